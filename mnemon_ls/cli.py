@@ -1,0 +1,252 @@
+"""The ``mnemon-ls`` command line.
+
+Commands: ``wake``, ``runtime add|replace|remove|list|recover``, ``doctor`` (``serve`` starts the
+language server). Every command takes ``--workspace`` (default: the current directory), ``--scope``,
+``--data-dir`` and the other settings as flags, and ``--json`` for scripts.
+
+Exit codes: 0 success; 2 invalid input (the error names the field and the rule); 3 rejected by the
+store (capacity, revision conflict, ambiguous or missing match); 1 anything else (unreadable store, lock
+timeout, I/O). Errors go to stderr as one line; with ``--json`` the error object is also printed to
+stdout as ``{"error": {...}}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from datetime import datetime, timezone
+from typing import Any, Sequence
+
+from . import __version__
+from .errors import EXIT_FAILURE, EXIT_INVALID, EXIT_OK, InvalidInput, MnemonError
+from .host import WorkspaceHost, default_workspace
+from .runtime import ops
+from .runtime.model import PROJECTION_FILES, TARGETS, parse_timestamp_ms
+from .runtime.snapshot import age_label
+from .runtime.store import diagnose
+from .settings import Settings, load_settings
+
+
+def _settings_parent() -> argparse.ArgumentParser:
+    parent = argparse.ArgumentParser(add_help=False)
+    group = parent.add_argument_group("workspace and settings")
+    group.add_argument("--workspace", metavar="DIR", help="workspace directory (default: current directory)")
+    group.add_argument("--scope", choices=("global", "workspace", "workspaces", "custom"),
+                       help="storageScope (default global: $MNEMON_DATA_DIR or ~/.mnemon)")
+    group.add_argument("--data-dir", metavar="DIR", help="dataDir: root for custom, base for workspaces")
+    group.add_argument("--runtime-user-scope", choices=("storage", "global"), help="runtimeUserScope")
+    group.add_argument("--user-limit-bytes", type=int, metavar="N", help="runtimeMemory.userLimitBytes (1..1048576)")
+    group.add_argument("--memory-limit-bytes", type=int, metavar="N", help="runtimeMemory.memoryLimitBytes (1..1048576)")
+    group.add_argument("--detached-head-policy", choices=("hide", "show"), help="detachedHeadPolicy")
+    group.add_argument("--worktree-sharing", choices=("shared", "separate"), help="worktreeSharing")
+    group.add_argument("--json", action="store_true", help="print JSON for scripts")
+    return parent
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argparse parser of every command."""
+    common = _settings_parent()
+    parser = argparse.ArgumentParser(prog="mnemon-ls", description="Workspace-scoped, branch-aware memory for coding assistants.")
+    parser.add_argument("--version", action="version", version=f"mnemon-ls {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    wake = commands.add_parser("wake", parents=[common], help="print the wake snapshot an assistant gets")
+    wake.add_argument("--branch", metavar="NAME", help="render as if on this branch")
+    wake.add_argument("--budget", type=int, metavar="CHARS", help="largest snapshot in characters (1024..4194304)")
+
+    runtime = commands.add_parser("runtime", help="Runtime memory (USER.md / MEMORY.md)")
+    actions = runtime.add_subparsers(dest="action", metavar="ACTION", required=True)
+    for name, help_text in (("add", "add an entry"), ("replace", "replace the entry OLD_TEXT selects"),
+                            ("remove", "remove the entry OLD_TEXT selects")):
+        sub = actions.add_parser(name, parents=[common], help=help_text)
+        sub.add_argument("--target", choices=TARGETS, default="memory", help="user (USER.md) or memory (MEMORY.md; default)")
+        if name != "add":
+            sub.add_argument("--old-text", required=True, help="text selecting one entry: exact content first, else a unique substring")
+        if name != "remove":
+            sub.add_argument("--content", required=True, help="entry text ('-' reads standard input)")
+            sub.add_argument("--importance", choices=("critical", "normal", "low"))
+            sub.add_argument("--branch", action="append", dest="branches", metavar="NAME",
+                             help="scope to a git branch (repeatable; target memory only)")
+        if name == "replace":
+            sub.add_argument("--no-branches", action="store_true", help="remove the entry's branch scope")
+    listing = actions.add_parser("list", parents=[common], help="list entries")
+    listing.add_argument("--target", choices=TARGETS)
+    actions.add_parser("recover", parents=[common], help="quarantine a damaged memories.json and restore every recoverable entry")
+
+    commands.add_parser("doctor", parents=[common], help="explain the state of the storage root")
+
+    serve = commands.add_parser("serve", help="run the language server (stdio by default)")
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
+    serve.add_argument("--log-file", metavar="FILE", help="write logs to FILE")
+    serve.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for protocol traffic)")
+    return parser
+
+
+def _settings_from(args: argparse.Namespace) -> Settings:
+    return load_settings({}).with_overrides(
+        storageScope=args.scope,
+        dataDir=args.data_dir,
+        runtimeUserScope=args.runtime_user_scope,
+        userLimitBytes=args.user_limit_bytes,
+        memoryLimitBytes=args.memory_limit_bytes,
+        detachedHeadPolicy=args.detached_head_policy,
+        worktreeSharing=args.worktree_sharing,
+    )
+
+
+def _host(args: argparse.Namespace) -> WorkspaceHost:
+    settings = _settings_from(args)
+    workspace = args.workspace if args.workspace is not None else default_workspace()
+    if isinstance(workspace, str):
+        if not workspace.strip():
+            raise InvalidInput("workspace", "must not be empty")
+        workspace = os.path.abspath(os.path.expanduser(workspace))
+    return WorkspaceHost(workspace, settings)
+
+
+def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
+    if getattr(args, "json", False):
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def _repair_lines(repairs: Sequence[Any]) -> list[str]:
+    lines = []
+    for store, report in repairs:
+        for name in report.repaired:
+            saved = report.preserved.get(name)
+            lines.append(f"repaired {store.runtime_dir / name}" + (f" (your edit is saved at {saved})" if saved else ""))
+    return lines
+
+
+def cmd_wake(args: argparse.Namespace) -> int:
+    host = _host(args)
+    snapshot, repairs = host.wake(branch=args.branch, budget_chars=args.budget)
+    for line in _repair_lines(repairs):
+        print(f"mnemon-ls: {line}", file=sys.stderr)
+    data = snapshot.to_dict() | {"root": str(host.root), "repairs": [r.to_dict() for _, r in repairs]}
+    _emit(args, data, snapshot.text)
+    return EXIT_OK
+
+
+def _read_content(value: str) -> str:
+    return sys.stdin.read() if value == "-" else value
+
+
+def cmd_runtime_mutate(args: argparse.Namespace) -> int:
+    branches = getattr(args, "branches", None)
+    if getattr(args, "no_branches", False):
+        if branches:
+            raise InvalidInput("branches", "--no-branches cannot be combined with --branch")
+        branches = []
+    content = _read_content(args.content) if hasattr(args, "content") else None
+    request = ops.validate_request(
+        action=args.action,
+        target=args.target,
+        content=content,
+        old_text=getattr(args, "old_text", None),
+        importance=getattr(args, "importance", None),
+        branches=branches,
+    )
+    host = _host(args)
+    receipt = host.runtime.mutate(request)
+    data = receipt.to_dict()
+    text = f"{receipt.message} {PROJECTION_FILES[receipt.target]}: {receipt.entry_count} entries, " \
+           f"{receipt.used}/{receipt.limit} UTF-8 bytes; revision {receipt.revision[:12]}"
+    for name, saved in receipt.preserved.items():
+        text += f"\nYour hand edit of {name} was saved at {saved} before it was rewritten."
+    _emit(args, data, text)
+    return EXIT_OK
+
+
+def cmd_runtime_list(args: argparse.Namespace) -> int:
+    host = _host(args)
+    state = host.runtime.read()
+    now_ms = parse_timestamp_ms(datetime.now(timezone.utc).isoformat()) or 0
+    targets = (args.target,) if args.target else TARGETS
+    items = []
+    lines = []
+    for target in targets:
+        entries = state.of(target)
+        limit = host.settings.runtime_memory.limit_for(target)
+        lines.append(f"{PROJECTION_FILES[target]} ({target}; {len(entries)} entries; {state.used[target]}/{limit} UTF-8 bytes)")
+        for index, entry in enumerate(entries, 1):
+            scope = f"; branches={','.join(entry.branches)}" if entry.branches else ""
+            lines.append(f"  {index}. [{entry.importance}; created={age_label(entry.created_at, now_ms)}; "
+                         f"updated={age_label(entry.updated_at, now_ms)}{scope}] {entry.content}")
+            items.append(entry.to_json())
+    for problem in state.problems:
+        print(f"mnemon-ls: warning: {problem}; run `mnemon-ls runtime recover`", file=sys.stderr)
+    _emit(args, {"revision": state.revision, "entries": items, "problems": list(state.problems)}, "\n".join(lines))
+    return EXIT_OK
+
+
+def cmd_runtime_recover(args: argparse.Namespace) -> int:
+    host = _host(args)
+    results = [store.recover() | {"store": str(store.runtime_dir)} for store in host.runtime.stores]
+    _emit(args, results, "\n".join(f"{r['store']}: {r['message']}" for r in results))
+    return EXIT_OK
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    host = _host(args)
+    branch = host.branch_state()
+    lines = [
+        f"mnemon-ls {__version__}",
+        f"workspace: {host.workspace}" + (f" (a linked worktree; memory shared with {host.resolution.workspace})"
+                                          if host.resolution.shared_from else ""),
+        f"storage scope: {host.resolution.scope}; root: {host.root}",
+    ]
+    if host.resolution.split_user:
+        lines.append(f"USER.md root (runtimeUserScope=global): {host.resolution.user_root}")
+    lines.append(f"git branch: {branch.describe()}")
+    findings = [f for store in host.runtime.stores for f in diagnose(store)]
+    marks = {"ok": "ok     ", "warning": "warning", "problem": "PROBLEM"}
+    for finding in findings:
+        lines.append(f"[{marks[finding.level]}] {finding.subject}: {finding.message}")
+        if finding.advice:
+            lines.append(f"          -> {finding.advice}")
+    problems = [f for f in findings if f.level == "problem"]
+    lines.append("no problems found" if not problems else f"{len(problems)} problem(s) found")
+    data = {"version": __version__, "workspace": str(host.workspace) if host.workspace else None,
+            "root": str(host.root), "userRoot": str(host.resolution.user_root), "scope": host.resolution.scope,
+            "branch": branch.branch, "branchReason": branch.reason, "findings": [f.to_dict() for f in findings]}
+    _emit(args, data, "\n".join(lines))
+    return EXIT_FAILURE if problems else EXIT_OK
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .lsp.server import run  # imported lazily: the other commands never load pygls
+
+    return run(tcp=args.tcp, log_file=args.log_file, verbose=args.verbose)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``mnemon-ls`` console script; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handlers = {"wake": cmd_wake, "doctor": cmd_doctor, "serve": cmd_serve}
+    if args.command == "runtime":
+        handler = {"list": cmd_runtime_list, "recover": cmd_runtime_recover}.get(args.action, cmd_runtime_mutate)
+    else:
+        handler = handlers[args.command]
+    try:
+        return handler(args)
+    except MnemonError as exc:
+        print(f"mnemon-ls: error: {exc.message}", file=sys.stderr)
+        if getattr(args, "json", False):
+            sys.stdout.write(json.dumps({"error": exc.to_dict()}, ensure_ascii=False) + "\n")
+        return exc.exit_code
+    except OSError as exc:
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"mnemon-ls: error:{where}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILURE
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

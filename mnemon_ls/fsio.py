@@ -1,0 +1,172 @@
+"""Durable atomic writes, file modes and cross-process locks (DESIGN.md invariants 2, 3 and 6).
+
+A write is durable before it is acknowledged: each file is written to a temp file in the *same*
+directory (``.<basename>.<pid>.<epochMs>.<random>.tmp``, the TypeScript plugin's naming), fsynced,
+renamed over the target in the order given, and the directory is fsynced once after the last rename.
+Files are created 0600 and directories we create 0700.
+
+Locks are :class:`filelock.SoftFileLock` markers: the lock file is created exclusively
+(``O_CREAT|O_EXCL``), exactly the protocol the TypeScript plugin uses for ``runtime/.memories.lock``, so
+a Python and a TypeScript process can share a root. A marker whose owner process is dead is broken at
+once; any marker older than :data:`LOCK_STALE_SECONDS` is broken too (the plugin's own 30 s rule, which
+also clears the plugin's ownerless markers).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import warnings
+
+from filelock import SoftFileLock, SoftFileLockLifetimeWarning, Timeout
+
+from .errors import StoreBusy
+
+# The 30 s age rule is deliberate: it is the TypeScript plugin's protocol, and our holds last milliseconds.
+warnings.filterwarnings("ignore", category=SoftFileLockLifetimeWarning)
+
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+#: Seconds after which a lock marker is considered abandoned whatever it says (TypeScript plugin rule).
+LOCK_STALE_SECONDS = 30.0
+#: Default seconds to wait for a lock before :class:`~mnemon_ls.errors.StoreBusy`.
+LOCK_TIMEOUT_SECONDS = 10.0
+#: Seconds between attempts while waiting for a lock (the plugin polls every 20 ms).
+LOCK_POLL_SECONDS = 0.005
+
+
+def ensure_dir(path: Path, mode: int = DIR_MODE) -> None:
+    """Create ``path`` and missing parents with ``mode`` (0700); existing directories are left as they are."""
+    missing = []
+    probe = path
+    while not probe.exists():
+        missing.append(probe)
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, mode)
+        except FileExistsError:
+            continue
+        os.chmod(directory, mode)  # umask may have narrowed or widened nothing, but be exact
+        _fsync_dir(directory.parent)
+
+
+def temp_name(target: Path) -> Path:
+    """A unique temp path beside ``target``: ``.<basename>.<pid>.<epochMs>.<8 hex>.tmp``."""
+    stamp = int(time.time() * 1000)
+    return target.with_name(f".{target.name}.{os.getpid()}.{stamp}.{secrets.token_hex(4)}.tmp")
+
+
+def write_files_atomically(writes: Sequence[tuple[Path, bytes]], mode: int = FILE_MODE) -> None:
+    """Durably replace each ``(path, bytes)``, renaming in the given order (put the commit marker last).
+
+    All paths must share one directory (so renames are atomic and one directory fsync covers them).
+    Every temp file is written and fsynced before the first rename; temp files are removed if anything
+    fails. Raises :class:`OSError` from the filesystem; on failure before the first rename no target
+    changed.
+    """
+    if not writes:
+        return
+    directory = writes[0][0].parent
+    if any(path.parent != directory for path, _ in writes):
+        raise ValueError("write_files_atomically: all paths must be in one directory")
+    temps: list[Path] = []
+    try:
+        for path, data in writes:
+            tmp = temp_name(path)
+            temps.append(tmp)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), mode)
+            try:
+                view = memoryview(data)
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        for (path, _), tmp in zip(writes, temps):
+            os.replace(tmp, path)
+        _fsync_dir(directory)
+    finally:
+        for tmp in temps:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+
+
+def write_file_atomically(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
+    """Durably replace one file (see :func:`write_files_atomically`)."""
+    write_files_atomically([(path, data)], mode)
+
+
+def copy_file_exclusive(directory: Path, name: str, data: bytes) -> Path:
+    """Durably write ``data`` to a *new* file ``directory/name`` (never overwriting; ``-2``, ``-3``... on clash).
+
+    Used to preserve hand edits and quarantined files. Returns the path written. Creates ``directory``
+    (0700) when missing.
+    """
+    ensure_dir(directory)
+    stem, dot, ext = name.rpartition(".")
+    candidate, n = directory / name, 1
+    while True:
+        try:
+            fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+        except FileExistsError:
+            n += 1
+            candidate = directory / (f"{stem}-{n}.{ext}" if dot else f"{name}-{n}")
+            continue
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        _fsync_dir(directory)
+        return candidate
+
+
+def read_bytes_or_none(path: Path) -> bytes | None:
+    """The file's bytes, or ``None`` when it does not exist. Other OS errors propagate."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None]:
+    """Hold the exclusive-create lock marker ``path`` for the body (creating its directory 0700).
+
+    Waits up to ``timeout`` seconds, polling every :data:`LOCK_POLL_SECONDS`; raises
+    :class:`~mnemon_ls.errors.StoreBusy` (naming the lock file) on timeout. Dead owners' markers and
+    markers older than :data:`LOCK_STALE_SECONDS` are broken.
+    """
+    ensure_dir(path.parent)
+    lock = SoftFileLock(str(path), timeout=timeout, mode=FILE_MODE, lifetime=LOCK_STALE_SECONDS)
+    try:
+        lock.acquire(poll_interval=LOCK_POLL_SECONDS)
+    except Timeout:
+        raise StoreBusy(
+            f"{path}: lock is held by another process (waited {timeout:g} s); "
+            "if no mnemon process is running, remove the file",
+            file=str(path),
+            timeoutSeconds=timeout,
+        ) from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

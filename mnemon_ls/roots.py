@@ -1,0 +1,189 @@
+"""Storage scope -> storage root path, the canonical workspace path, and the ``runtimeUserScope`` split.
+
+Scopes follow ``shared/reference/dsh-mnemon.md`` section 2.1:
+
+============  ===================================================================================
+global        ``$MNEMON_DATA_DIR`` (trimmed, when non-empty) else ``~/.mnemon``
+workspace     ``<workspace>/.mnemon``
+workspaces    ``<base>/workspaces/<sha256 hex of the canonical workspace path>``; base = ``dataDir``
+              when set, else the global root
+custom        ``dataDir``
+============  ===================================================================================
+
+With ``worktreeSharing=shared`` (default) a workspace inside a linked git worktree is first mapped to
+the same relative place in the repository's main working tree, so every worktree of one repository
+shares one root (branch scope keeps them apart). With ``runtimeUserScope=global`` Runtime reads and
+writes ``target=user`` in the global root while everything else stays in the selected root.
+
+Invariant 7 (DESIGN.md): resolving never creates, opens for writing or changes a file or directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from .errors import InvalidInput, NotFound
+from .settings import Settings
+
+ROOT_AREAS = ("runtime", "documents", "data", "state")
+
+
+@dataclass(frozen=True, slots=True)
+class RootResolution:
+    """Where one workspace's memory lives.
+
+    ``root`` is the selected storage root, ``user_root`` the root whose ``runtime/`` holds target=user
+    (equal to ``root`` unless ``runtimeUserScope=global``), ``workspace`` the canonical workspace path
+    (``None`` when resolved without one), ``shared_from`` the linked worktree that was mapped to its main
+    working tree (``None`` when no mapping happened), ``scope`` the storage scope used.
+    """
+
+    root: Path
+    user_root: Path
+    scope: str
+    workspace: Path | None
+    shared_from: Path | None = None
+
+    @property
+    def split_user(self) -> bool:
+        """True when USER.md lives in another root than MEMORY.md."""
+        return self.user_root != self.root
+
+
+def canonical_workspace_path(path: str | os.PathLike[str]) -> Path:
+    """The canonical form of a workspace path (reference section 2.1).
+
+    The path must be absolute and free of NUL. The longest existing prefix is resolved with
+    ``realpath`` (symlinks followed) and the not-yet-existing rest re-appended unchanged. Nothing is
+    created. Raises :class:`InvalidInput` (field ``workspace``) for a relative path, a NUL, or an
+    existing prefix that is not a directory while more segments follow (ENOTDIR).
+    """
+    text = os.fspath(path)
+    if "\x00" in text:
+        raise InvalidInput("workspace", "must not contain NUL")
+    text = os.path.expanduser(text)
+    if not os.path.isabs(text):
+        raise InvalidInput("workspace", f"must be an absolute path (got {text!r})")
+    normalized = os.path.normpath(text)
+    head, rest = normalized, []
+    while True:
+        if os.path.lexists(head):
+            break
+        parent, name = os.path.split(head)
+        if parent == head:
+            break
+        rest.append(name)
+        head = parent
+    real = os.path.realpath(head)
+    if rest and not os.path.isdir(real):
+        raise InvalidInput("workspace", f"{real} is not a directory, so {normalized} cannot exist under it")
+    return Path(real, *reversed(rest)) if rest else Path(real)
+
+
+def global_root(env: Mapping[str, str] | None = None) -> Path:
+    """The global storage root: ``$MNEMON_DATA_DIR`` (trimmed, ``~`` expanded, made absolute) or ``~/.mnemon``."""
+    env = os.environ if env is None else env
+    configured = (env.get("MNEMON_DATA_DIR") or "").strip()
+    if configured:
+        if "\x00" in configured:
+            raise InvalidInput("MNEMON_DATA_DIR", "must not contain NUL")
+        return Path(os.path.abspath(os.path.expanduser(configured)))
+    return Path(os.path.expanduser("~")) / ".mnemon"
+
+
+def workspace_hash(canonical: Path) -> str:
+    """The 64-character sha256 hex of the canonical workspace path's UTF-8 bytes (``workspaces`` scope id)."""
+    return hashlib.sha256(os.fsencode(canonical)).hexdigest()
+
+
+def resolve_root(
+    workspace: str | os.PathLike[str] | None,
+    settings: Settings,
+    env: Mapping[str, str] | None = None,
+    *,
+    require_workspace: bool = True,
+) -> RootResolution:
+    """Resolve the storage root of ``workspace`` under ``settings``; never writes to disk.
+
+    ``workspace`` may be ``None`` only for the ``global`` and ``custom`` scopes. With
+    ``require_workspace`` (default) an existing directory is required. Raises :class:`NotFound`
+    (workspace missing), :class:`InvalidInput` (field ``workspace``, ``dataDir`` or ``MNEMON_DATA_DIR``:
+    not absolute, not a directory, or a file in the way of the root).
+    """
+    canonical: Path | None = None
+    shared_from: Path | None = None
+    if workspace is not None:
+        canonical = canonical_workspace_path(workspace)
+        if require_workspace:
+            if not canonical.exists():
+                raise NotFound(f"workspace: {canonical} does not exist", field="workspace", path=str(canonical))
+            if not canonical.is_dir():
+                raise InvalidInput("workspace", f"{canonical} is not a directory")
+        if settings.worktree_sharing == "shared":
+            mapped = _main_worktree_equivalent(canonical)
+            if mapped is not None and mapped != canonical:
+                shared_from, canonical = canonical, mapped
+    scope = settings.storage_scope
+    if scope == "global":
+        root = global_root(env)
+        field = "MNEMON_DATA_DIR"
+    elif scope == "custom":
+        assert settings.data_dir is not None  # enforced by load_settings
+        root = Path(settings.data_dir)
+        field = "dataDir"
+    else:
+        if canonical is None:
+            raise InvalidInput("workspace", f"is required when storageScope is {scope}")
+        if scope == "workspace":
+            root = canonical / ".mnemon"
+            field = "workspace"
+        else:
+            base = Path(settings.data_dir) if settings.data_dir else global_root(env)
+            root = base / "workspaces" / workspace_hash(canonical)
+            field = "dataDir" if settings.data_dir else "MNEMON_DATA_DIR"
+    _check_root_path(root, field)
+    user_root = root
+    if settings.runtime_user_scope == "global":
+        user_root = global_root(env)
+        _check_root_path(user_root, "MNEMON_DATA_DIR")
+    return RootResolution(root=root, user_root=user_root, scope=scope, workspace=canonical, shared_from=shared_from)
+
+
+def _check_root_path(root: Path, field: str) -> None:
+    """Reject a root that is, or lies under, something other than a directory (read-only checks)."""
+    probe = root
+    while True:
+        if os.path.lexists(probe):
+            if not os.path.isdir(probe):
+                what = "the storage root" if probe == root else f"a parent of the storage root {root}"
+                raise InvalidInput(field, f"{probe} is a file, but {what} must be a directory")
+            return
+        parent = probe.parent
+        if parent == probe:
+            return
+        probe = parent
+
+
+def _main_worktree_equivalent(canonical: Path) -> Path | None:
+    """For a path inside a linked worktree, the same relative path inside the main working tree."""
+    from . import gitstate  # local import: roots must stay importable without a repository
+
+    info = gitstate.probe_branch(canonical)
+    if info.workdir is None:
+        return None
+    main = gitstate.main_worktree_root(canonical)
+    if main is None:
+        return None
+    top = Path(os.path.realpath(info.workdir))
+    main = Path(os.path.realpath(main))
+    if top == main:
+        return None
+    try:
+        relative = canonical.relative_to(top)
+    except ValueError:
+        return None
+    return main / relative

@@ -1,0 +1,373 @@
+"""Runtime memory data model: entries, normalization, validation, byte accounting and the file formats.
+
+Formats are those of the TypeScript plugin (``shared/reference/dsh-mnemon.md`` sections 3.1-3.3 and 3.7):
+
+- ``runtime/memories.json``: ``{"version": 1, "entries": [...]}``, each entry with keys in the order
+  content, created_at, updated_at, target, importance[, branches]; 2-space indent, trailing newline,
+  non-ASCII unescaped. ``branches`` only for ``target=memory`` and only when non-empty.
+- ``USER.md`` / ``MEMORY.md``: the target's contents in stored order joined by ``"\\n§\\n"`` plus one
+  final ``"\\n"``; an empty target is a 0-byte file.
+- revision: lowercase sha256 hex of the compact JSON of ``{"version":1,"entries":[...]}`` (same key
+  order, no whitespace), so both implementations compute the same revision for the same store.
+
+"bytes" always means UTF-8 bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Iterable, Literal, Sequence
+
+from ..errors import InvalidInput
+
+Target = Literal["user", "memory"]
+Importance = Literal["critical", "normal", "low"]
+TARGETS: tuple[Target, ...] = ("user", "memory")
+IMPORTANCES: tuple[Importance, ...] = ("critical", "normal", "low")
+#: The reserved entry delimiter character (U+00A7 SECTION SIGN).
+DELIMITER_CHAR = "\u00a7"
+#: Joins entries on disk and in byte accounting: ``\n§\n`` (4 UTF-8 bytes).
+DELIMITER = "\n\u00a7\n"
+DELIMITER_BYTES = len(DELIMITER.encode("utf-8"))
+#: Largest single entry, in UTF-8 bytes (8 KiB).
+MAX_ENTRY_BYTES = 8192
+MAX_BRANCHES = 16
+MAX_BRANCH_CHARS = 128
+FORMAT_VERSION = 1
+PROJECTION_FILES: dict[Target, str] = {"user": "USER.md", "memory": "MEMORY.md"}
+
+# JavaScript's \s / String.prototype.trim() set (WhiteSpace + LineTerminator), used for every
+# normalization so that matching and byte counts agree with the TypeScript plugin exactly.
+_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_SPACE_RUN = re.compile(f"[{_JS_SPACE}]+")
+_BRANCH_CHARSET = re.compile(r"[A-Za-z0-9._/-]+")
+
+
+def normalize_text(text: str) -> str:
+    """Trim and collapse every whitespace run (JS ``\\s`` set, newlines and tabs included) to one space."""
+    return _SPACE_RUN.sub(" ", text).strip(" ")
+
+
+def utf8_len(text: str) -> int:
+    """Number of UTF-8 bytes of ``text``."""
+    return len(text.encode("utf-8"))
+
+
+def joined_bytes(contents: Iterable[str]) -> int:
+    """UTF-8 bytes of ``contents`` joined by ``\\n§\\n`` (no trailing newline); 0 for none."""
+    total, count = 0, 0
+    for content in contents:
+        total += utf8_len(content)
+        count += 1
+    return total + DELIMITER_BYTES * max(0, count - 1)
+
+
+def match_key(text: str) -> str:
+    """The form used to compare contents: NFC, so NFC and NFD spellings of one text are the same entry."""
+    return unicodedata.normalize("NFC", text)
+
+
+def validate_content(value: Any, field_name: str = "content") -> str:
+    """Normalize and validate one entry text; returns the normalized text.
+
+    Raises :class:`InvalidInput` when ``value`` is not a string, is empty after normalization, holds
+    the reserved ``§``, holds a lone surrogate (not valid Unicode), or exceeds :data:`MAX_ENTRY_BYTES`.
+    """
+    if not isinstance(value, str):
+        raise InvalidInput(field_name, f"must be a string (got {type(value).__name__})")
+    text = normalize_text(value)
+    if not text:
+        raise InvalidInput(field_name, "is required (empty or only whitespace)")
+    if DELIMITER_CHAR in text:
+        raise InvalidInput(field_name, "must not contain '\u00a7' (U+00A7), the reserved entry delimiter")
+    try:
+        size = utf8_len(text)
+    except UnicodeEncodeError:
+        raise InvalidInput(field_name, "must be valid Unicode (it holds a lone surrogate)") from None
+    if size > MAX_ENTRY_BYTES:
+        raise InvalidInput(
+            field_name, f"is {size} UTF-8 bytes; an entry is at most {MAX_ENTRY_BYTES} bytes", bytes=size
+        )
+    return text
+
+
+def validate_target(value: Any, field_name: str = "target") -> Target:
+    """Return ``value`` if it is ``"user"`` or ``"memory"``, else raise :class:`InvalidInput`."""
+    if value not in TARGETS:
+        raise InvalidInput(field_name, f"must be one of user, memory (got {value!r})")
+    return value
+
+
+def validate_importance(value: Any, field_name: str = "importance") -> Importance:
+    """Return ``value`` if it is ``critical``, ``normal`` or ``low``, else raise :class:`InvalidInput`."""
+    if value not in IMPORTANCES:
+        raise InvalidInput(field_name, f"must be one of critical, normal, low (got {value!r})")
+    return value
+
+
+def branch_name_problem(name: Any) -> str | None:
+    """Why ``name`` (already trimmed) is not an acceptable branch name, or ``None`` (reference section 3.7)."""
+    if not isinstance(name, str):
+        return f"must be a string (got {type(name).__name__})"
+    if not name:
+        return "must not be empty"
+    if len(name) > MAX_BRANCH_CHARS:
+        return f"is {len(name)} characters; at most {MAX_BRANCH_CHARS}"
+    if not _BRANCH_CHARSET.fullmatch(name):
+        return "may contain only A-Z a-z 0-9 . _ / -"
+    if name.startswith(("/", "-")):
+        return "must not start with '/' or '-'"
+    if name.endswith(("/", ".")):
+        return "must not end with '/' or '.'"
+    for bad in ("..", "//", "@{"):
+        if bad in name:
+            return f"must not contain {bad!r}"
+    return None
+
+
+def validate_branches(value: Any, target: Target, field_name: str = "branches") -> tuple[str, ...]:
+    """Validate a branch list for ``target``; returns the trimmed names in order.
+
+    Raises :class:`InvalidInput` for a non-list, branches on target ``user`` (even an empty list is
+    accepted there only as "no branches"), an invalid name (``branches[i]``), a repeated name or more
+    than :data:`MAX_BRANCHES` names.
+    """
+    if value is None:
+        return ()
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise InvalidInput(field_name, "must be a list of branch names")
+    if target == "user" and value:
+        raise InvalidInput(field_name, "applies to target=memory only")
+    if len(value) > MAX_BRANCHES:
+        raise InvalidInput(field_name, f"has {len(value)} names; at most {MAX_BRANCHES}")
+    names: list[str] = []
+    for index, raw in enumerate(value):
+        name = raw.strip() if isinstance(raw, str) else raw
+        problem = branch_name_problem(name)
+        if problem:
+            raise InvalidInput(f"{field_name}[{index}]", f"{problem} (got {raw!r})")
+        if name in names:
+            raise InvalidInput(f"{field_name}[{index}]", f"repeats the branch name {name!r}")
+        names.append(name)
+    return tuple(names)
+
+
+def now_iso(now: datetime | None = None) -> str:
+    """UTC time as JavaScript's ``Date.toISOString()``: ``YYYY-MM-DDTHH:MM:SS.mmmZ``."""
+    now = now or datetime.now(timezone.utc)
+    now = now.astimezone(timezone.utc)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
+def parse_timestamp_ms(value: str) -> int | None:
+    """Epoch milliseconds of an ISO-8601 timestamp (``Z`` or offsets honoured; naive = UTC), or ``None``."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip()
+    if text.endswith(("z", "Z")):
+        text = text[:-1] + "+00:00"
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    delta = moment - datetime(1970, 1, 1, tzinfo=timezone.utc)
+    return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One Runtime memory entry as stored in ``memories.json``.
+
+    ``content`` is normalized text (one line, no ``§``); timestamps are the stored strings (normally
+    ``toISOString`` form, kept verbatim); ``branches`` is empty for "every branch"; ``extra`` keeps keys
+    written by a newer plugin version so a rewrite never drops them.
+    """
+
+    content: str
+    created_at: str
+    updated_at: str
+    target: Target
+    importance: Importance = "normal"
+    branches: tuple[str, ...] = ()
+    extra: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry as an insertion-ordered dict in the plugin's key order."""
+        data: dict[str, Any] = {
+            "content": self.content,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "target": self.target,
+            "importance": self.importance,
+        }
+        if self.target == "memory" and self.branches:
+            data["branches"] = list(self.branches)
+        for key, value in self.extra:
+            data[key] = value
+        return data
+
+    def visible_on(self, branch: str | None) -> bool:
+        """Whether the entry shows on ``branch`` (``None``: unknown branch, only unscoped entries show)."""
+        if self.target == "user" or not self.branches:
+            return True
+        return branch is not None and branch in self.branches
+
+
+_KNOWN_KEYS = {"content", "created_at", "updated_at", "target", "importance", "branches"}
+
+
+def entry_from_json(raw: Any, index: int) -> Entry:
+    """Validate one stored entry (reference section 3.1); raises :class:`InvalidInput` naming ``entries[i].field``."""
+    where = f"entries[{index}]"
+    if not isinstance(raw, dict):
+        raise InvalidInput(where, "must be an object")
+    target = validate_target(raw.get("target"), f"{where}.target")
+    importance = validate_importance(raw.get("importance"), f"{where}.importance")
+    for key in ("created_at", "updated_at"):
+        if not isinstance(raw.get(key), str):
+            raise InvalidInput(f"{where}.{key}", "must be a string")
+    content = raw.get("content")
+    if not isinstance(content, str):
+        raise InvalidInput(f"{where}.content", "must be a string")
+    normalized = normalize_text(content)
+    if not normalized:
+        raise InvalidInput(f"{where}.content", "is empty")
+    if DELIMITER_CHAR in normalized:
+        raise InvalidInput(f"{where}.content", "contains the reserved delimiter '\u00a7'")
+    try:
+        normalized.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput(f"{where}.content", "holds a lone surrogate (not valid Unicode)") from None
+    branches: tuple[str, ...] = ()
+    if "branches" in raw:
+        if target == "user":
+            raise InvalidInput(f"{where}.branches", "applies to target=memory only")
+        value = raw["branches"]
+        if not isinstance(value, list):
+            raise InvalidInput(f"{where}.branches", "must be an array of branch names")
+        for position, name in enumerate(value):
+            problem = branch_name_problem(name)
+            if problem:
+                raise InvalidInput(f"{where}.branches[{position}]", problem)
+        branches = tuple(value)
+    extra = tuple((k, v) for k, v in raw.items() if k not in _KNOWN_KEYS)
+    return Entry(normalized, raw["created_at"], raw["updated_at"], target, importance, branches, extra)
+
+
+def document_of(entries: Sequence[Entry]) -> dict[str, Any]:
+    """The ``memories.json`` document for ``entries``."""
+    return {"version": FORMAT_VERSION, "entries": [entry.to_json() for entry in entries]}
+
+
+def serialize_store(entries: Sequence[Entry]) -> bytes:
+    """``memories.json`` bytes: 2-space indent, non-ASCII unescaped, trailing newline."""
+    return (json.dumps(document_of(entries), ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+def revision_of(entries: Sequence[Entry]) -> str:
+    """sha256 hex of the compact JSON of the store (the optimistic-concurrency fence)."""
+    compact = json.dumps(document_of(entries), ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(compact.encode("utf-8")).hexdigest()
+
+
+def projection_bytes(entries: Sequence[Entry], target: Target) -> bytes:
+    """USER.md / MEMORY.md bytes: the target's contents joined by ``\\n§\\n`` plus ``\\n``; empty target = b""."""
+    contents = [entry.content for entry in entries if entry.target == target]
+    if not contents:
+        return b""
+    return (DELIMITER.join(contents) + "\n").encode("utf-8")
+
+
+def used_bytes(entries: Sequence[Entry], target: Target) -> int:
+    """Capacity used by ``target``: UTF-8 bytes of its contents joined by the delimiter."""
+    return joined_bytes(entry.content for entry in entries if entry.target == target)
+
+
+def parse_store(data: bytes) -> list[Entry]:
+    """Parse and validate ``memories.json`` bytes (fails closed on any problem).
+
+    Raises :class:`InvalidInput` with field ``memories.json`` (not UTF-8, not JSON, wrong version, no
+    entries array) or ``entries[i]...`` (a bad entry).
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        hint = " (it looks like UTF-16)" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else ""
+        raise InvalidInput("memories.json", f"is not UTF-8{hint}: byte {exc.start}") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput("memories.json", f"is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    if not isinstance(document, dict):
+        raise InvalidInput("memories.json", "must hold a JSON object")
+    if document.get("version") != FORMAT_VERSION or isinstance(document.get("version"), bool):
+        raise InvalidInput("version", f"must be 1 (got {document.get('version')!r})")
+    raw_entries = document.get("entries")
+    if not isinstance(raw_entries, list):
+        raise InvalidInput("entries", "must be an array")
+    return [entry_from_json(raw, index) for index, raw in enumerate(raw_entries)]
+
+
+def salvage_store(data: bytes) -> tuple[list[Entry], int]:
+    """Best-effort read of a damaged ``memories.json``: ``(valid entries found, damaged entry count)``.
+
+    Tries UTF-8, then UTF-16 (by BOM), then UTF-8 with replacement; parses the whole document when it is
+    JSON, else scans for complete entry objects (a truncated file keeps every entry written before the
+    cut). Never raises.
+    """
+    text = _decode_leniently(data)
+    try:
+        document = json.loads(text)
+        raw_entries = document.get("entries") if isinstance(document, dict) else None
+        candidates = raw_entries if isinstance(raw_entries, list) else []
+    except json.JSONDecodeError:
+        candidates = _scan_objects(text)
+    entries: list[Entry] = []
+    damaged = 0
+    for index, raw in enumerate(candidates):
+        try:
+            entries.append(entry_from_json(raw, index))
+        except InvalidInput:
+            damaged += 1
+    return entries, damaged
+
+
+def _decode_leniently(data: bytes) -> str:
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            pass
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", errors="replace")
+    return text.lstrip("\ufeff")
+
+
+def _scan_objects(text: str) -> list[Any]:
+    """Every complete JSON object that starts with ``{"content"`` in ``text``, in order."""
+    decoder = json.JSONDecoder()
+    found: list[Any] = []
+    position = 0
+    pattern = re.compile(r'\{\s*"content"\s*:')
+    while True:
+        match = pattern.search(text, position)
+        if not match:
+            return found
+        try:
+            value, end = decoder.raw_decode(text, match.start())
+        except json.JSONDecodeError:
+            position = match.end()
+            continue
+        found.append(value)
+        position = end

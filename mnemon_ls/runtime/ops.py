@@ -1,0 +1,317 @@
+"""Pure Runtime memory operations: add/replace/remove, the maintenance plan and deterministic packing.
+
+Nothing here touches the disk; :mod:`mnemon_ls.runtime.store` runs these functions under the store lock
+on the freshly re-read entries and commits the result. Semantics are those of
+``shared/reference/dsh-mnemon.md`` sections 3.4 (mutations), 4.1 (plan) and 4.3 (packing), with one
+addition: contents are compared in NFC, so an NFD spelling of a stored text is the same entry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, Sequence
+
+from ..errors import AmbiguousMatch, DuplicateContent, InvalidInput, NoMatch, RuntimeCapacityError
+from .model import (
+    IMPORTANCES,
+    MAX_ENTRY_BYTES,
+    DELIMITER_CHAR,
+    Entry,
+    Importance,
+    Target,
+    joined_bytes,
+    match_key,
+    normalize_text,
+    used_bytes,
+    utf8_len,
+    validate_branches,
+    validate_content,
+    validate_importance,
+    validate_target,
+)
+
+Action = Literal["add", "replace", "remove"]
+ACTIONS: tuple[Action, ...] = ("add", "replace", "remove")
+_RANK = {importance: rank for rank, importance in enumerate(IMPORTANCES)}
+
+
+@dataclass(frozen=True, slots=True)
+class MutationRequest:
+    """One Runtime mutation, already validated by :func:`validate_request`.
+
+    ``content`` is the normalized new text (add/replace), ``old_text`` the normalized selector
+    (replace/remove), ``importance`` ``None`` for "default / keep", ``branches`` ``None`` for "keep"
+    (replace) and ``()`` for "no branch scope".
+    """
+
+    action: Action
+    target: Target
+    content: str | None = None
+    old_text: str | None = None
+    importance: Importance | None = None
+    branches: tuple[str, ...] | None = None
+
+
+def validate_request(
+    action: Any,
+    target: Any,
+    content: Any = None,
+    old_text: Any = None,
+    importance: Any = None,
+    branches: Any = None,
+) -> MutationRequest:
+    """Validate a raw mutation request (reference order: target, action, importance, branches, texts).
+
+    Raises :class:`InvalidInput` naming ``target``, ``action``, ``importance``, ``branches[i]``,
+    ``content`` or ``oldText``.
+    """
+    target = validate_target(target)
+    if action not in ACTIONS:
+        raise InvalidInput("action", f"must be one of add, replace, remove (got {action!r})")
+    if importance is not None:
+        importance = validate_importance(importance)
+    if branches is not None:
+        if action == "remove":
+            raise InvalidInput("branches", "does not apply to remove (branch tags are not selectors)")
+        if target == "user":
+            raise InvalidInput("branches", "applies to target=memory only")
+        branches = validate_branches(branches, target)
+    new_text = None
+    selector = None
+    if action in ("add", "replace"):
+        new_text = validate_content(content, "content")
+    elif content is not None:
+        raise InvalidInput("content", "does not apply to remove")
+    if action in ("replace", "remove"):
+        selector = validate_selector(old_text)
+    elif old_text is not None:
+        raise InvalidInput("oldText", "does not apply to add")
+    return MutationRequest(action, target, new_text, selector, importance, branches)
+
+
+def validate_selector(value: Any, field_name: str = "oldText") -> str:
+    """Normalize ``oldText``; raises :class:`InvalidInput` when empty, not a string or holding ``§``."""
+    if not isinstance(value, str):
+        raise InvalidInput(field_name, "is required for replace and remove (a string)")
+    text = normalize_text(value)
+    if not text:
+        raise InvalidInput(field_name, "is required (empty or only whitespace)")
+    if DELIMITER_CHAR in text:
+        raise InvalidInput(field_name, "must not contain '\u00a7' (U+00A7), the reserved entry delimiter")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput(field_name, "must be valid Unicode (it holds a lone surrogate)") from None
+    return text
+
+
+def locate(entries: Sequence[Entry], target: Target, old_text: str) -> int:
+    """Index of the one entry of ``target`` that ``old_text`` selects.
+
+    Exact full-content matches (NFC) win; otherwise a unique substring match. Raises :class:`NoMatch`
+    for none, :class:`AmbiguousMatch` for several (including two identical exact entries).
+    """
+    key = match_key(old_text)
+    exact = [i for i, e in enumerate(entries) if e.target == target and match_key(e.content) == key]
+    candidates = exact or [i for i, e in enumerate(entries) if e.target == target and key in match_key(e.content)]
+    if not candidates:
+        raise NoMatch(f"No {target} entry contains {_quote(old_text)}", target=target, oldText=old_text)
+    if len(candidates) > 1:
+        kind = "are identical to" if exact else "contain"
+        raise AmbiguousMatch(
+            f"Multiple {target} entries ({len(candidates)}) {kind} {_quote(old_text)}; use a unique substring",
+            target=target,
+            oldText=old_text,
+            matches=len(candidates),
+        )
+    return candidates[0]
+
+
+@dataclass(frozen=True, slots=True)
+class MutationOutcome:
+    """Result of :func:`apply_mutation`: the new entry list (``changed`` False when nothing changes)."""
+
+    entries: tuple[Entry, ...]
+    changed: bool
+    message: str
+    detail: dict[str, Any] = field(default_factory=dict)
+    excluded: Entry | None = None
+    pending: Entry | None = None
+
+
+def apply_mutation(entries: Sequence[Entry], request: MutationRequest, now: str) -> MutationOutcome:
+    """Apply ``request`` to ``entries`` (no capacity check; see :func:`check_capacity`).
+
+    ``now`` is the ISO timestamp for created_at/updated_at. Raises :class:`NoMatch`,
+    :class:`AmbiguousMatch` or :class:`InvalidInput` (a replace that would duplicate another entry).
+    """
+    target = request.target
+    if request.action == "add":
+        assert request.content is not None
+        key = match_key(request.content)
+        for entry in entries:
+            if entry.target == target and match_key(entry.content) == key:
+                return MutationOutcome(tuple(entries), False, "Entry already exists.", {"added": entry.content})
+        new = Entry(request.content, now, now, target, request.importance or "normal", request.branches or ())
+        return MutationOutcome((*entries, new), True, "Entry added.", {"added": new.content}, pending=new)
+
+    assert request.old_text is not None
+    index = locate(entries, target, request.old_text)
+    old = entries[index]
+    if request.action == "remove":
+        rest = tuple(e for i, e in enumerate(entries) if i != index)
+        return MutationOutcome(rest, True, "Entry removed.", {"removed": old.content}, excluded=old)
+
+    assert request.content is not None
+    key = match_key(request.content)
+    for i, entry in enumerate(entries):
+        if i != index and entry.target == target and match_key(entry.content) == key:
+            raise InvalidInput(
+                "content", f"duplicates another {target} entry; remove one of them instead", target=target
+            )
+    branches = old.branches if request.branches is None else request.branches
+    importance = request.importance or old.importance
+    detail = {"replaced": {"from": old.content, "to": request.content}}
+    if request.content == old.content and importance == old.importance and branches == old.branches:
+        return MutationOutcome(tuple(entries), False, "Entry unchanged.", detail)
+    new = replace(old, content=request.content, updated_at=now, importance=importance, branches=branches)
+    result = list(entries)
+    result[index] = new
+    return MutationOutcome(tuple(result), True, "Entry replaced.", detail, excluded=old, pending=new)
+
+
+def check_capacity(before: Sequence[Entry], after: Sequence[Entry], target: Target, limit: int) -> None:
+    """Raise :class:`RuntimeCapacityError` when ``after`` uses more than ``limit`` bytes of ``target``."""
+    projected = used_bytes(after, target)
+    if projected > limit:
+        used = used_bytes(before, target)
+        raise RuntimeCapacityError(
+            f"{target} is over capacity: {projected} of {limit} UTF-8 bytes after this change "
+            f"(now {used}); remove or shorten entries, or raise runtimeMemory.{target}LimitBytes",
+            target=target,
+            used=used,
+            projected=projected,
+            limit=limit,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One entry proposed for a compacted target: normalized content, importance, branches (``None``: inherit)."""
+
+    content: str
+    importance: Importance
+    branches: tuple[str, ...] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"content", "importance"[, "branches"]}``."""
+        data: dict[str, Any] = {"content": self.content, "importance": self.importance}
+        if self.branches:
+            data["branches"] = list(self.branches)
+        return data
+
+
+def validate_candidates(raw: Sequence[Any], target: Target) -> list[Candidate]:
+    """Validate compaction candidates (dicts or :class:`Candidate`); duplicates (NFC) are rejected.
+
+    Raises :class:`InvalidInput` naming ``candidates[i].content`` etc., or :class:`DuplicateContent`.
+    """
+    if isinstance(raw, (str, bytes)) or not isinstance(raw, Sequence):
+        raise InvalidInput("candidates", "must be a list")
+    result: list[Candidate] = []
+    seen: set[str] = set()
+    for index, item in enumerate(raw):
+        where = f"candidates[{index}]"
+        if isinstance(item, Candidate):
+            item = item.to_dict() if item.branches is not None else {"content": item.content, "importance": item.importance}
+        if not isinstance(item, dict):
+            raise InvalidInput(where, "must be an object with content and importance")
+        content = validate_content(item.get("content"), f"{where}.content")
+        importance = validate_importance(item.get("importance", "normal"), f"{where}.importance")
+        branches = None
+        if "branches" in item and item["branches"] is not None:
+            branches = validate_branches(item["branches"], target, f"{where}.branches")
+        key = match_key(content)
+        if key in seen:
+            raise DuplicateContent(f"{where}.content: duplicates an earlier candidate", field=f"{where}.content")
+        seen.add(key)
+        result.append(Candidate(content, importance, branches))
+    return result
+
+
+def pack(candidates: Sequence[Candidate], max_bytes: int) -> list[int]:
+    """Indexes of the candidates kept by greedy importance packing, in original order.
+
+    Candidates are tried critical, then normal, then low, ties in original order; one is kept when the
+    joined bytes of those already kept plus it stay within ``max_bytes`` (smaller later ones may still
+    fit after a skip).
+    """
+    order = sorted(range(len(candidates)), key=lambda i: (_RANK[candidates[i].importance], i))
+    kept: list[int] = []
+    total = 0
+    for i in order:
+        size = utf8_len(candidates[i].content)
+        projected = size if not kept else total + 4 + size
+        if projected <= max_bytes:
+            kept.append(i)
+            total = projected
+    return sorted(kept)
+
+
+def materialize(
+    candidates: Sequence[Candidate], committed: Sequence[Entry], target: Target, now: str
+) -> list[Entry]:
+    """Turn kept candidates into entries, copying timestamps (and branches when the candidate has none)
+    from an identical committed entry of ``target``; otherwise created/updated = ``now``."""
+    by_key = {match_key(e.content): e for e in committed if e.target == target}
+    entries = []
+    for candidate in candidates:
+        original = by_key.get(match_key(candidate.content))
+        branches = candidate.branches
+        if branches is None:
+            branches = original.branches if original else ()
+        if original is not None:
+            entries.append(Entry(candidate.content, original.created_at, original.updated_at, target,
+                                 candidate.importance, branches, original.extra))
+        else:
+            entries.append(Entry(candidate.content, now, now, target, candidate.importance, branches))
+    return entries
+
+
+def validate_budget(max_bytes: Any, limit: int) -> int:
+    """``max_bytes`` (``None`` = ``limit``) as an int in 0..limit, else :class:`InvalidInput` (field ``maxBytes``)."""
+    if max_bytes is None:
+        return limit
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or not 0 <= max_bytes <= limit:
+        raise InvalidInput("maxBytes", f"budget is invalid: must be an integer in 0..{limit} (got {max_bytes!r})")
+    return max_bytes
+
+
+def compaction_budget(limit: int, pending: str | None, has_entries: bool) -> int:
+    """Bytes left for compacted entries: ``max(0, floor(limit*0.7) - bytes(pending) - 4 if both)`` (ref 4.1)."""
+    pending_bytes = utf8_len(pending) if pending else 0
+    gap = 4 if pending and has_entries else 0
+    return max(0, (limit * 7) // 10 - pending_bytes - gap)
+
+
+def _quote(text: str) -> str:
+    return repr(text if len(text) <= 80 else text[:77] + "...")
+
+
+__all__ = [
+    "ACTIONS",
+    "Candidate",
+    "MutationOutcome",
+    "MutationRequest",
+    "apply_mutation",
+    "check_capacity",
+    "compaction_budget",
+    "joined_bytes",
+    "locate",
+    "materialize",
+    "pack",
+    "validate_budget",
+    "validate_candidates",
+    "validate_request",
+    "validate_selector",
+]

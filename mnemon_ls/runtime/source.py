@@ -1,0 +1,132 @@
+"""The Runtime Source of one workspace: one store, or two under ``runtimeUserScope=global``.
+
+With the split, ``target=user`` reads and writes go to the global root's store and ``target=memory``
+to the selected root's store; the effective view combines the global store's user entries with the
+selected store's memory entries, in that order (reference section 3.9). Each file keeps its own lock
+and stays complete: entries of the other target in either file are ignored here, never deleted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Sequence
+
+from ..roots import RootResolution
+from ..settings import Settings
+from . import ops
+from .model import Entry, Target, revision_of, used_bytes
+from .snapshot import WakeSnapshot, render_wake
+from .store import Clock, MaintenancePlan, Receipt, RepairReport, RuntimeStore, StoreState, _utc_now
+
+
+@dataclass(frozen=True, slots=True)
+class EffectiveState:
+    """The entries a workspace sees: ``user`` and ``memory`` tuples, the effective ``revision`` (sha256
+    of the combined list), ``used`` bytes per target (whole store) and ``problems`` (damaged files)."""
+
+    user: tuple[Entry, ...]
+    memory: tuple[Entry, ...]
+    revision: str
+    used: dict[Target, int]
+    problems: tuple[str, ...]
+
+    def of(self, target: Target) -> tuple[Entry, ...]:
+        """Entries of ``target``."""
+        return self.user if target == "user" else self.memory
+
+
+class RuntimeSource:
+    """Runtime memory as one workspace sees it (see module doc).
+
+    ``resolution`` from :func:`mnemon_ls.roots.resolve_root`; ``settings`` supplies the limits, the
+    detached-HEAD policy and the wake budget; ``clock`` returns the current UTC time.
+    """
+
+    def __init__(self, resolution: RootResolution, settings: Settings, *, clock: Clock = _utc_now) -> None:
+        self.resolution = resolution
+        self.settings = settings
+        self.clock = clock
+        limits = settings.runtime_memory
+        self.memory_store = RuntimeStore(resolution.root, limits, clock=clock)
+        self.user_store = (
+            RuntimeStore(resolution.user_root, limits, clock=clock) if resolution.split_user else self.memory_store
+        )
+
+    @property
+    def stores(self) -> tuple[RuntimeStore, ...]:
+        """The distinct stores (one, or two when split)."""
+        return (self.memory_store,) if self.user_store is self.memory_store else (self.user_store, self.memory_store)
+
+    def store_for(self, target: Target) -> RuntimeStore:
+        """The store that owns ``target``."""
+        return self.user_store if target == "user" else self.memory_store
+
+    def read(self) -> EffectiveState:
+        """Read without locking or writing (see :meth:`RuntimeStore.read`)."""
+        user_state = self.user_store.read()
+        memory_state = user_state if self.user_store is self.memory_store else self.memory_store.read()
+        return self._effective(user_state, memory_state)
+
+    def _effective(self, user_state: StoreState, memory_state: StoreState) -> EffectiveState:
+        user, memory = user_state.of("user"), memory_state.of("memory")
+        revision = user_state.revision if user_state is memory_state else revision_of((*user, *memory))
+        problems = tuple(dict.fromkeys(p for p in (user_state.problem, memory_state.problem) if p))
+        return EffectiveState(user, memory, revision, {"user": used_bytes(user, "user"),
+                                                       "memory": used_bytes(memory, "memory")}, problems)
+
+    def mutate(self, request: ops.MutationRequest) -> Receipt:
+        """Apply a validated mutation to the owning store (see :meth:`RuntimeStore.mutate`)."""
+        return self.store_for(request.target).mutate(request)
+
+    def plan_maintenance(self, request: ops.MutationRequest) -> MaintenancePlan:
+        """See :meth:`RuntimeStore.plan_maintenance`; the revision is the owning store's."""
+        return self.store_for(request.target).plan_maintenance(request)
+
+    def compact_target(self, expected_revision: str, target: Target, candidates: Sequence[Any],
+                       max_bytes: int | None = None) -> Receipt:
+        """See :meth:`RuntimeStore.compact_target` (fenced by the owning store's revision)."""
+        return self.store_for(target).compact_target(expected_revision, target, candidates, max_bytes)
+
+    def compact_and_mutate(self, expected_revision: str, request: ops.MutationRequest,
+                           candidates: Sequence[Any], max_bytes: int | None = None) -> Receipt:
+        """See :meth:`RuntimeStore.compact_and_mutate`."""
+        return self.store_for(request.target).compact_and_mutate(expected_revision, request, candidates, max_bytes)
+
+    def repair(self) -> list[tuple[RuntimeStore, RepairReport]]:
+        """Repair the projections of every store; returns ``(store, report)`` pairs."""
+        return [(store, store.repair()) for store in self.stores]
+
+    def wake(
+        self,
+        branch: str | None,
+        branch_reason: str | None = None,
+        *,
+        budget_chars: int | None = None,
+        repair: bool = True,
+    ) -> tuple[WakeSnapshot, list[tuple[RuntimeStore, RepairReport]]]:
+        """Repair projections (unless ``repair=False``), then render the wake snapshot for ``branch``.
+
+        ``branch`` ``None`` means no branch is known (``branch_reason`` says why). ``budget_chars``
+        defaults to ``wakeBudgetChars``. Returns the snapshot and the repair reports.
+        """
+        repairs = self.repair() if repair else []
+        state = self.read()
+        now = self.clock().astimezone(timezone.utc)
+        now_ms = int((now - datetime(1970, 1, 1, tzinfo=timezone.utc)).total_seconds() * 1000)
+        notices = [f"{p}; showing the recoverable entries; run `mnemon-ls runtime recover`" for p in state.problems]
+        limits = self.settings.runtime_memory
+        snapshot = render_wake(
+            user_entries=state.user,
+            memory_entries=state.memory,
+            revision=state.revision,
+            used=state.used,
+            limits={"user": limits.user_limit_bytes, "memory": limits.memory_limit_bytes},
+            branch=branch,
+            branch_reason=branch_reason,
+            now_ms=now_ms,
+            budget_chars=budget_chars or self.settings.wake_budget_chars,
+            detached_head_policy=self.settings.detached_head_policy,
+            notices=notices,
+        )
+        return snapshot, repairs

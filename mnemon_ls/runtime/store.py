@@ -1,0 +1,614 @@
+"""The Runtime store of one storage root: ``runtime/memories.json`` and its projections, durable and locked.
+
+Layout under ``<root>/runtime/`` (DESIGN.md section 2, seed 000):
+
+- ``memories.json``: the truth (format in :mod:`mnemon_ls.runtime.model`);
+- ``USER.md``, ``MEMORY.md``: projections, rebuilt when missing or different;
+- ``.memories.lock``: the cross-process lock, created exclusively (shared with the TypeScript plugin);
+- ``.memories.last-good.json``: a copy of the last committed ``memories.json`` (same bytes), written in
+  the same commit; it is what ``recover`` restores when the truth file is damaged by hand or by another
+  tool, so no committed entry is lost;
+- ``edits/<UTC stamp>-MEMORY.md``: hand edits saved before a repair overwrites them;
+- ``quarantine/<UTC stamp>-memories.json``: damaged truth files moved aside by ``recover``;
+- ``archived/memories.jsonl`` + ``archived/MEMORY.md``: entries a compaction evicted, appended before
+  the commit (seed 000: the local archive when no Memory Space took them).
+
+Every read-modify-write holds the lock for the whole cycle and re-reads under it. A commit writes the
+changed projections, then the last-good copy, then ``memories.json`` last (the commit marker), each
+via temp + fsync + rename, and fsyncs the directory once (:func:`mnemon_ls.fsio.write_files_atomically`).
+A damaged ``memories.json`` is never overwritten: reads fall back with a notice, writes raise
+:class:`~mnemon_ls.errors.UnreadableStore`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from .. import fsio
+from ..errors import InvalidInput, RevisionConflict, UnreadableStore
+from ..settings import RuntimeMemorySettings
+from . import ops
+from .model import (
+    PROJECTION_FILES,
+    TARGETS,
+    Entry,
+    Target,
+    match_key,
+    now_iso,
+    parse_store,
+    projection_bytes,
+    revision_of,
+    salvage_store,
+    serialize_store,
+    used_bytes,
+    validate_target,
+)
+
+Clock = Callable[[], datetime]
+
+
+def _utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass(frozen=True, slots=True)
+class StoreState:
+    """What a read saw.
+
+    ``entries`` all entries in stored order; ``revision`` sha256 hex of them; ``exists`` whether
+    ``memories.json`` exists; ``problem`` ``None`` when the truth file is valid, else the reason it
+    is not (then ``entries`` are the recoverable ones: salvaged entries of the damaged file plus any
+    only the last-good copy holds, and writes are refused until ``recover``).
+    """
+
+    entries: tuple[Entry, ...]
+    revision: str
+    exists: bool
+    problem: str | None = None
+
+    def of(self, target: Target) -> tuple[Entry, ...]:
+        """Entries of one target, in stored order."""
+        return tuple(e for e in self.entries if e.target == target)
+
+
+@dataclass(slots=True)
+class RepairReport:
+    """What a repair did: ``repaired`` file names rewritten, ``preserved`` file name -> saved hand edit path,
+    ``skipped`` why nothing could be repaired (damaged truth file), else ``None``."""
+
+    repaired: list[str] = field(default_factory=list)
+    preserved: dict[str, str] = field(default_factory=dict)
+    skipped: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON shape: ``{"repaired": [...], "preserved": {...}, "skipped": str|None}``."""
+        return {"repaired": self.repaired, "preserved": self.preserved, "skipped": self.skipped}
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    """A committed (or no-op) Runtime mutation (reference 3.4 result, plus ``revision`` and ``preserved``).
+
+    ``to_dict()`` gives ``{success, message, target, entryCount, usage: {used, limit}, revision,
+    added | replaced: {from, to} | removed, [kept, dropped], [preserved]}``; ``entryCount`` and
+    ``usage`` (UTF-8 bytes) are for the mutated target after the change.
+    """
+
+    message: str
+    target: Target
+    entry_count: int
+    used: int
+    limit: int
+    revision: str
+    changed: bool
+    detail: dict[str, Any] = field(default_factory=dict)
+    preserved: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON receipt (camelCase)."""
+        data = {
+            "success": True,
+            "message": self.message,
+            "target": self.target,
+            "entryCount": self.entry_count,
+            "usage": {"used": self.used, "limit": self.limit},
+            "revision": self.revision,
+            "changed": self.changed,
+            **self.detail,
+        }
+        if self.preserved:
+            data["preserved"] = self.preserved
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class MaintenancePlan:
+    """Reference 4.1: what a capacity maintenance would work on, read under the lock.
+
+    ``entries`` are the committed entries of ``target`` minus ``excluded`` (the replaced/removed one),
+    ``pending`` the new entry of an add/replace, byte counts are UTF-8 bytes of the joined target.
+    """
+
+    revision: str
+    action: str
+    target: Target
+    entries: tuple[Entry, ...]
+    pending: Entry | None
+    excluded: Entry | None
+    used: int
+    projected: int
+    limit: int
+    requires_maintenance: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON shape with camelCase keys."""
+        return {
+            "revision": self.revision,
+            "action": self.action,
+            "target": self.target,
+            "entries": [e.to_json() for e in self.entries],
+            "pending": self.pending.to_json() if self.pending else None,
+            "excluded": self.excluded.to_json() if self.excluded else None,
+            "used": self.used,
+            "projected": self.projected,
+            "limit": self.limit,
+            "requiresMaintenance": self.requires_maintenance,
+        }
+
+
+class RuntimeStore:
+    """Runtime memory of one storage root (``<root>/runtime``).
+
+    ``limits`` gives the per-target byte limits; ``lock_timeout`` is in seconds; ``clock`` returns the
+    current UTC time (tests pin it). All mutating methods raise :class:`UnreadableStore` when
+    ``memories.json`` is damaged, :class:`~mnemon_ls.errors.StoreBusy` when the lock cannot be taken,
+    and never change a byte on disk when they raise.
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        limits: RuntimeMemorySettings | None = None,
+        *,
+        lock_timeout: float = fsio.LOCK_TIMEOUT_SECONDS,
+        clock: Clock = _utc_now,
+    ) -> None:
+        self.root = Path(root)
+        self.limits = limits or RuntimeMemorySettings()
+        self.lock_timeout = lock_timeout
+        self.clock = clock
+        self.runtime_dir = self.root / "runtime"
+        self.memories_path = self.runtime_dir / "memories.json"
+        self.last_good_path = self.runtime_dir / ".memories.last-good.json"
+        self.lock_path = self.runtime_dir / ".memories.lock"
+        self.edits_dir = self.runtime_dir / "edits"
+        self.quarantine_dir = self.runtime_dir / "quarantine"
+        self.archive_dir = self.runtime_dir / "archived"
+
+    def projection_path(self, target: Target) -> Path:
+        """``runtime/USER.md`` or ``runtime/MEMORY.md``."""
+        return self.runtime_dir / PROJECTION_FILES[target]
+
+    # ------------------------------------------------------------------ reads
+
+    def read(self) -> StoreState:
+        """Read the store without locking or writing. Never raises for a damaged truth file (see
+        :class:`StoreState`); raises :class:`OSError` only for I/O errors other than a missing file."""
+        data = fsio.read_bytes_or_none(self.memories_path)
+        return self._state_from(data)
+
+    def _state_from(self, data: bytes | None) -> StoreState:
+        if data is None:
+            last_good = self._last_good_entries()
+            if last_good:
+                problem = (f"{self.memories_path} is missing but the last committed state "
+                           f"({self.last_good_path.name}) holds {len(last_good)} entries")
+                return StoreState(tuple(last_good), revision_of(last_good), False, problem)
+            return StoreState((), revision_of(()), False)
+        try:
+            entries = parse_store(data)
+        except InvalidInput as exc:
+            recovered = self._recoverable_entries(data)
+            return StoreState(tuple(recovered), revision_of(recovered), True, f"{self.memories_path}: {exc.message}")
+        return StoreState(tuple(entries), revision_of(entries), True)
+
+    def _last_good_entries(self) -> list[Entry]:
+        try:
+            data = fsio.read_bytes_or_none(self.last_good_path)
+            return parse_store(data) if data else []
+        except (InvalidInput, OSError):
+            return []
+
+    def _recoverable_entries(self, damaged: bytes) -> list[Entry]:
+        """Salvaged entries of the damaged file first, then last-good entries it lacks (by target + NFC text)."""
+        salvaged, _ = salvage_store(damaged)
+        merged: list[Entry] = []
+        seen: set[tuple[str, str]] = set()
+        for entry in [*salvaged, *self._last_good_entries()]:
+            key = (entry.target, match_key(entry.content))
+            if key not in seen:
+                seen.add(key)
+                merged.append(entry)
+        return merged
+
+    def _read_valid_locked(self) -> StoreState:
+        state = self.read()
+        if state.problem:
+            raise UnreadableStore(
+                f"{state.problem}; nothing was written. Run `mnemon-ls doctor` to see why and "
+                "`mnemon-ls runtime recover` to restore it",
+                file=str(self.memories_path),
+                reason=state.problem,
+            )
+        return state
+
+    # ------------------------------------------------------------------ mutations
+
+    def mutate(self, request: ops.MutationRequest) -> Receipt:
+        """Apply one validated mutation under the lock and commit it durably.
+
+        Raises :class:`~mnemon_ls.errors.NoMatch`, :class:`~mnemon_ls.errors.AmbiguousMatch`,
+        :class:`~mnemon_ls.errors.RuntimeCapacityError` (with target/used/projected/limit),
+        :class:`InvalidInput`, :class:`UnreadableStore`; none of them changes the disk.
+        """
+        limit = self.limits.limit_for(request.target)
+        with self._locked():
+            state = self._read_valid_locked()
+            outcome = ops.apply_mutation(state.entries, request, self._now())
+            if not outcome.changed:
+                return self._receipt(outcome.message, request.target, state.entries, state.revision, False, outcome.detail)
+            ops.check_capacity(state.entries, outcome.entries, request.target, limit)
+            preserved = self._commit(state.entries, outcome.entries)
+        return self._receipt(outcome.message, request.target, outcome.entries, revision_of(outcome.entries),
+                             True, outcome.detail, preserved)
+
+    def plan_maintenance(self, request: ops.MutationRequest) -> MaintenancePlan:
+        """Read the maintenance plan of ``request`` under the lock (no write). Same errors as :meth:`mutate`
+        except the capacity error."""
+        limit = self.limits.limit_for(request.target)
+        with self._locked():
+            state = self._read_valid_locked()
+            outcome = ops.apply_mutation(state.entries, request, self._now())
+        target = request.target
+        remaining = tuple(e for e in state.of(target) if e is not outcome.excluded)
+        projected = used_bytes(outcome.entries, target)
+        return MaintenancePlan(
+            revision=state.revision,
+            action=request.action,
+            target=target,
+            entries=remaining,
+            pending=outcome.pending,
+            excluded=outcome.excluded,
+            used=used_bytes(state.entries, target),
+            projected=projected,
+            limit=limit,
+            requires_maintenance=outcome.changed and projected > limit,
+        )
+
+    def compact_target(
+        self, expected_revision: str, target: Target, candidates: Sequence[Any], max_bytes: int | None = None
+    ) -> Receipt:
+        """Replace ``target``'s entries by the candidates that fit ``max_bytes`` (reference 4.3).
+
+        The revision must still be ``expected_revision`` (else :class:`RevisionConflict`). Every
+        committed entry of ``target`` that does not survive, and every dropped candidate, is appended to
+        ``runtime/archived/`` before the commit, so nothing leaves the machine's disk unrecorded.
+        """
+        return self._compact(expected_revision, target, candidates, max_bytes, None)
+
+    def compact_and_mutate(
+        self,
+        expected_revision: str,
+        request: ops.MutationRequest,
+        candidates: Sequence[Any],
+        max_bytes: int | None = None,
+    ) -> Receipt:
+        """Compact ``request.target`` to the candidates and apply ``request`` in one commit (reference 4.3).
+
+        A candidate equal to the pending content raises ``duplicates the pending mutation``; one equal
+        to the replaced/removed entry raises ``reintroduces``; both as :class:`InvalidInput` (field
+        ``candidates[i].content``). Capacity is checked on the result.
+        """
+        return self._compact(expected_revision, request.target, candidates, max_bytes, request)
+
+    def _compact(
+        self,
+        expected_revision: str,
+        target: Target,
+        raw_candidates: Sequence[Any],
+        max_bytes: int | None,
+        request: ops.MutationRequest | None,
+    ) -> Receipt:
+        target = validate_target(target)
+        limit = self.limits.limit_for(target)
+        budget = ops.validate_budget(max_bytes, limit)
+        candidates = ops.validate_candidates(raw_candidates, target)
+        with self._locked():
+            state = self._read_valid_locked()
+            if state.revision != expected_revision:
+                raise RevisionConflict(
+                    f"runtime memory changed since revision {expected_revision[:12]}; re-read and retry",
+                    expected=expected_revision,
+                    actual=state.revision,
+                )
+            now = self._now()
+            outcome = ops.apply_mutation(state.entries, request, now) if request else None
+            if outcome is not None:
+                for index, candidate in enumerate(candidates):
+                    key = match_key(candidate.content)
+                    if outcome.pending is not None and key == match_key(outcome.pending.content):
+                        raise InvalidInput(f"candidates[{index}].content", "duplicates the pending mutation")
+                    if outcome.excluded is not None and key == match_key(outcome.excluded.content):
+                        raise InvalidInput(f"candidates[{index}].content",
+                                           f"reintroduces the entry being {request.action}d")
+            kept_indexes = ops.pack(candidates, budget)
+            kept = ops.materialize([candidates[i] for i in kept_indexes], state.entries, target, now)
+            tail = [outcome.pending] if outcome is not None and outcome.pending is not None else []
+            others = [e for e in state.entries if e.target != target]
+            new_entries = (*others, *kept, *tail)
+            ops.check_capacity(state.entries, new_entries, target, limit)
+            survivors = {match_key(e.content) for e in new_entries if e.target == target}
+            if outcome is not None and outcome.excluded is not None:
+                survivors.add(match_key(outcome.excluded.content))  # a removed entry is the user's choice
+            evicted = [e for e in state.entries if e.target == target and match_key(e.content) not in survivors]
+            dropped = [candidates[i] for i in range(len(candidates)) if i not in set(kept_indexes)]
+            evicted_keys = {match_key(e.content) for e in evicted}
+            extra = ops.materialize([c for c in dropped if match_key(c.content) not in evicted_keys],
+                                    state.entries, target, now)
+            self._archive_locally([*evicted, *extra], state.revision)
+            preserved = self._commit(state.entries, new_entries)
+        detail: dict[str, Any] = dict(outcome.detail) if outcome else {}
+        detail["kept"] = [e.content for e in kept]
+        detail["dropped"] = [c.content for c in dropped]
+        detail["archived"] = len(evicted) + len(extra)
+        message = (outcome.message + " " if outcome else "") + f"Compacted {target}: kept {len(kept)} of {len(candidates)}."
+        return self._receipt(message, target, new_entries, revision_of(new_entries), True, detail, preserved)
+
+    # ------------------------------------------------------------------ repair and recovery
+
+    def repair(self) -> RepairReport:
+        """Rebuild USER.md / MEMORY.md from ``memories.json`` when missing or different.
+
+        Cheap when nothing differs (three reads, no lock). A differing non-empty file is first saved
+        under ``runtime/edits/<stamp>-<name>`` (reported in ``preserved``). Does nothing (``skipped``)
+        when ``memories.json`` is missing or damaged.
+        """
+        report = RepairReport()
+        state = self.read()
+        if state.problem:
+            report.skipped = state.problem
+            return report
+        if not state.exists or not self._projections_differ(state.entries):
+            return report
+        with self._locked():
+            state = self.read()
+            if state.problem:
+                report.skipped = state.problem
+                return report
+            writes = []
+            for target in TARGETS:
+                path = self.projection_path(target)
+                expected = projection_bytes(state.entries, target)
+                current = fsio.read_bytes_or_none(path)
+                if current == expected:
+                    continue
+                if current:
+                    report.preserved[path.name] = str(self._preserve(path.name, current))
+                writes.append((path, expected))
+                report.repaired.append(path.name)
+            fsio.write_files_atomically(writes)
+        return report
+
+    def _projections_differ(self, entries: Sequence[Entry]) -> bool:
+        return any(
+            fsio.read_bytes_or_none(self.projection_path(t)) != projection_bytes(entries, t) for t in TARGETS
+        )
+
+    def recover(self) -> dict[str, Any]:
+        """Quarantine a damaged ``memories.json`` and commit every recoverable entry.
+
+        Recoverable = the damaged file's valid entries (it is decoded leniently; a truncated file keeps
+        every complete entry) plus the last committed state's entries it lacks. Returns ``{"recovered":
+        bool, "quarantined": path|None, "entries": n, "fromDamaged": n, "fromLastGood": n,
+        "damagedEntries": n, "message"}``. A valid store is left untouched.
+        """
+        with self._locked():
+            data = fsio.read_bytes_or_none(self.memories_path)
+            state = self._state_from(data)
+            if not state.problem:
+                return {"recovered": False, "quarantined": None, "entries": len(state.entries),
+                        "message": f"{self.memories_path} is valid; nothing to recover"}
+            salvaged, damaged = salvage_store(data) if data is not None else ([], 0)
+            quarantined = None
+            if data is not None:
+                quarantined = str(fsio.copy_file_exclusive(
+                    self.quarantine_dir, f"{self._stamp()}-memories.json", data))
+            entries = list(state.entries)
+            preserved = self._commit(None, entries)
+        from_damaged = len({(e.target, match_key(e.content)) for e in salvaged})
+        return {
+            "recovered": True,
+            "quarantined": quarantined,
+            "entries": len(entries),
+            "fromDamaged": from_damaged,
+            "fromLastGood": len(entries) - from_damaged,
+            "damagedEntries": damaged,
+            "preserved": preserved,
+            "message": (f"restored {len(entries)} entries ({from_damaged} from the damaged file, "
+                        f"{len(entries) - from_damaged} from the last committed state)"
+                        + (f"; the damaged file is kept at {quarantined}" if quarantined else "")),
+        }
+
+    # ------------------------------------------------------------------ internals
+
+    def _locked(self):
+        fsio.ensure_dir(self.runtime_dir)
+        return fsio.file_lock(self.lock_path, self.lock_timeout)
+
+    def _now(self) -> str:
+        return now_iso(self.clock())
+
+    def _stamp(self) -> str:
+        """A filename-safe UTC stamp with milliseconds: ``20261130T052804.123Z``."""
+        moment = self.clock().astimezone(timezone.utc)
+        return moment.strftime("%Y%m%dT%H%M%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+    def _preserve(self, name: str, data: bytes) -> Path:
+        return fsio.copy_file_exclusive(self.edits_dir, f"{self._stamp()}-{name}", data)
+
+    def _commit(self, before: Sequence[Entry] | None, after: Sequence[Entry]) -> dict[str, str]:
+        """Write changed projections, the last-good copy and memories.json (last); returns preserved edits.
+
+        A projection on disk that matches neither the old nor the new expected bytes (a hand edit not
+        yet repaired) is saved under ``edits/`` first. Must be called with the lock held.
+        """
+        preserved: dict[str, str] = {}
+        writes: list[tuple[Path, bytes]] = []
+        for target in TARGETS:
+            path = self.projection_path(target)
+            new = projection_bytes(after, target)
+            current = fsio.read_bytes_or_none(path)
+            if current == new:
+                continue
+            old = projection_bytes(before, target) if before is not None else None
+            if current and current != old:
+                preserved[path.name] = str(self._preserve(path.name, current))
+            writes.append((path, new))
+        body = serialize_store(after)
+        writes.append((self.last_good_path, body))
+        writes.append((self.memories_path, body))
+        fsio.write_files_atomically(writes)
+        return preserved
+
+    def _archive_locally(self, entries: Sequence[Entry], revision: str) -> None:
+        """Append evicted entries to ``archived/memories.jsonl`` and ``archived/MEMORY.md`` durably."""
+        if not entries:
+            return
+        fsio.ensure_dir(self.archive_dir)
+        stamp = self._now()
+        lines = "".join(
+            json.dumps({**e.to_json(), "archived_at": stamp, "revision": revision}, ensure_ascii=False) + "\n"
+            for e in entries
+        ).encode("utf-8")
+        _append_durably(self.archive_dir / "memories.jsonl", lines)
+        by_target: dict[str, list[str]] = {}
+        for e in entries:
+            by_target.setdefault(PROJECTION_FILES[e.target], []).append(e.content)
+        for name, contents in by_target.items():
+            path = self.archive_dir / name
+            prefix = b"\xc2\xa7\n" if path.exists() and path.stat().st_size else b""
+            _append_durably(path, prefix + "\n\u00a7\n".join(contents).encode("utf-8") + b"\n")
+
+    def _receipt(
+        self,
+        message: str,
+        target: Target,
+        entries: Sequence[Entry],
+        revision: str,
+        changed: bool,
+        detail: dict[str, Any],
+        preserved: dict[str, str] | None = None,
+    ) -> Receipt:
+        return Receipt(
+            message=message,
+            target=target,
+            entry_count=sum(1 for e in entries if e.target == target),
+            used=used_bytes(entries, target),
+            limit=self.limits.limit_for(target),
+            revision=revision,
+            changed=changed,
+            detail=detail,
+            preserved=preserved or {},
+        )
+
+
+def _append_durably(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, fsio.FILE_MODE)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One doctor finding: ``level`` ``ok`` | ``warning`` | ``problem``, ``subject`` (a path or area),
+    ``message`` (what and why), ``advice`` (what to do, or empty)."""
+
+    level: str
+    subject: str
+    message: str
+    advice: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        """``{level, subject, message, advice}``."""
+        return {"level": self.level, "subject": self.subject, "message": self.message, "advice": self.advice}
+
+
+def diagnose(store: RuntimeStore) -> list[Finding]:
+    """Read-only health check of one Runtime store (never writes, never takes the lock)."""
+    findings: list[Finding] = []
+    memories = str(store.memories_path)
+    if not store.runtime_dir.exists():
+        return [Finding("ok", str(store.runtime_dir), "no Runtime memory yet (created on the first write)")]
+    try:
+        state = store.read()
+    except OSError as exc:
+        return [Finding("problem", memories, f"cannot be read: {exc.strerror or exc}",
+                        "check the file's owner and permissions")]
+    if state.problem:
+        data = fsio.read_bytes_or_none(store.memories_path)
+        salvaged, damaged = salvage_store(data) if data is not None else ([], 0)
+        findings.append(Finding(
+            "problem", memories, state.problem,
+            f"`mnemon-ls runtime recover` moves it to runtime/quarantine/ and restores {len(state.entries)} "
+            f"entries ({len(salvaged)} readable in the damaged file, {damaged} damaged there, the rest from the "
+            "last committed copy); writes are refused until then"))
+    elif not state.exists:
+        findings.append(Finding("ok", memories, "absent (empty store; created on the first write)"))
+    else:
+        counts = {t: len(state.of(t)) for t in TARGETS}
+        findings.append(Finding("ok", memories, f"valid: {counts['user']} user and {counts['memory']} memory entries, "
+                                f"revision {state.revision[:12]}"))
+        for target in TARGETS:
+            used, limit = used_bytes(state.entries, target), store.limits.limit_for(target)
+            if used > limit:
+                findings.append(Finding("warning", target, f"uses {used} of {limit} UTF-8 bytes (over the limit)",
+                                        "remove or shorten entries before adding more"))
+            path = store.projection_path(target)
+            current = fsio.read_bytes_or_none(path)
+            if current != projection_bytes(state.entries, target):
+                what = "missing" if current is None else "differs from memories.json (hand edit or interrupted write)"
+                findings.append(Finding("warning", str(path), what,
+                                        "the next wake or write repairs it; a hand edit is first saved under runtime/edits/"))
+    if store.lock_path.exists():
+        try:
+            age = max(0.0, datetime.now().timestamp() - store.lock_path.stat().st_mtime)
+            holder = store.lock_path.read_text(errors="replace").strip().splitlines()
+        except OSError:
+            age, holder = 0.0, []
+        who = f"pid {holder[0]}" if holder and holder[0].isdigit() else "an unknown owner"
+        findings.append(Finding("warning", str(store.lock_path), f"held by {who} for {age:.0f} s",
+                                "a lock whose owner died, or older than 30 s, is broken by the next writer"))
+    for path, expected in ((store.runtime_dir, fsio.DIR_MODE), (store.memories_path, fsio.FILE_MODE),
+                           (store.projection_path("user"), fsio.FILE_MODE), (store.projection_path("memory"), fsio.FILE_MODE)):
+        try:
+            mode = path.stat().st_mode & 0o777
+        except OSError:
+            continue
+        if mode & ~expected:
+            findings.append(Finding("warning", str(path), f"mode {mode:04o} is wider than {expected:04o}",
+                                    f"chmod {expected:o} {path}"))
+    for directory, what in ((store.edits_dir, "hand edits preserved before repair"),
+                            (store.quarantine_dir, "damaged files moved aside by recover")):
+        if directory.is_dir():
+            count = sum(1 for _ in directory.iterdir())
+            if count:
+                findings.append(Finding("ok", str(directory), f"{count} {what}"))
+    return findings

@@ -1,0 +1,142 @@
+"""Every mnemon-ls setting, its default and its validation (one pydantic model).
+
+Settings arrive as the ``mnemon`` section of ``initializationOptions`` / ``workspace/configuration``
+(camelCase keys, e.g. ``{"storageScope": "workspace", "runtimeMemory": {"memoryLimitBytes": 20480}}``),
+and from CLI flags. ``MNEMON_DATA_DIR`` is read by :mod:`mnemon_ls.roots`, not here, because it is the
+environment of the process, not a setting of a workspace.
+
+Defaults and limits follow ``shared/reference/dsh-mnemon.md`` sections 2.1, 3.2 and 7.4.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .errors import InvalidInput
+
+#: Largest configurable runtime target limit, in UTF-8 bytes (1 MiB; reference section 3.2).
+MAX_RUNTIME_LIMIT_BYTES = 1_048_576
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", populate_by_name=True, frozen=True, strict=True, alias_generator=None
+    )
+
+
+class RuntimeMemorySettings(_Model):
+    """Byte budgets of the two Runtime targets (UTF-8 bytes of the ``\\n§\\n``-joined contents)."""
+
+    user_limit_bytes: int = Field(4096, alias="userLimitBytes", ge=1, le=MAX_RUNTIME_LIMIT_BYTES)
+    """Capacity of ``USER.md`` (target ``user``), bytes, 1..1048576. Default 4096."""
+    memory_limit_bytes: int = Field(10240, alias="memoryLimitBytes", ge=1, le=MAX_RUNTIME_LIMIT_BYTES)
+    """Capacity of ``MEMORY.md`` (target ``memory``), bytes, 1..1048576. Default 10240."""
+
+    def limit_for(self, target: str) -> int:
+        """The limit in bytes of ``target`` (``"user"`` or ``"memory"``)."""
+        return self.user_limit_bytes if target == "user" else self.memory_limit_bytes
+
+
+class Settings(_Model):
+    """All settings of one workspace. Construct with :func:`load_settings` to get field-named errors.
+
+    Fields (JSON name first):
+
+    - ``storageScope``: ``global`` (default; ``$MNEMON_DATA_DIR`` or ``~/.mnemon``), ``workspace``
+      (``<workspace>/.mnemon``), ``workspaces`` (``<base>/workspaces/<sha256 of workspace path>``),
+      ``custom`` (``dataDir``).
+    - ``dataDir``: absolute path or ``~``-path; required by ``custom``, the base of ``workspaces`` when set.
+    - ``runtimeUserScope``: ``storage`` (default) or ``global`` (USER.md from the global root).
+    - ``runtimeMemory``: :class:`RuntimeMemorySettings`.
+    - ``detachedHeadPolicy``: ``hide`` (default) or ``show`` branch-scoped entries when no branch is known.
+    - ``worktreeSharing``: ``shared`` (default; linked worktrees use their main working tree's root) or
+      ``separate``.
+    - ``wakeBudgetChars``: largest wake snapshot, in characters (Unicode code points), 1024..4194304,
+      default 65536.
+    """
+
+    storage_scope: Literal["global", "workspace", "workspaces", "custom"] = Field(
+        "global", alias="storageScope"
+    )
+    data_dir: str | None = Field(None, alias="dataDir")
+    runtime_user_scope: Literal["storage", "global"] = Field("storage", alias="runtimeUserScope")
+    runtime_memory: RuntimeMemorySettings = Field(
+        default_factory=RuntimeMemorySettings, alias="runtimeMemory"
+    )
+    detached_head_policy: Literal["hide", "show"] = Field("hide", alias="detachedHeadPolicy")
+    worktree_sharing: Literal["shared", "separate"] = Field("shared", alias="worktreeSharing")
+    wake_budget_chars: int = Field(65536, alias="wakeBudgetChars", ge=1024, le=4_194_304)
+
+    @field_validator("data_dir")
+    @classmethod
+    def _data_dir_absolute(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = value.strip()
+        if not value:
+            return None
+        if "\x00" in value:
+            raise ValueError("must not contain NUL")
+        expanded = os.path.expanduser(value)
+        if not os.path.isabs(expanded):
+            raise ValueError("must be an absolute path or start with ~/")
+        return os.path.normpath(expanded)
+
+    def with_overrides(self, **changes: Any) -> "Settings":
+        """A validated copy with JSON-named (camelCase) ``changes`` applied; ``None`` values are ignored."""
+        data = self.model_dump(by_alias=True)
+        for key, value in changes.items():
+            if value is None:
+                continue
+            if key in ("userLimitBytes", "memoryLimitBytes"):
+                data["runtimeMemory"] = {**data["runtimeMemory"], key: value}
+            else:
+                data[key] = value
+        return load_settings(data)
+
+
+_FIELD_RULES = {
+    "storageScope": "must be one of global, workspace, workspaces, custom",
+    "runtimeUserScope": "must be one of storage, global",
+    "detachedHeadPolicy": "must be one of hide, show",
+    "worktreeSharing": "must be one of shared, separate",
+    "runtimeMemory.userLimitBytes": f"must be an integer in 1..{MAX_RUNTIME_LIMIT_BYTES}",
+    "runtimeMemory.memoryLimitBytes": f"must be an integer in 1..{MAX_RUNTIME_LIMIT_BYTES}",
+    "wakeBudgetChars": "must be an integer in 1024..4194304",
+}
+
+
+def load_settings(raw: dict[str, Any] | None = None) -> Settings:
+    """Validate a settings dict (camelCase keys, as clients send the ``mnemon`` section).
+
+    Raises :class:`~mnemon_ls.errors.InvalidInput` naming the first bad field (dotted, e.g.
+    ``runtimeMemory.userLimitBytes``) and its rule; ``data.errors`` lists every problem. A ``custom``
+    scope without ``dataDir`` is rejected here.
+    """
+    try:
+        settings = Settings.model_validate(raw or {})
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            field = ".".join(str(p) for p in err["loc"]) or "settings"
+            rule = _FIELD_RULES.get(field)
+            if err["type"] == "extra_forbidden":
+                rule = "is not a known setting"
+            if rule is None:
+                rule = err["msg"].removeprefix("Value error, ")
+            problems.append({"field": field, "rule": rule, "value": _printable(err.get("input"))})
+        first = problems[0]
+        raise InvalidInput(
+            first["field"], f"{first['rule']} (got {first['value']})", errors=problems
+        ) from None
+    if settings.storage_scope == "custom" and not settings.data_dir:
+        raise InvalidInput("dataDir", "is required when storageScope is custom")
+    return settings
+
+
+def _printable(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
