@@ -79,3 +79,98 @@ class WorkspaceHost:
 def default_workspace() -> Path:
     """The current directory, canonical (the CLI's default workspace)."""
     return canonical_workspace_path(os.getcwd())
+
+
+class FolderState:
+    """One workspace folder of an editor session: its URI, path, raw settings and :class:`WorkspaceHost`."""
+
+    def __init__(self, uri: str, path: Path, name: str, settings: Settings, host: WorkspaceHost) -> None:
+        self.uri = uri
+        self.path = path
+        self.name = name
+        self.settings = settings
+        self.host = host
+        self.branch: gitstate.BranchState = gitstate.BranchState(None, False, "not probed yet")
+
+
+class HostRegistry:
+    """The workspace folders of one editor session (the language server keeps exactly one).
+
+    Folders are keyed by URI; a file URI maps to the folder whose path is its longest prefix. Each
+    folder has its own settings (client defaults overlaid by per-folder ``workspace/configuration``)
+    and therefore its own storage root; two folders under ``global`` share one root. Never writes.
+    """
+
+    def __init__(self, default_settings: Settings | None = None, env: Mapping[str, str] | None = None,
+                 clock: Clock = _utc_now) -> None:
+        self.default_settings = default_settings or Settings()
+        self.env = env
+        self.clock = clock
+        self.folders: dict[str, FolderState] = {}
+
+    def add_folder(self, uri: str, path: Path, name: str = "", settings: Settings | None = None) -> FolderState:
+        """Register (or replace) a folder; raises the errors of :func:`resolve_root` for a bad root."""
+        settings = settings or self.default_settings
+        host = WorkspaceHost(path, settings, env=self.env, clock=self.clock)
+        state = FolderState(uri, Path(path), name or Path(path).name, settings, host)
+        state.branch = host.branch_state()
+        self.folders[uri] = state
+        return state
+
+    def remove_folder(self, uri: str) -> FolderState | None:
+        """Forget a folder; returns its state when it was known."""
+        return self.folders.pop(uri, None)
+
+    def folder_for_path(self, path: Path) -> FolderState | None:
+        """The folder containing ``path`` (longest prefix), or ``None``."""
+        best: FolderState | None = None
+        target = Path(os.path.realpath(path))
+        for state in self.folders.values():
+            base = Path(os.path.realpath(state.path))
+            if target == base or base in target.parents:
+                if best is None or len(str(base)) > len(str(best.path)):
+                    best = state
+        return best
+
+    def resolve(self, uri_or_path: str | None) -> FolderState:
+        """The folder for a folder URI, a file URI/path inside one, or ``None`` when exactly one is open.
+
+        Raises :class:`~mnemon_ls.errors.NotInWorkspace` (outside every folder, or no folder open) and
+        :class:`InvalidInput` (field ``workspace``: required when several folders are open).
+        """
+        from .errors import NotInWorkspace
+
+        if uri_or_path is None or uri_or_path == "":
+            if len(self.folders) == 1:
+                return next(iter(self.folders.values()))
+            if not self.folders:
+                raise NotInWorkspace("workspace: no workspace folder is open", field="workspace")
+            raise InvalidInput("workspace", f"is required when {len(self.folders)} folders are open "
+                                            f"({', '.join(sorted(self.folders))})")
+        if uri_or_path in self.folders:
+            return self.folders[uri_or_path]
+        path = uri_to_path(uri_or_path)
+        state = self.folder_for_path(path)
+        if state is None:
+            raise NotInWorkspace(f"workspace: {uri_or_path} is outside every open workspace folder",
+                                 field="workspace", uri=uri_or_path)
+        return state
+
+
+def uri_to_path(uri_or_path: str) -> Path:
+    """A ``file:`` URI (percent-decoded) or a plain absolute path -> :class:`Path`.
+
+    Raises :class:`InvalidInput` (field ``workspace``) for other URI schemes or relative paths.
+    """
+    from urllib.parse import unquote, urlparse
+
+    if uri_or_path.startswith("file:"):
+        parsed = urlparse(uri_or_path)
+        if parsed.netloc not in ("", "localhost"):
+            raise InvalidInput("workspace", f"remote file URIs are not supported (got {uri_or_path!r})")
+        return Path(unquote(parsed.path))
+    if "://" in uri_or_path or uri_or_path.startswith(("untitled:", "vscode")):
+        raise InvalidInput("workspace", f"only file: URIs are supported (got {uri_or_path!r})")
+    if not os.path.isabs(uri_or_path):
+        raise InvalidInput("workspace", f"must be a file: URI or an absolute path (got {uri_or_path!r})")
+    return Path(uri_or_path)

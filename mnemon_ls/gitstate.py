@@ -1,0 +1,477 @@
+"""Read-only probe of "which git branch is this workspace on?".
+
+Memory entries in mnemon-ls can be scoped to a git branch. This module answers,
+for any directory inside a working tree, which branch that scope is, plus the
+paths a file watcher needs to notice when the answer changes.
+
+Sources of truth (all read, never written):
+
+* ``HEAD`` of the worktree's git dir, read through pygit2/libgit2 (never a
+  ``git`` subprocess). ``ref: refs/heads/<name>`` means on branch ``<name>``
+  (possibly unborn: the ref does not exist yet); a bare object id means a
+  detached HEAD.
+* ``rebase-merge/head-name`` (merge/interactive backend of ``git rebase``) and
+  ``rebase-apply/head-name`` (apply backend) in the worktree's git dir. Both hold
+  the full ref being rebased (``refs/heads/topic``) or ``detached HEAD``. As in
+  git's ``wt_status_get_state``, a ``rebase-apply`` directory that contains an
+  ``applying`` file belongs to ``git am``, not to a rebase, and is ignored.
+* ``BISECT_START`` in the worktree's git dir: git writes the short name of the
+  branch ``git bisect start`` was run from (``main``), or the full hex object id
+  when it was started from a detached HEAD.
+* ``commondir`` in a linked worktree's git dir (``.git/worktrees/<name>``): path
+  (relative to that git dir, or absolute) of the shared repository directory.
+
+Every call re-reads these files: there is no cache, so a checkout made by
+another process is visible on the very next call. Opening a repository with
+libgit2 costs a few tens of microseconds, far below the 1 ms budget, so caching
+``Repository`` objects was not worth its staleness risk.
+
+Discovery walks upward from the given directory like git does (libgit2
+``git_repository_open_ext`` search; it does not cross filesystem boundaries).
+``GIT_DIR``, ``GIT_WORK_TREE`` and ``GIT_CEILING_DIRECTORIES`` are deliberately
+ignored: the workspace path is authoritative, not the server's environment.
+
+Errors never escape :func:`probe_branch`: a missing path, a directory outside
+any repository, a broken repository or an unreadable one all come back as a
+:class:`BranchState` with ``branch=None`` and a ``reason``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygit2
+from pygit2.enums import ReferenceType, RepositoryOpenFlag
+
+__all__ = [
+    "BranchState",
+    "probe_branch",
+    "main_worktree_root",
+    "REASON_UNBORN",
+    "REASON_REBASE",
+    "REASON_BISECT",
+    "REASON_NOT_A_REPO",
+    "REASON_NO_PATH",
+]
+
+REASON_UNBORN = "unborn"
+REASON_REBASE = "rebase in progress"
+REASON_BISECT = "bisect in progress"
+REASON_NOT_A_REPO = "not a git repository"
+REASON_NO_PATH = "no workspace path"
+_CORRUPT = "corrupt repository: "
+_PERMISSION = "permission denied: "
+
+_HEADS = "refs/heads/"
+# pygit2's init_file_backend replaces libgit2's GIT_ENOTFOUND error with this.
+_NOT_FOUND_PREFIX = "Repository not found at "
+_SHORT = 7
+_HEX_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+# Exceptions pygit2/libgit2 and the file reads below raise for repository
+# problems (GitError covers NotFoundError and InvalidSpecError).
+_REPO_ERRORS = (pygit2.GitError, OSError, KeyError, ValueError)
+
+
+@dataclass(frozen=True, slots=True)
+class BranchState:
+    """Result of :func:`probe_branch`.
+
+    Attributes:
+        branch: short branch name memory is scoped to (``"main"``,
+            ``"feature/x"``), or ``None`` when no branch can be known.
+        detached: HEAD is detached (the normal case during a rebase or a
+            bisect, which detach HEAD; ``False`` with reason
+            ``"bisect in progress"`` right after ``git bisect start``, before
+            git has checked anything out).
+        reason: ``None`` for a plain branch, otherwise exactly one of
+            ``"unborn"`` (branch has no commit yet; ``branch`` is set),
+            ``"rebase in progress"`` (``branch`` is the branch being rebased,
+            ``None`` when a detached HEAD is being rebased),
+            ``"bisect in progress"`` (``branch`` is the branch the bisect
+            started from), ``"detached at <sha7>"`` (``branch`` is ``None``;
+            also used for a bisect started from a detached HEAD),
+            ``"not a git repository"`` (also for a path that does not exist),
+            ``"corrupt repository: <detail>"``, ``"permission denied: <detail>"``,
+            ``"no workspace path"``.
+        head: 7-character short id of HEAD's commit, ``None`` when unborn or
+            unknown.
+        git_dir: absolute path of this worktree's git dir (``<repo>/.git`` or,
+            for a linked worktree, ``<repo>/.git/worktrees/<name>``); HEAD,
+            rebase and bisect state live here. Watch it to notice changes.
+        common_dir: absolute path of the shared git dir (the main repository's
+            ``.git``; equal to ``git_dir`` outside linked worktrees).
+        workdir: absolute path of this working tree's top level; ``None`` for
+            a bare repository or when no repository was found.
+
+    The three paths carry no trailing separator. They are filled whenever the
+    repository could be opened, including when HEAD itself turned out to be
+    corrupt or unreadable, so a watcher can notice the repository being
+    repaired.
+    """
+
+    branch: str | None
+    detached: bool
+    reason: str | None
+    head: str | None = None
+    git_dir: str | None = None
+    common_dir: str | None = None
+    workdir: str | None = None
+
+    def describe(self) -> str:
+        """One human line: ``"main"``, ``"feature/x (rebase in progress)"``,
+        ``"trunk (unborn)"`` or ``"no branch: detached at abc1234"``."""
+        if self.branch is None:
+            return f"no branch: {self.reason}" if self.reason else "no branch"
+        if self.reason:
+            return f"{self.branch} ({self.reason})"
+        return self.branch
+
+
+class _Problem(Exception):
+    """Internal: carries a ready-made reason string out of helpers."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _message(exc: BaseException) -> str:
+    """An exception's message on one line (KeyError's str() adds quotes)."""
+    if exc.args and isinstance(exc.args[0], str):
+        text = exc.args[0]
+    else:
+        text = str(exc)
+    if isinstance(exc, OSError) and exc.strerror and exc.filename:
+        text = f"{exc.filename}: {exc.strerror}"
+    text = " ".join(text.split())
+    return text or type(exc).__name__
+
+
+def _classify(exc: BaseException) -> str:
+    """Map an exception from libgit2 or a file read to a reason string."""
+    text = _message(exc)
+    if isinstance(exc, PermissionError) or "Permission denied" in text or "not owned by current user" in text:
+        return _PERMISSION + text
+    return _CORRUPT + text
+
+
+def _strip_sep(path: str) -> str:
+    """libgit2 returns directories with a trailing slash; drop it."""
+    stripped = path.rstrip(os.sep)
+    return stripped or os.sep
+
+
+def _read_text(path: str) -> str | None:
+    """Small state file's content, or ``None`` when it does not exist.
+
+    PermissionError and other OSErrors propagate (they become reasons).
+    """
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(4096)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return data.decode("utf-8", "replace")
+
+
+def _resolve_gitfile(dotgit: str) -> str:
+    """Target directory named by a ``.git`` file (``gitdir: <path>``)."""
+    content = _read_text(dotgit) or ""
+    first = content.splitlines()[0] if content else ""
+    if not first.startswith("gitdir: "):
+        raise _Problem(_CORRUPT + f"malformed .git file {dotgit}")
+    target = first[len("gitdir: ") :].strip()
+    return os.path.normpath(os.path.join(os.path.dirname(dotgit), target))
+
+
+def _check_git_dir(gitdir: str) -> str | None:
+    """Why ``gitdir`` is not a usable git dir, or ``None`` if it looks fine.
+
+    Mirrors libgit2's ``is_valid_repository_path``: a ``HEAD`` file plus
+    ``objects/`` and ``refs/`` directories (in the common dir for a linked
+    worktree's git dir).
+    """
+    try:
+        if not os.path.isdir(gitdir):
+            return _CORRUPT + f"git dir {gitdir} does not exist"
+        head = os.path.join(gitdir, "HEAD")
+        try:
+            st = os.stat(head)
+        except FileNotFoundError:
+            return _CORRUPT + f"{gitdir} has no HEAD"
+        if not stat.S_ISREG(st.st_mode):
+            return _CORRUPT + f"{head} is not a file"
+        common = _common_dir(gitdir)
+        for sub in ("objects", "refs"):
+            if not os.path.isdir(os.path.join(common, sub)):
+                return _CORRUPT + f"{common} has no {sub} directory"
+        # Readability: a HEAD we cannot open is a permission problem.
+        with open(head, "rb"):
+            pass
+    except PermissionError as exc:
+        return _PERMISSION + _message(exc)
+    except OSError as exc:
+        return _CORRUPT + _message(exc)
+    return None
+
+
+def _check_dotgit(dotgit: str) -> tuple[bool, str | None]:
+    """Inspect a ``.git`` entry found while walking up.
+
+    Returns ``(exists, problem)``: ``exists`` is False when there is no such
+    entry; ``problem`` is a reason string when it exists but is unusable.
+    """
+    try:
+        lst = os.lstat(dotgit)
+    except (FileNotFoundError, NotADirectoryError):
+        return False, None
+    except PermissionError as exc:
+        return True, _PERMISSION + _message(exc)
+    except OSError as exc:
+        return True, _CORRUPT + _message(exc)
+    try:
+        st = os.stat(dotgit) if stat.S_ISLNK(lst.st_mode) else lst
+    except FileNotFoundError:
+        return True, _CORRUPT + f"{dotgit} is a dangling symlink"
+    except OSError as exc:
+        return True, _classify(exc)
+    if stat.S_ISDIR(st.st_mode):
+        return True, _check_git_dir(dotgit)
+    if stat.S_ISREG(st.st_mode):
+        try:
+            target = _resolve_gitfile(dotgit)
+        except _Problem as problem:
+            return True, problem.reason
+        except OSError as exc:
+            return True, _classify(exc)
+        if not os.path.isdir(target):
+            return True, _CORRUPT + f"{dotgit} points to missing git dir {target}"
+        return True, _check_git_dir(target)
+    return True, _CORRUPT + f"{dotgit} is neither a directory nor a file"
+
+
+def _diagnose(start: str, stops: tuple[str, ...]) -> str | None:
+    """Walk up from ``start`` looking at ``.git`` entries libgit2 skipped.
+
+    libgit2 (like git for a broken ``.git`` directory) silently continues
+    upward past a ``.git`` it cannot use. That would attribute a workspace
+    whose own repository is broken to some enclosing repository, or report a
+    broken repository as "not a git repository". The walk stops at any of
+    ``stops`` (the discovered repository's top level / git dir), at the first
+    usable ``.git``, or at the filesystem root.
+    """
+    current = start
+    while True:
+        if current in stops:
+            return None
+        exists, problem = _check_dotgit(os.path.join(current, ".git"))
+        if problem is not None:
+            return problem
+        if exists:
+            return None
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def _common_dir(gitdir: str) -> str:
+    """The common dir for ``gitdir``, read from its ``commondir`` file as git does."""
+    content = _read_text(os.path.join(gitdir, "commondir"))
+    if content is None or not content.strip():
+        return gitdir
+    return os.path.normpath(os.path.join(gitdir, content.strip()))
+
+
+@dataclass(slots=True)
+class _Located:
+    start: str
+    gitdir: str  # without trailing slash
+    repo: pygit2.Repository
+
+
+def _locate(path: str | os.PathLike[str] | bytes | None) -> _Located:
+    """Find and open the repository containing ``path``; raises ``_Problem``."""
+    if path is None:
+        raise _Problem(REASON_NO_PATH)
+    raw = os.fsdecode(os.fspath(path))
+    if raw == "":
+        raise _Problem(REASON_NO_PATH)
+    try:
+        start = os.path.realpath(raw)
+        st = os.stat(start)
+    except (FileNotFoundError, NotADirectoryError):
+        raise _Problem(REASON_NOT_A_REPO) from None
+    except PermissionError as exc:
+        raise _Problem(_PERMISSION + _message(exc)) from None
+    except (OSError, ValueError):  # ELOOP, ENAMETOOLONG, embedded NUL ...
+        raise _Problem(REASON_NOT_A_REPO) from None
+    if not stat.S_ISDIR(st.st_mode):
+        start = os.path.dirname(start)
+    # Not pygit2.discover_repository(): in pygit2 1.21 it returns None without
+    # taking a reference when nothing is found, so every miss decrements
+    # None's refcount and CPython 3.11 eventually aborts with "none_dealloc".
+    # Repository(path) searches upward the same way (git_repository_open_ext)
+    # and reports a miss as a GitError instead.
+    try:
+        repo = pygit2.Repository(start)
+    except _REPO_ERRORS as exc:
+        if isinstance(exc, pygit2.GitError) and _message(exc).startswith(_NOT_FOUND_PREFIX):
+            raise _Problem(_diagnose(start, ()) or REASON_NOT_A_REPO) from None
+        raise _Problem(_classify(exc)) from None
+    gitdir = _strip_sep(repo.path)
+    stops = (gitdir,) if repo.workdir is None else (gitdir, _strip_sep(repo.workdir))
+    if start not in stops:
+        problem = _diagnose(start, stops)
+        if problem is not None:
+            raise _Problem(problem)
+    return _Located(start, gitdir, repo)
+
+
+def _branch_from_refname(refname: str) -> str | None:
+    """``refs/heads/x`` -> ``x``; ``detached HEAD`` / junk -> ``None``."""
+    refname = refname.strip()
+    if refname.startswith(_HEADS) and len(refname) > len(_HEADS):
+        return refname[len(_HEADS) :]
+    return None
+
+
+def _rebase_state(gitdir: str) -> tuple[bool, str | None]:
+    """``(in_progress, branch)`` from rebase-merge/ or rebase-apply/ in ``gitdir``."""
+    merge_dir = os.path.join(gitdir, "rebase-merge")
+    if os.path.isdir(merge_dir):
+        head_name = _read_text(os.path.join(merge_dir, "head-name"))
+        return True, _branch_from_refname(head_name) if head_name else None
+    apply_dir = os.path.join(gitdir, "rebase-apply")
+    if os.path.isdir(apply_dir) and not os.path.exists(os.path.join(apply_dir, "applying")):
+        head_name = _read_text(os.path.join(apply_dir, "head-name"))
+        return True, _branch_from_refname(head_name) if head_name else None
+    return False, None
+
+
+def probe_branch(path: str | os.PathLike[str] | None) -> BranchState:
+    """Tell which branch the working tree containing ``path`` is on.
+
+    ``path`` may be any directory inside a working tree (or a file, whose
+    directory is used); the repository is discovered upward like git does.
+    Linked worktrees are handled: HEAD, rebase and bisect state are read from
+    the worktree's own git dir.
+
+    Branch rules, in order:
+
+    * a rebase in progress (``rebase-merge/`` or ``rebase-apply/`` without
+      ``applying``): reason ``"rebase in progress"``; while HEAD is detached the
+      branch comes from ``head-name`` (``refs/heads/`` stripped; ``None`` for
+      ``detached HEAD``);
+    * a bisect in progress (``BISECT_START``): reason ``"bisect in progress"``;
+      while HEAD is detached the branch is ``BISECT_START``'s content, unless
+      that is an object id (bisect started detached): then no branch and reason
+      ``"detached at <sha7>"``;
+    * HEAD names a branch with no commit: that branch, reason ``"unborn"``;
+    * detached HEAD: no branch, reason ``"detached at <sha7>"``;
+    * otherwise HEAD's branch with reason ``None``.
+
+    When HEAD is attached to a branch during a rebase/bisect, HEAD's branch
+    wins and only the reason reports the operation.
+
+    Never raises for repository problems (missing path, not a repository,
+    corrupt or unreadable repository): those come back as ``branch=None`` with
+    a reason. Never writes to disk (no lock files, no config writes). An
+    argument that is not a path at all raises ``TypeError`` (a caller bug).
+    """
+    try:
+        located = _locate(path)
+    except _Problem as problem:
+        return BranchState(branch=None, detached=False, reason=problem.reason)
+
+    repo = located.repo
+    gitdir = located.gitdir
+    workdir = None if repo.workdir is None else _strip_sep(repo.workdir)
+    common = None
+    try:
+        common = _common_dir(gitdir)
+        head_ref = repo.lookup_reference("HEAD")
+        unborn = False
+        oid = None
+        if head_ref.type == ReferenceType.SYMBOLIC:
+            refname = head_ref.target
+            detached = False
+            branch = refname[len(_HEADS) :] if refname.startswith(_HEADS) else refname
+            try:
+                oid = head_ref.resolve().target
+            except KeyError:  # pygit2.NotFoundError: the branch ref does not exist yet
+                unborn = True
+        else:
+            detached = True
+            branch = None
+            oid = head_ref.target
+        short = None if oid is None else str(oid)[:_SHORT]
+
+        reason: str | None = None
+        rebasing, rebase_branch = _rebase_state(gitdir)
+        if rebasing:
+            reason = REASON_REBASE
+            if detached:
+                branch = rebase_branch
+        else:
+            bisect_start = _read_text(os.path.join(gitdir, "BISECT_START"))
+            if bisect_start is not None:
+                started_from = bisect_start.strip()
+                if not detached:
+                    reason = REASON_BISECT
+                elif started_from and not _HEX_OID.fullmatch(started_from):
+                    branch = _branch_from_refname(started_from) or started_from
+                    reason = REASON_BISECT
+                else:
+                    reason = f"detached at {short}"
+            elif unborn:
+                reason = REASON_UNBORN
+            elif detached:
+                reason = f"detached at {short}"
+    except _REPO_ERRORS as exc:
+        return BranchState(
+            branch=None,
+            detached=False,
+            reason=_classify(exc),
+            git_dir=gitdir,
+            common_dir=common,
+            workdir=workdir,
+        )
+    return BranchState(
+        branch=branch,
+        detached=detached,
+        reason=reason,
+        head=short,
+        git_dir=gitdir,
+        common_dir=common,
+        workdir=workdir,
+    )
+
+
+def main_worktree_root(path: str | os.PathLike[str] | None) -> Path | None:
+    """Top level of the repository's main working tree.
+
+    For a path in a linked worktree this is the working tree of the main
+    repository (the one whose ``.git`` is the common dir); for a path in the
+    main working tree it is that working tree's own top level. ``None`` when
+    ``path`` is not in a usable repository, is in a bare repository, or is in a
+    linked worktree of a bare repository (there is no main working tree). The
+    main repository's ``core.worktree`` is honoured (through libgit2). Never
+    raises for repository problems and never writes.
+    """
+    try:
+        located = _locate(path)
+        common = _common_dir(located.gitdir)
+        if common == located.gitdir:
+            repo = located.repo
+        else:
+            repo = pygit2.Repository(common, RepositoryOpenFlag.NO_SEARCH)
+        if repo.is_bare or repo.workdir is None:
+            return None
+        return Path(_strip_sep(repo.workdir))
+    except (_Problem, *_REPO_ERRORS):
+        return None
