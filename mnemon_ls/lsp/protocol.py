@@ -1,0 +1,163 @@
+"""The ``mnemon/*`` protocol: method names, pydantic params models, and JSON-RPC error mapping.
+
+Custom request params arrive as plain dicts (:class:`MnemonProtocol` maps every ``mnemon/`` method to a
+raw-dict message type; pygls would otherwise build namedtuples, ``shared/reference/lsp-anchors.md``
+1.6b) and are validated here. Field names are camelCase on the wire.
+
+Errors are JSON-RPC errors whose ``data.code`` is stable (:data:`ERROR_CODES`); ``data`` also carries the
+error's details (``field`` and ``rule`` for ``invalid-input``; ``target``, ``used``, ``projected``, ``limit``
+for ``runtime-capacity``; ...). No traceback is ever sent.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import attrs
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pygls.exceptions import JsonRpcException
+from pygls.protocol import LanguageServerProtocol
+
+from ..errors import InvalidInput, MnemonError
+
+#: Version of the ``mnemon/*`` surface; editor plugins compare it with ``mnemon/status``.
+PROTOCOL_VERSION = 1
+
+RUNTIME_MUTATE = "mnemon/runtime/mutate"
+RUNTIME_SNAPSHOT = "mnemon/runtime/snapshot"
+WAKE = "mnemon/wake"
+TURN_BEGIN = "mnemon/turn/begin"
+TURN_END = "mnemon/turn/end"
+STATUS = "mnemon/status"
+REQUESTS = (RUNTIME_MUTATE, RUNTIME_SNAPSHOT, WAKE, TURN_BEGIN, TURN_END, STATUS)
+
+# Server -> client notifications.
+BRANCH_CHANGED = "mnemon/branchChanged"
+PROJECTION_REPAIRED = "mnemon/projectionRepaired"
+
+# workspace/executeCommand ids (namespaced apart from editor-contributed command ids).
+CMD_REMEMBER = "mnemon.server.rememberSelection"
+CMD_SHOW_WAKE = "mnemon.server.showWakeSnapshot"
+CODE_ACTION_KIND = "refactor.mnemon"
+
+#: JSON-RPC numeric code for each stable ``data.code``.
+ERROR_CODES: dict[str, int] = {
+    "invalid-input": -32602,
+    "runtime-capacity": -32010,
+    "revision-conflict": -32011,
+    "ambiguous-match": -32012,
+    "no-match": -32013,
+    "not-found": -32014,
+    "unreadable-store": -32015,
+    "not-in-workspace": -32016,
+    "store-busy": -32017,
+    "internal-error": -32603,
+}
+
+
+@attrs.define
+class RawRequest:
+    """A ``mnemon/*`` request whose params stay a plain JSON value (dict, list or None)."""
+
+    id: int | str
+    method: str
+    params: Any = None
+    jsonrpc: str = "2.0"
+
+
+class MnemonProtocol(LanguageServerProtocol):
+    """LanguageServerProtocol that hands ``mnemon/*`` request params to handlers as plain dicts."""
+
+    def get_message_type(self, method: str) -> type | None:  # noqa: D102 - pygls hook
+        if method.startswith("mnemon/"):
+            return RawRequest
+        return super().get_message_type(method)
+
+
+def to_rpc_error(error: Exception) -> JsonRpcException:
+    """Map a domain error (or anything else) to a JSON-RPC error with ``data.code``; never a traceback."""
+    if isinstance(error, MnemonError):
+        data = {k: v for k, v in error.to_dict().items() if k != "message"}
+        return JsonRpcException(error.message, ERROR_CODES.get(error.code, -32603), data)
+    if isinstance(error, ValidationError):
+        return to_rpc_error(invalid_input_from(error))
+    return JsonRpcException(f"internal error: {type(error).__name__}: {error}", -32603, {"code": "internal-error"})
+
+
+def invalid_input_from(error: ValidationError, prefix: str = "") -> InvalidInput:
+    """The first problem of a pydantic ``ValidationError`` as :class:`InvalidInput` (dotted camelCase field)."""
+    first = error.errors()[0]
+    field = prefix + ".".join(str(p) for p in first["loc"]) if first["loc"] else (prefix.rstrip(".") or "params")
+    rule = "is not a known field" if first["type"] == "extra_forbidden" else first["msg"].removeprefix("Value error, ")
+    return InvalidInput(field, rule)
+
+
+def parse_params(model: type[BaseModel], params: Any) -> Any:
+    """Validate raw ``params`` (a dict or None) with ``model``; raises :class:`InvalidInput` naming the field."""
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise InvalidInput("params", "must be an object")
+    try:
+        return model.model_validate(params)
+    except ValidationError as exc:
+        raise invalid_input_from(exc) from None
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+
+class WorkspaceParams(_Params):
+    """``{workspace?: folder URI, file URI or absolute path}``; optional when exactly one folder is open."""
+
+    workspace: str | None = None
+
+
+class RuntimeMutateParams(WorkspaceParams):
+    """``mnemon/runtime/mutate``: ``{workspace?, action, target, content?, oldText?, importance?, branches?}``.
+
+    Texts are checked by the Runtime Source (normalization, ``§``, 8192 bytes, matching).
+    """
+
+    action: Literal["add", "replace", "remove"]
+    target: Literal["user", "memory"] = "memory"
+    content: str | None = None
+    old_text: str | None = Field(None, alias="oldText")
+    importance: Literal["critical", "normal", "low"] | None = None
+    branches: list[str] | None = None
+
+
+class WakeParams(WorkspaceParams):
+    """``mnemon/wake``: ``{workspace?, branch?, budgetChars?, viewId?}``; with ``viewId`` the View's pinned wake."""
+
+    branch: str | None = None
+    budget_chars: int | None = Field(None, alias="budgetChars", ge=1024, le=4_194_304, strict=True)
+    view_id: str | None = Field(None, alias="viewId")
+
+
+class TurnBeginParams(WorkspaceParams):
+    """``mnemon/turn/begin``: ``{workspace?, parentViewId?}``."""
+
+    parent_view_id: str | None = Field(None, alias="parentViewId")
+
+
+class TurnEndParams(_Params):
+    """``mnemon/turn/end``: ``{viewId}``."""
+
+    view_id: str = Field(alias="viewId")
+
+
+class RememberArgs(_Params):
+    """Argument object of ``mnemon.server.rememberSelection``: ``{uri, text, branches?, importance?}``."""
+
+    uri: str
+    text: str
+    branches: list[str] | None = None
+    importance: Literal["critical", "normal", "low"] | None = None
+
+
+class ShowWakeArgs(_Params):
+    """Argument object of ``mnemon.server.showWakeSnapshot``: ``{uri}`` (a file or folder URI)."""
+
+    uri: str | None = None

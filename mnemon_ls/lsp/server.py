@@ -1,0 +1,501 @@
+"""The mnemon-ls language server (pygls 2.x).
+
+Lifecycle: ``initialize`` registers the workspace folders (``workspaceFolders``, else ``rootUri``) with
+the settings of ``initializationOptions`` (the ``mnemon`` section, or the object itself); after
+``initialized`` the server pulls ``workspace/configuration`` (section ``mnemon``, per folder) when the
+client supports it, then starts, per folder, a git-state watcher and a projection watcher on the
+storage root. Requests are the ``mnemon/*`` methods of :mod:`.protocol`; code actions and commands
+offer "Remember selection" and "Show wake snapshot".
+
+Every handler runs blocking store work in a worker thread, maps domain errors to JSON-RPC errors with
+a stable ``data.code`` and never sends a traceback. Nothing but protocol is written to stdout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import logging
+import sys
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path
+
+from .. import __version__, fsio
+from ..errors import InvalidInput, MnemonError
+from ..host import FolderState, HostRegistry, uri_to_path
+from ..runtime import ops
+from ..runtime.model import branch_name_problem, normalize_text
+from ..settings import Settings, load_settings
+from ..view import ViewRegistry
+from . import protocol as P
+from .watch import Watcher, git_state_filter, runtime_filter
+
+log = logging.getLogger("mnemon_ls.lsp")
+
+_SETTING_KEYS = set(Settings.model_fields[name].alias or name for name in Settings.model_fields)
+
+
+def settings_section(raw: Any) -> dict[str, Any]:
+    """The known ``mnemon`` settings of a client payload (``{"mnemon": {...}}``, ``{"settings": ...}`` or flat).
+
+    Keys the server does not know (the editor plugins' own settings, e.g. ``trace``) are dropped.
+    """
+    if not isinstance(raw, dict):
+        return {}
+    for key in ("mnemon", "settings"):
+        if isinstance(raw.get(key), dict):
+            raw = raw[key]
+            break
+    return {k: v for k, v in raw.items() if k in _SETTING_KEYS and v is not None}
+
+
+def _merge(base: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in overlay.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = {**merged[key], **value}
+        else:
+            merged[key] = value
+    return merged
+
+
+class MnemonLanguageServer(LanguageServer):
+    """pygls server holding the session's :class:`HostRegistry`, :class:`ViewRegistry` and watchers."""
+
+    def __init__(self) -> None:
+        super().__init__("mnemon-ls", __version__, protocol_cls=P.MnemonProtocol)
+        self.registry = HostRegistry()
+        self.views = ViewRegistry()
+        self.client_settings: dict[str, Any] = {}
+        self.folder_settings: dict[str, dict[str, Any]] = {}
+        self.watchers: dict[str, list[Watcher]] = {}
+        self.settings_problems: list[str] = []
+
+    # --------------------------------------------------------------- capabilities
+
+    def supports(self, path: str) -> bool:
+        """Whether the client declared capability ``path`` (dotted snake_case, e.g. ``window.show_document.support``)."""
+        return bool(get_capability(self.client_capabilities, path, False))
+
+    def report_server_error(self, error: Exception, source: Any) -> None:  # noqa: D102 - pygls hook
+        # Request errors already travel in the response; never pop them up as window/showMessage.
+        log.debug("request error (%s): %s", getattr(source, "__name__", source), error)
+
+    # --------------------------------------------------------------- folders and settings
+
+    def settings_for(self, uri: str) -> Settings:
+        """Validated settings of a folder; an invalid payload falls back to defaults and is reported."""
+        raw = _merge(self.client_settings, self.folder_settings.get(uri, {}))
+        try:
+            return load_settings(raw)
+        except InvalidInput as exc:
+            message = f"mnemon-ls: invalid setting for {uri}: {exc.message}; using defaults"
+            if message not in self.settings_problems:
+                self.settings_problems.append(message)
+            return load_settings({})
+
+    def add_folder(self, uri: str, name: str = "") -> FolderState | None:
+        """Register a folder (errors are reported to the client, the folder is skipped)."""
+        try:
+            path = uri_to_path(uri)
+            return self.registry.add_folder(uri, path, name, self.settings_for(uri))
+        except MnemonError as exc:
+            self.settings_problems.append(f"mnemon-ls: cannot use workspace folder {uri}: {exc.message}")
+            return None
+
+    async def flush_problems(self) -> None:
+        """Show queued settings/folder problems once as warnings."""
+        while self.settings_problems:
+            message = self.settings_problems.pop(0)
+            log.warning(message)
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Warning, message))
+
+    async def pull_configuration(self) -> None:
+        """Ask the client for section ``mnemon`` per folder (when supported) and rebuild changed folders."""
+        if not self.supports("workspace.configuration") or not self.registry.folders:
+            return
+        uris = list(self.registry.folders)
+        items = [types.ConfigurationItem(scope_uri=uri, section="mnemon") for uri in uris]
+        try:
+            results = await asyncio.wait_for(
+                self.workspace_configuration_async(types.ConfigurationParams(items=items)), timeout=5)
+        except Exception as exc:  # the client may not answer; settings then stay as they are
+            log.warning("workspace/configuration failed: %s", exc)
+            return
+        for uri, result in zip(uris, results or []):
+            self.folder_settings[uri] = settings_section({"mnemon": result} if isinstance(result, dict) else {})
+        await self.refresh_folders(uris)
+
+    async def refresh_folders(self, uris: list[str]) -> None:
+        """Re-resolve folders whose settings changed; restarts their watchers."""
+        for uri in uris:
+            state = self.registry.folders.get(uri)
+            if state is None:
+                continue
+            settings = self.settings_for(uri)
+            if settings == state.settings:
+                continue
+            await self.stop_watchers(uri)
+            new = self.add_folder(uri, state.name)
+            if new is not None:
+                self.start_watchers(new)
+        await self.flush_problems()
+
+    # --------------------------------------------------------------- watchers
+
+    def start_watchers(self, state: FolderState) -> None:
+        """Start the git-state and projection watchers of one folder."""
+        watchers: list[Watcher] = []
+        git_dirs = [d for d in {state.branch.git_dir} if d]
+        if git_dirs:
+            watchers.append(Watcher(f"git:{state.uri}", [Path(d) for d in git_dirs], git_state_filter,
+                                    functools.partial(self.on_git_change, state.uri)))
+        else:
+            # Not (yet) a repository: notice `git init` / a clone appearing in the folder itself.
+            watchers.append(Watcher(f"git:{state.uri}", [state.path], lambda p: Path(p).name == ".git",
+                                    functools.partial(self.on_git_change, state.uri), recursive=False))
+        for store in state.host.runtime.stores:
+            watchers.append(Watcher(f"runtime:{store.runtime_dir}", [store.runtime_dir], runtime_filter,
+                                    functools.partial(self.on_runtime_change, state.uri), recursive=False))
+        self.watchers[state.uri] = watchers
+        for watcher in watchers:
+            watcher.start()
+
+    async def stop_watchers(self, uri: str) -> None:
+        """Stop one folder's watchers."""
+        for watcher in self.watchers.pop(uri, []):
+            await watcher.stop()
+
+    async def on_git_change(self, uri: str, _paths: set[str]) -> None:
+        """Re-probe the branch; notify ``mnemon/branchChanged`` when it changed."""
+        state = self.registry.folders.get(uri)
+        if state is None:
+            return
+        previous = state.branch
+        current = await asyncio.to_thread(state.host.branch_state)
+        if current.git_dir != previous.git_dir:
+            state.branch = current
+            await self.stop_watchers(uri)
+            self.start_watchers(state)
+        state.branch = current
+        if (current.branch, current.detached, current.reason) != (previous.branch, previous.detached, previous.reason):
+            self.protocol.notify(P.BRANCH_CHANGED, {
+                "workspace": uri, "branch": current.branch, "detached": current.detached,
+                "reason": current.reason, "previous": previous.branch})
+
+    async def on_runtime_change(self, uri: str, _paths: set[str]) -> None:
+        """Repair projections changed outside the server; notify about each repaired file."""
+        state = self.registry.folders.get(uri)
+        if state is None:
+            return
+        repairs = await asyncio.to_thread(state.host.runtime.repair)
+        self.announce_repairs(uri, repairs)
+
+    def announce_repairs(self, uri: str, repairs: list[Any]) -> None:
+        """Send ``mnemon/projectionRepaired`` + ``window/showMessage`` for every repaired file."""
+        for store, report in repairs:
+            for name in report.repaired:
+                preserved = report.preserved.get(name)
+                self.protocol.notify(P.PROJECTION_REPAIRED, {
+                    "workspace": uri, "file": str(store.runtime_dir / name), "preservedAs": preserved})
+                if preserved:
+                    text = f"mnemon: {name} was edited outside mnemon; it was rebuilt from memories.json and your edit saved at {preserved}"
+                    kind = types.MessageType.Warning
+                else:
+                    text = f"mnemon: {name} was missing; rebuilt from memories.json"
+                    kind = types.MessageType.Info
+                self.window_show_message(types.ShowMessageParams(kind, text))
+
+    # --------------------------------------------------------------- request helpers
+
+    async def wake_for(self, state: FolderState, branch: str | None = None, budget: int | None = None) -> dict[str, Any]:
+        """Render the wake for a folder (repairing first) and announce repairs; the ``WakeSnapshot`` dict."""
+        if branch is None:
+            state.branch = await asyncio.to_thread(state.host.branch_state)
+        snapshot, repairs = await asyncio.to_thread(state.host.wake, branch, budget)
+        self.announce_repairs(state.uri, repairs)
+        return snapshot.to_dict() | {"workspace": state.uri}
+
+
+server = MnemonLanguageServer()
+Handler = Callable[..., Awaitable[Any]]
+
+
+def mnemon_request(method: str) -> Callable[[Handler], Handler]:
+    """Register an async ``mnemon/*`` handler whose domain errors become JSON-RPC errors (no tracebacks)."""
+
+    def decorate(fn: Handler) -> Handler:
+        @functools.wraps(fn)
+        async def wrapper(ls: MnemonLanguageServer, params: Any) -> Any:
+            try:
+                return await fn(ls, params)
+            except JsonRpcException:
+                raise
+            except Exception as exc:  # every error leaves as a JSON-RPC error with data.code
+                if not isinstance(exc, MnemonError):
+                    log.exception("%s failed", method)
+                raise P.to_rpc_error(exc) from None
+
+        server.feature(method)(wrapper)
+        return wrapper
+
+    return decorate
+
+
+# ------------------------------------------------------------------- lifecycle
+
+
+@server.feature(types.INITIALIZE)
+def on_initialize(ls: MnemonLanguageServer, params: types.InitializeParams) -> None:
+    ls.client_settings = settings_section(params.initialization_options)
+    folders = params.workspace_folders or []
+    if folders:
+        for folder in folders:
+            ls.add_folder(folder.uri, folder.name)
+    elif params.root_uri:
+        ls.add_folder(params.root_uri, "")
+    elif params.root_path:
+        ls.add_folder(from_fs_path(params.root_path) or params.root_path, "")
+
+
+@server.feature(types.INITIALIZED)
+async def on_initialized(ls: MnemonLanguageServer, _params: types.InitializedParams) -> None:
+    await ls.pull_configuration()
+    for state in ls.registry.folders.values():
+        if state.uri not in ls.watchers:
+            ls.start_watchers(state)
+    await ls.flush_problems()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+async def on_folders_changed(ls: MnemonLanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+    for folder in params.event.removed:
+        await ls.stop_watchers(folder.uri)
+        ls.registry.remove_folder(folder.uri)
+        ls.folder_settings.pop(folder.uri, None)
+    for folder in params.event.added:
+        state = ls.add_folder(folder.uri, folder.name)
+        if state is not None:
+            ls.start_watchers(state)
+    await ls.pull_configuration()
+    await ls.flush_problems()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def on_configuration_changed(ls: MnemonLanguageServer, params: types.DidChangeConfigurationParams) -> None:
+    if ls.supports("workspace.configuration"):
+        await ls.pull_configuration()
+        return
+    ls.client_settings = settings_section(params.settings)
+    await ls.refresh_folders(list(ls.registry.folders))
+
+
+@server.feature(types.SHUTDOWN)
+async def on_shutdown(ls: MnemonLanguageServer, *_args: Any) -> None:
+    for uri in list(ls.watchers):
+        await ls.stop_watchers(uri)
+
+
+# ------------------------------------------------------------------- mnemon/* requests
+
+
+@mnemon_request(P.RUNTIME_MUTATE)
+async def runtime_mutate(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    p = P.parse_params(P.RuntimeMutateParams, params)
+    request = ops.validate_request(p.action, p.target, p.content, p.old_text, p.importance, p.branches)
+    state = ls.registry.resolve(p.workspace)
+    receipt = await asyncio.to_thread(state.host.runtime.mutate, request)
+    return receipt.to_dict() | {"workspace": state.uri}
+
+
+@mnemon_request(P.RUNTIME_SNAPSHOT)
+async def runtime_snapshot(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    p = P.parse_params(P.WorkspaceParams, params)
+    state = ls.registry.resolve(p.workspace)
+    effective = await asyncio.to_thread(state.host.runtime.read)
+    limits = state.settings.runtime_memory
+    return {
+        "workspace": state.uri,
+        "revision": effective.revision,
+        "entries": [e.to_json() for e in (*effective.user, *effective.memory)],
+        "usage": {t: {"used": effective.used[t], "limit": limits.limit_for(t)} for t in ("user", "memory")},
+        "problems": list(effective.problems),
+    }
+
+
+@mnemon_request(P.WAKE)
+async def wake(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    p = P.parse_params(P.WakeParams, params)
+    if p.view_id is not None:
+        return ls.views.get(p.view_id).wake
+    state = ls.registry.resolve(p.workspace)
+    if p.branch is not None and branch_name_problem(p.branch.strip()):
+        raise InvalidInput("branch", f"{branch_name_problem(p.branch.strip())} (got {p.branch!r})")
+    return await ls.wake_for(state, p.branch, p.budget_chars)
+
+
+@mnemon_request(P.TURN_BEGIN)
+async def turn_begin(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    p = P.parse_params(P.TurnBeginParams, params)
+    if p.parent_view_id is not None:
+        view = ls.views.begin_child(p.parent_view_id)
+    else:
+        state = ls.registry.resolve(p.workspace)
+        snapshot = await ls.wake_for(state)
+        view = ls.views.begin(state.uri, snapshot, {"runtime": snapshot["revision"]})
+    return {"viewId": view.view_id, "wake": view.wake, "revisions": view.revisions,
+            "parentViewId": view.parent_view_id}
+
+
+@mnemon_request(P.TURN_END)
+async def turn_end(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    p = P.parse_params(P.TurnEndParams, params)
+    view = ls.views.end(p.view_id)
+    return {"viewId": view.view_id, "ended": True}
+
+
+@mnemon_request(P.STATUS)
+async def status(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    P.parse_params(P._Params, params)
+
+    def collect() -> list[dict[str, Any]]:
+        rows = []
+        for state in ls.registry.folders.values():
+            effective = state.host.runtime.read()
+            limits = state.settings.runtime_memory
+            rows.append({
+                "uri": state.uri, "name": state.name, "root": str(state.host.root),
+                "userRoot": str(state.host.resolution.user_root), "scope": state.settings.storage_scope,
+                "branch": state.branch.branch, "branchReason": state.branch.reason, "detached": state.branch.detached,
+                "entries": {"user": len(effective.user), "memory": len(effective.memory)},
+                "usage": {t: {"used": effective.used[t], "limit": limits.limit_for(t)} for t in ("user", "memory")},
+                "problems": list(effective.problems),
+            })
+        return rows
+
+    return {"version": __version__, "protocolVersion": P.PROTOCOL_VERSION, "workspaces": await asyncio.to_thread(collect)}
+
+
+# ------------------------------------------------------------------- code actions and commands
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                types.CodeActionOptions(code_action_kinds=[P.CODE_ACTION_KIND]))
+def code_action(ls: MnemonLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    only = params.context.only
+    if only and not any(P.CODE_ACTION_KIND.startswith(str(kind)) or str(kind) == "" for kind in only):
+        return []
+    uri = params.text_document.uri
+    try:
+        state = ls.registry.resolve(uri)
+    except MnemonError:
+        return []
+    actions: list[types.CodeAction] = []
+    selection = params.range
+    if selection.start != selection.end:
+        document = ls.workspace.get_text_document(uri)
+        try:
+            text = document.text_in_client_range(selection)
+        except Exception:
+            text = ""
+        if normalize_text(text):
+            base = {"uri": uri, "text": text}
+            actions.append(_action("Remember selection", P.CMD_REMEMBER, base))
+            if state.branch.branch:
+                actions.append(_action(f"Remember selection for branch {state.branch.branch}", P.CMD_REMEMBER,
+                                       base | {"branches": [state.branch.branch]}))
+    actions.append(_action("Show wake snapshot", P.CMD_SHOW_WAKE, {"uri": uri}))
+    return actions
+
+
+def _action(title: str, command: str, argument: dict[str, Any]) -> types.CodeAction:
+    return types.CodeAction(title=title, kind=P.CODE_ACTION_KIND,
+                            command=types.Command(title=title, command=command, arguments=[argument]))
+
+
+def _command_arg(model: type, args: Any) -> Any:
+    if not isinstance(args, dict):
+        raise InvalidInput("arguments[0]", "must be an object")
+    return P.parse_params(model, args)
+
+
+@server.command(P.CMD_REMEMBER)
+async def remember_selection(ls: MnemonLanguageServer, args: Any) -> dict[str, Any]:
+    """``mnemon.server.rememberSelection {uri, text, branches?, importance?}``: add the text to MEMORY.md."""
+    try:
+        a = _command_arg(P.RememberArgs, args)
+        state = ls.registry.resolve(a.uri)
+        request = ops.validate_request("add", "memory", a.text, None, a.importance, a.branches)
+        receipt = await asyncio.to_thread(state.host.runtime.mutate, request)
+    except MnemonError as exc:
+        ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"mnemon: not remembered: {exc.message}"))
+        return {"success": False, "error": exc.to_dict()}
+    scope = f" for branch {', '.join(request.branches)}" if request.branches else ""
+    ls.window_show_message(types.ShowMessageParams(
+        types.MessageType.Info,
+        f"mnemon: {receipt.message} MEMORY.md{scope}: {receipt.entry_count} entries, {receipt.used}/{receipt.limit} bytes"))
+    return receipt.to_dict() | {"workspace": state.uri}
+
+
+@server.command(P.CMD_SHOW_WAKE)
+async def show_wake(ls: MnemonLanguageServer, args: Any) -> dict[str, Any]:
+    """``mnemon.server.showWakeSnapshot {uri}``: write a read-only rendering under ``state/`` and show it."""
+    try:
+        a = _command_arg(P.ShowWakeArgs, args)
+        state = ls.registry.resolve(a.uri)
+        snapshot = await ls.wake_for(state)
+        path = await asyncio.to_thread(_write_wake_file, state, snapshot["text"])
+    except MnemonError as exc:
+        ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"mnemon: {exc.message}"))
+        return {"success": False, "error": exc.to_dict()}
+    uri = from_fs_path(str(path)) or path.as_uri()
+    shown = False
+    if ls.supports("window.show_document.support"):
+        try:
+            result = await ls.window_show_document_async(types.ShowDocumentParams(uri=uri, take_focus=True))
+            shown = bool(result and result.success)
+        except Exception as exc:
+            log.warning("window/showDocument failed: %s", exc)
+    return {"success": True, "text": snapshot["text"], "path": str(path), "uri": uri, "shown": shown,
+            "revision": snapshot["revision"]}
+
+
+def _write_wake_file(state: FolderState, text: str) -> Path:
+    """``<root>/state/wake-<12 hex of the workspace path>.md`` (0400), replaced atomically."""
+    state_dir = state.host.root / "state"
+    fsio.ensure_dir(state_dir)
+    digest = hashlib.sha256(str(state.path).encode()).hexdigest()[:12]
+    path = state_dir / f"wake-{digest}.md"
+    fsio.write_file_atomically(path, text.encode("utf-8") + b"\n", mode=0o400)
+    return path
+
+
+# ------------------------------------------------------------------- entry point
+
+
+def run(tcp: str | None = None, log_file: str | None = None, verbose: int = 0) -> int:
+    """Serve over stdio (default) or ``tcp`` ``HOST:PORT``; logs to ``log_file`` or stderr. Returns the exit code."""
+    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    handler: logging.Handler = logging.FileHandler(log_file) if log_file else logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler], force=True)
+    # pygls logs every message at INFO and every handler error with a traceback at ERROR; our handlers
+    # already answer errors cleanly, so its loggers stay silent unless -vv.
+    logging.getLogger("pygls").setLevel(logging.DEBUG if verbose >= 2 else logging.CRITICAL)
+    logging.getLogger("watchfiles").setLevel(logging.WARNING)
+    if tcp:
+        host, _, port = tcp.rpartition(":")
+        if not host or not port.isdigit():
+            print(f"mnemon-ls: error: --tcp: expected HOST:PORT (got {tcp!r})", file=sys.stderr)
+            return 2
+        server.start_tcp(host, int(port))
+    else:
+        server.start_io()
+    return 0

@@ -1,0 +1,119 @@
+"""Server-side file watching (watchfiles): git state per workspace folder, projections per storage root.
+
+The server does not rely on the client's ``workspace/didChangeWatchedFiles`` (Neovim has none on
+Linux). Each watcher is an asyncio task around :func:`watchfiles.awatch` with a short debounce; it calls
+an async callback with the batch of changed paths and never raises out of the task (errors are logged
+and the watch is re-armed after a pause).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import watchfiles
+
+log = logging.getLogger(__name__)
+
+#: Milliseconds watchfiles waits for more changes before yielding a batch.
+STEP_MS = 20
+#: Longest milliseconds one batch may keep growing.
+DEBOUNCE_MS = 80
+#: Names inside a git dir whose change can change the branch.
+GIT_STATE_NAMES = {"HEAD", "BISECT_START", "head-name", "rebase-merge", "rebase-apply", "commondir", "gitdir"}
+#: Names inside ``runtime/`` a repair cares about.
+RUNTIME_NAMES = {"memories.json", "USER.md", "MEMORY.md"}
+
+Callback = Callable[[set[str]], Awaitable[None]]
+
+
+class Watcher:
+    """Watch ``paths`` (recursively or not), passing names accepted by ``accept`` to ``callback``.
+
+    ``start()`` creates the task on the running loop; ``stop()`` ends it and waits. Paths that do not
+    exist are replaced by their nearest existing ancestor (watched non-recursively) until they appear,
+    then the watch is re-armed on the real path.
+    """
+
+    def __init__(self, name: str, paths: list[Path], accept: Callable[[str], bool], callback: Callback,
+                 recursive: bool = True) -> None:
+        self.name = name
+        self.paths = [Path(p) for p in paths]
+        self.accept = accept
+        self.callback = callback
+        self.recursive = recursive
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Start watching (idempotent)."""
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name=f"watch:{self.name}")
+
+    async def stop(self) -> None:
+        """Stop watching and wait for the task to finish."""
+        self._stop.set()
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(self._task, timeout=5)
+            except (asyncio.TimeoutError, asyncio.CancelledError):
+                self._task.cancel()
+            self._task = None
+
+    async def _run(self) -> None:
+        while not self._stop.is_set():
+            existing = [p for p in self.paths if p.is_dir()]
+            waiting = [_nearest_existing(p) for p in self.paths if not p.is_dir()]
+            targets = list(dict.fromkeys([*existing, *waiting]))
+            if not targets:
+                return
+            recursive = self.recursive and not waiting
+            try:
+                async for changes in watchfiles.awatch(
+                    *targets,
+                    watch_filter=None,
+                    debounce=DEBOUNCE_MS,
+                    step=STEP_MS,
+                    stop_event=self._stop,
+                    recursive=recursive,
+                    ignore_permission_denied=True,
+                ):
+                    if waiting:
+                        break  # something appeared on the way to a missing path: re-arm closer to it
+                    paths = {path for _, path in changes if self.accept(path)}
+                    if paths:
+                        try:
+                            await self.callback(paths)
+                        except Exception:  # never let one bad batch end the watch
+                            log.exception("watcher %s: callback failed", self.name)
+                else:
+                    if not self._stop.is_set():
+                        await asyncio.sleep(0.2)  # the watched dir vanished; look again shortly
+            except Exception:
+                log.warning("watcher %s: %s; retrying", self.name, "watch failed", exc_info=True)
+                try:
+                    await asyncio.wait_for(self._stop.wait(), timeout=1.0)
+                except asyncio.TimeoutError:
+                    pass
+
+
+def _nearest_existing(path: Path) -> Path:
+    probe = path
+    while not probe.is_dir() and probe.parent != probe:
+        probe = probe.parent
+    return probe
+
+
+def git_state_filter(path: str) -> bool:
+    """True for paths under a git dir that can change the branch (HEAD, rebase and bisect state)."""
+    parts = Path(path).parts
+    return bool(parts) and (parts[-1] in GIT_STATE_NAMES or any(p in ("rebase-merge", "rebase-apply") for p in parts[-3:]))
+
+
+def runtime_filter(path: str) -> bool:
+    """True for the Runtime truth file and its projections (and the runtime dir appearing)."""
+    name = os.path.basename(path)
+    return name in RUNTIME_NAMES or name == "runtime"
