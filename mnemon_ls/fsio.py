@@ -21,14 +21,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-import warnings
-
-from filelock import SoftFileLock, SoftFileLockLifetimeWarning, Timeout
-
 from .errors import StoreBusy
-
-# The 30 s age rule is deliberate: it is the TypeScript plugin's protocol, and our holds last milliseconds.
-warnings.filterwarnings("ignore", category=SoftFileLockLifetimeWarning)
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -147,6 +140,12 @@ def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[Non
     :class:`~mnemon_ls.errors.StoreBusy` (naming the lock file) on timeout. Dead owners' markers and
     markers older than :data:`LOCK_STALE_SECONDS` are broken.
     """
+    import warnings
+
+    from filelock import SoftFileLock, SoftFileLockLifetimeWarning, Timeout  # lazy: ~14 ms of import
+
+    # The 30 s age rule is deliberate: it is the TypeScript plugin's protocol, and our holds last milliseconds.
+    warnings.filterwarnings("ignore", category=SoftFileLockLifetimeWarning)
     ensure_dir(path.parent)
     lock = SoftFileLock(str(path), timeout=timeout, mode=FILE_MODE, lifetime=LOCK_STALE_SECONDS)
     try:

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
-from . import gitstate
 from .errors import InvalidInput
 from .roots import RootResolution, canonical_workspace_path, resolve_root
 from .runtime.model import branch_name_problem
@@ -18,6 +17,9 @@ from .runtime.snapshot import WakeSnapshot
 from .runtime.source import RuntimeSource
 from .runtime.store import Clock, RepairReport, RuntimeStore, _utc_now
 from .settings import Settings
+
+if TYPE_CHECKING:
+    from . import gitstate
 
 
 class WorkspaceHost:
@@ -50,8 +52,10 @@ class WorkspaceHost:
         """The selected storage root."""
         return self.resolution.root
 
-    def branch_state(self) -> gitstate.BranchState:
+    def branch_state(self) -> "gitstate.BranchState":
         """Probe the workspace's branch now (pygit2; never writes)."""
+        from . import gitstate  # lazy: pygit2 costs ~40 ms of import and most commands never probe
+
         return gitstate.probe_branch(self.workspace)
 
     def wake(
@@ -90,7 +94,7 @@ class FolderState:
         self.name = name
         self.settings = settings
         self.host = host
-        self.branch: gitstate.BranchState = gitstate.BranchState(None, False, "not probed yet")
+        self.branch = host.branch_state()
 
 
 class HostRegistry:
@@ -113,7 +117,6 @@ class HostRegistry:
         settings = settings or self.default_settings
         host = WorkspaceHost(path, settings, env=self.env, clock=self.clock)
         state = FolderState(uri, Path(path), name or Path(path).name, settings, host)
-        state.branch = host.branch_state()
         self.folders[uri] = state
         return state
 

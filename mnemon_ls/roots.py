@@ -123,7 +123,8 @@ def resolve_root(
                 raise NotFound(f"workspace: {canonical} does not exist", field="workspace", path=str(canonical))
             if not canonical.is_dir():
                 raise InvalidInput("workspace", f"{canonical} is not a directory")
-        if settings.worktree_sharing == "shared":
+        # Only the workspace-derived scopes depend on the path, so only they pay for the git probe.
+        if settings.worktree_sharing == "shared" and settings.storage_scope in ("workspace", "workspaces"):
             mapped = _main_worktree_equivalent(canonical)
             if mapped is not None and mapped != canonical:
                 shared_from, canonical = canonical, mapped

@@ -20,6 +20,7 @@ import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring as _encode_string
 from datetime import datetime, timezone
 from typing import Any, Iterable, Literal, Sequence
 
@@ -50,6 +51,10 @@ _BRANCH_CHARSET = re.compile(r"[A-Za-z0-9._/-]+")
 
 def normalize_text(text: str) -> str:
     """Trim and collapse every whitespace run (JS ``\\s`` set, newlines and tabs included) to one space."""
+    # Fast path: every JS whitespace character but the ASCII space is non-printable to Python, so a
+    # printable text without doubled or edge spaces is already normalized.
+    if text.isprintable() and "  " not in text and not text.startswith(" ") and not text.endswith(" "):
+        return text
     return _SPACE_RUN.sub(" ", text).strip(" ")
 
 
@@ -267,8 +272,27 @@ def document_of(entries: Sequence[Entry]) -> dict[str, Any]:
 
 
 def serialize_store(entries: Sequence[Entry]) -> bytes:
-    """``memories.json`` bytes: 2-space indent, non-ASCII unescaped, trailing newline."""
-    return (json.dumps(document_of(entries), ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    """``memories.json`` bytes: 2-space indent, non-ASCII unescaped, trailing newline.
+
+    Byte-identical to ``json.dumps(document_of(entries), ensure_ascii=False, indent=2) + "\\n"`` (the
+    plugin's ``JSON.stringify(doc, null, 2)``), built directly because the indenting encoder is pure
+    Python and slow; entries with extra keys fall back to ``json.dumps``.
+    """
+    if any(entry.extra for entry in entries):
+        return (json.dumps(document_of(entries), ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    if not entries:
+        return b'{\n  "version": 1,\n  "entries": []\n}\n'
+    q = _encode_string
+    parts = []
+    for e in entries:
+        body = (f'    {{\n      "content": {q(e.content)},\n      "created_at": {q(e.created_at)},\n'
+                f'      "updated_at": {q(e.updated_at)},\n      "target": {q(e.target)},\n'
+                f'      "importance": {q(e.importance)}')
+        if e.target == "memory" and e.branches:
+            names = ",\n".join(f"        {q(b)}" for b in e.branches)
+            body += f',\n      "branches": [\n{names}\n      ]'
+        parts.append(body + "\n    }")
+    return ('{\n  "version": 1,\n  "entries": [\n' + ",\n".join(parts) + "\n  ]\n}\n").encode("utf-8")
 
 
 def revision_of(entries: Sequence[Entry]) -> str:

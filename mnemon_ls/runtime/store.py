@@ -189,6 +189,9 @@ class RuntimeStore:
         self.edits_dir = self.runtime_dir / "edits"
         self.quarantine_dir = self.runtime_dir / "quarantine"
         self.archive_dir = self.runtime_dir / "archived"
+        # The last valid memories.json seen: (its exact bytes, its state). A hit needs the same bytes, so
+        # it can never be stale; it saves the parse and the revision hash on every read and wake.
+        self._cache: tuple[bytes, StoreState] | None = None
 
     def projection_path(self, target: Target) -> Path:
         """``runtime/USER.md`` or ``runtime/MEMORY.md``."""
@@ -203,6 +206,9 @@ class RuntimeStore:
         return self._state_from(data)
 
     def _state_from(self, data: bytes | None) -> StoreState:
+        cached = self._cache
+        if cached is not None and data is not None and cached[0] == data:
+            return cached[1]
         if data is None:
             last_good = self._last_good_entries()
             if last_good:
@@ -215,7 +221,9 @@ class RuntimeStore:
         except InvalidInput as exc:
             recovered = self._recoverable_entries(data)
             return StoreState(tuple(recovered), revision_of(recovered), True, f"{self.memories_path}: {exc.message}")
-        return StoreState(tuple(entries), revision_of(entries), True)
+        state = StoreState(tuple(entries), revision_of(entries), True)
+        self._cache = (data, state)
+        return state
 
     def _last_good_entries(self) -> list[Entry]:
         try:
@@ -263,8 +271,8 @@ class RuntimeStore:
             if not outcome.changed:
                 return self._receipt(outcome.message, request.target, state.entries, state.revision, False, outcome.detail)
             ops.check_capacity(state.entries, outcome.entries, request.target, limit)
-            preserved = self._commit(state.entries, outcome.entries)
-        return self._receipt(outcome.message, request.target, outcome.entries, revision_of(outcome.entries),
+            preserved, revision = self._commit(state.entries, outcome.entries)
+        return self._receipt(outcome.message, request.target, outcome.entries, revision,
                              True, outcome.detail, preserved)
 
     def plan_maintenance(self, request: ops.MutationRequest) -> MaintenancePlan:
@@ -361,13 +369,13 @@ class RuntimeStore:
             extra = ops.materialize([c for c in dropped if match_key(c.content) not in evicted_keys],
                                     state.entries, target, now)
             self._archive_locally([*evicted, *extra], state.revision)
-            preserved = self._commit(state.entries, new_entries)
+            preserved, revision = self._commit(state.entries, new_entries)
         detail: dict[str, Any] = dict(outcome.detail) if outcome else {}
         detail["kept"] = [e.content for e in kept]
         detail["dropped"] = [c.content for c in dropped]
         detail["archived"] = len(evicted) + len(extra)
         message = (outcome.message + " " if outcome else "") + f"Compacted {target}: kept {len(kept)} of {len(candidates)}."
-        return self._receipt(message, target, new_entries, revision_of(new_entries), True, detail, preserved)
+        return self._receipt(message, target, new_entries, revision, True, detail, preserved)
 
     # ------------------------------------------------------------------ repair and recovery
 
@@ -429,7 +437,7 @@ class RuntimeStore:
                 quarantined = str(fsio.copy_file_exclusive(
                     self.quarantine_dir, f"{self._stamp()}-memories.json", data))
             entries = list(state.entries)
-            preserved = self._commit(None, entries)
+            preserved, _ = self._commit(None, entries)
         from_damaged = len({(e.target, match_key(e.content)) for e in salvaged})
         return {
             "recovered": True,
@@ -461,8 +469,10 @@ class RuntimeStore:
     def _preserve(self, name: str, data: bytes) -> Path:
         return fsio.copy_file_exclusive(self.edits_dir, f"{self._stamp()}-{name}", data)
 
-    def _commit(self, before: Sequence[Entry] | None, after: Sequence[Entry]) -> dict[str, str]:
-        """Write changed projections, the last-good copy and memories.json (last); returns preserved edits.
+    def _commit(self, before: Sequence[Entry] | None, after: Sequence[Entry]) -> tuple[dict[str, str], str]:
+        """Write changed projections, the last-good copy and memories.json (last).
+
+        Returns ``(preserved hand edits: file name -> saved path, new revision)``.
 
         A projection on disk that matches neither the old nor the new expected bytes (a hand edit not
         yet repaired) is saved under ``edits/`` first. Must be called with the lock held.
@@ -483,7 +493,9 @@ class RuntimeStore:
         writes.append((self.last_good_path, body))
         writes.append((self.memories_path, body))
         fsio.write_files_atomically(writes)
-        return preserved
+        state = StoreState(tuple(after), revision_of(after), True)
+        self._cache = (body, state)
+        return preserved, state.revision
 
     def _archive_locally(self, entries: Sequence[Entry], revision: str) -> None:
         """Append evicted entries to ``archived/memories.jsonl`` and ``archived/MEMORY.md`` durably."""
