@@ -45,10 +45,20 @@ def _settings_parent() -> argparse.ArgumentParser:
     return parent
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors (``mnemon-ls: error: <message>``, exit 2), like every other error."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        print(f"mnemon-ls: error: {message} (see `{self.prog} --help`)", file=sys.stderr)
+        if "--json" in sys.argv[1:]:
+            sys.stdout.write(json.dumps({"error": {"code": "invalid-input", "message": message}}) + "\n")
+        raise SystemExit(EXIT_INVALID)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of every command."""
     common = _settings_parent()
-    parser = argparse.ArgumentParser(prog="mnemon-ls", description="Workspace-scoped, branch-aware memory for coding assistants.")
+    parser = _Parser(prog="mnemon-ls", description="Workspace-scoped, branch-aware memory for coding assistants.")
     parser.add_argument("--version", action="version", version=f"mnemon-ls {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
@@ -133,7 +143,13 @@ def cmd_wake(args: argparse.Namespace) -> int:
 
 
 def _read_content(value: str) -> str:
-    return sys.stdin.read() if value == "-" else value
+    """``value``, or standard input decoded as UTF-8 when ``value`` is ``-``."""
+    if value != "-":
+        return value
+    try:
+        return sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput("content", f"standard input is not UTF-8 (byte {exc.start})") from None
 
 
 def cmd_runtime_mutate(args: argparse.Namespace) -> int:

@@ -140,14 +140,10 @@ def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[Non
     :class:`~mnemon_ls.errors.StoreBusy` (naming the lock file) on timeout. Dead owners' markers and
     markers older than :data:`LOCK_STALE_SECONDS` are broken.
     """
-    import warnings
+    from filelock import Timeout  # lazy: ~14 ms of import
 
-    from filelock import SoftFileLock, SoftFileLockLifetimeWarning, Timeout  # lazy: ~14 ms of import
-
-    # The 30 s age rule is deliberate: it is the TypeScript plugin's protocol, and our holds last milliseconds.
-    warnings.filterwarnings("ignore", category=SoftFileLockLifetimeWarning)
     ensure_dir(path.parent)
-    lock = SoftFileLock(str(path), timeout=timeout, mode=FILE_MODE, lifetime=LOCK_STALE_SECONDS)
+    lock = _lock_class()(str(path), timeout=timeout, mode=FILE_MODE, lifetime=LOCK_STALE_SECONDS)
     try:
         lock.acquire(poll_interval=LOCK_POLL_SECONDS)
     except Timeout:
@@ -161,6 +157,55 @@ def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[Non
         yield
     finally:
         lock.release()
+
+
+_LOCK_CLASS: type | None = None
+
+
+def _lock_class() -> type:
+    """:class:`filelock.SoftFileLock` whose marker is never visible empty (built once, lazily).
+
+    filelock creates the marker with ``O_EXCL`` and writes the owner record afterwards, so a process
+    killed in between leaves an empty marker, which filelock must treat as a live ownerless holder (the
+    TypeScript plugin's markers are empty) and only the 30 s age rule clears. Here the record is written
+    to a private temp file first and published with ``link()``, which fails with ``EEXIST`` exactly like
+    ``O_EXCL``: the marker appears complete, so a dead owner's lock is always broken at once.
+    Pinned to filelock 4.3.1 (``_create_marker`` is its publication hook); tested in
+    ``tests/test_runtime_concurrency.py`` and ``tests/test_runtime_crash.py``.
+    """
+    global _LOCK_CLASS
+    if _LOCK_CLASS is not None:
+        return _LOCK_CLASS
+    import sys
+    import warnings
+
+    from filelock import SoftFileLock, SoftFileLockLifetimeWarning
+
+    # The 30 s age rule is deliberate: it is the TypeScript plugin's protocol, and our holds last milliseconds.
+    warnings.filterwarnings("ignore", category=SoftFileLockLifetimeWarning)
+
+    class PublishedSoftFileLock(SoftFileLock):
+        def _create_marker(self, path: str, flags: int, opened: list[int]) -> int:
+            if sys.platform == "win32" or not flags & os.O_EXCL:
+                return super()._create_marker(path, flags, opened)
+            staging = f"{path}.{os.getpid()}.{secrets.token_hex(6)}.publish"
+            fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
+            try:
+                try:
+                    self._write_lock_info(fd)
+                finally:
+                    os.close(fd)
+                os.link(staging, path)  # EEXIST when held: filelock then waits or breaks a stale owner
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(staging)
+            reopen = flags & ~(os.O_CREAT | os.O_EXCL | os.O_TRUNC)
+            opened.append(os.open(path, reopen))
+            self._mark_descriptor_pending(opened[0])
+            return opened[0]
+
+    _LOCK_CLASS = PublishedSoftFileLock
+    return _LOCK_CLASS
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -258,9 +258,13 @@ def entry_from_json(raw: Any, index: int) -> Entry:
         if not isinstance(value, list):
             raise InvalidInput(f"{where}.branches", "must be an array of branch names")
         for position, name in enumerate(value):
-            problem = branch_name_problem(name)
-            if problem:
-                raise InvalidInput(f"{where}.branches[{position}]", problem)
+            # Loading uses the plugin's looser load rule (reference 3.1), not the mutation rule, so a
+            # store the plugin reads is readable here too.
+            if not isinstance(name, str) or not name or len(name) > MAX_BRANCH_CHARS \
+                    or not _BRANCH_CHARSET.fullmatch(name):
+                raise InvalidInput(f"{where}.branches[{position}]",
+                                   f"must be a non-empty name of at most {MAX_BRANCH_CHARS} characters "
+                                   "from A-Z a-z 0-9 . _ / -")
         branches = tuple(value)
     extra = tuple((k, v) for k, v in raw.items() if k not in _KNOWN_KEYS)
     return Entry(normalized, raw["created_at"], raw["updated_at"], target, importance, branches, extra)

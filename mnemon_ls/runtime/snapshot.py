@@ -198,4 +198,10 @@ def render_wake(
             if len(text) <= budget_chars or position >= len(order):
                 break
             drop_next()
+    if len(text) > budget_chars and notices:
+        # Even with every entry dropped the notices do not fit: keep one short notice instead (the full
+        # reasons stay in ``notices`` and in `mnemon-ls doctor`).
+        del head[4:]
+        head.append(f"Notice: {len(notices)} runtime memory file(s) could not be read as is; run `mnemon-ls doctor`.")
+        text = assemble(kept, omitted)
     return WakeSnapshot(text, revision, branch, branch_reason, hidden, sum(omitted.values()), len(text), tuple(notices))

@@ -9,7 +9,7 @@ and stays complete: entries of the other target in either file are ignored here,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, Sequence
 
 from ..roots import RootResolution
@@ -113,7 +113,7 @@ class RuntimeSource:
         repairs = self.repair() if repair else []
         state = self.read()
         now = self.clock().astimezone(timezone.utc)
-        now_ms = int((now - datetime(1970, 1, 1, tzinfo=timezone.utc)).total_seconds() * 1000)
+        now_ms = (now - datetime(1970, 1, 1, tzinfo=timezone.utc)) // timedelta(milliseconds=1)
         notices = [f"{p}; showing the recoverable entries; run `mnemon-ls runtime recover`" for p in state.problems]
         limits = self.settings.runtime_memory
         snapshot = render_wake(

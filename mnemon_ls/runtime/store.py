@@ -220,7 +220,8 @@ class RuntimeStore:
             entries = parse_store(data)
         except InvalidInput as exc:
             recovered = self._recoverable_entries(data)
-            return StoreState(tuple(recovered), revision_of(recovered), True, f"{self.memories_path}: {exc.message}")
+            reason = exc.rule if exc.field == "memories.json" else exc.message
+            return StoreState(tuple(recovered), revision_of(recovered), True, f"{self.memories_path}: {reason}")
         state = StoreState(tuple(entries), revision_of(entries), True)
         self._cache = (data, state)
         return state
@@ -265,6 +266,11 @@ class RuntimeStore:
         :class:`InvalidInput`, :class:`UnreadableStore`; none of them changes the disk.
         """
         limit = self.limits.limit_for(request.target)
+        if not self.runtime_dir.exists():
+            # Invariant 4: a rejected operation creates nothing, not even runtime/. With no directory
+            # the store is empty, so a dry run decides exactly whether the real one would fail.
+            dry = ops.apply_mutation((), request, self._now())
+            ops.check_capacity((), dry.entries, request.target, limit)
         with self._locked():
             state = self._read_valid_locked()
             outcome = ops.apply_mutation(state.entries, request, self._now())
@@ -279,9 +285,12 @@ class RuntimeStore:
         """Read the maintenance plan of ``request`` under the lock (no write). Same errors as :meth:`mutate`
         except the capacity error."""
         limit = self.limits.limit_for(request.target)
-        with self._locked():
-            state = self._read_valid_locked()
-            outcome = ops.apply_mutation(state.entries, request, self._now())
+        if self.runtime_dir.exists():
+            with self._locked():
+                state = self._read_valid_locked()
+        else:
+            state = self._read_valid_locked()  # nothing to lock, and a read must create nothing
+        outcome = ops.apply_mutation(state.entries, request, self._now())
         target = request.target
         remaining = tuple(e for e in state.of(target) if e is not outcome.excluded)
         projected = used_bytes(outcome.entries, target)
@@ -336,6 +345,10 @@ class RuntimeStore:
         limit = self.limits.limit_for(target)
         budget = ops.validate_budget(max_bytes, limit)
         candidates = ops.validate_candidates(raw_candidates, target)
+        if not self.runtime_dir.exists() and expected_revision != revision_of(()):
+            raise RevisionConflict(
+                f"runtime memory changed since revision {expected_revision[:12]}; re-read and retry",
+                expected=expected_revision, actual=revision_of(()))
         with self._locked():
             state = self._read_valid_locked()
             if state.revision != expected_revision:
@@ -409,6 +422,7 @@ class RuntimeStore:
                     report.preserved[path.name] = str(self._preserve(path.name, current))
                 writes.append((path, expected))
                 report.repaired.append(path.name)
+            self._sweep_orphans()
             fsio.write_files_atomically(writes)
         return report
 
@@ -425,6 +439,9 @@ class RuntimeStore:
         bool, "quarantined": path|None, "entries": n, "fromDamaged": n, "fromLastGood": n,
         "damagedEntries": n, "message"}``. A valid store is left untouched.
         """
+        if not self.runtime_dir.exists():
+            return {"recovered": False, "quarantined": None, "entries": 0,
+                    "message": f"{self.runtime_dir} does not exist; nothing to recover"}
         with self._locked():
             data = fsio.read_bytes_or_none(self.memories_path)
             state = self._state_from(data)
@@ -489,6 +506,7 @@ class RuntimeStore:
             if current and current != old:
                 preserved[path.name] = str(self._preserve(path.name, current))
             writes.append((path, new))
+        self._sweep_orphans()
         body = serialize_store(after)
         writes.append((self.last_good_path, body))
         writes.append((self.memories_path, body))
@@ -496,6 +514,33 @@ class RuntimeStore:
         state = StoreState(tuple(after), revision_of(after), True)
         self._cache = (body, state)
         return preserved, state.revision
+
+    def _sweep_orphans(self) -> list[str]:
+        """Remove temp files a killed writer left in ``runtime/`` (call with the lock held).
+
+        Every writer (ours and the plugin's) writes its ``.<name>.<pid>.<ms>.<rand>.tmp`` files only under
+        the lock, so while we hold it any such file is an orphan; lock staging files (``.publish``) are
+        removed only when their process is gone. Returns the names removed.
+        """
+        removed = []
+        try:
+            names = os.listdir(self.runtime_dir)
+        except OSError:
+            return removed
+        for name in names:
+            orphan = False
+            if name.startswith(".") and name.endswith(".tmp"):
+                orphan = True
+            elif name.startswith(".memories.lock.") and name.endswith(".publish"):
+                pid = name.split(".")[-3]
+                orphan = pid.isdigit() and not _pid_alive(int(pid))
+            if orphan:
+                try:
+                    os.unlink(self.runtime_dir / name)
+                    removed.append(name)
+                except OSError:
+                    pass
+        return removed
 
     def _archive_locally(self, entries: Sequence[Entry], revision: str) -> None:
         """Append evicted entries to ``archived/memories.jsonl`` and ``archived/MEMORY.md`` durably."""
@@ -539,6 +584,16 @@ class RuntimeStore:
         )
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _append_durably(path: Path, data: bytes) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, fsio.FILE_MODE)
     try:
@@ -578,7 +633,7 @@ def diagnose(store: RuntimeStore) -> list[Finding]:
         data = fsio.read_bytes_or_none(store.memories_path)
         salvaged, damaged = salvage_store(data) if data is not None else ([], 0)
         findings.append(Finding(
-            "problem", memories, state.problem,
+            "problem", memories, state.problem.removeprefix(f"{memories}: "),
             f"`mnemon-ls runtime recover` moves it to runtime/quarantine/ and restores {len(state.entries)} "
             f"entries ({len(salvaged)} readable in the damaged file, {damaged} damaged there, the rest from the "
             "last committed copy); writes are refused until then"))

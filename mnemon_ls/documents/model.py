@@ -1,0 +1,870 @@
+"""Documents data model: records, field rules, the index and managed Markdown formats (pure, no I/O).
+
+Formats are the TypeScript plugin's (``shared/reference/dsh-mnemon.md`` sections 5.1-5.4), so either
+tool can open a root the other wrote:
+
+- ``documents/index.json``: ``{"version": 1, "documents": [record, ...]}``, 2-space indent, non-ASCII
+  unescaped, trailing newline. A record's keys, in this order: id, title, description, status,
+  filename, relativePath, sourcePaths, sessionIds, createdAt, updatedAt, lastAccessedAt, revision,
+  contentHash, sizeBytes, [archivedAt], [archiveSummary], memoryBodyIds. Keys written by a newer tool
+  are kept after memoryBodyIds (the plugin drops them; we never do).
+- index revision: lowercase sha256 hex of the compact JSON (no whitespace) of
+  ``{"version":1,"documents":[...]}`` without those extra keys: the plugin's ``indexRevision``, so both
+  compute the same fence for the same file.
+- managed Markdown (``documents/active/<filename>`` or ``documents/archived/<filename>``)::
+
+      ---
+      id: "<id>"
+      title: "<title>"
+      description: "<description>"
+      status: "active"
+      created_at: "<createdAt>"
+      updated_at: "<updatedAt>"
+      content_hash: "<sha256 hex of the body>"
+      source_paths:
+        - "<path>"            (or the single line "  []")
+      session_ids:
+        []
+      memory_body_ids:
+        []
+      ---
+
+      <body>
+
+  Scalars are JSON strings. ``sizeBytes`` is the UTF-8 length of the whole rendered file.
+- body: if the file starts with ``---\\n``, the text after the first ``\\n---\\n`` at or after offset 4,
+  trimmed; else the whole file trimmed. ``contentHash`` is the sha256 hex of the body's UTF-8 bytes.
+- filename: ``<slug(title)>-<first 8 chars of id>.md``; slug = NFKD, lower case, runs of characters
+  other than ``a-z0-9`` become ``-``, one leading and one trailing ``-`` removed, first 48 characters;
+  an empty slug (a CJK-only title) is ``document``.
+
+"chars" are JavaScript string lengths (UTF-16 code units, an astral character counts 2); "bytes" are
+UTF-8 bytes; timestamps are ``Date.toISOString()`` strings (``YYYY-MM-DDTHH:MM:SS.mmmZ``, UTC).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+import uuid
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import Any, Iterable, Literal, Mapping, Sequence
+
+from ..errors import InvalidInput
+
+Status = Literal["active", "archived"]
+STATUSES: tuple[Status, ...] = ("active", "archived")
+FORMAT_VERSION = 1
+#: Longest title, in JavaScript characters (UTF-16 code units).
+MAX_TITLE_CHARS = 160
+#: Longest description, in JavaScript characters.
+MAX_DESCRIPTION_CHARS = 600
+#: Longest archive summary, in JavaScript characters.
+MAX_SUMMARY_CHARS = 1000
+#: Largest body by default, in UTF-8 bytes (2 MiB; setting ``documents.maxBodyBytes``).
+DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024
+#: Default capacity of the active documents, in UTF-8 bytes of rendered files (10 MiB;
+#: setting ``documents.activeLimitBytes``).
+DEFAULT_ACTIVE_LIMIT_BYTES = 10 * 1024 * 1024
+#: Largest configurable ``activeLimitBytes`` / ``maxBodyBytes`` (1 GiB, the plugin's bound).
+MAX_LIMIT_BYTES = 1024 * 1024 * 1024
+MAX_SOURCE_PATHS = 50
+MAX_SESSION_IDS = 20
+MAX_MEMORY_BODY_IDS = 20
+#: Longest id accepted in a request, in characters (the plugin's bound).
+MAX_ID_CHARS = 300
+#: Summary used when an archive request gives none (the plugin's local-archive default).
+DEFAULT_ARCHIVE_SUMMARY = "Archived locally by the user."
+MANAGED_PREFIX = "documents"
+LEGACY_PREFIX = ".mnemon/documents"
+
+# JavaScript's \s / String.prototype.trim() set (WhiteSpace + LineTerminator): the one whitespace class
+# every normalization here uses, so matching and byte counts agree with the TypeScript plugin.
+_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_SPACE_CHARS = "\t\n\v\f\r \u00a0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B)) + \
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+_SPACE_RUN = re.compile(f"[{_JS_SPACE}]+")
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_HASH = re.compile("[0-9a-f]{64}")
+_SLUG_SEPARATORS = re.compile("[^a-z0-9]+")
+
+
+# ---------------------------------------------------------------------------------------------- text
+
+
+def js_trim(text: str) -> str:
+    """``String.prototype.trim()``: strip the JavaScript whitespace set from both ends."""
+    return text.strip(_JS_SPACE_CHARS)
+
+
+def collapse_space(text: str) -> str:
+    """Trim and collapse every whitespace run (newlines and tabs included) to one space."""
+    return _SPACE_RUN.sub(" ", text).strip(" ")
+
+
+def js_length(text: str) -> int:
+    """JavaScript ``String.length``: UTF-16 code units (astral characters count 2)."""
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+def utf8_len(text: str) -> int:
+    """UTF-8 bytes of ``text``."""
+    return len(text.encode("utf-8"))
+
+
+def sha256_hex(text: str) -> str:
+    """Lowercase sha256 hex of the UTF-8 bytes of ``text`` (a document's ``contentHash``)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def js_string(value: str) -> str:
+    """``JSON.stringify(value)`` for a string without lone surrogates (non-ASCII left as is)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def now_iso(now: datetime) -> str:
+    """``Date.toISOString()`` of ``now``: ``YYYY-MM-DDTHH:MM:SS.mmmZ`` (UTC, milliseconds)."""
+    now = now.astimezone(timezone.utc)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
+def parse_timestamp_ms(value: Any) -> int | None:
+    """Epoch milliseconds of an ISO-8601 timestamp (``Z`` or an offset; naive = UTC), or ``None``."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip()
+    if text[-1:] in ("z", "Z"):
+        text = text[:-1] + "+00:00"
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    delta = moment - datetime(1970, 1, 1, tzinfo=timezone.utc)
+    return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+
+
+def time_key(value: str) -> int:
+    """Sort key of a stored timestamp: epoch ms, or ``-1`` for an unreadable one (sorts oldest)."""
+    parsed = parse_timestamp_ms(value)
+    return -1 if parsed is None else parsed
+
+
+def slug(title: str) -> str:
+    """The filename stem of ``title`` (module doc); ``document`` when nothing is left."""
+    text = unicodedata.normalize("NFKD", title).lower()
+    text = _SLUG_SEPARATORS.sub("-", text)
+    if text.startswith("-"):
+        text = text[1:]
+    if text.endswith("-"):
+        text = text[:-1]
+    return text[:48] or "document"
+
+
+def filename_for(title: str, document_id: str) -> str:
+    """``<slug(title)>-<id[:8]>.md``."""
+    return f"{slug(title)}-{document_id[:8]}.md"
+
+
+def new_id() -> str:
+    """A random UUID v4, lower-case hex with dashes (``crypto.randomUUID()``)."""
+    return str(uuid.uuid4())
+
+
+def relative_path(status: Status, filename: str) -> str:
+    """``documents/<status>/<filename>`` (the storage-root-relative path the plugin records)."""
+    return f"{MANAGED_PREFIX}/{status}/{filename}"
+
+
+# ----------------------------------------------------------------------------------------- field rules
+
+
+def _check_text(value: Any, field_name: str) -> str:
+    if not isinstance(value, str):
+        raise InvalidInput(field_name, f"must be a string (got {type(value).__name__})")
+    if _SURROGATE.search(value):
+        raise InvalidInput(field_name, "must be valid Unicode (it holds a lone surrogate)")
+    return value
+
+
+def normalize_line(value: Any, field_name: str, maximum: int, required: bool) -> str:
+    """Title / description / archive summary rule: whitespace collapsed and trimmed; no control characters;
+    ``required`` rejects an empty result; at most ``maximum`` JavaScript characters."""
+    text = collapse_space(_check_text(value, field_name))
+    if _CONTROL.search(text):
+        raise InvalidInput(field_name, "must not contain control characters (U+0000-U+001F other than "
+                                       "whitespace, U+007F)")
+    if required and not text:
+        raise InvalidInput(field_name, "is required (empty or only whitespace)")
+    length = js_length(text)
+    if length > maximum:
+        raise InvalidInput(field_name, f"is {length} characters; at most {maximum}", chars=length, limit=maximum)
+    return text
+
+
+def validate_title(value: Any) -> str:
+    """Required, at most 160 characters after normalization."""
+    return normalize_line(value, "title", MAX_TITLE_CHARS, True)
+
+
+def validate_description(value: Any) -> str:
+    """Optional (``None`` -> ``""``), at most 600 characters after normalization."""
+    return "" if value is None else normalize_line(value, "description", MAX_DESCRIPTION_CHARS, False)
+
+
+def validate_summary(value: Any) -> str:
+    """Archive summary: required, at most 1000 characters (``None`` -> :data:`DEFAULT_ARCHIVE_SUMMARY`)."""
+    return DEFAULT_ARCHIVE_SUMMARY if value is None else normalize_line(value, "summary", MAX_SUMMARY_CHARS, True)
+
+
+def validate_content(value: Any, max_bytes: int, field_name: str = "content") -> str:
+    """Body rule: NUL characters removed, trimmed; required; at most ``max_bytes`` UTF-8 bytes.
+
+    Raises :class:`InvalidInput` for a non-string, an empty (or whitespace/NUL-only) body, a lone
+    surrogate or an oversized body (``data.bytes``, ``data.limit``).
+    """
+    text = js_trim(_check_text(value, field_name).replace("\x00", ""))
+    if not text:
+        raise InvalidInput(field_name, "is required (empty, only whitespace or only NUL characters)")
+    size = utf8_len(text)
+    if size > max_bytes:
+        raise InvalidInput(field_name, f"is {size} UTF-8 bytes; a document body is at most {max_bytes} bytes",
+                           bytes=size, limit=max_bytes)
+    return text
+
+
+def validate_id(value: Any, field_name: str = "id") -> str:
+    """A document id from a request: a non-empty string (trimmed), at most 300 characters."""
+    text = js_trim(_check_text(value, field_name))
+    if not text:
+        raise InvalidInput(field_name, "is required")
+    if len(text) > MAX_ID_CHARS:
+        raise InvalidInput(field_name, f"is {len(text)} characters; at most {MAX_ID_CHARS}")
+    return text
+
+
+def validate_id_list(value: Any, field_name: str, maximum: int) -> tuple[str, ...]:
+    """Session / memory-body id lists: strings, trimmed, empties dropped, de-duplicated keeping the first;
+    more than ``maximum`` distinct ids is rejected (nothing is dropped silently)."""
+    if value is None:
+        return ()
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise InvalidInput(field_name, "must be a list of strings")
+    out: list[str] = []
+    for index, raw in enumerate(value):
+        text = js_trim(_check_text(raw, f"{field_name}[{index}]"))
+        if _CONTROL.search(text):
+            raise InvalidInput(f"{field_name}[{index}]", "must not contain control characters")
+        if text and text not in out:
+            out.append(text)
+    if len(out) > maximum:
+        raise InvalidInput(field_name, f"has {len(out)} distinct ids; at most {maximum}", count=len(out),
+                           limit=maximum)
+    return tuple(out)
+
+
+def merge_session_ids(current: Sequence[str], new: Sequence[str]) -> tuple[str, ...]:
+    """Update rule for ``sessionIds``: the union (existing first), keeping the most recent 20.
+
+    The plugin keeps the *first* 20 forever (reference section 11); keeping the latest records the
+    sessions that touched the document last, which is what a reader wants to follow.
+    """
+    merged = [s for s in current if s not in new] + list(new)
+    merged = list(dict.fromkeys(merged))
+    return tuple(merged[-MAX_SESSION_IDS:])
+
+
+# --------------------------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRecord:
+    """One ``index.json`` record (module doc for the format).
+
+    ``extra`` keeps keys written by a newer tool, in order, so a rewrite never drops them.
+    ``revision`` counts the document's versions from 1; ``size_bytes`` is the rendered file's UTF-8
+    length; timestamps are stored strings, kept verbatim.
+    """
+
+    id: str
+    title: str
+    description: str
+    status: Status
+    filename: str
+    relative_path: str
+    source_paths: tuple[str, ...]
+    session_ids: tuple[str, ...]
+    created_at: str
+    updated_at: str
+    last_accessed_at: str
+    revision: int
+    content_hash: str
+    size_bytes: int
+    archived_at: str | None = None
+    archive_summary: str | None = None
+    memory_body_ids: tuple[str, ...] = ()
+    extra: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
+
+    def canonical_json(self) -> dict[str, Any]:
+        """The record as the plugin keeps it after loading (no extra keys), in canonical key order."""
+        data: dict[str, Any] = {
+            "id": self.id,
+            "title": self.title,
+            "description": self.description,
+            "status": self.status,
+            "filename": self.filename,
+            "relativePath": self.relative_path,
+            "sourcePaths": list(self.source_paths),
+            "sessionIds": list(self.session_ids),
+            "createdAt": self.created_at,
+            "updatedAt": self.updated_at,
+            "lastAccessedAt": self.last_accessed_at,
+            "revision": self.revision,
+            "contentHash": self.content_hash,
+            "sizeBytes": self.size_bytes,
+        }
+        if self.archived_at is not None:
+            data["archivedAt"] = self.archived_at
+        if self.archive_summary is not None:
+            data["archiveSummary"] = self.archive_summary
+        data["memoryBodyIds"] = list(self.memory_body_ids)
+        return data
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as written to ``index.json``: canonical keys, then any extra keys."""
+        data = self.canonical_json()
+        for key, value in self.extra:
+            data[key] = value
+        return data
+
+    @property
+    def managed_dir(self) -> Status:
+        """The directory (``active`` / ``archived``) the record's file lives in."""
+        return self.status
+
+    def with_changes(self, **changes: Any) -> "DocumentRecord":
+        """A copy with ``changes`` (dataclass field names) applied."""
+        return replace(self, **changes)
+
+
+_REQUIRED_STRINGS = ("id", "title", "description", "filename", "relativePath", "createdAt", "updatedAt",
+                     "lastAccessedAt", "contentHash")
+_ARRAYS = ("sourcePaths", "sessionIds", "memoryBodyIds")
+_KNOWN_KEYS = set(_REQUIRED_STRINGS) | set(_ARRAYS) | {"status", "revision", "sizeBytes", "archivedAt",
+                                                       "archiveSummary"}
+
+
+def managed_relative(relative: str) -> str:
+    """Map the legacy ``.mnemon/documents/...`` prefix to ``documents/...`` (other paths unchanged)."""
+    if relative == LEGACY_PREFIX or relative.startswith(LEGACY_PREFIX + "/"):
+        return relative[len(".mnemon/"):]
+    return relative
+
+
+def _integer(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def record_from_json(raw: Any, index: int) -> tuple[DocumentRecord, int]:
+    """Validate one stored record; returns ``(record, dropped)`` where ``dropped`` counts non-string array
+    members removed (the plugin drops them too).
+
+    Raises :class:`InvalidInput` naming ``documents[i].<field>``. Stricter than the plugin where a value
+    could only come from a damaged file: ``revision`` >= 1 and ``sizeBytes`` >= 0 integers, a 64-hex
+    ``contentHash``, a plain ``filename`` and ``relativePath == documents/<status>/<filename>`` (or the
+    legacy ``.mnemon/documents/...`` form).
+    """
+    where = f"documents[{index}]"
+    if not isinstance(raw, dict):
+        raise InvalidInput(where, "must be an object")
+    for key in _REQUIRED_STRINGS:
+        value = raw.get(key)
+        if not isinstance(value, str):
+            what = "is missing" if key not in raw else f"must be a string (got {type(value).__name__})"
+            raise InvalidInput(f"{where}.{key}", what)
+        if _SURROGATE.search(value):
+            raise InvalidInput(f"{where}.{key}", "holds a lone surrogate (not valid Unicode)")
+    status = raw.get("status")
+    if status not in STATUSES:
+        raise InvalidInput(f"{where}.status", f"must be active or archived (got {status!r})")
+    revision = _integer(raw.get("revision"))
+    if revision is None or revision < 1:
+        raise InvalidInput(f"{where}.revision", f"must be an integer >= 1 (got {raw.get('revision')!r})")
+    size = _integer(raw.get("sizeBytes"))
+    if size is None or size < 0:
+        raise InvalidInput(f"{where}.sizeBytes", f"must be an integer >= 0 (got {raw.get('sizeBytes')!r})")
+    if not raw["id"] or raw["id"] != js_trim(raw["id"]):
+        raise InvalidInput(f"{where}.id", "must be a non-empty string without surrounding whitespace")
+    if not _HASH.fullmatch(raw["contentHash"]):
+        raise InvalidInput(f"{where}.contentHash", "must be 64 lowercase hex characters (sha256)")
+    filename = raw["filename"]
+    if (not filename or filename in (".", "..") or "/" in filename or "\\" in filename
+            or "\x00" in filename or filename.startswith(".")):
+        raise InvalidInput(f"{where}.filename", f"must be a plain file name (got {filename!r})")
+    if managed_relative(raw["relativePath"]) != relative_path(status, filename):
+        raise InvalidInput(f"{where}.relativePath",
+                           f"must be documents/{status}/{filename} (got {raw['relativePath']!r})")
+    dropped = 0
+    arrays: dict[str, tuple[str, ...]] = {}
+    for key in _ARRAYS:
+        value = raw.get(key)
+        if not isinstance(value, list):
+            what = "is missing" if key not in raw else "must be an array"
+            raise InvalidInput(f"{where}.{key}", what)
+        kept = [v for v in value if isinstance(v, str)]
+        if any(_SURROGATE.search(v) for v in kept):
+            raise InvalidInput(f"{where}.{key}", "holds a lone surrogate (not valid Unicode)")
+        dropped += len(value) - len(kept)
+        arrays[key] = tuple(kept)
+    archived_at = raw.get("archivedAt") if isinstance(raw.get("archivedAt"), str) else None
+    summary = raw.get("archiveSummary") if isinstance(raw.get("archiveSummary"), str) else None
+    for key, value in (("archivedAt", archived_at), ("archiveSummary", summary)):
+        if value is not None and _SURROGATE.search(value):
+            raise InvalidInput(f"{where}.{key}", "holds a lone surrogate (not valid Unicode)")
+        if key in raw and value is None:
+            dropped += 1
+    extra = tuple((k, v) for k, v in raw.items() if k not in _KNOWN_KEYS)
+    record = DocumentRecord(
+        id=raw["id"], title=raw["title"], description=raw["description"], status=status,
+        filename=filename, relative_path=raw["relativePath"], source_paths=arrays["sourcePaths"],
+        session_ids=arrays["sessionIds"], created_at=raw["createdAt"], updated_at=raw["updatedAt"],
+        last_accessed_at=raw["lastAccessedAt"], revision=revision, content_hash=raw["contentHash"],
+        size_bytes=size, archived_at=archived_at, archive_summary=summary,
+        memory_body_ids=arrays["memoryBodyIds"], extra=extra,
+    )
+    return record, dropped
+
+
+# ----------------------------------------------------------------------------------------------- index
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedIndex:
+    """A valid ``index.json``: ``records`` in stored order, ``extra`` top-level keys besides version and
+    documents, ``dropped`` non-string array members / non-string optional values the load removed."""
+
+    records: tuple[DocumentRecord, ...]
+    extra: tuple[tuple[str, Any], ...] = ()
+    dropped: int = 0
+
+
+class IndexProblem(InvalidInput):
+    """``index.json`` is not a valid version-1 index. ``record`` is the index of the first bad record
+    (``None`` when the file as a whole is bad: not UTF-8, not JSON, truncated, wrong version)."""
+
+    def __init__(self, field: str, rule: str, record: int | None = None) -> None:
+        super().__init__(field, rule, record=record)
+        self.record = record
+
+
+def parse_index(data: bytes) -> ParsedIndex:
+    """Parse and validate ``index.json`` bytes; fails closed on any problem (raises :class:`IndexProblem`).
+
+    Also rejects two records with one id, or two records for one managed path.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise IndexProblem("index.json", f"is not UTF-8 (byte {exc.start})") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        cut = " (the file looks truncated)" if exc.pos >= len(text.rstrip()) else ""
+        raise IndexProblem("index.json", f"is not valid JSON{cut}: {exc.msg} at line {exc.lineno} "
+                                         f"column {exc.colno}") from None
+    if not isinstance(document, dict):
+        raise IndexProblem("index.json", "must hold a JSON object")
+    version = document.get("version")
+    if isinstance(version, bool) or version != FORMAT_VERSION:
+        raise IndexProblem("version", f"must be 1 (got {version!r})")
+    raw_records = document.get("documents")
+    if not isinstance(raw_records, list):
+        raise IndexProblem("documents", "must be an array")
+    records: list[DocumentRecord] = []
+    dropped = 0
+    ids: set[str] = set()
+    paths: set[str] = set()
+    for index, raw in enumerate(raw_records):
+        try:
+            record, lost = record_from_json(raw, index)
+        except InvalidInput as exc:
+            raise IndexProblem(exc.field, exc.rule, index) from None
+        if record.id in ids:
+            raise IndexProblem(f"documents[{index}].id", f"repeats the id {record.id!r}", index)
+        path = managed_relative(record.relative_path)
+        if path in paths:
+            raise IndexProblem(f"documents[{index}].relativePath", f"repeats the managed path {path!r}", index)
+        ids.add(record.id)
+        paths.add(path)
+        records.append(record)
+        dropped += lost
+    extra = tuple((k, v) for k, v in document.items() if k not in ("version", "documents"))
+    return ParsedIndex(tuple(records), extra, dropped)
+
+
+def salvage_index(data: bytes) -> tuple[list[DocumentRecord], int]:
+    """Best-effort read of a damaged ``index.json``: ``(valid records, damaged record count)``.
+
+    Decodes leniently; parses the whole document when it is JSON, else scans for complete record objects
+    (a truncated file keeps every record written before the cut). Repeated ids keep the first. Never raises.
+    """
+    text = _decode_leniently(data)
+    try:
+        document = json.loads(text)
+        raw = document.get("documents") if isinstance(document, dict) else None
+        candidates = raw if isinstance(raw, list) else []
+    except json.JSONDecodeError:
+        candidates = _scan_records(text)
+    records: list[DocumentRecord] = []
+    seen: set[str] = set()
+    damaged = 0
+    for index, raw in enumerate(candidates):
+        try:
+            record, _ = record_from_json(raw, index)
+        except InvalidInput:
+            damaged += 1
+            continue
+        if record.id not in seen:
+            seen.add(record.id)
+            records.append(record)
+    return records, damaged
+
+
+def _decode_leniently(data: bytes) -> str:
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            pass
+    return data.decode("utf-8", errors="replace").lstrip("\ufeff")
+
+
+def _scan_records(text: str) -> list[Any]:
+    decoder = json.JSONDecoder()
+    found: list[Any] = []
+    position = 0
+    pattern = re.compile(r'\{\s*"id"\s*:')
+    while True:
+        match = pattern.search(text, position)
+        if not match:
+            return found
+        try:
+            value, end = decoder.raw_decode(text, match.start())
+        except json.JSONDecodeError:
+            position = match.end()
+            continue
+        found.append(value)
+        position = end
+
+
+class IndexCodec:
+    """Serializes an index and computes its revision, caching each record's JSON by record identity.
+
+    With 2,000 records a full ``json.dumps`` costs ~15 ms per write; records are immutable, so only the
+    changed ones are encoded again. Output is byte-identical to :func:`serialize_index`.
+    """
+
+    def __init__(self) -> None:
+        self._cache: dict[int, tuple[DocumentRecord, str, str]] = {}
+
+    def _parts(self, record: DocumentRecord) -> tuple[str, str]:
+        hit = self._cache.get(id(record))
+        if hit is not None and hit[0] is record:
+            return hit[1], hit[2]
+        pretty = json.dumps(record.to_json(), ensure_ascii=False, indent=2)
+        pretty = "\n".join("    " + line for line in pretty.split("\n"))
+        compact = json.dumps(record.canonical_json(), ensure_ascii=False, separators=(",", ":"))
+        self._cache[id(record)] = (record, pretty, compact)
+        return pretty, compact
+
+    def encode(self, records: Sequence[DocumentRecord], extra: Sequence[tuple[str, Any]] = ()) -> tuple[bytes, str]:
+        """``(index.json bytes, revision)`` of ``records``; prunes cache entries of records not given."""
+        pretty_parts: list[str] = []
+        compact_parts: list[str] = []
+        for record in records:
+            pretty, compact = self._parts(record)
+            pretty_parts.append(pretty)
+            compact_parts.append(compact)
+        if len(self._cache) > 2 * len(records) + 64:
+            keep = {id(r) for r in records}
+            self._cache = {k: v for k, v in self._cache.items() if k in keep}
+        if pretty_parts:
+            body = '{\n  "version": 1,\n  "documents": [\n' + ",\n".join(pretty_parts) + "\n  ]"
+        else:
+            body = '{\n  "version": 1,\n  "documents": []'
+        for key, value in extra:
+            rendered = json.dumps(value, ensure_ascii=False, indent=2).replace("\n", "\n  ")
+            body += f",\n  {json.dumps(key, ensure_ascii=False)}: {rendered}"
+        data = (body + "\n}\n").encode("utf-8")
+        compact = '{"version":1,"documents":[' + ",".join(compact_parts) + "]}"
+        return data, hashlib.sha256(compact.encode("utf-8")).hexdigest()
+
+    def revision(self, records: Sequence[DocumentRecord]) -> str:
+        """The index revision of ``records`` (see module doc)."""
+        return self.encode(records)[1]
+
+
+def index_document(records: Sequence[DocumentRecord], extra: Sequence[tuple[str, Any]] = ()) -> dict[str, Any]:
+    """The ``index.json`` document of ``records``."""
+    document: dict[str, Any] = {"version": FORMAT_VERSION, "documents": [r.to_json() for r in records]}
+    for key, value in extra:
+        document[key] = value
+    return document
+
+
+def serialize_index(records: Sequence[DocumentRecord], extra: Sequence[tuple[str, Any]] = ()) -> bytes:
+    """``index.json`` bytes: 2-space indent, non-ASCII unescaped, trailing newline (``JSON.stringify(x, null, 2)``)."""
+    return (json.dumps(index_document(records, extra), ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+def index_revision(records: Sequence[DocumentRecord]) -> str:
+    """sha256 hex of the compact JSON of the canonical index (the plugin's ``indexRevision``)."""
+    compact = json.dumps({"version": FORMAT_VERSION, "documents": [r.canonical_json() for r in records]},
+                         ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(compact.encode("utf-8")).hexdigest()
+
+
+EMPTY_INDEX_BYTES = serialize_index(())
+
+
+# ------------------------------------------------------------------------------------ managed Markdown
+
+
+def _yaml_list(values: Sequence[str]) -> list[str]:
+    return [f"  - {js_string(v)}" for v in values] if values else ["  []"]
+
+
+def render_markdown(record: DocumentRecord, body: str) -> str:
+    """The managed file's text for ``record`` and ``body`` (module doc); ``body`` is trimmed."""
+    lines = [
+        "---",
+        f"id: {js_string(record.id)}",
+        f"title: {js_string(record.title)}",
+        f"description: {js_string(record.description)}",
+        f"status: {js_string(record.status)}",
+        f"created_at: {js_string(record.created_at)}",
+        f"updated_at: {js_string(record.updated_at)}",
+        f"content_hash: {js_string(record.content_hash)}",
+        "source_paths:",
+        *_yaml_list(record.source_paths),
+        "session_ids:",
+        *_yaml_list(record.session_ids),
+        "memory_body_ids:",
+        *_yaml_list(record.memory_body_ids),
+        "---",
+        "",
+        js_trim(body),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def rendered_size(record: DocumentRecord, body: str) -> int:
+    """UTF-8 bytes of :func:`render_markdown` (the record's ``sizeBytes``)."""
+    return utf8_len(render_markdown(record, body))
+
+
+def decode_markdown(data: bytes) -> str:
+    """A managed file's text: UTF-8 with U+FFFD for invalid bytes (what the plugin's reader sees)."""
+    return data.decode("utf-8", errors="replace")
+
+
+def split_markdown(text: str) -> tuple[str | None, str]:
+    """``(frontmatter text or None, body)`` with the plugin's body rule (module doc)."""
+    if not text.startswith("---\n"):
+        return None, js_trim(text)
+    end = text.find("\n---\n", 4)
+    if end < 0:
+        return None, js_trim(text)
+    return text[4:end], js_trim(text[end + 5:])
+
+
+def document_body(text: str) -> str:
+    """The body of a managed file's text (module doc)."""
+    return split_markdown(text)[1]
+
+
+_FM_SCALAR = re.compile(r"^([a-z_]+):\s*(.*)$")
+
+
+def parse_frontmatter(front: str) -> dict[str, Any]:
+    """Read our frontmatter leniently: ``key: "json string"`` scalars and ``key:`` + ``  - "item"`` lists.
+
+    Unquoted scalars are taken verbatim; unreadable lines are ignored. Returns ``{key: str | list[str]}``.
+    """
+    result: dict[str, Any] = {}
+    current_list: list[str] | None = None
+    for line in front.split("\n"):
+        if line.startswith("  ") and current_list is not None:
+            item = line.strip()
+            if item == "[]":
+                continue
+            if item.startswith("- "):
+                current_list.append(_scalar(item[2:].strip()))
+            continue
+        match = _FM_SCALAR.match(line)
+        if not match:
+            current_list = None
+            continue
+        key, value = match.group(1), match.group(2).strip()
+        if value == "":
+            current_list = []
+            result[key] = current_list
+        else:
+            current_list = None
+            result[key] = _scalar(value)
+    return result
+
+
+def _scalar(text: str) -> str:
+    if text.startswith('"'):
+        try:
+            value = json.loads(text)
+            if isinstance(value, str):
+                return value
+        except json.JSONDecodeError:
+            pass
+    return text
+
+
+# ---------------------------------------------------------------------------------- requests and plans
+
+
+@dataclass(frozen=True, slots=True)
+class CreateRequest:
+    """A validated create: normalized ``title``/``description``/``content``, resolved ``source_paths``
+    (workspace-relative, ``/``-separated), ``session_ids``."""
+
+    title: str
+    description: str
+    content: str
+    source_paths: tuple[str, ...]
+    session_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateRequest:
+    """A validated update of ``id``; ``None`` fields keep the current value. ``session_ids`` are merged
+    (:func:`merge_session_ids`); ``document_revision`` fences the document's own revision."""
+
+    id: str
+    title: str | None = None
+    description: str | None = None
+    content: str | None = None
+    source_paths: tuple[str, ...] | None = None
+    session_ids: tuple[str, ...] | None = None
+    document_revision: int | None = None
+
+
+def validate_revision(value: Any, field_name: str = "documentRevision") -> int | None:
+    """An optional document revision: ``None`` or an integer >= 1."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidInput(field_name, f"must be an integer >= 1 (got {value!r})")
+    return value
+
+
+def new_record(request: CreateRequest, document_id: str, now: str) -> DocumentRecord:
+    """The record of a create (revision 1, timestamps ``now``, ``sizeBytes`` of the rendered file)."""
+    filename = filename_for(request.title, document_id)
+    record = DocumentRecord(
+        id=document_id, title=request.title, description=request.description, status="active",
+        filename=filename, relative_path=relative_path("active", filename), source_paths=request.source_paths,
+        session_ids=request.session_ids, created_at=now, updated_at=now, last_accessed_at=now, revision=1,
+        content_hash=sha256_hex(request.content), size_bytes=0,
+    )
+    return replace(record, size_bytes=rendered_size(record, request.content))
+
+
+def updated_record(current: DocumentRecord, request: UpdateRequest, body: str, now: str) -> DocumentRecord:
+    """``current`` after ``request`` with ``body`` (the new or kept body): revision + 1, updatedAt =
+    lastAccessedAt = ``now``, new hash and size. The filename never changes."""
+    record = replace(
+        current,
+        title=current.title if request.title is None else request.title,
+        description=current.description if request.description is None else request.description,
+        source_paths=current.source_paths if request.source_paths is None else request.source_paths,
+        session_ids=(current.session_ids if request.session_ids is None
+                     else merge_session_ids(current.session_ids, request.session_ids)),
+        updated_at=now, last_accessed_at=now, revision=current.revision + 1, content_hash=sha256_hex(body),
+    )
+    return replace(record, size_bytes=rendered_size(record, body))
+
+
+def archived_record(current: DocumentRecord, body: str, summary: str, memory_body_ids: Sequence[str],
+                    now: str) -> DocumentRecord:
+    """``current`` archived (reference 5.4): status archived, path under ``archived/``, revision + 1,
+    updatedAt = lastAccessedAt = archivedAt = ``now``, summary and memory-body ids, new size."""
+    record = replace(
+        current, status="archived", relative_path=relative_path("archived", current.filename), updated_at=now,
+        last_accessed_at=now, revision=current.revision + 1, archived_at=now, archive_summary=summary,
+        memory_body_ids=tuple(memory_body_ids),
+    )
+    return replace(record, size_bytes=rendered_size(record, body))
+
+
+def restored_record(current: DocumentRecord, body: str, now: str) -> DocumentRecord:
+    """``current`` (archived) back to active as a new revision: path under ``active/``, revision + 1,
+    updatedAt = lastAccessedAt = ``now``; archivedAt and archiveSummary removed; memoryBodyIds kept
+    (they name the cold references that still exist)."""
+    record = replace(
+        current, status="active", relative_path=relative_path("active", current.filename), updated_at=now,
+        last_accessed_at=now, revision=current.revision + 1, archived_at=None, archive_summary=None,
+    )
+    return replace(record, size_bytes=rendered_size(record, body))
+
+
+@dataclass(frozen=True, slots=True)
+class CapacityPlan:
+    """Reference 5.6: ``projected`` active bytes after the change, ``limit``, ``used`` (now), ``fits`` and
+    the ``candidates`` (other active records, least recently accessed first)."""
+
+    projected: int
+    limit: int
+    used: int
+    fits: bool
+    candidates: tuple[DocumentRecord, ...]
+
+    def to_dict(self, last_accessed: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """``{projected, limit, used, fits, candidates: [candidate_summary...]}``."""
+        return {"projected": self.projected, "limit": self.limit, "used": self.used, "fits": self.fits,
+                "candidates": [candidate_summary(r, last_accessed) for r in self.candidates]}
+
+
+def candidate_summary(record: DocumentRecord, last_accessed: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """``{id, title, relativePath, sizeBytes, lastAccessedAt, updatedAt, revision}`` of a capacity candidate."""
+    accessed = (last_accessed or {}).get(record.id, record.last_accessed_at)
+    return {"id": record.id, "title": record.title, "relativePath": record.relative_path,
+            "sizeBytes": record.size_bytes, "lastAccessedAt": accessed, "updatedAt": record.updated_at,
+            "revision": record.revision}
+
+
+def lru_order(records: Iterable[DocumentRecord], last_accessed: Mapping[str, str] | None = None) -> list[DocumentRecord]:
+    """Records ordered least recently accessed first: effective lastAccessedAt, then updatedAt, ascending
+    (unreadable timestamps sort oldest; ties keep index order)."""
+    accessed = last_accessed or {}
+    return sorted(records, key=lambda r: (time_key(accessed.get(r.id, r.last_accessed_at)), time_key(r.updated_at)))
+
+
+def plan_capacity(records: Sequence[DocumentRecord], new_size: int, limit: int, *, replacing: str | None = None,
+                  last_accessed: Mapping[str, str] | None = None) -> CapacityPlan:
+    """Pure capacity plan: ``projected = active total - size of `replacing` (if active) + new_size``."""
+    active = [r for r in records if r.status == "active"]
+    used = sum(r.size_bytes for r in active)
+    projected = used + new_size - sum(r.size_bytes for r in active if r.id == replacing)
+    candidates = tuple(lru_order((r for r in active if r.id != replacing), last_accessed))
+    return CapacityPlan(projected, limit, used, projected <= limit, candidates)
+

@@ -1,0 +1,88 @@
+"""Shared fixtures for the Runtime, snapshot and settings/roots tests.
+
+- ``root``: an empty storage root (a real directory under ``tmp_path``; nothing created inside it).
+- ``clock``: a :class:`FrozenClock` (callable returning one fixed UTC time until moved).
+- ``disk``: :class:`Disk`; ``disk.freeze(base)`` pins every file's mtime to a fixed past instant and
+  returns ``{relative path: (bytes, mtime_ns, inode)}``; ``disk.state(base)`` reads the same map without
+  pinning, so comparing the two shows any rewrite, rename, new or deleted file.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+#: 2026-09-15T08:00:00.000Z
+DEFAULT_NOW = datetime(2026, 9, 15, 8, 0, 0, tzinfo=timezone.utc)
+#: mtime every file is pinned to by disk_state (2001-09-09T01:46:40Z), far from "now".
+PINNED_MTIME_NS = 1_000_000_000 * 1_000_000_000
+
+
+class FrozenClock:
+    """A clock for ``RuntimeStore(clock=...)``: returns ``now`` until ``set``/``advance`` moves it."""
+
+    def __init__(self, now: datetime = DEFAULT_NOW) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def set(self, iso: str) -> None:
+        """Move to an ISO time (``Z`` allowed)."""
+        self.now = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+
+    def advance(self, **delta: float) -> None:
+        """Move forward by a ``timedelta(**delta)``."""
+        self.now = self.now + timedelta(**delta)
+
+
+def disk_state(base: Path, *, pin: bool = False) -> dict[str, tuple[bytes, int, int]]:
+    """Every regular file under ``base``: relative path -> (bytes, mtime_ns, inode).
+
+    With ``pin`` each file's mtime is first set to :data:`PINNED_MTIME_NS`, so any later rewrite
+    (in place or by rename) shows up as a different mtime even within the filesystem's clock tick.
+    """
+    state: dict[str, tuple[bytes, int, int]] = {}
+    if not base.exists():
+        return state
+    for path in sorted(p for p in base.rglob("*") if p.is_file()):
+        if pin:
+            os.utime(path, ns=(PINNED_MTIME_NS, PINNED_MTIME_NS))
+        info = path.stat()
+        state[str(path.relative_to(base))] = (path.read_bytes(), info.st_mtime_ns, info.st_ino)
+    return state
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """An existing, empty storage root directory."""
+    path = tmp_path / "root"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def clock() -> FrozenClock:
+    """A clock frozen at 2026-09-15T08:00:00.000Z."""
+    return FrozenClock()
+
+
+class Disk:
+    """``freeze(base)``: pin mtimes then read; ``state(base)``: read only (see :func:`disk_state`)."""
+
+    @staticmethod
+    def freeze(base: Path) -> dict[str, tuple[bytes, int, int]]:
+        return disk_state(base, pin=True)
+
+    @staticmethod
+    def state(base: Path) -> dict[str, tuple[bytes, int, int]]:
+        return disk_state(base, pin=False)
+
+
+@pytest.fixture
+def disk() -> Disk:
+    """A :class:`Disk`."""
+    return Disk()

@@ -1,0 +1,133 @@
+"""Process and file-tree utilities shared by the concurrency, crash and CLI tests (no sleeps, bounded waits).
+
+Loaded by path (``tests/helpers`` is not a package), see ``load_procs`` in the test modules.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HELPERS = Path(__file__).resolve().parent
+WRITER = HELPERS / "writer.py"
+#: Upper bound for any single wait on a child process (a hang fails the test instead of blocking it).
+WAIT_SECONDS = 60.0
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """The environment for child processes: ours minus anything that could redirect git or mnemon."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "MNEMON_"))}
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra)
+    return env
+
+
+def spawn_writer(*args: str, stdin: int | None = subprocess.PIPE) -> subprocess.Popen[bytes]:
+    """Start ``python tests/helpers/writer.py <args>`` with pipes for stdin/stdout."""
+    return subprocess.Popen(
+        [sys.executable, str(WRITER), *args],
+        stdin=stdin,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=child_env(),
+    )
+
+
+class LineReader:
+    """Read lines from a child's stdout pipe with a deadline (select on the raw fd, own buffer)."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        assert proc.stdout is not None
+        self.proc = proc
+        self.fd = proc.stdout.fileno()
+        self.buffer = b""
+        self.eof = False
+
+    def _fill(self, deadline: float) -> bool:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        ready, _, _ = select.select([self.fd], [], [], remaining)
+        if not ready:
+            return False
+        chunk = os.read(self.fd, 65536)
+        if not chunk:
+            self.eof = True
+        self.buffer += chunk
+        return True
+
+    def readline(self, timeout: float = WAIT_SECONDS) -> str:
+        """The next complete line (without newline); raises AssertionError on EOF or timeout."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buffer:
+            if self.eof:
+                raise AssertionError(f"child exited before a line arrived; stderr: {self._stderr()!r}")
+            if not self._fill(deadline):
+                raise AssertionError(f"no line from the child within {timeout} s")
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode()
+
+    def rest(self, timeout: float = WAIT_SECONDS) -> list[str]:
+        """Every remaining complete line until EOF (the child must have exited or be exiting)."""
+        deadline = time.monotonic() + timeout
+        while not self.eof:
+            if not self._fill(deadline):
+                raise AssertionError(f"child did not close stdout within {timeout} s")
+        lines = self.buffer.split(b"\n")
+        self.buffer = b""
+        return [line.decode() for line in lines if line]
+
+    def _stderr(self) -> str:
+        if self.proc.stderr is None:
+            return ""
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            return "(child still running)"
+        return self.proc.stderr.read().decode(errors="replace")
+
+
+def kill_hard(proc: subprocess.Popen[bytes]) -> int:
+    """SIGKILL the child (if still running) and reap it; returns its return code."""
+    if proc.poll() is None:
+        os.kill(proc.pid, signal.SIGKILL)
+    return proc.wait(timeout=WAIT_SECONDS)
+
+
+def finish(proc: subprocess.Popen[bytes]) -> None:
+    """Close our pipe ends of an exited child."""
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if stream is not None:
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+
+def tree_snapshot(path: Path) -> dict[str, tuple]:
+    """Every file and directory under ``path`` (inclusive): relative path -> ("dir", mode) or
+    ("file", mode, bytes, inode, mtime_ns).
+
+    Inode and mtime catch a rewrite with identical bytes (our writes replace files by rename). Directory
+    mtimes are left out: taking and releasing the lock creates and deletes a marker file. An absent
+    ``path`` gives ``{}``. Used to prove that a failed operation changed nothing.
+    """
+    result: dict[str, tuple] = {}
+    if not os.path.lexists(path):
+        return result
+    for current, dirs, files in os.walk(path):
+        rel = os.path.relpath(current, path)
+        result[rel] = ("dir", os.stat(current).st_mode & 0o7777)
+        for name in files:
+            full = os.path.join(current, name)
+            with open(full, "rb") as handle:
+                data = handle.read()
+            info = os.stat(full)
+            result[os.path.normpath(os.path.join(rel, name))] = (
+                "file", info.st_mode & 0o7777, data, info.st_ino, info.st_mtime_ns)
+    return result

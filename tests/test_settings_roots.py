@@ -1,0 +1,280 @@
+"""mnemon_ls.settings (validation, defaults) and mnemon_ls.roots (scope -> storage root).
+
+Reference: shared/reference/dsh-mnemon.md 2.1 (scopes, canonical workspace path), 3.2 / 7.4 (runtime
+limits 1..1,048,576), case 39; DESIGN.md invariant 7 (resolving a root never writes to disk).
+Every resolve test snapshots the whole tmp tree (files and directories) before and after.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+
+from mnemon_ls.errors import InvalidInput, NotFound
+from mnemon_ls.roots import canonical_workspace_path, global_root, resolve_root, workspace_hash
+from mnemon_ls.settings import MAX_RUNTIME_LIMIT_BYTES, RuntimeMemorySettings, Settings, load_settings
+
+try:
+    from tests import gitrepo
+except ImportError:  # tests/ on sys.path (pytest "prepend" import mode)
+    import gitrepo
+
+
+def tree(base: Path) -> dict[str, tuple[str, int, bytes]]:
+    """Every path under base: kind, mtime_ns, bytes (files)."""
+    result = {}
+    for path in sorted(base.rglob("*")):
+        info = path.lstat()
+        kind = "link" if path.is_symlink() else "dir" if path.is_dir() else "file"
+        data = path.read_bytes() if kind == "file" else b""
+        result[str(path.relative_to(base))] = (kind, info.st_mtime_ns, data)
+    return result
+
+
+class Guard:
+    """``path`` is tmp_path; call ``seal()`` after the test's own setup."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.sealed: dict | None = None
+
+    def seal(self) -> Path:
+        self.sealed = tree(self.path)
+        return self.path
+
+
+@pytest.fixture
+def untouched(tmp_path):
+    """At teardown, asserts nothing under tmp_path changed since ``seal()`` (which must be called)."""
+    guard = Guard(tmp_path)
+    yield guard
+    assert guard.sealed is not None
+    assert tree(tmp_path) == guard.sealed
+
+
+# ================================================================= settings
+
+
+def test_defaults():
+    settings = load_settings()
+    assert settings == load_settings({}) == load_settings(None)
+    assert (settings.storage_scope, settings.data_dir, settings.runtime_user_scope) == ("global", None, "storage")
+    assert (settings.runtime_memory.user_limit_bytes, settings.runtime_memory.memory_limit_bytes) == (4096, 10240)
+    assert (settings.detached_head_policy, settings.worktree_sharing, settings.wake_budget_chars) == (
+        "hide", "shared", 65536)
+    assert settings.runtime_memory.limit_for("user") == 4096
+    assert settings.runtime_memory.limit_for("memory") == 10240
+    assert MAX_RUNTIME_LIMIT_BYTES == 1_048_576
+
+
+def test_camel_case_settings_are_read():
+    settings = load_settings({
+        "storageScope": "workspaces", "dataDir": "/srv/mnemon", "runtimeUserScope": "global",
+        "runtimeMemory": {"userLimitBytes": 1, "memoryLimitBytes": 1_048_576},
+        "detachedHeadPolicy": "show", "worktreeSharing": "separate", "wakeBudgetChars": 1024,
+    })
+    assert settings.runtime_memory == RuntimeMemorySettings(userLimitBytes=1, memoryLimitBytes=1_048_576)
+    assert (settings.storage_scope, settings.data_dir, settings.runtime_user_scope) == (
+        "workspaces", "/srv/mnemon", "global")
+    assert (settings.detached_head_policy, settings.worktree_sharing, settings.wake_budget_chars) == (
+        "show", "separate", 1024)
+
+
+@pytest.mark.parametrize("key", ["userLimitBytes", "memoryLimitBytes"])
+@pytest.mark.parametrize("value", [0, -1, 2 * 1024 * 1024, 1_048_577, "4096", 4096.0, True, None])
+def test_case_39_runtime_limit_out_of_range_is_rejected(key, value):
+    with pytest.raises(InvalidInput) as info:
+        load_settings({"runtimeMemory": {key: value}})
+    assert info.value.field == f"runtimeMemory.{key}"
+    assert info.value.message.startswith(f"runtimeMemory.{key}: must be an integer in 1..1048576 (got ")
+    assert info.value.data["errors"][0]["field"] == f"runtimeMemory.{key}"
+
+
+def test_every_problem_is_listed():
+    with pytest.raises(InvalidInput) as info:
+        load_settings({"runtimeMemory": {"userLimitBytes": 0, "memoryLimitBytes": 2 * 1024 * 1024},
+                       "storageScope": "everywhere"})
+    fields = sorted(problem["field"] for problem in info.value.data["errors"])
+    assert fields == ["runtimeMemory.memoryLimitBytes", "runtimeMemory.userLimitBytes", "storageScope"]
+
+
+@pytest.mark.parametrize(
+    "raw, field, rule",
+    [
+        ({"storageScope": "everywhere"}, "storageScope", "must be one of global, workspace, workspaces, custom"),
+        ({"runtimeUserScope": "local"}, "runtimeUserScope", "must be one of storage, global"),
+        ({"detachedHeadPolicy": "maybe"}, "detachedHeadPolicy", "must be one of hide, show"),
+        ({"worktreeSharing": "yes"}, "worktreeSharing", "must be one of shared, separate"),
+        ({"wakeBudgetChars": 1023}, "wakeBudgetChars", "must be an integer in 1024..4194304"),
+        ({"wakeBudgetChars": 4_194_305}, "wakeBudgetChars", "must be an integer in 1024..4194304"),
+        ({"storeName": "x"}, "storeName", "is not a known setting"),
+        ({"runtimeMemory": {"maxTokens": 5}}, "runtimeMemory.maxTokens", "is not a known setting"),
+        ({"dataDir": "relative/dir"}, "dataDir", "must be an absolute path or start with ~/"),
+        ({"dataDir": "/a\x00b"}, "dataDir", "must not contain NUL"),
+        ({"storageScope": "custom"}, "dataDir", "is required when storageScope is custom"),
+        ({"storageScope": "custom", "dataDir": "   "}, "dataDir", "is required when storageScope is custom"),
+    ],
+)
+def test_invalid_settings_name_the_field(raw, field, rule):
+    with pytest.raises(InvalidInput) as info:
+        load_settings(raw)
+    assert info.value.field == field
+    assert info.value.rule.startswith(rule)
+    assert info.value.code == "invalid-input"
+
+
+def test_data_dir_is_expanded_and_normalized():
+    assert load_settings({"dataDir": "~/mnemon-data/"}).data_dir == os.path.join(os.path.expanduser("~"), "mnemon-data")
+    assert load_settings({"dataDir": " /srv//a/../b "}).data_dir == "/srv/b"
+    assert load_settings({"dataDir": "  "}).data_dir is None
+
+
+def test_with_overrides_validates():
+    settings = load_settings({"storageScope": "workspace"})
+    changed = settings.with_overrides(memoryLimitBytes=20480, userLimitBytes=None, wakeBudgetChars=2048)
+    assert changed.runtime_memory.memory_limit_bytes == 20480
+    assert changed.runtime_memory.user_limit_bytes == 4096
+    assert (changed.storage_scope, changed.wake_budget_chars) == ("workspace", 2048)
+    with pytest.raises(InvalidInput) as info:
+        settings.with_overrides(userLimitBytes=0)
+    assert info.value.field == "runtimeMemory.userLimitBytes"
+    assert settings.runtime_memory.user_limit_bytes == 4096
+
+
+def test_settings_are_frozen():
+    settings = load_settings()
+    with pytest.raises(Exception):
+        settings.storage_scope = "custom"  # type: ignore[misc]
+    assert isinstance(settings, Settings)
+
+
+# ================================================================= roots
+
+
+def test_global_root_from_environment(untouched):
+    untouched.seal()
+    assert global_root({"MNEMON_DATA_DIR": "  /srv/mnemon  "}) == Path("/srv/mnemon")
+    assert global_root({"MNEMON_DATA_DIR": "~/m"}) == Path(os.path.expanduser("~")) / "m"
+    assert global_root({"MNEMON_DATA_DIR": "   "}) == Path(os.path.expanduser("~")) / ".mnemon"
+    assert global_root({}) == Path(os.path.expanduser("~")) / ".mnemon"
+    with pytest.raises(InvalidInput) as info:
+        global_root({"MNEMON_DATA_DIR": "/a\x00"})
+    assert info.value.field == "MNEMON_DATA_DIR"
+
+
+def test_each_scope_resolves_without_writing(untouched):
+    tmp = untouched.path
+    workspace = tmp / "project"
+    workspace.mkdir()
+    base = tmp / "base"
+    untouched.seal()
+    env = {"MNEMON_DATA_DIR": str(tmp / "global")}
+    real = workspace.resolve()
+
+    glob = resolve_root(workspace, load_settings(), env)
+    assert (glob.root, glob.user_root, glob.scope, glob.workspace, glob.split_user) == (
+        tmp / "global", tmp / "global", "global", real, False)
+    assert resolve_root(workspace, load_settings({"storageScope": "workspace"}), env).root == real / ".mnemon"
+    custom = resolve_root(None, load_settings({"storageScope": "custom", "dataDir": str(base)}), env)
+    assert (custom.root, custom.workspace) == (base, None)
+    digest = hashlib.sha256(str(real).encode("utf-8")).hexdigest()
+    assert workspace_hash(real) == digest and len(digest) == 64
+    assert resolve_root(workspace, load_settings({"storageScope": "workspaces", "dataDir": str(base)}), env).root == (
+        base / "workspaces" / digest)
+    assert resolve_root(workspace, load_settings({"storageScope": "workspaces"}), env).root == (
+        tmp / "global" / "workspaces" / digest)
+    split = resolve_root(workspace, load_settings({"storageScope": "workspace", "runtimeUserScope": "global"}), env)
+    assert (split.root, split.user_root, split.split_user) == (real / ".mnemon", tmp / "global", True)
+
+
+def test_workspace_path_is_canonical(untouched):
+    tmp = untouched.path
+    (tmp / "real" / "sub").mkdir(parents=True)
+    (tmp / "link").symlink_to(tmp / "real")
+    (tmp / "file.txt").write_text("x")
+    untouched.seal()
+    real = (tmp / "real").resolve()
+    assert canonical_workspace_path(tmp / "link" / "sub") == real / "sub"
+    assert canonical_workspace_path(str(tmp / "link" / "sub" / ".." / "sub" / "")) == real / "sub"
+    assert canonical_workspace_path(tmp / "link" / "not" / "yet") == real / "not" / "yet"
+    with pytest.raises(InvalidInput) as info:
+        canonical_workspace_path(tmp / "file.txt" / "child")
+    assert info.value.field == "workspace"
+    with pytest.raises(InvalidInput) as info:
+        canonical_workspace_path("relative/path")
+    assert info.value.field == "workspace" and "absolute" in info.value.rule
+    with pytest.raises(InvalidInput):
+        canonical_workspace_path(str(tmp) + "/a\x00b")
+    a = resolve_root(tmp / "link", load_settings({"storageScope": "workspaces"}), {"MNEMON_DATA_DIR": str(tmp / "g")})
+    b = resolve_root(tmp / "real", load_settings({"storageScope": "workspaces"}), {"MNEMON_DATA_DIR": str(tmp / "g")})
+    assert a.root == b.root
+
+
+def test_missing_workspace_is_not_found(untouched):
+    missing = untouched.seal() / "nope"
+    with pytest.raises(NotFound) as info:
+        resolve_root(missing, load_settings({"storageScope": "workspace"}), {})
+    assert info.value.code == "not-found"
+    assert info.value.data == {"field": "workspace", "path": str(missing.parent.resolve() / "nope")}
+    assert info.value.message.startswith("workspace: ")
+    resolved = resolve_root(missing, load_settings({"storageScope": "workspace"}), {}, require_workspace=False)
+    assert resolved.root == missing.parent.resolve() / "nope" / ".mnemon"
+
+
+def test_workspace_that_is_a_file_or_absent_for_workspace_scopes(untouched):
+    (untouched.path / "file").write_text("x")
+    untouched.seal()
+    with pytest.raises(InvalidInput) as info:
+        resolve_root(untouched.path / "file", load_settings({"storageScope": "workspace"}), {})
+    assert info.value.field == "workspace"
+    for scope in ("workspace", "workspaces"):
+        with pytest.raises(InvalidInput) as info:
+            resolve_root(None, load_settings({"storageScope": scope}), {})
+        assert (info.value.field, info.value.rule) == ("workspace", f"is required when storageScope is {scope}")
+
+
+def test_data_dir_that_is_a_file_is_rejected(untouched):
+    tmp = untouched.path
+    (tmp / "data-file").write_text("not a dir")
+    (tmp / "ws").mkdir()
+    untouched.seal()
+    for data_dir in (tmp / "data-file", tmp / "data-file" / "below"):
+        for scope, workspace in (("custom", None), ("workspaces", tmp / "ws")):
+            with pytest.raises(InvalidInput) as info:
+                resolve_root(workspace, load_settings({"storageScope": scope, "dataDir": str(data_dir)}), {})
+            assert info.value.field == "dataDir"
+            assert info.value.message.startswith("dataDir: ")
+            assert str(tmp / "data-file") in info.value.message and "is a file" in info.value.message
+
+
+def test_global_root_that_is_a_file_is_rejected(untouched):
+    tmp = untouched.path
+    (tmp / "g").write_text("x")
+    (tmp / "ws").mkdir()
+    untouched.seal()
+    env = {"MNEMON_DATA_DIR": str(tmp / "g")}
+    with pytest.raises(InvalidInput) as info:
+        resolve_root(None, load_settings(), env)
+    assert info.value.field == "MNEMON_DATA_DIR"
+    with pytest.raises(InvalidInput) as info:
+        resolve_root(tmp / "ws", load_settings({"storageScope": "workspace", "runtimeUserScope": "global"}), env)
+    assert info.value.field == "MNEMON_DATA_DIR"
+
+
+def test_linked_worktree_shares_the_main_tree_root(tmp_path):
+    repo = gitrepo.make_repo(tmp_path / "main")
+    gitrepo.add_worktree(repo, "wt", tmp_path / "wt", "feature")
+    (tmp_path / "wt" / "pkg").mkdir()
+    before = tree(tmp_path)
+    main = (tmp_path / "main").resolve()
+    shared = resolve_root(tmp_path / "wt" / "pkg", load_settings({"storageScope": "workspace"}), {})
+    assert (shared.root, shared.workspace, shared.shared_from) == (
+        main / "pkg" / ".mnemon", main / "pkg", (tmp_path / "wt" / "pkg").resolve())
+    separate = resolve_root(tmp_path / "wt", load_settings({"storageScope": "workspace", "worktreeSharing": "separate"}), {})
+    assert (separate.root, separate.shared_from) == ((tmp_path / "wt").resolve() / ".mnemon", None)
+    in_main = resolve_root(tmp_path / "main", load_settings({"storageScope": "workspace"}), {})
+    assert (in_main.root, in_main.shared_from) == (main / ".mnemon", None)
+    assert tree(tmp_path) == before
