@@ -69,7 +69,8 @@ class MnemonProtocol(LanguageServerProtocol):
     """LanguageServerProtocol that hands ``mnemon/*`` request params to handlers as plain dicts."""
 
     def get_message_type(self, method: str) -> type | None:  # noqa: D102 - pygls hook
-        if method.startswith("mnemon/"):
+        # Only the requests we receive: our own outgoing notifications need pygls' notification type.
+        if method in REQUESTS:
             return RawRequest
         return super().get_message_type(method)
 

@@ -392,6 +392,10 @@ def code_action(ls: MnemonLanguageServer, params: types.CodeActionParams) -> lis
     only = params.context.only
     if only and not any(P.CODE_ACTION_KIND.startswith(str(kind)) or str(kind) == "" for kind in only):
         return []
+    # Automatic requests (VS Code asks on every cursor move) get nothing: a light bulb on every line
+    # would be noise. Explicit requests (menu, keybinding) and requests asking for our kind get actions.
+    if params.context.trigger_kind == types.CodeActionTriggerKind.Automatic and not only:
+        return []
     uri = params.text_document.uri
     try:
         state = ls.registry.resolve(uri)

@@ -1,0 +1,328 @@
+#!/usr/bin/env node
+/**
+ * Manifest lint for the mnemon VS Code extension (lsp-anchors 4.5 item 4). Checks that:
+ *
+ * - every contributed command is registered in src/ (registerCommand("<id>")) and vice versa;
+ * - every menu entry names a contributed command; the editor/context entries need a selection;
+ * - no contributed or registered command id is a server command id (`mnemon.server.*`, and the
+ *   ids the server really registers), and src/ never calls a server command directly;
+ * - every `mnemon.*` setting except the extension-only ones exists in mnemon_ls/settings.py, with
+ *   the same default, enum and bounds (from `Settings.model_json_schema(by_alias=True)`), and
+ *   every server setting is contributed; src/settings.ts SERVER_SETTING_KEYS lists exactly them;
+ * - every `getConfiguration("mnemon").get("<key>")` / `affectsConfiguration("mnemon.<key>")` in
+ *   src/ names a contributed setting;
+ * - the pins (engines.vscode, @types/vscode, vscode-languageclient) agree.
+ *
+ * Python: $MNEMON_PYTHON, else python3 (must import mnemon_ls; the repository root is appended to
+ * PYTHONPATH). Exit code 0 when every check passes, 1 otherwise.
+ */
+
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const extensionDir = path.resolve(here, "..");
+const repoRoot = path.resolve(extensionDir, "..", "..");
+const manifest = JSON.parse(readFileSync(path.join(extensionDir, "package.json"), "utf8"));
+
+const EXTENSION_ONLY = new Set(["mnemon.interpreter", "mnemon.trace.server"]);
+const SERVER_PREFIX = "mnemon.server.";
+
+const failures = [];
+let passed = 0;
+function check(name, fn) {
+    try {
+        const problems = fn() ?? [];
+        if (problems.length > 0) {
+            failures.push(name);
+            console.log(`not ok - ${name}`);
+            for (const problem of problems) {
+                console.log(`    ${problem}`);
+            }
+        } else {
+            passed += 1;
+            console.log(`ok - ${name}`);
+        }
+    } catch (error) {
+        failures.push(name);
+        console.log(`not ok - ${name}\n    ${error instanceof Error ? error.message : String(error)}`);
+    }
+}
+
+function sourceFiles(dir) {
+    const out = [];
+    for (const name of readdirSync(dir)) {
+        const full = path.join(dir, name);
+        if (statSync(full).isDirectory()) {
+            if (name !== "test") {
+                out.push(...sourceFiles(full));
+            }
+        } else if (name.endsWith(".ts")) {
+            out.push(full);
+        }
+    }
+    return out;
+}
+
+const sources = sourceFiles(path.join(extensionDir, "src")).map((file) => ({
+    file: path.relative(extensionDir, file),
+    text: readFileSync(file, "utf8"),
+}));
+
+function matchesIn(regex) {
+    const found = [];
+    for (const { file, text } of sources) {
+        for (const m of text.matchAll(regex)) {
+            found.push({ file, value: m[1] });
+        }
+    }
+    return found;
+}
+
+function python(code) {
+    const executable = process.env.MNEMON_PYTHON || "python3";
+    const pythonPath = [process.env.PYTHONPATH, repoRoot].filter(Boolean).join(path.delimiter);
+    return execFileSync(executable, ["-c", code], {
+        cwd: repoRoot,
+        env: { ...process.env, PYTHONPATH: pythonPath },
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+    });
+}
+
+const contributes = manifest.contributes ?? {};
+const contributed = (contributes.commands ?? []).map((c) => c.command);
+const contributedSet = new Set(contributed);
+const registered = matchesIn(/register(?:TextEditor)?Command\(\s*["'`]([^"'`]+)["'`]/g);
+const registeredSet = new Set(registered.map((r) => r.value));
+const properties = contributes.configuration?.properties ?? {};
+
+// ----------------------------------------------------------------------------------------- commands
+
+check("every contributed command is registered in src/", () =>
+    contributed.filter((id) => !registeredSet.has(id)).map((id) => `${id} is contributed but never registered`),
+);
+
+check("every registered command is contributed", () =>
+    [...registeredSet].filter((id) => !contributedSet.has(id)).map((id) => `${id} is registered in src/ but not in contributes.commands`),
+);
+
+check("commands are unique and have a title and the Mnemon category", () => {
+    const problems = [];
+    const seen = new Set();
+    for (const c of contributes.commands ?? []) {
+        if (seen.has(c.command)) problems.push(`${c.command} is contributed twice`);
+        seen.add(c.command);
+        if (!c.title) problems.push(`${c.command} has no title`);
+        if (c.category !== "Mnemon") problems.push(`${c.command}: category is ${JSON.stringify(c.category)}, expected "Mnemon"`);
+        if (!c.command.startsWith("mnemon.")) problems.push(`${c.command} is outside the mnemon.* namespace`);
+    }
+    return problems;
+});
+
+check("the required commands are contributed", () =>
+    ["mnemon.rememberSelection", "mnemon.rememberSelectionForBranch", "mnemon.showWakeSnapshot", "mnemon.showStatus", "mnemon.restartServer"]
+        .filter((id) => !contributedSet.has(id))
+        .map((id) => `${id} is missing`),
+);
+
+check("every menu entry names a contributed command", () => {
+    const problems = [];
+    for (const [menu, entries] of Object.entries(contributes.menus ?? {})) {
+        for (const entry of entries) {
+            if (!contributedSet.has(entry.command)) problems.push(`${menu}: ${entry.command} is not a contributed command`);
+        }
+    }
+    return problems;
+});
+
+check("editor/context entries require a selection", () => {
+    const entries = contributes.menus?.["editor/context"] ?? [];
+    const problems = entries.length === 0 ? ["no editor/context entry"] : [];
+    for (const entry of entries) {
+        if (!/\beditorHasSelection\b/.test(entry.when ?? "")) problems.push(`${entry.command}: when is ${JSON.stringify(entry.when)}`);
+    }
+    return problems;
+});
+
+let serverCommands = [];
+check("no contributed or registered command is a server command (lsp-anchors 4.4)", () => {
+    serverCommands = JSON.parse(
+        python(
+            "import json\n" +
+                "from mnemon_ls.lsp import protocol as P\n" +
+                "from mnemon_ls.lsp.server import server\n" +
+                "ids = set(server.protocol.fm.commands) | {v for k, v in vars(P).items() if k.startswith('CMD_')}\n" +
+                "print(json.dumps(sorted(ids)))",
+        ),
+    );
+    const problems = [];
+    if (serverCommands.length === 0) problems.push("could not read any server command id");
+    for (const id of new Set([...contributed, ...registeredSet])) {
+        if (id.startsWith(SERVER_PREFIX)) problems.push(`${id} is in the server's ${SERVER_PREFIX}* namespace`);
+        if (serverCommands.includes(id)) problems.push(`${id} is a server executeCommandProvider id`);
+    }
+    for (const id of serverCommands) {
+        if (!id.startsWith(SERVER_PREFIX)) problems.push(`server command ${id} is outside ${SERVER_PREFIX}* (would collide risk-free only there)`);
+    }
+    return problems;
+});
+
+check("src/ never invokes a server command directly (user commands use mnemon/* requests)", () =>
+    matchesIn(/["'`](mnemon\.server\.[A-Za-z]+)["'`]/g).map((m) => `${m.file}: ${m.value}`),
+);
+
+// ----------------------------------------------------------------------------------------- settings
+
+/** Flatten the pydantic JSON schema into {"mnemon.<dotted>": schema}. */
+function flattenSchema(schema) {
+    const out = {};
+    const resolve = (node) => {
+        if (node.$ref) {
+            const name = node.$ref.split("/").pop();
+            return { ...schema.$defs[name], ...Object.fromEntries(Object.entries(node).filter(([k]) => k !== "$ref")) };
+        }
+        return node;
+    };
+    const walk = (node, prefix) => {
+        for (const [key, raw] of Object.entries(node.properties ?? {})) {
+            const prop = resolve(raw);
+            if (prop.type === "object" && prop.properties) {
+                walk(prop, `${prefix}${key}.`);
+            } else {
+                out[`${prefix}${key}`] = prop;
+            }
+        }
+    };
+    walk(schema, "mnemon.");
+    return out;
+}
+
+function expectedType(prop) {
+    if (prop.anyOf) {
+        return prop.anyOf.map((t) => t.type).sort();
+    }
+    return prop.type;
+}
+
+const equal = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+let serverSettings = {};
+check("server settings schema is readable (Settings.model_json_schema(by_alias=True))", () => {
+    const schema = JSON.parse(
+        python("import json\nfrom mnemon_ls.settings import Settings\nprint(json.dumps(Settings.model_json_schema(by_alias=True)))"),
+    );
+    serverSettings = flattenSchema(schema);
+    return Object.keys(serverSettings).length === 0 ? ["no settings found"] : [];
+});
+
+check("every mnemon.* setting (except extension-only) exists in mnemon_ls/settings.py", () =>
+    Object.keys(properties)
+        .filter((id) => !EXTENSION_ONLY.has(id))
+        .filter((id) => !(id in serverSettings))
+        .map((id) => `${id} is contributed but is not a server setting`),
+);
+
+check("every server setting is contributed", () =>
+    Object.keys(serverSettings)
+        .filter((id) => !(id in properties))
+        .map((id) => `${id} is a server setting but is not contributed`),
+);
+
+check("defaults, enums, bounds and types match the server", () => {
+    const problems = [];
+    for (const [id, server] of Object.entries(serverSettings)) {
+        const mine = properties[id];
+        if (!mine) continue;
+        if (!equal(mine.default, server.default ?? null)) problems.push(`${id}: default ${JSON.stringify(mine.default)}, server ${JSON.stringify(server.default)}`);
+        if (!equal(mine.enum, server.enum)) problems.push(`${id}: enum ${JSON.stringify(mine.enum)}, server ${JSON.stringify(server.enum)}`);
+        for (const bound of ["minimum", "maximum"]) {
+            if (mine[bound] !== server[bound]) problems.push(`${id}: ${bound} ${mine[bound]}, server ${server[bound]}`);
+        }
+        const type = Array.isArray(mine.type) ? [...mine.type].sort() : mine.type;
+        if (!equal(type, expectedType(server))) problems.push(`${id}: type ${JSON.stringify(mine.type)}, server ${JSON.stringify(expectedType(server))}`);
+    }
+    return problems;
+});
+
+check("server settings are resource-scoped and documented", () => {
+    const problems = [];
+    for (const [id, prop] of Object.entries(properties)) {
+        if (!prop.description && !prop.markdownDescription) problems.push(`${id} has no description`);
+        if (prop.enum && (!prop.enumDescriptions || prop.enumDescriptions.length !== prop.enum.length) && id !== "mnemon.trace.server") {
+            problems.push(`${id}: enumDescriptions do not match enum`);
+        }
+        if (!EXTENSION_ONLY.has(id) && prop.scope !== "resource") problems.push(`${id}: scope ${prop.scope}, expected resource (the server pulls settings per folder)`);
+    }
+    return problems;
+});
+
+check("extension-only settings are contributed with the expected shape", () => {
+    const problems = [];
+    const interpreter = properties["mnemon.interpreter"];
+    if (!interpreter || interpreter.type !== "array" || interpreter.items?.type !== "string" || !equal(interpreter.default, [])) {
+        problems.push("mnemon.interpreter must be an array of strings defaulting to []");
+    }
+    const trace = properties["mnemon.trace.server"];
+    if (!trace || !equal(trace.enum, ["off", "messages", "verbose"]) || trace.default !== "off") {
+        problems.push("mnemon.trace.server must be off|messages|verbose defaulting to off");
+    }
+    const clientId = matchesIn(/CLIENT_ID\s*=\s*"([^"]+)"/g)[0]?.value;
+    if (clientId !== "mnemon") problems.push(`the LanguageClient id is ${clientId}; <id>.trace.server only works with id "mnemon"`);
+    return problems;
+});
+
+check("src/settings.ts SERVER_SETTING_KEYS lists exactly the server settings", () => {
+    const compiled = path.join(extensionDir, "out", "settings.js");
+    if (!existsSync(compiled)) {
+        return ["out/settings.js is missing: run `npm run compile` first"];
+    }
+    const { SERVER_SETTING_KEYS, EXTENSION_SETTING_KEYS } = createRequire(import.meta.url)(compiled);
+    const problems = [];
+    const keys = SERVER_SETTING_KEYS.map((k) => `mnemon.${k}`).sort();
+    if (!equal(keys, Object.keys(serverSettings).sort())) problems.push(`SERVER_SETTING_KEYS ${JSON.stringify(keys)} != server ${JSON.stringify(Object.keys(serverSettings).sort())}`);
+    const extra = EXTENSION_SETTING_KEYS.map((k) => `mnemon.${k}`).sort();
+    if (!equal(extra, [...EXTENSION_ONLY].sort())) problems.push(`EXTENSION_SETTING_KEYS ${JSON.stringify(extra)}`);
+    return problems;
+});
+
+check("every setting read in src/ is contributed", () => {
+    const reads = [
+        ...matchesIn(/getConfiguration\(\s*"mnemon"[^)]*\)\s*\.get(?:<[^>]*>)?\(\s*"([^"]+)"/g).map((m) => ({ ...m, value: `mnemon.${m.value}` })),
+        ...matchesIn(/affectsConfiguration\(\s*"(mnemon\.[^"]+)"/g),
+    ];
+    const problems = reads.length === 0 ? ["found no setting reads (the pattern is stale?)"] : [];
+    for (const { file, value } of reads) {
+        if (!(value in properties)) problems.push(`${file}: reads ${value}, which is not contributed`);
+    }
+    return problems;
+});
+
+// ----------------------------------------------------------------------------------------- pins
+
+check("version pins agree", () => {
+    const problems = [];
+    const engine = manifest.engines?.vscode;
+    const types = manifest.devDependencies?.["@types/vscode"];
+    if (engine !== "^1.82.0") problems.push(`engines.vscode is ${engine}, expected ^1.82.0`);
+    if (`^${types}` !== engine) problems.push(`@types/vscode ${types} must be the engine minimum (${engine})`);
+    if (manifest.dependencies?.["vscode-languageclient"] !== "9.0.1") problems.push("vscode-languageclient must be pinned to 9.0.1");
+    if (!/^\d+\.\d+\.\d+$/.test(manifest.devDependencies?.["vscode-jsonrpc"] ?? "")) problems.push("vscode-jsonrpc must be pinned exactly");
+    const lock = JSON.parse(readFileSync(path.join(extensionDir, "package-lock.json"), "utf8"));
+    const root = lock.packages?.[""] ?? {};
+    if (!equal(root.dependencies, manifest.dependencies) || !equal(root.devDependencies, manifest.devDependencies)) {
+        problems.push("package-lock.json is out of date with package.json (run npm install)");
+    }
+    const jsonrpc = lock.packages?.["node_modules/vscode-jsonrpc"]?.version;
+    const nested = lock.packages?.["node_modules/vscode-languageserver-protocol/node_modules/vscode-jsonrpc"]?.version;
+    if (nested && nested !== jsonrpc) problems.push(`the contract test's vscode-jsonrpc ${jsonrpc} differs from languageclient's ${nested}`);
+    if ((manifest.activationEvents ?? []).some((e) => e.startsWith("onCommand:"))) problems.push("onCommand: activation events are implicit since VS Code 1.74");
+    if (manifest.main !== "./out/extension.js") problems.push(`main is ${manifest.main}`);
+    return problems;
+});
+
+console.log(`\n# manifest checks: ${passed} passed, ${failures.length} failed`);
+process.exit(failures.length === 0 ? 0 : 1);

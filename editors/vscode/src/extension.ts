@@ -1,0 +1,58 @@
+/**
+ * Mnemon for VS Code: runs the mnemon-ls language server (one client per window) and adds commands,
+ * a wake-snapshot view and a status bar item on top of its `mnemon/*` requests.
+ */
+
+import * as vscode from "vscode";
+import { registerCommands } from "./commands";
+import { StatusDocument, WakeDocuments } from "./documents";
+import { MnemonServer, onPythonInterpreterChanged } from "./server";
+import { StatusBar } from "./status";
+
+let server: MnemonServer | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+    const log = vscode.window.createOutputChannel("Mnemon", { log: true });
+    server = new MnemonServer(log);
+    const statusBar = new StatusBar(server);
+    const wakeDocuments = new WakeDocuments(server);
+    const statusDocument = new StatusDocument(server);
+    context.subscriptions.push(log, server, statusBar, wakeDocuments, statusDocument);
+    context.subscriptions.push(...registerCommands({ server, statusBar, wakeDocuments, statusDocument }));
+
+    const current = server;
+    context.subscriptions.push(
+        vscode.workspace.onDidChangeConfiguration((event) => {
+            // Server settings travel through workspace/configuration (the server re-pulls them on
+            // didChangeConfiguration); only the interpreter needs a new process.
+            if (event.affectsConfiguration("mnemon.interpreter")) {
+                void current.restart("mnemon.interpreter changed");
+            }
+        }),
+        vscode.workspace.onDidChangeWorkspaceFolders(() => {
+            // Folders are forwarded by the client (didChangeWorkspaceFolders); this only covers a
+            // window that had no folder when the extension activated.
+            if (!current.running && vscode.workspace.workspaceFolders?.length) {
+                void current.start();
+            }
+        }),
+    );
+    void onPythonInterpreterChanged(log, () => {
+        const configured = vscode.workspace.getConfiguration("mnemon").get<string[]>("interpreter") ?? [];
+        if (configured.length === 0) {
+            void current.restart("Python interpreter changed");
+        }
+    }).then((disposable) => disposable && context.subscriptions.push(disposable));
+
+    // Without a folder there is nothing to remember into; the server starts with the first folder
+    // (or when a command needs it).
+    if (vscode.workspace.workspaceFolders?.length) {
+        void server.start();
+    }
+}
+
+export async function deactivate(): Promise<void> {
+    const current = server;
+    server = undefined;
+    await current?.stop();
+}

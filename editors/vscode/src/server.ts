@@ -1,0 +1,389 @@
+/**
+ * The mnemon-ls client: interpreter discovery, launch (`<python> -m mnemon_ls serve` over stdio),
+ * settings (`initializationOptions.mnemon` and `workspace/configuration` section `mnemon`), and a
+ * debounced restart. One client per window: multi-root folders go through `workspaceFolders`.
+ */
+
+import { execFile } from "node:child_process";
+import * as os from "node:os";
+import * as vscode from "vscode";
+import {
+    CloseAction,
+    ErrorAction,
+    LanguageClient,
+    LanguageClientOptions,
+    ResponseError,
+    RevealOutputChannelOn,
+    ServerOptions,
+    State,
+} from "vscode-languageclient/node";
+import { buildServerSettings, interpreterSetting, serverArgs, ServerSettings } from "./settings";
+
+export const CLIENT_ID = "mnemon";
+export const CLIENT_NAME = "Mnemon";
+/** Restart requests within this window (config change + env change + command) coalesce into one. */
+export const RESTART_DEBOUNCE_MS = 500;
+const PROBE_TIMEOUT_MS = 20_000;
+const STOP_TIMEOUT_MS = 3_000;
+
+// ------------------------------------------------------------------------------------------ interpreter
+
+/** The parts of the `ms-python.python` extension API used here (accessed dynamically, no hard dependency). */
+interface PythonExtensionApi {
+    environments?: {
+        getActiveEnvironmentPath(resource?: vscode.Uri): { id: string; path: string };
+        resolveEnvironment(
+            env: { id: string; path: string } | string,
+        ): Promise<{ executable?: { uri?: vscode.Uri } } | undefined>;
+        onDidChangeActiveEnvironmentPath?: vscode.Event<unknown>;
+    };
+    settings?: {
+        getExecutionDetails?(resource?: vscode.Uri): { execCommand: string[] | undefined };
+        onDidChangeExecutionDetails?: vscode.Event<unknown>;
+    };
+}
+
+export interface Interpreter {
+    /** Executable first, then extra arguments. */
+    argv: string[];
+    /** Where it came from, for the log and error messages. */
+    source: "setting" | "python-extension" | "default";
+}
+
+async function pythonExtensionApi(log: vscode.LogOutputChannel): Promise<PythonExtensionApi | undefined> {
+    const extension = vscode.extensions.getExtension<PythonExtensionApi>("ms-python.python");
+    if (!extension) {
+        return undefined;
+    }
+    try {
+        return extension.isActive ? extension.exports : await extension.activate();
+    } catch (error) {
+        log.warn(`could not activate ms-python.python: ${String(error)}`);
+        return undefined;
+    }
+}
+
+/**
+ * The Python to run mnemon-ls with: `mnemon.interpreter`, else the interpreter selected in the
+ * Python extension (if installed), else `python3` (`python` on Windows).
+ */
+export async function resolveInterpreter(resource: vscode.Uri | undefined, log: vscode.LogOutputChannel): Promise<Interpreter> {
+    const folder = resource ? vscode.workspace.getWorkspaceFolder(resource) : undefined;
+    const configured = interpreterSetting(vscode.workspace.getConfiguration("mnemon", resource).get("interpreter"), {
+        workspaceFolder: folder?.uri.fsPath,
+        userHome: os.homedir(),
+    });
+    if (configured.length > 0) {
+        return { argv: configured, source: "setting" };
+    }
+    const api = await pythonExtensionApi(log);
+    if (api?.environments) {
+        try {
+            const active = api.environments.getActiveEnvironmentPath(resource);
+            const resolved = await api.environments.resolveEnvironment(active);
+            const executable = resolved?.executable?.uri?.fsPath;
+            if (executable) {
+                return { argv: [executable], source: "python-extension" };
+            }
+        } catch (error) {
+            log.warn(`Python extension environments API failed: ${String(error)}`);
+        }
+    }
+    const details = api?.settings?.getExecutionDetails?.(resource)?.execCommand;
+    if (details && details.length > 0 && details[0]) {
+        return { argv: details, source: "python-extension" };
+    }
+    return { argv: [process.platform === "win32" ? "python" : "python3"], source: "default" };
+}
+
+/** Subscribe to interpreter changes of the Python extension (if installed). */
+export async function onPythonInterpreterChanged(
+    log: vscode.LogOutputChannel,
+    listener: () => void,
+): Promise<vscode.Disposable | undefined> {
+    const api = await pythonExtensionApi(log);
+    const event = api?.environments?.onDidChangeActiveEnvironmentPath ?? api?.settings?.onDidChangeExecutionDetails;
+    return event ? event(() => listener()) : undefined;
+}
+
+/** Check that `argv` runs and can import mnemon_ls; resolves to the mnemon_ls version or rejects with a message. */
+export function probeInterpreter(argv: string[]): Promise<string> {
+    const code = "import sys, mnemon_ls; print(mnemon_ls.__version__); print('%d.%d' % sys.version_info[:2])";
+    return new Promise((resolve, reject) => {
+        execFile(argv[0], [...argv.slice(1), "-c", code], { timeout: PROBE_TIMEOUT_MS, windowsHide: true }, (error, stdout, stderr) => {
+            if (error) {
+                const missing = /No module named .?mnemon_ls/.test(stderr);
+                const enoent = (error as NodeJS.ErrnoException).code === "ENOENT";
+                reject(
+                    new Error(
+                        enoent
+                            ? `'${argv[0]}' was not found`
+                            : missing
+                              ? `mnemon_ls is not installed for '${argv[0]}' (pip install mnemon-ls)`
+                              : `'${argv.join(" ")}' failed: ${(stderr || error.message).trim().split("\n").slice(-1)[0]}`,
+                    ),
+                );
+                return;
+            }
+            resolve(stdout.trim().split("\n")[0] ?? "");
+        });
+    });
+}
+
+// ------------------------------------------------------------------------------------------ the client
+
+type NotificationHandler = (params: any) => void;
+
+/** Owns the one LanguageClient of the window and restarts it on demand. */
+export class MnemonServer implements vscode.Disposable {
+    private client: LanguageClient | undefined;
+    private starting: Promise<LanguageClient | undefined> | undefined;
+    private restartQueued = false;
+    private restartRun: Promise<void> | undefined;
+    private lastStartError: string | undefined;
+    private readonly handlers = new Map<string, Set<NotificationHandler>>();
+    private readonly clientDisposables: vscode.Disposable[] = [];
+    private readonly stateEmitter = new vscode.EventEmitter<boolean>();
+    private disposed = false;
+
+    /** Fires true when a client reaches Running, false when it stops. */
+    readonly onDidChangeRunning = this.stateEmitter.event;
+
+    constructor(readonly log: vscode.LogOutputChannel) {}
+
+    /** The running client, if any (no start). */
+    get running(): LanguageClient | undefined {
+        return this.client?.state === State.Running ? this.client : undefined;
+    }
+
+    /** The running client; starts the server if needed. Rejects with a user-readable Error. */
+    async ensureClient(): Promise<LanguageClient> {
+        if (this.restartRun) {
+            await this.restartRun;
+        }
+        const client = this.running ?? (await this.start());
+        if (!client || client.state !== State.Running) {
+            // A failed start has already been shown to the user (with a fix); callers skip `reported` errors.
+            const reported = this.lastStartError !== undefined;
+            throw Object.assign(new Error(this.lastStartError ?? "mnemon-ls is not running (run 'Mnemon: Restart Server')"), { reported });
+        }
+        return client;
+    }
+
+    /** Route a server notification to `handler`, for this and every future client. */
+    onNotification(method: string, handler: NotificationHandler): vscode.Disposable {
+        let set = this.handlers.get(method);
+        if (!set) {
+            set = new Set();
+            this.handlers.set(method, set);
+            this.client?.onNotification(method, (params) => this.dispatch(method, params));
+        }
+        set.add(handler);
+        return new vscode.Disposable(() => set?.delete(handler));
+    }
+
+    private dispatch(method: string, params: unknown): void {
+        for (const handler of this.handlers.get(method) ?? []) {
+            try {
+                handler(params);
+            } catch (error) {
+                this.log.error(`handler for ${method} failed: ${String(error)}`);
+            }
+        }
+    }
+
+    /** Start the server (no-op if running; concurrent calls share one start). */
+    start(): Promise<LanguageClient | undefined> {
+        if (this.disposed) {
+            return Promise.resolve(undefined);
+        }
+        if (this.running) {
+            return Promise.resolve(this.running);
+        }
+        if (!this.starting) {
+            this.starting = this.doStart().finally(() => (this.starting = undefined));
+        }
+        return this.starting;
+    }
+
+    private async doStart(): Promise<LanguageClient | undefined> {
+        const folder = vscode.workspace.workspaceFolders?.[0];
+        const interpreter = await resolveInterpreter(folder?.uri, this.log);
+        this.log.info(`using Python ${JSON.stringify(interpreter.argv)} (from ${interpreter.source})`);
+        try {
+            const version = await probeInterpreter(interpreter.argv);
+            this.log.info(`mnemon_ls ${version} found`);
+        } catch (error) {
+            this.lastStartError = `cannot start mnemon-ls: ${(error as Error).message}`;
+            this.log.error(this.lastStartError);
+            void this.offerFix(this.lastStartError, interpreter);
+            return undefined;
+        }
+
+        const { command, args } = serverArgs(interpreter.argv);
+        const serverOptions: ServerOptions = {
+            command,
+            args,
+            options: { cwd: folder?.uri.fsPath, env: { ...process.env, PYTHONUTF8: "1", PYTHONIOENCODING: "utf-8" } },
+        };
+        const clientOptions: LanguageClientOptions = {
+            // Every file: the server offers "Remember selection" code actions on any text.
+            documentSelector: [{ scheme: "file" }],
+            outputChannel: this.log,
+            traceOutputChannel: this.log,
+            revealOutputChannelOn: RevealOutputChannelOn.Never,
+            initializationOptions: () => ({ mnemon: this.settingsFor(folder?.uri) }),
+            synchronize: { configurationSection: "mnemon" },
+            errorHandler: {
+                error: () => ({ action: ErrorAction.Continue }),
+                closed: () => {
+                    void this.reportClosed();
+                    return { action: CloseAction.DoNotRestart, handled: true };
+                },
+            },
+            middleware: {
+                workspace: {
+                    configuration: async (params, token, next) => {
+                        const defaults = await next(params, token);
+                        if (defaults instanceof ResponseError) {
+                            return defaults;
+                        }
+                        return params.items.map((item, i) =>
+                            item.section === "mnemon" ? this.settingsFor(item.scopeUri) : (defaults as unknown[])[i],
+                        );
+                    },
+                },
+                // The server offers its actions at every position; only list them when asked
+                // (Ctrl+. / Refactor menu), so that no light bulb follows the cursor everywhere.
+                provideCodeActions: (document, range, context, token, next) =>
+                    context.triggerKind === vscode.CodeActionTriggerKind.Automatic ? [] : next(document, range, context, token),
+            },
+        };
+
+        const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+        for (const method of this.handlers.keys()) {
+            client.onNotification(method, (params) => this.dispatch(method, params));
+        }
+        this.clientDisposables.push(
+            client.onDidChangeState((event) => {
+                const running = event.newState === State.Running;
+                void vscode.commands.executeCommand("setContext", "mnemon.serverRunning", running);
+                this.stateEmitter.fire(running);
+            }),
+        );
+        this.client = client;
+        try {
+            await client.start();
+            this.lastStartError = undefined;
+            return client;
+        } catch (error) {
+            this.lastStartError = `mnemon-ls failed to start: ${error instanceof Error ? error.message : String(error)}`;
+            this.log.error(this.lastStartError);
+            void this.offerFix(this.lastStartError, interpreter);
+            if (this.client === client) {
+                this.client = undefined;
+            }
+            for (const disposable of this.clientDisposables.splice(0)) {
+                disposable.dispose();
+            }
+            await client.dispose(STOP_TIMEOUT_MS).catch(() => undefined);
+            return undefined;
+        }
+    }
+
+    /** Settings of the folder containing `scope` (a URI string from the server or a Uri). */
+    settingsFor(scope: string | vscode.Uri | undefined): ServerSettings {
+        let resource: vscode.Uri | undefined;
+        if (typeof scope === "string") {
+            resource = this.client ? this.client.protocol2CodeConverter.asUri(scope) : vscode.Uri.parse(scope);
+        } else {
+            resource = scope;
+        }
+        const folder = resource ? vscode.workspace.getWorkspaceFolder(resource) : undefined;
+        const config = vscode.workspace.getConfiguration("mnemon", folder?.uri ?? resource);
+        return buildServerSettings((key) => config.get(key), { workspaceFolder: folder?.uri.fsPath, userHome: os.homedir() });
+    }
+
+    private async offerFix(message: string, interpreter: Interpreter): Promise<void> {
+        const settings = "Set Interpreter";
+        const log = "Show Log";
+        const pick = await vscode.window.showErrorMessage(
+            `Mnemon: ${message}. Set 'mnemon.interpreter' to a Python with mnemon-ls installed${interpreter.source === "python-extension" ? " or select one in the Python extension" : ""}.`,
+            settings,
+            log,
+        );
+        if (pick === settings) {
+            await vscode.commands.executeCommand("workbench.action.openSettings", "mnemon.interpreter");
+        } else if (pick === log) {
+            this.log.show();
+        }
+    }
+
+    private async reportClosed(): Promise<void> {
+        if (this.disposed || this.restartRun || this.starting) {
+            return; // intentional restart, or a failed start (reported by offerFix)
+        }
+        const restart = "Restart";
+        const pick = await vscode.window.showErrorMessage(
+            "Mnemon: the mnemon-ls server stopped. See the Mnemon output for details.",
+            restart,
+            "Show Log",
+        );
+        if (pick === restart) {
+            await this.restart("after crash");
+        } else if (pick === "Show Log") {
+            this.log.show();
+        }
+    }
+
+    /**
+     * Restart the server. Requests arriving while one is pending (or running) coalesce: a burst of
+     * triggers leads to one stop/start after RESTART_DEBOUNCE_MS, plus one more if a request came in
+     * after that restart had already read the configuration.
+     */
+    restart(reason: string): Promise<void> {
+        this.log.info(`restart requested (${reason})`);
+        this.restartQueued = true;
+        if (!this.restartRun) {
+            this.restartRun = this.runRestarts().finally(() => (this.restartRun = undefined));
+        }
+        return this.restartRun;
+    }
+
+    private async runRestarts(): Promise<void> {
+        while (this.restartQueued && !this.disposed) {
+            await new Promise((resolve) => setTimeout(resolve, RESTART_DEBOUNCE_MS));
+            this.restartQueued = false;
+            await this.stop();
+            await this.start();
+        }
+    }
+
+    /** Stop and dispose the current client (errors are logged). */
+    async stop(): Promise<void> {
+        if (this.starting) {
+            await this.starting.catch(() => undefined);
+        }
+        const client = this.client;
+        this.client = undefined;
+        for (const disposable of this.clientDisposables.splice(0)) {
+            disposable.dispose();
+        }
+        if (!client) {
+            return;
+        }
+        try {
+            await client.dispose(STOP_TIMEOUT_MS);
+        } catch (error) {
+            this.log.warn(`stopping mnemon-ls: ${String(error)}`);
+        }
+        void vscode.commands.executeCommand("setContext", "mnemon.serverRunning", false);
+        this.stateEmitter.fire(false);
+    }
+
+    dispose(): void {
+        this.disposed = true;
+        void this.stop();
+        this.stateEmitter.dispose();
+    }
+}

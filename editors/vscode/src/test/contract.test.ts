@@ -1,0 +1,382 @@
+/**
+ * Protocol contract test: the real mnemon-ls server (`<python> -m mnemon_ls serve`, stdio), driven by
+ * vscode-jsonrpc (the JSON-RPC layer vscode-languageclient uses) through the extension's own
+ * src/requests.ts helpers and src/settings.ts. No VS Code is needed (lsp-anchors 4.5).
+ *
+ * Environment: MNEMON_PYTHON (default `python3`) must have mnemon-ls's dependencies; the repository
+ * root is appended to PYTHONPATH so the server of this tree is the one tested. `git` must be on PATH.
+ * The server gets MNEMON_DATA_DIR and HOME inside a temporary directory.
+ */
+
+import assert from "node:assert/strict";
+import { ChildProcessWithoutNullStreams, execFileSync, spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { pathToFileURL } from "node:url";
+import { createMessageConnection, MessageConnection, ResponseError, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node";
+import {
+    asMnemonError,
+    branchFor,
+    BranchChangedParams,
+    ErrorCode,
+    forget,
+    mutate,
+    Notification,
+    PROTOCOL_VERSION,
+    ProjectionRepairedParams,
+    Receipt,
+    remember,
+    runtimeSnapshot,
+    SERVER_COMMAND_PREFIX,
+    status,
+    turnBegin,
+    turnEnd,
+    wake,
+} from "../requests";
+import { buildServerSettings, ServerSettings } from "../settings";
+
+const EXTENSION_DIR = path.resolve(__dirname, "..", "..");
+/** The repository root: the server under test is the one of this tree (after any PYTHONPATH given). */
+const REPO_ROOT = path.resolve(EXTENSION_DIR, "..", "..");
+const REQUEST_TIMEOUT_MS = 15_000;
+
+interface Manifest {
+    contributes: {
+        commands: { command: string }[];
+        configuration: { properties: Record<string, { default?: unknown }> };
+    };
+}
+
+const manifest = JSON.parse(fs.readFileSync(path.join(EXTENSION_DIR, "package.json"), "utf8")) as Manifest;
+
+/** The settings the extension would send with every setting at its contributed default. */
+function defaultSettings(): ServerSettings {
+    const properties = manifest.contributes.configuration.properties;
+    return buildServerSettings((key) => properties[`mnemon.${key}`]?.default);
+}
+
+function withTimeout<T>(promise: Promise<T>, label: string, ms = REQUEST_TIMEOUT_MS): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${label}: no answer within ${ms} ms`)), ms);
+    });
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** A promise for the next `method` notification matching `predicate`. */
+function nextNotification<T>(waiters: Map<string, ((p: unknown) => boolean)[]>, method: string, predicate: (p: T) => boolean): Promise<T> {
+    return new Promise((resolve) => {
+        const list = waiters.get(method) ?? [];
+        list.push((p) => {
+            if (predicate(p as T)) {
+                resolve(p as T);
+                return true;
+            }
+            return false;
+        });
+        waiters.set(method, list);
+    });
+}
+
+function git(cwd: string, env: NodeJS.ProcessEnv, ...args: string[]): void {
+    execFileSync("git", ["-c", "user.name=Mnemon Test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false", ...args], {
+        cwd,
+        env,
+        stdio: "pipe",
+    });
+}
+
+async function expectMnemonError(promise: Promise<unknown>, code: keyof typeof ErrorCode): Promise<ResponseError<unknown>> {
+    const error = await withTimeout(promise.then(
+        () => assert.fail(`expected a ${code} error, the request succeeded`),
+        (e: unknown) => e,
+    ), code);
+    assert.ok(error instanceof ResponseError, `expected a ResponseError, got ${String(error)}`);
+    const decoded = asMnemonError(error);
+    assert.equal(decoded?.code, code, `data.code of ${JSON.stringify(error.data)}`);
+    assert.equal(error.code, ErrorCode[code]);
+    assert.ok(!("traceback" in (decoded?.data ?? {})), "no traceback may reach the client");
+    return error;
+}
+
+describe("contract with the real mnemon-ls server", () => {
+    let tmp: string;
+    let repo: string;
+    let folderUri: string;
+    let fileUri: string;
+    let gitEnv: NodeJS.ProcessEnv;
+    let proc: ChildProcessWithoutNullStreams;
+    let connection: MessageConnection;
+    let stderr = "";
+    let exited: Promise<number | null>;
+    let initializeResult: { capabilities: Record<string, any>; serverInfo?: { name: string; version?: string } };
+    let configurationAsked: Promise<{ items: { scopeUri?: string; section?: string }[] }>;
+    const shown: { type: number; message: string }[] = [];
+    const waiters = new Map<string, ((p: unknown) => boolean)[]>();
+    const settings = defaultSettings();
+    let currentSettings: ServerSettings = settings;
+    const configurationWaiters: ((params: unknown) => void)[] = [];
+    let first: Receipt;
+
+    before(async () => {
+        tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mnemon-vscode-contract-"));
+        const home = path.join(tmp, "home");
+        fs.mkdirSync(home);
+        repo = path.join(tmp, "repo");
+        fs.mkdirSync(repo);
+        gitEnv = { ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: "1", GIT_TERMINAL_PROMPT: "0" };
+        git(repo, gitEnv, "init", "-q", "-b", "main");
+        fs.writeFileSync(path.join(repo, "app.py"), "print('hello')\n");
+        git(repo, gitEnv, "add", "app.py");
+        git(repo, gitEnv, "commit", "-q", "-m", "initial");
+        folderUri = pathToFileURL(repo).href;
+        fileUri = pathToFileURL(path.join(repo, "app.py")).href;
+
+        const python = process.env.MNEMON_PYTHON || "python3";
+        proc = spawn(python, ["-m", "mnemon_ls", "serve"], {
+            cwd: repo,
+            env: {
+                ...process.env,
+                MNEMON_DATA_DIR: path.join(tmp, "data"),
+                HOME: home,
+                PYTHONUTF8: "1",
+                PYTHONPATH: [process.env.PYTHONPATH, REPO_ROOT].filter(Boolean).join(path.delimiter),
+            },
+            stdio: ["pipe", "pipe", "pipe"],
+        });
+        proc.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+        exited = new Promise((resolve) => proc.on("exit", (code) => resolve(code)));
+
+        connection = createMessageConnection(new StreamMessageReader(proc.stdout), new StreamMessageWriter(proc.stdin));
+        configurationAsked = new Promise((resolve) => {
+            connection.onRequest("workspace/configuration", (params: { items: { scopeUri?: string; section?: string }[] }) => {
+                resolve(params);
+                for (const waiter of configurationWaiters.splice(0)) {
+                    waiter(params);
+                }
+                // What the extension's configuration middleware answers.
+                return params.items.map((item) => (item.section === "mnemon" ? currentSettings : null));
+            });
+        });
+        connection.onRequest("client/registerCapability", () => null);
+        connection.onRequest("window/workDoneProgress/create", () => null);
+        connection.onNotification("window/showMessage", (p: { type: number; message: string }) => shown.push(p));
+        connection.onNotification((method: string, params: unknown) => {
+            const list = waiters.get(method) ?? [];
+            waiters.set(method, list.filter((waiter) => !waiter(params)));
+        });
+        connection.listen();
+
+        initializeResult = await withTimeout(
+            connection.sendRequest("initialize", {
+                processId: process.pid,
+                clientInfo: { name: "mnemon-vscode-contract-test" },
+                rootUri: folderUri,
+                workspaceFolders: [{ uri: folderUri, name: "repo" }],
+                initializationOptions: { mnemon: settings },
+                capabilities: {
+                    workspace: {
+                        configuration: true,
+                        workspaceFolders: true,
+                        didChangeConfiguration: { dynamicRegistration: true },
+                        didChangeWatchedFiles: { dynamicRegistration: true },
+                        executeCommand: { dynamicRegistration: true },
+                    },
+                    window: { showDocument: { support: true }, workDoneProgress: true },
+                    textDocument: { codeAction: { dynamicRegistration: true } },
+                },
+            }),
+            "initialize",
+        );
+        await connection.sendNotification("initialized", {});
+    });
+
+    after(async () => {
+        connection?.dispose();
+        if (proc && proc.exitCode === null && proc.signalCode === null) {
+            proc.kill();
+        }
+        if (tmp) {
+            fs.rmSync(tmp, { recursive: true, force: true });
+        }
+    });
+
+    it("initialize: server commands are namespaced and never collide with contributed commands", () => {
+        assert.equal(initializeResult.serverInfo?.name, "mnemon-ls");
+        const serverCommands: string[] = initializeResult.capabilities.executeCommandProvider?.commands ?? [];
+        assert.ok(serverCommands.length > 0, "the server advertises its code-action commands");
+        for (const id of serverCommands) {
+            assert.ok(id.startsWith(SERVER_COMMAND_PREFIX), `${id} is outside ${SERVER_COMMAND_PREFIX}*`);
+        }
+        const contributed = manifest.contributes.commands.map((c) => c.command);
+        assert.deepEqual(contributed.filter((id) => serverCommands.includes(id)), []);
+    });
+
+    it("initialize: workspace folder changes are supported (one client per window, multi-root)", () => {
+        const folders = initializeResult.capabilities.workspace?.workspaceFolders;
+        assert.equal(folders?.supported, true);
+        assert.ok(folders?.changeNotifications === true || typeof folders?.changeNotifications === "string");
+    });
+
+    it("pulls workspace/configuration section mnemon for the folder", async () => {
+        const params = await withTimeout(configurationAsked, "workspace/configuration");
+        assert.deepEqual(params.items, [{ scopeUri: folderUri, section: "mnemon" }]);
+    });
+
+    it("remember (add) returns a receipt for the folder", async () => {
+        const content = "Run the tests with `pytest -n auto`; never with plain unittest.";
+        first = await withTimeout(remember(connection, { workspace: fileUri, content }), "remember");
+        assert.equal(first.success, true);
+        assert.equal(first.message, "Entry added.");
+        assert.equal(first.target, "memory");
+        assert.equal(first.entryCount, 1);
+        assert.equal(first.changed, true);
+        assert.equal(first.added, content);
+        assert.equal(first.workspace, folderUri);
+        assert.equal(first.usage.limit, settings.runtimeMemory?.memoryLimitBytes);
+        assert.equal(first.usage.used, Buffer.byteLength(content, "utf8"));
+        assert.match(first.revision, /^[0-9a-f]{64}$/);
+    });
+
+    it("remembering the same text again is an unchanged receipt", async () => {
+        const again = await withTimeout(remember(connection, { workspace: fileUri, content: first.added! }), "remember again");
+        assert.equal(again.changed, false);
+        assert.equal(again.entryCount, 1);
+        assert.equal(again.revision, first.revision);
+    });
+
+    it("status: protocol version and the folder's branch", async () => {
+        const result = await withTimeout(status(connection), "status");
+        assert.equal(result.protocolVersion, PROTOCOL_VERSION);
+        assert.equal(result.workspaces.length, 1);
+        const row = result.workspaces[0];
+        assert.equal(row.uri, folderUri);
+        assert.equal(row.branch, "main");
+        assert.equal(row.detached, false);
+        assert.equal(branchFor(result, fileUri), "main");
+        assert.deepEqual(row.entries, { user: 0, memory: 1 });
+        assert.deepEqual(row.usage.memory, first.usage);
+        assert.deepEqual(row.problems, []);
+    });
+
+    it("remember for this branch (branch from status) scopes the entry", async () => {
+        const branch = branchFor(await withTimeout(status(connection), "status"), fileUri);
+        assert.equal(branch, "main");
+        const receipt = await withTimeout(
+            remember(connection, { workspace: fileUri, content: "main: the release notes live in CHANGES.md", branches: [branch!] }),
+            "remember for branch",
+        );
+        assert.equal(receipt.changed, true);
+        assert.equal(receipt.entryCount, 2);
+    });
+
+    it("wake renders both entries for the folder", async () => {
+        const snapshot = await withTimeout(wake(connection, { workspace: folderUri }), "wake");
+        assert.ok(snapshot.text.includes(first.added!), snapshot.text);
+        assert.ok(snapshot.text.includes("main: the release notes live in CHANGES.md"), snapshot.text);
+        assert.equal(snapshot.branch, "main");
+        assert.equal(snapshot.workspace, folderUri);
+        assert.equal(snapshot.chars, [...snapshot.text].length);
+    });
+
+    it("runtime snapshot lists the committed entries", async () => {
+        const snapshot = await withTimeout(runtimeSnapshot(connection, folderUri), "runtime snapshot");
+        assert.deepEqual(
+            snapshot.entries.map((e) => [e.content, e.branches ?? null]),
+            [
+                [first.added, null],
+                ["main: the release notes live in CHANGES.md", ["main"]],
+            ],
+        );
+        assert.equal(snapshot.usage.memory.limit, settings.runtimeMemory?.memoryLimitBytes);
+    });
+
+    it("turn begin pins a view whose wake is served by viewId; turn end ends it", async () => {
+        const view = await withTimeout(turnBegin(connection, { workspace: folderUri }), "turn begin");
+        assert.ok(view.viewId);
+        const pinned = await withTimeout(wake(connection, { viewId: view.viewId }), "wake by view");
+        assert.equal(pinned.text, view.wake.text);
+        assert.deepEqual(await withTimeout(turnEnd(connection, view.viewId), "turn end"), { viewId: view.viewId, ended: true });
+        await expectMnemonError(wake(connection, { viewId: "no-such-view" }), "not-found");
+    });
+
+    it("an invalid add (content with §) is a ResponseError with data.code invalid-input", async () => {
+        const error = await expectMnemonError(remember(connection, { workspace: fileUri, content: "a § b" }), "invalid-input");
+        assert.equal((error.data as { field?: string }).field, "content");
+    });
+
+    it("a remove without a match is a ResponseError with data.code no-match", async () => {
+        await expectMnemonError(forget(connection, { workspace: fileUri, oldText: "nothing like this was ever remembered" }), "no-match");
+    });
+
+    it("unknown params and files outside the folder are rejected with stable codes", async () => {
+        await expectMnemonError(mutate(connection, { workspace: fileUri, action: "add", content: "x", ...({ bogus: 1 } as object) }), "invalid-input");
+        await expectMnemonError(
+            remember(connection, { workspace: pathToFileURL(path.join(tmp, "elsewhere.txt")).href, content: "x" }),
+            "not-in-workspace",
+        );
+    });
+
+    it("a hand edit of MEMORY.md is repaired: mnemon/projectionRepaired is sent and wake still answers", async () => {
+        const memoryFile = path.join(tmp, "data", "runtime", "MEMORY.md");
+        assert.ok(fs.existsSync(memoryFile), `${memoryFile} exists (global storage under MNEMON_DATA_DIR)`);
+        const repaired = nextNotification<ProjectionRepairedParams>(waiters, Notification.projectionRepaired, (p) => p.file === memoryFile);
+        fs.chmodSync(memoryFile, 0o644);
+        fs.appendFileSync(memoryFile, "a line typed by hand\n");
+        // Either the server's watcher or this wake notices the edit first; both must repair and notify.
+        const snapshot = await withTimeout(wake(connection, { workspace: folderUri }), "wake after a hand edit").catch((error: unknown) => {
+            throw new Error(`mnemon/wake failed after a hand edit: ${String(error)}; server stderr:\n${stderr.slice(-1500)}`);
+        });
+        assert.ok(snapshot.text.includes(first.added!));
+        const params = await withTimeout(repaired, "mnemon/projectionRepaired", 10_000).catch((error: Error) => {
+            throw new Error(`${error.message}; server stderr:\n${stderr.slice(-1500)}`);
+        });
+        assert.equal(params.workspace, folderUri);
+        assert.ok(params.preservedAs && fs.readFileSync(params.preservedAs, "utf8").includes("a line typed by hand"));
+        assert.ok(!fs.readFileSync(memoryFile, "utf8").includes("a line typed by hand"));
+    });
+
+    it("a checkout sends mnemon/branchChanged and the branch-scoped entry leaves the wake", async () => {
+        const changed = nextNotification<BranchChangedParams>(waiters, Notification.branchChanged, (p) => p.branch === "feature");
+        git(repo, gitEnv, "checkout", "-q", "-b", "feature");
+        const params = await withTimeout(changed, "mnemon/branchChanged", 10_000).catch((error: Error) => {
+            throw new Error(`${error.message} (the status bar and wake documents refresh on it); server stderr:\n${stderr.slice(-2000)}`);
+        });
+        assert.deepEqual(params, { workspace: folderUri, branch: "feature", detached: false, reason: params.reason, previous: "main" });
+        assert.equal(branchFor(await withTimeout(status(connection), "status"), fileUri), "feature");
+        const snapshot = await withTimeout(wake(connection, { workspace: folderUri }), "wake on feature");
+        assert.ok(snapshot.text.includes(first.added!));
+        assert.ok(!snapshot.text.includes("main: the release notes live in CHANGES.md"), snapshot.text);
+    });
+
+    it("a settings change (didChangeConfiguration) is pulled again and applied without a restart", async () => {
+        const asked = new Promise((resolve) => configurationWaiters.push(resolve));
+        currentSettings = { ...settings, runtimeMemory: { ...settings.runtimeMemory, memoryLimitBytes: 20480 } };
+        // What vscode-languageclient sends for synchronize.configurationSection = "mnemon".
+        await connection.sendNotification("workspace/didChangeConfiguration", { settings: { mnemon: { ...currentSettings, interpreter: [], trace: { server: "off" } } } });
+        await withTimeout(asked, "workspace/configuration after didChangeConfiguration");
+        let limit = 0;
+        for (let i = 0; i < 50 && limit !== 20480; i++) {
+            limit = (await withTimeout(status(connection), "status")).workspaces[0].usage.memory.limit;
+            if (limit !== 20480) {
+                await new Promise((resolve) => setTimeout(resolve, 100));
+            }
+        }
+        assert.equal(limit, 20480);
+    });
+
+    it("the extension's settings were accepted (no settings warning, no error shown)", () => {
+        // Type 1 = Error, 2 = Warning. A repaired projection legitimately warns (previous test).
+        const problems = shown.filter((m) => m.type === 1 || (m.type === 2 && /setting|workspace folder/i.test(m.message)));
+        assert.deepEqual(problems, []);
+    });
+
+    it("shutdown and exit end the server with exit code 0", async () => {
+        await withTimeout(connection.sendRequest("shutdown"), "shutdown");
+        await connection.sendNotification("exit");
+        const code = await withTimeout(exited, "process exit", 10_000);
+        assert.equal(code, 0, `exit code ${code}; stderr:\n${stderr}`);
+    });
+});

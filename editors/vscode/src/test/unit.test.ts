@@ -1,0 +1,164 @@
+/**
+ * Unit tests of the extension's pure modules (no VS Code, no server).
+ */
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { errorMessage, receiptMessage, statusBarText, statusReport, statusTooltip } from "../format";
+import { asMnemonError, branchFor, remember, RequestSender, status, StatusResult, workspaceFor, WorkspaceStatus } from "../requests";
+import { buildServerSettings, expandPath, interpreterSetting, serverArgs } from "../settings";
+
+function row(overrides: Partial<WorkspaceStatus> = {}): WorkspaceStatus {
+    return {
+        uri: "file:///home/u/proj",
+        name: "proj",
+        root: "/home/u/.mnemon",
+        userRoot: "/home/u/.mnemon",
+        scope: "global",
+        branch: "main",
+        branchReason: null,
+        detached: false,
+        entries: { user: 0, memory: 2 },
+        usage: { user: { used: 0, limit: 4096 }, memory: { used: 1024, limit: 10240 } },
+        problems: [],
+        ...overrides,
+    };
+}
+
+function recorder(result: unknown = {}): RequestSender & { calls: [string, unknown][] } {
+    const calls: [string, unknown][] = [];
+    return {
+        calls,
+        sendRequest(method: string, params: unknown): Promise<unknown> {
+            calls.push([method, params]);
+            return Promise.resolve(result);
+        },
+    };
+}
+
+describe("requests", () => {
+    it("remember sends mutate add/memory with the exact content and no undefined keys", async () => {
+        const sender = recorder();
+        await remember(sender, { workspace: "file:///w/a.py", content: "  keep\r\nthis  " });
+        assert.deepEqual(sender.calls, [
+            ["mnemon/runtime/mutate", { workspace: "file:///w/a.py", action: "add", target: "memory", content: "  keep\r\nthis  " }],
+        ]);
+        assert.ok(!("branches" in (sender.calls[0][1] as object)));
+    });
+
+    it("remember passes branches only when non-empty", async () => {
+        const sender = recorder();
+        await remember(sender, { workspace: "file:///w", content: "x", branches: ["feat/a"] });
+        await remember(sender, { workspace: "file:///w", content: "x", branches: [] });
+        assert.deepEqual((sender.calls[0][1] as { branches?: string[] }).branches, ["feat/a"]);
+        assert.ok(!("branches" in (sender.calls[1][1] as object)));
+    });
+
+    it("status sends an empty object (the server forbids unknown keys)", async () => {
+        const sender = recorder({ version: "0", protocolVersion: 1, workspaces: [] });
+        await status(sender);
+        assert.deepEqual(sender.calls, [["mnemon/status", {}]]);
+    });
+
+    it("asMnemonError decodes a ResponseError-like object and ignores other errors", () => {
+        const decoded = asMnemonError({ code: -32013, message: "oldText: no entry matches", data: { code: "no-match", field: "oldText" } });
+        assert.deepEqual(decoded, {
+            code: "no-match",
+            rpcCode: -32013,
+            message: "oldText: no entry matches",
+            data: { code: "no-match", field: "oldText" },
+        });
+        assert.equal(asMnemonError(new Error("connection closed")), undefined);
+        assert.equal(asMnemonError(undefined), undefined);
+        assert.equal(asMnemonError({ code: -32601, message: "unknown" })?.code, "rpc-32601");
+    });
+
+    it("workspaceFor picks the longest containing folder and compares decoded URIs", () => {
+        const result: StatusResult = {
+            version: "0",
+            protocolVersion: 1,
+            workspaces: [row({ uri: "file:///w", branch: "outer" }), row({ uri: "file:///w/inner", branch: "inner" }), row({ uri: "file:///c%3A/x", branch: "win" })],
+        };
+        assert.equal(branchFor(result, "file:///w/inner/a.py"), "inner");
+        assert.equal(branchFor(result, "file:///w/innerx/a.py"), "outer");
+        assert.equal(branchFor(result, "file:///w"), "outer");
+        assert.equal(branchFor(result, "file:///w/"), "outer");
+        assert.equal(branchFor(result, "file:///c:/x/y.ts"), "win");
+        assert.equal(workspaceFor(result, "file:///elsewhere/a.py"), undefined);
+        const detached: StatusResult = { ...result, workspaces: [row({ uri: "file:///w", branch: null, detached: true })] };
+        assert.equal(branchFor(detached, "file:///w/a.py"), undefined);
+    });
+});
+
+describe("settings", () => {
+    it("nests runtimeMemory, drops null/empty dataDir and expands paths", () => {
+        const values: Record<string, unknown> = {
+            storageScope: "custom",
+            dataDir: "${workspaceFolder}/.mem",
+            runtimeUserScope: "storage",
+            "runtimeMemory.userLimitBytes": 4096,
+            "runtimeMemory.memoryLimitBytes": 20480,
+            detachedHeadPolicy: "show",
+            worktreeSharing: "separate",
+            wakeBudgetChars: 65536,
+            interpreter: ["python3"],
+        };
+        assert.deepEqual(buildServerSettings((k) => values[k], { workspaceFolder: "/w", userHome: "/h" }), {
+            storageScope: "custom",
+            dataDir: "/w/.mem",
+            runtimeUserScope: "storage",
+            runtimeMemory: { userLimitBytes: 4096, memoryLimitBytes: 20480 },
+            detachedHeadPolicy: "show",
+            worktreeSharing: "separate",
+            wakeBudgetChars: 65536,
+        });
+        assert.deepEqual(buildServerSettings((k) => (k === "dataDir" ? "  " : undefined)), {});
+        assert.deepEqual(buildServerSettings((k) => (k === "dataDir" ? null : undefined)), {});
+    });
+
+    it("expands ~ and ${userHome} only at the right places", () => {
+        assert.equal(expandPath("~/x", { userHome: "/h" }), "/h/x");
+        assert.equal(expandPath("~", { userHome: "/h" }), "/h");
+        assert.equal(expandPath("/a/~b", { userHome: "/h" }), "/a/~b");
+        assert.equal(expandPath("${userHome}/m", { userHome: "/h" }), "/h/m");
+        assert.equal(expandPath("${workspaceFolder}/m", {}), "${workspaceFolder}/m");
+    });
+
+    it("builds the server argv from mnemon.interpreter", () => {
+        assert.deepEqual(interpreterSetting(["~/venv/bin/python", "", "-X", "utf8"], { userHome: "/h" }), ["/h/venv/bin/python", "-X", "utf8"]);
+        assert.deepEqual(interpreterSetting("python3"), []);
+        assert.deepEqual(serverArgs(["/py", "-X", "utf8"]), { command: "/py", args: ["-X", "utf8", "-m", "mnemon_ls", "serve"] });
+    });
+});
+
+describe("format", () => {
+    it("status bar text shows branch and MEMORY.md usage", () => {
+        assert.equal(statusBarText(row()), "$(bookmark) main · MEMORY 10%");
+        assert.equal(statusBarText(row({ branch: null, detached: true })), "$(bookmark) (detached) · MEMORY 10%");
+        assert.equal(statusBarText(row({ problems: ["x"] })), "$(warning) main · MEMORY 10%");
+        assert.equal(statusBarText(undefined), "$(bookmark) mnemon");
+        assert.match(statusTooltip(row(), "0.1.0"), /MEMORY\.md: 2 entries, 1024\/10240 bytes \(10%\)/);
+    });
+
+    it("receipt and error messages", () => {
+        const receipt = {
+            success: true as const,
+            message: "Entry added.",
+            target: "memory" as const,
+            entryCount: 1,
+            usage: { used: 12, limit: 10240 },
+            revision: "r",
+            changed: true,
+            workspace: "file:///w",
+        };
+        assert.equal(receiptMessage(receipt, ["main"]), "Mnemon: Entry added. MEMORY.md for branch main: 1 entry, 12/10240 bytes.");
+        const error = { code: "runtime-capacity", rpcCode: -32010, message: "MEMORY.md is full", data: { used: 10000, projected: 10300, limit: 10240 } };
+        assert.match(errorMessage("not remembered", error), /would be 10300\/10240 bytes, now 10000.*\[runtime-capacity\]$/);
+    });
+
+    it("status report flags a protocol mismatch", () => {
+        const report = statusReport({ version: "9", protocolVersion: 2, workspaces: [row()] }, 1);
+        assert.match(report, /speaks protocol 1/);
+        assert.match(report, /## proj/);
+    });
+});
