@@ -170,7 +170,8 @@ def cmd_runtime_mutate(args: argparse.Namespace) -> int:
     host = _host(args)
     receipt = host.runtime.mutate(request)
     data = receipt.to_dict()
-    text = f"{receipt.message} {PROJECTION_FILES[receipt.target]}: {receipt.entry_count} entries, " \
+    text = f"{receipt.message} {PROJECTION_FILES[receipt.target]}: {receipt.entry_count} " \
+           f"{'entry' if receipt.entry_count == 1 else 'entries'}, " \
            f"{receipt.used}/{receipt.limit} UTF-8 bytes; revision {receipt.revision[:12]}"
     for name, saved in receipt.preserved.items():
         text += f"\nYour hand edit of {name} was saved at {saved} before it was rewritten."
@@ -188,7 +189,8 @@ def cmd_runtime_list(args: argparse.Namespace) -> int:
     for target in targets:
         entries = state.of(target)
         limit = host.settings.runtime_memory.limit_for(target)
-        lines.append(f"{PROJECTION_FILES[target]} ({target}; {len(entries)} entries; {state.used[target]}/{limit} UTF-8 bytes)")
+        count = f"{len(entries)} {'entry' if len(entries) == 1 else 'entries'}"
+        lines.append(f"{PROJECTION_FILES[target]} ({target}; {count}; {state.used[target]}/{limit} UTF-8 bytes)")
         for index, entry in enumerate(entries, 1):
             scope = f"; branches={','.join(entry.branches)}" if entry.branches else ""
             lines.append(f"  {index}. [{entry.importance}; created={age_label(entry.created_at, now_ms)}; "

@@ -228,7 +228,7 @@ def test_wake_repairs_a_deleted_projection_and_says_so(cli):
 
 def test_runtime_add_replace_remove_list_and_their_receipts(cli):
     out = cli.ok("runtime", "add", "--content", "Use pytest for tests")
-    assert out == f"Entry added. MEMORY.md: 1 entries, 20/10240 UTF-8 bytes; revision {cli.revision()[:12]}\n"
+    assert out == f"Entry added. MEMORY.md: 1 entry, 20/10240 UTF-8 bytes; revision {cli.revision()[:12]}\n"
     cli.assert_projections()
 
     receipt = cli.ok_json("runtime", "add", "--target", "user", "--content", "  Prefers  terse\n\tanswers ")
@@ -257,12 +257,12 @@ def test_runtime_add_replace_remove_list_and_their_receipts(cli):
     listing = cli.ok_json("runtime", "list")
     assert listing == {"revision": cli.revision(), "entries": [stored[1], stored[0]], "problems": []}
     assert cli.ok("runtime", "list", "--target", "memory") == (
-        "MEMORY.md (memory; 1 entries; 23/10240 UTF-8 bytes)\n"
+        "MEMORY.md (memory; 1 entry; 23/10240 UTF-8 bytes)\n"
         "  1. [critical; created=0d; updated=0d] Use pytest -q for tests\n")
     assert cli.ok("runtime", "list") == (
-        "USER.md (user; 1 entries; 21/4096 UTF-8 bytes)\n"
+        "USER.md (user; 1 entry; 21/4096 UTF-8 bytes)\n"
         "  1. [normal; created=0d; updated=0d] Prefers terse answers\n"
-        "MEMORY.md (memory; 1 entries; 23/10240 UTF-8 bytes)\n"
+        "MEMORY.md (memory; 1 entry; 23/10240 UTF-8 bytes)\n"
         "  1. [critical; created=0d; updated=0d] Use pytest -q for tests\n")
 
     receipt = cli.ok_json("runtime", "remove", "--old-text", "pytest -q")

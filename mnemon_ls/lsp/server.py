@@ -184,10 +184,19 @@ class MnemonLanguageServer(LanguageServer):
             state.branch = current
             await self.stop_watchers(uri)
             self.start_watchers(state)
+        self.update_branch(state, current, previous)
+
+    def update_branch(self, state: FolderState, current: Any, previous: Any | None = None) -> None:
+        """Record a fresh probe; send ``mnemon/branchChanged`` when branch, detached or reason changed.
+
+        Every probe goes through here (watcher, wake, start-up), so a change is announced exactly once
+        whichever path saw it first.
+        """
+        previous = previous if previous is not None else state.branch
         state.branch = current
         if (current.branch, current.detached, current.reason) != (previous.branch, previous.detached, previous.reason):
             self.protocol.notify(P.BRANCH_CHANGED, {
-                "workspace": uri, "branch": current.branch, "detached": current.detached,
+                "workspace": state.uri, "branch": current.branch, "detached": current.detached,
                 "reason": current.reason, "previous": previous.branch})
 
     async def on_runtime_change(self, uri: str, _paths: set[str]) -> None:
@@ -218,7 +227,7 @@ class MnemonLanguageServer(LanguageServer):
     async def wake_for(self, state: FolderState, branch: str | None = None, budget: int | None = None) -> dict[str, Any]:
         """Render the wake for a folder (repairing first) and announce repairs; the ``WakeSnapshot`` dict."""
         if branch is None:
-            state.branch = await asyncio.to_thread(state.host.branch_state)
+            self.update_branch(state, await asyncio.to_thread(state.host.branch_state))
         snapshot, repairs = await asyncio.to_thread(state.host.wake, branch, budget)
         self.announce_repairs(state.uri, repairs)
         return snapshot.to_dict() | {"workspace": state.uri}
@@ -268,9 +277,11 @@ def on_initialize(ls: MnemonLanguageServer, params: types.InitializeParams) -> N
 @server.feature(types.INITIALIZED)
 async def on_initialized(ls: MnemonLanguageServer, _params: types.InitializedParams) -> None:
     await ls.pull_configuration()
-    for state in ls.registry.folders.values():
+    for state in list(ls.registry.folders.values()):
         if state.uri not in ls.watchers:
             ls.start_watchers(state)
+            # A checkout between initialize and the watch being armed would otherwise go unseen.
+            ls.update_branch(state, await asyncio.to_thread(state.host.branch_state))
     await ls.flush_problems()
 
 
@@ -371,7 +382,7 @@ async def status(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
             effective = state.host.runtime.read()
             limits = state.settings.runtime_memory
             rows.append({
-                "uri": state.uri, "name": state.name, "root": str(state.host.root),
+                "uri": state.uri, "name": state.name, "path": str(state.path), "root": str(state.host.root),
                 "userRoot": str(state.host.resolution.user_root), "scope": state.settings.storage_scope,
                 "branch": state.branch.branch, "branchReason": state.branch.reason, "detached": state.branch.detached,
                 "entries": {"user": len(effective.user), "memory": len(effective.memory)},
@@ -444,7 +455,8 @@ async def remember_selection(ls: MnemonLanguageServer, args: Any) -> dict[str, A
     scope = f" for branch {', '.join(request.branches)}" if request.branches else ""
     ls.window_show_message(types.ShowMessageParams(
         types.MessageType.Info,
-        f"mnemon: {receipt.message} MEMORY.md{scope}: {receipt.entry_count} entries, {receipt.used}/{receipt.limit} bytes"))
+        f"mnemon: {receipt.message} MEMORY.md{scope}: {receipt.entry_count} "
+        f"{'entry' if receipt.entry_count == 1 else 'entries'}, {receipt.used}/{receipt.limit} bytes"))
     return receipt.to_dict() | {"workspace": state.uri}
 
 

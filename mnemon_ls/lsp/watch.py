@@ -64,9 +64,18 @@ class Watcher:
             self._task = None
 
     async def _run(self) -> None:
+        was_waiting = False
         while not self._stop.is_set():
             existing = [p for p in self.paths if p.is_dir()]
             waiting = [_nearest_existing(p) for p in self.paths if not p.is_dir()]
+            if was_waiting and not waiting:
+                # The watched paths just appeared: what happened in them before this watch was armed
+                # was not seen, so let the callback look once.
+                try:
+                    await self.callback({str(p) for p in self.paths})
+                except Exception:
+                    log.exception("watcher %s: callback failed", self.name)
+            was_waiting = bool(waiting)
             targets = list(dict.fromkeys([*existing, *waiting]))
             if not targets:
                 return

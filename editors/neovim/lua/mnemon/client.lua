@@ -1,0 +1,487 @@
+-- mnemon-ls clients: one per workspace root, found or started for a buffer; requests with a timeout;
+-- handlers for the server's notifications and for window/showMessage / workspace/configuration.
+
+local compat = require("mnemon.compat")
+
+local M = {}
+
+--- Version of the mnemon/* protocol this plugin speaks (compared with mnemon/status).
+M.PROTOCOL_VERSION = 1
+
+M.CMD_REMEMBER = "mnemon.server.rememberSelection"
+
+M.defaults = {
+  name = "mnemon",
+  cmd = { "mnemon-ls", "serve" },
+  cmd_env = nil,
+  settings = {},
+  root_markers = { ".git", ".mnemon" },
+  filetypes = nil, -- nil: every file buffer inside a root
+  autostart = true,
+  timeout_ms = 10000,
+  wake_split = "botright split",
+  on_attach = nil,
+  capabilities = nil,
+}
+
+--- The effective options (init.setup() replaces them; defaults serve vim.lsp.enable users).
+M.config = vim.deepcopy(M.defaults)
+M.configured = false
+
+--- root directory -> client id of the clients this plugin started.
+M.by_root = {}
+
+--- client id -> list of tokens of rememberSelection commands awaiting their result; the server also
+--- sends a window/showMessage for each, which is swallowed because the plugin shows the result itself.
+local pending_remember = {}
+--- client id -> list of file basenames announced by mnemon/projectionRepaired; the server follows
+--- each with a window/showMessage saying the same thing, which is swallowed.
+local pending_repairs = {}
+
+--- The last notifications received from any mnemon client ({method, params, client_id}), newest last.
+M.events = {}
+local MAX_EVENTS = 50
+
+local levels = vim.log.levels
+
+local function present(value)
+  return value ~= nil and value ~= vim.NIL
+end
+M.present = present
+
+local function notify(msg, level)
+  compat.notify(msg, level or levels.INFO)
+end
+M.notify = notify
+
+-- ------------------------------------------------------------------ errors
+
+--- One line for an LSP error (a table {code, message, data} or a string).
+function M.format_error(err)
+  if type(err) ~= "table" then
+    return tostring(err)
+  end
+  local msg = present(err.message) and tostring(err.message) or "unknown error"
+  local data = err.data
+  if type(data) == "table" and present(data.code) then
+    msg = msg .. " [" .. tostring(data.code) .. "]"
+  elseif present(err.code) and type(err.code) == "string" then
+    msg = msg .. " [" .. err.code .. "]"
+  end
+  return msg
+end
+
+-- ------------------------------------------------------------------ roots
+
+local function global_data_dir()
+  local dir = os.getenv("MNEMON_DATA_DIR")
+  if dir == nil or dir == "" then
+    dir = compat.uv.os_homedir() .. "/.mnemon"
+  end
+  return compat.normalize(vim.fn.expand(dir))
+end
+
+--- A global store (`~/.mnemon`, or `$MNEMON_DATA_DIR` when it is called `.mnemon`) is not a workspace
+--- marker: without this, every file below $HOME would get $HOME as its root.
+local function ignore_marker(dir, marker)
+  if marker ~= ".mnemon" then
+    return false
+  end
+  if compat.normalize(dir) == compat.normalize(compat.uv.os_homedir()) then
+    return true
+  end
+  local candidate = (dir == "/" and "" or dir) .. "/.mnemon"
+  return compat.normalize(candidate) == global_data_dir()
+end
+
+--- Whether the buffer is a file buffer the plugin should look at.
+function M.eligible(bufnr)
+  if not vim.api.nvim_buf_is_valid(bufnr) then
+    return false
+  end
+  if vim.bo[bufnr].buftype ~= "" then
+    return false
+  end
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == "" or name:match("^%a[%w+.-]*://") then
+    return false
+  end
+  local fts = M.config.filetypes
+  if fts and not vim.tbl_contains(fts, vim.bo[bufnr].filetype) then
+    return false
+  end
+  return true
+end
+
+--- Workspace root of a path: the nearest directory upward holding a root marker (`.git` dir or file,
+--- `.mnemon`), or nil.
+function M.root_for_path(path)
+  if not path or path == "" then
+    return nil
+  end
+  return compat.find_root(compat.normalize(path), M.config.root_markers, ignore_marker)
+end
+
+function M.root_for_buf(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if not M.eligible(bufnr) then
+    return nil
+  end
+  return M.root_for_path(vim.api.nvim_buf_get_name(bufnr))
+end
+
+function M.root_uri(root)
+  return vim.uri_from_fname(root)
+end
+
+-- ------------------------------------------------------------------ handlers
+
+local function record(method, params, client_id)
+  table.insert(M.events, { method = method, params = params, client_id = client_id })
+  if #M.events > MAX_EVENTS then
+    table.remove(M.events, 1)
+  end
+end
+
+local function workspace_label(uri)
+  if not present(uri) then
+    return "workspace"
+  end
+  local ok, path = pcall(vim.uri_to_fname, uri)
+  return vim.fn.fnamemodify(ok and path or uri, ":t")
+end
+
+local function on_branch_changed(_, params, ctx)
+  params = params or {}
+  record("mnemon/branchChanged", params, ctx and ctx.client_id)
+  local where = workspace_label(params.workspace)
+  local msg
+  if present(params.branch) then
+    msg = string.format("mnemon: %s is now on git branch %s", where, params.branch)
+    if present(params.previous) and params.previous ~= params.branch then
+      msg = msg .. string.format(" (was %s)", params.previous)
+    end
+  else
+    local why = present(params.reason) and tostring(params.reason) or (params.detached and "detached HEAD" or "unknown")
+    msg = string.format("mnemon: %s has no current git branch (%s); branch-scoped memories follow detachedHeadPolicy", where, why)
+  end
+  notify(msg, levels.INFO)
+  compat.user_event("MnemonBranchChanged", params)
+end
+
+local function on_projection_repaired(_, params, ctx)
+  params = params or {}
+  local client_id = ctx and ctx.client_id
+  record("mnemon/projectionRepaired", params, client_id)
+  local file = present(params.file) and tostring(params.file) or "?"
+  local base = vim.fn.fnamemodify(file, ":t")
+  if client_id then
+    pending_repairs[client_id] = pending_repairs[client_id] or {}
+    table.insert(pending_repairs[client_id], base)
+  end
+  if present(params.preservedAs) then
+    notify(string.format("mnemon: %s was edited outside mnemon; it was rebuilt from memories.json and your edit was saved at %s",
+      file, params.preservedAs), levels.WARN)
+  else
+    notify(string.format("mnemon: %s was missing; it was rebuilt from memories.json", file), levels.INFO)
+  end
+  compat.user_event("MnemonProjectionRepaired", params)
+end
+
+local message_levels = { [1] = levels.ERROR, [2] = levels.WARN, [3] = levels.INFO, [4] = levels.DEBUG }
+
+local function swallow_show_message(client_id, message)
+  if not client_id or type(message) ~= "string" then
+    return false
+  end
+  local tokens = pending_remember[client_id]
+  if tokens and #tokens > 0 and message:match("^mnemon:") then
+    table.remove(tokens, 1).swallowed = true
+    return true
+  end
+  local repairs = pending_repairs[client_id]
+  if repairs then
+    for i, base in ipairs(repairs) do
+      if message:find(base, 1, true) then
+        table.remove(repairs, i)
+        return true
+      end
+    end
+  end
+  return false
+end
+
+local function on_show_message(_, params, ctx)
+  params = params or {}
+  local message = present(params.message) and tostring(params.message) or ""
+  if swallow_show_message(ctx and ctx.client_id, message) then
+    return vim.NIL
+  end
+  notify(message, message_levels[params.type] or levels.INFO)
+  return vim.NIL
+end
+
+local function lookup(settings, section)
+  local value = settings
+  for key in section:gmatch("[^.]+") do
+    if type(value) ~= "table" then
+      return vim.NIL
+    end
+    value = value[key]
+  end
+  if value == nil then
+    return vim.NIL
+  end
+  return value
+end
+
+--- workspace/configuration: answers section `mnemon` (and any dotted section) from the client's
+--- `settings` table; Neovim 0.7 does not advertise the capability, so the same settings also travel in
+--- initializationOptions.
+local function on_configuration(_, params, ctx)
+  local client = ctx and compat.get_client_by_id(ctx.client_id)
+  local settings = (client and client.config and client.config.settings) or {}
+  local response = {}
+  for _, item in ipairs((params and params.items) or {}) do
+    local value
+    if present(item.section) and item.section ~= "" then
+      value = lookup(settings, item.section)
+    else
+      value = settings
+    end
+    if type(value) == "table" and vim.tbl_isempty(value) then
+      value = vim.empty_dict()
+    end
+    table.insert(response, value)
+  end
+  return response
+end
+
+--- Handlers for a mnemon-ls client config (also used by lsp/mnemon.lua).
+function M.handlers()
+  return {
+    ["mnemon/branchChanged"] = on_branch_changed,
+    ["mnemon/projectionRepaired"] = on_projection_repaired,
+    ["window/showMessage"] = on_show_message,
+    ["workspace/configuration"] = on_configuration,
+  }
+end
+
+-- ------------------------------------------------------------------ clients
+
+local function resolve_settings(root)
+  local settings = M.config.settings
+  if type(settings) == "function" then
+    local ok, value = pcall(settings, root)
+    if not ok then
+      notify("mnemon: settings function failed: " .. tostring(value), levels.ERROR)
+      value = {}
+    end
+    settings = value
+  end
+  settings = vim.deepcopy(settings or {})
+  if vim.tbl_isempty(settings) then
+    settings = vim.empty_dict()
+  end
+  return settings
+end
+
+--- The vim.lsp client config for a root.
+function M.make_config(root)
+  local settings = resolve_settings(root)
+  local cfg = M.config
+  return {
+    name = cfg.name,
+    cmd = cfg.cmd,
+    cmd_env = cfg.cmd_env,
+    root_dir = root,
+    workspace_folders = { { uri = M.root_uri(root), name = vim.fn.fnamemodify(root, ":t") } },
+    init_options = { mnemon = settings },
+    settings = { mnemon = settings },
+    handlers = M.handlers(),
+    capabilities = cfg.capabilities,
+    on_attach = cfg.on_attach,
+    on_exit = function(_, _, client_id)
+      if M.by_root[root] == client_id then
+        M.by_root[root] = nil
+      end
+      pending_remember[client_id] = nil
+      pending_repairs[client_id] = nil
+    end,
+  }
+end
+
+local function client_root(client)
+  local root = client.config and client.config.root_dir
+  if root then
+    return compat.normalize(root)
+  end
+  return nil
+end
+
+--- A running mnemon client for `root` (ours or one started by vim.lsp.enable), or nil.
+function M.find_client(root)
+  local id = M.by_root[root]
+  local client = compat.get_client_by_id(id)
+  if client and not compat.is_stopped(client) then
+    return client
+  end
+  M.by_root[root] = nil
+  for _, c in ipairs(compat.get_clients({ name = M.config.name })) do
+    if client_root(c) == root then
+      return c
+    end
+  end
+  return nil
+end
+
+--- Attach `bufnr` to the client of its root, starting one when `start` (default true); returns the
+--- client (possibly still initializing) and the root, or nil and a reason.
+function M.ensure(bufnr, start)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local root = M.root_for_buf(bufnr)
+  if not root then
+    return nil, nil, "not inside a git repository or a .mnemon root"
+  end
+  local client = M.find_client(root)
+  if client then
+    compat.attach(bufnr, client.id)
+    return client, root
+  end
+  if start == false then
+    return nil, root, "no mnemon-ls client for " .. root
+  end
+  local ok, id = pcall(compat.start, M.make_config(root), bufnr)
+  if not ok or not id then
+    return nil, root, "could not start mnemon-ls (" .. table.concat(M.config.cmd, " ") .. "): " .. tostring(id)
+  end
+  M.by_root[root] = id
+  return compat.get_client_by_id(id), root
+end
+
+--- The client serving `bufnr`: an attached mnemon client, else the client of its root (started when
+--- setup() was called). Returns client, root or nil, nil, reason.
+function M.for_buf(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  for _, c in ipairs(compat.get_clients({ name = M.config.name, bufnr = bufnr })) do
+    return c, client_root(c)
+  end
+  local pinned = vim.b[bufnr].mnemon_root -- set on the wake snapshot buffer
+  if type(pinned) == "string" then
+    local c = M.find_client(pinned)
+    if c then
+      return c, pinned
+    end
+  end
+  local client, root, reason = M.ensure(bufnr, M.configured)
+  if client then
+    return client, root
+  end
+  if not root and not M.eligible(bufnr) then
+    -- not a file buffer (help, quickfix, terminal...): the only running client, if there is one
+    local all = M.all()
+    if #all == 1 then
+      return all[1], client_root(all[1])
+    end
+  end
+  if not M.configured and root then
+    reason = reason .. " (call require('mnemon').setup() or vim.lsp.enable('mnemon'))"
+  end
+  return nil, root, reason
+end
+
+--- Every running mnemon client.
+function M.all()
+  local seen, out = {}, {}
+  for _, c in ipairs(compat.get_clients({ name = M.config.name })) do
+    seen[c.id] = true
+    table.insert(out, c)
+  end
+  for _, id in pairs(M.by_root) do
+    local c = compat.get_client_by_id(id)
+    if c and not seen[id] and not compat.is_stopped(c) then
+      table.insert(out, c)
+    end
+  end
+  return out
+end
+
+-- ------------------------------------------------------------------ requests
+
+--- Call `fn(client)` once `client` is initialized (polls; gives up after timeout_ms with `on_fail`).
+function M.when_ready(client, fn, on_fail)
+  local deadline = compat.uv.now() + M.config.timeout_ms
+  local function check()
+    if compat.is_stopped(client) then
+      on_fail({ message = "mnemon-ls stopped before it was ready" })
+    elseif client.initialized then
+      fn(client)
+    elseif compat.uv.now() >= deadline then
+      on_fail({ message = "mnemon-ls did not finish initializing within " .. M.config.timeout_ms .. " ms" })
+    else
+      vim.defer_fn(check, 20)
+    end
+  end
+  check()
+end
+
+--- Send `method` to `client`; `callback(err, result)` runs exactly once, on the main loop, with
+--- err = {code?, message, data?} on a server error, a timeout or a dead client. Never throws.
+function M.request(client, method, params, callback, opts)
+  opts = opts or {}
+  local timeout = opts.timeout_ms or M.config.timeout_ms
+  local done = false
+  local function finish(err, result)
+    if done then
+      return
+    end
+    done = true
+    local ok, problem = pcall(callback, err, result)
+    if not ok then
+      notify("mnemon: plugin error while handling " .. method .. ": " .. tostring(problem), levels.ERROR)
+    end
+  end
+  M.when_ready(client, function()
+    local ok, sent, request_id = pcall(compat.request, client, method, params, function(err, result)
+      vim.schedule(function()
+        finish(err, result)
+      end)
+    end, opts.bufnr or vim.api.nvim_get_current_buf())
+    if not ok then
+      finish({ message = "request failed: " .. tostring(sent) })
+      return
+    end
+    if not sent then
+      finish({ message = "mnemon-ls is not running" })
+      return
+    end
+    vim.defer_fn(function()
+      if not done then
+        pcall(compat.cancel_request, client, request_id)
+        finish({ code = "timeout", message = string.format("%s timed out after %d ms", method, timeout) })
+      end
+    end, timeout)
+  end, finish)
+end
+
+--- rememberSelection through workspace/executeCommand; the server's own showMessage for it is swallowed.
+function M.execute_remember(client, argument, callback, opts)
+  local token = {}
+  pending_remember[client.id] = pending_remember[client.id] or {}
+  table.insert(pending_remember[client.id], token)
+  M.request(client, "workspace/executeCommand", { command = M.CMD_REMEMBER, arguments = { argument } },
+    function(err, result)
+      local tokens = pending_remember[client.id]
+      if tokens and not token.swallowed then
+        for i, t in ipairs(tokens) do
+          if t == token then
+            table.remove(tokens, i)
+            break
+          end
+        end
+      end
+      callback(err, result)
+    end, opts)
+end
+
+return M

@@ -1,0 +1,49 @@
+-- :checkhealth mnemon (0.7 .. 0.11+).
+local M = {}
+
+local function reporter()
+  local h = vim.health
+  if h and h.start then -- 0.10+
+    return h.start, h.ok, h.warn, h.error
+  end
+  if h and h.report_start then -- 0.8, 0.9
+    return h.report_start, h.report_ok, h.report_warn, h.report_error
+  end
+  local old = require("health") -- 0.7
+  return old.report_start, old.report_ok, old.report_warn, old.report_error
+end
+
+function M.check()
+  local start, ok, warn, error = reporter()
+  local client = require("mnemon.client")
+  start("mnemon")
+  if vim.fn.has("nvim-0.7") == 1 then
+    ok("Neovim " .. tostring(vim.version().major) .. "." .. tostring(vim.version().minor))
+  else
+    error("Neovim 0.7 or newer is required")
+  end
+  if client.configured then
+    ok("require('mnemon').setup() was called")
+  else
+    if vim.fn.has("nvim-0.11") == 1 then
+      warn("setup() was not called: clients start only if you use vim.lsp.enable('mnemon')")
+    else
+      warn("setup() was not called: no client will start (add require('mnemon').setup() to your config)")
+    end
+  end
+  local exe = client.config.cmd[1]
+  if exe and vim.fn.executable(exe) == 1 then
+    ok("server command: " .. table.concat(client.config.cmd, " "))
+  else
+    error("server command not executable: " .. tostring(exe) .. " (pip install mnemon-ls, or setup{ cmd = ... })")
+  end
+  local clients = client.all()
+  if #clients == 0 then
+    warn("no mnemon-ls client is running (open a file inside a git repository or a .mnemon root)")
+  end
+  for _, c in ipairs(clients) do
+    ok(string.format("client %d: root %s", c.id, tostring(c.config and c.config.root_dir)))
+  end
+end
+
+return M

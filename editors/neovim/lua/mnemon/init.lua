@@ -1,0 +1,527 @@
+-- mnemon.nvim: Neovim client for mnemon-ls (workspace-scoped, git-branch-aware memory).
+--
+--   require("mnemon").setup({ cmd = {...}, settings = {...}, root_markers = {...} })
+--
+-- See :help mnemon.
+
+local compat = require("mnemon.compat")
+local client = require("mnemon.client")
+
+local M = {}
+
+local levels = vim.log.levels
+local notify = client.notify
+local present = client.present
+
+M.PROTOCOL_VERSION = client.PROTOCOL_VERSION
+
+-- ------------------------------------------------------------------ setup
+
+local function validate(opts)
+  if type(opts.cmd) == "string" then
+    opts.cmd = { opts.cmd }
+  end
+  vim.validate({
+    cmd = { opts.cmd, "table" },
+    settings = { opts.settings, { "table", "function" } },
+    root_markers = { opts.root_markers, "table" },
+    filetypes = { opts.filetypes, "table", true },
+    autostart = { opts.autostart, "boolean" },
+    timeout_ms = { opts.timeout_ms, "number" },
+    wake_split = { opts.wake_split, "string" },
+    on_attach = { opts.on_attach, "function", true },
+    name = { opts.name, "string" },
+  })
+  if #opts.cmd == 0 then
+    error("mnemon: setup: cmd must not be empty")
+  end
+end
+
+local failed_roots = {}
+
+--- Start (or reuse) the client of `bufnr`'s root and attach the buffer, when autostart is on.
+function M.autostart(bufnr)
+  if not client.config.autostart or not client.eligible(bufnr) then
+    return
+  end
+  local root = client.root_for_buf(bufnr)
+  if not root or failed_roots[root] then
+    return
+  end
+  local ok, c, _, reason = pcall(client.ensure, bufnr, true)
+  if not ok or not c then
+    failed_roots[root] = true
+    notify("mnemon: " .. tostring(ok and reason or c), levels.ERROR)
+  end
+end
+
+--- Configure the plugin and start clients for file buffers inside a git or `.mnemon` root.
+--- opts: cmd, cmd_env, settings (table or function(root) -> table; camelCase mnemon-ls settings),
+--- root_markers, filetypes, autostart, timeout_ms, wake_split, on_attach, capabilities, name.
+function M.setup(opts)
+  local cfg = vim.tbl_deep_extend("force", vim.deepcopy(client.defaults), opts or {})
+  -- lists replace, they do not merge
+  for _, key in ipairs({ "cmd", "root_markers", "filetypes" }) do
+    if opts and opts[key] ~= nil then
+      cfg[key] = opts[key]
+    end
+  end
+  if opts and opts.settings ~= nil then
+    cfg.settings = opts.settings
+  end
+  validate(cfg)
+  client.config = cfg
+  client.configured = true
+  failed_roots = {}
+
+  local group = vim.api.nvim_create_augroup("mnemon", { clear = true })
+  vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile", "BufFilePost", "FileType" }, {
+    group = group,
+    callback = function(args)
+      M.autostart(args.buf)
+    end,
+  })
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(bufnr) then
+      M.autostart(bufnr)
+    end
+  end
+end
+
+-- ------------------------------------------------------------------ selection
+
+-- 0-based exclusive end byte of the character starting at 1-based byte `col` of `line`.
+local function char_end(line, col)
+  local len = #line
+  if col >= len then
+    return len
+  end
+  local byte = line:byte(col)
+  local n = 1
+  if byte >= 0xF0 then
+    n = 4
+  elseif byte >= 0xE0 then
+    n = 3
+  elseif byte >= 0xC0 then
+    n = 2
+  end
+  return math.min(col - 1 + n, len)
+end
+
+local function buf_line(bufnr, row)
+  return vim.api.nvim_buf_get_lines(bufnr, row - 1, row, false)[1] or ""
+end
+
+--- The text a range command works on. From a visual selection (a two-item range equal to the lines of
+--- `'<` and `'>`): the exact characters for charwise `v`, whole lines for `V`, the block for CTRL-V.
+--- Otherwise lines line1..line2. `range` is the command's `range` count (0, 1 or 2; nil: assume 2).
+--- Returns text, kind ("char" | "line" | "block").
+function M.selection_text(bufnr, line1, line2, range)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local s = vim.fn.getpos("'<")
+  local e = vim.fn.getpos("'>")
+  local mode = vim.fn.visualmode()
+  local from_visual = (range == nil or range == 2) and s[2] > 0 and e[2] > 0 and s[2] == line1 and e[2] == line2
+  if from_visual and mode == "v" then
+    local sline, eline = buf_line(bufnr, s[2]), buf_line(bufnr, e[2])
+    local scol = math.min(s[3] - 1, #sline)
+    local ecol
+    if vim.o.selection == "exclusive" then
+      ecol = math.min(e[3] - 1, #eline)
+    else
+      ecol = char_end(eline, e[3])
+    end
+    if s[2] == e[2] and ecol < scol then
+      ecol = scol
+    end
+    local lines = vim.api.nvim_buf_get_text(bufnr, s[2] - 1, scol, e[2] - 1, ecol, {})
+    return table.concat(lines, "\n"), "char"
+  end
+  if from_visual and mode == "\22" then
+    local lines
+    if vim.fn.exists("*getregion") == 1 then
+      lines = vim.fn.getregion(s, e, { type = mode })
+    else
+      local c1, c2 = math.min(s[3], e[3]), math.max(s[3], e[3])
+      lines = {}
+      for row = s[2], e[2] do
+        local line = buf_line(bufnr, row)
+        table.insert(lines, line:sub(c1, char_end(line, c2)))
+      end
+    end
+    return table.concat(lines, "\n"), "block"
+  end
+  return table.concat(vim.api.nvim_buf_get_lines(bufnr, line1 - 1, line2, false), "\n"), "line"
+end
+
+-- ------------------------------------------------------------------ helpers
+
+local function done(callback, err, result)
+  if callback then
+    local ok, problem = pcall(callback, err, result)
+    if not ok then
+      notify("mnemon: callback failed: " .. tostring(problem), levels.ERROR)
+    end
+  end
+end
+
+--- Resolve the client of `bufnr`, or notify why there is none.
+local function client_or_fail(bufnr, callback)
+  local c, root, reason = client.for_buf(bufnr)
+  if not c then
+    local msg = "mnemon: " .. (reason or "no mnemon-ls client for this buffer")
+    notify(msg, levels.ERROR)
+    done(callback, { message = msg })
+    return nil
+  end
+  return c, root
+end
+
+local function same_uri(a, b)
+  if not present(a) or not present(b) then
+    return false
+  end
+  if a == b then
+    return true
+  end
+  local ok1, p1 = pcall(vim.uri_to_fname, a)
+  local ok2, p2 = pcall(vim.uri_to_fname, b)
+  return ok1 and ok2 and compat.normalize(p1) == compat.normalize(p2)
+end
+
+--- The status row of `root` in a mnemon/status result (the only row when there is one).
+local function workspace_row(result, root)
+  local rows = (type(result) == "table" and type(result.workspaces) == "table") and result.workspaces or {}
+  local uri = client.root_uri(root)
+  for _, row in ipairs(rows) do
+    if same_uri(row.uri, uri) then
+      return row
+    end
+  end
+  if #rows == 1 then
+    return rows[1]
+  end
+  return nil
+end
+
+local function workspace_label(uri)
+  if not present(uri) then
+    return "workspace"
+  end
+  local ok, path = pcall(vim.uri_to_fname, uri)
+  return vim.fn.fnamemodify(ok and path or tostring(uri), ":t")
+end
+
+local function usage_text(usage)
+  if type(usage) ~= "table" then
+    return "?"
+  end
+  return string.format("%s/%s bytes", tostring(usage.used), tostring(usage.limit))
+end
+
+--- "MEMORY.md now holds 2 entries (57/10240 bytes)"
+local function receipt_text(file, receipt)
+  local n = receipt.entryCount
+  local noun = n == 1 and "entry" or "entries"
+  return string.format("%s now holds %s %s (%s)", file, tostring(n), noun, usage_text(receipt.usage))
+end
+
+-- ------------------------------------------------------------------ current branch
+
+--- `callback(err, branch)`: the current git branch of `root` as the server sees it (mnemon/status).
+function M.current_branch(c, root, callback)
+  client.request(c, "mnemon/status", vim.empty_dict(), function(err, result)
+    if err then
+      return callback({ message = "mnemon/status failed: " .. client.format_error(err) })
+    end
+    local row = workspace_row(result, root)
+    if not row then
+      return callback({ message = "mnemon-ls does not serve " .. root })
+    end
+    if not present(row.branch) or row.branch == "" then
+      local why = present(row.branchReason) and tostring(row.branchReason)
+        or (row.detached and "detached HEAD" or "no branch")
+      return callback({ message = string.format("%s has no current git branch (%s)", root, why) })
+    end
+    callback(nil, row.branch)
+  end)
+end
+
+-- ------------------------------------------------------------------ remember
+
+--- Remember text as a MEMORY.md entry (workspace/executeCommand mnemon.server.rememberSelection).
+--- opts: bufnr, text (else line1/line2/range -> selection_text), branch_scoped (bool), importance.
+function M.remember(opts, callback)
+  opts = opts or {}
+  local bufnr = (opts.bufnr == nil or opts.bufnr == 0) and vim.api.nvim_get_current_buf() or opts.bufnr
+  local text = opts.text
+  if text == nil then
+    local line1 = opts.line1 or vim.api.nvim_win_get_cursor(0)[1]
+    text = M.selection_text(bufnr, line1, opts.line2 or line1, opts.range or 0)
+  end
+  if vim.trim(text) == "" then
+    local msg = "mnemon: nothing to remember: the selection is empty"
+    notify(msg, levels.ERROR)
+    return done(callback, { message = msg })
+  end
+  local c, root = client_or_fail(bufnr, callback)
+  if not c then
+    return
+  end
+  local argument = { uri = vim.uri_from_bufnr(bufnr), text = text }
+  if opts.importance then
+    argument.importance = opts.importance
+  end
+
+  local function send(branch)
+    if branch then
+      argument.branches = { branch }
+    end
+    client.execute_remember(c, argument, function(err, result)
+      if err then
+        local msg = "mnemon: not remembered: " .. client.format_error(err)
+        notify(msg, levels.ERROR)
+        return done(callback, err)
+      end
+      if type(result) ~= "table" then
+        local msg = "mnemon: not remembered: unexpected reply from mnemon-ls"
+        notify(msg, levels.ERROR)
+        return done(callback, { message = msg })
+      end
+      if result.success == false then
+        local e = type(result.error) == "table" and result.error or {}
+        local msg = "mnemon: not remembered: " .. tostring(present(e.message) and e.message or "unknown error")
+        if present(e.code) then
+          msg = msg .. " [" .. tostring(e.code) .. "]"
+        end
+        notify(msg, levels.ERROR)
+        return done(callback, { message = msg, data = e })
+      end
+      local scope = branch and (" (branch " .. branch .. ")") or ""
+      notify(string.format("mnemon: %s%s %s", tostring(result.message), scope, receipt_text("MEMORY.md", result)),
+        levels.INFO)
+      done(callback, nil, result)
+    end, { bufnr = bufnr })
+  end
+
+  if opts.branch_scoped then
+    M.current_branch(c, root, function(err, branch)
+      if err then
+        local msg = "mnemon: cannot remember for the current branch: " .. err.message
+        notify(msg, levels.ERROR)
+        return done(callback, { message = msg })
+      end
+      send(branch)
+    end)
+  else
+    send(nil)
+  end
+end
+
+-- ------------------------------------------------------------------ wake
+
+local wake_buffers = {}
+
+local function show_scratch(root, text)
+  local bufnr = wake_buffers[root]
+  if not bufnr or not vim.api.nvim_buf_is_valid(bufnr) then
+    bufnr = vim.api.nvim_create_buf(false, true)
+    wake_buffers[root] = bufnr
+    pcall(vim.api.nvim_buf_set_name, bufnr, "mnemon://wake" .. root)
+    compat.set_option(bufnr, "buftype", "nofile")
+    compat.set_option(bufnr, "bufhidden", "wipe")
+    compat.set_option(bufnr, "swapfile", false)
+    vim.b[bufnr].mnemon_root = root
+  end
+  compat.set_option(bufnr, "modifiable", true)
+  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, vim.split(text, "\n", { plain = true }))
+  compat.set_option(bufnr, "modifiable", false)
+  compat.set_option(bufnr, "modified", false)
+  if vim.bo[bufnr].filetype ~= "markdown" then
+    compat.set_option(bufnr, "filetype", "markdown")
+  end
+  local win = vim.fn.bufwinid(bufnr)
+  if win == -1 then
+    vim.cmd(client.config.wake_split)
+    vim.api.nvim_win_set_buf(0, bufnr)
+  else
+    vim.api.nvim_set_current_win(win)
+  end
+  return bufnr
+end
+
+--- Show the wake snapshot of the buffer's workspace (mnemon/wake) in a scratch buffer.
+--- opts: bufnr, branch (render for another branch). callback(err, result, wake_bufnr).
+function M.wake(opts, callback)
+  opts = opts or {}
+  local bufnr = (opts.bufnr == nil or opts.bufnr == 0) and vim.api.nvim_get_current_buf() or opts.bufnr
+  local c, root = client_or_fail(bufnr, callback)
+  if not c then
+    return
+  end
+  local params = { workspace = client.root_uri(root) }
+  if opts.branch then
+    params.branch = opts.branch
+  end
+  client.request(c, "mnemon/wake", params, function(err, result)
+    if err then
+      notify("mnemon: wake failed: " .. client.format_error(err), levels.ERROR)
+      return done(callback, err)
+    end
+    if type(result) ~= "table" or type(result.text) ~= "string" then
+      notify("mnemon: wake failed: unexpected reply from mnemon-ls", levels.ERROR)
+      return done(callback, { message = "unexpected reply" })
+    end
+    local ok, shown = pcall(show_scratch, root, result.text)
+    if not ok then
+      notify("mnemon: cannot show the wake snapshot: " .. tostring(shown), levels.ERROR)
+      return done(callback, { message = tostring(shown) })
+    end
+    done(callback, nil, result, shown)
+  end, { bufnr = bufnr })
+end
+
+-- ------------------------------------------------------------------ status
+
+--- Lines describing a mnemon/status result; second value: protocol warning or nil.
+function M.format_status(result)
+  local lines = {}
+  table.insert(lines, string.format("mnemon-ls %s, protocol %s", tostring(result.version), tostring(result.protocolVersion)))
+  local warning
+  if result.protocolVersion ~= M.PROTOCOL_VERSION then
+    warning = string.format("mnemon: mnemon-ls speaks protocol %s but this plugin expects %d; update the one that is older",
+      tostring(result.protocolVersion), M.PROTOCOL_VERSION)
+  end
+  local rows = type(result.workspaces) == "table" and result.workspaces or {}
+  if #rows == 0 then
+    table.insert(lines, "  no workspace folder")
+  end
+  for _, row in ipairs(rows) do
+    local branch = present(row.branch) and tostring(row.branch)
+      or ("none (" .. (present(row.branchReason) and tostring(row.branchReason) or (row.detached and "detached HEAD" or "no branch")) .. ")")
+    local entries = type(row.entries) == "table" and row.entries or {}
+    local usage = type(row.usage) == "table" and row.usage or {}
+    local name = present(row.name) and row.name ~= "" and row.name or workspace_label(row.uri)
+    table.insert(lines, string.format("  %s: branch %s; entries user %s, memory %s; usage user %s, memory %s; storage %s (%s)",
+      tostring(name), branch, tostring(entries.user), tostring(entries.memory), usage_text(usage.user),
+      usage_text(usage.memory), tostring(row.scope), tostring(row.root)))
+    for _, problem in ipairs(type(row.problems) == "table" and row.problems or {}) do
+      table.insert(lines, "    problem: " .. tostring(problem))
+    end
+  end
+  return lines, warning
+end
+
+--- Show mnemon/status of the buffer's client (or of every running client when the buffer has none).
+function M.status(opts, callback)
+  opts = opts or {}
+  local bufnr = (opts.bufnr == nil or opts.bufnr == 0) and vim.api.nvim_get_current_buf() or opts.bufnr
+  local clients = {}
+  local c = client.for_buf(bufnr)
+  if c then
+    clients = { c }
+  else
+    clients = client.all()
+  end
+  if #clients == 0 then
+    local msg = "mnemon: no mnemon-ls client is running (open a file inside a git repository or a .mnemon root)"
+    notify(msg, levels.WARN)
+    return done(callback, { message = msg })
+  end
+  for _, each in ipairs(clients) do
+    client.request(each, "mnemon/status", vim.empty_dict(), function(err, result)
+      if err then
+        notify("mnemon: status failed: " .. client.format_error(err), levels.ERROR)
+        return done(callback, err)
+      end
+      if type(result) ~= "table" then
+        notify("mnemon: status failed: unexpected reply from mnemon-ls", levels.ERROR)
+        return done(callback, { message = "unexpected reply" })
+      end
+      local lines, warning = M.format_status(result)
+      notify(table.concat(lines, "\n"), levels.INFO)
+      if warning then
+        notify(warning, levels.WARN)
+      end
+      done(callback, nil, result)
+    end, { bufnr = bufnr })
+  end
+end
+
+-- ------------------------------------------------------------------ forget
+
+--- Remove the MEMORY.md entry matching `text` (mnemon/runtime/mutate action=remove). opts: bufnr, target.
+function M.forget(text, opts, callback)
+  opts = opts or {}
+  local bufnr = (opts.bufnr == nil or opts.bufnr == 0) and vim.api.nvim_get_current_buf() or opts.bufnr
+  if type(text) ~= "string" or vim.trim(text) == "" then
+    local msg = "mnemon: :MnemonForget needs the text of the entry to remove (or a selection)"
+    notify(msg, levels.ERROR)
+    return done(callback, { message = msg })
+  end
+  local c, root = client_or_fail(bufnr, callback)
+  if not c then
+    return
+  end
+  local target = opts.target or "memory"
+  local params = { workspace = client.root_uri(root), action = "remove", target = target, oldText = text }
+  client.request(c, "mnemon/runtime/mutate", params, function(err, result)
+    if err then
+      local msg = "mnemon: not forgotten: " .. client.format_error(err)
+      local data = type(err) == "table" and err.data
+      if type(data) == "table" and present(data.matches) then
+        msg = msg .. string.format(" (%s entries match; use a longer text)", tostring(data.matches))
+      end
+      notify(msg, levels.ERROR)
+      return done(callback, err)
+    end
+    if type(result) ~= "table" then
+      notify("mnemon: not forgotten: unexpected reply from mnemon-ls", levels.ERROR)
+      return done(callback, { message = "unexpected reply" })
+    end
+    local file = target == "user" and "USER.md" or "MEMORY.md"
+    local msg = string.format("mnemon: %s %s", tostring(result.message), receipt_text(file, result))
+    if present(result.removed) then
+      local removed = tostring(result.removed):gsub("%s+", " ")
+      if #removed > 60 then
+        removed = removed:sub(1, 57) .. "..."
+      end
+      msg = msg .. string.format(' (removed "%s")', removed)
+    end
+    notify(msg, levels.INFO)
+    done(callback, nil, result)
+  end, { bufnr = bufnr })
+end
+
+-- ------------------------------------------------------------------ user commands
+
+--- Entry points of the user commands (plugin/mnemon.lua); never throw at the user.
+local function guarded(name, fn)
+  return function(cmd)
+    local ok, problem = pcall(fn, cmd)
+    if not ok then
+      notify("mnemon: :" .. name .. " failed: " .. tostring(problem), levels.ERROR)
+    end
+  end
+end
+
+M.commands = {
+  MnemonRemember = guarded("MnemonRemember", function(cmd)
+    M.remember({ line1 = cmd.line1, line2 = cmd.line2, range = cmd.range, branch_scoped = cmd.bang })
+  end),
+  MnemonWake = guarded("MnemonWake", function(cmd)
+    M.wake({ branch = (cmd.args ~= "" and cmd.args) or nil })
+  end),
+  MnemonStatus = guarded("MnemonStatus", function()
+    M.status()
+  end),
+  MnemonForget = guarded("MnemonForget", function(cmd)
+    local text = cmd.args
+    if (text == nil or text == "") and cmd.range > 0 then
+      text = M.selection_text(0, cmd.line1, cmd.line2, cmd.range)
+    end
+    M.forget(text, { target = cmd.bang and "user" or "memory" })
+  end),
+}
+
+return M

@@ -1,0 +1,38 @@
+-- mnemon.nvim user commands. Clients start only after require("mnemon").setup() (or, on Neovim 0.11+,
+-- vim.lsp.enable("mnemon") with the bundled lsp/mnemon.lua); the commands work with either.
+if vim.g.loaded_mnemon then
+  return
+end
+vim.g.loaded_mnemon = true
+
+if vim.fn.has("nvim-0.7") ~= 1 then
+  vim.api.nvim_err_writeln("mnemon.nvim needs Neovim 0.7 or newer")
+  return
+end
+
+local function run(name)
+  return function(cmd)
+    require("mnemon").commands[name](cmd)
+  end
+end
+
+local create = vim.api.nvim_create_user_command
+
+create("MnemonRemember", run("MnemonRemember"), {
+  range = true,
+  bang = true,
+  desc = "mnemon: remember the selection (or lines) in MEMORY.md; ! scopes it to the current git branch",
+})
+create("MnemonWake", run("MnemonWake"), {
+  nargs = "?",
+  desc = "mnemon: show the wake snapshot of this workspace (optionally for another branch)",
+})
+create("MnemonStatus", run("MnemonStatus"), {
+  desc = "mnemon: server version, protocol, and each workspace's branch, entries and usage",
+})
+create("MnemonForget", run("MnemonForget"), {
+  nargs = "?",
+  range = true,
+  bang = true,
+  desc = "mnemon: remove the MEMORY.md entry matching {text} (or the selection); ! targets USER.md",
+})

