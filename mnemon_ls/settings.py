@@ -40,6 +40,16 @@ class RuntimeMemorySettings(_Model):
         return self.user_limit_bytes if target == "user" else self.memory_limit_bytes
 
 
+class DocumentsSettings(_Model):
+    """Capacity of the Documents Source (UTF-8 bytes)."""
+
+    max_body_bytes: int = Field(2 * 1024 * 1024, alias="maxBodyBytes", ge=1, le=64 * 1024 * 1024)
+    """Largest document body, bytes, 1..67108864. Default 2097152 (2 MiB)."""
+    active_limit_bytes: int = Field(10 * 1024 * 1024, alias="activeLimitBytes", ge=1, le=1024 ** 3)
+    """Largest total of active rendered documents (frontmatter included), bytes, 1..1073741824.
+    Default 10485760 (10 MiB)."""
+
+
 class Settings(_Model):
     """All settings of one workspace. Construct with :func:`load_settings` to get field-named errors.
 
@@ -56,6 +66,10 @@ class Settings(_Model):
       ``separate``.
     - ``wakeBudgetChars``: largest wake snapshot, in characters (Unicode code points), 1024..4194304,
       default 65536.
+    - ``documents``: :class:`DocumentsSettings` (``maxBodyBytes``, ``activeLimitBytes``).
+    - ``branchRecall``: how recall treats ``branch:<name>``-tagged long-term items: ``filter`` (default;
+      drop items tagged only for other branches), ``label`` (keep them, marked), ``off`` (ignore tags).
+    - ``recallPolicy``: ``strict-v1`` (default), ``balanced-v1`` or ``exhaustive-v1`` (reference 6.6).
     """
 
     storage_scope: Literal["global", "workspace", "workspaces", "custom"] = Field(
@@ -69,6 +83,9 @@ class Settings(_Model):
     detached_head_policy: Literal["hide", "show"] = Field("hide", alias="detachedHeadPolicy")
     worktree_sharing: Literal["shared", "separate"] = Field("shared", alias="worktreeSharing")
     wake_budget_chars: int = Field(65536, alias="wakeBudgetChars", ge=1024, le=4_194_304)
+    documents: DocumentsSettings = Field(default_factory=DocumentsSettings, alias="documents")
+    branch_recall: Literal["filter", "label", "off"] = Field("filter", alias="branchRecall")
+    recall_policy: Literal["strict-v1", "balanced-v1", "exhaustive-v1"] = Field("strict-v1", alias="recallPolicy")
 
     @field_validator("data_dir")
     @classmethod
@@ -93,6 +110,8 @@ class Settings(_Model):
                 continue
             if key in ("userLimitBytes", "memoryLimitBytes"):
                 data["runtimeMemory"] = {**data["runtimeMemory"], key: value}
+            elif key in ("maxBodyBytes", "activeLimitBytes"):
+                data["documents"] = {**data["documents"], key: value}
             else:
                 data[key] = value
         return load_settings(data)
@@ -106,6 +125,10 @@ _FIELD_RULES = {
     "runtimeMemory.userLimitBytes": f"must be an integer in 1..{MAX_RUNTIME_LIMIT_BYTES}",
     "runtimeMemory.memoryLimitBytes": f"must be an integer in 1..{MAX_RUNTIME_LIMIT_BYTES}",
     "wakeBudgetChars": "must be an integer in 1024..4194304",
+    "documents.maxBodyBytes": "must be an integer in 1..67108864",
+    "documents.activeLimitBytes": "must be an integer in 1..1073741824",
+    "branchRecall": "must be one of filter, label, off",
+    "recallPolicy": "must be one of strict-v1, balanced-v1, exhaustive-v1",
 }
 
 

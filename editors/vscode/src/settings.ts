@@ -1,8 +1,8 @@
 /**
  * The `mnemon.*` settings sent to the server (pure: takes a getter, no `vscode` import).
  *
- * The server's settings (mnemon_ls/settings.py) have camelCase JSON names; the nested
- * `runtimeMemory` object is contributed as the flat settings `mnemon.runtimeMemory.*`.
+ * The server's settings (mnemon_ls/settings.py) have camelCase JSON names; the nested objects
+ * (`runtimeMemory`, `documents`) are contributed as flat dotted settings (`mnemon.runtimeMemory.*`).
  * `scripts/check-manifest.mjs` checks SERVER_SETTING_KEYS against both package.json and the
  * server's JSON schema.
  */
@@ -17,6 +17,10 @@ export const SERVER_SETTING_KEYS = [
     "detachedHeadPolicy",
     "worktreeSharing",
     "wakeBudgetChars",
+    "documents.maxBodyBytes",
+    "documents.activeLimitBytes",
+    "branchRecall",
+    "recallPolicy",
 ] as const;
 
 /** Settings only the extension reads (never sent to the server as such; the server drops unknown keys). */
@@ -35,6 +39,9 @@ export interface ServerSettings {
     detachedHeadPolicy?: string;
     worktreeSharing?: string;
     wakeBudgetChars?: number;
+    documents?: { maxBodyBytes?: number; activeLimitBytes?: number };
+    branchRecall?: string;
+    recallPolicy?: string;
 }
 
 export interface ExpandContext {
@@ -66,7 +73,6 @@ export function expandPath(value: string, ctx: ExpandContext): string {
  */
 export function buildServerSettings(get: SettingGetter, ctx: ExpandContext = {}): ServerSettings {
     const out: Record<string, unknown> = {};
-    const runtimeMemory: Record<string, unknown> = {};
     for (const key of SERVER_SETTING_KEYS) {
         let value = get(key);
         if (value === undefined || value === null) {
@@ -78,14 +84,15 @@ export function buildServerSettings(get: SettingGetter, ctx: ExpandContext = {})
             }
             value = expandPath(value, ctx);
         }
-        if (key.startsWith("runtimeMemory.")) {
-            runtimeMemory[key.slice("runtimeMemory.".length)] = value;
+        const dot = key.indexOf(".");
+        if (dot > 0) {
+            const group = key.slice(0, dot);
+            const nested = (out[group] ?? {}) as Record<string, unknown>;
+            nested[key.slice(dot + 1)] = value;
+            out[group] = nested;
         } else {
             out[key] = value;
         }
-    }
-    if (Object.keys(runtimeMemory).length > 0) {
-        out.runtimeMemory = runtimeMemory;
     }
     return out as ServerSettings;
 }
