@@ -87,6 +87,44 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("doctor", parents=[common], help="explain the state of the storage root")
 
+    doc = commands.add_parser("doc", help="Project Documents (managed Markdown with an index and search)")
+    doc_actions = doc.add_subparsers(dest="action", metavar="ACTION", required=True)
+    revision_help = "expected index revision (sha256 hex); the command is refused when the index changed"
+    create = doc_actions.add_parser("create", parents=[common], help="create a document")
+    create.add_argument("--title", help="title (default with --file: the first Markdown heading, else the file name)")
+    body = create.add_mutually_exclusive_group(required=True)
+    body.add_argument("--content", help="body text ('-' reads standard input)")
+    body.add_argument("--file", metavar="PATH", help="create from this workspace file (it becomes the source path)")
+    create.add_argument("--description")
+    create.add_argument("--source", action="append", dest="sources", metavar="PATH", help="source path (repeatable)")
+    create.add_argument("--index-revision", help=revision_help)
+    update = doc_actions.add_parser("update", parents=[common], help="update an active document")
+    update.add_argument("id")
+    update.add_argument("--title")
+    update.add_argument("--content", help="new body ('-' reads standard input)")
+    update.add_argument("--description")
+    update.add_argument("--source", action="append", dest="sources", metavar="PATH")
+    update.add_argument("--revision", type=int, help="expected document revision")
+    update.add_argument("--index-revision", help=revision_help)
+    get = doc_actions.add_parser("get", parents=[common], help="print a document's body (and metadata with --json)")
+    get.add_argument("id")
+    listing = doc_actions.add_parser("list", parents=[common], help="list documents")
+    listing.add_argument("--status", choices=("active", "archived"))
+    search = doc_actions.add_parser("search", parents=[common], help="search titles, descriptions and bodies")
+    search.add_argument("query")
+    search.add_argument("--include-archived", action="store_true")
+    search.add_argument("--limit", type=int, default=20, help="1..50 (default 20)")
+    archive = doc_actions.add_parser("archive", parents=[common], help="archive an active document")
+    archive.add_argument("id")
+    archive.add_argument("--revision", type=int, required=True, help="expected document revision")
+    archive.add_argument("--summary")
+    archive.add_argument("--index-revision", help=revision_help)
+    restore = doc_actions.add_parser("restore", parents=[common], help="restore an archived document as a new revision")
+    restore.add_argument("id")
+    restore.add_argument("--revision", type=int, help="expected document revision")
+    restore.add_argument("--index-revision", help=revision_help)
+    doc_actions.add_parser("recover", parents=[common], help="rebuild a damaged documents/index.json from the managed files")
+
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
     serve.add_argument("--log-file", metavar="FILE", help="write logs to FILE")
@@ -222,6 +260,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         lines.append(f"USER.md root (runtimeUserScope=global): {host.resolution.user_root}")
     lines.append(f"git branch: {branch.describe()}")
     findings = [f for store in host.runtime.stores for f in diagnose(store)]
+    if (host.root / "documents").exists():
+        from .documents import diagnose as diagnose_documents
+
+        findings.extend(diagnose_documents(host.documents))
     marks = {"ok": "ok     ", "warning": "warning", "problem": "PROBLEM"}
     for finding in findings:
         lines.append(f"[{marks[finding.level]}] {finding.subject}: {finding.message}")
@@ -236,6 +278,63 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return EXIT_FAILURE if problems else EXIT_OK
 
 
+def cmd_doc(args: argparse.Namespace) -> int:
+    host = _host(args)
+    store = host.documents
+    try:
+        action = args.action
+        if action == "create":
+            if args.file is not None:
+                result = store.create_from_file(os.path.abspath(args.file), title=args.title,
+                                                description=args.description, expected_revision=args.index_revision)
+            else:
+                result = store.create(args.title, _read_content(args.content), description=args.description,
+                                      source_paths=args.sources, expected_revision=args.index_revision)
+        elif action == "update":
+            content = _read_content(args.content) if args.content is not None else None
+            result = store.update(args.id, title=args.title, description=args.description, content=content,
+                                  source_paths=args.sources, document_revision=args.revision,
+                                  expected_revision=args.index_revision)
+        elif action == "archive":
+            result = store.archive(args.id, args.revision, summary=args.summary, expected_revision=args.index_revision)
+        elif action == "restore":
+            result = store.restore(args.id, document_revision=args.revision, expected_revision=args.index_revision)
+        elif action == "get":
+            view = store.get(args.id)
+            data = view.to_dict()
+            _emit(args, data, data.get("content", ""))
+            return EXIT_OK
+        elif action == "list":
+            catalog = store.list(args.status).to_dict()
+            lines = [f"{d['id'][:8]}  r{d['revision']}  {d['status']:8}  {d['title']}" for d in catalog["documents"]]
+            lines.append(f"{catalog['activeCount']} active ({catalog['activeBytes']}/{catalog['limitBytes']} bytes), "
+                         f"{catalog['archivedCount']} archived")
+            _emit(args, catalog, "\n".join(lines))
+            return EXIT_OK
+        elif action == "search":
+            found = store.search(args.query, include_archived=args.include_archived, limit=args.limit).to_dict()
+            lines = []
+            for hit in found["results"]:
+                lines.append(f"{hit['score']:.3f}  {hit['id'][:8]}  {hit['title']}")
+                if hit.get("excerpt"):
+                    lines.append(f"        {hit['excerpt']}")
+            lines.extend(f"note: {n}" for n in found.get("notices", []))
+            lines.append(f"{found['total']} result(s)")
+            _emit(args, found, "\n".join(lines))
+            return EXIT_OK
+        else:  # recover
+            report = store.recover()
+            _emit(args, report, str(report.get("message", report)))
+            return EXIT_OK
+        data = result.to_dict()
+        document = data["document"]
+        _emit(args, data, f"Document {data['action']}: {document['title']} ({document['id']}), revision "
+                          f"{document['revision']}, {document['relativePath']}")
+        return EXIT_OK
+    finally:
+        host.close()
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from .lsp.server import run  # imported lazily: the other commands never load pygls
 
@@ -246,7 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mnemon-ls`` console script; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    handlers = {"wake": cmd_wake, "doctor": cmd_doctor, "serve": cmd_serve}
+    handlers = {"wake": cmd_wake, "doctor": cmd_doctor, "serve": cmd_serve, "doc": cmd_doc}
     if args.command == "runtime":
         handler = {"list": cmd_runtime_list, "recover": cmd_runtime_recover}.get(args.action, cmd_runtime_mutate)
     else:

@@ -6,6 +6,8 @@ folder. Nothing here imports pygls.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
@@ -20,6 +22,7 @@ from .settings import Settings
 
 if TYPE_CHECKING:
     from . import gitstate
+    from .documents import DocumentStore
 
 
 class WorkspaceHost:
@@ -45,12 +48,30 @@ class WorkspaceHost:
         self.workspace: Path | None = (
             self.resolution.shared_from or self.resolution.workspace if workspace is not None else None
         )
+        self._clock = clock
         self.runtime = RuntimeSource(self.resolution, settings, clock=clock)
 
     @property
     def root(self) -> Path:
         """The selected storage root."""
         return self.resolution.root
+
+    @functools.cached_property
+    def documents(self) -> "DocumentStore":
+        """The Documents Source of this root (built on first use; constructing it writes nothing).
+
+        ``sourcePaths`` resolve against the workspace as opened (a linked worktree's own tree).
+        """
+        from .documents import DocumentStore
+
+        limits = self.settings.documents
+        return DocumentStore(self.root, self.workspace, max_body_bytes=limits.max_body_bytes,
+                             active_limit_bytes=limits.active_limit_bytes, clock=self._clock)
+
+    def close(self) -> None:
+        """Flush soft state (document access times) and release resources; safe to call twice."""
+        if "documents" in self.__dict__:
+            self.documents.close()
 
     def branch_state(self) -> "gitstate.BranchState":
         """Probe the workspace's branch now (pygit2; never writes)."""
@@ -75,9 +96,28 @@ class WorkspaceHost:
             problem = branch_name_problem(name)
             if problem:
                 raise InvalidInput("branch", f"{problem} (got {branch!r})")
-            return self.runtime.wake(name, "given", budget_chars=budget_chars)
-        state = self.branch_state()
-        return self.runtime.wake(state.branch, state.reason, budget_chars=budget_chars)
+            reason: str | None = "given"
+        else:
+            state = self.branch_state()
+            name, reason = state.branch, state.reason
+        budget = budget_chars or self.settings.wake_budget_chars
+        covers = self._cover_texts(budget // 10)
+        used = sum(len(text) + 2 for text in covers)
+        snapshot, repairs = self.runtime.wake(name, reason, budget_chars=budget - used)
+        if covers:
+            text = "\n\n".join([snapshot.text, *covers])
+            snapshot = dataclasses.replace(snapshot, text=text, chars=len(text))
+        return snapshot, repairs
+
+    def _cover_texts(self, budget_chars: int) -> list[str]:
+        """The bounded covers of the other tiers that exist in this root (Documents), each within
+        ``budget_chars``; a tier that was never used adds nothing."""
+        covers = []
+        if (self.root / "documents" / "index.json").exists():
+            cover = self.documents.cover(budget_chars)
+            if cover.text:
+                covers.append(cover.text)
+        return covers
 
 
 def default_workspace() -> Path:

@@ -12,8 +12,9 @@ two ways:
    written atomically (temp file, fsync, rename, directory fsync; mode 0600) under its own lock
    ``documents/.access.lock`` (never the index lock), merging what is on disk with the larger time per
    id, at most once per ``flush_seconds`` (default 5 s) when reads happen, and at once on
-   :meth:`AccessLog.flush` with ``force`` (the store's ``flush_access()`` / ``close()``). If the lock is
-   busy the notes stay pending for the next flush; a read never waits for it.
+   :meth:`AccessLog.flush` with ``force`` (the store's ``flush_access()`` / ``close()``); the first
+   read of a process flushes at once, so a short-lived CLI run records its access without ``close()``.
+   If the lock is busy the notes stay pending for the next flush; a read never waits for it.
 2. **Folded into the index** by every index commit (create, update, archive, restore, adoption), which
    already holds the index lock and changes the revision anyway: each record's ``lastAccessedAt``
    becomes the latest of the index, the side file and the pending notes, so the TypeScript plugin and
@@ -36,7 +37,7 @@ from typing import Iterable, Mapping
 
 from .. import fsio
 from ..errors import StoreBusy
-from .model import parse_timestamp_ms
+from .model import parse_timestamp_ms, time_key
 
 ACCESS_VERSION = 1
 #: Seconds to wait for ``.access.lock`` before leaving the notes pending.
@@ -57,7 +58,9 @@ class AccessLog:
         self._pending: dict[str, tuple[int, str]] = {}
         self._disk: dict[str, tuple[int, str]] = {}
         self._disk_sig: tuple[int, int, int] | None = None
-        self._last_flush = time.monotonic()
+        self._last_flush = float("-inf")  # the first note of a process is written at once (short CLI runs)
+        #: Changes whenever the pending notes or the side file's content (as seen) change.
+        self.version = 0
 
     # ------------------------------------------------------------------ reads
 
@@ -73,7 +76,13 @@ class AccessLog:
         if sig != self._disk_sig:
             self._disk = _parse(fsio.read_bytes_or_none(self.path) or b"")
             self._disk_sig = sig
+            self.version += 1
         return self._disk
+
+    def check(self) -> int:
+        """Re-stat the side file (picking up another process's flush) and return :attr:`version`."""
+        self._load_disk()
+        return self.version
 
     def times(self) -> dict[str, tuple[int, str]]:
         """``id -> (epoch ms, ISO string)``: the later of the side file and the pending notes per id."""
@@ -83,16 +92,21 @@ class AccessLog:
                 merged[key] = value
         return merged
 
+    def latest(self, key: str) -> tuple[int, str] | None:
+        """The later of the side file's and the pending time of one id, or ``None``."""
+        disk = self._load_disk().get(key)
+        pending = self._pending.get(key)
+        if disk is None or (pending is not None and pending[0] > disk[0]):
+            return pending
+        return disk
+
     def effective(self, stored: Mapping[str, str]) -> dict[str, str]:
         """``id -> ISO`` for every id of ``stored`` (``id -> index lastAccessedAt``) whose side/pending time
         is later than the stored one. Ids not in the result keep their stored time."""
         later: dict[str, str] = {}
         for key, (ms, iso) in self.times().items():
             current = stored.get(key)
-            if current is None:
-                continue
-            current_ms = parse_timestamp_ms(current)
-            if current_ms is None or ms > current_ms:
+            if current is not None and ms > time_key(current):
                 later[key] = iso
         return later
 
@@ -112,11 +126,13 @@ class AccessLog:
             old = self._pending.get(key)
             if old is None or ms > old[0]:
                 self._pending[key] = (ms, iso)
+                self.version += 1
 
     def folded(self, ids: Iterable[str]) -> None:
         """Forget pending notes that an index commit has just written into ``index.json``."""
         for key in ids:
-            self._pending.pop(key, None)
+            if self._pending.pop(key, None) is not None:
+                self.version += 1
 
     def due(self) -> bool:
         """Whether an automatic flush is due (pending notes and ``flush_seconds`` elapsed)."""
@@ -139,10 +155,7 @@ class AccessLog:
                 keep: dict[str, str] = {}
                 for key, (ms, iso) in sorted(merged.items()):
                     current = stored.get(key)
-                    if current is None:
-                        continue
-                    current_ms = parse_timestamp_ms(current)
-                    if current_ms is None or ms > current_ms:
+                    if current is not None and ms > time_key(current):
                         keep[key] = iso
                 data = (json.dumps({"version": ACCESS_VERSION, "lastAccessedAt": keep}, ensure_ascii=False,
                                    indent=2) + "\n").encode("utf-8")
@@ -158,6 +171,7 @@ class AccessLog:
         except (StoreBusy, OSError):
             return False
         self._pending.clear()
+        self.version += 1
         return True
 
 

@@ -75,25 +75,25 @@ def render_cover(records: Sequence[DocumentRecord], last_accessed: dict[str, str
                                             time_key(r.updated_at)), reverse=True)
     fixed = [HEADER, f"Active: {_plural(len(active), 'document')}, {used} of {limit_bytes} UTF-8 bytes; "
                      f"archived: {archived}", SEARCH_LINE]
-    tail = [f"Notice: {n}" for n in notices]
-    text = "".join(line + "\n" for line in fixed)
-    if active:
-        text += "Recently accessed:\n"
-    tail_text = "".join(line + "\n" for line in tail)
-    listed = 0
-    for index, record in enumerate(ordered):
-        line = document_line(record) + "\n"
-        remaining = len(ordered) - index - 1
-        more = (f"({_plural(remaining, 'more active document')} not listed; search finds them)\n"
-                if remaining else "")
-        if len(text) + len(line) + len(more) + len(tail_text) > budget_chars:
+    head = "".join(line + "\n" for line in fixed)
+    tail = "".join(f"Notice: {n}\n" for n in notices)
+    lines: list[str] = []
+
+    def more(count: int) -> str:
+        return f"({_plural(count, 'more active document')} not listed; search finds them)\n" if count else ""
+
+    def assemble(shown: list[str]) -> str:
+        listing = ("Recently accessed:\n" + "".join(shown)) if shown else ""
+        return head + listing + more(len(ordered) - len(shown)) + tail
+
+    for record in ordered:
+        candidate = lines + [document_line(record) + "\n"]
+        if len(assemble(candidate)) > budget_chars:
             break
-        text += line
-        listed += 1
+        lines = candidate
+    text = assemble(lines)
+    listed = len(lines)
     omitted = len(ordered) - listed
-    if omitted:
-        text += f"({_plural(omitted, 'more active document')} not listed; search finds them)\n"
-    text += tail_text
     if len(text) > budget_chars:
         text = text[:max(0, budget_chars - 1)] + "…" if budget_chars > 0 else ""
     return DocumentsCover(text, listed, omitted, len(text), revision, tuple(notices))

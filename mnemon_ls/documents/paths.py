@@ -100,15 +100,3 @@ def _resolve_one(text: str, base: str, managed: str, where: str) -> str:
                                   "instead")
     return stored
 
-
-def managed_file(root: Path, relative: str) -> Path:
-    """The absolute path of a record's ``relativePath`` (legacy ``.mnemon/documents/`` mapped) under
-    ``root``; raises :class:`InvalidInput` (``relativePath``) when it would leave ``root/documents``."""
-    from .model import managed_relative
-
-    rel = managed_relative(relative)
-    path = os.path.normpath(os.path.join(root, rel))
-    documents = os.path.normpath(os.path.join(root, "documents"))
-    if not path.startswith(documents + os.sep):
-        raise InvalidInput("relativePath", f"is an unsafe managed path: {relative!r}")
-    return Path(path)

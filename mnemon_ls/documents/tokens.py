@@ -53,13 +53,16 @@ def _word_tokens(word: str) -> list[str]:
 def document_terms(normalized: str) -> list[str]:
     """Every indexed term of already-normalized text, in order, with repeats (module doc)."""
     out: list[str] = []
-    for match in _TOKEN.finditer(normalized):
-        run = match.group("cjk")
+    append, extend = out.append, out.extend
+    for run, word in _TOKEN.findall(normalized):
         if run:
-            out.extend(run[i:i + 2] for i in range(len(run) - 1))
-            out.append(run[-1])
+            if len(run) > 1:
+                extend([run[i:i + 2] for i in range(len(run) - 1)])
+            append(run[-1])
+        elif "-" in word or "." in word or "_" in word:
+            extend(_word_tokens(word))
         else:
-            out.extend(_word_tokens(match.group("word")))
+            append(word)
     return out
 
 

@@ -29,7 +29,16 @@ WAKE = "mnemon/wake"
 TURN_BEGIN = "mnemon/turn/begin"
 TURN_END = "mnemon/turn/end"
 STATUS = "mnemon/status"
-REQUESTS = (RUNTIME_MUTATE, RUNTIME_SNAPSHOT, WAKE, TURN_BEGIN, TURN_END, STATUS)
+DOCUMENTS_CREATE = "mnemon/documents/create"
+DOCUMENTS_UPDATE = "mnemon/documents/update"
+DOCUMENTS_GET = "mnemon/documents/get"
+DOCUMENTS_LIST = "mnemon/documents/list"
+DOCUMENTS_SEARCH = "mnemon/documents/search"
+DOCUMENTS_ARCHIVE = "mnemon/documents/archive"
+DOCUMENTS_RESTORE = "mnemon/documents/restore"
+DOCUMENT_REQUESTS = (DOCUMENTS_CREATE, DOCUMENTS_UPDATE, DOCUMENTS_GET, DOCUMENTS_LIST, DOCUMENTS_SEARCH,
+                     DOCUMENTS_ARCHIVE, DOCUMENTS_RESTORE)
+REQUESTS = (RUNTIME_MUTATE, RUNTIME_SNAPSHOT, WAKE, TURN_BEGIN, TURN_END, STATUS, *DOCUMENT_REQUESTS)
 
 # Server -> client notifications.
 BRANCH_CHANGED = "mnemon/branchChanged"
@@ -38,6 +47,7 @@ PROJECTION_REPAIRED = "mnemon/projectionRepaired"
 # workspace/executeCommand ids (namespaced apart from editor-contributed command ids).
 CMD_REMEMBER = "mnemon.server.rememberSelection"
 CMD_SHOW_WAKE = "mnemon.server.showWakeSnapshot"
+CMD_CREATE_DOCUMENT = "mnemon.server.createDocumentFromFile"
 CODE_ACTION_KIND = "refactor.mnemon"
 
 #: JSON-RPC numeric code for each stable ``data.code``.
@@ -51,6 +61,8 @@ ERROR_CODES: dict[str, int] = {
     "unreadable-store": -32015,
     "not-in-workspace": -32016,
     "store-busy": -32017,
+    "document-capacity": -32018,
+    "document-status": -32019,
     "internal-error": -32603,
 }
 
@@ -162,3 +174,71 @@ class ShowWakeArgs(_Params):
     """Argument object of ``mnemon.server.showWakeSnapshot``: ``{uri}`` (a file or folder URI)."""
 
     uri: str | None = None
+
+
+class DocumentCreateParams(WorkspaceParams):
+    """``mnemon/documents/create``: ``{workspace?, title, content, description?, sourcePaths?, expectedRevision?}``."""
+
+    title: str
+    content: str
+    description: str | None = None
+    source_paths: list[str] | None = Field(None, alias="sourcePaths")
+    expected_revision: str | None = Field(None, alias="expectedRevision")
+
+
+class DocumentUpdateParams(WorkspaceParams):
+    """``mnemon/documents/update``: ``{workspace?, id, title?, content?, description?, sourcePaths?,
+    documentRevision?, expectedRevision?}`` (active documents only)."""
+
+    id: str
+    title: str | None = None
+    content: str | None = None
+    description: str | None = None
+    source_paths: list[str] | None = Field(None, alias="sourcePaths")
+    document_revision: int | None = Field(None, alias="documentRevision", strict=True)
+    expected_revision: str | None = Field(None, alias="expectedRevision")
+
+
+class DocumentIdParams(WorkspaceParams):
+    """``mnemon/documents/get``: ``{workspace?, id}``."""
+
+    id: str
+
+
+class DocumentListParams(WorkspaceParams):
+    """``mnemon/documents/list``: ``{workspace?, status?: active|archived}``."""
+
+    status: Literal["active", "archived"] | None = None
+
+
+class DocumentSearchParams(WorkspaceParams):
+    """``mnemon/documents/search``: ``{workspace?, query, includeArchived?, limit? (1..50), includeContent?}``."""
+
+    query: str
+    include_archived: bool = Field(False, alias="includeArchived")
+    limit: int = Field(20, strict=True)
+    include_content: bool = Field(False, alias="includeContent")
+
+
+class DocumentArchiveParams(WorkspaceParams):
+    """``mnemon/documents/archive``: ``{workspace?, id, documentRevision, summary?, expectedRevision?}``."""
+
+    id: str
+    document_revision: int = Field(alias="documentRevision", strict=True)
+    summary: str | None = None
+    expected_revision: str | None = Field(None, alias="expectedRevision")
+
+
+class DocumentRestoreParams(WorkspaceParams):
+    """``mnemon/documents/restore``: ``{workspace?, id, documentRevision?, expectedRevision?}``."""
+
+    id: str
+    document_revision: int | None = Field(None, alias="documentRevision", strict=True)
+    expected_revision: str | None = Field(None, alias="expectedRevision")
+
+
+class CreateDocumentArgs(_Params):
+    """Argument object of ``mnemon.server.createDocumentFromFile``: ``{uri, title?}`` (a file URI)."""
+
+    uri: str
+    title: str | None = None

@@ -35,7 +35,7 @@ from ..runtime.model import branch_name_problem, normalize_text
 from ..settings import Settings, load_settings
 from ..view import ViewRegistry
 from . import protocol as P
-from .watch import Watcher, git_state_filter, runtime_filter
+from .watch import Watcher, documents_filter, git_state_filter, runtime_filter
 
 log = logging.getLogger("mnemon_ls.lsp")
 
@@ -77,6 +77,7 @@ class MnemonLanguageServer(LanguageServer):
         self.folder_settings: dict[str, dict[str, Any]] = {}
         self.watchers: dict[str, list[Watcher]] = {}
         self.settings_problems: list[str] = []
+        self.flush_task: asyncio.Task[None] | None = None
 
     # --------------------------------------------------------------- capabilities
 
@@ -164,6 +165,8 @@ class MnemonLanguageServer(LanguageServer):
         for store in state.host.runtime.stores:
             watchers.append(Watcher(f"runtime:{store.runtime_dir}", [store.runtime_dir], runtime_filter,
                                     functools.partial(self.on_runtime_change, state.uri), recursive=False))
+        watchers.append(Watcher(f"documents:{state.host.root}", [state.host.root / "documents"], documents_filter,
+                                functools.partial(self.on_documents_change, state.uri)))
         self.watchers[state.uri] = watchers
         for watcher in watchers:
             watcher.start()
@@ -206,6 +209,23 @@ class MnemonLanguageServer(LanguageServer):
             return
         repairs = await asyncio.to_thread(state.host.runtime.repair)
         self.announce_repairs(uri, repairs)
+
+    async def on_documents_change(self, uri: str, _paths: set[str]) -> None:
+        """A managed document or the index changed outside the server: re-check hashes and the index."""
+        state = self.registry.folders.get(uri)
+        if state is not None:
+            await asyncio.to_thread(state.host.documents.refresh)
+
+    async def flush_access_forever(self, interval: float = 5.0) -> None:
+        """Every ``interval`` seconds write pending document access times (a no-op when none are pending)."""
+        while True:
+            await asyncio.sleep(interval)
+            for state in list(self.registry.folders.values()):
+                if "documents" in state.host.__dict__:
+                    try:
+                        await asyncio.to_thread(state.host.documents.flush_access)
+                    except Exception as exc:
+                        log.warning("flushing document access times failed: %s", exc)
 
     def announce_repairs(self, uri: str, repairs: list[Any]) -> None:
         """Send ``mnemon/projectionRepaired`` + ``window/showMessage`` for every repaired file."""
@@ -282,6 +302,8 @@ async def on_initialized(ls: MnemonLanguageServer, _params: types.InitializedPar
             ls.start_watchers(state)
             # A checkout between initialize and the watch being armed would otherwise go unseen.
             ls.update_branch(state, await asyncio.to_thread(state.host.branch_state))
+    if ls.flush_task is None:
+        ls.flush_task = asyncio.get_running_loop().create_task(ls.flush_access_forever())
     await ls.flush_problems()
 
 
@@ -289,7 +311,9 @@ async def on_initialized(ls: MnemonLanguageServer, _params: types.InitializedPar
 async def on_folders_changed(ls: MnemonLanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
     for folder in params.event.removed:
         await ls.stop_watchers(folder.uri)
-        ls.registry.remove_folder(folder.uri)
+        removed = ls.registry.remove_folder(folder.uri)
+        if removed is not None:
+            await asyncio.to_thread(removed.host.close)
         ls.folder_settings.pop(folder.uri, None)
     for folder in params.event.added:
         state = ls.add_folder(folder.uri, folder.name)
@@ -312,6 +336,10 @@ async def on_configuration_changed(ls: MnemonLanguageServer, params: types.DidCh
 async def on_shutdown(ls: MnemonLanguageServer, *_args: Any) -> None:
     for uri in list(ls.watchers):
         await ls.stop_watchers(uri)
+    if ls.flush_task is not None:
+        ls.flush_task.cancel()
+    for state in ls.registry.folders.values():
+        await asyncio.to_thread(state.host.close)
 
 
 # ------------------------------------------------------------------- mnemon/* requests
@@ -394,6 +422,64 @@ async def status(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
     return {"version": __version__, "protocolVersion": P.PROTOCOL_VERSION, "workspaces": await asyncio.to_thread(collect)}
 
 
+# ------------------------------------------------------------------- mnemon/documents/*
+
+
+async def _documents(ls: MnemonLanguageServer, workspace: str | None, call: Callable[[Any], Any]) -> dict[str, Any]:
+    state = ls.registry.resolve(workspace)
+    result = await asyncio.to_thread(call, state.host.documents)
+    return result.to_dict() | {"workspace": state.uri}
+
+
+@mnemon_request(P.DOCUMENTS_CREATE)
+async def documents_create(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    p = P.parse_params(P.DocumentCreateParams, params)
+    return await _documents(ls, p.workspace, lambda d: d.create(
+        p.title, p.content, description=p.description, source_paths=p.source_paths,
+        expected_revision=p.expected_revision))
+
+
+@mnemon_request(P.DOCUMENTS_UPDATE)
+async def documents_update(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    p = P.parse_params(P.DocumentUpdateParams, params)
+    return await _documents(ls, p.workspace, lambda d: d.update(
+        p.id, title=p.title, description=p.description, content=p.content, source_paths=p.source_paths,
+        document_revision=p.document_revision, expected_revision=p.expected_revision))
+
+
+@mnemon_request(P.DOCUMENTS_GET)
+async def documents_get(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    p = P.parse_params(P.DocumentIdParams, params)
+    return await _documents(ls, p.workspace, lambda d: d.get(p.id))
+
+
+@mnemon_request(P.DOCUMENTS_LIST)
+async def documents_list(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    p = P.parse_params(P.DocumentListParams, params)
+    return await _documents(ls, p.workspace, lambda d: d.list(p.status))
+
+
+@mnemon_request(P.DOCUMENTS_SEARCH)
+async def documents_search(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    p = P.parse_params(P.DocumentSearchParams, params)
+    return await _documents(ls, p.workspace, lambda d: d.search(
+        p.query, include_archived=p.include_archived, limit=p.limit, include_content=p.include_content))
+
+
+@mnemon_request(P.DOCUMENTS_ARCHIVE)
+async def documents_archive(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    p = P.parse_params(P.DocumentArchiveParams, params)
+    return await _documents(ls, p.workspace, lambda d: d.archive(
+        p.id, p.document_revision, summary=p.summary, expected_revision=p.expected_revision))
+
+
+@mnemon_request(P.DOCUMENTS_RESTORE)
+async def documents_restore(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    p = P.parse_params(P.DocumentRestoreParams, params)
+    return await _documents(ls, p.workspace, lambda d: d.restore(
+        p.id, document_revision=p.document_revision, expected_revision=p.expected_revision))
+
+
 # ------------------------------------------------------------------- code actions and commands
 
 
@@ -427,6 +513,10 @@ def code_action(ls: MnemonLanguageServer, params: types.CodeActionParams) -> lis
                 actions.append(_action(f"Remember selection for branch {state.branch.branch}", P.CMD_REMEMBER,
                                        base | {"branches": [state.branch.branch]}))
     actions.append(_action("Show wake snapshot", P.CMD_SHOW_WAKE, {"uri": uri}))
+    managed = state.host.root / "documents"
+    path = uri_to_path(uri) if uri.startswith("file:") else None
+    if path is not None and managed not in path.parents:
+        actions.append(_action("Create document from file", P.CMD_CREATE_DOCUMENT, {"uri": uri}))
     return actions
 
 
@@ -481,6 +571,33 @@ async def show_wake(ls: MnemonLanguageServer, args: Any) -> dict[str, Any]:
             log.warning("window/showDocument failed: %s", exc)
     return {"success": True, "text": snapshot["text"], "path": str(path), "uri": uri, "shown": shown,
             "revision": snapshot["revision"]}
+
+
+@server.command(P.CMD_CREATE_DOCUMENT)
+async def create_document_from_file(ls: MnemonLanguageServer, args: Any) -> dict[str, Any]:
+    """``mnemon.server.createDocumentFromFile {uri, title?}``: a managed document from a workspace file,
+    then opened (``window/showDocument`` when supported; otherwise the result's ``path``/``uri``)."""
+    try:
+        a = _command_arg(P.CreateDocumentArgs, args)
+        state = ls.registry.resolve(a.uri)
+        path = uri_to_path(a.uri)
+        result = await asyncio.to_thread(state.host.documents.create_from_file, path, title=a.title)
+    except MnemonError as exc:
+        ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"mnemon: no document created: {exc.message}"))
+        return {"success": False, "error": exc.to_dict()}
+    data = result.to_dict()
+    document = data["document"]
+    uri = from_fs_path(document["path"]) or Path(document["path"]).as_uri()
+    shown = False
+    if ls.supports("window.show_document.support"):
+        try:
+            shown_result = await ls.window_show_document_async(types.ShowDocumentParams(uri=uri, take_focus=True))
+            shown = bool(shown_result and shown_result.success)
+        except Exception as exc:
+            log.warning("window/showDocument failed: %s", exc)
+    ls.window_show_message(types.ShowMessageParams(
+        types.MessageType.Info, f"mnemon: document created: {document['title']} ({document['relativePath']})"))
+    return data | {"workspace": state.uri, "path": document["path"], "uri": uri, "shown": shown}
 
 
 def _write_wake_file(state: FolderState, text: str) -> Path:

@@ -126,3 +126,13 @@ def runtime_filter(path: str) -> bool:
     """True for the Runtime truth file and its projections (and the runtime dir appearing)."""
     name = os.path.basename(path)
     return name in RUNTIME_NAMES or name == "runtime"
+
+
+#: Side files of the Documents Source that are soft or derived state (changes to them need no refresh).
+_DOCUMENT_SIDE = (".index.lock", ".access", ".search.sqlite3")
+
+
+def documents_filter(path: str) -> bool:
+    """True for managed documents and ``index.json``; false for locks, temp files and derived side files."""
+    name = os.path.basename(path)
+    return not (name.startswith(_DOCUMENT_SIDE) or name.endswith((".tmp", ".lock", "-journal", "-wal", "-shm")))

@@ -1,0 +1,80 @@
+"""Documents Source: managed Markdown documents of a storage root, their index, search and capacity.
+
+Modules (pure model/validation separate from I/O, like :mod:`mnemon_ls.runtime`):
+
+- :mod:`.model` records, field rules, ``index.json`` and managed Markdown formats, revisions, capacity
+  plan (pure);
+- :mod:`.tokens` search normalization and tokenization for every script (pure);
+- :mod:`.cover` the wake snapshot's Documents block (pure);
+- :mod:`.views` result shapes (``to_dict()`` = JSON);
+- :mod:`.paths` ``sourcePaths`` resolution (realpath against the workspace);
+- :mod:`.access` ``lastAccessedAt`` side file (how access times stay durable without index writes);
+- :mod:`.search_index` the derived SQLite postings index with BM25F;
+- :mod:`.store` :class:`DocumentStore`: locked, durable mutations, reads, refresh/repair/recover;
+- :mod:`.doctor` :func:`diagnose` (read-only);
+- :mod:`.errors` :class:`DocumentCapacityError` (``document-capacity``) and :class:`DocumentStatusError`
+  (``document-status``), to move into :mod:`mnemon_ls.errors`.
+
+Public API (what the Host, CLI and language server wire; JSON shapes via ``to_dict()``)::
+
+    store = DocumentStore(root, workspace, max_body_bytes=settings.documents.max_body_bytes,
+                          active_limit_bytes=settings.documents.active_limit_bytes, clock=clock)
+    store.create(title, content, *, description=None, source_paths=None, session_ids=None,
+                 expected_revision=None) -> MutationResult            # action "created"
+    store.create_from_file(path, *, title=None, description=None, session_ids=None,
+                           expected_revision=None) -> MutationResult  # "Create document from file"
+    store.update(id, *, title=None, description=None, content=None, source_paths=None,
+                 session_ids=None, document_revision=None, expected_revision=None) -> MutationResult
+    store.archive(id, document_revision, *, summary=None, memory_body_ids=None,
+                  expected_revision=None) -> MutationResult           # action "archived"
+    store.restore(id, *, document_revision=None, expected_revision=None) -> MutationResult
+    store.get(id) -> DocumentView                                     # record + content + path
+    store.list(status=None, *, excerpts=False) -> Catalog
+    store.search(query, include_archived=False, limit=20, *, include_content=False) -> SearchResult
+    store.cover(budget_chars) -> DocumentsCover                       # wake snapshot block
+    store.capacity_plan(*, document_id=None, title=None, content=None, description=None,
+                        source_paths=None, session_ids=None) -> CapacityPlan   # create or update plan
+    store.refresh() -> RefreshReport      # file watcher hook: changes under <root>/documents/
+    store.repair() -> RepairReport        # finish interrupted archive/restore (refresh runs it)
+    store.recover() -> dict               # `doc recover`: rebuild index.json from managed files
+    store.read() -> IndexState            # raw index state (revision, problem, bad record)
+    store.record_for_path(path) -> DocumentRecord | None
+    store.flush_access() -> bool; store.close()
+    diagnose(store) -> list[Finding]      # `doctor`
+
+``expected_revision`` is the *index* revision (sha256 hex; every result carries the new one) and
+raises ``revision-conflict`` when stale; ``document_revision`` is the document's own integer revision.
+Errors: ``invalid-input`` (``data.field`` names the field, e.g. ``sourcePaths[2]``), ``not-found``,
+``revision-conflict``, ``document-status``, ``document-capacity`` (``data.projected``, ``limit``,
+``used``, ``candidates``), ``unreadable-store`` (``data.file``, ``reason``, ``record``), ``store-busy``.
+
+Wiring notes: the file watcher should call ``refresh()`` for changes under ``<root>/documents/`` except
+the side files (``.index.lock``, ``.access.*``, ``.search.sqlite3*``); the server should call
+``flush_access()`` every few seconds while idle and ``close()`` at shutdown; ``documents/.search.sqlite3*``
+and ``.access.*`` are derived/soft state and should be excluded from pack exports.
+"""
+
+from .doctor import Finding, diagnose
+from .errors import DocumentCapacityError, DocumentStatusError
+from .model import DEFAULT_ACTIVE_LIMIT_BYTES, DEFAULT_MAX_BODY_BYTES, CapacityPlan, DocumentRecord
+from .store import DocumentStore
+from .views import (
+    Catalog,
+    CatalogEntry,
+    DocumentView,
+    IndexState,
+    MutationResult,
+    RefreshReport,
+    RepairReport,
+    SearchHit,
+    SearchResult,
+    Usage,
+)
+from .cover import DocumentsCover
+
+__all__ = [
+    "DEFAULT_ACTIVE_LIMIT_BYTES", "DEFAULT_MAX_BODY_BYTES", "CapacityPlan", "Catalog", "CatalogEntry",
+    "DocumentCapacityError", "DocumentRecord", "DocumentStatusError", "DocumentStore", "DocumentView",
+    "DocumentsCover", "Finding", "IndexState", "MutationResult", "RefreshReport", "RepairReport", "SearchHit",
+    "SearchResult", "Usage", "diagnose",
+]

@@ -1,0 +1,327 @@
+"""The side search index of one native space: ``data/<space-id>/.mnemon-ls-index.db`` (derived, never the truth).
+
+The Mnemon CLI's schema has no full-text index (its search scans every row), so each native space keeps
+this SQLite file beside ``mnemon.db``. It is ours alone: the CLI never opens it, ``mnemon.db`` gets no
+table, trigger or column from it, and deleting it only costs a rebuild.
+
+Schema (:data:`SCHEMA_VERSION`; the tokenizer version is stored too, and a mismatch rebuilds)::
+
+    meta(key TEXT PRIMARY KEY, value TEXT)     schema, tokenizer, fingerprint (JSON, see below)
+    docs(doc INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL, active INTEGER NOT NULL, importance INTEGER,
+         created REAL, source TEXT, category TEXT, chash TEXT, tags TEXT, sig TEXT)
+    fts USING fts5(terms, detail=none, tokenize="ascii tokenchars '-._'")   rowid = docs.doc, active only
+    ents(entity TEXT, created REAL, doc INTEGER, PRIMARY KEY(entity, created, doc)) WITHOUT ROWID
+
+- ``terms`` holds the item's indexed terms (content, tags other than ``branch:*``, entities; see
+  :mod:`.tokenizer`) joined by spaces; FTS5 ranks them with BM25 and the stored text gives each
+  candidate's coverage of the query without touching ``mnemon.db``.
+- ``chash`` = first 32 hex of sha256(content): the exact-duplicate lookup of remember.
+- ``ents`` lists the exact (case-kept) entities of active items, newest first per entity: the lookup the
+  CLI's automatic entity edges need (it scans ``json_each`` of every row instead).
+- ``sig`` = first 32 hex of sha256 over the indexed fields and the deleted flag: a full reconcile re-reads
+  ``mnemon.db`` and re-indexes exactly the rows whose signature changed.
+- ``created`` is epoch seconds (recency ranking), ``tags`` the JSON tag list (branch filtering).
+
+Freshness: the fingerprint ``{"rowid": max insights rowid, "oplog": max oplog id, "active": active
+rows, "total": all rows}`` of ``mnemon.db`` that the index reflects is stored in ``meta``; the provider
+compares it with ``mnemon.db``'s current one whenever another connection has committed (``PRAGMA
+data_version``) and catches up incrementally (new rowids; ids named by new oplog rows) or, when counts
+still differ or the oplog has a gap, by a full reconcile. A corrupt file is deleted and rebuilt.
+Several processes share the file (WAL, ``busy_timeout``); every update is idempotent (by item id).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from .. import fsio
+from .tokenizer import TOKENIZER_VERSION, QueryTerm, document_terms, fts_match
+
+SCHEMA_VERSION = 2
+INDEX_FILE = ".mnemon-ls-index.db"
+_BUSY_MS = 5000
+
+
+@dataclass(frozen=True, slots=True)
+class IndexRow:
+    """One insight as the index needs it (raw column values of ``mnemon.db``)."""
+
+    id: str
+    content: str
+    category: str | None
+    importance: int | None
+    tags: list[str]
+    entities: list[str]
+    source: str | None
+    created: float
+    active: bool
+
+    def sig(self) -> str:
+        """Signature of every indexed field (module doc)."""
+        body = json.dumps([self.content, self.category, self.importance, self.tags, self.entities, self.source,
+                           self.created, self.active], ensure_ascii=False)
+        return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def content_hash(content: str) -> str:
+    """First 32 hex of sha256 of the exact content (UTF-8)."""
+    return hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def indexed_terms(row: IndexRow) -> str:
+    """The space-joined indexed terms of ``row`` (content, non-branch tags, entities)."""
+    terms = document_terms(row.content)
+    for tag in row.tags:
+        if not tag.startswith("branch:"):
+            terms.extend(document_terms(tag))
+    for entity in row.entities:
+        terms.extend(document_terms(entity))
+    return " ".join(terms)
+
+
+class SideIndex:
+    """The index file at ``path`` (see module doc). Not thread-safe: the provider serializes calls."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._db: sqlite3.Connection | None = None
+        self._inode: int | None = None
+        self.resets = 0
+        #: How many times a connection was opened (a reopen means the file may be another one).
+        self.opens = 0
+
+    # ------------------------------------------------------------------ connection
+
+    def connect(self) -> sqlite3.Connection:
+        """The open connection (reopened when the file was replaced or deleted)."""
+        if self._db is not None:
+            try:
+                if os.stat(self.path).st_ino != self._inode:
+                    self.close()
+            except FileNotFoundError:
+                self.close()
+        if self._db is not None:
+            return self._db
+        fsio.ensure_dir(self.path.parent)
+        if not self.path.exists():
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, fsio.FILE_MODE)
+            os.close(fd)
+        db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False, timeout=_BUSY_MS / 1000)
+        try:
+            self._inode = os.stat(self.path).st_ino
+            db.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            self._ensure_schema(db)
+            db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, fts, 'row')")
+        except BaseException:
+            db.close()
+            raise
+        self._db = db
+        self.opens += 1
+        return db
+
+    def _ensure_schema(self, db: sqlite3.Connection) -> None:
+        db.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)")
+        found = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        wanted = {"schema": str(SCHEMA_VERSION), "tokenizer": str(TOKENIZER_VERSION)}
+        if all(found.get(k) == v for k, v in wanted.items()):
+            return
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            found = dict(db.execute("SELECT key, value FROM meta").fetchall())
+            if all(found.get(k) == v for k, v in wanted.items()):
+                db.execute("COMMIT")
+                return
+            for table in ("docs", "fts", "ents"):
+                db.execute(f"DROP TABLE IF EXISTS {table}")
+            db.execute("CREATE TABLE docs(doc INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL, active INTEGER NOT NULL,"
+                       " importance INTEGER, created REAL, source TEXT, category TEXT, chash TEXT, tags TEXT, sig TEXT)")
+            db.execute("CREATE INDEX docs_chash ON docs(chash)")
+            db.execute("CREATE INDEX docs_active ON docs(active)")
+            db.execute("CREATE VIRTUAL TABLE fts USING fts5(terms, detail=none, tokenize=\"ascii tokenchars '-._'\")")
+            db.execute("CREATE TABLE ents(entity TEXT NOT NULL, created REAL NOT NULL, doc INTEGER NOT NULL,"
+                       " PRIMARY KEY(entity, created, doc)) WITHOUT ROWID")
+            db.execute("DELETE FROM meta")
+            db.executemany("INSERT INTO meta(key, value) VALUES(?, ?)", [*wanted.items(), ("fingerprint", "null")])
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def close(self) -> None:
+        """Close the connection (reopened on the next use)."""
+        if self._db is not None:
+            try:
+                self._db.close()
+            finally:
+                self._db = None
+                self._inode = None
+
+    def reset(self) -> None:
+        """Delete the index files (after corruption); the next use starts empty and rebuilds."""
+        self.close()
+        self.resets += 1
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            try:
+                os.unlink(f"{self.path}{suffix}")
+            except FileNotFoundError:
+                pass
+
+    # ------------------------------------------------------------------ state
+
+    def fingerprint(self) -> dict | None:
+        """The stored fingerprint of ``mnemon.db`` the index reflects (``None``: never synced)."""
+        row = self.connect().execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+        return json.loads(row[0]) if row and row[0] else None
+
+    def counts(self) -> tuple[int, int]:
+        """``(active rows, all rows)`` indexed."""
+        db = self.connect()
+        active = db.execute("SELECT count(*) FROM docs WHERE active = 1").fetchone()[0]
+        total = db.execute("SELECT count(*) FROM docs").fetchone()[0]
+        return active, total
+
+    def signatures(self) -> dict[str, str]:
+        """``id -> sig`` of every indexed row (full reconcile)."""
+        return {row[0]: row[1] for row in self.connect().execute("SELECT id, sig FROM docs")}
+
+    # ------------------------------------------------------------------ writes
+
+    def apply(self, rows: Sequence[IndexRow], *, removed: Iterable[str] = (), fingerprint: dict | None = None,
+              replace_all: bool = False) -> None:
+        """Upsert ``rows`` (by id), delete ``removed`` ids, and store ``fingerprint`` when it is newer than the
+        stored one (by oplog id, then rowid) or ``replace_all``; one transaction. ``replace_all`` first
+        empties the index (full rebuild)."""
+        db = self.connect()
+        prepared = [(row, indexed_terms(row) if row.active else "") for row in rows]
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if replace_all:
+                db.execute("DELETE FROM docs")
+                db.execute("DELETE FROM fts")
+                db.execute("DELETE FROM ents")
+            for key in removed:
+                self._drop(db, key)
+            for row, terms in prepared:
+                self._drop(db, row.id)
+                cursor = db.execute(
+                    "INSERT INTO docs(id, active, importance, created, source, category, chash, tags, sig) "
+                    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (row.id, 1 if row.active else 0, row.importance, row.created, row.source, row.category,
+                     content_hash(row.content), json.dumps(row.tags, ensure_ascii=False), row.sig()))
+                doc = cursor.lastrowid
+                if row.active:
+                    db.execute("INSERT INTO fts(rowid, terms) VALUES(?, ?)", (doc, terms))
+                    db.executemany("INSERT OR IGNORE INTO ents(entity, created, doc) VALUES(?, ?, ?)",
+                                   ((entity, row.created, doc) for entity in row.entities))
+            if fingerprint is not None:
+                stored_row = db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+                stored = json.loads(stored_row[0]) if stored_row and stored_row[0] else None
+                if replace_all or stored is None or _order(fingerprint) >= _order(stored):
+                    db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('fingerprint', ?)",
+                               (json.dumps(fingerprint, sort_keys=True),))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    @staticmethod
+    def _drop(db: sqlite3.Connection, key: str) -> None:
+        found = db.execute("SELECT doc, active, created FROM docs WHERE id = ?", (key,)).fetchone()
+        if found is None:
+            return
+        doc = found[0]
+        if found[1]:
+            db.execute("DELETE FROM fts WHERE rowid = ?", (doc,))
+            db.execute("DELETE FROM ents WHERE doc = ? AND created = ?", (doc, found[2]))
+        db.execute("DELETE FROM docs WHERE doc = ?", (doc,))
+
+    # ------------------------------------------------------------------ reads
+
+    def duplicates(self, content: str) -> list[str]:
+        """Ids of active items whose content hash equals ``content``'s (verify the text in ``mnemon.db``)."""
+        return [row[0] for row in self.connect().execute(
+            "SELECT id FROM docs WHERE chash = ? AND +active = 1", (content_hash(content),))]
+
+    def entity_neighbours(self, entity: str, limit: int = 5, exclude: str | None = None) -> list[str]:
+        """Ids of the ``limit`` newest active items whose entities hold exactly ``entity``."""
+        rows = self.connect().execute(
+            "SELECT d.id FROM ents e JOIN docs d ON d.doc = e.doc WHERE e.entity = ? AND d.active = 1 "
+            "AND d.id != ? ORDER BY e.created DESC LIMIT ?", (entity, exclude or "", limit))
+        return [row[0] for row in rows]
+
+    def top_entities(self, limit: int = 20) -> list[dict]:
+        """``[{"entity", "count"}]`` over active items, most frequent first (ties by name)."""
+        rows = self.connect().execute(
+            "SELECT entity, count(*) AS n FROM ents GROUP BY entity ORDER BY n DESC, entity ASC LIMIT ?", (limit,))
+        return [{"entity": row[0], "count": row[1]} for row in rows]
+
+    def document_frequency(self, term: QueryTerm) -> int:
+        """Active items holding ``term`` (a prefix term: any term starting with it)."""
+        db = self.connect()
+        if term.prefix:
+            upper = term.text[:-1] + chr(ord(term.text[-1]) + 1)
+            row = db.execute("SELECT coalesce(sum(doc), 0) FROM temp.vocab WHERE term >= ? AND term < ?",
+                             (term.text, upper)).fetchone()
+        else:
+            row = db.execute("SELECT doc FROM temp.vocab WHERE term = ?", (term.text,)).fetchone()
+        return int(row[0]) if row and row[0] else 0
+
+    def search(self, terms: Sequence[QueryTerm], limit: int, total: int, *, category: str | None = None,
+               source: str | None = None) -> tuple[list[tuple[str, float | None, str, int | None, float, str]], str]:
+        """Candidates for ``terms``, at most ``limit``: ``([(id, bm25 (higher is better) or None, terms,
+        importance, created, tags JSON)], strategy)``.
+
+        Terms held by more than ``max(1000, 2 % of total)`` items are *common*: ranking them with BM25 would
+        score most of the space, so when the query has rarer terms only those are matched (BM25, ``rank``)
+        and common terms count in coverage only; a query of common terms only takes the newest items
+        holding all of them, then the newest holding any (``strategy`` ``recent``, no BM25)."""
+        frequencies = [(term, self.document_frequency(term)) for term in terms]
+        present = [(t, df) for t, df in frequencies if df > 0]
+        if not present:
+            return [], "none"
+        cap = max(1000, int(total * 0.02))
+        selective = [t for t, df in present if df <= cap]
+        where, extra = "", []
+        if category is not None:
+            where += " AND d.category = ?"
+            extra.append(category)
+        if source is not None:
+            where += " AND d.source = ?"
+            extra.append(source)
+        base = ("SELECT d.id, {score}, fts.terms, d.importance, d.created, d.tags FROM fts JOIN docs d "
+                "ON d.doc = fts.rowid WHERE fts MATCH ?" + where)
+        db = self.connect()
+        if selective:
+            sql = base.format(score="-bm25(fts)") + " ORDER BY rank LIMIT ?"
+            rows = db.execute(sql, [fts_match(selective), *extra, limit]).fetchall()
+            return [(r[0], float(r[1]), r[2], r[3], r[4] or 0.0, r[5] or "[]") for r in rows], "bm25"
+        common = [t for t, _ in present]
+        sql = base.format(score="NULL") + " ORDER BY fts.rowid DESC LIMIT ?"
+        rows = db.execute(sql, [fts_match(common, "AND"), *extra, limit]).fetchall()
+        if len(rows) < limit and len(common) > 1:
+            seen = {r[0] for r in rows}
+            rows += [r for r in db.execute(sql, [fts_match(common), *extra, limit]).fetchall() if r[0] not in seen]
+        return [(r[0], None, r[2], r[3], r[4] or 0.0, r[5] or "[]") for r in rows[:limit]], "recent"
+
+    def size_bytes(self) -> int:
+        """Bytes of the index file plus its WAL."""
+        total = 0
+        for suffix in ("", "-wal"):
+            try:
+                total += os.stat(f"{self.path}{suffix}").st_size
+            except FileNotFoundError:
+                pass
+        return total
+
+
+def _order(fp: dict) -> tuple[int, int]:
+    return int(fp.get("oplog", 0)), int(fp.get("rowid", 0))
+

@@ -1,0 +1,814 @@
+"""The space directory of one storage root: ``data/.dsh-memory-bodies.json`` and ``state/memory-providers.json``.
+
+Formats (shared/reference/dsh-mnemon.md 6.1, byte-compatible with the TypeScript plugin: ``indent=2`` JSON
+plus a final newline, keys in this order)::
+
+    data/.dsh-memory-bodies.json   (native catalog, version 1, 0600)
+    {"version": 1, "bodies": [{"id", "name", "description", "active", "createdAt", "updatedAt",
+                               "placement"?}]}
+
+    state/memory-providers.json    (third-party plane, version 4, 0600, never in packs)
+    {"version": 4, "services": {"<providerId>": {"<service field>": value, "apiKey": "secret"}},
+     "enabled": {"<providerId>": true},
+     "bodies": [{"id": "<providerId>-<hex24|uuid>", "name", "description", "active", "providerId",
+                 "externalId"?, "metadataSource": "provider|manual|ai", "placement"?,
+                 "connection": {"<memory field>": value}, "createdAt", "updatedAt"}]}
+
+Rules:
+
+- Ids match ``^[a-zA-Z0-9][a-zA-Z0-9_-]*$``. The first native space of a root without store directories
+  gets id ``default``; later ones a UUIDv4 (re-rolled on collision). New spaces are inactive unless asked.
+- Discovery: every ``data/<dir>/mnemon.db`` (``<dir>`` matching the id rule) not yet registered becomes
+  ``{id = name = <dir>, description "Existing Mnemon Store discovered on disk.", active = (no spaces
+  registered yet) or <dir> == the effective store}``; the database is never moved or opened for that.
+  The effective store is the constructor's ``effective_store``, else ``<root>/active`` (the CLI's
+  default-store file), else ``default``. An empty ``data/`` writes nothing.
+- ``updatedAt`` is strictly monotonic per space (+1 ms when the clock did not advance).
+- Writes hold ``data/.dsh-memory-bodies.lock`` (exclusive-create marker, :func:`mnemon_ls.fsio.file_lock`)
+  and re-read under it; files are written temp + fsync + rename; the provider file is deleted when it
+  holds no provider space and no service. Every native write also refreshes ``state/.dsh-memory-bodies.
+  last-good.json`` (same bytes).
+- A damaged registry (not JSON, wrong version or shape, or a space that breaks a rule) is never discarded
+  silently: the file is copied to ``data/.quarantine/`` (native) or ``state/quarantine/`` (providers),
+  every readable space is salvaged (lenient scan of the damaged text, then the last-good copy, then the
+  stores on disk), the registry is rewritten, and a notice is kept in :attr:`SpaceRegistry.notices`.
+- Third-party provider services: known provider ids (:data:`PROVIDER_LABELS`), service fields
+  (:data:`SERVICE_FIELDS`) and memory fields (:data:`MEMORY_FIELDS`); unknown keys rejected; URLs http(s)
+  without credentials; strings at most 2,000 chars (secrets 8,000); OpenViking ``targetUri`` must be a
+  user memories root ``viking://user[/<u>]/memories``. Disabling a provider removes its local projections
+  (never provider data) and keeps its service config. Credentials (:data:`SECRET_FIELDS`) never leave this
+  module: views list configured field names only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import uuid
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from .. import fsio
+from ..errors import InvalidInput
+from .model import (
+    SPACE_ID_RE,
+    Clock,
+    iso_ms,
+    js_length,
+    monotonic_iso,
+    utc_now,
+    validate_description,
+    validate_name,
+    validate_space_id,
+)
+
+NATIVE_FILE = ".dsh-memory-bodies.json"
+PROVIDERS_FILE = "memory-providers.json"
+LOCK_FILE = ".dsh-memory-bodies.lock"
+LAST_GOOD_FILE = ".dsh-memory-bodies.last-good.json"
+NATIVE_VERSION = 1
+PROVIDERS_VERSION = 4
+NATIVE_PROVIDER = "mnemon-native"
+DISCOVERED_DESCRIPTION = "Existing Mnemon Store discovered on disk."
+
+PROVIDER_LABELS = {
+    "openviking": "OpenViking", "honcho": "Honcho", "mem0": "Mem0", "hindsight": "Hindsight",
+    "holographic": "Holographic", "retaindb": "RetainDB", "byterover": "ByteRover", "supermemory": "Supermemory",
+}
+REMOTE_PROVIDERS = frozenset({"openviking", "honcho", "mem0", "hindsight", "retaindb", "supermemory"})
+SERVICE_FIELDS = ("endpoint", "apiKey", "account", "mode", "dataPath", "cliPath", "defaultDirectory")
+MEMORY_FIELDS = ("targetUri", "user", "actorPeerId", "workspace", "userId", "agentId", "rerank", "bankId", "budget",
+                 "defaultTrust", "minTrust", "project", "workingDirectory", "containerTag", "searchMode")
+SECRET_FIELDS = frozenset({"apiKey"})
+MAX_FIELD_CHARS = 2000
+MAX_SECRET_CHARS = 8000
+METADATA_SOURCES = ("provider", "manual", "ai")
+_NAME_KEYS = ("name", "title", "displayName", "workspace", "bankId", "project", "containerTag", "userId", "user",
+              "workingDirectory", "targetUri")
+_VIKING = re.compile(r"^viking://user(?:/[^/\s]+)?/memories$")
+
+
+@dataclass(frozen=True, slots=True)
+class SpaceRecord:
+    """One registered space. ``provider_id`` is ``mnemon-native`` for the native catalog; third-party
+    spaces also carry ``external_id``, ``metadata_source`` and ``connection`` (memory-scope fields)."""
+
+    id: str
+    name: str
+    description: str
+    active: bool
+    created_at: str
+    updated_at: str
+    provider_id: str = NATIVE_PROVIDER
+    placement: dict[str, Any] | None = None
+    external_id: str | None = None
+    metadata_source: str | None = None
+    connection: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def native(self) -> bool:
+        """True for a Mnemon native store."""
+        return self.provider_id == NATIVE_PROVIDER
+
+    def to_native_json(self) -> dict[str, Any]:
+        """The catalog entry (key order of the plugin)."""
+        data: dict[str, Any] = {"id": self.id, "name": self.name, "description": self.description,
+                                "active": self.active, "createdAt": self.created_at, "updatedAt": self.updated_at}
+        if self.placement is not None:
+            data["placement"] = self.placement
+        return data
+
+    def to_provider_json(self) -> dict[str, Any]:
+        """The provider-plane entry (key order of the plugin)."""
+        data: dict[str, Any] = {"id": self.id, "name": self.name, "description": self.description,
+                                "active": self.active, "providerId": self.provider_id}
+        if self.external_id is not None:
+            data["externalId"] = self.external_id
+        data["metadataSource"] = self.metadata_source or "manual"
+        if self.placement is not None:
+            data["placement"] = self.placement
+        data["connection"] = dict(self.connection)
+        data["createdAt"] = self.created_at
+        data["updatedAt"] = self.updated_at
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class RegistryState:
+    """What a read saw: native ``bodies`` (catalog order), provider ``services`` (with secrets: internal
+    only), ``enabled`` flags and provider ``provider_bodies``."""
+
+    bodies: tuple[SpaceRecord, ...] = ()
+    services: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    enabled: Mapping[str, bool] = field(default_factory=dict)
+    provider_bodies: tuple[SpaceRecord, ...] = ()
+
+    @property
+    def all(self) -> tuple[SpaceRecord, ...]:
+        """Native spaces first, then provider spaces of enabled providers."""
+        return (*self.bodies, *self.provider_bodies)
+
+    def find(self, space_id: str) -> SpaceRecord | None:
+        """The space with ``space_id`` or ``None``."""
+        return next((b for b in self.all if b.id == space_id), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A damaged registry file: ``file``, ``reason``, where the damaged bytes were kept (``quarantined``),
+    how many spaces were ``recovered``."""
+
+    file: str
+    reason: str
+    quarantined: str | None
+    recovered: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{file, reason, quarantined, recovered, message}``."""
+        return {"file": self.file, "reason": self.reason, "quarantined": self.quarantined,
+                "recovered": self.recovered, "message": self.message}
+
+    @property
+    def message(self) -> str:
+        """One line for people."""
+        kept = f"; the damaged file is kept at {self.quarantined}" if self.quarantined else ""
+        return f"{self.file} was damaged ({self.reason}); rebuilt with {self.recovered} recoverable spaces{kept}"
+
+
+class _Damaged(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class SpaceRegistry:
+    """The two registry files of ``root`` (see module doc). Reads cache by file signature; every mutation
+    locks, re-reads, validates and writes. ``clock`` returns UTC now."""
+
+    def __init__(self, root: Path, *, clock: Clock = utc_now, effective_store: str | None = None,
+                 lock_timeout: float = fsio.LOCK_TIMEOUT_SECONDS) -> None:
+        self.root = Path(root)
+        self.clock = clock
+        self.lock_timeout = lock_timeout
+        self._effective_store = effective_store
+        self.data_dir = self.root / "data"
+        self.state_dir = self.root / "state"
+        self.native_path = self.data_dir / NATIVE_FILE
+        self.providers_path = self.state_dir / PROVIDERS_FILE
+        self.lock_path = self.data_dir / LOCK_FILE
+        self.last_good_path = self.state_dir / LAST_GOOD_FILE
+        self.notices: list[Problem] = []
+        self._cache: tuple[tuple, RegistryState] | None = None
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def effective_store(self) -> str:
+        """The Mnemon CLI's default store: constructor value, else ``<root>/active``, else ``default``."""
+        if self._effective_store:
+            return self._effective_store
+        try:
+            text = (self.root / "active").read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        return text if text and SPACE_ID_RE.match(text) else "default"
+
+    def _signature(self) -> tuple:
+        sig = []
+        for path in (self.native_path, self.providers_path):
+            try:
+                st = os.stat(path)
+                sig.append((st.st_ino, st.st_mtime_ns, st.st_size))
+            except FileNotFoundError:
+                sig.append(None)
+        return tuple(sig)
+
+    def read(self) -> RegistryState:
+        """The registry as on disk, repaired first when a file is damaged (module doc), with discovery
+        of unregistered stores. Writes only to repair or to register discovered stores."""
+        state = self._read_quiet()
+        if state is None:
+            with self._locked():
+                state = self._read_quiet()
+                if state is None:
+                    state = self._repair_locked()
+        if self.discoverable(state):
+            with self._locked():
+                state = self._read_quiet() or self._repair_locked()
+                added = self._discovered(state)
+                if added:
+                    state = replace(state, bodies=(*state.bodies, *added))
+                    self._write_locked(state)
+        return state
+
+    def _read_quiet(self) -> RegistryState | None:
+        """Parse both files; ``None`` when one is damaged (caller repairs under the lock)."""
+        sig = self._signature()
+        if self._cache is not None and self._cache[0] == sig:
+            return self._cache[1]
+        try:
+            bodies = self._parse_native(fsio.read_bytes_or_none(self.native_path))
+            services, enabled, provider_bodies = self._parse_providers(fsio.read_bytes_or_none(self.providers_path))
+        except _Damaged:
+            return None
+        enabled_bodies = tuple(b for b in provider_bodies if enabled.get(b.provider_id))
+        state = RegistryState(bodies, services, enabled, enabled_bodies)
+        self._cache = (sig, state)
+        return state
+
+    def _parse_native(self, data: bytes | None) -> tuple[SpaceRecord, ...]:
+        if data is None:
+            return ()
+        try:
+            doc = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise _Damaged(f"not valid JSON: {exc}") from None
+        if not isinstance(doc, dict) or doc.get("version") != NATIVE_VERSION or not isinstance(doc.get("bodies"), list):
+            raise _Damaged(f"expected {{\"version\": {NATIVE_VERSION}, \"bodies\": [...]}}")
+        out: list[SpaceRecord] = []
+        for index, raw in enumerate(doc["bodies"]):
+            record = _native_record(raw)
+            if record is None or any(r.id == record.id for r in out):
+                raise _Damaged(f"bodies[{index}] is not a valid space")
+            out.append(record)
+        return tuple(out)
+
+    def _parse_providers(self, data: bytes | None) -> tuple[dict, dict, tuple[SpaceRecord, ...]]:
+        if data is None:
+            return {}, {}, ()
+        try:
+            doc = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise _Damaged(f"not valid JSON: {exc}") from None
+        if not isinstance(doc, dict) or not isinstance(doc.get("version"), int) or not 1 <= doc["version"] <= 4:
+            raise _Damaged("expected a JSON object with version 1..4")
+        doc = _migrate_providers(doc)
+        services = doc.get("services") if isinstance(doc.get("services"), dict) else None
+        enabled = doc.get("enabled") if isinstance(doc.get("enabled"), dict) else None
+        bodies = doc.get("bodies") if isinstance(doc.get("bodies"), list) else None
+        if services is None or enabled is None or bodies is None:
+            raise _Damaged("expected services, enabled and bodies")
+        out: list[SpaceRecord] = []
+        for index, raw in enumerate(bodies):
+            record = _provider_record(raw)
+            if record is None or any(r.id == record.id for r in out):
+                raise _Damaged(f"bodies[{index}] is not a valid provider space")
+            out.append(record)
+        clean_services = {k: dict(v) for k, v in services.items() if k in PROVIDER_LABELS and isinstance(v, dict)}
+        clean_enabled = {k: bool(v) for k, v in enabled.items() if k in PROVIDER_LABELS}
+        return clean_services, clean_enabled, tuple(out)
+
+    # ------------------------------------------------------------------ repair
+
+    def _repair_locked(self) -> RegistryState:
+        """Quarantine whichever file is damaged, salvage, rewrite; record a :class:`Problem` per file."""
+        stamp = self._stamp()
+        native_data = fsio.read_bytes_or_none(self.native_path)
+        providers_data = fsio.read_bytes_or_none(self.providers_path)
+        try:
+            bodies = self._parse_native(native_data)
+        except _Damaged as damage:
+            bodies = self._salvage_native(native_data or b"")
+            kept = fsio.copy_file_exclusive(self.data_dir / ".quarantine", f"{stamp}-{NATIVE_FILE}", native_data or b"")
+            on_disk = {b.id for b in bodies}
+            extra = [b for b in self._last_good() if b.id not in on_disk and self._store_exists(b.id)]
+            bodies = (*bodies, *extra)
+            self.notices.append(Problem(str(self.native_path), damage.reason, str(kept), len(bodies)))
+        try:
+            services, enabled, provider_bodies = self._parse_providers(providers_data)
+        except _Damaged as damage:
+            services, enabled, provider_bodies = _salvage_providers(providers_data or b"")
+            kept = fsio.copy_file_exclusive(self.state_dir / "quarantine", f"{stamp}-{PROVIDERS_FILE}",
+                                            providers_data or b"")
+            self.notices.append(Problem(str(self.providers_path), damage.reason, str(kept), len(provider_bodies)))
+        enabled_bodies = tuple(b for b in provider_bodies if enabled.get(b.provider_id))
+        state = RegistryState(tuple(bodies), services, enabled, enabled_bodies)
+        discovered = self._discovered(state)
+        state = replace(state, bodies=(*state.bodies, *discovered))
+        self._write_locked(state, all_provider_bodies=provider_bodies)
+        return state
+
+    def _salvage_native(self, data: bytes) -> tuple[SpaceRecord, ...]:
+        out: list[SpaceRecord] = []
+        for raw in _json_objects(data.decode("utf-8", "replace")):
+            record = _native_record(raw, lenient=True, clock=self.clock)
+            if record is not None and not any(r.id == record.id for r in out):
+                out.append(record)
+        return tuple(out)
+
+    def _last_good(self) -> tuple[SpaceRecord, ...]:
+        try:
+            return self._parse_native(fsio.read_bytes_or_none(self.last_good_path))
+        except _Damaged:
+            return ()
+
+    def _store_exists(self, space_id: str) -> bool:
+        return (self.data_dir / space_id / "mnemon.db").is_file()
+
+    # ------------------------------------------------------------------ discovery
+
+    def store_dirs(self) -> list[str]:
+        """Sorted names of ``data/<dir>`` holding ``mnemon.db`` (``<dir>`` matching the id rule)."""
+        try:
+            names = sorted(os.listdir(self.data_dir))
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        return [n for n in names if SPACE_ID_RE.match(n) and (self.data_dir / n / "mnemon.db").is_file()]
+
+    def discoverable(self, state: RegistryState) -> bool:
+        """True when some store on disk is not registered yet."""
+        known = {b.id for b in state.all}
+        return any(name not in known for name in self.store_dirs())
+
+    def _discovered(self, state: RegistryState) -> list[SpaceRecord]:
+        known = {b.id for b in state.all}
+        effective = self.effective_store
+        added: list[SpaceRecord] = []
+        for name in self.store_dirs():
+            if name in known:
+                continue
+            now = iso_ms(self.clock())
+            first = not state.bodies and not added
+            added.append(SpaceRecord(name, name, DISCOVERED_DESCRIPTION, first or name == effective, now, now))
+        return added
+
+    # ------------------------------------------------------------------ native mutations
+
+    def new_native_id(self, state: RegistryState) -> str:
+        """``default`` when the root has no store directory and no space uses it, else a fresh UUIDv4."""
+        used = {b.id for b in state.all}
+        if not self.store_dirs() and "default" not in used and not (self.data_dir / "default").exists():
+            return "default"
+        while True:
+            candidate = str(uuid.uuid4())
+            if candidate not in used and not (self.data_dir / candidate).exists():
+                return candidate
+
+    def add_native(self, space_id: str, name: str, description: str, *, active: bool = False,
+                   placement: dict | None = None) -> SpaceRecord:
+        """Register a native space whose store already exists at ``data/<space_id>/mnemon.db``."""
+        with self._locked():
+            state = self._read_quiet() or self._repair_locked()
+            if state.find(space_id) is not None:
+                raise InvalidInput("spaceId", "is already registered", spaceId=space_id)
+            now = iso_ms(self.clock())
+            record = SpaceRecord(space_id, validate_name(name), validate_description(description), bool(active), now,
+                                 now, placement=placement)
+            self._write_locked(replace(state, bodies=(*state.bodies, record)))
+            return record
+
+    def update(self, space_id: str, *, name: str | None = None, description: str | None = None,
+               active: bool | None = None, touch: bool = False) -> SpaceRecord:
+        """Change a space's name / description / active flag (or only bump ``updatedAt`` with ``touch``).
+        Raises :class:`InvalidInput` (``spaceId``) for an unknown id."""
+        new_name = validate_name(name) if name is not None else None
+        new_description = validate_description(description) if description is not None else None
+        with self._locked():
+            state = self._read_quiet() or self._repair_locked()
+            current = state.find(space_id)
+            if current is None:
+                raise InvalidInput("spaceId", "is not a registered space", spaceId=space_id)
+            changes: dict[str, Any] = {}
+            if new_name is not None and new_name != current.name:
+                changes["name"] = new_name
+                if not current.native:
+                    changes["metadata_source"] = "manual"
+            if new_description is not None and new_description != current.description:
+                changes["description"] = new_description
+                if not current.native:
+                    changes["metadata_source"] = "manual"
+            if active is not None and bool(active) != current.active:
+                changes["active"] = bool(active)
+            if not changes and not touch:
+                return current
+            changes["updated_at"] = monotonic_iso(self.clock, current.updated_at)
+            updated = replace(current, **changes)
+            self._write_locked(_replace_body(state, updated))
+            return updated
+
+    def remove(self, space_id: str) -> SpaceRecord:
+        """Unregister a space (its data is the caller's business). Raises :class:`InvalidInput` when unknown."""
+        with self._locked():
+            state = self._read_quiet() or self._repair_locked()
+            current = state.find(space_id)
+            if current is None:
+                raise InvalidInput("spaceId", "is not a registered space", spaceId=space_id)
+            self._write_locked(replace(state, bodies=tuple(b for b in state.bodies if b.id != space_id),
+                                       provider_bodies=tuple(b for b in state.provider_bodies if b.id != space_id)))
+            return current
+
+    def update_metadata_batch(self, items: Iterable[Mapping[str, Any]]) -> list[SpaceRecord]:
+        """AI metadata update (reference 6.2): 1..20 ``{"id", "title" (<=48), "description" (<=200)}``; any
+        invalid, duplicate or unknown item rejects the whole batch (nothing applied). Sets
+        ``metadataSource: "ai"`` on provider spaces."""
+        batch = list(items)
+        if not 1 <= len(batch) <= 20:
+            raise InvalidInput("items", "must hold 1..20 entries")
+        seen: set[str] = set()
+        checked = []
+        for index, item in enumerate(batch):
+            if not isinstance(item, Mapping):
+                raise InvalidInput(f"items[{index}]", "must be an object")
+            space_id = validate_space_id(item.get("id"), f"items[{index}].id")
+            if space_id in seen:
+                raise InvalidInput(f"items[{index}].id", "is repeated in the batch")
+            seen.add(space_id)
+            title, description = item.get("title"), item.get("description")
+            if not isinstance(title, str) or not 1 <= js_length(title.strip()) <= 48:
+                raise InvalidInput(f"items[{index}].title", "must be 1..48 characters")
+            if not isinstance(description, str) or not 1 <= js_length(description.strip()) <= 200:
+                raise InvalidInput(f"items[{index}].description", "must be 1..200 characters")
+            checked.append((space_id, title.strip(), description.strip()))
+        with self._locked():
+            state = self._read_quiet() or self._repair_locked()
+            updated = []
+            for index, (space_id, title, description) in enumerate(checked):
+                current = state.find(space_id)
+                if current is None:
+                    raise InvalidInput(f"items[{index}].id", "is not a registered space", spaceId=space_id)
+                updated.append(replace(current, name=title, description=description,
+                                       metadata_source=None if current.native else "ai",
+                                       updated_at=monotonic_iso(self.clock, current.updated_at)))
+            for record in updated:
+                state = _replace_body(state, record)
+            self._write_locked(state)
+            return updated
+
+    # ------------------------------------------------------------------ provider plane
+
+    def configure_service(self, provider_id: str, fields: Mapping[str, Any] | None = None, *,
+                          enabled: bool | None = None, clear_secrets: Iterable[str] = ()) -> dict[str, Any]:
+        """Save a provider's service-scope fields (merged over the stored ones; a secret is kept unless given
+        or named in ``clear_secrets``) and optionally its enabled flag. Disabling drops its projections.
+        Returns :meth:`service_view`."""
+        provider_id = _provider_id(provider_id)
+        clean = validate_service_fields(fields or {}, provider_id)
+        clear = list(clear_secrets)
+        for index, name in enumerate(clear):
+            if name not in SECRET_FIELDS:
+                raise InvalidInput(f"clearSecrets[{index}]", "names no secret field (only " +
+                                   ", ".join(sorted(SECRET_FIELDS)) + ")")
+        with self._locked():
+            state = self._read_quiet() or self._repair_locked()
+            services = {k: dict(v) for k, v in state.services.items()}
+            merged = {**services.get(provider_id, {}), **clean}
+            for name in clear:
+                merged.pop(name, None)
+            services[provider_id] = merged
+            flags = dict(state.enabled)
+            all_bodies = self._all_provider_bodies()
+            if enabled is not None:
+                flags[provider_id] = bool(enabled)
+                if not enabled:
+                    all_bodies = tuple(b for b in all_bodies if b.provider_id != provider_id)
+            new_state = RegistryState(state.bodies, services, flags,
+                                      tuple(b for b in all_bodies if flags.get(b.provider_id)))
+            self._write_locked(new_state, all_provider_bodies=all_bodies)
+            return self.service_view(new_state, provider_id)
+
+    def sync_namespaces(self, provider_id: str, discovered: Iterable[Mapping[str, Any]]) -> list[SpaceRecord]:
+        """Replace ``provider_id``'s projections by the ``discovered`` namespaces atomically (reference 6.2):
+        each ``{"externalId", "name"?, "description"?, "connection"?}``; ids ``<providerId>-<24 hex of
+        sha256(externalId)>`` (``externalId:<n>`` on collision); existing ids keep ``active`` and
+        ``createdAt``; names/descriptions refresh only while ``metadataSource`` is ``provider``; vanished
+        namespaces disappear; a repeated externalId rejects the sync. Returns the provider's spaces."""
+        provider_id = _provider_id(provider_id)
+        entries = list(discovered)
+        seen: set[str] = set()
+        for index, entry in enumerate(entries):
+            external = entry.get("externalId") if isinstance(entry, Mapping) else None
+            if not isinstance(external, str) or not external.strip():
+                raise InvalidInput(f"discovered[{index}].externalId", "is required")
+            if external in seen:
+                raise InvalidInput(f"discovered[{index}].externalId", "is repeated in one discovery")
+            seen.add(external)
+        with self._locked():
+            state = self._read_quiet() or self._repair_locked()
+            all_bodies = self._all_provider_bodies()
+            mine = {b.external_id: b for b in all_bodies if b.provider_id == provider_id}
+            others = [b for b in all_bodies if b.provider_id != provider_id]
+            taken = {b.id for b in (*state.bodies, *others)}
+            label = PROVIDER_LABELS[provider_id]
+            result: list[SpaceRecord] = []
+            for index, entry in enumerate(entries):
+                external = entry["externalId"]
+                connection = validate_memory_fields(entry.get("connection") or {}, provider_id,
+                                                    f"discovered[{index}].connection")
+                name = _fallback_name(entry.get("name"), connection, label, external)
+                description = entry.get("description") if isinstance(entry.get("description"), str) and \
+                    entry["description"].strip() else f"{label} memory namespace mapped from {external}."
+                description = description.strip()[:MAX_FIELD_CHARS // 2]
+                old = mine.get(external)
+                now = iso_ms(self.clock())
+                if old is not None:
+                    keep_meta = old.metadata_source != "provider"
+                    result.append(replace(old, name=old.name if keep_meta else name,
+                                          description=old.description if keep_meta else description,
+                                          connection=connection, updated_at=monotonic_iso(self.clock, old.updated_at)))
+                    taken.add(old.id)
+                    continue
+                n, key = 0, external
+                while True:
+                    candidate = f"{provider_id}-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:24]}"
+                    if candidate not in taken:
+                        break
+                    n += 1
+                    key = f"{external}:{n}"
+                taken.add(candidate)
+                result.append(SpaceRecord(candidate, name, description, False, now, now, provider_id=provider_id,
+                                          external_id=external, metadata_source="provider", connection=connection))
+            all_bodies = (*others, *result)
+            new_state = RegistryState(state.bodies, state.services, state.enabled,
+                                      tuple(b for b in all_bodies if state.enabled.get(b.provider_id)))
+            self._write_locked(new_state, all_provider_bodies=all_bodies)
+            return result
+
+    def service_view(self, state: RegistryState | None, provider_id: str) -> dict[str, Any]:
+        """``{"providerId", "label", "enabled", "configuredFields", "configuredSecrets", "spaces"}``: field
+        names only, never values."""
+        state = state or self.read()
+        fields = state.services.get(provider_id, {})
+        return {"providerId": provider_id, "label": PROVIDER_LABELS.get(provider_id, provider_id),
+                "enabled": bool(state.enabled.get(provider_id)),
+                "configuredFields": sorted(k for k in fields if k not in SECRET_FIELDS),
+                "configuredSecrets": sorted(k for k in fields if k in SECRET_FIELDS),
+                "spaces": sum(1 for b in state.provider_bodies if b.provider_id == provider_id)}
+
+    def _all_provider_bodies(self) -> tuple[SpaceRecord, ...]:
+        """Provider spaces on disk including those of disabled providers (call under the lock)."""
+        try:
+            return self._parse_providers(fsio.read_bytes_or_none(self.providers_path))[2]
+        except _Damaged:
+            return ()
+
+    # ------------------------------------------------------------------ writing
+
+    def _locked(self):
+        return fsio.file_lock(self.lock_path, self.lock_timeout)
+
+    def _stamp(self) -> str:
+        moment = self.clock()
+        return moment.strftime("%Y%m%dT%H%M%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+    def _write_locked(self, state: RegistryState, *, all_provider_bodies: tuple[SpaceRecord, ...] | None = None) -> None:
+        native = _dump({"version": NATIVE_VERSION, "bodies": [b.to_native_json() for b in state.bodies]})
+        fsio.ensure_dir(self.state_dir)
+        fsio.write_file_atomically(self.last_good_path, native)
+        fsio.write_file_atomically(self.native_path, native)
+        if all_provider_bodies is None:
+            all_provider_bodies = state.provider_bodies  # bodies of disabled providers are dropped (6.1)
+        if all_provider_bodies or state.services:
+            body = _dump({"version": PROVIDERS_VERSION, "services": {k: dict(v) for k, v in state.services.items()},
+                          "enabled": dict(state.enabled),
+                          "bodies": [b.to_provider_json() for b in all_provider_bodies]})
+            fsio.write_file_atomically(self.providers_path, body)
+            os.chmod(self.providers_path, fsio.FILE_MODE)
+        else:
+            try:
+                os.unlink(self.providers_path)
+            except FileNotFoundError:
+                pass
+        self._cache = None
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _dump(doc: Any) -> bytes:
+    return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _replace_body(state: RegistryState, record: SpaceRecord) -> RegistryState:
+    return replace(state,
+                   bodies=tuple(record if b.id == record.id else b for b in state.bodies),
+                   provider_bodies=tuple(record if b.id == record.id else b for b in state.provider_bodies))
+
+
+def _native_record(raw: Any, *, lenient: bool = False, clock: Clock = utc_now) -> SpaceRecord | None:
+    if not isinstance(raw, dict):
+        return None
+    ident = raw.get("id")
+    if not isinstance(ident, str) or not SPACE_ID_RE.match(ident.strip()):
+        return None
+    ident = ident.strip()
+    name, description = raw.get("name"), raw.get("description")
+    created, updated = raw.get("createdAt"), raw.get("updatedAt")
+    active = raw.get("active")
+    placement = raw.get("placement") if isinstance(raw.get("placement"), dict) else None
+    if not lenient:
+        if not (isinstance(name, str) and name.strip() and isinstance(description, str)
+                and isinstance(active, bool) and isinstance(created, str) and isinstance(updated, str)):
+            return None
+        return SpaceRecord(ident, name, description, active, created, updated, placement=placement)
+    if "name" not in raw and "active" not in raw and "description" not in raw:
+        return None
+    now = iso_ms(clock())
+    return SpaceRecord(ident, name.strip() if isinstance(name, str) and name.strip() else ident,
+                       description if isinstance(description, str) and description.strip() else DISCOVERED_DESCRIPTION,
+                       active if isinstance(active, bool) else False,
+                       created if isinstance(created, str) else now, updated if isinstance(updated, str) else now,
+                       placement=placement)
+
+
+def _provider_record(raw: Any) -> SpaceRecord | None:
+    if not isinstance(raw, dict):
+        return None
+    ident, provider = raw.get("id"), raw.get("providerId")
+    if not isinstance(ident, str) or not SPACE_ID_RE.match(ident) or provider not in PROVIDER_LABELS \
+            or not ident.startswith(f"{provider}-"):
+        return None
+    name, description, active = raw.get("name"), raw.get("description"), raw.get("active")
+    if not (isinstance(name, str) and name.strip() and isinstance(description, str) and isinstance(active, bool)):
+        return None
+    source = raw.get("metadataSource") if raw.get("metadataSource") in METADATA_SOURCES else "manual"
+    connection = raw.get("connection") if isinstance(raw.get("connection"), dict) else {}
+    external = raw.get("externalId") if isinstance(raw.get("externalId"), str) else None
+    created = raw.get("createdAt") if isinstance(raw.get("createdAt"), str) else ""
+    updated = raw.get("updatedAt") if isinstance(raw.get("updatedAt"), str) else created
+    placement = raw.get("placement") if isinstance(raw.get("placement"), dict) else None
+    return SpaceRecord(ident, name, description, active, created, updated, provider_id=provider,
+                       placement=placement, external_id=external, metadata_source=source,
+                       connection={k: v for k, v in connection.items() if k in MEMORY_FIELDS})
+
+
+def _migrate_providers(doc: dict) -> dict:
+    """Versions 1-3 -> 4: service-scope fields found in a space's connection move to ``services``; a legacy
+    top-level ``openViking`` object becomes the openviking service."""
+    if doc.get("version") == PROVIDERS_VERSION:
+        return doc
+    services = dict(doc.get("services") or {}) if isinstance(doc.get("services"), dict) else {}
+    enabled = dict(doc.get("enabled") or {}) if isinstance(doc.get("enabled"), dict) else {}
+    legacy = doc.get("openViking")
+    if isinstance(legacy, dict):
+        services.setdefault("openviking", {}).update({k: v for k, v in legacy.items() if k in SERVICE_FIELDS})
+        enabled.setdefault("openviking", True)
+    bodies = []
+    for raw in doc.get("bodies") or []:
+        if isinstance(raw, dict):
+            connection = dict(raw.get("connection") or {}) if isinstance(raw.get("connection"), dict) else {}
+            provider = raw.get("providerId")
+            moved = {k: connection.pop(k) for k in list(connection) if k in SERVICE_FIELDS}
+            if moved and isinstance(provider, str):
+                services.setdefault(provider, {}).update(moved)
+            bodies.append({**raw, "connection": connection})
+    return {"version": PROVIDERS_VERSION, "services": services, "enabled": enabled, "bodies": bodies}
+
+
+def _json_objects(text: str) -> Iterable[Any]:
+    """Every JSON object that decodes at some ``{`` of ``text`` (lenient salvage of a damaged file)."""
+    decoder = json.JSONDecoder()
+    position = text.find("{")
+    while position != -1:
+        try:
+            value, _ = decoder.raw_decode(text, position)
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            yield value
+        position = text.find("{", position + 1)
+
+
+def _salvage_providers(data: bytes) -> tuple[dict, dict, tuple[SpaceRecord, ...]]:
+    text = data.decode("utf-8", "replace")
+    services: dict[str, dict] = {}
+    enabled: dict[str, bool] = {}
+    decoder = json.JSONDecoder()
+    for key, target in (("services", services), ("enabled", enabled)):
+        match = re.search(rf'"{key}"\s*:\s*', text)
+        if match:
+            try:
+                value, _ = decoder.raw_decode(text, match.end())
+            except ValueError:
+                value = None
+            if isinstance(value, dict):
+                for provider, fields in value.items():
+                    if provider in PROVIDER_LABELS:
+                        if key == "services" and isinstance(fields, dict):
+                            target[provider] = dict(fields)
+                        elif key == "enabled":
+                            target[provider] = bool(fields)
+    bodies: list[SpaceRecord] = []
+    for raw in _json_objects(text):
+        record = _provider_record(raw)
+        if record is not None and not any(b.id == record.id for b in bodies):
+            bodies.append(record)
+    return services, enabled, tuple(bodies)
+
+
+def _provider_id(value: Any) -> str:
+    if not isinstance(value, str) or value not in PROVIDER_LABELS:
+        raise InvalidInput("providerId", "must be one of " + ", ".join(PROVIDER_LABELS))
+    return value
+
+
+def _check_value(name: str, value: Any, field_path: str) -> Any:
+    limit = MAX_SECRET_CHARS if name in SECRET_FIELDS else MAX_FIELD_CHARS
+    if isinstance(value, bool) or isinstance(value, (int, float)):
+        return value
+    if not isinstance(value, str):
+        raise InvalidInput(field_path, "must be a string, number or boolean")
+    text = value.strip()
+    if js_length(text) > limit:
+        raise InvalidInput(field_path, f"must be at most {limit} characters")
+    return text
+
+
+def validate_service_fields(fields: Mapping[str, Any], provider_id: str) -> dict[str, Any]:
+    """Service-scope fields (module doc). Errors name ``services.<field>`` and never echo a value."""
+    if not isinstance(fields, Mapping):
+        raise InvalidInput("services", "must be an object")
+    out: dict[str, Any] = {}
+    for name, value in fields.items():
+        path = f"services.{name}"
+        if name not in SERVICE_FIELDS:
+            raise InvalidInput(path, "is not a service field (" + ", ".join(SERVICE_FIELDS) + ")")
+        value = _check_value(name, value, path)
+        if name == "endpoint":
+            if not isinstance(value, str) or not re.match(r"^https?://[^\s/@]+(?:[/?#]\S*)?$", value):
+                raise InvalidInput(path, "must be an http(s) URL without credentials")
+        out[name] = value
+    return out
+
+
+def validate_memory_fields(fields: Mapping[str, Any], provider_id: str, field_path: str = "connection") -> dict[str, Any]:
+    """Memory-scope fields of a provider space (module doc); OpenViking's ``targetUri`` must be a user
+    memories root (trailing slashes stripped)."""
+    if not isinstance(fields, Mapping):
+        raise InvalidInput(field_path, "must be an object")
+    out: dict[str, Any] = {}
+    for name, value in fields.items():
+        path = f"{field_path}.{name}"
+        if name not in MEMORY_FIELDS:
+            raise InvalidInput(path, "is not a memory-scope field (" + ", ".join(MEMORY_FIELDS) + ")")
+        value = _check_value(name, value, path)
+        if name == "targetUri" and provider_id == "openviking":
+            if not isinstance(value, str) or not _VIKING.match(value.rstrip("/")):
+                raise InvalidInput(path, "must be a user memories root: viking://user[/<user>]/memories")
+            value = value.rstrip("/")
+        out[name] = value
+    return out
+
+
+def _fallback_name(name: Any, connection: Mapping[str, Any], label: str, external: str) -> str:
+    if isinstance(name, str) and name.strip():
+        return name.strip()[:100]
+    for key in _NAME_KEYS:
+        value = connection.get(key)
+        if isinstance(value, str) and value.strip():
+            tail = re.split(r"[/:\\]", value.replace("*", "").rstrip("/:\\"))[-1].strip()
+            if tail:
+                return tail[:100]
+    tail = re.split(r"[/:\\]", external.rstrip("/:\\"))[-1] or external
+    return f"{label} {tail}"[:100]
+
+
+def require(state: RegistryState, space_id: str, field_name: str = "spaceId") -> SpaceRecord:
+    """The registered space ``space_id`` or :class:`InvalidInput` naming ``field_name``."""
+    record = state.find(space_id)
+    if record is None:
+        raise InvalidInput(field_name, "is not a registered space", spaceId=space_id)
+    return record
+
