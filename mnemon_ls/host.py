@@ -200,20 +200,24 @@ class HostRegistry:
         return state
 
 
-def uri_to_path(uri_or_path: str) -> Path:
-    """A ``file:`` URI (percent-decoded) or a plain absolute path -> :class:`Path`.
+def uri_to_path(uri_or_path: str, field: str = "workspace") -> Path:
+    """A ``file:`` URI (percent-decoded; ``file:///c%3A/x`` is ``c:/x`` on Windows) or a plain absolute
+    path -> :class:`Path`.
 
-    Raises :class:`InvalidInput` (field ``workspace``) for other URI schemes or relative paths.
+    Raises :class:`InvalidInput` naming ``field`` for other URI schemes, remote hosts or relative paths.
     """
     from urllib.parse import unquote, urlparse
 
     if uri_or_path.startswith("file:"):
         parsed = urlparse(uri_or_path)
         if parsed.netloc not in ("", "localhost"):
-            raise InvalidInput("workspace", f"remote file URIs are not supported (got {uri_or_path!r})")
-        return Path(unquote(parsed.path))
+            raise InvalidInput(field, f"remote file URIs are not supported (got {uri_or_path!r})")
+        path = unquote(parsed.path)
+        if os.name == "nt" and len(path) >= 3 and path[0] == "/" and path[2] == ":":
+            path = path[1:]
+        return Path(path)
     if "://" in uri_or_path or uri_or_path.startswith(("untitled:", "vscode")):
-        raise InvalidInput("workspace", f"only file: URIs are supported (got {uri_or_path!r})")
+        raise InvalidInput(field, f"only file: URIs are supported (got {uri_or_path!r})")
     if not os.path.isabs(uri_or_path):
-        raise InvalidInput("workspace", f"must be a file: URI or an absolute path (got {uri_or_path!r})")
+        raise InvalidInput(field, f"must be a file: URI or an absolute path (got {uri_or_path!r})")
     return Path(uri_or_path)

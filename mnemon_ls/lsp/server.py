@@ -416,10 +416,22 @@ async def status(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
                 "entries": {"user": len(effective.user), "memory": len(effective.memory)},
                 "usage": {t: {"used": effective.used[t], "limit": limits.limit_for(t)} for t in ("user", "memory")},
                 "problems": list(effective.problems),
+                "documents": _documents_summary(state),
             })
         return rows
 
     return {"version": __version__, "protocolVersion": P.PROTOCOL_VERSION, "workspaces": await asyncio.to_thread(collect)}
+
+
+def _documents_summary(state: FolderState) -> dict[str, Any] | None:
+    """``{active, archived, activeBytes, limitBytes}`` of the folder's Documents, ``None`` before first use."""
+    if not (state.host.root / "documents" / "index.json").exists():
+        return None
+    index = state.host.documents.read()
+    active = [r for r in index.records if r.status == "active"]
+    return {"active": len(active), "archived": len(index.records) - len(active),
+            "activeBytes": sum(r.size_bytes for r in active), "limitBytes": state.settings.documents.active_limit_bytes,
+            "problem": index.problem}
 
 
 # ------------------------------------------------------------------- mnemon/documents/*
@@ -428,7 +440,14 @@ async def status(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
 async def _documents(ls: MnemonLanguageServer, workspace: str | None, call: Callable[[Any], Any]) -> dict[str, Any]:
     state = ls.registry.resolve(workspace)
     result = await asyncio.to_thread(call, state.host.documents)
-    return result.to_dict() | {"workspace": state.uri}
+    data = result.to_dict()
+    # Editors open hits and list entries directly: give each its absolute path (relativePath is
+    # relative to the storage root, which the editor does not know).
+    for key in ("results", "documents"):
+        for item in data.get(key, []) or []:
+            if isinstance(item, dict) and item.get("relativePath") and "path" not in item:
+                item["path"] = str(state.host.root / item["relativePath"])
+    return data | {"workspace": state.uri}
 
 
 @mnemon_request(P.DOCUMENTS_CREATE)
@@ -579,8 +598,8 @@ async def create_document_from_file(ls: MnemonLanguageServer, args: Any) -> dict
     then opened (``window/showDocument`` when supported; otherwise the result's ``path``/``uri``)."""
     try:
         a = _command_arg(P.CreateDocumentArgs, args)
+        path = uri_to_path(a.uri, "uri")
         state = ls.registry.resolve(a.uri)
-        path = uri_to_path(a.uri)
         result = await asyncio.to_thread(state.host.documents.create_from_file, path, title=a.title)
     except MnemonError as exc:
         ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"mnemon: no document created: {exc.message}"))
@@ -595,8 +614,7 @@ async def create_document_from_file(ls: MnemonLanguageServer, args: Any) -> dict
             shown = bool(shown_result and shown_result.success)
         except Exception as exc:
             log.warning("window/showDocument failed: %s", exc)
-    ls.window_show_message(types.ShowMessageParams(
-        types.MessageType.Info, f"mnemon: document created: {document['title']} ({document['relativePath']})"))
+    # No success popup: the opened document (or the plugin, with the returned path) is the feedback.
     return data | {"workspace": state.uri, "path": document["path"], "uri": uri, "shown": shown}
 
 

@@ -3,9 +3,14 @@
  * Manifest lint for the mnemon VS Code extension (lsp-anchors 4.5 item 4). Checks that:
  *
  * - every contributed command is registered in src/ (registerCommand("<id>")) and vice versa;
- * - every menu entry names a contributed command; the editor/context entries need a selection;
+ * - every menu entry names a contributed command, with the `when` its command needs (the remember
+ *   commands a selection, "Create Document from File" a `file:` resource that is not a folder);
  * - no contributed or registered command id is a server command id (`mnemon.server.*`, and the
- *   ids the server really registers), and src/ never calls a server command directly;
+ *   ids the server really registers); a server id appears in src/ only in src/requests.ts's
+ *   `ServerCommand` table (sent as a `workspace/executeCommand` request), is one the server really
+ *   registers, and is never run through `vscode.commands.executeCommand`;
+ * - src/requests.ts speaks the server's protocol: every `Method` is a request the server handles,
+ *   every `mnemon/documents/*` request has a helper, and `ErrorCode` equals the server's table;
  * - every `mnemon.*` setting except the extension-only ones exists in mnemon_ls/settings.py, with
  *   the same default, enum and bounds (from `Settings.model_json_schema(by_alias=True)`), and
  *   every server setting is contributed; src/settings.ts SERVER_SETTING_KEYS lists exactly them;
@@ -93,6 +98,9 @@ function python(code) {
     });
 }
 
+const equal = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+const sortedEntries = (o) => Object.entries(o ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
 const contributes = manifest.contributes ?? {};
 const contributed = (contributes.commands ?? []).map((c) => c.command);
 const contributedSet = new Set(contributed);
@@ -124,7 +132,15 @@ check("commands are unique and have a title and the Mnemon category", () => {
 });
 
 check("the required commands are contributed", () =>
-    ["mnemon.rememberSelection", "mnemon.rememberSelectionForBranch", "mnemon.showWakeSnapshot", "mnemon.showStatus", "mnemon.restartServer"]
+    [
+        "mnemon.rememberSelection",
+        "mnemon.rememberSelectionForBranch",
+        "mnemon.showWakeSnapshot",
+        "mnemon.showStatus",
+        "mnemon.restartServer",
+        "mnemon.createDocumentFromFile",
+        "mnemon.searchDocuments",
+    ]
         .filter((id) => !contributedSet.has(id))
         .map((id) => `${id} is missing`),
 );
@@ -139,11 +155,32 @@ check("every menu entry names a contributed command", () => {
     return problems;
 });
 
-check("editor/context entries require a selection", () => {
-    const entries = contributes.menus?.["editor/context"] ?? [];
-    const problems = entries.length === 0 ? ["no editor/context entry"] : [];
-    for (const entry of entries) {
-        if (!/\beditorHasSelection\b/.test(entry.when ?? "")) problems.push(`${entry.command}: when is ${JSON.stringify(entry.when)}`);
+/** The `when` (a pattern) each command needs in every menu it appears in. */
+const MENU_WHEN = {
+    "mnemon.rememberSelection": /\beditorHasSelection\b/,
+    "mnemon.rememberSelectionForBranch": /\beditorHasSelection\b/,
+    // The server reads the file from disk: only file: resources (never untitled:, git:, ...).
+    "mnemon.createDocumentFromFile": /\bresourceScheme == file\b/,
+};
+
+check("menu entries have the when their command needs (remember: a selection; create document: a file)", () => {
+    const problems = [];
+    for (const [menu, entries] of Object.entries(contributes.menus ?? {})) {
+        for (const entry of entries) {
+            const needed = MENU_WHEN[entry.command];
+            if (needed && !needed.test(entry.when ?? "")) problems.push(`${menu}: ${entry.command}: when is ${JSON.stringify(entry.when)}, needs ${needed}`);
+        }
+    }
+    const editor = contributes.menus?.["editor/context"] ?? [];
+    for (const id of ["mnemon.rememberSelection", "mnemon.rememberSelectionForBranch", "mnemon.createDocumentFromFile"]) {
+        if (!editor.some((e) => e.command === id)) problems.push(`editor/context has no ${id}`);
+    }
+    if (!(contributes.menus?.["editor/title"] ?? []).some((e) => e.command === "mnemon.createDocumentFromFile")) {
+        problems.push("editor/title has no mnemon.createDocumentFromFile");
+    }
+    const explorer = (contributes.menus?.["explorer/context"] ?? []).filter((e) => e.command === "mnemon.createDocumentFromFile");
+    if (explorer.length !== 1 || explorer[0].when !== "resourceScheme == file && !explorerResourceIsFolder") {
+        problems.push(`explorer/context needs mnemon.createDocumentFromFile with when "resourceScheme == file && !explorerResourceIsFolder" (got ${JSON.stringify(explorer)})`);
     }
     return problems;
 });
@@ -171,9 +208,51 @@ check("no contributed or registered command is a server command (lsp-anchors 4.4
     return problems;
 });
 
-check("src/ never invokes a server command directly (user commands use mnemon/* requests)", () =>
-    matchesIn(/["'`](mnemon\.server\.[A-Za-z]+)["'`]/g).map((m) => `${m.file}: ${m.value}`),
-);
+const REQUESTS_TS = path.join("src", "requests.ts");
+
+check("server command ids appear only in src/requests.ts (ServerCommand), are real, and are sent as workspace/executeCommand requests", () => {
+    const problems = [];
+    for (const m of matchesIn(/["'`](mnemon\.server\.[A-Za-z]+)["'`]/g)) {
+        if (m.file !== REQUESTS_TS) problems.push(`${m.file}: ${m.value} (server ids belong in ${REQUESTS_TS} ServerCommand only)`);
+        else if (!serverCommands.includes(m.value)) problems.push(`${m.file}: ${m.value} is not a command the server registers`);
+    }
+    for (const m of matchesIn(/commands\.executeCommand\(\s*((?:ServerCommand\b|["'`]mnemon\.server\.)[^,)]*)/g)) {
+        problems.push(`${m.file}: vscode.commands.executeCommand(${m.value}): send a workspace/executeCommand request instead`);
+    }
+    const requests = sources.find((s) => s.file === REQUESTS_TS)?.text ?? "";
+    if (!/executeCommand:\s*"workspace\/executeCommand"/.test(requests)) problems.push(`${REQUESTS_TS}: Method.executeCommand is not "workspace/executeCommand"`);
+    return problems;
+});
+
+check("src/requests.ts speaks the server's protocol (Method, document helpers, ErrorCode)", () => {
+    const compiled = path.join(extensionDir, "out", "requests.js");
+    if (!existsSync(compiled)) {
+        return ["out/requests.js is missing: run `npm run compile` first"];
+    }
+    const requests = createRequire(import.meta.url)(compiled);
+    const server = JSON.parse(
+        python(
+            "import json\n" +
+                "from mnemon_ls.lsp import protocol as P\n" +
+                "print(json.dumps({'requests': list(P.REQUESTS), 'documents': list(P.DOCUMENT_REQUESTS), 'errors': P.ERROR_CODES, 'version': P.PROTOCOL_VERSION}))",
+        ),
+    );
+    const problems = [];
+    const methods = Object.values(requests.Method);
+    for (const method of methods) {
+        if (method !== "workspace/executeCommand" && !server.requests.includes(method)) problems.push(`Method ${method} is not a request the server handles`);
+    }
+    for (const method of server.documents) {
+        if (!methods.includes(method)) problems.push(`no Method for ${method}`);
+    }
+    const helpers = ["createDocument", "updateDocument", "getDocument", "listDocuments", "searchDocuments", "archiveDocument", "restoreDocument", "createDocumentFromFile"];
+    for (const name of helpers) {
+        if (typeof requests[name] !== "function") problems.push(`${REQUESTS_TS} exports no ${name}()`);
+    }
+    if (!equal(sortedEntries(requests.ErrorCode), sortedEntries(server.errors))) problems.push(`ErrorCode ${JSON.stringify(requests.ErrorCode)} != server ${JSON.stringify(server.errors)}`);
+    if (requests.PROTOCOL_VERSION !== server.version) problems.push(`PROTOCOL_VERSION ${requests.PROTOCOL_VERSION}, server ${server.version}`);
+    return problems;
+});
 
 // ----------------------------------------------------------------------------------------- settings
 
@@ -208,7 +287,6 @@ function expectedType(prop) {
     return prop.type;
 }
 
-const equal = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 let serverSettings = {};
 check("server settings schema is readable (Settings.model_json_schema(by_alias=True))", () => {

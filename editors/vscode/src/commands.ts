@@ -1,13 +1,34 @@
 /**
- * The user-facing commands. They call `mnemon/*` requests through src/requests.ts, never the
- * server's `mnemon.server.*` executeCommand ids (vscode-languageclient registers those itself;
- * registering or contributing them here would collide, lsp-anchors 4.4).
+ * The user-facing commands. They call `mnemon/*` requests through src/requests.ts. The server's
+ * `mnemon.server.*` executeCommand ids are never contributed, registered or run as VS Code commands
+ * (vscode-languageclient registers those itself; doing so here would collide, lsp-anchors 4.4); the
+ * one exception is a plain `workspace/executeCommand` *request* for "Create Document from File"
+ * (src/requests.ts `createDocumentFromFile`), so that this logic lives only in the server.
  */
 
 import * as vscode from "vscode";
 import { StatusDocument, WakeDocuments } from "./documents";
-import { errorMessage, receiptMessage, statusReport } from "./format";
-import { asMnemonError, PROTOCOL_VERSION, remember, status, workspaceFor } from "./requests";
+import {
+    createdMessage,
+    errorMessage,
+    noResultsMessage,
+    noticesMessage,
+    receiptMessage,
+    searchPickItem,
+    searchTitle,
+    statusReport,
+} from "./format";
+import {
+    asMnemonError,
+    createDocumentFromFile,
+    documentPath,
+    PROTOCOL_VERSION,
+    remember,
+    SearchHit,
+    searchDocuments,
+    status,
+    workspaceFor,
+} from "./requests";
 import { MnemonServer } from "./server";
 import { StatusBar } from "./status";
 
@@ -88,8 +109,8 @@ async function rememberSelection(ctx: CommandContext, forBranch: boolean): Promi
     ctx.wakeDocuments.refreshAll();
 }
 
-/** The folder a wake/status command is about: the argument, the active editor's folder, the only folder, or a pick. */
-async function pickFolder(arg: unknown): Promise<vscode.WorkspaceFolder | undefined> {
+/** The folder a wake/search command is about: the argument, the active editor's folder, the only folder, or a pick. */
+async function pickFolder(arg: unknown, placeHolder = "Mnemon: wake snapshot of which folder?"): Promise<vscode.WorkspaceFolder | undefined> {
     const candidates: (vscode.Uri | undefined)[] = [arg instanceof vscode.Uri ? arg : undefined, vscode.window.activeTextEditor?.document.uri];
     for (const uri of candidates) {
         if (uri?.scheme === "file") {
@@ -110,7 +131,7 @@ async function pickFolder(arg: unknown): Promise<vscode.WorkspaceFolder | undefi
     if (folders.length <= 1) {
         return folders[0];
     }
-    return vscode.window.showWorkspaceFolderPick({ placeHolder: "Mnemon: wake snapshot of which folder?" });
+    return vscode.window.showWorkspaceFolderPick({ placeHolder });
 }
 
 async function showWakeSnapshot(ctx: CommandContext, arg: unknown): Promise<void> {
@@ -149,6 +170,165 @@ async function restartServer(ctx: CommandContext): Promise<void> {
     }
 }
 
+// ------------------------------------------------------------------------------------------ documents
+
+/** Hits shown by "Search Documents" (the server's default; it allows 1..50). */
+export const SEARCH_LIMIT = 20;
+
+/**
+ * The files "Create Document from File" is about: the explorer selection (clicked item + the other
+ * selected files), the Uri an editor menu passes, else the active editor's document.
+ */
+function createTargets(arg: unknown, selected: unknown): vscode.Uri[] {
+    if (arg instanceof vscode.Uri) {
+        const many = Array.isArray(selected) && selected.length > 1 && selected.every((u) => u instanceof vscode.Uri);
+        return many ? (selected as vscode.Uri[]) : [arg];
+    }
+    const active = vscode.window.activeTextEditor?.document.uri;
+    return active ? [active] : [];
+}
+
+function baseName(uri: vscode.Uri): string {
+    return uri.path.split("/").pop() || uri.toString();
+}
+
+/**
+ * The server reads the file from disk: an editor with unsaved changes must be saved first. Resolves
+ * to false when the user declines or the save fails (already said so).
+ */
+async function savedOnDisk(uri: vscode.Uri): Promise<boolean> {
+    const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+    if (!document?.isDirty) {
+        return true;
+    }
+    const save = "Save and Create";
+    const pick = await vscode.window.showWarningMessage(
+        `Mnemon: ${baseName(uri)} has unsaved changes. The document is created from the file on disk; save it first?`,
+        { modal: true },
+        save,
+    );
+    if (pick !== save) {
+        return false;
+    }
+    if (!(await document.save())) {
+        void vscode.window.showErrorMessage(`Mnemon: ${baseName(uri)} was not saved; no document created.`);
+        return false;
+    }
+    return true;
+}
+
+async function createDocumentFrom(ctx: CommandContext, uri: vscode.Uri): Promise<void> {
+    if (uri.scheme !== "file") {
+        void vscode.window.showErrorMessage(
+            uri.scheme === "untitled"
+                ? "Mnemon: save this file inside a workspace folder first; a document is created from a file on disk."
+                : `Mnemon: only a file on disk inside a workspace folder can become a document (this one is '${uri.scheme}:').`,
+        );
+        return;
+    }
+    if (!(await savedOnDisk(uri))) {
+        return;
+    }
+    try {
+        const client = await ctx.server.ensureClient();
+        const result = await vscode.window.withProgress(
+            { location: vscode.ProgressLocation.Window, title: `Mnemon: creating a document from ${baseName(uri)}` },
+            () => createDocumentFromFile(client, { uri: client.code2ProtocolConverter.asUri(uri) }),
+        );
+        if (!result.success) {
+            // The server has already shown "mnemon: no document created: ..." (window/showMessage);
+            // showing it again here would pop the same error twice.
+            ctx.server.log.error(`no document created from ${uri.toString()}: ${result.error.message} [${result.error.code}]`);
+            return;
+        }
+        // VS Code supports window/showDocument, so the server normally opened the document already
+        // (`shown`); open it here only when that did not happen, never twice.
+        if (!result.shown) {
+            await vscode.window.showTextDocument(vscode.Uri.file(result.path));
+        }
+        if (result.notices.length > 0) {
+            void vscode.window.showWarningMessage(noticesMessage(result.notices));
+        }
+        void vscode.window.showInformationMessage(createdMessage(result.document));
+        ctx.wakeDocuments.refreshAll(); // the wake lists documents
+    } catch (error) {
+        await reportError(ctx, `no document created from ${baseName(uri)}`, error);
+    }
+}
+
+async function createDocumentFromFileCommand(ctx: CommandContext, arg: unknown, selected: unknown): Promise<void> {
+    const targets = createTargets(arg, selected);
+    if (targets.length === 0) {
+        void vscode.window.showErrorMessage("Mnemon: open a file (or select one in the Explorer) to create a document from it.");
+        return;
+    }
+    for (const uri of targets) {
+        if (targets.length > 1) {
+            const stat = await Promise.resolve(vscode.workspace.fs.stat(uri)).catch(() => undefined);
+            if (stat && stat.type & vscode.FileType.Directory) {
+                continue; // a folder in a multi-selection: only files become documents
+            }
+        }
+        await createDocumentFrom(ctx, uri);
+    }
+}
+
+type HitItem = vscode.QuickPickItem & { hit: SearchHit };
+
+async function searchDocumentsCommand(ctx: CommandContext, arg: unknown): Promise<void> {
+    const folder = await pickFolder(arg, "Mnemon: search the documents of which folder?");
+    if (!folder) {
+        if (!vscode.workspace.workspaceFolders?.length) {
+            void vscode.window.showErrorMessage("Mnemon: open a folder first; documents belong to a workspace folder.");
+        }
+        return;
+    }
+    const query = await vscode.window.showInputBox({
+        title: "Mnemon: Search Documents",
+        prompt: `Search the documents of ${folder.name}: title, description and body (CJK text works too). Leave empty to list them all.`,
+        placeHolder: "e.g. deployment checklist",
+        ignoreFocusOut: true,
+    });
+    if (query === undefined) {
+        return;
+    }
+    try {
+        const client = await ctx.server.ensureClient();
+        const workspace = client.code2ProtocolConverter.asUri(folder.uri);
+        const result = await vscode.window.withProgress(
+            { location: vscode.ProgressLocation.Window, title: "Mnemon: searching documents" },
+            () => searchDocuments(client, { workspace, query, limit: SEARCH_LIMIT }),
+        );
+        if (result.notices.length > 0) {
+            void vscode.window.showWarningMessage(noticesMessage(result.notices));
+        }
+        if (result.results.length === 0) {
+            void vscode.window.showInformationMessage(noResultsMessage(query, folder.name));
+            return;
+        }
+        const items: HitItem[] = result.results.map((hit) => ({ ...searchPickItem(hit), hit }));
+        const pick = await vscode.window.showQuickPick(items, {
+            title: searchTitle(result),
+            placeHolder: "Open a document",
+            matchOnDescription: true,
+            matchOnDetail: true,
+        });
+        if (!pick) {
+            return;
+        }
+        // Hits carry the absolute `path`; `relativePath` alone is relative to the storage root.
+        const root = pick.hit.path ? undefined : workspaceFor(await status(client), workspace)?.root;
+        const file = documentPath(pick.hit, root);
+        if (!file) {
+            void vscode.window.showErrorMessage(`Mnemon: cannot locate ${pick.hit.relativePath}: no storage root for ${folder.name}.`);
+            return;
+        }
+        await vscode.window.showTextDocument(vscode.Uri.file(file));
+    } catch (error) {
+        await reportError(ctx, "cannot search documents", error);
+    }
+}
+
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     return [
         vscode.commands.registerCommand("mnemon.rememberSelection", () => rememberSelection(ctx, false)),
@@ -156,5 +336,9 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
         vscode.commands.registerCommand("mnemon.showWakeSnapshot", (arg?: unknown) => showWakeSnapshot(ctx, arg)),
         vscode.commands.registerCommand("mnemon.showStatus", () => showStatus(ctx)),
         vscode.commands.registerCommand("mnemon.restartServer", () => restartServer(ctx)),
+        vscode.commands.registerCommand("mnemon.createDocumentFromFile", (arg?: unknown, selected?: unknown) =>
+            createDocumentFromFileCommand(ctx, arg, selected),
+        ),
+        vscode.commands.registerCommand("mnemon.searchDocuments", (arg?: unknown) => searchDocumentsCommand(ctx, arg)),
     ];
 }

@@ -2,7 +2,7 @@
  * Pure text for the UI (status bar, messages, the status report). No `vscode` import, unit-tested.
  */
 
-import type { MnemonError, Receipt, StatusResult, Usage, WorkspaceStatus } from "./requests";
+import type { DocumentSearchResult, DocumentView, MnemonError, Receipt, SearchHit, StatusResult, Usage, WorkspaceStatus } from "./requests";
 
 /** Usage at or above this share of the limit is shown as a warning. */
 export const USAGE_WARNING_RATIO = 0.9;
@@ -101,4 +101,43 @@ export function statusReport(result: StatusResult, expectedProtocol: number): st
         }
     }
     return lines.join("\n") + "\n";
+}
+
+// ------------------------------------------------------------------------------------------ documents
+
+/** Whitespace runs (newlines included) collapsed to one space, trimmed: for one-line UI text. */
+export function oneLine(text: string): string {
+    return text.replace(/\s+/g, " ").trim();
+}
+
+/** A search hit as a QuickPick item: label = title, description = score, detail = excerpt. */
+export function searchPickItem(hit: SearchHit): { label: string; description: string; detail: string } {
+    const parts = hit.matched === "all" ? [] : [`score ${hit.score.toFixed(2)}`];
+    if (hit.status === "archived") {
+        parts.push("archived");
+    }
+    return { label: hit.title, description: parts.join(" · "), detail: oneLine(hit.excerpt) };
+}
+
+/** QuickPick title of a search, e.g. `Mnemon: 3 documents for “deploy”` (`20 of 34` when cut). */
+export function searchTitle(result: Pick<DocumentSearchResult, "query" | "total" | "matches">): string {
+    const count = result.matches > result.total ? `${result.total} of ${result.matches}` : `${result.total}`;
+    const noun = result.matches === 1 ? "document" : "documents";
+    return result.query ? `Mnemon: ${count} ${noun} for “${result.query}”` : `Mnemon: ${count} ${noun}, newest first`;
+}
+
+/** Info message when a search found nothing. */
+export function noResultsMessage(query: string, folder: string): string {
+    return query.trim() ? `Mnemon: no document in ${folder} matches “${query.trim()}”.` : `Mnemon: ${folder} has no documents yet.`;
+}
+
+/** Warning for search/list/mutation notices (missing files, a damaged index, adopted hand edits). */
+export function noticesMessage(notices: string[]): string {
+    return `Mnemon: ${notices.length === 1 ? notices[0] : `${notices.length} notices: ${notices.join("; ")}`}`;
+}
+
+/** Info message after "Create Document from File", e.g. `Mnemon: created document “Design” (documents/active/design-1a2b3c4d.md) from notes/design.md.` */
+export function createdMessage(document: Pick<DocumentView, "title" | "relativePath" | "sourcePaths">): string {
+    const from = document.sourcePaths.length > 0 ? ` from ${document.sourcePaths.join(", ")}` : "";
+    return `Mnemon: created document “${document.title}” (${document.relativePath})${from}.`;
 }

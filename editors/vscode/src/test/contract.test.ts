@@ -10,6 +10,7 @@
 
 import assert from "node:assert/strict";
 import { ChildProcessWithoutNullStreams, execFileSync, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -17,22 +18,32 @@ import { after, before, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import { createMessageConnection, MessageConnection, ResponseError, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node";
 import {
+    archiveDocument,
     asMnemonError,
     branchFor,
     BranchChangedParams,
+    createDocument,
+    createDocumentFromFile,
+    DocumentView,
+    documentPath,
     ErrorCode,
     forget,
+    getDocument,
+    listDocuments,
     mutate,
     Notification,
     PROTOCOL_VERSION,
     ProjectionRepairedParams,
     Receipt,
     remember,
+    restoreDocument,
     runtimeSnapshot,
+    searchDocuments,
     SERVER_COMMAND_PREFIX,
     status,
     turnBegin,
     turnEnd,
+    updateDocument,
     wake,
 } from "../requests";
 import { buildServerSettings, ServerSettings } from "../settings";
@@ -80,6 +91,16 @@ function nextNotification<T>(waiters: Map<string, ((p: unknown) => boolean)[]>, 
     });
 }
 
+async function waitFor(condition: () => boolean, label: string, ms = 5_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!condition()) {
+        if (Date.now() > deadline) {
+            throw new Error(`${label}: not within ${ms} ms`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+}
+
 function git(cwd: string, env: NodeJS.ProcessEnv, ...args: string[]): void {
     execFileSync("git", ["-c", "user.name=Mnemon Test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false", ...args], {
         cwd,
@@ -119,6 +140,10 @@ describe("contract with the real mnemon-ls server", () => {
     let currentSettings: ServerSettings = settings;
     const configurationWaiters: ((params: unknown) => void)[] = [];
     let first: Receipt;
+    /** `window/showDocument` requests, answered like VS Code (vscode-languageclient opens the file). */
+    const showDocuments: { uri: string; takeFocus?: boolean }[] = [];
+    let cjkDoc: DocumentView;
+    let bodyDoc: DocumentView;
 
     before(async () => {
         tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mnemon-vscode-contract-"));
@@ -163,6 +188,10 @@ describe("contract with the real mnemon-ls server", () => {
         connection.onRequest("client/registerCapability", () => null);
         connection.onRequest("window/workDoneProgress/create", () => null);
         connection.onNotification("window/showMessage", (p: { type: number; message: string }) => shown.push(p));
+        connection.onRequest("window/showDocument", (p: { uri: string; takeFocus?: boolean }) => {
+            showDocuments.push(p);
+            return { success: true };
+        });
         connection.onNotification((method: string, params: unknown) => {
             const list = waiters.get(method) ?? [];
             waiters.set(method, list.filter((waiter) => !waiter(params)));
@@ -371,6 +400,189 @@ describe("contract with the real mnemon-ls server", () => {
         // Type 1 = Error, 2 = Warning. A repaired projection legitimately warns (previous test).
         const problems = shown.filter((m) => m.type === 1 || (m.type === 2 && /setting|workspace folder/i.test(m.message)));
         assert.deepEqual(problems, []);
+    });
+
+    // ------------------------------------------------------------------ documents (mnemon/documents/*)
+    // After the settings check above: the refused create-from-file below makes the server show an error.
+
+    it("documents: create with a CJK title returns the created document, its path under the storage root and the usage", async () => {
+        const row = (await withTimeout(status(connection), "status")).workspaces[0];
+        const content = "  本番環境へのデプロイは金曜日に行わない。\n\nロールバック手順は runbook.md にある。\n";
+        const result = await withTimeout(
+            createDocument(connection, { workspace: folderUri, title: "デプロイ  手順書", content, description: "本番の決まり", sourcePaths: ["app.py"] }),
+            "documents/create",
+        );
+        assert.equal(result.success, true);
+        assert.equal(result.action, "created");
+        assert.equal(result.workspace, folderUri);
+        assert.match(result.revision, /^[0-9a-f]{64}$/);
+        assert.deepEqual(result.notices, []);
+        const doc = result.document;
+        assert.match(doc.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        assert.equal(doc.title, "デプロイ 手順書", "whitespace runs collapse");
+        assert.equal(doc.description, "本番の決まり");
+        assert.equal(doc.status, "active");
+        assert.equal(doc.revision, 1);
+        assert.equal(doc.filename, `document-${doc.id.slice(0, 8)}.md`, "a CJK-only title has the slug 'document'");
+        assert.equal(doc.relativePath, `documents/active/${doc.filename}`);
+        assert.deepEqual(doc.sourcePaths, ["app.py"]);
+        assert.equal(doc.content, content.trim());
+        assert.equal(doc.contentHash, createHash("sha256").update(content.trim(), "utf8").digest("hex"));
+        assert.equal(doc.path, path.join(row.root, doc.relativePath));
+        assert.equal(documentPath({ relativePath: doc.relativePath }, row.root), doc.path, "relativePath is relative to the status row's root");
+        assert.equal(fs.statSync(doc.path).size, doc.sizeBytes);
+        assert.deepEqual(result.usage, { activeBytes: doc.sizeBytes, activeCount: 1, archivedCount: 0, limitBytes: settings.documents?.activeLimitBytes });
+        cjkDoc = doc;
+
+        const got = await withTimeout(getDocument(connection, { workspace: folderUri, id: doc.id }), "documents/get");
+        assert.equal(got.content, doc.content);
+        assert.equal(got.path, doc.path);
+        assert.equal(got.workspace, folderUri);
+        const catalog = await withTimeout(listDocuments(connection, { workspace: folderUri, status: "active" }), "documents/list");
+        // Entries and hits may carry `path` (newer servers); the extension falls back to root + relativePath.
+        assert.deepEqual(catalog.documents.map((d) => [d.id, d.healthy, documentPath(d, row.root)]), [[doc.id, true, doc.path]]);
+        assert.equal(catalog.total, 1);
+        assert.equal(catalog.problem, null);
+        await expectMnemonError(getDocument(connection, { workspace: folderUri, id: "no-such-document" }), "not-found");
+    });
+
+    it("documents: a CJK query finds the document (title and body), with the absolute path of its file", async () => {
+        const root = (await withTimeout(status(connection), "status")).workspaces[0].root;
+        for (const query of ["手順書", "デプロイ", "ロールバック"]) {
+            const result = await withTimeout(searchDocuments(connection, { workspace: folderUri, query, limit: 20 }), `search ${query}`);
+            assert.equal(result.workspace, folderUri);
+            assert.deepEqual(result.notices, []);
+            assert.ok(result.total >= 1, `${query}: ${JSON.stringify(result)}`);
+            const hit = result.results[0];
+            assert.equal(hit.id, cjkDoc.id, query);
+            assert.equal(hit.title, cjkDoc.title);
+            assert.equal(documentPath(hit, root), cjkDoc.path, "what the extension opens");
+            assert.ok(hit.path === undefined || hit.path === cjkDoc.path);
+            assert.ok(hit.score > 0);
+            assert.ok(hit.excerpt.length > 0);
+            assert.equal("content" in hit, false, "no body unless includeContent");
+        }
+        const titled = await withTimeout(searchDocuments(connection, { workspace: folderUri, query: "手順書" }), "search title");
+        assert.equal(titled.results[0].matched, "title");
+        const none = await withTimeout(searchDocuments(connection, { workspace: folderUri, query: "存在しない言葉" }), "search nothing");
+        assert.deepEqual([none.total, none.results], [0, []]);
+    });
+
+    it("documents: an English title hit ranks above a body hit", async () => {
+        const body = await withTimeout(
+            createDocument(connection, {
+                workspace: folderUri,
+                title: "Team notes",
+                content: "Weekly sync. The deployment checklist is reviewed before every release; ask in #ops.",
+            }),
+            "create body doc",
+        );
+        const titled = await withTimeout(
+            createDocument(connection, { workspace: folderUri, title: "Deployment checklist", content: "Build, tag, push, then watch the dashboards." }),
+            "create title doc",
+        );
+        bodyDoc = body.document;
+        const result = await withTimeout(searchDocuments(connection, { workspace: folderUri, query: "deployment checklist", limit: 20 }), "search");
+        const ids = result.results.map((h) => h.id);
+        assert.ok(ids.includes(titled.document.id) && ids.includes(bodyDoc.id), JSON.stringify(result.results));
+        assert.ok(ids.indexOf(titled.document.id) < ids.indexOf(bodyDoc.id), `title hit first: ${JSON.stringify(result.results.map((h) => [h.title, h.score, h.matched]))}`);
+        assert.equal(result.results[0].matched, "title");
+        assert.equal(result.matches, result.total);
+        await expectMnemonError(searchDocuments(connection, { workspace: folderUri, query: "x", limit: 0 }), "invalid-input");
+    });
+
+    it("documents: a stale documentRevision is revision-conflict; an archived document cannot be updated (document-status)", async () => {
+        const updated = await withTimeout(
+            updateDocument(connection, { workspace: folderUri, id: bodyDoc.id, content: `${bodyDoc.content}\nMoved to Thursdays.`, documentRevision: 1 }),
+            "update",
+        );
+        assert.equal(updated.action, "updated");
+        assert.equal(updated.document.revision, 2);
+        const conflict = await expectMnemonError(
+            archiveDocument(connection, { workspace: folderUri, id: bodyDoc.id, documentRevision: 1 }),
+            "revision-conflict",
+        );
+        assert.deepEqual([(conflict.data as { expected?: number }).expected, (conflict.data as { actual?: number }).actual], [1, 2]);
+        assert.equal((await withTimeout(getDocument(connection, { workspace: folderUri, id: bodyDoc.id }), "get")).status, "active", "nothing changed");
+
+        const archived = await withTimeout(
+            archiveDocument(connection, { workspace: folderUri, id: bodyDoc.id, documentRevision: 2, summary: "Superseded by the checklist." }),
+            "archive",
+        );
+        assert.equal(archived.action, "archived");
+        assert.equal(archived.document.status, "archived");
+        assert.equal(archived.document.revision, 3);
+        assert.equal(archived.document.archiveSummary, "Superseded by the checklist.");
+        assert.equal(archived.document.relativePath, `documents/archived/${bodyDoc.filename}`);
+        assert.ok(fs.existsSync(archived.document.path) && !fs.existsSync(updated.document.path));
+        assert.equal(archived.usage.archivedCount, 1);
+
+        const statusError = await expectMnemonError(
+            updateDocument(connection, { workspace: folderUri, id: bodyDoc.id, title: "Team notes (edited)" }),
+            "document-status",
+        );
+        assert.deepEqual([(statusError.data as { status?: string }).status, (statusError.data as { required?: string }).required], ["archived", "active"]);
+
+        const search = await withTimeout(searchDocuments(connection, { workspace: folderUri, query: "Thursdays" }), "search active only");
+        assert.equal(search.total, 0, "archived documents are left out by default");
+        const withArchived = await withTimeout(searchDocuments(connection, { workspace: folderUri, query: "Thursdays", includeArchived: true }), "search archived");
+        assert.deepEqual(withArchived.results.map((h) => [h.id, h.status]), [[bodyDoc.id, "archived"]]);
+
+        const restored = await withTimeout(restoreDocument(connection, { workspace: folderUri, id: bodyDoc.id, documentRevision: 3 }), "restore");
+        assert.deepEqual([restored.action, restored.document.status, restored.document.revision], ["restored", "active", 4]);
+        await expectMnemonError(restoreDocument(connection, { workspace: folderUri, id: bodyDoc.id }), "document-status");
+    });
+
+    it("documents: mnemon.server.createDocumentFromFile (workspace/executeCommand) creates from a workspace file, shown once", async () => {
+        const relative = "notes/設計 メモ.md";
+        const file = path.join(repo, ...relative.split("/"));
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        const text = "Intro line.\n\n# Cache design 設計\n\nEntries expire after 10 minutes.\n";
+        fs.writeFileSync(file, text);
+        const uri = pathToFileURL(file).href;
+        const before = showDocuments.length;
+        const result = await withTimeout(createDocumentFromFile(connection, { uri }), "createDocumentFromFile");
+        assert.ok(result.success, JSON.stringify(result));
+        assert.equal(result.action, "created");
+        assert.equal(result.workspace, folderUri);
+        assert.equal(result.document.title, "Cache design 設計", "title from the first Markdown heading");
+        assert.equal(result.document.content, text.trim(), "content = the file text");
+        assert.deepEqual(result.document.sourcePaths, [relative], "the one source path, workspace-relative");
+        assert.equal(result.path, result.document.path);
+        assert.equal(result.uri, pathToFileURL(result.path).href);
+        assert.equal(result.shown, true, "the client supports window/showDocument, so the server opened it");
+        assert.deepEqual(showDocuments.slice(before).map((p) => p.uri), [result.uri], "opened exactly once, by the server");
+        assert.equal(fs.readFileSync(file, "utf8"), text, "the source file is never modified");
+
+        const root = (await withTimeout(status(connection), "status")).workspaces[0].root;
+        const index = JSON.parse(fs.readFileSync(path.join(root, "documents", "index.json"), "utf8")) as { documents: { id: string; sourcePaths: string[]; title: string }[] };
+        const record = index.documents.find((d) => d.id === result.document.id);
+        assert.deepEqual(record && [record.title, record.sourcePaths], ["Cache design 設計", [relative]]);
+
+        // No heading: the title is the file name without its extension.
+        fs.writeFileSync(path.join(repo, "plain.txt"), "just text\n");
+        const plain = await withTimeout(createDocumentFromFile(connection, { uri: pathToFileURL(path.join(repo, "plain.txt")).href }), "plain");
+        assert.ok(plain.success && plain.document.title === "plain", JSON.stringify(plain));
+    });
+
+    it("documents: createDocumentFromFile on a file outside the workspace is success false with an error code (and the server says so)", async () => {
+        const outside = path.join(tmp, "outside.md");
+        fs.writeFileSync(outside, "# Outside\n\nnot in the workspace\n");
+        const before = { shown: shown.length, documents: showDocuments.length };
+        const result = await withTimeout(createDocumentFromFile(connection, { uri: pathToFileURL(outside).href }), "outside");
+        assert.equal(result.success, false);
+        assert.ok(!result.success);
+        assert.equal(result.error.code, "not-in-workspace");
+        assert.ok(result.error.message.length > 0);
+        assert.equal(showDocuments.length, before.documents, "nothing to open");
+        // The server shows the refusal itself (the extension only logs it, so it is not shown twice).
+        await waitFor(() => shown.length > before.shown, "window/showMessage");
+        assert.ok(shown.slice(before.shown).some((m) => m.type === 1 && m.message.includes("no document created")), JSON.stringify(shown.slice(before.shown)));
+
+        const missing = await withTimeout(createDocumentFromFile(connection, { uri: pathToFileURL(path.join(repo, "missing.md")).href }), "missing");
+        assert.ok(!missing.success && missing.error.code === "invalid-input" && missing.error.field === "path", JSON.stringify(missing));
+        const catalog = await withTimeout(listDocuments(connection, { workspace: folderUri }), "list");
+        assert.ok(catalog.documents.every((d) => d.title !== "Outside"), "nothing was created");
     });
 
     it("shutdown and exit end the server with exit code 0", async () => {

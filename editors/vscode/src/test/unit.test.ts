@@ -4,8 +4,37 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { errorMessage, receiptMessage, statusBarText, statusReport, statusTooltip } from "../format";
-import { asMnemonError, branchFor, remember, RequestSender, status, StatusResult, workspaceFor, WorkspaceStatus } from "../requests";
+import {
+    createdMessage,
+    errorMessage,
+    noResultsMessage,
+    noticesMessage,
+    receiptMessage,
+    searchPickItem,
+    searchTitle,
+    statusBarText,
+    statusReport,
+    statusTooltip,
+} from "../format";
+import {
+    archiveDocument,
+    asMnemonError,
+    branchFor,
+    createDocument,
+    createDocumentFromFile,
+    documentPath,
+    remember,
+    RequestSender,
+    restoreDocument,
+    SearchHit,
+    searchDocuments,
+    ServerCommand,
+    SERVER_COMMAND_PREFIX,
+    status,
+    StatusResult,
+    workspaceFor,
+    WorkspaceStatus,
+} from "../requests";
 import { buildServerSettings, expandPath, interpreterSetting, serverArgs } from "../settings";
 
 function row(overrides: Partial<WorkspaceStatus> = {}): WorkspaceStatus {
@@ -90,6 +119,39 @@ describe("requests", () => {
     });
 });
 
+describe("document requests", () => {
+    it("createDocumentFromFile is a workspace/executeCommand request with the server's id and one {uri} argument", async () => {
+        const sender = recorder({ success: false, error: { code: "not-in-workspace", message: "x" } });
+        await createDocumentFromFile(sender, { uri: "file:///w/notes/a.md" });
+        assert.deepEqual(sender.calls, [
+            ["workspace/executeCommand", { command: "mnemon.server.createDocumentFromFile", arguments: [{ uri: "file:///w/notes/a.md" }] }],
+        ]);
+        assert.ok(ServerCommand.createDocumentFromFile.startsWith(SERVER_COMMAND_PREFIX));
+    });
+
+    it("document helpers send their method with no undefined keys", async () => {
+        const sender = recorder();
+        await createDocument(sender, { workspace: "file:///w", title: "T", content: "body", description: undefined });
+        await searchDocuments(sender, { workspace: "file:///w", query: "検索", limit: 20 });
+        await archiveDocument(sender, { workspace: "file:///w", id: "i", documentRevision: 2 });
+        await restoreDocument(sender, { id: "i" });
+        assert.deepEqual(sender.calls, [
+            ["mnemon/documents/create", { workspace: "file:///w", title: "T", content: "body" }],
+            ["mnemon/documents/search", { workspace: "file:///w", query: "検索", limit: 20 }],
+            ["mnemon/documents/archive", { workspace: "file:///w", id: "i", documentRevision: 2 }],
+            ["mnemon/documents/restore", { id: "i" }],
+        ]);
+    });
+
+    it("documentPath prefers the server's path, else joins relativePath to the storage root", () => {
+        assert.equal(documentPath({ path: "/s/documents/active/a.md", relativePath: "documents/active/a.md" }, "/other"), "/s/documents/active/a.md");
+        assert.equal(documentPath({ relativePath: "documents/active/a.md" }, "/home/u/.mnemon"), "/home/u/.mnemon/documents/active/a.md");
+        assert.equal(documentPath({ relativePath: "documents/active/a.md" }, "/home/u/.mnemon/"), "/home/u/.mnemon/documents/active/a.md");
+        assert.equal(documentPath({ relativePath: "documents/active/a.md" }, "C:\\Users\\u\\.mnemon"), "C:\\Users\\u\\.mnemon\\documents\\active\\a.md");
+        assert.equal(documentPath({ relativePath: "documents/active/a.md" }), undefined);
+    });
+});
+
 describe("settings", () => {
     it("nests runtimeMemory, drops null/empty dataDir and expands paths", () => {
         const values: Record<string, unknown> = {
@@ -160,5 +222,26 @@ describe("format", () => {
         const report = statusReport({ version: "9", protocolVersion: 2, workspaces: [row()] }, 1);
         assert.match(report, /speaks protocol 1/);
         assert.match(report, /## proj/);
+    });
+
+    it("search hits as QuickPick items: title, score, one-line excerpt", () => {
+        const hit = { title: "デプロイ手順", score: 3.14159, matched: "title", status: "active", excerpt: "本番へ\n\n  金曜は…" } as SearchHit;
+        assert.deepEqual(searchPickItem(hit), { label: "デプロイ手順", description: "score 3.14", detail: "本番へ 金曜は…" });
+        assert.equal(searchPickItem({ ...hit, matched: "all", score: 1 }).description, "");
+        assert.equal(searchPickItem({ ...hit, status: "archived" }).description, "score 3.14 · archived");
+        assert.equal(searchTitle({ query: "deploy", total: 20, matches: 34 }), "Mnemon: 20 of 34 documents for “deploy”");
+        assert.equal(searchTitle({ query: "deploy", total: 1, matches: 1 }), "Mnemon: 1 document for “deploy”");
+        assert.equal(searchTitle({ query: "", total: 2, matches: 2 }), "Mnemon: 2 documents, newest first");
+        assert.equal(noResultsMessage(" 検索 ", "proj"), "Mnemon: no document in proj matches “検索”.");
+        assert.equal(noResultsMessage("", "proj"), "Mnemon: proj has no documents yet.");
+        assert.equal(noticesMessage(["a missing"]), "Mnemon: a missing");
+        assert.equal(noticesMessage(["a", "b"]), "Mnemon: 2 notices: a; b");
+    });
+
+    it("created-document message names the title, the managed file and the source", () => {
+        assert.equal(
+            createdMessage({ title: "Cache design", relativePath: "documents/active/cache-design-1a2b3c4d.md", sourcePaths: ["notes/cache.md"] }),
+            "Mnemon: created document “Cache design” (documents/active/cache-design-1a2b3c4d.md) from notes/cache.md.",
+        );
     });
 });
