@@ -312,7 +312,8 @@ def test_selection_text_and_plugin_files(session: Session, tmp_path: Path) -> No
     # The plugin file is guarded and defines the commands.
     assert session.lua("return vim.g.loaded_mnemon") is True
     commands = session.nv.api.get_commands({})
-    assert {"MnemonRemember", "MnemonWake", "MnemonStatus", "MnemonForget"} <= set(commands)
+    assert {"MnemonRemember", "MnemonWake", "MnemonStatus", "MnemonForget", "MnemonDocCreate",
+            "MnemonDocSearch"} <= set(commands)
     session.nv.command("runtime! plugin/mnemon.lua")  # sourcing again is a no-op, not an E174
 
     # The help file's tags build without duplicates (E154 would raise here).
@@ -322,5 +323,199 @@ def test_selection_text_and_plugin_files(session: Session, tmp_path: Path) -> No
     session.nv.command("helptags " + str(doc))
     tags = {line.split("\t")[0] for line in (doc / "tags").read_text(encoding="utf-8").splitlines()}
     assert {"mnemon", "mnemon.txt", ":MnemonRemember", ":MnemonWake", ":MnemonStatus", ":MnemonForget",
-            "mnemon-setup", "mnemon-settings"} <= tags
+            ":MnemonDocCreate", ":MnemonDocSearch", "mnemon-documents", "mnemon-setup", "mnemon-settings"} <= tags
+    assert session.nv.vvars["errmsg"] == ""
+
+
+# ---------------------------------------------------------------------------------------------- documents
+
+ADR_TITLE = "Use SQLite for the index"
+ADR = f"# {ADR_TITLE}\n\nWe pick SQLite because it is embedded and needs no server.\n"
+
+
+def index_documents(repo_dir: Path) -> list[dict]:
+    return json.loads((repo_dir / ".mnemon" / "documents" / "index.json").read_text(encoding="utf-8"))["documents"]
+
+
+def windows_showing(session: Session, path: Path) -> int:
+    return session.lua("local want = ...; local n = 0; for _, w in ipairs(vim.api.nvim_list_wins()) do"
+                       " if vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)) == want then n = n + 1 end end;"
+                       " return n", str(path))
+
+
+def focus(session: Session, path: Path) -> None:
+    """Make the window showing ``path`` current."""
+    assert session.lua("return vim.fn.win_gotoid(vim.fn.bufwinid(vim.fn.bufnr(...)))", str(path)) == 1
+
+
+def quickfix(session: Session) -> dict:
+    """Title, items (absolute file name, line, text) and whether the quickfix window is open."""
+    return session.lua("""
+        local qf = vim.fn.getqflist({ title = 1, items = 1, winid = 1 })
+        local items = {}
+        for _, it in ipairs(qf.items) do
+          table.insert(items, { file = vim.api.nvim_buf_get_name(it.bufnr), lnum = it.lnum, text = it.text })
+        end
+        return { title = qf.title, items = items, open = qf.winid ~= 0 }""")
+
+
+def doc_search(session: Session, query: str) -> dict:
+    """Run ``:MnemonDocSearch{query}`` (a leading ``!`` is the bang); the new quickfix list."""
+    mark = session.mark()
+    session.nv.command("MnemonDocSearch" + (query if query.startswith("!") else " " + query))
+    session.wait_note("mnemon: ", mark)
+    qf = quickfix(session)
+    assert qf["title"] == f'mnemon: documents matching "{query.lstrip("! ")}"'
+    return qf
+
+
+def test_documents_create_and_search(session: Session, tmp_path: Path) -> None:
+    """:MnemonDocCreate from a saved Markdown file (opened exactly once, on 0.7 from the result's path,
+    on 0.8+ through window/showDocument), :MnemonDocSearch into the quickfix list, CJK and archived
+    documents, refusals."""
+    repo_dir = tmp_path / "repo"
+    make_repo(repo_dir, "main")
+    adr = repo_dir / "notes" / "ADR.md"
+    adr.parent.mkdir()
+    adr.write_text(ADR, encoding="utf-8")
+    session.setup({"storageScope": "workspace"})
+    session.open(adr)
+    client_id = session.wait_attached()
+
+    mark = session.mark()
+    session.nv.command("MnemonDocCreate")
+    note = session.wait_note(f"document created: {ADR_TITLE} (documents/active/", mark)
+    assert note["level"] == INFO
+    [doc] = index_documents(repo_dir)
+    assert (doc["title"], doc["status"], doc["sourcePaths"]) == (ADR_TITLE, "active", ["notes/ADR.md"])
+    managed = repo_dir / ".mnemon" / doc["relativePath"]
+    assert managed.is_file()
+    # The managed file is open in a new split, focused, exactly once; the ADR keeps its window.
+    assert session.nv.current.buffer.name == str(managed)
+    assert windows_showing(session, managed) == 1 and windows_showing(session, adr) == 1
+    # A round trip: anything the server sent before its reply has been handled; still one window, and
+    # the server's own window/showMessage about the document did not pop up a second time.
+    session.nv.command("MnemonStatus")
+    session.wait_note("mnemon-ls ", mark)
+    assert windows_showing(session, managed) == 1
+    assert session.lua("local n = 0; for _, b in ipairs(vim.api.nvim_list_bufs()) do"
+                       " if vim.api.nvim_buf_get_name(b) == ... then n = n + 1 end end; return n", str(managed)) == 1
+    assert len([n for n in session.notes()[mark:] if "document created" in n["msg"]]) == 1
+    show_document = session.lua("local n = 0; for _, e in ipairs(require('mnemon.client').events) do"
+                                " if e.method == 'window/showDocument' then n = n + 1 end end; return n")
+    # 0.7 announces no showDocument support: the plugin opened result.path; 0.8+: the handler did.
+    assert show_document == (1 if session.lua("return vim.fn.has('nvim-0.8') == 1") else 0)
+
+    # Search: one hit, the managed file's absolute path, at the line of the match.
+    qf = doc_search(session, "SQLite")
+    assert len(qf["items"]) == 1 and qf["open"]
+    [item] = qf["items"]
+    assert item["file"] == str(managed)
+    assert item["text"].startswith(f"{ADR_TITLE} — ") and "embedded" in item["text"]
+    assert managed.read_text(encoding="utf-8").splitlines()[item["lnum"] - 1] == f"# {ADR_TITLE}"
+
+    # A CJK document (created through the server's own request), found by a two-character query; the
+    # search runs from the quickfix window, which is no file buffer (the only client serves it).
+    created = session.lua("""
+        local c = require('mnemon.client').all()[1]
+        T.created = nil
+        require('mnemon.client').request(c, 'mnemon/documents/create',
+          { workspace = vim.uri_from_fname(...), title = '成语接龙', content = '今天玩成语接龙游戏' },
+          function(err, result) T.created = { err = err, result = result } end)
+        T.wait(15000, function() return T.created ~= nil end)
+        return T.created""", str(repo_dir))
+    assert created and not created.get("err"), created
+    cjk = Path(created["result"]["document"]["path"])
+    assert session.lua("return vim.bo.buftype") == "quickfix"
+    qf = doc_search(session, "接龙")
+    assert [i["file"] for i in qf["items"]] == [str(cjk)] and "今天玩成语接龙游戏" in qf["items"][0]["text"]
+
+    # Archived: no match without the bang (a clear message and an empty quickfix list), a hit with it.
+    archived = session.lua("""
+        local c = require('mnemon.client').all()[1]
+        T.archived = nil
+        require('mnemon.client').request(c, 'mnemon/documents/archive',
+          { workspace = vim.uri_from_fname(select(1, ...)), id = select(2, ...), documentRevision = 1 },
+          function(err, result) T.archived = { err = err, result = result } end)
+        T.wait(15000, function() return T.archived ~= nil end)
+        return T.archived""", str(repo_dir), created["result"]["document"]["id"])
+    assert archived and not archived.get("err"), archived
+    mark = session.mark()
+    qf = doc_search(session, "接龙")
+    assert qf["items"] == []
+    assert session.wait_note('no document matches "接龙"', mark)["level"] == INFO
+    qf = doc_search(session, "! 接龙")
+    assert [i["file"] for i in qf["items"]] == [archived["result"]["document"]["path"]]
+    assert qf["items"][0]["text"].startswith("[archived] 成语接龙 — ")
+    session.nv.command("cclose")
+
+    # An unsaved change: refused, nothing created, the buffer is not written.
+    before = (repo_dir / ".mnemon" / "documents" / "index.json").read_bytes()
+    focus(session, adr)
+    session.nv.current.buffer[0] = "# Changed but not saved"
+    mark = session.mark()
+    session.nv.command("MnemonDocCreate")
+    note = session.wait_note("no document created", mark)
+    assert note["level"] == ERROR and "unsaved changes" in note["msg"] and ":write" in note["msg"]
+    assert adr.read_text(encoding="utf-8") == ADR and session.lua("return vim.bo.modified") is True
+    session.nv.command("edit!")
+
+    # A new file never written, a managed document, a file the server cannot read as text: each refused
+    # with one message (the server's own window/showMessage about it is swallowed).
+    session.open(repo_dir / "notes" / "draft.md")
+    refusals = mark = session.mark()
+    session.nv.command("MnemonDocCreate")
+    assert "is not saved yet" in session.wait_note("no document created", mark)["msg"]
+    focus(session, managed)
+    mark = session.mark()
+    session.nv.command("MnemonDocCreate")
+    note = session.wait_note("no document created", mark)  # the server's check
+    assert "points into the managed documents/ directory" in note["msg"] and "[invalid-input]" in note["msg"]
+    latin1 = repo_dir / "notes" / "latin1.md"
+    latin1.write_bytes("# caf\u00e9\n".encode("latin-1"))
+    session.open(latin1)
+    mark = session.mark()
+    session.nv.command("MnemonDocCreate")
+    note = session.wait_note("no document created", mark)
+    assert note["level"] == ERROR and "not UTF-8" in note["msg"] and "[invalid-input]" in note["msg"]
+    session.nv.command("MnemonStatus")
+    session.wait_note("mnemon-ls ", mark)
+    assert len([n for n in session.notes()[refusals:] if "document created" in n["msg"]]) == 3
+    assert (repo_dir / ".mnemon" / "documents" / "index.json").read_bytes() == before
+
+    # Outside every workspace: no client is started, and the message says why.
+    outside = tmp_path / "outside" / "x.md"
+    outside.parent.mkdir()
+    outside.write_text("# Outside\n", encoding="utf-8")
+    session.open(outside)
+    mark = session.mark()
+    session.nv.command("MnemonDocCreate")
+    note = session.wait_note("no document created", mark)
+    assert note["level"] == ERROR and "is not inside a workspace" in note["msg"]
+    assert session.lua("return #require('mnemon.client').all()") == 1
+    assert session.lua("return require('mnemon.client').all()[1].id") == client_id
+    assert session.nv.vvars["errmsg"] == ""
+    assert not [n for n in session.notes() if "deprecat" in n["msg"].lower()]
+
+
+def test_document_title_argument(session: Session, tmp_path: Path) -> None:
+    """:MnemonDocCreate {title} with spaces; with the lsp/mnemon.lua config on 0.11 (else setup())."""
+    repo_dir = tmp_path / "repo"
+    make_repo(repo_dir, "main")
+    (repo_dir / "plan.md").write_text("Plain text, no heading.\n", encoding="utf-8")
+    if session.lua("return vim.fn.has('nvim-0.11') == 1"):
+        session.nv.command("filetype on")
+        session.lua("vim.lsp.config('mnemon', { cmd = T.server_cmd,"
+                    " settings = { mnemon = { storageScope = 'workspace' } } }); vim.lsp.enable('mnemon')")
+    else:
+        session.setup({"storageScope": "workspace"})
+    session.open(repo_dir / "plan.md")
+    session.wait_attached()
+    mark = session.mark()
+    session.nv.command("MnemonDocCreate Release plan for 2.0")
+    session.wait_note("document created: Release plan for 2.0", mark)
+    [doc] = index_documents(repo_dir)
+    assert doc["title"] == "Release plan for 2.0" and doc["sourcePaths"] == ["plan.md"]
+    managed = repo_dir / ".mnemon" / doc["relativePath"]
+    assert session.nv.current.buffer.name == str(managed) and windows_showing(session, managed) == 1
     assert session.nv.vvars["errmsg"] == ""

@@ -36,3 +36,12 @@ create("MnemonForget", run("MnemonForget"), {
   bang = true,
   desc = "mnemon: remove the MEMORY.md entry matching {text} (or the selection); ! targets USER.md",
 })
+create("MnemonDocCreate", run("MnemonDocCreate"), {
+  nargs = "?",
+  desc = "mnemon: create a managed document from this (saved) file, optionally with {title}, and open it",
+})
+create("MnemonDocSearch", run("MnemonDocSearch"), {
+  nargs = "+",
+  bang = true,
+  desc = "mnemon: search the workspace's managed documents for {query} into the quickfix list; ! adds archived ones",
+})

@@ -9,6 +9,7 @@ local M = {}
 M.PROTOCOL_VERSION = 1
 
 M.CMD_REMEMBER = "mnemon.server.rememberSelection"
+M.CMD_CREATE_DOCUMENT = "mnemon.server.createDocumentFromFile"
 
 M.defaults = {
   name = "mnemon",
@@ -20,6 +21,7 @@ M.defaults = {
   autostart = true,
   timeout_ms = 10000,
   wake_split = "botright split",
+  doc_split = "split",
   on_attach = nil,
   capabilities = nil,
 }
@@ -31,9 +33,10 @@ M.configured = false
 --- root directory -> client id of the clients this plugin started.
 M.by_root = {}
 
---- client id -> list of tokens of rememberSelection commands awaiting their result; the server also
---- sends a window/showMessage for each, which is swallowed because the plugin shows the result itself.
-local pending_remember = {}
+--- client id -> list of tokens ({patterns}) of server commands awaiting their result (rememberSelection,
+--- createDocumentFromFile); the server also sends a window/showMessage for each, which is swallowed
+--- (the first message matching one of the token's patterns) because the plugin shows the result itself.
+local pending_commands = {}
 --- client id -> list of file basenames announced by mnemon/projectionRepaired; the server follows
 --- each with a window/showMessage saying the same thing, which is swallowed.
 local pending_repairs = {}
@@ -194,10 +197,16 @@ local function swallow_show_message(client_id, message)
   if not client_id or type(message) ~= "string" then
     return false
   end
-  local tokens = pending_remember[client_id]
-  if tokens and #tokens > 0 and message:match("^mnemon:") then
-    table.remove(tokens, 1).swallowed = true
-    return true
+  local tokens = pending_commands[client_id]
+  if tokens then
+    for i, token in ipairs(tokens) do
+      for _, pattern in ipairs(token.patterns) do
+        if message:match(pattern) then
+          table.remove(tokens, i).swallowed = true
+          return true
+        end
+      end
+    end
   end
   local repairs = pending_repairs[client_id]
   if repairs then
@@ -257,6 +266,67 @@ local function on_configuration(_, params, ctx)
   return response
 end
 
+--- The window of the current tab page showing `path`, or nil.
+local function window_showing(path)
+  local want = compat.normalize(path)
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    local name = vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win))
+    if name ~= "" and compat.normalize(name) == want then
+      return win
+    end
+  end
+  return nil
+end
+
+--- Show the file `path`: focus the window of the current tab page already showing it, else open it with
+--- `config.doc_split` (default "split"). opts: line (1-based, moves the cursor), focus (default true;
+--- false returns to the window that was current). Returns the window. Throws on a Vim error.
+function M.show_file(path, opts)
+  opts = opts or {}
+  local previous = vim.api.nvim_get_current_win()
+  local win = window_showing(path)
+  if win then
+    vim.api.nvim_set_current_win(win)
+  else
+    vim.cmd(M.config.doc_split .. " " .. vim.fn.fnameescape(path))
+    win = vim.api.nvim_get_current_win()
+  end
+  if opts.line then
+    local last = vim.api.nvim_buf_line_count(vim.api.nvim_win_get_buf(win))
+    pcall(vim.api.nvim_win_set_cursor, win, { math.max(1, math.min(opts.line, last)), 0 })
+  end
+  if opts.focus == false and vim.api.nvim_win_is_valid(previous) then
+    vim.api.nvim_set_current_win(previous)
+  end
+  return win
+end
+
+--- window/showDocument (sent by mnemon-ls after "Create document from file" or "Show wake snapshot"
+--- when the client announces support, i.e. on Neovim 0.8+): the file opens in a split, like the
+--- commands do when they open it themselves, instead of replacing the current buffer.
+local function on_show_document(_, params, ctx)
+  params = params or {}
+  record("window/showDocument", params, ctx and ctx.client_id)
+  if params.external or not present(params.uri) then
+    return { success = false }
+  end
+  local ok, path = pcall(vim.uri_to_fname, params.uri)
+  if not ok or type(path) ~= "string" or path == "" then
+    return { success = false }
+  end
+  local line
+  local selection = params.selection
+  if type(selection) == "table" and type(selection.start) == "table" and type(selection.start.line) == "number" then
+    line = selection.start.line + 1
+  end
+  local shown, problem = pcall(M.show_file, path, { line = line, focus = params.takeFocus ~= false })
+  if not shown then
+    notify("mnemon: cannot open " .. path .. ": " .. tostring(problem), levels.ERROR)
+    return { success = false }
+  end
+  return { success = true }
+end
+
 --- Handlers for a mnemon-ls client config (also used by lsp/mnemon.lua).
 function M.handlers()
   return {
@@ -264,6 +334,7 @@ function M.handlers()
     ["mnemon/projectionRepaired"] = on_projection_repaired,
     ["window/showMessage"] = on_show_message,
     ["workspace/configuration"] = on_configuration,
+    ["window/showDocument"] = on_show_document,
   }
 end
 
@@ -305,7 +376,7 @@ function M.make_config(root)
       if M.by_root[root] == client_id then
         M.by_root[root] = nil
       end
-      pending_remember[client_id] = nil
+      pending_commands[client_id] = nil
       pending_repairs[client_id] = nil
     end,
   }
@@ -464,14 +535,16 @@ function M.request(client, method, params, callback, opts)
   end, finish)
 end
 
---- rememberSelection through workspace/executeCommand; the server's own showMessage for it is swallowed.
-function M.execute_remember(client, argument, callback, opts)
-  local token = {}
-  pending_remember[client.id] = pending_remember[client.id] or {}
-  table.insert(pending_remember[client.id], token)
-  M.request(client, "workspace/executeCommand", { command = M.CMD_REMEMBER, arguments = { argument } },
+--- workspace/executeCommand `command` with one argument object. The first window/showMessage of this
+--- client matching one of the Lua patterns in the list `swallow` that arrives before the result is
+--- swallowed (the server announces each command's outcome that way; the plugin shows the result itself).
+function M.execute_command(client, command, argument, swallow, callback, opts)
+  local token = { patterns = swallow }
+  pending_commands[client.id] = pending_commands[client.id] or {}
+  table.insert(pending_commands[client.id], token)
+  M.request(client, "workspace/executeCommand", { command = command, arguments = { argument } },
     function(err, result)
-      local tokens = pending_remember[client.id]
+      local tokens = pending_commands[client.id]
       if tokens and not token.swallowed then
         for i, t in ipairs(tokens) do
           if t == token then
@@ -482,6 +555,17 @@ function M.execute_remember(client, argument, callback, opts)
       end
       callback(err, result)
     end, opts)
+end
+
+--- rememberSelection through workspace/executeCommand; the server's own showMessage for it is swallowed.
+function M.execute_remember(client, argument, callback, opts)
+  M.execute_command(client, M.CMD_REMEMBER, argument, { "^mnemon:" }, callback, opts)
+end
+
+--- createDocumentFromFile through workspace/executeCommand; the server's showMessage ("mnemon: document
+--- created: ..." or "mnemon: no document created: ...") is swallowed.
+function M.execute_create_document(client, argument, callback, opts)
+  M.execute_command(client, M.CMD_CREATE_DOCUMENT, argument, { "^mnemon: document created", "^mnemon: no document created" }, callback, opts)
 end
 
 return M
