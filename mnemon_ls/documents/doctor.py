@@ -10,6 +10,8 @@ held lock, file modes wider than 0600/0700, the side files, and the saved edits 
 
 from __future__ import annotations
 
+from ..findings import Finding
+
 import os
 import time
 from dataclasses import dataclass
@@ -18,20 +20,6 @@ from typing import Any
 from .. import fsio
 from . import model
 from .store import DocumentStore, _TEMP_OURS, _TEMP_PLUGIN, _other
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One doctor finding (same shape as the Runtime Source's)."""
-
-    level: str
-    subject: str
-    message: str
-    advice: str = ""
-
-    def to_dict(self) -> dict[str, str]:
-        """``{level, subject, message, advice}``."""
-        return {"level": self.level, "subject": self.subject, "message": self.message, "advice": self.advice}
 
 
 def diagnose(store: DocumentStore) -> list[Finding]:

@@ -54,6 +54,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Iterable, Literal, Mapping, Sequence
 
+from .. import fsio
 from ..errors import InvalidInput
 
 Status = Literal["active", "archived"]
@@ -529,13 +530,13 @@ def salvage_index(data: bytes) -> tuple[list[DocumentRecord], int]:
     Decodes leniently; parses the whole document when it is JSON, else scans for complete record objects
     (a truncated file keeps every record written before the cut). Repeated ids keep the first. Never raises.
     """
-    text = _decode_leniently(data)
+    text = fsio.decode_leniently(data)
     try:
         document = json.loads(text)
         raw = document.get("documents") if isinstance(document, dict) else None
         candidates = raw if isinstance(raw, list) else []
     except json.JSONDecodeError:
-        candidates = _scan_records(text)
+        candidates = fsio.scan_json_objects(text, "id")
     records: list[DocumentRecord] = []
     seen: set[str] = set()
     damaged = 0
@@ -549,33 +550,6 @@ def salvage_index(data: bytes) -> tuple[list[DocumentRecord], int]:
             seen.add(record.id)
             records.append(record)
     return records, damaged
-
-
-def _decode_leniently(data: bytes) -> str:
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        try:
-            return data.decode("utf-16")
-        except UnicodeDecodeError:
-            pass
-    return data.decode("utf-8", errors="replace").lstrip("\ufeff")
-
-
-def _scan_records(text: str) -> list[Any]:
-    decoder = json.JSONDecoder()
-    found: list[Any] = []
-    position = 0
-    pattern = re.compile(r'\{\s*"id"\s*:')
-    while True:
-        match = pattern.search(text, position)
-        if not match:
-            return found
-        try:
-            value, end = decoder.raw_decode(text, match.start())
-        except json.JSONDecodeError:
-            position = match.end()
-            continue
-        found.append(value)
-        position = end
 
 
 _encode_str = json.encoder.encode_basestring  # the C encoder json.dumps(ensure_ascii=False) uses

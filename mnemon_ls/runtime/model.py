@@ -24,6 +24,7 @@ from json.encoder import encode_basestring as _encode_string
 from datetime import datetime, timezone
 from typing import Any, Iterable, Literal, Sequence
 
+from .. import fsio
 from ..errors import InvalidInput
 
 Target = Literal["user", "memory"]
@@ -352,13 +353,13 @@ def salvage_store(data: bytes) -> tuple[list[Entry], int]:
     JSON, else scans for complete entry objects (a truncated file keeps every entry written before the
     cut). Never raises.
     """
-    text = _decode_leniently(data)
+    text = fsio.decode_leniently(data)
     try:
         document = json.loads(text)
         raw_entries = document.get("entries") if isinstance(document, dict) else None
         candidates = raw_entries if isinstance(raw_entries, list) else []
     except json.JSONDecodeError:
-        candidates = _scan_objects(text)
+        candidates = fsio.scan_json_objects(text, "content")
     entries: list[Entry] = []
     damaged = 0
     for index, raw in enumerate(candidates):
@@ -367,35 +368,3 @@ def salvage_store(data: bytes) -> tuple[list[Entry], int]:
         except InvalidInput:
             damaged += 1
     return entries, damaged
-
-
-def _decode_leniently(data: bytes) -> str:
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        try:
-            return data.decode("utf-16")
-        except UnicodeDecodeError:
-            pass
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = data.decode("utf-8", errors="replace")
-    return text.lstrip("\ufeff")
-
-
-def _scan_objects(text: str) -> list[Any]:
-    """Every complete JSON object that starts with ``{"content"`` in ``text``, in order."""
-    decoder = json.JSONDecoder()
-    found: list[Any] = []
-    position = 0
-    pattern = re.compile(r'\{\s*"content"\s*:')
-    while True:
-        match = pattern.search(text, position)
-        if not match:
-            return found
-        try:
-            value, end = decoder.raw_decode(text, match.start())
-        except json.JSONDecodeError:
-            position = match.end()
-            continue
-        found.append(value)
-        position = end

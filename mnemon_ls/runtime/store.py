@@ -22,6 +22,8 @@ A damaged ``memories.json`` is never overwritten: reads fall back with a notice,
 
 from __future__ import annotations
 
+from ..findings import Finding
+
 import json
 import os
 from dataclasses import dataclass, field
@@ -601,21 +603,6 @@ def _append_durably(path: Path, data: bytes) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One doctor finding: ``level`` ``ok`` | ``warning`` | ``problem``, ``subject`` (a path or area),
-    ``message`` (what and why), ``advice`` (what to do, or empty)."""
-
-    level: str
-    subject: str
-    message: str
-    advice: str = ""
-
-    def to_dict(self) -> dict[str, str]:
-        """``{level, subject, message, advice}``."""
-        return {"level": self.level, "subject": self.subject, "message": self.message, "advice": self.advice}
 
 
 def diagnose(store: RuntimeStore) -> list[Finding]:
