@@ -41,6 +41,7 @@ Public API (JSON via ``to_dict()``; every error is a :class:`~mnemon_ls.errors.M
     svc.link(space_id, source_id, target_id, edge_type="semantic", weight=0.5, metadata=None) -> WriteReceipt
     svc.forget(space_id, item_id) -> WriteReceipt
     svc.cover(budget_chars) -> SpacesCover                        # wake snapshot block
+    svc.flush_access()                                            # idle hook: batched access counters
     svc.close()
 
 Shapes: :class:`SpaceView`, :class:`RecallResult`, :class:`SpacesCover` and :class:`WriteReceipt` document

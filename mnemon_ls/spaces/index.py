@@ -21,6 +21,9 @@ Schema (:data:`SCHEMA_VERSION`; the tokenizer version is stored too, and a misma
 - ``sig`` = first 32 hex of sha256 over the indexed fields and the deleted flag: a full reconcile re-reads
   ``mnemon.db`` and re-indexes exactly the rows whose signature changed.
 - ``created`` is epoch seconds (recency ranking), ``tags`` the JSON tag list (branch filtering).
+- Query cost is bounded: document frequencies come from an ``fts5vocab`` view; terms held by more than
+  ``max(1000, 2 %)`` of the items only count toward coverage, and a query made of such terms only takes
+  the newest items holding them (see :meth:`SideIndex.search`).
 
 Freshness: the fingerprint ``{"rowid": max insights rowid, "oplog": max oplog id, "active": active
 rows, "total": all rows}`` of ``mnemon.db`` that the index reflects is stored in ``meta``; the provider
@@ -118,6 +121,7 @@ class SideIndex:
             db.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA cache_size=-32768")
             self._ensure_schema(db)
             db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, fts, 'row')")
         except BaseException:
@@ -195,10 +199,10 @@ class SideIndex:
     # ------------------------------------------------------------------ writes
 
     def apply(self, rows: Sequence[IndexRow], *, removed: Iterable[str] = (), fingerprint: dict | None = None,
-              replace_all: bool = False) -> None:
+              replace_all: bool = False, force: bool = False) -> None:
         """Upsert ``rows`` (by id), delete ``removed`` ids, and store ``fingerprint`` when it is newer than the
-        stored one (by oplog id, then rowid) or ``replace_all``; one transaction. ``replace_all`` first
-        empties the index (full rebuild)."""
+        stored one (by oplog id, then rowid), or always with ``force``/``replace_all``; one transaction.
+        ``replace_all`` first empties the index (full rebuild)."""
         db = self.connect()
         prepared = [(row, indexed_terms(row) if row.active else "") for row in rows]
         db.execute("BEGIN IMMEDIATE")
@@ -224,7 +228,7 @@ class SideIndex:
             if fingerprint is not None:
                 stored_row = db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
                 stored = json.loads(stored_row[0]) if stored_row and stored_row[0] else None
-                if replace_all or stored is None or _order(fingerprint) >= _order(stored):
+                if replace_all or force or stored is None or _order(fingerprint) >= _order(stored):
                     db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('fingerprint', ?)",
                                (json.dumps(fingerprint, sort_keys=True),))
             db.execute("COMMIT")

@@ -233,8 +233,17 @@ class SpacesService:
         if provider is not None:
             provider.close()
 
+    def flush_access(self) -> None:
+        """Write the batched access counters of recent reads (embedded stores); call it when idle."""
+        with self._guard:
+            providers = list(self._providers.values())
+        for provider in providers:
+            flush = getattr(provider, "flush_access", None)
+            if flush is not None:
+                flush()
+
     def close(self) -> None:
-        """Close every open store."""
+        """Close every open store (pending access counters are written first)."""
         with self._guard:
             providers, self._providers = list(self._providers.values()), {}
         for provider in providers:
@@ -687,7 +696,7 @@ class SpacesService:
             except MnemonError:
                 items = None
             description = " ".join(record.description.split())
-            count_text = f"{items} items" if items is not None else "item count unavailable"
+            count_text = (f"{items} item" + ("" if items == 1 else "s")) if items is not None else "item count unavailable"
             line = f"- {record.name} (id {record.id}, {count_text}): {description}\n"
             remaining = len(active) - index - 1
             tail = len(f"({remaining} more active spaces not shown)\n") if remaining else 0

@@ -22,8 +22,10 @@ Format source: shared/reference/mnemon-cli.md (sections 4-9, 14, 16). What this 
   never reaches the caller). ``synchronous=FULL``: a receipt is durable.
 - **remember** skips byte-identical active content (receipt ``action: "skipped"``, ``replaced_id`` = the
   existing id, oplog ``diff-skip``) and never replaces or deletes anything; automatic edges as the CLI
-  makes them without embeddings: temporal backbone (same source) + 24 h proximity, entity (at most 5 per
-  entity, 50 rows), causal (cue + token overlap >= 0.15 with the last 10 of the same source);
+  makes them without embeddings: temporal backbone (same source), entity (at most 5 per entity, 50 rows),
+  causal (cue + token overlap >= 0.15 with the last 10 of the same source). The 24 h "proximity" temporal
+  edges are not made: only an older fork documents them (mnemon-cli.md 16, risk 2), and at up to 20 rows
+  per write they cost more than everything else together;
   ``effective_importance`` per mnemon-cli.md 8. No auto-prune (the CLI does it on its own next write).
 - **Search** uses the side index (:mod:`mnemon_ls.spaces.index`), kept in sync on our writes and caught
   up when another connection committed. Score in 0..1: ``coverage * (0.78 + 0.10*bm25/best + 0.07*
@@ -31,7 +33,10 @@ Format source: shared/reference/mnemon-cli.md (sections 4-9, 14, 16). What this 
   and ``recency = 0.5 ** (age_days / 180)``. ``smart`` mode adds causal/semantic neighbours of
   strong hits (entities are already indexed terms) (score = 0.45 * hit score * edge weight); ``basic`` is the CLI's ``LIKE`` scan (no score).
 - **Reads** bump ``access_count``/``last_accessed_at`` of returned items and log ``recall``/``search``
-  like the CLI (best effort: skipped when the store is busy or read-only; ``track_access=False`` off).
+  like the CLI, batched: the counts are kept in memory and written in one short transaction by
+  :meth:`NativeProvider.flush_access` (call it when idle), by ``close()``, or once 1,000 hits are pending
+  (best effort: kept pending while the store is busy; dropped on a read-only store; ``track_access=False``
+  turns it off).
 """
 
 from __future__ import annotations
@@ -42,7 +47,6 @@ import sqlite3
 import threading
 import time
 import uuid
-from datetime import timedelta
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -71,6 +75,8 @@ KNOWN_USER_VERSION = 1
 OPLOG_CAP = 5000
 DEFAULT_LOCK_TIMEOUT = 10.0
 _BUSY_SLICE_MS = 250
+#: Pending read hits that trigger a write of the access counters (see ``flush_access``).
+ACCESS_FLUSH_THRESHOLD = 1000
 
 INSIGHT_COLUMNS = ("id", "content", "category", "importance", "tags", "entities", "source", "access_count",
                    "stored_at", "created_at", "updated_at", "deleted_at", "last_accessed_at", "embedding",
@@ -201,6 +207,9 @@ class NativeProvider:
         self.user_version = 0
         self._verified: tuple[int, int, dict] | None = None  # (data_version, index opens, fingerprint)
         self._pending_fp: dict | None = None
+        self._pending_access: dict[str, tuple[int, str]] = {}
+        self._pending_oplog: list[tuple[str, str, str]] = []
+        self._pending_touches = 0
 
     # ------------------------------------------------------------------ opening
 
@@ -245,6 +254,8 @@ class NativeProvider:
         try:
             db.execute(f"PRAGMA busy_timeout={_BUSY_SLICE_MS}")
             db.execute("PRAGMA foreign_keys=ON")
+            db.execute("PRAGMA cache_size=-65536")  # 64 MiB: edge indexes of large stores stay in memory
+            db.execute("PRAGMA mmap_size=268435456")
             self._retry(lambda: self._inspect(db, writable, fresh=not header))
         except sqlite3.DatabaseError as exc:
             db.close()
@@ -325,6 +336,7 @@ class NativeProvider:
         """Close the connections (reopened on next use)."""
         with self._lock:
             if self._db is not None:
+                self.flush_access()
                 try:
                     self._db.close()
                 finally:
@@ -470,9 +482,7 @@ class NativeProvider:
         present = {row.id for row in rows}
         changed = [row for row in rows if known.get(row.id) != row.sig()]
         removed = [key for key in known if key not in present]
-        self.index.apply(changed, removed=removed, fingerprint=fp, replace_all=False)
-        if self.index.fingerprint() != fp:
-            self.index.apply([], fingerprint=fp, replace_all=False)
+        self.index.apply(changed, removed=removed, fingerprint=fp, force=True)
 
     @staticmethod
     def _index_row(r: Sequence[Any]) -> IndexRow:
@@ -596,7 +606,6 @@ class NativeProvider:
     def _auto_edges(self, db: sqlite3.Connection, new_id: str, content: str, source: str, entities: list[str],
                     now: str, *, temporal: bool, pending: dict[str, list[str]] | None = None) -> dict[str, int]:
         counts = {"temporal": 0, "entity": 0, "causal": 0, "semantic": 0}
-        created = parse_time(now) or self.clock()
         has_source = "source" in self._columns
         order = "created_at DESC, rowid DESC"
         if temporal:
@@ -609,22 +618,6 @@ class NativeProvider:
                                                  {"sub_type": "backbone", "direction": "precedes"}, now)
                 counts["temporal"] += self._edge(db, new_id, prev[0], "temporal", 1.0,
                                                  {"sub_type": "backbone", "direction": "succeeds"}, now)
-            since = rfc3339(created - timedelta(hours=24))
-            near = db.execute(f"SELECT id, created_at FROM insights WHERE deleted_at IS NULL AND created_at >= ? "
-                              f"AND id != ? ORDER BY {order} LIMIT 11", (since, new_id)).fetchall()
-            taken = 0
-            for other, other_created in near:
-                if prev is not None and other == prev[0]:
-                    continue
-                if taken >= 10:
-                    break
-                taken += 1
-                when = parse_time(other_created) or created
-                hours = abs((created - when).total_seconds()) / 3600
-                meta = {"sub_type": "proximity", "hours_diff": f"{hours:.2f}"}
-                weight = 1 / (1 + hours)
-                counts["temporal"] += self._edge(db, new_id, other, "temporal", weight, meta, now)
-                counts["temporal"] += self._edge(db, other, new_id, "temporal", weight, meta, now)
         rows = 0
         for entity in entities:
             if rows >= 50:
@@ -809,30 +802,53 @@ class NativeProvider:
         return SearchOutcome(items, sparse_hint(len(items), limit), fetched=fetched, dropped=dropped)
 
     def _touch(self, ids: list[str], operation: str, query: str) -> None:
-        """Access bookkeeping of a read (best effort, bounded wait ~0.25 s, never raises)."""
+        """Record the access bookkeeping of a read; written by :meth:`flush_access` (module doc)."""
         if "access_count" not in self._columns:
             return
         now = self._now()
-        db = self._conn()
-        try:
-            db.execute("PRAGMA synchronous=NORMAL")  # access counters are soft state: no fsync for them
-            db.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error:
-            db.execute("PRAGMA synchronous=FULL")
-            return
-        try:
-            marks = ",".join("?" * len(ids))
-            extra = ", last_accessed_at = ?" if "last_accessed_at" in self._columns else ""
-            args: list[Any] = [now] if extra else []
-            db.execute(f"UPDATE insights SET access_count = access_count + 1{extra} WHERE id IN ({marks})",
-                       [*args, *ids])
-            self._oplog(db, operation, "", f"q={query} hits={len(ids)}", now)
-            db.execute("COMMIT")
-        except sqlite3.Error:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-        finally:
-            db.execute("PRAGMA synchronous=FULL")
+        for ident in ids:
+            self._pending_access[ident] = (self._pending_access.get(ident, (0, now))[0] + 1, now)
+        self._pending_oplog.append((operation, f"q={query} hits={len(ids)}", now))
+        self._pending_touches += len(ids)
+        if self._pending_touches >= ACCESS_FLUSH_THRESHOLD:
+            self.flush_access()
+
+    def flush_access(self) -> bool:
+        """Write the pending access counters (``access_count + n``, ``last_accessed_at``) and ``recall``/
+        ``search`` oplog rows of past reads in one short transaction, as the CLI would have written them
+        read by read. Best effort: returns False (and keeps them pending) when the store is busy for more
+        than ~0.25 s; True when nothing is pending or they were written. Call it when idle; ``close()``
+        calls it too."""
+        with self._lock:
+            if not self._pending_access and not self._pending_oplog:
+                return True
+            if self.read_only_reason is not None or self._db is None:
+                self._pending_access, self._pending_oplog, self._pending_touches = {}, [], 0
+                return True
+            db = self._db
+            try:
+                db.execute("PRAGMA synchronous=NORMAL")  # access counters are soft state: no fsync for them
+                db.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error:
+                db.execute("PRAGMA synchronous=FULL")
+                return False
+            try:
+                with_time = "last_accessed_at" in self._columns
+                sql = ("UPDATE insights SET access_count = access_count + ?" +
+                       (", last_accessed_at = ?" if with_time else "") + " WHERE id = ?")
+                db.executemany(sql, [((n, when, ident) if with_time else (n, ident))
+                                     for ident, (n, when) in self._pending_access.items()])
+                for operation, detail, when in self._pending_oplog:
+                    self._oplog(db, operation, "", detail, when)
+                db.execute("COMMIT")
+                self._pending_access, self._pending_oplog, self._pending_touches = {}, [], 0
+                return True
+            except sqlite3.Error:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                return False
+            finally:
+                db.execute("PRAGMA synchronous=FULL")
 
     # ------------------------------------------------------------------ graph, link, forget
 
