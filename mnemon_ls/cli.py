@@ -125,6 +125,55 @@ def build_parser() -> argparse.ArgumentParser:
     restore.add_argument("--index-revision", help=revision_help)
     doc_actions.add_parser("recover", parents=[common], help="rebuild a damaged documents/index.json from the managed files")
 
+    space = commands.add_parser("space", help="Memory Spaces (long-term stores; the default is an embedded mnemon.db)")
+    space_actions = space.add_subparsers(dest="action", metavar="ACTION", required=True)
+    space_actions.add_parser("list", parents=[common], help="list spaces")
+    sc = space_actions.add_parser("create", parents=[common], help="create a native space (the first one gets id 'default')")
+    sc.add_argument("--name", required=True)
+    sc.add_argument("--description", required=True, help="routing boundary: what belongs here and when to recall it")
+    sc.add_argument("--active", action="store_true", help="make it active for reading")
+    su = space_actions.add_parser("update", parents=[common], help="rename or re-describe a space")
+    su.add_argument("id")
+    su.add_argument("--name")
+    su.add_argument("--description")
+    for name, text in (("activate", "read from this space"), ("deactivate", "stop reading from this space"),
+                       ("delete", "unregister and remove a space (never the last native store)"),
+                       ("status", "counts, edges, schema and index of a space"),
+                       ("reindex", "rebuild the space's search index")):
+        sub = space_actions.add_parser(name, parents=[common], help=text)
+        sub.add_argument("id")
+    sm = space_actions.add_parser("merge", parents=[common], help="import spaces into another (non-destructive)")
+    sm.add_argument("sources", nargs="+", metavar="SOURCE_ID")
+    sm.add_argument("--into", required=True, metavar="TARGET_ID")
+    sm.add_argument("--keep-active", action="store_true", help="do not deactivate fully merged sources")
+    sr = space_actions.add_parser("related", parents=[common], help="walk the graph from an item")
+    sr.add_argument("id", metavar="ITEM_ID")
+    sr.add_argument("--space", required=True)
+    sr.add_argument("--depth", type=int, default=2)
+    sl = space_actions.add_parser("link", parents=[common], help="link two items")
+    sl.add_argument("source_id")
+    sl.add_argument("target_id")
+    sl.add_argument("--space", required=True)
+    sl.add_argument("--type", default="semantic", choices=("temporal", "semantic", "causal", "entity"))
+    sf = space_actions.add_parser("forget", parents=[common], help="soft-delete an item by exact id")
+    sf.add_argument("id", metavar="ITEM_ID")
+    sf.add_argument("--space", required=True)
+
+    remember = commands.add_parser("remember", parents=[common], help="remember a fact in a Memory Space")
+    remember.add_argument("content", help="the fact ('-' reads standard input)")
+    remember.add_argument("--space", help="space id (required unless exactly one space is active)")
+    remember.add_argument("--category", help="preference, decision, fact, insight, context or general")
+    remember.add_argument("--importance", type=int, help="1..5")
+    remember.add_argument("--tag", action="append", dest="tags", metavar="TAG")
+    remember.add_argument("--entity", action="append", dest="entities", metavar="NAME")
+    remember.add_argument("--for-branch", action="store_true", help="scope it to the current git branch")
+
+    recall = commands.add_parser("recall", parents=[common], help="recall from the active Memory Spaces")
+    recall.add_argument("query")
+    recall.add_argument("--space", action="append", dest="spaces", metavar="ID", help="restrict to these spaces")
+    recall.add_argument("--limit", type=int, help="1..50 (at most 12 are returned)")
+    recall.add_argument("--mode", choices=("smart", "keyword", "basic"), default="smart")
+
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
     serve.add_argument("--log-file", metavar="FILE", help="write logs to FILE")
@@ -335,6 +384,88 @@ def cmd_doc(args: argparse.Namespace) -> int:
         host.close()
 
 
+def cmd_space(args: argparse.Namespace) -> int:
+    host = _host(args)
+    svc = host.spaces
+    try:
+        action = args.action
+        if action == "list":
+            views = [v.to_dict() for v in svc.list_spaces()]
+            lines = [f"{'*' if v['active'] else ' '} {v['id']}  {v['name']}  ({v.get('provider', 'mnemon-native')})"
+                     f"\n      {v.get('description', '')}" for v in views] or ["no Memory Space yet (`mnemon-ls space create`)"]
+            _emit(args, views, "\n".join(lines))
+            return EXIT_OK
+        if action == "create":
+            data = svc.create_space(args.name, args.description, active=args.active).to_dict()
+        elif action == "update":
+            data = svc.update_space(args.id, name=args.name, description=args.description).to_dict()
+        elif action == "activate":
+            data = svc.activate(args.id).to_dict()
+        elif action == "deactivate":
+            data = svc.deactivate(args.id).to_dict()
+        elif action == "delete":
+            data = svc.delete_space(args.id)
+        elif action == "status":
+            data = svc.space_status(args.id)
+        elif action == "reindex":
+            data = svc.reindex(args.id)
+        elif action == "merge":
+            data = svc.merge(args.sources, args.into, deactivate_sources=not args.keep_active)
+        elif action == "related":
+            data = svc.related(args.space, args.id, depth=args.depth)
+        elif action == "link":
+            data = svc.link(args.space, args.source_id, args.target_id, edge_type=args.type).to_dict()
+        else:  # forget
+            data = svc.forget(args.space, args.id).to_dict()
+        if "message" in data:
+            text = data["message"]
+        elif "active" in data and "name" in data:
+            text = f"{data['id']}  {data['name']}  ({'active' if data['active'] else 'inactive'})"
+        else:
+            text = json.dumps(data, ensure_ascii=False, indent=2)
+        _emit(args, data, text)
+        return EXIT_OK
+    finally:
+        host.close()
+
+
+def cmd_remember(args: argparse.Namespace) -> int:
+    host = _host(args)
+    try:
+        branch = None
+        if args.for_branch:
+            branch = host.branch_state().branch
+            if branch is None:
+                raise InvalidInput("for-branch", f"no branch is checked out ({host.branch_state().reason})")
+        receipt = host.spaces.remember(_read_content(args.content), space_id=args.space, category=args.category,
+                                       importance=args.importance, tags=args.tags, entities=args.entities,
+                                       branch=branch).to_dict()
+        _emit(args, receipt, f"{receipt['status']}: {receipt.get('message', '')} "
+                             f"(space {receipt.get('spaceName') or receipt.get('spaceId')}, id {receipt.get('id')})")
+        return EXIT_OK
+    finally:
+        host.close()
+
+
+def cmd_recall(args: argparse.Namespace) -> int:
+    host = _host(args)
+    try:
+        result = host.recall(args.query, spaces=args.spaces, limit=args.limit, mode=args.mode).to_dict()
+        lines = []
+        for item in result["results"]:
+            label = f" [{item['branchLabel']}]" if item.get("branchLabel") else ""
+            lines.append(f"{item['score']:.2f} {item['tier']:<7} {item['spaceName']}: {item['content']}{label}")
+        hidden = result.get("hidden") or {}
+        if any(hidden.values()):
+            lines.append(f"hidden by branch scope: {hidden}")
+        lines.extend(f"note: {n}" for n in result.get("notices", []))
+        lines.append(f"{len(result['results'])} result(s)" + (f"; {result['hint']}" if result.get("hint") else ""))
+        _emit(args, result, "\n".join(lines))
+        return EXIT_OK
+    finally:
+        host.close()
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from .lsp.server import run  # imported lazily: the other commands never load pygls
 
@@ -345,7 +476,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mnemon-ls`` console script; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    handlers = {"wake": cmd_wake, "doctor": cmd_doctor, "serve": cmd_serve, "doc": cmd_doc}
+    handlers = {"wake": cmd_wake, "doctor": cmd_doctor, "serve": cmd_serve, "doc": cmd_doc, "space": cmd_space,
+                "remember": cmd_remember, "recall": cmd_recall}
     if args.command == "runtime":
         handler = {"list": cmd_runtime_list, "recover": cmd_runtime_recover}.get(args.action, cmd_runtime_mutate)
     else:

@@ -140,3 +140,35 @@ class DocumentStatusError(MnemonError):
 
     code = "document-status"
     exit_code = EXIT_REJECTED
+
+
+class ProviderUnavailable(MnemonError):
+    """The data plane of a space cannot be reached: the ``mnemon`` binary is missing or timed out, or a
+    third-party provider has no adapter / is disabled. ``data`` has ``provider`` and ``reason``."""
+
+    code = "provider-unavailable"
+    exit_code = EXIT_FAILURE
+
+
+class ProviderFailed(MnemonError):
+    """The provider answered with an error: ``mnemon`` exited non-zero (``data.exitCode``, ``data.output``)
+    or printed output that is not the documented JSON shape (``data.reason``)."""
+
+    code = "provider-failed"
+    exit_code = EXIT_FAILURE
+
+
+class SpaceReadOnly(MnemonError):
+    """A write reached a space opened read-only (its ``mnemon.db`` has a newer schema than this version
+    knows, or is not writable). ``data`` has ``spaceId``, ``file`` and ``reason``."""
+
+    code = "space-read-only"
+    exit_code = EXIT_REJECTED
+
+
+class SpaceRefused(MnemonError):
+    """A well-formed space operation the rules refuse: deleting the last native store, merging a space
+    into itself, merging a non-native space. ``data`` has ``spaceId`` and ``reason``."""
+
+    code = "space-refused"
+    exit_code = EXIT_REJECTED

@@ -21,8 +21,11 @@ from .runtime.store import Clock, RepairReport, RuntimeStore, _utc_now
 from .settings import Settings
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from . import gitstate
     from .documents import DocumentStore
+    from .spaces import SpacesService
 
 
 class WorkspaceHost:
@@ -68,10 +71,35 @@ class WorkspaceHost:
         return DocumentStore(self.root, self.workspace, max_body_bytes=limits.max_body_bytes,
                              active_limit_bytes=limits.active_limit_bytes, clock=self._clock)
 
+    @functools.cached_property
+    def spaces(self) -> "SpacesService":
+        """The Memory Spaces Source of this root (built on first use; constructing it writes nothing)."""
+        from .spaces import RecallQuality, SpacesService
+
+        return SpacesService(self.root, clock=self._clock,
+                             quality=RecallQuality.from_dict({"policy": self.settings.recall_policy}))
+
+    def recall(self, query: str, **options: "Any") -> "Any":
+        """Federated recall with this workspace's branch scope applied (``branchRecall``,
+        ``detachedHeadPolicy``, the probed branch). ``options`` go to :meth:`SpacesService.recall`."""
+        return self.spaces.recall(query, branch=self.branch_state().branch,
+                                  branch_recall=self.settings.branch_recall,
+                                  detached_head_policy=self.settings.detached_head_policy, **options)
+
+    def flush(self) -> None:
+        """Write batched soft state (document access times, space access counters) now."""
+        if "documents" in self.__dict__:
+            self.documents.flush_access()
+        if "spaces" in self.__dict__:
+            self.spaces.flush_access()
+
     def close(self) -> None:
-        """Flush soft state (document access times) and release resources; safe to call twice."""
+        """Flush soft state (document access times, space access counters) and release resources;
+        safe to call twice."""
         if "documents" in self.__dict__:
             self.documents.close()
+        if "spaces" in self.__dict__:
+            self.spaces.close()
 
     def branch_state(self) -> "gitstate.BranchState":
         """Probe the workspace's branch now (pygit2; never writes)."""
@@ -101,7 +129,7 @@ class WorkspaceHost:
             state = self.branch_state()
             name, reason = state.branch, state.reason
         budget = budget_chars or self.settings.wake_budget_chars
-        covers = self._cover_texts(budget // 10)
+        covers = self._cover_texts(budget // 20)
         used = sum(len(text) + 2 for text in covers)
         snapshot, repairs = self.runtime.wake(name, reason, budget_chars=budget - used)
         if covers:
@@ -116,7 +144,11 @@ class WorkspaceHost:
         if (self.root / "documents" / "index.json").exists():
             cover = self.documents.cover(budget_chars)
             if cover.text:
-                covers.append(cover.text)
+                covers.append(cover.text.strip("\n"))
+        if (self.root / "data").is_dir():
+            text = self.spaces.cover(budget_chars).text
+            if text:
+                covers.append(text.strip("\n"))
         return covers
 
 
@@ -135,6 +167,9 @@ class FolderState:
         self.settings = settings
         self.host = host
         self.branch = host.branch_state()
+        # Branch probes are numbered so that results apply in the order the probes started.
+        self.probe_started = 0
+        self.probe_applied = 0
 
 
 class HostRegistry:

@@ -366,7 +366,7 @@ def test_cover_names_active_spaces_and_fits_the_budget(service: SpacesService) -
     service.remember("two", space_id=a)
     cover = service.cover(1000)
     assert cover.text == (
-        "## Memory Spaces\nLong-term memory lives in these active spaces. Before assuming a past decision, "
+        "MNEMON MEMORY SPACES\nLong-term memory lives in these active spaces. Before assuming a past decision, "
         "preference or fact is unknown, recall it from them (mnemon/recall).\n"
         f"- Project (id {a}, 2 items): Decisions and conventions of this repository\n")
     assert cover.to_dict()["spaces"] == [{"id": a, "name": "Project", "items": 2}]

@@ -38,7 +38,23 @@ DOCUMENTS_ARCHIVE = "mnemon/documents/archive"
 DOCUMENTS_RESTORE = "mnemon/documents/restore"
 DOCUMENT_REQUESTS = (DOCUMENTS_CREATE, DOCUMENTS_UPDATE, DOCUMENTS_GET, DOCUMENTS_LIST, DOCUMENTS_SEARCH,
                      DOCUMENTS_ARCHIVE, DOCUMENTS_RESTORE)
-REQUESTS = (RUNTIME_MUTATE, RUNTIME_SNAPSHOT, WAKE, TURN_BEGIN, TURN_END, STATUS, *DOCUMENT_REQUESTS)
+SPACES_LIST = "mnemon/spaces/list"
+SPACES_CREATE = "mnemon/spaces/create"
+SPACES_UPDATE = "mnemon/spaces/update"
+SPACES_ACTIVATE = "mnemon/spaces/activate"
+SPACES_DEACTIVATE = "mnemon/spaces/deactivate"
+SPACES_DELETE = "mnemon/spaces/delete"
+SPACES_MERGE = "mnemon/spaces/merge"
+SPACES_STATUS = "mnemon/spaces/status"
+REMEMBER = "mnemon/remember"
+RECALL = "mnemon/recall"
+RELATED = "mnemon/related"
+LINK = "mnemon/link"
+FORGET = "mnemon/forget"
+SPACE_REQUESTS = (SPACES_LIST, SPACES_CREATE, SPACES_UPDATE, SPACES_ACTIVATE, SPACES_DEACTIVATE, SPACES_DELETE,
+                  SPACES_MERGE, SPACES_STATUS, REMEMBER, RECALL, RELATED, LINK, FORGET)
+REQUESTS = (RUNTIME_MUTATE, RUNTIME_SNAPSHOT, WAKE, TURN_BEGIN, TURN_END, STATUS, *DOCUMENT_REQUESTS,
+            *SPACE_REQUESTS)
 
 # Server -> client notifications.
 BRANCH_CHANGED = "mnemon/branchChanged"
@@ -63,6 +79,10 @@ ERROR_CODES: dict[str, int] = {
     "store-busy": -32017,
     "document-capacity": -32018,
     "document-status": -32019,
+    "provider-unavailable": -32020,
+    "provider-failed": -32021,
+    "space-read-only": -32022,
+    "space-refused": -32023,
     "internal-error": -32603,
 }
 
@@ -162,12 +182,17 @@ class TurnEndParams(_Params):
 
 
 class RememberArgs(_Params):
-    """Argument object of ``mnemon.server.rememberSelection``: ``{uri, text, branches?, importance?}``."""
+    """Argument object of ``mnemon.server.rememberSelection``: ``{uri, text, branches?, importance?, spaceId?}``.
+
+    Without ``spaceId`` the text goes to MEMORY.md (``branches`` scopes it); with ``spaceId`` it is
+    remembered in that Memory Space (``branches`` then adds ``branch:<name>`` tags).
+    """
 
     uri: str
     text: str
     branches: list[str] | None = None
     importance: Literal["critical", "normal", "low"] | None = None
+    space_id: str | None = Field(None, alias="spaceId")
 
 
 class ShowWakeArgs(_Params):
@@ -242,3 +267,93 @@ class CreateDocumentArgs(_Params):
 
     uri: str
     title: str | None = None
+
+
+class SpacesListParams(WorkspaceParams):
+    """``mnemon/spaces/list``: ``{workspace?, activeOnly?}``."""
+
+    active_only: bool = Field(False, alias="activeOnly")
+
+
+class SpaceCreateParams(WorkspaceParams):
+    """``mnemon/spaces/create``: ``{workspace?, name, description, active?}``."""
+
+    name: str
+    description: str
+    active: bool = False
+
+
+class SpaceUpdateParams(WorkspaceParams):
+    """``mnemon/spaces/update``: ``{workspace?, spaceId, name?, description?}``."""
+
+    space_id: str = Field(alias="spaceId")
+    name: str | None = None
+    description: str | None = None
+
+
+class SpaceIdParams(WorkspaceParams):
+    """``mnemon/spaces/activate|deactivate|delete|status``: ``{workspace?, spaceId}``."""
+
+    space_id: str = Field(alias="spaceId")
+
+
+class SpaceMergeParams(WorkspaceParams):
+    """``mnemon/spaces/merge``: ``{workspace?, sourceIds, targetId, deactivateSources?}``."""
+
+    source_ids: list[str] = Field(alias="sourceIds")
+    target_id: str = Field(alias="targetId")
+    deactivate_sources: bool = Field(True, alias="deactivateSources")
+
+
+class RememberParams(WorkspaceParams):
+    """``mnemon/remember``: ``{workspace?, content, spaceId?, category?, importance? (1..5), tags?, entities?,
+    source?, scopeToBranch?}``; ``scopeToBranch`` tags the item with the workspace's current branch."""
+
+    content: str
+    space_id: str | None = Field(None, alias="spaceId")
+    category: str | None = None
+    importance: int | None = Field(None, strict=True)
+    tags: list[str] | None = None
+    entities: list[str] | None = None
+    source: str | None = None
+    scope_to_branch: bool = Field(False, alias="scopeToBranch")
+
+
+class RecallParams(WorkspaceParams):
+    """``mnemon/recall``: ``{workspace?, query, spaces?, limit? (1..50), mode? smart|keyword|basic, category?,
+    source?, intent?}``; the workspace's branch scope (``branchRecall``) is applied by the server."""
+
+    query: str
+    spaces: list[str] | None = None
+    limit: int | None = Field(None, strict=True)
+    mode: Literal["smart", "keyword", "basic"] = "smart"
+    category: str | None = None
+    source: str | None = None
+    intent: str | None = None
+
+
+class RelatedParams(WorkspaceParams):
+    """``mnemon/related``: ``{workspace?, spaceId, id, depth?, edgeType?, limit?}``."""
+
+    space_id: str = Field(alias="spaceId")
+    id: str
+    depth: int = Field(2, strict=True)
+    edge_type: str | None = Field(None, alias="edgeType")
+    limit: int = Field(20, strict=True)
+
+
+class LinkParams(WorkspaceParams):
+    """``mnemon/link``: ``{workspace?, spaceId, sourceId, targetId, edgeType?, weight?}``."""
+
+    space_id: str = Field(alias="spaceId")
+    source_id: str = Field(alias="sourceId")
+    target_id: str = Field(alias="targetId")
+    edge_type: str = Field("semantic", alias="edgeType")
+    weight: float = 0.5
+
+
+class ForgetParams(WorkspaceParams):
+    """``mnemon/forget``: ``{workspace?, spaceId, id}`` (soft delete by exact id)."""
+
+    space_id: str = Field(alias="spaceId")
+    id: str

@@ -78,8 +78,17 @@ class MnemonLanguageServer(LanguageServer):
         self.watchers: dict[str, list[Watcher]] = {}
         self.settings_problems: list[str] = []
         self.flush_task: asyncio.Task[None] | None = None
+        # Set once the initial workspace/configuration pull is done; mnemon/* requests wait for it so
+        # that none is served with default settings a folder is about to override.
+        self.configured: asyncio.Event | None = None
 
     # --------------------------------------------------------------- capabilities
+
+    def ready(self) -> asyncio.Event:
+        """The "initial configuration applied" event (created on the running loop on first use)."""
+        if self.configured is None:
+            self.configured = asyncio.Event()
+        return self.configured
 
     def supports(self, path: str) -> bool:
         """Whether the client declared capability ``path`` (dotted snake_case, e.g. ``window.show_document.support``)."""
@@ -143,10 +152,14 @@ class MnemonLanguageServer(LanguageServer):
             settings = self.settings_for(uri)
             if settings == state.settings:
                 continue
-            await self.stop_watchers(uri)
+            # The new state serves requests at once; the old watchers are stopped afterwards.
+            old_watchers = self.watchers.pop(uri, [])
             new = self.add_folder(uri, state.name)
             if new is not None:
                 self.start_watchers(new)
+            for watcher in old_watchers:
+                await watcher.stop()
+            await asyncio.to_thread(state.host.close)
         await self.flush_problems()
 
     # --------------------------------------------------------------- watchers
@@ -181,21 +194,39 @@ class MnemonLanguageServer(LanguageServer):
         state = self.registry.folders.get(uri)
         if state is None:
             return
-        previous = state.branch
-        current = await asyncio.to_thread(state.host.branch_state)
-        if current.git_dir != previous.git_dir:
-            state.branch = current
-            await self.stop_watchers(uri)
-            self.start_watchers(state)
-        self.update_branch(state, current, previous)
+        current = await self.probe(state)
+        if current is not None and current.git_dir != state.branch.git_dir:
+            # The repository appeared, moved or vanished: re-arm the watchers from a task of its own
+            # (this callback runs inside the watcher being replaced).
+            asyncio.get_running_loop().create_task(self.restart_watchers(uri))
+        if current is not None:
+            self.update_branch(state, current)
 
-    def update_branch(self, state: FolderState, current: Any, previous: Any | None = None) -> None:
+    async def restart_watchers(self, uri: str) -> None:
+        """Stop and start one folder's watchers (after its git dir changed)."""
+        await self.stop_watchers(uri)
+        state = self.registry.folders.get(uri)
+        if state is not None and uri not in self.watchers:
+            self.start_watchers(state)
+
+    async def probe(self, state: FolderState) -> Any:
+        """Probe the branch in a thread; ``None`` when a newer probe already finished (results are
+        applied in the order the probes started, so a slow stale probe never overrides a newer one)."""
+        state.probe_started += 1
+        ticket = state.probe_started
+        current = await asyncio.to_thread(state.host.branch_state)
+        if ticket < state.probe_applied:
+            return None
+        state.probe_applied = ticket
+        return current
+
+    def update_branch(self, state: FolderState, current: Any) -> None:
         """Record a fresh probe; send ``mnemon/branchChanged`` when branch, detached or reason changed.
 
         Every probe goes through here (watcher, wake, start-up), so a change is announced exactly once
         whichever path saw it first.
         """
-        previous = previous if previous is not None else state.branch
+        previous = state.branch
         state.branch = current
         if (current.branch, current.detached, current.reason) != (previous.branch, previous.detached, previous.reason):
             self.protocol.notify(P.BRANCH_CHANGED, {
@@ -217,15 +248,14 @@ class MnemonLanguageServer(LanguageServer):
             await asyncio.to_thread(state.host.documents.refresh)
 
     async def flush_access_forever(self, interval: float = 5.0) -> None:
-        """Every ``interval`` seconds write pending document access times (a no-op when none are pending)."""
+        """Every ``interval`` seconds write pending access times of documents and spaces (no-op when none)."""
         while True:
             await asyncio.sleep(interval)
             for state in list(self.registry.folders.values()):
-                if "documents" in state.host.__dict__:
-                    try:
-                        await asyncio.to_thread(state.host.documents.flush_access)
-                    except Exception as exc:
-                        log.warning("flushing document access times failed: %s", exc)
+                try:
+                    await asyncio.to_thread(state.host.flush)
+                except Exception as exc:
+                    log.warning("flushing access times failed: %s", exc)
 
     def announce_repairs(self, uri: str, repairs: list[Any]) -> None:
         """Send ``mnemon/projectionRepaired`` + ``window/showMessage`` for every repaired file."""
@@ -238,7 +268,7 @@ class MnemonLanguageServer(LanguageServer):
                     text = f"mnemon: {name} was edited outside mnemon; it was rebuilt from memories.json and your edit saved at {preserved}"
                     kind = types.MessageType.Warning
                 else:
-                    text = f"mnemon: {name} was missing; rebuilt from memories.json"
+                    text = f"mnemon: {name} was missing or empty; rebuilt from memories.json"
                     kind = types.MessageType.Info
                 self.window_show_message(types.ShowMessageParams(kind, text))
 
@@ -247,7 +277,9 @@ class MnemonLanguageServer(LanguageServer):
     async def wake_for(self, state: FolderState, branch: str | None = None, budget: int | None = None) -> dict[str, Any]:
         """Render the wake for a folder (repairing first) and announce repairs; the ``WakeSnapshot`` dict."""
         if branch is None:
-            self.update_branch(state, await asyncio.to_thread(state.host.branch_state))
+            current = await self.probe(state)
+            if current is not None:
+                self.update_branch(state, current)
         snapshot, repairs = await asyncio.to_thread(state.host.wake, branch, budget)
         self.announce_repairs(state.uri, repairs)
         return snapshot.to_dict() | {"workspace": state.uri}
@@ -264,6 +296,10 @@ def mnemon_request(method: str) -> Callable[[Handler], Handler]:
         @functools.wraps(fn)
         async def wrapper(ls: MnemonLanguageServer, params: Any) -> Any:
             try:
+                try:  # never serve with settings the client is about to override (bounded wait)
+                    await asyncio.wait_for(ls.ready().wait(), timeout=10)
+                except asyncio.TimeoutError:
+                    pass
                 return await fn(ls, params)
             except JsonRpcException:
                 raise
@@ -296,12 +332,17 @@ def on_initialize(ls: MnemonLanguageServer, params: types.InitializeParams) -> N
 
 @server.feature(types.INITIALIZED)
 async def on_initialized(ls: MnemonLanguageServer, _params: types.InitializedParams) -> None:
-    await ls.pull_configuration()
+    try:
+        await ls.pull_configuration()
+    finally:
+        ls.ready().set()
     for state in list(ls.registry.folders.values()):
         if state.uri not in ls.watchers:
             ls.start_watchers(state)
             # A checkout between initialize and the watch being armed would otherwise go unseen.
-            ls.update_branch(state, await asyncio.to_thread(state.host.branch_state))
+            current = await ls.probe(state)
+            if current is not None:
+                ls.update_branch(state, current)
     if ls.flush_task is None:
         ls.flush_task = asyncio.get_running_loop().create_task(ls.flush_access_forever())
     await ls.flush_problems()
@@ -310,11 +351,11 @@ async def on_initialized(ls: MnemonLanguageServer, _params: types.InitializedPar
 @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
 async def on_folders_changed(ls: MnemonLanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
     for folder in params.event.removed:
+        removed = ls.registry.remove_folder(folder.uri)  # first: no request may be served for it now
+        ls.folder_settings.pop(folder.uri, None)
         await ls.stop_watchers(folder.uri)
-        removed = ls.registry.remove_folder(folder.uri)
         if removed is not None:
             await asyncio.to_thread(removed.host.close)
-        ls.folder_settings.pop(folder.uri, None)
     for folder in params.event.added:
         state = ls.add_folder(folder.uri, folder.name)
         if state is not None:
@@ -499,6 +540,111 @@ async def documents_restore(ls: MnemonLanguageServer, params: Any) -> dict[str, 
         p.id, document_revision=p.document_revision, expected_revision=p.expected_revision))
 
 
+# ------------------------------------------------------------------- Memory Spaces
+
+
+async def _spaces(ls: MnemonLanguageServer, workspace: str | None, call: Callable[[Any], Any]) -> Any:
+    state = ls.registry.resolve(workspace)
+    result = await asyncio.to_thread(call, state.host)
+    if isinstance(result, list):
+        return {"spaces": [item.to_dict() for item in result], "workspace": state.uri}
+    data = result.to_dict() if hasattr(result, "to_dict") else result
+    return data | {"workspace": state.uri}
+
+
+@mnemon_request(P.SPACES_LIST)
+async def spaces_list(ls: MnemonLanguageServer, params: Any) -> Any:
+    p = P.parse_params(P.SpacesListParams, params)
+    return await _spaces(ls, p.workspace, lambda h: h.spaces.list_spaces(active_only=p.active_only))
+
+
+@mnemon_request(P.SPACES_CREATE)
+async def spaces_create(ls: MnemonLanguageServer, params: Any) -> Any:
+    p = P.parse_params(P.SpaceCreateParams, params)
+    return await _spaces(ls, p.workspace, lambda h: h.spaces.create_space(p.name, p.description, active=p.active))
+
+
+@mnemon_request(P.SPACES_UPDATE)
+async def spaces_update(ls: MnemonLanguageServer, params: Any) -> Any:
+    p = P.parse_params(P.SpaceUpdateParams, params)
+    return await _spaces(ls, p.workspace, lambda h: h.spaces.update_space(p.space_id, name=p.name,
+                                                                          description=p.description))
+
+
+@mnemon_request(P.SPACES_ACTIVATE)
+async def spaces_activate(ls: MnemonLanguageServer, params: Any) -> Any:
+    p = P.parse_params(P.SpaceIdParams, params)
+    return await _spaces(ls, p.workspace, lambda h: h.spaces.activate(p.space_id))
+
+
+@mnemon_request(P.SPACES_DEACTIVATE)
+async def spaces_deactivate(ls: MnemonLanguageServer, params: Any) -> Any:
+    p = P.parse_params(P.SpaceIdParams, params)
+    return await _spaces(ls, p.workspace, lambda h: h.spaces.deactivate(p.space_id))
+
+
+@mnemon_request(P.SPACES_DELETE)
+async def spaces_delete(ls: MnemonLanguageServer, params: Any) -> Any:
+    p = P.parse_params(P.SpaceIdParams, params)
+    return await _spaces(ls, p.workspace, lambda h: h.spaces.delete_space(p.space_id))
+
+
+@mnemon_request(P.SPACES_STATUS)
+async def spaces_status(ls: MnemonLanguageServer, params: Any) -> Any:
+    p = P.parse_params(P.SpaceIdParams, params)
+    return await _spaces(ls, p.workspace, lambda h: h.spaces.space_status(p.space_id))
+
+
+@mnemon_request(P.SPACES_MERGE)
+async def spaces_merge(ls: MnemonLanguageServer, params: Any) -> Any:
+    p = P.parse_params(P.SpaceMergeParams, params)
+    return await _spaces(ls, p.workspace, lambda h: h.spaces.merge(p.source_ids, p.target_id,
+                                                                   deactivate_sources=p.deactivate_sources))
+
+
+def _current_branch(host: Any) -> str:
+    state = host.branch_state()
+    if state.branch is None:
+        raise InvalidInput("scopeToBranch", f"no branch is checked out ({state.reason})")
+    return state.branch
+
+
+@mnemon_request(P.REMEMBER)
+async def remember(ls: MnemonLanguageServer, params: Any) -> Any:
+    p = P.parse_params(P.RememberParams, params)
+    return await _spaces(ls, p.workspace, lambda h: h.spaces.remember(
+        p.content, space_id=p.space_id, category=p.category, importance=p.importance, tags=p.tags,
+        entities=p.entities, source=p.source, branch=_current_branch(h) if p.scope_to_branch else None))
+
+
+@mnemon_request(P.RECALL)
+async def recall(ls: MnemonLanguageServer, params: Any) -> Any:
+    p = P.parse_params(P.RecallParams, params)
+    return await _spaces(ls, p.workspace, lambda h: h.recall(
+        p.query, spaces=p.spaces, limit=p.limit, mode=p.mode, category=p.category, source=p.source,
+        intent=p.intent))
+
+
+@mnemon_request(P.RELATED)
+async def related(ls: MnemonLanguageServer, params: Any) -> Any:
+    p = P.parse_params(P.RelatedParams, params)
+    return await _spaces(ls, p.workspace, lambda h: h.spaces.related(
+        p.space_id, p.id, depth=p.depth, edge_type=p.edge_type, limit=p.limit))
+
+
+@mnemon_request(P.LINK)
+async def link(ls: MnemonLanguageServer, params: Any) -> Any:
+    p = P.parse_params(P.LinkParams, params)
+    return await _spaces(ls, p.workspace, lambda h: h.spaces.link(
+        p.space_id, p.source_id, p.target_id, edge_type=p.edge_type, weight=p.weight))
+
+
+@mnemon_request(P.FORGET)
+async def forget(ls: MnemonLanguageServer, params: Any) -> Any:
+    p = P.parse_params(P.ForgetParams, params)
+    return await _spaces(ls, p.workspace, lambda h: h.spaces.forget(p.space_id, p.id))
+
+
 # ------------------------------------------------------------------- code actions and commands
 
 
@@ -506,7 +652,8 @@ async def documents_restore(ls: MnemonLanguageServer, params: Any) -> dict[str, 
                 types.CodeActionOptions(code_action_kinds=[P.CODE_ACTION_KIND]))
 def code_action(ls: MnemonLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     only = params.context.only
-    if only and not any(P.CODE_ACTION_KIND.startswith(str(kind)) or str(kind) == "" for kind in only):
+    if only and not any(str(kind) in ("", P.CODE_ACTION_KIND) or P.CODE_ACTION_KIND.startswith(f"{kind}.")
+                        for kind in only):
         return []
     # Automatic requests (VS Code asks on every cursor move) get nothing: a light bulb on every line
     # would be noise. Explicit requests (menu, keybinding) and requests asking for our kind get actions.
@@ -531,12 +678,36 @@ def code_action(ls: MnemonLanguageServer, params: types.CodeActionParams) -> lis
             if state.branch.branch:
                 actions.append(_action(f"Remember selection for branch {state.branch.branch}", P.CMD_REMEMBER,
                                        base | {"branches": [state.branch.branch]}))
+            for space in _active_spaces(state)[:3]:
+                actions.append(_action(f"Remember selection in space {space['name']}", P.CMD_REMEMBER,
+                                       base | {"spaceId": space["id"]}))
     actions.append(_action("Show wake snapshot", P.CMD_SHOW_WAKE, {"uri": uri}))
     managed = state.host.root / "documents"
     path = uri_to_path(uri) if uri.startswith("file:") else None
     if path is not None and managed not in path.parents:
         actions.append(_action("Create document from file", P.CMD_CREATE_DOCUMENT, {"uri": uri}))
     return actions
+
+
+def _active_spaces(state: FolderState) -> list[dict[str, Any]]:
+    """Active Memory Spaces of a folder (``[]`` before the root has any), cheap enough for code actions."""
+    if not (state.host.root / "data").is_dir():
+        return []
+    try:
+        return [v.to_dict() for v in state.host.spaces.list_spaces(active_only=True)]
+    except MnemonError:
+        return []
+
+
+def _as_domain_error(exc: Exception) -> MnemonError:
+    """``exc`` as a :class:`MnemonError` (an unexpected one becomes ``internal-error``, logged here)."""
+    if isinstance(exc, MnemonError):
+        return exc
+    if isinstance(exc, P.ValidationError):
+        return P.invalid_input_from(exc)
+    log.exception("command failed")
+    error = MnemonError(f"internal error: {type(exc).__name__}: {exc}")
+    return error
 
 
 def _action(title: str, command: str, argument: dict[str, Any]) -> types.CodeAction:
@@ -556,17 +727,32 @@ async def remember_selection(ls: MnemonLanguageServer, args: Any) -> dict[str, A
     try:
         a = _command_arg(P.RememberArgs, args)
         state = ls.registry.resolve(a.uri)
+        if a.space_id is not None:
+            return await _remember_in_space(ls, state, a)
         request = ops.validate_request("add", "memory", a.text, None, a.importance, a.branches)
         receipt = await asyncio.to_thread(state.host.runtime.mutate, request)
-    except MnemonError as exc:
+    except Exception as exc:  # every failure answers {success: false}, never a traceback
+        exc = _as_domain_error(exc)
         ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"mnemon: not remembered: {exc.message}"))
         return {"success": False, "error": exc.to_dict()}
-    scope = f" for branch {', '.join(request.branches)}" if request.branches else ""
+    scope = f" for branch {', '.join(request.branches)}" if request.branches and receipt.changed else ""
     ls.window_show_message(types.ShowMessageParams(
         types.MessageType.Info,
         f"mnemon: {receipt.message} MEMORY.md{scope}: {receipt.entry_count} "
         f"{'entry' if receipt.entry_count == 1 else 'entries'}, {receipt.used}/{receipt.limit} bytes"))
     return receipt.to_dict() | {"workspace": state.uri}
+
+
+async def _remember_in_space(ls: MnemonLanguageServer, state: FolderState, a: Any) -> dict[str, Any]:
+    """The space target of "Remember selection": whitespace-normalized text into Memory Space ``a.space_id``."""
+    branch = a.branches[0] if a.branches else None
+    importance = {"critical": 5, "normal": 3, "low": 1}.get(a.importance or "normal")
+    receipt = await asyncio.to_thread(state.host.spaces.remember, normalize_text(a.text), space_id=a.space_id,
+                                      importance=importance, source="user", branch=branch)
+    data = receipt.to_dict()
+    ls.window_show_message(types.ShowMessageParams(
+        types.MessageType.Info, f"mnemon: {data.get('message') or data['status']} (space {data.get('spaceName')})"))
+    return data | {"success": True, "workspace": state.uri}
 
 
 @server.command(P.CMD_SHOW_WAKE)
@@ -577,7 +763,8 @@ async def show_wake(ls: MnemonLanguageServer, args: Any) -> dict[str, Any]:
         state = ls.registry.resolve(a.uri)
         snapshot = await ls.wake_for(state)
         path = await asyncio.to_thread(_write_wake_file, state, snapshot["text"])
-    except MnemonError as exc:
+    except Exception as exc:  # every failure answers {success: false}, never a traceback
+        exc = _as_domain_error(exc)
         ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"mnemon: {exc.message}"))
         return {"success": False, "error": exc.to_dict()}
     uri = from_fs_path(str(path)) or path.as_uri()
@@ -601,7 +788,8 @@ async def create_document_from_file(ls: MnemonLanguageServer, args: Any) -> dict
         path = uri_to_path(a.uri, "uri")
         state = ls.registry.resolve(a.uri)
         result = await asyncio.to_thread(state.host.documents.create_from_file, path, title=a.title)
-    except MnemonError as exc:
+    except Exception as exc:  # every failure answers {success: false}, never a traceback
+        exc = _as_domain_error(exc)
         ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"mnemon: no document created: {exc.message}"))
         return {"success": False, "error": exc.to_dict()}
     data = result.to_dict()

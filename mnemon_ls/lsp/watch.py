@@ -54,14 +54,22 @@ class Watcher:
             self._task = asyncio.get_running_loop().create_task(self._run(), name=f"watch:{self.name}")
 
     async def stop(self) -> None:
-        """Stop watching and wait for the task to finish."""
+        """Stop watching and wait for the task to finish (never called from the watcher's own task).
+
+        A cancellation of the caller is re-raised after cancelling the watch, so shutdown never
+        continues into code that would start new watchers.
+        """
         self._stop.set()
-        if self._task is not None:
-            try:
-                await asyncio.wait_for(self._task, timeout=5)
-            except (asyncio.TimeoutError, asyncio.CancelledError):
-                self._task.cancel()
-            self._task = None
+        task, self._task = self._task, None
+        if task is None or task is asyncio.current_task():
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(task), timeout=5)
+        except asyncio.TimeoutError:
+            task.cancel()
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
 
     async def _run(self) -> None:
         was_waiting = False
@@ -70,7 +78,8 @@ class Watcher:
             waiting = [_nearest_existing(p) for p in self.paths if not p.is_dir()]
             if was_waiting and not waiting:
                 # The watched paths just appeared: what happened in them before this watch was armed
-                # was not seen, so let the callback look once.
+                # was not seen, so let the callback look once, after the same quiet period a batch gets.
+                await asyncio.sleep(STEP_MS / 1000)
                 try:
                     await self.callback({str(p) for p in self.paths})
                 except Exception:

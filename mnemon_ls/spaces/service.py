@@ -680,10 +680,10 @@ class SpacesService:
             return SpacesCover("", notices=notices)
         active = [r for r in state.all if r.active]
         if not active:
-            text = ("## Memory Spaces\nNo Memory Space is active for reading; long-term memory is not recalled "
+            text = ("MNEMON MEMORY SPACES\nNo Memory Space is active for reading; long-term memory is not recalled "
                     "until one is activated.\n")
             return SpacesCover(text if len(text) <= budget_chars else "", notices=notices)
-        header = ("## Memory Spaces\nLong-term memory lives in these active spaces. Before assuming a past "
+        header = ("MNEMON MEMORY SPACES\nLong-term memory lives in these active spaces. Before assuming a past "
                   "decision, preference or fact is unknown, recall it from them (mnemon/recall).\n")
         if len(header) > budget_chars:
             return SpacesCover("", hidden=len(active), active=len(active), notices=notices)

@@ -186,7 +186,7 @@ local function on_projection_repaired(_, params, ctx)
     notify(string.format("mnemon: %s was edited outside mnemon; it was rebuilt from memories.json and your edit was saved at %s",
       file, params.preservedAs), levels.WARN)
   else
-    notify(string.format("mnemon: %s was missing; it was rebuilt from memories.json", file), levels.INFO)
+    notify(string.format("mnemon: %s was missing or empty; it was rebuilt from memories.json", file), levels.INFO)
   end
   compat.user_event("MnemonProjectionRepaired", params)
 end

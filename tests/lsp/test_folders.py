@@ -1,0 +1,244 @@
+"""Workspace folders and settings: several folders in one window, folder changes, and the three ways
+settings arrive (``initializationOptions``, ``workspace/configuration`` per folder, and
+``workspace/didChangeConfiguration``).
+
+The server applies folder and configuration notifications asynchronously and announces nothing when
+done, so the tests that follow one poll ``mnemon/status`` until it reflects the change (bounded).
+Tests that show a request answered with the state from *before* such a notification are xfail bugs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from tests.gitrepo import make_repo
+from tests.lsp.conftest import CLIENTS, Launcher, folder, memory_file, uri
+
+WORKSPACE = {"mnemon": {"storageScope": "workspace"}}
+GLOBAL = {"mnemon": {"storageScope": "global"}}
+
+
+def _folders_event(added=(), removed=()) -> types.DidChangeWorkspaceFoldersParams:
+    return types.DidChangeWorkspaceFoldersParams(event=types.WorkspaceFoldersChangeEvent(
+        added=[folder(p) for p in added], removed=[folder(p) for p in removed]))
+
+
+def _rows(status: dict) -> dict[str, dict]:
+    return {row["uri"]: row for row in status["workspaces"]}
+
+
+@pytest.fixture
+def two_repos(tmp_path: Path) -> tuple[Path, Path]:
+    a, b = tmp_path / "alpha", tmp_path / "beta"
+    make_repo(a, "main")
+    make_repo(b, "develop")
+    return a, b
+
+
+@pytest.mark.parametrize("caps", CLIENTS)
+async def test_two_folders_workspace_scope_have_two_roots(lsp: Launcher, caps: str, two_repos):
+    a, b = two_repos
+    client = await lsp.start(caps, [a, b], WORKSPACE)
+    rows = _rows(await client.status())
+    assert {u: (r["root"], r["scope"], r["branch"]) for u, r in rows.items()} == {
+        uri(a): (str(a / ".mnemon"), "workspace", "main"),
+        uri(b): (str(b / ".mnemon"), "workspace", "develop"),
+    }
+    # With two folders open a request must name one.
+    error = await client.call_error("mnemon/wake", {})
+    assert error.data["code"] == "invalid-input" and error.data["field"] == "workspace"
+    await client.call("mnemon/runtime/mutate", {"action": "add", "content": "alpha fact", "workspace": uri(a)})
+    await client.call("mnemon/runtime/mutate", {"action": "add", "content": "beta fact",
+                                                "workspace": uri(b / "src" / "deep.py")})
+    assert memory_file(a / ".mnemon").read_bytes() == b"alpha fact\n"
+    assert memory_file(b / ".mnemon").read_bytes() == b"beta fact\n"
+    assert "beta fact" not in (await client.call("mnemon/wake", {"workspace": uri(a)}))["text"]
+    assert not lsp.data_dir.exists()
+
+
+@pytest.mark.parametrize("caps", CLIENTS)
+async def test_two_folders_global_scope_share_one_root(lsp: Launcher, caps: str, two_repos):
+    a, b = two_repos
+    client = await lsp.start(caps, [a, b], GLOBAL)
+    rows = _rows(await client.status())
+    assert {r["root"] for r in rows.values()} == {str(lsp.data_dir)}
+    assert {r["scope"] for r in rows.values()} == {"global"}
+    await client.call("mnemon/runtime/mutate", {"action": "add", "content": "shared fact", "workspace": uri(a)})
+    assert memory_file(lsp.data_dir).read_bytes() == b"shared fact\n"
+    wake_a = await client.call("mnemon/wake", {"workspace": uri(a)})
+    wake_b = await client.call("mnemon/wake", {"workspace": uri(b)})
+    assert "shared fact" in wake_b["text"] and wake_a["revision"] == wake_b["revision"]
+    assert (wake_a["branch"], wake_b["branch"]) == ("main", "develop")
+    assert not (a / ".mnemon").exists() and not (b / ".mnemon").exists()
+
+
+@pytest.mark.parametrize("caps", CLIENTS)
+async def test_did_change_workspace_folders(lsp: Launcher, caps: str, two_repos, tmp_path: Path):
+    a, b = two_repos
+    client = await lsp.start(caps, [a], WORKSPACE)
+    client.workspace_did_change_workspace_folders(_folders_event(added=[b]))
+    status = await client.eventually("mnemon/status", {}, lambda s: len(s["workspaces"]) == 2)
+    assert _rows(status)[uri(b)]["root"] == str(b / ".mnemon")
+    assert _rows(status)[uri(b)]["branch"] == "develop"
+    await client.call("mnemon/runtime/mutate", {"action": "add", "content": "beta fact", "workspace": uri(b)})
+    assert memory_file(b / ".mnemon").read_bytes() == b"beta fact\n"
+
+    client.workspace_did_change_workspace_folders(_folders_event(removed=[a]))
+    status = await client.eventually("mnemon/status", {}, lambda s: len(s["workspaces"]) == 1)
+    assert [r["uri"] for r in status["workspaces"]] == [uri(b)]
+    error = await client.call_error("mnemon/wake", {"workspace": uri(a)})
+    assert error.data == {"code": "not-in-workspace", "field": "workspace", "uri": uri(a)}
+    # The one folder left is the default again.
+    assert (await client.call("mnemon/wake", {}))["workspace"] == uri(b)
+    assert not (a / ".mnemon").exists()
+
+
+@pytest.mark.parametrize("caps", ["visual-studio-code", "neovim@v0.7"])
+async def test_request_after_folder_removal_is_not_served_for_it(lsp: Launcher, caps: str, two_repos):
+    a, b = two_repos
+    client = await lsp.start(caps, [a, b], WORKSPACE)
+    client.workspace_did_change_workspace_folders(_folders_event(removed=[a]))
+    error = await client.call_error("mnemon/runtime/mutate", {"action": "add", "content": "late", "workspace": uri(a)})
+    assert error.data["code"] == "not-in-workspace"
+    assert not (a / ".mnemon").exists()
+
+
+@pytest.mark.parametrize("caps", CLIENTS)
+async def test_settings_from_initialization_options(lsp: Launcher, caps: str, repo, repo_dir: Path):
+    client = await lsp.start(caps, [repo_dir], {"mnemon": {
+        "storageScope": "workspace", "wakeBudgetChars": 2048, "trace": "verbose",
+        "runtimeMemory": {"memoryLimitBytes": 2000, "userLimitBytes": 1000}}})
+    [row] = (await client.status())["workspaces"]
+    assert (row["scope"], row["root"], row["usage"]) == ("workspace", str(repo_dir / ".mnemon"), {
+        "user": {"used": 0, "limit": 1000}, "memory": {"used": 0, "limit": 2000}})
+    for i in range(40):
+        await client.call("mnemon/runtime/mutate", {"action": "add", "content": f"fact {i:02d} " + "x" * 30})
+    wake = await client.call("mnemon/wake", {})
+    assert wake["chars"] <= 2048 and wake["omitted"] > 0
+
+
+@pytest.mark.parametrize("caps", CLIENTS)
+async def test_flat_initialization_options_and_invalid_settings(lsp: Launcher, caps: str, repo, repo_dir: Path):
+    # The object itself may be the section; an invalid value is reported once and defaults are used.
+    client = await lsp.start(caps, [repo_dir], {"storageScope": "workspace", "wakeBudgetChars": 5})
+    [row] = (await client.status())["workspaces"]
+    assert row["scope"] == "global" and row["root"] == str(lsp.data_dir)
+    assert [(m.type, m.message) for m in client.messages] == [(
+        types.MessageType.Warning,
+        f"mnemon-ls: invalid setting for {uri(repo_dir)}: wakeBudgetChars: must be an integer in 1024..4194304 "
+        "(got 5); using defaults")]
+
+
+@pytest.mark.parametrize("caps", ["visual-studio-code", "neovim"])
+async def test_settings_from_workspace_configuration_per_folder(lsp: Launcher, caps: str, two_repos):
+    a, b = two_repos
+    client = await lsp.start(caps, [a, b], None, configuration={
+        uri(a): {"storageScope": "workspace", "runtimeMemory": {"memoryLimitBytes": 2048}},
+        uri(b): {"runtimeMemory": {"userLimitBytes": 512}},
+    })
+    assert [[(i.scope_uri, i.section) for i in p.items] for p in client.config_requests] == [
+        [(uri(a), "mnemon"), (uri(b), "mnemon")]]
+    status = await client.eventually("mnemon/status", {},
+                                      lambda s: _rows(s)[uri(a)]["scope"] == "workspace")
+    rows = _rows(status)
+    assert (rows[uri(a)]["root"], rows[uri(a)]["usage"]["memory"]["limit"]) == (str(a / ".mnemon"), 2048)
+    assert (rows[uri(b)]["scope"], rows[uri(b)]["root"]) == ("global", str(lsp.data_dir))
+    assert (rows[uri(b)]["usage"]["user"]["limit"], rows[uri(b)]["usage"]["memory"]["limit"]) == (512, 10240)
+
+
+async def test_neovim_07_is_never_asked_for_configuration(lsp: Launcher, repo, repo_dir: Path):
+    client = await lsp.start("neovim@v0.7", [repo_dir], WORKSPACE)
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=WORKSPACE))
+    await client.status()
+    assert client.config_requests == []
+
+
+@pytest.mark.parametrize("caps", CLIENTS)
+async def test_did_change_configuration(lsp: Launcher, caps: str, repo, repo_dir: Path):
+    client = await lsp.start(caps, [repo_dir], WORKSPACE)
+    await client.call("mnemon/runtime/mutate", {"action": "add", "content": "in the workspace root"})
+    if client.supports_configuration():  # the server pulls the section again
+        client.set_configuration({"storageScope": "global", "runtimeMemory": {"memoryLimitBytes": 4096}},
+                                 section="mnemon")
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    else:  # Neovim 0.7 pushes the settings in the notification
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+            settings={"mnemon": {"storageScope": "global", "runtimeMemory": {"memoryLimitBytes": 4096}}}))
+    status = await client.eventually("mnemon/status", {}, lambda s: s["workspaces"][0]["scope"] == "global")
+    [row] = status["workspaces"]
+    assert (row["root"], row["usage"]["memory"]) == (str(lsp.data_dir), {"used": 0, "limit": 4096})
+    await client.call("mnemon/runtime/mutate", {"action": "add", "content": "in the global root"})
+    assert memory_file(lsp.data_dir).read_bytes() == b"in the global root\n"
+    assert memory_file(repo_dir / ".mnemon").read_bytes() == b"in the workspace root\n"
+
+
+@pytest.mark.parametrize("caps", ["visual-studio-code", "neovim"])
+async def test_request_during_initial_configuration_uses_folder_settings(lsp: Launcher, caps: str, repo,
+                                                                         repo_dir: Path):
+    client = await lsp.start(caps, [repo_dir], None, ready=False, hold_configuration=True,
+                             configuration={uri(repo_dir): {"storageScope": "workspace"}})
+    await asyncio.wait_for(client.config_asked.wait(), 10)
+    early = asyncio.ensure_future(client.call("mnemon/runtime/mutate", {"action": "add", "content": "early"}))
+    # Bounded observation: does the server answer while its configuration is still outstanding?
+    await asyncio.wait({early}, timeout=1.0)
+    client.config_gate.set()
+    result = await early
+    assert result["success"] is True
+    assert not lsp.data_dir.exists(), "written to the global root"
+    assert memory_file(repo_dir / ".mnemon").read_bytes() == b"early\n"
+
+
+async def test_request_after_did_change_configuration_uses_new_settings(lsp: Launcher, repo, repo_dir: Path):
+    client = await lsp.start("neovim@v0.7", [repo_dir], WORKSPACE)
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=GLOBAL))
+    await client.call("mnemon/runtime/mutate", {"action": "add", "content": "after the change"})
+    await client.eventually("mnemon/status", {}, lambda s: s["workspaces"][0]["scope"] == "global")
+    assert not (repo_dir / ".mnemon").exists(), "written with the old settings"
+    assert memory_file(lsp.data_dir).read_bytes() == b"after the change\n"
+
+
+async def test_exit_is_prompt_right_after_a_settings_change(lsp: Launcher, repo, repo_dir: Path):
+    client = await lsp.start("neovim@v0.7", [repo_dir], WORKSPACE)
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=GLOBAL))
+    started = asyncio.get_running_loop().time()
+    await asyncio.wait_for(client.shutdown_async(None), 10)
+    client.exit(None)
+    client.exited = True
+    try:  # a bounded measurement: editors give a server about 2 s to exit before killing it
+        code = await asyncio.wait_for(client._server.wait(), 2.0)
+    except asyncio.TimeoutError:
+        raise AssertionError("the server did not exit within 2 s of `exit`") from None
+    elapsed = asyncio.get_running_loop().time() - started
+    assert (code, elapsed < 2.0) == (0, True)
+
+
+@pytest.mark.parametrize("caps", CLIENTS)
+async def test_folder_that_cannot_be_used_is_reported(lsp: Launcher, caps: str, repo, repo_dir: Path, tmp_path: Path):
+    client = await lsp.start(caps, [repo_dir], WORKSPACE)
+    missing = tmp_path / "gone"
+    shown = client.expect("window/showMessage")
+    client.workspace_did_change_workspace_folders(_folders_event(added=[missing]))
+    message = await client.received(shown)
+    assert (message.type, message.message) == (
+        types.MessageType.Warning,
+        f"mnemon-ls: cannot use workspace folder {uri(missing)}: workspace: {missing} does not exist")
+    assert [r["uri"] for r in (await client.status())["workspaces"]] == [uri(repo_dir)]
+
+
+async def test_root_uri_without_workspace_folders(lsp: Launcher, repo, repo_dir: Path):
+    client = await lsp.start("neovim@v0.7", [], WORKSPACE, root_uri=uri(repo_dir))
+    [row] = (await client.status())["workspaces"]
+    assert (row["uri"], row["root"], row["branch"]) == (uri(repo_dir), str(repo_dir / ".mnemon"), "main")
+    assert (await client.call("mnemon/runtime/mutate", {"action": "add", "content": "x"}))["workspace"] == uri(repo_dir)
+
+
+async def test_no_folder_open(lsp: Launcher):
+    client = await lsp.start("visual-studio-code", [], None)
+    assert (await client.status())["workspaces"] == []
+    error = await client.call_error("mnemon/wake", {})
+    assert (error.code, error.message, error.data) == (
+        -32016, "workspace: no workspace folder is open", {"code": "not-in-workspace", "field": "workspace"})
