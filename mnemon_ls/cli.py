@@ -35,7 +35,8 @@ def _settings_parent() -> argparse.ArgumentParser:
     group.add_argument("--workspace", metavar="DIR", help="workspace directory (default: current directory)")
     group.add_argument("--scope", choices=("global", "workspace", "workspaces", "custom"),
                        help="storageScope (default global: $MNEMON_DATA_DIR or ~/.mnemon)")
-    group.add_argument("--data-dir", metavar="DIR", help="dataDir: root for custom, base for workspaces")
+    group.add_argument("--data-dir", metavar="DIR",
+                       help="dataDir: the root (implies --scope custom), or the base for --scope workspaces")
     group.add_argument("--runtime-user-scope", choices=("storage", "global"), help="runtimeUserScope")
     group.add_argument("--user-limit-bytes", type=int, metavar="N", help="runtimeMemory.userLimitBytes (1..1048576)")
     group.add_argument("--memory-limit-bytes", type=int, metavar="N", help="runtimeMemory.memoryLimitBytes (1..1048576)")
@@ -182,8 +183,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _settings_from(args: argparse.Namespace) -> Settings:
+    scope = args.scope or ("custom" if args.data_dir else None)  # --data-dir alone means that root
     return load_settings({}).with_overrides(
-        storageScope=args.scope,
+        storageScope=scope,
         dataDir=args.data_dir,
         runtimeUserScope=args.runtime_user_scope,
         userLimitBytes=args.user_limit_bytes,
@@ -327,11 +329,25 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return EXIT_FAILURE if problems else EXIT_OK
 
 
+def _full_document_id(store: Any, given: str) -> str:
+    """A document id from a unique prefix of at least 8 characters (as ``doc list`` prints them)."""
+    if len(given) < 8 or len(given) >= 36:
+        return given
+    matches = [r.id for r in store.read().records if r.id.startswith(given)]
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        raise InvalidInput("id", f"{given!r} is the start of {len(matches)} document ids; give more characters")
+    return given
+
+
 def cmd_doc(args: argparse.Namespace) -> int:
     host = _host(args)
     store = host.documents
     try:
         action = args.action
+        if getattr(args, "id", None):
+            args.id = _full_document_id(store, args.id)
         if action == "create":
             if args.file is not None:
                 result = store.create_from_file(os.path.abspath(args.file), title=args.title,

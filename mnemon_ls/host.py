@@ -210,7 +210,7 @@ class HostRegistry:
                     best = state
         return best
 
-    def resolve(self, uri_or_path: str | None) -> FolderState:
+    def resolve(self, uri_or_path: str | None, field: str = "workspace") -> FolderState:
         """The folder for a folder URI, a file URI/path inside one, or ``None`` when exactly one is open.
 
         Raises :class:`~mnemon_ls.errors.NotInWorkspace` (outside every folder, or no folder open) and
@@ -227,7 +227,7 @@ class HostRegistry:
                                             f"({', '.join(sorted(self.folders))})")
         if uri_or_path in self.folders:
             return self.folders[uri_or_path]
-        path = uri_to_path(uri_or_path)
+        path = uri_to_path(uri_or_path, field)
         state = self.folder_for_path(path)
         if state is None:
             raise NotInWorkspace(f"workspace: {uri_or_path} is outside every open workspace folder",

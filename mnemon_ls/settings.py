@@ -137,10 +137,13 @@ def load_settings(raw: dict[str, Any] | None = None) -> Settings:
 
     Raises :class:`~mnemon_ls.errors.InvalidInput` naming the first bad field (dotted, e.g.
     ``runtimeMemory.userLimitBytes``) and its rule; ``data.errors`` lists every problem. A ``custom``
-    scope without ``dataDir`` is rejected here.
+    scope without ``dataDir`` is rejected here; a ``dataDir`` without ``storageScope`` means ``custom``.
     """
+    raw = dict(raw or {})
+    if "storageScope" not in raw and isinstance(raw.get("dataDir"), str) and raw["dataDir"].strip():
+        raw["storageScope"] = "custom"  # reference 2.1: an absent scope with a dataDir means custom
     try:
-        settings = Settings.model_validate(raw or {})
+        settings = Settings.model_validate(raw)
     except ValidationError as exc:
         problems = []
         for err in exc.errors():

@@ -355,3 +355,26 @@ def test_compaction_budget_formula():
     assert ops.compaction_budget(10240, "abc", True) == 7161
     assert ops.compaction_budget(4096, "\u8d85\u51fa", True) == 2867 - 6 - 4
     assert ops.compaction_budget(10, "x" * 9, True) == 0
+
+
+@pytest.mark.parametrize("text", ["a\x00b", "a\x1b[31mred", "bell\x07", "del\x7f", "c1\x85x"])
+def test_control_characters_are_rejected_in_new_content(text):
+    from mnemon_ls.errors import InvalidInput
+    from mnemon_ls.runtime.ops import validate_request
+
+    with pytest.raises(InvalidInput) as info:
+        validate_request("add", "memory", text)
+    assert info.value.field == "content"
+    assert "control characters" in info.value.rule
+
+
+def test_duplicate_add_with_other_scope_says_what_is_kept():
+    from mnemon_ls.runtime.model import Entry
+    from mnemon_ls.runtime.ops import apply_mutation, validate_request
+
+    entries = (Entry("note", "t", "t", "memory", "normal", ("main",)),)
+    outcome = apply_mutation(entries, validate_request("add", "memory", "note", branches=["feat"]), "now")
+    assert outcome.changed is False
+    assert outcome.entries == entries
+    assert outcome.message == ("Entry already exists. It keeps importance normal and scope main; "
+                               "use replace to change them.")

@@ -278,3 +278,10 @@ def test_linked_worktree_shares_the_main_tree_root(tmp_path):
     in_main = resolve_root(tmp_path / "main", load_settings({"storageScope": "workspace"}), {})
     assert (in_main.root, in_main.shared_from) == (main / ".mnemon", None)
     assert tree(tmp_path) == before
+
+
+def test_data_dir_without_scope_means_custom(tmp_path):
+    # Reference 2.1: with no storageScope, a dataDir selects the custom scope (and is not ignored).
+    settings = load_settings({"dataDir": str(tmp_path / "root")})
+    assert (settings.storage_scope, settings.data_dir) == ("custom", str(tmp_path / "root"))
+    assert load_settings({"dataDir": str(tmp_path), "storageScope": "workspaces"}).storage_scope == "workspaces"

@@ -185,7 +185,7 @@ class RememberArgs(_Params):
     """Argument object of ``mnemon.server.rememberSelection``: ``{uri, text, branches?, importance?, spaceId?}``.
 
     Without ``spaceId`` the text goes to MEMORY.md (``branches`` scopes it); with ``spaceId`` it is
-    remembered in that Memory Space (``branches`` then adds ``branch:<name>`` tags).
+    remembered in that Memory Space (``branches``, at most one name there, adds a ``branch:<name>`` tag).
     """
 
     uri: str

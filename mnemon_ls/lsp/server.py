@@ -723,10 +723,11 @@ def _command_arg(model: type, args: Any) -> Any:
 
 @server.command(P.CMD_REMEMBER)
 async def remember_selection(ls: MnemonLanguageServer, args: Any) -> dict[str, Any]:
-    """``mnemon.server.rememberSelection {uri, text, branches?, importance?}``: add the text to MEMORY.md."""
+    """``mnemon.server.rememberSelection {uri, text, branches?, importance?, spaceId?}``: add the text to
+    MEMORY.md (``branches`` scopes it), or with ``spaceId`` remember it in that Memory Space."""
     try:
         a = _command_arg(P.RememberArgs, args)
-        state = ls.registry.resolve(a.uri)
+        state = ls.registry.resolve(a.uri, "uri")
         if a.space_id is not None:
             return await _remember_in_space(ls, state, a)
         request = ops.validate_request("add", "memory", a.text, None, a.importance, a.branches)
@@ -745,6 +746,8 @@ async def remember_selection(ls: MnemonLanguageServer, args: Any) -> dict[str, A
 
 async def _remember_in_space(ls: MnemonLanguageServer, state: FolderState, a: Any) -> dict[str, Any]:
     """The space target of "Remember selection": whitespace-normalized text into Memory Space ``a.space_id``."""
+    if a.branches and len(a.branches) > 1:
+        raise InvalidInput("branches", "a Memory Space item is scoped to one branch (got several)")
     branch = a.branches[0] if a.branches else None
     importance = {"critical": 5, "normal": 3, "low": 1}.get(a.importance or "normal")
     receipt = await asyncio.to_thread(state.host.spaces.remember, normalize_text(a.text), space_id=a.space_id,
@@ -760,7 +763,7 @@ async def show_wake(ls: MnemonLanguageServer, args: Any) -> dict[str, Any]:
     """``mnemon.server.showWakeSnapshot {uri}``: write a read-only rendering under ``state/`` and show it."""
     try:
         a = _command_arg(P.ShowWakeArgs, args)
-        state = ls.registry.resolve(a.uri)
+        state = ls.registry.resolve(a.uri, "uri")
         snapshot = await ls.wake_for(state)
         path = await asyncio.to_thread(_write_wake_file, state, snapshot["text"])
     except Exception as exc:  # every failure answers {success: false}, never a traceback
@@ -786,7 +789,7 @@ async def create_document_from_file(ls: MnemonLanguageServer, args: Any) -> dict
     try:
         a = _command_arg(P.CreateDocumentArgs, args)
         path = uri_to_path(a.uri, "uri")
-        state = ls.registry.resolve(a.uri)
+        state = ls.registry.resolve(a.uri, "uri")
         result = await asyncio.to_thread(state.host.documents.create_from_file, path, title=a.title)
     except Exception as exc:  # every failure answers {success: false}, never a traceback
         exc = _as_domain_error(exc)

@@ -48,6 +48,8 @@ PROJECTION_FILES: dict[Target, str] = {"user": "USER.md", "memory": "MEMORY.md"}
 _JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 _SPACE_RUN = re.compile(f"[{_JS_SPACE}]+")
 _BRANCH_CHARSET = re.compile(r"[A-Za-z0-9._/-]+")
+# C0/C1 controls and DEL (JS whitespace among them is already collapsed by normalize_text).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 def normalize_text(text: str) -> str:
@@ -91,6 +93,10 @@ def validate_content(value: Any, field_name: str = "content") -> str:
         raise InvalidInput(field_name, "is required (empty or only whitespace)")
     if DELIMITER_CHAR in text:
         raise InvalidInput(field_name, "must not contain '\u00a7' (U+00A7), the reserved entry delimiter")
+    control = next((c for c in text if _CONTROL.match(c)), None)
+    if control is not None:
+        raise InvalidInput(field_name, f"must not contain control characters (found U+{ord(control):04X}); "
+                                       "they would be written raw into USER.md / MEMORY.md and the wake snapshot")
     try:
         size = utf8_len(text)
     except UnicodeEncodeError:

@@ -151,7 +151,14 @@ def apply_mutation(entries: Sequence[Entry], request: MutationRequest, now: str)
         key = match_key(request.content)
         for entry in entries:
             if entry.target == target and match_key(entry.content) == key:
-                return MutationOutcome(tuple(entries), False, "Entry already exists.", {"added": entry.content})
+                message = "Entry already exists."
+                wanted = (request.importance or entry.importance, request.branches if request.branches is not None
+                          else entry.branches)
+                if wanted != (entry.importance, entry.branches):
+                    scope = ",".join(entry.branches) or "every branch"
+                    message += (f" It keeps importance {entry.importance} and scope {scope}; use replace to "
+                                "change them.")
+                return MutationOutcome(tuple(entries), False, message, {"added": entry.content})
         new = Entry(request.content, now, now, target, request.importance or "normal", request.branches or ())
         return MutationOutcome((*entries, new), True, "Entry added.", {"added": new.content}, pending=new)
 

@@ -21,7 +21,16 @@ local create = vim.api.nvim_create_user_command
 create("MnemonRemember", run("MnemonRemember"), {
   range = true,
   bang = true,
-  desc = "mnemon: remember the selection (or lines) in MEMORY.md; ! scopes it to the current git branch",
+  nargs = "?",
+  complete = function(arglead)
+    return require("mnemon").complete_remember(arglead)
+  end,
+  desc = "mnemon: remember the selection (or lines) in MEMORY.md, or with space=<id> in that Memory Space;"
+    .. " ! scopes it to the current git branch",
+})
+create("MnemonRecall", run("MnemonRecall"), {
+  nargs = "+",
+  desc = "mnemon: recall {query} from the workspace's active Memory Spaces into a scratch buffer",
 })
 create("MnemonWake", run("MnemonWake"), {
   nargs = "?",

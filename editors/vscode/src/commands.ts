@@ -14,17 +14,27 @@ import {
     noResultsMessage,
     noticesMessage,
     receiptMessage,
+    recallEmptyMessage,
+    recallPickItem,
+    recallTitle,
     searchPickItem,
     searchTitle,
+    spaceReceiptMessage,
     statusReport,
 } from "./format";
 import {
     asMnemonError,
     createDocumentFromFile,
     documentPath,
+    listSpaces,
     PROTOCOL_VERSION,
+    recall,
+    RecallItem,
     remember,
+    rememberInSpace,
+    RequestSender,
     SearchHit,
+    SpaceView,
     searchDocuments,
     status,
     workspaceFor,
@@ -58,6 +68,47 @@ function explainNoBranch(reason: string | null, detached: boolean): string {
         return "HEAD is detached";
     }
     return reason ? reason : "no branch is checked out";
+}
+
+const RUNTIME_TARGET = "runtime" as const;
+type RememberTarget = typeof RUNTIME_TARGET | SpaceView;
+type TargetItem = vscode.QuickPickItem & { target: RememberTarget };
+
+/**
+ * Where "Remember Selection" writes: MEMORY.md when the folder has no active Memory Space (no
+ * prompt, as before spaces existed), else the user's pick of MEMORY.md or one active space.
+ * Resolves to undefined when the pick is dismissed. A server without spaces (or a failing list)
+ * falls back to MEMORY.md, logged.
+ */
+async function pickRememberTarget(ctx: CommandContext, client: RequestSender, workspace: string, branch?: string): Promise<RememberTarget | undefined> {
+    let spaces: SpaceView[];
+    try {
+        spaces = (await listSpaces(client, { workspace, activeOnly: true })).spaces.filter((s) => s.active);
+    } catch (error) {
+        const mnemon = asMnemonError(error);
+        ctx.server.log.warn(`cannot list the active Memory Spaces of ${workspace} (remembering in MEMORY.md): ${mnemon ? errorMessage("spaces", mnemon) : String(error)}`);
+        return RUNTIME_TARGET;
+    }
+    if (spaces.length === 0) {
+        return RUNTIME_TARGET;
+    }
+    const scope = branch ? ` for branch ${branch}` : "";
+    const items: TargetItem[] = [
+        { label: "Runtime memory (MEMORY.md)", description: `wake snapshot${scope}`, target: RUNTIME_TARGET },
+        ...spaces.map((space) => ({
+            label: space.name,
+            description: `Memory Space · ${space.providerLabel}${scope}`,
+            detail: space.description || undefined,
+            target: space,
+        })),
+    ];
+    const pick = await vscode.window.showQuickPick(items, {
+        title: `Mnemon: remember the selection${scope} in…`,
+        placeHolder: "Runtime memory or an active Memory Space",
+        matchOnDescription: true,
+        matchOnDetail: true,
+    });
+    return pick?.target;
 }
 
 async function rememberSelection(ctx: CommandContext, forBranch: boolean): Promise<void> {
@@ -97,6 +148,21 @@ async function rememberSelection(ctx: CommandContext, forBranch: boolean): Promi
                 return;
             }
             branches = [row.branch];
+        }
+        const target = await pickRememberTarget(ctx, client, workspace, branches?.[0]);
+        if (target === undefined) {
+            return; // the target pick was dismissed
+        }
+        if (target !== RUNTIME_TARGET) {
+            const receipt = await rememberInSpace(client, { workspace, content, spaceId: target.id, scopeToBranch: forBranch || undefined });
+            const text = spaceReceiptMessage(receipt, branches?.[0]);
+            if (receipt.status === "committed" || receipt.status === "skipped") {
+                void vscode.window.showInformationMessage(text);
+            } else {
+                void vscode.window.showWarningMessage(text);
+            }
+            ctx.wakeDocuments.refreshAll(); // the wake lists the active spaces
+            return;
         }
         const receipt = await remember(client, { workspace, content, branches });
         void vscode.window.showInformationMessage(receiptMessage(receipt, branches));
@@ -329,6 +395,61 @@ async function searchDocumentsCommand(ctx: CommandContext, arg: unknown): Promis
     }
 }
 
+// ------------------------------------------------------------------------------------------ recall
+
+type RecallPick = vscode.QuickPickItem & { item: RecallItem };
+
+async function recallCommand(ctx: CommandContext, arg: unknown): Promise<void> {
+    const folder = await pickFolder(arg, "Mnemon: recall from which folder?");
+    if (!folder) {
+        if (!vscode.workspace.workspaceFolders?.length) {
+            void vscode.window.showErrorMessage("Mnemon: open a folder first; Memory Spaces belong to a workspace folder's store.");
+        }
+        return;
+    }
+    const query = await vscode.window.showInputBox({
+        title: "Mnemon: Recall",
+        prompt: `Recall from the active Memory Spaces of ${folder.name} (CJK text works too).`,
+        placeHolder: "e.g. how do we deploy",
+        ignoreFocusOut: true,
+        validateInput: (value) => (value.trim() === "" ? "Type what to recall." : undefined),
+    });
+    if (query === undefined || query.trim() === "") {
+        return;
+    }
+    try {
+        const client = await ctx.server.ensureClient();
+        const workspace = client.code2ProtocolConverter.asUri(folder.uri);
+        const result = await vscode.window.withProgress(
+            { location: vscode.ProgressLocation.Window, title: "Mnemon: recalling" },
+            () => recall(client, { workspace, query }),
+        );
+        const unavailable = result.sources.filter((s) => s.status === "unavailable" || s.status === "unsupported");
+        const notices = [...result.notices, ...unavailable.map((s) => `space ${s.spaceName} is ${s.status}${s.hint ? `: ${s.hint}` : ""}`)];
+        if (notices.length > 0) {
+            void vscode.window.showWarningMessage(noticesMessage(notices));
+        }
+        if (result.results.length === 0) {
+            void vscode.window.showInformationMessage(recallEmptyMessage(result, folder.name));
+            return;
+        }
+        const items: RecallPick[] = result.results.map((item) => ({ ...recallPickItem(item), item }));
+        const pick = await vscode.window.showQuickPick(items, {
+            title: recallTitle(result),
+            placeHolder: "Copy a memory to the clipboard",
+            matchOnDescription: true,
+            matchOnDetail: true,
+        });
+        if (!pick) {
+            return;
+        }
+        await vscode.env.clipboard.writeText(pick.item.content);
+        void vscode.window.showInformationMessage(`Mnemon (copied, ${pick.item.spaceName}): ${pick.item.content}`);
+    } catch (error) {
+        await reportError(ctx, "cannot recall", error);
+    }
+}
+
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     return [
         vscode.commands.registerCommand("mnemon.rememberSelection", () => rememberSelection(ctx, false)),
@@ -340,5 +461,6 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
             createDocumentFromFileCommand(ctx, arg, selected),
         ),
         vscode.commands.registerCommand("mnemon.searchDocuments", (arg?: unknown) => searchDocumentsCommand(ctx, arg)),
+        vscode.commands.registerCommand("mnemon.recall", (arg?: unknown) => recallCommand(ctx, arg)),
     ];
 }

@@ -2,7 +2,19 @@
  * Pure text for the UI (status bar, messages, the status report). No `vscode` import, unit-tested.
  */
 
-import type { DocumentSearchResult, DocumentView, MnemonError, Receipt, SearchHit, StatusResult, Usage, WorkspaceStatus } from "./requests";
+import type {
+    DocumentSearchResult,
+    DocumentView,
+    MnemonError,
+    Receipt,
+    RecallItem,
+    RecallResult,
+    SearchHit,
+    StatusResult,
+    Usage,
+    WorkspaceStatus,
+    WriteReceipt,
+} from "./requests";
 
 /** Usage at or above this share of the limit is shown as a warning. */
 export const USAGE_WARNING_RATIO = 0.9;
@@ -140,4 +152,75 @@ export function noticesMessage(notices: string[]): string {
 export function createdMessage(document: Pick<DocumentView, "title" | "relativePath" | "sourcePaths">): string {
     const from = document.sourcePaths.length > 0 ? ` from ${document.sourcePaths.join(", ")}` : "";
     return `Mnemon: created document “${document.title}” (${document.relativePath})${from}.`;
+}
+
+// ------------------------------------------------------------------------------------------ memory spaces
+
+/** Longest QuickPick label of a recall hit (the content's first line). */
+export const RECALL_LABEL_CHARS = 80;
+
+/** The first non-empty line of `text`, whitespace collapsed, clipped to `max` characters (with `…`). */
+export function firstLine(text: string, max = RECALL_LABEL_CHARS): string {
+    const line = oneLine(text.split(/\r?\n/).find((l) => l.trim() !== "") ?? "");
+    const chars = Array.from(line); // clip by code point, never inside a surrogate pair
+    return chars.length > max ? `${chars.slice(0, max - 1).join("")}…` : line;
+}
+
+/**
+ * A recall hit as a QuickPick item: label = first line of the content, description =
+ * `space · score · tier`, detail = category, tags, created, branch label.
+ */
+export function recallPickItem(item: RecallItem): { label: string; description: string; detail: string } {
+    const score = typeof item.score === "number" && Number.isFinite(item.score) ? item.score.toFixed(2) : "unscored";
+    const detail = [item.category];
+    const tags = (item.tags ?? []).filter((t) => t !== "");
+    if (tags.length > 0) {
+        detail.push(`tags: ${tags.join(", ")}`);
+    }
+    if (item.createdAt) {
+        detail.push(`created ${item.createdAt}`);
+    }
+    if (item.branchLabel) {
+        detail.push(item.branchLabel);
+    }
+    return { label: firstLine(item.content) || item.id, description: `${item.spaceName} · ${score} · ${item.tier}`, detail: detail.filter(Boolean).join(" · ") };
+}
+
+/** QuickPick title of a recall, e.g. `Mnemon: 3 memories for “deploy” (2 hidden on other branches)`. */
+export function recallTitle(result: Pick<RecallResult, "query" | "results" | "hidden" | "truncated">): string {
+    const n = result.results.length;
+    const extra: string[] = [];
+    if (result.truncated > 0) {
+        extra.push(`${result.truncated} more not shown`);
+    }
+    if (result.hidden.otherBranch > 0) {
+        extra.push(`${result.hidden.otherBranch} hidden on other branches`);
+    }
+    if (result.hidden.detachedHead > 0) {
+        extra.push(`${result.hidden.detachedHead} branch-scoped hidden (no branch)`);
+    }
+    return `Mnemon: ${n} ${n === 1 ? "memory" : "memories"} for “${result.query}”${extra.length > 0 ? ` (${extra.join("; ")})` : ""}`;
+}
+
+/** Info message when a recall found nothing: the server's hint and the hidden counts. */
+export function recallEmptyMessage(result: Pick<RecallResult, "query" | "hint" | "hidden">, folder: string): string {
+    let text = `Mnemon: nothing recalled in ${folder} for “${result.query}”`;
+    if (result.hint) {
+        text += `: ${result.hint}`;
+    }
+    const hidden = result.hidden.otherBranch + result.hidden.detachedHead;
+    if (hidden > 0) {
+        text += ` (${hidden} branch-scoped ${hidden === 1 ? "memory" : "memories"} hidden)`;
+    }
+    return `${text}.`;
+}
+
+/** Info message after remembering into a Memory Space. */
+export function spaceReceiptMessage(receipt: Pick<WriteReceipt, "status" | "message" | "spaceName" | "id" | "activated">, branch?: string): string {
+    const scope = branch ? ` (branch ${branch})` : "";
+    const activated = receipt.activated ? ` Space ${receipt.spaceName} is now active.` : "";
+    if (receipt.status === "committed" || receipt.status === "skipped") {
+        return `Mnemon: ${receipt.message}${scope}${activated}`;
+    }
+    return `Mnemon: ${receipt.message} [${receipt.status}] in ${receipt.spaceName}${scope}.${activated}`;
 }

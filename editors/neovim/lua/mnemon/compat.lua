@@ -77,6 +77,14 @@ function M.request(client, method, params, handler, bufnr)
   return client.request(method, params, handler, bufnr)
 end
 
+--- Synchronous request (blocks up to `timeout_ms`); returns the response table ({result, err}) or nil.
+function M.request_sync(client, method, params, timeout_ms, bufnr)
+  if M.has011 then
+    return client:request_sync(method, params, timeout_ms, bufnr)
+  end
+  return client.request_sync(method, params, timeout_ms, bufnr)
+end
+
 function M.cancel_request(client, request_id)
   if M.has011 then
     return client:cancel_request(request_id)

@@ -250,8 +250,10 @@ end
 
 -- ------------------------------------------------------------------ remember
 
---- Remember text as a MEMORY.md entry (workspace/executeCommand mnemon.server.rememberSelection).
---- opts: bufnr, text (else line1/line2/range -> selection_text), branch_scoped (bool), importance.
+--- Remember text as a MEMORY.md entry (workspace/executeCommand mnemon.server.rememberSelection), or,
+--- with `space_id`, as an item of that Memory Space (the command's `spaceId`; with `branch_scoped` the
+--- item is tagged `branch:<current branch>`).
+--- opts: bufnr, text (else line1/line2/range -> selection_text), branch_scoped (bool), importance, space_id.
 function M.remember(opts, callback)
   opts = opts or {}
   local bufnr = (opts.bufnr == nil or opts.bufnr == 0) and vim.api.nvim_get_current_buf() or opts.bufnr
@@ -272,6 +274,15 @@ function M.remember(opts, callback)
   local argument = { uri = vim.uri_from_bufnr(bufnr), text = text }
   if opts.importance then
     argument.importance = opts.importance
+  end
+  local space_id = opts.space_id
+  if space_id ~= nil and (type(space_id) ~= "string" or vim.trim(space_id) == "") then
+    local msg = "mnemon: not remembered: space= needs a Memory Space id"
+    notify(msg, levels.ERROR)
+    return done(callback, { message = msg })
+  end
+  if space_id then
+    argument.spaceId = vim.trim(space_id)
   end
 
   local function send(branch)
@@ -295,10 +306,26 @@ function M.remember(opts, callback)
         if present(e.code) then
           msg = msg .. " [" .. tostring(e.code) .. "]"
         end
+        if argument.spaceId then
+          msg = msg .. " (space=" .. argument.spaceId .. ")"
+        end
         notify(msg, levels.ERROR)
         return done(callback, { message = msg, data = e })
       end
       local scope = branch and (" (branch " .. branch .. ")") or ""
+      if argument.spaceId then
+        -- a space receipt: {status, action, spaceId, spaceName, id, message, activated}
+        local msg = string.format("mnemon: %s%s", tostring(present(result.message) and result.message
+          or result.status), scope)
+        local where = present(result.spaceName) and tostring(result.spaceName) or argument.spaceId
+        msg = msg .. string.format(" [space %s (%s)%s]", where, tostring(present(result.spaceId) and result.spaceId
+          or argument.spaceId), present(result.id) and (", item " .. tostring(result.id)) or "")
+        if result.activated == true then
+          msg = msg .. " (the space was activated for reading)"
+        end
+        notify(msg, (result.status == "committed" or result.status == "skipped") and levels.INFO or levels.WARN)
+        return done(callback, nil, result)
+      end
       notify(string.format("mnemon: %s%s %s", tostring(result.message), scope, receipt_text("MEMORY.md", result)),
         levels.INFO)
       done(callback, nil, result)
@@ -321,14 +348,17 @@ end
 
 -- ------------------------------------------------------------------ wake
 
-local wake_buffers = {}
+local scratch_buffers = {}
 
-local function show_scratch(root, text)
-  local bufnr = wake_buffers[root]
+--- Show `text` in the read-only markdown scratch buffer `mnemon://<kind><root>` (one per kind and root).
+local function show_scratch(root, text, kind)
+  kind = kind or "wake"
+  local key = kind .. "\0" .. root
+  local bufnr = scratch_buffers[key]
   if not bufnr or not vim.api.nvim_buf_is_valid(bufnr) then
     bufnr = vim.api.nvim_create_buf(false, true)
-    wake_buffers[root] = bufnr
-    pcall(vim.api.nvim_buf_set_name, bufnr, "mnemon://wake" .. root)
+    scratch_buffers[key] = bufnr
+    pcall(vim.api.nvim_buf_set_name, bufnr, "mnemon://" .. kind .. root)
     compat.set_option(bufnr, "buftype", "nofile")
     compat.set_option(bufnr, "bufhidden", "wipe")
     compat.set_option(bufnr, "swapfile", false)
@@ -380,6 +410,177 @@ function M.wake(opts, callback)
     end
     done(callback, nil, result, shown)
   end, { bufnr = bufnr })
+end
+
+-- ------------------------------------------------------------------ recall
+
+local function num(value)
+  return type(value) == "number" and value or 0
+end
+
+--- Lines of the recall buffer for a mnemon/recall result (see :help :MnemonRecall).
+function M.format_recall(result)
+  local results = type(result.results) == "table" and result.results or {}
+  local hidden = type(result.hidden) == "table" and result.hidden or {}
+  local other, detached = num(hidden.otherBranch), num(hidden.detachedHead)
+  local header = string.format('# mnemon recall: "%s" — %d result%s', tostring(result.query), #results,
+    #results == 1 and "" or "s")
+  if other + detached > 0 then
+    header = header .. string.format(", %d hidden", other + detached)
+  end
+  local lines = { header }
+  for i, item in ipairs(results) do
+    local score = type(item.score) == "number" and string.format("%.2f", item.score) or "n/a"
+    local meta = {
+      "score " .. score,
+      "tier " .. (present(item.tier) and tostring(item.tier) or "unknown"),
+      "category " .. (present(item.category) and tostring(item.category) or "-"),
+      "created " .. (present(item.createdAt) and tostring(item.createdAt) or "-"),
+    }
+    if present(item.branchLabel) then
+      table.insert(meta, "branch " .. tostring(item.branchLabel))
+    end
+    table.insert(lines, "")
+    table.insert(lines, string.format("## %d. %s", i, present(item.spaceName) and tostring(item.spaceName)
+      or tostring(item.spaceId)))
+    table.insert(lines, string.format("_%s · id %s · %s_", tostring(item.spaceId), tostring(item.id),
+      table.concat(meta, " · ")))
+    table.insert(lines, "")
+    for _, line in ipairs(vim.split(tostring(present(item.content) and item.content or ""), "\n", { plain = true })) do
+      table.insert(lines, line)
+    end
+  end
+  local tail = {}
+  if other > 0 then
+    table.insert(tail, string.format("Hidden: %d item%s scoped to another git branch.", other, other == 1 and "" or "s"))
+  end
+  if detached > 0 then
+    table.insert(tail, string.format("Hidden: %d branch-scoped item%s (no current git branch).", detached,
+      detached == 1 and "" or "s"))
+  end
+  if type(result.truncated) == "number" and result.truncated > 0 then
+    table.insert(tail, string.format("Truncated: %d more result(s) not shown.", result.truncated))
+  end
+  for _, notice in ipairs(type(result.notices) == "table" and result.notices or {}) do
+    table.insert(tail, "Notice: " .. tostring(notice))
+  end
+  if #tail > 0 then
+    table.insert(lines, "")
+    table.insert(lines, "---")
+    for _, line in ipairs(tail) do
+      table.insert(lines, line)
+    end
+  end
+  return lines
+end
+
+--- Recall `query` from the workspace's active Memory Spaces (mnemon/recall, with the server's branch
+--- scope) into the read-only markdown scratch buffer `mnemon://recall<root>`. No result: one INFO
+--- notification with the server's hint (and hidden counts), no buffer. opts: bufnr, limit, mode,
+--- spaces (list of ids). callback(err, result, recall_bufnr) (recall_bufnr nil when nothing matched).
+function M.recall(query, opts, callback)
+  opts = opts or {}
+  local bufnr = (opts.bufnr == nil or opts.bufnr == 0) and vim.api.nvim_get_current_buf() or opts.bufnr
+  if type(query) ~= "string" or vim.trim(query) == "" then
+    local msg = "mnemon: :MnemonRecall needs a query"
+    notify(msg, levels.ERROR)
+    return done(callback, { message = msg })
+  end
+  query = vim.trim(query)
+  local c, root = client_or_fail(bufnr, callback)
+  if not c then
+    return
+  end
+  local params = { workspace = client.root_uri(root), query = query }
+  if opts.limit then
+    params.limit = opts.limit
+  end
+  if opts.mode then
+    params.mode = opts.mode
+  end
+  if opts.spaces then
+    params.spaces = opts.spaces
+  end
+  client.request(c, "mnemon/recall", params, function(err, result)
+    if err then
+      notify("mnemon: recall failed: " .. client.format_error(err), levels.ERROR)
+      return done(callback, err)
+    end
+    if type(result) ~= "table" then
+      notify("mnemon: recall failed: unexpected reply from mnemon-ls", levels.ERROR)
+      return done(callback, { message = "unexpected reply" })
+    end
+    local results = type(result.results) == "table" and result.results or {}
+    if #results == 0 then
+      local hidden = type(result.hidden) == "table" and result.hidden or {}
+      local n = num(hidden.otherBranch) + num(hidden.detachedHead)
+      local msg = string.format('mnemon: nothing recalled for "%s": %s', query,
+        present(result.hint) and tostring(result.hint) or "nothing matched")
+      if n > 0 then
+        msg = msg .. string.format(" (%d branch-scoped item%s hidden)", n, n == 1 and "" or "s")
+      end
+      notify(msg, levels.INFO)
+      for _, notice in ipairs(type(result.notices) == "table" and result.notices or {}) do
+        notify("mnemon: " .. tostring(notice), levels.WARN)
+      end
+      return done(callback, nil, result, nil)
+    end
+    local ok, shown = pcall(show_scratch, root, table.concat(M.format_recall(result), "\n"), "recall")
+    if not ok then
+      notify("mnemon: cannot show the recall results: " .. tostring(shown), levels.ERROR)
+      return done(callback, { message = tostring(shown) })
+    end
+    done(callback, nil, result, shown)
+  end, { bufnr = bufnr })
+end
+
+--- Ids of the active Memory Spaces of the current buffer's workspace (synchronous, for completion;
+--- {} when no initialized client serves the buffer).
+function M.space_ids()
+  local c, root = client.for_buf(0)
+  if not c or not c.initialized then
+    return {}
+  end
+  local ok, response = pcall(compat.request_sync, c, "mnemon/spaces/list",
+    { workspace = client.root_uri(root), activeOnly = true }, 1500, vim.api.nvim_get_current_buf())
+  if not ok or type(response) ~= "table" or type(response.result) ~= "table" then
+    return {}
+  end
+  local ids = {}
+  for _, space in ipairs(type(response.result.spaces) == "table" and response.result.spaces or {}) do
+    if present(space.id) then
+      table.insert(ids, tostring(space.id))
+    end
+  end
+  return ids
+end
+
+--- Completion of :MnemonRemember's argument: `space=<id>` of the active spaces.
+function M.complete_remember(arglead)
+  if not ("space="):find(arglead, 1, true) and arglead:sub(1, 6) ~= "space=" then
+    return {}
+  end
+  local out = {}
+  for _, id in ipairs(M.space_ids()) do
+    local item = "space=" .. id
+    if item:sub(1, #arglead) == arglead then
+      table.insert(out, item)
+    end
+  end
+  return out
+end
+
+--- Parse :MnemonRemember's argument: "" or "space=<id>". Returns space_id (or nil) and an error message.
+function M.parse_remember_args(args)
+  args = vim.trim(args or "")
+  if args == "" then
+    return nil, nil
+  end
+  local id = args:match("^space=(%S+)$")
+  if not id then
+    return nil, 'unknown argument "' .. args .. '" (expected space=<id>)'
+  end
+  return id, nil
 end
 
 -- ------------------------------------------------------------------ status
@@ -709,7 +910,16 @@ end
 
 M.commands = {
   MnemonRemember = guarded("MnemonRemember", function(cmd)
-    M.remember({ line1 = cmd.line1, line2 = cmd.line2, range = cmd.range, branch_scoped = cmd.bang })
+    local space_id, problem = M.parse_remember_args(cmd.args)
+    if problem then
+      notify("mnemon: not remembered: " .. problem, levels.ERROR)
+      return
+    end
+    M.remember({ line1 = cmd.line1, line2 = cmd.line2, range = cmd.range, branch_scoped = cmd.bang,
+      space_id = space_id })
+  end),
+  MnemonRecall = guarded("MnemonRecall", function(cmd)
+    M.recall(cmd.args)
   end),
   MnemonWake = guarded("MnemonWake", function(cmd)
     M.wake({ branch = (cmd.args ~= "" and cmd.args) or nil })

@@ -18,7 +18,14 @@ import { after, before, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import { createMessageConnection, MessageConnection, ResponseError, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node";
 import {
+    activateSpace,
     archiveDocument,
+    createSpace,
+    deactivateSpace,
+    forgetInSpace,
+    listSpaces,
+    recall,
+    rememberInSpace,
     asMnemonError,
     branchFor,
     BranchChangedParams,
@@ -583,6 +590,104 @@ describe("contract with the real mnemon-ls server", () => {
         assert.ok(!missing.success && missing.error.code === "invalid-input" && missing.error.field === "path", JSON.stringify(missing));
         const catalog = await withTimeout(listDocuments(connection, { workspace: folderUri }), "list");
         assert.ok(catalog.documents.every((d) => d.title !== "Outside"), "nothing was created");
+    });
+
+    // ------------------------------------------------------------------------------ memory spaces
+
+    let spaceId: string;
+    let rememberedId: string;
+
+    it("spaces: the first space created is `default`; it is listed, active only when activated", async () => {
+        const before = await withTimeout(listSpaces(connection, { workspace: folderUri }), "list");
+        assert.deepEqual(before.spaces, [], JSON.stringify(before));
+        const created = await withTimeout(createSpace(connection, { workspace: folderUri, name: "Project notes", description: "Facts about this repo" }), "create");
+        assert.equal(created.id, "default");
+        assert.equal(created.name, "Project notes");
+        assert.equal(created.active, false);
+        assert.equal(created.kind, "native");
+        assert.equal(created.workspace, folderUri);
+        spaceId = created.id;
+        assert.deepEqual((await withTimeout(listSpaces(connection, { workspace: folderUri, activeOnly: true }), "active")).spaces, []);
+        const activated = await withTimeout(activateSpace(connection, { workspace: folderUri, spaceId }), "activate");
+        assert.equal(activated.active, true);
+        const active = await withTimeout(listSpaces(connection, { workspace: folderUri, activeOnly: true }), "active");
+        assert.deepEqual(active.spaces.map((s) => s.id), ["default"]);
+    });
+
+    it("spaces: remember commits into the space and recall finds it (English and CJK)", async () => {
+        const receipt = await withTimeout(rememberInSpace(connection, { workspace: folderUri, content: "The deploy script lives in tools/release.sh", spaceId }), "remember");
+        assert.equal(receipt.status, "committed", JSON.stringify(receipt));
+        assert.equal(receipt.spaceId, spaceId);
+        assert.equal(receipt.spaceName, "Project notes");
+        assert.ok(typeof receipt.id === "string" && receipt.id.length > 0);
+        rememberedId = receipt.id!;
+        const cjk = await withTimeout(rememberInSpace(connection, { workspace: folderUri, content: "今天玩成语接龙游戏", spaceId }), "remember cjk");
+        assert.equal(cjk.status, "committed", JSON.stringify(cjk));
+
+        const found = await withTimeout(recall(connection, { workspace: folderUri, query: "deploy script" }), "recall");
+        assert.equal(found.workspace, folderUri);
+        const hit = found.results.find((r) => r.id === rememberedId);
+        assert.ok(hit, JSON.stringify(found));
+        assert.equal(hit.spaceId, spaceId);
+        assert.equal(hit.spaceName, "Project notes");
+        assert.equal(hit.content, "The deploy script lives in tools/release.sh");
+        assert.ok(["high", "medium", "low", "unknown"].includes(hit.tier));
+        assert.ok(Array.isArray(hit.tags));
+        assert.deepEqual(Object.keys(found.hidden).sort(), ["detachedHead", "otherBranch"]);
+        assert.ok(Array.isArray(found.notices));
+
+        const chinese = await withTimeout(recall(connection, { workspace: folderUri, query: "接龙" }), "recall cjk");
+        assert.ok(chinese.results.some((r) => r.id === cjk.id && r.content === "今天玩成语接龙游戏"), JSON.stringify(chinese));
+    });
+
+    it("spaces: scopeToBranch tags the item for main; after checking out another branch recall hides it and counts it", async () => {
+        git(repo, gitEnv, "checkout", "-q", "main");
+        const receipt = await withTimeout(
+            rememberInSpace(connection, { workspace: folderUri, content: "Main-only migration flag is ZEBRAFISH", spaceId, scopeToBranch: true }),
+            "remember for branch",
+        );
+        assert.equal(receipt.status, "committed", JSON.stringify(receipt));
+        assert.ok((receipt.tags ?? []).includes("branch:main"), JSON.stringify(receipt));
+        const onMain = await withTimeout(recall(connection, { workspace: folderUri, query: "ZEBRAFISH migration flag" }), "recall on main");
+        assert.ok(onMain.results.some((r) => r.id === receipt.id), JSON.stringify(onMain));
+        assert.equal(onMain.branch.name, "main");
+
+        git(repo, gitEnv, "checkout", "-q", "-b", "other");
+        const onOther = await withTimeout(recall(connection, { workspace: folderUri, query: "ZEBRAFISH migration flag" }), "recall on other");
+        assert.equal(onOther.branch.name, "other");
+        assert.ok(!onOther.results.some((r) => r.id === receipt.id), JSON.stringify(onOther));
+        assert.ok(onOther.hidden.otherBranch >= 1, JSON.stringify(onOther.hidden));
+    });
+
+    it("spaces: forget by id removes the item from recall", async () => {
+        const receipt = await withTimeout(forgetInSpace(connection, { workspace: folderUri, spaceId, id: rememberedId }), "forget");
+        assert.equal(receipt.status, "committed", JSON.stringify(receipt));
+        assert.equal(receipt.action, "deleted");
+        assert.equal(receipt.id, rememberedId);
+        const after = await withTimeout(recall(connection, { workspace: folderUri, query: "deploy script" }), "recall after forget");
+        assert.ok(!after.results.some((r) => r.id === rememberedId), JSON.stringify(after));
+        // Forgetting it again names the field.
+        const again = await expectMnemonError(forgetInSpace(connection, { workspace: folderUri, spaceId, id: rememberedId }), "invalid-input");
+        assert.equal((again.data as { field?: string }).field, "id");
+    });
+
+    it("spaces: an empty query is invalid-input; naming an inactive space is invalid-input (spaces[0])", async () => {
+        const empty = await expectMnemonError(recall(connection, { workspace: folderUri, query: "" }), "invalid-input");
+        assert.equal((empty.data as { field?: string }).field, "query", JSON.stringify(empty.data));
+        await expectMnemonError(recall(connection, { workspace: folderUri, query: "   " }), "invalid-input");
+
+        const second = await withTimeout(createSpace(connection, { workspace: folderUri, name: "Scratch", description: "inactive" }), "create 2");
+        assert.notEqual(second.id, "default");
+        assert.equal(second.active, false);
+        const inactive = await expectMnemonError(recall(connection, { workspace: folderUri, query: "anything", spaces: [second.id] }), "invalid-input");
+        assert.equal((inactive.data as { field?: string }).field, "spaces[0]", JSON.stringify(inactive.data));
+        await expectMnemonError(recall(connection, { workspace: folderUri, query: "anything", spaces: ["no-such-space"] }), "invalid-input");
+
+        // With two active spaces, a write without a target is refused.
+        await withTimeout(activateSpace(connection, { workspace: folderUri, spaceId: second.id }), "activate 2");
+        const untargeted = await expectMnemonError(rememberInSpace(connection, { workspace: folderUri, content: "where does this go?" }), "invalid-input");
+        assert.equal((untargeted.data as { field?: string }).field, "spaceId");
+        await withTimeout(deactivateSpace(connection, { workspace: folderUri, spaceId: second.id }), "deactivate 2");
     });
 
     it("shutdown and exit end the server with exit code 0", async () => {

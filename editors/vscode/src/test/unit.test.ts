@@ -8,8 +8,13 @@ import {
     createdMessage,
     errorMessage,
     noResultsMessage,
+    firstLine,
     noticesMessage,
     receiptMessage,
+    recallEmptyMessage,
+    recallPickItem,
+    recallTitle,
+    spaceReceiptMessage,
     searchPickItem,
     searchTitle,
     statusBarText,
@@ -17,7 +22,14 @@ import {
     statusTooltip,
 } from "../format";
 import {
+    activateSpace,
     archiveDocument,
+    createSpace,
+    forgetInSpace,
+    listSpaces,
+    recall,
+    RecallItem,
+    rememberInSpace,
     asMnemonError,
     branchFor,
     createDocument,
@@ -152,6 +164,28 @@ describe("document requests", () => {
     });
 });
 
+describe("memory space requests", () => {
+    it("space helpers send the server's methods and params, with no undefined keys", async () => {
+        const sender = recorder();
+        await listSpaces(sender, { workspace: "file:///w", activeOnly: true });
+        await createSpace(sender, { workspace: "file:///w", name: "n", description: "d" });
+        await activateSpace(sender, { workspace: "file:///w", spaceId: "default" });
+        await rememberInSpace(sender, { workspace: "file:///w", content: "c", spaceId: "default", scopeToBranch: undefined });
+        await rememberInSpace(sender, { workspace: "file:///w", content: "c", spaceId: "default", scopeToBranch: true });
+        await recall(sender, { workspace: "file:///w", query: "q" });
+        await forgetInSpace(sender, { workspace: "file:///w", spaceId: "default", id: "abc" });
+        assert.deepEqual(sender.calls, [
+            ["mnemon/spaces/list", { workspace: "file:///w", activeOnly: true }],
+            ["mnemon/spaces/create", { workspace: "file:///w", name: "n", description: "d" }],
+            ["mnemon/spaces/activate", { workspace: "file:///w", spaceId: "default" }],
+            ["mnemon/remember", { workspace: "file:///w", content: "c", spaceId: "default" }],
+            ["mnemon/remember", { workspace: "file:///w", content: "c", spaceId: "default", scopeToBranch: true }],
+            ["mnemon/recall", { workspace: "file:///w", query: "q" }],
+            ["mnemon/forget", { workspace: "file:///w", spaceId: "default", id: "abc" }],
+        ]);
+    });
+});
+
 describe("settings", () => {
     it("nests runtimeMemory, drops null/empty dataDir and expands paths", () => {
         const values: Record<string, unknown> = {
@@ -242,6 +276,42 @@ describe("format", () => {
         assert.equal(
             createdMessage({ title: "Cache design", relativePath: "documents/active/cache-design-1a2b3c4d.md", sourcePaths: ["notes/cache.md"] }),
             "Mnemon: created document “Cache design” (documents/active/cache-design-1a2b3c4d.md) from notes/cache.md.",
+        );
+    });
+
+    it("recall hits as QuickPick items: first line clipped, space · score · tier, category/tags/created/branch", () => {
+        const item: RecallItem = {
+            spaceId: "default",
+            spaceName: "Notes",
+            providerId: "mnemon-native",
+            id: "1",
+            content: "\n  first   line\nsecond line",
+            score: 0.8765,
+            tier: "high",
+            category: "fact",
+            importance: 3,
+            tags: ["x", "branch:main"],
+            createdAt: "2026-01-01T00:00:00Z",
+            branchLabel: "other-branch",
+        };
+        assert.deepEqual(recallPickItem(item), {
+            label: "first line",
+            description: "Notes · 0.88 · high",
+            detail: "fact · tags: x, branch:main · created 2026-01-01T00:00:00Z · other-branch",
+        });
+        assert.equal(recallPickItem({ ...item, score: null, tags: [], createdAt: null, branchLabel: undefined }).description, "Notes · unscored · high");
+        assert.equal(recallPickItem({ ...item, score: null, tags: [], createdAt: null, branchLabel: undefined }).detail, "fact");
+        assert.equal(firstLine("a".repeat(100), 10), `${"a".repeat(9)}…`);
+        assert.equal(firstLine("接龙".repeat(10), 5), "接龙接龙…");
+        const hidden = { otherBranch: 2, detachedHead: 0 };
+        assert.equal(recallTitle({ query: "q", results: [item], hidden, truncated: 0 }), "Mnemon: 1 memory for “q” (2 hidden on other branches)");
+        assert.equal(
+            recallEmptyMessage({ query: "q", hint: "nothing matched", hidden }, "proj"),
+            "Mnemon: nothing recalled in proj for “q”: nothing matched (2 branch-scoped memories hidden).",
+        );
+        assert.equal(
+            spaceReceiptMessage({ status: "committed", message: "Remembered in Notes.", spaceName: "Notes", id: "1", activated: true }, "main"),
+            "Mnemon: Remembered in Notes. (branch main) Space Notes is now active.",
         );
     });
 });
