@@ -9,6 +9,8 @@ a bounded ``vim.wait`` predicate (see :mod:`tests.editors.nvim_helpers`).
 from __future__ import annotations
 
 import json
+import re
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -313,7 +315,7 @@ def test_selection_text_and_plugin_files(session: Session, tmp_path: Path) -> No
     assert session.lua("return vim.g.loaded_mnemon") is True
     commands = session.nv.api.get_commands({})
     assert {"MnemonRemember", "MnemonWake", "MnemonStatus", "MnemonForget", "MnemonDocCreate",
-            "MnemonDocSearch"} <= set(commands)
+            "MnemonDocSearch", "MnemonRecall"} <= set(commands)
     session.nv.command("runtime! plugin/mnemon.lua")  # sourcing again is a no-op, not an E174
 
     # The help file's tags build without duplicates (E154 would raise here).
@@ -323,8 +325,146 @@ def test_selection_text_and_plugin_files(session: Session, tmp_path: Path) -> No
     session.nv.command("helptags " + str(doc))
     tags = {line.split("\t")[0] for line in (doc / "tags").read_text(encoding="utf-8").splitlines()}
     assert {"mnemon", "mnemon.txt", ":MnemonRemember", ":MnemonWake", ":MnemonStatus", ":MnemonForget",
-            ":MnemonDocCreate", ":MnemonDocSearch", "mnemon-documents", "mnemon-setup", "mnemon-settings"} <= tags
+            ":MnemonDocCreate", ":MnemonDocSearch", ":MnemonRecall", "mnemon-documents", "mnemon-spaces",
+            "mnemon-setup", "mnemon-settings"} <= tags
     assert session.nv.vvars["errmsg"] == ""
+
+
+# ---------------------------------------------------------------------------------------------- memory spaces
+
+CJK = "今天玩成语接龙游戏"
+WIKI = "The vault address is written in the wiki."
+
+
+def space_rows(repo_dir: Path, space_id: str = "default") -> list[str]:
+    db = sqlite3.connect(repo_dir / ".mnemon" / "data" / space_id / "mnemon.db")
+    try:
+        return [r[0] for r in db.execute("SELECT content FROM insights WHERE deleted_at IS NULL ORDER BY rowid")]
+    finally:
+        db.close()
+
+
+def recall_text(session: Session) -> str:
+    return session.lua("""
+        for _, b in ipairs(vim.api.nvim_list_bufs()) do
+          if vim.api.nvim_buf_get_name(b):find('mnemon://recall', 1, true) then
+            return table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), '\\n')
+          end
+        end
+        return ''""")
+
+
+def recall(session: Session, query: str, needle: str) -> str:
+    """Run ``:MnemonRecall {query}`` and wait until the recall buffer's header names the query and it
+    contains ``needle``; its text."""
+    session.lua("T.recall_done = nil; require('mnemon').recall(..., {}, function() T.recall_done = true end)", query)
+    session.wait("T.recall_done", f"the recall of {query!r}")
+    text = recall_text(session)
+    assert text.startswith(f'# mnemon recall: "{query}"') and needle in text, text
+    assert session.lua("return vim.api.nvim_buf_get_name(0)").startswith("mnemon://recall")
+    session.nv.command("wincmd p")
+    return text
+
+
+def test_memory_spaces_remember_and_recall(session: Session, tmp_path: Path) -> None:
+    """:MnemonRemember space=<id> into a Memory Space (the row lands in its SQLite store), :MnemonRecall in a
+    scratch buffer (CJK query, branch-scoped item hidden after a checkout), completion, refusals."""
+    repo, repo_dir, notes, _runtime = make_workspace(tmp_path)
+    notes.write_text(f"{LINE1}\n{LINE2}\n{LINE3}\n{CJK}\n{WIKI}\n", encoding="utf-8")
+    session.setup({"storageScope": "workspace"})
+    session.open(notes)
+    session.wait_attached()
+
+    created = session.lua("""
+        local c = require('mnemon.client').all()[1]
+        T.space = nil
+        require('mnemon.client').request(c, 'mnemon/spaces/create',
+          { workspace = vim.uri_from_fname(...), name = 'Project P', description = 'Decisions of project P',
+            active = true },
+          function(err, result) T.space = { err = err, result = result } end)
+        T.wait(15000, function() return T.space ~= nil end)
+        return T.space""", str(repo_dir))
+    assert created and not created.get("err"), created
+    assert created["result"]["id"] == "default" and created["result"]["active"] is True
+    assert session.lua("return require('mnemon').complete_remember('space=')") == ["space=default"]
+    assert session.lua("return vim.fn.getcompletion('MnemonRemember sp', 'cmdline')") == ["space=default"]
+
+    # A visual selection into the space: the row is in <repo>/.mnemon/data/default/mnemon.db; MEMORY.md
+    # is untouched; one notification (the server's showMessage is swallowed).
+    mark = session.mark()
+    session.keys("1GV:MnemonRemember space=default<CR>")
+    note = session.wait_note("Remembered in Project P.", mark)
+    assert note["level"] == INFO and "[space Project P (default), item " in note["msg"]
+    assert session.notes()[mark:] == [note]
+    assert space_rows(repo_dir) == [LINE1]
+    assert not (repo_dir / ".mnemon" / "runtime" / "MEMORY.md").exists() \
+        or "pnpm" not in (repo_dir / ".mnemon" / "runtime" / "MEMORY.md").read_text(encoding="utf-8")
+
+    # :MnemonRecall: a read-only markdown scratch buffer with the space name, score, tier, content.
+    session.nv.command("MnemonRecall pnpm")
+    session.wait("(function() for _, b in ipairs(vim.api.nvim_list_bufs()) do"
+                 " if vim.api.nvim_buf_get_name(b):find('mnemon://recall', 1, true) then return true end end end)()",
+                 "the recall buffer")
+    text = recall_text(session)
+    assert text.startswith('# mnemon recall: "pnpm" — 1 result'), text
+    assert "## 1. Project P" in text and LINE1 in text
+    assert re.search(r"^_default · id \S+ · score -?\d+\.\d\d · tier \w+ · category general · created \S+_$", text,
+                     re.MULTILINE), text
+    info = session.lua("local b = vim.api.nvim_get_current_buf();"
+                       " return { vim.api.nvim_buf_get_name(b), vim.bo[b].buftype, vim.bo[b].modifiable,"
+                       " vim.bo[b].filetype }")
+    assert info == ["mnemon://recall" + str(repo_dir), "nofile", False, "markdown"]
+    session.nv.command("wincmd p")
+    assert session.nv.current.buffer.name == str(notes)
+
+    # A CJK line (a line range, no visual marks) found by a two-character query.
+    mark = session.mark()
+    session.nv.command("4MnemonRemember space=default")
+    session.wait_note("Remembered in Project P.", mark)
+    assert space_rows(repo_dir) == [LINE1, CJK]
+    text = recall(session, "接龙", CJK)
+    assert "## 1. Project P" in text and "pnpm" not in text
+
+    # Branch-scoped (!) into the space; an unscoped item sharing the word. Both recalled on main.
+    mark = session.mark()
+    session.keys("3GV:MnemonRemember! space=default<CR>")
+    note = session.wait_note("Remembered in Project P. (branch main)", mark)
+    assert note["level"] == INFO
+    mark = session.mark()
+    session.nv.command("5MnemonRemember space=default")
+    session.wait_note("Remembered in Project P.", mark)
+    assert space_rows(repo_dir) == [LINE1, CJK, LINE3, WIKI]
+    text = recall(session, "vault", WIKI)
+    assert LINE3 in text and "hidden" not in text.lower()
+
+    # After a checkout of another branch the scoped item is hidden, and the buffer says so.
+    create_branch(repo, "feature")
+    switch(repo, "feature")
+    branch_event(session, "feature")
+    text = recall(session, "vault", WIKI)
+    assert LINE3 not in text, text
+    assert "1 result, 1 hidden" in text.splitlines()[0]
+    assert "Hidden: 1 item scoped to another git branch." in text
+
+    # Nothing matches: one INFO with the server's hint, the recall buffer is left as it was.
+    mark = session.mark()
+    session.nv.command("MnemonRecall zebracornflakes")
+    note = session.wait_note('nothing recalled for "zebracornflakes"', mark)
+    assert note["level"] == INFO and "nothing matched" in note["msg"]
+    assert WIKI in recall_text(session)
+
+    # Refusals: an unknown space (the server's error), an unknown argument (before any request).
+    mark = session.mark()
+    session.nv.command("1MnemonRemember space=nope")
+    note = session.wait_note("not remembered", mark)
+    assert note["level"] == ERROR and "is not a registered space" in note["msg"] and "(space=nope)" in note["msg"]
+    mark = session.mark()
+    session.nv.command("1MnemonRemember spaces")
+    note = session.wait_note("not remembered", mark)
+    assert note["level"] == ERROR and "expected space=<id>" in note["msg"]
+    assert space_rows(repo_dir) == [LINE1, CJK, LINE3, WIKI]
+    assert session.nv.vvars["errmsg"] == ""
+    assert not [n for n in session.notes() if "deprecat" in n["msg"].lower()]
 
 
 # ---------------------------------------------------------------------------------------------- documents
