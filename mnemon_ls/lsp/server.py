@@ -17,6 +17,7 @@ import asyncio
 import functools
 import hashlib
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any, Awaitable, Callable
@@ -31,7 +32,7 @@ from .. import __version__, fsio
 from ..errors import InvalidInput, MnemonError
 from ..host import FolderState, HostRegistry, uri_to_path
 from ..runtime import ops
-from ..runtime.model import branch_name_problem, normalize_text
+from ..runtime.model import branch_name_problem, normalize_text, validate_branches
 from ..settings import Settings, load_settings
 from ..view import ViewRegistry
 from . import protocol as P
@@ -682,8 +683,8 @@ def code_action(ls: MnemonLanguageServer, params: types.CodeActionParams) -> lis
                 actions.append(_action(f"Remember selection in space {space['name']}", P.CMD_REMEMBER,
                                        base | {"spaceId": space["id"]}))
     actions.append(_action("Show wake snapshot", P.CMD_SHOW_WAKE, {"uri": uri}))
-    managed = state.host.root / "documents"
-    path = uri_to_path(uri) if uri.startswith("file:") else None
+    managed = Path(os.path.realpath(state.host.root / "documents"))
+    path = Path(os.path.realpath(uri_to_path(uri))) if uri.startswith("file:") else None
     if path is not None and managed not in path.parents:
         actions.append(_action("Create document from file", P.CMD_CREATE_DOCUMENT, {"uri": uri}))
     return actions
@@ -746,9 +747,10 @@ async def remember_selection(ls: MnemonLanguageServer, args: Any) -> dict[str, A
 
 async def _remember_in_space(ls: MnemonLanguageServer, state: FolderState, a: Any) -> dict[str, Any]:
     """The space target of "Remember selection": whitespace-normalized text into Memory Space ``a.space_id``."""
-    if a.branches and len(a.branches) > 1:
+    branches = validate_branches(a.branches, "memory", "branches")  # same rules and field names as MEMORY.md
+    if len(branches) > 1:
         raise InvalidInput("branches", "a Memory Space item is scoped to one branch (got several)")
-    branch = a.branches[0] if a.branches else None
+    branch = branches[0] if branches else None
     importance = {"critical": 5, "normal": 3, "low": 1}.get(a.importance or "normal")
     receipt = await asyncio.to_thread(state.host.spaces.remember, normalize_text(a.text), space_id=a.space_id,
                                       importance=importance, source="user", branch=branch)
