@@ -21,6 +21,8 @@ import json
 import shutil
 import stat
 import unicodedata
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -996,3 +998,38 @@ def test_rejected_operation_on_never_used_root_creates_nothing(tmp_path, clock, 
         with pytest.raises(NoMatch):
             remove(store, "anything")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_repair_waits_for_an_in_place_save_to_finish(tmp_path):
+    """An editor saving MEMORY.md in place truncates it, then writes. A repair that reads the empty file in
+    between must not rename over it (the editor's bytes would go to the replaced inode and be lost): it waits
+    until the file has been quiet, then preserves the whole edit.
+
+    The 0.2 s pause models a slow editor between its truncate and its write (it is the condition under
+    test, not a synchronisation); the store's settle period is set to 2 s so the margin is wide. Without
+    the settle wait the repair finishes long before the write and the edit is lost (the test fails)."""
+    import threading
+
+    from mnemon_ls.runtime.ops import validate_request
+    from mnemon_ls.runtime.store import RuntimeStore
+
+    store = RuntimeStore(tmp_path / "root")
+    store.mutate(validate_request("add", "memory", "kept fact"))
+    store.settle_seconds = 2.0
+    memory = store.projection_path("memory")
+    edit = b"kept fact\n\xc2\xa7\nmy hand-written line\n"
+    outcome: dict = {}
+    with open(memory, "r+b") as editor:
+        editor.truncate(0)  # first half of an in-place save
+        editor.flush()
+        worker = threading.Thread(target=lambda: outcome.update(report=store.repair()))
+        worker.start()
+        time.sleep(0.2)  # the slow editor
+        editor.write(edit)  # second half of the save, through the editor's own descriptor
+        editor.flush()
+        os.fsync(editor.fileno())
+    worker.join(timeout=30)
+    report = outcome["report"]
+    assert report.repaired == ["MEMORY.md"]
+    assert Path(report.preserved["MEMORY.md"]).read_bytes() == edit
+    assert memory.read_bytes() == b"kept fact\n"

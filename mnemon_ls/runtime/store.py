@@ -26,6 +26,7 @@ from ..findings import Finding
 
 import json
 import os
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -52,6 +53,10 @@ from .model import (
 )
 
 Clock = Callable[[], datetime]
+#: Seconds a differing projection must have been left alone before a repair or commit replaces it.
+SETTLE_SECONDS = 0.15
+#: Longest seconds one replacement waits for a projection that keeps being written.
+SETTLE_MAX_SECONDS = 1.0
 
 
 def _utc_now() -> datetime:
@@ -184,6 +189,7 @@ class RuntimeStore:
         self.limits = limits or RuntimeMemorySettings()
         self.lock_timeout = lock_timeout
         self.clock = clock
+        self.settle_seconds = SETTLE_SECONDS
         self.runtime_dir = self.root / "runtime"
         self.memories_path = self.runtime_dir / "memories.json"
         self.last_good_path = self.runtime_dir / ".memories.last-good.json"
@@ -420,6 +426,9 @@ class RuntimeStore:
                 current = fsio.read_bytes_or_none(path)
                 if current == expected:
                     continue
+                current = self._settled_bytes(path, current)
+                if current == expected:
+                    continue
                 if current:
                     report.preserved[path.name] = str(self._preserve(path.name, current))
                 writes.append((path, expected))
@@ -427,6 +436,25 @@ class RuntimeStore:
             self._sweep_orphans()
             fsio.write_files_atomically(writes)
         return report
+
+    def _settled_bytes(self, path: Path, current: bytes | None) -> bytes | None:
+        """``path``'s bytes once nobody has written it for :data:`SETTLE_SECONDS` (bounded wait).
+
+        An editor that saves in place truncates the file, then writes it: a repair that read between the
+        two would see an empty file, preserve nothing and rename the projection over it, and the editor's
+        write would land in the replaced inode, lost. So a file modified moments ago is read again once
+        it has been quiet for ``settle_seconds`` (default :data:`SETTLE_SECONDS`; at most
+        :data:`SETTLE_MAX_SECONDS` or four settle periods in all).
+        """
+        deadline = time.monotonic() + max(SETTLE_MAX_SECONDS, 4 * self.settle_seconds)
+        while True:
+            try:
+                age = time.time() - path.stat().st_mtime
+            except FileNotFoundError:
+                return None
+            if age >= self.settle_seconds or time.monotonic() >= deadline:
+                return fsio.read_bytes_or_none(path)
+            time.sleep(max(0.0, min(self.settle_seconds - age, deadline - time.monotonic())) + 0.005)
 
     def _projections_differ(self, entries: Sequence[Entry]) -> bool:
         return any(
@@ -505,7 +533,9 @@ class RuntimeStore:
             if current == new:
                 continue
             old = projection_bytes(before, target) if before is not None else None
-            if current and current != old:
+            if current != old:
+                current = self._settled_bytes(path, current)
+            if current and current != old and current != new:
                 preserved[path.name] = str(self._preserve(path.name, current))
             writes.append((path, new))
         self._sweep_orphans()
