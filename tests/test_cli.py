@@ -15,7 +15,6 @@ line on stderr, never a traceback, and a failed command changes no byte under ``
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import shutil
@@ -32,18 +31,7 @@ from mnemon_ls.runtime.snapshot import EXPLANATION
 from mnemon_ls.runtime.store import RuntimeStore
 
 
-def _load_procs():
-    name = "mnemon_ls_tests_helpers_procs"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / "helpers" / "procs.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-procs = _load_procs()
-pytestmark = pytest.mark.filterwarnings("ignore::filelock.SoftFileLockLifetimeWarning")
+from tests.helpers import procs  # noqa: E402  (shared subprocess and file-tree helpers)
 
 _beside = Path(sys.executable).parent / "mnemon-ls"
 MNEMON_LS = str(_beside) if _beside.exists() else shutil.which("mnemon-ls")

@@ -13,11 +13,9 @@ TypeScript plugin leaves), and a record cut short by a writer killed mid-write.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -32,19 +30,7 @@ from mnemon_ls.runtime.store import RuntimeStore
 from mnemon_ls.settings import RuntimeMemorySettings
 
 
-def _load_procs():
-    name = "mnemon_ls_tests_helpers_procs"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / "helpers" / "procs.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-procs = _load_procs()
-# fsio silences this deliberate-choice warning at import; pytest re-enables warnings per test.
-pytestmark = pytest.mark.filterwarnings("ignore::filelock.SoftFileLockLifetimeWarning")
+from tests.helpers import procs  # noqa: E402  (shared subprocess and file-tree helpers)
 
 LIMITS = RuntimeMemorySettings(memory_limit_bytes=1_048_576)
 RUNTIME_FILES = [".memories.last-good.json", "MEMORY.md", "USER.md", "memories.json"]

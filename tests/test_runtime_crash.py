@@ -23,11 +23,9 @@ The counts of each crash state are printed, to show how often a kill landed mid-
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import random
 import re
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -40,20 +38,9 @@ from mnemon_ls.runtime.model import parse_store, projection_bytes, serialize_sto
 from mnemon_ls.runtime.store import RuntimeStore
 from mnemon_ls.settings import RuntimeMemorySettings
 
-pytestmark = pytest.mark.filterwarnings("ignore::filelock.SoftFileLockLifetimeWarning")
 
 
-def _load_procs():
-    name = "mnemon_ls_tests_helpers_procs"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / "helpers" / "procs.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-procs = _load_procs()
+from tests.helpers import procs  # noqa: E402  (shared subprocess and file-tree helpers)
 
 SEED = 20261130
 RUNS = 50

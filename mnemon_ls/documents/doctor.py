@@ -14,7 +14,6 @@ from ..findings import Finding
 
 import os
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from .. import fsio

@@ -14,7 +14,6 @@ from typing import Any, Literal, Sequence
 from ..errors import AmbiguousMatch, DuplicateContent, InvalidInput, NoMatch, RuntimeCapacityError
 from .model import (
     IMPORTANCES,
-    MAX_ENTRY_BYTES,
     DELIMITER_CHAR,
     Entry,
     Importance,

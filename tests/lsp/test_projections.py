@@ -17,7 +17,6 @@ separate test.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 
@@ -31,7 +30,6 @@ from tests.lsp.conftest import (
     memory_file,
     projection,
     seed_store,
-    tree_state,
     uri,
     wait_for_bytes,
     watch_for_writes,

@@ -12,7 +12,6 @@ import re
 from pathlib import Path
 
 import pygit2
-import pytest
 from lsprotocol import types
 
 from tests.gitrepo import create_branch, switch
