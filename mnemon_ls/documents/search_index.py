@@ -42,14 +42,13 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import sqlite3
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from .. import fsio
+from ..sqliteindex import DerivedIndex
 from .tokens import TOKENIZER_VERSION, QueryTerm, term_counts
 
 SCHEMA_VERSION = 2
@@ -61,7 +60,6 @@ B = 0.75
 W_SCALE = 10_000
 #: Relative drift of the mean document length that triggers recomputing every weight.
 AVGDL_DRIFT = 0.25
-_BUSY_MS = 5000
 #: SQLite page cache (KiB) while indexing many documents at once (the default 2 MiB halves the speed).
 BULK_CACHE_KIB = 65536
 
@@ -85,90 +83,29 @@ def meta_hash(title: str, description: str) -> str:
     return hashlib.sha256(f"{title}\x00{description}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-class SearchIndex:
+class SearchIndex(DerivedIndex):
     """The postings database at ``path`` (``None``: in memory, for read-only roots and tests)."""
 
+    TABLES = ("docs", "postings")
+    INITIAL_META = {"generation": "0"}
+
     def __init__(self, path: Path | None) -> None:
-        self.path = path
-        self._db: sqlite3.Connection | None = None
-        self._inode: int | None = None
+        super().__init__(path, schema=SCHEMA_VERSION, tokenizer=TOKENIZER_VERSION)
         self.generation_seen: int = -1
-        self.resets = 0
 
-    # ------------------------------------------------------------------ connection
+    _connect = DerivedIndex.connect
 
-    def _connect(self) -> sqlite3.Connection:
-        if self._db is not None and self.path is not None:
-            try:
-                if os.stat(self.path).st_ino != self._inode:
-                    self.close()
-            except FileNotFoundError:
-                self.close()
-        if self._db is not None:
-            return self._db
-        if self.path is None:
-            db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-        else:
-            fsio.ensure_dir(self.path.parent)
-            if not self.path.exists():
-                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, fsio.FILE_MODE)
-                os.close(fd)
-            db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None,
-                                 timeout=_BUSY_MS / 1000)
-            self._inode = os.stat(self.path).st_ino
-        try:
-            db.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
-            if self.path is not None:
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("PRAGMA synchronous=NORMAL")
-            self._ensure_schema(db)
-        except sqlite3.DatabaseError:
-            db.close()
-            raise
-        self._db = db
-        return db
-
-    def _ensure_schema(self, db: sqlite3.Connection) -> None:
-        db.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)")
-        found = dict(db.execute("SELECT key, value FROM meta").fetchall())
-        wanted = {"schema": str(SCHEMA_VERSION), "tokenizer": str(TOKENIZER_VERSION)}
-        if all(found.get(k) == v for k, v in wanted.items()):
-            return
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            db.execute("DROP TABLE IF EXISTS docs")
-            db.execute("DROP TABLE IF EXISTS postings")
-            db.execute("CREATE TABLE docs(doc INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL, status TEXT,"
-                       " body_hash TEXT, meta_hash TEXT, file_sig TEXT, dl INTEGER NOT NULL, terms BLOB)")
-            db.execute("CREATE TABLE postings(term TEXT NOT NULL, doc INTEGER NOT NULL, tf INTEGER NOT NULL,"
-                       " w INTEGER NOT NULL, PRIMARY KEY(term, doc)) WITHOUT ROWID")
-            db.execute("DELETE FROM meta")
-            db.executemany("INSERT INTO meta VALUES(?, ?)", [*wanted.items(), ("generation", "0")])
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-
-    def close(self) -> None:
-        """Close the connection (reopened on the next use)."""
-        if self._db is not None:
-            try:
-                self._db.close()
-            finally:
-                self._db = None
-                self._inode = None
+    def create_tables(self, db: sqlite3.Connection) -> None:
+        """The docs and postings tables."""
+        db.execute("CREATE TABLE docs(doc INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL, status TEXT,"
+                   " body_hash TEXT, meta_hash TEXT, file_sig TEXT, dl INTEGER NOT NULL, terms BLOB)")
+        db.execute("CREATE TABLE postings(term TEXT NOT NULL, doc INTEGER NOT NULL, tf INTEGER NOT NULL,"
+                   " w INTEGER NOT NULL, PRIMARY KEY(term, doc)) WITHOUT ROWID")
 
     def reset(self) -> None:
         """Delete the database files and start empty (after corruption)."""
-        self.close()
-        self.resets += 1
+        super().reset()
         self.generation_seen = -1
-        if self.path is not None:
-            for suffix in ("", "-wal", "-shm", "-journal"):
-                try:
-                    os.unlink(f"{self.path}{suffix}")
-                except FileNotFoundError:
-                    pass
 
     def _guard(self, action: Callable[[sqlite3.Connection], object]):
         """Run ``action(db)``; on corruption reset the file and run it once more."""

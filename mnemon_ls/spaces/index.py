@@ -43,12 +43,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from .. import fsio
+from ..sqliteindex import DerivedIndex
 from .tokenizer import TOKENIZER_VERSION, QueryTerm, document_terms, fts_match
 
 SCHEMA_VERSION = 2
 INDEX_FILE = ".mnemon-ls-index.db"
-_BUSY_MS = 5000
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,95 +87,29 @@ def indexed_terms(row: IndexRow) -> str:
     return " ".join(terms)
 
 
-class SideIndex:
+class SideIndex(DerivedIndex):
     """The index file at ``path`` (see module doc). Not thread-safe: the provider serializes calls."""
 
+    TABLES = ("docs", "fts", "ents")
+    INITIAL_META = {"fingerprint": "null"}
+
     def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self._db: sqlite3.Connection | None = None
-        self._inode: int | None = None
-        self.resets = 0
-        #: How many times a connection was opened (a reopen means the file may be another one).
-        self.opens = 0
+        super().__init__(Path(path), schema=SCHEMA_VERSION, tokenizer=TOKENIZER_VERSION)
 
-    # ------------------------------------------------------------------ connection
+    def create_tables(self, db: sqlite3.Connection) -> None:
+        """Documents, their FTS5 terms and the entity index."""
+        db.execute("CREATE TABLE docs(doc INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL, active INTEGER NOT NULL,"
+                   " importance INTEGER, created REAL, source TEXT, category TEXT, chash TEXT, tags TEXT, sig TEXT)")
+        db.execute("CREATE INDEX docs_chash ON docs(chash)")
+        db.execute("CREATE INDEX docs_active ON docs(active)")
+        db.execute("CREATE VIRTUAL TABLE fts USING fts5(terms, detail=none, tokenize=\"ascii tokenchars '-._'\")")
+        db.execute("CREATE TABLE ents(entity TEXT NOT NULL, created REAL NOT NULL, doc INTEGER NOT NULL,"
+                   " PRIMARY KEY(entity, created, doc)) WITHOUT ROWID")
 
-    def connect(self) -> sqlite3.Connection:
-        """The open connection (reopened when the file was replaced or deleted)."""
-        if self._db is not None:
-            try:
-                if os.stat(self.path).st_ino != self._inode:
-                    self.close()
-            except FileNotFoundError:
-                self.close()
-        if self._db is not None:
-            return self._db
-        fsio.ensure_dir(self.path.parent)
-        if not self.path.exists():
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, fsio.FILE_MODE)
-            os.close(fd)
-        db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False, timeout=_BUSY_MS / 1000)
-        try:
-            self._inode = os.stat(self.path).st_ino
-            db.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA cache_size=-32768")
-            self._ensure_schema(db)
-            db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, fts, 'row')")
-        except BaseException:
-            db.close()
-            raise
-        self._db = db
-        self.opens += 1
-        return db
-
-    def _ensure_schema(self, db: sqlite3.Connection) -> None:
-        db.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)")
-        found = dict(db.execute("SELECT key, value FROM meta").fetchall())
-        wanted = {"schema": str(SCHEMA_VERSION), "tokenizer": str(TOKENIZER_VERSION)}
-        if all(found.get(k) == v for k, v in wanted.items()):
-            return
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            found = dict(db.execute("SELECT key, value FROM meta").fetchall())
-            if all(found.get(k) == v for k, v in wanted.items()):
-                db.execute("COMMIT")
-                return
-            for table in ("docs", "fts", "ents"):
-                db.execute(f"DROP TABLE IF EXISTS {table}")
-            db.execute("CREATE TABLE docs(doc INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL, active INTEGER NOT NULL,"
-                       " importance INTEGER, created REAL, source TEXT, category TEXT, chash TEXT, tags TEXT, sig TEXT)")
-            db.execute("CREATE INDEX docs_chash ON docs(chash)")
-            db.execute("CREATE INDEX docs_active ON docs(active)")
-            db.execute("CREATE VIRTUAL TABLE fts USING fts5(terms, detail=none, tokenize=\"ascii tokenchars '-._'\")")
-            db.execute("CREATE TABLE ents(entity TEXT NOT NULL, created REAL NOT NULL, doc INTEGER NOT NULL,"
-                       " PRIMARY KEY(entity, created, doc)) WITHOUT ROWID")
-            db.execute("DELETE FROM meta")
-            db.executemany("INSERT INTO meta(key, value) VALUES(?, ?)", [*wanted.items(), ("fingerprint", "null")])
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-
-    def close(self) -> None:
-        """Close the connection (reopened on the next use)."""
-        if self._db is not None:
-            try:
-                self._db.close()
-            finally:
-                self._db = None
-                self._inode = None
-
-    def reset(self) -> None:
-        """Delete the index files (after corruption); the next use starts empty and rebuilds."""
-        self.close()
-        self.resets += 1
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            try:
-                os.unlink(f"{self.path}{suffix}")
-            except FileNotFoundError:
-                pass
+    def after_open(self, db: sqlite3.Connection) -> None:
+        """A 32 MiB page cache and the fts5vocab view used for document frequencies."""
+        db.execute("PRAGMA cache_size=-32768")
+        db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, fts, 'row')")
 
     # ------------------------------------------------------------------ state
 

@@ -178,6 +178,24 @@ local function client_or_fail(bufnr, callback)
   return c, root
 end
 
+--- The common start of a query command: a non-empty `query` and the client serving `opts.bufnr`
+--- (default: the current buffer). Returns client, root, trimmed query; or nil after telling the user.
+local function query_prelude(command, query, opts, callback)
+  local bufnr = (opts.bufnr == nil or opts.bufnr == 0) and vim.api.nvim_get_current_buf() or opts.bufnr
+  if type(query) ~= "string" or vim.trim(query) == "" then
+    local msg = "mnemon: :" .. command .. " needs a query"
+    notify(msg, levels.ERROR)
+    done(callback, { message = msg })
+    return nil
+  end
+  local c, root = client_or_fail(bufnr, callback)
+  if not c then
+    return nil
+  end
+  return c, root, vim.trim(query)
+end
+
+
 local function same_uri(a, b)
   if not present(a) or not present(b) then
     return false
@@ -480,14 +498,8 @@ end
 --- spaces (list of ids). callback(err, result, recall_bufnr) (recall_bufnr nil when nothing matched).
 function M.recall(query, opts, callback)
   opts = opts or {}
-  local bufnr = (opts.bufnr == nil or opts.bufnr == 0) and vim.api.nvim_get_current_buf() or opts.bufnr
-  if type(query) ~= "string" or vim.trim(query) == "" then
-    local msg = "mnemon: :MnemonRecall needs a query"
-    notify(msg, levels.ERROR)
-    return done(callback, { message = msg })
-  end
-  query = vim.trim(query)
-  local c, root = client_or_fail(bufnr, callback)
+  local c, root
+  c, root, query = query_prelude("MnemonRecall", query, opts, callback)
   if not c then
     return
   end
@@ -840,14 +852,8 @@ end
 --- include_archived, open (default true). callback(err, result, items).
 function M.doc_search(query, opts, callback)
   opts = opts or {}
-  local bufnr = (opts.bufnr == nil or opts.bufnr == 0) and vim.api.nvim_get_current_buf() or opts.bufnr
-  if type(query) ~= "string" or vim.trim(query) == "" then
-    local msg = "mnemon: :MnemonDocSearch needs a query"
-    notify(msg, levels.ERROR)
-    return done(callback, { message = msg })
-  end
-  query = vim.trim(query)
-  local c, root = client_or_fail(bufnr, callback)
+  local c, root
+  c, root, query = query_prelude("MnemonDocSearch", query, opts, callback)
   if not c then
     return
   end

@@ -1,0 +1,126 @@
+"""Derived SQLite side indexes: one connection, reopened when the file is replaced, rebuilt when stale.
+
+Both the Documents search index (``documents/.search.sqlite3``) and a Memory Space's index
+(``data/<id>/.mnemon-ls-index.db``) are *derived* state: never the truth, safe to delete, rebuilt
+from the truth files. This base class owns what they share: opening (WAL, busy timeout, file 0600),
+noticing a replaced or deleted file by its inode, a ``meta`` table whose ``schema``/``tokenizer``
+versions decide when the tables are dropped and recreated, and ``reset()`` after corruption.
+Subclasses name their tables (:attr:`TABLES`), create them (:meth:`create_tables`) and may add
+per-connection setup (:meth:`after_open`).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from . import fsio
+
+#: Milliseconds a statement waits for another connection's write lock.
+BUSY_MS = 5000
+
+
+class DerivedIndex:
+    """A derived SQLite index at ``path`` (``None``: in memory). Not thread-safe: callers serialize.
+
+    ``resets`` counts corruption resets, ``opens`` connection opens (a reopen means the file may be new).
+    """
+
+    #: Tables dropped and recreated when the wanted meta (schema/tokenizer versions) changes.
+    TABLES: tuple[str, ...] = ()
+    #: Extra ``meta`` rows written when the tables are recreated.
+    INITIAL_META: dict[str, str] = {}
+
+    def __init__(self, path: Path | None, *, schema: int, tokenizer: int) -> None:
+        self.path = Path(path) if path is not None else None
+        self._wanted = {"schema": str(schema), "tokenizer": str(tokenizer)}
+        self._db: sqlite3.Connection | None = None
+        self._inode: int | None = None
+        self.resets = 0
+        self.opens = 0
+
+    def connect(self) -> sqlite3.Connection:
+        """The open connection (reopened when the file was replaced or deleted; schema ensured)."""
+        if self._db is not None and self.path is not None:
+            try:
+                if os.stat(self.path).st_ino != self._inode:
+                    self.close()
+            except FileNotFoundError:
+                self.close()
+        if self._db is not None:
+            return self._db
+        if self.path is None:
+            db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+        else:
+            fsio.ensure_dir(self.path.parent)
+            if not self.path.exists():
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, fsio.FILE_MODE))
+            db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None,
+                                 timeout=BUSY_MS / 1000)
+        try:
+            if self.path is not None:
+                self._inode = os.stat(self.path).st_ino
+            db.execute(f"PRAGMA busy_timeout={BUSY_MS}")
+            if self.path is not None:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+            self._ensure_schema(db)
+            self.after_open(db)
+        except BaseException:
+            db.close()
+            raise
+        self._db = db
+        self.opens += 1
+        return db
+
+    def create_tables(self, db: sqlite3.Connection) -> None:
+        """Create :attr:`TABLES` (inside the schema transaction). Subclasses implement it."""
+        raise NotImplementedError
+
+    def after_open(self, db: sqlite3.Connection) -> None:
+        """Per-connection setup after the schema is ensured (pragmas, temp tables). Default: none."""
+
+    def _ensure_schema(self, db: sqlite3.Connection) -> None:
+        db.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)")
+        if self._meta_current(db):
+            return
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if self._meta_current(db):  # another connection rebuilt it while we waited
+                db.execute("COMMIT")
+                return
+            for table in self.TABLES:
+                db.execute(f"DROP TABLE IF EXISTS {table}")
+            self.create_tables(db)
+            db.execute("DELETE FROM meta")
+            db.executemany("INSERT INTO meta(key, value) VALUES(?, ?)",
+                           [*self._wanted.items(), *self.INITIAL_META.items()])
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _meta_current(self, db: sqlite3.Connection) -> bool:
+        found = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        return all(found.get(k) == v for k, v in self._wanted.items())
+
+    def close(self) -> None:
+        """Close the connection (reopened on the next use)."""
+        if self._db is not None:
+            try:
+                self._db.close()
+            finally:
+                self._db = None
+                self._inode = None
+
+    def reset(self) -> None:
+        """Delete the index files (after corruption); the next use starts empty and is rebuilt."""
+        self.close()
+        self.resets += 1
+        if self.path is not None:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                try:
+                    os.unlink(f"{self.path}{suffix}")
+                except FileNotFoundError:
+                    pass
