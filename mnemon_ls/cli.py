@@ -74,7 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
         sub = actions.add_parser(name, parents=[common], help=help_text)
         sub.add_argument("--target", choices=TARGETS, default="memory", help="user (USER.md) or memory (MEMORY.md; default)")
         if name != "add":
-            sub.add_argument("--old-text", required=True, help="text selecting one entry: exact content first, else a unique substring")
+            sub.add_argument("--old-text", required=True,
+                             help="text selecting one entry: exact content first, else a unique substring "
+                                  "('-' reads standard input)")
         if name != "remove":
             sub.add_argument("--content", required=True, help="entry text ('-' reads standard input)")
             sub.add_argument("--importance", choices=("critical", "normal", "low"))
@@ -247,12 +249,17 @@ def cmd_runtime_mutate(args: argparse.Namespace) -> int:
         if branches:
             raise InvalidInput("branches", "--no-branches cannot be combined with --branch")
         branches = []
+    old_text = getattr(args, "old_text", None)
+    if old_text == "-" and getattr(args, "content", None) == "-":
+        raise InvalidInput("oldText", "only one of --old-text and --content can read standard input")
     content = _read_content(args.content) if hasattr(args, "content") else None
+    if old_text == "-":
+        old_text = _read_content(old_text)
     request = ops.validate_request(
         action=args.action,
         target=args.target,
         content=content,
-        old_text=getattr(args, "old_text", None),
+        old_text=old_text,
         importance=getattr(args, "importance", None),
         branches=branches,
     )

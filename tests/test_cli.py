@@ -498,3 +498,13 @@ def test_usage_errors_are_one_line(seeded, args):
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1
     assert result.stderr.startswith("mnemon-ls")
+
+
+def test_old_text_from_standard_input(cli):
+    assert cli.run("runtime", "add", "--content", "entry with a tab\tinside").returncode == 0
+    result = cli.run("runtime", "remove", "--old-text", "-", stdin="entry with a tab inside\n")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert "Entry removed." in result.stdout
+    both = cli.run("runtime", "replace", "--old-text", "-", "--content", "-", stdin="x")
+    assert both.returncode == 2
+    assert both.stderr.startswith("mnemon-ls: error: oldText: only one of --old-text and --content")
