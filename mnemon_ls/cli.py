@@ -50,6 +50,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors (``mnemon-ls: error: <message>``, exit 2), like every other error."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        """Print one line and exit 2 (argparse's own usage block is not printed)."""
         print(f"mnemon-ls: error: {message} (see `{self.prog} --help`)", file=sys.stderr)
         if "--json" in sys.argv[1:]:
             sys.stdout.write(json.dumps({"error": {"code": "invalid-input", "message": message}}) + "\n")
@@ -224,6 +225,7 @@ def _repair_lines(repairs: Sequence[Any]) -> list[str]:
 
 
 def cmd_wake(args: argparse.Namespace) -> int:
+    """``mnemon-ls wake``: repair projections, print the wake snapshot (``--json``: the snapshot dict + root + repairs)."""
     host = _host(args)
     snapshot, repairs = host.wake(branch=args.branch, budget_chars=args.budget)
     for line in _repair_lines(repairs):
@@ -244,6 +246,7 @@ def _read_content(value: str) -> str:
 
 
 def cmd_runtime_mutate(args: argparse.Namespace) -> int:
+    """``mnemon-ls runtime add|replace|remove``: validate, commit, print the receipt."""
     branches = getattr(args, "branches", None)
     if getattr(args, "no_branches", False):
         if branches:
@@ -276,6 +279,7 @@ def cmd_runtime_mutate(args: argparse.Namespace) -> int:
 
 
 def cmd_runtime_list(args: argparse.Namespace) -> int:
+    """``mnemon-ls runtime list``: every entry with importance, ages and branches (no branch filter)."""
     host = _host(args)
     state = host.runtime.read()
     now_ms = parse_timestamp_ms(datetime.now(timezone.utc).isoformat()) or 0
@@ -299,6 +303,7 @@ def cmd_runtime_list(args: argparse.Namespace) -> int:
 
 
 def cmd_runtime_recover(args: argparse.Namespace) -> int:
+    """``mnemon-ls runtime recover``: quarantine a damaged memories.json and restore what can be recovered."""
     host = _host(args)
     results = [store.recover() | {"store": str(store.runtime_dir)} for store in host.runtime.stores]
     _emit(args, results, "\n".join(f"{r['store']}: {r['message']}" for r in results))
@@ -306,6 +311,7 @@ def cmd_runtime_recover(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
+    """``mnemon-ls doctor``: settings, root, branch and every Source's findings; exit 1 when a problem is found."""
     host = _host(args)
     branch = host.branch_state()
     lines = [
@@ -349,6 +355,7 @@ def _full_document_id(store: Any, given: str) -> str:
 
 
 def cmd_doc(args: argparse.Namespace) -> int:
+    """``mnemon-ls doc ...``: the Documents Source (ids may be given as the 8-character prefix ``doc list`` prints)."""
     host = _host(args)
     store = host.documents
     try:
@@ -408,6 +415,7 @@ def cmd_doc(args: argparse.Namespace) -> int:
 
 
 def cmd_space(args: argparse.Namespace) -> int:
+    """``mnemon-ls space ...``: the Memory Spaces directory and item operations."""
     host = _host(args)
     svc = host.spaces
     try:
@@ -453,6 +461,7 @@ def cmd_space(args: argparse.Namespace) -> int:
 
 
 def cmd_remember(args: argparse.Namespace) -> int:
+    """``mnemon-ls remember``: remember a fact in a Memory Space (``--for-branch`` tags the current branch)."""
     host = _host(args)
     try:
         branch = None
@@ -471,6 +480,7 @@ def cmd_remember(args: argparse.Namespace) -> int:
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
+    """``mnemon-ls recall``: federated recall with the workspace's branch scope."""
     host = _host(args)
     try:
         result = host.recall(args.query, spaces=args.spaces, limit=args.limit, mode=args.mode).to_dict()
@@ -490,6 +500,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    """``mnemon-ls serve``: run the language server."""
     from .lsp.server import run  # imported lazily: the other commands never load pygls
 
     return run(tcp=args.tcp, log_file=args.log_file, verbose=args.verbose)

@@ -101,6 +101,7 @@ class MnemonProtocol(LanguageServerProtocol):
     """LanguageServerProtocol that hands ``mnemon/*`` request params to handlers as plain dicts."""
 
     def get_message_type(self, method: str) -> type | None:  # noqa: D102 - pygls hook
+        """:class:`RawRequest` for the ``mnemon/*`` requests we receive, pygls' own types otherwise."""
         # Only the requests we receive: our own outgoing notifications need pygls' notification type.
         if method in REQUESTS:
             return RawRequest

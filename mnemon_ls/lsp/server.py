@@ -96,7 +96,8 @@ class MnemonLanguageServer(LanguageServer):
         return bool(get_capability(self.client_capabilities, path, False))
 
     def report_server_error(self, error: Exception, source: Any) -> None:  # noqa: D102 - pygls hook
-        # Request errors already travel in the response; never pop them up as window/showMessage.
+        """Log request errors only: they already travel in the response, so never pop them up as
+        ``window/showMessage``."""
         log.debug("request error (%s): %s", getattr(source, "__name__", source), error)
 
     # --------------------------------------------------------------- folders and settings
@@ -294,8 +295,10 @@ def mnemon_request(method: str) -> Callable[[Handler], Handler]:
     """Register an async ``mnemon/*`` handler whose domain errors become JSON-RPC errors (no tracebacks)."""
 
     def decorate(fn: Handler) -> Handler:
+        """Wrap and register ``fn`` for ``method``."""
         @functools.wraps(fn)
         async def wrapper(ls: MnemonLanguageServer, params: Any) -> Any:
+            """Wait for the initial configuration, run the handler, map every error to a JSON-RPC error."""
             try:
                 try:  # never serve with settings the client is about to override (bounded wait)
                     await asyncio.wait_for(ls.ready().wait(), timeout=10)
@@ -320,6 +323,7 @@ def mnemon_request(method: str) -> Callable[[Handler], Handler]:
 
 @server.feature(types.INITIALIZE)
 def on_initialize(ls: MnemonLanguageServer, params: types.InitializeParams) -> None:
+    """``initialize``: client settings from ``initializationOptions``; folders from ``workspaceFolders``, else ``rootUri``/``rootPath``."""
     ls.client_settings = settings_section(params.initialization_options)
     folders = params.workspace_folders or []
     if folders:
@@ -333,6 +337,7 @@ def on_initialize(ls: MnemonLanguageServer, params: types.InitializeParams) -> N
 
 @server.feature(types.INITIALIZED)
 async def on_initialized(ls: MnemonLanguageServer, _params: types.InitializedParams) -> None:
+    """``initialized``: pull per-folder ``workspace/configuration``, start watchers, announce branches; then serve ``mnemon/*``."""
     try:
         await ls.pull_configuration()
     finally:
@@ -351,6 +356,7 @@ async def on_initialized(ls: MnemonLanguageServer, _params: types.InitializedPar
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
 async def on_folders_changed(ls: MnemonLanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+    """``workspace/didChangeWorkspaceFolders``: removed folders stop being served at once; added ones get roots and watchers."""
     for folder in params.event.removed:
         removed = ls.registry.remove_folder(folder.uri)  # first: no request may be served for it now
         ls.folder_settings.pop(folder.uri, None)
@@ -367,6 +373,7 @@ async def on_folders_changed(ls: MnemonLanguageServer, params: types.DidChangeWo
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
 async def on_configuration_changed(ls: MnemonLanguageServer, params: types.DidChangeConfigurationParams) -> None:
+    """``workspace/didChangeConfiguration``: re-pull section ``mnemon`` when supported, else use the pushed settings."""
     if ls.supports("workspace.configuration"):
         await ls.pull_configuration()
         return
@@ -376,6 +383,7 @@ async def on_configuration_changed(ls: MnemonLanguageServer, params: types.DidCh
 
 @server.feature(types.SHUTDOWN)
 async def on_shutdown(ls: MnemonLanguageServer, *_args: Any) -> None:
+    """``shutdown``: stop watchers and the access flusher, flush and close every folder's Sources."""
     for uri in list(ls.watchers):
         await ls.stop_watchers(uri)
     if ls.flush_task is not None:
@@ -389,6 +397,7 @@ async def on_shutdown(ls: MnemonLanguageServer, *_args: Any) -> None:
 
 @mnemon_request(P.RUNTIME_MUTATE)
 async def runtime_mutate(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    """``mnemon/runtime/mutate`` (:class:`RuntimeMutateParams`) -> the Runtime receipt + ``workspace``."""
     p = P.parse_params(P.RuntimeMutateParams, params)
     request = ops.validate_request(p.action, p.target, p.content, p.old_text, p.importance, p.branches)
     state = ls.registry.resolve(p.workspace)
@@ -398,6 +407,7 @@ async def runtime_mutate(ls: MnemonLanguageServer, params: Any) -> dict[str, Any
 
 @mnemon_request(P.RUNTIME_SNAPSHOT)
 async def runtime_snapshot(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    """``mnemon/runtime/snapshot`` -> ``{workspace, revision, entries, usage: {user, memory}, problems}`` (all entries, no branch filter)."""
     p = P.parse_params(P.WorkspaceParams, params)
     state = ls.registry.resolve(p.workspace)
     effective = await asyncio.to_thread(state.host.runtime.read)
@@ -413,6 +423,7 @@ async def runtime_snapshot(ls: MnemonLanguageServer, params: Any) -> dict[str, A
 
 @mnemon_request(P.WAKE)
 async def wake(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    """``mnemon/wake`` (:class:`WakeParams`) -> ``WakeSnapshot.to_dict()`` + ``workspace``; with ``viewId`` the View's pinned wake."""
     p = P.parse_params(P.WakeParams, params)
     if p.view_id is not None:
         return ls.views.get(p.view_id).wake
@@ -424,6 +435,7 @@ async def wake(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
 
 @mnemon_request(P.TURN_BEGIN)
 async def turn_begin(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    """``mnemon/turn/begin`` -> ``{viewId, wake, revisions, parentViewId}`` (a child reads its parent's pinned wake)."""
     p = P.parse_params(P.TurnBeginParams, params)
     if p.parent_view_id is not None:
         view = ls.views.begin_child(p.parent_view_id)
@@ -437,6 +449,7 @@ async def turn_begin(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
 
 @mnemon_request(P.TURN_END)
 async def turn_end(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    """``mnemon/turn/end`` -> ``{viewId, ended: true}``; the View stays readable for its children."""
     p = P.parse_params(P.TurnEndParams, params)
     view = ls.views.end(p.view_id)
     return {"viewId": view.view_id, "ended": True}
@@ -444,9 +457,11 @@ async def turn_end(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
 
 @mnemon_request(P.STATUS)
 async def status(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    """``mnemon/status`` -> ``{version, protocolVersion, workspaces: [{uri, name, path, root, userRoot, scope, branch, branchReason, detached, entries, usage, problems, documents}]}``."""
     P.parse_params(P._Params, params)
 
     def collect() -> list[dict[str, Any]]:
+        """One status row per folder (runs in a worker thread)."""
         rows = []
         for state in ls.registry.folders.values():
             effective = state.host.runtime.read()
@@ -494,6 +509,7 @@ async def _documents(ls: MnemonLanguageServer, workspace: str | None, call: Call
 
 @mnemon_request(P.DOCUMENTS_CREATE)
 async def documents_create(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    """``mnemon/documents/create`` -> ``MutationResult.to_dict()`` (Documents Source)."""
     p = P.parse_params(P.DocumentCreateParams, params)
     return await _documents(ls, p.workspace, lambda d: d.create(
         p.title, p.content, description=p.description, source_paths=p.source_paths,
@@ -502,6 +518,7 @@ async def documents_create(ls: MnemonLanguageServer, params: Any) -> dict[str, A
 
 @mnemon_request(P.DOCUMENTS_UPDATE)
 async def documents_update(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    """``mnemon/documents/update`` -> ``MutationResult.to_dict()``; archived documents are immutable (``document-status``)."""
     p = P.parse_params(P.DocumentUpdateParams, params)
     return await _documents(ls, p.workspace, lambda d: d.update(
         p.id, title=p.title, description=p.description, content=p.content, source_paths=p.source_paths,
@@ -510,18 +527,21 @@ async def documents_update(ls: MnemonLanguageServer, params: Any) -> dict[str, A
 
 @mnemon_request(P.DOCUMENTS_GET)
 async def documents_get(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    """``mnemon/documents/get`` -> ``DocumentView.to_dict()`` (record, body, absolute path)."""
     p = P.parse_params(P.DocumentIdParams, params)
     return await _documents(ls, p.workspace, lambda d: d.get(p.id))
 
 
 @mnemon_request(P.DOCUMENTS_LIST)
 async def documents_list(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    """``mnemon/documents/list`` -> ``Catalog.to_dict()``; each document gains an absolute ``path``."""
     p = P.parse_params(P.DocumentListParams, params)
     return await _documents(ls, p.workspace, lambda d: d.list(p.status))
 
 
 @mnemon_request(P.DOCUMENTS_SEARCH)
 async def documents_search(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    """``mnemon/documents/search`` -> ``SearchResult.to_dict()``; each hit gains an absolute ``path``."""
     p = P.parse_params(P.DocumentSearchParams, params)
     return await _documents(ls, p.workspace, lambda d: d.search(
         p.query, include_archived=p.include_archived, limit=p.limit, include_content=p.include_content))
@@ -529,6 +549,7 @@ async def documents_search(ls: MnemonLanguageServer, params: Any) -> dict[str, A
 
 @mnemon_request(P.DOCUMENTS_ARCHIVE)
 async def documents_archive(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    """``mnemon/documents/archive`` -> ``MutationResult.to_dict()`` (needs the current ``documentRevision``)."""
     p = P.parse_params(P.DocumentArchiveParams, params)
     return await _documents(ls, p.workspace, lambda d: d.archive(
         p.id, p.document_revision, summary=p.summary, expected_revision=p.expected_revision))
@@ -536,6 +557,7 @@ async def documents_archive(ls: MnemonLanguageServer, params: Any) -> dict[str, 
 
 @mnemon_request(P.DOCUMENTS_RESTORE)
 async def documents_restore(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
+    """``mnemon/documents/restore`` -> ``MutationResult.to_dict()`` (a new active revision)."""
     p = P.parse_params(P.DocumentRestoreParams, params)
     return await _documents(ls, p.workspace, lambda d: d.restore(
         p.id, document_revision=p.document_revision, expected_revision=p.expected_revision))
@@ -555,18 +577,21 @@ async def _spaces(ls: MnemonLanguageServer, workspace: str | None, call: Callabl
 
 @mnemon_request(P.SPACES_LIST)
 async def spaces_list(ls: MnemonLanguageServer, params: Any) -> Any:
+    """``mnemon/spaces/list`` -> ``{spaces: [SpaceView], workspace}`` (credential field names only, never values)."""
     p = P.parse_params(P.SpacesListParams, params)
     return await _spaces(ls, p.workspace, lambda h: h.spaces.list_spaces(active_only=p.active_only))
 
 
 @mnemon_request(P.SPACES_CREATE)
 async def spaces_create(ls: MnemonLanguageServer, params: Any) -> Any:
+    """``mnemon/spaces/create`` -> ``SpaceView`` (the first native space gets id ``default``)."""
     p = P.parse_params(P.SpaceCreateParams, params)
     return await _spaces(ls, p.workspace, lambda h: h.spaces.create_space(p.name, p.description, active=p.active))
 
 
 @mnemon_request(P.SPACES_UPDATE)
 async def spaces_update(ls: MnemonLanguageServer, params: Any) -> Any:
+    """``mnemon/spaces/update`` -> ``SpaceView``."""
     p = P.parse_params(P.SpaceUpdateParams, params)
     return await _spaces(ls, p.workspace, lambda h: h.spaces.update_space(p.space_id, name=p.name,
                                                                           description=p.description))
@@ -574,30 +599,35 @@ async def spaces_update(ls: MnemonLanguageServer, params: Any) -> Any:
 
 @mnemon_request(P.SPACES_ACTIVATE)
 async def spaces_activate(ls: MnemonLanguageServer, params: Any) -> Any:
+    """``mnemon/spaces/activate`` -> ``SpaceView`` (active spaces are read by recall)."""
     p = P.parse_params(P.SpaceIdParams, params)
     return await _spaces(ls, p.workspace, lambda h: h.spaces.activate(p.space_id))
 
 
 @mnemon_request(P.SPACES_DEACTIVATE)
 async def spaces_deactivate(ls: MnemonLanguageServer, params: Any) -> Any:
+    """``mnemon/spaces/deactivate`` -> ``SpaceView``."""
     p = P.parse_params(P.SpaceIdParams, params)
     return await _spaces(ls, p.workspace, lambda h: h.spaces.deactivate(p.space_id))
 
 
 @mnemon_request(P.SPACES_DELETE)
 async def spaces_delete(ls: MnemonLanguageServer, params: Any) -> Any:
+    """``mnemon/spaces/delete`` -> ``{deleted, providerId, defaultStore, message}`` (never the last native store)."""
     p = P.parse_params(P.SpaceIdParams, params)
     return await _spaces(ls, p.workspace, lambda h: h.spaces.delete_space(p.space_id))
 
 
 @mnemon_request(P.SPACES_STATUS)
 async def spaces_status(ls: MnemonLanguageServer, params: Any) -> Any:
+    """``mnemon/spaces/status`` -> ``{space, status}`` (counts, edges, schema, index)."""
     p = P.parse_params(P.SpaceIdParams, params)
     return await _spaces(ls, p.workspace, lambda h: h.spaces.space_status(p.space_id))
 
 
 @mnemon_request(P.SPACES_MERGE)
 async def spaces_merge(ls: MnemonLanguageServer, params: Any) -> Any:
+    """``mnemon/spaces/merge`` -> ``{targetId, status, sources: [...]}`` (non-destructive; sources deactivated only when fully accounted for)."""
     p = P.parse_params(P.SpaceMergeParams, params)
     return await _spaces(ls, p.workspace, lambda h: h.spaces.merge(p.source_ids, p.target_id,
                                                                    deactivate_sources=p.deactivate_sources))
@@ -612,6 +642,7 @@ def _current_branch(host: Any) -> str:
 
 @mnemon_request(P.REMEMBER)
 async def remember(ls: MnemonLanguageServer, params: Any) -> Any:
+    """``mnemon/remember`` -> ``WriteReceipt.to_dict()``; ``scopeToBranch`` adds a ``branch:<current>`` tag."""
     p = P.parse_params(P.RememberParams, params)
     return await _spaces(ls, p.workspace, lambda h: h.spaces.remember(
         p.content, space_id=p.space_id, category=p.category, importance=p.importance, tags=p.tags,
@@ -620,6 +651,7 @@ async def remember(ls: MnemonLanguageServer, params: Any) -> Any:
 
 @mnemon_request(P.RECALL)
 async def recall(ls: MnemonLanguageServer, params: Any) -> Any:
+    """``mnemon/recall`` -> ``RecallResult.to_dict()`` with the workspace's branch scope (``branchRecall``, ``detachedHeadPolicy``)."""
     p = P.parse_params(P.RecallParams, params)
     return await _spaces(ls, p.workspace, lambda h: h.recall(
         p.query, spaces=p.spaces, limit=p.limit, mode=p.mode, category=p.category, source=p.source,
@@ -628,6 +660,7 @@ async def recall(ls: MnemonLanguageServer, params: Any) -> Any:
 
 @mnemon_request(P.RELATED)
 async def related(ls: MnemonLanguageServer, params: Any) -> Any:
+    """``mnemon/related`` -> ``{spaceId, spaceName, id, items: [... depth, edgeType]}``."""
     p = P.parse_params(P.RelatedParams, params)
     return await _spaces(ls, p.workspace, lambda h: h.spaces.related(
         p.space_id, p.id, depth=p.depth, edge_type=p.edge_type, limit=p.limit))
@@ -635,6 +668,7 @@ async def related(ls: MnemonLanguageServer, params: Any) -> Any:
 
 @mnemon_request(P.LINK)
 async def link(ls: MnemonLanguageServer, params: Any) -> Any:
+    """``mnemon/link`` -> ``WriteReceipt.to_dict()`` (both ids must exist and not be forgotten)."""
     p = P.parse_params(P.LinkParams, params)
     return await _spaces(ls, p.workspace, lambda h: h.spaces.link(
         p.space_id, p.source_id, p.target_id, edge_type=p.edge_type, weight=p.weight))
@@ -642,6 +676,7 @@ async def link(ls: MnemonLanguageServer, params: Any) -> Any:
 
 @mnemon_request(P.FORGET)
 async def forget(ls: MnemonLanguageServer, params: Any) -> Any:
+    """``mnemon/forget`` -> ``WriteReceipt.to_dict()`` (soft delete by exact id)."""
     p = P.parse_params(P.ForgetParams, params)
     return await _spaces(ls, p.workspace, lambda h: h.spaces.forget(p.space_id, p.id))
 
@@ -652,6 +687,7 @@ async def forget(ls: MnemonLanguageServer, params: Any) -> Any:
 @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
                 types.CodeActionOptions(code_action_kinds=[P.CODE_ACTION_KIND]))
 def code_action(ls: MnemonLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    """``textDocument/codeAction``: Remember selection (MEMORY.md, for the branch, in an active space), Show wake snapshot, Create document from file; none on automatic triggers."""
     only = params.context.only
     if only and not any(str(kind) in ("", P.CODE_ACTION_KIND) or P.CODE_ACTION_KIND.startswith(f"{kind}.")
                         for kind in only):
