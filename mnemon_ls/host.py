@@ -108,13 +108,15 @@ class WorkspaceHost:
         return gitstate.probe_branch(self.workspace)
 
     def wake(
-        self, branch: str | None = None, budget_chars: int | None = None
+        self, branch: str | None = None, budget_chars: int | None = None, *,
+        probed: "gitstate.BranchState | None" = None,
     ) -> tuple[WakeSnapshot, list[tuple[RuntimeStore, RepairReport]]]:
         """Repair projections and render the wake snapshot.
 
         ``branch`` overrides the probed branch (validated like stored branch names; raises
-        :class:`InvalidInput` naming ``branch``). ``budget_chars`` overrides ``wakeBudgetChars``
-        (1024..4194304 characters).
+        :class:`InvalidInput` naming ``branch``). ``probed`` is a probe the caller already made (the
+        server announces it), so the snapshot renders exactly that branch without probing again.
+        ``budget_chars`` overrides ``wakeBudgetChars`` (1024..4194304 characters).
         """
         if budget_chars is not None and (isinstance(budget_chars, bool) or not isinstance(budget_chars, int)
                                          or not 1024 <= budget_chars <= 4_194_304):
@@ -126,7 +128,7 @@ class WorkspaceHost:
                 raise InvalidInput("branch", f"{problem} (got {branch!r})")
             reason: str | None = "given"
         else:
-            state = self.branch_state()
+            state = probed if probed is not None else self.branch_state()
             name, reason = state.branch, state.reason
         budget = budget_chars or self.settings.wake_budget_chars
         covers = self._cover_texts(budget // 20)

@@ -278,11 +278,14 @@ class MnemonLanguageServer(LanguageServer):
 
     async def wake_for(self, state: FolderState, branch: str | None = None, budget: int | None = None) -> dict[str, Any]:
         """Render the wake for a folder (repairing first) and announce repairs; the ``WakeSnapshot`` dict."""
+        probed = None
         if branch is None:
-            current = await self.probe(state)
-            if current is not None:
-                self.update_branch(state, current)
-        snapshot, repairs = await asyncio.to_thread(state.host.wake, branch, budget)
+            probed = await self.probe(state)
+            if probed is not None:
+                self.update_branch(state, probed)
+            else:  # a newer probe already landed; render what it recorded
+                probed = state.branch
+        snapshot, repairs = await asyncio.to_thread(functools.partial(state.host.wake, branch, budget, probed=probed))
         self.announce_repairs(state.uri, repairs)
         return snapshot.to_dict() | {"workspace": state.uri}
 
