@@ -1,7 +1,7 @@
 """The ``mnemon-ls`` command line.
 
 Commands: ``wake``, ``runtime add|replace|remove|list|recover``, ``doctor`` (``serve`` starts the
-language server). Every command takes ``--workspace`` (default: the current directory), ``--scope``,
+language server). Every command takes ``--workspace`` (default: see :func:`mnemon_ls.roots.find_workspace`), ``--scope``,
 ``--data-dir`` and the other settings as flags, and ``--json`` for scripts.
 
 Exit codes: 0 success; 2 invalid input (the error names the field and the rule); 3 rejected by the
@@ -32,12 +32,16 @@ from .settings import Settings, load_settings
 def _settings_parent() -> argparse.ArgumentParser:
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_argument_group("workspace and settings")
-    group.add_argument("--workspace", metavar="DIR", help="workspace directory (default: current directory)")
+    group.add_argument("--workspace", metavar="DIR",
+                       help="workspace directory (default: the nearest directory from the current one upward "
+                            "holding .git or .mnemon; none found: no workspace, the global root is used)")
     group.add_argument("--scope", choices=("global", "workspace", "workspaces", "custom"),
-                       help="storageScope (default global: $MNEMON_DATA_DIR or ~/.mnemon)")
+                       help="storageScope (default workspaces: <$MNEMON_DATA_DIR or ~/.mnemon>/workspaces/"
+                            "<sha256 of the workspace path>; global: $MNEMON_DATA_DIR or ~/.mnemon)")
     group.add_argument("--data-dir", metavar="DIR",
                        help="dataDir: the root (implies --scope custom), or the base for --scope workspaces")
-    group.add_argument("--runtime-user-scope", choices=("storage", "global"), help="runtimeUserScope")
+    group.add_argument("--runtime-user-scope", choices=("storage", "global"),
+                       help="runtimeUserScope (default global: USER.md from the global root; storage: from the selected root)")
     group.add_argument("--user-limit-bytes", type=int, metavar="N", help="runtimeMemory.userLimitBytes (1..1048576)")
     group.add_argument("--memory-limit-bytes", type=int, metavar="N", help="runtimeMemory.memoryLimitBytes (1..1048576)")
     group.add_argument("--detached-head-policy", choices=("hide", "show"), help="detachedHeadPolicy")

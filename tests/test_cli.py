@@ -1,8 +1,11 @@
 """The ``mnemon-ls`` console script, run for real in a subprocess (no in-process ``main()`` calls).
 
-Every run gets ``HOME`` and ``MNEMON_DATA_DIR`` inside ``tmp_path`` (storage scope ``global``, the
-default), no ``GIT_*`` / ``MNEMON_*`` variables from the outside, and a real repository made with pygit2
-on branch ``main`` as its working directory (the default workspace).
+Every run gets ``HOME`` and ``MNEMON_DATA_DIR`` inside ``tmp_path``, the storage scope ``global`` with
+``runtimeUserScope=storage`` named explicitly (``--scope global --runtime-user-scope storage``, the
+TypeScript plugin's defaults, unless the test names a scope itself), no ``GIT_*`` / ``MNEMON_*``
+variables from the outside, and a real repository made with pygit2 on branch ``main`` as its working
+directory (the default workspace). The defaults themselves (``workspaces`` + ``global``) are tested in
+``test_default_root_*`` below.
 
 Expected values are written out from the reference (dsh-mnemon.md 3.1-3.7) rather than computed with
 the package: the revision is sha256 of the compact JSON of memories.json, projections are the contents
@@ -64,7 +67,13 @@ class Cli:
         self.memories = self.runtime / "memories.json"
         self.env = procs.child_env(HOME=str(self.home), MNEMON_DATA_DIR=str(self.data))
 
-    def run(self, *args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    #: Appended to every command that takes settings and names no scope of its own.
+    SCOPE = ("--scope", "global", "--runtime-user-scope", "storage")
+
+    def run(self, *args: str, stdin: str | None = None, env: dict[str, str] | None = None,
+            scoped: bool = True) -> subprocess.CompletedProcess:
+        if scoped and not {"--scope", "--data-dir", "--help", "--version"} & set(args) and args[:1] != ("serve",):
+            args = (*args, *self.SCOPE)
         result = subprocess.run(
             [MNEMON_LS, *args],
             cwd=self.ws,

@@ -61,7 +61,7 @@ def untouched(tmp_path):
 def test_defaults():
     settings = load_settings()
     assert settings == load_settings({}) == load_settings(None)
-    assert (settings.storage_scope, settings.data_dir, settings.runtime_user_scope) == ("global", None, "storage")
+    assert (settings.storage_scope, settings.data_dir, settings.runtime_user_scope) == ("workspaces", None, "global")
     assert (settings.runtime_memory.user_limit_bytes, settings.runtime_memory.memory_limit_bytes) == (4096, 10240)
     assert (settings.detached_head_policy, settings.worktree_sharing, settings.wake_budget_chars) == (
         "hide", "shared", 65536)
@@ -174,9 +174,16 @@ def test_each_scope_resolves_without_writing(untouched):
     env = {"MNEMON_DATA_DIR": str(tmp / "global")}
     real = workspace.resolve()
 
-    glob = resolve_root(workspace, load_settings(), env)
+    glob = resolve_root(workspace, load_settings({"storageScope": "global", "runtimeUserScope": "storage"}), env)
     assert (glob.root, glob.user_root, glob.scope, glob.workspace, glob.split_user) == (
         tmp / "global", tmp / "global", "global", real, False)
+    digest = hashlib.sha256(str(real).encode("utf-8")).hexdigest()
+    default = resolve_root(workspace, load_settings(), env)  # workspaces + runtimeUserScope global
+    assert (default.root, default.user_root, default.scope, default.workspace, default.split_user) == (
+        tmp / "global" / "workspaces" / digest, tmp / "global", "workspaces", real, True)
+    alone = resolve_root(None, load_settings(), env)  # no workspace: the global root
+    assert (alone.root, alone.user_root, alone.scope, alone.workspace, alone.split_user) == (
+        tmp / "global", tmp / "global", "global", None, False)
     assert resolve_root(workspace, load_settings({"storageScope": "workspace"}), env).root == real / ".mnemon"
     custom = resolve_root(None, load_settings({"storageScope": "custom", "dataDir": str(base)}), env)
     assert (custom.root, custom.workspace) == (base, None)
@@ -230,10 +237,9 @@ def test_workspace_that_is_a_file_or_absent_for_workspace_scopes(untouched):
     with pytest.raises(InvalidInput) as info:
         resolve_root(untouched.path / "file", load_settings({"storageScope": "workspace"}), {})
     assert info.value.field == "workspace"
-    for scope in ("workspace", "workspaces"):
-        with pytest.raises(InvalidInput) as info:
-            resolve_root(None, load_settings({"storageScope": scope}), {})
-        assert (info.value.field, info.value.rule) == ("workspace", f"is required when storageScope is {scope}")
+    with pytest.raises(InvalidInput) as info:
+        resolve_root(None, load_settings({"storageScope": "workspace"}), {})
+    assert (info.value.field, info.value.rule) == ("workspace", "is required when storageScope is workspace")
 
 
 def test_data_dir_that_is_a_file_is_rejected(untouched):
@@ -256,9 +262,10 @@ def test_global_root_that_is_a_file_is_rejected(untouched):
     (tmp / "ws").mkdir()
     untouched.seal()
     env = {"MNEMON_DATA_DIR": str(tmp / "g")}
-    with pytest.raises(InvalidInput) as info:
-        resolve_root(None, load_settings(), env)
-    assert info.value.field == "MNEMON_DATA_DIR"
+    for settings in (load_settings(), load_settings({"storageScope": "global"})):
+        with pytest.raises(InvalidInput) as info:
+            resolve_root(None, settings, env)
+        assert info.value.field == "MNEMON_DATA_DIR"
     with pytest.raises(InvalidInput) as info:
         resolve_root(tmp / "ws", load_settings({"storageScope": "workspace", "runtimeUserScope": "global"}), env)
     assert info.value.field == "MNEMON_DATA_DIR"
