@@ -520,3 +520,16 @@ def tracked_files_under(path: str | os.PathLike[str]) -> list[str]:
         return [entry.path for entry in index if entry.path.startswith(prefix)]
     except _REPO_ERRORS:
         return []
+
+
+def ignored_by_git(path: str | os.PathLike[str]) -> bool | None:
+    """Whether git ignores ``path`` (need not exist) by the ``.gitignore`` files and excludes of the
+    working tree containing it; ``None`` when ``path`` is not inside a working tree. Never writes."""
+    top = working_tree_containing(path)
+    if top is None:
+        return None
+    relative = os.path.relpath(os.path.realpath(os.fspath(path)), top).replace(os.sep, "/")
+    try:
+        return bool(pygit2.Repository(str(top)).path_is_ignored(relative))
+    except _REPO_ERRORS:
+        return None

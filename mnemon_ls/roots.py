@@ -32,11 +32,14 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from . import fsio
 from .errors import InvalidInput, NotFound
 from .settings import Settings
+
+if TYPE_CHECKING:
+    from .findings import Finding
 
 ROOT_AREAS = ("runtime", "documents", "data", "state")
 
@@ -282,3 +285,34 @@ def write_root_gitignore(root: Path) -> bool:
             os.rmdir(root)
         raise
     return True
+
+
+def diagnose_git(root: Path) -> list["Finding"]:
+    """``doctor`` findings for a storage root inside a git working tree (read-only; pygit2 index).
+
+    A warning when files under ``root`` are in the git index (tracked: memory one commit away from
+    being shared), or when nothing makes git ignore the root; ``ok`` when it is ignored; nothing when
+    the root does not exist or is outside every working tree.
+    """
+    from . import gitstate
+    from .findings import Finding
+
+    if not root.is_dir():
+        return []
+    top = gitstate.working_tree_containing(root)
+    if top is None:
+        return []
+    relative = os.path.relpath(os.path.realpath(root), top)
+    tracked = gitstate.tracked_files_under(root)
+    if tracked:
+        shown = ", ".join(tracked[:3]) + (f" and {len(tracked) - 3} more" if len(tracked) > 3 else "")
+        return [Finding("warning", str(root),
+                        f"{len(tracked)} file(s) under this storage root are tracked by the git repository {top} "
+                        f"({shown}); memory is private and would be pushed with the repository",
+                        f"git -C {top} rm -r --cached -- {relative} (the files stay on disk), and keep "
+                        f"{root / '.gitignore'} containing the line *")]
+    if not gitstate.ignored_by_git(root / "runtime" / "memories.json"):
+        return [Finding("warning", str(root),
+                        f"lies inside the git working tree {top} and is not ignored: `git add .` would commit it",
+                        f"create {root / '.gitignore'} containing the line *")]
+    return [Finding("ok", str(root), f"inside the git working tree {top}; ignored by git")]
