@@ -255,9 +255,11 @@ def arm_root_creation(resolution: RootResolution) -> None:
         fsio.on_directory_created(root, write_root_gitignore)
 
 
-def write_root_gitignore(root: Path) -> bool:
-    """Write ``root/.gitignore`` (:data:`ROOT_GITIGNORE`, mode 0600) when ``root`` lies inside a git
-    working tree and has no ``.gitignore``; an existing one is never overwritten or read.
+def write_root_gitignore(root: Path, body: bytes = ROOT_GITIGNORE) -> bool:
+    """Write ``root/.gitignore`` (``body``, default :data:`ROOT_GITIGNORE`; mode 0600) when ``root`` lies
+    inside a git working tree and has no ``.gitignore``; an existing one is never overwritten or read.
+    (A directory meant to be partly committed, such as a ``.dsh/`` whose ``shared.jsonl`` is shared,
+    passes its own ``body``, e.g. ``b"*\n!shared.jsonl\n"``, with :func:`functools.partial`.)
 
     Returns ``True`` when it wrote the file. Raises :class:`OSError` from the filesystem after
     removing the partial file and the still-empty root, so the write that created the root fails and
@@ -274,7 +276,7 @@ def write_root_gitignore(root: Path) -> bool:
         return False
     try:
         try:
-            os.write(fd, ROOT_GITIGNORE)
+            os.write(fd, body)
             os.fsync(fd)
         finally:
             os.close(fd)
