@@ -1,7 +1,7 @@
 """The ``mnemon-ls`` command line.
 
-Commands: ``wake``, ``runtime add|replace|remove|list|recover``, ``doctor`` (``serve`` starts the
-language server). Every command takes ``--workspace`` (default: the current directory), ``--scope``,
+Commands: ``wake``, ``runtime add|replace|remove|list|recover``, ``doctor``, ``migrate`` (``serve`` starts the
+language server). Every command takes ``--workspace`` (default: see :func:`mnemon_ls.roots.find_workspace`), ``--scope``,
 ``--data-dir`` and the other settings as flags, and ``--json`` for scripts.
 
 Exit codes: 0 success; 2 invalid input (the error names the field and the rule); 3 rejected by the
@@ -32,12 +32,16 @@ from .settings import Settings, load_settings
 def _settings_parent() -> argparse.ArgumentParser:
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_argument_group("workspace and settings")
-    group.add_argument("--workspace", metavar="DIR", help="workspace directory (default: current directory)")
+    group.add_argument("--workspace", metavar="DIR",
+                       help="workspace directory (default: the nearest directory from the current one upward "
+                            "holding .git or .mnemon; none found: no workspace, the global root is used)")
     group.add_argument("--scope", choices=("global", "workspace", "workspaces", "custom"),
-                       help="storageScope (default global: $MNEMON_DATA_DIR or ~/.mnemon)")
+                       help="storageScope (default workspaces: <$MNEMON_DATA_DIR or ~/.mnemon>/workspaces/"
+                            "<sha256 of the workspace path>; global: $MNEMON_DATA_DIR or ~/.mnemon)")
     group.add_argument("--data-dir", metavar="DIR",
                        help="dataDir: the root (implies --scope custom), or the base for --scope workspaces")
-    group.add_argument("--runtime-user-scope", choices=("storage", "global"), help="runtimeUserScope")
+    group.add_argument("--runtime-user-scope", choices=("storage", "global"),
+                       help="runtimeUserScope (default global: USER.md from the global root; storage: from the selected root)")
     group.add_argument("--user-limit-bytes", type=int, metavar="N", help="runtimeMemory.userLimitBytes (1..1048576)")
     group.add_argument("--memory-limit-bytes", type=int, metavar="N", help="runtimeMemory.memoryLimitBytes (1..1048576)")
     group.add_argument("--detached-head-policy", choices=("hide", "show"), help="detachedHeadPolicy")
@@ -90,6 +94,13 @@ def build_parser() -> argparse.ArgumentParser:
     actions.add_parser("recover", parents=[common], help="quarantine a damaged memories.json and restore every recoverable entry")
 
     commands.add_parser("doctor", parents=[common], help="explain the state of the storage root")
+
+    migrate = commands.add_parser("migrate", parents=[common],
+                                  help="copy the memory of another root (e.g. the old global default) into this one")
+    migrate.add_argument("--from", dest="source", required=True, metavar="global|workspace|DIR",
+                         help="global ($MNEMON_DATA_DIR or ~/.mnemon), workspace (<workspace>/.mnemon) or a root's "
+                              "absolute path; it is read, never changed")
+    migrate.add_argument("--dry-run", action="store_true", help="show what would be copied; write nothing")
 
     doc = commands.add_parser("doc", help="Project Documents (managed Markdown with an index and search)")
     doc_actions = doc.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -322,8 +333,17 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     ]
     if host.resolution.split_user:
         lines.append(f"USER.md root (runtimeUserScope=global): {host.resolution.user_root}")
+    if host.workspace is None:
+        lines.append("no workspace: no directory from here upward holds .git or .mnemon, so the global root is used"
+                     " (give --workspace DIR for another folder)")
     lines.append(f"git branch: {branch.describe()}")
     findings = [f for store in host.runtime.stores for f in diagnose(store)]
+    from .migrate import survey
+    from .roots import diagnose_git
+
+    for root in dict.fromkeys((host.root, host.resolution.user_root)):
+        findings.extend(diagnose_git(root))
+    findings.extend(survey(host))
     if (host.root / "documents").exists():
         from .documents import diagnose as diagnose_documents
 
@@ -340,6 +360,44 @@ def cmd_doctor(args: argparse.Namespace) -> int:
             "branch": branch.branch, "branchReason": branch.reason, "findings": [f.to_dict() for f in findings]}
     _emit(args, data, "\n".join(lines))
     return EXIT_FAILURE if problems else EXIT_OK
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    """``mnemon-ls migrate --from global|workspace|DIR [--dry-run]``: copy another root's memory into this
+    workspace's root, verified (:mod:`mnemon_ls.migrate`); prints the receipt (``--json``: the receipt dict)."""
+    from .migrate import migrate, resolve_source
+
+    host = _host(args)
+    try:
+        source = resolve_source(host, args.source)
+        receipt = migrate(host, source, dry_run=args.dry_run)
+    finally:
+        host.close()
+    verb = "would copy" if args.dry_run else "copied"
+    lines = [f"{'Dry run: nothing was written. ' if args.dry_run else ''}From {receipt['from']} into {receipt['to']}:"]
+    for target in TARGETS:
+        row = receipt["runtime"][target]
+        line = f"  {PROJECTION_FILES[target]}: {verb} {row['added']}, skipped {row['skipped']} already here"
+        lines.append(line + (f" ({row['note']})" if row.get("note") else ""))
+    docs = receipt["documents"]
+    lines.append(f"  documents: {verb} {docs['added']} ({docs['archived']} archived), skipped {docs['skipped']} already here")
+    for dropped in docs["sourcePathsNotCopied"]:
+        lines.append(f"    source path {dropped['path']!r} of {dropped['title']!r} not carried over: {dropped['rule']}")
+    for row in receipt["spaces"]:
+        into = row["intoId"] or "a new space"
+        if args.dry_run:
+            lines.append(f"  space {row['name']} ({row['fromId']}): {row['items']} item(s) offered to {into}")
+        else:
+            lines.append(f"  space {row['name']} ({row['fromId']}) -> {into}{' (created)' if row['created'] else ''}: "
+                         f"added {row['added']}, skipped {row['skipped']} already here, {row['edgesCopied']} edge(s)")
+    for row in receipt["spacesNotCopied"]:
+        lines.append(f"  space {row['name']} ({row['id']}) not copied: {row['reason']}")
+    if receipt["status"] == "nothing-to-copy":
+        lines.append("Nothing to copy: every entry, document and item is already here.")
+    elif receipt["verified"]:
+        lines.append("Verified: every copied value reads back as in the source. The source was not changed.")
+    _emit(args, receipt, "\n".join(lines))
+    return EXIT_OK
 
 
 def _full_document_id(store: Any, given: str) -> str:
@@ -510,7 +568,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mnemon-ls`` console script; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    handlers = {"wake": cmd_wake, "doctor": cmd_doctor, "serve": cmd_serve, "doc": cmd_doc, "space": cmd_space,
+    handlers = {"wake": cmd_wake, "doctor": cmd_doctor, "migrate": cmd_migrate, "serve": cmd_serve, "doc": cmd_doc, "space": cmd_space,
                 "remember": cmd_remember, "recall": cmd_recall}
     if args.command == "runtime":
         handler = {"list": cmd_runtime_list, "recover": cmd_runtime_recover}.get(args.action, cmd_runtime_mutate)

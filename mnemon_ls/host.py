@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
 from .errors import InvalidInput
-from .roots import RootResolution, canonical_workspace_path, resolve_root
+from .roots import RootResolution, arm_root_creation, find_workspace, resolve_root
 from .runtime.model import branch_name_problem
 from .runtime.snapshot import WakeSnapshot
 from .runtime.source import RuntimeSource
@@ -46,6 +46,7 @@ class WorkspaceHost:
     ) -> None:
         self.settings = settings
         self.resolution: RootResolution = resolve_root(workspace, settings, env)
+        arm_root_creation(self.resolution)  # in memory: the first write that creates a root ignores it in git
         # The branch comes from the workspace as opened (a linked worktree has its own HEAD), even when
         # its storage root is shared with the main working tree.
         self.workspace: Path | None = (
@@ -154,9 +155,11 @@ class WorkspaceHost:
         return covers
 
 
-def default_workspace() -> Path:
-    """The current directory, canonical (the CLI's default workspace)."""
-    return canonical_workspace_path(os.getcwd())
+def default_workspace(env: Mapping[str, str] | None = None) -> Path | None:
+    """The CLI's workspace when ``--workspace`` is not given: the nearest directory from the current one
+    upward holding ``.git`` or ``.mnemon`` (:func:`mnemon_ls.roots.find_workspace`), or ``None`` (no
+    workspace: the global root is used)."""
+    return find_workspace(os.getcwd(), env)
 
 
 class FolderState:

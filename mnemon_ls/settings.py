@@ -55,11 +55,14 @@ class Settings(_Model):
 
     Fields (JSON name first):
 
-    - ``storageScope``: ``global`` (default; ``$MNEMON_DATA_DIR`` or ``~/.mnemon``), ``workspace``
-      (``<workspace>/.mnemon``), ``workspaces`` (``<base>/workspaces/<sha256 of workspace path>``),
-      ``custom`` (``dataDir``).
+    - ``storageScope``: ``workspaces`` (default; ``<base>/workspaces/<sha256 of the canonical workspace
+      path>``, nothing written into the repository; with no workspace the global root), ``global``
+      (``$MNEMON_DATA_DIR`` or ``~/.mnemon``; the TypeScript plugin's default), ``workspace``
+      (``<workspace>/.mnemon``), ``custom`` (``dataDir``). DESIGN.md section 4.
     - ``dataDir``: absolute path or ``~``-path; required by ``custom``, the base of ``workspaces`` when set.
-    - ``runtimeUserScope``: ``storage`` (default) or ``global`` (USER.md from the global root).
+    - ``runtimeUserScope``: ``global`` (default; USER.md from the global root, so the user profile
+      follows the person across workspaces) or ``storage`` (USER.md in the selected root, the TypeScript
+      plugin's default).
     - ``runtimeMemory``: :class:`RuntimeMemorySettings`.
     - ``detachedHeadPolicy``: ``hide`` (default) or ``show`` branch-scoped entries when no branch is known.
     - ``worktreeSharing``: ``shared`` (default; linked worktrees use their main working tree's root) or
@@ -73,10 +76,10 @@ class Settings(_Model):
     """
 
     storage_scope: Literal["global", "workspace", "workspaces", "custom"] = Field(
-        "global", alias="storageScope"
+        "workspaces", alias="storageScope"
     )
     data_dir: str | None = Field(None, alias="dataDir")
-    runtime_user_scope: Literal["storage", "global"] = Field("storage", alias="runtimeUserScope")
+    runtime_user_scope: Literal["storage", "global"] = Field("global", alias="runtimeUserScope")
     runtime_memory: RuntimeMemorySettings = Field(
         default_factory=RuntimeMemorySettings, alias="runtimeMemory"
     )

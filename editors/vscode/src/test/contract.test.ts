@@ -297,6 +297,17 @@ describe("contract with the real mnemon-ls server", () => {
         assert.deepEqual(row.problems, []);
     });
 
+    it("the package.json defaults resolve the per-folder root outside the repository, USER.md from the global root", async () => {
+        assert.equal(settings.storageScope, "workspaces");
+        assert.equal(settings.runtimeUserScope, "global");
+        const row = (await withTimeout(status(connection), "status")).workspaces[0] as { root: string; userRoot: string; scope: string };
+        const digest = createHash("sha256").update(fs.realpathSync(repo)).digest("hex");
+        assert.equal(row.scope, "workspaces");
+        assert.equal(row.root, path.join(tmp, "data", "workspaces", digest), "<global>/workspaces/<sha256 of the folder path>");
+        assert.equal(row.userRoot, path.join(tmp, "data"));
+        assert.ok(!fs.existsSync(path.join(repo, ".mnemon")), "nothing is written into the repository");
+    });
+
     it("remember for this branch (branch from status) scopes the entry", async () => {
         const branch = branchFor(await withTimeout(status(connection), "status"), fileUri);
         assert.equal(branch, "main");
@@ -356,8 +367,9 @@ describe("contract with the real mnemon-ls server", () => {
     });
 
     it("a hand edit of MEMORY.md is repaired: mnemon/projectionRepaired is sent and wake still answers", async () => {
-        const memoryFile = path.join(tmp, "data", "runtime", "MEMORY.md");
-        assert.ok(fs.existsSync(memoryFile), `${memoryFile} exists (global storage under MNEMON_DATA_DIR)`);
+        const digest = createHash("sha256").update(fs.realpathSync(repo)).digest("hex");
+        const memoryFile = path.join(tmp, "data", "workspaces", digest, "runtime", "MEMORY.md");
+        assert.ok(fs.existsSync(memoryFile), `${memoryFile} exists (the folder's root under MNEMON_DATA_DIR/workspaces)`);
         const repaired = nextNotification<ProjectionRepairedParams>(waiters, Notification.projectionRepaired, (p) => p.file === memoryFile);
         fs.chmodSync(memoryFile, 0o644);
         fs.appendFileSync(memoryFile, "a line typed by hand\n");
