@@ -178,6 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
     recall.add_argument("--limit", type=int, help="1..50 (at most 12 are returned)")
     recall.add_argument("--mode", choices=("smart", "keyword", "basic"), default="smart")
 
+    mcp = commands.add_parser("mcp", parents=[common], help="run the MCP server (stdio) for assistants outside the editor")
+    mcp.add_argument("--read-only", action="store_true", help="offer only the read tools (writeEnabled=false)")
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
     serve.add_argument("--log-file", metavar="FILE", help="write logs to FILE")
@@ -464,11 +466,7 @@ def cmd_remember(args: argparse.Namespace) -> int:
     """``mnemon-ls remember``: remember a fact in a Memory Space (``--for-branch`` tags the current branch)."""
     host = _host(args)
     try:
-        branch = None
-        if args.for_branch:
-            branch = host.branch_state().branch
-            if branch is None:
-                raise InvalidInput("for-branch", f"no branch is checked out ({host.branch_state().reason})")
+        branch = host.current_branch("for-branch") if args.for_branch else None
         receipt = host.spaces.remember(_read_content(args.content), space_id=args.space, category=args.category,
                                        importance=args.importance, tags=args.tags, entities=args.entities,
                                        branch=branch).to_dict()
@@ -499,6 +497,15 @@ def cmd_recall(args: argparse.Namespace) -> int:
         host.close()
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """``mnemon-ls mcp``: serve MCP over stdio (``--workspace`` fixes the workspace; else the client's roots,
+    else the current directory)."""
+    from .mcp.server import run  # imported lazily: the other commands never load the MCP SDK
+
+    workspace = os.path.abspath(os.path.expanduser(args.workspace)) if args.workspace else None
+    return run(workspace, _settings_from(args), write_enabled=not args.read_only)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """``mnemon-ls serve``: run the language server."""
     from .lsp.server import run  # imported lazily: the other commands never load pygls
@@ -511,7 +518,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handlers = {"wake": cmd_wake, "doctor": cmd_doctor, "serve": cmd_serve, "doc": cmd_doc, "space": cmd_space,
-                "remember": cmd_remember, "recall": cmd_recall}
+                "remember": cmd_remember, "recall": cmd_recall, "mcp": cmd_mcp}
     if args.command == "runtime":
         handler = {"list": cmd_runtime_list, "recover": cmd_runtime_recover}.get(args.action, cmd_runtime_mutate)
     else:
