@@ -14,6 +14,7 @@ import pytest
 from mcp import types
 
 from mnemon_ls import guidance
+from tests.helpers.procs import LineReader
 from tests.gitrepo import create_branch, make_repo, snapshot, switch
 from tests.mcp.conftest import REPO, mcp_session, server_env, text
 
@@ -271,3 +272,61 @@ def test_bad_flags_are_one_line_errors(flag: str, workspace: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "mnemon_ls", "mcp", flag, "nope", "--workspace", str(workspace)],
                           capture_output=True, text=True, env=server_env(), cwd=str(REPO), timeout=60, stdin=subprocess.DEVNULL)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and proc.stdout == ""
+
+
+def raw_session(workspace: Path, data_dir: Path, messages: list[dict], *, close_early: bool = False) -> list[dict]:
+    """Send newline-delimited JSON-RPC messages to a fresh server, close stdin, return every response."""
+    proc = subprocess.Popen([sys.executable, "-m", "mnemon_ls", "mcp", *args_for(workspace, data_dir)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            env=server_env(), cwd=str(REPO))
+    out, _ = proc.communicate("".join(json.dumps(m) + "\n" for m in messages), timeout=60)
+    assert proc.returncode is not None
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+
+
+def test_a_client_that_never_sends_initialized_gets_answers_or_errors_never_silence(workspace: Path, data_dir: Path) -> None:
+    add = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+           "params": {"name": "mnemon_runtime_memory", "arguments": {"action": "add", "content": "early fact"}}}
+    before_initialize = raw_session(workspace, data_dir, [add])
+    assert [r.get("id") for r in before_initialize] == [2] and "error" in before_initialize[0]
+    assert not data_dir.exists(), "a call before initialize wrote nothing"
+    # initialize, then a call without notifications/initialized, on a connection that stays open.
+    proc = subprocess.Popen([sys.executable, "-m", "mnemon_ls", "mcp", *args_for(workspace, data_dir)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            env=server_env(), cwd=str(REPO))
+    try:
+        reader = LineReader(proc)
+        for message in (INIT, add):
+            proc.stdin.write((json.dumps(message) + "\n").encode())
+            proc.stdin.flush()
+        responses = {}
+        while len(responses) < 2:
+            line = reader.readline(timeout=30)  # raises when a request is left unanswered
+            message = json.loads(line)
+            responses[message.get("id")] = message
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    assert "result" in responses[1]
+    stored = data_dir / "runtime" / "memories.json"
+    if "result" in responses[2]:  # served: then it is committed
+        assert not responses[2]["result"].get("isError") and "early fact" in stored.read_text()
+    else:
+        assert not stored.exists()
+
+
+def test_a_client_that_disconnects_mid_call_leaves_the_write_committed_or_absent(workspace: Path, data_dir: Path) -> None:
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    for n in range(4):
+        add = {"jsonrpc": "2.0", "id": 10 + n, "method": "tools/call",
+               "params": {"name": "mnemon_runtime_memory", "arguments": {"action": "add", "content": f"fact {n}"}}}
+        raw_session(workspace, data_dir, [INIT, initialized, add])  # stdin closes right after the call
+        stored = json.loads((data_dir / "runtime" / "memories.json").read_text()) if (
+            data_dir / "runtime" / "memories.json").exists() else {"entries": []}
+        contents = [e["content"] for e in stored["entries"]]
+        assert set(contents) <= {f"fact {k}" for k in range(n + 1)} and len(contents) == len(set(contents))
+        assert not (data_dir / "runtime" / ".memories.lock").exists()
