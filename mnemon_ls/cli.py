@@ -17,6 +17,7 @@ import json
 import os
 import sys
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Sequence
 
 from . import __version__
@@ -46,6 +47,8 @@ def _settings_parent() -> argparse.ArgumentParser:
     group.add_argument("--memory-limit-bytes", type=int, metavar="N", help="runtimeMemory.memoryLimitBytes (1..1048576)")
     group.add_argument("--detached-head-policy", choices=("hide", "show"), help="detachedHeadPolicy")
     group.add_argument("--worktree-sharing", choices=("shared", "separate"), help="worktreeSharing")
+    group.add_argument("--recall-mode", choices=("guided", "off"), help="recallMode (assistant hooks' recall cue)")
+    group.add_argument("--writeback-mode", choices=("guided", "off"), help="writebackMode (assistant hooks' writeback cue)")
     group.add_argument("--json", action="store_true", help="print JSON for scripts")
     return parent
 
@@ -189,6 +192,17 @@ def build_parser() -> argparse.ArgumentParser:
     recall.add_argument("--limit", type=int, help="1..50 (at most 12 are returned)")
     recall.add_argument("--mode", choices=("smart", "keyword", "basic"), default="smart")
 
+    mcp = commands.add_parser("mcp", parents=[common], help="run the MCP server (stdio) for assistants outside the editor")
+    mcp.add_argument("--read-only", action="store_true", help="offer only the read tools (writeEnabled=false)")
+    setup = commands.add_parser("setup", parents=[common],
+                                help="add mnemon-ls to an assistant's MCP configuration (and its hooks)")
+    setup.add_argument("client", choices=("claude-code", "codex", "cursor", "vscode"))
+    setup.add_argument("--project", action="store_true",
+                       help="write the workspace's shared configuration instead of the user's")
+    setup.add_argument("--remove", action="store_true", help="take mnemon-ls out again (other entries stay)")
+    setup.add_argument("--dry-run", action="store_true", help="show what would change, write nothing")
+    hook = commands.add_parser("hook", parents=[common], help="run an assistant lifecycle hook (reads the hook's JSON on stdin)")
+    hook.add_argument("event", choices=("session-start", "prompt"))
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
     serve.add_argument("--log-file", metavar="FILE", help="write logs to FILE")
@@ -206,6 +220,8 @@ def _settings_from(args: argparse.Namespace) -> Settings:
         memoryLimitBytes=args.memory_limit_bytes,
         detachedHeadPolicy=args.detached_head_policy,
         worktreeSharing=args.worktree_sharing,
+        recallMode=args.recall_mode,
+        writebackMode=args.writeback_mode,
     )
 
 
@@ -522,11 +538,7 @@ def cmd_remember(args: argparse.Namespace) -> int:
     """``mnemon-ls remember``: remember a fact in a Memory Space (``--for-branch`` tags the current branch)."""
     host = _host(args)
     try:
-        branch = None
-        if args.for_branch:
-            branch = host.branch_state().branch
-            if branch is None:
-                raise InvalidInput("for-branch", f"no branch is checked out ({host.branch_state().reason})")
+        branch = host.current_branch("for-branch") if args.for_branch else None
         receipt = host.spaces.remember(_read_content(args.content), space_id=args.space, category=args.category,
                                        importance=args.importance, tags=args.tags, entities=args.entities,
                                        branch=branch).to_dict()
@@ -557,6 +569,62 @@ def cmd_recall(args: argparse.Namespace) -> int:
         host.close()
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """``mnemon-ls mcp``: serve MCP over stdio (``--workspace`` fixes the workspace; else the client's roots,
+    else the current directory)."""
+    from .mcp.server import run  # imported lazily: the other commands never load the MCP SDK
+
+    workspace = os.path.abspath(os.path.expanduser(args.workspace)) if args.workspace else None
+    return run(workspace, _settings_from(args), write_enabled=not args.read_only)
+
+
+def cmd_setup(args: argparse.Namespace) -> int:
+    """``mnemon-ls setup CLIENT``: show, then write (unless ``--dry-run``), the client's MCP entry and hooks."""
+    from .mcp import clients
+
+    # Project files go to the workspace's top (the repository), else the current directory.
+    workspace = (Path(os.path.abspath(os.path.expanduser(args.workspace))) if args.workspace
+                 else default_workspace() or Path(os.getcwd()))
+    changes = clients.plan(args.client, workspace=workspace, project=args.project, remove=args.remove)
+    written = [] if args.dry_run else clients.apply(changes)
+    lines = []
+    for change in changes:
+        state = ("unchanged" if not change.changed else "would change" if args.dry_run else "written")
+        lines.append(f"{change.path}: {state}")
+        lines.extend(f"  {item}" for item in change.summary)
+    data = {"client": args.client, "dryRun": args.dry_run, "remove": args.remove,
+            "files": [{"path": str(c.path), "changed": c.changed, "summary": c.summary, "after": c.after}
+                      for c in changes], "written": [str(p) for p in written]}
+    _emit(args, data, "\n".join(lines))
+    return EXIT_OK
+
+
+def cmd_hook(args: argparse.Namespace) -> int:
+    """``mnemon-ls hook session-start|prompt``: what an assistant's lifecycle hook prints into the model's
+    context (the bounded wake; a one-line cue). Never fails the assistant's turn: errors go to stderr, exit 0."""
+    from .mcp import clients
+
+    try:
+        payload = json.loads(sys.stdin.read() or "{}") if not sys.stdin.isatty() else {}
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        payload = {}
+    cwd = payload.get("cwd") if isinstance(payload, dict) and isinstance(payload.get("cwd"), str) else None
+    if args.workspace is None:
+        args.workspace = os.environ.get("CLAUDE_PROJECT_DIR") or cwd
+    try:
+        if args.event == "prompt":
+            cue = clients.recall_cue(_settings_from(args).recall_mode, _settings_from(args).writeback_mode)
+            if cue:
+                sys.stdout.write(cue + "\n")
+            return EXIT_OK
+        host = _host(args)
+        snapshot, _ = host.wake(budget_chars=clients.HOOK_WAKE_BUDGET)
+        sys.stdout.write(snapshot.text + "\n")
+    except (MnemonError, OSError) as exc:
+        print(f"mnemon-ls hook: {getattr(exc, 'message', exc)}", file=sys.stderr)
+    return EXIT_OK
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """``mnemon-ls serve``: run the language server."""
     from .lsp.server import run  # imported lazily: the other commands never load pygls
@@ -568,8 +636,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mnemon-ls`` console script; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    handlers = {"wake": cmd_wake, "doctor": cmd_doctor, "migrate": cmd_migrate, "serve": cmd_serve, "doc": cmd_doc, "space": cmd_space,
-                "remember": cmd_remember, "recall": cmd_recall}
+    handlers = {"wake": cmd_wake, "doctor": cmd_doctor, "migrate": cmd_migrate, "serve": cmd_serve, "doc": cmd_doc,
+                "space": cmd_space, "remember": cmd_remember, "recall": cmd_recall, "mcp": cmd_mcp,
+                "setup": cmd_setup, "hook": cmd_hook}
     if args.command == "runtime":
         handler = {"list": cmd_runtime_list, "recover": cmd_runtime_recover}.get(args.action, cmd_runtime_mutate)
     else:

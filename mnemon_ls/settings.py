@@ -73,6 +73,9 @@ class Settings(_Model):
     - ``branchRecall``: how recall treats ``branch:<name>``-tagged long-term items: ``filter`` (default;
       drop items tagged only for other branches), ``label`` (keep them, marked), ``off`` (ignore tags).
     - ``recallPolicy``: ``strict-v1`` (default), ``balanced-v1`` or ``exhaustive-v1`` (reference 6.6).
+    - ``recallMode`` / ``writebackMode``: ``guided`` (default) or ``off``: whether assistant hooks print a
+      recall / writeback cue at the start of a turn (reference 7.4, seed 001 "How Configuration Switches
+      Interact"); explicit tools stay available either way.
     """
 
     storage_scope: Literal["global", "workspace", "workspaces", "custom"] = Field(
@@ -89,6 +92,8 @@ class Settings(_Model):
     documents: DocumentsSettings = Field(default_factory=DocumentsSettings, alias="documents")
     branch_recall: Literal["filter", "label", "off"] = Field("filter", alias="branchRecall")
     recall_policy: Literal["strict-v1", "balanced-v1", "exhaustive-v1"] = Field("strict-v1", alias="recallPolicy")
+    recall_mode: Literal["guided", "off"] = Field("guided", alias="recallMode")
+    writeback_mode: Literal["guided", "off"] = Field("guided", alias="writebackMode")
 
     @field_validator("data_dir")
     @classmethod
@@ -132,6 +137,8 @@ _FIELD_RULES = {
     "documents.activeLimitBytes": "must be an integer in 1..1073741824",
     "branchRecall": "must be one of filter, label, off",
     "recallPolicy": "must be one of strict-v1, balanced-v1, exhaustive-v1",
+    "recallMode": "must be one of guided, off",
+    "writebackMode": "must be one of guided, off",
 }
 
 
