@@ -27,7 +27,7 @@ from .runtime import ops
 from .runtime.model import PROJECTION_FILES, TARGETS, parse_timestamp_ms
 from .runtime.snapshot import age_label
 from .runtime.store import diagnose
-from .settings import Settings, load_settings
+from .settings import Settings, load_settings, settings_from_environment
 
 
 def _settings_parent() -> argparse.ArgumentParser:
@@ -211,8 +211,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _settings_from(args: argparse.Namespace) -> Settings:
+    """Defaults, then the ``MNEMON_*`` environment (:data:`mnemon_ls.settings.ENVIRONMENT_SETTINGS`), then
+    the flags (the same for every command, the MCP server included)."""
     scope = args.scope or ("custom" if args.data_dir else None)  # --data-dir alone means that root
-    return load_settings({}).with_overrides(
+    return load_settings({}).with_overrides(**settings_from_environment(os.environ)).with_overrides(
         storageScope=scope,
         dataDir=args.data_dir,
         runtimeUserScope=args.runtime_user_scope,

@@ -11,7 +11,7 @@ Defaults and limits follow ``shared/reference/dsh-mnemon.md`` sections 2.1, 3.2 
 from __future__ import annotations
 
 import os
-from typing import Any, Literal
+from typing import Any, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -176,3 +176,43 @@ def load_settings(raw: dict[str, Any] | None = None) -> Settings:
 def _printable(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+#: Environment variables the command line and the MCP server read (flags win over them), each naming one
+#: setting; values are parsed like the flag of the same name (``--memory-limit-bytes`` <->
+#: ``MNEMON_MEMORY_LIMIT_BYTES``). ``MNEMON_DATA_DIR`` is not here: it is the global root (mnemon_ls.roots).
+ENVIRONMENT_SETTINGS: dict[str, str] = {
+    "MNEMON_STORAGE_SCOPE": "storageScope",
+    "MNEMON_RUNTIME_USER_SCOPE": "runtimeUserScope",
+    "MNEMON_USER_LIMIT_BYTES": "userLimitBytes",
+    "MNEMON_MEMORY_LIMIT_BYTES": "memoryLimitBytes",
+    "MNEMON_DETACHED_HEAD_POLICY": "detachedHeadPolicy",
+    "MNEMON_WORKTREE_SHARING": "worktreeSharing",
+    "MNEMON_WAKE_BUDGET_CHARS": "wakeBudgetChars",
+    "MNEMON_BRANCH_RECALL": "branchRecall",
+    "MNEMON_RECALL_POLICY": "recallPolicy",
+    "MNEMON_RECALL_MODE": "recallMode",
+    "MNEMON_WRITEBACK_MODE": "writebackMode",
+}
+_INTEGER_SETTINGS = {"userLimitBytes", "memoryLimitBytes", "wakeBudgetChars"}
+
+
+def settings_from_environment(env: "Mapping[str, str]") -> dict[str, Any]:
+    """The settings named by ``MNEMON_*`` variables in ``env`` (:data:`ENVIRONMENT_SETTINGS`), as
+    :meth:`Settings.with_overrides` takes them (camelCase keys). An empty variable is ignored. Raises
+    :class:`InvalidInput` naming the variable when an integer setting is not an integer; other values are
+    checked by the settings model (the error names the setting)."""
+    out: dict[str, Any] = {}
+    for variable, key in ENVIRONMENT_SETTINGS.items():
+        value = env.get(variable, "").strip()
+        if not value:
+            continue
+        if key in _INTEGER_SETTINGS:
+            try:
+                out[key] = int(value, 10)
+            except ValueError:
+                raise InvalidInput(variable, f"must be an integer (got {_printable(value)})") from None
+        else:
+            out[key] = value
+    return out
+
