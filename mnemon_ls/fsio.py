@@ -1,8 +1,9 @@
 """Durable atomic writes, file modes and cross-process locks (DESIGN.md invariants 2, 3 and 6).
 
 A write is durable before it is acknowledged: each file is written to a temp file in the *same*
-directory (``.<basename>.<pid>.<epochMs>.<random>.tmp``, the TypeScript plugin's naming), fsynced,
-renamed over the target in the order given, and the directory is fsynced once after the last rename.
+directory (``.<basename>.<pid>.<epochMs>.<random>.tmp``, the TypeScript plugin's naming), fsynced
+(unless the caller names it derived), renamed over the target in the order given, and the directory is
+fsynced once after the last rename.
 Files are created 0600 and directories we create 0700.
 
 Locks are :class:`filelock.SoftFileLock` markers: the lock file is created exclusively
@@ -20,7 +21,7 @@ import os
 import re
 import secrets
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -82,13 +83,20 @@ def temp_name(target: Path) -> Path:
     return target.with_name(f".{target.name}.{os.getpid()}.{stamp}.{secrets.token_hex(4)}.tmp")
 
 
-def write_files_atomically(writes: Sequence[tuple[Path, bytes]], mode: int = FILE_MODE) -> None:
+def write_files_atomically(
+    writes: Sequence[tuple[Path, bytes]], mode: int = FILE_MODE, *, unsynced: Collection[Path] = ()
+) -> None:
     """Durably replace each ``(path, bytes)``, renaming in the given order (put the commit marker last).
 
     All paths must share one directory (so renames are atomic and one directory fsync covers them).
-    Every temp file is written and fsynced before the first rename; temp files are removed if anything
-    fails. Raises :class:`OSError` from the filesystem; on failure before the first rename no target
-    changed.
+    Every temp file is written (and fsynced, unless its path is in ``unsynced``) before the first rename;
+    temp files are removed if anything fails. Raises :class:`OSError` from the filesystem; on failure
+    before the first rename no target changed.
+
+    ``unsynced`` names files whose content need not reach the disk before the acknowledgement because
+    they are derived and rebuilt from a synced file when found stale or empty (the Runtime projections,
+    the last-good copy): after a power loss they may hold old or no bytes, never a SIGKILL's partial state
+    (the rename order still holds for a crashed process). The directory is fsynced in every case.
     """
     if not writes:
         return
@@ -106,7 +114,8 @@ def write_files_atomically(writes: Sequence[tuple[Path, bytes]], mode: int = FIL
                 while view:
                     written = os.write(fd, view)
                     view = view[written:]
-                os.fsync(fd)
+                if path not in unsynced:
+                    os.fsync(fd)
             finally:
                 os.close(fd)
         for (path, _), tmp in zip(writes, temps):

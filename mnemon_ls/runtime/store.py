@@ -15,7 +15,14 @@ Layout under ``<root>/runtime/`` (DESIGN.md section 2, seed 000):
 
 Every read-modify-write holds the lock for the whole cycle and re-reads under it. A commit writes the
 changed projections, then the last-good copy, then ``memories.json`` last (the commit marker), each
-via temp + fsync + rename, and fsyncs the directory once (:func:`mnemon_ls.fsio.write_files_atomically`).
+via temp + rename, and fsyncs the directory once (:func:`mnemon_ls.fsio.write_files_atomically`). Only
+the ``memories.json`` temp is fsynced (two fsyncs per commit with the directory's): an acknowledged
+write survives a power loss because the truth does; the projections are derived and rebuilt from it
+at every read, and a power loss that leaves them stale or empty is repaired, never imported. The
+last-good copy is not fsynced either: it only matters when ``memories.json`` is later damaged by hand
+or by another tool, every commit rewrites it, and a stale or empty copy after a power loss cannot
+hide an entry (``memories.json`` itself is durable and ``recover`` merges both; an unreadable copy
+counts as empty).
 A damaged ``memories.json`` is never overwritten: reads fall back with a notice, writes raise
 :class:`~mnemon_ls.errors.UnreadableStore`.
 """
@@ -542,7 +549,9 @@ class RuntimeStore:
         body = serialize_store(after)
         writes.append((self.last_good_path, body))
         writes.append((self.memories_path, body))
-        fsio.write_files_atomically(writes)
+        # Two fsyncs per commit: memories.json and the directory. The projections are rebuilt from the
+        # truth at every read and the last-good copy is only a recovery aid (see the module doc).
+        fsio.write_files_atomically(writes, unsynced={path for path, _ in writes[:-1]})
         state = StoreState(tuple(after), revision_of(after), True)
         self._cache = (body, state)
         return preserved, state.revision
