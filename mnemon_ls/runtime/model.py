@@ -123,7 +123,15 @@ def validate_importance(value: Any, field_name: str = "importance") -> Importanc
 
 
 def branch_name_problem(name: Any) -> str | None:
-    """Why ``name`` (already trimmed) is not an acceptable branch name, or ``None`` (reference section 3.7)."""
+    """Why ``name`` (already trimmed) is not an acceptable branch name, or ``None``.
+
+    A name is accepted when ``git check-ref-format --branch <name>`` accepts it *and* it uses only the
+    TypeScript plugin's characters ``A-Z a-z 0-9 . _ / -`` (reference section 3.7; outside them the plugin
+    refuses to load the whole store). Within that set git's rules (git-check-ref-format(1)) are: not
+    ``HEAD``; not starting with ``-``; no component starting with ``.`` or ending with ``.lock``; no
+    ``..``; no leading, trailing or doubled ``/``; not ending with ``.``. At most
+    :data:`MAX_BRANCH_CHARS` characters.
+    """
     if not isinstance(name, str):
         return f"must be a string (got {type(name).__name__})"
     if not name:
@@ -132,6 +140,8 @@ def branch_name_problem(name: Any) -> str | None:
         return f"is {len(name)} characters; at most {MAX_BRANCH_CHARS}"
     if not _BRANCH_CHARSET.fullmatch(name):
         return "may contain only A-Z a-z 0-9 . _ / -"
+    if name == "HEAD":
+        return "must not be HEAD (git refuses it as a branch name)"
     if name.startswith(("/", "-")):
         return "must not start with '/' or '-'"
     if name.endswith(("/", ".")):
@@ -139,6 +149,11 @@ def branch_name_problem(name: Any) -> str | None:
     for bad in ("..", "//", "@{"):
         if bad in name:
             return f"must not contain {bad!r}"
+    for component in name.split("/"):
+        if component.startswith("."):
+            return f"must not have a component starting with '.' (got {component!r})"
+        if component.endswith(".lock"):
+            return f"must not have a component ending with '.lock' (got {component!r})"
     return None
 
 
