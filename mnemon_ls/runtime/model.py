@@ -93,9 +93,9 @@ def validate_content(value: Any, field_name: str = "content") -> str:
         raise InvalidInput(field_name, "is required (empty or only whitespace)")
     if DELIMITER_CHAR in text:
         raise InvalidInput(field_name, "must not contain '\u00a7' (U+00A7), the reserved entry delimiter")
-    control = next((c for c in text if _CONTROL.match(c)), None)
-    if control is not None:
-        raise InvalidInput(field_name, f"must not contain control characters (found U+{ord(control):04X}); "
+    found = _CONTROL.search(text)
+    if found is not None:
+        raise InvalidInput(field_name, f"must not contain control characters (found U+{ord(found.group()):04X}); "
                                        "they would be written raw into USER.md / MEMORY.md and the wake snapshot")
     try:
         size = utf8_len(text)
@@ -151,9 +151,9 @@ def branch_name_problem(name: Any) -> str | None:
             return f"must not contain {bad!r}"
     for component in name.split("/"):
         if component.startswith("."):
-            return f"must not have a component starting with '.' (got {component!r})"
+            return "must not have a component starting with '.'"
         if component.endswith(".lock"):
-            return f"must not have a component ending with '.lock' (got {component!r})"
+            return "must not have a component ending with '.lock'"
     return None
 
 
@@ -215,6 +215,11 @@ class Entry:
     ``content`` is normalized text (one line, no ``§``); timestamps are the stored strings (normally
     ``toISOString`` form, kept verbatim); ``branches`` is empty for "every branch"; ``extra`` keeps keys
     written by a newer plugin version so a rewrite never drops them.
+
+    ``problem`` is ``None`` for a valid entry. An entry loaded from disk that breaks a rule a new entry
+    must follow (:func:`entry_problem`: size, control characters, branch names...) says which one here
+    (``"content: is 51234 UTF-8 bytes; ..."``); it is kept in ``memories.json`` exactly as loaded
+    (``raw``, its JSON object) but left out of the projections, the byte accounting and the wake.
     """
 
     content: str
@@ -224,9 +229,13 @@ class Entry:
     importance: Importance = "normal"
     branches: tuple[str, ...] = ()
     extra: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
+    problem: str | None = field(default=None, compare=False)
+    raw: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
-        """The entry as an insertion-ordered dict in the plugin's key order."""
+        """The entry as an insertion-ordered dict in the plugin's key order (an invalid entry: as loaded)."""
+        if self.raw is not None:
+            return dict(self.raw)
         data: dict[str, Any] = {
             "content": self.content,
             "created_at": self.created_at,
@@ -289,7 +298,33 @@ def entry_from_json(raw: Any, index: int) -> Entry:
                                    "from A-Z a-z 0-9 . _ / -")
         branches = tuple(value)
     extra = tuple((k, v) for k, v in raw.items() if k not in _KNOWN_KEYS)
-    return Entry(normalized, raw["created_at"], raw["updated_at"], target, importance, branches, extra)
+    entry = Entry(normalized, raw["created_at"], raw["updated_at"], target, importance, branches, extra)
+    problem = entry_problem(content, target, value if "branches" in raw else None)
+    if problem is None:
+        return entry
+    return Entry(normalized, raw["created_at"], raw["updated_at"], target, importance, branches, extra,
+                 problem=problem, raw=dict(raw))
+
+
+def entry_problem(content: str, target: Target, branches: Sequence[str] | None) -> str | None:
+    """Which rule of a new entry a stored entry breaks, or ``None`` (issue 15 defect 8).
+
+    ``content`` is the stored text, ``branches`` the stored list (``None``: no key). The rules are
+    exactly those of a mutation (:func:`validate_content`, :func:`validate_branches`): at most
+    :data:`MAX_ENTRY_BYTES` UTF-8 bytes, no control characters, branch names ``git check-ref-format
+    --branch`` accepts, at most :data:`MAX_BRANCHES` distinct names. Returns ``"<field>: <rule>"``.
+    """
+    if not (len(content) <= MAX_ENTRY_BYTES // 4 and content.isprintable()):  # short printable text passes
+        try:
+            validate_content(content, "content")
+        except InvalidInput as exc:
+            return exc.message
+    if branches:
+        try:
+            validate_branches(list(branches), target, "branches")
+        except InvalidInput as exc:
+            return exc.message
+    return None
 
 
 def document_of(entries: Sequence[Entry]) -> dict[str, Any]:
@@ -304,7 +339,7 @@ def serialize_store(entries: Sequence[Entry]) -> bytes:
     plugin's ``JSON.stringify(doc, null, 2)``), built directly because the indenting encoder is pure
     Python and slow; entries with extra keys fall back to ``json.dumps``.
     """
-    if any(entry.extra for entry in entries):
+    if any(entry.extra or entry.raw is not None for entry in entries):
         return (json.dumps(document_of(entries), ensure_ascii=False, indent=2) + "\n").encode("utf-8")
     if not entries:
         return b'{\n  "version": 1,\n  "entries": []\n}\n'
@@ -328,16 +363,19 @@ def revision_of(entries: Sequence[Entry]) -> str:
 
 
 def projection_bytes(entries: Sequence[Entry], target: Target) -> bytes:
-    """USER.md / MEMORY.md bytes: the target's contents joined by ``\\n§\\n`` plus ``\\n``; empty target = b""."""
-    contents = [entry.content for entry in entries if entry.target == target]
+    """USER.md / MEMORY.md bytes: the target's contents joined by ``\\n§\\n`` plus ``\\n``; empty target = b"".
+
+    Entries with a ``problem`` (see :class:`Entry`) are left out: a projection holds only valid entries."""
+    contents = [entry.content for entry in entries if entry.target == target and entry.problem is None]
     if not contents:
         return b""
     return (DELIMITER.join(contents) + "\n").encode("utf-8")
 
 
 def used_bytes(entries: Sequence[Entry], target: Target) -> int:
-    """Capacity used by ``target``: UTF-8 bytes of its contents joined by the delimiter."""
-    return joined_bytes(entry.content for entry in entries if entry.target == target)
+    """Capacity used by ``target``: UTF-8 bytes of its valid contents joined by the delimiter (an entry with
+    a ``problem`` is in no projection, so it uses no capacity)."""
+    return joined_bytes(entry.content for entry in entries if entry.target == target and entry.problem is None)
 
 
 def parse_store(data: bytes) -> list[Entry]:

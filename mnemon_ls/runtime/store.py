@@ -86,8 +86,14 @@ class StoreState:
     problem: str | None = None
 
     def of(self, target: Target) -> tuple[Entry, ...]:
-        """Entries of one target, in stored order."""
-        return tuple(e for e in self.entries if e.target == target)
+        """Valid entries of one target, in stored order (those with a ``problem`` are in :meth:`invalid`)."""
+        return tuple(e for e in self.entries if e.target == target and e.problem is None)
+
+    def invalid(self, target: Target | None = None) -> tuple[tuple[int, Entry], ...]:
+        """``(index in memories.json, entry)`` of every entry (of ``target``) that breaks a rule of a new
+        entry: kept in the file, left out of the projections and the wake (see :class:`Entry`)."""
+        return tuple((i, e) for i, e in enumerate(self.entries)
+                     if e.problem is not None and (target is None or e.target == target))
 
 
 @dataclass(slots=True)
@@ -385,13 +391,14 @@ class RuntimeStore:
             kept_indexes = ops.pack(candidates, budget)
             kept = ops.materialize([candidates[i] for i in kept_indexes], state.entries, target, now)
             tail = [outcome.pending] if outcome is not None and outcome.pending is not None else []
-            others = [e for e in state.entries if e.target != target]
+            others = [e for e in state.entries if e.target != target or e.problem is not None]
             new_entries = (*others, *kept, *tail)
             ops.check_capacity(state.entries, new_entries, target, limit)
             survivors = {match_key(e.content) for e in new_entries if e.target == target}
             if outcome is not None and outcome.excluded is not None:
                 survivors.add(match_key(outcome.excluded.content))  # a removed entry is the user's choice
-            evicted = [e for e in state.entries if e.target == target and match_key(e.content) not in survivors]
+            evicted = [e for e in state.entries if e.target == target and e.problem is None
+                       and match_key(e.content) not in survivors]
             dropped = [candidates[i] for i in range(len(candidates)) if i not in set(kept_indexes)]
             evicted_keys = {match_key(e.content) for e in evicted}
             extra = ops.materialize([c for c in dropped if match_key(c.content) not in evicted_keys],
@@ -644,6 +651,24 @@ def _append_durably(path: Path, data: bytes) -> None:
         os.close(fd)
 
 
+def _excerpt(entry: Entry) -> str:
+    return entry.content if len(entry.content) <= 60 else entry.content[:57] + "..."
+
+
+def invalid_entry_line(store: RuntimeStore, index: int, entry: Entry) -> str:
+    """The problem line of a stored entry that breaks a rule (status, wake notice and doctor share it)."""
+    return (f"{store.memories_path} entries[{index}] ({entry.target}, {_excerpt(entry)!r}) is left out of the wake and "
+            f"{PROJECTION_FILES[entry.target]}: {entry.problem}; it is kept in memories.json: shorten it with "
+            "`mnemon-ls runtime replace` or delete it with `mnemon-ls runtime remove`")
+
+
+def over_limit_line(target: Target, used: int, limit: int) -> str:
+    """The problem line of a target whose entries use more than its limit (UTF-8 bytes)."""
+    return (f"{target} ({PROJECTION_FILES[target]}) uses {used} of its {limit} UTF-8 bytes, {used - limit} over the "
+            f"limit (memories.json was edited past it); a change that leaves it over the limit is refused: compact "
+            f"it (capacity maintenance) or raise runtimeMemory.{target}LimitBytes")
+
+
 def diagnose(store: RuntimeStore) -> list[Finding]:
     """Read-only health check of one Runtime store (never writes, never takes the lock)."""
     findings: list[Finding] = []
@@ -669,11 +694,19 @@ def diagnose(store: RuntimeStore) -> list[Finding]:
         counts = {t: len(state.of(t)) for t in TARGETS}
         findings.append(Finding("ok", memories, f"valid: {counts['user']} user and {counts['memory']} memory entries, "
                                 f"revision {state.revision[:12]}"))
+        for index, entry in state.invalid():
+            findings.append(Finding(
+                "problem", f"{memories} entries[{index}]",
+                f"({entry.target}, {_excerpt(entry)!r}) breaks a rule of a new entry: {entry.problem}",
+                f"it stays in memories.json and out of the wake and {PROJECTION_FILES[entry.target]}; shorten it "
+                "with `mnemon-ls runtime replace --old-text ...` or delete it with `mnemon-ls runtime remove`"))
         for target in TARGETS:
             used, limit = used_bytes(state.entries, target), store.limits.limit_for(target)
             if used > limit:
-                findings.append(Finding("warning", target, f"uses {used} of {limit} UTF-8 bytes (over the limit)",
-                                        "remove or shorten entries before adding more"))
+                findings.append(Finding("problem", target, f"{PROJECTION_FILES[target]} uses {used} of its {limit} "
+                                        f"UTF-8 bytes, {used - limit} over the limit",
+                                        "a change that leaves it over the limit is refused: compact it (capacity "
+                                        f"maintenance) or raise runtimeMemory.{target}LimitBytes"))
             path = store.projection_path(target)
             current = fsio.read_bytes_or_none(path)
             if current != projection_bytes(state.entries, target):
