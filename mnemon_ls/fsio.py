@@ -209,7 +209,12 @@ def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[Non
     from filelock import Timeout  # lazy: ~14 ms of import
 
     ensure_dir(path.parent)
-    lock = _lock_class()(str(path), timeout=timeout, mode=FILE_MODE, lifetime=LOCK_STALE_SECONDS)
+    key = (str(path), timeout)
+    lock = _LOCKS.get(key)
+    if lock is None:  # one lock object per marker path, reused (building one costs ~30 us)
+        if len(_LOCKS) >= 256:
+            _LOCKS.clear()
+        lock = _LOCKS[key] = _lock_class()(key[0], timeout=timeout, mode=FILE_MODE, lifetime=LOCK_STALE_SECONDS)
     try:
         lock.acquire(poll_interval=LOCK_POLL_SECONDS)
     except Timeout:
@@ -226,6 +231,8 @@ def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[Non
 
 
 _LOCK_CLASS: type | None = None
+#: (marker path, timeout) -> lock object; filelock keeps each thread's hold count apart (thread_local).
+_LOCKS: dict[tuple[str, float], Any] = {}
 
 
 def _lock_class() -> type:
@@ -250,8 +257,31 @@ def _lock_class() -> type:
     # The 30 s age rule is deliberate: it is the TypeScript plugin's protocol, and our holds last milliseconds.
     warnings.filterwarnings("ignore", category=SoftFileLockLifetimeWarning)
 
+    from filelock._identity import host_name, process_start_token
+
+    record: list[tuple[int, bytes]] = []
+
     class PublishedSoftFileLock(SoftFileLock):
+        def _write_lock_info(self, fd: int) -> None:  # type: ignore[override]
+            # filelock writes the record again into the marker it gets back from _create_marker: ours
+            # already holds it (published complete), so that second write is skipped. The record (pid, host,
+            # start token: filelock's own format and functions) is built once per process; filelock reads
+            # /proc several times to build it, which was a third of every lock's cost.
+            published = self.__dict__.setdefault("_published_fds", set())
+            if fd in published:
+                published.discard(fd)
+                return
+            pid = os.getpid()
+            if not record or record[0][0] != pid:
+                info = f"{pid}\n{host_name()}\n"
+                token = process_start_token(pid)
+                record[:] = [(pid, (info + (f"{token}\n" if token is not None else "")).encode())]
+            view = memoryview(record[0][1])
+            while view:
+                view = view[os.write(fd, view):]
+
         def _create_marker(self, path: str, flags: int, opened: list[int]) -> int:
+            self.__dict__["_published_fds"] = set()  # (a stale entry would only cost a redundant write)
             if sys.platform == "win32" or not flags & os.O_EXCL:
                 return super()._create_marker(path, flags, opened)
             staging = f"{path}.{os.getpid()}.{secrets.token_hex(6)}.publish"
@@ -268,6 +298,7 @@ def _lock_class() -> type:
             reopen = flags & ~(os.O_CREAT | os.O_EXCL | os.O_TRUNC)
             opened.append(os.open(path, reopen))
             self._mark_descriptor_pending(opened[0])
+            self.__dict__.setdefault("_published_fds", set()).add(opened[0])
             return opened[0]
 
     _LOCK_CLASS = PublishedSoftFileLock

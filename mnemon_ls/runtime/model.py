@@ -62,8 +62,8 @@ def normalize_text(text: str) -> str:
 
 
 def utf8_len(text: str) -> int:
-    """Number of UTF-8 bytes of ``text``."""
-    return len(text.encode("utf-8"))
+    """Number of UTF-8 bytes of ``text`` (``str.isascii`` is O(1): an ASCII text is its own length)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 def joined_bytes(contents: Iterable[str]) -> int:
@@ -336,30 +336,62 @@ def serialize_store(entries: Sequence[Entry]) -> bytes:
     """``memories.json`` bytes: 2-space indent, non-ASCII unescaped, trailing newline.
 
     Byte-identical to ``json.dumps(document_of(entries), ensure_ascii=False, indent=2) + "\\n"`` (the
-    plugin's ``JSON.stringify(doc, null, 2)``), built directly because the indenting encoder is pure
-    Python and slow; entries with extra keys fall back to ``json.dumps``.
+    plugin's ``JSON.stringify(doc, null, 2)``), built from per-entry fragments (:func:`_fragments`)
+    because the indenting encoder is pure Python and slow; entries with extra keys or kept as loaded
+    (``raw``) fall back to ``json.dumps``.
     """
     if any(entry.extra or entry.raw is not None for entry in entries):
         return (json.dumps(document_of(entries), ensure_ascii=False, indent=2) + "\n").encode("utf-8")
     if not entries:
         return b'{\n  "version": 1,\n  "entries": []\n}\n'
-    q = _encode_string
-    parts = []
-    for e in entries:
-        body = (f'    {{\n      "content": {q(e.content)},\n      "created_at": {q(e.created_at)},\n'
-                f'      "updated_at": {q(e.updated_at)},\n      "target": {q(e.target)},\n'
-                f'      "importance": {q(e.importance)}')
-        if e.target == "memory" and e.branches:
-            names = ",\n".join(f"        {q(b)}" for b in e.branches)
-            body += f',\n      "branches": [\n{names}\n      ]'
-        parts.append(body + "\n    }")
+    parts = [_fragments(e)[0] for e in entries]
     return ('{\n  "version": 1,\n  "entries": [\n' + ",\n".join(parts) + "\n  ]\n}\n").encode("utf-8")
 
 
 def revision_of(entries: Sequence[Entry]) -> str:
-    """sha256 hex of the compact JSON of the store (the optimistic-concurrency fence)."""
-    compact = json.dumps(document_of(entries), ensure_ascii=False, separators=(",", ":"))
+    """sha256 hex of the compact JSON of the store (the optimistic-concurrency fence).
+
+    The compact JSON is ``json.dumps(document_of(entries), ensure_ascii=False, separators=(",", ":"))``,
+    built from cached per-entry fragments when no entry has extra keys or is kept as loaded."""
+    if any(entry.extra or entry.raw is not None for entry in entries):
+        compact = json.dumps(document_of(entries), ensure_ascii=False, separators=(",", ":"))
+    else:
+        compact = '{"version":1,"entries":[' + ",".join(_fragments(e)[1] for e in entries) + "]}"
     return hashlib.sha256(compact.encode("utf-8")).hexdigest()
+
+
+#: id(entry) -> (entry, indented, compact); holding the entry keeps its id from being reused meanwhile.
+_FRAGMENTS: dict[int, tuple[Entry, str, str]] = {}
+_FRAGMENTS_MAX = 8192
+
+
+def _fragments(e: Entry) -> tuple[str, str]:
+    """``(indented, compact)`` JSON text of one plain entry (no extra keys, not raw), cached by value.
+
+    The indented form is the entry as it sits in ``memories.json`` (4-space object indent), the compact
+    one as it sits in the revision's JSON. A store re-serializes the same entries at every commit, so
+    each is encoded once (the cache, keyed by object identity, is cleared when it passes
+    :data:`_FRAGMENTS_MAX` entries)."""
+    cached = _FRAGMENTS.get(id(e))
+    if cached is not None and cached[0] is e:
+        return cached[1], cached[2]
+    q = _encode_string
+    content, created, updated, target, importance = (q(e.content), q(e.created_at), q(e.updated_at),
+                                                     q(e.target), q(e.importance))
+    pretty = (f'    {{\n      "content": {content},\n      "created_at": {created},\n'
+              f'      "updated_at": {updated},\n      "target": {target},\n'
+              f'      "importance": {importance}')
+    compact = (f'{{"content":{content},"created_at":{created},"updated_at":{updated},"target":{target},'
+               f'"importance":{importance}')
+    if e.target == "memory" and e.branches:
+        names = [q(b) for b in e.branches]
+        pretty += ',\n      "branches": [\n' + ",\n".join(f"        {n}" for n in names) + "\n      ]"
+        compact += ',"branches":[' + ",".join(names) + "]"
+    result = (pretty + "\n    }", compact + "}")
+    if len(_FRAGMENTS) >= _FRAGMENTS_MAX:
+        _FRAGMENTS.clear()
+    _FRAGMENTS[id(e)] = (e, *result)
+    return result
 
 
 def projection_bytes(entries: Sequence[Entry], target: Target) -> bytes:

@@ -210,13 +210,14 @@ class RuntimeStore:
         self.edits_dir = self.runtime_dir / "edits"
         self.quarantine_dir = self.runtime_dir / "quarantine"
         self.archive_dir = self.runtime_dir / "archived"
+        self._projection_paths = {t: self.runtime_dir / name for t, name in PROJECTION_FILES.items()}
         # The last valid memories.json seen: (its exact bytes, its state). A hit needs the same bytes, so
         # it can never be stale; it saves the parse and the revision hash on every read and wake.
         self._cache: tuple[bytes, StoreState] | None = None
 
     def projection_path(self, target: Target) -> Path:
         """``runtime/USER.md`` or ``runtime/MEMORY.md``."""
-        return self.runtime_dir / PROJECTION_FILES[target]
+        return self._projection_paths[target]
 
     # ------------------------------------------------------------------ reads
 
