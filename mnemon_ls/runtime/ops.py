@@ -316,7 +316,7 @@ def materialize(
 ) -> list[Entry]:
     """Turn kept candidates into entries, copying timestamps (and branches when the candidate has none)
     from an identical committed entry of ``target``; otherwise created/updated = ``now``."""
-    by_key = {match_key(e.content): e for e in committed if e.target == target}
+    by_key = {match_key(e.content): e for e in committed if e.target == target and e.problem is None}
     entries = []
     for candidate in candidates:
         original = by_key.get(match_key(candidate.content))
