@@ -115,8 +115,10 @@ class Receipt:
     """A committed (or no-op) Runtime mutation (reference 3.4 result, plus ``revision`` and ``preserved``).
 
     ``to_dict()`` gives ``{success, message, target, entryCount, usage: {used, limit}, revision,
-    added | replaced: {from, to} | removed, [kept, dropped], [preserved]}``; ``entryCount`` and
-    ``usage`` (UTF-8 bytes) are for the mutated target after the change.
+    added | replaced: {from, to} | removed, [similar], [kept, dropped], [preserved]}``; ``entryCount`` and
+    ``usage`` (UTF-8 bytes) are for the mutated target after the change. ``similar`` (an add only) lists
+    the contents of entries of the target that differ from the added one only in case, whitespace or
+    punctuation (:func:`~mnemon_ls.runtime.ops.similar_entries`); nothing is removed for them.
     """
 
     message: str
