@@ -179,3 +179,64 @@ def test_create_on_a_full_disk_is_all_or_nothing(tiny_fs: Path, clock: FrozenClo
     assert not outcomes[0] and outcomes[-1], (outcomes, errors)  # the range really covers failure and success
     assert _registered(root)[0] == first
     assert sorted(_store_dirs(root)) == sorted(_registered(root))
+
+
+# --------------------------------------------------------------------------- defect 10: truncated provider file
+
+SERVICES = {
+    "mem0": {"endpoint": "https://mem0.example.test/v1", "apiKey": "sk-mem0-SECRET-1111"},
+    "honcho": {"endpoint": "https://honcho.example.test", "apiKey": "sk-honcho-SECRET-2222", "account": "team"},
+    "hindsight": {"endpoint": "http://127.0.0.1:8888", "mode": "local"},
+    "supermemory": {"apiKey": "sk-super-SECRET-3333"},
+}
+
+
+def _providers_file(root: Path, clock: FrozenClock) -> bytes:
+    service = SpacesService(root, clock=clock)
+    for provider, fields in SERVICES.items():
+        service.configure_provider(provider, fields, enabled=True)
+    service.registry.sync_namespaces("mem0", [{"externalId": "project-x", "connection": {"project": "x"}}])
+    service.close()
+    return (root / "state" / "memory-providers.json").read_bytes()
+
+
+def _service_block(provider: str, fields: dict[str, Any]) -> str:
+    """The exact text of one service entry in the indent=2 provider file."""
+    lines = json.dumps({"services": {provider: fields}}, indent=2, ensure_ascii=False).splitlines()
+    return "\n".join(lines[2:-2])
+
+
+def test_truncated_provider_file_keeps_every_complete_service(tmp_path: Path, clock: FrozenClock) -> None:
+    original = _providers_file(tmp_path / "model", clock)
+    text = original.decode("utf-8")
+    blocks = {p: text.index(_service_block(p, f)) + len(_service_block(p, f)) for p, f in SERVICES.items()}
+    services_start = text.index('"services"')
+    cuts = sorted({services_start + 20, *(end - 3 for end in blocks.values()), *(end + 1 for end in blocks.values()),
+                   text.index('"enabled"') + 14, len(text) - 40, len(text) - 2})
+    for number, cut in enumerate(cuts):
+        root = tmp_path / f"cut-{number}"
+        (root / "state").mkdir(parents=True)
+        live = root / "state" / "memory-providers.json"
+        live.write_bytes(original[:cut])
+        service = SpacesService(root, clock=clock)
+        service.list_spaces()
+        expected = {p: f for p, f in SERVICES.items() if blocks[p] <= cut}
+        # the live file is rewritten with what was salvaged, credentials included
+        assert live.is_file(), cut
+        assert oct(live.stat().st_mode & 0o777) == "0o600"
+        rewritten = json.loads(live.read_text(encoding="utf-8"))
+        assert rewritten["version"] == 4
+        assert rewritten["services"] == expected, cut
+        assert service.registry.read().services == expected
+        # the damaged original is kept byte-exact in quarantine, and the notice never echoes a credential
+        [problem] = service.notices()
+        assert Path(problem["quarantined"]).read_bytes() == original[:cut]
+        assert not any(f.get("apiKey", "\0") in json.dumps(problem) for f in SERVICES.values())
+        service.close()
+    assert any(len(_cut_services(original, c)) == 0 for c in cuts) and any(
+        len(_cut_services(original, c)) == len(SERVICES) for c in cuts)
+
+
+def _cut_services(original: bytes, cut: int) -> list[str]:
+    text = original.decode("utf-8")
+    return [p for p, f in SERVICES.items() if text.index(_service_block(p, f)) + len(_service_block(p, f)) <= cut]

@@ -31,7 +31,10 @@ Rules:
 - A damaged registry (not JSON, wrong version or shape, or a space that breaks a rule) is never discarded
   silently: the file is copied to ``data/.quarantine/`` (native) or ``state/quarantine/`` (providers),
   every readable space is salvaged (lenient scan of the damaged text, then the last-good copy, then the
-  stores on disk), the registry is rewritten, and a notice is kept in :attr:`SpaceRegistry.notices`.
+  stores on disk), the registry is rewritten, and a notice is kept in :attr:`SpaceRegistry.notices`. Of a
+  damaged provider file every complete service entry (credentials included) and enabled flag before the
+  damage is kept, and the live file is rewritten with them (never deleted: credentials must not survive
+  only in quarantine).
 - Third-party provider services: known provider ids (:data:`PROVIDER_LABELS`), service fields
   (:data:`SERVICE_FIELDS`) and memory fields (:data:`MEMORY_FIELDS`); unknown keys rejected; URLs http(s)
   without credentials; strings at most 2,000 chars (secrets 8,000); OpenViking ``targetUri`` must be a
@@ -324,9 +327,11 @@ class SpaceRegistry:
             extra = [b for b in self._last_good() if b.id not in on_disk and self._store_exists(b.id)]
             bodies = (*bodies, *extra)
             self.notices.append(Problem(str(self.native_path), damage.reason, str(kept), len(bodies)))
+        providers_damaged = False
         try:
             services, enabled, provider_bodies = self._parse_providers(providers_data)
         except _Damaged as damage:
+            providers_damaged = True
             services, enabled, provider_bodies = _salvage_providers(providers_data or b"")
             kept = fsio.copy_file_exclusive(self.state_dir / "quarantine", f"{stamp}-{PROVIDERS_FILE}",
                                             providers_data or b"")
@@ -335,7 +340,8 @@ class SpaceRegistry:
         state = RegistryState(tuple(bodies), services, enabled, enabled_bodies)
         discovered = self._discovered(state)
         state = replace(state, bodies=(*state.bodies, *discovered))
-        self._write_locked(state, all_provider_bodies=provider_bodies)
+        # a repaired provider file stays (with what was salvaged): its credentials never live only in quarantine
+        self._write_locked(state, all_provider_bodies=provider_bodies, keep_providers_file=providers_damaged)
         return state
 
     def _salvage_native(self, data: bytes) -> tuple[SpaceRecord, ...]:
@@ -811,25 +817,55 @@ def _json_objects(text: str) -> Iterable[Any]:
         position = text.find("{", position + 1)
 
 
+def _complete_members(text: str, start: int) -> list[tuple[str, Any]]:
+    """The members of the JSON object opening at ``text[start]`` (``{``) that are complete, in order, up to
+    the first one that is cut off or malformed (a truncated file keeps everything before the cut)."""
+    decoder = json.JSONDecoder()
+    members: list[tuple[str, Any]] = []
+    space = re.compile(r"\s*")
+    position = space.match(text, start + 1).end()
+    while position < len(text) and text[position] == '"':
+        try:
+            key, position = json.decoder.scanstring(text, position + 1)
+        except ValueError:
+            break
+        position = space.match(text, position).end()
+        if position >= len(text) or text[position] != ":":
+            break
+        position = space.match(text, position + 1).end()
+        try:
+            value, position = decoder.raw_decode(text, position)
+        except ValueError:
+            break
+        position = space.match(text, position).end()
+        closed = position < len(text) and text[position] in ",}"
+        if not closed and (isinstance(value, (int, float)) or position < len(text)):
+            break  # a number may be the cut-off prefix of a longer one; anything else here is damage
+        members.append((key, value))
+        if not closed or text[position] == "}":
+            break
+        position = space.match(text, position + 1).end()
+    return members
+
+
 def _salvage_providers(data: bytes) -> tuple[dict, dict, tuple[SpaceRecord, ...]]:
+    """What a damaged provider file still holds: every *complete* service entry (with its credentials) and
+    enabled flag of the top-level ``services``/``enabled`` objects (members before a cut or damage), and
+    every provider space object that decodes anywhere in the text."""
     text = data.decode("utf-8", "replace")
     services: dict[str, dict] = {}
     enabled: dict[str, bool] = {}
-    decoder = json.JSONDecoder()
     for key, target in (("services", services), ("enabled", enabled)):
-        match = re.search(rf'"{key}"\s*:\s*', text)
-        if match:
-            try:
-                value, _ = decoder.raw_decode(text, match.end())
-            except ValueError:
-                value = None
-            if isinstance(value, dict):
-                for provider, fields in value.items():
-                    if provider in PROVIDER_LABELS:
-                        if key == "services" and isinstance(fields, dict):
-                            target[provider] = dict(fields)
-                        elif key == "enabled":
-                            target[provider] = bool(fields)
+        match = re.search(rf'"{key}"\s*:\s*\{{', text)
+        if not match:
+            continue
+        for provider, fields in _complete_members(text, match.end() - 1):
+            if provider not in PROVIDER_LABELS:
+                continue
+            if key == "services" and isinstance(fields, dict):
+                target[provider] = dict(fields)
+            elif key == "enabled" and isinstance(fields, bool):
+                target[provider] = fields
     bodies: list[SpaceRecord] = []
     for raw in _json_objects(text):
         record = _provider_record(raw)
