@@ -3,7 +3,6 @@
 Modules:
 
 - :mod:`.model` field rules, value formats, :class:`Item`, :class:`WriteReceipt`, ``receipt_status`` (pure);
-- :mod:`.tokenizer` search tokens (CJK bigrams, identifiers whole + split) (pure);
 - :mod:`.graph` entity extraction and causal cues for automatic edges (pure);
 - :mod:`.policy` recall-quality policies ``strict-v1`` / ``balanced-v1`` / ``exhaustive-v1`` (pure);
 - :mod:`.registry` ``data/.dsh-memory-bodies.json`` + ``state/memory-providers.json`` (locked, repaired);

@@ -13,7 +13,7 @@ Schema (:data:`SCHEMA_VERSION`; the tokenizer version is stored too, and a misma
     ents(entity TEXT, created REAL, doc INTEGER, PRIMARY KEY(entity, created, doc)) WITHOUT ROWID
 
 - ``terms`` holds the item's indexed terms (content, tags other than ``branch:*``, entities; see
-  :mod:`.tokenizer`) joined by spaces; FTS5 ranks them with BM25 and the stored text gives each
+  :data:`TOKENIZER`) joined by spaces; FTS5 ranks them with BM25 and the stored text gives each
   candidate's coverage of the query without touching ``mnemon.db``.
 - ``chash`` = first 32 hex of sha256(content): the exact-duplicate lookup of remember.
 - ``ents`` lists the exact (case-kept) entities of active items, newest first per entity: the lookup the
@@ -44,9 +44,12 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..sqliteindex import DerivedIndex
-from .tokenizer import TOKENIZER_VERSION, QueryTerm, document_terms, fts_match
+from ..text import ENGLISH_STOPWORDS, QueryTerm, Tokenizer, fts_match
 
 SCHEMA_VERSION = 2
+#: The tokenizer of Memory Space items (:mod:`mnemon_ls.text`): camelCase identifiers split, the Mnemon
+#: CLI's English stopwords (mnemon-cli.md 9.1) neither indexed nor searched, at most 32 query terms.
+TOKENIZER = Tokenizer(version=1, max_query_terms=32, camel_case=True, stopwords=ENGLISH_STOPWORDS)
 INDEX_FILE = ".mnemon-ls-index.db"
 
 
@@ -78,6 +81,7 @@ def content_hash(content: str) -> str:
 
 def indexed_terms(row: IndexRow) -> str:
     """The space-joined indexed terms of ``row`` (content, non-branch tags, entities)."""
+    document_terms = TOKENIZER.document_terms
     terms = document_terms(row.content)
     for tag in row.tags:
         if not tag.startswith("branch:"):
@@ -94,7 +98,7 @@ class SideIndex(DerivedIndex):
     INITIAL_META = {"fingerprint": "null"}
 
     def __init__(self, path: Path) -> None:
-        super().__init__(Path(path), schema=SCHEMA_VERSION, tokenizer=TOKENIZER_VERSION)
+        super().__init__(Path(path), schema=SCHEMA_VERSION, tokenizer=TOKENIZER.version)
 
     def create_tables(self, db: sqlite3.Connection) -> None:
         """Documents, their FTS5 terms and the entity index."""

@@ -54,7 +54,7 @@ from ... import fsio
 from ...errors import InvalidInput, StoreBusy, UnreadableStore
 from .. import graph
 from ..errors import SpaceReadOnly
-from ..index import INDEX_FILE, IndexRow, SideIndex
+from ..index import INDEX_FILE, TOKENIZER, IndexRow, SideIndex
 from ..model import (
     EDGE_TYPES,
     WALK_EDGE_TYPES,
@@ -65,7 +65,7 @@ from ..model import (
     rfc3339,
     utc_now,
 )
-from ..tokenizer import coverage, query_terms, term_set
+from ...text import coverage, exactness
 from .base import NATIVE_CAPABILITIES, ExportEdge, ExportItem, KeepFn, SearchOutcome, iter_chunks, sparse_hint
 
 PROVIDER_ID = "mnemon-native"
@@ -639,12 +639,12 @@ class NativeProvider:
             recent = db.execute(f"SELECT id, content FROM insights WHERE source = ? AND deleted_at IS NULL AND id != ? "
                                 f"ORDER BY {order} LIMIT 10", (source, new_id)).fetchall()
             new_cue = graph.causal_cue(content)
-            new_terms = term_set(content)
+            new_terms = TOKENIZER.term_set(content)
             for other, other_content in recent:
                 other_cue = graph.causal_cue(other_content or "")
                 if not new_cue and not other_cue:
                     continue
-                ratio = graph.overlap(new_terms, term_set(other_content or ""))
+                ratio = graph.overlap(new_terms, TOKENIZER.term_set(other_content or ""))
                 if ratio < 0.15:
                     continue
                 cause, effect, effect_text = (other, new_id, content) if new_cue else (new_id, other, other_content)
@@ -684,7 +684,7 @@ class NativeProvider:
     def _ranked(self, db: sqlite3.Connection, query: str, limit: int, mode: str, category: str | None,
                 source: str | None, keep: KeepFn | None) -> SearchOutcome:
         self._sync(db)
-        terms = query_terms(query)
+        terms = TOKENIZER.query_terms(query)
         if not terms:
             return SearchOutcome([], sparse_hint(0, limit))
         pool = max(64, limit * 6)
