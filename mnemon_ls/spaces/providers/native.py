@@ -28,9 +28,13 @@ Format source: shared/reference/mnemon-cli.md (sections 4-9, 14, 16). What this 
   per write they cost more than everything else together;
   ``effective_importance`` per mnemon-cli.md 8. No auto-prune (the CLI does it on its own next write).
 - **Search** uses the side index (:mod:`mnemon_ls.spaces.index`), kept in sync on our writes and caught
-  up when another connection committed. Score in 0..1: ``coverage * (0.78 + 0.10*bm25/best + 0.07*
-  (importance-1)/4 + 0.05*recency)`` with ``coverage`` the fraction of query term groups the item holds
-  and ``recency = 0.5 ** (age_days / 180)``. ``smart`` mode adds causal/semantic neighbours of
+  up when another connection committed. Score in 0..1: ``coverage * (0.73 + 0.14*exactness + 0.06*
+  bm25/best + 0.04*(importance-1)/4 + 0.03*recency)`` with ``coverage`` the fraction of query term groups
+  the item holds, ``exactness`` the fraction of those it holds by the whole identifier rather than only
+  its parts (:func:`mnemon_ls.text.exactness`) and ``recency = 0.5 ** (age_days / 180)``. The exactness
+  weight (0.14) exceeds all the other signals together (0.13), so at equal coverage an item naming the
+  query's identifier exactly (``retry_backoff``) always outranks one naming only a longer identifier
+  that contains it (``retry_backoff_ms``), whatever their importance, age or BM25. ``smart`` mode adds causal/semantic neighbours of
   strong hits (entities are already indexed terms) (score = 0.45 * hit score * edge weight); ``basic`` is the CLI's ``LIKE`` scan (no score).
 - **Reads** bump ``access_count``/``last_accessed_at`` of returned items and log ``recall``/``search``
   like the CLI, batched: the counts are kept in memory and written in one short transaction by
@@ -700,14 +704,15 @@ class NativeProvider:
             if keep is not None and not keep(tags):
                 dropped += 1
                 continue
-            cover = coverage(terms, set(text.split()))
+            held = set(text.split())
+            cover = coverage(terms, held)
             if cover <= 0:
                 continue
             imp = importance if isinstance(importance, int) else 3
             age_days = max(0.0, (now - created) / 86400) if created else 3650.0
             relevance = max(0.0, bm25) / best if bm25 is not None else 0.5
-            score = cover * (0.78 + 0.10 * relevance + 0.07 * (min(max(imp, 1), 5) - 1) / 4
-                             + 0.05 * 0.5 ** (age_days / 180))
+            score = cover * (0.73 + 0.14 * exactness(terms, held) + 0.06 * relevance
+                             + 0.04 * (min(max(imp, 1), 5) - 1) / 4 + 0.03 * 0.5 ** (age_days / 180))
             scored.append((min(1.0, score), imp, created, ident, tags))
         scored.sort(key=lambda s: (-s[0], -s[1], -s[2], s[3]))
         chosen = scored[:limit]
