@@ -20,8 +20,8 @@ identifiers (CamelCase, snake_case, file names) as entities, created times sprea
   (growth of the Python heap: a leak would show there). The provider's bound is documented in
   :mod:`mnemon_ls.spaces.providers.native` (``CACHE_KIB``/``INDEX_CACHE_KIB``/``MMAP_BYTES``);
 - identifier ranking (largest size only): 15 identifiers such as ``retry_backoff``, each with one exact
-  item and 8 near-miss decoys (``retry_backoff_ms``, ``max_retry_backoff``, ``retry_backoff.default``...,
-  newer and more important at random) added to the space; the query is the identifier; a hit is the
+  item (importance 1-3, first half of the year) and 8 near-miss decoys (``retry_backoff_ms``,
+  ``max_retry_backoff``, ``retry_backoff.default``...; importance 3-5, second half) added to the space; the query is the identifier; a hit is the
   exact item in the top 5 of ``SpacesService.recall``. The peer, in the same run, is a plain FTS5
   ``trigram`` table over the same texts (``MATCH '"<identifier>"' ORDER BY rank LIMIT 5``).
 
@@ -138,9 +138,12 @@ def ranking_items(gen: Generator) -> tuple[list[ExportItem], dict[str, str]]:
         for form_index, form in enumerate(["{}", *DECOY_FORMS]):
             name = form.format(ident)
             text = f"{gen.english()[:-1]} Set {name} to {rng.randint(2, 900)} in the service config."
-            created = gen.base + timedelta(seconds=rng.randint(0, 365 * 86400))
+            # the exact identifier was noted once, early and plainly; the longer ones later and as important
+            days = rng.randint(0, 180) if form_index == 0 else rng.randint(181, 364)
+            importance = rng.randint(1, 3) if form_index == 0 else rng.randint(3, 5)
+            created = gen.base + timedelta(days=days, seconds=rng.randint(0, 86399))
             key = f"rank-{number}-{form_index}"
-            items.append(ExportItem(key, text, "fact", rng.randint(1, 5), [], [], "user", rfc3339(created)))
+            items.append(ExportItem(key, text, "fact", importance, [], [], "user", rfc3339(created)))
             if form_index == 0:
                 exact[ident] = key
     return items, exact

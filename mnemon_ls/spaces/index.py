@@ -47,6 +47,9 @@ from ..sqliteindex import DerivedIndex
 from ..text import ENGLISH_STOPWORDS, QueryTerm, Tokenizer, fts_match
 
 SCHEMA_VERSION = 2
+#: SQLite page cache of the index connection, KiB (``PRAGMA cache_size``): the side index's share of the
+#: resident memory bound of an open space (see :mod:`mnemon_ls.spaces.providers.native`, "Memory").
+INDEX_CACHE_KIB = 16 * 1024
 #: The tokenizer of Memory Space items (:mod:`mnemon_ls.text`): camelCase identifiers split, the Mnemon
 #: CLI's English stopwords (mnemon-cli.md 9.1) neither indexed nor searched, at most 32 query terms.
 TOKENIZER = Tokenizer(version=1, max_query_terms=32, camel_case=True, stopwords=ENGLISH_STOPWORDS)
@@ -111,8 +114,8 @@ class SideIndex(DerivedIndex):
                    " PRIMARY KEY(entity, created, doc)) WITHOUT ROWID")
 
     def after_open(self, db: sqlite3.Connection) -> None:
-        """A 32 MiB page cache and the fts5vocab view used for document frequencies."""
-        db.execute("PRAGMA cache_size=-32768")
+        """A page cache of :data:`INDEX_CACHE_KIB` and the fts5vocab view used for document frequencies."""
+        db.execute(f"PRAGMA cache_size={-INDEX_CACHE_KIB}")
         db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, fts, 'row')")
 
     # ------------------------------------------------------------------ state
