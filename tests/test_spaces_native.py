@@ -465,3 +465,21 @@ def test_an_exact_identifier_outranks_longer_identifiers_containing_it(
     assert items[0].id == target, [i.content for i in items]
     assert all(items[0].score > other.score for other in items[1:])
     assert len(items) == 5  # the decoys still match (their parts do), below the exact hit
+
+
+def test_resident_memory_of_an_open_space_is_bounded(store: NativeProvider) -> None:
+    # the bound documented in the provider (module doc, "Memory"): page caches capped, no memory map
+    from mnemon_ls.spaces.index import INDEX_CACHE_KIB
+    from mnemon_ls.spaces.providers.base import ExportItem
+    from mnemon_ls.spaces.providers.native import BULK_CACHE_KIB, CACHE_KIB
+
+    store.remember("bounded caches keep the server small")
+    store.search("bounded caches", limit=5)
+    db, index = store._conn(), store.index.connect()
+    assert (CACHE_KIB, INDEX_CACHE_KIB, BULK_CACHE_KIB) == (8192, 16384, 65536)
+    assert db.execute("PRAGMA cache_size").fetchone()[0] == -CACHE_KIB
+    assert db.execute("PRAGMA mmap_size").fetchone()[0] == 0
+    assert index.execute("PRAGMA cache_size").fetchone()[0] == -INDEX_CACHE_KIB
+    store.import_items([ExportItem("x1", "imported while the cache is larger", "fact", 3, [], [], "user",
+                                   "2026-09-01T00:00:00Z")])
+    assert db.execute("PRAGMA cache_size").fetchone()[0] == -CACHE_KIB
