@@ -86,6 +86,8 @@ def _call_each_api(service: SpacesService, space: str, item: str, other: str) ->
         ("metadata", lambda: service.link(space, item, other, metadata={f"k{LONE}": "v"})),
         ("id", lambda: service.forget(space, f"{item}{LONE}")),
         ("spaceId", lambda: service.forget(f"{space}{LONE}", item)),
+        ("services.account", lambda: service.configure_provider("mem0", {"account": f"a{LONE}"})),
+        ("discovered[0].externalId", lambda: service.registry.sync_namespaces("mem0", [{"externalId": f"x{LONE}"}])),
     ]
 
 
