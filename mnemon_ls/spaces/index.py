@@ -50,6 +50,10 @@ SCHEMA_VERSION = 2
 #: SQLite page cache of the index connection, KiB (``PRAGMA cache_size``): the side index's share of the
 #: resident memory bound of an open space (see :mod:`mnemon_ls.spaces.providers.native`, "Memory").
 INDEX_CACHE_KIB = 16 * 1024
+#: Page cache (KiB) while :meth:`SideIndex.apply` writes a rebuild or a batch of at least :data:`BULK_ROWS`
+#: rows (imports, full reconciles); back to :data:`INDEX_CACHE_KIB` afterwards.
+BULK_CACHE_KIB = 64 * 1024
+BULK_ROWS = 500
 #: The tokenizer of Memory Space items (:mod:`mnemon_ls.text`): camelCase identifiers split, the Mnemon
 #: CLI's English stopwords (mnemon-cli.md 9.1) neither indexed nor searched, at most 32 query terms.
 TOKENIZER = Tokenizer(version=1, max_query_terms=32, camel_case=True, stopwords=ENGLISH_STOPWORDS)
@@ -142,9 +146,21 @@ class SideIndex(DerivedIndex):
               replace_all: bool = False, force: bool = False) -> None:
         """Upsert ``rows`` (by id), delete ``removed`` ids, and store ``fingerprint`` when it is newer than the
         stored one (by oplog id, then rowid), or always with ``force``/``replace_all``; one transaction.
-        ``replace_all`` first empties the index (full rebuild)."""
+        ``replace_all`` first empties the index (full rebuild). A rebuild or a batch of :data:`BULK_ROWS` rows
+        or more runs with a page cache of :data:`BULK_CACHE_KIB`."""
         db = self.connect()
         prepared = [(row, indexed_terms(row) if row.active else "") for row in rows]
+        bulk = replace_all or len(prepared) >= BULK_ROWS
+        if bulk:
+            db.execute(f"PRAGMA cache_size={-BULK_CACHE_KIB}")
+        try:
+            self._apply(db, prepared, removed, fingerprint, replace_all, force)
+        finally:
+            if bulk:
+                db.execute(f"PRAGMA cache_size={-INDEX_CACHE_KIB}")
+
+    def _apply(self, db: sqlite3.Connection, prepared: list[tuple[IndexRow, str]], removed: Iterable[str],
+               fingerprint: dict | None, replace_all: bool, force: bool) -> None:
         db.execute("BEGIN IMMEDIATE")
         try:
             if replace_all:
