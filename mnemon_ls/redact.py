@@ -540,6 +540,67 @@ def describe(summary: dict[str, Any] | None) -> str:
     return f"Redacted {count} value{'s' if count != 1 else ''} that looked like credentials ({kinds})."
 
 
+def redact_json_value(value: Any) -> tuple[Any, list[str]]:
+    """A parsed JSON value with every string (not keys) redacted, and the kinds replaced."""
+    kinds: list[str] = []
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            text, matches = redact_text(item)
+            kinds.extend(m.kind for m in matches)
+            return text
+        if isinstance(item, list):
+            return [walk(v) for v in item]
+        if isinstance(item, dict):
+            return {k: walk(v) for k, v in item.items()}
+        return item
+
+    return walk(value), kinds
+
+
+def redact_file_bytes(data: bytes, name: str) -> tuple[bytes, list[str]]:
+    """A stored copy (a saved hand edit, a quarantined file, an archive) with its values redacted:
+    ``.json`` files are parsed and re-serialized (2-space indent), ``.jsonl`` files line by line (so a
+    placeholder never breaks an escape), anything else as text; bytes that are not UTF-8 are kept
+    (surrogate escapes). Returns the new bytes and the kinds replaced (empty: ``data`` unchanged)."""
+    import json
+
+    text = data.decode("utf-8", "surrogateescape")
+    if name.endswith(".json"):
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            parsed = None
+        if parsed is not None:
+            value, kinds = redact_json_value(parsed)
+            if not kinds:
+                return data, []
+            out = json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+            return out.encode("utf-8", "surrogateescape"), kinds
+    if name.endswith(".jsonl"):
+        lines, kinds = [], []
+        for line in text.splitlines(keepends=True):
+            try:
+                parsed = json.loads(line) if line.strip() else None
+            except ValueError:
+                parsed = None
+            if parsed is None:
+                new, matches = redact_text(line)
+                kinds.extend(m.kind for m in matches)
+                lines.append(new)
+                continue
+            value, found = redact_json_value(parsed)
+            if found:
+                kinds.extend(found)
+                line = json.dumps(value, ensure_ascii=False) + ("\n" if line.endswith("\n") else "")
+            lines.append(line)
+        return ("".join(lines).encode("utf-8", "surrogateescape"), kinds) if kinds else (data, [])
+    new, matches = redact_text(text)
+    if not matches:
+        return data, []
+    return new.encode("utf-8", "surrogateescape"), [m.kind for m in matches]
+
+
 def scan_texts(items: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
     """Findings for stored texts: ``items`` are ``(location, text)``; returns ``[{"location", "kind",
     "position"}]`` for every match (never the value). Used by ``doctor`` and ``mnemon-ls redact``."""
@@ -551,4 +612,4 @@ def scan_texts(items: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
 
 
 __all__ = ["KINDS", "MODES", "Mode", "PLACEHOLDER_PREFIX", "Scrubber", "SecretMatch", "describe", "find_secrets",
-           "placeholder", "redact_text", "scan_texts", "validate_mode"]
+           "placeholder", "redact_file_bytes", "redact_json_value", "redact_text", "scan_texts", "validate_mode"]
