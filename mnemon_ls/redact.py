@@ -166,7 +166,7 @@ _TOKEN_START = re.compile(
 )
 _TOKEN_BODY = tuple(re.compile(rule.body + "+") for rule in _TOKEN_RULES)
 # A line break (with indentation, a shell continuation or an escaped \n) or one space between two parts.
-_SPLIT_GAP = re.compile(r"(?:\\n|\\?[ \t]*\r?\n[ \t]*| )")
+_SPLIT_GAP = re.compile(r"(?:\\n|[ \t]*\\?[ \t]*\r?\n[ \t]*| )")
 
 
 def _token_matches(text: str) -> list[SecretMatch]:
@@ -205,7 +205,7 @@ _PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = re.compile(r"-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_CHUNK = re.compile(r"(?:\s|\\n|\\r)+([A-Za-z0-9+/=:,\-]+)")
 _PEM_MAX_CHARS = 65536
-_B64_PEM = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/=]*(?:(?:\s|\\n)+[A-Za-z0-9+/=]+)*")
+_B64_PEM = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/=]*(?:(?:\s|\\n)+(?:[A-Za-z0-9+/]{16,}|[A-Za-z0-9+/]*==?)=*)*")
 _JWT = re.compile(r"(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*")
 _SENDGRID = re.compile(r"(?<![A-Za-z0-9])SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{16,64}")
 _SLACK_WEBHOOK = re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]{16,}")
