@@ -86,6 +86,16 @@ SAMPLES: list[tuple[str, str, str]] = [
      SPLIT_GITHUB[:22]),
 ]
 
+#: Kinds whose value identifies itself without a key name (a bare value in a tag or a title).
+SELF_EVIDENT = frozenset({"aws-access-key-id", "github-token", "gitlab-token", "slack-token", "slack-webhook",
+                          "openai-api-key", "anthropic-api-key", "google-api-key", "stripe-key", "jwt"})
+
+
+def bare(kind: str, secret: str) -> bool:
+    """True when ``secret`` alone (no surrounding text) is still a detectable value."""
+    return kind in SELF_EVIDENT and secret != SPLIT_GITHUB[:22]
+
+
 #: Texts about secrets holding no value: redaction must return them unchanged.
 PROSE = [
     "No API key is needed",

@@ -9,8 +9,8 @@ its pages or its WAL).
 Applying rewrites each affected document under the index lock the way a mutation does: the new
 managed file first, then ``index.json`` (the commit marker), then the old file is removed. Archived
 documents are otherwise immutable; a redaction is the one rewrite they get (revision + 1,
-``updatedAt`` now). A title that held a credential also gets a new file name (made from the
-redacted title), since the old name was made from the secret.
+``updatedAt`` now). A rewritten document also gets its file name made again from its redacted title:
+the old name was made from the title at creation, which may have held the secret.
 """
 
 from __future__ import annotations
@@ -94,9 +94,9 @@ def apply(store: DocumentStore) -> dict[str, Any]:
                                                            record.archive_summary, body) and not file_secret:
                 records.append(record)
                 continue
-            filename = record.filename
-            if title != record.title:
-                filename = model.filename_for(title, record.id)
+            # The file name was made from the title at creation; a later update keeps it, so a document that
+            # held a credential gets its name made again from the (redacted) title it has now.
+            filename = model.filename_for(title, record.id)
             changed = dataclasses.replace(
                 record, title=title, description=description, archive_summary=summary, filename=filename,
                 relative_path=model.relative_path(record.status, filename), updated_at=now,
