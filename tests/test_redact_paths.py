@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -259,6 +260,18 @@ def test_redact_apply_cleans_a_store_an_older_version_wrote(cli_dirs: Path):
     host.runtime.mutate(ops.validate_request("add", "memory", "after the hand edit"))
     host.close()
     assert any(p.name.endswith("MEMORY.md") for p in (root / "runtime" / "edits").iterdir())
+    # a row an older tool deleted (the Mnemon CLI's prune/gc DELETE): its bytes stay in a free page
+    gone = f"deleted row {GITHUB['gho']} " + "padding " * 400  # a page of its own, then the freelist
+    db = sqlite3.connect(root / "data" / "default" / "mnemon.db")
+    db.execute("PRAGMA secure_delete=OFF")
+    db.execute("INSERT INTO insights(id, content, created_at, updated_at) VALUES('gone', ?, 'x', 'x')", (gone,))
+    db.commit()
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.execute("DELETE FROM insights WHERE id = 'gone'")
+    db.commit()
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    assert any(f.endswith("mnemon.db") and v == GITHUB["gho"] for f, v in leaks(root)), "no free-page residue"
     assert leaks(root), "the allow-mode store should hold the values"
 
     doctor = _cli(tmp, "doctor", "--json")
