@@ -1,6 +1,7 @@
 """The ``mnemon-ls`` command line.
 
-Commands: ``wake``, ``runtime add|replace|remove|list|recover``, ``doctor`` (``serve`` starts the
+Commands: ``wake``, ``runtime add|replace|remove|list|recover``, ``doctor``, ``redact [--apply]``,
+``doc``, ``space``, ``remember``, ``recall`` (``serve`` starts the
 language server). Every command takes ``--workspace`` (default: the current directory), ``--scope``,
 ``--data-dir`` and the other settings as flags, and ``--json`` for scripts.
 
