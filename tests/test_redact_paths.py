@@ -25,7 +25,7 @@ from mnemon_ls.host import WorkspaceHost
 from mnemon_ls.runtime import ops
 from mnemon_ls.settings import load_settings
 from tests.helpers.procs import tree_snapshot
-from tests.redact_samples import ALL_VALUES, AWS_ID, GITHUB, PASSWORD, PROSE, SAMPLES, bare
+from tests.redact_samples import ALL_VALUES, AWS_ID, GITHUB, PASSWORD, PROSE, SAMPLES, SLACK_BOT, STRIPE, bare
 
 MNEMON_LS = [sys.executable, "-m", "mnemon_ls"]
 
@@ -237,7 +237,7 @@ def test_cli_writes_report_the_redaction_and_leave_no_value(cli_dirs: Path):
     assert document["title"] == "Deploy [redacted:github-token]"
     assert document["relativePath"].startswith("documents/active/deploy-redacted-github-token-")
     assert _cli(tmp, "space", "create", "--name", "P", "--description", "d", "--active").returncode == 0
-    out = _cli(tmp, "remember", f"stripe {SAMPLES[17][2]}", "--tag", GITHUB["ghs"], "--json")
+    out = _cli(tmp, "remember", f"stripe {STRIPE}", "--tag", GITHUB["ghs"], "--json")
     assert json.loads(out.stdout)["tags"] == ["[redacted:github-token]"]
     out = _cli(tmp, "runtime", "add", "--content", f"x {GITHUB['ghu']}", "--secrets", "reject")
     assert out.returncode == 2 and GITHUB["ghu"] not in out.stderr
@@ -297,4 +297,21 @@ def test_redact_apply_cleans_a_store_an_older_version_wrote(cli_dirs: Path):
     recalled = json.loads(_cli(tmp, "recall", "redacted github token", "--json").stdout)
     assert recalled["results"] and "[redacted:github-token]" in recalled["results"][0]["content"]
     assert _cli(tmp, "doctor", "--json").stdout.count('"secrets": []') == 1
+    assert leaks(root) == []
+
+
+def test_space_update_and_archive_summary_are_redacted_and_counted(tmp_path: Path):
+    root = tmp_path / "root"
+    host = _host(root, tmp_path)
+    space = host.spaces.create_space("P", "facts", active=True).to_dict()
+    updated = host.spaces.update_space(space["id"], description=f"bot token {SLACK_BOT}").to_dict()
+    assert updated["description"] == "bot token [redacted:slack-token]"
+    with pytest.raises(InvalidInput) as caught:
+        host.spaces.update_space(space["id"], name=GITHUB["ghp"])
+    assert caught.value.field == "name"
+    created = host.documents.create("Runbook", "steps")
+    archived = host.documents.archive(created.document.record.id, None, summary=f"rotated {AWS_ID}").to_dict()
+    assert archived["document"]["archiveSummary"] == "rotated [redacted:aws-access-key-id]"
+    assert archived["redacted"] == {"count": 1, "kinds": {"aws-access-key-id": 1}, "fields": ["summary"]}
+    host.close()
     assert leaks(root) == []
