@@ -32,10 +32,13 @@ prefixed tokens (AWS ``AKIA``/``ASIA`` key ids, GitHub ``ghp_``/``gho_``/``ghu_`
 whitespace normalization leaves it) is found when neither part alone is long enough.
 Prose about secrets ("No API key is needed", "set the token in your env") has no value and is left alone.
 
-Why not ``detect-secrets`` (PyPI): measured by ``bench/bench_redact.py`` — it is line-based, reports no
-positions (only the value), misses Anthropic, ``github_pat_``, ``sk-proj-`` keys without the legacy
-marker, Google API keys, PEM bodies (it flags only the ``BEGIN`` line) and split values, and is slower
-per call; see the benchmark's output in ``bench/README.md``.
+Why not ``detect-secrets`` (PyPI, 1.5.0), measured by ``bench/bench_redact.py`` (``bench/results/redact.md``):
+it is line-based and reports values, not positions (so neither ``reject``'s position nor a multi-line
+PEM or split value can be handled), and it does not know Anthropic, ``github_pat_``, ``sk-proj-`` keys
+without the legacy marker, Google API keys or PEM bodies (it flags the ``BEGIN`` line only). With its
+default plugins its ad-hoc scan flagged 19 of the 20 prose texts (its entropy plugins report every
+word); without the entropy plugins it reported 10 of the 29 samples. It took ~200 ms per 10 KiB text
+against ~0.2 ms (prose) to ~12 ms (dense credentials) here, 27-900x slower, on every write.
 """
 
 from __future__ import annotations
@@ -409,7 +412,7 @@ def find_secrets(text: str) -> list[SecretMatch]:
 
     Where detections overlap, the specific format (a known token prefix, a PEM block, a JWT) wins over
     a URL or header rule, and those over a ``key=value`` rule. Offsets are code points. Pure; about
-    0.1 ms for a 10 KiB text of prose (``bench/bench_redact.py``).
+    0.2 ms for a 10 KiB text of prose (``bench/bench_redact.py``).
     """
     if not text:
         return []
