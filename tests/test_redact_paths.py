@@ -315,3 +315,16 @@ def test_space_update_and_archive_summary_are_redacted_and_counted(tmp_path: Pat
     assert archived["redacted"] == {"count": 1, "kinds": {"aws-access-key-id": 1}, "fields": ["summary"]}
     host.close()
     assert leaks(root) == []
+
+
+def test_edge_metadata_is_redacted(tmp_path: Path):
+    root = tmp_path / "root"
+    host = _host(root, tmp_path)
+    host.spaces.create_space("P", "facts", active=True)
+    a = host.spaces.remember("first item").id
+    b = host.spaces.remember("second item").id
+    space = host.spaces.list_spaces()[0].to_dict()["id"]
+    linked = host.spaces.link(space, a, b, metadata={"why": f"both use {GITHUB['ghp']}"}).to_dict()
+    assert linked["redacted"]["kinds"] == {"github-token": 1}
+    host.close()
+    assert leaks(root) == []

@@ -450,12 +450,16 @@ class SpacesService:
             raise InvalidInput("edgeType", "must be one of " + ", ".join(EDGE_TYPES))
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 1:
             raise InvalidInput("weight", "must be a number 0..1")
+        scrub = Scrubber(self.secrets)
+        if isinstance(metadata, dict):
+            metadata = {k: scrub.text(f"metadata.{k}", v) for k, v in metadata.items()}
         meta = _validate_metadata(metadata)
         self._capable(record, "link")
         raw = self.provider(record).link(src, tgt, edge_type=edge_type, weight=float(weight), metadata=meta)
         return WriteReceipt(receipt_status(raw), "linked", record.id, record.name, src,
                             f"Linked {src} -> {tgt} ({edge_type}).",
-                            {"sourceId": src, "targetId": tgt, "edgeType": edge_type, "weight": float(weight)})
+                            {"sourceId": src, "targetId": tgt, "edgeType": edge_type, "weight": float(weight),
+                             **_redacted(scrub)})
 
     def forget(self, space_id: str, item_id: str) -> WriteReceipt:
         """Soft-delete one item by exact id. Raises :class:`InvalidInput` (``id``) for an unknown or
