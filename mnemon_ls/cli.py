@@ -1,6 +1,7 @@
 """The ``mnemon-ls`` command line.
 
-Commands: ``wake``, ``runtime add|replace|remove|list|recover``, ``doctor``, ``migrate`` (``serve`` starts the
+Commands: ``wake``, ``runtime add|replace|remove|list|recover``, ``doctor``, ``migrate``, ``redact [--apply]``,
+``doc``, ``space``, ``remember``, ``recall``, ``mcp``, ``setup``, ``hook`` (``serve`` starts the
 language server). Every command takes ``--workspace`` (default: see :func:`mnemon_ls.roots.find_workspace`), ``--scope``,
 ``--data-dir`` and the other settings as flags, and ``--json`` for scripts.
 
@@ -49,6 +50,8 @@ def _settings_parent() -> argparse.ArgumentParser:
     group.add_argument("--worktree-sharing", choices=("shared", "separate"), help="worktreeSharing")
     group.add_argument("--recall-mode", choices=("guided", "off"), help="recallMode (assistant hooks' recall cue)")
     group.add_argument("--writeback-mode", choices=("guided", "off"), help="writebackMode (assistant hooks' writeback cue)")
+    group.add_argument("--secrets", choices=("redact", "reject", "allow"),
+                       help="secrets: what a write does with a value that looks like a credential (default redact)")
     group.add_argument("--json", action="store_true", help="print JSON for scripts")
     return parent
 
@@ -97,6 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
     actions.add_parser("recover", parents=[common], help="quarantine a damaged memories.json and restore every recoverable entry")
 
     commands.add_parser("doctor", parents=[common], help="explain the state of the storage root")
+    redact = commands.add_parser("redact", parents=[common],
+                                 help="list stored values that look like credentials; --apply replaces them")
+    redact.add_argument("--apply", action="store_true",
+                        help="rewrite them durably with [redacted:<kind>] placeholders (default: dry run)")
 
     migrate = commands.add_parser("migrate", parents=[common],
                                   help="copy the memory of another root (e.g. the old global default) into this one")
@@ -224,6 +231,7 @@ def _settings_from(args: argparse.Namespace) -> Settings:
         worktreeSharing=args.worktree_sharing,
         recallMode=args.recall_mode,
         writebackMode=args.writeback_mode,
+        secrets=getattr(args, "secrets", None),
     )
 
 
@@ -238,6 +246,10 @@ def _host(args: argparse.Namespace) -> WorkspaceHost:
 
 
 def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
+    if isinstance(data, dict) and data.get("redacted"):
+        from .redact import describe
+
+        text = text.rstrip("\n") + "\n" + describe(data["redacted"])
     if getattr(args, "json", False):
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
     else:
@@ -373,11 +385,24 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         lines.append(f"[{marks[finding.level]}] {finding.subject}: {finding.message}")
         if finding.advice:
             lines.append(f"          -> {finding.advice}")
+    secrets = host.stored_secrets()["findings"]
+    if secrets:
+        from .findings import Finding
+
+        where = sorted({f["location"].split(" ")[0] for f in secrets})
+        kinds = sorted({f["kind"] for f in secrets})
+        finding = Finding("warning", "secrets", f"{len(secrets)} stored value(s) look like credentials "
+                          f"({', '.join(kinds)}) in {', '.join(where)}",
+                          "`mnemon-ls redact` lists them; `mnemon-ls redact --apply` replaces them with placeholders")
+        findings.append(finding)
+        lines.append(f"[{marks[finding.level]}] {finding.subject}: {finding.message}")
+        lines.append(f"          -> {finding.advice}")
     problems = [f for f in findings if f.level == "problem"]
     lines.append("no problems found" if not problems else f"{len(problems)} problem(s) found")
     data = {"version": __version__, "workspace": str(host.workspace) if host.workspace else None,
             "root": str(host.root), "userRoot": str(host.resolution.user_root), "scope": host.resolution.scope,
-            "branch": branch.branch, "branchReason": branch.reason, "findings": [f.to_dict() for f in findings]}
+            "branch": branch.branch, "branchReason": branch.reason, "findings": [f.to_dict() for f in findings],
+            "secrets": secrets}
     _emit(args, data, "\n".join(lines))
     return EXIT_FAILURE if problems else EXIT_OK
 
@@ -418,6 +443,35 @@ def cmd_migrate(args: argparse.Namespace) -> int:
         lines.append("Verified: every copied value reads back as in the source. The source was not changed.")
     _emit(args, receipt, "\n".join(lines))
     return EXIT_OK
+
+
+def cmd_redact(args: argparse.Namespace) -> int:
+    """``mnemon-ls redact [--apply]``: list stored values that look like credentials (location and kind,
+    never the value); ``--apply`` rewrites them through every Source's commit path first. Exit 0, or 1
+    when values are left (a dry run that found some, or names no placeholder can replace)."""
+    host = _host(args)
+    try:
+        report = host.stored_secrets(apply=args.apply)
+    finally:
+        host.close()
+    findings = report["findings"]
+    lines = [f"{f['location']}: {f['kind']} at character {f['position']}" for f in findings]
+    applied = report["applied"]
+    if applied is not None:
+        runtime = sum(r["entries"] for r in applied["runtime"])
+        documents = (applied["documents"] or {}).get("documents", 0)
+        spaces = applied["spaces"] or {}
+        copies = [f for r in applied["runtime"] for f in r["files"]] + (applied["documents"] or {}).get("files", []) \
+            + spaces.get("files", [])
+        lines.append(f"redacted: {runtime} runtime entries, {documents} documents, {spaces.get('items', 0)} space "
+                     f"rows, {spaces.get('spaces', 0)} space names/descriptions, {len(copies)} saved copies")
+        lines.append("nothing left to redact" if not findings else f"{len(findings)} value(s) could not be replaced "
+                     "(remove them by hand)")
+    else:
+        lines.append(f"{len(findings)} stored value(s) look like credentials" + ("; run `mnemon-ls redact --apply`"
+                                                                               if findings else ""))
+    _emit(args, {"root": str(host.root), **report}, "\n".join(lines))
+    return EXIT_FAILURE if findings else EXIT_OK
 
 
 def _full_document_id(store: Any, given: str) -> str:
@@ -640,8 +694,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mnemon-ls`` console script; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    handlers = {"wake": cmd_wake, "doctor": cmd_doctor, "migrate": cmd_migrate, "serve": cmd_serve, "doc": cmd_doc,
-                "space": cmd_space, "remember": cmd_remember, "recall": cmd_recall, "mcp": cmd_mcp,
+    handlers = {"wake": cmd_wake, "doctor": cmd_doctor, "migrate": cmd_migrate, "redact": cmd_redact, "serve": cmd_serve,
+                "doc": cmd_doc, "space": cmd_space, "remember": cmd_remember, "recall": cmd_recall, "mcp": cmd_mcp,
                 "setup": cmd_setup, "hook": cmd_hook}
     if args.command == "runtime":
         handler = {"list": cmd_runtime_list, "recover": cmd_runtime_recover}.get(args.action, cmd_runtime_mutate)

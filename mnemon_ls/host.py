@@ -70,14 +70,15 @@ class WorkspaceHost:
 
         limits = self.settings.documents
         return DocumentStore(self.root, self.workspace, max_body_bytes=limits.max_body_bytes,
-                             active_limit_bytes=limits.active_limit_bytes, clock=self._clock)
+                             active_limit_bytes=limits.active_limit_bytes, clock=self._clock,
+                             secrets=self.settings.secrets)
 
     @functools.cached_property
     def spaces(self) -> "SpacesService":
         """The Memory Spaces Source of this root (built on first use; constructing it writes nothing)."""
         from .spaces import RecallQuality, SpacesService
 
-        return SpacesService(self.root, clock=self._clock,
+        return SpacesService(self.root, clock=self._clock, secrets=self.settings.secrets,
                              quality=RecallQuality.from_dict({"policy": self.settings.recall_policy}))
 
     def recall(self, query: str, **options: "Any") -> "Any":
@@ -174,6 +175,29 @@ class WorkspaceHost:
             "problems": list(effective.all_problems),
             "documents": documents,
         }
+    def stored_secrets(self, apply: bool = False) -> dict[str, "Any"]:
+        """Values under this workspace's roots that look like credentials (:mod:`mnemon_ls.redact`), for
+        ``doctor`` and ``mnemon-ls redact``: ``{"findings": [{"location", "kind", "position"}], "applied":
+        None | {"runtime": [...], "documents": {...}, "spaces": {...}}}``; never a value. With ``apply``
+        every Source rewrites them durably through its own commit path first (the modules
+        ``runtime/redaction.py``, ``documents/redaction.py``, ``spaces/redaction.py``) and ``findings``
+        is what is left (names no placeholder can replace, such as branch names)."""
+        from .documents import redaction as documents_redaction
+        from .runtime import redaction as runtime_redaction
+        from .spaces import redaction as spaces_redaction
+
+        applied = None
+        has_documents, has_spaces = (self.root / "documents").is_dir(), (self.root / "data").is_dir()
+        if apply:
+            applied = {"runtime": [runtime_redaction.apply(store) for store in self.runtime.stores],
+                       "documents": documents_redaction.apply(self.documents) if has_documents else None,
+                       "spaces": spaces_redaction.apply(self.spaces) if has_spaces else None}
+        findings = [f for store in self.runtime.stores for f in runtime_redaction.scan(store)]
+        if has_documents:
+            findings.extend(documents_redaction.scan(self.documents))
+        if has_spaces:
+            findings.extend(spaces_redaction.scan(self.spaces))
+        return {"findings": findings, "applied": applied}
 
     def _cover_texts(self, budget_chars: int) -> list[str]:
         """The bounded covers of the other tiers that exist in this root (Documents), each within

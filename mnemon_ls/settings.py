@@ -76,6 +76,9 @@ class Settings(_Model):
     - ``recallMode`` / ``writebackMode``: ``guided`` (default) or ``off``: whether assistant hooks print a
       recall / writeback cue at the start of a turn (reference 7.4, seed 001 "How Configuration Switches
       Interact"); explicit tools stay available either way.
+    - ``secrets``: what a write does with a value that looks like a credential (:mod:`mnemon_ls.redact`):
+      ``redact`` (default; replaced by ``[redacted:<kind>]``, the receipt counts them), ``reject`` (the
+      write is refused naming field, kind and position) or ``allow`` (stored as given).
     """
 
     storage_scope: Literal["global", "workspace", "workspaces", "custom"] = Field(
@@ -94,6 +97,7 @@ class Settings(_Model):
     recall_policy: Literal["strict-v1", "balanced-v1", "exhaustive-v1"] = Field("strict-v1", alias="recallPolicy")
     recall_mode: Literal["guided", "off"] = Field("guided", alias="recallMode")
     writeback_mode: Literal["guided", "off"] = Field("guided", alias="writebackMode")
+    secrets: Literal["redact", "reject", "allow"] = Field("redact", alias="secrets")
 
     @field_validator("data_dir")
     @classmethod
@@ -139,6 +143,7 @@ _FIELD_RULES = {
     "recallPolicy": "must be one of strict-v1, balanced-v1, exhaustive-v1",
     "recallMode": "must be one of guided, off",
     "writebackMode": "must be one of guided, off",
+    "secrets": "must be one of redact, reject, allow",
 }
 
 
@@ -193,6 +198,7 @@ ENVIRONMENT_SETTINGS: dict[str, str] = {
     "MNEMON_RECALL_POLICY": "recallPolicy",
     "MNEMON_RECALL_MODE": "recallMode",
     "MNEMON_WRITEBACK_MODE": "writebackMode",
+    "MNEMON_SECRETS": "secrets",
 }
 _INTEGER_SETTINGS = {"userLimitBytes", "memoryLimitBytes", "wakeBudgetChars"}
 

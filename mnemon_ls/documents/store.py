@@ -42,13 +42,14 @@ import re
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from .. import fsio
 from ..errors import InvalidInput, NotFound, RevisionConflict, StoreBusy, UnreadableStore
+from ..redact import Scrubber
 from . import model
 from .access import AccessLog
 from .cover import DocumentsCover, render_cover
@@ -171,7 +172,9 @@ class DocumentStore:
     ``documents.activeLimitBytes``, 1..1 GiB); ``clock`` returns the current UTC time;
     ``lock_timeout`` is in seconds; ``access_flush_seconds`` and ``freshness_seconds`` are described in
     :mod:`.access` and the module doc; ``search_index=False`` keeps the search index in memory (nothing
-    written under ``documents/`` for it).
+    written under ``documents/`` for it); ``secrets`` is the ``secrets`` setting (``redact``, ``reject``,
+    ``allow``): title, description, body and archive summary pass :mod:`mnemon_ls.redact` before any
+    rule, so the file name made from the title never holds a credential either.
 
     Constructing a store never touches the disk; ``documents/`` is created by the first mutation.
     Thread-safe (one re-entrant mutex per store). Every mutation raises :class:`InvalidInput` (a field
@@ -194,8 +197,10 @@ class DocumentStore:
         access_flush_seconds: float = 5.0,
         freshness_seconds: float = 1.0,
         search_index: bool = True,
+        secrets: str = "redact",
     ) -> None:
         self.root = Path(root)
+        self.secrets = Scrubber(secrets).mode
         self.workspace = Path(workspace) if workspace is not None else None
         self.max_body_bytes = _validate_limit_bytes(max_body_bytes, "documents.maxBodyBytes")
         self.active_limit_bytes = _validate_limit_bytes(active_limit_bytes, "documents.activeLimitBytes")
@@ -453,6 +458,9 @@ class DocumentStore:
         ``description`` optional; ``source_paths`` workspace paths (paths module doc); ``session_ids``
         at most 20; ``expected_revision`` the index revision the caller saw. Returns ``action="created"``.
         """
+        scrub = Scrubber(self.secrets)
+        title, content = scrub.text("title", title), scrub.text("content", content)
+        description = scrub.text("description", description)
         request = self.validate_create(title, content, description=description, source_paths=source_paths,
                                        session_ids=session_ids)
         expected = _validate_expected(expected_revision)
@@ -473,7 +481,7 @@ class DocumentStore:
             self._step("create:committed")
             record = view.by_id[record.id]
             self._note_file(record)
-        return self._result("created", view, record, request.content)
+        return replace(self._result("created", view, record, request.content), redacted=scrub.summary())
 
     def create_from_file(self, path: Path | str, *, title: Any = None, description: Any = None,
                          session_ids: Any = None, expected_revision: str | None = None) -> MutationResult:
@@ -526,6 +534,9 @@ class DocumentStore:
         lastAccessedAt = now. ``document_revision`` (optional) must equal the document's revision.
         Archived documents are immutable (:class:`DocumentStatusError`; restore them first).
         Returns ``action="updated"``."""
+        scrub = Scrubber(self.secrets)
+        title, content = scrub.text("title", title), scrub.text("content", content)
+        description = scrub.text("description", description)
         request = self.validate_update(document_id, title=title, description=description, content=content,
                                        source_paths=source_paths, session_ids=session_ids,
                                        document_revision=document_revision)
@@ -561,7 +572,7 @@ class DocumentStore:
                 raise
             record = view.by_id[record.id]
             self._note_file(record)
-        return self._result("updated", view, record, body, preserved)
+        return replace(self._result("updated", view, record, body, preserved), redacted=scrub.summary())
 
     def archive(self, document_id: Any, document_revision: int | None, *, summary: Any = None,
                 memory_body_ids: Any = None, expected_revision: str | None = None) -> MutationResult:
@@ -574,7 +585,8 @@ class DocumentStore:
         """
         doc_id = model.validate_id(document_id)
         revision = model.validate_revision(document_revision, "documentRevision")
-        summary_text = model.validate_summary(summary)
+        scrub = Scrubber(self.secrets)
+        summary_text = model.validate_summary(scrub.text("summary", summary))
         body_ids = model.validate_id_list(memory_body_ids, "memoryBodyIds", model.MAX_MEMORY_BODY_IDS)
         expected = _validate_expected(expected_revision)
         with self._mutex, self._locked():
@@ -585,7 +597,8 @@ class DocumentStore:
             body = self._committed_body(current)
             record = model.archived_record(current, body, summary_text, body_ids, self._now())
             view, preserved = self._move(view, current, record, body, "archive")
-        return self._result("archived", view, view.by_id[record.id], body, preserved)
+        return replace(self._result("archived", view, view.by_id[record.id], body, preserved),
+                       redacted=scrub.summary())
 
     def restore(self, document_id: Any, *, document_revision: int | None = None,
                 expected_revision: str | None = None) -> MutationResult:

@@ -59,7 +59,8 @@ class MutationResult:
     ``action`` is ``created``, ``updated``, ``archived`` or ``restored``; ``document`` the new version
     with its body; ``revision`` the index revision after the commit (the next ``expectedRevision``);
     ``usage`` the active capacity after it; ``preserved`` maps what was saved before being overwritten
-    (e.g. an un-adopted hand edit) to the saved copy's path; ``notices`` anything the caller should show.
+    (e.g. an un-adopted hand edit) to the saved copy's path; ``notices`` anything the caller should show;
+    ``redacted`` what the redaction pass replaced (:meth:`mnemon_ls.redact.Scrubber.summary`) or ``None``.
     """
 
     action: str
@@ -68,12 +69,16 @@ class MutationResult:
     usage: Usage
     preserved: dict[str, str] = field(default_factory=dict)
     notices: tuple[str, ...] = ()
+    redacted: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """``{success: true, action, document, revision, usage, preserved, notices}``."""
-        return {"success": True, "action": self.action, "document": self.document.to_dict(),
+        """``{success: true, action, document, revision, usage, preserved, notices[, redacted]}``."""
+        data = {"success": True, "action": self.action, "document": self.document.to_dict(),
                 "revision": self.revision, "usage": self.usage.to_dict(), "preserved": dict(self.preserved),
                 "notices": list(self.notices)}
+        if self.redacted:
+            data["redacted"] = self.redacted
+        return data
 
 
 @dataclass(frozen=True, slots=True)

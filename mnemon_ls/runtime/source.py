@@ -8,10 +8,11 @@ and stays complete: entries of the other target in either file are ignored here,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any, Sequence
 
+from ..redact import Scrubber
 from ..roots import RootResolution
 from ..settings import Settings
 from . import ops
@@ -94,22 +95,45 @@ class RuntimeSource:
         return EffectiveState(user, memory, revision, used, problems, entry_problems, capacity_problems)
 
     def mutate(self, request: ops.MutationRequest) -> Receipt:
-        """Apply a validated mutation to the owning store (see :meth:`RuntimeStore.mutate`)."""
-        return self.store_for(request.target).mutate(request)
+        """Apply a validated mutation to the owning store (see :meth:`RuntimeStore.mutate`), after the
+        redaction pass (:meth:`scrub`); the receipt's ``redacted`` counts what was replaced."""
+        request, scrub = self.scrub(request)
+        return _with_redactions(self.store_for(request.target).mutate(request), scrub)
 
     def plan_maintenance(self, request: ops.MutationRequest) -> MaintenancePlan:
         """See :meth:`RuntimeStore.plan_maintenance`; the revision is the owning store's."""
-        return self.store_for(request.target).plan_maintenance(request)
+        return self.store_for(request.target).plan_maintenance(self.scrub(request)[0])
 
     def compact_target(self, expected_revision: str, target: Target, candidates: Sequence[Any],
                        max_bytes: int | None = None) -> Receipt:
         """See :meth:`RuntimeStore.compact_target` (fenced by the owning store's revision)."""
-        return self.store_for(target).compact_target(expected_revision, target, candidates, max_bytes)
+        scrub = Scrubber(self.settings.secrets)
+        candidates = _scrub_candidates(scrub, candidates)
+        return _with_redactions(self.store_for(target).compact_target(expected_revision, target, candidates,
+                                                                      max_bytes), scrub)
 
     def compact_and_mutate(self, expected_revision: str, request: ops.MutationRequest,
                            candidates: Sequence[Any], max_bytes: int | None = None) -> Receipt:
         """See :meth:`RuntimeStore.compact_and_mutate`."""
-        return self.store_for(request.target).compact_and_mutate(expected_revision, request, candidates, max_bytes)
+        request, scrub = self.scrub(request)
+        candidates = _scrub_candidates(scrub, candidates)
+        return _with_redactions(self.store_for(request.target).compact_and_mutate(
+            expected_revision, request, candidates, max_bytes), scrub)
+
+    def scrub(self, request: ops.MutationRequest) -> tuple[ops.MutationRequest, Scrubber]:
+        """The redaction pass of ``settings.secrets`` over a validated request (:mod:`mnemon_ls.redact`):
+        ``content`` redacted (or refused under ``reject``: :class:`InvalidInput` naming ``content`` with
+        the kind and the character position in the whitespace-normalized content), ``oldText`` redacted
+        the same way so it selects the entry its original text was redacted in, ``branches[i]`` that hold
+        a credential refused. A changed request is validated again (the placeholder counts in the size)."""
+        scrub = Scrubber(self.settings.secrets)
+        content = scrub.text("content", request.content)
+        old_text = scrub.selector("oldText", request.old_text)
+        scrub.identifiers("branches", request.branches)
+        if content != request.content or old_text != request.old_text:
+            request = ops.validate_request(request.action, request.target, content, old_text, request.importance,
+                                           request.branches)
+        return request, scrub
 
     def repair(self) -> list[tuple[RuntimeStore, RepairReport]]:
         """Repair the projections of every store; returns ``(store, report)`` pairs."""
@@ -153,3 +177,25 @@ class RuntimeSource:
         )
         return snapshot, repairs
 
+
+def _scrub_candidates(scrub: Scrubber, candidates: Sequence[Any]) -> Sequence[Any]:
+    """Compaction candidates with their contents through ``scrub`` (fields ``candidates[i].content``)."""
+    if isinstance(candidates, (str, bytes)) or not isinstance(candidates, Sequence):
+        return candidates  # validate_candidates names the problem
+    out: list[Any] = []
+    for index, item in enumerate(candidates):
+        where = f"candidates[{index}].content"
+        if isinstance(item, ops.Candidate):
+            item = replace(item, content=scrub.text(where, item.content))
+        elif isinstance(item, dict) and "content" in item:
+            item = {**item, "content": scrub.text(where, item["content"])}
+        out.append(item)
+    return out
+
+
+def _with_redactions(receipt: Receipt, scrub: Scrubber) -> Receipt:
+    """``receipt`` with ``detail.redacted`` (:meth:`Scrubber.summary`) when anything was redacted."""
+    summary = scrub.summary()
+    if summary is None:
+        return receipt
+    return replace(receipt, detail={**receipt.detail, "redacted": summary})

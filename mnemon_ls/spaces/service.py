@@ -34,6 +34,7 @@ from typing import Any, Sequence
 
 from .. import fsio
 from ..errors import InvalidInput, MnemonError
+from ..redact import Scrubber
 from . import policy as quality_policy
 from .errors import ProviderUnavailable, SpaceRefused
 from .model import (
@@ -177,7 +178,11 @@ class SpacesService:
 
     def __init__(self, root: Path, *, clock: Clock = utc_now, effective_store: str | None = None,
                  quality: RecallQuality | None = None, native_driver: str = "embedded",
-                 cli: CliOptions | None = None, lock_timeout: float = 10.0, track_access: bool = True) -> None:
+                 cli: CliOptions | None = None, lock_timeout: float = 10.0, track_access: bool = True,
+                 secrets: str = "redact") -> None:
+        #: The ``secrets`` setting: item content, tags, entities and space descriptions pass
+        #: :mod:`mnemon_ls.redact` first; a credential in a space name or a branch is refused.
+        self.secrets = Scrubber(secrets).mode
         if native_driver not in NATIVE_DRIVERS:
             raise InvalidInput("nativeDriver", "must be one of " + ", ".join(NATIVE_DRIVERS))
         self.root = Path(root)
@@ -283,6 +288,8 @@ class SpacesService:
         fails. Any failure (ENOSPC, ``sqlite3`` "database or disk is full", an I/O error) is raised after
         removing what was made: no store is left for discovery and no registry entry is written."""
         from .model import validate_description, validate_name
+        scrub = Scrubber(self.secrets)
+        name, description = scrub.identifier("name", name), scrub.text("description", description)
         name, description = validate_name(name), validate_description(description)
         if self.native_driver == "cli":
             space_id = self.registry.new_native_id(self.state())
@@ -310,6 +317,8 @@ class SpacesService:
 
     def update_space(self, space_id: str, *, name: str | None = None, description: str | None = None) -> SpaceView:
         """Rename / re-describe a space."""
+        scrub = Scrubber(self.secrets)
+        name, description = scrub.identifier("name", name), scrub.text("description", description)
         return self._view(self.registry.update(validate_space_id(space_id), name=name, description=description))
 
     def activate(self, space_id: str) -> SpaceView:
@@ -410,8 +419,11 @@ class SpacesService:
                  branch: str | None = None) -> WriteReceipt:
         """Remember one item (module doc). ``branch`` adds a ``branch:<name>`` tag. Returns a
         :class:`WriteReceipt`: ``status`` ``committed`` with ``detail`` ``{"action": "added", "edgesCreated",
-        "entities", "tags", "createdAt"}`` or ``skipped`` with ``duplicateOf`` (the existing id, also in
-        ``id``)."""
+        "entities", "tags", "createdAt"[, "redacted"]}`` or ``skipped`` with ``duplicateOf`` (the existing
+        id, also in ``id``). Content, tags and entities pass :mod:`mnemon_ls.redact` first."""
+        scrub = Scrubber(self.secrets)
+        content, branch = scrub.text("content", content), scrub.identifier("branch", branch)
+        tags, entities = scrub.texts("tags", tags), scrub.texts("entities", entities)
         text = validate_content(content)
         cat = validate_category(category)
         imp = validate_importance(importance)
@@ -432,7 +444,7 @@ class SpacesService:
             existing = raw.get("replaced_id") or raw.get("id")
             return WriteReceipt("skipped", "skipped", record.id, record.name, existing,
                                 f"Already remembered in {record.name} as {existing}; nothing was written.",
-                                {"duplicateOf": existing})
+                                {"duplicateOf": existing, **_redacted(scrub)})
         status = receipt_status(raw)
         activated = False
         if status == "committed" and not record.active:
@@ -440,7 +452,7 @@ class SpacesService:
             activated = True
         detail = {"edgesCreated": raw.get("edges_created") or {}, "entities": raw.get("entities") or entity_list,
                   "tags": raw.get("tags") if isinstance(raw.get("tags"), list) else tag_list,
-                  "createdAt": raw.get("created_at")}
+                  "createdAt": raw.get("created_at"), **_redacted(scrub)}
         message = f"Remembered in {record.name}." if status == "committed" else f"Provider answered {action or status}."
         return WriteReceipt(status, action or "added", record.id, record.name, raw.get("id"), message, detail, activated)
 
@@ -456,12 +468,16 @@ class SpacesService:
             raise InvalidInput("edgeType", "must be one of " + ", ".join(EDGE_TYPES))
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 1:
             raise InvalidInput("weight", "must be a number 0..1")
+        scrub = Scrubber(self.secrets)
+        if isinstance(metadata, dict):
+            metadata = {k: scrub.text(f"metadata.{k}", v) for k, v in metadata.items()}
         meta = _validate_metadata(metadata)
         self._capable(record, "link")
         raw = self.provider(record).link(src, tgt, edge_type=edge_type, weight=float(weight), metadata=meta)
         return WriteReceipt(receipt_status(raw), "linked", record.id, record.name, src,
                             f"Linked {src} -> {tgt} ({edge_type}).",
-                            {"sourceId": src, "targetId": tgt, "edgeType": edge_type, "weight": float(weight)})
+                            {"sourceId": src, "targetId": tgt, "edgeType": edge_type, "weight": float(weight),
+                             **_redacted(scrub)})
 
     def forget(self, space_id: str, item_id: str) -> WriteReceipt:
         """Soft-delete one item by exact id. Raises :class:`InvalidInput` (``id``) for an unknown or
@@ -787,3 +803,9 @@ def _validate_metadata(metadata: Any) -> dict[str, str]:
         require_unicode(value, f"metadata.{key}")
         out[key] = value
     return out
+
+
+def _redacted(scrub: Scrubber) -> dict[str, Any]:
+    """``{"redacted": summary}`` when the redaction pass replaced something, else ``{}``."""
+    summary = scrub.summary()
+    return {"redacted": summary} if summary else {}

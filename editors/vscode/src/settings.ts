@@ -23,6 +23,7 @@ export const SERVER_SETTING_KEYS = [
     "recallPolicy",
     "recallMode",
     "writebackMode",
+    "secrets",
 ] as const;
 
 /** Settings only the extension reads (never sent to the server as such; the server drops unknown keys). */
@@ -46,6 +47,7 @@ export interface ServerSettings {
     recallPolicy?: string;
     recallMode?: string;
     writebackMode?: string;
+    secrets?: string;
 }
 
 export interface ExpandContext {
