@@ -18,7 +18,8 @@ from typing import Any
 
 from .. import fsio
 from . import model
-from .store import DocumentStore, _TEMP_OURS, _TEMP_PLUGIN, _other
+from .files import TEMP_OURS, TEMP_PLUGIN, opposite_status
+from .store import DocumentStore
 
 
 def diagnose(store: DocumentStore) -> list[Finding]:
@@ -77,9 +78,9 @@ def diagnose(store: DocumentStore) -> list[Finding]:
     named = {(r.status, r.filename) for r in records}
     for record in records:
         path = store.path_for(record)
-        other = store.dir_for(_other(record.status)) / record.filename
+        other = store.dir_for(opposite_status(record.status)) / record.filename
         if record.filename not in listing[record.status]:
-            if record.filename in listing[_other(record.status)]:
+            if record.filename in listing[opposite_status(record.status)]:
                 findings.append(Finding("warning", str(path), f"missing, but {other} exists (an interrupted move)",
                                         "the next refresh moves it into place"))
             else:
@@ -98,7 +99,7 @@ def diagnose(store: DocumentStore) -> list[Finding]:
                       if record.status == "active" else "archived documents are immutable: restore it to edit it")
             findings.append(Finding("warning", str(path), "its body differs from contentHash (changed outside "
                                     "mnemon-ls)", advice))
-        if record.filename in listing[_other(record.status)]:
+        if record.filename in listing[opposite_status(record.status)]:
             findings.append(Finding("warning", str(other), "a second copy left by an interrupted archive or restore",
                                     "the next refresh removes it (saving it under documents/edits/ if it differs)"))
     orphans = [f"documents/{s}/{n}" for s, names in managed.items() for n in names if (s, n) not in named]
@@ -112,7 +113,7 @@ def diagnose(store: DocumentStore) -> list[Finding]:
             names = os.listdir(directory)
         except OSError:
             continue
-        temps.extend(str(directory / n) for n in names if _TEMP_OURS.match(n) or _TEMP_PLUGIN.match(n))
+        temps.extend(str(directory / n) for n in names if TEMP_OURS.match(n) or TEMP_PLUGIN.match(n))
     if temps:
         findings.append(Finding("warning", str(documents), f"{len(temps)} temp file(s) of interrupted writes",
                                 "the next repair removes those whose writer has exited"))
