@@ -21,9 +21,9 @@ from typing import Any, Callable, Sequence
 from .. import fsio
 from ..errors import InvalidInput, StoreBusy
 from . import model
-from .files import file_signature
+from .files import file_signature, not_utf8_reason, read_managed_or_none, read_regular_file
 from .index import IndexView
-from .model import DocumentRecord, decode_markdown, render_markdown, sha256_hex, split_markdown
+from .model import DocumentRecord, render_markdown, sha256_hex, split_markdown
 from .views import RefreshReport
 
 
@@ -35,6 +35,7 @@ class Freshness:
     _last_scan: float
     _signatures_loaded: bool
     _adopt_tried: dict[str, str]
+    _undecodable: dict[str, tuple[str, str]]
 
     def _refresh_if_due(self) -> None:
         if time.monotonic() - self._last_scan >= self.freshness_seconds:
@@ -50,7 +51,10 @@ class Freshness:
         is consistent with the body - an update whose index commit was interrupted - also brings its
         title, description, sourcePaths and sessionIds; a hand-edited frontmatter that would be lost is
         saved under ``edits/`` first). Archived documents are immutable: a changed archived file is only
-        reported (and searched as it is on disk).
+        reported (and searched as it is on disk). A file that is not UTF-8, or not a regular file, is
+        never adopted nor rewritten: it is reported in ``missing`` (unreadable) until it changes. The
+        repair also removes dead processes' lock staging files and adopts or sets aside orphan managed
+        files (:class:`~.views.RepairReport`).
         """
         with self._mutex:
             return self._refresh()
@@ -71,6 +75,13 @@ class Freshness:
                 report.notices.append("documents/.index.lock is busy; the repair waits for the next refresh")
             view = self._read_view(force=True)
             listing = self._listing()
+            if report.repair is not None:
+                report.notices.extend(
+                    f"{a['file']}: a managed file no index record named (an interrupted create, or a file put there by hand) was "
+                    f"adopted as document {a['id']}" for a in report.repair.adopted)
+                report.notices.extend(
+                    f"{s['file']}: a managed file no index record named {s['reason']}; it was moved unchanged to "
+                    f"{s['to']}" for s in report.repair.set_aside)
         self._scan(view, view.records, listing, report)
         named = {r.filename for r in view.records}
         for status, names in self._managed_names(listing).items():
@@ -112,15 +123,29 @@ class Freshness:
                 self._missing[record.id] = f"the managed file cannot be read ({exc.strerror or exc})"
                 continue
             sig = file_signature(info)
+            undecodable = self._undecodable.get(record.id)
+            if undecodable is not None and undecodable[0] == sig:
+                self._missing[record.id] = undecodable[1]  # unchanged since: still not UTF-8, never adopted
+                continue
             known = self._files.get(record.id)
             if known is None or known[0] != sig:
                 try:
-                    with open(path, "rb") as handle:
-                        data = handle.read()
+                    data = read_regular_file(path)
                 except OSError as exc:
                     self._missing[record.id] = f"the managed file cannot be read ({exc.strerror or exc})"
                     continue
-                known = (sig, sha256_hex(split_markdown(decode_markdown(data))[1]))
+                try:
+                    text = data.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    # Re-saved in another encoding: a lossy decoding must never be adopted (it would be
+                    # written back); the file is kept byte for byte and reported until it is UTF-8 again.
+                    self._undecodable[record.id] = (sig, not_utf8_reason(exc))
+                    self._missing[record.id] = self._undecodable[record.id][1]
+                    if self._files.pop(record.id, None) is not None:
+                        self._files_generation += 1
+                    continue
+                self._undecodable.pop(record.id, None)
+                known = (sig, sha256_hex(split_markdown(text)[1]))
                 self._files[record.id] = known
                 self._files_generation += 1
             self._missing.pop(record.id, None)
@@ -190,10 +215,16 @@ class Freshness:
                 if record is None or record.status != "active":
                     continue
                 path = self.path_for(record)
-                data = fsio.read_bytes_or_none(path)
+                try:
+                    data = read_managed_or_none(path)
+                except OSError:
+                    continue  # a FIFO or an unreadable file: reported by the scan, never adopted
                 if data is None:
                     continue
-                front, body = split_markdown(decode_markdown(data))
+                try:
+                    front, body = split_markdown(data.decode("utf-8"))
+                except UnicodeDecodeError:
+                    continue  # not UTF-8 (re-saved in another encoding): kept as it is and reported, never adopted
                 digest = sha256_hex(body)
                 if digest == record.content_hash:
                     continue

@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import fsio
 from . import model
-from .files import opposite_status, unlink_quietly
+from .files import opposite_status, read_managed_or_none, unlink_quietly
 from .index import IndexView, validate_expected
 from .model import DocumentRecord, decode_markdown, render_markdown, sha256_hex, split_markdown
 from .views import MutationResult, RepairReport
@@ -75,7 +75,7 @@ class Moves:
         """The three-step move of archive / restore (module doc). Lock must be held."""
         source, target = self.path_for(current), self.path_for(record)
         preserved: dict[str, str] = {}
-        existing = fsio.read_bytes_or_none(target)
+        existing = read_managed_or_none(target)
         if existing is not None and split_markdown(decode_markdown(existing))[1] != body:
             preserved[model.relative_path(record.status, record.filename)] = self._preserve(
                 f"{record.status}-{record.filename}", existing)
@@ -107,6 +107,9 @@ class Moves:
         for record in view.records:
             if record.filename in listing[opposite_status(record.status)]:
                 return True
+        named = {r.filename for r in view.records}
+        if any(n not in named for names in self._managed_names(listing).values() for n in names):
+            return True  # an orphan managed file (adopted or set aside by the repair)
         return any(self._temp_files(listing))
 
     def repair(self) -> RepairReport:
@@ -128,24 +131,28 @@ class Moves:
                     if record.filename not in listing[other_status]:
                         continue
                     here, other = self.path_for(record), self.dir_for(other_status) / record.filename
-                    other_data = fsio.read_bytes_or_none(other)
+                    try:
+                        other_data = read_managed_or_none(other)
+                        here_data = read_managed_or_none(here)
+                    except OSError:
+                        continue  # not a regular file or unreadable: reported by refresh, never touched
                     if other_data is None:
                         continue
-                    front, other_body = split_markdown(decode_markdown(other_data))
+                    front = split_markdown(decode_markdown(other_data))[0]  # only to read the id
                     fm = model.parse_frontmatter(front) if front is not None else {}
                     if fm.get("id") not in (None, record.id):
                         continue  # a different document that happens to share the name: not ours to touch
+                    other_hash = _body_hash(other_data)  # None when not UTF-8: then only renamed or saved
                     rel_other = model.relative_path(other_status, record.filename)
-                    here_data = fsio.read_bytes_or_none(here)
                     if here_data is not None:
-                        here_body = split_markdown(decode_markdown(here_data))[1]
-                        if sha256_hex(other_body) not in (record.content_hash, sha256_hex(here_body)):
+                        if other_hash is None or other_hash not in (record.content_hash, _body_hash(here_data)):
                             report.preserved[rel_other] = self._preserve(f"{other_status}-{record.filename}", other_data)
                         os.unlink(other)
                         fsio._fsync_dir(other.parent)
                         report.completed.append({"id": record.id, "removed": rel_other})
                     else:
-                        if sha256_hex(other_body) == record.content_hash:
+                        if other_hash == record.content_hash:
+                            other_body = split_markdown(other_data.decode("utf-8"))[1]
                             fsio.write_file_atomically(here, render_markdown(record, other_body).encode("utf-8"))
                             os.unlink(other)
                             fsio._fsync_dir(other.parent)
@@ -161,4 +168,13 @@ class Moves:
                         report.temps.append(str(temp))
                     except FileNotFoundError:
                         pass
+                self._settle_orphans(report)
         return report
+
+
+def _body_hash(data: bytes) -> str | None:
+    """``contentHash`` of the body in a managed file's bytes; ``None`` when they are not UTF-8."""
+    try:
+        return sha256_hex(split_markdown(data.decode("utf-8"))[1])
+    except UnicodeDecodeError:
+        return None

@@ -9,20 +9,24 @@ becomes a record from its frontmatter. A valid index only gains the managed file
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any, Sequence
 
 from .. import fsio
 from . import model
+from .files import SpecialFile, read_managed_or_none, read_regular_file
 from .freshness import _or, _str_tuple
-from .model import DocumentRecord, Status, decode_markdown, js_trim, sha256_hex, split_markdown, time_key
+from .model import DocumentRecord, Status, js_trim, sha256_hex, split_markdown, time_key
+from .views import RepairReport
 
 
 class Recovery:
     """``recover`` (module doc); a part of ``DocumentStore``."""
 
     quarantine_dir: Path
+    orphans_dir: Path
 
     def recover(self) -> dict[str, Any]:
         """Rebuild a damaged or missing ``index.json`` from the managed files' frontmatter.
@@ -75,15 +79,96 @@ class Recovery:
                 "fromIndex": len(records) - from_files, "fromFiles": from_files, "damagedRecords": damaged,
                 "missingFiles": missing, "message": message}
 
+    def _settle_orphans(self, report: RepairReport) -> None:
+        """Adopt or set aside the managed files no index record names (lock held; part of :meth:`repair`).
+
+        Such a file is what a create killed between writing its file and committing the index leaves
+        (or one put into ``active/``/``archived/`` by hand). Under the lock no writer is half-way, so
+        every such file is a leftover. Content is never deleted: a readable UTF-8 file with a body that
+        no record already holds becomes a record as :meth:`recover` would make it (its frontmatter id
+        when free, else a new one; revision 1; status from its directory) and the index is committed;
+        any other (not UTF-8, not a regular file, no body, or the body of a document the index already
+        has, e.g. a create retried after the crash) is renamed unchanged into ``documents/orphans/``.
+        Both are recorded in ``report`` (``adopted``, ``set_aside``).
+        """
+        view = self._read_view(force=True)
+        if view.problem:
+            return
+        named = {r.filename for r in view.records}
+        orphans = [(s, n) for s, names in self._managed_names(self._listing()).items() for n in names if n not in named]
+        if not orphans:
+            return
+        holders = {r.content_hash: r.id for r in view.records}
+        now = self._now()
+        fresh: list[DocumentRecord] = []
+        for status, name in orphans:
+            path = self.dir_for(status) / name
+            rel = model.relative_path(status, name)
+            reason = None
+            fm: dict[str, Any] = {}
+            body = ""
+            try:
+                data = read_regular_file(path)
+            except FileNotFoundError:
+                continue
+            except SpecialFile as exc:
+                data, reason = b"", exc.strerror
+            except OSError as exc:
+                data, reason = b"", f"cannot be read ({exc.strerror or exc})"
+            if reason is None:
+                try:
+                    front, body = split_markdown(data.decode("utf-8"))
+                except UnicodeDecodeError as exc:
+                    reason = f"is not UTF-8 text (invalid byte at offset {exc.start})"
+                else:
+                    fm = model.parse_frontmatter(front) if front is not None else {}
+                    holder = holders.get(sha256_hex(body))
+                    if not body:
+                        reason = "has no body"
+                    elif holder is not None:
+                        reason = f"repeats the body of document {holder} (a create retried after a crash)"
+            if reason is not None:
+                report.set_aside.append({"file": rel, "to": self._set_aside(path, status, name), "reason": reason})
+                continue
+            doc_id = fm.get("id")
+            if not (isinstance(doc_id, str) and doc_id and doc_id == js_trim(doc_id)) or doc_id in view.by_id \
+                    or any(r.id == doc_id for r in fresh):
+                doc_id = model.new_id()
+            record = _record_from_file(doc_id, (status, name, data, fm, body), now)
+            fresh.append(record)
+            holders[record.content_hash] = doc_id
+            report.adopted.append({"id": doc_id, "file": rel})
+        if fresh:
+            view = self._commit(view, [*view.records, *fresh])
+            for record in fresh:
+                self._note_file(view.by_id[record.id])
+
+    def _set_aside(self, path: Path, status: Status, name: str) -> str:
+        """Rename ``path`` (unchanged, byte for byte) to ``documents/orphans/<stamp>-<status>-<name>``."""
+        fsio.ensure_dir(self.orphans_dir)
+        base = f"{self._stamp()}-{status}-{name}"
+        target = self.orphans_dir / base
+        for attempt in range(1, 1000):
+            if not os.path.lexists(target):
+                break
+            target = self.orphans_dir / f"{base}.{attempt}"
+        os.rename(path, target)
+        fsio._fsync_dir(self.orphans_dir)
+        fsio._fsync_dir(path.parent)
+        return str(target)
+
     def _rebuild(self, base: Sequence[DocumentRecord], listing: dict[str, list[str]]) -> tuple[list[DocumentRecord], int]:
         files: dict[str, list[tuple[Status, str, bytes, dict[str, Any], str]]] = {}
         anonymous: list[tuple[Status, str, bytes, dict[str, Any], str]] = []
         for status in model.STATUSES:
             for name in listing[status]:
-                data = fsio.read_bytes_or_none(self.dir_for(status) / name)
-                if data is None:
-                    continue
-                front, body = split_markdown(decode_markdown(data))
+                try:
+                    data = read_managed_or_none(self.dir_for(status) / name)
+                    if data is None:
+                        continue
+                    front, body = split_markdown(data.decode("utf-8"))
+                except (OSError, UnicodeDecodeError):
+                    continue  # not a regular file, unreadable or not UTF-8: never adopted (reported by refresh)
                 fm = model.parse_frontmatter(front) if front is not None else {}
                 entry = (status, name, data, fm, body)
                 doc_id = fm.get("id")

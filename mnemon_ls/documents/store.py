@@ -10,14 +10,17 @@ Layout under ``<root>/documents/`` (DESIGN.md section 2, reference section 5; di
 - ``edits/<UTC stamp>-<filename>``: managed files saved before a write replaced a version nobody had
   committed (a hand edit);
 - ``quarantine/<UTC stamp>-index.json``: damaged indexes moved aside by :meth:`DocumentStore.recover`.
+- ``orphans/<UTC stamp>-<status>-<filename>``: managed files no record names that a repair could not
+  adopt (not UTF-8, not a regular file, empty, or repeating a document's body), moved there unchanged.
 
 Commit order. Every read-modify-write holds ``.index.lock`` and re-reads the index under it.
 
 - create / update: write the managed file (temp, fsync, rename, directory fsync), then ``index.json``
   (the commit marker). If the index write fails, the file is removed (create) or its old bytes put back
   (update). A crash between the two leaves a file the index does not describe yet; the next refresh
-  adopts it (an update whose frontmatter is consistent with its body) or reports it (an orphan of a
-  create, which ``recover`` adds).
+  adopts it (an update whose frontmatter is consistent with its body) or, for the orphan of a create,
+  takes it into the index under the lock (:meth:`DocumentStore.repair`; the first read of a process runs
+  it, so leftovers are cleaned at start), never deleting content.
 - archive / restore: (1) write the copy in the target directory with its new frontmatter, (2) commit
   ``index.json``, (3) remove the source copy. Before (2) the index still names the source; after (2)
   the target. So at every instant both the index and the named file are valid, and the body exists in
@@ -32,7 +35,12 @@ inode, ctime) at most every ``freshness_seconds`` (plus at once for documents wh
 and adopt a body changed outside mnemon-ls as a new revision (:meth:`DocumentStore.refresh`; the server's
 file watcher calls it too). A damaged ``index.json`` is never overwritten: reads work on the recoverable
 records with a notice, mutations raise :class:`~mnemon_ls.errors.UnreadableStore` naming the file and
-the record, :func:`.doctor.diagnose` explains and :meth:`DocumentStore.recover` rebuilds.
+the record, :func:`.doctor.diagnose` explains and :meth:`DocumentStore.recover` rebuilds. A managed
+file that is not UTF-8 (re-saved in another encoding) is never decoded lossily where the text could be
+written back: it is kept byte for byte, left out of search and listed as unhealthy with a notice,
+``get`` raises ``unreadable-store`` (``data.reason`` ``not-utf-8``), and doctor reports it. Every managed
+or workspace file is read with :func:`.files.read_regular_file` (``O_NONBLOCK`` + ``fstat``), so a FIFO,
+socket or device in its place never blocks a thread.
 
 Modules (each owns one format or one workflow; :class:`DocumentStore` composes them): :mod:`.index`
 (``index.json`` views, the revision fence, the commit), :mod:`.files` (managed files, temp files),
@@ -56,10 +64,10 @@ from .access import AccessLog
 from .capacity import Capacity
 from .cover import DocumentsCover, render_cover
 from .errors import DocumentStatusError
-from .files import ManagedFiles, unlink_quietly
+from .files import FileTooLarge, ManagedFiles, SpecialFile, read_regular_file, unlink_quietly
 from .freshness import Freshness
 from .index import IndexFile, IndexView, validate_expected
-from .model import DocumentRecord, IndexCodec, Status, decode_markdown, now_iso, render_markdown, sha256_hex, split_markdown
+from .model import DocumentRecord, IndexCodec, Status, now_iso, render_markdown, sha256_hex, split_markdown
 from .moves import Moves
 from .paths import resolve_source_paths
 from .recovery import Recovery
@@ -68,6 +76,7 @@ from .search_index import SearchIndex
 from .views import Catalog, CatalogEntry, DocumentView, MutationResult
 
 Clock = Callable[[], datetime]
+_BOM = "\ufeff".encode("utf-8")
 
 
 def _utc_now() -> datetime:
@@ -130,6 +139,7 @@ class DocumentStore(Search, Freshness, Moves, Recovery, Capacity, IndexFile, Man
         self.search_path = self.documents_dir / ".search.sqlite3"
         self.edits_dir = self.documents_dir / "edits"
         self.quarantine_dir = self.documents_dir / "quarantine"
+        self.orphans_dir = self.documents_dir / "orphans"
         self._dir_strings = {status: str(self.documents_dir / status) for status in model.STATUSES}
         self._mutex = threading.RLock()
         self._codec = IndexCodec()
@@ -140,6 +150,7 @@ class DocumentStore(Search, Freshness, Moves, Recovery, Capacity, IndexFile, Man
         self._missing: dict[str, str] = {}
         self._changed_archived: set[str] = set()
         self._adopt_tried: dict[str, str] = {}
+        self._undecodable: dict[str, tuple[str, str]] = {}  # id -> (file signature, reason): not UTF-8
         self._last_scan = float("-inf")
         self._access = AccessLog(self.access_path, self.documents_dir / ".access.lock", access_flush_seconds)
         self._search = SearchIndex(self.search_path if search_index else None)
@@ -222,18 +233,29 @@ class DocumentStore(Search, Freshness, Moves, Recovery, Capacity, IndexFile, Man
         ``path``, whose title is ``title`` or :func:`~.model.suggest_title` (first Markdown heading, else
         the file name) and whose only source path is the file. The file is read, never modified.
 
-        Raises :class:`InvalidInput` (field ``path``) when the file is missing, not a regular file or
-        not UTF-8, plus every error of :meth:`create` (e.g. ``sourcePaths[0]`` outside the workspace).
+        Raises :class:`InvalidInput` (field ``path``) when the file is missing, not a regular file (a
+        FIFO, a socket, a device or a directory: refused from its ``fstat`` before a byte is read, and
+        opened with ``O_NONBLOCK`` so that even opening one cannot block), larger than
+        ``max_body_bytes`` (plus a byte-order mark; at most that many bytes plus one are ever read) or
+        not UTF-8, plus every error of :meth:`create`. ``sourcePaths[0]`` (the file must be inside the
+        workspace) is checked before the file is opened.
         """
         file = Path(path)
         if self.workspace is not None and not file.is_absolute():
             file = self.workspace / file
+        self._source_paths([str(file)])
         try:
-            data = file.read_bytes()
+            data = read_regular_file(file, self.max_body_bytes + len(_BOM))
         except FileNotFoundError:
             raise InvalidInput("path", f"{file} does not exist") from None
-        except IsADirectoryError:
-            raise InvalidInput("path", f"{file} is a directory, not a file") from None
+        except SpecialFile as exc:
+            if exc.strerror.startswith("is a directory"):
+                raise InvalidInput("path", f"{file} is a directory, not a file") from None
+            raise InvalidInput("path", f"{file} {exc.strerror}; only regular files are read") from None
+        except FileTooLarge as exc:
+            size = f"is {exc.size} bytes" if exc.size is not None else f"holds more than {exc.limit} bytes"
+            raise InvalidInput("path", f"{file} {size}; a document body is at most {self.max_body_bytes} bytes",
+                               bytes=exc.size, limit=self.max_body_bytes) from None
         except OSError as exc:
             raise InvalidInput("path", f"{file} cannot be read ({exc.strerror or exc})") from None
         try:
@@ -278,17 +300,25 @@ class DocumentStore(Search, Freshness, Moves, Recovery, Capacity, IndexFile, Man
             self._check_status(current, "active", "update")
             self._check_document_revision(current, request.document_revision)
             path = self.path_for(current)
-            old = fsio.read_bytes_or_none(path)
+            old = self._read_managed(current)
             if old is None and request.content is None:
                 raise NotFound(f"{current.relative_path}: the managed file of document {current.id} is missing; "
                                "give content to write it again", id=current.id, file=str(path))
-            old_body = split_markdown(decode_markdown(old))[1] if old is not None else None
+            old_body = None
+            if old is not None and request.content is None:
+                old_body = self._body_of(current, old)  # not UTF-8: refused, the file stays as it is
+            elif old is not None:
+                try:
+                    old_body = split_markdown(old.decode("utf-8"))[1]
+                except UnicodeDecodeError:
+                    old_body = None  # replaced by the new content; the old bytes are saved first (below)
             body = request.content if request.content is not None else old_body
             record = model.updated_record(current, request, body, self._now())
             plan = self._plan(view, record.size_bytes, current.id)
             if not plan.fits:
                 raise self._capacity_error(plan, view, f"updating {current.filename} to {record.size_bytes} bytes")
-            if old is not None and request.content is not None and sha256_hex(old_body) != current.content_hash:
+            if old is not None and request.content is not None and (
+                    old_body is None or sha256_hex(old_body) != current.content_hash):
                 preserved[current.relative_path] = self._preserve(current.filename, old)
             fsio.write_file_atomically(path, render_markdown(record, body).encode("utf-8"))
             try:
@@ -323,7 +353,9 @@ class DocumentStore(Search, Freshness, Moves, Recovery, Capacity, IndexFile, Man
     def get(self, document_id: Any) -> DocumentView:
         """The document ``document_id`` with its body (as on disk). Counts as an access.
 
-        Raises :class:`~mnemon_ls.errors.NotFound` for an unknown id or a missing managed file.
+        Raises :class:`~mnemon_ls.errors.NotFound` for an unknown id or a missing managed file, and
+        :class:`~mnemon_ls.errors.UnreadableStore` (``data.reason`` ``not-utf-8`` with ``offset``, or
+        ``not-a-regular-file``) when the file cannot be read as text; the file is never rewritten.
         """
         doc_id = model.validate_id(document_id)
         with self._mutex:
@@ -331,12 +363,11 @@ class DocumentStore(Search, Freshness, Moves, Recovery, Capacity, IndexFile, Man
             view = self._read_view()
             record = self._require(view, doc_id)
             path = self.path_for(record)
-            try:
-                data = path.read_bytes()
-            except FileNotFoundError:
+            data = self._read_managed(record)
+            if data is None:
                 raise NotFound(f"{record.relative_path}: the managed file of document {record.id} is missing",
-                               id=record.id, file=str(path)) from None
-            body = split_markdown(decode_markdown(data))[1]
+                               id=record.id, file=str(path))
+            body = self._body_of(record, data)
             self._touch([record.id], view)
             return DocumentView(record, body, self._accessed(record), str(path))
 
