@@ -2,8 +2,8 @@
 
 Modules (pure model/validation separate from I/O, like :mod:`mnemon_ls.runtime`):
 
-- :mod:`.model` records, field rules, ``index.json`` and managed Markdown formats, revisions, capacity
-  plan (pure);
+- :mod:`.model` records, field rules, the managed Markdown format, capacity plan (pure);
+- :mod:`.indexformat` the ``index.json`` codec: parse, salvage, serialize, revisions (pure);
 - :mod:`.tokens` search normalization and tokenization for every script (pure);
 - :mod:`.cover` the wake snapshot's Documents block (pure);
 - :mod:`.views` result shapes (``to_dict()`` = JSON);

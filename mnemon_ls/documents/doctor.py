@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from .. import fsio
-from . import model
+from . import indexformat, model
 from .files import LOCK_STAGING, TEMP_OURS, TEMP_PLUGIN, SpecialFile, opposite_status, read_regular_file
 from .store import DocumentStore
 
@@ -52,10 +52,10 @@ def diagnose(store: DocumentStore) -> list[Finding]:
             findings.append(Finding("ok", index, "absent (no documents; created by the first create)"))
     else:
         try:
-            parsed = model.parse_index(data)
+            parsed = indexformat.parse_index(data)
             records = parsed.records
-        except model.IndexProblem as exc:
-            salvaged, damaged = model.salvage_index(data)
+        except indexformat.IndexProblem as exc:
+            salvaged, damaged = indexformat.salvage_index(data)
             where = f"record {exc.record} ({exc.field})" if exc.record is not None else exc.field
             findings.append(Finding(
                 "problem", index, f"{where}: {exc.rule}; the file is never overwritten while it is damaged",

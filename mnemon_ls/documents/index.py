@@ -20,10 +20,10 @@ from typing import Any, Sequence
 
 from .. import fsio
 from ..errors import InvalidInput, NotFound, RevisionConflict, UnreadableStore
-from . import model
 from .access import AccessLog
 from .files import stat_signature
-from .model import DocumentRecord, IndexCodec, IndexProblem, time_key
+from .indexformat import IndexCodec, IndexProblem, parse_index, salvage_index
+from .model import DocumentRecord, time_key
 from .views import IndexState
 
 _REVISION = re.compile("[0-9a-f]{64}")
@@ -102,9 +102,9 @@ class IndexFile:
                 return IndexView(None, (), self._codec.revision(()), False, problem)
             return IndexView(None, (), self._codec.revision(()), False)
         try:
-            parsed = model.parse_index(data)
+            parsed = parse_index(data)
         except IndexProblem as exc:
-            salvaged, _ = model.salvage_index(data)
+            salvaged, _ = salvage_index(data)
             where = f" (record {exc.record})" if exc.record is not None else ""
             problem = f"{self.index_path}: {exc.message}{where}"
             return IndexView(data, tuple(salvaged), self._codec.revision(salvaged), True, problem, exc.record)

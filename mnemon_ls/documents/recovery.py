@@ -18,6 +18,7 @@ from .. import fsio
 from . import model
 from .files import SpecialFile, read_managed_or_none, read_regular_file
 from .freshness import _or, _str_tuple
+from .indexformat import salvage_index
 from .model import DocumentRecord, Status, js_trim, sha256_hex, split_markdown, time_key
 from .views import RepairReport
 
@@ -55,7 +56,7 @@ class Recovery:
                             "message": f"{self.index_path} is valid and names every managed file; nothing to recover"}
                 base, damaged = list(view.records), 0
             else:
-                base, damaged = model.salvage_index(data) if data is not None else ([], 0)
+                base, damaged = salvage_index(data) if data is not None else ([], 0)
             quarantined = None
             if data is not None and view.problem:
                 quarantined = str(fsio.copy_file_exclusive(self.quarantine_dir, f"{self._stamp()}-index.json", data))

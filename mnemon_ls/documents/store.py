@@ -67,7 +67,8 @@ from .errors import DocumentStatusError
 from .files import FileTooLarge, ManagedFiles, SpecialFile, read_regular_file, unlink_quietly
 from .freshness import Freshness
 from .index import IndexFile, IndexView, validate_expected
-from .model import DocumentRecord, IndexCodec, Status, now_iso, render_markdown, sha256_hex, split_markdown
+from .indexformat import IndexCodec
+from .model import DocumentRecord, Status, now_iso, render_markdown, sha256_hex, split_markdown
 from .moves import Moves
 from .paths import resolve_source_paths
 from .recovery import Recovery
