@@ -84,21 +84,28 @@ def read_regular_file(path: Path | str, limit_bytes: int | None = None) -> bytes
         _refuse_special(name, info.st_mode)
         if limit_bytes is not None and info.st_size > limit_bytes:
             raise FileTooLarge(name, info.st_size, limit_bytes)
-        wanted = None if limit_bytes is None else limit_bytes + 1
-        chunks: list[bytes] = []
-        total = 0
-        while wanted is None or total < wanted:
-            chunk = os.read(fd, 1 << 20 if wanted is None else min(1 << 20, wanted - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
+        with open(fd, "rb", buffering=0, closefd=False) as raw:
+            # (an unbuffered FileIO returns None where a non-blocking read would wait: EAGAIN)
+            if limit_bytes is None:
+                read = raw.readall()  # sized from fstat: one read for a regular file
+            else:
+                chunks: list[bytes] = []
+                total, left = 0, min(limit_bytes, info.st_size) + 1
+                while left > 0 and (chunk := raw.read(left)):
+                    chunks.append(chunk)
+                    total += len(chunk)
+                    left = limit_bytes + 1 - total
+                read = None if chunk is None else b"".join(chunks)
+        if read is None:
+            raise BlockingIOError(errno.EAGAIN, "would block (a pseudo-file with nothing to read yet)", name)
+        data: bytes = read
+        total = len(data)
         if total and info.st_size == 0:
             raise SpecialFile(errno.EINVAL, "is a pseudo-file (its size is 0 but it has content, as under /proc or "
                                             "/sys), not a stored file", name)
         if limit_bytes is not None and total > limit_bytes:
             raise FileTooLarge(name, None, limit_bytes)
-        return b"".join(chunks)
+        return data
     finally:
         os.close(fd)
 
