@@ -158,3 +158,31 @@ def test_an_orphan_is_not_touched_while_the_index_is_damaged(tmp_path):
     assert report.problem and report.repair is None
     assert _managed(root) == before
     assert store.recover()["documents"] == 2
+
+
+def test_two_orphans_with_one_file_name_become_one_document_and_one_set_aside(tmp_path):
+    root = tmp_path / "root"
+    store = DocumentStore(root, None)
+    store.create("Kept", "kept body")
+    for status, body in (("active", "first copy"), ("archived", "second copy")):
+        (root / "documents" / status / "twin.md").write_text(f"# Twin\n\n{body}\n")
+    report = store.refresh()
+    assert [a["file"] for a in report.repair.adopted] == ["documents/active/twin.md"]
+    assert [(s["file"], s["reason"]) for s in report.repair.set_aside] == [
+        ("documents/archived/twin.md", "has the file name of another orphan just adopted (one name, one document)")]
+    assert open(report.repair.set_aside[0]["to"]).read() == "# Twin\n\nsecond copy\n"
+    assert sorted(r.filename for r in store.read().records)[1:] == ["twin.md"]
+
+
+def test_reads_go_on_when_an_orphan_cannot_be_set_aside(tmp_path):
+    root = tmp_path / "root"
+    store = DocumentStore(root, None)
+    kept = store.create("Kept", "kept body").document.record
+    (root / "documents" / "orphans").write_text("a file where the orphans directory belongs\n")
+    stray = root / "documents" / "active" / "empty.md"
+    stray.write_text("   \n")
+    listing = store.list()
+    assert [e.record.id for e in listing.documents] == [kept.id]
+    assert any(n.startswith("the repair of documents/ could not run") for n in store.refresh().notices)
+    assert stray.read_text() == "   \n"
+    assert store.get(kept.id).content == "kept body"

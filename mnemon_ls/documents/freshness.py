@@ -73,6 +73,9 @@ class Freshness:
                 report.repair = self.repair()
             except StoreBusy:
                 report.notices.append("documents/.index.lock is busy; the repair waits for the next refresh")
+            except OSError as exc:  # a read-only or full file system: reads go on, the repair waits
+                report.notices.append(f"the repair of documents/ could not run ({exc.strerror or exc}); reads go on "
+                                      "and the next refresh tries again")
             view = self._read_view(force=True)
             listing = self._listing()
             if report.repair is not None:

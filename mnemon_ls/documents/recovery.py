@@ -126,6 +126,8 @@ class Recovery:
                     holder = holders.get(sha256_hex(body))
                     if not body:
                         reason = "has no body"
+                    elif any(r.filename == name for r in fresh):
+                        reason = "has the file name of another orphan just adopted (one name, one document)"
                     elif holder is not None:
                         reason = f"repeats the body of document {holder} (a create retried after a crash)"
             if reason is not None:
