@@ -699,8 +699,8 @@ def test_recover_on_a_valid_index_only_adds_orphans(env):
     orphan = model.new_record(model.CreateRequest("Orphan", "", "orphan body", (), ()),
                               "0badc0de-0000-4000-8000-000000000000", "2026-09-01T00:00:00.000Z")
     (root / orphan.relative_path).write_text(model.render_markdown(orphan, "orphan body"))
-    assert store.refresh().orphans == [orphan.relative_path]
-    result = store.recover()
+    assert any(orphan.relative_path in f.message for f in diagnose(store))  # doctor names it (and writes nothing)
+    result = store.recover()  # (a refresh would adopt it too: test_documents_leftovers.py)
     assert (result["recovered"], result["fromFiles"]) == (True, 1)
     assert store.get(orphan.id).record.title == "Orphan"
 

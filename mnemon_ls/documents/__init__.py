@@ -2,14 +2,18 @@
 
 Modules (pure model/validation separate from I/O, like :mod:`mnemon_ls.runtime`):
 
-- :mod:`.model` records, field rules, ``index.json`` and managed Markdown formats, revisions, capacity
-  plan (pure);
+- :mod:`.model` records, field rules, the managed Markdown format, capacity plan (pure);
+- :mod:`.indexformat` the ``index.json`` codec: parse, salvage, serialize, revisions (pure);
 - :mod:`.cover` the wake snapshot's Documents block (pure);
 - :mod:`.views` result shapes (``to_dict()`` = JSON);
 - :mod:`.paths` ``sourcePaths`` resolution (realpath against the workspace);
 - :mod:`.access` ``lastAccessedAt`` side file (how access times stay durable without index writes);
 - :mod:`.search_index` the derived SQLite postings index with BM25F;
-- :mod:`.store` :class:`DocumentStore`: locked, durable mutations, reads, refresh/repair/recover;
+- :mod:`.store` :class:`DocumentStore`: the constructor, create / update and the plain reads; it composes
+  :mod:`.index` (``index.json`` views, the revision fence, the commit), :mod:`.files` (managed files and
+  temp-file names), :mod:`.freshness` (files changed outside mnemon-ls, adoption), :mod:`.moves`
+  (archive / restore and the repair of an interrupted one), :mod:`.recovery` (``recover``),
+  :mod:`.capacity` (usage and capacity plans) and :mod:`.search` (the search workflow);
 - :mod:`.doctor` :func:`diagnose` (read-only);
 - :mod:`.errors` :class:`DocumentCapacityError` (``document-capacity``) and :class:`DocumentStatusError`
   (``document-status``), to move into :mod:`mnemon_ls.errors`.

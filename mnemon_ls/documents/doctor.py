@@ -3,9 +3,10 @@
 Each :class:`Finding` has a ``level`` (``ok`` | ``warning`` | ``problem``), a ``subject`` (a path or
 area), a ``message`` (what and why) and ``advice`` (what to do). Checks: the index (valid, missing
 while managed files exist, not JSON / truncated / a bad record, with the record's position and
-field), capacity, every record's managed file (missing, unreadable, body changed outside mnemon-ls),
+field), capacity, every record's managed file (missing, unreadable, not a regular file, not UTF-8, body
+changed outside mnemon-ls; read with :func:`~.files.read_regular_file`, so a FIFO never blocks it),
 second copies left by an interrupted archive/restore, orphan managed files, abandoned temp files, a
-held lock, file modes wider than 0600/0700, the side files, and the saved edits / quarantine.
+held lock, file modes wider than 0600/0700, the side files, and the saved edits / quarantine / orphans.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ import time
 from typing import Any
 
 from .. import fsio
-from . import model
-from .store import DocumentStore, _TEMP_OURS, _TEMP_PLUGIN, _other
+from . import indexformat, model
+from .files import LOCK_STAGING, TEMP_OURS, TEMP_PLUGIN, SpecialFile, opposite_status, read_regular_file
+from .store import DocumentStore
 
 
 def diagnose(store: DocumentStore) -> list[Finding]:
@@ -50,10 +52,10 @@ def diagnose(store: DocumentStore) -> list[Finding]:
             findings.append(Finding("ok", index, "absent (no documents; created by the first create)"))
     else:
         try:
-            parsed = model.parse_index(data)
+            parsed = indexformat.parse_index(data)
             records = parsed.records
-        except model.IndexProblem as exc:
-            salvaged, damaged = model.salvage_index(data)
+        except indexformat.IndexProblem as exc:
+            salvaged, damaged = indexformat.salvage_index(data)
             where = f"record {exc.record} ({exc.field})" if exc.record is not None else exc.field
             findings.append(Finding(
                 "problem", index, f"{where}: {exc.rule}; the file is never overwritten while it is damaged",
@@ -77,9 +79,9 @@ def diagnose(store: DocumentStore) -> list[Finding]:
     named = {(r.status, r.filename) for r in records}
     for record in records:
         path = store.path_for(record)
-        other = store.dir_for(_other(record.status)) / record.filename
+        other = store.dir_for(opposite_status(record.status)) / record.filename
         if record.filename not in listing[record.status]:
-            if record.filename in listing[_other(record.status)]:
+            if record.filename in listing[opposite_status(record.status)]:
                 findings.append(Finding("warning", str(path), f"missing, but {other} exists (an interrupted move)",
                                         "the next refresh moves it into place"))
             else:
@@ -88,34 +90,52 @@ def diagnose(store: DocumentStore) -> list[Finding]:
                                         "restore the file (e.g. from a backup) or update the document with its content"))
             continue
         try:
-            body = model.split_markdown(model.decode_markdown(path.read_bytes()))[1]
+            data = read_regular_file(path)
+        except SpecialFile as exc:
+            findings.append(Finding("problem", str(path), f"{exc.strerror}: document {record.id} ({record.title!r}) "
+                                    "cannot be read; search leaves it out",
+                                    "put the document's Markdown file back in its place (or update the document "
+                                    "with its content)"))
+            continue
         except OSError as exc:
             findings.append(Finding("problem", str(path), f"cannot be read: {exc.strerror or exc}",
                                     "check the file's owner and permissions"))
+            continue
+        try:
+            body = model.split_markdown(data.decode("utf-8"))[1]
+        except UnicodeDecodeError as exc:
+            findings.append(Finding(
+                "problem", str(path), f"is not UTF-8 text (invalid byte at offset {exc.start}; re-saved in another "
+                f"encoding?): document {record.id} ({record.title!r}) is left out of search and `doc get` refuses "
+                "it; mnemon-ls never rewrites the file, so its bytes are kept exactly",
+                f"re-save it as UTF-8 (for GBK: iconv -f GBK -t UTF-8), or `mnemon-ls doc update {record.id} "
+                "--content ...` (the current file is saved under documents/edits/ first)"))
             continue
         if model.sha256_hex(body) != record.content_hash:
             advice = ("the next refresh takes the new body into the index as a new revision"
                       if record.status == "active" else "archived documents are immutable: restore it to edit it")
             findings.append(Finding("warning", str(path), "its body differs from contentHash (changed outside "
                                     "mnemon-ls)", advice))
-        if record.filename in listing[_other(record.status)]:
+        if record.filename in listing[opposite_status(record.status)]:
             findings.append(Finding("warning", str(other), "a second copy left by an interrupted archive or restore",
                                     "the next refresh removes it (saving it under documents/edits/ if it differs)"))
     orphans = [f"documents/{s}/{n}" for s, names in managed.items() for n in names if (s, n) not in named]
     if orphans and data is not None:
         findings.append(Finding("warning", str(documents), f"{len(orphans)} managed file(s) no record names: "
                                 + ", ".join(orphans[:5]) + (" ..." if len(orphans) > 5 else ""),
-                                "`mnemon-ls doc recover` adds them to the index"))
+                                "the next refresh (any read) adopts them into the index, or moves those it cannot adopt "
+                                "unchanged to documents/orphans/; `mnemon-ls doc recover` adopts them too"))
     temps = []
     for directory in (documents, store.dir_for("active"), store.dir_for("archived")):
         try:
             names = os.listdir(directory)
         except OSError:
             continue
-        temps.extend(str(directory / n) for n in names if _TEMP_OURS.match(n) or _TEMP_PLUGIN.match(n))
+        temps.extend(str(directory / n) for n in names if TEMP_OURS.match(n) or TEMP_PLUGIN.match(n)
+                     or (directory == documents and LOCK_STAGING.match(n)))
     if temps:
-        findings.append(Finding("warning", str(documents), f"{len(temps)} temp file(s) of interrupted writes",
-                                "the next repair removes those whose writer has exited"))
+        findings.append(Finding("warning", str(documents), f"{len(temps)} temp or lock staging file(s) of "
+                                "interrupted writes", "the next repair removes those whose writer has exited"))
     if store.lock_path.exists():
         try:
             age = max(0.0, time.time() - store.lock_path.stat().st_mtime)
@@ -144,7 +164,9 @@ def diagnose(store: DocumentStore) -> list[Finding]:
         findings.append(Finding("ok", str(store.search_path), "derived search index (rebuilt automatically when "
                                 "stale or unreadable; safe to delete)"))
     for directory, what in ((store.edits_dir, "managed files saved before they were overwritten"),
-                            (store.quarantine_dir, "damaged indexes moved aside by recover")):
+                            (store.quarantine_dir, "damaged indexes moved aside by recover"),
+                            (store.orphans_dir, "orphan managed files set aside unchanged by a repair (not UTF-8, "
+                             "not regular files, empty, or repeating a document's body)")):
         if directory.is_dir():
             count = sum(1 for _ in directory.iterdir())
             if count:

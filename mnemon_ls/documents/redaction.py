@@ -23,7 +23,8 @@ from typing import Any
 from .. import fsio
 from ..redact import find_secrets, redact_file_bytes, redact_text
 from . import model
-from .model import decode_markdown, render_markdown, sha256_hex, split_markdown
+from .files import SpecialFile, read_managed_or_none
+from .model import render_markdown, sha256_hex, split_markdown
 from .store import DocumentStore
 
 
@@ -62,7 +63,10 @@ def scan(store: DocumentStore) -> list[dict[str, Any]]:
         for match in find_secrets(data.decode("utf-8", "replace")):
             found.append({"location": index, "kind": match.kind, "position": match.start})
     for path in [*_managed(store), *_copies(store)]:
-        data = fsio.read_bytes_or_none(path) or b""
+        try:
+            data = read_managed_or_none(path) or b""  # a FIFO or device in place of a file is skipped, unread
+        except SpecialFile:
+            continue
         for match in find_secrets(data.decode("utf-8", "replace")):
             found.append({"location": _where(store, path), "kind": match.kind, "position": match.start})
     return found
@@ -83,13 +87,18 @@ def apply(store: DocumentStore) -> dict[str, Any]:
         now = store._now()
         for record in view.records:
             path = store.path_for(record)
-            data = fsio.read_bytes_or_none(path)
-            body = split_markdown(decode_markdown(data))[1] if data is not None else None
+            data = store._read_managed(record)  # never blocks on a FIFO in place of the file
+            try:
+                text = data.decode("utf-8") if data is not None else None
+            except UnicodeDecodeError:
+                records.append(record)  # not UTF-8: kept byte for byte (doctor reports it), never re-encoded
+                continue
+            body = split_markdown(text)[1] if text is not None else None
             title = redact_text(record.title)[0]
             description = redact_text(record.description)[0]
             summary = redact_text(record.archive_summary)[0] if record.archive_summary else record.archive_summary
             new_body = redact_text(body)[0] if body is not None else None
-            file_secret = data is not None and bool(find_secrets(data.decode("utf-8", "replace")))
+            file_secret = text is not None and bool(find_secrets(text))
             if (title, description, summary, new_body) == (record.title, record.description,
                                                            record.archive_summary, body) and not file_secret:
                 records.append(record)

@@ -177,23 +177,29 @@ class RepairReport:
     """What :meth:`~.store.DocumentStore.repair` did: ``completed`` (``{id, removed}``: the stale second
     copy an interrupted archive/restore left), ``moved`` (``{id, from, to}``: the index's copy was missing
     and the other one was moved into place), ``preserved`` (what was saved first -> where), ``temps``
-    (abandoned temp files removed), ``skipped`` (why nothing was done, or ``None``)."""
+    (abandoned temp files and lock staging files of dead processes removed), ``adopted`` (``{id,
+    file}``: an orphan managed file, e.g. of a create killed before its index commit, taken into the
+    index), ``set_aside`` (``{file, to, reason}``: an orphan that could not be adopted - not UTF-8, not a
+    regular file, empty, or the body of a document the index already has - moved unchanged to
+    ``documents/orphans/``), ``skipped`` (why nothing was done, or ``None``)."""
 
     completed: list[dict[str, str]] = field(default_factory=list)
     moved: list[dict[str, str]] = field(default_factory=list)
     preserved: dict[str, str] = field(default_factory=dict)
     temps: list[str] = field(default_factory=list)
+    adopted: list[dict[str, str]] = field(default_factory=list)
+    set_aside: list[dict[str, str]] = field(default_factory=list)
     skipped: str | None = None
 
     @property
     def changed(self) -> bool:
         """Whether anything on disk changed."""
-        return bool(self.completed or self.moved or self.temps)
+        return bool(self.completed or self.moved or self.temps or self.adopted or self.set_aside)
 
     def to_dict(self) -> dict[str, Any]:
-        """``{completed, moved, preserved, temps, skipped}``."""
+        """``{completed, moved, preserved, temps, adopted, setAside, skipped}``."""
         return {"completed": self.completed, "moved": self.moved, "preserved": self.preserved,
-                "temps": self.temps, "skipped": self.skipped}
+                "temps": self.temps, "adopted": self.adopted, "setAside": self.set_aside, "skipped": self.skipped}
 
 
 @dataclass(slots=True)

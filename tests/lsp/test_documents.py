@@ -328,3 +328,49 @@ async def test_managed_file_through_symlinked_folder_is_not_offered(lsp: Launche
     assert managed.resolve() == Path(result["path"]).resolve()
     _open(client, managed, managed.read_text(encoding="utf-8"))
     assert await _actions(client, managed) == [_action("Show wake snapshot", SHOW_WAKE, {"uri": uri(managed)})]
+
+
+# ------------------------------------------------------------------------------------------ hostile files
+
+
+async def test_forty_fifo_creates_never_starve_the_server(lsp: Launcher, repo, repo_dir: Path):
+    """Issue 15 defect 3: each call on a FIFO used to block a worker thread forever (40 starved the server)."""
+    import asyncio
+    import os
+
+    client = await lsp.start("visual-studio-code", [repo_dir], {"mnemon": {"storageScope": "workspace"}})
+    fifo = repo_dir / "pipe.md"
+    os.mkfifo(fifo)
+    try:
+        results = await asyncio.gather(*(client.command(CREATE_DOCUMENT, {"uri": uri(fifo)}) for _ in range(40)))
+        rule = f"{fifo} is a FIFO (named pipe), not a regular file; only regular files are read"
+        assert results == [{"success": False, "error": {"code": "invalid-input", "message": f"path: {rule}",
+                                                        "field": "path", "rule": rule}}] * 40
+        status = await client.status()
+        assert [w["path"] for w in status["workspaces"]] == [str(repo_dir)]
+        created = await client.call("mnemon/documents/create", {"title": "After", "content": "still answering"})
+        assert created["success"] is True
+    finally:
+        try:  # release any reader a broken server left blocked, so its shutdown cannot hang
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
+
+
+async def test_a_gbk_managed_file_is_reported_not_rewritten(lsp: Launcher, repo, repo_dir: Path):
+    """Issue 15 defect 7: a managed file re-saved in GBK survives get/search/list byte for byte."""
+    client = await lsp.start("neovim", [repo_dir], {"mnemon": {"storageScope": "workspace"}})
+    root = repo_dir / ".mnemon"
+    created = await client.call("mnemon/documents/create", {"title": "迁移手册", "content": "先备份，再迁移。"})
+    managed = root / created["document"]["relativePath"]
+    data = managed.read_text(encoding="utf-8").encode("gbk")
+    managed.write_bytes(data)
+    error = await client.call_error("mnemon/documents/get", {"id": created["document"]["id"]})
+    assert (error.data["code"], error.data["reason"], error.data["file"]) == ("unreadable-store", "not-utf-8",
+                                                                                str(managed))
+    found = await client.call("mnemon/documents/search", {"query": "迁移"})
+    assert found["results"] == [] and any("is not UTF-8 text" in n for n in found["notices"])
+    listed = await client.call("mnemon/documents/list", {})
+    assert [d["healthy"] for d in listed["documents"]] == [False]
+    assert managed.read_bytes() == data
+    assert _index(root) == [_record(created["document"])]

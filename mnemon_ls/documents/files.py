@@ -1,0 +1,321 @@
+"""Managed Markdown files of a Documents store: where they live, how they are read, what a temp file is.
+
+Owns the on-disk side of ``documents/active/<filename>`` and ``documents/archived/<filename>`` (the body
+lives only there; the frontmatter format is :func:`~.model.render_markdown`), the saved copies under
+``documents/edits/`` and the names of temp files our writers and the TypeScript plugin's leave behind
+(:data:`TEMP_OURS`, :data:`TEMP_PLUGIN`). File signatures (size, mtime, inode, ctime) are how the store
+notices a file changed without reading it.
+
+:class:`ManagedFiles` is a part of :class:`~.store.DocumentStore` (a mixin: it uses the store's paths,
+clock, lock timeout and file caches, set up in ``DocumentStore.__init__``).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from .. import fsio
+from ..errors import NotFound, RevisionConflict, UnreadableStore
+from . import model
+from .model import DocumentRecord, Status, sha256_hex, split_markdown
+
+#: Temp files older than this are removed by repair even when their writer's pid looks alive.
+STALE_TEMP_SECONDS = 3600.0
+#: Our temp files (:func:`mnemon_ls.fsio.write_file_atomically`): ``.<name>.<pid>.<ms>.<8 hex>.tmp``.
+TEMP_OURS = re.compile(r"^\..+\.(?P<pid>\d+)\.(?P<ms>\d+)\.[0-9a-f]{8}\.tmp$")
+#: The TypeScript plugin's temp files: ``<name>.<pid>.<uuid>.tmp``.
+TEMP_PLUGIN = re.compile(r"^.+\.(?P<pid>\d+)\.[0-9a-f-]{36}\.tmp$")
+#: Lock staging files of :func:`mnemon_ls.fsio.file_lock` (``<lock>.<pid>.<12 hex>.publish``) for the
+#: index lock and the access lock; a killed locker leaves one behind.
+LOCK_STAGING = re.compile(r"^\.(?:index|access)\.lock\.(?P<pid>\d+)\.[0-9a-f]{12}\.publish$")
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+class SpecialFile(OSError):
+    """A path that must be a regular file is something else (a FIFO, a socket, a device, a directory).
+
+    An :class:`OSError` (``errno`` ``EINVAL``; ``strerror`` says what it is, e.g. "is a FIFO (named pipe),
+    not a regular file"), so callers that report unreadable files report it the same way.
+    """
+
+
+class FileTooLarge(OSError):
+    """A file is larger than the caller's limit (``EFBIG``); ``size`` is its size in bytes when known
+    (``None`` for a file whose size the file system does not report, e.g. under ``/proc``), ``limit``
+    the limit in bytes."""
+
+    def __init__(self, path: str, size: int | None, limit: int) -> None:
+        what = f"is {size} bytes" if size is not None else "is larger than it claims"
+        super().__init__(errno.EFBIG, f"{what}; at most {limit} bytes are read", path)
+        self.size = size
+        self.limit = limit
+
+
+def read_regular_file(path: Path | str, limit_bytes: int | None = None) -> bytes:
+    """The bytes of the regular file ``path``, read without ever blocking on what is not one.
+
+    The file is opened with ``O_NONBLOCK`` (opening a FIFO with no writer returns at once instead of
+    waiting for one) and checked with ``fstat`` on the open descriptor (no race with a rename): anything
+    but a regular file raises :class:`SpecialFile` before a byte is read. With ``limit_bytes``, a file
+    whose size is over it raises :class:`FileTooLarge` unread, and at most ``limit_bytes + 1`` bytes are
+    ever read (a file that grows, or a pseudo-file reporting size 0, cannot make the read unbounded). A
+    file whose size is 0 but which yields bytes (the pseudo-files of ``/proc``, ``/sys``) raises
+    :class:`SpecialFile` too: it is not stored text.
+    Raises :class:`FileNotFoundError` and the other :class:`OSError` of ``open``/``read`` (``EAGAIN``
+    from a pseudo-file that would block).
+    """
+    name = os.fspath(path)
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        if exc.errno in (errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP):  # a socket, a device without a driver
+            _refuse_special(name, os.stat(name).st_mode)
+        raise
+    try:
+        info = os.fstat(fd)
+        _refuse_special(name, info.st_mode)
+        if limit_bytes is not None and info.st_size > limit_bytes:
+            raise FileTooLarge(name, info.st_size, limit_bytes)
+        with open(fd, "rb", buffering=0, closefd=False) as raw:
+            # (an unbuffered FileIO returns None where a non-blocking read would wait: EAGAIN)
+            if limit_bytes is None:
+                read = raw.readall()  # sized from fstat: one read for a regular file
+            else:
+                chunks: list[bytes] = []
+                total, left = 0, min(limit_bytes, info.st_size) + 1
+                while left > 0 and (chunk := raw.read(left)):
+                    chunks.append(chunk)
+                    total += len(chunk)
+                    left = limit_bytes + 1 - total
+                read = None if chunk is None else b"".join(chunks)
+        if read is None:
+            raise BlockingIOError(errno.EAGAIN, "would block (a pseudo-file with nothing to read yet)", name)
+        data: bytes = read
+        total = len(data)
+        if total and info.st_size == 0:
+            raise SpecialFile(errno.EINVAL, "is a pseudo-file (its size is 0 but it has content, as under /proc or "
+                                            "/sys), not a stored file", name)
+        if limit_bytes is not None and total > limit_bytes:
+            raise FileTooLarge(name, None, limit_bytes)
+        return data
+    finally:
+        os.close(fd)
+
+
+def _refuse_special(name: str, mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        kind = next((label for test, label in _KINDS if test(mode)), "a special file")
+        raise SpecialFile(errno.EINVAL, f"is {kind}, not a regular file", name)
+
+
+def read_managed_or_none(path: Path | str) -> bytes | None:
+    """:func:`read_regular_file` of a managed file (no limit), ``None`` when it does not exist."""
+    try:
+        return read_regular_file(path)
+    except FileNotFoundError:
+        return None
+
+
+def not_utf8_reason(exc: UnicodeDecodeError) -> str:
+    """Why a managed file is left alone: it is not UTF-8 (``exc`` from decoding its bytes)."""
+    return (f"the managed file is not UTF-8 text (invalid byte at offset {exc.start}), perhaps re-saved in "
+            "another encoding; it is kept byte for byte and left out until it is re-saved as UTF-8 or the "
+            "document is updated with new content")
+
+
+def file_signature(info: os.stat_result) -> str:
+    """``"size:mtime_ns:inode:ctime_ns"`` of a stat result: equal signatures mean an unchanged file."""
+    return f"{info.st_size}:{info.st_mtime_ns}:{info.st_ino}:{info.st_ctime_ns}"
+
+
+def stat_signature(path: Path) -> str | None:
+    """:func:`file_signature` of ``path`` (following symlinks), ``None`` when it does not exist."""
+    try:
+        return file_signature(os.stat(path))
+    except FileNotFoundError:
+        return None
+
+
+def opposite_status(status: Status) -> Status:
+    """``archived`` for ``active`` and ``active`` for ``archived``."""
+    return "archived" if status == "active" else "active"
+
+
+def unlink_quietly(path: Path) -> None:
+    """Remove ``path`` and fsync its directory; an ``OSError`` (already gone, ...) is ignored."""
+    try:
+        os.unlink(path)
+        fsio._fsync_dir(path.parent)
+    except OSError:
+        pass
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists on this machine (signal 0; another user's process counts as alive)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class ManagedFiles:
+    """Paths, reads and bookkeeping of the managed files (module doc); a part of ``DocumentStore``."""
+
+    documents_dir: Path
+    edits_dir: Path
+    clock: Callable[[], datetime]
+    lock_path: Path
+    lock_timeout: float
+    _dir_strings: dict[str, str]
+    _files: dict[str, tuple[str, str]]
+    _files_generation: int
+    _missing: dict[str, str]
+    _changed_archived: set[str]
+    _undecodable: dict[str, tuple[str, str]]
+
+    def dir_for(self, status: Status) -> Path:
+        """``documents/active`` or ``documents/archived``."""
+        return self.documents_dir / status
+
+    def path_for(self, record: DocumentRecord) -> Path:
+        """The absolute path of ``record``'s managed file (``documents/<status>/<filename>``)."""
+        return self.documents_dir / record.status / record.filename
+
+    def _file(self, record: DocumentRecord) -> str:
+        """``path_for`` as a string (cheaper on hot paths)."""
+        return os.path.join(self._dir_strings[record.status], record.filename)
+
+    def _stamp(self) -> str:
+        moment = self.clock().astimezone(timezone.utc)
+        return moment.strftime("%Y%m%dT%H%M%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+    def _preserve(self, name: str, data: bytes) -> str:
+        return str(fsio.copy_file_exclusive(self.edits_dir, f"{self._stamp()}-{name}", data))
+
+    def _locked(self):
+        fsio.ensure_dir(self.dir_for("active"))
+        fsio.ensure_dir(self.dir_for("archived"))
+        return fsio.file_lock(self.lock_path, self.lock_timeout)
+
+    def _listing(self) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for status in model.STATUSES:
+            try:
+                out[status] = set(os.listdir(self.dir_for(status)))
+            except (FileNotFoundError, NotADirectoryError):
+                out[status] = set()
+        return out
+
+    def _managed_names(self, listing: dict[str, set[str]]) -> dict[str, list[str]]:
+        return {status: sorted(n for n in names if n.endswith(".md") and not n.startswith("."))
+                for status, names in listing.items()}
+
+    def _note_file(self, record: DocumentRecord, path: Path | None = None) -> None:
+        try:
+            sig = file_signature(os.stat(path or self.path_for(record)))
+        except OSError:
+            return
+        self._files[record.id] = (sig, record.content_hash)
+        self._files_generation += 1
+        self._missing.pop(record.id, None)
+        self._undecodable.pop(record.id, None)
+        self._changed_archived.discard(record.id)
+
+    def _read_body(self, record: DocumentRecord) -> str | None:
+        """The body of ``record``'s managed file, or ``None`` (the reason noted in ``_missing``) when it
+        is missing, unreadable, not a regular file or not UTF-8. Never writes."""
+        try:
+            data = read_regular_file(self._file(record))
+        except FileNotFoundError:
+            self._missing[record.id] = "the managed file is missing"
+            return None
+        except OSError as exc:
+            self._missing[record.id] = f"the managed file cannot be read ({exc.strerror or exc})"
+            return None
+        try:
+            return split_markdown(data.decode("utf-8"))[1]
+        except UnicodeDecodeError as exc:
+            self._missing[record.id] = not_utf8_reason(exc)
+            return None
+
+    def _body_of(self, record: DocumentRecord, data: bytes) -> str:
+        """The body in ``data`` (the bytes of ``record``'s managed file), decoded strictly.
+
+        Raises :class:`~mnemon_ls.errors.UnreadableStore` (``data.file``, ``reason``, ``id``,
+        ``offset``) when the bytes are not UTF-8: a lossy decoding is never used where it could be
+        written back (the file is kept byte for byte).
+        """
+        try:
+            return split_markdown(data.decode("utf-8"))[1]
+        except UnicodeDecodeError as exc:
+            path = self.path_for(record)
+            raise UnreadableStore(
+                f"{record.relative_path}: {not_utf8_reason(exc)}. Re-save it as UTF-8, or update document "
+                f"{record.id} with new content (the current file is saved under documents/edits/ first)",
+                file=str(path), reason="not-utf-8", id=record.id, offset=exc.start) from None
+
+    def _read_managed(self, record: DocumentRecord) -> bytes | None:
+        """The bytes of ``record``'s managed file, ``None`` when missing; a FIFO, socket, device or
+        directory in its place raises :class:`~mnemon_ls.errors.UnreadableStore` (never blocks)."""
+        path = self.path_for(record)
+        try:
+            return read_managed_or_none(path)
+        except SpecialFile as exc:
+            raise UnreadableStore(f"{record.relative_path}: the managed file of document {record.id} {exc.strerror}; "
+                                  "nothing was read or written", file=str(path), reason="not-a-regular-file",
+                                  id=record.id) from None
+
+    def _committed_body(self, record: DocumentRecord) -> str:
+        """The body of ``record``'s file, which must exist, be UTF-8 and match the index (else a clear
+        error: :class:`NotFound`, :class:`UnreadableStore`, :class:`RevisionConflict`)."""
+        path = self.path_for(record)
+        data = self._read_managed(record)
+        if data is None:
+            raise NotFound(f"{record.relative_path}: the managed file of document {record.id} is missing",
+                           id=record.id, file=str(path))
+        body = self._body_of(record, data)
+        if sha256_hex(body) != record.content_hash:
+            raise RevisionConflict(
+                f"{record.relative_path} changed on disk after revision {record.revision} (an edit not yet "
+                "taken into the index); refresh and retry", id=record.id, expected=record.content_hash,
+                actual=sha256_hex(body))
+        return body
+
+    def _temp_files(self, listing: dict[str, set[str]] | None = None) -> list[Path]:
+        """Temp files and lock staging files (:data:`LOCK_STAGING`) that a writer which has exited (or
+        one older than :data:`STALE_TEMP_SECONDS`) left in ``documents/``, ``active/`` or ``archived/``."""
+        found = []
+        listing = listing or self._listing()
+        try:
+            top = set(os.listdir(self.documents_dir))
+        except OSError:
+            top = set()
+        now_ms = time.time() * 1000
+        for directory, names in ((self.documents_dir, top), (self.dir_for("active"), listing["active"]),
+                                 (self.dir_for("archived"), listing["archived"])):
+            for name in names:
+                match = TEMP_OURS.match(name) or TEMP_PLUGIN.match(name) or (
+                    LOCK_STAGING.match(name) if directory == self.documents_dir else None)
+                if not match:
+                    continue
+                pid = int(match.group("pid"))
+                try:
+                    age_ms = now_ms - os.stat(directory / name).st_mtime * 1000
+                except OSError:
+                    continue
+                if pid != os.getpid() and (not pid_alive(pid) or age_ms > STALE_TEMP_SECONDS * 1000):
+                    found.append(directory / name)
+        return found

@@ -1,0 +1,287 @@
+"""Freshness of a Documents store: noticing managed files changed outside mnemon-ls, and adopting them.
+
+Reads check each managed file's signature at most every ``freshness_seconds`` (and at once for records
+whose index hash is not yet verified); :meth:`Freshness.refresh` (also the server's file watcher hook)
+checks every file, runs a repair when an interrupted move or a temp file is visible, reports missing,
+unreadable and orphan files, and adopts an active document's body changed outside mnemon-ls as a new
+revision (its frontmatter too when consistent with the body; a hand-edited frontmatter that would be
+lost is saved under ``edits/`` first). Archived documents are immutable: a change is only reported.
+
+:class:`Freshness` is a part of :class:`~.store.DocumentStore` (a mixin).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from .. import fsio
+from ..errors import InvalidInput, StoreBusy
+from . import model
+from .files import file_signature, not_utf8_reason, read_managed_or_none, read_regular_file
+from .index import IndexView
+from .model import DocumentRecord, render_markdown, sha256_hex, split_markdown
+from .views import RefreshReport
+
+
+class Freshness:
+    """File checks and adoption (module doc); a part of ``DocumentStore``."""
+
+    search_path: Path
+    max_body_bytes: int
+    _last_scan: float
+    _signatures_loaded: bool
+    _adopt_tried: dict[str, str]
+    _undecodable: dict[str, tuple[str, str]]
+
+    def _refresh_if_due(self) -> None:
+        if time.monotonic() - self._last_scan >= self.freshness_seconds:
+            self._refresh()
+
+    def refresh(self) -> RefreshReport:
+        """Check every managed file now (the server's file watcher calls this on changes under
+        ``documents/``; reads call it at most every ``freshness_seconds``).
+
+        Finishes interrupted archives/restores (:meth:`repair`), notes missing or unreadable files
+        (left out of search with a notice), and adopts a body changed outside mnemon-ls into the index
+        as a new revision (an active document: hash, size, revision + 1, updatedAt; a frontmatter that
+        is consistent with the body - an update whose index commit was interrupted - also brings its
+        title, description, sourcePaths and sessionIds; a hand-edited frontmatter that would be lost is
+        saved under ``edits/`` first). Archived documents are immutable: a changed archived file is only
+        reported (and searched as it is on disk). A file that is not UTF-8, or not a regular file, is
+        never adopted nor rewritten: it is reported in ``missing`` (unreadable) until it changes. The
+        repair also removes dead processes' lock staging files and adopts or sets aside orphan managed
+        files (:class:`~.views.RepairReport`).
+        """
+        with self._mutex:
+            return self._refresh()
+
+    def _refresh(self) -> RefreshReport:
+        report = RefreshReport()
+        self._last_scan = time.monotonic()
+        if not self.documents_dir.is_dir():
+            self._missing.clear()
+            return report
+        view = self._read_view(force=True)
+        report.problem = view.problem
+        listing = self._listing()
+        if not view.problem and self._needs_repair(view, listing):
+            try:
+                report.repair = self.repair()
+            except StoreBusy:
+                report.notices.append("documents/.index.lock is busy; the repair waits for the next refresh")
+            except OSError as exc:  # a read-only or full file system: reads go on, the repair waits
+                report.notices.append(f"the repair of documents/ could not run ({exc.strerror or exc}); reads go on "
+                                      "and the next refresh tries again")
+            view = self._read_view(force=True)
+            listing = self._listing()
+            if report.repair is not None:
+                report.notices.extend(
+                    f"{a['file']}: a managed file no index record named (an interrupted create, or a file put there by hand) was "
+                    f"adopted as document {a['id']}" for a in report.repair.adopted)
+                report.notices.extend(
+                    f"{s['file']}: a managed file no index record named {s['reason']}; it was moved unchanged to "
+                    f"{s['to']}" for s in report.repair.set_aside)
+        self._scan(view, view.records, listing, report)
+        named = {r.filename for r in view.records}
+        for status, names in self._managed_names(listing).items():
+            report.orphans.extend(f"documents/{status}/{n}" for n in names if n not in named)
+        report.notices.extend(f"{p}: no index record names this managed file; `mnemon-ls doc recover` adds it"
+                              for p in report.orphans)
+        return report
+
+    def _check_changed(self, view: IndexView) -> None:
+        """Between full scans: check the files of records whose index hash we have not verified."""
+        token = (self._files_generation, len(self._missing), len(self._changed_archived))
+        if view.cache.get("checked") == token:
+            return
+        pending = [r for r in view.records
+                   if r.id not in self._missing and (self._files.get(r.id) or ("", ""))[1] != r.content_hash
+                   and r.id not in self._changed_archived]
+        if pending:
+            self._scan(view, pending, None, RefreshReport())
+        view.cache["checked"] = (self._files_generation, len(self._missing), len(self._changed_archived))
+
+    def _scan(self, view: IndexView, records: Sequence[DocumentRecord], listing: dict[str, set[str]] | None,
+              report: RefreshReport) -> None:
+        self._load_signatures()
+        mismatched: list[DocumentRecord] = []
+        vanished: list[DocumentRecord] = []
+        for record in records:
+            if listing is not None and record.filename not in listing[record.status]:
+                self._missing[record.id] = "the managed file is missing"
+                vanished.append(record)
+                continue
+            path = self._file(record)
+            try:
+                info = os.stat(path)
+            except FileNotFoundError:
+                self._missing[record.id] = "the managed file is missing"
+                vanished.append(record)
+                continue
+            except OSError as exc:
+                self._missing[record.id] = f"the managed file cannot be read ({exc.strerror or exc})"
+                continue
+            sig = file_signature(info)
+            undecodable = self._undecodable.get(record.id)
+            if undecodable is not None and undecodable[0] == sig:
+                self._missing[record.id] = undecodable[1]  # unchanged since: still not UTF-8, never adopted
+                continue
+            known = self._files.get(record.id)
+            if known is None or known[0] != sig:
+                try:
+                    data = read_regular_file(path)
+                except OSError as exc:
+                    self._missing[record.id] = f"the managed file cannot be read ({exc.strerror or exc})"
+                    continue
+                try:
+                    text = data.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    # Re-saved in another encoding: a lossy decoding must never be adopted (it would be
+                    # written back); the file is kept byte for byte and reported until it is UTF-8 again.
+                    self._undecodable[record.id] = (sig, not_utf8_reason(exc))
+                    self._missing[record.id] = self._undecodable[record.id][1]
+                    if self._files.pop(record.id, None) is not None:
+                        self._files_generation += 1
+                    continue
+                self._undecodable.pop(record.id, None)
+                known = (sig, sha256_hex(split_markdown(text)[1]))
+                self._files[record.id] = known
+                self._files_generation += 1
+            self._missing.pop(record.id, None)
+            if known[1] != record.content_hash:
+                mismatched.append(record)
+            else:
+                self._changed_archived.discard(record.id)
+        if vanished:
+            # another process may have moved the file (archive/restore) after we read the index
+            fresh = self._read_view(force=True)
+            moved = [fresh.by_id[r.id] for r in vanished if fresh.by_id.get(r.id, r) != r]
+            if moved:
+                for record in moved:
+                    self._missing.pop(record.id, None)
+                self._scan(fresh, moved, None, report)
+                view = fresh
+        for record_id, reason in self._missing.items():
+            if record_id in view.by_id:
+                report.missing[record_id] = reason
+        for record in mismatched:
+            if record.status == "archived":
+                self._changed_archived.add(record.id)
+                report.changed_archived.append(record.id)
+                report.notices.append(f"{record.relative_path}: the archived copy changed outside mnemon-ls "
+                                      "(archived documents are immutable; restore it to edit it)")
+        to_adopt = [r for r in mismatched if r.status == "active"
+                    and self._adopt_tried.get(r.id) != self._files[r.id][0]]
+        if to_adopt and not view.problem:
+            for record in to_adopt:
+                self._adopt_tried[record.id] = self._files[record.id][0]
+            try:
+                self._adopt([r.id for r in to_adopt], report)
+            except StoreBusy:
+                for record in to_adopt:
+                    self._adopt_tried.pop(record.id, None)
+                report.notices.append("documents/.index.lock is busy; changed files are adopted at the next refresh")
+        for record_id, reason in report.missing.items():
+            record = view.by_id[record_id]
+            line = f"{record.relative_path} ({record.title}): {reason}"
+            if line not in report.notices:
+                report.notices.append(line)
+
+    def _load_signatures(self) -> None:
+        if self._signatures_loaded:
+            return
+        self._signatures_loaded = True
+        if not self.search_path.exists():
+            return
+        try:
+            for doc_id, (sig, body_hash) in self._search.signatures().items():
+                if doc_id not in self._files and sig and body_hash:
+                    self._files[doc_id] = (sig, body_hash)
+        except (sqlite3.Error, OSError):
+            pass
+
+    def _adopt(self, ids: Sequence[str], report: RefreshReport) -> None:
+        """Take bodies changed outside mnemon-ls into the index (see :meth:`refresh`)."""
+        with self._locked():
+            view = self._read_view(force=True)
+            if view.problem:
+                return
+            changes: dict[str, DocumentRecord] = {}
+            writes: list[tuple[Path, bytes]] = []
+            now = self._now()
+            for doc_id in ids:
+                record = view.by_id.get(doc_id)
+                if record is None or record.status != "active":
+                    continue
+                path = self.path_for(record)
+                try:
+                    data = read_managed_or_none(path)
+                except OSError:
+                    continue  # a FIFO or an unreadable file: reported by the scan, never adopted
+                if data is None:
+                    continue
+                try:
+                    front, body = split_markdown(data.decode("utf-8"))
+                except UnicodeDecodeError:
+                    continue  # not UTF-8 (re-saved in another encoding): kept as it is and reported, never adopted
+                digest = sha256_hex(body)
+                if digest == record.content_hash:
+                    continue
+                if not body:
+                    report.notices.append(f"{record.relative_path}: the body was emptied outside mnemon-ls; not "
+                                          "adopted (a document needs content): restore the text or update it")
+                    continue
+                fm = model.parse_frontmatter(front) if front is not None else {}
+                consistent = fm.get("id") == record.id and fm.get("content_hash") == digest
+                new = record.with_changes(revision=record.revision + 1, content_hash=digest, last_accessed_at=now)
+                if consistent:
+                    new = new.with_changes(
+                        title=_or(lambda: model.validate_title(fm.get("title")), record.title),
+                        description=_or(lambda: model.validate_description(fm.get("description")), record.description),
+                        source_paths=_str_tuple(fm.get("source_paths"), record.source_paths),
+                        session_ids=_str_tuple(fm.get("session_ids"), record.session_ids),
+                        updated_at=fm.get("updated_at") if isinstance(fm.get("updated_at"), str) else now,
+                    )
+                else:
+                    new = new.with_changes(updated_at=now)
+                    expected_front = split_markdown(render_markdown(record, "x"))[0]
+                    if front != expected_front:
+                        report.preserved[record.relative_path] = self._preserve(record.filename, data)
+                rendered = render_markdown(new, body).encode("utf-8")
+                new = new.with_changes(size_bytes=len(rendered))
+                if rendered != data:
+                    writes.append((path, rendered))
+                changes[doc_id] = new
+                size = model.utf8_len(body)
+                report.notices.append(f"{record.relative_path}: adopted a body changed outside mnemon-ls as revision "
+                                      f"{new.revision}" + (f" (its body is {size} bytes, over the {self.max_body_bytes}"
+                                                           "-byte limit)" if size > self.max_body_bytes else ""))
+            if not changes:
+                return
+            for path, data in writes:
+                fsio.write_file_atomically(path, data)
+            view = self._commit(view, [changes.get(r.id, r) for r in view.records])
+            for doc_id in changes:
+                self._note_file(view.by_id[doc_id])
+                report.adopted.append(doc_id)
+            usage = self._usage(view)
+            if usage.active_bytes > self.active_limit_bytes:
+                report.notices.append(f"active documents use {usage.active_bytes} of {self.active_limit_bytes} bytes "
+                                      "after adopting outside edits; archive some before creating more")
+
+
+def _or(make: Callable[[], Any], fallback: Any) -> Any:
+    try:
+        return make()
+    except InvalidInput:
+        return fallback
+
+
+def _str_tuple(value: Any, fallback: tuple[str, ...]) -> tuple[str, ...]:
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    return fallback

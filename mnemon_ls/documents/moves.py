@@ -1,0 +1,184 @@
+"""Archive and restore of a Documents store, and the repair that finishes an interrupted one.
+
+The three-step move (``store`` module doc): (1) write the copy in the target directory with its new
+frontmatter, (2) commit ``index.json``, (3) remove the source copy, so at every instant the index and
+the file it names are valid and the body exists at least once. :meth:`Moves.repair` finishes an
+interrupted move by one rule, *the copy the index names wins* (the other copy is saved under ``edits/``
+first when its body differs), and removes abandoned temp files whose writer is gone.
+
+:class:`Moves` is a part of :class:`~.store.DocumentStore` (a mixin).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from typing import Any
+
+from .. import fsio
+from . import model
+from .files import opposite_status, read_managed_or_none, unlink_quietly
+from ..redact import Scrubber
+from .index import IndexView, validate_expected
+from .model import DocumentRecord, decode_markdown, render_markdown, sha256_hex, split_markdown
+from .views import MutationResult, RepairReport
+
+
+class Moves:
+    """Archive, restore and repair (module doc); a part of ``DocumentStore``."""
+
+    def archive(self, document_id: Any, document_revision: int | None, *, summary: Any = None,
+                memory_body_ids: Any = None, expected_revision: str | None = None) -> MutationResult:
+        """Move an active document to ``archived/`` (reference 5.4, module doc for the crash-safe order).
+
+        ``document_revision`` must equal the document's revision (``None`` skips that check, for a
+        person archiving by hand); ``summary`` (<= 1000 characters, default "Archived locally by the
+        user.") and ``memory_body_ids`` (<= 20, the cold references) are recorded. Revision + 1,
+        archivedAt = updatedAt = lastAccessedAt = now. Returns ``action="archived"``.
+        """
+        doc_id = model.validate_id(document_id)
+        revision = model.validate_revision(document_revision, "documentRevision")
+        scrub = Scrubber(self.secrets)
+        summary_text = model.validate_summary(scrub.text("summary", summary))
+        body_ids = model.validate_id_list(memory_body_ids, "memoryBodyIds", model.MAX_MEMORY_BODY_IDS)
+        expected = validate_expected(expected_revision)
+        with self._mutex, self._locked():
+            view = self._begin(expected)
+            current = self._require(view, doc_id)
+            self._check_status(current, "active", "archive")
+            self._check_document_revision(current, revision)
+            body = self._committed_body(current)
+            record = model.archived_record(current, body, summary_text, body_ids, self._now())
+            view, preserved = self._move(view, current, record, body, "archive")
+        return replace(self._result("archived", view, view.by_id[record.id], body, preserved),
+                       redacted=scrub.summary())
+
+    def restore(self, document_id: Any, *, document_revision: int | None = None,
+                expected_revision: str | None = None) -> MutationResult:
+        """Bring an archived document back to ``active/`` as a new revision (revision + 1, updatedAt =
+        lastAccessedAt = now, archivedAt/archiveSummary removed, memoryBodyIds kept). Capacity is
+        checked as for a create. Returns ``action="restored"``."""
+        doc_id = model.validate_id(document_id)
+        revision = model.validate_revision(document_revision, "documentRevision")
+        expected = validate_expected(expected_revision)
+        with self._mutex, self._locked():
+            view = self._begin(expected)
+            current = self._require(view, doc_id)
+            self._check_status(current, "archived", "restore")
+            self._check_document_revision(current, revision)
+            body = self._committed_body(current)
+            record = model.restored_record(current, body, self._now())
+            plan = self._plan(view, record.size_bytes)
+            if not plan.fits:
+                raise self._capacity_error(plan, view, f"restoring {current.filename} ({record.size_bytes} bytes)")
+            view, preserved = self._move(view, current, record, body, "restore")
+        return self._result("restored", view, view.by_id[record.id], body, preserved)
+
+    def _move(self, view: IndexView, current: DocumentRecord, record: DocumentRecord, body: str,
+              action: str) -> tuple[IndexView, dict[str, str]]:
+        """The three-step move of archive / restore (module doc). Lock must be held."""
+        source, target = self.path_for(current), self.path_for(record)
+        preserved: dict[str, str] = {}
+        existing = read_managed_or_none(target)
+        if existing is not None and split_markdown(decode_markdown(existing))[1] != body:
+            preserved[model.relative_path(record.status, record.filename)] = self._preserve(
+                f"{record.status}-{record.filename}", existing)
+        self._step(f"{action}:start")
+        fsio.write_file_atomically(target, render_markdown(record, body).encode("utf-8"))
+        try:
+            self._step(f"{action}:copied")
+            view = self._commit(view, [record if r.id == record.id else r for r in view.records])
+        except BaseException:
+            if existing is None:
+                unlink_quietly(target)
+            else:
+                fsio.write_file_atomically(target, existing)
+            raise
+        self._step(f"{action}:committed")
+        try:
+            os.unlink(source)
+            fsio._fsync_dir(source.parent)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            pass  # the index already names the target; repair removes the source copy later
+        self._step(f"{action}:done")
+        self._files.pop(current.id, None)
+        self._note_file(view.by_id[record.id])
+        return view, preserved
+
+    def _needs_repair(self, view: IndexView, listing: dict[str, set[str]]) -> bool:
+        for record in view.records:
+            if record.filename in listing[opposite_status(record.status)]:
+                return True
+        named = {r.filename for r in view.records}
+        if any(n not in named for names in self._managed_names(listing).values() for n in names):
+            return True  # an orphan managed file (adopted or set aside by the repair)
+        return any(self._temp_files(listing))
+
+    def repair(self) -> RepairReport:
+        """Finish interrupted archives/restores and remove abandoned temp files (module doc: the copy the
+        index names wins). Takes the lock; does nothing (``skipped``) when the index is damaged."""
+        report = RepairReport()
+        with self._mutex:
+            if not self.documents_dir.is_dir():
+                report.skipped = "no documents yet"
+                return report
+            with self._locked():
+                view = self._read_view(force=True)
+                if view.problem:
+                    report.skipped = view.problem
+                    return report
+                listing = self._listing()
+                for record in view.records:
+                    other_status = opposite_status(record.status)
+                    if record.filename not in listing[other_status]:
+                        continue
+                    here, other = self.path_for(record), self.dir_for(other_status) / record.filename
+                    try:
+                        other_data = read_managed_or_none(other)
+                        here_data = read_managed_or_none(here)
+                    except OSError:
+                        continue  # not a regular file or unreadable: reported by refresh, never touched
+                    if other_data is None:
+                        continue
+                    front = split_markdown(decode_markdown(other_data))[0]  # only to read the id
+                    fm = model.parse_frontmatter(front) if front is not None else {}
+                    if fm.get("id") not in (None, record.id):
+                        continue  # a different document that happens to share the name: not ours to touch
+                    other_hash = _body_hash(other_data)  # None when not UTF-8: then only renamed or saved
+                    rel_other = model.relative_path(other_status, record.filename)
+                    if here_data is not None:
+                        if other_hash is None or other_hash not in (record.content_hash, _body_hash(here_data)):
+                            report.preserved[rel_other] = self._preserve(f"{other_status}-{record.filename}", other_data)
+                        os.unlink(other)
+                        fsio._fsync_dir(other.parent)
+                        report.completed.append({"id": record.id, "removed": rel_other})
+                    else:
+                        if other_hash == record.content_hash:
+                            other_body = split_markdown(other_data.decode("utf-8"))[1]
+                            fsio.write_file_atomically(here, render_markdown(record, other_body).encode("utf-8"))
+                            os.unlink(other)
+                            fsio._fsync_dir(other.parent)
+                        else:
+                            os.rename(other, here)
+                            fsio._fsync_dir(here.parent)
+                            fsio._fsync_dir(other.parent)
+                        report.moved.append({"id": record.id, "from": rel_other, "to": record.relative_path})
+                    self._files.pop(record.id, None)
+                for temp in self._temp_files():
+                    try:
+                        os.unlink(temp)
+                        report.temps.append(str(temp))
+                    except FileNotFoundError:
+                        pass
+                self._settle_orphans(report)
+        return report
+
+
+def _body_hash(data: bytes) -> str | None:
+    """``contentHash`` of the body in a managed file's bytes; ``None`` when they are not UTF-8."""
+    try:
+        return sha256_hex(split_markdown(data.decode("utf-8"))[1])
+    except UnicodeDecodeError:
+        return None

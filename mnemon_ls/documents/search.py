@@ -1,0 +1,282 @@
+"""The search workflow of a Documents store: query rules, phrase tiers, BM25F rows, excerpts.
+
+:meth:`Search.search` validates the query, finds whole-query phrases in titles and descriptions,
+ranks the rest with the derived SQLite index (:mod:`.search_index`, kept in sync with the managed files'
+bodies), reads each hit's body from its managed file and cuts an excerpt around the best match.
+Normalization and terms come from :mod:`mnemon_ls.text`.
+
+:class:`Search` is a part of :class:`~.store.DocumentStore` (a mixin).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any, Sequence
+
+from ..errors import InvalidInput
+from .index import IndexView
+from .model import DocumentRecord, collapse_space, js_length, js_trim, sha256_hex, time_key
+from ..text import normalize, required_matches
+from .search_index import IndexedDoc, SearchIndex, query_terms
+from .views import SearchHit, SearchResult
+
+#: Longest search query, in JavaScript characters (the plugin's bound).
+MAX_QUERY_CHARS = 2000
+#: Largest ``limit`` of a search.
+MAX_SEARCH_LIMIT = 50
+#: Phrase (title/description) hits outside the best BM25 rows that are scored with an extra query.
+MAX_PHRASE_RESCORE = 100
+#: Characters of a search excerpt (and of a catalog excerpt), before the ``…`` marks.
+EXCERPT_CHARS = 220
+
+
+class Search:
+    """Ranked lexical search (module doc); a part of ``DocumentStore``."""
+
+    _search: SearchIndex
+    _synced: tuple[Any, ...] | None
+    _norm: dict[str, tuple[str, str, str, str]]
+
+    def search(self, query: Any, include_archived: bool = False, limit: Any = 20, *,
+               include_content: bool = False) -> SearchResult:
+        """Ranked lexical search over title, description and body (:mod:`mnemon_ls.text`, :mod:`.search_index`).
+
+        ``query`` at most 2000 characters (an empty query lists every eligible document, newest
+        ``updatedAt`` first, score 1); ``include_archived`` adds archived documents; ``limit`` 1..50.
+        Order: documents whose title holds the whole query as a phrase, then those whose description
+        does, then by BM25F score, then newest ``updatedAt``. A document must contain enough distinct
+        query terms (:func:`mnemon_ls.text.required_matches`). Returned documents count as accessed (side
+        file, not the index). A missing or unreadable managed file leaves that document out with a
+        notice. ``include_content`` adds each body.
+        """
+        if not isinstance(query, str):
+            raise InvalidInput("query", f"must be a string (got {type(query).__name__})")
+        text = js_trim(query)
+        if js_length(text) > MAX_QUERY_CHARS:
+            raise InvalidInput("query", f"is {js_length(text)} characters; at most {MAX_QUERY_CHARS}")
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_SEARCH_LIMIT:
+            raise InvalidInput("limit", f"must be an integer in 1..{MAX_SEARCH_LIMIT} (got {limit!r})")
+        if not isinstance(include_archived, bool):
+            raise InvalidInput("includeArchived", "must be true or false")
+        with self._mutex:
+            self._refresh_if_due()
+            view = self._read_view()
+            self._check_changed(view)
+            eligible = view.cache.get(("eligible", include_archived))
+            if eligible is None:
+                eligible = view.cache[("eligible", include_archived)] = [
+                    r for r in view.records if include_archived or r.status == "active"]
+            phrase = collapse_space(normalize(text))
+            ranked: list[tuple[DocumentRecord, float, str]]
+            notices: list[str] = []
+            if not phrase:
+                present = [r for r in eligible if r.id not in self._missing]
+                ranked = [(r, 1.0, "all") for r in sorted(present, key=lambda r: time_key(r.updated_at), reverse=True)]
+                terms, matches = [], len(present)
+            elif not eligible:
+                ranked, terms, matches = [], [], 0
+            else:
+                terms = query_terms(phrase)
+                ranked, matches, problem = self._rank(view, eligible, phrase, terms, include_archived, limit)
+                if problem:
+                    notices.append(problem)
+            hits: list[SearchHit] = []
+            for record, score, matched in ranked:
+                if len(hits) >= limit:
+                    break
+                if record.id in self._missing:
+                    continue
+                body = self._read_body(record)
+                if body is None:
+                    if self._read_view(force=True).by_id.get(record.id) != record:
+                        self._missing.pop(record.id, None)  # another process moved or changed it meanwhile
+                    continue
+                hits.append(SearchHit(record, record.last_accessed_at, score, matched,
+                                      make_excerpt(body, phrase, terms), body if include_content else None))
+            notices = self._notices(view, eligible) + notices
+            if hits:
+                self._touch([h.record.id for h in hits], view)
+                hits = [SearchHit(h.record, self._accessed(h.record), h.score, h.matched, h.excerpt, h.content)
+                        for h in hits]
+            return SearchResult(text, include_archived, limit, tuple(hits), matches, self._now(), view.revision,
+                                tuple(notices))
+
+    def _normalized(self, record: DocumentRecord) -> tuple[str, str]:
+        hit = self._norm.get(record.id)
+        if hit is not None and hit[0] == record.title and hit[1] == record.description:
+            return hit[2], hit[3]
+        title, description = collapse_space(normalize(record.title)), collapse_space(normalize(record.description))
+        self._norm[record.id] = (record.title, record.description, title, description)
+        return title, description
+
+    def _normalized_view(self, view: IndexView) -> tuple[list[tuple[DocumentRecord, str, str]], str, str]:
+        """``([(record, normalized title, normalized description)], all titles joined, all descriptions
+        joined)`` (cached per view; the joined forms let one ``in`` rule out a phrase everywhere)."""
+        cached = view.cache.get("normalized")
+        if cached is None:
+            rows = [(r, *self._normalized(r)) for r in view.records]
+            cached = view.cache["normalized"] = (rows, "\x00".join(t for _, t, _ in rows),
+                                                 "\x00".join(d for _, _, d in rows))
+        return cached
+
+    def _rank(self, view: IndexView, eligible: Sequence[DocumentRecord], phrase: str, terms: Sequence[Any],
+              include_archived: bool, limit: int) -> tuple[list[tuple[DocumentRecord, float, str]], int, str | None]:
+        """``(ranked (record, score, matched) best first, total matches, problem)``."""
+        bounds = (_needs_boundary(phrase[0]), _needs_boundary(phrase[-1]))
+        eligible_ids = view.cache.get(("eligible-ids", include_archived))
+        if eligible_ids is None:
+            eligible_ids = view.cache[("eligible-ids", include_archived)] = {r.id for r in eligible}
+        missing = self._missing
+        tiers: dict[str, int] = {}
+        rows, titles, descriptions = self._normalized_view(view)
+        for column, tier in ((descriptions, 1), (titles, 2)):
+            if phrase not in column:  # one C-level scan of all titles (or descriptions) joined
+                continue
+            for record, title, description in rows:
+                text = title if tier == 2 else description
+                if phrase in text and _phrase_in(phrase, text, bounds) and record.id in eligible_ids \
+                        and record.id not in missing:
+                    tiers[record.id] = tier
+        problem = None
+        scores: dict[str, float] = {}
+        matches = len(tiers)
+        if terms:
+            required = required_matches(len({t.group for t in terms}))
+            statuses = ("active", "archived") if include_archived else ("active",)
+            try:
+                try:
+                    self._sync_search(view)
+                except OSError:
+                    # the side index cannot be created here (read-only directory): keep it in memory
+                    self._search.close()
+                    self._search = SearchIndex(None)
+                    self._synced = None
+                    self._sync_search(view)
+                found, total = self._search.query(terms, required, statuses=statuses,
+                                                  limit=limit + len(missing) + 8)
+                scores = {doc_id: score for doc_id, score, _ in found}
+                absent = [doc_id for doc_id in tiers if doc_id not in scores]
+                covered = 0
+                if absent and len(absent) <= MAX_PHRASE_RESCORE:
+                    extra, _ = self._search.query(terms, 0, statuses=statuses, limit=len(absent), only=absent)
+                    for doc_id, score, groups in extra:
+                        scores[doc_id] = score
+                        covered += groups >= required
+                # beyond MAX_PHRASE_RESCORE phrase hits outside the top rows keep score 0 (ordered by updatedAt)
+                matches = total + len(absent) - covered
+            except sqlite3.Error as exc:
+                problem = f"the search index is busy or unreadable ({exc}); only title and description phrases matched"
+        positions = view.cache.get("positions")
+        if positions is None:
+            positions = view.cache["positions"] = {r.id: i for i, r in enumerate(view.records)}
+        ranked: list[tuple[int, float, int, int, DocumentRecord]] = []
+        for doc_id in (scores.keys() | tiers.keys()):
+            position = positions.get(doc_id)
+            if position is None or doc_id not in eligible_ids or doc_id in missing:
+                continue
+            record = view.records[position]
+            ranked.append((tiers.get(doc_id, 0), scores.get(doc_id, 0.0), time_key(record.updated_at), -position, record))
+        ranked.sort(reverse=True)
+        names = ("terms", "description", "title")
+        return [(record, score, names[tier]) for tier, score, _, _, record in ranked], max(matches, len(ranked)), problem
+
+    def _sync_search(self, view: IndexView) -> None:
+        token = (view.revision, self._files_generation, self._search.generation())
+        if token == self._synced:
+            return
+        wanted = []
+        for record in view.records:
+            known = self._files.get(record.id)
+            if record.id in self._missing or known is None:
+                continue
+            wanted.append(IndexedDoc(record.id, record.title, record.description, known[1], known[0], record.status))
+        expected = {doc.id: doc.body_hash for doc in wanted}
+
+        def load(doc_id: str) -> str | None:
+            record = view.by_id[doc_id]
+            body = self._read_body(record)
+            if body is None or sha256_hex(body) != expected[doc_id]:
+                return None
+            return body
+
+        self._search.sync(wanted, load)
+        self._synced = (view.revision, self._files_generation, self._search.generation())
+
+
+def _needs_boundary(ch: str) -> bool:
+    return (ch.isalnum() or ch == "_") and not _is_cjk(ch)
+
+
+def _is_cjk(ch: str) -> bool:
+    code = ord(ch)
+    return (0x3040 <= code <= 0x30FF or 0x3400 <= code <= 0x4DBF or 0x4E00 <= code <= 0x9FFF
+            or 0xAC00 <= code <= 0xD7AF or 0x1100 <= code <= 0x11FF or 0x3130 <= code <= 0x318F
+            or 0xF900 <= code <= 0xFAFF or 0x20000 <= code <= 0x3FFFF or code in (0x3005, 0x3006, 0x303B))
+
+
+def _phrase_in(phrase: str, text: str, bounds: tuple[bool, bool] | None = None) -> bool:
+    """Whether ``phrase`` occurs in ``text`` (both normalized) not inside a longer word. ``bounds``:
+    whether the phrase's first / last character needs a word boundary (computed once per query)."""
+    if not phrase or not text:
+        return False
+    start = text.find(phrase)
+    check_start, check_end = bounds or (_needs_boundary(phrase[0]), _needs_boundary(phrase[-1]))
+    while start >= 0:
+        end = start + len(phrase)
+        if (not check_start or start == 0 or not _needs_boundary(text[start - 1])) and \
+                (not check_end or end == len(text) or not _needs_boundary(text[end])):
+            return True
+        start = text.find(phrase, start + 1)
+    return False
+
+
+def make_excerpt(body: str, phrase: str, terms: Sequence[Any], width: int = EXCERPT_CHARS) -> str:
+    """About ``width`` characters of ``body`` (whitespace collapsed) around the best match: the whole
+    query, else its longest term found; the start of the body when nothing is found. ``…`` marks cuts.
+
+    Only a window of the body around the match is collapsed (bodies run to megabytes)."""
+    needles = [phrase] if phrase else []
+    needles += sorted({t.text for t in terms}, key=len, reverse=True)
+    position, length = _locate(body, [n for n in needles if n])
+    if position < 0:
+        raw_start = 0
+    else:
+        raw_start = max(0, position - 3 * width)
+    raw_end = min(len(body), max(position, 0) + length + 3 * width)
+    window = body[raw_start:raw_end]
+    flat = collapse_space(window)
+    if not flat:
+        return ""
+    offset, match_len = (-1, 0)
+    if position >= 0:
+        offset, match_len = _locate(flat, [n for n in needles if n])
+    if offset < 0 or len(flat) <= width:
+        start = 0
+    else:
+        start = max(0, offset - max(0, width - match_len) // 3)
+    end = min(len(flat), start + width)
+    start = max(0, min(start, end - width))
+    text = flat[start:end]
+    cut_before = start > 0 or (raw_start > 0 and bool(collapse_space(body[:raw_start])))
+    cut_after = end < len(flat) or (raw_end < len(body) and bool(collapse_space(body[raw_end:raw_end + 64])))
+    return ("…" if cut_before else "") + text + ("…" if cut_after else "")
+
+
+def _locate(text: str, needles: Sequence[str]) -> tuple[int, int]:
+    """``(position, length)`` in ``text`` of the first needle (normalized, case-folded) found, case-
+    insensitively and across any whitespace run for a multi-word needle; ``(-1, 0)`` when none is."""
+    folded = text.casefold()
+    same = len(folded) == len(text)
+    for needle in needles:
+        if same and " " not in needle:
+            found = folded.find(needle)
+            if found >= 0:
+                return found, len(needle)
+            continue
+        import regex
+
+        pattern = r"\s+".join(regex.escape(part) for part in needle.split(" "))
+        match = regex.search(pattern, text, regex.IGNORECASE | regex.FULLCASE)
+        if match:
+            return match.start(), match.end() - match.start()
+    return -1, 0
