@@ -24,10 +24,13 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
-from .errors import InvalidInput, NotFound
+from .errors import InvalidInput, NotFound, StorageUnsafe
 from .settings import Settings
+
+if TYPE_CHECKING:
+    from .findings import Finding
 
 ROOT_AREAS = ("runtime", "documents", "data", "state")
 
@@ -188,3 +191,114 @@ def _main_worktree_equivalent(canonical: Path) -> Path | None:
     except ValueError:
         return None
     return main / relative
+
+
+# ---------------------------------------------------------------- storage root safety (invariant 10)
+
+#: How deep below a storage root :func:`storage_root_problems` looks for links (``data/<id>/mnemon.db``).
+_SCAN_DEPTH = 3
+
+
+def trusted_anchor(root: Path, scope: str, workspace: Path | None) -> Path:
+    """The deepest directory on the way to ``root`` that may be a symbolic link (read-only, pure).
+
+    Rule (DESIGN.md invariant 10): a place the user configured outside any repository may be a link
+    (``~/.mnemon`` moved to another disk, ``MNEMON_DATA_DIR``, ``dataDir``); nothing a repository could
+    commit may be. So the anchor is the canonical ``workspace`` (already free of links) whenever
+    ``root`` lies inside it, whatever the scope; else the data directory for ``workspaces``
+    (``<base>/workspaces/<hash>`` must be real below ``<base>``); else the configured root itself
+    (``global``, ``custom``).
+    """
+    if workspace is not None and (root == workspace or workspace in root.parents):
+        return workspace
+    if scope == "workspaces":
+        return root.parent.parent
+    return root
+
+
+def storage_root_problems(resolution: RootResolution) -> list[StorageUnsafe]:
+    """Every symbolic link that makes the roots of ``resolution`` unsafe, without writing (lstat/scandir).
+
+    Looks at each directory between :func:`trusted_anchor` and the root, the root, and its layout up to
+    :data:`_SCAN_DEPTH` levels below (``runtime/``, ``documents/active/``, ``data/<id>/mnemon.db``,
+    ``state/`` ...; for a split ``user_root`` only its ``runtime/``). Returns
+    :class:`~mnemon_ls.errors.StorageUnsafe` errors naming each link and where it points (empty when
+    safe). Missing directories are fine.
+    """
+    problems: list[StorageUnsafe] = []
+    targets = [(resolution.root, ROOT_AREAS)]
+    if resolution.split_user:
+        targets.append((resolution.user_root, ("runtime",)))
+    for root, areas in targets:
+        anchor = trusted_anchor(root, resolution.scope, resolution.workspace)
+        probe, reached = anchor, True
+        for part in root.relative_to(anchor).parts:
+            probe = probe / part
+            if os.path.islink(probe):
+                rule = ("the storage root must be a real directory, not a symbolic link" if probe == root
+                        else f"a directory on the way to the storage root {root} must not be a symbolic link")
+                problems.append(_unsafe(probe, rule, root))
+                reached = False
+                break
+            if not os.path.isdir(probe):
+                reached = False
+                break
+        if not reached:
+            continue
+        for area in areas:
+            _scan_links(root / area, 1, root, problems)
+    return problems
+
+
+def check_storage_root(resolution: RootResolution) -> None:
+    """Raise the first of :func:`storage_root_problems` (:class:`~mnemon_ls.errors.StorageUnsafe`,
+    ``data.file`` the link, ``data.rule`` the rule); return when the roots are safe. Never writes."""
+    problems = storage_root_problems(resolution)
+    if problems:
+        raise problems[0]
+
+
+def storage_findings(resolution: RootResolution) -> list["Finding"]:
+    """Doctor findings of :func:`storage_root_problems` (read-only): one ``problem`` per link, with the
+    way out; an ``ok`` note when a root the user configured is itself a link (allowed, see
+    :func:`trusted_anchor`)."""
+    from .findings import Finding
+
+    findings = [Finding("problem", str(p.data["file"]),
+                        f"{p.data['rule']}; a repository (or anyone who can write there) could make it "
+                        "redirect memory writes outside the storage root, so every read and write of this "
+                        "root is refused (storage-unsafe)",
+                        f"replace the link with a real directory or file (e.g. `rm {p.data['file']}` after "
+                        "checking what it points to), or choose another storageScope")
+                for p in storage_root_problems(resolution)]
+    for root in dict.fromkeys([resolution.root, resolution.user_root]):
+        if os.path.islink(root) and trusted_anchor(root, resolution.scope, resolution.workspace) == root:
+            findings.append(Finding("ok", str(root), f"the storage root is a symbolic link to "
+                                                     f"{os.path.realpath(root)}; allowed because it was configured "
+                                                     "outside any repository (links inside it are refused)"))
+    return findings
+
+
+def _unsafe(path: Path, rule: str, root: Path) -> StorageUnsafe:
+    try:
+        points = repr(os.readlink(path))
+    except OSError:
+        points = "an unreadable target"
+    return StorageUnsafe(str(path), f"{rule} (it points to {points})", root=str(root))
+
+
+def _scan_links(path: Path, depth: int, root: Path, problems: list[StorageUnsafe]) -> None:
+    """Append a problem for ``path`` when it is a link, else for each link below it (``depth`` of
+    ``path`` under ``root``; stops at :data:`_SCAN_DEPTH`)."""
+    if os.path.islink(path):
+        kind = "a directory" if os.path.isdir(path) else "a file"
+        problems.append(_unsafe(path, f"{kind} inside the storage root must not be a symbolic link", root))
+        return
+    if depth >= _SCAN_DEPTH or not os.path.isdir(path):
+        return
+    try:
+        names = sorted(entry.name for entry in os.scandir(path))
+    except OSError:
+        return
+    for name in names:
+        _scan_links(path / name, depth + 1, root, problems)

@@ -54,8 +54,7 @@ class DerivedIndex:
             db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
         else:
             fsio.ensure_dir(self.path.parent)
-            if not self.path.exists():
-                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, fsio.FILE_MODE))
+            fsio.create_file_nofollow(self.path)  # refuses a linked index file (SQLite follows links)
             db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None,
                                  timeout=BUSY_MS / 1000)
         try:

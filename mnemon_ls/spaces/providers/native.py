@@ -227,6 +227,7 @@ class NativeProvider:
 
     def _open(self) -> sqlite3.Connection:
         path = self.db_path
+        fsio.check_store_path(path)  # SQLite follows links: a linked mnemon.db or data/<id> is refused
         try:
             with open(path, "rb") as handle:
                 header = handle.read(len(SQLITE_HEADER))
@@ -235,8 +236,7 @@ class NativeProvider:
                 raise UnreadableStore(f"{path} does not exist", file=str(path), reason="missing") from None
             header = b""
             fsio.ensure_dir(path.parent)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT, fsio.FILE_MODE)
-            os.close(fd)
+            fsio.create_file_nofollow(path)
         except IsADirectoryError:
             raise UnreadableStore(f"{path} is a directory, not a Mnemon store", file=str(path),
                                   reason="not a file") from None
