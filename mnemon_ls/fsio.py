@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .errors import StorageUnreadable, StorageUnsafe, StoreBusy, storage_error
+from .errors import StorageError, StorageUnreadable, StorageUnsafe, StoreBusy, storage_error
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -136,6 +136,44 @@ def check_store_path(path: Path | str, *, final: bool = True) -> None:
             import errno
 
             raise StorageUnreadable(str(probe), errno.ENOTDIR, "a file is where a directory of the storage root belongs")
+
+
+def writes_refused(path: Path | str) -> str | None:
+    """Why the file system holding ``path`` (a file or directory) takes no write now: ``"read-only"``
+    (mounted read-only), ``"full"`` (no free block for this process), else ``None``. ``statvfs`` of the
+    nearest existing ancestor; never raises (``None`` when it cannot tell)."""
+    probe = os.path.abspath(os.fspath(path))
+    while not os.path.exists(probe) and os.path.dirname(probe) != probe:
+        probe = os.path.dirname(probe)
+    try:
+        info = os.statvfs(probe)
+    except (OSError, AttributeError):
+        return None
+    if info.f_flag & getattr(os, "ST_RDONLY", 1):
+        return "read-only"
+    free = info.f_bfree if hasattr(os, "geteuid") and os.geteuid() == 0 else info.f_bavail
+    return "full" if free == 0 else None
+
+
+def sqlite_storage_error(exc: BaseException, path: Path | str) -> StorageError | None:
+    """:func:`~mnemon_ls.errors.storage_error` for a ``sqlite3.Error`` on the database ``path``, refined
+    by :func:`writes_refused`: SQLite reports a full disk as an I/O error when it cannot grow ``-shm``
+    (``SQLITE_IOERR_SHMSIZE``), so an I/O or open error on a full or read-only file system is
+    ``storage-full`` / ``storage-readonly``. ``None`` when it is not a storage failure."""
+    import errno
+
+    from .errors import StorageFull, StorageReadOnly
+
+    mapped = storage_error(exc, path)
+    if mapped is not None and not isinstance(mapped, StorageUnreadable):
+        return mapped
+    refused = writes_refused(path)
+    reason = f"{getattr(exc, 'sqlite_errorname', type(exc).__name__)}: {exc}"
+    if refused == "full":
+        return StorageFull(str(path), errno.ENOSPC, reason)
+    if refused == "read-only":
+        return StorageReadOnly(str(path), errno.EROFS, reason)
+    return mapped
 
 
 def _link_text(path: Path) -> str:
@@ -366,8 +404,6 @@ def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[Non
     lock = _lock_class()(str(path), timeout=timeout, mode=FILE_MODE, lifetime=LOCK_STALE_SECONDS)
     try:
         lock.acquire(poll_interval=LOCK_POLL_SECONDS)
-    except OSError as exc:  # ENOSPC, EROFS... creating the marker: a stable code naming the lock file
-        raise (storage_error(exc, path) or exc) from exc
     except Timeout:
         raise StoreBusy(
             f"{path}: lock is held by another process (waited {timeout:g} s); "
@@ -375,6 +411,8 @@ def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[Non
             file=str(path),
             timeoutSeconds=timeout,
         ) from None
+    except OSError as exc:  # after Timeout (an OSError too): ENOSPC, EROFS... creating the marker
+        raise (storage_error(exc, path) or exc) from exc
     try:
         yield
     finally:

@@ -51,7 +51,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ... import fsio
-from ...errors import InvalidInput, StoreBusy, UnreadableStore
+from ...errors import InvalidInput, StorageError, StorageFull, StorageReadOnly, StoreBusy, UnreadableStore
+from ...sqliteindex import open_snapshot
 from .. import graph
 from ..errors import SpaceReadOnly
 from ..index import INDEX_FILE, IndexRow, SideIndex
@@ -210,6 +211,8 @@ class NativeProvider:
         self._pending_access: dict[str, tuple[int, str]] = {}
         self._pending_oplog: list[tuple[str, str, str]] = []
         self._pending_touches = 0
+        #: Set while the connection is a read-only snapshot because the disk is full or read-only.
+        self._degraded: StorageError | None = None
 
     # ------------------------------------------------------------------ opening
 
@@ -221,6 +224,9 @@ class NativeProvider:
         return f"space {self.space_id}: {self.read_only_reason}; opened read-only (nothing is migrated)"
 
     def _conn(self) -> sqlite3.Connection:
+        if self._db is not None and self._degraded is not None and fsio.writes_refused(self.db_path) is None:
+            self._db.close()  # the disk takes writes again: reopen normally
+            self._db, self._verified, self._degraded = None, None, None
         if self._db is None:
             self._db = self._open()
         return self._db
@@ -261,11 +267,29 @@ class NativeProvider:
             db.close()
             if _is_busy(exc):
                 raise
+            snapshot = self._open_snapshot(exc) if header else None
+            if snapshot is not None:
+                return snapshot
             raise UnreadableStore(f"{path} cannot be read as a Mnemon store: {exc}", file=str(path),
                                   reason=str(exc)) from None
         except BaseException:
             db.close()
             raise
+        return db
+
+    def _open_snapshot(self, error: sqlite3.DatabaseError) -> sqlite3.Connection | None:
+        """On a full or read-only file system, a read-only snapshot of the store (reads keep working;
+        writes raise the storage error until the disk takes writes again); else ``None``."""
+        mapped = fsio.sqlite_storage_error(error, self.db_path)
+        if not isinstance(mapped, (StorageFull, StorageReadOnly)):
+            return None
+        db = open_snapshot(self.db_path)
+        try:
+            self._inspect(db, False, fresh=False)
+        except (sqlite3.Error, UnreadableStore):
+            db.close()
+            return None
+        self._degraded = mapped
         return db
 
     def _inspect(self, db: sqlite3.Connection, writable: bool, fresh: bool) -> None:
@@ -342,6 +366,7 @@ class NativeProvider:
                 finally:
                     self._db = None
                     self._verified = None
+                    self._degraded = None
             self.index.close()
 
     # ------------------------------------------------------------------ transactions
@@ -365,6 +390,9 @@ class NativeProvider:
 
     def _write(self, body: Callable[[sqlite3.Connection], Any]) -> Any:
         """Run ``body(db)`` in ``BEGIN IMMEDIATE`` ... ``COMMIT`` (retried while busy, see :meth:`_retry`)."""
+        self._conn()
+        if self._degraded is not None:
+            raise self._degraded  # storage-full / storage-readonly, naming mnemon.db
         if self.read_only_reason is not None:
             raise SpaceReadOnly(self.notice or "read-only", spaceId=self.space_id, file=str(self.db_path),
                                 reason=self.read_only_reason)
