@@ -124,12 +124,14 @@ def check_store_path(path: Path | str, *, final: bool = True) -> None:
         except OSError as exc:
             raise (storage_error(exc, probe) or exc) from None
         if stat.S_ISLNK(info.st_mode):
-            if last:
-                what = "a store file"
-            elif probe == root:
+            if probe == root:
                 what = "the storage root"
+            elif root not in probe.parents:
+                what = "a directory on the way to the storage root"
+            elif last:
+                what = "a file inside the storage root"
             else:
-                what = "a directory of the storage root"
+                what = "a directory inside the storage root"
             raise StorageUnsafe(str(probe), f"{what} must not be a symbolic link (it points to "
                                             f"{_link_text(probe)})", root=str(root))
         if not last and not stat.S_ISDIR(info.st_mode):
@@ -358,8 +360,11 @@ def read_bytes_or_none(path: Path) -> bytes | None:
         fd = os.open(path, os.O_RDONLY | O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         return None
-    with open(fd, "rb") as handle:
-        return handle.read()
+    try:
+        with open(fd, "rb") as handle:
+            return handle.read()
+    except OSError as exc:  # EISDIR, EIO: name the path, not the descriptor
+        raise (storage_error(exc, path) or exc) from exc
 
 
 @_storage_errors

@@ -235,8 +235,8 @@ def storage_root_problems(resolution: RootResolution) -> list[StorageUnsafe]:
         for part in root.relative_to(anchor).parts:
             probe = probe / part
             if os.path.islink(probe):
-                rule = ("the storage root must be a real directory, not a symbolic link" if probe == root
-                        else f"a directory on the way to the storage root {root} must not be a symbolic link")
+                rule = ("the storage root must not be a symbolic link" if probe == root
+                        else "a directory on the way to the storage root must not be a symbolic link")
                 problems.append(_unsafe(probe, rule, root))
                 reached = False
                 break

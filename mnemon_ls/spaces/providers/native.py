@@ -448,23 +448,38 @@ class NativeProvider:
         try:
             self.index.connect()
         except sqlite3.DatabaseError:
-            self.index.reset()
+            if not self._index_to_memory():
+                self.index.reset()
+        except OSError:  # storage-full / -readonly creating the index file
+            if not self._index_to_memory():
+                raise
         if not force and verified is not None and verified[0] == version and verified[1] == self.index.opens:
             return verified[2]
         fp = self._fingerprint(db)
         try:
             self._catch_up(db, fp, force)
-        except sqlite3.OperationalError as exc:
-            if _is_busy(exc):
+        except (sqlite3.DatabaseError, OSError) as exc:
+            if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
                 raise
-            self.index.reset()
-            self._catch_up(db, fp, True)
-        except sqlite3.DatabaseError:
-            self.index.reset()
+            if not self._index_to_memory():  # a full disk must not cost the index file
+                if isinstance(exc, OSError):
+                    raise
+                self.index.reset()
             self._catch_up(db, fp, True)
         self.index.connect()
         self._verified = (version, self.index.opens, fp)
         return fp
+
+    def _index_to_memory(self) -> bool:
+        """On a full or read-only file system, serve this provider from an in-memory side index rebuilt
+        from ``mnemon.db`` (derived data: nothing is lost, the file is kept for later); ``True`` when it
+        switched, ``False`` when the file system takes writes (the caller handles the error)."""
+        if self.index.path is None or fsio.writes_refused(self.index.path) is None:
+            return False
+        self.index.close()
+        self.index = SideIndex(None)
+        self._verified = None
+        return True
 
     def _catch_up(self, db: sqlite3.Connection, fp: dict, full: bool) -> None:
         index = self.index
