@@ -29,7 +29,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path
 
 from .. import __version__, fsio
-from ..errors import InvalidInput, MnemonError, storage_error
+from ..errors import InvalidInput, MnemonError, StorageError, storage_error
 from ..host import FolderState, HostRegistry, uri_to_path
 from ..runtime import ops
 from ..runtime.model import branch_name_problem, normalize_text, validate_branches
@@ -467,16 +467,22 @@ async def status(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
         """One status row per folder (runs in a worker thread)."""
         rows = []
         for state in ls.registry.folders.values():
-            effective = state.host.runtime.read()
+            try:
+                effective = state.host.runtime.read()
+                entries = {"user": len(effective.user), "memory": len(effective.memory)}
+                used, problems = effective.used, list(effective.problems)
+                documents = _documents_summary(state)
+            except StorageError as exc:  # a linked or unreadable root: status still answers, with why
+                entries, used, problems, documents = {"user": 0, "memory": 0}, {"user": 0, "memory": 0}, [exc.message], None
             limits = state.settings.runtime_memory
             rows.append({
                 "uri": state.uri, "name": state.name, "path": str(state.path), "root": str(state.host.root),
                 "userRoot": str(state.host.resolution.user_root), "scope": state.settings.storage_scope,
                 "branch": state.branch.branch, "branchReason": state.branch.reason, "detached": state.branch.detached,
-                "entries": {"user": len(effective.user), "memory": len(effective.memory)},
-                "usage": {t: {"used": effective.used[t], "limit": limits.limit_for(t)} for t in ("user", "memory")},
-                "problems": list(effective.problems),
-                "documents": _documents_summary(state),
+                "entries": entries,
+                "usage": {t: {"used": used[t], "limit": limits.limit_for(t)} for t in ("user", "memory")},
+                "problems": problems,
+                "documents": documents,
             })
         return rows
 
