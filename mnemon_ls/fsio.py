@@ -26,6 +26,7 @@ replacing it would copy what it pointed at into the root. OS errors of these fun
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import json
 import os
@@ -84,11 +85,16 @@ def confine(root: Path | str, anchor: Path | str | None = None) -> None:
 
 def confining_root(path: Path | str) -> tuple[Path, Path] | None:
     """``(root, anchor)`` of the nearest registered root that lexically contains ``path``, else ``None``."""
-    probe = os.path.dirname(_norm(path))
+    found = _confining(_norm(path))
+    return None if found is None else (Path(found[0]), Path(found[1]))
+
+
+def _confining(text: str) -> tuple[str, str] | None:
+    probe = os.path.dirname(text)
     while True:
         anchor = _CONFINED.get(probe)
         if anchor is not None:
-            return Path(probe), Path(anchor)
+            return probe, anchor
         parent = os.path.dirname(probe)
         if parent == probe:
             return None
@@ -104,40 +110,40 @@ def check_store_path(path: Path | str, *, final: bool = True) -> None:
     Directories that do not exist yet are fine (they will be created real). Raises
     :class:`~mnemon_ls.errors.StorageUnsafe` naming the link, or :class:`~mnemon_ls.errors.StorageUnreadable`
     (``ENOTDIR``) for a file where a directory belongs. A path under no registered root is not checked.
+    Costs one ``lstat`` per component below the anchor (string operations only: it runs on every read).
     """
-    found = confining_root(path)
+    target = _norm(path)
+    found = _confining(target)
     if found is None:
         return
     root, anchor = found
-    target = Path(_norm(path))
-    parts = target.relative_to(anchor).parts
+    parts = target[len(anchor):].strip(os.sep).split(os.sep)
     probe = anchor
+    last_index = len(parts) - 1
     for index, part in enumerate(parts):
-        probe = probe / part
-        last = index == len(parts) - 1
+        probe = os.path.join(probe, part)
+        last = index == last_index
         if last and not final:
             return
         try:
-            info = os.lstat(probe)
+            mode = os.lstat(probe).st_mode
         except FileNotFoundError:
             return
         except OSError as exc:
             raise (storage_error(exc, probe) or exc) from None
-        if stat.S_ISLNK(info.st_mode):
+        if stat.S_ISLNK(mode):
             if probe == root:
                 what = "the storage root"
-            elif root not in probe.parents:
+            elif len(probe) < len(root):
                 what = "a directory on the way to the storage root"
             elif last:
                 what = "a file inside the storage root"
             else:
                 what = "a directory inside the storage root"
-            raise StorageUnsafe(str(probe), f"{what} must not be a symbolic link (it points to "
-                                            f"{_link_text(probe)})", root=str(root))
-        if not last and not stat.S_ISDIR(info.st_mode):
-            import errno
-
-            raise StorageUnreadable(str(probe), errno.ENOTDIR, "a file is where a directory of the storage root belongs")
+            raise StorageUnsafe(probe, f"{what} must not be a symbolic link (it points to "
+                                       f"{_link_text(Path(probe))})", root=root)
+        if not last and not stat.S_ISDIR(mode):
+            raise StorageUnreadable(probe, errno.ENOTDIR, "a file is where a directory of the storage root belongs")
 
 
 def writes_refused(path: Path | str) -> str | None:
@@ -162,8 +168,6 @@ def sqlite_storage_error(exc: BaseException, path: Path | str) -> StorageError |
     by :func:`writes_refused`: SQLite reports a full disk as an I/O error when it cannot grow ``-shm``
     (``SQLITE_IOERR_SHMSIZE``), so an I/O or open error on a full or read-only file system is
     ``storage-full`` / ``storage-readonly``. ``None`` when it is not a storage failure."""
-    import errno
-
     from .errors import StorageFull, StorageReadOnly
 
     mapped = storage_error(exc, path)
@@ -355,11 +359,15 @@ def read_bytes_or_none(path: Path) -> bytes | None:
     :class:`~mnemon_ls.errors.StorageUnsafe` rather than reading another file. Other OS
     errors leave as :class:`~mnemon_ls.errors.StorageError` (e.g. ``EISDIR``: storage-unreadable).
     """
-    check_store_path(path)
+    check_store_path(path, final=not O_NOFOLLOW)  # O_NOFOLLOW refuses a linked file itself (ELOOP)
     try:
         fd = os.open(path, os.O_RDONLY | O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            check_store_path(path)  # raises the detailed refusal (what the link is and where it points)
+        raise
     try:
         with open(fd, "rb") as handle:
             return handle.read()
