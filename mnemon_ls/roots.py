@@ -259,9 +259,10 @@ def check_storage_root(resolution: RootResolution) -> None:
 
 
 def storage_findings(resolution: RootResolution) -> list["Finding"]:
-    """Doctor findings of :func:`storage_root_problems` (read-only): one ``problem`` per link, with the
-    way out; an ``ok`` note when a root the user configured is itself a link (allowed, see
-    :func:`trusted_anchor`)."""
+    """Doctor findings about where the roots live (read-only): one ``problem`` per link of
+    :func:`storage_root_problems`, with the way out; a ``warning`` when the file system holding a root
+    is full or read-only (:func:`mnemon_ls.fsio.writes_refused`); an ``ok`` note when a root the user
+    configured is itself a link (allowed, see :func:`trusted_anchor`)."""
     from .findings import Finding
 
     findings = [Finding("problem", str(p.data["file"]),
@@ -271,7 +272,18 @@ def storage_findings(resolution: RootResolution) -> list["Finding"]:
                         f"replace the link with a real directory or file (e.g. `rm {p.data['file']}` after "
                         "checking what it points to), or choose another storageScope")
                 for p in storage_root_problems(resolution)]
+    from .fsio import writes_refused
+
     for root in dict.fromkeys([resolution.root, resolution.user_root]):
+        refused = writes_refused(root)
+        if refused == "full":
+            findings.append(Finding("warning", str(root), "the file system holding this storage root is full: "
+                                    "reads and the wake keep working, every write fails (storage-full)",
+                                    "free some space on that file system"))
+        elif refused == "read-only":
+            findings.append(Finding("warning", str(root), "the file system holding this storage root is mounted "
+                                    "read-only: reads and the wake keep working, every write fails (storage-readonly)",
+                                    "remount it read-write or choose another storageScope / dataDir"))
         if os.path.islink(root) and trusted_anchor(root, resolution.scope, resolution.workspace) == root:
             findings.append(Finding("ok", str(root), f"the storage root is a symbolic link to "
                                                      f"{os.path.realpath(root)}; allowed because it was configured "

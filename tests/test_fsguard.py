@@ -21,7 +21,7 @@ from mnemon_ls import fsio
 from mnemon_ls.documents import DocumentStore
 from mnemon_ls.errors import StorageUnsafe
 from mnemon_ls.host import WorkspaceHost
-from mnemon_ls.roots import resolve_root, storage_root_problems, trusted_anchor
+from mnemon_ls.roots import resolve_root, storage_findings, storage_root_problems, trusted_anchor
 from mnemon_ls.runtime import ops
 from mnemon_ls.runtime.store import RuntimeStore
 from mnemon_ls.settings import load_settings
@@ -105,6 +105,10 @@ def test_configured_global_root_may_be_a_link_outside_the_workspace(workspace, t
     host = host_for(workspace, tmp_path, {"storageScope": "global", "runtimeUserScope": "storage"})
     assert trusted_anchor(host.root, "global", host.resolution.workspace) == host.root
     assert storage_root_problems(host.resolution) == []
+    assert [f.to_dict() for f in storage_findings(host.resolution)] == [{
+        "level": "ok", "subject": str(tmp_path / "global"),
+        "message": f"the storage root is a symbolic link to {disk}; allowed because it was configured outside "
+                   "any repository (links inside it are refused)", "advice": ""}]
     host.runtime.mutate(add("kept on the other disk"))
     assert b"kept on the other disk" in (disk / "runtime" / "memories.json").read_bytes()
     assert (disk / "runtime" / "MEMORY.md").read_bytes() == b"kept on the other disk\n"

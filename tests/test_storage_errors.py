@@ -160,6 +160,13 @@ def test_full_disk_through_the_cli(small_disk: SmallDisk, tmp_path):
     recalled = cli(tmp_path, "recall", "sqlite", *common)
     assert recalled.returncode == 0, recalled.stderr
     assert [r["content"] for r in json.loads(recalled.stdout)["results"]] == ["we chose sqlite for the side index"]
+    doctor = cli(tmp_path, "doctor", *common)
+    findings = json.loads(doctor.stdout)["findings"]
+    assert findings[0] == {
+        "level": "warning", "subject": str(workspace / ".mnemon"),
+        "message": "the file system holding this storage root is full: reads and the wake keep working, "
+                   "every write fails (storage-full)",
+        "advice": "free some space on that file system"}
 
 
 def test_read_only_file_system(small_disk: SmallDisk, tmp_path):
