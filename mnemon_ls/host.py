@@ -69,8 +69,9 @@ class WorkspaceHost:
         from .roots import trusted_anchor
 
         resolution = self.resolution
-        for root in {resolution.root, resolution.user_root}:
-            fsio.confine(root, trusted_anchor(root, resolution.scope, resolution.workspace))
+        fsio.confine(resolution.root, trusted_anchor(resolution.root, resolution.scope, resolution.workspace))
+        if resolution.split_user:  # runtimeUserScope=global: the global root's rule
+            fsio.confine(resolution.user_root, trusted_anchor(resolution.user_root, "global", resolution.workspace))
 
     def check_storage(self) -> None:
         """Raise :class:`~mnemon_ls.errors.StorageUnsafe` (naming the link) when the storage root, a

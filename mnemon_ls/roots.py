@@ -203,16 +203,23 @@ def trusted_anchor(root: Path, scope: str, workspace: Path | None) -> Path:
     """The deepest directory on the way to ``root`` that may be a symbolic link (read-only, pure).
 
     Rule (DESIGN.md invariant 10): a place the user configured outside any repository may be a link
-    (``~/.mnemon`` moved to another disk, ``MNEMON_DATA_DIR``, ``dataDir``); nothing a repository could
-    commit may be. So the anchor is the canonical ``workspace`` (already free of links) whenever
-    ``root`` lies inside it, whatever the scope; else the data directory for ``workspaces``
-    (``<base>/workspaces/<hash>`` must be real below ``<base>``); else the configured root itself
-    (``global``, ``custom``).
+    (``~/.mnemon`` moved to another disk); nothing a repository could commit may be:
+
+    ==========  ==========================================================================================
+    global      the root itself (``$MNEMON_DATA_DIR`` / ``~/.mnemon`` come from the environment, even
+                when the workspace is the home directory); also for the ``runtimeUserScope=global`` root
+    workspaces  the data directory ``<base>``: ``workspaces/<hash>`` below it must be real
+    custom      the canonical workspace when ``dataDir`` lies inside it (a repository's editor settings
+                could name it), else the root itself
+    workspace   the canonical workspace (already free of links): ``.mnemon`` must be real
+    ==========  ==========================================================================================
     """
-    if workspace is not None and (root == workspace or workspace in root.parents):
-        return workspace
+    if scope == "global":
+        return root
     if scope == "workspaces":
         return root.parent.parent
+    if workspace is not None and (root == workspace or workspace in root.parents):
+        return workspace
     return root
 
 
@@ -226,11 +233,11 @@ def storage_root_problems(resolution: RootResolution) -> list[StorageUnsafe]:
     safe). Missing directories are fine.
     """
     problems: list[StorageUnsafe] = []
-    targets = [(resolution.root, ROOT_AREAS)]
+    targets = [(resolution.root, resolution.scope, ROOT_AREAS)]
     if resolution.split_user:
-        targets.append((resolution.user_root, ("runtime",)))
-    for root, areas in targets:
-        anchor = trusted_anchor(root, resolution.scope, resolution.workspace)
+        targets.append((resolution.user_root, "global", ("runtime",)))
+    for root, scope, areas in targets:
+        anchor = trusted_anchor(root, scope, resolution.workspace)
         probe, reached = anchor, True
         for part in root.relative_to(anchor).parts:
             probe = probe / part
@@ -274,7 +281,9 @@ def storage_findings(resolution: RootResolution) -> list["Finding"]:
                 for p in storage_root_problems(resolution)]
     from .fsio import writes_refused
 
-    for root in dict.fromkeys([resolution.root, resolution.user_root]):
+    roots = {resolution.root: resolution.scope}
+    roots.setdefault(resolution.user_root, "global")
+    for root, scope in roots.items():
         refused = writes_refused(root)
         if refused == "full":
             findings.append(Finding("warning", str(root), "the file system holding this storage root is full: "
@@ -284,7 +293,7 @@ def storage_findings(resolution: RootResolution) -> list["Finding"]:
             findings.append(Finding("warning", str(root), "the file system holding this storage root is mounted "
                                     "read-only: reads and the wake keep working, every write fails (storage-readonly)",
                                     "remount it read-write or choose another storageScope / dataDir"))
-        if os.path.islink(root) and trusted_anchor(root, resolution.scope, resolution.workspace) == root:
+        if os.path.islink(root) and trusted_anchor(root, scope, resolution.workspace) == root:
             findings.append(Finding("ok", str(root), f"the storage root is a symbolic link to "
                                                      f"{os.path.realpath(root)}; allowed because it was configured "
                                                      "outside any repository (links inside it are refused)"))

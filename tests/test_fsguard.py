@@ -114,6 +114,18 @@ def test_configured_global_root_may_be_a_link_outside_the_workspace(workspace, t
     assert (disk / "runtime" / "MEMORY.md").read_bytes() == b"kept on the other disk\n"
 
 
+def test_home_global_root_may_be_a_link_when_the_workspace_is_home(tmp_path):
+    home, disk = tmp_path / "home", tmp_path / "other-disk"
+    home.mkdir()
+    disk.mkdir()
+    (home / ".mnemon").symlink_to(disk, target_is_directory=True)
+    host = WorkspaceHost(home, load_settings({"storageScope": "global", "runtimeUserScope": "storage"}),
+                         env={"MNEMON_DATA_DIR": str(home / ".mnemon")})
+    assert host.root == home / ".mnemon"
+    host.runtime.mutate(add("the person's own profile"))
+    assert (disk / "runtime" / "MEMORY.md").read_bytes() == b"the person's own profile\n"
+
+
 def test_configured_root_inside_the_workspace_may_not_be_a_link(workspace, outside, tmp_path):
     link = workspace / "memory-data"
     link.symlink_to(outside, target_is_directory=True)
