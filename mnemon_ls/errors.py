@@ -2,7 +2,9 @@
 
 Every error carries a stable machine ``code`` (the ``data.code`` of a JSON-RPC error, DESIGN.md section 5)
 and a one-line human message that names the field and the rule. The CLI maps them to exit codes
-(:data:`EXIT_INVALID` for bad input, :data:`EXIT_REJECTED` for well-formed requests the store refused).
+(:data:`EXIT_INVALID` for bad input, :data:`EXIT_REJECTED` for well-formed requests the store refused,
+:data:`EXIT_STORAGE` for a file system failure: :class:`StorageError` and its ``storage-*`` codes, built
+from an ``OSError``/``sqlite3.Error`` by :func:`storage_error`).
 """
 
 from __future__ import annotations
