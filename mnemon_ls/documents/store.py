@@ -195,6 +195,7 @@ class DocumentStore:
         search_index: bool = True,
     ) -> None:
         self.root = Path(root)
+        fsio.confine(self.root)  # invariant 10: no write below the root follows a link
         self.workspace = Path(workspace) if workspace is not None else None
         self.max_body_bytes = _validate_limit_bytes(max_body_bytes, "documents.maxBodyBytes")
         self.active_limit_bytes = _validate_limit_bytes(active_limit_bytes, "documents.activeLimitBytes")
