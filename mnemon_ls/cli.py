@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import __version__
-from .errors import EXIT_FAILURE, EXIT_INVALID, EXIT_OK, InvalidInput, MnemonError
+from .errors import EXIT_FAILURE, EXIT_INVALID, EXIT_OK, InvalidInput, MnemonError, storage_error
 from .host import WorkspaceHost, default_workspace
+from .roots import storage_findings
 from .runtime import ops
 from .runtime.model import PROJECTION_FILES, TARGETS, parse_timestamp_ms
 from .runtime.snapshot import age_label
@@ -369,14 +370,17 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         lines.append("no workspace: no directory from here upward holds .git or .mnemon, so the global root is used"
                      " (give --workspace DIR for another folder)")
     lines.append(f"git branch: {branch.describe()}")
-    findings = [f for store in host.runtime.stores for f in diagnose(store)]
-    from .migrate import survey
-    from .roots import diagnose_git
+    findings = storage_findings(host.resolution)
+    unsafe = any(f.level == "problem" for f in findings)  # then the Sources would read through the links
+    if not unsafe:
+        findings.extend(f for store in host.runtime.stores for f in diagnose(store))
+        from .migrate import survey
+        from .roots import diagnose_git
 
-    for root in dict.fromkeys((host.root, host.resolution.user_root)):
-        findings.extend(diagnose_git(root))
-    findings.extend(survey(host))
-    if (host.root / "documents").exists():
+        for root in dict.fromkeys((host.root, host.resolution.user_root)):
+            findings.extend(diagnose_git(root))
+        findings.extend(survey(host))
+    if (host.root / "documents").exists() and not unsafe:
         from .documents import diagnose as diagnose_documents
 
         findings.extend(diagnose_documents(host.documents))
@@ -385,7 +389,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         lines.append(f"[{marks[finding.level]}] {finding.subject}: {finding.message}")
         if finding.advice:
             lines.append(f"          -> {finding.advice}")
-    secrets = host.stored_secrets()["findings"]
+    secrets = [] if unsafe else host.stored_secrets()["findings"]  # never read through a refused link
     if secrets:
         from .findings import Finding
 
@@ -709,6 +713,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write(json.dumps({"error": exc.to_dict()}, ensure_ascii=False) + "\n")
         return exc.exit_code
     except OSError as exc:
+        mapped = storage_error(exc)  # ENOSPC, EROFS, EISDIR...: the stable code and exit code 4
+        if mapped is not None:
+            print(f"mnemon-ls: error: {mapped.message}", file=sys.stderr)
+            if getattr(args, "json", False):
+                sys.stdout.write(json.dumps({"error": mapped.to_dict()}, ensure_ascii=False) + "\n")
+            return mapped.exit_code
         where = f" {exc.filename}" if exc.filename else ""
         print(f"mnemon-ls: error:{where}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_FAILURE

@@ -2,7 +2,9 @@
 
 Every error carries a stable machine ``code`` (the ``data.code`` of a JSON-RPC error, DESIGN.md section 5)
 and a one-line human message that names the field and the rule. The CLI maps them to exit codes
-(:data:`EXIT_INVALID` for bad input, :data:`EXIT_REJECTED` for well-formed requests the store refused).
+(:data:`EXIT_INVALID` for bad input, :data:`EXIT_REJECTED` for well-formed requests the store refused,
+:data:`EXIT_STORAGE` for a file system failure: :class:`StorageError` and its ``storage-*`` codes, built
+from an ``OSError``/``sqlite3.Error`` by :func:`storage_error`).
 """
 
 from __future__ import annotations
@@ -181,3 +183,136 @@ class MigrationUnverified(MnemonError):
 
     code = "migration-unverified"
     exit_code = EXIT_FAILURE
+
+
+#: Exit code of the CLI for a storage failure (disk full, read-only, denied, unreadable, unsafe path).
+EXIT_STORAGE = 4
+
+
+class StorageError(MnemonError, OSError):
+    """The file system refused an operation on a file or directory of a storage root.
+
+    Also an :class:`OSError` (``errno``, ``filename`` kept), so code that handles I/O errors still does.
+    ``data``: ``file`` (absolute path concerned), ``errno`` (symbolic name, e.g. ``ENOSPC``, or ``None``),
+    ``reason`` (the operating system's text). Subclasses fix ``code``; build one with
+    :func:`storage_error`. Changes nothing on disk by itself; the operation that raised it was not done.
+    """
+
+    code = "storage-error"
+    exit_code = EXIT_STORAGE
+    #: What the message says after the path.
+    what = "the file system refused the operation"
+
+    def __init__(self, file: str | None, errno_value: int | None = None, reason: str = "", **data: Any) -> None:
+        import errno as errno_module
+
+        name = errno_module.errorcode.get(errno_value) if errno_value is not None else None
+        detail = f" ({reason})" if reason else ""
+        message = f"{file or 'storage'}: {self.what}{detail}"
+        OSError.__init__(self, errno_value or 0, message, file)
+        self.message = message
+        self.data = {"file": file, "errno": name, "reason": reason, **data}
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class StorageFull(StorageError):
+    """No space (``ENOSPC``) or quota (``EDQUOT``, ``EFBIG``, SQLite ``SQLITE_FULL``) left where a store
+    writes. Reads keep working; free space and retry."""
+
+    code = "storage-full"
+    what = "no space left on the device (free some space and retry; reads keep working)"
+
+
+class StorageReadOnly(StorageError):
+    """The store lies on a read-only file system (``EROFS``, SQLite ``SQLITE_READONLY``): reads work,
+    writes cannot."""
+
+    code = "storage-readonly"
+    what = "the file system is read-only, so nothing can be written here"
+
+
+class StorageDenied(StorageError):
+    """The operating system denied access (``EACCES``, ``EPERM``): check the owner and mode (the
+    stores create files 0600 and directories 0700)."""
+
+    code = "storage-denied"
+    what = "permission denied (check the owner and mode of this path)"
+
+
+class StorageUnreadable(StorageError):
+    """A path of the store is not what the layout expects or cannot be read: a directory where a file
+    should be (``EISDIR``), a file where a directory should be (``ENOTDIR``), an I/O error (``EIO``,
+    SQLite ``SQLITE_IOERR``/``SQLITE_CANTOPEN``). Unlike :class:`UnreadableStore` (the file reads
+    but its content is invalid), the file system itself failed; ``mnemon-ls doctor`` explains."""
+
+    code = "storage-unreadable"
+    what = "cannot be used as the store expects"
+
+
+class StorageUnsafe(StorageError):
+    """A storage root, or a directory or file inside it, is a symbolic link (or resolves elsewhere) where
+    a write could be redirected outside the expected place (DESIGN.md invariant 10). Nothing was
+    written. ``data.rule`` says what was expected; remove or replace the link (``mnemon-ls doctor``)."""
+
+    code = "storage-unsafe"
+    what = "a symbolic link could redirect writes outside the storage root, so mnemon does not write through it"
+
+    def __init__(self, file: str | None, rule: str = "must not be a symbolic link", **data: Any) -> None:
+        import errno as errno_module
+
+        super().__init__(file, errno_module.ELOOP, rule, rule=rule, **data)
+        self.message = f"{file or 'storage'}: {rule}; {self.what} (run `mnemon-ls doctor`)"
+        self.args = (errno_module.ELOOP, self.message)
+        self.strerror = self.message
+
+
+_STORAGE_ERRNO: dict[str, type[StorageError]] = {
+    "ENOSPC": StorageFull, "EDQUOT": StorageFull, "EFBIG": StorageFull,
+    "EROFS": StorageReadOnly,
+    "EACCES": StorageDenied, "EPERM": StorageDenied,
+    "EISDIR": StorageUnreadable, "ENOTDIR": StorageUnreadable, "EIO": StorageUnreadable,
+    "ENXIO": StorageUnreadable, "ENODEV": StorageUnreadable, "ELOOP": StorageUnsafe,
+}
+#: SQLite primary result codes (``sqlite3.Error.sqlite_errorcode & 0xff``) that are storage failures.
+_STORAGE_SQLITE: dict[int, type[StorageError]] = {
+    13: StorageFull,        # SQLITE_FULL
+    8: StorageReadOnly,     # SQLITE_READONLY
+    3: StorageDenied,       # SQLITE_PERM
+    10: StorageUnreadable,  # SQLITE_IOERR
+    14: StorageUnreadable,  # SQLITE_CANTOPEN
+}
+
+
+def storage_error(exc: BaseException, file: str | Any | None = None) -> StorageError | None:
+    """The stable :class:`StorageError` for an :class:`OSError` or a ``sqlite3.Error``, else ``None``.
+
+    ``file`` names the path concerned (default: the exception's own ``filename``). ``ENOENT`` and
+    other errnos that are not storage failures give ``None`` (the caller keeps its own handling); an
+    exception that already is a :class:`StorageError` is returned unchanged. The SQLite mapping uses the
+    primary result code of Python 3.11's ``sqlite_errorcode`` (sqlite.org/rescode.html).
+    """
+    import errno as errno_module
+
+    if isinstance(exc, StorageError):
+        return exc
+    path = None if file is None else str(file)
+    if isinstance(exc, OSError):
+        name = errno_module.errorcode.get(exc.errno or 0, "")
+        cls = _STORAGE_ERRNO.get(name)
+        if cls is None:
+            return None
+        where = path or (str(exc.filename) if exc.filename is not None else None)
+        if cls is StorageUnsafe:
+            return StorageUnsafe(where, "must not be a symbolic link")
+        return cls(where, exc.errno, exc.strerror or str(exc))
+    sqlite_code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(sqlite_code, int):
+        cls = _STORAGE_SQLITE.get(sqlite_code & 0xFF)
+        if cls is None:
+            return None
+        errno_value = {StorageFull: errno_module.ENOSPC, StorageReadOnly: errno_module.EROFS,
+                       StorageDenied: errno_module.EACCES}.get(cls, errno_module.EIO)
+        return cls(path, errno_value, f"{getattr(exc, 'sqlite_errorname', 'SQLITE')}: {exc}")
+    return None

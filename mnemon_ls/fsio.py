@@ -11,21 +11,36 @@ Locks are :class:`filelock.SoftFileLock` markers: the lock file is created exclu
 a Python and a TypeScript process can share a root. A marker whose owner process is dead is broken at
 once; any marker older than :data:`LOCK_STALE_SECONDS` is broken too (the plugin's own 30 s rule, which
 also clears the plugin's ownerless markers).
+
+Confinement (DESIGN.md invariant 10): a Source registers its storage root with :func:`confine`, the
+host also with the root's *anchor* (the deepest directory that may be a link: the workspace for
+``<workspace>/.mnemon``, the root itself for a root the user configured). Every write below a
+registered root, and every read through :func:`read_bytes_or_none`, first checks with ``lstat`` only
+that each directory below the anchor down to the file is a real directory and the file itself is not
+a symbolic link (:func:`check_store_path`); files are opened ``O_NOFOLLOW`` and temp files created
+``O_EXCL|O_NOFOLLOW``. A symlinked store file (``memories.json``, ``MEMORY.md``, ``index.json``,
+``mnemon.db``...) is refused, never written through and never silently replaced by the rename:
+replacing it would copy what it pointed at into the root. OS errors of these functions leave as
+:class:`~mnemon_ls.errors.StorageError` subclasses (still :class:`OSError`) naming the target path.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import functools
 import json
 import os
 import re
 import secrets
+import stat
+import threading
 import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from .errors import StoreBusy
+from .errors import StorageError, StorageUnreadable, StorageUnsafe, StoreBusy, storage_error
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -35,6 +50,14 @@ LOCK_STALE_SECONDS = 30.0
 LOCK_TIMEOUT_SECONDS = 10.0
 #: Seconds between attempts while waiting for a lock (the plugin polls every 20 ms).
 LOCK_POLL_SECONDS = 0.005
+#: ``open()`` flag refusing a symbolic link as the final component (0 where the platform has none).
+O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+# ---------------------------------------------------------------- confinement (invariant 10)
+
+_CONFINED: dict[str, str] = {}  # storage root -> the directory its checks start from (its anchor)
+_CONFINED_GUARD = threading.Lock()
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 #: Directory -> callable run right after :func:`ensure_dir` created that directory (see
@@ -52,12 +75,173 @@ def on_directory_created(path: Path, hook: Callable[[Path], None]) -> None:
     _CREATION_HOOKS[Path(path)] = hook
 
 
+def _norm(path: Path | str) -> str:
+    return os.path.normpath(os.path.abspath(os.fspath(path)))
+
+
+def confine(root: Path | str, anchor: Path | str | None = None) -> None:
+    """Register ``root`` (a storage root) so that every later read of a store file and every write below
+    it is checked by :func:`check_store_path`, starting at ``anchor``.
+
+    ``anchor`` is the deepest directory that may be a symbolic link: the root itself (default: a root
+    given explicitly), or a directory above it (the workspace for ``<workspace>/.mnemon``, the data
+    directory for ``workspaces/<hash>``, see :func:`mnemon_ls.roots.trusted_anchor`), so the root and
+    everything between are checked too. It must be ``root`` or contain it. A root registered twice keeps
+    the anchor nearer the file system root (the stricter check). In memory only; never touches the disk.
+    """
+    key = _norm(root)
+    start = key if anchor is None else _norm(anchor)
+    if os.path.commonpath([key, start]) != start:
+        raise ValueError(f"confine: anchor {start} does not contain root {key}")
+    with _CONFINED_GUARD:
+        known = _CONFINED.get(key)
+        if known is None or os.path.commonpath([known, start]) == start:
+            _CONFINED[key] = start
+
+
+def confining_root(path: Path | str) -> tuple[Path, Path] | None:
+    """``(root, anchor)`` of the nearest registered root that lexically contains ``path``, else ``None``."""
+    found = _confining(_norm(path))
+    return None if found is None else (Path(found[0]), Path(found[1]))
+
+
+def _confining(text: str) -> tuple[str, str] | None:
+    probe = os.path.dirname(text)
+    while True:
+        anchor = _CONFINED.get(probe)
+        if anchor is not None:
+            return probe, anchor
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return None
+        probe = parent
+
+
+def check_store_path(path: Path | str, *, final: bool = True) -> None:
+    """Refuse to read or write ``path`` where a symbolic link could redirect it (``lstat`` only).
+
+    For the nearest root registered with :func:`confine`, every existing directory from below its
+    anchor down to ``path``'s parent (the root included when the anchor lies above it) must be a real
+    directory, and ``path`` itself (when ``final`` and it exists) must not be a symbolic link.
+    Directories that do not exist yet are fine (they will be created real). Raises
+    :class:`~mnemon_ls.errors.StorageUnsafe` naming the link, or :class:`~mnemon_ls.errors.StorageUnreadable`
+    (``ENOTDIR``) for a file where a directory belongs. A path under no registered root is not checked.
+    Costs one ``lstat`` per component below the anchor (string operations only: it runs on every read).
+    """
+    target = _norm(path)
+    found = _confining(target)
+    if found is None:
+        return
+    root, anchor = found
+    parts = target[len(anchor):].strip(os.sep).split(os.sep)
+    probe = anchor
+    last_index = len(parts) - 1
+    for index, part in enumerate(parts):
+        probe = os.path.join(probe, part)
+        last = index == last_index
+        if last and not final:
+            return
+        try:
+            mode = os.lstat(probe).st_mode
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise (storage_error(exc, probe) or exc) from None
+        if stat.S_ISLNK(mode):
+            if probe == root:
+                what = "the storage root"
+            elif len(probe) < len(root):
+                what = "a directory on the way to the storage root"
+            elif last:
+                what = "a file inside the storage root"
+            else:
+                what = "a directory inside the storage root"
+            raise StorageUnsafe(probe, f"{what} must not be a symbolic link (it points to "
+                                       f"{_link_text(Path(probe))})", root=root)
+        if not last and not stat.S_ISDIR(mode):
+            raise StorageUnreadable(probe, errno.ENOTDIR, "a file is where a directory of the storage root belongs")
+
+
+def writes_refused(path: Path | str) -> str | None:
+    """Why the file system holding ``path`` (a file or directory) takes no write now: ``"read-only"``
+    (mounted read-only), ``"full"`` (no free block for this process), else ``None``. ``statvfs`` of the
+    nearest existing ancestor; never raises (``None`` when it cannot tell)."""
+    probe = os.path.abspath(os.fspath(path))
+    while not os.path.exists(probe) and os.path.dirname(probe) != probe:
+        probe = os.path.dirname(probe)
+    try:
+        info = os.statvfs(probe)
+    except (OSError, AttributeError):
+        return None
+    if info.f_flag & getattr(os, "ST_RDONLY", 1):
+        return "read-only"
+    free = info.f_bfree if hasattr(os, "geteuid") and os.geteuid() == 0 else info.f_bavail
+    return "full" if free == 0 else None
+
+
+def sqlite_storage_error(exc: BaseException, path: Path | str) -> StorageError | None:
+    """:func:`~mnemon_ls.errors.storage_error` for a ``sqlite3.Error`` on the database ``path``, refined
+    by :func:`writes_refused`: SQLite reports a full disk as an I/O error when it cannot grow ``-shm``
+    (``SQLITE_IOERR_SHMSIZE``), so an I/O or open error on a full or read-only file system is
+    ``storage-full`` / ``storage-readonly``. ``None`` when it is not a storage failure."""
+    from .errors import StorageFull, StorageReadOnly
+
+    mapped = storage_error(exc, path)
+    if mapped is not None and not isinstance(mapped, StorageUnreadable):
+        return mapped
+    refused = writes_refused(path)
+    reason = f"{getattr(exc, 'sqlite_errorname', type(exc).__name__)}: {exc}"
+    if refused == "full":
+        return StorageFull(str(path), errno.ENOSPC, reason)
+    if refused == "read-only":
+        return StorageReadOnly(str(path), errno.EROFS, reason)
+    return mapped
+
+
+def _link_text(path: Path) -> str:
+    try:
+        return repr(os.readlink(path))
+    except OSError:
+        return "an unreadable target"
+
+
+def _storage_errors(fn: _F) -> _F:
+    """Let OS errors of ``fn`` leave as :class:`~mnemon_ls.errors.StorageError` naming the target file
+    (a temp file's name is mapped back to the file it was replacing)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except OSError as exc:
+            mapped = storage_error(exc, _target_of(exc.filename) if exc.filename is not None else None)
+            if mapped is None or mapped is exc:
+                raise
+            raise mapped from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
+_TEMP_PATTERN = re.compile(r"^\.(?P<name>.+)\.\d+\.\d+\.[0-9a-f]{8}\.tmp$")
+
+
+def _target_of(filename: Any) -> str:
+    """``filename``, or the file a temp name of :func:`temp_name` stands for."""
+    text = os.fsdecode(filename) if isinstance(filename, (bytes, os.PathLike)) else str(filename)
+    match = _TEMP_PATTERN.match(os.path.basename(text))
+    return os.path.join(os.path.dirname(text), match.group("name")) if match else text
+
+
+@_storage_errors
 def ensure_dir(path: Path, mode: int = DIR_MODE) -> None:
     """Create ``path`` and missing parents with ``mode`` (0700); existing directories are left as they are.
 
     A directory registered with :func:`on_directory_created` gets its hook run right after this call
     created it (not when it already existed, nor when another process won the race to create it).
+    Below a confined root (:func:`confine`) a symbolic link among them raises
+    :class:`~mnemon_ls.errors.StorageUnsafe`; OS errors leave as :class:`~mnemon_ls.errors.StorageError`.
     """
+    check_store_path(Path(path) / "_", final=False)
     missing = []
     probe = path
     while not probe.exists():
@@ -83,6 +267,7 @@ def temp_name(target: Path) -> Path:
     return target.with_name(f".{target.name}.{os.getpid()}.{stamp}.{secrets.token_hex(4)}.tmp")
 
 
+@_storage_errors
 def write_files_atomically(
     writes: Sequence[tuple[Path, bytes]], mode: int = FILE_MODE, *, unsynced: Collection[Path] = ()
 ) -> None:
@@ -90,8 +275,10 @@ def write_files_atomically(
 
     All paths must share one directory (so renames are atomic and one directory fsync covers them).
     Every temp file is written (and fsynced, unless its path is in ``unsynced``) before the first rename;
-    temp files are removed if anything fails. Raises :class:`OSError` from the filesystem; on failure
-    before the first rename no target changed.
+    temp files are removed if anything fails. Raises :class:`~mnemon_ls.errors.StorageError` (an
+    :class:`OSError`) from the filesystem, naming the target, and :class:`~mnemon_ls.errors.StorageUnsafe`
+    before writing anything when a target or a directory below its confined root is a symbolic link; on
+    failure before the first rename no target changed.
 
     ``unsynced`` names files whose content need not reach the disk before the acknowledgement because
     they are derived and rebuilt from a synced file when found stale or empty (the Runtime projections,
@@ -103,12 +290,14 @@ def write_files_atomically(
     directory = writes[0][0].parent
     if any(path.parent != directory for path, _ in writes):
         raise ValueError("write_files_atomically: all paths must be in one directory")
+    for path, _ in writes:
+        check_store_path(path)
     temps: list[Path] = []
     try:
         for path, data in writes:
             tmp = temp_name(path)
             temps.append(tmp)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), mode)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), mode)
             try:
                 view = memoryview(data)
                 while view:
@@ -132,6 +321,7 @@ def write_file_atomically(path: Path, data: bytes, mode: int = FILE_MODE) -> Non
     write_files_atomically([(path, data)], mode)
 
 
+@_storage_errors
 def copy_file_exclusive(directory: Path, name: str, data: bytes) -> Path:
     """Durably write ``data`` to a *new* file ``directory/name`` (never overwriting; ``-2``, ``-3``... on clash).
 
@@ -143,7 +333,7 @@ def copy_file_exclusive(directory: Path, name: str, data: bytes) -> Path:
     candidate, n = directory / name, 1
     while True:
         try:
-            fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+            fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW, FILE_MODE)
         except FileExistsError:
             n += 1
             candidate = directory / (f"{stem}-{n}.{ext}" if dot else f"{name}-{n}")
@@ -189,13 +379,56 @@ def scan_json_objects(text: str, first_key: str) -> list[Any]:
     return found
 
 
+@_storage_errors
 def read_bytes_or_none(path: Path) -> bytes | None:
-    """The file's bytes, or ``None`` when it does not exist. Other OS errors propagate."""
+    """The file's bytes, or ``None`` when it does not exist.
+
+    The final component is opened ``O_NOFOLLOW`` and the directories are checked
+    (:func:`check_store_path`): a linked store file or directory raises
+    :class:`~mnemon_ls.errors.StorageUnsafe` rather than reading another file. Other OS
+    errors leave as :class:`~mnemon_ls.errors.StorageError` (e.g. ``EISDIR``: storage-unreadable).
+    """
+    check_store_path(path, final=not O_NOFOLLOW)  # O_NOFOLLOW refuses a linked file itself (ELOOP)
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        fd = os.open(path, os.O_RDONLY | O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            check_store_path(path)  # raises the detailed refusal (what the link is and where it points)
+        raise
+    try:
+        with open(fd, "rb") as handle:
+            return handle.read()
+    except OSError as exc:  # EISDIR, EIO: name the path, not the descriptor
+        raise (storage_error(exc, path) or exc) from exc
+
+
+@_storage_errors
+def append_file_durably(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
+    """Append ``data`` to ``path`` (created ``mode`` when missing) and fsync it; never through a symbolic
+    link (``O_NOFOLLOW``, directories checked by :func:`check_store_path`). Raises
+    :class:`~mnemon_ls.errors.StorageError` naming ``path``."""
+    check_store_path(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), mode)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@_storage_errors
+def create_file_nofollow(path: Path, mode: int = FILE_MODE) -> None:
+    """Make sure the regular file ``path`` exists (created empty with ``mode`` when missing), refusing a
+    symbolic link in its place or in a directory below its confined root (and the SQLite side files
+    ``-wal``, ``-shm``, ``-journal`` beside it). Used before handing a database path to SQLite, which
+    follows links. Raises :class:`~mnemon_ls.errors.StorageUnsafe` / :class:`~mnemon_ls.errors.StorageError`."""
+    for candidate in (path, *(Path(f"{path}{suffix}") for suffix in ("-wal", "-shm", "-journal"))):
+        check_store_path(candidate)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), mode))
 
 
 @contextlib.contextmanager
@@ -208,6 +441,7 @@ def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[Non
     """
     from filelock import Timeout  # lazy: ~14 ms of import
 
+    check_store_path(path)
     ensure_dir(path.parent)
     key = (str(path), timeout)
     lock = _LOCKS.get(key)
@@ -224,6 +458,8 @@ def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[Non
             file=str(path),
             timeoutSeconds=timeout,
         ) from None
+    except OSError as exc:  # after Timeout (an OSError too): ENOSPC, EROFS... creating the marker
+        raise (storage_error(exc, path) or exc) from exc
     try:
         yield
     finally:
@@ -280,7 +516,8 @@ def _lock_class() -> type:
             if sys.platform == "win32" or not flags & os.O_EXCL:
                 return super()._create_marker(path, flags, opened)
             staging = f"{path}.{os.getpid()}.{secrets.token_hex(6)}.publish"
-            fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
+            fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
+                         FILE_MODE)
             try:
                 self._write_lock_info(fd)
                 os.link(staging, path)  # EEXIST when held: filelock then waits or breaks a stale owner

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
-from .errors import InvalidInput
+from .errors import (InvalidInput, StorageDenied, StorageError, StorageFull, StorageReadOnly,
+                     storage_error)
 from .roots import RootResolution, arm_root_creation, find_workspace, resolve_root
 from .runtime.model import branch_name_problem
 from .runtime.snapshot import WakeSnapshot
@@ -47,6 +49,7 @@ class WorkspaceHost:
         self.settings = settings
         self.resolution: RootResolution = resolve_root(workspace, settings, env)
         arm_root_creation(self.resolution)  # in memory: the first write that creates a root ignores it in git
+        self._confine()
         # The branch comes from the workspace as opened (a linked worktree has its own HEAD), even when
         # its storage root is shared with the main working tree.
         self.workspace: Path | None = (
@@ -60,6 +63,26 @@ class WorkspaceHost:
         """The selected storage root."""
         return self.resolution.root
 
+    def _confine(self) -> None:
+        """Register the roots with :func:`mnemon_ls.fsio.confine` from their trusted anchors, so that no
+        read of a store file and no write follows a link a repository could commit (invariant 10)."""
+        from . import fsio
+        from .roots import trusted_anchor
+
+        resolution = self.resolution
+        fsio.confine(resolution.root, trusted_anchor(resolution.root, resolution.scope, resolution.workspace))
+        if resolution.split_user:  # runtimeUserScope=global: the global root's rule
+            fsio.confine(resolution.user_root, trusted_anchor(resolution.user_root, "global", resolution.workspace))
+
+    def check_storage(self) -> None:
+        """Raise :class:`~mnemon_ls.errors.StorageUnsafe` (naming the link) when the storage root, a
+        directory on the way to it that a repository controls, or anything in its layout is a symbolic
+        link (:func:`mnemon_ls.roots.storage_root_problems`; read-only). Documents and Memory Spaces
+        run it before first use; Runtime reads and every write are checked file by file in :mod:`.fsio`."""
+        from .roots import check_storage_root
+
+        check_storage_root(self.resolution)
+
     @functools.cached_property
     def documents(self) -> "DocumentStore":
         """The Documents Source of this root (built on first use; constructing it writes nothing).
@@ -68,6 +91,7 @@ class WorkspaceHost:
         """
         from .documents import DocumentStore
 
+        self.check_storage()
         limits = self.settings.documents
         return DocumentStore(self.root, self.workspace, max_body_bytes=limits.max_body_bytes,
                              active_limit_bytes=limits.active_limit_bytes, clock=self._clock,
@@ -78,6 +102,7 @@ class WorkspaceHost:
         """The Memory Spaces Source of this root (built on first use; constructing it writes nothing)."""
         from .spaces import RecallQuality, SpacesService
 
+        self.check_storage()
         return SpacesService(self.root, clock=self._clock, secrets=self.settings.secrets,
                              quality=RecallQuality.from_dict({"policy": self.settings.recall_policy}))
 
@@ -89,19 +114,22 @@ class WorkspaceHost:
                                   detached_head_policy=self.settings.detached_head_policy, **options)
 
     def flush(self) -> None:
-        """Write batched soft state (document access times, space access counters) now."""
+        """Write batched soft state (document access times, space access counters) now.
+
+        Best effort on a full, read-only or denied disk: the soft state stays pending and a warning is
+        logged (the read that produced it already succeeded); other errors propagate."""
         if "documents" in self.__dict__:
-            self.documents.flush_access()
+            _soft_state(self.documents.flush_access)
         if "spaces" in self.__dict__:
-            self.spaces.flush_access()
+            _soft_state(self.spaces.flush_access)
 
     def close(self) -> None:
         """Flush soft state (document access times, space access counters) and release resources;
-        safe to call twice."""
+        safe to call twice. A full or read-only disk loses only the pending soft state (logged)."""
         if "documents" in self.__dict__:
-            self.documents.close()
+            _soft_state(self.documents.close)
         if "spaces" in self.__dict__:
-            self.spaces.close()
+            _soft_state(self.spaces.close)
 
     def branch_state(self) -> "gitstate.BranchState":
         """Probe the workspace's branch now (pygit2; never writes)."""
@@ -133,9 +161,19 @@ class WorkspaceHost:
             state = probed if probed is not None else self.branch_state()
             name, reason = state.branch, state.reason
         budget = budget_chars or self.settings.wake_budget_chars
-        covers = self._cover_texts(budget // 20)
+        notices: list[str] = []
+        covers = self._cover_texts(budget // 20, notices)
         used = sum(len(text) + 2 for text in covers)
-        snapshot, repairs = self.runtime.wake(name, reason, budget_chars=budget - used)
+        try:
+            repairs = self.runtime.repair()
+        except StorageError as exc:
+            if not _best_effort(exc):
+                raise
+            # A wake is a read: on a full or read-only disk it renders from memories.json all the same.
+            repairs = []
+            notices.append(f"USER.md/MEMORY.md could not be rebuilt, the snapshot is read from memories.json: "
+                           f"{exc.message}")
+        snapshot, _ = self.runtime.wake(name, reason, budget_chars=budget - used, repair=False, notices=notices)
         if covers:
             text = "\n\n".join([snapshot.text, *covers])
             snapshot = dataclasses.replace(snapshot, text=text, chars=len(text))
@@ -157,24 +195,30 @@ class WorkspaceHost:
         Documents Source was first used. ``branch`` is a probe the caller already made (else probes now).
         """
         state = branch if branch is not None else self.branch_state()
-        effective = self.runtime.read()
         limits = self.settings.runtime_memory
-        documents = None
-        if (self.root / "documents" / "index.json").exists():
-            index = self.documents.read()
-            active = [r for r in index.records if r.status == "active"]
-            documents = {"active": len(active), "archived": len(index.records) - len(active),
-                         "activeBytes": sum(r.size_bytes for r in active),
-                         "limitBytes": self.settings.documents.active_limit_bytes, "problem": index.problem}
+        try:
+            effective = self.runtime.read()
+            entries = {"user": len(effective.user), "memory": len(effective.memory)}
+            used, problems = effective.used, list(effective.all_problems)
+            documents = None
+            if (self.root / "documents" / "index.json").exists():
+                index = self.documents.read()
+                active = [r for r in index.records if r.status == "active"]
+                documents = {"active": len(active), "archived": len(index.records) - len(active),
+                             "activeBytes": sum(r.size_bytes for r in active),
+                             "limitBytes": self.settings.documents.active_limit_bytes, "problem": index.problem}
+        except StorageError as exc:  # a linked or unreadable root: status still answers, with why
+            entries, used, problems, documents = {"user": 0, "memory": 0}, {"user": 0, "memory": 0}, [exc.message], None
         return {
             "path": str(self.workspace) if self.workspace else None, "root": str(self.root),
             "userRoot": str(self.resolution.user_root), "scope": self.settings.storage_scope,
             "branch": state.branch, "branchReason": state.reason, "detached": state.detached,
-            "entries": {"user": len(effective.user), "memory": len(effective.memory)},
-            "usage": {t: {"used": effective.used[t], "limit": limits.limit_for(t)} for t in ("user", "memory")},
-            "problems": list(effective.all_problems),
+            "entries": entries,
+            "usage": {t: {"used": used[t], "limit": limits.limit_for(t)} for t in ("user", "memory")},
+            "problems": problems,
             "documents": documents,
         }
+
     def stored_secrets(self, apply: bool = False) -> dict[str, "Any"]:
         """Values under this workspace's roots that look like credentials (:mod:`mnemon_ls.redact`), for
         ``doctor`` and ``mnemon-ls redact``: ``{"findings": [{"location", "kind", "position"}], "applied":
@@ -199,19 +243,47 @@ class WorkspaceHost:
             findings.extend(spaces_redaction.scan(self.spaces))
         return {"findings": findings, "applied": applied}
 
-    def _cover_texts(self, budget_chars: int) -> list[str]:
+    def _cover_texts(self, budget_chars: int, notices: list[str]) -> list[str]:
         """The bounded covers of the other tiers that exist in this root (Documents), each within
-        ``budget_chars``; a tier that was never used adds nothing."""
+        ``budget_chars``; a tier that was never used adds nothing. A cover that fails because the disk
+        is full, read-only or denied (it may refresh a derived index) is left out and a notice appended
+        to ``notices``; :class:`~mnemon_ls.errors.StorageUnsafe` and other errors propagate."""
         covers = []
-        if (self.root / "documents" / "index.json").exists():
-            cover = self.documents.cover(budget_chars)
-            if cover.text:
-                covers.append(cover.text.strip("\n"))
-        if (self.root / "data").is_dir():
-            text = self.spaces.cover(budget_chars).text
+        tiers = (("Documents", (self.root / "documents" / "index.json").exists,
+                  lambda: self.documents.cover(budget_chars).text),
+                 ("Memory Spaces", (self.root / "data").is_dir, lambda: self.spaces.cover(budget_chars).text))
+        for name, present, render in tiers:
+            if not present():
+                continue
+            try:
+                text = render()
+            except Exception as exc:
+                mapped = storage_error(exc)
+                if mapped is None or not _best_effort(mapped):
+                    raise
+                notices.append(f"{name} are not shown: {mapped.message}")
+                continue
             if text:
                 covers.append(text.strip("\n"))
         return covers
+
+
+def _best_effort(error: StorageError) -> bool:
+    """Whether a read may go on without the write that failed: the disk is full, read-only or denied
+    (never for :class:`~mnemon_ls.errors.StorageUnsafe` or an unreadable store)."""
+    return isinstance(error, (StorageFull, StorageReadOnly, StorageDenied))
+
+
+def _soft_state(write: "Any") -> None:
+    """Run ``write`` (a flush of access times/counters); log instead of raising when the disk is full,
+    read-only or denied."""
+    try:
+        write()
+    except Exception as exc:
+        mapped = storage_error(exc)
+        if mapped is None or not _best_effort(mapped):
+            raise
+        logging.getLogger("mnemon_ls").warning("mnemon-ls: access times not saved: %s", mapped.message)
 
 
 def default_workspace(env: Mapping[str, str] | None = None) -> Path | None:

@@ -39,9 +39,18 @@ class DerivedIndex:
         self._inode: int | None = None
         self.resets = 0
         self.opens = 0
+        #: True while the connection is a read-only snapshot (the file system is full or read-only).
+        self.degraded = False
 
     def connect(self) -> sqlite3.Connection:
-        """The open connection (reopened when the file was replaced or deleted; schema ensured)."""
+        """The open connection (reopened when the file was replaced or deleted; schema ensured).
+
+        On a full or read-only file system an existing, current index is opened as a read-only
+        snapshot (:func:`open_snapshot`; :attr:`degraded` set) so searches keep working; writes through
+        it fail with ``sqlite3.OperationalError`` (callers fall back as for a busy index), and the
+        normal connection comes back once the file system takes writes again."""
+        if self._db is not None and self.degraded and fsio.writes_refused(self.path) is None:
+            self.close()
         if self._db is not None and self.path is not None:
             try:
                 if os.stat(self.path).st_ino != self._inode:
@@ -50,12 +59,39 @@ class DerivedIndex:
                 self.close()
         if self._db is not None:
             return self._db
+        try:
+            return self._open_writable()
+        except (sqlite3.Error, OSError) as exc:
+            if self.path is None or fsio.writes_refused(self.path) is None:
+                raise
+            # Full or read-only: a current index still serves reads; else a storage error (an OSError,
+            # which callers treat like an unwritable directory: e.g. Documents index in memory).
+            mapped = fsio.sqlite_storage_error(exc, self.path) if isinstance(exc, sqlite3.Error) else None
+            usable, db = False, None
+            if os.path.isfile(self.path) and os.path.getsize(self.path):
+                db = open_snapshot(self.path)
+                try:
+                    usable = self._meta_current(db)
+                    if usable:
+                        self.after_open(db)
+                except sqlite3.Error:
+                    usable = False
+            if not usable:
+                if db is not None:
+                    db.close()
+                if mapped is not None:
+                    raise mapped from exc
+                raise
+            self._db, self._inode, self.degraded = db, os.stat(self.path).st_ino, True
+            self.opens += 1
+            return db
+
+    def _open_writable(self) -> sqlite3.Connection:
         if self.path is None:
             db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
         else:
             fsio.ensure_dir(self.path.parent)
-            if not self.path.exists():
-                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, fsio.FILE_MODE))
+            fsio.create_file_nofollow(self.path)  # refuses a linked index file (SQLite follows links)
             db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None,
                                  timeout=BUSY_MS / 1000)
         try:
@@ -71,6 +107,7 @@ class DerivedIndex:
             db.close()
             raise
         self._db = db
+        self.degraded = False
         self.opens += 1
         return db
 
@@ -113,6 +150,7 @@ class DerivedIndex:
             finally:
                 self._db = None
                 self._inode = None
+                self.degraded = False
 
     def reset(self) -> None:
         """Delete the index files (after corruption); the next use starts empty and is rebuilt."""
@@ -124,3 +162,14 @@ class DerivedIndex:
                     os.unlink(f"{self.path}{suffix}")
                 except FileNotFoundError:
                     pass
+
+
+def open_snapshot(path: Path) -> sqlite3.Connection:
+    """A read-only connection to the SQLite file ``path`` that needs no write at all (URI
+    ``mode=ro&immutable=1``: no ``-shm``/``-wal`` is created or grown, no lock is taken). For reads on
+    a full or read-only file system only: it does not see later writes by others, so callers drop it
+    as soon as :func:`mnemon_ls.fsio.writes_refused` says writes work again."""
+    from urllib.parse import quote
+
+    uri = f"file:{quote(Path(path).as_posix())}?mode=ro&immutable=1"
+    return sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)

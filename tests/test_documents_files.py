@@ -310,3 +310,16 @@ def test_cli_get_search_list_doctor_leave_a_gbk_file_unchanged(tmp_path):
     assert runs["list"].returncode == 0 and runs["search"].returncode == 0
     assert "is not UTF-8 text" in runs["doctor"].stdout
     assert path.read_bytes() == data
+
+
+def test_a_symbolic_link_in_place_of_a_managed_file_is_never_read_through(tmp_path: Path) -> None:
+    """Invariant 10: a managed file that is a link (a repository could commit one) is refused unread."""
+    from mnemon_ls.documents.files import SpecialFile, read_managed_or_none
+
+    secret = tmp_path / "outside.txt"
+    secret.write_text("not yours")
+    link = tmp_path / "managed.md"
+    link.symlink_to(secret)
+    with pytest.raises(SpecialFile, match="is a symbolic link"):
+        read_managed_or_none(link)
+    assert read_managed_or_none(tmp_path / "missing.md") is None

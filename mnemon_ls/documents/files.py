@@ -59,7 +59,7 @@ class FileTooLarge(OSError):
         self.limit = limit
 
 
-def read_regular_file(path: Path | str, limit_bytes: int | None = None) -> bytes:
+def read_regular_file(path: Path | str, limit_bytes: int | None = None, *, follow_links: bool = True) -> bytes:
     """The bytes of the regular file ``path``, read without ever blocking on what is not one.
 
     The file is opened with ``O_NONBLOCK`` (opening a FIFO with no writer returns at once instead of
@@ -70,12 +70,19 @@ def read_regular_file(path: Path | str, limit_bytes: int | None = None) -> bytes
     file whose size is 0 but which yields bytes (the pseudo-files of ``/proc``, ``/sys``) raises
     :class:`SpecialFile` too: it is not stored text.
     Raises :class:`FileNotFoundError` and the other :class:`OSError` of ``open``/``read`` (``EAGAIN``
-    from a pseudo-file that would block).
+    from a pseudo-file that would block). ``follow_links=False`` opens the final component
+    ``O_NOFOLLOW``: a symbolic link raises :class:`SpecialFile` unread.
     """
     name = os.fspath(path)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
+        fd = os.open(name, flags)
     except OSError as exc:
+        if exc.errno == errno.ELOOP and not follow_links:
+            raise SpecialFile(errno.EINVAL, "is a symbolic link, not a regular file (links are never followed "
+                                            "under a storage root)", name) from None
         if exc.errno in (errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP):  # a socket, a device without a driver
             _refuse_special(name, os.stat(name).st_mode)
         raise
@@ -117,9 +124,11 @@ def _refuse_special(name: str, mode: int) -> None:
 
 
 def read_managed_or_none(path: Path | str) -> bytes | None:
-    """:func:`read_regular_file` of a managed file (no limit), ``None`` when it does not exist."""
+    """:func:`read_regular_file` of a managed file (no limit), ``None`` when it does not exist. A managed
+    file is never read through a symbolic link (invariant 10: a repository could commit one pointing
+    anywhere): the final component is opened ``O_NOFOLLOW`` and a link raises :class:`SpecialFile`."""
     try:
-        return read_regular_file(path)
+        return read_regular_file(path, follow_links=False)
     except FileNotFoundError:
         return None
 

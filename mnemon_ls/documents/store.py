@@ -132,6 +132,7 @@ class DocumentStore(Search, Freshness, Moves, Recovery, Capacity, IndexFile, Man
         secrets: str = "redact",
     ) -> None:
         self.root = Path(root)
+        fsio.confine(self.root)  # invariant 10: no write below the root follows a link
         self.secrets = Scrubber(secrets).mode
         self.workspace = Path(workspace) if workspace is not None else None
         self.max_body_bytes = _validate_limit_bytes(max_body_bytes, "documents.maxBodyBytes")

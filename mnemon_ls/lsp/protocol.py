@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol
 
-from ..errors import InvalidInput, MnemonError
+from ..errors import InvalidInput, MnemonError, storage_error
 
 #: Version of the ``mnemon/*`` surface; editor plugins compare it with ``mnemon/status``.
 PROTOCOL_VERSION = 1
@@ -83,6 +83,12 @@ ERROR_CODES: dict[str, int] = {
     "provider-failed": -32021,
     "space-read-only": -32022,
     "space-refused": -32023,
+    "storage-error": -32030,
+    "storage-full": -32031,
+    "storage-readonly": -32032,
+    "storage-denied": -32033,
+    "storage-unreadable": -32034,
+    "storage-unsafe": -32035,
     "internal-error": -32603,
 }
 
@@ -115,6 +121,9 @@ def to_rpc_error(error: Exception) -> JsonRpcException:
         return JsonRpcException(error.message, ERROR_CODES.get(error.code, -32603), data)
     if isinstance(error, ValidationError):
         return to_rpc_error(invalid_input_from(error))
+    mapped = storage_error(error)  # an OSError / sqlite3.Error a Source let through: storage-* code, path named
+    if mapped is not None:
+        return to_rpc_error(mapped)
     return JsonRpcException(f"internal error: {type(error).__name__}: {error}", -32603, {"code": "internal-error"})
 
 

@@ -29,7 +29,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path
 
 from .. import __version__, fsio
-from ..errors import InvalidInput, MnemonError
+from ..errors import InvalidInput, MnemonError, storage_error
 from ..host import FolderState, HostRegistry, uri_to_path
 from ..runtime import ops
 from ..runtime.model import branch_name_problem, normalize_text, validate_branches
@@ -311,7 +311,7 @@ def mnemon_request(method: str) -> Callable[[Handler], Handler]:
             except JsonRpcException:
                 raise
             except Exception as exc:  # every error leaves as a JSON-RPC error with data.code
-                if not isinstance(exc, MnemonError):
+                if not isinstance(exc, MnemonError) and storage_error(exc) is None:
                     log.exception("%s failed", method)
                 raise P.to_rpc_error(exc) from None
 
@@ -716,6 +716,9 @@ def _as_domain_error(exc: Exception) -> MnemonError:
         return exc
     if isinstance(exc, P.ValidationError):
         return P.invalid_input_from(exc)
+    mapped = storage_error(exc)
+    if mapped is not None:
+        return mapped
     log.exception("command failed")
     error = MnemonError(f"internal error: {type(exc).__name__}: {exc}")
     return error

@@ -146,12 +146,15 @@ class RuntimeSource:
         *,
         budget_chars: int | None = None,
         repair: bool = True,
+        notices: Sequence[str] = (),
     ) -> tuple[WakeSnapshot, list[tuple[RuntimeStore, RepairReport]]]:
         """Repair projections (unless ``repair=False``), then render the wake snapshot for ``branch``.
 
         ``branch`` ``None`` means no branch is known (``branch_reason`` says why). ``budget_chars``
-        defaults to ``wakeBudgetChars``. Returns the snapshot and the repair reports.
+        defaults to ``wakeBudgetChars``. ``notices`` are shown after the stores' own (e.g. a repair
+        the caller could not write). Returns the snapshot and the repair reports.
         """
+        extra_notices = list(notices)
         repairs = self.repair() if repair else []
         state = self.read()
         now = self.clock().astimezone(timezone.utc)
@@ -161,6 +164,7 @@ class RuntimeSource:
         if len(state.entry_problems) > 3:
             notices.append(f"{len(state.entry_problems) - 3} more stored entries are left out for breaking a rule; "
                            "run `mnemon-ls doctor`")
+        notices.extend(extra_notices)
         limits = self.settings.runtime_memory
         snapshot = render_wake(
             user_entries=state.user,

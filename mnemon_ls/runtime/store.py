@@ -201,6 +201,7 @@ class RuntimeStore:
         clock: Clock = _utc_now,
     ) -> None:
         self.root = Path(root)
+        fsio.confine(self.root)  # invariant 10: no write below the root follows a link
         self.limits = limits or RuntimeMemorySettings()
         self.lock_timeout = lock_timeout
         self.clock = clock
@@ -646,12 +647,7 @@ def _pid_alive(pid: int) -> bool:
 
 
 def _append_durably(path: Path, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, fsio.FILE_MODE)
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    fsio.append_file_durably(path, data)
 
 
 def _excerpt(entry: Entry) -> str:

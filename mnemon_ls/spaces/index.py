@@ -104,8 +104,9 @@ class SideIndex(DerivedIndex):
     TABLES = ("docs", "fts", "ents")
     INITIAL_META = {"fingerprint": "null"}
 
-    def __init__(self, path: Path) -> None:
-        super().__init__(Path(path), schema=SCHEMA_VERSION, tokenizer=TOKENIZER.version)
+    def __init__(self, path: Path | None) -> None:
+        """``path`` ``None``: in memory (used while the file system is full or read-only)."""
+        super().__init__(Path(path) if path is not None else None, schema=SCHEMA_VERSION, tokenizer=TOKENIZER.version)
 
     def create_tables(self, db: sqlite3.Connection) -> None:
         """Documents, their FTS5 terms and the entity index."""

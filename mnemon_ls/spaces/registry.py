@@ -201,6 +201,7 @@ class SpaceRegistry:
     def __init__(self, root: Path, *, clock: Clock = utc_now, effective_store: str | None = None,
                  lock_timeout: float = fsio.LOCK_TIMEOUT_SECONDS) -> None:
         self.root = Path(root)
+        fsio.confine(self.root)  # invariant 10: no write below the root follows a link
         self.clock = clock
         self.lock_timeout = lock_timeout
         self._effective_store = effective_store

@@ -159,10 +159,15 @@ async def test_unreadable_store(client: MnemonClient, repo_dir: Path):
     assert tree_state(repo_dir / ".mnemon") == before
 
 
-async def test_internal_error_carries_no_traceback(client: MnemonClient, repo_dir: Path):
+async def test_file_where_a_store_directory_belongs_is_storage_unreadable_without_traceback(
+        client: MnemonClient, repo_dir: Path):
+    # Was internal-error before the storage codes (issue 15 defect 6); the path is named, no traceback.
     (repo_dir / ".mnemon").mkdir()
-    (repo_dir / ".mnemon" / "runtime").write_text("a file where the runtime directory belongs\n")
+    runtime = repo_dir / ".mnemon" / "runtime"
+    runtime.write_text("a file where the runtime directory belongs\n")
     error = await client.call_error(MUTATE, {"action": "add", "content": "x"})
-    assert error.code == -32603
-    assert error.data == {"code": "internal-error"}
-    assert error.message.startswith("internal error: ")
+    assert error.code == -32034
+    assert error.data == {"code": "storage-unreadable", "file": str(runtime), "errno": "ENOTDIR",
+                          "reason": "a file is where a directory of the storage root belongs"}
+    assert error.message == (f"{runtime}: cannot be used as the store expects "
+                             "(a file is where a directory of the storage root belongs)")

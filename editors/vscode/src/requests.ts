@@ -83,6 +83,12 @@ export const ErrorCode = {
     "provider-failed": -32021,
     "space-read-only": -32022,
     "space-refused": -32023,
+    "storage-error": -32030,
+    "storage-full": -32031,
+    "storage-readonly": -32032,
+    "storage-denied": -32033,
+    "storage-unreadable": -32034,
+    "storage-unsafe": -32035,
     "internal-error": -32603,
 } as const;
 

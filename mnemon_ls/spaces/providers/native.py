@@ -63,7 +63,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ... import fsio
-from ...errors import InvalidInput, StoreBusy, UnreadableStore
+from ...errors import InvalidInput, StorageError, StorageFull, StorageReadOnly, StoreBusy, UnreadableStore
+from ...sqliteindex import open_snapshot
 from .. import graph
 from ..errors import SpaceReadOnly
 from ..index import INDEX_FILE, TOKENIZER, IndexRow, SideIndex
@@ -232,6 +233,8 @@ class NativeProvider:
         self._pending_access: dict[str, tuple[int, str]] = {}
         self._pending_oplog: list[tuple[str, str, str]] = []
         self._pending_touches = 0
+        #: Set while the connection is a read-only snapshot because the disk is full or read-only.
+        self._degraded: StorageError | None = None
 
     # ------------------------------------------------------------------ opening
 
@@ -243,12 +246,16 @@ class NativeProvider:
         return f"space {self.space_id}: {self.read_only_reason}; opened read-only (nothing is migrated)"
 
     def _conn(self) -> sqlite3.Connection:
+        if self._db is not None and self._degraded is not None and fsio.writes_refused(self.db_path) is None:
+            self._db.close()  # the disk takes writes again: reopen normally
+            self._db, self._verified, self._degraded = None, None, None
         if self._db is None:
             self._db = self._open()
         return self._db
 
     def _open(self) -> sqlite3.Connection:
         path = self.db_path
+        fsio.check_store_path(path)  # SQLite follows links: a linked mnemon.db or data/<id> is refused
         try:
             with open(path, "rb") as handle:
                 header = handle.read(len(SQLITE_HEADER))
@@ -257,8 +264,7 @@ class NativeProvider:
                 raise UnreadableStore(f"{path} does not exist", file=str(path), reason="missing") from None
             header = b""
             fsio.ensure_dir(path.parent)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT, fsio.FILE_MODE)
-            os.close(fd)
+            fsio.create_file_nofollow(path)
         except IsADirectoryError:
             raise UnreadableStore(f"{path} is a directory, not a Mnemon store", file=str(path),
                                   reason="not a file") from None
@@ -283,11 +289,29 @@ class NativeProvider:
             db.close()
             if _is_busy(exc):
                 raise
+            snapshot = self._open_snapshot(exc) if header else None
+            if snapshot is not None:
+                return snapshot
             raise UnreadableStore(f"{path} cannot be read as a Mnemon store: {exc}", file=str(path),
                                   reason=str(exc)) from None
         except BaseException:
             db.close()
             raise
+        return db
+
+    def _open_snapshot(self, error: sqlite3.DatabaseError) -> sqlite3.Connection | None:
+        """On a full or read-only file system, a read-only snapshot of the store (reads keep working;
+        writes raise the storage error until the disk takes writes again); else ``None``."""
+        mapped = fsio.sqlite_storage_error(error, self.db_path)
+        if not isinstance(mapped, (StorageFull, StorageReadOnly)):
+            return None
+        db = open_snapshot(self.db_path)
+        try:
+            self._inspect(db, False, fresh=False)
+        except (sqlite3.Error, UnreadableStore):
+            db.close()
+            return None
+        self._degraded = mapped
         return db
 
     def _inspect(self, db: sqlite3.Connection, writable: bool, fresh: bool) -> None:
@@ -364,6 +388,7 @@ class NativeProvider:
                 finally:
                     self._db = None
                     self._verified = None
+                    self._degraded = None
             self.index.close()
 
     # ------------------------------------------------------------------ transactions
@@ -387,6 +412,9 @@ class NativeProvider:
 
     def _write(self, body: Callable[[sqlite3.Connection], Any]) -> Any:
         """Run ``body(db)`` in ``BEGIN IMMEDIATE`` ... ``COMMIT`` (retried while busy, see :meth:`_retry`)."""
+        self._conn()
+        if self._degraded is not None:
+            raise self._degraded  # storage-full / storage-readonly, naming mnemon.db
         if self.read_only_reason is not None:
             raise SpaceReadOnly(self.notice or "read-only", spaceId=self.space_id, file=str(self.db_path),
                                 reason=self.read_only_reason)
@@ -442,23 +470,38 @@ class NativeProvider:
         try:
             self.index.connect()
         except sqlite3.DatabaseError:
-            self.index.reset()
+            if not self._index_to_memory():
+                self.index.reset()
+        except OSError:  # storage-full / -readonly creating the index file
+            if not self._index_to_memory():
+                raise
         if not force and verified is not None and verified[0] == version and verified[1] == self.index.opens:
             return verified[2]
         fp = self._fingerprint(db)
         try:
             self._catch_up(db, fp, force)
-        except sqlite3.OperationalError as exc:
-            if _is_busy(exc):
+        except (sqlite3.DatabaseError, OSError) as exc:
+            if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
                 raise
-            self.index.reset()
-            self._catch_up(db, fp, True)
-        except sqlite3.DatabaseError:
-            self.index.reset()
+            if not self._index_to_memory():  # a full disk must not cost the index file
+                if isinstance(exc, OSError):
+                    raise
+                self.index.reset()
             self._catch_up(db, fp, True)
         self.index.connect()
         self._verified = (version, self.index.opens, fp)
         return fp
+
+    def _index_to_memory(self) -> bool:
+        """On a full or read-only file system, serve this provider from an in-memory side index rebuilt
+        from ``mnemon.db`` (derived data: nothing is lost, the file is kept for later); ``True`` when it
+        switched, ``False`` when the file system takes writes (the caller handles the error)."""
+        if self.index.path is None or fsio.writes_refused(self.index.path) is None:
+            return False
+        self.index.close()
+        self.index = SideIndex(None)
+        self._verified = None
+        return True
 
     def _catch_up(self, db: sqlite3.Connection, fp: dict, full: bool) -> None:
         index = self.index
