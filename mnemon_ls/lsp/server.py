@@ -8,7 +8,12 @@ storage root. Requests are the ``mnemon/*`` methods of :mod:`.protocol`; code ac
 offer "Remember selection" and "Show wake snapshot".
 
 Every handler runs blocking store work in a worker thread, maps domain errors to JSON-RPC errors with
-a stable ``data.code`` and never sends a traceback. Nothing but protocol is written to stdout.
+a stable ``data.code`` and never sends a traceback. Nothing but protocol is written to stdout. Frames
+are read by :mod:`.framing` (it resynchronises after a malformed frame and answers malformed messages).
+
+Start-up: answering ``initialize`` needs pygls and this module only. Settings (pydantic), the stores
+and pygit2 are imported after the response is written (:meth:`MnemonLanguageServer.open_initial_folders`),
+so keep the module-level imports here, in :mod:`.protocol` and in :mod:`mnemon_ls.host` light.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import hashlib
 import logging
 import os
 import sys
+import typing
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
@@ -33,14 +39,23 @@ from ..errors import InvalidInput, MnemonError
 from ..host import FolderState, HostRegistry, uri_to_path
 from ..runtime import ops
 from ..runtime.model import branch_name_problem, normalize_text, validate_branches
-from ..settings import Settings, load_settings
 from ..view import ViewRegistry
+from . import framing
 from . import protocol as P
 from .watch import Watcher, documents_filter, git_state_filter, runtime_filter
 
+if typing.TYPE_CHECKING:
+    from ..settings import Settings
+
 log = logging.getLogger("mnemon_ls.lsp")
 
-_SETTING_KEYS = set(Settings.model_fields[name].alias or name for name in Settings.model_fields)
+
+@functools.cache
+def _setting_keys() -> frozenset[str]:
+    """The wire names of every known setting (pydantic is imported on first use, after ``initialize``)."""
+    from ..settings import Settings
+
+    return frozenset(Settings.model_fields[name].alias or name for name in Settings.model_fields)
 
 
 def settings_section(raw: Any) -> dict[str, Any]:
@@ -54,7 +69,8 @@ def settings_section(raw: Any) -> dict[str, Any]:
         if isinstance(raw.get(key), dict):
             raw = raw[key]
             break
-    return {k: v for k, v in raw.items() if k in _SETTING_KEYS and v is not None}
+    keys = _setting_keys()
+    return {k: v for k, v in raw.items() if k in keys and v is not None}
 
 
 def _merge(base: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]:
@@ -71,7 +87,8 @@ class MnemonLanguageServer(LanguageServer):
     """pygls server holding the session's :class:`HostRegistry`, :class:`ViewRegistry` and watchers."""
 
     def __init__(self) -> None:
-        super().__init__("mnemon-ls", __version__, protocol_cls=P.MnemonProtocol)
+        super().__init__("mnemon-ls", __version__, protocol_cls=P.MnemonProtocol,
+                         converter_factory=P.strict_converter)
         self.registry = HostRegistry()
         self.views = ViewRegistry()
         self.client_settings: dict[str, Any] = {}
@@ -82,6 +99,15 @@ class MnemonLanguageServer(LanguageServer):
         # Set once the initial workspace/configuration pull is done; mnemon/* requests wait for it so
         # that none is served with default settings a folder is about to override.
         self.configured: asyncio.Event | None = None
+        self.initialize_params: types.InitializeParams | None = None
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> int:  # noqa: D102 - pygls entry
+        """Serve over stdio with :mod:`.framing`'s reader (resynchronises after bad frames); the exit code."""
+        return framing.start_io(self, stdin, stdout)
+
+    def start_tcp(self, host: str, port: int) -> int:  # noqa: D102 - pygls entry
+        """Serve on ``host:port`` with :mod:`.framing`'s reader; the exit code."""
+        return framing.start_tcp(self, host, port)
 
     # --------------------------------------------------------------- capabilities
 
@@ -102,8 +128,32 @@ class MnemonLanguageServer(LanguageServer):
 
     # --------------------------------------------------------------- folders and settings
 
+    def open_initial_folders(self) -> None:
+        """Client settings from ``initializationOptions``; folders from ``workspaceFolders``, else
+        ``rootUri``/``rootPath``. A folder that is not a usable ``file:`` URI (``""``, ``file:``,
+        ``file://``, another scheme, NUL) is skipped with a warning, never taken as the working directory."""
+        params = self.initialize_params
+        if params is None:
+            return
+        try:
+            self.client_settings = settings_section(params.initialization_options)
+            folders = params.workspace_folders or []
+            if folders:
+                for folder in folders:
+                    self.add_folder(folder.uri, folder.name)
+            elif params.root_uri is not None:
+                self.add_folder(params.root_uri, "")
+            elif params.root_path is not None:
+                root = params.root_path
+                self.add_folder(from_fs_path(root) or root if os.path.isabs(root) else root, "")
+        except Exception:  # never leave the session half-initialized without a word
+            log.exception("opening the workspace folders failed")
+            self.settings_problems.append("mnemon-ls: opening the workspace folders failed; see the server log")
+
     def settings_for(self, uri: str) -> Settings:
         """Validated settings of a folder; an invalid payload falls back to defaults and is reported."""
+        from ..settings import load_settings
+
         raw = _merge(self.client_settings, self.folder_settings.get(uri, {}))
         try:
             return load_settings(raw)
@@ -326,16 +376,10 @@ def mnemon_request(method: str) -> Callable[[Handler], Handler]:
 
 @server.feature(types.INITIALIZE)
 def on_initialize(ls: MnemonLanguageServer, params: types.InitializeParams) -> None:
-    """``initialize``: client settings from ``initializationOptions``; folders from ``workspaceFolders``, else ``rootUri``/``rootPath``."""
-    ls.client_settings = settings_section(params.initialization_options)
-    folders = params.workspace_folders or []
-    if folders:
-        for folder in folders:
-            ls.add_folder(folder.uri, folder.name)
-    elif params.root_uri:
-        ls.add_folder(params.root_uri, "")
-    elif params.root_path:
-        ls.add_folder(from_fs_path(params.root_path) or params.root_path, "")
+    """``initialize``: answered at once; the folders are opened right after the response is written
+    (:meth:`MnemonLanguageServer.open_initial_folders`), before the next message is read."""
+    ls.initialize_params = params
+    asyncio.get_running_loop().call_soon(ls.open_initial_folders)
 
 
 @server.feature(types.INITIALIZED)
@@ -755,14 +799,18 @@ def _action(title: str, command: str, argument: dict[str, Any]) -> types.CodeAct
                             command=types.Command(title=title, command=command, arguments=[argument]))
 
 
-def _command_arg(model: type, args: Any) -> Any:
-    if not isinstance(args, dict):
+def _command_arg(model: type, arguments: tuple[Any, ...]) -> Any:
+    """The one argument object of a command, validated with ``model``; raises :class:`InvalidInput`
+    (field ``arguments`` for a missing, ``null`` or extra argument, ``arguments[0]`` for a non-object)."""
+    if len(arguments) != 1:
+        raise InvalidInput("arguments", f"must hold exactly one argument object (got {len(arguments)})")
+    if not isinstance(arguments[0], dict):
         raise InvalidInput("arguments[0]", "must be an object")
-    return P.parse_params(model, args)
+    return P.parse_params(model, arguments[0])
 
 
 @server.command(P.CMD_REMEMBER)
-async def remember_selection(ls: MnemonLanguageServer, args: Any) -> dict[str, Any]:
+async def remember_selection(ls: MnemonLanguageServer, *args: Any) -> dict[str, Any]:
     """``mnemon.server.rememberSelection {uri, text, branches?, importance?, spaceId?}``: add the text to
     MEMORY.md (``branches`` scopes it), or with ``spaceId`` remember it in that Memory Space."""
     try:
@@ -800,7 +848,7 @@ async def _remember_in_space(ls: MnemonLanguageServer, state: FolderState, a: An
 
 
 @server.command(P.CMD_SHOW_WAKE)
-async def show_wake(ls: MnemonLanguageServer, args: Any) -> dict[str, Any]:
+async def show_wake(ls: MnemonLanguageServer, *args: Any) -> dict[str, Any]:
     """``mnemon.server.showWakeSnapshot {uri}``: write a read-only rendering under ``state/`` and show it."""
     try:
         a = _command_arg(P.ShowWakeArgs, args)
@@ -824,7 +872,7 @@ async def show_wake(ls: MnemonLanguageServer, args: Any) -> dict[str, Any]:
 
 
 @server.command(P.CMD_CREATE_DOCUMENT)
-async def create_document_from_file(ls: MnemonLanguageServer, args: Any) -> dict[str, Any]:
+async def create_document_from_file(ls: MnemonLanguageServer, *args: Any) -> dict[str, Any]:
     """``mnemon.server.createDocumentFromFile {uri, title?}``: a managed document from a workspace file,
     then opened (``window/showDocument`` when supported; otherwise the result's ``path``/``uri``)."""
     try:
@@ -878,7 +926,5 @@ def run(tcp: str | None = None, log_file: str | None = None, verbose: int = 0) -
         if not host or not port.isdigit():
             print(f"mnemon-ls: error: --tcp: expected HOST:PORT (got {tcp!r})", file=sys.stderr)
             return 2
-        server.start_tcp(host, int(port))
-    else:
-        server.start_io()
-    return 0
+        return server.start_tcp(host, int(port))
+    return server.start_io()
