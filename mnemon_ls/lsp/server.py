@@ -34,11 +34,9 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path
 
-from .. import __version__, fsio
+from .. import __version__
 from ..errors import InvalidInput, MnemonError
 from ..host import FolderState, HostRegistry, uri_to_path
-from ..runtime import ops
-from ..runtime.model import branch_name_problem, normalize_text, validate_branches
 from ..view import ViewRegistry
 from . import framing
 from . import protocol as P
@@ -445,6 +443,8 @@ async def on_shutdown(ls: MnemonLanguageServer, *_args: Any) -> None:
 @mnemon_request(P.RUNTIME_MUTATE)
 async def runtime_mutate(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
     """``mnemon/runtime/mutate`` (:class:`RuntimeMutateParams`) -> the Runtime receipt + ``workspace``."""
+    from ..runtime import ops
+
     p = P.parse_params(P.RuntimeMutateParams, params)
     request = ops.validate_request(p.action, p.target, p.content, p.old_text, p.importance, p.branches)
     state = ls.registry.resolve(p.workspace)
@@ -471,6 +471,8 @@ async def runtime_snapshot(ls: MnemonLanguageServer, params: Any) -> dict[str, A
 @mnemon_request(P.WAKE)
 async def wake(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
     """``mnemon/wake`` (:class:`WakeParams`) -> ``WakeSnapshot.to_dict()`` + ``workspace``; with ``viewId`` the View's pinned wake."""
+    from ..runtime.model import branch_name_problem
+
     p = P.parse_params(P.WakeParams, params)
     if p.view_id is not None:
         return ls.views.get(p.view_id).wake
@@ -735,6 +737,8 @@ async def forget(ls: MnemonLanguageServer, params: Any) -> Any:
                 types.CodeActionOptions(code_action_kinds=[P.CODE_ACTION_KIND]))
 def code_action(ls: MnemonLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     """``textDocument/codeAction``: Remember selection (MEMORY.md, for the branch, in an active space), Show wake snapshot, Create document from file; none on automatic triggers."""
+    from ..runtime.model import normalize_text
+
     only = params.context.only
     if only and not any(str(kind) in ("", P.CODE_ACTION_KIND) or P.CODE_ACTION_KIND.startswith(f"{kind}.")
                         for kind in only):
@@ -813,6 +817,8 @@ def _command_arg(model: type, arguments: tuple[Any, ...]) -> Any:
 async def remember_selection(ls: MnemonLanguageServer, *args: Any) -> dict[str, Any]:
     """``mnemon.server.rememberSelection {uri, text, branches?, importance?, spaceId?}``: add the text to
     MEMORY.md (``branches`` scopes it), or with ``spaceId`` remember it in that Memory Space."""
+    from ..runtime import ops
+
     try:
         a = _command_arg(P.RememberArgs, args)
         state = ls.registry.resolve(a.uri, "uri")
@@ -834,6 +840,8 @@ async def remember_selection(ls: MnemonLanguageServer, *args: Any) -> dict[str, 
 
 async def _remember_in_space(ls: MnemonLanguageServer, state: FolderState, a: Any) -> dict[str, Any]:
     """The space target of "Remember selection": whitespace-normalized text into Memory Space ``a.space_id``."""
+    from ..runtime.model import normalize_text, validate_branches
+
     branches = validate_branches(a.branches, "memory", "branches")  # same rules and field names as MEMORY.md
     if len(branches) > 1:
         raise InvalidInput("branches", "a Memory Space item is scoped to one branch (got several)")
@@ -900,6 +908,8 @@ async def create_document_from_file(ls: MnemonLanguageServer, *args: Any) -> dic
 
 def _write_wake_file(state: FolderState, text: str) -> Path:
     """``<root>/state/wake-<12 hex of the workspace path>.md`` (0400), replaced atomically."""
+    from .. import fsio
+
     state_dir = state.host.root / "state"
     fsio.ensure_dir(state_dir)
     digest = hashlib.sha256(str(state.path).encode()).hexdigest()[:12]
