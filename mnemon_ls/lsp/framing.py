@@ -19,6 +19,13 @@ dropped without a response, even when they carry an id. This module replaces tha
   not fit the LSP type of a standard method get ``-32602`` naming the field. Requests after ``shutdown``
   get ``-32600`` (LSP: "should error with InvalidRequest").
 
+A ``Content-Length`` shorter than the message leaves a tail that the reader skips; a longer one
+swallows the start of the next frame, which :func:`receive` gives back to the reader (the bytes after
+a complete JSON value, or from a ``Content-Length:`` in the body on). What cannot be told apart from a
+slow client is a length longer than everything the client ever sends: the reader then waits for those
+bytes, and the next frames complete the body and resynchronise the stream. A request inside a skipped
+stretch is answered (``-32700`` with its id) once the next header has arrived.
+
 Batches are not part of the LSP: each request of a batch gets its own ``-32600`` response (an LSP client
 cannot read a batch response). Nothing here imports pydantic or the memory stores.
 """

@@ -88,7 +88,10 @@ ERROR_CODES: dict[str, int] = {
     "space-read-only": -32022,
     "space-refused": -32023,
     "internal-error": -32603,
-    # JSON-RPC 2.0 and LSP protocol-level errors (framing and envelope: :mod:`.framing`).
+}
+#: Stable ``data.code`` of the JSON-RPC 2.0 and LSP protocol-level errors (framing and envelope:
+#: :mod:`.framing`; pygls' method-not-found and cancellation), which no domain error maps to.
+PROTOCOL_ERROR_CODES: dict[str, int] = {
     "parse-error": -32700,
     "invalid-request": -32600,
     "method-not-found": -32601,
@@ -97,7 +100,7 @@ ERROR_CODES: dict[str, int] = {
     "content-modified": -32801,
 }
 #: The stable ``data.code`` of an error response that came without one, by JSON-RPC numeric code.
-STABLE_CODES: dict[int, str] = {number: code for code, number in ERROR_CODES.items()}
+STABLE_CODES: dict[int, str] = {number: code for code, number in {**ERROR_CODES, **PROTOCOL_ERROR_CODES}.items()}
 
 
 @attrs.define
