@@ -13,7 +13,17 @@ identifiers (CamelCase, snake_case, file names) as entities, created times sprea
   median and p95 in ms, plus the provider-only ``search`` p95;
 - remember: ``SpacesService.remember`` of ``--remembers`` new items (each a durable commit), median/p95;
 - index rebuild: ``SpacesService.reindex`` (delete + rebuild the side index from ``mnemon.db``);
-- disk: ``mnemon.db`` (+WAL) and ``.mnemon-ls-index.db`` (+WAL) in MiB.
+- disk: ``mnemon.db`` (+WAL) and ``.mnemon-ls-index.db`` (+WAL) in MiB;
+- memory (largest size only): a fresh process opens the built root and runs ``--recalls`` recalls
+  (default 1,000); resident memory from ``/proc/self/status`` (``VmRSS`` = ``RssAnon`` + ``RssFile``)
+  before the first recall, after it and after the last, then ``tracemalloc`` over 200 more recalls
+  (growth of the Python heap: a leak would show there). The provider's bound is documented in
+  :mod:`mnemon_ls.spaces.providers.native` (``CACHE_KIB``/``INDEX_CACHE_KIB``/``MMAP_BYTES``);
+- identifier ranking (largest size only): 15 identifiers such as ``retry_backoff``, each with one exact
+  item (importance 1-3, first half of the year) and 8 near-miss decoys (``retry_backoff_ms``,
+  ``max_retry_backoff``, ``retry_backoff.default``...; importance 3-5, second half) added to the space; the query is the identifier; a hit is the
+  exact item in the top 5 of ``SpacesService.recall``. The peer, in the same run, is a plain FTS5
+  ``trigram`` table over the same texts (``MATCH '"<identifier>"' ORDER BY rank LIMIT 5``).
 
 Numbers depend on the machine; results are written as Markdown to ``--out``.
 """
@@ -21,15 +31,19 @@ Numbers depend on the machine; results are written as Markdown to ``--out``.
 from __future__ import annotations
 
 import argparse
+import gc
+import json
 import os
 import platform
 import random
 import shutil
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -108,6 +122,103 @@ class Generator:
         return out
 
 
+# --------------------------------------------------------------------------- identifier ranking vs FTS5 trigram
+
+RANKING_IDENTIFIERS = ["retry_backoff", "max_conn", "cache_ttl", "flush_interval", "read_timeout", "batch_size",
+                       "lock_wait", "gc_pause", "pool_min", "log_level", "queue_depth", "shard_count",
+                       "idle_timeout", "rate_limit", "span_id"]
+DECOY_FORMS = ["{}_ms", "{}_max", "max_{}", "{}.default", "{}_sec", "{}_v2", "old_{}", "{}_override"]
+
+
+def ranking_items(gen: Generator) -> tuple[list[ExportItem], dict[str, str]]:
+    """One exact item and len(DECOY_FORMS) decoys per identifier; ``{identifier: exact item's source id}``."""
+    rng = random.Random(15)
+    items, exact = [], {}
+    for number, ident in enumerate(RANKING_IDENTIFIERS):
+        for form_index, form in enumerate(["{}", *DECOY_FORMS]):
+            name = form.format(ident)
+            text = f"{gen.english()[:-1]} Set {name} to {rng.randint(2, 900)} in the service config."
+            # the exact identifier was noted once, early and plainly; the longer ones later and as important
+            days = rng.randint(0, 180) if form_index == 0 else rng.randint(181, 364)
+            importance = rng.randint(1, 3) if form_index == 0 else rng.randint(3, 5)
+            created = gen.base + timedelta(days=days, seconds=rng.randint(0, 86399))
+            key = f"rank-{number}-{form_index}"
+            items.append(ExportItem(key, text, "fact", importance, [], [], "user", rfc3339(created)))
+            if form_index == 0:
+                exact[ident] = key
+    return items, exact
+
+
+def run_ranking(service: SpacesService, provider: NativeProvider, corpus: list[ExportItem], workdir: Path) -> dict:
+    """Top-5 hits of the exact identifier item: ours (full recall path) vs a plain FTS5 trigram table."""
+    extra, exact = ranking_items(Generator(seed=15))
+    report = provider.import_items(extra, batch=1000)
+    ids = {row["source_id"]: row["id"] for row in report["results"]}
+    ours = 0
+    for ident, key in exact.items():
+        top = [r["id"] for r in service.recall(ident, limit=5).results[:5]]
+        ours += ids[key] in top
+    peer_path = workdir / "trigram-peer.db"
+    db = sqlite3.connect(peer_path)
+    db.execute("CREATE VIRTUAL TABLE t USING fts5(content, tokenize='trigram')")
+    texts = [it.content for it in corpus] + [it.content for it in extra]
+    db.executemany("INSERT INTO t(rowid, content) VALUES(?, ?)", enumerate(texts, start=1))
+    db.commit()
+    position = {it.id: len(corpus) + index + 1 for index, it in enumerate(extra)}
+    peer = 0
+    for ident, key in exact.items():
+        rows = [r[0] for r in db.execute("SELECT rowid FROM t WHERE t MATCH ? ORDER BY rank LIMIT 5",
+                                         ('"' + ident + '"',))]
+        peer += position[key] in rows
+    db.close()
+    return {"queries": len(exact), "ours": ours, "peer": peer}
+
+
+# --------------------------------------------------------------------------- resident memory
+
+
+def _memory_status() -> dict[str, float]:
+    """``VmRSS``, ``RssAnon``, ``RssFile`` of this process in MiB (``/proc/self/status``)."""
+    out = {}
+    with open("/proc/self/status", encoding="ascii") as handle:
+        for line in handle:
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "RssAnon", "RssFile"):
+                out[key] = int(value.split()[0]) / 1024
+    return out
+
+
+def memory_probe(root: Path, queries_file: Path, recalls: int) -> dict:
+    """Run in a fresh process (``--memory-probe``): resident memory around ``recalls`` recalls, then the
+    Python heap growth over 200 more under ``tracemalloc``."""
+    queries = json.loads(queries_file.read_text(encoding="utf-8"))
+    before = _memory_status()
+    service = SpacesService(root)
+    service.recall(queries[0])
+    warm = _memory_status()
+    for index in range(recalls):
+        service.recall(queries[index % len(queries)], limit=10)
+    gc.collect()
+    after = _memory_status()
+    tracemalloc.start()
+    start_bytes = tracemalloc.get_traced_memory()[0]
+    for index in range(200):
+        service.recall(queries[(recalls + index) % len(queries)], limit=10)
+    gc.collect()
+    heap_growth = (tracemalloc.get_traced_memory()[0] - start_bytes) / 1024
+    tracemalloc.stop()
+    service.close()
+    return {"before": before, "warm": warm, "after": after, "recalls": recalls, "heap_growth_kib": heap_growth}
+
+
+def run_memory(workdir: Path, queries: list[str], recalls: int) -> dict:
+    queries_file = workdir / "memory-queries.json"
+    queries_file.write_text(json.dumps(queries, ensure_ascii=False), encoding="utf-8")
+    done = subprocess.run([sys.executable, __file__, "--memory-probe", str(workdir), "--queries-file",
+                           str(queries_file), "--recalls", str(recalls)], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def percentile(values: list[float], pct: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(pct / 100 * (len(ordered) - 1))))]
@@ -124,7 +235,7 @@ def size_mib(*paths: Path) -> float:
     return total / (1024 * 1024)
 
 
-def run_size(size: int, queries: int, remembers: int) -> dict:
+def run_size(size: int, queries: int, remembers: int, *, extras: bool = False, recalls: int = 1000) -> dict:
     gen = Generator(seed=size)
     workdir = Path(tempfile.mkdtemp(prefix=f"bench-spaces-{size}-"))
     try:
@@ -157,6 +268,7 @@ def run_size(size: int, queries: int, remembers: int) -> dict:
             remember_ms.append((time.perf_counter() - t0) * 1000)
             assert receipt.status == "committed", receipt.to_dict()
         rebuild = service.reindex(space.record.id)
+        ranking = run_ranking(service, provider, items, workdir) if extras else None
         db = workdir / "data" / space.record.id / "mnemon.db"
         with sqlite3.connect(db) as conn:
             edges = conn.execute("SELECT count(*) FROM edges").fetchone()[0]
@@ -169,6 +281,9 @@ def run_size(size: int, queries: int, remembers: int) -> dict:
             "index_mib": size_mib(db.parent / ".mnemon-ls-index.db"),
         }
         service.close()
+        if extras:
+            result["ranking"] = ranking
+            result["memory"] = run_memory(workdir, gen.queries(1000, stored), recalls)
         return result
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -179,11 +294,18 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--remembers", type=int, default=200)
+    parser.add_argument("--recalls", type=int, default=1000, help="recalls of the memory measurement")
     parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "spaces.md"))
+    parser.add_argument("--memory-probe", help=argparse.SUPPRESS)
+    parser.add_argument("--queries-file", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.memory_probe:
+        print(json.dumps(memory_probe(Path(args.memory_probe), Path(args.queries_file), args.recalls)))
+        return
     rows = []
-    for size in (int(s) for s in args.sizes.split(",")):
-        row = run_size(size, args.queries, args.remembers)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    for size in sizes:
+        row = run_size(size, args.queries, args.remembers, extras=size == max(sizes), recalls=args.recalls)
         rows.append(row)
         print(f"{size:>7}: build {row['build_s']:.1f} s, recall median {row['recall_median']:.2f} ms "
               f"p95 {row['recall_p95']:.2f} ms (provider search p95 {row['search_p95']:.2f} ms, hits "
@@ -208,6 +330,25 @@ def main() -> None:
                      f"{r['recall_p95']:.2f} | {r['search_p95']:.2f} | {r['hit_rate']:.0%} | "
                      f"{r['remember_median']:.2f} | {r['remember_p95']:.2f} | {r['rebuild_s']:.2f} | "
                      f"{r['db_mib']:.1f} | {r['index_mib']:.1f} |")
+    largest = rows[-1] if rows and "memory" in rows[-1] else next((r for r in rows if "memory" in r), None)
+    if largest is not None:
+        mem, rank = largest["memory"], largest["ranking"]
+        print(f"memory at {largest['size']:,}: RSS {mem['warm']['VmRSS']:.0f} MiB after the first recall, "
+              f"{mem['after']['VmRSS']:.0f} MiB after {mem['recalls']} (anon {mem['after']['RssAnon']:.0f}, file "
+              f"{mem['after']['RssFile']:.0f}); Python heap growth over 200 more recalls "
+              f"{mem['heap_growth_kib']:.0f} KiB; identifier top-5 hits ours {rank['ours']}/{rank['queries']} vs "
+              f"FTS5 trigram {rank['peer']}/{rank['queries']}", flush=True)
+        lines += [
+            "", f"Resident memory and identifier ranking at {largest['size']:,} insights:", "",
+            "| RSS before first recall (MiB) | after 1 recall | after " + f"{mem['recalls']:,}" + " recalls | of which "
+            "anonymous | of which file-backed | Python heap growth, 200 more recalls (KiB) | identifier top-5 hits "
+            "(ours) | FTS5 trigram peer | ratio ours/peer |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+            f"| {mem['before']['VmRSS']:.0f} | {mem['warm']['VmRSS']:.0f} | {mem['after']['VmRSS']:.0f} | "
+            f"{mem['after']['RssAnon']:.0f} | {mem['after']['RssFile']:.0f} | {mem['heap_growth_kib']:.0f} | "
+            f"{rank['ours']}/{rank['queries']} | {rank['peer']}/{rank['queries']} | "
+            f"{rank['ours'] / max(1, rank['peer']):.2f} |",
+        ]
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -46,13 +46,14 @@ class WorkspaceHost:
         env: Mapping[str, str] | None = None,
         clock: Clock | None = None,
     ) -> None:
-        from .roots import resolve_root
+        from .roots import arm_root_creation, resolve_root
         from .runtime.source import RuntimeSource
         from .runtime.store import _utc_now
 
         clock = clock or _utc_now
         self.settings = settings
         self.resolution: RootResolution = resolve_root(workspace, settings, env)
+        arm_root_creation(self.resolution)  # in memory: the first write that creates a root ignores it in git
         # The branch comes from the workspace as opened (a linked worktree has its own HEAD), even when
         # its storage root is shared with the main working tree.
         self.workspace: Path | None = (
@@ -148,6 +149,41 @@ class WorkspaceHost:
             snapshot = dataclasses.replace(snapshot, text=text, chars=len(text))
         return snapshot, repairs
 
+    def current_branch(self, field: str = "scopeToBranch") -> str:
+        """The checked-out branch for a branch-scoped write; raises :class:`InvalidInput` naming ``field``
+        when no branch can be known (detached HEAD, not a repository)."""
+        state = self.branch_state()
+        if state.branch is None:
+            raise InvalidInput(field, f"no branch is checked out ({state.reason})")
+        return state.branch
+
+    def status(self, branch: "gitstate.BranchState | None" = None) -> dict[str, "Any"]:
+        """This workspace's status: ``{path, root, userRoot, scope, branch, branchReason, detached, entries:
+        {user, memory}, usage: {user|memory: {used, limit}} (UTF-8 bytes), problems, documents}``.
+
+        ``documents`` is ``{active, archived, activeBytes, limitBytes, problem}`` or ``None`` before the
+        Documents Source was first used. ``branch`` is a probe the caller already made (else probes now).
+        """
+        state = branch if branch is not None else self.branch_state()
+        effective = self.runtime.read()
+        limits = self.settings.runtime_memory
+        documents = None
+        if (self.root / "documents" / "index.json").exists():
+            index = self.documents.read()
+            active = [r for r in index.records if r.status == "active"]
+            documents = {"active": len(active), "archived": len(index.records) - len(active),
+                         "activeBytes": sum(r.size_bytes for r in active),
+                         "limitBytes": self.settings.documents.active_limit_bytes, "problem": index.problem}
+        return {
+            "path": str(self.workspace) if self.workspace else None, "root": str(self.root),
+            "userRoot": str(self.resolution.user_root), "scope": self.settings.storage_scope,
+            "branch": state.branch, "branchReason": state.reason, "detached": state.detached,
+            "entries": {"user": len(effective.user), "memory": len(effective.memory)},
+            "usage": {t: {"used": effective.used[t], "limit": limits.limit_for(t)} for t in ("user", "memory")},
+            "problems": list(effective.all_problems),
+            "documents": documents,
+        }
+
     def _cover_texts(self, budget_chars: int) -> list[str]:
         """The bounded covers of the other tiers that exist in this root (Documents), each within
         ``budget_chars``; a tier that was never used adds nothing."""
@@ -163,11 +199,13 @@ class WorkspaceHost:
         return covers
 
 
-def default_workspace() -> Path:
-    """The current directory, canonical (the CLI's default workspace)."""
-    from .roots import canonical_workspace_path
+def default_workspace(env: Mapping[str, str] | None = None) -> Path | None:
+    """The CLI's workspace when ``--workspace`` is not given: the nearest directory from the current one
+    upward holding ``.git`` or ``.mnemon`` (:func:`mnemon_ls.roots.find_workspace`), or ``None`` (no
+    workspace: the global root is used)."""
+    from .roots import find_workspace
 
-    return canonical_workspace_path(os.getcwd())
+    return find_workspace(os.getcwd(), env)
 
 
 class FolderState:

@@ -19,10 +19,13 @@ from hypothesis import strategies as st
 from mnemon_ls.documents import model
 from mnemon_ls.documents.cover import render_cover
 from mnemon_ls.documents.model import DocumentRecord, IndexCodec, IndexProblem
-from mnemon_ls.documents.tokens import document_terms, normalize, query_terms, required_matches
+from mnemon_ls.documents.search_index import TOKENIZER
 from mnemon_ls.errors import InvalidInput
+from mnemon_ls.text import normalize, required_matches
 
 from .test_documents_support import NODE_RENDER, TS_FILES, TS_REVISION
+
+document_terms, query_terms = TOKENIZER.document_terms, TOKENIZER.query_terms
 
 
 def record(**changes) -> DocumentRecord:

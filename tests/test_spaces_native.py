@@ -441,3 +441,45 @@ def test_vacuum_by_the_cli_renumbering_rows_is_survived(store: NativeProvider) -
     assert store.status()["index"]["items"] == 3
     again = store.remember("vacuum survivor number 0")  # its old twin is gone: a new row, no false duplicate
     assert again["action"] == "added"
+
+
+@pytest.mark.parametrize("query,target_text,decoy_texts", [
+    ("retry_backoff", "Set retry_backoff before the upload loop",
+     ["retry_backoff_ms is read from the env", "max_retry_backoff caps the wait", "retry_backoff.max in the yaml",
+      "retry_backoff_ms defaults to 250", "retry_backoff_seconds for the slow path"]),
+    ("getUser", "getUser returns the cached account",
+     ["getUserName splits the display name", "getUserById hits the database", "getUserSettings is lazy",
+      "the getUserName helper"]),
+    ("gen-itgc", "Run gen-itgc after the import",
+     ["gen-itgc-report prints the summary", "gen-itgc-v2 replaces the old tool", "pre-gen-itgc hook"]),
+])
+def test_an_exact_identifier_outranks_longer_identifiers_containing_it(
+        store: NativeProvider, clock: FrozenClock, query: str, target_text: str, decoy_texts: list[str]) -> None:
+    # the exact match is old and unimportant; every decoy is newer, more important, shorter or repeated
+    target = store.remember(target_text, importance=1)["id"]
+    clock.advance(days=400)
+    for index, text in enumerate(decoy_texts):
+        store.remember(text, importance=5)
+        store.remember(f"{text} (note {index})", importance=4)
+    items = store.search(query, limit=5, mode="keyword").items
+    assert items[0].id == target, [i.content for i in items]
+    assert all(items[0].score > other.score for other in items[1:])
+    assert len(items) == 5  # the decoys still match (their parts do), below the exact hit
+
+
+def test_resident_memory_of_an_open_space_is_bounded(store: NativeProvider) -> None:
+    # the bound documented in the provider (module doc, "Memory"): page caches capped, no memory map
+    from mnemon_ls.spaces.index import INDEX_CACHE_KIB
+    from mnemon_ls.spaces.providers.base import ExportItem
+    from mnemon_ls.spaces.providers.native import BULK_CACHE_KIB, CACHE_KIB
+
+    store.remember("bounded caches keep the server small")
+    store.search("bounded caches", limit=5)
+    db, index = store._conn(), store.index.connect()
+    assert (CACHE_KIB, INDEX_CACHE_KIB, BULK_CACHE_KIB) == (8192, 16384, 65536)
+    assert db.execute("PRAGMA cache_size").fetchone()[0] == -CACHE_KIB
+    assert db.execute("PRAGMA mmap_size").fetchone()[0] == 0
+    assert index.execute("PRAGMA cache_size").fetchone()[0] == -INDEX_CACHE_KIB
+    store.import_items([ExportItem("x1", "imported while the cache is larger", "fact", 3, [], [], "user",
+                                   "2026-09-01T00:00:00Z")])
+    assert db.execute("PRAGMA cache_size").fetchone()[0] == -CACHE_KIB

@@ -4,7 +4,10 @@ entity extraction and causal cues used by the automatic edges."""
 from __future__ import annotations
 
 from mnemon_ls.spaces.graph import causal_cue, causal_sub_type, extract_entities, merge_entities, overlap
-from mnemon_ls.spaces.tokenizer import coverage, document_terms, fts_match, query_terms, term_set
+from mnemon_ls.spaces.index import TOKENIZER
+from mnemon_ls.text import coverage, fts_match
+
+document_terms, query_terms, term_set = TOKENIZER.document_terms, TOKENIZER.query_terms, TOKENIZER.term_set
 
 
 def test_document_terms() -> None:
@@ -51,3 +54,23 @@ def test_causal_cues() -> None:
     assert causal_sub_type("the firewall blocked the deploy because of a rule") == "prevents"
     assert causal_sub_type("it failed because of the disk") == "causes"
     assert overlap(frozenset("ab"), frozenset("bc")) == 0.5 and overlap(frozenset(), frozenset("a")) == 0.0
+
+
+def test_one_tokenizer_for_both_sources_differs_only_by_its_parameters() -> None:
+    import importlib.util
+
+    from mnemon_ls.documents.search_index import TOKENIZER as DOCUMENTS
+    from mnemon_ls.text import Tokenizer
+
+    assert importlib.util.find_spec("mnemon_ls.documents.tokens") is None
+    assert importlib.util.find_spec("mnemon_ls.spaces.tokenizer") is None
+    assert type(DOCUMENTS) is type(TOKENIZER) is Tokenizer
+    text = "The getUserName of parse_config.py 数据库"
+    assert DOCUMENTS.document_terms(text) == [
+        "the", "getusername", "of", "parse_config.py", "parse", "config", "py", "数据", "据库", "库"]
+    assert TOKENIZER.document_terms(text) == [
+        "getusername", "get", "user", "name", "parse_config.py", "parse", "config", "py", "数据", "据库", "库"]
+    many = " ".join(f"w{i}" for i in range(100))
+    assert (len(DOCUMENTS.query_terms(many)), len(TOKENIZER.query_terms(many))) == (64, 32)
+    # already-normalized text gives the same terms as raw text (the Documents store passes normalized text)
+    assert DOCUMENTS.document_terms("ＡＢＣ Straße") == DOCUMENTS.document_terms("abc strasse") == ["abc", "strasse"]

@@ -4,7 +4,6 @@ Modules (pure model/validation separate from I/O, like :mod:`mnemon_ls.runtime`)
 
 - :mod:`.model` records, field rules, ``index.json`` and managed Markdown formats, revisions, capacity
   plan (pure);
-- :mod:`.tokens` search normalization and tokenization for every script (pure);
 - :mod:`.cover` the wake snapshot's Documents block (pure);
 - :mod:`.views` result shapes (``to_dict()`` = JSON);
 - :mod:`.paths` ``sourcePaths`` resolution (realpath against the workspace);

@@ -49,9 +49,15 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from ..sqliteindex import DerivedIndex
-from .tokens import TOKENIZER_VERSION, QueryTerm, term_counts
+from ..text import QueryTerm, Tokenizer
 
 SCHEMA_VERSION = 2
+#: The Documents tokenizer (:mod:`mnemon_ls.text`): no camelCase splitting, no stopwords, at most 64 query
+#: terms. Version 2: an identifier's parts are indexed once each (``a-a`` -> ``a-a a``) and a single-part
+#: identifier also as its part (``_private`` -> ``_private private``), the Memory Spaces rule.
+TOKENIZER = Tokenizer(version=2, max_query_terms=64)
+term_counts = TOKENIZER.term_counts
+query_terms = TOKENIZER.query_terms
 TITLE_WEIGHT = 5
 DESCRIPTION_WEIGHT = 2
 K1 = 1.2
@@ -90,7 +96,7 @@ class SearchIndex(DerivedIndex):
     INITIAL_META = {"generation": "0"}
 
     def __init__(self, path: Path | None) -> None:
-        super().__init__(path, schema=SCHEMA_VERSION, tokenizer=TOKENIZER_VERSION)
+        super().__init__(path, schema=SCHEMA_VERSION, tokenizer=TOKENIZER.version)
         self.generation_seen: int = -1
 
     _connect = DerivedIndex.connect
@@ -236,7 +242,7 @@ class SearchIndex(DerivedIndex):
         """``([(id, bm25 score, groups matched)], total)``: the best ``limit`` indexed documents of the
         given ``statuses`` holding at least ``required`` distinct query groups, best first, and how many
         match in all. ``only`` restricts the query to those ids. ``terms`` come from
-        :func:`~.tokens.query_terms`."""
+        :meth:`mnemon_ls.text.Tokenizer.query_terms`."""
         if not terms:
             return [], 0
 

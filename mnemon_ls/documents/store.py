@@ -70,7 +70,8 @@ from .model import (
 )
 from .paths import resolve_source_paths
 from .search_index import IndexedDoc, SearchIndex
-from .tokens import normalize, query_terms, required_matches
+from ..text import normalize, required_matches
+from .search_index import query_terms
 from .views import (
     Catalog,
     CatalogEntry,

@@ -3,11 +3,11 @@
 Modules:
 
 - :mod:`.model` field rules, value formats, :class:`Item`, :class:`WriteReceipt`, ``receipt_status`` (pure);
-- :mod:`.tokenizer` search tokens (CJK bigrams, identifiers whole + split) (pure);
 - :mod:`.graph` entity extraction and causal cues for automatic edges (pure);
 - :mod:`.policy` recall-quality policies ``strict-v1`` / ``balanced-v1`` / ``exhaustive-v1`` (pure);
 - :mod:`.registry` ``data/.dsh-memory-bodies.json`` + ``state/memory-providers.json`` (locked, repaired);
-- :mod:`.index` the side search index ``data/<id>/.mnemon-ls-index.db`` (derived, FTS5);
+- :mod:`.index` the side search index ``data/<id>/.mnemon-ls-index.db`` (derived, FTS5) and the spaces'
+  configuration of the shared tokenizer :mod:`mnemon_ls.text` (``TOKENIZER``);
 - :mod:`.providers.native` the embedded provider on ``data/<id>/mnemon.db`` (the Mnemon CLI's schema);
 - :mod:`.providers.cli` the same operations through an installed ``mnemon`` binary;
 - :mod:`.service` :class:`SpacesService`, the one object the Host wires;

@@ -13,7 +13,7 @@ Schema (:data:`SCHEMA_VERSION`; the tokenizer version is stored too, and a misma
     ents(entity TEXT, created REAL, doc INTEGER, PRIMARY KEY(entity, created, doc)) WITHOUT ROWID
 
 - ``terms`` holds the item's indexed terms (content, tags other than ``branch:*``, entities; see
-  :mod:`.tokenizer`) joined by spaces; FTS5 ranks them with BM25 and the stored text gives each
+  :data:`TOKENIZER`) joined by spaces; FTS5 ranks them with BM25 and the stored text gives each
   candidate's coverage of the query without touching ``mnemon.db``.
 - ``chash`` = first 32 hex of sha256(content): the exact-duplicate lookup of remember.
 - ``ents`` lists the exact (case-kept) entities of active items, newest first per entity: the lookup the
@@ -44,9 +44,19 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..sqliteindex import DerivedIndex
-from .tokenizer import TOKENIZER_VERSION, QueryTerm, document_terms, fts_match
+from ..text import ENGLISH_STOPWORDS, QueryTerm, Tokenizer, fts_match
 
 SCHEMA_VERSION = 2
+#: SQLite page cache of the index connection, KiB (``PRAGMA cache_size``): the side index's share of the
+#: resident memory bound of an open space (see :mod:`mnemon_ls.spaces.providers.native`, "Memory").
+INDEX_CACHE_KIB = 16 * 1024
+#: Page cache (KiB) while :meth:`SideIndex.apply` writes a rebuild or a batch of at least :data:`BULK_ROWS`
+#: rows (imports, full reconciles); back to :data:`INDEX_CACHE_KIB` afterwards.
+BULK_CACHE_KIB = 64 * 1024
+BULK_ROWS = 500
+#: The tokenizer of Memory Space items (:mod:`mnemon_ls.text`): camelCase identifiers split, the Mnemon
+#: CLI's English stopwords (mnemon-cli.md 9.1) neither indexed nor searched, at most 32 query terms.
+TOKENIZER = Tokenizer(version=1, max_query_terms=32, camel_case=True, stopwords=ENGLISH_STOPWORDS)
 INDEX_FILE = ".mnemon-ls-index.db"
 
 
@@ -78,6 +88,7 @@ def content_hash(content: str) -> str:
 
 def indexed_terms(row: IndexRow) -> str:
     """The space-joined indexed terms of ``row`` (content, non-branch tags, entities)."""
+    document_terms = TOKENIZER.document_terms
     terms = document_terms(row.content)
     for tag in row.tags:
         if not tag.startswith("branch:"):
@@ -94,7 +105,7 @@ class SideIndex(DerivedIndex):
     INITIAL_META = {"fingerprint": "null"}
 
     def __init__(self, path: Path) -> None:
-        super().__init__(Path(path), schema=SCHEMA_VERSION, tokenizer=TOKENIZER_VERSION)
+        super().__init__(Path(path), schema=SCHEMA_VERSION, tokenizer=TOKENIZER.version)
 
     def create_tables(self, db: sqlite3.Connection) -> None:
         """Documents, their FTS5 terms and the entity index."""
@@ -107,8 +118,8 @@ class SideIndex(DerivedIndex):
                    " PRIMARY KEY(entity, created, doc)) WITHOUT ROWID")
 
     def after_open(self, db: sqlite3.Connection) -> None:
-        """A 32 MiB page cache and the fts5vocab view used for document frequencies."""
-        db.execute("PRAGMA cache_size=-32768")
+        """A page cache of :data:`INDEX_CACHE_KIB` and the fts5vocab view used for document frequencies."""
+        db.execute(f"PRAGMA cache_size={-INDEX_CACHE_KIB}")
         db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, fts, 'row')")
 
     # ------------------------------------------------------------------ state
@@ -135,9 +146,21 @@ class SideIndex(DerivedIndex):
               replace_all: bool = False, force: bool = False) -> None:
         """Upsert ``rows`` (by id), delete ``removed`` ids, and store ``fingerprint`` when it is newer than the
         stored one (by oplog id, then rowid), or always with ``force``/``replace_all``; one transaction.
-        ``replace_all`` first empties the index (full rebuild)."""
+        ``replace_all`` first empties the index (full rebuild). A rebuild or a batch of :data:`BULK_ROWS` rows
+        or more runs with a page cache of :data:`BULK_CACHE_KIB`."""
         db = self.connect()
         prepared = [(row, indexed_terms(row) if row.active else "") for row in rows]
+        bulk = replace_all or len(prepared) >= BULK_ROWS
+        if bulk:
+            db.execute(f"PRAGMA cache_size={-BULK_CACHE_KIB}")
+        try:
+            self._apply(db, prepared, removed, fingerprint, replace_all, force)
+        finally:
+            if bulk:
+                db.execute(f"PRAGMA cache_size={-INDEX_CACHE_KIB}")
+
+    def _apply(self, db: sqlite3.Connection, prepared: list[tuple[IndexRow, str]], removed: Iterable[str],
+               fingerprint: dict | None, replace_all: bool, force: bool) -> None:
         db.execute("BEGIN IMMEDIATE")
         try:
             if replace_all:

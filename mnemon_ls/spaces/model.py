@@ -118,6 +118,16 @@ def js_length(text: str) -> int:
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
+def require_unicode(text: str, field_name: str) -> str:
+    """``text`` unchanged, or :class:`InvalidInput` naming ``field_name`` when it holds a lone surrogate
+    (U+D800..U+DFFF alone: not valid Unicode, cannot be stored as UTF-8), as Runtime and Documents answer."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput(field_name, "must be valid Unicode (it holds a lone surrogate)") from None
+    return text
+
+
 def validate_space_id(value: Any, field_name: str = "spaceId") -> str:
     """A trimmed space id (module doc) or :class:`InvalidInput`."""
     if not isinstance(value, str):
@@ -138,6 +148,7 @@ def validate_item_id(value: Any, field_name: str = "id") -> str:
     text = value.strip()
     if not text:
         raise InvalidInput(field_name, "is required")
+    require_unicode(text, field_name)
     if len(text) > MAX_ITEM_ID_CHARS or "/" in text or ".." in text or any(c.isspace() for c in text) \
             or "\x00" in text:
         raise InvalidInput(field_name, "must be an item id without '/', '..' or spaces, "
@@ -152,6 +163,7 @@ def validate_query(value: Any, field_name: str = "query") -> str:
     text = value.strip()
     if not text:
         raise InvalidInput(field_name, "is required (an empty query is not allowed)")
+    require_unicode(text, field_name)
     if js_length(text) > MAX_QUERY_CHARS:
         raise InvalidInput(field_name, f"must be at most {MAX_QUERY_CHARS} characters", length=js_length(text))
     return text
@@ -176,6 +188,7 @@ def validate_content(value: Any, field_name: str = "content") -> str:
     text = value.strip()
     if not text:
         raise InvalidInput(field_name, "is required (blank content is not allowed)")
+    require_unicode(text, field_name)
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_CONTENT_BYTES:
         raise InvalidInput(field_name, f"must be at most {MAX_CONTENT_BYTES} UTF-8 bytes", bytes=size)
@@ -214,6 +227,7 @@ def _string_list(value: Any, field_name: str, max_items: int, max_bytes: int) ->
         text = item.strip()
         if not text:
             continue
+        require_unicode(text, f"{field_name}[{index}]")
         if len(text.encode("utf-8", "surrogatepass")) > max_bytes:
             raise InvalidInput(f"{field_name}[{index}]", f"must be at most {max_bytes} UTF-8 bytes")
         if "\x00" in text:
@@ -241,7 +255,7 @@ def validate_source(value: Any, field_name: str = "source", *, default: str = "u
         return default
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(field_name, "must be a non-empty string")
-    text = value.strip()
+    text = require_unicode(value.strip(), field_name)
     if len(text) > MAX_SOURCE_CHARS:
         raise InvalidInput(field_name, f"must be at most {MAX_SOURCE_CHARS} characters")
     return text
@@ -251,7 +265,7 @@ def validate_name(value: Any, field_name: str = "name") -> str:
     """A trimmed space name of 1..100 chars."""
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(field_name, "is required")
-    text = value.strip()
+    text = require_unicode(value.strip(), field_name)
     if js_length(text) > MAX_NAME_CHARS:
         raise InvalidInput(field_name, f"must be at most {MAX_NAME_CHARS} characters")
     return text
@@ -261,7 +275,7 @@ def validate_description(value: Any, field_name: str = "description") -> str:
     """A trimmed description of 1..1,000 chars."""
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(field_name, "is required")
-    text = value.strip()
+    text = require_unicode(value.strip(), field_name)
     if js_length(text) > MAX_DESCRIPTION_CHARS:
         raise InvalidInput(field_name, f"must be at most {MAX_DESCRIPTION_CHARS} characters")
     return text
@@ -273,7 +287,7 @@ def validate_branch(value: Any, field_name: str = "branch") -> str | None:
         return None
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(field_name, "must be a non-empty branch name")
-    name = value.strip()
+    name = require_unicode(value.strip(), field_name)
     bad = (name.startswith(("/", "-", ".")) or name.endswith(("/", ".", ".lock")) or ".." in name
            or "//" in name or "@{" in name or any(c.isspace() or c in "~^:?*[\\" or ord(c) < 32 for c in name))
     if bad or len(name.encode("utf-8")) > MAX_TAG_BYTES - len(BRANCH_TAG_PREFIX):

@@ -31,7 +31,10 @@ Rules:
 - A damaged registry (not JSON, wrong version or shape, or a space that breaks a rule) is never discarded
   silently: the file is copied to ``data/.quarantine/`` (native) or ``state/quarantine/`` (providers),
   every readable space is salvaged (lenient scan of the damaged text, then the last-good copy, then the
-  stores on disk), the registry is rewritten, and a notice is kept in :attr:`SpaceRegistry.notices`.
+  stores on disk), the registry is rewritten, and a notice is kept in :attr:`SpaceRegistry.notices`. Of a
+  damaged provider file every complete service entry (credentials included) and enabled flag before the
+  damage is kept, and the live file is rewritten with them (never deleted: credentials must not survive
+  only in quarantine).
 - Third-party provider services: known provider ids (:data:`PROVIDER_LABELS`), service fields
   (:data:`SERVICE_FIELDS`) and memory fields (:data:`MEMORY_FIELDS`); unknown keys rejected; URLs http(s)
   without credentials; strings at most 2,000 chars (secrets 8,000); OpenViking ``targetUri`` must be a
@@ -46,6 +49,8 @@ import hashlib
 import json
 import os
 import re
+import shutil
+import time
 import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -59,6 +64,7 @@ from .model import (
     iso_ms,
     js_length,
     monotonic_iso,
+    require_unicode,
     utc_now,
     validate_description,
     validate_name,
@@ -73,6 +79,10 @@ NATIVE_VERSION = 1
 PROVIDERS_VERSION = 4
 NATIVE_PROVIDER = "mnemon-native"
 DISCOVERED_DESCRIPTION = "Existing Mnemon Store discovered on disk."
+#: Prefix of the directory a new native store is built in before it is renamed to ``data/<id>``.
+STAGING_PREFIX = ".creating-"
+#: A staging directory this old (seconds) is a crash leftover; creating a store takes milliseconds.
+STAGING_MAX_AGE_SECONDS = 600
 
 PROVIDER_LABELS = {
     "openviking": "OpenViking", "honcho": "Honcho", "mem0": "Mem0", "hindsight": "Hindsight",
@@ -317,9 +327,11 @@ class SpaceRegistry:
             extra = [b for b in self._last_good() if b.id not in on_disk and self._store_exists(b.id)]
             bodies = (*bodies, *extra)
             self.notices.append(Problem(str(self.native_path), damage.reason, str(kept), len(bodies)))
+        providers_damaged = False
         try:
             services, enabled, provider_bodies = self._parse_providers(providers_data)
         except _Damaged as damage:
+            providers_damaged = True
             services, enabled, provider_bodies = _salvage_providers(providers_data or b"")
             kept = fsio.copy_file_exclusive(self.state_dir / "quarantine", f"{stamp}-{PROVIDERS_FILE}",
                                             providers_data or b"")
@@ -328,7 +340,8 @@ class SpaceRegistry:
         state = RegistryState(tuple(bodies), services, enabled, enabled_bodies)
         discovered = self._discovered(state)
         state = replace(state, bodies=(*state.bodies, *discovered))
-        self._write_locked(state, all_provider_bodies=provider_bodies)
+        # a repaired provider file stays (with what was salvaged): its credentials never live only in quarantine
+        self._write_locked(state, all_provider_bodies=provider_bodies, keep_providers_file=providers_damaged)
         return state
 
     def _salvage_native(self, data: bytes) -> tuple[SpaceRecord, ...]:
@@ -358,16 +371,29 @@ class SpaceRegistry:
             return []
         return [n for n in names if SPACE_ID_RE.match(n) and (self.data_dir / n / "mnemon.db").is_file()]
 
+    def _discovery_dirs(self) -> list[str]:
+        """:meth:`store_dirs` whose ``mnemon.db`` is not empty: a zero-byte file is what an interrupted
+        creation leaves (SQLite writes the schema as the first page), never a store the Mnemon CLI made.
+        Staging directories (``data/.creating-*``) never match the id rule."""
+        out = []
+        for name in self.store_dirs():
+            try:
+                if (self.data_dir / name / "mnemon.db").stat().st_size > 0:
+                    out.append(name)
+            except OSError:
+                continue
+        return out
+
     def discoverable(self, state: RegistryState) -> bool:
         """True when some store on disk is not registered yet."""
         known = {b.id for b in state.all}
-        return any(name not in known for name in self.store_dirs())
+        return any(name not in known for name in self._discovery_dirs())
 
     def _discovered(self, state: RegistryState) -> list[SpaceRecord]:
         known = {b.id for b in state.all}
         effective = self.effective_store
         added: list[SpaceRecord] = []
-        for name in self.store_dirs():
+        for name in self._discovery_dirs():
             if name in known:
                 continue
             now = iso_ms(self.clock())
@@ -386,6 +412,63 @@ class SpaceRegistry:
             candidate = str(uuid.uuid4())
             if candidate not in used and not (self.data_dir / candidate).exists():
                 return candidate
+
+    def staging_dir(self) -> Path:
+        """A new empty directory ``data/.creating-<pid>-<12 hex>/`` (0700) to build a store in before
+        :meth:`publish_native` moves it into place. Discovery never sees it (ids cannot start with a dot)."""
+        fsio.ensure_dir(self.data_dir)
+        path = self.data_dir / f"{STAGING_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        os.mkdir(path, fsio.DIR_MODE)
+        return path
+
+    def publish_native(self, staged: Path, name: str, description: str, *, active: bool = False) -> SpaceRecord:
+        """Register the store built in ``staged`` (from :meth:`staging_dir`) as a new native space, all or
+        nothing. Under the registry lock: choose the id (:meth:`new_native_id`), rename ``staged`` to
+        ``data/<id>``, write the catalog (its rename is the commit; the directory fsync that follows covers
+        both renames). If the catalog cannot be written (``OSError`` such as ENOSPC, anything else) the
+        directory is renamed back to ``staged`` (the caller removes it) and the error is raised: nothing is
+        registered and no store is left where discovery would find it. Staging directories older than
+        :data:`STAGING_MAX_AGE_SECONDS` (left by a crash) are removed first. Raises :class:`InvalidInput`
+        for a bad ``name``/``description`` before touching anything."""
+        name, description = validate_name(name), validate_description(description)
+        with self._locked():
+            state = self._read_quiet() or self._repair_locked()
+            self._sweep_staging(keep=staged)
+            space_id = self.new_native_id(state)
+            target = self.data_dir / space_id
+            os.rename(staged, target)
+            now = iso_ms(self.clock())
+            record = SpaceRecord(space_id, name, description, bool(active), now, now)
+            try:
+                self._write_locked(replace(state, bodies=(*state.bodies, record)))
+            except BaseException:
+                self._cache = None
+                try:
+                    committed = any(b.id == space_id for b in self._parse_native(
+                        fsio.read_bytes_or_none(self.native_path)))
+                except _Damaged:
+                    committed = False
+                if not committed:
+                    os.rename(target, staged)
+                raise
+            return record
+
+    def _sweep_staging(self, keep: Path) -> None:
+        """Remove staging directories older than :data:`STAGING_MAX_AGE_SECONDS` (call under the lock)."""
+        try:
+            names = os.listdir(self.data_dir)
+        except OSError:
+            return
+        limit = time.time() - STAGING_MAX_AGE_SECONDS
+        for entry in names:
+            path = self.data_dir / entry
+            if not entry.startswith(STAGING_PREFIX) or path == keep:
+                continue
+            try:
+                if path.is_dir() and not path.is_symlink() and path.stat().st_mtime < limit:
+                    shutil.rmtree(path)
+            except OSError:
+                continue
 
     def add_native(self, space_id: str, name: str, description: str, *, active: bool = False,
                    placement: dict | None = None) -> SpaceRecord:
@@ -522,6 +605,10 @@ class SpaceRegistry:
             external = entry.get("externalId") if isinstance(entry, Mapping) else None
             if not isinstance(external, str) or not external.strip():
                 raise InvalidInput(f"discovered[{index}].externalId", "is required")
+            require_unicode(external, f"discovered[{index}].externalId")
+            for key in ("name", "description"):
+                if isinstance(entry.get(key), str):
+                    require_unicode(entry[key], f"discovered[{index}].{key}")
             if external in seen:
                 raise InvalidInput(f"discovered[{index}].externalId", "is repeated in one discovery")
             seen.add(external)
@@ -593,25 +680,44 @@ class SpaceRegistry:
         moment = self.clock()
         return moment.strftime("%Y%m%dT%H%M%S.") + f"{moment.microsecond // 1000:03d}Z"
 
-    def _write_locked(self, state: RegistryState, *, all_provider_bodies: tuple[SpaceRecord, ...] | None = None) -> None:
-        native = _dump({"version": NATIVE_VERSION, "bodies": [b.to_native_json() for b in state.bodies]})
-        fsio.ensure_dir(self.state_dir)
-        fsio.write_file_atomically(self.last_good_path, native)
-        fsio.write_file_atomically(self.native_path, native)
-        if all_provider_bodies is None:
-            all_provider_bodies = state.provider_bodies  # bodies of disabled providers are dropped (6.1)
-        if all_provider_bodies or state.services:
-            body = _dump({"version": PROVIDERS_VERSION, "services": {k: dict(v) for k, v in state.services.items()},
-                          "enabled": dict(state.enabled),
-                          "bodies": [b.to_provider_json() for b in all_provider_bodies]})
-            fsio.write_file_atomically(self.providers_path, body)
-            os.chmod(self.providers_path, fsio.FILE_MODE)
-        else:
+    def _write_locked(self, state: RegistryState, *, all_provider_bodies: tuple[SpaceRecord, ...] | None = None,
+                      keep_providers_file: bool = False) -> None:
+        """Write both files for ``state`` (call under the lock). Order: the provider file (only when its bytes
+        change), then the catalog (its rename commits a native change), then the last-good copy (best effort:
+        a backup that the next write refreshes; a failure there never un-commits the catalog). The provider
+        file is deleted when it holds no provider space and no service, unless ``keep_providers_file``
+        (a repair keeps a live file so credentials never survive only in quarantine). Raises
+        :class:`OSError` (nothing committed when it comes before the catalog's rename)."""
+        try:
+            native = _dump({"version": NATIVE_VERSION, "bodies": [b.to_native_json() for b in state.bodies]})
+            if all_provider_bodies is None:
+                all_provider_bodies = state.provider_bodies  # bodies of disabled providers are dropped (6.1)
+            providers: bytes | None = None
+            if all_provider_bodies or state.services or keep_providers_file:
+                providers = _dump({"version": PROVIDERS_VERSION,
+                                   "services": {k: dict(v) for k, v in state.services.items()},
+                                   "enabled": dict(state.enabled),
+                                   "bodies": [b.to_provider_json() for b in all_provider_bodies]})
+            current = fsio.read_bytes_or_none(self.providers_path)
+            if providers is not None and providers != current:
+                fsio.ensure_dir(self.state_dir)
+                fsio.write_file_atomically(self.providers_path, providers)
+                os.chmod(self.providers_path, fsio.FILE_MODE)
+            if fsio.read_bytes_or_none(self.native_path) != native:
+                fsio.write_file_atomically(self.native_path, native)
             try:
-                os.unlink(self.providers_path)
-            except FileNotFoundError:
+                if fsio.read_bytes_or_none(self.last_good_path) != native:
+                    fsio.ensure_dir(self.state_dir)
+                    fsio.write_file_atomically(self.last_good_path, native)
+            except OSError:
                 pass
-        self._cache = None
+            if providers is None and current is not None:
+                try:
+                    os.unlink(self.providers_path)
+                except FileNotFoundError:
+                    pass
+        finally:
+            self._cache = None
 
 
 # --------------------------------------------------------------------------- helpers
@@ -711,25 +817,55 @@ def _json_objects(text: str) -> Iterable[Any]:
         position = text.find("{", position + 1)
 
 
+def _complete_members(text: str, start: int) -> list[tuple[str, Any]]:
+    """The members of the JSON object opening at ``text[start]`` (``{``) that are complete, in order, up to
+    the first one that is cut off or malformed (a truncated file keeps everything before the cut)."""
+    decoder = json.JSONDecoder()
+    members: list[tuple[str, Any]] = []
+    space = re.compile(r"\s*")
+    position = space.match(text, start + 1).end()
+    while position < len(text) and text[position] == '"':
+        try:
+            key, position = json.decoder.scanstring(text, position + 1)
+        except ValueError:
+            break
+        position = space.match(text, position).end()
+        if position >= len(text) or text[position] != ":":
+            break
+        position = space.match(text, position + 1).end()
+        try:
+            value, position = decoder.raw_decode(text, position)
+        except ValueError:
+            break
+        position = space.match(text, position).end()
+        closed = position < len(text) and text[position] in ",}"
+        if not closed and (isinstance(value, (int, float)) or position < len(text)):
+            break  # a number may be the cut-off prefix of a longer one; anything else here is damage
+        members.append((key, value))
+        if not closed or text[position] == "}":
+            break
+        position = space.match(text, position + 1).end()
+    return members
+
+
 def _salvage_providers(data: bytes) -> tuple[dict, dict, tuple[SpaceRecord, ...]]:
+    """What a damaged provider file still holds: every *complete* service entry (with its credentials) and
+    enabled flag of the top-level ``services``/``enabled`` objects (members before a cut or damage), and
+    every provider space object that decodes anywhere in the text."""
     text = data.decode("utf-8", "replace")
     services: dict[str, dict] = {}
     enabled: dict[str, bool] = {}
-    decoder = json.JSONDecoder()
     for key, target in (("services", services), ("enabled", enabled)):
-        match = re.search(rf'"{key}"\s*:\s*', text)
-        if match:
-            try:
-                value, _ = decoder.raw_decode(text, match.end())
-            except ValueError:
-                value = None
-            if isinstance(value, dict):
-                for provider, fields in value.items():
-                    if provider in PROVIDER_LABELS:
-                        if key == "services" and isinstance(fields, dict):
-                            target[provider] = dict(fields)
-                        elif key == "enabled":
-                            target[provider] = bool(fields)
+        match = re.search(rf'"{key}"\s*:\s*\{{', text)
+        if not match:
+            continue
+        for provider, fields in _complete_members(text, match.end() - 1):
+            if provider not in PROVIDER_LABELS:
+                continue
+            if key == "services" and isinstance(fields, dict):
+                target[provider] = dict(fields)
+            elif key == "enabled" and isinstance(fields, bool):
+                target[provider] = fields
     bodies: list[SpaceRecord] = []
     for raw in _json_objects(text):
         record = _provider_record(raw)
@@ -750,7 +886,7 @@ def _check_value(name: str, value: Any, field_path: str) -> Any:
         return value
     if not isinstance(value, str):
         raise InvalidInput(field_path, "must be a string, number or boolean")
-    text = value.strip()
+    text = require_unicode(value.strip(), field_path)
     if js_length(text) > limit:
         raise InvalidInput(field_path, f"must be at most {limit} characters")
     return text

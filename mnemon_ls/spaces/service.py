@@ -49,6 +49,7 @@ from .model import (
     WriteReceipt,
     branch_tags,
     receipt_status,
+    require_unicode,
     utc_now,
     validate_branch,
     validate_category,
@@ -273,21 +274,38 @@ class SpacesService:
         return self._view(require(self.state(), validate_space_id(space_id)))
 
     def create_space(self, name: str, description: str, *, active: bool = False) -> SpaceView:
-        """Create a native space and its store (module doc for the id rule)."""
+        """Create a native space and its store (module doc for the id rule), all or nothing.
+
+        Every field is validated first (:class:`InvalidInput` naming ``name``/``description``, nothing
+        touched). The embedded driver builds ``mnemon.db`` in a staging directory ``data/.creating-*`` and
+        :meth:`SpaceRegistry.publish_native` renames it to ``data/<id>`` and registers it under the registry
+        lock; the ``cli`` driver has ``mnemon`` create ``data/<id>`` and removes it again if registering
+        fails. Any failure (ENOSPC, ``sqlite3`` "database or disk is full", an I/O error) is raised after
+        removing what was made: no store is left for discovery and no registry entry is written."""
         from .model import validate_description, validate_name
         name, description = validate_name(name), validate_description(description)
-        state = self.state()
-        space_id = self.registry.new_native_id(state)
         if self.native_driver == "cli":
-            self.runner.create_store(space_id)
-        else:
-            provider = NativeProvider(self.root / "data" / space_id / DB_FILE, space_id=space_id, clock=self.clock,
+            space_id = self.registry.new_native_id(self.state())
+            try:
+                self.runner.create_store(space_id)
+                record = self.registry.add_native(space_id, name, description, active=bool(active))
+            except BaseException:
+                shutil.rmtree(self.root / "data" / space_id, ignore_errors=True)
+                raise
+            return self._view(record)
+        self.state()  # repairs and discovery first, so the new store is not "discovered" by them
+        staged = self.registry.staging_dir()
+        try:
+            provider = NativeProvider(staged / DB_FILE, space_id=staged.name, clock=self.clock,
                                       lock_timeout=self.lock_timeout, create=True, track_access=self.track_access)
             try:
                 provider.count()  # creates the database in the CLI's schema
             finally:
                 provider.close()
-        record = self.registry.add_native(space_id, name, description, active=bool(active))
+            record = self.registry.publish_native(staged, name, description, active=bool(active))
+        finally:
+            if staged.exists():
+                shutil.rmtree(staged, ignore_errors=True)
         return self._view(record)
 
     def update_space(self, space_id: str, *, name: str | None = None, description: str | None = None) -> SpaceView:
@@ -763,7 +781,9 @@ def _validate_metadata(metadata: Any) -> dict[str, str]:
     for key, value in metadata.items():
         if not isinstance(key, str) or not key or len(key) > 100:
             raise InvalidInput("metadata", "keys must be strings of 1..100 characters")
+        require_unicode(key, "metadata")
         if not isinstance(value, str) or len(value) > 1000:
             raise InvalidInput(f"metadata.{key}", "must be a string of at most 1000 characters")
+        require_unicode(value, f"metadata.{key}")
         out[key] = value
     return out

@@ -21,6 +21,8 @@ export const SERVER_SETTING_KEYS = [
     "documents.activeLimitBytes",
     "branchRecall",
     "recallPolicy",
+    "recallMode",
+    "writebackMode",
 ] as const;
 
 /** Settings only the extension reads (never sent to the server as such; the server drops unknown keys). */
@@ -42,6 +44,8 @@ export interface ServerSettings {
     documents?: { maxBodyBytes?: number; activeLimitBytes?: number };
     branchRecall?: string;
     recallPolicy?: string;
+    recallMode?: string;
+    writebackMode?: string;
 }
 
 export interface ExpandContext {
