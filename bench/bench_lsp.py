@@ -10,7 +10,11 @@ nearest-rank p95), all against real ``python -m mnemon_ls serve`` subprocesses d
 JSON-RPC client written here (Content-Length framing over pipes, no pygls on the client side, so the
 numbers are the server's plus the pipe's):
 
-1. start: from spawning the process to the ``initialize`` result (a fresh process per sample).
+1. start: from spawning the process to the ``initialize`` result (a fresh process per sample), for
+   ``python -m mnemon_ls serve`` and, interleaved in the same run (alternating which goes first), for
+   an empty pygls 2 server started the same way (:data:`EMPTY_SERVER`: a ``LanguageServer`` with no
+   features, ``start_io()``); the ratio of the medians is the start-up cost of mnemon-ls itself
+   (aim <= 1.15x). ``--start-only`` runs just this.
 2. ``mnemon/wake`` round trip on a store of 60 entries (MEMORY.md ~5 KB, USER.md ~1 KB).
 3. ``mnemon/runtime/mutate`` round trips on that store: an add, then the remove that undoes it (both
    timed, reported apart and together), so every sample sees the same store.
@@ -49,6 +53,13 @@ sys.path.insert(0, str(REPO_ROOT))
 from tests.gitrepo import create_branch, make_repo  # noqa: E402
 
 SERVER = [sys.executable, "-m", "mnemon_ls", "serve"]
+#: The floor: an empty pygls 2 language server, the same interpreter, started the same way (stdio).
+EMPTY_SERVER = [sys.executable, "-c",
+                "from pygls.lsp.server import LanguageServer; LanguageServer('empty', '0').start_io()"]
+#: ``--starts N`` overrides the number of start samples per server.
+STARTS = 0
+#: Aim for the start ratio (ours / empty pygls 2 server, medians).
+START_RATIO_AIM = 1.15
 RESULTS = REPO_ROOT / "bench" / "results" / "lsp.md"
 AIMS_MS = {"start": 400.0, "wake": 5.0, "mutate": 8.0, "notification": 300.0}
 
@@ -64,9 +75,9 @@ class RawClient:
         self.notifications: list[tuple[int, str, Any]] = []
         self._reader: asyncio.Task[None] | None = None
 
-    async def spawn(self, env: dict[str, str], cwd: Path) -> None:
+    async def spawn(self, env: dict[str, str], cwd: Path, command: list[str] = SERVER) -> None:
         self.proc = await asyncio.create_subprocess_exec(
-            *SERVER, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL, env=env, cwd=cwd)
         self._reader = asyncio.create_task(self._read())
 
@@ -162,20 +173,25 @@ def environment(base: Path) -> dict[str, str]:
     return env
 
 
-async def bench_start(base: Path, runs: int, warmup: int) -> list[int]:
+async def bench_start(base: Path, runs: int, warmup: int) -> dict[str, list[int]]:
+    """Spawn -> ``initialize`` result for ours and the empty pygls 2 server, interleaved (order alternates)."""
     folder = base / "start-repo"
     make_repo(folder)
-    samples = []
+    samples: dict[str, list[int]] = {"start": [], "empty": []}
     for i in range(runs + warmup):
-        client = RawClient()
-        t0 = time.perf_counter_ns()
-        await client.spawn(environment(base), base)
-        await client.initialize(folder)
-        elapsed = time.perf_counter_ns() - t0
-        client.notify("initialized", {})
-        await client.close()
-        if i >= warmup:
-            samples.append(elapsed)
+        order = [("start", SERVER), ("empty", EMPTY_SERVER)]
+        if i % 2:
+            order.reverse()
+        for key, command in order:
+            client = RawClient()
+            t0 = time.perf_counter_ns()
+            await client.spawn(environment(base), base, command)
+            await client.initialize(folder)
+            elapsed = time.perf_counter_ns() - t0
+            client.notify("initialized", {})
+            await client.close()
+            if i >= warmup:
+                samples[key].append(elapsed)
     return samples
 
 
@@ -294,6 +310,7 @@ def verdict(value: float, aim: float) -> str:
 def render(results: dict[str, dict[str, float]], meta: dict[str, str], imports: dict[str, dict[str, float]]) -> str:
     rows = [
         ("server start -> `initialize` result", "start", AIMS_MS["start"]),
+        ("  empty pygls 2 server, same way, interleaved", "empty", AIMS_MS["start"]),
         ("`mnemon/wake` round trip", "wake", AIMS_MS["wake"]),
         ("`mnemon/runtime/mutate` round trip (add and remove)", "mutate", AIMS_MS["mutate"]),
         ("  add only", "add", AIMS_MS["mutate"]),
@@ -317,7 +334,10 @@ def render(results: dict[str, dict[str, float]], meta: dict[str, str], imports: 
         r = results[key]
         lines.append(f"| {title} | {r['n']} | {r['median']:.2f} | {r['p95']:.2f} | {r['min']:.2f} | "
                      f"{r['max']:.2f} | < {aim:g} | {verdict(r['p95'], aim)} |")
-    lines += ["", meta.get("notes", ""), "",
+    ratio = results["start"]["median"] / results["empty"]["median"]
+    lines += ["", f"Start ratio, mnemon-ls / empty pygls 2 server (medians): **{ratio:.2f}x** (aim <= "
+                  f"{START_RATIO_AIM:.2f}x: {'ok' if ratio <= START_RATIO_AIM else 'miss'}).",
+              "", meta.get("notes", ""), "",
               "Where the start goes: wall time of a fresh interpreter doing only this (n/median/p95 as above). These",
               "include interpreter teardown, which is not part of the start (freeing lsprotocol's thousands of",
               "classes takes tens of ms), so the last row can exceed the start itself.", "",
@@ -328,14 +348,17 @@ def render(results: dict[str, dict[str, float]], meta: dict[str, str], imports: 
     return "\n".join(lines)
 
 
-async def main_async(quick: bool) -> dict[str, dict[str, float]]:
+async def main_async(quick: bool, start_only: bool = False) -> dict[str, dict[str, float]]:
     base = Path(tempfile.mkdtemp(prefix="mnemon-bench-lsp-"))
     try:
         starts, warm = (5, 1) if quick else (40, 3)
+        starts = STARTS or starts
         runs = 30 if quick else 400
         notes = 5 if quick else 60
         print("start ...", file=sys.stderr)
         start = await bench_start(base, starts, warm)
+        if start_only:
+            return {key: summary(value) for key, value in start.items()}
         print("requests ...", file=sys.stderr)
         requests = await bench_requests(base, runs, 20)
         print("projection repair ...", file=sys.stderr)
@@ -345,7 +368,7 @@ async def main_async(quick: bool) -> dict[str, dict[str, float]]:
     finally:
         shutil.rmtree(base, ignore_errors=True)
     return {
-        "start": summary(start), "wake": summary(requests["wake"]),
+        "start": summary(start["start"]), "empty": summary(start["empty"]), "wake": summary(requests["wake"]),
         "mutate": summary(requests["add"] + requests["remove"]),
         "add": summary(requests["add"]), "remove": summary(requests["remove"]),
         "repair": summary(repair), "branch": summary(branch),
@@ -355,9 +378,18 @@ async def main_async(quick: bool) -> dict[str, dict[str, float]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="few samples; print only")
+    parser.add_argument("--start-only", action="store_true", help="only the start comparison; print only")
+    parser.add_argument("--starts", type=int, default=0, help="start samples per server (default 40, quick 5)")
     args = parser.parse_args()
+    global STARTS
+    STARTS = args.starts
     load = " / ".join(f"{x:.2f}" for x in os.getloadavg())
-    results = asyncio.run(main_async(args.quick))
+    results = asyncio.run(main_async(args.quick, args.start_only))
+    if args.start_only:
+        for key, r in results.items():
+            print(f"{key}: n={r['n']} median={r['median']:.1f} ms p95={r['p95']:.1f} ms")
+        print(f"ratio (medians): {results['start']['median'] / results['empty']['median']:.2f}x")
+        return 0
     imports = {name: summary(v) for name, v in bench_imports(3 if args.quick else 15).items()}
     meta = {
         "date": _dt.date.today().isoformat(),

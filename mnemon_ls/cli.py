@@ -212,9 +212,9 @@ def build_parser() -> argparse.ArgumentParser:
     hook = commands.add_parser("hook", parents=[common], help="run an assistant lifecycle hook (reads the hook's JSON on stdin)")
     hook.add_argument("event", choices=("session-start", "prompt"))
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
-    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
-    serve.add_argument("--log-file", metavar="FILE", help="write logs to FILE")
-    serve.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for protocol traffic)")
+    from .lsp.launch import add_serve_arguments  # light: `mnemon-ls serve` itself starts from there
+
+    add_serve_arguments(serve)
     return parser
 
 

@@ -2,6 +2,10 @@
 
 The CLI builds one :class:`WorkspaceHost` per command; the language server keeps one per workspace
 folder. Nothing here imports pygls.
+
+Importing this module stays cheap (the language server imports it before answering ``initialize``):
+settings (pydantic), roots and the Sources are imported where a host is built, not at module level.
+Add new imports of those inside functions, or under ``TYPE_CHECKING`` for annotations.
 """
 
 from __future__ import annotations
@@ -15,18 +19,16 @@ from typing import TYPE_CHECKING, Mapping
 
 from .errors import (InvalidInput, StorageDenied, StorageError, StorageFull, StorageReadOnly,
                      storage_error)
-from .roots import RootResolution, arm_root_creation, find_workspace, resolve_root
-from .runtime.model import branch_name_problem
-from .runtime.snapshot import WakeSnapshot
-from .runtime.source import RuntimeSource
-from .runtime.store import Clock, RepairReport, RuntimeStore, _utc_now
-from .settings import Settings
 
 if TYPE_CHECKING:
     from typing import Any
 
     from . import gitstate
     from .documents import DocumentStore
+    from .roots import RootResolution
+    from .runtime.snapshot import WakeSnapshot
+    from .runtime.store import Clock, RepairReport, RuntimeStore
+    from .settings import Settings
     from .spaces import SpacesService
 
 
@@ -44,8 +46,13 @@ class WorkspaceHost:
         settings: Settings,
         *,
         env: Mapping[str, str] | None = None,
-        clock: Clock = _utc_now,
+        clock: Clock | None = None,
     ) -> None:
+        from .roots import arm_root_creation, resolve_root
+        from .runtime.source import RuntimeSource
+        from .runtime.store import _utc_now
+
+        clock = clock or _utc_now
         self.settings = settings
         self.resolution: RootResolution = resolve_root(workspace, settings, env)
         arm_root_creation(self.resolution)  # in memory: the first write that creates a root ignores it in git
@@ -152,6 +159,8 @@ class WorkspaceHost:
                                          or not 1024 <= budget_chars <= 4_194_304):
             raise InvalidInput("budget", f"must be an integer in 1024..4194304 characters (got {budget_chars!r})")
         if branch is not None:
+            from .runtime.model import branch_name_problem
+
             name = branch.strip()
             problem = branch_name_problem(name)
             if problem:
@@ -290,6 +299,8 @@ def default_workspace(env: Mapping[str, str] | None = None) -> Path | None:
     """The CLI's workspace when ``--workspace`` is not given: the nearest directory from the current one
     upward holding ``.git`` or ``.mnemon`` (:func:`mnemon_ls.roots.find_workspace`), or ``None`` (no
     workspace: the global root is used)."""
+    from .roots import find_workspace
+
     return find_workspace(os.getcwd(), env)
 
 
@@ -317,11 +328,20 @@ class HostRegistry:
     """
 
     def __init__(self, default_settings: Settings | None = None, env: Mapping[str, str] | None = None,
-                 clock: Clock = _utc_now) -> None:
-        self.default_settings = default_settings or Settings()
+                 clock: Clock | None = None) -> None:
+        self._default_settings = default_settings
         self.env = env
         self.clock = clock
         self.folders: dict[str, FolderState] = {}
+
+    @property
+    def default_settings(self) -> Settings:
+        """The settings of a folder added without its own (built on first use: pydantic is imported then)."""
+        if self._default_settings is None:
+            from .settings import Settings
+
+            self._default_settings = Settings()
+        return self._default_settings
 
     def add_folder(self, uri: str, path: Path, name: str = "", settings: Settings | None = None) -> FolderState:
         """Register (or replace) a folder; raises the errors of :func:`resolve_root` for a bad root."""
@@ -350,11 +370,12 @@ class HostRegistry:
         """The folder for a folder URI, a file URI/path inside one, or ``None`` when exactly one is open.
 
         Raises :class:`~mnemon_ls.errors.NotInWorkspace` (outside every folder, or no folder open) and
-        :class:`InvalidInput` (field ``workspace``: required when several folders are open).
+        :class:`InvalidInput` (field ``workspace``: required when several folders are open; ``""``,
+        ``file:`` and ``file://`` are refused, never taken as the working directory).
         """
         from .errors import NotInWorkspace
 
-        if uri_or_path is None or uri_or_path == "":
+        if uri_or_path is None:
             if len(self.folders) == 1:
                 return next(iter(self.folders.values()))
             if not self.folders:
@@ -375,10 +396,16 @@ def uri_to_path(uri_or_path: str, field: str = "workspace") -> Path:
     """A ``file:`` URI (percent-decoded; ``file:///c%3A/x`` is ``c:/x`` on Windows) or a plain absolute
     path -> :class:`Path`.
 
-    Raises :class:`InvalidInput` naming ``field`` for other URI schemes, remote hosts or relative paths.
+    Raises :class:`InvalidInput` naming ``field`` for a value that is not a string, contains NUL (also
+    percent-encoded as ``%00``), has another URI scheme or a remote host, or names no absolute path
+    (``""``, ``file:``, ``file://``, ``file:relative``): none of them ever means the working directory.
     """
     from urllib.parse import unquote, urlparse
 
+    if not isinstance(uri_or_path, str):
+        raise InvalidInput(field, f"must be a file: URI or an absolute path (got {type(uri_or_path).__name__})")
+    if "\x00" in uri_or_path:
+        raise InvalidInput(field, f"must not contain NUL (U+0000) (got {uri_or_path!r})")
     if uri_or_path.startswith("file:"):
         parsed = urlparse(uri_or_path)
         if parsed.netloc not in ("", "localhost"):
@@ -386,6 +413,10 @@ def uri_to_path(uri_or_path: str, field: str = "workspace") -> Path:
         path = unquote(parsed.path)
         if os.name == "nt" and len(path) >= 3 and path[0] == "/" and path[2] == ":":
             path = path[1:]
+        if "\x00" in path:
+            raise InvalidInput(field, f"must not contain NUL (U+0000), also not as %00 (got {uri_or_path!r})")
+        if not os.path.isabs(path):
+            raise InvalidInput(field, f"a file: URI must name an absolute path (got {uri_or_path!r})")
         return Path(path)
     if "://" in uri_or_path or uri_or_path.startswith(("untitled:", "vscode")):
         raise InvalidInput(field, f"only file: URIs are supported (got {uri_or_path!r})")

@@ -2,23 +2,27 @@
 
 Custom request params arrive as plain dicts (:class:`MnemonProtocol` maps every ``mnemon/`` method to a
 raw-dict message type; pygls would otherwise build namedtuples, ``shared/reference/lsp-anchors.md``
-1.6b) and are validated here. Field names are camelCase on the wire.
+1.6b) and are validated by the pydantic models of :mod:`.params` (re-exported here on first use, so
+that importing this module, and answering ``initialize``, never loads pydantic). Field names are
+camelCase on the wire.
 
 Errors are JSON-RPC errors whose ``data.code`` is stable (:data:`ERROR_CODES`); ``data`` also carries the
 error's details (``field`` and ``rule`` for ``invalid-input``; ``target``, ``used``, ``projected``, ``limit``
-for ``runtime-capacity``; ...). No traceback is ever sent.
+for ``runtime-capacity``; ...). No traceback is ever sent: :meth:`MnemonProtocol._send_response` gives
+every error response leaving the server a stable ``data.code`` (also pygls' own: method not found,
+invalid params, internal errors) and drops pygls' ``data.traceback``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import attrs
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from lsprotocol.types import ResponseError
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol
 
-from ..errors import InvalidInput, MnemonError, storage_error
+from ..errors import MnemonError, storage_error
 
 #: Version of the ``mnemon/*`` surface; editor plugins compare it with ``mnemon/status``.
 PROTOCOL_VERSION = 1
@@ -91,6 +95,18 @@ ERROR_CODES: dict[str, int] = {
     "storage-unsafe": -32035,
     "internal-error": -32603,
 }
+#: Stable ``data.code`` of the JSON-RPC 2.0 and LSP protocol-level errors (framing and envelope:
+#: :mod:`.framing`; pygls' method-not-found and cancellation), which no domain error maps to.
+PROTOCOL_ERROR_CODES: dict[str, int] = {
+    "parse-error": -32700,
+    "invalid-request": -32600,
+    "method-not-found": -32601,
+    "server-not-initialized": -32002,
+    "request-cancelled": -32800,
+    "content-modified": -32801,
+}
+#: The stable ``data.code`` of an error response that came without one, by JSON-RPC numeric code.
+STABLE_CODES: dict[int, str] = {number: code for code, number in {**ERROR_CODES, **PROTOCOL_ERROR_CODES}.items()}
 
 
 @attrs.define
@@ -113,257 +129,91 @@ class MnemonProtocol(LanguageServerProtocol):
             return RawRequest
         return super().get_message_type(method)
 
+    def _send_response(self, msg_id: Any, result: Any = None, error: ResponseError | None = None) -> None:
+        """pygls' response writer, with every error given a stable ``data.code`` (:func:`stable_error`).
+
+        An error whose request id could not be read goes out with ``"id": null`` (JSON-RPC 2.0 section 5;
+        pygls' converter would leave the member out)."""
+        if error is not None and msg_id is None:
+            error = stable_error(error)
+            self._send_data({"jsonrpc": "2.0", "id": None,
+                             "error": {"code": error.code, "message": error.message, "data": error.data}})
+            return
+        super()._send_response(msg_id, result, None if error is None else stable_error(error))
+
+
+def strict_converter() -> Any:
+    """pygls' converter, except that only a JSON array structures as an LSP array (``Sequence[...]``).
+
+    cattrs turns any iterable into a sequence: ``"arguments": {"uri": ...}`` of
+    ``workspace/executeCommand`` would arrive as ``["uri"]`` and a string as its characters. Here
+    anything but an array fails to structure, so the request gets ``-32602`` naming the field.
+    """
+    import collections.abc
+    import typing
+
+    from cattrs.cols import homogenous_tuple_structure_factory, list_structure_factory
+    from pygls.protocol import default_converter
+
+    converter = default_converter()
+    lists = (list, collections.abc.MutableSequence)
+    origins = (*lists, collections.abc.Sequence)
+
+    def factory(cls: Any, conv: Any) -> Any:
+        inner = (list_structure_factory if typing.get_origin(cls) in lists
+                 else homogenous_tuple_structure_factory)(cls, conv)
+
+        def structure(obj: Any, cls: Any) -> Any:
+            if not isinstance(obj, (list, tuple)):
+                raise TypeError(f"must be an array (got {type(obj).__name__})")
+            return inner(obj, cls)
+
+        return structure
+
+    converter.register_structure_hook_factory(lambda cls: typing.get_origin(cls) in origins, factory)
+    return converter
+
+
+def stable_error(error: ResponseError) -> ResponseError:
+    """``error`` with ``data.code`` (from :data:`STABLE_CODES`, ``internal-error`` for unknown numbers)
+    and without a traceback; a non-object ``data`` is kept as ``data.detail``."""
+    data = error.data
+    if isinstance(data, dict):
+        data = {k: v for k, v in data.items() if k != "traceback"}
+    else:
+        data = {} if data is None else {"detail": data}
+    if not isinstance(data.get("code"), str):
+        data = {"code": STABLE_CODES.get(error.code, "internal-error"), **data}
+    message = error.message.split("\nTraceback", 1)[0]
+    return ResponseError(code=error.code, message=message, data=data)
+
 
 def to_rpc_error(error: Exception) -> JsonRpcException:
     """Map a domain error (or anything else) to a JSON-RPC error with ``data.code``; never a traceback."""
     if isinstance(error, MnemonError):
         data = {k: v for k, v in error.to_dict().items() if k != "message"}
         return JsonRpcException(error.message, ERROR_CODES.get(error.code, -32603), data)
-    if isinstance(error, ValidationError):
-        return to_rpc_error(invalid_input_from(error))
+    if type(error).__module__.startswith("pydantic"):
+        from .params import ValidationError, invalid_input_from
+
+        if isinstance(error, ValidationError):
+            return to_rpc_error(invalid_input_from(error))
     mapped = storage_error(error)  # an OSError / sqlite3.Error a Source let through: storage-* code, path named
     if mapped is not None:
         return to_rpc_error(mapped)
     return JsonRpcException(f"internal error: {type(error).__name__}: {error}", -32603, {"code": "internal-error"})
 
 
-def invalid_input_from(error: ValidationError, prefix: str = "") -> InvalidInput:
-    """The first problem of a pydantic ``ValidationError`` as :class:`InvalidInput` (dotted camelCase field)."""
-    first = error.errors()[0]
-    field = prefix + ".".join(str(p) for p in first["loc"]) if first["loc"] else (prefix.rstrip(".") or "params")
-    rule = "is not a known field" if first["type"] == "extra_forbidden" else first["msg"].removeprefix("Value error, ")
-    return InvalidInput(field, rule)
+def __getattr__(name: str) -> Any:
+    """The params models, :func:`parse_params`, :func:`invalid_input_from` and ``ValidationError`` of
+    :mod:`.params`, imported on first use (PEP 562)."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from . import params
 
-
-def parse_params(model: type[BaseModel], params: Any) -> Any:
-    """Validate raw ``params`` (a dict or None) with ``model``; raises :class:`InvalidInput` naming the field."""
-    if params is None:
-        params = {}
-    if not isinstance(params, dict):
-        raise InvalidInput("params", "must be an object")
     try:
-        return model.model_validate(params)
-    except ValidationError as exc:
-        raise invalid_input_from(exc) from None
-
-
-class _Params(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
-
-
-class WorkspaceParams(_Params):
-    """``{workspace?: folder URI, file URI or absolute path}``; optional when exactly one folder is open."""
-
-    workspace: str | None = None
-
-
-class RuntimeMutateParams(WorkspaceParams):
-    """``mnemon/runtime/mutate``: ``{workspace?, action, target, content?, oldText?, importance?, branches?}``.
-
-    Texts are checked by the Runtime Source (normalization, ``§``, 8192 bytes, matching).
-    """
-
-    action: Literal["add", "replace", "remove"]
-    target: Literal["user", "memory"] = "memory"
-    content: str | None = None
-    old_text: str | None = Field(None, alias="oldText")
-    importance: Literal["critical", "normal", "low"] | None = None
-    branches: list[str] | None = None
-
-
-class WakeParams(WorkspaceParams):
-    """``mnemon/wake``: ``{workspace?, branch?, budgetChars?, viewId?}``; with ``viewId`` the View's pinned wake."""
-
-    branch: str | None = None
-    budget_chars: int | None = Field(None, alias="budgetChars", ge=1024, le=4_194_304, strict=True)
-    view_id: str | None = Field(None, alias="viewId")
-
-
-class TurnBeginParams(WorkspaceParams):
-    """``mnemon/turn/begin``: ``{workspace?, parentViewId?}``."""
-
-    parent_view_id: str | None = Field(None, alias="parentViewId")
-
-
-class TurnEndParams(_Params):
-    """``mnemon/turn/end``: ``{viewId}``."""
-
-    view_id: str = Field(alias="viewId")
-
-
-class RememberArgs(_Params):
-    """Argument object of ``mnemon.server.rememberSelection``: ``{uri, text, branches?, importance?, spaceId?}``.
-
-    Without ``spaceId`` the text goes to MEMORY.md (``branches`` scopes it); with ``spaceId`` it is
-    remembered in that Memory Space (``branches``, at most one name there, adds a ``branch:<name>`` tag).
-    """
-
-    uri: str
-    text: str
-    branches: list[str] | None = None
-    importance: Literal["critical", "normal", "low"] | None = None
-    space_id: str | None = Field(None, alias="spaceId")
-
-
-class ShowWakeArgs(_Params):
-    """Argument object of ``mnemon.server.showWakeSnapshot``: ``{uri}`` (a file or folder URI)."""
-
-    uri: str | None = None
-
-
-class DocumentCreateParams(WorkspaceParams):
-    """``mnemon/documents/create``: ``{workspace?, title, content, description?, sourcePaths?, expectedRevision?}``."""
-
-    title: str
-    content: str
-    description: str | None = None
-    source_paths: list[str] | None = Field(None, alias="sourcePaths")
-    expected_revision: str | None = Field(None, alias="expectedRevision")
-
-
-class DocumentUpdateParams(WorkspaceParams):
-    """``mnemon/documents/update``: ``{workspace?, id, title?, content?, description?, sourcePaths?,
-    documentRevision?, expectedRevision?}`` (active documents only)."""
-
-    id: str
-    title: str | None = None
-    content: str | None = None
-    description: str | None = None
-    source_paths: list[str] | None = Field(None, alias="sourcePaths")
-    document_revision: int | None = Field(None, alias="documentRevision", strict=True)
-    expected_revision: str | None = Field(None, alias="expectedRevision")
-
-
-class DocumentIdParams(WorkspaceParams):
-    """``mnemon/documents/get``: ``{workspace?, id}``."""
-
-    id: str
-
-
-class DocumentListParams(WorkspaceParams):
-    """``mnemon/documents/list``: ``{workspace?, status?: active|archived}``."""
-
-    status: Literal["active", "archived"] | None = None
-
-
-class DocumentSearchParams(WorkspaceParams):
-    """``mnemon/documents/search``: ``{workspace?, query, includeArchived?, limit? (1..50), includeContent?}``."""
-
-    query: str
-    include_archived: bool = Field(False, alias="includeArchived")
-    limit: int = Field(20, strict=True)
-    include_content: bool = Field(False, alias="includeContent")
-
-
-class DocumentArchiveParams(WorkspaceParams):
-    """``mnemon/documents/archive``: ``{workspace?, id, documentRevision, summary?, expectedRevision?}``."""
-
-    id: str
-    document_revision: int = Field(alias="documentRevision", strict=True)
-    summary: str | None = None
-    expected_revision: str | None = Field(None, alias="expectedRevision")
-
-
-class DocumentRestoreParams(WorkspaceParams):
-    """``mnemon/documents/restore``: ``{workspace?, id, documentRevision?, expectedRevision?}``."""
-
-    id: str
-    document_revision: int | None = Field(None, alias="documentRevision", strict=True)
-    expected_revision: str | None = Field(None, alias="expectedRevision")
-
-
-class CreateDocumentArgs(_Params):
-    """Argument object of ``mnemon.server.createDocumentFromFile``: ``{uri, title?}`` (a file URI)."""
-
-    uri: str
-    title: str | None = None
-
-
-class SpacesListParams(WorkspaceParams):
-    """``mnemon/spaces/list``: ``{workspace?, activeOnly?}``."""
-
-    active_only: bool = Field(False, alias="activeOnly")
-
-
-class SpaceCreateParams(WorkspaceParams):
-    """``mnemon/spaces/create``: ``{workspace?, name, description, active?}``."""
-
-    name: str
-    description: str
-    active: bool = False
-
-
-class SpaceUpdateParams(WorkspaceParams):
-    """``mnemon/spaces/update``: ``{workspace?, spaceId, name?, description?}``."""
-
-    space_id: str = Field(alias="spaceId")
-    name: str | None = None
-    description: str | None = None
-
-
-class SpaceIdParams(WorkspaceParams):
-    """``mnemon/spaces/activate|deactivate|delete|status``: ``{workspace?, spaceId}``."""
-
-    space_id: str = Field(alias="spaceId")
-
-
-class SpaceMergeParams(WorkspaceParams):
-    """``mnemon/spaces/merge``: ``{workspace?, sourceIds, targetId, deactivateSources?}``."""
-
-    source_ids: list[str] = Field(alias="sourceIds")
-    target_id: str = Field(alias="targetId")
-    deactivate_sources: bool = Field(True, alias="deactivateSources")
-
-
-class RememberParams(WorkspaceParams):
-    """``mnemon/remember``: ``{workspace?, content, spaceId?, category?, importance? (1..5), tags?, entities?,
-    source?, scopeToBranch?}``; ``scopeToBranch`` tags the item with the workspace's current branch."""
-
-    content: str
-    space_id: str | None = Field(None, alias="spaceId")
-    category: str | None = None
-    importance: int | None = Field(None, strict=True)
-    tags: list[str] | None = None
-    entities: list[str] | None = None
-    source: str | None = None
-    scope_to_branch: bool = Field(False, alias="scopeToBranch")
-
-
-class RecallParams(WorkspaceParams):
-    """``mnemon/recall``: ``{workspace?, query, spaces?, limit? (1..50), mode? smart|keyword|basic, category?,
-    source?, intent?}``; the workspace's branch scope (``branchRecall``) is applied by the server."""
-
-    query: str
-    spaces: list[str] | None = None
-    limit: int | None = Field(None, strict=True)
-    mode: Literal["smart", "keyword", "basic"] = "smart"
-    category: str | None = None
-    source: str | None = None
-    intent: str | None = None
-
-
-class RelatedParams(WorkspaceParams):
-    """``mnemon/related``: ``{workspace?, spaceId, id, depth?, edgeType?, limit?}``."""
-
-    space_id: str = Field(alias="spaceId")
-    id: str
-    depth: int = Field(2, strict=True)
-    edge_type: str | None = Field(None, alias="edgeType")
-    limit: int = Field(20, strict=True)
-
-
-class LinkParams(WorkspaceParams):
-    """``mnemon/link``: ``{workspace?, spaceId, sourceId, targetId, edgeType?, weight?}``."""
-
-    space_id: str = Field(alias="spaceId")
-    source_id: str = Field(alias="sourceId")
-    target_id: str = Field(alias="targetId")
-    edge_type: str = Field("semantic", alias="edgeType")
-    weight: float = 0.5
-
-
-class ForgetParams(WorkspaceParams):
-    """``mnemon/forget``: ``{workspace?, spaceId, id}`` (soft delete by exact id)."""
-
-    space_id: str = Field(alias="spaceId")
-    id: str
+        value = getattr(params, name)
+    except AttributeError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    globals()[name] = value
+    return value

@@ -8,7 +8,12 @@ storage root. Requests are the ``mnemon/*`` methods of :mod:`.protocol`; code ac
 offer "Remember selection" and "Show wake snapshot".
 
 Every handler runs blocking store work in a worker thread, maps domain errors to JSON-RPC errors with
-a stable ``data.code`` and never sends a traceback. Nothing but protocol is written to stdout.
+a stable ``data.code`` and never sends a traceback. Nothing but protocol is written to stdout. Frames
+are read by :mod:`.framing` (it resynchronises after a malformed frame and answers malformed messages).
+
+Start-up: answering ``initialize`` needs pygls and this module only. Settings (pydantic), the stores
+and pygit2 are imported after the response is written (:meth:`MnemonLanguageServer.open_initial_folders`),
+so keep the module-level imports here, in :mod:`.protocol` and in :mod:`mnemon_ls.host` light.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import hashlib
 import logging
 import os
 import sys
+import typing
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
@@ -28,19 +34,26 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path
 
-from .. import __version__, fsio
+from .. import __version__
 from ..errors import InvalidInput, MnemonError, storage_error
 from ..host import FolderState, HostRegistry, uri_to_path
-from ..runtime import ops
-from ..runtime.model import branch_name_problem, normalize_text, validate_branches
-from ..settings import Settings, load_settings
 from ..view import ViewRegistry
+from . import framing
 from . import protocol as P
 from .watch import Watcher, documents_filter, git_state_filter, runtime_filter
 
+if typing.TYPE_CHECKING:
+    from ..settings import Settings
+
 log = logging.getLogger("mnemon_ls.lsp")
 
-_SETTING_KEYS = set(Settings.model_fields[name].alias or name for name in Settings.model_fields)
+
+@functools.cache
+def _setting_keys() -> frozenset[str]:
+    """The wire names of every known setting (pydantic is imported on first use, after ``initialize``)."""
+    from ..settings import Settings
+
+    return frozenset(Settings.model_fields[name].alias or name for name in Settings.model_fields)
 
 
 def settings_section(raw: Any) -> dict[str, Any]:
@@ -54,7 +67,8 @@ def settings_section(raw: Any) -> dict[str, Any]:
         if isinstance(raw.get(key), dict):
             raw = raw[key]
             break
-    return {k: v for k, v in raw.items() if k in _SETTING_KEYS and v is not None}
+    keys = _setting_keys()
+    return {k: v for k, v in raw.items() if k in keys and v is not None}
 
 
 def _merge(base: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]:
@@ -71,7 +85,8 @@ class MnemonLanguageServer(LanguageServer):
     """pygls server holding the session's :class:`HostRegistry`, :class:`ViewRegistry` and watchers."""
 
     def __init__(self) -> None:
-        super().__init__("mnemon-ls", __version__, protocol_cls=P.MnemonProtocol)
+        super().__init__("mnemon-ls", __version__, protocol_cls=P.MnemonProtocol,
+                         converter_factory=P.strict_converter)
         self.registry = HostRegistry()
         self.views = ViewRegistry()
         self.client_settings: dict[str, Any] = {}
@@ -82,6 +97,15 @@ class MnemonLanguageServer(LanguageServer):
         # Set once the initial workspace/configuration pull is done; mnemon/* requests wait for it so
         # that none is served with default settings a folder is about to override.
         self.configured: asyncio.Event | None = None
+        self.initialize_params: types.InitializeParams | None = None
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> int:  # noqa: D102 - pygls entry
+        """Serve over stdio with :mod:`.framing`'s reader (resynchronises after bad frames); the exit code."""
+        return framing.start_io(self, stdin, stdout)
+
+    def start_tcp(self, host: str, port: int) -> int:  # noqa: D102 - pygls entry
+        """Serve on ``host:port`` with :mod:`.framing`'s reader; the exit code."""
+        return framing.start_tcp(self, host, port)
 
     # --------------------------------------------------------------- capabilities
 
@@ -102,8 +126,32 @@ class MnemonLanguageServer(LanguageServer):
 
     # --------------------------------------------------------------- folders and settings
 
+    def open_initial_folders(self) -> None:
+        """Client settings from ``initializationOptions``; folders from ``workspaceFolders``, else
+        ``rootUri``/``rootPath``. A folder that is not a usable ``file:`` URI (``""``, ``file:``,
+        ``file://``, another scheme, NUL) is skipped with a warning, never taken as the working directory."""
+        params = self.initialize_params
+        if params is None:
+            return
+        try:
+            self.client_settings = settings_section(params.initialization_options)
+            folders = params.workspace_folders or []
+            if folders:
+                for folder in folders:
+                    self.add_folder(folder.uri, folder.name)
+            elif params.root_uri is not None:
+                self.add_folder(params.root_uri, "")
+            elif params.root_path is not None:
+                root = params.root_path
+                self.add_folder(from_fs_path(root) or root if os.path.isabs(root) else root, "")
+        except Exception:  # never leave the session half-initialized without a word
+            log.exception("opening the workspace folders failed")
+            self.settings_problems.append("mnemon-ls: opening the workspace folders failed; see the server log")
+
     def settings_for(self, uri: str) -> Settings:
         """Validated settings of a folder; an invalid payload falls back to defaults and is reported."""
+        from ..settings import load_settings
+
         raw = _merge(self.client_settings, self.folder_settings.get(uri, {}))
         try:
             return load_settings(raw)
@@ -326,16 +374,10 @@ def mnemon_request(method: str) -> Callable[[Handler], Handler]:
 
 @server.feature(types.INITIALIZE)
 def on_initialize(ls: MnemonLanguageServer, params: types.InitializeParams) -> None:
-    """``initialize``: client settings from ``initializationOptions``; folders from ``workspaceFolders``, else ``rootUri``/``rootPath``."""
-    ls.client_settings = settings_section(params.initialization_options)
-    folders = params.workspace_folders or []
-    if folders:
-        for folder in folders:
-            ls.add_folder(folder.uri, folder.name)
-    elif params.root_uri:
-        ls.add_folder(params.root_uri, "")
-    elif params.root_path:
-        ls.add_folder(from_fs_path(params.root_path) or params.root_path, "")
+    """``initialize``: answered at once; the folders are opened right after the response is written
+    (:meth:`MnemonLanguageServer.open_initial_folders`), before the next message is read."""
+    ls.initialize_params = params
+    asyncio.get_running_loop().call_soon(ls.open_initial_folders)
 
 
 @server.feature(types.INITIALIZED)
@@ -401,6 +443,8 @@ async def on_shutdown(ls: MnemonLanguageServer, *_args: Any) -> None:
 @mnemon_request(P.RUNTIME_MUTATE)
 async def runtime_mutate(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
     """``mnemon/runtime/mutate`` (:class:`RuntimeMutateParams`) -> the Runtime receipt + ``workspace``."""
+    from ..runtime import ops
+
     p = P.parse_params(P.RuntimeMutateParams, params)
     request = ops.validate_request(p.action, p.target, p.content, p.old_text, p.importance, p.branches)
     state = ls.registry.resolve(p.workspace)
@@ -427,6 +471,8 @@ async def runtime_snapshot(ls: MnemonLanguageServer, params: Any) -> dict[str, A
 @mnemon_request(P.WAKE)
 async def wake(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
     """``mnemon/wake`` (:class:`WakeParams`) -> ``WakeSnapshot.to_dict()`` + ``workspace``; with ``viewId`` the View's pinned wake."""
+    from ..runtime.model import branch_name_problem
+
     p = P.parse_params(P.WakeParams, params)
     if p.view_id is not None:
         return ls.views.get(p.view_id).wake
@@ -662,6 +708,8 @@ async def forget(ls: MnemonLanguageServer, params: Any) -> Any:
                 types.CodeActionOptions(code_action_kinds=[P.CODE_ACTION_KIND]))
 def code_action(ls: MnemonLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     """``textDocument/codeAction``: Remember selection (MEMORY.md, for the branch, in an active space), Show wake snapshot, Create document from file; none on automatic triggers."""
+    from ..runtime.model import normalize_text
+
     only = params.context.only
     if only and not any(str(kind) in ("", P.CODE_ACTION_KIND) or P.CODE_ACTION_KIND.startswith(f"{kind}.")
                         for kind in only):
@@ -729,16 +777,22 @@ def _action(title: str, command: str, argument: dict[str, Any]) -> types.CodeAct
                             command=types.Command(title=title, command=command, arguments=[argument]))
 
 
-def _command_arg(model: type, args: Any) -> Any:
-    if not isinstance(args, dict):
+def _command_arg(model: type, arguments: tuple[Any, ...]) -> Any:
+    """The one argument object of a command, validated with ``model``; raises :class:`InvalidInput`
+    (field ``arguments`` for a missing, ``null`` or extra argument, ``arguments[0]`` for a non-object)."""
+    if len(arguments) != 1:
+        raise InvalidInput("arguments", f"must hold exactly one argument object (got {len(arguments)})")
+    if not isinstance(arguments[0], dict):
         raise InvalidInput("arguments[0]", "must be an object")
-    return P.parse_params(model, args)
+    return P.parse_params(model, arguments[0])
 
 
 @server.command(P.CMD_REMEMBER)
-async def remember_selection(ls: MnemonLanguageServer, args: Any) -> dict[str, Any]:
+async def remember_selection(ls: MnemonLanguageServer, *args: Any) -> dict[str, Any]:
     """``mnemon.server.rememberSelection {uri, text, branches?, importance?, spaceId?}``: add the text to
     MEMORY.md (``branches`` scopes it), or with ``spaceId`` remember it in that Memory Space."""
+    from ..runtime import ops
+
     try:
         a = _command_arg(P.RememberArgs, args)
         state = ls.registry.resolve(a.uri, "uri")
@@ -760,6 +814,8 @@ async def remember_selection(ls: MnemonLanguageServer, args: Any) -> dict[str, A
 
 async def _remember_in_space(ls: MnemonLanguageServer, state: FolderState, a: Any) -> dict[str, Any]:
     """The space target of "Remember selection": whitespace-normalized text into Memory Space ``a.space_id``."""
+    from ..runtime.model import normalize_text, validate_branches
+
     branches = validate_branches(a.branches, "memory", "branches")  # same rules and field names as MEMORY.md
     if len(branches) > 1:
         raise InvalidInput("branches", "a Memory Space item is scoped to one branch (got several)")
@@ -774,7 +830,7 @@ async def _remember_in_space(ls: MnemonLanguageServer, state: FolderState, a: An
 
 
 @server.command(P.CMD_SHOW_WAKE)
-async def show_wake(ls: MnemonLanguageServer, args: Any) -> dict[str, Any]:
+async def show_wake(ls: MnemonLanguageServer, *args: Any) -> dict[str, Any]:
     """``mnemon.server.showWakeSnapshot {uri}``: write a read-only rendering under ``state/`` and show it."""
     try:
         a = _command_arg(P.ShowWakeArgs, args)
@@ -798,7 +854,7 @@ async def show_wake(ls: MnemonLanguageServer, args: Any) -> dict[str, Any]:
 
 
 @server.command(P.CMD_CREATE_DOCUMENT)
-async def create_document_from_file(ls: MnemonLanguageServer, args: Any) -> dict[str, Any]:
+async def create_document_from_file(ls: MnemonLanguageServer, *args: Any) -> dict[str, Any]:
     """``mnemon.server.createDocumentFromFile {uri, title?}``: a managed document from a workspace file,
     then opened (``window/showDocument`` when supported; otherwise the result's ``path``/``uri``)."""
     try:
@@ -826,6 +882,8 @@ async def create_document_from_file(ls: MnemonLanguageServer, args: Any) -> dict
 
 def _write_wake_file(state: FolderState, text: str) -> Path:
     """``<root>/state/wake-<12 hex of the workspace path>.md`` (0400), replaced atomically."""
+    from .. import fsio
+
     state_dir = state.host.root / "state"
     fsio.ensure_dir(state_dir)
     digest = hashlib.sha256(str(state.path).encode()).hexdigest()[:12]
@@ -858,7 +916,5 @@ def run(tcp: str | None = None, log_file: str | None = None, verbose: int = 0) -
         if not host or not port.isdigit():
             print(f"mnemon-ls: error: --tcp: expected HOST:PORT (got {tcp!r})", file=sys.stderr)
             return 2
-        server.start_tcp(host, int(port))
-    else:
-        server.start_io()
-    return 0
+        return server.start_tcp(host, int(port))
+    return server.start_io()

@@ -14,8 +14,6 @@ import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-import watchfiles
-
 log = logging.getLogger(__name__)
 
 #: Milliseconds watchfiles waits for more changes before yielding a batch.
@@ -89,6 +87,8 @@ class Watcher:
             if not targets:
                 return
             recursive = self.recursive and not waiting
+            import watchfiles  # here, not at module level: the server imports this module before `initialize`
+
             try:
                 async for changes in watchfiles.awatch(
                     *targets,

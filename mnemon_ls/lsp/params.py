@@ -1,0 +1,258 @@
+"""Params models of the ``mnemon/*`` requests and ``workspace/executeCommand`` arguments (pydantic).
+
+Field names are camelCase on the wire. :func:`parse_params` validates a raw params value and raises
+:class:`~mnemon_ls.errors.InvalidInput` naming the field. Kept apart from :mod:`.protocol` so that the
+server can answer ``initialize`` before pydantic is imported (the names are re-exported there lazily).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..errors import InvalidInput
+
+__all__ = ["ValidationError"]
+
+
+def invalid_input_from(error: ValidationError, prefix: str = "") -> InvalidInput:
+    """The first problem of a pydantic ``ValidationError`` as :class:`InvalidInput` (dotted camelCase field)."""
+    first = error.errors()[0]
+    field = prefix + ".".join(str(p) for p in first["loc"]) if first["loc"] else (prefix.rstrip(".") or "params")
+    rule = "is not a known field" if first["type"] == "extra_forbidden" else first["msg"].removeprefix("Value error, ")
+    return InvalidInput(field, rule)
+
+
+def parse_params(model: type[BaseModel], params: Any) -> Any:
+    """Validate raw ``params`` (a dict or None) with ``model``; raises :class:`InvalidInput` naming the field."""
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise InvalidInput("params", "must be an object")
+    try:
+        return model.model_validate(params)
+    except ValidationError as exc:
+        raise invalid_input_from(exc) from None
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+
+class WorkspaceParams(_Params):
+    """``{workspace?: folder URI, file URI or absolute path}``; optional when exactly one folder is open."""
+
+    workspace: str | None = None
+
+
+class RuntimeMutateParams(WorkspaceParams):
+    """``mnemon/runtime/mutate``: ``{workspace?, action, target, content?, oldText?, importance?, branches?}``.
+
+    Texts are checked by the Runtime Source (normalization, ``§``, 8192 bytes, matching).
+    """
+
+    action: Literal["add", "replace", "remove"]
+    target: Literal["user", "memory"] = "memory"
+    content: str | None = None
+    old_text: str | None = Field(None, alias="oldText")
+    importance: Literal["critical", "normal", "low"] | None = None
+    branches: list[str] | None = None
+
+
+class WakeParams(WorkspaceParams):
+    """``mnemon/wake``: ``{workspace?, branch?, budgetChars?, viewId?}``; with ``viewId`` the View's pinned wake."""
+
+    branch: str | None = None
+    budget_chars: int | None = Field(None, alias="budgetChars", ge=1024, le=4_194_304, strict=True)
+    view_id: str | None = Field(None, alias="viewId")
+
+
+class TurnBeginParams(WorkspaceParams):
+    """``mnemon/turn/begin``: ``{workspace?, parentViewId?}``."""
+
+    parent_view_id: str | None = Field(None, alias="parentViewId")
+
+
+class TurnEndParams(_Params):
+    """``mnemon/turn/end``: ``{viewId}``."""
+
+    view_id: str = Field(alias="viewId")
+
+
+class RememberArgs(_Params):
+    """Argument object of ``mnemon.server.rememberSelection``: ``{uri, text, branches?, importance?, spaceId?}``.
+
+    Without ``spaceId`` the text goes to MEMORY.md (``branches`` scopes it); with ``spaceId`` it is
+    remembered in that Memory Space (``branches``, at most one name there, adds a ``branch:<name>`` tag).
+    """
+
+    uri: str
+    text: str
+    branches: list[str] | None = None
+    importance: Literal["critical", "normal", "low"] | None = None
+    space_id: str | None = Field(None, alias="spaceId")
+
+
+class ShowWakeArgs(_Params):
+    """Argument object of ``mnemon.server.showWakeSnapshot``: ``{uri}`` (a file or folder URI)."""
+
+    uri: str | None = None
+
+
+class DocumentCreateParams(WorkspaceParams):
+    """``mnemon/documents/create``: ``{workspace?, title, content, description?, sourcePaths?, expectedRevision?}``."""
+
+    title: str
+    content: str
+    description: str | None = None
+    source_paths: list[str] | None = Field(None, alias="sourcePaths")
+    expected_revision: str | None = Field(None, alias="expectedRevision")
+
+
+class DocumentUpdateParams(WorkspaceParams):
+    """``mnemon/documents/update``: ``{workspace?, id, title?, content?, description?, sourcePaths?,
+    documentRevision?, expectedRevision?}`` (active documents only)."""
+
+    id: str
+    title: str | None = None
+    content: str | None = None
+    description: str | None = None
+    source_paths: list[str] | None = Field(None, alias="sourcePaths")
+    document_revision: int | None = Field(None, alias="documentRevision", strict=True)
+    expected_revision: str | None = Field(None, alias="expectedRevision")
+
+
+class DocumentIdParams(WorkspaceParams):
+    """``mnemon/documents/get``: ``{workspace?, id}``."""
+
+    id: str
+
+
+class DocumentListParams(WorkspaceParams):
+    """``mnemon/documents/list``: ``{workspace?, status?: active|archived}``."""
+
+    status: Literal["active", "archived"] | None = None
+
+
+class DocumentSearchParams(WorkspaceParams):
+    """``mnemon/documents/search``: ``{workspace?, query, includeArchived?, limit? (1..50), includeContent?}``."""
+
+    query: str
+    include_archived: bool = Field(False, alias="includeArchived")
+    limit: int = Field(20, strict=True)
+    include_content: bool = Field(False, alias="includeContent")
+
+
+class DocumentArchiveParams(WorkspaceParams):
+    """``mnemon/documents/archive``: ``{workspace?, id, documentRevision, summary?, expectedRevision?}``."""
+
+    id: str
+    document_revision: int = Field(alias="documentRevision", strict=True)
+    summary: str | None = None
+    expected_revision: str | None = Field(None, alias="expectedRevision")
+
+
+class DocumentRestoreParams(WorkspaceParams):
+    """``mnemon/documents/restore``: ``{workspace?, id, documentRevision?, expectedRevision?}``."""
+
+    id: str
+    document_revision: int | None = Field(None, alias="documentRevision", strict=True)
+    expected_revision: str | None = Field(None, alias="expectedRevision")
+
+
+class CreateDocumentArgs(_Params):
+    """Argument object of ``mnemon.server.createDocumentFromFile``: ``{uri, title?}`` (a file URI)."""
+
+    uri: str
+    title: str | None = None
+
+
+class SpacesListParams(WorkspaceParams):
+    """``mnemon/spaces/list``: ``{workspace?, activeOnly?}``."""
+
+    active_only: bool = Field(False, alias="activeOnly")
+
+
+class SpaceCreateParams(WorkspaceParams):
+    """``mnemon/spaces/create``: ``{workspace?, name, description, active?}``."""
+
+    name: str
+    description: str
+    active: bool = False
+
+
+class SpaceUpdateParams(WorkspaceParams):
+    """``mnemon/spaces/update``: ``{workspace?, spaceId, name?, description?}``."""
+
+    space_id: str = Field(alias="spaceId")
+    name: str | None = None
+    description: str | None = None
+
+
+class SpaceIdParams(WorkspaceParams):
+    """``mnemon/spaces/activate|deactivate|delete|status``: ``{workspace?, spaceId}``."""
+
+    space_id: str = Field(alias="spaceId")
+
+
+class SpaceMergeParams(WorkspaceParams):
+    """``mnemon/spaces/merge``: ``{workspace?, sourceIds, targetId, deactivateSources?}``."""
+
+    source_ids: list[str] = Field(alias="sourceIds")
+    target_id: str = Field(alias="targetId")
+    deactivate_sources: bool = Field(True, alias="deactivateSources")
+
+
+class RememberParams(WorkspaceParams):
+    """``mnemon/remember``: ``{workspace?, content, spaceId?, category?, importance? (1..5), tags?, entities?,
+    source?, scopeToBranch?}``; ``scopeToBranch`` tags the item with the workspace's current branch."""
+
+    content: str
+    space_id: str | None = Field(None, alias="spaceId")
+    category: str | None = None
+    importance: int | None = Field(None, strict=True)
+    tags: list[str] | None = None
+    entities: list[str] | None = None
+    source: str | None = None
+    scope_to_branch: bool = Field(False, alias="scopeToBranch")
+
+
+class RecallParams(WorkspaceParams):
+    """``mnemon/recall``: ``{workspace?, query, spaces?, limit? (1..50), mode? smart|keyword|basic, category?,
+    source?, intent?}``; the workspace's branch scope (``branchRecall``) is applied by the server."""
+
+    query: str
+    spaces: list[str] | None = None
+    limit: int | None = Field(None, strict=True)
+    mode: Literal["smart", "keyword", "basic"] = "smart"
+    category: str | None = None
+    source: str | None = None
+    intent: str | None = None
+
+
+class RelatedParams(WorkspaceParams):
+    """``mnemon/related``: ``{workspace?, spaceId, id, depth?, edgeType?, limit?}``."""
+
+    space_id: str = Field(alias="spaceId")
+    id: str
+    depth: int = Field(2, strict=True)
+    edge_type: str | None = Field(None, alias="edgeType")
+    limit: int = Field(20, strict=True)
+
+
+class LinkParams(WorkspaceParams):
+    """``mnemon/link``: ``{workspace?, spaceId, sourceId, targetId, edgeType?, weight?}``."""
+
+    space_id: str = Field(alias="spaceId")
+    source_id: str = Field(alias="sourceId")
+    target_id: str = Field(alias="targetId")
+    edge_type: str = Field("semantic", alias="edgeType")
+    weight: float = 0.5
+
+
+class ForgetParams(WorkspaceParams):
+    """``mnemon/forget``: ``{workspace?, spaceId, id}`` (soft delete by exact id)."""
+
+    space_id: str = Field(alias="spaceId")
+    id: str
