@@ -70,6 +70,9 @@ class Settings(_Model):
     - ``branchRecall``: how recall treats ``branch:<name>``-tagged long-term items: ``filter`` (default;
       drop items tagged only for other branches), ``label`` (keep them, marked), ``off`` (ignore tags).
     - ``recallPolicy``: ``strict-v1`` (default), ``balanced-v1`` or ``exhaustive-v1`` (reference 6.6).
+    - ``handEdits``: ``import`` (default; a hand edit of USER.md / MEMORY.md becomes adds, replaces and
+      removes, validated like any mutation) or ``restore`` (the edit is saved under ``runtime/edits/``
+      and the file rebuilt from ``memories.json``, the TypeScript plugin's behaviour).
     """
 
     storage_scope: Literal["global", "workspace", "workspaces", "custom"] = Field(
@@ -86,6 +89,7 @@ class Settings(_Model):
     documents: DocumentsSettings = Field(default_factory=DocumentsSettings, alias="documents")
     branch_recall: Literal["filter", "label", "off"] = Field("filter", alias="branchRecall")
     recall_policy: Literal["strict-v1", "balanced-v1", "exhaustive-v1"] = Field("strict-v1", alias="recallPolicy")
+    hand_edits: Literal["import", "restore"] = Field("import", alias="handEdits")
 
     @field_validator("data_dir")
     @classmethod
@@ -129,6 +133,7 @@ _FIELD_RULES = {
     "documents.activeLimitBytes": "must be an integer in 1..1073741824",
     "branchRecall": "must be one of filter, label, off",
     "recallPolicy": "must be one of strict-v1, balanced-v1, exhaustive-v1",
+    "handEdits": "must be one of import, restore",
 }
 
 

@@ -48,9 +48,11 @@ class RuntimeSource:
         self.settings = settings
         self.clock = clock
         limits = settings.runtime_memory
-        self.memory_store = RuntimeStore(resolution.root, limits, clock=clock)
+        hand_edits = settings.hand_edits
+        self.memory_store = RuntimeStore(resolution.root, limits, clock=clock, hand_edits=hand_edits)
         self.user_store = (
-            RuntimeStore(resolution.user_root, limits, clock=clock) if resolution.split_user else self.memory_store
+            RuntimeStore(resolution.user_root, limits, clock=clock, hand_edits=hand_edits)
+            if resolution.split_user else self.memory_store
         )
 
     @property
@@ -94,7 +96,8 @@ class RuntimeSource:
         return self.store_for(request.target).compact_and_mutate(expected_revision, request, candidates, max_bytes)
 
     def repair(self) -> list[tuple[RuntimeStore, RepairReport]]:
-        """Repair the projections of every store; returns ``(store, report)`` pairs."""
+        """Import hand edits of (``handEdits=import``) and repair the projections of every store, removing
+        temp files killed writers left (:meth:`RuntimeStore.repair`); returns ``(store, report)`` pairs."""
         return [(store, store.repair()) for store in self.stores]
 
     def wake(

@@ -24,18 +24,19 @@ from __future__ import annotations
 
 from ..findings import Finding
 
+import contextlib
 import json
 import os
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 from .. import fsio
 from ..errors import InvalidInput, RevisionConflict, UnreadableStore
 from ..settings import RuntimeMemorySettings
-from . import ops
+from . import handedit, ops
 from .model import (
     PROJECTION_FILES,
     TARGETS,
@@ -57,6 +58,8 @@ Clock = Callable[[], datetime]
 SETTLE_SECONDS = 0.15
 #: Longest seconds one replacement waits for a projection that keeps being written.
 SETTLE_MAX_SECONDS = 1.0
+#: Committed projections remembered per target in ``.projections-history.json`` (to tell crash leftovers).
+HISTORY_LENGTH = 8
 
 
 def _utc_now() -> datetime:
@@ -85,16 +88,21 @@ class StoreState:
 
 @dataclass(slots=True)
 class RepairReport:
-    """What a repair did: ``repaired`` file names rewritten, ``preserved`` file name -> saved hand edit path,
-    ``skipped`` why nothing could be repaired (damaged truth file), else ``None``."""
+    """What a repair did: ``repaired`` file names rewritten, ``preserved`` file name -> saved copy path,
+    ``skipped`` why nothing could be repaired (damaged truth file), else ``None``; ``hand_edits`` file
+    name -> what the differing file was and what became of it (:meth:`RuntimeStore.repair`)."""
 
     repaired: list[str] = field(default_factory=list)
     preserved: dict[str, str] = field(default_factory=dict)
     skipped: str | None = None
+    hand_edits: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON shape: ``{"repaired": [...], "preserved": {...}, "skipped": str|None}``."""
-        return {"repaired": self.repaired, "preserved": self.preserved, "skipped": self.skipped}
+        """JSON shape: ``{"repaired": [...], "preserved": {...}, "skipped": str|None[, "handEdits": {...}]}``."""
+        data: dict[str, Any] = {"repaired": self.repaired, "preserved": self.preserved, "skipped": self.skipped}
+        if self.hand_edits:
+            data["handEdits"] = self.hand_edits
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,8 +192,11 @@ class RuntimeStore:
         *,
         lock_timeout: float = fsio.LOCK_TIMEOUT_SECONDS,
         clock: Clock = _utc_now,
+        hand_edits: str = "import",
     ) -> None:
         self.root = Path(root)
+        #: ``import`` (a hand edit of a projection becomes mutations) or ``restore`` (it is saved and undone).
+        self.hand_edits = hand_edits
         self.limits = limits or RuntimeMemorySettings()
         self.lock_timeout = lock_timeout
         self.clock = clock
@@ -194,6 +205,7 @@ class RuntimeStore:
         self.memories_path = self.runtime_dir / "memories.json"
         self.last_good_path = self.runtime_dir / ".memories.last-good.json"
         self.lock_path = self.runtime_dir / ".memories.lock"
+        self.history_path = self.runtime_dir / ".projections-history.json"
         self.edits_dir = self.runtime_dir / "edits"
         self.quarantine_dir = self.runtime_dir / "quarantine"
         self.archive_dir = self.runtime_dir / "archived"
@@ -401,18 +413,33 @@ class RuntimeStore:
     # ------------------------------------------------------------------ repair and recovery
 
     def repair(self) -> RepairReport:
-        """Rebuild USER.md / MEMORY.md from ``memories.json`` when missing or different.
+        """Make USER.md / MEMORY.md agree with ``memories.json`` again: import hand edits, repair the rest.
 
-        Cheap when nothing differs (three reads, no lock). A differing non-empty file is first saved
-        under ``runtime/edits/<stamp>-<name>`` (reported in ``preserved``). Does nothing (``skipped``)
-        when ``memories.json`` is missing or damaged.
+        Cheap when nothing differs and no temp file is left (three reads and a directory listing, no
+        lock). Otherwise, under the lock and on a fresh read, each differing projection is classified
+        (:func:`mnemon_ls.runtime.handedit.classify`):
+
+        - missing or empty: rebuilt;
+        - ``format`` (line endings, BOM, final newline only): rewritten, no copy, not an edit;
+        - ``leftover`` (NUL bytes, equal to another known state's projection, not newer than the last
+          commit): copied to ``runtime/edits/``, rebuilt, never imported;
+        - ``edit``: copied to ``runtime/edits/`` first; with ``hand_edits == "import"`` paired with the
+          store (:func:`~mnemon_ls.runtime.handedit.plan_import`) and every valid file's changes committed
+          together as one commit; an edit breaking a rule is not applied and its projection is rebuilt;
+          with ``restore`` the projection is rebuilt.
+
+        ``hand_edits[name]`` says which (absent for missing/empty files and restored edits):
+        ``{"status": "imported"|"rejected"|"leftover"|"format",
+        "reason", "savedAs"?, "message", "added", "replaced": [{from, to}], "removed", "problems": [...]}``.
+        Temp files a killed writer left are removed. Does nothing (``skipped``) when ``memories.json`` is
+        missing or damaged.
         """
         report = RepairReport()
         state = self.read()
         if state.problem:
             report.skipped = state.problem
             return report
-        if not state.exists or not self._projections_differ(state.entries):
+        if not state.exists or not (self._projections_differ(state.entries) or self._has_orphans()):
             return report
         with self._locked():
             state = self.read()
@@ -420,6 +447,8 @@ class RuntimeStore:
                 report.skipped = state.problem
                 return report
             writes = []
+            working = state.entries
+            now = self._now()
             for target in TARGETS:
                 path = self.projection_path(target)
                 expected = projection_bytes(state.entries, target)
@@ -429,13 +458,146 @@ class RuntimeStore:
                 current = self._settled_bytes(path, current)
                 if current == expected:
                     continue
-                if current:
-                    report.preserved[path.name] = str(self._preserve(path.name, current))
-                writes.append((path, expected))
+                result = self._absorb(target, current, expected, state, working, now, report)
+                if result is not None:
+                    working = result
+                else:
+                    writes.append((path, expected))
                 report.repaired.append(path.name)
             self._sweep_orphans()
-            fsio.write_files_atomically(writes)
+            if working is not state.entries:
+                self._commit(state.entries, working, already_saved=set(report.preserved))
+            else:
+                fsio.write_files_atomically(writes)
         return report
+
+    def _absorb(self, target: Target, current: bytes | None, expected: bytes, state: StoreState,
+                working: tuple[Entry, ...], now: str, report: RepairReport) -> tuple[Entry, ...] | None:
+        """Classify one differing projection and record it in ``report``; the new entry list when its
+        edit is to be imported, else ``None`` (the projection is rebuilt). Call with the lock held."""
+        name = PROJECTION_FILES[target]
+        kind, reason = handedit.classify(current, expected, known=self._known_projections(target, expected),
+                                         newer=self._newer_than_commit(self.projection_path(target)))
+        if kind in ("missing", "empty"):
+            return None
+        if kind == "format":
+            report.hand_edits[name] = {"status": "format", "reason": reason,
+                                       "message": f"{name} {reason}; rewritten (not an edit)"}
+            return None
+        assert current is not None
+        saved = str(self._preserve(name, current))
+        report.preserved[name] = saved
+        if kind == "leftover":
+            report.hand_edits[name] = {"status": "leftover", "reason": reason, "savedAs": saved, "message": (
+                f"{name} {reason}; it was rebuilt from memories.json, not imported (a copy is at {saved})")}
+            return None
+        if self.hand_edits != "import":
+            return None  # handEdits=restore: saved and rebuilt, exactly as before hand edits were imported
+        text = handedit.canonical_text(current)
+        if text is None:
+            plan = handedit.ImportPlan(working, problems=(handedit.ItemProblem(
+                None, "encoding", "is not UTF-8; save the file as UTF-8", "invalid-input"),))
+        else:
+            plan = handedit.plan_import(working, target, text, now, self.limits.limit_for(target))
+        if plan.problems:
+            problems = handedit.describe_problems(name, plan.problems)
+            report.hand_edits[name] = {
+                "status": "rejected", "reason": "breaks a rule", "savedAs": saved,
+                "problems": [p.to_dict() for p in plan.problems],
+                "message": (f"your edit of {name} was not applied: {problems}. {name} was rebuilt from "
+                            f"memories.json; your edit is saved at {saved}")}
+            return None
+        report.hand_edits[name] = {
+            "status": "imported", "reason": reason, "savedAs": saved,
+            "added": list(plan.added), "replaced": [{"from": a, "to": b} for a, b in plan.replaced],
+            "removed": list(plan.removed), "unchanged": plan.unchanged,
+            "message": handedit.summary(name, plan)}
+        return plan.entries if plan.changed else None
+
+    def _newer_than_commit(self, path: Path) -> bool:
+        """Whether ``path`` was modified after the last commit of ``memories.json`` (nanosecond mtimes)."""
+        try:
+            return path.stat().st_mtime_ns > self.memories_path.stat().st_mtime_ns
+        except OSError:
+            return True
+
+    def _known_projections(self, target: Target, expected: bytes) -> dict[str, str]:
+        """Digests of ``target``'s projection in every other store state on disk -> a phrase naming it.
+
+        The states: earlier commits (``.projections-history.json``), the last-good copy when it differs
+        from ``memories.json`` and the store in an interrupted commit's temp files (``.memories.json.*.tmp``,
+        ``..memories.last-good.json.*.tmp``; read under the lock, so their writer is dead).
+        """
+        known: dict[str, str] = {}
+        for value in self._history().get(target, []):
+            known.setdefault(value, "an earlier committed state")
+        sources = [(self.last_good_path, "the last-good copy (a commit interrupted before memories.json)")]
+        try:
+            names = sorted(os.listdir(self.runtime_dir))
+        except OSError:
+            names = []
+        for name in names:
+            if name.endswith(".tmp") and name.startswith((".memories.json.", "..memories.last-good.json.")):
+                sources.append((self.runtime_dir / name, "an interrupted commit (its temp file is still there)"))
+        for path, phrase in sources:
+            try:
+                data = fsio.read_bytes_or_none(path)
+                if data:
+                    known.setdefault(handedit.digest(projection_bytes(parse_store(data), target)), phrase)
+            except (InvalidInput, OSError):
+                continue
+        known.pop(handedit.digest(expected), None)
+        return known
+
+    def _history(self) -> dict[str, list[str]]:
+        """``{"user": [sha256, ...], "memory": [...]}`` of recent committed projections, newest first
+        (``{}`` when absent or unreadable: the history is advisory)."""
+        try:
+            data = json.loads(fsio.read_bytes_or_none(self.history_path) or b"{}")
+        except (ValueError, OSError):
+            return {}
+        if not isinstance(data, dict):
+            return {}
+        return {t: [d for d in data.get(t, []) if isinstance(d, str)] for t in TARGETS if isinstance(data.get(t), list)}
+
+    def _record_history(self, before: Sequence[Entry] | None, after: Sequence[Entry]) -> None:
+        """Remember the digests of the projections just replaced and committed (last
+        :data:`HISTORY_LENGTH` per target) in ``.projections-history.json``.
+
+        Written with a plain temp + rename and no fsync: it only sharpens the leftover test of
+        :meth:`repair`, which falls back to modification times when it is lost."""
+        history = self._history()
+        changed = False
+        for target in TARGETS:
+            values = history.get(target, [])
+            for entries in (before, after):
+                if entries is None:
+                    continue
+                value = handedit.digest(projection_bytes(entries, target))
+                if not values or values[0] != value:
+                    values = [value, *[v for v in values if v != value]][:HISTORY_LENGTH]
+                    changed = True
+            history[target] = values
+        if not changed:
+            return
+        body = json.dumps({"version": 1, **history}).encode("utf-8")
+        tmp = fsio.temp_name(self.history_path)
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, fsio.FILE_MODE)
+            try:
+                os.write(fd, body)
+            finally:
+                os.close(fd)
+            os.replace(tmp, self.history_path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+    def _has_orphans(self) -> bool:
+        try:
+            return any(n.startswith(".") and n.endswith(".tmp") for n in os.listdir(self.runtime_dir))
+        except OSError:
+            return False
 
     def _settled_bytes(self, path: Path, current: bytes | None) -> bytes | None:
         """``path``'s bytes once nobody has written it for :data:`SETTLE_SECONDS` (bounded wait).
@@ -516,13 +678,15 @@ class RuntimeStore:
     def _preserve(self, name: str, data: bytes) -> Path:
         return fsio.copy_file_exclusive(self.edits_dir, f"{self._stamp()}-{name}", data)
 
-    def _commit(self, before: Sequence[Entry] | None, after: Sequence[Entry]) -> tuple[dict[str, str], str]:
+    def _commit(self, before: Sequence[Entry] | None, after: Sequence[Entry], *,
+                already_saved: Collection[str] = ()) -> tuple[dict[str, str], str]:
         """Write changed projections, the last-good copy and memories.json (last).
 
         Returns ``(preserved hand edits: file name -> saved path, new revision)``.
 
         A projection on disk that matches neither the old nor the new expected bytes (a hand edit not
-        yet repaired) is saved under ``edits/`` first. Must be called with the lock held.
+        yet repaired) is saved under ``edits/`` first, unless its name is in ``already_saved`` (the
+        repair copied it). Must be called with the lock held.
         """
         preserved: dict[str, str] = {}
         writes: list[tuple[Path, bytes]] = []
@@ -535,7 +699,7 @@ class RuntimeStore:
             old = projection_bytes(before, target) if before is not None else None
             if current != old:
                 current = self._settled_bytes(path, current)
-            if current and current != old and current != new:
+            if current and current != old and current != new and path.name not in already_saved:
                 preserved[path.name] = str(self._preserve(path.name, current))
             writes.append((path, new))
         self._sweep_orphans()
@@ -543,6 +707,7 @@ class RuntimeStore:
         writes.append((self.last_good_path, body))
         writes.append((self.memories_path, body))
         fsio.write_files_atomically(writes)
+        self._record_history(before, after)
         state = StoreState(tuple(after), revision_of(after), True)
         self._cache = (body, state)
         return preserved, state.revision
