@@ -95,10 +95,10 @@ class RuntimeSource:
         """See :meth:`RuntimeStore.compact_and_mutate`."""
         return self.store_for(request.target).compact_and_mutate(expected_revision, request, candidates, max_bytes)
 
-    def repair(self) -> list[tuple[RuntimeStore, RepairReport]]:
+    def repair(self, *, rebuild_missing: bool = True) -> list[tuple[RuntimeStore, RepairReport]]:
         """Import hand edits of (``handEdits=import``) and repair the projections of every store, removing
         temp files killed writers left (:meth:`RuntimeStore.repair`); returns ``(store, report)`` pairs."""
-        return [(store, store.repair()) for store in self.stores]
+        return [(store, store.repair(rebuild_missing=rebuild_missing)) for store in self.stores]
 
     def wake(
         self,

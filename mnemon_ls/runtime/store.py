@@ -412,7 +412,7 @@ class RuntimeStore:
 
     # ------------------------------------------------------------------ repair and recovery
 
-    def repair(self) -> RepairReport:
+    def repair(self, *, rebuild_missing: bool = True) -> RepairReport:
         """Make USER.md / MEMORY.md agree with ``memories.json`` again: import hand edits, repair the rest.
 
         Cheap when nothing differs and no temp file is left (three reads and a directory listing, no
@@ -432,14 +432,15 @@ class RuntimeStore:
         ``{"status": "imported"|"rejected"|"leftover"|"format",
         "reason", "savedAs"?, "message", "added", "replaced": [{from, to}], "removed", "problems": [...]}``.
         Temp files a killed writer left are removed. Does nothing (``skipped``) when ``memories.json`` is
-        missing or damaged.
+        missing or damaged. ``rebuild_missing=False`` leaves missing projections for the next wake (the CLI
+        absorbs edits before a command that may be rejected, and a rejection must not write).
         """
         report = RepairReport()
         state = self.read()
         if state.problem:
             report.skipped = state.problem
             return report
-        if not state.exists or not (self._projections_differ(state.entries) or self._has_orphans()):
+        if not state.exists or not (self._projections_differ(state.entries, rebuild_missing) or self._has_orphans()):
             return report
         with self._locked():
             state = self.read()
@@ -453,10 +454,10 @@ class RuntimeStore:
                 path = self.projection_path(target)
                 expected = projection_bytes(state.entries, target)
                 current = fsio.read_bytes_or_none(path)
-                if current == expected:
+                if current == expected or (current is None and not rebuild_missing):
                     continue
                 current = self._settled_bytes(path, current)
-                if current == expected:
+                if current == expected or (current is None and not rebuild_missing):
                     continue
                 result = self._absorb(target, current, expected, state, working, now, report)
                 if result is not None:
@@ -618,10 +619,12 @@ class RuntimeStore:
                 return fsio.read_bytes_or_none(path)
             time.sleep(max(0.0, min(self.settle_seconds - age, deadline - time.monotonic())) + 0.005)
 
-    def _projections_differ(self, entries: Sequence[Entry]) -> bool:
-        return any(
-            fsio.read_bytes_or_none(self.projection_path(t)) != projection_bytes(entries, t) for t in TARGETS
-        )
+    def _projections_differ(self, entries: Sequence[Entry], count_missing: bool = True) -> bool:
+        for target in TARGETS:
+            current = fsio.read_bytes_or_none(self.projection_path(target))
+            if current != projection_bytes(entries, target) and (count_missing or current is not None):
+                return True
+        return False
 
     def recover(self) -> dict[str, Any]:
         """Quarantine a damaged ``memories.json`` and commit every recoverable entry.
