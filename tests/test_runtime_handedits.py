@@ -454,3 +454,44 @@ def test_classify_order():
         "leftover", "equals the projection of x")
     assert handedit.classify(b"a\nc\n", expected, known={}, newer=False)[0] == "leftover"
     assert handedit.classify(b"a\nc\n", expected, known={}, newer=True)[0] == "edit"
+
+
+# ================================================================= the CLI path
+
+
+def test_cli_imports_an_edit_before_a_command_and_says_so_on_stderr(root, clock):
+    store = make_store(root, clock)
+    seed(store)
+    hand_edit(store, "MEMORY.md", "alpha\n§\nbeta\n§\ngamma\n§\nadded by hand\n§\nand another\n")
+    result = run_cli(root, "runtime", "list", "--data-dir", str(root))
+    assert result.returncode == 0
+    [line] = result.stderr.splitlines()
+    assert line.startswith("mnemon-ls: 2 entries added from your edit of MEMORY.md (")
+    assert "added by hand" in result.stdout and "and another" in result.stdout
+    assert [e[1] for e in entries(store)][-2:] == ["added by hand", "and another"]
+
+
+def test_cli_reports_a_rejected_edit_and_still_runs_the_command(root, clock):
+    store = make_store(root, clock)
+    seed(store)
+    edit = hand_edit(store, "USER.md", "Name: Ada [branch: main]\n")
+    result = run_cli(root, "runtime", "add", "--content", "from the command", "--data-dir", str(root))
+    assert result.returncode == 0, result.stderr
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"mnemon-ls: {store.projection_path('user')}: your edit of USER.md was not applied: "
+                           "USER.md item 1 ('Name: Ada [branch: main]'): branches: USER.md entries are never "
+                           "branch-scoped (branches apply to target=memory only).")
+    assert edits(store) == [edit]
+    assert store.projection_path("user").read_bytes() == b"Name: Ada\n"
+    assert [e[1] for e in entries(store)] == ["alpha", "beta", "gamma", "Name: Ada", "from the command"]
+
+
+def test_cli_restore_setting_keeps_the_old_behaviour(root, clock):
+    store = make_store(root, clock)
+    seed(store)
+    truth = store.memories_path.read_bytes()
+    hand_edit(store, "MEMORY.md", "alpha\n§\nmine\n")
+    result = run_cli(root, "runtime", "list", "--data-dir", str(root), "--hand-edits", "restore")
+    assert result.returncode == 0
+    assert result.stderr.startswith(f"mnemon-ls: repaired {store.projection_path('memory')} (your edit is saved at ")
+    assert store.memories_path.read_bytes() == truth
