@@ -1,7 +1,9 @@
 """Hand edits of ``USER.md`` / ``MEMORY.md``: tell a person's edit from a crash leftover, and import it.
 
-Pure functions (no disk access); :meth:`mnemon_ls.runtime.store.RuntimeStore.repair` runs them under the
-Runtime lock on the freshly re-read store and commits the result (DESIGN.md section 4, issue 8 item 3).
+Pure functions, plus the reader and writer of ``runtime/.projections-history.json`` and the scan of the
+other store states on disk (:func:`known_projections`); :meth:`mnemon_ls.runtime.store.RuntimeStore.repair`
+runs them under the Runtime lock on the freshly re-read store and commits the result (DESIGN.md
+section 4, issue 8 item 3).
 
 **Reading a projection.** The bytes are decoded as UTF-8 after dropping a UTF-8 BOM, and every CRLF or
 lone CR becomes LF (:func:`canonical_text`), so a change of line endings (``core.autocrlf``) or a BOM
@@ -36,15 +38,21 @@ whole file; every problem is listed with the 1-based item number it belongs to.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import hashlib
+import json
+import os
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from .. import fsio
 from ..errors import InvalidInput, MnemonError
 from . import ops
-from .model import PROJECTION_FILES, Entry, Target, match_key, normalize_text
+from .model import (PROJECTION_FILES, TARGETS, Entry, Target, match_key, normalize_text, parse_store,
+                    projection_bytes)
 
 _BOM = "\ufeff"
 _SEPARATOR = re.compile(r"^[ \t]*\u00a7[ \t]*$")
@@ -335,5 +343,88 @@ def describe_problems(name: str, problems: Iterable[ItemProblem]) -> str:
     return "; ".join(p.describe(name) for p in problems)
 
 
+# ------------------------------------------------------------------ the other store states on disk
+
+#: Committed projections remembered per target in ``.projections-history.json``.
+HISTORY_LENGTH = 8
+
+
+def known_projections(runtime_dir: Path, history_path: Path, last_good_path: Path, target: Target,
+                      expected: bytes) -> dict[str, str]:
+    """Digests of ``target``'s projection in every other store state on disk -> a phrase naming it.
+
+    The states: earlier commits (``.projections-history.json``), the last-good copy when it differs from
+    ``memories.json`` and the store in an interrupted commit's temp files (``.memories.json.*.tmp``,
+    ``..memories.last-good.json.*.tmp``; call with the Runtime lock held, so their writer is dead). The
+    digest of ``expected`` (the current projection) is left out. Never raises.
+    """
+    known: dict[str, str] = {}
+    for value in read_history(history_path).get(target, []):
+        known.setdefault(value, "an earlier committed state")
+    sources = [(last_good_path, "the last-good copy (a commit interrupted before memories.json)")]
+    try:
+        names = sorted(os.listdir(runtime_dir))
+    except OSError:
+        names = []
+    for name in names:
+        if name.endswith(".tmp") and name.startswith((".memories.json.", "..memories.last-good.json.")):
+            sources.append((runtime_dir / name, "an interrupted commit (its temp file is still there)"))
+    for path, phrase in sources:
+        try:
+            data = fsio.read_bytes_or_none(path)
+            if data:
+                known.setdefault(digest(projection_bytes(parse_store(data), target)), phrase)
+        except (InvalidInput, OSError):
+            continue
+    known.pop(digest(expected), None)
+    return known
+
+
+def read_history(path: Path) -> dict[str, list[str]]:
+    """``{"user": [sha256, ...], "memory": [...]}`` of recent committed projections, newest first
+    (``{}`` when absent or unreadable: the history is advisory)."""
+    try:
+        data = json.loads(fsio.read_bytes_or_none(path) or b"{}")
+    except (ValueError, OSError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {t: [d for d in data[t] if isinstance(d, str)] for t in TARGETS if isinstance(data.get(t), list)}
+
+
+def record_history(path: Path, before: Sequence[Entry] | None, after: Sequence[Entry]) -> None:
+    """Push the digests of the projections a commit replaced and wrote (last :data:`HISTORY_LENGTH` per
+    target) to ``path`` (``{"version": 1, "user": [...], "memory": [...]}``, newest first).
+
+    A plain temp + rename, no fsync: it only sharpens the leftover test of ``repair``, which falls back
+    to modification times when it is lost. I/O errors are ignored for the same reason.
+    """
+    history = read_history(path)
+    changed = False
+    for target in TARGETS:
+        values = history.get(target, [])
+        for entries in (before, after):
+            if entries is None:
+                continue
+            value = digest(projection_bytes(entries, target))
+            if not values or values[0] != value:
+                values = [value, *[v for v in values if v != value]][:HISTORY_LENGTH]
+                changed = True
+        history[target] = values
+    if not changed:
+        return
+    tmp = fsio.temp_name(path)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, fsio.FILE_MODE)
+        try:
+            os.write(fd, json.dumps({"version": 1, **history}).encode("utf-8"))
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
 __all__ = ["ImportPlan", "ItemProblem", "canonical_text", "classify", "describe_problems", "digest",
-           "plan_import", "split_items", "summary"]
+           "known_projections", "plan_import", "read_history", "record_history", "split_items", "summary"]

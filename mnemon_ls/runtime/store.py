@@ -8,7 +8,9 @@ Layout under ``<root>/runtime/`` (DESIGN.md section 2, seed 000):
 - ``.memories.last-good.json``: a copy of the last committed ``memories.json`` (same bytes), written in
   the same commit; it is what ``recover`` restores when the truth file is damaged by hand or by another
   tool, so no committed entry is lost;
-- ``edits/<UTC stamp>-MEMORY.md``: hand edits saved before a repair overwrites them;
+- ``.projections-history.json``: sha256 digests of the last committed projections (advisory, not fsynced;
+  it tells a crash leftover from a hand edit, :mod:`mnemon_ls.runtime.handedit`);
+- ``edits/<UTC stamp>-MEMORY.md``: hand edits, copied before they are imported or a repair overwrites them;
 - ``quarantine/<UTC stamp>-memories.json``: damaged truth files moved aside by ``recover``;
 - ``archived/memories.jsonl`` + ``archived/MEMORY.md``: entries a compaction evicted, appended before
   the commit (seed 000: the local archive when no Memory Space took them).
@@ -24,7 +26,6 @@ from __future__ import annotations
 
 from ..findings import Finding
 
-import contextlib
 import json
 import os
 import time
@@ -58,8 +59,6 @@ Clock = Callable[[], datetime]
 SETTLE_SECONDS = 0.15
 #: Longest seconds one replacement waits for a projection that keeps being written.
 SETTLE_MAX_SECONDS = 1.0
-#: Committed projections remembered per target in ``.projections-history.json`` (to tell crash leftovers).
-HISTORY_LENGTH = 8
 
 
 def _utc_now() -> datetime:
@@ -477,7 +476,8 @@ class RuntimeStore:
         """Classify one differing projection and record it in ``report``; the new entry list when its
         edit is to be imported, else ``None`` (the projection is rebuilt). Call with the lock held."""
         name = PROJECTION_FILES[target]
-        kind, reason = handedit.classify(current, expected, known=self._known_projections(target, expected),
+        known = handedit.known_projections(self.runtime_dir, self.history_path, self.last_good_path, target, expected)
+        kind, reason = handedit.classify(current, expected, known=known,
                                          newer=self._newer_than_commit(self.projection_path(target)))
         if kind in ("missing", "empty"):
             return None
@@ -521,78 +521,6 @@ class RuntimeStore:
             return path.stat().st_mtime_ns > self.memories_path.stat().st_mtime_ns
         except OSError:
             return True
-
-    def _known_projections(self, target: Target, expected: bytes) -> dict[str, str]:
-        """Digests of ``target``'s projection in every other store state on disk -> a phrase naming it.
-
-        The states: earlier commits (``.projections-history.json``), the last-good copy when it differs
-        from ``memories.json`` and the store in an interrupted commit's temp files (``.memories.json.*.tmp``,
-        ``..memories.last-good.json.*.tmp``; read under the lock, so their writer is dead).
-        """
-        known: dict[str, str] = {}
-        for value in self._history().get(target, []):
-            known.setdefault(value, "an earlier committed state")
-        sources = [(self.last_good_path, "the last-good copy (a commit interrupted before memories.json)")]
-        try:
-            names = sorted(os.listdir(self.runtime_dir))
-        except OSError:
-            names = []
-        for name in names:
-            if name.endswith(".tmp") and name.startswith((".memories.json.", "..memories.last-good.json.")):
-                sources.append((self.runtime_dir / name, "an interrupted commit (its temp file is still there)"))
-        for path, phrase in sources:
-            try:
-                data = fsio.read_bytes_or_none(path)
-                if data:
-                    known.setdefault(handedit.digest(projection_bytes(parse_store(data), target)), phrase)
-            except (InvalidInput, OSError):
-                continue
-        known.pop(handedit.digest(expected), None)
-        return known
-
-    def _history(self) -> dict[str, list[str]]:
-        """``{"user": [sha256, ...], "memory": [...]}`` of recent committed projections, newest first
-        (``{}`` when absent or unreadable: the history is advisory)."""
-        try:
-            data = json.loads(fsio.read_bytes_or_none(self.history_path) or b"{}")
-        except (ValueError, OSError):
-            return {}
-        if not isinstance(data, dict):
-            return {}
-        return {t: [d for d in data.get(t, []) if isinstance(d, str)] for t in TARGETS if isinstance(data.get(t), list)}
-
-    def _record_history(self, before: Sequence[Entry] | None, after: Sequence[Entry]) -> None:
-        """Remember the digests of the projections just replaced and committed (last
-        :data:`HISTORY_LENGTH` per target) in ``.projections-history.json``.
-
-        Written with a plain temp + rename and no fsync: it only sharpens the leftover test of
-        :meth:`repair`, which falls back to modification times when it is lost."""
-        history = self._history()
-        changed = False
-        for target in TARGETS:
-            values = history.get(target, [])
-            for entries in (before, after):
-                if entries is None:
-                    continue
-                value = handedit.digest(projection_bytes(entries, target))
-                if not values or values[0] != value:
-                    values = [value, *[v for v in values if v != value]][:HISTORY_LENGTH]
-                    changed = True
-            history[target] = values
-        if not changed:
-            return
-        body = json.dumps({"version": 1, **history}).encode("utf-8")
-        tmp = fsio.temp_name(self.history_path)
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, fsio.FILE_MODE)
-            try:
-                os.write(fd, body)
-            finally:
-                os.close(fd)
-            os.replace(tmp, self.history_path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
 
     def _has_orphans(self) -> bool:
         try:
@@ -710,7 +638,7 @@ class RuntimeStore:
         writes.append((self.last_good_path, body))
         writes.append((self.memories_path, body))
         fsio.write_files_atomically(writes)
-        self._record_history(before, after)
+        handedit.record_history(self.history_path, before, after)
         state = StoreState(tuple(after), revision_of(after), True)
         self._cache = (body, state)
         return preserved, state.revision
@@ -838,7 +766,8 @@ def diagnose(store: RuntimeStore) -> list[Finding]:
             if current != projection_bytes(state.entries, target):
                 what = "missing" if current is None else "differs from memories.json (hand edit or interrupted write)"
                 findings.append(Finding("warning", str(path), what,
-                                        "the next wake or write repairs it; a hand edit is first saved under runtime/edits/"))
+                                        "the next wake, runtime command or running server imports a hand edit (handEdits=import) "
+                                        "or rebuilds the file; it is first copied to runtime/edits/"))
     if store.lock_path.exists():
         try:
             age = max(0.0, datetime.now().timestamp() - store.lock_path.stat().st_mtime)
