@@ -38,7 +38,6 @@ whole file; every problem is listed with the 1-based item number it belongs to.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import hashlib
 import json
@@ -347,6 +346,8 @@ def describe_problems(name: str, problems: Iterable[ItemProblem]) -> str:
 
 #: Committed projections remembered per target in ``.projections-history.json``.
 HISTORY_LENGTH = 8
+#: Fixed size of ``.projections-history.json`` (bytes; the JSON padded with spaces), so a rewrite never shrinks it.
+HISTORY_BYTES = 1536
 
 
 def known_projections(runtime_dir: Path, history_path: Path, last_good_path: Path, target: Target,
@@ -396,8 +397,11 @@ def record_history(path: Path, before: Sequence[Entry] | None, after: Sequence[E
     """Push the digests of the projections a commit replaced and wrote (last :data:`HISTORY_LENGTH` per
     target) to ``path`` (``{"version": 1, "user": [...], "memory": [...]}``, newest first).
 
-    A plain temp + rename, no fsync: it only sharpens the leftover test of ``repair``, which falls back
-    to modification times when it is lost. I/O errors are ignored for the same reason.
+    Written in place at offset 0, padded to :data:`HISTORY_BYTES` with spaces (no temp file, no rename,
+    no truncate, no fsync: ext4 flushes a file renamed or truncated over another at once, which would
+    cost a commit as much as an fsync). It only sharpens the leftover test of ``repair``, which falls
+    back to modification times when the file is lost or torn (a torn file reads as empty); I/O errors
+    are ignored for the same reason.
     """
     history = read_history(path)
     changed = False
@@ -413,17 +417,15 @@ def record_history(path: Path, before: Sequence[Entry] | None, after: Sequence[E
         history[target] = values
     if not changed:
         return
-    tmp = fsio.temp_name(path)
+    body = json.dumps({"version": 1, **history}).encode("utf-8").ljust(HISTORY_BYTES)
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, fsio.FILE_MODE)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), fsio.FILE_MODE)
         try:
-            os.write(fd, json.dumps({"version": 1, **history}).encode("utf-8"))
+            os.pwrite(fd, body, 0)
         finally:
             os.close(fd)
-        os.replace(tmp, path)
     except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        pass
 
 
 __all__ = ["ImportPlan", "ItemProblem", "canonical_text", "classify", "describe_problems", "digest",
