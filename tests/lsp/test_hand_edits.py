@@ -140,3 +140,26 @@ async def test_line_endings_alone_are_announced_but_not_an_edit(lsp: Launcher, r
     assert not (root / "runtime" / "edits").exists()
     status = await client.call("mnemon/status", {})  # a round trip: anything sent before it has arrived
     assert status and client.messages == [] and client.message_requests == []
+
+
+async def test_edit_racing_a_mutation_is_never_lost(lsp: Launcher, root: Path, repo_dir: Path):
+    """A save and a mutation at the same moment: the lock orders them. Either the import came first (the
+    mutation lands on top of it) or the mutation did (its commit keeps the edit under runtime/edits/ and
+    the person is told, with the "Open edit" action). Either way nothing is lost and one notification says which."""
+    client = await lsp.start("visual-studio-code", [repo_dir], WORKSPACE)
+    memory = memory_file(root)
+    armed = client.expect(PROJECTION_REPAIRED)
+    memory.write_bytes("alpha\n\u00a7\nbeta\n\u00a7\ntyped during a write\n".encode())
+    await client.call("mnemon/runtime/mutate", {"action": "add", "content": "written by the assistant"})
+    note = await client.received(armed)
+    contents = [e["content"] for e in read_entries(root)]
+    result = note["handEdit"]
+    if result["status"] == "imported":
+        assert contents[-2:] == ["typed during a write", "written by the assistant"]
+    else:
+        assert result["status"] == "conflict"
+        assert contents[-1] == "written by the assistant" and "typed during a write" not in contents
+        [saved] = sorted((root / "runtime" / "edits").iterdir())
+        assert b"typed during a write" in saved.read_bytes() and result["savedAs"] == str(saved)
+        await until(lambda: client.message_requests)
+        assert "a write to memories.json came first" in client.message_requests[0].message
