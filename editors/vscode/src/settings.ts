@@ -21,6 +21,7 @@ export const SERVER_SETTING_KEYS = [
     "documents.activeLimitBytes",
     "branchRecall",
     "recallPolicy",
+    "handEdits",
 ] as const;
 
 /** Settings only the extension reads (never sent to the server as such; the server drops unknown keys). */
@@ -42,6 +43,7 @@ export interface ServerSettings {
     documents?: { maxBodyBytes?: number; activeLimitBytes?: number };
     branchRecall?: string;
     recallPolicy?: string;
+    handEdits?: string;
 }
 
 export interface ExpandContext {
