@@ -1,7 +1,7 @@
 """The ``mnemon-ls`` command line.
 
-Commands: ``wake``, ``runtime add|replace|remove|list|recover``, ``doctor`` (``serve`` starts the
-language server). Every command takes ``--workspace`` (default: the current directory), ``--scope``,
+Commands: ``wake``, ``runtime add|replace|remove|list|recover``, ``doctor``, ``migrate`` (``serve`` starts the
+language server). Every command takes ``--workspace`` (default: see :func:`mnemon_ls.roots.find_workspace`), ``--scope``,
 ``--data-dir`` and the other settings as flags, and ``--json`` for scripts.
 
 Exit codes: 0 success; 2 invalid input (the error names the field and the rule); 3 rejected by the
@@ -17,6 +17,7 @@ import json
 import os
 import sys
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Sequence
 
 from . import __version__
@@ -26,22 +27,28 @@ from .runtime import ops
 from .runtime.model import PROJECTION_FILES, TARGETS, parse_timestamp_ms
 from .runtime.snapshot import age_label
 from .runtime.store import diagnose
-from .settings import Settings, load_settings
+from .settings import Settings, load_settings, settings_from_environment
 
 
 def _settings_parent() -> argparse.ArgumentParser:
     parent = argparse.ArgumentParser(add_help=False)
     group = parent.add_argument_group("workspace and settings")
-    group.add_argument("--workspace", metavar="DIR", help="workspace directory (default: current directory)")
+    group.add_argument("--workspace", metavar="DIR",
+                       help="workspace directory (default: the nearest directory from the current one upward "
+                            "holding .git or .mnemon; none found: no workspace, the global root is used)")
     group.add_argument("--scope", choices=("global", "workspace", "workspaces", "custom"),
-                       help="storageScope (default global: $MNEMON_DATA_DIR or ~/.mnemon)")
+                       help="storageScope (default workspaces: <$MNEMON_DATA_DIR or ~/.mnemon>/workspaces/"
+                            "<sha256 of the workspace path>; global: $MNEMON_DATA_DIR or ~/.mnemon)")
     group.add_argument("--data-dir", metavar="DIR",
                        help="dataDir: the root (implies --scope custom), or the base for --scope workspaces")
-    group.add_argument("--runtime-user-scope", choices=("storage", "global"), help="runtimeUserScope")
+    group.add_argument("--runtime-user-scope", choices=("storage", "global"),
+                       help="runtimeUserScope (default global: USER.md from the global root; storage: from the selected root)")
     group.add_argument("--user-limit-bytes", type=int, metavar="N", help="runtimeMemory.userLimitBytes (1..1048576)")
     group.add_argument("--memory-limit-bytes", type=int, metavar="N", help="runtimeMemory.memoryLimitBytes (1..1048576)")
     group.add_argument("--detached-head-policy", choices=("hide", "show"), help="detachedHeadPolicy")
     group.add_argument("--worktree-sharing", choices=("shared", "separate"), help="worktreeSharing")
+    group.add_argument("--recall-mode", choices=("guided", "off"), help="recallMode (assistant hooks' recall cue)")
+    group.add_argument("--writeback-mode", choices=("guided", "off"), help="writebackMode (assistant hooks' writeback cue)")
     group.add_argument("--hand-edits", choices=("import", "restore"),
                        help="handEdits: import hand edits of USER.md/MEMORY.md (default) or restore the files")
     group.add_argument("--json", action="store_true", help="print JSON for scripts")
@@ -92,6 +99,13 @@ def build_parser() -> argparse.ArgumentParser:
     actions.add_parser("recover", parents=[common], help="quarantine a damaged memories.json and restore every recoverable entry")
 
     commands.add_parser("doctor", parents=[common], help="explain the state of the storage root")
+
+    migrate = commands.add_parser("migrate", parents=[common],
+                                  help="copy the memory of another root (e.g. the old global default) into this one")
+    migrate.add_argument("--from", dest="source", required=True, metavar="global|workspace|DIR",
+                         help="global ($MNEMON_DATA_DIR or ~/.mnemon), workspace (<workspace>/.mnemon) or a root's "
+                              "absolute path; it is read, never changed")
+    migrate.add_argument("--dry-run", action="store_true", help="show what would be copied; write nothing")
 
     doc = commands.add_parser("doc", help="Project Documents (managed Markdown with an index and search)")
     doc_actions = doc.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -180,6 +194,17 @@ def build_parser() -> argparse.ArgumentParser:
     recall.add_argument("--limit", type=int, help="1..50 (at most 12 are returned)")
     recall.add_argument("--mode", choices=("smart", "keyword", "basic"), default="smart")
 
+    mcp = commands.add_parser("mcp", parents=[common], help="run the MCP server (stdio) for assistants outside the editor")
+    mcp.add_argument("--read-only", action="store_true", help="offer only the read tools (writeEnabled=false)")
+    setup = commands.add_parser("setup", parents=[common],
+                                help="add mnemon-ls to an assistant's MCP configuration (and its hooks)")
+    setup.add_argument("client", choices=("claude-code", "codex", "cursor", "vscode"))
+    setup.add_argument("--project", action="store_true",
+                       help="write the workspace's shared configuration instead of the user's")
+    setup.add_argument("--remove", action="store_true", help="take mnemon-ls out again (other entries stay)")
+    setup.add_argument("--dry-run", action="store_true", help="show what would change, write nothing")
+    hook = commands.add_parser("hook", parents=[common], help="run an assistant lifecycle hook (reads the hook's JSON on stdin)")
+    hook.add_argument("event", choices=("session-start", "prompt"))
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
     serve.add_argument("--log-file", metavar="FILE", help="write logs to FILE")
@@ -188,8 +213,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _settings_from(args: argparse.Namespace) -> Settings:
+    """Defaults, then the ``MNEMON_*`` environment (:data:`mnemon_ls.settings.ENVIRONMENT_SETTINGS`), then
+    the flags (the same for every command, the MCP server included)."""
     scope = args.scope or ("custom" if args.data_dir else None)  # --data-dir alone means that root
-    return load_settings({}).with_overrides(
+    return load_settings({}).with_overrides(**settings_from_environment(os.environ)).with_overrides(
         storageScope=scope,
         dataDir=args.data_dir,
         runtimeUserScope=args.runtime_user_scope,
@@ -197,6 +224,8 @@ def _settings_from(args: argparse.Namespace) -> Settings:
         memoryLimitBytes=args.memory_limit_bytes,
         detachedHeadPolicy=args.detached_head_policy,
         worktreeSharing=args.worktree_sharing,
+        recallMode=args.recall_mode,
+        writebackMode=args.writeback_mode,
         handEdits=args.hand_edits,
     )
 
@@ -344,8 +373,17 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     ]
     if host.resolution.split_user:
         lines.append(f"USER.md root (runtimeUserScope=global): {host.resolution.user_root}")
+    if host.workspace is None:
+        lines.append("no workspace: no directory from here upward holds .git or .mnemon, so the global root is used"
+                     " (give --workspace DIR for another folder)")
     lines.append(f"git branch: {branch.describe()}")
     findings = [f for store in host.runtime.stores for f in diagnose(store)]
+    from .migrate import survey
+    from .roots import diagnose_git
+
+    for root in dict.fromkeys((host.root, host.resolution.user_root)):
+        findings.extend(diagnose_git(root))
+    findings.extend(survey(host))
     if (host.root / "documents").exists():
         from .documents import diagnose as diagnose_documents
 
@@ -362,6 +400,44 @@ def cmd_doctor(args: argparse.Namespace) -> int:
             "branch": branch.branch, "branchReason": branch.reason, "findings": [f.to_dict() for f in findings]}
     _emit(args, data, "\n".join(lines))
     return EXIT_FAILURE if problems else EXIT_OK
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    """``mnemon-ls migrate --from global|workspace|DIR [--dry-run]``: copy another root's memory into this
+    workspace's root, verified (:mod:`mnemon_ls.migrate`); prints the receipt (``--json``: the receipt dict)."""
+    from .migrate import migrate, resolve_source
+
+    host = _host(args)
+    try:
+        source = resolve_source(host, args.source)
+        receipt = migrate(host, source, dry_run=args.dry_run)
+    finally:
+        host.close()
+    verb = "would copy" if args.dry_run else "copied"
+    lines = [f"{'Dry run: nothing was written. ' if args.dry_run else ''}From {receipt['from']} into {receipt['to']}:"]
+    for target in TARGETS:
+        row = receipt["runtime"][target]
+        line = f"  {PROJECTION_FILES[target]}: {verb} {row['added']}, skipped {row['skipped']} already here"
+        lines.append(line + (f" ({row['note']})" if row.get("note") else ""))
+    docs = receipt["documents"]
+    lines.append(f"  documents: {verb} {docs['added']} ({docs['archived']} archived), skipped {docs['skipped']} already here")
+    for dropped in docs["sourcePathsNotCopied"]:
+        lines.append(f"    source path {dropped['path']!r} of {dropped['title']!r} not carried over: {dropped['rule']}")
+    for row in receipt["spaces"]:
+        into = row["intoId"] or "a new space"
+        if args.dry_run:
+            lines.append(f"  space {row['name']} ({row['fromId']}): {row['items']} item(s) offered to {into}")
+        else:
+            lines.append(f"  space {row['name']} ({row['fromId']}) -> {into}{' (created)' if row['created'] else ''}: "
+                         f"added {row['added']}, skipped {row['skipped']} already here, {row['edgesCopied']} edge(s)")
+    for row in receipt["spacesNotCopied"]:
+        lines.append(f"  space {row['name']} ({row['id']}) not copied: {row['reason']}")
+    if receipt["status"] == "nothing-to-copy":
+        lines.append("Nothing to copy: every entry, document and item is already here.")
+    elif receipt["verified"]:
+        lines.append("Verified: every copied value reads back as in the source. The source was not changed.")
+    _emit(args, receipt, "\n".join(lines))
+    return EXIT_OK
 
 
 def _full_document_id(store: Any, given: str) -> str:
@@ -486,11 +562,7 @@ def cmd_remember(args: argparse.Namespace) -> int:
     """``mnemon-ls remember``: remember a fact in a Memory Space (``--for-branch`` tags the current branch)."""
     host = _host(args)
     try:
-        branch = None
-        if args.for_branch:
-            branch = host.branch_state().branch
-            if branch is None:
-                raise InvalidInput("for-branch", f"no branch is checked out ({host.branch_state().reason})")
+        branch = host.current_branch("for-branch") if args.for_branch else None
         receipt = host.spaces.remember(_read_content(args.content), space_id=args.space, category=args.category,
                                        importance=args.importance, tags=args.tags, entities=args.entities,
                                        branch=branch).to_dict()
@@ -521,6 +593,62 @@ def cmd_recall(args: argparse.Namespace) -> int:
         host.close()
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """``mnemon-ls mcp``: serve MCP over stdio (``--workspace`` fixes the workspace; else the client's roots,
+    else the current directory)."""
+    from .mcp.server import run  # imported lazily: the other commands never load the MCP SDK
+
+    workspace = os.path.abspath(os.path.expanduser(args.workspace)) if args.workspace else None
+    return run(workspace, _settings_from(args), write_enabled=not args.read_only)
+
+
+def cmd_setup(args: argparse.Namespace) -> int:
+    """``mnemon-ls setup CLIENT``: show, then write (unless ``--dry-run``), the client's MCP entry and hooks."""
+    from .mcp import clients
+
+    # Project files go to the workspace's top (the repository), else the current directory.
+    workspace = (Path(os.path.abspath(os.path.expanduser(args.workspace))) if args.workspace
+                 else default_workspace() or Path(os.getcwd()))
+    changes = clients.plan(args.client, workspace=workspace, project=args.project, remove=args.remove)
+    written = [] if args.dry_run else clients.apply(changes)
+    lines = []
+    for change in changes:
+        state = ("unchanged" if not change.changed else "would change" if args.dry_run else "written")
+        lines.append(f"{change.path}: {state}")
+        lines.extend(f"  {item}" for item in change.summary)
+    data = {"client": args.client, "dryRun": args.dry_run, "remove": args.remove,
+            "files": [{"path": str(c.path), "changed": c.changed, "summary": c.summary, "after": c.after}
+                      for c in changes], "written": [str(p) for p in written]}
+    _emit(args, data, "\n".join(lines))
+    return EXIT_OK
+
+
+def cmd_hook(args: argparse.Namespace) -> int:
+    """``mnemon-ls hook session-start|prompt``: what an assistant's lifecycle hook prints into the model's
+    context (the bounded wake; a one-line cue). Never fails the assistant's turn: errors go to stderr, exit 0."""
+    from .mcp import clients
+
+    try:
+        payload = json.loads(sys.stdin.read() or "{}") if not sys.stdin.isatty() else {}
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        payload = {}
+    cwd = payload.get("cwd") if isinstance(payload, dict) and isinstance(payload.get("cwd"), str) else None
+    if args.workspace is None:
+        args.workspace = os.environ.get("CLAUDE_PROJECT_DIR") or cwd
+    try:
+        if args.event == "prompt":
+            cue = clients.recall_cue(_settings_from(args).recall_mode, _settings_from(args).writeback_mode)
+            if cue:
+                sys.stdout.write(cue + "\n")
+            return EXIT_OK
+        host = _host(args)
+        snapshot, _ = host.wake(budget_chars=clients.HOOK_WAKE_BUDGET)
+        sys.stdout.write(snapshot.text + "\n")
+    except (MnemonError, OSError) as exc:
+        print(f"mnemon-ls hook: {getattr(exc, 'message', exc)}", file=sys.stderr)
+    return EXIT_OK
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """``mnemon-ls serve``: run the language server."""
     from .lsp.server import run  # imported lazily: the other commands never load pygls
@@ -532,8 +660,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mnemon-ls`` console script; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    handlers = {"wake": cmd_wake, "doctor": cmd_doctor, "serve": cmd_serve, "doc": cmd_doc, "space": cmd_space,
-                "remember": cmd_remember, "recall": cmd_recall}
+    handlers = {"wake": cmd_wake, "doctor": cmd_doctor, "migrate": cmd_migrate, "serve": cmd_serve, "doc": cmd_doc,
+                "space": cmd_space, "remember": cmd_remember, "recall": cmd_recall, "mcp": cmd_mcp,
+                "setup": cmd_setup, "hook": cmd_hook}
     if args.command == "runtime":
         handler = {"list": cmd_runtime_list, "recover": cmd_runtime_recover}.get(args.action, cmd_runtime_mutate)
     else:

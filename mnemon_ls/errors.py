@@ -172,3 +172,12 @@ class SpaceRefused(MnemonError):
 
     code = "space-refused"
     exit_code = EXIT_REJECTED
+
+
+class MigrationUnverified(MnemonError):
+    """``mnemon-ls migrate`` wrote its copy but a value read back from the destination differs from the
+    source (``data.problems``: one line per difference). The source is unchanged; migrating again skips
+    what landed."""
+
+    code = "migration-unverified"
+    exit_code = EXIT_FAILURE

@@ -20,7 +20,7 @@ import os
 import re
 import secrets
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +36,27 @@ LOCK_TIMEOUT_SECONDS = 10.0
 LOCK_POLL_SECONDS = 0.005
 
 
+#: Directory -> callable run right after :func:`ensure_dir` created that directory (see
+#: :func:`on_directory_created`). Filled in memory only; nothing is written when a hook is registered.
+_CREATION_HOOKS: dict[Path, Callable[[Path], None]] = {}
+
+
+def on_directory_created(path: Path, hook: Callable[[Path], None]) -> None:
+    """Run ``hook(path)`` whenever :func:`ensure_dir` creates the directory ``path`` (absolute).
+
+    :mod:`mnemon_ls.roots` arms this for storage roots, so the ``.gitignore`` of a root inside a git
+    working tree is written by the first write that creates the root, never by resolving it (DESIGN.md
+    invariant 7). A hook that raises fails the write that created the directory.
+    """
+    _CREATION_HOOKS[Path(path)] = hook
+
+
 def ensure_dir(path: Path, mode: int = DIR_MODE) -> None:
-    """Create ``path`` and missing parents with ``mode`` (0700); existing directories are left as they are."""
+    """Create ``path`` and missing parents with ``mode`` (0700); existing directories are left as they are.
+
+    A directory registered with :func:`on_directory_created` gets its hook run right after this call
+    created it (not when it already existed, nor when another process won the race to create it).
+    """
     missing = []
     probe = path
     while not probe.exists():
@@ -52,6 +71,9 @@ def ensure_dir(path: Path, mode: int = DIR_MODE) -> None:
             continue
         os.chmod(directory, mode)  # umask may have narrowed or widened nothing, but be exact
         _fsync_dir(directory.parent)
+        hook = _CREATION_HOOKS.get(directory)
+        if hook is not None:
+            hook(directory)
 
 
 def temp_name(target: Path) -> Path:

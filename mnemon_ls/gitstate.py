@@ -475,3 +475,61 @@ def main_worktree_root(path: str | os.PathLike[str] | None) -> Path | None:
         return Path(_strip_sep(repo.workdir))
     except (_Problem, *_REPO_ERRORS):
         return None
+
+
+def working_tree_containing(path: str | os.PathLike[str]) -> Path | None:
+    """Top level of the git working tree that contains ``path``, or ``None``.
+
+    ``path`` need not exist: the nearest existing ancestor is probed (a storage root about to be
+    created). ``None`` when there is no repository, the repository is bare, or ``path`` lies inside
+    the git dir rather than the working tree. Never raises for repository problems; never writes.
+    """
+    probe = os.path.realpath(os.fspath(path))
+    while not os.path.isdir(probe):
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return None
+        probe = parent
+    try:
+        located = _locate(probe)
+    except _Problem:
+        return None
+    workdir = located.repo.workdir
+    if workdir is None:
+        return None
+    top = _strip_sep(workdir)
+    target = os.path.realpath(os.fspath(path))
+    if not (target == top or target.startswith(top.rstrip(os.sep) + os.sep)):
+        return None
+    if target == located.gitdir or target.startswith(located.gitdir + os.sep):
+        return None
+    return Path(top)
+
+
+def tracked_files_under(path: str | os.PathLike[str]) -> list[str]:
+    """Paths (relative to the working tree top, ``/``-separated) of files in the git index that lie
+    under ``path``; ``[]`` when ``path`` is not inside a working tree. Reads the index only (pygit2);
+    never writes. Used by ``doctor`` to warn about a storage root that is committed."""
+    top = working_tree_containing(path)
+    if top is None:
+        return []
+    relative = os.path.relpath(os.path.realpath(os.fspath(path)), top).replace(os.sep, "/")
+    prefix = "" if relative == "." else relative.rstrip("/") + "/"
+    try:
+        index = pygit2.Repository(str(top)).index
+        return [entry.path for entry in index if entry.path.startswith(prefix)]
+    except _REPO_ERRORS:
+        return []
+
+
+def ignored_by_git(path: str | os.PathLike[str]) -> bool | None:
+    """Whether git ignores ``path`` (need not exist) by the ``.gitignore`` files and excludes of the
+    working tree containing it; ``None`` when ``path`` is not inside a working tree. Never writes."""
+    top = working_tree_containing(path)
+    if top is None:
+        return None
+    relative = os.path.relpath(os.path.realpath(os.fspath(path)), top).replace(os.sep, "/")
+    try:
+        return bool(pygit2.Repository(str(top)).path_is_ignored(relative))
+    except _REPO_ERRORS:
+        return None

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
 from .errors import InvalidInput
-from .roots import RootResolution, canonical_workspace_path, resolve_root
+from .roots import RootResolution, arm_root_creation, find_workspace, resolve_root
 from .runtime.model import branch_name_problem
 from .runtime.snapshot import WakeSnapshot
 from .runtime.source import RuntimeSource
@@ -46,6 +46,7 @@ class WorkspaceHost:
     ) -> None:
         self.settings = settings
         self.resolution: RootResolution = resolve_root(workspace, settings, env)
+        arm_root_creation(self.resolution)  # in memory: the first write that creates a root ignores it in git
         # The branch comes from the workspace as opened (a linked worktree has its own HEAD), even when
         # its storage root is shared with the main working tree.
         self.workspace: Path | None = (
@@ -139,6 +140,41 @@ class WorkspaceHost:
             snapshot = dataclasses.replace(snapshot, text=text, chars=len(text))
         return snapshot, repairs
 
+    def current_branch(self, field: str = "scopeToBranch") -> str:
+        """The checked-out branch for a branch-scoped write; raises :class:`InvalidInput` naming ``field``
+        when no branch can be known (detached HEAD, not a repository)."""
+        state = self.branch_state()
+        if state.branch is None:
+            raise InvalidInput(field, f"no branch is checked out ({state.reason})")
+        return state.branch
+
+    def status(self, branch: "gitstate.BranchState | None" = None) -> dict[str, "Any"]:
+        """This workspace's status: ``{path, root, userRoot, scope, branch, branchReason, detached, entries:
+        {user, memory}, usage: {user|memory: {used, limit}} (UTF-8 bytes), problems, documents}``.
+
+        ``documents`` is ``{active, archived, activeBytes, limitBytes, problem}`` or ``None`` before the
+        Documents Source was first used. ``branch`` is a probe the caller already made (else probes now).
+        """
+        state = branch if branch is not None else self.branch_state()
+        effective = self.runtime.read()
+        limits = self.settings.runtime_memory
+        documents = None
+        if (self.root / "documents" / "index.json").exists():
+            index = self.documents.read()
+            active = [r for r in index.records if r.status == "active"]
+            documents = {"active": len(active), "archived": len(index.records) - len(active),
+                         "activeBytes": sum(r.size_bytes for r in active),
+                         "limitBytes": self.settings.documents.active_limit_bytes, "problem": index.problem}
+        return {
+            "path": str(self.workspace) if self.workspace else None, "root": str(self.root),
+            "userRoot": str(self.resolution.user_root), "scope": self.settings.storage_scope,
+            "branch": state.branch, "branchReason": state.reason, "detached": state.detached,
+            "entries": {"user": len(effective.user), "memory": len(effective.memory)},
+            "usage": {t: {"used": effective.used[t], "limit": limits.limit_for(t)} for t in ("user", "memory")},
+            "problems": list(effective.problems),
+            "documents": documents,
+        }
+
     def _cover_texts(self, budget_chars: int) -> list[str]:
         """The bounded covers of the other tiers that exist in this root (Documents), each within
         ``budget_chars``; a tier that was never used adds nothing."""
@@ -154,9 +190,11 @@ class WorkspaceHost:
         return covers
 
 
-def default_workspace() -> Path:
-    """The current directory, canonical (the CLI's default workspace)."""
-    return canonical_workspace_path(os.getcwd())
+def default_workspace(env: Mapping[str, str] | None = None) -> Path | None:
+    """The CLI's workspace when ``--workspace`` is not given: the nearest directory from the current one
+    upward holding ``.git`` or ``.mnemon`` (:func:`mnemon_ls.roots.find_workspace`), or ``None`` (no
+    workspace: the global root is used)."""
+    return find_workspace(os.getcwd(), env)
 
 
 class FolderState:

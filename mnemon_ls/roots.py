@@ -5,10 +5,15 @@ Scopes follow ``shared/reference/dsh-mnemon.md`` section 2.1:
 ============  ===================================================================================
 global        ``$MNEMON_DATA_DIR`` (trimmed, when non-empty) else ``~/.mnemon``
 workspace     ``<workspace>/.mnemon``
-workspaces    ``<base>/workspaces/<sha256 hex of the canonical workspace path>``; base = ``dataDir``
-              when set, else the global root
+workspaces    (default) ``<base>/workspaces/<sha256 hex of the canonical workspace path>``; base =
+              ``dataDir`` when set, else the global root. With no workspace: the global root.
 custom        ``dataDir``
 ============  ===================================================================================
+
+"No workspace" means the caller has no folder: the language server has none when the client opened
+no workspace folder; the CLI has none when ``--workspace`` is not given and no directory from the
+current one upward holds a ``.git`` (directory or file) or a ``.mnemon`` (see :func:`find_workspace`,
+the rule the Neovim plugin uses to pick its root).
 
 With ``worktreeSharing=shared`` (default) a workspace inside a linked git worktree is first mapped to
 the same relative place in the repository's main working tree, so every worktree of one repository
@@ -16,18 +21,25 @@ shares one root (branch scope keeps them apart). With ``runtimeUserScope=global`
 writes ``target=user`` in the global root while everything else stays in the selected root.
 
 Invariant 7 (DESIGN.md): resolving never creates, opens for writing or changes a file or directory.
+A root inside a git working tree gets a ``.gitignore`` of ``*`` when a write first creates it
+(:func:`arm_root_creation`, DESIGN.md section 4); an existing ``.gitignore`` is never overwritten.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
+from . import fsio
 from .errors import InvalidInput, NotFound
 from .settings import Settings
+
+if TYPE_CHECKING:
+    from .findings import Finding
 
 ROOT_AREAS = ("runtime", "documents", "data", "state")
 
@@ -109,7 +121,8 @@ def resolve_root(
 ) -> RootResolution:
     """Resolve the storage root of ``workspace`` under ``settings``; never writes to disk.
 
-    ``workspace`` may be ``None`` only for the ``global`` and ``custom`` scopes. With
+    ``workspace`` may be ``None`` for the ``global``, ``custom`` and ``workspaces`` scopes (``workspaces``
+    without a workspace resolves to the global root, reported as scope ``global``). With
     ``require_workspace`` (default) an existing directory is required. Raises :class:`NotFound`
     (workspace missing), :class:`InvalidInput` (field ``workspace``, ``dataDir`` or ``MNEMON_DATA_DIR``:
     not absolute, not a directory, or a file in the way of the root).
@@ -129,6 +142,8 @@ def resolve_root(
             if mapped is not None and mapped != canonical:
                 shared_from, canonical = canonical, mapped
     scope = settings.storage_scope
+    if scope == "workspaces" and canonical is None:
+        scope = "global"  # no workspace: the global root, as with the TypeScript plugin's default
     if scope == "global":
         root = global_root(env)
         field = "MNEMON_DATA_DIR"
@@ -188,3 +203,118 @@ def _main_worktree_equivalent(canonical: Path) -> Path | None:
     except ValueError:
         return None
     return main / relative
+
+
+#: Names whose presence marks a workspace folder for the CLI (the Neovim plugin's ``root_markers``).
+WORKSPACE_MARKERS = (".git", ".mnemon")
+
+
+def find_workspace(start: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> Path | None:
+    """The workspace the CLI works on when ``--workspace`` is not given; ``None`` means no workspace.
+
+    The nearest directory from ``start`` (canonicalized; a file's directory) upward that holds a
+    ``.git`` (directory or file, so a linked worktree or submodule counts) or a ``.mnemon``; a
+    ``.mnemon`` that is the global root, or that lies in the home directory, is not a marker (else every
+    directory below ``$HOME`` would be one workspace). This is exactly how the Neovim plugin picks a
+    buffer's root, and a repository's top is the folder VS Code opens, so a CLI run anywhere inside a
+    repository resolves the root the editors use. Never writes.
+    """
+    directory = canonical_workspace_path(os.path.abspath(os.fspath(start)))
+    if not directory.is_dir():
+        directory = directory.parent
+    home = Path(os.path.realpath(os.path.expanduser("~")))
+    try:
+        global_store = Path(os.path.realpath(global_root(env)))
+    except InvalidInput:
+        global_store = None
+    while True:
+        for marker in WORKSPACE_MARKERS:
+            candidate = directory / marker
+            if not os.path.lexists(candidate):
+                continue
+            if marker == ".mnemon" and (directory == home or Path(os.path.realpath(candidate)) == global_store):
+                continue
+            return directory
+        if directory.parent == directory:
+            return None
+        directory = directory.parent
+
+
+#: The ``.gitignore`` written at the top of a root created inside a git working tree (ignore everything,
+#: as virtualenvs and tool caches do).
+ROOT_GITIGNORE = b"# Created by mnemon-ls: this storage root is private memory, not source.\n*\n"
+
+
+def arm_root_creation(resolution: RootResolution) -> None:
+    """Make the first write that creates one of ``resolution``'s roots also write its ``.gitignore``.
+
+    Registers :func:`write_root_gitignore` with :func:`mnemon_ls.fsio.on_directory_created` for
+    ``root`` and ``user_root``; nothing is written now (invariant 7).
+    """
+    for root in {resolution.root, resolution.user_root}:
+        fsio.on_directory_created(root, write_root_gitignore)
+
+
+def write_root_gitignore(root: Path, body: bytes = ROOT_GITIGNORE) -> bool:
+    """Write ``root/.gitignore`` (``body``, default :data:`ROOT_GITIGNORE`; mode 0600) when ``root`` lies
+    inside a git working tree and has no ``.gitignore``; an existing one is never overwritten or read.
+    (A directory meant to be partly committed, such as a ``.dsh/`` whose ``shared.jsonl`` is shared,
+    passes its own ``body``, e.g. ``b"*\n!shared.jsonl\n"``, with :func:`functools.partial`.)
+
+    Returns ``True`` when it wrote the file. Raises :class:`OSError` from the filesystem after
+    removing the partial file and the still-empty root, so the write that created the root fails and
+    its retry creates both again.
+    """
+    from . import gitstate  # local import: pygit2 is only needed when a root is created
+
+    if gitstate.working_tree_containing(root) is None:
+        return False
+    try:
+        fd = os.open(root / ".gitignore", os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
+                     fsio.FILE_MODE)
+    except FileExistsError:
+        return False
+    try:
+        try:
+            os.write(fd, body)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError:
+        # Leave no root without its .gitignore: the retried write creates both again.
+        with contextlib.suppress(OSError):
+            os.unlink(root / ".gitignore")
+            os.rmdir(root)
+        raise
+    return True
+
+
+def diagnose_git(root: Path) -> list["Finding"]:
+    """``doctor`` findings for a storage root inside a git working tree (read-only; pygit2 index).
+
+    A warning when files under ``root`` are in the git index (tracked: memory one commit away from
+    being shared), or when nothing makes git ignore the root; ``ok`` when it is ignored; nothing when
+    the root does not exist or is outside every working tree.
+    """
+    from . import gitstate
+    from .findings import Finding
+
+    if not root.is_dir():
+        return []
+    top = gitstate.working_tree_containing(root)
+    if top is None:
+        return []
+    relative = os.path.relpath(os.path.realpath(root), top)
+    tracked = gitstate.tracked_files_under(root)
+    if tracked:
+        shown = ", ".join(tracked[:3]) + (f" and {len(tracked) - 3} more" if len(tracked) > 3 else "")
+        return [Finding("warning", str(root),
+                        f"{len(tracked)} file(s) under this storage root are tracked by the git repository {top} "
+                        f"({shown}); memory is private and would be pushed with the repository",
+                        f"git -C {top} rm -r --cached -- {relative} (the files stay on disk), and keep "
+                        f"{root / '.gitignore'} containing the line *")]
+    if not gitstate.ignored_by_git(root / "runtime" / "memories.json"):
+        return [Finding("warning", str(root),
+                        f"lies inside the git working tree {top} and is not ignored: `git add .` would commit it",
+                        f"create {root / '.gitignore'} containing the line *")]
+    return [Finding("ok", str(root), f"inside the git working tree {top}; ignored by git")]

@@ -11,7 +11,7 @@ Defaults and limits follow ``shared/reference/dsh-mnemon.md`` sections 2.1, 3.2 
 from __future__ import annotations
 
 import os
-from typing import Any, Literal
+from typing import Any, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -55,11 +55,14 @@ class Settings(_Model):
 
     Fields (JSON name first):
 
-    - ``storageScope``: ``global`` (default; ``$MNEMON_DATA_DIR`` or ``~/.mnemon``), ``workspace``
-      (``<workspace>/.mnemon``), ``workspaces`` (``<base>/workspaces/<sha256 of workspace path>``),
-      ``custom`` (``dataDir``).
+    - ``storageScope``: ``workspaces`` (default; ``<base>/workspaces/<sha256 of the canonical workspace
+      path>``, nothing written into the repository; with no workspace the global root), ``global``
+      (``$MNEMON_DATA_DIR`` or ``~/.mnemon``; the TypeScript plugin's default), ``workspace``
+      (``<workspace>/.mnemon``), ``custom`` (``dataDir``). DESIGN.md section 4.
     - ``dataDir``: absolute path or ``~``-path; required by ``custom``, the base of ``workspaces`` when set.
-    - ``runtimeUserScope``: ``storage`` (default) or ``global`` (USER.md from the global root).
+    - ``runtimeUserScope``: ``global`` (default; USER.md from the global root, so the user profile
+      follows the person across workspaces) or ``storage`` (USER.md in the selected root, the TypeScript
+      plugin's default).
     - ``runtimeMemory``: :class:`RuntimeMemorySettings`.
     - ``detachedHeadPolicy``: ``hide`` (default) or ``show`` branch-scoped entries when no branch is known.
     - ``worktreeSharing``: ``shared`` (default; linked worktrees use their main working tree's root) or
@@ -70,16 +73,19 @@ class Settings(_Model):
     - ``branchRecall``: how recall treats ``branch:<name>``-tagged long-term items: ``filter`` (default;
       drop items tagged only for other branches), ``label`` (keep them, marked), ``off`` (ignore tags).
     - ``recallPolicy``: ``strict-v1`` (default), ``balanced-v1`` or ``exhaustive-v1`` (reference 6.6).
+    - ``recallMode`` / ``writebackMode``: ``guided`` (default) or ``off``: whether assistant hooks print a
+      recall / writeback cue at the start of a turn (reference 7.4, seed 001 "How Configuration Switches
+      Interact"); explicit tools stay available either way.
     - ``handEdits``: ``import`` (default; a hand edit of USER.md / MEMORY.md becomes adds, replaces and
       removes, validated like any mutation) or ``restore`` (the edit is saved under ``runtime/edits/``
       and the file rebuilt from ``memories.json``, the TypeScript plugin's behaviour).
     """
 
     storage_scope: Literal["global", "workspace", "workspaces", "custom"] = Field(
-        "global", alias="storageScope"
+        "workspaces", alias="storageScope"
     )
     data_dir: str | None = Field(None, alias="dataDir")
-    runtime_user_scope: Literal["storage", "global"] = Field("storage", alias="runtimeUserScope")
+    runtime_user_scope: Literal["storage", "global"] = Field("global", alias="runtimeUserScope")
     runtime_memory: RuntimeMemorySettings = Field(
         default_factory=RuntimeMemorySettings, alias="runtimeMemory"
     )
@@ -89,6 +95,8 @@ class Settings(_Model):
     documents: DocumentsSettings = Field(default_factory=DocumentsSettings, alias="documents")
     branch_recall: Literal["filter", "label", "off"] = Field("filter", alias="branchRecall")
     recall_policy: Literal["strict-v1", "balanced-v1", "exhaustive-v1"] = Field("strict-v1", alias="recallPolicy")
+    recall_mode: Literal["guided", "off"] = Field("guided", alias="recallMode")
+    writeback_mode: Literal["guided", "off"] = Field("guided", alias="writebackMode")
     hand_edits: Literal["import", "restore"] = Field("import", alias="handEdits")
 
     @field_validator("data_dir")
@@ -133,6 +141,8 @@ _FIELD_RULES = {
     "documents.activeLimitBytes": "must be an integer in 1..1073741824",
     "branchRecall": "must be one of filter, label, off",
     "recallPolicy": "must be one of strict-v1, balanced-v1, exhaustive-v1",
+    "recallMode": "must be one of guided, off",
+    "writebackMode": "must be one of guided, off",
     "handEdits": "must be one of import, restore",
 }
 
@@ -171,3 +181,44 @@ def load_settings(raw: dict[str, Any] | None = None) -> Settings:
 def _printable(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+#: Environment variables the command line and the MCP server read (flags win over them), each naming one
+#: setting; values are parsed like the flag of the same name (``--memory-limit-bytes`` <->
+#: ``MNEMON_MEMORY_LIMIT_BYTES``). ``MNEMON_DATA_DIR`` is not here: it is the global root (mnemon_ls.roots).
+ENVIRONMENT_SETTINGS: dict[str, str] = {
+    "MNEMON_STORAGE_SCOPE": "storageScope",
+    "MNEMON_RUNTIME_USER_SCOPE": "runtimeUserScope",
+    "MNEMON_USER_LIMIT_BYTES": "userLimitBytes",
+    "MNEMON_MEMORY_LIMIT_BYTES": "memoryLimitBytes",
+    "MNEMON_DETACHED_HEAD_POLICY": "detachedHeadPolicy",
+    "MNEMON_WORKTREE_SHARING": "worktreeSharing",
+    "MNEMON_WAKE_BUDGET_CHARS": "wakeBudgetChars",
+    "MNEMON_BRANCH_RECALL": "branchRecall",
+    "MNEMON_RECALL_POLICY": "recallPolicy",
+    "MNEMON_RECALL_MODE": "recallMode",
+    "MNEMON_WRITEBACK_MODE": "writebackMode",
+    "MNEMON_HAND_EDITS": "handEdits",
+}
+_INTEGER_SETTINGS = {"userLimitBytes", "memoryLimitBytes", "wakeBudgetChars"}
+
+
+def settings_from_environment(env: "Mapping[str, str]") -> dict[str, Any]:
+    """The settings named by ``MNEMON_*`` variables in ``env`` (:data:`ENVIRONMENT_SETTINGS`), as
+    :meth:`Settings.with_overrides` takes them (camelCase keys). An empty variable is ignored. Raises
+    :class:`InvalidInput` naming the variable when an integer setting is not an integer; other values are
+    checked by the settings model (the error names the setting)."""
+    out: dict[str, Any] = {}
+    for variable, key in ENVIRONMENT_SETTINGS.items():
+        value = env.get(variable, "").strip()
+        if not value:
+            continue
+        if key in _INTEGER_SETTINGS:
+            try:
+                out[key] = int(value, 10)
+            except ValueError:
+                raise InvalidInput(variable, f"must be an integer (got {_printable(value)})") from None
+        else:
+            out[key] = value
+    return out
+

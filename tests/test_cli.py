@@ -1,8 +1,11 @@
 """The ``mnemon-ls`` console script, run for real in a subprocess (no in-process ``main()`` calls).
 
-Every run gets ``HOME`` and ``MNEMON_DATA_DIR`` inside ``tmp_path`` (storage scope ``global``, the
-default), no ``GIT_*`` / ``MNEMON_*`` variables from the outside, and a real repository made with pygit2
-on branch ``main`` as its working directory (the default workspace).
+Every run gets ``HOME`` and ``MNEMON_DATA_DIR`` inside ``tmp_path``, the storage scope ``global`` with
+``runtimeUserScope=storage`` named explicitly (``--scope global --runtime-user-scope storage``, the
+TypeScript plugin's defaults, unless the test names a scope itself), no ``GIT_*`` / ``MNEMON_*``
+variables from the outside, and a real repository made with pygit2 on branch ``main`` as its working
+directory (the default workspace). The defaults themselves (``workspaces`` + ``global``) are tested in
+``test_default_root_*`` below.
 
 Expected values are written out from the reference (dsh-mnemon.md 3.1-3.7) rather than computed with
 the package: the revision is sha256 of the compact JSON of memories.json, projections are the contents
@@ -64,10 +67,16 @@ class Cli:
         self.memories = self.runtime / "memories.json"
         self.env = procs.child_env(HOME=str(self.home), MNEMON_DATA_DIR=str(self.data))
 
-    def run(self, *args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    #: Appended to every command that takes settings and names no scope of its own.
+    SCOPE = ("--scope", "global", "--runtime-user-scope", "storage")
+
+    def run(self, *args: str, stdin: str | None = None, env: dict[str, str] | None = None,
+            scoped: bool = True, cwd: Path | None = None) -> subprocess.CompletedProcess:
+        if scoped and not {"--scope", "--data-dir", "--help", "--version"} & set(args) and args[:1] != ("serve",):
+            args = (*args, *self.SCOPE)
         result = subprocess.run(
             [MNEMON_LS, *args],
-            cwd=self.ws,
+            cwd=cwd or self.ws,
             env={**self.env, **(env or {})},
             input=stdin if stdin is not None else "",
             capture_output=True,
@@ -508,3 +517,53 @@ def test_old_text_from_standard_input(cli):
     both = cli.run("runtime", "replace", "--old-text", "-", "--content", "-", stdin="x")
     assert both.returncode == 2
     assert both.stderr.startswith("mnemon-ls: error: oldText: only one of --old-text and --content")
+
+
+# ================================================================= the defaults (workspaces + runtimeUserScope global)
+
+
+def default_root(data: Path, folder: Path) -> Path:
+    """``<global>/workspaces/<sha256 of the folder's real path>``, spelled out."""
+    return data / "workspaces" / hashlib.sha256(os.fsencode(os.path.realpath(folder))).hexdigest()
+
+
+def test_default_root_from_a_subdirectory_is_the_repositorys_and_outside_it(cli):
+    sub = cli.ws / "src" / "pkg"
+    sub.mkdir(parents=True)
+    expected = default_root(cli.data, cli.ws)
+    added = cli.run("runtime", "add", "--content", "from a subdirectory", "--json", scoped=False, cwd=sub)
+    assert added.returncode == 0, added.stderr
+    user = cli.run("runtime", "add", "--target", "user", "--content", "Name: Ada", scoped=False, cwd=cli.ws)
+    assert user.returncode == 0, user.stderr
+    assert (expected / "runtime" / "MEMORY.md").read_bytes() == b"from a subdirectory\n"
+    assert (cli.data / "runtime" / "USER.md").read_bytes() == b"Name: Ada\n"  # the profile follows the person
+    assert (expected / "runtime" / "USER.md").read_bytes() == b""  # this root's own USER.md stays empty
+    assert sorted(p.name for p in cli.ws.iterdir()) == [".git", "README", "src"]  # nothing in the repository
+    wake = json.loads(cli.run("wake", "--json", scoped=False, cwd=sub).stdout)
+    assert wake["root"] == str(expected)
+    assert "from a subdirectory" in wake["text"] and "Name: Ada" in wake["text"]
+    # --workspace names the folder exactly, as an editor's workspace folder does
+    explicit = json.loads(cli.run("wake", "--json", "--workspace", str(sub), scoped=False).stdout)
+    assert explicit["root"] == str(default_root(cli.data, sub))
+
+
+def test_no_workspace_uses_the_global_root(cli):
+    plain = cli.tmp / "plain" / "dir"
+    plain.mkdir(parents=True)
+    added = cli.run("runtime", "add", "--content", "no folder here", scoped=False, cwd=plain)
+    assert added.returncode == 0, added.stderr
+    assert cli.memories.exists() and cli.contents("memory") == ["no folder here"]
+    assert not (cli.data / "workspaces").exists()
+    doctor = cli.run("doctor", scoped=False, cwd=plain)
+    assert doctor.returncode == 0, doctor.stderr
+    lines = doctor.stdout.splitlines()
+    assert lines[1:4] == [
+        "workspace: None",
+        f"storage scope: global; root: {cli.data}",
+        "no workspace: no directory from here upward holds .git or .mnemon, so the global root is used "
+        "(give --workspace DIR for another folder)",
+    ]
+    # --scope workspace cannot do without a folder
+    refused = cli.run("runtime", "add", "--content", "x", "--scope", "workspace", cwd=plain)
+    assert (refused.returncode, refused.stderr) == (
+        2, "mnemon-ls: error: workspace: is required when storageScope is workspace\n")

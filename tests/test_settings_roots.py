@@ -61,7 +61,7 @@ def untouched(tmp_path):
 def test_defaults():
     settings = load_settings()
     assert settings == load_settings({}) == load_settings(None)
-    assert (settings.storage_scope, settings.data_dir, settings.runtime_user_scope) == ("global", None, "storage")
+    assert (settings.storage_scope, settings.data_dir, settings.runtime_user_scope) == ("workspaces", None, "global")
     assert (settings.runtime_memory.user_limit_bytes, settings.runtime_memory.memory_limit_bytes) == (4096, 10240)
     assert (settings.detached_head_policy, settings.worktree_sharing, settings.wake_budget_chars) == (
         "hide", "shared", 65536)
@@ -174,9 +174,16 @@ def test_each_scope_resolves_without_writing(untouched):
     env = {"MNEMON_DATA_DIR": str(tmp / "global")}
     real = workspace.resolve()
 
-    glob = resolve_root(workspace, load_settings(), env)
+    glob = resolve_root(workspace, load_settings({"storageScope": "global", "runtimeUserScope": "storage"}), env)
     assert (glob.root, glob.user_root, glob.scope, glob.workspace, glob.split_user) == (
         tmp / "global", tmp / "global", "global", real, False)
+    digest = hashlib.sha256(str(real).encode("utf-8")).hexdigest()
+    default = resolve_root(workspace, load_settings(), env)  # workspaces + runtimeUserScope global
+    assert (default.root, default.user_root, default.scope, default.workspace, default.split_user) == (
+        tmp / "global" / "workspaces" / digest, tmp / "global", "workspaces", real, True)
+    alone = resolve_root(None, load_settings(), env)  # no workspace: the global root
+    assert (alone.root, alone.user_root, alone.scope, alone.workspace, alone.split_user) == (
+        tmp / "global", tmp / "global", "global", None, False)
     assert resolve_root(workspace, load_settings({"storageScope": "workspace"}), env).root == real / ".mnemon"
     custom = resolve_root(None, load_settings({"storageScope": "custom", "dataDir": str(base)}), env)
     assert (custom.root, custom.workspace) == (base, None)
@@ -230,10 +237,9 @@ def test_workspace_that_is_a_file_or_absent_for_workspace_scopes(untouched):
     with pytest.raises(InvalidInput) as info:
         resolve_root(untouched.path / "file", load_settings({"storageScope": "workspace"}), {})
     assert info.value.field == "workspace"
-    for scope in ("workspace", "workspaces"):
-        with pytest.raises(InvalidInput) as info:
-            resolve_root(None, load_settings({"storageScope": scope}), {})
-        assert (info.value.field, info.value.rule) == ("workspace", f"is required when storageScope is {scope}")
+    with pytest.raises(InvalidInput) as info:
+        resolve_root(None, load_settings({"storageScope": "workspace"}), {})
+    assert (info.value.field, info.value.rule) == ("workspace", "is required when storageScope is workspace")
 
 
 def test_data_dir_that_is_a_file_is_rejected(untouched):
@@ -256,9 +262,10 @@ def test_global_root_that_is_a_file_is_rejected(untouched):
     (tmp / "ws").mkdir()
     untouched.seal()
     env = {"MNEMON_DATA_DIR": str(tmp / "g")}
-    with pytest.raises(InvalidInput) as info:
-        resolve_root(None, load_settings(), env)
-    assert info.value.field == "MNEMON_DATA_DIR"
+    for settings in (load_settings(), load_settings({"storageScope": "global"})):
+        with pytest.raises(InvalidInput) as info:
+            resolve_root(None, settings, env)
+        assert info.value.field == "MNEMON_DATA_DIR"
     with pytest.raises(InvalidInput) as info:
         resolve_root(tmp / "ws", load_settings({"storageScope": "workspace", "runtimeUserScope": "global"}), env)
     assert info.value.field == "MNEMON_DATA_DIR"
@@ -285,3 +292,131 @@ def test_data_dir_without_scope_means_custom(tmp_path):
     settings = load_settings({"dataDir": str(tmp_path / "root")})
     assert (settings.storage_scope, settings.data_dir) == ("custom", str(tmp_path / "root"))
     assert load_settings({"dataDir": str(tmp_path), "storageScope": "workspaces"}).storage_scope == "workspaces"
+
+
+# ================================================================= default workspace (CLI) and .gitignore
+
+
+def test_find_workspace_is_the_nearest_git_or_mnemon_folder(untouched):
+    from mnemon_ls.roots import find_workspace
+
+    tmp = untouched.path
+    repo = gitrepo.make_repo(tmp / "repo")
+    (tmp / "repo" / "a" / "b").mkdir(parents=True)
+    (tmp / "plain" / "deep").mkdir(parents=True)
+    (tmp / "marked" / ".mnemon").mkdir(parents=True)
+    (tmp / "marked" / "x").mkdir()
+    home = tmp / "home"
+    (home / ".mnemon").mkdir(parents=True)
+    (home / "notes").mkdir()
+    gitrepo.add_worktree(repo, "wt", tmp / "wt", "feature")
+    untouched.seal()
+    real = tmp.resolve()
+    env = {"MNEMON_DATA_DIR": str(tmp / "elsewhere")}
+    assert find_workspace(tmp / "repo" / "a" / "b", env) == real / "repo"
+    assert find_workspace(tmp / "repo" / "a" / "b" / "file.txt", env) == real / "repo"  # a file: its directory
+    assert find_workspace(tmp / "wt", env) == real / "wt"  # a linked worktree's .git file counts
+    assert find_workspace(tmp / "marked" / "x", env) == real / "marked"
+    assert find_workspace(tmp / "plain" / "deep", env) is None
+    # The global root's .mnemon and the one in $HOME are not workspace markers.
+    old = os.environ.get("HOME")
+    os.environ["HOME"] = str(home)
+    try:
+        assert find_workspace(home / "notes", {}) is None
+        assert find_workspace(home / "notes", {"MNEMON_DATA_DIR": str(tmp / "marked" / ".mnemon")}) is None
+    finally:
+        if old is None:
+            os.environ.pop("HOME", None)
+        else:
+            os.environ["HOME"] = old
+    assert find_workspace(tmp / "marked" / "x", {"MNEMON_DATA_DIR": str(tmp / "marked" / ".mnemon")}) is None
+
+
+def _add(host, content="a fact"):
+    from mnemon_ls.runtime import ops
+
+    return host.runtime.mutate(ops.validate_request("add", "memory", content))
+
+
+def test_gitignore_is_written_when_a_write_creates_a_root_inside_a_working_tree(tmp_path):
+    from mnemon_ls.host import WorkspaceHost
+    from mnemon_ls.roots import ROOT_GITIGNORE
+
+    repo = gitrepo.make_repo(tmp_path / "repo")
+    ws = (tmp_path / "repo").resolve()
+    env = {"MNEMON_DATA_DIR": str(tmp_path / "global")}
+    before = tree(tmp_path)
+    host = WorkspaceHost(ws, load_settings({"storageScope": "workspace"}), env=env)
+    assert tree(tmp_path) == before  # resolving and building the host write nothing (invariant 7)
+    _add(host)
+    gitignore = ws / ".mnemon" / ".gitignore"
+    assert gitignore.read_bytes() == ROOT_GITIGNORE == b"# Created by mnemon-ls: this storage root is private memory, not source.\n*\n"
+    assert gitignore.stat().st_mode & 0o777 == 0o600
+    assert repo.status() == {}  # nothing untracked: the whole root is ignored
+    assert repo.path_is_ignored(".mnemon/runtime/memories.json")
+    # custom scope inside the repository: same treatment, at the root's top
+    custom = WorkspaceHost(ws, load_settings({"storageScope": "custom", "dataDir": str(ws / "var" / "mem")}), env=env)
+    _add(custom)
+    assert (ws / "var" / "mem" / ".gitignore").read_bytes() == ROOT_GITIGNORE
+    assert not (ws / "var" / ".gitignore").exists()
+    assert repo.status() == {}
+    # a root outside every working tree gets none (the default scope: <global>/workspaces/<sha256>)
+    default = WorkspaceHost(ws, load_settings(), env=env)
+    _add(default)
+    assert (default.root / "runtime" / "memories.json").exists()
+    assert not (default.root / ".gitignore").exists() and not (tmp_path / "global" / ".gitignore").exists()
+
+
+def test_gitignore_is_written_once_and_never_overwritten(tmp_path):
+    from mnemon_ls.host import WorkspaceHost
+    from mnemon_ls.roots import write_root_gitignore
+
+    gitrepo.make_repo(tmp_path / "repo")
+    ws = (tmp_path / "repo").resolve()
+    settings = load_settings({"storageScope": "workspace"})
+    _add(WorkspaceHost(ws, settings, env={}), "first")
+    gitignore = ws / ".mnemon" / ".gitignore"
+    gitignore.write_bytes(b"# mine\n*\n!shared.md\n")
+    stat = gitignore.stat()
+    host = WorkspaceHost(ws, settings, env={})
+    _add(host, "second")
+    host.documents.create("Title", "Body")  # another Source creating documents/ under the same root
+    assert gitignore.read_bytes() == b"# mine\n*\n!shared.md\n"
+    assert (gitignore.stat().st_ino, gitignore.stat().st_mtime_ns) == (stat.st_ino, stat.st_mtime_ns)
+    assert write_root_gitignore(ws / ".mnemon") is False and gitignore.read_bytes() == b"# mine\n*\n!shared.md\n"
+    # A person who deletes it (to commit the memory on purpose) is not overruled by later writes.
+    gitignore.unlink()
+    _add(WorkspaceHost(ws, settings, env={}), "third")
+    assert not gitignore.exists()
+
+
+def test_doctor_git_findings_for_tracked_and_unignored_roots(tmp_path):
+    from mnemon_ls.host import WorkspaceHost
+    from mnemon_ls.roots import diagnose_git
+
+    repo = gitrepo.make_repo(tmp_path / "repo")
+    ws = (tmp_path / "repo").resolve()
+    host = WorkspaceHost(ws, load_settings({"storageScope": "workspace"}), env={})
+    root = ws / ".mnemon"
+    assert diagnose_git(root) == []  # not created yet
+    _add(host)
+    [ok] = diagnose_git(root)
+    assert (ok.level, ok.subject, ok.message) == ("ok", str(root), f"inside the git working tree {ws}; ignored by git")
+    repo.index.add(".mnemon/runtime/MEMORY.md")  # force-added, as `git add -f` would
+    repo.index.write()
+    before = tree(tmp_path)
+    [tracked] = diagnose_git(root)
+    assert tree(tmp_path) == before  # read-only
+    assert (tracked.level, tracked.message, tracked.advice) == (
+        "warning",
+        f"1 file(s) under this storage root are tracked by the git repository {ws} (.mnemon/runtime/MEMORY.md); "
+        "memory is private and would be pushed with the repository",
+        f"git -C {ws} rm -r --cached -- .mnemon (the files stay on disk), and keep {root / '.gitignore'} "
+        "containing the line *")
+    repo.index.remove(".mnemon/runtime/MEMORY.md")
+    repo.index.write()
+    (root / ".gitignore").unlink()
+    [unignored] = diagnose_git(root)
+    assert (unignored.level, unignored.message) == (
+        "warning", f"lies inside the git working tree {ws} and is not ignored: `git add .` would commit it")
+    assert diagnose_git(tmp_path / "nowhere") == []

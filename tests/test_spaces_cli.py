@@ -167,7 +167,9 @@ def test_missing_failing_slow_and_garbled_binaries(root: Path, fake, monkeypatch
     assert "not found" in absent.value.message
     monkeypatch.setenv("PATH", str(fake["dir"]))
     assert find_binary(None) == str(fake["exe"])
-    runner = CliRunner(root, cli_path=str(fake["exe"]), timeout=0.5)
+    # A generous timeout for the calls that must answer (a loaded machine starts Python slowly); the
+    # timeout case below uses its own short-fused runner.
+    runner = CliRunner(root, cli_path=str(fake["exe"]), timeout=30)
     assert runner.version() == "0.2.9-fake"
     monkeypatch.setenv("FAKE_MNEMON_FAIL", "database is corrupt")
     with pytest.raises(ProviderFailed) as failed:
@@ -181,7 +183,7 @@ def test_missing_failing_slow_and_garbled_binaries(root: Path, fake, monkeypatch
     monkeypatch.delenv("FAKE_MNEMON_BADJSON")
     monkeypatch.setenv("FAKE_MNEMON_SLEEP", "5")
     with pytest.raises(ProviderUnavailable) as slow:
-        runner.run(["status"], store="default")
+        CliRunner(root, cli_path=str(fake["exe"]), timeout=0.5).run(["status"], store="default")
     assert slow.value.message == "mnemon status timed out after 0.5 s"
 
 

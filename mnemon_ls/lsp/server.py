@@ -519,34 +519,12 @@ async def status(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
     P.parse_params(P._Params, params)
 
     def collect() -> list[dict[str, Any]]:
-        """One status row per folder (runs in a worker thread)."""
-        rows = []
-        for state in ls.registry.folders.values():
-            effective = state.host.runtime.read()
-            limits = state.settings.runtime_memory
-            rows.append({
-                "uri": state.uri, "name": state.name, "path": str(state.path), "root": str(state.host.root),
-                "userRoot": str(state.host.resolution.user_root), "scope": state.settings.storage_scope,
-                "branch": state.branch.branch, "branchReason": state.branch.reason, "detached": state.branch.detached,
-                "entries": {"user": len(effective.user), "memory": len(effective.memory)},
-                "usage": {t: {"used": effective.used[t], "limit": limits.limit_for(t)} for t in ("user", "memory")},
-                "problems": list(effective.problems),
-                "documents": _documents_summary(state),
-            })
-        return rows
+        """One status row per folder (runs in a worker thread): the Host's status with the folder's
+        URI and name, and the branch the server last announced."""
+        return [{"uri": state.uri, "name": state.name, **state.host.status(state.branch), "path": str(state.path)}
+                for state in list(ls.registry.folders.values())]
 
     return {"version": __version__, "protocolVersion": P.PROTOCOL_VERSION, "workspaces": await asyncio.to_thread(collect)}
-
-
-def _documents_summary(state: FolderState) -> dict[str, Any] | None:
-    """``{active, archived, activeBytes, limitBytes}`` of the folder's Documents, ``None`` before first use."""
-    if not (state.host.root / "documents" / "index.json").exists():
-        return None
-    index = state.host.documents.read()
-    active = [r for r in index.records if r.status == "active"]
-    return {"active": len(active), "archived": len(index.records) - len(active),
-            "activeBytes": sum(r.size_bytes for r in active), "limitBytes": state.settings.documents.active_limit_bytes,
-            "problem": index.problem}
 
 
 # ------------------------------------------------------------------- mnemon/documents/*
@@ -691,20 +669,13 @@ async def spaces_merge(ls: MnemonLanguageServer, params: Any) -> Any:
                                                                    deactivate_sources=p.deactivate_sources))
 
 
-def _current_branch(host: Any) -> str:
-    state = host.branch_state()
-    if state.branch is None:
-        raise InvalidInput("scopeToBranch", f"no branch is checked out ({state.reason})")
-    return state.branch
-
-
 @mnemon_request(P.REMEMBER)
 async def remember(ls: MnemonLanguageServer, params: Any) -> Any:
     """``mnemon/remember`` -> ``WriteReceipt.to_dict()``; ``scopeToBranch`` adds a ``branch:<current>`` tag."""
     p = P.parse_params(P.RememberParams, params)
     return await _spaces(ls, p.workspace, lambda h: h.spaces.remember(
         p.content, space_id=p.space_id, category=p.category, importance=p.importance, tags=p.tags,
-        entities=p.entities, source=p.source, branch=_current_branch(h) if p.scope_to_branch else None))
+        entities=p.entities, source=p.source, branch=h.current_branch() if p.scope_to_branch else None))
 
 
 @mnemon_request(P.RECALL)

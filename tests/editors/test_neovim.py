@@ -700,3 +700,41 @@ def test_document_title_argument(session: Session, tmp_path: Path) -> None:
     managed = repo_dir / ".mnemon" / doc["relativePath"]
     assert session.nv.current.buffer.name == str(managed) and windows_showing(session, managed) == 1
     assert session.nv.vvars["errmsg"] == ""
+
+
+def test_default_root_is_outside_the_repository_and_the_clis(session: Session, tmp_path: Path) -> None:
+    """setup() with no settings: the plugin's root for a repository is <data>/workspaces/<sha256 of the
+    repository path>, nothing lands in the repository, and the CLI run in a subdirectory (no --workspace)
+    resolves the same root; :checkhealth says which storage is used."""
+    import hashlib
+    import os
+    import subprocess
+
+    repo_dir = tmp_path / "repo"
+    make_repo(repo_dir, "main")
+    sub = repo_dir / "src" / "pkg"
+    sub.mkdir(parents=True)
+    notes = sub / "notes.txt"
+    notes.write_text(f"{LINE1}\n", encoding="utf-8")
+    session.lua("require('mnemon').setup({ cmd = T.server_cmd })")
+    session.open(notes)
+    session.wait_attached()
+    assert session.lua("return require('mnemon.client').root_for_buf(0)") == str(repo_dir)
+    mark = session.mark()
+    session.nv.command("MnemonRemember")
+    session.wait_note("Entry added.", mark)
+    data = tmp_path / "data"
+    expected = data / "workspaces" / hashlib.sha256(os.fsencode(os.path.realpath(repo_dir))).hexdigest()
+    assert (expected / "runtime" / "MEMORY.md").read_text(encoding="utf-8") == LINE1 + "\n"
+    assert not (repo_dir / ".mnemon").exists()
+    assert sorted(p.name for p in repo_dir.iterdir()) == [".git", "file.txt", "src"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "MNEMON_"))}
+    env.update(MNEMON_DATA_DIR=str(data), HOME=str(tmp_path / "home"))
+    cli = subprocess.run([sys.executable, "-m", "mnemon_ls", "wake", "--json"], cwd=sub, env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert cli.returncode == 0, cli.stderr
+    wake = json.loads(cli.stdout)
+    assert wake["root"] == str(expected) and LINE1 in wake["text"]
+    session.nv.command("checkhealth mnemon")
+    report = "\n".join(session.nv.current.buffer[:])
+    assert "one root per workspace outside the repository (storageScope workspaces, the default)" in report

@@ -7,7 +7,9 @@ Every test gets fresh servers (function scope; a start costs ~0.5 s) on real dir
   init={...})``) and shuts every one of them down at teardown. Its ``data_dir`` is the server's
   ``$MNEMON_DATA_DIR`` (the ``global`` storage root) and ``home`` its ``$HOME``.
 - ``client``: one :class:`MnemonClient` per capability set of :data:`CLIENTS`, with the ``repo``
-  fixture (a repository on ``main``) as its only workspace folder and ``storageScope: workspace``.
+  fixture (a repository on ``main``) as its only workspace folder, ``storageScope: workspace`` and
+  ``runtimeUserScope: storage`` (both USER.md and MEMORY.md in ``<repo>/.mnemon``; the defaults are
+  ``workspaces`` + ``global``, tested in ``test_folders.py::test_default_root_*``).
 
 No sleep is used as synchronisation. Notifications are awaited with pytest-lsp's
 ``wait_for_notification``, armed before the trigger (:meth:`MnemonClient.expect`) and bounded by a
@@ -369,8 +371,10 @@ def repo(repo_dir: Path) -> pygit2.Repository:
 
 @pytest.fixture(params=CLIENTS)
 async def client(request, lsp: Launcher, repo: pygit2.Repository, repo_dir: Path) -> MnemonClient:
-    """A server for ``repo`` (storageScope workspace), initialized with one editor's capabilities."""
-    return await lsp.start(request.param, [repo_dir], {"mnemon": {"storageScope": "workspace"}})
+    """A server for ``repo`` (storageScope workspace, runtimeUserScope storage), initialized with one
+    editor's capabilities."""
+    return await lsp.start(request.param, [repo_dir], {"mnemon": {"storageScope": "workspace",
+                                                                  "runtimeUserScope": "storage"}})
 
 
 # ---------------------------------------------------------------------------------- disk helpers

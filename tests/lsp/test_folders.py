@@ -10,6 +10,11 @@ Tests that show a request answered with the state from *before* such a notificat
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -25,6 +30,12 @@ GLOBAL = {"mnemon": {"storageScope": "global"}}
 def _folders_event(added=(), removed=()) -> types.DidChangeWorkspaceFoldersParams:
     return types.DidChangeWorkspaceFoldersParams(event=types.WorkspaceFoldersChangeEvent(
         added=[folder(p) for p in added], removed=[folder(p) for p in removed]))
+
+
+def default_root(data_dir: Path, folder_path: Path) -> Path:
+    """``<global>/workspaces/<sha256 of the folder's real path>``, spelled out (the default storage root)."""
+    digest = hashlib.sha256(os.fsencode(os.path.realpath(folder_path))).hexdigest()
+    return data_dir / "workspaces" / digest
 
 
 def _rows(status: dict) -> dict[str, dict]:
@@ -126,7 +137,7 @@ async def test_flat_initialization_options_and_invalid_settings(lsp: Launcher, c
     # The object itself may be the section; an invalid value is reported once and defaults are used.
     client = await lsp.start(caps, [repo_dir], {"storageScope": "workspace", "wakeBudgetChars": 5})
     [row] = (await client.status())["workspaces"]
-    assert row["scope"] == "global" and row["root"] == str(lsp.data_dir)
+    assert row["scope"] == "workspaces" and row["root"] == str(default_root(lsp.data_dir, repo_dir))
     assert [(m.type, m.message) for m in client.messages] == [(
         types.MessageType.Warning,
         f"mnemon-ls: invalid setting for {uri(repo_dir)}: wakeBudgetChars: must be an integer in 1024..4194304 "
@@ -146,7 +157,7 @@ async def test_settings_from_workspace_configuration_per_folder(lsp: Launcher, c
                                       lambda s: _rows(s)[uri(a)]["scope"] == "workspace")
     rows = _rows(status)
     assert (rows[uri(a)]["root"], rows[uri(a)]["usage"]["memory"]["limit"]) == (str(a / ".mnemon"), 2048)
-    assert (rows[uri(b)]["scope"], rows[uri(b)]["root"]) == ("global", str(lsp.data_dir))
+    assert (rows[uri(b)]["scope"], rows[uri(b)]["root"]) == ("workspaces", str(default_root(lsp.data_dir, b)))
     assert (rows[uri(b)]["usage"]["user"]["limit"], rows[uri(b)]["usage"]["memory"]["limit"]) == (512, 10240)
 
 
@@ -242,3 +253,27 @@ async def test_no_folder_open(lsp: Launcher):
     error = await client.call_error("mnemon/wake", {})
     assert (error.code, error.message, error.data) == (
         -32016, "workspace: no workspace folder is open", {"code": "not-in-workspace", "field": "workspace"})
+
+
+@pytest.mark.parametrize("caps", CLIENTS)
+async def test_default_root_is_the_clis_and_outside_the_repository(lsp: Launcher, caps: str, repo, repo_dir: Path):
+    # No settings at all: the server and the CLI (run in a subdirectory of the repository, no --workspace)
+    # resolve one root for the folder, under the global data dir, and write nothing into the repository.
+    client = await lsp.start(caps, [repo_dir], None)
+    await client.call("mnemon/runtime/mutate", {"action": "add", "content": "written by the editor"})
+    await client.call("mnemon/runtime/mutate", {"action": "add", "target": "user", "content": "Name: Ada"})
+    [row] = (await client.status())["workspaces"]
+    expected = default_root(lsp.data_dir, repo_dir)
+    assert (row["scope"], row["root"], row["userRoot"]) == ("workspaces", str(expected), str(lsp.data_dir))
+    assert memory_file(expected).read_bytes() == b"written by the editor\n"
+    assert memory_file(lsp.data_dir, "USER.md").read_bytes() == b"Name: Ada\n"
+    assert not (repo_dir / ".mnemon").exists()
+    assert not str(expected).startswith(str(repo_dir.resolve()) + os.sep)
+    sub = repo_dir / "pkg" / "deep"
+    sub.mkdir(parents=True)
+    cli = subprocess.run([sys.executable, "-m", "mnemon_ls", "wake", "--json"], cwd=sub, env=lsp.env(),
+                         capture_output=True, text=True, timeout=60)
+    assert cli.returncode == 0, cli.stderr
+    wake = json.loads(cli.stdout)
+    assert wake["root"] == str(expected)
+    assert "written by the editor" in wake["text"] and "Name: Ada" in wake["text"]

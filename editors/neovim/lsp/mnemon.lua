@@ -1,7 +1,7 @@
 -- vim.lsp.Config for Neovim 0.11+:
 --
---   vim.lsp.config("mnemon", { settings = { mnemon = { storageScope = "workspace" } } })
 --   vim.lsp.enable("mnemon")
+--   -- optional settings: vim.lsp.config("mnemon", { settings = { mnemon = { wakeBudgetChars = 32768 } } })
 --
 -- The root is the nearest directory upward with `.git` (directory or file) or `.mnemon`; buffers outside
 -- such a root get no client. The `mnemon` settings are sent both as initializationOptions and as the

@@ -379,13 +379,43 @@ check("every setting read in src/ is contributed", () => {
     return problems;
 });
 
+// ------------------------------------------------------------------------ language-model tools
+
+check("language-model tools: contributed = implemented in src/tools.ts, with schemas and descriptions", () => {
+    const problems = [];
+    const contributed = manifest.contributes?.languageModelTools ?? [];
+    const toolsSource = readFileSync(path.join(extensionDir, "src", "tools.ts"), "utf8");
+    const table = toolsSource.slice(toolsSource.indexOf("export const TOOLS"));
+    const implemented = new Map([...table.matchAll(/^    (mnemon_[a-z_]+): \{\n        writes: (true|false),/gm)]
+        .map((m) => [m[1], m[2] === "true"]));
+    const names = new Set(contributed.map((t) => t.name));
+    for (const name of implemented.keys()) if (!names.has(name)) problems.push(`${name} is implemented but not contributed`);
+    for (const tool of contributed) {
+        if (!implemented.has(tool.name)) problems.push(`${tool.name} is contributed but not implemented in src/tools.ts`);
+        if ((tool.modelDescription ?? "").length < 120) problems.push(`${tool.name}: modelDescription must say when to use it (>= 120 characters)`);
+        if (tool.inputSchema?.type !== "object" || tool.inputSchema?.additionalProperties !== false) {
+            problems.push(`${tool.name}: inputSchema must be an object schema with additionalProperties false`);
+        }
+        if (!tool.toolReferenceName || !tool.displayName || !tool.userDescription) problems.push(`${tool.name}: needs displayName, userDescription and toolReferenceName`);
+        if (implemented.get(tool.name) && !new RegExp(`${tool.name}: \\{\\n        writes: true,\\n        confirm:`).test(table)) {
+            problems.push(`${tool.name} writes but asks for no confirmation`);
+        }
+    }
+    const mcp = manifest.contributes?.mcpServerDefinitionProviders ?? [];
+    const lmSource = readFileSync(path.join(extensionDir, "src", "lmtools.ts"), "utf8");
+    const providerId = /MCP_PROVIDER_ID = "([^"]+)"/.exec(lmSource)?.[1];
+    if (mcp.length !== 1 || mcp[0].id !== providerId) problems.push(`contributes.mcpServerDefinitionProviders must declare ${providerId}`);
+    return problems;
+});
+
 // ----------------------------------------------------------------------------------------- pins
 
 check("version pins agree", () => {
     const problems = [];
     const engine = manifest.engines?.vscode;
     const types = manifest.devDependencies?.["@types/vscode"];
-    if (engine !== "^1.82.0") problems.push(`engines.vscode is ${engine}, expected ^1.82.0`);
+    // 1.101: the first release with stable language-model tools and MCP server definition providers.
+    if (engine !== "^1.101.0") problems.push(`engines.vscode is ${engine}, expected ^1.101.0`);
     if (`^${types}` !== engine) problems.push(`@types/vscode ${types} must be the engine minimum (${engine})`);
     if (manifest.dependencies?.["vscode-languageclient"] !== "9.0.1") problems.push("vscode-languageclient must be pinned to 9.0.1");
     if (!/^\d+\.\d+\.\d+$/.test(manifest.devDependencies?.["vscode-jsonrpc"] ?? "")) problems.push("vscode-jsonrpc must be pinned exactly");

@@ -5,6 +5,7 @@
 
 import * as vscode from "vscode";
 import { registerCommands } from "./commands";
+import { registerLanguageModelTools, registerMcpServerDefinitions } from "./lmtools";
 import { StatusDocument, WakeDocuments } from "./documents";
 import { handEditMessage } from "./format";
 import { Notification, ProjectionRepairedParams } from "./requests";
@@ -23,6 +24,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const statusDocument = new StatusDocument(server);
     context.subscriptions.push(log, server, statusBar, wakeDocuments, statusDocument);
     context.subscriptions.push(...registerCommands({ server, statusBar, wakeDocuments, statusDocument }));
+    context.subscriptions.push(...registerLanguageModelTools(server), ...registerMcpServerDefinitions(server));
 
     const current = server;
     context.subscriptions.push(

@@ -21,6 +21,8 @@ export const SERVER_SETTING_KEYS = [
     "documents.activeLimitBytes",
     "branchRecall",
     "recallPolicy",
+    "recallMode",
+    "writebackMode",
     "handEdits",
 ] as const;
 
@@ -43,6 +45,8 @@ export interface ServerSettings {
     documents?: { maxBodyBytes?: number; activeLimitBytes?: number };
     branchRecall?: string;
     recallPolicy?: string;
+    recallMode?: string;
+    writebackMode?: string;
     handEdits?: string;
 }
 

@@ -37,6 +37,21 @@ function M.check()
   else
     error("server command not executable: " .. tostring(exe) .. " (pip install mnemon-ls, or setup{ cmd = ... })")
   end
+  local settings = client.config.settings
+  if type(settings) == "function" then
+    ok("settings: computed per root by your settings function")
+  else
+    local scope = type(settings) == "table" and settings.storageScope or nil
+    if scope == nil or scope == vim.NIL then
+      ok("storage: one root per workspace outside the repository (storageScope workspaces, the default); "
+        .. "mnemon-ls in a terminal inside the workspace uses the same root")
+    elseif scope == "workspace" then
+      warn("storageScope = 'workspace' keeps memory in <root>/.mnemon inside the repository; "
+        .. "the default ('workspaces') keeps it outside")
+    else
+      ok("storageScope = " .. tostring(scope))
+    end
+  end
   local clients = client.all()
   if #clients == 0 then
     warn("no mnemon-ls client is running (open a file inside a git repository or a .mnemon root)")

@@ -54,6 +54,7 @@ import {
     wake,
 } from "../requests";
 import { buildServerSettings, ServerSettings } from "../settings";
+import { invokeTool, TOOLS } from "../tools";
 
 const EXTENSION_DIR = path.resolve(__dirname, "..", "..");
 /** The repository root: the server under test is the one of this tree (after any PYTHONPATH given). */
@@ -297,6 +298,17 @@ describe("contract with the real mnemon-ls server", () => {
         assert.deepEqual(row.problems, []);
     });
 
+    it("the package.json defaults resolve the per-folder root outside the repository, USER.md from the global root", async () => {
+        assert.equal(settings.storageScope, "workspaces");
+        assert.equal(settings.runtimeUserScope, "global");
+        const row = (await withTimeout(status(connection), "status")).workspaces[0] as { root: string; userRoot: string; scope: string };
+        const digest = createHash("sha256").update(fs.realpathSync(repo)).digest("hex");
+        assert.equal(row.scope, "workspaces");
+        assert.equal(row.root, path.join(tmp, "data", "workspaces", digest), "<global>/workspaces/<sha256 of the folder path>");
+        assert.equal(row.userRoot, path.join(tmp, "data"));
+        assert.ok(!fs.existsSync(path.join(repo, ".mnemon")), "nothing is written into the repository");
+    });
+
     it("remember for this branch (branch from status) scopes the entry", async () => {
         const branch = branchFor(await withTimeout(status(connection), "status"), fileUri);
         assert.equal(branch, "main");
@@ -356,8 +368,9 @@ describe("contract with the real mnemon-ls server", () => {
     });
 
     it("a hand edit of MEMORY.md is imported: mnemon/projectionRepaired carries the result and the wake shows it", async () => {
-        const memoryFile = path.join(tmp, "data", "runtime", "MEMORY.md");
-        assert.ok(fs.existsSync(memoryFile), `${memoryFile} exists (global storage under MNEMON_DATA_DIR)`);
+        const digest = createHash("sha256").update(fs.realpathSync(repo)).digest("hex");
+        const memoryFile = path.join(tmp, "data", "workspaces", digest, "runtime", "MEMORY.md");
+        assert.ok(fs.existsSync(memoryFile), `${memoryFile} exists (the folder's root under MNEMON_DATA_DIR/workspaces)`);
         const repaired = nextNotification<ProjectionRepairedParams>(waiters, Notification.projectionRepaired, (p) => p.file === memoryFile);
         fs.chmodSync(memoryFile, 0o644);
         fs.appendFileSync(memoryFile, "\u00a7\na line typed by hand\n");
@@ -693,6 +706,28 @@ describe("contract with the real mnemon-ls server", () => {
         const untargeted = await expectMnemonError(rememberInSpace(connection, { workspace: folderUri, content: "where does this go?" }), "invalid-input");
         assert.equal((untargeted.data as { field?: string }).field, "spaceId");
         await withTimeout(deactivateSpace(connection, { workspace: folderUri, spaceId: second.id }), "deactivate 2");
+    });
+
+    it("language-model tools: every contributed tool runs against the real server and answers text", async () => {
+        const runtime = await withTimeout(invokeTool(connection, "mnemon_runtime_memory", folderUri,
+            { action: "add", content: "LM tools reach the running server" }), "runtime tool");
+        assert.match(runtime, /^Entry added\. MEMORY\.md: \d+ entries, \d+\/20480 UTF-8 bytes; revision [0-9a-f]{12}$/);
+        const wakeText = await withTimeout(invokeTool(connection, "mnemon_wake", folderUri, {}), "wake tool");
+        assert.ok(wakeText.startsWith("MNEMON RUNTIME MEMORY SNAPSHOT\n") && wakeText.includes("LM tools reach the running server"));
+        const remembered = await withTimeout(invokeTool(connection, "mnemon_remember", folderUri,
+            { content: "The LM tool remembered the QUOKKA rollout", forBranch: false }), "remember tool");
+        assert.match(remembered, /^committed: Remembered in .+ \(space .+, id [0-9a-f-]{36}\)$/);
+        const found = await withTimeout(invokeTool(connection, "mnemon_recall", folderUri, { query: "QUOKKA rollout", limit: 50 }), "recall tool");
+        assert.ok(found.startsWith("1. The LM tool remembered the QUOKKA rollout\n   space: "), found);
+        const docs = await withTimeout(invokeTool(connection, "mnemon_document_search", folderUri, { query: "数据库" }), "document tool");
+        assert.match(docs, /\d+ result\(s\)$/);
+        // A bad input comes back as text the model can act on, with the server's stable code.
+        const bad = await withTimeout(invokeTool(connection, "mnemon_runtime_memory", folderUri, { action: "add", content: "a\n§\nb" }), "bad input");
+        assert.match(bad, /^Error: invalid-input: content: /);
+        await assert.rejects(invokeTool(connection, "mnemon_nope", folderUri, {}), /unknown Mnemon tool mnemon_nope/);
+        for (const [name, spec] of Object.entries(TOOLS)) {
+            assert.equal(spec.writes, Boolean(spec.confirm), `${name}: a write asks for confirmation, a read does not`);
+        }
     });
 
     it("shutdown and exit end the server with exit code 0", async () => {

@@ -1,0 +1,137 @@
+"""Tool results as text a model can use directly (bounded; ids spelled out in full for follow-up calls).
+
+Input shapes are the ``to_dict()`` forms the language server returns (``RecallResult``, ``WriteReceipt``,
+the Documents results, ``WorkspaceHost.status()``); nothing here touches a store.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+#: Largest tool result, in characters; longer text is cut with a note saying how much was left out.
+MAX_RESULT_CHARS = 24_000
+#: Largest content shown per recall result or search hit, in characters.
+MAX_ITEM_CHARS = 1_200
+
+
+def bounded(text: str, limit: int = MAX_RESULT_CHARS) -> str:
+    """``text`` cut to ``limit`` characters, with ``[... N more characters not shown]`` when cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n[... {len(text) - limit} more characters not shown]"
+
+
+def _clip(text: str, limit: int = MAX_ITEM_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def runtime_receipt(receipt: Any, files: Mapping[str, str]) -> str:
+    """One Runtime mutation receipt: what happened, the file, entry count, bytes used of the limit, the revision."""
+    noun = "entry" if receipt.entry_count == 1 else "entries"
+    lines = [f"{receipt.message} {files[receipt.target]}: {receipt.entry_count} {noun}, "
+             f"{receipt.used}/{receipt.limit} UTF-8 bytes; revision {receipt.revision[:12]}"]
+    data = receipt.to_dict()
+    for key in ("similar", "redacted", "maintenance"):
+        if data.get(key):
+            lines.append(f"{key}: {data[key]}")
+    return "\n".join(lines)
+
+
+def receipt(data: Mapping[str, Any]) -> str:
+    """A Memory Space write receipt: status, message, space and item id."""
+    parts = [f"{data.get('status')}: {data.get('message', '')}".strip()]
+    if data.get("spaceId"):
+        parts.append(f"space: {data.get('spaceName') or ''} ({data['spaceId']})")
+    if data.get("id"):
+        parts.append(f"id: {data['id']}")
+    if data.get("activated"):
+        parts.append("the space was activated by this write")
+    return "\n".join(parts)
+
+
+def recall(data: Mapping[str, Any], cap: int) -> str:
+    """Recall evidence, numbered, each with its space id and item id; notices and branch-scope counts after."""
+    results: Sequence[Mapping[str, Any]] = data.get("results", [])[:cap]
+    lines = []
+    for n, item in enumerate(results, 1):
+        label = f" [{item['branchLabel']}]" if item.get("branchLabel") else ""
+        score = item.get("score")
+        score_text = f"{score:.2f}" if isinstance(score, (int, float)) else "-"
+        lines.append(f"{n}. {_clip(str(item.get('content', '')))}{label}")
+        lines.append(f"   space: {item.get('spaceId')} ({item.get('spaceName')}) · id: {item.get('id')} · "
+                     f"tier: {item.get('tier')} · score: {score_text}")
+    hidden = data.get("hidden") or {}
+    if any(hidden.values()):
+        lines.append(f"hidden by branch scope: {hidden}")
+    lines.extend(f"note: {n}" for n in data.get("notices", []))
+    if not results:
+        lines.append("No memory matched." + (f" {data['hint']}" if data.get("hint") else ""))
+    return bounded("\n".join(lines))
+
+
+def related(data: Mapping[str, Any]) -> str:
+    """A graph walk: one line per related item with depth and edge type."""
+    lines = [f"Related to {data.get('id')} in {data.get('spaceName')} ({data.get('spaceId')}):"]
+    for item in data.get("items", []):
+        lines.append(f"- depth {item.get('depth')} via {item.get('edgeType') or item.get('matchedVia')}: "
+                     f"{_clip(str(item.get('content', '')))} (id: {item.get('id')})")
+    if len(lines) == 1:
+        lines.append("nothing is linked to it")
+    return bounded("\n".join(lines))
+
+
+def document_hits(data: Mapping[str, Any]) -> str:
+    """Documents search hits: score, id, title, excerpt."""
+    lines = []
+    for hit in data.get("results", []):
+        status = f" [{hit['status']}]" if hit.get("status") and hit.get("status") != "active" else ""
+        lines.append(f"- {hit.get('title')}{status} (id: {hit.get('id')}, score {hit.get('score', 0):.3f})")
+        if hit.get("excerpt"):
+            lines.append(f"  {_clip(str(hit['excerpt']), 400)}")
+    lines.extend(f"note: {n}" for n in data.get("notices", []))
+    lines.append(f"{data.get('total', len(data.get('results', [])))} result(s)")
+    return bounded("\n".join(lines))
+
+
+def document_result(data: Mapping[str, Any]) -> str:
+    """A Documents mutation result: action, title, id, revision, managed path."""
+    document = data.get("document", {})
+    return (f"Document {data.get('action')}: {document.get('title')} (id: {document.get('id')}), "
+            f"revision {document.get('revision')}, {document.get('relativePath')}")
+
+
+def document(data: Mapping[str, Any]) -> str:
+    """A Document as read: a metadata line, then the body."""
+    meta = data.get("document", data)
+    head = (f"# {meta.get('title')}\n(id: {meta.get('id')}, revision {meta.get('revision')}, "
+            f"status {meta.get('status')})")
+    if meta.get("description"):
+        head += f"\n{meta['description']}"
+    return bounded(f"{head}\n\n{data.get('content', '')}")
+
+
+def spaces(views: Sequence[Mapping[str, Any]]) -> str:
+    """Memory Spaces: active mark, id, name, provider, description."""
+    if not views:
+        return "No Memory Space yet. Create one with mnemon_memory_spaces action=create (name, description)."
+    lines = []
+    for view in views:
+        mark = "active" if view.get("active") else "inactive"
+        lines.append(f"- {view.get('id')}: {view.get('name')} ({mark}, {view.get('providerLabel', 'Mnemon')})")
+        if view.get("description"):
+            lines.append(f"  {view['description']}")
+    return "\n".join(lines)
+
+
+def status(data: Mapping[str, Any]) -> str:
+    """``WorkspaceHost.status()`` as lines: workspace, root, branch, usage per target, counts, problems."""
+    lines = [f"workspace: {data.get('path')}", f"storage root: {data.get('root')} (scope {data.get('scope')})",
+             f"git branch: {data.get('branch') or '(none: ' + str(data.get('branchReason')) + ')'}"]
+    for target, usage in (data.get("usage") or {}).items():
+        count = (data.get("entries") or {}).get(target)
+        lines.append(f"{target}: {count} entries, {usage['used']}/{usage['limit']} UTF-8 bytes")
+    documents = data.get("documents")
+    if documents:
+        lines.append(f"documents: {documents['active']} active, {documents['archived']} archived")
+    lines.extend(f"problem: {p}" for p in data.get("problems", []))
+    return "\n".join(lines)

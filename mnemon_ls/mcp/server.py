@@ -1,0 +1,452 @@
+"""``mnemon-ls mcp``: the stdio MCP server (official ``mcp`` SDK 2.x, ``MCPServer``) over the same Host.
+
+Tools (``mnemon_`` prefix, reference/dsh-mnemon.md 7.1), resources (``mnemon://wake``,
+``mnemon://runtime/USER.md``, ``mnemon://runtime/MEMORY.md``, ``mnemon://documents/{id}``), the
+``mnemon-routing`` prompt and the routing guidance as the server's ``instructions``
+(:mod:`mnemon_ls.guidance`). Every tool parses its arguments, calls one Host/Source operation in a worker
+thread (the same operations, locks and revision fences as the CLI and the language server) and formats
+text for the model. Errors are tool errors (``isError``) whose text is ``<code>: <message>`` with the
+language server's stable ``data.code``. Logs go to stderr only: stdout carries the protocol.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import re
+import warnings
+from typing import Annotated, Any, Callable, Literal, Mapping, TypeVar
+
+import anyio
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from .. import __version__, guidance
+from ..errors import InvalidInput, MnemonError
+from ..host import WorkspaceHost
+from ..runtime import ops
+from ..runtime.model import PROJECTION_FILES
+from ..settings import Settings
+from ..view import ViewRegistry
+from . import format as fmt
+from .workspaces import McpWorkspaces
+
+log = logging.getLogger("mnemon_ls.mcp")
+
+T = TypeVar("T")
+
+#: Largest number of recall results a tool returns (seed 001: the Host caps results at 12).
+MAX_RECALL_RESULTS = 12
+
+WorkspaceArg = Annotated[str | None, Field(
+    description="Workspace directory (absolute path or file: URI) when the client has several roots; "
+                "omit it otherwise.")]
+
+READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False)
+DESTRUCTIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False)
+
+
+def tool_error(error: Exception) -> ToolError:
+    """A domain error as an MCP tool error: ``<code>: <message>`` (the code the language server sends as
+    ``data.code``), plus the field when the error names one."""
+    if isinstance(error, InvalidInput):
+        # The Sources name fields as the wire does (camelCase: spaceId, oldText); tool arguments are snake_case.
+        return ToolError(f"{error.code}: {_snake(error.field)}: {error.rule}")
+    if isinstance(error, MnemonError):
+        return ToolError(f"{error.code}: {error.message}")
+    return ToolError(f"internal-error: {type(error).__name__}: {error}")
+
+
+def _snake(name: str) -> str:
+    """``spaceId`` -> ``space_id`` (a dotted path keeps its dots)."""
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "_" + m.group(1).lower(), name)
+
+
+class StrictArguments:
+    """Server middleware: a ``tools/call`` naming an argument the tool does not take is a tool error
+    (``invalid-input``) instead of being silently ignored (the SDK's argument models ignore extras).
+
+    ``allowed`` maps tool name -> argument names; it is filled as tools are registered.
+    """
+
+    def __init__(self, allowed: dict[str, frozenset[str]]) -> None:
+        self.allowed = allowed
+
+    async def __call__(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:  # noqa: D102 - SDK hook
+        params = ctx.params if ctx.method == "tools/call" else None
+        if isinstance(params, Mapping):
+            names = self.allowed.get(params.get("name"))  # type: ignore[arg-type]
+            arguments = params.get("arguments")
+            if names is not None and isinstance(arguments, Mapping):
+                extra = sorted(str(key) for key in arguments if key not in names)
+                if extra:
+                    text = (f"Error executing tool {params['name']}: invalid-input: {extra[0]}: is not an argument "
+                            f"of {params['name']} (it takes {', '.join(sorted(names))})")
+                    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+        return await call_next(ctx)
+
+
+class MnemonMcp:
+    """The MCP adapter: one :class:`MCPServer` whose tools call :class:`WorkspaceHost` operations.
+
+    ``write_enabled=False`` registers only the read tools (reference 7.1: ``writeEnabled``).
+    """
+
+    def __init__(self, workspaces: McpWorkspaces, *, write_enabled: bool = True) -> None:
+        self.workspaces = workspaces
+        self.write_enabled = write_enabled
+        self.views = ViewRegistry()
+        self._arguments: dict[str, frozenset[str]] = {}
+        self.server = MCPServer("mnemon-ls", version=__version__, instructions=guidance.instructions(),
+                                title="mnemon-ls memory", log_level="WARNING",
+                                middleware=[StrictArguments(self._arguments)])
+        self._register_tools()
+        self._register_resources()
+        self._register_prompts()
+        self._watch_roots()
+
+    # ------------------------------------------------------------------ plumbing
+
+    async def _host(self, ctx: Context | None, workspace: str | None) -> WorkspaceHost:
+        return await self.workspaces.host(workspace, self._roots_fetcher(ctx))
+
+    def _roots_fetcher(self, ctx: Context | None) -> Callable[[], Any] | None:
+        if ctx is None:
+            return None
+        caps = ctx.client_capabilities
+        if caps is None or getattr(caps, "roots", None) is None:
+            return None
+
+        async def fetch() -> list[str] | None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # roots are deprecated in the 2026-07-28 spec, still served
+                try:
+                    result = await ctx.session.list_roots()
+                except Exception as exc:  # a client that advertises roots but fails: fall back to cwd
+                    log.warning("roots/list failed: %s", exc)
+                    return None
+            return [str(root.uri) for root in result.roots]
+
+        return fetch
+
+    def _watch_roots(self) -> None:
+        """Forget the cached roots on ``notifications/roots/list_changed`` (re-read on the next call)."""
+        from mcp.types import NotificationParams
+
+        lowlevel = getattr(self.server, "_lowlevel_server", None)
+        if lowlevel is None or not hasattr(lowlevel, "add_notification_handler"):
+            return
+
+        async def changed(_ctx: Any, _params: Any) -> None:
+            self.workspaces.invalidate_roots()
+
+        lowlevel.add_notification_handler("notifications/roots/list_changed", NotificationParams, changed)
+
+    async def _call(self, ctx: Context | None, workspace: str | None,
+                    operation: Callable[[WorkspaceHost], T]) -> T:
+        """Resolve the workspace and run ``operation(host)`` in a worker thread; domain errors become tool
+        errors. A client that disconnects mid-call does not cancel the write: it commits or it does not."""
+        try:
+            host = await self._host(ctx, workspace)
+            return await anyio.to_thread.run_sync(operation, host, abandon_on_cancel=False)
+        except ToolError:
+            raise
+        except MnemonError as exc:
+            raise tool_error(exc) from None
+        except OSError as exc:
+            where = f" {exc.filename}" if exc.filename else ""
+            raise ToolError(f"internal-error:{where}: {exc.strerror or exc}") from None
+
+    def _tool(self, *, write: bool = False, destructive: bool = False) -> Callable[[Callable[..., Any]], Any]:
+        """Register a tool unless it writes and writes are disabled."""
+        def decorate(fn: Callable[..., Any]) -> Any:
+            if write and not self.write_enabled:
+                return fn
+            annotations = DESTRUCTIVE if destructive else WRITE if write else READ_ONLY
+            description = " ".join((fn.__doc__ or "").split())
+            self.server.add_tool(fn, name=fn.__name__, description=description, annotations=annotations,
+                                 structured_output=False)
+            self._arguments[fn.__name__] = frozenset(
+                name for name in inspect.signature(fn).parameters if name != "ctx")
+            return fn
+        return decorate
+
+    # ------------------------------------------------------------------ tools
+
+    def _register_tools(self) -> None:  # noqa: C901 - one closure per tool keeps each next to its schema
+        tool = self._tool
+
+        @tool(write=True)
+        async def mnemon_runtime_memory(
+            action: Annotated[Literal["add", "replace", "remove"], Field(description="add a new entry, replace or remove the one old_text selects")],
+            target: Annotated[Literal["memory", "user"], Field(description="memory = MEMORY.md (this workspace); user = USER.md (the person)")] = "memory",
+            content: Annotated[str | None, Field(description="the entry text (add, replace); one fact, no '§' lines")] = None,
+            old_text: Annotated[str | None, Field(description="selects one entry (replace, remove): exact content first, else a unique substring")] = None,
+            importance: Annotated[Literal["critical", "normal", "low"] | None, Field(description="default normal")] = None,
+            branches: Annotated[list[str] | None, Field(description="show the entry only on these git branches (target memory); [] removes the scope on replace")] = None,
+            workspace: WorkspaceArg = None,
+            ctx: Context | None = None,
+        ) -> str:
+            """Add, replace or remove one entry of Runtime memory, the hot memory in every wake snapshot.
+            Use target=user for durable facts about the person (role, preferences), target=memory for this
+            workspace's working reference (commands that work, pitfalls, current decisions). Do not store
+            secrets, temporary progress or raw logs; long texts belong in a Document. Capacity is in UTF-8
+            bytes; an entry is at most 8 KiB."""
+            try:
+                request = ops.validate_request(action, target, content, old_text, importance, branches)
+            except MnemonError as exc:
+                raise tool_error(exc) from None
+            receipt = await self._call(ctx, workspace, lambda h: h.runtime.mutate(request))
+            return fmt.runtime_receipt(receipt, PROJECTION_FILES)
+
+        @tool()
+        async def mnemon_wake(
+            branch: Annotated[str | None, Field(description="render as if on this branch (default: the checked-out one)")] = None,
+            workspace: WorkspaceArg = None,
+            ctx: Context | None = None,
+        ) -> str:
+            """The wake snapshot: USER.md, MEMORY.md (filtered to the current git branch) and short covers of
+            Documents and Memory Spaces. Read it at the start of a session, or again after a long pause. The
+            result is pinned as a View whose id is on the first line."""
+            def render(host: WorkspaceHost) -> tuple[str, dict[str, Any]]:
+                snapshot, _repairs = host.wake(branch=branch)
+                return str(host.workspace or host.root), snapshot.to_dict()
+
+            where, snapshot = await self._call(ctx, workspace, render)
+            view = self.views.begin(where, snapshot, {"runtime": snapshot["revision"]})
+            return f"View: {view.view_id}\n{fmt.bounded(snapshot['text'])}"
+
+        @tool()
+        async def mnemon_recall(
+            query: Annotated[str, Field(description="what you want to know, in natural language or identifiers")],
+            limit: Annotated[int, Field(ge=1, le=MAX_RECALL_RESULTS, description="1..12 results (default 8)")] = 8,
+            spaces: Annotated[list[str] | None, Field(description="restrict to these space ids (default: every active space)")] = None,
+            workspace: WorkspaceArg = None,
+            ctx: Context | None = None,
+        ) -> str:
+            """Recall long-term memory from the active Memory Spaces, scoped to the current git branch. Use it
+            when the request, the repository, the wake snapshot and the Documents do not answer, or when
+            older decisions may matter. Do not recall merely to show memory exists. Each result gives the
+            space id and item id for mnemon_related and mnemon_forget."""
+            result = await self._call(ctx, workspace, lambda h: h.recall(query, spaces=spaces, limit=limit))
+            return fmt.recall(result.to_dict(), MAX_RECALL_RESULTS)
+
+        @tool(write=True)
+        async def mnemon_remember(
+            content: Annotated[str, Field(description="one durable fact or decision, self-contained (at most 8192 characters)")],
+            space_id: Annotated[str | None, Field(description="space id (required unless exactly one space is active)")] = None,
+            category: Annotated[Literal["preference", "decision", "fact", "insight", "context", "general"] | None, Field()] = None,
+            importance: Annotated[int | None, Field(ge=1, le=5, description="1..5 (default 3)")] = None,
+            tags: Annotated[list[str] | None, Field(description="at most 20 tags")] = None,
+            entities: Annotated[list[str] | None, Field(description="names this fact is about (at most 50, no commas)")] = None,
+            for_branch: Annotated[bool, Field(description="recall it only on the current git branch")] = False,
+            workspace: WorkspaceArg = None,
+            ctx: Context | None = None,
+        ) -> str:
+            """Remember a long-term fact in a Memory Space: decisions and facts worth recalling months later.
+            Pick the space whose description fits (mnemon_memory_spaces list). Not for the working reference
+            of the current task (mnemon_runtime_memory) or for long texts (mnemon_document_create); never
+            for secrets, temporary progress or raw logs. An exact duplicate is skipped."""
+            def write(host: WorkspaceHost) -> Any:
+                branch = host.current_branch("for_branch") if for_branch else None
+                return host.spaces.remember(content, space_id=space_id, category=category, importance=importance,
+                                            tags=tags, entities=entities, source="agent", branch=branch)
+
+            return fmt.receipt((await self._call(ctx, workspace, write)).to_dict())
+
+        @tool()
+        async def mnemon_related(
+            space_id: Annotated[str, Field(description="the space id a recall result gave")],
+            id: Annotated[str, Field(description="the item id a recall result gave")],
+            depth: Annotated[int, Field(ge=1, le=5)] = 2,
+            edge_type: Annotated[Literal["temporal", "semantic", "causal", "entity"] | None, Field()] = None,
+            workspace: WorkspaceArg = None,
+            ctx: Context | None = None,
+        ) -> str:
+            """Walk the relations of one Memory Space item (temporal, semantic, causal, entity edges) to
+            explain how facts connect. Use the exact space id and item id from mnemon_recall."""
+            result = await self._call(ctx, workspace, lambda h: h.spaces.related(
+                space_id, id, depth=depth, edge_type=edge_type, limit=MAX_RECALL_RESULTS))
+            return fmt.related(result)
+
+        @tool(write=True)
+        async def mnemon_link(
+            space_id: Annotated[str, Field()],
+            source_id: Annotated[str, Field()],
+            target_id: Annotated[str, Field()],
+            edge_type: Annotated[Literal["temporal", "semantic", "causal", "entity"], Field()] = "semantic",
+            weight: Annotated[float, Field(ge=0, le=1)] = 0.5,
+            workspace: WorkspaceArg = None,
+            ctx: Context | None = None,
+        ) -> str:
+            """Link two items of one Memory Space (for example a decision and the fact that caused it), so
+            mnemon_related can explain the connection later. Both ids must exist and not be forgotten; use the
+            exact ids mnemon_recall returned."""
+            receipt = await self._call(ctx, workspace, lambda h: h.spaces.link(
+                space_id, source_id, target_id, edge_type=edge_type, weight=weight))
+            return fmt.receipt(receipt.to_dict())
+
+        @tool(write=True, destructive=True)
+        async def mnemon_forget(
+            space_id: Annotated[str, Field()],
+            id: Annotated[str, Field(description="the exact item id")],
+            workspace: WorkspaceArg = None,
+            ctx: Context | None = None,
+        ) -> str:
+            """Forget one Memory Space item by exact id (a soft delete: it is no longer recalled). Use it only
+            when the user asks, or when an item is proven wrong."""
+            receipt = await self._call(ctx, workspace, lambda h: h.spaces.forget(space_id, id))
+            return fmt.receipt(receipt.to_dict())
+
+        @tool()
+        async def mnemon_document_search(
+            query: Annotated[str, Field()],
+            include_archived: bool = False,
+            limit: Annotated[int, Field(ge=1, le=50)] = 10,
+            workspace: WorkspaceArg = None,
+            ctx: Context | None = None,
+        ) -> str:
+            """Search this workspace's Documents (designs, investigations, handoffs) by title, description
+            and body; handles Chinese, Japanese, Korean and identifiers. Use it when the task touches a past
+            decision or investigation; then read a hit with mnemon_document_manage action=get."""
+            def search(host: WorkspaceHost) -> dict[str, Any]:
+                return host.documents.search(query, include_archived=include_archived, limit=limit).to_dict()
+
+            return fmt.document_hits(await self._call(ctx, workspace, search))
+
+        @tool(write=True)
+        async def mnemon_document_create(
+            title: Annotated[str, Field()],
+            content: Annotated[str, Field(description="Markdown body")],
+            description: str | None = None,
+            source_paths: Annotated[list[str] | None, Field(description="workspace files the document is about")] = None,
+            workspace: WorkspaceArg = None,
+            ctx: Context | None = None,
+        ) -> str:
+            """Create a Document: a design, an investigation or a handoff someone will read again (anything
+            longer than a few lines). Short facts belong in Runtime memory or a Memory Space instead."""
+            result = await self._call(ctx, workspace, lambda h: h.documents.create(
+                title, content, description=description, source_paths=source_paths))
+            return fmt.document_result(result.to_dict())
+
+        @tool(write=True)
+        async def mnemon_document_manage(
+            action: Annotated[Literal["get", "update", "archive"], Field()],
+            id: Annotated[str, Field(description="document id")],
+            title: str | None = None,
+            description: str | None = None,
+            content: str | None = None,
+            source_paths: list[str] | None = None,
+            revision: Annotated[int | None, Field(description="expected document revision (update, archive)")] = None,
+            workspace: WorkspaceArg = None,
+            ctx: Context | None = None,
+        ) -> str:
+            """Read (get), update or archive one Document by id. Follow a cold reference's document id with
+            get. Archive only what is finished; archived documents stay searchable."""
+            def manage(host: WorkspaceHost) -> Any:
+                store = host.documents
+                if action == "get":
+                    return store.get(id).to_dict()
+                if action == "update":
+                    return store.update(id, title=title, description=description, content=content,
+                                        source_paths=source_paths, document_revision=revision).to_dict()
+                if revision is None:
+                    raise InvalidInput("revision", "is required to archive (the document's current revision)")
+                return store.archive(id, revision).to_dict()
+
+            data = await self._call(ctx, workspace, manage)
+            return fmt.document(data) if action == "get" else fmt.document_result(data)
+
+        @tool()
+        async def mnemon_memory_spaces(
+            action: Annotated[Literal["list", "create", "update", "activate", "deactivate"], Field()] = "list",
+            space_id: str | None = None,
+            name: str | None = None,
+            description: Annotated[str | None, Field(description="routing boundary: what belongs here and when to recall it")] = None,
+            active: bool = True,
+            workspace: WorkspaceArg = None,
+            ctx: Context | None = None,
+        ) -> str:
+            """List the Memory Spaces (id, name, description, active), or create, update, activate or
+            deactivate one. Create a space only for a recurring, distinct domain; most facts fit an
+            existing one."""
+            if action != "list" and not self.write_enabled:
+                raise ToolError("invalid-input: action: only list is available (writes are disabled)")
+
+            def run(host: WorkspaceHost) -> Any:
+                svc = host.spaces
+                if action == "list":
+                    return [v.to_dict() for v in svc.list_spaces()]
+                if action == "create":
+                    if name is None or description is None:
+                        raise InvalidInput("name" if name is None else "description", "is required to create a space")
+                    return svc.create_space(name, description, active=active).to_dict()
+                if space_id is None:
+                    raise InvalidInput("space_id", f"is required to {action} a space")
+                if action == "update":
+                    return svc.update_space(space_id, name=name, description=description).to_dict()
+                return (svc.activate if action == "activate" else svc.deactivate)(space_id).to_dict()
+
+            data = await self._call(ctx, workspace, run)
+            return fmt.spaces(data if isinstance(data, list) else [data])
+
+        @tool()
+        async def mnemon_status(workspace: WorkspaceArg = None, ctx: Context | None = None) -> str:
+            """Where this workspace's memory lives, its branch, how full Runtime memory is, Documents and
+            Memory Spaces counts, and any problem found. Use it when a memory tool fails or the user asks."""
+            return fmt.status(await self._call(ctx, workspace, lambda h: h.status()))
+
+    # ------------------------------------------------------------------ resources and prompts
+
+    def _register_resources(self) -> None:
+        server = self.server
+
+        @server.resource("mnemon://wake", name="wake", title="Wake snapshot", mime_type="text/markdown",
+                         description="The wake snapshot of the (only) workspace: Runtime memory and covers.")
+        async def wake_resource() -> str:
+            snapshot = await self._call(None, None, lambda h: h.wake()[0])
+            return snapshot.text
+
+        for target, file_name in PROJECTION_FILES.items():
+            self._projection_resource(target, file_name)
+
+        @server.resource("mnemon://documents/{id}", name="document", title="Document", mime_type="text/markdown",
+                         description="One Document's body by id.")
+        async def document_resource(id: str) -> str:
+            return await self._call(None, None, lambda h: h.documents.get(id).to_dict().get("content", ""))
+
+    def _projection_resource(self, target: str, file_name: str) -> None:
+        @self.server.resource(f"mnemon://runtime/{file_name}", name=file_name, title=file_name,
+                              mime_type="text/markdown",
+                              description=f"Runtime memory {file_name} as projected from memories.json.")
+        async def projection() -> str:
+            return await self._call(None, None, functools.partial(_projection_text, target=target))
+
+    def _register_prompts(self) -> None:
+        @self.server.prompt("mnemon-routing", title="mnemon-ls routing",
+                            description="Where to look for memory, and what to save where.")
+        def routing() -> str:
+            return f"{guidance.ROUTING_GUIDANCE}\n\n{guidance.ADMISSION_RULES}"
+
+
+def _projection_text(host: WorkspaceHost, *, target: str) -> str:
+    """The ``USER.md`` / ``MEMORY.md`` text of the current store (entries joined by ``§`` lines)."""
+    state = host.runtime.read()
+    return "\n§\n".join(entry.content for entry in state.of(target))
+
+
+def run(workspace: str | None, settings: Settings, *, write_enabled: bool = True) -> int:
+    """Serve MCP over stdio until the client closes; returns the exit code. Logs go to stderr."""
+    logging.basicConfig(level=logging.WARNING, format="mnemon-ls mcp: %(levelname)s %(message)s")
+    workspaces = McpWorkspaces(settings, workspace)
+    app = MnemonMcp(workspaces, write_enabled=write_enabled)
+    try:
+        app.server.run("stdio")
+    finally:
+        workspaces.close()
+    return 0

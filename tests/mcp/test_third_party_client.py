@@ -1,0 +1,58 @@
+"""``mnemon-ls mcp`` driven by a client nobody on this project wrote: the MCP Inspector CLI (npm
+``@modelcontextprotocol/inspector``). ``.ci/run`` installs it and sets ``MNEMON_MCP_INSPECTOR`` to its
+``mcp-inspector`` binary; without that variable the test is skipped (a developer may not have it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.gitrepo import create_branch, make_repo, switch
+from tests.mcp.conftest import REPO, server_env
+
+INSPECTOR = os.environ.get("MNEMON_MCP_INSPECTOR")
+pytestmark = pytest.mark.skipif(not INSPECTOR, reason="MNEMON_MCP_INSPECTOR is not set (.ci/run installs the MCP Inspector)")
+
+
+def inspector(workspace: Path, data_dir: Path, *args: str) -> dict:
+    proc = subprocess.run([INSPECTOR, "--cli", sys.executable, "-m", "mnemon_ls", "mcp", "--workspace", str(workspace),
+                           "--scope", "custom", "--data-dir", str(data_dir), *args],
+                          capture_output=True, text=True, env=server_env(), cwd=str(REPO), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def tool(workspace: Path, data_dir: Path, tool_name: str, **arguments: str) -> str:
+    result = inspector(workspace, data_dir, "--method", "tools/call", "--tool-name", tool_name,
+                       *[f"--tool-arg={k}={v}" for k, v in arguments.items()])
+    assert result["isError"] is False, result
+    return result["content"][0]["text"]
+
+
+def test_the_mcp_inspector_lists_reads_adds_remembers_and_recalls_in_a_real_repository(tmp_path: Path) -> None:
+    assert Path(INSPECTOR).exists(), f"MNEMON_MCP_INSPECTOR={INSPECTOR} does not exist"
+    repo_dir, data_dir = tmp_path / "repo", tmp_path / "root"
+    repo = make_repo(repo_dir)
+    create_branch(repo, "other")
+    names = {t["name"] for t in inspector(repo_dir, data_dir, "--method", "tools/list")["tools"]}
+    assert {"mnemon_wake", "mnemon_runtime_memory", "mnemon_remember", "mnemon_recall"} <= names
+    assert tool(repo_dir, data_dir, "mnemon_runtime_memory", action="add",
+                content="The Inspector added this fact").startswith("Entry added. MEMORY.md: 1 entry")
+    wake = inspector(repo_dir, data_dir, "--method", "resources/read", "--uri", "mnemon://wake")
+    assert "The Inspector added this fact" in wake["contents"][0]["text"]
+    tool(repo_dir, data_dir, "mnemon_memory_spaces", action="create", name="Project", description="decisions")
+    assert tool(repo_dir, data_dir, "mnemon_remember", content="Branch-only: the OTTER flag is on",
+                for_branch="true").startswith("committed:")
+    assert tool(repo_dir, data_dir, "mnemon_recall", query="OTTER flag").startswith("1. Branch-only: the OTTER flag is on")
+    switch(repo, "other")
+    assert "No memory matched." in tool(repo_dir, data_dir, "mnemon_recall", query="OTTER flag")
+    # The editor's surfaces read the same store: the CLI's wake shows the fact the Inspector added.
+    cli = subprocess.run([sys.executable, "-m", "mnemon_ls", "wake", "--workspace", str(repo_dir), "--scope", "custom",
+                          "--data-dir", str(data_dir)], capture_output=True, text=True, env=server_env(),
+                         cwd=str(REPO), timeout=60)
+    assert "The Inspector added this fact" in cli.stdout
