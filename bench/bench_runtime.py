@@ -25,6 +25,15 @@ What is measured (``time.perf_counter_ns``, warm-up runs excluded, median and ne
 4. Cold start: wall time of ``mnemon-ls wake`` as a subprocess, next to ``python -c pass`` and
    ``python -c "import mnemon_ls.cli"``, plus the top ``-X importtime`` offenders.
 
+0. Side by side with the TypeScript reference (issue 15): the same add / replace / remove on three
+   identical full stores, interleaved sample by sample in one run (the order rotates every sample):
+   ``RuntimeStore.mutate`` durable (the fsyncs it does are counted with a wrapper around the real
+   ``os.fsync``), ``RuntimeStore.mutate`` with ``os.fsync`` a no-op in this process (the non-durable work),
+   and the npm package ``dsh-mnemon-source-runtime``'s own ``RuntimeMemoryController.mutate`` (which never
+   fsyncs), driven by ``bench/ts_runtime_driver.mjs`` under ``node`` and timed inside node. The package is
+   installed with ``npm install --legacy-peer-deps`` into ``--tsref`` (default ``/tmp/tsref``, outside the
+   repository) when it is not there yet; ``--no-reference`` skips the section.
+
 Nothing in ``mnemon_ls`` is modified; the store lives in a throw-away temp directory.
 """
 
@@ -36,6 +45,7 @@ import contextlib
 import datetime as _dt
 import gc
 import io
+import json
 import math
 import os
 import platform
@@ -66,6 +76,7 @@ from mnemon_ls.runtime.model import (  # noqa: E402
     used_bytes,
 )
 from mnemon_ls.runtime.snapshot import render_wake  # noqa: E402
+from mnemon_ls.runtime.store import RuntimeStore  # noqa: E402
 from mnemon_ls.settings import load_settings  # noqa: E402
 
 AIMS_MS = {"mutation": 3.0, "wake": 2.0, "probe": 0.5}
@@ -220,6 +231,154 @@ def bench_mutations(host: WorkspaceHost, n: int, warmup: int) -> list[Result]:
     return results
 
 
+TS_PACKAGES = ("dsh-mnemon-source-runtime@0.5.8", "dsh-mnemon@0.5.13")  # dsh-mnemon: the package's peer
+
+
+def ensure_reference(tsref: Path) -> Path | None:
+    """``<tsref>/node_modules`` holding the TypeScript reference, installed with npm when missing; ``None``
+    (with a printed reason) when node or npm is not available or the install fails."""
+    modules = tsref / "node_modules"
+    if not shutil.which("node"):
+        print("reference: node not found; section 0 skipped")
+        return None
+    if not (modules / "dsh-mnemon-source-runtime" / "lib" / "index.js").exists():
+        if not shutil.which("npm"):
+            print("reference: npm not found; section 0 skipped")
+            return None
+        tsref.mkdir(parents=True, exist_ok=True)
+        print(f"reference: npm install {' '.join(TS_PACKAGES)} into {tsref}")
+        proc = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--legacy-peer-deps", "--prefix",
+                               str(tsref), *TS_PACKAGES], capture_output=True, text=True)
+        if proc.returncode != 0:
+            print(f"reference: npm install failed; section 0 skipped\n{proc.stderr[-2000:]}")
+            return None
+    return modules
+
+
+class TsDriver:
+    """The node process of ``bench/ts_runtime_driver.mjs`` on one root; :meth:`mutate` returns its ns."""
+
+    def __init__(self, modules: Path, root: Path) -> None:
+        script = REPO_ROOT / "bench" / "ts_runtime_driver.mjs"
+        self.proc = subprocess.Popen(["node", str(script), str(modules), str(root)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, bufsize=1)
+
+    def mutate(self, request: dict) -> int:
+        assert self.proc.stdin and self.proc.stdout
+        self.proc.stdin.write(json.dumps({"op": "mutate", "request": request}) + "\n")
+        reply = json.loads(self.proc.stdout.readline())
+        if "error" in reply:
+            raise RuntimeError(f"reference: {reply['error']}")
+        assert not reply["message"].startswith("Entry already"), reply
+        return int(reply["ns"])
+
+    def close(self) -> None:
+        assert self.proc.stdin
+        self.proc.stdin.write(json.dumps({"op": "quit"}) + "\n")
+        self.proc.stdin.flush()
+        self.proc.wait(timeout=30)
+
+
+class FsyncCounter:
+    """Calls the real ``os.fsync`` and counts the calls (installed only around the durable samples)."""
+
+    def __init__(self) -> None:
+        self.real = os.fsync
+        self.calls = 0
+
+    def __call__(self, fd: int) -> None:
+        self.calls += 1
+        self.real(fd)
+
+
+def bench_reference(tmp: Path, modules: Path, n: int, warmup: int) -> list[Result]:
+    """Section 0: three identical full stores, one sample of each implementation per round (rotating)."""
+    roots = {name: tmp / f"ref-{name}" for name in ("durable", "nofsync", "ts")}
+    seed = RuntimeStore(roots["durable"])
+    importances = ("normal", "normal", "critical", "low")
+    for i in range(100):
+        branches = [("main", "feature/x")[i % 2]] if i % 10 == 0 else None
+        seed.mutate(ops.validate_request("add", "memory", _content(i), importance=importances[i % 4], branches=branches))
+    for i in range(40):
+        seed.mutate(ops.validate_request("add", "user", "User " + _content(1000 + i, 93)))
+    for name in ("nofsync", "ts"):
+        (roots[name] / "runtime").mkdir(parents=True)
+        shutil.copy(roots["durable"] / "runtime" / "memories.json", roots[name] / "runtime" / "memories.json")
+    stores = {name: RuntimeStore(roots[name]) for name in ("durable", "nofsync")}
+    for store in stores.values():
+        store.repair()
+    ts = TsDriver(modules, roots["ts"])
+    counter = FsyncCounter()
+    noop = lambda fd: None  # noqa: E731
+
+    extra, other, victim = _content(900), _content(901), _content(50)
+    last = seed.read().entries[99]  # the last memory entry (re-added at the end, so the store stays identical)
+    plain = {"action": "add", "target": "memory"}
+    # op -> list of (request, timed?) steps; each round runs the steps of one op on each implementation.
+    plans = {
+        "add": [(dict(plain, content=extra), True), ({"action": "remove", "target": "memory", "oldText": extra}, False)],
+        "replace": [({"action": "replace", "target": "memory", "content": other, "oldText": victim}, True),
+                    ({"action": "replace", "target": "memory", "content": victim, "oldText": other}, True)],
+        "remove": [({"action": "remove", "target": "memory", "oldText": last.content}, True),
+                   (dict(plain, content=last.content, importance=last.importance), False)],
+    }
+    validated = {op: [(ops.validate_request(r["action"], r["target"], r.get("content"), r.get("oldText"),
+                                            r.get("importance"), r.get("branches")), t) for r, t in steps]
+                 for op, steps in plans.items()}
+
+    def run_ours(name: str, request: ops.MutationRequest) -> int:
+        os.fsync = counter if name == "durable" else noop  # type: ignore[assignment]
+        try:
+            start = time.perf_counter_ns()
+            receipt = stores[name].mutate(request)
+            elapsed = time.perf_counter_ns() - start
+        finally:
+            os.fsync = counter.real  # type: ignore[assignment]
+        assert receipt.changed, receipt.message
+        return elapsed
+
+    samples = {(op, impl): [] for op in plans for impl in ("durable", "nofsync", "ts")}
+    commits = 0
+    gc.collect()
+    try:
+        for round_no in range(warmup + n):
+            for op in plans:
+                order = ("durable", "nofsync", "ts")[round_no % 3:] + ("durable", "nofsync", "ts")[:round_no % 3]
+                for impl in order:
+                    for (raw, timed), (request, _) in zip(plans[op], validated[op]):
+                        ns = ts.mutate(raw) if impl == "ts" else run_ours(impl, request)
+                        if impl == "durable":
+                            commits += 1
+                        if timed and round_no >= warmup:
+                            samples[(op, impl)].append(ns)
+    finally:
+        ts.close()
+    fsyncs_per_commit = counter.calls / commits
+    same = [(roots[k] / "runtime" / "memories.json").read_bytes() for k in roots]
+    shape = [[(e.content, e.target, e.importance, e.branches) for e in parse_store(b)] for b in same]
+    assert shape[1:] == [shape[0]] * 2, "the three stores diverged"
+
+    results = []
+    for op in plans:
+        ref = Result(f"{op}: TypeScript reference (no fsync)", samples[(op, "ts")])
+        durable = Result(f"{op}: mnemon-ls durable ({fsyncs_per_commit:g} fsyncs per commit, counted)",
+                         samples[(op, "durable")])
+        nofsync = Result(f"{op}: mnemon-ls, os.fsync no-op (non-durable work)", samples[(op, "nofsync")])
+        durable.note = f"**{durable.median_ms / ref.median_ms:.2f}x** the reference (aim <= 1.5x)"
+        nofsync.note = f"**{nofsync.median_ms / ref.median_ms:.2f}x** the reference (aim <= 1.0x)"
+        ref.note = "RuntimeMemoryController.mutate, timed in node"
+        results += [durable, nofsync, ref]
+    pooled = {impl: [x for op in plans for x in samples[(op, impl)]] for impl in ("durable", "nofsync", "ts")}
+    ref = Result("all three ops: TypeScript reference", pooled["ts"])
+    for impl, label, aim in (("durable", "durable", "1.5"), ("nofsync", "os.fsync no-op", "1.0")):
+        r = Result(f"all three ops: mnemon-ls {label}", pooled[impl])
+        r.note = f"**{r.median_ms / ref.median_ms:.2f}x** the reference (aim <= {aim}x)"
+        results.append(r)
+    ref.note = "pooled medians"
+    results.append(ref)
+    return results
+
+
 @contextlib.contextmanager
 def fsync_disabled():
     """Replace ``os.fsync`` by a no-op in this process (diagnostic only: shows what the disk costs)."""
@@ -263,6 +422,9 @@ def bench_components(host: WorkspaceHost, n: int, warmup: int, whole_ms: float) 
     def receipt() -> None:
         store._receipt("Entry added.", "memory", after, "r", True, {})
 
+    def commit_write() -> None:
+        fsio.write_files_atomically(writes, unsynced={path for path, _ in writes[:-1]})
+
     steps = [
         ("lock acquire + release (filelock SoftFileLock, incl. 2x ensure_dir)", lock_cycle),
         ("read memories.json bytes", lambda: fsio.read_bytes_or_none(store.memories_path)),
@@ -272,7 +434,7 @@ def bench_components(host: WorkspaceHost, n: int, warmup: int, whole_ms: float) 
         ("projection reads/compares in _commit", projections),
         ("serialize_store (indent=2 -> pure-Python json encoder)", lambda: serialize_store(after)),
         ("_receipt (used_bytes, counts)", receipt),
-        ("write_files_atomically, 3 files (real fsync)", lambda: fsio.write_files_atomically(writes)),
+        ("write_files_atomically, 3 files (memories.json + dir fsynced, as a commit)", commit_write),
     ]
     rows = []
     for name, fn in steps:
@@ -280,7 +442,7 @@ def bench_components(host: WorkspaceHost, n: int, warmup: int, whole_ms: float) 
         r.note = f"{100 * r.median_ms / whole_ms:.0f}% of an add"
         rows.append(r)
     with fsync_disabled():
-        r = Result("  write_files_atomically, 3 files (os.fsync no-op)", sample(lambda: fsio.write_files_atomically(writes), n, warmup))
+        r = Result("  write_files_atomically, 3 files (os.fsync no-op)", sample(commit_write, n, warmup))
         r.note = f"{100 * r.median_ms / whole_ms:.0f}% of an add; fsync cost = difference to the row above"
         rows.append(r)
         rm_x = ops.validate_request("remove", "memory", old_text=_content(902))
@@ -507,6 +669,10 @@ def main() -> int:
     parser.add_argument("--cold-runs", type=int, help="cold-start runs (default 30)")
     parser.add_argument("--profile", action="store_true", help="cProfile mutate and wake -> bench/results/runtime-profile.txt")
     parser.add_argument("--out", help="markdown output (default bench/results/runtime.md; none with --quick)")
+    parser.add_argument("--tsref", default="/tmp/tsref",
+                        help="where the npm reference package is (installed there when missing; default /tmp/tsref)")
+    parser.add_argument("--no-reference", action="store_true", help="skip section 0 (the TypeScript reference)")
+    parser.add_argument("--only-reference", action="store_true", help="run section 0 only")
     args = parser.parse_args()
 
     n_mut = args.samples or (40 if args.quick else 300)
@@ -540,7 +706,16 @@ def main() -> int:
             print()
             sections.append((title, results))
 
-        run("1. Mutations on a full store (durable commit: lock + 3 fsynced files + dir fsync)",
+        modules = None if args.no_reference else ensure_reference(Path(args.tsref))
+        if modules is not None:
+            run("0. Side by side with the TypeScript reference (interleaved, one run)",
+                lambda: bench_reference(tmp, modules, n_mut, warm))
+        if args.only_reference:
+            if out_path:
+                out_path.parent.mkdir(parents=True, exist_ok=True)
+                out_path.write_text(render_markdown(info, sections, "", args))
+            return 0
+        run("1. Mutations on a full store (durable commit: lock + 2 fsyncs, memories.json and the directory)",
             lambda: bench_mutations(host, n_mut, warm))
         add_ms = sections[-1][1][0].median_ms
         run("1b. Where one add goes (steps of RuntimeStore.mutate timed alone)",

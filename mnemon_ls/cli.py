@@ -349,7 +349,9 @@ def cmd_runtime_list(args: argparse.Namespace) -> int:
             items.append(entry.to_json())
     for problem in state.problems:
         print(f"mnemon-ls: warning: {problem}; run `mnemon-ls runtime recover`", file=sys.stderr)
-    _emit(args, {"revision": state.revision, "entries": items, "problems": list(state.problems)}, "\n".join(lines))
+    for problem in (*state.entry_problems, *state.capacity_problems):
+        print(f"mnemon-ls: warning: {problem}", file=sys.stderr)
+    _emit(args, {"revision": state.revision, "entries": items, "problems": list(state.all_problems)}, "\n".join(lines))
     return EXIT_OK
 
 

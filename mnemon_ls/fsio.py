@@ -1,8 +1,9 @@
 """Durable atomic writes, file modes and cross-process locks (DESIGN.md invariants 2, 3 and 6).
 
 A write is durable before it is acknowledged: each file is written to a temp file in the *same*
-directory (``.<basename>.<pid>.<epochMs>.<random>.tmp``, the TypeScript plugin's naming), fsynced,
-renamed over the target in the order given, and the directory is fsynced once after the last rename.
+directory (``.<basename>.<pid>.<epochMs>.<random>.tmp``, the TypeScript plugin's naming), fsynced
+(unless the caller names it derived), renamed over the target in the order given, and the directory is
+fsynced once after the last rename.
 Files are created 0600 and directories we create 0700.
 
 Locks are :class:`filelock.SoftFileLock` markers: the lock file is created exclusively
@@ -20,7 +21,7 @@ import os
 import re
 import secrets
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -82,13 +83,20 @@ def temp_name(target: Path) -> Path:
     return target.with_name(f".{target.name}.{os.getpid()}.{stamp}.{secrets.token_hex(4)}.tmp")
 
 
-def write_files_atomically(writes: Sequence[tuple[Path, bytes]], mode: int = FILE_MODE) -> None:
+def write_files_atomically(
+    writes: Sequence[tuple[Path, bytes]], mode: int = FILE_MODE, *, unsynced: Collection[Path] = ()
+) -> None:
     """Durably replace each ``(path, bytes)``, renaming in the given order (put the commit marker last).
 
     All paths must share one directory (so renames are atomic and one directory fsync covers them).
-    Every temp file is written and fsynced before the first rename; temp files are removed if anything
-    fails. Raises :class:`OSError` from the filesystem; on failure before the first rename no target
-    changed.
+    Every temp file is written (and fsynced, unless its path is in ``unsynced``) before the first rename;
+    temp files are removed if anything fails. Raises :class:`OSError` from the filesystem; on failure
+    before the first rename no target changed.
+
+    ``unsynced`` names files whose content need not reach the disk before the acknowledgement because
+    they are derived and rebuilt from a synced file when found stale or empty (the Runtime projections,
+    the last-good copy): after a power loss they may hold old or no bytes, never a SIGKILL's partial state
+    (the rename order still holds for a crashed process). The directory is fsynced in every case.
     """
     if not writes:
         return
@@ -106,7 +114,8 @@ def write_files_atomically(writes: Sequence[tuple[Path, bytes]], mode: int = FIL
                 while view:
                     written = os.write(fd, view)
                     view = view[written:]
-                os.fsync(fd)
+                if path not in unsynced:
+                    os.fsync(fd)
             finally:
                 os.close(fd)
         for (path, _), tmp in zip(writes, temps):
@@ -200,7 +209,12 @@ def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[Non
     from filelock import Timeout  # lazy: ~14 ms of import
 
     ensure_dir(path.parent)
-    lock = _lock_class()(str(path), timeout=timeout, mode=FILE_MODE, lifetime=LOCK_STALE_SECONDS)
+    key = (str(path), timeout)
+    lock = _LOCKS.get(key)
+    if lock is None:  # one lock object per marker path, reused (building one costs ~30 us)
+        if len(_LOCKS) >= 256:
+            _LOCKS.clear()
+        lock = _LOCKS[key] = _lock_class()(key[0], timeout=timeout, mode=FILE_MODE, lifetime=LOCK_STALE_SECONDS)
     try:
         lock.acquire(poll_interval=LOCK_POLL_SECONDS)
     except Timeout:
@@ -217,6 +231,8 @@ def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[Non
 
 
 _LOCK_CLASS: type | None = None
+#: (marker path, timeout) -> lock object; filelock keeps each thread's hold count apart (thread_local).
+_LOCKS: dict[tuple[str, float], Any] = {}
 
 
 def _lock_class() -> type:
@@ -241,23 +257,41 @@ def _lock_class() -> type:
     # The 30 s age rule is deliberate: it is the TypeScript plugin's protocol, and our holds last milliseconds.
     warnings.filterwarnings("ignore", category=SoftFileLockLifetimeWarning)
 
+    from filelock._identity import host_name, process_start_token
+
+    record: list[tuple[int, bytes]] = []
+
     class PublishedSoftFileLock(SoftFileLock):
+        def _write_lock_info(self, fd: int) -> None:  # type: ignore[override]
+            # filelock's own format and functions (pid, host, start token), but built once per process:
+            # filelock reads /proc several times to build it, a third of every lock's cost. Written at
+            # offset 0 with pwrite, so filelock's second call (on the marker _create_marker returns, which
+            # already holds the record) rewrites the same bytes in place instead of appending them.
+            pid = os.getpid()
+            if not record or record[0][0] != pid:
+                info = f"{pid}\n{host_name()}\n"
+                token = process_start_token(pid)
+                record[:] = [(pid, (info + (f"{token}\n" if token is not None else "")).encode())]
+            data, offset = record[0][1], 0
+            while offset < len(data):
+                offset += os.pwrite(fd, data[offset:], offset)
+
         def _create_marker(self, path: str, flags: int, opened: list[int]) -> int:
             if sys.platform == "win32" or not flags & os.O_EXCL:
                 return super()._create_marker(path, flags, opened)
             staging = f"{path}.{os.getpid()}.{secrets.token_hex(6)}.publish"
             fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
             try:
-                try:
-                    self._write_lock_info(fd)
-                finally:
-                    os.close(fd)
+                self._write_lock_info(fd)
                 os.link(staging, path)  # EEXIST when held: filelock then waits or breaks a stale owner
+            except BaseException:
+                os.close(fd)
+                raise
             finally:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(staging)
-            reopen = flags & ~(os.O_CREAT | os.O_EXCL | os.O_TRUNC)
-            opened.append(os.open(path, reopen))
+            # The staging descriptor is the marker's inode now: filelock keeps it (identity, release).
+            opened.append(fd)
             self._mark_descriptor_pending(opened[0])
             return opened[0]
 

@@ -171,7 +171,7 @@ class WorkspaceHost:
             "branch": state.branch, "branchReason": state.reason, "detached": state.detached,
             "entries": {"user": len(effective.user), "memory": len(effective.memory)},
             "usage": {t: {"used": effective.used[t], "limit": limits.limit_for(t)} for t in ("user", "memory")},
-            "problems": list(effective.problems),
+            "problems": list(effective.all_problems),
             "documents": documents,
         }
 

@@ -269,3 +269,36 @@ def test_marker_cut_short_by_a_killed_writer_is_broken(seeded):
     record, _ = dead_owner_record()
     write_marker(lock, record.encode()[:-3])
     add_and_check(root, lock, "after a torn marker", lock_timeout=5.0)
+
+
+# ------------------------------------------------------------------ one reused lock object, many threads
+
+
+def test_threads_sharing_the_reused_lock_object_never_overlap(tmp_path):
+    """fsio.file_lock reuses one lock object per marker path; each thread must still wait for the marker."""
+    import threading
+
+    from mnemon_ls import fsio
+
+    lock_path, counter = tmp_path / ".x.lock", tmp_path / "n"
+    counter.write_text("0")
+    inside, overlaps, records = [0], [0], set()
+
+    def work() -> None:
+        for _ in range(100):
+            with fsio.file_lock(lock_path):
+                inside[0] += 1
+                overlaps[0] += inside[0] > 1
+                records.add(lock_path.read_text())
+                counter.write_text(str(int(counter.read_text()) + 1))
+                inside[0] -= 1
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert (counter.read_text(), overlaps[0]) == ("400", 0)
+    assert not lock_path.exists()
+    # Every hold published the complete owner record (pid first), written once.
+    assert len(records) == 1 and next(iter(records)).split("\n")[0] == str(os.getpid())

@@ -189,10 +189,10 @@ def kill_at(root: Path, breakpoint: str) -> int:
 
 
 # breakpoint -> (memories.json, MEMORY.md, last-good copy) contents left by the kill, and the temp files left
-# (by target basename). The commit writes and fsyncs MEMORY.md, last-good and memories.json temps, then
-# renames them in that order (memories.json last), then fsyncs the directory.
+# (by target basename). The commit writes MEMORY.md, last-good and memories.json temps (fsyncing only the
+# memories.json one), then renames them in that order (memories.json last), then fsyncs the directory.
 KILL_POINTS = {
-    "os.fsync:1": (["seed"], ["seed"], ["seed"], ["MEMORY.md"]),
+    "os.fsync:1": (["seed"], ["seed"], ["seed"], ["MEMORY.md", ".memories.last-good.json", "memories.json"]),
     "os.replace:1": (["seed"], ["seed"], ["seed"], ["MEMORY.md", ".memories.last-good.json", "memories.json"]),
     "os.replace:2": (["seed"], ["seed", "x-0"], ["seed"], [".memories.last-good.json", "memories.json"]),
     "os.replace:3": (["seed"], ["seed", "x-0"], ["seed", "x-0"], ["memories.json"]),

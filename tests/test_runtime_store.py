@@ -959,7 +959,7 @@ def test_diagnose_valid_store_and_its_warnings(root, clock, disk):
     before = disk.freeze(rt(root))
     assert findings(store) == [
         ("ok", str(rt(root) / "memories.json"), f"valid: 1 user and 2 memory entries, revision {revision[:12]}"),
-        ("warning", "user", "uses 20 of 10 UTF-8 bytes (over the limit)"),
+        ("problem", "user", "USER.md uses 20 of its 10 UTF-8 bytes, 10 over the limit"),
         ("warning", str(rt(root) / "USER.md"), "missing"),
         ("warning", str(rt(root) / "MEMORY.md"), "differs from memories.json (hand edit or interrupted write)"),
         ("warning", str(rt(root) / "memories.json"), "mode 0644 is wider than 0600"),

@@ -475,7 +475,7 @@ async def runtime_snapshot(ls: MnemonLanguageServer, params: Any) -> dict[str, A
         "revision": effective.revision,
         "entries": [e.to_json() for e in (*effective.user, *effective.memory)],
         "usage": {t: {"used": effective.used[t], "limit": limits.limit_for(t)} for t in ("user", "memory")},
-        "problems": list(effective.problems),
+        "problems": list(effective.all_problems),
     }
 
 
@@ -892,6 +892,12 @@ def _write_wake_file(state: FolderState, text: str) -> Path:
 def run(tcp: str | None = None, log_file: str | None = None, verbose: int = 0) -> int:
     """Serve over stdio (default) or ``tcp`` ``HOST:PORT``; logs to ``log_file`` or stderr. Returns the exit code."""
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    if log_file:  # created 0600 like every file we write (the log may quote memory content)
+        os.close(os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+        try:
+            os.chmod(log_file, 0o600)  # an existing log made wider by an older version
+        except PermissionError:
+            pass
     handler: logging.Handler = logging.FileHandler(log_file) if log_file else logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=level, handlers=[handler], force=True)

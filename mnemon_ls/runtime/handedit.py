@@ -29,6 +29,9 @@ repaired, never imported. Everything else is an *edit*.
    stay), an unpaired entry a *remove*, an unpaired item an *add* (importance ``normal``, no branches);
 4. the target's entries take the file's order, in the slots the target held in ``memories.json``.
 
+Entries loaded with a ``problem`` (they break a rule, so no projection shows them) take no part: they
+are never paired, removed or moved by a hand edit.
+
 Every item goes through :func:`mnemon_ls.runtime.ops.validate_request` (size, ``§``, control characters,
 valid Unicode) and the result through :func:`~mnemon_ls.runtime.ops.check_capacity`; a bracketed
 annotation naming branches (``[branches=main]``, as the wake snapshot prints metadata) is refused, since
@@ -209,7 +212,10 @@ def plan_import(entries: Sequence[Entry], target: Target, text: str, now: str, l
     if problems:
         return ImportPlan(tuple(entries), problems=tuple(problems))
 
-    old = [e for e in entries if e.target == target]
+    def shown(entry: Entry) -> bool:  # an entry breaking a rule is in no projection: never paired, kept as is
+        return entry.target == target and getattr(entry, "problem", None) is None
+
+    old = [e for e in entries if shown(e)]
     # 1. unchanged: exact (NFC) matches, entries in stored order, each used once
     free: dict[str, list[int]] = {}
     for index, entry in enumerate(old):
@@ -274,7 +280,7 @@ def plan_import(entries: Sequence[Entry], target: Target, text: str, now: str, l
     result: list[Entry] = []
     pending = iter(new_target)
     for entry in entries:
-        if entry.target != target:
+        if not shown(entry):
             result.append(entry)
         else:
             nxt = next(pending, None)

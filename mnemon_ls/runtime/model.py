@@ -62,8 +62,8 @@ def normalize_text(text: str) -> str:
 
 
 def utf8_len(text: str) -> int:
-    """Number of UTF-8 bytes of ``text``."""
-    return len(text.encode("utf-8"))
+    """Number of UTF-8 bytes of ``text`` (``str.isascii`` is O(1): an ASCII text is its own length)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 def joined_bytes(contents: Iterable[str]) -> int:
@@ -93,9 +93,9 @@ def validate_content(value: Any, field_name: str = "content") -> str:
         raise InvalidInput(field_name, "is required (empty or only whitespace)")
     if DELIMITER_CHAR in text:
         raise InvalidInput(field_name, "must not contain '\u00a7' (U+00A7), the reserved entry delimiter")
-    control = next((c for c in text if _CONTROL.match(c)), None)
-    if control is not None:
-        raise InvalidInput(field_name, f"must not contain control characters (found U+{ord(control):04X}); "
+    found = _CONTROL.search(text)
+    if found is not None:
+        raise InvalidInput(field_name, f"must not contain control characters (found U+{ord(found.group()):04X}); "
                                        "they would be written raw into USER.md / MEMORY.md and the wake snapshot")
     try:
         size = utf8_len(text)
@@ -123,7 +123,15 @@ def validate_importance(value: Any, field_name: str = "importance") -> Importanc
 
 
 def branch_name_problem(name: Any) -> str | None:
-    """Why ``name`` (already trimmed) is not an acceptable branch name, or ``None`` (reference section 3.7)."""
+    """Why ``name`` (already trimmed) is not an acceptable branch name, or ``None``.
+
+    A name is accepted when ``git check-ref-format --branch <name>`` accepts it *and* it uses only the
+    TypeScript plugin's characters ``A-Z a-z 0-9 . _ / -`` (reference section 3.7; outside them the plugin
+    refuses to load the whole store). Within that set git's rules (git-check-ref-format(1)) are: not
+    ``HEAD``; not starting with ``-``; no component starting with ``.`` or ending with ``.lock``; no
+    ``..``; no leading, trailing or doubled ``/``; not ending with ``.``. At most
+    :data:`MAX_BRANCH_CHARS` characters.
+    """
     if not isinstance(name, str):
         return f"must be a string (got {type(name).__name__})"
     if not name:
@@ -132,6 +140,8 @@ def branch_name_problem(name: Any) -> str | None:
         return f"is {len(name)} characters; at most {MAX_BRANCH_CHARS}"
     if not _BRANCH_CHARSET.fullmatch(name):
         return "may contain only A-Z a-z 0-9 . _ / -"
+    if name == "HEAD":
+        return "must not be HEAD (git refuses it as a branch name)"
     if name.startswith(("/", "-")):
         return "must not start with '/' or '-'"
     if name.endswith(("/", ".")):
@@ -139,6 +149,11 @@ def branch_name_problem(name: Any) -> str | None:
     for bad in ("..", "//", "@{"):
         if bad in name:
             return f"must not contain {bad!r}"
+    for component in name.split("/"):
+        if component.startswith("."):
+            return "must not have a component starting with '.'"
+        if component.endswith(".lock"):
+            return "must not have a component ending with '.lock'"
     return None
 
 
@@ -200,6 +215,11 @@ class Entry:
     ``content`` is normalized text (one line, no ``§``); timestamps are the stored strings (normally
     ``toISOString`` form, kept verbatim); ``branches`` is empty for "every branch"; ``extra`` keeps keys
     written by a newer plugin version so a rewrite never drops them.
+
+    ``problem`` is ``None`` for a valid entry. An entry loaded from disk that breaks a rule a new entry
+    must follow (:func:`entry_problem`: size, control characters, branch names...) says which one here
+    (``"content: is 51234 UTF-8 bytes; ..."``); it is kept in ``memories.json`` exactly as loaded
+    (``raw``, its JSON object) but left out of the projections, the byte accounting and the wake.
     """
 
     content: str
@@ -209,9 +229,13 @@ class Entry:
     importance: Importance = "normal"
     branches: tuple[str, ...] = ()
     extra: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
+    problem: str | None = field(default=None, compare=False)
+    raw: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
-        """The entry as an insertion-ordered dict in the plugin's key order."""
+        """The entry as an insertion-ordered dict in the plugin's key order (an invalid entry: as loaded)."""
+        if self.raw is not None:
+            return dict(self.raw)
         data: dict[str, Any] = {
             "content": self.content,
             "created_at": self.created_at,
@@ -274,7 +298,33 @@ def entry_from_json(raw: Any, index: int) -> Entry:
                                    "from A-Z a-z 0-9 . _ / -")
         branches = tuple(value)
     extra = tuple((k, v) for k, v in raw.items() if k not in _KNOWN_KEYS)
-    return Entry(normalized, raw["created_at"], raw["updated_at"], target, importance, branches, extra)
+    entry = Entry(normalized, raw["created_at"], raw["updated_at"], target, importance, branches, extra)
+    problem = entry_problem(content, target, value if "branches" in raw else None)
+    if problem is None:
+        return entry
+    return Entry(normalized, raw["created_at"], raw["updated_at"], target, importance, branches, extra,
+                 problem=problem, raw=dict(raw))
+
+
+def entry_problem(content: str, target: Target, branches: Sequence[str] | None) -> str | None:
+    """Which rule of a new entry a stored entry breaks, or ``None`` (issue 15 defect 8).
+
+    ``content`` is the stored text, ``branches`` the stored list (``None``: no key). The rules are
+    exactly those of a mutation (:func:`validate_content`, :func:`validate_branches`): at most
+    :data:`MAX_ENTRY_BYTES` UTF-8 bytes, no control characters, branch names ``git check-ref-format
+    --branch`` accepts, at most :data:`MAX_BRANCHES` distinct names. Returns ``"<field>: <rule>"``.
+    """
+    if not (len(content) <= MAX_ENTRY_BYTES // 4 and content.isprintable()):  # short printable text passes
+        try:
+            validate_content(content, "content")
+        except InvalidInput as exc:
+            return exc.message
+    if branches:
+        try:
+            validate_branches(list(branches), target, "branches")
+        except InvalidInput as exc:
+            return exc.message
+    return None
 
 
 def document_of(entries: Sequence[Entry]) -> dict[str, Any]:
@@ -286,43 +336,78 @@ def serialize_store(entries: Sequence[Entry]) -> bytes:
     """``memories.json`` bytes: 2-space indent, non-ASCII unescaped, trailing newline.
 
     Byte-identical to ``json.dumps(document_of(entries), ensure_ascii=False, indent=2) + "\\n"`` (the
-    plugin's ``JSON.stringify(doc, null, 2)``), built directly because the indenting encoder is pure
-    Python and slow; entries with extra keys fall back to ``json.dumps``.
+    plugin's ``JSON.stringify(doc, null, 2)``), built from per-entry fragments (:func:`_fragments`)
+    because the indenting encoder is pure Python and slow; entries with extra keys or kept as loaded
+    (``raw``) fall back to ``json.dumps``.
     """
-    if any(entry.extra for entry in entries):
+    if any(entry.extra or entry.raw is not None for entry in entries):
         return (json.dumps(document_of(entries), ensure_ascii=False, indent=2) + "\n").encode("utf-8")
     if not entries:
         return b'{\n  "version": 1,\n  "entries": []\n}\n'
-    q = _encode_string
-    parts = []
-    for e in entries:
-        body = (f'    {{\n      "content": {q(e.content)},\n      "created_at": {q(e.created_at)},\n'
-                f'      "updated_at": {q(e.updated_at)},\n      "target": {q(e.target)},\n'
-                f'      "importance": {q(e.importance)}')
-        if e.target == "memory" and e.branches:
-            names = ",\n".join(f"        {q(b)}" for b in e.branches)
-            body += f',\n      "branches": [\n{names}\n      ]'
-        parts.append(body + "\n    }")
+    parts = [_fragments(e)[0] for e in entries]
     return ('{\n  "version": 1,\n  "entries": [\n' + ",\n".join(parts) + "\n  ]\n}\n").encode("utf-8")
 
 
 def revision_of(entries: Sequence[Entry]) -> str:
-    """sha256 hex of the compact JSON of the store (the optimistic-concurrency fence)."""
-    compact = json.dumps(document_of(entries), ensure_ascii=False, separators=(",", ":"))
+    """sha256 hex of the compact JSON of the store (the optimistic-concurrency fence).
+
+    The compact JSON is ``json.dumps(document_of(entries), ensure_ascii=False, separators=(",", ":"))``,
+    built from cached per-entry fragments when no entry has extra keys or is kept as loaded."""
+    if any(entry.extra or entry.raw is not None for entry in entries):
+        compact = json.dumps(document_of(entries), ensure_ascii=False, separators=(",", ":"))
+    else:
+        compact = '{"version":1,"entries":[' + ",".join(_fragments(e)[1] for e in entries) + "]}"
     return hashlib.sha256(compact.encode("utf-8")).hexdigest()
 
 
+#: id(entry) -> (entry, indented, compact); holding the entry keeps its id from being reused meanwhile.
+_FRAGMENTS: dict[int, tuple[Entry, str, str]] = {}
+_FRAGMENTS_MAX = 8192
+
+
+def _fragments(e: Entry) -> tuple[str, str]:
+    """``(indented, compact)`` JSON text of one plain entry (no extra keys, not raw), cached by value.
+
+    The indented form is the entry as it sits in ``memories.json`` (4-space object indent), the compact
+    one as it sits in the revision's JSON. A store re-serializes the same entries at every commit, so
+    each is encoded once (the cache, keyed by object identity, is cleared when it passes
+    :data:`_FRAGMENTS_MAX` entries)."""
+    cached = _FRAGMENTS.get(id(e))
+    if cached is not None and cached[0] is e:
+        return cached[1], cached[2]
+    q = _encode_string
+    content, created, updated, target, importance = (q(e.content), q(e.created_at), q(e.updated_at),
+                                                     q(e.target), q(e.importance))
+    pretty = (f'    {{\n      "content": {content},\n      "created_at": {created},\n'
+              f'      "updated_at": {updated},\n      "target": {target},\n'
+              f'      "importance": {importance}')
+    compact = (f'{{"content":{content},"created_at":{created},"updated_at":{updated},"target":{target},'
+               f'"importance":{importance}')
+    if e.target == "memory" and e.branches:
+        names = [q(b) for b in e.branches]
+        pretty += ',\n      "branches": [\n' + ",\n".join(f"        {n}" for n in names) + "\n      ]"
+        compact += ',"branches":[' + ",".join(names) + "]"
+    result = (pretty + "\n    }", compact + "}")
+    if len(_FRAGMENTS) >= _FRAGMENTS_MAX:
+        _FRAGMENTS.clear()
+    _FRAGMENTS[id(e)] = (e, *result)
+    return result
+
+
 def projection_bytes(entries: Sequence[Entry], target: Target) -> bytes:
-    """USER.md / MEMORY.md bytes: the target's contents joined by ``\\n§\\n`` plus ``\\n``; empty target = b""."""
-    contents = [entry.content for entry in entries if entry.target == target]
+    """USER.md / MEMORY.md bytes: the target's contents joined by ``\\n§\\n`` plus ``\\n``; empty target = b"".
+
+    Entries with a ``problem`` (see :class:`Entry`) are left out: a projection holds only valid entries."""
+    contents = [entry.content for entry in entries if entry.target == target and entry.problem is None]
     if not contents:
         return b""
     return (DELIMITER.join(contents) + "\n").encode("utf-8")
 
 
 def used_bytes(entries: Sequence[Entry], target: Target) -> int:
-    """Capacity used by ``target``: UTF-8 bytes of its contents joined by the delimiter."""
-    return joined_bytes(entry.content for entry in entries if entry.target == target)
+    """Capacity used by ``target``: UTF-8 bytes of its valid contents joined by the delimiter (an entry with
+    a ``problem`` is in no projection, so it uses no capacity)."""
+    return joined_bytes(entry.content for entry in entries if entry.target == target and entry.problem is None)
 
 
 def parse_store(data: bytes) -> list[Entry]:

@@ -8,6 +8,8 @@ addition: contents are compared in NFC, so an NFD spelling of a stored text is t
 
 from __future__ import annotations
 
+import functools
+import unicodedata
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Sequence
 
@@ -126,6 +128,36 @@ def locate(entries: Sequence[Entry], target: Target, old_text: str) -> int:
     return candidates[0]
 
 
+@functools.lru_cache(maxsize=4096)
+def similarity_key(text: str) -> str:
+    """``text`` without what a near duplicate may differ in: NFKC, case-folded, with every whitespace,
+    punctuation (Unicode category ``P*``), modifier symbol (``Sk``: backtick, caret) and control removed.
+    Cached: a long-lived server compares each add with the same stored contents again and again."""
+    if text.isascii():
+        return text.translate(_ASCII_DROP).lower()
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return "".join(c for c in folded if not _dropped(c))
+
+
+def _dropped(c: str) -> bool:
+    category = unicodedata.category(c)
+    return category[0] in "PZC" or category == "Sk"
+
+
+_ASCII_DROP = {code: None for code in range(128) if _dropped(chr(code))}
+
+
+def similar_entries(entries: Sequence[Entry], target: Target, content: str) -> list[Entry]:
+    """Entries of ``target`` that differ from ``content`` only in case, whitespace or punctuation (but are not
+    the same text in NFC), in stored order (issue 8 item 5: the receipt names them, nothing is deleted)."""
+    key = similarity_key(content)
+    if not key:
+        return []
+    exact = match_key(content)
+    return [e for e in entries if e.target == target and match_key(e.content) != exact
+            and similarity_key(e.content) == key]
+
+
 @dataclass(frozen=True, slots=True)
 class MutationOutcome:
     """Result of :func:`apply_mutation`: the new entry list (``changed`` False when nothing changes)."""
@@ -151,6 +183,9 @@ def apply_mutation(entries: Sequence[Entry], request: MutationRequest, now: str)
         for entry in entries:
             if entry.target == target and match_key(entry.content) == key:
                 message = "Entry already exists."
+                if entry.problem:
+                    message += (f" It is kept out of the wake and {target} projection because {entry.problem};"
+                                " use replace to fix it.")
                 wanted = (request.importance or entry.importance, request.branches if request.branches is not None
                           else entry.branches)
                 if wanted != (entry.importance, entry.branches):
@@ -159,7 +194,15 @@ def apply_mutation(entries: Sequence[Entry], request: MutationRequest, now: str)
                                 "change them.")
                 return MutationOutcome(tuple(entries), False, message, {"added": entry.content})
         new = Entry(request.content, now, now, target, request.importance or "normal", request.branches or ())
-        return MutationOutcome((*entries, new), True, "Entry added.", {"added": new.content}, pending=new)
+        detail: dict[str, Any] = {"added": new.content}
+        message = "Entry added."
+        similar = similar_entries(entries, target, request.content)
+        if similar:
+            detail["similar"] = [entry.content for entry in similar]
+            message += (f" It differs only in case, whitespace or punctuation from {_quote(similar[0].content)}"
+                        + (f" and {len(similar) - 1} more" if len(similar) > 1 else "")
+                        + "; remove one if they say the same.")
+        return MutationOutcome((*entries, new), True, message, detail, pending=new)
 
     assert request.old_text is not None
     index = locate(entries, target, request.old_text)
@@ -176,11 +219,15 @@ def apply_mutation(entries: Sequence[Entry], request: MutationRequest, now: str)
                 "content", f"duplicates another {target} entry; remove one of them instead", target=target
             )
     branches = old.branches if request.branches is None else request.branches
+    if request.branches is None and old.problem and old.branches:
+        validate_branches(list(old.branches), target, "branches")  # kept branches must pass the rules too
     importance = request.importance or old.importance
     detail = {"replaced": {"from": old.content, "to": request.content}}
-    if request.content == old.content and importance == old.importance and branches == old.branches:
+    if request.content == old.content and importance == old.importance and branches == old.branches \
+            and old.problem is None:
         return MutationOutcome(tuple(entries), False, "Entry unchanged.", detail)
-    new = replace(old, content=request.content, updated_at=now, importance=importance, branches=branches)
+    new = replace(old, content=request.content, updated_at=now, importance=importance, branches=branches,
+                  problem=None, raw=None)
     result = list(entries)
     result[index] = new
     return MutationOutcome(tuple(result), True, "Entry replaced.", detail, excluded=old, pending=new)
@@ -269,7 +316,7 @@ def materialize(
 ) -> list[Entry]:
     """Turn kept candidates into entries, copying timestamps (and branches when the candidate has none)
     from an identical committed entry of ``target``; otherwise created/updated = ``now``."""
-    by_key = {match_key(e.content): e for e in committed if e.target == target}
+    by_key = {match_key(e.content): e for e in committed if e.target == target and e.problem is None}
     entries = []
     for candidate in candidates:
         original = by_key.get(match_key(candidate.content))
@@ -316,6 +363,8 @@ __all__ = [
     "locate",
     "materialize",
     "pack",
+    "similar_entries",
+    "similarity_key",
     "validate_budget",
     "validate_candidates",
     "validate_request",

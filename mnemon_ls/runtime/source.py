@@ -17,23 +17,34 @@ from ..settings import Settings
 from . import ops
 from .model import Entry, Target, revision_of, used_bytes
 from .snapshot import WakeSnapshot, render_wake
-from .store import Clock, MaintenancePlan, Receipt, RepairReport, RuntimeStore, StoreState, _utc_now
+from .store import (Clock, MaintenancePlan, Receipt, RepairReport, RuntimeStore, StoreState, _utc_now,
+                    invalid_entry_line, over_limit_line)
 
 
 @dataclass(frozen=True, slots=True)
 class EffectiveState:
-    """The entries a workspace sees: ``user`` and ``memory`` tuples, the effective ``revision`` (sha256
-    of the combined list), ``used`` bytes per target (whole store) and ``problems`` (damaged files)."""
+    """The entries a workspace sees: ``user`` and ``memory`` tuples (valid entries), the effective
+    ``revision`` (sha256 of the combined list), ``used`` bytes per target (whole store), ``problems``
+    (damaged files), ``entry_problems`` (one line per stored entry that breaks a rule of a new entry: kept
+    in the file, left out of the wake) and ``capacity_problems`` (one line per target over its limit,
+    naming the target, the used bytes and the limit)."""
 
     user: tuple[Entry, ...]
     memory: tuple[Entry, ...]
     revision: str
     used: dict[Target, int]
     problems: tuple[str, ...]
+    entry_problems: tuple[str, ...] = ()
+    capacity_problems: tuple[str, ...] = ()
 
     def of(self, target: Target) -> tuple[Entry, ...]:
         """Entries of ``target``."""
         return self.user if target == "user" else self.memory
+
+    @property
+    def all_problems(self) -> tuple[str, ...]:
+        """Every problem line, damaged files first (what ``mnemon/status`` reports)."""
+        return (*self.problems, *self.entry_problems, *self.capacity_problems)
 
 
 class RuntimeSource:
@@ -74,8 +85,15 @@ class RuntimeSource:
         user, memory = user_state.of("user"), memory_state.of("memory")
         revision = user_state.revision if user_state is memory_state else revision_of((*user, *memory))
         problems = tuple(dict.fromkeys(p for p in (user_state.problem, memory_state.problem) if p))
-        return EffectiveState(user, memory, revision, {"user": used_bytes(user, "user"),
-                                                       "memory": used_bytes(memory, "memory")}, problems)
+        used: dict[Target, int] = {"user": used_bytes(user, "user"), "memory": used_bytes(memory, "memory")}
+        entry_problems = tuple(
+            invalid_entry_line(store, index, entry)
+            for store, state, target in ((self.user_store, user_state, "user"), (self.memory_store, memory_state, "memory"))
+            for index, entry in state.invalid(target))
+        limits = self.settings.runtime_memory
+        capacity_problems = tuple(over_limit_line(target, used[target], limits.limit_for(target))
+                                  for target in ("user", "memory") if used[target] > limits.limit_for(target))
+        return EffectiveState(user, memory, revision, used, problems, entry_problems, capacity_problems)
 
     def mutate(self, request: ops.MutationRequest) -> Receipt:
         """Apply a validated mutation to the owning store (see :meth:`RuntimeStore.mutate`)."""
@@ -118,6 +136,10 @@ class RuntimeSource:
         now = self.clock().astimezone(timezone.utc)
         now_ms = (now - datetime(1970, 1, 1, tzinfo=timezone.utc)) // timedelta(milliseconds=1)
         notices = [f"{p}; showing the recoverable entries; run `mnemon-ls runtime recover`" for p in state.problems]
+        notices += state.entry_problems[:3]
+        if len(state.entry_problems) > 3:
+            notices.append(f"{len(state.entry_problems) - 3} more stored entries are left out for breaking a rule; "
+                           "run `mnemon-ls doctor`")
         limits = self.settings.runtime_memory
         snapshot = render_wake(
             user_entries=state.user,
@@ -133,3 +155,4 @@ class RuntimeSource:
             notices=notices,
         )
         return snapshot, repairs
+

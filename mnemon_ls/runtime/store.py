@@ -17,7 +17,14 @@ Layout under ``<root>/runtime/`` (DESIGN.md section 2, seed 000):
 
 Every read-modify-write holds the lock for the whole cycle and re-reads under it. A commit writes the
 changed projections, then the last-good copy, then ``memories.json`` last (the commit marker), each
-via temp + fsync + rename, and fsyncs the directory once (:func:`mnemon_ls.fsio.write_files_atomically`).
+via temp + rename, and fsyncs the directory once (:func:`mnemon_ls.fsio.write_files_atomically`). Only
+the ``memories.json`` temp is fsynced (two fsyncs per commit with the directory's): an acknowledged
+write survives a power loss because the truth does; the projections are derived and rebuilt from it
+at every read, and a power loss that leaves them stale or empty is repaired, never imported. The
+last-good copy is not fsynced either: it only matters when ``memories.json`` is later damaged by hand
+or by another tool, every commit rewrites it, and a stale or empty copy after a power loss cannot
+hide an entry (``memories.json`` itself is durable and ``recover`` merges both; an unreadable copy
+counts as empty).
 A damaged ``memories.json`` is never overwritten: reads fall back with a notice, writes raise
 :class:`~mnemon_ls.errors.UnreadableStore`.
 """
@@ -81,8 +88,14 @@ class StoreState:
     problem: str | None = None
 
     def of(self, target: Target) -> tuple[Entry, ...]:
-        """Entries of one target, in stored order."""
-        return tuple(e for e in self.entries if e.target == target)
+        """Valid entries of one target, in stored order (those with a ``problem`` are in :meth:`invalid`)."""
+        return tuple(e for e in self.entries if e.target == target and e.problem is None)
+
+    def invalid(self, target: Target | None = None) -> tuple[tuple[int, Entry], ...]:
+        """``(index in memories.json, entry)`` of every entry (of ``target``) that breaks a rule of a new
+        entry: kept in the file, left out of the projections and the wake (see :class:`Entry`)."""
+        return tuple((i, e) for i, e in enumerate(self.entries)
+                     if e.problem is not None and (target is None or e.target == target))
 
 
 @dataclass(slots=True)
@@ -109,8 +122,10 @@ class Receipt:
     """A committed (or no-op) Runtime mutation (reference 3.4 result, plus ``revision`` and ``preserved``).
 
     ``to_dict()`` gives ``{success, message, target, entryCount, usage: {used, limit}, revision,
-    added | replaced: {from, to} | removed, [kept, dropped], [preserved]}``; ``entryCount`` and
-    ``usage`` (UTF-8 bytes) are for the mutated target after the change.
+    added | replaced: {from, to} | removed, [similar], [kept, dropped], [preserved]}``; ``entryCount`` and
+    ``usage`` (UTF-8 bytes) are for the mutated target after the change. ``similar`` (an add only) lists
+    the contents of entries of the target that differ from the added one only in case, whitespace or
+    punctuation (:func:`~mnemon_ls.runtime.ops.similar_entries`); nothing is removed for them.
     """
 
     message: str
@@ -208,13 +223,14 @@ class RuntimeStore:
         self.edits_dir = self.runtime_dir / "edits"
         self.quarantine_dir = self.runtime_dir / "quarantine"
         self.archive_dir = self.runtime_dir / "archived"
+        self._projection_paths = {t: self.runtime_dir / name for t, name in PROJECTION_FILES.items()}
         # The last valid memories.json seen: (its exact bytes, its state). A hit needs the same bytes, so
         # it can never be stale; it saves the parse and the revision hash on every read and wake.
         self._cache: tuple[bytes, StoreState] | None = None
 
     def projection_path(self, target: Target) -> Path:
         """``runtime/USER.md`` or ``runtime/MEMORY.md``."""
-        return self.runtime_dir / PROJECTION_FILES[target]
+        return self._projection_paths[target]
 
     # ------------------------------------------------------------------ reads
 
@@ -389,13 +405,14 @@ class RuntimeStore:
             kept_indexes = ops.pack(candidates, budget)
             kept = ops.materialize([candidates[i] for i in kept_indexes], state.entries, target, now)
             tail = [outcome.pending] if outcome is not None and outcome.pending is not None else []
-            others = [e for e in state.entries if e.target != target]
+            others = [e for e in state.entries if e.target != target or e.problem is not None]
             new_entries = (*others, *kept, *tail)
             ops.check_capacity(state.entries, new_entries, target, limit)
             survivors = {match_key(e.content) for e in new_entries if e.target == target}
             if outcome is not None and outcome.excluded is not None:
                 survivors.add(match_key(outcome.excluded.content))  # a removed entry is the user's choice
-            evicted = [e for e in state.entries if e.target == target and match_key(e.content) not in survivors]
+            evicted = [e for e in state.entries if e.target == target and e.problem is None
+                       and match_key(e.content) not in survivors]
             dropped = [candidates[i] for i in range(len(candidates)) if i not in set(kept_indexes)]
             evicted_keys = {match_key(e.content) for e in evicted}
             extra = ops.materialize([c for c in dropped if match_key(c.content) not in evicted_keys],
@@ -637,7 +654,9 @@ class RuntimeStore:
         body = serialize_store(after)
         writes.append((self.last_good_path, body))
         writes.append((self.memories_path, body))
-        fsio.write_files_atomically(writes)
+        # Two fsyncs per commit: memories.json and the directory. The projections are rebuilt from the
+        # truth at every read and the last-good copy is only a recovery aid (see the module doc).
+        fsio.write_files_atomically(writes, unsynced={path for path, _ in writes[:-1]})
         handedit.record_history(self.history_path, before, after)
         state = StoreState(tuple(after), revision_of(after), True)
         self._cache = (body, state)
@@ -731,6 +750,24 @@ def _append_durably(path: Path, data: bytes) -> None:
         os.close(fd)
 
 
+def _excerpt(entry: Entry) -> str:
+    return entry.content if len(entry.content) <= 60 else entry.content[:57] + "..."
+
+
+def invalid_entry_line(store: RuntimeStore, index: int, entry: Entry) -> str:
+    """The problem line of a stored entry that breaks a rule (status, wake notice and doctor share it)."""
+    return (f"{store.memories_path} entries[{index}] ({entry.target}, {_excerpt(entry)!r}) is left out of the wake and "
+            f"{PROJECTION_FILES[entry.target]}: {entry.problem}; it is kept in memories.json: shorten it with "
+            "`mnemon-ls runtime replace` or delete it with `mnemon-ls runtime remove`")
+
+
+def over_limit_line(target: Target, used: int, limit: int) -> str:
+    """The problem line of a target whose entries use more than its limit (UTF-8 bytes)."""
+    return (f"{target} ({PROJECTION_FILES[target]}) uses {used} of its {limit} UTF-8 bytes, {used - limit} over the "
+            f"limit (memories.json was edited past it); a change that leaves it over the limit is refused: compact "
+            f"it (capacity maintenance) or raise runtimeMemory.{target}LimitBytes")
+
+
 def diagnose(store: RuntimeStore) -> list[Finding]:
     """Read-only health check of one Runtime store (never writes, never takes the lock)."""
     findings: list[Finding] = []
@@ -756,11 +793,19 @@ def diagnose(store: RuntimeStore) -> list[Finding]:
         counts = {t: len(state.of(t)) for t in TARGETS}
         findings.append(Finding("ok", memories, f"valid: {counts['user']} user and {counts['memory']} memory entries, "
                                 f"revision {state.revision[:12]}"))
+        for index, entry in state.invalid():
+            findings.append(Finding(
+                "problem", f"{memories} entries[{index}]",
+                f"({entry.target}, {_excerpt(entry)!r}) breaks a rule of a new entry: {entry.problem}",
+                f"it stays in memories.json and out of the wake and {PROJECTION_FILES[entry.target]}; shorten it "
+                "with `mnemon-ls runtime replace --old-text ...` or delete it with `mnemon-ls runtime remove`"))
         for target in TARGETS:
             used, limit = used_bytes(state.entries, target), store.limits.limit_for(target)
             if used > limit:
-                findings.append(Finding("warning", target, f"uses {used} of {limit} UTF-8 bytes (over the limit)",
-                                        "remove or shorten entries before adding more"))
+                findings.append(Finding("problem", target, f"{PROJECTION_FILES[target]} uses {used} of its {limit} "
+                                        f"UTF-8 bytes, {used - limit} over the limit",
+                                        "a change that leaves it over the limit is refused: compact it (capacity "
+                                        f"maintenance) or raise runtimeMemory.{target}LimitBytes"))
             path = store.projection_path(target)
             current = fsio.read_bytes_or_none(path)
             if current != projection_bytes(state.entries, target):
