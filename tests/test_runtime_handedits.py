@@ -495,3 +495,23 @@ def test_cli_restore_setting_keeps_the_old_behaviour(root, clock):
     assert result.returncode == 0
     assert result.stderr.startswith(f"mnemon-ls: repaired {store.projection_path('memory')} (your edit is saved at ")
     assert store.memories_path.read_bytes() == truth
+
+
+def test_an_entry_breaking_a_rule_is_untouched_by_a_hand_edit(root, clock):
+    """An oversized entry written into memories.json by hand is in no projection: an edit of MEMORY.md
+    neither removes it nor pairs it with an item; it stays byte for byte."""
+    big = {"content": "b" * 9000, "created_at": NOW, "updated_at": NOW, "target": "memory", "importance": "normal"}
+    small = {"content": "small", "created_at": NOW, "updated_at": NOW, "target": "memory", "importance": "low"}
+    (root / "runtime").mkdir(parents=True)
+    (root / "runtime" / "memories.json").write_text(json.dumps({"version": 1, "entries": [big, small]}, indent=2) + "\n")
+    store = make_store(root, clock)
+    store.repair()
+    assert store.projection_path("memory").read_bytes() == b"small\n"
+    clock.set(LATER)
+    hand_edit(store, "MEMORY.md", "small, edited\n§\nnew\n")
+    result = store.repair().hand_edits["MEMORY.md"]
+    assert (result["added"], result["replaced"], result["removed"]) == (
+        ["new"], [{"from": "small", "to": "small, edited"}], [])
+    saved = json.loads(store.memories_path.read_text())["entries"]
+    assert saved[0] == big and [e["content"] for e in saved[1:]] == ["small, edited", "new"]
+    assert saved[1]["importance"] == "low"
