@@ -53,6 +53,8 @@ def _settings_parent() -> argparse.ArgumentParser:
     group.add_argument("--writeback-mode", choices=("guided", "off"), help="writebackMode (assistant hooks' writeback cue)")
     group.add_argument("--secrets", choices=("redact", "reject", "allow"),
                        help="secrets: what a write does with a value that looks like a credential (default redact)")
+    group.add_argument("--hand-edits", choices=("import", "restore"),
+                       help="handEdits: import hand edits of USER.md/MEMORY.md (default) or restore the files")
     group.add_argument("--json", action="store_true", help="print JSON for scripts")
     return parent
 
@@ -233,6 +235,7 @@ def _settings_from(args: argparse.Namespace) -> Settings:
         recallMode=args.recall_mode,
         writebackMode=args.writeback_mode,
         secrets=getattr(args, "secrets", None),
+        handEdits=args.hand_edits,
     )
 
 
@@ -258,12 +261,29 @@ def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
 
 
 def _repair_lines(repairs: Sequence[Any]) -> list[str]:
+    """One line per repaired projection: the hand-edit result when there is one (imported, rejected with
+    the item and rule, crash leftover), else what was rebuilt."""
     lines = []
     for store, report in repairs:
         for name in report.repaired:
+            result = report.hand_edits.get(name)
+            if result is not None:
+                lines.append(f"{store.runtime_dir / name}: {result['message']}" if result["status"] != "imported"
+                             else f"{result['message']} ({store.runtime_dir / name}; your edit is saved at "
+                                  f"{result['savedAs']})")
+                continue
             saved = report.preserved.get(name)
             lines.append(f"repaired {store.runtime_dir / name}" + (f" (your edit is saved at {saved})" if saved else ""))
     return lines
+
+
+def _absorb_hand_edits(host: WorkspaceHost) -> list[Any]:
+    """Import (or repair) hand edits of USER.md / MEMORY.md before a runtime command reads or writes
+    (:meth:`RuntimeSource.repair`); each result is printed on stderr. Returns the repair reports."""
+    repairs = host.runtime.repair(rebuild_missing=False)
+    for line in _repair_lines(repairs):
+        print(f"mnemon-ls: {line}", file=sys.stderr)
+    return repairs
 
 
 def cmd_wake(args: argparse.Namespace) -> int:
@@ -309,6 +329,7 @@ def cmd_runtime_mutate(args: argparse.Namespace) -> int:
         branches=branches,
     )
     host = _host(args)
+    _absorb_hand_edits(host)
     receipt = host.runtime.mutate(request)
     data = receipt.to_dict()
     text = f"{receipt.message} {PROJECTION_FILES[receipt.target]}: {receipt.entry_count} " \
@@ -323,6 +344,7 @@ def cmd_runtime_mutate(args: argparse.Namespace) -> int:
 def cmd_runtime_list(args: argparse.Namespace) -> int:
     """``mnemon-ls runtime list``: every entry with importance, ages and branches (no branch filter)."""
     host = _host(args)
+    _absorb_hand_edits(host)
     state = host.runtime.read()
     now_ms = parse_timestamp_ms(datetime.now(timezone.utc).isoformat()) or 0
     targets = (args.target,) if args.target else TARGETS

@@ -79,6 +79,9 @@ class Settings(_Model):
     - ``secrets``: what a write does with a value that looks like a credential (:mod:`mnemon_ls.redact`):
       ``redact`` (default; replaced by ``[redacted:<kind>]``, the receipt counts them), ``reject`` (the
       write is refused naming field, kind and position) or ``allow`` (stored as given).
+    - ``handEdits``: ``import`` (default; a hand edit of USER.md / MEMORY.md becomes adds, replaces and
+      removes, validated like any mutation) or ``restore`` (the edit is saved under ``runtime/edits/``
+      and the file rebuilt from ``memories.json``, the TypeScript plugin's behaviour).
     """
 
     storage_scope: Literal["global", "workspace", "workspaces", "custom"] = Field(
@@ -98,6 +101,7 @@ class Settings(_Model):
     recall_mode: Literal["guided", "off"] = Field("guided", alias="recallMode")
     writeback_mode: Literal["guided", "off"] = Field("guided", alias="writebackMode")
     secrets: Literal["redact", "reject", "allow"] = Field("redact", alias="secrets")
+    hand_edits: Literal["import", "restore"] = Field("import", alias="handEdits")
 
     @field_validator("data_dir")
     @classmethod
@@ -144,6 +148,7 @@ _FIELD_RULES = {
     "recallMode": "must be one of guided, off",
     "writebackMode": "must be one of guided, off",
     "secrets": "must be one of redact, reject, allow",
+    "handEdits": "must be one of import, restore",
 }
 
 
@@ -199,6 +204,7 @@ ENVIRONMENT_SETTINGS: dict[str, str] = {
     "MNEMON_RECALL_MODE": "recallMode",
     "MNEMON_WRITEBACK_MODE": "writebackMode",
     "MNEMON_SECRETS": "secrets",
+    "MNEMON_HAND_EDITS": "handEdits",
 }
 _INTEGER_SETTINGS = {"userLimitBytes", "memoryLimitBytes", "wakeBudgetChars"}
 

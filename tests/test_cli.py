@@ -271,7 +271,7 @@ def test_runtime_add_replace_remove_list_and_their_receipts(cli):
     out = cli.ok("runtime", "remove", "--target", "user", "--old-text", "terse")
     assert out == f"Entry removed. USER.md: 0 entries, 0/4096 UTF-8 bytes; revision {EMPTY_REVISION[:12]}\n"
     assert cli.revision() == EMPTY_REVISION
-    assert sorted(os.listdir(cli.runtime)) == [".memories.last-good.json", "MEMORY.md", "USER.md", "memories.json"]
+    assert sorted(os.listdir(cli.runtime)) == [".memories.last-good.json", ".projections-history.json", "MEMORY.md", "USER.md", "memories.json"]
 
 
 def test_content_dash_reads_standard_input(cli):

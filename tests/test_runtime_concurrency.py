@@ -33,7 +33,7 @@ from mnemon_ls.settings import RuntimeMemorySettings
 from tests.helpers import procs  # noqa: E402  (shared subprocess and file-tree helpers)
 
 LIMITS = RuntimeMemorySettings(memory_limit_bytes=1_048_576)
-RUNTIME_FILES = [".memories.last-good.json", "MEMORY.md", "USER.md", "memories.json"]
+RUNTIME_FILES = [".memories.last-good.json", ".projections-history.json", "MEMORY.md", "USER.md", "memories.json"]
 
 
 def add(content: str):

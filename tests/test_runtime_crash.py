@@ -78,6 +78,7 @@ def test_sigkill_at_random_points_never_loses_an_acknowledged_entry(tmp_path, ca
         wanted = rng.randint(0, MAX_ACKS)
         delay = rng.uniform(0.0, MAX_DELAY_SECONDS)
         temps_before = temp_files(runtime)
+        assert temps_before == set()
         writer = procs.spawn_writer("add", str(root), f"r{run}", "100000", "--no-wait")
         reader = procs.LineReader(writer)
         try:
@@ -137,6 +138,10 @@ def test_sigkill_at_random_points_never_loses_an_acknowledged_entry(tmp_path, ca
         report = RuntimeStore(root, LIMITS, lock_timeout=2.0).repair()
         assert report.skipped is None
         assert report.repaired == (["MEMORY.md"] if projection_ahead else [])
+        # A projection ahead of the commit marker is a crash leftover, never imported as a hand edit.
+        assert {n: r["status"] for n, r in report.hand_edits.items()} == (
+            {"MEMORY.md": "leftover"} if projection_ahead else {})
+        assert not temp_files(runtime)  # the dead writer's temp files are gone
         if projection_ahead:
             assert Path(report.preserved["MEMORY.md"]).read_bytes() == memory_md
         assert (runtime / "MEMORY.md").read_bytes() == projection_bytes(entries, "memory") == joined(contents)

@@ -48,8 +48,11 @@ EMPTY_STORE = b'{\n  "version": 1,\n  "entries": []\n}\n'
 SEP = "\n\u00a7\n"
 
 
-def make_store(root: Path, clock, user: int = 4096, memory: int = 10240) -> RuntimeStore:
-    return RuntimeStore(root, RuntimeMemorySettings(userLimitBytes=user, memoryLimitBytes=memory), clock=clock)
+def make_store(root: Path, clock, user: int = 4096, memory: int = 10240, hand_edits: str = "restore") -> RuntimeStore:
+    """A store with pinned limits and clock; ``handEdits=restore`` (the repair tests here are about restoring;
+    importing hand edits is tested in tests/test_runtime_handedits.py)."""
+    return RuntimeStore(root, RuntimeMemorySettings(userLimitBytes=user, memoryLimitBytes=memory), clock=clock,
+                        hand_edits=hand_edits)
 
 
 def add(store, content, target="memory", **kw):
@@ -259,7 +262,7 @@ def test_case_20_fresh_root_is_created_on_first_write_only(root, clock):
     assert list(root.iterdir()) == []
     add(store, "first")
     assert sorted(p.name for p in rt(root).iterdir()) == [
-        ".memories.last-good.json", "MEMORY.md", "USER.md", "memories.json"]
+        ".memories.last-good.json", ".projections-history.json", "MEMORY.md", "USER.md", "memories.json"]
     remove(store, "first")
     assert read(root, "memories.json") == EMPTY_STORE
     assert read(root, "MEMORY.md") == b"" and read(root, "USER.md") == b""
@@ -365,7 +368,7 @@ def test_rejection_changes_no_byte(root, clock, disk, name, operation, error, ex
     store = make_store(root, clock)
     add(store, "committed once so every file exists")
     before = disk.freeze(rt(root))
-    assert set(before) == {"memories.json", "USER.md", "MEMORY.md", ".memories.last-good.json"}
+    assert set(before) == {"memories.json", "USER.md", "MEMORY.md", ".memories.last-good.json", ".projections-history.json"}
     with pytest.raises(error) as info:
         operation(store)
     assert disk.state(rt(root)) == before
@@ -919,7 +922,7 @@ def test_modes_runtime_dir_0700_files_0600(tmp_path, clock):
         assert mode(directory) == 0o700, directory
     files = [p for p in rt(root).rglob("*") if p.is_file()]
     assert sorted(str(p.relative_to(rt(root))) for p in files) == sorted([
-        ".memories.last-good.json", "MEMORY.md", "USER.md", "memories.json",
+        ".memories.last-good.json", ".projections-history.json", "MEMORY.md", "USER.md", "memories.json",
         f"edits/{STAMP}-MEMORY.md", "archived/memories.jsonl", "archived/MEMORY.md",
         f"quarantine/{STAMP}-memories.json",
     ])
@@ -1013,7 +1016,7 @@ def test_repair_waits_for_an_in_place_save_to_finish(tmp_path):
     from mnemon_ls.runtime.ops import validate_request
     from mnemon_ls.runtime.store import RuntimeStore
 
-    store = RuntimeStore(tmp_path / "root")
+    store = RuntimeStore(tmp_path / "root", hand_edits="restore")
     store.mutate(validate_request("add", "memory", "kept fact"))
     store.settle_seconds = 2.0
     memory = store.projection_path("memory")

@@ -251,7 +251,7 @@ def test_case_30_legacy_entries_visible_on_every_branch(root, clock, disk):
 
 
 def test_case_19_wake_repairs_and_preserves_hand_edit(root, clock):
-    source = source_for(root, clock)
+    source = source_for(root, clock, handEdits="restore")
     source.mutate(add("memory", "truth"))
     (root / "runtime" / "MEMORY.md").write_bytes(b"edited by hand\n")
     snapshot, repairs = source.wake("main")

@@ -47,6 +47,8 @@ if typing.TYPE_CHECKING:
 
 log = logging.getLogger("mnemon_ls.lsp")
 
+#: Title of the action that opens a saved hand edit (``window/showMessageRequest``).
+OPEN_EDIT = "Open edit"
 
 @functools.cache
 def _setting_keys() -> frozenset[str]:
@@ -308,19 +310,65 @@ class MnemonLanguageServer(LanguageServer):
                     log.warning("flushing access times failed: %s", exc)
 
     def announce_repairs(self, uri: str, repairs: list[Any]) -> None:
-        """Send ``mnemon/projectionRepaired`` + ``window/showMessage`` for every repaired file."""
+        """Send ``mnemon/projectionRepaired {workspace, file, preservedAs[, handEdit]}`` for every repaired
+        file, then tell the person: ``window/showMessage``, or for an edit that was not applied a
+        ``window/showMessageRequest`` whose "Open edit" action opens the saved edit
+        (``window/showDocument``). ``handEdit`` is the store's result (:meth:`RuntimeStore.repair`):
+        ``{status: imported|rejected|leftover|format|conflict, message, savedAs?, added?, replaced?,
+        removed?, problems?}``. A file that differed only in line endings or a BOM is announced without
+        a message."""
         for store, report in repairs:
             for name in report.repaired:
                 preserved = report.preserved.get(name)
-                self.protocol.notify(P.PROJECTION_REPAIRED, {
-                    "workspace": uri, "file": str(store.runtime_dir / name), "preservedAs": preserved})
-                if preserved:
+                result = report.hand_edits.get(name)
+                params: dict[str, Any] = {"workspace": uri, "file": str(store.runtime_dir / name), "preservedAs": preserved}
+                if result is not None:
+                    params["handEdit"] = result
+                self.protocol.notify(P.PROJECTION_REPAIRED, params)
+                if result is not None:
+                    status = result["status"]
+                    if status == "format":
+                        continue
+                    text = f"mnemon: {result['message']}"
+                    if status in ("rejected", "conflict") and result.get("savedAs"):
+                        self.offer_saved_edit(text, result["savedAs"])
+                        continue
+                    kind = types.MessageType.Info
+                elif preserved:
                     text = f"mnemon: {name} was edited outside mnemon; it was rebuilt from memories.json and your edit saved at {preserved}"
                     kind = types.MessageType.Warning
                 else:
                     text = f"mnemon: {name} was missing or empty; rebuilt from memories.json"
                     kind = types.MessageType.Info
                 self.window_show_message(types.ShowMessageParams(kind, text))
+
+    def offer_saved_edit(self, text: str, saved: str) -> None:
+        """A warning with an "Open edit" action (``window/showMessageRequest``), answered in a task of its
+        own so no watcher waits for the person; the chosen action opens ``saved`` via ``window/showDocument``."""
+
+        async def ask() -> None:
+            try:
+                choice = await self.window_show_message_request_async(types.ShowMessageRequestParams(
+                    types.MessageType.Warning, text, [types.MessageActionItem(OPEN_EDIT)]))
+                if choice is not None and choice.title == OPEN_EDIT and self.supports("window.show_document.support"):
+                    uri = from_fs_path(saved) or Path(saved).as_uri()
+                    await self.window_show_document_async(types.ShowDocumentParams(uri=uri, take_focus=True))
+            except Exception as exc:  # the client may not answer or not support it
+                log.info("window/showMessageRequest: %s", exc)
+
+        asyncio.get_running_loop().create_task(ask())
+
+    def announce_lost_edits(self, uri: str, store: Any, receipt: Any) -> None:
+        """A mutation's commit found hand edits the watcher had not imported yet: the mutation won the
+        revision fence, the edits were saved (``receipt.preserved``); announce each like a rejected edit."""
+        from ..runtime.store import RepairReport
+
+        report = RepairReport(repaired=list(receipt.preserved), preserved=dict(receipt.preserved))
+        for name, saved in receipt.preserved.items():
+            report.hand_edits[name] = {"status": "conflict", "savedAs": saved, "message": (
+                f"your edit of {name} was not applied: a write to memories.json came first (the revision "
+                f"fence decides); {name} was rebuilt and your edit is saved at {saved}")}
+        self.announce_repairs(uri, [(store, report)])
 
     # --------------------------------------------------------------- request helpers
 
@@ -390,6 +438,11 @@ async def on_initialized(ls: MnemonLanguageServer, _params: types.InitializedPar
     for state in list(ls.registry.folders.values()):
         if state.uri not in ls.watchers:
             ls.start_watchers(state)
+            # Start: import hand edits made while no server ran, repair crash leftovers, remove stray temps.
+            try:
+                await ls.on_runtime_change(state.uri, set())
+            except Exception as exc:  # a busy or unreadable store is reported by the requests that need it
+                log.warning("start-up repair of %s failed: %s", state.uri, exc)
             # A checkout between initialize and the watch being armed would otherwise go unseen.
             current = await ls.probe(state)
             if current is not None:
@@ -449,6 +502,8 @@ async def runtime_mutate(ls: MnemonLanguageServer, params: Any) -> dict[str, Any
     request = ops.validate_request(p.action, p.target, p.content, p.old_text, p.importance, p.branches)
     state = ls.registry.resolve(p.workspace)
     receipt = await asyncio.to_thread(state.host.runtime.mutate, request)
+    if receipt.preserved:
+        ls.announce_lost_edits(state.uri, state.host.runtime.store_for(request.target), receipt)
     return receipt.to_dict() | {"workspace": state.uri}
 
 

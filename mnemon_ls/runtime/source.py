@@ -60,9 +60,13 @@ class RuntimeSource:
         self.settings = settings
         self.clock = clock
         limits = settings.runtime_memory
-        self.memory_store = RuntimeStore(resolution.root, limits, clock=clock)
+        hand_edits = settings.hand_edits
+        self.memory_store = RuntimeStore(resolution.root, limits, clock=clock, hand_edits=hand_edits,
+                                         secrets=settings.secrets)
         self.user_store = (
-            RuntimeStore(resolution.user_root, limits, clock=clock) if resolution.split_user else self.memory_store
+            RuntimeStore(resolution.user_root, limits, clock=clock, hand_edits=hand_edits,
+                         secrets=settings.secrets)
+            if resolution.split_user else self.memory_store
         )
 
     @property
@@ -135,9 +139,10 @@ class RuntimeSource:
                                            request.branches)
         return request, scrub
 
-    def repair(self) -> list[tuple[RuntimeStore, RepairReport]]:
-        """Repair the projections of every store; returns ``(store, report)`` pairs."""
-        return [(store, store.repair()) for store in self.stores]
+    def repair(self, *, rebuild_missing: bool = True) -> list[tuple[RuntimeStore, RepairReport]]:
+        """Import hand edits of (``handEdits=import``) and repair the projections of every store, removing
+        temp files killed writers left (:meth:`RuntimeStore.repair`); returns ``(store, report)`` pairs."""
+        return [(store, store.repair(rebuild_missing=rebuild_missing)) for store in self.stores]
 
     def wake(
         self,

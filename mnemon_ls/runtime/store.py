@@ -8,7 +8,9 @@ Layout under ``<root>/runtime/`` (DESIGN.md section 2, seed 000):
 - ``.memories.last-good.json``: a copy of the last committed ``memories.json`` (same bytes), written in
   the same commit; it is what ``recover`` restores when the truth file is damaged by hand or by another
   tool, so no committed entry is lost;
-- ``edits/<UTC stamp>-MEMORY.md``: hand edits saved before a repair overwrites them;
+- ``.projections-history.json``: sha256 digests of the last committed projections (advisory, not fsynced;
+  it tells a crash leftover from a hand edit, :mod:`mnemon_ls.runtime.handedit`);
+- ``edits/<UTC stamp>-MEMORY.md``: hand edits, copied before they are imported or a repair overwrites them;
 - ``quarantine/<UTC stamp>-memories.json``: damaged truth files moved aside by ``recover``;
 - ``archived/memories.jsonl`` + ``archived/MEMORY.md``: entries a compaction evicted, appended before
   the commit (seed 000: the local archive when no Memory Space took them).
@@ -37,12 +39,13 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 from .. import fsio
+from ..redact import Scrubber, redact_file_bytes
 from ..errors import InvalidInput, RevisionConflict, UnreadableStore
 from ..settings import RuntimeMemorySettings
-from . import ops
+from . import handedit, ops
 from .model import (
     PROJECTION_FILES,
     TARGETS,
@@ -98,16 +101,21 @@ class StoreState:
 
 @dataclass(slots=True)
 class RepairReport:
-    """What a repair did: ``repaired`` file names rewritten, ``preserved`` file name -> saved hand edit path,
-    ``skipped`` why nothing could be repaired (damaged truth file), else ``None``."""
+    """What a repair did: ``repaired`` file names rewritten, ``preserved`` file name -> saved copy path,
+    ``skipped`` why nothing could be repaired (damaged truth file), else ``None``; ``hand_edits`` file
+    name -> what the differing file was and what became of it (:meth:`RuntimeStore.repair`)."""
 
     repaired: list[str] = field(default_factory=list)
     preserved: dict[str, str] = field(default_factory=dict)
     skipped: str | None = None
+    hand_edits: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON shape: ``{"repaired": [...], "preserved": {...}, "skipped": str|None}``."""
-        return {"repaired": self.repaired, "preserved": self.preserved, "skipped": self.skipped}
+        """JSON shape: ``{"repaired": [...], "preserved": {...}, "skipped": str|None[, "handEdits": {...}]}``."""
+        data: dict[str, Any] = {"repaired": self.repaired, "preserved": self.preserved, "skipped": self.skipped}
+        if self.hand_edits:
+            data["handEdits"] = self.hand_edits
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,9 +207,16 @@ class RuntimeStore:
         *,
         lock_timeout: float = fsio.LOCK_TIMEOUT_SECONDS,
         clock: Clock = _utc_now,
+        hand_edits: str = "import",
+        secrets: str = "redact",
     ) -> None:
         self.root = Path(root)
         fsio.confine(self.root)  # invariant 10: no write below the root follows a link
+        #: ``import`` (a hand edit of a projection becomes mutations) or ``restore`` (it is saved and undone).
+        self.hand_edits = hand_edits
+        #: The ``secrets`` setting for what this store writes on its own: imported hand edits and the copies
+        #: it saves of them (mutations are redacted by :class:`~mnemon_ls.runtime.source.RuntimeSource`).
+        self.secrets = secrets
         self.limits = limits or RuntimeMemorySettings()
         self.lock_timeout = lock_timeout
         self.clock = clock
@@ -210,6 +225,7 @@ class RuntimeStore:
         self.memories_path = self.runtime_dir / "memories.json"
         self.last_good_path = self.runtime_dir / ".memories.last-good.json"
         self.lock_path = self.runtime_dir / ".memories.lock"
+        self.history_path = self.runtime_dir / ".projections-history.json"
         self.edits_dir = self.runtime_dir / "edits"
         self.quarantine_dir = self.runtime_dir / "quarantine"
         self.archive_dir = self.runtime_dir / "archived"
@@ -418,19 +434,35 @@ class RuntimeStore:
 
     # ------------------------------------------------------------------ repair and recovery
 
-    def repair(self) -> RepairReport:
-        """Rebuild USER.md / MEMORY.md from ``memories.json`` when missing or different.
+    def repair(self, *, rebuild_missing: bool = True) -> RepairReport:
+        """Make USER.md / MEMORY.md agree with ``memories.json`` again: import hand edits, repair the rest.
 
-        Cheap when nothing differs (three reads, no lock). A differing non-empty file is first saved
-        under ``runtime/edits/<stamp>-<name>`` (reported in ``preserved``). Does nothing (``skipped``)
-        when ``memories.json`` is missing or damaged.
+        Cheap when nothing differs and no temp file is left (three reads and a directory listing, no
+        lock). Otherwise, under the lock and on a fresh read, each differing projection is classified
+        (:func:`mnemon_ls.runtime.handedit.classify`):
+
+        - missing or empty: rebuilt;
+        - ``format`` (line endings, BOM, final newline only): rewritten, no copy, not an edit;
+        - ``leftover`` (NUL bytes, equal to another known state's projection, not newer than the last
+          commit): copied to ``runtime/edits/``, rebuilt, never imported;
+        - ``edit``: copied to ``runtime/edits/`` first; with ``hand_edits == "import"`` paired with the
+          store (:func:`~mnemon_ls.runtime.handedit.plan_import`) and every valid file's changes committed
+          together as one commit; an edit breaking a rule is not applied and its projection is rebuilt;
+          with ``restore`` the projection is rebuilt.
+
+        ``hand_edits[name]`` says which (absent for missing/empty files and restored edits):
+        ``{"status": "imported"|"rejected"|"leftover"|"format",
+        "reason", "savedAs"?, "message", "added", "replaced": [{from, to}], "removed", "problems": [...]}``.
+        Temp files a killed writer left are removed. Does nothing (``skipped``) when ``memories.json`` is
+        missing or damaged. ``rebuild_missing=False`` leaves missing projections for the next wake (the CLI
+        absorbs edits before a command that may be rejected, and a rejection must not write).
         """
         report = RepairReport()
         state = self.read()
         if state.problem:
             report.skipped = state.problem
             return report
-        if not state.exists or not self._projections_differ(state.entries):
+        if not state.exists or not (self._projections_differ(state.entries, rebuild_missing) or self._has_orphans()):
             return report
         with self._locked():
             state = self.read()
@@ -438,22 +470,87 @@ class RuntimeStore:
                 report.skipped = state.problem
                 return report
             writes = []
+            working = state.entries
+            now = self._now()
             for target in TARGETS:
                 path = self.projection_path(target)
                 expected = projection_bytes(state.entries, target)
                 current = fsio.read_bytes_or_none(path)
-                if current == expected:
+                if current == expected or (current is None and not rebuild_missing):
                     continue
                 current = self._settled_bytes(path, current)
-                if current == expected:
+                if current == expected or (current is None and not rebuild_missing):
                     continue
-                if current:
-                    report.preserved[path.name] = str(self._preserve(path.name, current))
-                writes.append((path, expected))
+                result = self._absorb(target, current, expected, state, working, now, report)
+                if result is not None:
+                    working = result
+                else:
+                    writes.append((path, expected))
                 report.repaired.append(path.name)
             self._sweep_orphans()
-            fsio.write_files_atomically(writes)
+            if working is not state.entries:
+                self._commit(state.entries, working, already_saved=set(report.preserved))
+            else:
+                fsio.write_files_atomically(writes)
         return report
+
+    def _absorb(self, target: Target, current: bytes | None, expected: bytes, state: StoreState,
+                working: tuple[Entry, ...], now: str, report: RepairReport) -> tuple[Entry, ...] | None:
+        """Classify one differing projection and record it in ``report``; the new entry list when its
+        edit is to be imported, else ``None`` (the projection is rebuilt). Call with the lock held."""
+        name = PROJECTION_FILES[target]
+        known = handedit.known_projections(self.runtime_dir, self.history_path, self.last_good_path, target, expected)
+        kind, reason = handedit.classify(current, expected, known=known,
+                                         newer=self._newer_than_commit(self.projection_path(target)))
+        if kind in ("missing", "empty"):
+            return None
+        if kind == "format":
+            report.hand_edits[name] = {"status": "format", "reason": reason,
+                                       "message": f"{name} {reason}; rewritten (not an edit)"}
+            return None
+        assert current is not None
+        saved = str(self._preserve(name, current))
+        report.preserved[name] = saved
+        if kind == "leftover":
+            report.hand_edits[name] = {"status": "leftover", "reason": reason, "savedAs": saved, "message": (
+                f"{name} {reason}; it was rebuilt from memories.json, not imported (a copy is at {saved})")}
+            return None
+        if self.hand_edits != "import":
+            return None  # handEdits=restore: saved and rebuilt, exactly as before hand edits were imported
+        text = handedit.canonical_text(current)
+        if text is None:
+            plan = handedit.ImportPlan(working, problems=(handedit.ItemProblem(
+                None, "encoding", "is not UTF-8; save the file as UTF-8", "invalid-input"),))
+        else:
+            plan = handedit.plan_import(working, target, text, now, self.limits.limit_for(target),
+                                        scrub=Scrubber(self.secrets))
+        if plan.problems:
+            problems = handedit.describe_problems(name, plan.problems)
+            report.hand_edits[name] = {
+                "status": "rejected", "reason": "breaks a rule", "savedAs": saved,
+                "problems": [p.to_dict() for p in plan.problems],
+                "message": (f"your edit of {name} was not applied: {problems}. {name} was rebuilt from "
+                            f"memories.json; your edit is saved at {saved}")}
+            return None
+        report.hand_edits[name] = {
+            "status": "imported", "reason": reason, "savedAs": saved,
+            "added": list(plan.added), "replaced": [{"from": a, "to": b} for a, b in plan.replaced],
+            "removed": list(plan.removed), "unchanged": plan.unchanged,
+            "message": handedit.summary(name, plan)}
+        return plan.entries if plan.changed else None
+
+    def _newer_than_commit(self, path: Path) -> bool:
+        """Whether ``path`` was modified after the last commit of ``memories.json`` (nanosecond mtimes)."""
+        try:
+            return path.stat().st_mtime_ns > self.memories_path.stat().st_mtime_ns
+        except OSError:
+            return True
+
+    def _has_orphans(self) -> bool:
+        try:
+            return any(n.startswith(".") and n.endswith(".tmp") for n in os.listdir(self.runtime_dir))
+        except OSError:
+            return False
 
     def _settled_bytes(self, path: Path, current: bytes | None) -> bytes | None:
         """``path``'s bytes once nobody has written it for :data:`SETTLE_SECONDS` (bounded wait).
@@ -474,10 +571,12 @@ class RuntimeStore:
                 return fsio.read_bytes_or_none(path)
             time.sleep(max(0.0, min(self.settle_seconds - age, deadline - time.monotonic())) + 0.005)
 
-    def _projections_differ(self, entries: Sequence[Entry]) -> bool:
-        return any(
-            fsio.read_bytes_or_none(self.projection_path(t)) != projection_bytes(entries, t) for t in TARGETS
-        )
+    def _projections_differ(self, entries: Sequence[Entry], count_missing: bool = True) -> bool:
+        for target in TARGETS:
+            current = fsio.read_bytes_or_none(self.projection_path(target))
+            if current != projection_bytes(entries, target) and (count_missing or current is not None):
+                return True
+        return False
 
     def recover(self) -> dict[str, Any]:
         """Quarantine a damaged ``memories.json`` and commit every recoverable entry.
@@ -532,15 +631,22 @@ class RuntimeStore:
         return moment.strftime("%Y%m%dT%H%M%S.") + f"{moment.microsecond // 1000:03d}Z"
 
     def _preserve(self, name: str, data: bytes) -> Path:
+        """Save a copy of a projection about to be rewritten under ``runtime/edits/``; a value in it that
+        looks like a credential is redacted first unless ``secrets`` is ``allow`` (invariant 9: the copy
+        is our write, even though the person typed it)."""
+        if self.secrets != "allow":
+            data = redact_file_bytes(data, name)[0]
         return fsio.copy_file_exclusive(self.edits_dir, f"{self._stamp()}-{name}", data)
 
-    def _commit(self, before: Sequence[Entry] | None, after: Sequence[Entry]) -> tuple[dict[str, str], str]:
+    def _commit(self, before: Sequence[Entry] | None, after: Sequence[Entry], *,
+                already_saved: Collection[str] = ()) -> tuple[dict[str, str], str]:
         """Write changed projections, the last-good copy and memories.json (last).
 
         Returns ``(preserved hand edits: file name -> saved path, new revision)``.
 
         A projection on disk that matches neither the old nor the new expected bytes (a hand edit not
-        yet repaired) is saved under ``edits/`` first. Must be called with the lock held.
+        yet repaired) is saved under ``edits/`` first, unless its name is in ``already_saved`` (the
+        repair copied it). Must be called with the lock held.
         """
         preserved: dict[str, str] = {}
         writes: list[tuple[Path, bytes]] = []
@@ -553,7 +659,7 @@ class RuntimeStore:
             old = projection_bytes(before, target) if before is not None else None
             if current != old:
                 current = self._settled_bytes(path, current)
-            if current and current != old and current != new:
+            if current and current != old and current != new and path.name not in already_saved:
                 preserved[path.name] = str(self._preserve(path.name, current))
             writes.append((path, new))
         self._sweep_orphans()
@@ -563,6 +669,7 @@ class RuntimeStore:
         # Two fsyncs per commit: memories.json and the directory. The projections are rebuilt from the
         # truth at every read and the last-good copy is only a recovery aid (see the module doc).
         fsio.write_files_atomically(writes, unsynced={path for path, _ in writes[:-1]})
+        handedit.record_history(self.history_path, before, after)
         state = StoreState(tuple(after), revision_of(after), True)
         self._cache = (body, state)
         return preserved, state.revision
@@ -711,7 +818,8 @@ def diagnose(store: RuntimeStore) -> list[Finding]:
             if current != projection_bytes(state.entries, target):
                 what = "missing" if current is None else "differs from memories.json (hand edit or interrupted write)"
                 findings.append(Finding("warning", str(path), what,
-                                        "the next wake or write repairs it; a hand edit is first saved under runtime/edits/"))
+                                        "the next wake, runtime command or running server imports a hand edit (handEdits=import) "
+                                        "or rebuilds the file; it is first copied to runtime/edits/"))
     if store.lock_path.exists():
         try:
             age = max(0.0, datetime.now().timestamp() - store.lock_path.stat().st_mtime)

@@ -147,7 +147,7 @@ def test_remember_wake_forget_status(session: Session, tmp_path: Path) -> None:
 def test_server_notifications(session: Session, tmp_path: Path) -> None:
     """mnemon/projectionRepaired after a hand edit, mnemon/branchChanged after a checkout "from the shell"."""
     repo, _repo_dir, notes, runtime = make_workspace(tmp_path)
-    session.setup({"storageScope": "workspace"})
+    session.setup({"storageScope": "workspace", "handEdits": "restore"})  # importing: the next test
     session.open(notes)
     session.wait_attached()
     mark = session.mark()
@@ -197,6 +197,47 @@ def test_server_notifications(session: Session, tmp_path: Path) -> None:
     note = session.wait_note("cannot remember for the current branch", mark)
     assert note["level"] == ERROR and "no current git branch" in note["msg"]
     assert (runtime / "memories.json").read_bytes() == before
+    assert session.nv.vvars["errmsg"] == ""
+
+
+def test_hand_edit_results_are_shown(session: Session, tmp_path: Path) -> None:
+    """An imported hand edit and one that breaks a rule: one message each (the server's own message
+    about it is swallowed; its window/showMessageRequest never prompts), and :MnemonOpenEdit opens the copy."""
+    _repo, _repo_dir, notes, runtime = make_workspace(tmp_path)
+    session.setup({"storageScope": "workspace"})
+    session.open(notes)
+    session.wait_attached()
+    mark = session.mark()
+    session.keys("1GV:MnemonRemember<CR>")
+    session.wait_note("Entry added.", mark)
+    memory = runtime / "MEMORY.md"
+
+    mark = session.mark()
+    memory.write_text(f"{LINE1}\n\u00a7\nadded by hand\n\u00a7\nand another\n", encoding="utf-8")
+    session.nv.command("MnemonWake")  # repairs even if the watcher is still arming on the new runtime dir
+    note = session.wait_note("2 entries added from your edit of MEMORY.md", mark)
+    assert note["level"] == INFO and note["msg"] == "mnemon: 2 entries added from your edit of MEMORY.md"
+    assert [e["content"] for e in entries_of(runtime)] == [LINE1, "added by hand", "and another"]
+    session.nv.command("MnemonStatus")  # a round trip: every message sent before its reply is handled
+    session.wait_note("mnemon-ls ", mark)
+    assert len([n for n in session.notes()[mark:] if "MEMORY.md" in n["msg"]]) == 1
+    session.nv.command("wincmd p")
+
+    mark = session.mark()
+    before = (runtime / "memories.json").read_bytes()
+    memory.write_text("added by hand \u00a7 broken\n", encoding="utf-8")
+    note = session.wait_note("was not applied", mark)
+    assert note["level"] == WARN and "MEMORY.md item 1" in note["msg"] and "must not contain" in note["msg"]
+    session.nv.command("MnemonStatus")
+    session.wait_note("mnemon-ls ", mark)
+    assert len([n for n in session.notes()[mark:] if "MEMORY.md" in n["msg"]]) == 1
+    assert (runtime / "memories.json").read_bytes() == before
+    assert session.lua("return require('mnemon.client').events[#require('mnemon.client').events].method") \
+        == "window/showMessageRequest"
+    session.nv.command("MnemonOpenEdit")
+    opened = Path(session.lua("return vim.api.nvim_buf_get_name(0)"))
+    assert opened.parent == runtime / "edits" and opened.name.endswith("-MEMORY.md")
+    assert opened.read_text(encoding="utf-8") == "added by hand \u00a7 broken\n"
     assert session.nv.vvars["errmsg"] == ""
 
 

@@ -136,6 +136,8 @@ class MnemonClient(LanguageClient):
         self.spec = ""
         self.init_result: types.InitializeResult | None = None
         self.exited = False  # the test ended the session itself (shutdown + exit already sent)
+        #: ``window/showMessageRequest`` params received; each is answered with its first action.
+        self.message_requests: list[types.ShowMessageRequestParams] = []
 
     # ------------------------------------------------------------------ requests
 
@@ -245,6 +247,12 @@ def _register_capability(client: MnemonClient, params: types.RegistrationParams)
     return None
 
 
+def _show_message_request(client: MnemonClient, params: types.ShowMessageRequestParams) -> Any:
+    """Record the request and pick its first action, as a person clicking the first button would."""
+    client.message_requests.append(params)
+    return params.actions[0] if params.actions else None
+
+
 def make_client() -> MnemonClient:
     """A test client answering everything the server may ask (lsp-anchors 2.4, pitfall 1)."""
     client = MnemonClient()
@@ -254,6 +262,7 @@ def make_client() -> MnemonClient:
     client.feature(types.WORKSPACE_CONFIGURATION)(_configuration)
     client.feature(types.WORKSPACE_APPLY_EDIT)(_apply_edit)
     client.feature(types.CLIENT_REGISTER_CAPABILITY)(_register_capability)
+    client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)(_show_message_request)
     for method in NOTIFICATIONS:
         client.feature(method)(_record(method))
     return client

@@ -35,7 +35,8 @@ from tests.lsp.conftest import (
     watch_for_writes,
 )
 
-WORKSPACE = {"mnemon": {"storageScope": "workspace"}}
+#: ``handEdits: restore``: these tests are about rebuilding projections (importing edits: test_hand_edits.py).
+WORKSPACE = {"mnemon": {"storageScope": "workspace", "handEdits": "restore"}}
 QUIET = 2.0
 
 
@@ -61,6 +62,18 @@ async def _assert_settled(client: MnemonClient, root: Path, mark: int) -> None:
     """No further writes to runtime/ for QUIET seconds, and exactly one notification in total."""
     assert await watch_for_writes(root / "runtime", QUIET) == [], "writes after the repair (a loop?)"
     assert len(client.notes_since(mark, PROJECTION_REPAIRED)) == 1
+
+
+async def notes_within(client: MnemonClient, method: str, timeout: float = 3.0) -> list[dict]:
+    """The ``method`` notifications received so far, once there is at least one (bounded condition poll:
+    the start-up repair runs in a worker thread and announces nothing else)."""
+    import asyncio
+
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not client.notes_since(0, method):
+        assert asyncio.get_running_loop().time() < deadline, f"no {method} within {timeout} s"
+        await asyncio.sleep(0.02)
+    return client.notes_since(0, method)
 
 
 def _edits(root: Path) -> list[Path]:
@@ -165,16 +178,17 @@ async def test_edit_right_after_the_server_created_the_store(lsp: Launcher, repo
     assert memory.read_bytes() == b"alpha\n"
 
 
-async def test_wake_repairs_an_edit_made_while_no_server_ran(lsp: Launcher, root: Path, repo_dir: Path):
+async def test_edit_made_while_no_server_ran_is_repaired_at_start(lsp: Launcher, root: Path, repo_dir: Path):
+    """The server looks at the projections when it starts (before any wake), so an offline edit is
+    handled at once; the wake then shows the truth."""
     memory = memory_file(root)
     memory.write_bytes(b"alpha\nedited offline\n")
     client = await lsp.start("visual-studio-code", [repo_dir], WORKSPACE)
-    armed = client.expect(PROJECTION_REPAIRED)
     wake = await client.call("mnemon/wake", {})
     assert "alpha" in wake["text"] and "beta" in wake["text"] and "edited offline" not in wake["text"]
-    note = await client.received(armed)
     [saved] = _edits(root)
-    assert note == {"workspace": uri(repo_dir), "file": str(memory), "preservedAs": str(saved)}
+    note = await notes_within(client, PROJECTION_REPAIRED)
+    assert note == [{"workspace": uri(repo_dir), "file": str(memory), "preservedAs": str(saved)}]
     assert saved.read_bytes() == b"alpha\nedited offline\n"
     assert memory.read_bytes() == projection(["alpha", "beta"])
 
@@ -187,7 +201,8 @@ async def test_two_folders_sharing_one_root_repair_once(lsp: Launcher, tmp_path:
     make_repo(first)
     make_repo(second)
     seed_store(lsp.data_dir, [("memory", "alpha"), ("memory", "beta")])
-    client = await lsp.start("visual-studio-code", [first, second], {"mnemon": {"storageScope": "global"}})
+    client = await lsp.start("visual-studio-code", [first, second],
+                             {"mnemon": {"storageScope": "global", "handEdits": "restore"}})
     memory = memory_file(lsp.data_dir)
     seen = await _repair(client, lambda: memory.write_bytes(b"alpha\nedited once\n"))
     assert seen["note"]["workspace"] in (uri(first), uri(second))

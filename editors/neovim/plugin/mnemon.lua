@@ -39,6 +39,9 @@ create("MnemonWake", run("MnemonWake"), {
 create("MnemonStatus", run("MnemonStatus"), {
   desc = "mnemon: server version, protocol, and each workspace's branch, entries and usage",
 })
+create("MnemonOpenEdit", run("MnemonOpenEdit"), {
+  desc = "mnemon: open the copy of the last hand edit of USER.md / MEMORY.md the server saved (runtime/edits/)",
+})
 create("MnemonForget", run("MnemonForget"), {
   nargs = "?",
   range = true,

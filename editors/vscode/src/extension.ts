@@ -7,10 +7,14 @@ import * as vscode from "vscode";
 import { registerCommands } from "./commands";
 import { registerLanguageModelTools, registerMcpServerDefinitions } from "./lmtools";
 import { StatusDocument, WakeDocuments } from "./documents";
+import { handEditMessage } from "./format";
+import { Notification, ProjectionRepairedParams } from "./requests";
 import { MnemonServer, onPythonInterpreterChanged } from "./server";
 import { StatusBar } from "./status";
 
 let server: MnemonServer | undefined;
+/** How long a hand-edit result stays in the status bar. */
+const HAND_EDIT_MESSAGE_MS = 15_000;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
     const log = vscode.window.createOutputChannel("Mnemon", { log: true });
@@ -24,6 +28,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
     const current = server;
     context.subscriptions.push(
+        // A hand edit of USER.md / MEMORY.md: its result stays in the status bar for a while and in the log
+        // (the server's message is the popup; an edit not applied comes with an "Open edit" button).
+        server.onNotification(Notification.projectionRepaired, (params) => {
+            const text = handEditMessage(params as ProjectionRepairedParams);
+            if (text) {
+                log.info(text);
+                context.subscriptions.push(vscode.window.setStatusBarMessage(text, HAND_EDIT_MESSAGE_MS));
+            }
+        }),
         vscode.workspace.onDidChangeConfiguration((event) => {
             // Server settings travel through workspace/configuration (the server re-pulls them on
             // didChangeConfiguration); only the interpreter needs a new process.

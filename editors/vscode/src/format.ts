@@ -6,6 +6,7 @@ import type {
     DocumentSearchResult,
     DocumentView,
     MnemonError,
+    ProjectionRepairedParams,
     Receipt,
     RecallItem,
     RecallResult,
@@ -223,4 +224,18 @@ export function spaceReceiptMessage(receipt: Pick<WriteReceipt, "status" | "mess
         return `Mnemon: ${receipt.message}${scope}${activated}`;
     }
     return `Mnemon: ${receipt.message} [${receipt.status}] in ${receipt.spaceName}${scope}.${activated}`;
+}
+
+/**
+ * The status-bar text for a hand-edit result ("Mnemon: 2 entries added from your edit of MEMORY.md"),
+ * or undefined when there is nothing to tell (no hand edit, or only line endings changed). The server's
+ * own window/showMessage (or, for an edit not applied, its "Open edit" request) is the popup.
+ */
+export function handEditMessage(params: Pick<ProjectionRepairedParams, "handEdit">): string | undefined {
+    const edit = params.handEdit;
+    if (!edit || edit.status === "format" || !edit.message) {
+        return undefined;
+    }
+    const icon = edit.status === "imported" ? "$(check)" : edit.status === "leftover" ? "$(info)" : "$(warning)";
+    return `${icon} Mnemon: ${oneLine(edit.message)}`;
 }

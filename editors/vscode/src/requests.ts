@@ -206,11 +206,29 @@ export interface BranchChangedParams {
     previous: string | null;
 }
 
+/**
+ * What became of a USER.md / MEMORY.md that differed from memories.json (`handEdit` of
+ * `mnemon/projectionRepaired`): `imported` (adds/replaces/removes committed), `rejected` (a rule was
+ * broken: `problems` name the item and rule; nothing applied), `conflict` (a write came first),
+ * `leftover` (a crash leftover, rebuilt), `format` (line endings or a BOM only; not an edit).
+ */
+export interface HandEditResult {
+    status: "imported" | "rejected" | "conflict" | "leftover" | "format";
+    message: string;
+    reason?: string;
+    savedAs?: string;
+    added?: string[];
+    replaced?: { from: string; to: string }[];
+    removed?: string[];
+    problems?: { item: number | null; field: string; rule: string; code: string; excerpt: string }[];
+}
+
 /** Params of `mnemon/projectionRepaired`. */
 export interface ProjectionRepairedParams {
     workspace: string;
     file: string;
     preservedAs: string | null;
+    handEdit?: HandEditResult;
 }
 
 export interface MutateParams {

@@ -24,6 +24,7 @@ export const SERVER_SETTING_KEYS = [
     "recallMode",
     "writebackMode",
     "secrets",
+    "handEdits",
 ] as const;
 
 /** Settings only the extension reads (never sent to the server as such; the server drops unknown keys). */
@@ -48,6 +49,7 @@ export interface ServerSettings {
     recallMode?: string;
     writebackMode?: string;
     secrets?: string;
+    handEdits?: string;
 }
 
 export interface ExpandContext {

@@ -182,7 +182,20 @@ local function on_projection_repaired(_, params, ctx)
     pending_repairs[client_id] = pending_repairs[client_id] or {}
     table.insert(pending_repairs[client_id], base)
   end
-  if present(params.preservedAs) then
+  local edit = params.handEdit
+  if type(edit) == "table" and present(edit.status) then
+    -- The result of a hand edit (imported, not applied, crash leftover). The server follows it with a
+    -- window/showMessage or window/showMessageRequest saying the same, which is swallowed.
+    if present(edit.savedAs) then
+      M.last_saved_edit = tostring(edit.savedAs)
+    end
+    if edit.status ~= "format" then
+      local level = (edit.status == "rejected" or edit.status == "conflict") and levels.WARN or levels.INFO
+      notify("mnemon: " .. tostring(edit.message), level)
+    elseif client_id then
+      table.remove(pending_repairs[client_id]) -- nothing follows a line-ending-only change
+    end
+  elseif present(params.preservedAs) then
     notify(string.format("mnemon: %s was edited outside mnemon; it was rebuilt from memories.json and your edit was saved at %s",
       file, params.preservedAs), levels.WARN)
   else
@@ -228,6 +241,29 @@ local function on_show_message(_, params, ctx)
   end
   notify(message, message_levels[params.type] or levels.INFO)
   return vim.NIL
+end
+
+--- window/showMessageRequest: mnemon-ls asks only about a hand edit it did not apply ("Open edit").
+--- The plugin already showed that result from mnemon/projectionRepaired, so the request is answered
+--- without a prompt (a prompt would block Neovim); `:MnemonOpenEdit` opens the saved edit instead.
+local function on_show_message_request(_, params, ctx)
+  params = params or {}
+  record("window/showMessageRequest", params, ctx and ctx.client_id)
+  local message = present(params.message) and tostring(params.message) or ""
+  if not swallow_show_message(ctx and ctx.client_id, message) then
+    notify(message, message_levels[params.type] or levels.INFO)
+  end
+  return vim.NIL
+end
+
+--- Open the hand edit saved by the last repair (the "Open edit" action of the server's message).
+function M.open_last_edit()
+  if not M.last_saved_edit then
+    notify("mnemon: no saved hand edit in this session", levels.INFO)
+    return false
+  end
+  M.show_file(M.last_saved_edit, { focus = true })
+  return true
 end
 
 local function lookup(settings, section)
@@ -333,6 +369,7 @@ function M.handlers()
     ["mnemon/branchChanged"] = on_branch_changed,
     ["mnemon/projectionRepaired"] = on_projection_repaired,
     ["window/showMessage"] = on_show_message,
+    ["window/showMessageRequest"] = on_show_message_request,
     ["workspace/configuration"] = on_configuration,
     ["window/showDocument"] = on_show_document,
   }

@@ -933,6 +933,9 @@ M.commands = {
   MnemonStatus = guarded("MnemonStatus", function()
     M.status()
   end),
+  MnemonOpenEdit = guarded("MnemonOpenEdit", function()
+    require("mnemon.client").open_last_edit()
+  end),
   MnemonForget = guarded("MnemonForget", function(cmd)
     local text = cmd.args
     if (text == nil or text == "") and cmd.range > 0 then

@@ -367,13 +367,13 @@ describe("contract with the real mnemon-ls server", () => {
         );
     });
 
-    it("a hand edit of MEMORY.md is repaired: mnemon/projectionRepaired is sent and wake still answers", async () => {
+    it("a hand edit of MEMORY.md is imported: mnemon/projectionRepaired carries the result and the wake shows it", async () => {
         const digest = createHash("sha256").update(fs.realpathSync(repo)).digest("hex");
         const memoryFile = path.join(tmp, "data", "workspaces", digest, "runtime", "MEMORY.md");
         assert.ok(fs.existsSync(memoryFile), `${memoryFile} exists (the folder's root under MNEMON_DATA_DIR/workspaces)`);
         const repaired = nextNotification<ProjectionRepairedParams>(waiters, Notification.projectionRepaired, (p) => p.file === memoryFile);
         fs.chmodSync(memoryFile, 0o644);
-        fs.appendFileSync(memoryFile, "a line typed by hand\n");
+        fs.appendFileSync(memoryFile, "\u00a7\na line typed by hand\n");
         // Either the server's watcher or this wake notices the edit first; both must repair and notify.
         const snapshot = await withTimeout(wake(connection, { workspace: folderUri }), "wake after a hand edit").catch((error: unknown) => {
             throw new Error(`mnemon/wake failed after a hand edit: ${String(error)}; server stderr:\n${stderr.slice(-1500)}`);
@@ -384,7 +384,12 @@ describe("contract with the real mnemon-ls server", () => {
         });
         assert.equal(params.workspace, folderUri);
         assert.ok(params.preservedAs && fs.readFileSync(params.preservedAs, "utf8").includes("a line typed by hand"));
-        assert.ok(!fs.readFileSync(memoryFile, "utf8").includes("a line typed by hand"));
+        assert.equal(params.handEdit?.status, "imported");
+        assert.deepEqual(params.handEdit?.added, ["a line typed by hand"]);
+        assert.equal(params.handEdit?.message, "1 entry added from your edit of MEMORY.md");
+        assert.ok(fs.readFileSync(memoryFile, "utf8").includes("a line typed by hand"));
+        const after = await withTimeout(wake(connection, { workspace: folderUri }), "wake after the import");
+        assert.ok(after.text.includes("a line typed by hand"));
     });
 
     it("a checkout sends mnemon/branchChanged and the branch-scoped entry leaves the wake", async () => {

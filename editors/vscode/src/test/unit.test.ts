@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import {
     createdMessage,
     errorMessage,
+    handEditMessage,
     noResultsMessage,
     firstLine,
     noticesMessage,
@@ -313,5 +314,24 @@ describe("format", () => {
             spaceReceiptMessage({ status: "committed", message: "Remembered in Notes.", spaceName: "Notes", id: "1", activated: true }, "main"),
             "Mnemon: Remembered in Notes. (branch main) Space Notes is now active.",
         );
+    });
+});
+
+describe("hand edits", () => {
+    it("shows the import result, and what was not applied, in one line", () => {
+        assert.equal(
+            handEditMessage({ handEdit: { status: "imported", message: "2 entries added from your edit of MEMORY.md", added: ["a", "b"] } }),
+            "$(check) Mnemon: 2 entries added from your edit of MEMORY.md",
+        );
+        assert.equal(
+            handEditMessage({ handEdit: { status: "rejected", message: "your edit of MEMORY.md was not applied:\nMEMORY.md item 2: content: too long" } }),
+            "$(warning) Mnemon: your edit of MEMORY.md was not applied: MEMORY.md item 2: content: too long",
+        );
+        assert.equal(handEditMessage({ handEdit: { status: "leftover", message: "MEMORY.md is empty" } }), "$(info) Mnemon: MEMORY.md is empty");
+    });
+
+    it("says nothing for a line-ending change or a plain repair", () => {
+        assert.equal(handEditMessage({ handEdit: { status: "format", message: "MEMORY.md differs only in line endings" } }), undefined);
+        assert.equal(handEditMessage({}), undefined);
     });
 });

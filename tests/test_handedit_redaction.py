@@ -1,0 +1,56 @@
+"""A credential typed into MEMORY.md by hand is a write path too (issue 8 item 4): the imported entry,
+the rebuilt projection and the copy saved under ``runtime/edits/`` hold a placeholder, never the value;
+under ``secrets: reject`` the item is a rejected edit naming the kind, and the copy is still redacted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mnemon_ls.runtime.model import parse_store
+from mnemon_ls.runtime.store import RuntimeStore
+from mnemon_ls.settings import RuntimeMemorySettings
+from tests.redact_samples import GITHUB_PAT
+from tests.test_runtime_handedits import SEP, hand_edit, seed
+
+NOW = "2026-09-16T09:30:00.000Z"
+
+
+def every_byte_under(root: Path) -> bytes:
+    return b"".join(p.read_bytes() + str(p).encode() for p in sorted(root.rglob("*")) if p.is_file())
+
+
+def test_a_token_typed_into_memory_md_is_imported_redacted_everywhere(root: Path, clock) -> None:
+    store = RuntimeStore(root, RuntimeMemorySettings(), clock=clock)
+    seed(store)
+    clock.set(NOW)
+    hand_edit(store, "MEMORY.md", SEP.join(["alpha", "beta", "gamma", f"push with {GITHUB_PAT}"]) + "\n")
+    report = store.repair()
+    assert report.hand_edits["MEMORY.md"]["status"] == "imported"
+    contents = [e.content for e in parse_store(store.memories_path.read_bytes()) if e.target == "memory"]
+    assert contents[-1] == "push with [redacted:github-token]"
+    assert GITHUB_PAT.encode() not in every_byte_under(root)
+    assert b"[redacted:github-token]" in (store.runtime_dir / "MEMORY.md").read_bytes()
+
+
+def test_reject_mode_rejects_the_item_and_still_saves_a_redacted_copy(root: Path, clock) -> None:
+    store = RuntimeStore(root, RuntimeMemorySettings(), clock=clock, secrets="reject")
+    seed(store)
+    before = store.memories_path.read_bytes()
+    clock.set(NOW)
+    hand_edit(store, "MEMORY.md", SEP.join(["alpha", "beta", "gamma", f"push with {GITHUB_PAT}"]) + "\n")
+    report = store.repair()
+    result = report.hand_edits["MEMORY.md"]
+    assert result["status"] == "rejected"
+    assert result["problems"][0]["item"] == 4 and "looks like a GitHub token" in result["problems"][0]["rule"]
+    assert GITHUB_PAT not in result["message"]
+    assert store.memories_path.read_bytes() == before
+    assert GITHUB_PAT.encode() not in every_byte_under(root)
+
+
+def test_allow_mode_keeps_the_value_as_typed(root: Path, clock) -> None:
+    store = RuntimeStore(root, RuntimeMemorySettings(), clock=clock, secrets="allow")
+    seed(store)
+    clock.set(NOW)
+    hand_edit(store, "MEMORY.md", SEP.join(["alpha", "beta", "gamma", f"push with {GITHUB_PAT}"]) + "\n")
+    assert store.repair().hand_edits["MEMORY.md"]["status"] == "imported"
+    assert f"push with {GITHUB_PAT}" in [e.content for e in parse_store(store.memories_path.read_bytes())]
