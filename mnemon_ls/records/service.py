@@ -170,7 +170,8 @@ class RecordsSource:
     def verify(self, record_id: str, *, scope: str | None = None, confirm: bool = False) -> RecordReceipt:
         """A person confirms the record: verification ``verified`` with ``verifiedAt`` now."""
         return self._change(record_id, scope, confirm, "verified",
-                            lambda r, now: {"governance": {"verification": "verified", "verifiedAt": now}})
+                            lambda r, now: {} if r.governance.verification == "verified" else
+                            {"governance": {"verification": "verified", "verifiedAt": now}})
 
     def reject(self, record_id: str, *, scope: str | None = None, confirm: bool = False) -> RecordReceipt:
         """A person rejects the record (a proposal leaves the pending list): verification ``rejected``."""
