@@ -50,6 +50,13 @@ class DocumentsSettings(_Model):
     Default 10485760 (10 MiB)."""
 
 
+class RecordsSettings(_Model):
+    """Workspace memory records (seed 002)."""
+
+    auto_writer: bool = Field(True, alias="autoWriter")
+    """Whether the language server writes the session's "Files touched" fact from file events. Default true."""
+
+
 class Settings(_Model):
     """All settings of one workspace. Construct with :func:`load_settings` to get field-named errors.
 
@@ -75,7 +82,13 @@ class Settings(_Model):
     - ``recallPolicy``: ``strict-v1`` (default), ``balanced-v1`` or ``exhaustive-v1`` (reference 6.6).
     - ``recallMode`` / ``writebackMode``: ``guided`` (default) or ``off``: whether assistant hooks print a
       recall / writeback cue at the start of a turn (reference 7.4, seed 001 "How Configuration Switches
-      Interact"); explicit tools stay available either way.
+      Interact"); explicit tools stay available either way. ``writebackMode`` ``off`` also stops review
+      suggestions.
+    - ``lifecycleEnabled``: whether the language server suggests reviews (``mnemon/reviewSuggested``)
+      after idle turns (reference 8.3). Default true.
+    - ``idleReviewMs``: idle time after a turn before a review is suggested, milliseconds, 5000..600000,
+      default 30000.
+    - ``records``: :class:`RecordsSettings` (``autoWriter``).
     """
 
     storage_scope: Literal["global", "workspace", "workspaces", "custom"] = Field(
@@ -94,6 +107,9 @@ class Settings(_Model):
     recall_policy: Literal["strict-v1", "balanced-v1", "exhaustive-v1"] = Field("strict-v1", alias="recallPolicy")
     recall_mode: Literal["guided", "off"] = Field("guided", alias="recallMode")
     writeback_mode: Literal["guided", "off"] = Field("guided", alias="writebackMode")
+    lifecycle_enabled: bool = Field(True, alias="lifecycleEnabled")
+    idle_review_ms: int = Field(30000, alias="idleReviewMs", ge=5000, le=600000)
+    records: RecordsSettings = Field(default_factory=RecordsSettings, alias="records")
 
     @field_validator("data_dir")
     @classmethod
@@ -139,6 +155,9 @@ _FIELD_RULES = {
     "recallPolicy": "must be one of strict-v1, balanced-v1, exhaustive-v1",
     "recallMode": "must be one of guided, off",
     "writebackMode": "must be one of guided, off",
+    "lifecycleEnabled": "must be true or false",
+    "idleReviewMs": "must be an integer in 5000..600000 (milliseconds)",
+    "records.autoWriter": "must be true or false",
 }
 
 

@@ -53,12 +53,19 @@ LINK = "mnemon/link"
 FORGET = "mnemon/forget"
 SPACE_REQUESTS = (SPACES_LIST, SPACES_CREATE, SPACES_UPDATE, SPACES_ACTIVATE, SPACES_DEACTIVATE, SPACES_DELETE,
                   SPACES_MERGE, SPACES_STATUS, REMEMBER, RECALL, RELATED, LINK, FORGET)
+#: ``mnemon/records/<action>`` (handlers and params in :mod:`.records`).
+RECORD_REQUESTS = tuple(f"mnemon/records/{action}" for action in (
+    "list", "get", "create", "propose", "verify", "reject", "stale", "edit", "archive", "forget", "export",
+    "import", "compact"))
 REQUESTS = (RUNTIME_MUTATE, RUNTIME_SNAPSHOT, WAKE, TURN_BEGIN, TURN_END, STATUS, *DOCUMENT_REQUESTS,
-            *SPACE_REQUESTS)
+            *SPACE_REQUESTS, *RECORD_REQUESTS)
 
 # Server -> client notifications.
 BRANCH_CHANGED = "mnemon/branchChanged"
 PROJECTION_REPAIRED = "mnemon/projectionRepaired"
+RECORD_PROPOSED = "mnemon/recordProposed"
+RECORDS_AUTO_WRITTEN = "mnemon/records/autoWritten"
+REVIEW_SUGGESTED = "mnemon/reviewSuggested"
 
 # workspace/executeCommand ids (namespaced apart from editor-contributed command ids).
 CMD_REMEMBER = "mnemon.server.rememberSelection"
@@ -179,9 +186,12 @@ class TurnBeginParams(WorkspaceParams):
 
 
 class TurnEndParams(_Params):
-    """``mnemon/turn/end``: ``{viewId}``."""
+    """``mnemon/turn/end``: ``{viewId, activity?}``; ``activity`` is the turn's review activity
+    (:class:`mnemon_ls.records.activity.TurnActivity`: ``userTextLength``, ``toolCallCount``,
+    ``uniqueToolCount``, ``toolNames``, ``assistantTextLength``, ``userText``; all optional)."""
 
     view_id: str = Field(alias="viewId")
+    activity: dict[str, Any] | None = None
 
 
 class RememberArgs(_Params):

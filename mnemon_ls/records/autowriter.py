@@ -157,7 +157,12 @@ def write_digest(source: RecordsSource, files: SessionFiles) -> dict[str, object
     made = files.digest()
     if made is None:
         return None
-    content, digest_key = made
+    return write_made_digest(source, made[0], made[1], files.event_seq)
+
+
+def write_made_digest(source: RecordsSource, content: str, digest_key: str, event_seq: int) -> dict[str, object]:
+    """:func:`write_digest` from an already rendered digest (``content``, ``digest_key``) and the
+    session's event count (the language server renders on its loop and writes from a worker thread)."""
     location = source.location("session")
     record_id = auto_id(location.scope_key, digest_key)
     prefix = record_id.rsplit(":", 1)[0] + ":"
@@ -174,12 +179,12 @@ def write_digest(source: RecordsSource, files: SessionFiles) -> dict[str, object
         data = {
             "schemaVersion": 1, "id": record_id, "scope": "session", "scopeKey": location.scope_key,
             "type": "fact", "title": TITLE, "content": content, "tags": [],
-            "provenance": {"kind": "tool", "sessionId": session, "eventSeq": files.event_seq, "note": NOTE},
+            "provenance": {"kind": "tool", "sessionId": session, "eventSeq": event_seq, "note": NOTE},
             "createdAt": previous.created_at if previous else now,
             "updatedAt": max(now, previous.updated_at) if previous else now, "useCount": 0,
             "contentHash": digest_hash, "status": "active",
             "governance": {"origin": "derived",
-                           "sourceRefs": [{"kind": "session", "id": session}, {"kind": "event", "id": str(files.event_seq)}],
+                           "sourceRefs": [{"kind": "session", "id": session}, {"kind": "event", "id": str(event_seq)}],
                            "verification": "unverified",
                            "revision": previous.governance.revision + 1 if previous else 1,
                            "retention": "session-end"}}
