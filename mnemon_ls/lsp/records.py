@@ -345,6 +345,24 @@ class RecordsFeature:
                            "pending": bool(folder and (folder.dirty or folder.flush_handle))},
             "review": review}}
 
+    async def initialized(self) -> None:
+        """Ask the client to watch the workspace's files for us (``workspace/didChangeWatchedFiles``) when
+        it supports dynamic registration and some folder has the auto-writer on. Never raises."""
+        ls = self.server
+        if not ls.supports("workspace.did_change_watched_files.dynamic_registration"):
+            return
+        if not any(state.settings.records.auto_writer for state in ls.registry.folders.values()):
+            return
+        options = types.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[types.FileSystemWatcher(glob_pattern="**/*")])
+        params = types.RegistrationParams(registrations=[types.Registration(
+            id="mnemon-records-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=options)])
+        try:
+            await asyncio.wait_for(ls.client_register_capability_async(params), timeout=5)
+        except Exception as exc:  # the auto-writer still has didSave and the file operations
+            log.info("client/registerCapability for watched files failed: %s", exc)
+
     async def shutdown(self) -> None:
         """Write what the auto-writer still holds and stop every timer."""
         for folder in list(self.folders.values()):
