@@ -456,10 +456,14 @@ async def turn_begin(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
 
 @mnemon_request(P.TURN_END)
 async def turn_end(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
-    """``mnemon/turn/end`` -> ``{viewId, ended: true}``; the View stays readable for its children."""
+    """``mnemon/turn/end`` -> ``{viewId, ended: true}``; the View stays readable for its children. With
+    ``activity`` (the turn's counts) also ``review``: the accumulated score and whether an idle review
+    suggestion is armed (:meth:`mnemon_ls.lsp.records.RecordsFeature.turn_ended`)."""
     p = P.parse_params(P.TurnEndParams, params)
     records_feature.check_activity(p.activity)  # bad counts change nothing, not even the View
     view = ls.views.end(p.view_id)
+    if p.activity is None:
+        return {"viewId": view.view_id, "ended": True}
     review = await ls.records_feature.turn_ended(view.workspace, p.activity)
     return {"viewId": view.view_id, "ended": True, "review": review}
 

@@ -83,6 +83,8 @@ export const ErrorCode = {
     "provider-failed": -32021,
     "space-read-only": -32022,
     "space-refused": -32023,
+    "store-too-large": -32024,
+    "confirmation-required": -32025,
     "internal-error": -32603,
 } as const;
 

@@ -23,6 +23,9 @@ export const SERVER_SETTING_KEYS = [
     "recallPolicy",
     "recallMode",
     "writebackMode",
+    "lifecycleEnabled",
+    "idleReviewMs",
+    "records.autoWriter",
 ] as const;
 
 /** Settings only the extension reads (never sent to the server as such; the server drops unknown keys). */
@@ -46,6 +49,9 @@ export interface ServerSettings {
     recallPolicy?: string;
     recallMode?: string;
     writebackMode?: string;
+    lifecycleEnabled?: boolean;
+    idleReviewMs?: number;
+    records?: { autoWriter?: boolean };
 }
 
 export interface ExpandContext {
