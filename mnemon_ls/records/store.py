@@ -64,13 +64,25 @@ class Snapshot:
     quarantined: int = 0
 
 
-def parse_lines(data: bytes) -> tuple[dict[str, MemoryRecord], int, list[CorruptLine]]:
-    """Parse JSONL bytes: ``(records by id, valid line count, corrupt lines)``; blank lines are skipped."""
+def parse_lines(data: bytes, cache: dict[bytes, MemoryRecord] | None = None
+                ) -> tuple[dict[str, MemoryRecord], int, list[CorruptLine]]:
+    """Parse JSONL bytes: ``(records by id, valid line count, corrupt lines)``; blank lines are skipped.
+
+    ``cache`` (line bytes -> the record it validated to) skips re-validating lines seen before; it is
+    updated in place to hold exactly the valid lines of ``data``. A line is the cache key, so a hand
+    edit of a line is always validated again."""
     records: dict[str, MemoryRecord] = {}
     corrupt: list[CorruptLine] = []
     valid = 0
+    seen: dict[bytes, MemoryRecord] = {}
     for number, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
+            continue
+        known = cache.get(raw) if cache is not None else None
+        if known is not None:
+            valid += 1
+            seen[raw] = known
+            records[known.id] = known
             continue
         try:
             text = raw.decode("utf-8")
@@ -88,7 +100,11 @@ def parse_lines(data: bytes) -> tuple[dict[str, MemoryRecord], int, list[Corrupt
             corrupt.append(CorruptLine(number, text, f"not a valid record: {exc.message}"))
             continue
         valid += 1
+        seen[raw] = record
         records[record.id] = record  # the last line of an id wins (dict keeps first-seen order)
+    if cache is not None:
+        cache.clear()
+        cache.update(seen)
     return records, valid, corrupt
 
 
@@ -107,6 +123,7 @@ class JsonlStore:
         self.corrupt_path = self.path.with_name(self.path.name + ".corrupt")
         self.backup_path = self.path.with_name(self.path.name + ".bak")
         self.max_bytes = max_bytes
+        self._cache: dict[bytes, MemoryRecord] = {}  # validated lines (records are immutable)
         self._clock = clock or (lambda: int(time.time() * 1000))
 
     # ------------------------------------------------------------------ reads
@@ -117,7 +134,9 @@ class JsonlStore:
         data = fsio.read_bytes_or_none(self.path)
         if data is None:
             return Snapshot()
-        records, valid, corrupt = parse_lines(data)
+        cache = dict(self._cache)
+        records, valid, corrupt = parse_lines(data, cache)
+        self._cache = cache
         snap = Snapshot(records, valid, corrupt, len(data), len(data) > self.max_bytes)
         if corrupt and not snap.read_only:
             with fsio.file_lock(self.lock_path):
@@ -129,7 +148,9 @@ class JsonlStore:
         data = fsio.read_bytes_or_none(self.path)
         if data is None:
             return Snapshot()
-        records, valid, corrupt = parse_lines(data)
+        cache = dict(self._cache)
+        records, valid, corrupt = parse_lines(data, cache)
+        self._cache = cache
         snap = Snapshot(records, valid, corrupt, len(data), len(data) > self.max_bytes)
         if corrupt and not snap.read_only:
             now = self._clock()
