@@ -163,6 +163,7 @@ class RecordsFeature:
         self.server = server
         self.folders: dict[str, FolderRecords] = {}
         self.sessions: dict[str, str] = {}  # folder URI -> session id, for the server's lifetime
+        self.announced: dict[str, set[str] | None] = {}  # folder URI -> proposal ids known (None: not read yet)
 
     def folder(self, state: FolderState) -> FolderRecords:
         """The folder's records state (rebuilt when the folder's host was replaced, same session)."""
@@ -260,6 +261,70 @@ class RecordsFeature:
         folder.last = result
         folder.last_error = None
         self.server.protocol.notify(P.RECORDS_AUTO_WRITTEN, {"workspace": folder.uri, **result})
+
+    # -------------------------------------------------------------- proposals written by other processes
+
+    def watchers_for(self, state: FolderState) -> list[Any]:
+        """Watchers of the folder's record files (``<workspace>/.dsh/workspace-memory/`` and
+        ``$DSH_HOME/workspace-memory/``): a proposal written by another process (the MCP server, the CLI,
+        a DSH tool) is announced with ``mnemon/recordProposed`` too. The ids pending now are read first
+        (in a task), so only new ones are announced."""
+        from .watch import Watcher
+
+        paths = [project_dir(state.path) / "workspace-memory"]
+        try:
+            paths.append(dsh_home() / "workspace-memory")
+        except MnemonError:
+            pass
+        self.announced.setdefault(state.uri, None)
+        asyncio.get_running_loop().create_task(self._read_announced(state.uri))
+
+        def accept(path: str) -> bool:
+            return path.endswith(".jsonl")
+
+        async def changed(_paths: set[str]) -> None:
+            await self.announce_new_proposals(state.uri)
+
+        # One watcher per directory: a Watcher waiting for a missing path ignores its other paths.
+        return [Watcher(f"records:{state.uri}:{n}", [path], accept, changed, recursive=False)
+                for n, path in enumerate(paths)]
+
+    async def _read_announced(self, uri: str) -> None:
+        ids = await self._pending_ids(uri)
+        if ids is not None and self.announced.get(uri) is None:
+            self.announced[uri] = ids
+
+    async def _pending_ids(self, uri: str) -> set[str] | None:
+        state = self.server.registry.folders.get(uri)
+        if state is None:
+            return None
+        source = self.folder(state).source
+        try:
+            found = await asyncio.to_thread(source.list, proposals=True)
+        except Exception as exc:
+            log.info("proposals of %s not readable: %s", uri, exc)
+            return None
+        return {r.id for r in found}
+
+    async def announce_new_proposals(self, uri: str) -> None:
+        """Send ``mnemon/recordProposed`` for each pending proposal of folder ``uri`` not announced yet."""
+        state = self.server.registry.folders.get(uri)
+        if state is None:
+            return
+        try:
+            found = await asyncio.to_thread(self.folder(state).source.list, proposals=True)
+        except Exception as exc:
+            log.info("proposals of %s not readable: %s", uri, exc)
+            return
+        known = self.announced.get(uri)
+        self.announced[uri] = {r.id for r in found}
+        if known is None:
+            return  # the first read: what is pending now was there before this session
+        for record in reversed(found):  # oldest first
+            if record.id not in known:
+                self.server.protocol.notify(P.RECORD_PROPOSED, {
+                    "workspace": uri, "id": record.id, "scope": record.scope, "title": record.title,
+                    "pending": len(found)})
 
     # -------------------------------------------------------------- review
 
@@ -429,6 +494,9 @@ def register(server: "MnemonLanguageServer", mnemon_request: Callable[[str], Cal
         if propose:
             _, source = feature(ls).source_for(p.workspace)
             pending = await asyncio.to_thread(source.pending_proposals)
+            known = feature(ls).announced.get(result["workspace"])
+            if known is not None:
+                known.add(result["id"])  # announced here; the file watcher will not repeat it
             ls.protocol.notify(P.RECORD_PROPOSED, {"workspace": result["workspace"], "id": result["id"],
                                                    "scope": result["scope"], "title": result["record"]["title"],
                                                    "pending": pending})

@@ -183,6 +183,7 @@ class MnemonLanguageServer(LanguageServer):
                                     functools.partial(self.on_runtime_change, state.uri), recursive=False))
         watchers.append(Watcher(f"documents:{state.host.root}", [state.host.root / "documents"], documents_filter,
                                 functools.partial(self.on_documents_change, state.uri)))
+        watchers.extend(self.records_feature.watchers_for(state))  # proposals written by other processes
         self.watchers[state.uri] = watchers
         for watcher in watchers:
             watcher.start()

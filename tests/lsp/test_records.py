@@ -254,3 +254,19 @@ async def test_watched_file_changes_feed_the_auto_writer(lsp: Launcher, ws: Path
     record = (await client.call("mnemon/records/get", {"id": result["id"]}))["record"]
     assert record["content"] == ("Files touched: 3 (1 created, 1 modified, 1 deleted)\nCreated: gen/a.txt\n"
                                  "Modified: file.txt\nDeleted: old.txt\nArtifacts: 1 — gen/a.txt")
+
+
+async def test_a_proposal_written_by_another_process_is_announced(lsp: Launcher, ws: Path):
+    from mnemon_ls.records import RecordsSource
+
+    before = RecordsSource(ws, env={"DSH_HOME": str(lsp.home / ".dsh")})
+    old = before.propose("project", "fact", "Old", "pending before the server started", session_id="mcp-x").record
+    client = await lsp.start(folders=[ws], init=INIT)
+    # The server read what is pending now (the first status round trip runs after that read).
+    await client.eventually("mnemon/status", {}, lambda r: r["workspaces"][0]["records"]["pendingProposals"] == 1)
+    armed = client.expect(RECORD_PROPOSED)
+    new = before.propose("project", "convention", "From MCP", "proposed by another process", session_id="mcp-x").record
+    note = await client.received(armed)
+    assert note == {"workspace": uri(ws), "id": new.id, "scope": "project", "title": "From MCP", "pending": 2}
+    assert [n["id"] for n in client.notes_since(0, RECORD_PROPOSED)] == [new.id]
+    assert old.id != new.id
