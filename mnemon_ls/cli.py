@@ -29,6 +29,7 @@ from .runtime import ops
 from .runtime.model import PROJECTION_FILES, TARGETS, parse_timestamp_ms
 from .runtime.snapshot import age_label
 from .runtime.store import diagnose
+from .records import cli as records_cli
 from .settings import Settings, load_settings, settings_from_environment
 
 
@@ -213,6 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     setup.add_argument("--dry-run", action="store_true", help="show what would change, write nothing")
     hook = commands.add_parser("hook", parents=[common], help="run an assistant lifecycle hook (reads the hook's JSON on stdin)")
     hook.add_argument("event", choices=("session-start", "prompt"))
+    records_cli.add_parser(commands, common)
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     from .lsp.launch import add_serve_arguments  # light: `mnemon-ls serve` itself starts from there
 
@@ -723,7 +725,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers = {"wake": cmd_wake, "doctor": cmd_doctor, "migrate": cmd_migrate, "redact": cmd_redact, "serve": cmd_serve,
                 "doc": cmd_doc, "space": cmd_space, "remember": cmd_remember, "recall": cmd_recall, "mcp": cmd_mcp,
                 "setup": cmd_setup, "hook": cmd_hook}
-    if args.command == "runtime":
+    if args.command == "records":
+        handler = lambda a: records_cli.run(a, _host, _emit, _read_content)  # noqa: E731
+    elif args.command == "runtime":
         handler = {"list": cmd_runtime_list, "recover": cmd_runtime_recover}.get(args.action, cmd_runtime_mutate)
     else:
         handler = handlers[args.command]

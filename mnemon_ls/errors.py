@@ -316,3 +316,18 @@ def storage_error(exc: BaseException, file: str | Any | None = None) -> StorageE
                        StorageDenied: errno_module.EACCES}.get(cls, errno_module.EIO)
         return cls(path, errno_value, f"{getattr(exc, 'sqlite_errorname', 'SQLITE')}: {exc}")
     return None
+class StoreTooLarge(MnemonError):
+    """A workspace memory records file (seed 002) is over its safety limit (8 MiB): it stays readable
+    but every write is refused (the seed's ``STORE_TOO_LARGE``, also in ``data.reason``). ``data``:
+    ``file``, ``sizeBytes``, ``limitBytes``. Compact it (``mnemon-ls records compact``) or move records out."""
+
+    code = "store-too-large"
+    exit_code = EXIT_REJECTED
+
+
+class ConfirmationRequired(MnemonError):
+    """A write needs an explicit confirmation the request did not carry (a write to the
+    ``shared-project`` record scope, which is meant to be committed). ``data``: ``field``, ``scope``."""
+
+    code = "confirmation-required"
+    exit_code = EXIT_REJECTED

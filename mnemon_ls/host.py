@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from . import gitstate
     from .documents import DocumentStore
+    from .records import RecordsSource
     from .roots import RootResolution
     from .runtime.snapshot import WakeSnapshot
     from .runtime.store import Clock, RepairReport, RuntimeStore
@@ -63,6 +64,7 @@ class WorkspaceHost:
             self.resolution.shared_from or self.resolution.workspace if workspace is not None else None
         )
         self._clock = clock
+        self._env = env
         self.runtime = RuntimeSource(self.resolution, settings, clock=clock)
 
     @property
@@ -112,6 +114,18 @@ class WorkspaceHost:
         self.check_storage()
         return SpacesService(self.root, clock=self._clock, secrets=self.settings.secrets,
                              quality=RecallQuality.from_dict({"policy": self.settings.recall_policy}))
+
+    @functools.cached_property
+    def records(self) -> "RecordsSource":
+        """The Records Source of this workspace without a session (seed 002: project, shared-project and
+        user scopes; the session scope needs :meth:`open_records`). Constructing it writes nothing."""
+        return self.open_records(None)
+
+    def open_records(self, session_id: str | None) -> "RecordsSource":
+        """A Records Source for ``session_id`` (the language server: one per server lifetime and folder)."""
+        from .records import RecordsSource
+
+        return RecordsSource(self.workspace, session_id=session_id, env=self._env, secrets=self.settings.secrets)
 
     def recall(self, query: str, **options: "Any") -> "Any":
         """Federated recall with this workspace's branch scope applied (``branchRecall``,
@@ -274,7 +288,21 @@ class WorkspaceHost:
                 continue
             if text:
                 covers.append(text.strip("\n"))
+        pending = self.pending_proposals()
+        if pending:
+            covers.append(f"Workspace memory records: {pending} proposal{'s' if pending != 1 else ''} wait for a "
+                          "person to verify or reject (mnemon-ls records list --proposals)."[:budget_chars])
         return covers
+
+    def pending_proposals(self) -> int:
+        """Assistant proposals waiting for review in this workspace's record scopes (0 when none, or
+        when the records cannot be read: the wake never fails because of them)."""
+        from .errors import MnemonError
+
+        try:
+            return self.records.pending_proposals()
+        except (MnemonError, OSError):
+            return 0
 
 
 def _best_effort(error: StorageError) -> bool:

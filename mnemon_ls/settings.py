@@ -50,6 +50,13 @@ class DocumentsSettings(_Model):
     Default 10485760 (10 MiB)."""
 
 
+class RecordsSettings(_Model):
+    """Workspace memory records (seed 002)."""
+
+    auto_writer: bool = Field(True, alias="autoWriter")
+    """Whether the language server writes the session's "Files touched" fact from file events. Default true."""
+
+
 class Settings(_Model):
     """All settings of one workspace. Construct with :func:`load_settings` to get field-named errors.
 
@@ -82,6 +89,13 @@ class Settings(_Model):
     - ``handEdits``: ``import`` (default; a hand edit of USER.md / MEMORY.md becomes adds, replaces and
       removes, validated like any mutation) or ``restore`` (the edit is saved under ``runtime/edits/``
       and the file rebuilt from ``memories.json``, the TypeScript plugin's behaviour).
+      Interact"); explicit tools stay available either way. ``writebackMode`` ``off`` also stops review
+      suggestions.
+    - ``lifecycleEnabled``: whether the language server suggests reviews (``mnemon/reviewSuggested``)
+      after idle turns (reference 8.3). Default true.
+    - ``idleReviewMs``: idle time after a turn before a review is suggested, milliseconds, 5000..600000,
+      default 30000.
+    - ``records``: :class:`RecordsSettings` (``autoWriter``).
     """
 
     storage_scope: Literal["global", "workspace", "workspaces", "custom"] = Field(
@@ -102,6 +116,9 @@ class Settings(_Model):
     writeback_mode: Literal["guided", "off"] = Field("guided", alias="writebackMode")
     secrets: Literal["redact", "reject", "allow"] = Field("redact", alias="secrets")
     hand_edits: Literal["import", "restore"] = Field("import", alias="handEdits")
+    lifecycle_enabled: bool = Field(True, alias="lifecycleEnabled")
+    idle_review_ms: int = Field(30000, alias="idleReviewMs", ge=5000, le=600000)
+    records: RecordsSettings = Field(default_factory=RecordsSettings, alias="records")
 
     @field_validator("data_dir")
     @classmethod
@@ -149,6 +166,9 @@ _FIELD_RULES = {
     "writebackMode": "must be one of guided, off",
     "secrets": "must be one of redact, reject, allow",
     "handEdits": "must be one of import, restore",
+    "lifecycleEnabled": "must be true or false",
+    "idleReviewMs": "must be an integer in 5000..600000 (milliseconds)",
+    "records.autoWriter": "must be true or false",
 }
 
 

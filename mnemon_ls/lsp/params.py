@@ -75,9 +75,12 @@ class TurnBeginParams(WorkspaceParams):
 
 
 class TurnEndParams(_Params):
-    """``mnemon/turn/end``: ``{viewId}``."""
+    """``mnemon/turn/end``: ``{viewId, activity?}``; ``activity`` is the turn's review activity
+    (:class:`mnemon_ls.records.activity.TurnActivity`: ``userTextLength``, ``toolCallCount``,
+    ``uniqueToolCount``, ``toolNames``, ``assistantTextLength``, ``userText``; all optional)."""
 
     view_id: str = Field(alias="viewId")
+    activity: dict[str, Any] | None = None
 
 
 class RememberArgs(_Params):

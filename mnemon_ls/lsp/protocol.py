@@ -57,12 +57,19 @@ LINK = "mnemon/link"
 FORGET = "mnemon/forget"
 SPACE_REQUESTS = (SPACES_LIST, SPACES_CREATE, SPACES_UPDATE, SPACES_ACTIVATE, SPACES_DEACTIVATE, SPACES_DELETE,
                   SPACES_MERGE, SPACES_STATUS, REMEMBER, RECALL, RELATED, LINK, FORGET)
+#: ``mnemon/records/<action>`` (handlers and params in :mod:`.records`).
+RECORD_REQUESTS = tuple(f"mnemon/records/{action}" for action in (
+    "list", "get", "create", "propose", "verify", "reject", "stale", "edit", "archive", "forget", "export",
+    "import", "compact"))
 REQUESTS = (RUNTIME_MUTATE, RUNTIME_SNAPSHOT, WAKE, TURN_BEGIN, TURN_END, STATUS, *DOCUMENT_REQUESTS,
-            *SPACE_REQUESTS)
+            *SPACE_REQUESTS, *RECORD_REQUESTS)
 
 # Server -> client notifications.
 BRANCH_CHANGED = "mnemon/branchChanged"
 PROJECTION_REPAIRED = "mnemon/projectionRepaired"
+RECORD_PROPOSED = "mnemon/recordProposed"
+RECORDS_AUTO_WRITTEN = "mnemon/records/autoWritten"
+REVIEW_SUGGESTED = "mnemon/reviewSuggested"
 
 # workspace/executeCommand ids (namespaced apart from editor-contributed command ids).
 CMD_REMEMBER = "mnemon.server.rememberSelection"
@@ -87,6 +94,8 @@ ERROR_CODES: dict[str, int] = {
     "provider-failed": -32021,
     "space-read-only": -32022,
     "space-refused": -32023,
+    "store-too-large": -32024,
+    "confirmation-required": -32025,
     "storage-error": -32030,
     "storage-full": -32031,
     "storage-readonly": -32032,

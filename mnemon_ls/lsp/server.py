@@ -40,6 +40,7 @@ from ..host import FolderState, HostRegistry, uri_to_path
 from ..view import ViewRegistry
 from . import framing
 from . import protocol as P
+from . import records as records_feature
 from .watch import Watcher, documents_filter, git_state_filter, runtime_filter
 
 if typing.TYPE_CHECKING:
@@ -232,6 +233,7 @@ class MnemonLanguageServer(LanguageServer):
                                     functools.partial(self.on_runtime_change, state.uri), recursive=False))
         watchers.append(Watcher(f"documents:{state.host.root}", [state.host.root / "documents"], documents_filter,
                                 functools.partial(self.on_documents_change, state.uri)))
+        watchers.extend(self.records_feature.watchers_for(state))  # proposals written by other processes
         self.watchers[state.uri] = watchers
         for watcher in watchers:
             watcher.start()
@@ -449,6 +451,7 @@ async def on_initialized(ls: MnemonLanguageServer, _params: types.InitializedPar
                 ls.update_branch(state, current)
     if ls.flush_task is None:
         ls.flush_task = asyncio.get_running_loop().create_task(ls.flush_access_forever())
+    await ls.records_feature.initialized()
     await ls.flush_problems()
 
 
@@ -486,6 +489,7 @@ async def on_shutdown(ls: MnemonLanguageServer, *_args: Any) -> None:
         await ls.stop_watchers(uri)
     if ls.flush_task is not None:
         ls.flush_task.cancel()
+    await ls.records_feature.shutdown()
     for state in ls.registry.folders.values():
         await asyncio.to_thread(state.host.close)
 
@@ -547,16 +551,23 @@ async def turn_begin(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
         state = ls.registry.resolve(p.workspace)
         snapshot = await ls.wake_for(state)
         view = ls.views.begin(state.uri, snapshot, {"runtime": snapshot["revision"]})
+    ls.records_feature.turn_began(view.workspace)
     return {"viewId": view.view_id, "wake": view.wake, "revisions": view.revisions,
             "parentViewId": view.parent_view_id}
 
 
 @mnemon_request(P.TURN_END)
 async def turn_end(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
-    """``mnemon/turn/end`` -> ``{viewId, ended: true}``; the View stays readable for its children."""
+    """``mnemon/turn/end`` -> ``{viewId, ended: true}``; the View stays readable for its children. With
+    ``activity`` (the turn's counts) also ``review``: the accumulated score and whether an idle review
+    suggestion is armed (:meth:`mnemon_ls.lsp.records.RecordsFeature.turn_ended`)."""
     p = P.parse_params(P.TurnEndParams, params)
+    records_feature.check_activity(p.activity)  # bad counts change nothing, not even the View
     view = ls.views.end(p.view_id)
-    return {"viewId": view.view_id, "ended": True}
+    if p.activity is None:
+        return {"viewId": view.view_id, "ended": True}
+    review = await ls.records_feature.turn_ended(view.workspace, p.activity)
+    return {"viewId": view.view_id, "ended": True, "review": review}
 
 
 @mnemon_request(P.STATUS)
@@ -567,8 +578,8 @@ async def status(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
     def collect() -> list[dict[str, Any]]:
         """One status row per folder (runs in a worker thread): the Host's status with the folder's
         URI and name, and the branch the server last announced."""
-        return [{"uri": state.uri, "name": state.name, **state.host.status(state.branch), "path": str(state.path)}
-                for state in list(ls.registry.folders.values())]
+        return [{"uri": state.uri, "name": state.name, **state.host.status(state.branch), "path": str(state.path),
+                 **ls.records_feature.status_fields(state)} for state in list(ls.registry.folders.values())]
 
     return {"version": __version__, "protocolVersion": P.PROTOCOL_VERSION, "workspaces": await asyncio.to_thread(collect)}
 
@@ -945,6 +956,9 @@ def _write_wake_file(state: FolderState, text: str) -> Path:
     path = state_dir / f"wake-{digest}.md"
     fsio.write_file_atomically(path, text.encode("utf-8") + b"\n", mode=0o400)
     return path
+
+
+records_feature.register(server, mnemon_request)  # mnemon/records/*, the auto-writer, review cues
 
 
 # ------------------------------------------------------------------- entry point

@@ -738,3 +738,56 @@ def test_default_root_is_outside_the_repository_and_the_clis(session: Session, t
     session.nv.command("checkhealth mnemon")
     report = "\n".join(session.nv.current.buffer[:])
     assert "one root per workspace outside the repository (storageScope workspaces, the default)" in report
+
+
+# ---------------------------------------------------------------------------------------------- records
+
+
+def test_proposals_verify_and_reject(session: Session, tmp_path: Path) -> None:
+    """:MnemonProposals lists an assistant's proposals with vim.ui.select and verifies or rejects the pick."""
+    from mnemon_ls.records import RecordsSource
+
+    repo_dir = tmp_path / "repo"
+    make_repo(repo_dir, "main")
+    records = RecordsSource(repo_dir, session_id="agent-1", env={"HOME": str(tmp_path / "home")})
+    first = records.propose("project", "convention", "Package manager", "Use pnpm, not npm").record.id
+    second = records.propose("project", "fact", "Port", "The dev server listens on 8080").record.id
+    session.setup({"storageScope": "workspace"})
+    session.open(repo_dir / "file.txt")
+    session.wait_attached()
+    # The user's picks, made through vim.ui.select as any UI plugin would receive them.
+    session.lua("""
+        T.picks, T.prompts, T.shown = ..., {}, {}
+        vim.ui.select = function(items, opts, on_choice)
+          table.insert(T.prompts, opts.prompt)
+          local shown = {}
+          for _, item in ipairs(items) do table.insert(shown, opts.format_item and opts.format_item(item) or item) end
+          table.insert(T.shown, shown)
+          local want = table.remove(T.picks, 1)
+          for _, item in ipairs(items) do
+            local label = opts.format_item and opts.format_item(item) or item
+            if label:find(want, 1, true) then return on_choice(item) end
+          end
+          on_choice(nil)
+        end
+    """, ["Package manager", "Verify"])
+    mark = session.mark()
+    session.nv.command("MnemonProposals")
+    session.wait_note("mnemon: verified", mark)
+    prompts, shown = session.lua("return { T.prompts, T.shown }")
+    assert prompts == ["mnemon: 2 proposal(s) to review", "mnemon: Package manager"]
+    assert sorted(shown[0]) == ["[project convention] Package manager — Use pnpm, not npm",
+                                "[project fact] Port — The dev server listens on 8080"]
+    assert shown[1] == ["Verify", "Reject"]
+    assert records.get(first).governance.verification == "verified"
+
+    session.lua("T.picks = ...; T.prompts = {}", ["Port", "Reject"])
+    mark = session.mark()
+    session.nv.command("MnemonProposals")
+    session.wait_note("mnemon: rejected", mark)
+    assert session.lua("return T.prompts")[0] == "mnemon: 1 proposal(s) to review"
+    assert records.get(second).governance.verification == "rejected"
+
+    mark = session.mark()
+    session.nv.command("MnemonProposals")
+    assert session.wait_note("no proposals wait for review", mark)["level"] == INFO

@@ -68,7 +68,10 @@ NOTIFY_TIMEOUT = 3.0
 
 BRANCH_CHANGED = "mnemon/branchChanged"
 PROJECTION_REPAIRED = "mnemon/projectionRepaired"
-NOTIFICATIONS = (BRANCH_CHANGED, PROJECTION_REPAIRED)
+RECORD_PROPOSED = "mnemon/recordProposed"
+RECORDS_AUTO_WRITTEN = "mnemon/records/autoWritten"
+REVIEW_SUGGESTED = "mnemon/reviewSuggested"
+NOTIFICATIONS = (BRANCH_CHANGED, PROJECTION_REPAIRED, RECORD_PROPOSED, RECORDS_AUTO_WRITTEN, REVIEW_SUGGESTED)
 
 #: The fixed explanatory line of every wake snapshot.
 EXPLANATION = (

@@ -207,6 +207,10 @@ async def test_status(client: MnemonClient, repo: pygit2.Repository, repo_dir: P
     create_branch(repo, "unused")  # a new ref does not move HEAD
     status = await client.call("mnemon/status")
     root = str(repo_dir / ".mnemon")
+    records = status["workspaces"][0].pop("records")  # the records tier (tests/lsp/test_records.py)
+    assert re.fullmatch(r"lsp-[0-9a-f]{16}", records["sessionId"])
+    assert records == {"sessionId": records["sessionId"], "pendingProposals": 0, "review": {"armed": False},
+                       "autoWriter": {"enabled": True, "last": None, "lastError": None, "pending": False}}
     assert status == {
         "version": mnemon_ls.__version__, "protocolVersion": 1,
         "workspaces": [{

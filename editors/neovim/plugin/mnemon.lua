@@ -57,3 +57,6 @@ create("MnemonDocSearch", run("MnemonDocSearch"), {
   bang = true,
   desc = "mnemon: search the workspace's managed documents for {query} into the quickfix list; ! adds archived ones",
 })
+create("MnemonProposals", run("MnemonProposals"), {
+  desc = "mnemon: review an assistant's workspace memory proposals: pick one, then Verify or Reject",
+})

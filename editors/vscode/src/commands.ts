@@ -8,6 +8,7 @@
 
 import * as vscode from "vscode";
 import { StatusDocument, WakeDocuments } from "./documents";
+import { judgeRecord, listProposals, noProposalsMessage, proposalPickItem, VERDICT_ITEMS, verdictMessage } from "./proposals";
 import {
     createdMessage,
     errorMessage,
@@ -450,6 +451,38 @@ async function recallCommand(ctx: CommandContext, arg: unknown): Promise<void> {
     }
 }
 
+/** "Mnemon: Review Proposals": pick an assistant's proposal, then Verify or Reject it (two picks). */
+async function reviewProposals(ctx: CommandContext, arg: unknown): Promise<void> {
+    const folder = await pickFolder(arg, "Mnemon: review the proposals of which folder?");
+    if (!folder) {
+        return;
+    }
+    try {
+        const client = await ctx.server.ensureClient();
+        const workspace = client.code2ProtocolConverter.asUri(folder.uri);
+        const records = await listProposals(client, workspace);
+        if (records.length === 0) {
+            void vscode.window.showInformationMessage(noProposalsMessage(folder.name));
+            return;
+        }
+        const pick = await vscode.window.showQuickPick(records.map((record) => ({ ...proposalPickItem(record), record })), {
+            title: `Mnemon: ${records.length} proposal(s) in ${folder.name}`, placeHolder: "Review a proposal", matchOnDetail: true,
+        });
+        if (!pick) {
+            return;
+        }
+        const verdict = await vscode.window.showQuickPick([...VERDICT_ITEMS], { title: pick.label, placeHolder: "Verify or reject" });
+        if (!verdict) {
+            return;
+        }
+        const receipt = await judgeRecord(client, workspace, pick.record, verdict.verdict);
+        void vscode.window.showInformationMessage(verdictMessage(verdict.verdict, receipt));
+    } catch (error) {
+        const mnemon = asMnemonError(error);
+        void vscode.window.showErrorMessage(mnemon ? errorMessage("Mnemon: proposal not reviewed", mnemon) : `Mnemon: ${String(error)}`);
+    }
+}
+
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     return [
         vscode.commands.registerCommand("mnemon.rememberSelection", () => rememberSelection(ctx, false)),
@@ -462,5 +495,6 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
         ),
         vscode.commands.registerCommand("mnemon.searchDocuments", (arg?: unknown) => searchDocumentsCommand(ctx, arg)),
         vscode.commands.registerCommand("mnemon.recall", (arg?: unknown) => recallCommand(ctx, arg)),
+        vscode.commands.registerCommand("mnemon.reviewProposals", (arg?: unknown) => reviewProposals(ctx, arg)),
     ];
 }

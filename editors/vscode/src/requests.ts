@@ -89,6 +89,8 @@ export const ErrorCode = {
     "storage-denied": -32033,
     "storage-unreadable": -32034,
     "storage-unsafe": -32035,
+    "store-too-large": -32024,
+    "confirmation-required": -32025,
     "internal-error": -32603,
 } as const;
 

@@ -25,6 +25,9 @@ export const SERVER_SETTING_KEYS = [
     "writebackMode",
     "secrets",
     "handEdits",
+    "lifecycleEnabled",
+    "idleReviewMs",
+    "records.autoWriter",
 ] as const;
 
 /** Settings only the extension reads (never sent to the server as such; the server drops unknown keys). */
@@ -50,6 +53,9 @@ export interface ServerSettings {
     writebackMode?: string;
     secrets?: string;
     handEdits?: string;
+    lifecycleEnabled?: boolean;
+    idleReviewMs?: number;
+    records?: { autoWriter?: boolean };
 }
 
 export interface ExpandContext {

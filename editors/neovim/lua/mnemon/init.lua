@@ -949,6 +949,9 @@ M.commands = {
   MnemonDocSearch = guarded("MnemonDocSearch", function(cmd)
     M.doc_search(cmd.args, { include_archived = cmd.bang })
   end),
+  MnemonProposals = guarded("MnemonProposals", function()
+    require("mnemon.proposals").review()
+  end),
 }
 
 return M

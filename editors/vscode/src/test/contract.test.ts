@@ -53,6 +53,7 @@ import {
     updateDocument,
     wake,
 } from "../requests";
+import { judgeRecord, listProposals, proposalPickItem, proposeRecord, RECORD_PROPOSED, verdictMessage } from "../proposals";
 import { buildServerSettings, ServerSettings } from "../settings";
 import { invokeTool, TOOLS } from "../tools";
 
@@ -339,6 +340,26 @@ describe("contract with the real mnemon-ls server", () => {
             ],
         );
         assert.equal(snapshot.usage.memory.limit, settings.runtimeMemory?.memoryLimitBytes);
+    });
+
+    it("an assistant's proposal is announced, listed as a proposal, and a person verifies or rejects it", async () => {
+        const announced = nextNotification<{ id: string; pending: number }>(waiters, RECORD_PROPOSED, () => true);
+        const first = await withTimeout(proposeRecord(connection, { workspace: folderUri, title: "Tests", content: "Run pytest -n 2", type: "convention" }), "propose");
+        assert.equal(first.record.governance.origin, "model-suggested");
+        const note = await withTimeout(announced, "recordProposed");
+        assert.equal(note.id, first.id);
+        assert.equal(note.pending, 1);
+        const second = await withTimeout(proposeRecord(connection, { workspace: folderUri, title: "Port", content: "8080" }), "propose 2");
+        const pending = await withTimeout(listProposals(connection, folderUri), "list proposals");
+        assert.deepEqual(pending.map((r) => r.id), [second.id, first.id]);
+        assert.deepEqual(proposalPickItem(pending[1]), { label: "Tests", description: "project · convention", detail: "Run pytest -n 2" });
+        const verified = await withTimeout(judgeRecord(connection, folderUri, pending[1], "verify"), "verify");
+        assert.equal(verified.record.governance.verification, "verified");
+        assert.equal(verdictMessage("verify", verified), 'Mnemon: verified "Tests".');
+        const rejected = await withTimeout(judgeRecord(connection, folderUri, pending[0], "reject"), "reject");
+        assert.equal(rejected.record.governance.verification, "rejected");
+        assert.deepEqual(await withTimeout(listProposals(connection, folderUri), "list again"), []);
+        await expectMnemonError(proposeRecord(connection, { workspace: folderUri, title: "x", content: "y", recordScope: "shared-project" }), "confirmation-required");
     });
 
     it("turn begin pins a view whose wake is served by viewId; turn end ends it", async () => {

@@ -22,6 +22,7 @@ import {
     statusReport,
     statusTooltip,
 } from "../format";
+import { noProposalsMessage, proposalPickItem, VERDICT_ITEMS, verdictMessage } from "../proposals";
 import {
     activateSpace,
     archiveDocument,
@@ -333,5 +334,26 @@ describe("hand edits", () => {
     it("says nothing for a line-ending change or a plain repair", () => {
         assert.equal(handEditMessage({ handEdit: { status: "format", message: "MEMORY.md differs only in line endings" } }), undefined);
         assert.equal(handEditMessage({}), undefined);
+    });
+});
+
+describe("proposals (Review Proposals)", () => {
+    const record = {
+        id: "memory:agent:fact:abc", scope: "project" as const, scopeKey: "k", type: "fact", title: "  Port\n of the   dev server ",
+        content: "x ".repeat(150), tags: [], createdAt: 1, updatedAt: 1, status: "active",
+        governance: { origin: "model-suggested", verification: "unverified", revision: 1, sourceRefs: [] },
+    };
+    it("a proposal is one line of title, scope and type, and the content", () => {
+        const item = proposalPickItem(record);
+        assert.equal(item.label, "Port of the dev server");
+        assert.equal(item.description, "project · fact");
+        assert.equal(item.detail.length, 200);
+        assert.ok(item.detail.endsWith("…"));
+    });
+    it("verdicts come in the order Verify, Reject and say what happened", () => {
+        assert.deepEqual(VERDICT_ITEMS.map((v) => v.verdict), ["verify", "reject"]);
+        const receipt = { status: "skipped" as const, id: record.id, scope: "project", message: "", record, workspace: "file:///w" };
+        assert.equal(verdictMessage("reject", receipt), 'Mnemon: rejected "Port of the dev server" (it already was).');
+        assert.equal(noProposalsMessage("repo"), "Mnemon: no proposals wait for review in repo.");
     });
 });

@@ -1,0 +1,587 @@
+"""Workspace memory records in the language server: ``mnemon/records/*``, the auto-writer, review cues.
+
+Registered from :mod:`.server` with :func:`register` (the first of the server's feature modules).
+
+- Requests ``mnemon/records/{list,get,create,propose,verify,reject,stale,edit,archive,forget,export,
+  import,compact}`` call the Records Source (:class:`mnemon_ls.records.RecordsSource`) of the folder,
+  with this server's session for the ``session`` scope. A proposal sends ``mnemon/recordProposed``
+  ``{workspace, id, scope, title, pending}``.
+- The auto-writer (seed 002 section 4): ``textDocument/didSave``, ``workspace/didCreateFiles``,
+  ``didDeleteFiles``, ``didRenameFiles`` and ``workspace/didChangeWatchedFiles`` feed one
+  :class:`~mnemon_ls.records.autowriter.SessionFiles` per folder (a session is this server's lifetime in
+  that folder); 500 ms after the last event (at most 2 s after the first) the digest is written and
+  ``mnemon/records/autoWritten`` ``{workspace, id, status, archived}`` is sent. Errors never interrupt
+  anything: they are logged and shown in ``mnemon/status`` (``records.autoWriter.lastError``). Setting
+  ``records.autoWriter`` (default true).
+- Review (reference 8.2-8.3): ``mnemon/turn/end`` hands its ``activity`` to :meth:`RecordsFeature.turn_ended`,
+  which accumulates it per workspace (persisted) and, when the score is eligible and admitted, arms an
+  ``idleReviewMs`` timer; a new turn (``mnemon/turn/begin`` or another ``turn/end``) cancels it. On fire:
+  ``mnemon/reviewSuggested`` ``{workspace, score, eligible, parts, reasons, signals, admitted, activity}``,
+  then the accumulation starts again. Needs ``lifecycleEnabled`` and ``writebackMode: guided``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Literal
+
+from lsprotocol import types
+from pydantic import Field
+
+from ..errors import MnemonError
+from ..host import FolderState, uri_to_path
+from ..records.activity import ActivityStore, parse_turn_activity
+from ..records.autowriter import DEBOUNCE_MS, SessionFiles, write_made_digest
+from ..records.paths import dsh_home, project_dir
+from ..roots import workspace_hash
+from . import protocol as P
+
+if TYPE_CHECKING:
+    from ..records import RecordsSource
+    from .server import MnemonLanguageServer
+
+log = logging.getLogger("mnemon_ls.lsp.records")
+
+#: Longest the auto-writer waits after the first of a burst of events, milliseconds.
+MAX_WAIT_MS = 2000
+
+Scope = Literal["session", "project", "shared-project", "user"]
+
+
+# ------------------------------------------------------------------ params
+
+
+class RecordsListParams(P.WorkspaceParams):
+    """``mnemon/records/list``: ``{workspace?, scopes?, type?, status?, verification?, tag?, text?, proposals?, limit?}``."""
+
+    scopes: list[Scope] | None = None
+    type: str | None = None
+    status: str | None = None
+    verification: str | None = None
+    tag: str | None = None
+    text: str | None = None
+    proposals: bool = False
+    limit: int | None = Field(None, strict=True)
+
+
+class RecordIdParams(P.WorkspaceParams):
+    """``{workspace?, id, recordScope?, confirm?}`` (get, verify, reject, stale, archive, forget)."""
+
+    id: str
+    record_scope: Scope | None = Field(None, alias="recordScope")
+    confirm: bool = False
+
+
+class RecordCreateParams(P.WorkspaceParams):
+    """``mnemon/records/create|propose``: ``{workspace?, recordScope? (project), type? (fact), title, content,
+    tags?, sourceRefs? [{kind, id}], note? (propose), confirm?}``."""
+
+    record_scope: Scope = Field("project", alias="recordScope")
+    type: str = "fact"
+    title: str
+    content: str
+    tags: list[str] = Field(default_factory=list)
+    source_refs: list[dict[str, str]] = Field(default_factory=list, alias="sourceRefs")
+    note: str | None = None
+    confirm: bool = False
+
+
+class RecordEditParams(RecordIdParams):
+    """``mnemon/records/edit``: ``{workspace?, id, recordScope?, title?, content?, tags?, type?, confirm?}``."""
+
+    title: str | None = None
+    content: str | None = None
+    tags: list[str] | None = None
+    type: str | None = None
+
+
+class RecordsExportParams(P.WorkspaceParams):
+    """``mnemon/records/export``: ``{workspace?, scopes?}``."""
+
+    scopes: list[Scope] | None = None
+
+
+class RecordsImportParams(P.WorkspaceParams):
+    """``mnemon/records/import``: ``{workspace?, bundle, recordScope? (project), confirm?}``."""
+
+    bundle: Any
+    record_scope: Scope = Field("project", alias="recordScope")
+    confirm: bool = False
+
+
+class RecordsCompactParams(P.WorkspaceParams):
+    """``mnemon/records/compact``: ``{workspace?, recordScope? (project), confirm?}``."""
+
+    record_scope: Scope = Field("project", alias="recordScope")
+    confirm: bool = False
+
+
+# ------------------------------------------------------------------ per-folder state
+
+
+class FolderRecords:
+    """One folder's session: its id, Records Source, touched files, debounce and review timers."""
+
+    def __init__(self, state: FolderState, session_id: str) -> None:
+        self.uri = state.uri
+        self.state = state
+        self.session_id = session_id
+        self.source: RecordsSource = state.host.open_records(session_id)
+        ignored = [state.host.root, state.host.resolution.user_root, project_dir(state.path)]
+        try:
+            ignored.append(dsh_home())
+        except MnemonError:
+            pass
+        self.files = SessionFiles(state.path, ignored)
+        self.flush_handle: asyncio.TimerHandle | None = None
+        self.first_event_at: float | None = None
+        self.writing: asyncio.Task[None] | None = None
+        self.dirty = False
+        self.last: dict[str, Any] | None = None
+        self.last_error: dict[str, Any] | None = None
+        self.review_handle: asyncio.TimerHandle | None = None
+        self.review_due: float | None = None
+        self.turn_seq = 0
+        digest = workspace_hash(Path(state.path))[:16]
+        self.activity = ActivityStore(state.host.root / "state" / f"review-activity-{digest}.json")
+
+    def cancel_review(self) -> None:
+        """Disarm the idle review timer (a new turn began or ended)."""
+        if self.review_handle is not None:
+            self.review_handle.cancel()
+        self.review_handle = None
+        self.review_due = None
+
+
+class RecordsFeature:
+    """The records features of one :class:`MnemonLanguageServer` (see the module doc)."""
+
+    def __init__(self, server: "MnemonLanguageServer") -> None:
+        self.server = server
+        self.folders: dict[str, FolderRecords] = {}
+        self.sessions: dict[str, str] = {}  # folder URI -> session id, for the server's lifetime
+        self.announced: dict[str, set[str] | None] = {}  # folder URI -> proposal ids known (None: not read yet)
+
+    def folder(self, state: FolderState) -> FolderRecords:
+        """The folder's records state (rebuilt when the folder's host was replaced, same session)."""
+        current = self.folders.get(state.uri)
+        if current is None or current.state is not state:
+            session = self.session_id(state.uri)
+            fresh = FolderRecords(state, session)
+            if current is not None:
+                fresh.files, fresh.last, fresh.last_error = current.files, current.last, current.last_error
+                current.cancel_review()
+                if current.flush_handle is not None:
+                    current.flush_handle.cancel()
+                    fresh.dirty = True
+            self.folders[state.uri] = fresh
+            current = fresh
+            if fresh.dirty:
+                self._schedule(fresh)
+        return current
+
+    def session_id(self, uri: str) -> str:
+        """The session of folder ``uri``: ``lsp-<16 hex>``, fixed for this server's lifetime."""
+        return self.sessions.setdefault(uri, f"lsp-{secrets.token_hex(8)}")
+
+    def source_for(self, workspace: str | None) -> tuple[FolderState, "RecordsSource"]:
+        """The folder for a request and its session's Records Source."""
+        state = self.server.registry.resolve(workspace)
+        return state, self.folder(state).source
+
+    # -------------------------------------------------------------- auto-writer
+
+    def observe(self, events: list[tuple[str, str]]) -> None:
+        """Feed ``(kind, uri)`` events (kind created|modified|deleted, or ``renamed`` with ``old\\x00new``).
+        Never raises; events outside every folder are ignored."""
+        touched: set[str] = set()
+        for kind, uri in events:
+            try:
+                if kind == "renamed":
+                    old, new = uri.split("\x00", 1)
+                    state = self.server.registry.folder_for_path(uri_to_path(new))
+                    if state is None or not state.settings.records.auto_writer:
+                        continue
+                    if self.folder(state).files.rename(uri_to_path(old), uri_to_path(new)):
+                        touched.add(state.uri)
+                    continue
+                path = uri_to_path(uri)
+                state = self.server.registry.folder_for_path(path)
+                if state is None or not state.settings.records.auto_writer:
+                    continue
+                if self.folder(state).files.observe(kind, path):
+                    touched.add(state.uri)
+            except MnemonError:
+                continue  # a non-file URI: not a workspace file
+            except Exception:  # never interrupt the session
+                log.exception("auto-writer: event %s %s", kind, uri)
+        for uri in touched:
+            folder = self.folders.get(uri)
+            if folder is not None:
+                folder.dirty = True
+                self._schedule(folder)
+
+    def _schedule(self, folder: FolderRecords) -> None:
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if folder.first_event_at is None:
+            folder.first_event_at = now
+        delay = min(DEBOUNCE_MS / 1000, max(0.0, folder.first_event_at + MAX_WAIT_MS / 1000 - now))
+        if folder.flush_handle is not None:
+            folder.flush_handle.cancel()
+        folder.flush_handle = loop.call_later(delay, self._start_flush, folder)
+
+    def _start_flush(self, folder: FolderRecords) -> None:
+        folder.flush_handle = None
+        folder.first_event_at = None
+        if folder.writing is not None and not folder.writing.done():
+            self._schedule(folder)  # one write at a time per session; try again after this one
+            return
+        folder.writing = asyncio.get_running_loop().create_task(self.flush(folder))
+
+    async def flush(self, folder: FolderRecords) -> None:
+        """Write the folder's digest now (a worker thread); report, never raise."""
+        if not folder.dirty:
+            return
+        folder.dirty = False
+        made = folder.files.digest()
+        if made is None:
+            return
+        try:
+            result = await asyncio.to_thread(write_made_digest, folder.source, made[0], made[1],
+                                             folder.files.event_seq)
+        except Exception as exc:  # reported in mnemon/status, never raised (seed 002 section 4)
+            error = exc if isinstance(exc, MnemonError) else MnemonError(f"{type(exc).__name__}: {exc}")
+            folder.last_error = {"code": error.code, "message": error.message}
+            log.warning("auto-writer for %s failed: %s", folder.uri, error.message)
+            return
+        folder.last = result
+        folder.last_error = None
+        self.server.protocol.notify(P.RECORDS_AUTO_WRITTEN, {"workspace": folder.uri, **result})
+
+    # -------------------------------------------------------------- proposals written by other processes
+
+    def watchers_for(self, state: FolderState) -> list[Any]:
+        """Watchers of the folder's record files (``<workspace>/.dsh/workspace-memory/`` and
+        ``$DSH_HOME/workspace-memory/``): a proposal written by another process (the MCP server, the CLI,
+        a DSH tool) is announced with ``mnemon/recordProposed`` too. The ids pending now are read first
+        (in a task), so only new ones are announced."""
+        from .watch import Watcher
+
+        paths = [project_dir(state.path) / "workspace-memory"]
+        try:
+            paths.append(dsh_home() / "workspace-memory")
+        except MnemonError:
+            pass
+        self.announced.setdefault(state.uri, None)
+        asyncio.get_running_loop().create_task(self._read_announced(state.uri))
+
+        def accept(path: str) -> bool:
+            return path.endswith(".jsonl")
+
+        async def changed(_paths: set[str]) -> None:
+            await self.announce_new_proposals(state.uri)
+
+        # One watcher per directory: a Watcher waiting for a missing path ignores its other paths.
+        return [Watcher(f"records:{state.uri}:{n}", [path], accept, changed, recursive=False)
+                for n, path in enumerate(paths)]
+
+    async def _read_announced(self, uri: str) -> None:
+        ids = await self._pending_ids(uri)
+        if ids is not None and self.announced.get(uri) is None:
+            self.announced[uri] = ids
+
+    async def _pending_ids(self, uri: str) -> set[str] | None:
+        state = self.server.registry.folders.get(uri)
+        if state is None:
+            return None
+        source = self.folder(state).source
+        try:
+            found = await asyncio.to_thread(source.list, proposals=True)
+        except Exception as exc:
+            log.info("proposals of %s not readable: %s", uri, exc)
+            return None
+        return {r.id for r in found}
+
+    async def announce_new_proposals(self, uri: str) -> None:
+        """Send ``mnemon/recordProposed`` for each pending proposal of folder ``uri`` not announced yet."""
+        state = self.server.registry.folders.get(uri)
+        if state is None:
+            return
+        try:
+            found = await asyncio.to_thread(self.folder(state).source.list, proposals=True)
+        except Exception as exc:
+            log.info("proposals of %s not readable: %s", uri, exc)
+            return
+        known = self.announced.get(uri)
+        self.announced[uri] = {r.id for r in found}
+        if known is None:
+            return  # the first read: what is pending now was there before this session
+        for record in reversed(found):  # oldest first
+            if record.id not in known:
+                self.server.protocol.notify(P.RECORD_PROPOSED, {
+                    "workspace": uri, "id": record.id, "scope": record.scope, "title": record.title,
+                    "pending": len(found)})
+
+    # -------------------------------------------------------------- review
+
+    def turn_began(self, uri: str) -> None:
+        """A new turn: cancel the folder's pending review suggestion."""
+        folder = self._known(uri)
+        if folder is not None:
+            folder.turn_seq += 1
+            folder.cancel_review()
+
+    async def turn_ended(self, uri: str, raw_activity: Any) -> dict[str, Any]:
+        """Accumulate one turn's activity and arm the idle review timer when eligible and admitted.
+
+        ``raw_activity`` was validated by :func:`check_activity` first. Returns ``{enabled, score,
+        eligible, admitted, reasons, armed, idleReviewMs}`` (``{enabled: false}`` when lifecycle or
+        writeback is off)."""
+        state = self.server.registry.folders.get(uri)
+        if state is None:
+            return {"enabled": False}
+        folder = self.folder(state)
+        folder.turn_seq += 1
+        folder.cancel_review()
+        settings = state.settings
+        if not settings.lifecycle_enabled or settings.writeback_mode != "guided":
+            return {"enabled": False}
+        turn = parse_turn_activity(raw_activity)
+        activity = await asyncio.to_thread(folder.activity.add_turn, turn)
+        verdict = activity.evaluate()
+        armed = False
+        if verdict["admitted"]:
+            loop = asyncio.get_running_loop()
+            seq = folder.turn_seq
+            folder.review_due = loop.time() + settings.idle_review_ms / 1000
+            folder.review_handle = loop.call_later(settings.idle_review_ms / 1000,
+                                                   lambda: loop.create_task(self._suggest(folder, seq)))
+            armed = True
+        return {"enabled": True, "score": verdict["score"], "eligible": verdict["eligible"],
+                "admitted": verdict["admitted"], "reasons": verdict["reasons"], "armed": armed,
+                "idleReviewMs": settings.idle_review_ms}
+
+    async def _suggest(self, folder: FolderRecords, seq: int) -> None:
+        folder.review_handle = None
+        folder.review_due = None
+        if folder.turn_seq != seq:
+            return  # a newer turn came in between
+        try:
+            activity = await asyncio.to_thread(folder.activity.load)
+            verdict = activity.evaluate()
+            if not verdict["admitted"]:
+                return
+            await asyncio.to_thread(folder.activity.reset)
+        except Exception as exc:
+            log.warning("review activity of %s: %s", folder.uri, exc)
+            return
+        self.server.protocol.notify(P.REVIEW_SUGGESTED, {
+            "workspace": folder.uri, "turnSeq": seq, "score": verdict["score"], "eligible": verdict["eligible"],
+            "parts": verdict["parts"], "reasons": verdict["reasons"], "signals": verdict["signals"],
+            "admitted": verdict["admitted"], "activity": verdict["activity"]})
+
+    def _known(self, uri: str) -> FolderRecords | None:
+        state = self.server.registry.folders.get(uri)
+        return self.folder(state) if state is not None else None
+
+    # -------------------------------------------------------------- status
+
+    def status_fields(self, state: FolderState) -> dict[str, Any]:
+        """``{records: {sessionId, pendingProposals, autoWriter: {enabled, last, lastError, pending},
+        review: {armed, dueInMs}}}`` for ``mnemon/status`` (runs in a worker thread; never raises)."""
+        folder = self.folders.get(state.uri)
+        try:
+            pending = (folder.source if folder else state.host.records).pending_proposals()
+        except Exception:
+            pending = 0
+        review: dict[str, Any] = {"armed": False}
+        if folder is not None and folder.review_handle is not None and folder.review_due is not None:
+            review = {"armed": True}
+        return {"records": {
+            "sessionId": folder.session_id if folder else self.session_id(state.uri),
+            "pendingProposals": pending,
+            "autoWriter": {"enabled": state.settings.records.auto_writer,
+                           "last": folder.last if folder else None,
+                           "lastError": folder.last_error if folder else None,
+                           "pending": bool(folder and (folder.dirty or folder.flush_handle))},
+            "review": review}}
+
+    async def initialized(self) -> None:
+        """Ask the client to watch the workspace's files for us (``workspace/didChangeWatchedFiles``) when
+        it supports dynamic registration and some folder has the auto-writer on. Never raises."""
+        ls = self.server
+        if not ls.supports("workspace.did_change_watched_files.dynamic_registration"):
+            return
+        if not any(state.settings.records.auto_writer for state in ls.registry.folders.values()):
+            return
+        options = types.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[types.FileSystemWatcher(glob_pattern="**/*")])
+        params = types.RegistrationParams(registrations=[types.Registration(
+            id="mnemon-records-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=options)])
+        try:
+            await asyncio.wait_for(ls.client_register_capability_async(params), timeout=5)
+        except Exception as exc:  # the auto-writer still has didSave and the file operations
+            log.info("client/registerCapability for watched files failed: %s", exc)
+
+    async def shutdown(self) -> None:
+        """Write what the auto-writer still holds and stop every timer."""
+        for folder in list(self.folders.values()):
+            folder.cancel_review()
+            if folder.flush_handle is not None:
+                folder.flush_handle.cancel()
+                folder.flush_handle = None
+            if folder.writing is not None and not folder.writing.done():
+                await folder.writing
+            await self.flush(folder)
+
+
+def check_activity(raw: Any) -> None:
+    """Validate ``mnemon/turn/end``'s ``activity`` before anything changes (raises :class:`InvalidInput`)."""
+    parse_turn_activity(raw)
+
+
+# ------------------------------------------------------------------ registration
+
+
+def register(server: "MnemonLanguageServer", mnemon_request: Callable[[str], Callable[..., Any]]) -> None:
+    """Attach :class:`RecordsFeature` as ``server.records_feature`` and register the handlers."""
+    server.records_feature = RecordsFeature(server)  # type: ignore[attr-defined]
+
+    def feature(ls: Any) -> RecordsFeature:
+        return ls.records_feature
+
+    async def call(ls: Any, workspace: str | None, fn: Callable[["RecordsSource"], Any]) -> dict[str, Any]:
+        state, source = feature(ls).source_for(workspace)
+        result = await asyncio.to_thread(fn, source)
+        if hasattr(result, "to_dict"):
+            result = result.to_dict()
+        return result | {"workspace": state.uri}
+
+    @mnemon_request("mnemon/records/list")
+    async def records_list(ls: Any, params: Any) -> dict[str, Any]:
+        """``mnemon/records/list`` -> ``{records: [record], count, workspace}`` (newest first)."""
+        p = P.parse_params(RecordsListParams, params)
+
+        def run(source: "RecordsSource") -> dict[str, Any]:
+            found = source.list(scopes=p.scopes, type=p.type, status=p.status, verification=p.verification,
+                                tag=p.tag, text=p.text, proposals=p.proposals, limit=p.limit)
+            return {"records": [r.to_json() | {"proposal": r.is_proposal} for r in found], "count": len(found)}
+
+        return await call(ls, p.workspace, run)
+
+    @mnemon_request("mnemon/records/get")
+    async def records_get(ls: Any, params: Any) -> dict[str, Any]:
+        """``mnemon/records/get`` -> ``{record, workspace}``."""
+        p = P.parse_params(RecordIdParams, params)
+        return await call(ls, p.workspace, lambda s: {"record": s.get(p.id, p.record_scope).to_json()})
+
+    async def create(ls: Any, params: Any, propose: bool) -> dict[str, Any]:
+        p = P.parse_params(RecordCreateParams, params)
+
+        def run(source: "RecordsSource") -> Any:
+            if propose:
+                return source.propose(p.record_scope, p.type, p.title, p.content, tags=p.tags,
+                                      source_refs=p.source_refs, note=p.note, confirm=p.confirm)
+            return source.create(p.record_scope, p.type, p.title, p.content, tags=p.tags,
+                                 source_refs=p.source_refs, confirm=p.confirm)
+
+        result = await call(ls, p.workspace, run)
+        if propose:
+            _, source = feature(ls).source_for(p.workspace)
+            pending = await asyncio.to_thread(source.pending_proposals)
+            known = feature(ls).announced.get(result["workspace"])
+            if known is not None:
+                known.add(result["id"])  # announced here; the file watcher will not repeat it
+            ls.protocol.notify(P.RECORD_PROPOSED, {"workspace": result["workspace"], "id": result["id"],
+                                                   "scope": result["scope"], "title": result["record"]["title"],
+                                                   "pending": pending})
+        return result
+
+    @mnemon_request("mnemon/records/create")
+    async def records_create(ls: Any, params: Any) -> dict[str, Any]:
+        """``mnemon/records/create`` -> the receipt ``{status, id, scope, message, record, workspace}``."""
+        return await create(ls, params, False)
+
+    @mnemon_request("mnemon/records/propose")
+    async def records_propose(ls: Any, params: Any) -> dict[str, Any]:
+        """``mnemon/records/propose`` -> the receipt; sends ``mnemon/recordProposed``."""
+        return await create(ls, params, True)
+
+    def change(method: str, name: str) -> None:
+        async def handler(ls: Any, params: Any) -> dict[str, Any]:
+            p = P.parse_params(RecordIdParams, params)
+            return await call(ls, p.workspace, lambda s: getattr(s, name)(p.id, scope=p.record_scope,
+                                                                          confirm=p.confirm))
+
+        handler.__doc__ = f"``{method}`` -> the receipt ``{{status, id, scope, message, record, workspace}}``."
+        handler.__name__ = f"records_{name}"
+        mnemon_request(method)(handler)
+
+    for action, name in (("verify", "verify"), ("reject", "reject"), ("stale", "mark_stale"),
+                         ("archive", "archive"), ("forget", "forget")):
+        change(f"mnemon/records/{action}", name)
+
+    @mnemon_request("mnemon/records/edit")
+    async def records_edit(ls: Any, params: Any) -> dict[str, Any]:
+        """``mnemon/records/edit`` -> the receipt (same id, revision + 1)."""
+        p = P.parse_params(RecordEditParams, params)
+        return await call(ls, p.workspace, lambda s: s.edit(p.id, scope=p.record_scope, title=p.title,
+                                                           content=p.content, tags=p.tags, type=p.type,
+                                                           confirm=p.confirm))
+
+    @mnemon_request("mnemon/records/export")
+    async def records_export(ls: Any, params: Any) -> dict[str, Any]:
+        """``mnemon/records/export`` -> ``{bundle: {schemaVersion, exportedAt, records}, workspace}``."""
+        p = P.parse_params(RecordsExportParams, params)
+        return await call(ls, p.workspace, lambda s: {"bundle": s.export(p.scopes)})
+
+    @mnemon_request("mnemon/records/import")
+    async def records_import(ls: Any, params: Any) -> dict[str, Any]:
+        """``mnemon/records/import`` -> ``{scope, total, imported, skipped, renamed, ids, workspace}``."""
+        p = P.parse_params(RecordsImportParams, params)
+        return await call(ls, p.workspace, lambda s: s.import_bundle(p.bundle, scope=p.record_scope,
+                                                                    confirm=p.confirm))
+
+    @mnemon_request("mnemon/records/compact")
+    async def records_compact(ls: Any, params: Any) -> dict[str, Any]:
+        """``mnemon/records/compact`` -> ``{scope, file, before, after, linesBefore, linesAfter, workspace}``."""
+        p = P.parse_params(RecordsCompactParams, params)
+        return await call(ls, p.workspace, lambda s: s.compact(p.record_scope, confirm=p.confirm))
+
+    # ---------------------------------------------------------------- file events (auto-writer)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: Any, params: types.DidSaveTextDocumentParams) -> None:
+        """``textDocument/didSave``: the file was modified in this session."""
+        feature(ls).observe([("modified", params.text_document.uri)])
+
+    glob = types.FileOperationRegistrationOptions(
+        filters=[types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*"))])
+
+    @server.feature(types.WORKSPACE_DID_CREATE_FILES, glob)
+    def did_create(ls: Any, params: types.CreateFilesParams) -> None:
+        """``workspace/didCreateFiles``."""
+        feature(ls).observe([("created", f.uri) for f in params.files])
+
+    @server.feature(types.WORKSPACE_DID_DELETE_FILES, glob)
+    def did_delete(ls: Any, params: types.DeleteFilesParams) -> None:
+        """``workspace/didDeleteFiles``."""
+        feature(ls).observe([("deleted", f.uri) for f in params.files])
+
+    @server.feature(types.WORKSPACE_DID_RENAME_FILES, glob)
+    def did_rename(ls: Any, params: types.RenameFilesParams) -> None:
+        """``workspace/didRenameFiles``: the old path deleted, the new one created."""
+        feature(ls).observe([("renamed", f"{f.old_uri}\x00{f.new_uri}") for f in params.files])
+
+    kinds = {types.FileChangeType.Created: "created", types.FileChangeType.Changed: "modified",
+             types.FileChangeType.Deleted: "deleted"}
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched(ls: Any, params: types.DidChangeWatchedFilesParams) -> None:
+        """``workspace/didChangeWatchedFiles`` (watchers the client or our registration set up)."""
+        feature(ls).observe([(kinds.get(c.type, "modified"), c.uri) for c in params.changes])

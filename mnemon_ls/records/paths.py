@@ -1,0 +1,98 @@
+"""Where each record scope lives (seed 002 section 1) and the ``scopeKey`` of each scope.
+
+=================  =====================================================================  ==================
+scope              file                                                                   scopeKey
+=================  =====================================================================  ==================
+``session``        ``$DSH_HOME/workspace-memory/sessions/<sha256 hex of scopeKey>.jsonl``  ``<sessionId>|<rootId>``
+``project``        ``<workspace>/.dsh/workspace-memory/records.jsonl``                    ``<rootId>``
+``shared-project`` ``<workspace>/.dsh/workspace-memory/shared.jsonl``                     ``<rootId>``
+``user``           ``$DSH_HOME/workspace-memory/user.jsonl``                              ``<userId>``
+=================  =====================================================================  ==================
+
+``DSH_HOME`` (trimmed, ``~`` expanded) defaults to ``~/.dsh``, so the DSH tools on one machine read the
+same files. ``rootId`` is the first 16 hex of the sha256 of the canonical workspace path (the same hash
+the ``workspaces`` storage scope uses). The ``user`` file holds every user's records; each record's
+``scopeKey`` is its ``userId`` and reads only return the caller's. Resolving a path never writes.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from ..errors import InvalidInput
+from ..roots import workspace_hash
+
+MEMORY_DIR = "workspace-memory"
+
+
+def dsh_home(env: Mapping[str, str] | None = None) -> Path:
+    """``$DSH_HOME`` (absolute, ``~`` expanded) or ``~/.dsh``. Raises :class:`InvalidInput` for a NUL."""
+    env = os.environ if env is None else env
+    value = (env.get("DSH_HOME") or "").strip()
+    if value:
+        if "\x00" in value:
+            raise InvalidInput("DSH_HOME", "must not contain NUL")
+        return Path(os.path.abspath(os.path.expanduser(value)))
+    return Path(os.path.expanduser("~")) / ".dsh"
+
+
+def root_id(workspace: Path) -> str:
+    """The 16-hex id of a canonical workspace path (prefix of :func:`mnemon_ls.roots.workspace_hash`)."""
+    return workspace_hash(workspace)[:16]
+
+
+def scope_key_hash(scope_key: str) -> str:
+    """sha256 hex of a scopeKey's UTF-8 bytes (the session file's name; its first 16 hex go in auto ids)."""
+    return hashlib.sha256(scope_key.encode("utf-8")).hexdigest()
+
+
+def default_user_id(env: Mapping[str, str] | None = None) -> str:
+    """The user partition: ``$DSH_USER_ID`` when set, else the login name."""
+    env = os.environ if env is None else env
+    value = (env.get("DSH_USER_ID") or "").strip()
+    if value:
+        return value
+    try:
+        return getpass.getuser()
+    except Exception:  # no login name (containers): one local user
+        return "local"
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeLocation:
+    """One scope's file and key: ``scope``, ``path`` (the JSONL file), ``scope_key``."""
+
+    scope: str
+    path: Path
+    scope_key: str
+
+
+def project_dir(workspace: Path) -> Path:
+    """``<workspace>/.dsh`` (the folder that gets the partial ``.gitignore``)."""
+    return workspace / ".dsh"
+
+
+def locate(scope: str, *, workspace: Path | None, session_id: str | None, user_id: str,
+           env: Mapping[str, str] | None = None) -> ScopeLocation:
+    """The file and scopeKey of ``scope``. Raises :class:`InvalidInput` (field ``recordScope``) for an
+    unknown scope, a project scope without a workspace, or the session scope without a session id."""
+    home = dsh_home(env) / MEMORY_DIR
+    if scope == "user":
+        return ScopeLocation(scope, home / "user.jsonl", user_id)
+    if scope in ("project", "shared-project", "session") and workspace is None:
+        raise InvalidInput("recordScope", f"{scope} needs a workspace (none is open)")
+    if scope == "session":
+        if not session_id:
+            raise InvalidInput("sessionId", "is required for the session scope (a session is one server lifetime)")
+        key = f"{session_id}|{root_id(workspace)}"  # type: ignore[arg-type]
+        return ScopeLocation(scope, home / "sessions" / f"{scope_key_hash(key)}.jsonl", key)
+    if scope == "project":
+        return ScopeLocation(scope, project_dir(workspace) / MEMORY_DIR / "records.jsonl", root_id(workspace))  # type: ignore[arg-type]
+    if scope == "shared-project":
+        return ScopeLocation(scope, project_dir(workspace) / MEMORY_DIR / "shared.jsonl", root_id(workspace))  # type: ignore[arg-type]
+    raise InvalidInput("recordScope", f"must be one of session, project, shared-project, user (got {scope!r})")
