@@ -259,3 +259,76 @@ class ForgetParams(WorkspaceParams):
 
     space_id: str = Field(alias="spaceId")
     id: str
+
+
+# ------------------------------------------------------------------ mnemon/records/* (lsp/records.py)
+
+RecordScope = Literal["session", "project", "shared-project", "user"]
+
+
+# ------------------------------------------------------------------ params
+
+
+class RecordsListParams(WorkspaceParams):
+    """``mnemon/records/list``: ``{workspace?, scopes?, type?, status?, verification?, tag?, text?, proposals?, limit?}``."""
+
+    scopes: list[RecordScope] | None = None
+    type: str | None = None
+    status: str | None = None
+    verification: str | None = None
+    tag: str | None = None
+    text: str | None = None
+    proposals: bool = False
+    limit: int | None = Field(None, strict=True)
+
+
+class RecordIdParams(WorkspaceParams):
+    """``{workspace?, id, recordScope?, confirm?}`` (get, verify, reject, stale, archive, forget)."""
+
+    id: str
+    record_scope: RecordScope | None = Field(None, alias="recordScope")
+    confirm: bool = False
+
+
+class RecordCreateParams(WorkspaceParams):
+    """``mnemon/records/create|propose``: ``{workspace?, recordScope? (project), type? (fact), title, content,
+    tags?, sourceRefs? [{kind, id}], note? (propose), confirm?}``."""
+
+    record_scope: RecordScope = Field("project", alias="recordScope")
+    type: str = "fact"
+    title: str
+    content: str
+    tags: list[str] = Field(default_factory=list)
+    source_refs: list[dict[str, str]] = Field(default_factory=list, alias="sourceRefs")
+    note: str | None = None
+    confirm: bool = False
+
+
+class RecordEditParams(RecordIdParams):
+    """``mnemon/records/edit``: ``{workspace?, id, recordScope?, title?, content?, tags?, type?, confirm?}``."""
+
+    title: str | None = None
+    content: str | None = None
+    tags: list[str] | None = None
+    type: str | None = None
+
+
+class RecordsExportParams(WorkspaceParams):
+    """``mnemon/records/export``: ``{workspace?, scopes?}``."""
+
+    scopes: list[RecordScope] | None = None
+
+
+class RecordsImportParams(WorkspaceParams):
+    """``mnemon/records/import``: ``{workspace?, bundle, recordScope? (project), confirm?}``."""
+
+    bundle: Any
+    record_scope: RecordScope = Field("project", alias="recordScope")
+    confirm: bool = False
+
+
+class RecordsCompactParams(WorkspaceParams):
+    """``mnemon/records/compact``: ``{workspace?, recordScope? (project), confirm?}``."""
+
+    record_scope: RecordScope = Field("project", alias="recordScope")
+    confirm: bool = False

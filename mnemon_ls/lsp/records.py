@@ -26,98 +26,24 @@ import asyncio
 import logging
 import secrets
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Literal
+from typing import TYPE_CHECKING, Any, Callable
 
 from lsprotocol import types
-from pydantic import Field
-
 from ..errors import MnemonError
 from ..host import FolderState, uri_to_path
-from ..records.activity import ActivityStore, parse_turn_activity
-from ..records.autowriter import DEBOUNCE_MS, SessionFiles, write_made_digest
-from ..records.paths import dsh_home, project_dir
-from ..roots import workspace_hash
 from . import protocol as P
 
 if TYPE_CHECKING:
     from ..records import RecordsSource
+
+# The records modules (pydantic models) are imported where they are used, after ``initialize``
+# (tests/lsp/test_startup.py); their params models live in :mod:`.params`.
     from .server import MnemonLanguageServer
 
 log = logging.getLogger("mnemon_ls.lsp.records")
 
 #: Longest the auto-writer waits after the first of a burst of events, milliseconds.
 MAX_WAIT_MS = 2000
-
-Scope = Literal["session", "project", "shared-project", "user"]
-
-
-# ------------------------------------------------------------------ params
-
-
-class RecordsListParams(P.WorkspaceParams):
-    """``mnemon/records/list``: ``{workspace?, scopes?, type?, status?, verification?, tag?, text?, proposals?, limit?}``."""
-
-    scopes: list[Scope] | None = None
-    type: str | None = None
-    status: str | None = None
-    verification: str | None = None
-    tag: str | None = None
-    text: str | None = None
-    proposals: bool = False
-    limit: int | None = Field(None, strict=True)
-
-
-class RecordIdParams(P.WorkspaceParams):
-    """``{workspace?, id, recordScope?, confirm?}`` (get, verify, reject, stale, archive, forget)."""
-
-    id: str
-    record_scope: Scope | None = Field(None, alias="recordScope")
-    confirm: bool = False
-
-
-class RecordCreateParams(P.WorkspaceParams):
-    """``mnemon/records/create|propose``: ``{workspace?, recordScope? (project), type? (fact), title, content,
-    tags?, sourceRefs? [{kind, id}], note? (propose), confirm?}``."""
-
-    record_scope: Scope = Field("project", alias="recordScope")
-    type: str = "fact"
-    title: str
-    content: str
-    tags: list[str] = Field(default_factory=list)
-    source_refs: list[dict[str, str]] = Field(default_factory=list, alias="sourceRefs")
-    note: str | None = None
-    confirm: bool = False
-
-
-class RecordEditParams(RecordIdParams):
-    """``mnemon/records/edit``: ``{workspace?, id, recordScope?, title?, content?, tags?, type?, confirm?}``."""
-
-    title: str | None = None
-    content: str | None = None
-    tags: list[str] | None = None
-    type: str | None = None
-
-
-class RecordsExportParams(P.WorkspaceParams):
-    """``mnemon/records/export``: ``{workspace?, scopes?}``."""
-
-    scopes: list[Scope] | None = None
-
-
-class RecordsImportParams(P.WorkspaceParams):
-    """``mnemon/records/import``: ``{workspace?, bundle, recordScope? (project), confirm?}``."""
-
-    bundle: Any
-    record_scope: Scope = Field("project", alias="recordScope")
-    confirm: bool = False
-
-
-class RecordsCompactParams(P.WorkspaceParams):
-    """``mnemon/records/compact``: ``{workspace?, recordScope? (project), confirm?}``."""
-
-    record_scope: Scope = Field("project", alias="recordScope")
-    confirm: bool = False
-
 
 # ------------------------------------------------------------------ per-folder state
 
@@ -126,6 +52,11 @@ class FolderRecords:
     """One folder's session: its id, Records Source, touched files, debounce and review timers."""
 
     def __init__(self, state: FolderState, session_id: str) -> None:
+        from ..records.activity import ActivityStore
+        from ..records.autowriter import SessionFiles
+        from ..records.paths import dsh_home, project_dir
+        from ..roots import workspace_hash
+
         self.uri = state.uri
         self.state = state
         self.session_id = session_id
@@ -225,6 +156,8 @@ class RecordsFeature:
                 self._schedule(folder)
 
     def _schedule(self, folder: FolderRecords) -> None:
+        from ..records.autowriter import DEBOUNCE_MS
+
         loop = asyncio.get_running_loop()
         now = loop.time()
         if folder.first_event_at is None:
@@ -244,6 +177,8 @@ class RecordsFeature:
 
     async def flush(self, folder: FolderRecords) -> None:
         """Write the folder's digest now (a worker thread); report, never raise."""
+        from ..records.autowriter import write_made_digest
+
         if not folder.dirty:
             return
         folder.dirty = False
@@ -269,6 +204,8 @@ class RecordsFeature:
         ``$DSH_HOME/workspace-memory/``): a proposal written by another process (the MCP server, the CLI,
         a DSH tool) is announced with ``mnemon/recordProposed`` too. The ids pending now are read first
         (in a task), so only new ones are announced."""
+        from ..records.paths import dsh_home, project_dir
+
         from .watch import Watcher
 
         paths = [project_dir(state.path) / "workspace-memory"]
@@ -341,6 +278,8 @@ class RecordsFeature:
         ``raw_activity`` was validated by :func:`check_activity` first. Returns ``{enabled, score,
         eligible, admitted, reasons, armed, idleReviewMs}`` (``{enabled: false}`` when lifecycle or
         writeback is off)."""
+        from ..records.activity import parse_turn_activity
+
         state = self.server.registry.folders.get(uri)
         if state is None:
             return {"enabled": False}
@@ -442,6 +381,8 @@ class RecordsFeature:
 
 def check_activity(raw: Any) -> None:
     """Validate ``mnemon/turn/end``'s ``activity`` before anything changes (raises :class:`InvalidInput`)."""
+    from ..records.activity import parse_turn_activity
+
     parse_turn_activity(raw)
 
 
@@ -465,7 +406,7 @@ def register(server: "MnemonLanguageServer", mnemon_request: Callable[[str], Cal
     @mnemon_request("mnemon/records/list")
     async def records_list(ls: Any, params: Any) -> dict[str, Any]:
         """``mnemon/records/list`` -> ``{records: [record], count, workspace}`` (newest first)."""
-        p = P.parse_params(RecordsListParams, params)
+        p = P.parse_params(P.RecordsListParams, params)
 
         def run(source: "RecordsSource") -> dict[str, Any]:
             found = source.list(scopes=p.scopes, type=p.type, status=p.status, verification=p.verification,
@@ -477,11 +418,11 @@ def register(server: "MnemonLanguageServer", mnemon_request: Callable[[str], Cal
     @mnemon_request("mnemon/records/get")
     async def records_get(ls: Any, params: Any) -> dict[str, Any]:
         """``mnemon/records/get`` -> ``{record, workspace}``."""
-        p = P.parse_params(RecordIdParams, params)
+        p = P.parse_params(P.RecordIdParams, params)
         return await call(ls, p.workspace, lambda s: {"record": s.get(p.id, p.record_scope).to_json()})
 
     async def create(ls: Any, params: Any, propose: bool) -> dict[str, Any]:
-        p = P.parse_params(RecordCreateParams, params)
+        p = P.parse_params(P.RecordCreateParams, params)
 
         def run(source: "RecordsSource") -> Any:
             if propose:
@@ -514,7 +455,7 @@ def register(server: "MnemonLanguageServer", mnemon_request: Callable[[str], Cal
 
     def change(method: str, name: str) -> None:
         async def handler(ls: Any, params: Any) -> dict[str, Any]:
-            p = P.parse_params(RecordIdParams, params)
+            p = P.parse_params(P.RecordIdParams, params)
             return await call(ls, p.workspace, lambda s: getattr(s, name)(p.id, scope=p.record_scope,
                                                                           confirm=p.confirm))
 
@@ -529,7 +470,7 @@ def register(server: "MnemonLanguageServer", mnemon_request: Callable[[str], Cal
     @mnemon_request("mnemon/records/edit")
     async def records_edit(ls: Any, params: Any) -> dict[str, Any]:
         """``mnemon/records/edit`` -> the receipt (same id, revision + 1)."""
-        p = P.parse_params(RecordEditParams, params)
+        p = P.parse_params(P.RecordEditParams, params)
         return await call(ls, p.workspace, lambda s: s.edit(p.id, scope=p.record_scope, title=p.title,
                                                            content=p.content, tags=p.tags, type=p.type,
                                                            confirm=p.confirm))
@@ -537,20 +478,20 @@ def register(server: "MnemonLanguageServer", mnemon_request: Callable[[str], Cal
     @mnemon_request("mnemon/records/export")
     async def records_export(ls: Any, params: Any) -> dict[str, Any]:
         """``mnemon/records/export`` -> ``{bundle: {schemaVersion, exportedAt, records}, workspace}``."""
-        p = P.parse_params(RecordsExportParams, params)
+        p = P.parse_params(P.RecordsExportParams, params)
         return await call(ls, p.workspace, lambda s: {"bundle": s.export(p.scopes)})
 
     @mnemon_request("mnemon/records/import")
     async def records_import(ls: Any, params: Any) -> dict[str, Any]:
         """``mnemon/records/import`` -> ``{scope, total, imported, skipped, renamed, ids, workspace}``."""
-        p = P.parse_params(RecordsImportParams, params)
+        p = P.parse_params(P.RecordsImportParams, params)
         return await call(ls, p.workspace, lambda s: s.import_bundle(p.bundle, scope=p.record_scope,
                                                                     confirm=p.confirm))
 
     @mnemon_request("mnemon/records/compact")
     async def records_compact(ls: Any, params: Any) -> dict[str, Any]:
         """``mnemon/records/compact`` -> ``{scope, file, before, after, linesBefore, linesAfter, workspace}``."""
-        p = P.parse_params(RecordsCompactParams, params)
+        p = P.parse_params(P.RecordsCompactParams, params)
         return await call(ls, p.workspace, lambda s: s.compact(p.record_scope, confirm=p.confirm))
 
     # ---------------------------------------------------------------- file events (auto-writer)
