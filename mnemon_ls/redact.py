@@ -164,8 +164,22 @@ _TOKEN_RULES: tuple[_TokenRule, ...] = (
     _TokenRule("pypi-token", r"pypi-AgEIcHlwaS5vcmc", r"[A-Za-z0-9_\-]", 40),
     _TokenRule("huggingface-token", r"hf_", r"[A-Za-z0-9]", 30, random=True),
 )
+#: What may not stand right before a prefix. A generic prefix (``sk-``, ``hf_``, ``ya29.``: the rules whose
+#: body must also look random) must start a word, or ``task-...`` and ``ghf_...`` would match; a
+#: distinctive prefix (``ghp_``, ``glpat-``, ``AIza``...) is a token wherever it stands, also glued to a
+#: word (``feat-ghp_...``, ``tokenghp_...``); an AWS key id only not inside a longer upper-case word.
+_GENERIC_GUARD = r"(?<![A-Za-z0-9_\-])"
+_AWS_GUARD = r"(?<![A-Z0-9])"
+
+
+def _guard(rule: _TokenRule) -> str:
+    if rule.kind == "aws-access-key-id":
+        return _AWS_GUARD
+    return _GENERIC_GUARD if rule.random and rule.kind != "slack-token" else ""
+
+
 _TOKEN_START = re.compile(
-    r"(?<![A-Za-z0-9_\-])(?:" + "|".join(f"(?P<t{i}>{rule.prefix})" for i, rule in enumerate(_TOKEN_RULES)) + ")"
+    "|".join(f"{_guard(rule)}(?P<t{i}>{rule.prefix})" for i, rule in enumerate(_TOKEN_RULES))
 )
 _TOKEN_BODY = tuple(re.compile(rule.body + "+") for rule in _TOKEN_RULES)
 # A line break (with indentation, a shell continuation or an escaped \n) or one space between two parts.

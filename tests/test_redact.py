@@ -144,3 +144,29 @@ def test_secrets_setting_default_and_rule():
     with pytest.raises(InvalidInput) as caught:
         load_settings({"secrets": "off"})
     assert caught.value.field == "secrets" and "redact, reject, allow" in caught.value.rule
+
+
+@pytest.mark.parametrize("glued", ["feat-", "url-", "x_", "pre", "token", "a.b/"])
+def test_a_distinctive_token_glued_to_a_word_is_still_found(glued: str) -> None:
+    """Found by a fresh-clone trial: ``feat-ghp_...`` and ``x_AKIA...`` were stored verbatim."""
+    from tests.redact_samples import GITHUB_PAT
+
+    github = "ghp_" + "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
+    aws = "AKIA3XRILAV63FV9CYK2"
+    for value, kind in ((github, "github-token"), (aws, "aws-access-key-id"), (GITHUB_PAT, "github-token")):
+        text, matches = redact_text(f"see {glued}{value} now")
+        assert text == f"see {glued}[redacted:{kind}] now" and [m.kind for m in matches] == [kind]
+
+
+def test_generic_prefixes_still_need_a_word_start() -> None:
+    for prose in ("task-abcdefghijklmnopqrstuvwxyz0123", "MYAKIA3XRILAV63FV9CYK2X", "the desk-ant-sized thing"):
+        assert redact_text(prose) == (prose, [])
+
+
+def test_a_branch_name_holding_a_glued_token_is_refused() -> None:
+    from mnemon_ls.errors import InvalidInput
+    from mnemon_ls.redact import Scrubber
+
+    with pytest.raises(InvalidInput) as refused:
+        Scrubber("redact").identifier("branches[0]", "feat-ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d")
+    assert refused.value.field == "branches[0]" and "ghp_u8" not in refused.value.message
