@@ -54,3 +54,28 @@ def test_allow_mode_keeps_the_value_as_typed(root: Path, clock) -> None:
     hand_edit(store, "MEMORY.md", SEP.join(["alpha", "beta", "gamma", f"push with {GITHUB_PAT}"]) + "\n")
     assert store.repair().hand_edits["MEMORY.md"]["status"] == "imported"
     assert f"push with {GITHUB_PAT}" in [e.content for e in parse_store(store.memories_path.read_bytes())]
+
+
+def test_a_split_user_scope_keeps_each_projection_in_its_own_root(tmp_path: Path) -> None:
+    """Found by a fresh-clone trial: with runtimeUserScope=global the workspace root also had a USER.md,
+    and an edit of it was "imported" into entries nobody reads (reference 3.9 ignores them)."""
+    from mnemon_ls.host import WorkspaceHost
+    from mnemon_ls.runtime.ops import validate_request
+    from mnemon_ls.settings import load_settings
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / ".git").mkdir()
+    env = {"MNEMON_DATA_DIR": str(tmp_path / "global")}
+    host = WorkspaceHost(workspace, load_settings({}), env=env)
+    assert host.resolution.split_user
+    host.runtime.mutate(validate_request("add", "memory", "a workspace fact"))
+    host.runtime.mutate(validate_request("add", "user", "a fact about the person"))
+    local, shared = host.root / "runtime", host.resolution.user_root / "runtime"
+    assert (local / "MEMORY.md").exists() and not (local / "USER.md").exists()
+    assert (shared / "USER.md").exists() and not (shared / "MEMORY.md").exists()
+    (local / "USER.md").write_text("typed into the wrong file\n")  # ignored, never imported or rewritten
+    snapshot, repairs = host.wake()
+    assert "typed into the wrong file" not in snapshot.text
+    assert (local / "USER.md").read_text() == "typed into the wrong file\n"
+    assert all(not report.hand_edits for _, report in repairs)

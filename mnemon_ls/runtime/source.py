@@ -16,7 +16,7 @@ from ..redact import Scrubber
 from ..roots import RootResolution
 from ..settings import Settings
 from . import ops
-from .model import Entry, Target, revision_of, used_bytes
+from .model import TARGETS, Entry, Target, revision_of, used_bytes
 from .snapshot import WakeSnapshot, render_wake
 from .store import (Clock, MaintenancePlan, Receipt, RepairReport, RuntimeStore, StoreState, _utc_now,
                     invalid_entry_line, over_limit_line)
@@ -61,12 +61,13 @@ class RuntimeSource:
         self.clock = clock
         limits = settings.runtime_memory
         hand_edits = settings.hand_edits
+        split = resolution.split_user
         self.memory_store = RuntimeStore(resolution.root, limits, clock=clock, hand_edits=hand_edits,
-                                         secrets=settings.secrets)
+                                         secrets=settings.secrets, projects=("memory",) if split else TARGETS)
         self.user_store = (
             RuntimeStore(resolution.user_root, limits, clock=clock, hand_edits=hand_edits,
-                         secrets=settings.secrets)
-            if resolution.split_user else self.memory_store
+                         secrets=settings.secrets, projects=("user",))
+            if split else self.memory_store
         )
 
     @property

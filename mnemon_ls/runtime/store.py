@@ -209,6 +209,7 @@ class RuntimeStore:
         clock: Clock = _utc_now,
         hand_edits: str = "import",
         secrets: str = "redact",
+        projects: Sequence[Target] = TARGETS,
     ) -> None:
         self.root = Path(root)
         fsio.confine(self.root)  # invariant 10: no write below the root follows a link
@@ -217,6 +218,11 @@ class RuntimeStore:
         #: The ``secrets`` setting for what this store writes on its own: imported hand edits and the copies
         #: it saves of them (mutations are redacted by :class:`~mnemon_ls.runtime.source.RuntimeSource`).
         self.secrets = secrets
+        #: The projections this store keeps on disk. A split USER scope (``runtimeUserScope=global``,
+        #: reference 3.9) ignores the workspace file's ``user`` entries and the global file's ``memory``
+        #: ones, so the workspace root has no USER.md (an edit of one would go nowhere) and the global
+        #: root no MEMORY.md.
+        self.projects: tuple[Target, ...] = tuple(projects)
         self.limits = limits or RuntimeMemorySettings()
         self.lock_timeout = lock_timeout
         self.clock = clock
@@ -472,7 +478,7 @@ class RuntimeStore:
             writes = []
             working = state.entries
             now = self._now()
-            for target in TARGETS:
+            for target in self.projects:
                 path = self.projection_path(target)
                 expected = projection_bytes(state.entries, target)
                 current = fsio.read_bytes_or_none(path)
@@ -572,7 +578,7 @@ class RuntimeStore:
             time.sleep(max(0.0, min(self.settle_seconds - age, deadline - time.monotonic())) + 0.005)
 
     def _projections_differ(self, entries: Sequence[Entry], count_missing: bool = True) -> bool:
-        for target in TARGETS:
+        for target in self.projects:
             current = fsio.read_bytes_or_none(self.projection_path(target))
             if current != projection_bytes(entries, target) and (count_missing or current is not None):
                 return True
@@ -650,7 +656,7 @@ class RuntimeStore:
         """
         preserved: dict[str, str] = {}
         writes: list[tuple[Path, bytes]] = []
-        for target in TARGETS:
+        for target in self.projects:
             path = self.projection_path(target)
             new = projection_bytes(after, target)
             current = fsio.read_bytes_or_none(path)
