@@ -537,7 +537,8 @@ def test_default_root_from_a_subdirectory_is_the_repositorys_and_outside_it(cli)
     assert user.returncode == 0, user.stderr
     assert (expected / "runtime" / "MEMORY.md").read_bytes() == b"from a subdirectory\n"
     assert (cli.data / "runtime" / "USER.md").read_bytes() == b"Name: Ada\n"  # the profile follows the person
-    assert (expected / "runtime" / "USER.md").read_bytes() == b""  # this root's own USER.md stays empty
+    assert not (expected / "runtime" / "USER.md").exists()  # no USER.md here: the profile lives in the global root
+    assert not (cli.data / "runtime" / "MEMORY.md").exists()  # and the global root keeps no MEMORY.md
     assert sorted(p.name for p in cli.ws.iterdir()) == [".git", "README", "src"]  # nothing in the repository
     wake = json.loads(cli.run("wake", "--json", scoped=False, cwd=sub).stdout)
     assert wake["root"] == str(expected)

@@ -475,7 +475,8 @@ def test_cli_reports_a_rejected_edit_and_still_runs_the_command(root, clock):
     store = make_store(root, clock)
     seed(store)
     edit = hand_edit(store, "USER.md", "Name: Ada [branch: main]\n")
-    result = run_cli(root, "runtime", "add", "--content", "from the command", "--data-dir", str(root))
+    result = run_cli(root, "runtime", "add", "--content", "from the command", "--data-dir", str(root),
+                     "--runtime-user-scope", "storage")  # this root's USER.md is the profile
     assert result.returncode == 0, result.stderr
     [line] = result.stderr.splitlines()
     assert line.startswith(f"mnemon-ls: {store.projection_path('user')}: your edit of USER.md was not applied: "

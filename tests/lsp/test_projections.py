@@ -36,7 +36,7 @@ from tests.lsp.conftest import (
 )
 
 #: ``handEdits: restore``: these tests are about rebuilding projections (importing edits: test_hand_edits.py).
-WORKSPACE = {"mnemon": {"storageScope": "workspace", "handEdits": "restore"}}
+WORKSPACE = {"mnemon": {"storageScope": "workspace", "runtimeUserScope": "storage", "handEdits": "restore"}}
 QUIET = 2.0
 
 
