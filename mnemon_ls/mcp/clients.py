@@ -81,10 +81,21 @@ def _is_ours(command: Any) -> bool:
     return "mnemon-ls" in text or "mnemon_ls" in text
 
 
-def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
+def _read_text(path: Path) -> str | None:
+    """The file's text, ``None`` when it does not exist; not UTF-8 is refused like unparsable JSON."""
     if not path.exists():
+        return None
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(str(path), f"is not UTF-8 text (byte {exc.start}); fix or move it, then run setup "
+                                      "again (nothing was written)") from None
+
+
+def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
+    text = _read_text(path)
+    if text is None:
         return None, {}
-    text = path.read_text(encoding="utf-8")
     if not text.strip():
         return text, {}
     try:
@@ -123,6 +134,13 @@ def _json_servers(path: Path, key: str, entry: dict[str, Any], remove: bool) -> 
             summary.append(f"{'updated' if SERVER_NAME in servers else 'added'} {key}.{SERVER_NAME}: "
                            f"{_shell_join([entry['command'], *entry['args']])}")
         servers[SERVER_NAME] = entry
+    return _change(path, before, data, summary)
+
+
+def _change(path: Path, before: str | None, data: Mapping[str, Any], summary: list[str]) -> Change:
+    """The change for a JSON file: nothing to do (no summary line) leaves its bytes exactly as they are."""
+    if not summary:
+        return Change(path, before, before if before is not None else "", summary)
     return Change(path, before, _dump_json(data) if (data or before is not None) else "", summary)
 
 
@@ -160,14 +178,14 @@ def _claude_hooks(path: Path, launcher: list[str], remove: bool) -> Change:
             hooks.pop(event, None)
     if not hooks:
         data.pop("hooks", None)
-    return Change(path, before, _dump_json(data) if (data or before is not None) else "", summary)
+    return _change(path, before, data, summary)
 
 
 def _codex(path: Path, launcher: list[str], remove: bool) -> Change:
     import tomlkit
     from tomlkit.exceptions import ParseError
 
-    before = path.read_text(encoding="utf-8") if path.exists() else None
+    before = _read_text(path)
     try:
         doc = tomlkit.parse(before or "")
     except ParseError as exc:
@@ -231,14 +249,16 @@ def plan(client: str, *, workspace: Path, project: bool = False, remove: bool = 
 
 def apply(changes: list[Change]) -> list[Path]:
     """Write every changed file durably (temp file, fsync, rename); returns the paths written. A file that
-    would become empty and did not exist is not created."""
+    would become empty and did not exist is not created. A configuration file that is a symbolic link (a
+    dotfiles checkout) is written through the link, so the link stays and its target gets the change."""
     written = []
     for change in changes:
         if not change.changed or (change.before is None and not change.after):
             continue
-        change.path.parent.mkdir(parents=True, exist_ok=True)
-        mode = change.path.stat().st_mode & 0o777 if change.path.exists() else 0o600
-        write_file_atomically(change.path, change.after.encode("utf-8"), mode=mode)
+        target = Path(os.path.realpath(change.path))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        mode = target.stat().st_mode & 0o777 if target.exists() else 0o600
+        write_file_atomically(target, change.after.encode("utf-8"), mode=mode)
         written.append(change.path)
     return written
 

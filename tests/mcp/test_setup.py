@@ -143,3 +143,32 @@ def test_user_scope_vscode_and_cursor_paths(home: Path, repo: Path) -> None:
     assert run(home, "setup", "cursor", "--workspace", str(repo)).returncode == 0
     assert json.loads((home / ".cursor" / "mcp.json").read_text())["mcpServers"]["mnemon-ls"]["args"] == [
         "-m", "mnemon_ls", "mcp"]
+
+
+def test_hostile_config_files(home: Path, repo: Path) -> None:
+    """Found by an attack pass: a non-UTF-8 file gave a traceback, a linked file was replaced by a copy,
+    and --remove rewrote a file that never had the entry."""
+    cursor = home / ".cursor" / "mcp.json"
+    cursor.parent.mkdir()
+    cursor.write_bytes(b"\xff{}")
+    proc = run(home, "setup", "cursor", "--workspace", str(repo))
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "is not UTF-8 text" in proc.stderr
+    assert cursor.read_bytes() == b"\xff{}"
+
+    real = home / "dotfiles" / "claude.json"
+    real.parent.mkdir()
+    real.write_text('{"keep": true}')
+    (home / ".claude.json").symlink_to(real)
+    assert run(home, "setup", "claude-code", "--workspace", str(repo)).returncode == 0
+    assert (home / ".claude.json").is_symlink()
+    data = json.loads(real.read_text())
+    assert data["keep"] is True and "mnemon-ls" in data["mcpServers"]
+
+    codex = home / ".codex" / "config.toml"
+    codex.parent.mkdir()
+    codex.write_text('model   =   "o4"  # spacing kept\n')
+    removed = run(home, "setup", "codex", "--remove", "--workspace", str(repo))
+    assert removed.returncode == 0 and codex.read_text() == 'model   =   "o4"  # spacing kept\n'
+    (home / ".cursor" / "mcp.json").write_text('{"mcpServers":{"other":{"command":"x"}}}')
+    assert run(home, "setup", "cursor", "--remove", "--workspace", str(repo)).returncode == 0
+    assert (home / ".cursor" / "mcp.json").read_text() == '{"mcpServers":{"other":{"command":"x"}}}'
