@@ -242,3 +242,16 @@ def test_truncated_provider_file_keeps_every_complete_service(tmp_path: Path, cl
 def _cut_services(original: bytes, cut: int) -> list[str]:
     text = original.decode("utf-8")
     return [p for p, f in SERVICES.items() if text.index(_service_block(p, f)) + len(_service_block(p, f)) <= cut]
+
+
+@pytest.mark.parametrize("name", ["n\x00", "two\nlines", "tab\there", "bell\x07"])
+def test_a_space_name_with_control_characters_is_refused_and_writes_nothing(tmp_path, name) -> None:
+    """Found by an attack pass: a NUL in a space name was stored and then printed to terminals."""
+    from mnemon_ls.errors import InvalidInput
+    from mnemon_ls.spaces import SpacesService
+
+    root = tmp_path / "root"
+    with pytest.raises(InvalidInput) as refused:
+        SpacesService(root).create_space(name, "d")
+    assert refused.value.field == "name" and "control characters" in refused.value.rule
+    assert not root.exists() or not any(p.is_file() for p in root.rglob("*"))

@@ -262,10 +262,14 @@ def validate_source(value: Any, field_name: str = "source", *, default: str = "u
 
 
 def validate_name(value: Any, field_name: str = "name") -> str:
-    """A trimmed space name of 1..100 chars."""
+    """A trimmed space name of 1..100 chars, one line of text (no control characters: a name is shown in
+    lists, pickers and terminals)."""
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(field_name, "is required")
     text = require_unicode(value.strip(), field_name)
+    bad = next((c for c in text if ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0), None)
+    if bad is not None:
+        raise InvalidInput(field_name, f"must not contain control characters (found U+{ord(bad):04X})")
     if js_length(text) > MAX_NAME_CHARS:
         raise InvalidInput(field_name, f"must be at most {MAX_NAME_CHARS} characters")
     return text
