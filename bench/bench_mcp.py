@@ -58,7 +58,7 @@ async def time_start(args: list[str]) -> float:
 
 async def round_trips(workspace: Path, root: Path, calls: int, queries: list[str]) -> dict[str, list[float]]:
     args = ["-m", "mnemon_ls", "mcp", "--workspace", str(workspace), "--scope", "custom", "--data-dir", str(root),
-            "--memory-limit-bytes", "1048576"]
+            "--runtime-user-scope", "storage", "--memory-limit-bytes", "1048576"]
     params = StdioServerParameters(command=sys.executable, args=args, cwd=str(REPO), env=env())
     out: dict[str, list[float]] = {"wake": [], "recall": [], "add": []}
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -81,7 +81,8 @@ def hook_runs(workspace: Path, root: Path, runs: int) -> list[float]:
     for _ in range(runs):
         started = time.perf_counter()
         proc = subprocess.run([sys.executable, "-m", "mnemon_ls", "hook", "session-start", "--workspace", str(workspace),
-                               "--scope", "custom", "--data-dir", str(root)], input="{}", capture_output=True,
+                               "--scope", "custom", "--data-dir", str(root), "--runtime-user-scope", "storage"],
+                              input="{}", capture_output=True,
                               text=True, env=env(), cwd=str(REPO), check=True)
         times.append((time.perf_counter() - started) * 1000)
         assert proc.stdout.startswith("MNEMON RUNTIME MEMORY SNAPSHOT")
@@ -118,7 +119,7 @@ async def main() -> None:
 
         ours, empty, ratios = [], [], []
         mcp_args = ["-m", "mnemon_ls", "mcp", "--workspace", str(workspace), "--scope", "custom",
-                    "--data-dir", str(root)]
+                    "--data-dir", str(root), "--runtime-user-scope", "storage"]
         await time_start(mcp_args)
         await time_start(["-c", EMPTY_SERVER])
         for _ in range(args.starts):

@@ -526,7 +526,8 @@ def bench_cold_start(workspace: Path, root: Path, runs: int, warmup: int, pycach
     cached.pop("PYTHONDONTWRITEBYTECODE", None)
     cached["PYTHONPYCACHEPREFIX"] = str(pycache)
     wake_cmd = ([exe] if exe else [sys.executable, "-m", "mnemon_ls.cli"]) + [
-        "wake", "--scope", "custom", "--data-dir", str(root), "--workspace", str(workspace)]
+        "wake", "--scope", "custom", "--data-dir", str(root), "--runtime-user-scope", "storage",
+        "--workspace", str(workspace)]
     how = "console script" if exe else "python -m (no console script on PATH)"
     configured = "PYTHONDONTWRITEBYTECODE=1: mnemon_ls compiled at every start" \
         if base.get("PYTHONDONTWRITEBYTECODE") else "environment as is"
@@ -687,7 +688,7 @@ def main() -> int:
         info = machine_info(tmp)
         print(f"{info['python']}, nproc={info['nproc']}, store on {tmp} ({info['fstype']}: {info['df']})")
         workspace, root = build_workspace(tmp)
-        settings = load_settings({"storageScope": "custom", "dataDir": str(root)})
+        settings = load_settings({"storageScope": "custom", "dataDir": str(root), "runtimeUserScope": "storage"})
         host = WorkspaceHost(workspace, settings)
         fill_store(host)
         eff = host.runtime.read()

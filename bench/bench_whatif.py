@@ -79,7 +79,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-whatif-") as tmp_name:
         tmp = Path(tmp_name)
         workspace, root = B.build_workspace(tmp)
-        host = WorkspaceHost(workspace, load_settings({"storageScope": "custom", "dataDir": str(root)}))
+        host = WorkspaceHost(workspace, load_settings({"storageScope": "custom", "dataDir": str(root),
+                                                       "runtimeUserScope": "storage"}))
         B.fill_store(host)
         store = host.runtime.memory_store
         data = store.memories_path.read_bytes()
