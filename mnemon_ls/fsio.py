@@ -542,3 +542,17 @@ def _fsync_dir(directory: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists on this machine (signal 0; another user's process counts as alive; a
+    pid <= 0 names no writer). Used to tell a dead writer's leftovers (temp and lock staging files)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

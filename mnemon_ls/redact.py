@@ -50,6 +50,7 @@ import re
 import string
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal, Sequence, TypeVar
 
 from .errors import InvalidInput
@@ -630,3 +631,19 @@ def scan_texts(items: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
 
 __all__ = ["KINDS", "MODES", "Mode", "PLACEHOLDER_PREFIX", "Scrubber", "SecretMatch", "describe", "find_secrets",
            "placeholder", "redact_file_bytes", "redact_json_value", "redact_text", "scan_texts", "validate_mode"]
+
+
+def redact_file_in_place(path: Path) -> bool:
+    """Rewrite the stored copy at ``path`` (a saved hand edit, a quarantined file, an archive) with its
+    values redacted (:func:`redact_file_bytes`), durably; ``False`` when it is missing or held nothing
+    to redact. Used by every Source's ``redact --apply``."""
+    from . import fsio
+
+    data = fsio.read_bytes_or_none(path)
+    if data is None:
+        return False
+    new, kinds = redact_file_bytes(data, path.name)
+    if not kinds:
+        return False
+    fsio.write_file_atomically(path, new)
+    return True

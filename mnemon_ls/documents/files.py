@@ -167,18 +167,6 @@ def unlink_quietly(path: Path) -> None:
         pass
 
 
-def pid_alive(pid: int) -> bool:
-    """Whether process ``pid`` exists on this machine (signal 0; another user's process counts as alive)."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
 
 class ManagedFiles:
     """Paths, reads and bookkeeping of the managed files (module doc); a part of ``DocumentStore``."""
@@ -325,6 +313,6 @@ class ManagedFiles:
                     age_ms = now_ms - os.stat(directory / name).st_mtime * 1000
                 except OSError:
                     continue
-                if pid != os.getpid() and (not pid_alive(pid) or age_ms > STALE_TEMP_SECONDS * 1000):
+                if pid != os.getpid() and (not fsio.pid_alive(pid) or age_ms > STALE_TEMP_SECONDS * 1000):
                     found.append(directory / name)
         return found

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import fsio
-from ..redact import find_secrets, redact_file_bytes, redact_text
+from ..redact import find_secrets, redact_file_in_place, redact_text
 from . import model
 from .files import SpecialFile, read_managed_or_none
 from .model import render_markdown, sha256_hex, split_markdown
@@ -134,12 +134,7 @@ def apply(store: DocumentStore) -> dict[str, Any]:
             for record in records:
                 store._note_file(record)
         for path in _copies(store):
-            data = fsio.read_bytes_or_none(path)
-            if data is None:
-                continue
-            new, kinds = redact_file_bytes(data, path.name)
-            if kinds:
-                fsio.write_file_atomically(path, new)
+            if redact_file_in_place(path):
                 result["files"].append(_where(store, path))
         # The search side index is derived: drop it (pages, WAL and all); the next search rebuilds it.
         store._search.reset()

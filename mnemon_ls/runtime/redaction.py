@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import fsio
-from ..redact import find_secrets, redact_file_bytes, redact_text
+from ..redact import find_secrets, redact_file_in_place, redact_text
 from .model import match_key
 from .store import RuntimeStore
 
@@ -93,11 +93,6 @@ def apply(store: RuntimeStore) -> dict[str, Any]:
             _, result["revision"] = store._commit(state.entries, entries)
         # Copies last: the commit above may itself have saved a hand edit under edits/.
         for path in _copies(store):
-            data = fsio.read_bytes_or_none(path)
-            if data is None:
-                continue
-            new, kinds = redact_file_bytes(data, path.name)
-            if kinds:
-                fsio.write_file_atomically(path, new)
+            if redact_file_in_place(path):
                 result["files"].append(_where(store, path))
     return result

@@ -698,7 +698,7 @@ class RuntimeStore:
                 orphan = True
             elif name.startswith(".memories.lock.") and name.endswith(".publish"):
                 pid = name.split(".")[-3]
-                orphan = pid.isdigit() and not _pid_alive(int(pid))
+                orphan = pid.isdigit() and not fsio.pid_alive(int(pid))
             if orphan:
                 try:
                     os.unlink(self.runtime_dir / name)
@@ -748,15 +748,6 @@ class RuntimeStore:
             preserved=preserved or {},
         )
 
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _append_durably(path: Path, data: bytes) -> None:
