@@ -11,6 +11,7 @@ language server's stable ``data.code``. Logs go to stderr only: stdout carries t
 
 from __future__ import annotations
 
+import errno
 import functools
 import inspect
 import logging
@@ -57,10 +58,10 @@ def tool_error(error: Exception) -> ToolError:
     ``data.code``), plus the field when the error names one."""
     if isinstance(error, InvalidInput):
         # The Sources name fields as the wire does (camelCase: spaceId, oldText); tool arguments are snake_case.
-        return ToolError(f"{error.code}: {_snake(error.field)}: {error.rule}")
+        return ToolError(bounded_error(f"{error.code}: {_snake(error.field)}: {error.rule}"))
     if isinstance(error, MnemonError):
-        return ToolError(f"{error.code}: {error.message}")
-    return ToolError(f"internal-error: {type(error).__name__}: {error}")
+        return ToolError(bounded_error(f"{error.code}: {error.message}"))
+    return ToolError(bounded_error(f"internal-error: {type(error).__name__}: {error}"))
 
 
 def _snake(name: str) -> str:
@@ -68,28 +69,82 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "_" + m.group(1).lower(), name)
 
 
-class StrictArguments:
-    """Server middleware: a ``tools/call`` naming an argument the tool does not take is a tool error
-    (``invalid-input``) instead of being silently ignored (the SDK's argument models ignore extras).
+#: Longest tool error text, characters (a rejected 10 MB value is never echoed back whole).
+ERROR_TEXT_LIMIT = 2000
 
-    ``allowed`` maps tool name -> argument names; it is filled as tools are registered.
+
+def bounded_error(text: str) -> str:
+    """``text`` cut to :data:`ERROR_TEXT_LIMIT` characters, saying how much was cut."""
+    if len(text) <= ERROR_TEXT_LIMIT:
+        return text
+    return f"{text[:ERROR_TEXT_LIMIT]}... ({len(text) - ERROR_TEXT_LIMIT} characters cut)"
+
+
+def argument_problem(error: Any) -> tuple[str, str]:
+    """``(field, rule)`` of the first error of a pydantic ``ValidationError`` of tool arguments: the field
+    as a dotted path (``tags[2]``), the rule in words without the offending value (it may be huge)."""
+    first = error.errors()[0]
+    field = ""
+    for part in first.get("loc", ()):
+        field += f"[{part}]" if isinstance(part, int) else (f".{part}" if field else str(part))
+    kind = first.get("type", "")
+    if kind == "missing":
+        return field or "arguments", "is required"
+    message = str(first.get("msg", "is invalid"))
+    return field or "arguments", message[:1].lower() + message[1:]
+
+
+class StrictArguments:
+    """Server middleware that checks ``tools/call`` arguments before the SDK does, so that every argument
+    error is one tool error in the project's words (``invalid-input: <field>: <rule>``), never pydantic's
+    report (which quotes the rejected value):
+
+    - an argument the tool does not take (the SDK's argument models would silently ignore it);
+    - a missing, mistyped or out-of-range argument (validated with the tool's own argument model).
+
+    ``allowed`` maps tool name -> argument names; it is filled as tools are registered. ``tools`` looks a
+    tool up by name (the SDK's tool manager).
     """
 
-    def __init__(self, allowed: dict[str, frozenset[str]]) -> None:
+    def __init__(self, allowed: dict[str, frozenset[str]], tools: Callable[[str], Any] | None = None) -> None:
         self.allowed = allowed
+        self.tools = tools
 
     async def __call__(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:  # noqa: D102 - SDK hook
         params = ctx.params if ctx.method == "tools/call" else None
         if isinstance(params, Mapping):
-            names = self.allowed.get(params.get("name"))  # type: ignore[arg-type]
+            name = params.get("name")
+            names = self.allowed.get(name)  # type: ignore[arg-type]
             arguments = params.get("arguments")
             if names is not None and isinstance(arguments, Mapping):
                 extra = sorted(str(key) for key in arguments if key not in names)
                 if extra:
-                    text = (f"Error executing tool {params['name']}: invalid-input: {extra[0]}: is not an argument "
-                            f"of {params['name']} (it takes {', '.join(sorted(names))})")
-                    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+                    return self._error(name, f"invalid-input: {bounded_error(extra[0])}: is not an argument "
+                                             f"of {name} (it takes {', '.join(sorted(names))})")
+            problem = self._check(name, arguments) if names is not None else None
+            if problem is not None:
+                return self._error(name, f"invalid-input: {problem[0]}: {problem[1]}")
         return await call_next(ctx)
+
+    def _check(self, name: Any, arguments: Any) -> tuple[str, str] | None:
+        from pydantic import ValidationError
+
+        tool = self.tools(name) if self.tools is not None else None
+        if tool is None:
+            return None
+        if arguments is not None and not isinstance(arguments, Mapping):
+            return "arguments", "must be an object"
+        metadata = tool.fn_metadata
+        try:
+            metadata.arg_model.model_validate(metadata.pre_parse_json(dict(arguments or {})))
+        except ValidationError as exc:
+            return argument_problem(exc)
+        return None
+
+    @staticmethod
+    def _error(name: Any, text: str) -> CallToolResult:
+        return CallToolResult(content=[TextContent(type="text", text=f"Error executing tool {name}: {bounded_error(text)}")],
+                              is_error=True)
 
 
 class MnemonMcp:
@@ -107,11 +162,23 @@ class MnemonMcp:
         self._arguments: dict[str, frozenset[str]] = {}
         self.server = MCPServer("mnemon-ls", version=__version__, instructions=guidance.instructions(),
                                 title="mnemon-ls memory", log_level="WARNING",
-                                middleware=[StrictArguments(self._arguments)])
+                                middleware=[StrictArguments(self._arguments, self._find_tool)])
         self._register_tools()
         self._register_resources()
         self._register_prompts()
         self._watch_roots()
+
+    def _find_tool(self, name: Any) -> Any:
+        """The SDK's registered tool ``name`` (``None`` for an unknown one: the SDK answers that)."""
+        return self.server._tool_manager.get_tool(name) if isinstance(name, str) else None
+
+    async def serve_stdio(self) -> None:
+        """Serve over stdin/stdout until the client closes (:mod:`.stdio`: bad lines are answered)."""
+        from .stdio import answering_stdio_server
+
+        lowlevel = self.server._lowlevel_server
+        async with answering_stdio_server() as (read_stream, write_stream):
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
 
     # ------------------------------------------------------------------ plumbing
 
@@ -156,14 +223,25 @@ class MnemonMcp:
         errors. A client that disconnects mid-call does not cancel the write: it commits or it does not."""
         try:
             host = await self._host(ctx, workspace)
+        except ToolError:
+            raise
+        except MnemonError as exc:
+            raise tool_error(exc) from None
+        except OSError as exc:  # a workspace path the system cannot even look up
+            if exc.errno in (errno.ENAMETOOLONG, errno.ELOOP):
+                raise tool_error(InvalidInput("workspace", f"cannot be used: {exc.strerror}")) from None
+            raise tool_error(exc) from None
+        try:
             return await anyio.to_thread.run_sync(operation, host, abandon_on_cancel=False)
         except ToolError:
             raise
         except MnemonError as exc:
             raise tool_error(exc) from None
         except OSError as exc:
+            if exc.errno == errno.ENAMETOOLONG:
+                raise tool_error(InvalidInput("path", f"is longer than the system allows: {exc.strerror}")) from None
             where = f" {exc.filename}" if exc.filename else ""
-            raise ToolError(f"internal-error:{where}: {exc.strerror or exc}") from None
+            raise ToolError(bounded_error(f"internal-error:{where}: {exc.strerror or exc}")) from None
 
     def _tool(self, *, write: bool = False, destructive: bool = False) -> Callable[[Callable[..., Any]], Any]:
         """Register a tool unless it writes and writes are disabled."""
@@ -506,7 +584,7 @@ def run(workspace: str | None, settings: Settings, *, write_enabled: bool = True
     workspaces = McpWorkspaces(settings, workspace)
     app = MnemonMcp(workspaces, write_enabled=write_enabled)
     try:
-        app.server.run("stdio")
+        anyio.run(app.serve_stdio)
     finally:
         workspaces.close()
     return 0
