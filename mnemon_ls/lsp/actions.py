@@ -174,13 +174,7 @@ async def show_wake(ls: LanguageServer, *args: Any) -> dict[str, Any]:
         ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"mnemon: {exc.message}"))
         return {"success": False, "error": exc.to_dict()}
     uri = from_fs_path(str(path)) or path.as_uri()
-    shown = False
-    if ls.supports("window.show_document.support"):
-        try:
-            result = await ls.window_show_document_async(types.ShowDocumentParams(uri=uri, take_focus=True))
-            shown = bool(result and result.success)
-        except Exception as exc:
-            log.warning("window/showDocument failed: %s", exc)
+    shown = await _show_document(ls, uri)
     return {"success": True, "text": snapshot["text"], "path": str(path), "uri": uri, "shown": shown,
             "revision": snapshot["revision"]}
 
@@ -201,15 +195,22 @@ async def create_document_from_file(ls: LanguageServer, *args: Any) -> dict[str,
     data = result.to_dict()
     document = data["document"]
     uri = from_fs_path(document["path"]) or Path(document["path"]).as_uri()
-    shown = False
-    if ls.supports("window.show_document.support"):
-        try:
-            shown_result = await ls.window_show_document_async(types.ShowDocumentParams(uri=uri, take_focus=True))
-            shown = bool(shown_result and shown_result.success)
-        except Exception as exc:
-            log.warning("window/showDocument failed: %s", exc)
+    shown = await _show_document(ls, uri)
     # No success popup: the opened document (or the plugin, with the returned path) is the feedback.
     return data | {"workspace": state.uri, "path": document["path"], "uri": uri, "shown": shown}
+
+
+async def _show_document(ls: Any, uri: str) -> bool:
+    """Ask the client to open ``uri`` (``window/showDocument``); ``False`` when it cannot or did not (the
+    command's result then carries ``path``/``uri`` for the plugin to open)."""
+    if not ls.supports("window.show_document.support"):
+        return False
+    try:
+        result = await ls.window_show_document_async(types.ShowDocumentParams(uri=uri, take_focus=True))
+    except Exception as exc:
+        log.warning("window/showDocument failed: %s", exc)
+        return False
+    return bool(result and result.success)
 
 
 def _write_wake_file(state: FolderState, text: str) -> Path:
