@@ -58,6 +58,7 @@ from typing import Any, Iterable, Mapping
 
 from .. import fsio
 from ..errors import InvalidInput
+from . import plugins
 from .model import (
     SPACE_ID_RE,
     Clock,
@@ -571,10 +572,11 @@ class SpaceRegistry:
         provider_id = _provider_id(provider_id)
         clean = validate_service_fields(fields or {}, provider_id)
         clear = list(clear_secrets)
+        secrets = secret_fields(provider_id)
         for index, name in enumerate(clear):
-            if name not in SECRET_FIELDS:
+            if name not in secrets:
                 raise InvalidInput(f"clearSecrets[{index}]", "names no secret field (only " +
-                                   ", ".join(sorted(SECRET_FIELDS)) + ")")
+                                   ", ".join(sorted(secrets)) + ")")
         with self._locked():
             state = self._read_quiet() or self._repair_locked()
             services = {k: dict(v) for k, v in state.services.items()}
@@ -617,9 +619,13 @@ class SpaceRegistry:
             state = self._read_quiet() or self._repair_locked()
             all_bodies = self._all_provider_bodies()
             mine = {b.external_id: b for b in all_bodies if b.provider_id == provider_id}
-            others = [b for b in all_bodies if b.provider_id != provider_id]
+            found = {entry["externalId"] for entry in entries}
+            # spaces made with ``space create --provider`` stay until the provider lists them (an empty
+            # namespace is not listed by every engine)
+            others = [b for b in all_bodies if b.provider_id != provider_id
+                      or (b.metadata_source == "manual" and b.external_id not in found)]
             taken = {b.id for b in (*state.bodies, *others)}
-            label = PROVIDER_LABELS[provider_id]
+            label = provider_label(provider_id)
             result: list[SpaceRecord] = []
             for index, entry in enumerate(entries):
                 external = entry["externalId"]
@@ -654,15 +660,50 @@ class SpaceRegistry:
             self._write_locked(new_state, all_provider_bodies=all_bodies)
             return result
 
+    def add_provider_space(self, provider_id: str, external_id: str, name: str, description: str, *,
+                           connection: Mapping[str, Any], active: bool = False) -> SpaceRecord:
+        """Register a namespace made with ``space create --provider`` (``metadataSource`` ``manual``, id
+        ``<providerId>-<24 hex of sha256(externalId)>``, re-hashed with ``:<n>`` on collision). The provider
+        must be enabled; a namespace already mapped is :class:`InvalidInput` (``name``). Discovery keeps
+        such a space even while the provider does not list the namespace (an empty one)."""
+        provider_id = _provider_id(provider_id)
+        clean = validate_memory_fields(connection, provider_id)
+        with self._locked():
+            state = self._read_quiet() or self._repair_locked()
+            if not state.enabled.get(provider_id):
+                raise InvalidInput("provider", f"{provider_id} is not enabled (mnemon-ls provider enable {provider_id})")
+            all_bodies = self._all_provider_bodies()
+            if any(b.provider_id == provider_id and b.external_id == external_id for b in all_bodies):
+                raise InvalidInput("name", f"names a {provider_label(provider_id)} namespace that is already a space",
+                                   externalId=external_id)
+            taken = {b.id for b in (*state.bodies, *all_bodies)}
+            n, key = 0, external_id
+            while True:
+                candidate = f"{provider_id}-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:24]}"
+                if candidate not in taken:
+                    break
+                n += 1
+                key = f"{external_id}:{n}"
+            now = iso_ms(self.clock())
+            record = SpaceRecord(candidate, name, description, bool(active), now, now, provider_id=provider_id,
+                                 external_id=external_id, metadata_source="manual", connection=clean)
+            all_bodies = (*all_bodies, record)
+            new_state = RegistryState(state.bodies, state.services, state.enabled,
+                                      tuple(b for b in all_bodies if state.enabled.get(b.provider_id)))
+            self._write_locked(new_state, all_provider_bodies=all_bodies)
+            return record
+
     def service_view(self, state: RegistryState | None, provider_id: str) -> dict[str, Any]:
         """``{"providerId", "label", "enabled", "configuredFields", "configuredSecrets", "spaces"}``: field
         names only, never values."""
         state = state or self.read()
         fields = state.services.get(provider_id, {})
-        return {"providerId": provider_id, "label": PROVIDER_LABELS.get(provider_id, provider_id),
+        secrets = secret_fields(provider_id)
+        return {"providerId": provider_id, "label": provider_label(provider_id),
                 "enabled": bool(state.enabled.get(provider_id)),
-                "configuredFields": sorted(k for k in fields if k not in SECRET_FIELDS),
-                "configuredSecrets": sorted(k for k in fields if k in SECRET_FIELDS),
+                "configured": provider_id in state.services,
+                "configuredFields": sorted(k for k in fields if k not in secrets),
+                "configuredSecrets": sorted(k for k in fields if k in secrets),
                 "spaces": sum(1 for b in state.provider_bodies if b.provider_id == provider_id)}
 
     def _all_provider_bodies(self) -> tuple[SpaceRecord, ...]:
@@ -764,7 +805,7 @@ def _provider_record(raw: Any) -> SpaceRecord | None:
     if not isinstance(raw, dict):
         return None
     ident, provider = raw.get("id"), raw.get("providerId")
-    if not isinstance(ident, str) or not SPACE_ID_RE.match(ident) or provider not in PROVIDER_LABELS \
+    if not isinstance(ident, str) or not SPACE_ID_RE.match(ident) or not known_provider(provider) \
             or not ident.startswith(f"{provider}-"):
         return None
     name, description, active = raw.get("name"), raw.get("description"), raw.get("active")
@@ -778,7 +819,8 @@ def _provider_record(raw: Any) -> SpaceRecord | None:
     placement = raw.get("placement") if isinstance(raw.get("placement"), dict) else None
     return SpaceRecord(ident, name, description, active, created, updated, provider_id=provider,
                        placement=placement, external_id=external, metadata_source=source,
-                       connection={k: v for k, v in connection.items() if k in MEMORY_FIELDS})
+                       connection={k: v for k, v in connection.items()
+                                   if k in MEMORY_FIELDS or k in plugins.declared_fields(provider)[1]})
 
 
 def _migrate_providers(doc: dict) -> dict:
@@ -875,14 +917,47 @@ def _salvage_providers(data: bytes) -> tuple[dict, dict, tuple[SpaceRecord, ...]
     return services, enabled, tuple(bodies)
 
 
+def known_provider(value: Any) -> bool:
+    """A third-party provider id of the reference's matrix or of an installed provider distribution."""
+    return isinstance(value, str) and (value in PROVIDER_LABELS or value in plugins.installed())
+
+
+def provider_label(provider_id: str) -> str:
+    """The label people see (the matrix's, else the installed plugin's, else the id)."""
+    if provider_id in PROVIDER_LABELS:
+        return PROVIDER_LABELS[provider_id]
+    plugin = plugins.try_load(provider_id)
+    return getattr(plugin, "label", None) or provider_id
+
+
+def secret_fields(provider_id: str) -> frozenset[str]:
+    """The credential fields of a provider: ``apiKey`` plus those its installed plugin declares."""
+    return SECRET_FIELDS | plugins.declared_fields(provider_id)[2]
+
+
 def _provider_id(value: Any) -> str:
-    if not isinstance(value, str) or value not in PROVIDER_LABELS:
-        raise InvalidInput("providerId", "must be one of " + ", ".join(PROVIDER_LABELS))
+    if not known_provider(value):
+        raise InvalidInput("providerId", "must be one of " + ", ".join(sorted({*PROVIDER_LABELS, *plugins.installed()})))
     return value
 
 
-def _check_value(name: str, value: Any, field_path: str) -> Any:
-    limit = MAX_SECRET_CHARS if name in SECRET_FIELDS else MAX_FIELD_CHARS
+#: Query keys that carry a credential; an endpoint URL holding one is refused (credentials go in ``apiKey``).
+_CREDENTIAL_QUERY = re.compile(r"[?&;](?:api[_-]?key|key|token|access[_-]?token|secret|password|passwd|pwd|auth)=",
+                               re.IGNORECASE)
+
+
+def validate_endpoint(value: Any, field_path: str) -> str:
+    """An ``http(s)`` URL without credentials (no ``user:password@``, no ``?token=``-like query key) or
+    :class:`InvalidInput` naming ``field_path`` (the value is never echoed: it may be a secret)."""
+    if not isinstance(value, str) or not re.match(r"^https?://[^\s/@?#]+(?:[/?#]\S*)?$", value):
+        raise InvalidInput(field_path, "must be an http(s) URL without credentials (put the key in apiKey)")
+    if _CREDENTIAL_QUERY.search(value) or "@" in value.split("/", 3)[2]:
+        raise InvalidInput(field_path, "must be an http(s) URL without credentials (put the key in apiKey)")
+    return value
+
+
+def _check_value(name: str, value: Any, field_path: str, secrets: frozenset[str] = SECRET_FIELDS) -> Any:
+    limit = MAX_SECRET_CHARS if name in secrets else MAX_FIELD_CHARS
     if isinstance(value, bool) or isinstance(value, (int, float)):
         return value
     if not isinstance(value, str):
@@ -897,15 +972,17 @@ def validate_service_fields(fields: Mapping[str, Any], provider_id: str) -> dict
     """Service-scope fields (module doc). Errors name ``services.<field>`` and never echo a value."""
     if not isinstance(fields, Mapping):
         raise InvalidInput("services", "must be an object")
+    extra_service, _extra_memory, extra_secret = plugins.declared_fields(provider_id)
+    allowed = (*SERVICE_FIELDS, *sorted(extra_service - set(SERVICE_FIELDS)))
+    secrets = SECRET_FIELDS | extra_secret
     out: dict[str, Any] = {}
     for name, value in fields.items():
         path = f"services.{name}"
-        if name not in SERVICE_FIELDS:
-            raise InvalidInput(path, "is not a service field (" + ", ".join(SERVICE_FIELDS) + ")")
-        value = _check_value(name, value, path)
-        if name == "endpoint":
-            if not isinstance(value, str) or not re.match(r"^https?://[^\s/@]+(?:[/?#]\S*)?$", value):
-                raise InvalidInput(path, "must be an http(s) URL without credentials")
+        if name not in allowed:
+            raise InvalidInput(path, "is not a service field (" + ", ".join(allowed) + ")")
+        value = _check_value(name, value, path, secrets)
+        if name == "endpoint" or name.endswith("Endpoint"):
+            value = validate_endpoint(value, path)
         out[name] = value
     return out
 
@@ -915,11 +992,13 @@ def validate_memory_fields(fields: Mapping[str, Any], provider_id: str, field_pa
     memories root (trailing slashes stripped)."""
     if not isinstance(fields, Mapping):
         raise InvalidInput(field_path, "must be an object")
+    extra = plugins.declared_fields(provider_id)[1]
+    allowed = (*MEMORY_FIELDS, *sorted(extra - set(MEMORY_FIELDS)))
     out: dict[str, Any] = {}
     for name, value in fields.items():
         path = f"{field_path}.{name}"
-        if name not in MEMORY_FIELDS:
-            raise InvalidInput(path, "is not a memory-scope field (" + ", ".join(MEMORY_FIELDS) + ")")
+        if name not in allowed:
+            raise InvalidInput(path, "is not a memory-scope field (" + ", ".join(allowed) + ")")
         value = _check_value(name, value, path)
         if name == "targetUri" and provider_id == "openviking":
             if not isinstance(value, str) or not _VIKING.match(value.rstrip("/")):
