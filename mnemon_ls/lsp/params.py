@@ -178,11 +178,13 @@ class SpacesListParams(WorkspaceParams):
 
 
 class SpaceCreateParams(WorkspaceParams):
-    """``mnemon/spaces/create``: ``{workspace?, name, description, active?}``."""
+    """``mnemon/spaces/create``: ``{workspace?, name, description, active?, provider?}``."""
 
     name: str
     description: str
     active: bool = False
+    #: A third-party provider id (``mnemon/providers/enable`` first); ``None``: a native space.
+    provider: str | None = None
 
 
 class SpaceUpdateParams(WorkspaceParams):

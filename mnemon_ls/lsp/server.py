@@ -40,6 +40,7 @@ from ..host import FolderState, HostRegistry, uri_to_path
 from ..view import ViewRegistry
 from . import framing
 from . import protocol as P
+from . import providers as providers_feature
 from . import records as records_feature
 from .watch import Watcher, documents_filter, git_state_filter, runtime_filter
 
@@ -679,7 +680,8 @@ async def spaces_list(ls: MnemonLanguageServer, params: Any) -> Any:
 async def spaces_create(ls: MnemonLanguageServer, params: Any) -> Any:
     """``mnemon/spaces/create`` -> ``SpaceView`` (the first native space gets id ``default``)."""
     p = P.parse_params(P.SpaceCreateParams, params)
-    return await _spaces(ls, p.workspace, lambda h: h.spaces.create_space(p.name, p.description, active=p.active))
+    return await _spaces(ls, p.workspace, lambda h: h.spaces.create_space(p.name, p.description, active=p.active,
+                                                                          provider=p.provider))
 
 
 @mnemon_request(P.SPACES_UPDATE)
@@ -803,7 +805,9 @@ def code_action(ls: MnemonLanguageServer, params: types.CodeActionParams) -> lis
             if state.branch.branch:
                 actions.append(_action(f"Remember selection for branch {state.branch.branch}", P.CMD_REMEMBER,
                                        base | {"branches": [state.branch.branch]}))
-            for space in _active_spaces(state)[:3]:
+            writable = [s for s in _active_spaces(state) if s.get("available")
+                        and (s.get("capabilities") or {}).get("write") in ("exact", "async-extracting")]
+            for space in writable[:3]:  # a provider that is not usable, or cannot write, offers nothing
                 actions.append(_action(f"Remember selection in space {space['name']}", P.CMD_REMEMBER,
                                        base | {"spaceId": space["id"]}))
     actions.append(_action("Show wake snapshot", P.CMD_SHOW_WAKE, {"uri": uri}))
@@ -959,6 +963,7 @@ def _write_wake_file(state: FolderState, text: str) -> Path:
 
 
 records_feature.register(server, mnemon_request)  # mnemon/records/*, the auto-writer, review cues
+providers_feature.register(server, mnemon_request)  # mnemon/providers/*
 
 
 # ------------------------------------------------------------------- entry point

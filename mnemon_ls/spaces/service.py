@@ -216,14 +216,18 @@ class SpacesService:
         """The data plane of ``record`` (cached). A third-party space needs its provider installed, configured
         and enabled (:class:`~mnemon_ls.errors.ProviderNotConfigured` otherwise; an engine that does not
         open is :class:`ProviderUnavailable`)."""
+        if not record.native:  # opened outside the lock: a hung engine must not block the other spaces
+            with self._guard:
+                cached = self._providers.get(record.id)
+            if cached is not None:
+                return cached
+            made_third = self.thirdparty.space(record)
+            with self._guard:
+                return self._providers.setdefault(record.id, made_third)
         with self._guard:
             cached = self._providers.get(record.id)
             if cached is not None:
                 return cached
-            if not record.native:
-                made_third = self.thirdparty.space(record)
-                self._providers[record.id] = made_third
-                return made_third
             if self.native_driver == "cli":
                 made: SpaceProvider = CliProvider(self.runner, record.id)
             else:

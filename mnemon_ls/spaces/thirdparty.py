@@ -116,16 +116,19 @@ class ProviderHost:
         """The opened engine of an installed, configured and enabled provider (cached)."""
         with self._guard:
             cached = self._engines.get(provider_id)
-            if cached is not None:
-                return cached
-            state = self.registry.read()
-            service = self._service(provider_id, state)
-            if not state.enabled.get(provider_id):
-                raise ProviderNotConfigured(f"provider {provider_id} is configured but disabled (mnemon-ls provider "
-                                            f"enable {provider_id})", provider=provider_id, reason="disabled")
-            made = self._open(provider_id, service)
-            self._engines[provider_id] = made
-            return made
+        if cached is not None:
+            return cached
+        state = self.registry.read()
+        service = self._service(provider_id, state)
+        if not state.enabled.get(provider_id):
+            raise ProviderNotConfigured(f"provider {provider_id} is configured but disabled (mnemon-ls provider "
+                                        f"enable {provider_id})", provider=provider_id, reason="disabled")
+        made = self._open(provider_id, service)  # outside the lock: opening may hang (a locked database)
+        with self._guard:
+            kept = self._engines.setdefault(provider_id, made)
+        if kept is not made:
+            made.close()
+        return kept
 
     def space(self, record: SpaceRecord) -> SpaceProvider:
         """The data plane of a third-party space."""
