@@ -298,7 +298,7 @@ class HolographicSpace:
         """``FactRetriever.search`` in this bank (score = relevance x trust). The engine's FTS5 tokenizer keeps
         a run of Chinese/Japanese/Korean characters as one token, so a CJK query is also matched by
         character bigrams over the bank's facts (``MemoryStore.list_facts``), scored coverage x trust."""
-        want = max(limit * 3, limit)
+        want = limit if keep is None else limit * 2  # the service already asks for 3x (candidateLimit)
         rows = self.engine.retriever.search(query, category=self.bank, min_trust=self.min_trust, limit=want)
         scored: dict[int, tuple[float, dict[str, Any], str]] = {
             int(r["fact_id"]): (float(r.get("score") or 0.0), r, "holographic") for r in rows}
