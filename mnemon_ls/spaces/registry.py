@@ -59,6 +59,24 @@ from typing import Any, Iterable, Mapping
 from .. import fsio
 from ..errors import InvalidInput
 from . import plugins
+from .provider_fields import (  # noqa: F401 - re-exported: the registry's public field rules
+    MAX_FIELD_CHARS,
+    MAX_SECRET_CHARS,
+    MEMORY_FIELDS,
+    PROVIDER_LABELS,
+    REMOTE_PROVIDERS,
+    SECRET_FIELDS,
+    SERVICE_FIELDS,
+    _fallback_name,
+    _provider_id,
+    known_provider,
+    provider_label,
+    secret_fields,
+    validate_endpoint,
+    validate_memory_fields,
+    validate_service_fields,
+)
+from .salvage import _complete_members, _json_objects
 from .model import (
     SPACE_ID_RE,
     Clock,
@@ -85,21 +103,7 @@ STAGING_PREFIX = ".creating-"
 #: A staging directory this old (seconds) is a crash leftover; creating a store takes milliseconds.
 STAGING_MAX_AGE_SECONDS = 600
 
-PROVIDER_LABELS = {
-    "openviking": "OpenViking", "honcho": "Honcho", "mem0": "Mem0", "hindsight": "Hindsight",
-    "holographic": "Holographic", "retaindb": "RetainDB", "byterover": "ByteRover", "supermemory": "Supermemory",
-}
-REMOTE_PROVIDERS = frozenset({"openviking", "honcho", "mem0", "hindsight", "retaindb", "supermemory"})
-SERVICE_FIELDS = ("endpoint", "apiKey", "account", "mode", "dataPath", "cliPath", "defaultDirectory")
-MEMORY_FIELDS = ("targetUri", "user", "actorPeerId", "workspace", "userId", "agentId", "rerank", "bankId", "budget",
-                 "defaultTrust", "minTrust", "project", "workingDirectory", "containerTag", "searchMode")
-SECRET_FIELDS = frozenset({"apiKey"})
-MAX_FIELD_CHARS = 2000
-MAX_SECRET_CHARS = 8000
 METADATA_SOURCES = ("provider", "manual", "ai")
-_NAME_KEYS = ("name", "title", "displayName", "workspace", "bankId", "project", "containerTag", "userId", "user",
-              "workingDirectory", "targetUri")
-_VIKING = re.compile(r"^viking://user(?:/[^/\s]+)?/memories$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -846,51 +850,6 @@ def _migrate_providers(doc: dict) -> dict:
     return {"version": PROVIDERS_VERSION, "services": services, "enabled": enabled, "bodies": bodies}
 
 
-def _json_objects(text: str) -> Iterable[Any]:
-    """Every JSON object that decodes at some ``{`` of ``text`` (lenient salvage of a damaged file)."""
-    decoder = json.JSONDecoder()
-    position = text.find("{")
-    while position != -1:
-        try:
-            value, _ = decoder.raw_decode(text, position)
-        except ValueError:
-            value = None
-        if isinstance(value, dict):
-            yield value
-        position = text.find("{", position + 1)
-
-
-def _complete_members(text: str, start: int) -> list[tuple[str, Any]]:
-    """The members of the JSON object opening at ``text[start]`` (``{``) that are complete, in order, up to
-    the first one that is cut off or malformed (a truncated file keeps everything before the cut)."""
-    decoder = json.JSONDecoder()
-    members: list[tuple[str, Any]] = []
-    space = re.compile(r"\s*")
-    position = space.match(text, start + 1).end()
-    while position < len(text) and text[position] == '"':
-        try:
-            key, position = json.decoder.scanstring(text, position + 1)
-        except ValueError:
-            break
-        position = space.match(text, position).end()
-        if position >= len(text) or text[position] != ":":
-            break
-        position = space.match(text, position + 1).end()
-        try:
-            value, position = decoder.raw_decode(text, position)
-        except ValueError:
-            break
-        position = space.match(text, position).end()
-        closed = position < len(text) and text[position] in ",}"
-        if not closed and (isinstance(value, (int, float)) or position < len(text)):
-            break  # a number may be the cut-off prefix of a longer one; anything else here is damage
-        members.append((key, value))
-        if not closed or text[position] == "}":
-            break
-        position = space.match(text, position + 1).end()
-    return members
-
-
 def _salvage_providers(data: bytes) -> tuple[dict, dict, tuple[SpaceRecord, ...]]:
     """What a damaged provider file still holds: every *complete* service entry (with its credentials) and
     enabled flag of the top-level ``services``/``enabled`` objects (members before a cut or damage), and
@@ -915,110 +874,6 @@ def _salvage_providers(data: bytes) -> tuple[dict, dict, tuple[SpaceRecord, ...]
         if record is not None and not any(b.id == record.id for b in bodies):
             bodies.append(record)
     return services, enabled, tuple(bodies)
-
-
-def known_provider(value: Any) -> bool:
-    """A third-party provider id of the reference's matrix or of an installed provider distribution."""
-    return isinstance(value, str) and (value in PROVIDER_LABELS or value in plugins.installed())
-
-
-def provider_label(provider_id: str) -> str:
-    """The label people see (the matrix's, else the installed plugin's, else the id)."""
-    if provider_id in PROVIDER_LABELS:
-        return PROVIDER_LABELS[provider_id]
-    plugin = plugins.try_load(provider_id)
-    return getattr(plugin, "label", None) or provider_id
-
-
-def secret_fields(provider_id: str) -> frozenset[str]:
-    """The credential fields of a provider: ``apiKey`` plus those its installed plugin declares."""
-    return SECRET_FIELDS | plugins.declared_fields(provider_id)[2]
-
-
-def _provider_id(value: Any) -> str:
-    if not known_provider(value):
-        raise InvalidInput("providerId", "must be one of " + ", ".join(sorted({*PROVIDER_LABELS, *plugins.installed()})))
-    return value
-
-
-#: Query keys that carry a credential; an endpoint URL holding one is refused (credentials go in ``apiKey``).
-_CREDENTIAL_QUERY = re.compile(r"[?&;](?:api[_-]?key|key|token|access[_-]?token|secret|password|passwd|pwd|auth)=",
-                               re.IGNORECASE)
-
-
-def validate_endpoint(value: Any, field_path: str) -> str:
-    """An ``http(s)`` URL without credentials (no ``user:password@``, no ``?token=``-like query key) or
-    :class:`InvalidInput` naming ``field_path`` (the value is never echoed: it may be a secret)."""
-    if not isinstance(value, str) or not re.match(r"^https?://[^\s/@?#]+(?:[/?#]\S*)?$", value):
-        raise InvalidInput(field_path, "must be an http(s) URL without credentials (put the key in apiKey)")
-    if _CREDENTIAL_QUERY.search(value) or "@" in value.split("/", 3)[2]:
-        raise InvalidInput(field_path, "must be an http(s) URL without credentials (put the key in apiKey)")
-    return value
-
-
-def _check_value(name: str, value: Any, field_path: str, secrets: frozenset[str] = SECRET_FIELDS) -> Any:
-    limit = MAX_SECRET_CHARS if name in secrets else MAX_FIELD_CHARS
-    if isinstance(value, bool) or isinstance(value, (int, float)):
-        return value
-    if not isinstance(value, str):
-        raise InvalidInput(field_path, "must be a string, number or boolean")
-    text = require_unicode(value.strip(), field_path)
-    if js_length(text) > limit:
-        raise InvalidInput(field_path, f"must be at most {limit} characters")
-    return text
-
-
-def validate_service_fields(fields: Mapping[str, Any], provider_id: str) -> dict[str, Any]:
-    """Service-scope fields (module doc). Errors name ``services.<field>`` and never echo a value."""
-    if not isinstance(fields, Mapping):
-        raise InvalidInput("services", "must be an object")
-    extra_service, _extra_memory, extra_secret = plugins.declared_fields(provider_id)
-    allowed = (*SERVICE_FIELDS, *sorted(extra_service - set(SERVICE_FIELDS)))
-    secrets = SECRET_FIELDS | extra_secret
-    out: dict[str, Any] = {}
-    for name, value in fields.items():
-        path = f"services.{name}"
-        if name not in allowed:
-            raise InvalidInput(path, "is not a service field (" + ", ".join(allowed) + ")")
-        value = _check_value(name, value, path, secrets)
-        if name == "endpoint" or name.endswith("Endpoint"):
-            value = validate_endpoint(value, path)
-        out[name] = value
-    return out
-
-
-def validate_memory_fields(fields: Mapping[str, Any], provider_id: str, field_path: str = "connection") -> dict[str, Any]:
-    """Memory-scope fields of a provider space (module doc); OpenViking's ``targetUri`` must be a user
-    memories root (trailing slashes stripped)."""
-    if not isinstance(fields, Mapping):
-        raise InvalidInput(field_path, "must be an object")
-    extra = plugins.declared_fields(provider_id)[1]
-    allowed = (*MEMORY_FIELDS, *sorted(extra - set(MEMORY_FIELDS)))
-    out: dict[str, Any] = {}
-    for name, value in fields.items():
-        path = f"{field_path}.{name}"
-        if name not in allowed:
-            raise InvalidInput(path, "is not a memory-scope field (" + ", ".join(allowed) + ")")
-        value = _check_value(name, value, path)
-        if name == "targetUri" and provider_id == "openviking":
-            if not isinstance(value, str) or not _VIKING.match(value.rstrip("/")):
-                raise InvalidInput(path, "must be a user memories root: viking://user[/<user>]/memories")
-            value = value.rstrip("/")
-        out[name] = value
-    return out
-
-
-def _fallback_name(name: Any, connection: Mapping[str, Any], label: str, external: str) -> str:
-    if isinstance(name, str) and name.strip():
-        return name.strip()[:100]
-    for key in _NAME_KEYS:
-        value = connection.get(key)
-        if isinstance(value, str) and value.strip():
-            tail = re.split(r"[/:\\]", value.replace("*", "").rstrip("/:\\"))[-1].strip()
-            if tail:
-                return tail[:100]
-    tail = re.split(r"[/:\\]", external.rstrip("/:\\"))[-1] or external
-    return f"{label} {tail}"[:100]
 
 
 def require(state: RegistryState, space_id: str, field_name: str = "spaceId") -> SpaceRecord:
