@@ -11,7 +11,8 @@ Rules (seed 003, seed 000 "Creation, Discovery, and Merge", shared/reference/dsh
   keeps its bytes. Then the enabled flag and the discovered spaces are written together.
 - :meth:`ProviderHost.disable` removes the provider's local mappings (its spaces in the registry), keeps
   its service configuration, and never touches provider content.
-- :meth:`ProviderHost.test` opens the engine and reports :class:`~.providers.base.Health`; it writes nothing.
+- :meth:`ProviderHost.test` opens the engine and reports :class:`~.providers.base.Health`; it writes nothing
+  under the storage root (an engine may create its own empty store on first open, as Hermes does).
 - Views list configured field *names*; credential values never leave the process.
 - :func:`call_with_timeout` runs one provider call on a daemon thread and gives up after ``timeout``
   seconds (:class:`~mnemon_ls.errors.ProviderTimedOut`); federated recall uses it so one slow provider
@@ -235,7 +236,8 @@ class ProviderHost:
 
     def test(self, provider_id: str) -> dict[str, Any]:
         """Open the engine with the stored configuration (enabled or not) and report its health and
-        namespaces: ``{providerId, health: Health, namespaces: [{externalId, name, items}]}``. Writes nothing."""
+        namespaces: ``{providerId, health: Health, namespaces: [{externalId, name, items}]}``. Writes nothing
+        under the storage root."""
         state = self.registry.read()
         service = self._service(provider_id, state)
         started = time.perf_counter()
