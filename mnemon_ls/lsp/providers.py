@@ -81,13 +81,7 @@ def register(server: Any, mnemon_request: Callable[[str], Callable[..., Any]]) -
     async def providers_disable(ls: Any, params: Any) -> dict[str, Any]:
         """``mnemon/providers/disable`` -> view (its spaces are gone from this root, its data is not)."""
         p = parse_params(ProviderParams, params)
-
-        def run(spaces: Any) -> dict[str, Any]:
-            for record in [b for b in spaces.state().provider_bodies if b.provider_id == p.provider_id]:
-                spaces._drop_provider(record.id)
-            return spaces.thirdparty.disable(p.provider_id)
-
-        return await call(ls, p.workspace, run)
+        return await call(ls, p.workspace, lambda s: s.thirdparty.disable(p.provider_id))
 
     @mnemon_request(TEST)
     async def providers_test(ls: Any, params: Any) -> dict[str, Any]:

@@ -197,7 +197,7 @@ class SpacesService:
                                       lock_timeout=lock_timeout)
         #: Third-party providers (installed + configured + enabled); ``provider_timeout`` seconds bound
         #: each of their calls inside a federated recall.
-        self.thirdparty = ProviderHost(self.registry, timeout=provider_timeout)
+        self.thirdparty = ProviderHost(self.registry, timeout=provider_timeout, on_forget=self._forget_provider)
         self._providers: dict[str, SpaceProvider] = {}
         self._guard = threading.RLock()
         self._runner: CliRunner | None = None
@@ -241,6 +241,12 @@ class SpacesService:
         if not record.native:
             return self.thirdparty.capabilities(record.provider_id)
         return CliProvider.capabilities if self.native_driver == "cli" else NativeProvider.capabilities
+
+    def _forget_provider(self, provider_id: str) -> None:
+        """Drop the cached data planes of a third-party provider's spaces (its engine is being closed)."""
+        with self._guard:
+            for key in [k for k in self._providers if k.startswith(f"{provider_id}-")]:
+                self._providers.pop(key)
 
     def _drop_provider(self, space_id: str) -> None:
         with self._guard:

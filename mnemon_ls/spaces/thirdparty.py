@@ -63,7 +63,10 @@ def call_with_timeout(fn: Callable[[], T], timeout: float, *, provider: str, spa
 class ProviderHost:
     """Opened third-party engines of ``registry``'s root (module doc). Thread-safe."""
 
-    def __init__(self, registry: SpaceRegistry, *, timeout: float = DEFAULT_TIMEOUT_SECONDS) -> None:
+    def __init__(self, registry: SpaceRegistry, *, timeout: float = DEFAULT_TIMEOUT_SECONDS,
+                 on_forget: Callable[[str], None] | None = None) -> None:
+        #: Called with a provider id whenever its engine is dropped (the service forgets its cached spaces).
+        self.on_forget = on_forget
         self.registry = registry
         self.root = Path(registry.root)
         self.timeout = timeout
@@ -139,6 +142,8 @@ class ProviderHost:
         """Close and drop an opened engine (after its configuration changed)."""
         with self._guard:
             engine = self._engines.pop(provider_id, None)
+        if self.on_forget is not None:
+            self.on_forget(provider_id)
         if engine is not None:
             engine.close()
 

@@ -157,3 +157,16 @@ def test_a_provider_that_hangs_mid_recall_is_isolated(tmp_path: Path, hermes_db:
         holder.stdin.flush()
         holder.wait(timeout=30)
     service.close()
+
+
+def test_reconfiguring_an_enabled_provider_reopens_it_for_the_same_service(tmp_path: Path, hermes_db: Path) -> None:
+    service = _service(tmp_path / "root")
+    service.thirdparty.enable("holographic", {"dataPath": str(hermes_db)})
+    [project] = [v.record for v in service.list_spaces() if v.record.name == "project"]
+    service.activate(project.id)
+    assert service.recall("Redis sessions").to_dict()["results"][0]["id"] == "3"
+    service.thirdparty.configure("holographic", {"minTrust": 0.9})  # above every fact's trust (0.5)
+    assert service.recall("Redis sessions").to_dict()["results"] == []
+    service.thirdparty.configure("holographic", {"minTrust": 0.1})
+    assert [r["id"] for r in service.recall("Redis sessions").to_dict()["results"]] == ["3"]
+    service.close()
