@@ -298,7 +298,10 @@ class HolographicSpace:
         """``FactRetriever.search`` in this bank (score = relevance x trust). The engine's FTS5 tokenizer keeps
         a run of Chinese/Japanese/Korean characters as one token, so a CJK query is also matched by
         character bigrams over the bank's facts (``MemoryStore.list_facts``), scored coverage x trust."""
-        want = limit if keep is None else limit * 2  # the service already asks for 3x (candidateLimit)
+        # The service asks for candidateLimit (3x the caller's limit); the engine itself takes 3x its limit as
+        # FTS5 candidates and HRR-scores each (re-encoding the query per candidate), so it is asked for the
+        # caller's limit, as Hermes' own fact_store tool asks (limit 10 -> 30 candidates).
+        want = max(1, -(-limit // 3)) if keep is None else limit
         rows = self.engine.retriever.search(query, category=self.bank, min_trust=self.min_trust, limit=want)
         scored: dict[int, tuple[float, dict[str, Any], str]] = {
             int(r["fact_id"]): (float(r.get("score") or 0.0), r, "holographic") for r in rows}
