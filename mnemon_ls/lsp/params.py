@@ -334,3 +334,17 @@ class RecordsCompactParams(WorkspaceParams):
 
     record_scope: RecordScope = Field("project", alias="recordScope")
     confirm: bool = False
+
+
+class ProviderParams(WorkspaceParams):
+    """``mnemon/providers/disable|test|discover``: ``{workspace?, providerId}``."""
+
+    provider_id: str = Field(alias="providerId")
+
+
+class ProviderConfigureParams(ProviderParams):
+    """``mnemon/providers/configure|enable``: ``{workspace?, providerId, services?: {field: value},
+    clearSecrets?: [field]}`` (``clearSecrets`` only for ``configure``)."""
+
+    services: dict[str, Any] = Field(default_factory=dict)
+    clear_secrets: list[str] = Field(default_factory=list, alias="clearSecrets")

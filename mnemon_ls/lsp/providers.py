@@ -1,7 +1,7 @@
 """``mnemon/providers/*``: third-party Memory Space providers over the same :class:`ProviderHost` as the CLI.
 
-Registered from :mod:`.server` with :func:`register`. Requests (params are pydantic models below, results
-gain ``workspace``):
+Registered from :mod:`.server` with :func:`register`. Requests (params are the pydantic models ``ProviderParams`` /
+``ProviderConfigureParams`` of :mod:`.params`; results gain ``workspace``):
 
 - ``mnemon/providers/list`` ``{workspace?}`` -> ``{providers: [view], workspace}``;
 - ``mnemon/providers/configure`` ``{workspace?, providerId, services?: {field: value}, clearSecrets?: [..]}``
@@ -20,8 +20,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Callable
 
-from pydantic import BaseModel, ConfigDict, Field
-
 LIST = "mnemon/providers/list"
 CONFIGURE = "mnemon/providers/configure"
 ENABLE = "mnemon/providers/enable"
@@ -30,28 +28,9 @@ TEST = "mnemon/providers/test"
 DISCOVER = "mnemon/providers/discover"
 
 
-class _Params(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
-
-    workspace: str | None = None
-
-
-class ProviderParams(_Params):
-    """``{workspace?, providerId}``."""
-
-    provider_id: str = Field(alias="providerId")
-
-
-class ProviderConfigureParams(ProviderParams):
-    """``{workspace?, providerId, services?, clearSecrets?}``."""
-
-    services: dict[str, Any] = Field(default_factory=dict)
-    clear_secrets: list[str] = Field(default_factory=list, alias="clearSecrets")
-
-
 def register(server: Any, mnemon_request: Callable[[str], Callable[..., Any]]) -> None:
     """Register the ``mnemon/providers/*`` handlers on ``server``."""
-    from .params import parse_params
+    from . import protocol as P  # params models load lazily (the serve start path imports no pydantic)
 
     async def call(ls: Any, workspace: str | None, fn: Callable[[Any], Any]) -> dict[str, Any]:
         state = ls.registry.resolve(workspace)
@@ -61,38 +40,38 @@ def register(server: Any, mnemon_request: Callable[[str], Callable[..., Any]]) -
     @mnemon_request(LIST)
     async def providers_list(ls: Any, params: Any) -> dict[str, Any]:
         """``mnemon/providers/list`` -> ``{providers, workspace}``."""
-        p = parse_params(_Params, params)
+        p = P.parse_params(P.WorkspaceParams, params)
         return await call(ls, p.workspace, lambda s: {"providers": s.thirdparty.list()})
 
     @mnemon_request(CONFIGURE)
     async def providers_configure(ls: Any, params: Any) -> dict[str, Any]:
         """``mnemon/providers/configure`` -> view (names only)."""
-        p = parse_params(ProviderConfigureParams, params)
+        p = P.parse_params(P.ProviderConfigureParams, params)
         return await call(ls, p.workspace, lambda s: s.thirdparty.configure(p.provider_id, p.services,
                                                                            clear_secrets=p.clear_secrets))
 
     @mnemon_request(ENABLE)
     async def providers_enable(ls: Any, params: Any) -> dict[str, Any]:
         """``mnemon/providers/enable`` -> view + ``health`` + ``discovered``."""
-        p = parse_params(ProviderConfigureParams, params)
+        p = P.parse_params(P.ProviderConfigureParams, params)
         return await call(ls, p.workspace, lambda s: s.thirdparty.enable(p.provider_id, p.services))
 
     @mnemon_request(DISABLE)
     async def providers_disable(ls: Any, params: Any) -> dict[str, Any]:
         """``mnemon/providers/disable`` -> view (its spaces are gone from this root, its data is not)."""
-        p = parse_params(ProviderParams, params)
+        p = P.parse_params(P.ProviderParams, params)
         return await call(ls, p.workspace, lambda s: s.thirdparty.disable(p.provider_id))
 
     @mnemon_request(TEST)
     async def providers_test(ls: Any, params: Any) -> dict[str, Any]:
         """``mnemon/providers/test`` -> ``{providerId, health, namespaces}`` (writes nothing)."""
-        p = parse_params(ProviderParams, params)
+        p = P.parse_params(P.ProviderParams, params)
         return await call(ls, p.workspace, lambda s: s.thirdparty.test(p.provider_id))
 
     @mnemon_request(DISCOVER)
     async def providers_discover(ls: Any, params: Any) -> dict[str, Any]:
         """``mnemon/providers/discover`` -> ``{providerId, spaces: [SpaceView]}``."""
-        p = parse_params(ProviderParams, params)
+        p = P.parse_params(P.ProviderParams, params)
 
         def run(spaces: Any) -> dict[str, Any]:
             found = spaces.thirdparty.discover(p.provider_id)
