@@ -30,6 +30,7 @@ from .runtime.model import PROJECTION_FILES, TARGETS, parse_timestamp_ms
 from .runtime.snapshot import age_label
 from .runtime.store import diagnose
 from .records import cli as records_cli
+from . import cli_providers
 from .settings import Settings, load_settings, settings_from_environment
 
 
@@ -161,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--name", required=True)
     sc.add_argument("--description", required=True, help="routing boundary: what belongs here and when to recall it")
     sc.add_argument("--active", action="store_true", help="make it active for reading")
+    sc.add_argument("--provider", metavar="NAME", help="make the namespace in this enabled third-party provider")
     su = space_actions.add_parser("update", parents=[common], help="rename or re-describe a space")
     su.add_argument("id")
     su.add_argument("--name")
@@ -215,6 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     hook = commands.add_parser("hook", parents=[common], help="run an assistant lifecycle hook (reads the hook's JSON on stdin)")
     hook.add_argument("event", choices=("session-start", "prompt"))
     records_cli.add_parser(commands, common)
+    cli_providers.add_parser(commands, common)
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     from .lsp.launch import add_serve_arguments  # light: `mnemon-ls serve` itself starts from there
 
@@ -582,12 +585,12 @@ def cmd_space(args: argparse.Namespace) -> int:
         action = args.action
         if action == "list":
             views = [v.to_dict() for v in svc.list_spaces()]
-            lines = [f"{'*' if v['active'] else ' '} {v['id']}  {v['name']}  ({v.get('provider', 'mnemon-native')})"
+            lines = [f"{'*' if v['active'] else ' '} {v['id']}  {v['name']}  ({v.get('providerId', 'mnemon-native')})"
                      f"\n      {v.get('description', '')}" for v in views] or ["no Memory Space yet (`mnemon-ls space create`)"]
             _emit(args, views, "\n".join(lines))
             return EXIT_OK
         if action == "create":
-            data = svc.create_space(args.name, args.description, active=args.active).to_dict()
+            data = svc.create_space(args.name, args.description, active=args.active, provider=args.provider).to_dict()
         elif action == "update":
             data = svc.update_space(args.id, name=args.name, description=args.description).to_dict()
         elif action == "activate":
@@ -727,6 +730,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "setup": cmd_setup, "hook": cmd_hook}
     if args.command == "records":
         handler = lambda a: records_cli.run(a, _host, _emit, _read_content)  # noqa: E731
+    elif args.command == "provider":
+        handler = lambda a: cli_providers.run(a, _host, _emit)  # noqa: E731
     elif args.command == "runtime":
         handler = {"list": cmd_runtime_list, "recover": cmd_runtime_recover}.get(args.action, cmd_runtime_mutate)
     else:

@@ -331,3 +331,20 @@ class ConfirmationRequired(MnemonError):
 
     code = "confirmation-required"
     exit_code = EXIT_REJECTED
+
+
+class ProviderNotConfigured(MnemonError):
+    """A third-party provider package is installed but the user has not configured and enabled it
+    (seed 003: only installed *and* configured providers are used; ``mnemon-ls provider enable NAME``).
+    ``data``: ``provider``, ``reason`` (``not-configured`` | ``disabled`` | ``not-installed``)."""
+
+    code = "provider-not-configured"
+    exit_code = EXIT_REJECTED
+
+
+class ProviderTimedOut(MnemonError):
+    """A third-party provider did not answer within ``providerTimeout`` seconds. ``data``: ``provider``,
+    ``spaceId``, ``timeoutMs``. Federated recall reports it per space and still answers from the others."""
+
+    code = "provider-timeout"
+    exit_code = EXIT_FAILURE

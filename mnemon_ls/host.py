@@ -113,7 +113,8 @@ class WorkspaceHost:
 
         self.check_storage()
         return SpacesService(self.root, clock=self._clock, secrets=self.settings.secrets,
-                             quality=RecallQuality.from_dict({"policy": self.settings.recall_policy}))
+                             quality=RecallQuality.from_dict({"policy": self.settings.recall_policy}),
+                             provider_timeout=self.settings.provider_timeout_ms / 1000)
 
     @functools.cached_property
     def records(self) -> "RecordsSource":

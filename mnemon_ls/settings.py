@@ -96,6 +96,8 @@ class Settings(_Model):
     - ``idleReviewMs``: idle time after a turn before a review is suggested, milliseconds, 5000..600000,
       default 30000.
     - ``records``: :class:`RecordsSettings` (``autoWriter``).
+    - ``providerTimeoutMs``: how long a third-party provider may take in a federated recall, 100..600000,
+      default 10000.
     """
 
     storage_scope: Literal["global", "workspace", "workspaces", "custom"] = Field(
@@ -119,6 +121,9 @@ class Settings(_Model):
     lifecycle_enabled: bool = Field(True, alias="lifecycleEnabled")
     idle_review_ms: int = Field(30000, alias="idleReviewMs", ge=5000, le=600000)
     records: RecordsSettings = Field(default_factory=RecordsSettings, alias="records")
+    #: Milliseconds a third-party Memory Space provider may take inside a federated recall (then that
+    #: space is reported failed and the others still answer), 100..600000, default 10000.
+    provider_timeout_ms: int = Field(10000, alias="providerTimeoutMs", ge=100, le=600000)
 
     @field_validator("data_dir")
     @classmethod

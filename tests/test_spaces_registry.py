@@ -139,19 +139,19 @@ def test_providers_file_is_0600_and_never_echoes_credentials(root: Path, clock: 
                                                               caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
     service = SpacesService(root, clock=clock)
-    view = service.configure_provider("mem0", {"endpoint": "https://api.example.test/v1", "apiKey": SECRET},
+    view = service.configure_provider("honcho", {"endpoint": "https://api.example.test/v1", "apiKey": SECRET},
                                       enabled=True)
-    assert view == {"providerId": "mem0", "label": "Mem0", "enabled": True, "configuredFields": ["endpoint"],
+    assert view == {"providerId": "honcho", "label": "Honcho", "enabled": True, "configured": True, "configuredFields": ["endpoint"],
                     "configuredSecrets": ["apiKey"], "spaces": 0}
     path = root / "state" / "memory-providers.json"
     assert oct(path.stat().st_mode & 0o777) == "0o600"
     stored = json.loads(path.read_text())
-    assert stored["version"] == 4 and stored["services"]["mem0"]["apiKey"] == SECRET
-    service.registry.sync_namespaces("mem0", [{"externalId": "project-x", "connection": {"project": "x"}}])
+    assert stored["version"] == 4 and stored["services"]["honcho"]["apiKey"] == SECRET
+    service.registry.sync_namespaces("honcho", [{"externalId": "project-x", "connection": {"project": "x"}}])
     texts = [json.dumps(service.provider_services()), json.dumps([v.to_dict() for v in service.list_spaces()])]
     for bad in ({"endpoint": f"https://user:{SECRET}@host/"}, {"apiKey": 12, "token": SECRET}, {"secret": SECRET}):
         with pytest.raises(InvalidInput) as refused:
-            service.configure_provider("mem0", bad)
+            service.configure_provider("honcho", bad)
         texts.append(json.dumps(refused.value.to_dict()))
         texts.append(str(refused.value))
     third = [v.record for v in service.list_spaces() if not v.record.native][0]
@@ -162,10 +162,10 @@ def test_providers_file_is_0600_and_never_echoes_credentials(root: Path, clock: 
     texts.extend(r.getMessage() for r in caplog.records)
     assert not any(SECRET in text for text in texts)
     # keeping the secret when only other fields change; clearing it on request
-    service.configure_provider("mem0", {"mode": "cloud"})
-    assert json.loads(path.read_text())["services"]["mem0"]["apiKey"] == SECRET
-    service.configure_provider("mem0", clear_secrets=["apiKey"])
-    assert "apiKey" not in json.loads(path.read_text())["services"]["mem0"]
+    service.configure_provider("honcho", {"mode": "cloud"})
+    assert json.loads(path.read_text())["services"]["honcho"]["apiKey"] == SECRET
+    service.configure_provider("honcho", clear_secrets=["apiKey"])
+    assert "apiKey" not in json.loads(path.read_text())["services"]["honcho"]
 
 
 def test_disabling_a_provider_drops_its_projections_and_keeps_the_service(root: Path, clock: FrozenClock) -> None:

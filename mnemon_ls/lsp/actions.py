@@ -69,7 +69,9 @@ def code_action(ls: LanguageServer, params: types.CodeActionParams) -> list[type
             if state.branch.branch:
                 actions.append(_action(f"Remember selection for branch {state.branch.branch}", P.CMD_REMEMBER,
                                        base | {"branches": [state.branch.branch]}))
-            for space in _active_spaces(state)[:3]:
+            writable = [s for s in _active_spaces(state) if s.get("available")
+                        and (s.get("capabilities") or {}).get("write") in ("exact", "async-extracting")]
+            for space in writable[:3]:  # a provider that is not usable, or cannot write, offers nothing
                 actions.append(_action(f"Remember selection in space {space['name']}", P.CMD_REMEMBER,
                                        base | {"spaceId": space["id"]}))
     actions.append(_action("Show wake snapshot", P.CMD_SHOW_WAKE, {"uri": uri}))

@@ -184,11 +184,13 @@ class SpacesListParams(WorkspaceParams):
 
 
 class SpaceCreateParams(WorkspaceParams):
-    """``mnemon/spaces/create``: ``{workspace?, name, description, active?}``."""
+    """``mnemon/spaces/create``: ``{workspace?, name, description, active?, provider?}``."""
 
     name: str
     description: str
     active: bool = False
+    #: A third-party provider id (``mnemon/providers/enable`` first); ``None``: a native space.
+    provider: str | None = None
 
 
 class SpaceUpdateParams(WorkspaceParams):
@@ -340,3 +342,17 @@ class RecordsCompactParams(WorkspaceParams):
 
     record_scope: RecordScope = Field("project", alias="recordScope")
     confirm: bool = False
+
+
+class ProviderParams(WorkspaceParams):
+    """``mnemon/providers/disable|test|discover``: ``{workspace?, providerId}``."""
+
+    provider_id: str = Field(alias="providerId")
+
+
+class ProviderConfigureParams(ProviderParams):
+    """``mnemon/providers/configure|enable``: ``{workspace?, providerId, services?: {field: value},
+    clearSecrets?: [field]}`` (``clearSecrets`` only for ``configure``)."""
+
+    services: dict[str, Any] = Field(default_factory=dict)
+    clear_secrets: list[str] = Field(default_factory=list, alias="clearSecrets")

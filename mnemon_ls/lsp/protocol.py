@@ -61,8 +61,11 @@ SPACE_REQUESTS = (SPACES_LIST, SPACES_CREATE, SPACES_UPDATE, SPACES_ACTIVATE, SP
 RECORD_REQUESTS = tuple(f"mnemon/records/{action}" for action in (
     "list", "get", "create", "propose", "verify", "reject", "stale", "edit", "archive", "forget", "export",
     "import", "compact"))
+#: ``mnemon/providers/<action>`` (handlers and params in :mod:`.providers`).
+PROVIDER_REQUESTS = tuple(f"mnemon/providers/{action}" for action in (
+    "list", "configure", "enable", "disable", "test", "discover"))
 REQUESTS = (RUNTIME_MUTATE, RUNTIME_SNAPSHOT, WAKE, TURN_BEGIN, TURN_END, STATUS, *DOCUMENT_REQUESTS,
-            *SPACE_REQUESTS, *RECORD_REQUESTS)
+            *SPACE_REQUESTS, *RECORD_REQUESTS, *PROVIDER_REQUESTS)
 
 # Server -> client notifications.
 BRANCH_CHANGED = "mnemon/branchChanged"

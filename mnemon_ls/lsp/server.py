@@ -48,6 +48,7 @@ from . import records as records_feature
 from . import runtime as runtime_feature
 from . import framing
 from . import protocol as P
+from . import providers as providers_feature
 from . import spaces as spaces_feature
 from .watch import Watcher, documents_filter, git_state_filter, runtime_filter
 
@@ -520,6 +521,7 @@ async def status(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
 for _feature in (runtime_feature, documents_feature, spaces_feature, actions_feature):
     _feature.feature.attach(server, mnemon_request)
 records_feature.register(server, mnemon_request)  # mnemon/records/*, the auto-writer, review cues
+providers_feature.register(server, mnemon_request)  # mnemon/providers/*
 
 
 # ------------------------------------------------------------------- entry point

@@ -40,7 +40,8 @@ async def spaces_list(ls: MnemonLanguageServer, params: Any) -> Any:
 async def spaces_create(ls: MnemonLanguageServer, params: Any) -> Any:
     """``mnemon/spaces/create`` -> ``SpaceView`` (the first native space gets id ``default``)."""
     p = P.parse_params(P.SpaceCreateParams, params)
-    return await _spaces(ls, p.workspace, lambda h: h.spaces.create_space(p.name, p.description, active=p.active))
+    return await _spaces(ls, p.workspace, lambda h: h.spaces.create_space(p.name, p.description, active=p.active,
+                                                                          provider=p.provider))
 
 
 @feature.request(P.SPACES_UPDATE)

@@ -10,6 +10,10 @@ Modules:
   configuration of the shared tokenizer :mod:`mnemon_ls.text` (``TOKENIZER``);
 - :mod:`.providers.native` the embedded provider on ``data/<id>/mnemon.db`` (the Mnemon CLI's schema);
 - :mod:`.providers.cli` the same operations through an installed ``mnemon`` binary;
+- :mod:`.providers.base` the public provider protocol (capabilities, receipts, evidence, namespaces, health);
+- :mod:`.plugins` installed provider distributions (entry point group ``mnemon_ls.providers``);
+- :mod:`.thirdparty` configured providers: engines, discovery, health, the recall timeout;
+- :mod:`.provider_fields` the provider plane's field rules;
 - :mod:`.service` :class:`SpacesService`, the one object the Host wires;
 - :mod:`.errors` ``provider-unavailable``, ``provider-failed``, ``space-read-only``, ``space-refused``.
 
@@ -30,7 +34,13 @@ Public API (JSON via ``to_dict()``; every error is a :class:`~mnemon_ls.errors.M
     svc.space_status(space_id) -> {"space": SpaceView dict, "status": {...CLI status + index}}
     svc.reindex(space_id) -> {"items", "seconds"}
     svc.provider_services() -> [{"providerId", "label", "enabled", "configuredFields", "configuredSecrets", "spaces"}]
-    svc.configure_provider(provider_id, fields, enabled=None, clear_secrets=()) -> same view
+    svc.configure_provider(provider_id, fields, enabled=None, clear_secrets=()) -> same view  # registry only
+    # third-party providers (installed + configured + enabled; mnemon_ls.spaces.thirdparty)
+    svc.thirdparty.list() / .view(id) -> [{"providerId", "installed", "configured", "enabled", "usable",
+                                           "capabilities", "configuredFields", "configuredSecrets", ...}]
+    svc.thirdparty.configure(id, fields, clear_secrets=()) / .enable(id, fields) / .disable(id)
+    svc.thirdparty.test(id) -> {"providerId", "health", "namespaces"}; .discover(id) -> [SpaceRecord]
+    svc.create_space(name, description, active=False, provider="holographic")
     svc.notices() -> [{"file", "reason", "quarantined", "recovered", "message"}]   # registry repairs
     # memory
     svc.remember(content, space_id=None, category=None, importance=None, tags=None, entities=None,

@@ -58,6 +58,25 @@ from typing import Any, Iterable, Mapping
 
 from .. import fsio
 from ..errors import InvalidInput
+from . import plugins
+from .provider_fields import (  # noqa: F401 - re-exported: the registry's public field rules
+    MAX_FIELD_CHARS,
+    MAX_SECRET_CHARS,
+    MEMORY_FIELDS,
+    PROVIDER_LABELS,
+    REMOTE_PROVIDERS,
+    SECRET_FIELDS,
+    SERVICE_FIELDS,
+    _fallback_name,
+    _provider_id,
+    known_provider,
+    provider_label,
+    secret_fields,
+    validate_endpoint,
+    validate_memory_fields,
+    validate_service_fields,
+)
+from .salvage import _complete_members, _json_objects
 from .model import (
     SPACE_ID_RE,
     Clock,
@@ -84,21 +103,7 @@ STAGING_PREFIX = ".creating-"
 #: A staging directory this old (seconds) is a crash leftover; creating a store takes milliseconds.
 STAGING_MAX_AGE_SECONDS = 600
 
-PROVIDER_LABELS = {
-    "openviking": "OpenViking", "honcho": "Honcho", "mem0": "Mem0", "hindsight": "Hindsight",
-    "holographic": "Holographic", "retaindb": "RetainDB", "byterover": "ByteRover", "supermemory": "Supermemory",
-}
-REMOTE_PROVIDERS = frozenset({"openviking", "honcho", "mem0", "hindsight", "retaindb", "supermemory"})
-SERVICE_FIELDS = ("endpoint", "apiKey", "account", "mode", "dataPath", "cliPath", "defaultDirectory")
-MEMORY_FIELDS = ("targetUri", "user", "actorPeerId", "workspace", "userId", "agentId", "rerank", "bankId", "budget",
-                 "defaultTrust", "minTrust", "project", "workingDirectory", "containerTag", "searchMode")
-SECRET_FIELDS = frozenset({"apiKey"})
-MAX_FIELD_CHARS = 2000
-MAX_SECRET_CHARS = 8000
 METADATA_SOURCES = ("provider", "manual", "ai")
-_NAME_KEYS = ("name", "title", "displayName", "workspace", "bankId", "project", "containerTag", "userId", "user",
-              "workingDirectory", "targetUri")
-_VIKING = re.compile(r"^viking://user(?:/[^/\s]+)?/memories$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -571,10 +576,11 @@ class SpaceRegistry:
         provider_id = _provider_id(provider_id)
         clean = validate_service_fields(fields or {}, provider_id)
         clear = list(clear_secrets)
+        secrets = secret_fields(provider_id)
         for index, name in enumerate(clear):
-            if name not in SECRET_FIELDS:
+            if name not in secrets:
                 raise InvalidInput(f"clearSecrets[{index}]", "names no secret field (only " +
-                                   ", ".join(sorted(SECRET_FIELDS)) + ")")
+                                   ", ".join(sorted(secrets)) + ")")
         with self._locked():
             state = self._read_quiet() or self._repair_locked()
             services = {k: dict(v) for k, v in state.services.items()}
@@ -617,9 +623,13 @@ class SpaceRegistry:
             state = self._read_quiet() or self._repair_locked()
             all_bodies = self._all_provider_bodies()
             mine = {b.external_id: b for b in all_bodies if b.provider_id == provider_id}
-            others = [b for b in all_bodies if b.provider_id != provider_id]
+            found = {entry["externalId"] for entry in entries}
+            # spaces made with ``space create --provider`` stay until the provider lists them (an empty
+            # namespace is not listed by every engine)
+            others = [b for b in all_bodies if b.provider_id != provider_id
+                      or (b.metadata_source == "manual" and b.external_id not in found)]
             taken = {b.id for b in (*state.bodies, *others)}
-            label = PROVIDER_LABELS[provider_id]
+            label = provider_label(provider_id)
             result: list[SpaceRecord] = []
             for index, entry in enumerate(entries):
                 external = entry["externalId"]
@@ -654,15 +664,50 @@ class SpaceRegistry:
             self._write_locked(new_state, all_provider_bodies=all_bodies)
             return result
 
+    def add_provider_space(self, provider_id: str, external_id: str, name: str, description: str, *,
+                           connection: Mapping[str, Any], active: bool = False) -> SpaceRecord:
+        """Register a namespace made with ``space create --provider`` (``metadataSource`` ``manual``, id
+        ``<providerId>-<24 hex of sha256(externalId)>``, re-hashed with ``:<n>`` on collision). The provider
+        must be enabled; a namespace already mapped is :class:`InvalidInput` (``name``). Discovery keeps
+        such a space even while the provider does not list the namespace (an empty one)."""
+        provider_id = _provider_id(provider_id)
+        clean = validate_memory_fields(connection, provider_id)
+        with self._locked():
+            state = self._read_quiet() or self._repair_locked()
+            if not state.enabled.get(provider_id):
+                raise InvalidInput("provider", f"{provider_id} is not enabled (mnemon-ls provider enable {provider_id})")
+            all_bodies = self._all_provider_bodies()
+            if any(b.provider_id == provider_id and b.external_id == external_id for b in all_bodies):
+                raise InvalidInput("name", f"names a {provider_label(provider_id)} namespace that is already a space",
+                                   externalId=external_id)
+            taken = {b.id for b in (*state.bodies, *all_bodies)}
+            n, key = 0, external_id
+            while True:
+                candidate = f"{provider_id}-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:24]}"
+                if candidate not in taken:
+                    break
+                n += 1
+                key = f"{external_id}:{n}"
+            now = iso_ms(self.clock())
+            record = SpaceRecord(candidate, name, description, bool(active), now, now, provider_id=provider_id,
+                                 external_id=external_id, metadata_source="manual", connection=clean)
+            all_bodies = (*all_bodies, record)
+            new_state = RegistryState(state.bodies, state.services, state.enabled,
+                                      tuple(b for b in all_bodies if state.enabled.get(b.provider_id)))
+            self._write_locked(new_state, all_provider_bodies=all_bodies)
+            return record
+
     def service_view(self, state: RegistryState | None, provider_id: str) -> dict[str, Any]:
         """``{"providerId", "label", "enabled", "configuredFields", "configuredSecrets", "spaces"}``: field
         names only, never values."""
         state = state or self.read()
         fields = state.services.get(provider_id, {})
-        return {"providerId": provider_id, "label": PROVIDER_LABELS.get(provider_id, provider_id),
+        secrets = secret_fields(provider_id)
+        return {"providerId": provider_id, "label": provider_label(provider_id),
                 "enabled": bool(state.enabled.get(provider_id)),
-                "configuredFields": sorted(k for k in fields if k not in SECRET_FIELDS),
-                "configuredSecrets": sorted(k for k in fields if k in SECRET_FIELDS),
+                "configured": provider_id in state.services,
+                "configuredFields": sorted(k for k in fields if k not in secrets),
+                "configuredSecrets": sorted(k for k in fields if k in secrets),
                 "spaces": sum(1 for b in state.provider_bodies if b.provider_id == provider_id)}
 
     def _all_provider_bodies(self) -> tuple[SpaceRecord, ...]:
@@ -764,7 +809,7 @@ def _provider_record(raw: Any) -> SpaceRecord | None:
     if not isinstance(raw, dict):
         return None
     ident, provider = raw.get("id"), raw.get("providerId")
-    if not isinstance(ident, str) or not SPACE_ID_RE.match(ident) or provider not in PROVIDER_LABELS \
+    if not isinstance(ident, str) or not SPACE_ID_RE.match(ident) or not known_provider(provider) \
             or not ident.startswith(f"{provider}-"):
         return None
     name, description, active = raw.get("name"), raw.get("description"), raw.get("active")
@@ -778,7 +823,8 @@ def _provider_record(raw: Any) -> SpaceRecord | None:
     placement = raw.get("placement") if isinstance(raw.get("placement"), dict) else None
     return SpaceRecord(ident, name, description, active, created, updated, provider_id=provider,
                        placement=placement, external_id=external, metadata_source=source,
-                       connection={k: v for k, v in connection.items() if k in MEMORY_FIELDS})
+                       connection={k: v for k, v in connection.items()
+                                   if k in MEMORY_FIELDS or k in plugins.declared_fields(provider)[1]})
 
 
 def _migrate_providers(doc: dict) -> dict:
@@ -802,51 +848,6 @@ def _migrate_providers(doc: dict) -> dict:
                 services.setdefault(provider, {}).update(moved)
             bodies.append({**raw, "connection": connection})
     return {"version": PROVIDERS_VERSION, "services": services, "enabled": enabled, "bodies": bodies}
-
-
-def _json_objects(text: str) -> Iterable[Any]:
-    """Every JSON object that decodes at some ``{`` of ``text`` (lenient salvage of a damaged file)."""
-    decoder = json.JSONDecoder()
-    position = text.find("{")
-    while position != -1:
-        try:
-            value, _ = decoder.raw_decode(text, position)
-        except ValueError:
-            value = None
-        if isinstance(value, dict):
-            yield value
-        position = text.find("{", position + 1)
-
-
-def _complete_members(text: str, start: int) -> list[tuple[str, Any]]:
-    """The members of the JSON object opening at ``text[start]`` (``{``) that are complete, in order, up to
-    the first one that is cut off or malformed (a truncated file keeps everything before the cut)."""
-    decoder = json.JSONDecoder()
-    members: list[tuple[str, Any]] = []
-    space = re.compile(r"\s*")
-    position = space.match(text, start + 1).end()
-    while position < len(text) and text[position] == '"':
-        try:
-            key, position = json.decoder.scanstring(text, position + 1)
-        except ValueError:
-            break
-        position = space.match(text, position).end()
-        if position >= len(text) or text[position] != ":":
-            break
-        position = space.match(text, position + 1).end()
-        try:
-            value, position = decoder.raw_decode(text, position)
-        except ValueError:
-            break
-        position = space.match(text, position).end()
-        closed = position < len(text) and text[position] in ",}"
-        if not closed and (isinstance(value, (int, float)) or position < len(text)):
-            break  # a number may be the cut-off prefix of a longer one; anything else here is damage
-        members.append((key, value))
-        if not closed or text[position] == "}":
-            break
-        position = space.match(text, position + 1).end()
-    return members
 
 
 def _salvage_providers(data: bytes) -> tuple[dict, dict, tuple[SpaceRecord, ...]]:
@@ -873,73 +874,6 @@ def _salvage_providers(data: bytes) -> tuple[dict, dict, tuple[SpaceRecord, ...]
         if record is not None and not any(b.id == record.id for b in bodies):
             bodies.append(record)
     return services, enabled, tuple(bodies)
-
-
-def _provider_id(value: Any) -> str:
-    if not isinstance(value, str) or value not in PROVIDER_LABELS:
-        raise InvalidInput("providerId", "must be one of " + ", ".join(PROVIDER_LABELS))
-    return value
-
-
-def _check_value(name: str, value: Any, field_path: str) -> Any:
-    limit = MAX_SECRET_CHARS if name in SECRET_FIELDS else MAX_FIELD_CHARS
-    if isinstance(value, bool) or isinstance(value, (int, float)):
-        return value
-    if not isinstance(value, str):
-        raise InvalidInput(field_path, "must be a string, number or boolean")
-    text = require_unicode(value.strip(), field_path)
-    if js_length(text) > limit:
-        raise InvalidInput(field_path, f"must be at most {limit} characters")
-    return text
-
-
-def validate_service_fields(fields: Mapping[str, Any], provider_id: str) -> dict[str, Any]:
-    """Service-scope fields (module doc). Errors name ``services.<field>`` and never echo a value."""
-    if not isinstance(fields, Mapping):
-        raise InvalidInput("services", "must be an object")
-    out: dict[str, Any] = {}
-    for name, value in fields.items():
-        path = f"services.{name}"
-        if name not in SERVICE_FIELDS:
-            raise InvalidInput(path, "is not a service field (" + ", ".join(SERVICE_FIELDS) + ")")
-        value = _check_value(name, value, path)
-        if name == "endpoint":
-            if not isinstance(value, str) or not re.match(r"^https?://[^\s/@]+(?:[/?#]\S*)?$", value):
-                raise InvalidInput(path, "must be an http(s) URL without credentials")
-        out[name] = value
-    return out
-
-
-def validate_memory_fields(fields: Mapping[str, Any], provider_id: str, field_path: str = "connection") -> dict[str, Any]:
-    """Memory-scope fields of a provider space (module doc); OpenViking's ``targetUri`` must be a user
-    memories root (trailing slashes stripped)."""
-    if not isinstance(fields, Mapping):
-        raise InvalidInput(field_path, "must be an object")
-    out: dict[str, Any] = {}
-    for name, value in fields.items():
-        path = f"{field_path}.{name}"
-        if name not in MEMORY_FIELDS:
-            raise InvalidInput(path, "is not a memory-scope field (" + ", ".join(MEMORY_FIELDS) + ")")
-        value = _check_value(name, value, path)
-        if name == "targetUri" and provider_id == "openviking":
-            if not isinstance(value, str) or not _VIKING.match(value.rstrip("/")):
-                raise InvalidInput(path, "must be a user memories root: viking://user[/<user>]/memories")
-            value = value.rstrip("/")
-        out[name] = value
-    return out
-
-
-def _fallback_name(name: Any, connection: Mapping[str, Any], label: str, external: str) -> str:
-    if isinstance(name, str) and name.strip():
-        return name.strip()[:100]
-    for key in _NAME_KEYS:
-        value = connection.get(key)
-        if isinstance(value, str) and value.strip():
-            tail = re.split(r"[/:\\]", value.replace("*", "").rstrip("/:\\"))[-1].strip()
-            if tail:
-                return tail[:100]
-    tail = re.split(r"[/:\\]", external.rstrip("/:\\"))[-1] or external
-    return f"{label} {tail}"[:100]
 
 
 def require(state: RegistryState, space_id: str, field_name: str = "spaceId") -> SpaceRecord:

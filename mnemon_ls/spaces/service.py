@@ -68,7 +68,8 @@ from .policy import RecallQuality
 from .providers.base import Capabilities, SearchOutcome, SpaceProvider
 from .providers.cli import CliProvider, CliRunner
 from .providers.native import DB_FILE, NativeProvider
-from .registry import NATIVE_PROVIDER, PROVIDER_LABELS, RegistryState, SpaceRecord, SpaceRegistry, require
+from .registry import NATIVE_PROVIDER, PROVIDER_LABELS, RegistryState, SpaceRecord, SpaceRegistry, provider_label, require
+from .thirdparty import DEFAULT_TIMEOUT_SECONDS, ProviderHost, call_with_timeout
 
 BRANCH_RECALL_MODES = ("filter", "label", "off")
 DETACHED_HEAD_POLICIES = ("hide", "show")
@@ -104,7 +105,7 @@ class SpaceView:
         data: dict[str, Any] = {
             "id": r.id, "name": r.name, "description": r.description, "active": r.active,
             "providerId": r.provider_id,
-            "providerLabel": "Mnemon" if r.native else PROVIDER_LABELS.get(r.provider_id, r.provider_id),
+            "providerLabel": "Mnemon" if r.native else provider_label(r.provider_id),
             "kind": "native" if r.native else "third-party",
         }
         if r.native:
@@ -179,7 +180,7 @@ class SpacesService:
     def __init__(self, root: Path, *, clock: Clock = utc_now, effective_store: str | None = None,
                  quality: RecallQuality | None = None, native_driver: str = "embedded",
                  cli: CliOptions | None = None, lock_timeout: float = 10.0, track_access: bool = True,
-                 secrets: str = "redact") -> None:
+                 secrets: str = "redact", provider_timeout: float = DEFAULT_TIMEOUT_SECONDS) -> None:
         #: The ``secrets`` setting: item content, tags, entities and space descriptions pass
         #: :mod:`mnemon_ls.redact` first; a credential in a space name or a branch is refused.
         self.secrets = Scrubber(secrets).mode
@@ -194,6 +195,9 @@ class SpacesService:
         self.track_access = track_access
         self.registry = SpaceRegistry(self.root, clock=clock, effective_store=effective_store,
                                       lock_timeout=lock_timeout)
+        #: Third-party providers (installed + configured + enabled); ``provider_timeout`` seconds bound
+        #: each of their calls inside a federated recall.
+        self.thirdparty = ProviderHost(self.registry, timeout=provider_timeout, on_forget=self._forget_provider)
         self._providers: dict[str, SpaceProvider] = {}
         self._guard = threading.RLock()
         self._runner: CliRunner | None = None
@@ -209,16 +213,21 @@ class SpacesService:
         return self._runner
 
     def provider(self, record: SpaceRecord, *, create: bool = False) -> SpaceProvider:
-        """The data plane of ``record`` (cached). Raises :class:`ProviderUnavailable` for a third-party
-        space (no adapter ships with this package yet)."""
+        """The data plane of ``record`` (cached). A third-party space needs its provider installed, configured
+        and enabled (:class:`~mnemon_ls.errors.ProviderNotConfigured` otherwise; an engine that does not
+        open is :class:`ProviderUnavailable`)."""
+        if not record.native:  # opened outside the lock: a hung engine must not block the other spaces
+            with self._guard:
+                cached = self._providers.get(record.id)
+            if cached is not None:
+                return cached
+            made_third = self.thirdparty.space(record)
+            with self._guard:
+                return self._providers.setdefault(record.id, made_third)
         with self._guard:
             cached = self._providers.get(record.id)
             if cached is not None:
                 return cached
-            if not record.native:
-                raise ProviderUnavailable(
-                    f"space {record.id}: no {PROVIDER_LABELS.get(record.provider_id, record.provider_id)} adapter is "
-                    "installed in this mnemon-ls", provider=record.provider_id, reason="no adapter", spaceId=record.id)
             if self.native_driver == "cli":
                 made: SpaceProvider = CliProvider(self.runner, record.id)
             else:
@@ -230,8 +239,14 @@ class SpacesService:
 
     def _capabilities(self, record: SpaceRecord) -> Capabilities | None:
         if not record.native:
-            return None
+            return self.thirdparty.capabilities(record.provider_id)
         return CliProvider.capabilities if self.native_driver == "cli" else NativeProvider.capabilities
+
+    def _forget_provider(self, provider_id: str) -> None:
+        """Drop the cached data planes of a third-party provider's spaces (its engine is being closed)."""
+        with self._guard:
+            for key in [k for k in self._providers if k.startswith(f"{provider_id}-")]:
+                self._providers.pop(key)
 
     def _drop_provider(self, space_id: str) -> None:
         with self._guard:
@@ -254,6 +269,7 @@ class SpacesService:
             providers, self._providers = list(self._providers.values()), {}
         for provider in providers:
             provider.close()
+        self.thirdparty.close()
 
     # ------------------------------------------------------------------ directory
 
@@ -265,21 +281,25 @@ class SpacesService:
         """Registry repairs done by this service (``[{file, reason, quarantined, recovered, message}]``)."""
         return [p.to_dict() for p in self.registry.notices]
 
-    def _view(self, record: SpaceRecord) -> SpaceView:
+    def _view(self, record: SpaceRecord, state: RegistryState | None = None) -> SpaceView:
+        available = record.native or self.thirdparty.usable(record.provider_id, state)
         return SpaceView(record, self.native_driver if record.native else None, self.root,
-                         self._capabilities(record), record.native)
+                         self._capabilities(record), available)
 
     def list_spaces(self, *, active_only: bool = False) -> list[SpaceView]:
         """Every registered space (native first, catalog order), or the active ones."""
         state = self.state()
-        return [self._view(r) for r in state.all if r.active or not active_only]
+        return [self._view(r, state) for r in state.all if r.active or not active_only]
 
     def get_space(self, space_id: str) -> SpaceView:
         """One space; :class:`InvalidInput` (``spaceId``) when unknown."""
         return self._view(require(self.state(), validate_space_id(space_id)))
 
-    def create_space(self, name: str, description: str, *, active: bool = False) -> SpaceView:
-        """Create a native space and its store (module doc for the id rule), all or nothing.
+    def create_space(self, name: str, description: str, *, active: bool = False,
+                     provider: str | None = None) -> SpaceView:
+        """Create a native space and its store (module doc for the id rule), all or nothing. With a
+        third-party ``provider`` (installed, enabled, ``capabilities.create_namespace``) the provider makes
+        the namespace and the space maps it (:meth:`.thirdparty.ProviderHost.create_space`).
 
         Every field is validated first (:class:`InvalidInput` naming ``name``/``description``, nothing
         touched). The embedded driver builds ``mnemon.db`` in a staging directory ``data/.creating-*`` and
@@ -291,6 +311,8 @@ class SpacesService:
         scrub = Scrubber(self.secrets)
         name, description = scrub.identifier("name", name), scrub.text("description", description)
         name, description = validate_name(name), validate_description(description)
+        if provider is not None and provider != NATIVE_PROVIDER:
+            return self._view(self.thirdparty.create_space(provider, name, description, active=bool(active)))
         if self.native_driver == "cli":
             space_id = self.registry.new_native_id(self.state())
             try:
@@ -336,6 +358,7 @@ class SpacesService:
         state = self.state()
         record = require(state, space_id)
         if not record.native:
+            self._drop_provider(space_id)
             self.registry.remove(space_id)
             return {"deleted": space_id, "providerId": record.provider_id, "defaultStore": None,
                     "message": "Removed the local mapping; the provider's data is unchanged."}
@@ -487,7 +510,9 @@ class SpacesService:
         self._capable(record, "forget")
         raw = self.provider(record).forget(key)
         status = receipt_status(raw)
-        return WriteReceipt(status, "deleted", record.id, record.name, key, f"Forgot {key} (soft delete).")
+        caps = self._capabilities(record)
+        kind = caps.delete if caps is not None and caps.delete in ("soft", "hard") else "soft"
+        return WriteReceipt(status, "deleted", record.id, record.name, key, f"Forgot {key} ({kind} delete).")
 
     def _capable(self, record: SpaceRecord, what: str) -> None:
         caps = self._capabilities(record)
@@ -611,18 +636,34 @@ class SpacesService:
         for order, record in enumerate(selected):
             entry: dict[str, Any] = {"spaceId": record.id, "spaceName": record.name,
                                      "providerId": self._provider_id(record), "status": "ready"}
+            def ask(record: SpaceRecord = record) -> tuple[SpaceProvider, SearchOutcome]:
+                found = self.provider(record)
+                return found, found.search(text, limit=chosen.candidate_limit, mode=mode, category=category,
+                                           source=source, intent=intent.upper() if intent else None, keep=keep)
+
             try:
-                provider = self.provider(record)
-                outcome: SearchOutcome = provider.search(text, limit=chosen.candidate_limit, mode=mode,
-                                                         category=category, source=source,
-                                                         intent=intent.upper() if intent else None, keep=keep)
+                if record.native:
+                    provider, outcome = ask()
+                else:  # a slow or hung third-party engine must not hold the other spaces' evidence back
+                    provider, outcome = call_with_timeout(ask, self.thirdparty.timeout, provider=record.provider_id,
+                                                          space_id=record.id)
             except ProviderUnavailable as exc:
                 entry.update(status="unavailable" if not exc.data.get("reason") == "no adapter" else "unsupported",
                              hint=exc.message, stats=None)
                 sources.append(entry)
                 continue
             except MnemonError as exc:
-                entry.update(status="unavailable", hint=exc.message, stats=None)
+                entry.update(status="unsupported" if exc.data.get("reason") == "not-installed" else "unavailable",
+                             hint=exc.message, stats=None)
+                if exc.code in ("provider-timeout", "provider-not-configured"):
+                    entry["error"] = exc.code
+                sources.append(entry)
+                continue
+            except Exception as exc:  # a third-party engine's own error: this space fails, the recall answers
+                if record.native:
+                    raise
+                entry.update(status="unavailable", hint=f"{type(exc).__name__}: {exc}", stats=None,
+                             error="provider-failed")
                 sources.append(entry)
                 continue
             notices.extend(n for n in outcome.notices if n)
@@ -676,7 +717,11 @@ class SpacesService:
             "hint": None if results else ("no active space" if not selected else "no result passed the quality policy"
                                           if rows else "nothing matched"),
             "notices": notices,
+            "failed": [s["spaceId"] for s in sources if s["status"] == "unavailable"],
         }
+        for entry in sources:
+            if entry["status"] == "unavailable":
+                notices.append(f"space {entry['spaceName']} ({entry['spaceId']}) failed: {entry.get('hint')}")
         return RecallResult(data)
 
     def _provider_id(self, record: SpaceRecord) -> str:

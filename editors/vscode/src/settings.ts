@@ -28,6 +28,7 @@ export const SERVER_SETTING_KEYS = [
     "lifecycleEnabled",
     "idleReviewMs",
     "records.autoWriter",
+    "providerTimeoutMs",
 ] as const;
 
 /** Settings only the extension reads (never sent to the server as such; the server drops unknown keys). */
@@ -56,6 +57,7 @@ export interface ServerSettings {
     lifecycleEnabled?: boolean;
     idleReviewMs?: number;
     records?: { autoWriter?: boolean };
+    providerTimeoutMs?: number;
 }
 
 export interface ExpandContext {

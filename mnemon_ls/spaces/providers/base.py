@@ -17,6 +17,29 @@ Shapes:
   (``total_insights``, ``deleted_insights``, ``by_category``, ``edge_count``, ``top_entities``,
   ``oplog_count``, ``db_path``, ``db_size_bytes``) plus provider extras.
 - ``export_items`` / ``import_items`` are the merge pair (native data planes only).
+
+Third-party providers (public protocol, seed 003 "no dependency scan chooses implementations"): a
+distribution registers a :class:`ProviderPlugin` under the entry point group :data:`ENTRY_POINT_GROUP`
+(``mnemon_ls.providers``; entry point name = provider id, value = ``module:OBJECT``, an instance or a
+zero-argument class). It is used only when it is installed *and* the user configured and enabled it in
+``state/memory-providers.json`` (``mnemon-ls provider enable NAME``). Loading the entry point must be cheap
+(no engine import): the engine is imported by :meth:`ProviderPlugin.open`. The plugin declares:
+
+- ``capabilities`` (:class:`Capabilities`): every surface hides or refuses what is false (seed 000: the UI
+  and agents do not pretend missing behaviour exists);
+- ``service_fields`` / ``memory_fields`` / ``secret_fields``: the configuration keys it reads, the
+  reference's (``registry.SERVICE_FIELDS``/``MEMORY_FIELDS``) plus its own; unknown keys are refused;
+- ``open(service, root=...)`` -> :class:`ProviderEngine`: one engine per provider and root, built from the
+  service-scope configuration; raises :class:`~mnemon_ls.errors.ProviderUnavailable` (``reason``
+  ``engine-missing`` | ``engine-failed``) when the engine is not installed or does not open.
+
+A :class:`ProviderEngine` answers :meth:`~ProviderEngine.health` (:class:`Health`),
+:meth:`~ProviderEngine.discover` (the provider's own namespaces, :class:`Namespace`: they become spaces),
+:meth:`~ProviderEngine.create_namespace` (when ``capabilities.create_namespace``) and
+:meth:`~ProviderEngine.space` (the :class:`SpaceProvider` of one namespace, from the space's memory-scope
+``connection``). Receipts are the dicts described above (``action`` ``added`` / ``skipped`` /
+``accepted``), mapped by :func:`~mnemon_ls.spaces.model.receipt_status`; evidence is
+:class:`SearchOutcome` of :class:`~mnemon_ls.spaces.model.Item`.
 """
 
 from __future__ import annotations
@@ -45,12 +68,18 @@ class Capabilities:
     write: str = "exact"          # exact | async-extracting
     delete: str = "soft"          # soft | hard | unsupported
     normalized_scores: bool = True
+    #: Third-party only: the provider lists its own namespaces / can make a new one (``space create --provider``).
+    discover: bool = False
+    create_namespace: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        """camelCase JSON."""
-        return {"search": self.search, "browse": self.browse, "graph": self.graph, "entities": self.entities,
+        """camelCase JSON (``discover``/``createNamespace`` only when a provider declares them)."""
+        data = {"search": self.search, "browse": self.browse, "graph": self.graph, "entities": self.entities,
                 "related": self.related, "link": self.link, "forget": self.forget, "merge": self.merge,
                 "write": self.write, "delete": self.delete, "normalizedScores": self.normalized_scores}
+        if self.discover or self.create_namespace:
+            data.update(discover=self.discover, createNamespace=self.create_namespace)
+        return data
 
 
 NATIVE_CAPABILITIES = Capabilities()
@@ -120,6 +149,79 @@ class SpaceProvider(Protocol):
     def import_items(self, items: Sequence[ExportItem], edges: Sequence[ExportEdge] = ()) -> dict[str, Any]: ...
 
     def close(self) -> None: ...
+
+
+#: The entry point group third-party provider distributions register under.
+ENTRY_POINT_GROUP = "mnemon_ls.providers"
+
+
+@dataclass(frozen=True, slots=True)
+class Namespace:
+    """One of a provider's own namespaces (a Holographic bank, a Mem0 user/agent/run scope): it becomes a
+    space with id ``<providerId>-<24 hex of sha256(externalId)>`` (reference 6.2). ``connection`` holds the
+    memory-scope fields :meth:`ProviderEngine.space` needs to reach it; ``items`` is a count when cheap."""
+
+    external_id: str
+    name: str | None = None
+    description: str | None = None
+    connection: dict[str, Any] = field(default_factory=dict)
+    items: int | None = None
+
+    def to_sync(self) -> dict[str, Any]:
+        """The entry :meth:`~mnemon_ls.spaces.registry.SpaceRegistry.sync_namespaces` takes."""
+        return {"externalId": self.external_id, "name": self.name, "description": self.description,
+                "connection": dict(self.connection)}
+
+
+@dataclass(frozen=True, slots=True)
+class Health:
+    """What ``provider test`` shows: ``ok``; ``engine`` (what runs, e.g. ``hermes-agent 0.19.0
+    plugins/memory/holographic``); ``location`` (a path or an endpoint without credentials); ``items``
+    (total, when cheap); ``latency_ms`` (the probe's wall time, ms); ``message`` for people;
+    ``details`` (provider extras, never a credential)."""
+
+    ok: bool
+    engine: str
+    location: str | None = None
+    items: int | None = None
+    latency_ms: float | None = None
+    message: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{ok, engine, location, items, latencyMs, message, details}``."""
+        return {"ok": self.ok, "engine": self.engine, "location": self.location, "items": self.items,
+                "latencyMs": None if self.latency_ms is None else round(self.latency_ms, 3),
+                "message": self.message, "details": dict(self.details)}
+
+
+class ProviderEngine(Protocol):
+    """An opened provider (one per provider id and storage root; module doc)."""
+
+    def health(self) -> Health: ...
+
+    def discover(self) -> list[Namespace]: ...
+
+    def create_namespace(self, name: str, description: str) -> Namespace: ...
+
+    def space(self, connection: dict[str, Any], *, space_id: str) -> SpaceProvider: ...
+
+    def close(self) -> None: ...
+
+
+class ProviderPlugin(Protocol):
+    """What a provider distribution registers (module doc). ``kind`` is ``local`` (data stays on this
+    machine) or ``remote``; ``label`` is shown to people."""
+
+    provider_id: str
+    label: str
+    kind: str
+    capabilities: Capabilities
+    service_fields: tuple[str, ...]
+    memory_fields: tuple[str, ...]
+    secret_fields: frozenset[str]
+
+    def open(self, service: dict[str, Any], *, root: Any) -> ProviderEngine: ...
 
 
 def sparse_hint(count: int, limit: int) -> str | None:

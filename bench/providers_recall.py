@@ -1,0 +1,150 @@
+"""Recall latency through each provider at 1,000 and 10,000 items (median / p95 ms, ratio to native).
+
+    python bench/providers_recall.py [--sizes 1000,10000] [--queries 30] [--providers native,holographic,mem0]
+
+Every recall is ``SpacesService.recall`` on one space (the path the CLI, the language server and MCP take).
+Populating (not timed): native through its bulk ``import_items``; Holographic by inserting rows into the
+engine's ``facts`` table and then the engine's own ``rebuild_all_vectors`` (its per-fact ``add_fact``
+rebuilds the whole bank's HRR vector each time, quadratic at 10,000); Mem0 through its vector store's
+``insert`` with Mem0's payload shape, embedding 400 distinct texts with the bundled model and reusing their
+vectors for the rest (embedding 10,000 texts on this machine takes minutes). Providers that are not
+installed are skipped. Plain Python; nothing else needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from mnemon_ls.spaces import SpacesService  # noqa: E402
+from mnemon_ls.spaces import plugins  # noqa: E402
+from mnemon_ls.spaces.providers.base import ExportItem  # noqa: E402
+
+SUBJECTS = ["deploy", "rollback", "cache", "index", "session", "release", "migration", "schema", "queue", "backup",
+            "token", "build", "review", "branch", "server", "client", "search", "upload", "billing", "report"]
+VERBS = ["uses", "needs", "avoids", "retries", "logs", "stores", "checks", "limits", "splits", "caches"]
+OBJECTS = ["Redis", "SQLite", "FTS5", "Qdrant", "S3", "approvals", "timeouts", "batches", "shards", "metrics",
+           "the runbook", "two reviewers", "feature flags", "nightly jobs", "blue green switching"]
+
+
+def facts(count: int, seed: int = 7) -> list[str]:
+    rng = random.Random(seed)
+    return [f"The {rng.choice(SUBJECTS)} service {rng.choice(VERBS)} {rng.choice(OBJECTS)} for team "
+            f"{rng.choice(SUBJECTS)} ({i})" for i in range(count)]
+
+
+def queries(count: int, seed: int = 11) -> list[str]:
+    rng = random.Random(seed)
+    return [f"{rng.choice(SUBJECTS)} {rng.choice(OBJECTS)}" for _ in range(count)]
+
+
+def time_recalls(service: SpacesService, space_id: str, qs: list[str]) -> list[float]:
+    service.recall(qs[0], spaces=[space_id])  # warm (opens the engine, loads models)
+    out = []
+    for q in qs:
+        started = time.perf_counter()
+        service.recall(q, spaces=[space_id])
+        out.append((time.perf_counter() - started) * 1000)
+    return out
+
+
+def native(tmp: Path, texts: list[str]) -> tuple[SpacesService, str]:
+    service = SpacesService(tmp / "native-root")
+    space = service.create_space("Bench", "bench", active=True).record.id
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    items = [ExportItem(str(uuid.uuid4()), t, "fact", 3, [], [], "user", now) for t in texts]
+    service.provider(service.registry.read().find(space)).import_items(items, [])
+    return service, space
+
+
+def holographic(tmp: Path, texts: list[str]) -> tuple[SpacesService, str]:
+    from mnemon_ls_provider_holographic.engine import load_engine
+
+    db = tmp / "hermes.db"
+    store = load_engine().store.MemoryStore(db_path=str(db))
+    with store._lock:
+        store._conn.execute("BEGIN")
+        store._conn.executemany("INSERT INTO facts (content, category, tags, trust_score) VALUES (?, 'bench', '', 0.5)",
+                                [(t,) for t in texts])
+        store._conn.execute("COMMIT")
+    store.rebuild_all_vectors()
+    store.close()
+    service = SpacesService(tmp / "holo-root")
+    service.thirdparty.enable("holographic", {"dataPath": str(db)})
+    [space] = [v.record.id for v in service.list_spaces()]
+    service.activate(space)
+    return service, space
+
+
+def mem0(tmp: Path, texts: list[str]) -> tuple[SpacesService, str]:
+    from mnemon_ls_provider_mem0.engine import LocalEmbedding, Mem0Engine
+
+    data = tmp / "mem0"
+    engine = Mem0Engine.open({"dataPath": str(data)})
+    embedder = LocalEmbedding()
+    distinct = embedder.embed_batch(texts[:400], "add")
+    now = datetime.now(timezone.utc).isoformat()
+    for start in range(0, len(texts), 500):
+        chunk = texts[start:start + 500]
+        vectors = [distinct[(start + i) % len(distinct)] for i in range(len(chunk))]
+        payloads = [{"data": t, "hash": hashlib.md5(t.encode()).hexdigest(), "created_at": now, "updated_at": now,
+                     "user_id": "bench", "text_lemmatized": t} for t in chunk]
+        engine.memory.vector_store.insert(vectors=vectors, payloads=payloads,
+                                          ids=[str(uuid.uuid4()) for _ in chunk])
+    engine.close()
+    service = SpacesService(tmp / "mem0-root", provider_timeout=120)
+    service.thirdparty.enable("mem0", {"dataPath": str(data)})
+    [space] = [v.record.id for v in service.list_spaces()]
+    service.activate(space)
+    return service, space
+
+
+BUILDERS = {"native": native, "holographic": holographic, "mem0": mem0}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000")
+    parser.add_argument("--queries", type=int, default=30)
+    parser.add_argument("--providers", default="native,holographic,mem0")
+    args = parser.parse_args()
+    os.environ.setdefault("MEM0_TELEMETRY", "false")
+    installed = set(plugins.installed())
+    chosen = [p for p in args.providers.split(",") if p == "native" or p in installed]
+    qs = queries(args.queries)
+    print(f"{'provider':<12} {'items':>6} {'median ms':>10} {'p95 ms':>8} {'x native':>9}")
+    for size in (int(s) for s in args.sizes.split(",")):
+        texts = facts(size)
+        base = None
+        for name in chosen:
+            with tempfile.TemporaryDirectory() as tmp:
+                home = Path(tmp) / "home"
+                home.mkdir()
+                os.environ["HOME"] = str(home)
+                service, space = BUILDERS[name](Path(tmp), texts)
+                try:
+                    times = sorted(time_recalls(service, space, qs))
+                finally:
+                    service.close()
+            median = statistics.median(times)
+            p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
+            if name == "native":
+                base = median
+            ratio = f"{median / base:.2f}" if base else "-"
+            print(f"{name:<12} {size:>6} {median:>10.2f} {p95:>8.2f} {ratio:>9}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""``mnemon-ls provider list|configure|enable|disable|test|discover NAME``: third-party Memory Space providers.
+
+Every action calls :class:`mnemon_ls.spaces.thirdparty.ProviderHost` (the language server's
+``mnemon/providers/*`` call the same operations). Fields are ``--set KEY=VALUE`` (service scope, e.g.
+``dataPath=~/.hermes/memory_store.db``); a credential is read from standard input with ``--secret KEY``
+(one line; never from the command line, where it would stay in the shell history) and is never printed:
+views list configured field *names* only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, Callable
+
+from .errors import EXIT_OK, InvalidInput
+
+ACTIONS = ("list", "configure", "enable", "disable", "test", "discover")
+
+
+def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
+    """Add ``provider`` to the CLI's subcommands."""
+    provider = commands.add_parser("provider", help="third-party Memory Space providers (installed packages)")
+    actions = provider.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("list", parents=[common], help="installed and known providers, configured or not")
+    for name, text in (("configure", "save a provider's service fields (nothing is enabled)"),
+                       ("enable", "open the provider, discover its namespaces into spaces, enable it"),
+                       ("disable", "remove the provider's spaces from this root (never its data)"),
+                       ("test", "open the provider and report its health (writes nothing)"),
+                       ("discover", "list the provider's namespaces into spaces again")):
+        sub = actions.add_parser(name, parents=[common], help=text)
+        sub.add_argument("name", metavar="NAME")
+        if name in ("configure", "enable"):
+            sub.add_argument("--set", action="append", default=[], dest="service_fields", metavar="KEY=VALUE",
+                             help="a service field, e.g. dataPath=PATH or endpoint=http://127.0.0.1:8080/v1")
+            sub.add_argument("--secret", action="append", default=[], dest="secret_fields", metavar="KEY",
+                             help="read this credential field from standard input (one line)")
+        if name == "configure":
+            sub.add_argument("--clear-secret", action="append", default=[], dest="clear_secret_fields", metavar="KEY")
+
+
+def _fields(args: argparse.Namespace) -> dict[str, Any]:
+    fields: dict[str, Any] = {}
+    for index, pair in enumerate(args.service_fields):
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise InvalidInput(f"set[{index}]", "must be KEY=VALUE")
+        fields[key.strip()] = value
+    for name in args.secret_fields:
+        line = sys.stdin.readline()
+        if not line.strip():
+            raise InvalidInput(f"services.{name}", "is empty: give the credential on standard input")
+        fields[name] = line.strip()
+    return fields
+
+
+def _line(view: dict[str, Any]) -> str:
+    state = ("enabled" if view["enabled"] else "configured") if view.get("configured") else "not configured"
+    installed = view.get("distribution") or ("installed" if view.get("installed") else "not installed")
+    caps = view.get("capabilities") or {}
+    cannot = [k for k in ("related", "link", "merge", "graph") if caps and not caps.get(k)]
+    extra = f"; cannot {', '.join(cannot)}" if cannot else ""
+    fields = ", ".join([*view.get("configuredFields", []), *(f"{s} (secret)" for s in view.get("configuredSecrets", []))])
+    return (f"{view['providerId']:<12} {state:<15} {installed}; {view.get('spaces', 0)} spaces"
+            f"{'; fields: ' + fields if fields else ''}{extra}")
+
+
+def run(args: argparse.Namespace, host_of: Callable[[argparse.Namespace], Any],
+        emit: Callable[[argparse.Namespace, Any, str], None]) -> int:
+    """Run one ``provider`` action (module doc)."""
+    host = host_of(args)
+    try:
+        providers = host.spaces.thirdparty
+        action = args.action
+        if action == "list":
+            views = providers.list()
+            emit(args, views, "\n".join(_line(v) for v in views))
+            return EXIT_OK
+        if action == "configure":
+            data = providers.configure(args.name, _fields(args), clear_secrets=args.clear_secret_fields)
+            text = _line(data)
+        elif action == "enable":
+            data = providers.enable(args.name, _fields(args))
+            text = f"{_line(data)}\n{data['health']['message']}; spaces: {', '.join(data['discovered']) or 'none yet'}"
+        elif action == "disable":
+            data = providers.disable(args.name)
+            text = f"{_line(data)}\nIts spaces were removed from this root; the provider's data is unchanged."
+        elif action == "test":
+            data = providers.test(args.name)
+            health = data["health"]
+            names = ", ".join(f"{n['name'] or n['externalId']} ({n['items']})" for n in data["namespaces"])
+            text = (f"{'ok' if health['ok'] else 'FAILED'}: {health['engine']} at {health['location']}: "
+                    f"{health['message']} ({health['latencyMs']} ms){'; namespaces: ' + names if names else ''}")
+        else:  # discover
+            spaces = providers.discover(args.name)
+            data = {"providerId": args.name, "spaces": [s.id for s in spaces]}
+            text = "\n".join(f"{s.id}  {s.name}  ({'active' if s.active else 'inactive'})" for s in spaces) or \
+                "no namespace found"
+        emit(args, data, text)
+        return EXIT_OK
+    finally:
+        host.close()

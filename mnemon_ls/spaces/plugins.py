@@ -1,0 +1,104 @@
+"""Installed third-party provider distributions (entry point group ``mnemon_ls.providers``).
+
+A provider is *installed* when a distribution in this Python environment declares an entry point in
+:data:`~.providers.base.ENTRY_POINT_GROUP` whose name is the provider id (``holographic``, ``mem0``, or a
+new id matching ``^[a-z][a-z0-9-]{1,40}$``). Listing reads package metadata only; :func:`load` imports
+the entry point's module (cheap by contract: engines are imported by ``ProviderPlugin.open``). Nothing
+here decides to *use* a provider: that needs the user's configuration (seed 003).
+
+Errors: :func:`load` raises :class:`~mnemon_ls.errors.ProviderNotConfigured` (``reason`` ``not-installed``)
+for an id no distribution provides and :class:`~mnemon_ls.errors.ProviderUnavailable` (``reason``
+``plugin-failed``) when the entry point cannot be imported or is not a provider.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from importlib import metadata
+from typing import Any
+
+from ..errors import ProviderNotConfigured, ProviderUnavailable
+from .providers.base import ENTRY_POINT_GROUP, Capabilities, ProviderPlugin
+
+PROVIDER_ID_RE = re.compile(r"^[a-z][a-z0-9-]{1,40}$")
+_REQUIRED = ("provider_id", "label", "kind", "capabilities", "service_fields", "memory_fields", "secret_fields",
+             "open")
+
+_lock = threading.Lock()
+_entry_points: dict[str, metadata.EntryPoint] | None = None
+_loaded: dict[str, ProviderPlugin] = {}
+
+
+def installed() -> dict[str, metadata.EntryPoint]:
+    """``{provider id: entry point}`` of every installed provider distribution (metadata only, cached for
+    the process; :func:`refresh` forgets it). Entry points whose name is not a valid id are ignored;
+    ``mnemon-native``/``mnemon-cli`` cannot be replaced."""
+    global _entry_points
+    with _lock:
+        if _entry_points is None:
+            found: dict[str, metadata.EntryPoint] = {}
+            for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+                if PROVIDER_ID_RE.match(ep.name) and ep.name not in ("mnemon-native", "mnemon-cli"):
+                    found.setdefault(ep.name, ep)
+            _entry_points = found
+        return dict(_entry_points)
+
+
+def refresh() -> None:
+    """Forget what :func:`installed` and :func:`load` cached (after a ``pip install`` in this process)."""
+    global _entry_points
+    with _lock:
+        _entry_points = None
+        _loaded.clear()
+
+
+def distribution_of(provider_id: str) -> str | None:
+    """``"<distribution> <version>"`` that provides ``provider_id``, or ``None``."""
+    ep = installed().get(provider_id)
+    dist = getattr(ep, "dist", None) if ep is not None else None
+    return f"{dist.metadata['Name']} {dist.version}" if dist is not None else None
+
+
+def load(provider_id: str) -> ProviderPlugin:
+    """The :class:`ProviderPlugin` of an installed provider (module doc for the errors)."""
+    with _lock:
+        cached = _loaded.get(provider_id)
+    if cached is not None:
+        return cached
+    ep = installed().get(provider_id)
+    if ep is None:
+        raise ProviderNotConfigured(f"provider {provider_id} is not installed (pip install "
+                                    f"mnemon-ls-provider-{provider_id})", provider=provider_id, reason="not-installed")
+    try:
+        obj: Any = ep.load()
+        plugin = obj() if isinstance(obj, type) else obj
+    except Exception as exc:  # a broken plugin must not take the server down
+        raise ProviderUnavailable(f"provider {provider_id}: its package {ep.value} cannot be loaded: "
+                                  f"{type(exc).__name__}: {exc}", provider=provider_id, reason="plugin-failed") from None
+    missing = [name for name in _REQUIRED if not hasattr(plugin, name)]
+    if missing or not isinstance(getattr(plugin, "capabilities", None), Capabilities) \
+            or getattr(plugin, "provider_id", None) != provider_id:
+        raise ProviderUnavailable(f"provider {provider_id}: {ep.value} is not a mnemon-ls provider (missing "
+                                  f"{', '.join(missing) or 'a matching provider_id / Capabilities'})",
+                                  provider=provider_id, reason="plugin-failed")
+    with _lock:
+        _loaded[provider_id] = plugin
+    return plugin
+
+
+def try_load(provider_id: str) -> ProviderPlugin | None:
+    """:func:`load`, or ``None`` when the provider is not installed or its plugin is broken."""
+    try:
+        return load(provider_id)
+    except (ProviderNotConfigured, ProviderUnavailable):
+        return None
+
+
+def declared_fields(provider_id: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """``(service fields, memory fields, secret fields)`` an installed plugin adds to the reference's; empty
+    sets when it is not installed (then only the reference's fields are accepted)."""
+    plugin = try_load(provider_id)
+    if plugin is None:
+        return frozenset(), frozenset(), frozenset()
+    return frozenset(plugin.service_fields), frozenset(plugin.memory_fields), frozenset(plugin.secret_fields)

@@ -1,0 +1,277 @@
+"""Third-party providers of one storage root: installed + configured -> opened engines, discovery, health.
+
+Rules (seed 003, seed 000 "Creation, Discovery, and Merge", shared/reference/dsh-mnemon.md 6.2/6.7):
+
+- A provider is *used* only when its distribution is installed (:mod:`.plugins`) and its service is
+  configured and enabled in ``state/memory-providers.json``. Otherwise every data-plane call raises
+  :class:`~mnemon_ls.errors.ProviderNotConfigured` (``reason`` ``not-installed`` | ``not-configured`` |
+  ``disabled``) and nothing on disk changes.
+- :meth:`ProviderHost.enable` opens the engine and lists its namespaces *before* writing anything: an engine
+  that is missing or fails to open is :class:`~mnemon_ls.errors.ProviderUnavailable` and the provider file
+  keeps its bytes. Then the enabled flag and the discovered spaces are written together.
+- :meth:`ProviderHost.disable` removes the provider's local mappings (its spaces in the registry), keeps
+  its service configuration, and never touches provider content.
+- :meth:`ProviderHost.test` opens the engine and reports :class:`~.providers.base.Health`; it writes nothing
+  under the storage root (an engine may create its own empty store on first open, as Hermes does).
+- Views list configured field *names*; credential values never leave the process.
+- :func:`call_with_timeout` runs one provider call on a daemon thread and gives up after ``timeout``
+  seconds (:class:`~mnemon_ls.errors.ProviderTimedOut`); federated recall uses it so one slow provider
+  never holds the others' evidence back.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Mapping, TypeVar
+
+from ..errors import InvalidInput, MnemonError, ProviderNotConfigured, ProviderTimedOut, ProviderUnavailable
+from . import plugins
+from .providers.base import Capabilities, Health, ProviderEngine, ProviderPlugin, SpaceProvider
+from .registry import PROVIDER_LABELS, REMOTE_PROVIDERS, RegistryState, SpaceRecord, SpaceRegistry, provider_label
+
+T = TypeVar("T")
+
+#: Seconds a third-party provider call may take inside a federated recall (``providerTimeout``).
+DEFAULT_TIMEOUT_SECONDS = 10.0
+
+
+def call_with_timeout(fn: Callable[[], T], timeout: float, *, provider: str, space_id: str | None = None) -> T:
+    """``fn()``, or :class:`ProviderTimedOut` after ``timeout`` seconds (the call goes on in a daemon thread
+    and its late answer is dropped). Exceptions of ``fn`` are re-raised here."""
+    box: queue.Queue = queue.Queue(maxsize=1)
+
+    def run() -> None:
+        try:
+            box.put((True, fn()))
+        except BaseException as exc:  # handed to the caller
+            box.put((False, exc))
+
+    threading.Thread(target=run, name=f"provider-{provider}", daemon=True).start()
+    try:
+        ok, value = box.get(timeout=timeout)
+    except queue.Empty:
+        raise ProviderTimedOut(f"provider {provider} did not answer within {timeout * 1000:.0f} ms",
+                               provider=provider, spaceId=space_id, timeoutMs=round(timeout * 1000)) from None
+    if ok:
+        return value
+    raise value
+
+
+class ProviderHost:
+    """Opened third-party engines of ``registry``'s root (module doc). Thread-safe."""
+
+    def __init__(self, registry: SpaceRegistry, *, timeout: float = DEFAULT_TIMEOUT_SECONDS,
+                 on_forget: Callable[[str], None] | None = None) -> None:
+        #: Called with a provider id whenever its engine is dropped (the service forgets its cached spaces).
+        self.on_forget = on_forget
+        self.registry = registry
+        self.root = Path(registry.root)
+        self.timeout = timeout
+        self._engines: dict[str, ProviderEngine] = {}
+        self._guard = threading.RLock()
+
+    # ------------------------------------------------------------------ lookup
+
+    @staticmethod
+    def known_ids() -> list[str]:
+        """The reference's provider ids, then any other installed provider's, in order."""
+        return [*PROVIDER_LABELS, *sorted(set(plugins.installed()) - set(PROVIDER_LABELS))]
+
+    def plugin(self, provider_id: str) -> ProviderPlugin:
+        """The installed plugin (:func:`.plugins.load` errors)."""
+        return plugins.load(provider_id)
+
+    def capabilities(self, provider_id: str) -> Capabilities | None:
+        """The installed plugin's capabilities, ``None`` when it is not installed or broken."""
+        plugin = plugins.try_load(provider_id)
+        return plugin.capabilities if plugin is not None else None
+
+    def usable(self, provider_id: str, state: RegistryState | None = None) -> bool:
+        """Installed, configured and enabled (no engine is opened)."""
+        state = state or self.registry.read()
+        return provider_id in plugins.installed() and provider_id in state.services \
+            and bool(state.enabled.get(provider_id))
+
+    def _service(self, provider_id: str, state: RegistryState) -> dict[str, Any]:
+        if provider_id not in plugins.installed():
+            raise ProviderNotConfigured(f"provider {provider_id} is not installed (pip install "
+                                        f"mnemon-ls-provider-{provider_id})", provider=provider_id,
+                                        reason="not-installed")
+        if provider_id not in state.services:
+            raise ProviderNotConfigured(f"provider {provider_id} is installed but not configured "
+                                        f"(mnemon-ls provider configure {provider_id} ... then provider enable "
+                                        f"{provider_id})", provider=provider_id, reason="not-configured")
+        return dict(state.services[provider_id])
+
+    def _open(self, provider_id: str, service: Mapping[str, Any]) -> ProviderEngine:
+        plugin = self.plugin(provider_id)
+        try:
+            return plugin.open(dict(service), root=self.root)
+        except MnemonError:
+            raise
+        except Exception as exc:
+            raise ProviderUnavailable(f"provider {provider_id}: the engine failed to open: {type(exc).__name__}: "
+                                      f"{exc}", provider=provider_id, reason="engine-failed") from None
+
+    def engine(self, provider_id: str) -> ProviderEngine:
+        """The opened engine of an installed, configured and enabled provider (cached)."""
+        with self._guard:
+            cached = self._engines.get(provider_id)
+        if cached is not None:
+            return cached
+        state = self.registry.read()
+        service = self._service(provider_id, state)
+        if not state.enabled.get(provider_id):
+            raise ProviderNotConfigured(f"provider {provider_id} is configured but disabled (mnemon-ls provider "
+                                        f"enable {provider_id})", provider=provider_id, reason="disabled")
+        made = self._open(provider_id, service)  # outside the lock: opening may hang (a locked database)
+        with self._guard:
+            kept = self._engines.setdefault(provider_id, made)
+        if kept is not made:
+            made.close()
+        return kept
+
+    def space(self, record: SpaceRecord) -> SpaceProvider:
+        """The data plane of a third-party space."""
+        return self.engine(record.provider_id).space(dict(record.connection), space_id=record.id)
+
+    def forget_engine(self, provider_id: str) -> None:
+        """Close and drop an opened engine (after its configuration changed)."""
+        with self._guard:
+            engine = self._engines.pop(provider_id, None)
+        if self.on_forget is not None:
+            self.on_forget(provider_id)
+        if engine is not None:
+            engine.close()
+
+    def close(self) -> None:
+        """Close every opened engine."""
+        with self._guard:
+            engines, self._engines = list(self._engines.values()), {}
+        for engine in engines:
+            engine.close()
+
+    # ------------------------------------------------------------------ configuration
+
+    def view(self, provider_id: str, state: RegistryState | None = None) -> dict[str, Any]:
+        """``{providerId, label, kind: local|remote, installed, distribution, configured, enabled, usable,
+        configuredFields, configuredSecrets, spaces, capabilities, fields: {service, memory, secret}}``:
+        field names only, never values."""
+        state = state or self.registry.read()
+        view = self.registry.service_view(state, provider_id)
+        plugin = plugins.try_load(provider_id)
+        installed = provider_id in plugins.installed()
+        view.update(
+            label=provider_label(provider_id),
+            kind=getattr(plugin, "kind", None) or ("remote" if provider_id in REMOTE_PROVIDERS else "local"),
+            installed=installed, distribution=plugins.distribution_of(provider_id),
+            usable=installed and plugin is not None and view["configured"] and view["enabled"],
+            capabilities=plugin.capabilities.to_dict() if plugin is not None else None,
+            fields={"service": list(plugin.service_fields), "memory": list(plugin.memory_fields),
+                    "secret": sorted(plugin.secret_fields)} if plugin is not None else None)
+        return view
+
+    def list(self) -> list[dict[str, Any]]:
+        """:meth:`view` of every known provider (reference ids first, then other installed ones)."""
+        state = self.registry.read()
+        return [self.view(pid, state) for pid in self.known_ids()]
+
+    def configure(self, provider_id: str, fields: Mapping[str, Any] | None = None, *,
+                  clear_secrets: tuple[str, ...] | list[str] = ()) -> dict[str, Any]:
+        """Save service fields (merged over the stored ones; the plugin must be installed so its fields are
+        known). An enabled provider is re-opened and re-discovered with the new fields first: when that
+        fails nothing is written. Returns :meth:`view`."""
+        self.plugin(provider_id)
+        state = self.registry.read()
+        if state.enabled.get(provider_id):
+            merged = {**state.services.get(provider_id, {}), **dict(fields or {})}
+            for name in clear_secrets:
+                merged.pop(name, None)
+            from .registry import validate_service_fields
+            validate_service_fields(fields or {}, provider_id)
+            engine = self._open(provider_id, merged)
+            try:
+                found = engine.discover() if self.plugin(provider_id).capabilities.discover else []
+            finally:
+                engine.close()
+            self.registry.configure_service(provider_id, fields, clear_secrets=clear_secrets)
+            self.registry.sync_namespaces(provider_id, [n.to_sync() for n in found])
+            self.forget_engine(provider_id)
+        else:
+            self.registry.configure_service(provider_id, fields, clear_secrets=clear_secrets)
+        return self.view(provider_id)
+
+    def enable(self, provider_id: str, fields: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Open the engine with the stored (plus ``fields``) configuration, list its namespaces, then write
+        the enabled flag and the discovered spaces (module doc). Returns :meth:`view` plus ``health`` and
+        ``discovered`` (space ids)."""
+        from .registry import validate_service_fields
+        plugin = self.plugin(provider_id)
+        clean = validate_service_fields(fields or {}, provider_id)
+        state = self.registry.read()
+        service = {**state.services.get(provider_id, {}), **clean}
+        engine = self._open(provider_id, service)
+        try:
+            health = engine.health()
+            if not health.ok:
+                raise ProviderUnavailable(f"provider {provider_id}: {health.message or 'the engine is not healthy'}",
+                                          provider=provider_id, reason="engine-failed")
+            found = engine.discover() if plugin.capabilities.discover else []
+        except BaseException:
+            engine.close()
+            raise
+        self.forget_engine(provider_id)
+        self.registry.configure_service(provider_id, clean, enabled=True)
+        spaces = self.registry.sync_namespaces(provider_id, [n.to_sync() for n in found])
+        with self._guard:
+            self._engines[provider_id] = engine
+        return self.view(provider_id) | {"health": health.to_dict(), "discovered": [s.id for s in spaces]}
+
+    def disable(self, provider_id: str) -> dict[str, Any]:
+        """Disable: drop the provider's spaces from the registry (never its data), keep its configuration."""
+        if provider_id not in self.registry.read().services:
+            raise ProviderNotConfigured(f"provider {provider_id} is not configured; nothing to disable",
+                                        provider=provider_id, reason="not-configured")
+        self.forget_engine(provider_id)
+        self.registry.configure_service(provider_id, {}, enabled=False)
+        return self.view(provider_id)
+
+    def test(self, provider_id: str) -> dict[str, Any]:
+        """Open the engine with the stored configuration (enabled or not) and report its health and
+        namespaces: ``{providerId, health: Health, namespaces: [{externalId, name, items}]}``. Writes nothing
+        under the storage root."""
+        state = self.registry.read()
+        service = self._service(provider_id, state)
+        started = time.perf_counter()
+        engine = self._open(provider_id, service)
+        try:
+            health = engine.health()
+            found = engine.discover() if self.plugin(provider_id).capabilities.discover else []
+        finally:
+            engine.close()
+        if health.latency_ms is None:
+            health = Health(health.ok, health.engine, health.location, health.items,
+                            (time.perf_counter() - started) * 1000, health.message, health.details)
+        return {"providerId": provider_id, "health": health.to_dict(),
+                "namespaces": [{"externalId": n.external_id, "name": n.name, "items": n.items} for n in found]}
+
+    def discover(self, provider_id: str) -> list[SpaceRecord]:
+        """Re-list an enabled provider's namespaces into spaces (reference 6.2 sync rules)."""
+        engine = self.engine(provider_id)
+        if not self.plugin(provider_id).capabilities.discover:
+            return [b for b in self.registry.read().provider_bodies if b.provider_id == provider_id]
+        found = engine.discover()
+        return self.registry.sync_namespaces(provider_id, [n.to_sync() for n in found])
+
+    def create_space(self, provider_id: str, name: str, description: str, *, active: bool = False) -> SpaceRecord:
+        """``space create --provider``: a new namespace in the provider, mapped as a space."""
+        plugin = self.plugin(provider_id)
+        if not plugin.capabilities.create_namespace:
+            raise InvalidInput("provider", f"{provider_label(provider_id)} cannot create namespaces; enable it to "
+                                           "discover the existing ones (mnemon-ls provider enable)")
+        namespace = self.engine(provider_id).create_namespace(name, description)
+        return self.registry.add_provider_space(provider_id, namespace.external_id, name, description,
+                                                connection=namespace.connection, active=active)

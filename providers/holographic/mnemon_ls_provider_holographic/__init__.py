@@ -1,0 +1,57 @@
+"""mnemon-ls provider ``holographic``: Memory Spaces on Hermes Agent's Holographic memory engine.
+
+The engine is the one the ``hermes-agent`` package ships (``plugins/memory/holographic/store.py``,
+``retrieval.py``, ``holographic.py``): one SQLite file (``facts``, ``entities``, ``fact_entities``,
+``memory_banks``, FTS5 ``facts_fts``), exact dedup on content, retrieval = FTS5 candidates, word overlap
+and hash-derived HRR similarity, weighted by trust. This package loads those modules by file (without
+Hermes' plugin glue ``__init__``) and drives them, so a Hermes Agent on the same machine sees the same facts.
+
+Mapping (reference dsh-mnemon.md 6.7 "holographic"):
+
+- a *bank* (a fact ``category``; Hermes keeps one ``memory_banks`` row ``cat:<category>`` per bank) is a
+  space: discovery lists every category that holds facts; ``space create --provider holographic`` names a
+  new bank (connection ``bankId``);
+- a *fact* is an item (id = ``fact_id``); tags go to the fact's comma-separated ``tags``; the engine's own
+  extracted *entities* are the item's entities and drive ``related`` (facts sharing entities or terms,
+  times trust, top 20);
+- *trust* is the score's weight (score = relevance x trust), hence the recall tier; ``minTrust`` (default
+  0.3, Hermes' default) cuts low-trust facts, ``defaultTrust`` (default 0.5) is the trust of new facts;
+- what it cannot do: ``link`` (no typed edges), ``merge``, ``graph``; forget is a *hard* delete.
+
+Service fields (``mnemon-ls provider configure holographic --set KEY=VALUE``): ``dataPath`` (the SQLite
+file; default ``$HERMES_HOME/memory_store.db``, ``HERMES_HOME`` defaulting to ``~/.hermes``, as Hermes),
+``enginePath`` (the ``plugins/memory/holographic`` directory or the site-packages holding it; default: this
+Python's, else the one of the ``hermes`` command on ``PATH``), ``defaultTrust``, ``minTrust``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mnemon_ls.spaces.providers.base import Capabilities
+
+__all__ = ["PLUGIN", "HolographicPlugin"]
+
+
+class HolographicPlugin:
+    """The ``mnemon_ls.providers`` entry point ``holographic`` (protocol: mnemon_ls.spaces.providers.base)."""
+
+    provider_id = "holographic"
+    label = "Holographic"
+    kind = "local"
+    capabilities = Capabilities(search=True, browse=True, graph=False, entities=True, related=True, link=False,
+                                forget=True, merge=False, write="exact", delete="hard", normalized_scores=True,
+                                discover=True, create_namespace=True)
+    service_fields = ("dataPath", "enginePath", "defaultTrust", "minTrust")
+    memory_fields = ("bankId", "defaultTrust", "minTrust")
+    secret_fields: frozenset[str] = frozenset()
+
+    def open(self, service: dict[str, Any], *, root: Path) -> Any:
+        """Open the engine (see :class:`.engine.HolographicEngine`); raises ProviderUnavailable."""
+        from .engine import HolographicEngine
+
+        return HolographicEngine.open(service)
+
+
+PLUGIN = HolographicPlugin()

