@@ -202,6 +202,22 @@ class WorkspaceHost:
             snapshot = dataclasses.replace(snapshot, text=text, chars=len(text))
         return snapshot, repairs
 
+    def mutate_runtime(self, request: "Any", routes: "Any" = None) -> "Any":
+        """The one Runtime mutation every surface calls (CLI, language server, MCP): a validated
+        :class:`~mnemon_ls.runtime.ops.MutationRequest` -> :class:`~mnemon_ls.runtime.store.Receipt`.
+        A MEMORY.md mutation over capacity archives the overflow first when ``runtimeMemory.maintenance``
+        is ``archive`` (:func:`mnemon_ls.maintenance.mutate_runtime`; the receipt's ``maintenance`` says
+        what went where). ``routes`` are explicit routes ``[{sourceIndexes, spaceId}]``. Raises the
+        Runtime errors, :class:`~mnemon_ls.errors.MaintenanceFailed`, or :class:`InvalidInput` naming a
+        route field; none changes hot memory."""
+        from .maintenance import mutate_runtime
+
+        def spaces() -> "SpacesService | None":
+            return self.spaces if (self.root / "data").is_dir() else None
+
+        return mutate_runtime(self.runtime, spaces, request, routes=routes,
+                              policy=self.settings.runtime_memory.maintenance, clock=self._clock)
+
     def current_branch(self, field: str = "scopeToBranch") -> str:
         """The checked-out branch for a branch-scoped write; raises :class:`InvalidInput` naming ``field``
         when no branch can be known (detached HEAD, not a repository)."""
