@@ -48,6 +48,9 @@ def _settings_parent() -> argparse.ArgumentParser:
                        help="runtimeUserScope (default global: USER.md from the global root; storage: from the selected root)")
     group.add_argument("--user-limit-bytes", type=int, metavar="N", help="runtimeMemory.userLimitBytes (1..1048576)")
     group.add_argument("--memory-limit-bytes", type=int, metavar="N", help="runtimeMemory.memoryLimitBytes (1..1048576)")
+    group.add_argument("--memory-maintenance", choices=("archive", "reject"),
+                       help="runtimeMemory.maintenance: a full MEMORY.md archives what does not fit into Memory Spaces "
+                            "or the local archive (default archive), or refuses the change (reject)")
     group.add_argument("--detached-head-policy", choices=("hide", "show"), help="detachedHeadPolicy")
     group.add_argument("--worktree-sharing", choices=("shared", "separate"), help="worktreeSharing")
     group.add_argument("--recall-mode", choices=("guided", "off"), help="recallMode (assistant hooks' recall cue)")
@@ -235,6 +238,7 @@ def _settings_from(args: argparse.Namespace) -> Settings:
         runtimeUserScope=args.runtime_user_scope,
         userLimitBytes=args.user_limit_bytes,
         memoryLimitBytes=args.memory_limit_bytes,
+        runtimeMaintenance=getattr(args, "memory_maintenance", None),
         detachedHeadPolicy=args.detached_head_policy,
         worktreeSharing=args.worktree_sharing,
         recallMode=args.recall_mode,

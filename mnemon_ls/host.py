@@ -196,7 +196,15 @@ class WorkspaceHost:
             repairs = []
             notices.append(f"USER.md/MEMORY.md could not be rebuilt, the snapshot is read from memories.json: "
                            f"{exc.message}")
-        snapshot, _ = self.runtime.wake(name, reason, budget_chars=budget - used, repair=False, notices=notices)
+        from .maintenance.lineage import count_archived
+
+        try:
+            archived = count_archived(self.runtime.memory_store.root)
+        except StorageError as exc:  # a wake is a read: it renders without the count
+            archived = (0, 0)
+            notices.append(f"the archive lineage could not be read: {exc.message}")
+        snapshot, _ = self.runtime.wake(name, reason, budget_chars=budget - used, repair=False, notices=notices,
+                                        archived=archived)
         if covers:
             text = "\n\n".join([snapshot.text, *covers])
             snapshot = dataclasses.replace(snapshot, text=text, chars=len(text))
