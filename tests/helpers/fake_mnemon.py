@@ -172,7 +172,7 @@ def main() -> None:
             pass
         else:
             import subprocess
-            subprocess.run(shell, shell=True, check=True)
+            subprocess.run(shell, shell=True, check=True, stdout=sys.stderr)  # keep our stdout JSON
     if command == "remember" and os.environ.get("FAKE_MNEMON_REMEMBER_LIMIT"):
         counter, _, limit = os.environ["FAKE_MNEMON_REMEMBER_LIMIT"].rpartition(":")
         done = int(Path(counter).read_text() or 0) if Path(counter).exists() else 0
