@@ -421,7 +421,8 @@ class _Run:
                                          plan_revision=self.plan.revision, archived=facts, bytes_freed=freed,
                                          kept=len(self.candidates) - len(facts), revision=receipt.revision,
                                          destinations=destinations, summary=summary)
-        return replace(receipt, message=f"{receipt.message} {summary}",
+        mutation_message = receipt.message.partition(" Compacted memory:")[0]  # the summary says what was kept
+        return replace(receipt, message=f"{mutation_message} {summary}",
                        detail={**receipt.detail, "maintenance": maintenance.to_dict()})
 
     def _failure(self, message: str, reason: str, *, cause: BaseException | None = None, **data: Any) -> MaintenanceFailed:
