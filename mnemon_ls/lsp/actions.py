@@ -133,7 +133,7 @@ async def remember_selection(ls: LanguageServer, *args: Any) -> dict[str, Any]:
         if a.space_id is not None:
             return await _remember_in_space(ls, state, a)
         request = ops.validate_request("add", "memory", a.text, None, a.importance, a.branches)
-        receipt = await asyncio.to_thread(state.host.runtime.mutate, request)
+        receipt = await asyncio.to_thread(state.host.mutate_runtime, request)
     except Exception as exc:  # every failure answers {success: false}, never a traceback
         exc = _as_domain_error(exc)
         ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"mnemon: not remembered: {exc.message}"))

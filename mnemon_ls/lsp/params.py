@@ -48,7 +48,8 @@ class WorkspaceParams(_Params):
 
 
 class RuntimeMutateParams(WorkspaceParams):
-    """``mnemon/runtime/mutate``: ``{workspace?, action, target, content?, oldText?, importance?, branches?}``.
+    """``mnemon/runtime/mutate``: ``{workspace?, action, target, content?, oldText?, importance?, branches?,
+    routes?}``.
 
     Texts are checked by the Runtime Source (normalization, ``§``, 8192 bytes, matching).
     """
@@ -63,6 +64,11 @@ class RuntimeMutateParams(WorkspaceParams):
     importance: Literal["critical", "normal", "low"] | None = Field(None, description="default normal")
     branches: list[str] | None = Field(None, description="show the entry only on these git branches (target "
                                                          "memory); [] removes the scope on replace")
+    routes: list[dict[str, Any]] | None = Field(
+        None, description="when MEMORY.md overflows: which Memory Space takes which entries, [{sourceIndexes: "
+                          "[1-based entry numbers], spaceId}] covering every entry once (default: routed by topic)")
+    """Explicit archival routes for a MEMORY.md overflow; their rules are checked by
+    :func:`mnemon_ls.maintenance.parse_routes` / :func:`~mnemon_ls.maintenance.validate_routes`."""
 
 
 class WakeParams(WorkspaceParams):

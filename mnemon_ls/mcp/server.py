@@ -284,7 +284,7 @@ class MnemonMcp:
                 request = ops.validate_request(p.action, p.target, p.content, p.old_text, p.importance, p.branches)
             except MnemonError as exc:
                 raise tool_error(exc) from None
-            receipt = await self._call(ctx, p.workspace, lambda h: h.runtime.mutate(request))
+            receipt = await self._call(ctx, p.workspace, lambda h: h.mutate_runtime(request, p.routes))
             return fmt.runtime_receipt(receipt, PROJECTION_FILES)
 
         @tool(params=params.WakeParams, only=("branch", "workspace"))

@@ -371,14 +371,23 @@ class RuntimeStore:
         request: ops.MutationRequest,
         candidates: Sequence[Any],
         max_bytes: int | None = None,
+        *,
+        archive_locally: bool = True,
+        before_commit: Callable[[Sequence[Entry], str], None] | None = None,
     ) -> Receipt:
         """Compact ``request.target`` to the candidates and apply ``request`` in one commit (reference 4.3).
 
         A candidate equal to the pending content raises ``duplicates the pending mutation``; one equal
         to the replaced/removed entry raises ``reintroduces``; both as :class:`InvalidInput` (field
         ``candidates[i].content``). Capacity is checked on the result.
+
+        ``archive_locally=False`` skips the local archive (the caller proved the evicted entries are
+        stored elsewhere, e.g. in a Memory Space). ``before_commit(evicted, revision)`` is called under
+        the lock after the revision check (and the local archive), right before the commit, with the
+        entries leaving hot memory; whatever it raises aborts with hot memory unchanged.
         """
-        return self._compact(expected_revision, request.target, candidates, max_bytes, request)
+        return self._compact(expected_revision, request.target, candidates, max_bytes, request,
+                             archive_locally=archive_locally, before_commit=before_commit)
 
     def _compact(
         self,
@@ -387,6 +396,9 @@ class RuntimeStore:
         raw_candidates: Sequence[Any],
         max_bytes: int | None,
         request: ops.MutationRequest | None,
+        *,
+        archive_locally: bool = True,
+        before_commit: Callable[[Sequence[Entry], str], None] | None = None,
     ) -> Receipt:
         target = validate_target(target)
         limit = self.limits.limit_for(target)
@@ -429,7 +441,10 @@ class RuntimeStore:
             evicted_keys = {match_key(e.content) for e in evicted}
             extra = ops.materialize([c for c in dropped if match_key(c.content) not in evicted_keys],
                                     state.entries, target, now)
-            self._archive_locally([*evicted, *extra], state.revision)
+            if archive_locally:
+                self._archive_locally([*evicted, *extra], state.revision)
+            if before_commit is not None:
+                before_commit([*evicted, *extra], state.revision)
             preserved, revision = self._commit(state.entries, new_entries)
         detail: dict[str, Any] = dict(outcome.detail) if outcome else {}
         detail["kept"] = [e.content for e in kept]
@@ -717,7 +732,11 @@ class RuntimeStore:
             json.dumps({**e.to_json(), "archived_at": stamp, "revision": revision}, ensure_ascii=False) + "\n"
             for e in entries
         ).encode("utf-8")
-        _append_durably(self.archive_dir / "memories.jsonl", lines)
+        jsonl = self.archive_dir / "memories.jsonl"
+        current = fsio.read_bytes_or_none(jsonl)
+        if current and not current.endswith(b"\n"):
+            lines = b"\n" + lines  # close a line a killed append tore, so this one parses
+        _append_durably(jsonl, lines)
         by_target: dict[str, list[str]] = {}
         for e in entries:
             by_target.setdefault(PROJECTION_FILES[e.target], []).append(e.content)
