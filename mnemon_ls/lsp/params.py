@@ -171,6 +171,15 @@ class CreateDocumentArgs(_Params):
     title: str | None = None
 
 
+class UpdateDocumentArgs(_Params):
+    """Argument object of ``mnemon.server.updateDocumentFromFile``: ``{uri, id?, documentRevision?}`` (a file
+    URI; ``id`` picks the document when several name the file; ``documentRevision`` fences the update)."""
+
+    uri: str
+    id: str | None = None
+    document_revision: int | None = Field(None, alias="documentRevision", strict=True)
+
+
 class SpacesListParams(WorkspaceParams):
     """``mnemon/spaces/list``: ``{workspace?, activeOnly?}``."""
 

@@ -40,6 +40,7 @@ from ..host import FolderState, HostRegistry, uri_to_path
 from ..view import ViewRegistry
 from . import framing
 from . import protocol as P
+from . import fileactions as file_actions
 from . import records as records_feature
 from .watch import Watcher, documents_filter, git_state_filter, runtime_filter
 
@@ -807,10 +808,9 @@ def code_action(ls: MnemonLanguageServer, params: types.CodeActionParams) -> lis
                 actions.append(_action(f"Remember selection in space {space['name']}", P.CMD_REMEMBER,
                                        base | {"spaceId": space["id"]}))
     actions.append(_action("Show wake snapshot", P.CMD_SHOW_WAKE, {"uri": uri}))
-    managed = Path(os.path.realpath(state.host.root / "documents"))
-    path = Path(os.path.realpath(uri_to_path(uri))) if uri.startswith("file:") else None
-    if path is not None and managed not in path.parents:
-        actions.append(_action("Create document from file", P.CMD_CREATE_DOCUMENT, {"uri": uri}))
+    file_action = file_actions.document_action(state, uri, _action)  # create, or update; none in a storage root
+    if file_action is not None:
+        actions.append(file_action)
     return actions
 
 
@@ -959,6 +959,7 @@ def _write_wake_file(state: FolderState, text: str) -> Path:
 
 
 records_feature.register(server, mnemon_request)  # mnemon/records/*, the auto-writer, review cues
+file_actions.register(server, _command_arg, _as_domain_error)  # "Update document from file"
 
 
 # ------------------------------------------------------------------- entry point
