@@ -291,7 +291,7 @@ def _absorb_hand_edits(host: WorkspaceHost) -> list[Any]:
 def cmd_wake(args: argparse.Namespace) -> int:
     """``mnemon-ls wake``: repair projections, print the wake snapshot (``--json``: the snapshot dict + root + repairs)."""
     host = _host(args)
-    snapshot, repairs = host.wake(branch=args.branch, budget_chars=args.budget)
+    snapshot, repairs = host.wake(branch=args.branch, budget_chars=args.budget, surface="cli")
     for line in _repair_lines(repairs):
         print(f"mnemon-ls: {line}", file=sys.stderr)
     data = snapshot.to_dict() | {"root": str(host.root), "repairs": [r.to_dict() for _, r in repairs]}
@@ -704,7 +704,7 @@ def cmd_hook(args: argparse.Namespace) -> int:
                 sys.stdout.write(cue + "\n")
             return EXIT_OK
         host = _host(args)
-        snapshot, _ = host.wake(budget_chars=clients.HOOK_WAKE_BUDGET)
+        snapshot, _ = host.wake(budget_chars=clients.HOOK_WAKE_BUDGET, surface="tool")
         sys.stdout.write(snapshot.text + "\n")
     except (MnemonError, OSError) as exc:
         print(f"mnemon-ls hook: {getattr(exc, 'message', exc)}", file=sys.stderr)

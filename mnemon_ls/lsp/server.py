@@ -551,7 +551,7 @@ async def turn_begin(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
     else:
         state = ls.registry.resolve(p.workspace)
         snapshot = await ls.wake_for(state)
-        view = ls.views.begin(state.uri, snapshot, {"runtime": snapshot["revision"]})
+        view = ls.views.begin(state.uri, snapshot, {"runtime": snapshot["storeRevision"]})
     ls.records_feature.turn_began(view.workspace)
     return {"viewId": view.view_id, "wake": view.wake, "revisions": view.revisions,
             "parentViewId": view.parent_view_id}
@@ -916,7 +916,7 @@ async def show_wake(ls: MnemonLanguageServer, *args: Any) -> dict[str, Any]:
         except Exception as exc:
             log.warning("window/showDocument failed: %s", exc)
     return {"success": True, "text": snapshot["text"], "path": str(path), "uri": uri, "shown": shown,
-            "revision": snapshot["revision"]}
+            "revision": snapshot["revision"], "storeRevision": snapshot["storeRevision"]}
 
 
 @server.command(P.CMD_CREATE_DOCUMENT)

@@ -153,12 +153,14 @@ class RuntimeSource:
         budget_chars: int | None = None,
         repair: bool = True,
         notices: Sequence[str] = (),
+        guidance: str | None = None,
     ) -> tuple[WakeSnapshot, list[tuple[RuntimeStore, RepairReport]]]:
         """Repair projections (unless ``repair=False``), then render the wake snapshot for ``branch``.
 
         ``branch`` ``None`` means no branch is known (``branch_reason`` says why). ``budget_chars``
         defaults to ``wakeBudgetChars``. ``notices`` are shown after the stores' own (e.g. a repair
-        the caller could not write). Returns the snapshot and the repair reports.
+        the caller could not write); ``guidance`` one line for the header (:func:`render_wake`). Returns
+        the snapshot and the repair reports.
         """
         extra_notices = list(notices)
         repairs = self.repair() if repair else []
@@ -184,6 +186,7 @@ class RuntimeSource:
             budget_chars=budget_chars or self.settings.wake_budget_chars,
             detached_head_policy=self.settings.detached_head_policy,
             notices=notices,
+            guidance=guidance,
         )
         return snapshot, repairs
 
