@@ -384,7 +384,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     branch = host.branch_state()
     lines = [
         f"mnemon-ls {__version__}",
-        f"workspace: {host.workspace}" + (f" (a linked worktree; memory shared with {host.resolution.workspace})"
+        f"workspace: {host.workspace or 'none'}" + (f" (a linked worktree; memory shared with {host.resolution.workspace})"
                                           if host.resolution.shared_from else ""),
         f"storage scope: {host.resolution.scope}; root: {host.root}",
     ]
@@ -608,13 +608,9 @@ def cmd_space(args: argparse.Namespace) -> int:
             data = svc.link(args.space, args.source_id, args.target_id, edge_type=args.type).to_dict()
         else:  # forget
             data = svc.forget(args.space, args.id).to_dict()
-        if "message" in data:
-            text = data["message"]
-        elif "active" in data and "name" in data:
-            text = f"{data['id']}  {data['name']}  ({'active' if data['active'] else 'inactive'})"
-        else:
-            text = json.dumps(data, ensure_ascii=False, indent=2)
-        _emit(args, data, text)
+        from .cli_text import space_text
+
+        _emit(args, data, space_text(action, data))
         return EXIT_OK
     finally:
         host.close()
@@ -644,9 +640,9 @@ def cmd_recall(args: argparse.Namespace) -> int:
         for item in result["results"]:
             label = f" [{item['branchLabel']}]" if item.get("branchLabel") else ""
             lines.append(f"{item['score']:.2f} {item['tier']:<7} {item['spaceName']}: {item['content']}{label}")
-        hidden = result.get("hidden") or {}
-        if any(hidden.values()):
-            lines.append(f"hidden by branch scope: {hidden}")
+        from .cli_text import recall_hidden_lines
+
+        lines.extend(recall_hidden_lines(result.get("hidden") or {}))
         lines.extend(f"note: {n}" for n in result.get("notices", []))
         lines.append(f"{len(result['results'])} result(s)" + (f"; {result['hint']}" if result.get("hint") else ""))
         _emit(args, result, "\n".join(lines))

@@ -100,7 +100,7 @@ async def test_runtime_add_shows_in_wake_resources_and_status(workspace: Path, d
         assert wake_resource.contents[0].text == rest
         error, status = await call(session, "mnemon_status", {})
         assert not error and f"storage root: {data_dir} (scope custom)" in status
-        assert "memory: 1 entries, 26/10240 UTF-8 bytes" in status and "git branch: main" in status
+        assert "memory: 1 entry, 26/10240 UTF-8 bytes" in status and "git branch: main" in status
     # The same fact is in the store the CLI and the editors read.
     stored = json.loads((data_dir / "runtime" / "memories.json").read_text())
     assert [e["content"] for e in stored["entries"] if e["target"] == "memory"] == ["Run tests with pytest -n 2"]
