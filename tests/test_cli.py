@@ -570,7 +570,7 @@ def test_no_workspace_uses_the_global_root(cli):
     assert doctor.returncode == 0, doctor.stderr
     lines = doctor.stdout.splitlines()
     assert lines[1:4] == [
-        "workspace: None",
+        "workspace: none",
         f"storage scope: global; root: {cli.data}",
         "no workspace: no directory from here upward holds .git or .mnemon, so the global root is used "
         "(give --workspace DIR for another folder)",
