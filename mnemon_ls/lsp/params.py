@@ -61,11 +61,14 @@ class RuntimeMutateParams(WorkspaceParams):
 
 
 class WakeParams(WorkspaceParams):
-    """``mnemon/wake``: ``{workspace?, branch?, budgetChars?, viewId?}``; with ``viewId`` the View's pinned wake."""
+    """``mnemon/wake``: ``{workspace?, branch?, budgetChars?, viewId?, surface?}``; with ``viewId`` the View's
+    pinned wake. ``surface`` ``tool`` is for a wake handed to an assistant's tools (VS Code's language-model
+    tools): it names ``mnemon_recall`` where the default (``lsp``) names ``mnemon/recall``."""
 
     branch: str | None = None
     budget_chars: int | None = Field(None, alias="budgetChars", ge=1024, le=4_194_304, strict=True)
     view_id: str | None = Field(None, alias="viewId")
+    surface: Literal["lsp", "tool"] = "lsp"
 
 
 class TurnBeginParams(WorkspaceParams):

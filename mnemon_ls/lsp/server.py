@@ -375,8 +375,10 @@ class MnemonLanguageServer(LanguageServer):
 
     # --------------------------------------------------------------- request helpers
 
-    async def wake_for(self, state: FolderState, branch: str | None = None, budget: int | None = None) -> dict[str, Any]:
-        """Render the wake for a folder (repairing first) and announce repairs; the ``WakeSnapshot`` dict."""
+    async def wake_for(self, state: FolderState, branch: str | None = None, budget: int | None = None,
+                       surface: str = "lsp") -> dict[str, Any]:
+        """Render the wake for a folder (repairing first) and announce repairs; the ``WakeSnapshot`` dict.
+        ``surface`` names who reads it (:meth:`WorkspaceHost.wake`)."""
         probed = None
         if branch is None:
             probed = await self.probe(state)
@@ -384,7 +386,8 @@ class MnemonLanguageServer(LanguageServer):
                 self.update_branch(state, probed)
             else:  # a newer probe already landed; render what it recorded
                 probed = state.branch
-        snapshot, repairs = await asyncio.to_thread(functools.partial(state.host.wake, branch, budget, probed=probed))
+        snapshot, repairs = await asyncio.to_thread(functools.partial(state.host.wake, branch, budget, probed=probed,
+                                                                      surface=surface))
         self.announce_repairs(state.uri, repairs)
         return snapshot.to_dict() | {"workspace": state.uri}
 
@@ -539,7 +542,7 @@ async def wake(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
     state = ls.registry.resolve(p.workspace)
     if p.branch is not None and branch_name_problem(p.branch.strip()):
         raise InvalidInput("branch", f"{branch_name_problem(p.branch.strip())} (got {p.branch!r})")
-    return await ls.wake_for(state, p.branch, p.budget_chars)
+    return await ls.wake_for(state, p.branch, p.budget_chars, p.surface)
 
 
 @mnemon_request(P.TURN_BEGIN)

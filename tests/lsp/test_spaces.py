@@ -335,6 +335,9 @@ async def test_wake_gains_spaces_cover(lsp: Launcher, repo, repo_dir: Path):
     assert wake["text"] == stamp_view_revision(
         plain + "\n\n" + COVER_HEAD + "\n- Project (id default, 2 items): Facts about this project")
     assert wake["revision"] != (await client.call("mnemon/wake", {"branch": "main"}))["revision"]
+    # For an assistant's tools (VS Code's language-model tools) the wake names the tool, not the request.
+    tool = await client.call("mnemon/wake", {"surface": "tool"})
+    assert "recall it from them (mnemon_recall)." in tool["text"] and "mnemon/recall" not in tool["text"]
     assert wake["chars"] == len(wake["text"])
     await client.call("mnemon/spaces/deactivate", {"spaceId": "default"})
     assert (await client.call("mnemon/wake", {}))["text"] == stamp_view_revision(plain + "\n\n" + (

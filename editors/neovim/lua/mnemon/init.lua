@@ -754,24 +754,24 @@ function M.doc_create(opts, callback)
   end
 
   local function create()
-  client.execute_create_document(c, argument, function(err, result)
-    if err then
-      return fail(client.format_error(err), err)
-    end
-    if type(result) ~= "table" then
-      return fail("unexpected reply from mnemon-ls")
-    end
-    if result.success == false then
-      -- e.g. a file that is not UTF-8, or a managed document itself ([invalid-input])
-      local e = type(result.error) == "table" and result.error or {}
-      local msg = tostring(present(e.message) and e.message or "unknown error")
-      if present(e.code) then
-        msg = msg .. " [" .. tostring(e.code) .. "]"
+    client.execute_create_document(c, argument, function(err, result)
+      if err then
+        return fail(client.format_error(err), err)
       end
-      return fail(msg, e)
-    end
-    created(result)
-  end, { bufnr = bufnr })
+      if type(result) ~= "table" then
+        return fail("unexpected reply from mnemon-ls")
+      end
+      if result.success == false then
+        -- e.g. a file that is not UTF-8, or a managed document itself ([invalid-input])
+        local e = type(result.error) == "table" and result.error or {}
+        local msg = tostring(present(e.message) and e.message or "unknown error")
+        if present(e.code) then
+          msg = msg .. " [" .. tostring(e.code) .. "]"
+        end
+        return fail(msg, e)
+      end
+      created(result)
+    end, { bufnr = bufnr })
   end
 
   if opts.new then

@@ -186,37 +186,37 @@ end
 
 --- The actions of one entry (read at `revision`): Edit, Remove, Branches (MEMORY.md), Importance.
 function M.entry_menu(entry, revision, opts, callback)
-      local actions = entry.target == "memory" and M.entry_actions or { "Edit", "Remove", "Importance" }
-      vim.ui.select(actions, { prompt = "mnemon: " .. one_line(entry.content, 60) }, function(action)
-        if action == "Edit" then
-          vim.ui.input({ prompt = "mnemon: new text: ", default = entry.content }, function(text)
-            if text == nil or text == entry.content then
-              return done(callback, nil, nil)
-            end
-            M.edit_entry(entry, revision, text, opts, callback)
-          end)
-        elseif action == "Remove" then
-          M.remove_entry(entry, revision, opts, callback)
-        elseif action == "Branches" then
-          local current = type(entry.branches) == "table" and table.concat(entry.branches, ", ") or ""
-          vim.ui.input({ prompt = "mnemon: branches (comma-separated; empty: every branch): ", default = current },
-            function(text)
-              if text == nil then
-                return done(callback, nil, nil)
-              end
-              M.scope_entry(entry, revision, M.parse_branches(text), opts, callback)
-            end)
-        elseif action == "Importance" then
-          vim.ui.select({ "critical", "normal", "low" }, { prompt = "mnemon: importance" }, function(importance)
-            if not importance then
-              return done(callback, nil, nil)
-            end
-            M.set_importance(entry, revision, importance, opts, callback)
-          end)
-        else
-          done(callback, nil, nil)
+  local actions = entry.target == "memory" and M.entry_actions or { "Edit", "Remove", "Importance" }
+  vim.ui.select(actions, { prompt = "mnemon: " .. one_line(entry.content, 60) }, function(action)
+    if action == "Edit" then
+      vim.ui.input({ prompt = "mnemon: new text: ", default = entry.content }, function(text)
+        if text == nil or text == entry.content then
+          return done(callback, nil, nil)
         end
+        M.edit_entry(entry, revision, text, opts, callback)
       end)
+    elseif action == "Remove" then
+      M.remove_entry(entry, revision, opts, callback)
+    elseif action == "Branches" then
+      local current = type(entry.branches) == "table" and table.concat(entry.branches, ", ") or ""
+      vim.ui.input({ prompt = "mnemon: branches (comma-separated; empty: every branch): ", default = current },
+        function(text)
+          if text == nil then
+            return done(callback, nil, nil)
+          end
+          M.scope_entry(entry, revision, M.parse_branches(text), opts, callback)
+        end)
+    elseif action == "Importance" then
+      vim.ui.select({ "critical", "normal", "low" }, { prompt = "mnemon: importance" }, function(importance)
+        if not importance then
+          return done(callback, nil, nil)
+        end
+        M.set_importance(entry, revision, importance, opts, callback)
+      end)
+    else
+      done(callback, nil, nil)
+    end
+  end)
 end
 
 -- ------------------------------------------------------------------ Memory Spaces
@@ -300,23 +300,23 @@ end
 
 --- The actions of one Memory Space: Activate or Deactivate, Recall from it.
 function M.space_menu(space, opts, callback)
-      local actions = { space.active and "Deactivate" or "Activate", "Recall from it" }
-      vim.ui.select(actions, { prompt = "mnemon: " .. tostring(space.name) }, function(action)
-        if action == "Activate" then
-          M.space_activate(space.id, opts, callback)
-        elseif action == "Deactivate" then
-          M.space_deactivate(space.id, opts, callback)
-        elseif action == "Recall from it" then
-          vim.ui.input({ prompt = "mnemon: recall from " .. tostring(space.name) .. ": " }, function(query)
-            if query == nil or vim.trim(query) == "" then
-              return done(callback, nil, nil)
-            end
-            M.recall_pick(query, vim.tbl_extend("force", opts, { spaces = { space.id } }), callback)
-          end)
-        else
-          done(callback, nil, nil)
+  local actions = { space.active and "Deactivate" or "Activate", "Recall from it" }
+  vim.ui.select(actions, { prompt = "mnemon: " .. tostring(space.name) }, function(action)
+    if action == "Activate" then
+      M.space_activate(space.id, opts, callback)
+    elseif action == "Deactivate" then
+      M.space_deactivate(space.id, opts, callback)
+    elseif action == "Recall from it" then
+      vim.ui.input({ prompt = "mnemon: recall from " .. tostring(space.name) .. ": " }, function(query)
+        if query == nil or vim.trim(query) == "" then
+          return done(callback, nil, nil)
         end
+        M.recall_pick(query, vim.tbl_extend("force", opts, { spaces = { space.id } }), callback)
       end)
+    else
+      done(callback, nil, nil)
+    end
+  end)
 end
 
 -- ------------------------------------------------------------------ Documents
@@ -430,22 +430,22 @@ end
 
 --- The actions of one document: Open, then Archive (active) or Restore (archived).
 function M.document_menu(doc, opts, callback)
-      local actions = { "Open", doc.status == "archived" and "Restore" or "Archive" }
-      vim.ui.select(actions, { prompt = "mnemon: " .. one_line(doc.title, 60) }, function(action)
-        if action == "Open" then
-          local ok, problem = pcall(client.show_file, tostring(doc.path))
-          if not ok then
-            notify("mnemon: cannot open " .. tostring(doc.path) .. ": " .. tostring(problem), levels.ERROR)
-          end
-          done(callback, nil, doc)
-        elseif action == "Archive" then
-          M.doc_archive(doc, opts, callback)
-        elseif action == "Restore" then
-          M.doc_restore(doc, opts, callback)
-        else
-          done(callback, nil, nil)
-        end
-      end)
+  local actions = { "Open", doc.status == "archived" and "Restore" or "Archive" }
+  vim.ui.select(actions, { prompt = "mnemon: " .. one_line(doc.title, 60) }, function(action)
+    if action == "Open" then
+      local ok, problem = pcall(client.show_file, tostring(doc.path))
+      if not ok then
+        notify("mnemon: cannot open " .. tostring(doc.path) .. ": " .. tostring(problem), levels.ERROR)
+      end
+      done(callback, nil, doc)
+    elseif action == "Archive" then
+      M.doc_archive(doc, opts, callback)
+    elseif action == "Restore" then
+      M.doc_restore(doc, opts, callback)
+    else
+      done(callback, nil, nil)
+    end
+  end)
 end
 
 --- Documents whose sourcePaths name `path` (relative to `root`), active only.
