@@ -49,6 +49,17 @@ def in_storage_root(state: FolderState, path: Path) -> bool:
     return any(real == root or root in real.parents for root in storage_roots(state))
 
 
+def refuse_storage_file(state: FolderState, path: Path) -> None:
+    """Raise :class:`~mnemon_ls.errors.InvalidInput` (field ``uri``) when ``path`` is in a storage root,
+    except a managed document, which the Documents Source refuses with its own message."""
+    from ..errors import InvalidInput
+
+    managed = Path(os.path.realpath(state.host.root / "documents"))
+    real = Path(os.path.realpath(path))
+    if in_storage_root(state, path) and managed not in real.parents:
+        raise InvalidInput("uri", f"{path} is a file of a storage root (memory itself), not a workspace file")
+
+
 def document_action(state: FolderState, uri: str,
                     make: Callable[[str, str, dict[str, Any]], types.CodeAction]) -> types.CodeAction | None:
     """The file action for ``uri``: ``None`` for a non-file URI or a file in a storage root; "Update
@@ -94,10 +105,7 @@ def register(server: "MnemonLanguageServer", command_arg: Callable[..., Any],
             a = command_arg(P.UpdateDocumentArgs, args)
             path = uri_to_path(a.uri, "uri")
             state = ls.registry.resolve(a.uri, "uri")
-            if in_storage_root(state, path):
-                from ..errors import InvalidInput
-
-                raise InvalidInput("uri", f"{path} is a file of a storage root, not a workspace file")
+            refuse_storage_file(state, path)
             result = await asyncio.to_thread(state.host.documents.update_from_file, path, a.id,
                                              document_revision=a.document_revision)
         except Exception as exc:  # every failure answers {success: false}, never a traceback

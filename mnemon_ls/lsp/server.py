@@ -930,6 +930,7 @@ async def create_document_from_file(ls: MnemonLanguageServer, *args: Any) -> dic
         a = _command_arg(P.CreateDocumentArgs, args)
         path = uri_to_path(a.uri, "uri")
         state = ls.registry.resolve(a.uri, "uri")
+        file_actions.refuse_storage_file(state, path)  # the wake file, USER.md/MEMORY.md: memory, not a source
         result = await asyncio.to_thread(state.host.documents.create_from_file, path, title=a.title)
     except Exception as exc:  # every failure answers {success: false}, never a traceback
         exc = _as_domain_error(exc)

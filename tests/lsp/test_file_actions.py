@@ -117,7 +117,9 @@ async def test_no_file_action_in_a_storage_root(editor: MnemonClient, repo_dir: 
         _open(editor, path)
         assert await _titles(editor, path) == [("Show wake snapshot", SHOW_WAKE, {"uri": uri(path)})], path
     before = tree_state(root)
-    refused = await editor.command(UPDATE, {"uri": uri(root / "runtime" / "MEMORY.md")})
-    assert refused["success"] is False and refused["error"]["code"] == "invalid-input"
-    assert "is a file of a storage root" in refused["error"]["message"]
+    memory = root / "runtime" / "MEMORY.md"
+    for command, path in ((UPDATE, memory), (CREATE, wake_file), (CREATE, memory)):
+        refused = await editor.command(command, {"uri": uri(path)})
+        assert refused["success"] is False and refused["error"]["code"] == "invalid-input", (command, path)
+        assert "is a file of a storage root" in refused["error"]["message"]
     assert tree_state(root) == before
