@@ -171,6 +171,9 @@ def test_spaces_without_git(session: Session, tmp_path: Path) -> None:
     assert spaces() == [("Project notes", False)]
     run(session, "MnemonSpaceActivate default", "space Project notes activated")
     assert spaces() == [("Project notes", True)]
+    run(session, "MnemonSpaceDeactivate default", "space Project notes deactivated")
+    assert spaces() == [("Project notes", False)]
+    run(session, "MnemonSpaceActivate default", "space Project notes activated")
     assert session.lua("return vim.fn.getcompletion('MnemonSpaceDeactivate ', 'cmdline')") == ["default"]
 
     # An empty and a 101-character name: the server's rule, named; nothing is created.
@@ -214,6 +217,12 @@ def test_documents_update_offer_archive_restore(session: Session, tmp_path: Path
     answer(session, "[archived] Notes", "Restore")
     run(session, "MnemonDocuments!", "document restored: Notes (revision 4)")
     assert json.loads(index.read_text())["documents"][0]["status"] == "active"
+    # With the bang a second document is made from the file, without asking.
+    focus_notes = "vim.fn.win_gotoid(vim.fn.bufwinid(vim.fn.bufnr(...)))"
+    assert session.lua(f"return {focus_notes}", str(ws / "notes.md")) == 1
+    answer(session)
+    run(session, "MnemonDocCreate!", "document created: Notes")
+    assert session.lua("return #T.prompts") == 0 and len(json.loads(index.read_text())["documents"]) == 2
 
     # A stale revision (another editor archived it meanwhile): refused and said, nothing changes.
     session.lua("T.d = nil; require('mnemon').list_documents({}, function(e, d) T.d = d end)")
@@ -234,8 +243,8 @@ def test_recall_picker_with_preview(session: Session, tmp_path: Path) -> None:
     remember(session, "We chose SQLite FTS5 for the side index\nbecause it is embedded.", space_id="default")
     answer(session, "SQLite FTS5")
     mark = session.mark()
-    session.lua("T.p = nil; require('mnemon').recall_pick('side index', {}, function(e, item) T.p = item or e end)")
-    session.wait("T.p ~= nil", "the recall pick")
+    session.nv.command("MnemonRecall! side index")
+    session.wait("vim.api.nvim_buf_get_name(0):find('mnemon://recall-item', 1, true) ~= nil", "the preview")
     assert session.lua("return T.prompts") == ['mnemon: recalled for "side index"']
     assert session.lua("return T.shown[1][1]").startswith("Project · ")
     text = session.lua("return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\\n')")
