@@ -301,7 +301,7 @@ def _absorb_hand_edits(host: WorkspaceHost) -> list[Any]:
 def cmd_wake(args: argparse.Namespace) -> int:
     """``mnemon-ls wake``: repair projections, print the wake snapshot (``--json``: the snapshot dict + root + repairs)."""
     host = _host(args)
-    snapshot, repairs = host.wake(branch=args.branch, budget_chars=args.budget)
+    snapshot, repairs = host.wake(branch=args.branch, budget_chars=args.budget, surface="cli")
     for line in _repair_lines(repairs):
         print(f"mnemon-ls: {line}", file=sys.stderr)
     data = snapshot.to_dict() | {"root": str(host.root), "repairs": [r.to_dict() for _, r in repairs]}
@@ -395,7 +395,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     branch = host.branch_state()
     lines = [
         f"mnemon-ls {__version__}",
-        f"workspace: {host.workspace}" + (f" (a linked worktree; memory shared with {host.resolution.workspace})"
+        f"workspace: {host.workspace or 'none'}" + (f" (a linked worktree; memory shared with {host.resolution.workspace})"
                                           if host.resolution.shared_from else ""),
         f"storage scope: {host.resolution.scope}; root: {host.root}",
     ]
@@ -623,13 +623,9 @@ def cmd_space(args: argparse.Namespace) -> int:
             data = svc.link(args.space, args.source_id, args.target_id, edge_type=args.type).to_dict()
         else:  # forget
             data = svc.forget(args.space, args.id).to_dict()
-        if "message" in data:
-            text = data["message"]
-        elif "active" in data and "name" in data:
-            text = f"{data['id']}  {data['name']}  ({'active' if data['active'] else 'inactive'})"
-        else:
-            text = json.dumps(data, ensure_ascii=False, indent=2)
-        _emit(args, data, text)
+        from .cli_text import space_text
+
+        _emit(args, data, space_text(action, data))
         return EXIT_OK
     finally:
         host.close()
@@ -659,9 +655,9 @@ def cmd_recall(args: argparse.Namespace) -> int:
         for item in result["results"]:
             label = f" [{item['branchLabel']}]" if item.get("branchLabel") else ""
             lines.append(f"{item['score']:.2f} {item['tier']:<7} {item['spaceName']}: {item['content']}{label}")
-        hidden = result.get("hidden") or {}
-        if any(hidden.values()):
-            lines.append(f"hidden by branch scope: {hidden}")
+        from .cli_text import recall_hidden_lines
+
+        lines.extend(recall_hidden_lines(result.get("hidden") or {}))
         lines.extend(f"note: {n}" for n in result.get("notices", []))
         lines.append(f"{len(result['results'])} result(s)" + (f"; {result['hint']}" if result.get("hint") else ""))
         _emit(args, result, "\n".join(lines))
@@ -719,7 +715,7 @@ def cmd_hook(args: argparse.Namespace) -> int:
                 sys.stdout.write(cue + "\n")
             return EXIT_OK
         host = _host(args)
-        snapshot, _ = host.wake(budget_chars=clients.HOOK_WAKE_BUDGET)
+        snapshot, _ = host.wake(budget_chars=clients.HOOK_WAKE_BUDGET, surface="tool")
         sys.stdout.write(snapshot.text + "\n")
     except (MnemonError, OSError) as exc:
         print(f"mnemon-ls hook: {getattr(exc, 'message', exc)}", file=sys.stderr)

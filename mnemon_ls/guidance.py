@@ -44,6 +44,17 @@ WAKE_GUIDANCE_LINE = ("Guidance: answer from the request and the repository firs
                       "Documents, then recall Memory Spaces; never store secrets, temporary progress or raw logs.")
 
 
+#: How an assistant recalls Memory Spaces, per surface that shows the wake: a tool of the MCP server or
+#: of VS Code's language-model tools (``tool``), the language server's request (``lsp``), the CLI (``cli``).
+RECALL_HINTS = {"tool": "mnemon_recall", "lsp": "mnemon/recall", "cli": "`mnemon-ls recall`"}
+
+
+def recall_hint(surface: str) -> str:
+    """The recall route to name in the wake for ``surface`` (a key of :data:`RECALL_HINTS`); raises
+    ``KeyError`` for another."""
+    return RECALL_HINTS[surface]
+
+
 def instructions() -> str:
     """The MCP server's ``instructions``: what mnemon-ls is, the routing guidance and the admission rules
     (plain text, about 2,300 characters)."""

@@ -161,15 +161,21 @@ class WorkspaceHost:
 
     def wake(
         self, branch: str | None = None, budget_chars: int | None = None, *,
-        probed: "gitstate.BranchState | None" = None,
+        probed: "gitstate.BranchState | None" = None, surface: str = "lsp",
     ) -> tuple[WakeSnapshot, list[tuple[RuntimeStore, RepairReport]]]:
         """Repair projections and render the wake snapshot.
 
         ``branch`` overrides the probed branch (validated like stored branch names; raises
         :class:`InvalidInput` naming ``branch``). ``probed`` is a probe the caller already made (the
         server announces it), so the snapshot renders exactly that branch without probing again.
-        ``budget_chars`` overrides ``wakeBudgetChars`` (1024..4194304 characters).
+        ``budget_chars`` overrides ``wakeBudgetChars`` (1024..4194304 characters). ``surface`` is who reads
+        it (``tool``: an MCP or language-model tool client, ``lsp``, ``cli``): the routes it names
+        (:data:`mnemon_ls.guidance.RECALL_HINTS`). The header carries the guidance line and the view
+        revision of the whole text, covers included.
         """
+        from .guidance import WAKE_GUIDANCE_LINE, recall_hint
+        from .runtime.snapshot import stamp_view_revision
+
         if budget_chars is not None and (isinstance(budget_chars, bool) or not isinstance(budget_chars, int)
                                          or not 1024 <= budget_chars <= 4_194_304):
             raise InvalidInput("budget", f"must be an integer in 1024..4194304 characters (got {budget_chars!r})")
@@ -186,7 +192,7 @@ class WorkspaceHost:
             name, reason = state.branch, state.reason
         budget = budget_chars or self.settings.wake_budget_chars
         notices: list[str] = []
-        covers = self._cover_texts(budget // 20, notices)
+        covers = self._cover_texts(budget // 20, notices, recall_hint(surface))
         used = sum(len(text) + 2 for text in covers)
         try:
             repairs = self.runtime.repair()
@@ -205,10 +211,10 @@ class WorkspaceHost:
             archived = (0, 0)
             notices.append(f"the archive lineage could not be read: {exc.message}")
         snapshot, _ = self.runtime.wake(name, reason, budget_chars=budget - used, repair=False, notices=notices,
-                                        archived=archived)
+                                        archived=archived, guidance=WAKE_GUIDANCE_LINE)
         if covers:
-            text = "\n\n".join([snapshot.text, *covers])
-            snapshot = dataclasses.replace(snapshot, text=text, chars=len(text))
+            text, revision = stamp_view_revision("\n\n".join([snapshot.text, *covers]))
+            snapshot = dataclasses.replace(snapshot, text=text, chars=len(text), revision=revision)
         return snapshot, repairs
 
     def mutate_runtime(self, request: "Any", routes: "Any" = None) -> "Any":
@@ -237,7 +243,12 @@ class WorkspaceHost:
 
     def status(self, branch: "gitstate.BranchState | None" = None) -> dict[str, "Any"]:
         """This workspace's status: ``{path, root, userRoot, scope, branch, branchReason, detached, entries:
-        {user, memory}, usage: {user|memory: {used, limit}} (UTF-8 bytes), problems, documents}``.
+        {user, memory}, storedEntries: {user, memory}, hiddenEntries, usage: {user|memory: {used, limit}}
+        (UTF-8 bytes), problems, documents}``.
+
+        ``entries`` counts what the wake snapshot shows on ``branch`` (the same visibility rule and
+        ``detachedHeadPolicy``), so the two agree; ``storedEntries`` counts the whole store (as the byte
+        usage does) and ``hiddenEntries`` the branch-scoped entries the branch does not see.
 
         ``documents`` is ``{active, archived, activeBytes, limitBytes, problem}`` or ``None`` before the
         Documents Source was first used. ``branch`` is a probe the caller already made (else probes now).
@@ -246,7 +257,10 @@ class WorkspaceHost:
         limits = self.settings.runtime_memory
         try:
             effective = self.runtime.read()
-            entries = {"user": len(effective.user), "memory": len(effective.memory)}
+            stored = {"user": len(effective.user), "memory": len(effective.memory)}
+            show_all = state.branch is None and self.settings.detached_head_policy == "show"
+            visible = sum(1 for e in effective.memory if show_all or e.visible_on(state.branch))
+            entries = {"user": stored["user"], "memory": visible}
             used, problems = effective.used, list(effective.all_problems)
             documents = None
             if (self.root / "documents" / "index.json").exists():
@@ -257,11 +271,12 @@ class WorkspaceHost:
                              "limitBytes": self.settings.documents.active_limit_bytes, "problem": index.problem}
         except StorageError as exc:  # a linked or unreadable root: status still answers, with why
             entries, used, problems, documents = {"user": 0, "memory": 0}, {"user": 0, "memory": 0}, [exc.message], None
+            stored = dict(entries)
         return {
             "path": str(self.workspace) if self.workspace else None, "root": str(self.root),
             "userRoot": str(self.resolution.user_root), "scope": self.settings.storage_scope,
             "branch": state.branch, "branchReason": state.reason, "detached": state.detached,
-            "entries": entries,
+            "entries": entries, "storedEntries": stored, "hiddenEntries": stored["memory"] - entries["memory"],
             "usage": {t: {"used": used[t], "limit": limits.limit_for(t)} for t in ("user", "memory")},
             "problems": problems,
             "documents": documents,
@@ -291,7 +306,7 @@ class WorkspaceHost:
             findings.extend(spaces_redaction.scan(self.spaces))
         return {"findings": findings, "applied": applied}
 
-    def _cover_texts(self, budget_chars: int, notices: list[str]) -> list[str]:
+    def _cover_texts(self, budget_chars: int, notices: list[str], recall: str = "mnemon/recall") -> list[str]:
         """The bounded covers of the other tiers that exist in this root (Documents), each within
         ``budget_chars``; a tier that was never used adds nothing. A cover that fails because the disk
         is full, read-only or denied (it may refresh a derived index) is left out and a notice appended
@@ -299,7 +314,7 @@ class WorkspaceHost:
         covers = []
         tiers = (("Documents", (self.root / "documents" / "index.json").exists,
                   lambda: self.documents.cover(budget_chars).text),
-                 ("Memory Spaces", (self.root / "data").is_dir, lambda: self.spaces.cover(budget_chars).text))
+                 ("Memory Spaces", (self.root / "data").is_dir, lambda: self.spaces.cover(budget_chars, recall).text))
         for name, present, render in tiers:
             if not present():
                 continue

@@ -30,7 +30,8 @@ import pytest
 
 from mnemon_ls import __version__
 from mnemon_ls.runtime import ops
-from mnemon_ls.runtime.snapshot import EXPLANATION
+from mnemon_ls.guidance import WAKE_GUIDANCE_LINE
+from mnemon_ls.runtime.snapshot import EXPLANATION, stamp_view_revision
 from mnemon_ls.runtime.store import RuntimeStore
 
 
@@ -124,9 +125,10 @@ def used(contents: list[str]) -> int:
     return sum(len(c.encode()) for c in contents) + 4 * max(0, len(contents) - 1)
 
 
-def snapshot(revision: str, branch_line: str, user: list[str], memory: list[str], used_user: int,
+def snapshot(revision: str, branch_line: str, user: list[str], memory: list, used_user: int,
              used_memory: int, limits: tuple[int, int] = (4096, 10240), notices: list[str] = ()) -> str:
-    """The wake text (reference 3.6 / snapshot.py layout) for fresh entries (ages 0d, importance normal)."""
+    """The wake text (reference 3.6 / snapshot.py layout) for fresh entries (ages 0d, importance normal; a
+    ``(content, branches)`` pair is a branch-scoped entry) with the guidance line; ``revision`` is the store's."""
     def body(contents: list[str]) -> list[str]:
         if not contents:
             return ["(empty)"]
@@ -134,14 +136,18 @@ def snapshot(revision: str, branch_line: str, user: list[str], memory: list[str]
         for index, content in enumerate(contents):
             if index:
                 lines.append("\u00a7")
-            lines += ["[importance=normal; created=0d; updated=0d]", content]
+            content, branches = content if isinstance(content, tuple) else (content, None)
+            scope = f"; branches={','.join(branches)}" if branches else ""
+            lines += [f"[importance=normal; created=0d; updated=0d{scope}]", content]
         return lines
 
-    return "\n".join([
+    return stamp_view_revision("\n".join([
         "MNEMON RUNTIME MEMORY SNAPSHOT",
-        f"Revision: {revision}",
+        "Revision: " + "0" * 64,
+        f"Store revision: {revision}",
         branch_line,
         EXPLANATION,
+        WAKE_GUIDANCE_LINE,
         *[f"Notice: {n}" for n in notices],
         "",
         f"Contents of USER.md (user profile; entries: {len(user)}; UTF-8 bytes: {used_user}/{limits[0]})",
@@ -153,7 +159,7 @@ def snapshot(revision: str, branch_line: str, user: list[str], memory: list[str]
         '<runtime-memory-file name="MEMORY.md">',
         *body(memory),
         "</runtime-memory-file>",
-    ])
+    ]))[0]
 
 
 # ------------------------------------------------------------------------------------------------ wake
@@ -177,7 +183,8 @@ def test_wake_json_carries_text_revision_branch_hidden_omitted(cli):
     text = snapshot(cli.revision(), "Git branch: main", [], ["uses pytest"], 0, 11)
     assert data == {
         "text": text,
-        "revision": cli.revision(),
+        "revision": text.split("\n")[1].removeprefix("Revision: "),
+        "storeRevision": cli.revision(),
         "branch": "main",
         "branchReason": None,
         "hidden": 0,
@@ -200,7 +207,8 @@ def test_wake_branch_flag_shows_and_hides_branch_scoped_entries(cli):
 
     feature = cli.ok_json("wake", "--branch", "feature/x")
     assert (feature["branch"], feature["branchReason"], feature["hidden"]) == ("feature/x", "given", 0)
-    assert feature["text"] == snapshot(revision, "Git branch: feature/x (given)", [], both, 0, used(both))
+    assert feature["text"] == snapshot(revision, "Git branch: feature/x (given)", [],
+                                       ["shared fact", ("only on feature/x", ["feature/x"])], 0, used(both))
 
     main = cli.ok("wake", "--branch", "main")
     assert main == snapshot(revision, "Git branch: main (given; 1 branch-scoped entry hidden)", [],
@@ -209,6 +217,9 @@ def test_wake_branch_flag_shows_and_hides_branch_scoped_entries(cli):
     assert (probed["branch"], probed["branchReason"], probed["hidden"]) == ("main", None, 1)
     assert probed["text"] == snapshot(revision, "Git branch: main (1 branch-scoped entry hidden)", [],
                                       ["shared fact"], 0, used(both))
+    # Same store revision on both branches; the view revision tells apart what each snapshot shows.
+    assert probed["storeRevision"] == feature["storeRevision"] == revision
+    assert probed["revision"] != feature["revision"]
 
 
 def test_wake_repairs_a_deleted_projection_and_says_so(cli):
@@ -561,7 +572,7 @@ def test_no_workspace_uses_the_global_root(cli):
     assert doctor.returncode == 0, doctor.stderr
     lines = doctor.stdout.splitlines()
     assert lines[1:4] == [
-        "workspace: None",
+        "workspace: none",
         f"storage scope: global; root: {cli.data}",
         "no workspace: no directory from here upward holds .git or .mnemon, so the global root is used "
         "(give --workspace DIR for another folder)",

@@ -18,7 +18,7 @@ from mnemon_ls.errors import NoMatch
 from mnemon_ls.roots import RootResolution, resolve_root
 from mnemon_ls.runtime.model import Entry, parse_timestamp_ms
 from mnemon_ls.runtime.ops import validate_request
-from mnemon_ls.runtime.snapshot import EXPLANATION, age_label, branch_line, render_wake
+from mnemon_ls.runtime.snapshot import EXPLANATION, age_label, branch_line, render_wake, stamp_view_revision, view_revision
 from mnemon_ls.runtime.source import RuntimeSource
 from mnemon_ls.runtime.store import RuntimeStore
 from mnemon_ls.settings import load_settings
@@ -50,12 +50,20 @@ def block(name, title, count, used, limit, body):
     ]
 
 
-def snapshot_text(revision, branch_text, user, memory, extra=()):
-    """user/memory: (count, used, limit, body)."""
-    lines = ["MNEMON RUNTIME MEMORY SNAPSHOT", f"Revision: {revision}", branch_text, EXPLANATION, *extra]
+def snapshot_text(revision, branch_text, user, memory, extra=(), stamp=True):
+    """user/memory: (count, used, limit, body); ``revision`` the store revision. The ``Revision:`` line is
+    the view revision of the text (stamped; ``stamp=False`` leaves a placeholder of the same length)."""
+    lines = ["MNEMON RUNTIME MEMORY SNAPSHOT", "Revision: " + "0" * 64, f"Store revision: {revision}", branch_text,
+             EXPLANATION, *extra]
     lines += block("USER.md", "user profile", *user)
     lines += block("MEMORY.md", "working reference", *memory)
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    return stamp_view_revision(text)[0] if stamp else text
+
+
+def branch_of(text):
+    """The ``Git branch:`` line of a snapshot."""
+    return text.split("\n")[3]
 
 
 # ================================================================= case 22: empty store
@@ -67,8 +75,9 @@ def test_case_22_empty_store_snapshot_is_exact_and_writes_nothing(root, clock):
     assert snapshot.text == snapshot_text(
         EMPTY_REVISION, "Git branch: none", (0, 0, 4096, "(empty)"), (0, 0, 10240, "(empty)"))
     assert str(root) not in snapshot.text and "runtime/" not in snapshot.text
-    assert (snapshot.revision, snapshot.hidden, snapshot.omitted, snapshot.chars) == (
+    assert (snapshot.store_revision, snapshot.hidden, snapshot.omitted, snapshot.chars) == (
         EMPTY_REVISION, 0, 0, len(snapshot.text))
+    assert snapshot.revision == view_revision(snapshot.text) != EMPTY_REVISION
     assert [report.to_dict() for _, report in repairs] == [{"repaired": [], "preserved": {}, "skipped": None}]
     assert list(root.iterdir()) == []
 
@@ -84,7 +93,7 @@ def test_snapshot_with_entries_on_a_branch_is_exact(root, clock):
         revision, "Git branch: main",
         (1, 12, 100, "[importance=critical; created=0d; updated=0d]\n喜欢简洁"),
         (2, 9 + 4 + 14, 200, "[importance=normal; created=0d; updated=0d]\nuses pnpm" + SEP
-         + "[importance=low; created=0d; updated=0d]\nmain only fact"),
+         + "[importance=low; created=0d; updated=0d; branches=main]\nmain only fact"),
     )
 
 
@@ -105,7 +114,8 @@ def test_case_23_ages_are_whole_days_from_one_clock(root, clock, disk):
     clock.set("2026-09-15T08:00:00.000Z")
     late, _ = source.wake(None)
     assert disk.state(root) == before
-    assert early.revision == late.revision == source.read().revision
+    assert early.store_revision == late.store_revision == source.read().revision
+    assert early.revision == late.revision  # ages move with the clock, not with what memory shows
     assert "[importance=normal; created=13d; updated=13d]\nfirst fact" in early.text
     assert "[importance=normal; created=13d; updated=1d]\nsecond fact v2" in early.text
     assert "[importance=normal; created=13d; updated=13d]\nprofile" in early.text
@@ -190,36 +200,39 @@ def test_case_28_and_31_hidden_on_another_branch(root, clock):
     source = seed_branches(root, clock)
     snapshot, _ = source.wake("dev")
     lines = snapshot.text.split("\n")
-    assert lines[2] == "Git branch: dev (1 branch-scoped entry hidden)"
+    assert lines[3] == "Git branch: dev (1 branch-scoped entry hidden)"
     assert "main-only decision" not in snapshot.text
     assert "shared by main and dev" in snapshot.text and "legacy for everyone" in snapshot.text
     used = len("legacy for everyone") + 4 + len("main-only decision") + 4 + len("shared by main and dev")
     assert f"Contents of MEMORY.md (working reference; entries: 2; UTF-8 bytes: {used}/10240)" in lines
     assert snapshot.hidden == 1
     on_main, _ = source.wake("main")
-    assert on_main.text.split("\n")[2] == "Git branch: main"
+    assert branch_of(on_main.text) == "Git branch: main"
     assert "main-only decision" in on_main.text and on_main.hidden == 0
     assert f"Contents of MEMORY.md (working reference; entries: 3; UTF-8 bytes: {used}/10240)" in on_main.text
-    assert on_main.revision == snapshot.revision == source.read().revision
+    assert on_main.store_revision == snapshot.store_revision == source.read().revision
+    # The view revision tells the two snapshots apart: they show different entries on different branches.
+    assert on_main.revision != snapshot.revision
+    assert "[importance=normal; created=0d; updated=0d; branches=main,dev]\nshared by main and dev" in snapshot.text
 
 
 def test_two_hidden_entries_use_plural(root, clock):
     source = seed_branches(root, clock)
     snapshot, _ = source.wake("feature/x")
-    assert snapshot.text.split("\n")[2] == "Git branch: feature/x (2 branch-scoped entries hidden)"
+    assert branch_of(snapshot.text) == "Git branch: feature/x (2 branch-scoped entries hidden)"
     assert "user entries are never filtered" in snapshot.text
 
 
 def test_no_known_branch_hides_scoped_entries_and_says_why(root, clock):
     source = seed_branches(root, clock)
     snapshot, _ = source.wake(None, "detached HEAD")
-    assert snapshot.text.split("\n")[2] == (
+    assert branch_of(snapshot.text) == (
         "Git branch: none (detached HEAD; 2 branch-scoped entries hidden until a branch is known)")
     assert "legacy for everyone" in snapshot.text
     assert "main-only decision" not in snapshot.text and "shared by main and dev" not in snapshot.text
     assert "Contents of MEMORY.md (working reference; entries: 1; UTF-8 bytes: 67/10240)" in snapshot.text
     shown, _ = seed_branches(root / "other", clock, detachedHeadPolicy="show").wake(None, "not a repository")
-    assert shown.text.split("\n")[2] == (
+    assert branch_of(shown.text) == (
         "Git branch: none (not a repository; 2 branch-scoped entries shown (detachedHeadPolicy=show))")
     assert "main-only decision" in shown.text and shown.hidden == 0
 
@@ -319,11 +332,11 @@ def test_budget_drops_whole_entries_exact_text():
         "r" * 64, "Git branch: main",
         (2, 999, 4096, rendered(U2)),
         (5, 1999, 10240, SEP.join(rendered(x) for x in (M1, M2, M3))),
-        extra=[omitted],
+        extra=[omitted], stamp=False,
     )
     budget = len(template.format("0000"))
     assert 1000 <= budget <= 9999
-    expected = template.format(budget)
+    expected = stamp_view_revision(template.format(budget))[0]
     snapshot = render(budget)
     assert snapshot.text == expected
     assert (snapshot.omitted, snapshot.chars) == (3, budget)
@@ -333,8 +346,10 @@ def test_budget_drops_whole_entries_exact_text():
 def test_budget_never_splits_an_entry_and_stays_within_budget():
     full = render(10**6)
     assert full.omitted == 0
-    floor = len(render(1).text)  # everything dropped
-    assert render(1).omitted == 7
+    # Everything dropped, and the explanation line too (it gives way only when no entry fits at all).
+    floor = next(b for b in range(1, len(full.text)) if len(render(b).text) <= b)
+    assert render(1).omitted == 7 and EXPLANATION in render(1).text
+    assert EXPLANATION not in render(floor).text and render(floor).omitted == 7
     seen = set()
     for budget in range(len(full.text), floor - 1, -7):
         snapshot = render(budget)
@@ -417,7 +432,7 @@ def test_case_38_split_user_scope(tmp_path, clock):
     assert str(tmp_path) not in snapshot.text
     assert "Contents of USER.md (user profile; entries: 2; UTF-8 bytes: 30/4096)" in snapshot.text
     assert "Contents of MEMORY.md (working reference; entries: 2; UTF-8 bytes: 40/10240)" in snapshot.text
-    assert snapshot.revision == state.revision
+    assert snapshot.store_revision == state.revision
 
     with pytest.raises(NoMatch):
         source.mutate(validate_request("remove", "user", old_text="workspace user entry"))
@@ -445,7 +460,8 @@ def test_case_23_with_render_wake_and_fixed_now():
                        "[importance=normal; created=13d; updated=1d]\nreplaced") in early.text
     assert body.format("[importance=normal; created=14d; updated=14d]\nkept",
                        "[importance=normal; created=14d; updated=2d]\nreplaced") in late.text
-    assert early.revision == late.revision == "a" * 64
+    assert early.store_revision == late.store_revision == "a" * 64
+    assert early.revision == late.revision == view_revision(late.text)
 
 
 def test_snapshot_with_notice_stays_within_smallest_budget(tmp_path, clock):

@@ -60,7 +60,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from .. import fsio
 from ..redact import Scrubber
-from ..errors import InvalidInput, NotFound, RevisionConflict
+from ..errors import AmbiguousMatch, InvalidInput, NotFound, RevisionConflict
 from . import model
 from .access import AccessLog
 from .capacity import Capacity
@@ -251,6 +251,15 @@ class DocumentStore(Search, Freshness, Moves, Recovery, Capacity, IndexFile, Man
         not UTF-8, plus every error of :meth:`create`. ``sourcePaths[0]`` (the file must be inside the
         workspace) is checked before the file is opened.
         """
+        file, text = self._read_source_file(path)
+        chosen = model.suggest_title(text, file.name) if title is None else title
+        return self.create(chosen, text, description=description, source_paths=[str(file)],
+                           session_ids=session_ids, expected_revision=expected_revision)
+
+    def _read_source_file(self, path: Path | str) -> tuple[Path, str]:
+        """The workspace file ``path`` (relative: to the workspace) and its UTF-8 text without a BOM,
+        for :meth:`create_from_file` and :meth:`update_from_file`; raises their :class:`InvalidInput`
+        (field ``path``, or ``sourcePaths[0]`` for a file outside the workspace)."""
         file = Path(path)
         if self.workspace is not None and not file.is_absolute():
             file = self.workspace / file
@@ -274,9 +283,50 @@ class DocumentStore(Search, Freshness, Moves, Recovery, Capacity, IndexFile, Man
         except UnicodeDecodeError as exc:
             raise InvalidInput("path", f"{file} is not UTF-8 text (byte {exc.start})") from None
         text = text.removeprefix("\ufeff")
-        chosen = model.suggest_title(text, file.name) if title is None else title
-        return self.create(chosen, text, description=description, source_paths=[str(file)],
-                           session_ids=session_ids, expected_revision=expected_revision)
+        return file, text
+
+    def documents_for_source(self, path: Path | str, status: str | None = "active") -> list[DocumentRecord]:
+        """Documents whose ``sourcePaths`` name the workspace file ``path`` (absolute or relative to the
+        workspace), in index order; ``status`` ``None`` means both statuses. ``[]`` without a workspace,
+        for a path outside it, or before ``index.json`` exists (nothing is created). Not an access."""
+        if self.workspace is None or not (self.documents_dir / "index.json").exists():
+            return []
+        file = Path(path)
+        if not file.is_absolute():
+            file = self.workspace / file
+        try:
+            [stored] = self._source_paths([str(file)]) or ("",)
+        except InvalidInput:
+            return []
+        with self._mutex:
+            view = self._read_view()
+            return [r for r in view.records if stored in r.source_paths and (status is None or r.status == status)]
+
+    def update_from_file(self, path: Path | str, document_id: Any = None, *, document_revision: int | None = None,
+                         expected_revision: str | None = None) -> MutationResult:
+        """"Update document from file": the body of the active document that names the workspace file
+        ``path`` in its ``sourcePaths`` becomes the file's text (title, description and source paths are
+        kept; revision + 1). ``document_id`` picks one when several name the file (else the only one).
+
+        Raises :class:`InvalidInput` for the file (as :meth:`create_from_file`), :class:`NotFound`
+        (field ``path``) when no active document names it, :class:`AmbiguousMatch` when several do and
+        no ``document_id`` is given, plus every error of :meth:`update` (``revision-conflict`` when
+        ``document_revision`` is stale). Nothing is written when it fails."""
+        file, text = self._read_source_file(path)
+        candidates = self.documents_for_source(file)
+        if document_id is not None:
+            doc_id = model.validate_id(document_id)
+            candidates = [r for r in candidates if r.id == doc_id]
+            if not candidates:
+                raise NotFound(f"document {doc_id} is not an active document made from {file}", id=doc_id,
+                               field="id")
+        if not candidates:
+            raise NotFound(f"no active document names {file} in its sourcePaths; create one instead", field="path")
+        if len(candidates) > 1:
+            raise AmbiguousMatch(f"{len(candidates)} active documents name {file}; give the document id",
+                                 field="id", matches=len(candidates), ids=[r.id for r in candidates])
+        return self.update(candidates[0].id, content=text, document_revision=document_revision,
+                           expected_revision=expected_revision)
 
     def _new_record(self, view: IndexView, request: model.CreateRequest) -> DocumentRecord:
         names = view.cache.get("filenames")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +20,7 @@ from pygls.uris import from_fs_path
 
 from ..errors import InvalidInput, MnemonError, storage_error
 from ..host import FolderState, uri_to_path
+from . import fileactions as file_actions
 from . import protocol as P
 from .feature import Feature
 
@@ -75,10 +75,9 @@ def code_action(ls: LanguageServer, params: types.CodeActionParams) -> list[type
                 actions.append(_action(f"Remember selection in space {space['name']}", P.CMD_REMEMBER,
                                        base | {"spaceId": space["id"]}))
     actions.append(_action("Show wake snapshot", P.CMD_SHOW_WAKE, {"uri": uri}))
-    managed = Path(os.path.realpath(state.host.root / "documents"))
-    path = Path(os.path.realpath(uri_to_path(uri))) if uri.startswith("file:") else None
-    if path is not None and managed not in path.parents:
-        actions.append(_action("Create document from file", P.CMD_CREATE_DOCUMENT, {"uri": uri}))
+    file_action = file_actions.document_action(state, uri, _action)  # create, or update; none in a storage root
+    if file_action is not None:
+        actions.append(file_action)
     return actions
 
 
@@ -178,7 +177,7 @@ async def show_wake(ls: LanguageServer, *args: Any) -> dict[str, Any]:
     uri = from_fs_path(str(path)) or path.as_uri()
     shown = await _show_document(ls, uri)
     return {"success": True, "text": snapshot["text"], "path": str(path), "uri": uri, "shown": shown,
-            "revision": snapshot["revision"]}
+            "revision": snapshot["revision"], "storeRevision": snapshot["storeRevision"]}
 
 
 @feature.command(P.CMD_CREATE_DOCUMENT)
@@ -189,6 +188,7 @@ async def create_document_from_file(ls: LanguageServer, *args: Any) -> dict[str,
         a = _command_arg(P.CreateDocumentArgs, args)
         path = uri_to_path(a.uri, "uri")
         state = ls.registry.resolve(a.uri, "uri")
+        file_actions.refuse_storage_file(state, path)  # the wake file, USER.md/MEMORY.md: memory, not a source
         result = await asyncio.to_thread(state.host.documents.create_from_file, path, title=a.title)
     except Exception as exc:  # every failure answers {success: false}, never a traceback
         exc = _as_domain_error(exc)

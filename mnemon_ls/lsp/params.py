@@ -72,11 +72,14 @@ class RuntimeMutateParams(WorkspaceParams):
 
 
 class WakeParams(WorkspaceParams):
-    """``mnemon/wake``: ``{workspace?, branch?, budgetChars?, viewId?}``; with ``viewId`` the View's pinned wake."""
+    """``mnemon/wake``: ``{workspace?, branch?, budgetChars?, viewId?, surface?}``; with ``viewId`` the View's
+    pinned wake. ``surface`` ``tool`` is for a wake handed to an assistant's tools (VS Code's language-model
+    tools): it names ``mnemon_recall`` where the default (``lsp``) names ``mnemon/recall``."""
 
     branch: str | None = Field(None, description="render as if on this branch (default: the checked-out one)")
     budget_chars: int | None = Field(None, alias="budgetChars", ge=1024, le=4_194_304, strict=True)
     view_id: str | None = Field(None, alias="viewId")
+    surface: Literal["lsp", "tool"] = "lsp"
 
 
 class TurnBeginParams(WorkspaceParams):
@@ -181,6 +184,15 @@ class CreateDocumentArgs(_Params):
 
     uri: str
     title: str | None = None
+
+
+class UpdateDocumentArgs(_Params):
+    """Argument object of ``mnemon.server.updateDocumentFromFile``: ``{uri, id?, documentRevision?}`` (a file
+    URI; ``id`` picks the document when several name the file; ``documentRevision`` fences the update)."""
+
+    uri: str
+    id: str | None = None
+    document_revision: int | None = Field(None, alias="documentRevision", strict=True)
 
 
 class SpacesListParams(WorkspaceParams):

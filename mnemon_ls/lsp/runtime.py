@@ -63,7 +63,7 @@ async def wake(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
     state = ls.registry.resolve(p.workspace)
     if p.branch is not None and branch_name_problem(p.branch.strip()):
         raise InvalidInput("branch", f"{branch_name_problem(p.branch.strip())} (got {p.branch!r})")
-    return await ls.wake_for(state, p.branch, p.budget_chars)
+    return await ls.wake_for(state, p.branch, p.budget_chars, p.surface)
 
 
 @feature.request(P.TURN_BEGIN)
@@ -75,7 +75,7 @@ async def turn_begin(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
     else:
         state = ls.registry.resolve(p.workspace)
         snapshot = await ls.wake_for(state)
-        view = ls.views.begin(state.uri, snapshot, {"runtime": snapshot["revision"]})
+        view = ls.views.begin(state.uri, snapshot, {"runtime": snapshot["storeRevision"]})
     ls.records_feature.turn_began(view.workspace)
     return {"viewId": view.view_id, "wake": view.wake, "revisions": view.revisions,
             "parentViewId": view.parent_view_id}

@@ -46,6 +46,7 @@ from . import actions as actions_feature
 from . import documents as documents_feature
 from . import records as records_feature
 from . import runtime as runtime_feature
+from . import fileactions as file_actions
 from . import framing
 from . import protocol as P
 from . import providers as providers_feature
@@ -383,8 +384,10 @@ class MnemonLanguageServer(LanguageServer):
 
     # --------------------------------------------------------------- request helpers
 
-    async def wake_for(self, state: FolderState, branch: str | None = None, budget: int | None = None) -> dict[str, Any]:
-        """Render the wake for a folder (repairing first) and announce repairs; the ``WakeSnapshot`` dict."""
+    async def wake_for(self, state: FolderState, branch: str | None = None, budget: int | None = None,
+                       surface: str = "lsp") -> dict[str, Any]:
+        """Render the wake for a folder (repairing first) and announce repairs; the ``WakeSnapshot`` dict.
+        ``surface`` names who reads it (:meth:`WorkspaceHost.wake`)."""
         probed = None
         if branch is None:
             probed = await self.probe(state)
@@ -392,7 +395,8 @@ class MnemonLanguageServer(LanguageServer):
                 self.update_branch(state, probed)
             else:  # a newer probe already landed; render what it recorded
                 probed = state.branch
-        snapshot, repairs = await asyncio.to_thread(functools.partial(state.host.wake, branch, budget, probed=probed))
+        snapshot, repairs = await asyncio.to_thread(functools.partial(state.host.wake, branch, budget, probed=probed,
+                                                                      surface=surface))
         self.announce_repairs(state.uri, repairs)
         return snapshot.to_dict() | {"workspace": state.uri}
 
@@ -522,6 +526,7 @@ for _feature in (runtime_feature, documents_feature, spaces_feature, actions_fea
     _feature.feature.attach(server, mnemon_request)
 records_feature.register(server, mnemon_request)  # mnemon/records/*, the auto-writer, review cues
 providers_feature.register(server, mnemon_request)  # mnemon/providers/*
+file_actions.register(server, actions_feature._command_arg, actions_feature._as_domain_error)  # "Update document from file"
 
 
 # ------------------------------------------------------------------- entry point

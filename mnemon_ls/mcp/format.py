@@ -132,11 +132,14 @@ def spaces(views: Sequence[Mapping[str, Any]]) -> str:
 
 def status(data: Mapping[str, Any]) -> str:
     """``WorkspaceHost.status()`` as lines: workspace, root, branch, usage per target, counts, problems."""
-    lines = [f"workspace: {data.get('path')}", f"storage root: {data.get('root')} (scope {data.get('scope')})",
+    lines = [f"workspace: {data.get('path') or 'none (the global root is used)'}", f"storage root: {data.get('root')} (scope {data.get('scope')})",
              f"git branch: {data.get('branch') or '(none: ' + str(data.get('branchReason')) + ')'}"]
     for target, usage in (data.get("usage") or {}).items():
         count = (data.get("entries") or {}).get(target)
-        lines.append(f"{target}: {count} entries, {usage['used']}/{usage['limit']} UTF-8 bytes")
+        noun = "entry" if count == 1 else "entries"
+        hidden = data.get("hiddenEntries") if target == "memory" else 0
+        also = f" ({hidden} more branch-scoped, hidden on this branch)" if hidden else ""
+        lines.append(f"{target}: {count} {noun}{also}, {usage['used']}/{usage['limit']} UTF-8 bytes")
     documents = data.get("documents")
     if documents:
         lines.append(f"documents: {documents['active']} active, {documents['archived']} archived")

@@ -293,11 +293,11 @@ class MnemonMcp:
             Documents and Memory Spaces. Read it at the start of a session, or again after a long pause. The
             result is pinned as a View whose id is on the first line."""
             def render(host: WorkspaceHost) -> tuple[str, dict[str, Any]]:
-                snapshot, _repairs = host.wake(branch=p.branch)
+                snapshot, _repairs = host.wake(branch=p.branch, surface="tool")
                 return str(host.workspace or host.root), snapshot.to_dict()
 
             where, snapshot = await self._call(ctx, p.workspace, render)
-            view = self.views.begin(where, snapshot, {"runtime": snapshot["revision"]})
+            view = self.views.begin(where, snapshot, {"runtime": snapshot["storeRevision"]})
             return f"View: {view.view_id}\n{fmt.bounded(snapshot['text'])}"
 
         @tool(params=params.RecallParams, only=("query", "limit", "spaces", "workspace"),
@@ -507,7 +507,7 @@ class MnemonMcp:
         @server.resource("mnemon://wake", name="wake", title="Wake snapshot", mime_type="text/markdown",
                          description="The wake snapshot of the (only) workspace: Runtime memory and covers.")
         async def wake_resource() -> str:
-            snapshot = await self._call(None, None, lambda h: h.wake()[0])
+            snapshot = await self._call(None, None, lambda h: h.wake(surface="tool")[0])
             return snapshot.text
 
         for target, file_name in PROJECTION_FILES.items():

@@ -3,16 +3,18 @@
 Layout (``shared/reference/dsh-mnemon.md`` section 3.6, vN, extended by DESIGN.md section 4)::
 
     MNEMON RUNTIME MEMORY SNAPSHOT
-    Revision: <sha256 hex of the effective store>
+    Revision: <sha256 hex of what this snapshot shows: see view_revision>
+    Store revision: <sha256 hex of the effective store (the write fence; the same on every branch)>
     Git branch: <name>[ (<reason>; ]<n> branch-scoped entr(y|ies) hidden)]   or   Git branch: none (<why>; ...)
     <one explanatory line>
     [Archived: <n> entries left MEMORY.md ... (capacity maintenance, issue 9)]
+    [Guidance: <one routing line, guidance.WAKE_GUIDANCE_LINE, when the caller gives it>]
     [Notice: <why the store could not be read as is>]
     [Omitted: <n> entries ... absence here does not mean deletion.]
     <blank>
     Contents of USER.md (user profile; entries: <visible>; UTF-8 bytes: <used>/<limit>)
     <runtime-memory-file name="USER.md">
-    [importance=<imp>; created=<age>; updated=<age>]
+    [importance=<imp>; created=<age>; updated=<age>[; branches=<b1>,<b2>]]
     <content>
     §
     ...            (or "(empty)")
@@ -27,11 +29,19 @@ Ages are whole 24-hour days since the stored timestamp, all from one capture tim
 time is ahead of it, ``unknown`` when unparseable. ``entries:`` counts the entries visible on the branch;
 byte counts cover the whole store. Branch filtering happens only here, never in the files. The budget is
 in characters (Unicode code points): when the text would exceed it, whole entries are dropped (low
-importance first, then least recently updated) and the ``Omitted:`` line says how many.
+importance first, then least recently updated) and the ``Omitted:`` line says how many. Only when not
+one entry would fit do the explanation and guidance lines give way (the smallest budgets, ~1 KiB).
+
+Where this differs from the TypeScript plugin's vN layout (reference section 3.6): its ``Revision:`` is
+the store revision, identical on two branches whose snapshots differ. Here ``Revision:`` identifies
+the snapshot's visible content and branch (:func:`view_revision`) and ``Store revision:`` is the store's;
+entries kept to branches say so (``branches=``) so an assistant knows they do not hold everywhere.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -39,19 +49,46 @@ from .model import DELIMITER, Entry, Target, parse_timestamp_ms
 
 HEADER = "MNEMON RUNTIME MEMORY SNAPSHOT"
 EXPLANATION = (
-    "Bracketed lines are annotations, not memory content: importance as recorded, and ages in whole days "
-    "at this snapshot ('future' or 'unknown' for timestamps ahead or unreadable); current instructions "
+    "Bracketed lines are annotations, not memory content: importance, branches (the entry holds only there) "
+    "and ages in whole days at this snapshot ('future'/'unknown': ahead or unreadable); current instructions "
     "outrank stored memory; oldText for replace/remove matches the content line only."
 )
 _RANK = {"low": 0, "normal": 1, "critical": 2}
 _DAY_MS = 86_400_000
+_REVISION_PREFIX = "Revision: "
+_STORE_REVISION_PREFIX = "Store revision: "
+_AGES = re.compile(r"^(\[importance=[^;\]\n]*; )created=[^;\]\n]*; updated=[^;\]\n]*", re.MULTILINE)
+
+
+def view_revision(text: str) -> str:
+    """sha256 hex identifying what a wake snapshot ``text`` shows: its text without the ``Revision:`` and
+    ``Store revision:`` lines and with the entries' ages left out (ages move with the clock, not with
+    memory). Two snapshots with the same visible entries, covers and branch line have the same view
+    revision; a different branch whose visible content differs, or any visible change, gives another."""
+    lines = [line for line in text.split("\n")
+             if not line.startswith((_REVISION_PREFIX, _STORE_REVISION_PREFIX))]
+    masked = _AGES.sub(r"\1", "\n".join(lines))
+    return hashlib.sha256(masked.encode("utf-8")).hexdigest()
+
+
+def stamp_view_revision(text: str) -> tuple[str, str]:
+    """``text`` with its first ``Revision:`` line set to :func:`view_revision` of it, and that revision
+    (idempotent: the line itself is not hashed). Callers that append to a snapshot re-stamp it."""
+    revision = view_revision(text)
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        if line.startswith(_REVISION_PREFIX):
+            lines[index] = _REVISION_PREFIX + revision
+            break
+    return "\n".join(lines), revision
 
 
 @dataclass(frozen=True, slots=True)
 class WakeSnapshot:
     """A rendered wake snapshot.
 
-    ``text`` the snapshot; ``revision`` the effective store revision; ``branch`` the branch used for
+    ``text`` the snapshot; ``revision`` the view revision (:func:`view_revision`: what the text shows);
+    ``store_revision`` the effective store revision (the write fence); ``branch`` the branch used for
     filtering (``None`` when none is known); ``branch_reason`` why (or how) the branch was determined;
     ``hidden`` branch-scoped entries hidden; ``omitted`` entries dropped for the budget; ``chars`` the
     text length in code points; ``notices`` store problems shown in the text.
@@ -65,14 +102,16 @@ class WakeSnapshot:
     omitted: int
     chars: int
     notices: tuple[str, ...] = field(default=())
+    store_revision: str = ""
     #: Entries capacity maintenance moved out of MEMORY.md (lineage lines), 0 when none.
     archived: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON shape: ``{text, revision, branch, branchReason, hidden, omitted, chars, notices, archived}``."""
+        """JSON shape: ``{text, revision, storeRevision, branch, branchReason, hidden, omitted, chars, notices, archived}``."""
         return {
             "text": self.text,
             "revision": self.revision,
+            "storeRevision": self.store_revision,
             "branch": self.branch,
             "branchReason": self.branch_reason,
             "hidden": self.hidden,
@@ -94,10 +133,12 @@ def age_label(timestamp: str, now_ms: int) -> str:
 
 
 def render_entry(entry: Entry, now_ms: int) -> str:
-    """The two lines of one entry: ``[importance=...; created=Nd; updated=Nd]`` then the content."""
+    """The two lines of one entry: ``[importance=...; created=Nd; updated=Nd]`` (plus ``; branches=a,b``
+    for an entry kept to git branches) then the content."""
+    scope = f"; branches={','.join(entry.branches)}" if entry.branches else ""
     return (
         f"[importance={entry.importance}; created={age_label(entry.created_at, now_ms)}; "
-        f"updated={age_label(entry.updated_at, now_ms)}]\n{entry.content}"
+        f"updated={age_label(entry.updated_at, now_ms)}{scope}]\n{entry.content}"
     )
 
 
@@ -134,14 +175,17 @@ def render_wake(
     detached_head_policy: str = "hide",
     notices: Sequence[str] = (),
     archived: tuple[int, int] = (0, 0),
+    guidance: str | None = None,
 ) -> WakeSnapshot:
     """Render the wake snapshot of the effective entries (user from the user root, memory from the root).
 
     ``used`` / ``limits`` are UTF-8 bytes per target over the whole store; ``now_ms`` the single capture
     time (epoch milliseconds); ``budget_chars`` the largest text in code points. With ``branch=None``
-    branch-scoped memory entries are hidden unless ``detached_head_policy == "show"``. ``archived`` is
-    ``(into Memory Spaces, into the local archive)``: entries capacity maintenance moved out of MEMORY.md,
-    counted in the ``Archived:`` line (none when both are 0).
+    branch-scoped memory entries are hidden unless ``detached_head_policy == "show"``. ``revision`` is
+    the store revision (the ``Store revision:`` line); the ``Revision:`` line is :func:`view_revision`.
+    ``archived`` is ``(into Memory Spaces, into the local archive)``: entries capacity maintenance moved out
+    of MEMORY.md, counted in the ``Archived:`` line (none when both are 0). ``guidance`` is one line shown
+    after the explanation (``None``: none).
     """
     show_all = branch is None and detached_head_policy == "show"
     scoped = sum(1 for e in memory_entries if e.branches)
@@ -150,10 +194,13 @@ def render_wake(
     visible = {"user": list(user_entries), "memory": visible_memory}
     rendered = {id(e): render_entry(e, now_ms) for target in visible for e in visible[target]}
 
-    head = [HEADER, f"Revision: {revision}", branch_line(branch, branch_reason, scoped, hidden, detached_head_policy),
-            EXPLANATION]
+    head = [HEADER, _REVISION_PREFIX + "0" * 64, _STORE_REVISION_PREFIX + revision,
+            branch_line(branch, branch_reason, scoped, hidden, detached_head_policy), EXPLANATION]
     if sum(archived):
         head.append(archived_line(*archived))
+    if guidance:
+        head.append(guidance)
+    fixed = len(head)
     head.extend(f"Notice: {notice}" for notice in notices)
 
     def assemble(kept: dict[Target, list[Entry]], omitted: dict[Target, int]) -> str:
@@ -177,10 +224,13 @@ def render_wake(
             ]
         return "\n".join(lines)
 
-    kept = {t: list(v) for t, v in visible.items()}
-    omitted = {"user": 0, "memory": 0}
-    text = assemble(kept, omitted)
-    if len(text) > budget_chars:
+    def fit() -> tuple[dict[Target, list[Entry]], dict[Target, int], str]:
+        """Drop whole entries (lowest rank first) until the text with the current ``head`` fits."""
+        kept = {t: list(v) for t, v in visible.items()}
+        omitted = {"user": 0, "memory": 0}
+        text = assemble(kept, omitted)
+        if len(text) <= budget_chars:
+            return kept, omitted, text
         order = sorted(
             ((t, i, e) for t in ("memory", "user") for i, e in enumerate(visible[t])),
             key=lambda item: (_RANK[item[2].importance], parse_timestamp_ms(item[2].updated_at) or -1,
@@ -205,16 +255,28 @@ def render_wake(
             kept = {t: [e for e in visible[t] if id(e) not in dropped] for t in visible}
             text = assemble(kept, omitted)
             if len(text) <= budget_chars or position >= len(order):
-                break
+                return kept, omitted, text
             drop_next()
+
+    kept, omitted, text = fit()
     if len(text) > budget_chars and notices:
         # Even with every entry dropped the notices do not fit: keep one short notice instead (the full
         # reasons stay in ``notices`` and in `mnemon-ls doctor`).
-        del head[4 + (1 if sum(archived) else 0):]
+        del head[fixed:]
         head.append(f"Notice: {len(notices)} runtime memory file(s) could not be read as is; run `mnemon-ls doctor`.")
-        text = assemble(kept, omitted)
-    return WakeSnapshot(text, revision, branch, branch_reason, hidden, sum(omitted.values()), len(text), tuple(notices),
-                        sum(archived))
+        kept, omitted, text = fit()
+    if fixed > 4 and (len(text) > budget_chars or (any(visible.values()) and not any(kept.values()))):
+        # The smallest budgets: an entry outranks the explanation and guidance lines, which go first.
+        saved = head[4:fixed]
+        del head[4:fixed]
+        trial = fit()
+        if len(trial[2]) <= budget_chars and (any(trial[0].values()) or len(text) > budget_chars):
+            kept, omitted, text = trial
+        else:
+            head[4:4] = saved
+    text, shown = stamp_view_revision(text)
+    return WakeSnapshot(text, shown, branch, branch_reason, hidden, sum(omitted.values()), len(text), tuple(notices),
+                        store_revision=revision, archived=sum(archived))
 
 
 def archived_line(in_spaces: int, in_local: int) -> str:

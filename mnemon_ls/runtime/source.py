@@ -157,13 +157,15 @@ class RuntimeSource:
         repair: bool = True,
         notices: Sequence[str] = (),
         archived: tuple[int, int] = (0, 0),
+        guidance: str | None = None,
     ) -> tuple[WakeSnapshot, list[tuple[RuntimeStore, RepairReport]]]:
         """Repair projections (unless ``repair=False``), then render the wake snapshot for ``branch``.
 
         ``branch`` ``None`` means no branch is known (``branch_reason`` says why). ``budget_chars``
         defaults to ``wakeBudgetChars``. ``notices`` are shown after the stores' own (e.g. a repair
         the caller could not write). ``archived`` ``(into spaces, into the local archive)`` counts what
-        capacity maintenance moved out of MEMORY.md (the Host reads it from the lineage). Returns the snapshot and the repair reports.
+        capacity maintenance moved out of MEMORY.md (the Host reads it from the lineage); ``guidance`` one
+        line for the header (:func:`render_wake`). Returns the snapshot and the repair reports.
         """
         extra_notices = list(notices)
         repairs = self.repair() if repair else []
@@ -190,6 +192,7 @@ class RuntimeSource:
             detached_head_policy=self.settings.detached_head_policy,
             notices=notices,
             archived=archived,
+            guidance=guidance,
         )
         return snapshot, repairs
 

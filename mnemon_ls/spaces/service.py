@@ -821,10 +821,11 @@ class SpacesService:
 
     # ------------------------------------------------------------------ wake cover
 
-    def cover(self, budget_chars: int = 1200) -> SpacesCover:
+    def cover(self, budget_chars: int = 1200, recall_hint: str = "mnemon/recall") -> SpacesCover:
         """The bounded Memory Spaces block of the wake snapshot: the active spaces' names, ids, item counts
         and descriptions, telling the assistant to recall before assuming. Empty text when no space is
-        registered; at most ``budget_chars`` characters (spaces that do not fit are counted in ``hidden``)."""
+        registered; at most ``budget_chars`` characters (spaces that do not fit are counted in ``hidden``).
+        ``recall_hint`` names the route the reader recalls through (:data:`mnemon_ls.guidance.RECALL_HINTS`)."""
         state = self.state()
         notices = [p.message for p in self.registry.notices]
         if not state.all:
@@ -835,7 +836,7 @@ class SpacesService:
                     "until one is activated.\n")
             return SpacesCover(text if len(text) <= budget_chars else "", notices=notices)
         header = ("MNEMON MEMORY SPACES\nLong-term memory lives in these active spaces. Before assuming a past "
-                  "decision, preference or fact is unknown, recall it from them (mnemon/recall).\n")
+                  f"decision, preference or fact is unknown, recall it from them ({recall_hint}).\n")
         if len(header) > budget_chars:
             return SpacesCover("", hidden=len(active), active=len(active), notices=notices)
         lines: list[str] = []

@@ -75,10 +75,32 @@ NOTIFICATIONS = (BRANCH_CHANGED, PROJECTION_REPAIRED, RECORD_PROPOSED, RECORDS_A
 
 #: The fixed explanatory line of every wake snapshot.
 EXPLANATION = (
-    "Bracketed lines are annotations, not memory content: importance as recorded, and ages in whole days "
-    "at this snapshot ('future' or 'unknown' for timestamps ahead or unreadable); current instructions "
+    "Bracketed lines are annotations, not memory content: importance, branches (the entry holds only there) "
+    "and ages in whole days at this snapshot ('future'/'unknown': ahead or unreadable); current instructions "
     "outrank stored memory; oldText for replace/remove matches the content line only."
 )
+#: The routing line of the wake header (mnemon_ls.guidance.WAKE_GUIDANCE_LINE).
+WAKE_GUIDANCE_LINE = ("Guidance: answer from the request and the repository first, then this snapshot; search "
+                      "Documents, then recall Memory Spaces; never store secrets, temporary progress or raw logs.")
+
+
+def view_revision(text: str) -> str:
+    """What the ``Revision:`` line of a wake must be: sha256 of the text without its ``Revision:`` and
+    ``Store revision:`` lines, ages (``created=…; updated=…``) left out of the metadata lines."""
+    import re
+
+    kept = [line for line in text.split("\n") if not line.startswith(("Revision: ", "Store revision: "))]
+    masked = re.sub(r"^(\[importance=[^;\]\n]*; )created=[^;\]\n]*; updated=[^;\]\n]*", r"\1", "\n".join(kept),
+                    flags=re.MULTILINE)
+    return hashlib.sha256(masked.encode("utf-8")).hexdigest()
+
+
+def stamp_view_revision(text: str) -> str:
+    """``text`` with its ``Revision:`` line (the second) set to :func:`view_revision`."""
+    lines = text.split("\n")
+    lines[1] = "Revision: " + view_revision(text)
+    return "\n".join(lines)
+
 
 def as_dict(value: Any) -> Any:
     """pygls hands custom results and notification params over as namedtuples: turn them into dicts/lists."""
@@ -468,17 +490,25 @@ def seed_store(root: Path, entries: list[tuple[str, str] | tuple[str, str, list[
 
 
 
-def render_entries(entries: list[tuple[str, str]]) -> str:
-    """The body of one file in the wake: ``[importance=...; created=0d; updated=0d]`` + content, joined by §."""
-    return "\n\u00a7\n".join(f"[importance={imp}; created=0d; updated=0d]\n{content}" for imp, content in entries)
+def render_entries(entries: list[tuple]) -> str:
+    """The body of one file in the wake: ``[importance=...; created=0d; updated=0d]`` + content, joined by §;
+    an entry ``(importance, content, branches)`` is kept to those branches (``; branches=a,b``)."""
+    def one(entry: tuple) -> str:
+        imp, content, *rest = entry
+        scope = f"; branches={','.join(rest[0])}" if rest and rest[0] else ""
+        return f"[importance={imp}; created=0d; updated=0d{scope}]\n{content}"
+
+    return "\n\u00a7\n".join(one(e) for e in entries)
 
 
 def expected_wake(revision: str, branch_line: str, user: list[tuple[str, str]], memory: list[tuple[str, str]],
                   used: tuple[int, int], limits: tuple[int, int] = (4096, 10240),
                   user_count: int | None = None, memory_count: int | None = None,
                   extra: list[str] | None = None) -> str:
-    """The exact wake text for entries created during the test (ages 0d); see runtime/snapshot.py's layout."""
-    lines = ["MNEMON RUNTIME MEMORY SNAPSHOT", f"Revision: {revision}", branch_line, EXPLANATION, *(extra or [])]
+    """The exact wake text for entries created during the test (ages 0d); see runtime/snapshot.py's layout.
+    ``revision`` is the store revision; the ``Revision:`` line is the text's view revision."""
+    lines = ["MNEMON RUNTIME MEMORY SNAPSHOT", "Revision: " + "0" * 64, f"Store revision: {revision}", branch_line,
+             EXPLANATION, WAKE_GUIDANCE_LINE, *(extra or [])]
     for name, title, entries, count, u, limit in (
         ("USER.md", "user profile", user, user_count, used[0], limits[0]),
         ("MEMORY.md", "working reference", memory, memory_count, used[1], limits[1]),
@@ -486,4 +516,4 @@ def expected_wake(revision: str, branch_line: str, user: list[tuple[str, str]], 
         lines += ["", f"Contents of {name} ({title}; entries: {len(entries) if count is None else count}; "
                       f"UTF-8 bytes: {u}/{limit})",
                   f'<runtime-memory-file name="{name}">', render_entries(entries) or "(empty)", "</runtime-memory-file>"]
-    return "\n".join(lines)
+    return stamp_view_revision("\n".join(lines))

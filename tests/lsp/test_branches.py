@@ -52,7 +52,8 @@ def _visible(wake: dict) -> list[str]:
 
 
 def _branch_line(wake: dict) -> str:
-    return wake["text"].splitlines()[2]
+    """The ``Git branch:`` line (after the title, ``Revision:`` and ``Store revision:``)."""
+    return wake["text"].splitlines()[3]
 
 
 @pytest.mark.parametrize("caps", ["visual-studio-code", "neovim@v0.7"])

@@ -177,7 +177,8 @@ async def test_show_wake_snapshot(client: MnemonClient, repo_dir: Path):
     assert wake_file.stat().st_mode & 0o777 == 0o400
     can_show = client.spec != "neovim@v0.7"
     assert result == {"success": True, "text": wake["text"], "path": str(wake_file), "uri": uri(wake_file),
-                      "shown": can_show, "revision": wake["revision"]}
+                      "shown": can_show, "revision": wake["revision"],
+                      "storeRevision": wake["storeRevision"]}
     if can_show:
         assert client.shown_documents == [types.ShowDocumentParams(uri=uri(wake_file), take_focus=True)]
     else:  # Neovim 0.7 has no window/showDocument: the text comes back in the result instead

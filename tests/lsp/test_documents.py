@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from tests.lsp.conftest import Launcher, MnemonClient, tree_state, uri
+from tests.lsp.conftest import Launcher, MnemonClient, stamp_view_revision, tree_state, uri
 
 CREATE_DOCUMENT = "mnemon.server.createDocumentFromFile"
 SHOW_WAKE = "mnemon.server.showWakeSnapshot"
@@ -297,15 +297,15 @@ async def test_wake_gains_documents_cover(lsp: Launcher, repo, repo_dir: Path):
         "Recently accessed:",
         "- Architecture overview — How the parts fit",
     ])
-    assert wake["text"] == plain + "\n\n" + cover
+    assert wake["text"] == stamp_view_revision(plain + "\n\n" + cover)
     assert wake["chars"] == len(wake["text"])
     status = await client.status()
     assert status["workspaces"][0]["documents"] == {"active": 1, "archived": 0, "activeBytes": size,
                                                     "limitBytes": 10485760, "problem": None}
     archived = await client.call("mnemon/documents/archive", {"id": created["document"]["id"], "documentRevision": 1})
     assert archived["action"] == "archived"
-    assert (await client.call("mnemon/wake", {}))["text"] == plain + "\n\n" + "\n".join([
-        "MNEMON PROJECT DOCUMENTS", "Active: 0 documents, 0 of 10485760 UTF-8 bytes; archived: 1", SEARCH_LINE])
+    assert (await client.call("mnemon/wake", {}))["text"] == stamp_view_revision(plain + "\n\n" + "\n".join([
+        "MNEMON PROJECT DOCUMENTS", "Active: 0 documents, 0 of 10485760 UTF-8 bytes; archived: 1", SEARCH_LINE]))
 
 
 # ------------------------------------------------------------------------------------------ bugs

@@ -21,6 +21,7 @@ from tests.lsp.conftest import (
     read_entries,
     revision_of_file,
     uri,
+    view_revision,
 )
 
 ISO_MS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
@@ -132,16 +133,23 @@ async def test_wake_is_exact_for_current_and_given_branch(client: MnemonClient, 
     wake = await client.call("mnemon/wake", {})
     text = expected_wake(revision, "Git branch: main (1 branch-scoped entry hidden)",
                          [("normal", "Prefers terse answers")],
-                         [("normal", "Shared fact"), ("normal", "Main only fact")], used)
-    assert wake == {"text": text, "revision": revision, "branch": "main", "branchReason": None, "hidden": 1,
-                    "omitted": 0, "chars": len(text), "notices": [], "archived": 0, "workspace": uri(repo_dir)}
+                         [("normal", "Shared fact"), ("normal", "Main only fact", ["main"])], used)
+    assert wake == {"text": text, "revision": view_revision(text), "storeRevision": revision, "branch": "main",
+                    "branchReason": None, "hidden": 1, "omitted": 0, "chars": len(text), "notices": [], "archived": 0,
+                    "workspace": uri(repo_dir)}
+    # The status bar's counts are the wake's: entries visible on this branch, plus the whole store.
+    [row] = (await client.call("mnemon/status"))["workspaces"]
+    assert (row["entries"], row["storedEntries"], row["hiddenEntries"]) == (
+        {"user": 1, "memory": 2}, {"user": 1, "memory": 3}, 1)
 
     given = await client.call("mnemon/wake", {"branch": "topic"})
     text = expected_wake(revision, "Git branch: topic (given; 1 branch-scoped entry hidden)",
                          [("normal", "Prefers terse answers")],
-                         [("normal", "Shared fact"), ("critical", "Topic only fact")], used)
-    assert given == {"text": text, "revision": revision, "branch": "topic", "branchReason": "given", "hidden": 1,
-                     "omitted": 0, "chars": len(text), "notices": [], "archived": 0, "workspace": uri(repo_dir)}
+                         [("normal", "Shared fact"), ("critical", "Topic only fact", ["topic"])], used)
+    assert given == {"text": text, "revision": view_revision(text), "storeRevision": revision, "branch": "topic",
+                     "branchReason": "given", "hidden": 1, "omitted": 0, "chars": len(text), "notices": [], "archived": 0,
+                     "workspace": uri(repo_dir)}
+    assert given["revision"] != wake["revision"]  # the same store shows different content on the two branches
     # The override is per request: the next plain wake is on the checked-out branch again.
     assert await client.call("mnemon/wake", {}) == wake
 
@@ -169,14 +177,15 @@ async def test_turn_views_pin_revision_and_text(client: MnemonClient, repo_dir: 
     pinned = begun["wake"]
     assert set(begun) == {"viewId", "wake", "revisions", "parentViewId"}
     assert begun["parentViewId"] is None
-    assert begun["revisions"] == {"runtime": pinned["revision"]}
+    assert begun["revisions"] == {"runtime": pinned["storeRevision"]}
     assert pinned == await client.call("mnemon/wake", {})
     view_id = begun["viewId"]
 
     during = await client.call("mnemon/runtime/mutate", {"action": "add", "content": "Written during the turn"})
-    assert during["revision"] != pinned["revision"]
+    assert during["revision"] != pinned["storeRevision"]
     fresh = await client.call("mnemon/wake", {})
-    assert "Written during the turn" in fresh["text"] and fresh["revision"] == during["revision"]
+    assert "Written during the turn" in fresh["text"] and fresh["storeRevision"] == during["revision"]
+    assert fresh["revision"] != pinned["revision"]
     assert await client.call("mnemon/wake", {"viewId": view_id}) == pinned
     assert "Written during the turn" not in pinned["text"]
 
@@ -216,7 +225,7 @@ async def test_status(client: MnemonClient, repo: pygit2.Repository, repo_dir: P
         "workspaces": [{
             "uri": uri(repo_dir), "name": "repo", "path": str(repo_dir), "root": root, "userRoot": root, "scope": "workspace",
             "branch": "main", "branchReason": None, "detached": False,
-            "entries": {"user": 1, "memory": 1},
+            "entries": {"user": 1, "memory": 1}, "storedEntries": {"user": 1, "memory": 1}, "hiddenEntries": 0,
             "usage": {"user": {"used": 9, "limit": 4096}, "memory": {"used": 11, "limit": 10240}},
             "problems": [],
             "documents": None,  # the Documents tier is unused here (its own tests cover it)

@@ -15,7 +15,7 @@ import pygit2
 from lsprotocol import types
 
 from tests.gitrepo import create_branch, switch
-from tests.lsp.conftest import BRANCH_CHANGED, Launcher, MnemonClient, uri
+from tests.lsp.conftest import BRANCH_CHANGED, Launcher, MnemonClient, stamp_view_revision, uri
 
 REMEMBER = "mnemon.server.rememberSelection"
 SHOW_WAKE = "mnemon.server.showWakeSnapshot"
@@ -331,12 +331,18 @@ async def test_wake_gains_spaces_cover(lsp: Launcher, repo, repo_dir: Path):
     await _remember(client, "One fact")
     await _remember(client, "Another fact")
     wake = await client.call("mnemon/wake", {})
-    assert wake["text"] == plain + "\n\n" + COVER_HEAD + "\n- Project (id default, 2 items): Facts about this project"
+    # The cover is part of what the wake shows: the Revision line covers it too.
+    assert wake["text"] == stamp_view_revision(
+        plain + "\n\n" + COVER_HEAD + "\n- Project (id default, 2 items): Facts about this project")
+    assert wake["revision"] != (await client.call("mnemon/wake", {"branch": "main"}))["revision"]
+    # For an assistant's tools (VS Code's language-model tools) the wake names the tool, not the request.
+    tool = await client.call("mnemon/wake", {"surface": "tool"})
+    assert "recall it from them (mnemon_recall)." in tool["text"] and "mnemon/recall" not in tool["text"]
     assert wake["chars"] == len(wake["text"])
     await client.call("mnemon/spaces/deactivate", {"spaceId": "default"})
-    assert (await client.call("mnemon/wake", {}))["text"] == plain + "\n\n" + (
+    assert (await client.call("mnemon/wake", {}))["text"] == stamp_view_revision(plain + "\n\n" + (
         "MNEMON MEMORY SPACES\nNo Memory Space is active for reading; long-term memory is not recalled "
-        "until one is activated.")
+        "until one is activated."))
 
 
 # ------------------------------------------------------------------------------------------ bugs

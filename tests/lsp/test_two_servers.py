@@ -43,7 +43,7 @@ async def test_two_servers_alternating_remember_requests(lsp: Launcher, repo, re
     wake_1 = await first.call("mnemon/wake", {})
     wake_2 = await second.call("mnemon/wake", {})
     assert wake_1 == wake_2
-    assert wake_1["revision"] == revision_of_file(root)
+    assert wake_1["storeRevision"] == revision_of_file(root)
     assert all(t in wake_1["text"] for t in texts)
     snap_1 = await first.call("mnemon/runtime/snapshot", {})
     assert snap_1 == await second.call("mnemon/runtime/snapshot", {})

@@ -109,7 +109,7 @@ async def test_runtime_add_shows_in_wake_resources_and_status(workspace: Path, d
         assert wake_resource.contents[0].text == rest
         error, status = await call(session, "mnemon_status", {})
         assert not error and f"storage root: {data_dir} (scope custom)" in status
-        assert "memory: 1 entries, 26/10240 UTF-8 bytes" in status and "git branch: main" in status
+        assert "memory: 1 entry, 26/10240 UTF-8 bytes" in status and "git branch: main" in status
     # The same fact is in the store the CLI and the editors read.
     stored = json.loads((data_dir / "runtime" / "memories.json").read_text())
     assert [e["content"] for e in stored["entries"] if e["target"] == "memory"] == ["Run tests with pytest -n 2"]
@@ -340,3 +340,18 @@ def test_a_client_that_disconnects_mid_call_leaves_the_write_committed_or_absent
         contents = [e["content"] for e in stored["entries"]]
         assert set(contents) <= {f"fact {k}" for k in range(n + 1)} and len(contents) == len(set(contents))
         assert not (data_dir / "runtime" / ".memories.lock").exists()
+
+
+async def test_wake_names_the_tools_an_mcp_client_calls(workspace: Path, data_dir: Path) -> None:
+    """The wake over MCP carries the routing line and tells the assistant to recall with the tool
+    (``mnemon_recall``), not with the language server's request (``mnemon/recall``)."""
+    async with mcp_session(args_for(workspace, data_dir)) as session:
+        error, _ = await call(session, "mnemon_memory_spaces",
+                              {"action": "create", "name": "Project", "description": "Decisions"})
+        assert not error
+        error, wake = await call(session, "mnemon_wake", {})
+        assert not error
+        lines = wake.split("\n")
+        assert lines[1] == "MNEMON RUNTIME MEMORY SNAPSHOT" and lines[3].startswith("Store revision: ")
+        assert guidance.WAKE_GUIDANCE_LINE in lines
+        assert "recall it from them (mnemon_recall)." in wake and "mnemon/recall" not in wake

@@ -30,7 +30,9 @@ create("MnemonRemember", run("MnemonRemember"), {
 })
 create("MnemonRecall", run("MnemonRecall"), {
   nargs = "+",
-  desc = "mnemon: recall {query} from the workspace's active Memory Spaces into a scratch buffer",
+  bang = true,
+  desc = "mnemon: recall {query} from the workspace's active Memory Spaces into a scratch buffer;"
+    .. " ! picks a result and previews it",
 })
 create("MnemonWake", run("MnemonWake"), {
   nargs = "?",
@@ -50,7 +52,9 @@ create("MnemonForget", run("MnemonForget"), {
 })
 create("MnemonDocCreate", run("MnemonDocCreate"), {
   nargs = "?",
-  desc = "mnemon: create a managed document from this (saved) file, optionally with {title}, and open it",
+  bang = true,
+  desc = "mnemon: create a managed document from this (saved) file, optionally with {title}, and open it;"
+    .. " a file that has one is offered the update (! always creates)",
 })
 create("MnemonDocSearch", run("MnemonDocSearch"), {
   nargs = "+",
@@ -60,3 +64,66 @@ create("MnemonDocSearch", run("MnemonDocSearch"), {
 create("MnemonProposals", run("MnemonProposals"), {
   desc = "mnemon: review an assistant's workspace memory proposals: pick one, then Verify or Reject",
 })
+create("MnemonEntries", run("MnemonEntries"), {
+  nargs = "?",
+  complete = function()
+    return { "memory", "user" }
+  end,
+  desc = "mnemon: pick a USER.md / MEMORY.md entry, then edit, remove, re-scope or change its importance",
+})
+create("MnemonSpaces", run("MnemonSpaces"), {
+  desc = "mnemon: pick a Memory Space, then activate, deactivate or recall from it",
+})
+create("MnemonSpaceCreate", run("MnemonSpaceCreate"), {
+  nargs = "+",
+  bang = true,
+  desc = "mnemon: create the Memory Space {name} (asks what belongs in it), active for reading (! inactive)",
+})
+local function space_ids()
+  return require("mnemon").all_space_ids()
+end
+create("MnemonSpaceActivate", run("MnemonSpaceActivate"), {
+  nargs = 1,
+  complete = space_ids,
+  desc = "mnemon: activate the Memory Space {id} for reading (recall and the wake)",
+})
+create("MnemonSpaceDeactivate", run("MnemonSpaceDeactivate"), {
+  nargs = 1,
+  complete = space_ids,
+  desc = "mnemon: deactivate the Memory Space {id} (kept, not recalled)",
+})
+create("MnemonDocuments", run("MnemonDocuments"), {
+  bang = true,
+  desc = "mnemon: pick a managed document, then open, archive or restore it; ! lists archived ones too",
+})
+
+-- <Plug> mappings (map them yourself, e.g. vim.keymap.set("x", "<leader>mr", "<Plug>(mnemon-remember)")).
+local function plug(modes, name, rhs)
+  for _, mode in ipairs(modes) do
+    vim.api.nvim_set_keymap(mode, "<Plug>(" .. name .. ")", rhs, { noremap = true, silent = true })
+  end
+end
+plug({ "n" }, "mnemon-remember", "<Cmd>MnemonRemember<CR>")
+plug({ "x" }, "mnemon-remember", ":MnemonRemember<CR>")
+plug({ "n" }, "mnemon-remember-branch", "<Cmd>MnemonRemember!<CR>")
+plug({ "x" }, "mnemon-remember-branch", ":MnemonRemember!<CR>")
+plug({ "n" }, "mnemon-recall", "<Cmd>lua vim.ui.input({ prompt = 'mnemon: recall: ' }, function(q)"
+  .. " if q and vim.trim(q) ~= '' then require('mnemon.manage').recall_pick(q) end end)<CR>")
+plug({ "n" }, "mnemon-wake", "<Cmd>MnemonWake<CR>")
+plug({ "n" }, "mnemon-status", "<Cmd>MnemonStatus<CR>")
+plug({ "n" }, "mnemon-entries", "<Cmd>MnemonEntries<CR>")
+plug({ "n" }, "mnemon-spaces", "<Cmd>MnemonSpaces<CR>")
+plug({ "n" }, "mnemon-documents", "<Cmd>MnemonDocuments<CR>")
+plug({ "n" }, "mnemon-doc-create", "<Cmd>MnemonDocCreate<CR>")
+plug({ "n" }, "mnemon-proposals", "<Cmd>MnemonProposals<CR>")
+
+-- :help mnemon without a manual :helptags: build doc/tags when the checkout has none (doc/tags is
+-- shipped; this covers a copy without it). A read-only directory is left alone.
+do
+  local source = debug.getinfo(1, "S").source:sub(2)
+  local doc = vim.fn.fnamemodify(source, ":p:h:h") .. "/doc"
+  if vim.fn.filereadable(doc .. "/mnemon.txt") == 1 and vim.fn.filereadable(doc .. "/tags") == 0
+      and vim.fn.filewritable(doc) == 2 then
+    pcall(vim.cmd, "silent! helptags " .. vim.fn.fnameescape(doc))
+  end
+end

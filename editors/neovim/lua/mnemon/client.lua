@@ -10,6 +10,7 @@ M.PROTOCOL_VERSION = 1
 
 M.CMD_REMEMBER = "mnemon.server.rememberSelection"
 M.CMD_CREATE_DOCUMENT = "mnemon.server.createDocumentFromFile"
+M.CMD_UPDATE_DOCUMENT = "mnemon.server.updateDocumentFromFile"
 
 M.defaults = {
   name = "mnemon",
@@ -169,6 +170,7 @@ local function on_branch_changed(_, params, ctx)
     msg = string.format("mnemon: %s has no current git branch (%s); branch-scoped memories follow detachedHeadPolicy", where, why)
   end
   notify(msg, levels.INFO)
+  pcall(function() require("mnemon.statusline").invalidate() end)
   compat.user_event("MnemonBranchChanged", params)
 end
 
@@ -201,6 +203,7 @@ local function on_projection_repaired(_, params, ctx)
   else
     notify(string.format("mnemon: %s was missing or empty; it was rebuilt from memories.json", file), levels.INFO)
   end
+  pcall(function() require("mnemon.statusline").invalidate() end)
   compat.user_event("MnemonProjectionRepaired", params)
 end
 
@@ -363,8 +366,10 @@ local function on_show_document(_, params, ctx)
   return { success = true }
 end
 
---- Handlers for a mnemon-ls client config (also used by lsp/mnemon.lua).
+--- Handlers for a mnemon-ls client config (also used by lsp/mnemon.lua); also registers the
+--- client-side code-action commands (mnemon.actions).
 function M.handlers()
+  require("mnemon.actions").register()
   return {
     ["mnemon/branchChanged"] = on_branch_changed,
     ["mnemon/projectionRepaired"] = on_projection_repaired,

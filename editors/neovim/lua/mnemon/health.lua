@@ -13,6 +13,17 @@ local function reporter()
   return old.report_start, old.report_ok, old.report_warn, old.report_error
 end
 
+--- How to install the server: mnemon-ls is not on PyPI, so pip installs it from the checkout this
+--- plugin lives in (editors/neovim is two levels below the repository root), or from a checkout.
+function M.install_hint()
+  local source = debug.getinfo(1, "S").source:sub(2)
+  local checkout = vim.fn.fnamemodify(source, ":p:h:h:h:h:h")
+  if vim.fn.filereadable(checkout .. "/pyproject.toml") == 1 then
+    return "pip install " .. vim.fn.shellescape(checkout) .. ", or setup({ cmd = ... })"
+  end
+  return "pip install <your mnemon-ls checkout>, or setup({ cmd = ... })"
+end
+
 function M.check()
   local start, ok, warn, error = reporter()
   local client = require("mnemon.client")
@@ -22,20 +33,27 @@ function M.check()
   else
     error("Neovim 0.7 or newer is required")
   end
+  local enabled = vim.lsp.is_enabled and vim.lsp.is_enabled("mnemon")
+    or (type(vim.lsp._enabled_configs) == "table" and vim.lsp._enabled_configs.mnemon ~= nil)
+  local cmd = client.config.cmd
   if client.configured then
     ok("require('mnemon').setup() was called")
-  else
-    if vim.fn.has("nvim-0.11") == 1 then
-      warn("setup() was not called: clients start only if you use vim.lsp.enable('mnemon')")
-    else
-      warn("setup() was not called: no client will start (add require('mnemon').setup() to your config)")
+  elseif enabled then
+    ok("started by vim.lsp.enable('mnemon') (lsp/mnemon.lua); setup() is not needed")
+    local lsp_config = vim.lsp.config and vim.lsp.config.mnemon
+    if type(lsp_config) == "table" and type(lsp_config.cmd) == "table" then
+      cmd = lsp_config.cmd
     end
-  end
-  local exe = client.config.cmd[1]
-  if exe and vim.fn.executable(exe) == 1 then
-    ok("server command: " .. table.concat(client.config.cmd, " "))
+  elseif vim.fn.has("nvim-0.11") == 1 then
+    warn("no client will start: call require('mnemon').setup(), or vim.lsp.enable('mnemon')")
   else
-    error("server command not executable: " .. tostring(exe) .. " (pip install mnemon-ls, or setup{ cmd = ... })")
+    warn("setup() was not called: no client will start (add require('mnemon').setup() to your config)")
+  end
+  local exe = cmd[1]
+  if exe and vim.fn.executable(exe) == 1 then
+    ok("server command: " .. table.concat(cmd, " "))
+  else
+    error("server command not executable: " .. tostring(exe) .. " (" .. M.install_hint() .. ")")
   end
   local settings = client.config.settings
   if type(settings) == "function" then

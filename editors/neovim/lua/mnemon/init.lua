@@ -157,26 +157,9 @@ end
 
 -- ------------------------------------------------------------------ helpers
 
-local function done(callback, err, result)
-  if callback then
-    local ok, problem = pcall(callback, err, result)
-    if not ok then
-      notify("mnemon: callback failed: " .. tostring(problem), levels.ERROR)
-    end
-  end
-end
-
---- Resolve the client of `bufnr`, or notify why there is none.
-local function client_or_fail(bufnr, callback)
-  local c, root, reason = client.for_buf(bufnr)
-  if not c then
-    local msg = "mnemon: " .. (reason or "no mnemon-ls client for this buffer")
-    notify(msg, levels.ERROR)
-    done(callback, { message = msg })
-    return nil
-  end
-  return c, root
-end
+local util = require("mnemon.util")
+local done = util.done
+local client_or_fail = util.client_or_fail
 
 --- The common start of a query command: a non-empty `query` and the client serving `opts.bufnr`
 --- (default: the current buffer). Returns client, root, trimmed query; or nil after telling the user.
@@ -346,6 +329,7 @@ function M.remember(opts, callback)
       end
       notify(string.format("mnemon: %s%s %s", tostring(result.message), scope, receipt_text("MEMORY.md", result)),
         levels.INFO)
+      require("mnemon.statusline").invalidate(root)
       done(callback, nil, result)
     end, { bufnr = bufnr })
   end
@@ -703,6 +687,7 @@ function M.forget(text, opts, callback)
       msg = msg .. string.format(' (removed "%s")', removed)
     end
     notify(msg, levels.INFO)
+    require("mnemon.statusline").invalidate(root)
     done(callback, nil, result)
   end, { bufnr = bufnr })
 end
@@ -768,24 +753,53 @@ function M.doc_create(opts, callback)
     done(callback, nil, result)
   end
 
-  client.execute_create_document(c, argument, function(err, result)
-    if err then
-      return fail(client.format_error(err), err)
-    end
-    if type(result) ~= "table" then
-      return fail("unexpected reply from mnemon-ls")
-    end
-    if result.success == false then
-      -- e.g. a file that is not UTF-8, or a managed document itself ([invalid-input])
-      local e = type(result.error) == "table" and result.error or {}
-      local msg = tostring(present(e.message) and e.message or "unknown error")
-      if present(e.code) then
-        msg = msg .. " [" .. tostring(e.code) .. "]"
+  local function create()
+    client.execute_create_document(c, argument, function(err, result)
+      if err then
+        return fail(client.format_error(err), err)
       end
-      return fail(msg, e)
+      if type(result) ~= "table" then
+        return fail("unexpected reply from mnemon-ls")
+      end
+      if result.success == false then
+        -- e.g. a file that is not UTF-8, or a managed document itself ([invalid-input])
+        local e = type(result.error) == "table" and result.error or {}
+        local msg = tostring(present(e.message) and e.message or "unknown error")
+        if present(e.code) then
+          msg = msg .. " [" .. tostring(e.code) .. "]"
+        end
+        return fail(msg, e)
+      end
+      created(result)
+    end, { bufnr = bufnr })
+  end
+
+  if opts.new then
+    return create()
+  end
+  -- A file that already has a document (its sourcePaths name the file) is offered the update instead.
+  local manage = require("mnemon.manage")
+  manage.list_documents({ bufnr = bufnr }, function(err, docs, root)
+    local existing = (not err and root) and manage.documents_of_file(docs, root, path) or {}
+    if #existing == 0 then
+      return create()
     end
-    created(result)
-  end, { bufnr = bufnr })
+    local choices = {}
+    for _, doc in ipairs(existing) do
+      table.insert(choices, { label = "Update document from file: " .. tostring(doc.title), doc = doc })
+    end
+    table.insert(choices, { label = "Create another document from this file" })
+    vim.ui.select(choices, { prompt = "mnemon: " .. shown_name .. " already has a document",
+      format_item = function(choice) return choice.label end }, function(choice)
+      if not choice then
+        return done(callback, nil, nil)
+      end
+      if not choice.doc then
+        return create()
+      end
+      manage.doc_update_from_file(choice.doc, path, { bufnr = bufnr }, callback)
+    end)
+  end)
 end
 
 --- Line of the managed file `path` where a hit for `query` is: the first body line (after the front
@@ -825,7 +839,7 @@ local function hit_line(path, query)
 end
 
 local function one_line(text)
-  return vim.trim((tostring(text or "")):gsub("%s+", " "))
+  return util.one_line(text)
 end
 
 --- Quickfix items of search hits (hits without a path are left out).
@@ -902,6 +916,52 @@ function M.doc_search(query, opts, callback)
   end, { bufnr = bufnr })
 end
 
+-- ------------------------------------------------------------------ management, statusline
+
+local manage = require("mnemon.manage")
+M.entries = manage.entries
+M.edit_entry = manage.edit_entry
+M.remove_entry = manage.remove_entry
+M.scope_entry = manage.scope_entry
+M.set_importance = manage.set_importance
+M.read_entries = manage.read_entries
+M.spaces = manage.spaces
+M.list_spaces = manage.list_spaces
+M.space_create = manage.space_create
+M.space_activate = manage.space_activate
+M.space_deactivate = manage.space_deactivate
+M.documents = manage.documents
+M.list_documents = manage.list_documents
+M.doc_archive = manage.doc_archive
+M.doc_restore = manage.doc_restore
+M.doc_update_from_file = manage.doc_update_from_file
+M.recall_pick = manage.recall_pick
+
+--- Statusline component: branch and MEMORY.md usage of the current buffer's workspace ("" without a
+--- client); never blocks (see lua/mnemon/statusline.lua).
+function M.statusline()
+  local ok, text = pcall(require("mnemon.statusline").component)
+  return ok and text or ""
+end
+
+--- Ids of every Memory Space of the current buffer's workspace (synchronous, for completion).
+function M.all_space_ids()
+  local c, root = client.for_buf(0)
+  if not c or not c.initialized then
+    return {}
+  end
+  local ok, response = pcall(compat.request_sync, c, "mnemon/spaces/list", { workspace = client.root_uri(root) },
+    1500, vim.api.nvim_get_current_buf())
+  if not ok or type(response) ~= "table" or type(response.result) ~= "table" then
+    return {}
+  end
+  local ids = {}
+  for _, space in ipairs(type(response.result.spaces) == "table" and response.result.spaces or {}) do
+    table.insert(ids, tostring(space.id))
+  end
+  return ids
+end
+
 -- ------------------------------------------------------------------ user commands
 
 --- Entry points of the user commands (plugin/mnemon.lua); never throw at the user.
@@ -925,7 +985,40 @@ M.commands = {
       space_id = space_id })
   end),
   MnemonRecall = guarded("MnemonRecall", function(cmd)
-    M.recall(cmd.args)
+    if cmd.bang then
+      manage.recall_pick(cmd.args)
+    else
+      M.recall(cmd.args)
+    end
+  end),
+  MnemonEntries = guarded("MnemonEntries", function(cmd)
+    local target = cmd.args ~= "" and cmd.args or nil
+    if target and target ~= "user" and target ~= "memory" then
+      notify('mnemon: :MnemonEntries takes "user", "memory" or nothing (got "' .. target .. '")', levels.ERROR)
+      return
+    end
+    manage.entries({ target = target })
+  end),
+  MnemonSpaces = guarded("MnemonSpaces", function()
+    manage.spaces()
+  end),
+  MnemonSpaceCreate = guarded("MnemonSpaceCreate", function(cmd)
+    local name = vim.trim(cmd.args or "")
+    vim.ui.input({ prompt = "mnemon: what belongs in " .. name .. "? " }, function(description)
+      if description == nil then
+        return
+      end
+      manage.space_create(name, description, { active = not cmd.bang })
+    end)
+  end),
+  MnemonSpaceActivate = guarded("MnemonSpaceActivate", function(cmd)
+    manage.space_activate(vim.trim(cmd.args))
+  end),
+  MnemonSpaceDeactivate = guarded("MnemonSpaceDeactivate", function(cmd)
+    manage.space_deactivate(vim.trim(cmd.args))
+  end),
+  MnemonDocuments = guarded("MnemonDocuments", function(cmd)
+    manage.documents({ include_archived = cmd.bang })
   end),
   MnemonWake = guarded("MnemonWake", function(cmd)
     M.wake({ branch = (cmd.args ~= "" and cmd.args) or nil })
@@ -944,7 +1037,7 @@ M.commands = {
     M.forget(text, { target = cmd.bang and "user" or "memory" })
   end),
   MnemonDocCreate = guarded("MnemonDocCreate", function(cmd)
-    M.doc_create({ title = (cmd.args ~= "" and cmd.args) or nil })
+    M.doc_create({ title = (cmd.args ~= "" and cmd.args) or nil, new = cmd.bang })
   end),
   MnemonDocSearch = guarded("MnemonDocSearch", function(cmd)
     M.doc_search(cmd.args, { include_archived = cmd.bang })

@@ -6,28 +6,14 @@
 -- Requests: mnemon/records/list {proposals = true}, mnemon/records/verify|reject {id, recordScope}.
 
 local client = require("mnemon.client")
+local util = require("mnemon.util")
 
 local M = {}
 
 local levels = vim.log.levels
 local notify = client.notify
-
-local function done(callback, err, result)
-  if callback then
-    local ok, problem = pcall(callback, err, result)
-    if not ok then
-      notify("mnemon: callback failed: " .. tostring(problem), levels.ERROR)
-    end
-  end
-end
-
-local function one_line(text, limit)
-  local s = vim.trim((tostring(text or "")):gsub("%s+", " "))
-  if limit and #s > limit then
-    s = s:sub(1, limit - 3) .. "..."
-  end
-  return s
-end
+local done = util.done
+local one_line = util.one_line
 
 --- One line per proposal: "[scope type] title — content".
 function M.format_item(record)
@@ -42,12 +28,10 @@ M.actions = { "Verify", "Reject" }
 --- opts: bufnr. callback(err, result) with the verify/reject receipt (nil result when cancelled or none).
 function M.review(opts, callback)
   opts = opts or {}
-  local bufnr = (opts.bufnr == nil or opts.bufnr == 0) and vim.api.nvim_get_current_buf() or opts.bufnr
-  local c, root, reason = client.for_buf(bufnr)
+  local bufnr = util.buf(opts.bufnr)
+  local c, root = util.client_or_fail(bufnr, callback)
   if not c then
-    local msg = "mnemon: " .. (reason or "no mnemon-ls client for this buffer")
-    notify(msg, levels.ERROR)
-    return done(callback, { message = msg })
+    return
   end
   local workspace = client.root_uri(root)
   client.request(c, "mnemon/records/list", { workspace = workspace, proposals = true }, function(err, result)

@@ -1,0 +1,134 @@
+"""Human-readable text of the CLI's Memory Spaces and recall results (``--json`` prints the data itself).
+
+Each function takes the dict an operation returned (``SpacesService`` in :mod:`mnemon_ls.spaces.service`)
+and gives lines a person reads; nothing here changes or re-computes a result.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+
+def _plural(n: Any, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def plain(data: Any, indent: str = "") -> list[str]:
+    """Any JSON-like value as indented ``key: value`` lines (lists one item a line), for results without
+    a dedicated text; never Python or JSON syntax."""
+    lines: list[str] = []
+    if isinstance(data, Mapping):
+        for key, value in data.items():
+            if isinstance(value, (Mapping, list)) and value:
+                lines.append(f"{indent}{key}:")
+                lines.extend(plain(value, indent + "  "))
+            elif isinstance(value, (Mapping, list)):
+                lines.append(f"{indent}{key}: none")
+            else:
+                lines.append(f"{indent}{key}: {_scalar(value)}")
+    elif isinstance(data, list):
+        for item in data:
+            if isinstance(item, (Mapping, list)):
+                sub = plain(item, indent + "  ")
+                lines.append(f"{indent}- " + sub[0].lstrip() if sub else f"{indent}-")
+                lines.extend(sub[1:])
+            else:
+                lines.append(f"{indent}- {_scalar(item)}")
+    else:
+        lines.append(f"{indent}{_scalar(data)}")
+    return lines
+
+
+def space_line(view: Mapping[str, Any]) -> str:
+    """``<id>  <name>  (active|inactive, <provider>)``."""
+    state = "active" if view.get("active") else "inactive"
+    return f"{view.get('id')}  {view.get('name')}  ({state}, {view.get('providerLabel') or view.get('providerId')})"
+
+
+def space_status_text(data: Mapping[str, Any]) -> str:
+    """``space status``: the space's line, item counts, categories, store and index files."""
+    view, status = data.get("space") or {}, data.get("status") or {}
+    lines = [space_line(view)]
+    if view.get("description"):
+        lines.append(f"  {view['description']}")
+    if "total_insights" in status:
+        lines.append(f"  items: {status['total_insights']} ({status.get('deleted_insights', 0)} deleted), "
+                     f"links: {status.get('edge_count', 0)}")
+        categories = status.get("by_category") or {}
+        if categories:
+            lines.append("  categories: " + ", ".join(f"{k} {v}" for k, v in categories.items()))
+        if status.get("db_path"):
+            lines.append(f"  store: {status['db_path']} ({status.get('db_size_bytes', '?')} bytes"
+                         + (", read-only" if status.get("read_only") else "") + ")")
+        index = status.get("index") or {}
+        if index.get("path"):
+            lines.append(f"  index: {index['path']} ({_plural(index.get('items', 0), 'item')}, "
+                         f"{index.get('size_bytes', '?')} bytes)")
+        if status.get("notice"):
+            lines.append(f"  notice: {status['notice']}")
+    else:  # another provider's status object
+        lines.extend(plain(status, "  "))
+    return "\n".join(lines)
+
+
+def merge_text(data: Mapping[str, Any]) -> str:
+    """``space merge``: the overall status, then one line per source space."""
+    lines = [f"merge into {data.get('targetId')}: {data.get('status')}"]
+    for source in data.get("sources") or []:
+        errors = source.get("errors") or []
+        line = (f"  {source.get('spaceId')}: {_plural(source.get('imported', 0), 'item')} imported, "
+                f"{source.get('skipped', 0)} already there, of {source.get('items', 0)}; {source.get('status')}")
+        if source.get("deactivated"):
+            line += " (deactivated)"
+        lines.append(line)
+        lines.extend(f"    error: {e if not isinstance(e, Mapping) else e.get('message', e)}" for e in errors)
+    return "\n".join(lines)
+
+
+def related_text(data: Mapping[str, Any]) -> str:
+    """``space related``: the starting item, then one line per related item (depth, edge, content)."""
+    items = data.get("items") or []
+    lines = [f"related to {data.get('id')} in {data.get('spaceName') or data.get('spaceId')}: "
+             f"{_plural(len(items), 'item')}"]
+    for item in items:
+        content = " ".join(str(item.get("content", "")).split())
+        lines.append(f"  depth {item.get('depth')} {item.get('edgeType') or '-'}  {item.get('id')}: {content}")
+    return "\n".join(lines)
+
+
+def space_text(action: str, data: Mapping[str, Any]) -> str:
+    """The text of a ``mnemon-ls space <action>`` result (everything but ``list``)."""
+    if action == "status":
+        return space_status_text(data)
+    if action == "reindex":
+        return f"reindexed: {_plural(data.get('items', 0), 'item')} in {data.get('seconds', 0):g} s"
+    if action == "merge":
+        return merge_text(data)
+    if action == "related":
+        return related_text(data)
+    if "message" in data:
+        return str(data["message"])
+    if "active" in data and "name" in data:
+        return space_line(data)
+    return "\n".join(plain(data))
+
+
+def recall_hidden_lines(hidden: Mapping[str, Any]) -> list[str]:
+    """Lines saying what branch scope hid from a recall (none when nothing was hidden)."""
+    lines = []
+    other, detached = hidden.get("otherBranch") or 0, hidden.get("detachedHead") or 0
+    if other:
+        lines.append(f"hidden: {_plural(other, 'item')} scoped to another git branch")
+    if detached:
+        lines.append(f"hidden: {_plural(detached, 'branch-scoped item')} (no current git branch)")
+    return lines

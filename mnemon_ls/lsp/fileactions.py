@@ -1,0 +1,121 @@
+"""The code action about the file itself: "Create document from file", or "Update document from file"
+when an active document already names the file in its ``sourcePaths``; and the command of the latter.
+
+Never offered for a file of a storage root (the wake snapshot rendering under ``state/``, managed
+documents under ``documents/``, ``USER.md``/``MEMORY.md``, anything else under the workspace's root
+or the root holding ``USER.md``): a document of those would copy memory into memory.
+
+Registered from :mod:`.server` with :func:`register` (the command ``mnemon.server.updateDocumentFromFile``);
+:func:`document_action` is called by its ``textDocument/codeAction`` handler.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from lsprotocol import types
+
+from ..host import FolderState, uri_to_path
+from . import protocol as P
+
+if TYPE_CHECKING:
+    from .server import MnemonLanguageServer
+
+log = logging.getLogger("mnemon_ls.lsp")
+
+#: ``workspace/executeCommand`` id of "Update document from file" (argument ``{uri, id?, documentRevision?}``).
+CMD_UPDATE_DOCUMENT = "mnemon.server.updateDocumentFromFile"
+
+
+def storage_roots(state: FolderState) -> list[Path]:
+    """Real paths of the directories whose files are memory, not workspace files: the folder's storage
+    root and the root that holds its ``USER.md`` (``runtimeUserScope``)."""
+    roots = [state.host.root, state.host.resolution.user_root]
+    out: list[Path] = []
+    for root in roots:
+        real = Path(os.path.realpath(root))
+        if real not in out:
+            out.append(real)
+    return out
+
+
+def in_storage_root(state: FolderState, path: Path) -> bool:
+    """Whether ``path`` (resolved through links) lies in one of :func:`storage_roots`."""
+    real = Path(os.path.realpath(path))
+    return any(real == root or root in real.parents for root in storage_roots(state))
+
+
+def refuse_storage_file(state: FolderState, path: Path) -> None:
+    """Raise :class:`~mnemon_ls.errors.InvalidInput` (field ``uri``) when ``path`` is in a storage root,
+    except a managed document, which the Documents Source refuses with its own message."""
+    from ..errors import InvalidInput
+
+    managed = Path(os.path.realpath(state.host.root / "documents"))
+    real = Path(os.path.realpath(path))
+    if in_storage_root(state, path) and managed not in real.parents:
+        raise InvalidInput("uri", f"{path} is a file of a storage root (memory itself), not a workspace file")
+
+
+def document_action(state: FolderState, uri: str,
+                    make: Callable[[str, str, dict[str, Any]], types.CodeAction]) -> types.CodeAction | None:
+    """The file action for ``uri``: ``None`` for a non-file URI or a file in a storage root; "Update
+    document from file" (``{uri, id, documentRevision}`` of the one active document naming the file, or
+    ``{uri}`` and a title saying how many when several do); else "Create document from file" ``{uri}``.
+    ``make(title, command, argument)`` builds the CodeAction. Reads the index only when it exists."""
+    if not uri.startswith("file:"):
+        return None
+    try:
+        path = uri_to_path(uri)
+    except Exception:  # a URI the host cannot map: no file action
+        return None
+    if in_storage_root(state, path):
+        return None
+    try:
+        records = state.host.documents.documents_for_source(path)
+    except Exception as exc:  # an unreadable index: still offer the create (it will say what is wrong)
+        log.debug("documents_for_source failed: %s", exc)
+        records = []
+    if len(records) == 1:
+        record = records[0]
+        return make(f"Update document from file ({record.title})", CMD_UPDATE_DOCUMENT,
+                    {"uri": uri, "id": record.id, "documentRevision": record.revision})
+    if records:
+        return make(f"Update document from file ({len(records)} documents name it)", CMD_UPDATE_DOCUMENT,
+                    {"uri": uri})
+    return make("Create document from file", P.CMD_CREATE_DOCUMENT, {"uri": uri})
+
+
+def register(server: "MnemonLanguageServer", command_arg: Callable[..., Any],
+             as_domain_error: Callable[[Exception], Any]) -> None:
+    """Register ``mnemon.server.updateDocumentFromFile`` on ``server``; ``command_arg`` and
+    ``as_domain_error`` are the server's argument validation and error mapping."""
+
+    @server.command(CMD_UPDATE_DOCUMENT)
+    async def update_document_from_file(ls: Any, *args: Any) -> dict[str, Any]:
+        """``mnemon.server.updateDocumentFromFile {uri, id?, documentRevision?}``: the body of the active
+        document made from the file becomes the file's text (one Documents operation,
+        :meth:`~mnemon_ls.documents.store.DocumentStore.update_from_file`). Answers ``{success: false,
+        error}`` on any failure (a stale ``documentRevision`` is ``revision-conflict``), with one
+        ``window/showMessage`` either way."""
+        try:
+            a = command_arg(P.UpdateDocumentArgs, args)
+            path = uri_to_path(a.uri, "uri")
+            state = ls.registry.resolve(a.uri, "uri")
+            refuse_storage_file(state, path)
+            result = await asyncio.to_thread(state.host.documents.update_from_file, path, a.id,
+                                             document_revision=a.document_revision)
+        except Exception as exc:  # every failure answers {success: false}, never a traceback
+            exc = as_domain_error(exc)
+            ls.window_show_message(types.ShowMessageParams(types.MessageType.Error,
+                                                           f"mnemon: document not updated: {exc.message}"))
+            return {"success": False, "error": exc.to_dict()}
+        data = result.to_dict()
+        document = data["document"]
+        ls.window_show_message(types.ShowMessageParams(
+            types.MessageType.Info,
+            f"mnemon: document updated: {document['title']} (revision {document['revision']})"))
+        return data | {"success": True, "workspace": state.uri, "path": document["path"]}

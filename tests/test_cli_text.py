@@ -1,0 +1,65 @@
+"""The CLI prints text a person reads unless ``--json``: ``space status|reindex|merge``, ``recall`` with
+branch-hidden items, ``doctor`` without a workspace. Each is checked line by line against the data the
+same command prints with ``--json`` (real subprocesses, real SQLite stores, a real git repository)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from tests.test_cli import Cli
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> Cli:
+    return Cli(tmp_path)
+
+
+def no_data_syntax(text: str) -> None:
+    """Neither JSON nor a Python repr: no braces, no quoted keys."""
+    assert "{" not in text and "}" not in text and not re.search(r"['\"]\w+['\"]:", text), text
+
+
+def test_space_status_reindex_and_merge_print_text(cli: Cli) -> None:
+    cli.ok("space", "create", "--name", "Project", "--description", "Decisions", "--active")
+    cli.ok("remember", "We chose SQLite for the side index")
+    target = cli.ok_json("space", "create", "--name", "Archive", "--description", "Old", "--active")["id"]
+
+    status = cli.ok("space", "status", "default")
+    data = cli.ok_json("space", "status", "default")
+    no_data_syntax(status)
+    lines = status.splitlines()
+    assert lines[:4] == ["default  Project  (active, Mnemon)", "  Decisions", "  items: 1 (0 deleted), links: 0",
+                         "  categories: general 1"]
+    assert lines[4] == f"  store: {data['status']['db_path']} ({data['status']['db_size_bytes']} bytes)"
+    assert lines[5].startswith(f"  index: {data['status']['index']['path']} (1 item, ")
+
+    reindexed = cli.ok("space", "reindex", "default")
+    assert re.fullmatch(r"reindexed: 1 item in \d+(\.\d+)? s\n", reindexed), reindexed
+
+    merged = cli.ok("space", "merge", "default", "--into", target)
+    assert merged.splitlines() == [f"merge into {target}: committed",
+                                   "  default: 1 item imported, 0 already there, of 1; committed (deactivated)"]
+
+
+def test_recall_says_what_branch_scope_hid(cli: Cli) -> None:
+    cli.ok("space", "create", "--name", "Project", "--description", "Decisions", "--active")
+    cli.ok("remember", "The staging cluster runs on Fridays", "--for-branch")
+    repo = pygit2.Repository(str(cli.ws))
+    repo.branches.local.create("other", repo.head.peel(pygit2.Commit))
+    repo.checkout("refs/heads/other")
+    out = cli.ok("recall", "staging cluster")
+    no_data_syntax(out)
+    assert "hidden: 1 item scoped to another git branch" in out.splitlines()
+    assert json.loads(cli.ok("recall", "staging cluster", "--json"))["hidden"] == {"otherBranch": 1, "detachedHead": 0}
+
+
+def test_doctor_outside_a_workspace_says_none(cli: Cli, tmp_path: Path) -> None:
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    result = cli.run("doctor", cwd=outside)
+    assert "workspace: none" in result.stdout.splitlines() and "None" not in result.stdout
