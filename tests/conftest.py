@@ -15,6 +15,10 @@ from pathlib import Path
 
 import pytest
 
+# Only the semantic tests (tests/test_semantic*.py) load the embedding model: every other test, and the
+# servers and CLIs they start (which inherit the environment), keep keyword-only recall.
+os.environ.setdefault("MNEMON_SEMANTIC", "off")
+
 #: 2026-09-15T08:00:00.000Z
 DEFAULT_NOW = datetime(2026, 9, 15, 8, 0, 0, tzinfo=timezone.utc)
 #: mtime every file is pinned to by disk_state (2001-09-09T01:46:40Z), far from "now".

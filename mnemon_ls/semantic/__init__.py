@@ -17,16 +17,24 @@ says so once. Parts:
 
 from __future__ import annotations
 
+import os
 from typing import Any, Mapping
 
 from .engine import SemanticConfig, SemanticEngine, engine_for, extra_installed
+
+#: ``MNEMON_SEMANTIC=off`` turns an ``auto`` ``semantic.enabled`` off for the process (the test suite sets
+#: it so that only the semantic tests load the model); an explicit ``true`` setting wins.
+ENV_SWITCH = "MNEMON_SEMANTIC"
 
 __all__ = ["SemanticConfig", "SemanticEngine", "engine_for", "engine_for_settings", "extra_installed"]
 
 
 def engine_for_settings(settings: Any, env: Mapping[str, str] | None = None) -> SemanticEngine | None:
     """The process's engine for a :class:`mnemon_ls.settings.SemanticSettings` (``None`` when
-    ``enabled`` is false)."""
+    ``enabled`` is false, or ``auto`` with :data:`ENV_SWITCH` off in ``env``)."""
     if settings is None or settings.enabled is False:
+        return None
+    source = os.environ if env is None else env
+    if settings.enabled == "auto" and source.get(ENV_SWITCH, "").strip().lower() in ("0", "false", "off", "no"):
         return None
     return engine_for(SemanticConfig(settings.enabled, settings.model, settings.endpoint), env)

@@ -122,3 +122,26 @@ class SpaceSemantic:
         if self._vectors is not None:
             self.engine.detach(self.db_path)
             self._vectors = None
+
+
+def embed_space(service: Any, space_id: str, timeout: float = 3600.0) -> dict[str, Any]:
+    """Embed every item of native space ``space_id`` of ``service`` (a
+    :class:`~mnemon_ls.spaces.SpacesService`) now, waiting up to ``timeout`` seconds; returns the
+    ``semantic`` status block (``state``, ``model``, ``embedded``, ``total``, ``coverage``, ...). Raises
+    :class:`~mnemon_ls.errors.InvalidInput` (field ``id``) for an unknown or non-native space, or when
+    semantic recall is off or unavailable (the reason named)."""
+    from ..errors import InvalidInput
+
+    record = next((r for r in service.state().all if r.id == space_id), None)
+    if record is None or not record.native:
+        raise InvalidInput("id", "must name a native Memory Space")
+    provider = service.provider(record)
+    side = getattr(provider, "semantic", None)
+    if side is None:
+        raise InvalidInput("id", "semantic recall is off (semantic.enabled false or MNEMON_SEMANTIC=off)")
+    provider.sync()
+    if side.engine.embedder() is None:
+        raise InvalidInput("id", f"semantic recall is unavailable: {side.engine.last_error}")
+    side.remembered([], sweep=True)
+    side.engine.wait_idle(timeout)
+    return side.status()

@@ -751,6 +751,10 @@ class NativeProvider:
                 outcome = self._read(lambda db: self._basic(db, query, limit, category, source, keep))
             else:
                 outcome = self._read(lambda db: self._ranked(db, query, limit, mode, category, source, keep))
+            if mode == "smart" and self.semantic is not None:
+                said = self.semantic.notice()  # once per process: the extra is missing or the model failed
+                if said:
+                    outcome.notices.append(said)
             if self.read_only_reason is not None:
                 outcome.notices.append(self.notice or "")
             elif self.track_access and outcome.items:
