@@ -49,23 +49,31 @@ class SemanticUnavailable(Exception):
 
 @dataclass(frozen=True, slots=True)
 class ScoreScale:
-    """How a model's cosine maps to a 0..1 recall score: ``(cosine - floor) / span``, clamped.
+    """How a vector candidate's cosine becomes a 0..1 strength: ``cap * clamp(1 - (best - cosine) / window)``
+    with ``best`` the query's best cosine in the space, and 0 at or below ``floor``.
 
-    Measured on tests/fixtures/semantic_paraphrases.json: for multilingual-e5 a paraphrase's cosine has a
-    median of 0.85 and an unrelated pair's 0.78 (95th percentile 0.83), so floor 0.80 and span 0.15 keep
-    unrelated items below the strict policy's low threshold (0.25) and true paraphrases medium or high."""
+    Relative, because absolute cosines do not carry across languages: measured on
+    tests/fixtures/semantic_paraphrases.json with multilingual-e5, a paraphrase's cosine to its fact has a
+    median of 0.80 in English but 0.88 in Chinese, while the best unrelated item of a Chinese query sits at
+    0.85; and a z-score over the space separates no better (median 2.25 for the fact, 2.16 for the best
+    unrelated item). ``cap`` (0.55) keeps a vector-only candidate below the default high threshold (0.6):
+    a semantic addition is at most *medium* unless keyword evidence lifts it."""
 
     floor: float
-    span: float
+    window: float
+    cap: float = 0.55
 
-    def score(self, cosine: float) -> float:
-        """The 0..1 score of ``cosine``."""
-        return max(0.0, min(1.0, (cosine - self.floor) / self.span))
+    def score(self, cosine: float, best: float | None = None) -> float:
+        """The 0..1 strength of ``cosine`` when the query's best cosine is ``best`` (default: itself)."""
+        if cosine <= self.floor:
+            return 0.0
+        top = cosine if best is None else max(best, cosine)
+        return self.cap * max(0.0, min(1.0, 1.0 - (top - cosine) / self.window))
 
 
-E5_SCALE = ScoreScale(0.80, 0.15)
-#: Endpoint models are unknown: plain cosine above 0.3 over 0.6 (nomic-embed-text's related pairs sit ~0.6-0.8).
-ENDPOINT_SCALE = ScoreScale(0.30, 0.60)
+E5_SCALE = ScoreScale(0.74, 0.04)
+#: Endpoint models are unknown: a plain floor of 0.3 and a wider window.
+ENDPOINT_SCALE = ScoreScale(0.30, 0.10)
 
 
 class Embedder(Protocol):

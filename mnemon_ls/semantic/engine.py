@@ -169,6 +169,7 @@ class SemanticEngine:
             space = SpaceVectors(space_id, store, Path(db_path), Path(index_path),
                                  cli_blob=embedder.cli_compatible)
             self._spaces[key] = space
+            self._idle.clear()  # the new space's sweep is due
         self._start()
         self._wake.set()
         return space

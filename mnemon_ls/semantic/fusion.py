@@ -5,9 +5,10 @@ the item holds every query term group: an *exact* hit); the vector list, best fi
 
 - ``rrf(d) = sum over the lists holding d of 1 / (RRF_K + rank)`` (rank from 1, ``RRF_K`` = 60, as the
   Mnemon CLI's anchors), normalised by its largest possible value ``2 / (RRF_K + 1)`` to 0..1.
-- A vector candidate's *strength* is the model's calibrated cosine (:class:`~.backends.ScoreScale`);
-  candidates of strength 0 (cosine at or below the floor) are not used.
-- ``rrf`` mode: ``fused = 0.6 * max(keyword score, strength) + 0.4 * rrf``.
+- A vector candidate's *strength* is its cosine relative to the query's best one
+  (:class:`~.backends.ScoreScale`); candidates of strength 0 (far below the best, or under the model's
+  floor) are not used.
+- ``rrf`` mode: ``fused = 0.7 * max(keyword score, strength) + 0.3 * rrf``.
   ``cli`` mode (vectors from the Mnemon CLI's own endpoint; mnemon-cli.md 9.3 step 6 without the entity and
   graph terms, which the keyword terms and the smart-mode expansion already carry):
   ``fused = (0.30 * keyword score + 0.35 * max(0, cosine)) / 0.65``.
@@ -57,8 +58,9 @@ def fuse(keyword: Sequence[KeywordHit], vector: Sequence[tuple[str, float]], sca
         rrf[hit.id] = rrf.get(hit.id, 0.0) + 1.0 / (RRF_K + rank)
     cos: dict[str, float] = {}
     rank = 0
+    top = max((c for _k, c in vector), default=0.0)
     for key, cosine in vector:
-        if scale.score(cosine) <= 0 and key not in kw:
+        if scale.score(cosine, top) <= 0 and key not in kw:
             continue
         rank += 1
         cos[key] = cosine
@@ -71,8 +73,8 @@ def fuse(keyword: Sequence[KeywordHit], vector: Sequence[tuple[str, float]], sca
         if mode == "cli":
             fused = (0.30 * kscore + 0.35 * max(0.0, cosine or 0.0)) / 0.65
         else:
-            strength = scale.score(cosine) if cosine is not None else 0.0
-            fused = 0.6 * max(kscore, strength) + 0.4 * value / best
+            strength = scale.score(cosine, top) if cosine is not None else 0.0
+            fused = 0.7 * max(kscore, strength) + 0.3 * value / best
         if hit is not None:
             fused = max(fused, hit.score)
         via = "keyword+vector" if hit is not None and cosine is not None else ("keyword" if hit else "vector")
