@@ -102,9 +102,11 @@ class WorkspaceHost:
 
         self.check_storage()
         limits = self.settings.documents
-        return DocumentStore(self.root, self.workspace, max_body_bytes=limits.max_body_bytes,
-                             active_limit_bytes=limits.active_limit_bytes, clock=self._clock,
-                             secrets=self.settings.secrets)
+        store = DocumentStore(self.root, self.workspace, max_body_bytes=limits.max_body_bytes,
+                              active_limit_bytes=limits.active_limit_bytes, clock=self._clock,
+                              secrets=self.settings.secrets)
+        store.semantic = self.semantic  # hybrid document search (mnemon_ls.semantic.documents)
+        return store
 
     @functools.cached_property
     def spaces(self) -> "SpacesService":

@@ -271,3 +271,36 @@ def test_cli_endpoint_vectors_are_written_as_little_endian_float32_blobs(tmp_pat
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
+
+
+def test_chunks_split_on_headings_and_paragraphs() -> None:
+    from mnemon_ls.semantic.chunks import CHUNK_CHARS, split_chunks
+
+    body = "Intro line one\nline two\n\n# Deploy\n\nBlue-green switch.\n\nRollback plan.\n\n## Long\n\n" + "x" * 2000
+    chunks = split_chunks("Runbook", body)
+    assert [(c.heading, c.text) for c in chunks[:2]] == [("", "Intro line one line two"),
+                                                        ("Deploy", "Blue-green switch. Rollback plan.")]
+    assert chunks[1].embed == "Runbook / Deploy: Blue-green switch. Rollback plan."
+    assert [len(c.text) for c in chunks[2:]] == [CHUNK_CHARS, CHUNK_CHARS, 2000 - 2 * CHUNK_CHARS]
+    assert split_chunks("Empty", "")[0].embed == "Empty"
+
+
+def test_documents_search_finds_paraphrased_chunks_ranked_by_document(tmp_path: Path) -> None:
+    from mnemon_ls.documents import DocumentStore
+
+    store = DocumentStore(tmp_path, None)
+    store.semantic = _engine()
+    store.create("Release checklist", "# Before release\n\nRun the unit tests.\n\n"
+                           "# 上线\n\n发布前必须运行迁移脚本\n\n# After\n\nTell the team.").to_dict()
+    store.create("Office notes", "The coffee machine is descaled every Monday morning.")
+    store.create("数据库升级", "见发布清单。")
+    lexical = store.search("数据库升级", semantic=False).to_dict()["results"]
+    assert [r["title"] for r in lexical] == ["数据库升级"]
+    hybrid = store.search("数据库升级").to_dict()
+    titles = [r["title"] for r in hybrid["results"]]
+    assert titles[0] == "数据库升级"  # the title phrase hit stays first
+    assert titles[1] == "Release checklist"
+    found = hybrid["results"][1]
+    assert found["matched"] == "semantic" and "迁移脚本" in found["excerpt"]
+    assert (tmp_path / "documents" / ".semantic-chunks.sqlite3").exists()
+    store.semantic.stop()
