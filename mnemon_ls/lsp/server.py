@@ -41,6 +41,7 @@ from ..view import ViewRegistry
 from . import framing
 from . import protocol as P
 from . import records as records_feature
+from . import semantic as semantic_feature
 from .watch import Watcher, documents_filter, git_state_filter, runtime_filter
 
 if typing.TYPE_CHECKING:
@@ -438,6 +439,7 @@ async def on_initialized(ls: MnemonLanguageServer, _params: types.InitializedPar
     finally:
         ls.ready().set()
     for state in list(ls.registry.folders.values()):
+        ls.semantic_progress.watch(state.host)  # $/progress of background embedding (lsp/semantic.py)
         if state.uri not in ls.watchers:
             ls.start_watchers(state)
             # Start: import hand edits made while no server ran, repair crash leftovers, remove stray temps.
@@ -959,6 +961,7 @@ def _write_wake_file(state: FolderState, text: str) -> Path:
 
 
 records_feature.register(server, mnemon_request)  # mnemon/records/*, the auto-writer, review cues
+semantic_feature.register(server)  # $/progress of background embedding
 
 
 # ------------------------------------------------------------------- entry point
