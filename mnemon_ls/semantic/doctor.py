@@ -9,13 +9,14 @@ from ..findings import Finding
 
 
 def diagnose(host: Any) -> list[Finding]:
-    """Findings for ``host`` (a :class:`mnemon_ls.host.WorkspaceHost`): one ``semantic`` finding (``ok`` with
+    """Findings for ``host`` (a :class:`mnemon_ls.host.WorkspaceHost`): none when semantic recall is switched
+    off; else one ``semantic`` finding (``ok`` with
     model and dimension, ``warning`` when the extra is missing or the model failed to load, naming the
     error), then one per active native space with its coverage (embedded / total). Loads the model
     (about 0.1 s); reads only."""
     engine = host.semantic
     if engine is None:
-        return [Finding("ok", "semantic", "semantic recall is off (semantic.enabled is false); recall is keyword-only")]
+        return []  # switched off (semantic.enabled false, or MNEMON_SEMANTIC=off): nothing to report
     if not engine.enabled:
         return [Finding("warning", "semantic", "semantic recall is not installed; recall is keyword-only",
                         "pip install 'mnemon-ls[semantic]'")]
