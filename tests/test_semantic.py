@@ -304,3 +304,33 @@ def test_documents_search_finds_paraphrased_chunks_ranked_by_document(tmp_path: 
     assert found["matched"] == "semantic" and "迁移脚本" in found["excerpt"]
     assert (tmp_path / "documents" / ".semantic-chunks.sqlite3").exists()
     store.semantic.stop()
+
+
+def test_a_damaged_vector_index_is_rebuilt(tmp_path: Path) -> None:
+    engine = _engine()
+    service, space_id = _space(tmp_path, engine)
+    for fact in FACTS[40:46]:
+        service.remember(fact["text"], space_id=space_id)
+    assert engine.wait_idle(600)
+    engine.stop()
+    service.close()
+    vectors = tmp_path / "data" / space_id / ".mnemon-ls-vectors.db"
+    vectors.write_bytes(b"this is not a database" * 100)
+    again = _engine()
+    reopened = SpacesService(tmp_path, semantic=again)
+    reopened.recall("warm up")  # opens the space: the unreadable file is replaced and everything re-embedded
+    assert again.wait_idle(600)
+    assert reopened.space_status(space_id)["status"]["semantic"]["embedded"] == 6
+    assert _rank(reopened, FACTS[40]["paraphrase"], FACTS[40]["text"], EXHAUSTIVE) is not None
+    again.stop()
+
+
+def test_the_queue_is_bounded_and_never_blocks_a_remember(tmp_path: Path) -> None:
+    from mnemon_ls.semantic.engine import QUEUE_MAX, SpaceVectors
+
+    engine = _engine()  # no space attached: the worker is not running, so nothing drains the queue
+    space = SpaceVectors("s", None, tmp_path / "mnemon.db", tmp_path / "index.db", sweep=False)
+    for index in range(QUEUE_MAX + 50):
+        engine.enqueue(space, [f"id-{index}"])
+    assert engine.progress()["pending"] == QUEUE_MAX
+    assert space.sweep  # the overflow is picked up by the next sweep instead of waiting
