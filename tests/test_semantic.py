@@ -37,7 +37,9 @@ EXHAUSTIVE = RecallQuality.from_dict({"policy": "exhaustive-v1"})
 
 
 def _engine(**config) -> SemanticEngine:
-    return SemanticEngine(SemanticConfig(enabled=True, **config), env={})
+    engine = SemanticEngine(SemanticConfig(enabled=True, **config), env={})
+    engine.embedder()  # loaded up front, as the language server does (a write never loads the model)
+    return engine
 
 
 def _space(root: Path, engine: SemanticEngine | None) -> tuple[SpacesService, str]:
@@ -168,6 +170,7 @@ def test_kill_during_embedding_resumes_without_duplicates(tmp_path: Path) -> Non
         from mnemon_ls.semantic import SemanticConfig, SemanticEngine
         from mnemon_ls.spaces import SpacesService
         engine = SemanticEngine(SemanticConfig(enabled=True), env={{}})
+        engine.embedder()  # as the language server does at start (a write never loads the model)
         service = SpacesService(Path({str(tmp_path)!r}), semantic=engine)
         space_id = service.create_space("facts", "kill test", active=True).to_dict()["id"]
         for i in range(120):
@@ -246,6 +249,7 @@ def test_cli_endpoint_vectors_are_written_as_little_endian_float32_blobs(tmp_pat
         assert "127.0.0.1" in server.stdout.readline()  # the server prints its address once it listens
         env = {"MNEMON_EMBED_ENDPOINT": f"http://127.0.0.1:{port}/v1", "MNEMON_EMBED_MODEL": "e5-passage"}
         engine = SemanticEngine(SemanticConfig(enabled=True), env=env)
+        assert engine.embedder().cli_compatible
         service, space_id = _space(tmp_path, engine)
         for fact in FACTS[:6]:
             service.remember(fact["text"], space_id=space_id)

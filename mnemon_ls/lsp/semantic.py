@@ -9,7 +9,7 @@ change, an import) shows as one work-done progress: ``window/workDoneProgress/cr
 to the server's event loop; a client that refuses the token just gets no progress.
 
 Registered from :mod:`.server` with :func:`register`; :meth:`SemanticProgress.watch` is called for each
-folder's host.
+folder's host and also loads the model in a worker thread (a write never loads it itself).
 """
 
 from __future__ import annotations
@@ -54,6 +54,8 @@ class SemanticProgress:
         self._loop = asyncio.get_running_loop()
         self._order = self._order or asyncio.Lock()
         engine.listen(self._event)
+        # Load the model now, off the event loop, so that remembers are embedded from the start.
+        self._loop.create_task(asyncio.to_thread(engine.embedder))
 
     def _event(self, kind: str, progress: dict) -> None:
         loop = self._loop

@@ -116,6 +116,11 @@ class SemanticEngine:
         return self._embedder
 
     @property
+    def loaded(self) -> bool:
+        """Whether the backend is loaded (writes only queue work then)."""
+        return self._embedder is not None
+
+    @property
     def state(self) -> str:
         """``off`` | ``failed`` | ``not-loaded`` | ``ready``."""
         if not self.enabled:

@@ -41,7 +41,10 @@ class SpaceSemantic:
 
     def remembered(self, ids: Sequence[str], sweep: bool = False) -> None:
         """Queue ``ids`` for embedding (returns at once); ``sweep`` also schedules a full pass (imports,
-        forgets)."""
+        forgets). A write never loads the model: while it is not loaded (a one-shot CLI command that only
+        writes) nothing is queued, and the sweep after the next load embeds what was missed."""
+        if not self.engine.loaded:
+            return
         vectors = self._attached()
         if vectors is None:
             return
