@@ -1,7 +1,8 @@
 """Semantic (hybrid keyword + vector) recall benchmark (issue 11). Needs ``pip install -e '.[semantic]'``.
 
 Usage: ``python bench/semantic_recall.py [--distractors 1000] [--sizes 10000,100000] [--queries 200]
-[--remembers 100] [--out bench/results/semantic.md]``.
+[--remembers 100] [--out bench/results/semantic.md]``; ``--vector-sizes 10000,100000`` runs only the vector
+side (item 5 below) and prints its table.
 
 1. **Quality** on tests/fixtures/semantic_paraphrases.json (100 facts: 30 English, 10 code identifiers,
    20 Chinese, 20 Japanese, 20 Korean) stored in one space with ``--distractors`` generated items
@@ -22,6 +23,10 @@ Usage: ``python bench/semantic_recall.py [--distractors 1000] [--sizes 10000,100
 4. **Remember and recall while embedding runs** (the smallest size): all vectors dropped, the engine
    starts re-embedding in the background; ``--remembers`` remembers and as many recalls timed meanwhile,
    against the same operations with the engine idle.
+
+5. **Vector side alone** (``--vector-sizes``): a fresh process per size loads the model and ``size`` vectors
+   into the in-memory matrix; CPU ms of embedding the query and of the matrix search, and ``VmRSS`` at each
+   step. Cheap enough to run at 100,000 on a loaded machine (no 100,000-item ``mnemon.db`` to build).
 
 The machine is shared: absolute numbers are inflated by other load; the ratios are the comparison.
 """
@@ -59,10 +64,11 @@ def _engine() -> SemanticEngine:
     return SemanticEngine(SemanticConfig(enabled=True), env={})
 
 
-def _rss_mib() -> float:
+def _rss_mib(field: str = "VmRSS") -> float:
+    """``field`` of /proc/self/status (``VmRSS``, ``RssAnon``, ``RssFile``) in MiB."""
     with open("/proc/self/status", encoding="ascii") as handle:
         for line in handle:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     return 0.0
 
@@ -231,6 +237,52 @@ def while_embedding(root: Path, space_id: str, count: int) -> dict:
     return results
 
 
+def vector_probe(size: int, queries: int) -> dict:
+    """Run in a fresh process (``--vector-probe``): the vector side alone at ``size`` items: the model loaded,
+    ``size`` vectors (real query-set vectors cycled with noise) stored and loaded into the matrix; CPU ms of
+    the query embedding and of :meth:`VectorStore.search` (top 384, the candidate pool of limit 10 and
+    more), and ``VmRSS`` before the model, after it, after the matrix."""
+    import numpy as np
+
+    before = _rss_mib()
+    engine = _engine()
+    embedder = engine.embedder()
+    with_model = _rss_mib()
+    base = np.concatenate([embedder.embed_passages([f["text"] for f in FACTS[i:i + 16]])
+                           for i in range(0, len(FACTS), 16)])  # batches of 16, as the worker embeds
+    workdir = Path(tempfile.mkdtemp(prefix=f"bench-semantic-vec-{size}-"))
+    store = VectorStore(workdir / VECTOR_FILE, embedder.model_id, embedder.dim)
+    rng = np.random.default_rng(size)
+    for start in range(0, size, 10000):
+        rows = []
+        for index in range(start, min(size, start + 10000)):
+            vec = base[index % len(base)] + rng.normal(0, 0.02, embedder.dim).astype("float32")
+            rows.append((f"id-{index}", "x", vec / np.linalg.norm(vec)))
+        store.put(rows)
+    store.close()
+    del store, rows  # the writer's own matrix: only the reader's is measured
+    import gc
+
+    gc.collect()
+    reader = VectorStore(workdir / VECTOR_FILE, embedder.model_id, embedder.dim)
+    reader.sync()
+    loaded = _rss_mib()
+    qs = [f[k] for f in FACTS for k in ("paraphrase", "exact")]
+    embed, search = [], []
+    for index in range(queries):
+        c0 = time.process_time()
+        qvec = embedder.embed_query(qs[index % len(qs)])
+        c1 = time.process_time()
+        reader.search(qvec, 384)
+        c2 = time.process_time()
+        embed.append((c1 - c0) * 1000)
+        search.append((c2 - c1) * 1000)
+    return {"size": reader.count(), "rss_before": before, "rss_model": with_model, "rss_vectors": loaded,
+            "rss_after": _rss_mib(), "anon_after": _rss_mib("RssAnon"), "file_after": _rss_mib("RssFile"),
+            "embed_median": statistics.median(embed), "embed_p95": percentile(embed, 95),
+            "search_median": statistics.median(search), "search_p95": percentile(search, 95)}
+
+
 def _fmt(cell: dict) -> str:
     return f"{100 * cell['hit5'] / cell['n']:.0f}% / {cell['rr'] / cell['n']:.3f}"
 
@@ -244,9 +296,25 @@ def main() -> None:
     parser.add_argument("--out", default=str(HERE / "results" / "semantic.md"))
     parser.add_argument("--memory-probe")
     parser.add_argument("--mode", default="hybrid")
+    parser.add_argument("--vector-probe", type=int, help="only the vector side at this many items (fresh process)")
+    parser.add_argument("--vector-sizes", help="run --vector-probe for these sizes and print a table, nothing else")
     args = parser.parse_args()
     if args.memory_probe:
         print(json.dumps(memory_probe(Path(args.memory_probe), args.mode == "hybrid")))
+        return
+    if args.vector_probe:
+        print(json.dumps(vector_probe(args.vector_probe, args.queries)))
+        return
+    if args.vector_sizes:
+        print("| vectors | query embedding CPU ms median / p95 | vector search CPU ms median / p95 | VmRSS MiB: "
+              "start / model loaded / vectors loaded / after queries (anonymous + file-backed) |\n|---|---|---|---|")
+        for size in [int(x) for x in args.vector_sizes.split(",")]:
+            done = subprocess.run([sys.executable, __file__, "--vector-probe", str(size), "--queries",
+                                   str(args.queries)], capture_output=True, text=True, check=True)
+            r = json.loads(done.stdout.strip().splitlines()[-1])
+            print(f"| {r['size']:,} | {r['embed_median']:.1f} / {r['embed_p95']:.1f} | {r['search_median']:.1f} / "
+                  f"{r['search_p95']:.1f} | {r['rss_before']:.0f} / {r['rss_model']:.0f} / {r['rss_vectors']:.0f} / "
+                  f"{r['rss_after']:.0f} ({r['anon_after']:.0f} + {r['file_after']:.0f}) |", flush=True)
         return
     lines = ["# Semantic recall benchmark", "",
              f"`python bench/semantic_recall.py --distractors {args.distractors} --sizes {args.sizes} "

@@ -17,7 +17,8 @@ opens it and deleting it only costs re-embedding. Schema (:data:`SCHEMA_VERSION`
 - ``seq`` grows with each write; a reader keeps the matrix of one model in memory and loads rows with a
   larger ``seq`` when another connection committed (``PRAGMA data_version``).
 
-Memory: the matrix is ``float32``, ``4 * dim`` bytes per item (100,000 items x 384 = 147 MiB), plus the ids.
+Memory: the matrix is ``float32``, ``4 * dim`` bytes per item (100,000 items x 384 = 147 MiB), plus the ids;
+rows are streamed from SQLite into it (no transient list of every blob).
 """
 
 from __future__ import annotations
@@ -124,28 +125,35 @@ class VectorStore:
     # ------------------------------------------------------------------ reads
 
     def _refresh(self, db: sqlite3.Connection) -> None:
+        """Load rows with a larger ``seq`` into the matrix, streamed (no list of every blob), growing the
+        matrix once to the number of rows found rather than by doubling."""
         np = self._np
-        rows = db.execute("SELECT seq, id, vec FROM vectors WHERE model = ? AND dim = ? AND seq > ? ORDER BY seq",
-                          (self.model, self.dim, self._seq)).fetchall()
         self._data_version = db.execute("PRAGMA data_version").fetchone()[0]
-        if not rows:
+        newer = db.execute("SELECT count(*) FROM vectors WHERE model = ? AND dim = ? AND seq > ?",
+                           (self.model, self.dim, self._seq)).fetchone()[0]
+        if not newer:
             return
-        fresh = [r for r in rows if r[1] not in self._row]
-        need = len(self._ids) + len(fresh)
+        need = len(self._ids) + newer
         if need > self._matrix.shape[0]:
-            grown = np.zeros((max(need, self._matrix.shape[0] * 2, _GROW), self.dim), dtype=np.float32)
+            grown = np.zeros((max(need, _GROW) if not self._ids else max(need, len(self._ids) + _GROW), self.dim),
+                             dtype=np.float32)
             grown[: len(self._ids)] = self._matrix[: len(self._ids)]
             self._matrix = grown
-        for seq, key, blob in rows:
-            vec = np.frombuffer(blob, dtype="<f4")
-            if vec.shape[0] != self.dim:
+        cursor = db.execute("SELECT seq, id, vec FROM vectors WHERE model = ? AND dim = ? AND seq > ? ORDER BY seq",
+                            (self.model, self.dim, self._seq))
+        for seq, key, blob in cursor:
+            if len(blob) != 4 * self.dim:
                 continue
             row = self._row.get(key)
             if row is None:
                 row = len(self._ids)
+                if row >= self._matrix.shape[0]:  # rows committed between the count and this read
+                    grown = np.zeros((row + _GROW, self.dim), dtype=np.float32)
+                    grown[:row] = self._matrix[:row]
+                    self._matrix = grown
                 self._ids.append(key)
                 self._row[key] = row
-            self._matrix[row] = vec
+            self._matrix[row] = np.frombuffer(blob, dtype="<f4")
             self._seq = max(self._seq, seq)
 
     def sync(self) -> None:
