@@ -176,7 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
     for name, text in (("activate", "read from this space"), ("deactivate", "stop reading from this space"),
                        ("delete", "unregister and remove a space (never the last native store)"),
                        ("status", "counts, edges, schema and index of a space"),
-                       ("reindex", "rebuild the space's search index")):
+                       ("reindex", "rebuild the space's search index"),
+                       ("embed", "embed the space's items now for semantic recall (needs mnemon-ls[semantic])")):
         sub = space_actions.add_parser(name, parents=[common], help=text)
         sub.add_argument("id")
     sm = space_actions.add_parser("merge", parents=[common], help="import spaces into another (non-destructive)")
@@ -419,6 +420,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
         findings.extend(verify_lineage(host.runtime.memory_store.root,
                                        host.spaces if (host.root / "data").is_dir() else None))
+    if not unsafe:
+        from .semantic.doctor import diagnose as diagnose_semantic
+
+        findings.extend(diagnose_semantic(host))
     if (host.root / "documents").exists() and not unsafe:
         from .documents import diagnose as diagnose_documents
 
@@ -615,6 +620,10 @@ def cmd_space(args: argparse.Namespace) -> int:
             data = svc.space_status(args.id)
         elif action == "reindex":
             data = svc.reindex(args.id)
+        elif action == "embed":
+            from .semantic.spaces import embed_space
+
+            data = embed_space(svc, args.id)
         elif action == "merge":
             data = svc.merge(args.sources, args.into, deactivate_sources=not args.keep_active)
         elif action == "related":

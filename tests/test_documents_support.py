@@ -86,7 +86,8 @@ def write_ts_root(root: Path) -> None:
 
 
 def child_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "MNEMON_"))}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("GIT_", "MNEMON_")) or k == "MNEMON_SEMANTIC"}  # tests/conftest.py sets it
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     return env

@@ -206,7 +206,8 @@ def test_credential_in_a_branch_or_a_space_name_is_invalid_and_writes_nothing(tm
 
 
 def _cli(tmp_path: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MNEMON_", "GIT_"))}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("MNEMON_", "GIT_")) or k == "MNEMON_SEMANTIC"}  # tests/conftest.py sets it
     env["HOME"] = str(tmp_path / "home")
     return subprocess.run([*MNEMON_LS, *args, "--data-dir", str(tmp_path / "root")], cwd=tmp_path / "ws",
                           env=env, capture_output=True, text=True, input=stdin, timeout=60)

@@ -36,9 +36,13 @@ class Search:
     _search: SearchIndex
     _synced: tuple[Any, ...] | None
     _norm: dict[str, tuple[str, str, str, str]]
+    #: The process's :class:`mnemon_ls.semantic.engine.SemanticEngine` (set by the host), or ``None``:
+    #: then search is lexical only. See :mod:`mnemon_ls.semantic.documents`.
+    semantic: Any = None
+    _chunk_vectors: Any = None
 
     def search(self, query: Any, include_archived: bool = False, limit: Any = 20, *,
-               include_content: bool = False) -> SearchResult:
+               include_content: bool = False, semantic: bool | None = None) -> SearchResult:
         """Ranked lexical search over title, description and body (:mod:`mnemon_ls.text`, :mod:`.search_index`).
 
         ``query`` at most 2000 characters (an empty query lists every eligible document, newest
@@ -47,7 +51,10 @@ class Search:
         does, then by BM25F score, then newest ``updatedAt``. A document must contain enough distinct
         query terms (:func:`mnemon_ls.text.required_matches`). Returned documents count as accessed (side
         file, not the index). A missing or unreadable managed file leaves that document out with a
-        notice. ``include_content`` adds each body.
+        notice. ``include_content`` adds each body. ``semantic`` (default: on when the host gave an engine)
+        also ranks document chunks by vector similarity and fuses both orders
+        (:mod:`mnemon_ls.semantic.documents`): title/description phrase hits stay first; documents found only
+        that way have ``matched`` ``semantic``.
         """
         if not isinstance(query, str):
             raise InvalidInput("query", f"must be a string (got {type(query).__name__})")
@@ -80,6 +87,13 @@ class Search:
                 ranked, matches, problem = self._rank(view, eligible, phrase, terms, include_archived, limit)
                 if problem:
                     notices.append(problem)
+            excerpts: dict[str, str] = {}
+            if phrase and eligible and semantic is not False and self.semantic is not None:
+                from ..semantic.documents import semantic_rank
+
+                ranked, excerpts, said = semantic_rank(self, view, eligible, text, ranked)
+                if said:
+                    notices.append(said)
             hits: list[SearchHit] = []
             for record, score, matched in ranked:
                 if len(hits) >= limit:
@@ -92,7 +106,8 @@ class Search:
                         self._missing.pop(record.id, None)  # another process moved or changed it meanwhile
                     continue
                 hits.append(SearchHit(record, record.last_accessed_at, score, matched,
-                                      make_excerpt(body, phrase, terms), body if include_content else None))
+                                      excerpts.get(record.id) or make_excerpt(body, phrase, terms),
+                                      body if include_content else None))
             if self._missing:
                 # A file seen missing while another process moved it (archive: copy, commit, remove) is
                 # not missing: drop what the index no longer says (found by the concurrent-writer test).

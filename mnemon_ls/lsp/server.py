@@ -45,6 +45,7 @@ from ..view import ViewRegistry
 from . import actions as actions_feature
 from . import documents as documents_feature
 from . import records as records_feature
+from . import semantic as semantic_feature
 from . import runtime as runtime_feature
 from . import fileactions as file_actions
 from . import framing
@@ -451,6 +452,7 @@ async def on_initialized(ls: MnemonLanguageServer, _params: types.InitializedPar
     finally:
         ls.ready().set()
     for state in list(ls.registry.folders.values()):
+        ls.semantic_progress.watch(state.host)  # $/progress of background embedding (lsp/semantic.py)
         if state.uri not in ls.watchers:
             ls.start_watchers(state)
             # Start: import hand edits made while no server ran, repair crash leftovers, remove stray temps.
@@ -526,6 +528,7 @@ for _feature in (runtime_feature, documents_feature, spaces_feature, actions_fea
     _feature.feature.attach(server, mnemon_request)
 records_feature.register(server, mnemon_request)  # mnemon/records/*, the auto-writer, review cues
 providers_feature.register(server, mnemon_request)  # mnemon/providers/*
+semantic_feature.register(server)  # $/progress of background embedding
 file_actions.register(server, actions_feature._command_arg, actions_feature._as_domain_error)  # "Update document from file"
 
 

@@ -180,7 +180,11 @@ class SpacesService:
     def __init__(self, root: Path, *, clock: Clock = utc_now, effective_store: str | None = None,
                  quality: RecallQuality | None = None, native_driver: str = "embedded",
                  cli: CliOptions | None = None, lock_timeout: float = 10.0, track_access: bool = True,
-                 secrets: str = "redact", provider_timeout: float = DEFAULT_TIMEOUT_SECONDS) -> None:
+                 secrets: str = "redact", provider_timeout: float = DEFAULT_TIMEOUT_SECONDS,
+                 semantic: Any = None) -> None:
+        #: The process's :class:`mnemon_ls.semantic.engine.SemanticEngine` (hybrid recall of native
+        #: spaces), or ``None`` for keyword-only recall.
+        self.semantic = semantic
         #: The ``secrets`` setting: item content, tags, entities and space descriptions pass
         #: :mod:`mnemon_ls.redact` first; a credential in a space name or a branch is refused.
         self.secrets = Scrubber(secrets).mode
@@ -233,7 +237,7 @@ class SpacesService:
             else:
                 made = NativeProvider(self.root / "data" / record.id / DB_FILE, space_id=record.id, clock=self.clock,
                                       lock_timeout=self.lock_timeout, create=create,
-                                      track_access=self.track_access)
+                                      track_access=self.track_access, semantic=self.semantic)
             self._providers[record.id] = made
             return made
 

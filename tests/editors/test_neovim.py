@@ -728,7 +728,8 @@ def test_default_root_is_outside_the_repository_and_the_clis(session: Session, t
     assert (expected / "runtime" / "MEMORY.md").read_text(encoding="utf-8") == LINE1 + "\n"
     assert not (repo_dir / ".mnemon").exists()
     assert sorted(p.name for p in repo_dir.iterdir()) == [".git", "file.txt", "src"]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "MNEMON_"))}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("GIT_", "MNEMON_")) or k == "MNEMON_SEMANTIC"}  # tests/conftest.py sets it
     env.update(MNEMON_DATA_DIR=str(data), HOME=str(tmp_path / "home"))
     cli = subprocess.run([sys.executable, "-m", "mnemon_ls", "wake", "--json"], cwd=sub, env=env,
                          capture_output=True, text=True, timeout=60)

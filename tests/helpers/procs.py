@@ -21,7 +21,8 @@ WAIT_SECONDS = 60.0
 
 def child_env(**extra: str) -> dict[str, str]:
     """The environment for child processes: ours minus anything that could redirect git or mnemon."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "MNEMON_"))}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("GIT_", "MNEMON_")) or k == "MNEMON_SEMANTIC"}  # tests/conftest.py sets it
     env["PYTHONUNBUFFERED"] = "1"
     env.update(extra)
     return env

@@ -21,7 +21,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 def server_env(**extra: str) -> dict[str, str]:
     """Our environment minus anything that could redirect git or mnemon, plus ``extra``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "MNEMON_"))}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("GIT_", "MNEMON_")) or k == "MNEMON_SEMANTIC"}  # tests/conftest.py sets it
     env.update(PYTHONUNBUFFERED="1", **extra)
     return env
 

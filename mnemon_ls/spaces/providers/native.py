@@ -80,6 +80,7 @@ from ..model import (
 )
 from ...text import coverage, exactness
 from .base import NATIVE_CAPABILITIES, ExportEdge, ExportItem, KeepFn, SearchOutcome, iter_chunks, sparse_hint
+from .hybrid import SemanticEngine, hybrid_rank, semantic_side
 
 PROVIDER_ID = "mnemon-native"
 DB_FILE = "mnemon.db"
@@ -205,7 +206,8 @@ class NativeProvider:
 
     ``db_path`` is ``<root>/data/<space-id>/mnemon.db``; ``space_id`` only labels messages; ``clock``
     returns UTC now; ``lock_timeout`` seconds bound every wait for another writer; ``create`` allows
-    creating a missing store (otherwise a missing file raises :class:`UnreadableStore`). Thread-safe
+    creating a missing store (otherwise a missing file raises :class:`UnreadableStore`); ``semantic`` the
+    process's :class:`~mnemon_ls.semantic.engine.SemanticEngine` for hybrid recall (``None``: keyword only). Thread-safe
     (one lock per provider); one SQLite connection per provider, opened lazily.
     """
 
@@ -213,7 +215,8 @@ class NativeProvider:
     capabilities = NATIVE_CAPABILITIES
 
     def __init__(self, db_path: Path, *, space_id: str = "", clock: Clock = utc_now,
-                 lock_timeout: float = DEFAULT_LOCK_TIMEOUT, create: bool = True, track_access: bool = True) -> None:
+                 lock_timeout: float = DEFAULT_LOCK_TIMEOUT, create: bool = True, track_access: bool = True,
+                 semantic: "SemanticEngine | None" = None) -> None:
         self.db_path = Path(db_path)
         self.space_id = space_id or self.db_path.parent.name
         self.clock = clock
@@ -221,6 +224,9 @@ class NativeProvider:
         self.create = create
         self.track_access = track_access
         self.index = SideIndex(self.db_path.parent / INDEX_FILE)
+        #: Hybrid recall (``None``: keyword only); see :mod:`mnemon_ls.semantic.spaces`.
+        self.semantic = (semantic_side(semantic, self.space_id, self.db_path, self.db_path.parent / INDEX_FILE)
+                         if semantic is not None else None)
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
         self._columns: set[str] = set()
@@ -390,6 +396,8 @@ class NativeProvider:
                     self._verified = None
                     self._degraded = None
             self.index.close()
+            if self.semantic is not None:
+                self.semantic.close()
 
     # ------------------------------------------------------------------ transactions
 
@@ -490,6 +498,8 @@ class NativeProvider:
             self._catch_up(db, fp, True)
         self.index.connect()
         self._verified = (version, self.index.opens, fp)
+        if self.semantic is not None:
+            self.semantic.changed()  # another connection wrote: embed what it added
         return fp
 
     def _index_to_memory(self) -> bool:
@@ -661,6 +671,8 @@ class NativeProvider:
                 self.index.reset()
             except OSError:
                 pass
+        if self.semantic is not None and (rows or removed):
+            self.semantic.remembered([row.id for row in rows if row.active], sweep=bool(removed) or len(rows) > 1)
 
     def _duplicate_of(self, db: sqlite3.Connection, content: str) -> str | None:
         for candidate in self.index.duplicates(content):
@@ -764,6 +776,10 @@ class NativeProvider:
                 outcome = self._read(lambda db: self._basic(db, query, limit, category, source, keep))
             else:
                 outcome = self._read(lambda db: self._ranked(db, query, limit, mode, category, source, keep))
+            if mode == "smart" and self.semantic is not None:
+                said = self.semantic.notice()  # once per process: the extra is missing or the model failed
+                if said:
+                    outcome.notices.append(said)
             if self.read_only_reason is not None:
                 outcome.notices.append(self.notice or "")
             elif self.track_access and outcome.items:
@@ -775,11 +791,11 @@ class NativeProvider:
                 source: str | None, keep: KeepFn | None) -> SearchOutcome:
         self._sync(db)
         terms = TOKENIZER.query_terms(query)
-        if not terms:
+        if not terms and (mode != "smart" or self.semantic is None or not query.strip()):
             return SearchOutcome([], sparse_hint(0, limit))
         pool = max(64, limit * 6)
         total = (self._verified[2]["active"] if self._verified else 0) or self.index.counts()[0]
-        candidates, _strategy = self.index.search(terms, pool, total, category=category, source=source)
+        candidates = self.index.search(terms, pool, total, category=category, source=source)[0] if terms else []
         fetched = len(candidates)
         best = max((c[1] or 0.0 for c in candidates), default=0.0) or 1.0
         now = self.clock().timestamp()
@@ -799,10 +815,15 @@ class NativeProvider:
             relevance = max(0.0, bm25) / best if bm25 is not None else 0.5
             score = cover * (0.73 + 0.14 * exactness(terms, held) + 0.06 * relevance
                              + 0.04 * (min(max(imp, 1), 5) - 1) / 4 + 0.03 * 0.5 ** (age_days / 180))
-            scored.append((min(1.0, score), imp, created, ident, tags))
+            scored.append((min(1.0, score), imp, created, ident, tags, cover >= 1.0))
         scored.sort(key=lambda s: (-s[0], -s[1], -s[2], s[3]))
+        if mode == "smart" and self.semantic is not None:
+            fused = hybrid_rank(self.semantic, self.index, query, scored, pool, keep, category, source)
+            if fused is not None:
+                scored, extra_dropped = fused
+                dropped += extra_dropped
         chosen = scored[:limit]
-        scores = {s[3]: (round(s[0], 4), "keyword") for s in chosen}
+        scores = {s[3]: (round(s[0], 4), s[6] if len(s) > 6 else "keyword") for s in chosen}
         if mode == "smart" and chosen:
             self._expand(db, chosen, scores, limit, keep, category, source)
         items = self._load(db, scores)
@@ -815,7 +836,7 @@ class NativeProvider:
                 keep: KeepFn | None, category: str | None, source: str | None) -> None:
         """Smart mode: neighbours of strong hits over causal/semantic edges (module doc)."""
         extra: dict[str, tuple[float, str]] = {}
-        for score, _imp, _created, ident, _tags in chosen[:5]:
+        for score, _imp, _created, ident, *_rest in chosen[:5]:
             if score < 0.6:
                 continue
             for other, edge_type, weight in db.execute(
@@ -1061,7 +1082,8 @@ class NativeProvider:
 
     def status(self) -> dict[str, Any]:
         """The CLI's status object plus ``user_version``, ``read_only``, ``notice``, ``index`` (``{"path",
-        "size_bytes", "items"}``) and ``supersedes_edges`` (whether the schema allows them)."""
+        "size_bytes", "items"}``), ``supersedes_edges`` (whether the schema allows them) and ``semantic``
+        (:meth:`mnemon_ls.semantic.spaces.SpaceSemantic.status`, or ``{"state": "off"}``)."""
         with self._lock:
             def run(db: sqlite3.Connection) -> dict[str, Any]:
                 self._sync(db)
@@ -1080,7 +1102,8 @@ class NativeProvider:
                         "user_version": self.user_version, "read_only": self.read_only_reason is not None,
                         "notice": self.notice, "supersedes_edges": self._supersedes,
                         "index": {"path": str(self.index.path), "size_bytes": self.index.size_bytes(),
-                                  "items": self.index.counts()[0]}}
+                                  "items": self.index.counts()[0]},
+                        "semantic": self.semantic.status() if self.semantic is not None else {"state": "off"}}
             return self._read(run)
 
     def get(self, item_id: str) -> Item | None:

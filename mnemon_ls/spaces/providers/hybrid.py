@@ -1,0 +1,62 @@
+"""Hybrid recall glue of the native provider: keyword candidates of :meth:`NativeProvider._ranked` fused with
+vector candidates (:mod:`mnemon_ls.semantic`). Kept apart so that ``native.py`` needs no numpy and stays
+keyword-only when the ``semantic`` extra is missing.
+
+A keyword candidate here is the provider's tuple ``(score, importance, created, id, tags, exact)``; the
+fused list has the same shape plus ``via`` (``keyword`` | ``vector`` | ``keyword+vector``) as a 7th element.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+if TYPE_CHECKING:
+    from ...semantic.engine import SemanticEngine
+    from ...semantic.spaces import SpaceSemantic
+else:
+    SemanticEngine = Any
+
+
+def semantic_side(engine: "SemanticEngine", space_id: str, db_path: Path, index_path: Path) -> "SpaceSemantic":
+    """The :class:`~mnemon_ls.semantic.spaces.SpaceSemantic` of one space."""
+    from ...semantic.spaces import SpaceSemantic
+
+    return SpaceSemantic(engine, space_id, db_path, index_path)
+
+
+def hybrid_rank(semantic: "SpaceSemantic", index: Any, query: str, scored: Sequence[tuple], pool: int,
+                keep: Callable[[list[str]], bool] | None, category: str | None,
+                source: str | None) -> tuple[list[tuple], int] | None:
+    """``(fused candidates best first, items dropped by keep)`` or ``None`` (keyword ranking stands)."""
+    from ...semantic.fusion import KeywordHit
+
+    keyword = [KeywordHit(s[3], s[0], bool(s[5])) for s in scored]
+    fused, dropped = semantic.candidates(query, keyword, pool, index.connect(), keep, category, source)
+    if fused is None:
+        return None
+    by_id = {s[3]: s for s in scored}
+    missing = [f.id for f in fused if f.id not in by_id]
+    meta: dict[str, tuple] = {}
+    db = index.connect()
+    for start in range(0, len(missing), 500):
+        chunk = missing[start:start + 500]
+        marks = ",".join("?" * len(chunk))
+        for key, importance, created, tags in db.execute(
+                f"SELECT id, importance, created, tags FROM docs WHERE id IN ({marks})", chunk):
+            try:
+                tag_list = json.loads(tags) if tags else []
+            except ValueError:
+                tag_list = []
+            meta[key] = (importance if isinstance(importance, int) else 3, created or 0.0, tag_list)
+    out: list[tuple] = []
+    for f in fused:
+        base = by_id.get(f.id)
+        if base is not None:
+            out.append((f.score, base[1], base[2], f.id, base[4], base[5], f.via))
+        elif f.id in meta:
+            imp, created, tags = meta[f.id]
+            out.append((f.score, imp, created, f.id, tags, False, f.via))
+    out.sort(key=lambda s: (-s[0], -s[1], -s[2], s[3]))
+    return out, dropped
