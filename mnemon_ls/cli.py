@@ -29,6 +29,7 @@ from .runtime import ops
 from .runtime.model import PROJECTION_FILES, TARGETS, parse_timestamp_ms
 from .runtime.snapshot import age_label
 from .runtime.store import diagnose
+from .packs import cli as packs_cli
 from .records import cli as records_cli
 from .settings import Settings, load_settings, settings_from_environment
 
@@ -215,6 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     hook = commands.add_parser("hook", parents=[common], help="run an assistant lifecycle hook (reads the hook's JSON on stdin)")
     hook.add_argument("event", choices=("session-start", "prompt"))
     records_cli.add_parser(commands, common)
+    packs_cli.add_parser(commands, common)
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     from .lsp.launch import add_serve_arguments  # light: `mnemon-ls serve` itself starts from there
 
@@ -727,6 +729,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "setup": cmd_setup, "hook": cmd_hook}
     if args.command == "records":
         handler = lambda a: records_cli.run(a, _host, _emit, _read_content)  # noqa: E731
+    elif args.command == "pack":
+        handler = lambda a: packs_cli.run(a, _host, _emit)  # noqa: E731
     elif args.command == "runtime":
         handler = {"list": cmd_runtime_list, "recover": cmd_runtime_recover}.get(args.action, cmd_runtime_mutate)
     else:

@@ -9,9 +9,20 @@ Every surface (CLI, language server, editors) calls :func:`export_pack`, :func:`
 :func:`import_pack` with a :class:`~mnemon_ls.host.WorkspaceHost`.
 """
 
-from .export import ExportedPack, export_pack, validate_scope, write_pack_file
-from .importer import JOURNAL, PACK_LOCK, import_pack, inspect_pack, recover, validate_mode
-from .validate import Pack, read_pack
+from typing import Any
 
-__all__ = ["ExportedPack", "JOURNAL", "PACK_LOCK", "Pack", "export_pack", "import_pack", "inspect_pack",
-           "read_pack", "recover", "validate_mode", "validate_scope", "write_pack_file"]
+#: Public name -> submodule. Imported on first use: ``mnemon_ls.cli`` imports :mod:`.cli` at start, and
+#: every other command must not pay for the Sources this package uses.
+_EXPORTS = {"ExportedPack": "export", "export_pack": "export", "validate_scope": "export", "write_pack_file": "export",
+            "JOURNAL": "importer", "PACK_LOCK": "importer", "import_pack": "importer", "inspect_pack": "importer",
+            "recover": "importer", "validate_mode": "importer", "Pack": "validate", "read_pack": "validate"}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -156,7 +156,7 @@ def read_checkpointed(db_path: Path, space_id: str) -> bytes:
                               file=str(db_path), reason="missing")
     wal = Path(f"{db_path}-wal")
     try:
-        db = sqlite3.connect(str(db_path), timeout=5, isolation_level=None)
+        db = sqlite3.connect(str(db_path), timeout=2, isolation_level=None)
     except sqlite3.Error as exc:
         raise UnreadableStore(f"{db_path} cannot be opened: {exc}", file=str(db_path), reason=str(exc)) from None
     try:

@@ -27,10 +27,9 @@ import io
 import json
 import re
 import stat
-import zipfile
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import PackInvalid
 
@@ -127,6 +126,8 @@ def write_archive(manifest: Mapping[str, Any], payload: Mapping[str, bytes]) -> 
     """The pack's bytes: ``manifest.json``, ``checksums.json`` and ``payload`` (path -> bytes) in sorted
     order, deflate level 6, every entry dated 1980-01-01 and mode 0600 (module doc). Byte-identical for
     identical inputs."""
+    import zipfile  # lazy: the CLI imports this module at start for its choices
+
     checksums = {"algorithm": "sha256", "files": {path: sha256_hex(payload[path]) for path in sorted(payload)}}
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
@@ -163,6 +164,8 @@ def read_archive(data: bytes) -> Archive:
     """Open and check a pack container (module doc: size limits, path rules, allow-list, no links or
     directories, manifest, checksums). Raises :class:`~mnemon_ls.errors.PackInvalid` naming the entry or
     field and the rule; never writes anything."""
+    import zipfile
+
     if not isinstance(data, (bytes, bytearray)):
         raise PackInvalid("pack", "must be the bytes of a ZIP archive")
     if len(data) > MAX_ARCHIVE_BYTES:
