@@ -183,7 +183,8 @@ def read_archive(data: bytes) -> Archive:
         for info in infos:
             name = info.filename
             field = f"entry:{name}"
-            problem = path_problem(name)
+            # zipfile cuts a name at NUL; the name as stored is orig_filename
+            problem = path_problem(getattr(info, "orig_filename", name)) or path_problem(name)
             if problem:
                 raise PackInvalid(field, f"unsafe path: {problem}")
             if name in names:
