@@ -61,8 +61,10 @@ SPACE_REQUESTS = (SPACES_LIST, SPACES_CREATE, SPACES_UPDATE, SPACES_ACTIVATE, SP
 RECORD_REQUESTS = tuple(f"mnemon/records/{action}" for action in (
     "list", "get", "create", "propose", "verify", "reject", "stale", "edit", "archive", "forget", "export",
     "import", "compact"))
+#: ``mnemon/pack/<action>`` (handlers and params in :mod:`.packs`).
+PACK_REQUESTS = ("mnemon/pack/export", "mnemon/pack/inspect", "mnemon/pack/import")
 REQUESTS = (RUNTIME_MUTATE, RUNTIME_SNAPSHOT, WAKE, TURN_BEGIN, TURN_END, STATUS, *DOCUMENT_REQUESTS,
-            *SPACE_REQUESTS, *RECORD_REQUESTS)
+            *SPACE_REQUESTS, *RECORD_REQUESTS, *PACK_REQUESTS)
 
 # Server -> client notifications.
 BRANCH_CHANGED = "mnemon/branchChanged"
@@ -96,6 +98,8 @@ ERROR_CODES: dict[str, int] = {
     "space-refused": -32023,
     "store-too-large": -32024,
     "confirmation-required": -32025,
+    "pack-invalid": -32040,
+    "pack-refused": -32041,
     "storage-error": -32030,
     "storage-full": -32031,
     "storage-readonly": -32032,

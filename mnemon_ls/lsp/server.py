@@ -40,6 +40,7 @@ from ..host import FolderState, HostRegistry, uri_to_path
 from ..view import ViewRegistry
 from . import framing
 from . import protocol as P
+from . import packs as packs_feature
 from . import records as records_feature
 from .watch import Watcher, documents_filter, git_state_filter, runtime_filter
 
@@ -959,6 +960,7 @@ def _write_wake_file(state: FolderState, text: str) -> Path:
 
 
 records_feature.register(server, mnemon_request)  # mnemon/records/*, the auto-writer, review cues
+packs_feature.register(server, mnemon_request)  # mnemon/pack/export|inspect|import
 
 
 # ------------------------------------------------------------------- entry point

@@ -575,7 +575,7 @@ def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
     if "memory-spaces" in chosen:
         host.check_storage()
         lock_paths.append(root / "data" / LOCK_FILE)
-    _release_sources(host)
+    release_sources(host)
     absent = [p.parent for p in lock_paths if not p.parent.exists()]
     try:
         with _locks(lock_paths):
@@ -585,7 +585,7 @@ def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
             with contextlib.suppress(OSError):
                 directory.rmdir()
         raise
-    _release_sources(host)
+    release_sources(host)
     receipt = {"status": "committed", "mode": mode, "components": list(chosen), "scope": pack.archive.scope,
                **plan.receipt}
     return receipt
@@ -676,7 +676,7 @@ def _roll_back(done: list[dict[str, str]]) -> None:
         _fsync_dir(target.parent)
 
 
-def _release_sources(host: "WorkspaceHost") -> None:
+def release_sources(host: "WorkspaceHost") -> None:
     """Close and forget the host's Documents and Memory Spaces Sources (their open files and caches
     belong to the directories a swap replaces); they are rebuilt on next use."""
     for name in ("documents", "spaces"):
