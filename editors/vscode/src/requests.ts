@@ -91,6 +91,8 @@ export const ErrorCode = {
     "storage-unsafe": -32035,
     "store-too-large": -32024,
     "confirmation-required": -32025,
+    "pack-invalid": -32040,
+    "pack-refused": -32041,
     "internal-error": -32603,
 } as const;
 
