@@ -60,3 +60,5 @@ create("MnemonDocSearch", run("MnemonDocSearch"), {
 create("MnemonProposals", run("MnemonProposals"), {
   desc = "mnemon: review an assistant's workspace memory proposals: pick one, then Verify or Reject",
 })
+
+require("mnemon.packs").create_commands(create)  -- :MnemonPackExport, :MnemonPackImport
