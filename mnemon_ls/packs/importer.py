@@ -368,19 +368,32 @@ def _stage_documents(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, 
             os.unlink(target)
         _write_new(target, data)
     _write_new(staged_docs / "index.json", serialize_index(records, extra))
-    _redact_documents(host, stage)
+    added = [r for r in records if r.relative_path in files]
+    texts = [t for r in added for t in (r.title, r.description, r.archive_summary or "")]
+    texts += [doc.body for doc in pack.documents or () if any(r.content_hash == doc.record.content_hash for r in added)]
+    _redact_documents(host, stage, texts)
     lock = docs_dir / ".index.lock"
     plan.links.append((lock, staged_docs / ".index.lock"))
     plan.pairs.append((staged_docs, docs_dir))
     plan.receipt["documents"] = report
 
 
-def _redact_documents(host: "WorkspaceHost", stage: Path) -> None:
+def _any_secret(texts: Sequence[str]) -> bool:
+    """Whether any of ``texts`` holds what :func:`mnemon_ls.redact.find_secrets` calls a credential
+    (one pass over the joined texts: the common case, nothing found, costs one scan)."""
+    from ..redact import find_secrets
+
+    return bool(texts) and bool(find_secrets("\n".join(texts)))
+
+
+def _redact_documents(host: "WorkspaceHost", stage: Path, texts: Sequence[str]) -> None:
+    """The Documents redaction pass on the staged ``documents/`` when the imported ``texts`` (titles,
+    descriptions, summaries, bodies of the documents added) hold a credential."""
     from ..documents import DocumentStore
     from ..documents import redaction
 
     mode = host.settings.secrets
-    if mode == "allow":
+    if mode == "allow" or not _any_secret(texts):
         return
     store = DocumentStore(stage, None, search_index=False, secrets=mode,
                           active_limit_bytes=dmodel.MAX_LIMIT_BYTES, max_body_bytes=dmodel.MAX_LIMIT_BYTES)
@@ -519,7 +532,9 @@ def _check_and_redact_spaces(host: "WorkspaceHost", staged_root: Path,
         finally:
             provider.close()
     mode = host.settings.secrets
-    if mode == "allow" or not records:
+    names = [t for r in records for t in (r.name, r.description)]
+    if mode == "allow" or not records or not (_any_secret(names) or any(
+            _store_has_secret(staged_root / "data" / r.id / "mnemon.db") for r in records)):
         return records
     service = SpacesService(staged_root, secrets=mode)
     try:
@@ -534,6 +549,32 @@ def _check_and_redact_spaces(host: "WorkspaceHost", staged_root: Path,
     finally:
         service.close()
     return [by_id.get(r.id, r) for r in records]
+
+
+def _store_has_secret(db_path: Path) -> bool:
+    """Whether a staged store may hold a credential: in a text cell the spaces redaction pass rewrites
+    (:data:`mnemon_ls.spaces.redaction._COLUMNS`: contents, tags, entities, oplog details, edge metadata)
+    or, when the file has free pages (deleted rows' bytes), anywhere in its raw
+    bytes. Only then does the full pass (:func:`mnemon_ls.spaces.redaction.apply`) run."""
+    import sqlite3
+
+    from ..redact import find_secrets
+    from ..spaces import redaction
+
+    db = sqlite3.connect(f"{db_path.as_uri()}?mode=ro", uri=True)
+    try:
+        texts: list[str] = []
+        for table, columns in redaction._tables(db).items():
+            wanted = [c for c in redaction._COLUMNS[table][1] if c in columns]
+            if wanted:
+                for row in db.execute(f"SELECT {', '.join(wanted)} FROM {table}"):
+                    texts.extend(v for v in row if isinstance(v, str))
+        free = db.execute("PRAGMA freelist_count").fetchone()[0]
+    finally:
+        db.close()
+    if _any_secret(texts):
+        return True
+    return bool(free) and bool(find_secrets(db_path.read_bytes().decode("latin-1")))
 
 
 # ------------------------------------------------------------------------------------------ import
