@@ -78,20 +78,28 @@ def export_pack(host: "WorkspaceHost", scope: str = "full", *, now: datetime | N
     moment = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
     payload: dict[str, bytes] = {}
     components = fmt.SCOPES[scope]
+    items: dict[str, int] = {}
     if "runtime" in components:
-        payload.update(_runtime(host))
+        part, items["runtime"] = _runtime(host)
+        payload.update(part)
     if "documents" in components:
-        payload.update(_documents(host))
+        part, items["documents"] = _documents(host)
+        payload.update(part)
     if "memory-spaces" in components:
-        payload.update(_spaces(host))
-    provisional = fmt.build_manifest(scope, fmt.iso_ms(moment), __version__, [])
-    checked = read_pack(fmt.write_archive(provisional, payload))
-    manifest = fmt.build_manifest(scope, fmt.iso_ms(moment), __version__, checked.summary())
+        part, items["memory-spaces"] = _spaces(host)
+        payload.update(part)
+    summary = []
+    for component in components:
+        files = [data for path, data in payload.items() if fmt.component_of(path) == component]
+        summary.append({"component": component, "files": len(files), "bytes": sum(len(d) for d in files),
+                        "items": items[component]})
+    manifest = fmt.build_manifest(scope, fmt.iso_ms(moment), __version__, summary)
     data = fmt.write_archive(manifest, payload)
-    return ExportedPack(data, fmt.pack_file_name(moment), read_pack(data))
+    pack = read_pack(data)  # what we write we also accept (raises PackInvalid naming what is wrong)
+    return ExportedPack(data, fmt.pack_file_name(moment), pack)
 
 
-def _runtime(host: "WorkspaceHost") -> dict[str, bytes]:
+def _runtime(host: "WorkspaceHost") -> tuple[dict[str, bytes], int]:
     state = host.runtime.read()
     if state.problems:
         raise UnreadableStore(f"Runtime memory is damaged: {state.problems[0]}; run `mnemon-ls runtime recover` "
@@ -99,14 +107,14 @@ def _runtime(host: "WorkspaceHost") -> dict[str, bytes]:
     entries = [*state.user, *state.memory]
     return {RUNTIME_FILE: serialize_store(entries),
             "payload/runtime/USER.md": projection_bytes(entries, "user"),
-            "payload/runtime/MEMORY.md": projection_bytes(entries, "memory")}
+            "payload/runtime/MEMORY.md": projection_bytes(entries, "memory")}, len(entries)
 
 
-def _documents(host: "WorkspaceHost") -> dict[str, bytes]:
+def _documents(host: "WorkspaceHost") -> tuple[dict[str, bytes], int]:
     root = host.root
     index_path = root / "documents" / "index.json"
     if not index_path.is_file():
-        return {INDEX_FILE: serialize_index(())}
+        return {INDEX_FILE: serialize_index(())}, 0
     store = host.documents
     store.flush_access()
     with fsio.file_lock(store.lock_path, store.lock_timeout):
@@ -125,13 +133,13 @@ def _documents(host: "WorkspaceHost") -> dict[str, bytes]:
                 raise UnreadableStore(f"{path} (document {record.id}) is missing; run `mnemon-ls doc recover` "
                                       "before exporting", file=str(path), reason="missing")
             out[f"payload/{record.relative_path}"] = body
-    return out
+    return out, len(records)
 
 
-def _spaces(host: "WorkspaceHost") -> dict[str, bytes]:
+def _spaces(host: "WorkspaceHost") -> tuple[dict[str, bytes], int]:
     root = host.root
     if not (root / "data").is_dir():
-        return {REGISTRY_FILE: _catalog([])}
+        return {REGISTRY_FILE: _catalog([])}, 0
     service = host.spaces
     state = service.state()
     service.close()  # our own connections: pending counters written, nothing of ours holds the WAL
@@ -139,7 +147,7 @@ def _spaces(host: "WorkspaceHost") -> dict[str, bytes]:
     for record in state.bodies:
         db_path = root / "data" / record.id / "mnemon.db"
         out[f"payload/data/{record.id}/mnemon.db"] = read_checkpointed(db_path, record.id)
-    return out
+    return out, len(state.bodies)
 
 
 def _catalog(bodies: list[dict[str, Any]]) -> bytes:
