@@ -311,3 +311,40 @@ def test_cli_pack_export_inspect_import(tmp_path):
     assert result.returncode == 2 and json.loads(result.stdout)["error"]["code"] == "pack-invalid"
     assert "pack: is not a ZIP archive" in result.stderr
     assert contents(tmp_path / "b") == contents(tmp_path / "a")
+
+
+def test_split_user_scope_exports_what_the_workspace_sees_and_imports_user_entries_into_the_global_root(tmp_path):
+    from mnemon_ls.host import WorkspaceHost
+    from mnemon_ls.settings import load_settings
+
+    def split(root: Path, global_root: Path) -> WorkspaceHost:
+        return WorkspaceHost(None, load_settings({"storageScope": "custom", "dataDir": str(root),
+                                                  "runtimeUserScope": "global"}),
+                             env={"MNEMON_DATA_DIR": str(global_root)})
+
+    source = split(tmp_path / "a", tmp_path / "ga")
+    try:
+        source.runtime.mutate(ops.validate_request("add", "user", "Prefers short answers"))
+        source.runtime.mutate(ops.validate_request("add", "memory", "Run tests with pytest"))
+        data = packs.export_pack(source, "runtime").data
+    finally:
+        source.close()
+    doc = json.loads(unpack(data)["payload/runtime/memories.json"])
+    assert sorted((e["target"], e["content"]) for e in doc["entries"]) == [
+        ("memory", "Run tests with pytest"), ("user", "Prefers short answers")]
+    target = split(tmp_path / "b", tmp_path / "gb")
+    try:
+        receipt = target.import_pack(data)
+        state = target.runtime.read()
+    finally:
+        target.close()
+    assert receipt["runtime"]["added"] == 2
+    assert [e.content for e in state.user] == ["Prefers short answers"]
+    assert [e.content for e in state.memory] == ["Run tests with pytest"]
+    global_entries = json.loads((tmp_path / "gb" / "runtime" / "memories.json").read_text())["entries"]
+    local_entries = json.loads((tmp_path / "b" / "runtime" / "memories.json").read_text())["entries"]
+    assert [e["target"] for e in global_entries] == ["user"] and [e["target"] for e in local_entries] == ["memory"]
+    assert not (tmp_path / "b" / "runtime" / "USER.md").exists()
+    assert (tmp_path / "gb" / "runtime" / "USER.md").read_text() == "Prefers short answers\n"
+    for root in (tmp_path / "b", tmp_path / "gb"):
+        assert not [p.name for p in root.iterdir() if p.name.startswith(".dsh-pack")]
