@@ -29,6 +29,7 @@ from .runtime import ops
 from .runtime.model import PROJECTION_FILES, TARGETS, parse_timestamp_ms
 from .runtime.snapshot import age_label
 from .runtime.store import diagnose
+from .packs import cli as packs_cli
 from .records import cli as records_cli
 from . import cli_providers
 from .settings import Settings, load_settings, settings_from_environment
@@ -225,6 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     hook.add_argument("event", choices=("session-start", "prompt"))
     records_cli.add_parser(commands, common)
     cli_providers.add_parser(commands, common)
+    packs_cli.add_parser(commands, common)
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     from .lsp.launch import add_serve_arguments  # light: `mnemon-ls serve` itself starts from there
 
@@ -749,6 +751,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler = lambda a: records_cli.run(a, _host, _emit, _read_content)  # noqa: E731
     elif args.command == "provider":
         handler = lambda a: cli_providers.run(a, _host, _emit)  # noqa: E731
+    elif args.command == "pack":
+        handler = lambda a: packs_cli.run(a, _host, _emit)  # noqa: E731
     elif args.command == "runtime":
         handler = {"list": cmd_runtime_list, "recover": cmd_runtime_recover,
                    "archived": lambda a: cli_archived.cmd_runtime_archived(a, _host, _emit)}.get(args.action, cmd_runtime_mutate)

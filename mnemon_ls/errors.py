@@ -360,3 +360,27 @@ class MaintenanceFailed(MnemonError):
 
     code = "maintenance-failed"
     exit_code = EXIT_REJECTED
+
+
+class PackInvalid(MnemonError):
+    """A Mnemon Pack (reference section 9) breaks a rule of the format: ``data.field`` names the entry or
+    the manifest/checksums/payload field (``entry:payload/../x``, ``manifest.version``, ...) and
+    ``data.rule`` what was expected. Nothing was changed on disk."""
+
+    code = "pack-invalid"
+    exit_code = EXIT_INVALID
+
+    def __init__(self, field: str, rule: str, **data: Any) -> None:
+        super().__init__(f"{field}: {rule}", field=field, rule=rule, **data)
+        self.field = field
+        self.rule = rule
+
+
+class PackRefused(MnemonError):
+    """A well-formed pack operation this root refuses: an export of a store whose WAL is not
+    checkpointed, a replace that would empty an initialized set of stores, a credential under
+    ``secrets: reject``, or a swap that failed and was rolled back. ``data.reason`` is a stable word
+    (``wal-not-checkpointed``, ``would-empty``, ``secret``, ``swap-failed``). Nothing was changed."""
+
+    code = "pack-refused"
+    exit_code = EXIT_REJECTED

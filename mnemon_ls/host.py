@@ -66,6 +66,35 @@ class WorkspaceHost:
         self._clock = clock
         self._env = env
         self.runtime = RuntimeSource(self.resolution, settings, clock=clock)
+        self._finish_pack_swap()
+
+    def _finish_pack_swap(self) -> None:
+        """Finish a pack import a killed process left decided (``<root>/.dsh-pack-swap.json``), so no
+        Source ever reads a half-swapped root (:func:`mnemon_ls.packs.recover`). Writes only then."""
+        if os.path.lexists(self.resolution.root / ".dsh-pack-swap.json"):
+            from .packs import recover
+
+            recover(self.resolution.root)
+
+    def export_pack(self, scope: str | None = None) -> "Any":
+        """Export this root as a Mnemon Pack (:func:`mnemon_ls.packs.export_pack`; ``scope`` full, runtime,
+        documents or memory-spaces). Returns an :class:`~mnemon_ls.packs.ExportedPack`."""
+        from .packs import export_pack, validate_scope
+
+        return export_pack(self, validate_scope(scope))
+
+    def inspect_pack(self, data: bytes) -> dict[str, "Any"]:
+        """Validate pack bytes and say what they hold (:func:`mnemon_ls.packs.inspect_pack`); never writes."""
+        from .packs import inspect_pack
+
+        return inspect_pack(data)
+
+    def import_pack(self, data: bytes, mode: str | None = None, components: "Any" = None) -> dict[str, "Any"]:
+        """Import pack bytes into this root (:func:`mnemon_ls.packs.import_pack`: ``mode`` merge or replace,
+        ``components`` a subset of the pack's); the receipt, or an error that changed nothing."""
+        from .packs import import_pack
+
+        return import_pack(self, data, mode=mode, components=components)
 
     @property
     def root(self) -> Path:

@@ -66,6 +66,10 @@ PROVIDER_REQUESTS = tuple(f"mnemon/providers/{action}" for action in (
     "list", "configure", "enable", "disable", "test", "discover"))
 REQUESTS = (RUNTIME_MUTATE, RUNTIME_SNAPSHOT, WAKE, TURN_BEGIN, TURN_END, STATUS, *DOCUMENT_REQUESTS,
             *SPACE_REQUESTS, *RECORD_REQUESTS, *PROVIDER_REQUESTS)
+#: ``mnemon/pack/<action>`` (handlers and params in :mod:`.packs`).
+PACK_REQUESTS = ("mnemon/pack/export", "mnemon/pack/inspect", "mnemon/pack/import")
+REQUESTS = (RUNTIME_MUTATE, RUNTIME_SNAPSHOT, WAKE, TURN_BEGIN, TURN_END, STATUS, *DOCUMENT_REQUESTS,
+            *SPACE_REQUESTS, *RECORD_REQUESTS, *PACK_REQUESTS)
 
 # Server -> client notifications.
 BRANCH_CHANGED = "mnemon/branchChanged"
@@ -100,6 +104,8 @@ ERROR_CODES: dict[str, int] = {
     "store-too-large": -32024,
     "confirmation-required": -32025,
     "maintenance-failed": -32040,  # issue 9: archival could not prove a destination; hot memory unchanged
+    "pack-invalid": -32042,
+    "pack-refused": -32043,
     "storage-error": -32030,
     "storage-full": -32031,
     "storage-readonly": -32032,

@@ -49,6 +49,7 @@ from . import semantic as semantic_feature
 from . import runtime as runtime_feature
 from . import fileactions as file_actions
 from . import framing
+from . import packs as packs_feature
 from . import protocol as P
 from . import providers as providers_feature
 from . import spaces as spaces_feature
@@ -529,6 +530,7 @@ for _feature in (runtime_feature, documents_feature, spaces_feature, actions_fea
 records_feature.register(server, mnemon_request)  # mnemon/records/*, the auto-writer, review cues
 providers_feature.register(server, mnemon_request)  # mnemon/providers/*
 semantic_feature.register(server)  # $/progress of background embedding
+packs_feature.register(server, mnemon_request)  # mnemon/pack/export|inspect|import
 file_actions.register(server, actions_feature._command_arg, actions_feature._as_domain_error)  # "Update document from file"
 
 

@@ -659,6 +659,15 @@ class RuntimeStore:
             data = redact_file_bytes(data, name)[0]
         return fsio.copy_file_exclusive(self.edits_dir, f"{self._stamp()}-{name}", data)
 
+    def commit_entries(self, entries: Sequence[Entry]) -> str:
+        """Replace the whole store with ``entries`` (each already valid) through the normal commit path
+        (lock, projections, last-good copy, ``memories.json`` last, projection history); returns the new
+        revision. Used by a pack import on its private staging copy of ``runtime/``
+        (:mod:`mnemon_ls.packs.importer`). Raises :class:`UnreadableStore` for a damaged store."""
+        with self._locked():
+            state = self._read_valid_locked()
+            return self._commit(state.entries, list(entries))[1]
+
     def _commit(self, before: Sequence[Entry] | None, after: Sequence[Entry], *,
                 already_saved: Collection[str] = ()) -> tuple[dict[str, str], str]:
         """Write changed projections, the last-good copy and memories.json (last).

@@ -127,3 +127,5 @@ do
     pcall(vim.cmd, "silent! helptags " .. vim.fn.fnameescape(doc))
   end
 end
+
+require("mnemon.packs").create_commands(create)  -- :MnemonPackExport, :MnemonPackImport

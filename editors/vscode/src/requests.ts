@@ -92,6 +92,8 @@ export const ErrorCode = {
     "store-too-large": -32024,
     "confirmation-required": -32025,
     "maintenance-failed": -32040,
+    "pack-invalid": -32042,
+    "pack-refused": -32043,
     "internal-error": -32603,
 } as const;
 

@@ -1,0 +1,178 @@
+-- mnemon.nvim: Mnemon Packs (reference section 9): back up, move or share a whole memory as one ZIP.
+--
+--   :MnemonPackExport [full|runtime|documents|memory-spaces] [{file}]
+--        write this workspace's memory to {file} (default: asked, <cwd>/mnemon-backup.zip)
+--   :MnemonPackImport[!] {file} [runtime] [documents] [memory-spaces]
+--        validate {file} (mnemon/pack/inspect), then merge it in; with ! replace the components
+--        (asked to confirm first); naming components imports only those
+--
+-- Requests: mnemon/pack/export {workspace, packScope, path}, mnemon/pack/inspect {workspace, path},
+-- mnemon/pack/import {workspace, path, mode, components}. A refused import changed nothing.
+
+local M = {}
+
+local SCOPES = { full = true, runtime = true, documents = true, ["memory-spaces"] = true }
+local COMPONENTS = { runtime = true, documents = true, ["memory-spaces"] = true }
+
+local function client_for(bufnr)
+  local client = require("mnemon.client")
+  local c, root, reason = client.for_buf(bufnr)
+  if not c then
+    client.notify("mnemon: " .. (reason or "no mnemon-ls client for this buffer"), vim.log.levels.ERROR)
+    return nil
+  end
+  return client, c, client.root_uri(root)
+end
+
+local function done(callback, err, result)
+  if callback then
+    callback(err, result)
+  end
+end
+
+--- "runtime: 3 item(s), 3 file(s), 538 bytes; ..." from a manifest summary.
+function M.summary_text(summary)
+  local parts = {}
+  for _, row in ipairs(summary or {}) do
+    table.insert(parts, string.format("%s: %d item(s), %d file(s), %d bytes", tostring(row.component),
+      row.items or 0, row.files or 0, row.bytes or 0))
+  end
+  return table.concat(parts, "; ")
+end
+
+--- One line for an import receipt.
+function M.receipt_text(receipt)
+  local parts = {}
+  for _, key in ipairs({ "runtime", "documents", "spaces" }) do
+    local part = receipt[key]
+    if type(part) == "table" then
+      local text = string.format("%s: %d added, %d already here", key, part.added or 0, part.skipped or 0)
+      if (part.replaced or 0) > 0 then
+        text = text .. string.format(", %d replaced", part.replaced)
+      end
+      if type(part.renamed) == "table" and #part.renamed > 0 then
+        text = text .. string.format(", %d under a new id", #part.renamed)
+      end
+      table.insert(parts, text)
+    end
+  end
+  return string.format("mnemon: pack imported (%s): %s", tostring(receipt.mode), table.concat(parts, "; "))
+end
+
+--- Export. opts: scope, path (absolute or relative to the cwd), bufnr. callback(err, result).
+function M.export(opts, callback)
+  opts = opts or {}
+  local client, c, workspace = client_for(opts.bufnr or 0)
+  if not client then
+    return done(callback, { message = "no client" })
+  end
+  local path = vim.fn.fnamemodify(opts.path, ":p")
+  local params = { workspace = workspace, packScope = opts.scope or "full", path = path }
+  client.request(c, "mnemon/pack/export", params, function(err, result)
+    if err then
+      client.notify("mnemon: pack not exported: " .. client.format_error(err), vim.log.levels.ERROR)
+      return done(callback, err)
+    end
+    client.notify(string.format("mnemon: exported %s pack to %s (%s)", tostring(result.scope), path,
+      M.summary_text(result.summary)), vim.log.levels.INFO)
+    done(callback, nil, result)
+  end, { bufnr = opts.bufnr })
+end
+
+--- Import. opts: path, replace (bool), components (list), bufnr. callback(err, receipt).
+function M.import(opts, callback)
+  opts = opts or {}
+  local client, c, workspace = client_for(opts.bufnr or 0)
+  if not client then
+    return done(callback, { message = "no client" })
+  end
+  local path = vim.fn.fnamemodify(opts.path, ":p")
+  client.request(c, "mnemon/pack/inspect", { workspace = workspace, path = path }, function(err, inspected)
+    if err then
+      client.notify("mnemon: pack not imported (nothing changed): " .. client.format_error(err), vim.log.levels.ERROR)
+      return done(callback, err)
+    end
+    local function go()
+      local params = { workspace = workspace, path = path, mode = opts.replace and "replace" or "merge",
+        components = (opts.components and #opts.components > 0) and opts.components or nil }
+      client.request(c, "mnemon/pack/import", params, function(err2, receipt)
+        if err2 then
+          client.notify("mnemon: pack not imported (nothing changed): " .. client.format_error(err2), vim.log.levels.ERROR)
+          return done(callback, err2)
+        end
+        client.notify(M.receipt_text(receipt), vim.log.levels.INFO)
+        done(callback, nil, receipt)
+      end, { bufnr = opts.bufnr })
+    end
+    if not opts.replace then
+      return go()
+    end
+    local prompt = string.format("mnemon: replace this workspace's memory with the %s pack of %s (%s)?",
+      tostring(inspected.scope), tostring(inspected.exportedAt), M.summary_text(inspected.summary))
+    vim.ui.select({ "Replace", "Cancel" }, { prompt = prompt }, function(choice)
+      if choice == "Replace" then
+        go()
+      else
+        done(callback, nil, nil)
+      end
+    end)
+  end, { bufnr = opts.bufnr })
+end
+
+--- Parse ":MnemonPackExport" arguments: ([scope], [file]).
+function M.parse_export_args(args)
+  local scope, path = "full", nil
+  for _, word in ipairs(vim.split(vim.trim(args or ""), "%s+", { trimempty = true })) do
+    if SCOPES[word] and path == nil and scope == "full" then
+      scope = word
+    else
+      path = word
+    end
+  end
+  return scope, path
+end
+
+--- Define the user commands (plugin/mnemon.lua calls this with nvim_create_user_command).
+function M.create_commands(create)
+  create("MnemonPackExport", function(cmd)
+    local scope, path = M.parse_export_args(cmd.args)
+    if path then
+      return M.export({ scope = scope, path = path })
+    end
+    vim.ui.input({ prompt = "mnemon: save the pack as ", default = vim.fn.getcwd() .. "/mnemon-backup.zip" },
+      function(answer)
+        if answer and answer ~= "" then
+          M.export({ scope = scope, path = answer })
+        end
+      end)
+  end, {
+    nargs = "*",
+    complete = function()
+      return { "full", "runtime", "documents", "memory-spaces" }
+    end,
+    desc = "mnemon: export this workspace's memory as a pack: [full|runtime|documents|memory-spaces] [{file}]",
+  })
+  create("MnemonPackImport", function(cmd)
+    local words = vim.split(vim.trim(cmd.args or ""), "%s+", { trimempty = true })
+    local path, components = nil, {}
+    for _, word in ipairs(words) do
+      if COMPONENTS[word] then
+        table.insert(components, word)
+      else
+        path = word
+      end
+    end
+    if not path then
+      require("mnemon.client").notify("mnemon: :MnemonPackImport needs a pack file", vim.log.levels.ERROR)
+      return
+    end
+    M.import({ path = path, replace = cmd.bang, components = components })
+  end, {
+    nargs = "+",
+    bang = true,
+    complete = "file",
+    desc = "mnemon: import a pack {file} (merge; ! replaces, after a confirmation) [runtime] [documents] [memory-spaces]",
+  })
+end
+
+return M

@@ -1,0 +1,97 @@
+"""``mnemon-ls pack export|inspect|import``: the command line of Mnemon Packs (text by default, ``--json``).
+
+The handlers call the Host operations (:meth:`WorkspaceHost.export_pack`, ``inspect_pack``,
+``import_pack``) like every other surface; this module only parses and prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+from ..errors import EXIT_OK, InvalidInput
+from .format import COMPONENTS, MAX_ARCHIVE_BYTES, SCOPES
+
+
+def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
+    """Add ``pack`` and its actions to the ``commands`` subparsers (``common``: the shared flags)."""
+    pack = commands.add_parser("pack", help="Mnemon Packs: back up, move or share a whole memory as one ZIP")
+    actions = pack.add_subparsers(dest="action", metavar="ACTION", required=True)
+    export = actions.add_parser("export", parents=[common], help="write this root's memory to a pack")
+    export.add_argument("--pack-scope", choices=tuple(SCOPES), default="full",
+                        help="what goes in: full (default), runtime, documents or memory-spaces")
+    export.add_argument("-o", "--output", metavar="FILE",
+                        help="pack file (default: mnemon-backup-<time>.zip in the current directory)")
+    inspect = actions.add_parser("inspect", parents=[common], help="validate a pack and list what it holds")
+    inspect.add_argument("file")
+    imp = actions.add_parser("import", parents=[common], help="import a pack (merge by default)")
+    imp.add_argument("file")
+    imp.add_argument("--replace", action="store_true",
+                     help="replace the chosen components instead of merging (a pack without spaces never empties a "
+                          "root that has stores)")
+    imp.add_argument("--component", action="append", dest="components", choices=COMPONENTS, metavar="COMPONENT",
+                     help=f"import only this component ({', '.join(COMPONENTS)}; repeatable; default: all the pack has)")
+
+
+def _read(path: str) -> bytes:
+    file = Path(os.path.expanduser(path))
+    try:
+        size = file.stat().st_size
+    except FileNotFoundError:
+        raise InvalidInput("file", f"{file} does not exist") from None
+    if not file.is_file():
+        raise InvalidInput("file", f"{file} is not a file")
+    if size > MAX_ARCHIVE_BYTES:
+        raise InvalidInput("file", f"{file} is {size} bytes; a pack holds at most {MAX_ARCHIVE_BYTES} bytes (48 MiB)")
+    return file.read_bytes()
+
+
+def _summary_lines(summary: list[dict[str, Any]]) -> list[str]:
+    return [f"  {row['component']}: {row['items']} item{'s' if row['items'] != 1 else ''}, {row['files']} "
+            f"file{'s' if row['files'] != 1 else ''}, {row['bytes']} bytes" for row in summary]
+
+
+def run(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], Any],
+        emit: Callable[[argparse.Namespace, Any, str], None]) -> int:
+    """Run one ``pack`` action with the CLI's own helpers (host, output)."""
+    from .export import write_pack_file
+
+    host = host_factory(args)
+    if args.action == "export":
+        exported = host.export_pack(args.pack_scope)
+        output = Path(os.path.expanduser(args.output)) if args.output else Path.cwd() / exported.file_name
+        write_pack_file(output, exported.data)
+        data = {**exported.to_dict(), "path": str(output)}
+        lines = [f"exported {exported.pack.archive.scope} pack of {host.root} to {output} ({len(exported.data)} bytes)",
+                 *_summary_lines(data["summary"])]
+        emit(args, data, "\n".join(lines))
+        return EXIT_OK
+    payload = _read(args.file)
+    if args.action == "inspect":
+        data = host.inspect_pack(payload)
+        lines = [f"{args.file}: a valid {data['scope']} pack exported {data['exportedAt']} by "
+                 f"{data['source']['plugin']} {data['source']['pluginVersion']}", *_summary_lines(data["summary"])]
+        for doc in data["documents"] or ():
+            lines.append(f"  document {doc['id']} [{doc['status']}] {doc['title']}")
+        for space in data["spaces"] or ():
+            lines.append(f"  space {space['id']}{' (active)' if space['active'] else ''}: {space['name']}")
+        emit(args, data, "\n".join(lines))
+        return EXIT_OK
+    receipt = host.import_pack(payload, mode="replace" if args.replace else "merge", components=args.components)
+    lines = [f"imported {args.file} into {host.root} ({receipt['mode']}: {', '.join(receipt['components'])})"]
+    names = {"runtime": "Runtime entries", "documents": "documents", "spaces": "Memory Spaces"}
+    for key, label in names.items():
+        part = receipt.get(key)
+        if part is None:
+            continue
+        text = f"  {label}: {part['added']} added, {part['skipped']} already here"
+        if part.get("replaced"):
+            text += f", {part['replaced']} replaced"
+        if part.get("renamed"):
+            text += f", {len(part['renamed'])} under a new id (" + ", ".join(
+                f"{r['from']} -> {r['to']}" for r in part["renamed"]) + ")"
+        lines.append(text)
+    emit(args, receipt, "\n".join(lines))
+    return EXIT_OK

@@ -1,0 +1,199 @@
+"""Export a storage root as a Mnemon Pack (reference section 9).
+
+What goes in, per component (only regular files; a link anywhere is refused by the Sources' readers):
+
+- runtime: ``memories.json`` with the entries this workspace sees (``runtimeUserScope=global``: the
+  global root's ``user`` entries and this root's ``memory`` entries; serialized by
+  :func:`mnemon_ls.runtime.model.serialize_store`) and the two projections built from them;
+- documents: ``index.json`` (records re-serialized with ``relativePath`` forced to
+  ``documents/<status>/<filename>``) and every managed file, read under the index lock so the set is
+  one committed state;
+- memory-spaces: the native catalog ``data/.dsh-memory-bodies.json`` (native spaces only) and each
+  ``data/<id>/mnemon.db``. Each store is checkpointed first (``wal_checkpoint(TRUNCATE)`` on a
+  connection of ours, after this process's own connections are closed); a store whose
+  ``mnemon.db-wal`` is still not empty (another process holds a read snapshot or keeps writing) is
+  refused (:class:`~mnemon_ls.errors.PackRefused`, reason ``wal-not-checkpointed``). The file is read
+  inside a read transaction taken on the empty WAL, so no checkpoint can change it meanwhile.
+
+Third-party spaces, ``state/memory-providers.json`` (connections, credentials) and every derived or
+transient file (side indexes, locks, access logs) are never included. The pack is validated by
+:func:`.validate.read_pack` before it is returned, so what we write we also accept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import __version__, fsio
+from ..documents.indexformat import managed_relative, parse_index, serialize_index
+from ..documents.model import relative_path
+from ..errors import InvalidInput, PackRefused, UnreadableStore
+from ..runtime.model import projection_bytes, serialize_store
+from ..spaces.registry import NATIVE_FILE
+from . import format as fmt
+from .validate import INDEX_FILE, REGISTRY_FILE, RUNTIME_FILE, Pack, read_pack
+
+if TYPE_CHECKING:
+    from ..host import WorkspaceHost
+
+
+@dataclass(frozen=True)
+class ExportedPack:
+    """An exported pack: its ``data`` (ZIP bytes), the reference's ``file_name`` and the parsed ``pack``."""
+
+    data: bytes
+    file_name: str
+    pack: Pack
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{fileName, bytes, scope, components, summary, exportedAt}`` (no payload)."""
+        manifest = self.pack.archive.manifest
+        return {"fileName": self.file_name, "bytes": len(self.data), "scope": manifest["scope"],
+                "components": manifest["components"], "summary": manifest["summary"],
+                "exportedAt": manifest["exportedAt"]}
+
+
+def validate_scope(value: Any, field: str = "packScope") -> str:
+    """A pack scope (``full``, ``runtime``, ``documents``, ``memory-spaces``) or :class:`InvalidInput`."""
+    if value is None:
+        return "full"
+    if value not in fmt.SCOPES:
+        raise InvalidInput(field, f"must be one of {', '.join(fmt.SCOPES)} (got {value!r})")
+    return value
+
+
+def export_pack(host: "WorkspaceHost", scope: str = "full", *, now: datetime | None = None) -> ExportedPack:
+    """Export ``host``'s memory for ``scope`` (module doc). Never writes under the root except what
+    SQLite's checkpoint folds back into ``mnemon.db``. Raises :class:`InvalidInput` (scope),
+    :class:`UnreadableStore` (a damaged store file), :class:`PackRefused` (a WAL that cannot be
+    checkpointed) and :class:`~mnemon_ls.errors.PackInvalid` (the root holds something a pack cannot
+    carry, e.g. a document file that differs from its index record)."""
+    scope = validate_scope(scope)
+    moment = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    payload: dict[str, bytes] = {}
+    components = fmt.SCOPES[scope]
+    items: dict[str, int] = {}
+    if "runtime" in components:
+        part, items["runtime"] = _runtime(host)
+        payload.update(part)
+    if "documents" in components:
+        part, items["documents"] = _documents(host)
+        payload.update(part)
+    if "memory-spaces" in components:
+        part, items["memory-spaces"] = _spaces(host)
+        payload.update(part)
+    summary = []
+    for component in components:
+        files = [data for path, data in payload.items() if fmt.component_of(path) == component]
+        summary.append({"component": component, "files": len(files), "bytes": sum(len(d) for d in files),
+                        "items": items[component]})
+    manifest = fmt.build_manifest(scope, fmt.iso_ms(moment), __version__, summary)
+    data = fmt.write_archive(manifest, payload)
+    pack = read_pack(data)  # what we write we also accept (raises PackInvalid naming what is wrong)
+    return ExportedPack(data, fmt.pack_file_name(moment), pack)
+
+
+def _runtime(host: "WorkspaceHost") -> tuple[dict[str, bytes], int]:
+    state = host.runtime.read()
+    if state.problems:
+        raise UnreadableStore(f"Runtime memory is damaged: {state.problems[0]}; run `mnemon-ls runtime recover` "
+                              "before exporting", reason=state.problems[0])
+    entries = [*state.user, *state.memory]
+    return {RUNTIME_FILE: serialize_store(entries),
+            "payload/runtime/USER.md": projection_bytes(entries, "user"),
+            "payload/runtime/MEMORY.md": projection_bytes(entries, "memory")}, len(entries)
+
+
+def _documents(host: "WorkspaceHost") -> tuple[dict[str, bytes], int]:
+    root = host.root
+    index_path = root / "documents" / "index.json"
+    if not index_path.is_file():
+        return {INDEX_FILE: serialize_index(())}, 0
+    store = host.documents
+    store.flush_access()
+    with fsio.file_lock(store.lock_path, store.lock_timeout):
+        data = fsio.read_bytes_or_none(index_path) or b""
+        try:
+            parsed = parse_index(data)
+        except InvalidInput as exc:
+            raise UnreadableStore(f"{index_path} is damaged: {exc.message}; run `mnemon-ls doc recover` before "
+                                  "exporting", file=str(index_path), reason=exc.message) from None
+        records = [r.with_changes(relative_path=relative_path(r.status, r.filename)) for r in parsed.records]
+        out = {INDEX_FILE: serialize_index(records, parsed.extra)}
+        for original, record in zip(parsed.records, records):
+            path = root / managed_relative(original.relative_path)
+            body = fsio.read_bytes_or_none(path)
+            if body is None:
+                raise UnreadableStore(f"{path} (document {record.id}) is missing; run `mnemon-ls doc recover` "
+                                      "before exporting", file=str(path), reason="missing")
+            out[f"payload/{record.relative_path}"] = body
+    return out, len(records)
+
+
+def _spaces(host: "WorkspaceHost") -> tuple[dict[str, bytes], int]:
+    root = host.root
+    if not (root / "data").is_dir():
+        return {REGISTRY_FILE: _catalog([])}, 0
+    service = host.spaces
+    state = service.state()
+    service.close()  # our own connections: pending counters written, nothing of ours holds the WAL
+    out = {REGISTRY_FILE: _catalog([b.to_native_json() for b in state.bodies])}
+    for record in state.bodies:
+        db_path = root / "data" / record.id / "mnemon.db"
+        out[f"payload/data/{record.id}/mnemon.db"] = read_checkpointed(db_path, record.id)
+    return out, len(state.bodies)
+
+
+def _catalog(bodies: list[dict[str, Any]]) -> bytes:
+    return (json.dumps({"version": 1, "bodies": bodies}, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def read_checkpointed(db_path: Path, space_id: str) -> bytes:
+    """The bytes of ``db_path`` with every committed transaction in them (module doc). Raises
+    :class:`PackRefused` (``wal-not-checkpointed``) and :class:`UnreadableStore` (missing, linked, not
+    SQLite)."""
+    fsio.check_store_path(db_path)
+    if not db_path.is_file():
+        raise UnreadableStore(f"{db_path}: the store of space {space_id} is missing; nothing was exported",
+                              file=str(db_path), reason="missing")
+    wal = Path(f"{db_path}-wal")
+    try:
+        db = sqlite3.connect(str(db_path), timeout=2, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise UnreadableStore(f"{db_path} cannot be opened: {exc}", file=str(db_path), reason=str(exc)) from None
+    try:
+        try:
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            db.execute("BEGIN")
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise UnreadableStore(f"{db_path} is not a readable SQLite store: {exc}", file=str(db_path),
+                                  reason=str(exc)) from None
+        try:
+            if wal.exists() and wal.stat().st_size > 0:
+                raise PackRefused(
+                    f"space {space_id}: {wal} is not checkpointed (another process is reading or writing the store); "
+                    "close the other Mnemon/mnemon-ls processes on this root and export again",
+                    reason="wal-not-checkpointed", file=str(wal))
+            with open(db_path, "rb") as handle:
+                data = handle.read()
+        finally:
+            db.execute("COMMIT")
+    finally:
+        db.close()
+    return data
+
+
+def write_pack_file(path: Path, data: bytes) -> None:
+    """Write pack ``data`` to ``path`` durably (temp file, fsync, rename; mode 0600); refuses a
+    symbolic link at ``path``."""
+    path = Path(os.path.abspath(path))
+    if path.is_symlink():
+        raise InvalidInput("output", f"{path} is a symbolic link; give a plain file name")
+    fsio.write_file_atomically(path, data)

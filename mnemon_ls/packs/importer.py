@@ -1,0 +1,746 @@
+"""Import a Mnemon Pack into a storage root: merge or replace, staged, swapped in, rolled back or forward.
+
+Rules (reference section 9), per component chosen (all of the pack's by default):
+
+- runtime, ``merge``: the pack's entries are added to the store's by (target, content) (the Runtime
+  Source's own match key); entries already present are skipped; ``replace``: the pack's entries replace
+  the store's entries of each target it owns. Either way every target must fit its limit afterwards
+  (:class:`~mnemon_ls.errors.RuntimeCapacityError`). With ``runtimeUserScope=global`` the ``user``
+  entries go to the global root's store and the ``memory`` entries to this root's.
+- documents, ``merge``: same id and same ``contentHash``: skipped; same id, other hash (or a file name
+  already taken): imported under a new UUID, file name ``<base (at most 80)>-<id[:8]>.md``, frontmatter
+  id rewritten; otherwise imported as is. The active total must stay within ``documents.activeLimitBytes``
+  (:class:`~mnemon_ls.errors.DocumentCapacityError`). ``replace``: the pack's documents only (saved
+  hand edits, quarantine and orphans folders are kept).
+- memory spaces, ``merge``: same id and byte-identical ``mnemon.db``: skipped; same id otherwise (also a
+  third-party space's id): a new UUID id; new spaces are added to the catalog. ``replace``: the pack's
+  native spaces only; a pack with no space is refused for a root that has native stores
+  (:class:`~mnemon_ls.errors.PackRefused`, ``would-empty``). ``<root>/active`` (the Mnemon CLI's default
+  store) is repaired to an existing store (the current one, else ``default``, else the first active,
+  else the first). Third-party spaces and ``state/memory-providers.json`` are never touched.
+- secrets: under ``secrets: redact`` the staged copy is redacted by the Sources' own redaction passes
+  (``runtime``: :class:`mnemon_ls.redact.Scrubber` on each content; documents and spaces:
+  :func:`mnemon_ls.documents.redaction.apply`, :func:`mnemon_ls.spaces.redaction.apply`) before anything
+  is swapped in; under ``reject`` a credential refuses the pack (``PackRefused`` ``secret``).
+
+Commit protocol (nothing changes until the swap; a failure at any point leaves the old root):
+
+1. ``<root>/.dsh-pack.lock`` (and the global root's, when its ``runtime/`` is involved), then the
+   component locks (``runtime/.memories.lock``, ``documents/.index.lock``,
+   ``data/.dsh-memory-bodies.lock``) for the whole import.
+2. Stage: each new component directory (or, for merged spaces, each new store directory and the new
+   catalog) is built in ``<root>/.dsh-pack-stage-<uuid>/`` through the Sources' formats: Runtime via
+   :meth:`RuntimeStore.commit_entries` on the staging copy, Documents via
+   :func:`mnemon_ls.documents.indexformat.serialize_index` and :func:`~mnemon_ls.documents.model.render_markdown`,
+   spaces through the catalog format; each staged ``mnemon.db`` is opened once as a Mnemon store. The
+   lock markers we hold are hard-linked into the staged directories, so after the swap the held marker
+   is the one at the lock path (released normally, never another process's).
+3. Decide: the swap journal ``<root>/.dsh-pack-swap.json`` (``{"version": 1, "pairs": [{staged, target,
+   backup}], "dirs": [...]}``, absolute paths) is written durably. From here the import is committed.
+4. Swap: for each pair, ``target`` -> ``backup`` (when it exists), ``staged`` -> ``target``, directory
+   fsync. An error rolls every done pair back (reverse order) and removes the journal: the old root,
+   and :class:`PackRefused` ``swap-failed``.
+5. Done: the journal is removed (durably), then the stage and backup directories.
+
+A process killed after step 3 leaves the journal: :func:`recover` (run by the next
+:class:`~mnemon_ls.host.WorkspaceHost` on the root, and by every pack operation) finishes the swap
+(roll forward) under the pack lock, so the root is either the old one (killed before the journal) or
+the new one, never a mix. Stage and backup directories without a journal are removed by the next pack
+operation.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import shutil
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+
+from .. import fsio
+from ..documents import model as dmodel
+from ..documents.indexformat import managed_relative, parse_index, serialize_index
+from ..errors import (DocumentCapacityError, InvalidInput, MnemonError, PackInvalid, PackRefused,
+                      RuntimeCapacityError, UnreadableStore)
+from ..redact import Scrubber
+from ..runtime.model import PROJECTION_FILES, Entry, match_key, normalize_text, used_bytes
+from ..spaces.model import SPACE_ID_RE
+from ..spaces.registry import LAST_GOOD_FILE, LOCK_FILE, NATIVE_FILE, SpaceRecord
+from . import format as fmt
+from .validate import Pack, PackDocument, PackSpace, read_pack
+
+if TYPE_CHECKING:
+    from ..host import WorkspaceHost
+    from ..runtime.store import RuntimeStore
+
+PACK_LOCK = ".dsh-pack.lock"
+JOURNAL = ".dsh-pack-swap.json"
+STAGE_PREFIX = ".dsh-pack-stage-"
+BACKUP_PREFIX = ".dsh-pack-backup-"
+MODES = ("merge", "replace")
+#: Files of a component directory that are never carried into its staged copy (derived or transient).
+_DERIVED = (".search.sqlite3", ".access.lock", ".index.lock", ".memories.lock", ".mnemon-ls-index.db")
+
+#: Test seam: called with a step name ("staged", "journal", "swap:<i>:moved", "swap:<i>:placed",
+#: "swapped", "cleaned") during an import.
+_step_hook: Callable[[str], None] | None = None
+
+
+def _step(name: str) -> None:
+    if _step_hook is not None:
+        _step_hook(name)
+
+
+def validate_mode(value: Any) -> str:
+    """``merge`` (default) or ``replace``; else :class:`InvalidInput` naming ``mode``."""
+    if value is None:
+        return "merge"
+    if value not in MODES:
+        raise InvalidInput("mode", f"must be merge or replace (got {value!r})")
+    return value
+
+
+def validate_components(value: Any, pack: Pack) -> tuple[str, ...]:
+    """The chosen components (default: all the pack has), each one the pack carries; else
+    :class:`InvalidInput` naming ``components``."""
+    if value is None or value == [] or value == ():
+        return pack.archive.components
+    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise InvalidInput("components", "must be a list of component names")
+    for name in value:
+        if name not in fmt.COMPONENTS:
+            raise InvalidInput("components", f"{name!r} is not a component ({', '.join(fmt.COMPONENTS)})")
+        if name not in pack.archive.components:
+            raise InvalidInput("components", f"the pack does not carry {name!r} (it has "
+                                             f"{', '.join(pack.archive.components)})")
+    return tuple(c for c in fmt.COMPONENTS if c in value)
+
+
+# ------------------------------------------------------------------------------------------ journal
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _roll_forward(journal: dict[str, Any]) -> None:
+    for pair in journal["pairs"]:
+        staged, target, backup = Path(pair["staged"]), Path(pair["target"]), Path(pair["backup"])
+        if not os.path.lexists(staged):
+            continue  # placed already
+        if os.path.lexists(target) and not os.path.lexists(backup):
+            os.rename(target, backup)
+        os.rename(staged, target)
+        _fsync_dir(target.parent)
+
+
+def _clean(dirs: Sequence[str]) -> None:
+    for path in dirs:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _leftovers(root: Path) -> list[str]:
+    try:
+        names = os.listdir(root)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [str(root / n) for n in names if n.startswith((STAGE_PREFIX, BACKUP_PREFIX))]
+
+
+def recover(root: Path | str) -> dict[str, Any] | None:
+    """Finish a swap a killed import left decided (module doc), under the pack lock; remove stage and
+    backup directories no journal names. Returns ``{"rolledForward": pairs}`` when it finished one,
+    else ``None``. Writes nothing when there is nothing to do."""
+    root = Path(root)
+    journal_path = root / JOURNAL
+    if not journal_path.exists() and not _leftovers(root):
+        return None
+    with fsio.file_lock(root / PACK_LOCK):
+        return _recover_locked(root)
+
+
+def _recover_locked(root: Path) -> dict[str, Any] | None:
+    journal_path = root / JOURNAL
+    data = fsio.read_bytes_or_none(journal_path)
+    result = None
+    if data is not None:
+        try:
+            journal = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            journal = None  # written atomically: a damaged one was never complete
+        if journal is not None:
+            _roll_forward(journal)
+            result = {"rolledForward": len(journal["pairs"])}
+        os.unlink(journal_path)
+        _fsync_dir(root)
+        if journal is not None:
+            _clean(journal.get("dirs", ()))
+    _clean(_leftovers(root))
+    return result
+
+
+# ------------------------------------------------------------------------------------------ planning
+
+
+@dataclass
+class _Plan:
+    """What an import stages: swap ``pairs`` (staged, target), directories to remove afterwards, the
+    receipt, and lock markers to hard-link into staged directories."""
+
+    stage: Path
+    pairs: list[tuple[Path, Path]] = field(default_factory=list)
+    dirs: list[Path] = field(default_factory=list)
+    receipt: dict[str, Any] = field(default_factory=dict)
+    links: list[tuple[Path, Path]] = field(default_factory=list)
+
+
+def _copy_tree(source: Path, target: Path, skip: Callable[[str], bool]) -> None:
+    """Copy the regular files under ``source`` into ``target`` (directories 0700, files 0600); names for
+    which ``skip(relative path)`` is true, links and special files are left out."""
+    fsio.ensure_dir(target)
+    if not source.is_dir():
+        return
+    for entry in os.scandir(source):
+        if skip(entry.name) or entry.is_symlink():
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            _copy_tree(Path(entry.path), target / entry.name, lambda name: False)
+        elif entry.is_file(follow_symlinks=False):
+            _write_new(target / entry.name, Path(entry.path).read_bytes())
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    fsio.ensure_dir(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | fsio.O_NOFOLLOW, fsio.FILE_MODE)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _transient(name: str) -> bool:
+    return name.startswith(_DERIVED) or name.endswith((".tmp", ".publish"))
+
+
+def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, stages: dict[Path, Path]) -> None:
+    from ..runtime.store import RuntimeStore
+
+    scrub = Scrubber(host.settings.secrets)
+    incoming: list[Entry] = []
+    for index, entry in enumerate(pack.runtime or ()):
+        content = scrub.text(f"payload/runtime/memories.json:entries[{index}].content", entry.content)
+        incoming.append(entry if content == entry.content else dataclasses.replace(entry, content=normalize_text(content)))
+    report: dict[str, Any] = {"added": 0, "skipped": 0, "replaced": 0}
+    limits = host.settings.runtime_memory
+    for store in host.runtime.stores:
+        state = store.read()
+        if state.problem:
+            raise UnreadableStore(f"{state.problem}; nothing was imported. Run `mnemon-ls runtime recover` first",
+                                  file=str(store.memories_path), reason=state.problem)
+        owned = store.projects
+        current = list(state.entries)
+        if mode == "replace":
+            report["replaced"] += sum(1 for e in current if e.target in owned)
+            result = [e for e in current if e.target not in owned]
+            seen: set[tuple[str, str]] = set()
+        else:
+            result = current
+            seen = {(e.target, match_key(e.content)) for e in current}
+        for entry in incoming:
+            if entry.target not in owned:
+                continue
+            key = (entry.target, match_key(entry.content))
+            if key in seen:
+                report["skipped"] += 1
+                continue
+            seen.add(key)
+            result.append(entry)
+            report["added"] += 1
+        for target in owned:
+            before, after = used_bytes(current, target), used_bytes(result, target)
+            limit = limits.limit_for(target)
+            if after > limit:
+                raise RuntimeCapacityError(
+                    f"{PROJECTION_FILES[target]} would hold {after} of {limit} UTF-8 bytes after the import (now "
+                    f"{before}); nothing was imported. Remove entries, import with --replace, or raise "
+                    f"runtimeMemory.{target}LimitBytes", target=target, used=before, projected=after, limit=limit)
+        stage = _stage_for(store.root, plan, stages)
+        staged_root = stage / "runtime-root"
+        _copy_tree(store.runtime_dir, staged_root / "runtime",
+                   lambda name: _transient(name) or name in ("memories.json", ".memories.last-good.json",
+                                                             "USER.md", "MEMORY.md"))
+        staged = RuntimeStore(staged_root, limits, projects=owned, secrets="allow")
+        staged.commit_entries(result)
+        plan.links.append((store.lock_path, staged.lock_path))
+        plan.pairs.append((staged_root / "runtime", store.runtime_dir))
+    plan.receipt["runtime"] = report
+
+
+def _stage_for(root: Path, plan: _Plan, stages: dict[Path, Path]) -> Path:
+    """The staging directory inside ``root`` (renames stay on one file system)."""
+    key = Path(os.path.realpath(root))
+    if key not in stages:
+        stage = root / f"{STAGE_PREFIX}{uuid.uuid4()}"
+        fsio.ensure_dir(stage)
+        stages[key] = stage
+        plan.dirs.append(stage)
+    return stages[key]
+
+
+def _renamed_filename(filename: str, old_id: str, new_id: str) -> str:
+    base = filename[:-3] if filename.endswith(".md") else filename
+    suffix = f"-{old_id[:8]}"
+    if base.endswith(suffix):
+        base = base[: -len(suffix)]
+    return f"{base[:80] or 'document'}-{new_id[:8]}.md"
+
+
+def _stage_documents(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, stage: Path) -> None:
+    root = host.root
+    docs_dir = root / "documents"
+    index_path = docs_dir / "index.json"
+    current: tuple[dmodel.DocumentRecord, ...] = ()
+    extra: tuple[tuple[str, Any], ...] = ()
+    if index_path.is_file():
+        try:
+            parsed = parse_index(fsio.read_bytes_or_none(index_path) or b"")
+        except InvalidInput as exc:
+            raise UnreadableStore(f"{index_path} is damaged: {exc.message}; nothing was imported. Run "
+                                  "`mnemon-ls doc recover` first", file=str(index_path), reason=exc.message) from None
+        current, extra = parsed.records, parsed.extra
+    staged_docs = stage / "documents"
+    report: dict[str, Any] = {"added": 0, "skipped": 0, "renamed": [], "replaced": 0}
+    records: list[dmodel.DocumentRecord] = []
+    files: dict[str, bytes] = {}
+    if mode == "merge":
+        records = list(current)
+        _copy_tree(docs_dir, staged_docs, lambda name: _transient(name) or name == "index.json")
+    else:
+        report["replaced"] = len(current)
+        _copy_tree(docs_dir, staged_docs, lambda name: name not in ("edits", "quarantine", "orphans"))
+        extra = ()
+    by_id = {r.id: r for r in records}
+    taken = {managed_relative(r.relative_path) for r in records}
+    for doc in pack.documents or ():
+        record, data = doc.record, doc.data
+        existing = by_id.get(record.id)
+        if existing is not None and existing.content_hash == record.content_hash:
+            report["skipped"] += 1
+            continue
+        if existing is not None or record.relative_path in taken:
+            new_id = dmodel.new_id()
+            filename = _renamed_filename(record.filename, record.id, new_id)
+            renamed = record.with_changes(id=new_id, filename=filename,
+                                          relative_path=dmodel.relative_path(record.status, filename))
+            text = dmodel.render_markdown(renamed, doc.body)
+            data = text.encode("utf-8")
+            report["renamed"].append({"from": record.id, "to": new_id})
+            record = renamed.with_changes(size_bytes=len(data))
+        records.append(record)
+        by_id[record.id] = record
+        taken.add(record.relative_path)
+        files[record.relative_path] = data
+        report["added"] += 1
+    active = sum(r.size_bytes for r in records if r.status == "active")
+    limit = host.settings.documents.active_limit_bytes
+    if active > limit:
+        before = sum(r.size_bytes for r in current if r.status == "active")
+        raise DocumentCapacityError(
+            f"active documents would take {active} of {limit} bytes after the import (now {before}); nothing was "
+            "imported. Archive documents, import with --replace, or raise documents.activeLimitBytes",
+            projected=active, limit=limit, used=before, candidates=[])
+    for status in dmodel.STATUSES:
+        fsio.ensure_dir(staged_docs / status)
+    for relative, data in files.items():
+        target = stage / relative
+        if target.exists():  # a stray file (no record) of the same name in the copied folder
+            os.unlink(target)
+        _write_new(target, data)
+    _write_new(staged_docs / "index.json", serialize_index(records, extra))
+    added = [r for r in records if r.relative_path in files]
+    texts = [t for r in added for t in (r.title, r.description, r.archive_summary or "")]
+    texts += [doc.body for doc in pack.documents or () if any(r.content_hash == doc.record.content_hash for r in added)]
+    _redact_documents(host, stage, texts)
+    lock = docs_dir / ".index.lock"
+    plan.links.append((lock, staged_docs / ".index.lock"))
+    plan.pairs.append((staged_docs, docs_dir))
+    plan.receipt["documents"] = report
+
+
+def _any_secret(texts: Sequence[str]) -> bool:
+    """Whether any of ``texts`` holds what :func:`mnemon_ls.redact.find_secrets` calls a credential
+    (one pass over the joined texts: the common case, nothing found, costs one scan)."""
+    from ..redact import find_secrets
+
+    return bool(texts) and bool(find_secrets("\n".join(texts)))
+
+
+def _redact_documents(host: "WorkspaceHost", stage: Path, texts: Sequence[str]) -> None:
+    """The Documents redaction pass on the staged ``documents/`` when the imported ``texts`` (titles,
+    descriptions, summaries, bodies of the documents added) hold a credential."""
+    from ..documents import DocumentStore
+    from ..documents import redaction
+
+    mode = host.settings.secrets
+    if mode == "allow" or not _any_secret(texts):
+        return
+    store = DocumentStore(stage, None, search_index=False, secrets=mode,
+                          active_limit_bytes=dmodel.MAX_LIMIT_BYTES, max_body_bytes=dmodel.MAX_LIMIT_BYTES)
+    try:
+        if mode == "reject":
+            found = redaction.scan(store)
+            if found:
+                raise PackRefused(f"{found[0]['location']}: holds what looks like a credential ({found[0]['kind']}); "
+                                  "nothing was imported (secrets is reject)", reason="secret", **found[0])
+        else:
+            redaction.apply(store)
+    finally:
+        store.close()
+    for name in (".access.json", ".access.lock", ".index.lock"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(stage / "documents" / name)
+
+
+def _catalog_bytes(records: Sequence[SpaceRecord]) -> bytes:
+    doc = {"version": 1, "bodies": [r.to_native_json() for r in records]}
+    return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, stage: Path) -> None:
+    from ..spaces.registry import SpaceRegistry
+
+    root = host.root
+    data_dir = root / "data"
+    registry = SpaceRegistry(root)
+    if data_dir.is_dir():
+        state = registry.read()
+        native, provider_ids = list(state.bodies), {b.id for b in state.provider_bodies}
+        store_dirs = registry.store_dirs()
+    else:
+        native, provider_ids, store_dirs = [], set(), []
+    incoming = list(pack.spaces or ())
+    report: dict[str, Any] = {"added": 0, "skipped": 0, "renamed": [], "replaced": 0}
+    if mode == "replace" and not incoming and store_dirs:
+        raise PackRefused(f"the pack holds no Memory Space and would empty the {len(store_dirs)} native store(s) of "
+                          f"{root}; nothing was imported (use merge, or a pack with spaces)", reason="would-empty")
+    added: list[PackSpace] = []
+    if mode == "merge":
+        taken = {b.id for b in native} | provider_ids | set(store_dirs)
+        for space in incoming:
+            record = space.record
+            if record.id in taken:
+                existing = data_dir / record.id / "mnemon.db"
+                if record.id in {b.id for b in native} and existing.is_file() and _same_bytes(existing, space.db):
+                    report["skipped"] += 1
+                    continue
+                new_id = str(uuid.uuid4())
+                report["renamed"].append({"from": record.id, "to": new_id})
+                record = SpaceRecord(new_id, record.name, record.description, record.active, record.created_at,
+                                     record.updated_at, placement=record.placement)
+            taken.add(record.id)
+            added.append(PackSpace(record, space.db))
+    else:
+        report["replaced"] = len(native)
+        added = incoming
+    staged_root = stage / "spaces-root"
+    for space in added:
+        _write_new(staged_root / "data" / space.record.id / "mnemon.db", space.db)
+    _write_new(staged_root / "data" / NATIVE_FILE, _catalog_bytes([s.record for s in added]))
+    added_records = _check_and_redact_spaces(host, staged_root, [s.record for s in added])
+    report["added"] = len(added_records)
+    final = [*native, *added_records] if mode == "merge" else added_records
+    catalog = _catalog_bytes(final)
+    if mode == "merge":
+        for record in added_records:
+            plan.pairs.append((staged_root / "data" / record.id, data_dir / record.id))
+        staged_catalog = stage / "catalog" / NATIVE_FILE
+        _write_new(staged_catalog, catalog)
+        plan.pairs.append((staged_catalog, data_dir / NATIVE_FILE))
+    else:
+        staged_data = staged_root / "data"
+        os.unlink(staged_data / NATIVE_FILE)
+        _write_new(staged_data / NATIVE_FILE, catalog)
+        plan.links.append((data_dir / LOCK_FILE, staged_data / LOCK_FILE))
+        plan.pairs.append((staged_data, data_dir))
+    staged_last_good = stage / "last-good" / LAST_GOOD_FILE
+    _write_new(staged_last_good, catalog)
+    plan.pairs.append((staged_last_good, root / "state" / LAST_GOOD_FILE))
+    active = _active_store(root, final)
+    if active is not None:
+        staged_active = stage / "active-file" / "active"
+        _write_new(staged_active, (active + "\n").encode("utf-8"))
+        plan.pairs.append((staged_active, root / "active"))
+    plan.receipt["spaces"] = report
+    plan.receipt["activeStore"] = active or _current_active(root)
+
+
+def _same_bytes(path: Path, data: bytes) -> bool:
+    try:
+        return path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _current_active(root: Path) -> str | None:
+    try:
+        text = (root / "active").read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if SPACE_ID_RE.match(text) else None
+
+
+def _active_store(root: Path, final: Sequence[SpaceRecord]) -> str | None:
+    """The ``<root>/active`` value to write, or ``None`` to leave the file as it is (reference section 9)."""
+    ids = [r.id for r in final]
+    if not ids:
+        return None
+    current = _current_active(root)
+    if current in ids or (current is None and "default" in ids and not (root / "active").exists()):
+        return None
+    if "default" in ids:
+        return "default"
+    return next((r.id for r in final if r.active), ids[0])
+
+
+def _check_and_redact_spaces(host: "WorkspaceHost", staged_root: Path,
+                             records: list[SpaceRecord]) -> list[SpaceRecord]:
+    """Open each staged store once as a Mnemon store (:class:`PackInvalid` when it is not one), run the
+    redaction pass of ``secrets`` on the staged stores and catalog, return the (redacted) records."""
+    from ..spaces import SpacesService
+    from ..spaces import redaction
+    from ..spaces.providers.native import NativeProvider
+
+    for record in records:
+        db_path = staged_root / "data" / record.id / "mnemon.db"
+        provider = NativeProvider(db_path, space_id=record.id, create=False, track_access=False)
+        try:
+            provider.count()
+        except (MnemonError, Exception) as exc:
+            message = exc.message if isinstance(exc, MnemonError) else str(exc)
+            raise PackInvalid(f"entry:payload/data/{record.id}/mnemon.db", f"is not a Mnemon store ({message})") from None
+        finally:
+            provider.close()
+    mode = host.settings.secrets
+    names = [t for r in records for t in (r.name, r.description)]
+    if mode == "allow" or not records or not (_any_secret(names) or any(
+            _store_has_secret(staged_root / "data" / r.id / "mnemon.db") for r in records)):
+        return records
+    service = SpacesService(staged_root, secrets=mode)
+    try:
+        if mode == "reject":
+            found = redaction.scan(service)
+            if found:
+                raise PackRefused(f"{found[0]['location']}: holds what looks like a credential ({found[0]['kind']}); "
+                                  "nothing was imported (secrets is reject)", reason="secret", **found[0])
+            return records
+        redaction.apply(service)
+        by_id = {b.id: b for b in service.state().bodies}
+    finally:
+        service.close()
+    return [by_id.get(r.id, r) for r in records]
+
+
+def _store_has_secret(db_path: Path) -> bool:
+    """Whether a staged store may hold a credential: in a text cell the spaces redaction pass rewrites
+    (:data:`mnemon_ls.spaces.redaction._COLUMNS`: contents, tags, entities, oplog details, edge metadata)
+    or, when the file has free pages (deleted rows' bytes), anywhere in its raw
+    bytes. Only then does the full pass (:func:`mnemon_ls.spaces.redaction.apply`) run."""
+    import sqlite3
+
+    from ..redact import find_secrets
+    from ..spaces import redaction
+
+    db = sqlite3.connect(f"{db_path.as_uri()}?mode=ro", uri=True)
+    try:
+        texts: list[str] = []
+        for table, columns in redaction._tables(db).items():
+            wanted = [c for c in redaction._COLUMNS[table][1] if c in columns]
+            if wanted:
+                for row in db.execute(f"SELECT {', '.join(wanted)} FROM {table}"):
+                    texts.extend(v for v in row if isinstance(v, str))
+        free = db.execute("PRAGMA freelist_count").fetchone()[0]
+    finally:
+        db.close()
+    if _any_secret(texts):
+        return True
+    return bool(free) and bool(find_secrets(db_path.read_bytes().decode("latin-1")))
+
+
+# ------------------------------------------------------------------------------------------ import
+
+
+@contextlib.contextmanager
+def _locks(paths: Sequence[Path]) -> Iterator[None]:
+    with contextlib.ExitStack() as stack:
+        for path in paths:
+            stack.enter_context(fsio.file_lock(path))
+        yield
+
+
+def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
+                components: Sequence[str] | None = None) -> dict[str, Any]:
+    """Import pack ``data`` into ``host``'s root (module doc). Returns the receipt ``{"status": "committed",
+    "mode", "components", "scope", "runtime": {added, skipped, replaced}, "documents": {added, skipped,
+    renamed: [{from, to}], replaced}, "spaces": {...same...}, "activeStore"}`` (only the chosen components).
+
+    Raises :class:`PackInvalid` (the pack breaks a rule), :class:`InvalidInput` (``mode``,
+    ``components``), :class:`RuntimeCapacityError` / :class:`DocumentCapacityError` (the result would not
+    fit), :class:`PackRefused` (``would-empty``, ``secret``, ``swap-failed``), :class:`UnreadableStore`
+    (a damaged store here); every one of them leaves the root exactly as it was."""
+    mode = validate_mode(mode)
+    pack = read_pack(data)
+    chosen = validate_components(components, pack)
+    root = host.root
+    roots = [root]
+    if "runtime" in chosen:
+        roots += [s.root for s in host.runtime.stores if os.path.realpath(s.root) != os.path.realpath(root)]
+    for extra in roots:
+        recover(extra)
+    lock_paths = [r / PACK_LOCK for r in roots]
+    if "runtime" in chosen:
+        lock_paths += [s.lock_path for s in host.runtime.stores]
+    if "documents" in chosen:
+        host.check_storage()
+        lock_paths.append(root / "documents" / ".index.lock")
+    if "memory-spaces" in chosen:
+        host.check_storage()
+        lock_paths.append(root / "data" / LOCK_FILE)
+    release_sources(host)
+    absent = [p.parent for p in lock_paths if not p.parent.exists()]
+    try:
+        with _locks(lock_paths):
+            plan = _import_locked(host, pack, mode, chosen, root)
+    except BaseException:
+        for directory in absent:  # component directories only the locks created: nothing is left behind
+            with contextlib.suppress(OSError):
+                directory.rmdir()
+        raise
+    release_sources(host)
+    receipt = {"status": "committed", "mode": mode, "components": list(chosen), "scope": pack.archive.scope,
+               **plan.receipt}
+    return receipt
+
+
+def _import_locked(host: "WorkspaceHost", pack: Pack, mode: str, chosen: Sequence[str], root: Path) -> _Plan:
+    stages: dict[Path, Path] = {}
+    plan = _Plan(stage=root)
+    try:
+        stage = _stage_for(root, plan, stages)
+        plan.stage = stage
+        if "runtime" in chosen:
+            _stage_runtime(host, pack, mode, plan, stages)
+        if "documents" in chosen:
+            _stage_documents(host, pack, mode, plan, stage)
+        if "memory-spaces" in chosen:
+            _stage_spaces(host, pack, mode, plan, stage)
+        for held, staged in plan.links:
+            if held.exists():
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(staged)
+                os.link(held, staged)
+        _step("staged")
+    except BaseException:
+        _clean([str(d) for d in plan.dirs])
+        raise
+    _swap(root, plan)
+    return plan
+
+
+def _swap(root: Path, plan: _Plan) -> None:
+    backups: dict[Path, Path] = {}
+    pairs = []
+    for index, (staged, target) in enumerate(plan.pairs):
+        # the backup lives in the staged path's root (the same file system as the target)
+        owner = next((p.parent for p in staged.parents if p.name.startswith(STAGE_PREFIX)), root)
+        if owner not in backups:
+            backups[owner] = owner / f"{BACKUP_PREFIX}{uuid.uuid4()}"
+            fsio.ensure_dir(backups[owner])
+            plan.dirs.append(backups[owner])
+        pairs.append({"staged": str(staged), "target": str(target),
+                      "backup": str(backups[owner] / f"{index}-{target.name}")})
+        fsio.ensure_dir(target.parent)
+    journal = {"version": 1, "pairs": pairs, "dirs": [str(d) for d in plan.dirs]}
+    journal_path = root / JOURNAL
+    try:
+        fsio.write_file_atomically(journal_path, (json.dumps(journal, indent=2) + "\n").encode("utf-8"))
+    except BaseException:
+        _clean(journal["dirs"])
+        raise
+    _step("journal")
+    done: list[dict[str, str]] = []
+    try:
+        for index, pair in enumerate(pairs):
+            staged, target, backup = Path(pair["staged"]), Path(pair["target"]), Path(pair["backup"])
+            moved = False
+            if os.path.lexists(target):
+                os.rename(target, backup)
+                moved = True
+            pair["moved"] = "1" if moved else ""
+            done.append(pair)
+            _step(f"swap:{index}:moved")
+            os.rename(staged, target)
+            _fsync_dir(target.parent)
+            _step(f"swap:{index}:placed")
+    except Exception as exc:
+        _roll_back(done)
+        os.unlink(journal_path)
+        _fsync_dir(root)
+        _clean(journal["dirs"])
+        mapped = exc if isinstance(exc, MnemonError) else None
+        raise PackRefused(f"the swap into {root} failed ({mapped.message if mapped else exc}); every component was "
+                          "rolled back and nothing changed", reason="swap-failed") from exc
+    _step("swapped")
+    os.unlink(journal_path)
+    _fsync_dir(root)
+    _clean(journal["dirs"])
+    _step("cleaned")
+
+
+def _roll_back(done: list[dict[str, str]]) -> None:
+    for pair in reversed(done):
+        staged, target, backup = Path(pair["staged"]), Path(pair["target"]), Path(pair["backup"])
+        if not os.path.lexists(staged) and os.path.lexists(target):
+            os.rename(target, staged)
+        if pair.get("moved") and os.path.lexists(backup):
+            os.rename(backup, target)
+        _fsync_dir(target.parent)
+
+
+def release_sources(host: "WorkspaceHost") -> None:
+    """Close and forget the host's Documents and Memory Spaces Sources (their open files and caches
+    belong to the directories a swap replaces); they are rebuilt on next use."""
+    for name in ("documents", "spaces"):
+        source = host.__dict__.pop(name, None)
+        if source is not None:
+            with contextlib.suppress(Exception):
+                source.close()
+
+
+def inspect_pack(data: bytes) -> dict[str, Any]:
+    """What a pack holds, validated (:func:`.validate.read_pack`), without touching any root:
+    ``{"scope", "components", "exportedAt", "source", "summary", "runtime": {user, memory} | None,
+    "documents": [{id, title, status, sizeBytes}] | None, "spaces": [{id, name, active, bytes}] | None}``."""
+    pack = read_pack(data)
+    manifest = pack.archive.manifest
+    runtime = None
+    if pack.runtime is not None:
+        runtime = {t: sum(1 for e in pack.runtime if e.target == t) for t in ("user", "memory")}
+    documents = None if pack.documents is None else [
+        {"id": d.record.id, "title": d.record.title, "status": d.record.status, "sizeBytes": d.record.size_bytes}
+        for d in pack.documents]
+    spaces = None if pack.spaces is None else [
+        {"id": s.record.id, "name": s.record.name, "active": s.record.active, "bytes": len(s.db)} for s in pack.spaces]
+    return {"scope": manifest["scope"], "components": manifest["components"], "exportedAt": manifest["exportedAt"],
+            "source": manifest["source"], "summary": pack.summary(), "runtime": runtime, "documents": documents,
+            "spaces": spaces}

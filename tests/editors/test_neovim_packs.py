@@ -1,0 +1,63 @@
+""":MnemonPackExport and :MnemonPackImport in a real headless Neovim with a real mnemon-ls (both Neovim
+binaries, like tests/editors/test_neovim.py)."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+from tests.gitrepo import make_repo
+from tests.helpers.packs import contents, seed
+
+from .nvim_helpers import Session
+from .test_neovim import ERROR, INFO, binary, session  # noqa: F401 (fixtures)
+
+
+def test_pack_export_and_import(session: Session, tmp_path: Path) -> None:  # noqa: F811
+    one, two = tmp_path / "one", tmp_path / "two"
+    make_repo(one, "main")
+    make_repo(two, "main")
+    seed(one / ".mnemon")
+    session.setup({"storageScope": "workspace", "runtimeUserScope": "storage"})
+    session.open(one / "a.txt")
+    session.wait_attached()
+    pack = tmp_path / "out.zip"
+    mark = session.mark()
+    session.nv.command(f"MnemonPackExport documents {pack}")
+    note = session.wait_note("mnemon: exported documents pack", mark)
+    assert note["level"] == INFO and str(pack) in note["msg"]
+    with zipfile.ZipFile(pack) as archive:
+        assert json.loads(archive.read("manifest.json"))["components"] == ["documents"]
+    full = tmp_path / "full.zip"
+    session.nv.command(f"MnemonPackExport {full}")
+    session.wait_note("mnemon: exported full pack", mark)
+
+    session.open(two / "b.txt")
+    session.wait_attached()
+    mark = session.mark()
+    session.nv.command(f"MnemonPackImport {full}")
+    note = session.wait_note("mnemon: pack imported (merge)", mark)
+    assert "runtime: 3 added" in note["msg"] and "documents: 2 added" in note["msg"]
+    assert contents(two / ".mnemon") == contents(one / ".mnemon")
+
+    # replace asks first; "Cancel" changes nothing, "Replace" replaces the chosen component
+    session.lua("""
+        T.answers = ...
+        vim.ui.select = function(items, opts, on_choice) on_choice(table.remove(T.answers, 1)) end
+    """, ["Cancel", "Replace"])
+    before = contents(two / ".mnemon")
+    session.nv.command(f"MnemonPackImport! {pack} documents")
+    session.wait("#T.answers == 1", "the replace confirmation (answered Cancel)")
+    assert contents(two / ".mnemon") == before
+    mark = session.mark()
+    session.nv.command(f"MnemonPackImport! {pack} documents")
+    note = session.wait_note("mnemon: pack imported (replace)", mark)
+    assert "documents: 2 added, 0 already here, 2 replaced" in note["msg"]
+
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"not a zip")
+    mark = session.mark()
+    session.nv.command(f"MnemonPackImport {bad}")
+    note = session.wait_note("pack not imported (nothing changed)", mark)
+    assert note["level"] == ERROR and "pack-invalid" in note["msg"]

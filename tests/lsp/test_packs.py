@@ -1,0 +1,66 @@
+"""``mnemon/pack/*`` through a real language server: export to a file and as base64, inspect, import into
+another folder (whose cached Sources see the new memory at once), and errors with stable codes."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+
+from tests.gitrepo import make_repo
+from tests.helpers.packs import seed
+from tests.lsp.conftest import Launcher, uri
+
+INIT = {"storageScope": "workspace", "runtimeUserScope": "storage"}
+
+
+@pytest.fixture
+def folders(tmp_path: Path) -> tuple[Path, Path]:
+    one, two = Path(tmp_path.resolve()) / "one", Path(tmp_path.resolve()) / "two"
+    make_repo(one)
+    make_repo(two)
+    seed(one / ".mnemon")
+    return one, two
+
+
+async def test_export_inspect_import_between_two_folders(lsp: Launcher, folders, tmp_path):
+    one, two = folders
+    client = await lsp.start(folders=[one, two], init=INIT)
+    before = await client.call("mnemon/spaces/list", {"workspace": uri(two)})
+    assert before["spaces"] == []  # the folder's Spaces Source is built (and cached) before the import
+    target = Path(tmp_path.resolve()) / "out" / "one.zip"
+    target.parent.mkdir()
+    exported = await client.call("mnemon/pack/export", {"workspace": uri(one), "path": str(target)})
+    assert exported["path"] == str(target) and exported["scope"] == "full" and target.stat().st_size == exported["bytes"]
+    inline = await client.call("mnemon/pack/export", {"workspace": uri(one), "packScope": "documents"})
+    assert inline["components"] == ["documents"] and base64.b64decode(inline["base64"])[:2] == b"PK"
+    inspected = await client.call("mnemon/pack/inspect", {"workspace": uri(two), "base64": inline["base64"]})
+    assert [d["title"] for d in inspected["documents"]] == ["ADR 7", "Old plan"]
+    armed = client.expect("mnemon/packImported")
+    receipt = await client.call("mnemon/pack/import", {"workspace": uri(two), "path": str(target)})
+    assert receipt["status"] == "committed" and receipt["runtime"]["added"] == 3
+    note = await client.received(armed)
+    assert note["workspace"] == uri(two) and note["receipt"]["documents"]["added"] == 2
+    after = await client.call("mnemon/spaces/list", {"workspace": uri(two)})
+    assert [s["name"] for s in after["spaces"]] == ["Project"]
+    documents = await client.call("mnemon/documents/list", {"workspace": uri(two)})
+    assert sorted(d["title"] for d in documents["documents"]) == ["ADR 7", "Old plan"]
+    again = await client.call("mnemon/pack/import", {"workspace": uri(two), "path": str(target), "mode": "merge",
+                                                     "components": ["runtime"]})
+    assert again["runtime"] == {"added": 0, "skipped": 3, "replaced": 0}
+
+
+async def test_pack_errors_carry_stable_codes_and_change_nothing(lsp: Launcher, folders):
+    one, two = folders
+    client = await lsp.start(folders=[one, two], init=INIT)
+    error = await client.call_error("mnemon/pack/import", {"workspace": uri(two), "base64": "not base64!"})
+    assert error.data["code"] == "invalid-input" and error.data["field"] == "base64"
+    error = await client.call_error("mnemon/pack/import", {"workspace": uri(two),
+                                                           "base64": base64.b64encode(b"PK\x03\x04").decode()})
+    assert error.data["code"] == "pack-invalid" and error.data["field"] == "pack"
+    error = await client.call_error("mnemon/pack/import", {"workspace": uri(two), "path": "relative.zip"})
+    assert error.data["code"] == "invalid-input" and error.data["field"] == "path"
+    error = await client.call_error("mnemon/pack/export", {"workspace": uri(one), "packScope": "everything"})
+    assert error.data["code"] == "invalid-input" and error.data["field"] == "packScope"
+    assert not (two / ".mnemon").exists()
