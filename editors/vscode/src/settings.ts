@@ -30,6 +30,9 @@ export const SERVER_SETTING_KEYS = [
     "idleReviewMs",
     "records.autoWriter",
     "providerTimeoutMs",
+    "semantic.enabled",
+    "semantic.model",
+    "semantic.endpoint",
 ] as const;
 
 /** Settings only the extension reads (never sent to the server as such; the server drops unknown keys). */
@@ -59,6 +62,7 @@ export interface ServerSettings {
     idleReviewMs?: number;
     records?: { autoWriter?: boolean };
     providerTimeoutMs?: number;
+    semantic?: { enabled?: boolean | string; model?: string; endpoint?: string | null };
 }
 
 export interface ExpandContext {
