@@ -331,3 +331,15 @@ class ConfirmationRequired(MnemonError):
 
     code = "confirmation-required"
     exit_code = EXIT_REJECTED
+
+
+class MaintenanceFailed(MnemonError):
+    """Capacity maintenance (issue 9: archiving MEMORY.md overflow into Memory Spaces or the local
+    archive) could not prove every entry it would remove is stored elsewhere, so hot memory was left
+    unchanged. ``data``: ``reason`` (a stable word: ``provider-failed``, ``no-evidence``,
+    ``space-ineligible``, ``revision-conflict``, ``routes``), ``kept`` (``"hot memory unchanged"``),
+    ``safeDuplicates`` (``[{sourceIndex, destination}]``: entries already written to a space; harmless
+    copies of facts still in hot memory) and, when a space was involved, ``spaceId``."""
+
+    code = "maintenance-failed"
+    exit_code = EXIT_REJECTED

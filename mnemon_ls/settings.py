@@ -34,6 +34,10 @@ class RuntimeMemorySettings(_Model):
     """Capacity of ``USER.md`` (target ``user``), bytes, 1..1048576. Default 4096."""
     memory_limit_bytes: int = Field(10240, alias="memoryLimitBytes", ge=1, le=MAX_RUNTIME_LIMIT_BYTES)
     """Capacity of ``MEMORY.md`` (target ``memory``), bytes, 1..1048576. Default 10240."""
+    maintenance: Literal["archive", "reject"] = "archive"
+    """What a mutation of ``MEMORY.md`` that fails with ``runtime-capacity`` does (issue 9): ``archive``
+    (default) moves the entries greedy packing does not keep into the eligible Memory Spaces (else the
+    local archive ``runtime/archived/``) and then commits; ``reject`` keeps the capacity error."""
 
     def limit_for(self, target: str) -> int:
         """The limit in bytes of ``target`` (``"user"`` or ``"memory"``)."""

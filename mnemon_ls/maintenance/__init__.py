@@ -1,0 +1,34 @@
+"""Capacity maintenance across the tiers (issue 9; DESIGN.md section 2 "maintenance"): cross-tier work that
+uses only the Sources' public operations, so Sources never import each other.
+
+Modules:
+
+- :mod:`.receipt` the receipt every maintenance returns (:class:`MaintenanceReceipt`: what was archived
+  where, bytes freed, kind);
+- :mod:`.lineage` ``runtime/archived/lineage.jsonl`` (one line per archived fact), reading, appending and
+  the doctor check that every destination still exists;
+- :mod:`.runtime` MEMORY.md overflow: archive what greedy packing does not keep into the eligible
+  Memory Spaces (else the local archive ``runtime/archived/``), then commit compaction + mutation under
+  the plan's revision fence (reference/dsh-mnemon.md sections 4.1-4.3).
+
+Public entry points (the Host calls them; every surface goes through the Host)::
+
+    mutate_runtime(runtime, spaces, request, *, routes=None, policy="archive", branch=None, root) -> Receipt
+        # the Runtime receipt; after an archival ``detail["maintenance"]`` = MaintenanceReceipt.to_dict()
+    validate_routes(raw, entry_count, eligible_ids, field="routes") -> list[Route]
+    archived_listing(root) -> {"records": [...], "damaged": [...]}      # `mnemon-ls runtime archived`
+    verify_lineage(root, spaces) -> list[Finding]                        # `mnemon-ls doctor`
+"""
+
+from .lineage import (LineageEnd, LineageLog, LineageRecord, append_lineage, entry_digest, lineage_path,
+                      read_lineage, space_reference, verify_lineage)
+from .receipt import (KIND_DOCUMENT_COLD_ARCHIVE, KIND_LOCAL_ARCHIVE, KIND_LOCAL_COMPACTION, KIND_SPACE_ARCHIVE,
+                      ArchivedFact, Destination, MaintenanceReceipt)
+from .runtime import Route, archived_listing, mutate_runtime, validate_routes
+
+__all__ = [
+    "KIND_DOCUMENT_COLD_ARCHIVE", "KIND_LOCAL_ARCHIVE", "KIND_LOCAL_COMPACTION", "KIND_SPACE_ARCHIVE",
+    "ArchivedFact", "Destination", "LineageEnd", "LineageLog", "LineageRecord", "MaintenanceReceipt", "Route",
+    "append_lineage", "archived_listing", "entry_digest", "lineage_path", "mutate_runtime", "read_lineage",
+    "space_reference", "validate_routes", "verify_lineage",
+]
