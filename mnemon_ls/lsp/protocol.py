@@ -61,8 +61,10 @@ SPACE_REQUESTS = (SPACES_LIST, SPACES_CREATE, SPACES_UPDATE, SPACES_ACTIVATE, SP
 RECORD_REQUESTS = tuple(f"mnemon/records/{action}" for action in (
     "list", "get", "create", "propose", "verify", "reject", "stale", "edit", "archive", "forget", "export",
     "import", "compact"))
+#: Capacity maintenance requests (handlers in :mod:`.maintenance`).
+MAINTENANCE_REQUESTS = ("mnemon/runtime/compact",)
 REQUESTS = (RUNTIME_MUTATE, RUNTIME_SNAPSHOT, WAKE, TURN_BEGIN, TURN_END, STATUS, *DOCUMENT_REQUESTS,
-            *SPACE_REQUESTS, *RECORD_REQUESTS)
+            *SPACE_REQUESTS, *RECORD_REQUESTS, *MAINTENANCE_REQUESTS)
 
 # Server -> client notifications.
 BRANCH_CHANGED = "mnemon/branchChanged"

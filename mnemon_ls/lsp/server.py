@@ -40,6 +40,7 @@ from ..host import FolderState, HostRegistry, uri_to_path
 from ..view import ViewRegistry
 from . import framing
 from . import protocol as P
+from . import maintenance as maintenance_feature
 from . import records as records_feature
 from .watch import Watcher, documents_filter, git_state_filter, runtime_filter
 
@@ -505,7 +506,11 @@ async def runtime_mutate(ls: MnemonLanguageServer, params: Any) -> dict[str, Any
     p = P.parse_params(P.RuntimeMutateParams, params)
     request = ops.validate_request(p.action, p.target, p.content, p.old_text, p.importance, p.branches)
     state = ls.registry.resolve(p.workspace)
-    receipt = await asyncio.to_thread(state.host.runtime.mutate, request)
+    try:
+        receipt = await asyncio.to_thread(state.host.runtime.mutate, request)
+    except MnemonError as exc:  # a full USER.md: mnemon/maintenanceRequired with the compaction plan
+        ls.maintenance_feature.capacity_error(state, exc)
+        raise
     if receipt.preserved:
         ls.announce_lost_edits(state.uri, state.host.runtime.store_for(request.target), receipt)
     return receipt.to_dict() | {"workspace": state.uri}
@@ -602,20 +607,14 @@ async def _documents(ls: MnemonLanguageServer, workspace: str | None, call: Call
 
 @mnemon_request(P.DOCUMENTS_CREATE)
 async def documents_create(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
-    """``mnemon/documents/create`` -> ``MutationResult.to_dict()`` (Documents Source)."""
-    p = P.parse_params(P.DocumentCreateParams, params)
-    return await _documents(ls, p.workspace, lambda d: d.create(
-        p.title, p.content, description=p.description, source_paths=p.source_paths,
-        expected_revision=p.expected_revision))
+    """``mnemon/documents/create`` -> ``MutationResult.to_dict()`` (+ ``maintenance`` after cold archival)."""
+    return await maintenance_feature.documents_create(ls, params)  # cold archival when it does not fit
 
 
 @mnemon_request(P.DOCUMENTS_UPDATE)
 async def documents_update(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
-    """``mnemon/documents/update`` -> ``MutationResult.to_dict()``; archived documents are immutable (``document-status``)."""
-    p = P.parse_params(P.DocumentUpdateParams, params)
-    return await _documents(ls, p.workspace, lambda d: d.update(
-        p.id, title=p.title, description=p.description, content=p.content, source_paths=p.source_paths,
-        document_revision=p.document_revision, expected_revision=p.expected_revision))
+    """``mnemon/documents/update`` -> ``MutationResult.to_dict()`` (+ ``maintenance`` after cold archival); archived documents are immutable (``document-status``)."""
+    return await maintenance_feature.documents_update(ls, params)  # cold archival when it does not fit
 
 
 @mnemon_request(P.DOCUMENTS_GET)
@@ -959,6 +958,7 @@ def _write_wake_file(state: FolderState, text: str) -> Path:
 
 
 records_feature.register(server, mnemon_request)  # mnemon/records/*, the auto-writer, review cues
+maintenance_feature.register(server, mnemon_request)  # mnemon/runtime/compact, $/progress, maintenance notices
 
 
 # ------------------------------------------------------------------- entry point
