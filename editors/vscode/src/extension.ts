@@ -8,6 +8,7 @@ import { registerCommands } from "./commands";
 import { registerLanguageModelTools, registerMcpServerDefinitions } from "./lmtools";
 import { StatusDocument, WakeDocuments } from "./documents";
 import { handEditMessage } from "./format";
+import { registerMaintenanceNotices } from "./maintenance";
 import { Notification, ProjectionRepairedParams } from "./requests";
 import { MnemonServer, onPythonInterpreterChanged } from "./server";
 import { StatusBar } from "./status";
@@ -25,6 +26,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     context.subscriptions.push(log, server, statusBar, wakeDocuments, statusDocument);
     context.subscriptions.push(...registerCommands({ server, statusBar, wakeDocuments, statusDocument }));
     context.subscriptions.push(...registerLanguageModelTools(server), ...registerMcpServerDefinitions(server));
+    context.subscriptions.push(...registerMaintenanceNotices(server, log)); // capacity maintenance messages (issue 9)
 
     const current = server;
     context.subscriptions.push(

@@ -365,14 +365,14 @@ end
 
 --- Handlers for a mnemon-ls client config (also used by lsp/mnemon.lua).
 function M.handlers()
-  return {
+  return vim.tbl_extend("keep", require("mnemon.maintenance").handlers(), { -- capacity maintenance notices
     ["mnemon/branchChanged"] = on_branch_changed,
     ["mnemon/projectionRepaired"] = on_projection_repaired,
     ["window/showMessage"] = on_show_message,
     ["window/showMessageRequest"] = on_show_message_request,
     ["workspace/configuration"] = on_configuration,
     ["window/showDocument"] = on_show_document,
-  }
+  })
 end
 
 -- ------------------------------------------------------------------ clients
