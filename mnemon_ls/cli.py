@@ -1,6 +1,6 @@
 """The ``mnemon-ls`` command line.
 
-Commands: ``wake``, ``runtime add|replace|remove|list|recover``, ``doctor``, ``migrate``, ``redact [--apply]``,
+Commands: ``wake``, ``runtime add|replace|remove|list|recover|archived``, ``doctor``, ``migrate``, ``redact [--apply]``,
 ``doc``, ``space``, ``remember``, ``recall``, ``mcp``, ``setup``, ``hook`` (``serve`` starts the
 language server). Every command takes ``--workspace`` (default: see :func:`mnemon_ls.roots.find_workspace`), ``--scope``,
 ``--data-dir`` and the other settings as flags, and ``--json`` for scripts.
@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import __version__, cli_maintenance
+from . import __version__, cli_archived, cli_maintenance
 from .errors import EXIT_FAILURE, EXIT_INVALID, EXIT_OK, InvalidInput, MnemonError, storage_error
 from .host import WorkspaceHost, default_workspace
 from .roots import storage_findings
@@ -48,6 +48,9 @@ def _settings_parent() -> argparse.ArgumentParser:
                        help="runtimeUserScope (default global: USER.md from the global root; storage: from the selected root)")
     group.add_argument("--user-limit-bytes", type=int, metavar="N", help="runtimeMemory.userLimitBytes (1..1048576)")
     group.add_argument("--memory-limit-bytes", type=int, metavar="N", help="runtimeMemory.memoryLimitBytes (1..1048576)")
+    group.add_argument("--memory-maintenance", choices=("archive", "reject"),
+                       help="runtimeMemory.maintenance: a full MEMORY.md archives what does not fit into Memory Spaces "
+                            "or the local archive (default archive), or refuses the change (reject)")
     group.add_argument("--detached-head-policy", choices=("hide", "show"), help="detachedHeadPolicy")
     group.add_argument("--worktree-sharing", choices=("shared", "separate"), help="worktreeSharing")
     group.add_argument("--recall-mode", choices=("guided", "off"), help="recallMode (assistant hooks' recall cue)")
@@ -99,9 +102,12 @@ def build_parser() -> argparse.ArgumentParser:
                              help="scope to a git branch (repeatable; target memory only)")
         if name == "replace":
             sub.add_argument("--no-branches", action="store_true", help="remove the entry's branch scope")
+        sub.add_argument("--routes", metavar="JSON", help="when MEMORY.md overflows, which Memory Space takes which "
+                         "entries: '[{\"sourceIndexes\": [1, 2], \"spaceId\": \"default\"}]' covering every entry once")
     listing = actions.add_parser("list", parents=[common], help="list entries")
     listing.add_argument("--target", choices=TARGETS)
     actions.add_parser("recover", parents=[common], help="quarantine a damaged memories.json and restore every recoverable entry")
+    actions.add_parser("archived", parents=[common], help="what capacity maintenance moved out of MEMORY.md, and where")
     cli_maintenance.add_parser(actions, common)
 
     commands.add_parser("doctor", parents=[common], help="explain the state of the storage root")
@@ -233,6 +239,7 @@ def _settings_from(args: argparse.Namespace) -> Settings:
         runtimeUserScope=args.runtime_user_scope,
         userLimitBytes=args.user_limit_bytes,
         memoryLimitBytes=args.memory_limit_bytes,
+        runtimeMaintenance=getattr(args, "memory_maintenance", None),
         detachedHeadPolicy=args.detached_head_policy,
         worktreeSharing=args.worktree_sharing,
         recallMode=args.recall_mode,
@@ -331,9 +338,10 @@ def cmd_runtime_mutate(args: argparse.Namespace) -> int:
         importance=getattr(args, "importance", None),
         branches=branches,
     )
+    routes = cli_archived.routes_argument(getattr(args, "routes", None))
     host = _host(args)
     _absorb_hand_edits(host)
-    receipt = host.runtime.mutate(request)
+    receipt = host.mutate_runtime(request, routes)
     data = receipt.to_dict()
     text = f"{receipt.message} {PROJECTION_FILES[receipt.target]}: {receipt.entry_count} " \
            f"{'entry' if receipt.entry_count == 1 else 'entries'}, " \
@@ -405,6 +413,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         for root in dict.fromkeys((host.root, host.resolution.user_root)):
             findings.extend(diagnose_git(root))
         findings.extend(survey(host))
+        from .maintenance import verify_lineage
+
+        findings.extend(verify_lineage(host.runtime.memory_store.root,
+                                       host.spaces if (host.root / "data").is_dir() else None))
     if (host.root / "documents").exists() and not unsafe:
         from .documents import diagnose as diagnose_documents
 
@@ -733,6 +745,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler = lambda a: records_cli.run(a, _host, _emit, _read_content)  # noqa: E731
     elif args.command == "runtime":
         handler = {"list": cmd_runtime_list, "recover": cmd_runtime_recover,
+                   "archived": lambda a: cli_archived.cmd_runtime_archived(a, _host, _emit),
                    "compact": lambda a: cli_maintenance.runtime_compact(a, _host, _emit)}.get(args.action, cmd_runtime_mutate)
     else:
         handler = handlers[args.command]

@@ -196,11 +196,35 @@ class WorkspaceHost:
             repairs = []
             notices.append(f"USER.md/MEMORY.md could not be rebuilt, the snapshot is read from memories.json: "
                            f"{exc.message}")
-        snapshot, _ = self.runtime.wake(name, reason, budget_chars=budget - used, repair=False, notices=notices)
+        from .maintenance.lineage import count_archived
+
+        try:
+            archived = count_archived(self.runtime.memory_store.root)
+        except StorageError as exc:  # a wake is a read: it renders without the count
+            archived = (0, 0)
+            notices.append(f"the archive lineage could not be read: {exc.message}")
+        snapshot, _ = self.runtime.wake(name, reason, budget_chars=budget - used, repair=False, notices=notices,
+                                        archived=archived)
         if covers:
             text = "\n\n".join([snapshot.text, *covers])
             snapshot = dataclasses.replace(snapshot, text=text, chars=len(text))
         return snapshot, repairs
+
+    def mutate_runtime(self, request: "Any", routes: "Any" = None) -> "Any":
+        """The one Runtime mutation every surface calls (CLI, language server, MCP): a validated
+        :class:`~mnemon_ls.runtime.ops.MutationRequest` -> :class:`~mnemon_ls.runtime.store.Receipt`.
+        A MEMORY.md mutation over capacity archives the overflow first when ``runtimeMemory.maintenance``
+        is ``archive`` (:func:`mnemon_ls.maintenance.mutate_runtime`; the receipt's ``maintenance`` says
+        what went where). ``routes`` are explicit routes ``[{sourceIndexes, spaceId}]``. Raises the
+        Runtime errors, :class:`~mnemon_ls.errors.MaintenanceFailed`, or :class:`InvalidInput` naming a
+        route field; none changes hot memory."""
+        from .maintenance import mutate_runtime
+
+        def spaces() -> "SpacesService | None":
+            return self.spaces if (self.root / "data").is_dir() else None
+
+        return mutate_runtime(self.runtime, spaces, request, routes=routes,
+                              policy=self.settings.runtime_memory.maintenance, clock=self._clock)
 
     def current_branch(self, field: str = "scopeToBranch") -> str:
         """The checked-out branch for a branch-scoped write; raises :class:`InvalidInput` naming ``field``

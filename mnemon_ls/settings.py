@@ -147,6 +147,8 @@ class Settings(_Model):
                 continue
             if key in ("userLimitBytes", "memoryLimitBytes"):
                 data["runtimeMemory"] = {**data["runtimeMemory"], key: value}
+            elif key == "runtimeMaintenance":  # runtimeMemory.maintenance (issue 9)
+                data["runtimeMemory"] = {**data["runtimeMemory"], "maintenance": value}
             elif key in ("maxBodyBytes", "activeLimitBytes"):
                 data["documents"] = {**data["documents"], key: value}
             else:
@@ -161,6 +163,7 @@ _FIELD_RULES = {
     "worktreeSharing": "must be one of shared, separate",
     "runtimeMemory.userLimitBytes": f"must be an integer in 1..{MAX_RUNTIME_LIMIT_BYTES}",
     "runtimeMemory.memoryLimitBytes": f"must be an integer in 1..{MAX_RUNTIME_LIMIT_BYTES}",
+    "runtimeMemory.maintenance": "must be one of archive, reject",
     "wakeBudgetChars": "must be an integer in 1024..4194304",
     "documents.maxBodyBytes": "must be an integer in 1..67108864",
     "documents.activeLimitBytes": "must be an integer in 1..1073741824",

@@ -184,6 +184,7 @@ def test_wake_json_carries_text_revision_branch_hidden_omitted(cli):
         "omitted": 0,
         "chars": len(text),
         "notices": [],
+        "archived": 0,
         "root": str(cli.data),
         "repairs": [{"repaired": [], "preserved": {}, "skipped": None}],
     }
@@ -345,7 +346,8 @@ FAILURES = {
                          "No memory entry contains 'zzz'"),
     "ambiguous-match": (["runtime", "remove", "--old-text", "alpha"], {}, 3,
                         "Multiple memory entries (2) contain 'alpha'; use a unique substring"),
-    "memory-capacity": (["runtime", "add", "--content", "0123456789", "--memory-limit-bytes", "25"], {}, 3,
+    "memory-capacity": (["runtime", "add", "--content", "0123456789", "--memory-limit-bytes", "25",
+                         "--memory-maintenance", "reject"], {}, 3,
                         "memory is over capacity: 36 of 25 UTF-8 bytes after this change (now 22); remove or "
                         "shorten entries, or raise runtimeMemory.memoryLimitBytes"),
     "user-capacity": (["runtime", "add", "--target", "user", "--content", "x", "--user-limit-bytes", "12"], {}, 3,
@@ -354,7 +356,7 @@ FAILURES = {
                       "the plan (1 numbered entry, budget 3 bytes) for mnemon/runtime/compact (CLI: `mnemon-ls "
                       "runtime compact`; `--json` prints the plan)"),
     "replace-capacity": (["runtime", "replace", "--old-text", "alpha one", "--content", "alpha one plus more",
-                          "--memory-limit-bytes", "30"], {}, 3,
+                          "--memory-limit-bytes", "30", "--memory-maintenance", "reject"], {}, 3,
                          "memory is over capacity: 32 of 30 UTF-8 bytes after this change (now 22); remove or "
                          "shorten entries, or raise runtimeMemory.memoryLimitBytes"),
 }

@@ -47,7 +47,8 @@ class WorkspaceParams(_Params):
 
 
 class RuntimeMutateParams(WorkspaceParams):
-    """``mnemon/runtime/mutate``: ``{workspace?, action, target, content?, oldText?, importance?, branches?}``.
+    """``mnemon/runtime/mutate``: ``{workspace?, action, target, content?, oldText?, importance?, branches?,
+    routes?}``.
 
     Texts are checked by the Runtime Source (normalization, ``§``, 8192 bytes, matching).
     """
@@ -58,6 +59,9 @@ class RuntimeMutateParams(WorkspaceParams):
     old_text: str | None = Field(None, alias="oldText")
     importance: Literal["critical", "normal", "low"] | None = None
     branches: list[str] | None = None
+    routes: Any = None
+    """Explicit archival routes ``[{sourceIndexes, spaceId}]`` for a MEMORY.md overflow (checked by
+    :func:`mnemon_ls.maintenance.parse_routes`, which names the field and the rule)."""
 
 
 class WakeParams(WorkspaceParams):

@@ -507,10 +507,12 @@ async def runtime_mutate(ls: MnemonLanguageServer, params: Any) -> dict[str, Any
     request = ops.validate_request(p.action, p.target, p.content, p.old_text, p.importance, p.branches)
     state = ls.registry.resolve(p.workspace)
     try:
-        receipt = await asyncio.to_thread(state.host.runtime.mutate, request)
+        receipt = await asyncio.to_thread(state.host.mutate_runtime, request, p.routes)
     except MnemonError as exc:  # a full USER.md: mnemon/maintenanceRequired with the compaction plan
         ls.maintenance_feature.capacity_error(state, exc)
         raise
+    if isinstance(receipt.detail.get("maintenance"), dict):  # MEMORY.md archival: mnemon/maintenanceCompleted
+        ls.maintenance_feature.completed(state, receipt.detail["maintenance"])
     if receipt.preserved:
         ls.announce_lost_edits(state.uri, state.host.runtime.store_for(request.target), receipt)
     return receipt.to_dict() | {"workspace": state.uri}
@@ -864,7 +866,7 @@ async def remember_selection(ls: MnemonLanguageServer, *args: Any) -> dict[str, 
         if a.space_id is not None:
             return await _remember_in_space(ls, state, a)
         request = ops.validate_request("add", "memory", a.text, None, a.importance, a.branches)
-        receipt = await asyncio.to_thread(state.host.runtime.mutate, request)
+        receipt = await asyncio.to_thread(state.host.mutate_runtime, request)
     except Exception as exc:  # every failure answers {success: false}, never a traceback
         exc = _as_domain_error(exc)
         ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"mnemon: not remembered: {exc.message}"))

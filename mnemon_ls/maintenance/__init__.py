@@ -13,10 +13,10 @@ Modules:
 
 Public entry points (the Host calls them; every surface goes through the Host)::
 
-    mutate_runtime(runtime, spaces, request, *, routes=None, policy="archive", branch=None, root) -> Receipt
+    mutate_runtime(runtime, spaces_factory, request, *, routes=None, policy="archive", clock=None) -> Receipt
         # the Runtime receipt; after an archival ``detail["maintenance"]`` = MaintenanceReceipt.to_dict()
-    validate_routes(raw, entry_count, eligible_ids, field="routes") -> list[Route]
-    archived_listing(root) -> {"records": [...], "damaged": [...]}      # `mnemon-ls runtime archived`
+    parse_routes(raw) / validate_routes(raw, entry_count, eligible_ids, field="routes") -> list[Route]
+    archived_listing(runtime) -> {"path", "records": [...], "damaged": [...], "count"}  # `runtime archived`
     verify_lineage(root, spaces) -> list[Finding]                        # `mnemon-ls doctor`
 """
 
@@ -24,11 +24,11 @@ from .lineage import (LineageEnd, LineageLog, LineageRecord, append_lineage, ent
                       read_lineage, space_reference, verify_lineage)
 from .receipt import (KIND_DOCUMENT_COLD_ARCHIVE, KIND_LOCAL_ARCHIVE, KIND_LOCAL_COMPACTION, KIND_SPACE_ARCHIVE,
                       ArchivedFact, Destination, MaintenanceReceipt)
-from .runtime import Route, archived_listing, mutate_runtime, validate_routes
+from .runtime import Route, archive_and_mutate, archived_listing, mutate_runtime, parse_routes, validate_routes
 
 __all__ = [
     "KIND_DOCUMENT_COLD_ARCHIVE", "KIND_LOCAL_ARCHIVE", "KIND_LOCAL_COMPACTION", "KIND_SPACE_ARCHIVE",
     "ArchivedFact", "Destination", "LineageEnd", "LineageLog", "LineageRecord", "MaintenanceReceipt", "Route",
-    "append_lineage", "archived_listing", "entry_digest", "lineage_path", "mutate_runtime", "read_lineage",
+    "append_lineage", "archive_and_mutate", "archived_listing", "parse_routes", "entry_digest", "lineage_path", "mutate_runtime", "read_lineage",
     "space_reference", "validate_routes", "verify_lineage",
 ]

@@ -204,6 +204,16 @@ def read_lineage(root: Path) -> LineageLog:
     return log
 
 
+def count_archived(root: Path) -> tuple[int, int]:
+    """``(lines into Memory Spaces, lines into the local archive)`` of the root's lineage, counted from
+    the raw bytes without parsing (the wake header reads it every turn; lines are written compactly by
+    :func:`append_lineage`). Missing file: ``(0, 0)``."""
+    data = fsio.read_bytes_or_none(lineage_path(root))
+    if not data:
+        return 0, 0
+    return data.count(b'"destination":{"layerId":"memory-spaces"'), data.count(b'"destination":{"layerId":"runtime-archive"')
+
+
 def local_archive_digests(root: Path) -> set[str]:
     """sha256 hex of the content of every entry in ``runtime/archived/memories.jsonl`` (unparseable lines
     are skipped)."""

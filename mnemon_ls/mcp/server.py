@@ -192,6 +192,7 @@ class MnemonMcp:
             old_text: Annotated[str | None, Field(description="selects one entry (replace, remove): exact content first, else a unique substring")] = None,
             importance: Annotated[Literal["critical", "normal", "low"] | None, Field(description="default normal")] = None,
             branches: Annotated[list[str] | None, Field(description="show the entry only on these git branches (target memory); [] removes the scope on replace")] = None,
+            routes: Annotated[list[dict[str, Any]] | None, Field(description="when MEMORY.md overflows: which Memory Space takes which entries, [{sourceIndexes: [1-based entry numbers], spaceId}] covering every entry once (default: routed by topic)")] = None,
             workspace: WorkspaceArg = None,
             ctx: Context | None = None,
         ) -> str:
@@ -204,7 +205,7 @@ class MnemonMcp:
                 request = ops.validate_request(action, target, content, old_text, importance, branches)
             except MnemonError as exc:
                 raise tool_error(exc) from None
-            receipt = await self._call(ctx, workspace, lambda h: h.runtime.mutate(request))
+            receipt = await self._call(ctx, workspace, lambda h: h.mutate_runtime(request, routes))
             return fmt.runtime_receipt(receipt, PROJECTION_FILES)
 
         @tool()

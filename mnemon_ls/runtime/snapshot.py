@@ -6,6 +6,7 @@ Layout (``shared/reference/dsh-mnemon.md`` section 3.6, vN, extended by DESIGN.m
     Revision: <sha256 hex of the effective store>
     Git branch: <name>[ (<reason>; ]<n> branch-scoped entr(y|ies) hidden)]   or   Git branch: none (<why>; ...)
     <one explanatory line>
+    [Archived: <n> entries left MEMORY.md ... (capacity maintenance, issue 9)]
     [Notice: <why the store could not be read as is>]
     [Omitted: <n> entries ... absence here does not mean deletion.]
     <blank>
@@ -64,9 +65,11 @@ class WakeSnapshot:
     omitted: int
     chars: int
     notices: tuple[str, ...] = field(default=())
+    #: Entries capacity maintenance moved out of MEMORY.md (lineage lines), 0 when none.
+    archived: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON shape: ``{text, revision, branch, branchReason, hidden, omitted, chars, notices}``."""
+        """JSON shape: ``{text, revision, branch, branchReason, hidden, omitted, chars, notices, archived}``."""
         return {
             "text": self.text,
             "revision": self.revision,
@@ -76,6 +79,7 @@ class WakeSnapshot:
             "omitted": self.omitted,
             "chars": self.chars,
             "notices": list(self.notices),
+            "archived": self.archived,
         }
 
 
@@ -129,12 +133,15 @@ def render_wake(
     budget_chars: int,
     detached_head_policy: str = "hide",
     notices: Sequence[str] = (),
+    archived: tuple[int, int] = (0, 0),
 ) -> WakeSnapshot:
     """Render the wake snapshot of the effective entries (user from the user root, memory from the root).
 
     ``used`` / ``limits`` are UTF-8 bytes per target over the whole store; ``now_ms`` the single capture
     time (epoch milliseconds); ``budget_chars`` the largest text in code points. With ``branch=None``
-    branch-scoped memory entries are hidden unless ``detached_head_policy == "show"``.
+    branch-scoped memory entries are hidden unless ``detached_head_policy == "show"``. ``archived`` is
+    ``(into Memory Spaces, into the local archive)``: entries capacity maintenance moved out of MEMORY.md,
+    counted in the ``Archived:`` line (none when both are 0).
     """
     show_all = branch is None and detached_head_policy == "show"
     scoped = sum(1 for e in memory_entries if e.branches)
@@ -145,6 +152,8 @@ def render_wake(
 
     head = [HEADER, f"Revision: {revision}", branch_line(branch, branch_reason, scoped, hidden, detached_head_policy),
             EXPLANATION]
+    if sum(archived):
+        head.append(archived_line(*archived))
     head.extend(f"Notice: {notice}" for notice in notices)
 
     def assemble(kept: dict[Target, list[Entry]], omitted: dict[Target, int]) -> str:
@@ -201,7 +210,20 @@ def render_wake(
     if len(text) > budget_chars and notices:
         # Even with every entry dropped the notices do not fit: keep one short notice instead (the full
         # reasons stay in ``notices`` and in `mnemon-ls doctor`).
-        del head[4:]
+        del head[4 + (1 if sum(archived) else 0):]
         head.append(f"Notice: {len(notices)} runtime memory file(s) could not be read as is; run `mnemon-ls doctor`.")
         text = assemble(kept, omitted)
-    return WakeSnapshot(text, revision, branch, branch_reason, hidden, sum(omitted.values()), len(text), tuple(notices))
+    return WakeSnapshot(text, revision, branch, branch_reason, hidden, sum(omitted.values()), len(text), tuple(notices),
+                        sum(archived))
+
+
+def archived_line(in_spaces: int, in_local: int) -> str:
+    """The ``Archived:`` header line: how many entries left MEMORY.md and where to (module doc)."""
+    total = in_spaces + in_local
+    where = []
+    if in_spaces:
+        where.append(f"{in_spaces} into Memory Spaces (recall finds them)")
+    if in_local:
+        where.append(f"{in_local} into the local archive runtime/archived/MEMORY.md")
+    return (f"Archived: {total} {'entry' if total == 1 else 'entries'} left MEMORY.md when it was full, "
+            f"{' and '.join(where)}; `mnemon-ls runtime archived` lists where each went.")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..redact import Scrubber
 from ..roots import RootResolution
@@ -118,12 +118,15 @@ class RuntimeSource:
                                                                       max_bytes), scrub)
 
     def compact_and_mutate(self, expected_revision: str, request: ops.MutationRequest,
-                           candidates: Sequence[Any], max_bytes: int | None = None) -> Receipt:
-        """See :meth:`RuntimeStore.compact_and_mutate`."""
+                           candidates: Sequence[Any], max_bytes: int | None = None, *,
+                           archive_locally: bool = True,
+                           before_commit: Callable[[Sequence[Entry], str], None] | None = None) -> Receipt:
+        """See :meth:`RuntimeStore.compact_and_mutate` (``archive_locally``, ``before_commit`` too)."""
         request, scrub = self.scrub(request)
         candidates = _scrub_candidates(scrub, candidates)
         return _with_redactions(self.store_for(request.target).compact_and_mutate(
-            expected_revision, request, candidates, max_bytes), scrub)
+            expected_revision, request, candidates, max_bytes, archive_locally=archive_locally,
+            before_commit=before_commit), scrub)
 
     def compact(self, expected_revision: Any, target: Any, entries: Any, pending: Any = None) -> Receipt:
         """The compaction an assistant proposed for a full target (``mnemon/runtime/compact``, ``mnemon-ls
@@ -176,12 +179,14 @@ class RuntimeSource:
         budget_chars: int | None = None,
         repair: bool = True,
         notices: Sequence[str] = (),
+        archived: tuple[int, int] = (0, 0),
     ) -> tuple[WakeSnapshot, list[tuple[RuntimeStore, RepairReport]]]:
         """Repair projections (unless ``repair=False``), then render the wake snapshot for ``branch``.
 
         ``branch`` ``None`` means no branch is known (``branch_reason`` says why). ``budget_chars``
         defaults to ``wakeBudgetChars``. ``notices`` are shown after the stores' own (e.g. a repair
-        the caller could not write). Returns the snapshot and the repair reports.
+        the caller could not write). ``archived`` ``(into spaces, into the local archive)`` counts what
+        capacity maintenance moved out of MEMORY.md (the Host reads it from the lineage). Returns the snapshot and the repair reports.
         """
         extra_notices = list(notices)
         repairs = self.repair() if repair else []
@@ -207,6 +212,7 @@ class RuntimeSource:
             budget_chars=budget_chars or self.settings.wake_budget_chars,
             detached_head_policy=self.settings.detached_head_policy,
             notices=notices,
+            archived=archived,
         )
         return snapshot, repairs
 

@@ -391,14 +391,23 @@ class RuntimeStore:
         request: ops.MutationRequest,
         candidates: Sequence[Any],
         max_bytes: int | None = None,
+        *,
+        archive_locally: bool = True,
+        before_commit: Callable[[Sequence[Entry], str], None] | None = None,
     ) -> Receipt:
         """Compact ``request.target`` to the candidates and apply ``request`` in one commit (reference 4.3).
 
         A candidate equal to the pending content raises ``duplicates the pending mutation``; one equal
         to the replaced/removed entry raises ``reintroduces``; both as :class:`InvalidInput` (field
         ``candidates[i].content``). Capacity is checked on the result.
+
+        ``archive_locally=False`` skips the local archive (the caller proved the evicted entries are
+        stored elsewhere, e.g. in a Memory Space). ``before_commit(evicted, revision)`` is called under
+        the lock after the revision check (and the local archive), right before the commit, with the
+        entries leaving hot memory; whatever it raises aborts with hot memory unchanged.
         """
-        return self._compact(expected_revision, request.target, candidates, max_bytes, request)
+        return self._compact(expected_revision, request.target, candidates, max_bytes, request,
+                             archive_locally=archive_locally, before_commit=before_commit)
 
     def compact_plan(self, expected_revision: str, target: Target, entries: Any,
                      request: ops.MutationRequest | None = None) -> Receipt:
@@ -441,6 +450,9 @@ class RuntimeStore:
         max_bytes: int | None,
         request: ops.MutationRequest | None,
         derive: Callable[[StoreState, ops.MutationOutcome | None], tuple[list[ops.Candidate], int]] | None = None,
+        *,
+        archive_locally: bool = True,
+        before_commit: Callable[[Sequence[Entry], str], None] | None = None,
     ) -> Receipt:
         target = validate_target(target)
         limit = self.limits.limit_for(target)
@@ -485,7 +497,10 @@ class RuntimeStore:
             evicted_keys = {match_key(e.content) for e in evicted}
             extra = ops.materialize([c for c in dropped if match_key(c.content) not in evicted_keys],
                                     state.entries, target, now)
-            self._archive_locally([*evicted, *extra], state.revision)
+            if archive_locally:
+                self._archive_locally([*evicted, *extra], state.revision)
+            if before_commit is not None:
+                before_commit([*evicted, *extra], state.revision)
             preserved, revision = self._commit(state.entries, new_entries)
         detail: dict[str, Any] = dict(outcome.detail) if outcome else {}
         detail["kept"] = [e.content for e in kept]

@@ -545,6 +545,20 @@ class SpacesService:
 
     # ------------------------------------------------------------------ reads
 
+    def get_item(self, space_id: str, item_id: str) -> Item | None:
+        """The active (not forgotten) item ``item_id`` of a registered space, active or not, or ``None``
+        when it is gone; no access counters are touched. Raises :class:`InvalidInput` (``spaceId``) for an
+        unknown space and the provider's errors when its store cannot be read. A provider without an
+        exact lookup is searched for the id instead (keyword search, 50 results)."""
+        record = require(self.state(), validate_space_id(space_id))
+        key = validate_item_id(item_id, "id")
+        provider = self.provider(record)
+        get = getattr(provider, "get", None)
+        if get is not None:
+            return get(key)
+        found = provider.search(key, limit=MAX_RESULTS, mode="keyword")
+        return next((i for i in found.items if i.id == key), None)
+
     def related(self, space_id: str, item_id: str, *, depth: int = 2, edge_type: str | None = None,
                 limit: int = 20) -> dict[str, Any]:
         """Walk the graph from one item of an active space: ``{"spaceId", "spaceName", "id", "items":

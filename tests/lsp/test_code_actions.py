@@ -194,7 +194,7 @@ async def test_show_wake_snapshot(client: MnemonClient, repo_dir: Path):
 @pytest.fixture(params=CLIENTS)
 async def small(request, lsp: Launcher, repo, repo_dir: Path) -> MnemonClient:
     return await lsp.start(request.param, [repo_dir], {
-        "mnemon": {"storageScope": "workspace", "runtimeMemory": {"memoryLimitBytes": 30}}})
+        "mnemon": {"storageScope": "workspace", "runtimeMemory": {"memoryLimitBytes": 30, "maintenance": "reject"}}})
 
 
 async def test_remember_over_capacity(small: MnemonClient, repo_dir: Path):

@@ -69,7 +69,8 @@ async def test_invalid_input(client: MnemonClient, repo_dir: Path):
 async def small(request, lsp: Launcher, repo, repo_dir: Path) -> MnemonClient:
     """A server whose MEMORY.md holds at most 40 bytes and USER.md 16."""
     return await lsp.start(request.param, [repo_dir], {
-        "mnemon": {"storageScope": "workspace", "runtimeMemory": {"memoryLimitBytes": 40, "userLimitBytes": 16}}})
+        "mnemon": {"storageScope": "workspace", "runtimeMemory": {"memoryLimitBytes": 40, "userLimitBytes": 16,
+                                                                   "maintenance": "reject"}}})
 
 
 async def test_runtime_capacity(small: MnemonClient, repo_dir: Path):
