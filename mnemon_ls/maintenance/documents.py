@@ -149,34 +149,41 @@ class _Run:
             percentage = min(99, 100 * self.freed // needed) if needed > 0 else None
             self.progress(message, percentage)
 
-    def make_room(self, plan_of: Callable[[], Any], what: str) -> None:
-        """Archive LRU candidates until ``plan_of()`` fits (each candidate at most once)."""
+    def make_room(self, first: DocumentCapacityError, plan_of: Callable[[], Any], what: str) -> None:
+        """Archive LRU candidates (each at most once) until the change fits. The plan is the first
+        attempt's capacity error (``projected``, ``limit``, LRU ``candidates``), kept by arithmetic as
+        documents are archived (no re-validation of the new body); ``plan_of()`` re-plans only after a
+        candidate was skipped because it changed meanwhile. The commit re-checks capacity anyway."""
         tried: set[str] = set()
-        first = plan_of()
-        needed = first.projected - first.limit
-        plan = first
-        while not plan.fits:
-            candidate = next((c for c in plan.candidates if c.id not in tried), None)
+        projected, limit, candidates = first.projected, first.limit, list(first.candidates)
+        needed = projected - limit
+        while projected > limit:
+            candidate = next((c for c in candidates if c["id"] not in tried), None)
             if candidate is None:
                 raise DocumentCapacityError(
-                    f"{what} would make the active documents {plan.projected} bytes (limit {plan.limit}) even after "
+                    f"{what} would make the active documents {projected} bytes (limit {limit}) even after "
                     f"cold-archiving {len(self.archived)} documents; archive or shorten documents by hand",
-                    projected=plan.projected, limit=plan.limit, used=plan.used,
-                    candidates=[_candidate(c) for c in plan.candidates])
-            tried.add(candidate.id)
-            self.report(f"Archiving \u201c{candidate.title}\u201d into {self.space.record.name}", needed)
-            self.archive_one(candidate)
-            plan = plan_of()
+                    projected=projected, limit=limit, used=first.used, candidates=candidates)
+            tried.add(candidate["id"])
+            self.report(f"Archiving \u201c{candidate['title']}\u201d into {self.space.record.name}", needed)
+            if self.archive_one(candidate["id"], candidate["revision"]):
+                projected -= candidate["sizeBytes"]
+            else:
+                plan = plan_of()
+                projected, limit = plan.projected, plan.limit
+                candidates = [_candidate(r) for r in plan.candidates]
 
-    def archive_one(self, candidate: "DocumentRecord") -> None:
-        """Cold-archive one document (module doc, steps 1-4); a document that changed meanwhile is skipped."""
+    def archive_one(self, document_id: str, revision: int) -> bool:
+        """Cold-archive one document at ``revision`` (module doc, steps 1-4). Returns ``False`` when it
+        changed meanwhile (another revision, no longer active, or a body that no longer hashes to
+        ``contentHash``): it is skipped and nothing was written for it."""
         docs, spaces, space_id = self.docs, self.spaces, self.space.record.id
-        view = docs.get(candidate.id)
+        view = docs.get(document_id)
         record = view.record
-        if record.status != "active" or record.revision != candidate.revision \
+        if record.status != "active" or record.revision != revision \
                 or _sha256(view.content) != record.content_hash:
             self.skipped.append(record.id)
-            return
+            return False
         summary = summary_of(record.description, view.content, record.title)
         text = reference_text(record.title, summary, record.id, record.filename, record.content_hash)
         self._require_eligible()
@@ -211,7 +218,7 @@ class _Run:
         except RevisionConflict:
             self._undo(fresh, record, item_id)
             self.skipped.append(record.id)
-            return
+            return False
         except BaseException:
             self._undo(fresh, record, item_id)
             raise
@@ -220,6 +227,7 @@ class _Run:
         self.archived.append(ArchivedFact(
             len(self.archived) + 1, f"document:{record.id}:{record.revision}", record.title[:200], record.size_bytes,
             evidence, Destination("memory-space", destination, space_id=space_id, item_id=item_id)))
+        return True
 
     def _require_eligible(self) -> None:
         space_id = self.space.record.id
@@ -310,24 +318,20 @@ def _maintained(host: "WorkspaceHost", attempt: Callable[[str | None], "Mutation
                 progress: Progress | None) -> MaintainedResult:
     try:
         return MaintainedResult(attempt(expected_revision))
-    except DocumentCapacityError:
+    except DocumentCapacityError as exc:
+        first = exc
         spaces = host.spaces
         eligible = eligible_spaces(spaces)
         if not eligible:
             raise
     run = _Run(host.documents, spaces, eligible[0], progress, host.documents.read().revision)
-    run.make_room(plan_of, what)
+    run.make_room(first, plan_of, what)
     fence = run.revision if expected_revision is not None else None
     try:
         result = attempt(fence)
     except DocumentCapacityError as again:  # another writer filled the space: one more archive, one retry
-        if not again.candidates:
+        if not again.candidates or not run.archive_one(again.candidates[0]["id"], again.candidates[0]["revision"]):
             raise
-        candidate = next((c for c in host.documents.list("active").documents if c.record.id == again.candidates[0]["id"]),
-                         None)
-        if candidate is None:
-            raise
-        run.archive_one(candidate.record)
         result = attempt(run.revision if expected_revision is not None else None)
     if run.progress is not None:
         run.progress(run.receipt(result).summary, 100)
