@@ -539,8 +539,9 @@ def cmd_doc(args: argparse.Namespace) -> int:
             args.id = _full_document_id(store, args.id)
         if action == "create":
             if args.file is not None:
-                result = store.create_from_file(os.path.abspath(args.file), title=args.title,
-                                                description=args.description, expected_revision=args.index_revision)
+                result = cold.create_document_from_file(host, os.path.abspath(args.file), title=args.title,
+                                                        description=args.description,
+                                                        expected_revision=args.index_revision)
             else:
                 result = cold.create_document(host, args.title, _read_content(args.content), description=args.description,
                                               source_paths=args.sources, expected_revision=args.index_revision)

@@ -928,12 +928,13 @@ async def create_document_from_file(ls: MnemonLanguageServer, *args: Any) -> dic
         a = _command_arg(P.CreateDocumentArgs, args)
         path = uri_to_path(a.uri, "uri")
         state = ls.registry.resolve(a.uri, "uri")
-        result = await asyncio.to_thread(state.host.documents.create_from_file, path, title=a.title)
+        result = await ls.maintenance_feature.run(state, "Archiving documents", None, functools.partial(
+            _cold_from_file, state.host, path, a.title))  # cold archival when the Documents are full
     except Exception as exc:  # every failure answers {success: false}, never a traceback
         exc = _as_domain_error(exc)
         ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"mnemon: no document created: {exc.message}"))
         return {"success": False, "error": exc.to_dict()}
-    data = result.to_dict()
+    data = result
     document = data["document"]
     uri = from_fs_path(document["path"]) or Path(document["path"]).as_uri()
     shown = False
@@ -945,6 +946,12 @@ async def create_document_from_file(ls: MnemonLanguageServer, *args: Any) -> dic
             log.warning("window/showDocument failed: %s", exc)
     # No success popup: the opened document (or the plugin, with the returned path) is the feedback.
     return data | {"workspace": state.uri, "path": document["path"], "uri": uri, "shown": shown}
+
+
+def _cold_from_file(host: Any, path: Path, title: str | None, progress: Any) -> Any:
+    from ..maintenance import documents as cold
+
+    return cold.create_document_from_file(host, path, title=title, progress=progress)
 
 
 def _write_wake_file(state: FolderState, text: str) -> Path:

@@ -108,7 +108,7 @@ def reference_text(title: str, summary: str, document_id: str, filename: str, co
 def eligible_spaces(spaces: "SpacesService") -> list["SpaceView"]:
     """The spaces that may take cold references, ``default`` first, then registry order (module doc)."""
     views = [v for v in spaces.list_spaces(active_only=True) if v.record.active and v.available
-             and (v.capabilities is None or (v.capabilities.forget and v.capabilities.write == "exact"))]
+             and v.capabilities is not None and v.capabilities.forget and v.capabilities.write == "exact"]
     return sorted(views, key=lambda v: v.record.id != "default")
 
 
@@ -149,29 +149,26 @@ class _Run:
             percentage = min(99, 100 * self.freed // needed) if needed > 0 else None
             self.progress(message, percentage)
 
-    def make_room(self, first: DocumentCapacityError, plan_of: Callable[[], Any], what: str) -> None:
-        """Archive LRU candidates (each at most once) until the change fits. The plan is the first
-        attempt's capacity error (``projected``, ``limit``, LRU ``candidates``), kept by arithmetic as
-        documents are archived (no re-validation of the new body); ``plan_of()`` re-plans only after a
-        candidate was skipped because it changed meanwhile. The commit re-checks capacity anyway."""
-        tried: set[str] = set()
+    def make_room(self, first: DocumentCapacityError, what: str) -> None:
+        """Archive LRU candidates (each at most once, least recently accessed first) until the change
+        fits. The plan is the first attempt's capacity error (``projected``, ``limit``, LRU
+        ``candidates``), kept by arithmetic as documents are archived (the new body is not validated
+        again); a candidate that changed meanwhile is skipped and the next one tried. The commit
+        re-checks capacity anyway (:func:`_maintained` archives once more and retries once)."""
         projected, limit, candidates = first.projected, first.limit, list(first.candidates)
         needed = projected - limit
-        while projected > limit:
-            candidate = next((c for c in candidates if c["id"] not in tried), None)
-            if candidate is None:
-                raise DocumentCapacityError(
-                    f"{what} would make the active documents {projected} bytes (limit {limit}) even after "
-                    f"cold-archiving {len(self.archived)} documents; archive or shorten documents by hand",
-                    projected=projected, limit=limit, used=first.used, candidates=candidates)
-            tried.add(candidate["id"])
+        for candidate in candidates:
+            if projected <= limit:
+                return
             self.report(f"Archiving \u201c{candidate['title']}\u201d into {self.space.record.name}", needed)
             if self.archive_one(candidate["id"], candidate["revision"]):
                 projected -= candidate["sizeBytes"]
-            else:
-                plan = plan_of()
-                projected, limit = plan.projected, plan.limit
-                candidates = [_candidate(r) for r in plan.candidates]
+        if projected > limit:
+            raise DocumentCapacityError(
+                f"{what} would make the active documents {projected} bytes (limit {limit}) even after "
+                f"cold-archiving {len(self.archived)} documents; archive or shorten documents by hand",
+                projected=projected, limit=limit, used=first.used,
+                candidates=[c for c in candidates if c["id"] in self.skipped])
 
     def archive_one(self, document_id: str, revision: int) -> bool:
         """Cold-archive one document at ``revision`` (module doc, steps 1-4). Returns ``False`` when it
@@ -284,12 +281,6 @@ class _Run:
             extra={"skipped": list(self.skipped)})
 
 
-def _candidate(record: "DocumentRecord") -> dict[str, Any]:
-    return {"id": record.id, "title": record.title, "relativePath": record.relative_path,
-            "sizeBytes": record.size_bytes, "lastAccessedAt": record.last_accessed_at, "updatedAt": record.updated_at,
-            "revision": record.revision}
-
-
 def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -313,9 +304,8 @@ def _now_iso() -> str:
     return now_iso(datetime.now(timezone.utc))
 
 
-def _maintained(host: "WorkspaceHost", attempt: Callable[[str | None], "MutationResult"],
-                plan_of: Callable[[], Any], what: str, expected_revision: str | None,
-                progress: Progress | None) -> MaintainedResult:
+def _maintained(host: "WorkspaceHost", attempt: Callable[[str | None], "MutationResult"], what: str,
+                expected_revision: str | None, progress: Progress | None) -> MaintainedResult:
     try:
         return MaintainedResult(attempt(expected_revision))
     except DocumentCapacityError as exc:
@@ -325,7 +315,7 @@ def _maintained(host: "WorkspaceHost", attempt: Callable[[str | None], "Mutation
         if not eligible:
             raise
     run = _Run(host.documents, spaces, eligible[0], progress, host.documents.read().revision)
-    run.make_room(first, plan_of, what)
+    run.make_room(first, what)
     fence = run.revision if expected_revision is not None else None
     try:
         result = attempt(fence)
@@ -355,11 +345,21 @@ def create_document(host: "WorkspaceHost", title: Any, content: Any, *, descript
         return docs.create(title, content, description=description, source_paths=source_paths,
                            session_ids=session_ids, expected_revision=fence)
 
-    def plan_of() -> Any:
-        return docs.capacity_plan(title=title, content=content, description=description, source_paths=source_paths,
-                                  session_ids=session_ids)
+    return _maintained(host, attempt, "creating the document", expected_revision, progress)
 
-    return _maintained(host, attempt, plan_of, "creating the document", expected_revision, progress)
+
+def create_document_from_file(host: "WorkspaceHost", path: Any, *, title: Any = None, description: Any = None,
+                              session_ids: Any = None, expected_revision: str | None = None,
+                              progress: Progress | None = None) -> MaintainedResult:
+    """:meth:`DocumentStore.create_from_file` ("Create document from file") with cold archival when it
+    does not fit. Errors and fences as :func:`create_document`."""
+    docs = host.documents
+
+    def attempt(fence: str | None) -> "MutationResult":
+        return docs.create_from_file(path, title=title, description=description, session_ids=session_ids,
+                                     expected_revision=fence)
+
+    return _maintained(host, attempt, f"creating a document from {path}", expected_revision, progress)
 
 
 def update_document(host: "WorkspaceHost", document_id: Any, *, title: Any = None, description: Any = None,
@@ -375,12 +375,8 @@ def update_document(host: "WorkspaceHost", document_id: Any, *, title: Any = Non
                            source_paths=source_paths, session_ids=session_ids, document_revision=document_revision,
                            expected_revision=fence)
 
-    def plan_of() -> Any:
-        return docs.capacity_plan(document_id=document_id, title=title, content=content, description=description,
-                                  source_paths=source_paths, session_ids=session_ids)
-
-    return _maintained(host, attempt, plan_of, f"updating document {document_id}", expected_revision, progress)
+    return _maintained(host, attempt, f"updating document {document_id}", expected_revision, progress)
 
 
-__all__ = ["COLD_PREFIX", "MaintainedResult", "cold_path", "create_document", "eligible_spaces", "reference_text",
-           "summary_of", "update_document"]
+__all__ = ["COLD_PREFIX", "MaintainedResult", "cold_path", "create_document", "create_document_from_file",
+           "eligible_spaces", "reference_text", "summary_of", "update_document"]
