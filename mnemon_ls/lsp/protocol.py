@@ -98,6 +98,7 @@ ERROR_CODES: dict[str, int] = {
     "space-refused": -32023,
     "store-too-large": -32024,
     "confirmation-required": -32025,
+    "maintenance-failed": -32040,  # issue 9: archival could not prove a destination; hot memory unchanged
     "storage-error": -32030,
     "storage-full": -32031,
     "storage-readonly": -32032,

@@ -16,8 +16,9 @@ A Runtime mutation of target ``memory`` that fails with ``runtime-capacity`` (se
    passed ``routes`` (:func:`validate_routes`). With none, the local archive ``runtime/archived/``
    (written by the Runtime store under its lock before the commit).
 4. Space writes: the revision is re-read first (changed: abort, nothing written); then per destination
-   one batch of :meth:`SpacesService.remember` calls (content verbatim, category ``context``, source
-   ``agent``, importance critical 5 / normal 3 / low 1, tags ``branch:<name>`` per branch). The space
+   one batch (:meth:`SpacesService.remember_many`: one transaction in an embedded space, never activating
+   an inactive one): content verbatim, category ``context``, source ``agent``, importance critical 5 /
+   normal 3 / low 1, tags ``branch:<name>`` per branch. The space
    is re-checked to be eligible right before its batch. Evidence per entry: a ``committed`` receipt with
    an item id, or for ``skipped`` an item with exactly equal content (the duplicate's id looked up, else
    a keyword recall of the first 500 characters, 20 results). Anything else aborts: hot memory
@@ -291,8 +292,7 @@ class _Run:
             batches.setdefault(destination_of[index], []).append(index)
         for space_id, batch in batches.items():
             self._check_still_eligible(service, space_id)
-            for index in batch:
-                self._write_one(service, space_id, index)
+            self._write_batch(service, space_id, batch)
         try:
             receipt = self.runtime.compact_and_mutate(plan.revision, self.request, self.candidates, self.budget,
                                                       archive_locally=False, before_commit=self._before_commit)
@@ -323,20 +323,31 @@ class _Run:
                 f"Memory Space {space_id} is no longer active and writable (it changed after archival was "
                 f"planned); {KEPT_NOTE}", "space-ineligible", spaceId=space_id)
 
-    def _write_one(self, service: "SpacesService", space_id: str, index: int) -> None:
+    def _write_batch(self, service: "SpacesService", space_id: str, batch: Sequence[int]) -> None:
+        """One batch into ``space_id`` (:meth:`SpacesService.remember_many`), then evidence per entry."""
+        items = [{"content": self.candidates[i].content, "category": "context", "source": "agent",
+                  "importance": SPACE_IMPORTANCE[self.candidates[i].importance],
+                  "tags": [f"branch:{b}" for b in self.candidates[i].branches or ()]} for i in batch]
+        try:
+            receipts = service.remember_many(space_id, items)
+        except Exception as exc:
+            for index, written in zip(batch, getattr(exc, "written", [])):
+                if written.status == "committed" and written.id:
+                    self.written.append({"sourceIndex": index + 1,
+                                         "destination": lineage_mod.space_reference(space_id, written.id)})
+            what = exc.message if isinstance(exc, MnemonError) else str(exc)
+            raise self._failure(f"Memory Space {space_id} failed while archiving {len(batch)} entries: {what}; "
+                                f"{KEPT_NOTE}", "provider-failed", cause=exc, spaceId=space_id) from exc
+        for index, written in zip(batch, receipts):
+            if written.status == "committed" and written.id:
+                self.written.append({"sourceIndex": index + 1,
+                                     "destination": lineage_mod.space_reference(space_id, written.id)})
+        for index, written in zip(batch, receipts):
+            self._evidence(service, space_id, index, written)
+
+    def _evidence(self, service: "SpacesService", space_id: str, index: int, written: Any) -> None:
         candidate = self.candidates[index]
         number = index + 1
-        tags = [f"branch:{b}" for b in candidate.branches or ()]
-        try:
-            written = service.remember(candidate.content, space_id=space_id, category="context",
-                                       importance=SPACE_IMPORTANCE[candidate.importance], tags=tags,
-                                       source="agent")
-        except MnemonError as exc:
-            raise self._failure(f"Memory Space {space_id} failed while archiving entry {number}: {exc.message}; "
-                                f"{KEPT_NOTE}", "provider-failed", cause=exc, spaceId=space_id) from exc
-        except Exception as exc:  # a provider bug or I/O error: the same promise, hot memory unchanged
-            raise self._failure(f"Memory Space {space_id} failed while archiving entry {number}: {exc}; {KEPT_NOTE}",
-                                "provider-failed", cause=exc, spaceId=space_id) from exc
         item_id: str | None = None
         evidence = ""
         stored_content = candidate.content
@@ -345,8 +356,6 @@ class _Run:
             if written.detail.get("redacted"):
                 item = service.get_item(space_id, item_id)
                 stored_content = item.content if item is not None else stored_content
-            self.written.append({"sourceIndex": number,
-                                 "destination": lineage_mod.space_reference(space_id, item_id)})
         elif written.status == "skipped":
             item_id = self._exact_duplicate(service, space_id, candidate.content, written.id)
             evidence = "duplicate"
@@ -421,7 +430,8 @@ class _Run:
                                          plan_revision=self.plan.revision, archived=facts, bytes_freed=freed,
                                          kept=len(self.candidates) - len(facts), revision=receipt.revision,
                                          destinations=destinations, summary=summary)
-        return replace(receipt, message=f"{receipt.message} {summary}",
+        mutation_message = receipt.message.partition(" Compacted memory:")[0]  # the summary says what was kept
+        return replace(receipt, message=f"{mutation_message} {summary}",
                        detail={**receipt.detail, "maintenance": maintenance.to_dict()})
 
     def _failure(self, message: str, reason: str, *, cause: BaseException | None = None, **data: Any) -> MaintenanceFailed:

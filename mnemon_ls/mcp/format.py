@@ -31,9 +31,16 @@ def runtime_receipt(receipt: Any, files: Mapping[str, str]) -> str:
     lines = [f"{receipt.message} {files[receipt.target]}: {receipt.entry_count} {noun}, "
              f"{receipt.used}/{receipt.limit} UTF-8 bytes; revision {receipt.revision[:12]}"]
     data = receipt.to_dict()
-    for key in ("similar", "redacted", "maintenance"):
+    for key in ("similar", "redacted"):
         if data.get(key):
             lines.append(f"{key}: {data[key]}")
+    maintenance = data.get("maintenance")
+    if maintenance:  # capacity maintenance (issue 9): where each archived entry went
+        lines.append(f"maintenance ({maintenance['kind']}): {maintenance['summary']}")
+        lines.extend(f"  entry {a['sourceIndex']} -> {a['destination']['reference']}: {a['summary'][:80]}"
+                     for a in maintenance["archived"][:20])
+        if len(maintenance["archived"]) > 20:
+            lines.append(f"  ... {len(maintenance['archived']) - 20} more (`mnemon-ls runtime archived` lists all)")
     return "\n".join(lines)
 
 

@@ -788,7 +788,11 @@ class RuntimeStore:
             json.dumps({**e.to_json(), "archived_at": stamp, "revision": revision}, ensure_ascii=False) + "\n"
             for e in entries
         ).encode("utf-8")
-        _append_durably(self.archive_dir / "memories.jsonl", lines)
+        jsonl = self.archive_dir / "memories.jsonl"
+        current = fsio.read_bytes_or_none(jsonl)
+        if current and not current.endswith(b"\n"):
+            lines = b"\n" + lines  # close a line a killed append tore, so this one parses
+        _append_durably(jsonl, lines)
         by_target: dict[str, list[str]] = {}
         for e in entries:
             by_target.setdefault(PROJECTION_FILES[e.target], []).append(e.content)

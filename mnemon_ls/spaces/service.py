@@ -456,6 +456,64 @@ class SpacesService:
         message = f"Remembered in {record.name}." if status == "committed" else f"Provider answered {action or status}."
         return WriteReceipt(status, action or "added", record.id, record.name, raw.get("id"), message, detail, activated)
 
+    def remember_many(self, space_id: str, items: Sequence[dict[str, Any]], *,
+                      require_active: bool = True) -> list[WriteReceipt]:
+        """Remember several items in one space as one batch (capacity maintenance, issue 9): with the
+        embedded provider one write transaction (all or nothing), otherwise one provider call per item in
+        order (an error stops the batch; the items before it stay written). ``items[i]`` holds
+        :meth:`remember`'s keyword arguments (``content`` required; ``category``, ``importance``, ``tags``,
+        ``entities``, ``source``), each validated and redacted like :meth:`remember` (fields named
+        ``items[i].content`` etc.) before anything is written. ``require_active`` refuses an inactive space
+        (:class:`InvalidInput` ``spaceId``) instead of activating it. Returns one :class:`WriteReceipt`
+        per item, in order. An error of a one-by-one provider carries ``written``: the receipts of the
+        items stored before it."""
+        record = require(self.state(), validate_space_id(space_id))
+        if require_active and not record.active:
+            raise InvalidInput("spaceId", "is not active (a batch write never activates a space)", spaceId=record.id)
+        scrubs, prepared = [], []
+        for index, item in enumerate(items):
+            where = f"items[{index}]"
+            scrub = Scrubber(self.secrets)
+            tags = validate_tags(scrub.texts(f"{where}.tags", item.get("tags")), f"{where}.tags")
+            entities = validate_entities(scrub.texts(f"{where}.entities", item.get("entities")), f"{where}.entities")
+            prepared.append({
+                "content": validate_content(scrub.text(f"{where}.content", item.get("content")), f"{where}.content"),
+                "category": validate_category(item.get("category"), f"{where}.category") or "general",
+                "importance": validate_importance(item.get("importance"), f"{where}.importance"),
+                "tags": tags, "entities": entities, "source": validate_source(item.get("source"), f"{where}.source")})
+            scrubs.append(scrub)
+        provider = self.provider(record)
+        batch = getattr(provider, "remember_many", None)
+        if batch is not None:
+            return [self._write_receipt(record, raw, item, scrub)
+                    for raw, item, scrub in zip(batch(prepared), prepared, scrubs)]
+        receipts: list[WriteReceipt] = []
+        try:
+            for item, scrub in zip(prepared, scrubs):
+                raw = provider.remember(item["content"], category=item["category"], importance=item["importance"],
+                                        tags=item["tags"], entities=item["entities"], source=item["source"])
+                receipts.append(self._write_receipt(record, raw, item, scrub))
+        except Exception as exc:
+            exc.written = receipts  # type: ignore[attr-defined]  # what the caller must know is stored
+            raise
+        return receipts
+
+    @staticmethod
+    def _write_receipt(record: SpaceRecord, raw: dict[str, Any], item: dict[str, Any], scrub: Scrubber) -> WriteReceipt:
+        """The :class:`WriteReceipt` of one provider ``remember`` answer (as :meth:`remember` builds it)."""
+        action = str(raw.get("action") or "")
+        if action == "skipped":
+            existing = raw.get("replaced_id") or raw.get("id")
+            return WriteReceipt("skipped", "skipped", record.id, record.name, existing,
+                                f"Already remembered in {record.name} as {existing}; nothing was written.",
+                                {"duplicateOf": existing, **_redacted(scrub)})
+        status = receipt_status(raw)
+        detail = {"edgesCreated": raw.get("edges_created") or {}, "entities": raw.get("entities") or item["entities"],
+                  "tags": raw.get("tags") if isinstance(raw.get("tags"), list) else item["tags"],
+                  "createdAt": raw.get("created_at"), **_redacted(scrub)}
+        message = f"Remembered in {record.name}." if status == "committed" else f"Provider answered {action or status}."
+        return WriteReceipt(status, action or "added", record.id, record.name, raw.get("id"), message, detail)
+
     def link(self, space_id: str, source_id: str, target_id: str, *, edge_type: str = "semantic",
              weight: float = 0.5, metadata: dict[str, str] | None = None) -> WriteReceipt:
         """Link two items of one space. Raises :class:`InvalidInput` naming ``sourceId``/``targetId`` when an

@@ -11,7 +11,11 @@ Environment controls (all optional):
 - ``FAKE_MNEMON_IMPORT``: a JSON file printed verbatim for ``import`` (after recording the draft in the log);
 - ``FAKE_MNEMON_SLEEP``: seconds to sleep before answering;
 - ``FAKE_MNEMON_FAIL``: exit 1 with this text on stderr;
-- ``FAKE_MNEMON_BADJSON``: print this text instead of JSON.
+- ``FAKE_MNEMON_BADJSON``: print this text instead of JSON;
+- ``FAKE_MNEMON_REMEMBER``: a JSON file printed verbatim for ``remember`` (nothing is stored);
+- ``FAKE_MNEMON_REMEMBER_LIMIT``: ``<counter file>:<N>``: the remembers after the first N fail (exit 1);
+- ``FAKE_MNEMON_ON_REMEMBER``: ``<marker file>:<shell command>``: the first ``remember`` (the one that
+  creates the marker) runs the command before it answers (another writer acting mid-batch).
 """
 
 from __future__ import annotations
@@ -160,6 +164,24 @@ def main() -> None:
     writes = command in ("remember", "link", "forget", "import")
     if writes and opts["readonly"]:
         fail(f"{command} is unavailable with --readonly: database writes are disabled")
+    if command == "remember" and os.environ.get("FAKE_MNEMON_ON_REMEMBER"):
+        marker, _, shell = os.environ["FAKE_MNEMON_ON_REMEMBER"].partition(":")
+        try:
+            os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            pass
+        else:
+            import subprocess
+            subprocess.run(shell, shell=True, check=True, stdout=sys.stderr)  # keep our stdout JSON
+    if command == "remember" and os.environ.get("FAKE_MNEMON_REMEMBER_LIMIT"):
+        counter, _, limit = os.environ["FAKE_MNEMON_REMEMBER_LIMIT"].rpartition(":")
+        done = int(Path(counter).read_text() or 0) if Path(counter).exists() else 0
+        if done >= int(limit):
+            fail("simulated provider failure")
+        Path(counter).write_text(str(done + 1))
+    if command == "remember" and os.environ.get("FAKE_MNEMON_REMEMBER"):
+        print(Path(os.environ["FAKE_MNEMON_REMEMBER"]).read_text())
+        return
     if command == "remember":
         content = " ".join(positional)
         if not content.strip():

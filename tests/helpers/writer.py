@@ -16,6 +16,13 @@ Commands::
         builtin, e.g. ``os.replace``); it prints ``PAUSED <NAME> <N>`` and blocks on stdin
         forever, so the test can SIGKILL it at exactly that point. The code under test runs unchanged.
 
+    writer.py archive WORKSPACE START COUNT --limit BYTES [--pause-at NAME:N]
+        Build a WorkspaceHost on WORKSPACE (storageScope workspace, runtimeUserScope storage, MEMORY.md
+        limit BYTES), print ``READY <pid>``, then add COUNT facts ``Fact <n>: ...`` (n = START..) through
+        ``WorkspaceHost.mutate_runtime`` (capacity maintenance archives the overflow); after each print
+        ``ACK <n> <maintenance kind or ->``. ``--pause-at`` as for ``add``, counting only calls made inside
+        an archival (``archive_and_mutate`` on the stack).
+
     writer.py hold ROOT
         Take the Runtime lock (``ROOT/runtime/.memories.lock``) exactly as the store does, print
         ``HELD <pid>``, block until a line arrives on stdin (or stdin closes), release it and print
@@ -82,7 +89,57 @@ def _add(argv: list[str]) -> int:
     return 0
 
 
-def _breakpoint(name: str, nth: int):
+def archive_fact(n: int) -> str:
+    """The text of fact ``n`` the ``archive`` command adds."""
+    return f"Fact {n:05d}: the build cache for target {n} lives in .cache/build-{n} and is safe to delete"
+
+
+def _archive(argv: list[str]) -> int:
+    from mnemon_ls.host import WorkspaceHost
+    from mnemon_ls.runtime import ops
+    from mnemon_ls.settings import load_settings
+
+    workspace, start, count = Path(argv[0]), int(argv[1]), int(argv[2])
+    rest = argv[3:]
+    limit, pause = 1024, None
+    while rest:
+        flag = rest.pop(0)
+        if flag == "--limit":
+            limit = int(rest.pop(0))
+        elif flag == "--pause-at":
+            name, _, nth = rest.pop(0).partition(":")
+            pause = (name, int(nth or 1))
+        else:
+            raise SystemExit(f"unknown flag {flag}")
+    settings = load_settings({"storageScope": "workspace", "runtimeUserScope": "storage",
+                              "runtimeMemory": {"memoryLimitBytes": limit}})
+    host = WorkspaceHost(workspace, settings)
+    requests = [(n, ops.validate_request("add", "memory", archive_fact(n))) for n in range(start, start + count)]
+    _say(f"READY {os.getpid()}")
+    if pause is not None:
+        sys.setprofile(_breakpoint(*pause, within="archive_and_mutate"))
+    try:
+        for n, request in requests:
+            receipt = host.mutate_runtime(request)
+            _say(f"ACK {n} {receipt.detail.get('maintenance', {}).get('kind', '-')}")
+    except Exception as exc:
+        _say(f"ERROR {type(exc).__name__} {exc}")
+        return 1
+    _say("DONE")
+    return 0
+
+
+def _inside(frame, function: str) -> bool:
+    while frame is not None:
+        if frame.f_code.co_name == function:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _breakpoint(name: str, nth: int, within: str | None = None):
+    """The profile hook of ``--pause-at NAME:N``; with ``within`` only calls made while a function of that
+    name is on the stack count (``archive`` uses ``archive_and_mutate``: a kill lands inside archival)."""
     seen = 0
     builtin = getattr(os, name[3:]) if name.startswith("os.") else None
 
@@ -92,6 +149,8 @@ def _breakpoint(name: str, nth: int):
             if event != "c_call" or arg is not builtin:
                 return
         elif event != "call" or frame.f_code.co_name != name:
+            return
+        if within is not None and not _inside(frame, within):
             return
         seen += 1
         if seen == nth:
@@ -130,6 +189,8 @@ def main(argv: list[str]) -> int:
     command, args = argv[0], argv[1:]
     if command == "add":
         return _add(args)
+    if command == "archive":
+        return _archive(args)
     if command == "hold":
         return _hold(args)
     if command == "identity":

@@ -134,14 +134,14 @@ async def test_wake_is_exact_for_current_and_given_branch(client: MnemonClient, 
                          [("normal", "Prefers terse answers")],
                          [("normal", "Shared fact"), ("normal", "Main only fact")], used)
     assert wake == {"text": text, "revision": revision, "branch": "main", "branchReason": None, "hidden": 1,
-                    "omitted": 0, "chars": len(text), "notices": [], "workspace": uri(repo_dir)}
+                    "omitted": 0, "chars": len(text), "notices": [], "archived": 0, "workspace": uri(repo_dir)}
 
     given = await client.call("mnemon/wake", {"branch": "topic"})
     text = expected_wake(revision, "Git branch: topic (given; 1 branch-scoped entry hidden)",
                          [("normal", "Prefers terse answers")],
                          [("normal", "Shared fact"), ("critical", "Topic only fact")], used)
     assert given == {"text": text, "revision": revision, "branch": "topic", "branchReason": "given", "hidden": 1,
-                     "omitted": 0, "chars": len(text), "notices": [], "workspace": uri(repo_dir)}
+                     "omitted": 0, "chars": len(text), "notices": [], "archived": 0, "workspace": uri(repo_dir)}
     # The override is per request: the next plain wake is on the checked-out branch again.
     assert await client.call("mnemon/wake", {}) == wake
 

@@ -1,44 +1,34 @@
-"""USER.md compaction over MCP: the ``runtime-capacity`` tool error carries the numbered plan, and
-``mnemon_runtime_compact`` commits the assistant's rewrite (the real ``mnemon-ls mcp`` subprocess)."""
+"""MEMORY.md overflow through MCP ``mnemon_runtime_memory`` (issue 9): the same Host operation as the CLI
+and the language server, so the tool's answer says what was archived where, and ``routes`` are checked."""
 
 from __future__ import annotations
 
-import re
+import json
 from pathlib import Path
 
 from tests.mcp.conftest import mcp_session, text
 
-ENTRIES = [("prefers tabs over spaces in Go", "normal"), ("never force-push to main, ever", "critical"),
-           ("likes short commit subject li", "low")]
+
+def fact(n: int) -> str:
+    return f"Fact {n:03d}: the build cache lives in .cache/build-{n} and is safe to delete"
 
 
-async def test_full_user_md_plan_and_compact(workspace: Path, data_dir: Path) -> None:
+async def test_an_overflowing_add_reports_the_archival_and_bad_routes_name_the_field(
+        workspace: Path, data_dir: Path) -> None:
     args = ["--workspace", str(workspace), "--scope", "custom", "--data-dir", str(data_dir),
-            "--runtime-user-scope", "storage", "--user-limit-bytes", "120"]
+            "--memory-limit-bytes", "400"]
     async with mcp_session(args) as session:
-        for content, importance in ENTRIES:
-            result = await session.call_tool("mnemon_runtime_memory", {"action": "add", "target": "user",
-                                                                       "content": content, "importance": importance})
+        answers = []
+        for n in range(8):
+            result = await session.call_tool("mnemon_runtime_memory", {"action": "add", "content": fact(n)})
             assert not result.is_error, text(result)
-        failed = await session.call_tool("mnemon_runtime_memory", {"action": "add", "target": "user",
-                                                                   "content": "works in UTC+2 hours"})
-        message = text(failed)
-        assert failed.is_error and message.startswith("Error executing tool mnemon_runtime_memory: runtime-capacity: user is over capacity")
-        assert message.endswith("Numbered entries:\n1. [importance=normal] prefers tabs over spaces in Go\n"
-                                "2. [importance=critical] never force-push to main, ever\n"
-                                "3. [importance=low] likes short commit subject li")
-        assert "using at most 60 UTF-8 bytes" in message
-        revision = re.search(r"revision=([0-9a-f]{64})", message).group(1)
-        bad = await session.call_tool("mnemon_runtime_compact", {"revision": revision, "entries": [
-            {"content": "merged", "importance": "low", "sourceIndexes": [1, 2, 3]}],
-            "pending": {"action": "add", "content": "works in UTC+2 hours"}})
-        assert bad.is_error and text(bad) == ("Error executing tool mnemon_runtime_compact: invalid-input: entries[0].importance: lowers importance: source index 2 "
-                                              "is critical, this entry low")
-        done = await session.call_tool("mnemon_runtime_compact", {"revision": revision, "entries": [
-            {"content": "Go tabs; never force-push main", "importance": "critical", "sourceIndexes": [1, 2]},
-            {"content": "short commit subjects", "importance": "low", "sourceIndexes": [3]}],
-            "pending": {"action": "add", "content": "works in UTC+2 hours"}})
-        assert not done.is_error, text(done)
-        assert text(done).startswith("Entry added. Compacted user: kept 2 of 2. USER.md: 3 entries, 79/120 UTF-8 bytes")
-    assert (data_dir / "runtime" / "USER.md").read_text() == \
-        "Go tabs; never force-push main\n\u00a7\nshort commit subjects\n\u00a7\nworks in UTC+2 hours\n"
+            answers.append(text(result))
+        archival = next(a for a in answers if "maintenance (local-archive)" in a)
+        assert "Archived " in archival and "runtime/archived/MEMORY.md" in archival
+        assert "-> runtime/archived/memories.jsonl: Fact " in archival
+        result = await session.call_tool("mnemon_runtime_memory", {
+            "action": "add", "content": fact(99), "routes": [{"sourceIndexes": [0], "spaceId": "default"}]})
+        assert result.is_error and text(result).endswith(
+            "invalid-input: routes[0].source_indexes[0]: must be an integer >= 1 (got 0)")
+    lines = (data_dir / "runtime" / "archived" / "lineage.jsonl").read_text().splitlines()
+    assert lines and all(json.loads(line)["kind"] == "local-archive" for line in lines)

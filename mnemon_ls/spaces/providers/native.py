@@ -582,34 +582,59 @@ class NativeProvider:
         "effective_importance", "auto_pruned": 0, "auto_pruned_ids": []}`` or, for an exact duplicate,
         ``{"id": <unstored uuid>, "content", "action": "skipped", "diff_suggestion": "DUPLICATE",
         "replaced_id": <existing id>}``."""
-        final_entities = graph.merge_entities(list(entities), content, entity_mode)
+        return self.remember_many([{"content": content, "category": category, "importance": importance,
+                                    "tags": tags, "entities": entities, "source": source}], entity_mode=entity_mode)[0]
+
+    def remember_many(self, items: Sequence[dict[str, Any]], *, entity_mode: str = "merge") -> list[dict[str, Any]]:
+        """Store several insights in one write transaction (one durable commit; all or nothing).
+
+        ``items[i]`` holds :meth:`remember`'s keyword arguments (``content`` required, validated values);
+        the results are :meth:`remember`'s, in order. An exact duplicate of a stored item or of an earlier
+        item of the batch is ``skipped`` naming that item. Later items see the earlier ones (temporal and
+        entity edges), as if remembered one by one."""
+        prepared = [(item, graph.merge_entities(list(item.get("entities") or ()), item["content"], entity_mode))
+                    for item in items]
         with self._lock:
             added: list[IndexRow] = []
 
-            def body(db: sqlite3.Connection) -> dict[str, Any]:
+            def body(db: sqlite3.Connection) -> list[dict[str, Any]]:
+                added.clear()  # a busy retry runs the body again from the start
                 fp = self._sync(db)
                 now = self._now()
-                existing = self._duplicate_of(db, content)
-                if existing is not None:
-                    unstored = str(uuid.uuid4())
-                    self._oplog(db, "diff-skip", unstored, f"duplicate of {existing}", now)
-                    self._pending_fp = self._bump(fp, db, new_rows=0)
-                    return {"id": unstored, "content": content, "action": "skipped",
-                            "diff_suggestion": "DUPLICATE", "replaced_id": existing}
-                new_id = str(uuid.uuid4())
-                rowid = self._insert(db, new_id, content, category, importance, list(tags), final_entities,
-                                     source, now, now)
-                edges = self._auto_edges(db, new_id, content, source, final_entities, now, temporal=True)
-                ei = self._refresh_ei(db, new_id, importance)
-                self._oplog(db, "remember", new_id, content, now)
-                added.append(IndexRow(new_id, content, category, importance, list(tags), final_entities, source,
-                                      epoch_seconds(now) or 0.0, True))
-                self._pending_fp = self._bump(fp, db, new_rows=1, rowid=rowid)
-                return {"id": new_id, "content": content, "category": category, "importance": importance,
-                        "tags": list(tags), "entities": final_entities, "action": "added",
-                        "diff_suggestion": "ADD", "created_at": now, "edges_created": edges,
-                        "semantic_candidates": [], "causal_candidates": [], "embedded": False,
-                        "effective_importance": ei, "auto_pruned": 0, "auto_pruned_ids": []}
+                results: list[dict[str, Any]] = []
+                in_batch: dict[str, str] = {}
+                pending: dict[str, list[str]] = {}
+                rowid: int | None = None
+                for item, final_entities in prepared:
+                    content = item["content"]
+                    category, importance = item.get("category") or "general", int(item.get("importance", 3))
+                    tags, source = list(item.get("tags") or ()), item.get("source") or "user"
+                    existing = in_batch.get(content) or self._duplicate_of(db, content)
+                    if existing is not None:
+                        unstored = str(uuid.uuid4())
+                        self._oplog(db, "diff-skip", unstored, f"duplicate of {existing}", now)
+                        results.append({"id": unstored, "content": content, "action": "skipped",
+                                        "diff_suggestion": "DUPLICATE", "replaced_id": existing})
+                        continue
+                    new_id = str(uuid.uuid4())
+                    rowid = self._insert(db, new_id, content, category, importance, tags, final_entities,
+                                         source, now, now)
+                    edges = self._auto_edges(db, new_id, content, source, final_entities, now, temporal=True,
+                                             pending=pending)
+                    for entity in final_entities:
+                        pending.setdefault(entity, []).append(new_id)
+                    ei = self._refresh_ei(db, new_id, importance)
+                    self._oplog(db, "remember", new_id, content, now)
+                    added.append(IndexRow(new_id, content, category, importance, tags, final_entities, source,
+                                          epoch_seconds(now) or 0.0, True))
+                    in_batch[content] = new_id
+                    results.append({"id": new_id, "content": content, "category": category, "importance": importance,
+                                    "tags": tags, "entities": final_entities, "action": "added",
+                                    "diff_suggestion": "ADD", "created_at": now, "edges_created": edges,
+                                    "semantic_candidates": [], "causal_candidates": [], "embedded": False,
+                                    "effective_importance": ei, "auto_pruned": 0, "auto_pruned_ids": []})
+                self._pending_fp = self._bump(fp, db, new_rows=len(added), rowid=rowid)
+                return results
 
             self._pending_fp = None
             result = self._write(body)
