@@ -91,6 +91,7 @@ export const ErrorCode = {
     "storage-unsafe": -32035,
     "store-too-large": -32024,
     "confirmation-required": -32025,
+    "maintenance-failed": -32040,
     "internal-error": -32603,
 } as const;
 

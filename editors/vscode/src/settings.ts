@@ -14,6 +14,7 @@ export const SERVER_SETTING_KEYS = [
     "runtimeUserScope",
     "runtimeMemory.userLimitBytes",
     "runtimeMemory.memoryLimitBytes",
+    "runtimeMemory.maintenance",
     "detachedHeadPolicy",
     "worktreeSharing",
     "wakeBudgetChars",
@@ -42,7 +43,7 @@ export interface ServerSettings {
     storageScope?: string;
     dataDir?: string | null;
     runtimeUserScope?: string;
-    runtimeMemory?: { userLimitBytes?: number; memoryLimitBytes?: number };
+    runtimeMemory?: { userLimitBytes?: number; memoryLimitBytes?: number; maintenance?: string };
     detachedHeadPolicy?: string;
     worktreeSharing?: string;
     wakeBudgetChars?: number;
