@@ -85,7 +85,7 @@ def runtime_compact(args: argparse.Namespace, host_of: Callable[[argparse.Namesp
     data = receipt.to_dict()
     text = (f"{receipt.message} {PROJECTION_FILES[receipt.target]}: {receipt.entry_count} "
             f"{'entry' if receipt.entry_count == 1 else 'entries'}, {receipt.used}/{receipt.limit} UTF-8 bytes; "
-            f"revision {receipt.revision[:12]}; {data['maintenance']['archived']} replaced entries kept in "
+            f"revision {receipt.revision[:12]}; {len(data['maintenance']['archived'])} replaced entries kept in "
             f"{host.runtime.store_for(receipt.target).archive_dir}")
     emit(args, data, text)
     return EXIT_OK

@@ -57,7 +57,7 @@ def test_compact_entries_from_stdin(cli):
                    json.dumps(plan["pending"]), *LIMIT, "--json", stdin=json.dumps(entries))
     assert done.returncode == 0, done.stderr
     receipt = json.loads(done.stdout)
-    assert receipt["maintenance"]["kind"] == "local-compaction" and receipt["maintenance"]["archived"] == 3
+    assert receipt["maintenance"]["kind"] == "local-compaction" and len(receipt["maintenance"]["archived"]) == 3
     assert receipt["entryCount"] == 2
 
 

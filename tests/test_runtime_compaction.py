@@ -82,8 +82,19 @@ def test_compact_round_trip_commits_compaction_and_pending_at_once(tmp_path, clo
     projection = (tmp_path / "runtime" / "USER.md").read_text()
     assert projection == SEP.join(["tabs in Go; never force-push main", "short commit subjects", PENDING]) + "\n"
     data = receipt.to_dict()
-    assert data["maintenance"] == {
-        "kind": "local-compaction", "planRevision": plan["revision"], "archived": 3, "memoryBodyIds": [],
+    maintenance = data["maintenance"]
+    archive = str(tmp_path / "runtime" / "archived" / "memories.jsonl")
+    assert len(maintenance.pop("runId")) == 32
+    assert maintenance == {
+        "kind": "local-compaction", "target": "user", "planRevision": plan["revision"], "revision": data["revision"],
+        "archived": [{"sourceIndex": i, "source": f"runtime:{plan['revision']}:user:{i}", "summary": content,
+                      "bytes": 30, "evidence": "local",
+                      "destination": {"kind": "local-archive", "reference": "runtime/archived/memories.jsonl",
+                                      "path": archive}}
+                     for i, content in enumerate((ALPHA, BRAVO, CHARLIE), start=1)],
+        "destinations": [{"kind": "local-archive", "path": archive, "count": 3}],
+        "bytesFreed": 122 - 82, "kept": 2, "memoryBodyIds": [],
+        "summary": "Compacted USER.md: 2 entries replace 3 (82/120 bytes); the replaced text is kept in runtime/archived/",
         "entries": [{"content": "tabs in Go; never force-push main", "importance": "critical", "sourceIndexes": [2, 1]},
                     {"content": "short commit subjects", "importance": "low", "sourceIndexes": [3]}]}
     assert data["added"] == PENDING and data["entryCount"] == 3
@@ -214,7 +225,7 @@ def test_compact_without_pending_uses_the_seventy_percent_budget(tmp_path, clock
     receipt = store.compact_plan(revision, "user", [{"content": "Go tabs, no force-push", "importance": "critical",
                                                      "sourceIndexes": [1, 2, 3]}])
     assert [e.content for e in store.read().of("user")] == ["Go tabs, no force-push"]
-    assert receipt.detail["maintenance"]["archived"] == 3
+    assert len(receipt.detail["maintenance"]["archived"]) == 3
 
 
 def test_memory_target_compaction_keeps_branch_scopes(tmp_path, clock):

@@ -221,11 +221,7 @@ def register(server: "MnemonLanguageServer", mnemon_request: Callable[[str], Cal
             await progress.finish("refused: nothing changed")
             raise
         data = receipt.to_dict()
-        summary = (f"Compacted {'USER.md' if receipt.target == 'user' else 'MEMORY.md'}: "
-                   f"{len(data['maintenance']['entries'])} entries replace {data['maintenance']['archived']} "
-                   f"({receipt.used}/{receipt.limit} bytes)")
-        data["maintenance"]["summary"] = summary
-        await progress.finish(summary)
+        await progress.finish(data["maintenance"]["summary"])
         if receipt.preserved:
             ls.announce_lost_edits(state.uri, state.host.runtime.store_for(receipt.target), receipt)
         ls.maintenance_feature.completed(state, data["maintenance"])

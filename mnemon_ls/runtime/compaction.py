@@ -14,6 +14,7 @@ Pure: nothing here reads or writes a file. "bytes" are UTF-8 bytes.
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -237,6 +238,33 @@ def _branches(problems: list[Problem], item: dict[str, Any], where: str, target:
     return next(iter(scopes)) if scopes else ()
 
 
+def receipt_data(plan: "MaintenancePlan", entries: list[dict[str, Any]], revision: str, used: int, limit: int,
+                 archive_path: str) -> dict[str, Any]:
+    """``maintenance`` of a committed compaction, in the shape of
+    :class:`mnemon_ls.maintenance.receipt.MaintenanceReceipt` (``kind`` ``local-compaction``): ``archived``
+    lists every plan entry whose text is gone (kept word for word in the local archive
+    ``runtime/archived/memories.jsonl``), ``entries`` the compacted entries with their ``sourceIndexes``,
+    ``bytesFreed`` = projected bytes of the plan minus bytes used after, ``memoryBodyIds`` ``[]`` (the
+    profile never leaves the machine)."""
+    kept_keys = {match_key(e["content"]) for e in entries}
+    archived = []
+    for index, entry in enumerate(plan.entries, start=1):
+        if match_key(entry.content) in kept_keys:
+            continue
+        archived.append({"sourceIndex": index, "source": f"runtime:{plan.revision}:{plan.target}:{index}",
+                         "summary": entry.content[:200], "bytes": joined_bytes([entry.content]), "evidence": "local",
+                         "destination": {"kind": "local-archive", "reference": "runtime/archived/memories.jsonl",
+                                         "path": archive_path}})
+    name = PROJECTION_FILES[plan.target]
+    summary = (f"Compacted {name}: {len(entries)} entr{'y' if len(entries) == 1 else 'ies'} replace "
+               f"{len(plan.entries)} ({used}/{limit} bytes); the replaced text is kept in runtime/archived/")
+    return {"kind": KIND, "runId": uuid.uuid4().hex, "target": plan.target, "planRevision": plan.revision,
+            "revision": revision, "archived": archived,
+            "destinations": [{"kind": "local-archive", "path": archive_path, "count": len(archived)}] if archived else [],
+            "bytesFreed": max(0, plan.projected - used), "kept": len(entries), "summary": summary,
+            "entries": entries, "memoryBodyIds": []}
+
+
 def parse_pending(raw: Any, target: Target) -> ops.MutationRequest | None:
     """The ``pending`` member of a compact request (``{action, content?, oldText?, importance?, branches?}``
     or ``None``) as a validated mutation of ``target``; :class:`InvalidInput` names ``pending.<field>``."""
@@ -257,4 +285,4 @@ def parse_pending(raw: Any, target: Target) -> ops.MutationRequest | None:
 
 
 __all__ = ["KIND", "METHOD", "Problem", "budget_of", "derive_candidates", "parse_pending", "pending_request",
-           "plan_data"]
+           "plan_data", "receipt_data"]

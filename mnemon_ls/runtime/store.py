@@ -419,8 +419,8 @@ class RuntimeStore:
         is checked on the plan re-read there (:func:`~mnemon_ls.runtime.compaction.derive_candidates`:
         :class:`InvalidInput` naming the entry and the rule, ``data.problems`` all of them). The replaced
         originals are appended to ``runtime/archived/`` before the commit. The receipt's
-        ``maintenance`` is ``{kind: "local-compaction", planRevision, entries: [{content, importance,
-        sourceIndexes}], archived, memoryBodyIds: []}``. A rejected request changes nothing.
+        ``maintenance`` is :func:`~mnemon_ls.runtime.compaction.receipt_data` (the maintenance receipt
+        shape of :mod:`mnemon_ls.maintenance.receipt`). A rejected request changes nothing.
         """
         target = validate_target(target)
         if not isinstance(expected_revision, str) or not expected_revision:
@@ -433,13 +433,14 @@ class RuntimeStore:
             base = outcome or ops.MutationOutcome(state.entries, False, "")
             plan = self._plan_of(state, base, request or ops.MutationRequest("compact", target))  # type: ignore[arg-type]
             candidates, budget = compaction.derive_candidates(entries, plan)
+            chosen["plan"] = plan
             chosen["entries"] = [{**c.to_dict(), "sourceIndexes": list(e["sourceIndexes"])}
                                  for c, e in zip(candidates, entries)]
             return candidates, budget
 
         receipt = self._compact(expected_revision, target, (), None, request, derive=derive)
-        maintenance = {"kind": compaction.KIND, "planRevision": expected_revision, "entries": chosen["entries"],
-                       "archived": receipt.detail.get("archived", 0), "memoryBodyIds": []}
+        maintenance = compaction.receipt_data(chosen["plan"], chosen["entries"], receipt.revision, receipt.used,
+                                              receipt.limit, str(self.archive_dir / "memories.jsonl"))
         return replace(receipt, detail={**receipt.detail, "maintenance": maintenance})
 
     def _compact(
