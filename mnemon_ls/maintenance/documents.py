@@ -46,7 +46,7 @@ import re
 import uuid
 from datetime import datetime, timezone
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import (DocumentCapacityError, MaintenanceFailed, MnemonError, RevisionConflict)
 from .lineage import LineageEnd, LineageRecord, space_reference
