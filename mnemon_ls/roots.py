@@ -96,15 +96,22 @@ def canonical_workspace_path(path: str | os.PathLike[str]) -> Path:
     return Path(real, *reversed(rest)) if rest else Path(real)
 
 
-def global_root(env: Mapping[str, str] | None = None) -> Path:
-    """The global storage root: ``$MNEMON_DATA_DIR`` (trimmed, ``~`` expanded, made absolute) or ``~/.mnemon``."""
+def home_directory(variable: str, default_name: str, env: Mapping[str, str] | None = None) -> Path:
+    """``$<variable>`` (trimmed, ``~`` expanded, made absolute) or ``~/<default_name>``: the form of every
+    data directory a tool on this machine shares (``MNEMON_DATA_DIR``, ``DSH_HOME``). Raises
+    :class:`InvalidInput` naming the variable when it holds a NUL."""
     env = os.environ if env is None else env
-    configured = (env.get("MNEMON_DATA_DIR") or "").strip()
+    configured = (env.get(variable) or "").strip()
     if configured:
         if "\x00" in configured:
-            raise InvalidInput("MNEMON_DATA_DIR", "must not contain NUL")
+            raise InvalidInput(variable, "must not contain NUL")
         return Path(os.path.abspath(os.path.expanduser(configured)))
-    return Path(os.path.expanduser("~")) / ".mnemon"
+    return Path(os.path.expanduser("~")) / default_name
+
+
+def global_root(env: Mapping[str, str] | None = None) -> Path:
+    """The global storage root: ``$MNEMON_DATA_DIR`` (trimmed, ``~`` expanded, made absolute) or ``~/.mnemon``."""
+    return home_directory("MNEMON_DATA_DIR", ".mnemon", env)
 
 
 def workspace_hash(canonical: Path) -> str:

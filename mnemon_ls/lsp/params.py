@@ -43,7 +43,8 @@ class _Params(BaseModel):
 class WorkspaceParams(_Params):
     """``{workspace?: folder URI, file URI or absolute path}``; optional when exactly one folder is open."""
 
-    workspace: str | None = None
+    workspace: str | None = Field(None, description="The workspace (a directory path, folder URI or file URI) when "
+                                                    "there are several; omit it otherwise.")
 
 
 class RuntimeMutateParams(WorkspaceParams):
@@ -53,21 +54,27 @@ class RuntimeMutateParams(WorkspaceParams):
     Texts are checked by the Runtime Source (normalization, ``§``, 8192 bytes, matching).
     """
 
-    action: Literal["add", "replace", "remove"]
-    target: Literal["user", "memory"] = "memory"
-    content: str | None = None
-    old_text: str | None = Field(None, alias="oldText")
-    importance: Literal["critical", "normal", "low"] | None = None
-    branches: list[str] | None = None
-    routes: Any = None
-    """Explicit archival routes ``[{sourceIndexes, spaceId}]`` for a MEMORY.md overflow (checked by
-    :func:`mnemon_ls.maintenance.parse_routes`, which names the field and the rule)."""
+    action: Literal["add", "replace", "remove"] = Field(
+        description="add a new entry, replace or remove the one old_text selects")
+    target: Literal["user", "memory"] = Field(
+        "memory", description="memory = MEMORY.md (this workspace); user = USER.md (the person)")
+    content: str | None = Field(None, description="the entry text (add, replace); one fact, no '§' lines")
+    old_text: str | None = Field(None, alias="oldText", description="selects one entry (replace, remove): exact "
+                                                                    "content first, else a unique substring")
+    importance: Literal["critical", "normal", "low"] | None = Field(None, description="default normal")
+    branches: list[str] | None = Field(None, description="show the entry only on these git branches (target "
+                                                         "memory); [] removes the scope on replace")
+    routes: list[dict[str, Any]] | None = Field(
+        None, description="when MEMORY.md overflows: which Memory Space takes which entries, [{sourceIndexes: "
+                          "[1-based entry numbers], spaceId}] covering every entry once (default: routed by topic)")
+    """Explicit archival routes for a MEMORY.md overflow; their rules are checked by
+    :func:`mnemon_ls.maintenance.parse_routes` / :func:`~mnemon_ls.maintenance.validate_routes`."""
 
 
 class WakeParams(WorkspaceParams):
     """``mnemon/wake``: ``{workspace?, branch?, budgetChars?, viewId?}``; with ``viewId`` the View's pinned wake."""
 
-    branch: str | None = None
+    branch: str | None = Field(None, description="render as if on this branch (default: the checked-out one)")
     budget_chars: int | None = Field(None, alias="budgetChars", ge=1024, le=4_194_304, strict=True)
     view_id: str | None = Field(None, alias="viewId")
 
@@ -110,10 +117,11 @@ class ShowWakeArgs(_Params):
 class DocumentCreateParams(WorkspaceParams):
     """``mnemon/documents/create``: ``{workspace?, title, content, description?, sourcePaths?, expectedRevision?}``."""
 
-    title: str
-    content: str
-    description: str | None = None
-    source_paths: list[str] | None = Field(None, alias="sourcePaths")
+    title: str = Field(description="a short title")
+    content: str = Field(description="Markdown body")
+    description: str | None = Field(None, description="one sentence on what the document is for")
+    source_paths: list[str] | None = Field(None, alias="sourcePaths", description="workspace files the document "
+                                                                                 "is about")
     expected_revision: str | None = Field(None, alias="expectedRevision")
 
 
@@ -145,9 +153,9 @@ class DocumentListParams(WorkspaceParams):
 class DocumentSearchParams(WorkspaceParams):
     """``mnemon/documents/search``: ``{workspace?, query, includeArchived?, limit? (1..50), includeContent?}``."""
 
-    query: str
-    include_archived: bool = Field(False, alias="includeArchived")
-    limit: int = Field(20, strict=True)
+    query: str = Field(description="words, phrases or identifiers to find in titles, descriptions and bodies")
+    include_archived: bool = Field(False, alias="includeArchived", description="also search archived documents")
+    limit: int = Field(20, strict=True, description="1..50 hits")
     include_content: bool = Field(False, alias="includeContent")
 
 
@@ -215,23 +223,25 @@ class RememberParams(WorkspaceParams):
     """``mnemon/remember``: ``{workspace?, content, spaceId?, category?, importance? (1..5), tags?, entities?,
     source?, scopeToBranch?}``; ``scopeToBranch`` tags the item with the workspace's current branch."""
 
-    content: str
-    space_id: str | None = Field(None, alias="spaceId")
-    category: str | None = None
-    importance: int | None = Field(None, strict=True)
-    tags: list[str] | None = None
-    entities: list[str] | None = None
+    content: str = Field(description="one durable fact or decision, self-contained (at most 8192 characters)")
+    space_id: str | None = Field(None, alias="spaceId", description="space id (required unless exactly one "
+                                                                    "space is active)")
+    category: str | None = Field(None, description="preference, decision, fact, insight, context or general")
+    importance: int | None = Field(None, strict=True, description="1..5 (default 3)")
+    tags: list[str] | None = Field(None, description="at most 20 tags")
+    entities: list[str] | None = Field(None, description="names this fact is about (at most 50, no commas)")
     source: str | None = None
-    scope_to_branch: bool = Field(False, alias="scopeToBranch")
+    scope_to_branch: bool = Field(False, alias="scopeToBranch", description="recall it only on the current git "
+                                                                            "branch")
 
 
 class RecallParams(WorkspaceParams):
     """``mnemon/recall``: ``{workspace?, query, spaces?, limit? (1..50), mode? smart|keyword|basic, category?,
     source?, intent?}``; the workspace's branch scope (``branchRecall``) is applied by the server."""
 
-    query: str
-    spaces: list[str] | None = None
-    limit: int | None = Field(None, strict=True)
+    query: str = Field(description="what you want to know, in natural language or identifiers")
+    spaces: list[str] | None = Field(None, description="restrict to these space ids (default: every active space)")
+    limit: int | None = Field(None, strict=True, description="number of results")
     mode: Literal["smart", "keyword", "basic"] = "smart"
     category: str | None = None
     source: str | None = None
@@ -241,28 +251,28 @@ class RecallParams(WorkspaceParams):
 class RelatedParams(WorkspaceParams):
     """``mnemon/related``: ``{workspace?, spaceId, id, depth?, edgeType?, limit?}``."""
 
-    space_id: str = Field(alias="spaceId")
-    id: str
-    depth: int = Field(2, strict=True)
-    edge_type: str | None = Field(None, alias="edgeType")
+    space_id: str = Field(alias="spaceId", description="the space id a recall result gave")
+    id: str = Field(description="the item id a recall result gave")
+    depth: int = Field(2, strict=True, description="1..5 hops")
+    edge_type: str | None = Field(None, alias="edgeType", description="only this kind of edge")
     limit: int = Field(20, strict=True)
 
 
 class LinkParams(WorkspaceParams):
     """``mnemon/link``: ``{workspace?, spaceId, sourceId, targetId, edgeType?, weight?}``."""
 
-    space_id: str = Field(alias="spaceId")
-    source_id: str = Field(alias="sourceId")
-    target_id: str = Field(alias="targetId")
-    edge_type: str = Field("semantic", alias="edgeType")
-    weight: float = 0.5
+    space_id: str = Field(alias="spaceId", description="the space both items are in")
+    source_id: str = Field(alias="sourceId", description="the exact item id the edge starts from")
+    target_id: str = Field(alias="targetId", description="the exact item id the edge points to")
+    edge_type: str = Field("semantic", alias="edgeType", description="temporal, semantic, causal or entity")
+    weight: float = Field(0.5, description="0..1")
 
 
 class ForgetParams(WorkspaceParams):
     """``mnemon/forget``: ``{workspace?, spaceId, id}`` (soft delete by exact id)."""
 
-    space_id: str = Field(alias="spaceId")
-    id: str
+    space_id: str = Field(alias="spaceId", description="the space the item is in")
+    id: str = Field(description="the exact item id")
 
 
 # ------------------------------------------------------------------ mnemon/records/* (lsp/records.py)

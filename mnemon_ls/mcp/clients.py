@@ -92,6 +92,20 @@ def _read_text(path: Path) -> str | None:
                                       "again (nothing was written)") from None
 
 
+class _DuplicateKey(ValueError):
+    """A JSON object names one key twice (``args[0]`` is the key)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads`` object hook that refuses a key given twice (the last would silently win)."""
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise _DuplicateKey(key)
+        data[key] = value
+    return data
+
+
 def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
     text = _read_text(path)
     if text is None:
@@ -99,7 +113,11 @@ def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
     if not text.strip():
         return text, {}
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        raise InvalidInput(str(path), f"has the key {exc.args[0]!r} twice in one object (JSON readers disagree on "
+                                      "which one counts); fix or move it, then run setup again (nothing was "
+                                      "written)") from None
     except json.JSONDecodeError as exc:
         raise InvalidInput(str(path), f"is not valid JSON (line {exc.lineno}, column {exc.colno}); fix or move it, "
                                       "then run setup again (nothing was written)") from None

@@ -11,6 +11,7 @@ language server's stable ``data.code``. Logs go to stderr only: stdout carries t
 
 from __future__ import annotations
 
+import errno
 import functools
 import inspect
 import logging
@@ -29,13 +30,15 @@ from pydantic import Field
 from .. import __version__, guidance
 from ..errors import InvalidInput, MnemonError
 from ..host import WorkspaceHost
-from ..maintenance import documents as cold
+from ..lsp import params
 from ..runtime import ops
 from ..runtime.model import PROJECTION_FILES
 from ..settings import Settings
 from ..view import ViewRegistry
 from . import format as fmt
 from . import maintenance
+from ..maintenance import documents as cold
+from .schema import parse_arguments, tool_signature
 from .workspaces import McpWorkspaces
 
 log = logging.getLogger("mnemon_ls.mcp")
@@ -44,6 +47,10 @@ T = TypeVar("T")
 
 #: Largest number of recall results a tool returns (seed 001: the Host caps results at 12).
 MAX_RECALL_RESULTS = 12
+#: Recall results when the call does not say.
+DEFAULT_RECALL_RESULTS = 8
+
+EdgeType = Literal["temporal", "semantic", "causal", "entity"]
 
 WorkspaceArg = Annotated[str | None, Field(
     description="Workspace directory (absolute path or file: URI) when the client has several roots; "
@@ -59,11 +66,11 @@ def tool_error(error: Exception) -> ToolError:
     ``data.code``), plus the field when the error names one."""
     if isinstance(error, InvalidInput):
         # The Sources name fields as the wire does (camelCase: spaceId, oldText); tool arguments are snake_case.
-        return ToolError(f"{error.code}: {_snake(error.field)}: {error.rule}")
+        return ToolError(bounded_error(f"{error.code}: {_snake(error.field)}: {error.rule}"))
     if isinstance(error, MnemonError):
         plan = maintenance.plan_text(error)  # a full USER.md: the numbered plan for mnemon_runtime_compact
-        return ToolError(f"{error.code}: {error.message}" + (f"\n{plan}" if plan else ""))
-    return ToolError(f"internal-error: {type(error).__name__}: {error}")
+        return ToolError(f"{error.code}: {error.message}\n{plan}" if plan else bounded_error(f"{error.code}: {error.message}"))
+    return ToolError(bounded_error(f"internal-error: {type(error).__name__}: {error}"))
 
 
 def _snake(name: str) -> str:
@@ -71,28 +78,82 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "_" + m.group(1).lower(), name)
 
 
-class StrictArguments:
-    """Server middleware: a ``tools/call`` naming an argument the tool does not take is a tool error
-    (``invalid-input``) instead of being silently ignored (the SDK's argument models ignore extras).
+#: Longest tool error text, characters (a rejected 10 MB value is never echoed back whole).
+ERROR_TEXT_LIMIT = 2000
 
-    ``allowed`` maps tool name -> argument names; it is filled as tools are registered.
+
+def bounded_error(text: str) -> str:
+    """``text`` cut to :data:`ERROR_TEXT_LIMIT` characters, saying how much was cut."""
+    if len(text) <= ERROR_TEXT_LIMIT:
+        return text
+    return f"{text[:ERROR_TEXT_LIMIT]}... ({len(text) - ERROR_TEXT_LIMIT} characters cut)"
+
+
+def argument_problem(error: Any) -> tuple[str, str]:
+    """``(field, rule)`` of the first error of a pydantic ``ValidationError`` of tool arguments: the field
+    as a dotted path (``tags[2]``), the rule in words without the offending value (it may be huge)."""
+    first = error.errors()[0]
+    field = ""
+    for part in first.get("loc", ()):
+        field += f"[{part}]" if isinstance(part, int) else (f".{part}" if field else str(part))
+    kind = first.get("type", "")
+    if kind == "missing":
+        return field or "arguments", "is required"
+    message = str(first.get("msg", "is invalid"))
+    return field or "arguments", message[:1].lower() + message[1:]
+
+
+class StrictArguments:
+    """Server middleware that checks ``tools/call`` arguments before the SDK does, so that every argument
+    error is one tool error in the project's words (``invalid-input: <field>: <rule>``), never pydantic's
+    report (which quotes the rejected value):
+
+    - an argument the tool does not take (the SDK's argument models would silently ignore it);
+    - a missing, mistyped or out-of-range argument (validated with the tool's own argument model).
+
+    ``allowed`` maps tool name -> argument names; it is filled as tools are registered. ``tools`` looks a
+    tool up by name (the SDK's tool manager).
     """
 
-    def __init__(self, allowed: dict[str, frozenset[str]]) -> None:
+    def __init__(self, allowed: dict[str, frozenset[str]], tools: Callable[[str], Any] | None = None) -> None:
         self.allowed = allowed
+        self.tools = tools
 
     async def __call__(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:  # noqa: D102 - SDK hook
         params = ctx.params if ctx.method == "tools/call" else None
         if isinstance(params, Mapping):
-            names = self.allowed.get(params.get("name"))  # type: ignore[arg-type]
+            name = params.get("name")
+            names = self.allowed.get(name)  # type: ignore[arg-type]
             arguments = params.get("arguments")
             if names is not None and isinstance(arguments, Mapping):
                 extra = sorted(str(key) for key in arguments if key not in names)
                 if extra:
-                    text = (f"Error executing tool {params['name']}: invalid-input: {extra[0]}: is not an argument "
-                            f"of {params['name']} (it takes {', '.join(sorted(names))})")
-                    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+                    return self._error(name, f"invalid-input: {bounded_error(extra[0])}: is not an argument "
+                                             f"of {name} (it takes {', '.join(sorted(names))})")
+            problem = self._check(name, arguments) if names is not None else None
+            if problem is not None:
+                return self._error(name, f"invalid-input: {problem[0]}: {problem[1]}")
         return await call_next(ctx)
+
+    def _check(self, name: Any, arguments: Any) -> tuple[str, str] | None:
+        from pydantic import ValidationError
+
+        tool = self.tools(name) if self.tools is not None else None
+        if tool is None:
+            return None
+        if arguments is not None and not isinstance(arguments, Mapping):
+            return "arguments", "must be an object"
+        metadata = tool.fn_metadata
+        try:
+            metadata.arg_model.model_validate(metadata.pre_parse_json(dict(arguments or {})))
+        except ValidationError as exc:
+            return argument_problem(exc)
+        return None
+
+    @staticmethod
+    def _error(name: Any, text: str) -> CallToolResult:
+        return CallToolResult(content=[TextContent(type="text", text=f"Error executing tool {name}: {bounded_error(text)}")],
+                              is_error=True)
 
 
 class MnemonMcp:
@@ -110,12 +171,24 @@ class MnemonMcp:
         self._arguments: dict[str, frozenset[str]] = {}
         self.server = MCPServer("mnemon-ls", version=__version__, instructions=guidance.instructions(),
                                 title="mnemon-ls memory", log_level="WARNING",
-                                middleware=[StrictArguments(self._arguments)])
+                                middleware=[StrictArguments(self._arguments, self._find_tool)])
         self._register_tools()
         maintenance.register(self)  # mnemon_runtime_compact (issue 9)
         self._register_resources()
         self._register_prompts()
         self._watch_roots()
+
+    def _find_tool(self, name: Any) -> Any:
+        """The SDK's registered tool ``name`` (``None`` for an unknown one: the SDK answers that)."""
+        return self.server._tool_manager.get_tool(name) if isinstance(name, str) else None
+
+    async def serve_stdio(self) -> None:
+        """Serve over stdin/stdout until the client closes (:mod:`.stdio`: bad lines are answered)."""
+        from .stdio import answering_stdio_server
+
+        lowlevel = self.server._lowlevel_server
+        async with answering_stdio_server() as (read_stream, write_stream):
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
 
     # ------------------------------------------------------------------ plumbing
 
@@ -160,26 +233,42 @@ class MnemonMcp:
         errors. A client that disconnects mid-call does not cancel the write: it commits or it does not."""
         try:
             host = await self._host(ctx, workspace)
+        except ToolError:
+            raise
+        except MnemonError as exc:
+            raise tool_error(exc) from None
+        except OSError as exc:  # a workspace path the system cannot even look up
+            if exc.errno in (errno.ENAMETOOLONG, errno.ELOOP):
+                raise tool_error(InvalidInput("workspace", f"cannot be used: {exc.strerror}")) from None
+            raise tool_error(exc) from None
+        try:
             return await anyio.to_thread.run_sync(operation, host, abandon_on_cancel=False)
         except ToolError:
             raise
         except MnemonError as exc:
             raise tool_error(exc) from None
         except OSError as exc:
+            if exc.errno == errno.ENAMETOOLONG:
+                raise tool_error(InvalidInput("path", f"is longer than the system allows: {exc.strerror}")) from None
             where = f" {exc.filename}" if exc.filename else ""
-            raise ToolError(f"internal-error:{where}: {exc.strerror or exc}") from None
+            raise ToolError(bounded_error(f"internal-error:{where}: {exc.strerror or exc}")) from None
 
-    def _tool(self, *, write: bool = False, destructive: bool = False) -> Callable[[Callable[..., Any]], Any]:
-        """Register a tool unless it writes and writes are disabled."""
+    def _tool(self, *, write: bool = False, destructive: bool = False, params: type | None = None,
+              only: tuple[str, ...] | None = None, narrow: dict[str, Any] | None = None,
+              ) -> Callable[[Callable[..., Any]], Any]:
+        """Register a tool unless it writes and writes are disabled. With ``params`` (a params model of
+        :mod:`mnemon_ls.lsp.params`) the tool's arguments are that model's fields ``only`` (default: all),
+        and the tool function is called as ``fn(model_instance, ctx)`` (:mod:`.schema`)."""
         def decorate(fn: Callable[..., Any]) -> Any:
             if write and not self.write_enabled:
                 return fn
+            registered = fn if params is None else _shared_schema_tool(fn, params, only, narrow)
             annotations = DESTRUCTIVE if destructive else WRITE if write else READ_ONLY
             description = " ".join((fn.__doc__ or "").split())
-            self.server.add_tool(fn, name=fn.__name__, description=description, annotations=annotations,
+            self.server.add_tool(registered, name=fn.__name__, description=description, annotations=annotations,
                                  structured_output=False)
             self._arguments[fn.__name__] = frozenset(
-                name for name in inspect.signature(fn).parameters if name != "ctx")
+                name for name in inspect.signature(registered).parameters if name != "ctx")
             return fn
         return decorate
 
@@ -188,158 +277,106 @@ class MnemonMcp:
     def _register_tools(self) -> None:  # noqa: C901 - one closure per tool keeps each next to its schema
         tool = self._tool
 
-        @tool(write=True)
-        async def mnemon_runtime_memory(
-            action: Annotated[Literal["add", "replace", "remove"], Field(description="add a new entry, replace or remove the one old_text selects")],
-            target: Annotated[Literal["memory", "user"], Field(description="memory = MEMORY.md (this workspace); user = USER.md (the person)")] = "memory",
-            content: Annotated[str | None, Field(description="the entry text (add, replace); one fact, no '§' lines")] = None,
-            old_text: Annotated[str | None, Field(description="selects one entry (replace, remove): exact content first, else a unique substring")] = None,
-            importance: Annotated[Literal["critical", "normal", "low"] | None, Field(description="default normal")] = None,
-            branches: Annotated[list[str] | None, Field(description="show the entry only on these git branches (target memory); [] removes the scope on replace")] = None,
-            routes: Annotated[list[dict[str, Any]] | None, Field(description="when MEMORY.md overflows: which Memory Space takes which entries, [{sourceIndexes: [1-based entry numbers], spaceId}] covering every entry once (default: routed by topic)")] = None,
-            workspace: WorkspaceArg = None,
-            ctx: Context | None = None,
-        ) -> str:
+        @tool(write=True, params=params.RuntimeMutateParams)
+        async def mnemon_runtime_memory(p: params.RuntimeMutateParams, ctx: Context | None) -> str:
             """Add, replace or remove one entry of Runtime memory, the hot memory in every wake snapshot.
             Use target=user for durable facts about the person (role, preferences), target=memory for this
             workspace's working reference (commands that work, pitfalls, current decisions). Do not store
             secrets, temporary progress or raw logs; long texts belong in a Document. Capacity is in UTF-8
             bytes; an entry is at most 8 KiB."""
             try:
-                request = ops.validate_request(action, target, content, old_text, importance, branches)
+                request = ops.validate_request(p.action, p.target, p.content, p.old_text, p.importance, p.branches)
             except MnemonError as exc:
                 raise tool_error(exc) from None
-            receipt = await self._call(ctx, workspace, lambda h: h.mutate_runtime(request, routes))
+            receipt = await self._call(ctx, p.workspace, lambda h: h.mutate_runtime(request, p.routes))
             return fmt.runtime_receipt(receipt, PROJECTION_FILES)
 
-        @tool()
-        async def mnemon_wake(
-            branch: Annotated[str | None, Field(description="render as if on this branch (default: the checked-out one)")] = None,
-            workspace: WorkspaceArg = None,
-            ctx: Context | None = None,
-        ) -> str:
+        @tool(params=params.WakeParams, only=("branch", "workspace"))
+        async def mnemon_wake(p: params.WakeParams, ctx: Context | None) -> str:
             """The wake snapshot: USER.md, MEMORY.md (filtered to the current git branch) and short covers of
             Documents and Memory Spaces. Read it at the start of a session, or again after a long pause. The
             result is pinned as a View whose id is on the first line."""
             def render(host: WorkspaceHost) -> tuple[str, dict[str, Any]]:
-                snapshot, _repairs = host.wake(branch=branch)
+                snapshot, _repairs = host.wake(branch=p.branch)
                 return str(host.workspace or host.root), snapshot.to_dict()
 
-            where, snapshot = await self._call(ctx, workspace, render)
+            where, snapshot = await self._call(ctx, p.workspace, render)
             view = self.views.begin(where, snapshot, {"runtime": snapshot["revision"]})
             return f"View: {view.view_id}\n{fmt.bounded(snapshot['text'])}"
 
-        @tool()
-        async def mnemon_recall(
-            query: Annotated[str, Field(description="what you want to know, in natural language or identifiers")],
-            limit: Annotated[int, Field(ge=1, le=MAX_RECALL_RESULTS, description="1..12 results (default 8)")] = 8,
-            spaces: Annotated[list[str] | None, Field(description="restrict to these space ids (default: every active space)")] = None,
-            workspace: WorkspaceArg = None,
-            ctx: Context | None = None,
-        ) -> str:
+        @tool(params=params.RecallParams, only=("query", "limit", "spaces", "workspace"),
+              narrow={"limit": Annotated[int | None, Field(ge=1, le=MAX_RECALL_RESULTS)]})
+        async def mnemon_recall(p: params.RecallParams, ctx: Context | None) -> str:
             """Recall long-term memory from the active Memory Spaces, scoped to the current git branch. Use it
             when the request, the repository, the wake snapshot and the Documents do not answer, or when
             older decisions may matter. Do not recall merely to show memory exists. Each result gives the
-            space id and item id for mnemon_related and mnemon_forget."""
-            result = await self._call(ctx, workspace, lambda h: h.recall(query, spaces=spaces, limit=limit))
+            space id and item id for mnemon_related and mnemon_forget. At most 12 results (default 8)."""
+            limit = p.limit or DEFAULT_RECALL_RESULTS
+            result = await self._call(ctx, p.workspace, lambda h: h.recall(p.query, spaces=p.spaces, limit=limit))
             return fmt.recall(result.to_dict(), MAX_RECALL_RESULTS)
 
-        @tool(write=True)
-        async def mnemon_remember(
-            content: Annotated[str, Field(description="one durable fact or decision, self-contained (at most 8192 characters)")],
-            space_id: Annotated[str | None, Field(description="space id (required unless exactly one space is active)")] = None,
-            category: Annotated[Literal["preference", "decision", "fact", "insight", "context", "general"] | None, Field()] = None,
-            importance: Annotated[int | None, Field(ge=1, le=5, description="1..5 (default 3)")] = None,
-            tags: Annotated[list[str] | None, Field(description="at most 20 tags")] = None,
-            entities: Annotated[list[str] | None, Field(description="names this fact is about (at most 50, no commas)")] = None,
-            for_branch: Annotated[bool, Field(description="recall it only on the current git branch")] = False,
-            workspace: WorkspaceArg = None,
-            ctx: Context | None = None,
-        ) -> str:
+        @tool(write=True, params=params.RememberParams,
+              only=("content", "space_id", "category", "importance", "tags", "entities", "scope_to_branch",
+                    "workspace"),
+              narrow={"category": Literal["preference", "decision", "fact", "insight", "context", "general"] | None,
+                      "importance": Annotated[int | None, Field(ge=1, le=5)]})
+        async def mnemon_remember(p: params.RememberParams, ctx: Context | None) -> str:
             """Remember a long-term fact in a Memory Space: decisions and facts worth recalling months later.
             Pick the space whose description fits (mnemon_memory_spaces list). Not for the working reference
             of the current task (mnemon_runtime_memory) or for long texts (mnemon_document_create); never
             for secrets, temporary progress or raw logs. An exact duplicate is skipped."""
             def write(host: WorkspaceHost) -> Any:
-                branch = host.current_branch("for_branch") if for_branch else None
-                return host.spaces.remember(content, space_id=space_id, category=category, importance=importance,
-                                            tags=tags, entities=entities, source="agent", branch=branch)
+                branch = host.current_branch("scope_to_branch") if p.scope_to_branch else None
+                return host.spaces.remember(p.content, space_id=p.space_id, category=p.category,
+                                            importance=p.importance, tags=p.tags, entities=p.entities,
+                                            source="agent", branch=branch)
 
-            return fmt.receipt((await self._call(ctx, workspace, write)).to_dict())
+            return fmt.receipt((await self._call(ctx, p.workspace, write)).to_dict())
 
-        @tool()
-        async def mnemon_related(
-            space_id: Annotated[str, Field(description="the space id a recall result gave")],
-            id: Annotated[str, Field(description="the item id a recall result gave")],
-            depth: Annotated[int, Field(ge=1, le=5)] = 2,
-            edge_type: Annotated[Literal["temporal", "semantic", "causal", "entity"] | None, Field()] = None,
-            workspace: WorkspaceArg = None,
-            ctx: Context | None = None,
-        ) -> str:
+        @tool(params=params.RelatedParams, only=("space_id", "id", "depth", "edge_type", "workspace"),
+              narrow={"depth": Annotated[int, Field(ge=1, le=5)], "edge_type": EdgeType | None})
+        async def mnemon_related(p: params.RelatedParams, ctx: Context | None) -> str:
             """Walk the relations of one Memory Space item (temporal, semantic, causal, entity edges) to
             explain how facts connect. Use the exact space id and item id from mnemon_recall."""
-            result = await self._call(ctx, workspace, lambda h: h.spaces.related(
-                space_id, id, depth=depth, edge_type=edge_type, limit=MAX_RECALL_RESULTS))
+            result = await self._call(ctx, p.workspace, lambda h: h.spaces.related(
+                p.space_id, p.id, depth=p.depth, edge_type=p.edge_type, limit=MAX_RECALL_RESULTS))
             return fmt.related(result)
 
-        @tool(write=True)
-        async def mnemon_link(
-            space_id: Annotated[str, Field()],
-            source_id: Annotated[str, Field()],
-            target_id: Annotated[str, Field()],
-            edge_type: Annotated[Literal["temporal", "semantic", "causal", "entity"], Field()] = "semantic",
-            weight: Annotated[float, Field(ge=0, le=1)] = 0.5,
-            workspace: WorkspaceArg = None,
-            ctx: Context | None = None,
-        ) -> str:
+        @tool(write=True, params=params.LinkParams,
+              narrow={"edge_type": EdgeType, "weight": Annotated[float, Field(ge=0, le=1)]})
+        async def mnemon_link(p: params.LinkParams, ctx: Context | None) -> str:
             """Link two items of one Memory Space (for example a decision and the fact that caused it), so
             mnemon_related can explain the connection later. Both ids must exist and not be forgotten; use the
             exact ids mnemon_recall returned."""
-            receipt = await self._call(ctx, workspace, lambda h: h.spaces.link(
-                space_id, source_id, target_id, edge_type=edge_type, weight=weight))
+            receipt = await self._call(ctx, p.workspace, lambda h: h.spaces.link(
+                p.space_id, p.source_id, p.target_id, edge_type=p.edge_type, weight=p.weight))
             return fmt.receipt(receipt.to_dict())
 
-        @tool(write=True, destructive=True)
-        async def mnemon_forget(
-            space_id: Annotated[str, Field()],
-            id: Annotated[str, Field(description="the exact item id")],
-            workspace: WorkspaceArg = None,
-            ctx: Context | None = None,
-        ) -> str:
+        @tool(write=True, destructive=True, params=params.ForgetParams)
+        async def mnemon_forget(p: params.ForgetParams, ctx: Context | None) -> str:
             """Forget one Memory Space item by exact id (a soft delete: it is no longer recalled). Use it only
             when the user asks, or when an item is proven wrong."""
-            receipt = await self._call(ctx, workspace, lambda h: h.spaces.forget(space_id, id))
+            receipt = await self._call(ctx, p.workspace, lambda h: h.spaces.forget(p.space_id, p.id))
             return fmt.receipt(receipt.to_dict())
 
-        @tool()
-        async def mnemon_document_search(
-            query: Annotated[str, Field()],
-            include_archived: bool = False,
-            limit: Annotated[int, Field(ge=1, le=50)] = 10,
-            workspace: WorkspaceArg = None,
-            ctx: Context | None = None,
-        ) -> str:
+        @tool(params=params.DocumentSearchParams, only=("query", "include_archived", "limit", "workspace"),
+              narrow={"limit": Annotated[int, Field(ge=1, le=50)]})
+        async def mnemon_document_search(p: params.DocumentSearchParams, ctx: Context | None) -> str:
             """Search this workspace's Documents (designs, investigations, handoffs) by title, description
             and body; handles Chinese, Japanese, Korean and identifiers. Use it when the task touches a past
             decision or investigation; then read a hit with mnemon_document_manage action=get."""
             def search(host: WorkspaceHost) -> dict[str, Any]:
-                return host.documents.search(query, include_archived=include_archived, limit=limit).to_dict()
+                return host.documents.search(p.query, include_archived=p.include_archived, limit=p.limit).to_dict()
 
-            return fmt.document_hits(await self._call(ctx, workspace, search))
+            return fmt.document_hits(await self._call(ctx, p.workspace, search))
 
-        @tool(write=True)
-        async def mnemon_document_create(
-            title: Annotated[str, Field()],
-            content: Annotated[str, Field(description="Markdown body")],
-            description: str | None = None,
-            source_paths: Annotated[list[str] | None, Field(description="workspace files the document is about")] = None,
-            workspace: WorkspaceArg = None,
-            ctx: Context | None = None,
-        ) -> str:
+        @tool(write=True, params=params.DocumentCreateParams,
+              only=("title", "content", "description", "source_paths", "workspace"))
+        async def mnemon_document_create(p: params.DocumentCreateParams, ctx: Context | None) -> str:
             """Create a Document: a design, an investigation or a handoff someone will read again (anything
             longer than a few lines). Short facts belong in Runtime memory or a Memory Space instead."""
-            result = await self._call(ctx, workspace, lambda h: cold.create_document(  # cold archival if full
-                h, title, content, description=description, source_paths=source_paths))
+            result = await self._call(ctx, p.workspace, lambda h: cold.create_document(  # cold archival if full
+                h, p.title, p.content, description=p.description, source_paths=p.source_paths))
             return fmt.document_result(result.to_dict())
 
         @tool(write=True)
@@ -499,6 +536,26 @@ class MnemonMcp:
             return f"{guidance.ROUTING_GUIDANCE}\n\n{guidance.ADMISSION_RULES}"
 
 
+def _shared_schema_tool(fn: Callable[..., Any], model: type, only: tuple[str, ...] | None,
+                        narrow: dict[str, Any] | None) -> Callable[..., Any]:
+    """A tool function whose keyword arguments are ``model``'s fields (:func:`.schema.tool_signature`) and
+    which calls ``fn(model.model_validate(arguments), ctx)``."""
+    signature = tool_signature(model, only, narrow=narrow, context=Context)
+
+    @functools.wraps(fn)
+    async def tool_function(ctx: Context | None = None, **arguments: Any) -> str:
+        try:
+            parsed = parse_arguments(model, arguments)
+        except MnemonError as exc:
+            raise tool_error(exc) from None
+        return await fn(parsed, ctx)
+
+    del tool_function.__wrapped__  # the SDK must read the signature below, not fn's
+    tool_function.__signature__ = signature  # type: ignore[attr-defined]
+    tool_function.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()} | {"return": str}
+    return tool_function
+
+
 def _projection_text(host: WorkspaceHost, *, target: str) -> str:
     """The ``USER.md`` / ``MEMORY.md`` text of the current store (entries joined by ``§`` lines)."""
     state = host.runtime.read()
@@ -511,7 +568,7 @@ def run(workspace: str | None, settings: Settings, *, write_enabled: bool = True
     workspaces = McpWorkspaces(settings, workspace)
     app = MnemonMcp(workspaces, write_enabled=write_enabled)
     try:
-        app.server.run("stdio")
+        anyio.run(app.serve_stdio)
     finally:
         workspaces.close()
     return 0

@@ -13,7 +13,10 @@ session-scoped ``fact``::
 with the stable id ``memory:auto:fact:<first 16 hex of sha256(scopeKey)>:<digestKey>``, where
 ``digestKey`` is the first 24 hex of sha256 of ``"<created>/<modified>/<deleted>/<artifacts>"`` (the
 counts, as the seed defines it). An identical digest (same type and contentHash) is merged without a
-new line; a changed digest appends a record; a session keeps at most :data:`MAX_PER_SESSION` active
+new line; a changed digest appends a record. Because the id hashes the counts only, a changed digest
+with the same counts (other files, same numbers) has the id of an earlier one: it is appended as the
+next revision of that record (``revision`` + 1, ``createdAt`` kept), since ids are unique in a scope
+file; a digest with new counts gets a new id. A session keeps at most :data:`MAX_PER_SESSION` active
 auto records, archiving the oldest. Paths outside the workspace, in ``.git/``, or in a storage root
 are ignored; lists are bounded (:data:`MAX_LISTED` paths per line, :data:`MAX_TRACKED` per kind) so
 an event storm still gives one bounded record. Nothing here imports pygls: the debounce lives in

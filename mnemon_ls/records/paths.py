@@ -25,20 +25,14 @@ from pathlib import Path
 from typing import Mapping
 
 from ..errors import InvalidInput
-from ..roots import workspace_hash
+from ..roots import home_directory, workspace_hash
 
 MEMORY_DIR = "workspace-memory"
 
 
 def dsh_home(env: Mapping[str, str] | None = None) -> Path:
     """``$DSH_HOME`` (absolute, ``~`` expanded) or ``~/.dsh``. Raises :class:`InvalidInput` for a NUL."""
-    env = os.environ if env is None else env
-    value = (env.get("DSH_HOME") or "").strip()
-    if value:
-        if "\x00" in value:
-            raise InvalidInput("DSH_HOME", "must not contain NUL")
-        return Path(os.path.abspath(os.path.expanduser(value)))
-    return Path(os.path.expanduser("~")) / ".dsh"
+    return home_directory("DSH_HOME", ".dsh", env)
 
 
 def root_id(workspace: Path) -> str:

@@ -131,27 +131,27 @@ class JsonlStore:
     def read(self) -> Snapshot:
         """The current records. Corrupt lines are quarantined under the lock first (unless the file is
         read-only, when they are only reported). A missing file is empty. Never raises for content."""
-        data = fsio.read_bytes_or_none(self.path)
-        if data is None:
-            return Snapshot()
-        cache = dict(self._cache)
-        records, valid, corrupt = parse_lines(data, cache)
-        self._cache = cache
-        snap = Snapshot(records, valid, corrupt, len(data), len(data) > self.max_bytes)
-        if corrupt and not snap.read_only:
+        snap, _data = self._parse()
+        if snap.corrupt and not snap.read_only:
             with fsio.file_lock(self.lock_path):
                 return self._load_locked()
         return snap
 
-    def _load_locked(self) -> Snapshot:
-        """Re-read under the held lock, moving corrupt lines to ``.corrupt`` (when writable)."""
+    def _parse(self) -> tuple[Snapshot, bytes]:
+        """``(snapshot, bytes)`` of the file as it is now (no lock, no quarantine; a missing file is empty);
+        the parse cache is reused and refreshed."""
         data = fsio.read_bytes_or_none(self.path)
         if data is None:
-            return Snapshot()
+            return Snapshot(), b""
         cache = dict(self._cache)
         records, valid, corrupt = parse_lines(data, cache)
         self._cache = cache
-        snap = Snapshot(records, valid, corrupt, len(data), len(data) > self.max_bytes)
+        return Snapshot(records, valid, corrupt, len(data), len(data) > self.max_bytes), data
+
+    def _load_locked(self) -> Snapshot:
+        """Re-read under the held lock, moving corrupt lines to ``.corrupt`` (when writable)."""
+        snap, data = self._parse()
+        corrupt = snap.corrupt
         if corrupt and not snap.read_only:
             now = self._clock()
             moved = b"".join((json.dumps({**c.to_dict(), "quarantinedAt": now}, ensure_ascii=False) + "\n").encode()

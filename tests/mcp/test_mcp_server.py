@@ -47,7 +47,16 @@ async def test_tools_have_schemas_descriptions_and_the_routing_guidance(workspac
         for tool in tools.values():
             assert tool.input_schema["type"] == "object"
             assert len(tool.description or "") >= 120, tool.name  # says when to use it and when not
-        assert tools["mnemon_recall"].input_schema["properties"]["limit"]["maximum"] == 12
+        limit = tools["mnemon_recall"].input_schema["properties"]["limit"]
+        assert [branch.get("maximum") for branch in limit["anyOf"]] == [12, None]
+        # One schema per operation: the tool's arguments are the language server's params model's fields.
+        from mnemon_ls.lsp.params import ForgetParams, LinkParams, RuntimeMutateParams
+        for name, model in (("mnemon_runtime_memory", RuntimeMutateParams), ("mnemon_link", LinkParams),
+                            ("mnemon_forget", ForgetParams)):
+            properties = tools[name].input_schema["properties"]
+            assert set(properties) == set(model.model_fields), name
+            assert all(properties[f]["description"] == model.model_fields[f].description
+                       for f in model.model_fields), name
         assert tools["mnemon_runtime_memory"].input_schema["required"] == ["action"]
         assert tools["mnemon_wake"].annotations.read_only_hint is True
         assert tools["mnemon_forget"].annotations.destructive_hint is True
@@ -117,7 +126,7 @@ async def test_branch_scope_hides_a_branch_only_fact_on_another_branch(workspace
         assert not (await call(session, "mnemon_memory_spaces",
                                {"action": "create", "name": "Project", "description": "decisions"}))[0]
         error, message = await call(session, "mnemon_remember",
-                                    {"content": "The release train leaves from main on Fridays", "for_branch": True})
+                                    {"content": "The release train leaves from main on Fridays", "scope_to_branch": True})
         assert not error and message.startswith("committed: Remembered in Project.")
         assert "Main-only: deploy from main" in (await call(session, "mnemon_wake", {}))[1]
         _, found = await call(session, "mnemon_recall", {"query": "release train"})

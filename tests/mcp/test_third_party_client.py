@@ -47,7 +47,7 @@ def test_the_mcp_inspector_lists_reads_adds_remembers_and_recalls_in_a_real_repo
     assert "The Inspector added this fact" in wake["contents"][0]["text"]
     tool(repo_dir, data_dir, "mnemon_memory_spaces", action="create", name="Project", description="decisions")
     assert tool(repo_dir, data_dir, "mnemon_remember", content="Branch-only: the OTTER flag is on",
-                for_branch="true").startswith("committed:")
+                scope_to_branch="true").startswith("committed:")
     assert tool(repo_dir, data_dir, "mnemon_recall", query="OTTER flag").startswith("1. Branch-only: the OTTER flag is on")
     switch(repo, "other")
     assert "No memory matched." in tool(repo_dir, data_dir, "mnemon_recall", query="OTTER flag")

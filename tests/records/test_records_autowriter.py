@@ -51,3 +51,20 @@ def test_merge_update_and_cap(source, workspace):
     assert len(active) == MAX_PER_SESSION
     archived = {r.id for r in source.read("session").values() if r.status == "archived"}
     assert archived == set(ids[:2])
+
+
+def test_a_changed_digest_with_the_same_counts_is_the_next_revision_of_its_record(source, workspace):
+    """Seed 002: the id hashes the counts only, so other files with the same counts keep the id; the
+    record is appended again as revision 2 (ids are unique in a scope file), never a second record."""
+    first_files = SessionFiles(workspace)
+    first_files.observe("modified", workspace / "a.txt")
+    first = write_digest(source, first_files)
+    other = SessionFiles(workspace)
+    other.observe("modified", workspace / "b.txt")
+    second = write_digest(source, other)
+    assert second["id"] == first["id"] and second["status"] == "committed"
+    records = source.read("session")
+    assert len(records) == 1
+    record = records[first["id"]]
+    assert record.governance.revision == 2 and record.content.endswith("\nModified: b.txt")
+    assert source.location("session").path.read_bytes().count(b"\n") == 2  # appended, the first line kept

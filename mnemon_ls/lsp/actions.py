@@ -1,0 +1,234 @@
+"""Code actions and commands: "Remember selection" (MEMORY.md, for the branch, in an active space),
+"Show wake snapshot" and "Create document from file" (``textDocument/codeAction``,
+``workspace/executeCommand`` of ``mnemon.server.*``).
+
+Commands never fail with a JSON-RPC error: every failure answers ``{success: false, error}`` and shows a
+message, because clients run them from menus where an error response is lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import logging
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path
+
+from ..errors import InvalidInput, MnemonError, storage_error
+from ..host import FolderState, uri_to_path
+from . import protocol as P
+from .feature import Feature
+
+if TYPE_CHECKING:
+    from .server import MnemonLanguageServer
+
+# pygls reads the annotations of feature and command handlers at registration: those say
+# ``LanguageServer`` (the server is a :class:`~.server.MnemonLanguageServer`, which imports this module).
+
+log = logging.getLogger("mnemon_ls.lsp")
+
+#: The handlers of this module; :mod:`.server` attaches them.
+feature = Feature()
+
+
+@feature.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                types.CodeActionOptions(code_action_kinds=[P.CODE_ACTION_KIND]))
+def code_action(ls: LanguageServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    """``textDocument/codeAction``: Remember selection (MEMORY.md, for the branch, in an active space), Show wake snapshot, Create document from file; none on automatic triggers."""
+    from ..runtime.model import normalize_text
+
+    only = params.context.only
+    if only and not any(str(kind) in ("", P.CODE_ACTION_KIND) or P.CODE_ACTION_KIND.startswith(f"{kind}.")
+                        for kind in only):
+        return []
+    # Automatic requests (VS Code asks on every cursor move) get nothing: a light bulb on every line
+    # would be noise. Explicit requests (menu, keybinding) and requests asking for our kind get actions.
+    if params.context.trigger_kind == types.CodeActionTriggerKind.Automatic and not only:
+        return []
+    uri = params.text_document.uri
+    try:
+        state = ls.registry.resolve(uri)
+    except MnemonError:
+        return []
+    actions: list[types.CodeAction] = []
+    selection = params.range
+    if selection.start != selection.end:
+        document = ls.workspace.get_text_document(uri)
+        try:
+            text = document.text_in_client_range(selection)
+        except Exception:
+            text = ""
+        if normalize_text(text):
+            base = {"uri": uri, "text": text}
+            actions.append(_action("Remember selection", P.CMD_REMEMBER, base))
+            if state.branch.branch:
+                actions.append(_action(f"Remember selection for branch {state.branch.branch}", P.CMD_REMEMBER,
+                                       base | {"branches": [state.branch.branch]}))
+            for space in _active_spaces(state)[:3]:
+                actions.append(_action(f"Remember selection in space {space['name']}", P.CMD_REMEMBER,
+                                       base | {"spaceId": space["id"]}))
+    actions.append(_action("Show wake snapshot", P.CMD_SHOW_WAKE, {"uri": uri}))
+    managed = Path(os.path.realpath(state.host.root / "documents"))
+    path = Path(os.path.realpath(uri_to_path(uri))) if uri.startswith("file:") else None
+    if path is not None and managed not in path.parents:
+        actions.append(_action("Create document from file", P.CMD_CREATE_DOCUMENT, {"uri": uri}))
+    return actions
+
+
+def _active_spaces(state: FolderState) -> list[dict[str, Any]]:
+    """Active Memory Spaces of a folder (``[]`` before the root has any), cheap enough for code actions."""
+    if not (state.host.root / "data").is_dir():
+        return []
+    try:
+        return [v.to_dict() for v in state.host.spaces.list_spaces(active_only=True)]
+    except MnemonError:
+        return []
+
+
+def _as_domain_error(exc: Exception) -> MnemonError:
+    """``exc`` as a :class:`MnemonError` (an unexpected one becomes ``internal-error``, logged here)."""
+    if isinstance(exc, MnemonError):
+        return exc
+    if isinstance(exc, P.ValidationError):
+        return P.invalid_input_from(exc)
+    mapped = storage_error(exc)
+    if mapped is not None:
+        return mapped
+    log.exception("command failed")
+    error = MnemonError(f"internal error: {type(exc).__name__}: {exc}")
+    return error
+
+
+def _action(title: str, command: str, argument: dict[str, Any]) -> types.CodeAction:
+    return types.CodeAction(title=title, kind=P.CODE_ACTION_KIND,
+                            command=types.Command(title=title, command=command, arguments=[argument]))
+
+
+def _command_arg(model: type, arguments: tuple[Any, ...]) -> Any:
+    """The one argument object of a command, validated with ``model``; raises :class:`InvalidInput`
+    (field ``arguments`` for a missing, ``null`` or extra argument, ``arguments[0]`` for a non-object)."""
+    if len(arguments) != 1:
+        raise InvalidInput("arguments", f"must hold exactly one argument object (got {len(arguments)})")
+    if not isinstance(arguments[0], dict):
+        raise InvalidInput("arguments[0]", "must be an object")
+    return P.parse_params(model, arguments[0])
+
+
+@feature.command(P.CMD_REMEMBER)
+async def remember_selection(ls: LanguageServer, *args: Any) -> dict[str, Any]:
+    """``mnemon.server.rememberSelection {uri, text, branches?, importance?, spaceId?}``: add the text to
+    MEMORY.md (``branches`` scopes it), or with ``spaceId`` remember it in that Memory Space."""
+    from ..runtime import ops
+
+    try:
+        a = _command_arg(P.RememberArgs, args)
+        state = ls.registry.resolve(a.uri, "uri")
+        if a.space_id is not None:
+            return await _remember_in_space(ls, state, a)
+        request = ops.validate_request("add", "memory", a.text, None, a.importance, a.branches)
+        receipt = await asyncio.to_thread(state.host.mutate_runtime, request)
+    except Exception as exc:  # every failure answers {success: false}, never a traceback
+        exc = _as_domain_error(exc)
+        ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"mnemon: not remembered: {exc.message}"))
+        return {"success": False, "error": exc.to_dict()}
+    scope = f" for branch {', '.join(request.branches)}" if request.branches and receipt.changed else ""
+    ls.window_show_message(types.ShowMessageParams(
+        types.MessageType.Info,
+        f"mnemon: {receipt.message} MEMORY.md{scope}: {receipt.entry_count} "
+        f"{'entry' if receipt.entry_count == 1 else 'entries'}, {receipt.used}/{receipt.limit} bytes"))
+    return receipt.to_dict() | {"workspace": state.uri}
+
+
+async def _remember_in_space(ls: MnemonLanguageServer, state: FolderState, a: Any) -> dict[str, Any]:
+    """The space target of "Remember selection": whitespace-normalized text into Memory Space ``a.space_id``."""
+    from ..runtime.model import normalize_text, validate_branches
+
+    branches = validate_branches(a.branches, "memory", "branches")  # same rules and field names as MEMORY.md
+    if len(branches) > 1:
+        raise InvalidInput("branches", "a Memory Space item is scoped to one branch (got several)")
+    branch = branches[0] if branches else None
+    importance = {"critical": 5, "normal": 3, "low": 1}.get(a.importance or "normal")
+    receipt = await asyncio.to_thread(state.host.spaces.remember, normalize_text(a.text), space_id=a.space_id,
+                                      importance=importance, source="user", branch=branch)
+    data = receipt.to_dict()
+    ls.window_show_message(types.ShowMessageParams(
+        types.MessageType.Info, f"mnemon: {data.get('message') or data['status']} (space {data.get('spaceName')})"))
+    return data | {"success": True, "workspace": state.uri}
+
+
+@feature.command(P.CMD_SHOW_WAKE)
+async def show_wake(ls: LanguageServer, *args: Any) -> dict[str, Any]:
+    """``mnemon.server.showWakeSnapshot {uri}``: write a read-only rendering under ``state/`` and show it."""
+    try:
+        a = _command_arg(P.ShowWakeArgs, args)
+        state = ls.registry.resolve(a.uri, "uri")
+        snapshot = await ls.wake_for(state)
+        path = await asyncio.to_thread(_write_wake_file, state, snapshot["text"])
+    except Exception as exc:  # every failure answers {success: false}, never a traceback
+        exc = _as_domain_error(exc)
+        ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"mnemon: {exc.message}"))
+        return {"success": False, "error": exc.to_dict()}
+    uri = from_fs_path(str(path)) or path.as_uri()
+    shown = await _show_document(ls, uri)
+    return {"success": True, "text": snapshot["text"], "path": str(path), "uri": uri, "shown": shown,
+            "revision": snapshot["revision"]}
+
+
+@feature.command(P.CMD_CREATE_DOCUMENT)
+async def create_document_from_file(ls: LanguageServer, *args: Any) -> dict[str, Any]:
+    """``mnemon.server.createDocumentFromFile {uri, title?}``: a managed document from a workspace file,
+    then opened (``window/showDocument`` when supported; otherwise the result's ``path``/``uri``)."""
+    try:
+        a = _command_arg(P.CreateDocumentArgs, args)
+        path = uri_to_path(a.uri, "uri")
+        state = ls.registry.resolve(a.uri, "uri")
+        result = await ls.maintenance_feature.run(state, "Archiving documents", None, functools.partial(
+            _cold_from_file, state.host, path, a.title))  # cold archival when the Documents are full
+    except Exception as exc:  # every failure answers {success: false}, never a traceback
+        exc = _as_domain_error(exc)
+        ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"mnemon: no document created: {exc.message}"))
+        return {"success": False, "error": exc.to_dict()}
+    data = result
+    document = data["document"]
+    uri = from_fs_path(document["path"]) or Path(document["path"]).as_uri()
+    shown = await _show_document(ls, uri)
+    # No success popup: the opened document (or the plugin, with the returned path) is the feedback.
+    return data | {"workspace": state.uri, "path": document["path"], "uri": uri, "shown": shown}
+
+
+async def _show_document(ls: Any, uri: str) -> bool:
+    """Ask the client to open ``uri`` (``window/showDocument``); ``False`` when it cannot or did not (the
+    command's result then carries ``path``/``uri`` for the plugin to open)."""
+    if not ls.supports("window.show_document.support"):
+        return False
+    try:
+        result = await ls.window_show_document_async(types.ShowDocumentParams(uri=uri, take_focus=True))
+    except Exception as exc:
+        log.warning("window/showDocument failed: %s", exc)
+        return False
+    return bool(result and result.success)
+
+
+def _write_wake_file(state: FolderState, text: str) -> Path:
+    """``<root>/state/wake-<12 hex of the workspace path>.md`` (0400), replaced atomically."""
+    from .. import fsio
+
+    state_dir = state.host.root / "state"
+    fsio.ensure_dir(state_dir)
+    digest = hashlib.sha256(str(state.path).encode()).hexdigest()[:12]
+    path = state_dir / f"wake-{digest}.md"
+    fsio.write_file_atomically(path, text.encode("utf-8") + b"\n", mode=0o400)
+    return path
+
+
+def _cold_from_file(host: Any, path: Any, title: Any, progress: Any) -> Any:
+    """"Create document from file" through cold archival (:mod:`mnemon_ls.maintenance.documents`)."""
+    from ..maintenance import documents as cold
+
+    return cold.create_document_from_file(host, path, title=title, progress=progress)

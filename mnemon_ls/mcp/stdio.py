@@ -1,0 +1,173 @@
+"""The stdio transport of ``mnemon-ls mcp``: the SDK's, plus answers for lines that are not a message.
+
+The SDK's ``stdio_server`` hands a line it cannot parse to the session as an exception, and the session
+only logs it: a client that sent a request with an unparsable body (invalid JSON, or JSON with a lone
+UTF-16 surrogate escape such as ``"\\ud800"``, which is not Unicode) waits forever for an answer. JSON-RPC
+2.0 (section 5.1) answers such a line with an error instead:
+
+- not JSON at all: ``-32700`` Parse error, ``id: null``;
+- JSON, but holding a lone surrogate: ``-32602`` Invalid params with the request's ``id`` when it has one
+  (the message names where the surrogate is);
+- JSON, but not a JSON-RPC message (an array, a number, a request whose ``method`` is not a string, ...):
+  ``-32600`` Invalid Request, with the request's ``id`` when it has a valid one, else ``id: null``.
+
+An invalid *notification* (no ``id``) is logged and dropped: JSON-RPC never answers notifications.
+Everything else goes to the SDK unchanged. Lines are UTF-8 (invalid bytes become U+FFFD, as in the SDK).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from contextlib import asynccontextmanager
+from io import TextIOWrapper
+from typing import Any, AsyncIterator
+
+import anyio
+import mcp_types as types
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+
+log = logging.getLogger("mnemon_ls.mcp")
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
+
+#: Longest excerpt of a bad line quoted in an error message, characters.
+QUOTE_LIMIT = 80
+
+
+def answer_for(line: str) -> types.JSONRPCError | None:
+    """The error answer for one stdin ``line`` that is not a JSON-RPC message, or ``None`` when the
+    line is a message (then the SDK handles it) or an invalid notification (never answered)."""
+    if not line.strip():
+        return None
+    try:
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except Exception:  # the SDK would drop it: find out why, and answer
+        pass
+    else:
+        if not isinstance(message, types.JSONRPCNotification) or '"id"' not in line:
+            return None
+        # A request whose id is neither a string nor an integer reads as a notification to the SDK
+        # (it would be served and never answered).
+        value = json.loads(line)
+        if not isinstance(value, dict) or "id" not in value:
+            return None
+        return _error(None, INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
+    try:
+        value = json.loads(line)
+    except ValueError as exc:
+        return _error(None, PARSE_ERROR, f"Parse error: {exc.msg} at character {exc.pos} "
+                                         f"(the line starts {_quote(line)})")
+    request_id = _request_id(value)
+    if isinstance(value, dict) and "id" not in value and isinstance(value.get("method"), str):
+        log.warning("dropped an invalid notification %s", _quote(line))
+        return None
+    where = _surrogate_path(value, "")
+    if where is not None:
+        return _error(request_id, INVALID_PARAMS,
+                      f"Invalid params: {where or 'the message'}: holds a lone UTF-16 surrogate escape "
+                      "(not valid Unicode); send the text as UTF-8 or as a surrogate pair")
+    return _error(request_id, INVALID_REQUEST, f"Invalid Request: not a JSON-RPC 2.0 request, notification "
+                                               f"or response (the line starts {_quote(line)})")
+
+
+def _error(request_id: int | str | None, code: int, message: str) -> types.JSONRPCError:
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
+
+
+def _request_id(value: Any) -> int | str | None:
+    """The ``id`` of a request-shaped object when it is a valid JSON-RPC id (string or integer)."""
+    if not isinstance(value, dict):
+        return None
+    request_id = value.get("id")
+    if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
+        return None
+    if isinstance(request_id, str) and _has_surrogate(request_id):
+        return None
+    return request_id
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return False
+    except UnicodeEncodeError:
+        return True
+
+
+def _surrogate_path(value: Any, path: str) -> str | None:
+    """The dotted path of the first string (key or value) in ``value`` holding a lone surrogate, else ``None``
+    (``""`` for the top-level value itself)."""
+    if isinstance(value, str):
+        return path if _has_surrogate(value) else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            key_path = f"{path}.{key}" if path else str(key)
+            if _has_surrogate(key):
+                return key_path.encode("utf-8", "backslashreplace").decode("ascii")
+            found = _surrogate_path(item, key_path)
+            if found is not None:
+                return found
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _surrogate_path(item, f"{path}[{index}]")
+            if found is not None:
+                return found
+    return None
+
+
+def _quote(line: str) -> str:
+    text = line.strip()
+    short = text[:QUOTE_LIMIT] + ("..." if len(text) > QUOTE_LIMIT else "")
+    return json.dumps(short, ensure_ascii=True)
+
+
+class _BorrowedText(TextIOWrapper):
+    """Text layer over ``sys.stdin.buffer`` whose close leaves the buffer open (it is not ours)."""
+
+    def close(self) -> None:  # noqa: D102 - io hook
+        try:
+            self.detach()
+        except ValueError:
+            pass
+
+
+class _AnsweringLines:
+    """Async iterator over the lines of an ``anyio`` text file; lines that :func:`answer_for` answers are
+    answered through ``write`` (the transport's write stream) and not passed on."""
+
+    def __init__(self, source: Any) -> None:
+        self.source = source
+        self.write: Any = None
+        self.ready = anyio.Event()
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._lines()
+
+    async def _lines(self) -> AsyncIterator[str]:
+        await self.ready.wait()
+        async for line in self.source:
+            answer = answer_for(line)
+            if answer is None:
+                yield line
+                continue
+            try:
+                await self.write.send(SessionMessage(answer))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return
+
+
+@asynccontextmanager
+async def answering_stdio_server() -> AsyncIterator[tuple[Any, Any]]:
+    """Like the SDK's ``stdio_server()`` (same streams), but lines that are not a JSON-RPC message are
+    answered with a JSON-RPC error (module docstring) instead of being dropped unanswered."""
+    raw = anyio.wrap_file(_BorrowedText(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+    lines = _AnsweringLines(raw)
+    async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+        lines.write = write_stream
+        lines.ready.set()
+        yield read_stream, write_stream
