@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import __version__, cli_archived
+from . import __version__, cli_archived, cli_maintenance
 from .errors import EXIT_FAILURE, EXIT_INVALID, EXIT_OK, InvalidInput, MnemonError, storage_error
 from .host import WorkspaceHost, default_workspace
 from .roots import storage_findings
@@ -110,6 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--target", choices=TARGETS)
     actions.add_parser("recover", parents=[common], help="quarantine a damaged memories.json and restore every recoverable entry")
     actions.add_parser("archived", parents=[common], help="what capacity maintenance moved out of MEMORY.md, and where")
+    cli_maintenance.add_parser(actions, common)
 
     commands.add_parser("doctor", parents=[common], help="explain the state of the storage root")
     redact = commands.add_parser("redact", parents=[common],
@@ -538,6 +539,8 @@ def _full_document_id(store: Any, given: str) -> str:
 
 def cmd_doc(args: argparse.Namespace) -> int:
     """``mnemon-ls doc ...``: the Documents Source (ids may be given as the 8-character prefix ``doc list`` prints)."""
+    from .maintenance import documents as cold  # cold archival when a create/update does not fit (issue 9)
+
     host = _host(args)
     store = host.documents
     try:
@@ -546,16 +549,17 @@ def cmd_doc(args: argparse.Namespace) -> int:
             args.id = _full_document_id(store, args.id)
         if action == "create":
             if args.file is not None:
-                result = store.create_from_file(os.path.abspath(args.file), title=args.title,
-                                                description=args.description, expected_revision=args.index_revision)
+                result = cold.create_document_from_file(host, os.path.abspath(args.file), title=args.title,
+                                                        description=args.description,
+                                                        expected_revision=args.index_revision)
             else:
-                result = store.create(args.title, _read_content(args.content), description=args.description,
-                                      source_paths=args.sources, expected_revision=args.index_revision)
+                result = cold.create_document(host, args.title, _read_content(args.content), description=args.description,
+                                              source_paths=args.sources, expected_revision=args.index_revision)
         elif action == "update":
             content = _read_content(args.content) if args.content is not None else None
-            result = store.update(args.id, title=args.title, description=args.description, content=content,
-                                  source_paths=args.sources, document_revision=args.revision,
-                                  expected_revision=args.index_revision)
+            result = cold.update_document(host, args.id, title=args.title, description=args.description,
+                                          content=content, source_paths=args.sources, document_revision=args.revision,
+                                          expected_revision=args.index_revision)
         elif action == "archive":
             result = store.archive(args.id, args.revision, summary=args.summary, expected_revision=args.index_revision)
         elif action == "restore":
@@ -589,8 +593,9 @@ def cmd_doc(args: argparse.Namespace) -> int:
             return EXIT_OK
         data = result.to_dict()
         document = data["document"]
+        maintenance = f"\n{data['maintenance']['summary']}" if data.get("maintenance") else ""
         _emit(args, data, f"Document {data['action']}: {document['title']} ({document['id']}), revision "
-                          f"{document['revision']}, {document['relativePath']}")
+                          f"{document['revision']}, {document['relativePath']}{maintenance}")
         return EXIT_OK
     finally:
         host.close()
@@ -755,7 +760,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler = lambda a: packs_cli.run(a, _host, _emit)  # noqa: E731
     elif args.command == "runtime":
         handler = {"list": cmd_runtime_list, "recover": cmd_runtime_recover,
-                   "archived": lambda a: cli_archived.cmd_runtime_archived(a, _host, _emit)}.get(args.action, cmd_runtime_mutate)
+                   "archived": lambda a: cli_archived.cmd_runtime_archived(a, _host, _emit),
+                   "compact": lambda a: cli_maintenance.runtime_compact(a, _host, _emit)}.get(args.action, cmd_runtime_mutate)
     else:
         handler = handlers[args.command]
     try:

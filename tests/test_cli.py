@@ -363,7 +363,9 @@ FAILURES = {
                         "shorten entries, or raise runtimeMemory.memoryLimitBytes"),
     "user-capacity": (["runtime", "add", "--target", "user", "--content", "x", "--user-limit-bytes", "12"], {}, 3,
                       "user is over capacity: 14 of 12 UTF-8 bytes after this change (now 9); remove or shorten "
-                      "entries, or raise runtimeMemory.userLimitBytes"),
+                      "entries, or raise runtimeMemory.userLimitBytes; or compact USER.md: data.maintenance holds "
+                      "the plan (1 numbered entry, budget 3 bytes) for mnemon/runtime/compact (CLI: `mnemon-ls "
+                      "runtime compact`; `--json` prints the plan)"),
     "replace-capacity": (["runtime", "replace", "--old-text", "alpha one", "--content", "alpha one plus more",
                           "--memory-limit-bytes", "30", "--memory-maintenance", "reject"], {}, 3,
                          "memory is over capacity: 32 of 30 UTF-8 bytes after this change (now 22); remove or "

@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from .. import fsio
+from ..errors import InvalidInput
 from . import model
 from .files import opposite_status, read_managed_or_none, unlink_quietly
 from ..redact import Scrubber
@@ -28,13 +29,17 @@ class Moves:
     """Archive, restore and repair (module doc); a part of ``DocumentStore``."""
 
     def archive(self, document_id: Any, document_revision: int | None, *, summary: Any = None,
-                memory_body_ids: Any = None, expected_revision: str | None = None) -> MutationResult:
+                memory_body_ids: Any = None, expected_revision: str | None = None,
+                lineage: Any = None) -> MutationResult:
         """Move an active document to ``archived/`` (reference 5.4, module doc for the crash-safe order).
 
         ``document_revision`` must equal the document's revision (``None`` skips that check, for a
         person archiving by hand); ``summary`` (<= 1000 characters, default "Archived locally by the
-        user.") and ``memory_body_ids`` (<= 20, the cold references) are recorded. Revision + 1,
-        archivedAt = updatedAt = lastAccessedAt = now. Returns ``action="archived"``.
+        user.") and ``memory_body_ids`` (<= 20, the cold references) are recorded. ``lineage`` (cold
+        archival, :mod:`mnemon_ls.maintenance.documents`): a list of JSON objects kept in the record's
+        ``lineage`` key of ``index.json`` (an extra key, outside the revision; :class:`InvalidInput`
+        when it is not a list of objects). Revision + 1, archivedAt = updatedAt = lastAccessedAt = now.
+        Returns ``action="archived"``.
         """
         doc_id = model.validate_id(document_id)
         revision = model.validate_revision(document_revision, "documentRevision")
@@ -42,6 +47,8 @@ class Moves:
         summary_text = model.validate_summary(scrub.text("summary", summary))
         body_ids = model.validate_id_list(memory_body_ids, "memoryBodyIds", model.MAX_MEMORY_BODY_IDS)
         expected = validate_expected(expected_revision)
+        if lineage is not None and (not isinstance(lineage, list) or not all(isinstance(x, dict) for x in lineage)):
+            raise InvalidInput("lineage", "must be a list of objects")
         with self._mutex, self._locked():
             view = self._begin(expected)
             current = self._require(view, doc_id)
@@ -49,6 +56,9 @@ class Moves:
             self._check_document_revision(current, revision)
             body = self._committed_body(current)
             record = model.archived_record(current, body, summary_text, body_ids, self._now())
+            if lineage is not None:
+                record = replace(record, extra=(*((k, v) for k, v in record.extra if k != "lineage"),
+                                                ("lineage", list(lineage))))
             view, preserved = self._move(view, current, record, body, "archive")
         return replace(self._result("archived", view, view.by_id[record.id], body, preserved),
                        redacted=scrub.summary())

@@ -9,6 +9,7 @@ message, because clients run them from menus where an error response is lost.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import logging
 from pathlib import Path
@@ -189,12 +190,13 @@ async def create_document_from_file(ls: LanguageServer, *args: Any) -> dict[str,
         path = uri_to_path(a.uri, "uri")
         state = ls.registry.resolve(a.uri, "uri")
         file_actions.refuse_storage_file(state, path)  # the wake file, USER.md/MEMORY.md: memory, not a source
-        result = await asyncio.to_thread(state.host.documents.create_from_file, path, title=a.title)
+        result = await ls.maintenance_feature.run(state, "Archiving documents", None, functools.partial(
+            _cold_from_file, state.host, path, a.title))  # cold archival when the Documents are full
     except Exception as exc:  # every failure answers {success: false}, never a traceback
         exc = _as_domain_error(exc)
         ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"mnemon: no document created: {exc.message}"))
         return {"success": False, "error": exc.to_dict()}
-    data = result.to_dict()
+    data = result
     document = data["document"]
     uri = from_fs_path(document["path"]) or Path(document["path"]).as_uri()
     shown = await _show_document(ls, uri)
@@ -225,3 +227,10 @@ def _write_wake_file(state: FolderState, text: str) -> Path:
     path = state_dir / f"wake-{digest}.md"
     fsio.write_file_atomically(path, text.encode("utf-8") + b"\n", mode=0o400)
     return path
+
+
+def _cold_from_file(host: Any, path: Any, title: Any, progress: Any) -> Any:
+    """"Create document from file" through cold archival (:mod:`mnemon_ls.maintenance.documents`)."""
+    from ..maintenance import documents as cold
+
+    return cold.create_document_from_file(host, path, title=title, progress=progress)

@@ -35,20 +35,18 @@ async def _documents(ls: MnemonLanguageServer, workspace: str | None, call: Call
 
 @feature.request(P.DOCUMENTS_CREATE)
 async def documents_create(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
-    """``mnemon/documents/create`` -> ``MutationResult.to_dict()`` (Documents Source)."""
-    p = P.parse_params(P.DocumentCreateParams, params)
-    return await _documents(ls, p.workspace, lambda d: d.create(
-        p.title, p.content, description=p.description, source_paths=p.source_paths,
-        expected_revision=p.expected_revision))
+    """``mnemon/documents/create`` -> ``MutationResult.to_dict()`` (+ ``maintenance`` after cold archival)."""
+    from . import maintenance
+
+    return await maintenance.documents_create(ls, params)  # cold archival when it does not fit
 
 
 @feature.request(P.DOCUMENTS_UPDATE)
 async def documents_update(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
     """``mnemon/documents/update`` -> ``MutationResult.to_dict()``; archived documents are immutable (``document-status``)."""
-    p = P.parse_params(P.DocumentUpdateParams, params)
-    return await _documents(ls, p.workspace, lambda d: d.update(
-        p.id, title=p.title, description=p.description, content=p.content, source_paths=p.source_paths,
-        document_revision=p.document_revision, expected_revision=p.expected_revision))
+    from . import maintenance
+
+    return await maintenance.documents_update(ls, params)  # cold archival when it does not fit
 
 
 @feature.request(P.DOCUMENTS_GET)

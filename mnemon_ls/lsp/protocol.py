@@ -64,12 +64,12 @@ RECORD_REQUESTS = tuple(f"mnemon/records/{action}" for action in (
 #: ``mnemon/providers/<action>`` (handlers and params in :mod:`.providers`).
 PROVIDER_REQUESTS = tuple(f"mnemon/providers/{action}" for action in (
     "list", "configure", "enable", "disable", "test", "discover"))
-REQUESTS = (RUNTIME_MUTATE, RUNTIME_SNAPSHOT, WAKE, TURN_BEGIN, TURN_END, STATUS, *DOCUMENT_REQUESTS,
-            *SPACE_REQUESTS, *RECORD_REQUESTS, *PROVIDER_REQUESTS)
 #: ``mnemon/pack/<action>`` (handlers and params in :mod:`.packs`).
 PACK_REQUESTS = ("mnemon/pack/export", "mnemon/pack/inspect", "mnemon/pack/import")
+#: Capacity maintenance requests (handlers in :mod:`.maintenance`).
+MAINTENANCE_REQUESTS = ("mnemon/runtime/compact",)
 REQUESTS = (RUNTIME_MUTATE, RUNTIME_SNAPSHOT, WAKE, TURN_BEGIN, TURN_END, STATUS, *DOCUMENT_REQUESTS,
-            *SPACE_REQUESTS, *RECORD_REQUESTS, *PACK_REQUESTS)
+            *SPACE_REQUESTS, *RECORD_REQUESTS, *PROVIDER_REQUESTS, *PACK_REQUESTS, *MAINTENANCE_REQUESTS)
 
 # Server -> client notifications.
 BRANCH_CHANGED = "mnemon/branchChanged"

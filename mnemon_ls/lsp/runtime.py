@@ -30,7 +30,13 @@ async def runtime_mutate(ls: MnemonLanguageServer, params: Any) -> dict[str, Any
     p = P.parse_params(P.RuntimeMutateParams, params)
     request = ops.validate_request(p.action, p.target, p.content, p.old_text, p.importance, p.branches)
     state = ls.registry.resolve(p.workspace)
-    receipt = await asyncio.to_thread(state.host.mutate_runtime, request, p.routes)
+    try:
+        receipt = await asyncio.to_thread(state.host.mutate_runtime, request, p.routes)
+    except Exception as exc:  # a full USER.md: mnemon/maintenanceRequired with the compaction plan
+        ls.maintenance_feature.capacity_error(state, exc)
+        raise
+    if isinstance(receipt.detail.get("maintenance"), dict):  # MEMORY.md archival: mnemon/maintenanceCompleted
+        ls.maintenance_feature.completed(state, receipt.detail["maintenance"])
     if receipt.preserved:
         ls.announce_lost_edits(state.uri, state.host.runtime.store_for(request.target), receipt)
     return receipt.to_dict() | {"workspace": state.uri}

@@ -50,6 +50,7 @@ from . import runtime as runtime_feature
 from . import fileactions as file_actions
 from . import framing
 from . import packs as packs_feature
+from . import maintenance as maintenance_feature
 from . import protocol as P
 from . import providers as providers_feature
 from . import spaces as spaces_feature
@@ -532,6 +533,7 @@ providers_feature.register(server, mnemon_request)  # mnemon/providers/*
 semantic_feature.register(server)  # $/progress of background embedding
 packs_feature.register(server, mnemon_request)  # mnemon/pack/export|inspect|import
 file_actions.register(server, actions_feature._command_arg, actions_feature._as_domain_error)  # "Update document from file"
+maintenance_feature.register(server, mnemon_request)  # mnemon/runtime/compact, $/progress, maintenance notices
 
 
 # ------------------------------------------------------------------- entry point

@@ -103,8 +103,11 @@ def document_hits(data: Mapping[str, Any]) -> str:
 def document_result(data: Mapping[str, Any]) -> str:
     """A Documents mutation result: action, title, id, revision, managed path."""
     document = data.get("document", {})
-    return (f"Document {data.get('action')}: {document.get('title')} (id: {document.get('id')}), "
+    text = (f"Document {data.get('action')}: {document.get('title')} (id: {document.get('id')}), "
             f"revision {document.get('revision')}, {document.get('relativePath')}")
+    if isinstance(data.get("maintenance"), Mapping):  # cold archival ran first (issue 9)
+        text += f"\n{data['maintenance'].get('summary', '')}"
+    return text
 
 
 def document(data: Mapping[str, Any]) -> str:

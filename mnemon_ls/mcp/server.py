@@ -36,6 +36,8 @@ from ..runtime.model import PROJECTION_FILES
 from ..settings import Settings
 from ..view import ViewRegistry
 from . import format as fmt
+from . import maintenance
+from ..maintenance import documents as cold
 from .schema import parse_arguments, tool_signature
 from .workspaces import McpWorkspaces
 
@@ -66,7 +68,8 @@ def tool_error(error: Exception) -> ToolError:
         # The Sources name fields as the wire does (camelCase: spaceId, oldText); tool arguments are snake_case.
         return ToolError(bounded_error(f"{error.code}: {_snake(error.field)}: {error.rule}"))
     if isinstance(error, MnemonError):
-        return ToolError(bounded_error(f"{error.code}: {error.message}"))
+        plan = maintenance.plan_text(error)  # a full USER.md: the numbered plan for mnemon_runtime_compact
+        return ToolError(f"{error.code}: {error.message}\n{plan}" if plan else bounded_error(f"{error.code}: {error.message}"))
     return ToolError(bounded_error(f"internal-error: {type(error).__name__}: {error}"))
 
 
@@ -170,6 +173,7 @@ class MnemonMcp:
                                 title="mnemon-ls memory", log_level="WARNING",
                                 middleware=[StrictArguments(self._arguments, self._find_tool)])
         self._register_tools()
+        maintenance.register(self)  # mnemon_runtime_compact (issue 9)
         self._register_resources()
         self._register_prompts()
         self._watch_roots()
@@ -371,8 +375,8 @@ class MnemonMcp:
         async def mnemon_document_create(p: params.DocumentCreateParams, ctx: Context | None) -> str:
             """Create a Document: a design, an investigation or a handoff someone will read again (anything
             longer than a few lines). Short facts belong in Runtime memory or a Memory Space instead."""
-            result = await self._call(ctx, p.workspace, lambda h: h.documents.create(
-                p.title, p.content, description=p.description, source_paths=p.source_paths))
+            result = await self._call(ctx, p.workspace, lambda h: cold.create_document(  # cold archival if full
+                h, p.title, p.content, description=p.description, source_paths=p.source_paths))
             return fmt.document_result(result.to_dict())
 
         @tool(write=True)
@@ -394,8 +398,8 @@ class MnemonMcp:
                 if action == "get":
                     return store.get(id).to_dict()
                 if action == "update":
-                    return store.update(id, title=title, description=description, content=content,
-                                        source_paths=source_paths, document_revision=revision).to_dict()
+                    return cold.update_document(host, id, title=title, description=description, content=content,
+                                                source_paths=source_paths, document_revision=revision).to_dict()
                 if revision is None:
                     raise InvalidInput("revision", "is required to archive (the document's current revision)")
                 return store.archive(id, revision).to_dict()

@@ -128,6 +128,29 @@ class RuntimeSource:
             expected_revision, request, candidates, max_bytes, archive_locally=archive_locally,
             before_commit=before_commit), scrub)
 
+    def compact(self, expected_revision: Any, target: Any, entries: Any, pending: Any = None) -> Receipt:
+        """The compaction an assistant proposed for a full target (``mnemon/runtime/compact``, ``mnemon-ls
+        runtime compact``): ``entries`` ``[{content, importance, sourceIndexes, branches?}]`` over the plan
+        in ``data.maintenance`` of the ``runtime-capacity`` error, ``pending`` that error's pending mutation
+        (``{action, content?, oldText?, importance?, branches?}`` or ``None``), ``expected_revision`` the
+        plan's revision (the owning store's). Contents pass the redaction pass first (field
+        ``entries[i].content``). See :meth:`RuntimeStore.compact_plan` for the rules and the receipt;
+        raises :class:`~mnemon_ls.errors.InvalidInput` (``data.problems``) or ``revision-conflict``."""
+        from .compaction import parse_pending
+        from .model import validate_target
+
+        target = validate_target(target)
+        request = parse_pending(pending, target)
+        scrub = Scrubber(self.settings.secrets)
+        if request is not None:
+            request, scrub = self.scrub(request)
+        if isinstance(entries, list):
+            entries = [{**item, "content": scrub.text(f"entries[{index}].content", item["content"])}
+                       if isinstance(item, dict) and isinstance(item.get("content"), str) else item
+                       for index, item in enumerate(entries)]
+        return _with_redactions(self.store_for(target).compact_plan(expected_revision, target, entries, request),
+                                scrub)
+
     def scrub(self, request: ops.MutationRequest) -> tuple[ops.MutationRequest, Scrubber]:
         """The redaction pass of ``settings.secrets`` over a validated request (:mod:`mnemon_ls.redact`):
         ``content`` redacted (or refused under ``reject``: :class:`InvalidInput` naming ``content`` with

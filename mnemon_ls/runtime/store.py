@@ -36,16 +36,16 @@ from ..findings import Finding
 import json
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Collection, Sequence
 
 from .. import fsio
 from ..redact import Scrubber, redact_file_bytes
-from ..errors import InvalidInput, RevisionConflict, UnreadableStore
+from ..errors import InvalidInput, RevisionConflict, RuntimeCapacityError, UnreadableStore
 from ..settings import RuntimeMemorySettings
-from . import handedit, ops
+from . import compaction, handedit, ops
 from .model import (
     PROJECTION_FILES,
     TARGETS,
@@ -323,21 +323,41 @@ class RuntimeStore:
             outcome = ops.apply_mutation(state.entries, request, self._now())
             if not outcome.changed:
                 return self._receipt(outcome.message, request.target, state.entries, state.revision, False, outcome.detail)
-            ops.check_capacity(state.entries, outcome.entries, request.target, limit)
+            try:
+                ops.check_capacity(state.entries, outcome.entries, request.target, limit)
+            except RuntimeCapacityError as exc:
+                raise self._with_plan(exc, self._plan_of(state, outcome, request), request) from None
             preserved, revision = self._commit(state.entries, outcome.entries)
         return self._receipt(outcome.message, request.target, outcome.entries, revision,
                              True, outcome.detail, preserved)
 
+    @staticmethod
+    def _with_plan(exc: RuntimeCapacityError, plan: MaintenancePlan,
+                   request: ops.MutationRequest) -> RuntimeCapacityError:
+        """``exc`` with ``data.maintenance`` (:func:`~mnemon_ls.runtime.compaction.plan_data`) for a
+        ``target=user`` overflow with entries to compact (USER.md is compacted by the client's assistant,
+        never archived off the machine); other overflows are returned unchanged."""
+        if plan.target != "user" or not plan.entries:
+            return exc
+        data = compaction.plan_data(plan, request)
+        count = len(plan.entries)
+        message = (f"{exc.message}; or compact USER.md: data.maintenance holds the plan ({count} numbered "
+                   f"entr{'y' if count == 1 else 'ies'}, budget {data['budgetBytes']} bytes) for {compaction.METHOD} "
+                   "(CLI: `mnemon-ls runtime compact`; `--json` prints the plan)")
+        return RuntimeCapacityError(message, **exc.data, maintenance=data)
+
     def plan_maintenance(self, request: ops.MutationRequest) -> MaintenancePlan:
         """Read the maintenance plan of ``request`` under the lock (no write). Same errors as :meth:`mutate`
         except the capacity error."""
-        limit = self.limits.limit_for(request.target)
         if self.runtime_dir.exists():
             with self._locked():
                 state = self._read_valid_locked()
         else:
             state = self._read_valid_locked()  # nothing to lock, and a read must create nothing
-        outcome = ops.apply_mutation(state.entries, request, self._now())
+        return self._plan_of(state, ops.apply_mutation(state.entries, request, self._now()), request)
+
+    def _plan_of(self, state: StoreState, outcome: ops.MutationOutcome, request: ops.MutationRequest) -> MaintenancePlan:
+        """The maintenance plan of ``request`` applied to ``state`` (``outcome``), reference 4.1."""
         target = request.target
         remaining = tuple(e for e in state.of(target) if e is not outcome.excluded)
         projected = used_bytes(outcome.entries, target)
@@ -350,8 +370,8 @@ class RuntimeStore:
             excluded=outcome.excluded,
             used=used_bytes(state.entries, target),
             projected=projected,
-            limit=limit,
-            requires_maintenance=outcome.changed and projected > limit,
+            limit=self.limits.limit_for(target),
+            requires_maintenance=outcome.changed and projected > self.limits.limit_for(target),
         )
 
     def compact_target(
@@ -389,6 +409,40 @@ class RuntimeStore:
         return self._compact(expected_revision, request.target, candidates, max_bytes, request,
                              archive_locally=archive_locally, before_commit=before_commit)
 
+    def compact_plan(self, expected_revision: str, target: Target, entries: Any,
+                     request: ops.MutationRequest | None = None) -> Receipt:
+        """Commit an assistant's compaction of ``target`` and the pending ``request`` in one commit.
+
+        ``entries`` is ``[{content, importance, sourceIndexes, branches?}]`` over the numbered plan of
+        ``request`` (``data.maintenance`` of its ``runtime-capacity`` error). Under the lock the revision
+        must still be ``expected_revision`` (:class:`RevisionConflict`), then every rule of reference 4.4
+        is checked on the plan re-read there (:func:`~mnemon_ls.runtime.compaction.derive_candidates`:
+        :class:`InvalidInput` naming the entry and the rule, ``data.problems`` all of them). The replaced
+        originals are appended to ``runtime/archived/`` before the commit. The receipt's
+        ``maintenance`` is :func:`~mnemon_ls.runtime.compaction.receipt_data` (the maintenance receipt
+        shape of :mod:`mnemon_ls.maintenance.receipt`). A rejected request changes nothing.
+        """
+        target = validate_target(target)
+        if not isinstance(expected_revision, str) or not expected_revision:
+            raise InvalidInput("revision", "is required: the revision of the plan (data.maintenance.revision)")
+        if request is not None and request.target != target:
+            raise InvalidInput("pending.target", f"must be the compacted target {target}")
+        chosen: dict[str, Any] = {}
+
+        def derive(state: StoreState, outcome: ops.MutationOutcome | None) -> tuple[list[ops.Candidate], int]:
+            base = outcome or ops.MutationOutcome(state.entries, False, "")
+            plan = self._plan_of(state, base, request or ops.MutationRequest("compact", target))  # type: ignore[arg-type]
+            candidates, budget = compaction.derive_candidates(entries, plan)
+            chosen["plan"] = plan
+            chosen["entries"] = [{**c.to_dict(), "sourceIndexes": list(e["sourceIndexes"])}
+                                 for c, e in zip(candidates, entries)]
+            return candidates, budget
+
+        receipt = self._compact(expected_revision, target, (), None, request, derive=derive)
+        maintenance = compaction.receipt_data(chosen["plan"], chosen["entries"], receipt.revision, receipt.used,
+                                              receipt.limit, str(self.archive_dir / "memories.jsonl"))
+        return replace(receipt, detail={**receipt.detail, "maintenance": maintenance})
+
     def _compact(
         self,
         expected_revision: str,
@@ -396,6 +450,7 @@ class RuntimeStore:
         raw_candidates: Sequence[Any],
         max_bytes: int | None,
         request: ops.MutationRequest | None,
+        derive: Callable[[StoreState, ops.MutationOutcome | None], tuple[list[ops.Candidate], int]] | None = None,
         *,
         archive_locally: bool = True,
         before_commit: Callable[[Sequence[Entry], str], None] | None = None,
@@ -403,7 +458,7 @@ class RuntimeStore:
         target = validate_target(target)
         limit = self.limits.limit_for(target)
         budget = ops.validate_budget(max_bytes, limit)
-        candidates = ops.validate_candidates(raw_candidates, target)
+        candidates = ops.validate_candidates(raw_candidates, target) if derive is None else []
         if not self.runtime_dir.exists() and expected_revision != revision_of(()):
             raise RevisionConflict(
                 f"runtime memory changed since revision {expected_revision[:12]}; re-read and retry",
@@ -418,7 +473,9 @@ class RuntimeStore:
                 )
             now = self._now()
             outcome = ops.apply_mutation(state.entries, request, now) if request else None
-            if outcome is not None:
+            if derive is not None:
+                candidates, budget = derive(state, outcome)
+            elif outcome is not None:
                 for index, candidate in enumerate(candidates):
                     key = match_key(candidate.content)
                     if outcome.pending is not None and key == match_key(outcome.pending.content):

@@ -9,6 +9,7 @@ import { registerLanguageModelTools, registerMcpServerDefinitions } from "./lmto
 import { StatusDocument, WakeDocuments } from "./documents";
 import { handEditMessage } from "./format";
 import { registerPackCommands } from "./packs";
+import { registerMaintenanceNotices } from "./maintenance";
 import { Notification, ProjectionRepairedParams } from "./requests";
 import { MnemonServer, onPythonInterpreterChanged } from "./server";
 import { StatusBar } from "./status";
@@ -27,6 +28,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     context.subscriptions.push(...registerCommands({ server, statusBar, wakeDocuments, statusDocument }));
     context.subscriptions.push(...registerLanguageModelTools(server), ...registerMcpServerDefinitions(server));
     context.subscriptions.push(...registerPackCommands(server));
+    context.subscriptions.push(...registerMaintenanceNotices(server, log)); // capacity maintenance messages (issue 9)
 
     const current = server;
     context.subscriptions.push(

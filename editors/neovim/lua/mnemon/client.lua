@@ -370,14 +370,14 @@ end
 --- client-side code-action commands (mnemon.actions).
 function M.handlers()
   require("mnemon.actions").register()
-  return {
+  return vim.tbl_extend("keep", require("mnemon.maintenance").handlers(), { -- capacity maintenance notices
     ["mnemon/branchChanged"] = on_branch_changed,
     ["mnemon/projectionRepaired"] = on_projection_repaired,
     ["window/showMessage"] = on_show_message,
     ["window/showMessageRequest"] = on_show_message_request,
     ["workspace/configuration"] = on_configuration,
     ["window/showDocument"] = on_show_document,
-  }
+  })
 end
 
 -- ------------------------------------------------------------------ clients

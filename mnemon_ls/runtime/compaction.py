@@ -1,0 +1,288 @@
+"""Assistant-proposed compaction of one Runtime target: the plan it is given and the rules it must keep.
+
+USER.md never leaves the machine (seed 001 "USER.md Capacity Maintenance"), and mnemon-ls has no model
+of its own: when a mutation of ``target=user`` does not fit, the ``runtime-capacity`` error carries the
+plan in ``data.maintenance`` (:func:`plan_data`), the client's assistant rewrites the numbered entries
+into fewer, shorter ones and sends them back (``mnemon/runtime/compact``, ``mnemon-ls runtime compact``).
+The host then checks every rule of ``shared/reference/dsh-mnemon.md`` section 4.4 (:func:`derive_candidates`)
+on the plan re-read under the lock, and commits the compaction and the pending mutation in one commit
+(:meth:`mnemon_ls.runtime.store.RuntimeStore.compact_plan`). The same works for ``target=memory`` when a
+person or assistant prefers rewriting to archiving.
+
+Pure: nothing here reads or writes a file. "bytes" are UTF-8 bytes.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Sequence
+
+from ..errors import InvalidInput
+from . import ops
+from .model import (IMPORTANCES, PROJECTION_FILES, Entry, Target, joined_bytes, match_key, validate_branches,
+                    validate_content, validate_importance)
+
+if TYPE_CHECKING:
+    from .store import MaintenancePlan
+
+#: ``maintenance.kind`` of an assistant-proposed compaction (reference 4.4, ``local-compaction``).
+KIND = "local-compaction"
+#: The request that carries a compaction back (also ``mnemon-ls runtime compact``).
+METHOD = "mnemon/runtime/compact"
+#: Importance order, lowest first: an entry may raise its sources' importance, never lower it.
+_LEVEL = {importance: level for level, importance in enumerate(reversed(IMPORTANCES))}
+
+
+def budget_of(plan: "MaintenancePlan") -> int:
+    """Bytes the compacted entries may use together: ``max(0, floor(limit*0.7) - bytes(pending) - 4)``,
+    the 4 only when there is a pending entry and entries to compact (reference 4.1, vN budget)."""
+    pending = plan.pending.content if plan.pending is not None else None
+    return ops.compaction_budget(plan.limit, pending, bool(plan.entries))
+
+
+def pending_request(plan: "MaintenancePlan", request: ops.MutationRequest | None) -> dict[str, Any] | None:
+    """The pending mutation as the compact request carries it back: ``{action, content?, oldText?,
+    importance?, branches?}`` (the shape of ``mnemon/runtime/mutate`` without ``target``), or ``None``."""
+    if request is None:
+        return None
+    data: dict[str, Any] = {"action": request.action}
+    if request.content is not None:
+        data["content"] = request.content
+    if request.old_text is not None:
+        data["oldText"] = request.old_text
+    if request.importance is not None:
+        data["importance"] = request.importance
+    if request.branches is not None:
+        data["branches"] = list(request.branches)
+    return data
+
+
+def plan_data(plan: "MaintenancePlan", request: ops.MutationRequest | None) -> dict[str, Any]:
+    """``data.maintenance`` of a ``runtime-capacity`` error: what an assistant needs to compact.
+
+    Shape: ``{kind: "local-compaction", method: "mnemon/runtime/compact", file: "USER.md"|"MEMORY.md",
+    target, revision, action, entries: [{index (1-based), content, importance, bytes, [branches]}],
+    pending: {action, content?, oldText?, importance?, branches?} | null, pendingEntry: {content,
+    importance} | null, excluded: content | null, budgetBytes, limit, used, projected, rules: [str]}``.
+    ``revision`` is the owning store's (the fence of the compact request).
+    """
+    budget = budget_of(plan)
+    entries = []
+    for index, entry in enumerate(plan.entries, start=1):
+        row: dict[str, Any] = {"index": index, "content": entry.content, "importance": entry.importance,
+                               "bytes": joined_bytes([entry.content])}
+        if entry.branches:
+            row["branches"] = list(entry.branches)
+        entries.append(row)
+    count = len(plan.entries)
+    return {
+        "kind": KIND,
+        "method": METHOD,
+        "file": PROJECTION_FILES[plan.target],
+        "target": plan.target,
+        "revision": plan.revision,
+        "action": plan.action,
+        "entries": entries,
+        "pending": pending_request(plan, request),
+        "pendingEntry": ({"content": plan.pending.content, "importance": plan.pending.importance}
+                         if plan.pending is not None else None),
+        "excluded": plan.excluded.content if plan.excluded is not None else None,
+        "budgetBytes": budget,
+        "limit": plan.limit,
+        "used": plan.used,
+        "projected": plan.projected,
+        "rules": [
+            f"send {{revision, target, entries: [{{content, importance, sourceIndexes}}], pending}} to {METHOD}",
+            f"every index 1..{count} in exactly one entry's sourceIndexes (integers)",
+            "an entry's importance is at least the highest importance of its sources (low < normal < critical)",
+            "no entry contains '\u00a7', repeats another, the pending content or the replaced/removed entry",
+            f"the entries joined by the 4-byte delimiter use at most {budget} UTF-8 bytes",
+        ],
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One broken rule: ``field`` (dotted path, e.g. ``entries[2].sourceIndexes[0]``) and ``rule``."""
+
+    field: str
+    rule: str
+
+    def to_dict(self) -> dict[str, str]:
+        """``{"field", "rule"}``."""
+        return {"field": self.field, "rule": self.rule}
+
+
+def derive_candidates(raw_entries: Any, plan: "MaintenancePlan") -> tuple[list[ops.Candidate], int]:
+    """Check a proposed compaction of ``plan`` against every rule of reference 4.4 and return the
+    candidates to commit (in the proposed order) and the byte budget.
+
+    ``raw_entries``: ``[{content, importance, sourceIndexes: [int, ...], branches?}]``. Rules, each
+    violation one :class:`Problem` naming the entry: an object; content valid after normalization (not
+    empty, no ``§``, at most 8192 bytes); importance one of critical/normal/low and not lower than its
+    highest source; ``sourceIndexes`` a non-empty list of integers in ``1..N`` (N = ``len(plan.entries)``)
+    each used exactly once across all entries and all N covered; no two entries with the same content;
+    no entry equal to the pending content or reintroducing the replaced/removed entry; ``branches``
+    (target memory only) valid, and when omitted every source of the entry must have the same branch
+    scope (it is inherited); the joined bytes within the budget (:func:`budget_of`).
+
+    Raises :class:`InvalidInput` for the first problem, with ``data.problems`` listing all of them
+    (``[{field, rule}]``); nothing is written by the caller then.
+    """
+    target: Target = plan.target
+    count = len(plan.entries)
+    budget = budget_of(plan)
+    if isinstance(raw_entries, (str, bytes)) or not isinstance(raw_entries, Sequence):
+        raise InvalidInput("entries", f"must be a list of {{content, importance, sourceIndexes}} (got "
+                                      f"{type(raw_entries).__name__})")
+    if count == 0:
+        raise InvalidInput("entries", f"there is nothing to compact: {PROJECTION_FILES[target]} has no entries "
+                                      "besides the pending change")
+    problems: list[Problem] = []
+    used_by: dict[int, int] = {}
+    seen: dict[str, int] = {}
+    candidates: list[ops.Candidate] = []
+    pending_key = match_key(plan.pending.content) if plan.pending is not None else None
+    excluded_key = match_key(plan.excluded.content) if plan.excluded is not None else None
+    for position, item in enumerate(raw_entries):
+        where = f"entries[{position}]"
+        if not isinstance(item, dict):
+            problems.append(Problem(where, "must be an object with content, importance and sourceIndexes"))
+            continue
+        unknown = sorted(set(item) - {"content", "importance", "sourceIndexes", "branches"})
+        if unknown:
+            problems.append(Problem(f"{where}.{unknown[0]}", "is not a known field (content, importance, "
+                                                             "sourceIndexes, branches)"))
+        content = _check(problems, lambda: validate_content(item.get("content"), f"{where}.content"))
+        importance = _check(problems, lambda: validate_importance(item.get("importance", "normal"),
+                                                                  f"{where}.importance"))
+        sources = _source_indexes(problems, item.get("sourceIndexes"), f"{where}.sourceIndexes", count, used_by,
+                                  position)
+        if content is not None:
+            key = match_key(content)
+            if key in seen:
+                problems.append(Problem(f"{where}.content", f"repeats entries[{seen[key]}].content"))
+            seen.setdefault(key, position)
+            if key == pending_key:
+                problems.append(Problem(f"{where}.content", "duplicates the pending mutation (it is added "
+                                                            "after the compaction; leave it out)"))
+            if key == excluded_key:
+                problems.append(Problem(f"{where}.content", f"reintroduces the entry being {plan.action}d"))
+        originals = [plan.entries[i - 1] for i in sources]
+        if importance is not None and originals:
+            highest = max(originals, key=lambda e: _LEVEL[e.importance])
+            if _LEVEL[importance] < _LEVEL[highest.importance]:
+                index = sources[originals.index(highest)]
+                problems.append(Problem(f"{where}.importance", f"lowers importance: source index {index} is "
+                                                               f"{highest.importance}, this entry {importance}"))
+        branches = _branches(problems, item, where, target, originals, sources)
+        if content is not None and importance is not None:
+            candidates.append(ops.Candidate(content, importance, branches))
+    missing = [i for i in range(1, count + 1) if i not in used_by]
+    if missing:
+        shown = ", ".join(str(i) for i in missing[:10]) + (" ..." if len(missing) > 10 else "")
+        problems.append(Problem("entries", f"does not cover source index {shown} (every index 1..{count} must be "
+                                           "in exactly one entry's sourceIndexes)"))
+    total = joined_bytes(c.content for c in candidates)
+    if total > budget:
+        problems.append(Problem("entries", f"use {total} UTF-8 bytes joined, over the budget of {budget} "
+                                           f"(floor(limit x 0.7) minus the pending entry); shorten or merge more"))
+    if problems:
+        first = problems[0]
+        more = f" ({len(problems) - 1} more problems in data.problems)" if len(problems) > 1 else ""
+        raise InvalidInput(first.field, first.rule + more, problems=[p.to_dict() for p in problems])
+    return candidates, budget
+
+
+def _check(problems: list[Problem], validate: Any) -> Any:
+    try:
+        return validate()
+    except InvalidInput as exc:
+        problems.append(Problem(exc.field, exc.rule))
+        return None
+
+
+def _source_indexes(problems: list[Problem], raw: Any, where: str, count: int, used_by: dict[int, int],
+                    position: int) -> list[int]:
+    """The valid, first-used indexes of one entry (problems appended for the rest)."""
+    if isinstance(raw, (str, bytes)) or not isinstance(raw, Sequence) or not raw:
+        problems.append(Problem(where, f"must be a non-empty list of integers in 1..{count}"))
+        return []
+    valid: list[int] = []
+    for k, index in enumerate(raw):
+        field = f"{where}[{k}]"
+        if isinstance(index, bool) or not isinstance(index, int):
+            problems.append(Problem(field, f"must be an integer in 1..{count} (got {index!r})"))
+        elif not 1 <= index <= count:
+            problems.append(Problem(field, f"index {index} is out of range 1..{count}"))
+        elif index in used_by:
+            other = used_by[index]
+            also = "earlier in this entry" if other == position else f"also in entries[{other}].sourceIndexes"
+            problems.append(Problem(field, f"index {index} is used twice ({also}); each index exactly once"))
+        else:
+            used_by[index] = position
+            valid.append(index)
+    return valid
+
+
+def _branches(problems: list[Problem], item: dict[str, Any], where: str, target: Target,
+              originals: Sequence[Entry], sources: Sequence[int]) -> tuple[str, ...] | None:
+    if item.get("branches") is not None:
+        return _check(problems, lambda: validate_branches(item["branches"], target, f"{where}.branches"))
+    scopes = {e.branches for e in originals}
+    if len(scopes) > 1:
+        problems.append(Problem(f"{where}.branches", "is required: source indexes "
+                                + ", ".join(str(i) for i in sources) + " have different branch scopes"))
+        return None
+    return next(iter(scopes)) if scopes else ()
+
+
+def receipt_data(plan: "MaintenancePlan", entries: list[dict[str, Any]], revision: str, used: int, limit: int,
+                 archive_path: str) -> dict[str, Any]:
+    """``maintenance`` of a committed compaction, in the shape of
+    :class:`mnemon_ls.maintenance.receipt.MaintenanceReceipt` (``kind`` ``local-compaction``): ``archived``
+    lists every plan entry whose text is gone (kept word for word in the local archive
+    ``runtime/archived/memories.jsonl``), ``entries`` the compacted entries with their ``sourceIndexes``,
+    ``bytesFreed`` = projected bytes of the plan minus bytes used after, ``memoryBodyIds`` ``[]`` (the
+    profile never leaves the machine)."""
+    kept_keys = {match_key(e["content"]) for e in entries}
+    archived = []
+    for index, entry in enumerate(plan.entries, start=1):
+        if match_key(entry.content) in kept_keys:
+            continue
+        archived.append({"sourceIndex": index, "source": f"runtime:{plan.revision}:{plan.target}:{index}",
+                         "summary": entry.content[:200], "bytes": joined_bytes([entry.content]), "evidence": "local",
+                         "destination": {"kind": "local-archive", "reference": "runtime/archived/memories.jsonl",
+                                         "path": archive_path}})
+    name = PROJECTION_FILES[plan.target]
+    summary = (f"Compacted {name}: {len(entries)} entr{'y' if len(entries) == 1 else 'ies'} replace "
+               f"{len(plan.entries)} ({used}/{limit} bytes); the replaced text is kept in runtime/archived/")
+    return {"kind": KIND, "runId": uuid.uuid4().hex, "target": plan.target, "planRevision": plan.revision,
+            "revision": revision, "archived": archived,
+            "destinations": [{"kind": "local-archive", "path": archive_path, "count": len(archived)}] if archived else [],
+            "bytesFreed": max(0, plan.projected - used), "kept": len(entries), "summary": summary,
+            "entries": entries, "memoryBodyIds": []}
+
+
+def parse_pending(raw: Any, target: Target) -> ops.MutationRequest | None:
+    """The ``pending`` member of a compact request (``{action, content?, oldText?, importance?, branches?}``
+    or ``None``) as a validated mutation of ``target``; :class:`InvalidInput` names ``pending.<field>``."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise InvalidInput("pending", "must be an object {action, content?, oldText?, importance?, branches?} or null")
+    unknown = sorted(set(raw) - {"action", "content", "oldText", "importance", "branches", "target"})
+    if unknown:
+        raise InvalidInput(f"pending.{unknown[0]}", "is not a known field")
+    if raw.get("target", target) != target:
+        raise InvalidInput("pending.target", f"must be the compacted target {target} (got {raw.get('target')!r})")
+    try:
+        return ops.validate_request(raw.get("action"), target, raw.get("content"), raw.get("oldText"),
+                                    raw.get("importance"), raw.get("branches"))
+    except InvalidInput as exc:
+        raise InvalidInput(f"pending.{exc.field}", exc.rule) from None
+
+
+__all__ = ["KIND", "METHOD", "Problem", "budget_of", "derive_candidates", "parse_pending", "pending_request",
+           "plan_data", "receipt_data"]
