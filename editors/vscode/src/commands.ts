@@ -449,6 +449,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
         vscode.commands.registerCommand("mnemon.showWakeSnapshot", (arg?: unknown) => showWakeSnapshot(ctx, arg)),
         vscode.commands.registerCommand("mnemon.showStatus", () => showStatus(ctx)),
         vscode.commands.registerCommand("mnemon.restartServer", () => restartServer(ctx)),
+        vscode.commands.registerCommand("mnemon.showLog", () => ctx.server.log.show()),
         vscode.commands.registerCommand("mnemon.createDocumentFromFile", (arg?: unknown, selected?: unknown) =>
             createDocumentFromFileCommand(ctx, arg, selected),
         ),
