@@ -14,6 +14,7 @@ import {
     bytesLabel,
     capacityState,
     conflictMessage,
+    CONTEXT_VALUES,
     documentsTree,
     entryStillThere,
     Node,
@@ -217,6 +218,26 @@ describe("trees: documents, spaces, recall, proposals", () => {
         const [node] = proposalsTree(WS, [record]);
         assert.deepEqual([node.label, node.description, node.contextValue], ["Run tests with -n 2", "project · convention", "mnemon.proposal"]);
         assert.equal(proposalsTree(WS, [])[0].contextValue, "mnemon.message");
+    });
+});
+
+describe("trees: context values", () => {
+    it("every node of every tree has a context value from CONTEXT_VALUES (the menus are checked against it)", () => {
+        const all = (nodes: Node[]): Node[] => nodes.flatMap((n) => [n, ...all(n.children ?? [])]);
+        const nodes = all([
+            ...runtimeTree(snapshot([entry("a"), entry("b", { branches: ["x"] }), entry("c", { target: "user" })], { user: { used: 4000, limit: 4096 }, memory: { used: 10300, limit: 10240 } }), row("main"), NOW),
+            ...runtimeTree(snapshot([]), row("main"), NOW),
+            ...documentsTree({ workspace: WS, revision: "r", generatedAt: "", total: 4, problem: "damaged", notices: [], activeBytes: 0, activeCount: 2, archivedCount: 2, limitBytes: 1,
+                documents: [doc("a", "active"), doc("b", "active", { sourcePaths: ["x.md"] }), doc("c", "archived"), doc("d", "archived", { sourcePaths: ["y.md"] })] }, NOW),
+            ...perFolder([{ workspace: WS, name: "a", children: [] }, { workspace: "file:///b", name: "b", children: [] }]),
+        ]);
+        const seen = new Set(nodes.map((n) => n.contextValue));
+        for (const value of seen) {
+            assert.ok((CONTEXT_VALUES as readonly string[]).includes(value), `${value} is not in CONTEXT_VALUES`);
+        }
+        for (const value of ["mnemon.entry.memory.branch", "mnemon.target.user.full", "mnemon.document.archived.source", "mnemon.capacity", "mnemon.folder"]) {
+            assert.ok(seen.has(value), `${value} was produced`);
+        }
     });
 });
 
