@@ -320,3 +320,12 @@ export function normalExitLine(line: string): string | undefined {
     const match = /^\[Error\s*-\s*[^\]]*\]\s*Server process exited with code 0\.?\s*$/.exec(line);
     return match ? "mnemon-ls exited normally (code 0)" : undefined;
 }
+
+/**
+ * Whether a `file:` URI the server asks the client to show (`window/showDocument`) is a managed
+ * document (`<storage root>/documents/{active,archived}/<file>.md`, DESIGN.md section 2): the extension
+ * opens those as a rendered, read-only Markdown preview instead of an editor on the raw file.
+ */
+export function isManagedDocumentUri(uri: string): boolean {
+    return /^file:\/\/.*\/documents\/(active|archived)\/[^/]+\.md$/i.test(uri);
+}

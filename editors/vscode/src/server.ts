@@ -17,7 +17,7 @@ import {
     ServerOptions,
     State,
 } from "vscode-languageclient/node";
-import { normalExitLine } from "./format";
+import { isManagedDocumentUri, normalExitLine } from "./format";
 import { buildServerSettings, interpreterSetting, serverArgs, ServerSettings } from "./settings";
 
 /**
@@ -280,6 +280,22 @@ export class MnemonServer implements vscode.Disposable {
                         return params.items.map((item, i) =>
                             item.section === "mnemon" ? this.settingsFor(item.scopeUri) : (defaults as unknown[])[i],
                         );
+                    },
+                },
+                window: {
+                    // "Create Document from File" asks to show the new managed file: show it rendered and
+                    // read-only (a Markdown preview, frontmatter hidden), never as an editable raw file.
+                    showDocument: async (params, next) => {
+                        if (isManagedDocumentUri(params.uri)) {
+                            try {
+                                await vscode.commands.executeCommand("markdown.showPreview", vscode.Uri.parse(params.uri));
+                                return { success: true };
+                            } catch (error) {
+                                this.log.warn(`markdown preview failed, opening the file: ${String(error)}`);
+                            }
+                        }
+                        const result = await next(params, new vscode.CancellationTokenSource().token);
+                        return result instanceof ResponseError ? { success: false } : result;
                     },
                 },
                 // The server offers its actions at every position; only list them when asked

@@ -124,8 +124,9 @@ export class StatusBar implements vscode.Disposable {
             this.item.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
             this.item.command = "mnemon.restartServer";
         } else {
-            this.item.text = state === "not started" ? "$(bookmark) mnemon" : "$(sync~spin) mnemon";
-            this.item.tooltip = `Mnemon: server ${state === "not started" ? "not started yet" : "starting or restarting"} (click for status)`;
+            const idle = state === "not started" || !vscode.workspace.workspaceFolders?.length;
+            this.item.text = idle ? "$(bookmark) mnemon" : "$(sync~spin) mnemon";
+            this.item.tooltip = `Mnemon: server ${idle ? "not started (it starts with the first folder)" : "starting or restarting"} (click for status)`;
             this.item.backgroundColor = undefined;
             this.item.command = "mnemon.showStatus";
         }

@@ -792,12 +792,6 @@ export class MnemonViews implements vscode.Disposable {
         }
         try {
             const client = await this.client();
-            if (spaces) {
-                for (const space of spaces.filter((s) => !s.active)) {
-                    await activateSpace(client, { workspace, spaceId: space.id }); // recall reads active spaces only
-                    this.spaces.refresh();
-                }
-            }
             const result = await recall(client, { workspace, query, spaces: spaces?.map((s) => s.id) });
             await this.showRecall(result);
         } catch (error) {

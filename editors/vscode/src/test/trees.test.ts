@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { escapeMarkdown, normalExitLine, wakeMarkdown } from "../format";
+import { escapeMarkdown, isManagedDocumentUri, normalExitLine, wakeMarkdown } from "../format";
 import { MemoryRecordView } from "../proposals";
 import { CatalogEntry, DocumentCatalog, RecallResult, RuntimeEntry, RuntimeSnapshot, SpaceView, WorkspaceStatus } from "../requests";
 import {
@@ -272,6 +272,14 @@ describe("format: previews and log", () => {
     it("escapeMarkdown leaves plain words alone", () => {
         assert.equal(escapeMarkdown("plain words 123"), "plain words 123");
         assert.equal(escapeMarkdown("a_b"), "a\\_b");
+    });
+
+    it("isManagedDocumentUri: managed documents of a storage root open as previews; other files do not", () => {
+        assert.equal(isManagedDocumentUri("file:///home/u/.mnemon/workspaces/ab/documents/active/design-1234abcd.md"), true);
+        assert.equal(isManagedDocumentUri("file:///r/documents/archived/x.md"), true);
+        assert.equal(isManagedDocumentUri("file:///r/runtime/edits/MEMORY.md"), false);
+        assert.equal(isManagedDocumentUri("file:///r/documents/active/sub/x.md"), false);
+        assert.equal(isManagedDocumentUri("untitled:/documents/active/x.md"), false);
     });
 
     it("normalExitLine: the client's code-0 exit line becomes info; a crash stays an error", () => {
