@@ -25,12 +25,12 @@ import { buildServerSettings, interpreterSetting, serverArgs, ServerSettings } f
  * "[Error - <time>] Server process exited with code 0." (logged on every normal stop and restart) is
  * logged at info level instead.
  */
-function clientOutput(log: vscode.LogOutputChannel): vscode.OutputChannel {
+function clientOutput(log: vscode.LogOutputChannel, stopping: () => boolean): vscode.OutputChannel {
     return new Proxy(log, {
         get(target, property) {
             if (property === "appendLine") {
                 return (line: string) => {
-                    const normal = normalExitLine(line);
+                    const normal = normalExitLine(line, stopping());
                     if (normal) {
                         target.info(normal);
                     } else {
@@ -174,6 +174,8 @@ export class MnemonServer implements vscode.Disposable {
     private closeNotice: (() => void) | undefined;
     /** Why the server is not running, for the status bar: undefined while it runs or was never started. */
     private downReason: "crashed" | "failed" | undefined;
+    /** True while stop() disposes a client (its exit is intended). */
+    private stopping = false;
 
     /** Fires true when a client reaches Running, false when it stops. */
     readonly onDidChangeRunning = this.stateEmitter.event;
@@ -258,7 +260,7 @@ export class MnemonServer implements vscode.Disposable {
         const clientOptions: LanguageClientOptions = {
             // Every file: the server offers "Remember selection" code actions on any text.
             documentSelector: [{ scheme: "file" }],
-            outputChannel: clientOutput(this.log),
+            outputChannel: clientOutput(this.log, () => this.disposed || this.stopping || this.restartRun !== undefined),
             traceOutputChannel: this.log,
             revealOutputChannelOn: RevealOutputChannelOn.Never,
             initializationOptions: () => ({ mnemon: this.settingsFor(folder?.uri) }),
@@ -393,7 +395,7 @@ export class MnemonServer implements vscode.Disposable {
     }
 
     private async reportClosed(): Promise<void> {
-        if (this.disposed || this.restartRun || this.starting) {
+        if (this.disposed || this.stopping || this.restartRun || this.starting) {
             return; // intentional restart, or a failed start (reported by offerFix)
         }
         this.downReason = "crashed";
@@ -440,10 +442,13 @@ export class MnemonServer implements vscode.Disposable {
         if (!client) {
             return;
         }
+        this.stopping = true;
         try {
             await client.dispose(STOP_TIMEOUT_MS);
         } catch (error) {
             this.log.warn(`stopping mnemon-ls: ${String(error)}`);
+        } finally {
+            this.stopping = false;
         }
         void vscode.commands.executeCommand("setContext", "mnemon.serverRunning", false);
         this.stateEmitter.fire(false);

@@ -287,5 +287,8 @@ describe("format: previews and log", () => {
         assert.equal(normalExitLine("[Error - 10:00:00] Server process exited with code 1."), undefined);
         assert.equal(normalExitLine("[Error - 10:00:00] Server process exited with signal SIGKILL."), undefined);
         assert.equal(normalExitLine("[Info  - 10:00:00] something"), undefined);
+        const closed = "[Error - 10:00:00] Connection to server got closed. Server will not be restarted.";
+        assert.equal(normalExitLine(closed, true), "connection to mnemon-ls closed (stop or restart)");
+        assert.equal(normalExitLine(closed, false), undefined, "a crash stays an error");
     });
 });
