@@ -304,7 +304,7 @@ export function wakeMarkdown(text: string): string {
             out.push(`- **${escapeMarkdown(field[1])}:** ${escapeMarkdown(field[2])}`);
             return;
         }
-        out.push(escapeMarkdown(line), "");
+        out.push("", escapeMarkdown(line), ""); // a paragraph of its own (never a list item's continuation)
     });
     return out.join("\n").replace(/\n{3,}/g, "\n\n").trim() + "\n";
 }
@@ -335,4 +335,11 @@ export function normalExitLine(line: string, stopping = false): string | undefin
  */
 export function isManagedDocumentUri(uri: string): boolean {
     return /^file:\/\/.*\/documents\/(active|archived)\/[^/]+\.md$/i.test(uri);
+}
+
+/** The `id` of a managed document's YAML frontmatter (`id: "<uuid>"`, mnemon_ls/documents), else undefined. */
+export function frontmatterId(text: string): string | undefined {
+    const head = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text);
+    const id = head ? /^id:\s*"?([0-9A-Za-z-]{8,64})"?\s*$/m.exec(head[1]) : null;
+    return id ? id[1] : undefined;
 }

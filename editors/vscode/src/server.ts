@@ -174,6 +174,11 @@ export class MnemonServer implements vscode.Disposable {
     private closeNotice: (() => void) | undefined;
     /** Why the server is not running, for the status bar: undefined while it runs or was never started. */
     private downReason: "crashed" | "failed" | undefined;
+    /**
+     * Shows a managed document file (`window/showDocument` of "Create document from file") the way the
+     * Mnemon view does (src/views.ts sets it); resolves false when it could not.
+     */
+    showManagedDocument: ((uri: string) => Promise<boolean>) | undefined;
     /** True while stop() disposes a client (its exit is intended). */
     private stopping = false;
 
@@ -290,7 +295,9 @@ export class MnemonServer implements vscode.Disposable {
                     showDocument: async (params, next) => {
                         if (isManagedDocumentUri(params.uri)) {
                             try {
-                                await vscode.commands.executeCommand("markdown.showPreview", vscode.Uri.parse(params.uri));
+                                if (!(await this.showManagedDocument?.(params.uri))) {
+                                    await vscode.commands.executeCommand("markdown.showPreview", vscode.Uri.parse(params.uri));
+                                }
                                 return { success: true };
                             } catch (error) {
                                 this.log.warn(`markdown preview failed, opening the file: ${String(error)}`);

@@ -11,9 +11,10 @@
  * is back.
  */
 
+import * as path from "node:path";
 import * as vscode from "vscode";
 import { showPreview } from "./documents";
-import { errorMessage, oneLine } from "./format";
+import { errorMessage, frontmatterId, oneLine } from "./format";
 import { judgeRecord, listProposals, RECORD_PROPOSED, Verdict, verdictMessage } from "./proposals";
 import {
     activateSpace,
@@ -361,6 +362,23 @@ export class MnemonViews implements vscode.Disposable {
             return perFolder(out);
         });
         this.documentContents = new DocumentContents(server);
+        server.showManagedDocument = async (uri) => {
+            // The managed file's frontmatter names the document; its folder is the one whose store holds it.
+            const file = vscode.Uri.parse(uri);
+            const id = frontmatterId(Buffer.from(await vscode.workspace.fs.readFile(file)).toString("utf8"));
+            const client = server.running;
+            if (!id || !client) {
+                return false;
+            }
+            const row = (await status(client)).workspaces.find((w) => file.fsPath.startsWith(`${w.root.replace(/[\\/]+$/, "")}${path.sep}`));
+            if (!row) {
+                return false;
+            }
+            const doc = await getDocument(client, { workspace: row.uri, id });
+            await showPreview(DocumentContents.uriFor(row.uri, id, doc.title));
+            this.documents.refresh();
+            return true;
+        };
         const trees: [string, MnemonTree][] = [
             [ViewId.runtime, this.runtime],
             [ViewId.documents, this.documents],

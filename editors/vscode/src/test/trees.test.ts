@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { escapeMarkdown, isManagedDocumentUri, normalExitLine, wakeMarkdown } from "../format";
+import { escapeMarkdown, frontmatterId, isManagedDocumentUri, normalExitLine, wakeMarkdown } from "../format";
 import { MemoryRecordView } from "../proposals";
 import { CatalogEntry, DocumentCatalog, RecallResult, RuntimeEntry, RuntimeSnapshot, SpaceView, WorkspaceStatus } from "../requests";
 import {
@@ -260,7 +260,7 @@ describe("format: previews and log", () => {
         ].join("\n");
         const md = wakeMarkdown(text);
         assert.match(md, /^# Mnemon runtime memory snapshot\n/);
-        assert.match(md, /\n- \*\*Revision:\*\* abc\n- \*\*Git branch:\*\* main\n/);
+        assert.match(md, /\n- \*\*Revision:\*\* abc\n- \*\*Git branch:\*\* main\n\nBracketed lines are annotations, not memory content\\\.\n/);
         assert.match(md, /\n## MEMORY\\\.md\n\n\*working reference; entries: 2; UTF\\-8 bytes: 42\/10240\*\n/);
         assert.match(md, /\*\\\[importance=normal; created=0d; updated=0d\\\]\*/);
         assert.match(md, /Use \\\*pytest\\\* &lt;b&gt;now&lt;\/b&gt;/);
@@ -280,6 +280,12 @@ describe("format: previews and log", () => {
         assert.equal(isManagedDocumentUri("file:///r/runtime/edits/MEMORY.md"), false);
         assert.equal(isManagedDocumentUri("file:///r/documents/active/sub/x.md"), false);
         assert.equal(isManagedDocumentUri("untitled:/documents/active/x.md"), false);
+    });
+
+    it("frontmatterId reads the id of a managed document's frontmatter only", () => {
+        assert.equal(frontmatterId('---\nid: "a9f0e035-c981-44ea-b9b8-706cc989d84b"\ntitle: "Design"\n---\n\n# Design\n'), "a9f0e035-c981-44ea-b9b8-706cc989d84b");
+        assert.equal(frontmatterId("# Design\nid: x\n"), undefined);
+        assert.equal(frontmatterId('---\ntitle: "t"\n---\nid: "a9f0e035-c981-44ea-b9b8-706cc989d84b"\n'), undefined);
     });
 
     it("normalExitLine: the client's code-0 exit line becomes info; a crash stays an error", () => {
