@@ -314,8 +314,9 @@ export function wakeMarkdown(text: string): string {
 /**
  * vscode-languageclient logs every server exit at error level ("[Error - 10:00:00] Server process
  * exited with code 0."), a normal stop or restart included, and, when the pipe closes while the client
- * is stopping, "Connection to server got closed. Server will not be restarted.". Returns the text to
- * log at info level instead: for a code-0 exit always, for the closed connection only while
+ * is stopping, "Connection to server got closed. Server will not be restarted." (and "exited with signal
+ * SIGKILL" when a busy server missed the stop timeout). Returns the text to log instead (without the
+ * "[Error" prefix): for a code-0 exit always, for the closed connection and a signal only while
  * `stopping` (an intended stop or restart). Anything else: `undefined` (logged as the client wrote it).
  */
 export function normalExitLine(line: string, stopping = false): string | undefined {
@@ -324,6 +325,10 @@ export function normalExitLine(line: string, stopping = false): string | undefin
     }
     if (stopping && /^\[Error\s*-\s*[^\]]*\]\s*Connection to server got closed\. Server will not be restarted\.\s*$/.test(line)) {
         return "connection to mnemon-ls closed (stop or restart)";
+    }
+    const signal = /^\[Error\s*-\s*[^\]]*\]\s*Server process exited with signal (\w+)\.?\s*$/.exec(line);
+    if (stopping && signal) {
+        return `mnemon-ls did not exit in time when stopped and was ended (${signal[1]})`;
     }
     return undefined;
 }

@@ -406,7 +406,7 @@ export class MnemonServer implements vscode.Disposable {
             return; // intentional restart, or a failed start (reported by offerFix)
         }
         this.downReason = "crashed";
-        this.log.error("mnemon-ls stopped unexpectedly (see the lines above); run 'Mnemon: Restart Server'");
+        this.log.error("mnemon-ls stopped unexpectedly; run 'Mnemon: Restart Server'");
         this.stateEmitter.fire(false);
         this.showNotice(
             "the mnemon-ls server stopped. The Mnemon views and status bar wait for it. [Restart Server](command:mnemon.restartServer) · [Show Log](command:mnemon.showLog)",

@@ -296,5 +296,8 @@ describe("format: previews and log", () => {
         const closed = "[Error - 10:00:00] Connection to server got closed. Server will not be restarted.";
         assert.equal(normalExitLine(closed, true), "connection to mnemon-ls closed (stop or restart)");
         assert.equal(normalExitLine(closed, false), undefined, "a crash stays an error");
+        const killed = "[Error - 10:00:00] Server process exited with signal SIGKILL.";
+        assert.equal(normalExitLine(killed, true), "mnemon-ls did not exit in time when stopped and was ended (SIGKILL)");
+        assert.equal(normalExitLine(killed, false), undefined);
     });
 });
