@@ -11,7 +11,22 @@ import json
 from pathlib import Path
 
 from tests.gitrepo import make_repo
-from tests.lsp.conftest import MEMORY_CHANGED, NOTIFY_TIMEOUT, Launcher, MnemonClient, uri
+from tests.lsp.conftest import NOTIFY_TIMEOUT, Launcher, MnemonClient, as_dict, uri
+
+MEMORY_CHANGED = "mnemon/memoryChanged"
+
+
+def recorded(client: MnemonClient) -> list[dict]:
+    """Every ``memoryChanged`` this client received since this was first called (kept apart from
+    ``client.notes``, which other tests expect to hold only the other notifications)."""
+    if not hasattr(client, "memory_changes"):
+        client.memory_changes = []
+
+        @client.feature(MEMORY_CHANGED)
+        def _note(ls: MnemonClient, params) -> None:
+            ls.memory_changes.append(as_dict(params))
+
+    return client.memory_changes
 
 INIT = {"storageScope": "workspace", "runtimeUserScope": "storage"}
 
@@ -19,15 +34,16 @@ INIT = {"storageScope": "workspace", "runtimeUserScope": "storage"}
 async def changed(client: MnemonClient, source: str, trigger) -> dict:
     """Run ``trigger`` (a coroutine factory) and return the first ``memoryChanged`` of ``source`` after it.
 
-    Every notification is recorded in ``client.notes``; the next one is armed before the notes are
+    Every notification is recorded (:func:`recorded`); the next one is armed before the record is
     looked at, so none arriving in between is missed (others, e.g. a late one of the previous write, are
     skipped)."""
-    mark = client.mark()
+    notes = recorded(client)
+    mark = len(notes)
     await trigger()
     deadline = asyncio.get_running_loop().time() + NOTIFY_TIMEOUT
     while True:
         armed = client.expect(MEMORY_CHANGED)
-        for note in client.notes_since(mark, MEMORY_CHANGED):
+        for note in notes[mark:]:
             if note["source"] == source:
                 return note
         left = deadline - asyncio.get_running_loop().time()
@@ -66,7 +82,9 @@ async def test_a_second_window_on_the_same_root_sees_the_first_ones_remove(lsp: 
     ws = make_ws(tmp_path)
     first = await lsp.start(folders=[ws], init=INIT)
     second = await lsp.start(folders=[ws], init=INIT)
-    await first.call("mnemon/runtime/mutate", {"action": "add", "content": "Deploy with make release"})
+    recorded(second)
+    await changed(second, "runtime", lambda: first.call(
+        "mnemon/runtime/mutate", {"action": "add", "content": "Deploy with make release"}))
     note = await changed(second, "runtime", lambda: first.call(
         "mnemon/runtime/mutate", {"action": "remove", "oldText": "make release"}))
     assert note == {"workspace": uri(ws), "source": "runtime"}
