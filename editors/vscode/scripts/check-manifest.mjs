@@ -490,9 +490,9 @@ check("the runtime view offers edit, remove, importance, branches and the three 
     for (const id of ["mnemon.runtime.openFile", "mnemon.runtime.removeEntries", "mnemon.runtime.raiseLimit"]) {
         if (!has(id, /mnemon\.capacity/)) problems.push(`${id} is not on the capacity item`);
     }
-    const views = sources.find((f) => f.file.endsWith("views.ts"))?.text ?? "";
+    const capacity = sources.find((f) => f.file.endsWith("capacity.ts"))?.text ?? "";
     for (const label of ['"Open MEMORY.md"', '"Remove entries..."', '"Raise limit"']) {
-        if (!views.includes(label)) problems.push(`the capacity error has no ${label} action`);
+        if (!capacity.includes(label)) problems.push(`the capacity error (src/capacity.ts) has no ${label} action`);
     }
     return problems;
 });

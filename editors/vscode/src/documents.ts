@@ -6,7 +6,7 @@
 
 import * as vscode from "vscode";
 import { errorMessage, statusReport, wakeMarkdown } from "./format";
-import { asMnemonError, Notification, PROTOCOL_VERSION, status, wake } from "./requests";
+import { asMnemonError, getDocument, Notification, PROTOCOL_VERSION, status, wake } from "./requests";
 import { MnemonServer } from "./server";
 
 /** Open a rendered Markdown preview of `uri` (the read-only text when the preview is unavailable). */
@@ -147,3 +147,51 @@ export class StatusDocument implements vscode.TextDocumentContentProvider, vscod
         }
     }
 }
+
+/** `mnemon-doc:/<title>.md?ws=<base64url folder URI>&id=<document id>`: a document's title and body, read-only. */
+export class DocumentContents implements vscode.TextDocumentContentProvider, vscode.Disposable {
+    static readonly scheme = "mnemon-doc";
+    private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
+    readonly onDidChange = this.emitter.event;
+    private readonly registration: vscode.Disposable;
+
+    constructor(private readonly server: MnemonServer) {
+        this.registration = vscode.workspace.registerTextDocumentContentProvider(DocumentContents.scheme, this);
+    }
+
+    static uriFor(workspace: string, id: string, title: string): vscode.Uri {
+        const label = (title || "document").replace(/[/\\?#%]/g, "_").slice(0, 80);
+        const ws = Buffer.from(workspace, "utf8").toString("base64url");
+        return vscode.Uri.from({ scheme: DocumentContents.scheme, path: `/${label}.md`, query: `ws=${ws}&id=${encodeURIComponent(id)}` });
+    }
+
+    async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+        const params = new URLSearchParams(uri.query);
+        const workspace = Buffer.from(params.get("ws") ?? "", "base64url").toString("utf8");
+        const id = params.get("id") ?? "";
+        try {
+            const doc = await getDocument(await this.server.ensureClient(), { workspace, id });
+            const meta = [doc.status === "archived" ? "archived" : "active", `revision ${doc.revision}`, ...(doc.sourcePaths.length ? [`from ${doc.sourcePaths.join(", ")}`] : [])];
+            const heading = doc.content.trimStart().startsWith("# ") ? "" : `# ${doc.title}\n\n`;
+            return `${heading}${doc.description ? `> ${doc.description}\n>\n` : ""}> *${meta.join(" · ")}*\n\n${doc.content}\n`;
+        } catch (error) {
+            const mnemon = asMnemonError(error);
+            return `${mnemon ? errorMessage("cannot open the document", mnemon) : String(error)}\n`;
+        }
+    }
+
+    refreshAll(): void {
+        for (const document of vscode.workspace.textDocuments) {
+            if (document.uri.scheme === DocumentContents.scheme) {
+                this.emitter.fire(document.uri);
+            }
+        }
+    }
+
+    dispose(): void {
+        this.registration.dispose();
+        this.emitter.dispose();
+    }
+}
+
+

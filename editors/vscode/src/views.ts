@@ -13,7 +13,8 @@
 
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { showPreview } from "./documents";
+import { openTargetFile, raiseLimit, removeEntries, showMutationError, ViewsContext } from "./capacity";
+import { DocumentContents, showPreview } from "./documents";
 import { errorMessage, frontmatterId, oneLine } from "./format";
 import { judgeRecord, listProposals, RECORD_PROPOSED, Verdict, verdictMessage } from "./proposals";
 import {
@@ -37,10 +38,8 @@ import {
     RequestSender,
     restoreDocument,
     runtimeSnapshot,
-    RuntimeEntry,
     SpaceView,
     status,
-    StatusResult,
     Target,
     updateDocument,
     workspaceFor,
@@ -73,14 +72,12 @@ export const ViewId = {
     proposals: "mnemon.proposals",
 } as const;
 
+export type { ViewsContext } from "./capacity";
+export { showMutationError } from "./capacity";
+
 /** Coalesce a burst of triggers (a notification right after our own request) into one fetch. */
 const REFRESH_DELAY_MS = 100;
 
-export interface ViewsContext {
-    server: MnemonServer;
-    /** Called after a change made from a view (status bar, wake documents). */
-    changed(): void;
-}
 
 // ------------------------------------------------------------------------------------------ the provider
 
@@ -161,148 +158,6 @@ class MnemonTree implements vscode.TreeDataProvider<Node>, vscode.Disposable {
             clearTimeout(this.timer);
         }
         this.emitter.dispose();
-    }
-}
-
-// ------------------------------------------------------------------------------------------ read-only documents
-
-/** `mnemon-doc:/<title>.md?ws=<base64url folder URI>&id=<document id>`: a document's title and body, read-only. */
-export class DocumentContents implements vscode.TextDocumentContentProvider, vscode.Disposable {
-    static readonly scheme = "mnemon-doc";
-    private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
-    readonly onDidChange = this.emitter.event;
-    private readonly registration: vscode.Disposable;
-
-    constructor(private readonly server: MnemonServer) {
-        this.registration = vscode.workspace.registerTextDocumentContentProvider(DocumentContents.scheme, this);
-    }
-
-    static uriFor(workspace: string, id: string, title: string): vscode.Uri {
-        const label = (title || "document").replace(/[/\\?#%]/g, "_").slice(0, 80);
-        const ws = Buffer.from(workspace, "utf8").toString("base64url");
-        return vscode.Uri.from({ scheme: DocumentContents.scheme, path: `/${label}.md`, query: `ws=${ws}&id=${encodeURIComponent(id)}` });
-    }
-
-    async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-        const params = new URLSearchParams(uri.query);
-        const workspace = Buffer.from(params.get("ws") ?? "", "base64url").toString("utf8");
-        const id = params.get("id") ?? "";
-        try {
-            const doc = await getDocument(await this.server.ensureClient(), { workspace, id });
-            const meta = [doc.status === "archived" ? "archived" : "active", `revision ${doc.revision}`, ...(doc.sourcePaths.length ? [`from ${doc.sourcePaths.join(", ")}`] : [])];
-            const heading = doc.content.trimStart().startsWith("# ") ? "" : `# ${doc.title}\n\n`;
-            return `${heading}${doc.description ? `> ${doc.description}\n>\n` : ""}> *${meta.join(" · ")}*\n\n${doc.content}\n`;
-        } catch (error) {
-            const mnemon = asMnemonError(error);
-            return `${mnemon ? errorMessage("cannot open the document", mnemon) : String(error)}\n`;
-        }
-    }
-
-    refreshAll(): void {
-        for (const document of vscode.workspace.textDocuments) {
-            if (document.uri.scheme === DocumentContents.scheme) {
-                this.emitter.fire(document.uri);
-            }
-        }
-    }
-
-    dispose(): void {
-        this.registration.dispose();
-        this.emitter.dispose();
-    }
-}
-
-
-// ------------------------------------------------------------------------------------------ capacity
-
-export const CAPACITY_ACTIONS = { open: "Open MEMORY.md", remove: "Remove entries...", raise: "Raise limit" } as const;
-
-/**
- * Show a `runtime-capacity` error with its three actions: open the file, remove entries (a pick of
- * the target's entries), raise the limit (the setting). Other errors are shown plainly.
- */
-export async function showMutationError(ctx: ViewsContext, prefix: string, error: unknown, folder?: string): Promise<void> {
-    if ((error as { reported?: boolean } | undefined)?.reported) {
-        return;
-    }
-    const mnemon = asMnemonError(error);
-    const text = mnemon ? errorMessage(prefix, mnemon) : `Mnemon: ${prefix}: ${error instanceof Error ? error.message : String(error)}`;
-    ctx.server.log.error(text);
-    if (mnemon?.code !== "runtime-capacity") {
-        void vscode.window.showErrorMessage(text);
-        return;
-    }
-    const target: Target = mnemon.data.target === "user" ? "user" : "memory";
-    const workspace = folder ?? (typeof mnemon.data.workspace === "string" ? mnemon.data.workspace : undefined);
-    const open = target === "user" ? "Open USER.md" : CAPACITY_ACTIONS.open;
-    const pick = await vscode.window.showErrorMessage(text, open, CAPACITY_ACTIONS.remove, CAPACITY_ACTIONS.raise);
-    if (pick === open) {
-        await openTargetFile(ctx, workspace, target);
-    } else if (pick === CAPACITY_ACTIONS.remove) {
-        await removeEntries(ctx, workspace, target);
-    } else if (pick === CAPACITY_ACTIONS.raise) {
-        await raiseLimit(target);
-    }
-}
-
-async function folderRow(ctx: ViewsContext, workspace: string | undefined): Promise<{ client: RequestSender; result: StatusResult; workspace: string } | undefined> {
-    const client = await ctx.server.ensureClient();
-    const result = await status(client);
-    const row = workspace ? workspaceFor(result, workspace) : result.workspaces[0];
-    return row ? { client, result, workspace: row.uri } : undefined;
-}
-
-async function openTargetFile(ctx: ViewsContext, workspace: string | undefined, target: Target): Promise<void> {
-    const found = await folderRow(ctx, workspace);
-    const row = found && workspaceFor(found.result, found.workspace);
-    if (!row) {
-        return;
-    }
-    const root = target === "user" ? row.userRoot : row.root;
-    await vscode.window.showTextDocument(vscode.Uri.joinPath(vscode.Uri.file(root), "runtime", fileOf(target)));
-}
-
-async function raiseLimit(target: Target): Promise<void> {
-    await vscode.commands.executeCommand("workbench.action.openSettings", `mnemon.runtimeMemory.${target}LimitBytes`);
-}
-
-type EntryPick = vscode.QuickPickItem & { entry: RuntimeEntry };
-
-/** "Remove entries...": a multi-select pick of the target's entries (largest first), removed one by one. */
-async function removeEntries(ctx: ViewsContext, workspace: string | undefined, target: Target): Promise<void> {
-    try {
-        const found = await folderRow(ctx, workspace);
-        if (!found) {
-            return;
-        }
-        const snapshot = await runtimeSnapshot(found.client, found.workspace);
-        const entries = snapshot.entries.filter((e) => (e.target === "user" ? "user" : "memory") === target);
-        const usage = snapshot.usage[target];
-        const items: EntryPick[] = [...entries]
-            .sort((a, b) => Buffer.byteLength(b.content) - Buffer.byteLength(a.content))
-            .map((entry) => ({
-                label: shortLabel(entry.content),
-                description: `${Buffer.byteLength(entry.content)} bytes · ${entry.importance ?? "normal"}${entry.branches?.length ? ` · ⎇ ${entry.branches.join(", ")}` : ""}`,
-                entry,
-            }));
-        const picks = await vscode.window.showQuickPick(items, {
-            canPickMany: true,
-            title: `Mnemon: remove entries of ${fileOf(target)} (${usage.used}/${usage.limit} bytes)`,
-            placeHolder: "Select the entries to remove",
-        });
-        if (!picks || picks.length === 0) {
-            return;
-        }
-        let removed = 0;
-        for (const pick of picks) {
-            await mutate(found.client, { workspace: found.workspace, action: "remove", target, oldText: pick.entry.content });
-            removed += 1;
-        }
-        void vscode.window.showInformationMessage(`Mnemon: removed ${removed} ${removed === 1 ? "entry" : "entries"} from ${fileOf(target)}.`);
-    } catch (error) {
-        await showMutationError(ctx, "not removed", error, workspace);
-    } finally {
-        ctx.changed();
     }
 }
 
