@@ -54,6 +54,7 @@ from . import maintenance as maintenance_feature
 from . import protocol as P
 from . import providers as providers_feature
 from . import spaces as spaces_feature
+from . import views as views_feature
 from .watch import Watcher, documents_filter, git_state_filter, runtime_filter
 
 if typing.TYPE_CHECKING:
@@ -247,6 +248,7 @@ class MnemonLanguageServer(LanguageServer):
         watchers.append(Watcher(f"documents:{state.host.root}", [state.host.root / "documents"], documents_filter,
                                 functools.partial(self.on_documents_change, state.uri)))
         watchers.extend(self.records_feature.watchers_for(state))  # proposals written by other processes
+        watchers.extend(self.views_feature.watchers_for(state))  # mnemon/memoryChanged for editor views
         self.watchers[state.uri] = watchers
         for watcher in watchers:
             watcher.start()
@@ -532,6 +534,7 @@ records_feature.register(server, mnemon_request)  # mnemon/records/*, the auto-w
 providers_feature.register(server, mnemon_request)  # mnemon/providers/*
 semantic_feature.register(server)  # $/progress of background embedding
 packs_feature.register(server, mnemon_request)  # mnemon/pack/export|inspect|import
+views_feature.register(server)  # mnemon/memoryChanged (editor views refresh on it)
 file_actions.register(server, actions_feature._command_arg, actions_feature._as_domain_error)  # "Update document from file"
 maintenance_feature.register(server, mnemon_request)  # mnemon/runtime/compact, $/progress, maintenance notices
 

@@ -13,6 +13,7 @@ import { registerMaintenanceNotices } from "./maintenance";
 import { Notification, ProjectionRepairedParams } from "./requests";
 import { MnemonServer, onPythonInterpreterChanged } from "./server";
 import { StatusBar } from "./status";
+import { MnemonViews } from "./views";
 
 let server: MnemonServer | undefined;
 /** How long a hand-edit result stays in the status bar. */
@@ -24,8 +25,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const statusBar = new StatusBar(server);
     const wakeDocuments = new WakeDocuments(server);
     const statusDocument = new StatusDocument(server);
-    context.subscriptions.push(log, server, statusBar, wakeDocuments, statusDocument);
-    context.subscriptions.push(...registerCommands({ server, statusBar, wakeDocuments, statusDocument }));
+    const views = new MnemonViews({
+        server,
+        changed: () => {
+            statusBar.refresh();
+            wakeDocuments.refreshAll();
+        },
+    });
+    context.subscriptions.push(log, server, statusBar, wakeDocuments, statusDocument, views);
+    context.subscriptions.push(...registerCommands({ server, statusBar, wakeDocuments, statusDocument, views }));
     context.subscriptions.push(...registerLanguageModelTools(server), ...registerMcpServerDefinitions(server));
     context.subscriptions.push(...registerPackCommands(server));
     context.subscriptions.push(...registerMaintenanceNotices(server, log)); // capacity maintenance messages (issue 9)
