@@ -41,6 +41,7 @@ from ..view import ViewRegistry
 from . import framing
 from . import protocol as P
 from . import records as records_feature
+from . import views as views_feature
 from .watch import Watcher, documents_filter, git_state_filter, runtime_filter
 
 if typing.TYPE_CHECKING:
@@ -234,6 +235,7 @@ class MnemonLanguageServer(LanguageServer):
         watchers.append(Watcher(f"documents:{state.host.root}", [state.host.root / "documents"], documents_filter,
                                 functools.partial(self.on_documents_change, state.uri)))
         watchers.extend(self.records_feature.watchers_for(state))  # proposals written by other processes
+        watchers.extend(self.views_feature.watchers_for(state))  # mnemon/memoryChanged for editor views
         self.watchers[state.uri] = watchers
         for watcher in watchers:
             watcher.start()
@@ -959,6 +961,7 @@ def _write_wake_file(state: FolderState, text: str) -> Path:
 
 
 records_feature.register(server, mnemon_request)  # mnemon/records/*, the auto-writer, review cues
+views_feature.register(server)  # mnemon/memoryChanged (editor views refresh on it)
 
 
 # ------------------------------------------------------------------- entry point
