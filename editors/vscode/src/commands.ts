@@ -15,9 +15,6 @@ import {
     noResultsMessage,
     noticesMessage,
     receiptMessage,
-    recallEmptyMessage,
-    recallPickItem,
-    recallTitle,
     searchPickItem,
     searchTitle,
     spaceReceiptMessage,
@@ -26,11 +23,8 @@ import {
 import {
     asMnemonError,
     createDocumentFromFile,
-    documentPath,
     listSpaces,
     PROTOCOL_VERSION,
-    recall,
-    RecallItem,
     remember,
     rememberInSpace,
     RequestSender,
@@ -42,12 +36,14 @@ import {
 } from "./requests";
 import { MnemonServer } from "./server";
 import { StatusBar } from "./status";
+import { MnemonViews, showMutationError } from "./views";
 
 export interface CommandContext {
     server: MnemonServer;
     statusBar: StatusBar;
     wakeDocuments: WakeDocuments;
     statusDocument: StatusDocument;
+    views: MnemonViews;
 }
 
 /** Show a request failure: the server's message and `data.code`, or the local error. */
@@ -56,6 +52,11 @@ async function reportError(ctx: CommandContext, prefix: string, error: unknown):
         return; // a failed server start, already shown with its fix
     }
     const mnemon = asMnemonError(error);
+    if (mnemon?.code === "runtime-capacity") {
+        // "Open MEMORY.md", "Remove entries...", "Raise limit"
+        await showMutationError({ server: ctx.server, changed: () => ctx.statusBar.refresh() }, prefix, error);
+        return;
+    }
     const text = mnemon ? errorMessage(prefix, mnemon) : `Mnemon: ${prefix}: ${error instanceof Error ? error.message : String(error)}`;
     ctx.server.log.error(text);
     const pick = await vscode.window.showErrorMessage(text, ...(mnemon ? [] : ["Show Log"]));
@@ -383,22 +384,14 @@ async function searchDocumentsCommand(ctx: CommandContext, arg: unknown): Promis
         if (!pick) {
             return;
         }
-        // Hits carry the absolute `path`; `relativePath` alone is relative to the storage root.
-        const root = pick.hit.path ? undefined : workspaceFor(await status(client), workspace)?.root;
-        const file = documentPath(pick.hit, root);
-        if (!file) {
-            void vscode.window.showErrorMessage(`Mnemon: cannot locate ${pick.hit.relativePath}: no storage root for ${folder.name}.`);
-            return;
-        }
-        await vscode.window.showTextDocument(vscode.Uri.file(file));
+        // A rendered, read-only preview (never the raw managed file with its frontmatter).
+        await vscode.commands.executeCommand("mnemon.openDocument", { workspace, id: pick.hit.id, title: pick.hit.title });
     } catch (error) {
         await reportError(ctx, "cannot search documents", error);
     }
 }
 
 // ------------------------------------------------------------------------------------------ recall
-
-type RecallPick = vscode.QuickPickItem & { item: RecallItem };
 
 async function recallCommand(ctx: CommandContext, arg: unknown): Promise<void> {
     const folder = await pickFolder(arg, "Mnemon: recall from which folder?");
@@ -408,44 +401,10 @@ async function recallCommand(ctx: CommandContext, arg: unknown): Promise<void> {
         }
         return;
     }
-    const query = await vscode.window.showInputBox({
-        title: "Mnemon: Recall",
-        prompt: `Recall from the active Memory Spaces of ${folder.name} (CJK text works too).`,
-        placeHolder: "e.g. how do we deploy",
-        ignoreFocusOut: true,
-        validateInput: (value) => (value.trim() === "" ? "Type what to recall." : undefined),
-    });
-    if (query === undefined || query.trim() === "") {
-        return;
-    }
     try {
         const client = await ctx.server.ensureClient();
-        const workspace = client.code2ProtocolConverter.asUri(folder.uri);
-        const result = await vscode.window.withProgress(
-            { location: vscode.ProgressLocation.Window, title: "Mnemon: recalling" },
-            () => recall(client, { workspace, query }),
-        );
-        const unavailable = result.sources.filter((s) => s.status === "unavailable" || s.status === "unsupported");
-        const notices = [...result.notices, ...unavailable.map((s) => `space ${s.spaceName} is ${s.status}${s.hint ? `: ${s.hint}` : ""}`)];
-        if (notices.length > 0) {
-            void vscode.window.showWarningMessage(noticesMessage(notices));
-        }
-        if (result.results.length === 0) {
-            void vscode.window.showInformationMessage(recallEmptyMessage(result, folder.name));
-            return;
-        }
-        const items: RecallPick[] = result.results.map((item) => ({ ...recallPickItem(item), item }));
-        const pick = await vscode.window.showQuickPick(items, {
-            title: recallTitle(result),
-            placeHolder: "Copy a memory to the clipboard",
-            matchOnDescription: true,
-            matchOnDetail: true,
-        });
-        if (!pick) {
-            return;
-        }
-        await vscode.env.clipboard.writeText(pick.item.content);
-        void vscode.window.showInformationMessage(`Mnemon (copied, ${pick.item.spaceName}): ${pick.item.content}`);
+        // The results go to the Mnemon view's "Recall Results" (copy, forget from there).
+        await ctx.views.recallCommand(client.code2ProtocolConverter.asUri(folder.uri));
     } catch (error) {
         await reportError(ctx, "cannot recall", error);
     }

@@ -1,12 +1,22 @@
 /**
- * Read-only virtual documents: the wake snapshot (`mnemon-wake:`) and the status report
- * (`mnemon-status:`). Documents of a TextDocumentContentProvider scheme are read-only in VS Code.
+ * Read-only virtual documents: the wake snapshot (`mnemon-wake:`, converted to Markdown by
+ * `wakeMarkdown`) and the status report (`mnemon-status:`), shown as rendered Markdown previews.
+ * Documents of a TextDocumentContentProvider scheme are read-only in VS Code.
  */
 
 import * as vscode from "vscode";
-import { errorMessage, statusReport } from "./format";
+import { errorMessage, statusReport, wakeMarkdown } from "./format";
 import { asMnemonError, Notification, PROTOCOL_VERSION, status, wake } from "./requests";
 import { MnemonServer } from "./server";
+
+/** Open a rendered Markdown preview of `uri` (the read-only text when the preview is unavailable). */
+export async function showPreview(uri: vscode.Uri): Promise<void> {
+    try {
+        await vscode.commands.executeCommand("markdown.showPreview", uri);
+    } catch {
+        await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });
+    }
+}
 
 function describe(error: unknown): string {
     const mnemon = asMnemonError(error);
@@ -52,13 +62,12 @@ export class WakeDocuments implements vscode.TextDocumentContentProvider, vscode
         const client = await this.server.ensureClient();
         const snapshot = await wake(client, { workspace });
         const uri = WakeDocuments.uriFor(workspace, name);
-        this.prefetched.set(uri.toString(), snapshot.text);
+        this.prefetched.set(uri.toString(), wakeMarkdown(snapshot.text));
         const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
         if (open) {
             this.emitter.fire(uri);
         }
-        const document = open ?? (await vscode.workspace.openTextDocument(uri));
-        await vscode.window.showTextDocument(document, { preview: true });
+        await showPreview(uri);
     }
 
     async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
@@ -72,7 +81,7 @@ export class WakeDocuments implements vscode.TextDocumentContentProvider, vscode
             return "Mnemon: this wake document has no workspace.\n";
         }
         try {
-            return (await wake(await this.server.ensureClient(), { workspace })).text;
+            return wakeMarkdown((await wake(await this.server.ensureClient(), { workspace })).text);
         } catch (error) {
             return `${describe(error)}\n`;
         }
@@ -116,8 +125,7 @@ export class StatusDocument implements vscode.TextDocumentContentProvider, vscod
         if (open) {
             this.emitter.fire(StatusDocument.uri);
         }
-        const document = open ?? (await vscode.workspace.openTextDocument(StatusDocument.uri));
-        await vscode.window.showTextDocument(document, { preview: true });
+        await showPreview(StatusDocument.uri);
     }
 
     async provideTextDocumentContent(): Promise<string> {

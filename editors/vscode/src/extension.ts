@@ -11,6 +11,7 @@ import { handEditMessage } from "./format";
 import { Notification, ProjectionRepairedParams } from "./requests";
 import { MnemonServer, onPythonInterpreterChanged } from "./server";
 import { StatusBar } from "./status";
+import { MnemonViews } from "./views";
 
 let server: MnemonServer | undefined;
 /** How long a hand-edit result stays in the status bar. */
@@ -22,8 +23,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const statusBar = new StatusBar(server);
     const wakeDocuments = new WakeDocuments(server);
     const statusDocument = new StatusDocument(server);
-    context.subscriptions.push(log, server, statusBar, wakeDocuments, statusDocument);
-    context.subscriptions.push(...registerCommands({ server, statusBar, wakeDocuments, statusDocument }));
+    const views = new MnemonViews({
+        server,
+        changed: () => {
+            statusBar.refresh();
+            wakeDocuments.refreshAll();
+        },
+    });
+    context.subscriptions.push(log, server, statusBar, wakeDocuments, statusDocument, views);
+    context.subscriptions.push(...registerCommands({ server, statusBar, wakeDocuments, statusDocument, views }));
     context.subscriptions.push(...registerLanguageModelTools(server), ...registerMcpServerDefinitions(server));
 
     const current = server;

@@ -77,14 +77,15 @@ export function receiptMessage(receipt: Receipt, branches?: string[]): string {
 
 /** Error message for a rejected request, e.g. `Mnemon: not remembered: content: must not contain § (invalid-input)`. */
 export function errorMessage(prefix: string, error: MnemonError): string {
-    let text = `Mnemon: ${prefix}: ${error.message}`;
     if (error.code === "runtime-capacity") {
-        const { used, projected, limit } = error.data as { used?: number; projected?: number; limit?: number };
+        // Said once, from the numbers (the server's own sentence says the same; the buttons offer the fixes).
+        const { used, projected, limit, target } = error.data as { used?: number; projected?: number; limit?: number; target?: string };
         if (typeof projected === "number" && typeof limit === "number") {
-            text += ` (would be ${projected}/${limit} bytes, now ${used ?? "?"}; remove entries or raise mnemon.runtimeMemory.memoryLimitBytes)`;
+            const file = target === "user" ? "USER.md" : "MEMORY.md";
+            return `Mnemon: ${prefix}: ${file} is full: this change would make it ${projected} of ${limit} bytes (now ${used ?? "?"}). [runtime-capacity]`;
         }
     }
-    return `${text} [${error.code}]`;
+    return `Mnemon: ${prefix}: ${error.message} [${error.code}]`;
 }
 
 /** Markdown report of `mnemon/status` for the read-only status document. */
@@ -238,4 +239,84 @@ export function handEditMessage(params: Pick<ProjectionRepairedParams, "handEdit
     }
     const icon = edit.status === "imported" ? "$(check)" : edit.status === "leftover" ? "$(info)" : "$(warning)";
     return `${icon} Mnemon: ${oneLine(edit.message)}`;
+}
+
+// ------------------------------------------------------------------------------------------ previews
+
+/** `text` with Markdown and HTML syntax escaped, so that it renders as the literal characters. */
+export function escapeMarkdown(text: string): string {
+    return text.replace(/[\\`*_{}[\]()#+\-.!|<>~&]/g, (c) => (c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === "&" ? "&amp;" : `\\${c}`));
+}
+
+/**
+ * The wake snapshot (plain text, mnemon_ls/runtime/snapshot.py) as Markdown for the preview: the title
+ * line as a heading, the `Key: value` header lines as a list, each `Contents of X (...)` section as a
+ * heading with its counts, each entry as a paragraph with its bracketed annotation line in italics and
+ * `§` separators as rules. Every memory text is escaped, so it renders as written (never as Markdown
+ * or HTML). Lines the converter does not recognise are kept as escaped paragraphs.
+ */
+export function wakeMarkdown(text: string): string {
+    const lines = text.replace(/\r\n/g, "\n").split("\n");
+    const out: string[] = [];
+    let inFile = false;
+    let header = true;
+    lines.forEach((line, index) => {
+        if (index === 0 && /^[A-Z][A-Z ]+$/.test(line.trim())) {
+            out.push(`# ${line.trim().toLowerCase().replace(/^\w/, (c) => c.toUpperCase())}`, "");
+            return;
+        }
+        const open = /^<runtime-memory-file name="([^"]+)">$/.exec(line.trim());
+        if (open) {
+            inFile = true;
+            out.push("");
+            return;
+        }
+        if (line.trim() === "</runtime-memory-file>") {
+            inFile = false;
+            out.push("");
+            return;
+        }
+        if (inFile) {
+            if (line.trim() === "§") {
+                out.push("", "---", "");
+            } else if (/^\[.*\]$/.test(line.trim())) {
+                out.push("", `*${escapeMarkdown(line.trim())}*  `);
+            } else if (line.trim() === "(empty)") {
+                out.push("*(empty)*");
+            } else {
+                out.push(`${escapeMarkdown(line)}  `);
+            }
+            return;
+        }
+        const section = /^Contents of (\S+) \((.*)\)$/.exec(line.trim());
+        if (section) {
+            header = false;
+            out.push("", `## ${escapeMarkdown(section[1])}`, "", `*${escapeMarkdown(section[2])}*`);
+            return;
+        }
+        if (line.trim() === "") {
+            header = false;
+            out.push("");
+            return;
+        }
+        const field = /^([A-Z][A-Za-z ]{1,30}): (.*)$/.exec(line);
+        if (header && field) {
+            out.push(`- **${escapeMarkdown(field[1])}:** ${escapeMarkdown(field[2])}`);
+            return;
+        }
+        out.push(escapeMarkdown(line), "");
+    });
+    return out.join("\n").replace(/\n{3,}/g, "\n\n").trim() + "\n";
+}
+
+// ------------------------------------------------------------------------------------------ log
+
+/**
+ * vscode-languageclient logs every server exit at error level ("[Error - 10:00:00] Server process
+ * exited with code 0."), a normal stop or restart included. Returns the line to log instead and its
+ * level: a code-0 exit is `info`; anything else is passed through unchanged (`undefined`).
+ */
+export function normalExitLine(line: string): string | undefined {
+    const match = /^\[Error\s*-\s*[^\]]*\]\s*Server process exited with code 0\.?\s*$/.exec(line);
+    return match ? "mnemon-ls exited normally (code 0)" : undefined;
 }

@@ -119,7 +119,7 @@ export function probeInterpreter(argv: string[]): Promise<string> {
                         enoent
                             ? `'${argv[0]}' was not found`
                             : missing
-                              ? `mnemon_ls is not installed for '${argv[0]}' (pip install mnemon-ls)`
+                              ? `mnemon_ls is not installed for '${argv[0]}' (mnemon-ls is not on PyPI: run '${argv[0]} -m pip install <path-to-your-mnemon-ls-clone>', the README's 'pip install .')`
                               : `'${argv.join(" ")}' failed: ${(stderr || error.message).trim().split("\n").slice(-1)[0]}`,
                     ),
                 );

@@ -251,7 +251,9 @@ describe("format", () => {
         };
         assert.equal(receiptMessage(receipt, ["main"]), "Mnemon: Entry added. MEMORY.md for branch main: 1 entry, 12/10240 bytes.");
         const error = { code: "runtime-capacity", rpcCode: -32010, message: "MEMORY.md is full", data: { used: 10000, projected: 10300, limit: 10240 } };
-        assert.match(errorMessage("not remembered", error), /would be 10300\/10240 bytes, now 10000.*\[runtime-capacity\]$/);
+        const text = errorMessage("not remembered", error);
+        assert.equal(text, "Mnemon: not remembered: MEMORY.md is full: this change would make it 10300 of 10240 bytes (now 10000). [runtime-capacity]");
+        assert.doesNotMatch(text, /MEMORY\.md is full.*MEMORY\.md is full/);
     });
 
     it("status report flags a protocol mismatch", () => {

@@ -1,0 +1,359 @@
+/**
+ * The Mnemon view's trees as plain data (pure: no `vscode` import), built from the server's results:
+ * `mnemon/runtime/snapshot` + `mnemon/status` (Runtime memory), `mnemon/documents/list` (Documents),
+ * `mnemon/spaces/list` (Memory Spaces), `mnemon/recall` (Recall results) and `mnemon/records/list`
+ * (Record proposals). src/views.ts turns each {@link Node} into a `vscode.TreeItem`; the node unit
+ * tests (src/test/trees.test.ts) check labels, descriptions and context values here.
+ *
+ * Context values (`contextValue`, used by package.json `view/item/context` menus):
+ * `mnemon.folder`, `mnemon.target.user|memory[.full]`, `mnemon.entry.user|memory[.branch]`,
+ * `mnemon.capacity`, `mnemon.documents.group`, `mnemon.document.active|archived`, `mnemon.space.active|inactive`,
+ * `mnemon.recallItem`, `mnemon.proposal`, `mnemon.message`.
+ */
+
+import type { MemoryRecordView } from "./proposals";
+import type {
+    CatalogEntry,
+    DocumentCatalog,
+    RecallItem,
+    RecallResult,
+    RuntimeEntry,
+    RuntimeSnapshot,
+    SpaceView,
+    Target,
+    Usage,
+    WorkspaceStatus,
+} from "./requests";
+
+/** Usage at or above this share of the limit is shown as nearly full (the status bar uses the same). */
+export const NEARLY_FULL_RATIO = 0.9;
+/** Characters of an entry's content shown as its label. */
+export const LABEL_CHARS = 80;
+
+export interface Node {
+    /** Stable within one render: `<kind>:<workspace>:<key>`. */
+    id: string;
+    label: string;
+    description?: string;
+    /** Markdown. */
+    tooltip?: string;
+    /** A codicon id (`vscode.ThemeIcon`). */
+    icon?: string;
+    /** A theme color id for the icon, e.g. `list.warningForeground`. */
+    iconColor?: string;
+    contextValue: string;
+    /** Children are shown expanded (true), collapsed (false), or there are none (undefined). */
+    expanded?: boolean;
+    children?: Node[];
+    /** The command a click runs: id and arguments. */
+    command?: { command: string; title: string; arguments?: unknown[] };
+    /** What the node is about (passed to the menu commands). */
+    ref?: NodeRef;
+}
+
+export type NodeRef =
+    | { kind: "folder"; workspace: string }
+    | { kind: "target"; workspace: string; target: Target }
+    | { kind: "entry"; workspace: string; target: Target; entry: RuntimeEntry; revision: string }
+    | { kind: "capacity"; workspace: string; target: Target }
+    | { kind: "document"; workspace: string; document: CatalogEntry }
+    | { kind: "space"; workspace: string; space: SpaceView }
+    | { kind: "recallItem"; workspace: string; item: RecallItem }
+    | { kind: "proposal"; workspace: string; record: MemoryRecordView };
+
+/** The first line of `text`, whitespace collapsed, cut to `max` characters with `…`. */
+export function shortLabel(text: string, max = LABEL_CHARS): string {
+    const line = (text.split(/\r?\n/).find((l) => l.trim() !== "") ?? "").replace(/\s+/g, " ").trim();
+    return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/**
+ * Age of an ISO timestamp at `now` (ms since the epoch), as the wake snapshot counts it: whole days,
+ * shown as `today`, `1 day`, `N days`, then `N months` (30 days) and `N years` (365 days); `future`
+ * for a time ahead of `now`, `unknown` for an unreadable one.
+ */
+export function ageLabel(iso: string | undefined, now: number): string {
+    const at = iso ? Date.parse(iso) : NaN;
+    if (Number.isNaN(at)) {
+        return "unknown";
+    }
+    if (at > now + 60_000) {
+        return "future";
+    }
+    const days = Math.floor(Math.max(0, now - at) / 86_400_000);
+    if (days === 0) {
+        return "today";
+    }
+    if (days < 60) {
+        return days === 1 ? "1 day" : `${days} days`;
+    }
+    if (days < 730) {
+        return `${Math.floor(days / 30)} months`;
+    }
+    return `${Math.floor(days / 365)} years`;
+}
+
+/** `8.1 KiB` / `512 B`. */
+export function bytesLabel(bytes: number): string {
+    return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1).replace(/\.0$/, "")} KiB`;
+}
+
+export function fileOf(target: Target): string {
+    return target === "user" ? "USER.md" : "MEMORY.md";
+}
+
+/** Whether usage is over the limit (a lowered limit) or at least {@link NEARLY_FULL_RATIO} of it. */
+export function capacityState(usage: Usage): "ok" | "nearly-full" | "over" {
+    if (usage.used > usage.limit) {
+        return "over";
+    }
+    return usage.limit > 0 && usage.used / usage.limit >= NEARLY_FULL_RATIO ? "nearly-full" : "ok";
+}
+
+/** Whether a Runtime entry shows in the wake on `branch` (null: no branch known, only unscoped entries show). */
+export function visibleOn(entry: RuntimeEntry, branch: string | null): boolean {
+    if (entry.target === "user" || !entry.branches || entry.branches.length === 0) {
+        return true;
+    }
+    return branch !== null && entry.branches.includes(branch);
+}
+
+function entryNode(workspace: string, entry: RuntimeEntry, index: number, revision: string, branch: string | null, now: number): Node {
+    const target = (entry.target === "user" ? "user" : "memory") as Target;
+    const importance = entry.importance ?? "normal";
+    const branches = entry.branches ?? [];
+    const visible = visibleOn(entry, branch);
+    const age = ageLabel(entry.updated_at as string | undefined, now);
+    const parts = [importance, age];
+    if (branches.length > 0) {
+        parts.push(`⎇ ${branches.join(", ")}`);
+    }
+    if (!visible) {
+        parts.push(branch === null ? "hidden: no branch checked out" : `hidden on ${branch}`);
+    }
+    const tooltip = [
+        entry.content.replace(/\n/g, "  \n"),
+        "",
+        "---",
+        `**${fileOf(target)}** · importance **${importance}** · updated ${age} (${String(entry.updated_at ?? "?")}) · created ${ageLabel(entry.created_at as string | undefined, now)}`,
+        branches.length > 0
+            ? `Branches: ${branches.map((b) => `\`${b}\``).join(", ")}${visible ? "" : " (not shown in the wake on this branch)"}`
+            : target === "memory"
+              ? "Every branch"
+              : "",
+    ]
+        .filter((line, i, all) => line !== "" || (i > 0 && all[i - 1] !== ""))
+        .join("\n");
+    return {
+        id: `entry:${workspace}:${target}:${index}:${entry.content.length}`,
+        label: shortLabel(entry.content),
+        description: parts.join(" · "),
+        tooltip,
+        icon: !visible ? "eye-closed" : importance === "critical" ? "star-full" : importance === "low" ? "circle-small" : "circle-filled",
+        iconColor: importance === "critical" && visible ? "charts.yellow" : undefined,
+        contextValue: `mnemon.entry.${target}${branches.length > 0 ? ".branch" : ""}`,
+        ref: { kind: "entry", workspace, target, entry, revision },
+    };
+}
+
+/**
+ * The Runtime memory tree of one folder: `MEMORY.md` then `USER.md`, each with its usage and its
+ * entries in stored order; a target at or over capacity gets a first child (`mnemon.capacity`) with
+ * the capacity actions. `branch` is the folder's checked-out branch (from `mnemon/status`).
+ */
+export function runtimeTree(snapshot: RuntimeSnapshot, row: WorkspaceStatus | undefined, now: number): Node[] {
+    const workspace = snapshot.workspace;
+    const branch = row?.branch ?? null;
+    return (["memory", "user"] as Target[]).map((target) => {
+        const usage = snapshot.usage[target];
+        const entries = snapshot.entries
+            .map((entry, index) => ({ entry, index }))
+            .filter(({ entry }) => (entry.target === "user" ? "user" : "memory") === target);
+        const state = capacityState(usage);
+        const hidden = entries.filter(({ entry }) => !visibleOn(entry, branch)).length;
+        const children: Node[] = [];
+        if (state !== "ok") {
+            children.push({
+                id: `capacity:${workspace}:${target}`,
+                label: state === "over" ? `${fileOf(target)} is over capacity` : `${fileOf(target)} is nearly full`,
+                description: `${usage.used}/${usage.limit} bytes`,
+                tooltip: `${fileOf(target)} uses ${usage.used} of ${usage.limit} UTF-8 bytes. Remove or shorten entries, or raise the limit (mnemon.runtimeMemory.${target}LimitBytes).`,
+                icon: "warning",
+                iconColor: state === "over" ? "list.errorForeground" : "list.warningForeground",
+                contextValue: "mnemon.capacity",
+                ref: { kind: "capacity", workspace, target },
+            });
+        }
+        children.push(...entries.map(({ entry, index }) => entryNode(workspace, entry, index, snapshot.revision, branch, now)));
+        if (entries.length === 0) {
+            children.push(message(`empty:${workspace}:${target}`, `No entries yet`, target === "memory" ? "Select text and run 'Mnemon: Remember Selection', or use +." : "Facts about you: use + to add one."));
+        }
+        const percent = usage.limit > 0 ? Math.round((usage.used / usage.limit) * 100) : 0;
+        const counts = `${entries.length} ${entries.length === 1 ? "entry" : "entries"}${hidden > 0 ? ` (${hidden} hidden on this branch)` : ""}`;
+        return {
+            id: `target:${workspace}:${target}`,
+            label: fileOf(target),
+            description: `${counts} · ${bytesLabel(usage.used)} of ${bytesLabel(usage.limit)} (${percent}%)`,
+            tooltip: target === "memory"
+                ? `MEMORY.md: this workspace's working reference${branch ? `, shown for branch ${branch}` : ""}.`
+                : "USER.md: durable facts about you.",
+            icon: target === "memory" ? "notebook" : "account",
+            iconColor: state === "over" ? "list.errorForeground" : state === "nearly-full" ? "list.warningForeground" : undefined,
+            contextValue: `mnemon.target.${target}${state === "ok" ? "" : ".full"}`,
+            expanded: true,
+            children,
+            ref: { kind: "target", workspace, target },
+        };
+    });
+}
+
+/** A leaf that only says something (empty states, errors, the server being down). */
+export function message(id: string, label: string, tooltip?: string, icon = "info"): Node {
+    return { id: `message:${id}`, label, tooltip, icon, contextValue: "mnemon.message" };
+}
+
+/** One folder node per workspace when several folders are open; the only folder's children otherwise. */
+export function perFolder(folders: { workspace: string; name: string; children: Node[] }[]): Node[] {
+    if (folders.length === 1) {
+        return folders[0].children;
+    }
+    return folders.map((f) => ({
+        id: `folder:${f.workspace}`,
+        label: f.name,
+        icon: "root-folder",
+        contextValue: "mnemon.folder",
+        expanded: true,
+        children: f.children,
+        ref: { kind: "folder", workspace: f.workspace },
+    }));
+}
+
+// ------------------------------------------------------------------------------------------ documents
+
+function documentNode(workspace: string, doc: CatalogEntry, now: number): Node {
+    const archived = doc.status === "archived";
+    const sources = doc.sourcePaths.length > 0 ? ` · from ${doc.sourcePaths.join(", ")}` : "";
+    return {
+        id: `document:${workspace}:${doc.id}`,
+        label: doc.title,
+        description: `${archived ? `archived ${ageLabel(doc.archivedAt, now)}` : `updated ${ageLabel(doc.updatedAt, now)}`} · ${bytesLabel(doc.sizeBytes)}${sources}`,
+        tooltip: [
+            `**${doc.title}**${doc.description ? ` — ${doc.description}` : ""}`,
+            "",
+            `revision ${doc.revision} · ${doc.status}${doc.archiveSummary ? ` · ${doc.archiveSummary}` : ""}`,
+            doc.healthy ? "" : `⚠ ${doc.problem ?? "the managed file is missing or unreadable"}`,
+        ].filter(Boolean).join("\n"),
+        icon: !doc.healthy ? "warning" : archived ? "archive" : "markdown",
+        contextValue: `mnemon.document.${archived ? "archived" : "active"}${doc.sourcePaths.length > 0 ? ".source" : ""}`,
+        command: { command: "mnemon.openDocument", title: "Open Preview", arguments: [{ workspace, id: doc.id, title: doc.title }] },
+        ref: { kind: "document", workspace, document: doc },
+    };
+}
+
+/** `Active` and `Archived` groups of one folder's catalog (archived collapsed), newest update first. */
+export function documentsTree(catalog: DocumentCatalog, now: number): Node[] {
+    const workspace = catalog.workspace;
+    const byUpdate = (a: CatalogEntry, b: CatalogEntry) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0);
+    const active = catalog.documents.filter((d) => d.status === "active").sort(byUpdate);
+    const archived = catalog.documents.filter((d) => d.status === "archived").sort(byUpdate);
+    const nodes: Node[] = [];
+    if (catalog.problem) {
+        nodes.push(message(`problem:${workspace}`, catalog.problem, undefined, "warning"));
+    }
+    nodes.push(
+        {
+            id: `documents:${workspace}:active`,
+            label: "Active",
+            description: `${active.length} · ${bytesLabel(catalog.activeBytes)} of ${bytesLabel(catalog.limitBytes)}`,
+            icon: "files",
+            contextValue: "mnemon.documents.group",
+            expanded: true,
+            children: active.length > 0
+                ? active.map((d) => documentNode(workspace, d, now))
+                : [message(`nodocs:${workspace}`, "No documents yet", "Right-click a file: 'Mnemon: Create Document from File'.")],
+        },
+        {
+            id: `documents:${workspace}:archived`,
+            label: "Archived",
+            description: `${archived.length}`,
+            icon: "archive",
+            contextValue: "mnemon.documents.group",
+            expanded: false,
+            children: archived.map((d) => documentNode(workspace, d, now)),
+        },
+    );
+    return nodes;
+}
+
+// ------------------------------------------------------------------------------------------ spaces
+
+/** One node per space: active ones first, then by name. */
+export function spacesTree(workspace: string, spaces: SpaceView[]): Node[] {
+    if (spaces.length === 0) {
+        return [message(`nospaces:${workspace}`, "No Memory Spaces yet", "Create one (+) to remember long-term facts and recall them.")];
+    }
+    const sorted = [...spaces].sort((a, b) => Number(b.active) - Number(a.active) || a.name.localeCompare(b.name));
+    return sorted.map((space) => ({
+        id: `space:${workspace}:${space.id}`,
+        label: space.name,
+        description: `${space.active ? "active" : "inactive"} · ${space.providerLabel}${space.available ? "" : " · unavailable"}`,
+        tooltip: `**${space.name}** (\`${space.id}\`)${space.description ? `\n\n${space.description}` : ""}\n\n${space.active ? "Active: recall reads it." : "Inactive: recall skips it."}`,
+        icon: !space.available ? "warning" : space.active ? "database" : "circle-slash",
+        contextValue: `mnemon.space.${space.active ? "active" : "inactive"}`,
+        ref: { kind: "space", workspace, space },
+    }));
+}
+
+/** The recall results: one node per item (score tier, space, branches), or a message why there are none. */
+export function recallTree(result: RecallResult): Node[] {
+    const workspace = result.workspace;
+    if (result.results.length === 0) {
+        return [message(`norecall:${workspace}`, result.hint ? `Nothing recalled: ${result.hint}` : `Nothing recalled for "${result.query}"`)];
+    }
+    const hidden = result.hidden.otherBranch + result.hidden.detachedHead;
+    const nodes: Node[] = result.results.map((item, i) => ({
+        id: `recall:${workspace}:${item.spaceId}:${item.id}:${i}`,
+        label: shortLabel(item.content),
+        description: [item.spaceName, item.tier, item.branches && item.branches.length > 0 ? `⎇ ${item.branches.join(", ")}` : "", item.branchLabel ?? ""]
+            .filter(Boolean)
+            .join(" · "),
+        tooltip: `${item.content}\n\n---\n${item.spaceName} · item \`${item.id}\` · score ${item.score ?? "?"} (${item.tier})`,
+        icon: item.tier === "high" ? "pass-filled" : item.tier === "medium" ? "pass" : "circle-outline",
+        contextValue: "mnemon.recallItem",
+        ref: { kind: "recallItem", workspace, item },
+    }));
+    if (hidden > 0 || result.truncated > 0) {
+        nodes.push(message(`recallhidden:${workspace}`, [hidden > 0 ? `${hidden} hidden by branch scope` : "", result.truncated > 0 ? `${result.truncated} cut` : ""].filter(Boolean).join(" · ")));
+    }
+    return nodes;
+}
+
+/** Pending proposals (origin model-suggested, unverified), newest first as the server lists them. */
+export function proposalsTree(workspace: string, records: MemoryRecordView[]): Node[] {
+    if (records.length === 0) {
+        return [message(`noproposals:${workspace}`, "No proposals wait for review", "Assistants propose records with mnemon/records/propose; they show here until you verify or reject them.")];
+    }
+    return records.map((record) => ({
+        id: `proposal:${workspace}:${record.scope}:${record.id}`,
+        label: shortLabel(record.title),
+        description: `${record.scope} · ${record.type}`,
+        tooltip: `**${record.title}**\n\n${record.content}\n\n---\n${record.scope} · ${record.type} · ${record.governance.origin}`,
+        icon: "lightbulb",
+        contextValue: "mnemon.proposal",
+        ref: { kind: "proposal", workspace, record },
+    }));
+}
+
+/**
+ * Whether `entry` (as drawn from an older snapshot) still exists, exactly, in `snapshot`: the guard the
+ * view runs before an edit or remove, so that an entry another editor removed or changed meanwhile is
+ * reported as a conflict instead of matching some other entry by substring.
+ */
+export function entryStillThere(snapshot: RuntimeSnapshot, target: Target, content: string): boolean {
+    return snapshot.entries.some((e) => (e.target === "user" ? "user" : "memory") === target && e.content === content);
+}
+
+/** The message when {@link entryStillThere} is false. */
+export function conflictMessage(target: Target, content: string): string {
+    return `Mnemon: ${fileOf(target)} changed since the view was drawn (another editor, window or the CLI): "${shortLabel(content, 60)}" is no longer there. The view now shows the current entries; nothing was changed.`;
+}

@@ -1,0 +1,847 @@
+/**
+ * The Mnemon view container (activity bar, id `mnemon`): tree views `mnemon.runtime` (Runtime memory),
+ * `mnemon.documents`, `mnemon.spaces`, `mnemon.recallResults` and `mnemon.proposals`, and the commands
+ * of their menus. The trees themselves are built by the pure src/trees.ts.
+ *
+ * Refresh: on the server's notifications only (never by polling): `mnemon/memoryChanged {workspace,
+ * source}` (a Source's truth changed on disk: this window, another window on the same root, the CLI),
+ * `mnemon/branchChanged`, `mnemon/projectionRepaired`, `mnemon/recordProposed`, and when the server
+ * starts or stops. While the server is down the views are empty and show their welcome text (a
+ * "Restart Server" link, package.json `viewsWelcome`, `!mnemon.serverRunning`); they fill again when it
+ * is back.
+ */
+
+import * as vscode from "vscode";
+import { showPreview } from "./documents";
+import { errorMessage, oneLine } from "./format";
+import { judgeRecord, listProposals, RECORD_PROPOSED, Verdict, verdictMessage } from "./proposals";
+import {
+    activateSpace,
+    archiveDocument,
+    asMnemonError,
+    CatalogEntry,
+    createSpace,
+    deactivateSpace,
+    forgetInSpace,
+    getDocument,
+    Importance,
+    listDocuments,
+    listSpaces,
+    MnemonError,
+    mutate,
+    Notification,
+    recall,
+    RecallResult,
+    RequestSender,
+    restoreDocument,
+    runtimeSnapshot,
+    RuntimeEntry,
+    SpaceView,
+    status,
+    StatusResult,
+    Target,
+    updateDocument,
+    workspaceFor,
+} from "./requests";
+import { MnemonServer } from "./server";
+import {
+    conflictMessage,
+    documentsTree,
+    entryStillThere,
+    fileOf,
+    message,
+    Node,
+    NodeRef,
+    perFolder,
+    proposalsTree,
+    recallTree,
+    runtimeTree,
+    shortLabel,
+    spacesTree,
+} from "./trees";
+
+/** Server -> client: a Source's truth changed (mnemon_ls/lsp/views.py). */
+export const MEMORY_CHANGED = "mnemon/memoryChanged";
+export type ChangedSource = "runtime" | "documents" | "spaces" | "records";
+
+export const ViewId = {
+    container: "mnemon",
+    runtime: "mnemon.runtime",
+    documents: "mnemon.documents",
+    spaces: "mnemon.spaces",
+    recallResults: "mnemon.recallResults",
+    proposals: "mnemon.proposals",
+} as const;
+
+/** Coalesce a burst of triggers (a notification right after our own request) into one fetch. */
+const REFRESH_DELAY_MS = 100;
+
+export interface ViewsContext {
+    server: MnemonServer;
+    /** Called after a change made from a view (status bar, wake documents). */
+    changed(): void;
+}
+
+// ------------------------------------------------------------------------------------------ the provider
+
+class MnemonTree implements vscode.TreeDataProvider<Node>, vscode.Disposable {
+    private readonly emitter = new vscode.EventEmitter<Node | undefined>();
+    readonly onDidChangeTreeData = this.emitter.event;
+    private timer: NodeJS.Timeout | undefined;
+    view: vscode.TreeView<Node> | undefined;
+
+    constructor(
+        private readonly server: MnemonServer,
+        private readonly build: (client: RequestSender & { code2ProtocolConverter: { asUri(uri: vscode.Uri): string } }) => Promise<Node[]>,
+    ) {}
+
+    refresh(): void {
+        if (this.timer) {
+            clearTimeout(this.timer);
+        }
+        this.timer = setTimeout(() => {
+            this.timer = undefined;
+            this.emitter.fire(undefined);
+        }, REFRESH_DELAY_MS);
+    }
+
+    getTreeItem(node: Node): vscode.TreeItem {
+        const state = node.children === undefined
+            ? vscode.TreeItemCollapsibleState.None
+            : node.expanded
+              ? vscode.TreeItemCollapsibleState.Expanded
+              : vscode.TreeItemCollapsibleState.Collapsed;
+        const item = new vscode.TreeItem(node.label, state);
+        item.id = node.id;
+        item.description = node.description;
+        if (node.tooltip) {
+            const tooltip = new vscode.MarkdownString(node.tooltip);
+            tooltip.supportHtml = false;
+            item.tooltip = tooltip;
+        }
+        if (node.icon) {
+            item.iconPath = new vscode.ThemeIcon(node.icon, node.iconColor ? new vscode.ThemeColor(node.iconColor) : undefined);
+        }
+        item.contextValue = node.contextValue;
+        item.command = node.command;
+        return item;
+    }
+
+    async getChildren(node?: Node): Promise<Node[]> {
+        if (node) {
+            return node.children ?? [];
+        }
+        const client = this.server.running;
+        if (!client) {
+            return []; // the welcome text says the server is not running, with a Restart link
+        }
+        try {
+            const nodes = await this.build(client);
+            if (this.view) {
+                this.view.message = undefined;
+            }
+            return nodes;
+        } catch (error) {
+            const mnemon = asMnemonError(error);
+            const text = mnemon ? errorMessage("cannot list", mnemon) : `Mnemon: cannot list: ${error instanceof Error ? error.message : String(error)}`;
+            this.server.log.warn(text);
+            return [message("error", text, undefined, "error")];
+        }
+    }
+
+    /** Say something at the top of the view until the next refresh (e.g. a conflict). */
+    say(text: string): void {
+        if (this.view) {
+            this.view.message = text;
+        }
+    }
+
+    dispose(): void {
+        if (this.timer) {
+            clearTimeout(this.timer);
+        }
+        this.emitter.dispose();
+    }
+}
+
+// ------------------------------------------------------------------------------------------ read-only documents
+
+/** `mnemon-doc:/<title>.md?ws=<base64url folder URI>&id=<document id>`: a document's title and body, read-only. */
+export class DocumentContents implements vscode.TextDocumentContentProvider, vscode.Disposable {
+    static readonly scheme = "mnemon-doc";
+    private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
+    readonly onDidChange = this.emitter.event;
+    private readonly registration: vscode.Disposable;
+
+    constructor(private readonly server: MnemonServer) {
+        this.registration = vscode.workspace.registerTextDocumentContentProvider(DocumentContents.scheme, this);
+    }
+
+    static uriFor(workspace: string, id: string, title: string): vscode.Uri {
+        const label = (title || "document").replace(/[/\\?#%]/g, "_").slice(0, 80);
+        const ws = Buffer.from(workspace, "utf8").toString("base64url");
+        return vscode.Uri.from({ scheme: DocumentContents.scheme, path: `/${label}.md`, query: `ws=${ws}&id=${encodeURIComponent(id)}` });
+    }
+
+    async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+        const params = new URLSearchParams(uri.query);
+        const workspace = Buffer.from(params.get("ws") ?? "", "base64url").toString("utf8");
+        const id = params.get("id") ?? "";
+        try {
+            const doc = await getDocument(await this.server.ensureClient(), { workspace, id });
+            const meta = [doc.status === "archived" ? "archived" : "active", `revision ${doc.revision}`, ...(doc.sourcePaths.length ? [`from ${doc.sourcePaths.join(", ")}`] : [])];
+            const heading = doc.content.trimStart().startsWith("# ") ? "" : `# ${doc.title}\n\n`;
+            return `${heading}${doc.description ? `> ${doc.description}\n>\n` : ""}> *${meta.join(" · ")}*\n\n${doc.content}\n`;
+        } catch (error) {
+            const mnemon = asMnemonError(error);
+            return `${mnemon ? errorMessage("cannot open the document", mnemon) : String(error)}\n`;
+        }
+    }
+
+    refreshAll(): void {
+        for (const document of vscode.workspace.textDocuments) {
+            if (document.uri.scheme === DocumentContents.scheme) {
+                this.emitter.fire(document.uri);
+            }
+        }
+    }
+
+    dispose(): void {
+        this.registration.dispose();
+        this.emitter.dispose();
+    }
+}
+
+
+// ------------------------------------------------------------------------------------------ capacity
+
+export const CAPACITY_ACTIONS = { open: "Open MEMORY.md", remove: "Remove entries...", raise: "Raise limit" } as const;
+
+/**
+ * Show a `runtime-capacity` error with its three actions: open the file, remove entries (a pick of
+ * the target's entries), raise the limit (the setting). Other errors are shown plainly.
+ */
+export async function showMutationError(ctx: ViewsContext, prefix: string, error: unknown, folder?: string): Promise<void> {
+    if ((error as { reported?: boolean } | undefined)?.reported) {
+        return;
+    }
+    const mnemon = asMnemonError(error);
+    const text = mnemon ? errorMessage(prefix, mnemon) : `Mnemon: ${prefix}: ${error instanceof Error ? error.message : String(error)}`;
+    ctx.server.log.error(text);
+    if (mnemon?.code !== "runtime-capacity") {
+        void vscode.window.showErrorMessage(text);
+        return;
+    }
+    const target: Target = mnemon.data.target === "user" ? "user" : "memory";
+    const workspace = folder ?? (typeof mnemon.data.workspace === "string" ? mnemon.data.workspace : undefined);
+    const open = target === "user" ? "Open USER.md" : CAPACITY_ACTIONS.open;
+    const pick = await vscode.window.showErrorMessage(text, open, CAPACITY_ACTIONS.remove, CAPACITY_ACTIONS.raise);
+    if (pick === open) {
+        await openTargetFile(ctx, workspace, target);
+    } else if (pick === CAPACITY_ACTIONS.remove) {
+        await removeEntries(ctx, workspace, target);
+    } else if (pick === CAPACITY_ACTIONS.raise) {
+        await raiseLimit(target);
+    }
+}
+
+async function folderRow(ctx: ViewsContext, workspace: string | undefined): Promise<{ client: RequestSender; result: StatusResult; workspace: string } | undefined> {
+    const client = await ctx.server.ensureClient();
+    const result = await status(client);
+    const row = workspace ? workspaceFor(result, workspace) : result.workspaces[0];
+    return row ? { client, result, workspace: row.uri } : undefined;
+}
+
+async function openTargetFile(ctx: ViewsContext, workspace: string | undefined, target: Target): Promise<void> {
+    const found = await folderRow(ctx, workspace);
+    const row = found && workspaceFor(found.result, found.workspace);
+    if (!row) {
+        return;
+    }
+    const root = target === "user" ? row.userRoot : row.root;
+    await vscode.window.showTextDocument(vscode.Uri.joinPath(vscode.Uri.file(root), "runtime", fileOf(target)));
+}
+
+async function raiseLimit(target: Target): Promise<void> {
+    await vscode.commands.executeCommand("workbench.action.openSettings", `mnemon.runtimeMemory.${target}LimitBytes`);
+}
+
+type EntryPick = vscode.QuickPickItem & { entry: RuntimeEntry };
+
+/** "Remove entries...": a multi-select pick of the target's entries (largest first), removed one by one. */
+async function removeEntries(ctx: ViewsContext, workspace: string | undefined, target: Target): Promise<void> {
+    try {
+        const found = await folderRow(ctx, workspace);
+        if (!found) {
+            return;
+        }
+        const snapshot = await runtimeSnapshot(found.client, found.workspace);
+        const entries = snapshot.entries.filter((e) => (e.target === "user" ? "user" : "memory") === target);
+        const usage = snapshot.usage[target];
+        const items: EntryPick[] = [...entries]
+            .sort((a, b) => Buffer.byteLength(b.content) - Buffer.byteLength(a.content))
+            .map((entry) => ({
+                label: shortLabel(entry.content),
+                description: `${Buffer.byteLength(entry.content)} bytes · ${entry.importance ?? "normal"}${entry.branches?.length ? ` · ⎇ ${entry.branches.join(", ")}` : ""}`,
+                entry,
+            }));
+        const picks = await vscode.window.showQuickPick(items, {
+            canPickMany: true,
+            title: `Mnemon: remove entries of ${fileOf(target)} (${usage.used}/${usage.limit} bytes)`,
+            placeHolder: "Select the entries to remove",
+        });
+        if (!picks || picks.length === 0) {
+            return;
+        }
+        let removed = 0;
+        for (const pick of picks) {
+            await mutate(found.client, { workspace: found.workspace, action: "remove", target, oldText: pick.entry.content });
+            removed += 1;
+        }
+        void vscode.window.showInformationMessage(`Mnemon: removed ${removed} ${removed === 1 ? "entry" : "entries"} from ${fileOf(target)}.`);
+    } catch (error) {
+        await showMutationError(ctx, "not removed", error, workspace);
+    } finally {
+        ctx.changed();
+    }
+}
+
+// ------------------------------------------------------------------------------------------ the views
+
+export class MnemonViews implements vscode.Disposable {
+    private readonly disposables: vscode.Disposable[] = [];
+    readonly runtime: MnemonTree;
+    readonly documents: MnemonTree;
+    readonly spaces: MnemonTree;
+    readonly recallResults: MnemonTree;
+    readonly proposals: MnemonTree;
+    readonly documentContents: DocumentContents;
+    private lastRecall: RecallResult | undefined;
+
+    constructor(private readonly ctx: ViewsContext) {
+        const server = ctx.server;
+        const folders = async (client: { code2ProtocolConverter: { asUri(uri: vscode.Uri): string } } & RequestSender) => {
+            const result = await status(client);
+            return { result, rows: result.workspaces };
+        };
+        this.runtime = new MnemonTree(server, async (client) => {
+            const { rows } = await folders(client);
+            const now = Date.now();
+            const out = [];
+            for (const row of rows) {
+                out.push({ workspace: row.uri, name: row.name, children: runtimeTree(await runtimeSnapshot(client, row.uri), row, now) });
+            }
+            return perFolder(out);
+        });
+        this.documents = new MnemonTree(server, async (client) => {
+            const { rows } = await folders(client);
+            const now = Date.now();
+            const out = [];
+            for (const row of rows) {
+                out.push({ workspace: row.uri, name: row.name, children: documentsTree(await listDocuments(client, { workspace: row.uri }), now) });
+            }
+            return perFolder(out);
+        });
+        this.spaces = new MnemonTree(server, async (client) => {
+            const { rows } = await folders(client);
+            const out = [];
+            for (const row of rows) {
+                out.push({ workspace: row.uri, name: row.name, children: spacesTree(row.uri, (await listSpaces(client, { workspace: row.uri })).spaces) });
+            }
+            return perFolder(out);
+        });
+        this.recallResults = new MnemonTree(server, async () =>
+            this.lastRecall ? recallTree(this.lastRecall) : [message("norecall", "Run Recall (view title, or Ctrl+Alt+Shift+M) to see results here")],
+        );
+        this.proposals = new MnemonTree(server, async (client) => {
+            const { rows } = await folders(client);
+            const out = [];
+            for (const row of rows) {
+                out.push({ workspace: row.uri, name: row.name, children: proposalsTree(row.uri, await listProposals(client, row.uri)) });
+            }
+            return perFolder(out);
+        });
+        this.documentContents = new DocumentContents(server);
+        const trees: [string, MnemonTree][] = [
+            [ViewId.runtime, this.runtime],
+            [ViewId.documents, this.documents],
+            [ViewId.spaces, this.spaces],
+            [ViewId.recallResults, this.recallResults],
+            [ViewId.proposals, this.proposals],
+        ];
+        for (const [id, tree] of trees) {
+            const view = vscode.window.createTreeView(id, { treeDataProvider: tree, showCollapseAll: id !== ViewId.recallResults });
+            tree.view = view;
+            this.disposables.push(view, tree);
+        }
+        this.disposables.push(
+            this.documentContents,
+            server.onNotification(MEMORY_CHANGED, (params: { source?: ChangedSource }) => this.onChanged(params.source)),
+            server.onNotification(Notification.branchChanged, () => this.runtime.refresh()),
+            server.onNotification(Notification.projectionRepaired, () => this.runtime.refresh()),
+            server.onNotification(RECORD_PROPOSED, () => this.proposals.refresh()),
+            server.onDidChangeRunning(() => this.refreshAll()),
+            vscode.workspace.onDidChangeWorkspaceFolders(() => this.refreshAll()),
+            ...this.registerCommands(),
+        );
+    }
+
+    private onChanged(source: ChangedSource | undefined): void {
+        switch (source) {
+            case "runtime":
+                this.runtime.refresh();
+                this.ctx.changed();
+                break;
+            case "documents":
+                this.documents.refresh();
+                this.documentContents.refreshAll();
+                break;
+            case "spaces":
+                this.spaces.refresh();
+                break;
+            case "records":
+                this.proposals.refresh();
+                break;
+            default:
+                this.refreshAll();
+        }
+    }
+
+    refreshAll(): void {
+        for (const tree of [this.runtime, this.documents, this.spaces, this.recallResults, this.proposals]) {
+            tree.refresh();
+        }
+    }
+
+    /** Show a recall result in the Recall results view (and reveal it). */
+    async showRecall(result: RecallResult): Promise<void> {
+        this.lastRecall = result;
+        await vscode.commands.executeCommand("setContext", "mnemon.hasRecall", true);
+        this.recallResults.refresh();
+        await vscode.commands.executeCommand(`${ViewId.recallResults}.focus`);
+    }
+
+    // -------------------------------------------------------------------- commands
+
+    private registerCommands(): vscode.Disposable[] {
+        const ref = <K extends NodeRef["kind"]>(node: unknown, kind: K): Extract<NodeRef, { kind: K }> | undefined => {
+            const r = (node as Node | undefined)?.ref;
+            return r?.kind === kind ? (r as Extract<NodeRef, { kind: K }>) : undefined;
+        };
+        const targetOf = (node: unknown): { workspace?: string; target: Target } => {
+            const r = (node as Node | undefined)?.ref;
+            if (r && (r.kind === "target" || r.kind === "capacity" || r.kind === "entry")) {
+                return { workspace: r.workspace, target: r.target };
+            }
+            return { target: "memory" };
+        };
+        return [
+            vscode.commands.registerCommand("mnemon.refreshViews", () => this.refreshAll()),
+            vscode.commands.registerCommand("mnemon.runtime.add", (node?: unknown) => this.addEntry(targetOf(node))),
+            vscode.commands.registerCommand("mnemon.runtime.edit", (node?: unknown) => this.editEntry(ref(node, "entry"))),
+            vscode.commands.registerCommand("mnemon.runtime.remove", (node?: unknown) => this.removeEntry(ref(node, "entry"))),
+            vscode.commands.registerCommand("mnemon.runtime.setImportance", (node?: unknown) => this.setImportance(ref(node, "entry"))),
+            vscode.commands.registerCommand("mnemon.runtime.setBranches", (node?: unknown) => this.setBranches(ref(node, "entry"))),
+            vscode.commands.registerCommand("mnemon.runtime.openFile", (node?: unknown) => {
+                const t = targetOf(node);
+                return openTargetFile(this.ctx, t.workspace, t.target);
+            }),
+            vscode.commands.registerCommand("mnemon.runtime.removeEntries", (node?: unknown) => {
+                const t = targetOf(node);
+                return removeEntries(this.ctx, t.workspace, t.target);
+            }),
+            vscode.commands.registerCommand("mnemon.runtime.raiseLimit", (node?: unknown) => raiseLimit(targetOf(node).target)),
+            vscode.commands.registerCommand("mnemon.openDocument", (arg?: unknown) => this.openDocument(arg, true)),
+            vscode.commands.registerCommand("mnemon.openDocumentReadOnly", (arg?: unknown) => this.openDocument(arg, false)),
+            vscode.commands.registerCommand("mnemon.documents.updateFromSource", (node?: unknown) => this.updateFromSource(ref(node, "document"))),
+            vscode.commands.registerCommand("mnemon.documents.archive", (node?: unknown) => this.archive(ref(node, "document"))),
+            vscode.commands.registerCommand("mnemon.documents.restore", (node?: unknown) => this.restore(ref(node, "document"))),
+            vscode.commands.registerCommand("mnemon.spaces.create", (node?: unknown) => this.createSpace((node as Node | undefined)?.ref?.workspace)),
+            vscode.commands.registerCommand("mnemon.spaces.activate", (node?: unknown) => this.setActive(ref(node, "space"), true)),
+            vscode.commands.registerCommand("mnemon.spaces.deactivate", (node?: unknown) => this.setActive(ref(node, "space"), false)),
+            vscode.commands.registerCommand("mnemon.spaces.recall", (node?: unknown) => this.recallIn(ref(node, "space"))),
+            vscode.commands.registerCommand("mnemon.recallResults.forget", (node?: unknown) => this.forgetItem(ref(node, "recallItem"))),
+            vscode.commands.registerCommand("mnemon.recallResults.copy", async (node?: unknown) => {
+                const r = ref(node, "recallItem");
+                if (r) {
+                    await vscode.env.clipboard.writeText(r.item.content);
+                    void vscode.window.setStatusBarMessage("Mnemon: copied the recalled memory", 3000);
+                }
+            }),
+            vscode.commands.registerCommand("mnemon.recallResults.clear", async () => {
+                this.lastRecall = undefined;
+                await vscode.commands.executeCommand("setContext", "mnemon.hasRecall", false);
+                this.recallResults.refresh();
+            }),
+            vscode.commands.registerCommand("mnemon.proposals.verify", (node?: unknown) => this.judge(ref(node, "proposal"), "verify")),
+            vscode.commands.registerCommand("mnemon.proposals.reject", (node?: unknown) => this.judge(ref(node, "proposal"), "reject")),
+        ];
+    }
+
+    private async client(): Promise<RequestSender> {
+        return this.ctx.server.ensureClient();
+    }
+
+    private after(tree: MnemonTree): void {
+        tree.refresh();
+        this.ctx.changed();
+    }
+
+    private async addEntry(where: { workspace?: string; target: Target }): Promise<void> {
+        let target = where.target;
+        if (!where.workspace) {
+            const pick = await vscode.window.showQuickPick(
+                [
+                    { label: "MEMORY.md", description: "this workspace's working reference", target: "memory" as Target },
+                    { label: "USER.md", description: "facts about you", target: "user" as Target },
+                ],
+                { title: "Mnemon: add an entry to…" },
+            );
+            if (!pick) {
+                return;
+            }
+            target = pick.target;
+        }
+        const content = await vscode.window.showInputBox({
+            title: `Mnemon: add an entry to ${fileOf(target)}`,
+            prompt: "One fact per entry (no '§', at most 8 KiB).",
+            ignoreFocusOut: true,
+        });
+        if (content === undefined) {
+            return;
+        }
+        try {
+            const receipt = await mutate(await this.client(), { workspace: where.workspace, action: "add", target, content });
+            void vscode.window.showInformationMessage(`Mnemon: ${receipt.message} ${fileOf(target)}: ${receipt.usage.used}/${receipt.usage.limit} bytes.`);
+        } catch (error) {
+            await showMutationError(this.ctx, "not added", error, where.workspace);
+        } finally {
+            this.after(this.runtime);
+        }
+    }
+
+    /**
+     * The guard of every edit/remove from the view: the entry, exactly as drawn, must still be in the
+     * store (another editor may have removed or changed it). If not: refresh, say so, change nothing.
+     */
+    private async stillThere(client: RequestSender, r: Extract<NodeRef, { kind: "entry" }>): Promise<boolean> {
+        const fresh = await runtimeSnapshot(client, r.workspace);
+        if (fresh.revision === r.revision || entryStillThere(fresh, r.target, r.entry.content)) {
+            return true;
+        }
+        const text = conflictMessage(r.target, r.entry.content);
+        this.runtime.refresh();
+        this.runtime.say(text);
+        void vscode.window.showWarningMessage(text);
+        return false;
+    }
+
+    private async replace(r: Extract<NodeRef, { kind: "entry" }>, change: { content?: string; importance?: Importance; branches?: string[] }, verb: string): Promise<void> {
+        try {
+            const client = await this.client();
+            if (!(await this.stillThere(client, r))) {
+                return;
+            }
+            const receipt = await mutate(client, {
+                workspace: r.workspace,
+                action: "replace",
+                target: r.target,
+                oldText: r.entry.content,
+                content: change.content ?? r.entry.content,
+                importance: change.importance,
+                branches: r.target === "memory" ? change.branches : undefined,
+            });
+            void vscode.window.setStatusBarMessage(`Mnemon: ${receipt.message} ${fileOf(r.target)}`, 5000);
+        } catch (error) {
+            await this.conflictOrError(r, verb, error);
+        } finally {
+            this.after(this.runtime);
+        }
+    }
+
+    private async conflictOrError(r: Extract<NodeRef, { kind: "entry" }>, verb: string, error: unknown): Promise<void> {
+        const mnemon: MnemonError | undefined = asMnemonError(error);
+        if (mnemon && (mnemon.code === "no-match" || mnemon.code === "revision-conflict")) {
+            const text = conflictMessage(r.target, r.entry.content);
+            this.runtime.say(text);
+            void vscode.window.showWarningMessage(text);
+            return;
+        }
+        await showMutationError(this.ctx, verb, error, r.workspace);
+    }
+
+    private async editEntry(r: Extract<NodeRef, { kind: "entry" }> | undefined): Promise<void> {
+        if (!r) {
+            return;
+        }
+        const content = await vscode.window.showInputBox({
+            title: `Mnemon: edit this ${fileOf(r.target)} entry`,
+            value: r.entry.content,
+            prompt: "Replaces the entry (importance and branches are kept). No '§', at most 8 KiB.",
+            ignoreFocusOut: true,
+        });
+        if (content === undefined || content === r.entry.content) {
+            return;
+        }
+        await this.replace(r, { content }, "not edited");
+    }
+
+    private async setImportance(r: Extract<NodeRef, { kind: "entry" }> | undefined): Promise<void> {
+        if (!r) {
+            return;
+        }
+        const current = r.entry.importance ?? "normal";
+        const pick = await vscode.window.showQuickPick(
+            (["critical", "normal", "low"] as Importance[]).map((importance) => ({
+                label: importance,
+                description: importance === current ? "current" : undefined,
+                importance,
+            })),
+            { title: `Mnemon: importance of "${shortLabel(r.entry.content, 50)}"` },
+        );
+        if (!pick || pick.importance === current) {
+            return;
+        }
+        await this.replace(r, { importance: pick.importance }, "importance not changed");
+    }
+
+    private async setBranches(r: Extract<NodeRef, { kind: "entry" }> | undefined): Promise<void> {
+        if (!r || r.target !== "memory") {
+            return;
+        }
+        const result = await status(await this.client());
+        const branch = workspaceFor(result, r.workspace)?.branch;
+        const value = await vscode.window.showInputBox({
+            title: `Mnemon: branches of "${shortLabel(r.entry.content, 50)}"`,
+            prompt: "Comma-separated branch names; empty = every branch.",
+            value: (r.entry.branches ?? []).join(", ") || (branch ?? ""),
+            ignoreFocusOut: true,
+        });
+        if (value === undefined) {
+            return;
+        }
+        const branches = value.split(",").map((b) => b.trim()).filter((b) => b !== "");
+        await this.replace(r, { branches }, "branches not changed");
+    }
+
+    private async removeEntry(r: Extract<NodeRef, { kind: "entry" }> | undefined): Promise<void> {
+        if (!r) {
+            return;
+        }
+        try {
+            const client = await this.client();
+            if (!(await this.stillThere(client, r))) {
+                return;
+            }
+            await mutate(client, { workspace: r.workspace, action: "remove", target: r.target, oldText: r.entry.content });
+            const undo = "Undo";
+            void vscode.window.showInformationMessage(`Mnemon: removed "${shortLabel(r.entry.content, 60)}" from ${fileOf(r.target)}.`, undo).then(async (pick) => {
+                if (pick === undo) {
+                    try {
+                        await mutate(await this.client(), {
+                            workspace: r.workspace, action: "add", target: r.target, content: r.entry.content,
+                            importance: r.entry.importance, branches: r.target === "memory" && r.entry.branches?.length ? r.entry.branches : undefined,
+                        });
+                    } catch (error) {
+                        await showMutationError(this.ctx, "not restored", error);
+                    } finally {
+                        this.after(this.runtime);
+                    }
+                }
+            });
+        } catch (error) {
+            await this.conflictOrError(r, "not removed", error);
+        } finally {
+            this.after(this.runtime);
+        }
+    }
+
+    // -------------------------------------------------------------------- documents
+
+    private async openDocument(arg: unknown, preview: boolean): Promise<void> {
+        const fromNode = (arg as Node | undefined)?.ref;
+        const target = fromNode?.kind === "document"
+            ? { workspace: fromNode.workspace, id: fromNode.document.id, title: fromNode.document.title }
+            : (arg as { workspace?: string; id?: string; title?: string } | undefined);
+        if (!target?.workspace || !target.id) {
+            return;
+        }
+        const uri = DocumentContents.uriFor(target.workspace, target.id, target.title ?? "document");
+        if (preview) {
+            await showPreview(uri);
+        } else {
+            await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });
+        }
+    }
+
+    private async updateFromSource(r: Extract<NodeRef, { kind: "document" }> | undefined): Promise<void> {
+        if (!r) {
+            return;
+        }
+        const doc: CatalogEntry = r.document;
+        const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(r.workspace));
+        const source = doc.sourcePaths[0];
+        if (!folder || !source) {
+            void vscode.window.showErrorMessage(`Mnemon: "${doc.title}" was not created from a file of this workspace; nothing to update from.`);
+            return;
+        }
+        const file = vscode.Uri.joinPath(folder.uri, ...source.split("/"));
+        try {
+            const bytes = await vscode.workspace.fs.readFile(file);
+            const content = Buffer.from(bytes).toString("utf8");
+            const result = await updateDocument(await this.client(), { workspace: r.workspace, id: doc.id, content, documentRevision: doc.revision });
+            void vscode.window.showInformationMessage(`Mnemon: updated "${doc.title}" from ${source} (revision ${result.document.revision}).`);
+        } catch (error) {
+            await this.documentError(`"${doc.title}" not updated from ${source}`, error);
+        } finally {
+            this.after(this.documents);
+        }
+    }
+
+    private async documentError(prefix: string, error: unknown): Promise<void> {
+        const mnemon = asMnemonError(error);
+        if (mnemon?.code === "revision-conflict") {
+            const text = `Mnemon: ${prefix}: the document changed since the view was drawn (another editor or the CLI). The view now shows its current state; nothing was changed.`;
+            this.documents.say(text);
+            void vscode.window.showWarningMessage(text);
+            return;
+        }
+        await showMutationError(this.ctx, prefix, error);
+    }
+
+    private async archive(r: Extract<NodeRef, { kind: "document" }> | undefined): Promise<void> {
+        if (!r) {
+            return;
+        }
+        try {
+            await archiveDocument(await this.client(), { workspace: r.workspace, id: r.document.id, documentRevision: r.document.revision });
+            void vscode.window.setStatusBarMessage(`Mnemon: archived "${r.document.title}"`, 5000);
+        } catch (error) {
+            await this.documentError(`"${r.document.title}" not archived`, error);
+        } finally {
+            this.after(this.documents);
+        }
+    }
+
+    private async restore(r: Extract<NodeRef, { kind: "document" }> | undefined): Promise<void> {
+        if (!r) {
+            return;
+        }
+        try {
+            await restoreDocument(await this.client(), { workspace: r.workspace, id: r.document.id, documentRevision: r.document.revision });
+            void vscode.window.setStatusBarMessage(`Mnemon: restored "${r.document.title}"`, 5000);
+        } catch (error) {
+            await this.documentError(`"${r.document.title}" not restored`, error);
+        } finally {
+            this.after(this.documents);
+        }
+    }
+
+    // -------------------------------------------------------------------- spaces
+
+    private async createSpace(workspace: string | undefined): Promise<void> {
+        // The server validates (a name of 1..100 characters, one line); its error names the field and rule.
+        const name = await vscode.window.showInputBox({ title: "Mnemon: new Memory Space (1/2)", prompt: "Name (1 to 100 characters)", ignoreFocusOut: true });
+        if (name === undefined) {
+            return;
+        }
+        const description = await vscode.window.showInputBox({
+            title: "Mnemon: new Memory Space (2/2)",
+            prompt: "What belongs in it (assistants pick a space by its description)",
+            ignoreFocusOut: true,
+        });
+        if (description === undefined) {
+            return;
+        }
+        try {
+            const space = await createSpace(await this.client(), { workspace, name, description, active: true });
+            void vscode.window.showInformationMessage(`Mnemon: created the Memory Space "${space.name}" (active).`);
+        } catch (error) {
+            await showMutationError(this.ctx, "no space created", error);
+        } finally {
+            this.after(this.spaces);
+        }
+    }
+
+    private async setActive(r: Extract<NodeRef, { kind: "space" }> | undefined, active: boolean): Promise<void> {
+        if (!r) {
+            return;
+        }
+        try {
+            const client = await this.client();
+            await (active ? activateSpace : deactivateSpace)(client, { workspace: r.workspace, spaceId: r.space.id });
+        } catch (error) {
+            await showMutationError(this.ctx, `"${r.space.name}" not ${active ? "activated" : "deactivated"}`, error);
+        } finally {
+            this.after(this.spaces);
+        }
+    }
+
+    private async recallIn(r: Extract<NodeRef, { kind: "space" }> | undefined): Promise<void> {
+        await this.recallCommand(r?.workspace, r ? [r.space] : undefined);
+    }
+
+    /** Ask for a query, recall (from `spaces`, default every active one) and show the results view. */
+    async recallCommand(workspace: string | undefined, spaces?: SpaceView[]): Promise<void> {
+        const query = await vscode.window.showInputBox({
+            title: spaces ? `Mnemon: recall from ${spaces.map((s) => s.name).join(", ")}` : "Mnemon: Recall",
+            prompt: "What do you want to know (CJK text works too)?",
+            ignoreFocusOut: true,
+        });
+        if (query === undefined || query.trim() === "") {
+            return;
+        }
+        try {
+            const client = await this.client();
+            if (spaces) {
+                for (const space of spaces.filter((s) => !s.active)) {
+                    await activateSpace(client, { workspace, spaceId: space.id }); // recall reads active spaces only
+                    this.spaces.refresh();
+                }
+            }
+            const result = await recall(client, { workspace, query, spaces: spaces?.map((s) => s.id) });
+            await this.showRecall(result);
+        } catch (error) {
+            await showMutationError(this.ctx, "cannot recall", error);
+        }
+    }
+
+    private async forgetItem(r: Extract<NodeRef, { kind: "recallItem" }> | undefined): Promise<void> {
+        if (!r) {
+            return;
+        }
+        try {
+            const receipt = await forgetInSpace(await this.client(), { workspace: r.workspace, spaceId: r.item.spaceId, id: r.item.id });
+            if (this.lastRecall) {
+                this.lastRecall = { ...this.lastRecall, results: this.lastRecall.results.filter((i) => !(i.spaceId === r.item.spaceId && i.id === r.item.id)) };
+            }
+            void vscode.window.setStatusBarMessage(`Mnemon: ${oneLine(receipt.message)}`, 5000);
+        } catch (error) {
+            await showMutationError(this.ctx, "not forgotten", error);
+        } finally {
+            this.recallResults.refresh();
+        }
+    }
+
+    // -------------------------------------------------------------------- proposals
+
+    private async judge(r: Extract<NodeRef, { kind: "proposal" }> | undefined, verdict: Verdict): Promise<void> {
+        if (!r) {
+            return;
+        }
+        try {
+            const receipt = await judgeRecord(await this.client(), r.workspace, r.record, verdict);
+            void vscode.window.showInformationMessage(verdictMessage(verdict, receipt));
+        } catch (error) {
+            await showMutationError(this.ctx, `proposal not ${verdict === "verify" ? "verified" : "rejected"}`, error);
+        } finally {
+            this.after(this.proposals);
+        }
+    }
+
+    dispose(): void {
+        for (const disposable of this.disposables) {
+            disposable.dispose();
+        }
+    }
+}
