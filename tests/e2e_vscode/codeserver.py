@@ -41,6 +41,8 @@ BASE_SETTINGS: dict[str, Any] = {
     "git.autofetch": False,
     "git.openRepositoryInParentFolders": "never",
     "editor.minimap.enabled": False,
+    "workbench.view.alwaysShowHeaderActions": True,
+    "workbench.editor.useModal": "off",  # Settings as an editor tab (a modal one would swallow F1)
     "window.restoreWindows": "none",
     "files.hotExit": "off",
 }

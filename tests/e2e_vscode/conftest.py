@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,6 +40,11 @@ WORKSPACE_FILES = {
     "branch-note.txt": "On this branch the OTTER flag is on\n",
     "docs/ADR-7.md": "# ADR-7: Search with SQLite FTS5\n\nThe side index of Documents lives in SQLite FTS5.\n",
     "src/app.py": "print('hello')\n",
+    "view-note.txt": "The view shows this entry\n",
+    "scoped-note.txt": "Only on main: the PELICAN migration is half done\n",
+    "decision.txt": "We chose the HERON queue for background jobs\n",
+    # Three entries of 4,850 bytes: two fill MEMORY.md (10,240 bytes by default) past 90%, the third overflows it.
+    **{f"filler-{n}.txt": f"Filler {n}: " + " ".join([f"capacity-{n}"] * 440) + "\n" for n in "abc"},
 }
 
 
@@ -70,9 +76,14 @@ def e2e_tools() -> Tools:
 
 @pytest.fixture(scope="session")
 def e2e_artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where screenshots and logs go: ``$MNEMON_E2E_ARTIFACTS``, else ``e2e-vscode-artifacts`` under pytest's
-    base temp directory."""
-    path = Path(ARTIFACTS) if ARTIFACTS else tmp_path_factory.getbasetemp() / "e2e-vscode-artifacts"
+    """Where screenshots and logs go: ``$MNEMON_E2E_ARTIFACTS``, else a new directory under
+    ``<temp>/mnemon-e2e-vscode-artifacts/`` (not under pytest's base temp, which later runs prune)."""
+    if ARTIFACTS:
+        path = Path(ARTIFACTS)
+    else:
+        parent = Path(tempfile.gettempdir()) / "mnemon-e2e-vscode-artifacts"
+        parent.mkdir(parents=True, exist_ok=True)
+        path = Path(tempfile.mkdtemp(prefix=time.strftime("%Y%m%dT%H%M%S-"), dir=parent))
     path.mkdir(parents=True, exist_ok=True)
     print(f"\nVS Code end-to-end artifacts (screenshots, logs): {path}", file=sys.stderr)
     return path

@@ -85,7 +85,7 @@ class Workbench:
         name = Path(relative).name
         row = self.quick_input_rows().filter(has=self.page.locator(".label-name").filter(has_text=exact(name)))
         expect(row.first).to_be_visible(timeout=UI_MS)
-        box.press("Enter")
+        row.first.click()  # (Enter could still accept the row highlighted before the list filtered)
         tab = self.page.locator(f'.tabs-container .tab.active[data-resource-name="{name}"]')
         expect(tab).to_be_visible(timeout=UI_MS)
         self.focus_editor()
@@ -145,3 +145,48 @@ class Workbench:
     def status_tooltip(self) -> str:
         """The status bar item's accessible label (its text, then the tooltip)."""
         return self.status_item.get_attribute("aria-label") or ""
+
+    # ---------------------------------------------------------------------------------- views
+
+    def show_mnemon(self) -> None:
+        """Open the Mnemon view container from its activity bar icon."""
+        pane = self.page.locator('[id="workbench.view.extension.mnemon"]')
+        if not pane.is_visible():
+            self.page.locator('.activitybar .action-item a.action-label[aria-label^="Mnemon"]').first.click()
+        expect(pane).to_be_visible(timeout=UI_MS)
+
+    def view(self, name: str) -> Locator:
+        """The pane of the view called ``name`` ("Runtime Memory") in the open view container, expanded."""
+        pane = self.page.locator(".pane").filter(has=self.page.locator(".pane-header h3.title").filter(has_text=exact(name)))
+        expect(pane).to_have_count(1, timeout=UI_MS)
+        header = pane.locator(".pane-header")
+        if header.get_attribute("aria-expanded") == "false":
+            header.click()
+        expect(header).to_have_attribute("aria-expanded", "true", timeout=UI_MS)
+        return pane
+
+    def row(self, view: Locator, label: str | re.Pattern[str]) -> Locator:
+        """The tree rows of ``view`` whose label is ``label`` (text: exact)."""
+        pattern = exact(label) if isinstance(label, str) else label
+        return view.locator(".monaco-list-row").filter(has=self.page.locator(".label-name").filter(has_text=pattern))
+
+    def description(self, row: Locator) -> Locator:
+        """The description (grey text after the label) of a tree row."""
+        return row.locator(".label-description")
+
+    def view_action(self, view: Locator, title: str) -> None:
+        """Click the title-bar action ``title`` of ``view`` (e.g. "Create Memory Space")."""
+        view.locator(".pane-header").hover()
+        view.locator(f'.pane-header .actions .action-label[aria-label^="{title}"]').click()
+
+    def inline_action(self, row: Locator, title: str) -> None:
+        """Click the inline action ``title`` of a tree row (shown on hover)."""
+        row.hover()
+        row.locator(f'.actions .action-label[aria-label^="{title}"]').click()
+
+    def context_menu(self, row: Locator, item: str) -> None:
+        """Right-click a tree row and choose ``item`` from its context menu."""
+        row.click(button="right")
+        menu = self.page.locator(".monaco-menu .action-item").filter(has=self.page.locator(".action-label").filter(has_text=exact(item)))
+        expect(menu.first).to_be_visible(timeout=UI_MS)
+        menu.first.click()
