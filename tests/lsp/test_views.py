@@ -95,3 +95,18 @@ async def test_a_write_by_another_process_is_announced(lsp: Launcher, tmp_path: 
     assert note == {"workspace": uri(ws), "source": "runtime"}
     snapshot = await client.call("mnemon/runtime/snapshot", {})
     assert [e["content"] for e in snapshot["entries"]] == ["second"]
+
+
+async def test_a_folder_without_git_is_announced_and_hides_branch_scoped_entries(lsp: Launcher, tmp_path: Path):
+    ws = Path(tmp_path.resolve()) / "plain"
+    ws.mkdir()
+    client = await lsp.start(folders=[ws], init=INIT)
+    note = await changed(client, "runtime", lambda: client.call(
+        "mnemon/runtime/mutate", {"action": "add", "content": "only on main", "branches": ["main"]}))
+    assert note == {"workspace": uri(ws), "source": "runtime"}
+    row = (await client.status())["workspaces"][0]
+    assert row["branch"] is None and row["branchReason"]
+    # The view lists every entry (runtime/snapshot) and marks this one hidden; the wake hides it.
+    snapshot = await client.call("mnemon/runtime/snapshot", {})
+    assert [(e["content"], e["branches"]) for e in snapshot["entries"]] == [("only on main", ["main"])]
+    assert "only on main" not in (await client.call("mnemon/wake", {}))["text"]

@@ -408,6 +408,137 @@ check("language-model tools: contributed = implemented in src/tools.ts, with sch
     return problems;
 });
 
+// ----------------------------------------------------------------------------------------- the Mnemon view
+
+/** The ids other tools (the code-server end-to-end tests) target: keep them stable. */
+const VIEW_IDS = ["mnemon.runtime", "mnemon.documents", "mnemon.spaces", "mnemon.proposals"];
+const views = contributes.views?.mnemon ?? [];
+const viewIds = new Set(views.map((v) => v.id));
+const treesSource = readFileSync(path.join(extensionDir, "src", "trees.ts"), "utf8");
+/** src/trees.ts CONTEXT_VALUES (the unit tests check that every node's contextValue is one of them). */
+const contextValues = [...(/CONTEXT_VALUES = \[([^\]]*)\]/.exec(treesSource)?.[1] ?? "").matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+
+function fileExists(relative) {
+    return existsSync(path.join(extensionDir, relative));
+}
+
+/** Width and height of a PNG file (its IHDR chunk), or undefined when it is not a PNG. */
+function pngSize(relative) {
+    const bytes = readFileSync(path.join(extensionDir, relative));
+    if (bytes.length < 24 || bytes.toString("latin1", 1, 4) !== "PNG" || bytes.toString("latin1", 12, 16) !== "IHDR") return undefined;
+    return [bytes.readUInt32BE(16), bytes.readUInt32BE(20)];
+}
+
+check("the activity-bar container `mnemon` holds the Mnemon views, each registered in src/", () => {
+    const problems = [];
+    const container = (contributes.viewsContainers?.activitybar ?? []).find((c) => c.id === "mnemon");
+    if (!container) problems.push("no activitybar view container with id mnemon");
+    else {
+        if (container.title !== "Mnemon") problems.push(`container title is ${JSON.stringify(container.title)}`);
+        if (!container.icon?.endsWith(".svg") || !fileExists(container.icon)) problems.push(`container icon ${container.icon} is not an SVG file of the extension`);
+    }
+    for (const id of VIEW_IDS) if (!viewIds.has(id)) problems.push(`view ${id} is missing from the mnemon container`);
+    const created = new Set(matchesIn(/(?:createTreeView|registerTreeDataProvider)\(\s*(?:ViewId\.\w+|["'`]([^"'`]+)["'`])/g).map((m) => m.value));
+    const viewIdTable = sources.find((f) => f.file.endsWith("views.ts"))?.text ?? "";
+    if (contextValues.length < 10) problems.push(`could not read src/trees.ts CONTEXT_VALUES (${contextValues.length} values)`);
+    for (const view of views) {
+        if (!view.id.startsWith("mnemon.")) problems.push(`${view.id} is outside the mnemon.* namespace`);
+        if (!viewIdTable.includes(`"${view.id}"`) && !created.has(view.id)) problems.push(`${view.id} is contributed but src/views.ts never creates it`);
+    }
+    return problems;
+});
+
+check("view menus name contributed views and the context values src/trees.ts produces", () => {
+    const problems = [];
+    for (const menu of ["view/title", "view/item/context"]) {
+        for (const entry of contributes.menus?.[menu] ?? []) {
+            const named = [...(entry.when ?? "").matchAll(/\bview == ([\w.]+)/g)].map((m) => m[1]);
+            if (named.length === 0) problems.push(`${menu}: ${entry.command} has no 'view == <id>' in its when`);
+            for (const id of named) if (!viewIds.has(id)) problems.push(`${menu}: ${entry.command}: view ${id} is not contributed`);
+            for (const [, value] of (entry.when ?? "").matchAll(/\bviewItem == ([\w.]+)/g)) {
+                if (!contextValues.includes(value)) problems.push(`${menu}: ${entry.command}: context value ${value} is not in src/trees.ts CONTEXT_VALUES`);
+            }
+            for (const [, pattern] of (entry.when ?? "").matchAll(/\bviewItem =~ \/\^([^/]+)\//g)) {
+                const prefix = pattern.replace(/\\\./g, ".");
+                if (!contextValues.some((v) => v.startsWith(prefix))) problems.push(`${menu}: ${entry.command}: no context value of src/trees.ts CONTEXT_VALUES starts with ${prefix}`);
+            }
+            if (menu === "view/item/context" && entry.group?.startsWith("inline")) {
+                const command = (contributes.commands ?? []).find((c) => c.command === entry.command);
+                if (!command?.icon) problems.push(`${entry.command} is an inline action without an icon`);
+            }
+        }
+    }
+    for (const welcome of contributes.viewsWelcome ?? []) {
+        if (!viewIds.has(welcome.view)) problems.push(`viewsWelcome names ${welcome.view}, not a contributed view`);
+    }
+    for (const id of VIEW_IDS) {
+        if (!(contributes.viewsWelcome ?? []).some((w) => w.view === id && /!mnemon\.serverRunning/.test(w.when ?? "") && /command:mnemon\.restartServer/.test(w.contents))) {
+            problems.push(`${id} has no welcome text for a stopped server with a Restart Server link`);
+        }
+    }
+    return problems;
+});
+
+check("the runtime view offers edit, remove, importance, branches and the three capacity actions", () => {
+    const problems = [];
+    const items = contributes.menus?.["view/item/context"] ?? [];
+    const has = (command, pattern) => items.some((e) => e.command === command && pattern.test(e.when ?? ""));
+    for (const id of ["mnemon.runtime.edit", "mnemon.runtime.remove", "mnemon.runtime.setImportance"]) {
+        if (!has(id, /mnemon\\\.entry/)) problems.push(`${id} is not on entry items`);
+    }
+    if (!has("mnemon.runtime.setBranches", /mnemon\\\.entry\\\.memory/)) problems.push("mnemon.runtime.setBranches must be on MEMORY.md entries only");
+    for (const id of ["mnemon.runtime.openFile", "mnemon.runtime.removeEntries", "mnemon.runtime.raiseLimit"]) {
+        if (!has(id, /mnemon\.capacity/)) problems.push(`${id} is not on the capacity item`);
+    }
+    const views = sources.find((f) => f.file.endsWith("views.ts"))?.text ?? "";
+    for (const label of ['"Open MEMORY.md"', '"Remove entries..."', '"Raise limit"']) {
+        if (!views.includes(label)) problems.push(`the capacity error has no ${label} action`);
+    }
+    return problems;
+});
+
+check("icons, keybindings and the walkthrough", () => {
+    const problems = [];
+    if (!manifest.icon || !manifest.icon.endsWith(".png") || !fileExists(manifest.icon)) problems.push(`icon ${manifest.icon} is not a PNG of the extension`);
+    else {
+        const size = pngSize(manifest.icon);
+        if (!size || size[0] !== size[1] || size[0] < 128) problems.push(`icon ${manifest.icon} is ${JSON.stringify(size)}, expected a square PNG of at least 128 px`);
+    }
+    const keys = contributes.keybindings ?? [];
+    for (const id of ["mnemon.rememberSelection", "mnemon.recall"]) {
+        if (!keys.some((k) => k.command === id && k.key && k.mac)) problems.push(`no keybinding (key and mac) for ${id}`);
+    }
+    for (const k of keys) if (!contributedSet.has(k.command)) problems.push(`keybinding for ${k.command}, not a contributed command`);
+    const walkthroughs = contributes.walkthroughs ?? [];
+    if (walkthroughs.length === 0) problems.push("no contributes.walkthroughs");
+    for (const walkthrough of walkthroughs) {
+        for (const step of walkthrough.steps ?? []) {
+            const media = step.media?.markdown ?? step.media?.image ?? step.media?.svg;
+            if (!media || !fileExists(typeof media === "string" ? media : media.light)) problems.push(`${step.id}: media ${JSON.stringify(media)} is missing`);
+            for (const [, id] of `${step.description}`.matchAll(/\(command:(mnemon\.[\w.]+)/g)) {
+                if (!contributedSet.has(id) && !viewIds.has(id.replace(/\.focus$/, ""))) problems.push(`${step.id}: link to ${id}, not a contributed command`);
+            }
+            for (const event of step.completionEvents ?? []) {
+                const [kind, value] = event.split(":");
+                if (kind === "onCommand" && !contributedSet.has(value)) problems.push(`${step.id}: ${event} names no contributed command`);
+                if (kind === "onView" && !viewIds.has(value)) problems.push(`${step.id}: ${event} names no contributed view`);
+            }
+        }
+        const install = (walkthrough.steps ?? []).map((s) => s.description).join("\n");
+        if (/pip install mnemon-ls\b/.test(install)) problems.push("the walkthrough suggests `pip install mnemon-ls` (not on PyPI)");
+    }
+    return problems;
+});
+
+check("install messages name a command that works (mnemon-ls is not on PyPI)", () => {
+    const problems = [];
+    for (const { file, text } of sources) {
+        if (/pip install mnemon-ls\b/.test(text)) problems.push(`${file} suggests 'pip install mnemon-ls'`);
+    }
+    if (!manifest.scripts?.["vscode:prepublish"]) problems.push("no vscode:prepublish script (vsce package would ship no out/)");
+    return problems;
+});
+
 // ----------------------------------------------------------------------------------------- pins
 
 check("version pins agree", () => {

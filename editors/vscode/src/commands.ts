@@ -312,7 +312,8 @@ async function createDocumentFrom(ctx: CommandContext, uri: vscode.Uri): Promise
         // VS Code supports window/showDocument, so the server normally opened the document already
         // (`shown`); open it here only when that did not happen, never twice.
         if (!result.shown) {
-            await vscode.window.showTextDocument(vscode.Uri.file(result.path));
+            // Rendered and read-only, never the raw managed file.
+            await vscode.commands.executeCommand("mnemon.openDocument", { workspace: result.workspace, id: result.document.id, title: result.document.title });
         }
         if (result.notices.length > 0) {
             void vscode.window.showWarningMessage(noticesMessage(result.notices));
@@ -449,6 +450,7 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
         vscode.commands.registerCommand("mnemon.showWakeSnapshot", (arg?: unknown) => showWakeSnapshot(ctx, arg)),
         vscode.commands.registerCommand("mnemon.showStatus", () => showStatus(ctx)),
         vscode.commands.registerCommand("mnemon.restartServer", () => restartServer(ctx)),
+        vscode.commands.registerCommand("mnemon.showLog", () => ctx.server.log.show()),
         vscode.commands.registerCommand("mnemon.createDocumentFromFile", (arg?: unknown, selected?: unknown) =>
             createDocumentFromFileCommand(ctx, arg, selected),
         ),

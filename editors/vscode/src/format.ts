@@ -313,10 +313,26 @@ export function wakeMarkdown(text: string): string {
 
 /**
  * vscode-languageclient logs every server exit at error level ("[Error - 10:00:00] Server process
- * exited with code 0."), a normal stop or restart included. Returns the line to log instead and its
- * level: a code-0 exit is `info`; anything else is passed through unchanged (`undefined`).
+ * exited with code 0."), a normal stop or restart included, and, when the pipe closes while the client
+ * is stopping, "Connection to server got closed. Server will not be restarted.". Returns the text to
+ * log at info level instead: for a code-0 exit always, for the closed connection only while
+ * `stopping` (an intended stop or restart). Anything else: `undefined` (logged as the client wrote it).
  */
-export function normalExitLine(line: string): string | undefined {
-    const match = /^\[Error\s*-\s*[^\]]*\]\s*Server process exited with code 0\.?\s*$/.exec(line);
-    return match ? "mnemon-ls exited normally (code 0)" : undefined;
+export function normalExitLine(line: string, stopping = false): string | undefined {
+    if (/^\[Error\s*-\s*[^\]]*\]\s*Server process exited with code 0\.?\s*$/.test(line)) {
+        return "mnemon-ls exited normally (code 0)";
+    }
+    if (stopping && /^\[Error\s*-\s*[^\]]*\]\s*Connection to server got closed\. Server will not be restarted\.\s*$/.test(line)) {
+        return "connection to mnemon-ls closed (stop or restart)";
+    }
+    return undefined;
+}
+
+/**
+ * Whether a `file:` URI the server asks the client to show (`window/showDocument`) is a managed
+ * document (`<storage root>/documents/{active,archived}/<file>.md`, DESIGN.md section 2): the extension
+ * opens those as a rendered, read-only Markdown preview instead of an editor on the raw file.
+ */
+export function isManagedDocumentUri(uri: string): boolean {
+    return /^file:\/\/.*\/documents\/(active|archived)\/[^/]+\.md$/i.test(uri);
 }

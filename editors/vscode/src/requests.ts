@@ -48,7 +48,15 @@ export const Method = {
 export const Notification = {
     branchChanged: "mnemon/branchChanged",
     projectionRepaired: "mnemon/projectionRepaired",
+    /** `{workspace, source: runtime|documents|spaces|records}`: a Source's truth changed (mnemon_ls/lsp/views.py). */
+    memoryChanged: "mnemon/memoryChanged",
 } as const;
+
+/** Params of `mnemon/memoryChanged`. */
+export interface MemoryChangedParams {
+    workspace: string;
+    source: "runtime" | "documents" | "spaces" | "records";
+}
 
 /**
  * `workspace/executeCommand` ids the *server* advertises. vscode-languageclient registers these as

@@ -17,7 +17,32 @@ import {
     ServerOptions,
     State,
 } from "vscode-languageclient/node";
+import { isManagedDocumentUri, normalExitLine } from "./format";
 import { buildServerSettings, interpreterSetting, serverArgs, ServerSettings } from "./settings";
+
+/**
+ * The output channel handed to vscode-languageclient: the extension's log, except that the client's
+ * "[Error - <time>] Server process exited with code 0." (logged on every normal stop and restart) is
+ * logged at info level instead.
+ */
+function clientOutput(log: vscode.LogOutputChannel, stopping: () => boolean): vscode.OutputChannel {
+    return new Proxy(log, {
+        get(target, property) {
+            if (property === "appendLine") {
+                return (line: string) => {
+                    const normal = normalExitLine(line, stopping());
+                    if (normal) {
+                        target.info(normal);
+                    } else {
+                        target.appendLine(line);
+                    }
+                };
+            }
+            const value = Reflect.get(target, property, target) as unknown;
+            return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        },
+    });
+}
 
 export const CLIENT_ID = "mnemon";
 export const CLIENT_NAME = "Mnemon";
@@ -145,6 +170,12 @@ export class MnemonServer implements vscode.Disposable {
     private readonly clientDisposables: vscode.Disposable[] = [];
     private readonly stateEmitter = new vscode.EventEmitter<boolean>();
     private disposed = false;
+    /** Closes the notification about a stopped or failed server (it is never left up after recovery). */
+    private closeNotice: (() => void) | undefined;
+    /** Why the server is not running, for the status bar: undefined while it runs or was never started. */
+    private downReason: "crashed" | "failed" | undefined;
+    /** True while stop() disposes a client (its exit is intended). */
+    private stopping = false;
 
     /** Fires true when a client reaches Running, false when it stops. */
     readonly onDidChangeRunning = this.stateEmitter.event;
@@ -229,7 +260,7 @@ export class MnemonServer implements vscode.Disposable {
         const clientOptions: LanguageClientOptions = {
             // Every file: the server offers "Remember selection" code actions on any text.
             documentSelector: [{ scheme: "file" }],
-            outputChannel: this.log,
+            outputChannel: clientOutput(this.log, () => this.disposed || this.stopping || this.restartRun !== undefined),
             traceOutputChannel: this.log,
             revealOutputChannelOn: RevealOutputChannelOn.Never,
             initializationOptions: () => ({ mnemon: this.settingsFor(folder?.uri) }),
@@ -253,6 +284,22 @@ export class MnemonServer implements vscode.Disposable {
                         );
                     },
                 },
+                window: {
+                    // "Create Document from File" asks to show the new managed file: show it rendered and
+                    // read-only (a Markdown preview, frontmatter hidden), never as an editable raw file.
+                    showDocument: async (params, next) => {
+                        if (isManagedDocumentUri(params.uri)) {
+                            try {
+                                await vscode.commands.executeCommand("markdown.showPreview", vscode.Uri.parse(params.uri));
+                                return { success: true };
+                            } catch (error) {
+                                this.log.warn(`markdown preview failed, opening the file: ${String(error)}`);
+                            }
+                        }
+                        const result = await next(params, new vscode.CancellationTokenSource().token);
+                        return result instanceof ResponseError ? { success: false } : result;
+                    },
+                },
                 // The server offers its actions at every position; only list them when asked
                 // (Ctrl+. / Refactor menu), so that no light bulb follows the cursor everywhere.
                 provideCodeActions: (document, range, context, token, next) =>
@@ -267,6 +314,10 @@ export class MnemonServer implements vscode.Disposable {
         this.clientDisposables.push(
             client.onDidChangeState((event) => {
                 const running = event.newState === State.Running;
+                if (running) {
+                    this.downReason = undefined;
+                    this.dismissNotice(); // the server is back: the "stopped" notification goes away
+                }
                 void vscode.commands.executeCommand("setContext", "mnemon.serverRunning", running);
                 this.stateEmitter.fire(running);
             }),
@@ -304,36 +355,55 @@ export class MnemonServer implements vscode.Disposable {
         return buildServerSettings((key) => config.get(key), { workspaceFolder: folder?.uri.fsPath, userHome: os.homedir() });
     }
 
-    private async offerFix(message: string, interpreter: Interpreter): Promise<void> {
-        const settings = "Set Interpreter";
-        const log = "Show Log";
-        const pick = await vscode.window.showErrorMessage(
-            `Mnemon: ${message}. Set 'mnemon.interpreter' to a Python with mnemon-ls installed${interpreter.source === "python-extension" ? " or select one in the Python extension" : ""}.`,
-            settings,
-            log,
+    /** Why the server is not running (`crashed`, `failed` to start), undefined while it runs. */
+    get down(): "crashed" | "failed" | undefined {
+        return this.running ? undefined : this.downReason;
+    }
+
+    /**
+     * Show `text` as a notification that this class closes itself: when the server runs again, or when
+     * the next notice replaces it (so a stale error never stays up after recovery). Its actions are
+     * command links in the text.
+     */
+    private showNotice(text: string): void {
+        this.dismissNotice();
+        void vscode.window.withProgress(
+            { location: vscode.ProgressLocation.Notification, title: "Mnemon", cancellable: true },
+            (progress, token) => {
+                progress.report({ message: text });
+                return new Promise<void>((resolve) => {
+                    this.closeNotice = resolve;
+                    token.onCancellationRequested(() => resolve());
+                });
+            },
         );
-        if (pick === settings) {
-            await vscode.commands.executeCommand("workbench.action.openSettings", "mnemon.interpreter");
-        } else if (pick === log) {
-            this.log.show();
-        }
+    }
+
+    private dismissNotice(): void {
+        const close = this.closeNotice;
+        this.closeNotice = undefined;
+        close?.();
+    }
+
+    private async offerFix(message: string, interpreter: Interpreter): Promise<void> {
+        this.downReason = "failed";
+        this.stateEmitter.fire(false);
+        const settings = `[Set Interpreter](command:workbench.action.openSettings?${encodeURIComponent(JSON.stringify(["mnemon.interpreter"]))})`;
+        this.showNotice(
+            `${message}. Set 'mnemon.interpreter' to a Python with mnemon-ls installed${interpreter.source === "python-extension" ? " or select one in the Python extension" : ""}. ${settings} · [Restart Server](command:mnemon.restartServer) · [Show Log](command:mnemon.showLog)`,
+        );
     }
 
     private async reportClosed(): Promise<void> {
-        if (this.disposed || this.restartRun || this.starting) {
+        if (this.disposed || this.stopping || this.restartRun || this.starting) {
             return; // intentional restart, or a failed start (reported by offerFix)
         }
-        const restart = "Restart";
-        const pick = await vscode.window.showErrorMessage(
-            "Mnemon: the mnemon-ls server stopped. See the Mnemon output for details.",
-            restart,
-            "Show Log",
+        this.downReason = "crashed";
+        this.log.error("mnemon-ls stopped unexpectedly (see the lines above); run 'Mnemon: Restart Server'");
+        this.stateEmitter.fire(false);
+        this.showNotice(
+            "the mnemon-ls server stopped. The Mnemon views and status bar wait for it. [Restart Server](command:mnemon.restartServer) · [Show Log](command:mnemon.showLog)",
         );
-        if (pick === restart) {
-            await this.restart("after crash");
-        } else if (pick === "Show Log") {
-            this.log.show();
-        }
     }
 
     /**
@@ -372,10 +442,13 @@ export class MnemonServer implements vscode.Disposable {
         if (!client) {
             return;
         }
+        this.stopping = true;
         try {
             await client.dispose(STOP_TIMEOUT_MS);
         } catch (error) {
             this.log.warn(`stopping mnemon-ls: ${String(error)}`);
+        } finally {
+            this.stopping = false;
         }
         void vscode.commands.executeCommand("setContext", "mnemon.serverRunning", false);
         this.stateEmitter.fire(false);
@@ -383,6 +456,7 @@ export class MnemonServer implements vscode.Disposable {
 
     dispose(): void {
         this.disposed = true;
+        this.dismissNotice();
         void this.stop();
         this.stateEmitter.dispose();
     }

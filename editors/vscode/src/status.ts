@@ -28,7 +28,14 @@ export class StatusBar implements vscode.Disposable {
             this.item,
             server.onNotification(Notification.branchChanged, () => this.refresh()),
             server.onNotification(Notification.projectionRepaired, () => this.refresh()),
-            server.onDidChangeRunning((running) => (running ? this.refresh() : this.renderStopped("stopped"))),
+            server.onDidChangeRunning((running) => {
+                if (running) {
+                    this.refresh();
+                } else {
+                    this.last = undefined; // never show a stale branch or usage while the server is down
+                    this.renderStopped("stopped");
+                }
+            }),
             vscode.window.onDidChangeActiveTextEditor(() => this.render()),
             vscode.workspace.onDidChangeWorkspaceFolders(() => this.refresh()),
         );
@@ -93,9 +100,14 @@ export class StatusBar implements vscode.Disposable {
     }
 
     private render(): void {
+        if (!this.server.running) {
+            this.renderStopped("stopped");
+            return;
+        }
         if (!this.last) {
             return;
         }
+        this.item.command = "mnemon.showStatus";
         const row = this.currentRow();
         this.item.text = statusBarText(row);
         this.item.tooltip = statusTooltip(row, this.last.version);
@@ -104,9 +116,20 @@ export class StatusBar implements vscode.Disposable {
     }
 
     private renderStopped(state: string): void {
-        this.item.text = "$(bookmark) mnemon";
-        this.item.tooltip = `Mnemon: server ${state} (click for status)`;
-        this.item.backgroundColor = undefined;
+        const down = this.server.down;
+        if (down) {
+            // Said plainly: the server is down, click restarts it.
+            this.item.text = down === "crashed" ? "$(debug-disconnect) mnemon: server stopped" : "$(error) mnemon: server not started";
+            this.item.tooltip = `Mnemon: mnemon-ls ${down === "crashed" ? "stopped unexpectedly" : "failed to start"}; memory shown elsewhere may be out of date. Click to restart it.`;
+            this.item.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
+            this.item.command = "mnemon.restartServer";
+        } else {
+            const idle = state === "not started" || !vscode.workspace.workspaceFolders?.length;
+            this.item.text = idle ? "$(bookmark) mnemon" : "$(sync~spin) mnemon";
+            this.item.tooltip = `Mnemon: server ${idle ? "not started (it starts with the first folder)" : "starting or restarting"} (click for status)`;
+            this.item.backgroundColor = undefined;
+            this.item.command = "mnemon.showStatus";
+        }
         this.item.show();
     }
 

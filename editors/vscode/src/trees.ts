@@ -25,6 +25,29 @@ import type {
     WorkspaceStatus,
 } from "./requests";
 
+/** Every `contextValue` a node can have (scripts/check-manifest.mjs checks the menus' `viewItem` against it). */
+export const CONTEXT_VALUES = [
+    "mnemon.folder",
+    "mnemon.target.memory",
+    "mnemon.target.memory.full",
+    "mnemon.target.user",
+    "mnemon.target.user.full",
+    "mnemon.entry.memory",
+    "mnemon.entry.memory.branch",
+    "mnemon.entry.user",
+    "mnemon.capacity",
+    "mnemon.documents.group",
+    "mnemon.document.active",
+    "mnemon.document.active.source",
+    "mnemon.document.archived",
+    "mnemon.document.archived.source",
+    "mnemon.space.active",
+    "mnemon.space.inactive",
+    "mnemon.recallItem",
+    "mnemon.proposal",
+    "mnemon.message",
+] as const;
+
 /** Usage at or above this share of the limit is shown as nearly full (the status bar uses the same). */
 export const NEARLY_FULL_RATIO = 0.9;
 /** Characters of an entry's content shown as its label. */

@@ -27,6 +27,7 @@ import {
     Importance,
     listDocuments,
     listSpaces,
+    MemoryChangedParams,
     MnemonError,
     mutate,
     Notification,
@@ -60,9 +61,7 @@ import {
     spacesTree,
 } from "./trees";
 
-/** Server -> client: a Source's truth changed (mnemon_ls/lsp/views.py). */
-export const MEMORY_CHANGED = "mnemon/memoryChanged";
-export type ChangedSource = "runtime" | "documents" | "spaces" | "records";
+type ChangedSource = MemoryChangedParams["source"];
 
 export const ViewId = {
     container: "mnemon",
@@ -376,7 +375,7 @@ export class MnemonViews implements vscode.Disposable {
         }
         this.disposables.push(
             this.documentContents,
-            server.onNotification(MEMORY_CHANGED, (params: { source?: ChangedSource }) => this.onChanged(params.source)),
+            server.onNotification(Notification.memoryChanged, (params: Partial<MemoryChangedParams>) => this.onChanged(params.source)),
             server.onNotification(Notification.branchChanged, () => this.runtime.refresh()),
             server.onNotification(Notification.projectionRepaired, () => this.runtime.refresh()),
             server.onNotification(RECORD_PROPOSED, () => this.proposals.refresh()),
@@ -793,12 +792,6 @@ export class MnemonViews implements vscode.Disposable {
         }
         try {
             const client = await this.client();
-            if (spaces) {
-                for (const space of spaces.filter((s) => !s.active)) {
-                    await activateSpace(client, { workspace, spaceId: space.id }); // recall reads active spaces only
-                    this.spaces.refresh();
-                }
-            }
             const result = await recall(client, { workspace, query, spaces: spaces?.map((s) => s.id) });
             await this.showRecall(result);
         } catch (error) {

@@ -55,6 +55,9 @@ import {
 } from "../requests";
 import { judgeRecord, listProposals, proposalPickItem, proposeRecord, RECORD_PROPOSED, verdictMessage } from "../proposals";
 import { buildServerSettings, ServerSettings } from "../settings";
+import { conflictMessage, documentsTree, entryStillThere, Node, proposalsTree, runtimeTree, spacesTree } from "../trees";
+import { errorMessage } from "../format";
+import { MemoryChangedParams } from "../requests";
 import { invokeTool, TOOLS } from "../tools";
 
 const EXTENSION_DIR = path.resolve(__dirname, "..", "..");
@@ -749,6 +752,125 @@ describe("contract with the real mnemon-ls server", () => {
         for (const [name, spec] of Object.entries(TOOLS)) {
             assert.equal(spec.writes, Boolean(spec.confirm), `${name}: a write asks for confirmation, a read does not`);
         }
+    });
+
+    // ------------------------------------------------------------------ the Mnemon view (src/views.ts, src/trees.ts)
+
+    const changedOf = (source: MemoryChangedParams["source"]) =>
+        nextNotification<MemoryChangedParams>(waiters, Notification.memoryChanged, (p) => p.workspace === folderUri && p.source === source);
+
+    const flatten = (nodes: Node[]): Node[] => nodes.flatMap((n) => [n, ...flatten(n.children ?? [])]);
+
+    it("views: a write sends mnemon/memoryChanged (runtime); the runtime tree shows importance, age and branches", async () => {
+        const row = (await withTimeout(status(connection), "status")).workspaces[0];
+        assert.ok(row.branch, "a branch is checked out");
+        const changed = changedOf("runtime");
+        await withTimeout(mutate(connection, { workspace: folderUri, action: "add", content: "View: critical and scoped", importance: "critical", branches: [row.branch!] }), "add");
+        assert.deepEqual(await withTimeout(changed, "mnemon/memoryChanged runtime", 10_000), { workspace: folderUri, source: "runtime" });
+        const snapshot = await withTimeout(runtimeSnapshot(connection, folderUri), "snapshot");
+        const tree = runtimeTree(snapshot, row, Date.now());
+        assert.deepEqual(tree.map((n) => n.label), ["MEMORY.md", "USER.md"]);
+        const node = flatten(tree).find((n) => n.label === "View: critical and scoped");
+        assert.ok(node, JSON.stringify(tree.map((n) => n.description)));
+        assert.equal(node.description, `critical · today · ⎇ ${row.branch}`);
+        assert.equal(node.contextValue, "mnemon.entry.memory.branch");
+        assert.match(tree[0].description ?? "", new RegExp(`^${snapshot.entries.filter((e) => e.target === "memory").length} entries`));
+    });
+
+    it("views: editing an entry to contain §, to 8 KiB + 1 or past capacity is refused and changes nothing", async () => {
+        const before = await withTimeout(runtimeSnapshot(connection, folderUri), "snapshot");
+        const oldText = "View: critical and scoped";
+        const section = await expectMnemonError(mutate(connection, { workspace: folderUri, action: "replace", oldText, content: "one\n§\ntwo" }), "invalid-input");
+        assert.equal((section.data as { field?: string }).field, "content");
+        const big = await expectMnemonError(mutate(connection, { workspace: folderUri, action: "replace", oldText, content: "x".repeat(8193) }), "invalid-input");
+        assert.equal((big.data as { field?: string }).field, "content");
+        // Past capacity: fill MEMORY.md with 8000-, then 1000-, then 100-byte entries until none fits.
+        const fillers: string[] = [];
+        let capacity: ResponseError<unknown> | undefined;
+        for (const size of [8000, 1000, 100]) {
+            for (let i = 0; i < 200; i += 1) {
+                const content = `${size}-${i} ${"filler ".repeat(Math.ceil(size / 7))}`.slice(0, size).trim();
+                try {
+                    await withTimeout(mutate(connection, { workspace: folderUri, action: "add", content }), "fill");
+                    fillers.push(content);
+                } catch (error) {
+                    capacity = error as ResponseError<unknown>;
+                    break;
+                }
+            }
+        }
+        assert.ok(capacity, "MEMORY.md filled up");
+        const decoded = asMnemonError(capacity)!;
+        assert.equal(decoded.code, "runtime-capacity");
+        const full = await withTimeout(runtimeSnapshot(connection, folderUri), "full");
+        const edit = await expectMnemonError(mutate(connection, { workspace: folderUri, action: "replace", oldText, content: "y".repeat(8000) }), "runtime-capacity");
+        const text = errorMessage("not edited", asMnemonError(edit)!);
+        assert.match(text, /^Mnemon: not edited: MEMORY\.md is full: this change would make it \d+ of \d+ bytes \(now \d+\)\. \[runtime-capacity\]$/);
+        assert.equal(text.split("full").length, 2, `said once: ${text}`);
+        assert.equal((await withTimeout(runtimeSnapshot(connection, folderUri), "after")).revision, full.revision, "a refused edit changes nothing");
+        // The tree shows the capacity state with its actions.
+        const row = (await withTimeout(status(connection), "status")).workspaces[0];
+        const memory = runtimeTree(full, row, Date.now())[0];
+        assert.equal(memory.contextValue, "mnemon.target.memory.full");
+        assert.equal((memory.children ?? [])[0].contextValue, "mnemon.capacity");
+        for (const content of fillers) {
+            await withTimeout(mutate(connection, { workspace: folderUri, action: "remove", oldText: content }), "unfill");
+        }
+        const after = await withTimeout(runtimeSnapshot(connection, folderUri), "unfilled");
+        assert.deepEqual(after.entries.map((e) => e.content), before.entries.map((e) => e.content));
+    });
+
+    it("views: an entry another editor removed is a conflict, never a substring match of another entry", async () => {
+        await withTimeout(mutate(connection, { workspace: folderUri, action: "add", content: "conflict alpha beta gamma" }), "add long");
+        await withTimeout(mutate(connection, { workspace: folderUri, action: "add", content: "conflict alpha beta" }), "add short");
+        const drawn = await withTimeout(runtimeSnapshot(connection, folderUri), "drawn");
+        // Another editor (a second window, the CLI) removes the short one.
+        await withTimeout(mutate(connection, { workspace: folderUri, action: "remove", oldText: "conflict alpha beta" }), "other editor");
+        const fresh = await withTimeout(runtimeSnapshot(connection, folderUri), "fresh");
+        assert.notEqual(fresh.revision, drawn.revision);
+        assert.equal(entryStillThere(fresh, "memory", "conflict alpha beta"), false, "the view refuses, refreshes and says so");
+        assert.match(conflictMessage("memory", "conflict alpha beta"), /no longer there.*nothing was changed/);
+        // Why the guard: the server alone would match the other entry by substring.
+        const plan = fresh.entries.filter((e) => e.content.includes("conflict alpha beta"));
+        assert.deepEqual(plan.map((e) => e.content), ["conflict alpha beta gamma"]);
+        await withTimeout(mutate(connection, { workspace: folderUri, action: "remove", oldText: "conflict alpha beta gamma" }), "cleanup");
+    });
+
+    it("views: documents active and archived, with mnemon/memoryChanged (documents)", async () => {
+        const changed = changedOf("documents");
+        const created = await withTimeout(createDocument(connection, { workspace: folderUri, title: "View handoff", content: "Body of the handoff" }), "create");
+        await withTimeout(changed, "mnemon/memoryChanged documents", 10_000);
+        await withTimeout(archiveDocument(connection, { workspace: folderUri, id: created.document.id, documentRevision: created.document.revision }), "archive");
+        const tree = documentsTree(await withTimeout(listDocuments(connection, { workspace: folderUri }), "list"), Date.now());
+        const archived = tree.find((n) => n.label === "Archived")!;
+        const node = (archived.children ?? []).find((n) => n.label === "View handoff");
+        assert.ok(node, JSON.stringify(archived));
+        assert.equal(node.contextValue, "mnemon.document.archived");
+        assert.deepEqual(node.command?.arguments, [{ workspace: folderUri, id: created.document.id, title: "View handoff" }]);
+        await withTimeout(restoreDocument(connection, { workspace: folderUri, id: created.document.id, documentRevision: created.document.revision + 1 }), "restore");
+        const again = documentsTree(await withTimeout(listDocuments(connection, { workspace: folderUri }), "list"), Date.now());
+        assert.ok((again[0].children ?? []).some((n) => n.label === "View handoff" && n.contextValue === "mnemon.document.active"));
+    });
+
+    it("views: a space with an empty or 101-character name is refused (field name) and nothing is created", async () => {
+        const before = await withTimeout(listSpaces(connection, { workspace: folderUri }), "list");
+        for (const name of ["", "   ", "n".repeat(101)]) {
+            const error = await expectMnemonError(createSpace(connection, { workspace: folderUri, name, description: "d" }), "invalid-input");
+            assert.equal((error.data as { field?: string }).field, "name", JSON.stringify(error.data));
+        }
+        const after = await withTimeout(listSpaces(connection, { workspace: folderUri }), "list");
+        assert.deepEqual(after.spaces.map((s) => s.id), before.spaces.map((s) => s.id));
+        const changed = changedOf("spaces");
+        const space = await withTimeout(createSpace(connection, { workspace: folderUri, name: "n".repeat(100), description: "ok" }), "create 100");
+        await withTimeout(changed, "mnemon/memoryChanged spaces", 10_000);
+        const nodes = spacesTree(folderUri, (await withTimeout(listSpaces(connection, { workspace: folderUri }), "list")).spaces);
+        assert.ok(nodes.some((n) => n.contextValue === "mnemon.space.inactive" && n.label === space.name));
+    });
+
+    it("views: the proposals tree lists what an assistant proposed", async () => {
+        await withTimeout(proposeRecord(connection, { workspace: folderUri, title: "View proposal", content: "Use the view" }), "propose");
+        const nodes = proposalsTree(folderUri, await withTimeout(listProposals(connection, folderUri), "proposals"));
+        assert.ok(nodes.some((n) => n.label === "View proposal" && n.contextValue === "mnemon.proposal"), JSON.stringify(nodes.map((n) => n.label)));
     });
 
     it("shutdown and exit end the server with exit code 0", async () => {
