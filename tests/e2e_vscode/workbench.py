@@ -1,0 +1,192 @@
+"""Driving the VS Code workbench in the browser, the way a person does: keys, the command palette,
+quick picks, notifications, the status bar. Every wait is on a DOM condition (Playwright's auto-waiting
+locators and ``expect``), bounded by a timeout in milliseconds; nothing sleeps.
+
+Selectors are VS Code's own DOM classes (``.quick-input-widget``, ``.notification-toast``, ``.statusbar-item``,
+``.monaco-list-row``), stable across VS Code 1.9x-1.13x.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from playwright.sync_api import Locator, Page, expect
+
+#: Default wait for something the mnemon-ls server has to answer (a request, a notification), in ms.
+SERVER_MS = 30_000
+#: Default wait for the UI itself (a palette opening, a row appearing), in ms.
+UI_MS = 15_000
+#: The Mnemon status bar item: ``<publisher>.<name>.<item id>`` (src/status.ts creates ``mnemon.status``).
+STATUS_ITEM_ID = "mnemon.mnemon-ls.mnemon.status"
+
+
+def exact(text: str) -> re.Pattern[str]:
+    """A pattern matching exactly ``text`` (after trimming)."""
+    return re.compile(rf"^\s*{re.escape(text)}\s*$")
+
+
+class Workbench:
+    """One VS Code window in ``page``; ``workspace`` is the folder it has open (a path on this machine)."""
+
+    def __init__(self, page: Page, workspace: Path) -> None:
+        self.page = page
+        self.workspace = workspace
+
+    # ---------------------------------------------------------------------------------- quick input
+
+    @property
+    def quick_input(self) -> Locator:
+        """The quick input widget (command palette, quick pick, input box) while it is shown."""
+        return self.page.locator(".quick-input-widget").filter(visible=True)
+
+    def quick_input_rows(self) -> Locator:
+        """The rows of the open quick pick."""
+        return self.quick_input.locator(".monaco-list-row")
+
+    def run_command(self, title: str) -> None:
+        """Run a command by its palette title (``"Mnemon: Remember Selection"``), picking the row whose
+        label is exactly ``title`` (fuzzy matching would also offer longer titles)."""
+        self.page.keyboard.press("F1")
+        box = self.quick_input.locator("input.input")
+        expect(box).to_be_focused(timeout=UI_MS)
+        box.fill(f">{title}")
+        self.pick(title)
+
+    def pick(self, label: str | re.Pattern[str]) -> None:
+        """Choose the row of the open quick pick whose label is ``label`` (text: exact) and accept it."""
+        pattern = exact(label) if isinstance(label, str) else label
+        row = self.quick_input_rows().filter(has=self.page.locator(".label-name").filter(has_text=pattern))
+        expect(row).to_have_count(1, timeout=UI_MS)
+        row.click()
+
+    def input_text(self, text: str, *, prompt: str | re.Pattern[str] | None = None) -> None:
+        """Type ``text`` into the open input box (its prompt contains ``prompt``, if given) and press Enter."""
+        if prompt is not None:
+            expect(self.quick_input.locator(".quick-input-message, .quick-input-description").first).to_contain_text(
+                prompt, timeout=UI_MS)
+        box = self.quick_input.locator("input.input")
+        expect(box).to_be_focused(timeout=UI_MS)
+        box.fill(text)
+        box.press("Enter")
+
+    def wait_quick_input_closed(self) -> None:
+        """Wait until no quick input is shown."""
+        expect(self.page.locator(".quick-input-widget")).to_be_hidden(timeout=UI_MS)
+
+    # ---------------------------------------------------------------------------------- editors
+
+    def open_file(self, relative: str) -> None:
+        """Open ``relative`` (a path inside the workspace) with Quick Open and wait until its editor is active."""
+        self.page.keyboard.press("Control+p")
+        box = self.quick_input.locator("input.input")
+        expect(box).to_be_focused(timeout=UI_MS)
+        box.fill(relative)
+        name = Path(relative).name
+        row = self.quick_input_rows().filter(has=self.page.locator(".label-name").filter(has_text=exact(name)))
+        expect(row.first).to_be_visible(timeout=UI_MS)
+        row.first.click()  # (Enter could still accept the row highlighted before the list filtered)
+        tab = self.page.locator(f'.tabs-container .tab.active[data-resource-name="{name}"]')
+        expect(tab).to_be_visible(timeout=UI_MS)
+        self.focus_editor()
+
+    @property
+    def editor(self) -> Locator:
+        """The active text editor."""
+        return self.page.locator(".editor-group-container.active .monaco-editor").first
+
+    def focus_editor(self) -> None:
+        """Put the keyboard focus into the active text editor."""
+        self.editor.locator(".view-lines").click()
+        expect(self.editor.locator("textarea, .native-edit-context").first).to_be_focused(timeout=UI_MS)
+
+    def select_all(self) -> None:
+        """Select the whole text of the active editor."""
+        self.focus_editor()
+        self.page.keyboard.press("Control+a")
+        expect(self.editor.locator(".selected-text").first).to_be_attached(timeout=UI_MS)
+
+    # ---------------------------------------------------------------------------------- notifications
+
+    @property
+    def toasts(self) -> Locator:
+        """The notification toasts currently shown."""
+        return self.page.locator(".notifications-toasts .notification-toast")
+
+    def notification(self, text: str | re.Pattern[str], timeout: float = SERVER_MS) -> Locator:
+        """Wait for a toast whose message contains ``text``; returns that toast."""
+        toast = self.toasts.filter(has=self.page.locator(".notification-list-item-message").filter(has_text=text))
+        expect(toast.first).to_be_visible(timeout=timeout)
+        return toast.first
+
+    def notification_button(self, toast: Locator, label: str) -> Locator:
+        """The action button ``label`` of ``toast``."""
+        return toast.locator(".monaco-button").filter(has_text=exact(label))
+
+    def clear_notifications(self) -> None:
+        """Dismiss every notification (command "Notifications: Clear All Notifications")."""
+        if self.toasts.count() == 0:
+            return
+        self.run_command("Notifications: Clear All Notifications")
+        expect(self.toasts).to_have_count(0, timeout=UI_MS)
+
+    # ---------------------------------------------------------------------------------- status bar
+
+    @property
+    def status_item(self) -> Locator:
+        """The Mnemon status bar item."""
+        return self.page.locator(f'[id="{STATUS_ITEM_ID}"]')
+
+    def expect_status(self, pattern: str | re.Pattern[str], timeout: float = SERVER_MS) -> str:
+        """Wait until the Mnemon status bar item's text matches ``pattern``; returns the text."""
+        expect(self.status_item).to_have_text(pattern, timeout=timeout)
+        return self.status_item.inner_text()
+
+    def status_tooltip(self) -> str:
+        """The status bar item's accessible label (its text, then the tooltip)."""
+        return self.status_item.get_attribute("aria-label") or ""
+
+    # ---------------------------------------------------------------------------------- views
+
+    def show_mnemon(self) -> None:
+        """Open the Mnemon view container from its activity bar icon."""
+        pane = self.page.locator('[id="workbench.view.extension.mnemon"]')
+        if not pane.is_visible():
+            self.page.locator('.activitybar .action-item a.action-label[aria-label^="Mnemon"]').first.click()
+        expect(pane).to_be_visible(timeout=UI_MS)
+
+    def view(self, name: str) -> Locator:
+        """The pane of the view called ``name`` ("Runtime Memory") in the open view container, expanded."""
+        pane = self.page.locator(".pane").filter(has=self.page.locator(".pane-header h3.title").filter(has_text=exact(name)))
+        expect(pane).to_have_count(1, timeout=UI_MS)
+        header = pane.locator(".pane-header")
+        if header.get_attribute("aria-expanded") == "false":
+            header.click()
+        expect(header).to_have_attribute("aria-expanded", "true", timeout=UI_MS)
+        return pane
+
+    def row(self, view: Locator, label: str | re.Pattern[str]) -> Locator:
+        """The tree rows of ``view`` whose label is ``label`` (text: exact)."""
+        pattern = exact(label) if isinstance(label, str) else label
+        return view.locator(".monaco-list-row").filter(has=self.page.locator(".label-name").filter(has_text=pattern))
+
+    def description(self, row: Locator) -> Locator:
+        """The description (grey text after the label) of a tree row."""
+        return row.locator(".label-description")
+
+    def view_action(self, view: Locator, title: str) -> None:
+        """Click the title-bar action ``title`` of ``view`` (e.g. "Create Memory Space")."""
+        view.locator(".pane-header").hover()
+        view.locator(f'.pane-header .actions .action-label[aria-label^="{title}"]').click()
+
+    def inline_action(self, row: Locator, title: str) -> None:
+        """Click the inline action ``title`` of a tree row (shown on hover)."""
+        row.hover()
+        row.locator(f'.actions .action-label[aria-label^="{title}"]').click()
+
+    def context_menu(self, row: Locator, item: str) -> None:
+        """Right-click a tree row and choose ``item`` from its context menu."""
+        row.click(button="right")
+        menu = self.page.locator(".monaco-menu .action-item").filter(has=self.page.locator(".action-label").filter(has_text=exact(item)))
+        expect(menu.first).to_be_visible(timeout=UI_MS)
+        menu.first.click()
