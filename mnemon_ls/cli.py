@@ -781,6 +781,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f" {exc.filename}" if exc.filename else ""
         print(f"mnemon-ls: error:{where}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_FAILURE
+    except RecursionError:  # JSON input (--plan, --entries, --routes, --pending, a pack manifest) nested absurdly
+        error = InvalidInput("input", "is nested too deeply (JSON arrays or objects inside each other)")
+        print(f"mnemon-ls: error: {error.message}", file=sys.stderr)
+        if getattr(args, "json", False):
+            sys.stdout.write(json.dumps({"error": error.to_dict()}, ensure_ascii=False) + "\n")
+        return error.exit_code
     except KeyboardInterrupt:
         return 130
 

@@ -32,7 +32,7 @@ def seed_global(cli: Cli) -> None:
     from mnemon_ls.settings import load_settings
 
     host = WorkspaceHost(cli.ws, load_settings({"storageScope": "global", "runtimeUserScope": "storage"}),
-                         env={"MNEMON_DATA_DIR": str(cli.data)})
+                         env={"MNEMON_DATA_DIR": str(cli.data), "MNEMON_SEMANTIC": "off"})
     try:
         for target, content, importance, branches in (
                 ("memory", "Run tests with pytest -n 2", None, None),

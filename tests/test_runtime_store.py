@@ -180,7 +180,9 @@ def test_case_8_user_capacity_in_bytes_not_characters(root, clock, disk):
     before = disk.freeze(rt(root))
     with pytest.raises(RuntimeCapacityError) as info:
         add(store, "\u8d85\u51fa", "user")
-    assert info.value.data == {"target": "user", "used": 4090, "projected": 4100, "limit": 4096}
+    data = dict(info.value.data)
+    assert data.pop("maintenance")["budget"] > 0  # the compaction plan for the assistant (issue 9)
+    assert data == {"target": "user", "used": 4090, "projected": 4100, "limit": 4096}
     assert disk.state(rt(root)) == before
     assert no_lock_left(root)
 
@@ -374,7 +376,9 @@ def test_rejection_changes_no_byte(root, clock, disk, name, operation, error, ex
     assert disk.state(rt(root)) == before
     assert no_lock_left(root)
     if isinstance(expect, dict):
-        assert info.value.data == expect
+        data = dict(info.value.data)
+        data.pop("maintenance", None)  # a USER.md overflow with entries carries its compaction plan (issue 9)
+        assert data == expect
     elif isinstance(info.value, InvalidInput):
         assert info.value.field == expect
         assert info.value.message.startswith(expect + ": ")

@@ -34,7 +34,8 @@ def add(content: str) -> ops.MutationRequest:
 
 
 def env_for(tmp_path: Path) -> dict[str, str]:
-    return {"MNEMON_DATA_DIR": str(tmp_path / "global"), "HOME": str(tmp_path / "home")}
+    # Semantic recall off as in the rest of the suite (tests/conftest.py): its worker would hold the disk busy.
+    return {"MNEMON_DATA_DIR": str(tmp_path / "global"), "HOME": str(tmp_path / "home"), "MNEMON_SEMANTIC": "off"}
 
 
 def host_for(workspace: Path, tmp_path: Path) -> WorkspaceHost:

@@ -106,12 +106,12 @@ def register(server: "MnemonLanguageServer", mnemon_request: Callable[[str], Cal
         target = _absolute(p.path) if p.path is not None else None
 
         def run() -> dict[str, Any]:
-            from ..packs import write_pack_file
+            from ..packs.export import pack_roots, write_pack_file
 
             exported = state.host.export_pack(p.pack_scope)
             data = exported.to_dict()
             if target is not None:
-                write_pack_file(target, exported.data)
+                write_pack_file(target, exported.data, pack_roots(state.host))
                 return data | {"path": str(target)}
             return data | {"base64": base64.b64encode(exported.data).decode("ascii")}
 

@@ -46,6 +46,8 @@ def answer_for(line: str) -> types.JSONRPCError | None:
         return None
     try:
         message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except RecursionError:
+        return _error(None, PARSE_ERROR, "Parse error: the message is nested too deeply")
     except Exception:  # the SDK would drop it: find out why, and answer
         pass
     else:
@@ -59,6 +61,8 @@ def answer_for(line: str) -> types.JSONRPCError | None:
         return _error(None, INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
     try:
         value = json.loads(line)
+    except RecursionError:
+        return _error(None, PARSE_ERROR, "Parse error: the message is nested too deeply")
     except ValueError as exc:
         return _error(None, PARSE_ERROR, f"Parse error: {exc.msg} at character {exc.pos} "
                                          f"(the line starts {_quote(line)})")

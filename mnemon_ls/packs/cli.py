@@ -56,13 +56,13 @@ def _summary_lines(summary: list[dict[str, Any]]) -> list[str]:
 def run(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], Any],
         emit: Callable[[argparse.Namespace, Any, str], None]) -> int:
     """Run one ``pack`` action with the CLI's own helpers (host, output)."""
-    from .export import write_pack_file
+    from .export import pack_roots, write_pack_file
 
     host = host_factory(args)
     if args.action == "export":
         exported = host.export_pack(args.pack_scope)
         output = Path(os.path.expanduser(args.output)) if args.output else Path.cwd() / exported.file_name
-        write_pack_file(output, exported.data)
+        write_pack_file(output, exported.data, pack_roots(host))
         data = {**exported.to_dict(), "path": str(output)}
         lines = [f"exported {exported.pack.archive.scope} pack of {host.root} to {output} ({len(exported.data)} bytes)",
                  *_summary_lines(data["summary"])]

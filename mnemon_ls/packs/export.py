@@ -28,7 +28,7 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 from .. import __version__, fsio
 from ..documents.indexformat import managed_relative, parse_index, serialize_index
@@ -190,10 +190,30 @@ def read_checkpointed(db_path: Path, space_id: str) -> bytes:
     return data
 
 
-def write_pack_file(path: Path, data: bytes) -> None:
-    """Write pack ``data`` to ``path`` durably (temp file, fsync, rename; mode 0600); refuses a
-    symbolic link at ``path``."""
+def write_pack_file(path: Path, data: bytes, roots: "Iterable[Path]" = ()) -> None:
+    """Write pack ``data`` to ``path`` durably (temp file, fsync, rename; mode 0600). Raises
+    :class:`InvalidInput` (field ``output``) for a symbolic link, a directory, a missing parent directory,
+    or a path inside one of the storage ``roots`` (a pack written there would replace a store's own file:
+    ``mnemon.db``, ``memories.json``)."""
     path = Path(os.path.abspath(path))
     if path.is_symlink():
         raise InvalidInput("output", f"{path} is a symbolic link; give a plain file name")
+    if path.is_dir():
+        raise InvalidInput("output", f"{path} is a directory; give a file name")
+    if not path.parent.is_dir():
+        raise InvalidInput("output", f"the directory {path.parent} does not exist")
+    real = Path(os.path.realpath(path))
+    for root in roots:
+        root_real = Path(os.path.realpath(root))
+        if real == root_real or root_real in real.parents:
+            raise InvalidInput("output", f"{path} is inside the storage root {root}; write the pack outside it")
     fsio.write_file_atomically(path, data)
+
+
+def pack_roots(host: Any) -> list[Path]:
+    """The storage roots of ``host`` a pack file must not be written into (the root and the user root)."""
+    roots = [host.root]
+    user_root = getattr(host.resolution, "user_root", None)
+    if user_root is not None and user_root != host.root:
+        roots.append(user_root)
+    return roots

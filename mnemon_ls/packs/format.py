@@ -42,7 +42,7 @@ MAX_FILE_BYTES = 128 * 1024 * 1024
 MAX_PATH_CHARS = 512
 #: An entry larger than :data:`RATIO_FLOOR_BYTES` may expand at most this many times its compressed size.
 MAX_RATIO = 200
-RATIO_FLOOR_BYTES = 1024 * 1024
+RATIO_FLOOR_BYTES = 16 * 1024 * 1024  # above the largest document body; totals bound the rest
 MANIFEST = "manifest.json"
 CHECKSUMS = "checksums.json"
 COMPONENTS = ("runtime", "documents", "memory-spaces")

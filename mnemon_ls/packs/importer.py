@@ -513,6 +513,30 @@ def _active_store(root: Path, final: Sequence[SpaceRecord]) -> str | None:
     return next((r.id for r in final if r.active), ids[0])
 
 
+#: Triggers a Mnemon store may hold (the Mnemon CLI's schema and ours); views none.
+KNOWN_TRIGGERS = frozenset({"set_insight_stored_at"})
+
+
+def _refuse_foreign_schema(db_path: Path, field: str) -> None:
+    """Raise :class:`PackInvalid` when a packed store holds a trigger or view that is not the Mnemon schema's:
+    a trigger runs on our later writes (one that deletes every insight would wipe the space after a
+    remember reported success)."""
+    import sqlite3
+
+    try:
+        connection = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+        try:
+            rows = connection.execute("SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view')").fetchall()
+        finally:
+            connection.close()
+    except sqlite3.Error as exc:
+        raise PackInvalid(field, f"is not a Mnemon store ({exc})") from None
+    foreign = sorted(f"{kind} {name}" for kind, name in rows if kind == "view" or name not in KNOWN_TRIGGERS)
+    if foreign:
+        raise PackInvalid(field, f"holds {', '.join(foreign[:5])}, which the Mnemon schema has not (a pack "
+                                 "store must not carry code that runs on later writes)")
+
+
 def _check_and_redact_spaces(host: "WorkspaceHost", staged_root: Path,
                              records: list[SpaceRecord]) -> list[SpaceRecord]:
     """Open each staged store once as a Mnemon store (:class:`PackInvalid` when it is not one), run the
@@ -523,6 +547,7 @@ def _check_and_redact_spaces(host: "WorkspaceHost", staged_root: Path,
 
     for record in records:
         db_path = staged_root / "data" / record.id / "mnemon.db"
+        _refuse_foreign_schema(db_path, f"entry:payload/data/{record.id}/mnemon.db")
         provider = NativeProvider(db_path, space_id=record.id, create=False, track_access=False)
         try:
             provider.count()

@@ -85,7 +85,7 @@ def remember(session: Session, text: str, **extra) -> None:
 
 
 def test_entries_edit_scope_importance_remove_and_bad_input(session: Session, tmp_path: Path) -> None:
-    ws = start(session, tmp_path, {"runtimeMemory": {"memoryLimitBytes": 200}})
+    ws = start(session, tmp_path, {"runtimeMemory": {"memoryLimitBytes": 200, "maintenance": "reject"}})
     root = ws / ".mnemon"
     remember(session, "Use pnpm, not npm")
     remember(session, "Deploys go through staging")

@@ -147,3 +147,14 @@ def test_setup_refuses_a_settings_file_with_a_key_given_twice(tmp_path: Path) ->
     proc = run_cli(home, "setup", "cursor", "--workspace", str(tmp_path))
     assert proc.returncode == 2 and "'mcpServers' twice" in proc.stderr and "nothing was written" in proc.stderr
     assert config.read_text() == original
+
+
+def test_a_deeply_nested_line_is_a_parse_error_and_the_server_lives_on(client: RawClient) -> None:
+    """An attack pass found the server dying of RecursionError on one line of 50,000 nested arrays."""
+    depth = 50_000
+    client.send('{"jsonrpc":"2.0","id":98,"method":"tools/call","params":{"name":"mnemon_wake","arguments":'
+                + "[" * depth + "]" * depth + "}}")
+    answer = client.answer()
+    assert answer["error"]["code"] == -32700 and "nested too deeply" in answer["error"]["message"]
+    client.send('{"jsonrpc":"2.0","id":99,"method":"ping"}')
+    assert client.answer()["id"] == 99

@@ -148,7 +148,8 @@ describe("contract with the real mnemon-ls server", () => {
     let configurationAsked: Promise<{ items: { scopeUri?: string; section?: string }[] }>;
     const shown: { type: number; message: string }[] = [];
     const waiters = new Map<string, ((p: unknown) => boolean)[]>();
-    const settings = defaultSettings();
+    // Capacity errors are what these tests check: MEMORY.md overflow refuses instead of archiving (issue 9).
+    const settings = { ...defaultSettings(), runtimeMemory: { ...defaultSettings().runtimeMemory, maintenance: "reject" } };
     let currentSettings: ServerSettings = settings;
     const configurationWaiters: ((params: unknown) => void)[] = [];
     let first: Receipt;
