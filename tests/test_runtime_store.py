@@ -181,7 +181,7 @@ def test_case_8_user_capacity_in_bytes_not_characters(root, clock, disk):
     with pytest.raises(RuntimeCapacityError) as info:
         add(store, "\u8d85\u51fa", "user")
     data = dict(info.value.data)
-    assert data.pop("maintenance")["budget"] > 0  # the compaction plan for the assistant (issue 9)
+    assert data.pop("maintenance")["budgetBytes"] > 0  # the compaction plan for the assistant (issue 9)
     assert data == {"target": "user", "used": 4090, "projected": 4100, "limit": 4096}
     assert disk.state(rt(root)) == before
     assert no_lock_left(root)

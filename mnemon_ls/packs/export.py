@@ -198,15 +198,15 @@ def write_pack_file(path: Path, data: bytes, roots: "Iterable[Path]" = ()) -> No
     path = Path(os.path.abspath(path))
     if path.is_symlink():
         raise InvalidInput("output", f"{path} is a symbolic link; give a plain file name")
-    if path.is_dir():
-        raise InvalidInput("output", f"{path} is a directory; give a file name")
-    if not path.parent.is_dir():
-        raise InvalidInput("output", f"the directory {path.parent} does not exist")
     real = Path(os.path.realpath(path))
     for root in roots:
         root_real = Path(os.path.realpath(root))
         if real == root_real or root_real in real.parents:
             raise InvalidInput("output", f"{path} is inside the storage root {root}; write the pack outside it")
+    if path.is_dir():
+        raise InvalidInput("output", f"{path} is a directory; give a file name")
+    if not path.parent.is_dir():
+        raise InvalidInput("output", f"the directory {path.parent} does not exist")
     fsio.write_file_atomically(path, data)
 
 
