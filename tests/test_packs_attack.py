@@ -33,8 +33,8 @@ def host(tmp_path: Path):
 
 def test_an_export_is_never_written_inside_the_storage_root(host: WorkspaceHost, tmp_path: Path) -> None:
     db = host.root / "data" / "default" / "mnemon.db"
+    exported = host.export_pack("full")  # (checkpoints the store's WAL into mnemon.db first)
     before = db.read_bytes()
-    exported = host.export_pack("full")
     from mnemon_ls.packs.export import pack_roots
 
     for target in (db, host.root / "runtime" / "memories.json", host.root / "new.zip"):
