@@ -187,3 +187,18 @@ def test_a_second_writer_between_plan_and_commit_keeps_its_write_and_hot_memory(
     assert len(data["safeDuplicates"]) == len(written) > 0
     assert [e.content for e in host.runtime.read().memory] == [c for c in entries_before if c != fact(1)]
     assert not lineage_path(host.root).exists()
+
+
+def test_doctor_does_not_call_an_item_gone_when_its_provider_cannot_look_ids_up(repo_dir: Path, fake_exe: Path) -> None:
+    """A new user's doctor reported every fact archived into a mem0 space as lost (the provider has no
+    lookup by id and the keyword fallback cannot find an id); the facts were recallable."""
+    from mnemon_ls.maintenance import verify_lineage
+
+    host = cli_host(repo_dir, fake_exe)
+    host.spaces.create_space("Project", "Build facts", active=True)
+    n = fill(host)
+    receipt = add(host, fact(n))
+    assert receipt.to_dict()["maintenance"]["archived"]
+    findings = verify_lineage(host.runtime.memory_store.root, host.spaces)
+    assert not [f for f in findings if f.level == "problem"], findings
+    assert any(f.level == "warning" and "not verified" in f.message for f in findings), findings

@@ -244,6 +244,7 @@ def verify_lineage(root: Path, spaces: "SpacesService | None") -> list[Finding]:
         return []
     findings: list[Finding] = []
     missing: list[str] = []
+    unverifiable: list[str] = []
     local: set[str] | None = None
     for record in log.records:
         dest = record.destination
@@ -265,7 +266,9 @@ def verify_lineage(root: Path, spaces: "SpacesService | None") -> list[Finding]:
         except Exception as exc:  # an unknown space, an unavailable provider: all mean "not found now"
             missing.append(f"{record.source.reference} -> {dest.reference} ({getattr(exc, 'message', exc)})")
             continue
-        if item is None:
+        if item is None and not _exact_lookup(spaces, space_id):
+            unverifiable.append(f"{record.source.reference} -> {dest.reference}")
+        elif item is None:
             missing.append(f"{record.source.reference} -> {dest.reference} (the item is gone)")
         elif sha256_hex(item.content) != dest.digest:
             missing.append(f"{record.source.reference} -> {dest.reference} (the item's content changed)")
@@ -273,12 +276,25 @@ def verify_lineage(root: Path, spaces: "SpacesService | None") -> list[Finding]:
         findings.append(Finding("problem", subject, f"archived fact not found at its destination: {line}",
                                 "restore the space from a pack, or re-add the fact (`mnemon-ls runtime archived` "
                                 "shows it)"))
+    if unverifiable:
+        findings.append(Finding("warning", subject, f"{len(unverifiable)} archived facts are in spaces whose "
+                                "provider cannot look an item up by id, so they were not verified (e.g. "
+                                f"{unverifiable[0]})", "recall them to check (`mnemon-ls runtime archived` "
+                                "shows each)"))
     if len(missing) > 20:
         findings.append(Finding("problem", subject, f"{len(missing) - 20} more archived facts not found"))
     if log.damaged:
         findings.append(Finding("warning", subject, f"{len(log.damaged)} lineage lines do not parse (lines "
                                 f"{', '.join(map(str, log.damaged[:5]))}); they are skipped",
                                 "a crash during an append leaves a torn last line; it is harmless"))
-    if not missing:
+    if not missing and not unverifiable:
         findings.append(Finding("ok", subject, f"{len(log.records)} archived facts, every destination found"))
     return findings
+
+
+def _exact_lookup(spaces: Any, space_id: str) -> bool:
+    """Whether ``spaces`` can look items of ``space_id`` up by id (a provider without it is not proof of loss)."""
+    try:
+        return bool(spaces.has_exact_lookup(space_id))
+    except Exception:
+        return True

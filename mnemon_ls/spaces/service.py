@@ -646,6 +646,12 @@ class SpacesService:
         found = provider.search(key, limit=MAX_RESULTS, mode="keyword")
         return next((i for i in found.items if i.id == key), None)
 
+    def has_exact_lookup(self, space_id: str) -> bool:
+        """Whether the provider of space ``space_id`` can look an item up by id (else :meth:`get_item`
+        falls back to a keyword search, which a vector-only provider cannot answer for an id)."""
+        record = require(self.state(), validate_space_id(space_id))
+        return getattr(self.provider(record), "get", None) is not None
+
     def related(self, space_id: str, item_id: str, *, depth: int = 2, edge_type: str | None = None,
                 limit: int = 20) -> dict[str, Any]:
         """Walk the graph from one item of an active space: ``{"spaceId", "spaceName", "id", "items":
