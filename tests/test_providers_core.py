@@ -71,3 +71,19 @@ def test_a_space_of_a_provider_that_is_not_installed_is_unsupported_in_recall(tm
     assert result["failed"] == []
     assert service.get_space(other.id).to_dict()["available"] is False
     service.close()
+
+
+@pytest.mark.parametrize("value, rule", [
+    ("https://user:pw@example.com/x", "credential"),
+    ("/tmp/x?api_key=abc", "credential"),
+    ("a\x01b", "control characters"),
+])
+def test_plain_fields_refuse_credentials_and_control_characters(value: str, rule: str) -> None:
+    """An attack pass stored dataPath=https://user:pw@... in plain text in memory-providers.json."""
+    from mnemon_ls.errors import InvalidInput
+    from mnemon_ls.spaces.provider_fields import validate_service_fields
+
+    with pytest.raises(InvalidInput) as info:
+        validate_service_fields({"dataPath": value}, "holographic")
+    assert info.value.field == "services.dataPath" and rule in info.value.rule
+    assert value not in info.value.message
