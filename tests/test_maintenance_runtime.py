@@ -453,3 +453,20 @@ def test_archived_branch_scoped_facts_follow_the_checked_out_branch(repo_dir: Pa
     switch(repo, "feature/cache")
     on_feature = [r["content"] for r in host.recall(scoped[0], mode="keyword", limit=50).results]
     assert scoped[0] not in on_main and scoped[0] in on_feature
+
+
+@pytest.mark.parametrize("target, routes, field, rule", [
+    ("memory", [{"sourceIndexes": [1, 1], "spaceId": "nope"}], "routes[0].sourceIndexes[1]", "already routed"),
+    ("user", [{"sourceIndexes": [1], "spaceId": "default"}], "routes", "apply to MEMORY.md overflow only"),
+])
+def test_routes_are_checked_even_when_nothing_overflows(repo_dir: Path, target: str, routes, field: str,
+                                                        rule: str) -> None:
+    """An attack pass: routes that could never be valid were accepted whenever the add fitted."""
+    from mnemon_ls.errors import InvalidInput
+
+    host = make_host(repo_dir)
+    before = host.runtime.read().revision
+    with pytest.raises(InvalidInput) as info:
+        host.mutate_runtime(ops.validate_request("add", target, "fits easily", None, None, None), routes)
+    assert info.value.field == field and rule in info.value.rule
+    assert host.runtime.read().revision == before

@@ -84,6 +84,7 @@ def parse_routes(raw: Any, field: str = "routes") -> list[Route]:
     if isinstance(raw, (str, bytes)) or not isinstance(raw, (list, tuple)) or not raw:
         raise InvalidInput(field, "must be a non-empty list of {sourceIndexes, spaceId} objects")
     routes: list[Route] = []
+    seen: dict[int, int] = {}
     for i, item in enumerate(raw):
         where = f"{field}[{i}]"
         if not isinstance(item, dict):
@@ -97,6 +98,10 @@ def parse_routes(raw: Any, field: str = "routes") -> list[Route]:
         for j, index in enumerate(indexes):
             if isinstance(index, bool) or not isinstance(index, int) or index < 1:
                 raise InvalidInput(f"{where}.sourceIndexes[{j}]", f"must be an integer >= 1 (got {index!r})")
+            if index in seen:
+                raise InvalidInput(f"{where}.sourceIndexes[{j}]",
+                                   f"entry {index} is already routed by {field}[{seen[index]}]; use each index once")
+            seen[index] = i
         space_id = item.get("spaceId")
         if not isinstance(space_id, str) or not space_id.strip():
             raise InvalidInput(f"{where}.spaceId", "must be a space id (a non-empty string)")
@@ -203,6 +208,9 @@ def mutate_runtime(runtime: "RuntimeSource", spaces: "Callable[[], SpacesService
     :meth:`RuntimeSource.mutate` raises, :class:`MaintenanceFailed`, or :class:`InvalidInput` naming a
     route field; none of them changes hot memory."""
     parsed = parse_routes(routes) if routes is not None else None
+    if parsed is not None and request.target != "memory":
+        raise InvalidInput("routes", "apply to MEMORY.md overflow only (target memory); USER.md is compacted, "
+                                     "never archived")
     try:
         return runtime.mutate(request)
     except RuntimeCapacityError:
