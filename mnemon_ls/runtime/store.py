@@ -27,25 +27,27 @@ hide an entry (``memories.json`` itself is durable and ``recover`` merges both; 
 counts as empty).
 A damaged ``memories.json`` is never overwritten: reads fall back with a notice, writes raise
 :class:`~mnemon_ls.errors.UnreadableStore`.
+
+Layout: this module holds reads, ``mutate`` and the commit path; capacity maintenance (plans, compaction,
+local archive) is in :mod:`.store_maintenance` and repair/recovery in :mod:`.store_repair`, mixed into
+:class:`RuntimeStore`; their public names are re-exported here.
 """
 
 from __future__ import annotations
 
 from ..findings import Finding
 
-import json
 import os
-import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Collection, Sequence
 
 from .. import fsio
-from ..redact import Scrubber, redact_file_bytes
-from ..errors import InvalidInput, RevisionConflict, RuntimeCapacityError, UnreadableStore
+from ..redact import redact_file_bytes
+from ..errors import InvalidInput, RuntimeCapacityError, UnreadableStore
 from ..settings import RuntimeMemorySettings
-from . import compaction, handedit, ops
+from . import handedit, ops
 from .model import (
     PROJECTION_FILES,
     TARGETS,
@@ -59,14 +61,17 @@ from .model import (
     salvage_store,
     serialize_store,
     used_bytes,
-    validate_target,
 )
+from .store_maintenance import MaintenancePlan, RuntimeMaintenance
+from .store_repair import SETTLE_MAX_SECONDS, SETTLE_SECONDS, RepairReport, RuntimeRepair
+
+#: Public names; :class:`MaintenancePlan` (:mod:`.store_maintenance`), :class:`RepairReport` and the settle
+#: constants (:mod:`.store_repair`) are re-exported here.
+__all__ = ["SETTLE_MAX_SECONDS", "SETTLE_SECONDS", "Clock", "MaintenancePlan", "Receipt", "RepairReport",
+           "RuntimeStore", "StoreState", "diagnose", "invalid_entry_line", "over_limit_line"]
 
 Clock = Callable[[], datetime]
-#: Seconds a differing projection must have been left alone before a repair or commit replaces it.
-SETTLE_SECONDS = 0.15
-#: Longest seconds one replacement waits for a projection that keeps being written.
-SETTLE_MAX_SECONDS = 1.0
+
 
 
 def _utc_now() -> datetime:
@@ -98,24 +103,6 @@ class StoreState:
         return tuple((i, e) for i, e in enumerate(self.entries)
                      if e.problem is not None and (target is None or e.target == target))
 
-
-@dataclass(slots=True)
-class RepairReport:
-    """What a repair did: ``repaired`` file names rewritten, ``preserved`` file name -> saved copy path,
-    ``skipped`` why nothing could be repaired (damaged truth file), else ``None``; ``hand_edits`` file
-    name -> what the differing file was and what became of it (:meth:`RuntimeStore.repair`)."""
-
-    repaired: list[str] = field(default_factory=list)
-    preserved: dict[str, str] = field(default_factory=dict)
-    skipped: str | None = None
-    hand_edits: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON shape: ``{"repaired": [...], "preserved": {...}, "skipped": str|None[, "handEdits": {...}]}``."""
-        data: dict[str, Any] = {"repaired": self.repaired, "preserved": self.preserved, "skipped": self.skipped}
-        if self.hand_edits:
-            data["handEdits"] = self.hand_edits
-        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,42 +143,7 @@ class Receipt:
         return data
 
 
-@dataclass(frozen=True, slots=True)
-class MaintenancePlan:
-    """Reference 4.1: what a capacity maintenance would work on, read under the lock.
-
-    ``entries`` are the committed entries of ``target`` minus ``excluded`` (the replaced/removed one),
-    ``pending`` the new entry of an add/replace, byte counts are UTF-8 bytes of the joined target.
-    """
-
-    revision: str
-    action: str
-    target: Target
-    entries: tuple[Entry, ...]
-    pending: Entry | None
-    excluded: Entry | None
-    used: int
-    projected: int
-    limit: int
-    requires_maintenance: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON shape with camelCase keys."""
-        return {
-            "revision": self.revision,
-            "action": self.action,
-            "target": self.target,
-            "entries": [e.to_json() for e in self.entries],
-            "pending": self.pending.to_json() if self.pending else None,
-            "excluded": self.excluded.to_json() if self.excluded else None,
-            "used": self.used,
-            "projected": self.projected,
-            "limit": self.limit,
-            "requiresMaintenance": self.requires_maintenance,
-        }
-
-
-class RuntimeStore:
+class RuntimeStore(RuntimeMaintenance, RuntimeRepair):
     """Runtime memory of one storage root (``<root>/runtime``).
 
     ``limits`` gives the per-target byte limits; ``lock_timeout`` is in seconds; ``clock`` returns the
@@ -331,369 +283,6 @@ class RuntimeStore:
         return self._receipt(outcome.message, request.target, outcome.entries, revision,
                              True, outcome.detail, preserved)
 
-    @staticmethod
-    def _with_plan(exc: RuntimeCapacityError, plan: MaintenancePlan,
-                   request: ops.MutationRequest) -> RuntimeCapacityError:
-        """``exc`` with ``data.maintenance`` (:func:`~mnemon_ls.runtime.compaction.plan_data`) for a
-        ``target=user`` overflow with entries to compact (USER.md is compacted by the client's assistant,
-        never archived off the machine); other overflows are returned unchanged."""
-        if plan.target != "user" or not plan.entries:
-            return exc
-        data = compaction.plan_data(plan, request)
-        count = len(plan.entries)
-        message = (f"{exc.message}; or compact USER.md: data.maintenance holds the plan ({count} numbered "
-                   f"entr{'y' if count == 1 else 'ies'}, budget {data['budgetBytes']} bytes) for {compaction.METHOD} "
-                   "(CLI: `mnemon-ls runtime compact`; `--json` prints the plan)")
-        return RuntimeCapacityError(message, **exc.data, maintenance=data)
-
-    def plan_maintenance(self, request: ops.MutationRequest) -> MaintenancePlan:
-        """Read the maintenance plan of ``request`` under the lock (no write). Same errors as :meth:`mutate`
-        except the capacity error."""
-        if self.runtime_dir.exists():
-            with self._locked():
-                state = self._read_valid_locked()
-        else:
-            state = self._read_valid_locked()  # nothing to lock, and a read must create nothing
-        return self._plan_of(state, ops.apply_mutation(state.entries, request, self._now()), request)
-
-    def _plan_of(self, state: StoreState, outcome: ops.MutationOutcome, request: ops.MutationRequest) -> MaintenancePlan:
-        """The maintenance plan of ``request`` applied to ``state`` (``outcome``), reference 4.1."""
-        target = request.target
-        remaining = tuple(e for e in state.of(target) if e is not outcome.excluded)
-        projected = used_bytes(outcome.entries, target)
-        return MaintenancePlan(
-            revision=state.revision,
-            action=request.action,
-            target=target,
-            entries=remaining,
-            pending=outcome.pending,
-            excluded=outcome.excluded,
-            used=used_bytes(state.entries, target),
-            projected=projected,
-            limit=self.limits.limit_for(target),
-            requires_maintenance=outcome.changed and projected > self.limits.limit_for(target),
-        )
-
-    def compact_target(
-        self, expected_revision: str, target: Target, candidates: Sequence[Any], max_bytes: int | None = None
-    ) -> Receipt:
-        """Replace ``target``'s entries by the candidates that fit ``max_bytes`` (reference 4.3).
-
-        The revision must still be ``expected_revision`` (else :class:`RevisionConflict`). Every
-        committed entry of ``target`` that does not survive, and every dropped candidate, is appended to
-        ``runtime/archived/`` before the commit, so nothing leaves the machine's disk unrecorded.
-        """
-        return self._compact(expected_revision, target, candidates, max_bytes, None)
-
-    def compact_and_mutate(
-        self,
-        expected_revision: str,
-        request: ops.MutationRequest,
-        candidates: Sequence[Any],
-        max_bytes: int | None = None,
-        *,
-        archive_locally: bool = True,
-        before_commit: Callable[[Sequence[Entry], str], None] | None = None,
-    ) -> Receipt:
-        """Compact ``request.target`` to the candidates and apply ``request`` in one commit (reference 4.3).
-
-        A candidate equal to the pending content raises ``duplicates the pending mutation``; one equal
-        to the replaced/removed entry raises ``reintroduces``; both as :class:`InvalidInput` (field
-        ``candidates[i].content``). Capacity is checked on the result.
-
-        ``archive_locally=False`` skips the local archive (the caller proved the evicted entries are
-        stored elsewhere, e.g. in a Memory Space). ``before_commit(evicted, revision)`` is called under
-        the lock after the revision check (and the local archive), right before the commit, with the
-        entries leaving hot memory; whatever it raises aborts with hot memory unchanged.
-        """
-        return self._compact(expected_revision, request.target, candidates, max_bytes, request,
-                             archive_locally=archive_locally, before_commit=before_commit)
-
-    def compact_plan(self, expected_revision: str, target: Target, entries: Any,
-                     request: ops.MutationRequest | None = None) -> Receipt:
-        """Commit an assistant's compaction of ``target`` and the pending ``request`` in one commit.
-
-        ``entries`` is ``[{content, importance, sourceIndexes, branches?}]`` over the numbered plan of
-        ``request`` (``data.maintenance`` of its ``runtime-capacity`` error). Under the lock the revision
-        must still be ``expected_revision`` (:class:`RevisionConflict`), then every rule of reference 4.4
-        is checked on the plan re-read there (:func:`~mnemon_ls.runtime.compaction.derive_candidates`:
-        :class:`InvalidInput` naming the entry and the rule, ``data.problems`` all of them). The replaced
-        originals are appended to ``runtime/archived/`` before the commit. The receipt's
-        ``maintenance`` is :func:`~mnemon_ls.runtime.compaction.receipt_data` (the maintenance receipt
-        shape of :mod:`mnemon_ls.maintenance.receipt`). A rejected request changes nothing.
-        """
-        target = validate_target(target)
-        if not isinstance(expected_revision, str) or not expected_revision:
-            raise InvalidInput("revision", "is required: the revision of the plan (data.maintenance.revision)")
-        if request is not None and request.target != target:
-            raise InvalidInput("pending.target", f"must be the compacted target {target}")
-        chosen: dict[str, Any] = {}
-
-        def derive(state: StoreState, outcome: ops.MutationOutcome | None) -> tuple[list[ops.Candidate], int]:
-            base = outcome or ops.MutationOutcome(state.entries, False, "")
-            plan = self._plan_of(state, base, request or ops.MutationRequest("compact", target))  # type: ignore[arg-type]
-            candidates, budget = compaction.derive_candidates(entries, plan)
-            chosen["plan"] = plan
-            chosen["entries"] = [{**c.to_dict(), "sourceIndexes": list(e["sourceIndexes"])}
-                                 for c, e in zip(candidates, entries)]
-            return candidates, budget
-
-        receipt = self._compact(expected_revision, target, (), None, request, derive=derive)
-        maintenance = compaction.receipt_data(chosen["plan"], chosen["entries"], receipt.revision, receipt.used,
-                                              receipt.limit, str(self.archive_dir / "memories.jsonl"))
-        return replace(receipt, detail={**receipt.detail, "maintenance": maintenance})
-
-    def _compact(
-        self,
-        expected_revision: str,
-        target: Target,
-        raw_candidates: Sequence[Any],
-        max_bytes: int | None,
-        request: ops.MutationRequest | None,
-        derive: Callable[[StoreState, ops.MutationOutcome | None], tuple[list[ops.Candidate], int]] | None = None,
-        *,
-        archive_locally: bool = True,
-        before_commit: Callable[[Sequence[Entry], str], None] | None = None,
-    ) -> Receipt:
-        target = validate_target(target)
-        limit = self.limits.limit_for(target)
-        budget = ops.validate_budget(max_bytes, limit)
-        candidates = ops.validate_candidates(raw_candidates, target) if derive is None else []
-        if not self.runtime_dir.exists() and expected_revision != revision_of(()):
-            raise RevisionConflict(
-                f"runtime memory changed since revision {expected_revision[:12]}; re-read and retry",
-                expected=expected_revision, actual=revision_of(()))
-        with self._locked():
-            state = self._read_valid_locked()
-            if state.revision != expected_revision:
-                raise RevisionConflict(
-                    f"runtime memory changed since revision {expected_revision[:12]}; re-read and retry",
-                    expected=expected_revision,
-                    actual=state.revision,
-                )
-            now = self._now()
-            outcome = ops.apply_mutation(state.entries, request, now) if request else None
-            if derive is not None:
-                candidates, budget = derive(state, outcome)
-            elif outcome is not None:
-                for index, candidate in enumerate(candidates):
-                    key = match_key(candidate.content)
-                    if outcome.pending is not None and key == match_key(outcome.pending.content):
-                        raise InvalidInput(f"candidates[{index}].content", "duplicates the pending mutation")
-                    if outcome.excluded is not None and key == match_key(outcome.excluded.content):
-                        raise InvalidInput(f"candidates[{index}].content",
-                                           f"reintroduces the entry being {request.action}d")
-            kept_indexes = ops.pack(candidates, budget)
-            kept = ops.materialize([candidates[i] for i in kept_indexes], state.entries, target, now)
-            tail = [outcome.pending] if outcome is not None and outcome.pending is not None else []
-            others = [e for e in state.entries if e.target != target or e.problem is not None]
-            new_entries = (*others, *kept, *tail)
-            ops.check_capacity(state.entries, new_entries, target, limit)
-            survivors = {match_key(e.content) for e in new_entries if e.target == target}
-            if outcome is not None and outcome.excluded is not None:
-                survivors.add(match_key(outcome.excluded.content))  # a removed entry is the user's choice
-            evicted = [e for e in state.entries if e.target == target and e.problem is None
-                       and match_key(e.content) not in survivors]
-            dropped = [candidates[i] for i in range(len(candidates)) if i not in set(kept_indexes)]
-            evicted_keys = {match_key(e.content) for e in evicted}
-            extra = ops.materialize([c for c in dropped if match_key(c.content) not in evicted_keys],
-                                    state.entries, target, now)
-            if archive_locally:
-                self._archive_locally([*evicted, *extra], state.revision)
-            if before_commit is not None:
-                before_commit([*evicted, *extra], state.revision)
-            preserved, revision = self._commit(state.entries, new_entries)
-        detail: dict[str, Any] = dict(outcome.detail) if outcome else {}
-        detail["kept"] = [e.content for e in kept]
-        detail["dropped"] = [c.content for c in dropped]
-        detail["archived"] = len(evicted) + len(extra)
-        message = (outcome.message + " " if outcome else "") + f"Compacted {target}: kept {len(kept)} of {len(candidates)}."
-        return self._receipt(message, target, new_entries, revision, True, detail, preserved)
-
-    # ------------------------------------------------------------------ repair and recovery
-
-    def repair(self, *, rebuild_missing: bool = True) -> RepairReport:
-        """Make USER.md / MEMORY.md agree with ``memories.json`` again: import hand edits, repair the rest.
-
-        Cheap when nothing differs and no temp file is left (three reads and a directory listing, no
-        lock). Otherwise, under the lock and on a fresh read, each differing projection is classified
-        (:func:`mnemon_ls.runtime.handedit.classify`):
-
-        - missing or empty: rebuilt;
-        - ``format`` (line endings, BOM, final newline only): rewritten, no copy, not an edit;
-        - ``leftover`` (NUL bytes, equal to another known state's projection, not newer than the last
-          commit): copied to ``runtime/edits/``, rebuilt, never imported;
-        - ``edit``: copied to ``runtime/edits/`` first; with ``hand_edits == "import"`` paired with the
-          store (:func:`~mnemon_ls.runtime.handedit.plan_import`) and every valid file's changes committed
-          together as one commit; an edit breaking a rule is not applied and its projection is rebuilt;
-          with ``restore`` the projection is rebuilt.
-
-        ``hand_edits[name]`` says which (absent for missing/empty files and restored edits):
-        ``{"status": "imported"|"rejected"|"leftover"|"format",
-        "reason", "savedAs"?, "message", "added", "replaced": [{from, to}], "removed", "problems": [...]}``.
-        Temp files a killed writer left are removed. Does nothing (``skipped``) when ``memories.json`` is
-        missing or damaged. ``rebuild_missing=False`` leaves missing projections for the next wake (the CLI
-        absorbs edits before a command that may be rejected, and a rejection must not write).
-        """
-        report = RepairReport()
-        state = self.read()
-        if state.problem:
-            report.skipped = state.problem
-            return report
-        if not state.exists or not (self._projections_differ(state.entries, rebuild_missing) or self._has_orphans()):
-            return report
-        with self._locked():
-            state = self.read()
-            if state.problem:
-                report.skipped = state.problem
-                return report
-            writes = []
-            working = state.entries
-            now = self._now()
-            for target in self.projects:
-                path = self.projection_path(target)
-                expected = projection_bytes(state.entries, target)
-                current = fsio.read_bytes_or_none(path)
-                if current == expected or (current is None and not rebuild_missing):
-                    continue
-                current = self._settled_bytes(path, current)
-                if current == expected or (current is None and not rebuild_missing):
-                    continue
-                result = self._absorb(target, current, expected, state, working, now, report)
-                if result is not None:
-                    working = result
-                else:
-                    writes.append((path, expected))
-                report.repaired.append(path.name)
-            self._sweep_orphans()
-            if working is not state.entries:
-                self._commit(state.entries, working, already_saved=set(report.preserved))
-            else:
-                fsio.write_files_atomically(writes)
-        return report
-
-    def _absorb(self, target: Target, current: bytes | None, expected: bytes, state: StoreState,
-                working: tuple[Entry, ...], now: str, report: RepairReport) -> tuple[Entry, ...] | None:
-        """Classify one differing projection and record it in ``report``; the new entry list when its
-        edit is to be imported, else ``None`` (the projection is rebuilt). Call with the lock held."""
-        name = PROJECTION_FILES[target]
-        known = handedit.known_projections(self.runtime_dir, self.history_path, self.last_good_path, target, expected)
-        kind, reason = handedit.classify(current, expected, known=known,
-                                         newer=self._newer_than_commit(self.projection_path(target)))
-        if kind in ("missing", "empty"):
-            return None
-        if kind == "format":
-            report.hand_edits[name] = {"status": "format", "reason": reason,
-                                       "message": f"{name} {reason}; rewritten (not an edit)"}
-            return None
-        assert current is not None
-        saved = str(self._preserve(name, current))
-        report.preserved[name] = saved
-        if kind == "leftover":
-            report.hand_edits[name] = {"status": "leftover", "reason": reason, "savedAs": saved, "message": (
-                f"{name} {reason}; it was rebuilt from memories.json, not imported (a copy is at {saved})")}
-            return None
-        if self.hand_edits != "import":
-            return None  # handEdits=restore: saved and rebuilt, exactly as before hand edits were imported
-        text = handedit.canonical_text(current)
-        if text is None:
-            plan = handedit.ImportPlan(working, problems=(handedit.ItemProblem(
-                None, "encoding", "is not UTF-8; save the file as UTF-8", "invalid-input"),))
-        else:
-            plan = handedit.plan_import(working, target, text, now, self.limits.limit_for(target),
-                                        scrub=Scrubber(self.secrets))
-        if plan.problems:
-            problems = handedit.describe_problems(name, plan.problems)
-            report.hand_edits[name] = {
-                "status": "rejected", "reason": "breaks a rule", "savedAs": saved,
-                "problems": [p.to_dict() for p in plan.problems],
-                "message": (f"your edit of {name} was not applied: {problems}. {name} was rebuilt from "
-                            f"memories.json; your edit is saved at {saved}")}
-            return None
-        report.hand_edits[name] = {
-            "status": "imported", "reason": reason, "savedAs": saved,
-            "added": list(plan.added), "replaced": [{"from": a, "to": b} for a, b in plan.replaced],
-            "removed": list(plan.removed), "unchanged": plan.unchanged,
-            "message": handedit.summary(name, plan)}
-        return plan.entries if plan.changed else None
-
-    def _newer_than_commit(self, path: Path) -> bool:
-        """Whether ``path`` was modified after the last commit of ``memories.json`` (nanosecond mtimes)."""
-        try:
-            return path.stat().st_mtime_ns > self.memories_path.stat().st_mtime_ns
-        except OSError:
-            return True
-
-    def _has_orphans(self) -> bool:
-        try:
-            return any(n.startswith(".") and n.endswith(".tmp") for n in os.listdir(self.runtime_dir))
-        except OSError:
-            return False
-
-    def _settled_bytes(self, path: Path, current: bytes | None) -> bytes | None:
-        """``path``'s bytes once nobody has written it for :data:`SETTLE_SECONDS` (bounded wait).
-
-        An editor that saves in place truncates the file, then writes it: a repair that read between the
-        two would see an empty file, preserve nothing and rename the projection over it, and the editor's
-        write would land in the replaced inode, lost. So a file modified moments ago is read again once
-        it has been quiet for ``settle_seconds`` (default :data:`SETTLE_SECONDS`; at most
-        :data:`SETTLE_MAX_SECONDS` or four settle periods in all).
-        """
-        deadline = time.monotonic() + max(SETTLE_MAX_SECONDS, 4 * self.settle_seconds)
-        while True:
-            try:
-                age = time.time() - path.stat().st_mtime
-            except FileNotFoundError:
-                return None
-            if age >= self.settle_seconds or time.monotonic() >= deadline:
-                return fsio.read_bytes_or_none(path)
-            time.sleep(max(0.0, min(self.settle_seconds - age, deadline - time.monotonic())) + 0.005)
-
-    def _projections_differ(self, entries: Sequence[Entry], count_missing: bool = True) -> bool:
-        for target in self.projects:
-            current = fsio.read_bytes_or_none(self.projection_path(target))
-            if current != projection_bytes(entries, target) and (count_missing or current is not None):
-                return True
-        return False
-
-    def recover(self) -> dict[str, Any]:
-        """Quarantine a damaged ``memories.json`` and commit every recoverable entry.
-
-        Recoverable = the damaged file's valid entries (it is decoded leniently; a truncated file keeps
-        every complete entry) plus the last committed state's entries it lacks. Returns ``{"recovered":
-        bool, "quarantined": path|None, "entries": n, "fromDamaged": n, "fromLastGood": n,
-        "damagedEntries": n, "message"}``. A valid store is left untouched.
-        """
-        if not self.runtime_dir.exists():
-            return {"recovered": False, "quarantined": None, "entries": 0,
-                    "message": f"{self.runtime_dir} does not exist; nothing to recover"}
-        with self._locked():
-            data = fsio.read_bytes_or_none(self.memories_path)
-            state = self._state_from(data)
-            if not state.problem:
-                return {"recovered": False, "quarantined": None, "entries": len(state.entries),
-                        "message": f"{self.memories_path} is valid; nothing to recover"}
-            salvaged, damaged = salvage_store(data) if data is not None else ([], 0)
-            quarantined = None
-            if data is not None:
-                quarantined = str(fsio.copy_file_exclusive(
-                    self.quarantine_dir, f"{self._stamp()}-memories.json", data))
-            entries = list(state.entries)
-            preserved, _ = self._commit(None, entries)
-        from_damaged = len({(e.target, match_key(e.content)) for e in salvaged})
-        return {
-            "recovered": True,
-            "quarantined": quarantined,
-            "entries": len(entries),
-            "fromDamaged": from_damaged,
-            "fromLastGood": len(entries) - from_damaged,
-            "damagedEntries": damaged,
-            "preserved": preserved,
-            "message": (f"restored {len(entries)} entries ({from_damaged} from the damaged file, "
-                        f"{len(entries) - from_damaged} from the last committed state)"
-                        + (f"; the damaged file is kept at {quarantined}" if quarantined else "")),
-        }
-
     # ------------------------------------------------------------------ internals
 
     def _locked(self):
@@ -788,28 +377,6 @@ class RuntimeStore:
                     pass
         return removed
 
-    def _archive_locally(self, entries: Sequence[Entry], revision: str) -> None:
-        """Append evicted entries to ``archived/memories.jsonl`` and ``archived/MEMORY.md`` durably."""
-        if not entries:
-            return
-        fsio.ensure_dir(self.archive_dir)
-        stamp = self._now()
-        lines = "".join(
-            json.dumps({**e.to_json(), "archived_at": stamp, "revision": revision}, ensure_ascii=False) + "\n"
-            for e in entries
-        ).encode("utf-8")
-        jsonl = self.archive_dir / "memories.jsonl"
-        current = fsio.read_bytes_or_none(jsonl)
-        if current and not current.endswith(b"\n"):
-            lines = b"\n" + lines  # close a line a killed append tore, so this one parses
-        _append_durably(jsonl, lines)
-        by_target: dict[str, list[str]] = {}
-        for e in entries:
-            by_target.setdefault(PROJECTION_FILES[e.target], []).append(e.content)
-        for name, contents in by_target.items():
-            path = self.archive_dir / name
-            prefix = b"\xc2\xa7\n" if path.exists() and path.stat().st_size else b""
-            _append_durably(path, prefix + "\n\u00a7\n".join(contents).encode("utf-8") + b"\n")
 
     def _receipt(
         self,
@@ -834,9 +401,6 @@ class RuntimeStore:
         )
 
 
-
-def _append_durably(path: Path, data: bytes) -> None:
-    fsio.append_file_durably(path, data)
 
 
 def _excerpt(entry: Entry) -> str:

@@ -1,0 +1,274 @@
+"""Recall of the ``mnemon-native`` provider (:mod:`.native`): ``search`` (ranking on the side index, ``smart``
+neighbour expansion, the CLI's ``basic`` ``LIKE`` scan, hybrid recall when semantic is on), the batched
+access bookkeeping (``flush_access``) and ``related`` (graph walk).
+
+:class:`NativeRecall` is a mixin of :class:`~mnemon_ls.spaces.providers.native.NativeProvider`: its methods
+use the provider's connection, lock and side index and are only meant to be called on a ``NativeProvider``.
+The score formula (0..1) is in :mod:`.native`'s module doc.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any, Sequence
+
+from ...errors import InvalidInput
+from ...text import coverage, exactness
+from ..index import TOKENIZER
+from ..model import WALK_EDGE_TYPES, Item, epoch_seconds
+from .base import KeepFn, SearchOutcome, iter_chunks, sparse_hint
+from .hybrid import hybrid_rank
+from .native_schema import ACCESS_FLUSH_THRESHOLD, _json_list
+
+
+class NativeRecall:
+    """Reads of :class:`~mnemon_ls.spaces.providers.native.NativeProvider` (mixin; see module doc)."""
+
+    # ------------------------------------------------------------------ search
+
+    def search(self, query: str, *, limit: int, mode: str = "smart", category: str | None = None,
+               source: str | None = None, intent: str | None = None, keep: KeepFn | None = None) -> SearchOutcome:
+        """Ranked items for ``query`` (see module doc), at most ``limit``; ``keep(tags)`` false drops an item
+        before the cut. ``intent`` is accepted for CLI parity and does not change the embedded ranking."""
+        with self._lock:
+            if mode == "basic":
+                outcome = self._read(lambda db: self._basic(db, query, limit, category, source, keep))
+            else:
+                outcome = self._read(lambda db: self._ranked(db, query, limit, mode, category, source, keep))
+            if mode == "smart" and self.semantic is not None:
+                said = self.semantic.notice()  # once per process: the extra is missing or the model failed
+                if said:
+                    outcome.notices.append(said)
+            if self.read_only_reason is not None:
+                outcome.notices.append(self.notice or "")
+            elif self.track_access and outcome.items:
+                self._touch([item.id for item in outcome.items], "search" if mode == "keyword" else
+                            ("recall:basic" if mode == "basic" else "recall"), query)
+            return outcome
+
+    def _ranked(self, db: sqlite3.Connection, query: str, limit: int, mode: str, category: str | None,
+                source: str | None, keep: KeepFn | None) -> SearchOutcome:
+        self._sync(db)
+        terms = TOKENIZER.query_terms(query)
+        if not terms and (mode != "smart" or self.semantic is None or not query.strip()):
+            return SearchOutcome([], sparse_hint(0, limit))
+        pool = max(64, limit * 6)
+        total = (self._verified[2]["active"] if self._verified else 0) or self.index.counts()[0]
+        candidates = self.index.search(terms, pool, total, category=category, source=source)[0] if terms else []
+        fetched = len(candidates)
+        best = max((c[1] or 0.0 for c in candidates), default=0.0) or 1.0
+        now = self.clock().timestamp()
+        scored: list[tuple[float, int, float, str, list[str]]] = []
+        dropped = 0
+        for ident, bm25, text, importance, created, tags_json in candidates:
+            tags = _json_list(tags_json)
+            if keep is not None and not keep(tags):
+                dropped += 1
+                continue
+            held = set(text.split())
+            cover = coverage(terms, held)
+            if cover <= 0:
+                continue
+            imp = importance if isinstance(importance, int) else 3
+            age_days = max(0.0, (now - created) / 86400) if created else 3650.0
+            relevance = max(0.0, bm25) / best if bm25 is not None else 0.5
+            score = cover * (0.73 + 0.14 * exactness(terms, held) + 0.06 * relevance
+                             + 0.04 * (min(max(imp, 1), 5) - 1) / 4 + 0.03 * 0.5 ** (age_days / 180))
+            scored.append((min(1.0, score), imp, created, ident, tags, cover >= 1.0))
+        scored.sort(key=lambda s: (-s[0], -s[1], -s[2], s[3]))
+        if mode == "smart" and self.semantic is not None:
+            fused = hybrid_rank(self.semantic, self.index, query, scored, pool, keep, category, source)
+            if fused is not None:
+                scored, extra_dropped = fused
+                dropped += extra_dropped
+        chosen = scored[:limit]
+        scores = {s[3]: (round(s[0], 4), s[6] if len(s) > 6 else "keyword") for s in chosen}
+        if mode == "smart" and chosen:
+            self._expand(db, chosen, scores, limit, keep, category, source)
+        items = self._load(db, scores)
+        items.sort(key=lambda it: (-(it.score or 0.0), -(it.importance or 0), -(epoch_seconds(it.created_at) or 0),
+                                   it.id))
+        items = items[:limit]
+        return SearchOutcome(items, sparse_hint(len(items), limit), fetched=fetched, dropped=dropped)
+
+    def _expand(self, db: sqlite3.Connection, chosen: list, scores: dict[str, tuple[float, str]], limit: int,
+                keep: KeepFn | None, category: str | None, source: str | None) -> None:
+        """Smart mode: neighbours of strong hits over causal/semantic edges (module doc)."""
+        extra: dict[str, tuple[float, str]] = {}
+        for score, _imp, _created, ident, *_rest in chosen[:5]:
+            if score < 0.6:
+                continue
+            for other, edge_type, weight in db.execute(
+                    "SELECT target_id, edge_type, weight FROM edges WHERE source_id = ? AND edge_type IN "
+                    "('causal','semantic') UNION ALL SELECT source_id, edge_type, weight FROM edges "
+                    "WHERE target_id = ? AND edge_type IN ('causal','semantic') LIMIT 40", (ident, ident)):
+                if other in scores:
+                    continue
+                value = round(0.45 * score * max(0.0, min(1.0, float(weight or 0))), 4)
+                if value > extra.get(other, (0.0, ""))[0]:
+                    extra[other] = (value, edge_type)
+        if not extra:
+            return
+        ranked = sorted(extra.items(), key=lambda kv: (-kv[1][0], kv[0]))[: max(1, limit // 2) * 3]
+        marks = ",".join("?" * len(ranked))
+        rows = db.execute(f"SELECT id, tags, category, source FROM insights WHERE +deleted_at IS NULL AND id IN ({marks})",
+                          [key for key, _ in ranked]).fetchall()
+        allowed = set()
+        for ident, tags_json, cat, src in rows:
+            if keep is not None and not keep(_json_list(tags_json)):
+                continue
+            if (category is not None and cat != category) or (source is not None and src != source):
+                continue
+            allowed.add(ident)
+        added = 0
+        for key, value in ranked:
+            if key in allowed and added < max(1, limit // 2):
+                scores[key] = value
+                added += 1
+
+    def _load(self, db: sqlite3.Connection, scores: dict[str, tuple[float | None, str]]) -> list[Item]:
+        if not scores:
+            return []
+        items: list[Item] = []
+        keys = list(scores)
+        for chunk in iter_chunks(keys, 500):
+            marks = ",".join("?" * len(chunk))
+            for r in db.execute("SELECT id, content, category, importance, tags, entities, source, created_at "
+                                f"FROM insights WHERE +deleted_at IS NULL AND id IN ({marks})", list(chunk)):
+                score, via = scores[r[0]]
+                items.append(self._item(r, score, via))
+        return items
+
+    @staticmethod
+    def _item(r: Sequence[Any], score: float | None, via: str | None) -> Item:
+        importance = r[3] if isinstance(r[3], int) and not isinstance(r[3], bool) else None
+        return Item(id=r[0], content=r[1] or "", category=r[2] if isinstance(r[2], str) else "general",
+                    importance=importance, tags=_json_list(r[4]), entities=_json_list(r[5]),
+                    source=r[6] if isinstance(r[6], str) else None, created_at=r[7], score=score, matched_via=via)
+
+    def _basic(self, db: sqlite3.Connection, query: str, limit: int, category: str | None, source: str | None,
+               keep: KeepFn | None) -> SearchOutcome:
+        pattern = "%" + query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        sql = ("SELECT id, content, category, importance, tags, entities, source, created_at FROM insights "
+               "WHERE deleted_at IS NULL AND content LIKE ? ESCAPE '\\'")
+        args: list[Any] = [pattern]
+        if category is not None:
+            sql += " AND category = ?"
+            args.append(category)
+        if source is not None:
+            sql += " AND source = ?"
+            args.append(source)
+        sql += " ORDER BY importance DESC, created_at DESC, id ASC"
+        items: list[Item] = []
+        fetched = dropped = 0
+        for r in db.execute(sql, args):
+            fetched += 1
+            item = self._item(r, None, "basic")
+            if keep is not None and not keep(item.tags):
+                dropped += 1
+                continue
+            items.append(item)
+            if len(items) >= limit:
+                break
+        return SearchOutcome(items, sparse_hint(len(items), limit), fetched=fetched, dropped=dropped)
+
+    def _touch(self, ids: list[str], operation: str, query: str) -> None:
+        """Record the access bookkeeping of a read; written by :meth:`flush_access` (module doc)."""
+        if "access_count" not in self._columns:
+            return
+        now = self._now()
+        for ident in ids:
+            self._pending_access[ident] = (self._pending_access.get(ident, (0, now))[0] + 1, now)
+        self._pending_oplog.append((operation, f"q={query} hits={len(ids)}", now))
+        self._pending_touches += len(ids)
+        if self._pending_touches >= ACCESS_FLUSH_THRESHOLD:
+            self.flush_access()
+
+    def flush_access(self) -> bool:
+        """Write the pending access counters (``access_count + n``, ``last_accessed_at``) and ``recall``/
+        ``search`` oplog rows of past reads in one short transaction, as the CLI would have written them
+        read by read. Best effort: returns False (and keeps them pending) when the store is busy for more
+        than ~0.25 s; True when nothing is pending or they were written. Call it when idle; ``close()``
+        calls it too."""
+        with self._lock:
+            if not self._pending_access and not self._pending_oplog:
+                return True
+            if self.read_only_reason is not None or self._db is None:
+                self._pending_access, self._pending_oplog, self._pending_touches = {}, [], 0
+                return True
+            db = self._db
+            try:
+                db.execute("PRAGMA synchronous=NORMAL")  # access counters are soft state: no fsync for them
+                db.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error:
+                db.execute("PRAGMA synchronous=FULL")
+                return False
+            try:
+                with_time = "last_accessed_at" in self._columns
+                sql = ("UPDATE insights SET access_count = access_count + ?" +
+                       (", last_accessed_at = ?" if with_time else "") + " WHERE id = ?")
+                db.executemany(sql, [((n, when, ident) if with_time else (n, ident))
+                                     for ident, (n, when) in self._pending_access.items()])
+                for operation, detail, when in self._pending_oplog:
+                    self._oplog(db, operation, "", detail, when)
+                db.execute("COMMIT")
+                self._pending_access, self._pending_oplog, self._pending_touches = {}, [], 0
+                return True
+            except sqlite3.Error:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                return False
+            finally:
+                db.execute("PRAGMA synchronous=FULL")
+
+    # ------------------------------------------------------------------ graph, link, forget
+
+    def related(self, item_id: str, *, depth: int = 2, edge_type: str | None = None, limit: int = 20) -> list[Item]:
+        """Breadth-first walk from ``item_id`` over edges in both directions (only ``edge_type`` when given),
+        active items only, start excluded, at most ``depth`` hops and ``limit`` items. Each item carries
+        ``depth`` and ``edge_type`` (the edge that reached it). Raises :class:`InvalidInput` (``id``) when
+        the start is missing or forgotten."""
+        types = (edge_type,) if edge_type else WALK_EDGE_TYPES
+
+        def walk(db: sqlite3.Connection) -> list[Item]:
+            if db.execute("SELECT 1 FROM insights WHERE id = ? AND +deleted_at IS NULL", (item_id,)).fetchone() is None:
+                raise InvalidInput("id", "no active item with this id in the space (missing or forgotten)",
+                                   id=item_id, spaceId=self.space_id)
+            marks = ",".join("?" * len(types))
+            seen = {item_id}
+            frontier = [item_id]
+            found: list[tuple[str, int, str]] = []
+            for level in range(1, depth + 1):
+                nxt: list[str] = []
+                for node in frontier:
+                    for other, kind in db.execute(
+                            f"SELECT target_id, edge_type FROM edges WHERE source_id = ? AND edge_type IN ({marks}) "
+                            f"UNION ALL SELECT source_id, edge_type FROM edges WHERE target_id = ? "
+                            f"AND edge_type IN ({marks})", (node, *types, node, *types)):
+                        if other in seen:
+                            continue
+                        alive = db.execute("SELECT 1 FROM insights WHERE id = ? AND +deleted_at IS NULL",
+                                           (other,)).fetchone()
+                        if alive is None:
+                            continue
+                        seen.add(other)
+                        found.append((other, level, kind))
+                        nxt.append(other)
+                        if len(found) >= limit:
+                            break
+                    if len(found) >= limit:
+                        break
+                frontier = nxt
+                if len(found) >= limit or not frontier:
+                    break
+            loaded = {it.id: it for it in self._load(db, {key: (None, kind) for key, _, kind in found})}
+            out = []
+            for key, level, kind in found:
+                item = loaded.get(key)
+                if item is not None:
+                    item.depth, item.edge_type, item.matched_via = level, kind, kind
+                    out.append(item)
+            return out
+
+        with self._lock:
+            return self._read(walk)

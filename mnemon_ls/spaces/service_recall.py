@@ -1,0 +1,372 @@
+"""Reads of the Memory Spaces service (:mod:`.service`): ``get_item``, ``related``, the federated ``recall``
+across spaces (reciprocal-rank fusion ``1/(60 + rank)`` across providers, else by score; branch scope;
+the recall-quality policy) and the wake ``cover`` block, with their result shapes :class:`RecallResult` and
+:class:`SpacesCover`.
+
+:class:`SpacesRecall` is a mixin of :class:`~mnemon_ls.spaces.service.SpacesService`: its methods use the
+service's registry and providers and are only meant to be called on a ``SpacesService``. The rules are in
+:mod:`.service`'s module doc; every name here is re-exported by :mod:`.service`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from ..errors import InvalidInput, MnemonError
+from . import policy as quality_policy
+from .errors import ProviderUnavailable
+from .model import (
+    CATEGORIES,
+    EDGE_TYPES,
+    INTENTS,
+    MAX_RESULTS,
+    RECALL_MODES,
+    SOURCES,
+    Item,
+    branch_tags,
+    validate_item_id,
+    validate_limit,
+    validate_query,
+    validate_space_id,
+)
+from .policy import RecallQuality
+from .providers.base import SearchOutcome, SpaceProvider
+from .registry import NATIVE_PROVIDER, SpaceRecord, require
+from .thirdparty import call_with_timeout
+
+BRANCH_RECALL_MODES = ("filter", "label", "off")
+DETACHED_HEAD_POLICIES = ("hide", "show")
+RRF_K = 60
+
+
+@dataclass(slots=True)
+class RecallResult:
+    """A federated recall (``to_dict()``)::
+
+        {"query", "mode", "limit", "candidateLimit", "policy": {"id", "fallbackFrom"},
+         "results": [{"spaceId", "spaceName", "providerId", "id", "content", "score", "normalizedScore",
+                      "tier": high|medium|low|unknown, "category", "importance", "tags", "entities", "source",
+                      "createdAt", "matchedVia", "branches", "branchLabel"?, "federatedScore"?}],
+         "sources": [{"spaceId", "spaceName", "providerId", "status": ready|empty|unavailable|unsupported,
+                      "hint"?, "stats": {"policyId", "fallbackFrom", "fetched", "retained", "selected",
+                      "droppedLowScore", "droppedNonPositiveScore", "droppedInvalidScore", "unscored",
+                      "unscaled", "branchHidden"}}],
+         "hidden": {"otherBranch", "detachedHead"}, "branch": {"name", "recall", "detachedHeadPolicy"},
+         "truncated", "hint", "notices"}
+    """
+
+    data: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.data
+
+    @property
+    def results(self) -> list[dict[str, Any]]:
+        """The result items."""
+        return self.data["results"]
+
+
+@dataclass(slots=True)
+class SpacesCover:
+    """The wake snapshot's Memory Spaces block: ``text`` (at most ``budget_chars``), ``spaces`` shown
+    (``[{id, name, items}]``, items ``None`` when the count failed), ``hidden`` active spaces left out for
+    the budget, ``active`` active spaces in total, ``notices`` (registry repairs)."""
+
+    text: str
+    spaces: list[dict[str, Any]] = field(default_factory=list)
+    hidden: int = 0
+    active: int = 0
+    notices: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "spaces": self.spaces, "hidden": self.hidden, "active": self.active,
+                "notices": self.notices}
+
+
+class SpacesRecall:
+    """Reads, federated recall and the wake cover of :class:`~mnemon_ls.spaces.service.SpacesService` (mixin)."""
+
+    # ------------------------------------------------------------------ reads
+
+    def get_item(self, space_id: str, item_id: str) -> Item | None:
+        """The active (not forgotten) item ``item_id`` of a registered space, active or not, or ``None``
+        when it is gone; no access counters are touched. Raises :class:`InvalidInput` (``spaceId``) for an
+        unknown space and the provider's errors when its store cannot be read. A provider without an
+        exact lookup is searched for the id instead (keyword search, 50 results)."""
+        record = require(self.state(), validate_space_id(space_id))
+        key = validate_item_id(item_id, "id")
+        provider = self.provider(record)
+        get = getattr(provider, "get", None)
+        if get is not None:
+            return get(key)
+        found = provider.search(key, limit=MAX_RESULTS, mode="keyword")
+        return next((i for i in found.items if i.id == key), None)
+
+    def has_exact_lookup(self, space_id: str) -> bool:
+        """Whether the provider of space ``space_id`` can look an item up by id (else :meth:`get_item`
+        falls back to a keyword search, which a vector-only provider cannot answer for an id)."""
+        record = require(self.state(), validate_space_id(space_id))
+        return getattr(self.provider(record), "get", None) is not None
+
+    def related(self, space_id: str, item_id: str, *, depth: int = 2, edge_type: str | None = None,
+                limit: int = 20) -> dict[str, Any]:
+        """Walk the graph from one item of an active space: ``{"spaceId", "spaceName", "id", "items":
+        [Item + depth, edgeType]}``."""
+        record = self._readable(space_id, "spaceId")
+        key = validate_item_id(item_id, "id")
+        if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= 5:
+            raise InvalidInput("depth", "must be an integer 1..5")
+        if edge_type is not None and edge_type not in EDGE_TYPES:
+            raise InvalidInput("edgeType", "must be one of " + ", ".join(EDGE_TYPES))
+        count = validate_limit(limit, default=20)
+        self._capable(record, "related")
+        items = self.provider(record).related(key, depth=depth, edge_type=edge_type, limit=count)
+        return {"spaceId": record.id, "spaceName": record.name, "id": key, "items": [i.to_dict() for i in items]}
+
+    def recall(self, query: str, *, spaces: Sequence[str] | None = None, limit: int | None = None,
+               mode: str = "smart", category: str | None = None, source: str | None = None,
+               intent: str | None = None, branch: str | None = None, branch_recall: str = "filter",
+               detached_head_policy: str = "hide", quality: RecallQuality | None = None) -> RecallResult:
+        """Federated recall across the selected active spaces (module doc; shape in :class:`RecallResult`).
+
+        ``spaces`` ``None`` = every active space; ``limit`` 1..50 (default 10); ``mode`` smart | keyword |
+        basic; ``category``/``source``/``intent`` filters as the CLI takes them; ``branch`` the workspace's
+        current branch (``None``: unknown)."""
+        text = validate_query(query)
+        count = validate_limit(limit)
+        if mode not in RECALL_MODES:
+            raise InvalidInput("mode", "must be one of " + ", ".join(RECALL_MODES))
+        if category is not None and category not in CATEGORIES:
+            raise InvalidInput("category", "must be one of " + ", ".join(CATEGORIES))
+        if source is not None and source not in SOURCES:
+            raise InvalidInput("source", "must be one of " + ", ".join(SOURCES))
+        if intent is not None and (not isinstance(intent, str) or intent.upper() not in INTENTS):
+            raise InvalidInput("intent", "must be one of " + ", ".join(INTENTS))
+        if branch_recall not in BRANCH_RECALL_MODES:
+            raise InvalidInput("branchRecall", "must be one of " + ", ".join(BRANCH_RECALL_MODES))
+        if detached_head_policy not in DETACHED_HEAD_POLICIES:
+            raise InvalidInput("detachedHeadPolicy", "must be one of " + ", ".join(DETACHED_HEAD_POLICIES))
+        if branch is not None and (not isinstance(branch, str) or not branch.strip()):
+            raise InvalidInput("branch", "must be a branch name or null")
+        config = quality or self.quality
+        state = self.state()
+        if spaces is None:
+            selected = [r for r in state.all if r.active]
+        else:
+            if isinstance(spaces, str) or not isinstance(spaces, (list, tuple)):
+                raise InvalidInput("spaces", "must be a list of space ids")
+            selected = []
+            for index, space in enumerate(spaces):
+                key = validate_space_id(space, f"spaces[{index}]")
+                record = require(state, key, f"spaces[{index}]")
+                if not record.active:
+                    raise InvalidInput(f"spaces[{index}]", "is not active for reading (activate it first)",
+                                       spaceId=key)
+                if record not in selected:
+                    selected.append(record)
+        chosen = quality_policy.plan(count, config)
+        scope = _BranchScope(branch.strip() if branch else None, branch_recall, detached_head_policy)
+        keep = scope.keep if scope.filters else None
+        rows: list[tuple[SpaceRecord, int, int, Item, bool, str]] = []
+        sources: list[dict[str, Any]] = []
+        notices: list[str] = [p.message for p in self.registry.notices]
+        hidden = {"otherBranch": 0, "detachedHead": 0}
+        for order, record in enumerate(selected):
+            entry: dict[str, Any] = {"spaceId": record.id, "spaceName": record.name,
+                                     "providerId": self._provider_id(record), "status": "ready"}
+            def ask(record: SpaceRecord = record) -> tuple[SpaceProvider, SearchOutcome]:
+                found = self.provider(record)
+                return found, found.search(text, limit=chosen.candidate_limit, mode=mode, category=category,
+                                           source=source, intent=intent.upper() if intent else None, keep=keep)
+
+            try:
+                if record.native:
+                    provider, outcome = ask()
+                else:  # a slow or hung third-party engine must not hold the other spaces' evidence back
+                    provider, outcome = call_with_timeout(ask, self.thirdparty.timeout, provider=record.provider_id,
+                                                          space_id=record.id)
+            except ProviderUnavailable as exc:
+                entry.update(status="unavailable" if not exc.data.get("reason") == "no adapter" else "unsupported",
+                             hint=exc.message, stats=None)
+                sources.append(entry)
+                continue
+            except MnemonError as exc:
+                entry.update(status="unsupported" if exc.data.get("reason") == "not-installed" else "unavailable",
+                             hint=exc.message, stats=None)
+                if exc.code in ("provider-timeout", "provider-not-configured"):
+                    entry["error"] = exc.code
+                sources.append(entry)
+                continue
+            except Exception as exc:  # a third-party engine's own error: this space fails, the recall answers
+                if record.native:
+                    raise
+                entry.update(status="unavailable", hint=f"{type(exc).__name__}: {exc}", stats=None,
+                             error="provider-failed")
+                sources.append(entry)
+                continue
+            notices.extend(n for n in outcome.notices if n)
+            hidden["detachedHead" if scope.branch is None else "otherBranch"] += outcome.dropped
+            semantics = provider.capabilities.normalized_scores
+            for rank, item in enumerate(outcome.items, start=1):
+                rows.append((record, rank, order, item, semantics, entry["providerId"]))
+            entry["hint"] = outcome.hint
+            entry["branchHidden"] = outcome.dropped
+            sources.append(entry)
+        federated = len({r[5] for r in rows}) > 1 or len({self._provider_id(r) for r in selected}) > 1
+        if federated:
+            rows.sort(key=lambda r: (-1 / (RRF_K + r[1]), r[2]))
+        else:
+            rows.sort(key=lambda r: (-(r[3].score if r[3].score is not None and _finite(r[3].score) else 0.0), r[2]))
+        selection = quality_policy.select([(r[3].score, r[4]) for r in rows], count, config, chosen)
+        picked = selection.indexes
+        results = []
+        for index in picked[:MAX_RESULTS]:
+            record, rank, _order, item, _sem, provider_id = rows[index]
+            decision = selection.decisions[index]
+            results.append(self._result(record, item, decision, provider_id, scope,
+                                        1 / (RRF_K + rank) if federated else None))
+        for entry in sources:
+            if entry.get("stats", 0) is None:
+                continue
+            mine = [i for i, r in enumerate(rows) if r[0].id == entry["spaceId"]]
+            decisions = selection.decisions
+            stats = {
+                "policyId": selection.policy_id, "fallbackFrom": selection.fallback_from,
+                "fetched": len(mine),
+                "retained": sum(1 for i in mine if selection.retains(decisions[i])),
+                "selected": sum(1 for i in picked if rows[i][0].id == entry["spaceId"]),
+                "droppedLowScore": sum(1 for i in mine if decisions[i].reason == "low-score"
+                                       and not selection.retains(decisions[i])),
+                "droppedNonPositiveScore": sum(1 for i in mine if decisions[i].reason == "non-positive-score"
+                                               and not selection.retains(decisions[i])),
+                "droppedInvalidScore": sum(1 for i in mine if not decisions[i].valid),
+                "unscored": sum(1 for i in mine if decisions[i].reason == "unscored"),
+                "unscaled": sum(1 for i in mine if decisions[i].reason == "unscaled-score"),
+                "branchHidden": entry.pop("branchHidden", 0),
+            }
+            entry["stats"] = stats
+            entry["status"] = "ready" if stats["retained"] else "empty"
+        data = {
+            "query": text, "mode": mode, "limit": count, "candidateLimit": chosen.candidate_limit,
+            "policy": {"id": selection.policy_id, "fallbackFrom": selection.fallback_from},
+            "results": results, "sources": sources, "hidden": hidden,
+            "branch": {"name": scope.branch, "recall": branch_recall, "detachedHeadPolicy": detached_head_policy},
+            "truncated": max(0, len(picked) - MAX_RESULTS),
+            "hint": None if results else ("no active space" if not selected else "no result passed the quality policy"
+                                          if rows else "nothing matched"),
+            "notices": notices,
+            "failed": [s["spaceId"] for s in sources if s["status"] == "unavailable"],
+        }
+        for entry in sources:
+            if entry["status"] == "unavailable":
+                notices.append(f"space {entry['spaceName']} ({entry['spaceId']}) failed: {entry.get('hint')}")
+        return RecallResult(data)
+
+    def _provider_id(self, record: SpaceRecord) -> str:
+        if not record.native:
+            return record.provider_id
+        return "mnemon-cli" if self.native_driver == "cli" else NATIVE_PROVIDER
+
+    @staticmethod
+    def _result(record: SpaceRecord, item: Item, decision: quality_policy.Decision, provider_id: str,
+                scope: "_BranchScope", federated: float | None) -> dict[str, Any]:
+        branches = branch_tags(item.tags)
+        data: dict[str, Any] = {
+            "spaceId": record.id, "spaceName": record.name, "providerId": provider_id, "id": item.id,
+            "content": item.content, "score": item.score, "normalizedScore": decision.normalized,
+            "tier": decision.tier, "category": item.category, "importance": item.importance,
+            "tags": list(item.tags), "entities": list(item.entities), "source": item.source,
+            "createdAt": item.created_at, "matchedVia": item.matched_via, "branches": branches,
+        }
+        label = scope.label(branches)
+        if label:
+            data["branchLabel"] = label
+        if federated is not None:
+            data["federatedScore"] = round(federated, 6)
+        return data
+
+    # ------------------------------------------------------------------ wake cover
+
+    def cover(self, budget_chars: int = 1200, recall_hint: str = "mnemon/recall") -> SpacesCover:
+        """The bounded Memory Spaces block of the wake snapshot: the active spaces' names, ids, item counts
+        and descriptions, telling the assistant to recall before assuming. Empty text when no space is
+        registered; at most ``budget_chars`` characters (spaces that do not fit are counted in ``hidden``).
+        ``recall_hint`` names the route the reader recalls through (:data:`mnemon_ls.guidance.RECALL_HINTS`)."""
+        state = self.state()
+        notices = [p.message for p in self.registry.notices]
+        if not state.all:
+            return SpacesCover("", notices=notices)
+        active = [r for r in state.all if r.active]
+        if not active:
+            text = ("MNEMON MEMORY SPACES\nNo Memory Space is active for reading; long-term memory is not recalled "
+                    "until one is activated.\n")
+            return SpacesCover(text if len(text) <= budget_chars else "", notices=notices)
+        header = ("MNEMON MEMORY SPACES\nLong-term memory lives in these active spaces. Before assuming a past "
+                  f"decision, preference or fact is unknown, recall it from them ({recall_hint}).\n")
+        if len(header) > budget_chars:
+            return SpacesCover("", hidden=len(active), active=len(active), notices=notices)
+        lines: list[str] = []
+        shown: list[dict[str, Any]] = []
+        used = len(header)
+        for index, record in enumerate(active):
+            try:
+                items: int | None = self.provider(record).count()
+            except MnemonError:
+                items = None
+            description = " ".join(record.description.split())
+            count_text = (f"{items} item" + ("" if items == 1 else "s")) if items is not None else "item count unavailable"
+            line = f"- {record.name} (id {record.id}, {count_text}): {description}\n"
+            remaining = len(active) - index - 1
+            tail = len(f"({remaining} more active spaces not shown)\n") if remaining else 0
+            if used + len(line) + tail > budget_chars:
+                room = budget_chars - used - len(f"({len(active) - index} more active spaces not shown)\n")
+                short = f"- {record.name} (id {record.id}, {count_text})\n"
+                if len(short) <= room and not remaining:
+                    lines.append(short)
+                    used += len(short)
+                    shown.append({"id": record.id, "name": record.name, "items": items})
+                    continue
+                break
+            lines.append(line)
+            used += len(line)
+            shown.append({"id": record.id, "name": record.name, "items": items})
+        hidden = len(active) - len(shown)
+        text = header + "".join(lines) + (f"({hidden} more active spaces not shown)\n" if hidden else "")
+        return SpacesCover(text, shown, hidden, len(active), notices)
+
+
+class _BranchScope:
+    """The branch rule of one recall (module doc)."""
+
+    def __init__(self, branch: str | None, mode: str, detached: str) -> None:
+        self.branch = branch
+        self.mode = mode
+        self.detached = detached
+
+    @property
+    def filters(self) -> bool:
+        """True when some branch-tagged items are dropped."""
+        if self.mode == "off":
+            return False
+        return self.branch is not None and self.mode == "filter" or self.branch is None and self.detached == "hide"
+
+    def keep(self, tags: Sequence[str]) -> bool:
+        branches = branch_tags(tags)
+        if not branches:
+            return True
+        if self.branch is None:
+            return self.detached == "show"
+        return self.branch in branches or self.mode != "filter"
+
+    def label(self, branches: list[str]) -> str | None:
+        if self.mode == "off" or not branches:
+            return None
+        if self.branch is None:
+            return "branch-unknown"
+        return None if self.branch in branches else "other-branch"
+
+
+def _finite(value: float) -> bool:
+    return value == value and value not in (float("inf"), float("-inf"))
+

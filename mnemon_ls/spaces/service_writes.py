@@ -1,0 +1,273 @@
+"""Writes of the Memory Spaces service (:mod:`.service`): the write/read target rules, ``remember``/
+``remember_many`` (validation, redaction, activation of an inactive target on a committed write), ``link``,
+``forget`` and the native-only, non-destructive ``merge``.
+
+:class:`SpacesWrites` is a mixin of :class:`~mnemon_ls.spaces.service.SpacesService`: its methods use the
+service's registry, providers and lock and are only meant to be called on a ``SpacesService``. The rules
+are in :mod:`.service`'s module doc; receipts are :class:`~mnemon_ls.spaces.model.WriteReceipt`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ..errors import InvalidInput
+from ..redact import Scrubber
+from .errors import SpaceRefused
+from .model import (
+    BRANCH_TAG_PREFIX,
+    EDGE_TYPES,
+    WriteReceipt,
+    receipt_status,
+    require_unicode,
+    validate_branch,
+    validate_category,
+    validate_content,
+    validate_entities,
+    validate_importance,
+    validate_item_id,
+    validate_source,
+    validate_space_id,
+    validate_tags,
+)
+from .registry import SpaceRecord, require
+
+
+class SpacesWrites:
+    """Write targets, writes and merge of :class:`~mnemon_ls.spaces.service.SpacesService` (mixin)."""
+
+    # ------------------------------------------------------------------ targets
+
+    def _readable(self, space_id: Any, field_name: str) -> SpaceRecord:
+        space_id = validate_space_id(space_id, field_name)
+        record = require(self.state(), space_id, field_name)
+        if not record.active:
+            raise InvalidInput(field_name, "is not active for reading (activate it first)", spaceId=space_id)
+        return record
+
+    def _write_target(self, space_id: Any) -> SpaceRecord:
+        state = self.state()
+        if space_id is None:
+            active = [b for b in state.all if b.active]
+            if len(active) != 1:
+                raise InvalidInput("spaceId", f"is required: {len(active)} spaces are active, and a write without "
+                                              "a target needs exactly one", active=len(active))
+            return active[0]
+        return require(state, validate_space_id(space_id))
+
+    # ------------------------------------------------------------------ writes
+
+    def remember(self, content: str, *, space_id: str | None = None, category: str | None = None,
+                 importance: int | None = None, tags: Sequence[str] | None = None,
+                 entities: Sequence[str] | None = None, source: str | None = None,
+                 branch: str | None = None) -> WriteReceipt:
+        """Remember one item (module doc). ``branch`` adds a ``branch:<name>`` tag. Returns a
+        :class:`WriteReceipt`: ``status`` ``committed`` with ``detail`` ``{"action": "added", "edgesCreated",
+        "entities", "tags", "createdAt"[, "redacted"]}`` or ``skipped`` with ``duplicateOf`` (the existing
+        id, also in ``id``). Content, tags and entities pass :mod:`mnemon_ls.redact` first."""
+        scrub = Scrubber(self.secrets)
+        content, branch = scrub.text("content", content), scrub.identifier("branch", branch)
+        tags, entities = scrub.texts("tags", tags), scrub.texts("entities", entities)
+        text = validate_content(content)
+        cat = validate_category(category)
+        imp = validate_importance(importance)
+        tag_list = validate_tags(tags)
+        entity_list = validate_entities(entities)
+        src = validate_source(source)
+        branch_name = validate_branch(branch)
+        if branch_name is not None:
+            tag = BRANCH_TAG_PREFIX + branch_name
+            if tag not in tag_list:
+                tag_list = validate_tags([*tag_list, tag])
+        record = self._write_target(space_id)
+        provider = self.provider(record)
+        raw = provider.remember(text, category=cat or "general", importance=imp, tags=tag_list,
+                                entities=entity_list, source=src)
+        action = str(raw.get("action") or "")
+        if action == "skipped":
+            existing = raw.get("replaced_id") or raw.get("id")
+            return WriteReceipt("skipped", "skipped", record.id, record.name, existing,
+                                f"Already remembered in {record.name} as {existing}; nothing was written.",
+                                {"duplicateOf": existing, **_redacted(scrub)})
+        status = receipt_status(raw)
+        activated = False
+        if status == "committed" and not record.active:
+            record = self.registry.update(record.id, active=True)
+            activated = True
+        detail = {"edgesCreated": raw.get("edges_created") or {}, "entities": raw.get("entities") or entity_list,
+                  "tags": raw.get("tags") if isinstance(raw.get("tags"), list) else tag_list,
+                  "createdAt": raw.get("created_at"), **_redacted(scrub)}
+        message = f"Remembered in {record.name}." if status == "committed" else f"Provider answered {action or status}."
+        return WriteReceipt(status, action or "added", record.id, record.name, raw.get("id"), message, detail, activated)
+
+    def remember_many(self, space_id: str, items: Sequence[dict[str, Any]], *,
+                      require_active: bool = True) -> list[WriteReceipt]:
+        """Remember several items in one space as one batch (capacity maintenance, issue 9): with the
+        embedded provider one write transaction (all or nothing), otherwise one provider call per item in
+        order (an error stops the batch; the items before it stay written). ``items[i]`` holds
+        :meth:`remember`'s keyword arguments (``content`` required; ``category``, ``importance``, ``tags``,
+        ``entities``, ``source``), each validated and redacted like :meth:`remember` (fields named
+        ``items[i].content`` etc.) before anything is written. ``require_active`` refuses an inactive space
+        (:class:`InvalidInput` ``spaceId``) instead of activating it. Returns one :class:`WriteReceipt`
+        per item, in order. An error of a one-by-one provider carries ``written``: the receipts of the
+        items stored before it."""
+        record = require(self.state(), validate_space_id(space_id))
+        if require_active and not record.active:
+            raise InvalidInput("spaceId", "is not active (a batch write never activates a space)", spaceId=record.id)
+        scrubs, prepared = [], []
+        for index, item in enumerate(items):
+            where = f"items[{index}]"
+            scrub = Scrubber(self.secrets)
+            tags = validate_tags(scrub.texts(f"{where}.tags", item.get("tags")), f"{where}.tags")
+            entities = validate_entities(scrub.texts(f"{where}.entities", item.get("entities")), f"{where}.entities")
+            prepared.append({
+                "content": validate_content(scrub.text(f"{where}.content", item.get("content")), f"{where}.content"),
+                "category": validate_category(item.get("category"), f"{where}.category") or "general",
+                "importance": validate_importance(item.get("importance"), f"{where}.importance"),
+                "tags": tags, "entities": entities, "source": validate_source(item.get("source"), f"{where}.source")})
+            scrubs.append(scrub)
+        provider = self.provider(record)
+        batch = getattr(provider, "remember_many", None)
+        if batch is not None:
+            return [self._write_receipt(record, raw, item, scrub)
+                    for raw, item, scrub in zip(batch(prepared), prepared, scrubs)]
+        receipts: list[WriteReceipt] = []
+        try:
+            for item, scrub in zip(prepared, scrubs):
+                raw = provider.remember(item["content"], category=item["category"], importance=item["importance"],
+                                        tags=item["tags"], entities=item["entities"], source=item["source"])
+                receipts.append(self._write_receipt(record, raw, item, scrub))
+        except Exception as exc:
+            exc.written = receipts  # type: ignore[attr-defined]  # what the caller must know is stored
+            raise
+        return receipts
+
+    @staticmethod
+    def _write_receipt(record: SpaceRecord, raw: dict[str, Any], item: dict[str, Any], scrub: Scrubber) -> WriteReceipt:
+        """The :class:`WriteReceipt` of one provider ``remember`` answer (as :meth:`remember` builds it)."""
+        action = str(raw.get("action") or "")
+        if action == "skipped":
+            existing = raw.get("replaced_id") or raw.get("id")
+            return WriteReceipt("skipped", "skipped", record.id, record.name, existing,
+                                f"Already remembered in {record.name} as {existing}; nothing was written.",
+                                {"duplicateOf": existing, **_redacted(scrub)})
+        status = receipt_status(raw)
+        detail = {"edgesCreated": raw.get("edges_created") or {}, "entities": raw.get("entities") or item["entities"],
+                  "tags": raw.get("tags") if isinstance(raw.get("tags"), list) else item["tags"],
+                  "createdAt": raw.get("created_at"), **_redacted(scrub)}
+        message = f"Remembered in {record.name}." if status == "committed" else f"Provider answered {action or status}."
+        return WriteReceipt(status, action or "added", record.id, record.name, raw.get("id"), message, detail)
+
+    def link(self, space_id: str, source_id: str, target_id: str, *, edge_type: str = "semantic",
+             weight: float = 0.5, metadata: dict[str, str] | None = None) -> WriteReceipt:
+        """Link two items of one space. Raises :class:`InvalidInput` naming ``sourceId``/``targetId`` when an
+        end is missing or forgotten, ``edgeType``/``weight``/``metadata`` when malformed."""
+        record = require(self.state(), validate_space_id(space_id))
+        src, tgt = validate_item_id(source_id, "sourceId"), validate_item_id(target_id, "targetId")
+        if src == tgt:
+            raise InvalidInput("targetId", "must differ from sourceId")
+        if edge_type not in EDGE_TYPES:
+            raise InvalidInput("edgeType", "must be one of " + ", ".join(EDGE_TYPES))
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 1:
+            raise InvalidInput("weight", "must be a number 0..1")
+        scrub = Scrubber(self.secrets)
+        if isinstance(metadata, dict):
+            metadata = {k: scrub.text(f"metadata.{k}", v) for k, v in metadata.items()}
+        meta = _validate_metadata(metadata)
+        self._capable(record, "link")
+        raw = self.provider(record).link(src, tgt, edge_type=edge_type, weight=float(weight), metadata=meta)
+        return WriteReceipt(receipt_status(raw), "linked", record.id, record.name, src,
+                            f"Linked {src} -> {tgt} ({edge_type}).",
+                            {"sourceId": src, "targetId": tgt, "edgeType": edge_type, "weight": float(weight),
+                             **_redacted(scrub)})
+
+    def forget(self, space_id: str, item_id: str) -> WriteReceipt:
+        """Soft-delete one item by exact id. Raises :class:`InvalidInput` (``id``) for an unknown or
+        already forgotten id."""
+        record = require(self.state(), validate_space_id(space_id))
+        key = validate_item_id(item_id, "id")
+        self._capable(record, "forget")
+        raw = self.provider(record).forget(key)
+        status = receipt_status(raw)
+        caps = self._capabilities(record)
+        kind = caps.delete if caps is not None and caps.delete in ("soft", "hard") else "soft"
+        return WriteReceipt(status, "deleted", record.id, record.name, key, f"Forgot {key} ({kind} delete).")
+
+    def _capable(self, record: SpaceRecord, what: str) -> None:
+        caps = self._capabilities(record)
+        if caps is not None and not getattr(caps, what):
+            raise SpaceRefused(f"space {record.id} does not support {what}", spaceId=record.id, reason=what)
+
+    # ------------------------------------------------------------------ merge
+
+    def merge(self, source_ids: Sequence[str], target_id: str, *, deactivate_sources: bool = True) -> dict[str, Any]:
+        """Import each source space into ``target_id`` (module doc). Returns ``{"targetId", "status":
+        committed|partial|failed, "sources": [{"spaceId", "items", "imported", "skipped", "errors", "status",
+        "deactivated"}]}``; overall ``committed`` only when every source is."""
+        if isinstance(source_ids, str) or not isinstance(source_ids, (list, tuple)) or not source_ids:
+            raise InvalidInput("sourceIds", "must be a non-empty list of space ids")
+        ids = [validate_space_id(s, f"sourceIds[{i}]") for i, s in enumerate(source_ids)]
+        target_key = validate_space_id(target_id, "targetId")
+        state = self.state()
+        target = require(state, target_key, "targetId")
+        sources = [require(state, s, f"sourceIds[{i}]") for i, s in enumerate(ids)]
+        for index, record in enumerate(sources):
+            if record.id == target.id:
+                raise SpaceRefused("a space cannot be merged into itself", spaceId=record.id, reason="same space")
+            if len(set(ids)) != len(ids):
+                raise InvalidInput(f"sourceIds[{index}]", "is repeated")
+        for record in (*sources, target):
+            if not record.native:
+                raise SpaceRefused(f"merge is Mnemon-native only; {record.id} is a {record.provider_id} space",
+                                   spaceId=record.id, reason="not native")
+        target_provider = self.provider(target)
+        reports = []
+        for record in sources:
+            items, edges = self.provider(record).export_items()
+            if items:
+                raw = target_provider.import_items(items, edges)
+            else:
+                raw = {"imported": 0, "updated": 0, "skipped": 0, "errors": 0}
+            imported, updated = int(raw.get("imported") or 0), int(raw.get("updated") or 0)
+            skipped = int(raw.get("skipped") or 0)
+            errors = raw.get("errors")
+            error_count = int(errors) if isinstance(errors, (int, float)) and not isinstance(errors, bool) else (
+                len(errors) if isinstance(errors, list) else 0)
+            complete = error_count == 0 and imported + updated + skipped == len(items)
+            mapped = receipt_status(raw) if items else "committed"
+            status = "committed" if complete and mapped in ("committed", "unknown") else (
+                "partial" if imported + updated + skipped else "failed")
+            deactivated = False
+            if status == "committed" and deactivate_sources and record.active:
+                self.registry.update(record.id, active=False)
+                deactivated = True
+            reports.append({"spaceId": record.id, "items": len(items), "imported": imported, "updated": updated,
+                            "skipped": skipped, "errors": error_count, "status": status, "deactivated": deactivated})
+        overall = "committed" if all(r["status"] == "committed" for r in reports) else (
+            "failed" if all(r["status"] == "failed" for r in reports) else "partial")
+        return {"targetId": target.id, "status": overall, "sources": reports}
+
+
+def _validate_metadata(metadata: Any) -> dict[str, str]:
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, dict):
+        raise InvalidInput("metadata", "must be an object of strings")
+    if len(metadata) > 20:
+        raise InvalidInput("metadata", "must hold at most 20 entries")
+    out = {}
+    for key, value in metadata.items():
+        if not isinstance(key, str) or not key or len(key) > 100:
+            raise InvalidInput("metadata", "keys must be strings of 1..100 characters")
+        require_unicode(key, "metadata")
+        if not isinstance(value, str) or len(value) > 1000:
+            raise InvalidInput(f"metadata.{key}", "must be a string of at most 1000 characters")
+        require_unicode(value, f"metadata.{key}")
+        out[key] = value
+    return out
+
+
+def _redacted(scrub: Scrubber) -> dict[str, Any]:
+    """``{"redacted": summary}`` when the redaction pass replaced something, else ``{}``."""
+    summary = scrub.summary()
+    return {"redacted": summary} if summary else {}
