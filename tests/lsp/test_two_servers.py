@@ -37,7 +37,6 @@ async def test_two_servers_alternating_remember_requests(lsp: Launcher, repo, re
     contents = [e["content"] for e in stored]
     assert sorted(contents) == sorted(texts) and len(contents) == COUNT, "every entry exactly once"
     assert memory_file(root).read_bytes() == projection(contents)
-    assert not (root / "runtime" / ".memories.lock").exists()
     assert not (root / "runtime" / "edits").exists(), "a commit of one server was taken for a hand edit"
 
     wake_1 = await first.call("mnemon/wake", {})
@@ -48,6 +47,10 @@ async def test_two_servers_alternating_remember_requests(lsp: Launcher, repo, re
     snap_1 = await first.call("mnemon/runtime/snapshot", {})
     assert snap_1 == await second.call("mnemon/runtime/snapshot", {})
     assert first.notes == second.notes == [] and first.messages == second.messages == []
+    # No lock is left behind. Each server's projection watcher re-reads the other's commits under the lock
+    # (hand-edit check), so the lock file may exist for a moment after the last receipt; by the time both
+    # servers have answered a wake and a snapshot those reads are done.
+    assert not (root / "runtime" / ".memories.lock").exists()
 
 
 async def test_one_server_many_requests_in_flight(lsp: Launcher, repo, repo_dir: Path):
