@@ -319,6 +319,7 @@ def test_a_damaged_vector_index_is_rebuilt(tmp_path: Path) -> None:
     engine.stop()
     service.close()
     vectors = tmp_path / "data" / space_id / ".mnemon-ls-vectors.db"
+    assert vectors.stat().st_mode & 0o777 == 0o600  # like every file we write (it was 0644 under umask 022)
     vectors.write_bytes(b"this is not a database" * 100)
     again = _engine()
     reopened = SpacesService(tmp_path, semantic=again)

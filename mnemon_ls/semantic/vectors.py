@@ -23,6 +23,7 @@ rows are streamed from SQLite into it (no transient list of every blob).
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from pathlib import Path
@@ -60,6 +61,10 @@ class VectorStore:
         """The open connection (created, with its schema, on first use)."""
         with self._lock:
             if self._db is None:
+                try:  # 0600 like every file we write (invariant 6); SQLite gives -wal/-shm the same mode
+                    os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+                except FileExistsError:
+                    pass
                 db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
