@@ -122,7 +122,10 @@ def code_server(e2e_tools: Tools, vsix: Path, e2e_repo: pygit2.Repository, e2e_a
     """A private code-server with the ``.vsix`` installed (``install_output`` keeps what the install printed),
     serving the workspace repository."""
     server = CodeServer(e2e_tools.code_server, tmp_path_factory.mktemp("code-server"),
-                        settings={"mnemon.interpreter": [sys.executable]})
+                        # The capacity actions are what a refused overflow offers: MEMORY.md refuses
+                        # instead of archiving into the local archive (issue 9's default).
+                        settings={"mnemon.interpreter": [sys.executable],
+                                  "mnemon.runtimeMemory.maintenance": "reject"})
     installed = server.cli("--install-extension", str(vsix))
     if installed.returncode != 0:
         pytest.fail(f"code-server --install-extension exited with {installed.returncode}:\n"
