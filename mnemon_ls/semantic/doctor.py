@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..findings import Finding
+from .backends import INSTALL_HINT
 
 
 def diagnose(host: Any) -> list[Finding]:
@@ -19,7 +20,7 @@ def diagnose(host: Any) -> list[Finding]:
         return []  # switched off (semantic.enabled false, or MNEMON_SEMANTIC=off): nothing to report
     if not engine.enabled:
         return [Finding("warning", "semantic", "semantic recall is not installed; recall is keyword-only",
-                        "pip install 'mnemon-ls[semantic]'")]
+                        INSTALL_HINT)]
     embedder = engine.embedder()
     if embedder is None:
         return [Finding("warning", "semantic", f"model {engine.config.model} is not usable: {engine.last_error}; "

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from .backends import DEFAULT_MODEL, Embedder, SemanticUnavailable, load_embedder
+from .backends import DEFAULT_MODEL, INSTALL_HINT, Embedder, SemanticUnavailable, load_embedder
 
 log = logging.getLogger(__name__)
 
@@ -135,8 +135,7 @@ class SemanticEngine:
             return None
         if self.config.enabled == "auto" and not self.enabled:
             self.notice_given = True
-            return ("semantic recall is off: install it with pip install 'mnemon-ls[semantic]' "
-                    "(recall is keyword-only)")
+            return f"semantic recall is off: install it with {INSTALL_HINT} (recall is keyword-only)"
         if self._failed:
             self.notice_given = True
             return f"semantic recall is off: {self.last_error} (recall is keyword-only)"
