@@ -21,8 +21,6 @@ from .errors import (InvalidInput, StorageDenied, StorageError, StorageFull, Sto
                      storage_error)
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from . import gitstate
     from .documents import DocumentStore
     from .records import RecordsSource
