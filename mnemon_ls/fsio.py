@@ -333,16 +333,11 @@ def copy_file_exclusive(directory: Path, name: str, data: bytes) -> Path:
     candidate, n = directory / name, 1
     while True:
         try:
-            fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW, FILE_MODE)
+            _write_durably(candidate, data, os.O_EXCL, FILE_MODE)
         except FileExistsError:
             n += 1
             candidate = directory / (f"{stem}-{n}.{ext}" if dot else f"{name}-{n}")
             continue
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
         _fsync_dir(directory)
         return candidate
 
@@ -410,7 +405,24 @@ def append_file_durably(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
     link (``O_NOFOLLOW``, directories checked by :func:`check_store_path`). Raises
     :class:`~mnemon_ls.errors.StorageError` naming ``path``."""
     check_store_path(path)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), mode)
+    _write_durably(path, data, os.O_APPEND, mode)
+
+
+@_storage_errors
+def create_file_durably(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
+    """Write ``data`` to the *new* file ``path`` (created ``mode``, its directory 0700 when missing) and
+    fsync it; never through a symbolic link (``O_NOFOLLOW``) and never over an existing file
+    (``O_EXCL``: :class:`FileExistsError`). The caller fsyncs the directory when the name must be
+    durable too (a staged tree that is renamed into place later). Raises
+    :class:`~mnemon_ls.errors.StorageError` naming ``path``."""
+    ensure_dir(path.parent)
+    _write_durably(path, data, os.O_EXCL, mode)
+
+
+def _write_durably(path: Path, data: bytes, flags: int, mode: int) -> None:
+    """Open ``path`` for writing (``O_CREAT | O_NOFOLLOW | O_CLOEXEC`` plus ``flags``), write all of
+    ``data`` (``os.write`` may write less than asked) and fsync before closing."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | flags | O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), mode)
     try:
         view = memoryview(data)
         while view:
@@ -537,11 +549,16 @@ def _lock_class() -> type:
 
 
 def _fsync_dir(directory: Path) -> None:
+    """fsync the directory ``directory`` (makes the names created, renamed or removed in it durable)."""
     fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+#: Public name of :func:`_fsync_dir` (tests stop a commit at the step named by its code object).
+fsync_dir = _fsync_dir
 
 
 def pid_alive(pid: int) -> bool:

@@ -123,14 +123,6 @@ def validate_components(value: Any, pack: Pack) -> tuple[str, ...]:
 # ------------------------------------------------------------------------------------------ journal
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _roll_forward(journal: dict[str, Any]) -> None:
     for pair in journal["pairs"]:
         staged, target, backup = Path(pair["staged"]), Path(pair["target"]), Path(pair["backup"])
@@ -139,7 +131,7 @@ def _roll_forward(journal: dict[str, Any]) -> None:
         if os.path.lexists(target) and not os.path.lexists(backup):
             os.rename(target, backup)
         os.rename(staged, target)
-        _fsync_dir(target.parent)
+        fsio.fsync_dir(target.parent)
 
 
 def _clean(dirs: Sequence[str]) -> None:
@@ -180,7 +172,7 @@ def _recover_locked(root: Path) -> dict[str, Any] | None:
             _roll_forward(journal)
             result = {"rolledForward": len(journal["pairs"])}
         os.unlink(journal_path)
-        _fsync_dir(root)
+        fsio.fsync_dir(root)
         if journal is not None:
             _clean(journal.get("dirs", ()))
     _clean(_leftovers(root))
@@ -214,19 +206,7 @@ def _copy_tree(source: Path, target: Path, skip: Callable[[str], bool]) -> None:
         if entry.is_dir(follow_symlinks=False):
             _copy_tree(Path(entry.path), target / entry.name, lambda name: False)
         elif entry.is_file(follow_symlinks=False):
-            _write_new(target / entry.name, Path(entry.path).read_bytes())
-
-
-def _write_new(path: Path, data: bytes) -> None:
-    fsio.ensure_dir(path.parent)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | fsio.O_NOFOLLOW, fsio.FILE_MODE)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+            fsio.create_file_durably(target / entry.name, Path(entry.path).read_bytes())
 
 
 def _transient(name: str) -> bool:
@@ -366,8 +346,8 @@ def _stage_documents(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, 
         target = stage / relative
         if target.exists():  # a stray file (no record) of the same name in the copied folder
             os.unlink(target)
-        _write_new(target, data)
-    _write_new(staged_docs / "index.json", serialize_index(records, extra))
+        fsio.create_file_durably(target, data)
+    fsio.create_file_durably(staged_docs / "index.json", serialize_index(records, extra))
     added = [r for r in records if r.relative_path in files]
     texts = [t for r in added for t in (r.title, r.description, r.archive_summary or "")]
     texts += [doc.body for doc in pack.documents or () if any(r.content_hash == doc.record.content_hash for r in added)]
@@ -455,8 +435,8 @@ def _stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, sta
         added = incoming
     staged_root = stage / "spaces-root"
     for space in added:
-        _write_new(staged_root / "data" / space.record.id / "mnemon.db", space.db)
-    _write_new(staged_root / "data" / NATIVE_FILE, _catalog_bytes([s.record for s in added]))
+        fsio.create_file_durably(staged_root / "data" / space.record.id / "mnemon.db", space.db)
+    fsio.create_file_durably(staged_root / "data" / NATIVE_FILE, _catalog_bytes([s.record for s in added]))
     added_records = _check_and_redact_spaces(host, staged_root, [s.record for s in added])
     report["added"] = len(added_records)
     final = [*native, *added_records] if mode == "merge" else added_records
@@ -465,21 +445,21 @@ def _stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, sta
         for record in added_records:
             plan.pairs.append((staged_root / "data" / record.id, data_dir / record.id))
         staged_catalog = stage / "catalog" / NATIVE_FILE
-        _write_new(staged_catalog, catalog)
+        fsio.create_file_durably(staged_catalog, catalog)
         plan.pairs.append((staged_catalog, data_dir / NATIVE_FILE))
     else:
         staged_data = staged_root / "data"
         os.unlink(staged_data / NATIVE_FILE)
-        _write_new(staged_data / NATIVE_FILE, catalog)
+        fsio.create_file_durably(staged_data / NATIVE_FILE, catalog)
         plan.links.append((data_dir / LOCK_FILE, staged_data / LOCK_FILE))
         plan.pairs.append((staged_data, data_dir))
     staged_last_good = stage / "last-good" / LAST_GOOD_FILE
-    _write_new(staged_last_good, catalog)
+    fsio.create_file_durably(staged_last_good, catalog)
     plan.pairs.append((staged_last_good, root / "state" / LAST_GOOD_FILE))
     active = _active_store(root, final)
     if active is not None:
         staged_active = stage / "active-file" / "active"
-        _write_new(staged_active, (active + "\n").encode("utf-8"))
+        fsio.create_file_durably(staged_active, (active + "\n").encode("utf-8"))
         plan.pairs.append((staged_active, root / "active"))
     plan.receipt["spaces"] = report
     plan.receipt["activeStore"] = active or _current_active(root)
@@ -715,19 +695,19 @@ def _swap(root: Path, plan: _Plan) -> None:
             done.append(pair)
             _step(f"swap:{index}:moved")
             os.rename(staged, target)
-            _fsync_dir(target.parent)
+            fsio.fsync_dir(target.parent)
             _step(f"swap:{index}:placed")
     except Exception as exc:
         _roll_back(done)
         os.unlink(journal_path)
-        _fsync_dir(root)
+        fsio.fsync_dir(root)
         _clean(journal["dirs"])
         mapped = exc if isinstance(exc, MnemonError) else None
         raise PackRefused(f"the swap into {root} failed ({mapped.message if mapped else exc}); every component was "
                           "rolled back and nothing changed", reason="swap-failed") from exc
     _step("swapped")
     os.unlink(journal_path)
-    _fsync_dir(root)
+    fsio.fsync_dir(root)
     _clean(journal["dirs"])
     _step("cleaned")
 
@@ -739,7 +719,7 @@ def _roll_back(done: list[dict[str, str]]) -> None:
             os.rename(target, staged)
         if pair.get("moved") and os.path.lexists(backup):
             os.rename(backup, target)
-        _fsync_dir(target.parent)
+        fsio.fsync_dir(target.parent)
 
 
 def release_sources(host: "WorkspaceHost") -> None:
