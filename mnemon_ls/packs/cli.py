@@ -48,9 +48,30 @@ def _read(path: str) -> bytes:
     return file.read_bytes()
 
 
-def _summary_lines(summary: list[dict[str, Any]]) -> list[str]:
-    return [f"  {row['component']}: {row['items']} item{'s' if row['items'] != 1 else ''}, {row['files']} "
-            f"file{'s' if row['files'] != 1 else ''}, {row['bytes']} bytes" for row in summary]
+def _plural(count: int, word: str, words: str | None = None) -> str:
+    return f"{count} {word if count == 1 else words or word + 's'}"
+
+
+def summary_lines(description: dict[str, Any]) -> list[str]:
+    """One line per component of a pack's :meth:`~mnemon_ls.packs.validate.Pack.describe`, counting what
+    it really holds: Runtime entries per target, documents per status, spaces and the items in them."""
+    lines = []
+    for row in description["summary"]:
+        component = row["component"]
+        files = f"{_plural(row['files'], 'file')}, {row['bytes']} bytes"
+        if component == "runtime":
+            per = description.get("runtime") or {}
+            what = (f"{_plural(row['items'], 'entry', 'entries')} "
+                    f"({per.get('user', 0)} in USER.md, {per.get('memory', 0)} in MEMORY.md)")
+        elif component == "documents":
+            docs = description.get("documents") or []
+            active = sum(1 for d in docs if d["status"] == "active")
+            what = f"{_plural(row['items'], 'document')} ({active} active, {len(docs) - active} archived)"
+        else:
+            spaces = description.get("spaces") or []
+            what = f"{_plural(row['items'], 'space')} holding {_plural(sum(s['items'] for s in spaces), 'item')}"
+        lines.append(f"  {component}: {what}, {files}")
+    return lines
 
 
 def run(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], Any],
@@ -65,18 +86,19 @@ def run(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], A
         write_pack_file(output, exported.data, pack_roots(host))
         data = {**exported.to_dict(), "path": str(output)}
         lines = [f"exported {exported.pack.archive.scope} pack of {host.root} to {output} ({len(exported.data)} bytes)",
-                 *_summary_lines(data["summary"])]
+                 *summary_lines(exported.pack.describe())]
         emit(args, data, "\n".join(lines))
         return EXIT_OK
     payload = _read(args.file)
     if args.action == "inspect":
         data = host.inspect_pack(payload)
         lines = [f"{args.file}: a valid {data['scope']} pack exported {data['exportedAt']} by "
-                 f"{data['source']['plugin']} {data['source']['pluginVersion']}", *_summary_lines(data["summary"])]
+                 f"{data['source']['plugin']} {data['source']['pluginVersion']}", *summary_lines(data)]
         for doc in data["documents"] or ():
             lines.append(f"  document {doc['id']} [{doc['status']}] {doc['title']}")
         for space in data["spaces"] or ():
-            lines.append(f"  space {space['id']}{' (active)' if space['active'] else ''}: {space['name']}")
+            lines.append(f"  space {space['id']}{' (active)' if space['active'] else ''}: {space['name']}, "
+                         f"{_plural(space['items'], 'item')}")
         emit(args, data, "\n".join(lines))
         return EXIT_OK
     receipt = host.import_pack(payload, mode="replace" if args.replace else "merge", components=args.components)

@@ -235,7 +235,7 @@ def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, st
             result = [e for e in current if e.target not in owned]
             seen: set[tuple[str, str]] = set()
         else:
-            result = current
+            result = list(current)  # a copy: ``current`` is what the store holds now (the refusal's "now")
             seen = {(e.target, match_key(e.content)) for e in current}
         for entry in incoming:
             if entry.target not in owned:
@@ -429,7 +429,7 @@ def _stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, sta
                 record = SpaceRecord(new_id, record.name, record.description, record.active, record.created_at,
                                      record.updated_at, placement=record.placement)
             taken.add(record.id)
-            added.append(PackSpace(record, space.db))
+            added.append(dataclasses.replace(space, record=record))
     else:
         report["replaced"] = len(native)
         added = incoming
@@ -493,30 +493,6 @@ def _active_store(root: Path, final: Sequence[SpaceRecord]) -> str | None:
     return next((r.id for r in final if r.active), ids[0])
 
 
-#: Triggers a Mnemon store may hold (the Mnemon CLI's schema and ours); views none.
-KNOWN_TRIGGERS = frozenset({"set_insight_stored_at"})
-
-
-def _refuse_foreign_schema(db_path: Path, field: str) -> None:
-    """Raise :class:`PackInvalid` when a packed store holds a trigger or view that is not the Mnemon schema's:
-    a trigger runs on our later writes (one that deletes every insight would wipe the space after a
-    remember reported success)."""
-    import sqlite3
-
-    try:
-        connection = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
-        try:
-            rows = connection.execute("SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view')").fetchall()
-        finally:
-            connection.close()
-    except sqlite3.Error as exc:
-        raise PackInvalid(field, f"is not a Mnemon store ({exc})") from None
-    foreign = sorted(f"{kind} {name}" for kind, name in rows if kind == "view" or name not in KNOWN_TRIGGERS)
-    if foreign:
-        raise PackInvalid(field, f"holds {', '.join(foreign[:5])}, which the Mnemon schema has not (a pack "
-                                 "store must not carry code that runs on later writes)")
-
-
 def _check_and_redact_spaces(host: "WorkspaceHost", staged_root: Path,
                              records: list[SpaceRecord]) -> list[SpaceRecord]:
     """Open each staged store once as a Mnemon store (:class:`PackInvalid` when it is not one), run the
@@ -527,7 +503,6 @@ def _check_and_redact_spaces(host: "WorkspaceHost", staged_root: Path,
 
     for record in records:
         db_path = staged_root / "data" / record.id / "mnemon.db"
-        _refuse_foreign_schema(db_path, f"entry:payload/data/{record.id}/mnemon.db")
         provider = NativeProvider(db_path, space_id=record.id, create=False, track_access=False)
         try:
             provider.count()
@@ -734,18 +709,5 @@ def release_sources(host: "WorkspaceHost") -> None:
 
 def inspect_pack(data: bytes) -> dict[str, Any]:
     """What a pack holds, validated (:func:`.validate.read_pack`), without touching any root:
-    ``{"scope", "components", "exportedAt", "source", "summary", "runtime": {user, memory} | None,
-    "documents": [{id, title, status, sizeBytes}] | None, "spaces": [{id, name, active, bytes}] | None}``."""
-    pack = read_pack(data)
-    manifest = pack.archive.manifest
-    runtime = None
-    if pack.runtime is not None:
-        runtime = {t: sum(1 for e in pack.runtime if e.target == t) for t in ("user", "memory")}
-    documents = None if pack.documents is None else [
-        {"id": d.record.id, "title": d.record.title, "status": d.record.status, "sizeBytes": d.record.size_bytes}
-        for d in pack.documents]
-    spaces = None if pack.spaces is None else [
-        {"id": s.record.id, "name": s.record.name, "active": s.record.active, "bytes": len(s.db)} for s in pack.spaces]
-    return {"scope": manifest["scope"], "components": manifest["components"], "exportedAt": manifest["exportedAt"],
-            "source": manifest["source"], "summary": pack.summary(), "runtime": runtime, "documents": documents,
-            "spaces": spaces}
+    :meth:`.validate.Pack.describe`."""
+    return read_pack(data).describe()

@@ -13,8 +13,9 @@ carries, through the Sources' own format modules (no second parser of any store 
   without a record;
 - memory spaces: ``.dsh-memory-bodies.json`` is ``{version: 1, bodies: [...]}``, ids valid and unique,
   names 1..100 characters, descriptions at most 1000, ``active`` a boolean; every body has exactly one
-  ``data/<id>/mnemon.db`` that starts with ``SQLite format 3\\0`` and is at least 100 bytes, and no
-  database lacks a body.
+  ``data/<id>/mnemon.db`` that starts with ``SQLite format 3\\0`` and is at least 100 bytes, opens as
+  a Mnemon store (an ``insights`` table; no trigger or view the Mnemon schema has not:
+  :func:`store_items`), and no database lacks a body.
 
 Errors are :class:`~mnemon_ls.errors.PackInvalid` naming the payload file and the rule. Nothing here
 writes.
@@ -56,10 +57,12 @@ class PackDocument:
 
 @dataclass(frozen=True)
 class PackSpace:
-    """One native Memory Space of a pack: its catalog ``record`` and the ``mnemon.db`` bytes."""
+    """One native Memory Space of a pack: its catalog ``record``, the ``mnemon.db`` bytes and ``items``,
+    how many items (insights not soft-deleted) the store holds."""
 
     record: SpaceRecord
     db: bytes
+    items: int = 0
 
 
 @dataclass
@@ -73,7 +76,9 @@ class Pack:
     registry_extra: dict[str, Any] = field(default_factory=dict)
 
     def summary(self) -> list[dict[str, Any]]:
-        """``[{component, files, bytes, items}]`` computed from the payload (items: entries, documents, spaces)."""
+        """``[{component, files, bytes, items}]`` computed from the payload, as the manifest's summary
+        (items: Runtime entries, documents, spaces: the reference's count, so a space's own items are
+        :attr:`PackSpace.items`)."""
         rows = []
         items = {"runtime": len(self.runtime or ()), "documents": len(self.documents or ()),
                  "memory-spaces": len(self.spaces or ())}
@@ -84,6 +89,26 @@ class Pack:
             rows.append({"component": component, "files": len(files), "bytes": sum(len(d) for d in files),
                          "items": items[component]})
         return rows
+
+
+    def describe(self) -> dict[str, Any]:
+        """What the pack holds: ``{"scope", "components", "exportedAt", "source", "summary" (:meth:`summary`),
+        "runtime": {user, memory} (entries per target) | None, "documents": [{id, title, status, sizeBytes}]
+        | None, "spaces": [{id, name, active, bytes, items}] | None}`` (``None``: the pack does not carry
+        the component; ``items``: the space's items, insights not soft-deleted)."""
+        manifest = self.archive.manifest
+        runtime = None
+        if self.runtime is not None:
+            runtime = {t: sum(1 for e in self.runtime if e.target == t) for t in TARGETS}
+        documents = None if self.documents is None else [
+            {"id": d.record.id, "title": d.record.title, "status": d.record.status, "sizeBytes": d.record.size_bytes}
+            for d in self.documents]
+        spaces = None if self.spaces is None else [
+            {"id": s.record.id, "name": s.record.name, "active": s.record.active, "bytes": len(s.db), "items": s.items}
+            for s in self.spaces]
+        return {"scope": manifest["scope"], "components": manifest["components"], "exportedAt": manifest["exportedAt"],
+                "source": manifest["source"], "summary": self.summary(), "runtime": runtime, "documents": documents,
+                "spaces": spaces}
 
 
 def read_pack(data: bytes, limits: dict[str, int] | None = None) -> Pack:
@@ -209,10 +234,40 @@ def _spaces(payload: dict[str, bytes]) -> list[PackSpace]:
             raise PackInvalid(f"entry:{path}", "is not a SQLite database (no 'SQLite format 3' header, or shorter "
                                                "than 100 bytes)")
         record = SpaceRecord(space_id, name, description.strip(), active, created, updated, placement=placement)
-        out.append(PackSpace(record, db))
+        out.append(PackSpace(record, db, store_items(db, f"entry:{path}")))
     dbs = [p for p in payload if p.startswith("payload/data/") and p.endswith("/mnemon.db")]
     if len(dbs) != len(out):
         extra = sorted(set(dbs) - {f"payload/data/{s.record.id}/mnemon.db" for s in out})
         raise PackInvalid(f"entry:{extra[0]}" if extra else REGISTRY_FILE,
                           f"the pack holds {len(dbs)} stores but the catalog lists {len(out)} spaces")
     return out
+
+
+#: Triggers a Mnemon store may hold (the Mnemon CLI's schema and ours); views none.
+KNOWN_TRIGGERS = frozenset({"set_insight_stored_at"})
+
+
+def store_items(db: bytes, field: str) -> int:
+    """How many items (insights with no ``deleted_at``) the packed ``mnemon.db`` bytes hold, read from an
+    in-memory copy (nothing is written anywhere). Raises :class:`PackInvalid` naming ``field`` when the
+    bytes are not a readable SQLite database, have no ``insights`` table, or hold a trigger or view the
+    Mnemon schema has not (a trigger runs on our later writes: one that deletes every insight would wipe
+    the space after a remember reported success)."""
+    import sqlite3
+
+    connection = sqlite3.connect(":memory:")
+    try:
+        try:
+            # bytes 18-19 of the header are 2 in a WAL-mode file, which an in-memory copy cannot open; a
+            # packed store is checkpointed, so the same bytes read as a rollback-journal file are the store
+            connection.deserialize(db[:18] + b"\x01\x01" + db[20:] if db[18:20] == b"\x02\x02" else db)
+            rows = connection.execute("SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view')").fetchall()
+            foreign = sorted(f"{kind} {name}" for kind, name in rows if kind == "view" or name not in KNOWN_TRIGGERS)
+            if foreign:
+                raise PackInvalid(field, f"holds {', '.join(foreign[:5])}, which the Mnemon schema has not (a pack "
+                                         "store must not carry code that runs on later writes)")
+            return int(connection.execute("SELECT count(*) FROM insights WHERE deleted_at IS NULL").fetchone()[0])
+        except sqlite3.Error as exc:
+            raise PackInvalid(field, f"is not a Mnemon store ({exc})") from None
+    finally:
+        connection.close()
