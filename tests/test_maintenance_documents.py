@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -105,7 +106,7 @@ def test_create_that_does_not_fit_cold_archives_the_lru_document(host):
                                     "digest": first.record.content_hash}
     assert lineage[0]["destination"]["reference"] == f"memory-space:{space_id}/item:{item_id}"
     text = (f"Document: Parser design\nThe parser is Pratt. It binds operators by power.\nDocument ID: "
-            f"{first.record.id}\nCold path: .mnemon/documents/archived/{first.record.filename}\n"
+            f"{first.record.id}\nCold path: {os.path.realpath(host.root)}/documents/archived/{first.record.filename}\n"
             f"Content SHA-256: {first.record.content_hash}")
     by_title = host.spaces.recall("Parser design").results
     assert by_title[0]["id"] == item_id and by_title[0]["content"] == text
@@ -240,3 +241,28 @@ def test_a_fresh_reference_is_forgotten_when_the_archive_fails(host):
     host.documents._step_hook = None
     assert _index(host)[first.record.id]["status"] == "active" and len(_index(host)) == 2
     assert _hash_hits(host, first.record.content_hash) == []
+
+
+@pytest.mark.parametrize("scope", ["workspaces", "workspace", "custom"])
+def test_the_cold_path_line_names_the_archived_file_wherever_the_root_is(tmp_path, scope):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    settings = Settings(storageScope=scope, dataDir=str(tmp_path / "data"), documents={"activeLimitBytes": LIMIT})
+    host = WorkspaceHost(workspace, settings, env={"HOME": str(tmp_path / "home")})
+    try:
+        _space(host)
+        first, _ = _fill(host)
+        made = cold.create_document(host, "Third", "third body " * 200)
+        item_id = made.maintenance.archived[0].destination.item_id
+        content = next(r["content"] for r in host.spaces.recall("Parser design").results if r["id"] == item_id)
+        line = next(line for line in content.splitlines() if line.startswith("Cold path: "))
+        path = line[len("Cold path: "):]
+        archived = host.root / "documents" / "archived" / first.record.filename
+        if scope == "workspace":  # inside the workspace: relative to it, the reference's own text
+            assert path == f".mnemon/documents/archived/{first.record.filename}"
+            assert (workspace / path).is_file()
+        else:  # a root outside the repository (workspaces: under the data directory): the absolute path
+            assert path == os.path.realpath(archived) and os.path.isabs(path)
+        assert Path(os.path.realpath(archived)).is_file() and "The parser is Pratt." in archived.read_text()
+    finally:
+        host.close()

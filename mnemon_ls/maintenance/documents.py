@@ -12,9 +12,15 @@ archives the least recently accessed active documents one at a time until it fit
        Document: <title>
        <summary>
        Document ID: <id>
-       Cold path: .mnemon/documents/archived/<filename>
+       Cold path: <where the archived file is>
        Content SHA-256: <contentHash>
 
+   The reference writes ``.mnemon/documents/archived/<filename>`` whatever the root (its section 11
+   lists that as wrong for every scope but ``workspace``); here the line names the real file
+   (:func:`cold_directory`): relative to the workspace when the root is inside it (``workspace``
+   scope: ``.mnemon/documents/archived/<filename>``, the reference's text), else the absolute path
+   (``workspaces``, ``global`` and ``custom`` roots live outside the repository). A reference holding
+   either that path or the reference's literal one counts as the document's when looked up.
 3. verify it by recall (the same keyword recall must return that item with exactly that content);
 4. re-check that the space is still eligible, then archive the document with
    :meth:`DocumentStore.archive` fenced by the revision read in step 1, recording the space in
@@ -53,6 +59,8 @@ from .lineage import LineageEnd, LineageRecord, space_reference
 from .receipt import KIND_DOCUMENT_COLD_ARCHIVE, ArchivedFact, Destination, MaintenanceReceipt
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..documents import DocumentRecord, DocumentStore, MutationResult
     from ..host import WorkspaceHost
     from ..spaces import SpacesService
@@ -60,7 +68,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("mnemon_ls.maintenance")
 
-#: The cold path prefix the reference text names (reference 4.5, the plugin's layout).
+#: The cold path prefix the reference text names (reference 4.5, the plugin's layout): right only for a
+#: ``workspace``-scope root; :func:`cold_directory` gives the real one.
 COLD_PREFIX = ".mnemon/documents/archived/"
 #: Longest summary, characters.
 SUMMARY_CHARS = 1000
@@ -94,15 +103,31 @@ def summary_of(description: str, body: str, title: str = "") -> str:
     return window[:SUMMARY_CHARS - 1].rstrip() + "\u2026"
 
 
-def cold_path(filename: str) -> str:
-    """``.mnemon/documents/archived/<filename>``."""
-    return COLD_PREFIX + filename
+def cold_directory(root: "Path", workspace: "Path | None") -> str:
+    """Where a root's archived documents are, as the ``Cold path:`` line names them (module doc):
+    ``<root>/documents/archived/`` relative to ``workspace`` (``/``-separated) when the root is inside
+    it, else absolute; always ending in ``/``."""
+    import os
+
+    archived = os.path.realpath(root / "documents" / "archived")
+    if workspace is not None:
+        base = os.path.realpath(workspace)
+        if os.path.commonpath([archived, base]) == base:
+            return os.path.relpath(archived, base).replace(os.sep, "/") + "/"
+    return archived.rstrip(os.sep) + os.sep
 
 
-def reference_text(title: str, summary: str, document_id: str, filename: str, content_hash: str) -> str:
-    """The five-line cold reference content (module doc; reference 4.5)."""
+def cold_path(filename: str, directory: str = COLD_PREFIX) -> str:
+    """``<directory><filename>`` (``directory``: :func:`cold_directory`; default the reference's
+    ``.mnemon/documents/archived/``)."""
+    return directory + filename
+
+
+def reference_text(title: str, summary: str, document_id: str, filename: str, content_hash: str,
+                   directory: str = COLD_PREFIX) -> str:
+    """The five-line cold reference content (module doc; reference 4.5); ``directory`` as :func:`cold_path`."""
     return "\n".join((f"Document: {title}", summary, f"Document ID: {document_id}",
-                      f"Cold path: {cold_path(filename)}", f"Content SHA-256: {content_hash}"))
+                      f"Cold path: {cold_path(filename, directory)}", f"Content SHA-256: {content_hash}"))
 
 
 def eligible_spaces(spaces: "SpacesService") -> list["SpaceView"]:
@@ -138,6 +163,7 @@ class _Run:
     space: "SpaceView"
     progress: Progress | None
     plan_revision: str
+    cold_dir: str = COLD_PREFIX  # :func:`cold_directory` of the root
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     archived: list[ArchivedFact] = field(default_factory=list)
     freed: int = 0
@@ -182,7 +208,7 @@ class _Run:
             self.skipped.append(record.id)
             return False
         summary = summary_of(record.description, view.content, record.title)
-        text = reference_text(record.title, summary, record.id, record.filename, record.content_hash)
+        text = reference_text(record.title, summary, record.id, record.filename, record.content_hash, self.cold_dir)
         self._require_eligible()
         item_id, fresh = self._find_reference(record), False
         evidence = "duplicate"
@@ -239,17 +265,21 @@ class _Run:
                                                       limit=LOOKUP_LIMIT, mode="keyword"), self.space.record.id)
         return result.results
 
+    def _names(self, record: "DocumentRecord", content: str) -> bool:
+        """Whether a reference's ``content`` names ``record``: its hash and its cold path (the real one, or
+        the reference's literal one a TypeScript-plugin root or an earlier mnemon-ls wrote)."""
+        return record.content_hash in content and any(
+            f"Cold path: {cold_path(record.filename, directory)}\n" in content
+            for directory in {self.cold_dir, COLD_PREFIX})
+
     def _find_reference(self, record: "DocumentRecord") -> str | None:
-        path = cold_path(record.filename)
         for item in self._lookup(record.content_hash):
-            content = item.get("content") or ""
-            if path in content and record.content_hash in content and item.get("spaceId") == self.space.record.id:
+            if self._names(record, item.get("content") or "") and item.get("spaceId") == self.space.record.id:
                 return item.get("id")
         return None
 
     def _verified(self, record: "DocumentRecord", item_id: str) -> bool:
-        return any(item.get("id") == item_id and record.content_hash in (item.get("content") or "")
-                   and cold_path(record.filename) in (item.get("content") or "")
+        return any(item.get("id") == item_id and self._names(record, item.get("content") or "")
                    for item in self._lookup(record.content_hash))
 
     def _undo(self, fresh: bool, record: "DocumentRecord", item_id: str) -> None:
@@ -314,7 +344,8 @@ def _maintained(host: "WorkspaceHost", attempt: Callable[[str | None], "Mutation
         eligible = eligible_spaces(spaces)
         if not eligible:
             raise
-    run = _Run(host.documents, spaces, eligible[0], progress, host.documents.read().revision)
+    run = _Run(host.documents, spaces, eligible[0], progress, host.documents.read().revision,
+               cold_directory(host.root, host.workspace))
     run.make_room(first, what)
     fence = run.revision if expected_revision is not None else None
     try:
@@ -378,5 +409,5 @@ def update_document(host: "WorkspaceHost", document_id: Any, *, title: Any = Non
     return _maintained(host, attempt, f"updating document {document_id}", expected_revision, progress)
 
 
-__all__ = ["COLD_PREFIX", "MaintainedResult", "cold_path", "create_document", "create_document_from_file",
+__all__ = ["COLD_PREFIX", "MaintainedResult", "cold_directory", "cold_path", "create_document", "create_document_from_file",
            "eligible_spaces", "reference_text", "summary_of", "update_document"]
