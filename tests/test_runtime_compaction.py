@@ -120,6 +120,9 @@ BAD = {
                            "lowers importance: source index 2 is critical, this entry normal"),
     "reintroduces-pending": (_with(1, content=PENDING), "entries[1].content",
                              "duplicates the pending mutation (it is added after the compaction; leave it out)"),
+    "pending-up-to-case-and-punctuation": (_with(1, content="Works in UTC+2, hours."), "entries[1].content",
+                                           "duplicates the pending mutation (it is added after the compaction; "
+                                           "leave it out)"),
     "section-sign": (_with(1, content="a \u00a7 b"), "entries[1].content",
                      "must not contain '\u00a7' (U+00A7), the reserved entry delimiter"),
     "over-budget": ([{"content": "x" * 40, "importance": "critical", "sourceIndexes": [1, 2]},
@@ -276,3 +279,26 @@ def test_pending_is_validated_with_its_field(tmp_path, clock):
     with pytest.raises(InvalidInput) as info:
         source.compact(plan["revision"], "user", GOOD, {"action": "add", "content": "x", "target": "memory"})
     assert info.value.field == "pending.target"
+
+
+def test_a_compaction_that_changes_nothing_is_refused_not_counted(tmp_path, clock, disk):
+    # no pending change (``mnemon-ls runtime compact --entries - --revision REV``): every entry sent back as
+    # its own source, word for word, would commit nothing and report "kept 3 of 3" as a compaction
+    store = make_store(tmp_path, clock, user=200)  # 98 of 200 bytes: within the 140-byte budget as they are
+    for content, importance in ((ALPHA, "normal"), (BRAVO, "critical"), (CHARLIE, "low")):
+        store.mutate(validate_request("add", "user", content, importance=importance))
+    revision = store.read().revision
+    same = [{"content": c, "importance": i, "sourceIndexes": [n]}
+            for n, (c, i) in enumerate(((ALPHA, "normal"), (BRAVO, "critical"), (CHARLIE, "low")), start=1)]
+    before = disk.freeze(tmp_path)
+    with pytest.raises(InvalidInput) as info:
+        store.compact_plan(revision, "user", same, None)
+    assert info.value.field == "entries"
+    assert info.value.rule == ("change nothing: each entry is its source index unchanged, so no USER.md byte is "
+                               "freed (a compaction merges or shortens entries)")
+    assert disk.state(tmp_path) == before
+    # one entry shortened is a compaction
+    shorter = [dict(e) for e in same]
+    shorter[2]["content"] = "short subjects"
+    receipt = store.compact_plan(revision, "user", shorter, None)
+    assert receipt.to_dict()["maintenance"]["kept"] == 3 and receipt.used == 30 + 4 + 30 + 4 + 14

@@ -96,7 +96,9 @@ def plan_data(plan: "MaintenancePlan", request: ops.MutationRequest | None) -> d
             f"send {{revision, target, entries: [{{content, importance, sourceIndexes}}], pending}} to {METHOD}",
             f"every index 1..{count} in exactly one entry's sourceIndexes (integers)",
             "an entry's importance is at least the highest importance of its sources (low < normal < critical)",
-            "no entry contains '\u00a7', repeats another, the pending content or the replaced/removed entry",
+            "no entry contains '\u00a7', repeats another, the pending content or the replaced/removed entry (also "
+            "not up to case, whitespace or punctuation)",
+            "the compaction changes something: not every entry its own source unchanged",
             f"the entries joined by the 4-byte delimiter use at most {budget} UTF-8 bytes",
         ],
     }
@@ -123,7 +125,9 @@ def derive_candidates(raw_entries: Any, plan: "MaintenancePlan") -> tuple[list[o
     empty, no ``§``, at most 8192 bytes); importance one of critical/normal/low and not lower than its
     highest source; ``sourceIndexes`` a non-empty list of integers in ``1..N`` (N = ``len(plan.entries)``)
     each used exactly once across all entries and all N covered; no two entries with the same content;
-    no entry equal to the pending content or reintroducing the replaced/removed entry; ``branches``
+    no entry equal to the pending content or reintroducing the replaced/removed entry (equal up to case,
+    whitespace and punctuation: :func:`~mnemon_ls.runtime.ops.similarity_key`); not every entry its own
+    source unchanged (a no-op compaction frees nothing and is not counted as one); ``branches``
     (target memory only) valid, and when omitted every source of the entry must have the same branch
     scope (it is inherited); the joined bytes within the budget (:func:`budget_of`).
 
@@ -143,8 +147,11 @@ def derive_candidates(raw_entries: Any, plan: "MaintenancePlan") -> tuple[list[o
     used_by: dict[int, int] = {}
     seen: dict[str, int] = {}
     candidates: list[ops.Candidate] = []
-    pending_key = match_key(plan.pending.content) if plan.pending is not None else None
-    excluded_key = match_key(plan.excluded.content) if plan.excluded is not None else None
+    # the pending and the removed/replaced content are compared up to case, whitespace and punctuation
+    # (ops.similarity_key, the key that names similar entries on an add): "likes X1" beside a pending
+    # "Likes x1" would leave the same fact twice after the commit
+    pending_key = ops.similarity_key(plan.pending.content) if plan.pending is not None else None
+    excluded_key = ops.similarity_key(plan.excluded.content) if plan.excluded is not None else None
     for position, item in enumerate(raw_entries):
         where = f"entries[{position}]"
         if not isinstance(item, dict):
@@ -164,10 +171,11 @@ def derive_candidates(raw_entries: Any, plan: "MaintenancePlan") -> tuple[list[o
             if key in seen:
                 problems.append(Problem(f"{where}.content", f"repeats entries[{seen[key]}].content"))
             seen.setdefault(key, position)
-            if key == pending_key:
+            similar = ops.similarity_key(content)
+            if pending_key and similar == pending_key:
                 problems.append(Problem(f"{where}.content", "duplicates the pending mutation (it is added "
                                                             "after the compaction; leave it out)"))
-            if key == excluded_key:
+            if excluded_key and similar == excluded_key:
                 problems.append(Problem(f"{where}.content", f"reintroduces the entry being {plan.action}d"))
         originals = [plan.entries[i - 1] for i in sources]
         if importance is not None and originals:
@@ -188,6 +196,13 @@ def derive_candidates(raw_entries: Any, plan: "MaintenancePlan") -> tuple[list[o
     if total > budget:
         problems.append(Problem("entries", f"use {total} UTF-8 bytes joined, over the budget of {budget} "
                                            f"(floor(limit x 0.7) minus the pending entry); shorten or merge more"))
+    if not problems and count and len(candidates) == count and all(
+            (c.content, c.importance, c.branches) == (e.content, e.importance, e.branches)
+            and item.get("sourceIndexes") == [index]
+            for index, (c, e, item) in enumerate(zip(candidates, plan.entries, raw_entries), start=1)):
+        problems.append(Problem("entries", f"change nothing: each entry is its source index unchanged, so no "
+                                           f"{PROJECTION_FILES[target]} byte is freed (a compaction merges or "
+                                           "shortens entries)"))
     if problems:
         first = problems[0]
         more = f" ({len(problems) - 1} more problems in data.problems)" if len(problems) > 1 else ""
