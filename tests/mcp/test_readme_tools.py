@@ -1,0 +1,34 @@
+"""The README's MCP section lists exactly the tools ``mnemon-ls mcp`` registers (and, for ``--read-only``,
+exactly the read tools), asked of the real server over stdio, so the list cannot drift from the code."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.mcp.conftest import REPO, mcp_session
+
+
+def _readme_lists() -> tuple[list[str], list[str], int, int]:
+    """(every tool, the read tools, the two counts the prose states) from the README's MCP section."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Assistants outside the editor (MCP)", 1)[1].split("\n## ", 1)[0]
+    prose = " ".join(section.split())
+    found = re.search(r"Its (\d+) tools: (.*?) \(`--read-only` keeps only the (\d+) reads: (.*?)\);", prose)
+    assert found, "the README's MCP section no longer says 'Its N tools: ... (`--read-only` keeps only the M reads: ...)'"
+    every = re.findall(r"`(mnemon_\w+)`", found.group(2))
+    reads = re.findall(r"`(mnemon_\w+)`", found.group(4))
+    return every, reads, int(found.group(1)), int(found.group(3))
+
+
+async def test_the_readme_lists_exactly_the_registered_tools(tmp_path: Path) -> None:
+    every, reads, count, read_count = _readme_lists()
+    args = ["--workspace", str(tmp_path), "--scope", "custom", "--data-dir", str(tmp_path / "root")]
+    async with mcp_session(args) as session:
+        registered = [t.name for t in (await session.list_tools()).tools]
+    async with mcp_session([*args, "--read-only"]) as session:
+        registered_reads = [t.name for t in (await session.list_tools()).tools]
+    assert len(every) == len(set(every)) and len(reads) == len(set(reads))  # each named once
+    assert sorted(every) == sorted(registered)
+    assert sorted(reads) == sorted(registered_reads)
+    assert (count, read_count) == (len(registered), len(registered_reads))
