@@ -461,6 +461,13 @@ def diagnose(store: RuntimeStore) -> list[Finding]:
                                         f"maintenance) or raise runtimeMemory.{target}LimitBytes"))
             path = store.projection_path(target)
             current = fsio.read_bytes_or_none(path)
+            if target not in store.projects:
+                # runtimeUserScope=global splits the targets: this root's file of the other target is never
+                # read or written, so its absence is right (a stale copy is only named)
+                if current:
+                    findings.append(Finding("ok", str(path), f"not used: {PROJECTION_FILES[target]} of this "
+                                            "workspace lives in another root (runtimeUserScope)"))
+                continue
             if current != projection_bytes(state.entries, target):
                 what = "missing" if current is None else "differs from memories.json (hand edit or interrupted write)"
                 findings.append(Finding("warning", str(path), what,
