@@ -63,6 +63,8 @@ PAYLOAD_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("memory-spaces", re.compile(rf"payload/data/{_ID}/mnemon\.db")),
 )
 _DRIVE = re.compile(r"^[A-Za-z]:")
+#: The rule a JSON file of a pack breaks when Python's parser gives up on its depth.
+NESTED = "is nested too deeply (JSON arrays or objects inside each other)"
 
 
 def component_of(path: str) -> str | None:
@@ -249,6 +251,8 @@ def _parse_json(data: bytes, name: str) -> Any:
         return json.loads(text.lstrip("\ufeff"))
     except json.JSONDecodeError as exc:
         raise PackInvalid(name, f"is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise PackInvalid(name, NESTED) from None
 
 
 def parse_manifest(data: bytes) -> dict[str, Any]:

@@ -535,7 +535,18 @@ def _store_has_secret(db_path: Path) -> bool:
     """Whether a staged store may hold a credential: in a text cell the spaces redaction pass rewrites
     (:data:`mnemon_ls.spaces.redaction._COLUMNS`: contents, tags, entities, oplog details, edge metadata)
     or, when the file has free pages (deleted rows' bytes), anywhere in its raw
-    bytes. Only then does the full pass (:func:`mnemon_ls.spaces.redaction.apply`) run."""
+    bytes. Only then does the full pass (:func:`mnemon_ls.spaces.redaction.apply`) run. A store SQLite
+    cannot read raises :class:`PackInvalid`."""
+    import sqlite3
+
+    try:
+        return _scan_store(db_path)
+    except sqlite3.DatabaseError as exc:  # validated before (quick_check); a store SQLite still cannot read
+        raise PackInvalid(f"entry:payload/data/{db_path.parent.name}/mnemon.db",
+                          f"is not a readable Mnemon store ({exc})") from None
+
+
+def _scan_store(db_path: Path) -> bool:
     import sqlite3
 
     from ..redact import find_secrets

@@ -35,7 +35,7 @@ from ..errors import InvalidInput, PackInvalid
 from ..runtime.model import PROJECTION_FILES, TARGETS, Entry, parse_store, used_bytes
 from ..spaces.model import MAX_DESCRIPTION_CHARS, js_length, validate_name, validate_space_id
 from ..spaces.registry import NATIVE_FILE, SpaceRecord
-from .format import Archive, read_archive
+from .format import NESTED, Archive, read_archive
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 MIN_DB_BYTES = 100
@@ -139,6 +139,8 @@ def _runtime(payload: dict[str, bytes], limits: dict[str, int] | None) -> list[E
         entries = parse_store(data)
     except InvalidInput as exc:
         raise PackInvalid(f"{RUNTIME_FILE}:{exc.field}", exc.rule) from None
+    except RecursionError:
+        raise PackInvalid(RUNTIME_FILE, NESTED) from None
     for index, entry in enumerate(entries):
         if entry.problem is not None:
             raise PackInvalid(f"{RUNTIME_FILE}:entries[{index}]", entry.problem)
@@ -158,6 +160,8 @@ def _documents(payload: dict[str, bytes]) -> list[PackDocument]:
         parsed = parse_index(data)
     except InvalidInput as exc:
         raise PackInvalid(f"{INDEX_FILE}:{exc.field}", exc.rule) from None
+    except RecursionError:
+        raise PackInvalid(INDEX_FILE, NESTED) from None
     out: list[PackDocument] = []
     listed: set[str] = set()
     for index, record in enumerate(parsed.records):
@@ -197,6 +201,8 @@ def _spaces(payload: dict[str, bytes]) -> list[PackSpace]:
         doc = json.loads(data.decode("utf-8").lstrip("\ufeff"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise PackInvalid(REGISTRY_FILE, f"is not valid UTF-8 JSON ({exc})") from None
+    except RecursionError:
+        raise PackInvalid(REGISTRY_FILE, NESTED) from None
     if not isinstance(doc, dict) or isinstance(doc.get("version"), bool) or doc.get("version") != 1:
         raise PackInvalid(f"{REGISTRY_FILE}:version", "must be 1")
     bodies = doc.get("bodies")
@@ -208,6 +214,9 @@ def _spaces(payload: dict[str, bytes]) -> list[PackSpace]:
         where = f"{REGISTRY_FILE}:bodies[{index}]"
         if not isinstance(raw, dict):
             raise PackInvalid(where, "must be an object")
+        for key in ("id", "name"):
+            if not isinstance(raw.get(key), str):
+                raise PackInvalid(f"{where}.{key}", f"must be a string (got {type(raw.get(key)).__name__})")
         try:
             space_id = validate_space_id(raw.get("id"), "id")
             name = validate_name(raw.get("name"), "name")
@@ -250,7 +259,8 @@ KNOWN_TRIGGERS = frozenset({"set_insight_stored_at"})
 def store_items(db: bytes, field: str) -> int:
     """How many items (insights with no ``deleted_at``) the packed ``mnemon.db`` bytes hold, read from an
     in-memory copy (nothing is written anywhere). Raises :class:`PackInvalid` naming ``field`` when the
-    bytes are not a readable SQLite database, have no ``insights`` table, or hold a trigger or view the
+    bytes are not a readable SQLite database, fail SQLite's ``quick_check`` (a damaged page), have no
+    ``insights`` table, or hold a trigger or view the
     Mnemon schema has not (a trigger runs on our later writes: one that deletes every insight would wipe
     the space after a remember reported success)."""
     import sqlite3
@@ -261,6 +271,10 @@ def store_items(db: bytes, field: str) -> int:
             # bytes 18-19 of the header are 2 in a WAL-mode file, which an in-memory copy cannot open; a
             # packed store is checkpointed, so the same bytes read as a rollback-journal file are the store
             connection.deserialize(db[:18] + b"\x01\x01" + db[20:] if db[18:20] == b"\x02\x02" else db)
+            damage = connection.execute("PRAGMA quick_check(1)").fetchone()[0]
+            if damage != "ok":
+                raise PackInvalid(field, f"is a damaged SQLite database ({' '.join(str(damage).split())}); export it "
+                                         "again from a good copy")
             rows = connection.execute("SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view')").fetchall()
             foreign = sorted(f"{kind} {name}" for kind, name in rows if kind == "view" or name not in KNOWN_TRIGGERS)
             if foreign:
