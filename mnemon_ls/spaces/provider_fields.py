@@ -91,6 +91,12 @@ def _check_value(name: str, value: Any, field_path: str, secrets: frozenset[str]
             raise InvalidInput(field_path, "must not hold a credential (put the key in apiKey)")
         if _CREDENTIAL_QUERY.search(text):
             raise InvalidInput(field_path, "must not hold a credential (put the key in apiKey)")
+        from ..redact import find_secrets  # a token in a path or an account name (``dataPath=/x/ghp_...``)
+
+        found = find_secrets(text)
+        if found:
+            raise InvalidInput(field_path, f"must not hold a credential ({found[0].kind}; put the key in a secret "
+                                           "field such as apiKey)")
     return text
 
 
@@ -109,8 +115,21 @@ def validate_service_fields(fields: Mapping[str, Any], provider_id: str) -> dict
         value = _check_value(name, value, path, secrets)
         if name == "endpoint" or name.endswith("Endpoint"):
             value = validate_endpoint(value, path)
+        if name in PATH_FIELDS and isinstance(value, str) and value and not _anchored(value):
+            # a relative path would name another place in each process (the CLI's, the server's cwd)
+            raise InvalidInput(path, "must be an absolute path or start with ~/ (empty: the provider's default)")
         out[name] = value
     return out
+
+
+#: Service fields that name a file or directory on this machine (each provider package's README).
+PATH_FIELDS = frozenset({"dataPath", "enginePath"})
+
+
+def _anchored(value: str) -> bool:
+    import os
+
+    return os.path.isabs(value) or value == "~" or value.startswith("~/")
 
 
 def validate_memory_fields(fields: Mapping[str, Any], provider_id: str, field_path: str = "connection") -> dict[str, Any]:

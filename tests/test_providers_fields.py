@@ -1,0 +1,49 @@
+"""Service fields of a third-party provider that an attack pass got stored although they were bad: a
+relative ``dataPath``/``enginePath`` (each process would resolve it against its own working directory:
+the CLI's, the editor's server's) and a credential inside a plain field (plain fields are stored and
+shown in clear; credentials belong in secret fields such as ``apiKey``). Each is refused naming the
+field and the rule, and nothing is written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mnemon_ls.errors import InvalidInput
+from mnemon_ls.spaces import SpacesService
+
+TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+
+@pytest.mark.parametrize("field, value, rule", [
+    ("dataPath", "relative/memory.db", "must be an absolute path or start with ~/ (empty: the provider's default)"),
+    ("dataPath", "./memory.db", "must be an absolute path or start with ~/ (empty: the provider's default)"),
+    ("dataPath", f"/tmp/{TOKEN}/memory.db", "must not hold a credential (github-token; put the key in a secret field "
+                                            "such as apiKey)"),
+    ("account", f"token={TOKEN}", "must not hold a credential (github-token; put the key in a secret field such as "
+                                  "apiKey)"),
+])
+def test_a_bad_service_field_is_refused_and_nothing_is_written(tmp_path: Path, field: str, value: str, rule: str) -> None:
+    service = SpacesService(tmp_path)
+    with pytest.raises(InvalidInput) as refused:
+        service.configure_provider("honcho", {field: value})
+    assert (refused.value.field, refused.value.rule) == (f"services.{field}", rule)
+    assert TOKEN not in refused.value.message
+    assert not (tmp_path / "state").exists()
+
+
+@pytest.mark.parametrize("value", ["/var/lib/memory.db", "~/memory.db", "~", ""])
+def test_an_absolute_home_relative_or_empty_path_passes_the_field_rules(value: str) -> None:
+    from mnemon_ls.spaces.provider_fields import validate_service_fields
+
+    assert validate_service_fields({"dataPath": value}, "honcho") == {"dataPath": value}
+
+
+def test_the_holographic_engine_path_must_be_absolute(tmp_path: Path) -> None:
+    pytest.importorskip("mnemon_ls_provider_holographic")
+    service = SpacesService(tmp_path)
+    with pytest.raises(InvalidInput) as refused:
+        service.configure_provider("holographic", {"enginePath": "site-packages"})
+    assert refused.value.field == "services.enginePath" and refused.value.rule.startswith("must be an absolute path")
+    assert not (tmp_path / "state").exists()
