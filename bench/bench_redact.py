@@ -1,7 +1,8 @@
 """Redaction pass (mnemon_ls.redact) versus the detect-secrets library (PyPI), on the same texts.
 
 Measures, per call, on 10 KiB texts: (a) plain prose, (b) prose dense with the words secret/token/
-password/key (every rule's pre-check fires), (c) a text holding every sample credential; and counts
+password/key (every rule's pre-check fires), (c) a text holding every sample credential; on 1 MiB of the
+pack benchmark's corpus (English and CJK words, "token" among them: what a pack import scans); and counts
 coverage of ``tests/redact_samples.py`` (each kind found, value gone) and false positives on its
 prose list. detect-secrets is optional (``pip install detect-secrets==1.5.0`` into a scratch venv);
 without it only our side is printed. Run: ``python bench/bench_redact.py [--calls N]``.
@@ -35,6 +36,21 @@ def _texts() -> dict[str, str]:
 
     return {"prose 10 KiB": fill(prose), "secret-words prose 10 KiB": fill(dense),
             "every credential, 10 KiB": fill(creds)}
+
+
+def _pack_corpus() -> str:
+    """1 MiB of the pack benchmark's document text (bench/packs.py: English with "token", CJK words)."""
+    import random
+
+    words = ("rollback threshold staging deploy canary metric latency budget index sqlite fts5 bigram token "
+             "gen-itgc v1.2.3 snake_case 数据库 迁移 灰度 阶段 顺序 自动 回滚 阈值 发布 手册").split()
+    rng = random.Random(13)
+    out, length = [], 0
+    while length < 1024 * 1024:
+        word = rng.choice(words)
+        out.append(word)
+        length += len(word.encode()) + 1
+    return " ".join(out)
 
 
 def _time(fn, text: str, calls: int) -> tuple[float, float]:
@@ -83,6 +99,9 @@ def main() -> None:
                   f"{theirs[0] / ours[0]:.0f}x |")
         else:
             print(f"| {name} | {ours[0]:.3f} / {ours[1]:.3f} | (not installed) | |")
+    corpus = _pack_corpus()
+    median, p95 = _time(find_secrets, corpus, max(5, args.calls // 20))
+    print(f"| pack corpus (English + CJK, 'token'), 1 MiB | {median:.1f} / {p95:.1f} | | |")
     found = sum(1 for kind, text, secret in SAMPLES
                 if secret not in redact_text(text)[0] and any(m.kind == kind for m in find_secrets(text)))
     false = [p for p in PROSE if find_secrets(p)]
