@@ -337,6 +337,7 @@ def _secret_like(value: str) -> bool:
 
 
 _KEY_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
+#: Every assignment keyword (what the anchors below must cover; tests/test_redact_offsets.py checks it).
 _KEYWORD = re.compile("|".join(words for _, words in _STRONG_WORDS) + "|" + _WEAK_WORDS)
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 

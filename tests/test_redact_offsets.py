@@ -24,3 +24,15 @@ def test_values_are_found_at_their_positions_in_any_script(before: str) -> None:
     redacted, _ = redact_text(text)
     assert SECRET not in redacted and TOKEN not in redacted and value not in redacted
     assert redacted.startswith(before) and redacted.endswith("[redacted:api-key]")
+
+
+def test_every_assignment_keyword_holds_an_anchor_close_to_its_start() -> None:
+    from mnemon_ls import redact
+
+    words = [w for _, group in redact._STRONG_WORDS for w in group.split("|")] + redact._WEAK_WORDS.split("|")
+    for word in words:
+        longest = word.replace("[_\\-]?", "_").replace("s?", "s")  # the longest spelling the pattern allows
+        leads = [longest.find(a) for a in redact._ANCHORS if a in longest]
+        assert leads, word  # found by str.find of an anchor
+        assert min(leads) <= redact._ANCHOR_LEAD, word  # and the walk back from it reaches the keyword's key
+    assert redact._KEYWORD.pattern == "|".join(words)
