@@ -6,8 +6,9 @@ new id matching ``^[a-z][a-z0-9-]{1,40}$``). Listing reads package metadata only
 the entry point's module (cheap by contract: engines are imported by ``ProviderPlugin.open``). Nothing
 here decides to *use* a provider: that needs the user's configuration (seed 003).
 
-Errors: :func:`load` raises :class:`~mnemon_ls.errors.ProviderNotConfigured` (``reason`` ``not-installed``)
-for an id no distribution provides and :class:`~mnemon_ls.errors.ProviderUnavailable` (``reason``
+Errors: :func:`load` raises :class:`~mnemon_ls.errors.ProviderNotConfigured` (``reason`` ``not-installed``,
+message from :func:`not_installed`: an install hint only for the packages of :data:`PACKAGES`) for an id no
+distribution provides and :class:`~mnemon_ls.errors.ProviderUnavailable` (``reason``
 ``plugin-failed``) when the entry point cannot be imported or is not a provider.
 """
 
@@ -24,6 +25,10 @@ from .providers.base import ENTRY_POINT_GROUP, Capabilities, ProviderPlugin
 PROVIDER_ID_RE = re.compile(r"^[a-z][a-z0-9-]{1,40}$")
 _REQUIRED = ("provider_id", "label", "kind", "capabilities", "service_fields", "memory_fields", "secret_fields",
              "open")
+
+#: The provider packages this project ships (``providers/<id>`` of a mnemon-ls checkout): the only ones an
+#: install hint may name. Any other id gets no hint built from it (it may be anything a person typed).
+PACKAGES = {"holographic": "mnemon-ls-provider-holographic", "mem0": "mnemon-ls-provider-mem0"}
 
 _lock = threading.Lock()
 _entry_points: dict[str, metadata.EntryPoint] | None = None
@@ -68,8 +73,7 @@ def load(provider_id: str) -> ProviderPlugin:
         return cached
     ep = installed().get(provider_id)
     if ep is None:
-        raise ProviderNotConfigured(f"provider {provider_id} is not installed (pip install "
-                                    f"mnemon-ls-provider-{provider_id})", provider=provider_id, reason="not-installed")
+        raise not_installed(provider_id)
     try:
         obj: Any = ep.load()
         plugin = obj() if isinstance(obj, type) else obj
@@ -85,6 +89,23 @@ def load(provider_id: str) -> ProviderPlugin:
     with _lock:
         _loaded[provider_id] = plugin
     return plugin
+
+
+def not_installed(provider_id: str) -> ProviderNotConfigured:
+    """The ``not-installed`` error of ``provider_id`` (``data``: ``provider``, ``reason``). For an id of
+    :data:`PACKAGES` the message names that package and how to install it; for any other id it says that no
+    mnemon-ls package provides it and lists the ids that are installed and the ones that have a package, so
+    nothing the caller typed is turned into a command to run."""
+    available = ", ".join(sorted(installed())) or "none"
+    if provider_id in PACKAGES:
+        return ProviderNotConfigured(
+            f"provider {provider_id} is not installed: install the {PACKAGES[provider_id]} package (from a "
+            f"checkout of mnemon-ls: pip install ./providers/{provider_id}); installed providers: {available}",
+            provider=provider_id, reason="not-installed")
+    return ProviderNotConfigured(
+        f"provider {provider_id} is not installed and no mnemon-ls package provides it; installed providers: "
+        f"{available}; provider packages: {', '.join(sorted(PACKAGES))}", provider=provider_id,
+        reason="not-installed")
 
 
 def try_load(provider_id: str) -> ProviderPlugin | None:

@@ -80,9 +80,20 @@ class ProviderHost:
         """The reference's provider ids, then any other installed provider's, in order."""
         return [*PROVIDER_LABELS, *sorted(set(plugins.installed()) - set(PROVIDER_LABELS))]
 
+    def require_known(self, provider_id: Any) -> str:
+        """``provider_id`` when it is one of :meth:`known_ids`, else :class:`InvalidInput` (``providerId``)
+        listing the installed providers and the provider packages (the value itself is not repeated: it
+        may be anything a person typed)."""
+        if isinstance(provider_id, str) and provider_id in self.known_ids():
+            return provider_id
+        installed = ", ".join(sorted(plugins.installed())) or "none"
+        raise InvalidInput("providerId", f"is not a known provider (installed: {installed}; provider packages: "
+                                         f"{', '.join(sorted(plugins.PACKAGES))}; the reference's other providers: "
+                                         f"{', '.join(p for p in PROVIDER_LABELS if p not in plugins.PACKAGES)})")
+
     def plugin(self, provider_id: str) -> ProviderPlugin:
-        """The installed plugin (:func:`.plugins.load` errors)."""
-        return plugins.load(provider_id)
+        """The installed plugin of a known provider (:meth:`require_known`, :func:`.plugins.load` errors)."""
+        return plugins.load(self.require_known(provider_id))
 
     def capabilities(self, provider_id: str) -> Capabilities | None:
         """The installed plugin's capabilities, ``None`` when it is not installed or broken."""
@@ -97,9 +108,7 @@ class ProviderHost:
 
     def _service(self, provider_id: str, state: RegistryState) -> dict[str, Any]:
         if provider_id not in plugins.installed():
-            raise ProviderNotConfigured(f"provider {provider_id} is not installed (pip install "
-                                        f"mnemon-ls-provider-{provider_id})", provider=provider_id,
-                                        reason="not-installed")
+            raise plugins.not_installed(provider_id)
         if provider_id not in state.services:
             raise ProviderNotConfigured(f"provider {provider_id} is installed but not configured "
                                         f"(mnemon-ls provider configure {provider_id} ... then provider enable "
@@ -232,6 +241,7 @@ class ProviderHost:
 
     def disable(self, provider_id: str) -> dict[str, Any]:
         """Disable: drop the provider's spaces from the registry (never its data), keep its configuration."""
+        self.require_known(provider_id)
         if provider_id not in self.registry.read().services:
             raise ProviderNotConfigured(f"provider {provider_id} is not configured; nothing to disable",
                                         provider=provider_id, reason="not-configured")
@@ -243,6 +253,7 @@ class ProviderHost:
         """Open the engine with the stored configuration (enabled or not) and report its health and
         namespaces: ``{providerId, health: Health, namespaces: [{externalId, name, items}]}``. Writes nothing
         under the storage root."""
+        self.require_known(provider_id)
         state = self.registry.read()
         service = self._service(provider_id, state)
         started = time.perf_counter()
@@ -260,6 +271,7 @@ class ProviderHost:
 
     def discover(self, provider_id: str) -> list[SpaceRecord]:
         """Re-list an enabled provider's namespaces into spaces (reference 6.2 sync rules)."""
+        self.require_known(provider_id)
         engine = self.engine(provider_id)
         if not self.plugin(provider_id).capabilities.discover:
             return [b for b in self.registry.read().provider_bodies if b.provider_id == provider_id]
