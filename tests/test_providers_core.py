@@ -88,3 +88,27 @@ def test_plain_fields_refuse_credentials_and_control_characters(value: str, rule
         validate_service_fields({"dataPath": value}, "holographic")
     assert info.value.field == "services.dataPath" and rule in info.value.rule
     assert value not in info.value.message
+
+
+def test_engine_plugin_imports_its_engine_only_when_opened() -> None:
+    plugin = plugins.EnginePlugin(provider_id="sample", label="Sample", kind="local",
+                                  capabilities=plugins.Capabilities(), service_fields=("dataPath",), memory_fields=(),
+                                  secret_fields=frozenset(), engine="collections:OrderedDict.fromkeys")
+    assert plugin.open({"dataPath": "/x"}, root=Path("/r")) == {"dataPath": None}
+    with pytest.raises(AttributeError):
+        plugins.EnginePlugin(**{**{f: getattr(plugin, f) for f in plugin.__slots__}, "engine": "collections:Nope"}).opener()
+
+
+def test_provider_packages_declare_engine_plugins_that_import_no_engine() -> None:
+    import subprocess
+    import sys
+
+    for provider_id, engine_module in (("holographic", "mnemon_ls_provider_holographic.engine"),
+                                       ("mem0", "mnemon_ls_provider_mem0.engine")):
+        if provider_id not in plugins.installed():
+            continue
+        done = subprocess.run([sys.executable, "-c", "import sys; from mnemon_ls.spaces import plugins; "
+                               f"p = plugins.load({provider_id!r}); print(type(p).__name__, {engine_module!r} in "
+                               "sys.modules, 'mem0' in sys.modules, 'qdrant_client' in sys.modules)"],
+                              capture_output=True, text=True, timeout=60)
+        assert done.stdout.split() == ["EnginePlugin", "False", "False", "False"], done.stderr

@@ -4,7 +4,9 @@ A provider is *installed* when a distribution in this Python environment declare
 :data:`~.providers.base.ENTRY_POINT_GROUP` whose name is the provider id (``holographic``, ``mem0``, or a
 new id matching ``^[a-z][a-z0-9-]{1,40}$``). Listing reads package metadata only; :func:`load` imports
 the entry point's module (cheap by contract: engines are imported by ``ProviderPlugin.open``). Nothing
-here decides to *use* a provider: that needs the user's configuration (seed 003).
+here decides to *use* a provider: that needs the user's configuration (seed 003). A provider package
+declares its entry point object with :class:`EnginePlugin` (the declarations plus the engine's opener named
+by string, imported at the first open).
 
 Errors: :func:`load` raises :class:`~mnemon_ls.errors.ProviderNotConfigured` (``reason`` ``not-installed``,
 message from :func:`not_installed`: an install hint only for the packages of :data:`PACKAGES`) for an id no
@@ -14,9 +16,12 @@ distribution provides and :class:`~mnemon_ls.errors.ProviderUnavailable` (``reas
 
 from __future__ import annotations
 
+import importlib
 import re
 import threading
+from dataclasses import dataclass
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from ..errors import ProviderNotConfigured, ProviderUnavailable
@@ -33,6 +38,49 @@ PACKAGES = {"holographic": "mnemon-ls-provider-holographic", "mem0": "mnemon-ls-
 _lock = threading.Lock()
 _entry_points: dict[str, metadata.EntryPoint] | None = None
 _loaded: dict[str, ProviderPlugin] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class EnginePlugin:
+    """A ready-made :class:`~.providers.base.ProviderPlugin` for a provider package: the declarations and an
+    ``engine`` opener named by string, so the entry point's module imports nothing heavy (the engine module
+    is imported by :meth:`open`, the first time a configured provider is used).
+
+    ``provider_id`` (the entry point name), ``label`` (shown to people), ``kind`` (``local`` | ``remote``),
+    ``capabilities``, ``service_fields`` / ``memory_fields`` (configuration keys the provider reads beyond the
+    reference's), ``secret_fields`` (of those, the credentials: never shown back), and ``engine``:
+    ``"module:attribute.path"`` of a callable ``opener(service: dict) -> ProviderEngine`` (e.g.
+    ``"mnemon_ls_provider_mem0.engine:Mem0Engine.open"``); it raises
+    :class:`~mnemon_ls.errors.ProviderUnavailable` / :class:`~mnemon_ls.errors.InvalidInput` as the
+    protocol says. A package declares::
+
+        PLUGIN = EnginePlugin(provider_id="mem0", label="Mem0", kind="local", capabilities=Capabilities(...),
+                              service_fields=(...), memory_fields=(...), secret_fields=frozenset({...}),
+                              engine="mnemon_ls_provider_mem0.engine:Mem0Engine.open")
+    """
+
+    provider_id: str
+    label: str
+    kind: str
+    capabilities: Capabilities
+    service_fields: tuple[str, ...]
+    memory_fields: tuple[str, ...]
+    secret_fields: frozenset[str]
+    engine: str
+
+    def opener(self) -> Any:
+        """The callable ``engine`` names (imports its module; :class:`ImportError` / :class:`AttributeError`
+        when it does not exist)."""
+        module_name, _, path = self.engine.partition(":")
+        target: Any = importlib.import_module(module_name)
+        for part in path.split(".") if path else ():
+            target = getattr(target, part)
+        return target
+
+    def open(self, service: dict[str, Any], *, root: Path) -> Any:
+        """``opener(service)``: the opened :class:`~.providers.base.ProviderEngine` (``root`` is the storage
+        root asking; the engines of this project keep their data where ``service`` says, not under it)."""
+        return self.opener()(dict(service))
 
 
 def installed() -> dict[str, metadata.EntryPoint]:

@@ -24,6 +24,18 @@ from .provider_fields import (
 from .registry_model import RegistryState, SpaceRecord, _Damaged, parse_providers
 
 
+def provider_space_id(provider_id: str, external_id: str, taken: set[str]) -> str:
+    """``<providerId>-<24 hex of sha256(externalId)>``, re-hashed as ``externalId:<n>`` (n = 1, 2, ...) while
+    the id is in ``taken`` (reference 6.2)."""
+    n, key = 0, external_id
+    while True:
+        candidate = f"{provider_id}-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:24]}"
+        if candidate not in taken:
+            return candidate
+        n += 1
+        key = f"{external_id}:{n}"
+
+
 class ProviderPlane:
     """Provider-plane operations of :class:`~.registry.SpaceRegistry` (needs its ``_locked``, ``_read_quiet``,
     ``_repair_locked``, ``_write_locked``, ``read``, ``clock`` and ``providers_path``)."""
@@ -108,13 +120,7 @@ class ProviderPlane:
                                           connection=connection, updated_at=monotonic_iso(self.clock, old.updated_at)))
                     taken.add(old.id)
                     continue
-                n, key = 0, external
-                while True:
-                    candidate = f"{provider_id}-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:24]}"
-                    if candidate not in taken:
-                        break
-                    n += 1
-                    key = f"{external}:{n}"
+                candidate = provider_space_id(provider_id, external, taken)
                 taken.add(candidate)
                 result.append(SpaceRecord(candidate, name, description, False, now, now, provider_id=provider_id,
                                           external_id=external, metadata_source="provider", connection=connection))
@@ -141,13 +147,7 @@ class ProviderPlane:
                 raise InvalidInput("name", f"names a {provider_label(provider_id)} namespace that is already a space",
                                    externalId=external_id)
             taken = {b.id for b in (*state.bodies, *all_bodies)}
-            n, key = 0, external_id
-            while True:
-                candidate = f"{provider_id}-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:24]}"
-                if candidate not in taken:
-                    break
-                n += 1
-                key = f"{external_id}:{n}"
+            candidate = provider_space_id(provider_id, external_id, taken)
             now = iso_ms(self.clock())
             record = SpaceRecord(candidate, name, description, bool(active), now, now, provider_id=provider_id,
                                  external_id=external_id, metadata_source="manual", connection=clean)
