@@ -139,17 +139,24 @@ def load(provider_id: str) -> ProviderPlugin:
     return plugin
 
 
+def install_hint(provider_id: str) -> str:
+    """How to install a provider of :data:`PACKAGES` (``"install the mnemon-ls-provider-<id> package (from a
+    checkout of mnemon-ls: pip install ./providers/<id>)"``), or ``""`` for any other id."""
+    if provider_id not in PACKAGES:
+        return ""
+    return (f"install the {PACKAGES[provider_id]} package (from a checkout of mnemon-ls: pip install "
+            f"./providers/{provider_id})")
+
+
 def not_installed(provider_id: str) -> ProviderNotConfigured:
     """The ``not-installed`` error of ``provider_id`` (``data``: ``provider``, ``reason``). For an id of
-    :data:`PACKAGES` the message names that package and how to install it; for any other id it says that no
-    mnemon-ls package provides it and lists the ids that are installed and the ones that have a package, so
-    nothing the caller typed is turned into a command to run."""
+    :data:`PACKAGES` the message names that package and how to install it (:func:`install_hint`); for any
+    other id it says that no mnemon-ls package provides it and lists the ids that are installed and the ones
+    that have a package, so nothing the caller typed is turned into a command to run."""
     available = ", ".join(sorted(installed())) or "none"
     if provider_id in PACKAGES:
-        return ProviderNotConfigured(
-            f"provider {provider_id} is not installed: install the {PACKAGES[provider_id]} package (from a "
-            f"checkout of mnemon-ls: pip install ./providers/{provider_id}); installed providers: {available}",
-            provider=provider_id, reason="not-installed")
+        return ProviderNotConfigured(f"provider {provider_id} is not installed: {install_hint(provider_id)}; "
+                                     f"installed providers: {available}", provider=provider_id, reason="not-installed")
     return ProviderNotConfigured(
         f"provider {provider_id} is not installed and no mnemon-ls package provides it; installed providers: "
         f"{available}; provider packages: {', '.join(sorted(PACKAGES))}", provider=provider_id,

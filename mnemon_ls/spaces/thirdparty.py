@@ -27,7 +27,9 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, TypeVar
 
+from .. import output
 from ..errors import InvalidInput, MnemonError, ProviderNotConfigured, ProviderTimedOut, ProviderUnavailable
+from ..findings import Finding
 from . import plugins
 from .providers.base import Capabilities, Health, ProviderEngine, ProviderPlugin, SpaceProvider
 from .registry import PROVIDER_LABELS, REMOTE_PROVIDERS, RegistryState, SpaceRecord, SpaceRegistry, provider_label
@@ -116,9 +118,12 @@ class ProviderHost:
         return dict(state.services[provider_id])
 
     def _open(self, provider_id: str, service: Mapping[str, Any]) -> ProviderEngine:
+        """The opened engine, every call of it (and of its spaces, :meth:`space`) run under
+        :func:`mnemon_ls.output.third_party`: what it prints, warns or logs goes to our log at debug."""
         plugin = self.plugin(provider_id)
         try:
-            return plugin.open(dict(service), root=self.root)
+            with output.third_party():
+                return output.ThirdPartyCalls(plugin.open(dict(service), root=self.root))  # type: ignore[return-value]
         except MnemonError:
             raise
         except Exception as exc:
@@ -145,7 +150,8 @@ class ProviderHost:
 
     def space(self, record: SpaceRecord) -> SpaceProvider:
         """The data plane of a third-party space."""
-        return self.engine(record.provider_id).space(dict(record.connection), space_id=record.id)
+        space = self.engine(record.provider_id).space(dict(record.connection), space_id=record.id)
+        return output.ThirdPartyCalls(space)  # type: ignore[return-value]
 
     def forget_engine(self, provider_id: str) -> None:
         """Close and drop an opened engine (after its configuration changed)."""
@@ -287,3 +293,57 @@ class ProviderHost:
         namespace = self.engine(provider_id).create_namespace(name, description)
         return self.registry.add_provider_space(provider_id, namespace.external_id, name, description,
                                                 connection=namespace.connection, active=active)
+
+    # ------------------------------------------------------------------ doctor
+
+    def diagnose(self, *, open_engines: bool = False) -> list[Finding]:
+        """``mnemon-ls doctor`` findings of the third-party providers, subject ``provider <id>``: one per
+        provider that is installed or configured, from package metadata and ``state/memory-providers.json``
+        alone (installed or not, configured, enabled, spaces and active spaces, configured field names):
+        ``ok``, or ``warning`` when an enabled provider's package is not installed (its spaces are
+        unavailable). No engine is opened (importing and opening one can take seconds) unless
+        ``open_engines``: then every enabled, installed provider is opened as :meth:`test` does (health,
+        namespaces; writes nothing) and a failure is a ``problem`` naming the error."""
+        state = self.registry.read()
+        installed = plugins.installed()
+        findings: list[Finding] = []
+        for provider_id in self.known_ids():
+            configured, enabled = provider_id in state.services, bool(state.enabled.get(provider_id))
+            if provider_id not in installed and not configured:
+                continue
+            subject = f"provider {provider_id}"
+            if not configured:
+                findings.append(Finding("ok", subject, f"installed ({plugins.distribution_of(provider_id)}), not "
+                                        "configured", f"`mnemon-ls provider enable {provider_id}` to use it"))
+                continue
+            view = self.view(provider_id, state)
+            spaces = [b for b in state.provider_bodies if b.provider_id == provider_id]
+            fields = ", ".join([*view["configuredFields"], *(f"{n} (secret)" for n in view["configuredSecrets"])])
+            summary = (f"{'enabled' if enabled else 'configured, disabled'}; {len(spaces)} spaces "
+                       f"({sum(1 for b in spaces if b.active)} active); fields: {fields or 'none (defaults)'}")
+            if provider_id not in installed:
+                findings.append(Finding("warning" if enabled else "ok", subject, f"{summary}; its package is not "
+                                        "installed" + (", so its spaces are unavailable" if enabled else ""),
+                                        plugins.install_hint(provider_id)))
+                continue
+            if not (enabled and open_engines):
+                findings.append(Finding("ok", subject, f"{summary}; {view['distribution']}" +
+                                        ("; engine not opened" if enabled else ""),
+                                        f"`mnemon-ls provider test {provider_id}` or `mnemon-ls doctor --providers` "
+                                        "opens it and checks its health" if enabled else ""))
+                continue
+            started = time.perf_counter()
+            try:
+                tested = self.test(provider_id)
+            except MnemonError as exc:
+                findings.append(Finding("problem", subject, f"{summary}; the engine does not work: {exc.message}",
+                                        f"`mnemon-ls provider test {provider_id}` after fixing it; `mnemon-ls "
+                                        f"provider configure {provider_id} --set KEY=VALUE` changes its fields"))
+                continue
+            health = tested["health"]
+            level = "ok" if health["ok"] else "problem"
+            findings.append(Finding(level, subject, f"{summary}; engine {health['engine']}: "
+                                    f"{health['message'] or ('healthy' if health['ok'] else 'not healthy')}; "
+                                    f"{len(tested['namespaces'])} namespaces (opened and checked in "
+                                    f"{(time.perf_counter() - started) * 1000:.0f} ms)"))
+        return findings
