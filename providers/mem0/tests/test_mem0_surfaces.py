@@ -91,6 +91,18 @@ def test_recall_and_remember_through_mem0_print_only_our_output(root: dict[str, 
     assert json.loads(remember.stdout)["status"] == "committed"
 
 
+def test_installed_but_not_configured_is_refused_by_the_cli_and_nothing_is_written(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMON_")}
+    env.update(MNEMON_DATA_DIR=str(tmp_path / "fresh"), MNEMON_STORAGE_SCOPE="global", MNEMON_SEMANTIC="off")
+    for args in (("provider", "test", "mem0"), ("provider", "discover", "mem0"),
+                 ("space", "create", "--provider", "mem0", "--name", "Team", "--description", "team")):
+        done = subprocess.run([sys.executable, "-m", "mnemon_ls", *args], capture_output=True, text=True, env=env,
+                              cwd=tmp_path, timeout=120)
+        assert done.returncode == 3, (args, done.stderr)
+        assert "provider mem0 is installed but not configured (mnemon-ls provider configure mem0" in done.stderr
+    assert not (tmp_path / "fresh" / "state").exists()
+
+
 def test_a_credential_in_an_endpoint_url_is_refused_by_the_cli_and_nothing_changes(root: dict[str, str]) -> None:
     providers = Path(root["data"]) / "state" / "memory-providers.json"
     before = providers.read_bytes()
@@ -151,7 +163,9 @@ def test_the_language_server_stdout_stays_json_rpc_with_mem0_and_mem0_logs_stay_
             for method, params in (
                     ("mnemon/recall", {"query": "deploy Tuesdays", "spaces": [root["team"]]}),
                     ("mnemon/remember", {"content": "Releases need two approvals", "spaceId": root["team"]}),
-                    ("mnemon/recall", {"query": "release approvals"})):
+                    ("mnemon/recall", {"query": "release approvals"}),
+                    ("mnemon/providers/configure", {"providerId": "mem0", "services": {
+                        "vectorEndpoint": "http://user:hunter2@127.0.0.1:6333"}})):
                 answers.append(await server.call(method, params, timeout=180))
         finally:
             await server.close()
@@ -159,7 +173,9 @@ def test_the_language_server_stdout_stays_json_rpc_with_mem0_and_mem0_logs_stay_
 
     server, answers = asyncio.run(session())
     assert server.protocol_errors == []
-    first, remembered, federated = answers
+    first, remembered, federated, credential = answers
+    assert credential["error"]["data"]["code"] == "invalid-input", credential
+    assert credential["error"]["data"]["field"] == "services.vectorEndpoint" and "hunter2" not in str(credential)
     assert [r["content"] for r in first["result"]["results"]] == ["We deploy on Tuesdays after review"], first
     assert remembered["result"]["status"] == "committed"
     assert "Releases need two approvals" in [r["content"] for r in federated["result"]["results"]]
