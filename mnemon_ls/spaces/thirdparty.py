@@ -14,6 +14,11 @@ Rules (seed 003, seed 000 "Creation, Discovery, and Merge", shared/reference/dsh
 - :meth:`ProviderHost.test` opens the engine and reports :class:`~.providers.base.Health`; it writes nothing
   under the storage root (an engine may create its own empty store on first open, as Hermes does).
 - Views list configured field *names*; credential values never leave the process.
+- Engines open lazily: the first call that needs one (recall, remember, ... through one of its spaces) opens
+  it, once per :class:`ProviderHost` (per storage root and process); listing spaces, the wake cover and
+  ``doctor`` (without ``--providers``: :meth:`ProviderHost.diagnose`) never open one.
+- Every engine and space call runs under :func:`mnemon_ls.output.third_party`: what the engine prints,
+  warns or logs goes to our log at debug level, never into the CLI's output or a server's stdout.
 - :func:`call_with_timeout` runs one provider call on a daemon thread and gives up after ``timeout``
   seconds (:class:`~mnemon_ls.errors.ProviderTimedOut`); federated recall uses it so one slow provider
   never holds the others' evidence back.

@@ -80,6 +80,20 @@ def test_wake_and_doctor_never_import_mem0_and_doctor_reports_its_configuration(
     assert not any(noise in checked.stdout + checked.stderr for noise in MEM0_NOISE), checked.stderr
 
 
+def test_the_engine_opens_at_the_first_recall_and_once_per_process(root: dict[str, str]) -> None:
+    service = SpacesService(Path(root["data"]), provider_timeout=300)
+    try:
+        assert "Mem0 space" in service.cover(2000).text and [v.available for v in service.list_spaces()] == [True] * 2
+        assert service.thirdparty._engines == {}  # listing, the wake cover: nothing opened
+        service.recall("deploy Tuesdays")
+        engine = service.thirdparty._engines["mem0"]
+        service.remember("Hotfixes need one approval", space_id=root["team"])
+        assert "Hotfixes need one approval" in [r["content"] for r in service.recall("hotfix approval").results]
+        assert service.thirdparty._engines == {"mem0": engine}
+    finally:
+        service.close()
+
+
 def test_recall_and_remember_through_mem0_print_only_our_output(root: dict[str, str]) -> None:
     recall = cli(root, "recall", "deploy Tuesdays", "--space", root["team"])
     assert recall.returncode == 0, recall.stderr
