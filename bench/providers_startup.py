@@ -33,7 +33,8 @@ def setup(base: Path, with_mem0: bool) -> tuple[dict[str, str], Path]:
     home.mkdir(parents=True)
     workspace.mkdir()
     (workspace / ".mnemon").mkdir()
-    env = {**os.environ, "HOME": str(home), "MNEMON_DATA_DIR": str(base / "data"), "MEM0_DIR": str(base / "mem0")}
+    env = {**os.environ, "HOME": str(home), "MNEMON_DATA_DIR": str(base / "data"), "MEM0_DIR": str(base / "mem0"),
+           "MNEMON_PROVIDER_TIMEOUT_MS": "600000"}  # recall measures opening Mem0, never the timeout
     env.pop("MNEMON_SEMANTIC", None)
     for args in (("runtime", "add", "--content", "Run the tests with pytest -n 2"),
                  ("space", "create", "--name", "Project", "--description", "project decisions", "--active"),
