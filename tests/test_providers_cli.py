@@ -46,3 +46,17 @@ def test_the_install_hint_of_a_shipped_provider_names_its_package() -> None:
     error = plugins.not_installed("mem0")
     assert error.data == {"provider": "mem0", "reason": "not-installed"}
     assert "the mnemon-ls-provider-mem0 package" in error.message and "pip install ./providers/mem0" in error.message
+
+
+def test_doctor_reports_a_configured_provider_from_its_configuration_alone(tmp_path: Path) -> None:
+    from mnemon_ls.spaces import SpacesService
+
+    assert "provider " not in cli(tmp_path, "doctor").stdout  # nothing configured: nothing to say
+    service = SpacesService(tmp_path / "data")
+    service.configure_provider("honcho", {"endpoint": "https://honcho.example.test/v1", "apiKey": "sk-not-shown-1"},
+                               enabled=True)
+    service.close()
+    done = cli(tmp_path, "doctor")
+    assert ("[warning] provider honcho: enabled; 0 spaces (0 active); fields: endpoint, apiKey (secret); its package "
+            "is not installed, so its spaces are unavailable") in done.stdout, done.stdout
+    assert "sk-not-shown-1" not in done.stdout and "honcho.example.test" not in done.stdout

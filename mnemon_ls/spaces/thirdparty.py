@@ -303,8 +303,9 @@ class ProviderHost:
 
     def diagnose(self, *, open_engines: bool = False) -> list[Finding]:
         """``mnemon-ls doctor`` findings of the third-party providers, subject ``provider <id>``: one per
-        provider that is installed or configured, from package metadata and ``state/memory-providers.json``
-        alone (installed or not, configured, enabled, spaces and active spaces, configured field names):
+        configured provider (none when nothing is configured), from package metadata and
+        ``state/memory-providers.json`` alone (installed or not, enabled, spaces and active spaces, configured
+        field names):
         ``ok``, or ``warning`` when an enabled provider's package is not installed (its spaces are
         unavailable). No engine is opened (importing and opening one can take seconds) unless
         ``open_engines``: then every enabled, installed provider is opened as :meth:`test` does (health,
@@ -314,13 +315,9 @@ class ProviderHost:
         findings: list[Finding] = []
         for provider_id in self.known_ids():
             configured, enabled = provider_id in state.services, bool(state.enabled.get(provider_id))
-            if provider_id not in installed and not configured:
+            if not configured:  # an installed package alone is not a choice to use it (seed 003)
                 continue
             subject = f"provider {provider_id}"
-            if not configured:
-                findings.append(Finding("ok", subject, f"installed ({plugins.distribution_of(provider_id)}), not "
-                                        "configured", f"`mnemon-ls provider enable {provider_id}` to use it"))
-                continue
             view = self.view(provider_id, state)
             spaces = [b for b in state.provider_bodies if b.provider_id == provider_id]
             fields = ", ".join([*view["configuredFields"], *(f"{n} (secret)" for n in view["configuredSecrets"])])
