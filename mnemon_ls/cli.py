@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import __version__, cli_archived, cli_maintenance
+from . import __version__, cli_archived, cli_maintenance, output
 from .errors import EXIT_FAILURE, EXIT_INVALID, EXIT_OK, InvalidInput, MnemonError, storage_error
 from .host import WorkspaceHost, default_workspace
 from .roots import storage_findings
@@ -112,7 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
     actions.add_parser("archived", parents=[common], help="what capacity maintenance moved out of MEMORY.md, and where")
     cli_maintenance.add_parser(actions, common)
 
-    commands.add_parser("doctor", parents=[common], help="explain the state of the storage root")
+    doctor = commands.add_parser("doctor", parents=[common], help="explain the state of the storage root")
+    doctor.add_argument("--providers", action="store_true", help="also open and check enabled third-party providers")
     redact = commands.add_parser("redact", parents=[common],
                                  help="list stored values that look like credentials; --apply replaces them")
     redact.add_argument("--apply", action="store_true",
@@ -422,7 +423,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         from .maintenance import verify_lineage
 
         findings.extend(verify_lineage(host.runtime.memory_store.root,
-                                       host.spaces if (host.root / "data").is_dir() else None))
+                                       host.spaces if (host.root / "data").is_dir() else None,
+                                       third_party=args.providers))
+        findings.extend(host.spaces.thirdparty.diagnose(open_engines=args.providers))  # engines only when asked
     if not unsafe:
         from .semantic.doctor import diagnose as diagnose_semantic
 
@@ -749,6 +752,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mnemon-ls`` console script; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command not in ("serve", "mcp"):  # the servers install it with their own log level
+        output.install()  # what provider engines print, warn or log stays out of our output (mnemon_ls.output)
     handlers = {"wake": cmd_wake, "doctor": cmd_doctor, "migrate": cmd_migrate, "redact": cmd_redact, "serve": cmd_serve,
                 "doc": cmd_doc, "space": cmd_space, "remember": cmd_remember, "recall": cmd_recall, "mcp": cmd_mcp,
                 "setup": cmd_setup, "hook": cmd_hook}

@@ -252,8 +252,9 @@ ENVIRONMENT_SETTINGS: dict[str, str] = {
     "MNEMON_WRITEBACK_MODE": "writebackMode",
     "MNEMON_SECRETS": "secrets",
     "MNEMON_HAND_EDITS": "handEdits",
+    "MNEMON_PROVIDER_TIMEOUT_MS": "providerTimeoutMs",
 }
-_INTEGER_SETTINGS = {"userLimitBytes", "memoryLimitBytes", "wakeBudgetChars"}
+_INTEGER_SETTINGS = {"userLimitBytes", "memoryLimitBytes", "wakeBudgetChars", "providerTimeoutMs"}
 
 
 def settings_from_environment(env: "Mapping[str, str]") -> dict[str, Any]:

@@ -14,11 +14,12 @@ from mnemon_ls.spaces import SpacesService, plugins
 from mnemon_ls.spaces.thirdparty import call_with_timeout
 
 
-def test_a_provider_that_is_not_installed_is_named_with_the_package_to_install() -> None:
+def test_a_provider_that_is_not_installed_names_no_package_that_does_not_exist() -> None:
     with pytest.raises(ProviderNotConfigured) as missing:
         plugins.load("honcho")
     assert missing.value.data == {"provider": "honcho", "reason": "not-installed"}
-    assert "pip install mnemon-ls-provider-honcho" in missing.value.message
+    assert "no mnemon-ls package provides it" in missing.value.message
+    assert "mnemon-ls-provider-honcho" not in missing.value.message
 
 
 @pytest.mark.parametrize("url", ["https://user:pw@honcho.example.test/v1", "https://honcho.example.test/v1?api_key=sk-1",
@@ -87,3 +88,27 @@ def test_plain_fields_refuse_credentials_and_control_characters(value: str, rule
         validate_service_fields({"dataPath": value}, "holographic")
     assert info.value.field == "services.dataPath" and rule in info.value.rule
     assert value not in info.value.message
+
+
+def test_engine_plugin_imports_its_engine_only_when_opened() -> None:
+    plugin = plugins.EnginePlugin(provider_id="sample", label="Sample", kind="local",
+                                  capabilities=plugins.Capabilities(), service_fields=("dataPath",), memory_fields=(),
+                                  secret_fields=frozenset(), engine="collections:OrderedDict.fromkeys")
+    assert plugin.open({"dataPath": "/x"}, root=Path("/r")) == {"dataPath": None}
+    with pytest.raises(AttributeError):
+        plugins.EnginePlugin(**{**{f: getattr(plugin, f) for f in plugin.__slots__}, "engine": "collections:Nope"}).opener()
+
+
+def test_provider_packages_declare_engine_plugins_that_import_no_engine() -> None:
+    import subprocess
+    import sys
+
+    for provider_id, engine_module in (("holographic", "mnemon_ls_provider_holographic.engine"),
+                                       ("mem0", "mnemon_ls_provider_mem0.engine")):
+        if provider_id not in plugins.installed():
+            continue
+        done = subprocess.run([sys.executable, "-c", "import sys; from mnemon_ls.spaces import plugins; "
+                               f"p = plugins.load({provider_id!r}); print(type(p).__name__, {engine_module!r} in "
+                               "sys.modules, 'mem0' in sys.modules, 'qdrant_client' in sys.modules)"],
+                              capture_output=True, text=True, timeout=60)
+        assert done.stdout.split() == ["EnginePlugin", "False", "False", "False"], done.stderr

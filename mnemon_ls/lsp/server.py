@@ -559,9 +559,15 @@ def run(tcp: str | None = None, log_file: str | None = None, verbose: int = 0) -
     logging.getLogger("pygls").setLevel(logging.DEBUG if verbose >= 2 else logging.CRITICAL)
     logging.getLogger("watchfiles").setLevel(logging.WARNING)
     if tcp:
+        from .. import output
+
+        output.install(level)
         host, _, port = tcp.rpartition(":")
         if not host or not port.isdigit():
             print(f"mnemon-ls: error: --tcp: expected HOST:PORT (got {tcp!r})", file=sys.stderr)
             return 2
         return server.start_tcp(host, int(port))
-    return server.start_io()
+    from .. import output  # stdout is the JSON-RPC wire alone; third-party output goes to the log (debug)
+
+    output.install(level)
+    return server.start_io(sys.stdin.buffer, output.reserve_stdout())

@@ -229,7 +229,7 @@ def local_archive_digests(root: Path) -> set[str]:
     return digests
 
 
-def verify_lineage(root: Path, spaces: "SpacesService | None") -> list[Finding]:
+def verify_lineage(root: Path, spaces: "SpacesService | None", *, third_party: bool = True) -> list[Finding]:
     """Doctor check: every lineage destination still exists (read-only).
 
     A space item is looked up by exact id (:meth:`SpacesService.get_item`) and its content's sha256
@@ -237,7 +237,8 @@ def verify_lineage(root: Path, spaces: "SpacesService | None") -> list[Finding]:
     digest in ``runtime/archived/memories.jsonl``. Returns one ``ok`` finding when all are found (or
     nothing when there is no lineage), else one ``problem`` per missing destination (at most 20, then
     a count) and a ``warning`` for damaged lines. ``spaces`` ``None``: space destinations are reported
-    as unverifiable."""
+    as unverifiable. ``third_party`` ``False`` leaves destinations in third-party spaces unchecked (their
+    engines are not opened; one ``ok`` finding counts them)."""
     log = read_lineage(root)
     subject = str(lineage_path(root))
     if not log.records and not log.damaged:
@@ -245,6 +246,7 @@ def verify_lineage(root: Path, spaces: "SpacesService | None") -> list[Finding]:
     findings: list[Finding] = []
     missing: list[str] = []
     unverifiable: list[str] = []
+    unchecked = 0
     local: set[str] | None = None
     for record in log.records:
         dest = record.destination
@@ -261,6 +263,11 @@ def verify_lineage(root: Path, spaces: "SpacesService | None") -> list[Finding]:
         if spaces is None:
             missing.append(f"{record.source.reference} -> {dest.reference} (Memory Spaces unavailable)")
             continue
+        if not third_party:
+            space = _space_record(spaces, space_id)
+            if space is not None and not space.native:
+                unchecked += 1
+                continue
         try:
             item = spaces.get_item(space_id, item_id)
         except Exception as exc:  # an unknown space, an unavailable provider: all mean "not found now"
@@ -287,9 +294,21 @@ def verify_lineage(root: Path, spaces: "SpacesService | None") -> list[Finding]:
         findings.append(Finding("warning", subject, f"{len(log.damaged)} lineage lines do not parse (lines "
                                 f"{', '.join(map(str, log.damaged[:5]))}); they are skipped",
                                 "a crash during an append leaves a torn last line; it is harmless"))
+    if unchecked:
+        findings.append(Finding("ok", subject, f"{unchecked} archived facts are in third-party spaces and were not "
+                                "checked (their engines are not opened)", "`mnemon-ls doctor --providers` checks them"))
     if not missing and not unverifiable:
-        findings.append(Finding("ok", subject, f"{len(log.records)} archived facts, every destination found"))
+        checked = len(log.records) - unchecked
+        findings.append(Finding("ok", subject, f"{checked} archived facts, every destination found"))
     return findings
+
+
+def _space_record(spaces: Any, space_id: str) -> Any:
+    """The registered space ``space_id`` of ``spaces`` or ``None`` (an unreadable registry included)."""
+    try:
+        return spaces.state().find(space_id)
+    except Exception:  # noqa: BLE001 - doctor reports, never fails on a broken registry
+        return None
 
 
 def _exact_lookup(spaces: Any, space_id: str) -> bool:

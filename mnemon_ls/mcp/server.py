@@ -565,6 +565,9 @@ def _projection_text(host: WorkspaceHost, *, target: str) -> str:
 def run(workspace: str | None, settings: Settings, *, write_enabled: bool = True) -> int:
     """Serve MCP over stdio until the client closes; returns the exit code. Logs go to stderr."""
     logging.basicConfig(level=logging.WARNING, format="mnemon-ls mcp: %(levelname)s %(message)s")
+    from .. import output  # third-party output goes to the log at debug (the SDK keeps fd 1 for the wire)
+
+    output.install(logging.WARNING)
     workspaces = McpWorkspaces(settings, workspace)
     app = MnemonMcp(workspaces, write_enabled=write_enabled)
     try:

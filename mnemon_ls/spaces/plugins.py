@@ -4,18 +4,24 @@ A provider is *installed* when a distribution in this Python environment declare
 :data:`~.providers.base.ENTRY_POINT_GROUP` whose name is the provider id (``holographic``, ``mem0``, or a
 new id matching ``^[a-z][a-z0-9-]{1,40}$``). Listing reads package metadata only; :func:`load` imports
 the entry point's module (cheap by contract: engines are imported by ``ProviderPlugin.open``). Nothing
-here decides to *use* a provider: that needs the user's configuration (seed 003).
+here decides to *use* a provider: that needs the user's configuration (seed 003). A provider package
+declares its entry point object with :class:`EnginePlugin` (the declarations plus the engine's opener named
+by string, imported at the first open).
 
-Errors: :func:`load` raises :class:`~mnemon_ls.errors.ProviderNotConfigured` (``reason`` ``not-installed``)
-for an id no distribution provides and :class:`~mnemon_ls.errors.ProviderUnavailable` (``reason``
+Errors: :func:`load` raises :class:`~mnemon_ls.errors.ProviderNotConfigured` (``reason`` ``not-installed``,
+message from :func:`not_installed`: an install hint only for the packages of :data:`PACKAGES`) for an id no
+distribution provides and :class:`~mnemon_ls.errors.ProviderUnavailable` (``reason``
 ``plugin-failed``) when the entry point cannot be imported or is not a provider.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
 import threading
+from dataclasses import dataclass
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from ..errors import ProviderNotConfigured, ProviderUnavailable
@@ -25,9 +31,56 @@ PROVIDER_ID_RE = re.compile(r"^[a-z][a-z0-9-]{1,40}$")
 _REQUIRED = ("provider_id", "label", "kind", "capabilities", "service_fields", "memory_fields", "secret_fields",
              "open")
 
+#: The provider packages this project ships (``providers/<id>`` of a mnemon-ls checkout): the only ones an
+#: install hint may name. Any other id gets no hint built from it (it may be anything a person typed).
+PACKAGES = {"holographic": "mnemon-ls-provider-holographic", "mem0": "mnemon-ls-provider-mem0"}
+
 _lock = threading.Lock()
 _entry_points: dict[str, metadata.EntryPoint] | None = None
 _loaded: dict[str, ProviderPlugin] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class EnginePlugin:
+    """A ready-made :class:`~.providers.base.ProviderPlugin` for a provider package: the declarations and an
+    ``engine`` opener named by string, so the entry point's module imports nothing heavy (the engine module
+    is imported by :meth:`open`, the first time a configured provider is used).
+
+    ``provider_id`` (the entry point name), ``label`` (shown to people), ``kind`` (``local`` | ``remote``),
+    ``capabilities``, ``service_fields`` / ``memory_fields`` (configuration keys the provider reads beyond the
+    reference's), ``secret_fields`` (of those, the credentials: never shown back), and ``engine``:
+    ``"module:attribute.path"`` of a callable ``opener(service: dict) -> ProviderEngine`` (e.g.
+    ``"mnemon_ls_provider_mem0.engine:Mem0Engine.open"``); it raises
+    :class:`~mnemon_ls.errors.ProviderUnavailable` / :class:`~mnemon_ls.errors.InvalidInput` as the
+    protocol says. A package declares::
+
+        PLUGIN = EnginePlugin(provider_id="mem0", label="Mem0", kind="local", capabilities=Capabilities(...),
+                              service_fields=(...), memory_fields=(...), secret_fields=frozenset({...}),
+                              engine="mnemon_ls_provider_mem0.engine:Mem0Engine.open")
+    """
+
+    provider_id: str
+    label: str
+    kind: str
+    capabilities: Capabilities
+    service_fields: tuple[str, ...]
+    memory_fields: tuple[str, ...]
+    secret_fields: frozenset[str]
+    engine: str
+
+    def opener(self) -> Any:
+        """The callable ``engine`` names (imports its module; :class:`ImportError` / :class:`AttributeError`
+        when it does not exist)."""
+        module_name, _, path = self.engine.partition(":")
+        target: Any = importlib.import_module(module_name)
+        for part in path.split(".") if path else ():
+            target = getattr(target, part)
+        return target
+
+    def open(self, service: dict[str, Any], *, root: Path) -> Any:
+        """``opener(service)``: the opened :class:`~.providers.base.ProviderEngine` (``root`` is the storage
+        root asking; the engines of this project keep their data where ``service`` says, not under it)."""
+        return self.opener()(dict(service))
 
 
 def installed() -> dict[str, metadata.EntryPoint]:
@@ -68,8 +121,7 @@ def load(provider_id: str) -> ProviderPlugin:
         return cached
     ep = installed().get(provider_id)
     if ep is None:
-        raise ProviderNotConfigured(f"provider {provider_id} is not installed (pip install "
-                                    f"mnemon-ls-provider-{provider_id})", provider=provider_id, reason="not-installed")
+        raise not_installed(provider_id)
     try:
         obj: Any = ep.load()
         plugin = obj() if isinstance(obj, type) else obj
@@ -85,6 +137,30 @@ def load(provider_id: str) -> ProviderPlugin:
     with _lock:
         _loaded[provider_id] = plugin
     return plugin
+
+
+def install_hint(provider_id: str) -> str:
+    """How to install a provider of :data:`PACKAGES` (``"install the mnemon-ls-provider-<id> package (from a
+    checkout of mnemon-ls: pip install ./providers/<id>)"``), or ``""`` for any other id."""
+    if provider_id not in PACKAGES:
+        return ""
+    return (f"install the {PACKAGES[provider_id]} package (from a checkout of mnemon-ls: pip install "
+            f"./providers/{provider_id})")
+
+
+def not_installed(provider_id: str) -> ProviderNotConfigured:
+    """The ``not-installed`` error of ``provider_id`` (``data``: ``provider``, ``reason``). For an id of
+    :data:`PACKAGES` the message names that package and how to install it (:func:`install_hint`); for any
+    other id it says that no mnemon-ls package provides it and lists the ids that are installed and the ones
+    that have a package, so nothing the caller typed is turned into a command to run."""
+    available = ", ".join(sorted(installed())) or "none"
+    if provider_id in PACKAGES:
+        return ProviderNotConfigured(f"provider {provider_id} is not installed: {install_hint(provider_id)}; "
+                                     f"installed providers: {available}", provider=provider_id, reason="not-installed")
+    return ProviderNotConfigured(
+        f"provider {provider_id} is not installed and no mnemon-ls package provides it; installed providers: "
+        f"{available}; provider packages: {', '.join(sorted(PACKAGES))}", provider=provider_id,
+        reason="not-installed")
 
 
 def try_load(provider_id: str) -> ProviderPlugin | None:

@@ -41,24 +41,25 @@ Rules:
   user memories root ``viking://user[/<u>]/memories``. Disabling a provider removes its local projections
   (never provider data) and keeps its service config. Credentials (:data:`SECRET_FIELDS`) never leave this
   module: views list configured field names only.
+
+Layout: this module holds :class:`SpaceRegistry` (reading, repair, discovery of stores on disk, native
+mutations, writing); the file model (records, parsing, migration, salvage) is :mod:`.registry_model` and the
+provider plane (service configuration, namespace sync) the mixin :mod:`.registry_providers`. Their public
+names are re-exported here.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import re
 import shutil
 import time
 import uuid
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from .. import fsio
 from ..errors import InvalidInput
-from . import plugins
 from .provider_fields import (  # noqa: F401 - re-exported: the registry's public field rules
     MAX_FIELD_CHARS,
     MAX_SECRET_CHARS,
@@ -76,130 +77,48 @@ from .provider_fields import (  # noqa: F401 - re-exported: the registry's publi
     validate_memory_fields,
     validate_service_fields,
 )
-from .salvage import _complete_members, _json_objects
 from .model import (
     SPACE_ID_RE,
     Clock,
     iso_ms,
     js_length,
     monotonic_iso,
-    require_unicode,
     utc_now,
     validate_description,
     validate_name,
     validate_space_id,
 )
-
-NATIVE_FILE = ".dsh-memory-bodies.json"
-PROVIDERS_FILE = "memory-providers.json"
-LOCK_FILE = ".dsh-memory-bodies.lock"
-LAST_GOOD_FILE = ".dsh-memory-bodies.last-good.json"
-NATIVE_VERSION = 1
-PROVIDERS_VERSION = 4
-NATIVE_PROVIDER = "mnemon-native"
-DISCOVERED_DESCRIPTION = "Existing Mnemon Store discovered on disk."
-#: Prefix of the directory a new native store is built in before it is renamed to ``data/<id>``.
-STAGING_PREFIX = ".creating-"
-#: A staging directory this old (seconds) is a crash leftover; creating a store takes milliseconds.
-STAGING_MAX_AGE_SECONDS = 600
-
-METADATA_SOURCES = ("provider", "manual", "ai")
-
-
-@dataclass(frozen=True, slots=True)
-class SpaceRecord:
-    """One registered space. ``provider_id`` is ``mnemon-native`` for the native catalog; third-party
-    spaces also carry ``external_id``, ``metadata_source`` and ``connection`` (memory-scope fields)."""
-
-    id: str
-    name: str
-    description: str
-    active: bool
-    created_at: str
-    updated_at: str
-    provider_id: str = NATIVE_PROVIDER
-    placement: dict[str, Any] | None = None
-    external_id: str | None = None
-    metadata_source: str | None = None
-    connection: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def native(self) -> bool:
-        """True for a Mnemon native store."""
-        return self.provider_id == NATIVE_PROVIDER
-
-    def to_native_json(self) -> dict[str, Any]:
-        """The catalog entry (key order of the plugin)."""
-        data: dict[str, Any] = {"id": self.id, "name": self.name, "description": self.description,
-                                "active": self.active, "createdAt": self.created_at, "updatedAt": self.updated_at}
-        if self.placement is not None:
-            data["placement"] = self.placement
-        return data
-
-    def to_provider_json(self) -> dict[str, Any]:
-        """The provider-plane entry (key order of the plugin)."""
-        data: dict[str, Any] = {"id": self.id, "name": self.name, "description": self.description,
-                                "active": self.active, "providerId": self.provider_id}
-        if self.external_id is not None:
-            data["externalId"] = self.external_id
-        data["metadataSource"] = self.metadata_source or "manual"
-        if self.placement is not None:
-            data["placement"] = self.placement
-        data["connection"] = dict(self.connection)
-        data["createdAt"] = self.created_at
-        data["updatedAt"] = self.updated_at
-        return data
+from .registry_model import (  # noqa: F401 - re-exported: the file model's public names
+    DISCOVERED_DESCRIPTION,
+    LAST_GOOD_FILE,
+    LOCK_FILE,
+    METADATA_SOURCES,
+    NATIVE_FILE,
+    NATIVE_PROVIDER,
+    NATIVE_VERSION,
+    PROVIDERS_FILE,
+    PROVIDERS_VERSION,
+    STAGING_MAX_AGE_SECONDS,
+    STAGING_PREFIX,
+    Problem,
+    RegistryState,
+    SpaceRecord,
+    _Damaged,
+    _dump,
+    _migrate_providers,
+    _native_record,
+    _provider_record,
+    _replace_body,
+    _salvage_providers,
+    parse_native,
+    parse_providers,
+    require,
+)
+from .registry_providers import ProviderPlane
+from .salvage import _json_objects
 
 
-@dataclass(frozen=True, slots=True)
-class RegistryState:
-    """What a read saw: native ``bodies`` (catalog order), provider ``services`` (with secrets: internal
-    only), ``enabled`` flags and provider ``provider_bodies``."""
-
-    bodies: tuple[SpaceRecord, ...] = ()
-    services: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    enabled: Mapping[str, bool] = field(default_factory=dict)
-    provider_bodies: tuple[SpaceRecord, ...] = ()
-
-    @property
-    def all(self) -> tuple[SpaceRecord, ...]:
-        """Native spaces first, then provider spaces of enabled providers."""
-        return (*self.bodies, *self.provider_bodies)
-
-    def find(self, space_id: str) -> SpaceRecord | None:
-        """The space with ``space_id`` or ``None``."""
-        return next((b for b in self.all if b.id == space_id), None)
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """A damaged registry file: ``file``, ``reason``, where the damaged bytes were kept (``quarantined``),
-    how many spaces were ``recovered``."""
-
-    file: str
-    reason: str
-    quarantined: str | None
-    recovered: int
-
-    def to_dict(self) -> dict[str, Any]:
-        """``{file, reason, quarantined, recovered, message}``."""
-        return {"file": self.file, "reason": self.reason, "quarantined": self.quarantined,
-                "recovered": self.recovered, "message": self.message}
-
-    @property
-    def message(self) -> str:
-        """One line for people."""
-        kept = f"; the damaged file is kept at {self.quarantined}" if self.quarantined else ""
-        return f"{self.file} was damaged ({self.reason}); rebuilt with {self.recovered} recoverable spaces{kept}"
-
-
-class _Damaged(Exception):
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-class SpaceRegistry:
+class SpaceRegistry(ProviderPlane):
     """The two registry files of ``root`` (see module doc). Reads cache by file signature; every mutation
     locks, re-reads, validates and writes. ``clock`` returns UTC now."""
 
@@ -275,47 +194,9 @@ class SpaceRegistry:
         self._cache = (sig, state)
         return state
 
-    def _parse_native(self, data: bytes | None) -> tuple[SpaceRecord, ...]:
-        if data is None:
-            return ()
-        try:
-            doc = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise _Damaged(f"not valid JSON: {exc}") from None
-        if not isinstance(doc, dict) or doc.get("version") != NATIVE_VERSION or not isinstance(doc.get("bodies"), list):
-            raise _Damaged(f"expected {{\"version\": {NATIVE_VERSION}, \"bodies\": [...]}}")
-        out: list[SpaceRecord] = []
-        for index, raw in enumerate(doc["bodies"]):
-            record = _native_record(raw)
-            if record is None or any(r.id == record.id for r in out):
-                raise _Damaged(f"bodies[{index}] is not a valid space")
-            out.append(record)
-        return tuple(out)
-
-    def _parse_providers(self, data: bytes | None) -> tuple[dict, dict, tuple[SpaceRecord, ...]]:
-        if data is None:
-            return {}, {}, ()
-        try:
-            doc = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise _Damaged(f"not valid JSON: {exc}") from None
-        if not isinstance(doc, dict) or not isinstance(doc.get("version"), int) or not 1 <= doc["version"] <= 4:
-            raise _Damaged("expected a JSON object with version 1..4")
-        doc = _migrate_providers(doc)
-        services = doc.get("services") if isinstance(doc.get("services"), dict) else None
-        enabled = doc.get("enabled") if isinstance(doc.get("enabled"), dict) else None
-        bodies = doc.get("bodies") if isinstance(doc.get("bodies"), list) else None
-        if services is None or enabled is None or bodies is None:
-            raise _Damaged("expected services, enabled and bodies")
-        out: list[SpaceRecord] = []
-        for index, raw in enumerate(bodies):
-            record = _provider_record(raw)
-            if record is None or any(r.id == record.id for r in out):
-                raise _Damaged(f"bodies[{index}] is not a valid provider space")
-            out.append(record)
-        clean_services = {k: dict(v) for k, v in services.items() if k in PROVIDER_LABELS and isinstance(v, dict)}
-        clean_enabled = {k: bool(v) for k, v in enabled.items() if k in PROVIDER_LABELS}
-        return clean_services, clean_enabled, tuple(out)
+    #: The file parsers (:func:`.registry_model.parse_native` / :func:`~.registry_model.parse_providers`).
+    _parse_native = staticmethod(parse_native)
+    _parse_providers = staticmethod(parse_providers)
 
     # ------------------------------------------------------------------ repair
 
@@ -566,157 +447,6 @@ class SpaceRegistry:
             self._write_locked(state)
             return updated
 
-    # ------------------------------------------------------------------ provider plane
-
-    def configure_service(self, provider_id: str, fields: Mapping[str, Any] | None = None, *,
-                          enabled: bool | None = None, clear_secrets: Iterable[str] = ()) -> dict[str, Any]:
-        """Save a provider's service-scope fields (merged over the stored ones; a secret is kept unless given
-        or named in ``clear_secrets``) and optionally its enabled flag. Disabling drops its projections.
-        Returns :meth:`service_view`."""
-        provider_id = _provider_id(provider_id)
-        clean = validate_service_fields(fields or {}, provider_id)
-        clear = list(clear_secrets)
-        secrets = secret_fields(provider_id)
-        for index, name in enumerate(clear):
-            if name not in secrets:
-                raise InvalidInput(f"clearSecrets[{index}]", "names no secret field (only " +
-                                   ", ".join(sorted(secrets)) + ")")
-        with self._locked():
-            state = self._read_quiet() or self._repair_locked()
-            services = {k: dict(v) for k, v in state.services.items()}
-            merged = {**services.get(provider_id, {}), **clean}
-            for name in clear:
-                merged.pop(name, None)
-            services[provider_id] = merged
-            flags = dict(state.enabled)
-            all_bodies = self._all_provider_bodies()
-            if enabled is not None:
-                flags[provider_id] = bool(enabled)
-                if not enabled:
-                    all_bodies = tuple(b for b in all_bodies if b.provider_id != provider_id)
-            new_state = RegistryState(state.bodies, services, flags,
-                                      tuple(b for b in all_bodies if flags.get(b.provider_id)))
-            self._write_locked(new_state, all_provider_bodies=all_bodies)
-            return self.service_view(new_state, provider_id)
-
-    def sync_namespaces(self, provider_id: str, discovered: Iterable[Mapping[str, Any]]) -> list[SpaceRecord]:
-        """Replace ``provider_id``'s projections by the ``discovered`` namespaces atomically (reference 6.2):
-        each ``{"externalId", "name"?, "description"?, "connection"?}``; ids ``<providerId>-<24 hex of
-        sha256(externalId)>`` (``externalId:<n>`` on collision); existing ids keep ``active`` and
-        ``createdAt``; names/descriptions refresh only while ``metadataSource`` is ``provider``; vanished
-        namespaces disappear; a repeated externalId rejects the sync. Returns the provider's spaces."""
-        provider_id = _provider_id(provider_id)
-        entries = list(discovered)
-        seen: set[str] = set()
-        for index, entry in enumerate(entries):
-            external = entry.get("externalId") if isinstance(entry, Mapping) else None
-            if not isinstance(external, str) or not external.strip():
-                raise InvalidInput(f"discovered[{index}].externalId", "is required")
-            require_unicode(external, f"discovered[{index}].externalId")
-            for key in ("name", "description"):
-                if isinstance(entry.get(key), str):
-                    require_unicode(entry[key], f"discovered[{index}].{key}")
-            if external in seen:
-                raise InvalidInput(f"discovered[{index}].externalId", "is repeated in one discovery")
-            seen.add(external)
-        with self._locked():
-            state = self._read_quiet() or self._repair_locked()
-            all_bodies = self._all_provider_bodies()
-            mine = {b.external_id: b for b in all_bodies if b.provider_id == provider_id}
-            found = {entry["externalId"] for entry in entries}
-            # spaces made with ``space create --provider`` stay until the provider lists them (an empty
-            # namespace is not listed by every engine)
-            others = [b for b in all_bodies if b.provider_id != provider_id
-                      or (b.metadata_source == "manual" and b.external_id not in found)]
-            taken = {b.id for b in (*state.bodies, *others)}
-            label = provider_label(provider_id)
-            result: list[SpaceRecord] = []
-            for index, entry in enumerate(entries):
-                external = entry["externalId"]
-                connection = validate_memory_fields(entry.get("connection") or {}, provider_id,
-                                                    f"discovered[{index}].connection")
-                name = _fallback_name(entry.get("name"), connection, label, external)
-                description = entry.get("description") if isinstance(entry.get("description"), str) and \
-                    entry["description"].strip() else f"{label} memory namespace mapped from {external}."
-                description = description.strip()[:MAX_FIELD_CHARS // 2]
-                old = mine.get(external)
-                now = iso_ms(self.clock())
-                if old is not None:
-                    keep_meta = old.metadata_source != "provider"
-                    result.append(replace(old, name=old.name if keep_meta else name,
-                                          description=old.description if keep_meta else description,
-                                          connection=connection, updated_at=monotonic_iso(self.clock, old.updated_at)))
-                    taken.add(old.id)
-                    continue
-                n, key = 0, external
-                while True:
-                    candidate = f"{provider_id}-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:24]}"
-                    if candidate not in taken:
-                        break
-                    n += 1
-                    key = f"{external}:{n}"
-                taken.add(candidate)
-                result.append(SpaceRecord(candidate, name, description, False, now, now, provider_id=provider_id,
-                                          external_id=external, metadata_source="provider", connection=connection))
-            all_bodies = (*others, *result)
-            new_state = RegistryState(state.bodies, state.services, state.enabled,
-                                      tuple(b for b in all_bodies if state.enabled.get(b.provider_id)))
-            self._write_locked(new_state, all_provider_bodies=all_bodies)
-            return result
-
-    def add_provider_space(self, provider_id: str, external_id: str, name: str, description: str, *,
-                           connection: Mapping[str, Any], active: bool = False) -> SpaceRecord:
-        """Register a namespace made with ``space create --provider`` (``metadataSource`` ``manual``, id
-        ``<providerId>-<24 hex of sha256(externalId)>``, re-hashed with ``:<n>`` on collision). The provider
-        must be enabled; a namespace already mapped is :class:`InvalidInput` (``name``). Discovery keeps
-        such a space even while the provider does not list the namespace (an empty one)."""
-        provider_id = _provider_id(provider_id)
-        clean = validate_memory_fields(connection, provider_id)
-        with self._locked():
-            state = self._read_quiet() or self._repair_locked()
-            if not state.enabled.get(provider_id):
-                raise InvalidInput("provider", f"{provider_id} is not enabled (mnemon-ls provider enable {provider_id})")
-            all_bodies = self._all_provider_bodies()
-            if any(b.provider_id == provider_id and b.external_id == external_id for b in all_bodies):
-                raise InvalidInput("name", f"names a {provider_label(provider_id)} namespace that is already a space",
-                                   externalId=external_id)
-            taken = {b.id for b in (*state.bodies, *all_bodies)}
-            n, key = 0, external_id
-            while True:
-                candidate = f"{provider_id}-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:24]}"
-                if candidate not in taken:
-                    break
-                n += 1
-                key = f"{external_id}:{n}"
-            now = iso_ms(self.clock())
-            record = SpaceRecord(candidate, name, description, bool(active), now, now, provider_id=provider_id,
-                                 external_id=external_id, metadata_source="manual", connection=clean)
-            all_bodies = (*all_bodies, record)
-            new_state = RegistryState(state.bodies, state.services, state.enabled,
-                                      tuple(b for b in all_bodies if state.enabled.get(b.provider_id)))
-            self._write_locked(new_state, all_provider_bodies=all_bodies)
-            return record
-
-    def service_view(self, state: RegistryState | None, provider_id: str) -> dict[str, Any]:
-        """``{"providerId", "label", "enabled", "configuredFields", "configuredSecrets", "spaces"}``: field
-        names only, never values."""
-        state = state or self.read()
-        fields = state.services.get(provider_id, {})
-        secrets = secret_fields(provider_id)
-        return {"providerId": provider_id, "label": provider_label(provider_id),
-                "enabled": bool(state.enabled.get(provider_id)),
-                "configured": provider_id in state.services,
-                "configuredFields": sorted(k for k in fields if k not in secrets),
-                "configuredSecrets": sorted(k for k in fields if k in secrets),
-                "spaces": sum(1 for b in state.provider_bodies if b.provider_id == provider_id)}
-
-    def _all_provider_bodies(self) -> tuple[SpaceRecord, ...]:
-        """Provider spaces on disk including those of disabled providers (call under the lock)."""
-        try:
-            return self._parse_providers(fsio.read_bytes_or_none(self.providers_path))[2]
-        except _Damaged:
-            return ()
-
     # ------------------------------------------------------------------ writing
 
     def _locked(self):
@@ -764,122 +494,4 @@ class SpaceRegistry:
                     pass
         finally:
             self._cache = None
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def _dump(doc: Any) -> bytes:
-    return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def _replace_body(state: RegistryState, record: SpaceRecord) -> RegistryState:
-    return replace(state,
-                   bodies=tuple(record if b.id == record.id else b for b in state.bodies),
-                   provider_bodies=tuple(record if b.id == record.id else b for b in state.provider_bodies))
-
-
-def _native_record(raw: Any, *, lenient: bool = False, clock: Clock = utc_now) -> SpaceRecord | None:
-    if not isinstance(raw, dict):
-        return None
-    ident = raw.get("id")
-    if not isinstance(ident, str) or not SPACE_ID_RE.match(ident.strip()):
-        return None
-    ident = ident.strip()
-    name, description = raw.get("name"), raw.get("description")
-    created, updated = raw.get("createdAt"), raw.get("updatedAt")
-    active = raw.get("active")
-    placement = raw.get("placement") if isinstance(raw.get("placement"), dict) else None
-    if not lenient:
-        if not (isinstance(name, str) and name.strip() and isinstance(description, str)
-                and isinstance(active, bool) and isinstance(created, str) and isinstance(updated, str)):
-            return None
-        return SpaceRecord(ident, name, description, active, created, updated, placement=placement)
-    if "name" not in raw and "active" not in raw and "description" not in raw:
-        return None
-    now = iso_ms(clock())
-    return SpaceRecord(ident, name.strip() if isinstance(name, str) and name.strip() else ident,
-                       description if isinstance(description, str) and description.strip() else DISCOVERED_DESCRIPTION,
-                       active if isinstance(active, bool) else False,
-                       created if isinstance(created, str) else now, updated if isinstance(updated, str) else now,
-                       placement=placement)
-
-
-def _provider_record(raw: Any) -> SpaceRecord | None:
-    if not isinstance(raw, dict):
-        return None
-    ident, provider = raw.get("id"), raw.get("providerId")
-    if not isinstance(ident, str) or not SPACE_ID_RE.match(ident) or not known_provider(provider) \
-            or not ident.startswith(f"{provider}-"):
-        return None
-    name, description, active = raw.get("name"), raw.get("description"), raw.get("active")
-    if not (isinstance(name, str) and name.strip() and isinstance(description, str) and isinstance(active, bool)):
-        return None
-    source = raw.get("metadataSource") if raw.get("metadataSource") in METADATA_SOURCES else "manual"
-    connection = raw.get("connection") if isinstance(raw.get("connection"), dict) else {}
-    external = raw.get("externalId") if isinstance(raw.get("externalId"), str) else None
-    created = raw.get("createdAt") if isinstance(raw.get("createdAt"), str) else ""
-    updated = raw.get("updatedAt") if isinstance(raw.get("updatedAt"), str) else created
-    placement = raw.get("placement") if isinstance(raw.get("placement"), dict) else None
-    return SpaceRecord(ident, name, description, active, created, updated, provider_id=provider,
-                       placement=placement, external_id=external, metadata_source=source,
-                       connection={k: v for k, v in connection.items()
-                                   if k in MEMORY_FIELDS or k in plugins.declared_fields(provider)[1]})
-
-
-def _migrate_providers(doc: dict) -> dict:
-    """Versions 1-3 -> 4: service-scope fields found in a space's connection move to ``services``; a legacy
-    top-level ``openViking`` object becomes the openviking service."""
-    if doc.get("version") == PROVIDERS_VERSION:
-        return doc
-    services = dict(doc.get("services") or {}) if isinstance(doc.get("services"), dict) else {}
-    enabled = dict(doc.get("enabled") or {}) if isinstance(doc.get("enabled"), dict) else {}
-    legacy = doc.get("openViking")
-    if isinstance(legacy, dict):
-        services.setdefault("openviking", {}).update({k: v for k, v in legacy.items() if k in SERVICE_FIELDS})
-        enabled.setdefault("openviking", True)
-    bodies = []
-    for raw in doc.get("bodies") or []:
-        if isinstance(raw, dict):
-            connection = dict(raw.get("connection") or {}) if isinstance(raw.get("connection"), dict) else {}
-            provider = raw.get("providerId")
-            moved = {k: connection.pop(k) for k in list(connection) if k in SERVICE_FIELDS}
-            if moved and isinstance(provider, str):
-                services.setdefault(provider, {}).update(moved)
-            bodies.append({**raw, "connection": connection})
-    return {"version": PROVIDERS_VERSION, "services": services, "enabled": enabled, "bodies": bodies}
-
-
-def _salvage_providers(data: bytes) -> tuple[dict, dict, tuple[SpaceRecord, ...]]:
-    """What a damaged provider file still holds: every *complete* service entry (with its credentials) and
-    enabled flag of the top-level ``services``/``enabled`` objects (members before a cut or damage), and
-    every provider space object that decodes anywhere in the text."""
-    text = data.decode("utf-8", "replace")
-    services: dict[str, dict] = {}
-    enabled: dict[str, bool] = {}
-    for key, target in (("services", services), ("enabled", enabled)):
-        match = re.search(rf'"{key}"\s*:\s*\{{', text)
-        if not match:
-            continue
-        for provider, fields in _complete_members(text, match.end() - 1):
-            if provider not in PROVIDER_LABELS:
-                continue
-            if key == "services" and isinstance(fields, dict):
-                target[provider] = dict(fields)
-            elif key == "enabled" and isinstance(fields, bool):
-                target[provider] = fields
-    bodies: list[SpaceRecord] = []
-    for raw in _json_objects(text):
-        record = _provider_record(raw)
-        if record is not None and not any(b.id == record.id for b in bodies):
-            bodies.append(record)
-    return services, enabled, tuple(bodies)
-
-
-def require(state: RegistryState, space_id: str, field_name: str = "spaceId") -> SpaceRecord:
-    """The registered space ``space_id`` or :class:`InvalidInput` naming ``field_name``."""
-    record = state.find(space_id)
-    if record is None:
-        raise InvalidInput(field_name, "is not a registered space", spaceId=space_id)
-    return record
 

@@ -32,7 +32,7 @@ from .model import (
 )
 from .policy import RecallQuality
 from .providers.base import SearchOutcome, SpaceProvider
-from .registry import NATIVE_PROVIDER, SpaceRecord, require
+from .registry import NATIVE_PROVIDER, SpaceRecord, provider_label, require
 from .thirdparty import call_with_timeout
 
 BRANCH_RECALL_MODES = ("filter", "label", "off")
@@ -290,7 +290,8 @@ class SpacesRecall:
 
     def cover(self, budget_chars: int = 1200, recall_hint: str = "mnemon/recall") -> SpacesCover:
         """The bounded Memory Spaces block of the wake snapshot: the active spaces' names, ids, item counts
-        and descriptions, telling the assistant to recall before assuming. Empty text when no space is
+        (native spaces; a third-party space shows its provider's label instead: no third-party engine is
+        opened for a wake) and descriptions, telling the assistant to recall before assuming. Empty text when no space is
         registered; at most ``budget_chars`` characters (spaces that do not fit are counted in ``hidden``).
         ``recall_hint`` names the route the reader recalls through (:data:`mnemon_ls.guidance.RECALL_HINTS`)."""
         state = self.state()
@@ -310,12 +311,17 @@ class SpacesRecall:
         shown: list[dict[str, Any]] = []
         used = len(header)
         for index, record in enumerate(active):
-            try:
-                items: int | None = self.provider(record).count()
-            except MnemonError:
-                items = None
+            items: int | None = None
+            if record.native:
+                try:
+                    items = self.provider(record).count()
+                except MnemonError:
+                    items = None
+                count_text = (f"{items} item" + ("" if items == 1 else "s")) if items is not None \
+                    else "item count unavailable"
+            else:  # never opened for the wake: a third-party engine may take seconds to import and open
+                count_text = f"{provider_label(record.provider_id)} space"
             description = " ".join(record.description.split())
-            count_text = (f"{items} item" + ("" if items == 1 else "s")) if items is not None else "item count unavailable"
             line = f"- {record.name} (id {record.id}, {count_text}): {description}\n"
             remaining = len(active) - index - 1
             tail = len(f"({remaining} more active spaces not shown)\n") if remaining else 0

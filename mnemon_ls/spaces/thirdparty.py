@@ -14,6 +14,11 @@ Rules (seed 003, seed 000 "Creation, Discovery, and Merge", shared/reference/dsh
 - :meth:`ProviderHost.test` opens the engine and reports :class:`~.providers.base.Health`; it writes nothing
   under the storage root (an engine may create its own empty store on first open, as Hermes does).
 - Views list configured field *names*; credential values never leave the process.
+- Engines open lazily: the first call that needs one (recall, remember, ... through one of its spaces) opens
+  it, once per :class:`ProviderHost` (per storage root and process); listing spaces, the wake cover and
+  ``doctor`` (without ``--providers``: :meth:`ProviderHost.diagnose`) never open one.
+- Every engine and space call runs under :func:`mnemon_ls.output.third_party`: what the engine prints,
+  warns or logs goes to our log at debug level, never into the CLI's output or a server's stdout.
 - :func:`call_with_timeout` runs one provider call on a daemon thread and gives up after ``timeout``
   seconds (:class:`~mnemon_ls.errors.ProviderTimedOut`); federated recall uses it so one slow provider
   never holds the others' evidence back.
@@ -27,7 +32,9 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, TypeVar
 
+from .. import output
 from ..errors import InvalidInput, MnemonError, ProviderNotConfigured, ProviderTimedOut, ProviderUnavailable
+from ..findings import Finding
 from . import plugins
 from .providers.base import Capabilities, Health, ProviderEngine, ProviderPlugin, SpaceProvider
 from .registry import PROVIDER_LABELS, REMOTE_PROVIDERS, RegistryState, SpaceRecord, SpaceRegistry, provider_label
@@ -80,9 +87,20 @@ class ProviderHost:
         """The reference's provider ids, then any other installed provider's, in order."""
         return [*PROVIDER_LABELS, *sorted(set(plugins.installed()) - set(PROVIDER_LABELS))]
 
+    def require_known(self, provider_id: Any) -> str:
+        """``provider_id`` when it is one of :meth:`known_ids`, else :class:`InvalidInput` (``providerId``)
+        listing the installed providers and the provider packages (the value itself is not repeated: it
+        may be anything a person typed)."""
+        if isinstance(provider_id, str) and provider_id in self.known_ids():
+            return provider_id
+        installed = ", ".join(sorted(plugins.installed())) or "none"
+        raise InvalidInput("providerId", f"is not a known provider (installed: {installed}; provider packages: "
+                                         f"{', '.join(sorted(plugins.PACKAGES))}; the reference's other providers: "
+                                         f"{', '.join(p for p in PROVIDER_LABELS if p not in plugins.PACKAGES)})")
+
     def plugin(self, provider_id: str) -> ProviderPlugin:
-        """The installed plugin (:func:`.plugins.load` errors)."""
-        return plugins.load(provider_id)
+        """The installed plugin of a known provider (:meth:`require_known`, :func:`.plugins.load` errors)."""
+        return plugins.load(self.require_known(provider_id))
 
     def capabilities(self, provider_id: str) -> Capabilities | None:
         """The installed plugin's capabilities, ``None`` when it is not installed or broken."""
@@ -97,9 +115,7 @@ class ProviderHost:
 
     def _service(self, provider_id: str, state: RegistryState) -> dict[str, Any]:
         if provider_id not in plugins.installed():
-            raise ProviderNotConfigured(f"provider {provider_id} is not installed (pip install "
-                                        f"mnemon-ls-provider-{provider_id})", provider=provider_id,
-                                        reason="not-installed")
+            raise plugins.not_installed(provider_id)
         if provider_id not in state.services:
             raise ProviderNotConfigured(f"provider {provider_id} is installed but not configured "
                                         f"(mnemon-ls provider configure {provider_id} ... then provider enable "
@@ -107,9 +123,12 @@ class ProviderHost:
         return dict(state.services[provider_id])
 
     def _open(self, provider_id: str, service: Mapping[str, Any]) -> ProviderEngine:
+        """The opened engine, every call of it (and of its spaces, :meth:`space`) run under
+        :func:`mnemon_ls.output.third_party`: what it prints, warns or logs goes to our log at debug."""
         plugin = self.plugin(provider_id)
         try:
-            return plugin.open(dict(service), root=self.root)
+            with output.third_party():
+                return output.ThirdPartyCalls(plugin.open(dict(service), root=self.root))  # type: ignore[return-value]
         except MnemonError:
             raise
         except Exception as exc:
@@ -136,7 +155,8 @@ class ProviderHost:
 
     def space(self, record: SpaceRecord) -> SpaceProvider:
         """The data plane of a third-party space."""
-        return self.engine(record.provider_id).space(dict(record.connection), space_id=record.id)
+        space = self.engine(record.provider_id).space(dict(record.connection), space_id=record.id)
+        return output.ThirdPartyCalls(space)  # type: ignore[return-value]
 
     def forget_engine(self, provider_id: str) -> None:
         """Close and drop an opened engine (after its configuration changed)."""
@@ -232,6 +252,7 @@ class ProviderHost:
 
     def disable(self, provider_id: str) -> dict[str, Any]:
         """Disable: drop the provider's spaces from the registry (never its data), keep its configuration."""
+        self.require_known(provider_id)
         if provider_id not in self.registry.read().services:
             raise ProviderNotConfigured(f"provider {provider_id} is not configured; nothing to disable",
                                         provider=provider_id, reason="not-configured")
@@ -243,6 +264,7 @@ class ProviderHost:
         """Open the engine with the stored configuration (enabled or not) and report its health and
         namespaces: ``{providerId, health: Health, namespaces: [{externalId, name, items}]}``. Writes nothing
         under the storage root."""
+        self.require_known(provider_id)
         state = self.registry.read()
         service = self._service(provider_id, state)
         started = time.perf_counter()
@@ -260,6 +282,7 @@ class ProviderHost:
 
     def discover(self, provider_id: str) -> list[SpaceRecord]:
         """Re-list an enabled provider's namespaces into spaces (reference 6.2 sync rules)."""
+        self.require_known(provider_id)
         engine = self.engine(provider_id)
         if not self.plugin(provider_id).capabilities.discover:
             return [b for b in self.registry.read().provider_bodies if b.provider_id == provider_id]
@@ -275,3 +298,54 @@ class ProviderHost:
         namespace = self.engine(provider_id).create_namespace(name, description)
         return self.registry.add_provider_space(provider_id, namespace.external_id, name, description,
                                                 connection=namespace.connection, active=active)
+
+    # ------------------------------------------------------------------ doctor
+
+    def diagnose(self, *, open_engines: bool = False) -> list[Finding]:
+        """``mnemon-ls doctor`` findings of the third-party providers, subject ``provider <id>``: one per
+        configured provider (none when nothing is configured), from package metadata and
+        ``state/memory-providers.json`` alone (installed or not, enabled, spaces and active spaces, configured
+        field names):
+        ``ok``, or ``warning`` when an enabled provider's package is not installed (its spaces are
+        unavailable). No engine is opened (importing and opening one can take seconds) unless
+        ``open_engines``: then every enabled, installed provider is opened as :meth:`test` does (health,
+        namespaces; writes nothing) and a failure is a ``problem`` naming the error."""
+        state = self.registry.read()
+        installed = plugins.installed()
+        findings: list[Finding] = []
+        for provider_id in self.known_ids():
+            configured, enabled = provider_id in state.services, bool(state.enabled.get(provider_id))
+            if not configured:  # an installed package alone is not a choice to use it (seed 003)
+                continue
+            subject = f"provider {provider_id}"
+            view = self.view(provider_id, state)
+            spaces = [b for b in state.provider_bodies if b.provider_id == provider_id]
+            fields = ", ".join([*view["configuredFields"], *(f"{n} (secret)" for n in view["configuredSecrets"])])
+            summary = (f"{'enabled' if enabled else 'configured, disabled'}; {len(spaces)} spaces "
+                       f"({sum(1 for b in spaces if b.active)} active); fields: {fields or 'none (defaults)'}")
+            if provider_id not in installed:
+                findings.append(Finding("warning" if enabled else "ok", subject, f"{summary}; its package is not "
+                                        "installed" + (", so its spaces are unavailable" if enabled else ""),
+                                        plugins.install_hint(provider_id)))
+                continue
+            if not (enabled and open_engines):
+                findings.append(Finding("ok", subject, f"{summary}; {view['distribution']}" +
+                                        ("; engine not opened" if enabled else ""),
+                                        f"`mnemon-ls provider test {provider_id}` or `mnemon-ls doctor --providers` "
+                                        "opens it and checks its health" if enabled else ""))
+                continue
+            started = time.perf_counter()
+            try:
+                tested = self.test(provider_id)
+            except MnemonError as exc:
+                findings.append(Finding("problem", subject, f"{summary}; the engine does not work: {exc.message}",
+                                        f"`mnemon-ls provider test {provider_id}` after fixing it; `mnemon-ls "
+                                        f"provider configure {provider_id} --set KEY=VALUE` changes its fields"))
+                continue
+            health = tested["health"]
+            level = "ok" if health["ok"] else "problem"
+            findings.append(Finding(level, subject, f"{summary}; engine {health['engine']}: "
+                                    f"{health['message'] or ('healthy' if health['ok'] else 'not healthy')}; "
+                                    f"{len(tested['namespaces'])} namespaces (opened and checked in "
+                                    f"{(time.perf_counter() - started) * 1000:.0f} ms)"))
+        return findings

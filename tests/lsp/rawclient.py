@@ -46,9 +46,10 @@ class RawServer:
         self._tasks: list[asyncio.Task[None]] = []
         self._next_id = 1000
 
-    async def start(self, env: dict[str, str], cwd: Path) -> None:
+    async def start(self, env: dict[str, str], cwd: Path, command: list[str] | None = None) -> None:
+        """Start ``command`` (default: the server under test, ``SERVER_COMMAND``)."""
         self.proc = await asyncio.create_subprocess_exec(
-            *SERVER_COMMAND, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            *(command or SERVER_COMMAND), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE, env=env, cwd=cwd)
         self._tasks = [asyncio.create_task(self._read()), asyncio.create_task(self._drain_stderr())]
 

@@ -17,6 +17,10 @@ Format source: shared/reference/mnemon-cli.md (sections 4-9, 14, 16). What this 
 - **Rows**: ids are lowercase UUIDv4; timestamps ``YYYY-MM-DDTHH:MM:SSZ``; ``tags``/``entities`` compact
   JSON arrays (never NULL); edge ``metadata`` a JSON object of strings; oplog rows never NULL
   (``insight_id`` ``''`` when none), trimmed to the newest 5,000 like the CLI.
+- **A replaced file** (``pack import --replace`` in another process renames another store into place, or
+  the store is removed) is noticed before each operation by the ``(st_dev, st_ino)`` of ``mnemon.db``
+  against the file the connection opened (one ``stat``): the connection is reopened on the new file (or the
+  operation fails when it is gone), so no write lands in the deleted file.
 - **Writes** run in ``BEGIN IMMEDIATE`` with ``busy_timeout``; a store held by another writer is retried
   until ``lock_timeout`` seconds, then :class:`~mnemon_ls.errors.StoreBusy` (the raw "database is locked"
   never reaches the caller). ``synchronous=FULL``: a receipt is durable.
@@ -130,6 +134,8 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus):
                          if semantic is not None else None)
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
+        #: ``(st_dev, st_ino)`` of the file ``_db`` opened: a replaced ``mnemon.db`` is reopened (:meth:`_replaced`).
+        self._identity: tuple[int, int] | None = None
         self._columns: set[str] = set()
         self._supersedes = True
         self._has_oplog = True
@@ -156,9 +162,39 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus):
         if self._db is not None and self._degraded is not None and fsio.writes_refused(self.db_path) is None:
             self._db.close()  # the disk takes writes again: reopen normally
             self._db, self._verified, self._degraded = None, None, None
+        if self._db is not None and not self._db.in_transaction and self._replaced():
+            self._reopen_replaced()
         if self._db is None:
             self._db = self._open()
+            self._identity = self._file_identity()
         return self._db
+
+    def _file_identity(self) -> tuple[int, int] | None:
+        """``(st_dev, st_ino)`` of ``mnemon.db`` now, ``None`` when it is gone."""
+        try:
+            info = os.stat(self.db_path)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        return info.st_dev, info.st_ino
+
+    def _replaced(self) -> bool:
+        """True when ``mnemon.db`` is no longer the file the connection opened: a ``pack import --replace``
+        (or a restore) renamed another store into place, or removed it. One ``stat`` per operation (about a
+        microsecond), checked only between transactions."""
+        return self._identity is not None and self._file_identity() != self._identity
+
+    def _reopen_replaced(self) -> None:
+        """Drop the connection to the replaced file (its pending access counters belonged to that store and
+        go with it), forget the side-index and vector caches, and let the next use open the new file."""
+        try:
+            self._db.close()
+        finally:
+            self._db, self._identity, self._verified, self._degraded = None, None, None, None
+            self._pending_access, self._pending_oplog, self._pending_touches = {}, [], 0
+            self.read_only_reason = None
+            self.index.close()
+            if self.semantic is not None:
+                self.semantic.close()
 
     def _open(self) -> sqlite3.Connection:
         path = self.db_path
@@ -294,6 +330,7 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus):
                     self._db.close()
                 finally:
                     self._db = None
+                    self._identity = None
                     self._verified = None
                     self._degraded = None
             self.index.close()

@@ -26,32 +26,19 @@ Python's, else the one of the ``hermes`` command on ``PATH``), ``defaultTrust``,
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
+from mnemon_ls.spaces.plugins import EnginePlugin
 from mnemon_ls.spaces.providers.base import Capabilities
 
-__all__ = ["PLUGIN", "HolographicPlugin"]
+__all__ = ["PLUGIN"]
 
-
-class HolographicPlugin:
-    """The ``mnemon_ls.providers`` entry point ``holographic`` (protocol: mnemon_ls.spaces.providers.base)."""
-
-    provider_id = "holographic"
-    label = "Holographic"
-    kind = "local"
-    capabilities = Capabilities(search=True, browse=True, graph=False, entities=True, related=True, link=False,
-                                forget=True, merge=False, write="exact", delete="hard", normalized_scores=True,
-                                discover=True, create_namespace=True)
-    service_fields = ("dataPath", "enginePath", "defaultTrust", "minTrust")
-    memory_fields = ("bankId", "defaultTrust", "minTrust")
-    secret_fields: frozenset[str] = frozenset()
-
-    def open(self, service: dict[str, Any], *, root: Path) -> Any:
-        """Open the engine (see :class:`.engine.HolographicEngine`); raises ProviderUnavailable."""
-        from .engine import HolographicEngine
-
-        return HolographicEngine.open(service)
-
-
-PLUGIN = HolographicPlugin()
+#: The ``mnemon_ls.providers`` entry point ``holographic`` (protocol: mnemon_ls.spaces.providers.base; the
+#: engine module is imported only when the provider is opened).
+PLUGIN = EnginePlugin(
+    provider_id="holographic", label="Holographic", kind="local",
+    capabilities=Capabilities(search=True, browse=True, graph=False, entities=True, related=True, link=False,
+                              forget=True, merge=False, write="exact", delete="hard", normalized_scores=True,
+                              discover=True, create_namespace=True),
+    service_fields=("dataPath", "enginePath", "defaultTrust", "minTrust"),
+    memory_fields=("bankId", "defaultTrust", "minTrust"),
+    secret_fields=frozenset(),
+    engine="mnemon_ls_provider_holographic.engine:HolographicEngine.open")

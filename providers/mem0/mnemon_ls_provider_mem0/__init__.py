@@ -27,34 +27,21 @@ The local Qdrant store is locked by one process at a time (Qdrant's own rule): a
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
+from mnemon_ls.spaces.plugins import EnginePlugin
 from mnemon_ls.spaces.providers.base import Capabilities
 
-__all__ = ["PLUGIN", "Mem0Plugin"]
+__all__ = ["PLUGIN"]
 
-
-class Mem0Plugin:
-    """The ``mnemon_ls.providers`` entry point ``mem0`` (protocol: mnemon_ls.spaces.providers.base)."""
-
-    provider_id = "mem0"
-    label = "Mem0"
-    kind = "local"
-    capabilities = Capabilities(search=True, browse=True, graph=False, entities=False, related=False, link=False,
-                                forget=True, merge=False, write="exact", delete="hard", normalized_scores=True,
-                                discover=True, create_namespace=True)
-    service_fields = ("dataPath", "mode", "endpoint", "apiKey", "collection", "embeddingModel", "embeddingDims",
-                      "vectorStore", "vectorEndpoint", "vectorApiKey", "infer", "llmEndpoint", "llmModel",
-                      "llmApiKey")
-    memory_fields = ("userId", "agentId", "runId")
-    secret_fields = frozenset({"apiKey", "vectorApiKey", "llmApiKey"})
-
-    def open(self, service: dict[str, Any], *, root: Path) -> Any:
-        """Open Mem0 (see :class:`.engine.Mem0Engine`); raises ProviderUnavailable / InvalidInput."""
-        from .engine import Mem0Engine
-
-        return Mem0Engine.open(service)
-
-
-PLUGIN = Mem0Plugin()
+#: The ``mnemon_ls.providers`` entry point ``mem0`` (protocol: mnemon_ls.spaces.providers.base; the engine
+#: module is imported only when the provider is opened).
+PLUGIN = EnginePlugin(
+    provider_id="mem0", label="Mem0", kind="local",
+    capabilities=Capabilities(search=True, browse=True, graph=False, entities=False, related=False, link=False,
+                              forget=True, merge=False, write="exact", delete="hard", normalized_scores=True,
+                              discover=True, create_namespace=True),
+    service_fields=("dataPath", "mode", "endpoint", "apiKey", "collection", "embeddingModel", "embeddingDims",
+                    "vectorStore", "vectorEndpoint", "vectorApiKey", "infer", "llmEndpoint", "llmModel",
+                    "llmApiKey"),
+    memory_fields=("userId", "agentId", "runId"),
+    secret_fields=frozenset({"apiKey", "vectorApiKey", "llmApiKey"}),
+    engine="mnemon_ls_provider_mem0.engine:Mem0Engine.open")

@@ -1,0 +1,289 @@
+"""The space registry's file model: the records of ``data/.dsh-memory-bodies.json`` and
+``state/memory-providers.json``, their JSON forms, parsing (with the version 1-3 -> 4 migration of the
+provider file) and the lenient salvage of a damaged file. Pure: no file is read or written here
+(:mod:`.registry` owns the IO, locks and repair; formats and rules in its module doc)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+from ..errors import InvalidInput
+from . import plugins
+from .model import SPACE_ID_RE, Clock, iso_ms, utc_now
+from .provider_fields import MEMORY_FIELDS, PROVIDER_LABELS, SERVICE_FIELDS, known_provider
+from .salvage import _complete_members, _json_objects
+
+NATIVE_FILE = ".dsh-memory-bodies.json"
+PROVIDERS_FILE = "memory-providers.json"
+LOCK_FILE = ".dsh-memory-bodies.lock"
+LAST_GOOD_FILE = ".dsh-memory-bodies.last-good.json"
+NATIVE_VERSION = 1
+PROVIDERS_VERSION = 4
+NATIVE_PROVIDER = "mnemon-native"
+DISCOVERED_DESCRIPTION = "Existing Mnemon Store discovered on disk."
+#: Prefix of the directory a new native store is built in before it is renamed to ``data/<id>``.
+STAGING_PREFIX = ".creating-"
+#: A staging directory this old (seconds) is a crash leftover; creating a store takes milliseconds.
+STAGING_MAX_AGE_SECONDS = 600
+
+METADATA_SOURCES = ("provider", "manual", "ai")
+
+
+@dataclass(frozen=True, slots=True)
+class SpaceRecord:
+    """One registered space. ``provider_id`` is ``mnemon-native`` for the native catalog; third-party
+    spaces also carry ``external_id``, ``metadata_source`` and ``connection`` (memory-scope fields)."""
+
+    id: str
+    name: str
+    description: str
+    active: bool
+    created_at: str
+    updated_at: str
+    provider_id: str = NATIVE_PROVIDER
+    placement: dict[str, Any] | None = None
+    external_id: str | None = None
+    metadata_source: str | None = None
+    connection: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def native(self) -> bool:
+        """True for a Mnemon native store."""
+        return self.provider_id == NATIVE_PROVIDER
+
+    def to_native_json(self) -> dict[str, Any]:
+        """The catalog entry (key order of the plugin)."""
+        data: dict[str, Any] = {"id": self.id, "name": self.name, "description": self.description,
+                                "active": self.active, "createdAt": self.created_at, "updatedAt": self.updated_at}
+        if self.placement is not None:
+            data["placement"] = self.placement
+        return data
+
+    def to_provider_json(self) -> dict[str, Any]:
+        """The provider-plane entry (key order of the plugin)."""
+        data: dict[str, Any] = {"id": self.id, "name": self.name, "description": self.description,
+                                "active": self.active, "providerId": self.provider_id}
+        if self.external_id is not None:
+            data["externalId"] = self.external_id
+        data["metadataSource"] = self.metadata_source or "manual"
+        if self.placement is not None:
+            data["placement"] = self.placement
+        data["connection"] = dict(self.connection)
+        data["createdAt"] = self.created_at
+        data["updatedAt"] = self.updated_at
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class RegistryState:
+    """What a read saw: native ``bodies`` (catalog order), provider ``services`` (with secrets: internal
+    only), ``enabled`` flags and provider ``provider_bodies``."""
+
+    bodies: tuple[SpaceRecord, ...] = ()
+    services: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    enabled: Mapping[str, bool] = field(default_factory=dict)
+    provider_bodies: tuple[SpaceRecord, ...] = ()
+
+    @property
+    def all(self) -> tuple[SpaceRecord, ...]:
+        """Native spaces first, then provider spaces of enabled providers."""
+        return (*self.bodies, *self.provider_bodies)
+
+    def find(self, space_id: str) -> SpaceRecord | None:
+        """The space with ``space_id`` or ``None``."""
+        return next((b for b in self.all if b.id == space_id), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A damaged registry file: ``file``, ``reason``, where the damaged bytes were kept (``quarantined``),
+    how many spaces were ``recovered``."""
+
+    file: str
+    reason: str
+    quarantined: str | None
+    recovered: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{file, reason, quarantined, recovered, message}``."""
+        return {"file": self.file, "reason": self.reason, "quarantined": self.quarantined,
+                "recovered": self.recovered, "message": self.message}
+
+    @property
+    def message(self) -> str:
+        """One line for people."""
+        kept = f"; the damaged file is kept at {self.quarantined}" if self.quarantined else ""
+        return f"{self.file} was damaged ({self.reason}); rebuilt with {self.recovered} recoverable spaces{kept}"
+
+
+class _Damaged(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def parse_native(data: bytes | None) -> tuple[SpaceRecord, ...]:
+    """The catalog's spaces from its bytes (``None``: no file); :class:`_Damaged` when it breaks a rule."""
+    if data is None:
+        return ()
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise _Damaged(f"not valid JSON: {exc}") from None
+    if not isinstance(doc, dict) or doc.get("version") != NATIVE_VERSION or not isinstance(doc.get("bodies"), list):
+        raise _Damaged(f"expected {{\"version\": {NATIVE_VERSION}, \"bodies\": [...]}}")
+    out: list[SpaceRecord] = []
+    for index, raw in enumerate(doc["bodies"]):
+        record = _native_record(raw)
+        if record is None or any(r.id == record.id for r in out):
+            raise _Damaged(f"bodies[{index}] is not a valid space")
+        out.append(record)
+    return tuple(out)
+
+
+def parse_providers(data: bytes | None) -> tuple[dict, dict, tuple[SpaceRecord, ...]]:
+    """``(services, enabled, bodies)`` of the provider file's bytes (``None``: no file), migrated to version 4;
+    :class:`_Damaged` when it breaks a rule."""
+    if data is None:
+        return {}, {}, ()
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise _Damaged(f"not valid JSON: {exc}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("version"), int) or not 1 <= doc["version"] <= 4:
+        raise _Damaged("expected a JSON object with version 1..4")
+    doc = _migrate_providers(doc)
+    services = doc.get("services") if isinstance(doc.get("services"), dict) else None
+    enabled = doc.get("enabled") if isinstance(doc.get("enabled"), dict) else None
+    bodies = doc.get("bodies") if isinstance(doc.get("bodies"), list) else None
+    if services is None or enabled is None or bodies is None:
+        raise _Damaged("expected services, enabled and bodies")
+    out: list[SpaceRecord] = []
+    for index, raw in enumerate(bodies):
+        record = _provider_record(raw)
+        if record is None or any(r.id == record.id for r in out):
+            raise _Damaged(f"bodies[{index}] is not a valid provider space")
+        out.append(record)
+    clean_services = {k: dict(v) for k, v in services.items() if k in PROVIDER_LABELS and isinstance(v, dict)}
+    clean_enabled = {k: bool(v) for k, v in enabled.items() if k in PROVIDER_LABELS}
+    return clean_services, clean_enabled, tuple(out)
+
+
+
+def _dump(doc: Any) -> bytes:
+    return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _replace_body(state: RegistryState, record: SpaceRecord) -> RegistryState:
+    return replace(state,
+                   bodies=tuple(record if b.id == record.id else b for b in state.bodies),
+                   provider_bodies=tuple(record if b.id == record.id else b for b in state.provider_bodies))
+
+
+def _native_record(raw: Any, *, lenient: bool = False, clock: Clock = utc_now) -> SpaceRecord | None:
+    if not isinstance(raw, dict):
+        return None
+    ident = raw.get("id")
+    if not isinstance(ident, str) or not SPACE_ID_RE.match(ident.strip()):
+        return None
+    ident = ident.strip()
+    name, description = raw.get("name"), raw.get("description")
+    created, updated = raw.get("createdAt"), raw.get("updatedAt")
+    active = raw.get("active")
+    placement = raw.get("placement") if isinstance(raw.get("placement"), dict) else None
+    if not lenient:
+        if not (isinstance(name, str) and name.strip() and isinstance(description, str)
+                and isinstance(active, bool) and isinstance(created, str) and isinstance(updated, str)):
+            return None
+        return SpaceRecord(ident, name, description, active, created, updated, placement=placement)
+    if "name" not in raw and "active" not in raw and "description" not in raw:
+        return None
+    now = iso_ms(clock())
+    return SpaceRecord(ident, name.strip() if isinstance(name, str) and name.strip() else ident,
+                       description if isinstance(description, str) and description.strip() else DISCOVERED_DESCRIPTION,
+                       active if isinstance(active, bool) else False,
+                       created if isinstance(created, str) else now, updated if isinstance(updated, str) else now,
+                       placement=placement)
+
+
+def _provider_record(raw: Any) -> SpaceRecord | None:
+    if not isinstance(raw, dict):
+        return None
+    ident, provider = raw.get("id"), raw.get("providerId")
+    if not isinstance(ident, str) or not SPACE_ID_RE.match(ident) or not known_provider(provider) \
+            or not ident.startswith(f"{provider}-"):
+        return None
+    name, description, active = raw.get("name"), raw.get("description"), raw.get("active")
+    if not (isinstance(name, str) and name.strip() and isinstance(description, str) and isinstance(active, bool)):
+        return None
+    source = raw.get("metadataSource") if raw.get("metadataSource") in METADATA_SOURCES else "manual"
+    connection = raw.get("connection") if isinstance(raw.get("connection"), dict) else {}
+    external = raw.get("externalId") if isinstance(raw.get("externalId"), str) else None
+    created = raw.get("createdAt") if isinstance(raw.get("createdAt"), str) else ""
+    updated = raw.get("updatedAt") if isinstance(raw.get("updatedAt"), str) else created
+    placement = raw.get("placement") if isinstance(raw.get("placement"), dict) else None
+    return SpaceRecord(ident, name, description, active, created, updated, provider_id=provider,
+                       placement=placement, external_id=external, metadata_source=source,
+                       connection={k: v for k, v in connection.items()
+                                   if k in MEMORY_FIELDS or k in plugins.declared_fields(provider)[1]})
+
+
+def _migrate_providers(doc: dict) -> dict:
+    """Versions 1-3 -> 4: service-scope fields found in a space's connection move to ``services``; a legacy
+    top-level ``openViking`` object becomes the openviking service."""
+    if doc.get("version") == PROVIDERS_VERSION:
+        return doc
+    services = dict(doc.get("services") or {}) if isinstance(doc.get("services"), dict) else {}
+    enabled = dict(doc.get("enabled") or {}) if isinstance(doc.get("enabled"), dict) else {}
+    legacy = doc.get("openViking")
+    if isinstance(legacy, dict):
+        services.setdefault("openviking", {}).update({k: v for k, v in legacy.items() if k in SERVICE_FIELDS})
+        enabled.setdefault("openviking", True)
+    bodies = []
+    for raw in doc.get("bodies") or []:
+        if isinstance(raw, dict):
+            connection = dict(raw.get("connection") or {}) if isinstance(raw.get("connection"), dict) else {}
+            provider = raw.get("providerId")
+            moved = {k: connection.pop(k) for k in list(connection) if k in SERVICE_FIELDS}
+            if moved and isinstance(provider, str):
+                services.setdefault(provider, {}).update(moved)
+            bodies.append({**raw, "connection": connection})
+    return {"version": PROVIDERS_VERSION, "services": services, "enabled": enabled, "bodies": bodies}
+
+
+def _salvage_providers(data: bytes) -> tuple[dict, dict, tuple[SpaceRecord, ...]]:
+    """What a damaged provider file still holds: every *complete* service entry (with its credentials) and
+    enabled flag of the top-level ``services``/``enabled`` objects (members before a cut or damage), and
+    every provider space object that decodes anywhere in the text."""
+    text = data.decode("utf-8", "replace")
+    services: dict[str, dict] = {}
+    enabled: dict[str, bool] = {}
+    for key, target in (("services", services), ("enabled", enabled)):
+        match = re.search(rf'"{key}"\s*:\s*\{{', text)
+        if not match:
+            continue
+        for provider, fields in _complete_members(text, match.end() - 1):
+            if provider not in PROVIDER_LABELS:
+                continue
+            if key == "services" and isinstance(fields, dict):
+                target[provider] = dict(fields)
+            elif key == "enabled" and isinstance(fields, bool):
+                target[provider] = fields
+    bodies: list[SpaceRecord] = []
+    for raw in _json_objects(text):
+        record = _provider_record(raw)
+        if record is not None and not any(b.id == record.id for b in bodies):
+            bodies.append(record)
+    return services, enabled, tuple(bodies)
+
+
+def require(state: RegistryState, space_id: str, field_name: str = "spaceId") -> SpaceRecord:
+    """The registered space ``space_id`` or :class:`InvalidInput` naming ``field_name``."""
+    record = state.find(space_id)
+    if record is None:
+        raise InvalidInput(field_name, "is not a registered space", spaceId=space_id)
+    return record
+

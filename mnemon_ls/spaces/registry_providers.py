@@ -1,0 +1,178 @@
+"""The provider plane of the space registry (``state/memory-providers.json``): service configuration,
+namespace discovery sync and spaces made with ``space create --provider``. A mixin of
+:class:`~.registry.SpaceRegistry` (rules and format in :mod:`.registry`'s module doc); every method locks,
+re-reads, validates and writes through the registry's own helpers."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+from typing import Any, Iterable, Mapping
+
+from .. import fsio
+from ..errors import InvalidInput
+from .model import iso_ms, monotonic_iso, require_unicode
+from .provider_fields import (
+    MAX_FIELD_CHARS,
+    _fallback_name,
+    _provider_id,
+    provider_label,
+    secret_fields,
+    validate_memory_fields,
+    validate_service_fields,
+)
+from .registry_model import RegistryState, SpaceRecord, _Damaged, parse_providers
+
+
+def provider_space_id(provider_id: str, external_id: str, taken: set[str]) -> str:
+    """``<providerId>-<24 hex of sha256(externalId)>``, re-hashed as ``externalId:<n>`` (n = 1, 2, ...) while
+    the id is in ``taken`` (reference 6.2)."""
+    n, key = 0, external_id
+    while True:
+        candidate = f"{provider_id}-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:24]}"
+        if candidate not in taken:
+            return candidate
+        n += 1
+        key = f"{external_id}:{n}"
+
+
+class ProviderPlane:
+    """Provider-plane operations of :class:`~.registry.SpaceRegistry` (needs its ``_locked``, ``_read_quiet``,
+    ``_repair_locked``, ``_write_locked``, ``read``, ``clock`` and ``providers_path``)."""
+
+    def configure_service(self, provider_id: str, fields: Mapping[str, Any] | None = None, *,
+                          enabled: bool | None = None, clear_secrets: Iterable[str] = ()) -> dict[str, Any]:
+        """Save a provider's service-scope fields (merged over the stored ones; a secret is kept unless given
+        or named in ``clear_secrets``) and optionally its enabled flag. Disabling drops its projections.
+        Returns :meth:`service_view`."""
+        provider_id = _provider_id(provider_id)
+        clean = validate_service_fields(fields or {}, provider_id)
+        clear = list(clear_secrets)
+        secrets = secret_fields(provider_id)
+        for index, name in enumerate(clear):
+            if name not in secrets:
+                raise InvalidInput(f"clearSecrets[{index}]", "names no secret field (only " +
+                                   ", ".join(sorted(secrets)) + ")")
+        with self._locked():
+            state = self._read_quiet() or self._repair_locked()
+            services = {k: dict(v) for k, v in state.services.items()}
+            merged = {**services.get(provider_id, {}), **clean}
+            for name in clear:
+                merged.pop(name, None)
+            services[provider_id] = merged
+            flags = dict(state.enabled)
+            all_bodies = self._all_provider_bodies()
+            if enabled is not None:
+                flags[provider_id] = bool(enabled)
+                if not enabled:
+                    all_bodies = tuple(b for b in all_bodies if b.provider_id != provider_id)
+            new_state = RegistryState(state.bodies, services, flags,
+                                      tuple(b for b in all_bodies if flags.get(b.provider_id)))
+            self._write_locked(new_state, all_provider_bodies=all_bodies)
+            return self.service_view(new_state, provider_id)
+
+    def sync_namespaces(self, provider_id: str, discovered: Iterable[Mapping[str, Any]]) -> list[SpaceRecord]:
+        """Replace ``provider_id``'s projections by the ``discovered`` namespaces atomically (reference 6.2):
+        each ``{"externalId", "name"?, "description"?, "connection"?}``; ids ``<providerId>-<24 hex of
+        sha256(externalId)>`` (``externalId:<n>`` on collision); existing ids keep ``active`` and
+        ``createdAt``; names/descriptions refresh only while ``metadataSource`` is ``provider``; vanished
+        namespaces disappear; a repeated externalId rejects the sync. Returns the provider's spaces."""
+        provider_id = _provider_id(provider_id)
+        entries = list(discovered)
+        seen: set[str] = set()
+        for index, entry in enumerate(entries):
+            external = entry.get("externalId") if isinstance(entry, Mapping) else None
+            if not isinstance(external, str) or not external.strip():
+                raise InvalidInput(f"discovered[{index}].externalId", "is required")
+            require_unicode(external, f"discovered[{index}].externalId")
+            for key in ("name", "description"):
+                if isinstance(entry.get(key), str):
+                    require_unicode(entry[key], f"discovered[{index}].{key}")
+            if external in seen:
+                raise InvalidInput(f"discovered[{index}].externalId", "is repeated in one discovery")
+            seen.add(external)
+        with self._locked():
+            state = self._read_quiet() or self._repair_locked()
+            all_bodies = self._all_provider_bodies()
+            mine = {b.external_id: b for b in all_bodies if b.provider_id == provider_id}
+            found = {entry["externalId"] for entry in entries}
+            # spaces made with ``space create --provider`` stay until the provider lists them (an empty
+            # namespace is not listed by every engine)
+            others = [b for b in all_bodies if b.provider_id != provider_id
+                      or (b.metadata_source == "manual" and b.external_id not in found)]
+            taken = {b.id for b in (*state.bodies, *others)}
+            label = provider_label(provider_id)
+            result: list[SpaceRecord] = []
+            for index, entry in enumerate(entries):
+                external = entry["externalId"]
+                connection = validate_memory_fields(entry.get("connection") or {}, provider_id,
+                                                    f"discovered[{index}].connection")
+                name = _fallback_name(entry.get("name"), connection, label, external)
+                description = entry.get("description") if isinstance(entry.get("description"), str) and \
+                    entry["description"].strip() else f"{label} memory namespace mapped from {external}."
+                description = description.strip()[:MAX_FIELD_CHARS // 2]
+                old = mine.get(external)
+                now = iso_ms(self.clock())
+                if old is not None:
+                    keep_meta = old.metadata_source != "provider"
+                    result.append(replace(old, name=old.name if keep_meta else name,
+                                          description=old.description if keep_meta else description,
+                                          connection=connection, updated_at=monotonic_iso(self.clock, old.updated_at)))
+                    taken.add(old.id)
+                    continue
+                candidate = provider_space_id(provider_id, external, taken)
+                taken.add(candidate)
+                result.append(SpaceRecord(candidate, name, description, False, now, now, provider_id=provider_id,
+                                          external_id=external, metadata_source="provider", connection=connection))
+            all_bodies = (*others, *result)
+            new_state = RegistryState(state.bodies, state.services, state.enabled,
+                                      tuple(b for b in all_bodies if state.enabled.get(b.provider_id)))
+            self._write_locked(new_state, all_provider_bodies=all_bodies)
+            return result
+
+    def add_provider_space(self, provider_id: str, external_id: str, name: str, description: str, *,
+                           connection: Mapping[str, Any], active: bool = False) -> SpaceRecord:
+        """Register a namespace made with ``space create --provider`` (``metadataSource`` ``manual``, id
+        ``<providerId>-<24 hex of sha256(externalId)>``, re-hashed with ``:<n>`` on collision). The provider
+        must be enabled; a namespace already mapped is :class:`InvalidInput` (``name``). Discovery keeps
+        such a space even while the provider does not list the namespace (an empty one)."""
+        provider_id = _provider_id(provider_id)
+        clean = validate_memory_fields(connection, provider_id)
+        with self._locked():
+            state = self._read_quiet() or self._repair_locked()
+            if not state.enabled.get(provider_id):
+                raise InvalidInput("provider", f"{provider_id} is not enabled (mnemon-ls provider enable {provider_id})")
+            all_bodies = self._all_provider_bodies()
+            if any(b.provider_id == provider_id and b.external_id == external_id for b in all_bodies):
+                raise InvalidInput("name", f"names a {provider_label(provider_id)} namespace that is already a space",
+                                   externalId=external_id)
+            taken = {b.id for b in (*state.bodies, *all_bodies)}
+            candidate = provider_space_id(provider_id, external_id, taken)
+            now = iso_ms(self.clock())
+            record = SpaceRecord(candidate, name, description, bool(active), now, now, provider_id=provider_id,
+                                 external_id=external_id, metadata_source="manual", connection=clean)
+            all_bodies = (*all_bodies, record)
+            new_state = RegistryState(state.bodies, state.services, state.enabled,
+                                      tuple(b for b in all_bodies if state.enabled.get(b.provider_id)))
+            self._write_locked(new_state, all_provider_bodies=all_bodies)
+            return record
+
+    def service_view(self, state: RegistryState | None, provider_id: str) -> dict[str, Any]:
+        """``{"providerId", "label", "enabled", "configuredFields", "configuredSecrets", "spaces"}``: field
+        names only, never values."""
+        state = state or self.read()
+        fields = state.services.get(provider_id, {})
+        secrets = secret_fields(provider_id)
+        return {"providerId": provider_id, "label": provider_label(provider_id),
+                "enabled": bool(state.enabled.get(provider_id)),
+                "configured": provider_id in state.services,
+                "configuredFields": sorted(k for k in fields if k not in secrets),
+                "configuredSecrets": sorted(k for k in fields if k in secrets),
+                "spaces": sum(1 for b in state.provider_bodies if b.provider_id == provider_id)}
+
+    def _all_provider_bodies(self) -> tuple[SpaceRecord, ...]:
+        """Provider spaces on disk including those of disabled providers (call under the lock)."""
+        try:
+            return parse_providers(fsio.read_bytes_or_none(self.providers_path))[2]
+        except _Damaged:
+            return ()
