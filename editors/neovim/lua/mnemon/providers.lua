@@ -126,8 +126,11 @@ local function remember_health(root, provider_id, health)
   M.health[tostring(root)][provider_id] = health
 end
 
-local function changed(root)
+--- The end of every change: say `text` (INFO), let the statusline read again, `callback(nil, result)`.
+local function finish(root, text, result, callback)
+  notify(text, levels.INFO)
   pcall(function() require("mnemon.statusline").invalidate(root) end)
+  done(callback, nil, result)
 end
 
 --- Enable `p` (opens the engine, discovers its namespaces). callback(err, result).
@@ -138,10 +141,8 @@ function M.enable(p, opts, callback)
         remember_health(root, p.providerId, result.health)
       end
       local found = type(result.discovered) == "table" and #result.discovered or 0
-      notify(string.format("mnemon: enabled %s (%d space%s discovered)", tostring(p.label), found,
-        found == 1 and "" or "s"), levels.INFO)
-      changed(root)
-      done(callback, nil, result)
+      finish(root, string.format("mnemon: enabled %s (%d space%s discovered)", tostring(p.label), found,
+        found == 1 and "" or "s"), result, callback)
     end)
 end
 
@@ -149,10 +150,8 @@ end
 function M.disable(p, opts, callback)
   request(opts or {}, "mnemon/providers/disable", { providerId = p.providerId }, "provider not disabled: ", callback,
     function(result, root)
-      notify(string.format("mnemon: disabled %s; its spaces left this workspace (their data stays in %s)",
-        tostring(p.label), tostring(p.label)), levels.INFO)
-      changed(root)
-      done(callback, nil, result)
+      finish(root, string.format("mnemon: disabled %s; its spaces left this workspace (their data stays in %s)",
+        tostring(p.label), tostring(p.label)), result, callback)
     end)
 end
 
@@ -182,9 +181,8 @@ function M.discover(p, opts, callback)
   request(opts or {}, "mnemon/providers/discover", { providerId = p.providerId }, "nothing discovered: ", callback,
     function(result, root)
       local n = type(result.spaces) == "table" and #result.spaces or 0
-      notify(string.format("mnemon: %s has %d space%s", tostring(p.label), n, n == 1 and "" or "s"), levels.INFO)
-      changed(root)
-      done(callback, nil, result)
+      finish(root, string.format("mnemon: %s has %d space%s", tostring(p.label), n, n == 1 and "" or "s"), result,
+        callback)
     end)
 end
 
@@ -192,10 +190,8 @@ end
 function M.create_space(p, name, description, opts, callback)
   request(opts or {}, "mnemon/spaces/create", { name = name, description = description or "", active = true,
     provider = p.providerId }, "space not created: ", callback, function(result, root)
-      notify(string.format("mnemon: space %s created in %s (%s), active for reading", tostring(result.name),
-        tostring(p.label), tostring(result.id)), levels.INFO)
-      changed(root)
-      done(callback, nil, result)
+      finish(root, string.format("mnemon: space %s created in %s (%s), active for reading", tostring(result.name),
+        tostring(p.label), tostring(result.id)), result, callback)
     end)
 end
 
@@ -220,10 +216,8 @@ function M.configure_field(p, field, secret, value, opts, callback)
     params.services = { [field] = value }
   end
   request(opts or {}, "mnemon/providers/configure", params, field .. " not saved: ", callback, function(result, root)
-    notify(string.format("mnemon: %s: %s %s", tostring(p.label), field, params.clearSecrets and "cleared" or "saved"),
-      levels.INFO)
-    changed(root)
-    done(callback, nil, result)
+    finish(root, string.format("mnemon: %s: %s %s", tostring(p.label), field,
+      params.clearSecrets and "cleared" or "saved"), result, callback)
   end)
 end
 
@@ -270,10 +264,8 @@ function M.configure(p, opts, callback)
     if item.defaults then
       return request(opts or {}, "mnemon/providers/configure", { providerId = p.providerId, services = vim.empty_dict() },
         "provider not configured: ", callback, function(result, root)
-          notify(string.format("mnemon: %s configured with its defaults; enable it to use it", tostring(p.label)),
-            levels.INFO)
-          changed(root)
-          done(callback, nil, result)
+          finish(root, string.format("mnemon: %s configured with its defaults; enable it to use it",
+            tostring(p.label)), result, callback)
         end)
     end
     local prompt = string.format("mnemon: %s %s: ", tostring(p.label), item.field)
