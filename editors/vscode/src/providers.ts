@@ -75,61 +75,52 @@ export function registerProviderCommands(ctx: ViewsContext, health: HealthReport
         return r?.kind === "provider" ? r : undefined;
     };
     const client = () => ctx.server.ensureClient();
-    const run = async (r: ProviderRef | undefined, failure: string, body: (p: ProviderView) => Promise<void>) => {
+    /** Run `body` for the provider of a tree node; an error is shown (field and rule, never a value). */
+    const run = (failure: string, body: (p: ProviderView, workspace: string) => Promise<void>) => async (node?: unknown) => {
+        const r = ref(node);
         if (!r) {
             return;
         }
         try {
-            await body(r.provider);
+            await body(r.provider, r.workspace);
         } catch (error) {
             await showMutationError(ctx, `${r.provider.label}: ${failure}`, error);
         } finally {
             refresh();
         }
     };
+    const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
     return [
-        vscode.commands.registerCommand("mnemon.providers.configure", (node?: unknown) =>
-            run(ref(node), "not configured", (p) => configure(ctx, client, ref(node)!.workspace, p))),
-        vscode.commands.registerCommand("mnemon.providers.enable", (node?: unknown) =>
-            run(ref(node), "not enabled", async (p) => {
-                const r = ref(node)!;
-                const result = await enableProvider(await client(), { workspace: r.workspace, providerId: p.providerId });
-                health.set(r.workspace, p.providerId, { health: result.health, at: Date.now() });
-                const found = result.discovered.length;
-                void vscode.window.showInformationMessage(
-                    `Mnemon: enabled ${p.label}${found > 0 ? `; ${found} ${found === 1 ? "space" : "spaces"} discovered` : ""}.`);
-            })),
-        vscode.commands.registerCommand("mnemon.providers.disable", (node?: unknown) =>
-            run(ref(node), "not disabled", async (p) => {
-                await disableProvider(await client(), { workspace: ref(node)!.workspace, providerId: p.providerId });
-                void vscode.window.showInformationMessage(
-                    `Mnemon: disabled ${p.label}; its spaces left this folder's list (their data stays in ${p.label}).`);
-            })),
-        vscode.commands.registerCommand("mnemon.providers.test", (node?: unknown) => {
-            const r = ref(node);
-            return run(r, "test failed", async (p) => {
-                try {
-                    const result = await testProvider(await client(), { workspace: r!.workspace, providerId: p.providerId });
-                    health.set(r!.workspace, p.providerId, { health: result.health, at: Date.now() });
-                    const n = result.namespaces.length;
-                    const text = `Mnemon: ${p.label} ${result.health.ok ? "is healthy" : "is not healthy"}` +
-                        `${result.health.message ? `: ${result.health.message}` : ""} (${n} ${n === 1 ? "namespace" : "namespaces"}).`;
-                    void (result.health.ok ? vscode.window.showInformationMessage(text) : vscode.window.showWarningMessage(text));
-                } catch (error) {
-                    health.set(r!.workspace, p.providerId, { error: error instanceof Error ? error.message : String(error), at: Date.now() });
-                    throw error;
-                }
-            });
-        }),
-        vscode.commands.registerCommand("mnemon.providers.discover", (node?: unknown) =>
-            run(ref(node), "nothing discovered", async (p) => {
-                const result = await discoverProvider(await client(), { workspace: ref(node)!.workspace, providerId: p.providerId });
-                void vscode.window.showInformationMessage(`Mnemon: ${p.label} has ${result.spaces.length} ${result.spaces.length === 1 ? "space" : "spaces"}.`);
-            })),
-        vscode.commands.registerCommand("mnemon.providers.createSpace", (node?: unknown) =>
-            run(ref(node), "no space created", async (p) => {
-                await createSpaceIn(await client(), ref(node)!.workspace, p);
-            })),
+        vscode.commands.registerCommand("mnemon.providers.configure", run("not configured", (p, workspace) => configure(ctx, client, workspace, p))),
+        vscode.commands.registerCommand("mnemon.providers.enable", run("not enabled", async (p, workspace) => {
+            const result = await enableProvider(await client(), { workspace, providerId: p.providerId });
+            health.set(workspace, p.providerId, { health: result.health, at: Date.now() });
+            const found = result.discovered.length;
+            void vscode.window.showInformationMessage(`Mnemon: enabled ${p.label}${found > 0 ? `; ${plural(found, "space", "spaces")} discovered` : ""}.`);
+        })),
+        vscode.commands.registerCommand("mnemon.providers.disable", run("not disabled", async (p, workspace) => {
+            await disableProvider(await client(), { workspace, providerId: p.providerId });
+            void vscode.window.showInformationMessage(`Mnemon: disabled ${p.label}; its spaces left this folder's list (their data stays in ${p.label}).`);
+        })),
+        vscode.commands.registerCommand("mnemon.providers.test", run("test failed", async (p, workspace) => {
+            try {
+                const result = await testProvider(await client(), { workspace, providerId: p.providerId });
+                health.set(workspace, p.providerId, { health: result.health, at: Date.now() });
+                const text = `Mnemon: ${p.label} ${result.health.ok ? "is healthy" : "is not healthy"}` +
+                    `${result.health.message ? `: ${result.health.message}` : ""} (${plural(result.namespaces.length, "namespace", "namespaces")}).`;
+                void (result.health.ok ? vscode.window.showInformationMessage(text) : vscode.window.showWarningMessage(text));
+            } catch (error) {
+                health.set(workspace, p.providerId, { error: error instanceof Error ? error.message : String(error), at: Date.now() });
+                throw error;
+            }
+        })),
+        vscode.commands.registerCommand("mnemon.providers.discover", run("nothing discovered", async (p, workspace) => {
+            const result = await discoverProvider(await client(), { workspace, providerId: p.providerId });
+            void vscode.window.showInformationMessage(`Mnemon: ${p.label} has ${plural(result.spaces.length, "space", "spaces")}.`);
+        })),
+        vscode.commands.registerCommand("mnemon.providers.createSpace", run("no space created", async (p, workspace) => {
+            await createSpaceIn(await client(), workspace, p);
+        })),
     ];
 }
 

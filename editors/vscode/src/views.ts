@@ -33,6 +33,7 @@ import {
     MnemonError,
     mutate,
     Notification,
+    ProviderView,
     recall,
     RecallResult,
     RequestSender,
@@ -634,7 +635,7 @@ export class MnemonViews implements vscode.Disposable {
             const client = await this.client();
             // Where: asked only when an enabled provider can create namespaces; else a native space.
             const creators = await namespaceProviders(client, workspace);
-            let provider = undefined;
+            let provider: ProviderView | undefined;
             if (creators.length > 0) {
                 const pick = await vscode.window.showQuickPick(
                     [{ label: "Mnemon (native)", description: "this root's own store", provider: undefined }, ...creators.map((p) => ({ label: p.label, description: `a new namespace in ${p.label}`, provider: p }))],
