@@ -61,6 +61,10 @@ create("MnemonDocSearch", run("MnemonDocSearch"), {
   bang = true,
   desc = "mnemon: search the workspace's managed documents for {query} into the quickfix list; ! adds archived ones",
 })
+create("MnemonProviders", run("MnemonProviders"), {
+  desc = "mnemon: pick a Memory Space provider (state, health, capabilities), then configure, enable, disable,"
+    .. " test it, or create a space in it",
+})
 create("MnemonProposals", run("MnemonProposals"), {
   desc = "mnemon: review an assistant's workspace memory proposals: pick one, then Verify or Reject",
 })

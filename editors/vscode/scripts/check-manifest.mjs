@@ -411,7 +411,7 @@ check("language-model tools: contributed = implemented in src/tools.ts, with sch
 // ----------------------------------------------------------------------------------------- the Mnemon view
 
 /** The ids other tools (the code-server end-to-end tests) target: keep them stable. */
-const VIEW_IDS = ["mnemon.runtime", "mnemon.documents", "mnemon.spaces", "mnemon.proposals"];
+const VIEW_IDS = ["mnemon.runtime", "mnemon.documents", "mnemon.spaces", "mnemon.providers", "mnemon.proposals"];
 const views = contributes.views?.mnemon ?? [];
 const viewIds = new Set(views.map((v) => v.id));
 const treesSource = readFileSync(path.join(extensionDir, "src", "trees.ts"), "utf8");
@@ -459,8 +459,9 @@ check("view menus name contributed views and the context values src/trees.ts pro
                 if (!contextValues.includes(value)) problems.push(`${menu}: ${entry.command}: context value ${value} is not in src/trees.ts CONTEXT_VALUES`);
             }
             for (const [, pattern] of (entry.when ?? "").matchAll(/\bviewItem =~ \/\^([^/]+)\//g)) {
-                const prefix = pattern.replace(/\\\./g, ".");
-                if (!contextValues.some((v) => v.startsWith(prefix))) problems.push(`${menu}: ${entry.command}: no context value of src/trees.ts CONTEXT_VALUES starts with ${prefix}`);
+                // The when clause's own regex (alternations included), anchored as VS Code anchors it.
+                const re = new RegExp(`^${pattern}`);
+                if (!contextValues.some((v) => re.test(v))) problems.push(`${menu}: ${entry.command}: no context value of src/trees.ts CONTEXT_VALUES matches /^${pattern}/`);
             }
             if (menu === "view/item/context" && entry.group?.startsWith("inline")) {
                 const command = (contributes.commands ?? []).find((c) => c.command === entry.command);
@@ -494,6 +495,34 @@ check("the runtime view offers edit, remove, importance, branches and the three 
     for (const label of ['"Open MEMORY.md"', '"Remove entries..."', '"Raise limit"']) {
         if (!capacity.includes(label)) problems.push(`the capacity error (src/capacity.ts) has no ${label} action`);
     }
+    return problems;
+});
+
+check("the providers view offers each provider command only where its state and capabilities allow", () => {
+    const problems = [];
+    const items = contributes.menus?.["view/item/context"] ?? [];
+    // The context value -> the commands it must offer (and no others); src/trees.ts providerContext.
+    const expected = {
+        "mnemon.provider.missing": [],
+        "mnemon.provider.broken": [],
+        "mnemon.provider.available": ["configure", "enable"],
+        "mnemon.provider.disabled": ["configure", "enable", "test"],
+        "mnemon.provider.enabled": ["configure", "disable", "test"],
+        "mnemon.provider.enabled.discover": ["configure", "disable", "test", "discover"],
+        "mnemon.provider.enabled.create": ["configure", "disable", "test", "createSpace"],
+        "mnemon.provider.enabled.discover.create": ["configure", "disable", "test", "discover", "createSpace"],
+        "mnemon.provider.detail": [],
+    };
+    for (const [value, commands] of Object.entries(expected)) {
+        if (!contextValues.includes(value)) problems.push(`${value} is not in src/trees.ts CONTEXT_VALUES`);
+        const offered = new Set(items.filter((e) => /view == mnemon\.providers/.test(e.when ?? "")).filter((e) => {
+            const m = /viewItem =~ \/\^([^/]+)\//.exec(e.when ?? "");
+            return m ? new RegExp(`^${m[1]}`).test(value) : false;
+        }).map((e) => e.command.replace(/^mnemon\.providers\./, "")));
+        if (!equal([...offered].sort(), [...commands].sort())) problems.push(`${value} offers ${JSON.stringify([...offered].sort())}, expected ${JSON.stringify([...commands].sort())}`);
+    }
+    const source = sources.find((f) => f.file.endsWith("providers.ts") && !f.file.includes("requests"))?.text ?? "";
+    if (!/password: pick\.secret === true/.test(source)) problems.push("src/providers.ts must ask a secret field with a password input box");
     return problems;
 });
 

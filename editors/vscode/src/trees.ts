@@ -8,13 +8,18 @@
  * Context values (`contextValue`, used by package.json `view/item/context` menus):
  * `mnemon.folder`, `mnemon.target.user|memory[.full]`, `mnemon.entry.user|memory[.branch]`,
  * `mnemon.capacity`, `mnemon.documents.group`, `mnemon.document.active|archived`, `mnemon.space.active|inactive`,
- * `mnemon.recallItem`, `mnemon.proposal`, `mnemon.message`.
+ * `mnemon.recallItem[.keep]` (`.keep`: its space cannot forget), `mnemon.proposal`, `mnemon.message`,
+ * `mnemon.space.active|inactive[.nosearch]` (`.nosearch`: its provider cannot recall), and
+ * `mnemon.provider.<state>` for the Memory Providers view (see {@link providerContext}).
  */
 
 import type { MemoryRecordView } from "./proposals";
 import type {
     CatalogEntry,
     DocumentCatalog,
+    ProviderCapabilities,
+    ProviderHealth,
+    ProviderView,
     RecallItem,
     RecallResult,
     RuntimeEntry,
@@ -43,7 +48,19 @@ export const CONTEXT_VALUES = [
     "mnemon.document.archived.source",
     "mnemon.space.active",
     "mnemon.space.inactive",
+    "mnemon.space.active.nosearch",
+    "mnemon.space.inactive.nosearch",
     "mnemon.recallItem",
+    "mnemon.recallItem.keep",
+    "mnemon.provider.missing",
+    "mnemon.provider.broken",
+    "mnemon.provider.available",
+    "mnemon.provider.disabled",
+    "mnemon.provider.enabled",
+    "mnemon.provider.enabled.discover",
+    "mnemon.provider.enabled.create",
+    "mnemon.provider.enabled.discover.create",
+    "mnemon.provider.detail",
     "mnemon.proposal",
     "mnemon.message",
 ] as const;
@@ -82,7 +99,8 @@ export type NodeRef =
     | { kind: "document"; workspace: string; document: CatalogEntry }
     | { kind: "space"; workspace: string; space: SpaceView }
     | { kind: "recallItem"; workspace: string; item: RecallItem }
-    | { kind: "proposal"; workspace: string; record: MemoryRecordView };
+    | { kind: "proposal"; workspace: string; record: MemoryRecordView }
+    | { kind: "provider"; workspace: string; provider: ProviderView };
 
 /** The first line of `text`, whitespace collapsed, cut to `max` characters with `…`. */
 export function shortLabel(text: string, max = LABEL_CHARS): string {
@@ -322,13 +340,18 @@ export function spacesTree(workspace: string, spaces: SpaceView[]): Node[] {
         description: `${space.active ? "active" : "inactive"} · ${space.providerLabel}${space.available ? "" : " · unavailable"}`,
         tooltip: `**${space.name}** (\`${space.id}\`)${space.description ? `\n\n${space.description}` : ""}\n\n${space.active ? "Active: recall reads it." : "Inactive: recall skips it."}`,
         icon: !space.available ? "warning" : space.active ? "database" : "circle-slash",
-        contextValue: `mnemon.space.${space.active ? "active" : "inactive"}`,
+        // A provider that cannot search gets no "Recall from This Space" (seed 000: no pretending).
+        contextValue: `mnemon.space.${space.active ? "active" : "inactive"}${space.capabilities && space.capabilities.search === false ? ".nosearch" : ""}`,
         ref: { kind: "space", workspace, space },
     }));
 }
 
-/** The recall results: one node per item (score tier, space, branches), or a message why there are none. */
-export function recallTree(result: RecallResult): Node[] {
+/**
+ * The recall results: one node per item (score tier, space, branches), or a message why there are none.
+ * `canForget(spaceId)` says whether the item's space can forget (its provider's `forget` capability); an
+ * item whose space cannot is `mnemon.recallItem.keep`, which offers no "Forget Item". Default: all can.
+ */
+export function recallTree(result: RecallResult, canForget: (spaceId: string) => boolean = () => true): Node[] {
     const workspace = result.workspace;
     if (result.results.length === 0) {
         return [message(`norecall:${workspace}`, result.hint ? `Nothing recalled: ${result.hint}` : `Nothing recalled for "${result.query}"`)];
@@ -342,7 +365,7 @@ export function recallTree(result: RecallResult): Node[] {
             .join(" · "),
         tooltip: `${item.content}\n\n---\n${item.spaceName} · item \`${item.id}\` · score ${item.score ?? "?"} (${item.tier})`,
         icon: item.tier === "high" ? "pass-filled" : item.tier === "medium" ? "pass" : "circle-outline",
-        contextValue: "mnemon.recallItem",
+        contextValue: canForget(item.spaceId) ? "mnemon.recallItem" : "mnemon.recallItem.keep",
         ref: { kind: "recallItem", workspace, item },
     }));
     if (hidden > 0 || result.truncated > 0) {
@@ -379,4 +402,138 @@ export function entryStillThere(snapshot: RuntimeSnapshot, target: Target, conte
 /** The message when {@link entryStillThere} is false. */
 export function conflictMessage(target: Target, content: string): string {
     return `Mnemon: ${fileOf(target)} changed since the view was drawn (another editor, window or the CLI): "${shortLabel(content, 60)}" is no longer there. The view now shows the current entries; nothing was changed.`;
+}
+
+// ------------------------------------------------------------------------------------------ providers
+
+/** The last `mnemon/providers/test` (or enable) answer of a provider in this window, or its error text. */
+export type HealthReport = { health: ProviderHealth; at: number } | { error: string; at: number };
+
+/**
+ * Context value of a provider node, which gates its menu (package.json `view/item/context`): `missing`
+ * (not installed: nothing to do here), `broken` (installed, its package cannot be loaded), `available`
+ * (installed, not configured: configure, enable), `disabled` (configured: configure, enable, test),
+ * `enabled[.discover][.create]` (configure, disable, test; discover and "Create Space" only when the
+ * provider declares `discover` / `createNamespace`).
+ */
+export function providerContext(p: ProviderView): string {
+    if (!p.installed) {
+        return "mnemon.provider.missing";
+    }
+    if (!p.capabilities) {
+        return "mnemon.provider.broken";
+    }
+    if (!p.configured) {
+        return "mnemon.provider.available";
+    }
+    if (!p.enabled) {
+        return "mnemon.provider.disabled";
+    }
+    return `mnemon.provider.enabled${p.capabilities.discover ? ".discover" : ""}${p.capabilities.createNamespace ? ".create" : ""}`;
+}
+
+/** `installed, not configured`, `enabled · 2 spaces`, ...: the state words of a provider. */
+export function providerState(p: ProviderView): string {
+    if (!p.installed) {
+        return "not installed";
+    }
+    if (!p.capabilities) {
+        return "installed, cannot be loaded";
+    }
+    if (!p.configured) {
+        return "installed, not configured";
+    }
+    const spaces = `${p.spaces} ${p.spaces === 1 ? "space" : "spaces"}`;
+    return p.enabled ? `enabled · ${spaces}` : "configured, disabled";
+}
+
+/** What a provider can do, in words, and what it cannot (capabilities that are false or `unsupported`). */
+export function capabilityWords(c: ProviderCapabilities): { can: string[]; cannot: string[] } {
+    const can: string[] = [];
+    const cannot: string[] = [];
+    const flag = (on: boolean | undefined, word: string) => (on ? can : cannot).push(word);
+    flag(c.search, "recall");
+    flag(c.browse, "browse");
+    flag(c.entities, "entities");
+    flag(c.related, "related");
+    flag(c.graph, "graph");
+    flag(c.link, "link");
+    if (c.forget && c.delete !== "unsupported") {
+        can.push(`forget (${c.delete} delete)`);
+    } else {
+        cannot.push("forget");
+    }
+    flag(c.merge, "merge");
+    can.push(c.write === "exact" ? "exact writes" : `${c.write} writes`);
+    flag(c.discover, "discover namespaces");
+    flag(c.createNamespace, "create namespaces");
+    return { can, cannot };
+}
+
+/** `ok · hermes-agent 0.19.0 · 12 items · 3 ms` / `failed: <message>`. */
+export function healthLabel(report: HealthReport | undefined): string {
+    if (!report) {
+        return "not tested in this window";
+    }
+    if ("error" in report) {
+        return `failed: ${report.error}`;
+    }
+    const h = report.health;
+    const parts = [h.ok ? "ok" : `not ok${h.message ? `: ${h.message}` : ""}`, h.engine];
+    if (h.items !== null && h.items !== undefined) {
+        parts.push(`${h.items} ${h.items === 1 ? "item" : "items"}`);
+    }
+    if (h.latencyMs !== null && h.latencyMs !== undefined) {
+        parts.push(`${Math.round(h.latencyMs)} ms`);
+    }
+    return parts.filter(Boolean).join(" · ");
+}
+
+function detail(id: string, label: string, description?: string, icon = "dash", tooltip?: string): Node {
+    return { id, label, description, icon, tooltip, contextValue: "mnemon.provider.detail" };
+}
+
+/**
+ * The Memory Providers tree of one folder (`mnemon/providers/list`): installed providers first, then
+ * the reference's other ids (not installed), each in server order. An installed provider's children are
+ * its package, health (`health`: keyed by provider id, from Test or Enable in this window; the server's
+ * list opens no engine), what it can and cannot do, and its configured field *names* (never a value).
+ */
+export function providersTree(workspace: string, providers: ProviderView[], health: ReadonlyMap<string, HealthReport>): Node[] {
+    const ordered = [...providers.filter((p) => p.installed), ...providers.filter((p) => !p.installed)];
+    return ordered.map((p) => {
+        const key = `provider:${workspace}:${p.providerId}`;
+        const report = health.get(p.providerId);
+        const base: Node = {
+            id: key,
+            label: p.label,
+            description: `${providerState(p)}${report && p.installed ? ` · ${"error" in report || !report.health.ok ? "unhealthy" : "healthy"}` : ""}`,
+            icon: !p.installed ? "circle-outline" : !p.capabilities ? "warning" : p.enabled ? (report && ("error" in report || !report.health.ok) ? "warning" : "plug") : "debug-disconnect",
+            iconColor: p.installed && report && ("error" in report || !report.health.ok) ? "list.warningForeground" : undefined,
+            contextValue: providerContext(p),
+            ref: { kind: "provider", workspace, provider: p },
+        };
+        if (!p.installed) {
+            base.tooltip = `**${p.label}** (\`${p.providerId}\`, ${p.kind}): not installed in the server's Python environment ` +
+                `(its package would be the distribution \`mnemon-ls-provider-${p.providerId}\`). Nothing here uses it until it is installed and configured.`;
+            return base;
+        }
+        const children: Node[] = [detail(`${key}:package`, "Package", p.distribution ?? "?", "package")];
+        if (p.capabilities) {
+            children.push(detail(`${key}:health`, "Health", healthLabel(report), report && !("error" in report) && report.health.ok ? "pulse" : "circle-slash",
+                report && !("error" in report) && report.health.location ? `Location: ${report.health.location}` : "Run Test Provider to open the engine and check it (writes nothing)."));
+            const words = capabilityWords(p.capabilities);
+            children.push(detail(`${key}:can`, "Can", words.can.join(", "), "check"));
+            if (words.cannot.length > 0) {
+                children.push(detail(`${key}:cannot`, "Cannot", words.cannot.join(", "), "close", "The view and the assistants offer none of these for this provider's spaces."));
+            }
+        }
+        const configured = [...p.configuredFields, ...p.configuredSecrets.map((s) => `${s} (secret, stored by the server)`)];
+        children.push(detail(`${key}:fields`, "Configured", p.configured ? (configured.length > 0 ? configured.join(", ") : "defaults") : "not yet", "settings-gear"));
+        base.children = children;
+        base.expanded = false;
+        base.tooltip = `**${p.label}** (\`${p.providerId}\`, ${p.kind}) — ${providerState(p)}` +
+            (p.capabilities?.createNamespace && p.enabled ? "\n\nCan create namespaces: use Create Space." : "");
+        return base;
+    });
 }

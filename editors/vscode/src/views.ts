@@ -1,7 +1,7 @@
 /**
  * The Mnemon view container (activity bar, id `mnemon`): tree views `mnemon.runtime` (Runtime memory),
- * `mnemon.documents`, `mnemon.spaces`, `mnemon.recallResults` and `mnemon.proposals`, and the commands
- * of their menus. The trees themselves are built by the pure src/trees.ts.
+ * `mnemon.documents`, `mnemon.spaces`, `mnemon.providers` (Memory Providers, commands in
+ * src/providers.ts), `mnemon.recallResults` and `mnemon.proposals`, and the commands of their menus. The trees themselves are built by the pure src/trees.ts.
  *
  * Refresh: on the server's notifications only (never by polling): `mnemon/memoryChanged {workspace,
  * source}` (a Source's truth changed on disk: this window, another window on the same root, the CLI),
@@ -17,12 +17,12 @@ import { openTargetFile, raiseLimit, removeEntries, showMutationError, ViewsCont
 import { DocumentContents, showPreview } from "./documents";
 import { errorMessage, frontmatterId, oneLine } from "./format";
 import { judgeRecord, listProposals, RECORD_PROPOSED, Verdict, verdictMessage } from "./proposals";
+import { buildProvidersTree, createSpaceIn, HealthReports, namespaceProviders, registerProviderCommands } from "./providers";
 import {
     activateSpace,
     archiveDocument,
     asMnemonError,
     CatalogEntry,
-    createSpace,
     deactivateSpace,
     forgetInSpace,
     getDocument,
@@ -33,6 +33,7 @@ import {
     MnemonError,
     mutate,
     Notification,
+    ProviderView,
     recall,
     RecallResult,
     RequestSender,
@@ -68,6 +69,7 @@ export const ViewId = {
     runtime: "mnemon.runtime",
     documents: "mnemon.documents",
     spaces: "mnemon.spaces",
+    providers: "mnemon.providers",
     recallResults: "mnemon.recallResults",
     proposals: "mnemon.proposals",
 } as const;
@@ -168,10 +170,14 @@ export class MnemonViews implements vscode.Disposable {
     readonly runtime: MnemonTree;
     readonly documents: MnemonTree;
     readonly spaces: MnemonTree;
+    readonly providers: MnemonTree;
     readonly recallResults: MnemonTree;
     readonly proposals: MnemonTree;
     readonly documentContents: DocumentContents;
     private lastRecall: RecallResult | undefined;
+    /** Space ids of {@link lastRecall} whose provider cannot forget (their items offer no "Forget Item"). */
+    private unforgettable = new Set<string>();
+    private readonly health = new HealthReports();
 
     constructor(private readonly ctx: ViewsContext) {
         const server = ctx.server;
@@ -205,8 +211,9 @@ export class MnemonViews implements vscode.Disposable {
             }
             return perFolder(out);
         });
+        this.providers = new MnemonTree(server, async (client) => perFolder(await buildProvidersTree(client, (await folders(client)).rows, this.health)));
         this.recallResults = new MnemonTree(server, async () =>
-            this.lastRecall ? recallTree(this.lastRecall) : [message("norecall", "Run Recall (view title, or Ctrl+Alt+Shift+M) to see results here")],
+            this.lastRecall ? recallTree(this.lastRecall, (spaceId) => !this.unforgettable.has(spaceId)) : [message("norecall", "Run Recall (view title, or Ctrl+Alt+Shift+M) to see results here")],
         );
         this.proposals = new MnemonTree(server, async (client) => {
             const { rows } = await folders(client);
@@ -238,6 +245,7 @@ export class MnemonViews implements vscode.Disposable {
             [ViewId.runtime, this.runtime],
             [ViewId.documents, this.documents],
             [ViewId.spaces, this.spaces],
+            [ViewId.providers, this.providers],
             [ViewId.recallResults, this.recallResults],
             [ViewId.proposals, this.proposals],
         ];
@@ -255,6 +263,10 @@ export class MnemonViews implements vscode.Disposable {
             server.onDidChangeRunning(() => this.refreshAll()),
             vscode.workspace.onDidChangeWorkspaceFolders(() => this.refreshAll()),
             ...this.registerCommands(),
+            ...registerProviderCommands(ctx, this.health, () => {
+                this.after(this.providers);
+                this.spaces.refresh();
+            }),
         );
     }
 
@@ -268,8 +280,9 @@ export class MnemonViews implements vscode.Disposable {
                 this.documents.refresh();
                 this.documentContents.refreshAll();
                 break;
-            case "spaces":
+            case "spaces": // the registry or state/memory-providers.json
                 this.spaces.refresh();
+                this.providers.refresh();
                 break;
             case "records":
                 this.proposals.refresh();
@@ -280,7 +293,7 @@ export class MnemonViews implements vscode.Disposable {
     }
 
     refreshAll(): void {
-        for (const tree of [this.runtime, this.documents, this.spaces, this.recallResults, this.proposals]) {
+        for (const tree of [this.runtime, this.documents, this.spaces, this.providers, this.recallResults, this.proposals]) {
             tree.refresh();
         }
     }
@@ -288,6 +301,12 @@ export class MnemonViews implements vscode.Disposable {
     /** Show a recall result in the Recall results view (and reveal it). */
     async showRecall(result: RecallResult): Promise<void> {
         this.lastRecall = result;
+        try {
+            const { spaces } = await listSpaces(await this.client(), { workspace: result.workspace });
+            this.unforgettable = new Set(spaces.filter((s) => s.capabilities && (s.capabilities.forget === false || s.capabilities.delete === "unsupported")).map((s) => s.id));
+        } catch {
+            this.unforgettable = new Set(); // the forget request itself would then say what the space cannot do
+        }
         await vscode.commands.executeCommand("setContext", "mnemon.hasRecall", true);
         this.recallResults.refresh();
         await vscode.commands.executeCommand(`${ViewId.recallResults}.focus`);
@@ -612,26 +631,27 @@ export class MnemonViews implements vscode.Disposable {
     // -------------------------------------------------------------------- spaces
 
     private async createSpace(workspace: string | undefined): Promise<void> {
-        // The server validates (a name of 1..100 characters, one line); its error names the field and rule.
-        const name = await vscode.window.showInputBox({ title: "Mnemon: new Memory Space (1/2)", prompt: "Name (1 to 100 characters)", ignoreFocusOut: true });
-        if (name === undefined) {
-            return;
-        }
-        const description = await vscode.window.showInputBox({
-            title: "Mnemon: new Memory Space (2/2)",
-            prompt: "What belongs in it (assistants pick a space by its description)",
-            ignoreFocusOut: true,
-        });
-        if (description === undefined) {
-            return;
-        }
         try {
-            const space = await createSpace(await this.client(), { workspace, name, description, active: true });
-            void vscode.window.showInformationMessage(`Mnemon: created the Memory Space "${space.name}" (active).`);
+            const client = await this.client();
+            // Where: asked only when an enabled provider can create namespaces; else a native space.
+            const creators = await namespaceProviders(client, workspace);
+            let provider: ProviderView | undefined;
+            if (creators.length > 0) {
+                const pick = await vscode.window.showQuickPick(
+                    [{ label: "Mnemon (native)", description: "this root's own store", provider: undefined }, ...creators.map((p) => ({ label: p.label, description: `a new namespace in ${p.label}`, provider: p }))],
+                    { title: "Mnemon: where should the new Memory Space live?", ignoreFocusOut: true },
+                );
+                if (!pick) {
+                    return;
+                }
+                provider = pick.provider;
+            }
+            await createSpaceIn(client, workspace, provider);
         } catch (error) {
             await showMutationError(this.ctx, "no space created", error);
         } finally {
             this.after(this.spaces);
+            this.providers.refresh();
         }
     }
 

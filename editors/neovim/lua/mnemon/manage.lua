@@ -170,53 +170,41 @@ function M.entries(opts, callback)
     if err then
       return done(callback, err)
     end
-    if #entries == 0 then
-      notify("mnemon: no entries yet (remember a selection with :MnemonRemember)", levels.INFO)
-      return done(callback, nil, nil)
-    end
-    vim.ui.select(entries, { prompt = string.format("mnemon: %d entr%s", #entries, #entries == 1 and "y" or "ies"),
-      format_item = M.format_entry, kind = "mnemon.entry" }, function(entry)
-      if not entry then
-        return done(callback, nil, nil)
-      end
+    util.pick(entries, { noun = { "entry", "entries" }, format_item = M.format_entry, kind = "mnemon.entry",
+      empty = "mnemon: no entries yet (remember a selection with :MnemonRemember)" }, function(entry)
       M.entry_menu(entry, revision, opts, callback)
-    end)
+    end, callback)
   end)
 end
 
 --- The actions of one entry (read at `revision`): Edit, Remove, Branches (MEMORY.md), Importance.
 function M.entry_menu(entry, revision, opts, callback)
   local actions = entry.target == "memory" and M.entry_actions or { "Edit", "Remove", "Importance" }
-  vim.ui.select(actions, { prompt = "mnemon: " .. one_line(entry.content, 60) }, function(action)
-    if action == "Edit" then
-      vim.ui.input({ prompt = "mnemon: new text: ", default = entry.content }, function(text)
-        if text == nil or text == entry.content then
-          return done(callback, nil, nil)
-        end
+  util.menu("mnemon: " .. one_line(entry.content, 60), actions, {
+    Edit = function()
+      util.ask("mnemon: new text: ", entry.content, function(text)
         M.edit_entry(entry, revision, text, opts, callback)
-      end)
-    elseif action == "Remove" then
+      end, callback, { unchanged = true })
+    end,
+    Remove = function()
       M.remove_entry(entry, revision, opts, callback)
-    elseif action == "Branches" then
+    end,
+    Branches = function()
       local current = type(entry.branches) == "table" and table.concat(entry.branches, ", ") or ""
-      vim.ui.input({ prompt = "mnemon: branches (comma-separated; empty: every branch): ", default = current },
-        function(text)
-          if text == nil then
-            return done(callback, nil, nil)
-          end
-          M.scope_entry(entry, revision, M.parse_branches(text), opts, callback)
-        end)
-    elseif action == "Importance" then
-      vim.ui.select({ "critical", "normal", "low" }, { prompt = "mnemon: importance" }, function(importance)
-        if not importance then
-          return done(callback, nil, nil)
+      util.ask("mnemon: branches (comma-separated; empty: every branch): ", current, function(text)
+        M.scope_entry(entry, revision, M.parse_branches(text), opts, callback)
+      end, callback)
+    end,
+    Importance = function()
+      local function set(importance)
+        return function()
+          M.set_importance(entry, revision, importance, opts, callback)
         end
-        M.set_importance(entry, revision, importance, opts, callback)
-      end)
-    else
-      done(callback, nil, nil)
-    end
-  end)
+      end
+      util.menu("mnemon: importance", { "critical", "normal", "low" },
+        { critical = set("critical"), normal = set("normal"), low = set("low") }, callback)
+    end,
+  }, callback)
 end
 
 -- ------------------------------------------------------------------ Memory Spaces
@@ -284,39 +272,33 @@ function M.spaces(opts, callback)
     if err then
       return done(callback, err)
     end
-    if #spaces == 0 then
-      notify("mnemon: no Memory Space yet (:MnemonSpaceCreate {name})", levels.INFO)
-      return done(callback, nil, nil)
-    end
-    vim.ui.select(spaces, { prompt = string.format("mnemon: %d Memory Space%s", #spaces, #spaces == 1 and "" or "s"),
-      format_item = M.format_space, kind = "mnemon.space" }, function(space)
-      if not space then
-        return done(callback, nil, nil)
-      end
+    util.pick(spaces, { noun = { "Memory Space", "Memory Spaces" }, format_item = M.format_space, kind = "mnemon.space",
+      empty = "mnemon: no Memory Space yet (:MnemonSpaceCreate {name})" }, function(space)
       M.space_menu(space, opts, callback)
-    end)
+    end, callback)
   end)
 end
 
 --- The actions of one Memory Space: Activate or Deactivate, Recall from it.
 function M.space_menu(space, opts, callback)
-  local actions = { space.active and "Deactivate" or "Activate", "Recall from it" }
-  vim.ui.select(actions, { prompt = "mnemon: " .. tostring(space.name) }, function(action)
-    if action == "Activate" then
+  local actions = { space.active and "Deactivate" or "Activate" }
+  -- A space whose provider cannot search offers no recall (seed 000: no pretending).
+  if not (type(space.capabilities) == "table" and space.capabilities.search == false) then
+    table.insert(actions, "Recall from it")
+  end
+  util.menu("mnemon: " .. tostring(space.name), actions, {
+    Activate = function()
       M.space_activate(space.id, opts, callback)
-    elseif action == "Deactivate" then
+    end,
+    Deactivate = function()
       M.space_deactivate(space.id, opts, callback)
-    elseif action == "Recall from it" then
-      vim.ui.input({ prompt = "mnemon: recall from " .. tostring(space.name) .. ": " }, function(query)
-        if query == nil or vim.trim(query) == "" then
-          return done(callback, nil, nil)
-        end
+    end,
+    ["Recall from it"] = function()
+      util.ask("mnemon: recall from " .. tostring(space.name) .. ": ", nil, function(query)
         M.recall_pick(query, vim.tbl_extend("force", opts, { spaces = { space.id } }), callback)
-      end)
-    else
-      done(callback, nil, nil)
-    end
-  end)
+      end, callback, { nonblank = true })
+    end,
+  }, callback)
 end
 
 -- ------------------------------------------------------------------ Documents
@@ -414,38 +396,31 @@ function M.documents(opts, callback)
     if err then
       return done(callback, err)
     end
-    if #docs == 0 then
-      notify("mnemon: no document yet (:MnemonDocCreate in a saved file)", levels.INFO)
-      return done(callback, nil, nil)
-    end
-    vim.ui.select(docs, { prompt = string.format("mnemon: %d document%s", #docs, #docs == 1 and "" or "s"),
-      format_item = M.format_document, kind = "mnemon.document" }, function(doc)
-      if not doc then
-        return done(callback, nil, nil)
-      end
+    util.pick(docs, { noun = { "document", "documents" }, format_item = M.format_document, kind = "mnemon.document",
+      empty = "mnemon: no document yet (:MnemonDocCreate in a saved file)" }, function(doc)
       M.document_menu(doc, opts, callback)
-    end)
+    end, callback)
   end)
 end
 
 --- The actions of one document: Open, then Archive (active) or Restore (archived).
 function M.document_menu(doc, opts, callback)
   local actions = { "Open", doc.status == "archived" and "Restore" or "Archive" }
-  vim.ui.select(actions, { prompt = "mnemon: " .. one_line(doc.title, 60) }, function(action)
-    if action == "Open" then
+  util.menu("mnemon: " .. one_line(doc.title, 60), actions, {
+    Open = function()
       local ok, problem = pcall(client.show_file, tostring(doc.path))
       if not ok then
         notify("mnemon: cannot open " .. tostring(doc.path) .. ": " .. tostring(problem), levels.ERROR)
       end
       done(callback, nil, doc)
-    elseif action == "Archive" then
+    end,
+    Archive = function()
       M.doc_archive(doc, opts, callback)
-    elseif action == "Restore" then
+    end,
+    Restore = function()
       M.doc_restore(doc, opts, callback)
-    else
-      done(callback, nil, nil)
-    end
-  end)
+    end,
+  }, callback)
 end
 
 --- Documents whose sourcePaths name `path` (relative to `root`), active only.
@@ -505,18 +480,7 @@ function M.show_preview(item)
     compat.set_option(bufnr, "swapfile", false)
     compat.set_option(bufnr, "filetype", "markdown")
   end
-  local compat = require("mnemon.compat")
-  compat.set_option(bufnr, "modifiable", true)
-  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, M.preview_lines(item))
-  compat.set_option(bufnr, "modifiable", false)
-  local win = vim.fn.bufwinid(bufnr)
-  if win == -1 then
-    vim.cmd(client.config.wake_split)
-    vim.api.nvim_win_set_buf(0, bufnr)
-  else
-    vim.api.nvim_set_current_win(win)
-  end
-  return bufnr
+  return util.show_lines(bufnr, M.preview_lines(item))
 end
 
 --- Recall `query` (opts.spaces limits the spaces) into a picker; the pick opens its full preview.

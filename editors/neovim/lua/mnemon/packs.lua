@@ -14,20 +14,32 @@ local M = {}
 local SCOPES = { full = true, runtime = true, documents = true, ["memory-spaces"] = true }
 local COMPONENTS = { runtime = true, documents = true, ["memory-spaces"] = true }
 
-local function client_for(bufnr)
-  local client = require("mnemon.client")
-  local c, root, reason = client.for_buf(bufnr)
+local client = require("mnemon.client")
+local util = require("mnemon.util")
+
+local done = util.done
+
+--- The prelude of every pack command: the buffer's client and folder (or, when there is none, the reason
+--- notified and `callback({message})`), and `call(method, params, on_result)`, which sends one request
+--- for that folder and on an error notifies "mnemon: <failure><error>" and calls `callback(err)`.
+--- Returns `call` and `opts.path` made absolute, or nil.
+local function pack_session(opts, failure, callback)
+  local c, root = util.client_or_fail(util.buf(opts.bufnr), callback)
   if not c then
-    client.notify("mnemon: " .. (reason or "no mnemon-ls client for this buffer"), vim.log.levels.ERROR)
     return nil
   end
-  return client, c, client.root_uri(root)
-end
-
-local function done(callback, err, result)
-  if callback then
-    callback(err, result)
+  local workspace = client.root_uri(root)
+  local function call(method, params, on_result)
+    params.workspace = workspace
+    client.request(c, method, params, function(err, result)
+      if err then
+        client.notify("mnemon: " .. failure .. client.format_error(err), vim.log.levels.ERROR)
+        return done(callback, err)
+      end
+      on_result(result)
+    end, { bufnr = opts.bufnr })
   end
+  return call, vim.fn.fnamemodify(opts.path, ":p")
 end
 
 --- "runtime: 3 item(s), 3 file(s), 538 bytes; ..." from a manifest summary.
@@ -62,61 +74,39 @@ end
 --- Export. opts: scope, path (absolute or relative to the cwd), bufnr. callback(err, result).
 function M.export(opts, callback)
   opts = opts or {}
-  local client, c, workspace = client_for(opts.bufnr or 0)
-  if not client then
-    return done(callback, { message = "no client" })
+  local call, path = pack_session(opts, "pack not exported: ", callback)
+  if not call then
+    return
   end
-  local path = vim.fn.fnamemodify(opts.path, ":p")
-  local params = { workspace = workspace, packScope = opts.scope or "full", path = path }
-  client.request(c, "mnemon/pack/export", params, function(err, result)
-    if err then
-      client.notify("mnemon: pack not exported: " .. client.format_error(err), vim.log.levels.ERROR)
-      return done(callback, err)
-    end
+  call("mnemon/pack/export", { packScope = opts.scope or "full", path = path }, function(result)
     client.notify(string.format("mnemon: exported %s pack to %s (%s)", tostring(result.scope), path,
       M.summary_text(result.summary)), vim.log.levels.INFO)
     done(callback, nil, result)
-  end, { bufnr = opts.bufnr })
+  end)
 end
 
 --- Import. opts: path, replace (bool), components (list), bufnr. callback(err, receipt).
 function M.import(opts, callback)
   opts = opts or {}
-  local client, c, workspace = client_for(opts.bufnr or 0)
-  if not client then
-    return done(callback, { message = "no client" })
+  local call, path = pack_session(opts, "pack not imported (nothing changed): ", callback)
+  if not call then
+    return
   end
-  local path = vim.fn.fnamemodify(opts.path, ":p")
-  client.request(c, "mnemon/pack/inspect", { workspace = workspace, path = path }, function(err, inspected)
-    if err then
-      client.notify("mnemon: pack not imported (nothing changed): " .. client.format_error(err), vim.log.levels.ERROR)
-      return done(callback, err)
-    end
+  call("mnemon/pack/inspect", { path = path }, function(inspected)
     local function go()
-      local params = { workspace = workspace, path = path, mode = opts.replace and "replace" or "merge",
-        components = (opts.components and #opts.components > 0) and opts.components or nil }
-      client.request(c, "mnemon/pack/import", params, function(err2, receipt)
-        if err2 then
-          client.notify("mnemon: pack not imported (nothing changed): " .. client.format_error(err2), vim.log.levels.ERROR)
-          return done(callback, err2)
-        end
+      call("mnemon/pack/import", { path = path, mode = opts.replace and "replace" or "merge",
+        components = (opts.components and #opts.components > 0) and opts.components or nil }, function(receipt)
         client.notify(M.receipt_text(receipt), vim.log.levels.INFO)
         done(callback, nil, receipt)
-      end, { bufnr = opts.bufnr })
+      end)
     end
     if not opts.replace then
       return go()
     end
     local prompt = string.format("mnemon: replace this workspace's memory with the %s pack of %s (%s)?",
       tostring(inspected.scope), tostring(inspected.exportedAt), M.summary_text(inspected.summary))
-    vim.ui.select({ "Replace", "Cancel" }, { prompt = prompt }, function(choice)
-      if choice == "Replace" then
-        go()
-      else
-        done(callback, nil, nil)
-      end
-    end)
-  end, { bufnr = opts.bufnr })
+    util.menu(prompt, { "Replace", "Cancel" }, { Replace = go }, callback)
+  end)
 end
 
 --- Parse ":MnemonPackExport" arguments: ([scope], [file]).
@@ -163,7 +153,7 @@ function M.create_commands(create)
       end
     end
     if not path then
-      require("mnemon.client").notify("mnemon: :MnemonPackImport needs a pack file", vim.log.levels.ERROR)
+      client.notify("mnemon: :MnemonPackImport needs a pack file", vim.log.levels.ERROR)
       return
     end
     M.import({ path = path, replace = cmd.bang, components = components })

@@ -35,6 +35,23 @@ function M.client_or_fail(bufnr, callback)
   return c, root
 end
 
+--- The common start of a query command: a non-empty `query` and the client serving `opts.bufnr`
+--- (default: the current buffer). Returns client, root, trimmed query; or nil after telling the user.
+function M.query_prelude(command, query, opts, callback)
+  local bufnr = (opts.bufnr == nil or opts.bufnr == 0) and vim.api.nvim_get_current_buf() or opts.bufnr
+  if type(query) ~= "string" or vim.trim(query) == "" then
+    local msg = "mnemon: :" .. command .. " needs a query"
+    client.notify(msg, levels.ERROR)
+    M.done(callback, { message = msg })
+    return nil
+  end
+  local c, root = M.client_or_fail(bufnr, callback)
+  if not c then
+    return nil
+  end
+  return c, root, vim.trim(query)
+end
+
 --- `text` on one line (whitespace runs become one space), cut to `limit` bytes with "..." when longer.
 function M.one_line(text, limit)
   local s = vim.trim((tostring(text or "")):gsub("%s+", " "))
@@ -49,6 +66,68 @@ function M.fail(prefix, err)
   local msg = "mnemon: " .. prefix .. client.format_error(err)
   client.notify(msg, levels.ERROR)
   return msg
+end
+
+--- The picker every list of mnemon.nvim opens (vim.ui.select, which Telescope, fzf-lua and dressing.nvim
+--- replace). spec: `noun` ("entr" .. plural, or a table {one, many}) for the prompt "mnemon: 3 entries",
+--- `format_item`, `kind`, `empty` (the message when `items` is empty). `on_pick(item)` runs with the picked
+--- item; an empty list or a cancel calls `callback(nil, nil)` once.
+function M.pick(items, spec, on_pick, callback)
+  if #items == 0 then
+    client.notify(spec.empty, levels.INFO)
+    return M.done(callback, nil, nil)
+  end
+  local one, many = spec.noun[1], spec.noun[2]
+  vim.ui.select(items, { prompt = string.format("mnemon: %d %s", #items, #items == 1 and one or many),
+    format_item = spec.format_item, kind = spec.kind }, function(item)
+    if not item then
+      return M.done(callback, nil, nil)
+    end
+    on_pick(item)
+  end)
+end
+
+--- The action menu of one item: pick one of `actions` (a list of labels) under `prompt`, then run
+--- `handlers[label]()`; a cancel (or a label without a handler) calls `callback(nil, nil)`.
+function M.menu(prompt, actions, handlers, callback)
+  vim.ui.select(actions, { prompt = prompt }, function(action)
+    local handler = action and handlers[action]
+    if not handler then
+      return M.done(callback, nil, nil)
+    end
+    handler()
+  end)
+end
+
+--- Ask for a line of text (vim.ui.input with `prompt` and `default`); `on_text(text)` runs unless the
+--- prompt was cancelled (then `callback(nil, nil)`). `opts.unchanged`: also cancel when the text equals
+--- the default; `opts.nonblank`: also cancel on an empty or blank answer.
+function M.ask(prompt, default, on_text, callback, opts)
+  opts = opts or {}
+  vim.ui.input({ prompt = prompt, default = default }, function(text)
+    if text == nil or (opts.unchanged and text == default) or (opts.nonblank and vim.trim(text) == "") then
+      return M.done(callback, nil, nil)
+    end
+    on_text(text)
+  end)
+end
+
+--- Put `lines` into the scratch buffer `bufnr` (left read-only and unmodified) and show it: in the window
+--- that shows it already, else in a new window opened with `config.wake_split`. Returns `bufnr`.
+function M.show_lines(bufnr, lines)
+  local compat = require("mnemon.compat")
+  compat.set_option(bufnr, "modifiable", true)
+  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
+  compat.set_option(bufnr, "modifiable", false)
+  compat.set_option(bufnr, "modified", false)
+  local win = vim.fn.bufwinid(bufnr)
+  if win == -1 then
+    vim.cmd(client.config.wake_split)
+    vim.api.nvim_win_set_buf(0, bufnr)
+  else
+    vim.api.nvim_set_current_win(win)
+  end
+  return bufnr
 end
 
 --- The stable error code of an LSP error (`data.code`), or nil.

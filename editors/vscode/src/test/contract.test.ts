@@ -20,7 +20,9 @@ import { createMessageConnection, MessageConnection, ResponseError, StreamMessag
 import {
     activateSpace,
     archiveDocument,
+    configureProvider,
     createSpace,
+    listProviders,
     deactivateSpace,
     forgetInSpace,
     listSpaces,
@@ -55,7 +57,7 @@ import {
 } from "../requests";
 import { judgeRecord, listProposals, proposalPickItem, proposeRecord, RECORD_PROPOSED, verdictMessage } from "../proposals";
 import { buildServerSettings, ServerSettings } from "../settings";
-import { conflictMessage, documentsTree, entryStillThere, Node, proposalsTree, runtimeTree, spacesTree } from "../trees";
+import { conflictMessage, CONTEXT_VALUES, documentsTree, entryStillThere, Node, proposalsTree, providersTree, runtimeTree, spacesTree } from "../trees";
 import { errorMessage } from "../format";
 import { MemoryChangedParams } from "../requests";
 import { invokeTool, TOOLS } from "../tools";
@@ -639,6 +641,34 @@ describe("contract with the real mnemon-ls server", () => {
 
     let spaceId: string;
     let rememberedId: string;
+
+    it("providers: the list names every reference provider with its state and no field values; the tree is built from it", async () => {
+        const listed = await withTimeout(listProviders(connection, { workspace: folderUri }), "providers/list");
+        assert.equal(listed.workspace, folderUri);
+        const ids = listed.providers.map((p) => p.providerId);
+        for (const id of ["openviking", "honcho", "mem0", "hindsight", "holographic", "retaindb", "byterover", "supermemory"]) {
+            assert.ok(ids.includes(id), `${id} is listed: ${JSON.stringify(ids)}`);
+        }
+        for (const p of listed.providers) {
+            assert.equal(typeof p.installed, "boolean");
+            assert.equal(p.configured, false, `${p.providerId} is not configured in a fresh root`);
+            assert.equal(p.enabled, false);
+            assert.deepEqual(p.configuredSecrets, []);
+            assert.equal(p.capabilities === null, !p.installed || p.capabilities === null);
+        }
+        const nodes = providersTree(folderUri, listed.providers, new Map());
+        assert.equal(nodes.length, listed.providers.length);
+        for (const node of nodes) assert.ok((CONTEXT_VALUES as readonly string[]).includes(node.contextValue), node.contextValue);
+        const missing = listed.providers.find((p) => !p.installed);
+        assert.ok(missing, "at least one reference provider is not installed here");
+        // Configuring a provider whose package is not installed is refused and names it; nothing is stored.
+        const error = await withTimeout(configureProvider(connection, { workspace: folderUri, providerId: missing.providerId, services: { endpoint: "http://127.0.0.1:1" } }).then(
+            () => assert.fail("configure of a provider that is not installed succeeded"), (e: unknown) => e), "configure");
+        assert.equal(asMnemonError(error)?.code, "provider-not-configured", JSON.stringify(error));
+        assert.match(asMnemonError(error)?.message ?? "", new RegExp(`${missing.providerId} is not installed`));
+        const again = await withTimeout(listProviders(connection, { workspace: folderUri }), "providers/list");
+        assert.equal(again.providers.find((p) => p.providerId === missing.providerId)?.configured, false);
+    });
 
     it("spaces: the first space created is `default`; it is listed, active only when activated", async () => {
         const before = await withTimeout(listSpaces(connection, { workspace: folderUri }), "list");

@@ -8,18 +8,23 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { escapeMarkdown, frontmatterId, isManagedDocumentUri, normalExitLine, wakeMarkdown } from "../format";
 import { MemoryRecordView } from "../proposals";
-import { CatalogEntry, DocumentCatalog, RecallResult, RuntimeEntry, RuntimeSnapshot, SpaceView, WorkspaceStatus } from "../requests";
+import { CatalogEntry, DocumentCatalog, ProviderCapabilities, ProviderView, RecallResult, RuntimeEntry, RuntimeSnapshot, SpaceView, WorkspaceStatus } from "../requests";
 import {
     ageLabel,
     bytesLabel,
+    capabilityWords,
     capacityState,
     conflictMessage,
     CONTEXT_VALUES,
     documentsTree,
     entryStillThere,
+    HealthReport,
+    healthLabel,
     Node,
     perFolder,
     proposalsTree,
+    providerContext,
+    providersTree,
     recallTree,
     runtimeTree,
     shortLabel,
@@ -221,6 +226,98 @@ describe("trees: documents, spaces, recall, proposals", () => {
     });
 });
 
+// ------------------------------------------------------------------------------------------ providers
+
+/** Holographic's capabilities as its package declares them (providers/holographic). */
+const HOLO_CAPS: ProviderCapabilities = {
+    search: true, browse: true, graph: false, entities: true, related: true, link: false, forget: true, merge: false,
+    write: "exact", delete: "hard", normalizedScores: true, discover: true, createNamespace: true,
+};
+
+function provider(overrides: Partial<ProviderView> = {}): ProviderView {
+    return {
+        providerId: "holographic", label: "Holographic", kind: "local", installed: true, distribution: "mnemon-ls-provider-holographic 0.1.0",
+        configured: false, enabled: false, usable: false, configuredFields: [], configuredSecrets: [], spaces: 0,
+        capabilities: HOLO_CAPS, fields: { service: ["dataPath", "apiKey"], memory: ["bankId"], secret: ["apiKey"] }, ...overrides,
+    };
+}
+
+const MISSING = provider({ providerId: "honcho", label: "Honcho", kind: "remote", installed: false, distribution: null, capabilities: null, fields: null });
+
+describe("trees: Memory Providers", () => {
+    it("the context value follows state and capabilities (what the menus offer)", () => {
+        assert.equal(providerContext(MISSING), "mnemon.provider.missing");
+        assert.equal(providerContext(provider({ capabilities: null })), "mnemon.provider.broken");
+        assert.equal(providerContext(provider()), "mnemon.provider.available");
+        assert.equal(providerContext(provider({ configured: true })), "mnemon.provider.disabled");
+        assert.equal(providerContext(provider({ configured: true, enabled: true, usable: true })), "mnemon.provider.enabled.discover.create");
+        const plain = { ...HOLO_CAPS, discover: undefined, createNamespace: undefined };
+        assert.equal(providerContext(provider({ configured: true, enabled: true, capabilities: plain })), "mnemon.provider.enabled");
+        assert.equal(providerContext(provider({ configured: true, enabled: true, capabilities: { ...HOLO_CAPS, discover: false } })), "mnemon.provider.enabled.create");
+    });
+
+    it("capabilityWords lists what it can do and, apart, what it cannot", () => {
+        assert.deepEqual(capabilityWords(HOLO_CAPS), {
+            can: ["recall", "browse", "entities", "related", "forget (hard delete)", "exact writes", "discover namespaces", "create namespaces"],
+            cannot: ["graph", "link", "merge"],
+        });
+        const none = capabilityWords({ ...HOLO_CAPS, forget: true, delete: "unsupported", write: "async-extracting" });
+        assert.ok(none.cannot.includes("forget") && !none.can.some((w) => w.startsWith("forget")), JSON.stringify(none));
+        assert.ok(none.can.includes("async-extracting writes"));
+    });
+
+    it("installed providers first; state, health, capabilities and configured field names (never values)", () => {
+        const enabled = provider({ configured: true, enabled: true, usable: true, spaces: 2, configuredFields: ["dataPath"], configuredSecrets: ["apiKey"] });
+        const health = new Map<string, HealthReport>([["holographic", { health: { ok: true, engine: "hermes-agent 0.19.0", location: "/h/memory.db", items: 12, latencyMs: 3.4, message: "", details: {} }, at: NOW }]]);
+        const nodes = providersTree(WS, [MISSING, enabled], health);
+        assert.deepEqual(nodes.map((n) => [n.label, n.description, n.contextValue]), [
+            ["Holographic", "enabled · 2 spaces · healthy", "mnemon.provider.enabled.discover.create"],
+            ["Honcho", "not installed", "mnemon.provider.missing"],
+        ]);
+        assert.equal(nodes[1].children, undefined, "a provider that is not installed has nothing to show or do");
+        const details = Object.fromEntries((nodes[0].children as Node[]).map((n) => [n.label, n.description]));
+        assert.deepEqual(details, {
+            Package: "mnemon-ls-provider-holographic 0.1.0",
+            Health: "ok · hermes-agent 0.19.0 · 12 items · 3 ms",
+            Can: "recall, browse, entities, related, forget (hard delete), exact writes, discover namespaces, create namespaces",
+            Cannot: "graph, link, merge",
+            Configured: "dataPath, apiKey (secret, stored by the server)",
+        });
+        for (const n of nodes[0].children as Node[]) assert.equal(n.contextValue, "mnemon.provider.detail");
+    });
+
+    it("health: untested, failed and unhealthy reports read as such", () => {
+        assert.equal(healthLabel(undefined), "not tested in this window");
+        assert.equal(healthLabel({ error: "provider-unavailable: the engine failed to open", at: NOW }), "failed: provider-unavailable: the engine failed to open");
+        const sick: HealthReport = { health: { ok: false, engine: "x", location: null, items: null, latencyMs: null, message: "locked", details: {} }, at: NOW };
+        assert.equal(healthLabel(sick), "not ok: locked · x");
+        const [node] = providersTree(WS, [provider({ configured: true })], new Map([["holographic", sick]]));
+        assert.equal(node.description, "configured, disabled · unhealthy");
+        assert.equal(node.icon, "debug-disconnect");
+        const [fresh] = providersTree(WS, [provider()], new Map());
+        assert.equal((fresh.children as Node[]).find((n) => n.label === "Configured")?.description, "not yet");
+    });
+
+    it("spaces and recall items hide what their provider cannot do", () => {
+        const base: SpaceView = {
+            id: "h1", name: "Bank", description: "", active: true, providerId: "holographic", providerLabel: "Holographic", kind: "third-party",
+            location: { externalId: "bank", connectionFields: [] }, capabilities: { ...HOLO_CAPS, search: false } as Record<string, unknown>, available: true, createdAt: iso(0), updatedAt: iso(0),
+        };
+        assert.equal(spacesTree(WS, [base])[0].contextValue, "mnemon.space.active.nosearch");
+        assert.equal(spacesTree(WS, [{ ...base, capabilities: { ...HOLO_CAPS } as Record<string, unknown> }])[0].contextValue, "mnemon.space.active");
+        const result: RecallResult = {
+            query: "q", mode: "smart", limit: 8, candidateLimit: 50, policy: { id: "strict-v1", fallbackFrom: null },
+            results: [
+                { spaceId: "h1", spaceName: "Bank", providerId: "holographic", id: "1", content: "kept", score: 1, tier: "high", category: "fact", importance: 3, tags: [], createdAt: null },
+                { spaceId: "default", spaceName: "Team", providerId: "mnemon-native", id: "2", content: "forgettable", score: 1, tier: "high", category: "fact", importance: 3, tags: [], createdAt: null },
+            ],
+            sources: [], hidden: { otherBranch: 0, detachedHead: 0 }, branch: { name: "main", recall: "filter", detachedHeadPolicy: "hide" },
+            truncated: 0, hint: null, notices: [], workspace: WS,
+        };
+        assert.deepEqual(recallTree(result, (id) => id !== "h1").map((n) => n.contextValue), ["mnemon.recallItem.keep", "mnemon.recallItem"]);
+    });
+});
+
 describe("trees: context values", () => {
     it("every node of every tree has a context value from CONTEXT_VALUES (the menus are checked against it)", () => {
         const all = (nodes: Node[]): Node[] => nodes.flatMap((n) => [n, ...all(n.children ?? [])]);
@@ -230,12 +327,14 @@ describe("trees: context values", () => {
             ...documentsTree({ workspace: WS, revision: "r", generatedAt: "", total: 4, problem: "damaged", notices: [], activeBytes: 0, activeCount: 2, archivedCount: 2, limitBytes: 1,
                 documents: [doc("a", "active"), doc("b", "active", { sourcePaths: ["x.md"] }), doc("c", "archived"), doc("d", "archived", { sourcePaths: ["y.md"] })] }, NOW),
             ...perFolder([{ workspace: WS, name: "a", children: [] }, { workspace: "file:///b", name: "b", children: [] }]),
+            ...providersTree(WS, [MISSING, provider(), provider({ configured: true }), provider({ configured: true, enabled: true }), provider({ capabilities: null })], new Map()),
         ]);
         const seen = new Set(nodes.map((n) => n.contextValue));
         for (const value of seen) {
             assert.ok((CONTEXT_VALUES as readonly string[]).includes(value), `${value} is not in CONTEXT_VALUES`);
         }
-        for (const value of ["mnemon.entry.memory.branch", "mnemon.target.user.full", "mnemon.document.archived.source", "mnemon.capacity", "mnemon.folder"]) {
+        for (const value of ["mnemon.entry.memory.branch", "mnemon.target.user.full", "mnemon.document.archived.source", "mnemon.capacity", "mnemon.folder",
+            "mnemon.provider.missing", "mnemon.provider.available", "mnemon.provider.disabled", "mnemon.provider.enabled.discover.create", "mnemon.provider.broken", "mnemon.provider.detail"]) {
             assert.ok(seen.has(value), `${value} was produced`);
         }
     });

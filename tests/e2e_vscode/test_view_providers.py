@@ -1,0 +1,81 @@
+"""The Memory Providers view in a real VS Code (code-server in Chromium): the providers the server knows with
+their state, and enable / test / create a space in / disable one from the view's inline actions. Every change
+is read back with the CLI (``mnemon-ls provider list``, ``space list``), the same store the editor wrote.
+
+The provider is Holographic (``providers/holographic`` with hermes-agent's engine), which ``.ci/run`` installs
+before these tests; a developer's run without it skips this module. This file sorts after test_view.py on
+purpose: it leaves the provider disabled, as it found it."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e_vscode.tools import REQUIRED
+
+if not REQUIRED:  # without Playwright a developer's run skips this module (under .ci/run the import must work)
+    pytest.importorskip("playwright.sync_api", reason="VS Code end-to-end tests need Playwright for Python (pip install -e '.[test]')")
+from playwright.sync_api import expect  # noqa: E402
+
+from tests.e2e_vscode.codeserver import mnemon_cli  # noqa: E402
+from tests.e2e_vscode.workbench import SERVER_MS, UI_MS  # noqa: E402
+
+pytestmark = pytest.mark.e2e_vscode
+
+PROVIDERS, SPACES = "Memory Providers", "Memory Spaces"
+
+
+def providers(code_server, workspace) -> dict[str, dict]:
+    return {p["providerId"]: p for p in mnemon_cli(code_server, workspace, "provider", "list")}
+
+
+def test_the_providers_view_lists_providers_and_enables_tests_and_disables_one(code_server, vscode) -> None:
+    listed = providers(code_server, vscode.workspace)
+    if not listed["holographic"]["installed"]:
+        message = "mnemon-ls-provider-holographic is not installed in this environment (.ci/run installs it)"
+        if REQUIRED:
+            pytest.fail(message)
+        pytest.skip(message)
+    assert not listed["holographic"]["configured"], listed["holographic"]
+    vscode.show_mnemon()
+    view = vscode.view(PROVIDERS)
+    holographic = vscode.row(view, "Holographic")
+    expect(vscode.description(holographic)).to_contain_text("installed, not configured", timeout=SERVER_MS)
+    # A reference provider that is not installed is listed as such, with no action to pretend otherwise.
+    missing = next(p["label"] for p in listed.values() if not p["installed"])
+    expect(vscode.description(vscode.row(view, missing))).to_contain_text("not installed", timeout=UI_MS)
+    vscode.row(view, missing).hover()
+    expect(vscode.row(view, missing).locator(".actions .action-label")).to_have_count(0, timeout=UI_MS)
+
+    try:
+        vscode.inline_action(holographic, "Enable Provider")
+        vscode.notification("enabled Holographic")
+        expect(vscode.description(holographic)).to_contain_text("enabled", timeout=SERVER_MS)
+        state = providers(code_server, vscode.workspace)["holographic"]
+        assert (state["configured"], state["enabled"], state["usable"]) == (True, True, True), state
+
+        vscode.inline_action(holographic, "Test Provider")
+        vscode.notification("Holographic is healthy")
+        expect(vscode.description(holographic)).to_contain_text("healthy", timeout=SERVER_MS)
+
+        # Holographic can create namespaces: a space made from its row lives in it.
+        name = "Holo notes"
+        vscode.inline_action(holographic, "Create Space in Provider")
+        vscode.input_text(name)
+        vscode.input_text("Facts kept in the Holographic store")
+        vscode.notification(f'created the Memory Space "{name}" in Holographic')
+        expect(vscode.description(vscode.row(vscode.view(SPACES), name))).to_contain_text("Holographic", timeout=SERVER_MS)
+        spaces = [(s["name"], s["providerId"]) for s in mnemon_cli(code_server, vscode.workspace, "space", "list")]
+        assert (name, "holographic") in spaces, spaces
+
+        vscode.inline_action(vscode.row(vscode.view(PROVIDERS), "Holographic"), "Disable Provider")
+        vscode.notification("disabled Holographic")
+        expect(vscode.description(vscode.row(vscode.view(PROVIDERS), "Holographic"))).to_contain_text("configured, disabled",
+                                                                                                      timeout=SERVER_MS)
+        expect(vscode.row(vscode.view(SPACES), name)).to_have_count(0, timeout=SERVER_MS)
+    finally:
+        if providers(code_server, vscode.workspace)["holographic"]["enabled"]:  # leave the window as it was
+            mnemon_cli(code_server, vscode.workspace, "provider", "disable", "holographic")
+    state = providers(code_server, vscode.workspace)["holographic"]
+    assert (state["configured"], state["enabled"]) == (True, False), state
+    spaces = mnemon_cli(code_server, vscode.workspace, "space", "list")
+    assert all(s["providerId"] != "holographic" for s in spaces), spaces

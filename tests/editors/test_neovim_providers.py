@@ -1,0 +1,143 @@
+""":MnemonProviders (editors/neovim/lua/mnemon/providers.lua) end to end on Neovim 0.7.2 and 0.11 against the
+real server: the picker lists every known provider with its state, a provider that is not installed offers
+nothing, and (when the Holographic provider package and its hermes-agent engine are installed, as .ci/run
+does before it runs this file again) configure with a plain and a secret field, enable, test, create a
+space in it and disable, each read back from ``state/memory-providers.json`` and the space registry.
+The user's picks go through the vim.ui.select / vim.ui.input stubs of test_neovim_manage.py, and
+inputsecret() through a stub that records its prompt."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from mnemon_ls.errors import MnemonError
+from mnemon_ls.spaces import plugins
+
+from .nvim_helpers import Session
+from .test_neovim import INFO, binary, session  # noqa: F401  (fixtures)
+from .test_neovim_manage import answer, run, start
+
+REFERENCE_IDS = ("openviking", "honcho", "mem0", "hindsight", "holographic", "retaindb", "byterover", "supermemory")
+
+
+def holographic_runs() -> bool:
+    """The Holographic provider package is installed and its engine (hermes-agent) imports."""
+    try:
+        plugins.load("holographic")
+    except MnemonError:
+        return False
+    import importlib.util
+    return importlib.util.find_spec("hermes_state") is not None  # a module of the hermes-agent distribution
+
+
+def provider_file(root: Path) -> dict:
+    path = root / "state" / "memory-providers.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def listed(session: Session) -> dict[str, dict]:
+    session.lua("T.p = nil; require('mnemon.providers').list({}, function(e, p) T.p = e and { err = e } or p end)")
+    session.wait("T.p ~= nil", "mnemon/providers/list")
+    return {p["providerId"]: p for p in session.lua("return T.p")}
+
+
+def test_the_picker_lists_every_provider_and_one_not_installed_offers_nothing(session: Session, tmp_path: Path) -> None:
+    start(session, tmp_path)
+    answer(session, "Honcho")
+    note = run(session, "MnemonProviders", "nothing to do here")
+    assert note["level"] == INFO and "Honcho is not installed" in note["msg"]
+    assert "mnemon-ls-provider-honcho" in note["msg"]
+    prompts, shown = session.lua("return { T.prompts, T.shown }")
+    assert len(shown) == 1, "no action menu for a provider that is not installed"
+    labels = shown[0]
+    assert prompts[0] == f"mnemon: {len(labels)} providers"
+    for provider_id in REFERENCE_IDS:
+        assert any(f"({provider_id}): " in label for label in labels), (provider_id, labels)
+    assert "Honcho (honcho): not installed" in labels
+    installed = [label for label in labels if "not installed" not in label]
+    assert labels[:len(installed)] == installed, "installed providers come first"
+
+
+@pytest.mark.skipif(not holographic_runs(), reason="the Holographic provider package (providers/holographic) and "
+                    "hermes-agent are not installed here (.ci/run installs them and runs this file again)")
+def test_configure_enable_test_create_a_space_and_disable_holographic(session: Session, tmp_path: Path) -> None:
+    ws = start(session, tmp_path)
+    root = ws / ".mnemon"
+    store = tmp_path / "holographic" / "memory_store.db"
+
+    # Configure a plain field: pick the provider, "Configure", the field, type the value.
+    answer(session, "Holographic", "Configure", "dataPath", str(store))
+    note = run(session, "MnemonProviders", "Holographic: dataPath saved")
+    prompts, shown = session.lua("return { T.prompts, T.shown }")
+    assert shown[1] == ["Configure", "Enable"], "installed, not configured: configure or enable"
+    assert "can: recall, browse, entities, related, forget (hard delete)" in prompts[1]
+    assert "cannot: graph, link, merge" in prompts[1]
+    assert shown[2][0].startswith("(defaults)") and "dataPath" in shown[2]
+    assert provider_file(root)["services"]["holographic"]["dataPath"] == str(store)
+
+    # A secret goes through inputsecret() (never vim.ui.input, never echoed) and only its name comes back.
+    # Holographic declares no secret of its own, so the view is given the generic apiKey field here.
+    session.lua("""
+        T.secret_prompts = {}
+        vim.fn.inputsecret = function(prompt) table.insert(T.secret_prompts, prompt); return "sk-nvim-secret-1" end
+    """)
+    view = listed(session)["holographic"]
+    view["fields"]["secret"] = ["apiKey"]
+    mark = session.mark()
+    answer(session, "apiKey")
+    session.lua("require('mnemon.providers').configure(...)", view)
+    note = session.wait_note("Holographic: apiKey saved", mark)
+    assert "sk-nvim-secret-1" not in json.dumps(session.notes())
+    assert session.lua("return T.secret_prompts")[0].startswith("mnemon: Holographic apiKey: (not shown")
+    assert session.lua("return T.prompts") == ["mnemon: 5 fields"], "the value was not asked with vim.ui.input"
+    assert provider_file(root)["services"]["holographic"]["apiKey"] == "sk-nvim-secret-1"
+    assert stat.S_IMODE(os.stat(root / "state" / "memory-providers.json").st_mode) == 0o600
+    assert listed(session)["holographic"]["configuredSecrets"] == ["apiKey"]
+    session.lua('vim.fn.inputsecret = function() return "" end')  # an empty secret clears it
+    answer(session, "apiKey")
+    session.lua("require('mnemon.providers').configure(...)", {**view, "configured": True})
+    session.wait_note("Holographic: apiKey cleared", mark)
+    assert "apiKey" not in provider_file(root)["services"]["holographic"]
+
+    # Enable: the engine opens on the configured store; then the menu offers what an enabled provider can.
+    answer(session, "Holographic", "Enable")
+    note = run(session, "MnemonProviders", "mnemon: enabled Holographic")
+    assert note["level"] == INFO
+    assert listed(session)["holographic"]["enabled"] is True
+    answer(session, "Holographic", "Test")
+    note = run(session, "MnemonProviders", "Holographic is healthy")
+    labels, menu = session.lua("return { T.shown[1], T.shown[2] }")
+    assert menu == ["Configure", "Disable", "Test", "Discover", "Create space"]
+    assert any(label.startswith("Holographic (holographic): enabled") for label in labels)
+    assert store.exists(), "the engine opened the configured store"
+    answer(session, "Holographic")
+    session.nv.command("MnemonProviders")
+    session.wait("#T.shown == 2", "the menu")
+    assert any(label.startswith("Holographic (holographic): enabled, 0 spaces; healthy")
+               for label in session.lua("return T.shown[1]"))
+
+    # Create a space in it: a new Holographic namespace, active for reading.
+    answer(session, "Holographic", "Create space", "Holo bank", "Facts kept by Hermes")
+    run(session, "MnemonProviders", "space Holo bank created in Holographic")
+    session.lua("T.s = nil; require('mnemon').list_spaces({}, function(e, s) T.s = s end)")
+    session.wait("T.s ~= nil", "mnemon/spaces/list")
+    spaces = session.lua("return T.s")
+    assert [(s["name"], s["providerId"], s["active"]) for s in spaces] == [("Holo bank", "holographic", True)]
+
+    # Disable: its spaces leave the list, its configuration stays; the menu offers Enable again.
+    answer(session, "Holographic", "Disable")
+    run(session, "MnemonProviders", "mnemon: disabled Holographic")
+    state = listed(session)["holographic"]
+    assert (state["configured"], state["enabled"], state["spaces"]) == (True, False, 0)
+    session.lua("T.s = nil; require('mnemon').list_spaces({}, function(e, s) T.s = s end)")
+    session.wait("T.s ~= nil", "mnemon/spaces/list")
+    assert session.lua("return T.s") == []
+    answer(session, "Holographic")
+    session.nv.command("MnemonProviders")
+    session.wait("#T.shown == 2", "the menu")
+    assert session.lua("return T.shown[2]") == ["Configure", "Enable", "Test"]
