@@ -1,20 +1,26 @@
 """Recall latency through each provider at 1,000 and 10,000 items (median / p95 ms, ratio to native).
 
-    python bench/providers_recall.py [--sizes 1000,10000] [--queries 30] [--providers native,holographic,mem0]
+    python bench/providers_recall.py [--sizes 1000,10000] [--queries 30]
+                                     [--providers native,holographic,mem0,mem0-pgvector]
 
 Every recall is ``SpacesService.recall`` on one space (the path the CLI, the language server and MCP take).
 Populating (not timed): native through its bulk ``import_items``; Holographic by inserting rows into the
 engine's ``facts`` table and then the engine's own ``rebuild_all_vectors`` (its per-fact ``add_fact``
 rebuilds the whole bank's HRR vector each time, quadratic at 10,000); Mem0 through its vector store's
 ``insert`` with Mem0's payload shape, embedding 400 distinct texts with the bundled model and reusing their
-vectors for the rest (embedding 10,000 texts on this machine takes minutes). Providers that are not
-installed are skipped. Plain Python; nothing else needed.
+vectors for the rest (embedding 10,000 texts on this machine takes minutes). ``mem0-pgvector`` is the same
+with ``vectorStore pgvector``: a PostgreSQL 16 + pgvector server from the pgserver wheel's binaries
+(``pip install './providers/mem0[test]'``), started for the run in a temporary directory by
+providers/mem0/tests/servers.py (TCP on 127.0.0.1, password login, fsync off), one fresh database per size;
+Mem0's table has its HNSW cosine index. Providers that are not installed are skipped. Plain Python; nothing
+else needed. Results: bench/results/providers.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.util
 import os
 import random
 import statistics
@@ -87,11 +93,12 @@ def holographic(tmp: Path, texts: list[str]) -> tuple[SpacesService, str]:
     return service, space
 
 
-def mem0(tmp: Path, texts: list[str]) -> tuple[SpacesService, str]:
+def mem0(tmp: Path, texts: list[str], store: dict | None = None) -> tuple[SpacesService, str]:
     from mnemon_ls_provider_mem0.engine import LocalEmbedding, Mem0Engine
 
     data = tmp / "mem0"
-    engine = Mem0Engine.open({"dataPath": str(data)})
+    fields = {"dataPath": str(data), **(store or {})}
+    engine = Mem0Engine.open(fields)
     embedder = LocalEmbedding()
     distinct = embedder.embed_batch(texts[:400], "add")
     now = datetime.now(timezone.utc).isoformat()
@@ -104,26 +111,61 @@ def mem0(tmp: Path, texts: list[str]) -> tuple[SpacesService, str]:
                                           ids=[str(uuid.uuid4()) for _ in chunk])
     engine.close()
     service = SpacesService(tmp / "mem0-root", provider_timeout=120)
-    service.thirdparty.enable("mem0", {"dataPath": str(data)})
+    service.thirdparty.enable("mem0", fields)
     [space] = [v.record.id for v in service.list_spaces()]
     service.activate(space)
     return service, space
 
 
-BUILDERS = {"native": native, "holographic": holographic, "mem0": mem0}
+def _pg_server():
+    """The run's PostgreSQL + pgvector server (started once; None when pgserver is not installed)."""
+    global _PG
+    if _PG is None:
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers" / "mem0" / "tests"))
+        from servers import PostgresServer, pgserver_bin
+
+        bin_dir = pgserver_bin()
+        if bin_dir is None:
+            return None
+        _PG = PostgresServer(bin_dir).start()
+    return _PG
+
+
+_PG = None
+
+
+def mem0_pgvector(tmp: Path, texts: list[str]) -> tuple[SpacesService, str]:
+    server = _pg_server()
+    dbname = f"bench_{len(texts)}_{uuid.uuid4().hex[:6]}"
+    server.sql(f'CREATE DATABASE "{dbname}"')
+    return mem0(tmp, texts, server.service(dbname))
+
+
+BUILDERS = {"native": native, "holographic": holographic, "mem0": mem0, "mem0-pgvector": mem0_pgvector}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--queries", type=int, default=30)
-    parser.add_argument("--providers", default="native,holographic,mem0")
+    parser.add_argument("--providers", default="native,holographic,mem0,mem0-pgvector")
     args = parser.parse_args()
     os.environ.setdefault("MEM0_TELEMETRY", "false")
     installed = set(plugins.installed())
-    chosen = [p for p in args.providers.split(",") if p == "native" or p in installed]
+    chosen = [p for p in args.providers.split(",") if p == "native" or p.split("-")[0] in installed]
+    if "mem0-pgvector" in chosen and importlib.util.find_spec("pgserver") is None:
+        print("mem0-pgvector skipped: pgserver (PostgreSQL + pgvector) is not installed", file=sys.stderr)
+        chosen.remove("mem0-pgvector")
     qs = queries(args.queries)
-    print(f"{'provider':<12} {'items':>6} {'median ms':>10} {'p95 ms':>8} {'x native':>9}")
+    try:
+        return _run(args, chosen, qs)
+    finally:
+        if _PG is not None:
+            _PG.stop()
+
+
+def _run(args: argparse.Namespace, chosen: list[str], qs: list[str]) -> int:
+    print(f"{'provider':<14} {'items':>6} {'median ms':>10} {'p95 ms':>8} {'x native':>9}")
     for size in (int(s) for s in args.sizes.split(",")):
         texts = facts(size)
         base = None
@@ -142,7 +184,7 @@ def main() -> int:
             if name == "native":
                 base = median
             ratio = f"{median / base:.2f}" if base else "-"
-            print(f"{name:<12} {size:>6} {median:>10.2f} {p95:>8.2f} {ratio:>9}", flush=True)
+            print(f"{name:<14} {size:>6} {median:>10.2f} {p95:>8.2f} {ratio:>9}", flush=True)
     return 0
 
 

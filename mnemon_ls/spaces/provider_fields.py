@@ -87,16 +87,15 @@ def _check_value(name: str, value: Any, field_path: str, secrets: frozenset[str]
         # (a credential goes in a secret field such as apiKey, which is never shown back).
         if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in text):
             raise InvalidInput(field_path, "must not contain control characters")
-        if "://" in text and ("@" in text.split("://", 1)[1].split("/", 1)[0] or _CREDENTIAL_QUERY.search(text)):
-            raise InvalidInput(field_path, "must not hold a credential (put the key in apiKey)")
-        if _CREDENTIAL_QUERY.search(text):
-            raise InvalidInput(field_path, "must not hold a credential (put the key in apiKey)")
+        if ("://" in text and "@" in text.split("://", 1)[1].split("/", 1)[0]) or _CREDENTIAL_QUERY.search(text):
+            raise InvalidInput(field_path, "must not hold a credential (put it in a secret field: "
+                                           + ", ".join(sorted(secrets)) + ")")
         from ..redact import find_secrets  # a token in a path or an account name (``dataPath=/x/ghp_...``)
 
         found = find_secrets(text)
         if found:
-            raise InvalidInput(field_path, f"must not hold a credential ({found[0].kind}; put the key in a secret "
-                                           "field such as apiKey)")
+            raise InvalidInput(field_path, f"must not hold a credential ({found[0].kind}; put it in a secret "
+                                           "field: " + ", ".join(sorted(secrets)) + ")")
     return text
 
 

