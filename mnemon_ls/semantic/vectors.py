@@ -17,12 +17,20 @@ opens it and deleting it only costs re-embedding. Schema (:data:`SCHEMA_VERSION`
 - ``seq`` grows with each write; a reader keeps the matrix of one model in memory and loads rows with a
   larger ``seq`` when another connection committed (``PRAGMA data_version``).
 
-Memory: the matrix is ``float32``, ``4 * dim`` bytes per item (100,000 items x 384 = 147 MiB), plus the ids;
-rows are streamed from SQLite into it (no transient list of every blob).
+Memory (the resident set of a process holding 100,000 vectors of 384 dimensions is bench/results/semantic.md's
+measure): the matrix is ``float32``, ``4 * dim`` bytes per item (100,000 x 384 = 147 MiB), held in blocks of
+:data:`BLOCK_ROWS` rows (growing never copies the matrix, and never holds two copies of it); per row the
+store keeps 16 more bytes: the row's ``seq`` and a 64-bit hash of its id (:func:`id_hash`) in a sorted
+array. No Python object per row: the ids of the best rows are read back from SQLite by ``seq``
+(a few dozen primary-key lookups per search). Rows are streamed from SQLite in chunks of
+:data:`READ_CHUNK`; the connection's page cache is :data:`CACHE_KIB`. Deleted rows are reused by the next
+new id. Two ids with the same 64-bit hash (odds about 3e-10 among 100,000 ids) would share one row: the
+vector search would find only one of them (derived data; keyword recall still finds both).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 import threading
@@ -31,7 +39,17 @@ from typing import Any, Iterable, Sequence
 
 SCHEMA_VERSION = 1
 VECTOR_FILE = ".mnemon-ls-vectors.db"
-_GROW = 1024
+#: Rows per block of the in-memory matrix (4096 x 384 float32 = 6 MiB).
+BLOCK_ROWS = 4096
+#: Rows read from SQLite per ``fetchmany`` while loading.
+READ_CHUNK = 256
+#: Page cache of the vector file's connection, KiB (``PRAGMA cache_size``): loads are one sequential scan.
+CACHE_KIB = 1024
+
+
+def id_hash(key: str) -> int:
+    """The 64-bit hash (``blake2b``, 8 bytes, little-endian, as an unsigned int) an id is found by in memory."""
+    return int.from_bytes(hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
 
 
 class VectorStore:
@@ -49,9 +67,12 @@ class VectorStore:
         self.dim = dim
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
-        self._matrix = numpy.zeros((0, dim), dtype=numpy.float32)
-        self._ids: list[str | None] = []
-        self._row: dict[str, int] = {}
+        self._blocks: list[Any] = []  # (BLOCK_ROWS, dim) float32 each
+        self._seqs = numpy.zeros(0, dtype=numpy.int64)  # row -> seq; -1 for a free row
+        self._rows = 0  # rows in use or freed (the high-water mark)
+        self._free: list[int] = []  # freed rows, reused first
+        self._keys = numpy.zeros(0, dtype=numpy.uint64)  # sorted id hashes of the live rows
+        self._krow = numpy.zeros(0, dtype=numpy.int64)  # their rows
         self._seq = 0
         self._data_version: int | None = None
 
@@ -68,6 +89,7 @@ class VectorStore:
                 db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
+                db.execute(f"PRAGMA cache_size={-CACHE_KIB}")
                 db.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)")
                 db.execute("CREATE TABLE IF NOT EXISTS vectors(seq INTEGER PRIMARY KEY, model TEXT NOT NULL, "
                            "dim INTEGER NOT NULL, id TEXT NOT NULL, chash TEXT NOT NULL, vec BLOB NOT NULL, "
@@ -108,18 +130,25 @@ class VectorStore:
             self._refresh(db)
 
     def remove(self, ids: Iterable[str]) -> None:
-        """Forget the vectors of ``ids`` (every model)."""
+        """Forget the vectors of ``ids`` (every model); their rows are reused by later ids."""
         keys = list(ids)
         if not keys:
             return
+        np = self._np
         with self._lock:
             db = self.connect()
             db.executemany("DELETE FROM vectors WHERE id = ?", [(k,) for k in keys])
-            for key in keys:
-                row = self._row.pop(key, None)
-                if row is not None:
-                    self._ids[row] = None
-                    self._matrix[row] = 0.0
+            hashes = np.fromiter((id_hash(k) for k in keys), dtype=np.uint64, count=len(keys))
+            pos, found = self._find(hashes)
+            pos = np.unique(pos[found])
+            if not len(pos):
+                return
+            for row in self._krow[pos].tolist():
+                self._seqs[row] = -1
+                self._blocks[row // BLOCK_ROWS][row % BLOCK_ROWS] = 0.0
+                self._free.append(row)
+            self._keys = np.delete(self._keys, pos)
+            self._krow = np.delete(self._krow, pos)
 
     def drop_other_models(self) -> int:
         """Delete every vector not of this model and dimension; returns how many."""
@@ -129,37 +158,70 @@ class VectorStore:
 
     # ------------------------------------------------------------------ reads
 
+    def _find(self, hashes: Any) -> tuple[Any, Any]:
+        """``(positions in the sorted hash array, found mask)`` of ``hashes`` (uint64 array)."""
+        np = self._np
+        pos = np.searchsorted(self._keys, hashes)
+        inside = pos < len(self._keys)
+        found = np.zeros(len(hashes), dtype=bool)
+        found[inside] = self._keys[pos[inside]] == hashes[inside]
+        return pos, found
+
+    def _new_row(self) -> int:
+        """A free row (a reused one first), growing the matrix by one block when full (and the ``seq``
+        array by doubling)."""
+        np = self._np
+        if self._free:
+            return self._free.pop()
+        row = self._rows
+        if row >= len(self._blocks) * BLOCK_ROWS:
+            self._blocks.append(np.zeros((BLOCK_ROWS, self.dim), dtype=np.float32))
+        if row >= len(self._seqs):
+            grown = np.full(max(BLOCK_ROWS, 2 * len(self._seqs)), -1, dtype=np.int64)
+            grown[: len(self._seqs)] = self._seqs
+            self._seqs = grown
+        self._rows += 1
+        return row
+
     def _refresh(self, db: sqlite3.Connection) -> None:
-        """Load rows with a larger ``seq`` into the matrix, streamed (no list of every blob), growing the
-        matrix once to the number of rows found rather than by doubling."""
+        """Load rows with a larger ``seq`` into the matrix, streamed in chunks of :data:`READ_CHUNK` rows:
+        an id already held is overwritten in place, a new one takes a free row."""
         np = self._np
         self._data_version = db.execute("PRAGMA data_version").fetchone()[0]
-        newer = db.execute("SELECT count(*) FROM vectors WHERE model = ? AND dim = ? AND seq > ?",
-                           (self.model, self.dim, self._seq)).fetchone()[0]
-        if not newer:
-            return
-        need = len(self._ids) + newer
-        if need > self._matrix.shape[0]:
-            grown = np.zeros((max(need, _GROW) if not self._ids else max(need, len(self._ids) + _GROW), self.dim),
-                             dtype=np.float32)
-            grown[: len(self._ids)] = self._matrix[: len(self._ids)]
-            self._matrix = grown
-        cursor = db.execute("SELECT seq, id, vec FROM vectors WHERE model = ? AND dim = ? AND seq > ? ORDER BY seq",
-                            (self.model, self.dim, self._seq))
-        for seq, key, blob in cursor:
-            if len(blob) != 4 * self.dim:
+        # a range of the rowid in its order: "+" keeps SQLite off the (model, dim, id) index, which would
+        # sort every matched row, blobs included, in a temporary B-tree
+        cursor = db.execute("SELECT seq, id, vec FROM vectors WHERE seq > ? AND +model = ? AND +dim = ? ORDER BY seq",
+                            (self._seq, self.model, self.dim))
+        width = 4 * self.dim
+        new_keys: list[int] = []
+        new_rows: list[int] = []
+        while True:
+            chunk = cursor.fetchmany(READ_CHUNK)
+            if not chunk:
+                break
+            self._seq = max(self._seq, chunk[-1][0])
+            chunk = [r for r in chunk if isinstance(r[2], bytes) and len(r[2]) == width]
+            if not chunk:
                 continue
-            row = self._row.get(key)
-            if row is None:
-                row = len(self._ids)
-                if row >= self._matrix.shape[0]:  # rows committed between the count and this read
-                    grown = np.zeros((row + _GROW, self.dim), dtype=np.float32)
-                    grown[:row] = self._matrix[:row]
-                    self._matrix = grown
-                self._ids.append(key)
-                self._row[key] = row
-            self._matrix[row] = np.frombuffer(blob, dtype="<f4")
-            self._seq = max(self._seq, seq)
+            hashes = np.fromiter((id_hash(r[1]) for r in chunk), dtype=np.uint64, count=len(chunk))
+            pos, found = self._find(hashes)
+            held = iter(self._krow[pos[found]].tolist())
+            for index, (seq, _key, blob) in enumerate(chunk):
+                if found[index]:
+                    row = next(held)
+                else:
+                    row = self._new_row()
+                    new_keys.append(int(hashes[index]))
+                    new_rows.append(row)
+                self._blocks[row // BLOCK_ROWS][row % BLOCK_ROWS] = np.frombuffer(blob, dtype="<f4")
+                self._seqs[row] = seq
+        if new_keys:  # merge into the sorted hash array (no sort of the whole array)
+            keys = np.asarray(new_keys, dtype=np.uint64)
+            order = np.argsort(keys, kind="stable")
+            keys, rows = keys[order], np.asarray(new_rows, dtype=np.int64)[order]
+            at = np.searchsorted(self._keys, keys)
+            self._keys = np.insert(self._keys, at, keys)
+            self._krow = np.insert(self._krow, at, rows)
 
     def sync(self) -> None:
         """Load rows another connection committed since the last look (cheap when none did)."""
@@ -172,27 +234,60 @@ class VectorStore:
     def count(self) -> int:
         """Vectors of this model held in memory."""
         with self._lock:
-            return len(self._row)
+            return len(self._keys)
 
     def has(self, key: str) -> bool:
         """Whether ``key`` has a vector of this model."""
+        np = self._np
         with self._lock:
-            return key in self._row
+            return bool(self._find(np.asarray([id_hash(key)], dtype=np.uint64))[1][0])
+
+    def matrix(self) -> Any:
+        """A copy of the held vectors, ``(count, dim)`` float32, in row order (benchmarks and tests)."""
+        np = self._np
+        with self._lock:
+            rows = np.sort(self._krow)
+            out = np.empty((len(rows), self.dim), dtype=np.float32)
+            for index, row in enumerate(rows.tolist()):
+                out[index] = self._blocks[row // BLOCK_ROWS][row % BLOCK_ROWS]
+            return out
 
     def search(self, query: Any, limit: int) -> list[tuple[str, float]]:
         """The ``limit`` ids with the largest cosine to ``query`` (``(dim,)`` float32, normalised), best
-        first, as ``(id, cosine)``."""
+        first, as ``(id, cosine)``. Exact: every held vector is scored."""
         np = self._np
         self.sync()
         with self._lock:
-            n = len(self._ids)
-            if n == 0 or limit <= 0:
+            n = self._rows
+            if not len(self._keys) or limit <= 0:
                 return []
-            scores = self._matrix[:n] @ np.asarray(query, dtype=np.float32)
-            k = min(limit, n)
+            q = np.asarray(query, dtype=np.float32)
+            scores = np.empty(n, dtype=np.float32)
+            for number, block in enumerate(self._blocks):
+                start = number * BLOCK_ROWS
+                if start >= n:
+                    break
+                stop = min(n, start + BLOCK_ROWS)
+                np.matmul(block[: stop - start], q, out=scores[start:stop])
+            if self._free:
+                scores[self._seqs[:n] < 0] = -np.inf
+            k = min(limit, len(self._keys))
             top = np.argpartition(-scores, k - 1)[:k] if k < n else np.arange(n)
             top = top[np.argsort(-scores[top], kind="stable")]
-            return [(self._ids[i], float(scores[i])) for i in top if self._ids[i] is not None]
+            top = top[self._seqs[top] >= 0]
+            return self._named(top.tolist(), scores)
+
+    def _named(self, rows: list[int], scores: Any) -> list[tuple[str, float]]:
+        """``(id, score)`` of ``rows``, in their order, ids read from SQLite by ``seq`` (a row another
+        connection deleted or rewrote since the last sync is left out)."""
+        seqs = [int(self._seqs[r]) for r in rows]
+        names: dict[int, str] = {}
+        db = self.connect()
+        for start in range(0, len(seqs), 500):
+            chunk = seqs[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            names.update(db.execute(f"SELECT seq, id FROM vectors WHERE seq IN ({marks})", chunk).fetchall())
+        return [(names[s], float(scores[r])) for r, s in zip(rows, seqs) if s in names]
 
     def models(self) -> list[dict[str, Any]]:
         """``[{"model", "dim", "vectors"}]`` of every model in the file."""
