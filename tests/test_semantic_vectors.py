@@ -140,3 +140,54 @@ def test_the_vector_candidates_filter_reads_docs_by_id_not_every_active_row(tmp_
     query = next(s for s in seen if "FROM docs" in s)
     plan = " ".join(r[3] for r in db.execute("EXPLAIN QUERY PLAN " + query))
     assert "docs_active" not in plan and "(id=?)" in plan
+
+
+def test_the_quantized_form_finds_the_exact_top_results_through_updates_and_deletes(tmp_path: Path,
+                                                                                     monkeypatch) -> None:
+    monkeypatch.setattr(vectors_mod, "QUANTIZE_ABOVE", 60)
+    monkeypatch.setattr(vectors_mod, "BLOCK_ROWS", 32)
+    monkeypatch.setattr(vectors_mod, "READ_CHUNK", 7)
+    monkeypatch.setattr(vectors_mod, "CANDIDATES", 60)
+    monkeypatch.setattr(vectors_mod, "CANDIDATE_FACTOR", 0)
+    rng = np.random.default_rng(11)
+    dim = 64
+    common = rng.normal(size=dim).astype(np.float32) * 1.5  # a shared direction, as sentence embeddings have
+    centres = rng.normal(size=(12, dim)).astype(np.float32)
+
+    def sample(n: int):
+        m = common + centres[rng.integers(0, 12, n)] + 0.6 * rng.normal(size=(n, dim)).astype(np.float32)
+        return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+    store = VectorStore(tmp_path / VECTOR_FILE, "m", dim)
+    data = sample(400)
+    store.put([(f"id-{i}", "h", data[i]) for i in range(40)])
+    assert not store.quantized  # small spaces keep the exact scan
+    store.put([(f"id-{i}", "h", data[i]) for i in range(40, 400)])
+    assert store.quantized and store.count() == 400
+    truth = {f"id-{i}": data[i] for i in range(400)}
+    moved = sample(30)  # rewrites and deletes after the switch
+    store.put([(f"id-{i}", "h2", moved[i]) for i in range(30)])
+    truth.update({f"id-{i}": moved[i] for i in range(30)})
+    store.remove([f"id-{i}" for i in range(100, 140)])
+    for i in range(100, 140):
+        del truth[f"id-{i}"]
+    fresh = sample(10)
+    store.put([(f"new-{i}", "h", fresh[i]) for i in range(10)])  # into the freed rows
+    truth.update({f"new-{i}": fresh[i] for i in range(10)})
+    assert store.count() == 370 and store._rows == 400
+    queries = sample(25)
+    for query in queries:
+        found = store.search(query, 5)
+        assert [k for k, _c in found] == _reference(truth, query, 5)
+        assert [c for _k, c in found] == pytest.approx([float(truth[k] @ query) for k, _c in found], abs=1e-6)
+        assert [k for k, _c in store.search(query, 5, exact=True)] == _reference(truth, query, 5)
+    decoded = store.matrix()  # the codes decode to the vectors (int8: within 0.01 per component)
+    assert len(decoded) == 370
+    assert np.abs(np.sort(decoded, axis=0) - np.sort(np.stack(list(truth.values())), axis=0)).max() < 0.01
+    store.close()
+
+    reader = VectorStore(tmp_path / VECTOR_FILE, "m", dim)  # a fresh process switches while loading
+    reader.sync()
+    assert reader.quantized and reader.count() == 370
+    for query in queries[:10]:
+        assert [k for k, _c in reader.search(query, 5)] == _reference(truth, query, 5)
