@@ -1,34 +1,37 @@
 """Semantic (hybrid keyword + vector) recall benchmark (issue 11). Needs ``pip install -e '.[semantic]'``.
 
-Usage: ``python bench/semantic_recall.py [--distractors 1000] [--sizes 10000,100000] [--queries 200]
-[--remembers 100] [--out bench/results/semantic.md]``; ``--vector-sizes 10000,100000`` runs only the vector
-side (item 5 below) and prints its table.
+Usage: ``python bench/semantic_recall.py [--parts quality,quantized,latency,memory,embedding,throughput]
+[--distractors 1000] [--real 3000] [--sizes 10000,100000] [--queries 200] [--remembers 100]
+[--embedding-size 100000] [--out FILE]``. ``--latency-100k`` runs only the 100,000-item latency and memory
+parts (about 2 minutes on a quiet 2-core machine: the build is ~1 minute of it). ``--vector-sizes
+10000,100000`` runs only the vector side (item 7) and prints its table.
 
-1. **Quality** on tests/fixtures/semantic_paraphrases.json (100 facts: 30 English, 10 code identifiers,
-   20 Chinese, 20 Japanese, 20 Korean) stored in one space with ``--distractors`` generated items
-   (bench_spaces.Generator: synthetic English-like and Chinese text), every item embedded with the bundled
-   model. 200 labelled queries: the 100 paraphrases (no indexed keyword shared with the answer; checked by
-   tests/test_semantic.py) and the 100 exact queries (an identifier or phrase of the answer). hit@5 and MRR
-   (rank within the recall results, strict-v1 policy, limit 10; a miss counts 0) for keyword-only
-   (``SpacesService`` without the engine) and hybrid over the same files; per language.
-   Embedding throughput = items / wall seconds of the background worker (one thread), and per CPU second.
-2. **Latency** at each ``--sizes``: a space built with ``import_items``; its vectors are written straight
-   into the vector index, cycling the real vectors of part 1 with Gaussian noise (sigma 0.02, renormalised)
-   because embedding 100,000 items takes longer than this run (recall cost depends on the matrix size, not
-   on which vectors are in it). ``--queries`` recalls (the paraphrase and exact queries, cycled) keyword-only
-   and hybrid, interleaved; median / p95 ms and the ratio hybrid / keyword. Hybrid includes embedding the
-   query.
-3. **Resident memory** with the largest size: a fresh process opens the root and runs 200 hybrid recalls;
-   ``VmRSS`` after, against a fresh keyword-only process on the same root (the peer).
-4. **Remember and recall while embedding runs** (the smallest size): all vectors dropped, the engine
-   starts re-embedding in the background; ``--remembers`` remembers and as many recalls timed meanwhile,
-   against the same operations with the engine idle.
+1. **quality**: tests/fixtures/semantic_paraphrases.json (100 facts: 30 English, 10 code identifiers,
+   20 Chinese, 20 Japanese, 20 Korean) in one space with ``--distractors`` generated items
+   (bench_spaces.Generator), every item embedded with the bundled model. 200 labelled queries: the 100
+   paraphrases (no indexed keyword shared with the answer; checked by tests/test_semantic.py) and the 100
+   exact queries. hit@5 and MRR (strict-v1, limit 10) for keyword-only and hybrid, per language.
+2. **quantized**: the quantized vector search (mnemon_ls.semantic.vectors, used above ``QUANTIZE_ABOVE``
+   rows) against the exact scan on real embeddings: the facts plus ``--real`` real texts (this repository's
+   paragraphs, then generated items), with the prefilter keeping the share of rows it keeps at 100,000.
+3. **latency** at each ``--sizes``: a space built fast (:func:`build`: the CLI's ``insights`` rows written
+   with one ``executemany``, the side index built by the provider, vectors written straight into the vector
+   file); ``--queries`` recalls (paraphrase and exact queries) keyword-only and hybrid interleaved through
+   ``SpacesService.recall`` (the path of the CLI, the language server and MCP), wall and CPU median / p95;
+   hybrid includes embedding the query (each query once: no query-cache hit).
+4. **memory** with the largest size: a fresh process opens the root and runs 200 recalls; ``VmRSS``,
+   ``RssAnon`` and ``RssFile`` after, hybrid against keyword-only.
+5. **embedding**: a ``--embedding-size`` space (default 100,000) with every vector present (idle), then
+   with its vector file deleted (the worker sweeps the whole space as its backlog): ``--remembers``
+   remembers and recalls interleaved, wall median / p95, the queue length and ``VmRSS`` at each step, items
+   embedded and the worker thread's CPU seconds.
+6. **throughput**: items per CPU second and per wall second of the bundled model on generated items, by
+   batch size.
+7. **vector side alone** (``--vector-sizes``): a fresh process per size; CPU ms of the query embedding and of
+   :meth:`VectorStore.search`, and ``VmRSS`` at each step.
 
-5. **Vector side alone** (``--vector-sizes``): a fresh process per size loads the model and ``size`` vectors
-   into the in-memory matrix; CPU ms of embedding the query and of the matrix search, and ``VmRSS`` at each
-   step. Cheap enough to run at 100,000 on a loaded machine (no 100,000-item ``mnemon.db`` to build).
-
-The machine is shared: absolute numbers are inflated by other load; the ratios are the comparison.
+The machine is shared: wall times are inflated by other load (the load average is printed with each table);
+CPU times and ratios measured side by side are the comparison.
 """
 
 from __future__ import annotations
@@ -210,6 +213,7 @@ def latency(root: Path, queries: int) -> dict:
             svc.recall(query, limit=10)
             times[name].append((time.perf_counter() - t0) * 1000)
             cpu[name].append((time.process_time() - c0) * 1000)
+        getattr(embedder, "_queries", {}).clear()  # the recall left it in the query cache: measure a miss
         c0 = time.process_time()
         embedder.embed_query(query)
         embed.append((time.process_time() - c0) * 1000)
@@ -255,6 +259,10 @@ def while_embedding(root: Path, space_id: str, count: int) -> dict:
     results = {}
     qs = [f["paraphrase"] for f in FACTS]
     for phase in ("idle", "embedding"):
+        import gc
+
+        gc.collect()
+        rss_open = _rss_mib()
         engine = _engine()
         service = SpacesService(root, semantic=engine)
         service.recall("warm up")
@@ -292,7 +300,7 @@ def while_embedding(root: Path, space_id: str, count: int) -> dict:
                           "recall": {"median": statistics.median(recall), "p95": percentile(recall, 95)},
                           "embedded": sum(s["embedded"] for s in progress["spaces"].values()),
                           "pending_max": max(pending), "rss_first": rss[0], "rss_last": rss[-1], "rss_max": max(rss),
-                          "wall_s": wall, "worker_cpu_s": cpu}
+                          "wall_s": wall, "worker_cpu_s": cpu, "rss_open": rss_open}
     return results
 
 
@@ -557,10 +565,10 @@ def main() -> None:
         root, space_id = roots[size] if size in roots else build(size, base)[:2]
         emb = while_embedding(root, space_id, args.remembers)
         say(f"## Remember and recall while a {size:,}-item backlog embeds (wall ms; {args.remembers} each)", "",
-            "| phase | remember median / p95 | recall median / p95 | queue length max | VmRSS first / last / max MiB | "
+            "| phase | remember median / p95 | recall median / p95 | queue length max | VmRSS before opening / first / last / max MiB | "
             "items embedded | worker CPU s / wall s |", "|---|---|---|---|---|---|---|",
             *[f"| {phase} | {r['remember']['median']:.1f} / {r['remember']['p95']:.1f} | {r['recall']['median']:.1f} / "
-              f"{r['recall']['p95']:.1f} | {r['pending_max']} | {r['rss_first']:.0f} / {r['rss_last']:.0f} / "
+              f"{r['recall']['p95']:.1f} | {r['pending_max']} | {r['rss_open']:.0f} / {r['rss_first']:.0f} / {r['rss_last']:.0f} / "
               f"{r['rss_max']:.0f} | {r['embedded']} | {r['worker_cpu_s']:.1f} / {r['wall_s']:.1f} |"
               for phase, r in emb.items()], f"Load average at the end: {_load()}.", "")
     if "throughput" in parts:

@@ -58,7 +58,7 @@ CACHE_KIB = 1024
 #: Above this many rows the store switches to the quantized form (module doc); at or below, exact search.
 QUANTIZE_ABOVE = 20000
 #: Rows re-scored with the int8 codes after the Hamming prefilter (at least ``CANDIDATE_FACTOR * limit``).
-CANDIDATES = 2048
+CANDIDATES = 8192
 CANDIDATE_FACTOR = 16
 #: Rows beyond ``limit`` (at least; ``limit // 8`` when larger) whose exact cosine is computed from the file.
 EXACT_MARGIN = 8
@@ -477,30 +477,28 @@ class VectorStore:
             return [{"model": m, "dim": d, "vectors": c} for m, d, c in self.connect().execute(
                 "SELECT model, dim, count(*) FROM vectors GROUP BY model, dim ORDER BY model, dim")]
 
+    def _scan(self, index_path: Path, sql: str, params: tuple) -> list[str]:
+        """Run ``sql`` (first column: an id) on a connection of its own with the side index at
+        ``index_path`` attached as ``idx``: the worker's scans of every row never hold the lock a search
+        waits for."""
+        self.connect()  # the file and its schema exist
+        db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=10.0)
+        try:
+            db.execute("ATTACH DATABASE ? AS idx", (f"file:{index_path}?mode=ro",))
+            return [r[0] for r in db.execute(sql, params)]
+        finally:
+            db.close()
+
     def missing(self, index_path: Path, limit: int) -> list[str]:
         """Up to ``limit`` ids of active items in the full-text side index at ``index_path`` that have no
         vector of this model for their current content (the resume after a restart or a model change)."""
-        with self._lock:
-            db = self.connect()
-            db.execute("ATTACH DATABASE ? AS idx", (str(index_path),))
-            try:
-                rows = db.execute(
-                    "SELECT d.id FROM idx.docs d LEFT JOIN vectors v ON v.model = ? AND v.dim = ? AND v.id = d.id "
-                    "WHERE d.active = 1 AND (v.id IS NULL OR v.chash != d.chash) LIMIT ?",
-                    (self.model, self.dim, limit)).fetchall()
-            finally:
-                db.execute("DETACH DATABASE idx")
-            return [r[0] for r in rows]
+        return self._scan(index_path,
+                          "SELECT d.id FROM idx.docs d LEFT JOIN vectors v ON v.model = ? AND v.dim = ? AND v.id = d.id "
+                          "WHERE d.active = 1 AND (v.id IS NULL OR v.chash != d.chash) LIMIT ?",
+                          (self.model, self.dim, limit))
 
     def stale(self, index_path: Path) -> list[str]:
         """Ids holding a vector of this model that are no longer active in the side index."""
-        with self._lock:
-            db = self.connect()
-            db.execute("ATTACH DATABASE ? AS idx", (str(index_path),))
-            try:
-                rows = db.execute("SELECT v.id FROM vectors v WHERE v.model = ? AND v.dim = ? AND NOT EXISTS "
-                                  "(SELECT 1 FROM idx.docs d WHERE d.id = v.id AND d.active = 1)",
-                                  (self.model, self.dim)).fetchall()
-            finally:
-                db.execute("DETACH DATABASE idx")
-            return [r[0] for r in rows]
+        return self._scan(index_path,
+                          "SELECT v.id FROM vectors v WHERE v.model = ? AND v.dim = ? AND NOT EXISTS "
+                          "(SELECT 1 FROM idx.docs d WHERE d.id = v.id AND d.active = 1)", (self.model, self.dim))
