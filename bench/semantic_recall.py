@@ -82,7 +82,7 @@ def _rank(service: SpacesService, query: str, answer: str) -> int | None:
 
 
 def quality(distractors: int) -> tuple[dict, Path, str, object]:
-    root = Path(tempfile.mkdtemp(prefix="bench-semantic-q-"))
+    root = Path(tempfile.mkdtemp(prefix=f"bench-semantic-q-{os.getpid()}-"))
     engine = _engine()
     service = SpacesService(root, semantic=engine)
     space_id = service.create_space("facts", "labelled facts", active=True).to_dict()["id"]
@@ -144,7 +144,7 @@ def build(size: int, base_vectors, vectors: bool = True) -> tuple[Path, str, dic
 
     timings = {}
     t0 = time.perf_counter()
-    root = Path(tempfile.mkdtemp(prefix=f"bench-semantic-{size}-"))
+    root = Path(tempfile.mkdtemp(prefix=f"bench-semantic-{size}-{os.getpid()}-"))
     service = SpacesService(root)
     space_id = service.create_space("bench", "generated", active=True).to_dict()["id"]
     provider = service.provider(next(r for r in service.state().all if r.id == space_id))
@@ -409,7 +409,7 @@ def quantized_quality(count: int) -> dict:
     c0, t0 = time.process_time(), time.perf_counter()
     matrix = np.concatenate([embedder.embed_passages(texts[i:i + 16]) for i in range(0, len(texts), 16)])
     embed_cpu, embed_wall = time.process_time() - c0, time.perf_counter() - t0
-    workdir = Path(tempfile.mkdtemp(prefix="bench-semantic-quant-"))
+    workdir = Path(tempfile.mkdtemp(prefix=f"bench-semantic-quant-{os.getpid()}-"))
     saved = vectors_mod.QUANTIZE_ABOVE, vectors_mod.CANDIDATES, vectors_mod.CANDIDATE_FACTOR
     share = saved[1] / 100000
     vectors_mod.QUANTIZE_ABOVE, vectors_mod.CANDIDATE_FACTOR = 0, 0
@@ -466,6 +466,7 @@ def main() -> None:
     parser.add_argument("--latency-100k", action="store_true",
                         help="only the 100,000-item latency and memory parts (--parts latency,memory --sizes 100000)")
     parser.add_argument("--out", help="also write the report to this file")
+    parser.add_argument("--keep", action="store_true", help="keep the generated roots in the temp directory")
     parser.add_argument("--memory-probe")
     parser.add_argument("--mode", default="hybrid")
     parser.add_argument("--vector-probe", type=int, help="only the vector side at this many items (fresh process)")
@@ -578,6 +579,11 @@ def main() -> None:
             *[f"| {size} | {r['per_cpu_s']:.1f} | {r['per_wall_s']:.1f} |" for size, r in thr.items()],
             f"Load average: {_load()}.", "")
     say(f"Run time {time.perf_counter() - started:.0f} s.")
+    if not args.keep:
+        import shutil
+
+        for path in Path(tempfile.gettempdir()).glob(f"bench-semantic-*-{os.getpid()}-*"):
+            shutil.rmtree(path, ignore_errors=True)
     if args.out:
         Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
