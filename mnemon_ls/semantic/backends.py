@@ -148,6 +148,7 @@ class LocalE5:
         self._np = np
         self._lock = _ENGINE_LOCK
         self._queries: dict[str, Any] = {}  # the last QUERY_CACHE query vectors (oldest first)
+        self._cache_lock = threading.Lock()
         self.model_id = model_id
         self.dim = int(probe.shape[-1])
 
@@ -167,15 +168,17 @@ class LocalE5:
     def embed_query(self, text: str) -> Any:
         """See :class:`Embedder`."""
         key = text[:MAX_QUERY_CHARS] or " "
-        cached = self._queries.get(key)
+        with self._cache_lock:
+            cached = self._queries.get(key)
         if cached is not None:
             return cached.copy()
         with self._lock:
             out = self._model.query(key)
         vector = self._np.asarray(out, dtype=self._np.float32).reshape(self.dim)
-        self._queries[key] = vector.copy()
-        while len(self._queries) > QUERY_CACHE:
-            self._queries.pop(next(iter(self._queries)))
+        with self._cache_lock:
+            self._queries[key] = vector.copy()
+            while len(self._queries) > QUERY_CACHE:
+                self._queries.pop(next(iter(self._queries)))
         return vector
 
 

@@ -26,7 +26,7 @@ among 100,000 ids) would share one row: the vector search would find only one of
 keyword recall still finds both). Deleted rows are reused by the next new id.
 
 - Up to :data:`QUANTIZE_ABOVE` vectors: ``float32`` blocks (``4 * dim`` bytes per row) and an exact scan.
-- Above it (:func:`quantized` search; 100,000 x 384: 46 MiB instead of 147): each row is kept as
+- Above it (:attr:`VectorStore.quantized`; 100,000 x 384: 46 MiB instead of 147): each row is kept as
   ``r = v - mean`` (``mean`` of the vectors held when the store switched), as sign bits of ``r``
   (``dim / 8`` bytes) and as int8 codes of ``r`` with one float32 scale (``dim + 4`` bytes). A search ranks
   every row by the Hamming distance of its bits to the sign bits of ``q - mean`` (sentence embeddings share
@@ -34,8 +34,7 @@ keyword recall still finds both). Deleted rows are reused by the next new id.
   :data:`CANDIDATES` nearest (at least ``CANDIDATE_FACTOR * limit``) with the int8 codes
   (``q.v = scale * (q . codes) + q.mean``), computes the exact cosine of the best ``limit`` plus
   :data:`EXACT_MARGIN` of those from the float32 blobs read from the file with their ids, and returns the
-  best ``limit``. Quality retention against the
-  exact scan is measured in bench/results/semantic.md.
+  best ``limit``. Quality retention against the exact scan is measured in bench/results/semantic.md.
 """
 
 from __future__ import annotations
