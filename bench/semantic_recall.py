@@ -1,34 +1,37 @@
 """Semantic (hybrid keyword + vector) recall benchmark (issue 11). Needs ``pip install -e '.[semantic]'``.
 
-Usage: ``python bench/semantic_recall.py [--distractors 1000] [--sizes 10000,100000] [--queries 200]
-[--remembers 100] [--out bench/results/semantic.md]``; ``--vector-sizes 10000,100000`` runs only the vector
-side (item 5 below) and prints its table.
+Usage: ``python bench/semantic_recall.py [--parts quality,quantized,latency,memory,embedding,throughput]
+[--distractors 1000] [--real 3000] [--sizes 10000,100000] [--queries 200] [--remembers 100]
+[--embedding-size 100000] [--out FILE]``. ``--latency-100k`` runs only the 100,000-item latency and memory
+parts (about 2 minutes on a quiet 2-core machine: the build is ~1 minute of it). ``--vector-sizes
+10000,100000`` runs only the vector side (item 7) and prints its table.
 
-1. **Quality** on tests/fixtures/semantic_paraphrases.json (100 facts: 30 English, 10 code identifiers,
-   20 Chinese, 20 Japanese, 20 Korean) stored in one space with ``--distractors`` generated items
-   (bench_spaces.Generator: synthetic English-like and Chinese text), every item embedded with the bundled
-   model. 200 labelled queries: the 100 paraphrases (no indexed keyword shared with the answer; checked by
-   tests/test_semantic.py) and the 100 exact queries (an identifier or phrase of the answer). hit@5 and MRR
-   (rank within the recall results, strict-v1 policy, limit 10; a miss counts 0) for keyword-only
-   (``SpacesService`` without the engine) and hybrid over the same files; per language.
-   Embedding throughput = items / wall seconds of the background worker (one thread), and per CPU second.
-2. **Latency** at each ``--sizes``: a space built with ``import_items``; its vectors are written straight
-   into the vector index, cycling the real vectors of part 1 with Gaussian noise (sigma 0.02, renormalised)
-   because embedding 100,000 items takes longer than this run (recall cost depends on the matrix size, not
-   on which vectors are in it). ``--queries`` recalls (the paraphrase and exact queries, cycled) keyword-only
-   and hybrid, interleaved; median / p95 ms and the ratio hybrid / keyword. Hybrid includes embedding the
-   query.
-3. **Resident memory** with the largest size: a fresh process opens the root and runs 200 hybrid recalls;
-   ``VmRSS`` after, against a fresh keyword-only process on the same root (the peer).
-4. **Remember and recall while embedding runs** (the smallest size): all vectors dropped, the engine
-   starts re-embedding in the background; ``--remembers`` remembers and as many recalls timed meanwhile,
-   against the same operations with the engine idle.
+1. **quality**: tests/fixtures/semantic_paraphrases.json (100 facts: 30 English, 10 code identifiers,
+   20 Chinese, 20 Japanese, 20 Korean) in one space with ``--distractors`` generated items
+   (bench_spaces.Generator), every item embedded with the bundled model. 200 labelled queries: the 100
+   paraphrases (no indexed keyword shared with the answer; checked by tests/test_semantic.py) and the 100
+   exact queries. hit@5 and MRR (strict-v1, limit 10) for keyword-only and hybrid, per language.
+2. **quantized**: the quantized vector search (mnemon_ls.semantic.vectors, used above ``QUANTIZE_ABOVE``
+   rows) against the exact scan on real embeddings: the facts plus ``--real`` real texts (this repository's
+   paragraphs, then generated items), with the prefilter keeping the share of rows it keeps at 100,000.
+3. **latency** at each ``--sizes``: a space built fast (:func:`build`: the CLI's ``insights`` rows written
+   with one ``executemany``, the side index built by the provider, vectors written straight into the vector
+   file); ``--queries`` recalls (paraphrase and exact queries) keyword-only and hybrid interleaved through
+   ``SpacesService.recall`` (the path of the CLI, the language server and MCP), wall and CPU median / p95;
+   hybrid includes embedding the query (each query once: no query-cache hit).
+4. **memory** with the largest size: a fresh process opens the root and runs 200 recalls; ``VmRSS``,
+   ``RssAnon`` and ``RssFile`` after, hybrid against keyword-only.
+5. **embedding**: a ``--embedding-size`` space (default 100,000) with every vector present (idle), then
+   with its vector file deleted (the worker sweeps the whole space as its backlog): ``--remembers``
+   remembers and recalls interleaved, wall median / p95, the queue length and ``VmRSS`` at each step, items
+   embedded and the worker thread's CPU seconds.
+6. **throughput**: items per CPU second and per wall second of the bundled model on generated items, by
+   batch size.
+7. **vector side alone** (``--vector-sizes``): a fresh process per size; CPU ms of the query embedding and of
+   :meth:`VectorStore.search`, and ``VmRSS`` at each step.
 
-5. **Vector side alone** (``--vector-sizes``): a fresh process per size loads the model and ``size`` vectors
-   into the in-memory matrix; CPU ms of embedding the query and of the matrix search, and ``VmRSS`` at each
-   step. Cheap enough to run at 100,000 on a loaded machine (no 100,000-item ``mnemon.db`` to build).
-
-The machine is shared: absolute numbers are inflated by other load; the ratios are the comparison.
+The machine is shared: wall times are inflated by other load (the load average is printed with each table);
+CPU times and ratios measured side by side are the comparison.
 """
 
 from __future__ import annotations
@@ -79,7 +82,7 @@ def _rank(service: SpacesService, query: str, answer: str) -> int | None:
 
 
 def quality(distractors: int) -> tuple[dict, Path, str, object]:
-    root = Path(tempfile.mkdtemp(prefix="bench-semantic-q-"))
+    root = Path(tempfile.mkdtemp(prefix=f"bench-semantic-q-{os.getpid()}-"))
     engine = _engine()
     service = SpacesService(root, semantic=engine)
     space_id = service.create_space("facts", "labelled facts", active=True).to_dict()["id"]
@@ -112,40 +115,83 @@ def quality(distractors: int) -> tuple[dict, Path, str, object]:
     keyword.close()
     return ({"table": table, "embedded": embedded, "embed_wall_s": wall, "embed_cpu_s": cpu,
              "exact_lost_or_lowered": lost, "items": distractors + len(FACTS)}, root, space_id,
-            (store._matrix[: store.count()].copy(), engine))
+            (store.matrix(), engine))
 
 
-def build(size: int, base_vectors) -> tuple[Path, str]:
+def fact_vectors():
+    """The bundled model's vectors of the 100 labelled facts (batches of 16, as the worker embeds)."""
     import numpy as np
 
-    root = Path(tempfile.mkdtemp(prefix=f"bench-semantic-{size}-"))
+    embedder = _engine().embedder()
+    return np.concatenate([embedder.embed_passages([f["text"] for f in FACTS[i:i + 16]])
+                           for i in range(0, len(FACTS), 16)])
+
+
+def build(size: int, base_vectors, vectors: bool = True) -> tuple[Path, str, dict]:
+    """A root with one active native space of ``size`` items: the 100 labelled facts remembered through
+    ``SpacesService.remember``, the rest generated (bench_spaces.Generator) and written straight into the
+    Mnemon CLI's ``insights`` table with one ``executemany`` in one transaction (the CLI's schema, created
+    by the provider; ``import_items`` takes 15 minutes at 100,000 on a loaded machine), then the side index
+    built by the provider's own catch-up (a full reconcile). With ``vectors``, every item gets a vector of the
+    current model with its real content hash (so nothing is re-embedded): the facts their own, the
+    generated items a real fact vector plus Gaussian noise (sigma 0.02, renormalised), which puts the
+    distractors in the facts' cosine range (the vector search and fusion do their full work). Returns
+    ``(root, space id, {"seconds": {...}})``."""
+    import sqlite3
+    import uuid
+
+    import numpy as np
+
+    timings = {}
+    t0 = time.perf_counter()
+    root = Path(tempfile.mkdtemp(prefix=f"bench-semantic-{size}-{os.getpid()}-"))
     service = SpacesService(root)
     space_id = service.create_space("bench", "generated", active=True).to_dict()["id"]
-    provider = service.provider(service.state().all[0])
-    gen = Generator(seed=size)
-    items = [gen.item(i) for i in range(size - len(FACTS))]
-    for start in range(0, len(items), 1000):
-        provider.import_items(items[start:start + 1000], batch=1000)
+    provider = service.provider(next(r for r in service.state().all if r.id == space_id))
     for fact in FACTS:
         service.remember(fact["text"], space_id=space_id)
+    db_path = provider.db_path
     service.close()
-    rng = np.random.default_rng(size)
-    store = VectorStore(root / "data" / space_id / VECTOR_FILE, "multilingual-e5-small-q4", 384)
-    import sqlite3
-
-    db = sqlite3.connect(root / "data" / space_id / "mnemon.db")
-    rows = db.execute("SELECT id, content FROM insights WHERE deleted_at IS NULL").fetchall()
+    gen = Generator(seed=size)
+    rows = []
+    for index in range(size - len(FACTS)):
+        item = gen.item(index)
+        rows.append((str(uuid.UUID(int=random.Random(index * 7919 + size).getrandbits(128), version=4)),
+                     item.content, item.category, item.importance, json.dumps(item.tags),
+                     json.dumps(list(item.entities)), item.source, item.created_at, item.created_at, item.created_at))
+    db = sqlite3.connect(db_path, isolation_level=None)
+    db.execute("BEGIN IMMEDIATE")
+    db.executemany("INSERT INTO insights(id, content, category, importance, tags, entities, source, stored_at, "
+                   "created_at, updated_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    db.execute("COMMIT")
+    timings["insights"] = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    service = SpacesService(root)
+    service.provider(service.state().all[0]).sync()
+    service.close()
+    timings["side_index"] = time.perf_counter() - t1
+    if vectors:
+        t2 = time.perf_counter()
+        texts = dict(db.execute("SELECT id, content FROM insights WHERE deleted_at IS NULL"))
+        facts = {f["text"]: index for index, f in enumerate(FACTS)}
+        rng = np.random.default_rng(size)
+        store = VectorStore(db_path.parent / VECTOR_FILE, "multilingual-e5-small-q4", 384)
+        batch = []
+        for index, (key, content) in enumerate(texts.items()):
+            if content in facts:
+                vec = base_vectors[facts[content]]
+            else:
+                vec = base_vectors[index % len(base_vectors)] + rng.normal(0, 0.02, 384).astype("float32")
+                vec = vec / np.linalg.norm(vec)
+            batch.append((key, content_hash(content), vec))
+            if len(batch) == 5000:
+                store.put(batch)
+                batch = []
+        store.put(batch)
+        store.close()
+        timings["vectors"] = time.perf_counter() - t2
     db.close()
-    batch = []
-    for index, (key, content) in enumerate(rows):
-        vec = base_vectors[index % len(base_vectors)] + rng.normal(0, 0.02, 384).astype("float32")
-        batch.append((key, content_hash(content), vec / np.linalg.norm(vec)))
-        if len(batch) == 5000:
-            store.put(batch)
-            batch = []
-    store.put(batch)
-    store.close()
-    return root, space_id
+    return root, space_id, {"seconds": timings}
 
 
 def latency(root: Path, queries: int) -> dict:
@@ -167,6 +213,7 @@ def latency(root: Path, queries: int) -> dict:
             svc.recall(query, limit=10)
             times[name].append((time.perf_counter() - t0) * 1000)
             cpu[name].append((time.process_time() - c0) * 1000)
+        getattr(embedder, "_queries", {}).clear()  # the recall left it in the query cache: measure a miss
         c0 = time.process_time()
         embedder.embed_query(query)
         embed.append((time.process_time() - c0) * 1000)
@@ -177,6 +224,7 @@ def latency(root: Path, queries: int) -> dict:
                   "cpu_median": statistics.median(cpu[name]), "cpu_p95": percentile(cpu[name], 95)}
            for name, v in times.items()}
     out["embed_cpu_median"] = statistics.median(embed)
+    out["embed_cpu_p95"] = percentile(embed, 95)
     return out
 
 
@@ -189,7 +237,7 @@ def memory_probe(root: Path, hybrid: bool) -> dict:
         service.recall(qs[index % len(qs)], limit=10)
     if engine is not None:
         engine.wait_idle(600)
-    return {"before": before, "after": _rss_mib()}
+    return {"before": before, "after": _rss_mib(), "anon": _rss_mib("RssAnon"), "file": _rss_mib("RssFile")}
 
 
 def memory(root: Path) -> dict:
@@ -202,16 +250,26 @@ def memory(root: Path) -> dict:
 
 
 def while_embedding(root: Path, space_id: str, count: int) -> dict:
+    """Remember and recall latency (wall ms) with the engine idle (every vector present), then with the
+    vector file deleted (the worker has the whole space as its backlog, sweeping it in the background):
+    ``count`` remembers and ``count`` recalls, interleaved. Also, while embedding: the queue length and
+    ``VmRSS`` sampled at every operation, the items embedded and the worker thread's CPU seconds
+    (``pthread_getcpuclockid``)."""
     gen = Generator(seed=99)
     results = {}
+    qs = [f["paraphrase"] for f in FACTS]
     for phase in ("idle", "embedding"):
+        import gc
+
+        gc.collect()
+        rss_open = _rss_mib()
         engine = _engine()
         service = SpacesService(root, semantic=engine)
         service.recall("warm up")
         engine.wait_idle(600)
+        side = service.provider(next(r for r in service.state().all if r.id == space_id)).semantic
         if phase == "embedding":
             vectors = root / "data" / space_id / VECTOR_FILE
-            side = service.provider(service.state().all[0]).semantic
             side.close()
             for suffix in ("", "-wal", "-shm"):
                 try:
@@ -219,8 +277,11 @@ def while_embedding(root: Path, space_id: str, count: int) -> dict:
                 except FileNotFoundError:
                     pass
             service.recall("warm up")  # re-attaches: the sweep of every item starts
-        remember, recall = [], []
-        qs = [f["paraphrase"] for f in FACTS]
+        worker = engine._worker
+        clock = time.pthread_getcpuclockid(worker.ident) if worker is not None and worker.is_alive() else None
+        cpu0 = time.clock_gettime(clock) if clock is not None else 0.0
+        wall0 = time.perf_counter()
+        remember, recall, pending, rss = [], [], [], []
         for index in range(count):
             t0 = time.perf_counter()
             service.remember(gen.english() + f" {phase} {index}", space_id=space_id)
@@ -228,13 +289,40 @@ def while_embedding(root: Path, space_id: str, count: int) -> dict:
             t0 = time.perf_counter()
             service.recall(qs[index % len(qs)], limit=10)
             recall.append((time.perf_counter() - t0) * 1000)
+            pending.append(engine.progress()["pending"])
+            rss.append(_rss_mib())
+        wall = time.perf_counter() - wall0
+        cpu = (time.clock_gettime(clock) - cpu0) if clock is not None else 0.0
         progress = engine.progress()
         engine.stop()
         service.close()
         results[phase] = {"remember": {"median": statistics.median(remember), "p95": percentile(remember, 95)},
                           "recall": {"median": statistics.median(recall), "p95": percentile(recall, 95)},
-                          "embedded_meanwhile": sum(s["embedded"] for s in progress["spaces"].values())}
+                          "embedded": sum(s["embedded"] for s in progress["spaces"].values()),
+                          "pending_max": max(pending), "rss_first": rss[0], "rss_last": rss[-1], "rss_max": max(rss),
+                          "wall_s": wall, "worker_cpu_s": cpu, "rss_open": rss_open}
     return results
+
+
+def throughput(count: int = 96) -> dict:
+    """Items per CPU second and per wall second of the bundled model on generated items (the distractors'
+    texts: 10-28 English words or 18-60 Chinese characters, plus an identifier), by batch size of the
+    model's own call (``embed_passages`` embeds one text per engine-lock hold whatever the batch)."""
+    embedder = _engine().embedder()
+    gen = Generator(seed=5)
+    texts = [gen.item(i).content for i in range(count)]
+    embedder.embed_passages(texts[:2])
+    out = {}
+    model = getattr(embedder, "_model", None)  # the local model's own batches (embed_passages slices them)
+    for size in (1, 4, 16):
+        c0, t0 = time.process_time(), time.perf_counter()
+        for start in range(0, count, size):
+            if model is not None:
+                model.passage(texts[start:start + size])
+            else:
+                embedder.embed_passages(texts[start:start + size])
+        out[size] = {"per_cpu_s": count / (time.process_time() - c0), "per_wall_s": count / (time.perf_counter() - t0)}
+    return out
 
 
 def vector_probe(size: int, queries: int) -> dict:
@@ -283,17 +371,107 @@ def vector_probe(size: int, queries: int) -> dict:
             "search_median": statistics.median(search), "search_p95": percentile(search, 95)}
 
 
+def real_distractors(count: int) -> list[str]:
+    """Up to ``count`` real texts to embed as distractors: the paragraphs (40-600 characters) of this
+    repository's Markdown and of the Python docstrings' lines grouped by blank lines, then generated items
+    (bench_spaces.Generator) for the rest."""
+    texts: list[str] = []
+    seen: set[str] = set()
+    files = sorted(HERE.parent.rglob("*.md")) + sorted((HERE.parent / "mnemon_ls").rglob("*.py"))
+    for path in files:
+        if "node_modules" in path.parts:
+            continue
+        for para in path.read_text("utf-8", errors="replace").split("\n\n"):
+            para = " ".join(para.split())
+            if 40 <= len(para) <= 600 and para not in seen:
+                seen.add(para)
+                texts.append(para)
+    random.Random(3).shuffle(texts)
+    gen = Generator(seed=23)
+    index = 0
+    while len(texts) < count:
+        texts.append(gen.item(index).content)
+        index += 1
+    return texts[:count]
+
+
+def quantized_quality(count: int) -> dict:
+    """Quality retention of the quantized search (mnemon_ls.semantic.vectors module doc) against the exact
+    scan, on real embeddings: the 100 labelled facts plus ``count`` real distractors
+    (:func:`real_distractors`), all embedded with the bundled model. The store is forced into the quantized
+    form (``QUANTIZE_ABOVE`` 0) with the candidate share it has at 100,000 rows (``CANDIDATES`` / 100,000 of
+    the rows, no ``CANDIDATE_FACTOR`` floor), so the prefilter keeps the same fraction of the rows it keeps at
+    100,000 (2%): a pessimistic proxy, since a top 5 of a few thousand rows is a far larger fraction than the
+    recall pool (64) of 100,000. For the 200 queries: overlap of the quantized top 5 / top 64 with the exact
+    ones (the quantized list holds at most the candidates), and hit@5 / MRR of the fact by vector alone,
+    exact vs quantized."""
+    import numpy as np
+
+    from mnemon_ls.semantic import vectors as vectors_mod
+
+    embedder = _engine().embedder()
+    texts = [f["text"] for f in FACTS] + real_distractors(count)
+    c0, t0 = time.process_time(), time.perf_counter()
+    matrix = np.concatenate([embedder.embed_passages(texts[i:i + 16]) for i in range(0, len(texts), 16)])
+    embed_cpu, embed_wall = time.process_time() - c0, time.perf_counter() - t0
+    workdir = Path(tempfile.mkdtemp(prefix=f"bench-semantic-quant-{os.getpid()}-"))
+    saved = vectors_mod.QUANTIZE_ABOVE, vectors_mod.CANDIDATES, vectors_mod.CANDIDATE_FACTOR
+    share = saved[1] / 100000
+    vectors_mod.QUANTIZE_ABOVE, vectors_mod.CANDIDATE_FACTOR = 0, 0
+    vectors_mod.CANDIDATES = max(5, round(share * len(texts)))
+    try:
+        store = VectorStore(workdir / VECTOR_FILE, embedder.model_id, embedder.dim)
+        store.put([(f"t{i}", "h", matrix[i]) for i in range(len(texts))])
+        assert store.quantized
+        out: dict = {"items": len(texts), "candidates": vectors_mod.CANDIDATES, "embed_cpu_s": embed_cpu,
+                     "embed_wall_s": embed_wall}
+        for kind in ("paraphrase", "exact"):
+            cell = {"n": 0, "top5": 0.0, "top64": 0.0, "exact_hit5": 0, "exact_rr": 0.0, "quant_hit5": 0,
+                    "quant_rr": 0.0}
+            for number, fact in enumerate(FACTS):
+                qvec = embedder.embed_query(fact[kind])
+                exact = [k for k, _c in store.search(qvec, 64, exact=True)]
+                quant = [k for k, _c in store.search(qvec, 64)]
+                cell["n"] += 1
+                cell["top5"] += len(set(exact[:5]) & set(quant[:5])) / 5
+                cell["top64"] += len(set(exact) & set(quant)) / len(exact)
+                for name, got in (("exact", exact), ("quant", quant)):
+                    rank = got.index(f"t{number}") if f"t{number}" in got else None
+                    cell[f"{name}_hit5"] += rank is not None and rank < 5
+                    cell[f"{name}_rr"] += 1 / (rank + 1) if rank is not None else 0.0
+            out[kind] = cell
+        store.close()
+    finally:
+        vectors_mod.QUANTIZE_ABOVE, vectors_mod.CANDIDATES, vectors_mod.CANDIDATE_FACTOR = saved
+    return out
+
+
+PARTS = ("quality", "quantized", "latency", "memory", "embedding", "throughput")
+
+
+def _load() -> str:
+    return "/".join(f"{x:.1f}" for x in os.getloadavg())
+
+
 def _fmt(cell: dict) -> str:
     return f"{100 * cell['hit5'] / cell['n']:.0f}% / {cell['rr'] / cell['n']:.3f}"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--parts", default=",".join(PARTS),
+                        help=f"comma-separated, of {', '.join(PARTS)} (default: all)")
     parser.add_argument("--distractors", type=int, default=1000)
+    parser.add_argument("--real", type=int, default=3000, help="real distractors embedded for the quantized part")
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--remembers", type=int, default=100)
-    parser.add_argument("--out", default=str(HERE / "results" / "semantic.md"))
+    parser.add_argument("--embedding-size", type=int, default=100000,
+                        help="items of the space whose vectors are missing in the embedding part")
+    parser.add_argument("--latency-100k", action="store_true",
+                        help="only the 100,000-item latency and memory parts (--parts latency,memory --sizes 100000)")
+    parser.add_argument("--out", help="also write the report to this file")
+    parser.add_argument("--keep", action="store_true", help="keep the generated roots in the temp directory")
     parser.add_argument("--memory-probe")
     parser.add_argument("--mode", default="hybrid")
     parser.add_argument("--vector-probe", type=int, help="only the vector side at this many items (fresh process)")
@@ -316,61 +494,103 @@ def main() -> None:
                   f"{r['search_p95']:.1f} | {r['rss_before']:.0f} / {r['rss_model']:.0f} / {r['rss_vectors']:.0f} / "
                   f"{r['rss_after']:.0f} ({r['anon_after']:.0f} + {r['file_after']:.0f}) |", flush=True)
         return
-    lines = ["# Semantic recall benchmark", "",
-             f"`python bench/semantic_recall.py --distractors {args.distractors} --sizes {args.sizes} "
-             f"--queries {args.queries} --remembers {args.remembers}`; {platform.platform()}, "
-             f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start (shared machine).", ""]
-    q, _qroot, _qspace, (base, qengine) = quality(args.distractors)
-    qengine.stop()
-    import gc
+    if args.latency_100k:
+        args.parts, args.sizes = "latency,memory", "100000"
+    parts = [x for x in args.parts.split(",") if x]
+    unknown = [x for x in parts if x not in PARTS]
+    if unknown:
+        parser.error(f"--parts: unknown {', '.join(unknown)} (known: {', '.join(PARTS)})")
+    started = time.perf_counter()
+    lines = [f"`python bench/semantic_recall.py {' '.join(sys.argv[1:])}`; {platform.platform()}, {os.cpu_count()} "
+             f"CPUs; load average {_load()} at start.", ""]
 
-    gc.collect()
-    t = q["table"]
-    lines += ["## Quality (hit@5 / MRR, strict-v1, limit 10)", "",
-              f"{q['items']} items ({args.distractors} generated distractors + 100 labelled facts).", "",
-              "| queries | n | keyword-only | hybrid |", "|---|---|---|---|"]
-    for group in ["paraphrase", "exact"] + sorted(k for k in t if ":" in k):
-        lines.append(f"| {group} | {t[group]['keyword']['n']} | {_fmt(t[group]['keyword'])} | {_fmt(t[group]['hybrid'])} |")
-    lines += ["", f"Exact queries whose answer hybrid ranked lower than keyword-only: {q['exact_lost_or_lowered']}.", "",
-              f"Embedding: {q['embedded']} items in {q['embed_wall_s']:.1f} s wall = "
-              f"{q['embedded'] / q['embed_wall_s']:.1f} items/s ({q['embedded'] / max(q['embed_cpu_s'], 1e-9):.1f} "
-              "items per CPU second; one worker thread).", ""]
-    print("\n".join(lines), flush=True)
-    sizes = [int(s) for s in args.sizes.split(",") if s]
-    lat_lines = ["## Recall latency (ms; full SpacesService.recall; wall, then process CPU)", "",
-                 "| items | keyword median / p95 | hybrid median / p95 | p95 ratio | keyword CPU median / p95 | "
-                 "hybrid CPU median / p95 | of which query embedding (CPU median) |", "|---|---|---|---|---|---|---|"]
+    def say(*more: str) -> None:
+        lines.extend(more)
+        print("\n".join(more), flush=True)
+
+    say(*lines)
+    lines[:] = lines[:2]
+    base = None
+    if "quality" in parts:
+        q, _qroot, _qspace, (base, qengine) = quality(args.distractors)
+        qengine.stop()
+        t = q["table"]
+        say("## Quality (hit@5 / MRR, strict-v1, limit 10)", "",
+            f"{q['items']} items ({args.distractors} generated distractors + 100 labelled facts).", "",
+            "| queries | n | keyword-only | hybrid |", "|---|---|---|---|",
+            *[f"| {g} | {t[g]['keyword']['n']} | {_fmt(t[g]['keyword'])} | {_fmt(t[g]['hybrid'])} |"
+              for g in ["paraphrase", "exact"] + sorted(k for k in t if ":" in k)],
+            "", f"Exact queries whose answer hybrid ranked lower than keyword-only: {q['exact_lost_or_lowered']}.", "",
+            f"Embedding: {q['embedded']} items in {q['embed_wall_s']:.1f} s wall = "
+            f"{q['embedded'] / q['embed_wall_s']:.1f} items/s ({q['embedded'] / max(q['embed_cpu_s'], 1e-9):.1f} "
+            f"items per CPU second; one worker thread); load average {_load()}.", "")
+    if "quantized" in parts:
+        r = quantized_quality(args.real)
+        say(f"## Quantized search vs exact scan, real embeddings ({r['items']:,} items: 100 facts + "
+            f"{r['items'] - 100:,} real distractors; {r['candidates']} candidates = the share kept at 100,000)", "",
+            "| queries | n | top-5 overlap | top-64 overlap | exact hit@5 / MRR | quantized hit@5 / MRR |",
+            "|---|---|---|---|---|---|",
+            *[f"| {kind} | {c['n']} | {100 * c['top5'] / c['n']:.1f}% | {100 * c['top64'] / c['n']:.1f}% | "
+              f"{100 * c['exact_hit5'] / c['n']:.0f}% / {c['exact_rr'] / c['n']:.3f} | "
+              f"{100 * c['quant_hit5'] / c['n']:.0f}% / {c['quant_rr'] / c['n']:.3f} |"
+              for kind, c in ((k, r[k]) for k in ("paraphrase", "exact"))],
+            "", f"Embedding the {r['items']:,} texts (batches of 16): {r['items'] / r['embed_cpu_s']:.1f} items per "
+            f"CPU second, {r['items'] / r['embed_wall_s']:.1f} per wall second; load average {_load()}.", "")
+    sizes = [int(x) for x in args.sizes.split(",") if x]
     roots = {}
-    for size in sizes:
-        root, space_id = build(size, base)
-        roots[size] = (root, space_id)
-        lat = latency(root, args.queries)
-        k, h = lat["keyword"], lat["hybrid"]
-        lat_lines.append(f"| {size:,} | {k['median']:.1f} / {k['p95']:.1f} | {h['median']:.1f} / {h['p95']:.1f} | "
-                         f"{h['p95'] / k['p95']:.2f} | {k['cpu_median']:.1f} / {k['cpu_p95']:.1f} | "
-                         f"{h['cpu_median']:.1f} / {h['cpu_p95']:.1f} | {lat['embed_cpu_median']:.1f} |")
-        print(lat_lines[-1], flush=True)
-    lines += lat_lines + [""]
-    if sizes:
-        big = max(sizes)
+    if ("latency" in parts or "memory" in parts) and sizes:
+        base = fact_vectors()  # in FACTS order (build() gives each fact its own vector)
+        if "latency" in parts:
+            say("## Recall latency (ms; SpacesService.recall, smart mode; wall, then this process's CPU)", "",
+                "| items | build s (insights / side index / vectors) | keyword median / p95 | hybrid median / p95 | "
+                "keyword CPU median / p95 | hybrid CPU median / p95 | query embedding CPU median / p95 | load |",
+                "|---|---|---|---|---|---|---|---|")
+        for size in sizes:
+            root, space_id, info = build(size, base)
+            roots[size] = (root, space_id)
+            if "latency" not in parts:
+                continue
+            lat = latency(root, args.queries)
+            k, h, b = lat["keyword"], lat["hybrid"], info["seconds"]
+            say(f"| {size:,} | {b['insights']:.0f} / {b['side_index']:.0f} / {b['vectors']:.0f} | {k['median']:.1f} / "
+                f"{k['p95']:.1f} | {h['median']:.1f} / {h['p95']:.1f} | {k['cpu_median']:.1f} / {k['cpu_p95']:.1f} | "
+                f"{h['cpu_median']:.1f} / {h['cpu_p95']:.1f} | {lat['embed_cpu_median']:.1f} / "
+                f"{lat['embed_cpu_p95']:.1f} | {_load()} |")
+        say("")
+    if "memory" in parts and roots:
+        big = max(roots)
         mem = memory(roots[big][0])
-        lines += [f"## Resident memory, {big:,} items (fresh process, 200 recalls)", "",
-                  "| mode | VmRSS before (MiB) | VmRSS after (MiB) |", "|---|---|---|",
-                  f"| keyword-only | {mem['keyword']['before']:.0f} | {mem['keyword']['after']:.0f} |",
-                  f"| hybrid | {mem['hybrid']['before']:.0f} | {mem['hybrid']['after']:.0f} |", ""]
-        print("\n".join(lines[-6:]), flush=True)
-        small = min(sizes)
-        emb = while_embedding(*roots[small], args.remembers)
-        lines += [f"## While embedding runs ({small:,} items re-embedding in the background)", "",
-                  "| phase | remember median / p95 | recall median / p95 | items embedded meanwhile |", "|---|---|---|---|"]
-        for phase, r in emb.items():
-            lines.append(f"| {phase} | {r['remember']['median']:.1f} / {r['remember']['p95']:.1f} | "
-                         f"{r['recall']['median']:.1f} / {r['recall']['p95']:.1f} | {r['embedded_meanwhile']} |")
-        lines.append("")
-    text = "\n".join(lines)
-    print(text)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(text + "\n", encoding="utf-8")
+        say(f"## Resident memory, {big:,} items (fresh process, 200 recalls; MiB)", "",
+            "| mode | VmRSS before opening | VmRSS after | RssAnon | RssFile |", "|---|---|---|---|---|",
+            *[f"| {mode} | {m['before']:.0f} | {m['after']:.0f} | {m['anon']:.0f} | {m['file']:.0f} |"
+              for mode, m in mem.items()], "")
+    if "embedding" in parts:
+        if roots.get(args.embedding_size) is None:
+            base = fact_vectors()
+        size = args.embedding_size
+        root, space_id = roots[size] if size in roots else build(size, base)[:2]
+        emb = while_embedding(root, space_id, args.remembers)
+        say(f"## Remember and recall while a {size:,}-item backlog embeds (wall ms; {args.remembers} each)", "",
+            "| phase | remember median / p95 | recall median / p95 | queue length max | VmRSS before opening / first / last / max MiB | "
+            "items embedded | worker CPU s / wall s |", "|---|---|---|---|---|---|---|",
+            *[f"| {phase} | {r['remember']['median']:.1f} / {r['remember']['p95']:.1f} | {r['recall']['median']:.1f} / "
+              f"{r['recall']['p95']:.1f} | {r['pending_max']} | {r['rss_open']:.0f} / {r['rss_first']:.0f} / {r['rss_last']:.0f} / "
+              f"{r['rss_max']:.0f} | {r['embedded']} | {r['worker_cpu_s']:.1f} / {r['wall_s']:.1f} |"
+              for phase, r in emb.items()], f"Load average at the end: {_load()}.", "")
+    if "throughput" in parts:
+        thr = throughput()
+        say("## Embedding throughput (bundled model, one thread, generated items)", "",
+            "| batch | items per CPU second | items per wall second |", "|---|---|---|",
+            *[f"| {size} | {r['per_cpu_s']:.1f} | {r['per_wall_s']:.1f} |" for size, r in thr.items()],
+            f"Load average: {_load()}.", "")
+    say(f"Run time {time.perf_counter() - started:.0f} s.")
+    if not args.keep:
+        import shutil
+
+        for path in Path(tempfile.gettempdir()).glob(f"bench-semantic-*-{os.getpid()}-*"):
+            shutil.rmtree(path, ignore_errors=True)
+    if args.out:
+        Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

