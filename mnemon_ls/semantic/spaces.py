@@ -86,11 +86,15 @@ class SpaceSemantic:
         fresh = [key for key, _c in hits if key not in known]
         allowed: set[str] = set()
         dropped = 0
+        scale = embedder.scale
+        floor = scale.medium_floor(query)
+        floors: dict[str, float] = {}
         for start in range(0, len(fresh), 500):
             chunk = fresh[start:start + 500]
             marks = ",".join("?" * len(chunk))
-            for key, tags_json, cat, src in index_db.execute(
-                    f"SELECT id, tags, category, source FROM docs WHERE active = 1 AND id IN ({marks})", chunk):
+            for key, tags_json, cat, src, terms in index_db.execute(
+                    "SELECT d.id, d.tags, d.category, d.source, f.terms FROM docs d LEFT JOIN fts f ON f.rowid = d.doc "
+                    f"WHERE d.active = 1 AND d.id IN ({marks})", chunk):
                 if (category is not None and cat != category) or (source is not None and src != source):
                     continue
                 try:
@@ -101,9 +105,12 @@ class SpaceSemantic:
                     dropped += 1
                     continue
                 allowed.add(key)
+                # the stricter floor of the two scripts: an English query's cosine to a Korean item sits
+                # as high as Korean pairs do (bench/results/semantic.md, "Absolute floor")
+                floors[key] = max(floor, scale.medium_floor(terms or ""))
         vector = [(key, cosine) for key, cosine in hits if key in known or key in allowed]
         mode = "cli" if embedder.cli_compatible else "rrf"
-        return fuse(keyword, vector, embedder.scale, mode), dropped
+        return fuse(keyword, vector, scale, mode, floor, floors), dropped
 
     def status(self) -> dict[str, Any]:
         """The ``semantic`` block of ``space status`` (module doc)."""
