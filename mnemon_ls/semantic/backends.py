@@ -22,13 +22,14 @@ Errors: :class:`SemanticUnavailable` (``reason`` says what is missing or failed)
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
-from typing import Any, Protocol, Sequence
+from typing import Any, Iterator, Protocol, Sequence
 
 import regex
 
@@ -160,9 +161,55 @@ def _numpy():
     return numpy
 
 
-#: One lock for every loaded local model: the C engine is called through ctypes (the GIL is released) and
-#: is not documented as safe for concurrent calls, even on two model handles.
-_ENGINE_LOCK = threading.Lock()
+class ModelGate:
+    """Serialises every call into the local models' C engine (called through ctypes with the GIL released,
+    and not documented as safe for concurrent calls, even on two model handles), with queries first: a
+    query waits for at most the one passage being embedded, never for the rest of a background batch.
+
+    ``query()`` and ``passage()`` are context managers holding the engine; a waiting query is let in
+    before any further passage."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._busy = False
+        self._queries = 0
+
+    def _release(self) -> None:
+        with self._cond:
+            self._busy = False
+            self._cond.notify_all()
+
+    @contextlib.contextmanager
+    def query(self) -> Iterator[None]:
+        """Hold the engine for one query (ahead of waiting passages)."""
+        with self._cond:
+            self._queries += 1
+            try:
+                while self._busy:
+                    self._cond.wait()
+            finally:
+                self._queries -= 1
+            self._busy = True
+        try:
+            yield
+        finally:
+            self._release()
+
+    @contextlib.contextmanager
+    def passage(self) -> Iterator[None]:
+        """Hold the engine for one passage (after every waiting query)."""
+        with self._cond:
+            while self._busy or self._queries:
+                self._cond.wait()
+            self._busy = True
+        try:
+            yield
+        finally:
+            self._release()
+
+
+#: The one gate of every loaded local model (see :class:`ModelGate`).
+MODEL_GATE = ModelGate()
 
 
 class LocalE5:
@@ -185,11 +232,12 @@ class LocalE5:
                                       f"({INSTALL_HINT})") from None
         try:
             self._model = E5(variant=_LOCAL_VARIANTS[model_id], num_threads=threads)
-            probe = np.asarray(self._model.passage(["probe"]), dtype=np.float32)
+            with MODEL_GATE.passage():
+                probe = np.asarray(self._model.passage(["probe"]), dtype=np.float32)
         except Exception as exc:  # noqa: BLE001 - any load failure means keyword recall
             raise SemanticUnavailable(f"model {model_id} failed to load: {exc}") from None
         self._np = np
-        self._lock = _ENGINE_LOCK
+        self._gate = MODEL_GATE
         self.model_id = model_id
         self.dim = int(probe.shape[-1])
 
@@ -197,13 +245,16 @@ class LocalE5:
         """See :class:`Embedder`."""
         if not texts:
             return self._np.zeros((0, self.dim), dtype=self._np.float32)
-        with self._lock:
-            out = self._model.passage([t[:MAX_EMBED_CHARS] or " " for t in texts])
-        return self._np.asarray(out, dtype=self._np.float32).reshape(len(texts), self.dim)
+        out = self._np.empty((len(texts), self.dim), dtype=self._np.float32)
+        for index, text in enumerate(texts):  # one passage per hold of the engine: a query waits for one only
+            with self._gate.passage():
+                vec = self._model.passage([text[:MAX_EMBED_CHARS] or " "])
+            out[index] = self._np.asarray(vec, dtype=self._np.float32).reshape(self.dim)
+        return out
 
     def embed_query(self, text: str) -> Any:
         """See :class:`Embedder`."""
-        with self._lock:
+        with self._gate.query():
             out = self._model.query(text[:MAX_QUERY_CHARS] or " ")
         return self._np.asarray(out, dtype=self._np.float32).reshape(self.dim)
 
