@@ -265,7 +265,9 @@ def _host(args: argparse.Namespace) -> WorkspaceHost:
         if not workspace.strip():
             raise InvalidInput("workspace", "must not be empty")
         workspace = os.path.abspath(os.path.expanduser(workspace))
-    return WorkspaceHost(workspace, settings)
+    host = WorkspaceHost(workspace, settings)
+    _one_shot_semantic(host, getattr(args, "embed_seconds", 3.0))  # every command here is one process
+    return host
 
 
 def _one_shot_semantic(host: WorkspaceHost, seconds: float = 3.0) -> None:
@@ -617,7 +619,6 @@ def cmd_doc(args: argparse.Namespace) -> int:
 def cmd_space(args: argparse.Namespace) -> int:
     """``mnemon-ls space ...``: the Memory Spaces directory and item operations."""
     host = _host(args)
-    _one_shot_semantic(host)
     svc = host.spaces
     try:
         action = args.action
@@ -664,7 +665,6 @@ def cmd_space(args: argparse.Namespace) -> int:
 def cmd_remember(args: argparse.Namespace) -> int:
     """``mnemon-ls remember``: remember a fact in a Memory Space (``--for-branch`` tags the current branch)."""
     host = _host(args)
-    _one_shot_semantic(host)
     try:
         branch = host.current_branch("for-branch") if args.for_branch else None
         receipt = host.spaces.remember(_read_content(args.content), space_id=args.space, category=args.category,
@@ -680,7 +680,6 @@ def cmd_remember(args: argparse.Namespace) -> int:
 def cmd_recall(args: argparse.Namespace) -> int:
     """``mnemon-ls recall``: federated recall with the workspace's branch scope."""
     host = _host(args)
-    _one_shot_semantic(host, args.embed_seconds)
     try:
         result = host.recall(args.query, spaces=args.spaces, limit=args.limit, mode=args.mode).to_dict()
         lines = []

@@ -89,7 +89,7 @@ class SpaceSemantic:
             return
         if not engine.loaded:
             return
-        vectors = self._attached()
+        vectors = self._attached(load=False)  # the write path never reads the vectors into memory
         if vectors is None:
             return
         if sweep:
