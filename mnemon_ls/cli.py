@@ -214,6 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
     recall.add_argument("--space", action="append", dest="spaces", metavar="ID", help="restrict to these spaces")
     recall.add_argument("--limit", type=int, help="1..50 (at most 12 are returned)")
     recall.add_argument("--mode", choices=("smart", "keyword", "basic"), default="smart")
+    recall.add_argument("--embed-seconds", type=float, default=3.0, metavar="S",
+                        help="semantic recall: embed missing vectors of each space for at most S seconds first "
+                             "(default 3; 0 skips; `space embed` embeds them all)")
 
     mcp = commands.add_parser("mcp", parents=[common], help="run the MCP server (stdio) for assistants outside the editor")
     mcp.add_argument("--read-only", action="store_true", help="offer only the read tools (writeEnabled=false)")
@@ -263,7 +266,19 @@ def _host(args: argparse.Namespace) -> WorkspaceHost:
         if not workspace.strip():
             raise InvalidInput("workspace", "must not be empty")
         workspace = os.path.abspath(os.path.expanduser(workspace))
-    return WorkspaceHost(workspace, settings)
+    host = WorkspaceHost(workspace, settings)
+    _one_shot_semantic(host, getattr(args, "embed_seconds", 3.0))  # every command here is one process
+    return host
+
+
+def _one_shot_semantic(host: WorkspaceHost, seconds: float = 3.0) -> None:
+    """This process ends after one command: semantic recall embeds in it for at most ``seconds`` per space,
+    progress on stderr (:func:`mnemon_ls.semantic.one_shot`)."""
+    from .semantic import one_shot
+
+    if not (seconds >= 0 and seconds <= 86400):  # also refuses NaN
+        raise InvalidInput("embed-seconds", "must be a number of seconds 0..86400")
+    one_shot(host.semantic, lambda line: print(f"mnemon-ls: {line}", file=sys.stderr, flush=True), seconds)
 
 
 def _emit(args: argparse.Namespace, data: Any, text: str) -> None:

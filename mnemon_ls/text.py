@@ -227,3 +227,22 @@ def required_matches(groups: int) -> int:
     if groups <= 3:
         return 1
     return max(2, math.ceil(groups / 4))
+
+
+# --------------------------------------------------------------------------- query length
+
+#: The longest query of every search (Memory Space recall, Documents search; CLI, MCP and language server
+#: alike), in characters: Unicode code points, so an emoji or a CJK character outside the BMP counts one.
+MAX_QUERY_CHARS = 2000
+
+
+def check_query_length(text: str, field_name: str = "query") -> str:
+    """``text`` unchanged when it has at most :data:`MAX_QUERY_CHARS` code points, else
+    :class:`mnemon_ls.errors.InvalidInput` naming ``field_name`` (rule ``must be at most 2000 characters
+    (Unicode code points; got N)``, detail ``length``). The one query-length rule of every surface."""
+    if len(text) > MAX_QUERY_CHARS:
+        from .errors import InvalidInput
+
+        raise InvalidInput(field_name, f"must be at most {MAX_QUERY_CHARS} characters (Unicode code points; "
+                                       f"got {len(text)})", length=len(text))
+    return text

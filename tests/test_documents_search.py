@@ -165,7 +165,7 @@ def test_query_length_and_type(store):
     assert store.search("x" * 2000).results == ()
     with pytest.raises(InvalidInput) as info:
         store.search("x" * 2001)
-    assert info.value.rule == "is 2001 characters; at most 2000"
+    assert info.value.rule == "must be at most 2000 characters (Unicode code points; got 2001)"
     with pytest.raises(InvalidInput):
         store.search(None)
 

@@ -310,7 +310,7 @@ def test_documents_search_finds_paraphrased_chunks_ranked_by_document(tmp_path: 
     store.semantic.stop()
 
 
-def test_a_damaged_vector_index_is_rebuilt(tmp_path: Path) -> None:
+def test_a_damaged_vector_index_is_moved_aside_and_rebuilt(tmp_path: Path) -> None:
     engine = _engine()
     service, space_id = _space(tmp_path, engine)
     for fact in FACTS[40:46]:
@@ -320,12 +320,15 @@ def test_a_damaged_vector_index_is_rebuilt(tmp_path: Path) -> None:
     service.close()
     vectors = tmp_path / "data" / space_id / ".mnemon-ls-vectors.db"
     assert vectors.stat().st_mode & 0o777 == 0o600  # like every file we write (it was 0644 under umask 022)
-    vectors.write_bytes(b"this is not a database" * 100)
+    damaged = bytearray(vectors.read_bytes())
+    damaged[100:4096] = b"\xff" * (4096 - 100)  # our SQLite file, its schema page overwritten
+    vectors.write_bytes(bytes(damaged))
     again = _engine()
     reopened = SpacesService(tmp_path, semantic=again)
-    reopened.recall("warm up")  # opens the space: the unreadable file is replaced and everything re-embedded
+    reopened.recall("warm up")  # opens the space: the damaged file is moved aside and everything re-embedded
     assert again.wait_idle(600)
     assert reopened.space_status(space_id)["status"]["semantic"]["embedded"] == 6
+    assert (tmp_path / "data" / space_id / ".mnemon-ls-vectors.db.corrupt").read_bytes() == bytes(damaged)
     assert _rank(reopened, FACTS[40]["paraphrase"], FACTS[40]["text"], EXHAUSTIVE) is not None
     again.stop()
 

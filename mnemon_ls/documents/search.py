@@ -15,13 +15,11 @@ from typing import Any, Sequence
 
 from ..errors import InvalidInput
 from .index import IndexView
-from .model import DocumentRecord, collapse_space, js_length, js_trim, sha256_hex, time_key
-from ..text import normalize, required_matches
+from .model import DocumentRecord, collapse_space, js_trim, sha256_hex, time_key
+from ..text import MAX_QUERY_CHARS, check_query_length, normalize, required_matches  # noqa: F401 (re-export)
 from .search_index import IndexedDoc, SearchIndex, query_terms
 from .views import SearchHit, SearchResult
 
-#: Longest search query, in JavaScript characters (the plugin's bound).
-MAX_QUERY_CHARS = 2000
 #: Largest ``limit`` of a search.
 MAX_SEARCH_LIMIT = 50
 #: Phrase (title/description) hits outside the best BM25 rows that are scored with an extra query.
@@ -45,7 +43,7 @@ class Search:
                include_content: bool = False, semantic: bool | None = None) -> SearchResult:
         """Ranked lexical search over title, description and body (:mod:`mnemon_ls.text`, :mod:`.search_index`).
 
-        ``query`` at most 2000 characters (an empty query lists every eligible document, newest
+        ``query`` at most 2000 characters (code points: :func:`mnemon_ls.text.check_query_length`; an empty query lists every eligible document, newest
         ``updatedAt`` first, score 1); ``include_archived`` adds archived documents; ``limit`` 1..50.
         Order: documents whose title holds the whole query as a phrase, then those whose description
         does, then by BM25F score, then newest ``updatedAt``. A document must contain enough distinct
@@ -59,8 +57,7 @@ class Search:
         if not isinstance(query, str):
             raise InvalidInput("query", f"must be a string (got {type(query).__name__})")
         text = js_trim(query)
-        if js_length(text) > MAX_QUERY_CHARS:
-            raise InvalidInput("query", f"is {js_length(text)} characters; at most {MAX_QUERY_CHARS}")
+        check_query_length(text, "query")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_SEARCH_LIMIT:
             raise InvalidInput("limit", f"must be an integer in 1..{MAX_SEARCH_LIMIT} (got {limit!r})")
         if not isinstance(include_archived, bool):

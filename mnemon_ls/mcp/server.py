@@ -241,6 +241,9 @@ class MnemonMcp:
             if exc.errno in (errno.ENAMETOOLONG, errno.ELOOP):
                 raise tool_error(InvalidInput("workspace", f"cannot be used: {exc.strerror}")) from None
             raise tool_error(exc) from None
+        engine = host.semantic
+        if engine is not None:
+            engine.warm_up()  # load the model off the event loop, so remembers are embedded in the background
         try:
             return await anyio.to_thread.run_sync(operation, host, abandon_on_cancel=False)
         except ToolError:

@@ -20,13 +20,14 @@ from __future__ import annotations
 import os
 from typing import Any, Mapping
 
-from .engine import SemanticConfig, SemanticEngine, engine_for, extra_installed
+from .engine import InlineEmbedding, SemanticConfig, SemanticEngine, engine_for, extra_installed
 
 #: ``MNEMON_SEMANTIC=off`` turns an ``auto`` ``semantic.enabled`` off for the process (the test suite sets
 #: it so that only the semantic tests load the model); an explicit ``true`` setting wins.
 ENV_SWITCH = "MNEMON_SEMANTIC"
 
-__all__ = ["SemanticConfig", "SemanticEngine", "engine_for", "engine_for_settings", "extra_installed"]
+__all__ = ["InlineEmbedding", "SemanticConfig", "SemanticEngine", "engine_for", "engine_for_settings",
+           "extra_installed", "one_shot"]
 
 
 def engine_for_settings(settings: Any, env: Mapping[str, str] | None = None) -> SemanticEngine | None:
@@ -38,3 +39,11 @@ def engine_for_settings(settings: Any, env: Mapping[str, str] | None = None) -> 
     if settings.enabled == "auto" and source.get(ENV_SWITCH, "").strip().lower() in ("0", "false", "off", "no"):
         return None
     return engine_for(SemanticConfig(settings.enabled, settings.model, settings.endpoint), env)
+
+
+def one_shot(engine: SemanticEngine | None, report: Any = None, seconds: float = 3.0) -> None:
+    """Mark ``engine`` (``None``: nothing to do) as a one-shot process's (the CLI's): no background worker;
+    a short remember embeds its item at once; a recall embeds missing vectors for at most ``seconds`` per
+    space first, calling ``report(line)`` with progress (:class:`~.engine.InlineEmbedding`)."""
+    if engine is not None:
+        engine.inline = InlineEmbedding(seconds=seconds, report=report)

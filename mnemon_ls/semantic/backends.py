@@ -22,13 +22,16 @@ Errors: :class:`SemanticUnavailable` (``reason`` says what is missing or failed)
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
-from typing import Any, Protocol, Sequence
+from typing import Any, Iterator, Protocol, Sequence
+
+import regex
 
 #: Characters of a text that are embedded (its head).
 MAX_EMBED_CHARS = 1000
@@ -50,21 +53,67 @@ class SemanticUnavailable(Exception):
         self.reason = reason
 
 
+#: Script groups of a query for the absolute floors (:func:`query_script`).
+SCRIPTS = ("latin", "zh", "ja", "ko")
+_HANGUL = regex.compile(r"\p{Hangul}")
+_KANA = regex.compile(r"[\p{Hiragana}\p{Katakana}\u30fc]")
+_HAN = regex.compile(r"\p{Han}")
+
+
+def query_script(text: str) -> str:
+    """The script group of a query: ``ko`` when it holds Hangul, else ``ja`` when it holds kana, else ``zh``
+    when it holds Han characters, else ``latin`` (English, code identifiers and every other script)."""
+    if _HANGUL.search(text):
+        return "ko"
+    if _KANA.search(text):
+        return "ja"
+    if _HAN.search(text):
+        return "zh"
+    return "latin"
+
+
 @dataclass(frozen=True, slots=True)
 class ScoreScale:
-    """How a vector candidate's cosine becomes a 0..1 strength: ``cap * clamp(1 - (best - cosine) / window)``
-    with ``best`` the query's best cosine in the space, and 0 at or below ``floor``.
+    """How a vector candidate's cosine becomes a 0..1 strength, and the absolute floors of a vector-only hit.
 
-    Relative, because absolute cosines do not carry across languages: measured on
-    tests/fixtures/semantic_paraphrases.json with multilingual-e5, a paraphrase's cosine to its fact has a
-    median of 0.80 in English but 0.88 in Chinese, while the best unrelated item of a Chinese query sits at
-    0.85; and a z-score over the space separates no better (median 2.25 for the fact, 2.16 for the best
-    unrelated item). ``cap`` (0.55) keeps a vector-only candidate below the default high threshold (0.6):
-    a semantic addition is at most *medium* unless keyword evidence lifts it."""
+    - ``score``: ``cap * clamp(1 - (best - cosine) / window)`` with ``best`` the query's best cosine in the
+      space, and 0 at or below ``floor`` (then the candidate is not used at all). Relative, because it
+      ranks the candidates of one query; it says nothing about whether the best one is related at all.
+    - ``medium_floor(query)``: the absolute cosine a vector-only hit needs to be labelled more than *low*
+      (below it :func:`~.fusion.fuse` caps its score at :data:`~.fusion.WEAK_CAP`, under the default low
+      threshold 0.25, so ``strict-v1`` drops it and ``balanced-v1`` shows it as low). Per script group of
+      the query (:func:`query_script`), because this model's cosines sit higher for CJK text.
+    - ``cap`` (0.55) keeps a vector-only hit below the default high threshold (0.6): a semantic addition is
+      at most *medium* unless keyword evidence lifts it.
+
+    Measured for multilingual-e5-small-q4 on tests/fixtures/semantic_paraphrases.json (100 facts; query =
+    the paraphrase with the ``query:`` prefix, fact with ``passage:``; bench/results/semantic.md, "Absolute
+    floor of vector-only hits"): cosine of true paraphrase pairs vs of unrelated pairs of the same script
+    (median / p95 / p99 of the unrelated pairs; min / p10 / median of the true pairs):
+
+    ======  =============================  =====================  ============  =========================
+    script  unrelated median/p95/p99/max   true min/p10/median    medium floor  true / unrelated above it
+    ======  =============================  =====================  ============  =========================
+    latin   0.773 / 0.813 / 0.824 / 0.839  0.765 / 0.786 / 0.810  0.795         82.5% / 18.3%
+    zh      0.843 / 0.869 / 0.877 / 0.882  0.864 / 0.865 / 0.879  0.860         100% / 14.7%
+    ja      0.808 / 0.835 / 0.847 / 0.856  0.808 / 0.827 / 0.853  0.825         90% / 16.3%
+    ko      0.821 / 0.851 / 0.863 / 0.884  0.817 / 0.830 / 0.858  0.850         70% / 6.3%
+    ======  =============================  =====================  ============  =========================
+
+    (latin: 30 English + 10 code-identifier facts, 1,560 unrelated pairs; the others 20 facts, 380 pairs.)
+    Each medium floor is the cosine (0.005 steps) that maximises true-pair share minus unrelated-pair share
+    above it (Youden's J). The two distributions overlap (this small model does not separate them better):
+    a higher floor hides most paraphrases from the default policy, a lower one labels noise medium. The true
+    pairs under the floor stay findable as *low* (``balanced-v1``, ``exhaustive-v1``); queries about
+    nothing in the set fall under it (tests/test_semantic_faults.py; bench/results/semantic.md lists them).
+    """
 
     floor: float
     window: float
     cap: float = 0.55
+    #: ``((script, cosine), ...)`` for :data:`SCRIPTS`; a script not listed uses ``default_medium``.
+    medium: tuple[tuple[str, float], ...] = ()
+    default_medium: float = 0.5
 
     def score(self, cosine: float, best: float | None = None) -> float:
         """The 0..1 strength of ``cosine`` when the query's best cosine is ``best`` (default: itself)."""
@@ -73,10 +122,15 @@ class ScoreScale:
         top = cosine if best is None else max(best, cosine)
         return self.cap * max(0.0, min(1.0, 1.0 - (top - cosine) / self.window))
 
+    def medium_floor(self, query: str) -> float:
+        """The cosine a vector-only hit of ``query`` needs to rank above *low* (class doc)."""
+        return dict(self.medium).get(query_script(query), self.default_medium)
 
-E5_SCALE = ScoreScale(0.74, 0.04)
-#: Endpoint models are unknown: a plain floor of 0.3 and a wider window.
-ENDPOINT_SCALE = ScoreScale(0.30, 0.10)
+
+E5_SCALE = ScoreScale(0.74, 0.04, medium=(("latin", 0.795), ("zh", 0.860), ("ja", 0.825), ("ko", 0.850)))
+#: Endpoint models are unknown (not measured here): a plain floor of 0.3, a wider window, and a medium floor
+#: of 0.5 (nomic-embed-text and OpenAI's text-embedding-3 put unrelated English pairs mostly below it).
+ENDPOINT_SCALE = ScoreScale(0.30, 0.10, default_medium=0.5)
 
 
 class Embedder(Protocol):
@@ -107,9 +161,55 @@ def _numpy():
     return numpy
 
 
-#: One lock for every loaded local model: the C engine is called through ctypes (the GIL is released) and
-#: is not documented as safe for concurrent calls, even on two model handles.
-_ENGINE_LOCK = threading.Lock()
+class ModelGate:
+    """Serialises every call into the local models' C engine (called through ctypes with the GIL released,
+    and not documented as safe for concurrent calls, even on two model handles), with queries first: a
+    query waits for at most the one passage being embedded, never for the rest of a background batch.
+
+    ``query()`` and ``passage()`` are context managers holding the engine; a waiting query is let in
+    before any further passage."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._busy = False
+        self._queries = 0
+
+    def _release(self) -> None:
+        with self._cond:
+            self._busy = False
+            self._cond.notify_all()
+
+    @contextlib.contextmanager
+    def query(self) -> Iterator[None]:
+        """Hold the engine for one query (ahead of waiting passages)."""
+        with self._cond:
+            self._queries += 1
+            try:
+                while self._busy:
+                    self._cond.wait()
+            finally:
+                self._queries -= 1
+            self._busy = True
+        try:
+            yield
+        finally:
+            self._release()
+
+    @contextlib.contextmanager
+    def passage(self) -> Iterator[None]:
+        """Hold the engine for one passage (after every waiting query)."""
+        with self._cond:
+            while self._busy or self._queries:
+                self._cond.wait()
+            self._busy = True
+        try:
+            yield
+        finally:
+            self._release()
+
+
+#: The one gate of every loaded local model (see :class:`ModelGate`).
+MODEL_GATE = ModelGate()
 
 
 #: Texts a passage call of the local model embeds per hold of the engine lock: the worker embeds batches of
@@ -142,11 +242,12 @@ class LocalE5:
                                       f"({INSTALL_HINT})") from None
         try:
             self._model = E5(variant=_LOCAL_VARIANTS[model_id], num_threads=threads)
-            probe = np.asarray(self._model.passage(["probe"]), dtype=np.float32)
+            with MODEL_GATE.passage():
+                probe = np.asarray(self._model.passage(["probe"]), dtype=np.float32)
         except Exception as exc:  # noqa: BLE001 - any load failure means keyword recall
             raise SemanticUnavailable(f"model {model_id} failed to load: {exc}") from None
         self._np = np
-        self._lock = _ENGINE_LOCK
+        self._gate = MODEL_GATE
         self._queries: dict[str, Any] = {}  # the last QUERY_CACHE query vectors (oldest first)
         self._cache_lock = threading.Lock()
         self.model_id = model_id
@@ -158,9 +259,9 @@ class LocalE5:
             return self._np.zeros((0, self.dim), dtype=self._np.float32)
         np = self._np
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        for start in range(0, len(texts), PASSAGE_SLICE):  # the lock is let go between slices: a query
+        for start in range(0, len(texts), PASSAGE_SLICE):  # the gate is let go between slices: a query
             part = [t[:MAX_EMBED_CHARS] or " " for t in texts[start:start + PASSAGE_SLICE]]  # waits one
-            with self._lock:
+            with self._gate.passage():
                 got = self._model.passage(part)
             out[start:start + len(part)] = np.asarray(got, dtype=np.float32).reshape(len(part), self.dim)
         return out
@@ -172,7 +273,7 @@ class LocalE5:
             cached = self._queries.get(key)
         if cached is not None:
             return cached.copy()
-        with self._lock:
+        with self._gate.query():
             out = self._model.query(key)
         vector = self._np.asarray(out, dtype=self._np.float32).reshape(self.dim)
         with self._cache_lock:

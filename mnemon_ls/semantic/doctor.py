@@ -13,7 +13,8 @@ def diagnose(host: Any) -> list[Finding]:
     """Findings for ``host`` (a :class:`mnemon_ls.host.WorkspaceHost`): none when semantic recall is switched
     off; else one ``semantic`` finding (``ok`` with
     model and dimension, ``warning`` when the extra is missing or the model failed to load, naming the
-    error), then one per active native space with its coverage (embedded / total). Loads the model
+    error), then one per active native space with its coverage (embedded / total), or a ``warning`` naming
+    an unusable vector file and the rule (it is left alone; moving it away rebuilds it). Loads the model
     (about 0.1 s); reads only."""
     engine = host.semantic
     if engine is None:
@@ -42,6 +43,11 @@ def diagnose(host: Any) -> list[Finding]:
             info = side.status()
         except Exception as exc:  # noqa: BLE001
             findings.append(Finding("warning", f"space {record.id}", f"semantic status unreadable: {exc}"))
+            continue
+        if info.get("unusable"):
+            findings.append(Finding("warning", f"space {record.id}", f"semantic recall is keyword-only: "
+                                    f"{info['unusable']}", "mnemon-ls leaves a file it did not create as a regular "
+                                    "SQLite file alone: move it away and the next recall rebuilds the index"))
             continue
         total, embedded = info.get("total") or 0, info.get("embedded") or 0
         others = ", ".join(f"{m['model']}/{m['dim']} ({m['vectors']})" for m in info.get("otherModels") or [])

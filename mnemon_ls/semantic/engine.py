@@ -10,6 +10,15 @@ background embedding worker.
   for a sweep instead of blocking. The worker (one daemon thread) embeds jobs in batches of
   :data:`BATCH` texts, then sweeps every attached space for active items without a vector of the current
   model (:meth:`VectorStore.missing`): that is the resume after a restart, a kill or a model change.
+- **One-shot processes** (the CLI: :attr:`SemanticEngine.inline`, an :class:`InlineEmbedding`): no
+  background worker (the process ends before it would finish). A ``remember`` of a short text embeds it
+  at once (:data:`INLINE_REMEMBER_CHARS`); a ``recall`` first embeds the missing vectors of each space it
+  searches for at most ``InlineEmbedding.seconds`` (:meth:`SemanticEngine.embed_missing`), reporting on
+  stderr, and its notices say when the coverage is still partial and how to complete it.
+- **An unusable vector file** (:func:`unusable_reason`: a directory, a link, unreadable, not SQLite) is
+  never deleted: :meth:`SemanticEngine.attach` raises :class:`VectorIndexUnusable` and the space stays
+  keyword-only until the file changes. A regular SQLite file at our path that SQLite reports damaged is
+  ours (derived data): it is moved to ``<file>.corrupt`` (replacing an older one) and rebuilt.
 - **Progress**: :meth:`SemanticEngine.progress` ``{"state", "model", "dim", "lastError", "pending",
   "spaces": {id: {"embedded", "total"}}}``; listeners added with :meth:`SemanticEngine.listen` get
   ``("begin"|"report"|"end", progress)`` while a sweep of at least :data:`PROGRESS_MIN` items runs (the
@@ -22,7 +31,9 @@ import logging
 import os
 import queue
 import sqlite3
+import stat
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -34,6 +45,56 @@ log = logging.getLogger(__name__)
 QUEUE_MAX = 1024
 BATCH = 16
 PROGRESS_MIN = 64
+#: Longest text (characters) a one-shot ``remember`` embeds at once: ~30 ms for a 50-character fact, ~130 ms
+#: for 270 characters on this machine (bench/results/semantic.md, "CLI"); a longer one waits for a recall.
+INLINE_REMEMBER_CHARS = 300
+#: SQLite's file header (https://sqlite.org/fileformat.html, section 1.3).
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+class VectorIndexUnusable(SemanticUnavailable):
+    """The vector file of a space cannot be used and is not ours to replace: ``path`` and ``reason``."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"vector index {path} {reason}")
+        self.path = Path(path)
+
+
+def unusable_reason(path: Path) -> str | None:
+    """Why the vector file at ``path`` must be left alone (``None``: missing, or a regular file that is
+    empty or starts with :data:`SQLITE_HEADER`): ``is a directory``, ``is a symbolic link``, ``is not a
+    regular file``, ``cannot be read (...)`` or ``is not an SQLite database``. Reads at most 16 bytes."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot be examined ({exc.strerror or exc})"
+    if stat.S_ISLNK(info.st_mode):
+        return "is a symbolic link (links are not followed for a write)"
+    if stat.S_ISDIR(info.st_mode):
+        return "is a directory, not the vector index file"
+    if not stat.S_ISREG(info.st_mode):
+        return "is not a regular file"
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    if not os.access(path, os.W_OK):
+        return "cannot be written (permission denied)"
+    if head and head != SQLITE_HEADER:
+        return "is not an SQLite database"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class InlineEmbedding:
+    """How a one-shot process embeds (module doc): ``seconds`` a recall spends embedding missing vectors
+    per space at most; ``report(line)`` gets progress lines (the CLI writes them to stderr)."""
+
+    seconds: float = 3.0
+    report: Callable[[str], None] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +149,9 @@ class SemanticEngine:
         self._stopping = False
         self._listeners: list[Callable[[str, dict], None]] = []
         self.notice_given = False
+        #: Set by one-shot processes (the CLI): embed in the calling thread, no worker (module doc).
+        self.inline: InlineEmbedding | None = None
+        self._warming: threading.Thread | None = None
 
     # ------------------------------------------------------------------ state
 
@@ -114,6 +178,16 @@ class SemanticEngine:
                     self.last_error = exc.reason
                     log.warning("semantic recall off: %s", exc.reason)
         return self._embedder
+
+    def warm_up(self) -> None:
+        """Load the backend in a daemon thread (returns at once; a server calls it so that its remembers
+        are embedded from the start, since a write never loads the model itself)."""
+        if self._embedder is not None or self._failed or not self.enabled:
+            return
+        with self._load_lock:
+            if self._warming is None:
+                self._warming = threading.Thread(target=self.embedder, name="mnemon-semantic-load", daemon=True)
+                self._warming.start()
 
     @property
     def loaded(self) -> bool:
@@ -143,40 +217,63 @@ class SemanticEngine:
 
     # ------------------------------------------------------------------ spaces
 
-    def attach(self, space_id: str, db_path: Path, index_path: Path) -> SpaceVectors | None:
+    def attach(self, space_id: str, db_path: Path, index_path: Path, *, load: bool = True) -> SpaceVectors | None:
         """The vector store of the space whose ``mnemon.db`` is ``db_path`` (created on first use; marked
-        for a sweep so missing vectors get embedded), or ``None`` when no backend is loaded."""
+        for a sweep so missing vectors get embedded), or ``None`` when no backend is loaded. ``load``
+        false skips reading the vectors into memory (a one-shot write that only adds rows).
+
+        Raises :class:`VectorIndexUnusable` when the file is not ours to use or replace
+        (:func:`unusable_reason`, or SQLite cannot open it); a damaged SQLite file is moved aside to
+        ``<file>.corrupt`` and rebuilt (module doc)."""
         embedder = self.embedder()
         if embedder is None:
             return None
-        from .vectors import VECTOR_FILE, VectorStore
-
         key = str(db_path)
         with self._guard:
             found = self._spaces.get(key)
             if found is not None:
                 return found
-            path = Path(db_path).parent / VECTOR_FILE
-            store = VectorStore(path, embedder.model_id, embedder.dim)
-            try:
-                store.sync()
-            except sqlite3.DatabaseError as exc:
-                log.warning("vector index %s unreadable (%s): rebuilt", path, exc)
-                store.close()
-                for suffix in ("", "-wal", "-shm"):
-                    try:
-                        os.unlink(str(path) + suffix)
-                    except OSError:
-                        pass
-                store = VectorStore(path, embedder.model_id, embedder.dim)
-                store.sync()
+            store = self._open_store(Path(db_path).parent, embedder, load)
             space = SpaceVectors(space_id, store, Path(db_path), Path(index_path),
                                  cli_blob=embedder.cli_compatible)
             self._spaces[key] = space
-            self._idle.clear()  # the new space's sweep is due
-        self._start()
-        self._wake.set()
+            if self.inline is None:
+                self._idle.clear()  # the new space's sweep is due
+        if self.inline is None:
+            self._start()
+            self._wake.set()
         return space
+
+    def _open_store(self, folder: Path, embedder: Embedder, load: bool) -> Any:
+        from .vectors import VECTOR_FILE, VectorStore
+
+        path = folder / VECTOR_FILE
+        for attempt in (1, 2):
+            reason = unusable_reason(path)
+            if reason is not None:
+                raise VectorIndexUnusable(path, reason)
+            store = VectorStore(path, embedder.model_id, embedder.dim)
+            try:
+                if load:
+                    store.sync()
+                else:
+                    store.connect()
+                return store
+            except sqlite3.OperationalError as exc:  # cannot open / read-only / locked: not damage
+                store.close()
+                raise VectorIndexUnusable(path, f"cannot be opened ({exc})") from None
+            except sqlite3.DatabaseError as exc:
+                store.close()
+                if attempt == 2:
+                    raise VectorIndexUnusable(path, f"is damaged and could not be rebuilt ({exc})") from None
+                log.warning("vector index %s damaged (%s): moved to %s.corrupt and rebuilt", path, exc, path.name)
+                os.replace(path, str(path) + ".corrupt")
+                for suffix in ("-wal", "-shm"):  # SQLite's own journal files of the damaged database
+                    extra = Path(str(path) + suffix)
+                    if extra.is_file() and not extra.is_symlink():
+                        extra.unlink()
+                self.last_error = f"vector index {path} was damaged ({exc}): moved to {path.name}.corrupt, rebuilt"
+        raise AssertionError("unreachable")
 
     def detach(self, db_path: Path) -> None:
         """Forget the space (its queued jobs are dropped when they come up)."""
@@ -194,6 +291,44 @@ class SemanticEngine:
             space.sweep = True
         self._idle.clear()
         self._wake.set()
+
+    def embed_now(self, space: SpaceVectors, ids: list[str]) -> int:
+        """Embed ``ids`` of ``space`` in the calling thread without loading the space's vectors (one-shot
+        processes); returns how many were written. Errors are recorded as :attr:`last_error`, never
+        raised: the write they follow is already durable."""
+        return self._embed(space, list(ids), refresh=False)
+
+    def embed_missing(self, space: SpaceVectors, seconds: float,
+                      report: Callable[[str], None] | None = None) -> tuple[int, int]:
+        """Embed the missing vectors of ``space`` in the calling thread for at most about ``seconds``
+        (whole batches of :data:`BATCH`); ``report`` gets a line before and after when more than one batch
+        is due. Returns ``(embedded now, still missing)``."""
+        deadline = time.monotonic() + seconds
+        with space.lock:
+            space.store.remove(space.store.stale(space.index_path))
+        total = self._total(space)
+        with space.lock:
+            due = len(space.store.missing(space.index_path, max(1, total)))
+        if due == 0 or seconds <= 0:
+            return 0, due
+        if report is not None and due > BATCH:
+            report(f"embedding {due} item(s) of space {space.space_id} for semantic recall (at most {seconds:g} s; "
+                   f"`mnemon-ls space embed {space.space_id}` embeds them all)")
+        done = 0
+        while time.monotonic() < deadline:
+            with space.lock:
+                ids = space.store.missing(space.index_path, BATCH)
+            if not ids:
+                break
+            written = self._embed(space, ids)
+            if not written:  # the batch failed (last_error says why): stop here
+                break
+            done += written
+        with space.lock:
+            left = len(space.store.missing(space.index_path, max(1, total)))
+        if report is not None and due > BATCH:
+            report(f"embedded {done} item(s) of space {space.space_id}; {left} still to embed")
+        return done, left
 
     # ------------------------------------------------------------------ worker
 
@@ -286,27 +421,31 @@ class SemanticEngine:
             if begun:
                 self._emit("end")
 
-    def _embed(self, space: SpaceVectors, ids: list[str]) -> None:
+    def _embed(self, space: SpaceVectors, ids: list[str], refresh: bool = True) -> int:
+        """Embed and store ``ids``; returns how many vectors were written (0 on a failure, recorded)."""
         embedder = self._embedder
         if embedder is None or not ids:
-            return
+            return 0
         try:
             rows = _read_contents(space.db_path, ids)
             if not rows:
-                return
+                return 0
             from ..spaces.index import content_hash
 
             vectors = embedder.embed_passages([content for _id, content in rows])
             with space.lock:
-                space.store.put([(key, content_hash(content), vectors[i]) for i, (key, content) in enumerate(rows)])
+                space.store.put([(key, content_hash(content), vectors[i]) for i, (key, content) in enumerate(rows)],
+                                refresh=refresh)
             if space.cli_blob:
                 _write_cli_blobs(space.db_path, [(key, vectors[i]) for i, (key, _c) in enumerate(rows)])
+            return len(rows)
         except SemanticUnavailable as exc:
             self.last_error = exc.reason
             space.sweep = True
         except sqlite3.Error as exc:
             self.last_error = f"space {space.space_id}: {exc}"
             log.warning("semantic embedding failed: %s", self.last_error)
+        return 0
 
     # ------------------------------------------------------------------ reports
 

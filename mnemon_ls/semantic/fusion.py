@@ -12,6 +12,10 @@ the item holds every query term group: an *exact* hit); the vector list, best fi
   ``cli`` mode (vectors from the Mnemon CLI's own endpoint; mnemon-cli.md 9.3 step 6 without the entity and
   graph terms, which the keyword terms and the smart-mode expansion already carry):
   ``fused = (0.30 * keyword score + 0.35 * max(0, cosine)) / 0.65``.
+- Absolute floor: a *vector-only* candidate whose cosine is under ``medium_floor`` (the model's
+  :meth:`~.backends.ScoreScale.medium_floor` for the query's script) is scaled into 0..:data:`WEAK_CAP` (0.2,
+  under the default low threshold 0.25, order kept): when nothing in the space is related, the best vector match is
+  labelled low, never medium or high because it is the best of a bad lot.
 - Exact hits are never buried: a keyword hit keeps at least its keyword score, and an item that no exact
   hit's signals found scores strictly below the lowest exact hit. So semantic recall may add results but
   never moves one below a result that matched fewer query terms than the exact hit.
@@ -21,11 +25,13 @@ the item holds every query term group: an *exact* hit); the vector list, best fi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from .backends import ScoreScale
 
 RRF_K = 60
+#: The highest score of a vector-only candidate under the absolute medium floor (module doc).
+WEAK_CAP = 0.2
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +54,13 @@ class Fused:
 
 
 def fuse(keyword: Sequence[KeywordHit], vector: Sequence[tuple[str, float]], scale: ScoreScale,
-         mode: str = "rrf") -> list[Fused]:
-    """The fused candidates, best first (module doc). ``mode`` ``rrf`` | ``cli``."""
+         mode: str = "rrf", medium_floor: float | None = None,
+         floors: Mapping[str, float] | None = None) -> list[Fused]:
+    """The fused candidates, best first (module doc). ``mode`` ``rrf`` | ``cli``; ``medium_floor`` the
+    cosine a vector-only candidate needs to score above :data:`WEAK_CAP` (``None``: the scale's
+    ``default_medium``); ``floors`` overrides it per candidate id."""
+    weak_below = scale.default_medium if medium_floor is None else medium_floor
+    floors = floors or {}
     best = 2.0 / (RRF_K + 1)
     rrf: dict[str, float] = {}
     kw: dict[str, KeywordHit] = {}
@@ -77,6 +88,8 @@ def fuse(keyword: Sequence[KeywordHit], vector: Sequence[tuple[str, float]], sca
             fused = 0.7 * max(kscore, strength) + 0.3 * value / best
         if hit is not None:
             fused = max(fused, hit.score)
+        elif cosine is not None and cosine < floors.get(key, weak_below):
+            fused = min(WEAK_CAP, fused * WEAK_CAP / 0.55)  # scaled down, so the order among them stays
         via = "keyword+vector" if hit is not None and cosine is not None else ("keyword" if hit else "vector")
         out.append(Fused(key, min(1.0, fused), via, cosine))
     exact = [f.score for f in out if kw.get(f.id) is not None and kw[f.id].exact]

@@ -137,9 +137,9 @@ class VectorStore:
 
     # ------------------------------------------------------------------ writes
 
-    def put(self, rows: Sequence[tuple[str, str, Any]]) -> None:
+    def put(self, rows: Sequence[tuple[str, str, Any]], refresh: bool = True) -> None:
         """Store ``(id, chash, vector)`` rows of this model in one transaction (upsert by id) and add them
-        to the matrix."""
+        to the matrix (``refresh`` false: only write them; the next :meth:`sync` loads the file)."""
         if not rows:
             return
         np = self._np
@@ -157,7 +157,8 @@ class VectorStore:
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
-            self._refresh(db)
+            if refresh:
+                self._refresh(db)
 
     def remove(self, ids: Iterable[str]) -> None:
         """Forget the vectors of ``ids`` (every model); their rows are reused by later ids."""

@@ -25,6 +25,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable, Literal
 
 from ..errors import InvalidInput
+from ..text import MAX_QUERY_CHARS, check_query_length  # the one query-length rule (code points)
 
 Clock = Callable[[], datetime]
 
@@ -32,7 +33,6 @@ SPACE_ID_RE = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9_-]*$")
 MAX_SPACE_ID_CHARS = 128
 MAX_ITEM_ID_CHARS = 200
 MAX_CONTENT_BYTES = 8000
-MAX_QUERY_CHARS = 2000
 MIN_LIMIT, MAX_LIMIT = 1, 50
 DEFAULT_LIMIT = 10
 #: Results a recall returns at most, whatever the limit (reference 6.5: the recall worker's cap).
@@ -157,16 +157,15 @@ def validate_item_id(value: Any, field_name: str = "id") -> str:
 
 
 def validate_query(value: Any, field_name: str = "query") -> str:
-    """A trimmed query of 1..2,000 chars or :class:`InvalidInput`."""
+    """A trimmed query of 1..2,000 characters (code points, :func:`mnemon_ls.text.check_query_length`) or
+    :class:`InvalidInput`."""
     if not isinstance(value, str):
         raise InvalidInput(field_name, "must be a string")
     text = value.strip()
     if not text:
         raise InvalidInput(field_name, "is required (an empty query is not allowed)")
     require_unicode(text, field_name)
-    if js_length(text) > MAX_QUERY_CHARS:
-        raise InvalidInput(field_name, f"must be at most {MAX_QUERY_CHARS} characters", length=js_length(text))
-    return text
+    return check_query_length(text, field_name)
 
 
 def validate_limit(value: Any, field_name: str = "limit", *, default: int = DEFAULT_LIMIT,

