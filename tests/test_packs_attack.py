@@ -48,6 +48,30 @@ def test_an_export_is_never_written_inside_the_storage_root(host: WorkspaceHost,
         write_pack_file(tmp_path, exported.data)
 
 
+def test_an_export_never_replaces_a_file_that_is_not_a_pack(host: WorkspaceHost, tmp_path: Path) -> None:
+    """The attack pass: ``pack export -o`` replaced a FIFO, a read-only notes file and (as root) /dev/full."""
+    import os
+
+    exported = host.export_pack("full")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("precious\n")
+    readonly = tmp_path / "old.mnemonpack"
+    readonly.write_bytes(exported.data)
+    readonly.chmod(0o444)
+    fifo = tmp_path / "f.zip"
+    os.mkfifo(fifo)
+    for target, rule in ((notes, "is not a Mnemon Pack"), (readonly, "is read-only"),
+                         (fifo, "is not a regular file")):
+        with pytest.raises(InvalidInput) as info:
+            write_pack_file(target, exported.data)
+        assert info.value.field == "output" and rule in info.value.rule
+    assert notes.read_text() == "precious\n" and fifo.is_fifo() and readonly.read_bytes() == exported.data
+    earlier = tmp_path / "earlier.mnemonpack"  # an earlier pack is replaced: exporting again to one name
+    earlier.write_bytes(host.export_pack("runtime").data)
+    write_pack_file(earlier, exported.data)
+    assert earlier.read_bytes() == exported.data
+
+
 def test_a_packed_store_with_a_trigger_is_refused(host: WorkspaceHost, tmp_path: Path) -> None:
     exported = host.export_pack("memory-spaces")
     source = zipfile.ZipFile(io.BytesIO(exported.data))
@@ -66,6 +90,37 @@ def test_a_packed_store_with_a_trigger_is_refused(host: WorkspaceHost, tmp_path:
         with pytest.raises(PackInvalid) as info:
             other.import_pack(data)
         assert "trigger zz_wipe" in info.value.message
+        assert not (tmp_path / "r2" / "data").exists() or not any((tmp_path / "r2" / "data").iterdir())
+    finally:
+        other.close()
+
+
+@pytest.mark.parametrize("body", [
+    "BEGIN DELETE FROM insights WHERE id != NEW.id; END",
+    "WHEN NEW.stored_at IS NULL OR NEW.stored_at = '' BEGIN UPDATE insights SET stored_at = "
+    "strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = NEW.id; DELETE FROM edges; END",
+])
+def test_a_trigger_disguised_under_the_schemas_name_is_refused(host: WorkspaceHost, tmp_path: Path, body: str) -> None:
+    """The attack pass replaced ``set_insight_stored_at`` by a trigger of the same name that deleted every other
+    insight on the next remember: only the name was checked, and the import succeeded."""
+    exported = host.export_pack("memory-spaces")
+    source = zipfile.ZipFile(io.BytesIO(exported.data))
+    db_name = next(n for n in source.namelist() if n.endswith("mnemon.db"))
+    hostile = tmp_path / "hostile.db"
+    hostile.write_bytes(source.read(db_name))
+    with sqlite3.connect(hostile) as connection:
+        connection.execute("DROP TRIGGER set_insight_stored_at")
+        connection.execute(f"CREATE TRIGGER set_insight_stored_at AFTER INSERT ON insights {body}")
+    connection.close()
+    data = _replace_entry(exported.data, db_name, hostile.read_bytes())
+    make_repo(tmp_path / "other")
+    other = WorkspaceHost(tmp_path / "other", load_settings({"storageScope": "custom", "dataDir": str(tmp_path / "r2"),
+                                                             "runtimeUserScope": "storage"}),
+                          env={"HOME": str(tmp_path / "home"), "MNEMON_SEMANTIC": "off"})
+    try:
+        with pytest.raises(PackInvalid) as info:
+            other.import_pack(data, mode="replace")
+        assert "trigger set_insight_stored_at" in info.value.message
         assert not (tmp_path / "r2" / "data").exists() or not any((tmp_path / "r2" / "data").iterdir())
     finally:
         other.close()

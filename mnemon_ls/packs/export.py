@@ -207,7 +207,34 @@ def write_pack_file(path: Path, data: bytes, roots: "Iterable[Path]" = ()) -> No
         raise InvalidInput("output", f"{path} is a directory; give a file name")
     if not path.parent.is_dir():
         raise InvalidInput("output", f"the directory {path.parent} does not exist")
+    _check_existing_output(path)
     fsio.write_file_atomically(path, data)
+
+
+def _check_existing_output(path: Path) -> None:
+    """Refuse (``InvalidInput`` on ``output``) to replace an existing ``path`` that is not a regular file (a
+    device, FIFO or socket), is read-only, or is not a Mnemon Pack (a ZIP holding ``manifest.json``): an
+    earlier pack is replaced (export again to the same name), anything else is the user's and is kept."""
+    import stat
+    import zipfile
+
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise InvalidInput("output", f"{path} cannot be read ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InvalidInput("output", f"{path} exists and is not a regular file; give a new file name")
+    if not info.st_mode & 0o222:
+        raise InvalidInput("output", f"{path} exists and is read-only; give a new file name")
+    try:
+        with zipfile.ZipFile(path) as existing:
+            is_pack = "manifest.json" in existing.namelist()
+    except (zipfile.BadZipFile, OSError, ValueError):
+        is_pack = False
+    if not is_pack:
+        raise InvalidInput("output", f"{path} exists and is not a Mnemon Pack; remove it or give a new file name")
 
 
 def pack_roots(host: Any) -> list[Path]:

@@ -255,6 +255,24 @@ def _spaces(payload: dict[str, bytes]) -> list[PackSpace]:
 #: Triggers a Mnemon store may hold (the Mnemon CLI's schema and ours); views none.
 KNOWN_TRIGGERS = frozenset({"set_insight_stored_at"})
 
+#: The only body a ``set_insight_stored_at`` trigger may have (mnemon-cli.md "Trigger (newer)": after an
+#: insert whose ``stored_at`` is NULL or empty, set it to the current UTC time), matched against the
+#: trigger's SQL lower-cased with quotes dropped and whitespace collapsed; a trigger of that name with any
+#: other body (e.g. one deleting every other insight) is refused like a foreign one.
+_STORED_AT_TRIGGER = re.compile(
+    r"create trigger (?:if not exists )?set_insight_stored_at after insert on insights(?: for each row)? "
+    r"when new\.stored_at is null or new\.stored_at=''\s?begin update insights set stored_at="
+    r"(?:strftime\('[%a-z:\-]+','now'\)|datetime\('now'\))\s?where id=new\.id;end")
+
+
+def _trigger_is_known(name: str, sql: str | None) -> bool:
+    """Whether trigger ``name`` with CREATE statement ``sql`` is the Mnemon schema's own (module rules)."""
+    if name not in KNOWN_TRIGGERS or not sql:
+        return False
+    text = " ".join(re.sub(r"[\"`\[\]]", "", sql).lower().split())
+    text = re.sub(r"\s*([(),;=])\s*", r"\1", text).strip()
+    return _STORED_AT_TRIGGER.fullmatch(text) is not None
+
 
 def store_items(db: bytes, field: str) -> int:
     """How many items (insights with no ``deleted_at``) the packed ``mnemon.db`` bytes hold, read from an
@@ -275,8 +293,10 @@ def store_items(db: bytes, field: str) -> int:
             if damage != "ok":
                 raise PackInvalid(field, f"is a damaged SQLite database ({' '.join(str(damage).split())}); export it "
                                          "again from a good copy")
-            rows = connection.execute("SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view')").fetchall()
-            foreign = sorted(f"{kind} {name}" for kind, name in rows if kind == "view" or name not in KNOWN_TRIGGERS)
+            rows = connection.execute(
+                "SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'view')").fetchall()
+            foreign = sorted(f"{kind} {name}" for kind, name, sql in rows
+                             if kind == "view" or not _trigger_is_known(name, sql))
             if foreign:
                 raise PackInvalid(field, f"holds {', '.join(foreign[:5])}, which the Mnemon schema has not (a pack "
                                          "store must not carry code that runs on later writes)")
