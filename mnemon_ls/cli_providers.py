@@ -45,11 +45,15 @@ def _fields(args: argparse.Namespace) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise InvalidInput(f"set[{index}]", "must be KEY=VALUE")
+        if key.strip() in fields:
+            raise InvalidInput(f"set[{index}]", "repeats a field (each KEY may be set once)")
         fields[key.strip()] = value
     for name in args.secret_fields:
         line = sys.stdin.readline()
         if not line.strip():
             raise InvalidInput(f"services.{name}", "is empty: give the credential on standard input")
+        if name in fields:
+            raise InvalidInput(f"services.{name}", "is given twice (each KEY may be set once)")
         fields[name] = line.strip()
     return fields
 
@@ -84,7 +88,9 @@ def run(args: argparse.Namespace, host_of: Callable[[argparse.Namespace], Any],
             text = f"{_line(data)}\n{data['health']['message']}; spaces: {', '.join(data['discovered']) or 'none yet'}"
         elif action == "disable":
             data = providers.disable(args.name)
-            text = f"{_line(data)}\nIts spaces were removed from this root; the provider's data is unchanged."
+            text = (f"{_line(data)}\nIts spaces were removed from this root; the provider's data is unchanged."
+                    if data.get("changed", True) else
+                    f"{_line(data)}\n{args.name} was not enabled; nothing changed.")
         elif action == "test":
             data = providers.test(args.name)
             health = data["health"]

@@ -99,8 +99,11 @@ def _check_value(name: str, value: Any, field_path: str, secrets: frozenset[str]
     return text
 
 
-def validate_service_fields(fields: Mapping[str, Any], provider_id: str) -> dict[str, Any]:
-    """Service-scope fields (module doc). Errors name ``services.<field>`` and never echo a value."""
+def validate_service_fields(fields: Mapping[str, Any], provider_id: str,
+                            roots: "tuple[Any, ...] | list[Any]" = ()) -> dict[str, Any]:
+    """Service-scope fields (module doc). Errors name ``services.<field>`` and never echo a value. A path
+    field (:data:`PATH_FIELDS`, and any plugin field ending in ``Path``) resolving inside a mnemon-ls storage
+    root (:func:`storage_roots` of ``roots``) is refused: a provider engine would write its tables there."""
     if not isinstance(fields, Mapping):
         raise InvalidInput("services", "must be an object")
     extra_service, _extra_memory, extra_secret = plugins.declared_fields(provider_id)
@@ -117,12 +120,56 @@ def validate_service_fields(fields: Mapping[str, Any], provider_id: str) -> dict
         if name in PATH_FIELDS and isinstance(value, str) and value and not _anchored(value):
             # a relative path would name another place in each process (the CLI's, the server's cwd)
             raise InvalidInput(path, "must be an absolute path or start with ~/ (empty: the provider's default)")
+        if is_path_field(name) and isinstance(value, str) and value:
+            check_outside_roots(value, path, roots)
         out[name] = value
     return out
 
 
 #: Service fields that name a file or directory on this machine (each provider package's README).
 PATH_FIELDS = frozenset({"dataPath", "enginePath"})
+
+
+def is_path_field(name: str) -> bool:
+    """A service field naming a file or directory: :data:`PATH_FIELDS` or any ``*Path`` field."""
+    return name in PATH_FIELDS or name.endswith("Path")
+
+
+def storage_roots(roots: "tuple[Any, ...] | list[Any]" = ()) -> list[Any]:
+    """Resolved mnemon-ls storage roots: ``roots`` (e.g. this workspace's), each one's ``workspaces`` base
+    when it is a workspace root, the global root (``$MNEMON_DATA_DIR`` or ``~/.mnemon``, which holds every
+    ``workspaces/<hash>`` root of the default base)."""
+    import os
+    from pathlib import Path
+
+    from ..roots import global_root
+
+    out: list[Path] = []
+    candidates = [Path(r) for r in roots]
+    try:
+        candidates.append(global_root())
+    except InvalidInput:
+        pass
+    for root in candidates:
+        real = Path(os.path.realpath(os.path.expanduser(str(root))))
+        out.append(real)
+        if real.parent.name == "workspaces":
+            out.append(real.parent)  # every root under the same storage base
+    return out
+
+
+def check_outside_roots(value: str, field_path: str, roots: "tuple[Any, ...] | list[Any]" = ()) -> None:
+    """:class:`InvalidInput` naming ``field_path`` when the path ``value`` resolves inside a storage root."""
+    import os
+    from pathlib import Path
+
+    if not _anchored(value):
+        return
+    real = Path(os.path.realpath(os.path.expanduser(value)))
+    for root in storage_roots(roots):
+        if real == root or root in real.parents:
+            raise InvalidInput(field_path, "must not be inside a mnemon-ls storage root (a provider keeps its "
+                                           "data outside this project's roots)")
 
 
 def _anchored(value: str) -> bool:

@@ -46,7 +46,7 @@ class ProviderPlane:
         or named in ``clear_secrets``) and optionally its enabled flag. Disabling drops its projections.
         Returns :meth:`service_view`."""
         provider_id = _provider_id(provider_id)
-        clean = validate_service_fields(fields or {}, provider_id)
+        clean = validate_service_fields(fields or {}, provider_id, (self.root,))
         clear = list(clear_secrets)
         secrets = secret_fields(provider_id)
         for index, name in enumerate(clear):

@@ -126,6 +126,10 @@ class ProviderHost:
         """The opened engine, every call of it (and of its spaces, :meth:`space`) run under
         :func:`mnemon_ls.output.third_party`: what it prints, warns or logs goes to our log at debug."""
         plugin = self.plugin(provider_id)
+        from .provider_fields import check_outside_roots, is_path_field
+        for name, value in service.items():  # a provider file edited by hand
+            if is_path_field(name) and isinstance(value, str) and value:
+                check_outside_roots(value, f"services.{name}", (self.root,))
         try:
             with output.third_party():
                 return output.ThirdPartyCalls(plugin.open(dict(service), root=self.root))  # type: ignore[return-value]
@@ -211,7 +215,7 @@ class ProviderHost:
             for name in clear_secrets:
                 merged.pop(name, None)
             from .registry import validate_service_fields
-            validate_service_fields(fields or {}, provider_id)
+            validate_service_fields(fields or {}, provider_id, (self.root,))
             engine = self._open(provider_id, merged)
             try:
                 found = engine.discover() if self.plugin(provider_id).capabilities.discover else []
@@ -230,7 +234,7 @@ class ProviderHost:
         ``discovered`` (space ids)."""
         from .registry import validate_service_fields
         plugin = self.plugin(provider_id)
-        clean = validate_service_fields(fields or {}, provider_id)
+        clean = validate_service_fields(fields or {}, provider_id, (self.root,))
         state = self.registry.read()
         service = {**state.services.get(provider_id, {}), **clean}
         engine = self._open(provider_id, service)
@@ -256,9 +260,11 @@ class ProviderHost:
         if provider_id not in self.registry.read().services:
             raise ProviderNotConfigured(f"provider {provider_id} is not configured; nothing to disable",
                                         provider=provider_id, reason="not-configured")
+        if not self.registry.read().enabled.get(provider_id):
+            return self.view(provider_id) | {"changed": False}
         self.forget_engine(provider_id)
         self.registry.configure_service(provider_id, {}, enabled=False)
-        return self.view(provider_id)
+        return self.view(provider_id) | {"changed": True}
 
     def test(self, provider_id: str) -> dict[str, Any]:
         """Open the engine with the stored configuration (enabled or not) and report its health and
@@ -268,7 +274,8 @@ class ProviderHost:
         state = self.registry.read()
         service = self._service(provider_id, state)
         started = time.perf_counter()
-        engine = self._open(provider_id, service)
+        # ``probe``: an engine that would create its store opens nothing instead (test writes nothing)
+        engine = self._open(provider_id, {**service, "probe": True})
         try:
             health = engine.health()
             found = engine.discover() if self.plugin(provider_id).capabilities.discover else []

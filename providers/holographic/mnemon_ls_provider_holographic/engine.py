@@ -153,6 +153,41 @@ def _tags(text: Any) -> list[str]:
     return [t.strip() for t in str(text or "").split(",") if t.strip()]
 
 
+def _create_private(db_path: Path) -> None:
+    """Create the missing directories (0700) and the database file (0600) before the engine opens it
+    (the engine would make them 0755/0644; SQLite gives its journal files the database's mode)."""
+    import os
+
+    missing = []
+    parent = db_path.parent
+    while not parent.exists():
+        missing.append(parent)
+        parent = parent.parent
+    for directory in reversed(missing):
+        os.mkdir(directory, 0o700)
+        os.chmod(directory, 0o700)
+    if not db_path.exists():
+        os.close(os.open(db_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+
+class _MissingStore:
+    """What ``provider test`` opens when no database exists yet: unhealthy, no namespace, nothing written."""
+
+    def __init__(self, modules: EngineModules, db_path: Path) -> None:
+        self.modules, self.db_path = modules, db_path
+
+    def health(self) -> Health:
+        version = f"hermes-agent {self.modules.version}" if self.modules.version else "hermes-agent"
+        return Health(False, f"{version} plugins/memory/holographic", str(self.db_path), 0, None,
+                      "no Holographic store there yet (provider enable creates it; provider test writes nothing)")
+
+    def discover(self) -> list[Namespace]:
+        return []
+
+    def close(self) -> None:
+        return None
+
+
 class HolographicEngine:
     """One Holographic database (``dataPath``) opened through the engine's ``MemoryStore``."""
 
@@ -172,7 +207,11 @@ class HolographicEngine:
         modules = load_engine(service.get("enginePath") or None)
         raw = service.get("dataPath")
         db_path = Path(str(raw)).expanduser() if raw else hermes_home() / "memory_store.db"
+        if service.get("probe") and not db_path.exists():
+            # ``provider test`` writes nothing: no store is created where none is
+            return _MissingStore(modules, db_path)  # type: ignore[return-value]
         try:
+            _create_private(db_path)
             engine = cls(modules, db_path, default_trust=default_trust, min_trust=min_trust)
             engine.store._conn.execute("SELECT COUNT(*) FROM facts").fetchone()
         except (sqlite3.Error, OSError, ValueError) as exc:

@@ -34,3 +34,75 @@ def test_a_missing_engine_or_a_store_that_does_not_open_changes_nothing(tmp_path
     assert garbage.read_bytes() == b"not a SQLite database" * 200
     listed = cli(tmp_path, "provider", "list")
     assert "holographic  configured" in listed.stdout, listed.stdout
+
+
+def tree_hash(top: Path) -> dict[str, tuple[int, bytes]]:
+    """Every path under ``top`` with its mode and bytes (directories: empty bytes)."""
+    out: dict[str, tuple[int, bytes]] = {}
+    for path in sorted(top.rglob("*")) if top.exists() else []:
+        st = path.lstat()
+        out[str(path.relative_to(top))] = (st.st_mode, b"" if path.is_dir() else path.read_bytes())
+    return out
+
+
+def test_a_path_field_inside_a_storage_root_is_refused_and_nothing_changes(tmp_path: Path) -> None:
+    assert cli(tmp_path, "provider", "configure", "holographic", "--set", "minTrust=0.2").returncode == 0
+    root = tmp_path / "data"
+    # the native store: ROOT/data/default/mnemon.db
+    assert cli(tmp_path, "space", "create", "--name", "Main", "--description", "main").returncode == 0
+    assert cli(tmp_path, "remember", "--space", "default", "The build uses make").returncode == 0
+    assert (root / "data" / "default" / "mnemon.db").is_file()
+    inside = [root / "data" / "default" / "mnemon.db", root, root / "new" / "x.db",
+              root / "workspaces" / ("0" * 64) / "h.db"]
+    before = tree_hash(tmp_path)
+    for target in inside:
+        for field in ("dataPath", "enginePath"):
+            for action in ("configure", "enable"):
+                done = cli(tmp_path, "provider", action, "holographic", "--set", f"{field}={target}")
+                assert done.returncode != 0, (action, field, target, done.stdout)
+                assert f"services.{field}" in done.stderr and "storage root" in done.stderr, done.stderr
+                assert str(target) not in done.stderr
+                assert tree_hash(tmp_path) == before
+    # a file edited by hand: enable and test refuse it before the engine opens anything
+    providers = root / "state" / "memory-providers.json"
+    import json
+    doc = json.loads(providers.read_text())
+    doc["services"]["holographic"]["dataPath"] = str(root / "data" / "default" / "mnemon.db")
+    providers.write_text(json.dumps(doc))
+    before = tree_hash(tmp_path)
+    for action in ("test", "enable"):
+        done = cli(tmp_path, "provider", action, "holographic")
+        assert done.returncode != 0 and "services.dataPath" in done.stderr and "storage root" in done.stderr, \
+            (action, done.stdout, done.stderr)
+        assert tree_hash(tmp_path) == before
+
+
+def test_provider_test_creates_no_store_and_enable_creates_a_private_one(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere" / "deep" / "h.db"
+    assert cli(tmp_path, "provider", "configure", "holographic", "--set", f"dataPath={target}").returncode == 0
+    before = tree_hash(tmp_path)
+    tested = cli(tmp_path, "provider", "test", "holographic")
+    assert tested.returncode == 0 and tested.stdout.startswith("FAILED") and "writes nothing" in tested.stdout, \
+        tested.stdout + tested.stderr
+    assert not (tmp_path / "elsewhere").exists() and tree_hash(tmp_path) == before
+    enabled = cli(tmp_path, "provider", "enable", "holographic")
+    assert enabled.returncode == 0, enabled.stderr
+    assert (tmp_path / "elsewhere").stat().st_mode & 0o777 == 0o700
+    assert (tmp_path / "elsewhere" / "deep").stat().st_mode & 0o777 == 0o700
+    assert target.stat().st_mode & 0o777 == 0o600
+    for extra in target.parent.iterdir():
+        assert extra.stat().st_mode & 0o077 == 0, extra
+
+
+def test_a_repeated_set_key_is_refused_and_disable_of_a_configured_provider_changes_nothing(tmp_path: Path) -> None:
+    assert cli(tmp_path, "provider", "configure", "holographic", "--set", "minTrust=0.2").returncode == 0
+    before = tree_hash(tmp_path)
+    for action in ("configure", "enable"):
+        done = cli(tmp_path, "provider", action, "holographic", "--set", f"dataPath={tmp_path / 'a.db'}",
+                   "--set", f"dataPath={tmp_path / 'b.db'}")
+        assert done.returncode != 0 and "set[1]" in done.stderr and "once" in done.stderr, done.stderr
+        assert tree_hash(tmp_path) == before
+    disabled = cli(tmp_path, "provider", "disable", "holographic")
+    assert disabled.returncode == 0, disabled.stderr
+    assert "was not enabled; nothing changed" in disabled.stdout and "removed" not in disabled.stdout
+    assert tree_hash(tmp_path) == before
