@@ -108,7 +108,8 @@ def run(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], A
         part = receipt.get(key)
         if part is None:
             continue
-        text = f"  {label}: {part['added']} added, {part['skipped']} already here"
+        renamed = len(part.get("renamed") or ())  # ``added`` counts them too: one outcome each
+        text = f"  {label}: {part['added'] - renamed} added, {part['skipped']} already here"
         if part.get("replaced"):
             text += f", {part['replaced']} replaced"
         if part.get("renamed"):

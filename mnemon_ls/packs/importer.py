@@ -12,7 +12,9 @@ Rules (reference section 9), per component chosen (all of the pack's by default)
   id rewritten; otherwise imported as is. The active total must stay within ``documents.activeLimitBytes``
   (:class:`~mnemon_ls.errors.DocumentCapacityError`). ``replace``: the pack's documents only (saved
   hand edits, quarantine and orphans folders are kept).
-- memory spaces, ``merge``: same id and byte-identical ``mnemon.db``: skipped; same id otherwise (also a
+- memory spaces, ``merge``: same id and the same store (byte-identical ``mnemon.db``, or the same
+  ``insights`` and ``edges`` rows leaving out the access counters a read bumps: the reference's "identical
+  db bytes" would turn a store that was only read into a second copy): skipped; same id otherwise (also a
   third-party space's id): a new UUID id; new spaces are added to the catalog. ``replace``: the pack's
   native spaces only; a pack with no space is refused for a root that has native stores
   (:class:`~mnemon_ls.errors.PackRefused`, ``would-empty``). ``<root>/active`` (the Mnemon CLI's default
@@ -421,7 +423,7 @@ def _stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, sta
             record = space.record
             if record.id in taken:
                 existing = data_dir / record.id / "mnemon.db"
-                if record.id in {b.id for b in native} and existing.is_file() and _same_bytes(existing, space.db):
+                if record.id in {b.id for b in native} and existing.is_file() and _same_store(existing, space.db, stage):
                     report["skipped"] += 1
                     continue
                 new_id = str(uuid.uuid4())
@@ -465,11 +467,55 @@ def _stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, sta
     plan.receipt["activeStore"] = active or _current_active(root)
 
 
-def _same_bytes(path: Path, data: bytes) -> bool:
+#: ``insights`` columns a read rewrites (access bookkeeping), left out when two stores are compared.
+_READ_COLUMNS = frozenset({"access_count", "last_accessed_at"})
+#: Tables whose rows are a space's content (``oplog`` is a log a read appends to; not content).
+_CONTENT_TABLES = ("insights", "edges")
+
+
+def _same_store(path: Path, data: bytes, stage: Path) -> bool:
+    """Whether the store at ``path`` already holds the pack's store ``data``: byte-identical, or the
+    same rows in :data:`_CONTENT_TABLES` (same columns; ``insights`` without :data:`_READ_COLUMNS`), so
+    a store only read since it was imported (access counters, ``recall`` oplog rows, WAL checkpoint,
+    page layout) is still "already here". A store either side SQLite cannot read is not the same."""
+    import sqlite3
+
     try:
-        return path.stat().st_size == len(data) and path.read_bytes() == data
+        if path.stat().st_size == len(data) and path.read_bytes() == data:
+            return True
     except OSError:
         return False
+    probe = stage / f".same-{uuid.uuid4()}" / "mnemon.db"
+    try:
+        fsio.create_file_durably(probe, data)
+        return _content_rows(probe, immutable=True) == _content_rows(path, immutable=False)
+    except (OSError, sqlite3.Error):
+        return False
+    finally:
+        shutil.rmtree(probe.parent, ignore_errors=True)
+
+
+def _content_rows(db_path: Path, *, immutable: bool) -> dict[str, tuple[tuple[str, ...], list[tuple[Any, ...]]]]:
+    """Per content table: its compared columns and its rows in a stable order (read only)."""
+    import sqlite3
+
+    db = sqlite3.connect(f"{db_path.as_uri()}?mode=ro{'&immutable=1' if immutable else ''}", uri=True)
+    try:
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        result: dict[str, tuple[tuple[str, ...], list[tuple[Any, ...]]]] = {}
+        for table in _CONTENT_TABLES:
+            if table not in tables:
+                continue
+            columns = tuple(sorted(row[1] for row in db.execute(f'PRAGMA table_info("{table}")')
+                                   if table != "insights" or row[1] not in _READ_COLUMNS))
+            if not columns:
+                continue
+            listed = ", ".join(f'"{c}"' for c in columns)
+            rows = db.execute(f'SELECT {listed} FROM "{table}"').fetchall()
+            result[table] = (columns, sorted(rows, key=repr))
+        return result
+    finally:
+        db.close()
 
 
 def _current_active(root: Path) -> str | None:
