@@ -71,7 +71,8 @@ export function receiptText(receipt: PackReceipt): string {
         if (!part) {
             continue;
         }
-        let text = `${label}: ${part.added} added, ${part.skipped} already here`;
+        // `added` counts the renamed spaces too: one outcome each
+        let text = `${label}: ${part.added - (part.renamed?.length ?? 0)} added, ${part.skipped} already here`;
         if (part.replaced) {
             text += `, ${part.replaced} replaced`;
         }

@@ -58,7 +58,9 @@ function M.receipt_text(receipt)
   for _, key in ipairs({ "runtime", "documents", "spaces" }) do
     local part = receipt[key]
     if type(part) == "table" then
-      local text = string.format("%s: %d added, %d already here", key, part.added or 0, part.skipped or 0)
+      local renamed = type(part.renamed) == "table" and #part.renamed or 0 -- `added` counts them too
+      local text = string.format("%s: %d added, %d already here", key, (part.added or 0) - renamed,
+        part.skipped or 0)
       if (part.replaced or 0) > 0 then
         text = text .. string.format(", %d replaced", part.replaced)
       end
