@@ -442,9 +442,20 @@ def _unsafe(path: Path, rule: str, root: Path) -> StorageUnsafe:
     return StorageUnsafe(str(path), f"{rule} (it points to {points})", root=str(root))
 
 
+def _vector_file() -> str:
+    from .semantic.vectors import VECTOR_FILE
+
+    return VECTOR_FILE
+
+
 def _scan_links(path: Path, depth: int, root: Path, problems: list[StorageUnsafe]) -> None:
     """Append a problem for ``path`` when it is a link, else for each link below it (``depth`` of
-    ``path`` under ``root``; stops at :data:`_SCAN_DEPTH`)."""
+    ``path`` under ``root``; stops at :data:`_SCAN_DEPTH`). The vector side index of a native space
+    (``data/<id>/.mnemon-ls-vectors.db``, derived) is exempt: when it is a link the semantic side leaves
+    it alone and never writes through it (recall stays keyword-only with a notice and a doctor finding,
+    :func:`mnemon_ls.semantic.engine.unusable_reason`), so it must not block the whole root."""
+    if depth == 3 and path.parent.parent == root / "data" and path.name == _vector_file():
+        return
     if os.path.islink(path):
         kind = "a directory" if os.path.isdir(path) else "a file"
         problems.append(_unsafe(path, f"{kind} inside the storage root must not be a symbolic link", root))

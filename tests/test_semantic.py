@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import sqlite3
@@ -328,9 +329,51 @@ def test_a_damaged_vector_index_is_moved_aside_and_rebuilt(tmp_path: Path) -> No
     reopened.recall("warm up")  # opens the space: the damaged file is moved aside and everything re-embedded
     assert again.wait_idle(600)
     assert reopened.space_status(space_id)["status"]["semantic"]["embedded"] == 6
-    assert (tmp_path / "data" / space_id / ".mnemon-ls-vectors.db.corrupt").read_bytes() == bytes(damaged)
+    [aside] = (tmp_path / "data" / space_id).glob(".mnemon-ls-vectors.db.corrupt-*")
+    assert re.fullmatch(r"\.mnemon-ls-vectors\.db\.corrupt-\d{8}T\d{6}Z", aside.name)
+    assert aside.read_bytes() == bytes(damaged)
     assert _rank(reopened, FACTS[40]["paraphrase"], FACTS[40]["text"], EXHAUSTIVE) is not None
     again.stop()
+    reopened.close()
+    # damaged again: a second copy beside the first, never over it (nor over a file holding a counter name)
+    second = bytearray(vectors.read_bytes())
+    second[100:4096] = b"\xee" * (4096 - 100)
+    vectors.write_bytes(bytes(second))
+    (tmp_path / "data" / space_id / (aside.name + "-2")).write_bytes(b"taken")  # a counter name in use too
+    third = _engine()
+    service3 = SpacesService(tmp_path, semantic=third)
+    service3.recall("warm up")
+    assert third.wait_idle(600)
+    copies = sorted((tmp_path / "data" / space_id).glob(".mnemon-ls-vectors.db.corrupt-*"))
+    assert aside.read_bytes() == bytes(damaged)
+    assert (tmp_path / "data" / space_id / (aside.name + "-2")).read_bytes() == b"taken"
+    assert [c.read_bytes() for c in copies].count(bytes(second)) == 1 and len(copies) == 3
+    assert service3.space_status(space_id)["status"]["semantic"]["embedded"] == 6
+    third.stop()
+    service3.close()
+
+
+def test_moving_a_damaged_file_aside_never_overwrites_an_earlier_copy(tmp_path: Path, monkeypatch) -> None:
+    import types
+
+    from mnemon_ls.semantic import engine as engine_mod
+
+    monkeypatch.setattr(engine_mod, "time", types.SimpleNamespace(gmtime=lambda: None,
+                                                                  strftime=lambda fmt, t: "20261201T164500Z"))
+    path = tmp_path / ".mnemon-ls-vectors.db"
+    moved = []
+    for number in range(3):
+        path.write_bytes(f"damaged {number}".encode())
+        moved.append(engine_mod.move_aside(path))
+        assert not path.exists()
+    assert [m.name for m in moved] == [".mnemon-ls-vectors.db.corrupt-20261201T164500Z",
+                                       ".mnemon-ls-vectors.db.corrupt-20261201T164500Z-2",
+                                       ".mnemon-ls-vectors.db.corrupt-20261201T164500Z-3"]
+    assert [m.read_bytes() for m in moved] == [b"damaged 0", b"damaged 1", b"damaged 2"]
+    monkeypatch.setattr(engine_mod.os, "link", lambda *a, **k: (_ for _ in ()).throw(PermissionError("no links")))
+    path.write_bytes(b"damaged 3")  # a file system without hard links: the free name is still found
+    assert engine_mod.move_aside(path).name == ".mnemon-ls-vectors.db.corrupt-20261201T164500Z-4"
+    assert [m.read_bytes() for m in moved] == [b"damaged 0", b"damaged 1", b"damaged 2"]
 
 
 def test_the_queue_is_bounded_and_never_blocks_a_remember(tmp_path: Path) -> None:

@@ -180,3 +180,32 @@ def test_cli_query_length_counts_code_points(cli: Cli, unit: str) -> None:
     assert docs.returncode != 0
     assert "query: must be at most 2000 characters (Unicode code points; got 2001)" in docs.stderr
     assert cli.run("doc", "search", unit * 2000).returncode == 0
+
+
+@pytest.mark.parametrize("dangling", [False, True])
+def test_cli_a_symlinked_vector_file_leaves_memory_working_and_keyword_recall_with_one_notice(
+        cli: Cli, tmp_path: Path, dangling: bool) -> None:
+    elsewhere = tmp_path / "elsewhere.db"
+    if not dangling:
+        elsewhere.write_bytes(b"someone else's file\n")
+    cli.seed(["Deploys go through the blue-green switch on Fridays"])
+    link = cli.root / "data" / "default" / VECTORS
+    link.symlink_to(elsewhere)
+    wake = cli.run("wake")
+    assert wake.returncode == 0, wake.stderr
+    receipt = cli.json("remember", MIGRATION)
+    assert receipt["status"] == "committed"
+    result = cli.json("recall", "blue-green switch")
+    assert [(r["content"], r["matchedVia"]) for r in result["results"]] == [
+        ("Deploys go through the blue-green switch on Fridays", "keyword")]
+    [notice] = [n for n in result["notices"] if "semantic" in n]
+    assert str(link) in notice and "symbolic link" in notice and "keyword-only" in notice
+    doctor = cli.json("doctor")
+    assert not [f for f in doctor["findings"] if f["level"] == "problem" and str(link) in f["subject"]]
+    assert [f["level"] for f in doctor["findings"] if f["subject"] == "space default"] == ["warning"]
+    assert link.is_symlink() and os.readlink(link) == str(elsewhere)
+    if dangling:
+        assert not os.path.lexists(elsewhere)
+    else:
+        assert elsewhere.read_bytes() == b"someone else's file\n"
+    assert not any(p.name.startswith(VECTORS + "-") for p in link.parent.iterdir())  # no -wal / -shm beside it

@@ -226,3 +226,46 @@ def test_the_local_model_lets_a_query_in_between_the_texts_of_a_batch_and_rememb
     calls.clear()
     model.embed_query("how do we ship to production")  # the oldest was let go
     assert calls == [-1] and len(model._queries) == QUERY_CACHE
+
+
+@pytest.mark.parametrize("quantized", [False, True])
+def test_malformed_rows_are_never_scored_and_count_as_missing_until_embedded_again(
+        tmp_path: Path, monkeypatch, quantized: bool) -> None:
+    if quantized:
+        monkeypatch.setattr(vectors_mod, "QUANTIZE_ABOVE", 3)
+    rng = np.random.default_rng(11)
+    path = tmp_path / VECTOR_FILE
+    index = tmp_path / "index.db"
+    idx = sqlite3.connect(index)
+    idx.execute("CREATE TABLE docs(id TEXT, active INTEGER, chash TEXT)")
+    idx.executemany("INSERT INTO docs VALUES(?, 1, 'h')", [(f"id-{i}",) for i in range(8)])
+    idx.commit()
+    idx.close()
+    vecs = _unit(rng, 8)
+    store = VectorStore(path, "m", DIM)
+    store.put([(f"id-{i}", "h", vecs[i]) for i in range(8)])
+    assert store.count() == 8 and store.missing(index, 100) == []
+    nan = vecs[2].copy()
+    nan[3] = np.nan
+    inf = vecs[3].copy()
+    inf[0] = np.inf
+    tamper = sqlite3.connect(path)  # another process (or a hand edit) damages four rows
+    tamper.execute("UPDATE vectors SET vec = x'0011' WHERE id = 'id-0'")
+    tamper.execute("UPDATE vectors SET vec = ? WHERE id = 'id-1'", (vecs[1].astype("<f4").tobytes() + b"\0\0\0\0",))
+    tamper.execute("UPDATE vectors SET vec = ? WHERE id = 'id-2'", (nan.astype("<f4").tobytes(),))
+    tamper.execute("UPDATE vectors SET vec = ? WHERE id = 'id-3'", (inf.astype("<f4").tobytes(),))
+    tamper.commit()
+    tamper.close()
+    bad = {"id-0", "id-1", "id-2", "id-3"}
+    assert set(store.missing(index, 100)) >= {"id-0", "id-1"}  # the wrong lengths, before any load
+    for reader in (store, VectorStore(path, "m", DIM)):  # the held store and a fresh process
+        for query in [*vecs, _unit(rng, 1)[0]]:
+            found = reader.search(query, 8)
+            assert not bad & {k for k, _c in found}
+            assert all(np.isfinite(c) for _k, c in found)
+        assert reader.count() == 4 and not any(reader.has(k) for k in bad)
+        assert sorted(reader.missing(index, 100)) == sorted(bad)
+        assert reader._exact_from_file(vecs[2], 8) and not bad & {k for k, _s in reader._exact_from_file(vecs[2], 8)}
+    store.put([(k, "h", vecs[int(k[-1])]) for k in sorted(bad)])  # the next embedding pass
+    assert store.missing(index, 100) == [] and store.count() == 8
+    assert store.search(vecs[2], 1)[0][0] == "id-2"

@@ -18,7 +18,8 @@ background embedding worker.
 - **An unusable vector file** (:func:`unusable_reason`: a directory, a link, unreadable, not SQLite) is
   never deleted: :meth:`SemanticEngine.attach` raises :class:`VectorIndexUnusable` and the space stays
   keyword-only until the file changes. A regular SQLite file at our path that SQLite reports damaged is
-  ours (derived data): it is moved to ``<file>.corrupt`` (replacing an older one) and rebuilt.
+  ours (derived data): it is moved to ``<file>.corrupt-<UTC timestamp>`` (:func:`move_aside`; a name taken
+  already gets a counter, an older copy is never overwritten) and rebuilt.
 - **Progress**: :meth:`SemanticEngine.progress` ``{"state", "model", "dim", "lastError", "pending",
   "spaces": {id: {"embedded", "total"}}}``; listeners added with :meth:`SemanticEngine.listen` get
   ``("begin"|"report"|"end", progress)`` while a sweep of at least :data:`PROGRESS_MIN` items runs (the
@@ -86,6 +87,29 @@ def unusable_reason(path: Path) -> str | None:
     if head and head != SQLITE_HEADER:
         return "is not an SQLite database"
     return None
+
+
+def move_aside(path: Path) -> Path:
+    """Move the damaged file ``path`` to ``<path>.corrupt-<UTC timestamp>`` (``YYYYmmddTHHMMSSZ``; ``-2``,
+    ``-3``... appended while that name is taken) and return the new path. Never overwrites anything: the
+    new name is a hard link made exclusively, then ``path`` is unlinked (a rename checked first where the
+    file system has no hard links). Raises ``OSError`` when ``path`` cannot be moved."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    base = f"{path}.corrupt-{stamp}"
+    for number in range(1, 10000):
+        target = Path(base if number == 1 else f"{base}-{number}")
+        try:
+            os.link(path, target, follow_symlinks=False)
+        except FileExistsError:
+            continue
+        except OSError:  # no hard links here: take the name only while it is free
+            if os.path.lexists(target):
+                continue
+            os.rename(path, target)
+            return target
+        os.unlink(path)
+        return target
+    raise FileExistsError(f"no free name for a copy of {path}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +248,7 @@ class SemanticEngine:
 
         Raises :class:`VectorIndexUnusable` when the file is not ours to use or replace
         (:func:`unusable_reason`, or SQLite cannot open it); a damaged SQLite file is moved aside to
-        ``<file>.corrupt`` and rebuilt (module doc)."""
+        ``<file>.corrupt-<UTC timestamp>`` (:func:`move_aside`) and rebuilt (module doc)."""
         embedder = self.embedder()
         if embedder is None:
             return None
@@ -266,13 +290,13 @@ class SemanticEngine:
                 store.close()
                 if attempt == 2:
                     raise VectorIndexUnusable(path, f"is damaged and could not be rebuilt ({exc})") from None
-                log.warning("vector index %s damaged (%s): moved to %s.corrupt and rebuilt", path, exc, path.name)
-                os.replace(path, str(path) + ".corrupt")
+                aside = move_aside(path)
+                log.warning("vector index %s damaged (%s): moved to %s and rebuilt", path, exc, aside.name)
                 for suffix in ("-wal", "-shm"):  # SQLite's own journal files of the damaged database
                     extra = Path(str(path) + suffix)
                     if extra.is_file() and not extra.is_symlink():
                         extra.unlink()
-                self.last_error = f"vector index {path} was damaged ({exc}): moved to {path.name}.corrupt, rebuilt"
+                self.last_error = f"vector index {path} was damaged ({exc}): moved to {aside.name}, rebuilt"
         raise AssertionError("unreachable")
 
     def detach(self, db_path: Path) -> None:

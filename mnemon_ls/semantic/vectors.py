@@ -14,6 +14,9 @@ opens it and deleting it only costs re-embedding. Schema (:data:`SCHEMA_VERSION`
   :meth:`VectorStore.drop_other_models` and are reported by :meth:`VectorStore.models`.
 - Writes are ``INSERT ... ON CONFLICT(model, dim, id) DO UPDATE`` in one transaction per batch: a process
   killed mid-batch leaves either the whole batch or none, never a duplicate (the unique key).
+- A row whose blob is not ``4 * dim`` bytes or holds a NaN or infinity (damaged or written by hand) is never
+  scored: loading skips it, forgets any vector held for its id and deletes the row, and :meth:`VectorStore.missing`
+  counts a row of the wrong length as missing, so the next embedding pass embeds the item again.
 - ``seq`` grows with each write; a reader keeps the matrix of one model in memory and loads rows with a
   larger ``seq`` when another connection committed (``PRAGMA data_version``).
 
@@ -165,10 +168,15 @@ class VectorStore:
         keys = list(ids)
         if not keys:
             return
-        np = self._np
         with self._lock:
             db = self.connect()
             db.executemany("DELETE FROM vectors WHERE id = ?", [(k,) for k in keys])
+            self._forget(keys)
+
+    def _forget(self, keys: list[str]) -> None:
+        """Drop the in-memory vectors of ``keys`` (the file is not touched); their rows are reused."""
+        np = self._np
+        with self._lock:
             hashes = np.fromiter((id_hash(k) for k in keys), dtype=np.uint64, count=len(keys))
             pos, found = self._find(hashes)
             pos = np.unique(pos[found])
@@ -298,12 +306,21 @@ class VectorStore:
         width = 4 * self.dim
         new_keys: list[int] = []
         new_rows: list[int] = []
+        bad: list[tuple[int, str]] = []  # (seq, id) of malformed rows (module doc)
         while True:
             chunk = cursor.fetchmany(READ_CHUNK)
             if not chunk:
                 break
             self._seq = max(self._seq, chunk[-1][0])
-            chunk = [r for r in chunk if isinstance(r[2], bytes) and len(r[2]) == width]
+            sized = [r for r in chunk if isinstance(r[2], bytes) and len(r[2]) == width]
+            matrix = np.frombuffer(b"".join(r[2] for r in sized), dtype="<f4").reshape(len(sized), self.dim)
+            finite = np.isfinite(matrix).all(axis=1)
+            if len(sized) < len(chunk) or not finite.all():
+                good = {id(r) for r, ok in zip(sized, finite.tolist()) if ok}
+                bad.extend((r[0], r[1]) for r in chunk if id(r) not in good)
+                sized = [r for r, ok in zip(sized, finite.tolist()) if ok]
+                matrix = matrix[finite]
+            chunk = sized
             if not chunk:
                 continue
             hashes = np.fromiter((id_hash(r[1]) for r in chunk), dtype=np.uint64, count=len(chunk))
@@ -319,7 +336,7 @@ class VectorStore:
                     new_rows.append(row)
                 self._seqs[row] = seq
                 rows.append(row)
-            self._write(rows, np.frombuffer(b"".join(r[2] for r in chunk), dtype="<f4").reshape(len(chunk), self.dim))
+            self._write(rows, matrix)
             if not self.quantized and self._rows - len(self._free) > QUANTIZE_ABOVE:
                 self._quantize()
         if new_keys:  # merge into the sorted hash array (no sort of the whole array)
@@ -329,6 +346,9 @@ class VectorStore:
             at = np.searchsorted(self._keys, keys)
             self._keys = np.insert(self._keys, at, keys)
             self._krow = np.insert(self._krow, at, rows_sorted)
+        if bad:  # never scored; deleted so the next embedding pass embeds these items again
+            self._forget([key for _seq, key in bad if isinstance(key, str)])
+            db.executemany("DELETE FROM vectors WHERE seq = ?", [(seq,) for seq, _key in bad])
 
     # ------------------------------------------------------------------ reads
 
@@ -447,29 +467,44 @@ class VectorStore:
             if not chunk:
                 break
             chunk = [r for r in chunk if isinstance(r[1], bytes) and len(r[1]) == 4 * self.dim]
-            scores = np.frombuffer(b"".join(r[1] for r in chunk), dtype="<f4").reshape(len(chunk), self.dim) @ q
+            matrix = np.frombuffer(b"".join(r[1] for r in chunk), dtype="<f4").reshape(len(chunk), self.dim)
+            finite = np.isfinite(matrix).all(axis=1)
+            chunk = [r for r, ok in zip(chunk, finite.tolist()) if ok]
+            scores = matrix[finite] @ q
             best.extend((float(c), r[0]) for c, r in zip(scores, chunk))
             best = sorted(best, key=lambda b: -b[0])[:limit]
         return [(key, score) for score, key in best]
 
     def _named(self, rows: list[int], scores: Any, with_vectors: bool = False) -> list[tuple[str, Any]]:
         """``(id, score)`` of ``rows``, in their order, ids read from SQLite by ``seq`` (a row another
-        connection deleted or rewrote since the last sync is left out); ``with_vectors``: ``(id, float32
-        vector from the file)`` instead."""
+        connection deleted or rewrote since the last sync is left out, and so is a row whose blob in the
+        file is malformed now: it is forgotten and deleted); ``with_vectors``: ``(id, float32 vector from
+        the file)`` instead."""
         np = self._np
         seqs = [int(self._seqs[r]) for r in rows]
         names: dict[int, Any] = {}
         db = self.connect()
-        column = "id, vec" if with_vectors else "id"
         for start in range(0, len(seqs), 500):
             chunk = seqs[start:start + 500]
             marks = ",".join("?" * len(chunk))
-            for seq, *rest in db.execute(f"SELECT seq, {column} FROM vectors WHERE seq IN ({marks})", chunk):
-                names[seq] = rest
+            for seq, key, blob in db.execute(f"SELECT seq, id, vec FROM vectors WHERE seq IN ({marks})", chunk):
+                names[seq] = (key, blob)
+        # a row edited in place (same seq) since it was loaded: malformed now, so never named (module doc)
+        width = 4 * self.dim
+        vecs: dict[int, Any] = {}
+        broken: list[tuple[int, str]] = []
+        for seq, (key, blob) in names.items():
+            vec = np.frombuffer(blob, dtype="<f4") if isinstance(blob, bytes) and len(blob) == width else None
+            if vec is None or not np.isfinite(vec).all():
+                broken.append((seq, key))
+            else:
+                vecs[seq] = vec
+        if broken:
+            self._forget([key for _seq, key in broken if isinstance(key, str)])
+            db.executemany("DELETE FROM vectors WHERE seq = ?", [(seq,) for seq, _key in broken])
         if with_vectors:
-            return [(names[s][0], np.frombuffer(names[s][1], dtype="<f4")) for s in seqs
-                    if s in names and isinstance(names[s][1], bytes) and len(names[s][1]) == 4 * self.dim]
-        return [(names[s][0], float(scores[r])) for r, s in zip(rows, seqs) if s in names]
+            return [(names[s][0], vecs[s]) for s in seqs if s in vecs]
+        return [(names[s][0], float(scores[r])) for r, s in zip(rows, seqs) if s in vecs]
 
     def models(self) -> list[dict[str, Any]]:
         """``[{"model", "dim", "vectors"}]`` of every model in the file."""
@@ -491,10 +526,12 @@ class VectorStore:
 
     def missing(self, index_path: Path, limit: int) -> list[str]:
         """Up to ``limit`` ids of active items in the full-text side index at ``index_path`` that have no
-        vector of this model for their current content (the resume after a restart or a model change)."""
+        usable vector of this model for their current content (the resume after a restart or a model
+        change; a blob of the wrong length counts as missing, non-finite ones are deleted on load)."""
         return self._scan(index_path,
                           "SELECT d.id FROM idx.docs d LEFT JOIN vectors v ON v.model = ? AND v.dim = ? AND v.id = d.id "
-                          "WHERE d.active = 1 AND (v.id IS NULL OR v.chash != d.chash) LIMIT ?",
+                          "WHERE d.active = 1 AND (v.id IS NULL OR v.chash != d.chash OR typeof(v.vec) != 'blob' "
+                          "OR length(v.vec) != 4 * v.dim) LIMIT ?",
                           (self.model, self.dim, limit))
 
     def stale(self, index_path: Path) -> list[str]:
