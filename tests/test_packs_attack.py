@@ -72,14 +72,17 @@ def test_an_export_never_replaces_a_file_that_is_not_a_pack(host: WorkspaceHost,
     assert earlier.read_bytes() == exported.data
 
 
-def test_a_packed_store_with_a_trigger_is_refused(host: WorkspaceHost, tmp_path: Path) -> None:
+def _refused_with_hostile_store(host: WorkspaceHost, tmp_path: Path, statements: list[str], mode: str | None) -> str:
+    """Export ``host``'s spaces, run ``statements`` on the packed ``mnemon.db``, import the pack into a fresh
+    root in ``mode``: the refusal's message (asserting that the fresh root got no store)."""
     exported = host.export_pack("memory-spaces")
     source = zipfile.ZipFile(io.BytesIO(exported.data))
     db_name = next(n for n in source.namelist() if n.endswith("mnemon.db"))
     hostile = tmp_path / "hostile.db"
     hostile.write_bytes(source.read(db_name))
     with sqlite3.connect(hostile) as connection:
-        connection.execute("CREATE TRIGGER zz_wipe AFTER INSERT ON insights BEGIN DELETE FROM insights; END")
+        for statement in statements:
+            connection.execute(statement)
     connection.close()
     data = _replace_entry(exported.data, db_name, hostile.read_bytes())
     make_repo(tmp_path / "other")
@@ -88,11 +91,17 @@ def test_a_packed_store_with_a_trigger_is_refused(host: WorkspaceHost, tmp_path:
                           env={"HOME": str(tmp_path / "home"), "MNEMON_SEMANTIC": "off"})
     try:
         with pytest.raises(PackInvalid) as info:
-            other.import_pack(data)
-        assert "trigger zz_wipe" in info.value.message
+            other.import_pack(data, mode=mode)
         assert not (tmp_path / "r2" / "data").exists() or not any((tmp_path / "r2" / "data").iterdir())
+        return info.value.message
     finally:
         other.close()
+
+
+def test_a_packed_store_with_a_trigger_is_refused(host: WorkspaceHost, tmp_path: Path) -> None:
+    message = _refused_with_hostile_store(
+        host, tmp_path, ["CREATE TRIGGER zz_wipe AFTER INSERT ON insights BEGIN DELETE FROM insights; END"], None)
+    assert "trigger zz_wipe" in message
 
 
 @pytest.mark.parametrize("body", [
@@ -103,27 +112,10 @@ def test_a_packed_store_with_a_trigger_is_refused(host: WorkspaceHost, tmp_path:
 def test_a_trigger_disguised_under_the_schemas_name_is_refused(host: WorkspaceHost, tmp_path: Path, body: str) -> None:
     """The attack pass replaced ``set_insight_stored_at`` by a trigger of the same name that deleted every other
     insight on the next remember: only the name was checked, and the import succeeded."""
-    exported = host.export_pack("memory-spaces")
-    source = zipfile.ZipFile(io.BytesIO(exported.data))
-    db_name = next(n for n in source.namelist() if n.endswith("mnemon.db"))
-    hostile = tmp_path / "hostile.db"
-    hostile.write_bytes(source.read(db_name))
-    with sqlite3.connect(hostile) as connection:
-        connection.execute("DROP TRIGGER set_insight_stored_at")
-        connection.execute(f"CREATE TRIGGER set_insight_stored_at AFTER INSERT ON insights {body}")
-    connection.close()
-    data = _replace_entry(exported.data, db_name, hostile.read_bytes())
-    make_repo(tmp_path / "other")
-    other = WorkspaceHost(tmp_path / "other", load_settings({"storageScope": "custom", "dataDir": str(tmp_path / "r2"),
-                                                             "runtimeUserScope": "storage"}),
-                          env={"HOME": str(tmp_path / "home"), "MNEMON_SEMANTIC": "off"})
-    try:
-        with pytest.raises(PackInvalid) as info:
-            other.import_pack(data, mode="replace")
-        assert "trigger set_insight_stored_at" in info.value.message
-        assert not (tmp_path / "r2" / "data").exists() or not any((tmp_path / "r2" / "data").iterdir())
-    finally:
-        other.close()
+    message = _refused_with_hostile_store(host, tmp_path, [
+        "DROP TRIGGER set_insight_stored_at",
+        f"CREATE TRIGGER set_insight_stored_at AFTER INSERT ON insights {body}"], "replace")
+    assert "trigger set_insight_stored_at" in message
 
 
 def test_a_highly_compressible_document_exports(tmp_path: Path) -> None:
