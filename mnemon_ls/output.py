@@ -70,17 +70,38 @@ class ThirdPartyCalls:
         return call
 
 
+#: What a terminal must not receive from stored memory (C0 controls but tab and newline, DEL, C1 controls,
+#: the bidirectional embedding/override/isolate marks): each is written as its escape (``\x1b``,
+#: ``\u202e``), so recalled content cannot move the cursor, recolour the screen or reverse a line.
+TERMINAL_ESCAPES = {code: (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+                    for code in (*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0),
+                                 *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
 class _RoutedStream:
     """``sys.stdout`` / ``sys.stderr`` stand-in: writes from a :func:`third_party` thread go to
-    :data:`ENGINE_LOG` (whole lines; ``label`` says which stream), every other write to ``target``. Every
-    other attribute (``buffer``, ``fileno``, ``encoding``...) is the target's."""
+    :data:`ENGINE_LOG` (whole lines; ``label`` says which stream), every other write to ``target``; when
+    ``target`` is a terminal, the characters of :data:`TERMINAL_ESCAPES` are written as their escapes (a
+    pipe or file gets the text unchanged). Every other attribute (``buffer``, ``fileno``, ``encoding``...)
+    is the target's."""
 
     def __init__(self, target: Any, label: str) -> None:
         self._target = target
         self._label = label
+        self._terminal = _is_terminal(target)
 
     def write(self, text: str) -> int:
         if not in_third_party():
+            if self._terminal:
+                self._target.write(text.translate(TERMINAL_ESCAPES))
+                return len(text)
             return self._target.write(text)
         pending = getattr(_local, self._label, "") + text
         *lines, rest = pending.split("\n")

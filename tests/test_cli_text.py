@@ -63,3 +63,42 @@ def test_doctor_outside_a_workspace_says_none(cli: Cli, tmp_path: Path) -> None:
     outside.mkdir()
     result = cli.run("doctor", cwd=outside)
     assert "workspace: none" in result.stdout.splitlines() and "None" not in result.stdout
+
+
+def test_a_terminal_gets_stored_control_characters_as_escapes(cli: Cli) -> None:
+    """The attack pass stored ``ESC[31m`` and a right-to-left override through MCP; ``recall`` printed them raw
+    into the terminal. On a terminal (a real pseudo-terminal here) they are printed as their escapes; a pipe
+    gets the stored text unchanged."""
+    import os
+    import pty
+    import subprocess
+
+    from tests.test_cli import MNEMON_LS
+
+    stored = "\x1b[31mred alert\x1b[0m \u202e reversed"
+    cli.ok("space", "create", "--name", "Project", "--description", "Decisions", "--active")
+    cli.ok("remember", stored)
+    assert stored in cli.ok("recall", "red alert")  # a pipe: unchanged (scripts read what was stored)
+    master, slave = pty.openpty()
+    try:
+        child = subprocess.Popen([MNEMON_LS, "recall", "red alert", *Cli.SCOPE], cwd=cli.ws, env=cli.env,
+                                 stdin=subprocess.DEVNULL, stdout=slave, stderr=slave)
+        os.close(slave)
+        slave = -1
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        assert child.wait(timeout=60) == 0
+    finally:
+        os.close(master)
+        if slave != -1:
+            os.close(slave)
+    shown = b"".join(chunks).decode("utf-8")
+    assert "\\x1b[31mred alert\\x1b[0m \\u202e reversed" in shown
+    assert "\x1b" not in shown and "\u202e" not in shown
