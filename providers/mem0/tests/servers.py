@@ -39,6 +39,15 @@ def pgserver_bin() -> Path | None:
     return path if (path / "postgres").exists() and (path / "initdb").exists() else None
 
 
+def _reachable_by_others(path: Path) -> bool:
+    """Whether a user who is neither the owner nor in the group can execute ``path`` (every directory above it
+    searchable by others, the file executable by others)."""
+    path = path.resolve()
+    if not os.stat(path).st_mode & 0o001:
+        return False
+    return all(os.stat(parent).st_mode & 0o001 for parent in path.parents)
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket() as probe:
@@ -63,6 +72,19 @@ class PostgresServer:
             nobody = pwd.getpwnam("nobody")
             os.chown(self.dir, nobody.pw_uid, nobody.pw_gid)
             self.runas = {"user": nobody.pw_uid, "group": nobody.pw_gid, "extra_groups": []}
+            if not _reachable_by_others(bin_dir / "initdb"):
+                # ``nobody`` cannot reach the wheel (a Python under /root, mode 0700): run a copy of it from our
+                # directory, keeping its layout (initdb finds share/ and lib/ relative to itself, and its RPATH
+                # is $ORIGIN/../../../pgserver.libs)
+                package = bin_dir.parent.parent
+                site = self.dir / "site"
+                shutil.copytree(bin_dir.parent, site / package.name / "pginstall", symlinks=True)
+                libs = package.parent / f"{package.name}.libs"
+                if libs.is_dir():
+                    shutil.copytree(libs, site / libs.name, symlinks=True)
+                for folder in (site, *(p for p in site.rglob("*") if p.is_dir())):
+                    folder.chmod(folder.stat().st_mode | 0o005)
+                self.bin_dir = site / package.name / "pginstall" / "bin"
 
     def _run(self, *args: str) -> None:
         done = subprocess.run([str(self.bin_dir / args[0]), *args[1:]], capture_output=True, text=True, timeout=120,
