@@ -83,22 +83,11 @@ class SpacesWrites:
         provider = self.provider(record)
         raw = provider.remember(text, category=cat or "general", importance=imp, tags=tag_list,
                                 entities=entity_list, source=src)
-        action = str(raw.get("action") or "")
-        if action == "skipped":
-            existing = raw.get("replaced_id") or raw.get("id")
-            return WriteReceipt("skipped", "skipped", record.id, record.name, existing,
-                                f"Already remembered in {record.name} as {existing}; nothing was written.",
-                                {"duplicateOf": existing, **_redacted(scrub)})
-        status = receipt_status(raw)
         activated = False
-        if status == "committed" and not record.active:
-            record = self.registry.update(record.id, active=True)
+        if raw.get("action") != "skipped" and receipt_status(raw) == "committed" and not record.active:
+            record = self.registry.update(record.id, active=True)  # a committed write activates (reference)
             activated = True
-        detail = {"edgesCreated": raw.get("edges_created") or {}, "entities": raw.get("entities") or entity_list,
-                  "tags": raw.get("tags") if isinstance(raw.get("tags"), list) else tag_list,
-                  "createdAt": raw.get("created_at"), **_redacted(scrub)}
-        message = f"Remembered in {record.name}." if status == "committed" else f"Provider answered {action or status}."
-        return WriteReceipt(status, action or "added", record.id, record.name, raw.get("id"), message, detail, activated)
+        return self._write_receipt(record, raw, {"entities": entity_list, "tags": tag_list}, scrub, activated)
 
     def remember_many(self, space_id: str, items: Sequence[dict[str, Any]], *,
                       require_active: bool = True) -> list[WriteReceipt]:
@@ -143,8 +132,11 @@ class SpacesWrites:
         return receipts
 
     @staticmethod
-    def _write_receipt(record: SpaceRecord, raw: dict[str, Any], item: dict[str, Any], scrub: Scrubber) -> WriteReceipt:
-        """The :class:`WriteReceipt` of one provider ``remember`` answer (as :meth:`remember` builds it)."""
+    def _write_receipt(record: SpaceRecord, raw: dict[str, Any], item: dict[str, Any], scrub: Scrubber,
+                       activated: bool = False) -> WriteReceipt:
+        """The :class:`WriteReceipt` of one provider ``remember`` answer (``item`` the ``entities`` and ``tags``
+        sent; ``activated`` whether the write activated the space), for :meth:`remember` and
+        :meth:`remember_many`."""
         action = str(raw.get("action") or "")
         if action == "skipped":
             existing = raw.get("replaced_id") or raw.get("id")
@@ -156,7 +148,7 @@ class SpacesWrites:
                   "tags": raw.get("tags") if isinstance(raw.get("tags"), list) else item["tags"],
                   "createdAt": raw.get("created_at"), **_redacted(scrub)}
         message = f"Remembered in {record.name}." if status == "committed" else f"Provider answered {action or status}."
-        return WriteReceipt(status, action or "added", record.id, record.name, raw.get("id"), message, detail)
+        return WriteReceipt(status, action or "added", record.id, record.name, raw.get("id"), message, detail, activated)
 
     def link(self, space_id: str, source_id: str, target_id: str, *, edge_type: str = "semantic",
              weight: float = 0.5, metadata: dict[str, str] | None = None) -> WriteReceipt:
