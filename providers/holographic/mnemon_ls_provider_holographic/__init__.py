@@ -13,9 +13,12 @@ Mapping (reference dsh-mnemon.md 6.7 "holographic"):
   new bank (connection ``bankId``);
 - a *fact* is an item (id = ``fact_id``); tags go to the fact's comma-separated ``tags``; the engine's own
   extracted *entities* are the item's entities and drive ``related`` (facts sharing entities or terms,
-  times trust, top 20);
-- *trust* is the score's weight (score = relevance x trust), hence the recall tier; ``minTrust`` (default
-  0.3, Hermes' default) cuts low-trust facts, ``defaultTrust`` (default 0.5) is the trust of new facts;
+  weighted by trust, top 20);
+- *trust* decides the recall tier around ``defaultTrust`` (default 0.5, the trust of new facts): at it the
+  score is the engine's relevance, so a literal hit keeps the tier its relevance gives; trust raised by
+  Hermes' ``helpful`` feedback moves the score toward 1, trust lowered by ``unhelpful`` scales it down to
+  0 at ``minTrust`` (default 0.3, Hermes' default), below which the engine returns no fact
+  (``engine.recall_score``);
 - what it cannot do: ``link`` (no typed edges), ``merge``, ``graph``; forget is a *hard* delete.
 
 Service fields (``mnemon-ls provider configure holographic --set KEY=VALUE``): ``dataPath`` (the SQLite

@@ -144,6 +144,40 @@ def _trust(value: Any, field: str, default: float) -> float:
     return number
 
 
+def recall_score(relevance: float, trust: float, *, default_trust: float, min_trust: float) -> float:
+    """The item score (0..1) of a fact: its relevance (0..1) with its trust deciding the recall tier around
+    ``default_trust``, the trust every fact starts with (Hermes' ``MemoryStore`` default 0.5, feedback
+    ``helpful`` +0.05 and ``unhelpful`` -0.10, clamped to 0..1; the engine never returns a fact below
+    ``min_trust``, Hermes' ``fact_store`` default 0.3).
+
+    - ``trust == default_trust`` (a fact nobody rated): the relevance itself, so the tier follows relevance;
+    - above it: moved toward 1 by the share of the way from ``default_trust`` to full trust
+      (``relevance + (1 - relevance) * (trust - default) / (1 - default)``): a fact rated helpful rises;
+    - below it: scaled down linearly to 0 at ``min_trust`` (``relevance * (trust - min) / (default - min)``),
+      the trust at which the engine stops returning the fact: one ``unhelpful`` (0.5 -> 0.4) halves the
+      score, two (0.3) leave it at the edge of being dropped (strict-v1 drops it, balanced-v1 shows it low).
+
+    The engine's own score is ``relevance x trust``: a fact at the default trust 0.5 scores at most 0.5 (never
+    the high tier), and a literal hit of relevance under 0.5 (any but the best FTS5 match among several)
+    falls under strict-v1's low floor (0.25) and is dropped. This mapping keeps the engine's order among
+    facts of equal trust and is monotone in both. Values outside 0..1 are clamped."""
+    relevance = max(0.0, min(1.0, relevance))
+    if trust >= default_trust:
+        if default_trust >= 1.0:
+            return relevance
+        return min(1.0, relevance + (1.0 - relevance) * (min(trust, 1.0) - default_trust) / (1.0 - default_trust))
+    if default_trust <= min_trust:
+        return 0.0
+    return relevance * max(0.0, trust - min_trust) / (default_trust - min_trust)
+
+
+def _relevance(row: dict[str, Any]) -> float:
+    """The engine's relevance (0..1) of a scored row: its ``score`` is ``relevance x trust_score`` (the
+    retriever is built without temporal decay), so the relevance is the quotient; 0 for a zero trust."""
+    trust = float(row.get("trust_score") or 0.0)
+    return float(row.get("score") or 0.0) / trust if trust > 0 else 0.0
+
+
 def _time(value: Any) -> str | None:
     moment = parse_time(value)
     return rfc3339(moment) if moment else None
@@ -298,6 +332,11 @@ class HolographicSpace:
                     entities=self._entities(int(fact["fact_id"])), source=None,
                     created_at=_time(fact.get("created_at")), score=score, matched_via=via)
 
+    def _score(self, relevance: float, fact: dict[str, Any]) -> float:
+        """:func:`recall_score` of ``fact`` (its ``trust_score``) with this space's trust settings."""
+        return recall_score(relevance, float(fact.get("trust_score") or 0.0), default_trust=self.default_trust,
+                            min_trust=self.min_trust)
+
     def _fact(self, item_id: str) -> dict[str, Any]:
         if not item_id.isdigit():
             raise InvalidInput("id", "is not a Holographic fact id (a number)", id=item_id)
@@ -334,16 +373,18 @@ class HolographicSpace:
 
     def search(self, query: str, *, limit: int, mode: str = "smart", category: str | None = None,
                source: str | None = None, intent: str | None = None, keep: KeepFn | None = None) -> SearchOutcome:
-        """``FactRetriever.search`` in this bank (score = relevance x trust). The engine's FTS5 tokenizer keeps
-        a run of Chinese/Japanese/Korean characters as one token, so a CJK query is also matched by
-        character bigrams over the bank's facts (``MemoryStore.list_facts``), scored coverage x trust."""
+        """``FactRetriever.search`` in this bank, each fact's relevance turned into its score by
+        :func:`recall_score` (trust decides the tier around ``defaultTrust``). The engine's FTS5 tokenizer
+        keeps a run of Chinese/Japanese/Korean characters as one token, so a CJK query is also matched by
+        character bigrams over the bank's facts (``MemoryStore.list_facts``), the query terms' coverage
+        (0..1) standing for the relevance."""
         # The service asks for candidateLimit (3x the caller's limit); the engine itself takes 3x its limit as
         # FTS5 candidates and HRR-scores each (re-encoding the query per candidate), so it is asked for the
         # caller's limit, as Hermes' own fact_store tool asks (limit 10 -> 30 candidates).
         want = max(1, -(-limit // 3)) if keep is None else limit
         rows = self.engine.retriever.search(query, category=self.bank, min_trust=self.min_trust, limit=want)
         scored: dict[int, tuple[float, dict[str, Any], str]] = {
-            int(r["fact_id"]): (float(r.get("score") or 0.0), r, "holographic") for r in rows}
+            int(r["fact_id"]): (self._score(_relevance(r), r), r, "holographic") for r in rows}
         if _CJK.search(query):
             from mnemon_ls.spaces.index import TOKENIZER
             from mnemon_ls.text import coverage
@@ -354,7 +395,7 @@ class HolographicSpace:
                     share = coverage(terms, TOKENIZER.term_set(str(fact["content"])))
                     if share <= 0:
                         continue
-                    value = share * float(fact["trust_score"])
+                    value = self._score(share, fact)
                     key = int(fact["fact_id"])
                     if key not in scored or scored[key][0] < value:
                         scored[key] = (value, fact, "holographic-cjk")
@@ -375,7 +416,7 @@ class HolographicSpace:
 
     def related(self, item_id: str, *, depth: int = 2, edge_type: str | None = None, limit: int = 20) -> list[Item]:
         """Facts sharing the item's entities (``FactRetriever.related`` per entity) or, without entities, its
-        terms (``FactRetriever.search``), times trust; top ``limit`` (at most 20)."""
+        terms (``FactRetriever.search``), weighted by trust as in :meth:`search`; top ``limit`` (at most 20)."""
         fact = self._fact(item_id)
         entities = self._entities(int(fact["fact_id"]))
         best: dict[int, tuple[float, dict[str, Any]]] = {}
@@ -386,7 +427,7 @@ class HolographicSpace:
                 key = int(row["fact_id"])
                 if key == int(fact["fact_id"]):
                     continue
-                value = float(row.get("score") or 0.0)
+                value = self._score(_relevance(row), row)
                 if key not in best or best[key][0] < value:
                     best[key] = (value, row)
         ordered = sorted(best.values(), key=lambda entry: -entry[0])[:min(limit, 20)]

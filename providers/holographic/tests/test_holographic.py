@@ -13,6 +13,8 @@ import pytest
 from conftest import facts
 from mnemon_ls.errors import InvalidInput, ProviderNotConfigured, ProviderUnavailable, SpaceRefused
 from mnemon_ls.spaces import SpacesService
+from mnemon_ls.spaces.policy import RecallQuality
+from mnemon_ls_provider_holographic.engine import load_engine, recall_score
 
 
 def _service(root: Path, **kw) -> SpacesService:
@@ -170,3 +172,57 @@ def test_reconfiguring_an_enabled_provider_reopens_it_for_the_same_service(tmp_p
     service.thirdparty.configure("holographic", {"minTrust": 0.1})
     assert [r["id"] for r in service.recall("Redis sessions").to_dict()["results"]] == ["3"]
     service.close()
+
+
+def test_trust_decides_the_tier_around_the_default_trust_in_english_and_chinese(tmp_path: Path) -> None:
+    """A literal word hit at the default trust keeps the tier of its relevance (strict-v1 keeps it, where the
+    engine's relevance x trust put the second of two hits under the low floor); Hermes' own feedback on the
+    same file then moves the tier: ``unhelpful`` (0.5 -> 0.4) halves the score, ``helpful`` raises it."""
+    db = tmp_path / "hermes" / "memory_store.db"
+    service = _service(tmp_path / "root")
+    service.thirdparty.enable("holographic", {"dataPath": str(db)})
+    space = service.create_space("Ops", "operations", active=True, provider="holographic").record.id
+    remember = lambda text: service.remember(text, space_id=space).to_dict()["id"]  # noqa: E731
+    short = remember("Kubernetes runs the staging cluster")
+    long = remember("The quarterly maintenance window covers the database, the load balancers, the message "
+                    "queue and the Kubernetes control plane upgrades")
+    zh_a = remember("发布流水线在每周二运行")
+    zh_b = remember("每周二的发布需要值班工程师批准，周五不发布")
+
+    def recall(query: str, policy: str = "strict-v1") -> dict[str, tuple[float, str]]:
+        found = service.recall(query, spaces=[space], quality=RecallQuality(policy=policy)).to_dict()["results"]
+        return {r["id"]: (r["score"], r["tier"]) for r in found}
+
+    hermes = load_engine().store.MemoryStore(db_path=str(db))  # a Hermes Agent on the same file
+    relevance = {str(r["fact_id"]): r["score"] / r["trust_score"]
+                 for r in load_engine().retrieval.FactRetriever(hermes).search("Kubernetes", category="ops")}
+    english = recall("Kubernetes")
+    assert list(english) == [short, long]  # both hold the word; the second used to score 0.19 and be dropped
+    assert english[long] == (pytest.approx(relevance[long]), "medium")  # default trust: the score is the relevance
+    assert english[short][0] == pytest.approx(relevance[short])
+    assert recall("发布") == {zh_a: (1.0, "high"), zh_b: (1.0, "high")}  # every query bigram held
+
+    assert hermes.record_feedback(int(long), helpful=False)["new_trust"] == pytest.approx(0.4)
+    assert hermes.record_feedback(int(zh_b), helpful=False)["new_trust"] == pytest.approx(0.4)
+    assert hermes.record_feedback(int(short), helpful=True)["new_trust"] == pytest.approx(0.55)
+    english = recall("Kubernetes")
+    assert list(english) == [short]  # the unhelpful fact fell to the low tier, which strict-v1 drops
+    assert english[short] == (pytest.approx(relevance[short] + (1 - relevance[short]) * 0.1), "high")
+    balanced = recall("Kubernetes", "balanced-v1")
+    assert list(balanced) == [short, long] and balanced[long] == (pytest.approx(relevance[long] / 2), "low")
+    assert recall("发布") == {zh_a: (1.0, "high"), zh_b: (pytest.approx(0.5), "medium")}
+    assert list(recall("发布")) == [zh_a, zh_b]
+    hermes.close()
+    service.close()
+
+
+def test_recall_score_edges() -> None:
+    """The mapping at its edges: full trust is 1, minTrust is 0, a default trust of 1 or a minTrust at or
+    above the default leave nothing to scale."""
+    assert recall_score(0.4, 1.0, default_trust=0.5, min_trust=0.3) == 1.0
+    assert recall_score(0.4, 0.3, default_trust=0.5, min_trust=0.3) == 0.0
+    assert recall_score(0.4, 0.75, default_trust=0.5, min_trust=0.3) == pytest.approx(0.7)
+    assert recall_score(0.4, 0.2, default_trust=0.5, min_trust=0.0) == pytest.approx(0.16)
+    assert recall_score(0.4, 1.0, default_trust=1.0, min_trust=0.3) == 0.4
+    assert recall_score(0.4, 0.4, default_trust=0.5, min_trust=0.5) == 0.0
+    assert recall_score(1.7, 0.5, default_trust=0.5, min_trust=0.3) == 1.0
