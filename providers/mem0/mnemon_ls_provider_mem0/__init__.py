@@ -20,7 +20,7 @@ Service fields (``mnemon-ls provider configure mem0 --set KEY=VALUE``):
 - ``vectorStore``: ``qdrant-local`` (default), ``qdrant`` (a Qdrant server at ``vectorEndpoint``, key
   ``vectorApiKey``) or ``pgvector`` (PostgreSQL with pgvector: ``pgHost``, ``pgPort``, ``pgDatabase``,
   ``pgUser``, password ``pgPassword``, ``pgSslMode``) -- how a team outgrows one machine;
-- ``timeoutSeconds`` (10): per embedding request, per database connect;
+- ``timeoutSeconds`` (10): per embedding request, per database connect, for the Qdrant server's first answer;
 - ``infer`` (``false`` default), ``llmEndpoint``, ``llmModel``, ``llmApiKey``: the OpenAI-compatible LLM Mem0
   uses when ``infer`` is true.
 

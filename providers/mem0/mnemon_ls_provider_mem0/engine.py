@@ -31,7 +31,7 @@ from mnemon_ls.spaces.model import Item, parse_time, rfc3339
 from mnemon_ls.spaces.providers.base import Health, KeepFn, Namespace, SearchOutcome, sparse_hint
 
 from .embedders import LOCAL_DIMS, EndpointEmbedding, LocalEmbedding
-from .stores import PgTarget, open_pg_pool, pg_target, vector_store_config
+from .stores import PgTarget, open_pg_pool, pg_target, probe_qdrant, vector_store_config
 
 MODES = ("local", "openai")
 SCOPE_KEYS = (("userId", "user_id"), ("agentId", "agent_id"), ("runId", "run_id"))
@@ -148,17 +148,22 @@ class Mem0Engine:
         if data.exists() and not data.is_dir():
             raise ProviderUnavailable(f"provider mem0: dataPath {data} is not a directory", provider="mem0",
                                       reason="engine-failed", dataPath=str(data))
+        pg = pg_target(service, timeout) if store == "pgvector" else None
+        location = (pg.location if pg else f"Qdrant server {service['vectorEndpoint']}" if store == "qdrant"
+                    else str(data))
+        # a remote store is proved first: one that fails leaves nothing behind (not even mem0's MEM0_DIR)
+        if store == "qdrant":
+            probe_qdrant(str(service["vectorEndpoint"]), service.get("vectorApiKey") or None, timeout)
+        pool = open_pg_pool(pg) if pg else None
         os.environ["MEM0_TELEMETRY"] = "false"
         os.environ.setdefault("MEM0_DIR", str(data / "mem0-home"))
         try:
             from mem0 import Memory
         except ImportError as exc:
+            if pool is not None:
+                pool.close()
             raise ProviderUnavailable(f"provider mem0: mem0ai does not import ({exc}); pip install mem0ai==2.2.1",
                                       provider="mem0", reason="engine-missing") from None
-        pg = pg_target(service, timeout) if store == "pgvector" else None
-        location = (pg.location if pg else f"Qdrant server {service['vectorEndpoint']}" if store == "qdrant"
-                    else str(data))
-        pool = open_pg_pool(pg) if pg else None
         endpoint = str(service["endpoint"]) if mode == "openai" else None
         try:
             if pool is not None:

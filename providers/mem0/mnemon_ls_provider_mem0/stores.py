@@ -2,6 +2,9 @@
 
 - ``qdrant-local`` (default): Mem0's in-process Qdrant in ``<dataPath>/qdrant`` (one process at a time);
 - ``qdrant``: a Qdrant server at ``vectorEndpoint`` (http(s), no credentials in it), key ``vectorApiKey``;
+  :func:`probe_qdrant` asks it for its collections once before anything else opens, so a server that is
+  down, does not answer in ``timeoutSeconds`` or refuses the key is a
+  :class:`~mnemon_ls.errors.ProviderUnavailable` naming the field, the URL and the cause (never the key);
 - ``pgvector``: a PostgreSQL server with the pgvector extension at ``pgHost`` (host name, IP address or a
   Unix socket directory), ``pgPort`` (5432), ``pgDatabase`` (``postgres``), ``pgUser``, password
   ``pgPassword`` (a secret field: stored 0600 in ``state/memory-providers.json``, never shown back),
@@ -120,6 +123,57 @@ def vector_store_config(service: dict[str, Any], store: str, data: Path, collect
     pg_target(service, timeout)  # validated before anything opens
     config.update(hnsw=True, diskann=False)
     return {"provider": "pgvector", "config": config}
+
+
+def probe_qdrant(url: str, api_key: str | None, timeout: float) -> None:
+    """One ``GET /collections`` on the Qdrant server at ``url`` through ``qdrant_client`` (``timeout`` seconds,
+    rounded up to whole seconds, the client's unit), so ``enable`` and ``test`` fail at once and change nothing.
+
+    Raises :class:`ProviderUnavailable` (``engine-failed``, ``location`` ``Qdrant server <url>``) with
+    ``field`` ``services.vectorEndpoint`` when the server cannot be reached or does not answer as Qdrant
+    (connection refused, a timeout, an HTTP error status), or ``services.vectorApiKey`` when it answers HTTP
+    401/403 (the key is wrong or missing); the message names the URL and the cause, never the key.
+    ``engine-missing`` when qdrant-client (a dependency of mem0ai) does not import."""
+    import math
+    import warnings
+
+    try:
+        from qdrant_client import QdrantClient
+        from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+    except ImportError as exc:
+        raise ProviderUnavailable(f"provider mem0: vectorStore qdrant needs qdrant-client ({exc}); pip install "
+                                  "mem0ai==2.2.1", provider="mem0", reason="engine-missing") from None
+    location = f"Qdrant server {url}"
+
+    def failed(field: str, cause: str) -> ProviderUnavailable:
+        if api_key:
+            cause = cause.replace(api_key, "***")
+        return ProviderUnavailable(f"provider mem0: the {location} ({field}) {cause}", provider="mem0",
+                                   reason="engine-failed", location=location, field=field)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "Api key is used with an insecure connection" (the URL says http)
+        client = QdrantClient(url=url, api_key=api_key or None, timeout=max(1, math.ceil(timeout)),
+                              check_compatibility=False)
+    try:
+        client.get_collections()
+    except UnexpectedResponse as exc:
+        if exc.status_code in (401, 403):
+            said = "refused the key in vectorApiKey" if api_key else "needs a key: set vectorApiKey"
+            raise failed("services.vectorApiKey", f"{said} (HTTP {exc.status_code})") from None
+        raise failed("services.vectorEndpoint", f"does not answer as a Qdrant server: HTTP {exc.status_code} "
+                                                f"{exc.reason_phrase}".rstrip()) from None
+    except ResponseHandlingException as exc:
+        source = getattr(exc, "source", exc)
+        cause = " ".join(f"{type(source).__name__}: {source}".split())[:300]
+        if "Timeout" in type(source).__name__:
+            cause += f" (no answer within {timeout:g} s, timeoutSeconds)"
+        raise failed("services.vectorEndpoint", f"cannot be reached: {cause}") from None
+    except Exception as exc:
+        cause = " ".join(f"{type(exc).__name__}: {exc}".split())
+        raise failed("services.vectorEndpoint", f"does not answer as a Qdrant server: {cause[:300]}") from None
+    finally:
+        client.close()
 
 
 def open_pg_pool(target: PgTarget) -> Any:

@@ -3,11 +3,15 @@
 in-process embedder: remember/recall in English and Chinese with the key sent as a header, and the
 failures (endpoint down, HTTP 401, a wrong dimension) as provider errors that name the endpoint and never
 the key, isolated in federated recall. Also the Qdrant-server configuration, which has no server to run
-here (providers/mem0/README.md)."""
+here (providers/mem0/README.md): its field checks and the errors of a server that is down or refuses the
+key."""
 
 from __future__ import annotations
 
 import json
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -116,9 +120,31 @@ def test_an_endpoint_that_fails_is_isolated_in_federated_recall(tmp_path: Path,
     service.close()
 
 
-def test_qdrant_server_configuration(tmp_path: Path) -> None:
-    """A Qdrant server cannot run here (no PyPI, npm or Debian package ships one): the fields are checked
-    and a server that does not answer is a provider error naming its URL, never its key."""
+def tree(top: Path) -> dict[str, bytes]:
+    """Every path under ``top`` with its bytes (directories: empty)."""
+    return {str(p.relative_to(top)): b"" if p.is_dir() else p.read_bytes() for p in sorted(top.rglob("*"))}
+
+
+class Refusing(BaseHTTPRequestHandler):
+    """Answers every request HTTP 401 as a Qdrant server with another API key does."""
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        body = b'{"status":{"error":"Must provide an API key or an Authorization bearer token"}}'
+        self.send_response(401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        return None
+
+
+def test_qdrant_server_configuration_and_an_unreachable_server(tmp_path: Path) -> None:
+    """A Qdrant server cannot run here (no PyPI, npm or Debian package ships one; providers/mem0/README.md):
+    the fields are checked, and a server that is down (a closed loopback port) or refuses the key makes
+    ``enable`` and ``test`` fail naming the field, the URL and the cause (never the key) and change nothing:
+    no configuration, no dataPath, not even mem0's own directory."""
     service = SpacesService(tmp_path / "root", provider_timeout=60)
     with pytest.raises(InvalidInput) as invalid:
         service.thirdparty.enable("mem0", {"dataPath": str(tmp_path / "m"), "vectorStore": "qdrant"})
@@ -127,10 +153,52 @@ def test_qdrant_server_configuration(tmp_path: Path) -> None:
         service.thirdparty.enable("mem0", {"vectorStore": "qdrant", "vectorEndpoint": "http://127.0.0.1:6333/?key=k1"})
     assert invalid.value.data["field"] == "services.vectorEndpoint"
     down = f"http://127.0.0.1:{free_port()}"
+    fields = {"dataPath": str(tmp_path / "m"), "vectorStore": "qdrant", "vectorEndpoint": down,
+              "vectorApiKey": "qdrant-secret-key", "timeoutSeconds": 2}
+    before = tree(tmp_path)
     with pytest.raises(ProviderUnavailable) as error:
-        service.thirdparty.enable("mem0", {"dataPath": str(tmp_path / "m"), "vectorStore": "qdrant",
-                                           "vectorEndpoint": down, "vectorApiKey": "qdrant-secret-key"})
-    assert error.value.message.startswith(f"provider mem0: the store at Qdrant server {down} does not open")
+        service.thirdparty.enable("mem0", fields)
+    assert error.value.message.startswith(f"provider mem0: the Qdrant server {down} (services.vectorEndpoint) "
+                                          "cannot be reached: ")
+    assert error.value.message.endswith("Connection refused")
+    assert error.value.data == {"provider": "mem0", "reason": "engine-failed", "location": f"Qdrant server {down}",
+                                "field": "services.vectorEndpoint"}
     assert "qdrant-secret-key" not in json.dumps(error.value.to_dict())
-    assert not (tmp_path / "root" / "state" / "memory-providers.json").exists()
+    assert tree(tmp_path) == before
+    # configured (stored without opening), then tested: the same error, nothing written
+    service.thirdparty.configure("mem0", fields)
+    before = tree(tmp_path)
+    with pytest.raises(ProviderUnavailable) as tested:
+        service.thirdparty.test("mem0")
+    assert tested.value.message == error.value.message and tree(tmp_path) == before
+    # a port that accepts connections and never answers: the timeout is the cause
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        mute = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        service.thirdparty.configure("mem0", {"vectorEndpoint": mute, "timeoutSeconds": 1})
+        with pytest.raises(ProviderUnavailable) as slow:
+            service.thirdparty.test("mem0")
+    assert slow.value.message.startswith(f"provider mem0: the Qdrant server {mute} (services.vectorEndpoint) "
+                                         "cannot be reached: ")
+    assert slow.value.message.endswith("(no answer within 1 s, timeoutSeconds)")
+    before = tree(tmp_path)
+    # a server that answers 401: the key is named as the cause
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Refusing)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        service.thirdparty.configure("mem0", {"vectorEndpoint": url})
+        with pytest.raises(ProviderUnavailable) as refused:
+            service.thirdparty.test("mem0")
+        assert refused.value.message == (f"provider mem0: the Qdrant server {url} (services.vectorApiKey) refused "
+                                         "the key in vectorApiKey (HTTP 401)")
+        assert refused.value.data["field"] == "services.vectorApiKey"
+        assert tree(tmp_path) == before | {"root/state/memory-providers.json":
+                                           (tmp_path / "root/state/memory-providers.json").read_bytes()}
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
     service.close()

@@ -70,6 +70,7 @@ def test_pgvector_fields_are_checked_and_the_password_is_a_credential(tmp_path: 
         service.thirdparty.enable("mem0", {**good, "pgDatabase": "no_such_database"})
     assert 'database "no_such_database" does not exist' in missing.value.message
     assert providers_file.read_bytes() == before
+    assert not (tmp_path / "mem0").exists()  # nothing of Mem0's either (its MEM0_DIR goes under dataPath)
     # the right password: stored in the 0600 provider file, never in any answer
     enabled = service.thirdparty.enable("mem0", good)
     assert enabled["configuredSecrets"] == ["pgPassword"] and "pgHost" in enabled["configuredFields"]
