@@ -317,3 +317,22 @@ def test_a_prefetched_query_is_embedded_once_and_matches_a_plain_embedding() -> 
     assert calls == ["数据库升级"] and np.allclose(got, plain, atol=1e-6)
     got[:] = 0  # the caller's copy
     assert calls == ["数据库升级"] and np.allclose(model.embed_query("数据库升级"), plain, atol=1e-6)
+
+
+def test_a_row_written_after_the_last_row_was_deleted_is_loaded_by_every_reader(tmp_path: Path) -> None:
+    """SQLite gives a new row ``max(seq) + 1``: after the last row was deleted that is the deleted row's seq,
+    and a reader that had loaded it (it loads ``seq > last seen``) never loaded the new row."""
+    rng = np.random.default_rng(5)
+    vecs = _unit(rng, 3)
+    writer = VectorStore(tmp_path / VECTOR_FILE, "m", DIM)
+    writer.put([("id-1", "h", vecs[0]), ("id-2", "h", vecs[1])])
+    reader = VectorStore(tmp_path / VECTOR_FILE, "m", DIM)
+    reader.sync()
+    writer.remove(["id-2"])  # the row with the largest seq
+    writer.put([("id-3", "h", vecs[2])])
+    reader.sync()
+    assert not writer.has("id-2") and writer.count() == 2
+    for store in (writer, reader):  # (a reader drops another connection's deleted rows when it names them)
+        assert store.has("id-3")
+        assert [k for k, _c in store.search(vecs[2], 1)] == ["id-3"]
+        assert "id-2" not in [k for k, _c in store.search(vecs[1], 3)]

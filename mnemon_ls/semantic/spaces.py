@@ -111,12 +111,19 @@ class SpaceSemantic:
         if vectors is not None:
             self.engine.embed_now(vectors, [item_id])
 
-    def changed(self) -> None:
-        """Another connection changed the space: schedule a sweep."""
+    def changed(self, ids: Sequence[str] | None = None) -> None:
+        """Another connection changed the space: queue ``ids`` (added or changed there; each is embedded
+        again only when its content changed, and its vector dropped when it is no longer active), or
+        schedule a sweep of the whole space when ``ids`` is ``None`` (which ones changed is not known).
+        Never blocks."""
         vectors = self._vectors
-        if vectors is not None:
+        if vectors is None or (ids is not None and not ids):
+            return
+        if ids is None:
             vectors.sweep = True
             self.engine.enqueue(vectors, [])
+        else:
+            self.engine.enqueue(vectors, list(ids), refresh_only=True)
 
     def prefetch(self, query: str) -> None:
         """Start embedding ``query`` in the background (the local model only; nothing while the model is not

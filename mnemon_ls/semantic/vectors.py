@@ -68,6 +68,21 @@ EXACT_MARGIN = 8
 APPROXIMATE_ROWS = 512
 
 
+#: The ``seq`` of a row written now: above every row held and every row ever deleted (``meta`` key ``seq``, the
+#: high-water mark :func:`_keep_high_water` records before a delete). Without it SQLite gives a new row
+#: ``max(seq) + 1``, the seq of a just-deleted last row, and every reader that had loaded that row (``seq >
+#: last seen``) would never load the new one.
+NEXT_SEQ = ("(SELECT max(coalesce((SELECT max(seq) FROM vectors), 0), "
+            "coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'seq'), 0)) + 1)")
+
+
+def _keep_high_water(db: sqlite3.Connection) -> None:
+    """Record the largest ``seq`` in ``meta`` (key ``seq``) before rows are deleted (:data:`NEXT_SEQ`)."""
+    db.execute("INSERT INTO meta(key, value) SELECT 'seq', max(seq) FROM vectors WHERE true "
+               "ON CONFLICT(key) DO UPDATE SET value = max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER)) "
+               "WHERE excluded.value IS NOT NULL")
+
+
 def id_hash(key: str) -> int:
     """The 64-bit hash (``blake2b``, 8 bytes, little-endian, as an unsigned int) an id is found by in memory."""
     return int.from_bytes(hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
@@ -154,9 +169,9 @@ class VectorStore:
             db.execute("BEGIN IMMEDIATE")
             try:
                 db.executemany(
-                    "INSERT INTO vectors(model, dim, id, chash, vec) VALUES(?, ?, ?, ?, ?) "
+                    f"INSERT INTO vectors(seq, model, dim, id, chash, vec) VALUES({NEXT_SEQ}, ?, ?, ?, ?, ?) "
                     "ON CONFLICT(model, dim, id) DO UPDATE SET chash = excluded.chash, vec = excluded.vec, "
-                    "seq = (SELECT coalesce(max(seq), 0) + 1 FROM vectors)",
+                    f"seq = {NEXT_SEQ}",
                     [(self.model, self.dim, key, chash, np.asarray(vec, dtype="<f4").tobytes())
                      for key, chash, vec in rows])
                 db.execute("COMMIT")
@@ -173,6 +188,7 @@ class VectorStore:
             return
         with self._lock:
             db = self.connect()
+            _keep_high_water(db)
             db.executemany("DELETE FROM vectors WHERE id = ?", [(k,) for k in keys])
             self._forget(keys)
 
@@ -200,6 +216,7 @@ class VectorStore:
     def drop_other_models(self) -> int:
         """Delete every vector not of this model and dimension; returns how many."""
         with self._lock:
+            _keep_high_water(self.connect())
             return self.connect().execute("DELETE FROM vectors WHERE model != ? OR dim != ?",
                                           (self.model, self.dim)).rowcount
 
@@ -352,6 +369,7 @@ class VectorStore:
             self._krow = np.insert(self._krow, at, rows_sorted)
         if bad:  # never scored; deleted so the next embedding pass embeds these items again
             self._forget([key for _seq, key in bad if isinstance(key, str)])
+            _keep_high_water(db)
             db.executemany("DELETE FROM vectors WHERE seq = ?", [(seq,) for seq, _key in bad])
 
     # ------------------------------------------------------------------ reads
@@ -510,10 +528,24 @@ class VectorStore:
         broken = [(seq, key) for seq, (key, _blob) in names.items() if seq not in vecs]
         if broken:
             self._forget([key for _seq, key in broken if isinstance(key, str)])
+            _keep_high_water(db)
             db.executemany("DELETE FROM vectors WHERE seq = ?", [(seq,) for seq, _key in broken])
         if with_vectors:
             return [(names[s][0], vecs[s]) for s in seqs if s in vecs]
         return [(names[s][0], float(scores[r])) for r, s in zip(rows, seqs) if s in vecs]
+
+    def hashes(self, ids: Sequence[str]) -> dict[str, str]:
+        """``{id: chash}`` of those of ``ids`` that hold a vector of this model (read from the file)."""
+        out: dict[str, str] = {}
+        keys = list(ids)
+        with self._lock:
+            db = self.connect()
+            for start in range(0, len(keys), 500):
+                chunk = keys[start:start + 500]
+                marks = ",".join("?" * len(chunk))
+                out.update(db.execute(f"SELECT id, chash FROM vectors WHERE model = ? AND dim = ? AND id IN ({marks})",
+                                      (self.model, self.dim, *chunk)))
+        return out
 
     def models(self) -> list[dict[str, Any]]:
         """``[{"model", "dim", "vectors"}]`` of every model in the file."""
