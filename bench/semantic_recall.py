@@ -218,12 +218,28 @@ def latency(root: Path, queries: int) -> dict:
         c0 = time.process_time()
         embedder.embed_query(query)
         embed.append((time.process_time() - c0) * 1000)
+    # a hybrid recall right after a remember: by the same service (its own connection; the worker embeds the
+    # new item meanwhile), and by another connection (another process's write: the catch-up path)
+    gen = Generator(seed=queries)
+    other = SpacesService(root)
+    space_id = hybrid.state().all[0].id
+    after: dict[str, list[float]] = {"own": [], "other": []}
+    for index in range(max(10, queries // 10)):
+        for name, writer in (("own", hybrid), ("other", other)):
+            writer.remember(gen.english() + f" after-remember {name} {index}", space_id=space_id)
+            t0 = time.perf_counter()
+            hybrid.recall(qs[index % len(qs)], limit=10)
+            after[name].append((time.perf_counter() - t0) * 1000)
+        engine.wait_idle(600)
+    other.close()
     engine.stop()
     hybrid.close()
     keyword.close()
     out = {name: {"median": statistics.median(v), "p95": percentile(v, 95),
                   "cpu_median": statistics.median(cpu[name]), "cpu_p95": percentile(cpu[name], 95)}
            for name, v in times.items()}
+    for name, values in after.items():
+        out[f"after_{name}"] = {"median": statistics.median(values), "p95": percentile(values, 95), "n": len(values)}
     out["embed_cpu_median"] = statistics.median(embed)
     out["embed_cpu_p95"] = percentile(embed, 95)
     return out
@@ -587,6 +603,7 @@ def main() -> None:
                 "| items | build s (insights / side index / vectors) | keyword median / p95 | hybrid median / p95 | "
                 "keyword CPU median / p95 | hybrid CPU median / p95 | query embedding CPU median / p95 | load |",
                 "|---|---|---|---|---|---|---|---|")
+        after_rows: list = []
         for size in sizes:
             root, space_id, info = build(size, base)
             roots[size] = (root, space_id)
@@ -598,7 +615,17 @@ def main() -> None:
                 f"{k['p95']:.1f} | {h['median']:.1f} / {h['p95']:.1f} | {k['cpu_median']:.1f} / {k['cpu_p95']:.1f} | "
                 f"{h['cpu_median']:.1f} / {h['cpu_p95']:.1f} | {lat['embed_cpu_median']:.1f} / "
                 f"{lat['embed_cpu_p95']:.1f} | {_load()} |")
+            after_rows.append((size, lat, h))
         say("")
+        if after_rows:
+            say("Hybrid recall right after a remember (wall ms; the remember by the same service, whose worker embeds the "
+                "new item meanwhile, or by another connection, caught up by id), against the plain hybrid recall above:", "",
+                "| items | after own remember median / p95 | ratio to plain (medians) | after another connection's "
+                "remember median / p95 | ratio | load |", "|---|---|---|---|---|---|",
+                *[f"| {size:,} | {lat['after_own']['median']:.1f} / {lat['after_own']['p95']:.1f} | "
+                  f"{lat['after_own']['median'] / h['median']:.2f} | {lat['after_other']['median']:.1f} / "
+                  f"{lat['after_other']['p95']:.1f} | {lat['after_other']['median'] / h['median']:.2f} | {_load()} |"
+                  for size, lat, h in after_rows], "")
     if "memory" in parts and roots:
         big = max(roots)
         mem = memory(roots[big][0])
