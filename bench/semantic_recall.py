@@ -27,6 +27,7 @@ parts (about 2 minutes on a quiet 2-core machine: the build is ~1 minute of it).
    embedded and the worker thread's CPU seconds.
 6. **throughput**: items per CPU second and per wall second of the bundled model on generated items, by
    batch size.
+8. **crosslang**: cross-language recall (:func:`crosslang`).
 7. **vector side alone** (``--vector-sizes``): a fresh process per size; CPU ms of the query embedding and of
    :meth:`VectorStore.search`, and ``VmRSS`` at each step.
 
@@ -217,12 +218,28 @@ def latency(root: Path, queries: int) -> dict:
         c0 = time.process_time()
         embedder.embed_query(query)
         embed.append((time.process_time() - c0) * 1000)
+    # a hybrid recall right after a remember: by the same service (its own connection; the worker embeds the
+    # new item meanwhile), and by another connection (another process's write: the catch-up path)
+    gen = Generator(seed=queries)
+    other = SpacesService(root)
+    space_id = hybrid.state().all[0].id
+    after: dict[str, list[float]] = {"own": [], "other": []}
+    for index in range(max(10, queries // 10)):
+        for name, writer in (("own", hybrid), ("other", other)):
+            writer.remember(gen.english() + f" after-remember {name} {index}", space_id=space_id)
+            t0 = time.perf_counter()
+            hybrid.recall(qs[index % len(qs)], limit=10)
+            after[name].append((time.perf_counter() - t0) * 1000)
+        engine.wait_idle(600)
+    other.close()
     engine.stop()
     hybrid.close()
     keyword.close()
     out = {name: {"median": statistics.median(v), "p95": percentile(v, 95),
                   "cpu_median": statistics.median(cpu[name]), "cpu_p95": percentile(cpu[name], 95)}
            for name, v in times.items()}
+    for name, values in after.items():
+        out[f"after_{name}"] = {"median": statistics.median(values), "p95": percentile(values, 95), "n": len(values)}
     out["embed_cpu_median"] = statistics.median(embed)
     out["embed_cpu_p95"] = percentile(embed, 95)
     return out
@@ -446,7 +463,48 @@ def quantized_quality(count: int) -> dict:
     return out
 
 
-PARTS = ("quality", "quantized", "latency", "memory", "embedding", "throughput")
+def crosslang() -> dict:
+    """Cross-language recall: the 100 labelled facts in one space, queried with the 24 queries of
+    tests/fixtures/semantic_crosslang.json (12 in Chinese, Japanese or Korean about an English fact, 12 in
+    English about a Chinese, Japanese or Korean one; each says what its fact says, in the other language).
+    hit@5 / MRR of ``SpacesService.recall`` (strict-v1, limit 10) keyword-only and hybrid, and of the vector
+    search alone (cosine rank of the fact among the 100); the same facts' same-language paraphrases beside
+    them, in the same run."""
+    cross = json.loads((HERE.parent / "tests" / "fixtures" / "semantic_crosslang.json").read_text("utf-8"))
+    root = Path(tempfile.mkdtemp(prefix=f"bench-semantic-x-{os.getpid()}-"))
+    engine = _engine()
+    service = SpacesService(root, semantic=engine)
+    space_id = service.create_space("facts", "labelled facts", active=True).to_dict()["id"]
+    ids = {service.remember(f["text"], space_id=space_id).to_dict()["id"]: f["text"] for f in FACTS}
+    provider = service.provider(service.state().all[0])
+    engine.embedder()
+    provider.semantic.remembered([], sweep=True)
+    engine.wait_idle(7200)
+    store = provider.semantic._vectors.store
+    keyword = SpacesService(root)
+    embedder = engine.embedder()
+    table: dict = {}
+    rows = [(c["lang"], c["query"], FACTS[c["fact"]]["text"]) for c in cross]
+    rows += [("same-language paraphrase", FACTS[c["fact"]]["paraphrase"], FACTS[c["fact"]]["text"])
+             for c in {c["fact"]: c for c in cross}.values()]
+    for group, query, answer in rows:
+        vector = [ids[k] for k, _c in store.search(embedder.embed_query(query), 100)]
+        ranks = {"keyword": _rank(keyword, query, answer), "hybrid": _rank(service, query, answer),
+                 "vector": vector.index(answer) if answer in vector else None}
+        groups = [group] if group.startswith("same") else [group, "cross-language (all)"]
+        for name in groups:
+            for mode, rank in ranks.items():
+                cell = table.setdefault(name, {}).setdefault(mode, {"n": 0, "hit5": 0, "rr": 0.0})
+                cell["n"] += 1
+                cell["hit5"] += rank is not None and rank < 5
+                cell["rr"] += 1 / (rank + 1) if rank is not None else 0.0
+    engine.stop()
+    service.close()
+    keyword.close()
+    return table
+
+
+PARTS = ("quality", "quantized", "latency", "memory", "embedding", "throughput", "crosslang")
 
 
 def _load() -> str:
@@ -545,6 +603,7 @@ def main() -> None:
                 "| items | build s (insights / side index / vectors) | keyword median / p95 | hybrid median / p95 | "
                 "keyword CPU median / p95 | hybrid CPU median / p95 | query embedding CPU median / p95 | load |",
                 "|---|---|---|---|---|---|---|---|")
+        after_rows: list = []
         for size in sizes:
             root, space_id, info = build(size, base)
             roots[size] = (root, space_id)
@@ -556,7 +615,17 @@ def main() -> None:
                 f"{k['p95']:.1f} | {h['median']:.1f} / {h['p95']:.1f} | {k['cpu_median']:.1f} / {k['cpu_p95']:.1f} | "
                 f"{h['cpu_median']:.1f} / {h['cpu_p95']:.1f} | {lat['embed_cpu_median']:.1f} / "
                 f"{lat['embed_cpu_p95']:.1f} | {_load()} |")
+            after_rows.append((size, lat, h))
         say("")
+        if after_rows:
+            say("Hybrid recall right after a remember (wall ms; the remember by the same service, whose worker embeds the "
+                "new item meanwhile, or by another connection, caught up by id), against the plain hybrid recall above:", "",
+                "| items | after own remember median / p95 | ratio to plain (medians) | after another connection's "
+                "remember median / p95 | ratio | load |", "|---|---|---|---|---|---|",
+                *[f"| {size:,} | {lat['after_own']['median']:.1f} / {lat['after_own']['p95']:.1f} | "
+                  f"{lat['after_own']['median'] / h['median']:.2f} | {lat['after_other']['median']:.1f} / "
+                  f"{lat['after_other']['p95']:.1f} | {lat['after_other']['median'] / h['median']:.2f} | {_load()} |"
+                  for size, lat, h in after_rows], "")
     if "memory" in parts and roots:
         big = max(roots)
         mem = memory(roots[big][0])
@@ -583,6 +652,13 @@ def main() -> None:
             "| batch | items per CPU second | items per wall second |", "|---|---|---|",
             *[f"| {size} | {r['per_cpu_s']:.1f} | {r['per_wall_s']:.1f} |" for size, r in thr.items()],
             f"Load average: {_load()}.", "")
+    if "crosslang" in parts:
+        x = crosslang()
+        order = ["cross-language (all)"] + sorted(k for k in x if "->" in k) + ["same-language paraphrase"]
+        say("## Cross-language recall (hit@5 / MRR; 100 labelled facts, strict-v1, limit 10)", "",
+            "| queries | n | keyword-only | hybrid | vector alone (rank among the 100) |", "|---|---|---|---|---|",
+            *[f"| {g} | {x[g]['hybrid']['n']} | {_fmt(x[g]['keyword'])} | {_fmt(x[g]['hybrid'])} | "
+              f"{_fmt(x[g]['vector'])} |" for g in order if g in x], f"Load average: {_load()}.", "")
     say(f"Run time {time.perf_counter() - started:.0f} s.")
     if not args.keep:
         import shutil

@@ -209,3 +209,25 @@ def test_cli_a_symlinked_vector_file_leaves_memory_working_and_keyword_recall_wi
     else:
         assert elsewhere.read_bytes() == b"someone else's file\n"
     assert not any(p.name.startswith(VECTORS + "-") for p in link.parent.iterdir())  # no -wal / -shm beside it
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo"])  # a link: the storage root's guard refuses it
+def test_cli_an_unusable_documents_chunk_file_means_lexical_search_one_notice_a_doctor_finding_and_no_change(
+        cli: Cli, tmp_path: Path, kind: str) -> None:
+    created = cli.json("doc", "create", "--title", "Release checklist", "--content", f"{MIGRATION}\n")
+    assert created["success"], created
+    target = cli.root / "documents" / ".semantic-chunks.sqlite3"
+    if kind == "directory":
+        target.mkdir()
+        (target / "keep.txt").write_text("the user's")
+    else:
+        os.mkfifo(target)  # opening it for SQLite would block the search for ever
+    before = _tree(target) if kind == "directory" else os.lstat(target).st_mode
+    found = cli.json("doc", "search", "Release checklist")
+    assert [d["title"] for d in found["results"]] == ["Release checklist"]  # lexical search works
+    [notice] = [n for n in found["notices"] if "semantic" in n]
+    assert str(target) in notice and "lexical only" in notice and "move it away" in notice
+    doctor = cli.json("doctor")
+    [finding] = [f for f in doctor["findings"] if f["subject"] == "documents" and str(target) in f["message"]]
+    assert finding["level"] == "warning" and "move it away" in finding["advice"]
+    assert (_tree(target) if kind == "directory" else os.lstat(target).st_mode) == before

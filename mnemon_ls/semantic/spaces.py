@@ -38,6 +38,8 @@ class SpaceSemantic:
         #: ``(file signature, reason)`` while the vector file is unusable (retried when the file changes).
         self._broken: tuple[tuple, str] | None = None
         self._notes: list[str] = []
+        #: ``(side-index connection, its data_version, its total_changes)`` when the active count was taken.
+        self._total_key: tuple | None = None
 
     def _signature(self) -> tuple:
         from .vectors import VECTOR_FILE
@@ -109,12 +111,33 @@ class SpaceSemantic:
         if vectors is not None:
             self.engine.embed_now(vectors, [item_id])
 
-    def changed(self) -> None:
-        """Another connection changed the space: schedule a sweep."""
+    def changed(self, ids: Sequence[str] | None = None) -> None:
+        """Another connection changed the space: queue ``ids`` (added or changed there; each is embedded
+        again only when its content changed, and its vector dropped when it is no longer active), or
+        schedule a sweep of the whole space when ``ids`` is ``None`` (which ones changed is not known).
+        Never blocks."""
         vectors = self._vectors
-        if vectors is not None:
+        if vectors is None or (ids is not None and not ids):
+            return
+        if ids is None:
             vectors.sweep = True
             self.engine.enqueue(vectors, [])
+        else:
+            self.engine.enqueue(vectors, list(ids), refresh_only=True)
+
+    def prefetch(self, query: str) -> None:
+        """Start embedding ``query`` in the background (the local model only; nothing while the model is not
+        loaded, the space not attached yet or the query blank), so that :meth:`candidates` finds it done
+        or under way: the embedding runs on the other core while the caller does the keyword part. Never
+        raises."""
+        embedder = self.engine._embedder
+        start = getattr(embedder, "prefetch_query", None)
+        if start is None or self._vectors is None or not query.strip():
+            return
+        try:
+            start(query)
+        except RuntimeError:  # the interpreter is shutting down: candidates embeds it itself
+            pass
 
     def notice(self) -> str | None:
         """The notice of the last recall (module doc; at most one applies at a time), or ``None``."""
@@ -135,7 +158,7 @@ class SpaceSemantic:
         if vectors is None or embedder is None or not query.strip():
             return None, 0
         try:
-            self._cover(vectors)
+            self._cover(vectors, index_db)
             qvec = embedder.embed_query(query)
             hits = vectors.store.search(qvec, pool)
         except (SemanticUnavailable, sqlite3.Error, ValueError) as exc:
@@ -158,13 +181,14 @@ class SpaceSemantic:
                     f"WHERE d.id IN ({marks}) AND +d.active = 1", chunk):
                 if (category is not None and cat != category) or (source is not None and src != source):
                     continue
-                try:
-                    tags = json.loads(tags_json) if tags_json else []
-                except ValueError:
-                    tags = []
-                if keep is not None and not keep(tags if isinstance(tags, list) else []):
-                    dropped += 1
-                    continue
+                if keep is not None:
+                    try:
+                        tags = json.loads(tags_json) if tags_json else []
+                    except ValueError:
+                        tags = []
+                    if not keep(tags if isinstance(tags, list) else []):
+                        dropped += 1
+                        continue
                 allowed.add(key)
                 # the stricter floor of the two scripts: an English query's cosine to a Korean item sits
                 # as high as Korean pairs do (bench/results/semantic.md, "Absolute floor")
@@ -173,14 +197,25 @@ class SpaceSemantic:
         mode = "cli" if embedder.cli_compatible else "rrf"
         return fuse(keyword, vector, scale, mode, floor, floors), dropped
 
-    def _cover(self, vectors: Any) -> None:
+    def _active_total(self, vectors: Any, index_db: sqlite3.Connection) -> int:
+        """Active items of the side index (``index_db``, the provider's connection to it), counted again only
+        when the index changed since the last count: another connection committed (``PRAGMA data_version``)
+        or this one wrote (``total_changes``). A count reads every active row (~5 ms at 100,000)."""
+        key = (index_db, index_db.execute("PRAGMA data_version").fetchone()[0], index_db.total_changes)
+        held = self._total_key
+        if held is None or held[0] is not key[0] or held[1:] != key[1:]:
+            vectors.total = index_db.execute("SELECT count(*) FROM docs WHERE active = 1").fetchone()[0]
+            self._total_key = key
+        return vectors.total
+
+    def _cover(self, vectors: Any, index_db: sqlite3.Connection) -> None:
         """One-shot processes first embed missing vectors (bounded); then a note when some are missing."""
         engine = self.engine
         if engine.inline is not None:
             done, left = engine.embed_missing(vectors, engine.inline.seconds, engine.inline.report)
             total = vectors.total
         else:
-            total = engine._total(vectors)
+            total = self._active_total(vectors, index_db)
             left = max(0, total - vectors.store.count())
         if left:
             how = (f"`mnemon-ls space embed {self.space_id}` embeds the rest now" if engine.inline is not None else

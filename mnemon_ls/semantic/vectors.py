@@ -64,6 +64,23 @@ CANDIDATES = 8192
 CANDIDATE_FACTOR = 16
 #: Rows beyond ``limit`` (at least; ``limit // 8`` when larger) whose exact cosine is computed from the file.
 EXACT_MARGIN = 8
+#: Rows of int8 codes turned into float32 at a time while re-scoring (512 x 384 x 4 bytes = 768 KiB).
+APPROXIMATE_ROWS = 512
+
+
+#: The ``seq`` of a row written now: above every row held and every row ever deleted (``meta`` key ``seq``, the
+#: high-water mark :func:`_keep_high_water` records before a delete). Without it SQLite gives a new row
+#: ``max(seq) + 1``, the seq of a just-deleted last row, and every reader that had loaded that row (``seq >
+#: last seen``) would never load the new one.
+NEXT_SEQ = ("(SELECT max(coalesce((SELECT max(seq) FROM vectors), 0), "
+            "coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'seq'), 0)) + 1)")
+
+
+def _keep_high_water(db: sqlite3.Connection) -> None:
+    """Record the largest ``seq`` in ``meta`` (key ``seq``) before rows are deleted (:data:`NEXT_SEQ`)."""
+    db.execute("INSERT INTO meta(key, value) SELECT 'seq', max(seq) FROM vectors WHERE true "
+               "ON CONFLICT(key) DO UPDATE SET value = max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER)) "
+               "WHERE excluded.value IS NOT NULL")
 
 
 def id_hash(key: str) -> int:
@@ -88,7 +105,8 @@ class VectorStore:
         self._db: sqlite3.Connection | None = None
         self._blocks: list[Any] = []  # exact form: (BLOCK_ROWS, dim) float32 each
         self._mean: Any = None  # quantized form (module doc): set when the store switched
-        self._bits = numpy.zeros((0, self._words_for(dim)), dtype=numpy.uint64)  # (rows, words) signs of v - mean
+        # (words, rows) signs of v - mean: one word of every row contiguous (a search's popcount reads it in order)
+        self._bits = numpy.zeros((self._words_for(dim), 0), dtype=numpy.uint64)
         self._codes: list[Any] = []  # (BLOCK_ROWS, dim) int8
         self._scales = numpy.zeros(0, dtype=numpy.float32)
         self._words = self._words_for(dim)
@@ -151,9 +169,9 @@ class VectorStore:
             db.execute("BEGIN IMMEDIATE")
             try:
                 db.executemany(
-                    "INSERT INTO vectors(model, dim, id, chash, vec) VALUES(?, ?, ?, ?, ?) "
+                    f"INSERT INTO vectors(seq, model, dim, id, chash, vec) VALUES({NEXT_SEQ}, ?, ?, ?, ?, ?) "
                     "ON CONFLICT(model, dim, id) DO UPDATE SET chash = excluded.chash, vec = excluded.vec, "
-                    "seq = (SELECT coalesce(max(seq), 0) + 1 FROM vectors)",
+                    f"seq = {NEXT_SEQ}",
                     [(self.model, self.dim, key, chash, np.asarray(vec, dtype="<f4").tobytes())
                      for key, chash, vec in rows])
                 db.execute("COMMIT")
@@ -170,6 +188,7 @@ class VectorStore:
             return
         with self._lock:
             db = self.connect()
+            _keep_high_water(db)
             db.executemany("DELETE FROM vectors WHERE id = ?", [(k,) for k in keys])
             self._forget(keys)
 
@@ -186,7 +205,7 @@ class VectorStore:
                 self._seqs[row] = -1
                 block, at = divmod(row, BLOCK_ROWS)
                 if self.quantized:
-                    self._bits[row] = 0
+                    self._bits[:, row] = 0
                     self._codes[block][at] = 0
                 else:
                     self._blocks[block][at] = 0.0
@@ -197,6 +216,7 @@ class VectorStore:
     def drop_other_models(self) -> int:
         """Delete every vector not of this model and dimension; returns how many."""
         with self._lock:
+            _keep_high_water(self.connect())
             return self.connect().execute("DELETE FROM vectors WHERE model != ? OR dim != ?",
                                           (self.model, self.dim)).rowcount
 
@@ -216,9 +236,10 @@ class VectorStore:
         if self.quantized:
             self._codes.append(np.zeros((BLOCK_ROWS, self.dim), dtype=np.int8))
             need = len(self._codes) * BLOCK_ROWS
-            if need > len(self._bits):  # one array (a single popcount per search), grown by doubling
-                grown = np.zeros((max(need, 2 * len(self._bits)), self._words), dtype=np.uint64)
-                grown[: len(self._bits)] = self._bits
+            held = self._bits.shape[1]
+            if need > held:  # one array (a popcount per word per search), grown by doubling
+                grown = np.zeros((self._words, max(need, 2 * held)), dtype=np.uint64)
+                grown[:, :held] = self._bits
                 self._bits = grown
             return
         self._blocks.append(np.zeros((BLOCK_ROWS, self.dim), dtype=np.float32))
@@ -262,11 +283,11 @@ class VectorStore:
         """Put the vectors ``matrix`` (``(len(rows), dim)`` float32) into ``rows``."""
         if self.quantized:
             bits, codes, scales = self._encode(matrix)
+            self._bits[:, rows] = bits.T
+            self._scales[rows] = scales
             for index, row in enumerate(rows):
                 block, at = divmod(row, BLOCK_ROWS)
-                self._bits[row] = bits[index]
                 self._codes[block][at] = codes[index]
-                self._scales[row] = scales[index]
         else:
             for index, row in enumerate(rows):
                 self._blocks[row // BLOCK_ROWS][row % BLOCK_ROWS] = matrix[index]
@@ -288,7 +309,7 @@ class VectorStore:
             bits, codes, scales = self._encode(block)
             start = number * BLOCK_ROWS
             keep = live[start:start + BLOCK_ROWS]
-            self._bits[start:start + len(keep)][keep] = bits[: len(keep)][keep]
+            self._bits[:, start:start + len(keep)][:, keep] = bits[: len(keep)][keep].T
             self._codes[number][: len(keep)][keep] = codes[: len(keep)][keep]
             self._scales[start:start + len(keep)][keep] = scales[: len(keep)][keep]
             del block
@@ -348,6 +369,7 @@ class VectorStore:
             self._krow = np.insert(self._krow, at, rows_sorted)
         if bad:  # never scored; deleted so the next embedding pass embeds these items again
             self._forget([key for _seq, key in bad if isinstance(key, str)])
+            _keep_high_water(db)
             db.executemany("DELETE FROM vectors WHERE seq = ?", [(seq,) for seq, _key in bad])
 
     # ------------------------------------------------------------------ reads
@@ -399,13 +421,15 @@ class VectorStore:
                 return self._exact_from_file(q, limit)
             if self.quantized:
                 rows = self._prefilter(q, max(CANDIDATES, CANDIDATE_FACTOR * limit))
-                scores = self._approximate(q, rows)
+                rows, scores = self._approximate(q, rows)
                 k = min(limit + max(EXACT_MARGIN, limit // 8), len(rows))  # the int8 order may swap near ties
                 best = np.argpartition(-scores, k - 1)[:k] if k < len(rows) else np.arange(len(rows))
                 found = self._named(rows[best].tolist(), None, with_vectors=True)
-                found = [(key, float(vec @ q)) for key, vec in found]
-                found.sort(key=lambda f: -f[1])
-                return found[:limit]
+                if not found:
+                    return []
+                cosines = (np.stack([vec for _key, vec in found]) @ q).tolist()
+                ranked = sorted(zip((key for key, _vec in found), cosines), key=lambda f: -f[1])
+                return ranked[:limit]
             scores = np.empty(n, dtype=np.float32)
             for number, block in enumerate(self._blocks):
                 start = number * BLOCK_ROWS
@@ -431,10 +455,11 @@ class VectorStore:
         padded = np.zeros(self._words * 8, dtype=np.uint8)
         padded[: len(packed)] = packed
         qbits = padded.view(np.uint64)
-        counts = np.bitwise_count(self._bits[:n] ^ qbits)  # (n, words) uint8
-        distance = counts[:, 0].astype(np.int16)
-        for word in range(1, self._words):
-            distance += counts[:, word]
+        distance = np.bitwise_count(self._bits[0, :n] ^ qbits[0]).astype(np.int16)
+        scratch = np.empty(n, dtype=np.uint64)
+        for word in range(1, self._words):  # word by word: contiguous, no (n, words) temporaries
+            np.bitwise_xor(self._bits[word, :n], qbits[word], out=scratch)
+            distance += np.bitwise_count(scratch)
         if self._free:
             distance[self._seqs[:n] < 0] = 64 * self._words + 1
         count = min(count, len(self._keys))
@@ -447,15 +472,20 @@ class VectorStore:
         return rows[self._seqs[rows] >= 0]
 
     def _approximate(self, q: Any, rows: Any) -> Any:
-        """``q . v`` of ``rows`` from the int8 codes (float32 array, in the order of ``rows``)."""
+        """``(rows sorted, q . v of each from the int8 codes as a float32 array)``: the int8 codes are turned
+        into float32 :data:`APPROXIMATE_ROWS` rows at a time (a buffer that stays in the CPU cache)."""
         np = self._np
+        rows = np.sort(rows)  # block by block, and in memory order within a block
         out = np.empty(len(rows), dtype=np.float32)
-        blocks = rows // BLOCK_ROWS
-        for number in np.unique(blocks).tolist():
-            pick = (blocks == number).nonzero()[0]
-            codes = self._codes[number][rows[pick] % BLOCK_ROWS].astype(np.float32)
-            out[pick] = codes @ q
-        return out * self._scales[rows] + float(q @ self._mean)
+        bounds = np.searchsorted(rows, np.arange(len(self._codes) + 1) * BLOCK_ROWS).tolist()
+        buffer = np.empty((APPROXIMATE_ROWS, self.dim), dtype=np.float32)  # small enough to stay in cache
+        for number, codes in enumerate(self._codes):
+            for start in range(bounds[number], bounds[number + 1], APPROXIMATE_ROWS):
+                stop = min(start + APPROXIMATE_ROWS, bounds[number + 1])
+                part = buffer[: stop - start]
+                part[...] = codes[rows[start:stop] - number * BLOCK_ROWS]
+                np.matmul(part, q, out=out[start:stop])
+        return rows, out * self._scales[rows] + float(q @ self._mean)
 
     def _exact_from_file(self, q: Any, limit: int) -> list[tuple[str, float]]:
         np = self._np
@@ -491,20 +521,31 @@ class VectorStore:
                 names[seq] = (key, blob)
         # a row edited in place (same seq) since it was loaded: malformed now, so never named (module doc)
         width = 4 * self.dim
-        vecs: dict[int, Any] = {}
-        broken: list[tuple[int, str]] = []
-        for seq, (key, blob) in names.items():
-            vec = np.frombuffer(blob, dtype="<f4") if isinstance(blob, bytes) and len(blob) == width else None
-            if vec is None or not np.isfinite(vec).all():
-                broken.append((seq, key))
-            else:
-                vecs[seq] = vec
+        sized = [seq for seq, (_key, blob) in names.items() if isinstance(blob, bytes) and len(blob) == width]
+        matrix = np.frombuffer(b"".join(names[seq][1] for seq in sized), dtype="<f4").reshape(len(sized), self.dim)
+        finite = np.isfinite(matrix).all(axis=1).tolist()
+        vecs = {seq: matrix[index] for index, seq in enumerate(sized) if finite[index]}
+        broken = [(seq, key) for seq, (key, _blob) in names.items() if seq not in vecs]
         if broken:
             self._forget([key for _seq, key in broken if isinstance(key, str)])
+            _keep_high_water(db)
             db.executemany("DELETE FROM vectors WHERE seq = ?", [(seq,) for seq, _key in broken])
         if with_vectors:
             return [(names[s][0], vecs[s]) for s in seqs if s in vecs]
         return [(names[s][0], float(scores[r])) for r, s in zip(rows, seqs) if s in vecs]
+
+    def hashes(self, ids: Sequence[str]) -> dict[str, str]:
+        """``{id: chash}`` of those of ``ids`` that hold a vector of this model (read from the file)."""
+        out: dict[str, str] = {}
+        keys = list(ids)
+        with self._lock:
+            db = self.connect()
+            for start in range(0, len(keys), 500):
+                chunk = keys[start:start + 500]
+                marks = ",".join("?" * len(chunk))
+                out.update(db.execute(f"SELECT id, chash FROM vectors WHERE model = ? AND dim = ? AND id IN ({marks})",
+                                      (self.model, self.dim, *chunk)))
+        return out
 
     def models(self) -> list[dict[str, Any]]:
         """``[{"model", "dim", "vectors"}]`` of every model in the file."""

@@ -436,9 +436,34 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus):
             self._catch_up(db, fp, True)
         self.index.connect()
         self._verified = (version, self.index.opens, fp)
-        if self.semantic is not None:
-            self.semantic.changed()  # another connection wrote: embed what it added
+        if self.semantic is not None:  # another connection wrote: embed what it added
+            self.semantic.changed(self._changed_since(db, verified[2] if verified is not None else None, fp))
         return fp
+
+    def _changed_since(self, db: sqlite3.Connection, previous: dict | None, fp: dict) -> list[str] | None:
+        """The ids another connection added or changed between the fingerprint ``previous`` (what this
+        provider last knew, its own writes included) and ``fp``: rows after ``previous["rowid"]`` and the ids
+        the oplog names since ``previous["oplog"]`` (at most a few reads by index, never a scan). ``None``
+        when that cannot be told (nothing known before, an oplog gap, rows gone without an oplog entry):
+        the semantic side then sweeps the whole space."""
+        if previous is None or fp["rowid"] < previous["rowid"] or fp["oplog"] < previous["oplog"]:
+            return None
+        if fp == previous:
+            return []
+        if fp["oplog"] > previous["oplog"]:
+            low = db.execute("SELECT min(id) FROM oplog").fetchone()[0]
+            if low is None or low > previous["oplog"] + 1:
+                return None
+        added = [r[0] for r in db.execute("SELECT id FROM insights WHERE rowid > ?", (previous["rowid"],))]
+        if fp["total"] != previous["total"] + len(added):
+            return None  # rows deleted outright (or rewritten): only a sweep finds their vectors
+        named: list[str] = []
+        if fp["oplog"] > previous["oplog"]:
+            marks = ",".join("?" * len(_REFRESH_OPS))
+            named = [r[0] for r in db.execute(
+                f"SELECT DISTINCT insight_id FROM oplog WHERE id > ? AND insight_id != '' "
+                f"AND operation IN ({marks})", (previous["oplog"], *_REFRESH_OPS))]
+        return list(dict.fromkeys(added + named))
 
     def _index_to_memory(self) -> bool:
         """On a full or read-only file system, serve this provider from an in-memory side index rebuilt

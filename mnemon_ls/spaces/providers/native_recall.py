@@ -30,6 +30,8 @@ class NativeRecall:
                source: str | None = None, intent: str | None = None, keep: KeepFn | None = None) -> SearchOutcome:
         """Ranked items for ``query`` (see module doc), at most ``limit``; ``keep(tags)`` false drops an item
         before the cut. ``intent`` is accepted for CLI parity and does not change the embedded ranking."""
+        if mode == "smart" and self.semantic is not None:
+            self.semantic.prefetch(query)  # the query embedding runs while the keyword part does
         with self._lock:
             if mode == "basic":
                 outcome = self._read(lambda db: self._basic(db, query, limit, category, source, keep))
