@@ -70,6 +70,9 @@ def tool_error(error: Exception) -> ToolError:
         # The Sources name fields as the wire does (camelCase: spaceId, oldText); tool arguments are snake_case.
         return ToolError(bounded_error(f"{error.code}: {_snake(error.field)}: {error.rule}"))
     if isinstance(error, MnemonError):
+        field = error.data.get("field")
+        if isinstance(field, str) and error.message.startswith(f"{field}: "):  # oldText -> old_text, as above
+            error = type(error)(f"{_snake(field)}: {error.message[len(field) + 2:]}", **error.data)
         plan = maintenance.plan_text(error)  # a full USER.md: the numbered plan for mnemon_runtime_compact
         return ToolError(f"{error.code}: {error.message}\n{plan}" if plan else bounded_error(f"{error.code}: {error.message}"))
     return ToolError(bounded_error(f"internal-error: {type(error).__name__}: {error}"))

@@ -60,7 +60,7 @@ async def test_wrong_json_types_are_refused_naming_every_field_and_change_nothin
     assert "invalid-input: space_id: is not a registered space" in text(weight)
 
 
-async def test_text_that_looks_like_json_is_kept_as_the_text_sent(workspace: Path, data_dir: Path) -> None:
+async def test_text_that_looks_like_json_is_kept_and_no_match_names_the_field(workspace: Path, data_dir: Path) -> None:
     """The SDK parsed string arguments as JSON: ``[1, 2]`` was refused, ``null`` became a missing value."""
     texts = ["[1, 2]", "null", "true", '{"a": 1}']
     async with mcp_session(args_for(workspace, data_dir)) as session:
@@ -70,6 +70,10 @@ async def test_text_that_looks_like_json_is_kept_as_the_text_sent(workspace: Pat
         created = await session.call_tool("mnemon_document_create", {"title": "t", "content": "body",
                                                                      "description": "null"})
         assert not created.is_error, text(created)
+        # A remove that matches nothing names the field as the other surfaces do (runtime.ops.locate).
+        missing = await session.call_tool("mnemon_runtime_memory", {"action": "remove", "old_text": "zzz"})
+    assert missing.is_error and text(missing) == (
+        "Error executing tool mnemon_runtime_memory: no-match: old_text: no memory entry contains 'zzz'")
     stored = json.loads((data_dir / "runtime" / "memories.json").read_text())
     assert [e["content"] for e in stored["entries"]] == texts
     (document,) = (data_dir / "documents" / "active").glob("*.md")
