@@ -25,11 +25,12 @@ import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from .. import __version__, guidance
-from ..errors import InvalidInput, MnemonError
+from ..errors import InvalidInput, MnemonError, NotFound
 from ..host import WorkspaceHost
 from ..lsp import params
 from ..runtime import ops
@@ -51,6 +52,9 @@ T = TypeVar("T")
 MAX_RECALL_RESULTS = 12
 #: Recall results when the call does not say.
 DEFAULT_RECALL_RESULTS = 8
+
+#: JSON-RPC error code of a resource that does not exist (MCP specification, resources: error handling).
+RESOURCE_NOT_FOUND = -32002
 
 EdgeType = Literal["temporal", "semantic", "causal", "entity"]
 
@@ -283,7 +287,7 @@ class MnemonMcp:
             return fmt.related(result)
 
         @tool(write=True, params=params.LinkParams,
-              narrow={"edge_type": EdgeType, "weight": Annotated[float, Field(ge=0, le=1)]})
+              narrow={"edge_type": EdgeType, "weight": Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]})
         async def mnemon_link(p: params.LinkParams, ctx: Context | None) -> str:
             """Link two items of one Memory Space (for example a decision and the fact that caused it), so
             mnemon_related can explain the connection later. Both ids must exist and not be forgotten; use the
@@ -460,7 +464,17 @@ class MnemonMcp:
         @server.resource("mnemon://documents/{id}", name="document", title="Document", mime_type="text/markdown",
                          description="One Document's body by id.")
         async def document_resource(id: str) -> str:
-            return await self._call(None, None, lambda h: h.documents.get(id).to_dict().get("content", ""))
+            def read(host: WorkspaceHost) -> str | None:
+                try:
+                    return host.documents.get(id).to_dict().get("content", "")
+                except NotFound:
+                    return None
+
+            content = await self._call(None, None, read)
+            if content is None:  # MCP spec (resources, error handling): -32002 Resource not found
+                uri = f"mnemon://documents/{id}"
+                raise MCPError(RESOURCE_NOT_FOUND, bounded_error(f"Resource not found: {uri}"), {"uri": uri})
+            return content
 
     def _projection_resource(self, target: str, file_name: str) -> None:
         @self.server.resource(f"mnemon://runtime/{file_name}", name=file_name, title=file_name,

@@ -129,3 +129,37 @@ async def test_every_tool_schema_refuses_unknown_arguments(workspace: Path, data
     assert len(tools) == 15
     assert {t.name: t.input_schema.get("additionalProperties") for t in tools} == {t.name: False for t in tools}
     assert unknown.value.code == -32602 and unknown.value.message == "Unknown tool: mnemon_nope"
+
+
+HOSTILE_CALLS = [  # (tool, arguments as JSON text, the exact tool error after "invalid-input: ")
+    ("mnemon_records_propose", '{"title": "t\\u0000", "content": "c"}', "title: must not contain NUL characters (found U+0000)"),
+    ("mnemon_records_propose", '{"title": "two\\nlines", "content": "c"}',
+     "title: must not contain control characters (found U+000A)"),
+    ("mnemon_records_propose", '{"title": "t", "content": "c\\u0000"}', "content: must not contain NUL characters (found U+0000)"),
+    ("mnemon_records_propose", '{"title": "t", "content": "c", "note": "\\u0000"}',
+     "note: must not contain NUL characters (found U+0000)"),
+    ("mnemon_records_propose", '{"title": "%s", "content": "c"}' % ("t" * 201), "title: string should have at most 200 characters"),
+    ("mnemon_link", '{"space_id": "s", "source_id": "a", "target_id": "b", "weight": NaN}', "weight: input should be a finite number"),
+    ("mnemon_link", '{"space_id": "s", "source_id": "a", "target_id": "b", "weight": -Infinity}',
+     "weight: input should be a finite number"),
+]
+
+
+def test_control_characters_non_finite_numbers_and_missing_resources(raw: RawClient, workspace: Path,
+                                                                     data_dir: Path) -> None:
+    """A record title with NUL or a line break was stored; NaN reached the range check; a missing document
+    resource was an internal error (-32603) instead of the spec's -32002."""
+    before = (files(snapshot(workspace)), files(snapshot(data_dir)) if data_dir.exists() else {})
+    for request_id, (name, arguments, problem) in enumerate(HOSTILE_CALLS, start=61):
+        raw.send('{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"%s","arguments":%s}}'
+                 % (request_id, name, arguments))
+        answer = raw.answer()
+        assert answer["result"]["isError"] is True, answer
+        assert answer["result"]["content"][0]["text"] == f"Error executing tool {name}: invalid-input: {problem}"
+    raw.send('{"jsonrpc":"2.0","id":80,"method":"resources/read","params":{"uri":"mnemon://documents/nope"}}')
+    assert raw.answer()["error"] == {"code": -32002, "message": "Resource not found: mnemon://documents/nope",
+                                     "data": {"uri": "mnemon://documents/nope"}}
+    assert (files(snapshot(workspace)), files(snapshot(data_dir)) if data_dir.exists() else {}) == before
+    raw.send('{"jsonrpc":"2.0","id":81,"method":"tools/call","params":{"name":"mnemon_records_propose",'
+             '"arguments":{"title":"tab\\tis fine","content":"multi\\nline content"}}}')
+    assert raw.answer()["result"]["isError"] is False
