@@ -154,13 +154,14 @@ class StrictArguments:
             return await call_next(ctx)
         params = ctx.params
         self._check_request(ctx.method, params)
-        if ctx.method == "tools/call" and isinstance(params, Mapping):
-            answer = self._check_call(params["name"], params.get("arguments"))
+        name = params.get("name") if isinstance(params, Mapping) else None
+        if ctx.method == "tools/call" and isinstance(name, str):
+            answer = self._check_call(name, params.get("arguments"))  # type: ignore[union-attr]
             if answer is not None:
                 return answer
-        if ctx.method == "prompts/get" and isinstance(params, Mapping) and self.prompts is not None:
-            if not self.prompts(params["name"]):
-                raise MCPError(INVALID_PARAMS, bounded_error(f"Unknown prompt: {params['name']}"))
+        if ctx.method == "prompts/get" and isinstance(name, str) and self.prompts is not None:
+            if not self.prompts(name):
+                raise MCPError(INVALID_PARAMS, bounded_error(f"Unknown prompt: {name}"))
         return await call_next(ctx)
 
     def _check_request(self, method: str, params: Any) -> None:
