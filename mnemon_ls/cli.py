@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import __version__, cli_archived, cli_maintenance, output
+from .cli_argv import check_text_arguments
 from .errors import EXIT_FAILURE, EXIT_INVALID, EXIT_OK, InvalidInput, MnemonError, storage_error
 from .host import WorkspaceHost, default_workspace
 from .roots import storage_findings
@@ -333,10 +334,12 @@ def _read_content(value: str) -> str:
     """``value``, or standard input decoded as UTF-8 when ``value`` is ``-``."""
     if value != "-":
         return value
+    data = sys.stdin.buffer.read()
     try:
-        return sys.stdin.buffer.read().decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InvalidInput("content", f"standard input is not UTF-8 (byte {exc.start})") from None
+        raise InvalidInput("content", f"standard input must be valid UTF-8 (byte 0x{data[exc.start]:02x} at "
+                                      f"position {exc.start})") from None
 
 
 def cmd_runtime_mutate(args: argparse.Namespace) -> int:
@@ -785,6 +788,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         handler = handlers[args.command]
     try:
+        check_text_arguments(parser, args)  # bytes that are not UTF-8 in a text argument (mnemon_ls.cli_argv)
         return handler(args)
     except MnemonError as exc:
         print(f"mnemon-ls: error: {exc.message}", file=sys.stderr)

@@ -350,13 +350,13 @@ FAILURES = {
     "wake-branch-dash-x": (["wake", "--branch=-x"], {}, 2, "branch: must not start with '/' or '-' (got '-x')"),
     "wake-branch-dot-dot": (["wake", "--branch", "a..b"], {}, 2, "branch: must not contain '..' (got 'a..b')"),
     "wake-branch-empty": (["wake", "--branch", ""], {}, 2, "branch: must not be empty (got '')"),
-    "no-match": (["runtime", "remove", "--old-text", "zzz"], {}, 3, "No memory entry contains 'zzz'"),
+    "no-match": (["runtime", "remove", "--old-text", "zzz"], {}, 3, "oldText: no memory entry contains 'zzz'"),
     "no-match-other-target": (["runtime", "remove", "--target", "user", "--old-text", "alpha"], {}, 3,
-                              "No user entry contains 'alpha'"),
+                              "oldText: no user entry contains 'alpha'"),
     "replace-no-match": (["runtime", "replace", "--old-text", "zzz", "--content", "q"], {}, 3,
-                         "No memory entry contains 'zzz'"),
+                         "oldText: no memory entry contains 'zzz'"),
     "ambiguous-match": (["runtime", "remove", "--old-text", "alpha"], {}, 3,
-                        "Multiple memory entries (2) contain 'alpha'; use a unique substring"),
+                        "oldText: 2 memory entries contain 'alpha'; use a unique substring"),
     "memory-capacity": (["runtime", "add", "--content", "0123456789", "--memory-limit-bytes", "25",
                          "--memory-maintenance", "reject"], {}, 3,
                         "memory is over capacity: 36 of 25 UTF-8 bytes after this change (now 22); remove or "
@@ -396,9 +396,10 @@ def test_json_failure_prints_the_error_object_too(seeded):
     before = procs.tree_snapshot(seeded.tmp)
     result = seeded.run("runtime", "remove", "--old-text", "alpha", "--json")
     assert result.returncode == 3
-    assert result.stderr == "mnemon-ls: error: Multiple memory entries (2) contain 'alpha'; use a unique substring\n"
+    assert result.stderr == "mnemon-ls: error: oldText: 2 memory entries contain 'alpha'; use a unique substring\n"
     assert json.loads(result.stdout) == {"error": {
-        "code": "ambiguous-match", "message": "Multiple memory entries (2) contain 'alpha'; use a unique substring",
+        "code": "ambiguous-match", "message": "oldText: 2 memory entries contain 'alpha'; use a unique substring",
+        "field": "oldText",
         "target": "memory", "oldText": "alpha", "matches": 2}}
     result = seeded.run("runtime", "add", "--content", "a\u00a7", "--json")
     assert result.returncode == 2
@@ -416,7 +417,7 @@ def test_two_identical_entries_are_ambiguous_for_an_exact_selector(cli):
     before = procs.tree_snapshot(cli.tmp)
     result = cli.run("runtime", "remove", "--old-text", "dup")
     assert (result.returncode, result.stdout, result.stderr) == (
-        3, "", "mnemon-ls: error: Multiple memory entries (2) are identical to 'dup'; use a unique substring\n")
+        3, "", "mnemon-ls: error: oldText: 2 memory entries are identical to 'dup'; use a unique substring\n")
     assert procs.tree_snapshot(cli.tmp) == before
 
 

@@ -96,14 +96,14 @@ def test_unique_substring_selects():
 def test_no_match_names_target_and_text():
     with pytest.raises(NoMatch) as info:
         locate([e("alpha"), e("zzz", "user")], "memory", "zzz")
-    assert info.value.message == "No memory entry contains 'zzz'"
-    assert info.value.data == {"target": "memory", "oldText": "zzz"}
+    assert info.value.message == "oldText: no memory entry contains 'zzz'"
+    assert info.value.data == {"field": "oldText", "target": "memory", "oldText": "zzz"}
 
 
 def test_two_substrings_are_ambiguous():
     with pytest.raises(AmbiguousMatch) as info:
         locate([e("SQLite for cache"), e("SQLite for index"), e("other")], "memory", "SQLite")
-    assert info.value.message.startswith("Multiple memory entries (2)")
+    assert info.value.message.startswith("oldText: 2 memory entries ")
     assert "use a unique substring" in info.value.message
     assert info.value.data["matches"] == 2
 

@@ -5,7 +5,8 @@ are the one definition of an operation's arguments: names, types, defaults and d
 takes the same arguments declares ``params=<Model>`` and the subset it offers; :func:`tool_signature` turns
 the model's fields into the keyword parameters the SDK builds the tool's JSON schema from (snake_case
 field names, as MCP tools name arguments), and :func:`parse_arguments` validates a call's arguments with
-the model itself, so both adapters accept and refuse exactly the same values.
+the model itself, so both adapters refuse the same values. MCP arguments are first checked strictly as JSON
+(:mod:`.arguments`: no ``"5"`` for an integer, no ``true`` for one, unknown arguments refused).
 
 ``narrow`` replaces a field's annotation for the tool only where the model's type is wider than a model
 should be offered (a closed list of edge types, a lower result cap); the model still validates the call.

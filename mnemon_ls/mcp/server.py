@@ -6,7 +6,8 @@ Tools (``mnemon_`` prefix, reference/dsh-mnemon.md 7.1), resources (``mnemon://w
 (:mod:`mnemon_ls.guidance`). Every tool parses its arguments, calls one Host/Source operation in a worker
 thread (the same operations, locks and revision fences as the CLI and the language server) and formats
 text for the model. Errors are tool errors (``isError``) whose text is ``<code>: <message>`` with the
-language server's stable ``data.code``. Logs go to stderr only: stdout carries the protocol.
+language server's stable ``data.code``; arguments are checked strictly before any tool runs, and a malformed
+request or an unknown tool is a JSON-RPC ``-32602`` error (:mod:`.arguments`). Logs go to stderr only: stdout carries the protocol.
 """
 
 from __future__ import annotations
@@ -18,17 +19,18 @@ import logging
 import re
 import secrets
 import warnings
-from typing import Annotated, Any, Callable, Literal, Mapping, TypeVar
+from typing import Annotated, Any, Callable, Literal, TypeVar
 
 import anyio
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from .. import __version__, guidance
-from ..errors import InvalidInput, MnemonError
+from ..errors import InvalidInput, MnemonError, NotFound
 from ..host import WorkspaceHost
 from ..lsp import params
 from ..runtime import ops
@@ -38,6 +40,7 @@ from ..view import ViewRegistry
 from . import format as fmt
 from . import maintenance
 from ..maintenance import documents as cold
+from .arguments import ERROR_TEXT_LIMIT, StrictArguments, bounded_error, make_strict  # noqa: F401 (ERROR_TEXT_LIMIT re-exported)
 from .schema import parse_arguments, tool_signature
 from .workspaces import McpWorkspaces
 
@@ -49,6 +52,9 @@ T = TypeVar("T")
 MAX_RECALL_RESULTS = 12
 #: Recall results when the call does not say.
 DEFAULT_RECALL_RESULTS = 8
+
+#: JSON-RPC error code of a resource that does not exist (MCP specification, resources: error handling).
+RESOURCE_NOT_FOUND = -32002
 
 EdgeType = Literal["temporal", "semantic", "causal", "entity"]
 
@@ -68,6 +74,9 @@ def tool_error(error: Exception) -> ToolError:
         # The Sources name fields as the wire does (camelCase: spaceId, oldText); tool arguments are snake_case.
         return ToolError(bounded_error(f"{error.code}: {_snake(error.field)}: {error.rule}"))
     if isinstance(error, MnemonError):
+        field = error.data.get("field")
+        if isinstance(field, str) and error.message.startswith(f"{field}: "):  # oldText -> old_text, as above
+            error = type(error)(f"{_snake(field)}: {error.message[len(field) + 2:]}", **error.data)
         plan = maintenance.plan_text(error)  # a full USER.md: the numbered plan for mnemon_runtime_compact
         return ToolError(f"{error.code}: {error.message}\n{plan}" if plan else bounded_error(f"{error.code}: {error.message}"))
     return ToolError(bounded_error(f"internal-error: {type(error).__name__}: {error}"))
@@ -76,84 +85,6 @@ def tool_error(error: Exception) -> ToolError:
 def _snake(name: str) -> str:
     """``spaceId`` -> ``space_id`` (a dotted path keeps its dots)."""
     return re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "_" + m.group(1).lower(), name)
-
-
-#: Longest tool error text, characters (a rejected 10 MB value is never echoed back whole).
-ERROR_TEXT_LIMIT = 2000
-
-
-def bounded_error(text: str) -> str:
-    """``text`` cut to :data:`ERROR_TEXT_LIMIT` characters, saying how much was cut."""
-    if len(text) <= ERROR_TEXT_LIMIT:
-        return text
-    return f"{text[:ERROR_TEXT_LIMIT]}... ({len(text) - ERROR_TEXT_LIMIT} characters cut)"
-
-
-def argument_problem(error: Any) -> tuple[str, str]:
-    """``(field, rule)`` of the first error of a pydantic ``ValidationError`` of tool arguments: the field
-    as a dotted path (``tags[2]``), the rule in words without the offending value (it may be huge)."""
-    first = error.errors()[0]
-    field = ""
-    for part in first.get("loc", ()):
-        field += f"[{part}]" if isinstance(part, int) else (f".{part}" if field else str(part))
-    kind = first.get("type", "")
-    if kind == "missing":
-        return field or "arguments", "is required"
-    message = str(first.get("msg", "is invalid"))
-    return field or "arguments", message[:1].lower() + message[1:]
-
-
-class StrictArguments:
-    """Server middleware that checks ``tools/call`` arguments before the SDK does, so that every argument
-    error is one tool error in the project's words (``invalid-input: <field>: <rule>``), never pydantic's
-    report (which quotes the rejected value):
-
-    - an argument the tool does not take (the SDK's argument models would silently ignore it);
-    - a missing, mistyped or out-of-range argument (validated with the tool's own argument model).
-
-    ``allowed`` maps tool name -> argument names; it is filled as tools are registered. ``tools`` looks a
-    tool up by name (the SDK's tool manager).
-    """
-
-    def __init__(self, allowed: dict[str, frozenset[str]], tools: Callable[[str], Any] | None = None) -> None:
-        self.allowed = allowed
-        self.tools = tools
-
-    async def __call__(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:  # noqa: D102 - SDK hook
-        params = ctx.params if ctx.method == "tools/call" else None
-        if isinstance(params, Mapping):
-            name = params.get("name")
-            names = self.allowed.get(name)  # type: ignore[arg-type]
-            arguments = params.get("arguments")
-            if names is not None and isinstance(arguments, Mapping):
-                extra = sorted(str(key) for key in arguments if key not in names)
-                if extra:
-                    return self._error(name, f"invalid-input: {bounded_error(extra[0])}: is not an argument "
-                                             f"of {name} (it takes {', '.join(sorted(names))})")
-            problem = self._check(name, arguments) if names is not None else None
-            if problem is not None:
-                return self._error(name, f"invalid-input: {problem[0]}: {problem[1]}")
-        return await call_next(ctx)
-
-    def _check(self, name: Any, arguments: Any) -> tuple[str, str] | None:
-        from pydantic import ValidationError
-
-        tool = self.tools(name) if self.tools is not None else None
-        if tool is None:
-            return None
-        if arguments is not None and not isinstance(arguments, Mapping):
-            return "arguments", "must be an object"
-        metadata = tool.fn_metadata
-        try:
-            metadata.arg_model.model_validate(metadata.pre_parse_json(dict(arguments or {})))
-        except ValidationError as exc:
-            return argument_problem(exc)
-        return None
-
-    @staticmethod
-    def _error(name: Any, text: str) -> CallToolResult:
-        return CallToolResult(content=[TextContent(type="text", text=f"Error executing tool {name}: {bounded_error(text)}")],
-                              is_error=True)
 
 
 class MnemonMcp:
@@ -171,7 +102,8 @@ class MnemonMcp:
         self._arguments: dict[str, frozenset[str]] = {}
         self.server = MCPServer("mnemon-ls", version=__version__, instructions=guidance.instructions(),
                                 title="mnemon-ls memory", log_level="WARNING",
-                                middleware=[StrictArguments(self._arguments, self._find_tool)])
+                                middleware=[StrictArguments(self._arguments, self._find_tool, self._params_type,
+                                                            self._has_prompt)])
         self._register_tools()
         maintenance.register(self)  # mnemon_runtime_compact (issue 9)
         self._register_resources()
@@ -179,8 +111,16 @@ class MnemonMcp:
         self._watch_roots()
 
     def _find_tool(self, name: Any) -> Any:
-        """The SDK's registered tool ``name`` (``None`` for an unknown one: the SDK answers that)."""
+        """The SDK's registered tool ``name`` (``None`` for an unknown one)."""
         return self.server._tool_manager.get_tool(name) if isinstance(name, str) else None
+
+    def _params_type(self, method: str) -> Any:
+        """The SDK's params model of request ``method`` (``None``: a method this server does not serve)."""
+        entry = self.server._lowlevel_server.get_request_handler(method)
+        return None if entry is None else entry.params_type
+
+    def _has_prompt(self, name: str) -> bool:
+        return self.server._prompt_manager.get_prompt(name) is not None
 
     async def serve_stdio(self) -> None:
         """Serve over stdin/stdout until the client closes (:mod:`.stdio`: bad lines are answered)."""
@@ -270,6 +210,7 @@ class MnemonMcp:
             description = " ".join((fn.__doc__ or "").split())
             self.server.add_tool(registered, name=fn.__name__, description=description, annotations=annotations,
                                  structured_output=False)
+            make_strict(self._find_tool(fn.__name__))  # strict JSON types, unknown arguments refused (.arguments)
             self._arguments[fn.__name__] = frozenset(
                 name for name in inspect.signature(registered).parameters if name != "ctx")
             return fn
@@ -346,7 +287,7 @@ class MnemonMcp:
             return fmt.related(result)
 
         @tool(write=True, params=params.LinkParams,
-              narrow={"edge_type": EdgeType, "weight": Annotated[float, Field(ge=0, le=1)]})
+              narrow={"edge_type": EdgeType, "weight": Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]})
         async def mnemon_link(p: params.LinkParams, ctx: Context | None) -> str:
             """Link two items of one Memory Space (for example a decision and the fact that caused it), so
             mnemon_related can explain the connection later. Both ids must exist and not be forgotten; use the
@@ -523,7 +464,17 @@ class MnemonMcp:
         @server.resource("mnemon://documents/{id}", name="document", title="Document", mime_type="text/markdown",
                          description="One Document's body by id.")
         async def document_resource(id: str) -> str:
-            return await self._call(None, None, lambda h: h.documents.get(id).to_dict().get("content", ""))
+            def read(host: WorkspaceHost) -> str | None:
+                try:
+                    return host.documents.get(id).to_dict().get("content", "")
+                except NotFound:
+                    return None
+
+            content = await self._call(None, None, read)
+            if content is None:  # MCP spec (resources, error handling): -32002 Resource not found
+                uri = f"mnemon://documents/{id}"
+                raise MCPError(RESOURCE_NOT_FOUND, bounded_error(f"Resource not found: {uri}"), {"uri": uri})
+            return content
 
     def _projection_resource(self, target: str, file_name: str) -> None:
         @self.server.resource(f"mnemon://runtime/{file_name}", name=file_name, title=file_name,

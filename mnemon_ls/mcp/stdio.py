@@ -8,6 +8,8 @@ UTF-16 surrogate escape such as ``"\\ud800"``, which is not Unicode) waits forev
 - not JSON at all: ``-32700`` Parse error, ``id: null``;
 - JSON, but holding a lone surrogate: ``-32602`` Invalid params with the request's ``id`` when it has one
   (the message names where the surrogate is);
+- a request whose ``params`` is not an object (a string, a number, or a by-position array, which JSON-RPC
+  allows but MCP does not): ``-32602`` Invalid params with the request's ``id``;
 - JSON, but not a JSON-RPC message (an array, a number, a request whose ``method`` is not a string, ...):
   ``-32600`` Invalid Request, with the request's ``id`` when it has a valid one, else ``id: null``.
 
@@ -75,6 +77,11 @@ def answer_for(line: str) -> types.JSONRPCError | None:
         return _error(request_id, INVALID_PARAMS,
                       f"Invalid params: {where or 'the message'}: holds a lone UTF-16 surrogate escape "
                       "(not valid Unicode); send the text as UTF-8 or as a surrogate pair")
+    if (request_id is not None and isinstance(value, dict) and value.get("jsonrpc") == "2.0"
+            and isinstance(value.get("method"), str) and value.get("params") is not None
+            and not isinstance(value.get("params"), dict)):
+        return _error(request_id, INVALID_PARAMS, "Invalid params: params: must be an object (MCP requests take "
+                                                  "named parameters)")
     return _error(request_id, INVALID_REQUEST, f"Invalid Request: not a JSON-RPC 2.0 request, notification "
                                                f"or response (the line starts {_quote(line)})")
 

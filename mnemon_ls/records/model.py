@@ -163,7 +163,8 @@ def validate_record(data: Any) -> MemoryRecord:
             rule = "is not a field of a record (seed 002 section 2)"
         elif err["type"] == "missing":
             rule = "is required"
-        raise InvalidInput(field, rule or err["msg"]) from None
+        message = str(err["msg"]).removeprefix("Value error, ")
+        raise InvalidInput(field, rule or message[:1].lower() + message[1:]) from None  # "string should have..."
     check_rules(record)
     return record
 

@@ -87,8 +87,9 @@ class RecordsSource:
 
     def _redact(self, field: str, text: str) -> str:
         """``text`` with values that look like credentials replaced (``secrets: reject`` raises
-        :class:`InvalidInput` naming ``field``, the kind and the position)."""
-        return Scrubber(self.secrets).text(field, text)
+        :class:`InvalidInput` naming ``field``, the kind and the position). A new ``title`` must hold no
+        control character (it is one line) and no other field a NUL (:func:`check_written_text`)."""
+        return Scrubber(self.secrets).text(field, check_written_text(field, text))
 
     # ------------------------------------------------------------------ scopes
 
@@ -143,7 +144,7 @@ class RecordsSource:
         if session:
             provenance["sessionId"] = session
         if note:
-            provenance["note"] = note
+            provenance["note"] = check_written_text("note", note)
         return self._new(scope, type, title, content, tags, refs, confirm, provenance=provenance,
                          origin="model-suggested", id_kind="agent")
 
@@ -415,6 +416,26 @@ def _validate_bundle(bundle: Any) -> list[MemoryRecord]:
         seen.add(record.id)
         out.append(record)
     return out
+
+
+#: Characters a record title may not hold: C0 controls but tab, and DEL (a title is one line of a listing).
+_TITLE_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def check_written_text(field: str, text: Any) -> Any:
+    """``text`` unchanged when a person or an assistant may write it into ``field`` of a record: no NUL in
+    any text, no control character (:data:`_TITLE_CONTROL`) in a ``title``. Raises :class:`InvalidInput`
+    naming the field and the character (``U+0000``). Not a string: returned as is (the model says why)."""
+    if not isinstance(text, str):
+        return text
+    found = (_TITLE_CONTROL if field.rsplit(".", 1)[-1] == "title" else _NUL).search(text)
+    if found is not None:
+        what = "NUL characters" if found.group() == "\x00" else "control characters"
+        raise InvalidInput(field, f"must not contain {what} (found U+{ord(found.group()):04X})")
+    return text
+
+
+_NUL = re.compile("\x00")
 
 
 def _check_choice(field: str, value: Any, choices: Iterable[str]) -> None:

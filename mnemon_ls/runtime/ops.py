@@ -116,11 +116,13 @@ def locate(entries: Sequence[Entry], target: Target, old_text: str) -> int:
     exact = [i for i, e in enumerate(entries) if e.target == target and match_key(e.content) == key]
     candidates = exact or [i for i, e in enumerate(entries) if e.target == target and key in match_key(e.content)]
     if not candidates:
-        raise NoMatch(f"No {target} entry contains {_quote(old_text)}", target=target, oldText=old_text)
+        raise NoMatch(f"oldText: no {target} entry contains {_quote(old_text)}", field="oldText", target=target,
+                      oldText=old_text)
     if len(candidates) > 1:
         kind = "are identical to" if exact else "contain"
         raise AmbiguousMatch(
-            f"Multiple {target} entries ({len(candidates)}) {kind} {_quote(old_text)}; use a unique substring",
+            f"oldText: {len(candidates)} {target} entries {kind} {_quote(old_text)}; use a unique substring",
+            field="oldText",
             target=target,
             oldText=old_text,
             matches=len(candidates),

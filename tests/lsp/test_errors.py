@@ -98,18 +98,18 @@ async def test_ambiguous_and_no_match(client: MnemonClient, repo_dir: Path):
 
     error = await client.call_error(MUTATE, {"action": "remove", "oldText": "cache"})
     assert (error.code, error.message, error.data) == (
-        -32012, "Multiple memory entries (2) contain 'cache'; use a unique substring",
-        {"code": "ambiguous-match", "target": "memory", "oldText": "cache", "matches": 2})
+        -32012, "oldText: 2 memory entries contain 'cache'; use a unique substring",
+        {"code": "ambiguous-match", "field": "oldText", "target": "memory", "oldText": "cache", "matches": 2})
     error = await client.call_error(MUTATE, {"action": "replace", "oldText": "the", "content": "new text"})
     assert error.data["code"] == "ambiguous-match" and error.code == -32012
 
     error = await client.call_error(MUTATE, {"action": "remove", "oldText": "deploy"})
     assert (error.code, error.message, error.data) == (
-        -32013, "No memory entry contains 'deploy'",
-        {"code": "no-match", "target": "memory", "oldText": "deploy"})
+        -32013, "oldText: no memory entry contains 'deploy'",
+        {"code": "no-match", "field": "oldText", "target": "memory", "oldText": "deploy"})
     # Matching is per target: the user entry is not a memory entry.
     error = await client.call_error(MUTATE, {"action": "remove", "target": "user", "oldText": "build"})
-    assert error.data == {"code": "no-match", "target": "user", "oldText": "build"}
+    assert error.data == {"code": "no-match", "field": "oldText", "target": "user", "oldText": "build"}
     assert tree_state(repo_dir / ".mnemon") == before
 
 

@@ -1,0 +1,69 @@
+"""Command-line arguments that are not UTF-8 text, refused naming the argument and the byte.
+
+On POSIX, Python decodes ``argv`` with ``surrogateescape``: an invalid byte such as ``0xff`` becomes the lone
+surrogate ``U+DCFF``, which every Source then refuses as "a lone surrogate (not valid Unicode)", words
+that mean nothing to someone who typed bytes in a shell. :func:`check_text_arguments` finds such a text
+argument first and raises ``invalid-input: <argument>: must be valid UTF-8 (byte 0xff at position 2)``
+(the position counts bytes of that argument from 0). Arguments that only name a file or directory to
+open (``--workspace``, ``--data-dir``, ``--output FILE``...) are left alone: a POSIX path is bytes, and any
+byte but NUL is allowed in it. A ``PATH`` that is stored (a Document's ``--file`` and ``--source``, kept
+as its UTF-8 source paths) is text and checked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any, Iterator
+
+from .errors import InvalidInput
+
+#: Metavars of arguments that are paths only opened, never stored (bytes are fine there).
+PATH_METAVARS = frozenset({"DIR", "FILE", "global|workspace|DIR"})
+
+
+def _chosen_actions(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Iterator[argparse.Action]:
+    """The actions of ``parser`` and of each sub-command parser ``args`` went through."""
+    current: argparse.ArgumentParser | None = parser
+    while current is not None:
+        following = None
+        for action in current._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                following = action.choices.get(getattr(args, action.dest, None) or "")
+            else:
+                yield action
+        current = following
+
+
+def utf8_problem(value: str) -> str | None:
+    """``None`` when ``value`` (an ``argv`` string) came from valid UTF-8 bytes, else the rule
+    ``must be valid UTF-8 (byte 0x.. at position N)``, N counted in bytes from 0."""
+    try:
+        value.encode("utf-8")
+        return None
+    except UnicodeEncodeError:
+        pass
+    raw = os.fsencode(value)  # the bytes as given (surrogateescape undone)
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"must be valid UTF-8 (byte 0x{raw[exc.start]:02x} at position {exc.start})"
+    return "must be valid UTF-8"
+
+
+def check_text_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Raise :class:`InvalidInput` for the first text argument in ``args`` that is not valid UTF-8, named
+    as it is typed (``content``, ``--old-text``'s ``old-text``, ``branch[1]`` for the second ``--branch``).
+    Path arguments (:data:`PATH_METAVARS`) are not checked."""
+    for action in _chosen_actions(parser, args):
+        if action.metavar in PATH_METAVARS:
+            continue
+        value: Any = getattr(args, action.dest, None)
+        name = action.option_strings[-1].lstrip("-") if action.option_strings else action.dest
+        values = [(name, value)] if isinstance(value, str) else (
+            [(f"{name}[{i}]", v) for i, v in enumerate(value)] if isinstance(value, list) else [])
+        for field, text in values:
+            if isinstance(text, str):
+                problem = utf8_problem(text)
+                if problem is not None:
+                    raise InvalidInput(field, problem)
