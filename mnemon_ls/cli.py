@@ -76,6 +76,9 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_INVALID)
 
 
+_SPACE_HELP = "the space's id or name (`mnemon-ls space list` shows both)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of every command."""
     common = _settings_parent()
@@ -168,13 +171,13 @@ def build_parser() -> argparse.ArgumentParser:
     space_actions = space.add_subparsers(dest="action", metavar="ACTION", required=True)
     space_actions.add_parser("list", parents=[common], help="list spaces")
     sc = space_actions.add_parser("create", parents=[common], help="create a native space (the first one gets id 'default')")
-    sc.add_argument("--name", required=True)
+    sc.add_argument("--name", required=True, help="unique in the root, ignoring case; commands take it or the id")
     sc.add_argument("--description", required=True, help="routing boundary: what belongs here and when to recall it")
     sc.add_argument("--active", action="store_true", help="make it active for reading")
     sc.add_argument("--provider", metavar="NAME", help="make the namespace in this enabled third-party provider")
     su = space_actions.add_parser("update", parents=[common], help="rename or re-describe a space")
-    su.add_argument("id")
-    su.add_argument("--name")
+    su.add_argument("id", metavar="SPACE", help=_SPACE_HELP)
+    su.add_argument("--name", help="the new name (unique in the root, ignoring case)")
     su.add_argument("--description")
     for name, text in (("activate", "read from this space"), ("deactivate", "stop reading from this space"),
                        ("delete", "unregister and remove a space (never the last native store)"),
@@ -182,27 +185,27 @@ def build_parser() -> argparse.ArgumentParser:
                        ("reindex", "rebuild the space's search index"),
                        ("embed", "embed the space's items now for semantic recall (needs mnemon-ls[semantic])")):
         sub = space_actions.add_parser(name, parents=[common], help=text)
-        sub.add_argument("id")
+        sub.add_argument("id", metavar="SPACE", help=_SPACE_HELP)
     sm = space_actions.add_parser("merge", parents=[common], help="import spaces into another (non-destructive)")
-    sm.add_argument("sources", nargs="+", metavar="SOURCE_ID")
-    sm.add_argument("--into", required=True, metavar="TARGET_ID")
+    sm.add_argument("sources", nargs="+", metavar="SOURCE", help="spaces to merge (ids or names)")
+    sm.add_argument("--into", required=True, metavar="TARGET", help="the space they go into (id or name)")
     sm.add_argument("--keep-active", action="store_true", help="do not deactivate fully merged sources")
     sr = space_actions.add_parser("related", parents=[common], help="walk the graph from an item")
     sr.add_argument("id", metavar="ITEM_ID")
-    sr.add_argument("--space", required=True)
+    sr.add_argument("--space", required=True, help=_SPACE_HELP)
     sr.add_argument("--depth", type=int, default=2)
     sl = space_actions.add_parser("link", parents=[common], help="link two items")
     sl.add_argument("source_id")
     sl.add_argument("target_id")
-    sl.add_argument("--space", required=True)
+    sl.add_argument("--space", required=True, help=_SPACE_HELP)
     sl.add_argument("--type", default="semantic", choices=("temporal", "semantic", "causal", "entity"))
     sf = space_actions.add_parser("forget", parents=[common], help="soft-delete an item by exact id")
     sf.add_argument("id", metavar="ITEM_ID")
-    sf.add_argument("--space", required=True)
+    sf.add_argument("--space", required=True, help=_SPACE_HELP)
 
     remember = commands.add_parser("remember", parents=[common], help="remember a fact in a Memory Space")
     remember.add_argument("content", help="the fact ('-' reads standard input)")
-    remember.add_argument("--space", help="space id (required unless exactly one space is active)")
+    remember.add_argument("--space", help="space id or name (required unless exactly one space is active)")
     remember.add_argument("--category", help="preference, decision, fact, insight, context or general")
     remember.add_argument("--importance", type=int, help="1..5")
     remember.add_argument("--tag", action="append", dest="tags", metavar="TAG")
@@ -211,7 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     recall = commands.add_parser("recall", parents=[common], help="recall from the active Memory Spaces")
     recall.add_argument("query")
-    recall.add_argument("--space", action="append", dest="spaces", metavar="ID", help="restrict to these spaces")
+    recall.add_argument("--space", action="append", dest="spaces", metavar="SPACE",
+                        help="restrict to these spaces (ids or names; repeatable)")
     recall.add_argument("--limit", type=int, help="1..50 (at most 12 are returned)")
     recall.add_argument("--mode", choices=("smart", "keyword", "basic"), default="smart")
     recall.add_argument("--embed-seconds", type=float, default=3.0, metavar="S",
@@ -648,7 +652,7 @@ def cmd_space(args: argparse.Namespace) -> int:
         elif action == "embed":
             from .semantic.spaces import embed_space
 
-            data = embed_space(svc, args.id)
+            data = embed_space(svc, args.id)  # an id or a name
         elif action == "merge":
             data = svc.merge(args.sources, args.into, deactivate_sources=not args.keep_active)
         elif action == "related":

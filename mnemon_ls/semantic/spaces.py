@@ -215,12 +215,13 @@ def embed_space(service: Any, space_id: str, timeout: float = 3600.0) -> dict[st
     """Embed every item of native space ``space_id`` of ``service`` (a
     :class:`~mnemon_ls.spaces.SpacesService`) now, waiting up to ``timeout`` seconds; returns the
     ``semantic`` status block (``state``, ``model``, ``embedded``, ``total``, ``coverage``, ...). Raises
-    :class:`~mnemon_ls.errors.InvalidInput` (field ``id``) for an unknown or non-native space, or when
+    :class:`~mnemon_ls.errors.InvalidInput` (field ``spaceId``) for an unknown space (``space_id`` is an id or
+    a name), (field ``id``) for a non-native one, or when
     semantic recall is off or unavailable (the reason named)."""
     from ..errors import InvalidInput
 
-    record = next((r for r in service.state().all if r.id == space_id), None)
-    if record is None or not record.native:
+    record = service.get_space(space_id).record  # an id or a unique name (mnemon_ls.spaces.naming)
+    if not record.native:
         raise InvalidInput("id", "must name a native Memory Space")
     provider = service.provider(record)
     side = getattr(provider, "semantic", None)
