@@ -271,8 +271,22 @@ def _host(args: argparse.Namespace) -> WorkspaceHost:
             raise InvalidInput("workspace", "must not be empty")
         workspace = os.path.abspath(os.path.expanduser(workspace))
     host = WorkspaceHost(workspace, settings)
+    _OPENED.append(host)  # closed by main() after the command, whatever the command did with it
     _one_shot_semantic(host, getattr(args, "embed_seconds", 3.0))  # every command here is one process
     return host
+
+
+#: Hosts :func:`_host` made in this process. :func:`main` closes them when the command ends: closing the last
+#: connection to a SQLite store in WAL mode checkpoints it and removes ``mnemon.db-wal``/``-shm``, so a read
+#: (``doctor``, ``space status``, ``recall``, ``wake``) leaves the store's directory as it found it, and a
+#: Mnemon CLI or ``pack export`` finds no un-checkpointed WAL afterwards.
+_OPENED: list[WorkspaceHost] = []
+
+
+def _close_opened() -> None:
+    """Close every host :func:`_host` made (soft state flushed first; safe when a command closed it already)."""
+    while _OPENED:
+        _OPENED.pop().close()
 
 
 def _one_shot_semantic(host: WorkspaceHost, seconds: float = 3.0) -> None:
@@ -789,7 +803,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         handler = handlers[args.command]
     try:
-        return handler(args)
+        try:
+            return handler(args)
+        finally:
+            _close_opened()
     except MnemonError as exc:
         print(f"mnemon-ls: error: {exc.message}", file=sys.stderr)
         if getattr(args, "json", False):
