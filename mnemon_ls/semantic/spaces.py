@@ -57,7 +57,11 @@ class SpaceSemantic:
             except (VectorIndexUnusable, OSError) as exc:
                 reason = getattr(exc, "reason", None) or f"vector index: {exc}"
                 if self._broken is None or self._broken[1] != reason:
-                    log.warning("space %s: %s; recall is keyword-only", self.space_id, reason)
+                    # A one-shot command (the CLI: engine.inline) shows the reason in its result (the recall
+                    # note, space status, the doctor finding, the space embed error): a warning on stderr too
+                    # would say it twice. A server logs it (its results carry the note as well).
+                    log.log(logging.DEBUG if self.engine.inline is not None else logging.WARNING,
+                            "space %s: %s; recall is keyword-only", self.space_id, reason)
                 self._broken = (self._signature(), reason)
                 return None
             self._broken = None
