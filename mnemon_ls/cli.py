@@ -644,10 +644,10 @@ def cmd_space(args: argparse.Namespace) -> int:
     try:
         action = args.action
         if action == "list":
+            from .cli_text import space_list_text
+
             views = [v.to_dict() for v in svc.list_spaces()]
-            lines = [f"{'*' if v['active'] else ' '} {v['id']}  {v['name']}  ({v.get('providerId', 'mnemon-native')})"
-                     f"\n      {v.get('description', '')}" for v in views] or ["no Memory Space yet (`mnemon-ls space create`)"]
-            _emit(args, views, "\n".join(lines))
+            _emit(args, views, space_list_text(views))
             return EXIT_OK
         if action == "create":
             data = svc.create_space(args.name, args.description, active=args.active, provider=args.provider).to_dict()
@@ -677,7 +677,7 @@ def cmd_space(args: argparse.Namespace) -> int:
             data = svc.forget(args.space, args.id).to_dict()
         from .cli_text import space_text
 
-        _emit(args, data, space_text(action, data))
+        _emit(args, data, space_text(action, data, getattr(args, "id", "ID")))
         return EXIT_OK
     finally:
         host.close()

@@ -558,8 +558,8 @@ def survey(host: "WorkspaceHost", env: Mapping[str, str] | None = None) -> list[
         ours_spaces = (host.root / "data").is_dir()
         if not (missing or documents or (stores and not ours_spaces)):
             if missing == 0 and (state.entries or documents or stores):
-                findings.append(Finding("ok", str(root), f"older memory ({name} root): everything in it is in this "
-                                                          "workspace's root too"))
+                findings.append(Finding("ok", str(root), f"the {name} storage root: everything in it is in this "
+                                                          "workspace's storage root too"))
             continue
         parts = []
         if missing:
@@ -570,7 +570,7 @@ def survey(host: "WorkspaceHost", env: Mapping[str, str] | None = None) -> list[
             parts.append(f"{len(stores)} Memory Space store{'' if len(stores) == 1 else 's'} ({', '.join(stores)})")
         findings.append(Finding(
             "warning", str(root),
-            f"older memory ({name} root) that this workspace does not read: {', '.join(parts)}",
+            f"the {name} storage root holds memory this workspace does not read: {', '.join(parts)}",
             f"`mnemon-ls migrate --from {name}` copies it into {host.root} (verified; the source stays as it is; "
             "`--dry-run` shows what would be copied)"))
     return findings
