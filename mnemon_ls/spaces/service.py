@@ -2,6 +2,9 @@
 
 Rules (shared/reference/dsh-mnemon.md 6.2-6.6, seed 000 "Memory Spaces", DESIGN.md section 4):
 
+- Every operation names a space by its id or its unique name (:func:`.naming.resolve`: an unknown one is
+  answered with suggestions, a name two spaces share with ``ambiguous-match``); names are unique in the root
+  ignoring case (:func:`.naming.require_free_name`, on create and rename).
 - Reads (recall, related, status) use active spaces only; naming an inactive or unknown space is
   :class:`~mnemon_ls.errors.InvalidInput` (``spaces[i]`` / ``spaceId``) and nothing runs.
 - ``remember`` may target any registered space; without ``space_id`` exactly one space must be active.
