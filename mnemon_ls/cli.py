@@ -77,6 +77,9 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_INVALID)
 
 
+_SPACE_HELP = "the space's id or name (`mnemon-ls space list` shows both)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of every command."""
     common = _settings_parent()
@@ -169,13 +172,13 @@ def build_parser() -> argparse.ArgumentParser:
     space_actions = space.add_subparsers(dest="action", metavar="ACTION", required=True)
     space_actions.add_parser("list", parents=[common], help="list spaces")
     sc = space_actions.add_parser("create", parents=[common], help="create a native space (the first one gets id 'default')")
-    sc.add_argument("--name", required=True)
+    sc.add_argument("--name", required=True, help="unique in the root, ignoring case; commands take it or the id")
     sc.add_argument("--description", required=True, help="routing boundary: what belongs here and when to recall it")
     sc.add_argument("--active", action="store_true", help="make it active for reading")
     sc.add_argument("--provider", metavar="NAME", help="make the namespace in this enabled third-party provider")
     su = space_actions.add_parser("update", parents=[common], help="rename or re-describe a space")
-    su.add_argument("id")
-    su.add_argument("--name")
+    su.add_argument("id", metavar="SPACE", help=_SPACE_HELP)
+    su.add_argument("--name", help="the new name (unique in the root, ignoring case)")
     su.add_argument("--description")
     for name, text in (("activate", "read from this space"), ("deactivate", "stop reading from this space"),
                        ("delete", "unregister and remove a space (never the last native store)"),
@@ -183,27 +186,27 @@ def build_parser() -> argparse.ArgumentParser:
                        ("reindex", "rebuild the space's search index"),
                        ("embed", "embed the space's items now for semantic recall (needs mnemon-ls[semantic])")):
         sub = space_actions.add_parser(name, parents=[common], help=text)
-        sub.add_argument("id")
+        sub.add_argument("id", metavar="SPACE", help=_SPACE_HELP)
     sm = space_actions.add_parser("merge", parents=[common], help="import spaces into another (non-destructive)")
-    sm.add_argument("sources", nargs="+", metavar="SOURCE_ID")
-    sm.add_argument("--into", required=True, metavar="TARGET_ID")
+    sm.add_argument("sources", nargs="+", metavar="SOURCE", help="spaces to merge (ids or names)")
+    sm.add_argument("--into", required=True, metavar="TARGET", help="the space they go into (id or name)")
     sm.add_argument("--keep-active", action="store_true", help="do not deactivate fully merged sources")
     sr = space_actions.add_parser("related", parents=[common], help="walk the graph from an item")
     sr.add_argument("id", metavar="ITEM_ID")
-    sr.add_argument("--space", required=True)
+    sr.add_argument("--space", required=True, help=_SPACE_HELP)
     sr.add_argument("--depth", type=int, default=2)
     sl = space_actions.add_parser("link", parents=[common], help="link two items")
     sl.add_argument("source_id")
     sl.add_argument("target_id")
-    sl.add_argument("--space", required=True)
+    sl.add_argument("--space", required=True, help=_SPACE_HELP)
     sl.add_argument("--type", default="semantic", choices=("temporal", "semantic", "causal", "entity"))
     sf = space_actions.add_parser("forget", parents=[common], help="soft-delete an item by exact id")
     sf.add_argument("id", metavar="ITEM_ID")
-    sf.add_argument("--space", required=True)
+    sf.add_argument("--space", required=True, help=_SPACE_HELP)
 
     remember = commands.add_parser("remember", parents=[common], help="remember a fact in a Memory Space")
     remember.add_argument("content", help="the fact ('-' reads standard input)")
-    remember.add_argument("--space", help="space id (required unless exactly one space is active)")
+    remember.add_argument("--space", help="space id or name (required unless exactly one space is active)")
     remember.add_argument("--category", help="preference, decision, fact, insight, context or general")
     remember.add_argument("--importance", type=int, help="1..5")
     remember.add_argument("--tag", action="append", dest="tags", metavar="TAG")
@@ -212,7 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     recall = commands.add_parser("recall", parents=[common], help="recall from the active Memory Spaces")
     recall.add_argument("query")
-    recall.add_argument("--space", action="append", dest="spaces", metavar="ID", help="restrict to these spaces")
+    recall.add_argument("--space", action="append", dest="spaces", metavar="SPACE",
+                        help="restrict to these spaces (ids or names; repeatable)")
     recall.add_argument("--limit", type=int, help="1..50 (at most 12 are returned)")
     recall.add_argument("--mode", choices=("smart", "keyword", "basic"), default="smart")
     recall.add_argument("--embed-seconds", type=float, default=3.0, metavar="S",
@@ -268,8 +272,22 @@ def _host(args: argparse.Namespace) -> WorkspaceHost:
             raise InvalidInput("workspace", "must not be empty")
         workspace = os.path.abspath(os.path.expanduser(workspace))
     host = WorkspaceHost(workspace, settings)
+    _OPENED.append(host)  # closed by main() after the command, whatever the command did with it
     _one_shot_semantic(host, getattr(args, "embed_seconds", 3.0))  # every command here is one process
     return host
+
+
+#: Hosts :func:`_host` made in this process. :func:`main` closes them when the command ends: closing the last
+#: connection to a SQLite store in WAL mode checkpoints it and removes ``mnemon.db-wal``/``-shm``, so a read
+#: (``doctor``, ``space status``, ``recall``, ``wake``) leaves the store's directory as it found it, and a
+#: Mnemon CLI or ``pack export`` finds no un-checkpointed WAL afterwards.
+_OPENED: list[WorkspaceHost] = []
+
+
+def _close_opened() -> None:
+    """Close every host :func:`_host` made (soft state flushed first; safe when a command closed it already)."""
+    while _OPENED:
+        _OPENED.pop().close()
 
 
 def _one_shot_semantic(host: WorkspaceHost, seconds: float = 3.0) -> None:
@@ -629,10 +647,10 @@ def cmd_space(args: argparse.Namespace) -> int:
     try:
         action = args.action
         if action == "list":
+            from .cli_text import space_list_text
+
             views = [v.to_dict() for v in svc.list_spaces()]
-            lines = [f"{'*' if v['active'] else ' '} {v['id']}  {v['name']}  ({v.get('providerId', 'mnemon-native')})"
-                     f"\n      {v.get('description', '')}" for v in views] or ["no Memory Space yet (`mnemon-ls space create`)"]
-            _emit(args, views, "\n".join(lines))
+            _emit(args, views, space_list_text(views))
             return EXIT_OK
         if action == "create":
             data = svc.create_space(args.name, args.description, active=args.active, provider=args.provider).to_dict()
@@ -651,7 +669,7 @@ def cmd_space(args: argparse.Namespace) -> int:
         elif action == "embed":
             from .semantic.spaces import embed_space
 
-            data = embed_space(svc, args.id)
+            data = embed_space(svc, args.id)  # an id or a name
         elif action == "merge":
             data = svc.merge(args.sources, args.into, deactivate_sources=not args.keep_active)
         elif action == "related":
@@ -662,7 +680,7 @@ def cmd_space(args: argparse.Namespace) -> int:
             data = svc.forget(args.space, args.id).to_dict()
         from .cli_text import space_text
 
-        _emit(args, data, space_text(action, data))
+        _emit(args, data, space_text(action, data, getattr(args, "id", "ID")))
         return EXIT_OK
     finally:
         host.close()
@@ -789,7 +807,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler = handlers[args.command]
     try:
         check_text_arguments(parser, args)  # bytes that are not UTF-8 in a text argument (mnemon_ls.cli_argv)
-        return handler(args)
+        try:
+            return handler(args)
+        finally:
+            _close_opened()
     except MnemonError as exc:
         print(f"mnemon-ls: error: {exc.message}", file=sys.stderr)
         if getattr(args, "json", False):

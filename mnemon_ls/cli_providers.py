@@ -22,7 +22,9 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     """Add ``provider`` to the CLI's subcommands."""
     provider = commands.add_parser("provider", help="third-party Memory Space providers (installed packages)")
     actions = provider.add_subparsers(dest="action", metavar="ACTION", required=True)
-    actions.add_parser("list", parents=[common], help="installed and known providers, configured or not")
+    listing = actions.add_parser("list", parents=[common], help="installed and known providers, configured or not")
+    listing.add_argument("--all", action="store_true",
+                         help="also list, one a line, the reference's providers that no mnemon-ls package provides")
     for name, text in (("configure", "save a provider's service fields (nothing is enabled)"),
                        ("enable", "open the provider, discover its namespaces into spaces, enable it"),
                        ("disable", "remove the provider's spaces from this root (never its data)"),
@@ -60,13 +62,48 @@ def _fields(args: argparse.Namespace) -> dict[str, Any]:
 
 def _line(view: dict[str, Any]) -> str:
     state = ("enabled" if view["enabled"] else "configured") if view.get("configured") else "not configured"
-    installed = view.get("distribution") or ("installed" if view.get("installed") else "not installed")
+    installed = view.get("distribution") or ("installed" if view.get("installed") else _missing(view["providerId"]))
     caps = view.get("capabilities") or {}
     cannot = [k for k in ("related", "link", "merge", "graph") if caps and not caps.get(k)]
     extra = f"; cannot {', '.join(cannot)}" if cannot else ""
     fields = ", ".join([*view.get("configuredFields", []), *(f"{s} (secret)" for s in view.get("configuredSecrets", []))])
-    return (f"{view['providerId']:<12} {state:<15} {installed}; {view.get('spaces', 0)} spaces"
+    count = view.get("spaces", 0)
+    return (f"{view['providerId']:<12} {state:<15} {installed}; {count} space{'' if count == 1 else 's'}"
             f"{'; fields: ' + fields if fields else ''}{extra}")
+
+
+def _missing(provider_id: str) -> str:
+    """Why a provider is not installed: its package is not, or no mnemon-ls package provides it."""
+    from .spaces import plugins
+
+    return f"not installed ({plugins.PACKAGES[provider_id]})" if provider_id in plugins.PACKAGES else \
+        "not available: no mnemon-ls package"
+
+
+def list_text(views: list[dict[str, Any]], *, show_all: bool = False) -> str:
+    """``provider list``: the providers this Python can use (installed) or that this root configured, one a
+    line (:func:`_line`: id, configured/enabled state, package, spaces); then those with a package that is not
+    installed, with how to install it; then the reference's providers no mnemon-ls package provides, named on
+    one line (one a line with ``show_all``). ``--json`` prints every view."""
+    from .spaces import plugins
+
+    usable = [v for v in views if v.get("installed") or v.get("configured")]
+    installable = [v for v in views if v not in usable and v["providerId"] in plugins.PACKAGES]
+    unavailable = [v for v in views if v not in usable and v not in installable]
+    lines = [_line(v) for v in usable] or ["no provider package is installed"]
+    if installable:
+        lines.append("")
+        lines.append("not installed (pip install the package to use them):")
+        lines.extend(f"  {_line(v)}" for v in installable)
+    if unavailable:
+        lines.append("")
+        if show_all:
+            lines.append("not available (the reference's providers; no mnemon-ls package provides them):")
+            lines.extend(f"  {_line(v)}" for v in unavailable)
+        else:
+            lines.append(f"not available (no mnemon-ls package): {', '.join(v['providerId'] for v in unavailable)}"
+                         " (`--all` lists them)")
+    return "\n".join(lines)
 
 
 def run(args: argparse.Namespace, host_of: Callable[[argparse.Namespace], Any],
@@ -78,7 +115,7 @@ def run(args: argparse.Namespace, host_of: Callable[[argparse.Namespace], Any],
         action = args.action
         if action == "list":
             views = providers.list()
-            emit(args, views, "\n".join(_line(v) for v in views))
+            emit(args, views, list_text(views, show_all=args.all))
             return EXIT_OK
         if action == "configure":
             data = providers.configure(args.name, _fields(args), clear_secrets=args.clear_secret_fields)

@@ -49,10 +49,58 @@ def plain(data: Any, indent: str = "") -> list[str]:
     return lines
 
 
+def provider_text(view: Mapping[str, Any]) -> str:
+    """The provider of a space as every CLI text names it: its provider id (DESIGN.md vocabulary:
+    ``mnemon-native``, or ``mnemon-cli`` when the native store is driven through the ``mnemon`` binary,
+    else the third-party id such as ``holographic``), the word ``provider list`` and ``--provider`` use."""
+    if view.get("kind") == "native" and view.get("driver") == "cli":
+        return "mnemon-cli"
+    return str(view.get("providerId") or "mnemon-native")
+
+
 def space_line(view: Mapping[str, Any]) -> str:
-    """``<id>  <name>  (active|inactive, <provider>)``."""
+    """``<id>  <name>  (active|inactive, <provider id>)``."""
     state = "active" if view.get("active") else "inactive"
-    return f"{view.get('id')}  {view.get('name')}  ({state}, {view.get('providerLabel') or view.get('providerId')})"
+    return f"{view.get('id')}  {view.get('name')}  ({state}, {provider_text(view)})"
+
+
+def space_list_text(views: list[Mapping[str, Any]]) -> str:
+    """``space list``: ``* <id>  <name>  (<provider id>)`` (``*`` marks an active space), the description
+    below, and a count line."""
+    if not views:
+        return "no Memory Space yet (`mnemon-ls space create`)"
+    lines = [f"{'*' if v.get('active') else ' '} {v.get('id')}  {v.get('name')}  ({provider_text(v)})"
+             f"\n      {v.get('description', '')}" for v in views]
+    active = sum(1 for v in views if v.get("active"))
+    lines.append(f"{_plural(len(views), 'space')}, {active} active (* marks them)")
+    return "\n".join(lines)
+
+
+def semantic_status_line(semantic: Mapping[str, Any], space_id: Any) -> str:
+    """The ``semantic:`` line of ``space status`` from its ``status.semantic`` block
+    (:meth:`mnemon_ls.semantic.spaces.SpaceSemantic.status`): coverage ``N of M items embedded with <model>``,
+    or why recall of the space is keyword-only."""
+    state = semantic.get("state")
+    if state == "off":
+        return ("  semantic: off, recall is keyword-only (semantic.enabled is false, MNEMON_SEMANTIC=off, or the "
+                "mnemon-ls[semantic] extra is not installed)")
+    if semantic.get("unusable"):
+        return (f"  semantic: keyword-only: {semantic['unusable']}; it is left as it is, move it away and the next "
+                "recall rebuilds it")
+    if state == "failed":
+        return f"  semantic: keyword-only: {semantic.get('lastError') or 'the model did not load'}"
+    total, embedded = semantic.get("total"), semantic.get("embedded") or 0
+    if total is None:
+        return f"  semantic: {state} (no items indexed yet)"
+    line = f"  semantic: {embedded} of {_plural(total, 'item')} embedded with {semantic.get('model')}"
+    if embedded < total:
+        line += (f"; the other {total - embedded} are found by keyword only (`mnemon-ls space embed {space_id}` "
+                 "embeds them now)")
+    others = semantic.get("otherModels") or []
+    if others:
+        line += "; vectors of other models kept aside: " + ", ".join(
+            f"{m.get('model')}/{m.get('dim')} ({m.get('vectors')})" for m in others)
+    return line
 
 
 def space_status_text(data: Mapping[str, Any]) -> str:
@@ -74,6 +122,8 @@ def space_status_text(data: Mapping[str, Any]) -> str:
         if index.get("path"):
             lines.append(f"  index: {index['path']} ({_plural(index.get('items', 0), 'item')}, "
                          f"{index.get('size_bytes', '?')} bytes)")
+        if isinstance(status.get("semantic"), Mapping):
+            lines.append(semantic_status_line(status["semantic"], view.get("id")))
         if status.get("notice"):
             lines.append(f"  notice: {status['notice']}")
     else:  # another provider's status object
@@ -106,10 +156,13 @@ def related_text(data: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def space_text(action: str, data: Mapping[str, Any]) -> str:
-    """The text of a ``mnemon-ls space <action>`` result (everything but ``list``)."""
+def space_text(action: str, data: Mapping[str, Any], space_id: Any = "ID") -> str:
+    """The text of a ``mnemon-ls space <action>`` result (everything but ``list``); ``space_id`` is the space
+    the command named (``embed``'s result does not carry it)."""
     if action == "status":
         return space_status_text(data)
+    if action == "embed":
+        return semantic_status_line(data, space_id).strip()
     if action == "reindex":
         return f"reindexed: {_plural(data.get('items', 0), 'item')} in {data.get('seconds', 0):g} s"
     if action == "merge":

@@ -395,14 +395,31 @@ def _plan_documents(host: "WorkspaceHost", documents: list[tuple[Any, str]], pla
 
 
 def _plan_spaces(host: "WorkspaceHost", spaces: list[dict[str, Any]], plan: _Plan) -> None:
+    from .spaces.naming import name_key
+
     state = host.spaces.state()
-    by_name = {r.name: r for r in state.all if r.native}
+    by_name = {name_key(r.name): r for r in reversed(state.all) if r.native}  # the first of a duplicated name
+    taken = {k for r in state.all for k in (name_key(r.name), r.id.casefold())}
+    created: dict[str, dict[str, Any]] = {}
     for space in spaces:
         record = space["record"]
         if not space["items"]:
             continue
-        into = by_name.get(record.name)
-        plan.spaces.append({**space, "into": into})
+        into = by_name.get(name_key(record.name))
+        entry = {**space, "into": into}
+        if into is None:  # a new space; names are unique ignoring case (mnemon_ls.spaces.naming)
+            first = created.get(name_key(record.name))
+            if first is not None:
+                entry["sameAs"] = first  # the source root held the name twice: both go into one new space
+            else:
+                name, n = record.name, 1
+                while name_key(name) in taken:
+                    n += 1
+                    name = f"{record.name} ({n})"
+                entry["createName"] = name
+                taken.add(name_key(name))
+                created[name_key(record.name)] = entry
+        plan.spaces.append(entry)
 
 
 def _receipt(host: "WorkspaceHost", source: Path, plan: _Plan, dry_run: bool) -> dict[str, Any]:
@@ -444,9 +461,10 @@ def _apply(host: "WorkspaceHost", plan: _Plan, receipt: dict[str, Any]) -> None:
             store.archive(doc["id"], result.document.record.revision, summary=record.archive_summary or None)
     for space, row in zip(plan.spaces, receipt["spaces"]):
         record = space["record"]
-        into = space["into"]
+        into = space["into"] or (space["sameAs"]["into"] if "sameAs" in space else None)
         if into is None:
-            view = host.spaces.create_space(record.name, record.description, active=record.active)
+            view = host.spaces.create_space(space.get("createName", record.name), record.description,
+                                            active=record.active)
             into = view.record
             row["intoId"], row["created"] = into.id, True
         raw = host.spaces.provider(into).import_items(space["items"], space["edges"])
@@ -540,8 +558,8 @@ def survey(host: "WorkspaceHost", env: Mapping[str, str] | None = None) -> list[
         ours_spaces = (host.root / "data").is_dir()
         if not (missing or documents or (stores and not ours_spaces)):
             if missing == 0 and (state.entries or documents or stores):
-                findings.append(Finding("ok", str(root), f"older memory ({name} root): everything in it is in this "
-                                                          "workspace's root too"))
+                findings.append(Finding("ok", str(root), f"the {name} storage root: everything in it is in this "
+                                                          "workspace's storage root too"))
             continue
         parts = []
         if missing:
@@ -552,7 +570,7 @@ def survey(host: "WorkspaceHost", env: Mapping[str, str] | None = None) -> list[
             parts.append(f"{len(stores)} Memory Space store{'' if len(stores) == 1 else 's'} ({', '.join(stores)})")
         findings.append(Finding(
             "warning", str(root),
-            f"older memory ({name} root) that this workspace does not read: {', '.join(parts)}",
+            f"the {name} storage root holds memory this workspace does not read: {', '.join(parts)}",
             f"`mnemon-ls migrate --from {name}` copies it into {host.root} (verified; the source stays as it is; "
             "`--dry-run` shows what would be copied)"))
     return findings

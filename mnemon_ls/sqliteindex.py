@@ -173,3 +173,28 @@ def open_snapshot(path: Path) -> sqlite3.Connection:
 
     uri = f"file:{quote(Path(path).as_posix())}?mode=ro&immutable=1"
     return sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+
+
+def open_reader(path: Path, *, timeout: float = 5.0) -> sqlite3.Connection:
+    """A connection that only reads the existing SQLite file ``path`` and leaves its directory as it found it.
+
+    SQLite creates ``<file>-wal`` and ``<file>-shm`` beside a WAL-mode database for every reader, and only a
+    read-write connection that closes last checkpoints and removes them; a ``mode=ro`` connection leaves
+    both behind (a Mnemon CLI then finds an un-checkpointed WAL and ``pack export`` refuses the store). So
+    when the file and its directory are writable this is a read-write connection (URI ``mode=rw``: a missing
+    file is an error, never created) with ``PRAGMA query_only=1``, which can write nothing but the checkpoint
+    its close does; otherwise ``mode=ro``. ``timeout`` is seconds to wait for a lock. Raises
+    :class:`sqlite3.Error` as :func:`sqlite3.connect` does."""
+    from urllib.parse import quote
+
+    target = Path(path)
+    writable = os.access(target, os.W_OK) and os.access(target.parent, os.W_OK)
+    uri = f"file:{quote(target.as_posix())}?mode={'rw' if writable else 'ro'}"
+    db = sqlite3.connect(uri, uri=True, timeout=timeout)
+    if writable:
+        try:
+            db.execute("PRAGMA query_only=1")
+        except BaseException:
+            db.close()
+            raise
+    return db

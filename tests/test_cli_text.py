@@ -33,10 +33,17 @@ def test_space_status_reindex_and_merge_print_text(cli: Cli) -> None:
     data = cli.ok_json("space", "status", "default")
     no_data_syntax(status)
     lines = status.splitlines()
-    assert lines[:4] == ["default  Project  (active, Mnemon)", "  Decisions", "  items: 1 (0 deleted), links: 0",
+    # The provider as `space list`, `provider list` and `--provider` name it (was "Mnemon" here, the id there).
+    assert lines[:4] == ["default  Project  (active, mnemon-native)", "  Decisions", "  items: 1 (0 deleted), links: 0",
                          "  categories: general 1"]
     assert lines[4] == f"  store: {data['status']['db_path']} ({data['status']['db_size_bytes']} bytes)"
     assert lines[5].startswith(f"  index: {data['status']['index']['path']} (1 item, ")
+    # The semantic block of the JSON has its line too (the suite runs with MNEMON_SEMANTIC=off).
+    assert data["status"]["semantic"] == {"state": "off"}
+    assert lines[6] == ("  semantic: off, recall is keyword-only (semantic.enabled is false, MNEMON_SEMANTIC=off, or "
+                        "the mnemon-ls[semantic] extra is not installed)")
+    listed = cli.ok("space", "list").splitlines()
+    assert listed[0] == "* default  Project  (mnemon-native)" and listed[-1] == "2 spaces, 2 active (* marks them)"
 
     reindexed = cli.ok("space", "reindex", "default")
     assert re.fullmatch(r"reindexed: 1 item in \d+(\.\d+)? s\n", reindexed), reindexed

@@ -1,4 +1,4 @@
-"""``mnemon-ls migrate --from ...`` and the doctor note about older memory, run for real in a subprocess.
+"""``mnemon-ls migrate --from ...`` and the doctor note about another storage root's memory, run for real in a subprocess.
 
 The source is the old default root (``--scope global``: ``$MNEMON_DATA_DIR``), filled through the CLI;
 the destination is this repository's default root (``<data>/workspaces/<sha256 of the repository>``).
@@ -201,12 +201,12 @@ def test_doctor_says_where_older_memory_is_until_it_is_migrated(cli):
     doctor = cli.run("doctor", scoped=False)
     assert procs.tree_snapshot(cli.tmp) == before  # doctor never writes
     assert doctor.returncode == 0, doctor.stderr
-    assert (f"[warning] {cli.data}: older memory (global root) that this workspace does not read: 2 Runtime entries, "
+    assert (f"[warning] {cli.data}: the global storage root holds memory this workspace does not read: 2 Runtime entries, "
             "2 documents, 1 Memory Space store (default)\n"
             f"          -> `mnemon-ls migrate --from global` copies it into {destination} (verified; the source stays "
             "as it is; `--dry-run` shows what would be copied)\n") in doctor.stdout
     migrate(cli)
     doctor = cli.run("doctor", scoped=False)
-    assert f"[ok     ] {cli.data}: older memory (global root): everything in it is in this workspace's root too\n" in (
+    assert f"[ok     ] {cli.data}: the global storage root: everything in it is in this workspace's storage root too\n" in (
         doctor.stdout)
-    assert "older memory (global root) that" not in doctor.stdout
+    assert "holds memory this workspace does not read" not in doctor.stdout

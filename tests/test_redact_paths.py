@@ -288,7 +288,8 @@ def test_redact_apply_cleans_a_store_an_older_version_wrote(cli_dirs: Path):
     assert applied.returncode == 0, applied.stdout + applied.stderr
     assert json.loads(applied.stdout)["findings"] == []
     assert leaks(root) == []
-    assert (root / "data" / "default" / "mnemon.db-wal").stat().st_size == 0
+    wal = root / "data" / "default" / "mnemon.db-wal"
+    assert not wal.exists() or wal.stat().st_size == 0  # checkpointed (removed when the last connection closed)
 
     # everything still works, on the redacted text, and the old selector still finds its entry
     out = _cli(tmp, "runtime", "replace", "--old-text", f"0: {SAMPLES[0][1]} v2", "--content", "zero", "--json")

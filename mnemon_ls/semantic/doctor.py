@@ -52,13 +52,14 @@ def diagnose(host: Any) -> list[Finding]:
             continue
         total, embedded = info.get("total") or 0, info.get("embedded") or 0
         others = ", ".join(f"{m['model']}/{m['dim']} ({m['vectors']})" for m in info.get("otherModels") or [])
-        message = f"semantic coverage {embedded}/{total} items with {info.get('model')}"
+        message = (f"semantic: {embedded} of {total} item{'' if total == 1 else 's'} embedded with "
+                   f"{info.get('model')}")  # the words of `space status`
         if others:
             message += f"; vectors of other models kept aside: {others}"
         level = "ok" if embedded >= total else "warning"
         findings.append(Finding(level, f"space {record.id}", message,
                                 "" if level == "ok" else "embedding runs in the language server's background; "
-                                "`mnemon-ls space embed` finishes it now"))
+                                f"`mnemon-ls space embed {record.id}` finishes it now"))
     return findings
 
 

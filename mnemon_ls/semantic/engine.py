@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from ..sqliteindex import open_reader
 from .backends import DEFAULT_MODEL, INSTALL_HINT, Embedder, SemanticUnavailable, load_embedder
 
 log = logging.getLogger(__name__)
@@ -490,7 +491,7 @@ class SemanticEngine:
 
     def _total(self, space: SpaceVectors) -> int:
         try:
-            db = sqlite3.connect(f"file:{space.index_path}?mode=ro", uri=True, timeout=5)
+            db = open_reader(space.index_path)  # leaves no -wal/-shm behind
             try:
                 space.total = db.execute("SELECT count(*) FROM docs WHERE active = 1").fetchone()[0]
             finally:
@@ -523,7 +524,7 @@ class SemanticEngine:
 
 
 def _read_contents(db_path: Path, ids: list[str]) -> list[tuple[str, str]]:
-    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=10)
+    db = open_reader(db_path, timeout=10)
     try:
         marks = ",".join("?" * len(ids))
         return [(r[0], r[1] or "") for r in db.execute(

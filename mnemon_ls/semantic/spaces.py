@@ -59,7 +59,11 @@ class SpaceSemantic:
             except (VectorIndexUnusable, OSError) as exc:
                 reason = getattr(exc, "reason", None) or f"vector index: {exc}"
                 if self._broken is None or self._broken[1] != reason:
-                    log.warning("space %s: %s; recall is keyword-only", self.space_id, reason)
+                    # A one-shot command (the CLI: engine.inline) shows the reason in its result (the recall
+                    # note, space status, the doctor finding, the space embed error): a warning on stderr too
+                    # would say it twice. A server logs it (its results carry the note as well).
+                    log.log(logging.DEBUG if self.engine.inline is not None else logging.WARNING,
+                            "space %s: %s; recall is keyword-only", self.space_id, reason)
                 self._broken = (self._signature(), reason)
                 return None
             self._broken = None
@@ -250,12 +254,13 @@ def embed_space(service: Any, space_id: str, timeout: float = 3600.0) -> dict[st
     """Embed every item of native space ``space_id`` of ``service`` (a
     :class:`~mnemon_ls.spaces.SpacesService`) now, waiting up to ``timeout`` seconds; returns the
     ``semantic`` status block (``state``, ``model``, ``embedded``, ``total``, ``coverage``, ...). Raises
-    :class:`~mnemon_ls.errors.InvalidInput` (field ``id``) for an unknown or non-native space, or when
+    :class:`~mnemon_ls.errors.InvalidInput` (field ``spaceId``) for an unknown space (``space_id`` is an id or
+    a name), (field ``id``) for a non-native one, or when
     semantic recall is off or unavailable (the reason named)."""
     from ..errors import InvalidInput
 
-    record = next((r for r in service.state().all if r.id == space_id), None)
-    if record is None or not record.native:
+    record = service.get_space(space_id).record  # an id or a unique name (mnemon_ls.spaces.naming)
+    if not record.native:
         raise InvalidInput("id", "must name a native Memory Space")
     provider = service.provider(record)
     side = getattr(provider, "semantic", None)

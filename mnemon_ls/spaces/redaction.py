@@ -23,6 +23,7 @@ from typing import Any
 
 from .. import fsio
 from ..redact import find_secrets, redact_file_bytes, redact_json_value, redact_text
+from ..sqliteindex import open_reader
 from .index import INDEX_FILE
 from .service import SpacesService
 
@@ -72,8 +73,8 @@ def _tables(db: sqlite3.Connection) -> dict[str, set[str]]:
 
 
 def scan(svc: SpacesService) -> list[dict[str, Any]]:
-    """Findings ``{"location", "kind", "position"}`` (never the value). Read-only (databases are opened
-    ``mode=ro``); a value found only in the raw bytes of a database file (free pages, the WAL, the side
+    """Findings ``{"location", "kind", "position"}`` (never the value). Read-only (databases are opened with
+    :func:`mnemon_ls.sqliteindex.open_reader`: nothing written, no ``-wal``/``-shm`` left behind); a value found only in the raw bytes of a database file (free pages, the WAL, the side
     index) is reported against that file."""
     found: list[dict[str, Any]] = []
     root = svc.root
@@ -84,7 +85,7 @@ def scan(svc: SpacesService) -> list[dict[str, Any]]:
         where = _where(root, db_path)
         rows = 0
         try:
-            db = sqlite3.connect(f"{db_path.as_uri()}?mode=ro", uri=True, timeout=5)
+            db = open_reader(db_path)  # reads only, and leaves no -wal/-shm behind
         except sqlite3.Error:
             continue
         try:

@@ -18,6 +18,8 @@ Rules:
 
 - Ids match ``^[a-zA-Z0-9][a-zA-Z0-9_-]*$``. The first native space of a root without store directories
   gets id ``default``; later ones a UUIDv4 (re-rolled on collision). New spaces are inactive unless asked.
+- Names are unique in the root ignoring case, and no name is another space's id (:mod:`.naming`): checked
+  under the lock when a native space is created and when a person renames one (``update(unique_name=True)``).
 - Discovery: every ``data/<dir>/mnemon.db`` (``<dir>`` matching the id rule) not yet registered becomes
   ``{id = name = <dir>, description "Existing Mnemon Store discovered on disk.", active = (no spaces
   registered yet) or <dir> == the effective store}``; the database is never moved or opened for that.
@@ -114,6 +116,7 @@ from .registry_model import (  # noqa: F401 - re-exported: the file model's publ
     parse_providers,
     require,
 )
+from .naming import require_free_name
 from .registry_providers import ProviderPlane
 from .salvage import _json_objects
 
@@ -320,6 +323,7 @@ class SpaceRegistry(ProviderPlane):
         name, description = validate_name(name), validate_description(description)
         with self._locked():
             state = self._read_quiet() or self._repair_locked()
+            require_free_name(state.all, name)  # checked under the lock: two creates cannot both take a name
             self._sweep_staging(keep=staged)
             space_id = self.new_native_id(state)
             target = self.data_dir / space_id
@@ -364,6 +368,7 @@ class SpaceRegistry(ProviderPlane):
             state = self._read_quiet() or self._repair_locked()
             if state.find(space_id) is not None:
                 raise InvalidInput("spaceId", "is already registered", spaceId=space_id)
+            require_free_name(state.all, name)
             now = iso_ms(self.clock())
             record = SpaceRecord(space_id, validate_name(name), validate_description(description), bool(active), now,
                                  now, placement=placement)
@@ -371,9 +376,10 @@ class SpaceRegistry(ProviderPlane):
             return record
 
     def update(self, space_id: str, *, name: str | None = None, description: str | None = None,
-               active: bool | None = None, touch: bool = False) -> SpaceRecord:
+               active: bool | None = None, touch: bool = False, unique_name: bool = False) -> SpaceRecord:
         """Change a space's name / description / active flag (or only bump ``updatedAt`` with ``touch``).
-        Raises :class:`InvalidInput` (``spaceId``) for an unknown id."""
+        Raises :class:`InvalidInput` (``spaceId``) for an unknown id; with ``unique_name`` (a rename a person
+        asked for) also (``name``) when another space has that name or id (:func:`.naming.name_conflict`)."""
         new_name = validate_name(name) if name is not None else None
         new_description = validate_description(description) if description is not None else None
         with self._locked():
@@ -383,6 +389,8 @@ class SpaceRegistry(ProviderPlane):
                 raise InvalidInput("spaceId", "is not a registered space", spaceId=space_id)
             changes: dict[str, Any] = {}
             if new_name is not None and new_name != current.name:
+                if unique_name:
+                    require_free_name(state.all, new_name, except_id=current.id)
                 changes["name"] = new_name
                 if not current.native:
                     changes["metadata_source"] = "manual"

@@ -2,6 +2,9 @@
 
 Rules (shared/reference/dsh-mnemon.md 6.2-6.6, seed 000 "Memory Spaces", DESIGN.md section 4):
 
+- Every operation names a space by its id or its unique name (:func:`.naming.resolve`: an unknown one is
+  answered with suggestions, a name two spaces share with ``ambiguous-match``); names are unique in the root
+  ignoring case (:func:`.naming.require_free_name`, on create and rename).
 - Reads (recall, related, status) use active spaces only; naming an inactive or unknown space is
   :class:`~mnemon_ls.errors.InvalidInput` (``spaces[i]`` / ``spaceId``) and nothing runs.
 - ``remember`` may target any registered space; without ``space_id`` exactly one space must be active.
@@ -41,12 +44,13 @@ from .. import fsio
 from ..errors import InvalidInput
 from ..redact import Scrubber
 from .errors import SpaceRefused
-from .model import Clock, utc_now, validate_space_id
+from .model import Clock, utc_now
+from .naming import require_free_name, resolve
 from .policy import RecallQuality
 from .providers.base import Capabilities, SpaceProvider
 from .providers.cli import CliProvider, CliRunner
 from .providers.native import DB_FILE, NativeProvider
-from .registry import NATIVE_PROVIDER, PROVIDER_LABELS, RegistryState, SpaceRecord, SpaceRegistry, provider_label, require
+from .registry import NATIVE_PROVIDER, PROVIDER_LABELS, RegistryState, SpaceRecord, SpaceRegistry, provider_label
 from .service_recall import (
     BRANCH_RECALL_MODES,
     DETACHED_HEAD_POLICIES,
@@ -241,7 +245,7 @@ class SpacesService(SpacesWrites, SpacesRecall):
 
     def get_space(self, space_id: str) -> SpaceView:
         """One space; :class:`InvalidInput` (``spaceId``) when unknown."""
-        return self._view(require(self.state(), validate_space_id(space_id)))
+        return self._view(resolve(self.state(), space_id))
 
     def create_space(self, name: str, description: str, *, active: bool = False,
                      provider: str | None = None) -> SpaceView:
@@ -259,6 +263,7 @@ class SpacesService(SpacesWrites, SpacesRecall):
         scrub = Scrubber(self.secrets)
         name, description = scrub.identifier("name", name), scrub.text("description", description)
         name, description = validate_name(name), validate_description(description)
+        require_free_name(self.state().all, name)  # again under the registry lock for native spaces
         if provider is not None and provider != NATIVE_PROVIDER:
             return self._view(self.thirdparty.create_space(provider, name, description, active=bool(active)))
         if self.native_driver == "cli":
@@ -289,22 +294,28 @@ class SpacesService(SpacesWrites, SpacesRecall):
         """Rename / re-describe a space."""
         scrub = Scrubber(self.secrets)
         name, description = scrub.identifier("name", name), scrub.text("description", description)
-        return self._view(self.registry.update(validate_space_id(space_id), name=name, description=description))
+        record = resolve(self.state(), space_id)
+        if name is not None:
+            from .model import validate_name
+
+            name = validate_name(name)
+            require_free_name(self.state().all, name, except_id=record.id)
+        return self._view(self.registry.update(record.id, name=name, description=description, unique_name=True))
 
     def activate(self, space_id: str) -> SpaceView:
         """Make a space take part in reads."""
-        return self._view(self.registry.update(validate_space_id(space_id), active=True))
+        return self._view(self.registry.update(resolve(self.state(), space_id).id, active=True))
 
     def deactivate(self, space_id: str) -> SpaceView:
         """Keep a space out of reads (its data and the CLI's default store are unchanged)."""
-        return self._view(self.registry.update(validate_space_id(space_id), active=False))
+        return self._view(self.registry.update(resolve(self.state(), space_id).id, active=False))
 
     def delete_space(self, space_id: str) -> dict[str, Any]:
         """Delete a space (module doc). Native: the store directory is removed; returns ``{"deleted",
         "providerId", "defaultStore": <the CLI's default store afterwards or None>, "message"}``."""
-        space_id = validate_space_id(space_id)
         state = self.state()
-        record = require(state, space_id)
+        record = resolve(state, space_id)
+        space_id = record.id
         if not record.native:
             self._drop_provider(space_id)
             self.registry.remove(space_id)
@@ -344,7 +355,7 @@ class SpacesService(SpacesWrites, SpacesRecall):
 
     def reindex(self, space_id: str) -> dict[str, Any]:
         """Rebuild a native space's side index (embedded driver): ``{"items", "seconds"}``."""
-        record = require(self.state(), validate_space_id(space_id))
+        record = resolve(self.state(), space_id)
         provider = self.provider(record)
         if not isinstance(provider, NativeProvider):
             raise SpaceRefused("reindex applies to the embedded native driver only", spaceId=record.id,

@@ -28,11 +28,11 @@ from .model import (
     validate_item_id,
     validate_limit,
     validate_query,
-    validate_space_id,
 )
 from .policy import RecallQuality
 from .providers.base import SearchOutcome, SpaceProvider
-from .registry import NATIVE_PROVIDER, SpaceRecord, provider_label, require
+from .naming import resolve
+from .registry import NATIVE_PROVIDER, SpaceRecord, provider_label
 from .thirdparty import call_with_timeout
 
 BRANCH_RECALL_MODES = ("filter", "label", "off")
@@ -94,7 +94,7 @@ class SpacesRecall:
         when it is gone; no access counters are touched. Raises :class:`InvalidInput` (``spaceId``) for an
         unknown space and the provider's errors when its store cannot be read. A provider without an
         exact lookup is searched for the id instead (keyword search, 50 results)."""
-        record = require(self.state(), validate_space_id(space_id))
+        record = resolve(self.state(), space_id)
         key = validate_item_id(item_id, "id")
         provider = self.provider(record)
         get = getattr(provider, "get", None)
@@ -106,7 +106,7 @@ class SpacesRecall:
     def has_exact_lookup(self, space_id: str) -> bool:
         """Whether the provider of space ``space_id`` can look an item up by id (else :meth:`get_item`
         falls back to a keyword search, which a vector-only provider cannot answer for an id)."""
-        record = require(self.state(), validate_space_id(space_id))
+        record = resolve(self.state(), space_id)
         return getattr(self.provider(record), "get", None) is not None
 
     def related(self, space_id: str, item_id: str, *, depth: int = 2, edge_type: str | None = None,
@@ -158,8 +158,8 @@ class SpacesRecall:
                 raise InvalidInput("spaces", "must be a list of space ids")
             selected = []
             for index, space in enumerate(spaces):
-                key = validate_space_id(space, f"spaces[{index}]")
-                record = require(state, key, f"spaces[{index}]")
+                record = resolve(state, space, f"spaces[{index}]")
+                key = record.id
                 if not record.active:
                     raise InvalidInput(f"spaces[{index}]", "is not active for reading (activate it first)",
                                        spaceId=key)

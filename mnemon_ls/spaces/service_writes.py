@@ -27,10 +27,10 @@ from .model import (
     validate_importance,
     validate_item_id,
     validate_source,
-    validate_space_id,
     validate_tags,
 )
-from .registry import SpaceRecord, require
+from .naming import resolve
+from .registry import SpaceRecord
 
 
 class SpacesWrites:
@@ -39,10 +39,9 @@ class SpacesWrites:
     # ------------------------------------------------------------------ targets
 
     def _readable(self, space_id: Any, field_name: str) -> SpaceRecord:
-        space_id = validate_space_id(space_id, field_name)
-        record = require(self.state(), space_id, field_name)
+        record = resolve(self.state(), space_id, field_name)
         if not record.active:
-            raise InvalidInput(field_name, "is not active for reading (activate it first)", spaceId=space_id)
+            raise InvalidInput(field_name, "is not active for reading (activate it first)", spaceId=record.id)
         return record
 
     def _write_target(self, space_id: Any) -> SpaceRecord:
@@ -53,7 +52,7 @@ class SpacesWrites:
                 raise InvalidInput("spaceId", f"is required: {len(active)} spaces are active, and a write without "
                                               "a target needs exactly one", active=len(active))
             return active[0]
-        return require(state, validate_space_id(space_id))
+        return resolve(state, space_id)
 
     # ------------------------------------------------------------------ writes
 
@@ -100,7 +99,7 @@ class SpacesWrites:
         (:class:`InvalidInput` ``spaceId``) instead of activating it. Returns one :class:`WriteReceipt`
         per item, in order. An error of a one-by-one provider carries ``written``: the receipts of the
         items stored before it."""
-        record = require(self.state(), validate_space_id(space_id))
+        record = resolve(self.state(), space_id)
         if require_active and not record.active:
             raise InvalidInput("spaceId", "is not active (a batch write never activates a space)", spaceId=record.id)
         scrubs, prepared = [], []
@@ -154,7 +153,7 @@ class SpacesWrites:
              weight: float = 0.5, metadata: dict[str, str] | None = None) -> WriteReceipt:
         """Link two items of one space. Raises :class:`InvalidInput` naming ``sourceId``/``targetId`` when an
         end is missing or forgotten, ``edgeType``/``weight``/``metadata`` when malformed."""
-        record = require(self.state(), validate_space_id(space_id))
+        record = resolve(self.state(), space_id)
         src, tgt = validate_item_id(source_id, "sourceId"), validate_item_id(target_id, "targetId")
         if src == tgt:
             raise InvalidInput("targetId", "must differ from sourceId")
@@ -176,7 +175,7 @@ class SpacesWrites:
     def forget(self, space_id: str, item_id: str) -> WriteReceipt:
         """Soft-delete one item by exact id. Raises :class:`InvalidInput` (``id``) for an unknown or
         already forgotten id."""
-        record = require(self.state(), validate_space_id(space_id))
+        record = resolve(self.state(), space_id)
         key = validate_item_id(item_id, "id")
         self._capable(record, "forget")
         raw = self.provider(record).forget(key)
@@ -198,15 +197,13 @@ class SpacesWrites:
         "deactivated"}]}``; overall ``committed`` only when every source is."""
         if isinstance(source_ids, str) or not isinstance(source_ids, (list, tuple)) or not source_ids:
             raise InvalidInput("sourceIds", "must be a non-empty list of space ids")
-        ids = [validate_space_id(s, f"sourceIds[{i}]") for i, s in enumerate(source_ids)]
-        target_key = validate_space_id(target_id, "targetId")
         state = self.state()
-        target = require(state, target_key, "targetId")
-        sources = [require(state, s, f"sourceIds[{i}]") for i, s in enumerate(ids)]
+        target = resolve(state, target_id, "targetId")
+        sources = [resolve(state, s, f"sourceIds[{i}]") for i, s in enumerate(source_ids)]
         for index, record in enumerate(sources):
             if record.id == target.id:
                 raise SpaceRefused("a space cannot be merged into itself", spaceId=record.id, reason="same space")
-            if len(set(ids)) != len(ids):
+            if any(earlier.id == record.id for earlier in sources[:index]):
                 raise InvalidInput(f"sourceIds[{index}]", "is repeated")
         for record in (*sources, target):
             if not record.native:

@@ -328,7 +328,8 @@ class ProviderHost:
             view = self.view(provider_id, state)
             spaces = [b for b in state.provider_bodies if b.provider_id == provider_id]
             fields = ", ".join([*view["configuredFields"], *(f"{n} (secret)" for n in view["configuredSecrets"])])
-            summary = (f"{'enabled' if enabled else 'configured, disabled'}; {len(spaces)} spaces "
+            summary = (f"{'enabled' if enabled else 'configured, disabled'}; {len(spaces)} "
+                       f"space{'' if len(spaces) == 1 else 's'} "
                        f"({sum(1 for b in spaces if b.active)} active); fields: {fields or 'none (defaults)'}")
             if provider_id not in installed:
                 findings.append(Finding("warning" if enabled else "ok", subject, f"{summary}; its package is not "
@@ -353,6 +354,7 @@ class ProviderHost:
             level = "ok" if health["ok"] else "problem"
             findings.append(Finding(level, subject, f"{summary}; engine {health['engine']}: "
                                     f"{health['message'] or ('healthy' if health['ok'] else 'not healthy')}; "
-                                    f"{len(tested['namespaces'])} namespaces (opened and checked in "
+                                    f"{len(tested['namespaces'])} namespace{'' if len(tested['namespaces']) == 1 else 's'}"
+                                    " (opened and checked in "
                                     f"{(time.perf_counter() - started) * 1000:.0f} ms)"))
         return findings

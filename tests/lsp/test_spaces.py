@@ -291,16 +291,24 @@ async def test_invalid_input(lsp: Launcher, repo, repo_dir: Path):
     await _invalid(client, "mnemon/recall", {"query": "stored", "limit": 0}, "limit")
     assert len((await client.call("mnemon/recall", {"query": "stored", "limit": 50}))["results"]) == 1
     assert await _invalid(client, "mnemon/recall", {"query": "stored", "spaces": ["nope"]}, "spaces[0]") == {
-        "code": "invalid-input", "field": "spaces[0]", "rule": "is not a registered space", "spaceId": "nope"}
+        "code": "invalid-input", "field": "spaces[0]", "rule": "is not a registered space id or name", "spaceId": "nope"}
     await _invalid(client, "mnemon/recall", {"query": "stored", "mode": "fuzzy"}, "mode")
 
-    unknown = {"code": "invalid-input", "field": "spaceId", "rule": "is not a registered space", "spaceId": "nope"}
+    unknown = {"code": "invalid-input", "field": "spaceId", "rule": "is not a registered space id or name",
+               "spaceId": "nope"}
     assert await _invalid(client, "mnemon/remember", {"content": "x", "spaceId": "nope"}, "spaceId") == unknown
     assert await _invalid(client, "mnemon/related", {"spaceId": "nope", "id": kept["id"]}, "spaceId") == unknown
     assert await _invalid(client, "mnemon/forget", {"spaceId": "nope", "id": kept["id"]}, "spaceId") == unknown
     assert await _invalid(client, "mnemon/link", {"spaceId": "nope", "sourceId": kept["id"],
                                                   "targetId": kept["id"]}, "spaceId") == unknown
     assert await _invalid(client, "mnemon/spaces/activate", {"spaceId": "nope"}, "spaceId") == unknown
+    # The service's one naming rule (mnemon_ls.spaces.naming), as on the CLI and MCP: a name works, a near miss
+    # is answered with the space it probably meant, a second space of the same name is refused.
+    assert (await client.call("mnemon/spaces/status", {"spaceId": "project"}))["space"]["id"] == "default"
+    assert await _invalid(client, "mnemon/spaces/status", {"spaceId": "Projcet"}, "spaceId") == {
+        "code": "invalid-input", "field": "spaceId", "spaceId": "Projcet", "suggestions": ["default"],
+        "rule": "is not a registered space id or name; did you mean Project (default)?"}
+    await _invalid(client, "mnemon/spaces/create", {"name": "PROJECT", "description": "again"}, "name")
 
     assert await _invalid(client, "mnemon/remember", {"content": "x", "importance": 6}, "importance") == {
         "code": "invalid-input", "field": "importance", "rule": "must be an integer 1..5"}

@@ -1,0 +1,118 @@
+"""How a person names a Memory Space: by its id or by its name, one rule for every surface.
+
+Rules (the CLI, the language server and the MCP server all call :func:`resolve` through
+:class:`~mnemon_ls.spaces.service.SpacesService`):
+
+- A space is named by its **id** (exact, case-sensitive: it is the ``data/<id>`` directory) or by its
+  **name**, compared after trimming, collapsing runs of white space and case folding
+  (:func:`name_key`: ``" Work  Notes"`` and ``"work notes"`` are the same name). An id wins over a name.
+- Names are unique within a storage root, ignoring case, and a name may not be another space's id
+  (:func:`name_conflict`; checked when a space is created or renamed). Registries written before this
+  rule (or by another tool) may still hold two spaces of one name: naming that name is
+  :class:`~mnemon_ls.errors.AmbiguousMatch` listing their ids, never a guess.
+- An unknown reference is :class:`~mnemon_ls.errors.InvalidInput` (``is not a registered space id or
+  name``) with up to three suggestions (``data.suggestions``: ids): an id or name equal ignoring case, ids
+  starting with the reference, then close spellings (:func:`difflib.get_close_matches`, ratio >= 0.6).
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, Iterable
+
+from ..errors import AmbiguousMatch, InvalidInput
+from .registry_model import RegistryState, SpaceRecord
+
+#: References longer than this (characters) get no spelling suggestions (difflib is quadratic).
+MAX_SUGGEST_CHARS = 200
+MAX_SUGGESTIONS = 3
+
+
+def name_key(name: str) -> str:
+    """The comparison form of a space name: trimmed, inner white space collapsed to one space, casefolded."""
+    return " ".join(name.split()).casefold()
+
+
+def space_label(record: SpaceRecord) -> str:
+    """How text output names a space: ``<name> (<id>)``, or the id alone when the name is the id."""
+    return record.id if record.name == record.id else f"{record.name} ({record.id})"
+
+
+def name_conflict(records: Iterable[SpaceRecord], name: str, *, except_id: str | None = None) -> SpaceRecord | None:
+    """The space other than ``except_id`` whose name is ``name`` ignoring case, or whose id is ``name``
+    ignoring case; ``None`` when the name is free."""
+    key = name_key(name)
+    return next((r for r in records if r.id != except_id and (name_key(r.name) == key or r.id.casefold() == key)),
+                None)
+
+
+def require_free_name(records: Iterable[SpaceRecord], name: str, *, except_id: str | None = None,
+                      field_name: str = "name") -> None:
+    """Raise :class:`InvalidInput` naming ``field_name`` when :func:`name_conflict` finds a space."""
+    taken = name_conflict(records, name, except_id=except_id)
+    if taken is not None:
+        what = "id" if taken.id.casefold() == name_key(name) and name_key(taken.name) != name_key(name) else "name"
+        raise InvalidInput(field_name, f"is already the {what} of space {space_label(taken)} (space names are unique "
+                                       "in a storage root, ignoring case; choose another name)", spaceId=taken.id)
+
+
+def suggestions(records: Iterable[SpaceRecord], reference: str) -> list[SpaceRecord]:
+    """Up to :data:`MAX_SUGGESTIONS` spaces ``reference`` probably meant (module doc), best first."""
+    pool = list(records)
+    folded = reference.casefold()
+    key = name_key(reference)
+    found: list[SpaceRecord] = []
+
+    def add(record: SpaceRecord) -> None:
+        if record not in found:
+            found.append(record)
+
+    for record in pool:
+        if record.id.casefold() == folded or name_key(record.name) == key:
+            add(record)
+    for record in pool:
+        if folded and record.id.casefold().startswith(folded):
+            add(record)
+    if len(reference) <= MAX_SUGGEST_CHARS:
+        choices: dict[str, SpaceRecord] = {}
+        for record in pool:
+            choices.setdefault(record.id.casefold(), record)
+            if len(record.name) <= MAX_SUGGEST_CHARS:
+                choices.setdefault(name_key(record.name), record)
+        for match in difflib.get_close_matches(key, list(choices), n=MAX_SUGGESTIONS, cutoff=0.6):
+            add(choices[match])
+    return found[:MAX_SUGGESTIONS]
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def resolve(state: RegistryState, reference: Any, field_name: str = "spaceId") -> SpaceRecord:
+    """The registered space ``reference`` names (module doc).
+
+    Raises :class:`InvalidInput` naming ``field_name`` (not a string, empty, or no such space, with
+    ``data.spaceId`` = the reference clipped to 80 characters and ``data.suggestions`` = ids when there are
+    any) or :class:`AmbiguousMatch` (``data.field``, ``data.spaceIds``) when two or more spaces have that name."""
+    if not isinstance(reference, str):
+        raise InvalidInput(field_name, "must be a string (a space id or name)")
+    text = reference.strip()
+    if not text:
+        raise InvalidInput(field_name, "is required")
+    record = state.find(text)
+    if record is not None:
+        return record
+    key = name_key(text)
+    named = [r for r in state.all if name_key(r.name) == key]
+    if len(named) == 1:
+        return named[0]
+    if named:
+        ids = [r.id for r in named]
+        raise AmbiguousMatch(f"{field_name}: {len(named)} spaces are named {named[0].name!r} (ids {', '.join(ids)}); "
+                             "give the id, or rename one (`mnemon-ls space update ID --name NEW`)",
+                             field=field_name, spaceIds=ids)
+    close = suggestions(state.all, text)
+    if not close:
+        raise InvalidInput(field_name, "is not a registered space id or name", spaceId=_clip(text))
+    rule = f"is not a registered space id or name; did you mean {' or '.join(space_label(r) for r in close)}?"
+    raise InvalidInput(field_name, rule, spaceId=_clip(text), suggestions=[r.id for r in close])
