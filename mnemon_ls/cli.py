@@ -268,6 +268,8 @@ def _host(args: argparse.Namespace) -> WorkspaceHost:
         workspace = os.path.abspath(os.path.expanduser(workspace))
     host = WorkspaceHost(workspace, settings)
     _one_shot_semantic(host, getattr(args, "embed_seconds", 3.0))  # every command here is one process
+    if args.command != "pack":  # one command, one view of the root: a pack import waits (mnemon_ls.packs.gate)
+        host.hold_pack_gate()
     return host
 
 

@@ -79,15 +79,16 @@ def export_pack(host: "WorkspaceHost", scope: str = "full", *, now: datetime | N
     payload: dict[str, bytes] = {}
     components = fmt.SCOPES[scope]
     items: dict[str, int] = {}
-    if "runtime" in components:
-        part, items["runtime"] = _runtime(host)
-        payload.update(part)
-    if "documents" in components:
-        part, items["documents"] = _documents(host)
-        payload.update(part)
-    if "memory-spaces" in components:
-        part, items["memory-spaces"] = _spaces(host)
-        payload.update(part)
+    with host.pack_gate():  # one state of the root: an import in another process waits (:mod:`.gate`)
+        if "runtime" in components:
+            part, items["runtime"] = _runtime(host)
+            payload.update(part)
+        if "documents" in components:
+            part, items["documents"] = _documents(host)
+            payload.update(part)
+        if "memory-spaces" in components:
+            part, items["memory-spaces"] = _spaces(host)
+            payload.update(part)
     summary = []
     for component in components:
         files = [data for path, data in payload.items() if fmt.component_of(path) == component]

@@ -27,8 +27,9 @@ Rules (reference section 9), per component chosen (all of the pack's by default)
 
 Commit protocol (nothing changes until the swap; a failure at any point leaves the old root):
 
-1. ``<root>/.dsh-pack.lock`` (and the global root's, when its ``runtime/`` is involved), then the
-   component locks (``runtime/.memories.lock``, ``documents/.index.lock``,
+1. ``<root>/.dsh-pack.lock`` (and the global root's, when its ``runtime/`` is involved), then the pack
+   gate of those roots exclusive (:mod:`.gate`: every command using them has finished and the next waits
+   until the swap is done, so none sees a mix of the two roots), then the component locks (``runtime/.memories.lock``, ``documents/.index.lock``,
    ``data/.dsh-memory-bodies.lock``) for the whole import.
 2. Stage: each new component directory (or, for merged spaces, each new store directory and the new
    catalog) is built in ``<root>/.dsh-pack-stage-<uuid>/`` through the Sources' formats: Runtime via
@@ -73,6 +74,7 @@ from ..runtime.model import PROJECTION_FILES, Entry, match_key, normalize_text, 
 from ..spaces.model import SPACE_ID_RE
 from ..spaces.registry import LAST_GOOD_FILE, LOCK_FILE, NATIVE_FILE, SpaceRecord
 from . import format as fmt
+from . import gate
 from .validate import Pack, PackDocument, PackSpace, read_pack
 
 if TYPE_CHECKING:
@@ -157,7 +159,7 @@ def recover(root: Path | str) -> dict[str, Any] | None:
     journal_path = root / JOURNAL
     if not journal_path.exists() and not _leftovers(root):
         return None
-    with fsio.file_lock(root / PACK_LOCK):
+    with fsio.file_lock(root / PACK_LOCK), gate.hold([root], exclusive=True):
         return _recover_locked(root)
 
 
@@ -644,7 +646,8 @@ def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
         roots += [s.root for s in host.runtime.stores if os.path.realpath(s.root) != os.path.realpath(root)]
     for extra in roots:
         recover(extra)
-    lock_paths = [r / PACK_LOCK for r in roots]
+    pack_locks = [r / PACK_LOCK for r in roots]
+    lock_paths: list[Path] = []
     if "runtime" in chosen:
         lock_paths += [s.lock_path for s in host.runtime.stores]
     if "documents" in chosen:
@@ -656,7 +659,8 @@ def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
     release_sources(host)
     absent = [p.parent for p in lock_paths if not p.parent.exists()]
     try:
-        with _locks(lock_paths):
+        # order: pack markers, the gate (every other command of these roots has finished), component locks
+        with _locks(pack_locks), gate.hold(roots, exclusive=True), _locks(lock_paths):
             plan = _import_locked(host, pack, mode, chosen, root)
     except BaseException:
         for directory in absent:  # component directories only the locks created: nothing is left behind
