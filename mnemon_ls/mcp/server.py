@@ -38,6 +38,7 @@ from ..view import ViewRegistry
 from . import format as fmt
 from . import maintenance
 from ..maintenance import documents as cold
+from ..packs.gate import run_held
 from .schema import parse_arguments, tool_signature
 from .workspaces import McpWorkspaces
 
@@ -245,7 +246,7 @@ class MnemonMcp:
         if engine is not None:
             engine.warm_up()  # load the model off the event loop, so remembers are embedded in the background
         try:
-            return await anyio.to_thread.run_sync(operation, host, abandon_on_cancel=False)
+            return await anyio.to_thread.run_sync(run_held, host, operation, host, abandon_on_cancel=False)
         except ToolError:
             raise
         except MnemonError as exc:

@@ -29,10 +29,15 @@ import fcntl
 import os
 import time
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TypeVar
 
 from .. import fsio
 from ..errors import StoreBusy
+
+if TYPE_CHECKING:
+    from ..host import WorkspaceHost
+
+T = TypeVar("T")
 
 
 @contextlib.contextmanager
@@ -65,3 +70,11 @@ def _acquire(fd: int, root: str, exclusive: bool, timeout: float) -> None:
                 raise StoreBusy(f"{root}: {what} (waited {timeout:g} s); nothing was changed. Retry when it has "
                                 "finished", file=root, timeoutSeconds=timeout) from None
             time.sleep(fsio.LOCK_POLL_SECONDS)
+
+
+def run_held(host: "WorkspaceHost", call: Callable[..., T], *args: Any) -> T:
+    """``call(*args)`` with ``host``'s pack gate held shared (:meth:`~mnemon_ls.host.WorkspaceHost.pack_gate`):
+    one language-server or MCP operation, run in a worker thread. Raises what ``call`` raises, or
+    :class:`StoreBusy` when an import keeps the gate past the lock timeout."""
+    with host.pack_gate():
+        return call(*args)
