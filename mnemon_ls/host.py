@@ -101,12 +101,13 @@ class WorkspaceHost:
 
         return gate.hold([self.resolution.root, self.resolution.user_root], exclusive=False)
 
-    def export_pack(self, scope: str | None = None) -> "Any":
+    def export_pack(self, scope: str | None = None, *, include_user_profile: bool = False) -> "Any":
         """Export this root as a Mnemon Pack (:func:`mnemon_ls.packs.export_pack`; ``scope`` full, runtime,
-        documents or memory-spaces). Returns an :class:`~mnemon_ls.packs.ExportedPack`."""
+        documents or memory-spaces; USER.md entries only with ``include_user_profile``). Returns an
+        :class:`~mnemon_ls.packs.ExportedPack`."""
         from .packs import export_pack, validate_scope
 
-        return export_pack(self, validate_scope(scope))
+        return export_pack(self, validate_scope(scope), include_user_profile=include_user_profile)
 
     def inspect_pack(self, data: bytes) -> dict[str, "Any"]:
         """Validate pack bytes and say what they hold (:func:`mnemon_ls.packs.inspect_pack`); never writes."""

@@ -225,7 +225,8 @@ def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, st
     for index, entry in enumerate(pack.runtime or ()):
         content = scrub.text(f"payload/runtime/memories.json:entries[{index}].content", entry.content)
         incoming.append(entry if content == entry.content else dataclasses.replace(entry, content=normalize_text(content)))
-    report: dict[str, Any] = {"added": 0, "skipped": 0, "replaced": 0}
+    report: dict[str, Any] = {"added": 0, "skipped": 0, "replaced": 0,
+                              "userProfile": {"carried": pack.user_profile_entries(), "added": 0}}
     limits = host.settings.runtime_memory
     for store in host.runtime.stores:
         state = store.read()
@@ -251,6 +252,8 @@ def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, st
             seen.add(key)
             result.append(entry)
             report["added"] += 1
+            if entry.target == "user":
+                report["userProfile"]["added"] += 1
         for target in owned:
             before, after = used_bytes(current, target), used_bytes(result, target)
             limit = limits.limit_for(target)
@@ -630,7 +633,8 @@ def _locks(paths: Sequence[Path]) -> Iterator[None]:
 def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
                 components: Sequence[str] | None = None) -> dict[str, Any]:
     """Import pack ``data`` into ``host``'s root (module doc). Returns the receipt ``{"status": "committed",
-    "mode", "components", "scope", "runtime": {added, skipped, replaced}, "documents": {added, skipped,
+    "mode", "components", "scope", "runtime": {added, skipped, replaced, userProfile: {carried, added}}
+    (``userProfile``: the pack's USER.md entries and how many of them were added), "documents": {added, skipped,
     renamed: [{from, to}], replaced}, "spaces": {...same...}, "activeStore"}`` (only the chosen components).
 
     Raises :class:`PackInvalid` (the pack breaks a rule), :class:`InvalidInput` (``mode``,
