@@ -20,9 +20,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from mnemon_ls import packs
 from tests.helpers import procs
-from tests.helpers.packs import host_on, items_of, seed
+from tests.helpers.packs import contents, host_on, items_of, seed
 
 WRITER = r"""
 import contextlib, io, json, os, sys, time
@@ -140,3 +142,70 @@ def test_remember_and_recall_during_pack_import_see_the_old_or_the_new_root(tmp_
     first = kept.index(True)
     assert all(kept[first:]), [c for c, k in zip(acknowledged, kept) if not k and acknowledged.index(c) > first]
     assert "Release branch is frozen (new)" in present  # the pack's store is the one in place
+
+
+class _Killed(BaseException):
+    """Stands for the process dying at a step (nothing of the import's own error handling runs)."""
+
+
+def _intruding_import(tmp_path, then_die: bool):
+    """Import a memory-spaces pack (replace) into a seeded root while "another program" (one that does not
+    take the pack gate: an older mnemon-ls, the TypeScript plugin) creates ``data/`` with its lock in the
+    moment the old ``data/`` is moved away."""
+    from mnemon_ls.packs import importer
+
+    root, other = tmp_path / "root", tmp_path / "other"
+    seed(root)
+    seed(other, tag=" (new)")
+    host = host_on(other)
+    try:
+        data = packs.export_pack(host, "memory-spaces").data
+    finally:
+        host.close()
+
+    def intrude(name):
+        if name == "swap:0:moved":
+            (root / "data").mkdir()
+            (root / "data" / ".dsh-memory-bodies.lock").write_text("foreign")
+            if then_die:
+                raise _Killed
+
+    host = host_on(root)
+    importer._step_hook = intrude
+    try:
+        host.import_pack(data, mode="replace")
+    finally:
+        importer._step_hook = None
+        host.close()
+    return root
+
+
+def _displaced(root):
+    kept = [p for p in root.iterdir() if p.name.startswith(".dsh-pack-displaced-")]
+    assert len(kept) == 1
+    return (kept[0] / "data" / ".dsh-memory-bodies.lock").read_text()
+
+
+def test_a_directory_another_program_creates_during_the_swap_is_kept_and_the_swap_rolls_back(tmp_path):
+    from mnemon_ls.errors import PackRefused
+
+    seed(tmp_path / "seeded")  # what the root holds before (seeded the same way)
+    before = contents(tmp_path / "seeded")
+    with pytest.raises(PackRefused) as refused:
+        _intruding_import(tmp_path, then_die=False)
+    root = tmp_path / "root"
+    assert refused.value.data["reason"] == "swap-failed" and refused.value.data["displaced"]
+    assert [s[1:] for s in contents(root)["spaces"]] == [s[1:] for s in before["spaces"]]  # the old root, usable
+    assert _displaced(root) == "foreign"
+    assert not (root / ".dsh-pack-swap.json").exists()
+
+
+def test_recovery_after_a_crash_moves_what_another_program_created_aside_and_finishes_the_swap(tmp_path):
+    with pytest.raises(_Killed):
+        _intruding_import(tmp_path, then_die=True)
+    root = tmp_path / "root"
+    assert (root / ".dsh-pack-swap.json").exists()
+    got = contents(root)  # a new host finishes the decided swap (it used to fail: "Directory not empty")
+    assert [s[1] for s in got["spaces"]] == ["Project"]
+    assert "Release branch is frozen (new)" in [c for c, _ in got["spaces"][0][3]]
+    assert _displaced(root) == "foreign" and not (root / ".dsh-pack-swap.json").exists()
