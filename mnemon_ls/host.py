@@ -218,6 +218,10 @@ class WorkspaceHost:
             _soft_state(self.documents.close)
         if "spaces" in self.__dict__:
             _soft_state(self.spaces.close)
+        self.release_pack_gate()
+
+    def release_pack_gate(self) -> None:
+        """Release what :meth:`hold_pack_gate` holds (safe to call twice)."""
         for stack in self.__dict__.pop("_gates", ()):
             stack.close()
 

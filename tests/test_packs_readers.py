@@ -209,3 +209,4 @@ def test_recovery_after_a_crash_moves_what_another_program_created_aside_and_fin
     assert [s[1] for s in got["spaces"]] == ["Project"]
     assert "Release branch is frozen (new)" in [c for c, _ in got["spaces"][0][3]]
     assert _displaced(root) == "foreign" and not (root / ".dsh-pack-swap.json").exists()
+
