@@ -16,6 +16,13 @@ stays. The gate is ``flock(2)`` on the storage root directory itself (shared or 
 import ever renames: nothing is written to take it (a read-only command creates no file), and the kernel
 releases the hold of a killed process. Each hold opens its own descriptor, so threads of one process
 exclude each other like processes do. A root that does not exist yet has no gate (nothing to swap).
+(filelock, the project's lock library, has shared holds only in its ``ReadWriteLock``: a SQLite database
+file of its own that every read-only command would create in the root, at ~1 ms a hold against ~15 us here.)
+
+Who holds it shared: every CLI command but ``pack`` (:meth:`~mnemon_ls.host.WorkspaceHost.hold_pack_gate`,
+for the process's one command), ``pack export`` (:meth:`~mnemon_ls.host.WorkspaceHost.pack_gate`), the
+language server's ``mnemon/spaces``, ``documents``, ``providers`` and ``runtime`` requests and every MCP tool
+(:func:`run_held`). Not yet: the server's wake, code actions and maintenance tasks.
 
 Waits poll every :data:`mnemon_ls.fsio.LOCK_POLL_SECONDS` up to ``timeout`` seconds, then raise the
 retryable :class:`~mnemon_ls.errors.StoreBusy` naming the root. Holding the gate shared and then asking for
