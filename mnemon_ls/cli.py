@@ -264,6 +264,10 @@ def _settings_from(args: argparse.Namespace) -> Settings:
     )
 
 
+#: Hosts of the running :func:`main` that hold the pack gate.
+_GATED: list[WorkspaceHost] = []
+
+
 def _host(args: argparse.Namespace) -> WorkspaceHost:
     settings = _settings_from(args)
     workspace = args.workspace if args.workspace is not None else default_workspace()
@@ -274,6 +278,9 @@ def _host(args: argparse.Namespace) -> WorkspaceHost:
     host = WorkspaceHost(workspace, settings)
     _OPENED.append(host)  # closed by main() after the command, whatever the command did with it
     _one_shot_semantic(host, getattr(args, "embed_seconds", 3.0))  # every command here is one process
+    if args.command != "pack":  # one command, one view of the root: a pack import waits (mnemon_ls.packs.gate)
+        host.hold_pack_gate()
+        _GATED.append(host)  # released when main() returns, also by a handler that never closes its host
     return host
 
 
@@ -784,6 +791,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return run(tcp=args.tcp, log_file=args.log_file, verbose=args.verbose)
 
 
+def _run_released(handler: Any, args: argparse.Namespace) -> int:
+    """``handler(args)``, then close every host it built (:func:`_close_opened`, still under the gate) and
+    release their pack gates (:data:`_GATED`)."""
+    try:
+        return handler(args)
+    finally:
+        try:
+            _close_opened()
+        finally:
+            while _GATED:
+                _GATED.pop().release_pack_gate()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mnemon-ls`` console script; returns the exit code."""
     parser = build_parser()
@@ -807,10 +827,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler = handlers[args.command]
     try:
         check_text_arguments(parser, args)  # bytes that are not UTF-8 in a text argument (mnemon_ls.cli_argv)
-        try:
-            return handler(args)
-        finally:
-            _close_opened()
+        return _run_released(handler, args)
     except MnemonError as exc:
         print(f"mnemon-ls: error: {exc.message}", file=sys.stderr)
         if getattr(args, "json", False):

@@ -74,12 +74,40 @@ class WorkspaceHost:
 
             recover(self.resolution.root)
 
-    def export_pack(self, scope: str | None = None) -> "Any":
+    def hold_pack_gate(self) -> None:
+        """Hold the pack gate of this host's root(s) shared until :meth:`close` (:mod:`mnemon_ls.packs.gate`):
+        a pack import in another process waits for this host's work, and this host never sees a root a
+        swap has half replaced. For a host that lives as long as one command (the CLI); a long-lived one
+        uses :meth:`pack_gate` per operation. Finishes a swap a killed import left first. Raises
+        :class:`~mnemon_ls.errors.StoreBusy` when an import keeps the gate past the lock timeout."""
+        import contextlib
+
+        from .packs import gate
+
+        roots = [self.resolution.root, self.resolution.user_root]
+        while True:
+            stack = contextlib.ExitStack()
+            stack.enter_context(gate.hold(roots, exclusive=False))
+            if not os.path.lexists(self.resolution.root / ".dsh-pack-swap.json"):
+                break
+            stack.close()  # an import was killed after deciding while we waited: finish it, then hold again
+            self._finish_pack_swap()
+        self.__dict__.setdefault("_gates", []).append(stack)
+
+    def pack_gate(self) -> "Any":
+        """A context manager holding the pack gate of this host's root(s) shared for one operation
+        (:mod:`mnemon_ls.packs.gate`)."""
+        from .packs import gate
+
+        return gate.hold([self.resolution.root, self.resolution.user_root], exclusive=False)
+
+    def export_pack(self, scope: str | None = None, *, include_user_profile: bool = False) -> "Any":
         """Export this root as a Mnemon Pack (:func:`mnemon_ls.packs.export_pack`; ``scope`` full, runtime,
-        documents or memory-spaces). Returns an :class:`~mnemon_ls.packs.ExportedPack`."""
+        documents or memory-spaces; USER.md entries only with ``include_user_profile``). Returns an
+        :class:`~mnemon_ls.packs.ExportedPack`."""
         from .packs import export_pack, validate_scope
 
-        return export_pack(self, validate_scope(scope))
+        return export_pack(self, validate_scope(scope), include_user_profile=include_user_profile)
 
     def inspect_pack(self, data: bytes) -> dict[str, "Any"]:
         """Validate pack bytes and say what they hold (:func:`mnemon_ls.packs.inspect_pack`); never writes."""
@@ -190,6 +218,12 @@ class WorkspaceHost:
             _soft_state(self.documents.close)
         if "spaces" in self.__dict__:
             _soft_state(self.spaces.close)
+        self.release_pack_gate()
+
+    def release_pack_gate(self) -> None:
+        """Release what :meth:`hold_pack_gate` holds (safe to call twice)."""
+        for stack in self.__dict__.pop("_gates", ()):
+            stack.close()
 
     def branch_state(self) -> "gitstate.BranchState":
         """Probe the workspace's branch now (pygit2; never writes)."""

@@ -22,9 +22,10 @@ NOW = datetime(2026, 9, 1, 8, 0, 0, 123000, tzinfo=timezone.utc)
 
 
 def export(root: Path, scope: str = "full") -> bytes:
+    """The pack of ``root`` with everything it holds (the user profile too: these tests compare round trips)."""
     host = host_on(root)
     try:
-        return packs.export_pack(host, scope, now=NOW).data
+        return packs.export_pack(host, scope, include_user_profile=True, now=NOW).data
     finally:
         host.close()
 
@@ -113,7 +114,7 @@ def test_merge_runtime_unions_by_target_and_content(tmp_path):
     finally:
         host.close()
     receipt = do_import(tmp_path / "b", export(tmp_path / "a", "runtime"))
-    assert receipt["runtime"] == {"added": 2, "skipped": 1, "replaced": 0}
+    assert receipt["runtime"] == {"added": 2, "skipped": 1, "replaced": 0, "userProfile": {"carried": 1, "added": 1}}
     entries = [(t, c) for t, c, *_ in contents(tmp_path / "b")["entries"]]
     assert sorted(entries) == sorted([
         ("memory", "Run tests with pytest -n 2"), ("user", "Run tests with pytest -n 2"), ("memory", "Only here"),
@@ -292,7 +293,7 @@ def test_cli_pack_export_inspect_import(tmp_path):
                               timeout=procs.WAIT_SECONDS)
 
     out = tmp_path / "p.zip"
-    result = run("pack", "export", "--data-dir", str(tmp_path / "a"), "-o", str(out), "--json")
+    result = run("pack", "export", "--data-dir", str(tmp_path / "a"), "-o", str(out), "--include-user-profile", "--json")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["path"] == str(out) and out.stat().st_mode & 0o777 == 0o600
     result = run("pack", "inspect", str(out), "--data-dir", str(tmp_path / "b"))
@@ -303,7 +304,8 @@ def test_cli_pack_export_inspect_import(tmp_path):
     assert "Runtime entries: 3 added" in result.stdout and "documents: 2 added" in result.stdout
     result = run("pack", "import", str(out), "--data-dir", str(tmp_path / "b"), "--replace", "--component", "runtime",
                  "--json")
-    assert json.loads(result.stdout)["runtime"] == {"added": 3, "skipped": 0, "replaced": 3}
+    assert json.loads(result.stdout)["runtime"] == {"added": 3, "skipped": 0, "replaced": 3,
+                                                  "userProfile": {"carried": 1, "added": 1}}
     bad = tmp_path / "bad.zip"
     bad.write_bytes(b"not a zip")
     result = run("pack", "import", str(bad), "--data-dir", str(tmp_path / "b"), "--json")
@@ -325,7 +327,7 @@ def test_split_user_scope_exports_what_the_workspace_sees_and_imports_user_entri
     try:
         source.runtime.mutate(ops.validate_request("add", "user", "Prefers short answers"))
         source.runtime.mutate(ops.validate_request("add", "memory", "Run tests with pytest"))
-        data = packs.export_pack(source, "runtime").data
+        data = packs.export_pack(source, "runtime", include_user_profile=True).data
     finally:
         source.close()
     doc = json.loads(unpack(data)["payload/runtime/memories.json"])

@@ -48,7 +48,7 @@ def root(tmp_path: Path) -> Path:
 def test_inspect_and_export_print_the_counts_of_what_the_pack_holds(root: Path, tmp_path: Path) -> None:
     pack = tmp_path / "p.zip"
     common = ("--scope", "custom", "--data-dir", str(root), "--runtime-user-scope", "storage")
-    exported = _cli(tmp_path, "pack", "export", "-o", str(pack), *common)
+    exported = _cli(tmp_path, "pack", "export", "-o", str(pack), "--include-user-profile", *common)
     assert exported.returncode == 0, exported.stderr
     inspected = _cli(tmp_path, "pack", "inspect", str(pack), *common)
     assert inspected.returncode == 0, inspected.stderr

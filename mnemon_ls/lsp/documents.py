@@ -11,6 +11,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import protocol as P
+from ..packs.gate import run_held
 from .feature import Feature
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ feature = Feature()
 
 async def _documents(ls: MnemonLanguageServer, workspace: str | None, call: Callable[[Any], Any]) -> dict[str, Any]:
     state = ls.registry.resolve(workspace)
-    result = await asyncio.to_thread(call, state.host.documents)
+    result = await asyncio.to_thread(run_held, state.host, lambda: call(state.host.documents))  # one view of the root
     data = result.to_dict()
     # Editors open hits and list entries directly: give each its absolute path (relativePath is
     # relative to the storage root, which the editor does not know).

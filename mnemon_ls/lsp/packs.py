@@ -5,8 +5,9 @@ operation (:meth:`~mnemon_ls.host.WorkspaceHost.export_pack`, ``inspect_pack``, 
 folder in a worker thread; errors are the usual JSON-RPC errors with ``data.code`` (``pack-invalid``,
 ``pack-refused``, ``runtime-capacity``, ``document-capacity``, ``invalid-input``...).
 
-- ``mnemon/pack/export`` ``{workspace?, packScope?: full|runtime|documents|memory-spaces, path?}`` ->
-  ``{fileName, bytes, scope, components, summary, exportedAt, workspace, path | base64}``: with ``path``
+- ``mnemon/pack/export`` ``{workspace?, packScope?: full|runtime|documents|memory-spaces, path?,
+  includeUserProfile?: bool}`` -> ``{fileName, bytes, scope, components, summary, exportedAt, userProfile:
+  {carried, leftOut}, workspace, path | base64}`` (USER.md entries only with ``includeUserProfile``): with ``path``
   (absolute) the pack is written there (0600, durably); without, its bytes come back base64 (the
   reference's transport).
 - ``mnemon/pack/inspect`` ``{workspace?, path? | base64?}`` -> what the pack holds (never writes).
@@ -46,10 +47,11 @@ def _models() -> dict[str, Any]:
     from .params import WorkspaceParams
 
     class PackExportParams(WorkspaceParams):
-        """``{workspace?, packScope?, path?}``."""
+        """``{workspace?, packScope?, path?, includeUserProfile?}``."""
 
         pack_scope: Literal["full", "runtime", "documents", "memory-spaces"] = Field("full", alias="packScope")
         path: str | None = None
+        include_user_profile: bool = Field(False, alias="includeUserProfile", strict=True)
 
     class PackSourceParams(WorkspaceParams):
         """``{workspace?, path? | base64?}``: the pack as a file or as base64 bytes."""
@@ -108,7 +110,7 @@ def register(server: "MnemonLanguageServer", mnemon_request: Callable[[str], Cal
         def run() -> dict[str, Any]:
             from ..packs.export import pack_roots, write_pack_file
 
-            exported = state.host.export_pack(p.pack_scope)
+            exported = state.host.export_pack(p.pack_scope, include_user_profile=p.include_user_profile)
             data = exported.to_dict()
             if target is not None:
                 write_pack_file(target, exported.data, pack_roots(state.host))

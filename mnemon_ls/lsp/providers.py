@@ -20,6 +20,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Callable
 
+from ..packs.gate import run_held
+
 LIST = "mnemon/providers/list"
 CONFIGURE = "mnemon/providers/configure"
 ENABLE = "mnemon/providers/enable"
@@ -34,7 +36,7 @@ def register(server: Any, mnemon_request: Callable[[str], Callable[..., Any]]) -
 
     async def call(ls: Any, workspace: str | None, fn: Callable[[Any], Any]) -> dict[str, Any]:
         state = ls.registry.resolve(workspace)
-        result = await asyncio.to_thread(lambda: fn(state.host.spaces))
+        result = await asyncio.to_thread(run_held, state.host, lambda: fn(state.host.spaces))
         return result | {"workspace": state.uri}
 
     @mnemon_request(LIST)

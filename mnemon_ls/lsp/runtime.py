@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InvalidInput
 from . import protocol as P
 from . import records as records_feature
+from ..packs.gate import run_held
 from .feature import Feature
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ async def runtime_mutate(ls: MnemonLanguageServer, params: Any) -> dict[str, Any
     request = ops.validate_request(p.action, p.target, p.content, p.old_text, p.importance, p.branches)
     state = ls.registry.resolve(p.workspace)
     try:
-        receipt = await asyncio.to_thread(state.host.mutate_runtime, request, p.routes)
+        receipt = await asyncio.to_thread(run_held, state.host, state.host.mutate_runtime, request, p.routes)
     except Exception as exc:  # a full USER.md: mnemon/maintenanceRequired with the compaction plan
         ls.maintenance_feature.capacity_error(state, exc)
         raise
@@ -47,7 +48,7 @@ async def runtime_snapshot(ls: MnemonLanguageServer, params: Any) -> dict[str, A
     """``mnemon/runtime/snapshot`` -> ``{workspace, revision, entries, usage: {user, memory}, problems}`` (all entries, no branch filter)."""
     p = P.parse_params(P.WorkspaceParams, params)
     state = ls.registry.resolve(p.workspace)
-    effective = await asyncio.to_thread(state.host.runtime.read)
+    effective = await asyncio.to_thread(run_held, state.host, state.host.runtime.read)
     limits = state.settings.runtime_memory
     return {
         "workspace": state.uri,

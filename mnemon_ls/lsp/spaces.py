@@ -11,6 +11,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import protocol as P
+from ..packs.gate import run_held
 from .feature import Feature
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ feature = Feature()
 
 async def _spaces(ls: MnemonLanguageServer, workspace: str | None, call: Callable[[Any], Any]) -> Any:
     state = ls.registry.resolve(workspace)
-    result = await asyncio.to_thread(call, state.host)
+    result = await asyncio.to_thread(run_held, state.host, call, state.host)  # one view of the root
     if isinstance(result, list):
         return {"spaces": [item.to_dict() for item in result], "workspace": state.uri}
     data = result.to_dict() if hasattr(result, "to_dict") else result

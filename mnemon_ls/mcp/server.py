@@ -41,6 +41,7 @@ from . import format as fmt
 from . import maintenance
 from ..maintenance import documents as cold
 from .arguments import ERROR_TEXT_LIMIT, StrictArguments, bounded_error, make_strict  # noqa: F401 (ERROR_TEXT_LIMIT re-exported)
+from ..packs.gate import run_held
 from .schema import parse_arguments, tool_signature
 from .workspaces import McpWorkspaces
 
@@ -185,7 +186,7 @@ class MnemonMcp:
         if engine is not None:
             engine.warm_up()  # load the model off the event loop, so remembers are embedded in the background
         try:
-            return await anyio.to_thread.run_sync(operation, host, abandon_on_cancel=False)
+            return await anyio.to_thread.run_sync(run_held, host, operation, host, abandon_on_cancel=False)
         except ToolError:
             raise
         except MnemonError as exc:

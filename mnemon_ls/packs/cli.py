@@ -22,6 +22,8 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     export = actions.add_parser("export", parents=[common], help="write this root's memory to a pack")
     export.add_argument("--pack-scope", choices=tuple(SCOPES), default="full",
                         help="what goes in: full (default), runtime, documents or memory-spaces")
+    export.add_argument("--include-user-profile", action="store_true",
+                        help="also carry your user profile (USER.md entries); left out by default")
     export.add_argument("-o", "--output", metavar="FILE",
                         help="pack file (default: mnemon-backup-<time>.zip in the current directory)")
     inspect = actions.add_parser("inspect", parents=[common], help="validate a pack and list what it holds")
@@ -81,12 +83,18 @@ def run(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], A
 
     host = host_factory(args)
     if args.action == "export":
-        exported = host.export_pack(args.pack_scope)
+        exported = host.export_pack(args.pack_scope, include_user_profile=args.include_user_profile)
         output = Path(os.path.expanduser(args.output)) if args.output else Path.cwd() / exported.file_name
         write_pack_file(output, exported.data, pack_roots(host))
         data = {**exported.to_dict(), "path": str(output)}
         lines = [f"exported {exported.pack.archive.scope} pack of {host.root} to {output} ({len(exported.data)} bytes)",
                  *summary_lines(exported.pack.describe())]
+        if exported.user_profile_left_out:
+            lines.append(f"  USER.md: {_plural(exported.user_profile_left_out, 'entry', 'entries')} about you left out "
+                         "(--include-user-profile carries them)")
+        elif exported.pack.user_profile_entries():
+            lines.append(f"  USER.md: carries {_plural(exported.pack.user_profile_entries(), 'entry', 'entries')} "
+                         "about you (your user profile)")
         emit(args, data, "\n".join(lines))
         return EXIT_OK
     payload = _read(args.file)
@@ -94,6 +102,9 @@ def run(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], A
         data = host.inspect_pack(payload)
         lines = [f"{args.file}: a valid {data['scope']} pack exported {data['exportedAt']} by "
                  f"{data['source']['plugin']} {data['source']['pluginVersion']}", *summary_lines(data)]
+        if data["userProfile"]:
+            lines.append(f"  USER.md: carries {_plural(data['userProfile'], 'entry', 'entries')} about a person "
+                         "(a user profile); importing it adds them to your USER.md")
         for doc in data["documents"] or ():
             lines.append(f"  document {doc['id']} [{doc['status']}] {doc['title']}")
         for space in data["spaces"] or ():
@@ -116,5 +127,9 @@ def run(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], A
             text += f", {len(part['renamed'])} under a new id (" + ", ".join(
                 f"{r['from']} -> {r['to']}" for r in part["renamed"]) + ")"
         lines.append(text)
+    profile = (receipt.get("runtime") or {}).get("userProfile") or {}
+    if profile.get("carried"):
+        lines.append(f"  USER.md: the pack carried {_plural(profile['carried'], 'user-profile entry', 'user-profile entries')}"
+                     f", {profile['added']} added")
     emit(args, receipt, "\n".join(lines))
     return EXIT_OK

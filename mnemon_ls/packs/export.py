@@ -4,7 +4,9 @@ What goes in, per component (only regular files; a link anywhere is refused by t
 
 - runtime: ``memories.json`` with the entries this workspace sees (``runtimeUserScope=global``: the
   global root's ``user`` entries and this root's ``memory`` entries; serialized by
-  :func:`mnemon_ls.runtime.model.serialize_store`) and the two projections built from them;
+  :func:`mnemon_ls.runtime.model.serialize_store`) and the two projections built from them. The user
+  profile (``user`` entries, USER.md: facts about the person) is left out unless asked for
+  (``include_user_profile``), so a pack shared with a team never carries it by surprise;
 - documents: ``index.json`` (records re-serialized with ``relativePath`` forced to
   ``documents/<status>/<filename>``) and every managed file, read under the index lock so the set is
   one committed state;
@@ -50,13 +52,18 @@ class ExportedPack:
     data: bytes
     file_name: str
     pack: Pack
+    #: USER.md entries (the user profile) this root has that the pack leaves out (``include_user_profile``
+    #: not given); 0 when the pack carries them or has no runtime component.
+    user_profile_left_out: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        """``{fileName, bytes, scope, components, summary, exportedAt}`` (no payload)."""
+        """``{fileName, bytes, scope, components, summary, exportedAt, userProfile: {carried, leftOut}}``
+        (no payload; ``carried``/``leftOut``: USER.md entries in the pack / left out of it)."""
         manifest = self.pack.archive.manifest
         return {"fileName": self.file_name, "bytes": len(self.data), "scope": manifest["scope"],
                 "components": manifest["components"], "summary": manifest["summary"],
-                "exportedAt": manifest["exportedAt"]}
+                "exportedAt": manifest["exportedAt"],
+                "userProfile": {"carried": self.pack.user_profile_entries(), "leftOut": self.user_profile_left_out}}
 
 
 def validate_scope(value: Any, field: str = "packScope") -> str:
@@ -68,8 +75,12 @@ def validate_scope(value: Any, field: str = "packScope") -> str:
     return value
 
 
-def export_pack(host: "WorkspaceHost", scope: str = "full", *, now: datetime | None = None) -> ExportedPack:
-    """Export ``host``'s memory for ``scope`` (module doc). Never writes under the root except what
+def export_pack(host: "WorkspaceHost", scope: str = "full", *, include_user_profile: bool = False,
+                now: datetime | None = None) -> ExportedPack:
+    """Export ``host``'s memory for ``scope`` (module doc). The user profile (``target=user`` entries,
+    USER.md) stays on this machine unless ``include_user_profile``: the pack's ``USER.md`` is then the
+    projection of no entries and :attr:`ExportedPack.user_profile_left_out` counts what was left out.
+    Never writes under the root except what
     SQLite's checkpoint folds back into ``mnemon.db``. Raises :class:`InvalidInput` (scope),
     :class:`UnreadableStore` (a damaged store file), :class:`PackRefused` (a WAL that cannot be
     checkpointed) and :class:`~mnemon_ls.errors.PackInvalid` (the root holds something a pack cannot
@@ -77,17 +88,19 @@ def export_pack(host: "WorkspaceHost", scope: str = "full", *, now: datetime | N
     scope = validate_scope(scope)
     moment = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
     payload: dict[str, bytes] = {}
+    left_out = 0
     components = fmt.SCOPES[scope]
     items: dict[str, int] = {}
-    if "runtime" in components:
-        part, items["runtime"] = _runtime(host)
-        payload.update(part)
-    if "documents" in components:
-        part, items["documents"] = _documents(host)
-        payload.update(part)
-    if "memory-spaces" in components:
-        part, items["memory-spaces"] = _spaces(host)
-        payload.update(part)
+    with host.pack_gate():  # one state of the root: an import in another process waits (:mod:`.gate`)
+        if "runtime" in components:
+            part, items["runtime"], left_out = _runtime(host, include_user_profile)
+            payload.update(part)
+        if "documents" in components:
+            part, items["documents"] = _documents(host)
+            payload.update(part)
+        if "memory-spaces" in components:
+            part, items["memory-spaces"] = _spaces(host)
+            payload.update(part)
     summary = []
     for component in components:
         files = [data for path, data in payload.items() if fmt.component_of(path) == component]
@@ -96,18 +109,20 @@ def export_pack(host: "WorkspaceHost", scope: str = "full", *, now: datetime | N
     manifest = fmt.build_manifest(scope, fmt.iso_ms(moment), __version__, summary)
     data = fmt.write_archive(manifest, payload)
     pack = read_pack(data)  # what we write we also accept (raises PackInvalid naming what is wrong)
-    return ExportedPack(data, fmt.pack_file_name(moment), pack)
+    return ExportedPack(data, fmt.pack_file_name(moment), pack, left_out)
 
 
-def _runtime(host: "WorkspaceHost") -> tuple[dict[str, bytes], int]:
+def _runtime(host: "WorkspaceHost", include_user_profile: bool) -> tuple[dict[str, bytes], int, int]:
+    """The runtime payload, its entry count and the number of USER.md entries left out."""
     state = host.runtime.read()
     if state.problems:
         raise UnreadableStore(f"Runtime memory is damaged: {state.problems[0]}; run `mnemon-ls runtime recover` "
                               "before exporting", reason=state.problems[0])
-    entries = [*state.user, *state.memory]
+    user = list(state.user) if include_user_profile else []
+    entries = [*user, *state.memory]
     return {RUNTIME_FILE: serialize_store(entries),
             "payload/runtime/USER.md": projection_bytes(entries, "user"),
-            "payload/runtime/MEMORY.md": projection_bytes(entries, "memory")}, len(entries)
+            "payload/runtime/MEMORY.md": projection_bytes(entries, "memory")}, len(entries), len(state.user) - len(user)
 
 
 def _documents(host: "WorkspaceHost") -> tuple[dict[str, bytes], int]:

@@ -184,9 +184,10 @@ def read_archive(data: bytes) -> Archive:
         declared = 0
         for info in infos:
             name = info.filename
-            field = f"entry:{name}"
-            # zipfile cuts a name at NUL; the name as stored is orig_filename
-            problem = path_problem(getattr(info, "orig_filename", name)) or path_problem(name)
+            # zipfile cuts a name at NUL; the name as stored is orig_filename (named whole, NUL as \x00)
+            stored = getattr(info, "orig_filename", name)
+            field = "entry:" + stored.replace("\x00", "\\x00")
+            problem = path_problem(stored) or path_problem(name)
             if problem:
                 raise PackInvalid(field, f"unsafe path: {problem}")
             if name in names:

@@ -27,8 +27,9 @@ Rules (reference section 9), per component chosen (all of the pack's by default)
 
 Commit protocol (nothing changes until the swap; a failure at any point leaves the old root):
 
-1. ``<root>/.dsh-pack.lock`` (and the global root's, when its ``runtime/`` is involved), then the
-   component locks (``runtime/.memories.lock``, ``documents/.index.lock``,
+1. ``<root>/.dsh-pack.lock`` (and the global root's, when its ``runtime/`` is involved), then the pack
+   gate of those roots exclusive (:mod:`.gate`: every command using them has finished and the next waits
+   until the swap is done, so none sees a mix of the two roots), then the component locks (``runtime/.memories.lock``, ``documents/.index.lock``,
    ``data/.dsh-memory-bodies.lock``) for the whole import.
 2. Stage: each new component directory (or, for merged spaces, each new store directory and the new
    catalog) is built in ``<root>/.dsh-pack-stage-<uuid>/`` through the Sources' formats: Runtime via
@@ -73,6 +74,8 @@ from ..runtime.model import PROJECTION_FILES, Entry, match_key, normalize_text, 
 from ..spaces.model import SPACE_ID_RE
 from ..spaces.registry import LAST_GOOD_FILE, LOCK_FILE, NATIVE_FILE, SpaceRecord
 from . import format as fmt
+from . import gate
+from .stores import any_secret, same_store, store_has_secret
 from .validate import Pack, PackDocument, PackSpace, read_pack
 
 if TYPE_CHECKING:
@@ -83,6 +86,7 @@ PACK_LOCK = ".dsh-pack.lock"
 JOURNAL = ".dsh-pack-swap.json"
 STAGE_PREFIX = ".dsh-pack-stage-"
 BACKUP_PREFIX = ".dsh-pack-backup-"
+DISPLACED_PREFIX = ".dsh-pack-displaced-"
 MODES = ("merge", "replace")
 #: Files of a component directory that are never carried into its staged copy (derived or transient).
 _DERIVED = (".search.sqlite3", ".access.lock", ".index.lock", ".memories.lock", ".mnemon-ls-index.db")
@@ -125,15 +129,21 @@ def validate_components(value: Any, pack: Pack) -> tuple[str, ...]:
 # ------------------------------------------------------------------------------------------ journal
 
 
-def _roll_forward(journal: dict[str, Any]) -> None:
+def _roll_forward(journal: dict[str, Any], root: Path) -> list[str]:
+    """Finish the journal's pairs; returns what :func:`_displace` moved aside."""
+    displaced = []
     for pair in journal["pairs"]:
         staged, target, backup = Path(pair["staged"]), Path(pair["target"]), Path(pair["backup"])
         if not os.path.lexists(staged):
             continue  # placed already
-        if os.path.lexists(target) and not os.path.lexists(backup):
-            os.rename(target, backup)
+        if os.path.lexists(target):
+            if os.path.lexists(backup):  # created by another program after the old one was moved away
+                displaced.append(_displace(target, root))
+            else:
+                os.rename(target, backup)
         os.rename(staged, target)
         fsio.fsync_dir(target.parent)
+    return displaced
 
 
 def _clean(dirs: Sequence[str]) -> None:
@@ -157,7 +167,7 @@ def recover(root: Path | str) -> dict[str, Any] | None:
     journal_path = root / JOURNAL
     if not journal_path.exists() and not _leftovers(root):
         return None
-    with fsio.file_lock(root / PACK_LOCK):
+    with fsio.file_lock(root / PACK_LOCK), gate.hold([root], exclusive=True):
         return _recover_locked(root)
 
 
@@ -171,8 +181,8 @@ def _recover_locked(root: Path) -> dict[str, Any] | None:
         except (UnicodeDecodeError, json.JSONDecodeError):
             journal = None  # written atomically: a damaged one was never complete
         if journal is not None:
-            _roll_forward(journal)
-            result = {"rolledForward": len(journal["pairs"])}
+            displaced = _roll_forward(journal, root)
+            result = {"rolledForward": len(journal["pairs"]), **({"displaced": displaced} if displaced else {})}
         os.unlink(journal_path)
         fsio.fsync_dir(root)
         if journal is not None:
@@ -223,7 +233,8 @@ def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, st
     for index, entry in enumerate(pack.runtime or ()):
         content = scrub.text(f"payload/runtime/memories.json:entries[{index}].content", entry.content)
         incoming.append(entry if content == entry.content else dataclasses.replace(entry, content=normalize_text(content)))
-    report: dict[str, Any] = {"added": 0, "skipped": 0, "replaced": 0}
+    report: dict[str, Any] = {"added": 0, "skipped": 0, "replaced": 0,
+                              "userProfile": {"carried": pack.user_profile_entries(), "added": 0}}
     limits = host.settings.runtime_memory
     for store in host.runtime.stores:
         state = store.read()
@@ -249,6 +260,8 @@ def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, st
             seen.add(key)
             result.append(entry)
             report["added"] += 1
+            if entry.target == "user":
+                report["userProfile"]["added"] += 1
         for target in owned:
             before, after = used_bytes(current, target), used_bytes(result, target)
             limit = limits.limit_for(target)
@@ -360,14 +373,6 @@ def _stage_documents(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, 
     plan.receipt["documents"] = report
 
 
-def _any_secret(texts: Sequence[str]) -> bool:
-    """Whether any of ``texts`` holds what :func:`mnemon_ls.redact.find_secrets` calls a credential
-    (one pass over the joined texts: the common case, nothing found, costs one scan)."""
-    from ..redact import find_secrets
-
-    return bool(texts) and bool(find_secrets("\n".join(texts)))
-
-
 def _redact_documents(host: "WorkspaceHost", stage: Path, texts: Sequence[str]) -> None:
     """The Documents redaction pass on the staged ``documents/`` when the imported ``texts`` (titles,
     descriptions, summaries, bodies of the documents added) hold a credential."""
@@ -375,7 +380,7 @@ def _redact_documents(host: "WorkspaceHost", stage: Path, texts: Sequence[str]) 
     from ..documents import redaction
 
     mode = host.settings.secrets
-    if mode == "allow" or not _any_secret(texts):
+    if mode == "allow" or not any_secret(texts):
         return
     store = DocumentStore(stage, None, search_index=False, secrets=mode,
                           active_limit_bytes=dmodel.MAX_LIMIT_BYTES, max_body_bytes=dmodel.MAX_LIMIT_BYTES)
@@ -423,7 +428,7 @@ def _stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, sta
             record = space.record
             if record.id in taken:
                 existing = data_dir / record.id / "mnemon.db"
-                if record.id in {b.id for b in native} and existing.is_file() and _same_store(existing, space.db, stage):
+                if record.id in {b.id for b in native} and existing.is_file() and same_store(existing, space.db, stage):
                     report["skipped"] += 1
                     continue
                 new_id = str(uuid.uuid4())
@@ -467,57 +472,6 @@ def _stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, sta
     plan.receipt["activeStore"] = active or _current_active(root)
 
 
-#: ``insights`` columns a read rewrites (access bookkeeping), left out when two stores are compared.
-_READ_COLUMNS = frozenset({"access_count", "last_accessed_at"})
-#: Tables whose rows are a space's content (``oplog`` is a log a read appends to; not content).
-_CONTENT_TABLES = ("insights", "edges")
-
-
-def _same_store(path: Path, data: bytes, stage: Path) -> bool:
-    """Whether the store at ``path`` already holds the pack's store ``data``: byte-identical, or the
-    same rows in :data:`_CONTENT_TABLES` (same columns; ``insights`` without :data:`_READ_COLUMNS`), so
-    a store only read since it was imported (access counters, ``recall`` oplog rows, WAL checkpoint,
-    page layout) is still "already here". A store either side SQLite cannot read is not the same."""
-    import sqlite3
-
-    try:
-        if path.stat().st_size == len(data) and path.read_bytes() == data:
-            return True
-    except OSError:
-        return False
-    probe = stage / f".same-{uuid.uuid4()}" / "mnemon.db"
-    try:
-        fsio.create_file_durably(probe, data)
-        return _content_rows(probe, immutable=True) == _content_rows(path, immutable=False)
-    except (OSError, sqlite3.Error):
-        return False
-    finally:
-        shutil.rmtree(probe.parent, ignore_errors=True)
-
-
-def _content_rows(db_path: Path, *, immutable: bool) -> dict[str, tuple[tuple[str, ...], list[tuple[Any, ...]]]]:
-    """Per content table: its compared columns and its rows in a stable order (read only)."""
-    import sqlite3
-
-    db = sqlite3.connect(f"{db_path.as_uri()}?mode=ro{'&immutable=1' if immutable else ''}", uri=True)
-    try:
-        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        result: dict[str, tuple[tuple[str, ...], list[tuple[Any, ...]]]] = {}
-        for table in _CONTENT_TABLES:
-            if table not in tables:
-                continue
-            columns = tuple(sorted(row[1] for row in db.execute(f'PRAGMA table_info("{table}")')
-                                   if table != "insights" or row[1] not in _READ_COLUMNS))
-            if not columns:
-                continue
-            listed = ", ".join(f'"{c}"' for c in columns)
-            rows = db.execute(f'SELECT {listed} FROM "{table}"').fetchall()
-            result[table] = (columns, sorted(rows, key=repr))
-        return result
-    finally:
-        db.close()
-
-
 def _current_active(root: Path) -> str | None:
     try:
         text = (root / "active").read_text(encoding="utf-8").strip()
@@ -559,8 +513,8 @@ def _check_and_redact_spaces(host: "WorkspaceHost", staged_root: Path,
             provider.close()
     mode = host.settings.secrets
     names = [t for r in records for t in (r.name, r.description)]
-    if mode == "allow" or not records or not (_any_secret(names) or any(
-            _store_has_secret(staged_root / "data" / r.id / "mnemon.db") for r in records)):
+    if mode == "allow" or not records or not (any_secret(names) or any(
+            store_has_secret(staged_root / "data" / r.id / "mnemon.db") for r in records)):
         return records
     service = SpacesService(staged_root, secrets=mode)
     try:
@@ -577,43 +531,6 @@ def _check_and_redact_spaces(host: "WorkspaceHost", staged_root: Path,
     return [by_id.get(r.id, r) for r in records]
 
 
-def _store_has_secret(db_path: Path) -> bool:
-    """Whether a staged store may hold a credential: in a text cell the spaces redaction pass rewrites
-    (:data:`mnemon_ls.spaces.redaction._COLUMNS`: contents, tags, entities, oplog details, edge metadata)
-    or, when the file has free pages (deleted rows' bytes), anywhere in its raw
-    bytes. Only then does the full pass (:func:`mnemon_ls.spaces.redaction.apply`) run. A store SQLite
-    cannot read raises :class:`PackInvalid`."""
-    import sqlite3
-
-    try:
-        return _scan_store(db_path)
-    except sqlite3.DatabaseError as exc:  # validated before (quick_check); a store SQLite still cannot read
-        raise PackInvalid(f"entry:payload/data/{db_path.parent.name}/mnemon.db",
-                          f"is not a readable Mnemon store ({exc})") from None
-
-
-def _scan_store(db_path: Path) -> bool:
-    import sqlite3
-
-    from ..redact import find_secrets
-    from ..spaces import redaction
-
-    db = sqlite3.connect(f"{db_path.as_uri()}?mode=ro", uri=True)
-    try:
-        texts: list[str] = []
-        for table, columns in redaction._tables(db).items():
-            wanted = [c for c in redaction._COLUMNS[table][1] if c in columns]
-            if wanted:
-                for row in db.execute(f"SELECT {', '.join(wanted)} FROM {table}"):
-                    texts.extend(v for v in row if isinstance(v, str))
-        free = db.execute("PRAGMA freelist_count").fetchone()[0]
-    finally:
-        db.close()
-    if _any_secret(texts):
-        return True
-    return bool(free) and bool(find_secrets(db_path.read_bytes().decode("latin-1")))
-
-
 # ------------------------------------------------------------------------------------------ import
 
 
@@ -628,7 +545,8 @@ def _locks(paths: Sequence[Path]) -> Iterator[None]:
 def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
                 components: Sequence[str] | None = None) -> dict[str, Any]:
     """Import pack ``data`` into ``host``'s root (module doc). Returns the receipt ``{"status": "committed",
-    "mode", "components", "scope", "runtime": {added, skipped, replaced}, "documents": {added, skipped,
+    "mode", "components", "scope", "runtime": {added, skipped, replaced, userProfile: {carried, added}}
+    (``userProfile``: the pack's USER.md entries and how many of them were added), "documents": {added, skipped,
     renamed: [{from, to}], replaced}, "spaces": {...same...}, "activeStore"}`` (only the chosen components).
 
     Raises :class:`PackInvalid` (the pack breaks a rule), :class:`InvalidInput` (``mode``,
@@ -644,7 +562,8 @@ def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
         roots += [s.root for s in host.runtime.stores if os.path.realpath(s.root) != os.path.realpath(root)]
     for extra in roots:
         recover(extra)
-    lock_paths = [r / PACK_LOCK for r in roots]
+    pack_locks = [r / PACK_LOCK for r in roots]
+    lock_paths: list[Path] = []
     if "runtime" in chosen:
         lock_paths += [s.lock_path for s in host.runtime.stores]
     if "documents" in chosen:
@@ -656,7 +575,8 @@ def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
     release_sources(host)
     absent = [p.parent for p in lock_paths if not p.parent.exists()]
     try:
-        with _locks(lock_paths):
+        # order: pack markers, the gate (every other command of these roots has finished), component locks
+        with _locks(pack_locks), gate.hold(roots, exclusive=True), _locks(lock_paths):
             plan = _import_locked(host, pack, mode, chosen, root)
     except BaseException:
         for directory in absent:  # component directories only the locks created: nothing is left behind
@@ -730,13 +650,15 @@ def _swap(root: Path, plan: _Plan) -> None:
             fsio.fsync_dir(target.parent)
             _step(f"swap:{index}:placed")
     except Exception as exc:
-        _roll_back(done)
+        displaced = _roll_back(done, root)
         os.unlink(journal_path)
         fsio.fsync_dir(root)
         _clean(journal["dirs"])
         mapped = exc if isinstance(exc, MnemonError) else None
+        kept = (f"; what another program created meanwhile was kept in {', '.join(displaced)}" if displaced else "")
         raise PackRefused(f"the swap into {root} failed ({mapped.message if mapped else exc}); every component was "
-                          "rolled back and nothing changed", reason="swap-failed") from exc
+                          f"rolled back and nothing of the pack was imported{kept}", reason="swap-failed",
+                          displaced=displaced) from exc
     _step("swapped")
     os.unlink(journal_path)
     fsio.fsync_dir(root)
@@ -744,14 +666,31 @@ def _swap(root: Path, plan: _Plan) -> None:
     _step("cleaned")
 
 
-def _roll_back(done: list[dict[str, str]]) -> None:
+def _roll_back(done: list[dict[str, str]], root: Path) -> list[str]:
+    """Undo the ``done`` pairs (newest first); returns what :func:`_displace` moved aside."""
+    displaced = []
     for pair in reversed(done):
         staged, target, backup = Path(pair["staged"]), Path(pair["target"]), Path(pair["backup"])
         if not os.path.lexists(staged) and os.path.lexists(target):
             os.rename(target, staged)
         if pair.get("moved") and os.path.lexists(backup):
+            if os.path.lexists(target):
+                displaced.append(_displace(target, root))
             os.rename(backup, target)
         fsio.fsync_dir(target.parent)
+    return displaced
+
+
+def _displace(target: Path, root: Path) -> str:
+    """Move ``target``, which another program created while the swap had moved the old one away (a
+    process that does not take the pack gate, e.g. an older mnemon-ls or the TypeScript plugin), to
+    ``<root>/.dsh-pack-displaced-<uuid>/<name>``, where it is kept (never cleaned: it may hold a write).
+    Returns the new path."""
+    keep = root / f"{DISPLACED_PREFIX}{uuid.uuid4()}"
+    fsio.ensure_dir(keep)
+    os.rename(target, keep / target.name)
+    fsio.fsync_dir(root)
+    return str(keep / target.name)
 
 
 def release_sources(host: "WorkspaceHost") -> None:

@@ -91,11 +91,16 @@ class Pack:
         return rows
 
 
+    def user_profile_entries(self) -> int:
+        """How many user-profile entries (``target=user``, USER.md) the pack carries (0 without runtime)."""
+        return sum(1 for e in self.runtime or () if e.target == "user")
+
     def describe(self) -> dict[str, Any]:
         """What the pack holds: ``{"scope", "components", "exportedAt", "source", "summary" (:meth:`summary`),
         "runtime": {user, memory} (entries per target) | None, "documents": [{id, title, status, sizeBytes}]
         | None, "spaces": [{id, name, active, bytes, items}] | None}`` (``None``: the pack does not carry
-        the component; ``items``: the space's items, insights not soft-deleted)."""
+        the component; ``items``: the space's items, insights not soft-deleted), and ``"userProfile"``: the
+        number of user-profile (USER.md) entries it carries (:meth:`user_profile_entries`)."""
         manifest = self.archive.manifest
         runtime = None
         if self.runtime is not None:
@@ -108,7 +113,7 @@ class Pack:
             for s in self.spaces]
         return {"scope": manifest["scope"], "components": manifest["components"], "exportedAt": manifest["exportedAt"],
                 "source": manifest["source"], "summary": self.summary(), "runtime": runtime, "documents": documents,
-                "spaces": spaces}
+                "spaces": spaces, "userProfile": self.user_profile_entries()}
 
 
 def read_pack(data: bytes, limits: dict[str, int] | None = None) -> Pack:

@@ -31,8 +31,10 @@ async def test_export_inspect_import_between_two_folders(lsp: Launcher, folders,
     assert before["spaces"] == []  # the folder's Spaces Source is built (and cached) before the import
     target = Path(tmp_path.resolve()) / "out" / "one.zip"
     target.parent.mkdir()
-    exported = await client.call("mnemon/pack/export", {"workspace": uri(one), "path": str(target)})
+    exported = await client.call("mnemon/pack/export", {"workspace": uri(one), "path": str(target),
+                                                        "includeUserProfile": True})
     assert exported["path"] == str(target) and exported["scope"] == "full" and target.stat().st_size == exported["bytes"]
+    assert exported["userProfile"] == {"carried": 1, "leftOut": 0}
     inline = await client.call("mnemon/pack/export", {"workspace": uri(one), "packScope": "documents"})
     assert inline["components"] == ["documents"] and base64.b64decode(inline["base64"])[:2] == b"PK"
     inspected = await client.call("mnemon/pack/inspect", {"workspace": uri(two), "base64": inline["base64"]})
@@ -48,7 +50,7 @@ async def test_export_inspect_import_between_two_folders(lsp: Launcher, folders,
     assert sorted(d["title"] for d in documents["documents"]) == ["ADR 7", "Old plan"]
     again = await client.call("mnemon/pack/import", {"workspace": uri(two), "path": str(target), "mode": "merge",
                                                      "components": ["runtime"]})
-    assert again["runtime"] == {"added": 0, "skipped": 3, "replaced": 0}
+    assert again["runtime"] == {"added": 0, "skipped": 3, "replaced": 0, "userProfile": {"carried": 1, "added": 0}}
 
 
 async def test_pack_errors_carry_stable_codes_and_change_nothing(lsp: Launcher, folders):

@@ -81,8 +81,11 @@ function M.export(opts, callback)
     return
   end
   call("mnemon/pack/export", { packScope = opts.scope or "full", path = path }, function(result)
-    client.notify(string.format("mnemon: exported %s pack to %s (%s)", tostring(result.scope), path,
-      M.summary_text(result.summary)), vim.log.levels.INFO)
+    local left_out = type(result.userProfile) == "table" and tonumber(result.userProfile.leftOut) or 0
+    local profile = left_out > 0 and string.format("; USER.md: %d %s left out (your user profile stays here)",
+      left_out, left_out == 1 and "entry" or "entries") or ""
+    client.notify(string.format("mnemon: exported %s pack to %s (%s)%s", tostring(result.scope), path,
+      M.summary_text(result.summary), profile), vim.log.levels.INFO)
     done(callback, nil, result)
   end)
 end
