@@ -114,6 +114,11 @@ class ScoreScale:
     #: ``((script, cosine), ...)`` for :data:`SCRIPTS`; a script not listed uses ``default_medium``.
     medium: tuple[tuple[str, float], ...] = ()
     default_medium: float = 0.5
+    #: Standard deviations above the query's mean cosine over the space a medium vector-only hit needs.
+    z_medium: float = 3.5
+    #: Below this many vectors in the space the spread is not used: the floor plus ``small_margin`` is.
+    min_spread_rows: int = 30
+    small_margin: float = 0.03
 
     def score(self, cosine: float, best: float | None = None) -> float:
         """The 0..1 strength of ``cosine`` when the query's best cosine is ``best`` (default: itself)."""

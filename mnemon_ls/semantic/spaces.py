@@ -21,7 +21,7 @@ import os
 
 from .backends import SemanticUnavailable
 from .engine import INLINE_REMEMBER_CHARS, SemanticEngine, VectorIndexUnusable
-from .fusion import Fused, KeywordHit, fuse
+from .fusion import Fused, KeywordHit, Spread, fuse
 
 log = logging.getLogger(__name__)
 
@@ -138,6 +138,7 @@ class SpaceSemantic:
             self._cover(vectors)
             qvec = embedder.embed_query(query)
             hits = vectors.store.search(qvec, pool)
+            spread = Spread(*vectors.store.spread(qvec))
         except (SemanticUnavailable, sqlite3.Error, ValueError) as exc:
             self.engine.last_error = getattr(exc, "reason", None) or f"space {self.space_id}: {exc}"
             log.warning("semantic recall failed, keyword only: %s", self.engine.last_error)
@@ -171,7 +172,7 @@ class SpaceSemantic:
                 floors[key] = max(floor, scale.medium_floor(terms or ""))
         vector = [(key, cosine) for key, cosine in hits if key in known or key in allowed]
         mode = "cli" if embedder.cli_compatible else "rrf"
-        return fuse(keyword, vector, scale, mode, floor, floors), dropped
+        return fuse(keyword, vector, scale, mode, floor, floors, spread), dropped
 
     def _cover(self, vectors: Any) -> None:
         """One-shot processes first embed missing vectors (bounded); then a note when some are missing."""

@@ -64,6 +64,8 @@ CANDIDATES = 8192
 CANDIDATE_FACTOR = 16
 #: Rows beyond ``limit`` (at least; ``limit // 8`` when larger) whose exact cosine is computed from the file.
 EXACT_MARGIN = 8
+#: Live rows :meth:`VectorStore.spread` reads at most (an even stride over the rows).
+SPREAD_SAMPLE = 4096
 
 
 def id_hash(key: str) -> int:
@@ -420,6 +422,31 @@ class VectorStore:
             top = top[np.argsort(-scores[top], kind="stable")]
             top = top[self._seqs[top] >= 0]
             return self._named(top.tolist(), scores)
+
+    def spread(self, query: Any, sample: int = SPREAD_SAMPLE) -> tuple[int, float, float]:
+        """``(rows read, mean, standard deviation)`` of the cosines of ``query`` (``(dim,)`` float32,
+        normalised) over the live rows, at most ``sample`` of them taken at an even stride (the quantized
+        form uses the int8 codes' approximate cosines); ``(0, 0.0, 0.0)`` when the store is empty. The
+        query's own null distribution: what a vector-only hit's cosine is judged against
+        (:func:`~.fusion.fuse`)."""
+        np = self._np
+        self.sync()
+        with self._lock:
+            n = self._rows
+            live = (self._seqs[:n] >= 0).nonzero()[0]
+            if not len(live):
+                return 0, 0.0, 0.0
+            rows = live[:: max(1, -(-len(live) // max(1, sample)))]
+            q = np.asarray(query, dtype=np.float32)
+            if self.quantized:
+                values = self._approximate(q, rows)
+            else:
+                values = np.empty(len(rows), dtype=np.float32)
+                blocks = rows // BLOCK_ROWS
+                for number in np.unique(blocks).tolist():
+                    pick = (blocks == number).nonzero()[0]
+                    values[pick] = self._blocks[number][rows[pick] % BLOCK_ROWS] @ q
+        return len(rows), float(values.mean()), float(values.std())
 
     def _prefilter(self, q: Any, count: int) -> Any:
         """The rows (int64 array) of the ``count`` live rows nearest to ``q`` by the Hamming distance of

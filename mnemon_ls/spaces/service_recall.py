@@ -47,7 +47,8 @@ class RecallResult:
         {"query", "mode", "limit", "candidateLimit", "policy": {"id", "fallbackFrom"},
          "results": [{"spaceId", "spaceName", "providerId", "id", "content", "score", "normalizedScore",
                       "tier": high|medium|low|unknown, "category", "importance", "tags", "entities", "source",
-                      "createdAt", "matchedVia", "branches", "branchLabel"?, "federatedScore"?}],
+                      "createdAt", "matchedVia", "similarity"?: {"cosine", "z"}, "branches", "branchLabel"?,
+                      "federatedScore"?}],
          "sources": [{"spaceId", "spaceName", "providerId", "status": ready|empty|unavailable|unsupported,
                       "hint"?, "stats": {"policyId", "fallbackFrom", "fetched", "retained", "selected",
                       "droppedLowScore", "droppedNonPositiveScore", "droppedInvalidScore", "unscored",
@@ -279,6 +280,8 @@ class SpacesRecall:
             "tags": list(item.tags), "entities": list(item.entities), "source": item.source,
             "createdAt": item.created_at, "matchedVia": item.matched_via, "branches": branches,
         }
+        if item.similarity is not None:
+            data["similarity"] = dict(item.similarity)
         label = scope.label(branches)
         if label:
             data["branchLabel"] = label
