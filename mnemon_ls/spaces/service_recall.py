@@ -1,6 +1,7 @@
 """Reads of the Memory Spaces service (:mod:`.service`): ``get_item``, ``related``, the federated ``recall``
-across spaces (reciprocal-rank fusion ``1/(60 + rank)`` across providers, else by score; branch scope;
-the recall-quality policy) and the wake ``cover`` block, with their result shapes :class:`RecallResult` and
+across spaces (reciprocal-rank fusion ``1/(60 + rank)`` across providers, else by score, with every item
+found by the query's words ahead of every item found by meaning alone (:func:`meaning_only`), so a vector
+hit never buries another provider's literal match; branch scope; the recall-quality policy) and the wake ``cover`` block, with their result shapes :class:`RecallResult` and
 :class:`SpacesCover`.
 
 :class:`SpacesRecall` is a mixin of :class:`~mnemon_ls.spaces.service.SpacesService`: its methods use the
@@ -215,10 +216,12 @@ class SpacesRecall:
             entry["branchHidden"] = outcome.dropped
             sources.append(entry)
         federated = len({r[5] for r in rows}) > 1 or len({self._provider_id(r) for r in selected}) > 1
+        # items found by the query's words never rank below items found by meaning alone (module doc)
         if federated:
-            rows.sort(key=lambda r: (-1 / (RRF_K + r[1]), r[2]))
+            rows.sort(key=lambda r: (meaning_only(r[3]), -1 / (RRF_K + r[1]), r[2]))
         else:
-            rows.sort(key=lambda r: (-(r[3].score if r[3].score is not None and _finite(r[3].score) else 0.0), r[2]))
+            rows.sort(key=lambda r: (meaning_only(r[3]),
+                                     -(r[3].score if r[3].score is not None and _finite(r[3].score) else 0.0), r[2]))
         selection = quality_policy.select([(r[3].score, r[4]) for r in rows], count, config, chosen)
         picked = selection.indexes
         results = []
@@ -374,6 +377,19 @@ class _BranchScope:
         if self.branch is None:
             return "branch-unknown"
         return None if self.branch in branches else "other-branch"
+
+
+#: ``matchedVia`` values of an item found by meaning alone (no word of the query): the native provider's
+#: vector-only hits (``vector``) and a vector engine's (``<engine>-vector``, e.g. ``mem0-vector``).
+MEANING_ONLY_VIA = "vector"
+
+
+def meaning_only(item: Item) -> bool:
+    """Whether ``item`` was found by meaning alone: ``matchedVia`` is ``vector`` or ends in ``-vector``
+    (``keyword+vector``, ``keyword``, ``holographic``, ``entity``, ... and ``None`` are word matches or
+    unknown, and rank first)."""
+    via = item.matched_via or ""
+    return via == MEANING_ONLY_VIA or via.endswith("-" + MEANING_ONLY_VIA)
 
 
 def _finite(value: float) -> bool:
