@@ -257,7 +257,7 @@ class SpacesRecall:
             "results": results, "sources": sources, "hidden": hidden,
             "branch": {"name": scope.branch, "recall": branch_recall, "detachedHeadPolicy": detached_head_policy},
             "truncated": max(0, len(picked) - MAX_RESULTS),
-            "hint": None if results else ("no active space" if not selected else "no result passed the quality policy"
+            "hint": None if results else ("no active space" if not selected else _policy_hint(rows, selection)
                                           if rows else "nothing matched"),
             "notices": notices,
             "failed": [s["spaceId"] for s in sources if s["status"] == "unavailable"],
@@ -390,6 +390,17 @@ def meaning_only(item: Item) -> bool:
     unknown, and rank first)."""
     via = item.matched_via or ""
     return via == MEANING_ONLY_VIA or via.endswith("-" + MEANING_ONLY_VIA)
+
+
+def _policy_hint(rows: list[tuple], selection: Any) -> str:
+    """The hint of a recall whose every row the policy left out; it says how many were found by meaning
+    alone and scored low (a weak similarity), and how to list them."""
+    weak = sum(1 for index, row in enumerate(rows) if meaning_only(row[3])
+               and selection.decisions[index].tier == "low" and selection.decisions[index].valid)
+    if not weak:
+        return "no result passed the quality policy"
+    return (f"no result passed the quality policy ({weak} found by meaning alone with a weak similarity, "
+            "scored low: recall policy balanced-v1 lists them)")
 
 
 def _finite(value: float) -> bool:
