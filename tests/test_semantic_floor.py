@@ -96,8 +96,8 @@ def test_floors_by_script_and_weak_hits_keep_their_order() -> None:
     assert fuse([], vector[:1], E5_SCALE, medium_floor=0.795, floors={"a": 0.87}, spread=spread)[0].score <= WEAK_CAP
     # a small space (under min_spread_rows): the floor plus small_margin decides
     small = Spread(10, 0.77, 0.02)
-    assert fuse([], [("a", 0.826)], E5_SCALE, medium_floor=0.795, spread=small)[0].score > 0.25
-    assert fuse([], [("a", 0.823)], E5_SCALE, medium_floor=0.795, spread=small)[0].score <= WEAK_CAP
+    assert fuse([], [("a", 0.831)], E5_SCALE, medium_floor=0.795, spread=small)[0].score > 0.25
+    assert fuse([], [("a", 0.829)], E5_SCALE, medium_floor=0.795, spread=small)[0].score <= WEAK_CAP
     # a keyword hit is never capped by the vector rule
     kept = fuse([KeywordHit("b", 0.7, True)], vector, E5_SCALE, medium_floor=0.9, spread=spread)
     assert kept[0].id == "b" and kept[0].score >= 0.7

@@ -122,7 +122,7 @@ class ScoreScale:
     z_medium: float = 3.5
     #: Below this many vectors in the space the spread is not used: the floor plus ``small_margin`` is.
     min_spread_rows: int = 30
-    small_margin: float = 0.03
+    small_margin: float = 0.035
 
     def score(self, cosine: float, best: float | None = None) -> float:
         """The 0..1 strength of ``cosine`` when the query's best cosine is ``best`` (default: itself)."""
