@@ -19,7 +19,8 @@ the item holds every query term group: an *exact* hit); the vector list, best fi
   the scale's ``z_medium``; in a space of fewer than ``min_spread_rows`` vectors (where the spread says
   little) the cosine must clear the floor by ``small_margin`` instead. Its score then grows with ``z``
   from 0.3 to the scale's ``cap`` (0.55, under the default high threshold). Otherwise it is *low*: score
-  ``WEAK_CAP * z / z_medium`` (0 at or below the query's mean cosine), under the default low threshold
+  ``WEAK_CAP * z / z_medium`` (0 at or below the query's mean cosine; in a small space
+  ``WEAK_CAP * (cosine - (floor + small_margin - 0.09)) / 0.09``, clamped to 0..1), under the default low threshold
   0.25, so ``strict-v1`` drops it and ``balanced-v1`` shows it last. The score of a vector-only candidate
   is thus its similarity, not a rank constant; ``cosine`` and ``z`` are kept on :class:`Fused` for the
   recall evidence. When nothing in the space is related, the best vector match is the best of a bad lot
