@@ -1,18 +1,26 @@
-"""Absolute floor of vector-only hits (issue 11): cosine of true paraphrase pairs vs unrelated pairs.
+"""Relevance of vector-only hits (issue 11): true paraphrase pairs vs queries about nothing stored.
 
-Embeds the 100 facts of tests/fixtures/semantic_paraphrases.json (``passage:``) and their paraphrases
-(``query:``) with the bundled model and prints, per script group of :func:`mnemon_ls.semantic.backends.query_script`
-(latin = English + code identifiers, zh, ja, ko), the cosine distribution of true pairs (a paraphrase and
-its fact) and of unrelated pairs (a paraphrase and another fact of the same script), the cosine that
-maximises true share minus unrelated share above it (Youden's J, 0.005 steps), and the floors in use
-(``E5_SCALE``) with the shares above them. Then it recalls queries about nothing in the set through
-``SpacesService`` (strict-v1 and exhaustive-v1) and prints the tier of what comes back.
+Embeds the 100 facts of tests/fixtures/semantic_paraphrases.json (``passage:``), their paraphrases (``query:``),
+a small realistic project space (:data:`PROJECT`, 15 items about this project's decisions) and
+:data:`OFF_TOPIC` queries about nothing in either, with the bundled model, and prints:
 
-    python bench/semantic_floor.py        # needs the semantic extra; about 10 s of CPU
+1. per script group of :func:`mnemon_ls.semantic.backends.query_script` (latin = English + code identifiers,
+   zh, ja, ko): the cosine of true pairs vs unrelated pairs and the absolute floors in use (``E5_SCALE``);
+2. per space (the facts; the facts + the project items; the project items alone): the true pairs' ``z``
+   (cosine in standard deviations above the query's mean cosine over the space) and the best ``z`` and
+   cosine of each off-topic query;
+3. the decision rule (:func:`mnemon_ls.semantic.fusion.vector_only_score`) swept over ``z_medium``: the
+   share of true pairs labelled medium and the off-topic queries that get any medium hit;
+4. end to end through ``SpacesService.recall`` on the facts + project space, the rule before (absolute
+   floor alone: ``z_medium`` -inf) and after (the scale in use), same run: off-topic queries' strict-v1
+   results, paraphrase hit@5 in strict-v1 and balanced-v1, the README's examples.
+
+    python bench/semantic_floor.py        # needs the semantic extra; about 30 s of CPU
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import tempfile
@@ -23,15 +31,48 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mnemon_ls.semantic import SemanticConfig, SemanticEngine  # noqa: E402
-from mnemon_ls.semantic.backends import E5_SCALE  # noqa: E402
+from mnemon_ls.semantic.backends import E5_SCALE, query_script  # noqa: E402
+from mnemon_ls.semantic.fusion import Spread, vector_only_score  # noqa: E402
 from mnemon_ls.spaces import RecallQuality, SpacesService  # noqa: E402
 
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "semantic_paraphrases.json"
 GROUPS = {"latin": ("en", "code"), "zh": ("zh",), "ja": ("ja",), "ko": ("ko",)}
-#: Queries about nothing in the labelled set.
-OFF_TOPIC = ["recipe for banana bread with walnuts", "who won the football match yesterday",
+#: A realistic small space: decisions and preferences of a software project.
+PROJECT = [
+    "We chose SQLite FTS5 with the trigram tokenizer for the keyword side index",
+    "The language server is built on pygls 2 and lsprotocol",
+    "Always run the test suite with -n 2 on the shared machine",
+    "Branch-scoped memories are tagged branch:<name>",
+    "User prefers short commit messages in the imperative mood",
+    "The Documents store keeps each body in its own markdown file",
+    "Runtime memory is capped at 2200 characters for MEMORY.md",
+    "Recall results carry a tier: high, medium or low",
+    "Use filelock for cross-process locks, never fcntl directly",
+    "The wake snapshot is limited to 1200 characters for spaces",
+    "Neovim 0.7.2 comes from Debian, 0.11 from the test extra",
+    "The vector side index lives next to mnemon.db and is derived data",
+    "Holographic provider stores facts with a trust score",
+    "Do not mock git: tests use real repositories through pygit2",
+    "Settings are pydantic models read from settings.json",
+]
+#: Queries about nothing in the labelled set or the project space.
+OFF_TOPIC = ["kubernetes pod eviction", "quantum chromodynamics of penguins", "recipe for banana bread with walnuts",
+             "banana bread recipe", "who won the football match yesterday", "how to tune a guitar",
+             "best hiking trails in Norway", "stock market crash 1929", "the mating habits of octopuses",
              "明天的天气怎么样", "我喜欢吃饺子", "熊猫住在四川的山里", "週末に富士山に登る予定", "桜の花が咲きました",
              "고양이 사료는 어디서 사나요", "주말에 등산 갈까요", "김치찌개 만드는 법"]
+#: The README's and the issue's examples (query, fact).
+EXAMPLES = [("数据库升级", "发布前必须运行迁移脚本"), ("how do we ship to production",
+                                               "Deploys go through the blue-green switch on Fridays"),
+            ("where does our pet nap after lunch", "The dog sleeps on the sofa every afternoon")]
+
+
+def _floor(scale, query: str, item: str) -> float:
+    return max(scale.medium_floor(query), scale.medium_floor(item))
+
+
+def _tiers(service: SpacesService, query: str, quality=None) -> list[dict]:
+    return service.recall(query, limit=5, quality=quality).to_dict()["results"]
 
 
 def main() -> None:
@@ -39,51 +80,116 @@ def main() -> None:
     engine = SemanticEngine(SemanticConfig(enabled=True), env={})
     model = engine.embedder()
     passages = model.embed_passages([f["text"] for f in facts])
+    project = model.embed_passages(PROJECT)
     queries = np.stack([model.embed_query(f["paraphrase"]) for f in facts])
+    off = np.stack([model.embed_query(q) for q in OFF_TOPIC])
     sims = queries @ passages.T
     floors = dict(E5_SCALE.medium)
-    print(f"model {model.model_id}, {len(facts)} facts\n")
+    print(f"model {model.model_id}, {len(facts)} facts, {len(PROJECT)} project items, {len(OFF_TOPIC)} off-topic "
+          f"queries; scale z_medium {E5_SCALE.z_medium}, min_spread_rows {E5_SCALE.min_spread_rows}, "
+          f"small_margin {E5_SCALE.small_margin}\n")
     print("| script | true pairs | unrelated pairs | true cosine min / p10 / median | unrelated cosine median / p95 / "
-          "p99 / max | Youden's J best cosine (true / unrelated above) | floor in use | true above it | "
-          "unrelated above it |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "p99 / max | floor in use | true above it | unrelated above it |")
+    print("|---|---|---|---|---|---|---|---|")
+    pc = np.percentile
     for group, langs in GROUPS.items():
         idx = [i for i, f in enumerate(facts) if f["lang"] in langs]
         pos = np.array([sims[i, i] for i in idx])
         neg = np.array([sims[i, j] for i in idx for j in idx if j != i])
-        best = max(((np.mean(pos >= t) - np.mean(neg >= t), t) for t in np.arange(0.75, 0.90, 0.005)),
-                   key=lambda x: (round(x[0], 9), -x[1]))
-        t = best[1]
         used = floors[group]
-        pc = np.percentile
         print(f"| {group} | {len(pos)} | {len(neg)} | {pos.min():.3f} / {pc(pos, 10):.3f} / {pc(pos, 50):.3f} | "
-              f"{pc(neg, 50):.3f} / {pc(neg, 95):.3f} / {pc(neg, 99):.3f} / {neg.max():.3f} | {t:.3f} "
-              f"({np.mean(pos >= t):.1%} / {np.mean(neg >= t):.1%}) | {used} | {np.mean(pos >= used):.1%} | "
-              f"{np.mean(neg >= used):.1%} |")
+              f"{pc(neg, 50):.3f} / {pc(neg, 95):.3f} / {pc(neg, 99):.3f} / {neg.max():.3f} | {used} | "
+              f"{np.mean(pos >= used):.1%} | {np.mean(neg >= used):.1%} |")
+
+    texts = [f["text"] for f in facts] + PROJECT
+    spaces = {"facts": (passages, list(range(len(facts)))), "facts+project": (np.vstack([passages, project]),
+                                                                                list(range(len(facts)))),
+              "project": (project, [])}
+    print("\n| space | items | true pair z min / p10 / median / p90 | true pair is the best cosine | off-topic best z "
+          "median / max | off-topic best cosine over its floor, max |")
+    print("|---|---|---|---|---|---|")
+    sweep_data = {}
+    for name, (matrix, truth) in spaces.items():
+        names = texts[:len(facts)] + PROJECT if name != "project" else PROJECT
+        true_rows = []
+        for i in truth:
+            s = matrix @ queries[i]
+            true_rows.append((s[i], Spread(len(s), float(s.mean()), float(s.std())), _floor(E5_SCALE, facts[i]["paraphrase"],
+                                                                                      facts[i]["text"]),
+                              int(np.argmax(s)) == i))
+        off_rows = []
+        for j, query in enumerate(OFF_TOPIC):
+            s = matrix @ off[j]
+            spread = Spread(len(s), float(s.mean()), float(s.std()))
+            off_rows.append([(float(c), spread, _floor(E5_SCALE, query, names[k])) for k, c in enumerate(s)])
+        sweep_data[name] = (true_rows, off_rows)
+        tz = np.array([(c - sp.mean) / sp.std for c, sp, _f, _b in true_rows]) if true_rows else np.zeros(0)
+        oz = np.array([max((c - sp.mean) / sp.std for c, sp, _f in rows) for rows in off_rows])
+        over = max(max(c - f for c, _sp, f in rows) for rows in off_rows)
+        true_cell = (f"{tz.min():.2f} / {pc(tz, 10):.2f} / {pc(tz, 50):.2f} / {pc(tz, 90):.2f}" if len(tz) else "-")
+        best_cell = f"{sum(b for *_x, b in true_rows)} / {len(true_rows)}" if true_rows else "-"
+        print(f"| {name} | {len(matrix)} | {true_cell} | {best_cell} | {pc(oz, 50):.2f} / {oz.max():.2f} | {over:+.3f} |")
+
+    print("\n| z_medium | facts: true pairs medium | facts: off-topic queries with a medium hit | facts+project: true "
+          "medium | facts+project: off-topic with a medium | project (15 items, floor + small_margin): off-topic "
+          "with a medium |")
+    print("|---|---|---|---|---|---|")
+    for z_medium in (float("-inf"), 2.0, 2.5, 3.0, 3.25, 3.5, 4.0):
+        scale = dataclasses.replace(E5_SCALE, z_medium=z_medium)
+        cells = []
+        for name in ("facts", "facts+project", "project"):
+            true_rows, off_rows = sweep_data[name]
+            medium = sum(vector_only_score(c, f, sp, scale)[0] >= 0.25 for c, sp, f, _b in true_rows)
+            leaks = sum(any(vector_only_score(c, f, sp, scale)[0] >= 0.25 for c, sp, f in rows) for rows in off_rows)
+            cells += ([f"{medium} / {len(true_rows)}"] if name != "project" else []) + [f"{leaks} / {len(off_rows)}"]
+        label = "-inf (absolute floor only)" if z_medium == float("-inf") else f"{z_medium}"
+        print(f"| {label} | " + " | ".join(cells) + " |")
+
+    balanced = RecallQuality.from_dict({"policy": "balanced-v1"})
     with tempfile.TemporaryDirectory() as tmp:
         service = SpacesService(Path(tmp), semantic=engine)
         space_id = service.create_space("facts", "labelled facts", active=True).to_dict()["id"]
-        for fact in facts:
-            service.remember(fact["text"], space_id=space_id)
+        for text in texts:
+            service.remember(text, space_id=space_id)
         engine.wait_idle(600)
-        exhaustive = RecallQuality.from_dict({"policy": "exhaustive-v1"})
-        print("\n| query about nothing in the set | best cosine | strict-v1 results (tier, via) | "
-              "exhaustive-v1 first result (tier, score) |")
-        print("|---|---|---|---|")
-        for query in OFF_TOPIC:
-            cosine = float((passages @ model.embed_query(query)).max())
-            strict = service.recall(query, limit=5).to_dict()["results"]
-            first = service.recall(query, limit=1, quality=exhaustive).to_dict()["results"]
-            shown = ", ".join(f"{r['tier']} {r['matchedVia']}" for r in strict) or "none"
-            top = f"{first[0]['tier']} {first[0]['score']}" if first else "none"
-            print(f"| {query} | {cosine:.3f} | {shown} | {top} |")
-        hits: dict[str, list[bool]] = {}
-        for fact in facts:
-            results = service.recall(fact["paraphrase"], limit=10).to_dict()["results"]
-            rank = next((i for i, r in enumerate(results) if r["content"] == fact["text"]), None)
-            hits.setdefault(fact["lang"], []).append(rank is not None and rank < 5)
-        print("\nstrict-v1 paraphrase hit@5 over the 100 facts alone: " + ", ".join(
-            f"{lang} {sum(v)}/{len(v)}" for lang, v in hits.items()) + f"; all {sum(sum(v) for v in hits.values())}/100")
+        rules = {"before (absolute floor only)": dataclasses.replace(E5_SCALE, z_medium=float("-inf"),
+                                                                      min_spread_rows=0, small_margin=0.0),
+                 "after (floor and z)": E5_SCALE}
+        report: dict[str, dict] = {}
+        for label, scale in rules.items():
+            model.scale = scale
+            cell = report.setdefault(label, {})
+            cell["off"] = {q: _tiers(service, q) for q in OFF_TOPIC}
+            for policy, quality in (("strict-v1", None), ("balanced-v1", balanced)):
+                hits = 0
+                for fact in facts:
+                    results = _tiers(service, fact["paraphrase"], quality)
+                    hits += any(r["content"] == fact["text"] for r in results)
+                cell[policy] = hits
+            cell["examples"] = {}
+            for query, fact in EXAMPLES:
+                results = service.recall(query, limit=5, quality=balanced).to_dict()["results"]
+                rank = next((i for i, r in enumerate(results) if r["content"] == fact), None)
+                cell["examples"][query] = ("not in top 5" if rank is None else
+                                           f"#{rank + 1} {results[rank]['tier']} {results[rank]['score']} "
+                                           f"{results[rank].get('similarity')}")
+        model.scale = E5_SCALE
+        print("\nEnd to end (SpacesService.recall, facts + project space, 115 items, limit 5):\n")
+        print("| rule | off-topic queries with any strict-v1 result | strict-v1 results of them in total | "
+              "paraphrase hit@5 strict-v1 | paraphrase hit@5 balanced-v1 |")
+        print("|---|---|---|---|---|")
+        for label, cell in report.items():
+            print(f"| {label} | {sum(bool(v) for v in cell['off'].values())} / {len(OFF_TOPIC)} | "
+                  f"{sum(len(v) for v in cell['off'].values())} | {cell['strict-v1']} / {len(facts)} | "
+                  f"{cell['balanced-v1']} / {len(facts)} |")
+        for label, cell in report.items():
+            print(f"\n{label}: strict-v1 results of the off-topic queries")
+            for query, results in cell["off"].items():
+                if results:
+                    print(f"- {query}: " + ", ".join(f"{r['tier']} {r['matchedVia']} {r['score']}" for r in results))
+            print(f"{label}: the examples in balanced-v1 (rank, tier, score, similarity)")
+            for query, text in cell["examples"].items():
+                print(f"- {query}: {text}")
         service.close()
     engine.stop()
 

@@ -716,6 +716,9 @@ def cmd_recall(args: argparse.Namespace) -> int:
         lines = []
         for item in result["results"]:
             label = f" [{item['branchLabel']}]" if item.get("branchLabel") else ""
+            similarity = item.get("similarity") or {}
+            if item.get("matchedVia") == "vector" and similarity.get("cosine") is not None:
+                label += f" (by meaning alone: cosine {similarity['cosine']:.3f})"
             lines.append(f"{item['score']:.2f} {item['tier']:<7} {item['spaceName']}: {item['content']}{label}")
         from .cli_text import recall_hidden_lines
 

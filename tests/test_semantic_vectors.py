@@ -181,6 +181,12 @@ def test_the_quantized_form_finds_the_exact_top_results_through_updates_and_dele
         assert [k for k, _c in found] == _reference(truth, query, 5)
         assert [c for _k, c in found] == pytest.approx([float(truth[k] @ query) for k, _c in found], abs=1e-6)
         assert [k for k, _c in store.search(query, 5, exact=True)] == _reference(truth, query, 5)
+    live = np.stack(list(truth.values()))  # the query's cosine spread from the codes: the exact one within 0.01
+    for query in queries[:5]:
+        rows, mean, std = store.spread(query)
+        exact = live @ query
+        assert rows == 370 and mean == pytest.approx(float(exact.mean()), abs=0.01)
+        assert std == pytest.approx(float(exact.std()), abs=0.01)
     decoded = store.matrix()  # the codes decode to the vectors (int8: within 0.01 per component)
     assert len(decoded) == 370
     assert np.abs(np.sort(decoded, axis=0) - np.sort(np.stack(list(truth.values())), axis=0)).max() < 0.01

@@ -113,7 +113,11 @@ class Search:
                     self._missing.pop(doc_id, None)
             notices = self._notices(view, eligible) + notices
             if hits:
-                self._touch([h.record.id for h in hits], view)
+                # a document found by meaning alone with low relevance is shown, not counted as accessed
+                # (mnemon_ls.semantic.documents): a junk search must not refresh every document's lastAccessedAt
+                touched = [h.record.id for h in hits if h.matched != "semantic-low"]
+                if touched:
+                    self._touch(touched, view)
                 hits = [SearchHit(h.record, self._accessed(h.record), h.score, h.matched, h.excerpt, h.content)
                         for h in hits]
             return SearchResult(text, include_archived, limit, tuple(hits), matches, self._now(), view.revision,

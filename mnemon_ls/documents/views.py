@@ -128,7 +128,8 @@ class Catalog:
 class SearchHit:
     """One result: ``record``, effective ``last_accessed_at``, ``score`` (BM25F, or 1.0 for an empty
     query), ``matched`` (``title`` when the whole query is a phrase of the title, ``description`` when
-    of the description, ``terms`` otherwise, ``all`` for an empty query), ``excerpt`` (about 220
+    of the description, ``terms`` otherwise, ``all`` for an empty query, ``semantic`` / ``semantic-low``
+    when found by meaning alone: :mod:`mnemon_ls.semantic.documents`), ``excerpt`` (about 220
     characters of the body around the best match, ``…`` where cut) and ``content`` (the body, only when
     asked for)."""
 

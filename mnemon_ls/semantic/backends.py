@@ -83,10 +83,14 @@ class ScoreScale:
     - ``score``: ``cap * clamp(1 - (best - cosine) / window)`` with ``best`` the query's best cosine in the
       space, and 0 at or below ``floor`` (then the candidate is not used at all). Relative, because it
       ranks the candidates of one query; it says nothing about whether the best one is related at all.
-    - ``medium_floor(query)``: the absolute cosine a vector-only hit needs to be labelled more than *low*
-      (below it :func:`~.fusion.fuse` caps its score at :data:`~.fusion.WEAK_CAP`, under the default low
-      threshold 0.25, so ``strict-v1`` drops it and ``balanced-v1`` shows it as low). Per script group of
-      the query (:func:`query_script`), because this model's cosines sit higher for CJK text.
+    - ``medium_floor(query)``: the absolute cosine a vector-only hit needs to be labelled more than *low*;
+      per script group of the query (:func:`query_script`), because this model's cosines sit higher for CJK
+      text. It is necessary, not sufficient: the hit must also stand ``z_medium`` standard deviations above
+      the query's mean cosine over the space (or, in a space of fewer than ``min_spread_rows`` vectors,
+      clear the floor by ``small_margin``): :func:`~.fusion.vector_only_score`. Under either, the score is
+      at most :data:`~.fusion.WEAK_CAP`, under the default low threshold 0.25, so ``strict-v1`` drops it and
+      ``balanced-v1`` shows it as low. Measured in bench/semantic_floor.py: the floor alone let the best of
+      a hundred unrelated items through for 6 of 17 off-topic queries; floor and z >= 3.5 for none.
     - ``cap`` (0.55) keeps a vector-only hit below the default high threshold (0.6): a semantic addition is
       at most *medium* unless keyword evidence lifts it.
 
@@ -118,6 +122,11 @@ class ScoreScale:
     #: ``((script, cosine), ...)`` for :data:`SCRIPTS`; a script not listed uses ``default_medium``.
     medium: tuple[tuple[str, float], ...] = ()
     default_medium: float = 0.5
+    #: Standard deviations above the query's mean cosine over the space a medium vector-only hit needs.
+    z_medium: float = 3.5
+    #: Below this many vectors in the space the spread is not used: the floor plus ``small_margin`` is.
+    min_spread_rows: int = 30
+    small_margin: float = 0.035
 
     def score(self, cosine: float, best: float | None = None) -> float:
         """The 0..1 strength of ``cosine`` when the query's best cosine is ``best`` (default: itself)."""

@@ -13,8 +13,14 @@ documents are not embedded yet). Derived data: deleting the file costs re-embedd
 
 Ranking (:func:`fuse_documents`): documents whose title or description holds the whole query as a phrase
 stay first (the lexical tiers, never buried), then reciprocal rank fusion (k = 60) of the lexical order and
-the order by each document's best chunk cosine. A document found only by vectors has ``matched``
-``semantic``, ``score`` its best chunk's cosine and the excerpt of that chunk.
+the order by each document's best chunk cosine. A document found only by vectors is judged by the relevance
+rule of recall (:func:`~.fusion.vector_only_score`: the absolute floor of the query's and the chunk's
+script, and the chunk's ``z`` against the query's cosines over every chunk of the searched documents): a
+*medium* one has ``matched`` ``semantic``; one that is only *low* but clears the absolute floor has
+``matched`` ``semantic-low`` and comes after every other result; anything else is left out. ``score`` is the
+best chunk's cosine and the excerpt is that chunk's. A ``semantic-low`` document does not count as accessed
+(:meth:`~mnemon_ls.documents.DocumentStore.search` touches ``lastAccessedAt`` of the others only), so a
+search about nothing stored cannot make every document look recently used to the archival order.
 """
 
 from __future__ import annotations
@@ -26,11 +32,14 @@ from typing import Any, Callable, Sequence
 
 from .chunks import split_chunks
 from .engine import VectorIndexUnusable
-from .fusion import RRF_K
+from .fusion import RRF_K, Spread, vector_only_score
 
 FILE_NAME = ".semantic-chunks.sqlite3"
 EMBED_BUDGET = 256
 EXCERPT_CHARS = 220
+#: The score (:func:`~.fusion.vector_only_score`) of a *medium* vector-only document: the default low
+#: threshold of the recall-quality policies.
+MEDIUM_SCORE = 0.25
 
 
 class DocumentVectors:
@@ -111,8 +120,9 @@ class DocumentVectors:
                 self._cache = None
             return len(todo) - done
 
-    def search(self, query_vec: Any, allowed: set[str]) -> list[tuple[str, float, str]]:
-        """``(doc id, best chunk cosine, that chunk's text)`` of the ``allowed`` documents, best first."""
+    def search(self, query_vec: Any, allowed: set[str]) -> tuple[list[tuple[str, float, str]], Spread]:
+        """``([(doc id, best chunk cosine, that chunk's text)] of the allowed documents best first, the
+        query's cosine spread over every chunk of the allowed documents)``."""
         np = self._np
         e = self.embedder
         with self._lock:
@@ -124,21 +134,29 @@ class DocumentVectors:
                 self._cache = (matrix, [(r[0], r[1] or "") for r in rows], {})
             matrix, keys, _ = self._cache
         if not keys:
-            return []
+            return [], Spread(0, 0.0, 0.0)
         scores = matrix @ np.asarray(query_vec, dtype=np.float32)
+        mask = np.fromiter((doc in allowed for doc, _t in keys), dtype=bool, count=len(keys))
+        chosen = scores[mask]
+        spread = Spread(int(len(chosen)), float(chosen.mean()), float(chosen.std())) if len(chosen) else Spread(0, 0.0, 0.0)
         best: dict[str, tuple[float, str]] = {}
         for index in np.argsort(-scores):
             doc, text = keys[index]
             if doc in allowed and doc not in best:
                 best[doc] = (float(scores[index]), text)
-        return [(doc, value[0], value[1]) for doc, value in best.items()]
+        return [(doc, value[0], value[1]) for doc, value in best.items()], spread
 
 
 def fuse_documents(lexical: Sequence[tuple[Any, float, str]], vector: Sequence[tuple[str, float, str]],
-                   records: dict[str, Any], floor: float) -> tuple[list[tuple[Any, float, str]], dict[str, str]]:
+                   records: dict[str, Any], scale: Any, query: str,
+                   spread: Spread | None = None) -> tuple[list[tuple[Any, float, str]], dict[str, str]]:
     """``(ranked (record, score, matched) best first, {doc id: excerpt} for vector-only documents)``
-    (module doc). ``lexical`` is the lexical ranking as :meth:`Search._rank` returns it; ``vector`` the
-    output of :meth:`DocumentVectors.search`; candidates at or below cosine ``floor`` are ignored."""
+    (module doc). ``lexical`` is the lexical ranking as :meth:`Search._rank` returns it; ``vector`` and
+    ``spread`` the output of :meth:`DocumentVectors.search`; ``scale`` the embedder's
+    :class:`~.backends.ScoreScale` (candidates at or below its ``floor`` are ignored); ``query`` the query
+    text (its script picks the absolute floor)."""
+    floor = scale.floor
+    query_floor = scale.medium_floor(query)
     pinned = [row for row in lexical if row[2] in ("title", "description")]
     pinned_ids = {row[0].id for row in pinned}
     rrf: dict[str, float] = {}
@@ -154,9 +172,17 @@ def fuse_documents(lexical: Sequence[tuple[Any, float, str]], vector: Sequence[t
         rank += 1
         rrf[doc_id] = rrf.get(doc_id, 0.0) + 1.0 / (RRF_K + rank)
         if doc_id not in rows:
-            rows[doc_id] = (records[doc_id], round(cosine, 4), "semantic")
+            need = max(query_floor, scale.medium_floor(text))  # the stricter of the two scripts
+            relevance, _z = vector_only_score(cosine, need, spread, scale)
+            if relevance >= MEDIUM_SCORE:
+                matched = "semantic"
+            elif cosine >= need and relevance > 0:
+                matched = "semantic-low"
+            else:
+                continue
+            rows[doc_id] = (records[doc_id], round(cosine, 4), matched)
             excerpts[doc_id] = text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS].rstrip() + "…"
-    fused = sorted(rows, key=lambda d: (-rrf[d], d))
+    fused = sorted(rows, key=lambda d: (rows[d][2] == "semantic-low", -rrf[d], d))
     return pinned + [rows[d] for d in fused], excerpts
 
 
@@ -192,7 +218,7 @@ def semantic_rank(store: Any, view: Any, eligible: Sequence[Any], query: str,
             return store._read_body(view.by_id[doc_id])
 
         left = vectors.ensure(docs, load)
-        found = vectors.search(embedder.embed_query(query), {d[0] for d in docs})
+        found, spread = vectors.search(embedder.embed_query(query), {d[0] for d in docs})
     except VectorIndexUnusable as exc:  # not the engine's error: the model is fine
         return lexical, {}, unusable_notice(exc.reason)
     except (sqlite3.Error, OSError, ValueError) as exc:
@@ -200,6 +226,6 @@ def semantic_rank(store: Any, view: Any, eligible: Sequence[Any], query: str,
     except Exception as exc:  # noqa: BLE001 - SemanticUnavailable and model errors: lexical stands
         engine.last_error = getattr(exc, "reason", str(exc))
         return lexical, {}, f"semantic document search skipped: {engine.last_error}"
-    ranked, excerpts = fuse_documents(lexical, found, {r.id: r for r in eligible}, embedder.scale.floor)
+    ranked, excerpts = fuse_documents(lexical, found, {r.id: r for r in eligible}, embedder.scale, query, spread)
     notice = f"semantic search: {left} document(s) not embedded yet (embedded on later searches)" if left else None
     return ranked, excerpts, notice

@@ -12,10 +12,19 @@ the item holds every query term group: an *exact* hit); the vector list, best fi
   ``cli`` mode (vectors from the Mnemon CLI's own endpoint; mnemon-cli.md 9.3 step 6 without the entity and
   graph terms, which the keyword terms and the smart-mode expansion already carry):
   ``fused = (0.30 * keyword score + 0.35 * max(0, cosine)) / 0.65``.
-- Absolute floor: a *vector-only* candidate whose cosine is under ``medium_floor`` (the model's
-  :meth:`~.backends.ScoreScale.medium_floor` for the query's script) is scaled into 0..:data:`WEAK_CAP` (0.2,
-  under the default low threshold 0.25, order kept): when nothing in the space is related, the best vector match is
-  labelled low, never medium or high because it is the best of a bad lot.
+- Vector-only candidates (found by meaning alone) are judged against the query's own cosine distribution
+  over the space (:class:`Spread`, from :meth:`~.vectors.VectorStore.spread`): ``z = (cosine - mean) / std``.
+  Such a candidate is *medium* only when its cosine clears the model's absolute floor for the query's script
+  (``medium_floor``, :meth:`~.backends.ScoreScale.medium_floor`; per item ``floors``) AND ``z`` is at least
+  the scale's ``z_medium``; in a space of fewer than ``min_spread_rows`` vectors (where the spread says
+  little) the cosine must clear the floor by ``small_margin`` instead. Its score then grows with ``z``
+  from 0.3 to the scale's ``cap`` (0.55, under the default high threshold). Otherwise it is *low*: score
+  ``WEAK_CAP * z / z_medium`` (0 at or below the query's mean cosine; in a small space
+  ``WEAK_CAP * (cosine - (floor + small_margin - 0.09)) / 0.09``, clamped to 0..1), under the default low threshold
+  0.25, so ``strict-v1`` drops it and ``balanced-v1`` shows it last. The score of a vector-only candidate
+  is thus its similarity, not a rank constant; ``cosine`` and ``z`` are kept on :class:`Fused` for the
+  recall evidence. When nothing in the space is related, the best vector match is the best of a bad lot
+  and stays low (measured: bench/semantic_floor.py, bench/results/semantic.md).
 - Exact hits are never buried: a keyword hit keeps at least its keyword score, and an item that no exact
   hit's signals found scores strictly below the lowest exact hit. So semantic recall may add results but
   never moves one below a result that matched fewer query terms than the exact hit.
@@ -30,8 +39,10 @@ from typing import Mapping, Sequence
 from .backends import ScoreScale
 
 RRF_K = 60
-#: The highest score of a vector-only candidate under the absolute medium floor (module doc).
+#: The highest score of a vector-only candidate that is not medium (module doc).
 WEAK_CAP = 0.2
+#: The lowest score of a medium vector-only candidate.
+MEDIUM_BASE = 0.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,21 +55,54 @@ class KeywordHit:
 
 
 @dataclass(frozen=True, slots=True)
+class Spread:
+    """The query's cosine distribution over the space: ``rows`` read, their ``mean`` and ``std``."""
+
+    rows: int
+    mean: float
+    std: float
+
+
+@dataclass(frozen=True, slots=True)
 class Fused:
-    """One fused candidate: ``score`` 0..1, ``via`` the signals that found it, ``cosine`` (or ``None``)."""
+    """One fused candidate: ``score`` 0..1, ``via`` the signals that found it, ``cosine`` (or ``None``) and
+    ``z``, the cosine in standard deviations above the query's mean cosine over the space (``None`` without
+    a cosine or a usable :class:`Spread`)."""
 
     id: str
     score: float
     via: str
     cosine: float | None
+    z: float | None = None
+
+
+def _clamp(value: float) -> float:
+    return max(0.0, min(1.0, value))
+
+
+def vector_only_score(cosine: float, floor: float, spread: Spread | None, scale: ScoreScale) -> tuple[float, float | None]:
+    """``(score 0..scale.cap, z or None)`` of a candidate found by meaning alone (module doc): ``floor`` is
+    the absolute cosine floor for its script, ``spread`` the query's distribution over the space."""
+    z = None
+    if spread is not None and spread.std > 1e-6:
+        z = (cosine - spread.mean) / spread.std
+    if spread is not None and spread.rows >= scale.min_spread_rows and z is not None:
+        if cosine >= floor and z >= scale.z_medium:
+            return MEDIUM_BASE + (scale.cap - MEDIUM_BASE) * _clamp((z - scale.z_medium) / 2.0), z
+        return WEAK_CAP * _clamp(z / scale.z_medium), z
+    need = floor + scale.small_margin
+    if cosine >= need:
+        return MEDIUM_BASE + (scale.cap - MEDIUM_BASE) * _clamp((cosine - need) / 0.03), z
+    return WEAK_CAP * _clamp((cosine - (need - 0.09)) / 0.09), z
 
 
 def fuse(keyword: Sequence[KeywordHit], vector: Sequence[tuple[str, float]], scale: ScoreScale,
          mode: str = "rrf", medium_floor: float | None = None,
-         floors: Mapping[str, float] | None = None) -> list[Fused]:
+         floors: Mapping[str, float] | None = None, spread: Spread | None = None) -> list[Fused]:
     """The fused candidates, best first (module doc). ``mode`` ``rrf`` | ``cli``; ``medium_floor`` the
-    cosine a vector-only candidate needs to score above :data:`WEAK_CAP` (``None``: the scale's
-    ``default_medium``); ``floors`` overrides it per candidate id."""
+    absolute cosine floor of a vector-only candidate (``None``: the scale's ``default_medium``); ``floors``
+    overrides it per candidate id; ``spread`` the query's cosine distribution over the space (``None``:
+    judged as a small space, by the floor plus ``small_margin``)."""
     weak_below = scale.default_medium if medium_floor is None else medium_floor
     floors = floors or {}
     best = 2.0 / (RRF_K + 1)
@@ -76,10 +120,16 @@ def fuse(keyword: Sequence[KeywordHit], vector: Sequence[tuple[str, float]], sca
         rank += 1
         cos[key] = cosine
         rrf[key] = rrf.get(key, 0.0) + 1.0 / (RRF_K + rank)
+    usable = spread if spread is not None and spread.std > 1e-6 else None
     out: list[Fused] = []
     for key, value in rrf.items():
         hit = kw.get(key)
         cosine = cos.get(key)
+        z = (cosine - usable.mean) / usable.std if cosine is not None and usable is not None else None
+        if hit is None and cosine is not None:
+            fused, z = vector_only_score(cosine, floors.get(key, weak_below), spread, scale)
+            out.append(Fused(key, round(fused, 4), "vector", cosine, z))
+            continue
         kscore = hit.score if hit else 0.0
         if mode == "cli":
             fused = (0.30 * kscore + 0.35 * max(0.0, cosine or 0.0)) / 0.65
@@ -88,15 +138,13 @@ def fuse(keyword: Sequence[KeywordHit], vector: Sequence[tuple[str, float]], sca
             fused = 0.7 * max(kscore, strength) + 0.3 * value / best
         if hit is not None:
             fused = max(fused, hit.score)
-        elif cosine is not None and cosine < floors.get(key, weak_below):
-            fused = min(WEAK_CAP, fused * WEAK_CAP / 0.55)  # scaled down, so the order among them stays
-        via = "keyword+vector" if hit is not None and cosine is not None else ("keyword" if hit else "vector")
-        out.append(Fused(key, min(1.0, fused), via, cosine))
+        via = "keyword+vector" if hit is not None and cosine is not None else "keyword"
+        out.append(Fused(key, min(1.0, fused), via, cosine, z))
     exact = [f.score for f in out if kw.get(f.id) is not None and kw[f.id].exact]
     if exact:
         floor = min(exact)
         out = [f if (kw.get(f.id) is not None and kw[f.id].exact) or f.score < floor
-               else Fused(f.id, max(kw[f.id].score if f.id in kw else 0.0, floor - 0.0001), f.via, f.cosine)
+               else Fused(f.id, max(kw[f.id].score if f.id in kw else 0.0, floor - 0.0001), f.via, f.cosine, f.z)
                for f in out]
     out.sort(key=lambda f: (-f.score, -(1 if kw.get(f.id) and kw[f.id].exact else 0), f.id))
     return out

@@ -21,7 +21,7 @@ import os
 
 from .backends import SemanticUnavailable
 from .engine import INLINE_REMEMBER_CHARS, SemanticEngine, VectorIndexUnusable
-from .fusion import Fused, KeywordHit, fuse
+from .fusion import Fused, KeywordHit, Spread, fuse
 
 log = logging.getLogger(__name__)
 
@@ -165,6 +165,7 @@ class SpaceSemantic:
             self._cover(vectors, index_db)
             qvec = embedder.embed_query(query)
             hits = vectors.store.search(qvec, pool)
+            spread = Spread(*vectors.store.spread(qvec))
         except (SemanticUnavailable, sqlite3.Error, ValueError) as exc:
             self.engine.last_error = getattr(exc, "reason", None) or f"space {self.space_id}: {exc}"
             log.warning("semantic recall failed, keyword only: %s", self.engine.last_error)
@@ -199,7 +200,7 @@ class SpaceSemantic:
                 floors[key] = max(floor, scale.medium_floor(terms or ""))
         vector = [(key, cosine) for key, cosine in hits if key in known or key in allowed]
         mode = "cli" if embedder.cli_compatible else "rrf"
-        return fuse(keyword, vector, scale, mode, floor, floors), dropped
+        return fuse(keyword, vector, scale, mode, floor, floors, spread), dropped
 
     def _active_total(self, vectors: Any, index_db: sqlite3.Connection) -> int:
         """Active items of the side index (``index_db``, the provider's connection to it), counted again only

@@ -81,6 +81,8 @@ def _keep_high_water(db: sqlite3.Connection) -> None:
     db.execute("INSERT INTO meta(key, value) SELECT 'seq', max(seq) FROM vectors WHERE true "
                "ON CONFLICT(key) DO UPDATE SET value = max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER)) "
                "WHERE excluded.value IS NOT NULL")
+#: Live rows :meth:`VectorStore.spread` reads at most (an even stride over the rows).
+SPREAD_SAMPLE = 4096
 
 
 def id_hash(key: str) -> int:
@@ -444,6 +446,31 @@ class VectorStore:
             top = top[np.argsort(-scores[top], kind="stable")]
             top = top[self._seqs[top] >= 0]
             return self._named(top.tolist(), scores)
+
+    def spread(self, query: Any, sample: int = SPREAD_SAMPLE) -> tuple[int, float, float]:
+        """``(rows read, mean, standard deviation)`` of the cosines of ``query`` (``(dim,)`` float32,
+        normalised) over the live rows, at most ``sample`` of them taken at an even stride (the quantized
+        form uses the int8 codes' approximate cosines); ``(0, 0.0, 0.0)`` when the store is empty. The
+        query's own null distribution: what a vector-only hit's cosine is judged against
+        (:func:`~.fusion.fuse`)."""
+        np = self._np
+        self.sync()
+        with self._lock:
+            n = self._rows
+            live = (self._seqs[:n] >= 0).nonzero()[0]
+            if not len(live):
+                return 0, 0.0, 0.0
+            rows = live[:: max(1, -(-len(live) // max(1, sample)))]
+            q = np.asarray(query, dtype=np.float32)
+            if self.quantized:
+                _rows, values = self._approximate(q, rows)
+            else:
+                values = np.empty(len(rows), dtype=np.float32)
+                blocks = rows // BLOCK_ROWS
+                for number in np.unique(blocks).tolist():
+                    pick = (blocks == number).nonzero()[0]
+                    values[pick] = self._blocks[number][rows[pick] % BLOCK_ROWS] @ q
+        return len(rows), float(values.mean()), float(values.std())
 
     def _prefilter(self, q: Any, count: int) -> Any:
         """The rows (int64 array) of the ``count`` live rows nearest to ``q`` by the Hamming distance of

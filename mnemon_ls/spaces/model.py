@@ -316,7 +316,9 @@ class Item:
 
     ``score`` is the provider's relevance (``None`` when it gives none), ``created_at`` the item's RFC3339
     time, ``matched_via`` how it was found (``keyword``, ``entity``, ``causal``, ...), ``depth`` and
-    ``edge_type`` only for graph walks.
+    ``edge_type`` only for graph walks, ``similarity`` the vector evidence of an item found by meaning
+    (``{"cosine", "z"}``: the cosine of query and item, and ``z`` that cosine in standard deviations above
+    the query's mean cosine over the space, or ``None``; :mod:`mnemon_ls.semantic.fusion`).
     """
 
     id: str
@@ -331,10 +333,11 @@ class Item:
     matched_via: str | None = None
     depth: int | None = None
     edge_type: str | None = None
+    similarity: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """``{id, content, category, importance, tags, entities, source, createdAt, score, matchedVia,
-        [depth, edgeType]}``."""
+        [depth, edgeType, similarity]}``."""
         data: dict[str, Any] = {
             "id": self.id, "content": self.content, "category": self.category, "importance": self.importance,
             "tags": list(self.tags), "entities": list(self.entities), "source": self.source,
@@ -344,6 +347,8 @@ class Item:
             data["depth"] = self.depth
         if self.edge_type is not None:
             data["edgeType"] = self.edge_type
+        if self.similarity is not None:
+            data["similarity"] = dict(self.similarity)
         return data
 
 

@@ -1,6 +1,7 @@
 """Reads of the Memory Spaces service (:mod:`.service`): ``get_item``, ``related``, the federated ``recall``
-across spaces (reciprocal-rank fusion ``1/(60 + rank)`` across providers, else by score; branch scope;
-the recall-quality policy) and the wake ``cover`` block, with their result shapes :class:`RecallResult` and
+across spaces (reciprocal-rank fusion ``1/(60 + rank)`` across providers, else by score, with every item
+found by the query's words ahead of every item found by meaning alone (:func:`meaning_only`), so a vector
+hit never buries another provider's literal match; branch scope; the recall-quality policy) and the wake ``cover`` block, with their result shapes :class:`RecallResult` and
 :class:`SpacesCover`.
 
 :class:`SpacesRecall` is a mixin of :class:`~mnemon_ls.spaces.service.SpacesService`: its methods use the
@@ -47,7 +48,8 @@ class RecallResult:
         {"query", "mode", "limit", "candidateLimit", "policy": {"id", "fallbackFrom"},
          "results": [{"spaceId", "spaceName", "providerId", "id", "content", "score", "normalizedScore",
                       "tier": high|medium|low|unknown, "category", "importance", "tags", "entities", "source",
-                      "createdAt", "matchedVia", "branches", "branchLabel"?, "federatedScore"?}],
+                      "createdAt", "matchedVia", "similarity"?: {"cosine", "z"}, "branches", "branchLabel"?,
+                      "federatedScore"?}],
          "sources": [{"spaceId", "spaceName", "providerId", "status": ready|empty|unavailable|unsupported,
                       "hint"?, "stats": {"policyId", "fallbackFrom", "fetched", "retained", "selected",
                       "droppedLowScore", "droppedNonPositiveScore", "droppedInvalidScore", "unscored",
@@ -214,10 +216,12 @@ class SpacesRecall:
             entry["branchHidden"] = outcome.dropped
             sources.append(entry)
         federated = len({r[5] for r in rows}) > 1 or len({self._provider_id(r) for r in selected}) > 1
+        # items found by the query's words never rank below items found by meaning alone (module doc)
         if federated:
-            rows.sort(key=lambda r: (-1 / (RRF_K + r[1]), r[2]))
+            rows.sort(key=lambda r: (meaning_only(r[3]), -1 / (RRF_K + r[1]), r[2]))
         else:
-            rows.sort(key=lambda r: (-(r[3].score if r[3].score is not None and _finite(r[3].score) else 0.0), r[2]))
+            rows.sort(key=lambda r: (meaning_only(r[3]),
+                                     -(r[3].score if r[3].score is not None and _finite(r[3].score) else 0.0), r[2]))
         selection = quality_policy.select([(r[3].score, r[4]) for r in rows], count, config, chosen)
         picked = selection.indexes
         results = []
@@ -253,7 +257,7 @@ class SpacesRecall:
             "results": results, "sources": sources, "hidden": hidden,
             "branch": {"name": scope.branch, "recall": branch_recall, "detachedHeadPolicy": detached_head_policy},
             "truncated": max(0, len(picked) - MAX_RESULTS),
-            "hint": None if results else ("no active space" if not selected else "no result passed the quality policy"
+            "hint": None if results else ("no active space" if not selected else _policy_hint(rows, selection)
                                           if rows else "nothing matched"),
             "notices": notices,
             "failed": [s["spaceId"] for s in sources if s["status"] == "unavailable"],
@@ -279,6 +283,8 @@ class SpacesRecall:
             "tags": list(item.tags), "entities": list(item.entities), "source": item.source,
             "createdAt": item.created_at, "matchedVia": item.matched_via, "branches": branches,
         }
+        if item.similarity is not None:
+            data["similarity"] = dict(item.similarity)
         label = scope.label(branches)
         if label:
             data["branchLabel"] = label
@@ -371,6 +377,30 @@ class _BranchScope:
         if self.branch is None:
             return "branch-unknown"
         return None if self.branch in branches else "other-branch"
+
+
+#: ``matchedVia`` values of an item found by meaning alone (no word of the query): the native provider's
+#: vector-only hits (``vector``) and a vector engine's (``<engine>-vector``, e.g. ``mem0-vector``).
+MEANING_ONLY_VIA = "vector"
+
+
+def meaning_only(item: Item) -> bool:
+    """Whether ``item`` was found by meaning alone: ``matchedVia`` is ``vector`` or ends in ``-vector``
+    (``keyword+vector``, ``keyword``, ``holographic``, ``entity``, ... and ``None`` are word matches or
+    unknown, and rank first)."""
+    via = item.matched_via or ""
+    return via == MEANING_ONLY_VIA or via.endswith("-" + MEANING_ONLY_VIA)
+
+
+def _policy_hint(rows: list[tuple], selection: Any) -> str:
+    """The hint of a recall whose every row the policy left out; it says how many were found by meaning
+    alone and scored low (a weak similarity), and how to list them."""
+    weak = sum(1 for index, row in enumerate(rows) if meaning_only(row[3])
+               and selection.decisions[index].tier == "low" and selection.decisions[index].valid)
+    if not weak:
+        return "no result passed the quality policy"
+    return (f"no result passed the quality policy ({weak} found by meaning alone with a weak similarity, "
+            "scored low: recall policy balanced-v1 lists them)")
 
 
 def _finite(value: float) -> bool:

@@ -3,7 +3,9 @@ vector candidates (:mod:`mnemon_ls.semantic`). Kept apart so that ``native.py`` 
 keyword-only when the ``semantic`` extra is missing.
 
 A keyword candidate here is the provider's tuple ``(score, importance, created, id, tags, exact)``; the
-fused list has the same shape plus ``via`` (``keyword`` | ``vector`` | ``keyword+vector``) as a 7th element.
+fused list has the same shape plus ``via`` (``keyword`` | ``vector`` | ``keyword+vector``) as a 7th element
+and the similarity evidence as an 8th: ``{"cosine", "z"}`` (rounded to 4 places; ``z`` may be ``None``) or
+``None`` for an item the vectors did not find.
 """
 
 from __future__ import annotations
@@ -53,10 +55,12 @@ def hybrid_rank(semantic: "SpaceSemantic", index: Any, query: str, scored: Seque
     out: list[tuple] = []
     for f in fused:
         base = by_id.get(f.id)
+        similarity = None if f.cosine is None else {
+            "cosine": round(f.cosine, 4), "z": None if f.z is None else round(f.z, 2)}
         if base is not None:
-            out.append((f.score, base[1], base[2], f.id, base[4], base[5], f.via))
+            out.append((f.score, base[1], base[2], f.id, base[4], base[5], f.via, similarity))
         elif f.id in meta:
             imp, created, tags = meta[f.id]
-            out.append((f.score, imp, created, f.id, tags, False, f.via))
+            out.append((f.score, imp, created, f.id, tags, False, f.via, similarity))
     out.sort(key=lambda s: (-s[0], -s[1], -s[2], s[3]))
     return out, dropped

@@ -88,6 +88,9 @@ class NativeRecall:
         if mode == "smart" and chosen:
             self._expand(db, chosen, scores, limit, keep, category, source)
         items = self._load(db, scores)
+        similar = {s[3]: s[7] for s in chosen if len(s) > 7 and s[7] is not None}
+        for item in items:
+            item.similarity = similar.get(item.id)
         items.sort(key=lambda it: (-(it.score or 0.0), -(it.importance or 0), -(epoch_seconds(it.created_at) or 0),
                                    it.id))
         items = items[:limit]
