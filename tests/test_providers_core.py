@@ -112,3 +112,18 @@ def test_provider_packages_declare_engine_plugins_that_import_no_engine() -> Non
                                "sys.modules, 'mem0' in sys.modules, 'qdrant_client' in sys.modules)"],
                               capture_output=True, text=True, timeout=60)
         assert done.stdout.split() == ["EnginePlugin", "False", "False", "False"], done.stderr
+
+
+def test_a_call_that_timed_out_is_tracked_until_its_thread_ends() -> None:
+    """The process entry point ends the process itself while such a call runs (thirdparty.end_process)."""
+    from mnemon_ls.spaces.thirdparty import abandoned_calls, end_process
+
+    release = threading.Event()
+    with pytest.raises(ProviderTimedOut):
+        call_with_timeout(lambda: release.wait(30), 0.05, provider="slow-test")
+    assert abandoned_calls() == ["provider-slow-test"]
+    release.set()
+    for thread in [t for t in threading.enumerate() if t.name == "provider-slow-test"]:
+        thread.join(10)
+    assert abandoned_calls() == []
+    assert end_process(3) == 3  # nothing left running: the interpreter ends as usual

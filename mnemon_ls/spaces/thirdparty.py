@@ -21,12 +21,17 @@ Rules (seed 003, seed 000 "Creation, Discovery, and Merge", shared/reference/dsh
   warns or logs goes to our log at debug level, never into the CLI's output or a server's stdout.
 - :func:`call_with_timeout` runs one provider call on a daemon thread and gives up after ``timeout``
   seconds (:class:`~mnemon_ls.errors.ProviderTimedOut`); federated recall uses it so one slow provider
-  never holds the others' evidence back.
+  never holds the others' evidence back. A call that timed out and is still running when the process ends
+  is left behind with :func:`end_process` (the interpreter's finalisation would stop its thread inside the
+  engine's native code, which aborts the process).
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import queue
+import sys
 import threading
 import time
 from pathlib import Path
@@ -56,15 +61,50 @@ def call_with_timeout(fn: Callable[[], T], timeout: float, *, provider: str, spa
         except BaseException as exc:  # handed to the caller
             box.put((False, exc))
 
-    threading.Thread(target=run, name=f"provider-{provider}", daemon=True).start()
+    thread = threading.Thread(target=run, name=f"provider-{provider}", daemon=True)
+    thread.start()
     try:
         ok, value = box.get(timeout=timeout)
     except queue.Empty:
+        with _abandoned_lock:
+            _abandoned.add(thread)
         raise ProviderTimedOut(f"provider {provider} did not answer within {timeout * 1000:.0f} ms",
                                provider=provider, spaceId=space_id, timeoutMs=round(timeout * 1000)) from None
     if ok:
         return value
     raise value
+
+
+_abandoned: set[threading.Thread] = set()
+_abandoned_lock = threading.Lock()
+
+
+def abandoned_calls() -> list[str]:
+    """Thread names (``provider-<id>``) of the :func:`call_with_timeout` calls that timed out and are still
+    running."""
+    with _abandoned_lock:
+        _abandoned.difference_update([t for t in _abandoned if not t.is_alive()])
+        return sorted(t.name for t in _abandoned)
+
+
+def end_process(code: int) -> int:
+    """Called by the process entry point (:func:`mnemon_ls.__main__.main`) with the exit ``code`` it is about
+    to return. When a provider call that timed out is still running (:func:`abandoned_calls`: e.g. a Mem0
+    engine still importing gRPC and opening its store), the process ends here with ``os._exit(code)`` after
+    flushing standard output, standard error and the log: letting the interpreter finalise would stop that
+    daemon thread inside the engine's native code, and glibc aborts the process (``FATAL: exception not
+    rethrown``, exit code 134) after the answer was printed. Nothing of ours is left unwritten: every file
+    write is already committed (temp + fsync + rename) and no ``atexit`` handler is registered. Returns
+    ``code`` when no such call is running."""
+    if not abandoned_calls():
+        return code
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    logging.shutdown()
+    os._exit(code)
 
 
 class ProviderHost:
