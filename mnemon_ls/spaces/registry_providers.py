@@ -16,6 +16,7 @@ from .provider_fields import (
     MAX_FIELD_CHARS,
     _fallback_name,
     _provider_id,
+    merge_service,
     provider_label,
     secret_fields,
     validate_memory_fields,
@@ -42,21 +43,17 @@ class ProviderPlane:
 
     def configure_service(self, provider_id: str, fields: Mapping[str, Any] | None = None, *,
                           enabled: bool | None = None, clear_secrets: Iterable[str] = ()) -> dict[str, Any]:
-        """Save a provider's service-scope fields (merged over the stored ones; a secret is kept unless given
+        """Save a provider's service-scope fields (validated: :func:`.provider_fields.validate_service_fields`;
+        merged over the stored ones; a ``None`` or blank value clears its field; a secret is kept unless given
         or named in ``clear_secrets``) and optionally its enabled flag. Disabling drops its projections.
         Returns :meth:`service_view`."""
         provider_id = _provider_id(provider_id)
         clean = validate_service_fields(fields or {}, provider_id, (self.root,))
-        clear = list(clear_secrets)
-        secrets = secret_fields(provider_id)
-        for index, name in enumerate(clear):
-            if name not in secrets:
-                raise InvalidInput(f"clearSecrets[{index}]", "names no secret field (only " +
-                                   ", ".join(sorted(secrets)) + ")")
+        clear = self.validate_clear_secrets(provider_id, clear_secrets)
         with self._locked():
             state = self._read_quiet() or self._repair_locked()
             services = {k: dict(v) for k, v in state.services.items()}
-            merged = {**services.get(provider_id, {}), **clean}
+            merged = merge_service(services.get(provider_id, {}), clean)
             for name in clear:
                 merged.pop(name, None)
             services[provider_id] = merged
@@ -70,6 +67,18 @@ class ProviderPlane:
                                       tuple(b for b in all_bodies if flags.get(b.provider_id)))
             self._write_locked(new_state, all_provider_bodies=all_bodies)
             return self.service_view(new_state, provider_id)
+
+    @staticmethod
+    def validate_clear_secrets(provider_id: str, clear_secrets: Iterable[str]) -> list[str]:
+        """``clear_secrets`` as a list when each names a secret field of the provider, else
+        :class:`InvalidInput` (``clearSecrets[<i>]``) listing them."""
+        clear = list(clear_secrets)
+        secrets = secret_fields(provider_id)
+        for index, name in enumerate(clear):
+            if name not in secrets:
+                raise InvalidInput(f"clearSecrets[{index}]", "names no secret field of " + provider_label(provider_id)
+                                   + " (" + (", ".join(sorted(secrets)) or "it has none") + ")")
+        return clear
 
     def sync_namespaces(self, provider_id: str, discovered: Iterable[Mapping[str, Any]]) -> list[SpaceRecord]:
         """Replace ``provider_id``'s projections by the ``discovered`` namespaces atomically (reference 6.2):

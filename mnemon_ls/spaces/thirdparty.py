@@ -248,35 +248,38 @@ class ProviderHost:
         """Save service fields (merged over the stored ones; the plugin must be installed so its fields are
         known). An enabled provider is re-opened and re-discovered with the new fields first: when that
         fails nothing is written. Returns :meth:`view`."""
+        from .provider_fields import merge_service, validate_service_fields
+
         self.plugin(provider_id)
+        clean = validate_service_fields(fields or {}, provider_id, (self.root,))
+        self.registry.validate_clear_secrets(provider_id, clear_secrets)
         state = self.registry.read()
         if state.enabled.get(provider_id):
-            merged = {**state.services.get(provider_id, {}), **dict(fields or {})}
+            merged = merge_service(state.services.get(provider_id, {}), clean)
             for name in clear_secrets:
                 merged.pop(name, None)
-            from .registry import validate_service_fields
-            validate_service_fields(fields or {}, provider_id, (self.root,))
             engine = self._open(provider_id, merged)
             try:
                 found = engine.discover() if self.plugin(provider_id).capabilities.discover else []
             finally:
                 engine.close()
-            self.registry.configure_service(provider_id, fields, clear_secrets=clear_secrets)
+            self.registry.configure_service(provider_id, clean, clear_secrets=clear_secrets)
             self.registry.sync_namespaces(provider_id, [n.to_sync() for n in found])
             self.forget_engine(provider_id)
         else:
-            self.registry.configure_service(provider_id, fields, clear_secrets=clear_secrets)
+            self.registry.configure_service(provider_id, clean, clear_secrets=clear_secrets)
         return self.view(provider_id)
 
     def enable(self, provider_id: str, fields: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Open the engine with the stored (plus ``fields``) configuration, list its namespaces, then write
         the enabled flag and the discovered spaces (module doc). Returns :meth:`view` plus ``health`` and
         ``discovered`` (space ids)."""
-        from .registry import validate_service_fields
+        from .provider_fields import merge_service, validate_service_fields
+
         plugin = self.plugin(provider_id)
         clean = validate_service_fields(fields or {}, provider_id, (self.root,))
         state = self.registry.read()
-        service = {**state.services.get(provider_id, {}), **clean}
+        service = merge_service(state.services.get(provider_id, {}), clean)
         engine = self._open(provider_id, service)
         try:
             health = engine.health()
