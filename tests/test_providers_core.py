@@ -127,3 +127,26 @@ def test_a_call_that_timed_out_is_tracked_until_its_thread_ends() -> None:
         thread.join(10)
     assert abandoned_calls() == []
     assert end_process(3) == 3  # nothing left running: the interpreter ends as usual
+
+
+def test_a_space_keeps_its_user_given_name_across_disable_and_enable(tmp_path: Path) -> None:
+    """Disabling removes the mappings; re-enabling rediscovered the namespace under a default name."""
+    import json
+
+    service = SpacesService(tmp_path)
+    service.configure_provider("honcho", {}, enabled=True)
+    renamed, plain = service.registry.sync_namespaces("honcho", [{"externalId": "peer-1"}, {"externalId": "peer-2"}])
+    service.update_space(renamed.id, name="Team decisions", description="what the team agreed")
+    service.configure_provider("honcho", {}, enabled=False)
+    doc = json.loads((tmp_path / "state" / "memory-providers.json").read_text())
+    assert doc["bodies"] == [] and service.list_spaces() == []  # no mapping is left
+    assert doc["disabledSpaces"] == [{"providerId": "honcho", "externalId": "peer-1", "name": "Team decisions",
+                                      "description": "what the team agreed", "metadataSource": "manual"}]
+    service.configure_provider("honcho", {}, enabled=True)
+    again = {r.external_id: r for r in service.registry.sync_namespaces(
+        "honcho", [{"externalId": "peer-1", "name": "peer one"}, {"externalId": "peer-2"}])}
+    assert (again["peer-1"].id, again["peer-1"].name, again["peer-1"].description, again["peer-1"].metadata_source) \
+        == (renamed.id, "Team decisions", "what the team agreed", "manual")
+    assert (again["peer-2"].name, again["peer-2"].metadata_source) == (plain.name, "provider")
+    assert "disabledSpaces" not in json.loads((tmp_path / "state" / "memory-providers.json").read_text())
+    service.close()

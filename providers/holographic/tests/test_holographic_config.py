@@ -71,3 +71,17 @@ def test_an_empty_value_clears_a_field_and_numbers_are_stored_as_numbers(tmp_pat
     assert cleared.returncode == 0, cleared.stderr
     assert "fields: defaultTrust" in cleared.stdout and "minTrust" not in cleared.stdout
     assert json.loads(providers.read_text())["services"]["holographic"] == {"defaultTrust": 0.7}
+
+
+def test_disable_then_enable_gives_a_renamed_bank_its_name_back(tmp_path: Path, hermes_db: Path) -> None:
+    service = SpacesService(tmp_path / "root")
+    service.thirdparty.enable("holographic", {"dataPath": str(hermes_db)})
+    [project] = [v.record for v in service.list_spaces() if v.record.external_id == "project"]
+    service.update_space(project.id, name="Atlas", description="how Project Atlas ships")
+    service.thirdparty.disable("holographic")
+    assert service.list_spaces() == []
+    service.thirdparty.enable("holographic")
+    names = {v.record.external_id: (v.record.id, v.record.name, v.record.description) for v in service.list_spaces()}
+    assert names["project"] == (project.id, "Atlas", "how Project Atlas ships")
+    assert names["user_pref"][1] == "user_pref"
+    service.close()
