@@ -166,8 +166,20 @@ def validate_service_fields(fields: Mapping[str, Any], provider_id: str,
             raise InvalidInput(path, "must be an absolute path or start with ~/ (empty: the provider's default)")
         if path_field and isinstance(value, str):
             check_outside_roots(value, path, roots)
+            _check_target(value, path, getattr(rule, "target", None))
         out[name] = value
     return out
+
+
+def _check_target(value: str, field_path: str, target: str | None) -> None:
+    """An existing entry at the path ``value`` must be of the ``target`` type (``file`` | ``directory``)."""
+    import os
+
+    real = os.path.expanduser(value)
+    if target == "file" and os.path.isdir(real):
+        raise InvalidInput(field_path, "must name a file, not a directory (empty: the provider's default)")
+    if target == "directory" and os.path.exists(real) and not os.path.isdir(real):
+        raise InvalidInput(field_path, "must name a directory, not a file (empty: the provider's default)")
 
 
 def merge_service(stored: Mapping[str, Any], clean: Mapping[str, Any]) -> dict[str, Any]:

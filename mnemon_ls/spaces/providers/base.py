@@ -101,8 +101,8 @@ class FieldRule:
     ``kind``: ``string`` (text; ``pattern``, when given, must match the whole value), ``number`` (a decimal
     number, ``minimum``..``maximum`` inclusive when given), ``integer`` (same bounds), ``boolean``
     (``true|false|1|0|yes|no``), ``choice`` (one of ``choices``), ``path`` (a file or directory on this
-    machine: absolute or ``~/``, outside every mnemon-ls storage root) or ``url`` (http(s) without
-    credentials). ``text`` is the rule people read (``"must be a number between 0 and 1"``), generated from
+    machine: absolute or ``~/``, outside every mnemon-ls storage root; ``target`` ``file`` or ``directory``
+    refuses an existing entry of the other type) or ``url`` (http(s) without credentials). ``text`` is the rule people read (``"must be a number between 0 and 1"``), generated from
     the other fields when empty. Every field is optional: an empty value clears it back to the provider's
     default. :meth:`normalise` gives the value stored in ``state/memory-providers.json`` (a float, an int, a
     bool or the text) or raises :class:`ValueError`."""
@@ -113,10 +113,13 @@ class FieldRule:
     choices: tuple[str, ...] = ()
     pattern: str | None = None
     text: str = ""
+    target: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in FIELD_KINDS:
             raise ValueError(f"FieldRule.kind must be one of {', '.join(FIELD_KINDS)}")
+        if self.target not in (None, "file", "directory"):
+            raise ValueError("FieldRule.target must be file, directory or None")
         if self.kind == "choice" and not self.choices:
             raise ValueError("FieldRule.choices is required with kind choice")
 

@@ -43,5 +43,6 @@ PLUGIN = EnginePlugin(
     secret_fields=frozenset(),
     engine="mnemon_ls_provider_holographic.engine:HolographicEngine.open",
     # checked when configured (mnemon-ls provider configure); an empty value clears a field to its default
-    field_rules={"dataPath": FieldRule("path"), "enginePath": FieldRule("path"),
+    field_rules={"dataPath": FieldRule("path", target="file"),
+                 "enginePath": FieldRule("path", target="directory"),
                  "defaultTrust": FieldRule("number", 0, 1), "minTrust": FieldRule("number", 0, 1)})

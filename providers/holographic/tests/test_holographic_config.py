@@ -49,6 +49,7 @@ def test_a_bad_value_is_refused_at_configure_naming_the_field_and_the_rule(tmp_p
     ({"apiKey": "x"}, "apiKey", "is not a Holographic service field (dataPath, enginePath, defaultTrust, minTrust)"),
     ({"enginePath": "relative/dir"}, "enginePath", "must be an absolute path or start with ~/ (empty: the "
                                                    "provider's default)"),
+    ({"dataPath": "~"}, "dataPath", "must name a file, not a directory (empty: the provider's default)"),
 ])
 def test_every_field_rule_holds_at_configure_and_at_enable_of_an_enabled_provider(
         tmp_path: Path, fields: dict, field: str, rule: str) -> None:
@@ -85,3 +86,26 @@ def test_disable_then_enable_gives_a_renamed_bank_its_name_back(tmp_path: Path, 
     assert names["project"] == (project.id, "Atlas", "how Project Atlas ships")
     assert names["user_pref"][1] == "user_pref"
     service.close()
+
+
+def test_the_language_server_checks_the_same_field_rules_and_refuses_what_it_would_ignore(
+        tmp_path: Path, private_home: Path) -> None:
+    from lspclient import Server
+
+    folder = tmp_path / "repo"
+    (folder / ".git").mkdir(parents=True)
+    server = Server(dict(os.environ, HOME=str(private_home)), folder)
+    try:
+        server.initialize(folder)
+        bad = server.call("mnemon/providers/configure", {"providerId": "holographic",
+                                                         "services": {"defaultTrust": "abc"}})["error"]
+        assert (bad["data"]["code"], bad["data"]["field"]) == ("invalid-input", "services.defaultTrust")
+        assert bad["message"] == 'services.defaultTrust: must be a number between 0 and 1 (got "abc")'
+        ignored = server.call("mnemon/providers/enable", {"providerId": "holographic", "clearSecrets": ["apiKey"]})
+        assert ignored["error"]["data"]["field"] == "clearSecrets", ignored
+        assert not (private_home / ".mnemon").exists() or not list((private_home / ".mnemon").rglob("memory-providers.json"))
+        done = server.call("mnemon/providers/configure", {"providerId": "holographic",
+                                                          "services": {"minTrust": "0.25", "defaultTrust": None}})
+        assert done["result"]["configuredFields"] == ["minTrust"], done
+    finally:
+        server.close()

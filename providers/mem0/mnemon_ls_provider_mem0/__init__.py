@@ -51,7 +51,7 @@ PLUGIN = EnginePlugin(
     # checked when configured (mnemon-ls provider configure); the engine checks combinations (mode openai
     # needs endpoint and embeddingModel, ...) when it opens; an empty value clears a field to its default
     field_rules={
-        "dataPath": FieldRule("path"), "mode": FieldRule("choice", choices=("local", "openai")),
+        "dataPath": FieldRule("path", target="directory"), "mode": FieldRule("choice", choices=("local", "openai")),
         "endpoint": FieldRule("url"), "vectorEndpoint": FieldRule("url"), "llmEndpoint": FieldRule("url"),
         "collection": FieldRule(pattern=r"[A-Za-z0-9_-]{1,64}", text="must be 1..64 letters, digits, '_' or '-'"),
         "embeddingDims": FieldRule("integer", 1, 16000),
