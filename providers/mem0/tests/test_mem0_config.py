@@ -78,3 +78,50 @@ def test_a_secret_breaking_no_rule_is_never_echoed(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput) as refused:
         service.thirdparty.configure("mem0", {"apiKey": "x" * 9000})
     assert refused.value.rule == "must be at most 8000 characters" and "xxx" not in refused.value.message
+
+
+def test_a_credential_typed_on_a_terminal_is_not_echoed(tmp_path: Path) -> None:
+    """``--secret`` on a terminal prompts on it with echo off (it read a visible line before)."""
+    import pty
+    import select
+
+    key = "sk-" + "t3rM1nalKey9Zr2Lm9Xc4Vb8Nn1Kp5T"
+    master, slave = pty.openpty()
+    slave_name = os.ttyname(slave)
+
+    def controlling_terminal() -> None:  # the child's /dev/tty is the pty (getpass prompts there)
+        os.setsid()
+        os.close(os.open(slave_name, os.O_RDWR))
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMON_")}
+    env.update(MNEMON_DATA_DIR=str(tmp_path / "data"), MNEMON_STORAGE_SCOPE="global", MNEMON_SEMANTIC="off")
+    proc = subprocess.Popen([sys.executable, "-m", "mnemon_ls", "provider", "configure", "mem0", "--secret", "apiKey"],
+                            stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path,
+                            preexec_fn=controlling_terminal)
+    os.close(slave)
+    screen = b""
+    try:
+        while b"apiKey" not in screen:  # wait for the prompt (echo is off once it is shown)
+            ready, _, _ = select.select([master], [], [], 60)
+            assert ready, screen
+            screen += os.read(master, 1024)
+        os.write(master, key.encode() + b"\n")
+        out, err = proc.communicate(timeout=120)
+        while select.select([master], [], [], 0)[0]:
+            try:
+                chunk = os.read(master, 1024)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            screen += chunk
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert b"Mem0 apiKey (not echoed): " in screen and key.encode() not in screen
+    assert key not in out.decode() + err.decode()
+    stored = json.loads((tmp_path / "data" / "state" / "memory-providers.json").read_text())
+    assert stored["services"]["mem0"] == {"apiKey": key}
