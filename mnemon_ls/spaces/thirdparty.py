@@ -66,7 +66,8 @@ def call_with_timeout(fn: Callable[[], T], timeout: float, *, provider: str, spa
     try:
         ok, value = box.get(timeout=timeout)
     except queue.Empty:
-        with _abandoned_lock:
+        with _abandoned_lock:  # (finished ones are dropped, so a long-running server keeps only live ones)
+            _abandoned.difference_update([t for t in _abandoned if not t.is_alive()])
             _abandoned.add(thread)
         raise ProviderTimedOut(f"provider {provider} did not answer within {timeout * 1000:.0f} ms",
                                provider=provider, spaceId=space_id, timeoutMs=round(timeout * 1000)) from None
@@ -245,8 +246,9 @@ class ProviderHost:
 
     def configure(self, provider_id: str, fields: Mapping[str, Any] | None = None, *,
                   clear_secrets: tuple[str, ...] | list[str] = ()) -> dict[str, Any]:
-        """Save service fields (merged over the stored ones; the plugin must be installed so its fields are
-        known). An enabled provider is re-opened and re-discovered with the new fields first: when that
+        """Save service fields (checked against the provider's schema first,
+        :func:`.provider_fields.validate_service_fields`; merged over the stored ones; ``None`` or a blank
+        value clears a field; the plugin must be installed so its fields are known). An enabled provider is re-opened and re-discovered with the new fields first: when that
         fails nothing is written. Returns :meth:`view`."""
         from .provider_fields import merge_service, validate_service_fields
 
