@@ -8,14 +8,18 @@ import sys
 
 
 def main() -> int:
-    """Entry point; returns the exit code."""
+    """Entry point; returns the exit code (or ends the process with it while a third-party provider call
+    that timed out is still running: :func:`mnemon_ls.spaces.thirdparty.end_process`)."""
     if sys.argv[1:2] == ["serve"]:
         from .lsp.launch import main as serve
 
-        return serve(sys.argv[2:])
-    from .cli import main as cli
+        code = serve(sys.argv[2:])
+    else:
+        from .cli import main as cli
 
-    return cli()
+        code = cli()
+    thirdparty = sys.modules.get("mnemon_ls.spaces.thirdparty")  # not imported: no provider call was made
+    return thirdparty.end_process(code) if thirdparty is not None else code
 
 
 if __name__ == "__main__":

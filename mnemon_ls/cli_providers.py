@@ -2,14 +2,18 @@
 
 Every action calls :class:`mnemon_ls.spaces.thirdparty.ProviderHost` (the language server's
 ``mnemon/providers/*`` call the same operations). Fields are ``--set KEY=VALUE`` (service scope, e.g.
-``dataPath=~/.hermes/memory_store.db``); a credential is read from standard input with ``--secret KEY``
-(one line; never from the command line, where it would stay in the shell history) and is never printed:
-views list configured field *names* only.
+``dataPath=~/.hermes/memory_store.db``), checked against the provider's own fields and their rules before
+anything is written; ``--set KEY=`` clears a field back to the provider's default. A credential (a field the
+provider declares secret) is read from standard input with ``--secret KEY`` (one line, without echo on a
+terminal) and never taken from ``--set`` (the command line stays in the shell history and the process
+list); ``--clear-secret KEY`` removes one. ``--secret`` takes only secret fields. Credentials are never
+printed: views list configured field *names* only.
 """
 
 from __future__ import annotations
 
 import argparse
+import getpass
 import sys
 from typing import Any, Callable
 
@@ -34,28 +38,50 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         sub.add_argument("name", metavar="NAME")
         if name in ("configure", "enable"):
             sub.add_argument("--set", action="append", default=[], dest="service_fields", metavar="KEY=VALUE",
-                             help="a service field, e.g. dataPath=PATH or endpoint=http://127.0.0.1:8080/v1")
+                             help="a service field, e.g. dataPath=PATH or endpoint=http://127.0.0.1:8080/v1; KEY= "
+                                  "clears it (the provider's default)")
             sub.add_argument("--secret", action="append", default=[], dest="secret_fields", metavar="KEY",
-                             help="read this credential field from standard input (one line)")
+                             help="read this credential field from standard input (one line; not echoed on a terminal)")
         if name == "configure":
-            sub.add_argument("--clear-secret", action="append", default=[], dest="clear_secret_fields", metavar="KEY")
+            sub.add_argument("--clear-secret", action="append", default=[], dest="clear_secret_fields", metavar="KEY",
+                             help="remove a stored credential field")
 
 
-def _fields(args: argparse.Namespace) -> dict[str, Any]:
+def _fields(args: argparse.Namespace, providers: Any) -> dict[str, Any]:
+    """``{field: value}`` of ``--set`` and ``--secret`` (module doc), checked against the provider's secret
+    fields before standard input is read; the values themselves are checked by the host."""
+    from .spaces.provider_fields import provider_label, secret_fields
+
+    providers.plugin(args.name)  # an unknown or uninstalled provider first (nothing is read or written)
+    secrets, label = secret_fields(args.name), provider_label(args.name)
+    listed = ", ".join(sorted(secrets)) or "none"
     fields: dict[str, Any] = {}
     for index, pair in enumerate(args.service_fields):
         key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise InvalidInput(f"set[{index}]", "must be KEY=VALUE")
-        if key.strip() in fields:
+        key = key.strip()
+        if not sep or not key:
+            raise InvalidInput(f"set[{index}]", "must be KEY=VALUE (KEY= clears the field)")
+        if key in secrets:
+            raise InvalidInput(f"services.{key}", f"is a credential: give it with --secret {key} (read from standard "
+                                                  "input, so it stays out of the shell history); --clear-secret "
+                                                  f"{key} removes it")
+        if key in fields:
             raise InvalidInput(f"set[{index}]", "repeats a field (each KEY may be set once)")
-        fields[key.strip()] = value
+        fields[key] = value
     for name in args.secret_fields:
-        line = sys.stdin.readline()
-        if not line.strip():
-            raise InvalidInput(f"services.{name}", "is empty: give the credential on standard input")
+        if name not in secrets:
+            raise InvalidInput(f"services.{name}", f"is not a credential field of {label} (--secret takes only: "
+                                                   f"{listed}); give a plain field with --set {name}=VALUE")
         if name in fields:
             raise InvalidInput(f"services.{name}", "is given twice (each KEY may be set once)")
+    for name in args.secret_fields:
+        if sys.stdin is not None and sys.stdin.isatty():
+            line = getpass.getpass(f"{label} {name} (not echoed): ")
+        else:
+            line = sys.stdin.readline() if sys.stdin is not None else ""
+        if not line.strip():
+            raise InvalidInput(f"services.{name}", f"is empty: give the credential on standard input "
+                                                   f"(--clear-secret {name} removes a stored one)")
         fields[name] = line.strip()
     return fields
 
@@ -118,10 +144,10 @@ def run(args: argparse.Namespace, host_of: Callable[[argparse.Namespace], Any],
             emit(args, views, list_text(views, show_all=args.all))
             return EXIT_OK
         if action == "configure":
-            data = providers.configure(args.name, _fields(args), clear_secrets=args.clear_secret_fields)
+            data = providers.configure(args.name, _fields(args, providers), clear_secrets=args.clear_secret_fields)
             text = _line(data)
         elif action == "enable":
-            data = providers.enable(args.name, _fields(args))
+            data = providers.enable(args.name, _fields(args, providers))
             text = f"{_line(data)}\n{data['health']['message']}; spaces: {', '.join(data['discovered']) or 'none yet'}"
         elif action == "disable":
             data = providers.disable(args.name)

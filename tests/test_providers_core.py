@@ -112,3 +112,41 @@ def test_provider_packages_declare_engine_plugins_that_import_no_engine() -> Non
                                "sys.modules, 'mem0' in sys.modules, 'qdrant_client' in sys.modules)"],
                               capture_output=True, text=True, timeout=60)
         assert done.stdout.split() == ["EnginePlugin", "False", "False", "False"], done.stderr
+
+
+def test_a_call_that_timed_out_is_tracked_until_its_thread_ends() -> None:
+    """The process entry point ends the process itself while such a call runs (thirdparty.end_process)."""
+    from mnemon_ls.spaces.thirdparty import abandoned_calls, end_process
+
+    release = threading.Event()
+    with pytest.raises(ProviderTimedOut):
+        call_with_timeout(lambda: release.wait(30), 0.05, provider="slow-test")
+    assert abandoned_calls() == ["provider-slow-test"]
+    release.set()
+    for thread in [t for t in threading.enumerate() if t.name == "provider-slow-test"]:
+        thread.join(10)
+    assert abandoned_calls() == []
+    assert end_process(3) == 3  # nothing left running: the interpreter ends as usual
+
+
+def test_a_space_keeps_its_user_given_name_across_disable_and_enable(tmp_path: Path) -> None:
+    """Disabling removes the mappings; re-enabling rediscovered the namespace under a default name."""
+    import json
+
+    service = SpacesService(tmp_path)
+    service.configure_provider("honcho", {}, enabled=True)
+    renamed, plain = service.registry.sync_namespaces("honcho", [{"externalId": "peer-1"}, {"externalId": "peer-2"}])
+    service.update_space(renamed.id, name="Team decisions", description="what the team agreed")
+    service.configure_provider("honcho", {}, enabled=False)
+    doc = json.loads((tmp_path / "state" / "memory-providers.json").read_text())
+    assert doc["bodies"] == [] and service.list_spaces() == []  # no mapping is left
+    assert doc["disabledSpaces"] == [{"providerId": "honcho", "externalId": "peer-1", "name": "Team decisions",
+                                      "description": "what the team agreed", "metadataSource": "manual"}]
+    service.configure_provider("honcho", {}, enabled=True)
+    again = {r.external_id: r for r in service.registry.sync_namespaces(
+        "honcho", [{"externalId": "peer-1", "name": "peer one"}, {"externalId": "peer-2"}])}
+    assert (again["peer-1"].id, again["peer-1"].name, again["peer-1"].description, again["peer-1"].metadata_source) \
+        == (renamed.id, "Team decisions", "what the team agreed", "manual")
+    assert (again["peer-2"].name, again["peer-2"].metadata_source) == (plain.name, "provider")
+    assert "disabledSpaces" not in json.loads((tmp_path / "state" / "memory-providers.json").read_text())
+    service.close()

@@ -33,11 +33,18 @@ def test_a_bad_service_field_is_refused_and_nothing_is_written(tmp_path: Path, f
     assert not (tmp_path / "state").exists()
 
 
-@pytest.mark.parametrize("value", ["/var/lib/memory.db", "~/memory.db", "~", ""])
-def test_an_absolute_home_relative_or_empty_path_passes_the_field_rules(value: str) -> None:
+@pytest.mark.parametrize("value", ["/var/lib/memory.db", "~/memory.db", "~"])
+def test_an_absolute_or_home_relative_path_passes_the_field_rules(value: str) -> None:
     from mnemon_ls.spaces.provider_fields import validate_service_fields
 
     assert validate_service_fields({"dataPath": value}, "honcho") == {"dataPath": value}
+
+
+@pytest.mark.parametrize("value", ["", "  ", None])
+def test_an_empty_value_clears_the_field(value: str | None) -> None:
+    from mnemon_ls.spaces.provider_fields import validate_service_fields
+
+    assert validate_service_fields({"dataPath": value}, "honcho") == {"dataPath": None}
 
 
 def test_the_holographic_engine_path_must_be_absolute(tmp_path: Path) -> None:

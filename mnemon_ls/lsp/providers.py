@@ -6,11 +6,15 @@ Registered from :mod:`.server` with :func:`register`. Requests (params are the p
 - ``mnemon/providers/list`` ``{workspace?}`` -> ``{providers: [view], workspace}``;
 - ``mnemon/providers/configure`` ``{workspace?, providerId, services?: {field: value}, clearSecrets?: [..]}``
   -> view;
-- ``mnemon/providers/enable`` ``{workspace?, providerId, services?}`` -> view + ``health`` + ``discovered``;
+- ``mnemon/providers/enable`` ``{workspace?, providerId, services?}`` -> view + ``health`` + ``discovered``
+  (``clearSecrets`` is refused here: it belongs to ``configure``);
 - ``mnemon/providers/disable`` / ``test`` / ``discover`` ``{workspace?, providerId}`` -> view /
   ``{providerId, health, namespaces}`` / ``{providerId, spaces: [SpaceView]}``.
 
 A view is :meth:`mnemon_ls.spaces.thirdparty.ProviderHost.view`: configured field *names*, never a value.
+``services`` values are checked against the provider's field rules before anything is written; ``null`` or
+``""`` clears a field (the provider's default); credentials travel in ``services`` too (the editors ask them
+without echo).
 Errors are the domain errors (``provider-not-configured``, ``provider-unavailable``, ``invalid-input``
 naming ``services.<field>``) as JSON-RPC errors with ``data.code``.
 """
@@ -56,6 +60,10 @@ def register(server: Any, mnemon_request: Callable[[str], Callable[..., Any]]) -
     async def providers_enable(ls: Any, params: Any) -> dict[str, Any]:
         """``mnemon/providers/enable`` -> view + ``health`` + ``discovered``."""
         p = P.parse_params(P.ProviderConfigureParams, params)
+        if p.clear_secrets:  # silently ignored before: a client would believe the credential was removed
+            from ..errors import InvalidInput
+
+            raise InvalidInput("clearSecrets", f"applies to {CONFIGURE} only (configure first, then enable)")
         return await call(ls, p.workspace, lambda s: s.thirdparty.enable(p.provider_id, p.services))
 
     @mnemon_request(DISABLE)

@@ -19,13 +19,13 @@ from __future__ import annotations
 import importlib
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from ..errors import ProviderNotConfigured, ProviderUnavailable
-from .providers.base import ENTRY_POINT_GROUP, Capabilities, ProviderPlugin
+from .providers.base import ENTRY_POINT_GROUP, Capabilities, FieldRule, ProviderPlugin
 
 PROVIDER_ID_RE = re.compile(r"^[a-z][a-z0-9-]{1,40}$")
 _REQUIRED = ("provider_id", "label", "kind", "capabilities", "service_fields", "memory_fields", "secret_fields",
@@ -67,6 +67,7 @@ class EnginePlugin:
     memory_fields: tuple[str, ...]
     secret_fields: frozenset[str]
     engine: str
+    field_rules: Mapping[str, FieldRule] = field(default_factory=dict)
 
     def opener(self) -> Any:
         """The callable ``engine`` names (imports its module; :class:`ImportError` / :class:`AttributeError`
@@ -169,6 +170,13 @@ def try_load(provider_id: str) -> ProviderPlugin | None:
         return load(provider_id)
     except (ProviderNotConfigured, ProviderUnavailable):
         return None
+
+
+def field_rules(provider_id: str) -> Mapping[str, FieldRule]:
+    """``{field: FieldRule}`` an installed plugin declares (empty when it declares none or is not installed)."""
+    plugin = try_load(provider_id)
+    rules = getattr(plugin, "field_rules", None) if plugin is not None else None
+    return {k: v for k, v in rules.items() if isinstance(v, FieldRule)} if isinstance(rules, Mapping) else {}
 
 
 def declared_fields(provider_id: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:

@@ -48,8 +48,9 @@ def provider_label(provider_id: str) -> str:
 
 
 def secret_fields(provider_id: str) -> frozenset[str]:
-    """The credential fields of a provider: ``apiKey`` plus those its installed plugin declares."""
-    return SECRET_FIELDS | plugins.declared_fields(provider_id)[2]
+    """The credential fields of a provider: those its installed plugin declares, else the reference's
+    (``apiKey``)."""
+    return service_schema(provider_id)[2]
 
 
 def _provider_id(value: Any) -> str:
@@ -88,42 +89,104 @@ def _check_value(name: str, value: Any, field_path: str, secrets: frozenset[str]
         if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in text):
             raise InvalidInput(field_path, "must not contain control characters")
         if ("://" in text and "@" in text.split("://", 1)[1].split("/", 1)[0]) or _CREDENTIAL_QUERY.search(text):
-            raise InvalidInput(field_path, "must not hold a credential (put it in a secret field: "
-                                           + ", ".join(sorted(secrets)) + ")")
+            raise InvalidInput(field_path, "must not hold a credential (" + _secret_hint(secrets) + ")")
         from ..redact import find_secrets  # a token in a path or an account name (``dataPath=/x/ghp_...``)
 
         found = find_secrets(text)
         if found:
-            raise InvalidInput(field_path, f"must not hold a credential ({found[0].kind}; put it in a secret "
-                                           "field: " + ", ".join(sorted(secrets)) + ")")
+            raise InvalidInput(field_path, f"must not hold a credential ({found[0].kind}; {_secret_hint(secrets)})")
     return text
+
+
+def _secret_hint(secrets: frozenset[str]) -> str:
+    if not secrets:
+        return "this provider takes no credentials"
+    return "put it in a secret field: " + ", ".join(sorted(secrets))
+
+
+def service_schema(provider_id: str) -> tuple[str, tuple[str, ...], frozenset[str], Mapping[str, Any]]:
+    """``(owner, service fields, secret fields, field rules)`` of a provider: an installed plugin's own
+    declarations (owner ``"a Holographic service field"``), else the reference's (:data:`SERVICE_FIELDS`,
+    :data:`SECRET_FIELDS`, no rules; owner ``"a service field"``)."""
+    plugin = plugins.try_load(provider_id)
+    if plugin is None:
+        return "a service field", SERVICE_FIELDS, SECRET_FIELDS, {}
+    label = getattr(plugin, "label", None) or provider_id
+    return (f"a {label} service field", tuple(plugin.service_fields), frozenset(plugin.secret_fields),
+            plugins.field_rules(provider_id))
+
+
+def quoted(value: Any, limit: int = 40) -> str:
+    """``value`` for an error message: double-quoted, at most ``limit`` characters (``...`` after a cut),
+    anything not printable as ``\\uXXXX`` (only for values that passed the credential checks)."""
+    text = str(value)
+    cut = text[:limit]
+    shown = "".join(ch if ch.isprintable() and ch not in '"\\' else
+                    ("\\" + ch if ch in '"\\' else f"\\u{ord(ch):04x}") for ch in cut)
+    return f'"{shown}{"..." if len(text) > limit else ""}"'
 
 
 def validate_service_fields(fields: Mapping[str, Any], provider_id: str,
                             roots: "tuple[Any, ...] | list[Any]" = ()) -> dict[str, Any]:
-    """Service-scope fields (module doc). Errors name ``services.<field>`` and never echo a value. A path
-    field (:data:`PATH_FIELDS`, and any plugin field ending in ``Path``) resolving inside a mnemon-ls storage
-    root (:func:`storage_roots` of ``roots``) is refused: a provider engine would write its tables there."""
+    """Service-scope fields of ``provider_id`` checked against its schema (:func:`service_schema`): the
+    field must be one of the provider's (the error lists them), the value passes the common rules (module
+    doc) and then the field's :class:`~.providers.base.FieldRule` (type, range, allowed values, path or URL
+    rules), which gives the stored form (``"0.7"`` -> ``0.7``). A value ``None`` or blank (``--set
+    field=``) is returned as ``None``: the caller clears the field (the provider's default applies).
+    Errors are :class:`InvalidInput` naming ``services.<field>``; a plain value breaking a field rule is
+    quoted (``must be a number between 0 and 1 (got "abc")``, after the credential checks passed), a
+    secret's never. A path field (:data:`PATH_FIELDS`, any field ending in ``Path``, kind ``path``)
+    resolving inside a mnemon-ls storage root (:func:`storage_roots` of ``roots``) is refused: a provider
+    engine would write its tables there."""
     if not isinstance(fields, Mapping):
         raise InvalidInput("services", "must be an object")
-    extra_service, _extra_memory, extra_secret = plugins.declared_fields(provider_id)
-    allowed = (*SERVICE_FIELDS, *sorted(extra_service - set(SERVICE_FIELDS)))
-    secrets = SECRET_FIELDS | extra_secret
+    owner, allowed, secrets, rules = service_schema(provider_id)
     out: dict[str, Any] = {}
     for name, value in fields.items():
         path = f"services.{name}"
         if name not in allowed:
-            raise InvalidInput(path, "is not a service field (" + ", ".join(allowed) + ")")
+            raise InvalidInput(path, f"is not {owner} (" + (", ".join(allowed) or "it has none") + ")")
+        if value is None or (isinstance(value, str) and not value.strip()):
+            out[name] = None  # cleared: the provider's default
+            continue
         value = _check_value(name, value, path, secrets)
-        if name == "endpoint" or name.endswith("Endpoint"):
+        rule = rules.get(name)
+        if rule is not None:
+            try:
+                value = rule.normalise(value)
+            except ValueError as exc:
+                shown = "" if name in secrets else f" (got {quoted(value)})"
+                raise InvalidInput(path, f"{exc}{shown}") from None
+        kind = getattr(rule, "kind", None)
+        if name == "endpoint" or name.endswith("Endpoint") or kind == "url":
             value = validate_endpoint(value, path)
-        if name in PATH_FIELDS and isinstance(value, str) and value and not _anchored(value):
+        path_field = is_path_field(name) or kind == "path"
+        if path_field and isinstance(value, str) and not _anchored(value):
             # a relative path would name another place in each process (the CLI's, the server's cwd)
             raise InvalidInput(path, "must be an absolute path or start with ~/ (empty: the provider's default)")
-        if is_path_field(name) and isinstance(value, str) and value:
+        if path_field and isinstance(value, str):
             check_outside_roots(value, path, roots)
+            _check_target(value, path, getattr(rule, "target", None))
         out[name] = value
     return out
+
+
+def _check_target(value: str, field_path: str, target: str | None) -> None:
+    """An existing entry at the path ``value`` must be of the ``target`` type (``file`` | ``directory``)."""
+    import os
+
+    real = os.path.expanduser(value)
+    if target == "file" and os.path.isdir(real):
+        raise InvalidInput(field_path, "must name a file, not a directory (empty: the provider's default)")
+    if target == "directory" and os.path.exists(real) and not os.path.isdir(real):
+        raise InvalidInput(field_path, "must name a directory, not a file (empty: the provider's default)")
+
+
+def merge_service(stored: Mapping[str, Any], clean: Mapping[str, Any]) -> dict[str, Any]:
+    """``stored`` service fields with ``clean`` (from :func:`validate_service_fields`) over them; a ``None``
+    clears its field."""
+    merged = {**stored, **clean}
+    return {k: v for k, v in merged.items() if v is not None}
 
 
 #: Service fields that name a file or directory on this machine (each provider package's README).
@@ -185,12 +248,19 @@ def validate_memory_fields(fields: Mapping[str, Any], provider_id: str, field_pa
         raise InvalidInput(field_path, "must be an object")
     extra = plugins.declared_fields(provider_id)[1]
     allowed = (*MEMORY_FIELDS, *sorted(extra - set(MEMORY_FIELDS)))
+    rules = plugins.field_rules(provider_id)
     out: dict[str, Any] = {}
     for name, value in fields.items():
         path = f"{field_path}.{name}"
         if name not in allowed:
             raise InvalidInput(path, "is not a memory-scope field (" + ", ".join(allowed) + ")")
         value = _check_value(name, value, path)
+        rule = rules.get(name)
+        if rule is not None and rule.kind in ("number", "integer", "boolean", "choice") and value != "":
+            try:
+                value = rule.normalise(value)
+            except ValueError as exc:
+                raise InvalidInput(path, f"{exc} (got {quoted(value)})") from None
         if name == "targetUri" and provider_id == "openviking":
             if not isinstance(value, str) or not _VIKING.match(value.rstrip("/")):
                 raise InvalidInput(path, "must be a user memories root: viking://user[/<user>]/memories")

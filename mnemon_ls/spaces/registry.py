@@ -12,7 +12,12 @@ plus a final newline, keys in this order)::
      "enabled": {"<providerId>": true},
      "bodies": [{"id": "<providerId>-<hex24|uuid>", "name", "description", "active", "providerId",
                  "externalId"?, "metadataSource": "provider|manual|ai", "placement"?,
-                 "connection": {"<memory field>": value}, "createdAt", "updatedAt"}]}
+                 "connection": {"<memory field>": value}, "createdAt", "updatedAt"}],
+     "disabledSpaces"?: [{"providerId", "externalId", "name", "description", "metadataSource": "manual|ai"}]}
+
+  ``disabledSpaces`` (our extension; the reference ignores it) keeps, while a provider is disabled, the name
+  and description a person (or the AI metadata pass) gave its spaces: not a mapping (no id, no active flag),
+  only the words to give each namespace again when re-enabling rediscovers it.
 
 Rules:
 
@@ -41,7 +46,8 @@ Rules:
   (:data:`SERVICE_FIELDS`) and memory fields (:data:`MEMORY_FIELDS`); unknown keys rejected; URLs http(s)
   without credentials; strings at most 2,000 chars (secrets 8,000); OpenViking ``targetUri`` must be a
   user memories root ``viking://user[/<u>]/memories``. Disabling a provider removes its local projections
-  (never provider data) and keeps its service config. Credentials (:data:`SECRET_FIELDS`) never leave this
+  (never provider data) and keeps its service config (and, in ``disabledSpaces``, the user's names and
+  descriptions of its spaces, given back when re-enabling rediscovers the namespaces). Credentials (:data:`SECRET_FIELDS`) never leave this
   module: views list configured field names only.
 
 Layout: this module holds :class:`SpaceRegistry` (reading, repair, discovery of stores on disk, native
@@ -91,6 +97,7 @@ from .model import (
     validate_space_id,
 )
 from .registry_model import (  # noqa: F401 - re-exported: the file model's public names
+    DISABLED_SPACES_KEY,
     DISCOVERED_DESCRIPTION,
     LAST_GOOD_FILE,
     LOCK_FILE,
@@ -112,6 +119,7 @@ from .registry_model import (  # noqa: F401 - re-exported: the file model's publ
     _provider_record,
     _replace_body,
     _salvage_providers,
+    parse_disabled_spaces,
     parse_native,
     parse_providers,
     require,
@@ -465,24 +473,31 @@ class SpaceRegistry(ProviderPlane):
         return moment.strftime("%Y%m%dT%H%M%S.") + f"{moment.microsecond // 1000:03d}Z"
 
     def _write_locked(self, state: RegistryState, *, all_provider_bodies: tuple[SpaceRecord, ...] | None = None,
-                      keep_providers_file: bool = False) -> None:
+                      keep_providers_file: bool = False,
+                      disabled_spaces: "tuple[dict[str, Any], ...] | None" = None) -> None:
         """Write both files for ``state`` (call under the lock). Order: the provider file (only when its bytes
         change), then the catalog (its rename commits a native change), then the last-good copy (best effort:
         a backup that the next write refreshes; a failure there never un-commits the catalog). The provider
         file is deleted when it holds no provider space and no service, unless ``keep_providers_file``
-        (a repair keeps a live file so credentials never survive only in quarantine). Raises
-        :class:`OSError` (nothing committed when it comes before the catalog's rename)."""
+        (a repair keeps a live file so credentials never survive only in quarantine). ``disabled_spaces``
+        replaces the file's ``disabledSpaces`` (``None``: kept as on disk). Raises :class:`OSError`
+        (nothing committed when it comes before the catalog's rename)."""
         try:
             native = _dump({"version": NATIVE_VERSION, "bodies": [b.to_native_json() for b in state.bodies]})
             if all_provider_bodies is None:
                 all_provider_bodies = state.provider_bodies  # bodies of disabled providers are dropped (6.1)
+            current = fsio.read_bytes_or_none(self.providers_path)
+            if disabled_spaces is None:
+                disabled_spaces = parse_disabled_spaces(current)
             providers: bytes | None = None
             if all_provider_bodies or state.services or keep_providers_file:
-                providers = _dump({"version": PROVIDERS_VERSION,
-                                   "services": {k: dict(v) for k, v in state.services.items()},
-                                   "enabled": dict(state.enabled),
-                                   "bodies": [b.to_provider_json() for b in all_provider_bodies]})
-            current = fsio.read_bytes_or_none(self.providers_path)
+                doc: dict[str, Any] = {"version": PROVIDERS_VERSION,
+                                       "services": {k: dict(v) for k, v in state.services.items()},
+                                       "enabled": dict(state.enabled),
+                                       "bodies": [b.to_provider_json() for b in all_provider_bodies]}
+                if disabled_spaces:
+                    doc[DISABLED_SPACES_KEY] = list(disabled_spaces)
+                providers = _dump(doc)
             if providers is not None and providers != current:
                 fsio.ensure_dir(self.state_dir)
                 fsio.write_file_atomically(self.providers_path, providers)

@@ -173,6 +173,44 @@ def parse_providers(data: bytes | None) -> tuple[dict, dict, tuple[SpaceRecord, 
 
 
 
+#: Top-level key of ``state/memory-providers.json`` keeping the user's name and description of the spaces of
+#: a disabled provider (an extension of the reference's version 4; the reference ignores it).
+DISABLED_SPACES_KEY = "disabledSpaces"
+
+
+def disabled_space_entry(record: SpaceRecord) -> dict[str, Any]:
+    """What disabling keeps of a provider space whose name/description the user (or the AI metadata pass)
+    set: ``{"providerId", "externalId", "name", "description", "metadataSource"}`` (no id, no active flag,
+    no connection: it is not a mapping, only the words to give the namespace again when it is rediscovered)."""
+    return {"providerId": record.provider_id, "externalId": record.external_id, "name": record.name,
+            "description": record.description, "metadataSource": record.metadata_source}
+
+
+def parse_disabled_spaces(data: bytes | None) -> tuple[dict[str, Any], ...]:
+    """The valid :func:`disabled_space_entry` objects under :data:`DISABLED_SPACES_KEY` of the provider
+    file's bytes (``()`` for no file, a damaged file or a missing key; invalid entries are skipped)."""
+    if data is None:
+        return ()
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return ()
+    raw = doc.get(DISABLED_SPACES_KEY) if isinstance(doc, dict) else None
+    out: list[dict[str, Any]] = []
+    for entry in raw if isinstance(raw, list) else ():
+        if not isinstance(entry, dict) or not known_provider(entry.get("providerId")):
+            continue
+        external, name, description = entry.get("externalId"), entry.get("name"), entry.get("description")
+        if not (isinstance(external, str) and external and isinstance(name, str) and name.strip()
+                and isinstance(description, str)) or entry.get("metadataSource") not in ("manual", "ai"):
+            continue
+        if any(e["providerId"] == entry["providerId"] and e["externalId"] == external for e in out):
+            continue
+        out.append({"providerId": entry["providerId"], "externalId": external, "name": name[:100],
+                    "description": description[:1000], "metadataSource": entry["metadataSource"]})
+    return tuple(out)
+
+
 def _dump(doc: Any) -> bytes:
     return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 

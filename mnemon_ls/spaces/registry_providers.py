@@ -16,12 +16,20 @@ from .provider_fields import (
     MAX_FIELD_CHARS,
     _fallback_name,
     _provider_id,
+    merge_service,
     provider_label,
     secret_fields,
     validate_memory_fields,
     validate_service_fields,
 )
-from .registry_model import RegistryState, SpaceRecord, _Damaged, parse_providers
+from .registry_model import (
+    RegistryState,
+    SpaceRecord,
+    _Damaged,
+    disabled_space_entry,
+    parse_disabled_spaces,
+    parse_providers,
+)
 
 
 def provider_space_id(provider_id: str, external_id: str, taken: set[str]) -> str:
@@ -42,41 +50,59 @@ class ProviderPlane:
 
     def configure_service(self, provider_id: str, fields: Mapping[str, Any] | None = None, *,
                           enabled: bool | None = None, clear_secrets: Iterable[str] = ()) -> dict[str, Any]:
-        """Save a provider's service-scope fields (merged over the stored ones; a secret is kept unless given
-        or named in ``clear_secrets``) and optionally its enabled flag. Disabling drops its projections.
+        """Save a provider's service-scope fields (validated: :func:`.provider_fields.validate_service_fields`;
+        merged over the stored ones; a ``None`` or blank value clears its field; a secret is kept unless given
+        or named in ``clear_secrets``) and optionally its enabled flag. Disabling drops its projections and
+        keeps the names/descriptions people gave them in ``disabledSpaces`` (registry module doc).
         Returns :meth:`service_view`."""
         provider_id = _provider_id(provider_id)
         clean = validate_service_fields(fields or {}, provider_id, (self.root,))
-        clear = list(clear_secrets)
-        secrets = secret_fields(provider_id)
-        for index, name in enumerate(clear):
-            if name not in secrets:
-                raise InvalidInput(f"clearSecrets[{index}]", "names no secret field (only " +
-                                   ", ".join(sorted(secrets)) + ")")
+        clear = self.validate_clear_secrets(provider_id, clear_secrets)
         with self._locked():
             state = self._read_quiet() or self._repair_locked()
             services = {k: dict(v) for k, v in state.services.items()}
-            merged = {**services.get(provider_id, {}), **clean}
+            merged = merge_service(services.get(provider_id, {}), clean)
             for name in clear:
                 merged.pop(name, None)
             services[provider_id] = merged
             flags = dict(state.enabled)
             all_bodies = self._all_provider_bodies()
+            kept = None
             if enabled is not None:
                 flags[provider_id] = bool(enabled)
                 if not enabled:
+                    dropped = [b for b in all_bodies if b.provider_id == provider_id]
+                    renamed = [disabled_space_entry(b) for b in dropped
+                               if b.external_id and b.metadata_source in ("manual", "ai")]
+                    kept = (*(e for e in parse_disabled_spaces(fsio.read_bytes_or_none(self.providers_path))
+                              if not (e["providerId"] == provider_id
+                                      and any(r["externalId"] == e["externalId"] for r in renamed))), *renamed)
                     all_bodies = tuple(b for b in all_bodies if b.provider_id != provider_id)
             new_state = RegistryState(state.bodies, services, flags,
                                       tuple(b for b in all_bodies if flags.get(b.provider_id)))
-            self._write_locked(new_state, all_provider_bodies=all_bodies)
+            self._write_locked(new_state, all_provider_bodies=all_bodies, disabled_spaces=kept)
             return self.service_view(new_state, provider_id)
+
+    @staticmethod
+    def validate_clear_secrets(provider_id: str, clear_secrets: Iterable[str]) -> list[str]:
+        """``clear_secrets`` as a list when each names a secret field of the provider, else
+        :class:`InvalidInput` (``clearSecrets[<i>]``) listing them."""
+        clear = list(clear_secrets)
+        secrets = secret_fields(provider_id)
+        for index, name in enumerate(clear):
+            if name not in secrets:
+                raise InvalidInput(f"clearSecrets[{index}]", "names no secret field of " + provider_label(provider_id)
+                                   + " (" + (", ".join(sorted(secrets)) or "it has none") + ")")
+        return clear
 
     def sync_namespaces(self, provider_id: str, discovered: Iterable[Mapping[str, Any]]) -> list[SpaceRecord]:
         """Replace ``provider_id``'s projections by the ``discovered`` namespaces atomically (reference 6.2):
         each ``{"externalId", "name"?, "description"?, "connection"?}``; ids ``<providerId>-<24 hex of
         sha256(externalId)>`` (``externalId:<n>`` on collision); existing ids keep ``active`` and
         ``createdAt``; names/descriptions refresh only while ``metadataSource`` is ``provider``; vanished
-        namespaces disappear; a repeated externalId rejects the sync. Returns the provider's spaces."""
+        namespaces disappear; a repeated externalId rejects the sync. A namespace new to the registry that
+        ``disabledSpaces`` remembers (the provider was disabled) gets that name, description and
+        ``metadataSource`` back, and the entry is dropped. Returns the provider's spaces."""
         provider_id = _provider_id(provider_id)
         entries = list(discovered)
         seen: set[str] = set()
@@ -102,6 +128,9 @@ class ProviderPlane:
                       or (b.metadata_source == "manual" and b.external_id not in found)]
             taken = {b.id for b in (*state.bodies, *others)}
             label = provider_label(provider_id)
+            remembered = parse_disabled_spaces(fsio.read_bytes_or_none(self.providers_path))
+            words = {e["externalId"]: e for e in remembered if e["providerId"] == provider_id}
+            used: set[str] = set()
             result: list[SpaceRecord] = []
             for index, entry in enumerate(entries):
                 external = entry["externalId"]
@@ -122,12 +151,19 @@ class ProviderPlane:
                     continue
                 candidate = provider_space_id(provider_id, external, taken)
                 taken.add(candidate)
+                source = "provider"
+                if external in words:  # the user's words for this namespace, kept while it was disabled
+                    name, description, source = (words[external]["name"], words[external]["description"],
+                                                 words[external]["metadataSource"])
+                    used.add(external)
                 result.append(SpaceRecord(candidate, name, description, False, now, now, provider_id=provider_id,
-                                          external_id=external, metadata_source="provider", connection=connection))
+                                          external_id=external, metadata_source=source, connection=connection))
             all_bodies = (*others, *result)
             new_state = RegistryState(state.bodies, state.services, state.enabled,
                                       tuple(b for b in all_bodies if state.enabled.get(b.provider_id)))
-            self._write_locked(new_state, all_provider_bodies=all_bodies)
+            kept = tuple(e for e in remembered if not (e["providerId"] == provider_id and e["externalId"] in used))
+            self._write_locked(new_state, all_provider_bodies=all_bodies,
+                               disabled_spaces=kept if used else None)
             return result
 
     def add_provider_space(self, provider_id: str, external_id: str, name: str, description: str, *,

@@ -21,12 +21,17 @@ Rules (seed 003, seed 000 "Creation, Discovery, and Merge", shared/reference/dsh
   warns or logs goes to our log at debug level, never into the CLI's output or a server's stdout.
 - :func:`call_with_timeout` runs one provider call on a daemon thread and gives up after ``timeout``
   seconds (:class:`~mnemon_ls.errors.ProviderTimedOut`); federated recall uses it so one slow provider
-  never holds the others' evidence back.
+  never holds the others' evidence back. A call that timed out and is still running when the process ends
+  is left behind with :func:`end_process` (the interpreter's finalisation would stop its thread inside the
+  engine's native code, which aborts the process).
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import queue
+import sys
 import threading
 import time
 from pathlib import Path
@@ -56,15 +61,51 @@ def call_with_timeout(fn: Callable[[], T], timeout: float, *, provider: str, spa
         except BaseException as exc:  # handed to the caller
             box.put((False, exc))
 
-    threading.Thread(target=run, name=f"provider-{provider}", daemon=True).start()
+    thread = threading.Thread(target=run, name=f"provider-{provider}", daemon=True)
+    thread.start()
     try:
         ok, value = box.get(timeout=timeout)
     except queue.Empty:
+        with _abandoned_lock:  # (finished ones are dropped, so a long-running server keeps only live ones)
+            _abandoned.difference_update([t for t in _abandoned if not t.is_alive()])
+            _abandoned.add(thread)
         raise ProviderTimedOut(f"provider {provider} did not answer within {timeout * 1000:.0f} ms",
                                provider=provider, spaceId=space_id, timeoutMs=round(timeout * 1000)) from None
     if ok:
         return value
     raise value
+
+
+_abandoned: set[threading.Thread] = set()
+_abandoned_lock = threading.Lock()
+
+
+def abandoned_calls() -> list[str]:
+    """Thread names (``provider-<id>``) of the :func:`call_with_timeout` calls that timed out and are still
+    running."""
+    with _abandoned_lock:
+        _abandoned.difference_update([t for t in _abandoned if not t.is_alive()])
+        return sorted(t.name for t in _abandoned)
+
+
+def end_process(code: int) -> int:
+    """Called by the process entry point (:func:`mnemon_ls.__main__.main`) with the exit ``code`` it is about
+    to return. When a provider call that timed out is still running (:func:`abandoned_calls`: e.g. a Mem0
+    engine still importing gRPC and opening its store), the process ends here with ``os._exit(code)`` after
+    flushing standard output, standard error and the log: letting the interpreter finalise would stop that
+    daemon thread inside the engine's native code, and glibc aborts the process (``FATAL: exception not
+    rethrown``, exit code 134) after the answer was printed. Nothing of ours is left unwritten: every file
+    write is already committed (temp + fsync + rename) and no ``atexit`` handler is registered. Returns
+    ``code`` when no such call is running."""
+    if not abandoned_calls():
+        return code
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    logging.shutdown()
+    os._exit(code)
 
 
 class ProviderHost:
@@ -205,38 +246,42 @@ class ProviderHost:
 
     def configure(self, provider_id: str, fields: Mapping[str, Any] | None = None, *,
                   clear_secrets: tuple[str, ...] | list[str] = ()) -> dict[str, Any]:
-        """Save service fields (merged over the stored ones; the plugin must be installed so its fields are
-        known). An enabled provider is re-opened and re-discovered with the new fields first: when that
+        """Save service fields (checked against the provider's schema first,
+        :func:`.provider_fields.validate_service_fields`; merged over the stored ones; ``None`` or a blank
+        value clears a field; the plugin must be installed so its fields are known). An enabled provider is re-opened and re-discovered with the new fields first: when that
         fails nothing is written. Returns :meth:`view`."""
+        from .provider_fields import merge_service, validate_service_fields
+
         self.plugin(provider_id)
+        clean = validate_service_fields(fields or {}, provider_id, (self.root,))
+        self.registry.validate_clear_secrets(provider_id, clear_secrets)
         state = self.registry.read()
         if state.enabled.get(provider_id):
-            merged = {**state.services.get(provider_id, {}), **dict(fields or {})}
+            merged = merge_service(state.services.get(provider_id, {}), clean)
             for name in clear_secrets:
                 merged.pop(name, None)
-            from .registry import validate_service_fields
-            validate_service_fields(fields or {}, provider_id, (self.root,))
             engine = self._open(provider_id, merged)
             try:
                 found = engine.discover() if self.plugin(provider_id).capabilities.discover else []
             finally:
                 engine.close()
-            self.registry.configure_service(provider_id, fields, clear_secrets=clear_secrets)
+            self.registry.configure_service(provider_id, clean, clear_secrets=clear_secrets)
             self.registry.sync_namespaces(provider_id, [n.to_sync() for n in found])
             self.forget_engine(provider_id)
         else:
-            self.registry.configure_service(provider_id, fields, clear_secrets=clear_secrets)
+            self.registry.configure_service(provider_id, clean, clear_secrets=clear_secrets)
         return self.view(provider_id)
 
     def enable(self, provider_id: str, fields: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Open the engine with the stored (plus ``fields``) configuration, list its namespaces, then write
         the enabled flag and the discovered spaces (module doc). Returns :meth:`view` plus ``health`` and
         ``discovered`` (space ids)."""
-        from .registry import validate_service_fields
+        from .provider_fields import merge_service, validate_service_fields
+
         plugin = self.plugin(provider_id)
         clean = validate_service_fields(fields or {}, provider_id, (self.root,))
         state = self.registry.read()
-        service = {**state.services.get(provider_id, {}), **clean}
+        service = merge_service(state.services.get(provider_id, {}), clean)
         engine = self._open(provider_id, service)
         try:
             health = engine.health()

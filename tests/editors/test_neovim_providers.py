@@ -1,8 +1,8 @@
 """:MnemonProviders (editors/neovim/lua/mnemon/providers.lua) end to end on Neovim 0.7.2 and 0.11 against the
 real server: the picker lists every known provider with its state, a provider that is not installed offers
 nothing, and (when the Holographic provider package and its hermes-agent engine are installed, as .ci/run
-does before it runs this file again) configure with a plain and a secret field, enable, test, create a
-space in it and disable, each read back from ``state/memory-providers.json`` and the space registry.
+does before it runs this file again) configure with a plain field, enable, test, create a space in it and
+disable, and (with the Mem0 package) a secret field, each read back from ``state/memory-providers.json`` and the space registry.
 The user's picks go through the vim.ui.select / vim.ui.input stubs of test_neovim_manage.py, and
 inputsecret() through a stub that records its prompt."""
 
@@ -63,6 +63,39 @@ def test_the_picker_lists_every_provider_and_one_not_installed_offers_nothing(se
     assert labels[:len(installed)] == installed, "installed providers come first"
 
 
+@pytest.mark.skipif("mem0" not in plugins.installed(), reason="the Mem0 provider package (providers/mem0) is not "
+                    "installed here (.ci/run installs it and runs this file again)")
+def test_a_secret_field_is_asked_with_inputsecret_and_only_its_name_comes_back(session: Session, tmp_path: Path) -> None:
+    """Mem0's ``apiKey`` (a credential field it declares; configuring opens nothing): the value goes through
+    inputsecret() (never vim.ui.input, never echoed) and only the field's name comes back. (Holographic
+    declares no credential, and a field a provider does not declare is refused.)"""
+    ws = start(session, tmp_path)
+    root = ws / ".mnemon"
+    session.lua("""
+        T.secret_prompts = {}
+        vim.fn.inputsecret = function(prompt) table.insert(T.secret_prompts, prompt); return "sk-nvim-secret-1" end
+    """)
+    view = listed(session)["mem0"]
+    assert "apiKey" in view["fields"]["secret"]
+    plain = [f for f in view["fields"]["service"] if f not in view["fields"]["secret"]]
+    mark = session.mark()
+    answer(session, "apiKey")
+    session.lua("require('mnemon.providers').configure(...)", view)
+    session.wait_note("Mem0: apiKey saved", mark)
+    assert "sk-nvim-secret-1" not in json.dumps(session.notes())
+    assert session.lua("return T.secret_prompts")[0].startswith("mnemon: Mem0 apiKey: (not shown")
+    count = 1 + len(plain) + len(view["fields"]["secret"])  # "(defaults)", the plain fields, the secrets
+    assert session.lua("return T.prompts") == [f"mnemon: {count} fields"], "the value was not asked with vim.ui.input"
+    assert provider_file(root)["services"]["mem0"]["apiKey"] == "sk-nvim-secret-1"
+    assert stat.S_IMODE(os.stat(root / "state" / "memory-providers.json").st_mode) == 0o600
+    assert listed(session)["mem0"]["configuredSecrets"] == ["apiKey"]
+    session.lua('vim.fn.inputsecret = function() return "" end')  # an empty secret clears it
+    answer(session, "apiKey")
+    session.lua("require('mnemon.providers').configure(...)", {**view, "configured": True})
+    session.wait_note("Mem0: apiKey cleared", mark)
+    assert "apiKey" not in provider_file(root)["services"]["mem0"]
+
+
 @pytest.mark.skipif(not holographic_runs(), reason="the Holographic provider package (providers/holographic) and "
                     "hermes-agent are not installed here (.ci/run installs them and runs this file again)")
 def test_configure_enable_test_create_a_space_and_disable_holographic(session: Session, tmp_path: Path) -> None:
@@ -79,30 +112,6 @@ def test_configure_enable_test_create_a_space_and_disable_holographic(session: S
     assert "cannot: graph, link, merge" in prompts[1]
     assert shown[2][0].startswith("(defaults)") and "dataPath" in shown[2]
     assert provider_file(root)["services"]["holographic"]["dataPath"] == str(store)
-
-    # A secret goes through inputsecret() (never vim.ui.input, never echoed) and only its name comes back.
-    # Holographic declares no secret of its own, so the view is given the generic apiKey field here.
-    session.lua("""
-        T.secret_prompts = {}
-        vim.fn.inputsecret = function(prompt) table.insert(T.secret_prompts, prompt); return "sk-nvim-secret-1" end
-    """)
-    view = listed(session)["holographic"]
-    view["fields"]["secret"] = ["apiKey"]
-    mark = session.mark()
-    answer(session, "apiKey")
-    session.lua("require('mnemon.providers').configure(...)", view)
-    note = session.wait_note("Holographic: apiKey saved", mark)
-    assert "sk-nvim-secret-1" not in json.dumps(session.notes())
-    assert session.lua("return T.secret_prompts")[0].startswith("mnemon: Holographic apiKey: (not shown")
-    assert session.lua("return T.prompts") == ["mnemon: 5 fields"], "the value was not asked with vim.ui.input"
-    assert provider_file(root)["services"]["holographic"]["apiKey"] == "sk-nvim-secret-1"
-    assert stat.S_IMODE(os.stat(root / "state" / "memory-providers.json").st_mode) == 0o600
-    assert listed(session)["holographic"]["configuredSecrets"] == ["apiKey"]
-    session.lua('vim.fn.inputsecret = function() return "" end')  # an empty secret clears it
-    answer(session, "apiKey")
-    session.lua("require('mnemon.providers').configure(...)", {**view, "configured": True})
-    session.wait_note("Holographic: apiKey cleared", mark)
-    assert "apiKey" not in provider_file(root)["services"]["holographic"]
 
     # Enable: the engine opens on the configured store; then the menu offers what an enabled provider can.
     answer(session, "Holographic", "Enable")

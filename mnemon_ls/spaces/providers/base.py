@@ -27,8 +27,10 @@ zero-argument class). It is used only when it is installed *and* the user config
 
 - ``capabilities`` (:class:`Capabilities`): every surface hides or refuses what is false (seed 000: the UI
   and agents do not pretend missing behaviour exists);
-- ``service_fields`` / ``memory_fields`` / ``secret_fields``: the configuration keys it reads, the
-  reference's (``registry.SERVICE_FIELDS``/``MEMORY_FIELDS``) plus its own; unknown keys are refused;
+- ``service_fields`` / ``memory_fields`` / ``secret_fields``: the configuration keys it reads (an installed
+  provider's service fields are exactly its own; unknown keys are refused naming them), and optionally
+  ``field_rules`` (``{field: FieldRule}``): the value rule of each field, checked when it is configured,
+  before anything is written (:class:`FieldRule`);
 - ``open(service, root=...)`` -> :class:`ProviderEngine`: one engine per provider and root, built from the
   service-scope configuration; raises :class:`~mnemon_ls.errors.ProviderUnavailable` (``reason``
   ``engine-missing`` | ``engine-failed``) when the engine is not installed or does not open.
@@ -44,8 +46,10 @@ A :class:`ProviderEngine` answers :meth:`~ProviderEngine.health` (:class:`Health
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Protocol, Sequence
+from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
 
 from ..model import Item
 
@@ -83,6 +87,107 @@ class Capabilities:
 
 
 NATIVE_CAPABILITIES = Capabilities()
+
+FIELD_KINDS = ("string", "number", "integer", "boolean", "choice", "path", "url")
+_TRUE, _FALSE = ("true", "1", "yes"), ("false", "0", "no")
+
+
+@dataclass(frozen=True, slots=True)
+class FieldRule:
+    """The value rule of one configuration field of a provider (``field_rules`` of its plugin), checked when
+    the field is configured (``mnemon-ls provider configure|enable``, ``mnemon/providers/configure|enable``)
+    before anything is written; the provider's engine may check combinations again when it opens.
+
+    ``kind``: ``string`` (text; ``pattern``, when given, must match the whole value), ``number`` (a decimal
+    number, ``minimum``..``maximum`` inclusive when given), ``integer`` (same bounds), ``boolean``
+    (``true|false|1|0|yes|no``), ``choice`` (one of ``choices``), ``path`` (a file or directory on this
+    machine: absolute or ``~/``, outside every mnemon-ls storage root; ``target`` ``file`` or ``directory``
+    refuses an existing entry of the other type) or ``url`` (http(s) without credentials). ``text`` is the rule people read (``"must be a number between 0 and 1"``), generated from
+    the other fields when empty. Every field is optional: an empty value clears it back to the provider's
+    default. :meth:`normalise` gives the value stored in ``state/memory-providers.json`` (a float, an int, a
+    bool or the text) or raises :class:`ValueError`."""
+
+    kind: str = "string"
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
+    pattern: str | None = None
+    text: str = ""
+    target: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in FIELD_KINDS:
+            raise ValueError(f"FieldRule.kind must be one of {', '.join(FIELD_KINDS)}")
+        if self.target not in (None, "file", "directory"):
+            raise ValueError("FieldRule.target must be file, directory or None")
+        if self.kind == "choice" and not self.choices:
+            raise ValueError("FieldRule.choices is required with kind choice")
+
+    @property
+    def rule(self) -> str:
+        """What the value must be (``text``, else generated: ``"must be a number between 0 and 1"``)."""
+        if self.text:
+            return self.text
+        noun = {"number": "a number", "integer": "an integer"}.get(self.kind)
+        if noun is not None:
+            low, high = (None if b is None else f"{b:g}" for b in (self.minimum, self.maximum))
+            if low is not None and high is not None:
+                return f"must be {noun} between {low} and {high}"
+            if low is not None or high is not None:
+                return f"must be {noun} {'at least ' + low if low is not None else 'at most ' + str(high)}"
+            return f"must be {noun}"
+        if self.kind == "boolean":
+            return "must be true or false"
+        if self.kind == "choice":
+            return "must be one of " + ", ".join(self.choices)
+        if self.kind == "path":
+            return "must be an absolute path or start with ~/"
+        if self.kind == "url":
+            return "must be an http(s) URL without credentials"
+        return f"must match {self.pattern}" if self.pattern else "must be text"
+
+    def normalise(self, value: Any) -> Any:
+        """The stored form of a non-empty ``value`` (text from the command line, or a JSON value), or
+        :class:`ValueError` when it breaks the rule."""
+        if self.kind in ("number", "integer"):
+            if isinstance(value, bool):
+                raise ValueError(self.rule)
+            try:
+                number = float(value) if self.kind == "number" else _integer(value)
+            except (TypeError, ValueError):
+                raise ValueError(self.rule) from None
+            if (isinstance(number, float) and not math.isfinite(number)) \
+                    or (self.minimum is not None and number < self.minimum) \
+                    or (self.maximum is not None and number > self.maximum):
+                raise ValueError(self.rule)
+            return number
+        if self.kind == "boolean":
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in _TRUE or text in _FALSE:
+                return text in _TRUE
+            raise ValueError(self.rule)
+        if not isinstance(value, str):
+            raise ValueError(self.rule if self.kind != "string" else "must be text")
+        if self.kind == "choice" and value not in self.choices:
+            raise ValueError(self.rule)
+        if self.kind == "string" and self.pattern and not re.fullmatch(self.pattern, value):
+            raise ValueError(self.rule)
+        return value
+
+
+def _integer(value: Any) -> int:
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise ValueError("not an integer")
+        return int(value)
+    text = str(value).strip()
+    if not re.fullmatch(r"[+-]?[0-9]{1,18}", text):
+        raise ValueError("not an integer")
+    return int(text)
 
 
 @dataclass(slots=True)
@@ -220,6 +325,9 @@ class ProviderPlugin(Protocol):
     service_fields: tuple[str, ...]
     memory_fields: tuple[str, ...]
     secret_fields: frozenset[str]
+    #: Optional: ``{field: FieldRule}`` (fields without one are text); read with ``getattr(plugin,
+    #: "field_rules", {})`` so a plugin written before it existed keeps working.
+    field_rules: Mapping[str, FieldRule]
 
     def open(self, service: dict[str, Any], *, root: Any) -> ProviderEngine: ...
 

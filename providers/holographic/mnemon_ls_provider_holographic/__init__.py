@@ -30,7 +30,7 @@ Python's, else the one of the ``hermes`` command on ``PATH``), ``defaultTrust``,
 from __future__ import annotations
 
 from mnemon_ls.spaces.plugins import EnginePlugin
-from mnemon_ls.spaces.providers.base import Capabilities
+from mnemon_ls.spaces.providers.base import Capabilities, FieldRule
 
 __all__ = ["PLUGIN"]
 
@@ -44,4 +44,8 @@ PLUGIN = EnginePlugin(
     service_fields=("dataPath", "enginePath", "defaultTrust", "minTrust"),
     memory_fields=("bankId", "defaultTrust", "minTrust"),
     secret_fields=frozenset(),
-    engine="mnemon_ls_provider_holographic.engine:HolographicEngine.open")
+    engine="mnemon_ls_provider_holographic.engine:HolographicEngine.open",
+    # checked when configured (mnemon-ls provider configure); an empty value clears a field to its default
+    field_rules={"dataPath": FieldRule("path", target="file"),
+                 "enginePath": FieldRule("path", target="directory"),
+                 "defaultTrust": FieldRule("number", 0, 1), "minTrust": FieldRule("number", 0, 1)})

@@ -31,7 +31,7 @@ The local Qdrant store is locked by one process at a time (Qdrant's own rule): a
 from __future__ import annotations
 
 from mnemon_ls.spaces.plugins import EnginePlugin
-from mnemon_ls.spaces.providers.base import Capabilities
+from mnemon_ls.spaces.providers.base import Capabilities, FieldRule
 
 __all__ = ["PLUGIN"]
 
@@ -47,4 +47,25 @@ PLUGIN = EnginePlugin(
                     "pgPassword", "pgSslMode", "timeoutSeconds", "infer", "llmEndpoint", "llmModel", "llmApiKey"),
     memory_fields=("userId", "agentId", "runId"),
     secret_fields=frozenset({"apiKey", "vectorApiKey", "llmApiKey", "pgPassword"}),
-    engine="mnemon_ls_provider_mem0.engine:Mem0Engine.open")
+    engine="mnemon_ls_provider_mem0.engine:Mem0Engine.open",
+    # checked when configured (mnemon-ls provider configure); the engine checks combinations (mode openai
+    # needs endpoint and embeddingModel, ...) when it opens; an empty value clears a field to its default
+    field_rules={
+        "dataPath": FieldRule("path", target="directory"), "mode": FieldRule("choice", choices=("local", "openai")),
+        "endpoint": FieldRule("url"), "vectorEndpoint": FieldRule("url"), "llmEndpoint": FieldRule("url"),
+        "collection": FieldRule(pattern=r"[A-Za-z0-9_-]{1,64}", text="must be 1..64 letters, digits, '_' or '-'"),
+        "embeddingDims": FieldRule("integer", 1, 16000),
+        "vectorStore": FieldRule("choice", choices=("qdrant-local", "qdrant", "pgvector")),
+        "pgHost": FieldRule(pattern=r"/[^\x00-\x1f\x7f]*|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?"
+                                    r"|\[?[0-9A-Fa-f:.]+(?:%[A-Za-z0-9]+)?\]?",
+                            text="must be a host name, an IP address or a Unix socket directory (not a URL: the "
+                                 "user goes in pgUser, the password in pgPassword)"),
+        "pgPort": FieldRule("integer", 1, 65535),
+        "pgDatabase": FieldRule(pattern=r"[^\x00-\x1f\x7f]{1,63}", text="must be a PostgreSQL name: 1..63 bytes, "
+                                                                           "no control characters"),
+        "pgUser": FieldRule(pattern=r"[^\x00-\x1f\x7f]{1,63}", text="must be a PostgreSQL name: 1..63 bytes, "
+                                                                       "no control characters"),
+        "pgSslMode": FieldRule("choice", choices=("disable", "allow", "prefer", "require", "verify-ca",
+                                                  "verify-full")),
+        "timeoutSeconds": FieldRule("number", 0.1, 600, text="must be a number of seconds between 0.1 and 600"),
+        "infer": FieldRule("boolean")})

@@ -36,9 +36,12 @@ def test_not_configured_and_failing_engine_change_nothing(tmp_path: Path) -> Non
     before = (root / "state" / "memory-providers.json").read_bytes()
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
-    with pytest.raises(ProviderUnavailable) as failed:
+    with pytest.raises(InvalidInput) as early:  # the path rule (target directory) holds before anything opens
         service.thirdparty.enable("mem0", {"dataPath": str(blocker)})
-    assert failed.value.data["reason"] == "engine-failed" and "not a directory" in failed.value.message
+    assert early.value.data["field"] == "services.dataPath" and "must name a directory" in early.value.rule
+    with pytest.raises(ProviderUnavailable) as failed:
+        service.thirdparty.enable("mem0", {"dataPath": str(blocker / "store")})
+    assert failed.value.data["reason"] == "engine-failed" and "not a directory" in failed.value.message.lower()
     for bad, field in (({"mode": "cloud"}, "services.mode"), ({"vectorStore": "qdrant"}, "services.vectorEndpoint"),
                        ({"endpoint": "http://user:pw@127.0.0.1:9/v1"}, "services.endpoint"),
                        ({"vectorEndpoint": "http://127.0.0.1:6333/?api_key=sk-live-123"}, "services.vectorEndpoint")):

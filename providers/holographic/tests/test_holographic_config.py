@@ -1,0 +1,111 @@
+"""Configuring the Holographic provider (real CLI subprocesses, the real engine where one is opened): each
+field is checked against the provider's own schema when it is configured, not first at enable or test (an
+attack pass got ``defaultTrust=abc`` saved), with an error naming the provider's field and the rule and
+nothing written; an unknown field lists the provider's fields (not the core's); ``--set field=`` clears a
+field back to its default; ``--secret`` takes only credential fields (Holographic has none)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mnemon_ls.errors import InvalidInput
+from mnemon_ls.spaces import SpacesService
+
+
+def cli(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMON_")}
+    env.update(MNEMON_DATA_DIR=str(tmp_path / "data"), MNEMON_STORAGE_SCOPE="global", MNEMON_SEMANTIC="off")
+    return subprocess.run([sys.executable, "-m", "mnemon_ls", *args], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=120, input=stdin)
+
+
+def test_a_bad_value_is_refused_at_configure_naming_the_field_and_the_rule(tmp_path: Path) -> None:
+    done = cli(tmp_path, "provider", "configure", "holographic", "--set", "defaultTrust=abc")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == 'mnemon-ls: error: services.defaultTrust: must be a number between 0 and 1 (got "abc")\n'
+    assert not (tmp_path / "data").exists()
+    unknown = cli(tmp_path, "provider", "configure", "holographic", "--set", "endpoint=http://127.0.0.1:9/")
+    assert unknown.returncode == 2
+    assert unknown.stderr == ("mnemon-ls: error: services.endpoint: is not a Holographic service field (dataPath, "
+                              "enginePath, defaultTrust, minTrust)\n")
+    plain = cli(tmp_path, "provider", "configure", "holographic", "--secret", "dataPath", stdin="/tmp/x.db\n")
+    assert plain.returncode == 2
+    assert plain.stderr == ("mnemon-ls: error: services.dataPath: is not a credential field of Holographic "
+                            "(--secret takes only: none); give a plain field with --set dataPath=VALUE\n")
+    assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize("fields, field, rule", [
+    ({"minTrust": "1.5"}, "minTrust", 'must be a number between 0 and 1 (got "1.5")'),
+    ({"minTrust": -0.1}, "minTrust", 'must be a number between 0 and 1 (got "-0.1")'),
+    ({"defaultTrust": "nan"}, "defaultTrust", 'must be a number between 0 and 1 (got "nan")'),
+    ({"defaultTrust": True}, "defaultTrust", 'must be a number between 0 and 1 (got "True")'),
+    ({"apiKey": "x"}, "apiKey", "is not a Holographic service field (dataPath, enginePath, defaultTrust, minTrust)"),
+    ({"enginePath": "relative/dir"}, "enginePath", "must be an absolute path or start with ~/ (empty: the "
+                                                   "provider's default)"),
+    ({"dataPath": "~"}, "dataPath", "must name a file, not a directory (empty: the provider's default)"),
+])
+def test_every_field_rule_holds_at_configure_and_at_enable_of_an_enabled_provider(
+        tmp_path: Path, fields: dict, field: str, rule: str) -> None:
+    root = tmp_path / "root"
+    service = SpacesService(root)
+    for call in (lambda: service.thirdparty.configure("holographic", fields),
+                 lambda: service.thirdparty.enable("holographic", fields)):
+        with pytest.raises(InvalidInput) as refused:
+            call()
+        assert (refused.value.field, refused.value.rule) == (f"services.{field}", rule)
+    assert not (root / "state").exists()
+
+
+def test_an_empty_value_clears_a_field_and_numbers_are_stored_as_numbers(tmp_path: Path) -> None:
+    assert cli(tmp_path, "provider", "configure", "holographic", "--set", "minTrust=0.2", "--set",
+               "defaultTrust=0.7").returncode == 0
+    providers = tmp_path / "data" / "state" / "memory-providers.json"
+    assert json.loads(providers.read_text())["services"]["holographic"] == {"minTrust": 0.2, "defaultTrust": 0.7}
+    cleared = cli(tmp_path, "provider", "configure", "holographic", "--set", "minTrust=")
+    assert cleared.returncode == 0, cleared.stderr
+    assert "fields: defaultTrust" in cleared.stdout and "minTrust" not in cleared.stdout
+    assert json.loads(providers.read_text())["services"]["holographic"] == {"defaultTrust": 0.7}
+
+
+def test_disable_then_enable_gives_a_renamed_bank_its_name_back(tmp_path: Path, hermes_db: Path) -> None:
+    service = SpacesService(tmp_path / "root")
+    service.thirdparty.enable("holographic", {"dataPath": str(hermes_db)})
+    [project] = [v.record for v in service.list_spaces() if v.record.external_id == "project"]
+    service.update_space(project.id, name="Atlas", description="how Project Atlas ships")
+    service.thirdparty.disable("holographic")
+    assert service.list_spaces() == []
+    service.thirdparty.enable("holographic")
+    names = {v.record.external_id: (v.record.id, v.record.name, v.record.description) for v in service.list_spaces()}
+    assert names["project"] == (project.id, "Atlas", "how Project Atlas ships")
+    assert names["user_pref"][1] == "user_pref"
+    service.close()
+
+
+def test_the_language_server_checks_the_same_field_rules_and_refuses_what_it_would_ignore(
+        tmp_path: Path, private_home: Path) -> None:
+    from lspclient import Server
+
+    folder = tmp_path / "repo"
+    (folder / ".git").mkdir(parents=True)
+    server = Server(dict(os.environ, HOME=str(private_home)), folder)
+    try:
+        server.initialize(folder)
+        bad = server.call("mnemon/providers/configure", {"providerId": "holographic",
+                                                         "services": {"defaultTrust": "abc"}})["error"]
+        assert (bad["data"]["code"], bad["data"]["field"]) == ("invalid-input", "services.defaultTrust")
+        assert bad["message"] == 'services.defaultTrust: must be a number between 0 and 1 (got "abc")'
+        ignored = server.call("mnemon/providers/enable", {"providerId": "holographic", "clearSecrets": ["apiKey"]})
+        assert ignored["error"]["data"]["field"] == "clearSecrets", ignored
+        assert not (private_home / ".mnemon").exists() or not list((private_home / ".mnemon").rglob("memory-providers.json"))
+        done = server.call("mnemon/providers/configure", {"providerId": "holographic",
+                                                          "services": {"minTrust": "0.25", "defaultTrust": None}})
+        assert done["result"]["configuredFields"] == ["minTrust"], done
+    finally:
+        server.close()

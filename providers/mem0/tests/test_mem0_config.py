@@ -1,0 +1,127 @@
+"""Configuring the Mem0 provider through real CLI subprocesses (nothing is opened: the provider is not
+enabled): values are checked against Mem0's own field rules at configure time, naming the field and the
+rule, and nothing is written; a credential is taken only from standard input (``--secret``), never from
+``--set`` (the command line stays in the shell history), and ``--secret`` takes only credential fields."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mnemon_ls.errors import InvalidInput
+from mnemon_ls.spaces import SpacesService
+
+
+def cli(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMON_")}
+    env.update(MNEMON_DATA_DIR=str(tmp_path / "data"), MNEMON_STORAGE_SCOPE="global", MNEMON_SEMANTIC="off")
+    return subprocess.run([sys.executable, "-m", "mnemon_ls", *args], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=120, input=stdin)
+
+
+def test_credentials_come_only_from_standard_input_and_only_for_secret_fields(tmp_path: Path) -> None:
+    key = "sk-" + "q7Zr2Lm9Xc4Vb8Nn1Kp5Tt3Yw6Ee0Ua"
+    on_argv = cli(tmp_path, "provider", "configure", "mem0", "--set", f"apiKey={key}")
+    assert on_argv.returncode == 2
+    assert on_argv.stderr == ("mnemon-ls: error: services.apiKey: is a credential: give it with --secret apiKey "
+                              "(read from standard input, so it stays out of the shell history); --clear-secret "
+                              "apiKey removes it\n")
+    assert key not in on_argv.stderr + on_argv.stdout
+    plain = cli(tmp_path, "provider", "configure", "mem0", "--secret", "collection", stdin="team\n")
+    assert plain.returncode == 2
+    assert plain.stderr == ("mnemon-ls: error: services.collection: is not a credential field of Mem0 (--secret "
+                            "takes only: apiKey, llmApiKey, pgPassword, vectorApiKey); give a plain field with --set "
+                            "collection=VALUE\n")
+    assert not (tmp_path / "data").exists()
+    stored = cli(tmp_path, "provider", "configure", "mem0", "--set", "pgPort=5433", "--set", "infer=no",
+                 "--secret", "pgPassword", stdin=f"{key}\n")
+    assert stored.returncode == 0, stored.stderr
+    assert "fields: infer, pgPort, pgPassword (secret)" in stored.stdout and key not in stored.stdout
+    providers = tmp_path / "data" / "state" / "memory-providers.json"
+    assert json.loads(providers.read_text())["services"]["mem0"] == {"pgPort": 5433, "infer": False,
+                                                                      "pgPassword": key}
+    assert providers.stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize("field, value, rule", [
+    ("mode", "remote", 'must be one of local, openai (got "remote")'),
+    ("vectorStore", "chroma", 'must be one of qdrant-local, qdrant, pgvector (got "chroma")'),
+    ("embeddingDims", "12.5", 'must be an integer between 1 and 16000 (got "12.5")'),
+    ("pgPort", "70000", 'must be an integer between 1 and 65535 (got "70000")'),
+    ("timeoutSeconds", "0", 'must be a number of seconds between 0.1 and 600 (got "0")'),
+    ("infer", "maybe", 'must be true or false (got "maybe")'),
+    ("collection", "team space", "must be 1..64 letters, digits, '_' or '-' (got \"team space\")"),
+    ("pgHost", "db.example.test:5432", "must be a host name, an IP address or a Unix socket directory (not a URL: "
+                                       "the user goes in pgUser, the password in pgPassword) (got "
+                                       "\"db.example.test:5432\")"),
+    ("vectorEndpoint", "qdrant.local:6333", "must be an http(s) URL without credentials (put the key in apiKey)"),
+    ("userId", "alice", "is not a Mem0 service field (dataPath, mode, endpoint, apiKey, collection, embeddingModel, "
+                        "embeddingDims, vectorStore, vectorEndpoint, vectorApiKey, pgHost, pgPort, pgDatabase, pgUser, "
+                        "pgPassword, pgSslMode, timeoutSeconds, infer, llmEndpoint, llmModel, llmApiKey)"),
+])
+def test_a_value_breaking_a_mem0_field_rule_is_refused_at_configure(tmp_path: Path, field: str, value: str,
+                                                                    rule: str) -> None:
+    service = SpacesService(tmp_path)
+    with pytest.raises(InvalidInput) as refused:
+        service.thirdparty.configure("mem0", {field: value})
+    assert (refused.value.field, refused.value.rule) == (f"services.{field}", rule)
+    assert not (tmp_path / "state").exists()
+
+
+def test_a_secret_breaking_no_rule_is_never_echoed(tmp_path: Path) -> None:
+    service = SpacesService(tmp_path)
+    with pytest.raises(InvalidInput) as refused:
+        service.thirdparty.configure("mem0", {"apiKey": "x" * 9000})
+    assert refused.value.rule == "must be at most 8000 characters" and "xxx" not in refused.value.message
+
+
+def test_a_credential_typed_on_a_terminal_is_not_echoed(tmp_path: Path) -> None:
+    """``--secret`` on a terminal prompts on it with echo off (it read a visible line before)."""
+    import pty
+    import select
+
+    key = "sk-" + "t3rM1nalKey9Zr2Lm9Xc4Vb8Nn1Kp5T"
+    master, slave = pty.openpty()
+    slave_name = os.ttyname(slave)
+
+    def controlling_terminal() -> None:  # the child's /dev/tty is the pty (getpass prompts there)
+        os.setsid()
+        os.close(os.open(slave_name, os.O_RDWR))
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMON_")}
+    env.update(MNEMON_DATA_DIR=str(tmp_path / "data"), MNEMON_STORAGE_SCOPE="global", MNEMON_SEMANTIC="off")
+    proc = subprocess.Popen([sys.executable, "-m", "mnemon_ls", "provider", "configure", "mem0", "--secret", "apiKey"],
+                            stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path,
+                            preexec_fn=controlling_terminal)
+    os.close(slave)
+    screen = b""
+    try:
+        while b"apiKey" not in screen:  # wait for the prompt (echo is off once it is shown)
+            ready, _, _ = select.select([master], [], [], 60)
+            assert ready, screen
+            screen += os.read(master, 1024)
+        os.write(master, key.encode() + b"\n")
+        out, err = proc.communicate(timeout=120)
+        while select.select([master], [], [], 0)[0]:
+            try:
+                chunk = os.read(master, 1024)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            screen += chunk
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert b"Mem0 apiKey (not echoed): " in screen and key.encode() not in screen
+    assert key not in out.decode() + err.decode()
+    stored = json.loads((tmp_path / "data" / "state" / "memory-providers.json").read_text())
+    assert stored["services"]["mem0"] == {"apiKey": key}
