@@ -19,6 +19,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path
 
+from ..packs.gate import run_held
 from ..errors import InvalidInput, MnemonError, storage_error
 from ..host import FolderState, uri_to_path
 from . import fileactions as file_actions
@@ -133,7 +134,7 @@ async def remember_selection(ls: LanguageServer, *args: Any) -> dict[str, Any]:
         if a.space_id is not None:
             return await _remember_in_space(ls, state, a)
         request = ops.validate_request("add", "memory", a.text, None, a.importance, a.branches)
-        receipt = await asyncio.to_thread(state.host.mutate_runtime, request)
+        receipt = await asyncio.to_thread(run_held, state.host, state.host.mutate_runtime, request)
     except Exception as exc:  # every failure answers {success: false}, never a traceback
         exc = _as_domain_error(exc)
         ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"mnemon: not remembered: {exc.message}"))
@@ -155,8 +156,9 @@ async def _remember_in_space(ls: MnemonLanguageServer, state: FolderState, a: An
         raise InvalidInput("branches", "a Memory Space item is scoped to one branch (got several)")
     branch = branches[0] if branches else None
     importance = {"critical": 5, "normal": 3, "low": 1}.get(a.importance or "normal")
-    receipt = await asyncio.to_thread(state.host.spaces.remember, normalize_text(a.text), space_id=a.space_id,
-                                      importance=importance, source="user", branch=branch)
+    receipt = await asyncio.to_thread(run_held, state.host, functools.partial(
+        state.host.spaces.remember, normalize_text(a.text), space_id=a.space_id, importance=importance, source="user",
+        branch=branch))
     data = receipt.to_dict()
     ls.window_show_message(types.ShowMessageParams(
         types.MessageType.Info, f"mnemon: {data.get('message') or data['status']} (space {data.get('spaceName')})"))

@@ -12,6 +12,7 @@ Registered from :mod:`.server` with :func:`register` (the command ``mnemon.serve
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from lsprotocol import types
 
+from ..packs.gate import run_held
 from ..host import FolderState, uri_to_path
 from . import protocol as P
 
@@ -106,8 +108,8 @@ def register(server: "MnemonLanguageServer", command_arg: Callable[..., Any],
             path = uri_to_path(a.uri, "uri")
             state = ls.registry.resolve(a.uri, "uri")
             refuse_storage_file(state, path)
-            result = await asyncio.to_thread(state.host.documents.update_from_file, path, a.id,
-                                             document_revision=a.document_revision)
+            result = await asyncio.to_thread(run_held, state.host, functools.partial(
+                state.host.documents.update_from_file, path, a.id, document_revision=a.document_revision))
         except Exception as exc:  # every failure answers {success: false}, never a traceback
             exc = as_domain_error(exc)
             ls.window_show_message(types.ShowMessageParams(types.MessageType.Error,

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from lsprotocol import types
 
+from ..packs.gate import run_held
 from ..errors import InvalidInput, RuntimeCapacityError
 from . import protocol as P
 
@@ -142,7 +143,7 @@ class MaintenanceFeature:
         has a ``maintenance`` receipt, send ``mnemon/maintenanceCompleted``. Returns the result's dict."""
         progress = Progress(self.ls, title, token)
         try:
-            result = await asyncio.to_thread(work, progress.callback)
+            result = await asyncio.to_thread(run_held, state.host, work, progress.callback)
         except BaseException:
             await progress.finish("failed")
             raise
@@ -215,7 +216,7 @@ def register(server: "MnemonLanguageServer", mnemon_request: Callable[[str], Cal
         progress = Progress(ls, f"Compacting {'USER.md' if target == 'user' else 'MEMORY.md'}", _token(params))
         progress.report("Checking the compaction against the plan")
         try:
-            receipt = await asyncio.to_thread(functools.partial(
+            receipt = await asyncio.to_thread(run_held, state.host, functools.partial(
                 state.host.runtime.compact, params["revision"], target, params.get("entries"), params.get("pending")))
         except BaseException:
             await progress.finish("refused: nothing changed")

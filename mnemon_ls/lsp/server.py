@@ -38,6 +38,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path
 
+from ..packs.gate import run_held
 from .. import __version__
 from ..errors import InvalidInput, MnemonError, storage_error
 from ..host import FolderState, HostRegistry, uri_to_path
@@ -307,14 +308,14 @@ class MnemonLanguageServer(LanguageServer):
         state = self.registry.folders.get(uri)
         if state is None:
             return
-        repairs = await asyncio.to_thread(state.host.runtime.repair)
+        repairs = await asyncio.to_thread(run_held, state.host, state.host.runtime.repair)
         self.announce_repairs(uri, repairs)
 
     async def on_documents_change(self, uri: str, _paths: set[str]) -> None:
         """A managed document or the index changed outside the server: re-check hashes and the index."""
         state = self.registry.folders.get(uri)
         if state is not None:
-            await asyncio.to_thread(state.host.documents.refresh)
+            await asyncio.to_thread(run_held, state.host, state.host.documents.refresh)
 
     async def flush_access_forever(self, interval: float = 5.0) -> None:
         """Every ``interval`` seconds write pending access times of documents and spaces (no-op when none)."""
@@ -322,7 +323,7 @@ class MnemonLanguageServer(LanguageServer):
             await asyncio.sleep(interval)
             for state in list(self.registry.folders.values()):
                 try:
-                    await asyncio.to_thread(state.host.flush)
+                    await asyncio.to_thread(run_held, state.host, state.host.flush)
                 except Exception as exc:
                     log.warning("flushing access times failed: %s", exc)
 
@@ -400,7 +401,7 @@ class MnemonLanguageServer(LanguageServer):
                 self.update_branch(state, probed)
             else:  # a newer probe already landed; render what it recorded
                 probed = state.branch
-        snapshot, repairs = await asyncio.to_thread(functools.partial(state.host.wake, branch, budget, probed=probed,
+        snapshot, repairs = await asyncio.to_thread(run_held, state.host, functools.partial(state.host.wake, branch, budget, probed=probed,
                                                                       surface=surface))
         self.announce_repairs(state.uri, repairs)
         return snapshot.to_dict() | {"workspace": state.uri}

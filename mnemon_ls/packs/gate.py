@@ -22,7 +22,7 @@ file of its own that every read-only command would create in the root, at ~1 ms 
 Who holds it shared: every CLI command but ``pack`` (:meth:`~mnemon_ls.host.WorkspaceHost.hold_pack_gate`,
 for the process's one command), ``pack export`` (:meth:`~mnemon_ls.host.WorkspaceHost.pack_gate`), the
 language server's ``mnemon/spaces``, ``documents``, ``providers`` and ``runtime`` requests and every MCP tool
-(:func:`run_held`). Not yet: the server's wake, code actions and maintenance tasks.
+(:func:`run_held`), and the server's wake, code actions, projection repairs, access-time flushes and maintenance tasks.
 
 Waits poll every :data:`mnemon_ls.fsio.LOCK_POLL_SECONDS` up to ``timeout`` seconds, then raise the
 retryable :class:`~mnemon_ls.errors.StoreBusy` naming the root. Holding the gate shared and then asking for
