@@ -50,3 +50,28 @@ def test_cli_export_inspect_and_import_say_whether_a_pack_carries_a_user_profile
         assert [e.content for e in host.runtime.read().user] == ["Prefers short answers"]
     finally:
         host.close()
+
+
+def test_replace_with_a_pack_that_carries_no_user_profile_keeps_the_users_profile(tmp_path):
+    """`pack import --replace` of a default pack (USER.md entries left out) replaces MEMORY.md and keeps the
+    target's USER.md entries: they were never in the pack (an attack pass lost a global USER.md this way)."""
+    seed(tmp_path / "a")
+    seed(tmp_path / "b", tag=" (b)")
+    host = host_on(tmp_path / "a")
+    try:
+        default = host.export_pack("runtime").data
+        carried = host.export_pack("runtime", include_user_profile=True).data
+    finally:
+        host.close()
+    host = host_on(tmp_path / "b")
+    try:
+        receipt = host.import_pack(default, "replace")
+        assert receipt["runtime"]["replaced"] == 2  # the two MEMORY.md entries, not the USER.md one
+        state = host.runtime.read()
+        assert [e.content for e in state.user] == ["Prefers short answers (b)"]
+        assert sorted(e.content for e in state.memory) == ["Deploys go through staging", "Run tests with pytest -n 2"]
+        receipt = host.import_pack(carried, "replace")  # a pack that carries a profile replaces it
+        assert receipt["runtime"]["replaced"] == 3
+        assert [e.content for e in host.runtime.read().user] == ["Prefers short answers"]
+    finally:
+        host.close()

@@ -244,8 +244,11 @@ def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, st
         owned = store.projects
         current = list(state.entries)
         if mode == "replace":
-            report["replaced"] += sum(1 for e in current if e.target in owned)
-            result = [e for e in current if e.target not in owned]
+            # a pack that carries no user profile (the default export leaves USER.md entries out) replaces
+            # MEMORY.md only: the user's USER.md entries stay (they were never in the pack to come back)
+            replaced = owned if pack.user_profile_entries() else [t for t in owned if t != "user"]
+            report["replaced"] += sum(1 for e in current if e.target in replaced)
+            result = [e for e in current if e.target not in replaced]
             seen: set[tuple[str, str]] = set()
         else:
             result = list(current)  # a copy: ``current`` is what the store holds now (the refusal's "now")
