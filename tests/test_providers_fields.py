@@ -54,3 +54,24 @@ def test_the_holographic_engine_path_must_be_absolute(tmp_path: Path) -> None:
         service.configure_provider("holographic", {"enginePath": "site-packages"})
     assert refused.value.field == "services.enginePath" and refused.value.rule.startswith("must be an absolute path")
     assert not (tmp_path / "state").exists()
+
+
+def test_a_path_field_in_another_storage_root_or_naming_a_mnemon_store_is_refused(tmp_path):
+    """A provider's dataPath in a storage root this command does not know (another workspace's, a custom
+    --data-dir) made the engine write its tables into that root's mnemon.db (attack pass): such a root is
+    known by its own files, and a file named mnemon.db is a Mnemon store wherever it is."""
+    import pytest
+
+    from mnemon_ls.errors import InvalidInput
+    from mnemon_ls.spaces.provider_fields import check_outside_roots
+    from tests.helpers.packs import seed
+
+    other = tmp_path / "other-root"
+    seed(other)
+    assert (other / "data" / "default" / "mnemon.db").is_file()
+    for value in (other / "data" / "default" / "mnemon.db", other / "hh.db", other / "data" / "new" / "x.db",
+                  tmp_path / "elsewhere" / "mnemon.db"):
+        with pytest.raises(InvalidInput) as caught:
+            check_outside_roots(str(value), "services.dataPath", ())
+        assert caught.value.field == "services.dataPath" and "storage root" in caught.value.message
+    check_outside_roots(str(tmp_path / "elsewhere" / "facts.db"), "services.dataPath", ())  # outside: fine

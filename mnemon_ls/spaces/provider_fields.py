@@ -229,10 +229,23 @@ def check_outside_roots(value: str, field_path: str, roots: "tuple[Any, ...] | l
     if not _anchored(value):
         return
     real = Path(os.path.realpath(os.path.expanduser(value)))
-    for root in storage_roots(roots):
-        if real == root or root in real.parents:
-            raise InvalidInput(field_path, "must not be inside a mnemon-ls storage root (a provider keeps its "
-                                           "data outside this project's roots)")
+    known = storage_roots(roots)
+    inside = any(real == root or root in real.parents for root in known)
+    if not inside:  # another storage root (another workspace's, a custom --data-dir): known by its files
+        inside = any(looks_like_storage_root(folder) for folder in (real, *real.parents))
+    if inside or real.name == "mnemon.db":
+        raise InvalidInput(field_path, "must not be inside a mnemon-ls storage root or name a Mnemon store "
+                                       "(mnemon.db): a provider keeps its data outside every root")
+
+
+#: Files only a mnemon-ls (or TypeScript plugin) storage root holds, relative to the root.
+ROOT_MARKERS = ("state/memory-providers.json", "data/.dsh-memory-bodies.json", "runtime/memories.json",
+                "documents/index.json")
+
+
+def looks_like_storage_root(folder: "Any") -> bool:
+    """Whether the directory ``folder`` (a :class:`~pathlib.Path`) holds one of :data:`ROOT_MARKERS`."""
+    return any((folder / marker).is_file() for marker in ROOT_MARKERS)
 
 
 def _anchored(value: str) -> bool:
