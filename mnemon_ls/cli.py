@@ -469,6 +469,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
                                        host.spaces if (host.root / "data").is_dir() else None,
                                        third_party=args.providers))
         findings.extend(host.spaces.thirdparty.diagnose(open_engines=args.providers))  # engines only when asked
+        from .spaces.registry import quarantine_findings
+
+        findings.extend(quarantine_findings(host.root))  # registry files a repair rebuilt
     if not unsafe:
         from .semantic.doctor import diagnose as diagnose_semantic
 

@@ -110,3 +110,18 @@ def test_space_status_says_the_semantic_coverage_and_an_unusable_vector_file_is_
     assert vectors.read_bytes() == b"my notes, not a database\n" * 10
     with sqlite3.connect(folder / "mnemon.db") as db:  # the store itself is untouched by all this
         assert db.execute("SELECT count(*) FROM insights").fetchone()[0] == 1
+
+
+def test_a_registry_file_a_repair_rebuilt_is_a_doctor_finding_naming_the_kept_copy(cli: Cli) -> None:
+    """A damaged state/memory-providers.json is moved to state/quarantine/ and rebuilt from what could be
+    salvaged by whichever command reads it first, silently (attack pass): doctor names the kept copy."""
+    cli.ok("space", "create", "--name", "Work", "--description", "decisions", "--active")
+    providers = cli.data / "state" / "memory-providers.json"
+    providers.parent.mkdir(parents=True, exist_ok=True)
+    providers.write_text("garbage{", encoding="utf-8")
+    cli.ok("space", "list")
+    kept = sorted((cli.data / "state" / "quarantine").iterdir())
+    assert [p.read_text(encoding="utf-8") for p in kept] == ["garbage{"]
+    doctor = cli.run("doctor", "--json")
+    found = [f for f in json.loads(doctor.stdout)["findings"] if f["subject"] == "spaces memory-providers.json"]
+    assert len(found) == 1 and found[0]["level"] == "warning" and str(kept[0]) in found[0]["message"]

@@ -518,3 +518,26 @@ class SpaceRegistry(ProviderPlane):
         finally:
             self._cache = None
 
+
+
+def quarantine_findings(root: Path) -> list[Any]:
+    """Doctor findings (:class:`~mnemon_ls.findings.Finding`, level ``warning``) for each damaged registry
+    file a repair moved aside under ``root`` (``state/quarantine/<stamp>-memory-providers.json``,
+    ``data/.quarantine/<stamp>-.dsh-memory-bodies.json``): the rebuilt file holds only what could be
+    salvaged, so what was lost (services, enabled flags, names) may be only in that copy. Reads nothing but
+    directory listings."""
+    from ..findings import Finding
+
+    out = []
+    for folder, name in ((root / "state" / "quarantine", PROVIDERS_FILE), (root / "data" / ".quarantine", NATIVE_FILE)):
+        try:
+            kept = sorted(p for p in folder.iterdir() if p.name.endswith(f"-{name}"))
+        except OSError:
+            continue
+        for path in kept:
+            out.append(Finding("warning", f"spaces {name}",
+                               f"a damaged {name} was rebuilt from what could be salvaged; the damaged copy is "
+                               f"kept at {path}",
+                               "compare it with the rebuilt file, restore by hand what is missing (provider "
+                               "services, enabled flags, space names), then delete the copy"))
+    return out
