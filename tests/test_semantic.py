@@ -402,3 +402,29 @@ def test_the_queue_is_bounded_and_never_blocks_a_remember(tmp_path: Path) -> Non
         engine.enqueue(space, [f"id-{index}"])
     assert engine.progress()["pending"] == QUEUE_MAX
     assert space.sweep  # the overflow is picked up by the next sweep instead of waiting
+
+
+def test_a_damaged_documents_chunk_file_is_moved_aside_and_rebuilt(tmp_path: Path) -> None:
+    """A truncated chunk file (a valid SQLite header, damaged pages) made every Documents search say
+    "skipped: database disk image is malformed" for ever (attack pass): like a Memory Space's vector file,
+    it is ours (derived data), so it is moved to ``.corrupt-<UTC time>`` and rebuilt, once."""
+    from mnemon_ls.documents import DocumentStore
+
+    store = DocumentStore(tmp_path, None)
+    store.semantic = _engine()
+    store.create("Release checklist", "# 上线\n\n发布前必须运行迁移脚本\n\n# After\n\nTell the team.")
+    store.create("Office notes", "The coffee machine is descaled every Monday morning.")
+    assert [r["title"] for r in store.search("数据库升级").to_dict()["results"]] == ["Release checklist"]
+    path = tmp_path / "documents" / ".semantic-chunks.sqlite3"
+    store._chunk_vectors.close()
+    store._chunk_vectors = None
+    with path.open("r+b") as damaged:
+        damaged.truncate(4096)  # the header page stays: SQLite opens it and fails on the first read
+    found = store.search("数据库升级").to_dict()
+    assert [r["title"] for r in found["results"]] == ["Release checklist"]  # rebuilt in this same search
+    kept = sorted(p.name for p in path.parent.iterdir() if ".corrupt-" in p.name)
+    assert len(kept) == 1 and kept[0].startswith(".semantic-chunks.sqlite3.corrupt-")
+    said = " ".join(found["notices"])
+    assert "was damaged" in said and kept[0] in said
+    again = store.search("数据库升级").to_dict()
+    assert "damaged" not in " ".join(again["notices"]) and len(again["results"]) == 1

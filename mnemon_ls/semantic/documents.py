@@ -25,14 +25,17 @@ search about nothing stored cannot make every document look recently used to the
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from .chunks import split_chunks
-from .engine import VectorIndexUnusable
+from .engine import VectorIndexUnusable, move_aside
 from .fusion import RRF_K, Spread, vector_only_score
+
+log = logging.getLogger(__name__)
 
 FILE_NAME = ".semantic-chunks.sqlite3"
 EMBED_BUDGET = 256
@@ -201,31 +204,62 @@ def semantic_rank(store: Any, view: Any, eligible: Sequence[Any], query: str,
     embedder = engine.embedder()
     if embedder is None:
         return lexical, {}, engine.keyword_notice()
-    try:
-        vectors = store._chunk_vectors
-        if vectors is None or vectors.embedder is not embedder:
-            if not store.documents_dir.is_dir():
-                return lexical, {}, None
-            vectors = store._chunk_vectors = DocumentVectors(store.documents_dir / FILE_NAME, embedder)
-        store._sync_search(view)
-        docs = []
-        for record in eligible:
-            known = store._files.get(record.id)
-            if known is not None and record.id not in store._missing:
-                docs.append((record.id, record.title, known[1]))
-
-        def load(doc_id: str) -> str | None:
-            return store._read_body(view.by_id[doc_id])
-
-        left = vectors.ensure(docs, load)
-        found, spread = vectors.search(embedder.embed_query(query), {d[0] for d in docs})
-    except VectorIndexUnusable as exc:  # not the engine's error: the model is fine
-        return lexical, {}, unusable_notice(exc.reason)
-    except (sqlite3.Error, OSError, ValueError) as exc:
-        return lexical, {}, f"semantic document search skipped: {exc}"
-    except Exception as exc:  # noqa: BLE001 - SemanticUnavailable and model errors: lexical stands
-        engine.last_error = getattr(exc, "reason", str(exc))
-        return lexical, {}, f"semantic document search skipped: {engine.last_error}"
+    rebuilt = None
+    for attempt in (1, 2):
+        try:
+            left, found, spread = _search_chunks(store, view, eligible, query, embedder)
+            break
+        except VectorIndexUnusable as exc:  # not the engine's error: the model is fine
+            return lexical, {}, unusable_notice(exc.reason)
+        except sqlite3.OperationalError as exc:  # cannot open / locked / read-only: not damage
+            return lexical, {}, f"semantic document search skipped: {store.documents_dir / FILE_NAME}: {exc}"
+        except sqlite3.DatabaseError as exc:  # a damaged file of ours (derived data): moved aside, rebuilt once
+            path = store.documents_dir / FILE_NAME
+            if store._chunk_vectors is not None:
+                store._chunk_vectors.close()
+                store._chunk_vectors = None
+            if attempt == 2 or not path.is_file() or path.is_symlink():
+                return lexical, {}, f"semantic document search skipped: {path} is damaged ({exc})"
+            aside = move_aside(path)
+            for suffix in ("-wal", "-shm"):  # SQLite's own journal files of the damaged database
+                extra = Path(str(path) + suffix)
+                if extra.is_file() and not extra.is_symlink():
+                    extra.unlink()
+            rebuilt = f"semantic document index {path} was damaged ({exc}): moved to {aside.name}, rebuilt"
+            log.warning("%s", rebuilt)
+        except (OSError, ValueError) as exc:
+            return lexical, {}, f"semantic document search skipped: {exc}"
+        except Exception as exc:  # noqa: BLE001 - SemanticUnavailable and model errors: lexical stands
+            engine.last_error = getattr(exc, "reason", str(exc))
+            return lexical, {}, f"semantic document search skipped: {engine.last_error}"
+    if left is None:  # no documents directory yet
+        return lexical, {}, None
     ranked, excerpts = fuse_documents(lexical, found, {r.id: r for r in eligible}, embedder.scale, query, spread)
     notice = f"semantic search: {left} document(s) not embedded yet (embedded on later searches)" if left else None
+    if rebuilt:
+        notice = rebuilt if notice is None else f"{rebuilt}; {notice}"
     return ranked, excerpts, notice
+
+
+def _search_chunks(store: Any, view: Any, eligible: Sequence[Any], query: str,
+                   embedder: Any) -> tuple[int | None, Any, Any]:
+    """``(documents left to embed, chunk hits, spread)`` of one search (``(None, None, None)`` when the
+    documents directory does not exist); raises what SQLite, the file checks and the model raise."""
+    vectors = store._chunk_vectors
+    if vectors is None or vectors.embedder is not embedder:
+        if not store.documents_dir.is_dir():
+            return None, None, None
+        vectors = store._chunk_vectors = DocumentVectors(store.documents_dir / FILE_NAME, embedder)
+    store._sync_search(view)
+    docs = []
+    for record in eligible:
+        known = store._files.get(record.id)
+        if known is not None and record.id not in store._missing:
+            docs.append((record.id, record.title, known[1]))
+
+    def load(doc_id: str) -> str | None:
+        return store._read_body(view.by_id[doc_id])
+
+    left = vectors.ensure(docs, load)
+    found, spread = vectors.search(embedder.embed_query(query), {d[0] for d in docs})
+    return left, found, spread
