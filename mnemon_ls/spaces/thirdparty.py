@@ -256,8 +256,8 @@ class ProviderHost:
         clean = validate_service_fields(fields or {}, provider_id, (self.root,))
         self.registry.validate_clear_secrets(provider_id, clear_secrets)
         state = self.registry.read()
+        merged = merge_service(state.services.get(provider_id, {}), clean, provider_id)
         if state.enabled.get(provider_id):
-            merged = merge_service(state.services.get(provider_id, {}), clean)
             for name in clear_secrets:
                 merged.pop(name, None)
             engine = self._open(provider_id, merged)
@@ -281,7 +281,7 @@ class ProviderHost:
         plugin = self.plugin(provider_id)
         clean = validate_service_fields(fields or {}, provider_id, (self.root,))
         state = self.registry.read()
-        service = merge_service(state.services.get(provider_id, {}), clean)
+        service = merge_service(state.services.get(provider_id, {}), clean, provider_id)
         engine = self._open(provider_id, service)
         try:
             health = engine.health()
