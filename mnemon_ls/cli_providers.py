@@ -45,6 +45,8 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         if name == "configure":
             sub.add_argument("--clear-secret", action="append", default=[], dest="clear_secret_fields", metavar="KEY",
                              help="remove a stored credential field")
+            sub.add_argument("--force", action="store_true",
+                             help="change a path field even when mapped spaces would read another store")
 
 
 def _fields(args: argparse.Namespace, providers: Any) -> dict[str, Any]:
@@ -147,8 +149,9 @@ def run(args: argparse.Namespace, host_of: Callable[[argparse.Namespace], Any],
             emit(args, views, list_text(views, show_all=args.all))
             return EXIT_OK
         if action == "configure":
-            data = providers.configure(args.name, _fields(args, providers), clear_secrets=args.clear_secret_fields)
-            text = _line(data)
+            data = providers.configure(args.name, _fields(args, providers), clear_secrets=args.clear_secret_fields,
+                                       force=args.force)
+            text = "\n".join([_line(data), *(f"warning: {w}" for w in data.get("warnings", []))])
         elif action == "enable":
             data = providers.enable(args.name, _fields(args, providers))
             text = f"{_line(data)}\n{data['health']['message']}; spaces: {', '.join(data['discovered']) or 'none yet'}"

@@ -136,3 +136,15 @@ def test_min_trust_at_or_above_default_trust_is_refused_at_configure_and_enable(
         assert refused.value.data["field"] == "services.minTrust" and "must be below defaultTrust" in refused.value.rule
     assert (root / "state" / "memory-providers.json").read_bytes() == before
     assert service.thirdparty.configure("holographic", {"minTrust": "0.4"})["configured"]
+
+
+def test_cli_configure_of_a_mapped_data_path_needs_force_and_prints_where_items_stay(tmp_path: Path,
+                                                                                    hermes_db: Path) -> None:
+    assert cli(tmp_path, "provider", "enable", "holographic", "--set", f"dataPath={hermes_db}").returncode == 0
+    elsewhere = tmp_path / "new" / "store.db"
+    refused = cli(tmp_path, "provider", "configure", "holographic", "--set", f"dataPath={elsewhere}")
+    assert refused.returncode == 3 and "--force" in refused.stderr, refused.stderr
+    assert f"space project now reads {elsewhere}; its 2 items stay in {hermes_db}" in refused.stderr
+    moved = cli(tmp_path, "provider", "configure", "holographic", "--set", f"dataPath={elsewhere}", "--force")
+    assert moved.returncode == 0, moved.stderr
+    assert f"warning: space user_pref now reads {elsewhere}; its 1 item stays in {hermes_db}" in moved.stdout.splitlines()
