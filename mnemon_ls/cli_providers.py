@@ -45,12 +45,14 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         if name == "configure":
             sub.add_argument("--clear-secret", action="append", default=[], dest="clear_secret_fields", metavar="KEY",
                              help="remove a stored credential field")
+            sub.add_argument("--force", action="store_true",
+                             help="change a path field even when mapped spaces would read another store")
 
 
 def _fields(args: argparse.Namespace, providers: Any) -> dict[str, Any]:
     """``{field: value}`` of ``--set`` and ``--secret`` (module doc), checked against the provider's secret
     fields before standard input is read; the values themselves are checked by the host."""
-    from .spaces.provider_fields import provider_label, secret_fields
+    from .spaces.provider_fields import provider_label, secret_fields, service_schema
 
     providers.plugin(args.name)  # an unknown or uninstalled provider first (nothing is read or written)
     secrets, label = secret_fields(args.name), provider_label(args.name)
@@ -68,7 +70,10 @@ def _fields(args: argparse.Namespace, providers: Any) -> dict[str, Any]:
         if key in fields:
             raise InvalidInput(f"set[{index}]", "repeats a field (each KEY may be set once)")
         fields[key] = value
+    owner, allowed = service_schema(args.name)[:2]
     for name in args.secret_fields:
+        if name not in allowed:  # no field of this provider at all: say so and list its fields, as --set does
+            raise InvalidInput(f"services.{name}", f"is not {owner} (" + (", ".join(allowed) or "it has none") + ")")
         if name not in secrets:
             raise InvalidInput(f"services.{name}", f"is not a credential field of {label} (--secret takes only: "
                                                    f"{listed}); give a plain field with --set {name}=VALUE")
@@ -119,8 +124,8 @@ def list_text(views: list[dict[str, Any]], *, show_all: bool = False) -> str:
     lines = [_line(v) for v in usable] or ["no provider package is installed"]
     if installable:
         lines.append("")
-        lines.append("not installed (pip install the package to use them):")
-        lines.extend(f"  {_line(v)}" for v in installable)
+        lines.append("not installed (to use one, install its package as shown):")
+        lines.extend(f"  {_line(v)}\n    {plugins.install_hint(v['providerId'])}" for v in installable)
     if unavailable:
         lines.append("")
         if show_all:
@@ -144,8 +149,9 @@ def run(args: argparse.Namespace, host_of: Callable[[argparse.Namespace], Any],
             emit(args, views, list_text(views, show_all=args.all))
             return EXIT_OK
         if action == "configure":
-            data = providers.configure(args.name, _fields(args, providers), clear_secrets=args.clear_secret_fields)
-            text = _line(data)
+            data = providers.configure(args.name, _fields(args, providers), clear_secrets=args.clear_secret_fields,
+                                       force=args.force)
+            text = "\n".join([_line(data), *(f"warning: {w}" for w in data.get("warnings", []))])
         elif action == "enable":
             data = providers.enable(args.name, _fields(args, providers))
             text = f"{_line(data)}\n{data['health']['message']}; spaces: {', '.join(data['discovered']) or 'none yet'}"

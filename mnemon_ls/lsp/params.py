@@ -370,7 +370,9 @@ class ProviderParams(WorkspaceParams):
 
 class ProviderConfigureParams(ProviderParams):
     """``mnemon/providers/configure|enable``: ``{workspace?, providerId, services?: {field: value},
-    clearSecrets?: [field]}`` (``clearSecrets`` only for ``configure``)."""
+    clearSecrets?: [field], force?}`` (``clearSecrets`` and ``force`` only for ``configure``)."""
 
     services: dict[str, Any] = Field(default_factory=dict)
     clear_secrets: list[str] = Field(default_factory=list, alias="clearSecrets")
+    #: ``configure`` only: change a path field although mapped spaces would read another store.
+    force: bool = False

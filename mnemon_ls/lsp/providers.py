@@ -54,7 +54,8 @@ def register(server: Any, mnemon_request: Callable[[str], Callable[..., Any]]) -
         """``mnemon/providers/configure`` -> view (names only)."""
         p = P.parse_params(P.ProviderConfigureParams, params)
         return await call(ls, p.workspace, lambda s: s.thirdparty.configure(p.provider_id, p.services,
-                                                                           clear_secrets=p.clear_secrets))
+                                                                           clear_secrets=p.clear_secrets,
+                                                                           force=p.force))
 
     @mnemon_request(ENABLE)
     async def providers_enable(ls: Any, params: Any) -> dict[str, Any]:

@@ -22,7 +22,7 @@ import threading
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..errors import ProviderNotConfigured, ProviderUnavailable
 from .providers.base import ENTRY_POINT_GROUP, Capabilities, FieldRule, ProviderPlugin
@@ -68,6 +68,10 @@ class EnginePlugin:
     secret_fields: frozenset[str]
     engine: str
     field_rules: Mapping[str, FieldRule] = field(default_factory=dict)
+    #: Cross-field check of the merged service fields (stored plus new, after each field's rule):
+    #: ``check_service(fields)`` raises :class:`~mnemon_ls.errors.InvalidInput` naming ``services.<field>``
+    #: and the rule; run by configure and enable before anything is written or opened.
+    check_service: Callable[[Mapping[str, Any]], None] | None = None
 
     def opener(self) -> Any:
         """The callable ``engine`` names (imports its module; :class:`ImportError` / :class:`AttributeError`

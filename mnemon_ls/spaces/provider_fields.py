@@ -182,11 +182,17 @@ def _check_target(value: str, field_path: str, target: str | None) -> None:
         raise InvalidInput(field_path, "must name a directory, not a file (empty: the provider's default)")
 
 
-def merge_service(stored: Mapping[str, Any], clean: Mapping[str, Any]) -> dict[str, Any]:
+def merge_service(stored: Mapping[str, Any], clean: Mapping[str, Any], provider_id: str | None = None) -> dict[str, Any]:
     """``stored`` service fields with ``clean`` (from :func:`validate_service_fields`) over them; a ``None``
-    clears its field."""
+    clears its field. With ``provider_id``, the installed plugin's cross-field ``check_service`` runs on the
+    result (:class:`InvalidInput` naming the field and the rule)."""
     merged = {**stored, **clean}
-    return {k: v for k, v in merged.items() if v is not None}
+    out = {k: v for k, v in merged.items() if v is not None}
+    plugin = plugins.try_load(provider_id) if provider_id is not None else None
+    check = getattr(plugin, "check_service", None)
+    if check is not None:
+        check(out)
+    return out
 
 
 #: Service fields that name a file or directory on this machine (each provider package's README).

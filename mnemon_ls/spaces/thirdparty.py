@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, TypeVar
 
 from .. import output
-from ..errors import InvalidInput, MnemonError, ProviderNotConfigured, ProviderTimedOut, ProviderUnavailable
+from ..errors import ConfirmationRequired, InvalidInput, MnemonError, ProviderNotConfigured, ProviderTimedOut, ProviderUnavailable
 from ..findings import Finding
 from . import plugins
 from .providers.base import Capabilities, Health, ProviderEngine, ProviderPlugin, SpaceProvider
@@ -245,32 +245,78 @@ class ProviderHost:
         return [self.view(pid, state) for pid in self.known_ids()]
 
     def configure(self, provider_id: str, fields: Mapping[str, Any] | None = None, *,
-                  clear_secrets: tuple[str, ...] | list[str] = ()) -> dict[str, Any]:
+                  clear_secrets: tuple[str, ...] | list[str] = (), force: bool = False) -> dict[str, Any]:
         """Save service fields (checked against the provider's schema first,
         :func:`.provider_fields.validate_service_fields`; merged over the stored ones; ``None`` or a blank
         value clears a field; the plugin must be installed so its fields are known). An enabled provider is re-opened and re-discovered with the new fields first: when that
-        fails nothing is written. Returns :meth:`view`."""
+        fails nothing is written. Changing a path field (``dataPath``...) of an enabled provider that has
+        mapped spaces points those spaces at another store: refused with
+        :class:`~mnemon_ls.errors.ConfirmationRequired` (``field``, ``warnings``; nothing written) unless
+        ``force``; with ``force`` the view carries ``warnings``: ``"space NAME now reads NEW; its N items
+        stay in OLD"`` per mapped space. Returns :meth:`view` (plus ``warnings`` when there are any)."""
         from .provider_fields import merge_service, validate_service_fields
 
         self.plugin(provider_id)
         clean = validate_service_fields(fields or {}, provider_id, (self.root,))
         self.registry.validate_clear_secrets(provider_id, clear_secrets)
         state = self.registry.read()
+        merged = merge_service(state.services.get(provider_id, {}), clean, provider_id)
         if state.enabled.get(provider_id):
-            merged = merge_service(state.services.get(provider_id, {}), clean)
             for name in clear_secrets:
                 merged.pop(name, None)
             engine = self._open(provider_id, merged)
             try:
                 found = engine.discover() if self.plugin(provider_id).capabilities.discover else []
+                warnings = self._moved_store(provider_id, state, merged, engine, force)
             finally:
                 engine.close()
             self.registry.configure_service(provider_id, clean, clear_secrets=clear_secrets)
             self.registry.sync_namespaces(provider_id, [n.to_sync() for n in found])
             self.forget_engine(provider_id)
         else:
+            warnings = []
             self.registry.configure_service(provider_id, clean, clear_secrets=clear_secrets)
-        return self.view(provider_id)
+        view = self.view(provider_id)
+        return view | {"warnings": warnings} if warnings else view
+
+    def _moved_store(self, provider_id: str, state: Any, merged: Mapping[str, Any], new_engine: Any,
+                     force: bool) -> list[str]:
+        """The warnings of a configure that changes a path field of an enabled provider with mapped spaces
+        (:meth:`configure`); raises :class:`ConfirmationRequired` without ``force``."""
+        from .provider_fields import is_path_field, service_schema
+
+        stored = state.services.get(provider_id, {})
+        rules = service_schema(provider_id)[3]
+        moved = [name for name in sorted(set(stored) | set(merged))
+                 if (is_path_field(name) or getattr(rules.get(name), "kind", None) == "path")
+                 and stored.get(name) != merged.get(name)]
+        spaces = [b for b in state.provider_bodies if b.provider_id == provider_id]
+        if not moved or not spaces:
+            return []
+        counts: dict[str, int | None] = {}
+        old_location = "the old store"
+        try:
+            old = self._open(provider_id, {**stored, "probe": True})
+            try:
+                old_location = old.health().location or old_location
+                counts = {n.external_id: n.items for n in old.discover()}
+            finally:
+                old.close()
+        except MnemonError:
+            pass  # the old store does not open: the warning names it without counts
+        new_location = new_engine.health().location
+        warnings = []
+        for body in spaces:
+            items = counts.get(body.external_id)
+            held = (f"its {items} item stays" if items == 1 else f"its {items} items stay" if items is not None
+                    else "its items stay")
+            warnings.append(f"space {body.name} now reads {new_location}; {held} in {old_location}")
+        if not force:
+            raise ConfirmationRequired(
+                f"services.{moved[0]}: changing it points the mapped spaces at another store ("
+                + "; ".join(warnings) + "); give --force (force: true) to change it anyway",
+                field=f"services.{moved[0]}", warnings=warnings)
+        return warnings
 
     def enable(self, provider_id: str, fields: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Open the engine with the stored (plus ``fields``) configuration, list its namespaces, then write
@@ -281,7 +327,7 @@ class ProviderHost:
         plugin = self.plugin(provider_id)
         clean = validate_service_fields(fields or {}, provider_id, (self.root,))
         state = self.registry.read()
-        service = merge_service(state.services.get(provider_id, {}), clean)
+        service = merge_service(state.services.get(provider_id, {}), clean, provider_id)
         engine = self._open(provider_id, service)
         try:
             health = engine.health()

@@ -29,10 +29,24 @@ Python's, else the one of the ``hermes`` command on ``PATH``), ``defaultTrust``,
 
 from __future__ import annotations
 
+from typing import Any, Mapping
+
+from mnemon_ls.errors import InvalidInput
 from mnemon_ls.spaces.plugins import EnginePlugin
 from mnemon_ls.spaces.providers.base import Capabilities, FieldRule
 
 __all__ = ["PLUGIN"]
+
+def _check_trust(service: Mapping[str, Any]) -> None:
+    """``minTrust`` must stay below ``defaultTrust`` (defaults 0.3 and 0.5): the engine returns no fact below
+    ``minTrust``, so a new fact (at ``defaultTrust``) would never be recalled. :class:`InvalidInput`
+    naming ``services.minTrust`` otherwise."""
+    low = float(service.get("minTrust", 0.3))
+    default = float(service.get("defaultTrust", 0.5))
+    if low >= default:
+        raise InvalidInput("services.minTrust", f"must be below defaultTrust ({default:g}) (got {low:g}): the engine "
+                                                "returns no fact below minTrust, so new facts could not be recalled")
+
 
 #: The ``mnemon_ls.providers`` entry point ``holographic`` (protocol: mnemon_ls.spaces.providers.base; the
 #: engine module is imported only when the provider is opened).
@@ -48,4 +62,5 @@ PLUGIN = EnginePlugin(
     # checked when configured (mnemon-ls provider configure); an empty value clears a field to its default
     field_rules={"dataPath": FieldRule("path", target="file"),
                  "enginePath": FieldRule("path", target="directory"),
-                 "defaultTrust": FieldRule("number", 0, 1), "minTrust": FieldRule("number", 0, 1)})
+                 "defaultTrust": FieldRule("number", 0, 1), "minTrust": FieldRule("number", 0, 1)},
+    check_service=_check_trust)

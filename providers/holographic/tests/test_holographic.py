@@ -167,7 +167,8 @@ def test_reconfiguring_an_enabled_provider_reopens_it_for_the_same_service(tmp_p
     [project] = [v.record for v in service.list_spaces() if v.record.name == "project"]
     service.activate(project.id)
     assert service.recall("Redis sessions").to_dict()["results"][0]["id"] == "3"
-    service.thirdparty.configure("holographic", {"minTrust": 0.9})  # above every fact's trust (0.5)
+    # above every stored fact's trust (0.5); new facts (defaultTrust) stay recallable
+    service.thirdparty.configure("holographic", {"minTrust": 0.9, "defaultTrust": 0.95})
     assert service.recall("Redis sessions").to_dict()["results"] == []
     service.thirdparty.configure("holographic", {"minTrust": 0.1})
     assert [r["id"] for r in service.recall("Redis sessions").to_dict()["results"]] == ["3"]
@@ -226,3 +227,26 @@ def test_recall_score_edges() -> None:
     assert recall_score(0.4, 1.0, default_trust=1.0, min_trust=0.3) == 0.4
     assert recall_score(0.4, 0.4, default_trust=0.5, min_trust=0.5) == 0.0
     assert recall_score(1.7, 0.5, default_trust=0.5, min_trust=0.3) == 1.0
+
+
+def test_moving_the_data_path_of_a_mapped_provider_needs_force_and_warns(tmp_path: Path, hermes_db: Path) -> None:
+    """Changing dataPath of an enabled provider whose banks are mapped would point each space at another
+    (here empty) store: refused, nothing written; with force the receipt says where the items stay."""
+    from mnemon_ls.errors import ConfirmationRequired
+
+    root = tmp_path / "root"
+    service = _service(root)
+    service.thirdparty.enable("holographic", {"dataPath": str(hermes_db)})
+    before = (root / "state" / "memory-providers.json").read_bytes()
+    elsewhere = tmp_path / "other" / "memory_store.db"
+    with pytest.raises(ConfirmationRequired) as refused:
+        service.thirdparty.configure("holographic", {"dataPath": str(elsewhere)})
+    assert refused.value.data["field"] == "services.dataPath"
+    assert (root / "state" / "memory-providers.json").read_bytes() == before
+    moved = service.thirdparty.configure("holographic", {"dataPath": str(elsewhere)}, force=True)
+    assert sorted(moved["warnings"]) == [f"space project now reads {elsewhere}; its 2 items stay in {hermes_db}",
+                                         f"space user_pref now reads {elsewhere}; its 1 item stays in {hermes_db}"]
+    assert str(elsewhere) in (root / "state" / "memory-providers.json").read_text()
+    # a change of a field that is not a path needs no force and warns of nothing
+    assert "warnings" not in service.thirdparty.configure("holographic", {"minTrust": 0.2})
+    service.close()

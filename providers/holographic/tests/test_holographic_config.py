@@ -109,3 +109,42 @@ def test_the_language_server_checks_the_same_field_rules_and_refuses_what_it_wou
         assert done["result"]["configuredFields"] == ["minTrust"], done
     finally:
         server.close()
+
+
+def test_secret_of_a_field_the_provider_does_not_have_lists_its_fields(tmp_path: Path) -> None:
+    done = cli(tmp_path, "provider", "configure", "holographic", "--secret", "apiKey", stdin="sk-x\n")
+    assert done.returncode == 2
+    assert done.stderr == ("mnemon-ls: error: services.apiKey: is not a Holographic service field (dataPath, "
+                           "enginePath, defaultTrust, minTrust)\n")
+    assert not (tmp_path / "data").exists()
+
+
+def test_min_trust_at_or_above_default_trust_is_refused_at_configure_and_enable(tmp_path: Path) -> None:
+    done = cli(tmp_path, "provider", "configure", "holographic", "--set", "minTrust=0.9", "--set", "defaultTrust=0.5")
+    assert done.returncode == 2
+    assert done.stderr.startswith("mnemon-ls: error: services.minTrust: must be below defaultTrust (0.5) (got 0.9)")
+    assert not (tmp_path / "data").exists()
+    root = tmp_path / "root"
+    service = SpacesService(root)
+    service.thirdparty.configure("holographic", {"defaultTrust": "0.6"})
+    before = (root / "state" / "memory-providers.json").read_bytes()
+    for call in (lambda: service.thirdparty.configure("holographic", {"minTrust": "0.6"}),  # against the stored one
+                 lambda: service.thirdparty.enable("holographic", {"defaultTrust": "0.2"}),  # against minTrust's default
+                 lambda: service.thirdparty.configure("holographic", {"defaultTrust": "", "minTrust": "0.5"})):
+        with pytest.raises(InvalidInput) as refused:
+            call()
+        assert refused.value.data["field"] == "services.minTrust" and "must be below defaultTrust" in refused.value.rule
+    assert (root / "state" / "memory-providers.json").read_bytes() == before
+    assert service.thirdparty.configure("holographic", {"minTrust": "0.4"})["configured"]
+
+
+def test_cli_configure_of_a_mapped_data_path_needs_force_and_prints_where_items_stay(tmp_path: Path,
+                                                                                    hermes_db: Path) -> None:
+    assert cli(tmp_path, "provider", "enable", "holographic", "--set", f"dataPath={hermes_db}").returncode == 0
+    elsewhere = tmp_path / "new" / "store.db"
+    refused = cli(tmp_path, "provider", "configure", "holographic", "--set", f"dataPath={elsewhere}")
+    assert refused.returncode == 3 and "--force" in refused.stderr, refused.stderr
+    assert f"space project now reads {elsewhere}; its 2 items stay in {hermes_db}" in refused.stderr
+    moved = cli(tmp_path, "provider", "configure", "holographic", "--set", f"dataPath={elsewhere}", "--force")
+    assert moved.returncode == 0, moved.stderr
+    assert f"warning: space user_pref now reads {elsewhere}; its 1 item stays in {hermes_db}" in moved.stdout.splitlines()

