@@ -463,6 +463,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         for root in dict.fromkeys((host.root, host.resolution.user_root)):
             findings.extend(diagnose_git(root))
         findings.extend(survey(host))
+        if (host.root / "data").is_dir():
+            from .spaces.naming import diagnose_names
+
+            findings.extend(diagnose_names(host.spaces.state().all))
         from .maintenance import verify_lineage
 
         findings.extend(verify_lineage(host.runtime.memory_store.root,

@@ -127,6 +127,16 @@ def run(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], A
             text += f", {len(part['renamed'])} under a new id (" + ", ".join(
                 f"{r['from']} -> {r['to']}" for r in part["renamed"]) + ")"
         lines.append(text)
+    spaces = receipt.get("spaces") or {}
+    for change in spaces.get("nameChanged") or ():
+        lines.append(f"  space {change['spaceId']}: named {change['to']!r} because {change['from']!r} is taken "
+                     "(space names are unique in a root, ignoring case)")
+    if spaces.get("arrivedInactive"):
+        lines.append(f"  {_plural(len(spaces['arrivedInactive']), 'imported space')} arrived inactive so the spaces "
+                     "active here stay as they were (`mnemon-ls space activate ID`): "
+                     + ", ".join(spaces["arrivedInactive"]))
+    if spaces.get("activeSpaces", 1) > 1:
+        lines.append(f"  {spaces['activeSpaces']} spaces are now active: `remember` needs --space to choose one")
     profile = (receipt.get("runtime") or {}).get("userProfile") or {}
     if profile.get("carried"):
         lines.append(f"  USER.md: the pack carried {_plural(profile['carried'], 'user-profile entry', 'user-profile entries')}"

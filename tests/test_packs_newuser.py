@@ -1,0 +1,90 @@
+"""Findings of a new-user pass over packs and spaces: an imported space whose name is taken gets a unique
+name and never changes which spaces are active; doctor names duplicated space names; export says how
+many third-party spaces it left out; replace-mode counts say what happened; a re-enabled provider's
+spaces come back as they were; ``space status`` works on an inactive space."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.helpers import procs
+from tests.helpers.packs import host_on, seed
+
+
+def _cli(tmp_path: Path, root: Path, *args: str, json_out: bool = False) -> subprocess.CompletedProcess:
+    argv = [sys.executable, "-m", "mnemon_ls", *args, "--scope", "custom", "--data-dir", str(root),
+            "--runtime-user-scope", "storage", *(["--json"] if json_out else [])]
+    result = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=procs.WAIT_SECONDS,
+                            env=procs.child_env(HOME=str(tmp_path / "home"), MNEMON_SEMANTIC="off"))
+    assert "Traceback" not in result.stderr
+    return result
+
+
+def _pack_of_seeded_root(tmp_path: Path) -> Path:
+    source = tmp_path / "source"
+    seed(source)  # space "Project", active, 2 items
+    pack = tmp_path / "p.zip"
+    exported = _cli(tmp_path, source, "pack", "export", "--pack-scope", "memory-spaces", "-o", str(pack))
+    assert exported.returncode == 0, exported.stderr
+    return pack
+
+
+def test_a_merged_space_whose_name_is_taken_gets_a_unique_name_and_arrives_inactive(tmp_path: Path) -> None:
+    pack = _pack_of_seeded_root(tmp_path)
+    root = tmp_path / "root"
+    host = host_on(root)
+    try:
+        assert host.spaces.create_space("project", "mine", active=True).record.id == "default"
+    finally:
+        host.close()
+
+    imported = _cli(tmp_path, root, "pack", "import", str(pack))
+    assert imported.returncode == 0, imported.stderr
+    assert "named 'Project (2)' because 'Project' is taken" in imported.stdout
+    assert "1 imported space arrived inactive" in imported.stdout
+    catalog = json.loads((root / "data" / ".dsh-memory-bodies.json").read_bytes())["bodies"]
+    assert sorted((b["name"], b["active"]) for b in catalog) == [("Project (2)", False), ("project", True)]
+
+    remembered = _cli(tmp_path, root, "remember", "x is y")  # one active space: no --space needed
+    assert remembered.returncode == 0, remembered.stderr
+    recalled = _cli(tmp_path, root, "recall", "x", "--space", "Project", json_out=True)
+    assert recalled.returncode == 0, recalled.stderr
+
+
+def test_the_import_receipt_names_the_changes(tmp_path: Path) -> None:
+    pack = _pack_of_seeded_root(tmp_path)
+    root = tmp_path / "root"
+    host = host_on(root)
+    try:
+        host.spaces.create_space("PROJECT", "mine", active=True)
+    finally:
+        host.close()
+    receipt = json.loads(_cli(tmp_path, root, "pack", "import", str(pack), json_out=True).stdout)
+    spaces = receipt["spaces"]
+    new_id = next(b["id"] for b in json.loads((root / "data" / ".dsh-memory-bodies.json").read_bytes())["bodies"]
+                  if b["name"] == "Project (2)")
+    assert (spaces["nameChanged"], spaces["arrivedInactive"], spaces["activeSpaces"]) == (
+        [{"spaceId": new_id, "from": "Project", "to": "Project (2)"}], [new_id], 1)
+
+
+def test_doctor_reports_two_spaces_sharing_a_name_ignoring_case(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    host = host_on(root)
+    try:
+        host.spaces.create_space("project", "mine", active=True)
+        other = host.spaces.create_space("Other", "theirs", active=False).record.id
+    finally:
+        host.close()
+    catalog_path = root / "data" / ".dsh-memory-bodies.json"
+    catalog = json.loads(catalog_path.read_bytes())  # an older registry, written before the uniqueness rule
+    for body in catalog["bodies"]:
+        if body["id"] == other:
+            body["name"] = "Project"
+    catalog_path.write_text(json.dumps(catalog), encoding="utf-8")
+    doctor = _cli(tmp_path, root, "doctor")
+    assert doctor.returncode == 1, doctor.stdout
+    assert f"[PROBLEM] spaces: 2 spaces share the name 'project' ignoring case (ids default, {other})" in doctor.stdout
+    assert f"-> rename all but one: `mnemon-ls space update {other} --name NEW`" in doctor.stdout
