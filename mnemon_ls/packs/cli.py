@@ -95,6 +95,9 @@ def run(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], A
         elif exported.pack.user_profile_entries():
             lines.append(f"  USER.md: carries {_plural(exported.pack.user_profile_entries(), 'entry', 'entries')} "
                          "about you (your user profile)")
+        if exported.provider_spaces_left_out:
+            lines.append(f"  memory-spaces: {_plural(exported.provider_spaces_left_out, 'provider space')} (third-party) "
+                         "left out: packs never carry third-party connections; their content stays with the provider")
         emit(args, data, "\n".join(lines))
         return EXIT_OK
     payload = _read(args.file)
