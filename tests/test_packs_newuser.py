@@ -88,3 +88,41 @@ def test_doctor_reports_two_spaces_sharing_a_name_ignoring_case(tmp_path: Path) 
     assert doctor.returncode == 1, doctor.stdout
     assert f"[PROBLEM] spaces: 2 spaces share the name 'project' ignoring case (ids default, {other})" in doctor.stdout
     assert f"-> rename all but one: `mnemon-ls space update {other} --name NEW`" in doctor.stdout
+
+
+def test_replace_mode_says_what_took_the_place_of_what(tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    seed(source)
+    pack = tmp_path / "p.zip"
+    assert _cli(tmp_path, source, "pack", "export", "--pack-scope", "documents", "-o", str(pack)).returncode == 0
+    root = tmp_path / "root"
+    host = host_on(root)
+    try:
+        for n in range(3):
+            host.documents.create(f"Local {n}", f"body {n}\n")
+    finally:
+        host.close()
+    replaced = _cli(tmp_path, root, "pack", "import", str(pack), "--replace", "--component", "documents")
+    assert replaced.returncode == 0, replaced.stderr
+    assert "  documents: 2 documents replaced the 3 that were here\n" in replaced.stdout + "\n", replaced.stdout
+    assert "added" not in replaced.stdout
+    receipt = json.loads(_cli(tmp_path, root, "pack", "import", str(pack), "--replace", "--component", "documents",
+                              json_out=True).stdout)
+    assert receipt["documents"] == {"added": 2, "skipped": 0, "renamed": [], "replaced": 2}
+
+
+def test_space_status_inspects_an_inactive_space(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    host = host_on(root)
+    try:
+        space = host.spaces.create_space("Dormant", "not read by default", active=False).record.id
+        host.spaces.remember("a fact kept while inactive", space_id=space)
+        host.spaces.deactivate(space)
+    finally:
+        host.close()
+    status = _cli(tmp_path, root, "space", "status", "Dormant", json_out=True)
+    assert status.returncode == 0, status.stderr
+    doc = json.loads(status.stdout)
+    assert (doc["space"]["id"], doc["space"]["active"]) == (space, False)
+    recalled = _cli(tmp_path, root, "recall", "fact", "--space", "Dormant")  # reads still refuse it
+    assert recalled.returncode != 0 and "is not active for reading" in recalled.stderr

@@ -118,14 +118,21 @@ def run(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], A
     receipt = host.import_pack(payload, mode="replace" if args.replace else "merge", components=args.components)
     lines = [f"imported {args.file} into {host.root} ({receipt['mode']}: {', '.join(receipt['components'])})"]
     names = {"runtime": "Runtime entries", "documents": "documents", "spaces": "Memory Spaces"}
+    units = {"runtime": ("entry", "entries"), "documents": ("document", None), "spaces": ("space", None)}
     for key, label in names.items():
         part = receipt.get(key)
         if part is None:
             continue
         renamed = len(part.get("renamed") or ())  # ``added`` counts them too: one outcome each
-        text = f"  {label}: {part['added'] - renamed} added, {part['skipped']} already here"
-        if part.get("replaced"):
-            text += f", {part['replaced']} replaced"
+        if receipt["mode"] == "replace":  # ``added`` took the place of ``replaced``: say it as one outcome
+            word, words = units[key]
+            was = part["replaced"]
+            text = f"  {label}: {_plural(part['added'], word, words)} " + (
+                f"replaced the {was} that {'was' if was == 1 else 'were'} here" if was else "imported (none were here)")
+            if part["skipped"]:
+                text += f", {part['skipped']} repeated in the pack left out"
+        else:
+            text = f"  {label}: {part['added'] - renamed} added, {part['skipped']} already here"
         if part.get("renamed"):
             text += f", {len(part['renamed'])} under a new id (" + ", ".join(
                 f"{r['from']} -> {r['to']}" for r in part["renamed"]) + ")"
