@@ -706,7 +706,9 @@ def cmd_remember(args: argparse.Namespace) -> int:
                                        importance=args.importance, tags=args.tags, entities=args.entities,
                                        branch=branch).to_dict()
         _emit(args, receipt, f"{receipt['status']}: {receipt.get('message', '')} "
-                             f"(space {receipt.get('spaceName') or receipt.get('spaceId')}, id {receipt.get('id')})")
+                             f"(space {receipt.get('spaceName') or receipt.get('spaceId')}, id {receipt.get('id')})"
+                             + ("\nthe space was inactive: this write activated it (`mnemon-ls space deactivate "
+                                f"{receipt.get('spaceId')}` undoes that)" if receipt.get("activated") else ""))
         return EXIT_OK
     finally:
         host.close()

@@ -126,3 +126,18 @@ def test_space_status_inspects_an_inactive_space(tmp_path: Path) -> None:
     assert (doc["space"]["id"], doc["space"]["active"]) == (space, False)
     recalled = _cli(tmp_path, root, "recall", "fact", "--space", "Dormant")  # reads still refuse it
     assert recalled.returncode != 0 and "is not active for reading" in recalled.stderr
+
+
+def test_a_write_to_an_inactive_space_says_it_activated_it(tmp_path: Path) -> None:
+    """Reference 6.3 / case 70: a committed write to an inactive space activates it; the text says so."""
+    root = tmp_path / "root"
+    host = host_on(root)
+    try:
+        space = host.spaces.create_space("Dormant", "not read by default", active=False).record.id
+    finally:
+        host.close()
+    first = _cli(tmp_path, root, "remember", "a fact for later", "--space", "Dormant")
+    assert first.returncode == 0, first.stderr
+    assert f"the space was inactive: this write activated it (`mnemon-ls space deactivate {space}`" in first.stdout
+    again = _cli(tmp_path, root, "remember", "another fact", "--space", "Dormant")
+    assert again.returncode == 0 and "inactive" not in again.stdout, again.stdout
