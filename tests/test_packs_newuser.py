@@ -141,3 +141,27 @@ def test_a_write_to_an_inactive_space_says_it_activated_it(tmp_path: Path) -> No
     assert f"the space was inactive: this write activated it (`mnemon-ls space deactivate {space}`" in first.stdout
     again = _cli(tmp_path, root, "remember", "another fact", "--space", "Dormant")
     assert again.returncode == 0 and "inactive" not in again.stdout, again.stdout
+
+
+def test_replace_gives_a_pack_holding_one_name_twice_unique_names(tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    host = host_on(source)
+    try:
+        host.spaces.create_space("Notes", "one", active=True)
+        other = host.spaces.create_space("Other", "two", active=False).record.id
+    finally:
+        host.close()
+    catalog_path = source / "data" / ".dsh-memory-bodies.json"
+    catalog = json.loads(catalog_path.read_bytes())  # a registry older than the rule: one name twice
+    for body in catalog["bodies"]:
+        if body["id"] == other:
+            body["name"] = "NOTES"
+    catalog_path.write_text(json.dumps(catalog), encoding="utf-8")
+    pack = tmp_path / "p.zip"
+    assert _cli(tmp_path, source, "pack", "export", "--pack-scope", "memory-spaces", "-o", str(pack)).returncode == 0
+    root = tmp_path / "root"
+    seed(root)
+    receipt = json.loads(_cli(tmp_path, root, "pack", "import", str(pack), "--replace", json_out=True).stdout)
+    assert receipt["spaces"]["nameChanged"] == [{"spaceId": other, "from": "NOTES", "to": "NOTES (2)"}]
+    names = sorted(b["name"] for b in json.loads((root / "data" / ".dsh-memory-bodies.json").read_bytes())["bodies"])
+    assert names == ["NOTES (2)", "Notes"]
