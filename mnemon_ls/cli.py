@@ -463,6 +463,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         for root in dict.fromkeys((host.root, host.resolution.user_root)):
             findings.extend(diagnose_git(root))
         findings.extend(survey(host))
+        if (host.root / "data").is_dir():
+            from .spaces.naming import diagnose_names
+
+            findings.extend(diagnose_names(host.spaces.state().all))
         from .maintenance import verify_lineage
 
         findings.extend(verify_lineage(host.runtime.memory_store.root,
@@ -705,7 +709,9 @@ def cmd_remember(args: argparse.Namespace) -> int:
                                        importance=args.importance, tags=args.tags, entities=args.entities,
                                        branch=branch).to_dict()
         _emit(args, receipt, f"{receipt['status']}: {receipt.get('message', '')} "
-                             f"(space {receipt.get('spaceName') or receipt.get('spaceId')}, id {receipt.get('id')})")
+                             f"(space {receipt.get('spaceName') or receipt.get('spaceId')}, id {receipt.get('id')})"
+                             + ("\nthe space was inactive: this write activated it (`mnemon-ls space deactivate "
+                                f"{receipt.get('spaceId')}` undoes that)" if receipt.get("activated") else ""))
         return EXIT_OK
     finally:
         host.close()

@@ -395,7 +395,7 @@ def _plan_documents(host: "WorkspaceHost", documents: list[tuple[Any, str]], pla
 
 
 def _plan_spaces(host: "WorkspaceHost", spaces: list[dict[str, Any]], plan: _Plan) -> None:
-    from .spaces.naming import name_key
+    from .spaces.naming import name_key, unique_name
 
     state = host.spaces.state()
     by_name = {name_key(r.name): r for r in reversed(state.all) if r.native}  # the first of a duplicated name
@@ -412,10 +412,7 @@ def _plan_spaces(host: "WorkspaceHost", spaces: list[dict[str, Any]], plan: _Pla
             if first is not None:
                 entry["sameAs"] = first  # the source root held the name twice: both go into one new space
             else:
-                name, n = record.name, 1
-                while name_key(name) in taken:
-                    n += 1
-                    name = f"{record.name} ({n})"
+                name = unique_name(taken, record.name)
                 entry["createName"] = name
                 taken.add(name_key(name))
                 created[name_key(record.name)] = entry

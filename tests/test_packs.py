@@ -185,7 +185,8 @@ def test_merge_spaces_skips_identical_stores_and_imports_a_differing_one_under_a
     seed(tmp_path / "a")
     data = export(tmp_path / "a", "memory-spaces")
     do_import(tmp_path / "b", data)
-    assert do_import(tmp_path / "b", data)["spaces"] == {"added": 0, "skipped": 1, "renamed": [], "replaced": 0}
+    assert do_import(tmp_path / "b", data)["spaces"] == {"added": 0, "skipped": 1, "renamed": [], "replaced": 0,
+                                                             "nameChanged": [], "arrivedInactive": [], "activeSpaces": 1}
     seed(tmp_path / "c", tag=" (c)")  # its own 'default' space, other items
     receipt = do_import(tmp_path / "c", data)
     [renamed] = receipt["spaces"]["renamed"]

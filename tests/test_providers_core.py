@@ -141,7 +141,8 @@ def test_a_space_keeps_its_user_given_name_across_disable_and_enable(tmp_path: P
     doc = json.loads((tmp_path / "state" / "memory-providers.json").read_text())
     assert doc["bodies"] == [] and service.list_spaces() == []  # no mapping is left
     assert doc["disabledSpaces"] == [{"providerId": "honcho", "externalId": "peer-1", "name": "Team decisions",
-                                      "description": "what the team agreed", "metadataSource": "manual"}]
+                                      "description": "what the team agreed", "metadataSource": "manual",
+                                      "active": False}]
     service.configure_provider("honcho", {}, enabled=True)
     again = {r.external_id: r for r in service.registry.sync_namespaces(
         "honcho", [{"externalId": "peer-1", "name": "peer one"}, {"externalId": "peer-2"}])}

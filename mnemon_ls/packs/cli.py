@@ -95,6 +95,9 @@ def run(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], A
         elif exported.pack.user_profile_entries():
             lines.append(f"  USER.md: carries {_plural(exported.pack.user_profile_entries(), 'entry', 'entries')} "
                          "about you (your user profile)")
+        if exported.provider_spaces_left_out:
+            lines.append(f"  memory-spaces: {_plural(exported.provider_spaces_left_out, 'provider space')} (third-party) "
+                         "left out: packs never carry third-party connections; their content stays with the provider")
         emit(args, data, "\n".join(lines))
         return EXIT_OK
     payload = _read(args.file)
@@ -115,18 +118,35 @@ def run(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], A
     receipt = host.import_pack(payload, mode="replace" if args.replace else "merge", components=args.components)
     lines = [f"imported {args.file} into {host.root} ({receipt['mode']}: {', '.join(receipt['components'])})"]
     names = {"runtime": "Runtime entries", "documents": "documents", "spaces": "Memory Spaces"}
+    units = {"runtime": ("entry", "entries"), "documents": ("document", None), "spaces": ("space", None)}
     for key, label in names.items():
         part = receipt.get(key)
         if part is None:
             continue
         renamed = len(part.get("renamed") or ())  # ``added`` counts them too: one outcome each
-        text = f"  {label}: {part['added'] - renamed} added, {part['skipped']} already here"
-        if part.get("replaced"):
-            text += f", {part['replaced']} replaced"
+        if receipt["mode"] == "replace":  # ``added`` took the place of ``replaced``: say it as one outcome
+            word, words = units[key]
+            was = part["replaced"]
+            text = f"  {label}: {_plural(part['added'], word, words)} " + (
+                f"replaced the {was} that {'was' if was == 1 else 'were'} here" if was else "imported (none were here)")
+            if part["skipped"]:
+                text += f", {part['skipped']} repeated in the pack left out"
+        else:
+            text = f"  {label}: {part['added'] - renamed} added, {part['skipped']} already here"
         if part.get("renamed"):
             text += f", {len(part['renamed'])} under a new id (" + ", ".join(
                 f"{r['from']} -> {r['to']}" for r in part["renamed"]) + ")"
         lines.append(text)
+    spaces = receipt.get("spaces") or {}
+    for change in spaces.get("nameChanged") or ():
+        lines.append(f"  space {change['spaceId']}: named {change['to']!r} because {change['from']!r} is taken "
+                     "(space names are unique in a root, ignoring case)")
+    if spaces.get("arrivedInactive"):
+        lines.append(f"  {_plural(len(spaces['arrivedInactive']), 'imported space')} arrived inactive so the spaces "
+                     "active here stay as they were (`mnemon-ls space activate ID`): "
+                     + ", ".join(spaces["arrivedInactive"]))
+    if spaces.get("activeSpaces", 1) > 1:
+        lines.append(f"  {spaces['activeSpaces']} spaces are now active: `remember` needs --space to choose one")
     profile = (receipt.get("runtime") or {}).get("userProfile") or {}
     if profile.get("carried"):
         lines.append(f"  USER.md: the pack carried {_plural(profile['carried'], 'user-profile entry', 'user-profile entries')}"

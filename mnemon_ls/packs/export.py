@@ -55,15 +55,20 @@ class ExportedPack:
     #: USER.md entries (the user profile) this root has that the pack leaves out (``include_user_profile``
     #: not given); 0 when the pack carries them or has no runtime component.
     user_profile_left_out: int = 0
+    #: Third-party (provider) spaces of this root the pack leaves out: a pack never carries third-party
+    #: connections or their content (reference section 9); 0 without a memory-spaces component.
+    provider_spaces_left_out: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        """``{fileName, bytes, scope, components, summary, exportedAt, userProfile: {carried, leftOut}}``
-        (no payload; ``carried``/``leftOut``: USER.md entries in the pack / left out of it)."""
+        """``{fileName, bytes, scope, components, summary, exportedAt, userProfile: {carried, leftOut},
+        providerSpaces: {leftOut}}`` (no payload; ``carried``/``leftOut``: USER.md entries in the pack / left
+        out of it; ``providerSpaces.leftOut``: third-party spaces left out)."""
         manifest = self.pack.archive.manifest
         return {"fileName": self.file_name, "bytes": len(self.data), "scope": manifest["scope"],
                 "components": manifest["components"], "summary": manifest["summary"],
                 "exportedAt": manifest["exportedAt"],
-                "userProfile": {"carried": self.pack.user_profile_entries(), "leftOut": self.user_profile_left_out}}
+                "userProfile": {"carried": self.pack.user_profile_entries(), "leftOut": self.user_profile_left_out},
+                "providerSpaces": {"leftOut": self.provider_spaces_left_out}}
 
 
 def validate_scope(value: Any, field: str = "packScope") -> str:
@@ -88,7 +93,7 @@ def export_pack(host: "WorkspaceHost", scope: str = "full", *, include_user_prof
     scope = validate_scope(scope)
     moment = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
     payload: dict[str, bytes] = {}
-    left_out = 0
+    left_out = providers_left_out = 0
     components = fmt.SCOPES[scope]
     items: dict[str, int] = {}
     with host.pack_gate():  # one state of the root: an import in another process waits (:mod:`.gate`)
@@ -99,7 +104,7 @@ def export_pack(host: "WorkspaceHost", scope: str = "full", *, include_user_prof
             part, items["documents"] = _documents(host)
             payload.update(part)
         if "memory-spaces" in components:
-            part, items["memory-spaces"] = _spaces(host)
+            part, items["memory-spaces"], providers_left_out = _spaces(host)
             payload.update(part)
     summary = []
     for component in components:
@@ -109,7 +114,7 @@ def export_pack(host: "WorkspaceHost", scope: str = "full", *, include_user_prof
     manifest = fmt.build_manifest(scope, fmt.iso_ms(moment), __version__, summary)
     data = fmt.write_archive(manifest, payload)
     pack = read_pack(data)  # what we write we also accept (raises PackInvalid naming what is wrong)
-    return ExportedPack(data, fmt.pack_file_name(moment), pack, left_out)
+    return ExportedPack(data, fmt.pack_file_name(moment), pack, left_out, providers_left_out)
 
 
 def _runtime(host: "WorkspaceHost", include_user_profile: bool) -> tuple[dict[str, bytes], int, int]:
@@ -151,10 +156,11 @@ def _documents(host: "WorkspaceHost") -> tuple[dict[str, bytes], int]:
     return out, len(records)
 
 
-def _spaces(host: "WorkspaceHost") -> tuple[dict[str, bytes], int]:
+def _spaces(host: "WorkspaceHost") -> tuple[dict[str, bytes], int, int]:
+    """The memory-spaces payload, its native space count and the number of third-party spaces left out."""
     root = host.root
     if not (root / "data").is_dir():
-        return {REGISTRY_FILE: _catalog([])}, 0
+        return {REGISTRY_FILE: _catalog([])}, 0, 0
     service = host.spaces
     state = service.state()
     service.close()  # our own connections: pending counters written, nothing of ours holds the WAL
@@ -162,7 +168,7 @@ def _spaces(host: "WorkspaceHost") -> tuple[dict[str, bytes], int]:
     for record in state.bodies:
         db_path = root / "data" / record.id / "mnemon.db"
         out[f"payload/data/{record.id}/mnemon.db"] = read_checkpointed(db_path, record.id)
-    return out, len(state.bodies)
+    return out, len(state.bodies), len(state.provider_bodies)
 
 
 def _catalog(bodies: list[dict[str, Any]]) -> bytes:

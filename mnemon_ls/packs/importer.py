@@ -416,11 +416,13 @@ def _stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, sta
     if data_dir.is_dir():
         state = registry.read()
         native, provider_ids = list(state.bodies), {b.id for b in state.provider_bodies}
+        providers = list(state.provider_bodies)
         store_dirs = registry.store_dirs()
     else:
-        native, provider_ids, store_dirs = [], set(), []
+        native, provider_ids, store_dirs, providers = [], set(), [], []
     incoming = list(pack.spaces or ())
-    report: dict[str, Any] = {"added": 0, "skipped": 0, "renamed": [], "replaced": 0}
+    report: dict[str, Any] = {"added": 0, "skipped": 0, "renamed": [], "replaced": 0, "nameChanged": [],
+                              "arrivedInactive": []}
     if mode == "replace" and not incoming and store_dirs:
         raise PackRefused(f"the pack holds no Memory Space and would empty the {len(store_dirs)} native store(s) of "
                           f"{root}; nothing was imported (use merge, or a pack with spaces)", reason="would-empty")
@@ -443,6 +445,7 @@ def _stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, sta
     else:
         report["replaced"] = len(native)
         added = incoming
+    added = _settle_names_and_flags(added, [*native, *providers] if mode == "merge" else providers, report)
     staged_root = stage / "spaces-root"
     for space in added:
         fsio.create_file_durably(staged_root / "data" / space.record.id / "mnemon.db", space.db)
@@ -471,8 +474,42 @@ def _stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, sta
         staged_active = stage / "active-file" / "active"
         fsio.create_file_durably(staged_active, (active + "\n").encode("utf-8"))
         plan.pairs.append((staged_active, root / "active"))
+    report["activeSpaces"] = sum(1 for r in [*final, *providers] if r.active)
     plan.receipt["spaces"] = report
     plan.receipt["activeStore"] = active or _current_active(root)
+
+
+def _settle_names_and_flags(added: list[PackSpace], kept: Sequence[SpaceRecord],
+                            report: dict[str, Any]) -> list[PackSpace]:
+    """The incoming spaces made to fit the root's rules. Names are unique ignoring case within a root
+    (:mod:`mnemon_ls.spaces.naming`): a name taken by a ``kept`` space or an earlier incoming one becomes
+    ``"<name> (2)"`` (:func:`~mnemon_ls.spaces.naming.unique_name`, the rule of ``migrate``), listed in
+    ``report["nameChanged"]`` as ``{spaceId, from, to}``. The reference (section 9) is silent on the active
+    flag: an import must not change which spaces are active, so when ``kept`` holds an active space the
+    incoming active ones arrive inactive (``report["arrivedInactive"]``: their ids); otherwise the pack's
+    flags are kept."""
+    from ..spaces.naming import name_key, unique_name
+
+    taken = {k for r in kept for k in (name_key(r.name), r.id.casefold())}
+    taken |= {s.record.id.casefold() for s in added}
+    root_has_active = any(r.active for r in kept)
+    settled: list[PackSpace] = []
+    for space in added:
+        record = space.record
+        taken.discard(record.id.casefold())
+        name = unique_name(taken, record.name)
+        taken |= {name_key(name), record.id.casefold()}
+        changes: dict[str, Any] = {}
+        if name != record.name:
+            changes["name"] = name
+            report["nameChanged"].append({"spaceId": record.id, "from": record.name, "to": name})
+        if record.active and root_has_active:
+            changes["active"] = False
+            report["arrivedInactive"].append(record.id)
+        if changes:
+            record = dataclasses.replace(record, **changes)
+        settled.append(dataclasses.replace(space, record=record))
+    return settled
 
 
 def _current_active(root: Path) -> str | None:

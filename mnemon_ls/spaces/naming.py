@@ -21,6 +21,7 @@ import difflib
 from typing import Any, Iterable
 
 from ..errors import AmbiguousMatch, InvalidInput
+from ..findings import Finding
 from .registry_model import RegistryState, SpaceRecord
 
 #: References longer than this (characters) get no spelling suggestions (difflib is quadratic).
@@ -54,6 +55,34 @@ def require_free_name(records: Iterable[SpaceRecord], name: str, *, except_id: s
         what = "id" if taken.id.casefold() == name_key(name) and name_key(taken.name) != name_key(name) else "name"
         raise InvalidInput(field_name, f"is already the {what} of space {space_label(taken)} (space names are unique "
                                        "in a storage root, ignoring case; choose another name)", spaceId=taken.id)
+
+
+def unique_name(taken_keys: set[str], name: str) -> str:
+    """``name``, or ``"<name> (2)"``, ``"<name> (3)"``... the first whose :func:`name_key` is not in
+    ``taken_keys`` (the keys of the names and casefolded ids already in the root). The rule ``migrate`` and
+    pack import give a space whose name is taken; the caller adds the result's key to ``taken_keys``."""
+    candidate, n = name, 1
+    while name_key(candidate) in taken_keys:
+        n += 1
+        candidate = f"{name} ({n})"
+    return candidate
+
+
+def diagnose_names(records: Iterable[SpaceRecord]) -> list[Finding]:
+    """Doctor findings (``problem``, subject ``spaces``) for each name that two or more registered spaces
+    share ignoring case (a registry written before the uniqueness rule, or by another tool): naming such a
+    space is :class:`AmbiguousMatch`. The advice is the rename command."""
+    groups: dict[str, list[SpaceRecord]] = {}
+    for record in records:
+        groups.setdefault(name_key(record.name), []).append(record)
+    findings = []
+    for group in groups.values():
+        if len(group) > 1:
+            ids = ", ".join(r.id for r in group)
+            findings.append(Finding("problem", "spaces", f"{len(group)} spaces share the name {group[0].name!r} "
+                                    f"ignoring case (ids {ids}); naming it is ambiguous",
+                                    f"rename all but one: `mnemon-ls space update {group[-1].id} --name NEW`"))
+    return findings
 
 
 def suggestions(records: Iterable[SpaceRecord], reference: str) -> list[SpaceRecord]:

@@ -13,11 +13,13 @@ plus a final newline, keys in this order)::
      "bodies": [{"id": "<providerId>-<hex24|uuid>", "name", "description", "active", "providerId",
                  "externalId"?, "metadataSource": "provider|manual|ai", "placement"?,
                  "connection": {"<memory field>": value}, "createdAt", "updatedAt"}],
-     "disabledSpaces"?: [{"providerId", "externalId", "name", "description", "metadataSource": "manual|ai"}]}
+     "disabledSpaces"?: [{"providerId", "externalId", "name", "description", "metadataSource": "manual|ai|provider",
+     "active"}]}
 
   ``disabledSpaces`` (our extension; the reference ignores it) keeps, while a provider is disabled, the name
-  and description a person (or the AI metadata pass) gave its spaces: not a mapping (no id, no active flag),
-  only the words to give each namespace again when re-enabling rediscovers it.
+  and description a person (or the AI metadata pass) gave its spaces and which of them were active: not a
+  mapping (no id, no connection), only the words and the flag to give each namespace again when re-enabling
+  rediscovers it.
 
 Rules:
 

@@ -180,10 +180,11 @@ DISABLED_SPACES_KEY = "disabledSpaces"
 
 def disabled_space_entry(record: SpaceRecord) -> dict[str, Any]:
     """What disabling keeps of a provider space whose name/description the user (or the AI metadata pass)
-    set: ``{"providerId", "externalId", "name", "description", "metadataSource"}`` (no id, no active flag,
-    no connection: it is not a mapping, only the words to give the namespace again when it is rediscovered)."""
+    set, or that was active: ``{"providerId", "externalId", "name", "description", "metadataSource",
+    "active"}`` (no id, no connection: it is not a mapping, only the words and the active flag to give the
+    namespace again when it is rediscovered; ``metadataSource`` ``provider`` keeps only the flag)."""
     return {"providerId": record.provider_id, "externalId": record.external_id, "name": record.name,
-            "description": record.description, "metadataSource": record.metadata_source}
+            "description": record.description, "metadataSource": record.metadata_source, "active": record.active}
 
 
 def parse_disabled_spaces(data: bytes | None) -> tuple[dict[str, Any], ...]:
@@ -202,12 +203,15 @@ def parse_disabled_spaces(data: bytes | None) -> tuple[dict[str, Any], ...]:
             continue
         external, name, description = entry.get("externalId"), entry.get("name"), entry.get("description")
         if not (isinstance(external, str) and external and isinstance(name, str) and name.strip()
-                and isinstance(description, str)) or entry.get("metadataSource") not in ("manual", "ai"):
+                and isinstance(description, str)) or entry.get("metadataSource") not in ("manual", "ai", "provider"):
+            continue
+        if entry["metadataSource"] == "provider" and entry.get("active") is not True:  # nothing to give back
             continue
         if any(e["providerId"] == entry["providerId"] and e["externalId"] == external for e in out):
             continue
         out.append({"providerId": entry["providerId"], "externalId": external, "name": name[:100],
-                    "description": description[:1000], "metadataSource": entry["metadataSource"]})
+                    "description": description[:1000], "metadataSource": entry["metadataSource"],
+                    "active": entry.get("active") is True})
     return tuple(out)
 
 

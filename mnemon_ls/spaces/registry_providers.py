@@ -53,7 +53,8 @@ class ProviderPlane:
         """Save a provider's service-scope fields (validated: :func:`.provider_fields.validate_service_fields`;
         merged over the stored ones; a ``None`` or blank value clears its field; a secret is kept unless given
         or named in ``clear_secrets``) and optionally its enabled flag. Disabling drops its projections and
-        keeps the names/descriptions people gave them in ``disabledSpaces`` (registry module doc).
+        keeps the names/descriptions people gave them and their active flags in ``disabledSpaces`` (registry
+        module doc).
         Returns :meth:`service_view`."""
         provider_id = _provider_id(provider_id)
         clean = validate_service_fields(fields or {}, provider_id, (self.root,))
@@ -73,7 +74,7 @@ class ProviderPlane:
                 if not enabled:
                     dropped = [b for b in all_bodies if b.provider_id == provider_id]
                     renamed = [disabled_space_entry(b) for b in dropped
-                               if b.external_id and b.metadata_source in ("manual", "ai")]
+                               if b.external_id and (b.metadata_source in ("manual", "ai") or b.active)]
                     kept = (*(e for e in parse_disabled_spaces(fsio.read_bytes_or_none(self.providers_path))
                               if not (e["providerId"] == provider_id
                                       and any(r["externalId"] == e["externalId"] for r in renamed))), *renamed)
@@ -101,8 +102,9 @@ class ProviderPlane:
         sha256(externalId)>`` (``externalId:<n>`` on collision); existing ids keep ``active`` and
         ``createdAt``; names/descriptions refresh only while ``metadataSource`` is ``provider``; vanished
         namespaces disappear; a repeated externalId rejects the sync. A namespace new to the registry that
-        ``disabledSpaces`` remembers (the provider was disabled) gets that name, description and
-        ``metadataSource`` back, and the entry is dropped. Returns the provider's spaces."""
+        ``disabledSpaces`` remembers (the provider was disabled) gets its active flag and (unless the entry's
+        ``metadataSource`` is ``provider``) that name, description and ``metadataSource`` back, and the
+        entry is dropped. Returns the provider's spaces."""
         provider_id = _provider_id(provider_id)
         entries = list(discovered)
         seen: set[str] = set()
@@ -151,12 +153,14 @@ class ProviderPlane:
                     continue
                 candidate = provider_space_id(provider_id, external, taken)
                 taken.add(candidate)
-                source = "provider"
-                if external in words:  # the user's words for this namespace, kept while it was disabled
-                    name, description, source = (words[external]["name"], words[external]["description"],
-                                                 words[external]["metadataSource"])
+                source, active = "provider", False
+                if external in words:  # the user's words and flag for this namespace, kept while it was disabled
+                    if words[external]["metadataSource"] != "provider":
+                        name, description, source = (words[external]["name"], words[external]["description"],
+                                                     words[external]["metadataSource"])
+                    active = words[external]["active"]
                     used.add(external)
-                result.append(SpaceRecord(candidate, name, description, False, now, now, provider_id=provider_id,
+                result.append(SpaceRecord(candidate, name, description, active, now, now, provider_id=provider_id,
                                           external_id=external, metadata_source=source, connection=connection))
             all_bodies = (*others, *result)
             new_state = RegistryState(state.bodies, state.services, state.enabled,

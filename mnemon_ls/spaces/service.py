@@ -349,8 +349,9 @@ class SpacesService(SpacesWrites, SpacesRecall):
                 "message": f"Deleted space {space_id} and its store."}
 
     def space_status(self, space_id: str) -> dict[str, Any]:
-        """``{"space": SpaceView, "status": <provider status object>}``; the space must be active."""
-        record = self._readable(space_id, "spaceId")
+        """``{"space": SpaceView, "status": <provider status object>}``. An inspection: works on an inactive
+        space too (``active`` governs reads of items only, reference 6.3)."""
+        record = resolve(self.state(), space_id)
         return {"space": self._view(record).to_dict(), "status": self.provider(record).status()}
 
     def reindex(self, space_id: str) -> dict[str, Any]:

@@ -106,3 +106,41 @@ def test_a_repeated_set_key_is_refused_and_disable_of_a_configured_provider_chan
     assert disabled.returncode == 0, disabled.stderr
     assert "was not enabled; nothing changed" in disabled.stdout and "removed" not in disabled.stdout
     assert tree_hash(tmp_path) == before
+
+
+def _spaces(tmp_path: Path) -> dict[str, tuple[str, bool]]:
+    import json
+
+    listed = cli(tmp_path, "space", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    doc = json.loads(listed.stdout)
+    rows = doc["spaces"] if isinstance(doc, dict) else doc
+    return {(r.get("record") or r)["name"]: ((r.get("record") or r)["id"], (r.get("record") or r)["active"])
+            for r in rows}
+
+
+def test_disable_then_enable_brings_the_spaces_back_as_active_as_they_were(tmp_path: Path, hermes_db: Path) -> None:
+    enabled = cli(tmp_path, "provider", "enable", "holographic", "--set", f"dataPath={hermes_db}")
+    assert enabled.returncode == 0, enabled.stderr
+    before = _spaces(tmp_path)
+    assert cli(tmp_path, "space", "activate", before["project"][0]).returncode == 0
+    assert cli(tmp_path, "provider", "disable", "holographic").returncode == 0
+    assert _spaces(tmp_path) == {}
+    assert cli(tmp_path, "provider", "enable", "holographic").returncode == 0
+    assert _spaces(tmp_path) == {"project": (before["project"][0], True), "user_pref": (before["user_pref"][0], False)}
+
+
+def test_export_says_how_many_provider_spaces_it_left_out(tmp_path: Path, hermes_db: Path) -> None:
+    import json
+
+    assert cli(tmp_path, "space", "create", "--name", "Mine", "--description", "native").returncode == 0
+    assert cli(tmp_path, "provider", "enable", "holographic", "--set", f"dataPath={hermes_db}").returncode == 0
+    pack = tmp_path / "p.zip"
+    text = cli(tmp_path, "pack", "export", "--pack-scope", "memory-spaces", "-o", str(pack))
+    assert text.returncode == 0, text.stderr
+    assert "  memory-spaces: 1 space holding 0 items," in text.stdout
+    assert ("  memory-spaces: 2 provider spaces (third-party) left out: packs never carry third-party connections"
+            in text.stdout), text.stdout
+    receipt = json.loads(cli(tmp_path, "pack", "export", "--pack-scope", "memory-spaces", "-o", str(pack),
+                             "--json").stdout)
+    assert receipt["providerSpaces"] == {"leftOut": 2}
