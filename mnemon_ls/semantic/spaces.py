@@ -151,16 +151,17 @@ class SpaceSemantic:
 
     def candidates(self, query: str, keyword: Sequence[KeywordHit], pool: int, index_db: sqlite3.Connection,
                    keep: Callable[[list[str]], bool] | None, category: str | None,
-                   source: str | None) -> tuple[list[Fused] | None, int]:
-        """``(fused candidates best first, vector candidates dropped by keep)``, or ``(None, 0)`` when
-        semantic recall is off or fails (then the caller ranks by keyword alone)."""
+                   source: str | None) -> tuple[list[Fused] | None, set[str]]:
+        """``(fused candidates best first, ids of the vector candidates dropped by keep)``, or ``(None, set())``
+        when semantic recall is off or fails (then the caller ranks by keyword alone). Ids, not a count, so the
+        caller counts an item found by keyword and by vector once."""
         self._notes = []
         embedder = self.engine.embedder()
         vectors = self._attached() if embedder is not None else None
         if vectors is None and self.unusable is not None:
             self._notes.append(self._unusable_note())
         if vectors is None or embedder is None or not query.strip():
-            return None, 0
+            return None, set()
         try:
             self._cover(vectors, index_db)
             qvec = embedder.embed_query(query)
@@ -169,11 +170,11 @@ class SpaceSemantic:
         except (SemanticUnavailable, sqlite3.Error, ValueError) as exc:
             self.engine.last_error = getattr(exc, "reason", None) or f"space {self.space_id}: {exc}"
             log.warning("semantic recall failed, keyword only: %s", self.engine.last_error)
-            return None, 0
+            return None, set()
         known = {h.id for h in keyword}
         fresh = [key for key, _c in hits if key not in known]
         allowed: set[str] = set()
-        dropped = 0
+        dropped: set[str] = set()
         scale = embedder.scale
         floor = scale.medium_floor(query)
         floors: dict[str, float] = {}
@@ -192,7 +193,7 @@ class SpaceSemantic:
                     except ValueError:
                         tags = []
                     if not keep(tags if isinstance(tags, list) else []):
-                        dropped += 1
+                        dropped.add(key)
                         continue
                 allowed.add(key)
                 rowids[doc] = key
