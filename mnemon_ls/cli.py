@@ -639,9 +639,11 @@ def cmd_doc(args: argparse.Namespace) -> int:
             return EXIT_OK
         elif action == "search":
             found = store.search(args.query, include_archived=args.include_archived, limit=args.limit).to_dict()
+            from .cli_text import document_match_label
+
             lines = []
             for hit in found["results"]:
-                lines.append(f"{hit['score']:.3f}  {hit['id'][:8]}  {hit['title']}")
+                lines.append(f"{hit['score']:.3f}  {hit['id'][:8]}  {hit['title']}{document_match_label(hit)}")
                 if hit.get("excerpt"):
                     lines.append(f"        {hit['excerpt']}")
             lines.extend(f"note: {n}" for n in found.get("notices", []))

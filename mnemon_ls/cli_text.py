@@ -185,3 +185,15 @@ def recall_hidden_lines(hidden: Mapping[str, Any]) -> list[str]:
     if detached:
         lines.append(f"hidden: {_plural(detached, 'branch-scoped item')} (no current git branch)")
     return lines
+
+
+def document_match_label(hit: Mapping[str, Any]) -> str:
+    """The label a Documents search hit found by meaning alone gets in text (`` (low, by meaning alone)``
+    for ``matched`` ``semantic-low``, `` (by meaning alone)`` for ``semantic``, empty otherwise), worded as
+    recall words its vector-only items."""
+    matched = hit.get("matched")
+    if matched == "semantic-low":
+        return " (low, by meaning alone)"
+    if matched == "semantic":
+        return " (by meaning alone)"
+    return ""

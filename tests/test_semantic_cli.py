@@ -254,3 +254,13 @@ def test_cli_an_item_of_another_branch_found_by_keyword_and_by_meaning_is_hidden
     [source] = [s for s in result["sources"] if s["spaceName"] == "Project"]
     assert source["stats"]["branchHidden"] == 1
     assert "hidden: 1 item scoped to another git branch" in cli.run("recall", "Redis").stdout
+
+
+def test_cli_doc_search_labels_a_document_found_by_meaning_alone_in_text(cli: Cli) -> None:
+    assert cli.json("doc", "create", "--title", "发布流程", "--content", f"{MIGRATION}\n")["success"]
+    found = cli.json("doc", "search", "数据库升级")
+    [hit] = found["results"]
+    assert hit["matched"] in ("semantic", "semantic-low")  # no word of the query is in it
+    text = cli.run("doc", "search", "数据库升级").stdout.splitlines()
+    label = "(low, by meaning alone)" if hit["matched"] == "semantic-low" else "(by meaning alone)"
+    assert text[0] == f"{hit['score']:.3f}  {hit['id'][:8]}  发布流程 {label}"
