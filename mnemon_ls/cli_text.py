@@ -82,8 +82,8 @@ def semantic_status_line(semantic: Mapping[str, Any], space_id: Any) -> str:
     or why recall of the space is keyword-only."""
     state = semantic.get("state")
     if state == "off":
-        return ("  semantic: off, recall is keyword-only (semantic.enabled is false, MNEMON_SEMANTIC=off, or the "
-                "mnemon-ls[semantic] extra is not installed)")
+        reason = semantic.get("reason") or "semantic recall is not set up in this process"
+        return f"  semantic: off, recall is keyword-only ({reason})"
     if semantic.get("unusable"):
         return (f"  semantic: keyword-only: {semantic['unusable']}; it is left as it is, move it away and the next "
                 "recall rebuilds it")
@@ -94,8 +94,9 @@ def semantic_status_line(semantic: Mapping[str, Any], space_id: Any) -> str:
         return f"  semantic: {state} (no items indexed yet)"
     line = f"  semantic: {embedded} of {_plural(total, 'item')} embedded with {semantic.get('model')}"
     if embedded < total:
-        line += (f"; the other {total - embedded} are found by keyword only (`mnemon-ls space embed {space_id}` "
-                 "embeds them now)")
+        left = total - embedded
+        line += (f"; {'the other one is' if left == 1 else f'the other {left} are'} found by keyword only "
+                 f"(`mnemon-ls space embed {space_id}` embeds {'it' if left == 1 else 'them'} now)")
     others = semantic.get("otherModels") or []
     if others:
         line += "; vectors of other models kept aside: " + ", ".join(

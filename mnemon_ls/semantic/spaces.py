@@ -236,7 +236,7 @@ class SpaceSemantic:
             how = (f"`mnemon-ls space embed {self.space_id}` embeds the rest now" if engine.inline is not None else
                    f"embedding continues in the background; `mnemon-ls space embed {self.space_id}` finishes it now")
             self._notes.append(f"semantic recall of space {self.space_id} covers {total - left} of {total} items "
-                               f"(the other {left} are found by keyword only): {how}")
+                               f"({'the other one is' if left == 1 else f'the other {left} are'} found by keyword only): {how}")
 
     def status(self) -> dict[str, Any]:
         """The ``semantic`` block of ``space status`` (module doc)."""
@@ -247,6 +247,8 @@ class SpaceSemantic:
         out["state"] = engine.state
         out["lastError"] = engine.last_error
         out["unusable"] = self.unusable
+        if out["state"] == "off":  # the engine exists, so semantic.enabled is auto and nothing provides vectors
+            out["reason"] = "the mnemon-ls[semantic] extra is not installed and no semantic.endpoint is set"
         if vectors is not None:
             try:
                 out.update(engine.coverage(vectors))
