@@ -437,6 +437,21 @@ def cmd_runtime_recover(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def doctor_summary(findings: list) -> str:
+    """The last line of ``doctor``: ``no problems found`` only when no finding is a problem or a warning;
+    otherwise the counts, with the warnings' subjects, e.g. ``no problems; 1 warning: semantic``. Warnings never change
+    the exit code (1 only for a problem)."""
+    problems = [f for f in findings if f.level == "problem"]
+    warnings = [f for f in findings if f.level == "warning"]
+    if not problems and not warnings:
+        return "no problems found"
+    parts = [f"{len(problems)} problem(s) found" if problems else "no problems"]
+    if warnings:
+        parts.append(f"{len(warnings)} warning{'' if len(warnings) == 1 else 's'}: "
+                     + ", ".join(dict.fromkeys(f.subject for f in warnings)))
+    return "; ".join(parts)
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     """``mnemon-ls doctor``: settings, root, branch and every Source's findings; exit 1 when a problem is found."""
     host = _host(args)
@@ -502,7 +517,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         lines.append(f"[{marks[finding.level]}] {finding.subject}: {finding.message}")
         lines.append(f"          -> {finding.advice}")
     problems = [f for f in findings if f.level == "problem"]
-    lines.append("no problems found" if not problems else f"{len(problems)} problem(s) found")
+    lines.append(doctor_summary(findings))
     data = {"version": __version__, "workspace": str(host.workspace) if host.workspace else None,
             "root": str(host.root), "userRoot": str(host.resolution.user_root), "scope": host.resolution.scope,
             "branch": branch.branch, "branchReason": branch.reason, "findings": [f.to_dict() for f in findings],
@@ -631,9 +646,11 @@ def cmd_doc(args: argparse.Namespace) -> int:
             return EXIT_OK
         elif action == "search":
             found = store.search(args.query, include_archived=args.include_archived, limit=args.limit).to_dict()
+            from .cli_text import document_match_label
+
             lines = []
             for hit in found["results"]:
-                lines.append(f"{hit['score']:.3f}  {hit['id'][:8]}  {hit['title']}")
+                lines.append(f"{hit['score']:.3f}  {hit['id'][:8]}  {hit['title']}{document_match_label(hit)}")
                 if hit.get("excerpt"):
                     lines.append(f"        {hit['excerpt']}")
             lines.extend(f"note: {n}" for n in found.get("notices", []))

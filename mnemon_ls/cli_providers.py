@@ -91,12 +91,22 @@ def _fields(args: argparse.Namespace, providers: Any) -> dict[str, Any]:
     return fields
 
 
+#: what a provider without the capability cannot do, as a verb phrase (``caps`` keys: providers/base.py)
+_CAPABILITY_VERBS = {"related": "walk related items", "link": "link items", "merge": "merge spaces",
+                     "graph": "show a graph"}
+
+
+def _joined(phrases: list[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c``."""
+    return phrases[0] if len(phrases) == 1 else f"{', '.join(phrases[:-1])} or {phrases[-1]}"
+
+
 def _line(view: dict[str, Any]) -> str:
     state = ("enabled" if view["enabled"] else "configured") if view.get("configured") else "not configured"
     installed = view.get("distribution") or ("installed" if view.get("installed") else _missing(view["providerId"]))
     caps = view.get("capabilities") or {}
-    cannot = [k for k in ("related", "link", "merge", "graph") if caps and not caps.get(k)]
-    extra = f"; cannot {', '.join(cannot)}" if cannot else ""
+    cannot = [_CAPABILITY_VERBS[k] for k in _CAPABILITY_VERBS if caps and not caps.get(k)]
+    extra = f"; cannot {_joined(cannot)}" if cannot else ""
     fields = ", ".join([*view.get("configuredFields", []), *(f"{s} (secret)" for s in view.get("configuredSecrets", []))])
     count = view.get("spaces", 0)
     return (f"{view['providerId']:<12} {state:<15} {installed}; {count} space{'' if count == 1 else 's'}"

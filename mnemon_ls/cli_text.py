@@ -82,8 +82,8 @@ def semantic_status_line(semantic: Mapping[str, Any], space_id: Any) -> str:
     or why recall of the space is keyword-only."""
     state = semantic.get("state")
     if state == "off":
-        return ("  semantic: off, recall is keyword-only (semantic.enabled is false, MNEMON_SEMANTIC=off, or the "
-                "mnemon-ls[semantic] extra is not installed)")
+        reason = semantic.get("reason") or "semantic recall is not set up in this process"
+        return f"  semantic: off, recall is keyword-only ({reason})"
     if semantic.get("unusable"):
         return (f"  semantic: keyword-only: {semantic['unusable']}; it is left as it is, move it away and the next "
                 "recall rebuilds it")
@@ -94,8 +94,9 @@ def semantic_status_line(semantic: Mapping[str, Any], space_id: Any) -> str:
         return f"  semantic: {state} (no items indexed yet)"
     line = f"  semantic: {embedded} of {_plural(total, 'item')} embedded with {semantic.get('model')}"
     if embedded < total:
-        line += (f"; the other {total - embedded} are found by keyword only (`mnemon-ls space embed {space_id}` "
-                 "embeds them now)")
+        left = total - embedded
+        line += (f"; {'the other one is' if left == 1 else f'the other {left} are'} found by keyword only "
+                 f"(`mnemon-ls space embed {space_id}` embeds {'it' if left == 1 else 'them'} now)")
     others = semantic.get("otherModels") or []
     if others:
         line += "; vectors of other models kept aside: " + ", ".join(
@@ -185,3 +186,15 @@ def recall_hidden_lines(hidden: Mapping[str, Any]) -> list[str]:
     if detached:
         lines.append(f"hidden: {_plural(detached, 'branch-scoped item')} (no current git branch)")
     return lines
+
+
+def document_match_label(hit: Mapping[str, Any]) -> str:
+    """The label a Documents search hit found by meaning alone gets in text (`` (low, by meaning alone)``
+    for ``matched`` ``semantic-low``, `` (by meaning alone)`` for ``semantic``, empty otherwise), worded as
+    recall words its vector-only items."""
+    matched = hit.get("matched")
+    if matched == "semantic-low":
+        return " (low, by meaning alone)"
+    if matched == "semantic":
+        return " (by meaning alone)"
+    return ""

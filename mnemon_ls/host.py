@@ -169,10 +169,14 @@ class WorkspaceHost:
         from .spaces import RecallQuality, SpacesService
 
         self.check_storage()
-        return SpacesService(self.root, clock=self._clock, secrets=self.settings.secrets,
-                             quality=RecallQuality.from_dict({"policy": self.settings.recall_policy}),
-                             provider_timeout=self.settings.provider_timeout_ms / 1000,
-                             semantic=self.semantic)
+        from .semantic import off_reason
+
+        service = SpacesService(self.root, clock=self._clock, secrets=self.settings.secrets,
+                                quality=RecallQuality.from_dict({"policy": self.settings.recall_policy}),
+                                provider_timeout=self.settings.provider_timeout_ms / 1000,
+                                semantic=self.semantic)
+        service.semantic_off_reason = off_reason(self.settings.semantic, self._env)
+        return service
 
     @functools.cached_property
     def semantic(self) -> "Any":

@@ -538,9 +538,11 @@ def survey(host: "WorkspaceHost", env: Mapping[str, str] | None = None) -> list[
             continue
         state = RuntimeStore(root).read()
         missing = 0
+        shared: list[str] = []  # targets this workspace reads from that root itself
         for target in TARGETS:
             store = host.runtime.store_for(target)
             if os.path.realpath(store.root) == os.path.realpath(root):
+                shared.append(f"{target.upper()}.md")
                 continue  # already read from there (runtimeUserScope=global)
             here = {match_key(e.content) for e in store.read().of(target)}
             missing += sum(1 for e in state.of(target) if match_key(e.content) not in here)
@@ -555,8 +557,10 @@ def survey(host: "WorkspaceHost", env: Mapping[str, str] | None = None) -> list[
         ours_spaces = (host.root / "data").is_dir()
         if not (missing or documents or (stores and not ours_spaces)):
             if missing == 0 and (state.entries or documents or stores):
-                findings.append(Finding("ok", str(root), f"the {name} storage root: everything in it is in this "
-                                                          "workspace's storage root too"))
+                read_there = (f"this workspace reads its {' and '.join(shared)} from there (the user profile is "
+                              "global); everything else in it is in this workspace's storage root too") if shared else (
+                              "everything in it is in this workspace's storage root too")
+                findings.append(Finding("ok", str(root), f"the {name} storage root: {read_there}"))
             continue
         parts = []
         if missing:

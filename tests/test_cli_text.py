@@ -39,9 +39,9 @@ def test_space_status_reindex_and_merge_print_text(cli: Cli) -> None:
     assert lines[4] == f"  store: {data['status']['db_path']} ({data['status']['db_size_bytes']} bytes)"
     assert lines[5].startswith(f"  index: {data['status']['index']['path']} (1 item, ")
     # The semantic block of the JSON has its line too (the suite runs with MNEMON_SEMANTIC=off).
-    assert data["status"]["semantic"] == {"state": "off"}
-    assert lines[6] == ("  semantic: off, recall is keyword-only (semantic.enabled is false, MNEMON_SEMANTIC=off, or "
-                        "the mnemon-ls[semantic] extra is not installed)")
+    # The actual reason, not a list of three possible ones.
+    assert data["status"]["semantic"] == {"state": "off", "reason": "MNEMON_SEMANTIC=off is set"}
+    assert lines[6] == "  semantic: off, recall is keyword-only (MNEMON_SEMANTIC=off is set)"
     listed = cli.ok("space", "list").splitlines()
     assert listed[0] == "* default  Project  (mnemon-native)" and listed[-1] == "2 spaces, 2 active (* marks them)"
 
@@ -109,3 +109,29 @@ def test_a_terminal_gets_stored_control_characters_as_escapes(cli: Cli) -> None:
     shown = b"".join(chunks).decode("utf-8")
     assert "\\x1b[31mred alert\\x1b[0m \\u202e reversed" in shown
     assert "\x1b" not in shown and "\u202e" not in shown
+
+
+def test_generated_counts_and_capability_lists_read_as_english() -> None:
+    from mnemon_ls.cli_providers import _line
+    from mnemon_ls.cli_text import semantic_status_line
+
+    view = {"providerId": "holographic", "enabled": True, "configured": True, "installed": True, "spaces": 1,
+            "capabilities": {"related": False, "link": False, "merge": False, "graph": True}}
+    assert _line(view).endswith("; 1 space; cannot walk related items, link items or merge spaces")
+    one = {"state": "ready", "total": 2, "embedded": 1, "model": "m"}
+    assert semantic_status_line(one, "default") == (
+        "  semantic: 1 of 2 items embedded with m; the other one is found by keyword only "
+        "(`mnemon-ls space embed default` embeds it now)")
+    three = {"state": "ready", "total": 4, "embedded": 1, "model": "m"}
+    assert "; the other 3 are found by keyword only (`mnemon-ls space embed default` embeds them now)" in (
+        semantic_status_line(three, "default"))
+
+
+def test_off_reason_names_the_switch_that_turned_semantic_recall_off() -> None:
+    from mnemon_ls.semantic import off_reason
+    from mnemon_ls.settings import load_settings
+
+    auto = load_settings({}).semantic
+    assert off_reason(auto, {"MNEMON_SEMANTIC": "off"}) == "MNEMON_SEMANTIC=off is set"
+    assert off_reason(auto, {}) is None
+    assert off_reason(load_settings({"semantic": {"enabled": False}}).semantic, {}) == "semantic.enabled is false"

@@ -207,6 +207,7 @@ def test_doctor_says_where_older_memory_is_until_it_is_migrated(cli):
             "as it is; `--dry-run` shows what would be copied)\n") in doctor.stdout
     migrate(cli)
     doctor = cli.run("doctor", scoped=False)
-    assert f"[ok     ] {cli.data}: the global storage root: everything in it is in this workspace's storage root too\n" in (
-        doctor.stdout)
+    # the global root still holds USER.md: the user profile is read from there by design (runtimeUserScope global)
+    assert (f"[ok     ] {cli.data}: the global storage root: this workspace reads its USER.md from there (the user "
+            "profile is global); everything else in it is in this workspace's storage root too\n") in doctor.stdout
     assert "holds memory this workspace does not read" not in doctor.stdout

@@ -60,3 +60,20 @@ def test_doctor_reports_a_configured_provider_from_its_configuration_alone(tmp_p
     assert ("[warning] provider honcho: enabled; 0 spaces (0 active); fields: endpoint, apiKey (secret); its package "
             "is not installed, so its spaces are unavailable") in done.stdout, done.stdout
     assert "sk-not-shown-1" not in done.stdout and "honcho.example.test" not in done.stdout
+
+
+def test_doctor_counts_a_warning_in_its_summary_and_still_exits_0(tmp_path: Path) -> None:
+    from mnemon_ls.spaces import SpacesService
+
+    service = SpacesService(tmp_path / "data")
+    service.configure_provider("honcho", {"endpoint": "https://honcho.example.test/v1", "apiKey": "sk-not-shown-2"},
+                               enabled=True)
+    service.close()
+    done = cli(tmp_path, "doctor")
+    assert done.returncode == 0, done.stderr  # warnings never fail doctor; only a problem exits 1
+    assert "no problems found" not in done.stdout
+    assert done.stdout.splitlines()[-1].startswith("no problems; "), done.stdout
+    assert "provider honcho" in done.stdout.splitlines()[-1]
+    warnings = [line for line in done.stdout.splitlines() if line.startswith("[warning]")]
+    assert done.stdout.splitlines()[-1].split("; ")[1].startswith(
+        f"{len(warnings)} warning{'' if len(warnings) == 1 else 's'}: ")

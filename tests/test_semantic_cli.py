@@ -236,3 +236,31 @@ def test_cli_an_unusable_documents_chunk_file_means_lexical_search_one_notice_a_
     [finding] = [f for f in doctor["findings"] if f["subject"] == "documents" and str(target) in f["message"]]
     assert finding["level"] == "warning" and "move it away" in finding["advice"]
     assert (_tree(target) if kind == "directory" else os.lstat(target).st_mode) == before
+
+
+def test_cli_an_item_of_another_branch_found_by_keyword_and_by_meaning_is_hidden_once(cli: Cli) -> None:
+    import pygit2
+
+    from tests.gitrepo import create_branch, switch
+
+    repo = pygit2.Repository(str(cli.ws))
+    create_branch(repo, "feature")
+    switch(repo, "feature")
+    assert cli.run("remember", "Redis caches the session tokens", "--for-branch").returncode == 0
+    switch(repo, "main")
+    result = cli.json("recall", "Redis")
+    assert result["results"] == []
+    assert result["hidden"]["otherBranch"] == 1  # one item, though both the keyword and the vector query met it
+    [source] = [s for s in result["sources"] if s["spaceName"] == "Project"]
+    assert source["stats"]["branchHidden"] == 1
+    assert "hidden: 1 item scoped to another git branch" in cli.run("recall", "Redis").stdout
+
+
+def test_cli_doc_search_labels_a_document_found_by_meaning_alone_in_text(cli: Cli) -> None:
+    assert cli.json("doc", "create", "--title", "发布流程", "--content", f"{MIGRATION}\n")["success"]
+    found = cli.json("doc", "search", "数据库升级")
+    [hit] = found["results"]
+    assert hit["matched"] in ("semantic", "semantic-low")  # no word of the query is in it
+    text = cli.run("doc", "search", "数据库升级").stdout.splitlines()
+    label = "(low, by meaning alone)" if hit["matched"] == "semantic-low" else "(by meaning alone)"
+    assert text[0] == f"{hit['score']:.3f}  {hit['id'][:8]}  发布流程 {label}"

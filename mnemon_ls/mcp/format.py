@@ -88,11 +88,14 @@ def related(data: Mapping[str, Any]) -> str:
 
 
 def document_hits(data: Mapping[str, Any]) -> str:
-    """Documents search hits: score, id, title, excerpt."""
+    """Documents search hits: score, id, title, excerpt; a hit found by meaning alone says so."""
+    from ..cli_text import document_match_label
+
     lines = []
     for hit in data.get("results", []):
         status = f" [{hit['status']}]" if hit.get("status") and hit.get("status") != "active" else ""
-        lines.append(f"- {hit.get('title')}{status} (id: {hit.get('id')}, score {hit.get('score', 0):.3f})")
+        lines.append(f"- {hit.get('title')}{status} (id: {hit.get('id')}, score {hit.get('score', 0):.3f})"
+                     f"{document_match_label(hit)}")
         if hit.get("excerpt"):
             lines.append(f"  {_clip(str(hit['excerpt']), 400)}")
     lines.extend(f"note: {n}" for n in data.get("notices", []))

@@ -27,7 +27,7 @@ from .engine import InlineEmbedding, SemanticConfig, SemanticEngine, engine_for,
 ENV_SWITCH = "MNEMON_SEMANTIC"
 
 __all__ = ["InlineEmbedding", "SemanticConfig", "SemanticEngine", "engine_for", "engine_for_settings",
-           "extra_installed", "one_shot"]
+           "extra_installed", "off_reason", "one_shot"]
 
 
 def engine_for_settings(settings: Any, env: Mapping[str, str] | None = None) -> SemanticEngine | None:
@@ -39,6 +39,18 @@ def engine_for_settings(settings: Any, env: Mapping[str, str] | None = None) -> 
     if settings.enabled == "auto" and source.get(ENV_SWITCH, "").strip().lower() in ("0", "false", "off", "no"):
         return None
     return engine_for(SemanticConfig(settings.enabled, settings.model, settings.endpoint), env)
+
+
+def off_reason(settings: Any, env: Mapping[str, str] | None = None) -> str | None:
+    """Why :func:`engine_for_settings` gives no engine for ``settings`` and ``env`` (``None``: it gives one):
+    ``semantic.enabled is false`` or ``MNEMON_SEMANTIC=off is set``, for ``space status``."""
+    if settings is None or settings.enabled is False:
+        return "semantic.enabled is false"
+    source = os.environ if env is None else env
+    value = source.get(ENV_SWITCH, "").strip().lower()
+    if settings.enabled == "auto" and value in ("0", "false", "off", "no"):
+        return f"{ENV_SWITCH}={value} is set"
+    return None
 
 
 def one_shot(engine: SemanticEngine | None, report: Any = None, seconds: float = 3.0) -> None:

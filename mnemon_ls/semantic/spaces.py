@@ -151,16 +151,17 @@ class SpaceSemantic:
 
     def candidates(self, query: str, keyword: Sequence[KeywordHit], pool: int, index_db: sqlite3.Connection,
                    keep: Callable[[list[str]], bool] | None, category: str | None,
-                   source: str | None) -> tuple[list[Fused] | None, int]:
-        """``(fused candidates best first, vector candidates dropped by keep)``, or ``(None, 0)`` when
-        semantic recall is off or fails (then the caller ranks by keyword alone)."""
+                   source: str | None) -> tuple[list[Fused] | None, set[str]]:
+        """``(fused candidates best first, ids of the vector candidates dropped by keep)``, or ``(None, set())``
+        when semantic recall is off or fails (then the caller ranks by keyword alone). Ids, not a count, so the
+        caller counts an item found by keyword and by vector once."""
         self._notes = []
         embedder = self.engine.embedder()
         vectors = self._attached() if embedder is not None else None
         if vectors is None and self.unusable is not None:
             self._notes.append(self._unusable_note())
         if vectors is None or embedder is None or not query.strip():
-            return None, 0
+            return None, set()
         try:
             self._cover(vectors, index_db)
             qvec = embedder.embed_query(query)
@@ -169,11 +170,11 @@ class SpaceSemantic:
         except (SemanticUnavailable, sqlite3.Error, ValueError) as exc:
             self.engine.last_error = getattr(exc, "reason", None) or f"space {self.space_id}: {exc}"
             log.warning("semantic recall failed, keyword only: %s", self.engine.last_error)
-            return None, 0
+            return None, set()
         known = {h.id for h in keyword}
         fresh = [key for key, _c in hits if key not in known]
         allowed: set[str] = set()
-        dropped = 0
+        dropped: set[str] = set()
         scale = embedder.scale
         floor = scale.medium_floor(query)
         floors: dict[str, float] = {}
@@ -192,7 +193,7 @@ class SpaceSemantic:
                     except ValueError:
                         tags = []
                     if not keep(tags if isinstance(tags, list) else []):
-                        dropped += 1
+                        dropped.add(key)
                         continue
                 allowed.add(key)
                 rowids[doc] = key
@@ -235,7 +236,7 @@ class SpaceSemantic:
             how = (f"`mnemon-ls space embed {self.space_id}` embeds the rest now" if engine.inline is not None else
                    f"embedding continues in the background; `mnemon-ls space embed {self.space_id}` finishes it now")
             self._notes.append(f"semantic recall of space {self.space_id} covers {total - left} of {total} items "
-                               f"(the other {left} are found by keyword only): {how}")
+                               f"({'the other one is' if left == 1 else f'the other {left} are'} found by keyword only): {how}")
 
     def status(self) -> dict[str, Any]:
         """The ``semantic`` block of ``space status`` (module doc)."""
@@ -246,6 +247,8 @@ class SpaceSemantic:
         out["state"] = engine.state
         out["lastError"] = engine.last_error
         out["unusable"] = self.unusable
+        if out["state"] == "off":  # the engine exists, so semantic.enabled is auto and nothing provides vectors
+            out["reason"] = "the mnemon-ls[semantic] extra is not installed and no semantic.endpoint is set"
         if vectors is not None:
             try:
                 out.update(engine.coverage(vectors))

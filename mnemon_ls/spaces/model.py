@@ -206,11 +206,11 @@ def validate_category(value: Any, field_name: str = "category", *, default: str 
 
 
 def validate_importance(value: Any, field_name: str = "importance") -> int:
-    """An integer 1..5 (``None`` -> 3) or :class:`InvalidInput`."""
+    """An integer 1..5 (``None`` -> 3) or :class:`InvalidInput` whose rule quotes the value given."""
     if value is None:
         return 3
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 5:
-        raise InvalidInput(field_name, "must be an integer 1..5")
+        raise InvalidInput(field_name, f"must be an integer 1..5 (got {value!r})")
     return value
 
 

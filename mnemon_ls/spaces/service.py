@@ -133,6 +133,9 @@ class SpacesService(SpacesWrites, SpacesRecall):
         #: The process's :class:`mnemon_ls.semantic.engine.SemanticEngine` (hybrid recall of native
         #: spaces), or ``None`` for keyword-only recall.
         self.semantic = semantic
+        #: Why :attr:`semantic` is ``None`` (:func:`mnemon_ls.semantic.off_reason`), shown by ``space status``;
+        #: set by the Host that chose it.
+        self.semantic_off_reason: str | None = None
         #: The ``secrets`` setting: item content, tags, entities and space descriptions pass
         #: :mod:`mnemon_ls.redact` first; a credential in a space name or a branch is refused.
         self.secrets = Scrubber(secrets).mode
@@ -352,7 +355,11 @@ class SpacesService(SpacesWrites, SpacesRecall):
         """``{"space": SpaceView, "status": <provider status object>}``. An inspection: works on an inactive
         space too (``active`` governs reads of items only, reference 6.3)."""
         record = resolve(self.state(), space_id)
-        return {"space": self._view(record).to_dict(), "status": self.provider(record).status()}
+        status = self.provider(record).status()
+        semantic = status.get("semantic") if isinstance(status, dict) else None
+        if isinstance(semantic, dict) and semantic.get("state") == "off" and not semantic.get("reason"):
+            semantic["reason"] = self.semantic_off_reason
+        return {"space": self._view(record).to_dict(), "status": status}
 
     def reindex(self, space_id: str) -> dict[str, Any]:
         """Rebuild a native space's side index (embedded driver): ``{"items", "seconds"}``."""

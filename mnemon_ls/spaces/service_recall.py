@@ -260,10 +260,11 @@ class SpacesRecall:
             "hint": None if results else ("no active space" if not selected else _policy_hint(rows, selection)
                                           if rows else "nothing matched"),
             "notices": notices,
-            "failed": [s["spaceId"] for s in sources if s["status"] == "unavailable"],
+            # an active space that could not answer (its engine failed, timed out, or is not installed) is named
+            "failed": [s["spaceId"] for s in sources if s["status"] in ("unavailable", "unsupported")],
         }
         for entry in sources:
-            if entry["status"] == "unavailable":
+            if entry["status"] in ("unavailable", "unsupported"):
                 notices.append(f"space {entry['spaceName']} ({entry['spaceId']}) failed: {entry.get('hint')}")
         return RecallResult(data)
 

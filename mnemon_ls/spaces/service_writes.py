@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, ItemNotFound
 from ..redact import Scrubber
 from .errors import SpaceRefused
 from .model import (
@@ -173,12 +173,19 @@ class SpacesWrites:
                              **_redacted(scrub)})
 
     def forget(self, space_id: str, item_id: str) -> WriteReceipt:
-        """Soft-delete one item by exact id. Raises :class:`InvalidInput` (``id``) for an unknown or
-        already forgotten id."""
+        """Soft-delete one item by exact id. Raises :class:`InvalidInput` (``id``) for a malformed id and
+        :class:`~mnemon_ls.errors.ItemNotFound` (``id``, exit 3) for an unknown or already forgotten one."""
         record = resolve(self.state(), space_id)
         key = validate_item_id(item_id, "id")
         self._capable(record, "forget")
-        raw = self.provider(record).forget(key)
+        try:
+            raw = self.provider(record).forget(key)
+        except InvalidInput as exc:  # every provider names a well-formed id it does not hold with field "id"
+            if exc.field != "id" or isinstance(exc, ItemNotFound) or not exc.rule.startswith(("no active item",
+                                                                                            "is not an item")):
+                raise
+            raise ItemNotFound("id", f"{exc.rule} (got {key})", **{k: v for k, v in exc.data.items()
+                                                                  if k not in ("field", "rule")}) from None
         status = receipt_status(raw)
         caps = self._capabilities(record)
         kind = caps.delete if caps is not None and caps.delete in ("soft", "hard") else "soft"
@@ -207,8 +214,9 @@ class SpacesWrites:
                 raise InvalidInput(f"sourceIds[{index}]", "is repeated")
         for record in (*sources, target):
             if not record.native:
-                raise SpaceRefused(f"merge is Mnemon-native only; {record.id} is a {record.provider_id} space",
-                                   spaceId=record.id, reason="not native")
+                raise SpaceRefused(f"space: {record.name} ({record.id}) is a {record.provider_id} space and cannot "
+                                   "merge (merge is Mnemon-native only)", field="space", spaceId=record.id,
+                                   reason="not native")
         target_provider = self.provider(target)
         reports = []
         for record in sources:

@@ -311,7 +311,7 @@ async def test_invalid_input(lsp: Launcher, repo, repo_dir: Path):
     await _invalid(client, "mnemon/spaces/create", {"name": "PROJECT", "description": "again"}, "name")
 
     assert await _invalid(client, "mnemon/remember", {"content": "x", "importance": 6}, "importance") == {
-        "code": "invalid-input", "field": "importance", "rule": "must be an integer 1..5"}
+        "code": "invalid-input", "field": "importance", "rule": "must be an integer 1..5 (got 6)"}
     await _invalid(client, "mnemon/remember", {"content": "x", "importance": 0}, "importance")
     await _invalid(client, "mnemon/remember", {"content": "x", "importance": "high"}, "importance")
     assert await _invalid(client, "mnemon/remember", {"content": "a" * 8001}, "content") == {

@@ -30,8 +30,9 @@ def semantic_side(engine: "SemanticEngine", space_id: str, db_path: Path, index_
 
 def hybrid_rank(semantic: "SpaceSemantic", index: Any, query: str, scored: Sequence[tuple], pool: int,
                 keep: Callable[[list[str]], bool] | None, category: str | None,
-                source: str | None) -> tuple[list[tuple], int] | None:
-    """``(fused candidates best first, items dropped by keep)`` or ``None`` (keyword ranking stands)."""
+                source: str | None) -> tuple[list[tuple], set[str]] | None:
+    """``(fused candidates best first, ids of the vector candidates dropped by keep)`` or ``None`` (keyword
+    ranking stands)."""
     from ...semantic.fusion import KeywordHit
 
     keyword = [KeywordHit(s[3], s[0], bool(s[5])) for s in scored]

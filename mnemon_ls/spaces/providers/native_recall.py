@@ -61,11 +61,11 @@ class NativeRecall:
         best = max((c[1] or 0.0 for c in candidates), default=0.0) or 1.0
         now = self.clock().timestamp()
         scored: list[tuple[float, int, float, str, list[str]]] = []
-        dropped = 0
+        dropped: set[str] = set()  # ids: an item refused by keyword and by vector is one hidden item
         for ident, bm25, text, importance, created, tags_json in candidates:
             tags = _json_list(tags_json)
             if keep is not None and not keep(tags):
-                dropped += 1
+                dropped.add(ident)
                 continue
             held = set(text.split())
             cover = coverage(terms, held)
@@ -82,7 +82,7 @@ class NativeRecall:
             fused = hybrid_rank(self.semantic, self.index, query, scored, pool, keep, category, source)
             if fused is not None:
                 scored, extra_dropped = fused
-                dropped += extra_dropped
+                dropped |= extra_dropped
         chosen = scored[:limit]
         scores = {s[3]: (round(s[0], 4), s[6] if len(s) > 6 else "keyword") for s in chosen}
         if mode == "smart" and chosen:
@@ -94,7 +94,7 @@ class NativeRecall:
         items.sort(key=lambda it: (-(it.score or 0.0), -(it.importance or 0), -(epoch_seconds(it.created_at) or 0),
                                    it.id))
         items = items[:limit]
-        return SearchOutcome(items, sparse_hint(len(items), limit), fetched=fetched, dropped=dropped)
+        return SearchOutcome(items, sparse_hint(len(items), limit), fetched=fetched, dropped=len(dropped))
 
     def _expand(self, db: sqlite3.Connection, chosen: list, scores: dict[str, tuple[float, str]], limit: int,
                 keep: KeepFn | None, category: str | None, source: str | None) -> None:

@@ -266,8 +266,9 @@ class HolographicEngine:
             facts = self._conn().execute("SELECT COUNT(*) FROM facts").fetchone()[0]
             banks = self._conn().execute("SELECT COUNT(DISTINCT category) FROM facts").fetchone()[0]
         version = f"hermes-agent {self.modules.version}" if self.modules.version else "hermes-agent"
+        counted = f"{facts} fact{'' if facts == 1 else 's'} in {banks} bank{'' if banks == 1 else 's'}"
         return Health(True, f"{version} plugins/memory/holographic", str(self.db_path), int(facts),
-                      (time.perf_counter() - started) * 1000, f"{facts} facts in {banks} banks",
+                      (time.perf_counter() - started) * 1000, counted,
                       {"engineDir": str(self.modules.directory), "banks": int(banks),
                        "hrr": bool(getattr(self.store, "_hrr_available", False))})
 

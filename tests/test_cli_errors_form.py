@@ -1,0 +1,70 @@
+"""Error texts of the CLI in ``field: rule`` form with the value given and the README's exit codes (2 invalid
+input, 3 rejected: capacity, conflict, ambiguous or missing match), through real CLI subprocesses; a refused
+request writes nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.helpers import procs
+
+
+def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ) | {"HOME": str(tmp_path / "home"), "MNEMON_DATA_DIR": str(tmp_path / "data"),
+                              "MNEMON_SEMANTIC": "off"}
+    return subprocess.run([sys.executable, "-m", "mnemon_ls", *args, "--scope", "global"], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=60)
+
+
+def project(tmp_path: Path) -> None:
+    made = cli(tmp_path, "space", "create", "--name", "Project", "--description", "facts", "--active")
+    assert made.returncode == 0, made.stderr
+
+
+def test_an_importance_out_of_range_names_the_value_given_and_writes_nothing(tmp_path: Path) -> None:
+    project(tmp_path)
+    assert cli(tmp_path, "remember", "first fact").returncode == 0
+    before = procs.tree_snapshot(tmp_path)
+    done = cli(tmp_path, "remember", "x", "--importance", "9")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "mnemon-ls: error: importance: must be an integer 1..5 (got 9)\n"
+    assert procs.tree_snapshot(tmp_path) == before
+
+
+def test_forgetting_an_item_twice_is_a_missing_match_exit_3(tmp_path: Path) -> None:
+    project(tmp_path)
+    done = cli(tmp_path, "remember", "a fact to forget", "--json")
+    assert done.returncode == 0, done.stderr
+    item = json.loads(done.stdout)["id"]
+    assert cli(tmp_path, "space", "forget", item, "--space", "default").returncode == 0
+    before = procs.tree_snapshot(tmp_path)
+    again = cli(tmp_path, "space", "forget", item, "--space", "default")
+    assert (again.returncode, again.stdout) == (3, "")  # README: a missing match exits 3
+    assert again.stderr.startswith("mnemon-ls: error: id: no active item with this id in the space"), again.stderr
+    assert again.stderr.endswith(f"(got {item})\n"), again.stderr
+    malformed = cli(tmp_path, "space", "forget", "", "--space", "default")
+    assert malformed.returncode == 2, malformed.stderr  # an id that cannot be one stays invalid input
+    assert procs.tree_snapshot(tmp_path) == before
+
+
+def test_merging_a_third_party_space_is_refused_with_a_field_and_the_capability_code(tmp_path: Path) -> None:
+    from mnemon_ls.spaces import SpacesService
+
+    project(tmp_path)
+    service = SpacesService(tmp_path / "data")
+    service.configure_provider("honcho", {}, enabled=True)
+    [other] = service.registry.sync_namespaces("honcho", [{"externalId": "peer-1"}])
+    service.close()
+    before = procs.tree_snapshot(tmp_path)
+    done = cli(tmp_path, "space", "merge", other.id, "--into", "project", "--json")
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.startswith(f"mnemon-ls: error: space: {other.name} ({other.id}) is a honcho space and "
+                                  "cannot merge (merge is Mnemon-native only)"), done.stderr
+    text = cli(tmp_path, "space", "merge", other.id, "--into", "project")
+    assert text.stderr == (f"mnemon-ls: error: space: {other.name} ({other.id}) is a honcho space and cannot merge "
+                           "(merge is Mnemon-native only)\n")
+    assert procs.tree_snapshot(tmp_path) == before
