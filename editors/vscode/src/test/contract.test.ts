@@ -739,8 +739,8 @@ describe("contract with the real mnemon-ls server", () => {
         assert.equal(receipt.id, rememberedId);
         const after = await withTimeout(recall(connection, { workspace: folderUri, query: "deploy script" }), "recall after forget");
         assert.ok(!after.results.some((r) => r.id === rememberedId), JSON.stringify(after));
-        // Forgetting it again names the field.
-        const again = await expectMnemonError(forgetInSpace(connection, { workspace: folderUri, spaceId, id: rememberedId }), "invalid-input");
+        // Forgetting it again is a missing match (no-match, exit 3 on the CLI) naming the field.
+        const again = await expectMnemonError(forgetInSpace(connection, { workspace: folderUri, spaceId, id: rememberedId }), "no-match");
         assert.equal((again.data as { field?: string }).field, "id");
     });
 
