@@ -450,20 +450,12 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus):
             return None
         if fp == previous:
             return []
-        if fp["oplog"] > previous["oplog"]:
-            low = db.execute("SELECT min(id) FROM oplog").fetchone()[0]
-            if low is None or low > previous["oplog"] + 1:
-                return None
+        if _oplog_gap(db, fp, previous):
+            return None
         added = [r[0] for r in db.execute("SELECT id FROM insights WHERE rowid > ?", (previous["rowid"],))]
         if fp["total"] != previous["total"] + len(added):
             return None  # rows deleted outright (or rewritten): only a sweep finds their vectors
-        named: list[str] = []
-        if fp["oplog"] > previous["oplog"]:
-            marks = ",".join("?" * len(_REFRESH_OPS))
-            named = [r[0] for r in db.execute(
-                f"SELECT DISTINCT insight_id FROM oplog WHERE id > ? AND insight_id != '' "
-                f"AND operation IN ({marks})", (previous["oplog"], *_REFRESH_OPS))]
-        return list(dict.fromkeys(added + named))
+        return list(dict.fromkeys(added + _named_since(db, fp, previous)))
 
     def _index_to_memory(self) -> bool:
         """On a full or read-only file system, serve this provider from an in-memory side index rebuilt
@@ -482,19 +474,10 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus):
         if not full and stored == fp:
             return
         if not full and stored is not None and fp["rowid"] >= stored["rowid"] and fp["oplog"] >= stored["oplog"]:
-            gap = False
-            if fp["oplog"] > stored["oplog"]:
-                low = db.execute("SELECT min(id) FROM oplog").fetchone()[0]
-                gap = low is None or low > stored["oplog"] + 1
-            if not gap:
+            if not _oplog_gap(db, fp, stored):
                 rows = [self._index_row(r) for r in
                         db.execute(f"SELECT {_ROW_COLUMNS} FROM insights WHERE rowid > ?", (stored["rowid"],))]
-                named: list[str] = []
-                if fp["oplog"] > stored["oplog"]:
-                    marks = ",".join("?" * len(_REFRESH_OPS))
-                    named = [r[0] for r in db.execute(
-                        f"SELECT DISTINCT insight_id FROM oplog WHERE id > ? AND insight_id != '' "
-                        f"AND operation IN ({marks})", (stored["oplog"], *_REFRESH_OPS))]
+                named = _named_since(db, fp, stored)
                 seen = {row.id for row in rows}
                 wanted = [key for key in named if key not in seen]
                 found: set[str] = set()
@@ -559,3 +542,22 @@ def is_sqlite_file(path: Path) -> bool:
         return False
     return head in (b"", SQLITE_HEADER)
 
+
+def _oplog_gap(db: sqlite3.Connection, fp: dict, since: dict) -> bool:
+    """Whether oplog entries after the fingerprint ``since`` are gone (compacted away) by ``fp``: then what
+    changed in between cannot be told from the oplog."""
+    if fp["oplog"] <= since["oplog"]:
+        return False
+    low = db.execute("SELECT min(id) FROM oplog").fetchone()[0]
+    return low is None or low > since["oplog"] + 1
+
+
+def _named_since(db: sqlite3.Connection, fp: dict, since: dict) -> list[str]:
+    """Distinct insight ids the oplog names for a content-changing operation (:data:`_REFRESH_OPS`) after the
+    fingerprint ``since`` (none when ``fp`` holds no newer entry)."""
+    if fp["oplog"] <= since["oplog"]:
+        return []
+    marks = ",".join("?" * len(_REFRESH_OPS))
+    return [r[0] for r in db.execute(
+        f"SELECT DISTINCT insight_id FROM oplog WHERE id > ? AND insight_id != '' AND operation IN ({marks})",
+        (since["oplog"], *_REFRESH_OPS))]
