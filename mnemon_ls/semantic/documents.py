@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from .chunks import split_chunks
-from .engine import VectorIndexUnusable, move_aside
+from .engine import VectorIndexUnusable, move_damaged_aside
 from .fusion import RRF_K, Spread, vector_only_score
 
 log = logging.getLogger(__name__)
@@ -220,11 +220,7 @@ def semantic_rank(store: Any, view: Any, eligible: Sequence[Any], query: str,
                 store._chunk_vectors = None
             if attempt == 2 or not path.is_file() or path.is_symlink():
                 return lexical, {}, f"semantic document search skipped: {path} is damaged ({exc})"
-            aside = move_aside(path)
-            for suffix in ("-wal", "-shm"):  # SQLite's own journal files of the damaged database
-                extra = Path(str(path) + suffix)
-                if extra.is_file() and not extra.is_symlink():
-                    extra.unlink()
+            aside = move_damaged_aside(path)
             rebuilt = f"semantic document index {path} was damaged ({exc}): moved to {aside.name}, rebuilt"
             log.warning("%s", rebuilt)
         except (OSError, ValueError) as exc:

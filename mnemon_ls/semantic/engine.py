@@ -90,6 +90,18 @@ def unusable_reason(path: Path) -> str | None:
     return None
 
 
+def move_damaged_aside(path: Path) -> Path:
+    """:func:`move_aside` of a damaged SQLite file ``path``, then remove SQLite's own journal files of it
+    (``-wal``, ``-shm``; regular files only), so the rebuilt database does not replay them. Returns the new
+    path."""
+    aside = move_aside(path)
+    for suffix in ("-wal", "-shm"):
+        extra = Path(str(path) + suffix)
+        if extra.is_file() and not extra.is_symlink():
+            extra.unlink()
+    return aside
+
+
 def move_aside(path: Path) -> Path:
     """Move the damaged file ``path`` to ``<path>.corrupt-<UTC timestamp>`` (``YYYYmmddTHHMMSSZ``; ``-2``,
     ``-3``... appended while that name is taken) and return the new path. Never overwrites anything: the
@@ -291,12 +303,8 @@ class SemanticEngine:
                 store.close()
                 if attempt == 2:
                     raise VectorIndexUnusable(path, f"is damaged and could not be rebuilt ({exc})") from None
-                aside = move_aside(path)
+                aside = move_damaged_aside(path)
                 log.warning("vector index %s damaged (%s): moved to %s and rebuilt", path, exc, aside.name)
-                for suffix in ("-wal", "-shm"):  # SQLite's own journal files of the damaged database
-                    extra = Path(str(path) + suffix)
-                    if extra.is_file() and not extra.is_symlink():
-                        extra.unlink()
                 self.last_error = f"vector index {path} was damaged ({exc}): moved to {aside.name}, rebuilt"
         raise AssertionError("unreachable")
 
