@@ -13,7 +13,11 @@ a small realistic project space (:data:`PROJECT`, 15 items about this project's 
    share of true pairs labelled medium and the off-topic queries that get any medium hit;
 4. end to end through ``SpacesService.recall`` on the facts + project space, the rule before (absolute
    floor alone: ``z_medium`` -inf) and after (the scale in use), same run: off-topic queries' strict-v1
-   results, paraphrase hit@5 in strict-v1 and balanced-v1, the README's examples.
+   results, paraphrase hit@5 in strict-v1 and balanced-v1, the README's examples;
+5. partial keyword matches (:data:`PARTIAL`: queries sharing one common word or kana pair with unrelated
+   items, and queries whose answer shares some of their words), the vectors' rules on them off
+   (``PARTIAL_LIFT_CAP`` 1.0, ``WEAK_KEYWORD_SCORE`` 0) and on, same run, with keyword-only recall as the
+   peer: how many results are high / medium / low, and the rank and tier of the answer where one exists.
 
     python bench/semantic_floor.py        # needs the semantic extra; about 30 s of CPU
 """
@@ -32,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mnemon_ls.semantic import SemanticConfig, SemanticEngine  # noqa: E402
 from mnemon_ls.semantic.backends import E5_SCALE, query_script  # noqa: E402
+from mnemon_ls.semantic import fusion  # noqa: E402
 from mnemon_ls.semantic.fusion import Spread, vector_only_score  # noqa: E402
 from mnemon_ls.spaces import RecallQuality, SpacesService  # noqa: E402
 
@@ -61,6 +66,15 @@ OFF_TOPIC = ["kubernetes pod eviction", "quantum chromodynamics of penguins", "r
              "best hiking trails in Norway", "stock market crash 1929", "the mating habits of octopuses",
              "明天的天气怎么样", "我喜欢吃饺子", "熊猫住在四川的山里", "週末に富士山に登る予定", "桜の花が咲きました",
              "고양이 사료는 어디서 사나요", "주말에 등산 갈까요", "김치찌개 만드는 법"]
+#: Items for the partial-keyword part, added to the facts + project space, and its queries: (query, the
+#: answer or None when nothing stored answers it).
+PARTIAL_ITEMS = ["Always run the migration scripts before a release", "render_markdown escapes raw HTML before converting",
+                 "The build uses make before deploy", "オレンジジュースを毎朝飲む", "会議は毎週月曜日の朝に行う",
+                 "The cache is cleared after every deploy"]
+PARTIAL = [("what did I eat before lunch", None), ("ジュースが好き", "オレンジジュースを毎朝飲む"),
+           ("what do we do before a release", "Always run the migration scripts before a release"),
+           ("deploy on friday afternoon", None), ("月曜日は雨でした", None), ("clear the cache", "The cache is cleared after every deploy"),
+           ("escape html", "render_markdown escapes raw HTML before converting"), ("every morning coffee", None)]
 #: The README's and the issue's examples (query, fact).
 EXAMPLES = [("数据库升级", "发布前必须运行迁移脚本"), ("how do we ship to production",
                                                "Deploys go through the blue-green switch on Fridays"),
@@ -190,6 +204,34 @@ def main() -> None:
             print(f"{label}: the examples in balanced-v1 (rank, tier, score, similarity)")
             for query, text in cell["examples"].items():
                 print(f"- {query}: {text}")
+        for text in PARTIAL_ITEMS:
+            service.remember(text, space_id=space_id)
+        engine.wait_idle(600)
+        exhaustive = RecallQuality.from_dict({"policy": "exhaustive-v1"})
+        saved = (fusion.PARTIAL_LIFT_CAP, fusion.WEAK_KEYWORD_SCORE)
+        runs = {"keyword-only": ("keyword", saved), "hybrid, partial-keyword rules off": ("smart", (1.0, 0.0)),
+                "hybrid, rules on": ("smart", saved)}
+        print("\nPartial keyword matches (exhaustive-v1, limit 5; the space above plus "
+              f"{len(PARTIAL_ITEMS)} items; answer: rank tier):\n")
+        print("| query | " + " | ".join(runs) + " |")
+        print("|---|" + "---|" * len(runs))
+        totals = {label: {"high": 0, "medium": 0, "low": 0} for label in runs}
+        for query, answer in PARTIAL:
+            cells = []
+            for label, (mode, (lift, weak)) in runs.items():
+                fusion.PARTIAL_LIFT_CAP, fusion.WEAK_KEYWORD_SCORE = lift, weak
+                results = [r for r in service.recall(query, limit=5, mode=mode, quality=exhaustive).to_dict()["results"]
+                           if r["matchedVia"] != "vector"]  # the keyword-found ones: meaning-only hits are part 4
+                for r in results:
+                    totals[label][r["tier"]] = totals[label].get(r["tier"], 0) + 1
+                tiers = "/".join(str(sum(r["tier"] == t for r in results)) for t in ("high", "medium", "low"))
+                rank = next((i for i, r in enumerate(results) if r["content"] == answer), None) if answer else None
+                where = "-" if rank is None else f"#{rank + 1} " + results[rank]["tier"]
+                cells.append(f"h/m/l {tiers}" + ("" if answer is None else f"; answer {where}"))
+            fusion.PARTIAL_LIFT_CAP, fusion.WEAK_KEYWORD_SCORE = saved
+            print(f"| {query} {'(no answer)' if answer is None else ''} | " + " | ".join(cells) + " |")
+        print("| total high / medium / low | " + " | ".join(
+            f"{t['high']} / {t['medium']} / {t['low']}" for t in totals.values()) + " |")
         service.close()
     engine.stop()
 

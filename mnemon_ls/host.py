@@ -171,8 +171,10 @@ class WorkspaceHost:
         self.check_storage()
         from .semantic import off_reason
 
+        policy = self.settings.recall_policy
         service = SpacesService(self.root, clock=self._clock, secrets=self.settings.secrets,
-                                quality=RecallQuality.from_dict({"policy": self.settings.recall_policy}),
+                                quality=RecallQuality.from_dict({"policy": "strict-v1" if policy == "auto" else policy}),
+                                quality_auto=policy == "auto",
                                 provider_timeout=self.settings.provider_timeout_ms / 1000,
                                 semantic=self.semantic)
         service.semantic_off_reason = off_reason(self.settings.semantic, self._env)

@@ -96,7 +96,10 @@ class Settings(_Model):
     - ``documents``: :class:`DocumentsSettings` (``maxBodyBytes``, ``activeLimitBytes``).
     - ``branchRecall``: how recall treats ``branch:<name>``-tagged long-term items: ``filter`` (default;
       drop items tagged only for other branches), ``label`` (keep them, marked), ``off`` (ignore tags).
-    - ``recallPolicy``: ``strict-v1`` (default), ``balanced-v1`` or ``exhaustive-v1`` (reference 6.6).
+    - ``recallPolicy``: ``auto`` (default), ``strict-v1``, ``balanced-v1`` or ``exhaustive-v1`` (reference 6.6).
+      ``auto`` is ``balanced-v1`` while semantic recall is on (its model loaded or endpoint answering), so
+      results found by meaning alone are listed, labelled ``low``, after the others; ``strict-v1`` otherwise
+      (keyword-only recall is then exactly the reference default).
     - ``recallMode`` / ``writebackMode``: ``guided`` (default) or ``off``: whether assistant hooks print a
       recall / writeback cue at the start of a turn (reference 7.4, seed 001 "How Configuration Switches
       Interact"); explicit tools stay available either way.
@@ -131,7 +134,7 @@ class Settings(_Model):
     wake_budget_chars: int = Field(65536, alias="wakeBudgetChars", ge=1024, le=4_194_304)
     documents: DocumentsSettings = Field(default_factory=DocumentsSettings, alias="documents")
     branch_recall: Literal["filter", "label", "off"] = Field("filter", alias="branchRecall")
-    recall_policy: Literal["strict-v1", "balanced-v1", "exhaustive-v1"] = Field("strict-v1", alias="recallPolicy")
+    recall_policy: Literal["auto", "strict-v1", "balanced-v1", "exhaustive-v1"] = Field("auto", alias="recallPolicy")
     recall_mode: Literal["guided", "off"] = Field("guided", alias="recallMode")
     writeback_mode: Literal["guided", "off"] = Field("guided", alias="writebackMode")
     secrets: Literal["redact", "reject", "allow"] = Field("redact", alias="secrets")
@@ -188,7 +191,7 @@ _FIELD_RULES = {
     "documents.maxBodyBytes": "must be an integer in 1..67108864",
     "documents.activeLimitBytes": "must be an integer in 1..1073741824",
     "branchRecall": "must be one of filter, label, off",
-    "recallPolicy": "must be one of strict-v1, balanced-v1, exhaustive-v1",
+    "recallPolicy": "must be one of auto, strict-v1, balanced-v1, exhaustive-v1",
     "recallMode": "must be one of guided, off",
     "writebackMode": "must be one of guided, off",
     "secrets": "must be one of redact, reject, allow",

@@ -34,20 +34,20 @@ class Cli:
         make_repo(self.ws)
         self.root = tmp_path / "root"
         (tmp_path / "home").mkdir()
-        # balanced-v1: a hit found by meaning alone is low with this small model (tests/test_semantic_floor.py);
-        # these tests are about embedding and coverage, so they show low results too
-        self.env = procs.child_env(HOME=str(tmp_path / "home"), MNEMON_SEMANTIC="on", OMP_NUM_THREADS="1",
-                                   MNEMON_RECALL_POLICY="balanced-v1")
+        # recallPolicy is left at its default, auto: balanced-v1 while semantic recall is on, so a hit found by
+        # meaning alone (low with this small model: tests/test_semantic_floor.py) is listed
+        self.env = procs.child_env(HOME=str(tmp_path / "home"), MNEMON_SEMANTIC="on", OMP_NUM_THREADS="1")
+        self.env.pop("MNEMON_RECALL_POLICY", None)
 
-    def run(self, *args: str) -> subprocess.CompletedProcess:
+    def run(self, *args: str, **env: str) -> subprocess.CompletedProcess:
         result = subprocess.run([sys.executable, "-m", "mnemon_ls", *args, "--scope", "custom", "--data-dir",
-                                 str(self.root)], cwd=self.ws, env=self.env, capture_output=True, text=True,
+                                 str(self.root)], cwd=self.ws, env={**self.env, **env}, capture_output=True, text=True,
                                 encoding="utf-8", timeout=procs.WAIT_SECONDS * 4)
         assert "Traceback" not in result.stderr, result.stderr
         return result
 
-    def json(self, *args: str) -> dict:
-        result = self.run(*args, "--json")
+    def json(self, *args: str, **env: str) -> dict:
+        result = self.run(*args, "--json", **env)
         assert result.returncode == 0, result.stderr
         return json.loads(result.stdout)
 
@@ -88,6 +88,24 @@ def test_cli_remember_embeds_the_item_it_wrote_and_recall_finds_the_paraphrase(c
     assert 0.8 < cosine < 0.95  # the similarity is the evidence, in the text form too
     assert found.stdout.splitlines()[0].endswith(f"low     Project: {MIGRATION} (by meaning alone: cosine {cosine:.3f})")
     assert not any("semantic" in n for n in result["notices"])
+
+
+def test_recall_policy_auto_lists_meaning_only_hits_while_semantic_recall_is_on(cli: Cli) -> None:
+    cli.json("remember", MIGRATION)
+    cli.json("remember", "The release checklist lives in docs/release.md")
+    auto = cli.json("recall", "数据库升级")
+    assert auto["policy"] == {"id": "balanced-v1", "fallbackFrom": None, "setting": "auto"}
+    assert [(r["content"], r["tier"]) for r in auto["results"]] == [(MIGRATION, "low")]
+    strict = cli.json("recall", "数据库升级", MNEMON_RECALL_POLICY="strict-v1")  # a setting wins over auto
+    assert strict["policy"] == {"id": "strict-v1", "fallbackFrom": None, "setting": "strict-v1"}
+    assert strict["results"] == [] and "balanced-v1" in strict["hint"]
+    keyword = cli.json("recall", "数据库升级", MNEMON_SEMANTIC="off")  # keyword-only: the reference default
+    assert keyword["policy"] == {"id": "strict-v1", "fallbackFrom": None, "setting": "auto"}
+    assert keyword["results"] == []
+    found = cli.json("recall", "release checklist", MNEMON_SEMANTIC="off")
+    assert [r["matchedVia"] for r in found["results"]] == ["keyword"]
+    bad = cli.run("recall", "x", MNEMON_RECALL_POLICY="lenient")
+    assert bad.returncode != 0 and "recallPolicy" in bad.stderr and "auto, strict-v1" in bad.stderr
 
 
 def test_cli_recall_embeds_missing_vectors_bounded_and_says_when_coverage_is_partial(cli: Cli) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from mnemon_ls.semantic import SemanticConfig, SemanticEngine
 from mnemon_ls.semantic.backends import E5_SCALE, query_script
-from mnemon_ls.semantic.fusion import WEAK_CAP, KeywordHit, Spread, fuse
+from mnemon_ls.semantic.fusion import WEAK_CAP, WEAK_KEYWORD_SCORE, KeywordHit, Spread, fuse
 from mnemon_ls.spaces import RecallQuality, SpacesService
 from mnemon_ls.spaces.model import Item
 from mnemon_ls.spaces.providers.base import Capabilities, SearchOutcome
@@ -28,7 +28,9 @@ PROJECT = ["We chose SQLite FTS5 with the trigram tokenizer for the keyword side
            "The language server is built on pygls 2 and lsprotocol",
            "Use filelock for cross-process locks, never fcntl directly",
            "The vector side index lives next to mnemon.db and is derived data",
-           "Do not mock git: tests use real repositories through pygit2"]
+           "Do not mock git: tests use real repositories through pygit2",
+           "Always run the migration scripts before a release",
+           "render_markdown escapes raw HTML before converting"]
 
 
 @pytest.fixture(scope="module")
@@ -139,3 +141,39 @@ def test_federated_recall_never_ranks_a_meaning_only_hit_above_a_literal_match(s
     via = [(r["spaceId"], r["matchedVia"]) for r in result["results"]]
     assert via[:2] == [(other.id, "holographic")] * 2, via  # the literal matches first
     assert {v for _s, v in via[2:]} == {"vector"} and {s for s, _v in via[2:]} == {native}
+
+
+def test_vectors_lift_a_partial_keyword_match_to_medium_at_most_and_sink_a_weak_unrelated_one() -> None:
+    spread = Spread(200, 0.77, 0.02)
+    # one word of three ("before"), and the query's nearest vector: 0.7 * 0.55 + 0.3 = 0.685 (high) before
+    top = fuse([KeywordHit("a", 0.33, False)], [("a", 0.82)], E5_SCALE, medium_floor=0.795, spread=spread)
+    assert top[0].score == pytest.approx(E5_SCALE.cap) and top[0].via == "keyword+vector"
+    # unless its meaning stands out as a medium vector-only hit's must (z 4.5 >= 3.5): then high
+    assert fuse([KeywordHit("a", 0.33, False)], [("a", 0.86)], E5_SCALE, spread=spread)[0].score > 0.6
+    # the same match with a meaning unrelated to the query (z 1.0 < 1.5): low, in keyword order
+    weak = fuse([KeywordHit("a", 0.33, False), KeywordHit("b", 0.2, False)], [("a", 0.79), ("b", 0.79)],
+                E5_SCALE, medium_floor=0.795, spread=spread)
+    assert [f.id for f in weak] == ["a", "b"]
+    assert weak[0].score == pytest.approx(WEAK_CAP * 0.33 / WEAK_KEYWORD_SCORE, abs=1e-4) and weak[0].score < 0.25
+    assert weak[1].score == pytest.approx(WEAK_CAP * 0.2 / WEAK_KEYWORD_SCORE, abs=1e-4)
+    # its cosine may come from outside the vector list: evidence and the rule, no vector rank
+    far = fuse([KeywordHit("c", 0.3, False)], [("x", 0.86)], E5_SCALE, medium_floor=0.795, spread=spread,
+               keyword_cosines={"c": 0.75})
+    c = next(f for f in far if f.id == "c")
+    assert c.via == "keyword" and c.cosine == 0.75 and c.z == pytest.approx(-1.0) and c.score < 0.25
+    # half the groups (0.365 and up) keeps its keyword score; so does an exact hit; and a small space
+    assert fuse([KeywordHit("d", 0.4, False)], [("d", 0.75)], E5_SCALE, spread=spread)[0].score >= 0.4
+    assert fuse([KeywordHit("e", 0.3, True)], [("e", 0.75)], E5_SCALE, spread=spread)[0].score >= 0.3
+    assert fuse([KeywordHit("f", 0.3, False)], [("f", 0.75)], E5_SCALE, spread=Spread(10, 0.77, 0.02))[0].score >= 0.3
+    # a strong partial keyword match keeps its own score (above the cap)
+    assert fuse([KeywordHit("g", 0.7, False)], [("g", 0.75)], E5_SCALE, spread=spread)[0].score >= 0.7
+
+
+def test_a_shared_common_word_or_kana_bigram_is_not_a_high_hit(space) -> None:
+    # issue 11: "what did I eat before lunch" came back high (0.69) on "before"; "ジュースが好き" on "ース"
+    results = space.recall("what did I eat before lunch", limit=10, quality=EXHAUSTIVE).to_dict()["results"]
+    before = [r for r in results if "before" in r["content"]]
+    assert len(before) >= 2 and not [r for r in results if r["tier"] == "high"], results[:3]
+    assert all(r["similarity"] is not None for r in before)
+    exact = space.recall("migration scripts before a release", limit=3).to_dict()["results"]
+    assert exact[0]["content"] == "Always run the migration scripts before a release" and exact[0]["tier"] == "high"

@@ -162,6 +162,7 @@ def test_the_quantized_form_finds_the_exact_top_results_through_updates_and_dele
     data = sample(400)
     store.put([(f"id-{i}", "h", data[i]) for i in range(40)])
     assert not store.quantized  # small spaces keep the exact scan
+    assert store.cosines(data[0], ["id-3", "id-3", "id-99"]) == {"id-3": pytest.approx(float(data[3] @ data[0]), abs=1e-6)}
     store.put([(f"id-{i}", "h", data[i]) for i in range(40, 400)])
     assert store.quantized and store.count() == 400
     truth = {f"id-{i}": data[i] for i in range(400)}
@@ -187,6 +188,11 @@ def test_the_quantized_form_finds_the_exact_top_results_through_updates_and_dele
         exact = live @ query
         assert rows == 370 and mean == pytest.approx(float(exact.mean()), abs=0.01)
         assert std == pytest.approx(float(exact.std()), abs=0.01)
+    named = ["id-5", "id-120", "new-3", "nothing"]  # cosines by id from memory: the codes' within 0.01
+    got = store.cosines(queries[0], named)
+    assert sorted(got) == ["id-5", "new-3"]
+    assert got["id-5"] == pytest.approx(float(truth["id-5"] @ queries[0]), abs=0.01)
+    assert got["new-3"] == pytest.approx(float(truth["new-3"] @ queries[0]), abs=0.01)
     decoded = store.matrix()  # the codes decode to the vectors (int8: within 0.01 per component)
     assert len(decoded) == 370
     assert np.abs(np.sort(decoded, axis=0) - np.sort(np.stack(list(truth.values())), axis=0)).max() < 0.01

@@ -176,7 +176,7 @@ def test_case_69_misbehaving_policy_falls_back_to_strict(service: SpacesService)
         a = service.create_space("A", "a", active=True).record.id
         service.remember("greedy policies pick twice", space_id=a)
         result = service.recall("greedy policies", quality=RecallQuality(policy="greedy-v1")).to_dict()
-        assert result["policy"] == {"id": "strict-v1", "fallbackFrom": "greedy-v1"}
+        assert result["policy"] == {"id": "strict-v1", "fallbackFrom": "greedy-v1", "setting": "greedy-v1"}
         assert len(result["results"]) == 1
         zero = service.recall("greedy policies", limit=2, quality=RecallQuality(policy="zero-candidates-v1")).to_dict()
         assert (zero["candidateLimit"], zero["policy"]["fallbackFrom"]) == (6, "zero-candidates-v1")

@@ -28,6 +28,18 @@ the item holds every query term group: an *exact* hit); the vector list, best fi
 - Exact hits are never buried: a keyword hit keeps at least its keyword score, and an item that no exact
   hit's signals found scores strictly below the lowest exact hit. So semantic recall may add results but
   never moves one below a result that matched fewer query terms than the exact hit.
+- A keyword hit that is not exact (it holds only some of the query's term groups) is lifted by the
+  vectors to ``medium`` at most (its fused score is at most ``max(keyword score, scale.cap)``) unless its
+  meaning stands out as a vector-only hit must to be medium (``z`` at least the scale's ``z_medium``). Without this,
+  an item sharing one word of three with the query ("before" in "what did I eat before lunch") that is also
+  the query's nearest vector got 0.7 * 0.55 + 0.3 = 0.685, ``high``.
+- A keyword hit that holds about a third of the query's groups or less (keyword score under
+  :data:`WEAK_KEYWORD_SCORE`: one shared common word, one kana bigram) and whose meaning is unrelated to the
+  query (``z`` under :data:`WEAK_KEYWORD_Z` over a spread of at least ``min_spread_rows`` rows, from its
+  cosine in the vector list or in ``keyword_cosines``) scores at most ``WEAK_CAP * keyword score /
+  WEAK_KEYWORD_SCORE`` (under ``WEAK_CAP``, in the keyword order): ``low``. Keyword-only
+  recall (no vectors) keeps its keyword score. Its cosine and ``z`` are kept for the evidence; a cosine from
+  ``keyword_cosines`` does not enter the vector ranks.
 - Evidence (``via``): ``keyword``, ``vector`` or ``keyword+vector``.
 """
 
@@ -43,6 +55,16 @@ RRF_K = 60
 WEAK_CAP = 0.2
 #: The lowest score of a medium vector-only candidate.
 MEDIUM_BASE = 0.3
+#: Below this ``z`` a weak keyword hit is ``low`` (module doc). True paraphrase pairs of the bundled model
+#: have a median ``z`` of 2.3 (bench/results/semantic.md).
+WEAK_KEYWORD_Z = 1.5
+#: A keyword score under this holds at most about a third of the query's term groups: the native score is
+#: ``coverage * (0.73..1.0)`` (:mod:`mnemon_ls.spaces.providers.native`), so coverage 1/3 scores at most
+#: 0.333 and coverage 1/2 at least 0.365.
+WEAK_KEYWORD_SCORE = 0.35
+#: The most the vectors lift a keyword hit that is not exact to (module doc; ``None``: the scale's ``cap``).
+#: bench/semantic_floor.py sets 1.0 (and :data:`WEAK_KEYWORD_SCORE` 0) to measure the rules off.
+PARTIAL_LIFT_CAP: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,11 +120,14 @@ def vector_only_score(cosine: float, floor: float, spread: Spread | None, scale:
 
 def fuse(keyword: Sequence[KeywordHit], vector: Sequence[tuple[str, float]], scale: ScoreScale,
          mode: str = "rrf", medium_floor: float | None = None,
-         floors: Mapping[str, float] | None = None, spread: Spread | None = None) -> list[Fused]:
+         floors: Mapping[str, float] | None = None, spread: Spread | None = None,
+         keyword_cosines: Mapping[str, float] | None = None) -> list[Fused]:
     """The fused candidates, best first (module doc). ``mode`` ``rrf`` | ``cli``; ``medium_floor`` the
     absolute cosine floor of a vector-only candidate (``None``: the scale's ``default_medium``); ``floors``
     overrides it per candidate id; ``spread`` the query's cosine distribution over the space (``None``:
-    judged as a small space, by the floor plus ``small_margin``)."""
+    judged as a small space, by the floor plus ``small_margin``); ``keyword_cosines`` the cosines of keyword
+    hits the vector list does not hold (evidence and the weak-keyword cap only)."""
+    keyword_cosines = keyword_cosines or {}
     weak_below = scale.default_medium if medium_floor is None else medium_floor
     floors = floors or {}
     best = 2.0 / (RRF_K + 1)
@@ -130,6 +155,11 @@ def fuse(keyword: Sequence[KeywordHit], vector: Sequence[tuple[str, float]], sca
             fused, z = vector_only_score(cosine, floors.get(key, weak_below), spread, scale)
             out.append(Fused(key, round(fused, 4), "vector", cosine, z))
             continue
+        if cosine is None and hit is not None and key in keyword_cosines and usable is not None:
+            cosine_seen = keyword_cosines[key]
+            z = (cosine_seen - usable.mean) / usable.std
+        else:
+            cosine_seen = cosine
         kscore = hit.score if hit else 0.0
         if mode == "cli":
             fused = (0.30 * kscore + 0.35 * max(0.0, cosine or 0.0)) / 0.65
@@ -138,8 +168,14 @@ def fuse(keyword: Sequence[KeywordHit], vector: Sequence[tuple[str, float]], sca
             fused = 0.7 * max(kscore, strength) + 0.3 * value / best
         if hit is not None:
             fused = max(fused, hit.score)
+            if not hit.exact and not (z is not None and z >= scale.z_medium and usable is not None
+                                      and usable.rows >= scale.min_spread_rows):
+                fused = min(fused, max(hit.score, scale.cap if PARTIAL_LIFT_CAP is None else PARTIAL_LIFT_CAP))
+                if (hit.score < WEAK_KEYWORD_SCORE and z is not None and z < WEAK_KEYWORD_Z
+                        and usable is not None and usable.rows >= scale.min_spread_rows):
+                    fused = min(fused, WEAK_CAP * hit.score / WEAK_KEYWORD_SCORE)
         via = "keyword+vector" if hit is not None and cosine is not None else "keyword"
-        out.append(Fused(key, min(1.0, fused), via, cosine, z))
+        out.append(Fused(key, min(1.0, fused), via, cosine_seen, z))
     exact = [f.score for f in out if kw.get(f.id) is not None and kw[f.id].exact]
     if exact:
         floor = min(exact)

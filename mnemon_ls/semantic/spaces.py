@@ -210,7 +210,12 @@ class SpaceSemantic:
             floors.setdefault(key, floor)
         vector = [(key, cosine) for key, cosine in hits if key in known or key in allowed]
         mode = "cli" if embedder.cli_compatible else "rrf"
-        return fuse(keyword, vector, scale, mode, floor, floors, spread), dropped
+        seen = {key for key, _c in vector}
+        try:  # the keyword hits the vector search did not reach: their cosines, for the weak-keyword cap
+            extra = vectors.store.cosines(qvec, [h.id for h in keyword if h.id not in seen])
+        except (sqlite3.Error, ValueError):
+            extra = {}
+        return fuse(keyword, vector, scale, mode, floor, floors, spread, extra), dropped
 
     def _active_total(self, vectors: Any, index_db: sqlite3.Connection) -> int:
         """Active items of the side index (``index_db``, the provider's connection to it), counted again only

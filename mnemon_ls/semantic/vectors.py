@@ -447,6 +447,35 @@ class VectorStore:
             top = top[self._seqs[top] >= 0]
             return self._named(top.tolist(), scores)
 
+    def cosines(self, query: Any, ids: Sequence[str]) -> dict[str, float]:
+        """``{id: cosine to query}`` (``(dim,)`` float32, normalised) of those ``ids`` that have a live row,
+        from memory only (no file read): exact below :data:`QUANTIZE_ABOVE` rows, the int8 codes' approximate
+        cosine above (within about 0.01). Ids without a vector are left out."""
+        np = self._np
+        keys = list(dict.fromkeys(ids))
+        if not keys:
+            return {}
+        self.sync()
+        with self._lock:
+            if not len(self._keys):
+                return {}
+            hashes = np.array([id_hash(k) for k in keys], dtype=np.uint64)
+            pos, found = self._find(hashes)
+            if not found.any():
+                return {}
+            rows = self._krow[pos[found]]
+            named = [k for k, ok in zip(keys, found.tolist()) if ok]
+            q = np.asarray(query, dtype=np.float32)
+            if self.quantized:
+                order = np.argsort(rows, kind="stable")
+                sorted_rows, values = self._approximate(q, rows[order])
+                out = np.empty(len(rows), dtype=np.float32)
+                out[order] = values
+            else:
+                out = np.array([float(self._blocks[r // BLOCK_ROWS][r % BLOCK_ROWS] @ q) for r in rows.tolist()],
+                               dtype=np.float32)
+            return {k: float(v) for k, v in zip(named, out.tolist())}
+
     def spread(self, query: Any, sample: int = SPREAD_SAMPLE) -> tuple[int, float, float]:
         """``(rows read, mean, standard deviation)`` of the cosines of ``query`` (``(dim,)`` float32,
         normalised) over the live rows, at most ``sample`` of them taken at an even stride (the quantized

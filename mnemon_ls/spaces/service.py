@@ -120,7 +120,8 @@ class SpacesService(SpacesWrites, SpacesRecall):
     """Memory Spaces of one storage root (module doc).
 
     ``clock`` returns UTC now; ``effective_store`` overrides the CLI's default store (``<root>/active``);
-    ``quality`` is the recall-quality configuration; ``native_driver`` ``embedded`` (default, no binary
+    ``quality`` is the recall-quality configuration (``quality_auto``: its policy is ``recallPolicy``
+    ``auto``'s fallback, see :attr:`quality_auto`); ``native_driver`` ``embedded`` (default, no binary
     needed) or ``cli`` (drive an installed ``mnemon`` with ``cli``); ``lock_timeout`` seconds bound every
     wait for another writer; ``track_access`` bumps the CLI's access counters on reads. Thread-safe.
     """
@@ -129,7 +130,7 @@ class SpacesService(SpacesWrites, SpacesRecall):
                  quality: RecallQuality | None = None, native_driver: str = "embedded",
                  cli: CliOptions | None = None, lock_timeout: float = 10.0, track_access: bool = True,
                  secrets: str = "redact", provider_timeout: float = DEFAULT_TIMEOUT_SECONDS,
-                 semantic: Any = None) -> None:
+                 semantic: Any = None, quality_auto: bool = False) -> None:
         #: The process's :class:`mnemon_ls.semantic.engine.SemanticEngine` (hybrid recall of native
         #: spaces), or ``None`` for keyword-only recall.
         self.semantic = semantic
@@ -144,6 +145,9 @@ class SpacesService(SpacesWrites, SpacesRecall):
         self.root = Path(root)
         self.clock = clock
         self.quality = quality or RecallQuality()
+        #: ``recallPolicy`` ``auto``: a recall without its own ``quality`` uses ``balanced-v1`` instead of
+        #: :attr:`quality`'s policy while :attr:`semantic` is ready (:meth:`recall`).
+        self.quality_auto = quality_auto
         self.native_driver = native_driver
         self.cli_options = cli or CliOptions()
         self.lock_timeout = lock_timeout

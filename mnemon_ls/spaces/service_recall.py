@@ -11,7 +11,7 @@ service's registry and providers and are only meant to be called on a ``SpacesSe
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from ..errors import InvalidInput, MnemonError
@@ -45,7 +45,7 @@ RRF_K = 60
 class RecallResult:
     """A federated recall (``to_dict()``)::
 
-        {"query", "mode", "limit", "candidateLimit", "policy": {"id", "fallbackFrom"},
+        {"query", "mode", "limit", "candidateLimit", "policy": {"id", "fallbackFrom", "setting"},
          "results": [{"spaceId", "spaceName", "providerId", "id", "content", "score", "normalizedScore",
                       "tier": high|medium|low|unknown, "category", "importance", "tags", "entities", "source",
                       "createdAt", "matchedVia", "similarity"?: {"cosine", "z"}, "branches", "branchLabel"?,
@@ -222,6 +222,10 @@ class SpacesRecall:
         else:
             rows.sort(key=lambda r: (meaning_only(r[3]),
                                      -(r[3].score if r[3].score is not None and _finite(r[3].score) else 0.0), r[2]))
+        auto = quality is None and getattr(self, "quality_auto", False)
+        if auto and self._semantic_ready():  # recallPolicy auto (module doc of mnemon_ls.settings)
+            config = replace(config, policy="balanced-v1")
+            chosen = quality_policy.plan(count, config)
         selection = quality_policy.select([(r[3].score, r[4]) for r in rows], count, config, chosen)
         picked = selection.indexes
         results = []
@@ -253,7 +257,8 @@ class SpacesRecall:
             entry["status"] = "ready" if stats["retained"] else "empty"
         data = {
             "query": text, "mode": mode, "limit": count, "candidateLimit": chosen.candidate_limit,
-            "policy": {"id": selection.policy_id, "fallbackFrom": selection.fallback_from},
+            "policy": {"id": selection.policy_id, "fallbackFrom": selection.fallback_from,
+                       "setting": "auto" if auto else config.policy},
             "results": results, "sources": sources, "hidden": hidden,
             "branch": {"name": scope.branch, "recall": branch_recall, "detachedHeadPolicy": detached_head_policy},
             "truncated": max(0, len(picked) - MAX_RESULTS),
@@ -272,6 +277,12 @@ class SpacesRecall:
         if not record.native:
             return record.provider_id
         return "mnemon-cli" if self.native_driver == "cli" else NATIVE_PROVIDER
+
+    def _semantic_ready(self) -> bool:
+        """Whether semantic recall ran for this process: the engine's backend is loaded (``recallPolicy``
+        ``auto`` then means ``balanced-v1``)."""
+        engine = getattr(self, "semantic", None)
+        return engine is not None and engine.state == "ready"
 
     @staticmethod
     def _result(record: SpaceRecord, item: Item, decision: quality_policy.Decision, provider_id: str,

@@ -120,7 +120,7 @@ export interface RecallResult {
     mode: "smart" | "keyword" | "basic";
     limit: number;
     candidateLimit: number;
-    policy: { id: string; fallbackFrom: string | null };
+    policy: { id: string; fallbackFrom: string | null; setting?: string };
     results: RecallItem[];
     sources: RecallSource[];
     /** Items left out by the branch scope: tagged for other branches, or branch-tagged on a detached HEAD. */
