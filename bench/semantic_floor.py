@@ -174,6 +174,7 @@ def main() -> None:
             model.scale = scale
             cell = report.setdefault(label, {})
             cell["off"] = {q: _tiers(service, q) for q in OFF_TOPIC}
+            cell["off-balanced"] = {q: _tiers(service, q, balanced) for q in OFF_TOPIC}
             for policy, quality in (("strict-v1", None), ("balanced-v1", balanced)):
                 hits = 0
                 for fact in facts:
@@ -196,6 +197,11 @@ def main() -> None:
             print(f"| {label} | {sum(bool(v) for v in cell['off'].values())} / {len(OFF_TOPIC)} | "
                   f"{sum(len(v) for v in cell['off'].values())} | {cell['strict-v1']} / {len(facts)} | "
                   f"{cell['balanced-v1']} / {len(facts)} |")
+        for label, cell in report.items():
+            tiers = [r["tier"] for v in cell["off-balanced"].values() for r in v]
+            print(f"{label}, balanced-v1 (recallPolicy auto with semantic recall on): off-topic queries with any "
+                  f"result {sum(bool(v) for v in cell['off-balanced'].values())} / {len(OFF_TOPIC)}, results "
+                  + ", ".join(f"{t} {tiers.count(t)}" for t in ("high", "medium", "low")))
         for label, cell in report.items():
             print(f"\n{label}: strict-v1 results of the off-topic queries")
             for query, results in cell["off"].items():
