@@ -655,14 +655,13 @@ def cmd_recall(args: argparse.Namespace) -> int:
     host = _host(args)
     try:
         result = host.recall(args.query, spaces=args.spaces, limit=args.limit, mode=args.mode).to_dict()
+        from .cli_text import recall_hidden_lines, recall_match_label
+
         lines = []
         for item in result["results"]:
             label = f" [{item['branchLabel']}]" if item.get("branchLabel") else ""
-            similarity = item.get("similarity") or {}
-            if item.get("matchedVia") == "vector" and similarity.get("cosine") is not None:
-                label += f" (by meaning alone: cosine {similarity['cosine']:.3f})"
+            label += recall_match_label(item)
             lines.append(f"{item['score']:.2f} {item['tier']:<7} {item['spaceName']}: {item['content']}{label}")
-        from .cli_text import recall_hidden_lines
 
         lines.extend(recall_hidden_lines(result.get("hidden") or {}))
         lines.extend(f"note: {n}" for n in result.get("notices", []))

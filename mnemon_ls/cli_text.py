@@ -188,6 +188,16 @@ def recall_hidden_lines(hidden: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def recall_match_label(item: Mapping[str, Any]) -> str:
+    """The label a recall result found by meaning alone gets in text (CLI and MCP alike):
+    `` (by meaning alone: cosine 0.868)`` for ``matchedVia`` ``vector`` with a ``similarity.cosine`` (3
+    decimals), empty otherwise."""
+    similarity = item.get("similarity") or {}
+    if item.get("matchedVia") == "vector" and isinstance(similarity.get("cosine"), (int, float)):
+        return f" (by meaning alone: cosine {similarity['cosine']:.3f})"
+    return ""
+
+
 def document_match_label(hit: Mapping[str, Any]) -> str:
     """The label a Documents search hit found by meaning alone gets in text (`` (low, by meaning alone)``
     for ``matched`` ``semantic-low``, `` (by meaning alone)`` for ``semantic``, empty otherwise), worded as

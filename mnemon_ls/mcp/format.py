@@ -57,7 +57,10 @@ def receipt(data: Mapping[str, Any]) -> str:
 
 
 def recall(data: Mapping[str, Any], cap: int) -> str:
-    """Recall evidence, numbered, each with its space id and item id; notices and branch-scope counts after."""
+    """Recall evidence, numbered, each with its space id and item id (and, found by meaning alone, its cosine:
+    :func:`mnemon_ls.cli_text.recall_match_label`); notices and branch-scope counts after."""
+    from ..cli_text import recall_match_label
+
     results: Sequence[Mapping[str, Any]] = data.get("results", [])[:cap]
     lines = []
     for n, item in enumerate(results, 1):
@@ -66,7 +69,7 @@ def recall(data: Mapping[str, Any], cap: int) -> str:
         score_text = f"{score:.2f}" if isinstance(score, (int, float)) else "-"
         lines.append(f"{n}. {_clip(str(item.get('content', '')))}{label}")
         lines.append(f"   space: {item.get('spaceId')} ({item.get('spaceName')}) · id: {item.get('id')} · "
-                     f"tier: {item.get('tier')} · score: {score_text}")
+                     f"tier: {item.get('tier')} · score: {score_text}{recall_match_label(item)}")
     hidden = data.get("hidden") or {}
     if any(hidden.values()):
         lines.append(f"hidden by branch scope: {hidden}")

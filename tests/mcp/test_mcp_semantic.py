@@ -59,3 +59,27 @@ async def test_mcp_query_length_counts_code_points(workspace: Path, data_dir: Pa
             assert refused.is_error
             assert "invalid-input: query: must be at most 2000 characters (Unicode code points; got 2001)" in \
                 text(refused), text(refused)
+
+
+async def test_mcp_recall_lists_a_paraphrase_found_by_meaning_alone_under_the_default_policy(
+        workspace: Path, data_dir: Path) -> None:
+    # recallPolicy auto is balanced-v1 while semantic recall is on: the paraphrase is listed, labelled low
+    # with its cosine, as the CLI words it; strict-v1 set by the user leaves it out
+    from mnemon_ls.semantic import SemanticConfig, SemanticEngine
+
+    engine = SemanticEngine(SemanticConfig(enabled=True), env={})
+    engine.embedder()  # loaded up front, as the server does (a write never loads the model)
+    service = SpacesService(data_dir, semantic=engine)
+    service.create_space("Project", "facts", active=True)
+    service.remember("发布前必须运行迁移脚本", space_id="default")
+    assert engine.wait_idle(120)  # embedded before the server starts: no coverage note
+    service.close()
+    engine.stop()
+    async with mcp_session(_args(workspace, data_dir), env=server_env(MNEMON_SEMANTIC="on")) as session:
+        body = text(await session.call_tool("mnemon_recall", {"query": "数据库升级"}))
+    assert body.startswith("1. 发布前必须运行迁移脚本"), body
+    assert " · tier: low · score: 0.1" in body and "(by meaning alone: cosine 0.8" in body, body
+    async with mcp_session(_args(workspace, data_dir),
+                           env=server_env(MNEMON_SEMANTIC="on", MNEMON_RECALL_POLICY="strict-v1")) as session:
+        body = text(await session.call_tool("mnemon_recall", {"query": "数据库升级"}))
+    assert body.startswith("No memory matched.") and "balanced-v1" in body, body
