@@ -342,3 +342,59 @@ def test_a_row_written_after_the_last_row_was_deleted_is_loaded_by_every_reader(
         assert store.has("id-3")
         assert [k for k, _c in store.search(vecs[2], 1)] == ["id-3"]
         assert "id-2" not in [k for k, _c in store.search(vecs[1], 3)]
+
+
+def test_a_hybrid_recall_reads_the_vector_pool_not_the_keyword_pool(tmp_path: Path, monkeypatch) -> None:
+    """The vector candidates are ``max(64, 2 x the provider limit)``: each one costs an exact cosine from the
+    file and a filter lookup, and the keyword pool (6 x the limit: 180 for the default policy) cost ~4 ms
+    CPU per recall at 100,000 items (bench/results/semantic.md)."""
+    import hashlib
+
+    from mnemon_ls.semantic.backends import E5_SCALE
+    from mnemon_ls.semantic.engine import SemanticConfig, SemanticEngine
+    from mnemon_ls.spaces import RecallQuality, SpacesService
+    from mnemon_ls.spaces.providers.base import ExportItem
+    from mnemon_ls.spaces.providers.hybrid import vector_pool
+
+    class HashVectors:  # a deterministic embedder: the vector of a text is a function of its bytes
+        model_id, dim, cli_compatible, scale = "hash-16", DIM, False, E5_SCALE
+
+        def _one(self, text: str):
+            seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
+            return _unit(np.random.default_rng(seed), 1)[0]
+
+        def embed_passages(self, texts):
+            return np.stack([self._one(t) for t in texts]) if texts else np.zeros((0, DIM), np.float32)
+
+        def embed_query(self, text):
+            return self._one(text)
+
+    engine = SemanticEngine(SemanticConfig(enabled=True), env={})
+    engine._embedder = HashVectors()
+    service = SpacesService(tmp_path, semantic=engine)
+    try:
+        space_id = service.create_space("pool", "vector pool", active=True).to_dict()["id"]
+        provider = service.provider(next(r for r in service.state().all if r.id == space_id))
+        provider.import_items([ExportItem(f"item-{i}", f"note number {i} about topic {i % 7}", "fact", 3, [], [],
+                                          "user", "2026-01-01T00:00:00Z") for i in range(220)])
+        provider.semantic.remembered([], sweep=True)
+        assert engine.wait_idle(120) and provider.semantic.status()["embedded"] == 220
+        asked: list[tuple[int, int]] = []
+        real = VectorStore.search
+
+        def search(self, query, limit, **kw):  # the real search, recording what it was asked for
+            found = real(self, query, limit, **kw)
+            asked.append((limit, len(found)))
+            return found
+
+        monkeypatch.setattr(VectorStore, "search", search)
+        exhaustive = RecallQuality.from_dict({"policy": "exhaustive-v1"})
+        for limit, candidates in ((10, 30), (50, 50)):
+            asked.clear()
+            results = service.recall("note about topic", limit=limit, quality=exhaustive).to_dict()["results"]
+            pool = vector_pool(candidates)
+            assert asked == [(pool, pool)] and pool == (64 if limit == 10 else 100)
+            assert any("vector" in r["matchedVia"] for r in results)  # the fused path ran
+    finally:
+        engine.stop()
+        service.close()
