@@ -344,6 +344,60 @@ def test_a_row_written_after_the_last_row_was_deleted_is_loaded_by_every_reader(
         assert "id-2" not in [k for k, _c in store.search(vecs[1], 3)]
 
 
+@pytest.mark.parametrize("quantized", [False, True])
+def test_the_spread_is_that_of_its_sample_through_rewrites_forgets_and_other_connections(
+        tmp_path: Path, monkeypatch, quantized: bool) -> None:
+    """The spread's sample is kept decoded between searches; a rewrite, a forget or another connection's
+    rows must be in the next spread (a sample kept past a change would judge hits against stale rows)."""
+    if quantized:
+        monkeypatch.setattr(vectors_mod, "QUANTIZE_ABOVE", 50)
+    monkeypatch.setattr(vectors_mod, "BLOCK_ROWS", 64)  # the sample crosses blocks
+    rng = np.random.default_rng(21)
+    store = VectorStore(tmp_path / VECTOR_FILE, "m", DIM)
+    data = _unit(rng, 300)
+    store.put([(f"id-{i}", "h", data[i]) for i in range(300)])
+    assert store.quantized is quantized
+    truth = {f"id-{i}": data[i] for i in range(300)}
+    queries = _unit(rng, 4)
+
+    def check(sample: int = vectors_mod.SPREAD_SAMPLE) -> None:
+        live = (store._seqs[:store._rows] >= 0).nonzero()[0]
+        rows = live[:: -(-len(live) // sample)]
+        for query in queries:
+            if quantized:  # the codes' approximate cosines, as the search scores them
+                values = store._approximate(query, rows)[1]
+            else:  # the vectors written, of the ids held in those rows
+                by_hash = {vectors_mod.id_hash(k): k for k in truth}
+                at_row = dict(zip(store._krow.tolist(), store._keys.tolist()))
+                values = np.array([truth[by_hash[at_row[row]]] @ query for row in rows.tolist()])
+            got = store.spread(query, sample)
+            assert got[0] == len(rows) == len(values)
+            assert got[1] == pytest.approx(float(values.mean()), abs=1e-5)
+            assert got[2] == pytest.approx(float(values.std()), abs=1e-5)
+
+    check()
+    check(64)  # every ceil(300 / 64) = 5th live row
+    held = store._sample
+    store.spread(queries[0], 64)
+    assert store._sample is held  # nothing changed: not decoded again
+    moved = _unit(rng, 40)
+    store.put([(f"id-{i}", "h2", moved[i]) for i in range(40)])  # rewritten in place
+    truth.update({f"id-{i}": moved[i] for i in range(40)})
+    check(64)
+    store.remove([f"id-{i}" for i in range(100, 160)])
+    for i in range(100, 160):
+        del truth[f"id-{i}"]
+    check(64)
+    check()
+    other = VectorStore(tmp_path / VECTOR_FILE, "m", DIM)  # another connection writes
+    more = _unit(rng, 30)
+    other.put([(f"other-{i}", "h", more[i]) for i in range(30)], refresh=False)
+    truth.update({f"other-{i}": more[i] for i in range(30)})
+    store.prepare()  # what a recall does while its query is embedded: the next spread reads the new rows
+    check()
+    assert store.spread(queries[0])[0] == 270
+
+
 def test_a_hybrid_recall_reads_the_vector_pool_not_the_keyword_pool(tmp_path: Path, monkeypatch) -> None:
     """The vector candidates are ``max(64, 2 x the provider limit)``: each one costs an exact cosine from the
     file and a filter lookup, and the keyword pool (6 x the limit: 180 for the default policy) cost ~4 ms

@@ -164,6 +164,7 @@ class SpaceSemantic:
             return None, set()
         try:
             self._cover(vectors, index_db)
+            vectors.store.prepare()  # while the query thread embeds the query (prefetch)
             qvec = embedder.embed_query(query)
             hits = vectors.store.search(qvec, pool)
             spread = Spread(*vectors.store.spread(qvec))
