@@ -20,6 +20,7 @@ a small realistic project space (:data:`PROJECT`, 15 items about this project's 
    peer: how many results are high / medium / low, and the rank and tier of the answer where one exists.
 
     python bench/semantic_floor.py        # needs the semantic extra; about 30 s of CPU
+    python bench/semantic_floor.py --vector-pool-factors 2,6   # the end-to-end part per vector pool, same run
 """
 
 from __future__ import annotations
@@ -90,6 +91,13 @@ def _tiers(service: SpacesService, query: str, quality=None) -> list[dict]:
 
 
 def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--vector-pool-factors", default="2",
+                        help="run the end-to-end part once per factor: a recall reads max(64, factor x 15) vector "
+                             "candidates at limit 5 (6: the keyword pool, the size before 2026-12-01; 2: the default)")
+    factors = [int(x) for x in parser.parse_args().vector_pool_factors.split(",") if x]
     facts = json.loads(FIXTURE.read_text("utf-8"))
     engine = SemanticEngine(SemanticConfig(enabled=True), env={})
     model = engine.embedder()
@@ -170,8 +178,14 @@ def main() -> None:
                                                                       min_spread_rows=0, small_margin=0.0),
                  "after (floor and z)": E5_SCALE}
         report: dict[str, dict] = {}
-        for label, scale in rules.items():
+        from mnemon_ls.spaces.providers import hybrid
+
+        held = hybrid.VECTOR_POOL_FACTOR
+        runs = [(f"{label}" + (f", vector pool {max(hybrid.VECTOR_POOL_MIN, factor * 15)}" if len(factors) > 1 else ""),
+                 scale, factor) for label, scale in rules.items() for factor in factors]
+        for label, scale, factor in runs:
             model.scale = scale
+            hybrid.VECTOR_POOL_FACTOR = factor  # limit 5: the provider is asked for 15 candidates
             cell = report.setdefault(label, {})
             cell["off"] = {q: _tiers(service, q) for q in OFF_TOPIC}
             cell["off-balanced"] = {q: _tiers(service, q, balanced) for q in OFF_TOPIC}
@@ -189,6 +203,7 @@ def main() -> None:
                                            f"#{rank + 1} {results[rank]['tier']} {results[rank]['score']} "
                                            f"{results[rank].get('similarity')}")
         model.scale = E5_SCALE
+        hybrid.VECTOR_POOL_FACTOR = held
         print("\nEnd to end (SpacesService.recall, facts + project space, 115 items, limit 5):\n")
         print("| rule | off-topic queries with any strict-v1 result | strict-v1 results of them in total | "
               "paraphrase hit@5 strict-v1 | paraphrase hit@5 balanced-v1 |")

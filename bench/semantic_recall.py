@@ -2,7 +2,7 @@
 
 Usage: ``python bench/semantic_recall.py [--parts quality,quantized,latency,memory,embedding,throughput]
 [--distractors 1000] [--real 3000] [--sizes 10000,100000] [--queries 200] [--remembers 100]
-[--embedding-size 100000] [--out FILE]``. ``--latency-100k`` runs only the 100,000-item latency and memory
+[--embedding-size 100000] [--vector-pool-factors 2,6] [--out FILE]``. ``--latency-100k`` runs only the 100,000-item latency and memory
 parts (about 2 minutes on a quiet 2-core machine: the build is ~1 minute of it). ``--vector-sizes
 10000,100000`` runs only the vector side (item 7) and prints its table.
 
@@ -31,6 +31,10 @@ parts (about 2 minutes on a quiet 2-core machine: the build is ~1 minute of it).
 7. **vector side alone** (``--vector-sizes``): a fresh process per size; CPU ms of the query embedding and of
    :meth:`VectorStore.search`, and ``VmRSS`` at each step.
 
+``--vector-pool-factors 2,6`` runs hybrid once per factor in the quality and latency parts, side by side on the
+same space in the same run (a recall reads ``max(64, factor x 30)`` vector candidates at the default policy's 30:
+2 is the default, 64; 6 was the size before, the keyword pool of 180); the latency table then adds the ratios.
+
 The machine is shared: wall times are inflated by other load (the load average is printed with each table);
 CPU times and ratios measured side by side are the comparison.
 """
@@ -38,6 +42,7 @@ CPU times and ratios measured side by side are the comparison.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -48,6 +53,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Sequence
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 HERE = Path(__file__).resolve().parent
@@ -85,7 +91,34 @@ def _rank(service: SpacesService, query: str, answer: str, quality=None) -> int 
     return next((i for i, r in enumerate(results) if r["content"] == answer), None)
 
 
-def quality(distractors: int) -> tuple[dict, Path, str, object]:
+@contextlib.contextmanager
+def pool_factor(value: int | None):
+    """Within it a hybrid recall reads ``max(VECTOR_POOL_MIN, value * provider limit)`` vector candidates
+    (mnemon_ls.spaces.providers.hybrid; 6 gives the keyword pool, the size before 2026-12-01 21:00 UTC, 180
+    at the default policy's 30 candidates; 2 is the default, 64). ``None``: as configured."""
+    from mnemon_ls.spaces.providers import hybrid
+
+    held = hybrid.VECTOR_POOL_FACTOR
+    if value is not None:
+        hybrid.VECTOR_POOL_FACTOR = value
+    try:
+        yield
+    finally:
+        hybrid.VECTOR_POOL_FACTOR = held
+
+
+def pool_label(value: int) -> str:
+    """``pool N``: the vector candidates of factor ``value`` at the default policy's 30 candidates."""
+    from mnemon_ls.spaces.providers import hybrid
+
+    return f"pool {max(hybrid.VECTOR_POOL_MIN, value * 30)}"
+
+
+def quality(distractors: int, factors: Sequence[int] = (2,)) -> tuple[dict, Path, str, object]:
+    """hit@5 / MRR of keyword-only and hybrid (strict-v1 and balanced-v1) on the labelled queries, the hybrid
+    ones once per vector-pool factor (:func:`pool_factor`) on the same embedded space; ``table[group][name]``
+    with ``name`` ``keyword``, ``hybrid`` (the first factor) or ``hybrid <pool label>``, and
+    ``exact_lost_or_lowered`` per hybrid name."""
     root = Path(tempfile.mkdtemp(prefix=f"bench-semantic-q-{os.getpid()}-"))
     engine = _engine()
     service = SpacesService(root, semantic=engine)
@@ -104,23 +137,32 @@ def quality(distractors: int) -> tuple[dict, Path, str, object]:
     keyword = SpacesService(root)
     keyword.recall("warm up")
     table: dict = {}
+    lost: dict[str, int] = {}
+    runs = [("keyword", keyword, None, None), ("keyword balanced-v1", keyword, BALANCED, None)]
+    names = []
+    for number, value in enumerate(factors):
+        suffix = "" if number == 0 else f" {pool_label(value)}"
+        names.append((f"hybrid{suffix}", value))
+        runs += [(f"hybrid{suffix}", service, None, value), (f"hybrid balanced-v1{suffix}", service, BALANCED, value)]
     for fact in FACTS:
         for kind in ("paraphrase", "exact"):
-            for name, svc, policy in (("keyword", keyword, None), ("hybrid", service, None),
-                                      ("keyword balanced-v1", keyword, BALANCED), ("hybrid balanced-v1", service, BALANCED)):
-                rank = _rank(svc, fact[kind], fact["text"], policy)
+            for name, svc, policy, value in runs:
+                with pool_factor(value):
+                    rank = _rank(svc, fact[kind], fact["text"], policy)
                 for group in (kind, f"{kind}:{fact['lang']}"):
                     cell = table.setdefault(group, {}).setdefault(name, {"n": 0, "hit5": 0, "rr": 0.0})
                     cell["n"] += 1
                     cell["hit5"] += rank is not None and rank < 5
                     cell["rr"] += 1 / (rank + 1) if rank is not None else 0.0
-    lost = sum(1 for fact in FACTS if (_rank(keyword, fact["exact"], fact["text"]) or 99) <
-               (_rank(service, fact["exact"], fact["text"]) or 99))
+    for name, value in names:
+        with pool_factor(value):
+            lost[name] = sum(1 for fact in FACTS if (_rank(keyword, fact["exact"], fact["text"]) or 99) <
+                             (_rank(service, fact["exact"], fact["text"]) or 99))
     store = provider.semantic._vectors.store
     keyword.close()
     return ({"table": table, "embedded": embedded, "embed_wall_s": wall, "embed_cpu_s": cpu,
-             "exact_lost_or_lowered": lost, "items": distractors + len(FACTS)}, root, space_id,
-            (store.matrix(), engine))
+             "exact_lost_or_lowered": lost, "pools": [pool_label(v) for v in factors],
+             "items": distractors + len(FACTS)}, root, space_id, (store.matrix(), engine))
 
 
 def fact_vectors():
@@ -199,7 +241,10 @@ def build(size: int, base_vectors, vectors: bool = True) -> tuple[Path, str, dic
     return root, space_id, {"seconds": timings}
 
 
-def latency(root: Path, queries: int) -> dict:
+def latency(root: Path, queries: int, factors: Sequence[int] = (2,)) -> dict:
+    """Wall and CPU ms of keyword-only and hybrid recalls interleaved (each query once per configuration),
+    hybrid once per vector-pool factor (:func:`pool_factor`; keys ``hybrid`` for the first, ``hybrid <pool
+    label>`` for the others), then recalls right after a remember (the first factor)."""
     engine = _engine()
     hybrid = SpacesService(root, semantic=engine)
     keyword = SpacesService(root)
@@ -207,17 +252,22 @@ def latency(root: Path, queries: int) -> dict:
     hybrid.recall(qs[0])
     keyword.recall(qs[0])
     engine.wait_idle(600)
-    times = {"keyword": [], "hybrid": []}
-    cpu = {"keyword": [], "hybrid": []}
+    configs = [("keyword", keyword, None)] + [("hybrid" + ("" if i == 0 else f" {pool_label(v)}"), hybrid, v)
+                                              for i, v in enumerate(factors)]
+    times: dict[str, list[float]] = {name: [] for name, _s, _v in configs}
+    cpu: dict[str, list[float]] = {name: [] for name, _s, _v in configs}
     embed = []
     embedder = engine.embedder()
     for index in range(queries):
         query = qs[index % len(qs)]
-        for name, svc in (("keyword", keyword), ("hybrid", hybrid)):
-            c0, t0 = time.process_time(), time.perf_counter()
-            svc.recall(query, limit=10)
-            times[name].append((time.perf_counter() - t0) * 1000)
-            cpu[name].append((time.process_time() - c0) * 1000)
+        turn = configs[index % len(configs):] + configs[:index % len(configs)]  # each goes first in turn
+        for name, svc, value in turn:
+            getattr(embedder, "_queries", {}).clear()  # each hybrid recall embeds its query: no cache hit
+            with pool_factor(value):
+                c0, t0 = time.process_time(), time.perf_counter()
+                svc.recall(query, limit=10)
+                times[name].append((time.perf_counter() - t0) * 1000)
+                cpu[name].append((time.process_time() - c0) * 1000)
         getattr(embedder, "_queries", {}).clear()  # the recall left it in the query cache: measure a miss
         c0 = time.process_time()
         embedder.embed_query(query)
@@ -231,9 +281,10 @@ def latency(root: Path, queries: int) -> dict:
     for index in range(max(10, queries // 10)):
         for name, writer in (("own", hybrid), ("other", other)):
             writer.remember(gen.english() + f" after-remember {name} {index}", space_id=space_id)
-            t0 = time.perf_counter()
-            hybrid.recall(qs[index % len(qs)], limit=10)
-            after[name].append((time.perf_counter() - t0) * 1000)
+            with pool_factor(factors[0]):
+                t0 = time.perf_counter()
+                hybrid.recall(qs[index % len(qs)], limit=10)
+                after[name].append((time.perf_counter() - t0) * 1000)
         engine.wait_idle(600)
     other.close()
     engine.stop()
@@ -532,6 +583,10 @@ def main() -> None:
                         help="items of the space whose vectors are missing in the embedding part")
     parser.add_argument("--latency-100k", action="store_true",
                         help="only the 100,000-item latency and memory parts (--parts latency,memory --sizes 100000)")
+    parser.add_argument("--vector-pool-factors", default="2",
+                        help="hybrid once per factor, side by side in the quality and latency parts: a recall reads "
+                             "max(64, factor x 30) vector candidates (6: the keyword pool of 180, the size before "
+                             "2026-12-01; 2: the default, 64)")
     parser.add_argument("--out", help="also write the report to this file")
     parser.add_argument("--keep", action="store_true", help="keep the generated roots in the temp directory")
     parser.add_argument("--memory-probe")
@@ -559,6 +614,7 @@ def main() -> None:
     if args.latency_100k:
         args.parts, args.sizes = "latency,memory", "100000"
     parts = [x for x in args.parts.split(",") if x]
+    factors = [int(x) for x in args.vector_pool_factors.split(",") if x]
     unknown = [x for x in parts if x not in PARTS]
     if unknown:
         parser.error(f"--parts: unknown {', '.join(unknown)} (known: {', '.join(PARTS)})")
@@ -574,17 +630,26 @@ def main() -> None:
     lines[:] = lines[:2]
     base = None
     if "quality" in parts:
-        q, _qroot, _qspace, (base, qengine) = quality(args.distractors)
+        q, _qroot, _qspace, (base, qengine) = quality(args.distractors, factors)
         qengine.stop()
         t = q["table"]
+        pools = q["pools"]
+        hybrid_names = ["hybrid" + ("" if i == 0 else f" {label}") for i, label in enumerate(pools)]
+        heads = [f"hybrid ({label})" if len(pools) > 1 else "hybrid" for label in pools]
         say("## Quality (hit@5 / MRR, strict-v1, limit 10)", "",
-            f"{q['items']} items ({args.distractors} generated distractors + 100 labelled facts).", "",
-            "| queries | n | keyword-only | hybrid | keyword-only balanced-v1 | hybrid balanced-v1 |",
-            "|---|---|---|---|---|---|",
-            *[f"| {g} | {t[g]['keyword']['n']} | {_fmt(t[g]['keyword'])} | {_fmt(t[g]['hybrid'])} | "
-              f"{_fmt(t[g]['keyword balanced-v1'])} | {_fmt(t[g]['hybrid balanced-v1'])} |"
+            f"{q['items']} items ({args.distractors} generated distractors + 100 labelled facts)"
+            + (f"; hybrid once per vector pool ({', '.join(pools)}; same space, same run)" if len(pools) > 1 else "")
+            + ".", "",
+            "| queries | n | keyword-only | " + " | ".join(heads) + " | keyword-only balanced-v1 | "
+            + " | ".join(h.replace("hybrid", "hybrid balanced-v1", 1) for h in heads) + " |",
+            "|---|---|---|" + "---|" * (2 * len(pools) + 1),
+            *[f"| {g} | {t[g]['keyword']['n']} | {_fmt(t[g]['keyword'])} | "
+              + " | ".join(_fmt(t[g][name]) for name in hybrid_names) + f" | {_fmt(t[g]['keyword balanced-v1'])} | "
+              + " | ".join(_fmt(t[g][name.replace('hybrid', 'hybrid balanced-v1', 1)]) for name in hybrid_names) + " |"
               for g in ["paraphrase", "exact"] + sorted(k for k in t if ":" in k)],
-            "", f"Exact queries whose answer hybrid ranked lower than keyword-only: {q['exact_lost_or_lowered']}.", "",
+            "", "Exact queries whose answer hybrid ranked lower than keyword-only: "
+            + ", ".join(f"{q['exact_lost_or_lowered'][name]}" + (f" ({label})" if len(pools) > 1 else "")
+                        for name, label in zip(hybrid_names, pools)) + ".", "",
             f"Embedding: {q['embedded']} items in {q['embed_wall_s']:.1f} s wall = "
             f"{q['embedded'] / q['embed_wall_s']:.1f} items/s ({q['embedded'] / max(q['embed_cpu_s'], 1e-9):.1f} "
             f"items per CPU second; one worker thread); load average {_load()}.", "")
@@ -615,12 +680,23 @@ def main() -> None:
             roots[size] = (root, space_id)
             if "latency" not in parts:
                 continue
-            lat = latency(root, args.queries)
+            lat = latency(root, args.queries, factors)
             k, h, b = lat["keyword"], lat["hybrid"], info["seconds"]
-            say(f"| {size:,} | {b['insights']:.0f} / {b['side_index']:.0f} / {b['vectors']:.0f} | {k['median']:.1f} / "
-                f"{k['p95']:.1f} | {h['median']:.1f} / {h['p95']:.1f} | {k['cpu_median']:.1f} / {k['cpu_p95']:.1f} | "
-                f"{h['cpu_median']:.1f} / {h['cpu_p95']:.1f} | {lat['embed_cpu_median']:.1f} / "
-                f"{lat['embed_cpu_p95']:.1f} | {_load()} |")
+            for number, value in enumerate(factors):
+                name = "hybrid" + ("" if number == 0 else f" {pool_label(value)}")
+                h2 = lat[name]
+                label = f"{size:,}" + (f" ({pool_label(value)})" if len(factors) > 1 else "")
+                say(f"| {label} | {b['insights']:.0f} / {b['side_index']:.0f} / {b['vectors']:.0f} | {k['median']:.1f} / "
+                    f"{k['p95']:.1f} | {h2['median']:.1f} / {h2['p95']:.1f} | {k['cpu_median']:.1f} / {k['cpu_p95']:.1f} | "
+                    f"{h2['cpu_median']:.1f} / {h2['cpu_p95']:.1f} | {lat['embed_cpu_median']:.1f} / "
+                    f"{lat['embed_cpu_p95']:.1f} | {_load()} |")
+            if len(factors) > 1:
+                first = "hybrid"
+                say(*[f"| ratio {pool_label(v)} / {pool_label(factors[0])} | | | "
+                      f"{lat['hybrid ' + pool_label(v)]['median'] / lat[first]['median']:.2f} / "
+                      f"{lat['hybrid ' + pool_label(v)]['p95'] / lat[first]['p95']:.2f} | | "
+                      f"{lat['hybrid ' + pool_label(v)]['cpu_median'] / lat[first]['cpu_median']:.2f} / "
+                      f"{lat['hybrid ' + pool_label(v)]['cpu_p95'] / lat[first]['cpu_p95']:.2f} | | |" for v in factors[1:]])
             after_rows.append((size, lat, h))
         say("")
         if after_rows:

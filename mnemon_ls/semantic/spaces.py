@@ -154,7 +154,8 @@ class SpaceSemantic:
                    source: str | None) -> tuple[list[Fused] | None, set[str]]:
         """``(fused candidates best first, ids of the vector candidates dropped by keep)``, or ``(None, set())``
         when semantic recall is off or fails (then the caller ranks by keyword alone). Ids, not a count, so the
-        caller counts an item found by keyword and by vector once."""
+        caller counts an item found by keyword and by vector once. ``pool``: how many vector candidates to read
+        (the native provider asks for :func:`~mnemon_ls.spaces.providers.hybrid.vector_pool` of its limit)."""
         self._notes = []
         embedder = self.engine.embedder()
         vectors = self._attached() if embedder is not None else None
@@ -164,6 +165,7 @@ class SpaceSemantic:
             return None, set()
         try:
             self._cover(vectors, index_db)
+            vectors.store.prepare()  # while the query thread embeds the query (prefetch)
             qvec = embedder.embed_query(query)
             hits = vectors.store.search(qvec, pool)
             spread = Spread(*vectors.store.spread(qvec))

@@ -119,6 +119,10 @@ class VectorStore:
         self._krow = numpy.zeros(0, dtype=numpy.int64)  # their rows
         self._seq = 0
         self._data_version: int | None = None
+        #: Bumped whenever a held vector is written, forgotten or re-encoded (the spread sample's cache key).
+        self._changes = 0
+        #: ``(changes, sample, rows, float32 matrix, scales or None)``: :meth:`spread`'s rows, decoded.
+        self._sample: tuple | None = None
 
     @staticmethod
     def _words_for(dim: int) -> int:
@@ -198,6 +202,7 @@ class VectorStore:
         """Drop the in-memory vectors of ``keys`` (the file is not touched); their rows are reused."""
         np = self._np
         with self._lock:
+            self._changes += 1
             hashes = np.fromiter((id_hash(k) for k in keys), dtype=np.uint64, count=len(keys))
             pos, found = self._find(hashes)
             pos = np.unique(pos[found])
@@ -283,6 +288,7 @@ class VectorStore:
 
     def _write(self, rows: list[int], matrix: Any) -> None:
         """Put the vectors ``matrix`` (``(len(rows), dim)`` float32) into ``rows``."""
+        self._changes += 1
         if self.quantized:
             bits, codes, scales = self._encode(matrix)
             self._bits[:, rows] = bits.T
@@ -297,6 +303,7 @@ class VectorStore:
     def _quantize(self) -> None:
         """Switch to the quantized form (module doc), block by block (one float32 block extra at most)."""
         np = self._np
+        self._changes += 1
         live = self._seqs[: self._rows] >= 0
         total = np.zeros(self.dim, dtype=np.float64)
         for number, block in enumerate(self._blocks):
@@ -481,25 +488,54 @@ class VectorStore:
         normalised) over the live rows, at most ``sample`` of them taken at an even stride (the quantized
         form uses the int8 codes' approximate cosines); ``(0, 0.0, 0.0)`` when the store is empty. The
         query's own null distribution: what a vector-only hit's cosine is judged against
-        (:func:`~.fusion.fuse`)."""
+        (:func:`~.fusion.fuse`). The sample's rows are kept decoded as float32 (``sample x dim x 4`` bytes,
+        6 MiB at 4,096 x 384) until a held vector changes (:meth:`prepare`), so a search reads them with one
+        matrix-vector product instead of gathering and converting them again."""
         np = self._np
         self.sync()
         with self._lock:
-            n = self._rows
-            live = (self._seqs[:n] >= 0).nonzero()[0]
-            if not len(live):
+            held = self._spread_sample(sample)
+            if held is None:
                 return 0, 0.0, 0.0
-            rows = live[:: max(1, -(-len(live) // max(1, sample)))]
+            rows, matrix, scales = held
             q = np.asarray(query, dtype=np.float32)
-            if self.quantized:
-                _rows, values = self._approximate(q, rows)
-            else:
-                values = np.empty(len(rows), dtype=np.float32)
-                blocks = rows // BLOCK_ROWS
-                for number in np.unique(blocks).tolist():
-                    pick = (blocks == number).nonzero()[0]
-                    values[pick] = self._blocks[number][rows[pick] % BLOCK_ROWS] @ q
+            values = matrix @ q
+            if scales is not None:  # the int8 codes' approximate cosines, as _approximate computes them
+                values = values * scales + float(q @ self._mean)
         return len(rows), float(values.mean()), float(values.std())
+
+    def prepare(self, sample: int = SPREAD_SAMPLE) -> None:
+        """Load rows another connection committed and decode :meth:`spread`'s sample if a held vector
+        changed since: the work of a search that does not need the query vector, for a caller to do while
+        the query is being embedded (:meth:`~.spaces.SpaceSemantic.candidates`)."""
+        self.sync()
+        with self._lock:
+            self._spread_sample(sample)
+
+    def _spread_sample(self, sample: int) -> tuple[Any, Any, Any] | None:
+        """``(rows, (len(rows), dim) float32, scales of the rows or None)`` of :meth:`spread`'s sample: every
+        ``ceil(live / sample)``-th live row, the int8 codes as float32 with their scales in the quantized form,
+        else the float32 vectors; cached until :attr:`_changes` moves. ``None`` when no row is live. Holds
+        the lock (the caller's)."""
+        np = self._np
+        cached = self._sample
+        if cached is not None and cached[0] == self._changes and cached[1] == sample:
+            return cached[2:]
+        n = self._rows
+        live = (self._seqs[:n] >= 0).nonzero()[0]
+        if not len(live):
+            self._sample = None
+            return None
+        rows = live[:: max(1, -(-len(live) // max(1, sample)))]
+        matrix = np.empty((len(rows), self.dim), dtype=np.float32)
+        blocks = rows // BLOCK_ROWS
+        source = self._codes if self.quantized else self._blocks
+        for number in np.unique(blocks).tolist():
+            pick = (blocks == number).nonzero()[0]
+            matrix[pick] = source[number][rows[pick] % BLOCK_ROWS]
+        scales = self._scales[rows].copy() if self.quantized else None
+        self._sample = (self._changes, sample, rows, matrix, scales)
+        return rows, matrix, scales
 
     def _prefilter(self, q: Any, count: int) -> Any:
         """The rows (int64 array) of the ``count`` live rows nearest to ``q`` by the Hamming distance of

@@ -20,6 +20,21 @@ if TYPE_CHECKING:
 else:
     SemanticEngine = Any
 
+#: Vector candidates of a hybrid recall (:func:`vector_pool`): at least this many ...
+VECTOR_POOL_MIN = 64
+#: ... and this many per result the provider was asked for (the fused list is cut to that limit).
+VECTOR_POOL_FACTOR = 2
+
+
+def vector_pool(limit: int) -> int:
+    """How many vector candidates a hybrid recall asking the provider for ``limit`` items reads:
+    ``max(VECTOR_POOL_MIN, VECTOR_POOL_FACTOR * limit)`` (64 for the default policy's 30 candidates). The
+    fused list is cut to ``limit``, and a vector-only candidate's score depends on its cosine, not its rank, so
+    candidates past twice the limit could only enter it when most of those above them are dropped by the
+    filters; each one costs an exact cosine from the vector file and a filter lookup (measured in
+    bench/results/semantic.md: 180 candidates, the keyword pool, cost ~4 ms CPU per recall at 100,000 items)."""
+    return max(VECTOR_POOL_MIN, VECTOR_POOL_FACTOR * limit)
+
 
 def semantic_side(engine: "SemanticEngine", space_id: str, db_path: Path, index_path: Path) -> "SpaceSemantic":
     """The :class:`~mnemon_ls.semantic.spaces.SpaceSemantic` of one space."""

@@ -17,7 +17,7 @@ from ...text import coverage, exactness
 from ..index import TOKENIZER
 from ..model import WALK_EDGE_TYPES, Item, epoch_seconds
 from .base import KeepFn, SearchOutcome, iter_chunks, sparse_hint
-from .hybrid import hybrid_rank
+from .hybrid import hybrid_rank, vector_pool
 from .native_schema import ACCESS_FLUSH_THRESHOLD, _json_list
 
 
@@ -79,7 +79,8 @@ class NativeRecall:
             scored.append((min(1.0, score), imp, created, ident, tags, cover >= 1.0))
         scored.sort(key=lambda s: (-s[0], -s[1], -s[2], s[3]))
         if mode == "smart" and self.semantic is not None:
-            fused = hybrid_rank(self.semantic, self.index, query, scored, pool, keep, category, source)
+            fused = hybrid_rank(self.semantic, self.index, query, scored, vector_pool(limit), keep, category,
+                                  source)
             if fused is not None:
                 scored, extra_dropped = fused
                 dropped |= extra_dropped
