@@ -9,9 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.gitrepo import snapshot
 from tests.helpers import procs
 from tests.mcp.conftest import REPO, mcp_session, text
-from tests.mcp.test_mcp_server import args_for
+from tests.mcp.test_mcp_server import args_for, files
 
 
 def _cli(workspace: Path, data_dir: Path, *args: str) -> subprocess.CompletedProcess:
@@ -35,3 +36,32 @@ async def test_memory_spaces_name_the_provider_as_the_cli_does(workspace: Path, 
     assert (cli.returncode, cli.stderr) == (0, "")
     cli_line = next(line for line in cli.stdout.splitlines() if f"{space_id}  Project" in line)
     assert cli_line == f"* {space_id}  Project  (mnemon-native)"  # the same provider word on both surfaces
+
+
+async def test_records_search_query_is_bounded_like_recall_on_every_surface(workspace: Path, data_dir: Path) -> None:
+    """``mnemon_records_search`` took a query of any size (a megabyte was scanned against every record); it
+    is now bounded by the one query rule of recall and Documents search (``mnemon_ls.text.MAX_QUERY_CHARS``
+    characters, counted in code points) and a longer one is refused naming the field and changing nothing."""
+    from mnemon_ls.text import MAX_QUERY_CHARS
+
+    long_query = "\U0001F600" * (MAX_QUERY_CHARS + 1)  # one code point each, two UTF-16 units, four bytes
+    rule = f"must be at most {MAX_QUERY_CHARS} characters (Unicode code points; got {MAX_QUERY_CHARS + 1})"
+    async with mcp_session(args_for(workspace, data_dir)) as session:
+        proposed = await session.call_tool("mnemon_records_propose", {"title": "Ruff", "content": "Lint with ruff",
+                                                                     "source_refs": [{"kind": "file", "id": "a.py"}]})
+        assert not proposed.is_error, text(proposed)
+        before = files(snapshot(workspace))
+        refused = await session.call_tool("mnemon_records_search", {"query": long_query})
+        recall = await session.call_tool("mnemon_recall", {"query": long_query})
+        at_limit = await session.call_tool("mnemon_records_search", {"query": "\U0001F600" * MAX_QUERY_CHARS})
+        found = await session.call_tool("mnemon_records_search", {"query": "ruff"})
+        assert files(snapshot(workspace)) == before
+    assert refused.is_error
+    assert text(refused) == f"Error executing tool mnemon_records_search: invalid-input: query: {rule}"
+    assert text(recall) == f"Error executing tool mnemon_recall: invalid-input: query: {rule}"  # the same rule
+    assert (at_limit.is_error, text(at_limit)) == (False, "No records found.")
+    assert "Ruff" in text(found) and text(found).endswith("1 record(s)")
+
+    cli = _cli(workspace, data_dir, "records", "list", "--text", long_query)
+    assert (cli.returncode, cli.stdout) == (2, "")
+    assert cli.stderr == f"mnemon-ls: error: text: {rule}\n"
