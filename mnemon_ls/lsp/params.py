@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from ..errors import InvalidInput
 
@@ -37,6 +37,10 @@ def parse_params(model: type[BaseModel], params: Any) -> Any:
 
 
 class _Params(BaseModel):
+    """Base of every params model: unknown fields are refused; flags are ``StrictBool`` (only JSON ``true``
+    and ``false``: the string ``"false"`` or the number ``0`` is ``invalid-input`` naming the field with the
+    rule ``Input should be a valid boolean``, never taken as a flag value)."""
+
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 
 
@@ -157,9 +161,9 @@ class DocumentSearchParams(WorkspaceParams):
     """``mnemon/documents/search``: ``{workspace?, query, includeArchived?, limit? (1..50), includeContent?}``."""
 
     query: str = Field(description="words, phrases or identifiers to find in titles, descriptions and bodies")
-    include_archived: bool = Field(False, alias="includeArchived", description="also search archived documents")
+    include_archived: StrictBool = Field(False, alias="includeArchived", description="also search archived documents")
     limit: int = Field(20, strict=True, description="1..50 hits")
-    include_content: bool = Field(False, alias="includeContent")
+    include_content: StrictBool = Field(False, alias="includeContent")
 
 
 class DocumentArchiveParams(WorkspaceParams):
@@ -198,7 +202,7 @@ class UpdateDocumentArgs(_Params):
 class SpacesListParams(WorkspaceParams):
     """``mnemon/spaces/list``: ``{workspace?, activeOnly?}``."""
 
-    active_only: bool = Field(False, alias="activeOnly")
+    active_only: StrictBool = Field(False, alias="activeOnly")
 
 
 class SpaceCreateParams(WorkspaceParams):
@@ -206,7 +210,7 @@ class SpaceCreateParams(WorkspaceParams):
 
     name: str
     description: str
-    active: bool = False
+    active: StrictBool = False
     #: A third-party provider id (``mnemon/providers/enable`` first); ``None``: a native space.
     provider: str | None = None
 
@@ -230,7 +234,7 @@ class SpaceMergeParams(WorkspaceParams):
 
     source_ids: list[str] = Field(alias="sourceIds")
     target_id: str = Field(alias="targetId")
-    deactivate_sources: bool = Field(True, alias="deactivateSources")
+    deactivate_sources: StrictBool = Field(True, alias="deactivateSources")
 
 
 class RememberParams(WorkspaceParams):
@@ -245,7 +249,7 @@ class RememberParams(WorkspaceParams):
     tags: list[str] | None = Field(None, description="at most 20 tags")
     entities: list[str] | None = Field(None, description="names this fact is about (at most 50, no commas)")
     source: str | None = None
-    scope_to_branch: bool = Field(False, alias="scopeToBranch", description="recall it only on the current git "
+    scope_to_branch: StrictBool = Field(False, alias="scopeToBranch", description="recall it only on the current git "
                                                                             "branch")
 
 
@@ -306,7 +310,7 @@ class RecordsListParams(WorkspaceParams):
     verification: str | None = None
     tag: str | None = None
     text: str | None = None
-    proposals: bool = False
+    proposals: StrictBool = False
     limit: int | None = Field(None, strict=True)
 
 
@@ -315,7 +319,7 @@ class RecordIdParams(WorkspaceParams):
 
     id: str
     record_scope: RecordScope | None = Field(None, alias="recordScope")
-    confirm: bool = False
+    confirm: StrictBool = False
 
 
 class RecordCreateParams(WorkspaceParams):
@@ -329,7 +333,7 @@ class RecordCreateParams(WorkspaceParams):
     tags: list[str] = Field(default_factory=list)
     source_refs: list[dict[str, str]] = Field(default_factory=list, alias="sourceRefs")
     note: str | None = None
-    confirm: bool = False
+    confirm: StrictBool = False
 
 
 class RecordEditParams(RecordIdParams):
@@ -352,14 +356,14 @@ class RecordsImportParams(WorkspaceParams):
 
     bundle: Any
     record_scope: RecordScope = Field("project", alias="recordScope")
-    confirm: bool = False
+    confirm: StrictBool = False
 
 
 class RecordsCompactParams(WorkspaceParams):
     """``mnemon/records/compact``: ``{workspace?, recordScope? (project), confirm?}``."""
 
     record_scope: RecordScope = Field("project", alias="recordScope")
-    confirm: bool = False
+    confirm: StrictBool = False
 
 
 class ProviderParams(WorkspaceParams):
@@ -375,4 +379,4 @@ class ProviderConfigureParams(ProviderParams):
     services: dict[str, Any] = Field(default_factory=dict)
     clear_secrets: list[str] = Field(default_factory=list, alias="clearSecrets")
     #: ``configure`` only: change a path field although mapped spaces would read another store.
-    force: bool = False
+    force: StrictBool = False

@@ -56,7 +56,7 @@ from . import protocol as P
 from . import providers as providers_feature
 from . import spaces as spaces_feature
 from . import views as views_feature
-from .watch import Watcher, documents_filter, git_state_filter, runtime_filter
+from .watch import Watcher, documents_filter, git_state_filter, git_watch_dir, runtime_filter
 
 if typing.TYPE_CHECKING:
     from ..settings import Settings
@@ -110,6 +110,7 @@ class MnemonLanguageServer(LanguageServer):
         self.client_settings: dict[str, Any] = {}
         self.folder_settings: dict[str, dict[str, Any]] = {}
         self.watchers: dict[str, list[Watcher]] = {}
+        self.git_watched: dict[str, Path] = {}  # folder URI -> the directory its branch watcher watches
         self.settings_problems: list[str] = []
         self.flush_task: asyncio.Task[None] | None = None
         # Set once the initial workspace/configuration pull is done; mnemon/* requests wait for it so
@@ -235,13 +236,15 @@ class MnemonLanguageServer(LanguageServer):
     def start_watchers(self, state: FolderState) -> None:
         """Start the git-state and projection watchers of one folder."""
         watchers: list[Watcher] = []
-        git_dirs = [d for d in {state.branch.git_dir} if d]
-        if git_dirs:
-            watchers.append(Watcher(f"git:{state.uri}", [Path(d) for d in git_dirs], git_state_filter,
-                                    functools.partial(self.on_git_change, state.uri)))
-        else:
-            # Not (yet) a repository: notice `git init` / a clone appearing in the folder itself.
-            watchers.append(Watcher(f"git:{state.uri}", [state.path], lambda p: Path(p).name == ".git",
+        # The branch tracker: the git dir (or, while there is none, the folder's own .git, waited for and then
+        # watched as `git init` fills it), with a probe right after the watch is armed (catch_up).
+        git_dir = git_watch_dir(state.path, state.branch.git_dir)
+        self.git_watched[state.uri] = git_dir
+        watchers.append(Watcher(f"git:{state.uri}", [git_dir], git_state_filter,
+                                functools.partial(self.on_git_change, state.uri), catch_up=True))
+        if git_dir == git_watch_dir(state.path, None):
+            # A `.git` entry of the folder itself appearing or replaced (also a `.git` file: a linked worktree).
+            watchers.append(Watcher(f"git-folder:{state.uri}", [state.path], lambda p: Path(p).name == ".git",
                                     functools.partial(self.on_git_change, state.uri), recursive=False))
         for store in state.host.runtime.stores:
             watchers.append(Watcher(f"runtime:{store.runtime_dir}", [store.runtime_dir], runtime_filter,
@@ -265,9 +268,10 @@ class MnemonLanguageServer(LanguageServer):
         if state is None:
             return
         current = await self.probe(state)
-        if current is not None and current.git_dir != state.branch.git_dir:
+        if current is not None and git_watch_dir(state.path, current.git_dir) != self.git_watched.get(uri):
             # The repository appeared, moved or vanished: re-arm the watchers from a task of its own
-            # (this callback runs inside the watcher being replaced).
+            # (this callback runs inside the watcher being replaced); the new git watcher probes once armed.
+            self.git_watched[uri] = git_watch_dir(state.path, current.git_dir)  # one restart per move
             asyncio.get_running_loop().create_task(self.restart_watchers(uri))
         if current is not None:
             self.update_branch(state, current)

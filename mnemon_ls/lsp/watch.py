@@ -9,6 +9,7 @@ and the watch is re-armed after a pause).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 from collections.abc import Awaitable, Callable
@@ -20,8 +21,12 @@ log = logging.getLogger(__name__)
 STEP_MS = 20
 #: Longest milliseconds one batch may keep growing.
 DEBOUNCE_MS = 80
-#: Names inside a git dir whose change can change the branch.
-GIT_STATE_NAMES = {"HEAD", "BISECT_START", "head-name", "rebase-merge", "rebase-apply", "commondir", "gitdir"}
+#: Names inside a git dir whose change can change the branch: HEAD and the rebase/bisect state, the ref
+#: files (``packed-refs``; ``refs/heads/*`` is matched by :func:`git_state_filter`: the first commit of an
+#: unborn branch creates its ref and leaves HEAD alone), and the parts ``git init`` creates that make a
+#: ``.git`` directory a repository (``objects``, ``refs``).
+GIT_STATE_NAMES = {"HEAD", "BISECT_START", "head-name", "rebase-merge", "rebase-apply", "commondir", "gitdir",
+                   "packed-refs", "objects", "refs"}
 #: Names inside ``runtime/`` a repair cares about.
 RUNTIME_NAMES = {"memories.json", "USER.md", "MEMORY.md"}
 
@@ -33,16 +38,22 @@ class Watcher:
 
     ``start()`` creates the task on the running loop; ``stop()`` ends it and waits. Paths that do not
     exist are replaced by their nearest existing ancestor (watched non-recursively) until they appear,
-    then the watch is re-armed on the real path.
+    then the watch is re-armed on the real path; a watched path that is deleted goes back to that wait.
+
+    When a path appears (and, with ``catch_up``, also when the watch is first armed), the callback is called
+    once with every watched path, *after* the new watch is armed: a change made while the watch was being
+    re-armed is then either seen by that call or arrives as a batch (nothing falls in between). Batches wait
+    for that call to finish, so the callback never runs twice at once.
     """
 
     def __init__(self, name: str, paths: list[Path], accept: Callable[[str], bool], callback: Callback,
-                 recursive: bool = True) -> None:
+                 recursive: bool = True, catch_up: bool = False) -> None:
         self.name = name
         self.paths = [Path(p) for p in paths]
         self.accept = accept
         self.callback = callback
         self.recursive = recursive
+        self.catch_up = catch_up
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -69,19 +80,23 @@ class Watcher:
             task.cancel()
             raise
 
+    async def _look(self) -> None:
+        """The catch-up call (class doc): after the quiet period a batch gets, the callback on every path."""
+        await asyncio.sleep(STEP_MS / 1000)
+        try:
+            await self.callback({str(p) for p in self.paths})
+        except Exception:
+            log.exception("watcher %s: callback failed", self.name)
+
     async def _run(self) -> None:
         was_waiting = False
+        first = True
+        roots = {str(p) for p in self.paths}
         while not self._stop.is_set():
             existing = [p for p in self.paths if p.is_dir()]
             waiting = [_nearest_existing(p) for p in self.paths if not p.is_dir()]
-            if was_waiting and not waiting:
-                # The watched paths just appeared: what happened in them before this watch was armed
-                # was not seen, so let the callback look once, after the same quiet period a batch gets.
-                await asyncio.sleep(STEP_MS / 1000)
-                try:
-                    await self.callback({str(p) for p in self.paths})
-                except Exception:
-                    log.exception("watcher %s: callback failed", self.name)
+            look = not waiting and (was_waiting or (first and self.catch_up))
+            first = False
             was_waiting = bool(waiting)
             targets = list(dict.fromkeys([*existing, *waiting]))
             if not targets:
@@ -89,6 +104,9 @@ class Watcher:
             recursive = self.recursive and not waiting
             import watchfiles  # here, not at module level: the server imports this module before `initialize`
 
+            # The catch-up task first runs when this task next yields, which is inside awatch's first step,
+            # after its RustNotify has added the watches (awatch creates it before its first await).
+            catching_up = asyncio.get_running_loop().create_task(self._look()) if look else None
             try:
                 async for changes in watchfiles.awatch(
                     *targets,
@@ -101,12 +119,17 @@ class Watcher:
                 ):
                     if waiting:
                         break  # something appeared on the way to a missing path: re-arm closer to it
+                    if catching_up is not None:
+                        await catching_up
+                        catching_up = None
                     paths = {path for _, path in changes if self.accept(path)}
                     if paths:
                         try:
                             await self.callback(paths)
                         except Exception:  # never let one bad batch end the watch
                             log.exception("watcher %s: callback failed", self.name)
+                    if any(path in roots and not os.path.isdir(path) for _, path in changes):
+                        break  # a watched directory was deleted: wait for it to appear again
                 else:
                     if not self._stop.is_set():
                         await asyncio.sleep(0.2)  # the watched dir vanished; look again shortly
@@ -116,6 +139,12 @@ class Watcher:
                     await asyncio.wait_for(self._stop.wait(), timeout=1.0)
                 except asyncio.TimeoutError:
                     pass
+            finally:
+                if catching_up is not None:
+                    if self._stop.is_set():
+                        catching_up.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await catching_up
 
 
 def _nearest_existing(path: Path) -> Path:
@@ -126,9 +155,22 @@ def _nearest_existing(path: Path) -> Path:
 
 
 def git_state_filter(path: str) -> bool:
-    """True for paths under a git dir that can change the branch (HEAD, rebase and bisect state)."""
+    """True for paths under a git dir that can change the branch: HEAD, rebase and bisect state, branch refs
+    (``refs/heads/...``, ``packed-refs``) and the parts of a repository being created (:data:`GIT_STATE_NAMES`)."""
     parts = Path(path).parts
-    return bool(parts) and (parts[-1] in GIT_STATE_NAMES or any(p in ("rebase-merge", "rebase-apply") for p in parts[-3:]))
+    if not parts:
+        return False
+    if parts[-1] in GIT_STATE_NAMES or any(p in ("rebase-merge", "rebase-apply") for p in parts[-3:]):
+        return True
+    return any(parts[i] == "refs" and parts[i + 1] == "heads" for i in range(len(parts) - 1))
+
+
+def git_watch_dir(folder: Path, git_dir: str | None) -> Path:
+    """The directory the branch watcher of a workspace folder watches: the git dir a probe found
+    (:attr:`mnemon_ls.gitstate.BranchState.git_dir`), else the folder's own ``.git`` (real path), which the
+    watcher waits for while it does not exist and watches while ``git init`` fills it, so a probe that saw a
+    half-made repository (``.git has no HEAD``) is followed by one that sees it whole."""
+    return Path(git_dir) if git_dir else Path(os.path.realpath(folder)) / ".git"
 
 
 def runtime_filter(path: str) -> bool:

@@ -127,13 +127,17 @@ def document(data: Mapping[str, Any]) -> str:
 
 
 def spaces(views: Sequence[Mapping[str, Any]]) -> str:
-    """Memory Spaces: active mark, id, name, provider, description."""
+    """Memory Spaces: active mark, id, name, provider, description. The provider is named as every CLI
+    text names it (:func:`mnemon_ls.cli_text.provider_text`: ``mnemon-native``, ``mnemon-cli`` or the
+    third-party provider id), the word ``provider list`` and ``--provider`` take."""
+    from ..cli_text import provider_text
+
     if not views:
         return "No Memory Space yet. Create one with mnemon_memory_spaces action=create (name, description)."
     lines = []
     for view in views:
         mark = "active" if view.get("active") else "inactive"
-        lines.append(f"- {view.get('id')}: {view.get('name')} ({mark}, {view.get('providerLabel', 'Mnemon')})")
+        lines.append(f"- {view.get('id')}: {view.get('name')} ({mark}, {provider_text(view)})")
         if view.get("description"):
             lines.append(f"  {view['description']}")
     return "\n".join(lines)

@@ -419,7 +419,8 @@ class MnemonMcp:
 
         @tool()
         async def mnemon_records_search(
-            query: Annotated[str | None, Field(description="words that must all occur (case-insensitive); omit to list")] = None,
+            query: Annotated[str | None, Field(description="words that must all occur (case-insensitive; at most "
+                                                           "2000 characters); omit to list")] = None,
             record_scope: Annotated[Literal["session", "project", "shared-project", "user"] | None, Field(
                 description="one scope; default every scope of this workspace")] = None,
             type: Literal["decision", "preference", "convention", "fact"] | None = None,
@@ -435,7 +436,7 @@ class MnemonMcp:
             def search(host: WorkspaceHost) -> list[Any]:
                 return host.open_records(self.session_id).list(
                     scopes=[record_scope] if record_scope else None, type=type, verification=verification,
-                    text=query, proposals=proposals_only, limit=limit)
+                    text=query, proposals=proposals_only, limit=limit, text_field="query")
 
             found = await self._call(ctx, workspace, search)
             if not found:

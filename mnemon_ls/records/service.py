@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from .. import fsio
 from ..errors import AmbiguousMatch, ConfirmationRequired, InvalidInput, NotFound
 from ..redact import Scrubber
+from ..text import check_query_length
 from ..roots import write_root_gitignore
 from . import paths
 from .model import (SCOPE_RETENTION, SCOPES, STATUSES, TYPES, VERIFICATIONS, MemoryRecord, content_hash,
@@ -277,10 +278,19 @@ class RecordsSource:
 
     def list(self, *, scopes: Sequence[str] | None = None, type: str | None = None, status: str | None = None,
              verification: str | None = None, tag: str | None = None, text: str | None = None,
-             proposals: bool = False, limit: int | None = None) -> list[MemoryRecord]:
+             proposals: bool = False, limit: int | None = None, text_field: str = "text") -> list[MemoryRecord]:
         """Records matching every filter, newest ``updatedAt`` first. ``status`` None means every status but
         forgotten; ``text`` matches case-insensitively when every word occurs in the title, content or
-        tags; ``proposals`` keeps pending proposals only. ``limit`` 1..10000."""
+        tags; ``proposals`` keeps pending proposals only. ``limit`` 1..10000.
+
+        ``text`` is at most :data:`mnemon_ls.text.MAX_QUERY_CHARS` (2000) characters, the bound of every
+        search query (:func:`mnemon_ls.text.check_query_length`, Unicode code points); a longer one raises
+        :class:`InvalidInput` naming ``text_field`` (the surface's name of the argument: ``text`` for the CLI
+        and ``mnemon/records/list``, ``query`` for the MCP tool)."""
+        if text is not None:
+            if not isinstance(text, str):
+                raise InvalidInput(text_field, f"must be a string (got {type(text).__name__})")
+            check_query_length(text, text_field)
         for name, value, choices in (("type", type, TYPES), ("status", status, STATUSES),
                                      ("verification", verification, VERIFICATIONS)):
             if value is not None:
