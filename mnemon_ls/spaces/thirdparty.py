@@ -14,6 +14,8 @@ Rules (seed 003, seed 000 "Creation, Discovery, and Merge", shared/reference/dsh
 - :meth:`ProviderHost.test` opens the engine and reports :class:`~.providers.base.Health`; it writes nothing
   under the storage root (an engine may create its own empty store on first open, as Hermes does).
 - Views list configured field *names*; credential values never leave the process.
+- A provider file written by a newer version (:class:`~mnemon_ls.errors.FormatTooNew`) fails every
+  operation here before anything opens or is written (:meth:`~.registry_model.RegistryState.require_providers`).
 - Engines open lazily: the first call that needs one (recall, remember, ... through one of its spaces) opens
   it, once per :class:`ProviderHost` (per storage root and process); listing spaces, the wake cover and
   ``doctor`` (without ``--providers``: :meth:`ProviderHost.diagnose`) never open one.
@@ -186,7 +188,7 @@ class ProviderHost:
             cached = self._engines.get(provider_id)
         if cached is not None:
             return cached
-        state = self.registry.read()
+        state = self.registry.read().require_providers()
         service = self._service(provider_id, state)
         if not state.enabled.get(provider_id):
             raise ProviderNotConfigured(f"provider {provider_id} is configured but disabled (mnemon-ls provider "
@@ -241,7 +243,7 @@ class ProviderHost:
 
     def list(self) -> list[dict[str, Any]]:
         """:meth:`view` of every known provider (reference ids first, then other installed ones)."""
-        state = self.registry.read()
+        state = self.registry.read().require_providers()
         return [self.view(pid, state) for pid in self.known_ids()]
 
     def configure(self, provider_id: str, fields: Mapping[str, Any] | None = None, *,
@@ -259,7 +261,7 @@ class ProviderHost:
         self.plugin(provider_id)
         clean = validate_service_fields(fields or {}, provider_id, (self.root,))
         self.registry.validate_clear_secrets(provider_id, clear_secrets)
-        state = self.registry.read()
+        state = self.registry.read().require_providers()
         merged = merge_service(state.services.get(provider_id, {}), clean, provider_id)
         if state.enabled.get(provider_id):
             for name in clear_secrets:
@@ -326,7 +328,7 @@ class ProviderHost:
 
         plugin = self.plugin(provider_id)
         clean = validate_service_fields(fields or {}, provider_id, (self.root,))
-        state = self.registry.read()
+        state = self.registry.read().require_providers()
         service = merge_service(state.services.get(provider_id, {}), clean, provider_id)
         engine = self._open(provider_id, service)
         try:
@@ -348,7 +350,7 @@ class ProviderHost:
     def disable(self, provider_id: str) -> dict[str, Any]:
         """Disable: drop the provider's spaces from the registry (never its data), keep its configuration."""
         self.require_known(provider_id)
-        if provider_id not in self.registry.read().services:
+        if provider_id not in self.registry.read().require_providers().services:
             raise ProviderNotConfigured(f"provider {provider_id} is not configured; nothing to disable",
                                         provider=provider_id, reason="not-configured")
         if not self.registry.read().enabled.get(provider_id):
@@ -362,7 +364,7 @@ class ProviderHost:
         namespaces: ``{providerId, health: Health, namespaces: [{externalId, name, items}]}``. Writes nothing
         under the storage root."""
         self.require_known(provider_id)
-        state = self.registry.read()
+        state = self.registry.read().require_providers()
         service = self._service(provider_id, state)
         started = time.perf_counter()
         # ``probe``: an engine that would create its store opens nothing instead (test writes nothing)
@@ -411,6 +413,9 @@ class ProviderHost:
         state = self.registry.read()
         installed = plugins.installed()
         findings: list[Finding] = []
+        if state.providers_refused is not None:  # a newer version's file: read-only, nothing to check here
+            return [Finding("warning", "providers", state.providers_refused.message,
+                            "upgrade mnemon-ls; the file is left as it is")]
         for provider_id in self.known_ids():
             configured, enabled = provider_id in state.services, bool(state.enabled.get(provider_id))
             if not configured:  # an installed package alone is not a choice to use it (seed 003)
