@@ -122,6 +122,31 @@ def external_id(scope: dict[str, str]) -> str:
     return ";".join(f"{key.split('_')[0]}={scope[key]}" for _name, key in SCOPE_KEYS if scope.get(key))
 
 
+def _store_made(data: Path, store: str, collection: str) -> bool:
+    """Whether ``provider enable`` made this store already: Mem0's history database under ``data`` and, for
+    the in-process Qdrant, the collection's directory (opening Mem0 creates both when they are missing)."""
+    if not (data / "history.db").is_file():
+        return False
+    return store != "qdrant-local" or (data / "qdrant" / "collection" / collection).is_dir()
+
+
+class _MissingStore:
+    """What ``provider test`` opens when no Mem0 store exists yet: unhealthy, no namespace, nothing written."""
+
+    def __init__(self, location: str) -> None:
+        self.location = location
+
+    def health(self) -> Health:
+        return Health(False, "mem0ai library mode", self.location, 0, None,
+                      "no Mem0 store there yet (provider enable creates it; provider test writes nothing)")
+
+    def discover(self) -> list[Namespace]:
+        return []
+
+    def close(self) -> None:
+        return None
+
+
 class Mem0Engine:
     """One Mem0 ``Memory`` (module doc). ``location`` says where the vectors live (a path, the Qdrant
     server's URL or :attr:`.stores.PgTarget.location`; never a credential)."""
@@ -153,6 +178,10 @@ class Mem0Engine:
         pg = pg_target(service, timeout) if store == "pgvector" else None
         location = (pg.location if pg else f"Qdrant server {service['vectorEndpoint']}" if store == "qdrant"
                     else str(data))
+        if service.get("probe") and not _store_made(data, store, str(config["vector_store"]["config"]
+                                                                          ["collection_name"])):
+            # ``provider test`` writes nothing: no store (directory, collection, history) is created where none is
+            return _MissingStore(location)  # type: ignore[return-value]
         # a remote store is proved first: one that fails leaves nothing behind (not even mem0's MEM0_DIR)
         if store == "qdrant":
             probe_qdrant(str(service["vectorEndpoint"]), service.get("vectorApiKey") or None, timeout)
