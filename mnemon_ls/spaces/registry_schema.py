@@ -87,20 +87,21 @@ def check_document(doc: Any) -> ProvidersDocument:
 
 def check_service(fields: Any) -> bool:
     """Whether one ``services`` entry has the model's shape."""
-    try:
-        _SERVICE.validate_python(fields)
-    except ValidationError:
-        return False
-    return True
+    return _passes(_SERVICE, fields)
 
 
 def check_body(raw: Any) -> bool:
     """Whether one ``bodies`` entry has the model's shape."""
+    return _passes(_BODY, raw)
+
+
+def _passes(adapter: TypeAdapter, value: Any) -> bool:
     try:
-        ProviderBody.model_validate(raw)
+        adapter.validate_python(value)
     except ValidationError:
         return False
     return True
 
 
 _SERVICE = TypeAdapter(dict[StrictStr, FieldValue], config=ConfigDict(strict=True))
+_BODY = TypeAdapter(ProviderBody)
