@@ -178,13 +178,16 @@ class Mem0Engine:
         pg = pg_target(service, timeout) if store == "pgvector" else None
         location = (pg.location if pg else f"Qdrant server {service['vectorEndpoint']}" if store == "qdrant"
                     else str(data))
-        if service.get("probe") and not _store_made(data, store, str(config["vector_store"]["config"]
-                                                                          ["collection_name"])):
-            # ``provider test`` writes nothing: no store (directory, collection, history) is created where none is
-            return _MissingStore(location)  # type: ignore[return-value]
         # a remote store is proved first: one that fails leaves nothing behind (not even mem0's MEM0_DIR)
         if store == "qdrant":
             probe_qdrant(str(service["vectorEndpoint"]), service.get("vectorApiKey") or None, timeout)
+        if service.get("probe") and not _store_made(data, store, str(config["vector_store"]["config"]
+                                                                          ["collection_name"])):
+            # ``provider test`` writes nothing: no store (directory, collection, history) is created where none
+            # is; a PostgreSQL server is still proved (login, pgvector) by one read-only probe connection
+            if pg is not None:
+                open_pg_pool(pg).close()
+            return _MissingStore(location)  # type: ignore[return-value]
         pool = open_pg_pool(pg) if pg else None
         os.environ["MEM0_TELEMETRY"] = "false"
         os.environ.setdefault("MEM0_DIR", str(data / "mem0-home"))
