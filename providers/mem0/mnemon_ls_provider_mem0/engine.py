@@ -24,6 +24,9 @@ import dataclasses
 import hashlib
 import os
 import re
+import shutil
+import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
@@ -190,6 +193,13 @@ class Mem0Engine:
             return _MissingStore(location)  # type: ignore[return-value]
         pool = open_pg_pool(pg) if pg else None
         os.environ["MEM0_TELEMETRY"] = "false"
+        # mem0 writes MEM0_DIR/config.json when it is first imported: a ``provider test`` (probe) in a fresh
+        # process whose store has no such file lets it write into a throwaway directory instead
+        throwaway = None
+        if service.get("probe") and "mem0" not in sys.modules and not os.environ.get("MEM0_DIR") \
+                and not (data / "mem0-home" / "config.json").is_file():
+            throwaway = tempfile.mkdtemp(prefix="mnemon-ls-mem0-probe-")
+            os.environ["MEM0_DIR"] = throwaway
         os.environ.setdefault("MEM0_DIR", str(data / "mem0-home"))
         try:
             from mem0 import Memory
@@ -198,6 +208,10 @@ class Mem0Engine:
                 pool.close()
             raise ProviderUnavailable(f"provider mem0: mem0ai does not import ({exc}); pip install mem0ai==2.2.1",
                                       provider="mem0", reason="engine-missing") from None
+        finally:
+            if throwaway is not None:
+                os.environ.pop("MEM0_DIR", None)
+                shutil.rmtree(throwaway, ignore_errors=True)
         endpoint = str(service["endpoint"]) if mode == "openai" else None
         try:
             if pool is not None:
