@@ -17,7 +17,7 @@ import getpass
 import sys
 from typing import Any, Callable
 
-from .errors import EXIT_OK, InvalidInput
+from .errors import EXIT_FAILURE, EXIT_OK, InvalidInput
 
 ACTIONS = ("list", "configure", "enable", "disable", "test", "discover")
 
@@ -32,7 +32,8 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     for name, text in (("configure", "save a provider's service fields (nothing is enabled)"),
                        ("enable", "open the provider, discover its namespaces into spaces, enable it"),
                        ("disable", "remove the provider's spaces from this root (never its data)"),
-                       ("test", "open the provider and report its health (writes nothing)"),
+                       ("test", "open the provider read-only: health, namespaces and one probe recall (writes "
+                                "nothing, not even a probe item; exits 1 when the test fails)"),
                        ("discover", "list the provider's namespaces into spaces again")):
         sub = actions.add_parser(name, parents=[common], help=text)
         sub.add_argument("name", metavar="NAME")
@@ -147,6 +148,22 @@ def list_text(views: list[dict[str, Any]], *, show_all: bool = False) -> str:
     return "\n".join(lines)
 
 
+def test_text(data: dict[str, Any]) -> str:
+    """``provider test``'s report (:meth:`~mnemon_ls.spaces.thirdparty.ProviderHost.test`): ``ok:`` or
+    ``FAILED:``, the engine, where it is, its health message and latency, the namespaces; then the probe
+    recall's line (or why it did not run)."""
+    health, recall = data["health"], data.get("recall")
+    names = ", ".join(f"{n['name'] or n['externalId']} ({n['items']})" for n in data["namespaces"])
+    lines = [f"{'ok' if data['ok'] else 'FAILED'}: {health['engine']} at {health['location']}: "
+             f"{health['message']} ({health['latencyMs']} ms){'; namespaces: ' + names if names else ''}"]
+    if recall is None:
+        lines.append("recall: not run (the engine is not healthy)")
+    else:
+        took = f" ({recall['latencyMs']} ms)" if recall.get("latencyMs") is not None else ""
+        lines.append(f"recall {recall['query']!r}: {recall['message']}{took}")
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace, host_of: Callable[[argparse.Namespace], Any],
         emit: Callable[[argparse.Namespace, Any, str], None]) -> int:
     """Run one ``provider`` action (module doc)."""
@@ -170,12 +187,10 @@ def run(args: argparse.Namespace, host_of: Callable[[argparse.Namespace], Any],
             text = (f"{_line(data)}\nIts spaces were removed from this root; the provider's data is unchanged."
                     if data.get("changed", True) else
                     f"{_line(data)}\n{args.name} was not enabled; nothing changed.")
-        elif action == "test":
+        elif action == "test":  # read-only; a failed test prints its report (text or --json) and exits 1
             data = providers.test(args.name)
-            health = data["health"]
-            names = ", ".join(f"{n['name'] or n['externalId']} ({n['items']})" for n in data["namespaces"])
-            text = (f"{'ok' if health['ok'] else 'FAILED'}: {health['engine']} at {health['location']}: "
-                    f"{health['message']} ({health['latencyMs']} ms){'; namespaces: ' + names if names else ''}")
+            emit(args, data, test_text(data))
+            return EXIT_OK if data["ok"] else EXIT_FAILURE
         else:  # discover
             spaces = providers.discover(args.name)
             data = {"providerId": args.name, "spaces": [s.id for s in spaces]}

@@ -393,3 +393,12 @@ class ItemNotFound(InvalidInput):
 
     code = "no-match"
     exit_code = EXIT_REJECTED
+
+
+class FormatTooNew(UnreadableStore):
+    """A truth file was written by a newer version of mnemon-ls (or of the TypeScript plugin): its format
+    ``version`` is above the ones this version reads (``supported``, e.g. ``"1..4"``). It is read-only
+    here: never rewritten, moved or quarantined; operations that need it fail with this error, the rest
+    keep working. ``data``: ``file``, ``reason``, ``version``, ``supported``. Upgrade mnemon-ls to use it."""
+
+    code = "format-too-new"

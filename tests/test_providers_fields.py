@@ -75,3 +75,51 @@ def test_a_path_field_in_another_storage_root_or_naming_a_mnemon_store_is_refuse
             check_outside_roots(str(value), "services.dataPath", ())
         assert caught.value.field == "services.dataPath" and "storage root" in caught.value.message
     check_outside_roots(str(tmp_path / "elsewhere" / "facts.db"), "services.dataPath", ())  # outside: fine
+
+
+@pytest.mark.parametrize("field, value, rule", [
+    ("apiKey", "sk-abc\x00def-0123", "must not contain control characters (U+0000..U+001F, U+007F)"),
+    ("apiKey", "sk-abc\x1b[2Jdef-0123", "must not contain control characters (U+0000..U+001F, U+007F)"),
+    ("apiKey", "sk-abc\x07def-0123", "must not contain control characters (U+0000..U+001F, U+007F)"),
+    ("endpoint", "http://127.0.0.1:99999/v1", "must have a port of ASCII digits between 1 and 65535 (or none: the "
+                                               "scheme's default)"),
+    ("endpoint", "http://127.0.0.1:0/v1", "must have a port of ASCII digits between 1 and 65535 (or none: the "
+                                           "scheme's default)"),
+    ("endpoint", "http://[::1]:٨٠٨٠/v1", "must have a port of ASCII digits between 1 and 65535 (or none: the "
+                                         "scheme's default)"),
+    ("dataPath", "~root/x.db", "must not start with ~name (another user's home): only ~ or ~/ (your own home) is "
+                               "expanded; give an absolute path instead"),
+])
+def test_a_bad_secret_port_or_home_is_refused_and_changes_no_byte(tmp_path: Path, field: str, value: str,
+                                                                  rule: str) -> None:
+    service = SpacesService(tmp_path)
+    service.configure_provider("honcho", {"endpoint": "https://honcho.example.test/v1", "apiKey": "sk-kept-0001"})
+    path = tmp_path / "state" / "memory-providers.json"
+    before = path.read_bytes(), path.stat().st_mtime_ns
+    with pytest.raises(InvalidInput) as refused:
+        service.configure_provider("honcho", {field: value})
+    assert (refused.value.field, refused.value.rule) == (f"services.{field}", rule)
+    assert "sk-abc" not in refused.value.message
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+
+
+@pytest.mark.parametrize("value", ["١٢", "１２", "1_2", "١.٥", "٠.٥", "0x1", "1e999"])
+def test_numbers_take_ascii_digits_only(value: str) -> None:
+    from mnemon_ls.spaces.providers.base import FieldRule
+
+    for rule in (FieldRule("number", 0, 100), FieldRule("integer", 0, 100)):
+        with pytest.raises(ValueError) as refused:
+            rule.normalise(value)
+        assert str(refused.value).startswith(rule.rule)
+        if not value.isascii():
+            assert str(refused.value) == f"{rule.rule}, in ASCII digits (0-9)"
+    assert FieldRule("number", 0, 100).normalise(" 12.5 ") == 12.5
+    assert FieldRule("integer", 0, 100).normalise("12") == 12
+
+
+def test_a_hand_edited_home_of_another_user_is_refused_before_the_engine_opens(tmp_path: Path) -> None:
+    from mnemon_ls.spaces.provider_fields import check_outside_roots
+
+    with pytest.raises(InvalidInput) as refused:  # what ProviderHost._open runs on each stored path field
+        check_outside_roots("~root/x.db", "services.dataPath", (tmp_path,))
+    assert refused.value.field == "services.dataPath" and "~name" in refused.value.rule

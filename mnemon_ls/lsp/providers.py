@@ -9,7 +9,8 @@ Registered from :mod:`.server` with :func:`register`. Requests (params are the p
 - ``mnemon/providers/enable`` ``{workspace?, providerId, services?}`` -> view + ``health`` + ``discovered``
   (``clearSecrets`` is refused here: it belongs to ``configure``);
 - ``mnemon/providers/disable`` / ``test`` / ``discover`` ``{workspace?, providerId}`` -> view /
-  ``{providerId, health, namespaces}`` / ``{providerId, spaces: [SpaceView]}``.
+  ``{providerId, ok, health, recall, namespaces}`` (read-only: ``ok`` false when the test failed) /
+  ``{providerId, spaces: [SpaceView]}``.
 
 A view is :meth:`mnemon_ls.spaces.thirdparty.ProviderHost.view`: configured field *names*, never a value.
 ``services`` values are checked against the provider's field rules before anything is written; ``null`` or
@@ -75,7 +76,7 @@ def register(server: Any, mnemon_request: Callable[[str], Callable[..., Any]]) -
 
     @mnemon_request(TEST)
     async def providers_test(ls: Any, params: Any) -> dict[str, Any]:
-        """``mnemon/providers/test`` -> ``{providerId, health, namespaces}`` (writes nothing)."""
+        """``mnemon/providers/test`` -> ``{providerId, ok, health, recall, namespaces}`` (writes nothing)."""
         p = P.parse_params(P.ProviderParams, params)
         return await call(ls, p.workspace, lambda s: s.thirdparty.test(p.provider_id))
 

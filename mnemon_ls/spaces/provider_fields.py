@@ -4,7 +4,9 @@ Known provider ids (:data:`PROVIDER_LABELS`, plus any installed provider distrib
 service-scope fields (:data:`SERVICE_FIELDS`) and memory-scope fields (:data:`MEMORY_FIELDS`), each extended
 by the fields an installed plugin declares; unknown keys are refused; strings at most 2,000 characters
 (secrets 8,000); endpoint URLs (``endpoint`` and every ``*Endpoint`` field) must be http(s) without
-credentials; OpenViking's ``targetUri`` must be a user memories root. Errors are
+credentials and with a port 1..65535; a secret holds no control character; a path field starts with ``/``,
+``~`` or ``~/`` (``~name``, another user's home, is refused); OpenViking's ``targetUri`` must be a user
+memories root. Errors are
 :class:`~mnemon_ls.errors.InvalidInput` naming ``services.<field>`` / ``connection.<field>`` and never
 echoing a value.
 """
@@ -32,6 +34,7 @@ MAX_SECRET_CHARS = 8000
 _NAME_KEYS = ("name", "title", "displayName", "workspace", "bankId", "project", "containerTag", "userId", "user",
               "workingDirectory", "targetUri")
 _VIKING = re.compile(r"^viking://user(?:/[^/\s]+)?/memories$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def known_provider(value: Any) -> bool:
@@ -71,6 +74,13 @@ def validate_endpoint(value: Any, field_path: str) -> str:
         raise InvalidInput(field_path, "must be an http(s) URL without credentials (put the key in apiKey)")
     if _CREDENTIAL_QUERY.search(value) or "@" in value.split("/", 3)[2]:
         raise InvalidInput(field_path, "must be an http(s) URL without credentials (put the key in apiKey)")
+    authority = re.split(r"[/?#]", value.split("://", 1)[1], maxsplit=1)[0]
+    port = authority.rsplit("]", 1)[1] if authority.startswith("[") else authority
+    if ":" in port:
+        digits = port.rsplit(":", 1)[1]
+        if not re.fullmatch(r"[0-9]{1,5}", digits) or not 1 <= int(digits) <= 65535:
+            raise InvalidInput(field_path, "must have a port of ASCII digits between 1 and 65535 (or none: the "
+                                           "scheme's default)")
     return value
 
 
@@ -83,6 +93,8 @@ def _check_value(name: str, value: Any, field_path: str, secrets: frozenset[str]
     text = require_unicode(value.strip(), field_path)
     if js_length(text) > limit:
         raise InvalidInput(field_path, f"must be at most {limit} characters")
+    if name in secrets and _CONTROL.search(text):  # a NUL or an ESC in a key is a paste accident or an attack
+        raise InvalidInput(field_path, "must not contain control characters (U+0000..U+001F, U+007F)")
     if name not in secrets:
         # Field values are stored in plain text: control characters and credentials have no place there
         # (a credential goes in a secret field such as apiKey, which is never shown back).
@@ -161,6 +173,8 @@ def validate_service_fields(fields: Mapping[str, Any], provider_id: str,
         if name == "endpoint" or name.endswith("Endpoint") or kind == "url":
             value = validate_endpoint(value, path)
         path_field = is_path_field(name) or kind == "path"
+        if path_field and isinstance(value, str):
+            expand_home(value, path)  # ``~name`` (another user's home) is refused with its own rule
         if path_field and isinstance(value, str) and not _anchored(value):
             # a relative path would name another place in each process (the CLI's, the server's cwd)
             raise InvalidInput(path, "must be an absolute path or start with ~/ (empty: the provider's default)")
@@ -175,7 +189,7 @@ def _check_target(value: str, field_path: str, target: str | None) -> None:
     """An existing entry at the path ``value`` must be of the ``target`` type (``file`` | ``directory``)."""
     import os
 
-    real = os.path.expanduser(value)
+    real = expand_home(value, field_path)
     if target == "file" and os.path.isdir(real):
         raise InvalidInput(field_path, "must name a file, not a directory (empty: the provider's default)")
     if target == "directory" and os.path.exists(real) and not os.path.isdir(real):
@@ -232,9 +246,9 @@ def check_outside_roots(value: str, field_path: str, roots: "tuple[Any, ...] | l
     import os
     from pathlib import Path
 
+    real = Path(os.path.realpath(expand_home(value, field_path)))
     if not _anchored(value):
         return
-    real = Path(os.path.realpath(os.path.expanduser(value)))
     known = storage_roots(roots)
     inside = any(real == root or root in real.parents for root in known)
     if not inside:  # another storage root (another workspace's, a custom --data-dir): known by its files
@@ -252,6 +266,19 @@ ROOT_MARKERS = ("state/memory-providers.json", "data/.dsh-memory-bodies.json", "
 def looks_like_storage_root(folder: "Any") -> bool:
     """Whether the directory ``folder`` (a :class:`~pathlib.Path`) holds one of :data:`ROOT_MARKERS`."""
     return any((folder / marker).is_file() for marker in ROOT_MARKERS)
+
+
+def expand_home(value: str, field_path: str) -> str:
+    """``value`` with a leading ``~`` or ``~/`` replaced by the current user's home (``$HOME``); anything else
+    unchanged. ``~name`` (another user's home, which ``os.path.expanduser`` would look up) is
+    :class:`InvalidInput` naming ``field_path``: a provider's store belongs under this user's home or an
+    absolute path."""
+    import os
+
+    if value.startswith("~") and not (value == "~" or value.startswith("~/")):
+        raise InvalidInput(field_path, "must not start with ~name (another user's home): only ~ or ~/ (your own "
+                                       "home) is expanded; give an absolute path instead")
+    return os.path.expanduser(value) if value.startswith("~") else value
 
 
 def _anchored(value: str) -> bool:

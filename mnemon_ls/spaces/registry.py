@@ -44,6 +44,12 @@ Rules:
   damaged provider file every complete service entry (credentials included) and enabled flag before the
   damage is kept, and the live file is rewritten with them (never deleted: credentials must not survive
   only in quarantine).
+- A provider file whose ``version`` is above 4 was written by a newer version: it is read-only here, never
+  quarantined, rewritten, moved or deleted (not even by native writes). Native spaces keep working; its
+  third-party spaces are not shown; every provider-plane operation fails with
+  :class:`~mnemon_ls.errors.FormatTooNew` (:meth:`RegistryState.require_providers`), and a notice says so.
+- A provider file that parses but holds a value of the wrong type (``"enabled": {"x": "yes"}``) breaks the
+  strict model of :mod:`.registry_schema` and is damaged (above): never interpreted.
 - Third-party provider services: known provider ids (:data:`PROVIDER_LABELS`), service fields
   (:data:`SERVICE_FIELDS`) and memory fields (:data:`MEMORY_FIELDS`); unknown keys rejected; URLs http(s)
   without credentials; strings at most 2,000 chars (secrets 8,000); OpenViking ``targetUri`` must be a
@@ -115,6 +121,7 @@ from .registry_model import (  # noqa: F401 - re-exported: the file model's publ
     RegistryState,
     SpaceRecord,
     _Damaged,
+    _TooNew,
     _dump,
     _migrate_providers,
     _native_record,
@@ -124,6 +131,7 @@ from .registry_model import (  # noqa: F401 - re-exported: the file model's publ
     parse_disabled_spaces,
     parse_native,
     parse_providers,
+    newer_version,
     require,
 )
 from .naming import require_free_name
@@ -199,13 +207,31 @@ class SpaceRegistry(ProviderPlane):
             return self._cache[1]
         try:
             bodies = self._parse_native(fsio.read_bytes_or_none(self.native_path))
-            services, enabled, provider_bodies = self._parse_providers(fsio.read_bytes_or_none(self.providers_path))
+            (services, enabled, provider_bodies), refused = self._parse_providers_file()
         except _Damaged:
             return None
         enabled_bodies = tuple(b for b in provider_bodies if enabled.get(b.provider_id))
-        state = RegistryState(bodies, services, enabled, enabled_bodies)
+        state = RegistryState(bodies, services, enabled, enabled_bodies, providers_refused=refused)
         self._cache = (sig, state)
         return state
+
+    def _parse_providers_file(self, data: bytes | None | bool = False) -> tuple[tuple, Any]:
+        """``(parse_providers(bytes), None)``, or for a file written by a newer version (module doc: read-only,
+        never repaired) ``(({}, {}, ()), FormatTooNew)`` with a notice (once). ``data``: the file's bytes
+        (default: read now). Raises :class:`_Damaged`."""
+        from ..errors import FormatTooNew
+
+        if data is False:
+            data = fsio.read_bytes_or_none(self.providers_path)
+        try:
+            return self._parse_providers(data), None
+        except _TooNew as newer:
+            reason = f"format version {newer.version}; this version reads 1..{PROVIDERS_VERSION}"
+            problem = Problem(str(self.providers_path), reason, None, 0, kind="newer")
+            if problem not in self.notices:
+                self.notices.append(problem)
+            return ({}, {}, ()), FormatTooNew(problem.message, file=str(self.providers_path), reason=reason,
+                                             version=newer.version, supported=f"1..{PROVIDERS_VERSION}")
 
     #: The file parsers (:func:`.registry_model.parse_native` / :func:`~.registry_model.parse_providers`).
     _parse_native = staticmethod(parse_native)
@@ -227,9 +253,9 @@ class SpaceRegistry(ProviderPlane):
             extra = [b for b in self._last_good() if b.id not in on_disk and self._store_exists(b.id)]
             bodies = (*bodies, *extra)
             self.notices.append(Problem(str(self.native_path), damage.reason, str(kept), len(bodies)))
-        providers_damaged = False
+        providers_damaged, refused = False, None
         try:
-            services, enabled, provider_bodies = self._parse_providers(providers_data)
+            (services, enabled, provider_bodies), refused = self._parse_providers_file(providers_data)
         except _Damaged as damage:
             providers_damaged = True
             services, enabled, provider_bodies = _salvage_providers(providers_data or b"")
@@ -237,7 +263,7 @@ class SpaceRegistry(ProviderPlane):
                                             providers_data or b"")
             self.notices.append(Problem(str(self.providers_path), damage.reason, str(kept), len(provider_bodies)))
         enabled_bodies = tuple(b for b in provider_bodies if enabled.get(b.provider_id))
-        state = RegistryState(tuple(bodies), services, enabled, enabled_bodies)
+        state = RegistryState(tuple(bodies), services, enabled, enabled_bodies, providers_refused=refused)
         discovered = self._discovered(state)
         state = replace(state, bodies=(*state.bodies, *discovered))
         # a repaired provider file stays (with what was salvaged): its credentials never live only in quarantine
@@ -489,6 +515,8 @@ class SpaceRegistry(ProviderPlane):
             if all_provider_bodies is None:
                 all_provider_bodies = state.provider_bodies  # bodies of disabled providers are dropped (6.1)
             current = fsio.read_bytes_or_none(self.providers_path)
+            # a provider file of a newer version is never written, moved or deleted (module doc)
+            frozen = newer_version(current) is not None
             if disabled_spaces is None:
                 disabled_spaces = parse_disabled_spaces(current)
             providers: bytes | None = None
@@ -500,6 +528,8 @@ class SpaceRegistry(ProviderPlane):
                 if disabled_spaces:
                     doc[DISABLED_SPACES_KEY] = list(disabled_spaces)
                 providers = _dump(doc)
+            if frozen:
+                providers = current
             if providers is not None and providers != current:
                 fsio.ensure_dir(self.state_dir)
                 fsio.write_file_atomically(self.providers_path, providers)

@@ -86,6 +86,15 @@ class RegistryState:
     services: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     enabled: Mapping[str, bool] = field(default_factory=dict)
     provider_bodies: tuple[SpaceRecord, ...] = ()
+    #: The :class:`~mnemon_ls.errors.FormatTooNew` of a provider file written by a newer version (then
+    #: ``services``, ``enabled`` and ``provider_bodies`` are empty and the file is never written).
+    providers_refused: Any = None
+
+    def require_providers(self) -> "RegistryState":
+        """``self``, or the :attr:`providers_refused` error when the provider plane cannot be read here."""
+        if self.providers_refused is not None:
+            raise self.providers_refused
+        return self
 
     @property
     def all(self) -> tuple[SpaceRecord, ...]:
@@ -106,6 +115,8 @@ class Problem:
     reason: str
     quarantined: str | None
     recovered: int
+    #: ``damaged`` (quarantined and rebuilt) or ``newer`` (written by a newer version: left as it is).
+    kind: str = "damaged"
 
     def to_dict(self) -> dict[str, Any]:
         """``{file, reason, quarantined, recovered, message}``."""
@@ -115,6 +126,10 @@ class Problem:
     @property
     def message(self) -> str:
         """One line for people."""
+        if self.kind == "newer":
+            return (f"{self.file} was written by a newer version of mnemon-ls ({self.reason}); it is left unchanged "
+                    "and read-only here: third-party spaces are not shown and provider settings cannot change "
+                    "until mnemon-ls is upgraded")
         kept = f"; the damaged file is kept at {self.quarantined}" if self.quarantined else ""
         return f"{self.file} was damaged ({self.reason}); rebuilt with {self.recovered} recoverable spaces{kept}"
 
@@ -145,32 +160,59 @@ def parse_native(data: bytes | None) -> tuple[SpaceRecord, ...]:
 
 
 def parse_providers(data: bytes | None) -> tuple[dict, dict, tuple[SpaceRecord, ...]]:
-    """``(services, enabled, bodies)`` of the provider file's bytes (``None``: no file), migrated to version 4;
-    :class:`_Damaged` when it breaks a rule."""
+    """``(services, enabled, bodies)`` of the provider file's bytes (``None``: no file), migrated to version 4
+    and validated with the strict model of :mod:`.registry_schema` (a value of the wrong type is damage, never
+    read as something else); :class:`_Damaged` when it breaks a rule, :class:`_TooNew` when its version is
+    above :data:`PROVIDERS_VERSION` (written by a newer version: read-only, never repaired)."""
     if data is None:
         return {}, {}, ()
     try:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise _Damaged(f"not valid JSON: {exc}") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("version"), int) or not 1 <= doc["version"] <= 4:
+    version = doc.get("version") if isinstance(doc, dict) else None
+    if isinstance(version, int) and not isinstance(version, bool) and version > PROVIDERS_VERSION:
+        raise _TooNew(version)
+    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= PROVIDERS_VERSION:
         raise _Damaged("expected a JSON object with version 1..4")
     doc = _migrate_providers(doc)
-    services = doc.get("services") if isinstance(doc.get("services"), dict) else None
-    enabled = doc.get("enabled") if isinstance(doc.get("enabled"), dict) else None
-    bodies = doc.get("bodies") if isinstance(doc.get("bodies"), list) else None
-    if services is None or enabled is None or bodies is None:
-        raise _Damaged("expected services, enabled and bodies")
+    from .registry_schema import ShapeError, check_document
+
+    try:
+        check_document(doc)
+    except ShapeError as exc:
+        raise _Damaged(exc.reason) from None
+    services, enabled, bodies = doc["services"], doc["enabled"], doc["bodies"]
     out: list[SpaceRecord] = []
     for index, raw in enumerate(bodies):
         record = _provider_record(raw)
         if record is None or any(r.id == record.id for r in out):
             raise _Damaged(f"bodies[{index}] is not a valid provider space")
         out.append(record)
-    clean_services = {k: dict(v) for k, v in services.items() if k in PROVIDER_LABELS and isinstance(v, dict)}
-    clean_enabled = {k: bool(v) for k, v in enabled.items() if k in PROVIDER_LABELS}
+    clean_services = {k: dict(v) for k, v in services.items() if k in PROVIDER_LABELS}
+    clean_enabled = {k: v for k, v in enabled.items() if k in PROVIDER_LABELS}
     return clean_services, clean_enabled, tuple(out)
 
+
+class _TooNew(Exception):
+    """The provider file's ``version`` is above :data:`PROVIDERS_VERSION`."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__(version)
+        self.version = version
+
+
+def newer_version(data: bytes | None) -> int | None:
+    """The provider file's ``version`` when it is above :data:`PROVIDERS_VERSION` (a newer writer), else
+    ``None`` (no file, bytes that do not parse, an older or the current version)."""
+    try:
+        doc = json.loads(data.decode("utf-8")) if data is not None else None
+    except (UnicodeDecodeError, ValueError):
+        return None
+    version = doc.get("version") if isinstance(doc, dict) else None
+    if isinstance(version, int) and not isinstance(version, bool) and version > PROVIDERS_VERSION:
+        return version
+    return None
 
 
 #: Top-level key of ``state/memory-providers.json`` keeping the user's name and description of the spaces of
@@ -299,7 +341,10 @@ def _migrate_providers(doc: dict) -> dict:
 def _salvage_providers(data: bytes) -> tuple[dict, dict, tuple[SpaceRecord, ...]]:
     """What a damaged provider file still holds: every *complete* service entry (with its credentials) and
     enabled flag of the top-level ``services``/``enabled`` objects (members before a cut or damage), and
-    every provider space object that decodes anywhere in the text."""
+    every provider space object that decodes anywhere in the text, each only when it has the strict shape of
+    :mod:`.registry_schema` (a wrong-typed value is never salvaged as something else)."""
+    from .registry_schema import check_body, check_service
+
     text = data.decode("utf-8", "replace")
     services: dict[str, dict] = {}
     enabled: dict[str, bool] = {}
@@ -310,13 +355,13 @@ def _salvage_providers(data: bytes) -> tuple[dict, dict, tuple[SpaceRecord, ...]
         for provider, fields in _complete_members(text, match.end() - 1):
             if provider not in PROVIDER_LABELS:
                 continue
-            if key == "services" and isinstance(fields, dict):
+            if key == "services" and check_service(fields):  # a wrong-typed entry is not salvaged
                 target[provider] = dict(fields)
             elif key == "enabled" and isinstance(fields, bool):
                 target[provider] = fields
     bodies: list[SpaceRecord] = []
     for raw in _json_objects(text):
-        record = _provider_record(raw)
+        record = _provider_record(raw) if check_body(raw) else None
         if record is not None and not any(b.id == record.id for b in bodies):
             bodies.append(record)
     return services, enabled, tuple(bodies)

@@ -26,6 +26,7 @@ from .registry_model import (
     RegistryState,
     SpaceRecord,
     _Damaged,
+    _TooNew,
     disabled_space_entry,
     parse_disabled_spaces,
     parse_providers,
@@ -60,7 +61,7 @@ class ProviderPlane:
         clean = validate_service_fields(fields or {}, provider_id, (self.root,))
         clear = self.validate_clear_secrets(provider_id, clear_secrets)
         with self._locked():
-            state = self._read_quiet() or self._repair_locked()
+            state = (self._read_quiet() or self._repair_locked()).require_providers()
             services = {k: dict(v) for k, v in state.services.items()}
             merged = merge_service(services.get(provider_id, {}), clean)
             for name in clear:
@@ -120,7 +121,7 @@ class ProviderPlane:
                 raise InvalidInput(f"discovered[{index}].externalId", "is repeated in one discovery")
             seen.add(external)
         with self._locked():
-            state = self._read_quiet() or self._repair_locked()
+            state = (self._read_quiet() or self._repair_locked()).require_providers()
             all_bodies = self._all_provider_bodies()
             mine = {b.external_id: b for b in all_bodies if b.provider_id == provider_id}
             found = {entry["externalId"] for entry in entries}
@@ -179,7 +180,7 @@ class ProviderPlane:
         provider_id = _provider_id(provider_id)
         clean = validate_memory_fields(connection, provider_id)
         with self._locked():
-            state = self._read_quiet() or self._repair_locked()
+            state = (self._read_quiet() or self._repair_locked()).require_providers()
             if not state.enabled.get(provider_id):
                 raise InvalidInput("provider", f"{provider_id} is not enabled (mnemon-ls provider enable {provider_id})")
             all_bodies = self._all_provider_bodies()
@@ -214,5 +215,5 @@ class ProviderPlane:
         """Provider spaces on disk including those of disabled providers (call under the lock)."""
         try:
             return parse_providers(fsio.read_bytes_or_none(self.providers_path))[2]
-        except _Damaged:
+        except (_Damaged, _TooNew):
             return ()

@@ -11,9 +11,12 @@ Rules (seed 003, seed 000 "Creation, Discovery, and Merge", shared/reference/dsh
   keeps its bytes. Then the enabled flag and the discovered spaces are written together.
 - :meth:`ProviderHost.disable` removes the provider's local mappings (its spaces in the registry), keeps
   its service configuration, and never touches provider content.
-- :meth:`ProviderHost.test` opens the engine and reports :class:`~.providers.base.Health`; it writes nothing
-  under the storage root (an engine may create its own empty store on first open, as Hermes does).
+- :meth:`ProviderHost.test` is read-only: it opens the engine in probe mode (no store is created where none
+  is), reports :class:`~.providers.base.Health`, the namespaces and one recall of a probe query, and writes
+  nothing under the storage root or in the provider's store; its ``ok`` is false when a step failed.
 - Views list configured field *names*; credential values never leave the process.
+- A provider file written by a newer version (:class:`~mnemon_ls.errors.FormatTooNew`) fails every
+  operation here before anything opens or is written (:meth:`~.registry_model.RegistryState.require_providers`).
 - Engines open lazily: the first call that needs one (recall, remember, ... through one of its spaces) opens
   it, once per :class:`ProviderHost` (per storage root and process); listing spaces, the wake cover and
   ``doctor`` (without ``--providers``: :meth:`ProviderHost.diagnose`) never open one.
@@ -46,6 +49,8 @@ from .registry import PROVIDER_LABELS, REMOTE_PROVIDERS, RegistryState, SpaceRec
 
 T = TypeVar("T")
 
+#: The query of ``provider test``'s read-only recall (:meth:`ProviderHost.test`).
+PROBE_QUERY = "mnemon-ls provider test probe"
 #: Seconds a third-party provider call may take inside a federated recall (``providerTimeout``).
 DEFAULT_TIMEOUT_SECONDS = 10.0
 
@@ -186,7 +191,7 @@ class ProviderHost:
             cached = self._engines.get(provider_id)
         if cached is not None:
             return cached
-        state = self.registry.read()
+        state = self.registry.read().require_providers()
         service = self._service(provider_id, state)
         if not state.enabled.get(provider_id):
             raise ProviderNotConfigured(f"provider {provider_id} is configured but disabled (mnemon-ls provider "
@@ -241,7 +246,7 @@ class ProviderHost:
 
     def list(self) -> list[dict[str, Any]]:
         """:meth:`view` of every known provider (reference ids first, then other installed ones)."""
-        state = self.registry.read()
+        state = self.registry.read().require_providers()
         return [self.view(pid, state) for pid in self.known_ids()]
 
     def configure(self, provider_id: str, fields: Mapping[str, Any] | None = None, *,
@@ -259,7 +264,7 @@ class ProviderHost:
         self.plugin(provider_id)
         clean = validate_service_fields(fields or {}, provider_id, (self.root,))
         self.registry.validate_clear_secrets(provider_id, clear_secrets)
-        state = self.registry.read()
+        state = self.registry.read().require_providers()
         merged = merge_service(state.services.get(provider_id, {}), clean, provider_id)
         if state.enabled.get(provider_id):
             for name in clear_secrets:
@@ -326,7 +331,7 @@ class ProviderHost:
 
         plugin = self.plugin(provider_id)
         clean = validate_service_fields(fields or {}, provider_id, (self.root,))
-        state = self.registry.read()
+        state = self.registry.read().require_providers()
         service = merge_service(state.services.get(provider_id, {}), clean, provider_id)
         engine = self._open(provider_id, service)
         try:
@@ -348,7 +353,7 @@ class ProviderHost:
     def disable(self, provider_id: str) -> dict[str, Any]:
         """Disable: drop the provider's spaces from the registry (never its data), keep its configuration."""
         self.require_known(provider_id)
-        if provider_id not in self.registry.read().services:
+        if provider_id not in self.registry.read().require_providers().services:
             raise ProviderNotConfigured(f"provider {provider_id} is not configured; nothing to disable",
                                         provider=provider_id, reason="not-configured")
         if not self.registry.read().enabled.get(provider_id):
@@ -358,25 +363,55 @@ class ProviderHost:
         return self.view(provider_id) | {"changed": True}
 
     def test(self, provider_id: str) -> dict[str, Any]:
-        """Open the engine with the stored configuration (enabled or not) and report its health and
-        namespaces: ``{providerId, health: Health, namespaces: [{externalId, name, items}]}``. Writes nothing
-        under the storage root."""
+        """Read-only check of a configured provider (enabled or not), with the stored configuration: open the
+        engine in probe mode (``probe``: an engine whose store does not exist yet opens nothing and reports
+        unhealthy; no store, table or file is created), its health, its namespaces, and one recall of
+        :data:`PROBE_QUERY` through the first namespace (or the engine's default one). Nothing is written,
+        under the storage root or in the provider's store.
+
+        Returns ``{providerId, ok, health: Health, recall: {ok, query, namespace, items, latencyMs,
+        message} | None (not run: the engine is unhealthy), namespaces: [{externalId, name, items}]}``;
+        ``ok`` is false when the health or the recall failed (the CLI then exits 1). Raises what opening
+        raises (:class:`ProviderUnavailable`, :class:`ProviderNotConfigured`, :class:`InvalidInput`)."""
         self.require_known(provider_id)
-        state = self.registry.read()
+        state = self.registry.read().require_providers()
         service = self._service(provider_id, state)
         started = time.perf_counter()
-        # ``probe``: an engine that would create its store opens nothing instead (test writes nothing)
         engine = self._open(provider_id, {**service, "probe": True})
         try:
             health = engine.health()
-            found = engine.discover() if self.plugin(provider_id).capabilities.discover else []
+            found = engine.discover() if health.ok and self.plugin(provider_id).capabilities.discover else []
+            recall = self._probe_recall(provider_id, engine, found) if health.ok else None
         finally:
             engine.close()
         if health.latency_ms is None:
             health = Health(health.ok, health.engine, health.location, health.items,
                             (time.perf_counter() - started) * 1000, health.message, health.details)
-        return {"providerId": provider_id, "health": health.to_dict(),
+        return {"providerId": provider_id, "ok": bool(health.ok and recall is not None and recall["ok"]),
+                "health": health.to_dict(), "recall": recall,
                 "namespaces": [{"externalId": n.external_id, "name": n.name, "items": n.items} for n in found]}
+
+    @staticmethod
+    def _probe_recall(provider_id: str, engine: ProviderEngine, found: list[Any]) -> dict[str, Any]:
+        """One read-only ``search`` of :data:`PROBE_QUERY` (limit 1) in the first namespace of ``found`` (else
+        the engine's default namespace): ``{ok, query, namespace, items, latencyMs, message}``."""
+        namespace = found[0] if found else None
+        started = time.perf_counter()
+        out: dict[str, Any] = {"query": PROBE_QUERY, "namespace": namespace.external_id if namespace else None}
+        try:
+            with output.third_party():
+                space = engine.space(dict(namespace.connection) if namespace else {}, space_id=f"{provider_id}-probe")
+                outcome = space.search(PROBE_QUERY, limit=1)
+        except InvalidInput as exc:  # no namespace to search in (Mem0 needs a user/agent/run id)
+            return out | {"ok": True, "items": None, "latencyMs": None,
+                          "message": f"recall not run: no namespace to search yet ({exc.rule})"}
+        except Exception as exc:
+            said = exc.message if isinstance(exc, MnemonError) else f"{type(exc).__name__}: {exc}"
+            return out | {"ok": False, "items": None, "latencyMs": round((time.perf_counter() - started) * 1000, 3),
+                          "message": f"recall failed: {said}"}
+        items = len(outcome.items)
+        return out | {"ok": True, "items": items, "latencyMs": round((time.perf_counter() - started) * 1000, 3),
+                      "message": f"recall answered ({items} item{'' if items == 1 else 's'})"}
 
     def discover(self, provider_id: str) -> list[SpaceRecord]:
         """Re-list an enabled provider's namespaces into spaces (reference 6.2 sync rules)."""
@@ -411,6 +446,9 @@ class ProviderHost:
         state = self.registry.read()
         installed = plugins.installed()
         findings: list[Finding] = []
+        if state.providers_refused is not None:  # a newer version's file: read-only, nothing to check here
+            return [Finding("warning", "providers", state.providers_refused.message,
+                            "upgrade mnemon-ls; the file is left as it is")]
         for provider_id in self.known_ids():
             configured, enabled = provider_id in state.services, bool(state.enabled.get(provider_id))
             if not configured:  # an installed package alone is not a choice to use it (seed 003)
@@ -442,9 +480,11 @@ class ProviderHost:
                                         f"provider configure {provider_id} --set KEY=VALUE` changes its fields"))
                 continue
             health = tested["health"]
-            level = "ok" if health["ok"] else "problem"
+            level = "ok" if tested["ok"] else "problem"
             findings.append(Finding(level, subject, f"{summary}; engine {health['engine']}: "
                                     f"{health['message'] or ('healthy' if health['ok'] else 'not healthy')}; "
+                                    + (f"{tested['recall']['message']}; " if tested["recall"] and
+                                       not tested["recall"]["ok"] else "") +
                                     f"{len(tested['namespaces'])} namespace{'' if len(tested['namespaces']) == 1 else 's'}"
                                     " (opened and checked in "
                                     f"{(time.perf_counter() - started) * 1000:.0f} ms)"))

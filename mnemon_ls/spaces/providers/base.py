@@ -102,7 +102,8 @@ class FieldRule:
     number, ``minimum``..``maximum`` inclusive when given), ``integer`` (same bounds), ``boolean``
     (``true|false|1|0|yes|no``), ``choice`` (one of ``choices``), ``path`` (a file or directory on this
     machine: absolute or ``~/``, outside every mnemon-ls storage root; ``target`` ``file`` or ``directory``
-    refuses an existing entry of the other type) or ``url`` (http(s) without credentials). ``text`` is the rule people read (``"must be a number between 0 and 1"``), generated from
+    refuses an existing entry of the other type) or ``url`` (http(s) without credentials). Numbers given
+    as text take ASCII digits only. ``text`` is the rule people read (``"must be a number between 0 and 1"``), generated from
     the other fields when empty. Every field is optional: an empty value clears it back to the provider's
     default. :meth:`normalise` gives the value stored in ``state/memory-providers.json`` (a float, an int, a
     bool or the text) or raises :class:`ValueError`."""
@@ -153,9 +154,10 @@ class FieldRule:
             if isinstance(value, bool):
                 raise ValueError(self.rule)
             try:
-                number = float(value) if self.kind == "number" else _integer(value)
+                number = _decimal(value) if self.kind == "number" else _integer(value)
             except (TypeError, ValueError):
-                raise ValueError(self.rule) from None
+                ascii_only = isinstance(value, str) and not value.isascii()
+                raise ValueError(f"{self.rule}, in ASCII digits (0-9)" if ascii_only else self.rule) from None
             if (isinstance(number, float) and not math.isfinite(number)) \
                     or (self.minimum is not None and number < self.minimum) \
                     or (self.maximum is not None and number > self.maximum):
@@ -175,6 +177,17 @@ class FieldRule:
         if self.kind == "string" and self.pattern and not re.fullmatch(self.pattern, value):
             raise ValueError(self.rule)
         return value
+
+
+def _decimal(value: Any) -> float:
+    """A JSON number, or text of ASCII digits only (``float`` alone would take Arabic-Indic or full-width
+    digits and ``1_0``): ``[+-]digits[.digits][e[+-]digits]``."""
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = str(value).strip()
+    if not re.fullmatch(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?", text):
+        raise ValueError("not a number")
+    return float(text)
 
 
 def _integer(value: Any) -> int:

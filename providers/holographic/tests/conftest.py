@@ -4,11 +4,15 @@
 from __future__ import annotations
 
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
 
 from mnemon_ls_provider_holographic.engine import load_engine
+
+# the shared CLI wrapper of the provider packages' tests (tests/helpers/provider_cli.py of the repository)
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "helpers"))
 
 
 @pytest.fixture(autouse=True)

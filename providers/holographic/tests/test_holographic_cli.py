@@ -4,17 +4,10 @@ provider file keeps its bytes."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+import json
 from pathlib import Path
 
-
-def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMON_")}
-    env.update(MNEMON_DATA_DIR=str(tmp_path / "data"), MNEMON_STORAGE_SCOPE="global", MNEMON_SEMANTIC="off")
-    return subprocess.run([sys.executable, "-m", "mnemon_ls", *args], capture_output=True, text=True, env=env,
-                          cwd=tmp_path, timeout=120)
+from provider_cli import cli, tree_state
 
 
 def test_a_missing_engine_or_a_store_that_does_not_open_changes_nothing(tmp_path: Path) -> None:
@@ -29,20 +22,14 @@ def test_a_missing_engine_or_a_store_that_does_not_open_changes_nothing(tmp_path
     garbage.write_bytes(b"not a SQLite database" * 200)
     broken = cli(tmp_path, "provider", "enable", "holographic", "--set", f"dataPath={garbage}")
     assert broken.returncode == missing.returncode and str(garbage) in broken.stderr, broken.stderr
-    assert cli(tmp_path, "provider", "test", "holographic").returncode == 0  # the stored configuration is intact
+    # the stored configuration is intact (no store at the default dataPath yet: the read-only test fails, exit 1)
+    untouched = cli(tmp_path, "provider", "test", "holographic")
+    assert untouched.returncode == 1 and "no Holographic store there yet" in untouched.stdout, untouched.stdout
     assert providers.read_bytes() == before
     assert garbage.read_bytes() == b"not a SQLite database" * 200
     listed = cli(tmp_path, "provider", "list")
     assert "holographic  configured" in listed.stdout, listed.stdout
 
-
-def tree_hash(top: Path) -> dict[str, tuple[int, bytes]]:
-    """Every path under ``top`` with its mode and bytes (directories: empty bytes)."""
-    out: dict[str, tuple[int, bytes]] = {}
-    for path in sorted(top.rglob("*")) if top.exists() else []:
-        st = path.lstat()
-        out[str(path.relative_to(top))] = (st.st_mode, b"" if path.is_dir() else path.read_bytes())
-    return out
 
 
 def test_a_path_field_inside_a_storage_root_is_refused_and_nothing_changes(tmp_path: Path) -> None:
@@ -54,7 +41,7 @@ def test_a_path_field_inside_a_storage_root_is_refused_and_nothing_changes(tmp_p
     assert (root / "data" / "default" / "mnemon.db").is_file()
     inside = [root / "data" / "default" / "mnemon.db", root, root / "new" / "x.db",
               root / "workspaces" / ("0" * 64) / "h.db"]
-    before = tree_hash(tmp_path)
+    before = tree_state(tmp_path)
     for target in inside:
         for field in ("dataPath", "enginePath"):
             for action in ("configure", "enable"):
@@ -62,29 +49,33 @@ def test_a_path_field_inside_a_storage_root_is_refused_and_nothing_changes(tmp_p
                 assert done.returncode != 0, (action, field, target, done.stdout)
                 assert f"services.{field}" in done.stderr and "storage root" in done.stderr, done.stderr
                 assert str(target) not in done.stderr
-                assert tree_hash(tmp_path) == before
+                assert tree_state(tmp_path) == before
     # a file edited by hand: enable and test refuse it before the engine opens anything
     providers = root / "state" / "memory-providers.json"
-    import json
     doc = json.loads(providers.read_text())
     doc["services"]["holographic"]["dataPath"] = str(root / "data" / "default" / "mnemon.db")
     providers.write_text(json.dumps(doc))
-    before = tree_hash(tmp_path)
+    before = tree_state(tmp_path)
     for action in ("test", "enable"):
         done = cli(tmp_path, "provider", action, "holographic")
         assert done.returncode != 0 and "services.dataPath" in done.stderr and "storage root" in done.stderr, \
             (action, done.stdout, done.stderr)
-        assert tree_hash(tmp_path) == before
+        assert tree_state(tmp_path) == before
 
 
 def test_provider_test_creates_no_store_and_enable_creates_a_private_one(tmp_path: Path) -> None:
     target = tmp_path / "elsewhere" / "deep" / "h.db"
     assert cli(tmp_path, "provider", "configure", "holographic", "--set", f"dataPath={target}").returncode == 0
-    before = tree_hash(tmp_path)
+    before = tree_state(tmp_path)
     tested = cli(tmp_path, "provider", "test", "holographic")
-    assert tested.returncode == 0 and tested.stdout.startswith("FAILED") and "writes nothing" in tested.stdout, \
+    assert tested.returncode == 1 and tested.stdout.startswith("FAILED") and "writes nothing" in tested.stdout, \
         tested.stdout + tested.stderr
-    assert not (tmp_path / "elsewhere").exists() and tree_hash(tmp_path) == before
+    assert tested.stdout.splitlines()[1] == "recall: not run (the engine is not healthy)"
+    as_json = cli(tmp_path, "provider", "test", "holographic", "--json")
+    assert as_json.returncode == 1, as_json.stderr  # a failed test fails in --json mode too
+    report = json.loads(as_json.stdout)
+    assert report["ok"] is False and report["health"]["ok"] is False and report["recall"] is None
+    assert not (tmp_path / "elsewhere").exists() and tree_state(tmp_path) == before
     enabled = cli(tmp_path, "provider", "enable", "holographic")
     assert enabled.returncode == 0, enabled.stderr
     assert (tmp_path / "elsewhere").stat().st_mode & 0o777 == 0o700
@@ -96,21 +87,19 @@ def test_provider_test_creates_no_store_and_enable_creates_a_private_one(tmp_pat
 
 def test_a_repeated_set_key_is_refused_and_disable_of_a_configured_provider_changes_nothing(tmp_path: Path) -> None:
     assert cli(tmp_path, "provider", "configure", "holographic", "--set", "minTrust=0.2").returncode == 0
-    before = tree_hash(tmp_path)
+    before = tree_state(tmp_path)
     for action in ("configure", "enable"):
         done = cli(tmp_path, "provider", action, "holographic", "--set", f"dataPath={tmp_path / 'a.db'}",
                    "--set", f"dataPath={tmp_path / 'b.db'}")
         assert done.returncode != 0 and "set[1]" in done.stderr and "once" in done.stderr, done.stderr
-        assert tree_hash(tmp_path) == before
+        assert tree_state(tmp_path) == before
     disabled = cli(tmp_path, "provider", "disable", "holographic")
     assert disabled.returncode == 0, disabled.stderr
     assert "was not enabled; nothing changed" in disabled.stdout and "removed" not in disabled.stdout
-    assert tree_hash(tmp_path) == before
+    assert tree_state(tmp_path) == before
 
 
 def _spaces(tmp_path: Path) -> dict[str, tuple[str, bool]]:
-    import json
-
     listed = cli(tmp_path, "space", "list", "--json")
     assert listed.returncode == 0, listed.stderr
     doc = json.loads(listed.stdout)
@@ -131,8 +120,6 @@ def test_disable_then_enable_brings_the_spaces_back_as_active_as_they_were(tmp_p
 
 
 def test_export_says_how_many_provider_spaces_it_left_out(tmp_path: Path, hermes_db: Path) -> None:
-    import json
-
     assert cli(tmp_path, "space", "create", "--name", "Mine", "--description", "native").returncode == 0
     assert cli(tmp_path, "provider", "enable", "holographic", "--set", f"dataPath={hermes_db}").returncode == 0
     pack = tmp_path / "p.zip"
@@ -144,3 +131,43 @@ def test_export_says_how_many_provider_spaces_it_left_out(tmp_path: Path, hermes
     receipt = json.loads(cli(tmp_path, "pack", "export", "--pack-scope", "memory-spaces", "-o", str(pack),
                              "--json").stdout)
     assert receipt["providerSpaces"] == {"leftOut": 2}
+
+
+def test_provider_test_is_read_only_on_an_existing_store_and_recalls_a_probe(tmp_path: Path, hermes_db: Path) -> None:
+    assert cli(tmp_path, "provider", "configure", "holographic", "--set", f"dataPath={hermes_db}").returncode == 0
+    before = tree_state(tmp_path, mtimes=True)
+    tested = cli(tmp_path, "provider", "test", "holographic")
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    first, second = tested.stdout.splitlines()
+    assert first.startswith(f"ok: hermes-agent") and "3 facts in 2 banks" in first and "project (2)" in first
+    assert second.startswith("recall 'mnemon-ls provider test probe': recall answered (0 items)"), second
+    report = json.loads(cli(tmp_path, "provider", "test", "holographic", "--json").stdout)
+    assert report["ok"] is True and report["recall"]["ok"] is True and report["recall"]["namespace"] == "project"
+    # nothing written anywhere: not the Hermes database (bytes and mtime), not the root
+    assert tree_state(tmp_path, mtimes=True) == before
+
+
+
+def test_a_provider_file_of_a_newer_version_is_never_rewritten_or_moved(tmp_path: Path, hermes_db: Path) -> None:
+    import os
+
+    path = tmp_path / "data" / "state" / "memory-providers.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"version": 99, "services": {"holographic": {"dataPath": str(hermes_db)}},
+                                "enabled": {"holographic": True}, "bodies": [], "newer": {"shape": 1}}) + "\n")
+    os.chmod(path, 0o600)
+    before = tree_state(tmp_path / "data", mtimes=True)
+    for args in (("provider", "list"), ("provider", "test", "holographic"), ("provider", "disable", "holographic"),
+                 ("provider", "configure", "holographic", "--set", "minTrust=0.2"),
+                 ("provider", "enable", "holographic", "--set", f"dataPath={hermes_db}")):
+        done = cli(tmp_path, *args)
+        assert done.returncode == 1, (args, done.stdout, done.stderr)
+        assert done.stderr.startswith(f"mnemon-ls: error: {path} was written by a newer version of mnemon-ls "
+                                      "(format version 99; this version reads 1..4)"), done.stderr
+        assert tree_state(tmp_path / "data", mtimes=True) == before, args
+    # native spaces keep working beside it, and leave it as it is
+    assert cli(tmp_path, "space", "create", "--name", "Main", "--description", "main").returncode == 0
+    assert cli(tmp_path, "remember", "--space", "default", "The build uses make").returncode == 0
+    assert path.read_bytes() == before["state/memory-providers.json"][1]
+    assert path.stat().st_mtime_ns == before["state/memory-providers.json"][2]
+    assert not (tmp_path / "data" / "state" / "quarantine").exists()

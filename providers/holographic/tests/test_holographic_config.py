@@ -8,21 +8,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from mnemon_ls.errors import InvalidInput
 from mnemon_ls.spaces import SpacesService
-
-
-def cli(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMON_")}
-    env.update(MNEMON_DATA_DIR=str(tmp_path / "data"), MNEMON_STORAGE_SCOPE="global", MNEMON_SEMANTIC="off")
-    return subprocess.run([sys.executable, "-m", "mnemon_ls", *args], capture_output=True, text=True, env=env,
-                          cwd=tmp_path, timeout=120, input=stdin)
+from provider_cli import cli
 
 
 def test_a_bad_value_is_refused_at_configure_naming_the_field_and_the_rule(tmp_path: Path) -> None:

@@ -24,6 +24,9 @@ import dataclasses
 import hashlib
 import os
 import re
+import shutil
+import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
@@ -122,6 +125,31 @@ def external_id(scope: dict[str, str]) -> str:
     return ";".join(f"{key.split('_')[0]}={scope[key]}" for _name, key in SCOPE_KEYS if scope.get(key))
 
 
+def _store_made(data: Path, store: str, collection: str) -> bool:
+    """Whether ``provider enable`` made this store already: Mem0's history database under ``data`` and, for
+    the in-process Qdrant, the collection's directory (opening Mem0 creates both when they are missing)."""
+    if not (data / "history.db").is_file():
+        return False
+    return store != "qdrant-local" or (data / "qdrant" / "collection" / collection).is_dir()
+
+
+class _MissingStore:
+    """What ``provider test`` opens when no Mem0 store exists yet: unhealthy, no namespace, nothing written."""
+
+    def __init__(self, location: str) -> None:
+        self.location = location
+
+    def health(self) -> Health:
+        return Health(False, "mem0ai library mode", self.location, 0, None,
+                      "no Mem0 store there yet (provider enable creates it; provider test writes nothing)")
+
+    def discover(self) -> list[Namespace]:
+        return []
+
+    def close(self) -> None:
+        return None
+
+
 class Mem0Engine:
     """One Mem0 ``Memory`` (module doc). ``location`` says where the vectors live (a path, the Qdrant
     server's URL or :attr:`.stores.PgTarget.location`; never a credential)."""
@@ -156,8 +184,22 @@ class Mem0Engine:
         # a remote store is proved first: one that fails leaves nothing behind (not even mem0's MEM0_DIR)
         if store == "qdrant":
             probe_qdrant(str(service["vectorEndpoint"]), service.get("vectorApiKey") or None, timeout)
+        if service.get("probe") and not _store_made(data, store, str(config["vector_store"]["config"]
+                                                                          ["collection_name"])):
+            # ``provider test`` writes nothing: no store (directory, collection, history) is created where none
+            # is; a PostgreSQL server is still proved (login, pgvector) by one read-only probe connection
+            if pg is not None:
+                open_pg_pool(pg).close()
+            return _MissingStore(location)  # type: ignore[return-value]
         pool = open_pg_pool(pg) if pg else None
         os.environ["MEM0_TELEMETRY"] = "false"
+        # mem0 writes MEM0_DIR/config.json when it is first imported: a ``provider test`` (probe) in a fresh
+        # process whose store has no such file lets it write into a throwaway directory instead
+        throwaway = None
+        if service.get("probe") and "mem0" not in sys.modules and not os.environ.get("MEM0_DIR") \
+                and not (data / "mem0-home" / "config.json").is_file():
+            throwaway = tempfile.mkdtemp(prefix="mnemon-ls-mem0-probe-")
+            os.environ["MEM0_DIR"] = throwaway
         os.environ.setdefault("MEM0_DIR", str(data / "mem0-home"))
         try:
             from mem0 import Memory
@@ -166,6 +208,10 @@ class Mem0Engine:
                 pool.close()
             raise ProviderUnavailable(f"provider mem0: mem0ai does not import ({exc}); pip install mem0ai==2.2.1",
                                       provider="mem0", reason="engine-missing") from None
+        finally:
+            if throwaway is not None:
+                os.environ.pop("MEM0_DIR", None)
+                shutil.rmtree(throwaway, ignore_errors=True)
         endpoint = str(service["endpoint"]) if mode == "openai" else None
         try:
             if pool is not None:

@@ -13,6 +13,8 @@ from typing import Iterator
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+# the shared CLI wrapper of the provider packages' tests (tests/helpers/provider_cli.py of the repository)
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "helpers"))
 
 from servers import EmbeddingServer, PostgresServer, pgserver_bin  # noqa: E402
 

@@ -15,13 +15,7 @@ import pytest
 
 from mnemon_ls.errors import InvalidInput
 from mnemon_ls.spaces import SpacesService
-
-
-def cli(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMON_")}
-    env.update(MNEMON_DATA_DIR=str(tmp_path / "data"), MNEMON_STORAGE_SCOPE="global", MNEMON_SEMANTIC="off")
-    return subprocess.run([sys.executable, "-m", "mnemon_ls", *args], capture_output=True, text=True, env=env,
-                          cwd=tmp_path, timeout=120, input=stdin)
+from provider_cli import cli
 
 
 def test_credentials_come_only_from_standard_input_and_only_for_secret_fields(tmp_path: Path) -> None:
@@ -125,3 +119,66 @@ def test_a_credential_typed_on_a_terminal_is_not_echoed(tmp_path: Path) -> None:
     assert key not in out.decode() + err.decode()
     stored = json.loads((tmp_path / "data" / "state" / "memory-providers.json").read_text())
     assert stored["services"]["mem0"] == {"apiKey": key}
+
+
+#: Bad values an attack pass got stored, each with the field and the rule the refusal must name.
+BAD_FIELDS = [
+    ("secret", "apiKey", "sk-nul\x00key-0123", "must not contain control characters (U+0000..U+001F, U+007F)"),
+    ("secret", "pgPassword", "pw\x1b[31mred", "must not contain control characters (U+0000..U+001F, U+007F)"),
+    ("set", "endpoint", "http://127.0.0.1:99999/v1", "must have a port of ASCII digits between 1 and 65535 (or none: "
+                                                      "the scheme's default)"),
+    ("set", "vectorEndpoint", "http://127.0.0.1:0", "must have a port of ASCII digits between 1 and 65535 (or none: "
+                                                     "the scheme's default)"),
+    ("set", "dataPath", "~root/x.db", "must not start with ~name (another user's home): only ~ or ~/ (your own home) "
+                                      "is expanded; give an absolute path instead"),
+    ("set", "pgPort", "٥٤٣٢", 'must be an integer between 1 and 65535, in ASCII digits (0-9) (got "٥٤٣٢")'),
+    ("set", "timeoutSeconds", "１０", "must be a number of seconds between 0.1 and 600, in ASCII digits (0-9) "
+                                    '(got "１０")'),
+]
+
+
+@pytest.mark.parametrize("how, field, value, rule", BAD_FIELDS)
+def test_a_bad_field_is_refused_by_the_cli_naming_the_field_and_the_rule(tmp_path: Path, how: str, field: str,
+                                                                         value: str, rule: str) -> None:
+    assert cli(tmp_path, "provider", "configure", "mem0", "--set", "collection=team").returncode == 0
+    path = tmp_path / "data" / "state" / "memory-providers.json"
+    before = path.read_bytes(), path.stat().st_mtime_ns
+    for action in ("configure", "enable"):
+        args = ("--secret", field) if how == "secret" else ("--set", f"{field}={value}")
+        done = cli(tmp_path, "provider", action, "mem0", *args, stdin=value + "\n" if how == "secret" else "")
+        assert done.returncode == 2, (action, done.stdout, done.stderr)
+        assert done.stderr == f"mnemon-ls: error: services.{field}: {rule}\n"
+        assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+
+
+def test_the_language_server_refuses_the_same_values_through_the_same_operation(tmp_path: Path) -> None:
+    import asyncio
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+    from tests.lsp.rawclient import RawServer  # the strict frame parser of the main suite
+
+    assert cli(tmp_path, "provider", "configure", "mem0", "--set", "collection=team").returncode == 0
+    path = tmp_path / "data" / "state" / "memory-providers.json"
+    before = path.read_bytes(), path.stat().st_mtime_ns
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMON_")}
+    env.update(MNEMON_DATA_DIR=str(tmp_path / "data"), MNEMON_SEMANTIC="off")
+
+    async def session() -> list[dict]:
+        server = RawServer()
+        await server.start(env, tmp_path)
+        try:
+            folder = tmp_path / "repo"
+            (folder / ".git").mkdir(parents=True)
+            await server.initialize([folder], {"mnemon": {"storageScope": "global"}})
+            return [await server.call(method, {"providerId": "mem0", "services": {field: value}}, timeout=120)
+                    for _how, field, value, _rule in BAD_FIELDS
+                    for method in ("mnemon/providers/configure", "mnemon/providers/enable")]
+        finally:
+            await server.close()
+
+    answers = asyncio.run(session())
+    expected = [("invalid-input", f"services.{field}", rule) for _how, field, _value, rule in BAD_FIELDS
+                for _ in range(2)]
+    assert [(a["error"]["data"]["code"], a["error"]["data"].get("field"), a["error"]["data"].get("rule"))
+            for a in answers] == expected, answers
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == before
