@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from conftest import facts
+
 
 def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMON_")}
@@ -144,3 +146,82 @@ def test_export_says_how_many_provider_spaces_it_left_out(tmp_path: Path, hermes
     receipt = json.loads(cli(tmp_path, "pack", "export", "--pack-scope", "memory-spaces", "-o", str(pack),
                              "--json").stdout)
     assert receipt["providerSpaces"] == {"leftOut": 2}
+
+
+def _native_contents(db: Path) -> list[str]:
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        rows = [r[0] for r in conn.execute("SELECT content FROM insights WHERE deleted_at IS NULL ORDER BY content")]
+    conn.close()
+    return rows
+
+
+def test_spaces_made_while_disabled_keep_their_names_and_ids_when_the_provider_comes_back(
+        tmp_path: Path, hermes_db: Path) -> None:
+    """A native space made while the provider was disabled may take the name of one of its banks, or its
+    space's id as a name, or (a store directory) its id in another case. Enabling again applies the naming
+    rule of ``space create``: the native spaces keep theirs, the provider's spaces are renamed/re-numbered,
+    the answer says so, and a write by that id or name reaches the native store, not the Hermes bank."""
+    import json
+
+    assert cli(tmp_path, "provider", "enable", "holographic", "--set", f"dataPath={hermes_db}").returncode == 0
+    first = _spaces(tmp_path)
+    project_id, pref_id = first["project"][0], first["user_pref"][0]
+    assert cli(tmp_path, "provider", "disable", "holographic").returncode == 0
+    for name, description in (("Project", "native decisions"), (project_id, "named like the bank's space id")):
+        made = cli(tmp_path, "space", "create", "--name", name, "--description", description, "--active")
+        assert made.returncode == 0, made.stderr
+    root = tmp_path / "data"
+    # a store the Mnemon CLI made, whose directory is the user_pref space's id in capitals
+    from mnemon_ls.spaces.providers.native import NativeProvider
+
+    store = NativeProvider(root / "data" / pref_id.upper() / "mnemon.db", space_id=pref_id.upper(), create=True)
+    store.count()
+    store.close()
+    natives = {name: space for name, space in _spaces(tmp_path).items()}
+    assert set(natives) == {"Project", project_id, pref_id.upper()}
+    hermes_before = facts(hermes_db)
+
+    enabled = cli(tmp_path, "provider", "enable", "holographic", "--json")
+    assert enabled.returncode == 0, enabled.stderr
+    answer = json.loads(enabled.stdout)
+    after = _spaces(tmp_path)
+    for name, (space_id, _active) in natives.items():
+        assert after[name][0] == space_id  # the native spaces keep their names and ids
+    # writes by the taken id or name go to the native stores, never into the Hermes bank
+    for reference, content in ((project_id, "written by the id-like name"), ("project", "written by the name"),
+                               (pref_id, "written by the id in lower case")):
+        done = cli(tmp_path, "remember", "--space", reference, content)
+        assert done.returncode == 0, done.stderr
+    assert facts(hermes_db) == hermes_before
+    assert _native_contents(root / "data" / natives[project_id][0] / "mnemon.db") == ["written by the id-like name"]
+    assert _native_contents(root / "data" / natives["Project"][0] / "mnemon.db") == ["written by the name"]
+    assert _native_contents(root / "data" / pref_id.upper() / "mnemon.db") == ["written by the id in lower case"]
+    renamed = {r["externalId"]: r for r in answer["renamed"]}
+    assert set(renamed) == {"project", "user_pref"}
+    assert renamed["project"]["name"] == "project (2)" and renamed["project"]["wantedName"] == "project"
+    assert renamed["project"]["wantedId"] == project_id and renamed["project"]["spaceId"] != project_id
+    assert {t["spaceId"] for t in renamed["project"]["takenBy"]} == {natives["Project"][0], natives[project_id][0]}
+    assert renamed["user_pref"]["wantedId"] == pref_id and "wantedName" not in renamed["user_pref"]
+    assert renamed["user_pref"]["takenBy"] == [{"what": "id", "spaceId": pref_id.upper(),
+                                                "label": pref_id.upper()}]
+    assert after["project (2)"][0] == renamed["project"]["spaceId"]
+    assert after["user_pref"][0] == renamed["user_pref"]["spaceId"]
+    pairs = [(name.casefold(), space_id.casefold()) for name, (space_id, _) in after.items()]
+    assert len({i for _, i in pairs}) == len({n for n, _ in pairs}) == len(pairs) == 5
+    assert not any(n == i for k, (n, _) in enumerate(pairs) for j, (_, i) in enumerate(pairs) if j != k)
+    text = cli(tmp_path, "provider", "enable", "holographic")
+    assert text.returncode == 0 and "renamed" not in text.stdout  # nothing new to rename: the mapping stays
+
+
+def test_the_enable_text_says_what_was_renamed(tmp_path: Path, hermes_db: Path) -> None:
+    assert cli(tmp_path, "provider", "enable", "holographic", "--set", f"dataPath={hermes_db}").returncode == 0
+    assert cli(tmp_path, "provider", "disable", "holographic").returncode == 0
+    assert cli(tmp_path, "space", "create", "--name", "PROJECT", "--description", "mine").returncode == 0
+    text = cli(tmp_path, "provider", "enable", "holographic")
+    assert text.returncode == 0, text.stderr
+    [line] = [line for line in text.stdout.splitlines() if line.startswith("renamed:")]
+    space_id = _spaces(tmp_path)["project (2)"][0]
+    assert line == (f"renamed: namespace project is space 'project (2)' ({space_id}), not name 'project': "
+                    "space PROJECT (default) keeps 'project'")
