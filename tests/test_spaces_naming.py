@@ -181,3 +181,7 @@ def test_a_space_id_matches_ignoring_case_and_two_ids_that_differ_only_in_case_a
     assert twice.value.data == {"field": "spaceId", "spaceIds": ["Team", "team"]}
     assert "ignoring case" in twice.value.message
     assert procs.tree_snapshot(root) == before
+    from mnemon_ls.spaces.naming import diagnose_names
+
+    [finding] = [f for f in diagnose_names(service.state().all) if "differ only in case" in f.message]
+    assert finding.message.startswith("2 spaces have ids that differ only in case (Team, team)")

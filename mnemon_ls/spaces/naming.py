@@ -84,13 +84,26 @@ def unique_name(taken_keys: set[str], name: str) -> str:
 
 
 def diagnose_names(records: Iterable[SpaceRecord]) -> list[Finding]:
-    """Doctor findings (``problem``, subject ``spaces``) for each name that two or more registered spaces
-    share ignoring case (a registry written before the uniqueness rule, or by another tool): naming such a
-    space is :class:`AmbiguousMatch`. The advice is the rename command."""
+    """Doctor findings (``problem``, subject ``spaces``) for each id that two or more registered spaces share
+    ignoring case (store directories ``data/Team`` and ``data/team`` on a case-sensitive file system) and for
+    each name two or more share by :func:`name_key` (a registry written before the uniqueness rule, or by
+    another tool): naming such a space in another case is :class:`AmbiguousMatch`. The advice is the exact id
+    or the merge command, and the rename command."""
+    records = list(records)
     groups: dict[str, list[SpaceRecord]] = {}
     for record in records:
         groups.setdefault(name_key(record.name), []).append(record)
     findings = []
+    ids: dict[str, list[SpaceRecord]] = {}
+    for record in records:
+        ids.setdefault(fold(record.id), []).append(record)
+    for group in ids.values():
+        if len(group) > 1:
+            listed = ", ".join(r.id for r in group)
+            findings.append(Finding("problem", "spaces", f"{len(group)} spaces have ids that differ only in case "
+                                    f"({listed}); naming them in another case is ambiguous",
+                                    "give the id exactly as `mnemon-ls space list` shows it, or merge one into "
+                                    f"the other: `mnemon-ls space merge {group[-1].id} --into {group[0].id}`"))
     for group in groups.values():
         if len(group) > 1:
             ids = ", ".join(r.id for r in group)
