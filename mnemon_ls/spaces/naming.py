@@ -74,7 +74,7 @@ def require_free_name(records: Iterable[SpaceRecord], name: str, *, except_id: s
 
 def unique_name(taken_keys: set[str], name: str) -> str:
     """``name``, or ``"<name> (2)"``, ``"<name> (3)"``... the first whose :func:`name_key` is not in
-    ``taken_keys`` (the keys of the names and casefolded ids already in the root). The rule ``migrate`` and
+    ``taken_keys`` (the :func:`name_key` of every name and id already in the root). The rule ``migrate`` and
     pack import give a space whose name is taken; the caller adds the result's key to ``taken_keys``."""
     candidate, n = name, 1
     while name_key(candidate) in taken_keys:
