@@ -164,6 +164,20 @@ def test_text(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def renamed_lines(renamed: list[dict[str, Any]]) -> list[str]:
+    """One line per space an enable named or numbered differently from the provider (``renamed`` of
+    :meth:`~mnemon_ls.spaces.thirdparty.ProviderHost.enable`): what it is called now and who holds the rest."""
+    lines = []
+    for change in renamed:
+        wanted = [f"{what} {change['wanted' + what.title()]!r}" for what in ("name", "id")
+                  if f"wanted{what.title()}" in change]
+        kept = "; ".join(f"space {t['label']} keeps {change['wanted' + t['what'].title()]!r}"
+                         for t in change.get("takenBy", []))
+        lines.append(f"renamed: namespace {change['externalId']} is space {change['name']!r} ({change['spaceId']}), "
+                     f"not {' and '.join(wanted)}" + (f": {kept}" if kept else ""))
+    return lines
+
+
 def run(args: argparse.Namespace, host_of: Callable[[argparse.Namespace], Any],
         emit: Callable[[argparse.Namespace, Any, str], None]) -> int:
     """Run one ``provider`` action (module doc)."""
@@ -182,6 +196,7 @@ def run(args: argparse.Namespace, host_of: Callable[[argparse.Namespace], Any],
         elif action == "enable":
             data = providers.enable(args.name, _fields(args, providers))
             text = f"{_line(data)}\n{data['health']['message']}; spaces: {', '.join(data['discovered']) or 'none yet'}"
+            text += "".join(f"\n{line}" for line in renamed_lines(data.get("renamed", [])))
         elif action == "disable":
             data = providers.disable(args.name)
             text = (f"{_line(data)}\nIts spaces were removed from this root; the provider's data is unchanged."

@@ -68,3 +68,28 @@ def test_merging_a_third_party_space_is_refused_with_a_field_and_the_capability_
     assert text.stderr == (f"mnemon-ls: error: space: {other.name} ({other.id}) is a honcho space and cannot merge "
                            "(merge is Mnemon-native only)\n")
     assert procs.tree_snapshot(tmp_path) == before
+
+
+def test_space_names_that_look_alike_and_ids_in_another_case_through_the_cli(tmp_path: Path) -> None:
+    """``space status WORK-ID`` names the space ``work-id``; a fullwidth twin of a name is that name; a name
+    with a zero-width character is refused naming the field and the rule (exit 2) and writes nothing."""
+    project(tmp_path)
+    made = cli(tmp_path, "space", "create", "--name", "Notes", "--description", "scratch", "--json")
+    notes = json.loads(made.stdout)["id"]
+    status = cli(tmp_path, "space", "status", notes.upper(), "--json")
+    assert status.returncode == 0, status.stderr
+    assert json.loads(status.stdout)["space"]["id"] == notes
+    remembered = json.loads(cli(tmp_path, "remember", "--space", notes.upper(), "Tabs in Makefiles", "--json").stdout)
+    assert remembered["spaceId"] == notes
+    before = procs.tree_snapshot(tmp_path)
+    twin = cli(tmp_path, "space", "create", "--name", "ＰＲＯＪＥＣＴ", "--description", "a fullwidth twin")
+    assert (twin.returncode, twin.stdout) == (2, "")
+    assert twin.stderr.startswith("mnemon-ls: error: name: is already the name of space Project (default)")
+    hidden = cli(tmp_path, "space", "create", "--name", "Pro\u200bject", "--description", "a zero-width twin")
+    assert (hidden.returncode, hidden.stdout) == (2, "")
+    assert hidden.stderr == ("mnemon-ls: error: name: must not contain invisible format characters such as "
+                             "zero-width spaces (found U+200B ZERO WIDTH SPACE, Unicode category Cf): a space name "
+                             "is compared as it is seen\n")
+    renamed = cli(tmp_path, "space", "update", notes.upper(), "--name", "No\ufefftes")
+    assert renamed.returncode == 2 and "U+FEFF" in renamed.stderr
+    assert procs.tree_snapshot(tmp_path) == before

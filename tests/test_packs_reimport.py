@@ -77,3 +77,43 @@ def test_a_changed_space_is_one_outcome_under_a_new_id(tmp_path: Path) -> None:
     line = next(l for l in text.splitlines() if l.startswith("  Memory Spaces:"))
     # two spaces in the pack: the renamed copy of default again, Notes already here -- two outcomes
     assert line.startswith("  Memory Spaces: 0 added, 1 already here, 1 under a new id (default -> "), text
+
+
+def test_an_incoming_space_whose_id_is_taken_in_another_case_or_as_a_name_gets_a_new_id(tmp_path: Path) -> None:
+    """Space ids match ignoring case and no id is another space's name: a pack space ``default`` arriving in a
+    root that has a store ``DEFAULT``, or a space *named* ``default``, comes under a new id, so the id or name
+    the user types keeps naming their own space."""
+    from mnemon_ls import packs
+    from mnemon_ls.spaces.providers.native import NativeProvider
+    from tests.helpers.packs import host_on, seed
+
+    seed(tmp_path / "a")
+    source = host_on(tmp_path / "a")
+    try:
+        data = packs.export_pack(source, "memory-spaces").data
+    finally:
+        source.close()
+    for name, make in (("upper", "store DEFAULT"), ("named", "space named default")):
+        root = tmp_path / name
+        if make == "store DEFAULT":
+            store = NativeProvider(root / "data" / "DEFAULT" / "mnemon.db", space_id="DEFAULT", create=True)
+        else:
+            store = NativeProvider(root / "data" / "x1" / "mnemon.db", space_id="x1", create=True)
+        store.count()
+        store.close()
+        host = host_on(root)
+        try:
+            if make == "space named default":
+                mine = host.spaces.create_space("default", "mine, by that name").record
+                assert mine.id != "default"
+            receipt = host.import_pack(data)
+            [renamed] = receipt["spaces"]["renamed"]
+            assert renamed["from"] == "default" and renamed["to"] != "default", receipt
+            ids = [v.record.id.casefold() for v in host.spaces.list_spaces()]
+            names = [v.record.name.casefold() for v in host.spaces.list_spaces()]
+            assert "default" not in ids or make == "store DEFAULT", ids
+            assert len(set(ids)) == len(ids)
+            expected = "DEFAULT" if make == "store DEFAULT" else mine.id
+            assert host.spaces.get_space("default").record.id == expected, (make, ids, names)
+        finally:
+            host.close()

@@ -152,3 +152,45 @@ def test_a_space_keeps_its_user_given_name_across_disable_and_enable(tmp_path: P
     assert (again["peer-2"].name, again["peer-2"].metadata_source) == (plain.name, "provider")
     assert "disabledSpaces" not in json.loads((tmp_path / "state" / "memory-providers.json").read_text())
     service.close()
+
+
+def test_enable_gives_a_namespace_a_free_name_and_id_and_the_spaces_made_meanwhile_keep_theirs(tmp_path: Path) -> None:
+    """While a provider is disabled its names and ids are free: spaces made then keep them when it is enabled
+    again, and its own spaces get the next free name (``"<name> (2)"``) and a re-hashed id, said in
+    ``renamed``. A namespace new to the registry never takes the name of one already mapped."""
+    import json
+
+    from mnemon_ls.spaces.naming import name_key
+
+    service = SpacesService(tmp_path)
+    service.configure_provider("honcho", {}, enabled=True)
+    peer1, peer2 = service.registry.sync_namespaces("honcho", [{"externalId": "peer-1"},
+                                                               {"externalId": "peer-2", "name": "Team"}])
+    service.update_space(peer1.id, name="Decisions", description="what the team agreed")
+    service.activate(peer1.id)
+    service.configure_provider("honcho", {}, enabled=False)
+    native_decisions = service.create_space("ｄｅｃｉｓｉｏｎｓ", "mine, made while honcho was off").record
+    native_team = service.create_space(peer2.id.upper(), "named like a honcho space id").record
+    service.configure_provider("honcho", {}, enabled=True)
+    renamed: list = []
+    spaces = {r.external_id: r for r in service.registry.sync_namespaces(
+        "honcho", [{"externalId": "peer-1"}, {"externalId": "peer-2", "name": "team"},
+                   {"externalId": "peer-3", "name": "Team"}], renamed=renamed)}
+    assert (native_decisions.name, service.get_space("decisions").record.id) == ("decisions", native_decisions.id)
+    assert service.get_space(peer2.id).record.id == native_team.id  # the id a person typed names their space
+    assert (spaces["peer-1"].name, spaces["peer-1"].active, spaces["peer-1"].id) == ("Decisions (2)", True, peer1.id)
+    assert spaces["peer-2"].name == "team" and spaces["peer-2"].id != peer2.id
+    assert spaces["peer-3"].name == "Team (2)"  # "team" is peer-2's: a new namespace takes the next name
+    assert [(r["externalId"], r.get("wantedName"), r.get("wantedId"), [t["spaceId"] for t in r["takenBy"]])
+            for r in renamed] == [("peer-1", "Decisions", None, [native_decisions.id]),
+                                  ("peer-2", None, peer2.id, [native_team.id]),
+                                  ("peer-3", "Team", None, [spaces["peer-2"].id])]
+    keys = [k for v in service.list_spaces() for k in {name_key(v.record.id), name_key(v.record.name)}]
+    assert len(keys) == len(set(keys)) == 10  # five spaces, no id or name shared
+    stored = json.loads((tmp_path / "state" / "memory-providers.json").read_text())
+    assert sorted(b["name"] for b in stored["bodies"]) == ["Decisions (2)", "Team (2)", "team"]
+    again: list = []
+    service.registry.sync_namespaces("honcho", [{"externalId": "peer-1"}, {"externalId": "peer-2", "name": "team"},
+                                                {"externalId": "peer-3", "name": "Team"}], renamed=again)
+    assert again == []  # the names stay, and a re-sync has nothing new to say
+    service.close()

@@ -428,10 +428,14 @@ def _stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, sta
                           f"{root}; nothing was imported (use merge, or a pack with spaces)", reason="would-empty")
     added: list[PackSpace] = []
     if mode == "merge":
-        taken = {b.id for b in native} | provider_ids | set(store_dirs)
+        from ..spaces.naming import name_key
+
+        # ids are matched ignoring case and may not be another space's name (mnemon_ls.spaces.naming)
+        taken = {name_key(i) for i in ({b.id for b in native} | provider_ids | set(store_dirs))}
+        taken |= {name_key(b.name) for b in (*native, *providers)}
         for space in incoming:
             record = space.record
-            if record.id in taken:
+            if name_key(record.id) in taken:
                 existing = data_dir / record.id / "mnemon.db"
                 if record.id in {b.id for b in native} and existing.is_file() and same_store(existing, space.db, stage):
                     report["skipped"] += 1
@@ -440,7 +444,7 @@ def _stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, sta
                 report["renamed"].append({"from": record.id, "to": new_id})
                 record = SpaceRecord(new_id, record.name, record.description, record.active, record.created_at,
                                      record.updated_at, placement=record.placement)
-            taken.add(record.id)
+            taken.add(name_key(record.id))
             added.append(dataclasses.replace(space, record=record))
     else:
         report["replaced"] = len(native)

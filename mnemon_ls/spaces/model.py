@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable, Literal
@@ -260,15 +261,34 @@ def validate_source(value: Any, field_name: str = "source", *, default: str = "u
     return text
 
 
+#: Unicode categories a space name may not hold: controls (Cc), invisible format characters such as zero-width
+#: spaces and joiners, word joiners, byte-order marks and bidirectional overrides (Cf), line and paragraph
+#: separators (Zl, Zp). Two names that look alike must compare alike (:func:`.naming.name_key`).
+FORBIDDEN_NAME_CATEGORIES = ("Cc", "Cf", "Zl", "Zp")
+
+
 def validate_name(value: Any, field_name: str = "name") -> str:
-    """A trimmed space name of 1..100 chars, one line of text (no control characters: a name is shown in
-    lists, pickers and terminals)."""
+    """A space name as stored: trimmed, NFKC-normalised (fullwidth ``ｗｏｒｋ`` is stored as ``work``,
+    ``ﬁ`` as ``fi``), 1..100 chars (UTF-16 code units), one line of visible text. Raises :class:`InvalidInput`
+    naming ``field_name``: blank; a lone surrogate; a control (Cc), invisible format (Cf: U+200B/200C/200D/
+    2060/FEFF, bidi overrides, soft hyphen...) or line/paragraph separator (Zl/Zp) character, giving its code
+    point and category (a name is shown in lists, pickers and terminals and is compared as it is seen);
+    too long after normalising."""
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(field_name, "is required")
     text = require_unicode(value.strip(), field_name)
-    bad = next((c for c in text if ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0), None)
+    bad = next((c for c in text if unicodedata.category(c) in FORBIDDEN_NAME_CATEGORIES), None)
     if bad is not None:
-        raise InvalidInput(field_name, f"must not contain control characters (found U+{ord(bad):04X})")
+        category = unicodedata.category(bad)
+        if category == "Cc":
+            raise InvalidInput(field_name, f"must not contain control characters (found U+{ord(bad):04X})")
+        what = "invisible format characters such as zero-width spaces" if category == "Cf" else "line separators"
+        raise InvalidInput(field_name, f"must not contain {what} (found U+{ord(bad):04X} "
+                                       f"{unicodedata.name(bad, 'unnamed')}, Unicode category {category}): "
+                                       "a space name is compared as it is seen")
+    text = unicodedata.normalize("NFKC", text).strip()
+    if not text:
+        raise InvalidInput(field_name, "is required")
     if js_length(text) > MAX_NAME_CHARS:
         raise InvalidInput(field_name, f"must be at most {MAX_NAME_CHARS} characters")
     return text

@@ -6,12 +6,14 @@ re-reads, validates and writes through the registry's own helpers."""
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from dataclasses import replace
 from typing import Any, Iterable, Mapping
 
 from .. import fsio
 from ..errors import InvalidInput
-from .model import iso_ms, monotonic_iso, require_unicode
+from .model import FORBIDDEN_NAME_CATEGORIES, iso_ms, monotonic_iso, require_unicode
+from .naming import name_key, space_label, unique_name
 from .provider_fields import (
     MAX_FIELD_CHARS,
     _fallback_name,
@@ -35,11 +37,13 @@ from .registry_model import (
 
 def provider_space_id(provider_id: str, external_id: str, taken: set[str]) -> str:
     """``<providerId>-<24 hex of sha256(externalId)>``, re-hashed as ``externalId:<n>`` (n = 1, 2, ...) while
-    the id is in ``taken`` (reference 6.2)."""
+    the id's :func:`.naming.name_key` is in ``taken`` (reference 6.2; ``taken`` holds the keys of the ids, and
+    for a space made now also of the names, of the other spaces: an id is matched ignoring case and may not
+    be another space's name)."""
     n, key = 0, external_id
     while True:
         candidate = f"{provider_id}-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:24]}"
-        if candidate not in taken:
+        if name_key(candidate) not in taken:
             return candidate
         n += 1
         key = f"{external_id}:{n}"
@@ -97,7 +101,8 @@ class ProviderPlane:
                                    + " (" + (", ".join(sorted(secrets)) or "it has none") + ")")
         return clear
 
-    def sync_namespaces(self, provider_id: str, discovered: Iterable[Mapping[str, Any]]) -> list[SpaceRecord]:
+    def sync_namespaces(self, provider_id: str, discovered: Iterable[Mapping[str, Any]], *,
+                        renamed: list[dict[str, Any]] | None = None) -> list[SpaceRecord]:
         """Replace ``provider_id``'s projections by the ``discovered`` namespaces atomically (reference 6.2):
         each ``{"externalId", "name"?, "description"?, "connection"?}``; ids ``<providerId>-<24 hex of
         sha256(externalId)>`` (``externalId:<n>`` on collision); existing ids keep ``active`` and
@@ -105,7 +110,19 @@ class ProviderPlane:
         namespaces disappear; a repeated externalId rejects the sync. A namespace new to the registry that
         ``disabledSpaces`` remembers (the provider was disabled) gets its active flag and (unless the entry's
         ``metadataSource`` is ``provider``) that name, description and ``metadataSource`` back, and the
-        entry is dropped. Returns the provider's spaces."""
+        entry is dropped.
+
+        Naming (:mod:`.naming`, the rule ``space create`` applies): no two spaces share an id or a name (ids and
+        names compared by :func:`.naming.name_key`, an id never equal to another space's name). The spaces
+        of other providers and the native ones (made while this provider was disabled, say) keep theirs;
+        this provider's space whose name is taken gets ``"<name> (2)"``... (:func:`.naming.unique_name`) and
+        one whose id is taken is re-hashed. A name from the provider is NFKC-normalised with control and
+        format characters (:data:`~.model.FORBIDDEN_NAME_CATEGORIES`) dropped. Spaces already mapped claim
+        their names before namespaces new to the registry. When ``renamed`` is given, each space this sync
+        gave another name or id than it wanted (a mapped space that keeps the name an earlier sync gave it
+        is not listed) is appended to it as ``{"spaceId", "externalId", "name", "wantedName"?,
+        "wantedId"?, "takenBy": [{"what": "name"|"id", "spaceId", "label"}]}`` (the name/id it would have had,
+        and the spaces holding them). Returns the provider's spaces."""
         provider_id = _provider_id(provider_id)
         entries = list(discovered)
         seen: set[str] = set()
@@ -129,47 +146,90 @@ class ProviderPlane:
             # namespace is not listed by every engine)
             others = [b for b in all_bodies if b.provider_id != provider_id
                       or (b.metadata_source == "manual" and b.external_id not in found)]
-            taken = {b.id for b in (*state.bodies, *others)}
+            holders = {}  # key of every id and name already given -> the space holding it
+            for body in (*state.bodies, *others):
+                holders.setdefault(name_key(body.id), body)
+                holders.setdefault(name_key(body.name), body)
+            changes: list[dict[str, Any]] = []
             label = provider_label(provider_id)
             remembered = parse_disabled_spaces(fsio.read_bytes_or_none(self.providers_path))
             words = {e["externalId"]: e for e in remembered if e["providerId"] == provider_id}
             used: set[str] = set()
-            result: list[SpaceRecord] = []
+            placed: dict[int, SpaceRecord] = {}
+            prepared = []
             for index, entry in enumerate(entries):
                 external = entry["externalId"]
                 connection = validate_memory_fields(entry.get("connection") or {}, provider_id,
                                                     f"discovered[{index}].connection")
-                name = _fallback_name(entry.get("name"), connection, label, external)
+                name = _visible_name(entry.get("name")) or _visible_name(_fallback_name(
+                    None, connection, label, external)) or f"{label} namespace"
                 description = entry.get("description") if isinstance(entry.get("description"), str) and \
                     entry["description"].strip() else f"{label} memory namespace mapped from {external}."
-                description = description.strip()[:MAX_FIELD_CHARS // 2]
+                prepared.append((index, external, connection, name, description.strip()[:MAX_FIELD_CHARS // 2]))
+            # spaces already mapped claim their id and name first, so a namespace new to the registry never
+            # takes a name from a space the user knows
+            for index, external, connection, name, description in prepared:
                 old = mine.get(external)
-                now = iso_ms(self.clock())
-                if old is not None:
-                    keep_meta = old.metadata_source != "provider"
-                    result.append(replace(old, name=old.name if keep_meta else name,
-                                          description=old.description if keep_meta else description,
-                                          connection=connection, updated_at=monotonic_iso(self.clock, old.updated_at)))
-                    taken.add(old.id)
+                if old is None:
                     continue
-                candidate = provider_space_id(provider_id, external, taken)
-                taken.add(candidate)
+                keep_meta = old.metadata_source != "provider"
+                space_id = old.id if name_key(old.id) not in holders else provider_space_id(
+                    provider_id, external, set(holders))
+                wanted = old.name if keep_meta else name
+                record = replace(old, id=space_id, name=unique_name(set(holders), wanted),
+                                 description=old.description if keep_meta else description,
+                                 connection=connection, updated_at=monotonic_iso(self.clock, old.updated_at))
+                # reported only when it changed: a name already numbered by an earlier sync stays quiet
+                self._claim(holders, record, old.name if record.name == old.name else wanted, old.id, changes)
+                placed[index] = record
+            for index, external, connection, name, description in prepared:
+                if external in mine:
+                    continue
+                now = iso_ms(self.clock())
+                wanted_id = provider_space_id(provider_id, external, {name_key(r.id) for r in placed.values()})
+                candidate = provider_space_id(provider_id, external, set(holders))
                 source, active = "provider", False
                 if external in words:  # the user's words and flag for this namespace, kept while it was disabled
                     if words[external]["metadataSource"] != "provider":
-                        name, description, source = (words[external]["name"], words[external]["description"],
+                        name, description, source = (_visible_name(words[external]["name"]) or name,
+                                                     words[external]["description"],
                                                      words[external]["metadataSource"])
                     active = words[external]["active"]
                     used.add(external)
-                result.append(SpaceRecord(candidate, name, description, active, now, now, provider_id=provider_id,
-                                          external_id=external, metadata_source=source, connection=connection))
+                record = SpaceRecord(candidate, unique_name(set(holders), name), description, active, now, now,
+                                     provider_id=provider_id, external_id=external, metadata_source=source,
+                                     connection=connection)
+                self._claim(holders, record, name, wanted_id, changes)
+                placed[index] = record
+            result = [placed[index] for index in sorted(placed)]
             all_bodies = (*others, *result)
             new_state = RegistryState(state.bodies, state.services, state.enabled,
                                       tuple(b for b in all_bodies if state.enabled.get(b.provider_id)))
             kept = tuple(e for e in remembered if not (e["providerId"] == provider_id and e["externalId"] in used))
             self._write_locked(new_state, all_provider_bodies=all_bodies,
                                disabled_spaces=kept if used else None)
+            if renamed is not None:
+                renamed.extend(changes)
             return result
+
+    @staticmethod
+    def _claim(holders: dict[str, SpaceRecord], record: SpaceRecord, wanted_name: str, wanted_id: str,
+               changes: list[dict[str, Any]]) -> None:
+        """Record in ``changes`` whether ``record`` got another name or id than it wanted (and which space
+        holds the wanted one), then give its id and name to it in ``holders``."""
+        change: dict[str, Any] = {}
+        taken_by = []
+        for what, wanted, got in (("name", wanted_name, record.name), ("id", wanted_id, record.id)):
+            if got != wanted:
+                change[f"wanted{what.title()}"] = wanted
+                holder = holders.get(name_key(wanted))
+                if holder is not None:
+                    taken_by.append({"what": what, "spaceId": holder.id, "label": space_label(holder)})
+        if change:
+            changes.append({"spaceId": record.id, "externalId": record.external_id, "name": record.name, **change,
+                            "takenBy": taken_by})
+        holders.setdefault(name_key(record.id), record)
+        holders.setdefault(name_key(record.name), record)
 
     def add_provider_space(self, provider_id: str, external_id: str, name: str, description: str, *,
                            connection: Mapping[str, Any], active: bool = False) -> SpaceRecord:
@@ -187,7 +247,7 @@ class ProviderPlane:
             if any(b.provider_id == provider_id and b.external_id == external_id for b in all_bodies):
                 raise InvalidInput("name", f"names a {provider_label(provider_id)} namespace that is already a space",
                                    externalId=external_id)
-            taken = {b.id for b in (*state.bodies, *all_bodies)}
+            taken = {k for b in (*state.bodies, *all_bodies) for k in (name_key(b.id), name_key(b.name))}
             candidate = provider_space_id(provider_id, external_id, taken)
             now = iso_ms(self.clock())
             record = SpaceRecord(candidate, name, description, bool(active), now, now, provider_id=provider_id,
@@ -217,3 +277,14 @@ class ProviderPlane:
             return parse_providers(fsio.read_bytes_or_none(self.providers_path))[2]
         except (_Damaged, _TooNew):
             return ()
+
+
+def _visible_name(value: Any) -> str:
+    """A name a provider gave, as a space name is stored (:func:`~.model.validate_name`): NFKC-normalised,
+    control, format and line-separator characters dropped (the provider's name is not the user's input to
+    refuse), white space collapsed, at most 100 characters; ``""`` when nothing visible is left."""
+    if not isinstance(value, str):
+        return ""
+    text = "".join(" " if c.isspace() else "" if unicodedata.category(c) in FORBIDDEN_NAME_CATEGORIES else c
+                   for c in unicodedata.normalize("NFKC", value))
+    return " ".join(text.split())[:100]

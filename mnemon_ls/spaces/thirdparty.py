@@ -325,8 +325,10 @@ class ProviderHost:
 
     def enable(self, provider_id: str, fields: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Open the engine with the stored (plus ``fields``) configuration, list its namespaces, then write
-        the enabled flag and the discovered spaces (module doc). Returns :meth:`view` plus ``health`` and
-        ``discovered`` (space ids)."""
+        the enabled flag and the discovered spaces (module doc). Returns :meth:`view` plus ``health``,
+        ``discovered`` (space ids) and ``renamed``: the spaces the naming rule gave another name or id than
+        the provider's because a space made while the provider was disabled holds it (the shape of
+        :meth:`~.registry.SpaceRegistry.sync_namespaces`; that space keeps its name and id)."""
         from .provider_fields import merge_service, validate_service_fields
 
         plugin = self.plugin(provider_id)
@@ -345,10 +347,12 @@ class ProviderHost:
             raise
         self.forget_engine(provider_id)
         self.registry.configure_service(provider_id, clean, enabled=True)
-        spaces = self.registry.sync_namespaces(provider_id, [n.to_sync() for n in found])
+        renamed: list[dict[str, Any]] = []
+        spaces = self.registry.sync_namespaces(provider_id, [n.to_sync() for n in found], renamed=renamed)
         with self._guard:
             self._engines[provider_id] = engine
-        return self.view(provider_id) | {"health": health.to_dict(), "discovered": [s.id for s in spaces]}
+        return self.view(provider_id) | {"health": health.to_dict(), "discovered": [s.id for s in spaces],
+                                         "renamed": renamed}
 
     def disable(self, provider_id: str) -> dict[str, Any]:
         """Disable: drop the provider's spaces from the registry (never its data), keep its configuration."""

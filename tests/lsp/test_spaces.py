@@ -309,6 +309,18 @@ async def test_invalid_input(lsp: Launcher, repo, repo_dir: Path):
         "code": "invalid-input", "field": "spaceId", "spaceId": "Projcet", "suggestions": ["default"],
         "rule": "is not a registered space id or name; did you mean Project (default)?"}
     await _invalid(client, "mnemon/spaces/create", {"name": "PROJECT", "description": "again"}, "name")
+    # An id in another case is that id, a fullwidth twin is the same name, a zero-width character is refused.
+    notes = await client.call("mnemon/spaces/create", {"name": "Notes", "description": "scratch"})
+    for method in ("mnemon/spaces/status", "mnemon/spaces/deactivate", "mnemon/spaces/activate"):
+        answer = await client.call(method, {"spaceId": notes["id"].upper()})
+        assert (answer.get("space") or answer)["id"] == notes["id"], method
+    assert (await client.call("mnemon/spaces/status", {"spaceId": "DEFAULT"}))["space"]["id"] == "default"
+    await _invalid(client, "mnemon/spaces/create", {"name": "ＰＲＯＪＥＣＴ", "description": "twin"}, "name")
+    hidden = await _invalid(client, "mnemon/spaces/update", {"spaceId": notes["id"].upper(),
+                                                             "name": "No\u200dtes"}, "name")
+    assert hidden["rule"].startswith("must not contain invisible format characters such as zero-width spaces "
+                                     "(found U+200D ZERO WIDTH JOINER, Unicode category Cf)")
+    await client.call("mnemon/spaces/deactivate", {"spaceId": notes["id"]})
 
     assert await _invalid(client, "mnemon/remember", {"content": "x", "importance": 6}, "importance") == {
         "code": "invalid-input", "field": "importance", "rule": "must be an integer 1..5 (got 6)"}

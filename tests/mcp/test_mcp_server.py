@@ -189,6 +189,10 @@ async def test_every_tool_error_names_the_code_and_changes_nothing(workspace: Pa
             ("mnemon_document_manage", {"action": "get", "id": "00000000-0000-4000-8000-000000000000"}, "not-found"),
             ("mnemon_memory_spaces", {"action": "create", "name": "", "description": "d"}, "invalid-input: name"),
             ("mnemon_memory_spaces", {"action": "activate"}, "invalid-input: space_id"),
+            ("mnemon_memory_spaces", {"action": "create", "name": "Ｐ", "description": "a fullwidth twin"},
+             "invalid-input: name: is already the name of space P (default)"),
+            ("mnemon_memory_spaces", {"action": "update", "space_id": "DEFAULT", "name": "P\u2060"},
+             "invalid-input: name: must not contain invisible format characters such as zero-width spaces (found U+2060"),
             ("mnemon_status", {"workspace": "relative/dir"}, "invalid-input: workspace"),
             ("mnemon_status", {"workspace": "/"}, "not-in-workspace: "),
             ("mnemon_recall", {"query": "x", "bogus": 1}, "invalid-input: bogus: is not an argument of mnemon_recall"),
@@ -200,6 +204,12 @@ async def test_every_tool_error_names_the_code_and_changes_nothing(workspace: Pa
             assert error, (name, arguments, message)
             assert expected in message, (name, arguments, message)
             assert "Traceback" not in message
+        # an id in another case is that id (the one naming rule of every surface): the same answers as the id
+        for name, arguments in (("mnemon_memory_spaces", {"action": "activate"}),
+                                ("mnemon_related", {"id": "missing"}), ("mnemon_forget", {"id": "missing"})):
+            exact = await call(session, name, {**arguments, "space_id": "default"})
+            for other in ("DEFAULT", "Default"):
+                assert await call(session, name, {**arguments, "space_id": other}) == exact, (name, other)
         huge = "x" * (10 * 1024 * 1024)
         error, message = await call(session, "mnemon_remember", {"content": huge})
         assert error and "invalid-input: content" in message

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from conftest import facts
 from provider_cli import cli, tree_state
 
 
@@ -139,7 +140,7 @@ def test_provider_test_is_read_only_on_an_existing_store_and_recalls_a_probe(tmp
     tested = cli(tmp_path, "provider", "test", "holographic")
     assert tested.returncode == 0, tested.stdout + tested.stderr
     first, second = tested.stdout.splitlines()
-    assert first.startswith(f"ok: hermes-agent") and "3 facts in 2 banks" in first and "project (2)" in first
+    assert first.startswith("ok: hermes-agent") and "3 facts in 2 banks" in first and "project (2)" in first
     assert second.startswith("recall 'mnemon-ls provider test probe': recall answered (0 items)"), second
     report = json.loads(cli(tmp_path, "provider", "test", "holographic", "--json").stdout)
     assert report["ok"] is True and report["recall"]["ok"] is True and report["recall"]["namespace"] == "project"
@@ -171,3 +172,82 @@ def test_a_provider_file_of_a_newer_version_is_never_rewritten_or_moved(tmp_path
     assert path.read_bytes() == before["state/memory-providers.json"][1]
     assert path.stat().st_mtime_ns == before["state/memory-providers.json"][2]
     assert not (tmp_path / "data" / "state" / "quarantine").exists()
+
+
+def _native_contents(db: Path) -> list[str]:
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        rows = [r[0] for r in conn.execute("SELECT content FROM insights WHERE deleted_at IS NULL ORDER BY content")]
+    conn.close()
+    return rows
+
+
+def test_spaces_made_while_disabled_keep_their_names_and_ids_when_the_provider_comes_back(
+        tmp_path: Path, hermes_db: Path) -> None:
+    """A native space made while the provider was disabled may take the name of one of its banks, or its
+    space's id as a name, or (a store directory) its id in another case. Enabling again applies the naming
+    rule of ``space create``: the native spaces keep theirs, the provider's spaces are renamed/re-numbered,
+    the answer says so, and a write by that id or name reaches the native store, not the Hermes bank."""
+    import json
+
+    assert cli(tmp_path, "provider", "enable", "holographic", "--set", f"dataPath={hermes_db}").returncode == 0
+    first = _spaces(tmp_path)
+    project_id, pref_id = first["project"][0], first["user_pref"][0]
+    assert cli(tmp_path, "provider", "disable", "holographic").returncode == 0
+    for name, description in (("Project", "native decisions"), (project_id, "named like the bank's space id")):
+        made = cli(tmp_path, "space", "create", "--name", name, "--description", description, "--active")
+        assert made.returncode == 0, made.stderr
+    root = tmp_path / "data"
+    # a store the Mnemon CLI made, whose directory is the user_pref space's id in capitals
+    from mnemon_ls.spaces.providers.native import NativeProvider
+
+    store = NativeProvider(root / "data" / pref_id.upper() / "mnemon.db", space_id=pref_id.upper(), create=True)
+    store.count()
+    store.close()
+    natives = {name: space for name, space in _spaces(tmp_path).items()}
+    assert set(natives) == {"Project", project_id, pref_id.upper()}
+    hermes_before = facts(hermes_db)
+
+    enabled = cli(tmp_path, "provider", "enable", "holographic", "--json")
+    assert enabled.returncode == 0, enabled.stderr
+    answer = json.loads(enabled.stdout)
+    after = _spaces(tmp_path)
+    for name, (space_id, _active) in natives.items():
+        assert after[name][0] == space_id  # the native spaces keep their names and ids
+    # writes by the taken id or name go to the native stores, never into the Hermes bank
+    for reference, content in ((project_id, "written by the id-like name"), ("project", "written by the name"),
+                               (pref_id, "written by the id in lower case")):
+        done = cli(tmp_path, "remember", "--space", reference, content)
+        assert done.returncode == 0, done.stderr
+    assert facts(hermes_db) == hermes_before
+    assert _native_contents(root / "data" / natives[project_id][0] / "mnemon.db") == ["written by the id-like name"]
+    assert _native_contents(root / "data" / natives["Project"][0] / "mnemon.db") == ["written by the name"]
+    assert _native_contents(root / "data" / pref_id.upper() / "mnemon.db") == ["written by the id in lower case"]
+    renamed = {r["externalId"]: r for r in answer["renamed"]}
+    assert set(renamed) == {"project", "user_pref"}
+    assert renamed["project"]["name"] == "project (2)" and renamed["project"]["wantedName"] == "project"
+    assert renamed["project"]["wantedId"] == project_id and renamed["project"]["spaceId"] != project_id
+    assert {t["spaceId"] for t in renamed["project"]["takenBy"]} == {natives["Project"][0], natives[project_id][0]}
+    assert renamed["user_pref"]["wantedId"] == pref_id and "wantedName" not in renamed["user_pref"]
+    assert renamed["user_pref"]["takenBy"] == [{"what": "id", "spaceId": pref_id.upper(),
+                                                "label": pref_id.upper()}]
+    assert after["project (2)"][0] == renamed["project"]["spaceId"]
+    assert after["user_pref"][0] == renamed["user_pref"]["spaceId"]
+    pairs = [(name.casefold(), space_id.casefold()) for name, (space_id, _) in after.items()]
+    assert len({i for _, i in pairs}) == len({n for n, _ in pairs}) == len(pairs) == 5
+    assert not any(n == i for k, (n, _) in enumerate(pairs) for j, (_, i) in enumerate(pairs) if j != k)
+    text = cli(tmp_path, "provider", "enable", "holographic")
+    assert text.returncode == 0 and "renamed" not in text.stdout  # nothing new to rename: the mapping stays
+
+
+def test_the_enable_text_says_what_was_renamed(tmp_path: Path, hermes_db: Path) -> None:
+    assert cli(tmp_path, "provider", "enable", "holographic", "--set", f"dataPath={hermes_db}").returncode == 0
+    assert cli(tmp_path, "provider", "disable", "holographic").returncode == 0
+    assert cli(tmp_path, "space", "create", "--name", "PROJECT", "--description", "mine").returncode == 0
+    text = cli(tmp_path, "provider", "enable", "holographic")
+    assert text.returncode == 0, text.stderr
+    [line] = [line for line in text.stdout.splitlines() if line.startswith("renamed:")]
+    space_id = _spaces(tmp_path)["project (2)"][0]
+    assert line == (f"renamed: namespace project is space 'project (2)' ({space_id}), not name 'project': "
+                    "space PROJECT (default) keeps 'project'")

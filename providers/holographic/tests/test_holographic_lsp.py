@@ -53,5 +53,13 @@ def test_language_server_gates_on_capabilities(tmp_path: Path, hermes_db: Path, 
         titles = [a["title"] for a in server.call("textDocument/codeAction", selection)["result"]]
         assert not any("in space" in t for t in titles)
         assert server.call("mnemon/spaces/list", {})["result"]["spaces"] == []
+        # a space made while the provider is off keeps its name when it comes back; the answer says so
+        mine = server.call("mnemon/spaces/create", {"name": "PROJECT", "description": "mine"})["result"]
+        again = server.call("mnemon/providers/enable", {"providerId": "holographic"})["result"]
+        [renamed] = [r for r in again["renamed"] if r["externalId"] == "project"]
+        assert (renamed["name"], renamed["wantedName"]) == ("project (2)", "project")
+        assert renamed["takenBy"] == [{"what": "name", "spaceId": mine["id"], "label": f"PROJECT ({mine['id']})"}]
+        names = [s["name"].casefold() for s in server.call("mnemon/spaces/list", {})["result"]["spaces"]]
+        assert len(names) == len(set(names)) and "project" in names and "project (2)" in names
     finally:
         server.close()
