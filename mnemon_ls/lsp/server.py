@@ -258,9 +258,8 @@ class MnemonLanguageServer(LanguageServer):
             watcher.start()
 
     async def stop_watchers(self, uri: str) -> None:
-        """Stop one folder's watchers."""
-        for watcher in self.watchers.pop(uri, []):
-            await watcher.stop()
+        """Stop one folder's watchers (all at once: each waits for its watch thread to notice the stop)."""
+        await asyncio.gather(*(watcher.stop() for watcher in self.watchers.pop(uri, [])))
 
     async def on_git_change(self, uri: str, _paths: set[str]) -> None:
         """Re-probe the branch; notify ``mnemon/branchChanged`` when it changed."""
