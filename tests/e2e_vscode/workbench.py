@@ -70,6 +70,28 @@ class Workbench:
         box.fill(text)
         box.press("Enter")
 
+    def expect_save_dialog(self, proposed: str) -> Locator:
+        """Wait for a save dialog (in code-server VS Code's own simple file dialog: a quick input whose box
+        holds the proposed path, set after the box shows) proposing a file named ``proposed``; returns its
+        input box."""
+        box = self.quick_input.locator("input.input")
+        expect(box).to_be_focused(timeout=UI_MS)
+        expect(box).to_have_value(re.compile(rf"^/.*/{re.escape(proposed)}$"), timeout=UI_MS)
+        return box
+
+    def save_as(self, name: str, proposed: str) -> Path:
+        """Answer the open save dialog (proposing a file named ``proposed``) with a file called ``name`` in
+        the directory it proposes, and wait until it closes; returns the path chosen. (Staying in the proposed
+        directory matters: a box naming another directory makes the dialog list that one first, and an Enter
+        while it does only navigates.)"""
+        box = self.expect_save_dialog(proposed)
+        directory = Path(box.input_value()).parent
+        box.fill(str(directory / name))
+        expect(box).to_have_value(str(directory / name), timeout=UI_MS)
+        box.press("Enter")
+        self.wait_quick_input_closed()
+        return directory / name
+
     def wait_quick_input_closed(self) -> None:
         """Wait until no quick input is shown."""
         expect(self.page.locator(".quick-input-widget")).to_be_hidden(timeout=UI_MS)

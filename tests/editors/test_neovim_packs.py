@@ -33,6 +33,16 @@ def test_pack_export_and_import(session: Session, tmp_path: Path) -> None:  # no
     session.nv.command(f"MnemonPackExport {full}")
     note = session.wait_note("mnemon: exported full pack", mark)
     assert "USER.md: 1 entry left out" in note["msg"]  # the user profile stays here unless asked for
+    assert f"to {full} ({full.stat().st_size} bytes; " in note["msg"]
+    with zipfile.ZipFile(full) as archive:
+        assert [e for e in json.loads(archive.read("payload/runtime/memories.json"))["entries"] if e["target"] == "user"] == []
+    carried = tmp_path / "with-profile.zip"
+    session.nv.command(f"MnemonPackExport! runtime {carried}")  # ! includes the user profile
+    note = session.wait_note("mnemon: exported runtime pack", mark)
+    assert "USER.md: carries 1 entry (your user profile)" in note["msg"] and "left out" not in note["msg"]
+    with zipfile.ZipFile(carried) as archive:
+        users = [e for e in json.loads(archive.read("payload/runtime/memories.json"))["entries"] if e["target"] == "user"]
+    assert [e["content"] for e in users] == [e[1] for e in contents(one / ".mnemon")["entries"] if e[0] == "user"]
 
     session.open(two / "b.txt")
     session.wait_attached()

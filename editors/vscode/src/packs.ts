@@ -1,100 +1,32 @@
 /**
  * Mnemon Packs in VS Code: "Mnemon: Export Pack" and "Mnemon: Import Pack" (reference section 9).
  *
- * Both call the server's `mnemon/pack/*` requests (the same Host operations as `mnemon-ls pack ...`):
- * export writes the ZIP where the save dialog says; import validates the chosen file first
- * (`mnemon/pack/inspect`), shows what it holds, asks merge or replace (replace asks again, modal), then
- * imports. Errors show the server's message and stable code; a refused import changed nothing.
+ * Both call the server's `mnemon/pack/*` requests (the same Host operations as `mnemon-ls pack ...` and
+ * Neovim's `:MnemonPackExport` / `:MnemonPackImport`; helpers and texts in src/requestsPacks.ts).
+ * Export asks what goes in (the pack scope), then, when the scope holds Runtime memory, whether the user
+ * profile (USER.md entries) goes in too (default: left out), then where to save; the message names the
+ * file, its size and what was left out. Import validates the chosen file first (`mnemon/pack/inspect`),
+ * shows what it holds, asks merge or replace (replace asks again, modal), then imports. Cancelling any
+ * step sends nothing and writes nothing. Errors show the server's message and stable code; a refused
+ * import changed nothing.
  */
 
 import * as vscode from "vscode";
 import { errorMessage } from "./format";
-import { asMnemonError, RequestSender } from "./requests";
+import { asMnemonError } from "./requests";
+import {
+    exportedMessage,
+    exportPack,
+    importPack,
+    inspectPack,
+    PROFILE_ITEMS,
+    PROFILE_PLACEHOLDER,
+    receiptText,
+    SCOPE_ITEMS,
+    scopeHasUserProfile,
+    summaryText,
+} from "./requestsPacks";
 import { MnemonServer } from "./server";
-
-export const PackMethod = {
-    export: "mnemon/pack/export",
-    inspect: "mnemon/pack/inspect",
-    import: "mnemon/pack/import",
-} as const;
-
-export type PackScope = "full" | "runtime" | "documents" | "memory-spaces";
-
-export interface PackSummaryRow {
-    component: string;
-    files: number;
-    bytes: number;
-    items: number;
-}
-
-export interface PackExported {
-    fileName: string;
-    bytes: number;
-    scope: PackScope;
-    summary: PackSummaryRow[];
-    path?: string;
-}
-
-export interface PackInspected {
-    scope: PackScope;
-    exportedAt: string;
-    summary: PackSummaryRow[];
-    source: { plugin: string; pluginVersion: string };
-}
-
-export interface PackPart {
-    added: number;
-    skipped: number;
-    replaced?: number;
-    renamed?: { from: string; to: string }[];
-}
-
-export interface PackReceipt {
-    status: string;
-    mode: "merge" | "replace";
-    components: string[];
-    runtime?: PackPart;
-    documents?: PackPart;
-    spaces?: PackPart;
-}
-
-/** One line per component: "documents: 2 items, 3 files, 1998 bytes". */
-export function summaryText(summary: PackSummaryRow[]): string {
-    return summary.map((row) => `${row.component}: ${row.items} item(s), ${row.files} file(s), ${row.bytes} bytes`).join("; ");
-}
-
-/** What an import did, in one line. */
-export function receiptText(receipt: PackReceipt): string {
-    const parts: string[] = [];
-    for (const [key, label] of [["runtime", "Runtime entries"], ["documents", "documents"], ["spaces", "Memory Spaces"]] as const) {
-        const part = receipt[key];
-        if (!part) {
-            continue;
-        }
-        // `added` counts the renamed spaces too: one outcome each
-        let text = `${label}: ${part.added - (part.renamed?.length ?? 0)} added, ${part.skipped} already here`;
-        if (part.replaced) {
-            text += `, ${part.replaced} replaced`;
-        }
-        if (part.renamed?.length) {
-            text += `, ${part.renamed.length} under a new id`;
-        }
-        parts.push(text);
-    }
-    return `Mnemon: pack imported (${receipt.mode}). ${parts.join("; ")}.`;
-}
-
-export async function exportPack(client: RequestSender, workspace: string, packScope: PackScope, path: string): Promise<PackExported> {
-    return (await client.sendRequest(PackMethod.export, { workspace, packScope, path })) as PackExported;
-}
-
-export async function inspectPack(client: RequestSender, workspace: string, path: string): Promise<PackInspected> {
-    return (await client.sendRequest(PackMethod.inspect, { workspace, path })) as PackInspected;
-}
-
-export async function importPack(client: RequestSender, workspace: string, path: string, mode: "merge" | "replace"): Promise<PackReceipt> {
-    return (await client.sendRequest(PackMethod.import, { workspace, path, mode })) as PackReceipt;
-}
 
 async function folderFor(placeHolder: string): Promise<vscode.WorkspaceFolder | undefined> {
     const active = vscode.window.activeTextEditor?.document.uri;
@@ -127,15 +59,19 @@ async function exportCommand(server: MnemonServer): Promise<void> {
     if (!folder) {
         return;
     }
-    const scopes: (vscode.QuickPickItem & { scope: PackScope })[] = [
-        { label: "Full", description: "Runtime memory, documents and Memory Spaces", scope: "full" },
-        { label: "Runtime memory", description: "USER.md and MEMORY.md", scope: "runtime" },
-        { label: "Documents", scope: "documents" },
-        { label: "Memory Spaces", description: "native stores only; never provider credentials", scope: "memory-spaces" },
-    ];
-    const scope = await vscode.window.showQuickPick(scopes, { placeHolder: "Mnemon: what goes into the pack?" });
+    const scope = await vscode.window.showQuickPick(SCOPE_ITEMS.map((item) => ({ ...item })),
+        { placeHolder: "Mnemon: what goes into the pack?" });
     if (!scope) {
         return;
+    }
+    let includeUserProfile = false;
+    if (scopeHasUserProfile(scope.scope)) {
+        const profile = await vscode.window.showQuickPick(PROFILE_ITEMS.map((item) => ({ ...item })),
+            { placeHolder: PROFILE_PLACEHOLDER });
+        if (!profile) {
+            return;
+        }
+        includeUserProfile = profile.includeUserProfile;
     }
     const target = await vscode.window.showSaveDialog({
         defaultUri: vscode.Uri.joinPath(folder.uri, "mnemon-backup.zip"),
@@ -148,8 +84,8 @@ async function exportCommand(server: MnemonServer): Promise<void> {
     try {
         const client = await server.ensureClient();
         const workspace = client.code2ProtocolConverter.asUri(folder.uri);
-        const result = await exportPack(client, workspace, scope.scope, target.fsPath);
-        void vscode.window.showInformationMessage(`Mnemon: exported ${result.scope} pack to ${target.fsPath}. ${summaryText(result.summary)}`);
+        const result = await exportPack(client, { workspace, packScope: scope.scope, path: target.fsPath, includeUserProfile });
+        void vscode.window.showInformationMessage(exportedMessage(result, target.fsPath));
     } catch (error) {
         showFailure(server, "pack not exported", error);
     }

@@ -9,8 +9,8 @@
  * Server source of truth: `mnemon_ls/lsp/protocol.py` and `mnemon_ls/lsp/server.py`.
  *
  * This module holds the method table, the error codes, Runtime memory, status, server commands and
- * errors; the other tiers live in src/requestsDocuments.ts, src/requestsSpaces.ts and
- * src/requestsProviders.ts and are re-exported from here.
+ * errors; the other tiers live in src/requestsDocuments.ts, src/requestsSpaces.ts,
+ * src/requestsProviders.ts and src/requestsPacks.ts and are re-exported from here.
  */
 
 import { compact, request, RequestSender } from "./rpc";
@@ -22,6 +22,7 @@ export type { RequestSender } from "./rpc";
 export * from "./requestsDocuments";
 export * from "./requestsSpaces";
 export * from "./requestsProviders";
+export * from "./requestsPacks";
 
 /** Version of the `mnemon/*` surface this extension speaks; compared with `mnemon/status`. */
 export const PROTOCOL_VERSION = 1;

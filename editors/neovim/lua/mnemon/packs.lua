@@ -1,12 +1,13 @@
 -- mnemon.nvim: Mnemon Packs (reference section 9): back up, move or share a whole memory as one ZIP.
 --
---   :MnemonPackExport [full|runtime|documents|memory-spaces] [{file}]
---        write this workspace's memory to {file} (default: asked, <cwd>/mnemon-backup.zip)
+--   :MnemonPackExport[!] [full|runtime|documents|memory-spaces] [{file}]
+--        write this workspace's memory to {file} (default: asked, <cwd>/mnemon-backup.zip); the user
+--        profile (USER.md entries) is left out (and counted) unless ! includes it
 --   :MnemonPackImport[!] {file} [runtime] [documents] [memory-spaces]
 --        validate {file} (mnemon/pack/inspect), then merge it in; with ! replace the components
 --        (asked to confirm first); naming components imports only those
 --
--- Requests: mnemon/pack/export {workspace, packScope, path}, mnemon/pack/inspect {workspace, path},
+-- Requests: mnemon/pack/export {workspace, packScope, path, includeUserProfile}, mnemon/pack/inspect {workspace, path},
 -- mnemon/pack/import {workspace, path, mode, components}. A refused import changed nothing.
 
 local M = {}
@@ -73,19 +74,42 @@ function M.receipt_text(receipt)
   return string.format("mnemon: pack imported (%s): %s", tostring(receipt.mode), table.concat(parts, "; "))
 end
 
---- Export. opts: scope, path (absolute or relative to the cwd), bufnr. callback(err, result).
+local function entries(n)
+  return string.format("%d %s", n, n == 1 and "entry" or "entries")
+end
+
+--- One line for an export result (`path`: the file written): its size in bytes, what each component holds,
+--- and what was left out and why (the user profile unless included; third-party spaces always).
+function M.exported_text(result, path)
+  local profile = type(result.userProfile) == "table" and result.userProfile or {}
+  local left_out, carried = tonumber(profile.leftOut) or 0, tonumber(profile.carried) or 0
+  local text = string.format("mnemon: exported %s pack to %s (%d bytes; %s)", tostring(result.scope), path,
+    tonumber(result.bytes) or 0, M.summary_text(result.summary))
+  if left_out > 0 then
+    text = text .. string.format("; USER.md: %s left out (your user profile stays here; :MnemonPackExport! carries it)",
+      entries(left_out))
+  elseif carried > 0 then
+    text = text .. string.format("; USER.md: carries %s (your user profile)", entries(carried))
+  end
+  local providers = type(result.providerSpaces) == "table" and tonumber(result.providerSpaces.leftOut) or 0
+  if providers > 0 then
+    text = text .. string.format("; memory-spaces: %d provider %s left out (packs never carry third-party "
+      .. "connections; their content stays with the provider)", providers, providers == 1 and "space" or "spaces")
+  end
+  return text
+end
+
+--- Export. opts: scope, path (absolute or relative to the cwd), include_user_profile (bool: carry the USER.md
+--- entries; default false), bufnr. callback(err, result).
 function M.export(opts, callback)
   opts = opts or {}
   local call, path = pack_session(opts, "pack not exported: ", callback)
   if not call then
     return
   end
-  call("mnemon/pack/export", { packScope = opts.scope or "full", path = path }, function(result)
-    local left_out = type(result.userProfile) == "table" and tonumber(result.userProfile.leftOut) or 0
-    local profile = left_out > 0 and string.format("; USER.md: %d %s left out (your user profile stays here)",
-      left_out, left_out == 1 and "entry" or "entries") or ""
-    client.notify(string.format("mnemon: exported %s pack to %s (%s)%s", tostring(result.scope), path,
-      M.summary_text(result.summary), profile), vim.log.levels.INFO)
+  call("mnemon/pack/export", { packScope = opts.scope or "full", path = path,
+    includeUserProfile = opts.include_user_profile == true }, function(result)
+    client.notify(M.exported_text(result, path), vim.log.levels.INFO)
     done(callback, nil, result)
   end)
 end
@@ -132,20 +156,21 @@ function M.create_commands(create)
   create("MnemonPackExport", function(cmd)
     local scope, path = M.parse_export_args(cmd.args)
     if path then
-      return M.export({ scope = scope, path = path })
+      return M.export({ scope = scope, path = path, include_user_profile = cmd.bang })
     end
     vim.ui.input({ prompt = "mnemon: save the pack as ", default = vim.fn.getcwd() .. "/mnemon-backup.zip" },
       function(answer)
         if answer and answer ~= "" then
-          M.export({ scope = scope, path = answer })
+          M.export({ scope = scope, path = answer, include_user_profile = cmd.bang })
         end
       end)
   end, {
     nargs = "*",
+    bang = true,
     complete = function()
       return { "full", "runtime", "documents", "memory-spaces" }
     end,
-    desc = "mnemon: export this workspace's memory as a pack: [full|runtime|documents|memory-spaces] [{file}]",
+    desc = "mnemon: export this workspace's memory as a pack (! includes your user profile): [full|runtime|documents|memory-spaces] [{file}]",
   })
   create("MnemonPackImport", function(cmd)
     local words = vim.split(vim.trim(cmd.args or ""), "%s+", { trimempty = true })

@@ -36,8 +36,11 @@ import {
     DocumentView,
     documentPath,
     ErrorCode,
+    exportedMessage,
+    exportPack,
     forget,
     getDocument,
+    inspectPack,
     listDocuments,
     mutate,
     Notification,
@@ -902,6 +905,29 @@ describe("contract with the real mnemon-ls server", () => {
         await withTimeout(proposeRecord(connection, { workspace: folderUri, title: "View proposal", content: "Use the view" }), "propose");
         const nodes = proposalsTree(folderUri, await withTimeout(listProposals(connection, folderUri), "proposals"));
         assert.ok(nodes.some((n) => n.label === "View proposal" && n.contextValue === "mnemon.proposal"), JSON.stringify(nodes.map((n) => n.label)));
+    });
+
+    it("packs: export leaves USER.md entries out unless includeUserProfile, and the message counts them", async () => {
+        await withTimeout(mutate(connection, { workspace: folderUri, action: "add", target: "user", content: "Prefers tabs over spaces" }), "add user entry");
+        const user = (await withTimeout(runtimeSnapshot(connection, folderUri), "snapshot")).entries.filter((e) => e.target === "user");
+        assert.ok(user.length >= 1);
+        const out = path.join(tmp, "packs");
+        fs.mkdirSync(out);
+        const without = path.join(out, "without.zip");
+        const left = await withTimeout(exportPack(connection, { workspace: folderUri, packScope: "runtime", path: without, includeUserProfile: false }), "export");
+        assert.equal(left.path, without);
+        assert.equal(fs.statSync(without).size, left.bytes);
+        assert.deepEqual(left.userProfile, { carried: 0, leftOut: user.length });
+        assert.ok(exportedMessage(left, without).includes(
+            `to ${without} (${left.bytes} bytes)`) && exportedMessage(left, without).includes(`USER.md: ${user.length} ${user.length === 1 ? "entry" : "entries"} left out`));
+        const withProfile = path.join(out, "with.zip");
+        const carried = await withTimeout(exportPack(connection, { workspace: folderUri, packScope: "full", path: withProfile, includeUserProfile: true }), "export");
+        assert.deepEqual(carried.userProfile, { carried: user.length, leftOut: 0 });
+        assert.deepEqual(carried.components, ["runtime", "documents", "memory-spaces"]);
+        assert.match(exportedMessage(carried, withProfile), /USER\.md: carries \d+ entr(y|ies) \(your user profile\)/);
+        const inspected = await withTimeout(inspectPack(connection, folderUri, withProfile), "inspect");
+        assert.equal(inspected.userProfile, user.length);
+        assert.equal((await withTimeout(inspectPack(connection, folderUri, without), "inspect")).userProfile, 0);
     });
 
     it("shutdown and exit end the server with exit code 0", async () => {
