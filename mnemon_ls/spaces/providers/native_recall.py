@@ -80,7 +80,7 @@ class NativeRecall:
         scored.sort(key=lambda s: (-s[0], -s[1], -s[2], s[3]))
         if mode == "smart" and self.semantic is not None:
             fused = hybrid_rank(self.semantic, self.index, query, scored, vector_pool(limit), keep, category,
-                                  source)
+                                source)
             if fused is not None:
                 scored, extra_dropped = fused
                 dropped |= extra_dropped
