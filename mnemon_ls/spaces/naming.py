@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import difflib
 import unicodedata
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ..errors import AmbiguousMatch, InvalidInput
 from ..findings import Finding
@@ -145,6 +145,17 @@ def _clip(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+def _only(matches: list, field_name: str, message: Callable[[int, str], str]) -> Any:
+    """The one record of ``matches``, ``None`` for none; several raise :class:`AmbiguousMatch` with
+    ``message(count, "id, id, ...")`` after the field name."""
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        ids = [r.id for r in matches]
+        raise AmbiguousMatch(f"{field_name}: {message(len(matches), ', '.join(ids))}", field=field_name, spaceIds=ids)
+    return None
+
+
 def resolve(state: RegistryState, reference: Any, field_name: str = "spaceId") -> SpaceRecord:
     """The registered space ``reference`` names (module doc).
 
@@ -162,23 +173,18 @@ def resolve(state: RegistryState, reference: Any, field_name: str = "spaceId") -
     if record is not None:
         return record
     folded = fold(text)
-    same_id = [r for r in state.all if fold(r.id) == folded]
-    if len(same_id) == 1:
-        return same_id[0]
-    if same_id:
-        ids = [r.id for r in same_id]
-        raise AmbiguousMatch(f"{field_name}: {len(same_id)} spaces have the id {_clip(text)!r} ignoring case (ids "
-                             f"{', '.join(ids)}); give the id exactly as `mnemon-ls space list` shows it",
-                             field=field_name, spaceIds=ids)
+    found = _only([r for r in state.all if fold(r.id) == folded], field_name, lambda n, ids: (
+        f"{n} spaces have the id {_clip(text)!r} ignoring case (ids {ids}); give the id exactly as "
+        "`mnemon-ls space list` shows it"))
+    if found is not None:
+        return found
     key = name_key(text)
     named = [r for r in state.all if name_key(r.name) == key]
-    if len(named) == 1:
-        return named[0]
-    if named:
-        ids = [r.id for r in named]
-        raise AmbiguousMatch(f"{field_name}: {len(named)} spaces are named {named[0].name!r} (ids {', '.join(ids)}); "
-                             "give the id, or rename one (`mnemon-ls space update ID --name NEW`)",
-                             field=field_name, spaceIds=ids)
+    found = _only(named, field_name, lambda n, ids: (
+        f"{n} spaces are named {named[0].name!r} (ids {ids}); give the id, or rename one "
+        "(`mnemon-ls space update ID --name NEW`)"))
+    if found is not None:
+        return found
     close = suggestions(state.all, text)
     if not close:
         raise InvalidInput(field_name, "is not a registered space id or name", spaceId=_clip(text))
