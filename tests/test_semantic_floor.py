@@ -146,8 +146,12 @@ def test_federated_recall_never_ranks_a_meaning_only_hit_above_a_literal_match(s
 def test_vectors_lift_a_partial_keyword_match_to_medium_at_most_and_sink_a_weak_unrelated_one() -> None:
     spread = Spread(200, 0.77, 0.02)
     # one word of three ("before"), and the query's nearest vector: 0.7 * 0.55 + 0.3 = 0.685 (high) before
+    # now its words decide (z 2.5: neither standing out nor unrelated): the keyword score, no lift
     top = fuse([KeywordHit("a", 0.33, False)], [("a", 0.82)], E5_SCALE, medium_floor=0.795, spread=spread)
-    assert top[0].score == pytest.approx(E5_SCALE.cap) and top[0].via == "keyword+vector"
+    assert top[0].score == pytest.approx(0.33) and top[0].via == "keyword+vector"
+    # half the query's words or more: lifted to medium at most
+    half = fuse([KeywordHit("a", 0.4, False)], [("a", 0.82)], E5_SCALE, medium_floor=0.795, spread=spread)
+    assert half[0].score == pytest.approx(E5_SCALE.cap)
     # unless its meaning stands out as a medium vector-only hit's must (z 4.5 >= 3.5): then high
     assert fuse([KeywordHit("a", 0.33, False)], [("a", 0.86)], E5_SCALE, spread=spread)[0].score > 0.6
     # the same match with a meaning unrelated to the query (z 1.0 < 1.5): low, in keyword order
@@ -164,9 +168,16 @@ def test_vectors_lift_a_partial_keyword_match_to_medium_at_most_and_sink_a_weak_
     # half the groups (0.365 and up) keeps its keyword score; so does an exact hit; and a small space
     assert fuse([KeywordHit("d", 0.4, False)], [("d", 0.75)], E5_SCALE, spread=spread)[0].score >= 0.4
     assert fuse([KeywordHit("e", 0.3, True)], [("e", 0.75)], E5_SCALE, spread=spread)[0].score >= 0.3
-    assert fuse([KeywordHit("f", 0.3, False)], [("f", 0.75)], E5_SCALE, spread=Spread(10, 0.77, 0.02))[0].score >= 0.3
-    # a strong partial keyword match keeps its own score (above the cap)
-    assert fuse([KeywordHit("g", 0.7, False)], [("g", 0.75)], E5_SCALE, spread=spread)[0].score >= 0.7
+    # a small space (under 30 vectors): the absolute floor plus the margin decides, as for a vector-only hit
+    small = Spread(10, 0.77, 0.02)
+    assert fuse([KeywordHit("f", 0.3, False)], [("f", 0.75)], E5_SCALE, medium_floor=0.795, spread=small)[0].score \
+        == pytest.approx(WEAK_CAP * 0.3 / WEAK_KEYWORD_SCORE, abs=1e-4)
+    assert fuse([KeywordHit("f", 0.3, False)], [("f", 0.84)], E5_SCALE, medium_floor=0.795, spread=small)[0].score > 0.3
+    assert fuse([KeywordHit("f", 0.3, False)], [("f", 0.75)], E5_SCALE, medium_floor=0.795)[0].score < 0.25
+    # a strong partial keyword match keeps its own score (above the cap) unless its meaning is unrelated
+    assert fuse([KeywordHit("g", 0.7, False)], [("g", 0.81)], E5_SCALE, spread=spread)[0].score >= 0.7  # z 2
+    assert fuse([KeywordHit("g", 0.7, False)], [("g", 0.75)], E5_SCALE, spread=spread)[0].score == \
+        pytest.approx(E5_SCALE.cap)  # z -1: medium at most
 
 
 def test_a_shared_common_word_or_kana_bigram_is_not_a_high_hit(space) -> None:

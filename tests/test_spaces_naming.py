@@ -185,3 +185,17 @@ def test_a_space_id_matches_ignoring_case_and_two_ids_that_differ_only_in_case_a
 
     [finding] = [f for f in diagnose_names(service.state().all) if "differ only in case" in f.message]
     assert finding.message.startswith("2 spaces have ids that differ only in case (Team, team)")
+
+
+def test_a_numbered_name_fits_the_name_limit() -> None:
+    from mnemon_ls.spaces.model import MAX_NAME_CHARS, validate_name
+    from mnemon_ls.spaces.naming import name_key, unique_name
+
+    long = "b" * MAX_NAME_CHARS
+    second = unique_name({name_key(long)}, long)
+    assert second == "b" * 96 + " (2)" and len(second) == MAX_NAME_CHARS and validate_name(second) == second
+    taken = {name_key(long), name_key(second)}
+    assert unique_name(taken, long) == "b" * 96 + " (3)"
+    assert unique_name({name_key("Team")}, "Team") == "Team (2)"  # short names unchanged
+    spaced = "a" * 95 + "   x"  # the cut never leaves a trailing space before the suffix
+    assert unique_name({name_key(spaced)}, spaced) == "a" * 95 + " (2)"

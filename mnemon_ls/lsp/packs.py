@@ -63,7 +63,9 @@ def _models() -> dict[str, Any]:
         """``{workspace?, path? | base64?, mode?, components?}``."""
 
         mode: Literal["merge", "replace"] = "merge"
-        components: list[Literal["runtime", "documents", "memory-spaces"]] | None = None
+        #: ``None``: every component the pack holds; a given list names at least one (``[]`` is refused,
+        #: never read as "all")
+        components: list[Literal["runtime", "documents", "memory-spaces"]] | None = Field(None, min_length=1)
 
     return {"export": PackExportParams, "source": PackSourceParams, "import": PackImportParams}
 

@@ -89,6 +89,26 @@ def settings_section(raw: Any) -> dict[str, Any]:
     return {k: v for k, v in raw.items() if k in keys and v is not None}
 
 
+#: Settings that decide where a folder's memory is stored: an invalid one refuses the folder instead of being
+#: left out (leaving it out would move the folder to another storage root).
+ROOT_SETTINGS = frozenset({"storageScope", "dataDir", "worktreeSharing", "runtimeUserScope"})
+
+
+def _without(raw: dict, path: list[str]) -> dict:
+    """A copy of the settings dict ``raw`` without the key at ``path`` (dotted field split; an emptied group
+    is dropped too)."""
+    out = dict(raw)
+    if len(path) > 1 and isinstance(out.get(path[0]), dict):
+        inner = _without(out[path[0]], path[1:])
+        if inner:
+            out[path[0]] = inner
+        else:
+            out.pop(path[0])
+    else:
+        out.pop(path[0], None)
+    return out
+
+
 def _merge(base: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]:
     merged = dict(base)
     for key, value in overlay.items():
@@ -168,17 +188,31 @@ class MnemonLanguageServer(LanguageServer):
             self.settings_problems.append("mnemon-ls: opening the workspace folders failed; see the server log")
 
     def settings_for(self, uri: str) -> Settings:
-        """Validated settings of a folder; an invalid payload falls back to defaults and is reported."""
+        """Validated settings of a folder. An invalid setting is reported and left out (its default applies;
+        the other settings stay as given), except one that decides where memory is stored (:data:`ROOT_SETTINGS`):
+        then :class:`InvalidInput` is raised, so the folder is refused (or keeps its current settings) instead
+        of silently moving to another storage root."""
         from ..settings import load_settings
 
         raw = _merge(self.client_settings, self.folder_settings.get(uri, {}))
-        try:
-            return load_settings(raw)
-        except InvalidInput as exc:
-            message = f"mnemon-ls: invalid setting for {uri}: {exc.message}; using defaults"
-            if message not in self.settings_problems:
-                self.settings_problems.append(message)
-            return load_settings({})
+        for _attempt in range(64):
+            try:
+                return load_settings(raw)
+            except InvalidInput as exc:
+                top = exc.field.split(".")[0]
+                if top in ROOT_SETTINGS or top not in raw:
+                    message = f"mnemon-ls: invalid setting for {uri}: {exc.message}"
+                    if message not in self.settings_problems:
+                        self.settings_problems.append(message)
+                    raise
+                message = f"mnemon-ls: invalid setting for {uri}: {exc.message}; its default is used"
+                if message not in self.settings_problems:
+                    self.settings_problems.append(message)
+                smaller = _without(raw, exc.field.split("."))
+                if smaller == raw:  # nothing to leave out (a rule across fields): refused as a whole
+                    raise
+                raw = smaller
+        return load_settings({})
 
     def add_folder(self, uri: str, name: str = "") -> FolderState | None:
         """Register a folder (errors are reported to the client, the folder is skipped)."""
@@ -218,7 +252,10 @@ class MnemonLanguageServer(LanguageServer):
             state = self.registry.folders.get(uri)
             if state is None:
                 continue
-            settings = self.settings_for(uri)
+            try:
+                settings = self.settings_for(uri)
+            except InvalidInput:  # a bad storage setting: the folder keeps its root (reported)
+                continue
             if settings == state.settings:
                 continue
             # The new state serves requests at once; the old watchers are stopped afterwards.

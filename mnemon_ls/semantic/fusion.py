@@ -28,18 +28,24 @@ the item holds every query term group: an *exact* hit); the vector list, best fi
 - Exact hits are never buried: a keyword hit keeps at least its keyword score, and an item that no exact
   hit's signals found scores strictly below the lowest exact hit. So semantic recall may add results but
   never moves one below a result that matched fewer query terms than the exact hit.
-- A keyword hit that is not exact (it holds only some of the query's term groups) is lifted by the
-  vectors to ``medium`` at most (its fused score is at most ``max(keyword score, scale.cap)``) unless its
-  meaning stands out as a vector-only hit must to be medium (``z`` at least the scale's ``z_medium``). Without this,
-  an item sharing one word of three with the query ("before" in "what did I eat before lunch") that is also
-  the query's nearest vector got 0.7 * 0.55 + 0.3 = 0.685, ``high``.
-- A keyword hit that holds about a third of the query's groups or less (keyword score under
-  :data:`WEAK_KEYWORD_SCORE`: one shared common word, one kana bigram) and whose meaning is unrelated to the
-  query (``z`` under :data:`WEAK_KEYWORD_Z` over a spread of at least ``min_spread_rows`` rows, from its
-  cosine in the vector list or in ``keyword_cosines``) scores at most ``WEAK_CAP * keyword score /
-  WEAK_KEYWORD_SCORE`` (under ``WEAK_CAP``, in the keyword order): ``low``. Keyword-only
-  recall (no vectors) keeps its keyword score. Its cosine and ``z`` are kept for the evidence; a cosine from
-  ``keyword_cosines`` does not enter the vector ranks.
+- A keyword hit that is not exact (it holds only some of the query's term groups) and has a cosine (from
+  the vector list or ``keyword_cosines``) is judged by its meaning too. Its meaning *stands out* when it
+  would make a vector-only hit medium (``z`` at least ``z_medium`` and the script's floor; in a space of
+  fewer than ``min_spread_rows`` vectors, the floor plus ``small_margin``); it is *unrelated* when ``z`` is
+  under :data:`WEAK_KEYWORD_Z` (small space: when it does not stand out). Then:
+
+  - standing out: the plain fusion score;
+  - holding about a third of the query's groups or less (keyword score under :data:`WEAK_KEYWORD_SCORE`:
+    one shared common word, one kana bigram): ``WEAK_CAP * keyword score / WEAK_KEYWORD_SCORE`` (``low``, in
+    keyword order) when unrelated, else its keyword score (the vectors do not lift it);
+  - otherwise at most ``max(keyword score, scale.cap)`` (lifted to ``medium`` at most), and at most
+    ``scale.cap`` when unrelated: a partial keyword match whose meaning is unrelated is never ``high``
+    ("config file for the cat" against "parseConfigFile returns a ConfigError", keyword score 0.65, z 1.2).
+
+  Without this, an item sharing one word of three with the query ("before" in "what did I eat before
+  lunch") that is also the query's nearest vector got 0.7 * 0.55 + 0.3 = 0.685, ``high``, and "use" lifted
+  "Use pnpm instead of npm" to medium above the real answer. Keyword-only recall (no vectors) keeps its
+  keyword score. A cosine from ``keyword_cosines`` does not enter the vector ranks.
 - Evidence (``via``): ``keyword``, ``vector`` or ``keyword+vector``.
 """
 
@@ -62,8 +68,8 @@ WEAK_KEYWORD_Z = 1.5
 #: ``coverage * (0.73..1.0)`` (:mod:`mnemon_ls.spaces.providers.native`), so coverage 1/3 scores at most
 #: 0.333 and coverage 1/2 at least 0.365.
 WEAK_KEYWORD_SCORE = 0.35
-#: The most the vectors lift a keyword hit that is not exact to (module doc; ``None``: the scale's ``cap``).
-#: bench/semantic_floor.py sets 1.0 (and :data:`WEAK_KEYWORD_SCORE` 0) to measure the rules off.
+#: ``None``: the rules for keyword hits that are not exact apply (module doc); bench/semantic_floor.py sets
+#: 1.0 to measure them off (plain fusion).
 PARTIAL_LIFT_CAP: float | None = None
 
 
@@ -118,6 +124,26 @@ def vector_only_score(cosine: float, floor: float, spread: Spread | None, scale:
     return WEAK_CAP * _clamp((cosine - (need - 0.09)) / 0.09), z
 
 
+def _partial(fused: float, kscore: float, cosine: float, z: float | None, floor: float, spread: Spread | None,
+             scale: ScoreScale) -> float:
+    """The fused score of a keyword hit that is not exact (module doc): ``fused`` as the plain fusion gave it,
+    ``kscore`` its keyword score, ``cosine``/``z`` its vector evidence, ``floor`` its script's absolute floor.
+    :data:`PARTIAL_LIFT_CAP` set (the bench's "rules off") caps every lift there instead."""
+    if PARTIAL_LIFT_CAP is not None:
+        return min(fused, max(kscore, PARTIAL_LIFT_CAP))
+    if spread is not None and z is not None and spread.rows >= scale.min_spread_rows:
+        stands_out = z >= scale.z_medium and cosine >= floor
+        unrelated = z < WEAK_KEYWORD_Z
+    else:  # a small space: the absolute floor plus the small-space margin, as for a vector-only hit
+        stands_out = cosine >= floor + scale.small_margin
+        unrelated = not stands_out
+    if stands_out:
+        return fused
+    if kscore < WEAK_KEYWORD_SCORE:
+        return min(fused, WEAK_CAP * kscore / WEAK_KEYWORD_SCORE) if unrelated else min(fused, kscore)
+    return min(fused, min(kscore, scale.cap) if unrelated else max(kscore, scale.cap))
+
+
 def fuse(keyword: Sequence[KeywordHit], vector: Sequence[tuple[str, float]], scale: ScoreScale,
          mode: str = "rrf", medium_floor: float | None = None,
          floors: Mapping[str, float] | None = None, spread: Spread | None = None,
@@ -168,12 +194,8 @@ def fuse(keyword: Sequence[KeywordHit], vector: Sequence[tuple[str, float]], sca
             fused = 0.7 * max(kscore, strength) + 0.3 * value / best
         if hit is not None:
             fused = max(fused, hit.score)
-            if not hit.exact and not (z is not None and z >= scale.z_medium and usable is not None
-                                      and usable.rows >= scale.min_spread_rows):
-                fused = min(fused, max(hit.score, scale.cap if PARTIAL_LIFT_CAP is None else PARTIAL_LIFT_CAP))
-                if (hit.score < WEAK_KEYWORD_SCORE and z is not None and z < WEAK_KEYWORD_Z
-                        and usable is not None and usable.rows >= scale.min_spread_rows):
-                    fused = min(fused, WEAK_CAP * hit.score / WEAK_KEYWORD_SCORE)
+            if not hit.exact and cosine_seen is not None:
+                fused = _partial(fused, hit.score, cosine_seen, z, floors.get(key, weak_below), usable, scale)
         via = "keyword+vector" if hit is not None and cosine is not None else "keyword"
         out.append(Fused(key, min(1.0, fused), via, cosine_seen, z))
     exact = [f.score for f in out if kw.get(f.id) is not None and kw[f.id].exact]

@@ -75,11 +75,16 @@ def require_free_name(records: Iterable[SpaceRecord], name: str, *, except_id: s
 def unique_name(taken_keys: set[str], name: str) -> str:
     """``name``, or ``"<name> (2)"``, ``"<name> (3)"``... the first whose :func:`name_key` is not in
     ``taken_keys`` (the :func:`name_key` of every name and id already in the root). The rule ``migrate`` and
-    pack import give a space whose name is taken; the caller adds the result's key to ``taken_keys``."""
+    pack import give a space whose name is taken; the caller adds the result's key to ``taken_keys``. The name
+    is shortened (trailing spaces dropped) so that name and suffix fit :data:`~.model.MAX_NAME_CHARS` (100
+    characters)."""
+    from .model import MAX_NAME_CHARS
+
     candidate, n = name, 1
     while name_key(candidate) in taken_keys:
         n += 1
-        candidate = f"{name} ({n})"
+        suffix = f" ({n})"
+        candidate = name[:MAX_NAME_CHARS - len(suffix)].rstrip() + suffix
     return candidate
 
 

@@ -223,7 +223,9 @@ class SpacesRecall:
             rows.sort(key=lambda r: (meaning_only(r[3]),
                                      -(r[3].score if r[3].score is not None and _finite(r[3].score) else 0.0), r[2]))
         auto = quality is None and getattr(self, "quality_auto", False)
-        if auto and self._semantic_ready():  # recallPolicy auto (module doc of mnemon_ls.settings)
+        # recallPolicy auto (module doc of mnemon_ls.settings): semantic recall ran here, or a provider's own
+        # vectors found something (Mem0's ``mem0-vector``)
+        if auto and (self._semantic_ready() or any(meaning_only(r[3]) for r in rows)):
             config = replace(config, policy="balanced-v1")
             chosen = quality_policy.plan(count, config)
         selection = quality_policy.select([(r[3].score, r[4]) for r in rows], count, config, chosen)
@@ -408,8 +410,8 @@ def _policy_hint(rows: list[tuple], selection: Any) -> str:
     """The hint of a recall whose every row the policy left out; it says how many were found by meaning
     alone and scored low (a weak similarity), and how to list them."""
     weak = sum(1 for index, row in enumerate(rows) if meaning_only(row[3])
-               and selection.decisions[index].tier == "low" and selection.decisions[index].valid)
-    if not weak:
+               and selection.decisions[index].reason == "low-score" and selection.decisions[index].valid)
+    if not weak or selection.policy_id != "strict-v1":  # balanced-v1 already lists every low-score row
         return "no result passed the quality policy"
     return (f"no result passed the quality policy ({weak} found by meaning alone with a weak similarity, "
             "scored low: recall policy balanced-v1 lists them)")

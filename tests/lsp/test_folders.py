@@ -135,14 +135,39 @@ async def test_settings_from_initialization_options(lsp: Launcher, caps: str, re
 
 @pytest.mark.parametrize("caps", CLIENTS)
 async def test_flat_initialization_options_and_invalid_settings(lsp: Launcher, caps: str, repo, repo_dir: Path):
-    # The object itself may be the section; an invalid value is reported once and defaults are used.
-    client = await lsp.start(caps, [repo_dir], {"storageScope": "workspace", "wakeBudgetChars": 5})
+    # The object itself may be the section; an invalid value is reported once and left out: the other
+    # settings stay (before, every setting fell back to its default and the folder moved to another root)
+    client = await lsp.start(caps, [repo_dir], {"storageScope": "workspace", "wakeBudgetChars": 5,
+                                                "recallPolicy": "bogus"})
     [row] = (await client.status())["workspaces"]
-    assert row["scope"] == "workspaces" and row["root"] == str(default_root(lsp.data_dir, repo_dir))
-    assert [(m.type, m.message) for m in client.messages] == [(
-        types.MessageType.Warning,
-        f"mnemon-ls: invalid setting for {uri(repo_dir)}: wakeBudgetChars: must be an integer in 1024..4194304 "
-        "(got 5); using defaults")]
+    assert row["scope"] == "workspace" and row["root"] == str(repo_dir / ".mnemon")
+    assert [(m.type, m.message) for m in client.messages] == [
+        (types.MessageType.Warning,
+         f"mnemon-ls: invalid setting for {uri(repo_dir)}: wakeBudgetChars: must be an integer in 1024..4194304 "
+         "(got 5); its default is used"),
+        (types.MessageType.Warning,
+         f"mnemon-ls: invalid setting for {uri(repo_dir)}: recallPolicy: must be one of auto, strict-v1, "
+         "balanced-v1, exhaustive-v1 (got 'bogus'); its default is used")]
+    # a bad change later keeps the root too
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"mnemon": {"storageScope": "workspace", "recallPolicy": "lenient"}}))
+    row = (await client.eventually("mnemon/status", {}, lambda s: len(client.messages) >= 3))["workspaces"][0]
+    assert row["root"] == str(repo_dir / ".mnemon")
+
+
+async def test_an_invalid_storage_setting_keeps_the_folder_where_it_is(lsp: Launcher, repo, repo_dir: Path):
+    client = await lsp.start("neovim@v0.7", [repo_dir], {"storageScope": "workspace"})  # settings pushed
+    await client.call("mnemon/runtime/mutate", {"action": "add", "content": "stays in the workspace root"})
+    shown = client.expect("window/showMessage")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"mnemon": {"storageScope": "workspac"}}))
+    message = await client.received(shown)
+    assert message.message == (f"mnemon-ls: invalid setting for {uri(repo_dir)}: storageScope: must be one of "
+                               "global, workspace, workspaces, custom (got 'workspac')")
+    [row] = (await client.status())["workspaces"]
+    assert row["root"] == str(repo_dir / ".mnemon")  # not moved to the default root
+    assert "stays in the workspace root" in (await client.call("mnemon/wake", {}))["text"]
+    assert not default_root(lsp.data_dir, repo_dir).exists()
 
 
 @pytest.mark.parametrize("caps", ["visual-studio-code", "neovim"])

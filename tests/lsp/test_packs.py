@@ -66,6 +66,11 @@ async def test_pack_errors_carry_stable_codes_and_change_nothing(lsp: Launcher, 
     assert error.data["code"] == "invalid-input" and error.data["field"] == "path"
     error = await client.call_error("mnemon/pack/export", {"workspace": uri(one), "packScope": "everything"})
     assert error.data["code"] == "invalid-input" and error.data["field"] == "packScope"
+    exported = await client.call("mnemon/pack/export", {"workspace": uri(one), "packScope": "documents"})
+    # an empty component list is refused (it was read as "every component")
+    error = await client.call_error("mnemon/pack/import", {"workspace": uri(two), "base64": exported["base64"],
+                                                           "components": []})
+    assert error.data["code"] == "invalid-input" and error.data["field"] == "components"
     assert not (two / ".mnemon").exists()
 
 

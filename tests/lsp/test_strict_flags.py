@@ -88,3 +88,29 @@ def test_every_flag_of_every_params_model_is_strict() -> None:
             else:
                 lax.append(f"{model.__name__}.{name}={value!r}")
     assert not lax, lax
+
+
+def test_every_number_of_every_params_model_refuses_strings_and_booleans() -> None:
+    """``mnemon/link`` took ``weight: "0.9"`` and ``weight: true`` (as 1.0) where MCP refuses both: every float
+    field of every params model refuses a string and a boolean, and still takes an integer."""
+    from pydantic import ValidationError
+
+    from mnemon_ls.lsp import packs, params
+
+    def subclasses(cls: type) -> list[type]:
+        return [cls, *(s for sub in cls.__subclasses__() for s in subclasses(sub))]
+
+    packs._models()
+    numbers = [(model, name) for model in subclasses(params._Params)
+               for name, info in model.model_fields.items() if info.annotation in (float, float | None)]
+    assert ("LinkParams", "weight") in [(m.__name__, n) for m, n in numbers]
+    lax = []
+    for model, name in numbers:
+        for value in ("0.9", True):
+            try:
+                model.__pydantic_validator__.validate_assignment(model.model_construct(), name, value)
+            except ValidationError:
+                continue
+            lax.append(f"{model.__name__}.{name}={value!r}")
+        assert model.__pydantic_validator__.validate_assignment(model.model_construct(), name, 1) is not None
+    assert not lax, lax
