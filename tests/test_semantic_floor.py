@@ -188,3 +188,24 @@ def test_a_shared_common_word_or_kana_bigram_is_not_a_high_hit(space) -> None:
     assert all(r["similarity"] is not None for r in before)
     exact = space.recall("migration scripts before a release", limit=3).to_dict()["results"]
     assert exact[0]["content"] == "Always run the migration scripts before a release" and exact[0]["tier"] == "high"
+
+
+def test_the_empty_recall_hint_counts_only_low_score_meaning_only_rows_and_names_balanced_only_under_strict() -> None:
+    from mnemon_ls.spaces import policy as quality_policy
+    from mnemon_ls.spaces.service_recall import _policy_hint
+
+    rows = [(None, 1, 0, Item("a", "x", score=0.1, matched_via="vector"), True, "mnemon-native"),
+            (None, 2, 0, Item("b", "y", score=0.0, matched_via="vector"), True, "mnemon-native")]
+    scores = [(r[3].score, r[4]) for r in rows]
+    strict = RecallQuality()
+    chosen = quality_policy.plan(5, strict)
+    hint = _policy_hint(rows, quality_policy.select(scores, 5, strict, chosen))
+    # one low-score row (0.1); the non-positive one is left out by balanced-v1 too, so it is not counted
+    assert hint == ("no result passed the quality policy (1 found by meaning alone with a weak similarity, "
+                    "scored low: recall policy balanced-v1 lists them)")
+    only_zero = rows[1:]
+    assert _policy_hint(only_zero, quality_policy.select([(0.0, True)], 5, strict, chosen)) == \
+        "no result passed the quality policy"
+    balanced_plan = quality_policy.plan(5, BALANCED)
+    assert _policy_hint(only_zero, quality_policy.select([(0.0, True)], 5, BALANCED, balanced_plan)) == \
+        "no result passed the quality policy"  # balanced-v1 already ran: it is not suggested
