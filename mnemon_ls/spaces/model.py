@@ -166,6 +166,9 @@ def validate_query(value: Any, field_name: str = "query") -> str:
     if not text:
         raise InvalidInput(field_name, "is required (an empty query is not allowed)")
     require_unicode(text, field_name)
+    if not any(unicodedata.category(ch)[0] not in "CZ" for ch in text):  # only controls, format and spaces
+        raise InvalidInput(field_name, "is required (a query of only invisible or control characters, such as "
+                                       "zero-width spaces or NUL, is empty)")
     return check_query_length(text, field_name)
 
 
