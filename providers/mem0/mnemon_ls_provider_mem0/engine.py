@@ -192,6 +192,10 @@ class Mem0Engine:
                 open_pg_pool(pg).close()
             return _MissingStore(location)  # type: ignore[return-value]
         pool = open_pg_pool(pg) if pg else None
+        # a directory this open makes (mem0 makes MEM0_DIR = <data>/mem0-home, parents 0755, on import), and
+        # the default one always, is private: 0700, so Mem0's history and vectors (0644 files) are not
+        # readable by other users; a directory the user configured and made keeps its mode
+        private = not data.exists() or data == default_data_dir()
         os.environ["MEM0_TELEMETRY"] = "false"
         # mem0 writes MEM0_DIR/config.json when it is first imported: a ``provider test`` (probe) in a fresh
         # process whose store has no such file lets it write into a throwaway directory instead
@@ -217,6 +221,8 @@ class Mem0Engine:
             if pool is not None:
                 config["vector_store"]["config"]["connection_pool"] = pool
             data.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if private:
+                os.chmod(data, 0o700)
             memory = Memory.from_config(config)
             if mode == "local":
                 memory.embedding_model = LocalEmbedding()

@@ -134,3 +134,23 @@ def test_unrelated_queries_are_low_and_literal_ones_are_found_at_most_medium(tmp
         assert results[0]["tier"] == "medium" and 0.3 <= results[0]["score"] <= 0.55
         assert results[0]["similarity"]["cosine"] > 0.86
     service.close()
+
+
+def test_a_store_directory_this_open_makes_is_private_and_a_users_own_keeps_its_mode(tmp_path: Path) -> None:
+    """Mem0 made ``<dataPath>`` 0755 (its MEM0_DIR inside it, on import) and its history and vectors 0644:
+    another user could read every memory. A directory the open makes is 0700; one the user made keeps its mode."""
+    import stat
+
+    from mnemon_ls_provider_mem0.engine import Mem0Engine
+
+    made = tmp_path / "made" / "mem0"
+    engine = Mem0Engine.open({"dataPath": str(made)})
+    engine.memory.add("Alice prefers dark mode", user_id="alice", infer=False)
+    engine.close()
+    assert stat.S_IMODE(made.stat().st_mode) == 0o700
+    own = tmp_path / "shared"
+    own.mkdir(mode=0o750)
+    own.chmod(0o750)
+    engine = Mem0Engine.open({"dataPath": str(own)})
+    engine.close()
+    assert stat.S_IMODE(own.stat().st_mode) == 0o750
