@@ -70,6 +70,16 @@ def test_the_import_receipt_names_the_changes(tmp_path: Path) -> None:
         [{"spaceId": new_id, "from": "Project", "to": "Project (2)"}], [new_id], 1)
 
 
+def _rename_by_hand(root: Path, space_id: str, name: str) -> None:
+    """Rename space ``space_id`` in the registry file of ``root`` directly, bypassing the naming rule."""
+    catalog_path = root / "data" / ".dsh-memory-bodies.json"
+    catalog = json.loads(catalog_path.read_bytes())
+    for body in catalog["bodies"]:
+        if body["id"] == space_id:
+            body["name"] = name
+    catalog_path.write_text(json.dumps(catalog), encoding="utf-8")
+
+
 def test_doctor_reports_two_spaces_sharing_a_name_ignoring_case(tmp_path: Path) -> None:
     root = tmp_path / "root"
     host = host_on(root)
@@ -78,12 +88,7 @@ def test_doctor_reports_two_spaces_sharing_a_name_ignoring_case(tmp_path: Path) 
         other = host.spaces.create_space("Other", "theirs", active=False).record.id
     finally:
         host.close()
-    catalog_path = root / "data" / ".dsh-memory-bodies.json"
-    catalog = json.loads(catalog_path.read_bytes())  # an older registry, written before the uniqueness rule
-    for body in catalog["bodies"]:
-        if body["id"] == other:
-            body["name"] = "Project"
-    catalog_path.write_text(json.dumps(catalog), encoding="utf-8")
+    _rename_by_hand(root, other, "Project")  # an older registry, written before the uniqueness rule
     doctor = _cli(tmp_path, root, "doctor")
     assert doctor.returncode == 1, doctor.stdout
     assert f"[PROBLEM] spaces: 2 spaces share the name 'project' ignoring case (ids default, {other})" in doctor.stdout
@@ -151,12 +156,7 @@ def test_replace_gives_a_pack_holding_one_name_twice_unique_names(tmp_path: Path
         other = host.spaces.create_space("Other", "two", active=False).record.id
     finally:
         host.close()
-    catalog_path = source / "data" / ".dsh-memory-bodies.json"
-    catalog = json.loads(catalog_path.read_bytes())  # a registry older than the rule: one name twice
-    for body in catalog["bodies"]:
-        if body["id"] == other:
-            body["name"] = "NOTES"
-    catalog_path.write_text(json.dumps(catalog), encoding="utf-8")
+    _rename_by_hand(source, other, "NOTES")  # a registry older than the rule: one name twice
     pack = tmp_path / "p.zip"
     assert _cli(tmp_path, source, "pack", "export", "--pack-scope", "memory-spaces", "-o", str(pack)).returncode == 0
     root = tmp_path / "root"
