@@ -72,6 +72,16 @@ class EnginePlugin:
     #: ``check_service(fields)`` raises :class:`~mnemon_ls.errors.InvalidInput` naming ``services.<field>``
     #: and the rule; run by configure and enable before anything is written or opened.
     check_service: Callable[[Mapping[str, Any]], None] | None = None
+    #: What the capabilities are under a configuration: ``configured(capabilities, service) -> Capabilities``
+    #: for a provider whose behaviour a service field changes (Mem0's ``infer`` makes writes extracting); run
+    #: on the stored fields without opening the engine. ``None``: :attr:`capabilities` whatever the fields.
+    configured: Callable[[Capabilities, Mapping[str, Any]], Capabilities] | None = None
+
+    def capabilities_for(self, service: Mapping[str, Any] | None) -> Capabilities:
+        """:attr:`capabilities` under the stored service fields ``service`` (``None``: not configured)."""
+        if service is None or self.configured is None:
+            return self.capabilities
+        return self.configured(self.capabilities, service)
 
     def opener(self) -> Any:
         """The callable ``engine`` names (imports its module; :class:`ImportError` / :class:`AttributeError`

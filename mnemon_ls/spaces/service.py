@@ -196,9 +196,9 @@ class SpacesService(SpacesWrites, SpacesRecall):
             self._providers[record.id] = made
             return made
 
-    def _capabilities(self, record: SpaceRecord) -> Capabilities | None:
+    def _capabilities(self, record: SpaceRecord, state: RegistryState | None = None) -> Capabilities | None:
         if not record.native:
-            return self.thirdparty.capabilities(record.provider_id)
+            return self.thirdparty.capabilities(record.provider_id, state)
         return CliProvider.capabilities if self.native_driver == "cli" else NativeProvider.capabilities
 
     def _forget_provider(self, provider_id: str) -> None:
@@ -243,7 +243,7 @@ class SpacesService(SpacesWrites, SpacesRecall):
     def _view(self, record: SpaceRecord, state: RegistryState | None = None) -> SpaceView:
         available = record.native or self.thirdparty.usable(record.provider_id, state)
         return SpaceView(record, self.native_driver if record.native else None, self.root,
-                         self._capabilities(record), available)
+                         self._capabilities(record, state), available)
 
     def list_spaces(self, *, active_only: bool = False) -> list[SpaceView]:
         """Every registered space (native first, catalog order), or the active ones."""

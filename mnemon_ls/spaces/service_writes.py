@@ -62,8 +62,11 @@ class SpacesWrites:
                  branch: str | None = None) -> WriteReceipt:
         """Remember one item (module doc). ``branch`` adds a ``branch:<name>`` tag. Returns a
         :class:`WriteReceipt`: ``status`` ``committed`` with ``detail`` ``{"action": "added", "edgesCreated",
-        "entities", "tags", "createdAt"[, "redacted"]}`` or ``skipped`` with ``duplicateOf`` (the existing
-        id, also in ``id``). Content, tags and entities pass :mod:`mnemon_ls.redact` first."""
+        "entities", "tags", "createdAt"[, "extracted"][, "redacted"]}`` or ``skipped`` with ``duplicateOf``
+        (the existing id, also in ``id``), or, from an extracting provider that kept nothing, ``reason``
+        ``nothing-extracted`` and ``id`` ``None``. ``extracted`` (``[{id, content}]``): the facts an
+        extracting provider (Mem0 with ``infer``) stored in place of the text. Content, tags and entities pass
+        :mod:`mnemon_ls.redact` first."""
         scrub = Scrubber(self.secrets)
         content, branch = scrub.text("content", content), scrub.identifier("branch", branch)
         tags, entities = scrub.texts("tags", tags), scrub.texts("entities", entities)
@@ -137,6 +140,11 @@ class SpacesWrites:
         sent; ``activated`` whether the write activated the space), for :meth:`remember` and
         :meth:`remember_many`."""
         action = str(raw.get("action") or "")
+        if action == "skipped" and raw.get("reason") == "nothing-extracted":
+            # an extracting provider kept nothing of it (Mem0 with infer): no duplicate, and the provider says why
+            return WriteReceipt("skipped", "skipped", record.id, record.name, None, str(raw.get("message") or
+                                f"{record.name}'s provider kept nothing of it; nothing was written."),
+                                {"reason": "nothing-extracted", **_redacted(scrub)})
         if action == "skipped":
             existing = raw.get("replaced_id") or raw.get("id")
             return WriteReceipt("skipped", "skipped", record.id, record.name, existing,
@@ -147,6 +155,13 @@ class SpacesWrites:
                   "tags": raw.get("tags") if isinstance(raw.get("tags"), list) else item["tags"],
                   "createdAt": raw.get("created_at"), **_redacted(scrub)}
         message = f"Remembered in {record.name}." if status == "committed" else f"Provider answered {action or status}."
+        extracted = raw.get("extracted")
+        if isinstance(extracted, list) and extracted:
+            # an extracting provider (Mem0 with infer) stored these facts in place of the text
+            detail["extracted"] = [{"id": str(e.get("id")), "content": str(e.get("content") or "")} for e in extracted]
+            if status == "committed":
+                facts = "1 fact" if len(extracted) == 1 else f"{len(extracted)} facts"
+                message = f"Remembered in {record.name} as {facts} its provider extracted."
         return WriteReceipt(status, action or "added", record.id, record.name, raw.get("id"), message, detail, activated)
 
     def link(self, space_id: str, source_id: str, target_id: str, *, edge_type: str = "semantic",

@@ -148,10 +148,21 @@ class ProviderHost:
         """The installed plugin of a known provider (:meth:`require_known`, :func:`.plugins.load` errors)."""
         return plugins.load(self.require_known(provider_id))
 
-    def capabilities(self, provider_id: str) -> Capabilities | None:
-        """The installed plugin's capabilities, ``None`` when it is not installed or broken."""
+    def capabilities(self, provider_id: str, state: RegistryState | None = None) -> Capabilities | None:
+        """The installed plugin's capabilities under its stored service fields (``capabilities_for``, when the
+        plugin has it: a field may change what the provider does), ``None`` when it is not installed or
+        broken. ``state``: the registry already read (read here otherwise)."""
         plugin = plugins.try_load(provider_id)
-        return plugin.capabilities if plugin is not None else None
+        if plugin is None:
+            return None
+        for_service = getattr(plugin, "capabilities_for", None)
+        if for_service is None:
+            return plugin.capabilities
+        service = (state or self.registry.read()).services.get(provider_id)
+        try:
+            return for_service(service)
+        except Exception:  # a provider's own code: a broken rule shows its declared capabilities
+            return plugin.capabilities
 
     def usable(self, provider_id: str, state: RegistryState | None = None) -> bool:
         """Installed, configured and enabled (no engine is opened)."""

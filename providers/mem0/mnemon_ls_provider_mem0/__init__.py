@@ -23,7 +23,8 @@ Service fields (``mnemon-ls provider configure mem0 --set KEY=VALUE``):
   ``pgUser``, password ``pgPassword``, ``pgSslMode``) -- how a team outgrows one machine;
 - ``timeoutSeconds`` (10): per embedding request, per database connect, for the Qdrant server's first answer;
 - ``infer`` (``false`` default), ``llmEndpoint``, ``llmModel``, ``llmApiKey``: the OpenAI-compatible LLM Mem0
-  uses when ``infer`` is true.
+  uses when ``infer`` is true (one of ``llmEndpoint``/``llmApiKey`` required then); its writes store the
+  facts the LLM extracts (capabilities ``write`` ``async-extracting``, :func:`_configured`).
 
 The local Qdrant store is locked by one process at a time (Qdrant's own rule): a second process gets
 ``provider-unavailable`` naming the lock, never a corrupt store.
@@ -31,10 +32,24 @@ The local Qdrant store is locked by one process at a time (Qdrant's own rule): a
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any, Mapping
+
 from mnemon_ls.spaces.plugins import EnginePlugin
 from mnemon_ls.spaces.providers.base import Capabilities, FieldRule
 
 __all__ = ["PLUGIN"]
+
+def _configured(capabilities: Capabilities, service: Mapping[str, Any]) -> Capabilities:
+    """With ``infer`` true Mem0's LLM decides what is stored (the facts it extracts, maybe none): writes are
+    ``async-extracting`` (reference 6.7's mode for Mem0), so capacity maintenance never archives into it; an
+    endpoint embedder's cosine has no known scale (``normalizedScores`` false)."""
+    infer = service.get("infer") is True or str(service.get("infer")).strip().lower() in ("true", "1", "yes")
+    changes: dict[str, Any] = {"write": "async-extracting"} if infer else {}
+    if str(service.get("mode") or "local") != "local":
+        changes["normalized_scores"] = False
+    return dataclasses.replace(capabilities, **changes) if changes else capabilities
+
 
 #: The ``mnemon_ls.providers`` entry point ``mem0`` (protocol: mnemon_ls.spaces.providers.base; the engine
 #: module is imported only when the provider is opened).
@@ -69,4 +84,5 @@ PLUGIN = EnginePlugin(
         "pgSslMode": FieldRule("choice", choices=("disable", "allow", "prefer", "require", "verify-ca",
                                                   "verify-full")),
         "timeoutSeconds": FieldRule("number", 0.1, 600, text="must be a number of seconds between 0.1 and 600"),
-        "infer": FieldRule("boolean")})
+        "infer": FieldRule("boolean")},
+    configured=_configured)

