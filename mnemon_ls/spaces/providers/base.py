@@ -344,6 +344,10 @@ class ProviderPlugin(Protocol):
 
     def open(self, service: dict[str, Any], *, root: Any) -> ProviderEngine: ...
 
+    # Optional, read with ``getattr``: ``capabilities_for(service: Mapping | None) -> Capabilities``, the
+    # capabilities under the stored service fields (a field may change what the provider does: Mem0's
+    # ``infer`` makes its writes ``async-extracting``); without it, :attr:`capabilities` whatever the fields.
+
 
 def sparse_hint(count: int, limit: int) -> str | None:
     """The CLI's ``"sparse_results"`` hint: no results, or fewer than half the limit."""
