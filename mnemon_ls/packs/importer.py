@@ -204,6 +204,10 @@ class _Plan:
     dirs: list[Path] = field(default_factory=list)
     receipt: dict[str, Any] = field(default_factory=dict)
     links: list[tuple[Path, Path]] = field(default_factory=list)
+    #: a dry run stages in a temporary directory outside every root and swaps nothing
+    dry_run: bool = False
+    #: the replace replaces USER.md too (:func:`user_profile_replaced`): the backup carries it
+    backup_user_profile: bool = False
 
 
 def _copy_tree(source: Path, target: Path, skip: Callable[[str], bool]) -> None:
@@ -225,7 +229,19 @@ def _transient(name: str) -> bool:
     return name.startswith(_DERIVED) or name.endswith((".tmp", ".publish"))
 
 
-def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, stages: dict[Path, Path]) -> None:
+def user_profile_replaced(host: "WorkspaceHost", pack: Pack, mode: str, replace_user_profile: bool) -> bool:
+    """Whether a ``mode`` import of ``pack`` replaces the user profile (``target=user``, USER.md): only in
+    ``replace`` mode, only when the pack carries one, and, when USER.md is the shared one of the global root
+    (``runtimeUserScope=global`` with a root of its own: every workspace reads it), only with the explicit
+    opt-in ``replace_user_profile``. A USER.md in the root being replaced (``runtimeUserScope=storage``,
+    or the global root itself) is part of that root and is replaced with it."""
+    if mode != "replace" or not pack.user_profile_entries():
+        return False
+    return replace_user_profile or not host.resolution.split_user
+
+
+def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, stages: dict[Path, Path],
+                   replace_user_profile: bool) -> None:
     from ..runtime.store import RuntimeStore
 
     scrub = Scrubber(host.settings.secrets)
@@ -233,39 +249,44 @@ def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, st
     for index, entry in enumerate(pack.runtime or ()):
         content = scrub.text(f"payload/runtime/memories.json:entries[{index}].content", entry.content)
         incoming.append(entry if content == entry.content else dataclasses.replace(entry, content=normalize_text(content)))
-    report: dict[str, Any] = {"added": 0, "skipped": 0, "replaced": 0,
-                              "userProfile": {"carried": pack.user_profile_entries(), "added": 0}}
+    profile_replaced = user_profile_replaced(host, pack, mode, replace_user_profile)
+    shared = host.resolution.split_user
+    targets: dict[str, dict[str, int]] = {}
     limits = host.settings.runtime_memory
+    user_md = None
     for store in host.runtime.stores:
         state = store.read()
         if state.problem:
             raise UnreadableStore(f"{state.problem}; nothing was imported. Run `mnemon-ls runtime recover` first",
                                   file=str(store.memories_path), reason=state.problem)
         owned = store.projects
+        if "user" in owned:
+            user_md = store.runtime_dir / PROJECTION_FILES["user"]
         current = list(state.entries)
-        if mode == "replace":
-            # a pack that carries no user profile (the default export leaves USER.md entries out) replaces
-            # MEMORY.md only: the user's USER.md entries stay (they were never in the pack to come back)
-            replaced = owned if pack.user_profile_entries() else [t for t in owned if t != "user"]
-            report["replaced"] += sum(1 for e in current if e.target in replaced)
-            result = [e for e in current if e.target not in replaced]
-            seen: set[tuple[str, str]] = set()
-        else:
-            result = list(current)  # a copy: ``current`` is what the store holds now (the refusal's "now")
-            seen = {(e.target, match_key(e.content)) for e in current}
+        # replace: the pack's entries take the place of each owned target's, except USER.md when the pack
+        # carries no user profile (it never left the machine to come back) or when it is the shared profile
+        # and the opt-in was not given (merged instead: pack entries added, none removed)
+        replaced = [t for t in owned if mode == "replace" and (t != "user" or profile_replaced)]
+        keys = {(e.target, match_key(e.content)) for e in incoming if e.target in owned}
+        present = {(e.target, match_key(e.content)) for e in current if e.target in owned}
+        result = [e for e in current if e.target not in replaced]
+        seen = {(e.target, match_key(e.content)) for e in result}
+        counts = {t: {"added": 0, "skipped": 0, "removed": 0} for t in owned}
+        for entry in current:
+            if entry.target in replaced and (entry.target, match_key(entry.content)) not in keys:
+                counts[entry.target]["removed"] += 1
         for entry in incoming:
             if entry.target not in owned:
                 continue
             key = (entry.target, match_key(entry.content))
-            if key in seen:
-                report["skipped"] += 1
+            if key in seen:  # kept as it is here (merge), or repeated in the pack
+                counts[entry.target]["skipped"] += 1
                 continue
             seen.add(key)
-            result.append(entry)
-            report["added"] += 1
-            if entry.target == "user":
-                report["userProfile"]["added"] += 1
+            result.append(entry)  # replace takes the pack's version (importance, branches) of an entry here
+            counts[entry.target]["skipped" if key in present else "added"] += 1
         for target in owned:
+            targets[target] = counts[target]
             before, after = used_bytes(current, target), used_bytes(result, target)
             limit = limits.limit_for(target)
             if after > limit:
@@ -282,15 +303,39 @@ def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, st
         staged.commit_entries(result)
         plan.links.append((store.lock_path, staged.lock_path))
         plan.pairs.append((staged_root / "runtime", store.runtime_dir))
+    user = targets.get("user", {"added": 0, "skipped": 0, "removed": 0})
+    carried = pack.user_profile_entries()
+    if profile_replaced:
+        handling = "replaced"
+    elif carried:
+        handling = "merged"
+    else:
+        handling = "kept"
+    report: dict[str, Any] = {
+        "added": sum(c["added"] for c in targets.values()),
+        "skipped": sum(c["skipped"] for c in targets.values()),
+        "removed": sum(c["removed"] for c in targets.values()),
+        "targets": targets,
+        "userProfile": {"carried": carried, **user, "handling": handling, "shared": shared,
+                        "path": str(user_md) if user_md is not None else None,
+                        # replace was asked, the pack carries a profile, and the shared one was merged instead
+                        "optInNeeded": mode == "replace" and bool(carried) and not profile_replaced},
+    }
     plan.receipt["runtime"] = report
+    plan.backup_user_profile = profile_replaced
 
 
 def _stage_for(root: Path, plan: _Plan, stages: dict[Path, Path]) -> Path:
     """The staging directory inside ``root`` (renames stay on one file system)."""
     key = Path(os.path.realpath(root))
     if key not in stages:
-        stage = root / f"{STAGE_PREFIX}{uuid.uuid4()}"
-        fsio.ensure_dir(stage)
+        if plan.dry_run:  # nothing under the root: not even a directory that is removed again
+            import tempfile
+
+            stage = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))
+        else:
+            stage = root / f"{STAGE_PREFIX}{uuid.uuid4()}"
+            fsio.ensure_dir(stage)
         stages[key] = stage
         plan.dirs.append(stage)
     return stages[key]
@@ -318,14 +363,16 @@ def _stage_documents(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, 
                                   "`mnemon-ls doc recover` first", file=str(index_path), reason=exc.message) from None
         current, extra = parsed.records, parsed.extra
     staged_docs = stage / "documents"
-    report: dict[str, Any] = {"added": 0, "skipped": 0, "renamed": [], "replaced": 0}
+    report: dict[str, Any] = {"added": 0, "skipped": 0, "renamed": [], "removed": 0}
     records: list[dmodel.DocumentRecord] = []
     files: dict[str, bytes] = {}
+    here = {(r.id, r.content_hash) for r in current}
     if mode == "merge":
         records = list(current)
         _copy_tree(docs_dir, staged_docs, lambda name: _transient(name) or name == "index.json")
     else:
-        report["replaced"] = len(current)
+        carried = {(doc.record.id, doc.record.content_hash) for doc in pack.documents or ()}
+        report["removed"] = sum(1 for r in current if (r.id, r.content_hash) not in carried)
         _copy_tree(docs_dir, staged_docs, lambda name: name not in ("edits", "quarantine", "orphans"))
         extra = ()
     by_id = {r.id: r for r in records}
@@ -336,6 +383,7 @@ def _stage_documents(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, 
         if existing is not None and existing.content_hash == record.content_hash:
             report["skipped"] += 1
             continue
+        renamed_here = False
         if existing is not None or record.relative_path in taken:
             new_id = dmodel.new_id()
             filename = _renamed_filename(record.filename, record.id, new_id)
@@ -345,11 +393,17 @@ def _stage_documents(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, 
             data = text.encode("utf-8")
             report["renamed"].append({"from": record.id, "to": new_id})
             record = renamed.with_changes(size_bytes=len(data))
+            renamed_here = True
         records.append(record)
         by_id[record.id] = record
         taken.add(record.relative_path)
         files[record.relative_path] = data
-        report["added"] += 1
+        if renamed_here:
+            pass  # one outcome: under a new id (``renamed``), not also ``added``
+        elif mode == "replace" and (record.id, record.content_hash) in here:
+            report["skipped"] += 1  # the same document is here already: it stays
+        else:
+            report["added"] += 1
     active = sum(r.size_bytes for r in records if r.status == "active")
     limit = host.settings.documents.active_limit_bytes
     if active > limit:
@@ -421,7 +475,7 @@ def _stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, sta
     else:
         native, provider_ids, store_dirs, providers = [], set(), [], []
     incoming = list(pack.spaces or ())
-    report: dict[str, Any] = {"added": 0, "skipped": 0, "renamed": [], "replaced": 0, "nameChanged": [],
+    report: dict[str, Any] = {"added": 0, "skipped": 0, "renamed": [], "removed": 0, "nameChanged": [],
                               "arrivedInactive": []}
     if mode == "replace" and not incoming and store_dirs:
         raise PackRefused(f"the pack holds no Memory Space and would empty the {len(store_dirs)} native store(s) of "
@@ -437,7 +491,8 @@ def _stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, sta
             record = space.record
             if name_key(record.id) in taken:
                 existing = data_dir / record.id / "mnemon.db"
-                if record.id in {b.id for b in native} and existing.is_file() and same_store(existing, space.db, stage):
+                if record.id in {b.id for b in native} and existing.is_file() and same_store(
+                        existing, space.db, stage, read_copy=plan.dry_run):
                     report["skipped"] += 1
                     continue
                 new_id = str(uuid.uuid4())
@@ -447,7 +502,15 @@ def _stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, sta
             taken.add(name_key(record.id))
             added.append(dataclasses.replace(space, record=record))
     else:
-        report["replaced"] = len(native)
+        kept_here: set[str] = set()  # native spaces whose store the pack carries unchanged (same id)
+        native_ids = {b.id for b in native}
+        for space in incoming:
+            existing = data_dir / space.record.id / "mnemon.db"
+            if space.record.id in native_ids and existing.is_file() and same_store(
+                    existing, space.db, stage, read_copy=plan.dry_run):
+                kept_here.add(space.record.id)
+        report["removed"] = len(native_ids - kept_here)
+        report["skipped"] = len(kept_here)
         added = incoming
     added = _settle_names_and_flags(added, [*native, *providers] if mode == "merge" else providers, report)
     staged_root = stage / "spaces-root"
@@ -455,7 +518,8 @@ def _stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, sta
         fsio.create_file_durably(staged_root / "data" / space.record.id / "mnemon.db", space.db)
     fsio.create_file_durably(staged_root / "data" / NATIVE_FILE, _catalog_bytes([s.record for s in added]))
     added_records = _check_and_redact_spaces(host, staged_root, [s.record for s in added])
-    report["added"] = len(added_records)
+    # each pack space is one outcome: added, already here (``skipped``) or under a new id (``renamed``)
+    report["added"] = len(added_records) - len(report["renamed"]) - (report["skipped"] if mode == "replace" else 0)
     final = [*native, *added_records] if mode == "merge" else added_records
     catalog = _catalog_bytes(final)
     if mode == "merge":
@@ -586,24 +650,73 @@ def _locks(paths: Sequence[Path]) -> Iterator[None]:
         yield
 
 
+def validate_flag(value: Any, field: str) -> bool:
+    """A strict boolean option (``True``/``False`` only, ``None`` is ``False``); else :class:`InvalidInput`
+    naming ``field``."""
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise InvalidInput(field, f"must be true or false (got {value!r})")
+    return value
+
+
 def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
-                components: Sequence[str] | None = None) -> dict[str, Any]:
-    """Import pack ``data`` into ``host``'s root (module doc). Returns the receipt ``{"status": "committed",
-    "mode", "components", "scope", "runtime": {added, skipped, replaced, userProfile: {carried, added}}
-    (``userProfile``: the pack's USER.md entries and how many of them were added), "documents": {added, skipped,
-    renamed: [{from, to}], replaced}, "spaces": {...same...}, "activeStore"}`` (only the chosen components).
+                components: Sequence[str] | None = None, dry_run: Any = False,
+                replace_user_profile: Any = False) -> dict[str, Any]:
+    """Import pack ``data`` into ``host``'s root (module doc). Returns the receipt::
+
+        {"status": "committed" | "dry-run", "dryRun": bool, "mode", "components", "scope",
+         "runtime": {added, skipped, removed, targets: {<target>: {added, skipped, removed}},
+                     userProfile: {carried, added, skipped, removed, handling: merged|replaced|kept,
+                                   shared, path, optInNeeded}},
+         "documents": {added, skipped, renamed: [{from, to}], removed},
+         "spaces": {added, skipped, renamed, removed, nameChanged, arrivedInactive, activeSpaces},
+         "activeStore", "backup": {path, components, userProfile, keep, restore} | None}
+
+    (only the chosen components). Every item of the pack is counted once: ``added`` (new here),
+    ``skipped`` (already here: same target and text, same document id and content, same space id and
+    store; or repeated in the pack) or ``renamed`` (came in under a new id); ``removed`` counts what was
+    here and is gone (``replace`` only; 0 in ``merge``). ``userProfile`` (USER.md): ``shared`` when it is
+    the global root's, read by every workspace; ``handling`` ``replaced`` (see :func:`user_profile_replaced`),
+    ``merged`` (entries added, none removed; ``optInNeeded`` when ``replace`` was asked and only
+    ``replace_user_profile`` would have replaced it) or ``kept`` (the pack carries none). ``backup``
+    (``replace`` only): the pack of what this import replaced, saved first (:mod:`.backups`).
+
+    ``dry_run``: validate and stage everything as a real import does, in a temporary directory outside
+    every root, without taking a lock file or writing anything under a root (the pack gate is held shared
+    for a consistent read), and return the receipt the import would give (``status`` ``dry-run``).
 
     Raises :class:`PackInvalid` (the pack breaks a rule), :class:`InvalidInput` (``mode``,
-    ``components``), :class:`RuntimeCapacityError` / :class:`DocumentCapacityError` (the result would not
-    fit), :class:`PackRefused` (``would-empty``, ``secret``, ``swap-failed``), :class:`UnreadableStore`
-    (a damaged store here); every one of them leaves the root exactly as it was."""
+    ``components``, ``dryRun``, ``replaceUserProfile``: a strict bool, given only with ``replace``, a
+    runtime component and a pack that carries a user profile), :class:`RuntimeCapacityError` /
+    :class:`DocumentCapacityError` (the result would not fit), :class:`PackRefused` (``would-empty``,
+    ``secret``, ``swap-failed``, ``backup-failed``), :class:`UnreadableStore` (a damaged store here); every one
+    of them leaves the root exactly as it was."""
     mode = validate_mode(mode)
+    dry_run = validate_flag(dry_run, "dryRun")
+    replace_user_profile = validate_flag(replace_user_profile, "replaceUserProfile")
     pack = read_pack(data)
     chosen = validate_components(components, pack)
+    if replace_user_profile:
+        if mode != "replace":
+            raise InvalidInput("replaceUserProfile", "applies to replace mode only (merge never removes an entry)")
+        if "runtime" not in chosen:
+            raise InvalidInput("replaceUserProfile", "needs the runtime component (USER.md is Runtime memory)")
+        if not pack.user_profile_entries():
+            raise InvalidInput("replaceUserProfile", "the pack carries no user profile (USER.md entries) to "
+                                                     "replace yours with; nothing was imported")
     root = host.root
     roots = [root]
     if "runtime" in chosen:
         roots += [s.root for s in host.runtime.stores if os.path.realpath(s.root) != os.path.realpath(root)]
+    if dry_run:
+        release_sources(host)
+        with gate.hold(roots, exclusive=False):
+            plan = _import_locked(host, pack, mode, chosen, root, dry_run=True,
+                                  replace_user_profile=replace_user_profile)
+        release_sources(host)
+        return {"status": "dry-run", "dryRun": True, "mode": mode, "components": list(chosen),
+                "scope": pack.archive.scope, **plan.receipt}
     for extra in roots:
         recover(extra)
     pack_locks = [r / PACK_LOCK for r in roots]
@@ -621,30 +734,41 @@ def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
     try:
         # order: pack markers, the gate (every other command of these roots has finished), component locks
         with _locks(pack_locks), gate.hold(roots, exclusive=True), _locks(lock_paths):
-            plan = _import_locked(host, pack, mode, chosen, root)
+            plan = _import_locked(host, pack, mode, chosen, root, replace_user_profile=replace_user_profile)
     except BaseException:
         for directory in absent:  # component directories only the locks created: nothing is left behind
             with contextlib.suppress(OSError):
                 directory.rmdir()
         raise
     release_sources(host)
-    receipt = {"status": "committed", "mode": mode, "components": list(chosen), "scope": pack.archive.scope,
-               **plan.receipt}
+    receipt = {"status": "committed", "dryRun": False, "mode": mode, "components": list(chosen),
+               "scope": pack.archive.scope, **plan.receipt}
     return receipt
 
 
-def _import_locked(host: "WorkspaceHost", pack: Pack, mode: str, chosen: Sequence[str], root: Path) -> _Plan:
+def _import_locked(host: "WorkspaceHost", pack: Pack, mode: str, chosen: Sequence[str], root: Path, *,
+                   dry_run: bool = False, replace_user_profile: bool = False) -> _Plan:
+    from . import backups
+
     stages: dict[Path, Path] = {}
-    plan = _Plan(stage=root)
+    plan = _Plan(stage=root, dry_run=dry_run)
+    backup: Path | None = None
     try:
         stage = _stage_for(root, plan, stages)
         plan.stage = stage
         if "runtime" in chosen:
-            _stage_runtime(host, pack, mode, plan, stages)
+            _stage_runtime(host, pack, mode, plan, stages, replace_user_profile)
         if "documents" in chosen:
             _stage_documents(host, pack, mode, plan, stage)
         if "memory-spaces" in chosen:
             _stage_spaces(host, pack, mode, plan, stage)
+        if mode == "replace":
+            # the backup of what is about to be replaced: made now (every lock held) or the import is refused
+            plan.receipt["backup"], backup = backups.save(host, chosen, plan.backup_user_profile, dry_run=dry_run)
+        else:
+            plan.receipt["backup"] = None
+        if dry_run:
+            return plan
         for held, staged in plan.links:
             if held.exists():
                 with contextlib.suppress(FileNotFoundError):
@@ -653,8 +777,22 @@ def _import_locked(host: "WorkspaceHost", pack: Pack, mode: str, chosen: Sequenc
         _step("staged")
     except BaseException:
         _clean([str(d) for d in plan.dirs])
+        if backup is not None:
+            backups.discard(backup)
         raise
-    _swap(root, plan)
+    finally:
+        if dry_run:
+            _clean([str(d) for d in plan.dirs])
+    try:
+        _swap(root, plan)
+    except BaseException:
+        # rolled back (or never decided): the root is as it was, so is its backups folder; a journal left
+        # behind is rolled forward by the next operation, and then the backup is the one to restore from
+        if backup is not None and not os.path.lexists(root / JOURNAL):
+            backups.discard(backup)
+        raise
+    if backup is not None:
+        backups.prune(backup.parent)
     return plan
 
 
