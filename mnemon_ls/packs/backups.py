@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
@@ -86,43 +87,58 @@ def _free_name(folder: Path, name: str) -> Path:
     return path
 
 
-def save(host: "WorkspaceHost", chosen: Sequence[str], user_profile: bool, *,
-         dry_run: bool = False, now: datetime | None = None) -> tuple[dict[str, Any], Path | None]:
-    """Export what a replace of ``chosen`` is about to replace and write it to :func:`backup_dir`
-    (module doc; the caller holds the gate and component locks). ``user_profile``: the replace replaces
-    USER.md too, so the backup carries it. Returns (the receipt's ``backup`` part ``{path, components,
-    userProfile, keep, restore, written}``, the file written or ``None`` for a ``dry_run``, which writes
-    and exports nothing: it names the file a real import would write). Raises :class:`PackRefused`
-    (``backup-failed``) naming the reason; nothing is written then."""
+@dataclass(frozen=True)
+class Saved:
+    """A backup staged by :func:`save`: the ``staged`` file (in the import's stage directory), the
+    ``path`` the swap renames it to, and the directories on the way there that do not exist yet (deepest
+    first: :func:`discard` removes them again when the import is rolled back)."""
+
+    staged: Path
+    path: Path
+    created: tuple[Path, ...] = ()
+
+
+def save(host: "WorkspaceHost", chosen: Sequence[str], user_profile: bool, stage: Path, *,
+         dry_run: bool = False, now: datetime | None = None) -> tuple[dict[str, Any], Saved | None]:
+    """Export what a replace of ``chosen`` is about to replace into ``stage`` (the import's stage
+    directory in the root; the caller holds the gate and component locks and swaps :attr:`Saved.staged`
+    to :attr:`Saved.path` with the components, so a killed import leaves the backup exactly when it
+    leaves the new root). ``user_profile``: the replace replaces USER.md too, so the backup carries it.
+    Returns (the receipt's ``backup`` part ``{path, components, userProfile, keep, restore, written}``,
+    the staged backup or ``None`` for a ``dry_run``, which exports nothing: it names the file a real
+    import would write). Raises :class:`PackRefused` (``backup-failed``) naming the reason."""
     from .export import export_held
 
     moment = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
     folder = backup_dir(host.root)
-    name = fmt.pack_file_name(moment)
+    saved = None
     if dry_run:
-        path = folder / name
+        path = folder / fmt.pack_file_name(moment)
     else:
         try:
             exported = export_held(host, _scope_of(chosen), include_user_profile=user_profile, now=moment)
-            fsio.check_store_path(folder)
-            fsio.ensure_dir(folder)
-            os.chmod(folder, fsio.DIR_MODE)
+            fsio.check_store_path(folder / exported.file_name)
+            if os.path.lexists(folder) and not folder.is_dir():
+                raise OSError(20, "Not a directory")
             path = _free_name(folder, exported.file_name)
-            fsio.write_file_atomically(path, exported.data)
+            staged = stage / "backup" / path.name
+            fsio.create_file_durably(staged, exported.data)
         except (MnemonError, OSError) as exc:
             reason = exc.message if isinstance(exc, MnemonError) else (exc.strerror or str(exc))
-            raise PackRefused(f"the backup of what --replace would replace could not be written to {folder} ({reason});"
+            raise PackRefused(f"the backup of what --replace would replace could not be made for {folder} ({reason});"
                               " nothing was imported", reason="backup-failed", file=str(folder)) from exc
+        saved = Saved(staged, path, tuple(d for d in (folder, folder.parent) if not os.path.lexists(d)))
     part = {"path": str(path), "components": list(chosen), "userProfile": user_profile, "keep": KEEP,
             "restore": restore_command(host, path, chosen, user_profile), "written": not dry_run}
-    return part, None if dry_run else path
+    return part, saved
 
 
-def discard(path: Path) -> None:
-    """Remove a backup whose import did not happen (durably; a missing file is fine)."""
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(path)
-        fsio.fsync_dir(path.parent)
+def discard(saved: Saved) -> None:
+    """Remove the directories :func:`save` found missing when the import that would have filled them was
+    rolled back (the file itself went back into the stage with the rollback)."""
+    for directory in saved.created:
+        with contextlib.suppress(OSError):
+            directory.rmdir()
 
 
 def prune(folder: Path, keep: int = KEEP) -> list[Path]:

@@ -752,7 +752,7 @@ def _import_locked(host: "WorkspaceHost", pack: Pack, mode: str, chosen: Sequenc
 
     stages: dict[Path, Path] = {}
     plan = _Plan(stage=root, dry_run=dry_run)
-    backup: Path | None = None
+    backup: "backups.Saved | None" = None
     try:
         stage = _stage_for(root, plan, stages)
         plan.stage = stage
@@ -763,8 +763,12 @@ def _import_locked(host: "WorkspaceHost", pack: Pack, mode: str, chosen: Sequenc
         if "memory-spaces" in chosen:
             _stage_spaces(host, pack, mode, plan, stage)
         if mode == "replace":
-            # the backup of what is about to be replaced: made now (every lock held) or the import is refused
-            plan.receipt["backup"], backup = backups.save(host, chosen, plan.backup_user_profile, dry_run=dry_run)
+            # the backup of what is about to be replaced: made now (every lock held) or the import is refused;
+            # swapped in last, with the components, so it exists exactly when the new root does
+            plan.receipt["backup"], backup = backups.save(host, chosen, plan.backup_user_profile, stage,
+                                                          dry_run=dry_run)
+            if backup is not None:
+                plan.pairs.append((backup.staged, backup.path))
         else:
             plan.receipt["backup"] = None
         if dry_run:
@@ -777,8 +781,6 @@ def _import_locked(host: "WorkspaceHost", pack: Pack, mode: str, chosen: Sequenc
         _step("staged")
     except BaseException:
         _clean([str(d) for d in plan.dirs])
-        if backup is not None:
-            backups.discard(backup)
         raise
     finally:
         if dry_run:
@@ -786,13 +788,13 @@ def _import_locked(host: "WorkspaceHost", pack: Pack, mode: str, chosen: Sequenc
     try:
         _swap(root, plan)
     except BaseException:
-        # rolled back (or never decided): the root is as it was, so is its backups folder; a journal left
-        # behind is rolled forward by the next operation, and then the backup is the one to restore from
+        # rolled back (or never decided): the backup went back into the stage; the folders made for it go
+        # too. A journal left behind is rolled forward by the next operation, the backup with it
         if backup is not None and not os.path.lexists(root / JOURNAL):
             backups.discard(backup)
         raise
     if backup is not None:
-        backups.prune(backup.parent)
+        backups.prune(backup.path.parent)
     return plan
 
 

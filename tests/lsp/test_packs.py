@@ -51,7 +51,11 @@ async def test_export_inspect_import_between_two_folders(lsp: Launcher, folders,
     assert sorted(d["title"] for d in documents["documents"]) == ["ADR 7", "Old plan"]
     again = await client.call("mnemon/pack/import", {"workspace": uri(two), "path": str(target), "mode": "merge",
                                                      "components": ["runtime"]})
-    assert again["runtime"] == {"added": 0, "skipped": 3, "replaced": 0, "userProfile": {"carried": 1, "added": 0}}
+    assert {k: again["runtime"][k] for k in ("added", "skipped", "removed", "targets")} == {
+        "added": 0, "skipped": 3, "removed": 0, "targets": {"user": {"added": 0, "skipped": 1, "removed": 0},
+                                                           "memory": {"added": 0, "skipped": 2, "removed": 0}}}
+    assert {k: again["runtime"]["userProfile"][k] for k in ("carried", "added", "skipped", "handling")} == {
+        "carried": 1, "added": 0, "skipped": 1, "handling": "merged"}
 
 
 async def test_pack_errors_carry_stable_codes_and_change_nothing(lsp: Launcher, folders):
