@@ -4,9 +4,14 @@ Rules (reference section 9), per component chosen (all of the pack's by default)
 
 - runtime, ``merge``: the pack's entries are added to the store's by (target, content) (the Runtime
   Source's own match key); entries already present are skipped; ``replace``: the pack's entries replace
-  the store's entries of each target it owns. Either way every target must fit its limit afterwards
+  the store's entries of each target it owns (an entry both here and in the pack counts as already here;
+  the pack's importance and branches win). Either way every target must fit its limit afterwards
   (:class:`~mnemon_ls.errors.RuntimeCapacityError`). With ``runtimeUserScope=global`` the ``user``
   entries go to the global root's store and the ``memory`` entries to this root's.
+- the user profile (``user`` entries, USER.md) under ``replace``: kept when the pack carries none; when
+  USER.md is the global root's (shared by every workspace) it is merged (pack entries added, none removed)
+  unless the caller opts in with ``replace_user_profile``; a USER.md of this root is replaced with it
+  (:func:`user_profile_replaced`).
 - documents, ``merge``: same id and same ``contentHash``: skipped; same id, other hash (or a file name
   already taken): imported under a new UUID, file name ``<base (at most 80)>-<id[:8]>.md``, frontmatter
   id rewritten; otherwise imported as is. The active total must stay within ``documents.activeLimitBytes``
@@ -44,6 +49,11 @@ Commit protocol (nothing changes until the swap; a failure at any point leaves t
    fsync. An error rolls every done pair back (reverse order) and removes the journal: the old root,
    and :class:`PackRefused` ``swap-failed``.
 5. Done: the journal is removed (durably), then the stage and backup directories.
+
+A ``replace`` import first exports what it replaces into the stage (:mod:`.backups`; refused with
+``backup-failed`` when that fails) and swaps it into ``<root>/state/pack-backups/`` as the last pair, so the
+backup exists exactly when the new root does. A dry run (``dry_run``) runs steps 1-2 with the pack gate
+held shared instead of the lock markers, in a stage outside the root, and stops there.
 
 A process killed after step 3 leaves the journal: :func:`recover` (run by the next
 :class:`~mnemon_ls.host.WorkspaceHost` on the root, and by every pack operation) finishes the swap
