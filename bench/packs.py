@@ -18,7 +18,10 @@ Measured (``time.perf_counter``, median of the runs, and the slowest run):
 2. ``import (fresh)``: :func:`mnemon_ls.packs.import_pack` merge into an empty root (validate, stage,
    open each store, redaction pass, journal, swap);
 3. ``import (merge, all skipped)``: the same pack again into that root (everything already there);
-4. ``import (replace)``: the pack replacing the populated root's components;
+4. ``import (replace)``: the pack replacing the populated root's components (this includes the backup of
+   what it replaces: an export of the root into ``state/pack-backups``, :mod:`mnemon_ls.packs.backups`);
+   ``import (replace, dry run)``: the same with ``dry_run`` (validate and stage outside the root, no
+   backup, no swap);
 5. ``import (fresh, secrets allow)``: as 2 with ``secrets: allow`` (no credential scan): the difference
    is the cost of :func:`mnemon_ls.redact.find_secrets` over the imported texts (this corpus has the
    word "token" and CJK text, the scanner's slow paths).
@@ -133,7 +136,7 @@ def main() -> int:
         payload = dict(exported.pack.archive.payload)
         results: dict[str, list[float]] = {k: [] for k in (
             "export", "zip floor", "import (fresh)", "unzip+copy floor", "import (merge, all skipped)", "import (replace)",
-            "import (fresh, secrets allow)")}
+            "import (replace, dry run)", "import (fresh, secrets allow)")}
         for run in range(args.runs):
             host = host_on(source)
             results["export"].append(timed(lambda: packs.export_pack(host)))
@@ -144,6 +147,8 @@ def main() -> int:
             results["import (fresh)"].append(timed(lambda: host.import_pack(data)))
             results["import (merge, all skipped)"].append(timed(lambda: host.import_pack(data)))
             results["import (replace)"].append(timed(lambda: host.import_pack(data, mode="replace")))
+            results["import (replace, dry run)"].append(timed(lambda: host.import_pack(data, mode="replace",
+                                                                                       dry_run=True)))
             host.close()
             allow = host_on(base / f"allow-{run}", secrets="allow")
             results["import (fresh, secrets allow)"].append(timed(lambda: allow.import_pack(data)))
@@ -169,7 +174,9 @@ def main() -> int:
             "",
             f"Ratios (medians): export / zip floor = {med['export'] / med['zip floor']:.2f}; "
             f"import (fresh) / unzip+copy floor = {med['import (fresh)'] / med['unzip+copy floor']:.2f}; "
-            f"import (replace) / unzip+copy floor = {med['import (replace)'] / med['unzip+copy floor']:.2f}.",
+            f"import (replace) / unzip+copy floor = {med['import (replace)'] / med['unzip+copy floor']:.2f}; "
+            f"import (replace) / export = {med['import (replace)'] / med['export']:.2f} (the backup is one export); "
+            f"dry run / import (replace) = {med['import (replace, dry run)'] / med['import (replace)']:.2f}.",
         ]
         report = "\n".join(lines) + "\n"
         print(report)

@@ -115,12 +115,16 @@ class WorkspaceHost:
 
         return inspect_pack(data)
 
-    def import_pack(self, data: bytes, mode: str | None = None, components: "Any" = None) -> dict[str, "Any"]:
+    def import_pack(self, data: bytes, mode: str | None = None, components: "Any" = None, *,
+                    dry_run: "Any" = False, replace_user_profile: "Any" = False) -> dict[str, "Any"]:
         """Import pack bytes into this root (:func:`mnemon_ls.packs.import_pack`: ``mode`` merge or replace,
-        ``components`` a subset of the pack's); the receipt, or an error that changed nothing."""
+        ``components`` a subset of the pack's, ``dry_run`` writes nothing and says what would happen,
+        ``replace_user_profile`` lets replace mode replace a shared USER.md); the receipt, or an error that
+        changed nothing."""
         from .packs import import_pack
 
-        return import_pack(self, data, mode=mode, components=components)
+        return import_pack(self, data, mode=mode, components=components, dry_run=dry_run,
+                           replace_user_profile=replace_user_profile)
 
     @property
     def root(self) -> Path:

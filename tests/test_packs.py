@@ -114,7 +114,12 @@ def test_merge_runtime_unions_by_target_and_content(tmp_path):
     finally:
         host.close()
     receipt = do_import(tmp_path / "b", export(tmp_path / "a", "runtime"))
-    assert receipt["runtime"] == {"added": 2, "skipped": 1, "replaced": 0, "userProfile": {"carried": 1, "added": 1}}
+    runtime = receipt["runtime"]
+    profile = runtime.pop("userProfile")
+    assert runtime == {"added": 2, "skipped": 1, "removed": 0, "targets": {
+        "user": {"added": 1, "skipped": 0, "removed": 0}, "memory": {"added": 1, "skipped": 1, "removed": 0}}}
+    assert profile == {"carried": 1, "added": 1, "skipped": 0, "removed": 0, "handling": "merged", "shared": False,
+                       "path": str(tmp_path / "b" / "runtime" / "USER.md"), "optInNeeded": False}
     entries = [(t, c) for t, c, *_ in contents(tmp_path / "b")["entries"]]
     assert sorted(entries) == sorted([
         ("memory", "Run tests with pytest -n 2"), ("user", "Run tests with pytest -n 2"), ("memory", "Only here"),
@@ -150,7 +155,8 @@ def test_merge_documents_skips_same_hash_and_renames_a_changed_document(tmp_path
     finally:
         host.close()
     receipt = do_import(tmp_path / "b", data)
-    assert receipt["documents"]["skipped"] == 1 and receipt["documents"]["added"] == 1
+    # one document already here, the changed one under a new id: two outcomes for two documents
+    assert receipt["documents"]["skipped"] == 1 and receipt["documents"]["added"] == 0
     [renamed] = receipt["documents"]["renamed"]
     assert renamed["from"] == changed_id and renamed["to"] != changed_id
     host = host_on(tmp_path / "b")
@@ -185,7 +191,7 @@ def test_merge_spaces_skips_identical_stores_and_imports_a_differing_one_under_a
     seed(tmp_path / "a")
     data = export(tmp_path / "a", "memory-spaces")
     do_import(tmp_path / "b", data)
-    assert do_import(tmp_path / "b", data)["spaces"] == {"added": 0, "skipped": 1, "renamed": [], "replaced": 0,
+    assert do_import(tmp_path / "b", data)["spaces"] == {"added": 0, "skipped": 1, "renamed": [], "removed": 0,
                                                              "nameChanged": [], "arrivedInactive": [], "activeSpaces": 1}
     seed(tmp_path / "c", tag=" (c)")  # its own 'default' space, other items
     receipt = do_import(tmp_path / "c", data)
@@ -203,7 +209,10 @@ def test_replace_swaps_in_exactly_the_pack_and_repairs_the_active_store(tmp_path
     seed(tmp_path / "b", tag=" (b)")
     (tmp_path / "b" / "active").write_text("gone\n")
     receipt = do_import(tmp_path / "b", export(tmp_path / "a"), mode="replace")
-    assert receipt["runtime"]["replaced"] == 3 and receipt["documents"]["replaced"] == 2
+    # nothing of b's is in a's pack: all of b's goes, all of the pack comes
+    assert [receipt["runtime"][k] for k in ("added", "skipped", "removed")] == [3, 0, 3]
+    assert receipt["documents"] == {"added": 2, "skipped": 0, "renamed": [], "removed": 2}
+    assert [receipt["spaces"][k] for k in ("added", "skipped", "removed")] == [1, 0, 1]
     assert contents(tmp_path / "b") == contents(tmp_path / "a")
     assert (tmp_path / "b" / "active").read_text().strip() == "default"
 
@@ -305,8 +314,11 @@ def test_cli_pack_export_inspect_import(tmp_path):
     assert "Runtime entries: 3 added" in result.stdout and "documents: 2 added" in result.stdout
     result = run("pack", "import", str(out), "--data-dir", str(tmp_path / "b"), "--replace", "--component", "runtime",
                  "--json")
-    assert json.loads(result.stdout)["runtime"] == {"added": 3, "skipped": 0, "replaced": 3,
-                                                  "userProfile": {"carried": 1, "added": 1}}
+    runtime = json.loads(result.stdout)["runtime"]  # the same entries again: all already here, none removed
+    assert {k: runtime[k] for k in ("added", "skipped", "removed", "targets")} == {
+        "added": 0, "skipped": 3, "removed": 0, "targets": {"user": {"added": 0, "skipped": 1, "removed": 0},
+                                                           "memory": {"added": 0, "skipped": 2, "removed": 0}}}
+    assert (runtime["userProfile"]["handling"], runtime["userProfile"]["shared"]) == ("replaced", False)
     bad = tmp_path / "bad.zip"
     bad.write_bytes(b"not a zip")
     result = run("pack", "import", str(bad), "--data-dir", str(tmp_path / "b"), "--json")

@@ -109,11 +109,11 @@ def test_replace_mode_says_what_took_the_place_of_what(tmp_path: Path) -> None:
         host.close()
     replaced = _cli(tmp_path, root, "pack", "import", str(pack), "--replace", "--component", "documents")
     assert replaced.returncode == 0, replaced.stderr
-    assert "  documents: 2 documents replaced the 3 that were here\n" in replaced.stdout + "\n", replaced.stdout
-    assert "added" not in replaced.stdout
+    assert "  documents: 2 added, 0 already here, 3 removed\n" in replaced.stdout + "\n", replaced.stdout
     receipt = json.loads(_cli(tmp_path, root, "pack", "import", str(pack), "--replace", "--component", "documents",
                               json_out=True).stdout)
-    assert receipt["documents"] == {"added": 2, "skipped": 0, "renamed": [], "replaced": 2}
+    # the same two documents again: they are here already and stay; nothing else was here to remove
+    assert receipt["documents"] == {"added": 0, "skipped": 2, "renamed": [], "removed": 0}
 
 
 def test_space_status_inspects_an_inactive_space(tmp_path: Path) -> None:

@@ -66,12 +66,17 @@ def test_replace_with_a_pack_that_carries_no_user_profile_keeps_the_users_profil
     host = host_on(tmp_path / "b")
     try:
         receipt = host.import_pack(default, "replace")
-        assert receipt["runtime"]["replaced"] == 2  # the two MEMORY.md entries, not the USER.md one
+        # the two MEMORY.md entries go, the pack's two come; the USER.md one stays
+        assert receipt["runtime"]["targets"] == {"user": {"added": 0, "skipped": 0, "removed": 0},
+                                                 "memory": {"added": 2, "skipped": 0, "removed": 2}}
+        assert receipt["runtime"]["userProfile"]["handling"] == "kept"
         state = host.runtime.read()
         assert [e.content for e in state.user] == ["Prefers short answers (b)"]
         assert sorted(e.content for e in state.memory) == ["Deploys go through staging", "Run tests with pytest -n 2"]
         receipt = host.import_pack(carried, "replace")  # a pack that carries a profile replaces it
-        assert receipt["runtime"]["replaced"] == 3
+        assert receipt["runtime"]["targets"] == {"user": {"added": 1, "skipped": 0, "removed": 1},
+                                                 "memory": {"added": 0, "skipped": 2, "removed": 0}}
+        assert receipt["runtime"]["userProfile"]["handling"] == "replaced"
         assert [e.content for e in host.runtime.read().user] == ["Prefers short answers"]
     finally:
         host.close()

@@ -11,9 +11,14 @@ folder in a worker thread; errors are the usual JSON-RPC errors with ``data.code
   (absolute) the pack is written there (0600, durably); without, its bytes come back base64 (the
   reference's transport).
 - ``mnemon/pack/inspect`` ``{workspace?, path? | base64?}`` -> what the pack holds (never writes).
-- ``mnemon/pack/import`` ``{workspace?, path? | base64?, mode?: merge|replace, components?: [...]}``
-  -> the receipt; afterwards every open folder on the same storage root drops its cached Documents and
-  Memory Spaces Sources and the server sends ``mnemon/packImported`` ``{workspace, receipt}``.
+- ``mnemon/pack/import`` ``{workspace?, path? | base64?, mode?: merge|replace, components?: [...],
+  dryRun?: bool, replaceUserProfile?: bool}`` -> the receipt (:func:`mnemon_ls.packs.import_pack`: counts
+  added / skipped / renamed / removed per component and per Runtime target, ``userProfile``, ``backup``
+  with the restoring command in replace mode); afterwards every open folder on the same storage root drops
+  its cached Documents and Memory Spaces Sources and the server sends ``mnemon/packImported``
+  ``{workspace, receipt}``. With ``dryRun`` nothing is written and nothing is sent: the receipt says what
+  the import would do. ``replaceUserProfile`` (strict bool, replace mode only): replace a shared (global)
+  USER.md too; without it a shared USER.md gets the pack's entries added and none removed.
 """
 
 from __future__ import annotations
@@ -60,9 +65,11 @@ def _models() -> dict[str, Any]:
         base64: str | None = Field(None, alias="base64")
 
     class PackImportParams(PackSourceParams):
-        """``{workspace?, path? | base64?, mode?, components?}``."""
+        """``{workspace?, path? | base64?, mode?, components?, dryRun?, replaceUserProfile?}``."""
 
         mode: Literal["merge", "replace"] = "merge"
+        dry_run: bool = Field(False, alias="dryRun", strict=True)
+        replace_user_profile: bool = Field(False, alias="replaceUserProfile", strict=True)
         #: ``None``: every component the pack holds; a given list names at least one (``[]`` is refused,
         #: never read as "all")
         components: list[Literal["runtime", "documents", "memory-spaces"]] | None = Field(None, min_length=1)
@@ -135,7 +142,11 @@ def register(server: "MnemonLanguageServer", mnemon_request: Callable[[str], Cal
         p = P.parse_params(_models()["import"], params)
         state = ls.registry.resolve(p.workspace)
         data = pack_bytes(p.path, p.base64)
-        receipt = await asyncio.to_thread(state.host.import_pack, data, p.mode, p.components)
+        receipt = await asyncio.to_thread(functools.partial(
+            state.host.import_pack, data, p.mode, p.components, dry_run=p.dry_run,
+            replace_user_profile=p.replace_user_profile))
+        if receipt.get("dryRun"):
+            return receipt | {"workspace": state.uri}  # nothing changed: no other folder to refresh, no notice
         from ..packs.importer import release_sources
 
         root = os.path.realpath(state.host.root)

@@ -11,7 +11,9 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
+from .. import fsio
 from ..errors import EXIT_OK, InvalidInput
+from .backups import KEEP
 from .format import COMPONENTS, MAX_ARCHIVE_BYTES, SCOPES
 
 
@@ -25,14 +27,22 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     export.add_argument("--include-user-profile", action="store_true",
                         help="also carry your user profile (USER.md entries); left out by default")
     export.add_argument("-o", "--output", metavar="FILE",
-                        help="pack file (default: mnemon-backup-<time>.zip in the current directory)")
+                        help="pack file (default: <global root>/state/pack-exports/mnemon-backup-<time>.zip, "
+                             "~/.mnemon/state/pack-exports unless MNEMON_DATA_DIR is set; never the current "
+                             "directory, where `git add .` would commit your memory)")
     inspect = actions.add_parser("inspect", parents=[common], help="validate a pack and list what it holds")
     inspect.add_argument("file")
     imp = actions.add_parser("import", parents=[common], help="import a pack (merge by default)")
     imp.add_argument("file")
     imp.add_argument("--replace", action="store_true",
                      help="replace the chosen components instead of merging (a pack without spaces never empties a "
-                          "root that has stores)")
+                          "root that has stores); what is replaced is saved first in <root>/state/pack-backups "
+                          f"(the newest {KEEP} are kept)")
+    imp.add_argument("--replace-user-profile", action="store_true",
+                     help="with --replace: also replace a shared (global) USER.md with the pack's user profile; "
+                          "without it a shared USER.md only gets the pack's entries added")
+    imp.add_argument("--dry-run", action="store_true",
+                     help="validate the pack and print exactly what the import would do; writes nothing")
     imp.add_argument("--component", action="append", dest="components", choices=COMPONENTS, metavar="COMPONENT",
                      help=f"import only this component ({', '.join(COMPONENTS)}; repeatable; default: all the pack has)")
 
@@ -84,8 +94,15 @@ def run(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], A
     host = host_factory(args)
     if args.action == "export":
         exported = host.export_pack(args.pack_scope, include_user_profile=args.include_user_profile)
-        output = Path(os.path.expanduser(args.output)) if args.output else Path.cwd() / exported.file_name
-        write_pack_file(output, exported.data, pack_roots(host))
+        if args.output:
+            output = Path(os.path.expanduser(args.output))
+        else:  # never the current directory (usually a git work tree): the per-user exports folder
+            from .backups import export_dir
+
+            folder = export_dir(host)
+            fsio.ensure_dir(folder)
+            output = Path(os.path.abspath(folder / exported.file_name))
+        write_pack_file(output, exported.data, pack_roots(host), allowed=[output.parent] if not args.output else ())
         data = {**exported.to_dict(), "path": str(output)}
         lines = [f"exported {exported.pack.archive.scope} pack of {host.root} to {output} ({len(exported.data)} bytes)",
                  *summary_lines(exported.pack.describe())]
@@ -115,41 +132,80 @@ def run(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], A
                          f"{_plural(space['items'], 'item')}")
         emit(args, data, "\n".join(lines))
         return EXIT_OK
-    receipt = host.import_pack(payload, mode="replace" if args.replace else "merge", components=args.components)
-    lines = [f"imported {args.file} into {host.root} ({receipt['mode']}: {', '.join(receipt['components'])})"]
-    names = {"runtime": "Runtime entries", "documents": "documents", "spaces": "Memory Spaces"}
-    units = {"runtime": ("entry", "entries"), "documents": ("document", None), "spaces": ("space", None)}
-    for key, label in names.items():
-        part = receipt.get(key)
-        if part is None:
-            continue
-        renamed = len(part.get("renamed") or ())  # ``added`` counts them too: one outcome each
-        if receipt["mode"] == "replace":  # ``added`` took the place of ``replaced``: say it as one outcome
-            word, words = units[key]
-            was = part["replaced"]
-            text = f"  {label}: {_plural(part['added'], word, words)} " + (
-                f"replaced the {was} that {'was' if was == 1 else 'were'} here" if was else "imported (none were here)")
-            if part["skipped"]:
-                text += f", {part['skipped']} repeated in the pack left out"
-        else:
-            text = f"  {label}: {part['added'] - renamed} added, {part['skipped']} already here"
-        if part.get("renamed"):
-            text += f", {len(part['renamed'])} under a new id (" + ", ".join(
-                f"{r['from']} -> {r['to']}" for r in part["renamed"]) + ")"
-        lines.append(text)
-    spaces = receipt.get("spaces") or {}
-    for change in spaces.get("nameChanged") or ():
-        lines.append(f"  space {change['spaceId']}: named {change['to']!r} because {change['from']!r} is taken "
-                     "(space names are unique in a root, ignoring case)")
-    if spaces.get("arrivedInactive"):
-        lines.append(f"  {_plural(len(spaces['arrivedInactive']), 'imported space')} arrived inactive so the spaces "
-                     "active here stay as they were (`mnemon-ls space activate ID`): "
-                     + ", ".join(spaces["arrivedInactive"]))
-    if spaces.get("activeSpaces", 1) > 1:
-        lines.append(f"  {spaces['activeSpaces']} spaces are now active: `remember` needs --space to choose one")
-    profile = (receipt.get("runtime") or {}).get("userProfile") or {}
-    if profile.get("carried"):
-        lines.append(f"  USER.md: the pack carried {_plural(profile['carried'], 'user-profile entry', 'user-profile entries')}"
-                     f", {profile['added']} added")
-    emit(args, receipt, "\n".join(lines))
+    receipt = host.import_pack(payload, mode="replace" if args.replace else "merge", components=args.components,
+                               dry_run=args.dry_run, replace_user_profile=args.replace_user_profile)
+    emit(args, receipt, "\n".join(receipt_lines(receipt, args.file, host.root)))
     return EXIT_OK
+
+
+def _counts(part: dict[str, Any], replace: bool) -> str:
+    text = f"{part['added']} added, {part['skipped']} already here"
+    if part.get("renamed"):
+        text += f", {len(part['renamed'])} under a new id (" + ", ".join(
+            f"{r['from']} -> {r['to']}" for r in part["renamed"]) + ")"
+    if replace:
+        text += f", {part['removed']} removed"
+    return text
+
+
+def receipt_lines(receipt: dict[str, Any], file: str, root: Any,
+                  opt_in: str = "--replace-user-profile") -> list[str]:
+    """The text of an import receipt (:func:`mnemon_ls.packs.import_pack`): per component what was added,
+    already here, under a new id and (replace) removed; Runtime entries per target; what happened to the
+    user profile (``opt_in``: how this surface names the opt-in); the backup and the command restoring it."""
+    replace = receipt["mode"] == "replace"
+    what = f"({receipt['mode']}: {', '.join(receipt['components'])})"
+    if receipt.get("dryRun"):
+        lines = [f"dry run: importing {file} into {root} {what} would do this; nothing was written"]
+    else:
+        lines = [f"imported {file} into {root} {what}"]
+    runtime = receipt.get("runtime")
+    if runtime is not None:
+        per = "; ".join(f"{PROJECTION_NAMES[t]}: {_counts(c, replace)}" for t, c in runtime["targets"].items())
+        lines.append(f"  Runtime entries: {_counts(runtime, replace)} ({per})")
+    if receipt.get("documents") is not None:
+        lines.append(f"  documents: {_counts(receipt['documents'], replace)}")
+    spaces = receipt.get("spaces")
+    if spaces is not None:
+        lines.append(f"  Memory Spaces: {_counts(spaces, replace)}")
+        for change in spaces.get("nameChanged") or ():
+            lines.append(f"  space {change['spaceId']}: named {change['to']!r} because {change['from']!r} is taken "
+                         "(space names are unique in a root, ignoring case)")
+        if spaces.get("arrivedInactive"):
+            lines.append(f"  {_plural(len(spaces['arrivedInactive']), 'imported space')} arrived inactive so the "
+                         "spaces active here stay as they were (`mnemon-ls space activate ID`): "
+                         + ", ".join(spaces["arrivedInactive"]))
+        if spaces.get("activeSpaces", 1) > 1:
+            lines.append(f"  {spaces['activeSpaces']} spaces are now active: `remember` needs --space to choose one")
+    if runtime is not None:
+        lines.extend(_profile_lines(runtime["userProfile"], replace, opt_in))
+    backup = receipt.get("backup")
+    if backup:
+        if backup.get("written"):
+            lines.append(f"  backup: what this import replaced is saved in {backup['path']} (the newest "
+                         f"{backup['keep']} backups are kept); restore it with: {backup['restore']}")
+        else:
+            lines.append(f"  backup: what would be replaced would first be saved in {backup['path']}")
+    return lines
+
+
+PROJECTION_NAMES = {"user": "USER.md", "memory": "MEMORY.md"}
+
+
+def _profile_lines(profile: dict[str, Any], replace: bool, opt_in: str) -> list[str]:
+    carried = profile["carried"]
+    where = f"{profile['path']}, shared by every workspace" if profile.get("shared") else profile["path"]
+    entries = _plural(carried, "user-profile entry", "user-profile entries")
+    if profile["handling"] == "replaced":
+        whose = "the shared user profile" if profile.get("shared") else "this root's user profile"
+        return [f"  USER.md: replaced {whose} ({where}) with the pack's {entries}: {profile['removed']} removed, "
+                f"{profile['added']} added, {profile['skipped']} already here"]
+    if profile["handling"] == "merged":
+        text = f"  USER.md: the pack carried {entries}, {profile['added']} added, {profile['skipped']} already here"
+        if profile.get("optInNeeded"):
+            text += (f", none removed: your user profile ({where}) was merged, not replaced; "
+                     f"add {opt_in} to replace it")
+        return [text]
+    if replace and profile["path"]:
+        return ["  USER.md: kept as it is (the pack carries no user profile)"]
+    return []

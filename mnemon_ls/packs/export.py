@@ -24,6 +24,7 @@ transient file (side indexes, locks, access logs) are never included. The pack i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -91,21 +92,35 @@ def export_pack(host: "WorkspaceHost", scope: str = "full", *, include_user_prof
     checkpointed) and :class:`~mnemon_ls.errors.PackInvalid` (the root holds something a pack cannot
     carry, e.g. a document file that differs from its index record)."""
     scope = validate_scope(scope)
+    with host.pack_gate():  # one state of the root: an import in another process waits (:mod:`.gate`)
+        return _build(host, scope, include_user_profile, now, held=False)
+
+
+def export_held(host: "WorkspaceHost", scope: str, *, include_user_profile: bool,
+                now: datetime | None = None) -> ExportedPack:
+    """:func:`export_pack` for a caller that already holds the pack gate exclusive and the component locks
+    of ``host``'s root (a replace import saving what it is about to replace,
+    :mod:`.importer`): the same payload and format, read without taking any lock again (the registry and
+    the document index are read from their files, never repaired). Raises what :func:`export_pack` raises."""
+    return _build(host, validate_scope(scope), include_user_profile, now, held=True)
+
+
+def _build(host: "WorkspaceHost", scope: str, include_user_profile: bool, now: datetime | None,
+           *, held: bool) -> ExportedPack:
     moment = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
     payload: dict[str, bytes] = {}
     left_out = providers_left_out = 0
     components = fmt.SCOPES[scope]
     items: dict[str, int] = {}
-    with host.pack_gate():  # one state of the root: an import in another process waits (:mod:`.gate`)
-        if "runtime" in components:
-            part, items["runtime"], left_out = _runtime(host, include_user_profile)
-            payload.update(part)
-        if "documents" in components:
-            part, items["documents"] = _documents(host)
-            payload.update(part)
-        if "memory-spaces" in components:
-            part, items["memory-spaces"], providers_left_out = _spaces(host)
-            payload.update(part)
+    if "runtime" in components:
+        part, items["runtime"], left_out = _runtime(host, include_user_profile)
+        payload.update(part)
+    if "documents" in components:
+        part, items["documents"] = _documents(host, held)
+        payload.update(part)
+    if "memory-spaces" in components:
+        part, items["memory-spaces"], providers_left_out = _spaces(host, held)
+        payload.update(part)
     summary = []
     for component in components:
         files = [data for path, data in payload.items() if fmt.component_of(path) == component]
@@ -130,14 +145,18 @@ def _runtime(host: "WorkspaceHost", include_user_profile: bool) -> tuple[dict[st
             "payload/runtime/MEMORY.md": projection_bytes(entries, "memory")}, len(entries), len(state.user) - len(user)
 
 
-def _documents(host: "WorkspaceHost") -> tuple[dict[str, bytes], int]:
+def _documents(host: "WorkspaceHost", held: bool = False) -> tuple[dict[str, bytes], int]:
     root = host.root
     index_path = root / "documents" / "index.json"
     if not index_path.is_file():
         return {INDEX_FILE: serialize_index(())}, 0
-    store = host.documents
-    store.flush_access()
-    with fsio.file_lock(store.lock_path, store.lock_timeout):
+    if held:  # the caller holds the index lock: no access flush (it takes that lock), no second hold
+        lock: Any = contextlib.nullcontext()
+    else:
+        store = host.documents
+        store.flush_access()
+        lock = fsio.file_lock(store.lock_path, store.lock_timeout)
+    with lock:
         data = fsio.read_bytes_or_none(index_path) or b""
         try:
             parsed = parse_index(data)
@@ -156,14 +175,19 @@ def _documents(host: "WorkspaceHost") -> tuple[dict[str, bytes], int]:
     return out, len(records)
 
 
-def _spaces(host: "WorkspaceHost") -> tuple[dict[str, bytes], int, int]:
+def _spaces(host: "WorkspaceHost", held: bool = False) -> tuple[dict[str, bytes], int, int]:
     """The memory-spaces payload, its native space count and the number of third-party spaces left out."""
     root = host.root
     if not (root / "data").is_dir():
         return {REGISTRY_FILE: _catalog([])}, 0, 0
-    service = host.spaces
-    state = service.state()
-    service.close()  # our own connections: pending counters written, nothing of ours holds the WAL
+    if held:  # the caller holds the registry lock and has closed the host's Sources
+        from ..spaces.registry import SpaceRegistry
+
+        state: Any = SpaceRegistry(root).read()
+    else:
+        service = host.spaces
+        state = service.state()
+        service.close()  # our own connections: pending counters written, nothing of ours holds the WAL
     out = {REGISTRY_FILE: _catalog([b.to_native_json() for b in state.bodies])}
     for record in state.bodies:
         db_path = root / "data" / record.id / "mnemon.db"
@@ -211,17 +235,21 @@ def read_checkpointed(db_path: Path, space_id: str) -> bytes:
     return data
 
 
-def write_pack_file(path: Path, data: bytes, roots: "Iterable[Path]" = ()) -> None:
+def write_pack_file(path: Path, data: bytes, roots: "Iterable[Path]" = (), allowed: "Iterable[Path]" = ()) -> None:
     """Write pack ``data`` to ``path`` durably (temp file, fsync, rename; mode 0600). Raises
     :class:`InvalidInput` (field ``output``) for a symbolic link, a directory, a missing parent directory,
     or a path inside one of the storage ``roots`` (a pack written there would replace a store's own file:
-    ``mnemon.db``, ``memories.json``)."""
+    ``mnemon.db``, ``memories.json``) other than directly in one of the ``allowed`` folders (the packs'
+    own folders, :mod:`.backups`)."""
     path = Path(os.path.abspath(path))
     if path.is_symlink():
         raise InvalidInput("output", f"{path} is a symbolic link; give a plain file name")
     real = Path(os.path.realpath(path))
+    folders = {Path(os.path.realpath(a)) for a in allowed}
     for root in roots:
         root_real = Path(os.path.realpath(root))
+        if real.parent in folders:
+            break
         if real == root_real or root_real in real.parents:
             raise InvalidInput("output", f"{path} is inside the storage root {root}; write the pack outside it")
     if path.is_dir():

@@ -4,9 +4,14 @@ Rules (reference section 9), per component chosen (all of the pack's by default)
 
 - runtime, ``merge``: the pack's entries are added to the store's by (target, content) (the Runtime
   Source's own match key); entries already present are skipped; ``replace``: the pack's entries replace
-  the store's entries of each target it owns. Either way every target must fit its limit afterwards
+  the store's entries of each target it owns (an entry both here and in the pack counts as already here;
+  the pack's importance and branches win). Either way every target must fit its limit afterwards
   (:class:`~mnemon_ls.errors.RuntimeCapacityError`). With ``runtimeUserScope=global`` the ``user``
   entries go to the global root's store and the ``memory`` entries to this root's.
+- the user profile (``user`` entries, USER.md) under ``replace``: kept when the pack carries none; when
+  USER.md is the global root's (shared by every workspace) it is merged (pack entries added, none removed)
+  unless the caller opts in with ``replace_user_profile``; a USER.md of this root is replaced with it
+  (:func:`user_profile_replaced`).
 - documents, ``merge``: same id and same ``contentHash``: skipped; same id, other hash (or a file name
   already taken): imported under a new UUID, file name ``<base (at most 80)>-<id[:8]>.md``, frontmatter
   id rewritten; otherwise imported as is. The active total must stay within ``documents.activeLimitBytes``
@@ -45,6 +50,11 @@ Commit protocol (nothing changes until the swap; a failure at any point leaves t
    and :class:`PackRefused` ``swap-failed``.
 5. Done: the journal is removed (durably), then the stage and backup directories.
 
+A ``replace`` import first exports what it replaces into the stage (:mod:`.backups`; refused with
+``backup-failed`` when that fails) and swaps it into ``<root>/state/pack-backups/`` as the last pair, so the
+backup exists exactly when the new root does. A dry run (``dry_run``) runs steps 1-2 with the pack gate
+held shared instead of the lock markers, in a stage outside the root, and stops there.
+
 A process killed after step 3 leaves the journal: :func:`recover` (run by the next
 :class:`~mnemon_ls.host.WorkspaceHost` on the root, and by every pack operation) finishes the swap
 (roll forward) under the pack lock, so the root is either the old one (killed before the journal) or
@@ -67,16 +77,15 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 from .. import fsio
 from ..documents import model as dmodel
 from ..documents.indexformat import managed_relative, parse_index, serialize_index
-from ..errors import (DocumentCapacityError, InvalidInput, MnemonError, PackInvalid, PackRefused,
+from ..errors import (DocumentCapacityError, InvalidInput, MnemonError, PackRefused,
                       RuntimeCapacityError, UnreadableStore)
 from ..redact import Scrubber
 from ..runtime.model import PROJECTION_FILES, Entry, match_key, normalize_text, used_bytes
-from ..spaces.model import SPACE_ID_RE
-from ..spaces.registry import LAST_GOOD_FILE, LOCK_FILE, NATIVE_FILE, SpaceRecord
+from ..spaces.registry import LOCK_FILE
 from . import format as fmt
 from . import gate
-from .stores import any_secret, same_store, store_has_secret
-from .validate import Pack, PackDocument, PackSpace, read_pack
+from .stores import any_secret
+from .validate import Pack, read_pack
 
 if TYPE_CHECKING:
     from ..host import WorkspaceHost
@@ -204,6 +213,10 @@ class _Plan:
     dirs: list[Path] = field(default_factory=list)
     receipt: dict[str, Any] = field(default_factory=dict)
     links: list[tuple[Path, Path]] = field(default_factory=list)
+    #: a dry run stages in a temporary directory outside every root and swaps nothing
+    dry_run: bool = False
+    #: the replace replaces USER.md too (:func:`user_profile_replaced`): the backup carries it
+    backup_user_profile: bool = False
 
 
 def _copy_tree(source: Path, target: Path, skip: Callable[[str], bool]) -> None:
@@ -225,7 +238,19 @@ def _transient(name: str) -> bool:
     return name.startswith(_DERIVED) or name.endswith((".tmp", ".publish"))
 
 
-def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, stages: dict[Path, Path]) -> None:
+def user_profile_replaced(host: "WorkspaceHost", pack: Pack, mode: str, replace_user_profile: bool) -> bool:
+    """Whether a ``mode`` import of ``pack`` replaces the user profile (``target=user``, USER.md): only in
+    ``replace`` mode, only when the pack carries one, and, when USER.md is the shared one of the global root
+    (``runtimeUserScope=global`` with a root of its own: every workspace reads it), only with the explicit
+    opt-in ``replace_user_profile``. A USER.md in the root being replaced (``runtimeUserScope=storage``,
+    or the global root itself) is part of that root and is replaced with it."""
+    if mode != "replace" or not pack.user_profile_entries():
+        return False
+    return replace_user_profile or not host.resolution.split_user
+
+
+def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, stages: dict[Path, Path],
+                   replace_user_profile: bool) -> None:
     from ..runtime.store import RuntimeStore
 
     scrub = Scrubber(host.settings.secrets)
@@ -233,39 +258,44 @@ def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, st
     for index, entry in enumerate(pack.runtime or ()):
         content = scrub.text(f"payload/runtime/memories.json:entries[{index}].content", entry.content)
         incoming.append(entry if content == entry.content else dataclasses.replace(entry, content=normalize_text(content)))
-    report: dict[str, Any] = {"added": 0, "skipped": 0, "replaced": 0,
-                              "userProfile": {"carried": pack.user_profile_entries(), "added": 0}}
+    profile_replaced = user_profile_replaced(host, pack, mode, replace_user_profile)
+    shared = host.resolution.split_user
+    targets: dict[str, dict[str, int]] = {}
     limits = host.settings.runtime_memory
+    user_md = None
     for store in host.runtime.stores:
         state = store.read()
         if state.problem:
             raise UnreadableStore(f"{state.problem}; nothing was imported. Run `mnemon-ls runtime recover` first",
                                   file=str(store.memories_path), reason=state.problem)
         owned = store.projects
+        if "user" in owned:
+            user_md = store.runtime_dir / PROJECTION_FILES["user"]
         current = list(state.entries)
-        if mode == "replace":
-            # a pack that carries no user profile (the default export leaves USER.md entries out) replaces
-            # MEMORY.md only: the user's USER.md entries stay (they were never in the pack to come back)
-            replaced = owned if pack.user_profile_entries() else [t for t in owned if t != "user"]
-            report["replaced"] += sum(1 for e in current if e.target in replaced)
-            result = [e for e in current if e.target not in replaced]
-            seen: set[tuple[str, str]] = set()
-        else:
-            result = list(current)  # a copy: ``current`` is what the store holds now (the refusal's "now")
-            seen = {(e.target, match_key(e.content)) for e in current}
+        # replace: the pack's entries take the place of each owned target's, except USER.md when the pack
+        # carries no user profile (it never left the machine to come back) or when it is the shared profile
+        # and the opt-in was not given (merged instead: pack entries added, none removed)
+        replaced = [t for t in owned if mode == "replace" and (t != "user" or profile_replaced)]
+        keys = {(e.target, match_key(e.content)) for e in incoming if e.target in owned}
+        present = {(e.target, match_key(e.content)) for e in current if e.target in owned}
+        result = [e for e in current if e.target not in replaced]
+        seen = {(e.target, match_key(e.content)) for e in result}
+        counts = {t: {"added": 0, "skipped": 0, "removed": 0} for t in owned}
+        for entry in current:
+            if entry.target in replaced and (entry.target, match_key(entry.content)) not in keys:
+                counts[entry.target]["removed"] += 1
         for entry in incoming:
             if entry.target not in owned:
                 continue
             key = (entry.target, match_key(entry.content))
-            if key in seen:
-                report["skipped"] += 1
+            if key in seen:  # kept as it is here (merge), or repeated in the pack
+                counts[entry.target]["skipped"] += 1
                 continue
             seen.add(key)
-            result.append(entry)
-            report["added"] += 1
-            if entry.target == "user":
-                report["userProfile"]["added"] += 1
+            result.append(entry)  # replace takes the pack's version (importance, branches) of an entry here
+            counts[entry.target]["skipped" if key in present else "added"] += 1
         for target in owned:
+            targets[target] = counts[target]
             before, after = used_bytes(current, target), used_bytes(result, target)
             limit = limits.limit_for(target)
             if after > limit:
@@ -282,15 +312,39 @@ def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, st
         staged.commit_entries(result)
         plan.links.append((store.lock_path, staged.lock_path))
         plan.pairs.append((staged_root / "runtime", store.runtime_dir))
+    user = targets.get("user", {"added": 0, "skipped": 0, "removed": 0})
+    carried = pack.user_profile_entries()
+    if profile_replaced:
+        handling = "replaced"
+    elif carried:
+        handling = "merged"
+    else:
+        handling = "kept"
+    report: dict[str, Any] = {
+        "added": sum(c["added"] for c in targets.values()),
+        "skipped": sum(c["skipped"] for c in targets.values()),
+        "removed": sum(c["removed"] for c in targets.values()),
+        "targets": targets,
+        "userProfile": {"carried": carried, **user, "handling": handling, "shared": shared,
+                        "path": str(user_md) if user_md is not None else None,
+                        # replace was asked, the pack carries a profile, and the shared one was merged instead
+                        "optInNeeded": mode == "replace" and bool(carried) and not profile_replaced},
+    }
     plan.receipt["runtime"] = report
+    plan.backup_user_profile = profile_replaced
 
 
 def _stage_for(root: Path, plan: _Plan, stages: dict[Path, Path]) -> Path:
     """The staging directory inside ``root`` (renames stay on one file system)."""
     key = Path(os.path.realpath(root))
     if key not in stages:
-        stage = root / f"{STAGE_PREFIX}{uuid.uuid4()}"
-        fsio.ensure_dir(stage)
+        if plan.dry_run:  # nothing under the root: not even a directory that is removed again
+            import tempfile
+
+            stage = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))
+        else:
+            stage = root / f"{STAGE_PREFIX}{uuid.uuid4()}"
+            fsio.ensure_dir(stage)
         stages[key] = stage
         plan.dirs.append(stage)
     return stages[key]
@@ -318,14 +372,16 @@ def _stage_documents(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, 
                                   "`mnemon-ls doc recover` first", file=str(index_path), reason=exc.message) from None
         current, extra = parsed.records, parsed.extra
     staged_docs = stage / "documents"
-    report: dict[str, Any] = {"added": 0, "skipped": 0, "renamed": [], "replaced": 0}
+    report: dict[str, Any] = {"added": 0, "skipped": 0, "renamed": [], "removed": 0}
     records: list[dmodel.DocumentRecord] = []
     files: dict[str, bytes] = {}
+    here = {(r.id, r.content_hash) for r in current}
     if mode == "merge":
         records = list(current)
         _copy_tree(docs_dir, staged_docs, lambda name: _transient(name) or name == "index.json")
     else:
-        report["replaced"] = len(current)
+        carried = {(doc.record.id, doc.record.content_hash) for doc in pack.documents or ()}
+        report["removed"] = sum(1 for r in current if (r.id, r.content_hash) not in carried)
         _copy_tree(docs_dir, staged_docs, lambda name: name not in ("edits", "quarantine", "orphans"))
         extra = ()
     by_id = {r.id: r for r in records}
@@ -336,6 +392,7 @@ def _stage_documents(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, 
         if existing is not None and existing.content_hash == record.content_hash:
             report["skipped"] += 1
             continue
+        renamed_here = False
         if existing is not None or record.relative_path in taken:
             new_id = dmodel.new_id()
             filename = _renamed_filename(record.filename, record.id, new_id)
@@ -345,11 +402,17 @@ def _stage_documents(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, 
             data = text.encode("utf-8")
             report["renamed"].append({"from": record.id, "to": new_id})
             record = renamed.with_changes(size_bytes=len(data))
+            renamed_here = True
         records.append(record)
         by_id[record.id] = record
         taken.add(record.relative_path)
         files[record.relative_path] = data
-        report["added"] += 1
+        if renamed_here:
+            pass  # one outcome: under a new id (``renamed``), not also ``added``
+        elif mode == "replace" and (record.id, record.content_hash) in here:
+            report["skipped"] += 1  # the same document is here already: it stays
+        else:
+            report["added"] += 1
     active = sum(r.size_bytes for r in records if r.status == "active")
     limit = host.settings.documents.active_limit_bytes
     if active > limit:
@@ -402,179 +465,6 @@ def _redact_documents(host: "WorkspaceHost", stage: Path, texts: Sequence[str]) 
             os.unlink(stage / "documents" / name)
 
 
-def _catalog_bytes(records: Sequence[SpaceRecord]) -> bytes:
-    doc = {"version": 1, "bodies": [r.to_native_json() for r in records]}
-    return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def _stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, stage: Path) -> None:
-    from ..spaces.registry import SpaceRegistry
-
-    root = host.root
-    data_dir = root / "data"
-    registry = SpaceRegistry(root)
-    if data_dir.is_dir():
-        state = registry.read()
-        native, provider_ids = list(state.bodies), {b.id for b in state.provider_bodies}
-        providers = list(state.provider_bodies)
-        store_dirs = registry.store_dirs()
-    else:
-        native, provider_ids, store_dirs, providers = [], set(), [], []
-    incoming = list(pack.spaces or ())
-    report: dict[str, Any] = {"added": 0, "skipped": 0, "renamed": [], "replaced": 0, "nameChanged": [],
-                              "arrivedInactive": []}
-    if mode == "replace" and not incoming and store_dirs:
-        raise PackRefused(f"the pack holds no Memory Space and would empty the {len(store_dirs)} native store(s) of "
-                          f"{root}; nothing was imported (use merge, or a pack with spaces)", reason="would-empty")
-    added: list[PackSpace] = []
-    if mode == "merge":
-        from ..spaces.naming import name_key
-
-        # ids are matched ignoring case and may not be another space's name (mnemon_ls.spaces.naming)
-        taken = {name_key(i) for i in ({b.id for b in native} | provider_ids | set(store_dirs))}
-        taken |= {name_key(b.name) for b in (*native, *providers)}
-        for space in incoming:
-            record = space.record
-            if name_key(record.id) in taken:
-                existing = data_dir / record.id / "mnemon.db"
-                if record.id in {b.id for b in native} and existing.is_file() and same_store(existing, space.db, stage):
-                    report["skipped"] += 1
-                    continue
-                new_id = str(uuid.uuid4())
-                report["renamed"].append({"from": record.id, "to": new_id})
-                record = SpaceRecord(new_id, record.name, record.description, record.active, record.created_at,
-                                     record.updated_at, placement=record.placement)
-            taken.add(name_key(record.id))
-            added.append(dataclasses.replace(space, record=record))
-    else:
-        report["replaced"] = len(native)
-        added = incoming
-    added = _settle_names_and_flags(added, [*native, *providers] if mode == "merge" else providers, report)
-    staged_root = stage / "spaces-root"
-    for space in added:
-        fsio.create_file_durably(staged_root / "data" / space.record.id / "mnemon.db", space.db)
-    fsio.create_file_durably(staged_root / "data" / NATIVE_FILE, _catalog_bytes([s.record for s in added]))
-    added_records = _check_and_redact_spaces(host, staged_root, [s.record for s in added])
-    report["added"] = len(added_records)
-    final = [*native, *added_records] if mode == "merge" else added_records
-    catalog = _catalog_bytes(final)
-    if mode == "merge":
-        for record in added_records:
-            plan.pairs.append((staged_root / "data" / record.id, data_dir / record.id))
-        staged_catalog = stage / "catalog" / NATIVE_FILE
-        fsio.create_file_durably(staged_catalog, catalog)
-        plan.pairs.append((staged_catalog, data_dir / NATIVE_FILE))
-    else:
-        staged_data = staged_root / "data"
-        os.unlink(staged_data / NATIVE_FILE)
-        fsio.create_file_durably(staged_data / NATIVE_FILE, catalog)
-        plan.links.append((data_dir / LOCK_FILE, staged_data / LOCK_FILE))
-        plan.pairs.append((staged_data, data_dir))
-    staged_last_good = stage / "last-good" / LAST_GOOD_FILE
-    fsio.create_file_durably(staged_last_good, catalog)
-    plan.pairs.append((staged_last_good, root / "state" / LAST_GOOD_FILE))
-    active = _active_store(root, final)
-    if active is not None:
-        staged_active = stage / "active-file" / "active"
-        fsio.create_file_durably(staged_active, (active + "\n").encode("utf-8"))
-        plan.pairs.append((staged_active, root / "active"))
-    report["activeSpaces"] = sum(1 for r in [*final, *providers] if r.active)
-    plan.receipt["spaces"] = report
-    plan.receipt["activeStore"] = active or _current_active(root)
-
-
-def _settle_names_and_flags(added: list[PackSpace], kept: Sequence[SpaceRecord],
-                            report: dict[str, Any]) -> list[PackSpace]:
-    """The incoming spaces made to fit the root's rules. Names are unique ignoring case within a root
-    (:mod:`mnemon_ls.spaces.naming`): a name taken by a ``kept`` space or an earlier incoming one becomes
-    ``"<name> (2)"`` (:func:`~mnemon_ls.spaces.naming.unique_name`, the rule of ``migrate``), listed in
-    ``report["nameChanged"]`` as ``{spaceId, from, to}``. The reference (section 9) is silent on the active
-    flag: an import must not change which spaces are active, so when ``kept`` holds an active space the
-    incoming active ones arrive inactive (``report["arrivedInactive"]``: their ids); otherwise the pack's
-    flags are kept."""
-    from ..spaces.naming import name_key, unique_name
-
-    taken = {k for r in kept for k in (name_key(r.name), r.id.casefold())}
-    taken |= {s.record.id.casefold() for s in added}
-    root_has_active = any(r.active for r in kept)
-    settled: list[PackSpace] = []
-    for space in added:
-        record = space.record
-        taken.discard(record.id.casefold())
-        name = unique_name(taken, record.name)
-        taken |= {name_key(name), record.id.casefold()}
-        changes: dict[str, Any] = {}
-        if name != record.name:
-            changes["name"] = name
-            report["nameChanged"].append({"spaceId": record.id, "from": record.name, "to": name})
-        if record.active and root_has_active:
-            changes["active"] = False
-            report["arrivedInactive"].append(record.id)
-        if changes:
-            record = dataclasses.replace(record, **changes)
-        settled.append(dataclasses.replace(space, record=record))
-    return settled
-
-
-def _current_active(root: Path) -> str | None:
-    try:
-        text = (root / "active").read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-    return text if SPACE_ID_RE.match(text) else None
-
-
-def _active_store(root: Path, final: Sequence[SpaceRecord]) -> str | None:
-    """The ``<root>/active`` value to write, or ``None`` to leave the file as it is (reference section 9)."""
-    ids = [r.id for r in final]
-    if not ids:
-        return None
-    current = _current_active(root)
-    if current in ids or (current is None and "default" in ids and not (root / "active").exists()):
-        return None
-    if "default" in ids:
-        return "default"
-    return next((r.id for r in final if r.active), ids[0])
-
-
-def _check_and_redact_spaces(host: "WorkspaceHost", staged_root: Path,
-                             records: list[SpaceRecord]) -> list[SpaceRecord]:
-    """Open each staged store once as a Mnemon store (:class:`PackInvalid` when it is not one), run the
-    redaction pass of ``secrets`` on the staged stores and catalog, return the (redacted) records."""
-    from ..spaces import SpacesService
-    from ..spaces import redaction
-    from ..spaces.providers.native import NativeProvider
-
-    for record in records:
-        db_path = staged_root / "data" / record.id / "mnemon.db"
-        provider = NativeProvider(db_path, space_id=record.id, create=False, track_access=False)
-        try:
-            provider.count()
-        except (MnemonError, Exception) as exc:
-            message = exc.message if isinstance(exc, MnemonError) else str(exc)
-            raise PackInvalid(f"entry:payload/data/{record.id}/mnemon.db", f"is not a Mnemon store ({message})") from None
-        finally:
-            provider.close()
-    mode = host.settings.secrets
-    names = [t for r in records for t in (r.name, r.description)]
-    if mode == "allow" or not records or not (any_secret(names) or any(
-            store_has_secret(staged_root / "data" / r.id / "mnemon.db") for r in records)):
-        return records
-    service = SpacesService(staged_root, secrets=mode)
-    try:
-        if mode == "reject":
-            found = redaction.scan(service)
-            if found:
-                raise PackRefused(f"{found[0]['location']}: holds what looks like a credential ({found[0]['kind']}); "
-                                  "nothing was imported (secrets is reject)", reason="secret", **found[0])
-            return records
-        redaction.apply(service)
-        by_id = {b.id: b for b in service.state().bodies}
-    finally:
-        service.close()
-    return [by_id.get(r.id, r) for r in records]
-
-
 # ------------------------------------------------------------------------------------------ import
 
 
@@ -586,24 +476,73 @@ def _locks(paths: Sequence[Path]) -> Iterator[None]:
         yield
 
 
-def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
-                components: Sequence[str] | None = None) -> dict[str, Any]:
-    """Import pack ``data`` into ``host``'s root (module doc). Returns the receipt ``{"status": "committed",
-    "mode", "components", "scope", "runtime": {added, skipped, replaced, userProfile: {carried, added}}
-    (``userProfile``: the pack's USER.md entries and how many of them were added), "documents": {added, skipped,
-    renamed: [{from, to}], replaced}, "spaces": {...same...}, "activeStore"}`` (only the chosen components).
+def validate_flag(value: Any, field: str) -> bool:
+    """A strict boolean option (``True``/``False`` only, ``None`` is ``False``); else :class:`InvalidInput`
+    naming ``field``."""
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise InvalidInput(field, f"must be true or false (got {value!r})")
+    return value
 
-    Raises :class:`PackInvalid` (the pack breaks a rule), :class:`InvalidInput` (``mode``,
-    ``components``), :class:`RuntimeCapacityError` / :class:`DocumentCapacityError` (the result would not
-    fit), :class:`PackRefused` (``would-empty``, ``secret``, ``swap-failed``), :class:`UnreadableStore`
-    (a damaged store here); every one of them leaves the root exactly as it was."""
+
+def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
+                components: Sequence[str] | None = None, dry_run: Any = False,
+                replace_user_profile: Any = False) -> dict[str, Any]:
+    """Import pack ``data`` into ``host``'s root (module doc). Returns the receipt::
+
+        {"status": "committed" | "dry-run", "dryRun": bool, "mode", "components", "scope",
+         "runtime": {added, skipped, removed, targets: {<target>: {added, skipped, removed}},
+                     userProfile: {carried, added, skipped, removed, handling: merged|replaced|kept,
+                                   shared, path, optInNeeded}},
+         "documents": {added, skipped, renamed: [{from, to}], removed},
+         "spaces": {added, skipped, renamed, removed, nameChanged, arrivedInactive, activeSpaces},
+         "activeStore", "backup": {path, components, userProfile, keep, restore} | None}
+
+    (only the chosen components). Every item of the pack is counted once: ``added`` (new here),
+    ``skipped`` (already here: same target and text, same document id and content, same space id and
+    store; or repeated in the pack) or ``renamed`` (came in under a new id); ``removed`` counts what was
+    here and is gone (``replace`` only; 0 in ``merge``). ``userProfile`` (USER.md): ``shared`` when it is
+    the global root's, read by every workspace; ``handling`` ``replaced`` (see :func:`user_profile_replaced`),
+    ``merged`` (entries added, none removed; ``optInNeeded`` when ``replace`` was asked and only
+    ``replace_user_profile`` would have replaced it) or ``kept`` (the pack carries none). ``backup``
+    (``replace`` only): the pack of what this import replaced, saved first (:mod:`.backups`).
+
+    ``dry_run``: validate and stage everything as a real import does, in a temporary directory outside
+    every root, without taking a lock file or writing anything under a root (the pack gate is held shared
+    for a consistent read), and return the receipt the import would give (``status`` ``dry-run``).
+
+    Raises :class:`~mnemon_ls.errors.PackInvalid` (the pack breaks a rule), :class:`InvalidInput` (``mode``,
+    ``components``, ``dryRun``, ``replaceUserProfile``: a strict bool, given only with ``replace``, a
+    runtime component and a pack that carries a user profile), :class:`RuntimeCapacityError` /
+    :class:`DocumentCapacityError` (the result would not fit), :class:`PackRefused` (``would-empty``,
+    ``secret``, ``swap-failed``, ``backup-failed``), :class:`UnreadableStore` (a damaged store here); every one
+    of them leaves the root exactly as it was."""
     mode = validate_mode(mode)
+    dry_run = validate_flag(dry_run, "dryRun")
+    replace_user_profile = validate_flag(replace_user_profile, "replaceUserProfile")
     pack = read_pack(data)
     chosen = validate_components(components, pack)
+    if replace_user_profile:
+        if mode != "replace":
+            raise InvalidInput("replaceUserProfile", "applies to replace mode only (merge never removes an entry)")
+        if "runtime" not in chosen:
+            raise InvalidInput("replaceUserProfile", "needs the runtime component (USER.md is Runtime memory)")
+        if not pack.user_profile_entries():
+            raise InvalidInput("replaceUserProfile", "the pack carries no user profile (USER.md entries) to "
+                                                     "replace yours with; nothing was imported")
     root = host.root
     roots = [root]
     if "runtime" in chosen:
         roots += [s.root for s in host.runtime.stores if os.path.realpath(s.root) != os.path.realpath(root)]
+    if dry_run:
+        release_sources(host)
+        with gate.hold(roots, exclusive=False):
+            plan = _import_locked(host, pack, mode, chosen, root, dry_run=True,
+                                  replace_user_profile=replace_user_profile)
+        release_sources(host)
+        return {"status": "dry-run", "dryRun": True, "mode": mode, "components": list(chosen),
+                "scope": pack.archive.scope, **plan.receipt}
     for extra in roots:
         recover(extra)
     pack_locks = [r / PACK_LOCK for r in roots]
@@ -621,30 +560,47 @@ def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
     try:
         # order: pack markers, the gate (every other command of these roots has finished), component locks
         with _locks(pack_locks), gate.hold(roots, exclusive=True), _locks(lock_paths):
-            plan = _import_locked(host, pack, mode, chosen, root)
+            plan = _import_locked(host, pack, mode, chosen, root, replace_user_profile=replace_user_profile)
     except BaseException:
         for directory in absent:  # component directories only the locks created: nothing is left behind
             with contextlib.suppress(OSError):
                 directory.rmdir()
         raise
     release_sources(host)
-    receipt = {"status": "committed", "mode": mode, "components": list(chosen), "scope": pack.archive.scope,
-               **plan.receipt}
+    receipt = {"status": "committed", "dryRun": False, "mode": mode, "components": list(chosen),
+               "scope": pack.archive.scope, **plan.receipt}
     return receipt
 
 
-def _import_locked(host: "WorkspaceHost", pack: Pack, mode: str, chosen: Sequence[str], root: Path) -> _Plan:
+def _import_locked(host: "WorkspaceHost", pack: Pack, mode: str, chosen: Sequence[str], root: Path, *,
+                   dry_run: bool = False, replace_user_profile: bool = False) -> _Plan:
+    from . import backups
+
     stages: dict[Path, Path] = {}
-    plan = _Plan(stage=root)
+    plan = _Plan(stage=root, dry_run=dry_run)
+    backup: "backups.Saved | None" = None
     try:
         stage = _stage_for(root, plan, stages)
         plan.stage = stage
         if "runtime" in chosen:
-            _stage_runtime(host, pack, mode, plan, stages)
+            _stage_runtime(host, pack, mode, plan, stages, replace_user_profile)
         if "documents" in chosen:
             _stage_documents(host, pack, mode, plan, stage)
         if "memory-spaces" in chosen:
-            _stage_spaces(host, pack, mode, plan, stage)
+            from .stagespaces import stage_spaces
+
+            stage_spaces(host, pack, mode, plan, stage)
+        if mode == "replace":
+            # the backup of what is about to be replaced: made now (every lock held) or the import is refused;
+            # swapped in last, with the components, so it exists exactly when the new root does
+            plan.receipt["backup"], backup = backups.save(host, chosen, plan.backup_user_profile, stage,
+                                                          dry_run=dry_run)
+            if backup is not None:
+                plan.pairs.append((backup.staged, backup.path))
+        else:
+            plan.receipt["backup"] = None
+        if dry_run:
+            return plan
         for held, staged in plan.links:
             if held.exists():
                 with contextlib.suppress(FileNotFoundError):
@@ -654,7 +610,19 @@ def _import_locked(host: "WorkspaceHost", pack: Pack, mode: str, chosen: Sequenc
     except BaseException:
         _clean([str(d) for d in plan.dirs])
         raise
-    _swap(root, plan)
+    finally:
+        if dry_run:
+            _clean([str(d) for d in plan.dirs])
+    try:
+        _swap(root, plan)
+    except BaseException:
+        # rolled back (or never decided): the backup went back into the stage; the folders made for it go
+        # too. A journal left behind is rolled forward by the next operation, the backup with it
+        if backup is not None and not os.path.lexists(root / JOURNAL):
+            backups.discard(backup)
+        raise
+    if backup is not None:
+        backups.prune(backup.path.parent)
     return plan
 
 

@@ -27,11 +27,13 @@ _READ_COLUMNS = frozenset({"access_count", "last_accessed_at"})
 _CONTENT_TABLES = ("insights", "edges")
 
 
-def same_store(path: Path, data: bytes, stage: Path) -> bool:
+def same_store(path: Path, data: bytes, stage: Path, *, read_copy: bool = False) -> bool:
     """Whether the store at ``path`` already holds the pack's store ``data``: byte-identical, or the
     same rows in :data:`_CONTENT_TABLES` (same columns; ``insights`` without :data:`_READ_COLUMNS`), so
     a store only read since it was imported (access counters, ``recall`` oplog rows, WAL checkpoint,
-    page layout) is still "already here". A store either side SQLite cannot read is not the same."""
+    page layout) is still "already here". A store either side SQLite cannot read is not the same.
+    ``read_copy``: read a copy of ``path`` (and its ``-wal``) made in ``stage`` instead of ``path`` itself,
+    so not even SQLite's ``-shm``/``-wal`` files appear beside it (a dry run writes nothing under the root)."""
     import sqlite3
 
     try:
@@ -42,7 +44,14 @@ def same_store(path: Path, data: bytes, stage: Path) -> bool:
     probe = stage / f".same-{uuid.uuid4()}" / "mnemon.db"
     try:
         fsio.create_file_durably(probe, data)
-        return _content_rows(probe, immutable=True) == _content_rows(path, immutable=False)
+        existing = path
+        if read_copy:
+            existing = probe.parent / "existing" / "mnemon.db"
+            fsio.create_file_durably(existing, path.read_bytes())
+            wal = fsio.read_bytes_or_none(Path(f"{path}-wal"))
+            if wal:
+                fsio.create_file_durably(Path(f"{existing}-wal"), wal)
+        return _content_rows(probe, immutable=True) == _content_rows(existing, immutable=False)
     except (OSError, sqlite3.Error):
         return False
     finally:

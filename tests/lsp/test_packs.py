@@ -51,7 +51,11 @@ async def test_export_inspect_import_between_two_folders(lsp: Launcher, folders,
     assert sorted(d["title"] for d in documents["documents"]) == ["ADR 7", "Old plan"]
     again = await client.call("mnemon/pack/import", {"workspace": uri(two), "path": str(target), "mode": "merge",
                                                      "components": ["runtime"]})
-    assert again["runtime"] == {"added": 0, "skipped": 3, "replaced": 0, "userProfile": {"carried": 1, "added": 0}}
+    assert {k: again["runtime"][k] for k in ("added", "skipped", "removed", "targets")} == {
+        "added": 0, "skipped": 3, "removed": 0, "targets": {"user": {"added": 0, "skipped": 1, "removed": 0},
+                                                           "memory": {"added": 0, "skipped": 2, "removed": 0}}}
+    assert {k: again["runtime"]["userProfile"][k] for k in ("carried", "added", "skipped", "handling")} == {
+        "carried": 1, "added": 0, "skipped": 1, "handling": "merged"}
 
 
 async def test_pack_errors_carry_stable_codes_and_change_nothing(lsp: Launcher, folders):
@@ -92,3 +96,34 @@ async def test_wake_and_a_remember_code_action_wait_for_a_pack_import(lsp: Launc
     assert (await remember)["success"] is True
     assert "Run tests with pytest -n 2" in (await wake)["text"]
     assert "held fact" in (await client.call("mnemon/wake", {"workspace": uri(one)}))["text"]
+
+
+async def test_import_dry_run_and_replace_user_profile_params(lsp: Launcher, folders, tmp_path):
+    """``dryRun`` answers the receipt and changes nothing; ``replaceUserProfile`` and ``dryRun`` are strict
+    booleans; a replace answers its backup and the command restoring it."""
+    from tests.helpers import procs
+
+    one, two = folders
+    client = await lsp.start(folders=[one, two], init=INIT)
+    target = Path(tmp_path.resolve()) / "one.zip"
+    await client.call("mnemon/pack/export", {"workspace": uri(one), "path": str(target), "includeUserProfile": True})
+    await client.call("mnemon/runtime/mutate", {"workspace": uri(two), "action": "add", "target": "user",
+                                                "content": "Likes coffee"})
+    before = procs.tree_snapshot(two / ".mnemon")
+    for field, value in (("dryRun", "true"), ("replaceUserProfile", 1)):
+        error = await client.call_error("mnemon/pack/import", {"workspace": uri(two), "path": str(target),
+                                                               "mode": "replace", field: value})
+        assert error.data["code"] == "invalid-input" and field in error.message, error.message
+    would = await client.call("mnemon/pack/import", {"workspace": uri(two), "path": str(target), "mode": "replace",
+                                                     "dryRun": True})
+    assert procs.tree_snapshot(two / ".mnemon") == before
+    assert (would["status"], would["dryRun"], would["backup"]["written"]) == ("dry-run", True, False)
+    # USER.md of this root (runtimeUserScope storage): replaced with the root, no opt-in needed
+    assert would["runtime"]["targets"]["user"] == {"added": 1, "skipped": 0, "removed": 1}
+    assert would["runtime"]["userProfile"]["handling"] == "replaced"
+    done = await client.call("mnemon/pack/import", {"workspace": uri(two), "path": str(target), "mode": "replace",
+                                                    "replaceUserProfile": True})
+    assert done["runtime"]["targets"] == would["runtime"]["targets"]
+    backup = Path(done["backup"]["path"])
+    assert backup.parent == two / ".mnemon" / "state" / "pack-backups" and backup.is_file()
+    assert done["backup"]["restore"].startswith(f"mnemon-ls pack import {backup} --replace --component runtime ")

@@ -58,20 +58,54 @@ export interface PackInspected {
     userProfile?: number;
 }
 
+/**
+ * The counts of one component in an import receipt (server: `import_pack`, mnemon_ls/packs/importer.py).
+ * Each item of the pack is one of `added` (new here), `skipped` (already here) or `renamed` (came in under
+ * a new id); `removed` counts what was here and is gone (replace only; 0 or absent in merge).
+ */
 export interface PackPart {
     added: number;
     skipped: number;
-    replaced?: number;
+    removed?: number;
     renamed?: { from: string; to: string }[];
+}
+
+/**
+ * What happened to the user profile (USER.md): `shared` when it is the global one every workspace reads;
+ * `handling` "replaced", "merged" (entries added, none removed; `optInNeeded` when replace was asked and
+ * only `replaceUserProfile: true` would have replaced it) or "kept" (the pack carries none).
+ */
+export interface PackUserProfile {
+    carried: number;
+    added: number;
+    skipped: number;
+    removed: number;
+    handling: "replaced" | "merged" | "kept";
+    shared: boolean;
+    path: string | null;
+    optInNeeded: boolean;
+}
+
+/** The backup a replace import made first: `restore` is the `mnemon-ls` command line that puts it back. */
+export interface PackBackup {
+    path: string;
+    components: string[];
+    userProfile: boolean;
+    keep: number;
+    restore: string;
+    written: boolean;
 }
 
 export interface PackReceipt {
     status: string;
+    /** True when nothing was written: the receipt says what the import would do. */
+    dryRun?: boolean;
     mode: "merge" | "replace";
     components: string[];
-    runtime?: PackPart;
+    runtime?: PackPart & { targets?: Record<string, PackPart>; userProfile?: PackUserProfile };
     documents?: PackPart;
     spaces?: PackPart;
+    backup?: PackBackup | null;
 }
 
 /** Params of `mnemon/pack/export` with `path` (absolute: the server writes the ZIP there, 0600). */
@@ -159,23 +193,42 @@ export function exportedMessage(result: PackExported, path: string): string {
     return parts.join(" ");
 }
 
-/** What an import did, in one line. */
+/**
+ * What an import did (or, for a dry run, would do), in one line: per component what was added, already
+ * here, under a new id and (replace) removed; what happened to a shared user profile; the backup.
+ */
 export function receiptText(receipt: PackReceipt): string {
     const parts: string[] = [];
+    const replace = receipt.mode === "replace";
     for (const [key, label] of [["runtime", "Runtime entries"], ["documents", "documents"], ["spaces", "Memory Spaces"]] as const) {
         const part = receipt[key];
         if (!part) {
             continue;
         }
-        // `added` counts the renamed spaces too: one outcome each
-        let text = `${label}: ${part.added - (part.renamed?.length ?? 0)} added, ${part.skipped} already here`;
-        if (part.replaced) {
-            text += `, ${part.replaced} replaced`;
-        }
+        let text = `${label}: ${part.added} added, ${part.skipped} already here`;
         if (part.renamed?.length) {
             text += `, ${part.renamed.length} under a new id`;
         }
+        if (replace) {
+            text += `, ${part.removed ?? 0} removed`;
+        }
         parts.push(text);
     }
-    return `Mnemon: pack imported (${receipt.mode}). ${parts.join("; ")}.`;
+    const head = receipt.dryRun
+        ? `Mnemon: dry run, nothing was written; the import (${receipt.mode}) would do this.`
+        : `Mnemon: pack imported (${receipt.mode}).`;
+    const tail: string[] = [];
+    const profile = receipt.runtime?.userProfile;
+    if (profile?.optInNeeded) {
+        tail.push(`USER.md${profile.shared ? " (shared by every workspace)" : ""} was merged, not replaced: `
+            + `${profile.added} added, none removed (replaceUserProfile replaces it).`);
+    } else if (profile?.handling === "replaced" && profile.shared) {
+        tail.push(`USER.md (shared by every workspace) replaced: ${profile.removed} removed, ${profile.added} added.`);
+    }
+    if (receipt.backup) {
+        tail.push(receipt.backup.written
+            ? `What was replaced is saved in ${receipt.backup.path} (restore: ${receipt.backup.restore}).`
+            : `What would be replaced would first be saved in ${receipt.backup.path}.`);
+    }
+    return [`${head} ${parts.join("; ")}.`, ...tail].join(" ");
 }

@@ -53,25 +53,48 @@ function M.summary_text(summary)
   return table.concat(parts, "; ")
 end
 
---- One line for an import receipt.
+--- One line for an import receipt (or, with `dryRun`, for what the import would do): per component what
+--- was added, already here, under a new id and (replace) removed; a shared user profile merged instead of
+--- replaced; the backup a replace made first and the command restoring it.
 function M.receipt_text(receipt)
   local parts = {}
+  local replace = receipt.mode == "replace"
   for _, key in ipairs({ "runtime", "documents", "spaces" }) do
     local part = receipt[key]
     if type(part) == "table" then
-      local renamed = type(part.renamed) == "table" and #part.renamed or 0 -- `added` counts them too
-      local text = string.format("%s: %d added, %d already here", key, (part.added or 0) - renamed,
-        part.skipped or 0)
-      if (part.replaced or 0) > 0 then
-        text = text .. string.format(", %d replaced", part.replaced)
-      end
+      local text = string.format("%s: %d added, %d already here", key, part.added or 0, part.skipped or 0)
       if type(part.renamed) == "table" and #part.renamed > 0 then
         text = text .. string.format(", %d under a new id", #part.renamed)
+      end
+      if replace then
+        text = text .. string.format(", %d removed", part.removed or 0)
       end
       table.insert(parts, text)
     end
   end
-  return string.format("mnemon: pack imported (%s): %s", tostring(receipt.mode), table.concat(parts, "; "))
+  local text
+  if receipt.dryRun == true then
+    text = string.format("mnemon: dry run, nothing was written; the import (%s) would do: %s", tostring(receipt.mode),
+      table.concat(parts, "; "))
+  else
+    text = string.format("mnemon: pack imported (%s): %s", tostring(receipt.mode), table.concat(parts, "; "))
+  end
+  local profile = type(receipt.runtime) == "table" and receipt.runtime.userProfile or nil
+  if type(profile) == "table" and profile.optInNeeded == true then
+    text = text .. string.format("; USER.md%s was merged, not replaced: %d added, none removed "
+      .. "(replaceUserProfile replaces it)", profile.shared == true and " (shared by every workspace)" or "",
+      profile.added or 0)
+  end
+  local backup = receipt.backup
+  if type(backup) == "table" then
+    if backup.written == true then
+      text = text .. string.format("; what was replaced is saved in %s (restore: %s)", tostring(backup.path),
+        tostring(backup.restore))
+    else
+      text = text .. string.format("; what would be replaced would first be saved in %s", tostring(backup.path))
+    end
+  end
+  return text
 end
 
 local function entries(n)

@@ -64,7 +64,23 @@ describe("pack export", () => {
     it("an import receipt is one line", () => {
         assert.equal(receiptText({
             status: "committed", mode: "merge", components: ["runtime", "memory-spaces"],
-            runtime: { added: 2, skipped: 1 }, spaces: { added: 2, skipped: 0, renamed: [{ from: "a", to: "a-2" }] },
+            runtime: { added: 2, skipped: 1, removed: 0 }, spaces: { added: 1, skipped: 0, renamed: [{ from: "a", to: "a-2" }], removed: 0 },
         }), "Mnemon: pack imported (merge). Runtime entries: 2 added, 1 already here; Memory Spaces: 1 added, 0 already here, 1 under a new id.");
+    });
+
+    it("a replace receipt counts what was removed, a merged shared profile and the backup", () => {
+        const profile = { carried: 2, added: 1, skipped: 1, removed: 0, handling: "merged" as const, shared: true,
+            path: "/h/.mnemon/runtime/USER.md", optInNeeded: true };
+        const backup = { path: "/r/state/pack-backups/b.zip", components: ["runtime"], userProfile: false, keep: 5,
+            restore: "mnemon-ls pack import /r/state/pack-backups/b.zip --replace --component runtime", written: true };
+        assert.equal(receiptText({
+            status: "committed", mode: "replace", components: ["runtime"],
+            runtime: { added: 1, skipped: 3, removed: 1, userProfile: profile }, backup,
+        }), "Mnemon: pack imported (replace). Runtime entries: 1 added, 3 already here, 1 removed. "
+            + "USER.md (shared by every workspace) was merged, not replaced: 1 added, none removed (replaceUserProfile replaces it). "
+            + "What was replaced is saved in /r/state/pack-backups/b.zip (restore: mnemon-ls pack import /r/state/pack-backups/b.zip --replace --component runtime).");
+        assert.match(receiptText({ status: "dry-run", dryRun: true, mode: "replace", components: ["runtime"],
+            runtime: { added: 0, skipped: 0, removed: 0 }, backup: { ...backup, written: false } }),
+        /^Mnemon: dry run, nothing was written; the import \(replace\) would do this\. .* would first be saved in \/r\/state\/pack-backups\/b\.zip\.$/);
     });
 });

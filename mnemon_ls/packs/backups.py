@@ -1,0 +1,160 @@
+"""The backup a ``replace`` import keeps of what it replaces, and the default folder of exported packs.
+
+Backups: before a ``replace`` import swaps anything, the current content of the components it replaces
+is exported as a Mnemon Pack (the same code and deterministic format as ``pack export``,
+:func:`.export.export_held`, while the import holds every lock, so the backup is exactly the state the
+swap replaces) and written durably to ``<root>/state/pack-backups/mnemon-backup-<time>.zip`` (directory
+0700, file 0600). The newest :data:`KEEP` backups of a root are kept; older ones are removed after a
+successful import. A backup that cannot be made (a store whose WAL cannot be checkpointed, a full disk,
+an unwritable folder) refuses the import (:class:`~mnemon_ls.errors.PackRefused`, reason
+``backup-failed``) before anything is swapped; a swap that fails and is rolled back removes its backup
+again, so a refused import leaves the folder as it was. The backup carries the user profile only when the
+import replaces it. Restoring is one command (``restore`` in the receipt):
+``mnemon-ls pack import <backup> --replace --component ... [--replace-user-profile]``.
+
+Exports: ``mnemon-ls pack export`` without ``-o`` writes to :func:`export_dir`, ``<global root>/state/
+pack-exports/`` (``~/.mnemon/state/pack-exports`` unless ``MNEMON_DATA_DIR`` says otherwise; 0700), never
+into the current directory, which is usually a git work tree where ``git add .`` would commit the memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+from .. import fsio
+from ..errors import MnemonError, PackRefused
+from . import format as fmt
+
+if TYPE_CHECKING:
+    from ..host import WorkspaceHost
+
+#: How many backups of one root are kept (the newest).
+KEEP = 5
+BACKUP_DIR = ("state", "pack-backups")
+EXPORT_DIR = ("state", "pack-exports")
+_PREFIX = "mnemon-backup-"
+
+
+def backup_dir(root: Path) -> Path:
+    """``<root>/state/pack-backups``: where the replace imports into ``root`` keep their backups."""
+    return root.joinpath(*BACKUP_DIR)
+
+
+def export_dir(host: "WorkspaceHost") -> Path:
+    """``<global root>/state/pack-exports``: the default folder of ``pack export`` (module doc)."""
+    from ..roots import global_root
+
+    return global_root(getattr(host, "_env", None)).joinpath(*EXPORT_DIR)
+
+
+def _scope_of(chosen: Sequence[str]) -> str:
+    """The export scope holding every ``chosen`` component (``full`` for two or more)."""
+    return chosen[0] if len(chosen) == 1 else "full"
+
+
+def restore_command(host: "WorkspaceHost", path: Path, chosen: Sequence[str], user_profile: bool) -> str:
+    """The ``mnemon-ls`` command line that puts the backup at ``path`` back in place of ``chosen``, naming
+    the same workspace and storage settings as ``host`` (shell-quoted)."""
+    settings = host.settings
+    argv = ["mnemon-ls", "pack", "import", str(path), "--replace"]
+    for component in chosen:
+        argv += ["--component", component]
+    if user_profile:
+        argv.append("--replace-user-profile")
+    if host.workspace is not None:
+        argv += ["--workspace", str(host.workspace)]
+    if settings.storage_scope != "workspaces":
+        argv += ["--scope", settings.storage_scope]
+    if settings.data_dir:
+        argv += ["--data-dir", settings.data_dir]
+    if settings.runtime_user_scope != "global":
+        argv += ["--runtime-user-scope", settings.runtime_user_scope]
+    return shlex.join(argv)
+
+
+def _free_name(folder: Path, name: str) -> Path:
+    path = folder / name
+    number = 2
+    while os.path.lexists(path):
+        path = folder / f"{name[:-4]}-{number}.zip"
+        number += 1
+    return path
+
+
+@dataclass(frozen=True)
+class Saved:
+    """A backup staged by :func:`save`: the ``staged`` file (in the import's stage directory), the
+    ``path`` the swap renames it to, and the directories on the way there that do not exist yet (deepest
+    first: :func:`discard` removes them again when the import is rolled back)."""
+
+    staged: Path
+    path: Path
+    created: tuple[Path, ...] = ()
+
+
+def save(host: "WorkspaceHost", chosen: Sequence[str], user_profile: bool, stage: Path, *,
+         dry_run: bool = False, now: datetime | None = None) -> tuple[dict[str, Any], Saved | None]:
+    """Export what a replace of ``chosen`` is about to replace into ``stage`` (the import's stage
+    directory in the root; the caller holds the gate and component locks and swaps :attr:`Saved.staged`
+    to :attr:`Saved.path` with the components, so a killed import leaves the backup exactly when it
+    leaves the new root). ``user_profile``: the replace replaces USER.md too, so the backup carries it.
+    Returns (the receipt's ``backup`` part ``{path, components, userProfile, keep, restore, written}``,
+    the staged backup or ``None`` for a ``dry_run``, which exports nothing: it names the file a real
+    import would write). Raises :class:`PackRefused` (``backup-failed``) naming the reason."""
+    from .export import export_held
+
+    moment = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    folder = backup_dir(host.root)
+    saved = None
+    if dry_run:
+        path = folder / fmt.pack_file_name(moment)
+    else:
+        try:
+            exported = export_held(host, _scope_of(chosen), include_user_profile=user_profile, now=moment)
+            fsio.check_store_path(folder / exported.file_name)
+            if os.path.lexists(folder) and not folder.is_dir():
+                raise OSError(20, "Not a directory")
+            path = _free_name(folder, exported.file_name)
+            staged = stage / "backup" / path.name
+            fsio.create_file_durably(staged, exported.data)
+        except (MnemonError, OSError) as exc:
+            reason = exc.message if isinstance(exc, MnemonError) else (exc.strerror or str(exc))
+            raise PackRefused(f"the backup of what --replace would replace could not be made for {folder} ({reason});"
+                              " nothing was imported", reason="backup-failed", file=str(folder)) from exc
+        saved = Saved(staged, path, tuple(d for d in (folder, folder.parent) if not os.path.lexists(d)))
+    part = {"path": str(path), "components": list(chosen), "userProfile": user_profile, "keep": KEEP,
+            "restore": restore_command(host, path, chosen, user_profile), "written": not dry_run}
+    return part, saved
+
+
+def discard(saved: Saved) -> None:
+    """Remove the directories :func:`save` found missing when the import that would have filled them was
+    rolled back (the file itself went back into the stage with the rollback)."""
+    for directory in saved.created:
+        with contextlib.suppress(OSError):
+            directory.rmdir()
+
+
+def prune(folder: Path, keep: int = KEEP) -> list[Path]:
+    """Remove all but the newest ``keep`` backups in ``folder`` (by modification time, then name); returns
+    the removed paths. Only files named ``mnemon-backup-*.zip`` are considered."""
+    try:
+        entries = [e for e in os.scandir(folder)
+                   if e.name.startswith(_PREFIX) and e.name.endswith(".zip") and e.is_file(follow_symlinks=False)]
+    except FileNotFoundError:
+        return []
+    entries.sort(key=lambda e: (e.stat(follow_symlinks=False).st_mtime_ns, e.name), reverse=True)
+    removed = []
+    for entry in entries[keep:]:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(entry.path)
+            removed.append(Path(entry.path))
+    if removed:
+        fsio.fsync_dir(folder)
+    return removed
