@@ -128,6 +128,49 @@ def service_schema(provider_id: str) -> tuple[str, tuple[str, ...], frozenset[st
             plugins.field_rules(provider_id))
 
 
+def _json_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "text" if isinstance(value, str) else "another JSON type"
+
+
+def stored_field_problem(provider_id: str, name: str, value: Any, *, scope: str = "services") -> str | None:
+    """Why the stored ``value`` of field ``name`` (read from ``state/memory-providers.json``) has the wrong JSON
+    type for an installed provider, or ``None`` when it is of the declared type or undeclared. ``scope``:
+    ``services`` (the provider's :attr:`service_fields`) or ``connection`` (its :attr:`memory_fields`). A
+    declared field's type is its :class:`~.providers.base.FieldRule`'s :attr:`~.FieldRule.stored_type` (a
+    field without a rule is text). Nothing is converted (``true`` is not ``1``, ``"0.1"`` is not ``0.1``).
+    The text is the rule, e.g. ``must be a JSON number, not true/false (Holographic's rule: must be a number
+    between 0 and 1)``; a secret's value is never part of it."""
+    from .providers.base import FieldRule
+
+    plugin = plugins.try_load(provider_id)
+    if plugin is None:
+        return None
+    declared = plugin.service_fields if scope == "services" else plugin.memory_fields
+    if name not in declared:
+        return None
+    rule = plugins.field_rules(provider_id).get(name) or FieldRule()
+    if rule.stored_type_ok(value):
+        return None
+    label = getattr(plugin, "label", None) or provider_id
+    return f"must be {rule.stored_type}, not {_json_kind(value)} ({label}'s rule: {rule.rule})"
+
+
+def stored_fields_problem(provider_id: str, fields: Mapping[str, Any], field_path: str, *,
+                          scope: str = "services") -> str | None:
+    """The first :func:`stored_field_problem` of ``fields`` as ``<field_path>.<field>: <rule>`` (the damage
+    reason of the file, e.g. ``services.holographic.minTrust: must be a JSON number, not true/false (...)``),
+    or ``None`` when every field has its declared type."""
+    for name, value in fields.items():
+        problem = stored_field_problem(provider_id, name, value, scope=scope)
+        if problem is not None:
+            return f"{field_path}.{name}: {problem}"
+    return None
+
+
 def quoted(value: Any, limit: int = 40) -> str:
     """``value`` for an error message: double-quoted, at most ``limit`` characters (``...`` after a cut),
     anything not printable as ``\\uXXXX`` (only for values that passed the credential checks)."""

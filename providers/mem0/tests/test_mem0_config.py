@@ -182,3 +182,31 @@ def test_the_language_server_refuses_the_same_values_through_the_same_operation(
     assert [(a["error"]["data"]["code"], a["error"]["data"].get("field"), a["error"]["data"].get("rule"))
             for a in answers] == expected, answers
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+
+
+@pytest.mark.parametrize("field, bad, reason", [
+    ("pgPort", "5432", "must be a JSON integer, not text (Mem0's rule: must be an integer between 1 and 65535)"),
+    ("pgPort", 5432.0, "must be a JSON integer, not a number (Mem0's rule: must be an integer between 1 and 65535)"),
+    ("infer", 1, "must be true or false, not a number (Mem0's rule: must be true or false)"),
+    ("timeoutSeconds", True, "must be a JSON number, not true/false (Mem0's rule: must be a number of seconds "
+                             "between 0.1 and 600)"),
+    ("collection", 7, "must be a JSON string, not a number (Mem0's rule: must be 1..64 letters, digits, '_' or '-')"),
+    ("apiKey", 12345, "must be a JSON string, not a number (Mem0's rule: must be text)"),
+])
+def test_a_stored_value_of_the_wrong_json_type_is_damage_and_the_other_fields_survive(
+        tmp_path: Path, field: str, bad: object, reason: str) -> None:
+    key = "sk-" + "w4Rr2Lm9Xc4Vb8Nn1Kp5Tt3Yw6Ee0Ub"
+    assert cli(tmp_path, "provider", "configure", "mem0", "--set", "collection=team", "--secret", "vectorApiKey",
+               stdin=key + "\n").returncode == 0
+    path = tmp_path / "data" / "state" / "memory-providers.json"
+    doc = json.loads(path.read_text())
+    doc["services"]["mem0"][field] = bad
+    path.write_text(json.dumps(doc, indent=2) + "\n")
+    service = SpacesService(tmp_path / "data")
+    service.state()
+    [problem] = service.notices()
+    assert problem["reason"] == f"services.mem0.{field}: {reason}"
+    kept = json.loads(path.read_text())["services"]["mem0"]
+    assert field not in kept
+    assert kept["vectorApiKey"] == key  # a credential never survives only in quarantine
+    service.close()
