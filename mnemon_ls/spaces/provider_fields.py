@@ -4,7 +4,8 @@ Known provider ids (:data:`PROVIDER_LABELS`, plus any installed provider distrib
 service-scope fields (:data:`SERVICE_FIELDS`) and memory-scope fields (:data:`MEMORY_FIELDS`), each extended
 by the fields an installed plugin declares; unknown keys are refused; strings at most 2,000 characters
 (secrets 8,000); endpoint URLs (``endpoint`` and every ``*Endpoint`` field) must be http(s) without
-credentials and with a port 1..65535; a secret holds no control character; a path field starts with ``/``,
+credentials and with a port 1..65535; no value holds a C0/C1 control or U+2028/U+2029, and a secret no
+format character either (:func:`forbidden_character`); a path field starts with ``/``,
 ``~`` or ``~/`` (``~name``, another user's home, is refused); OpenViking's ``targetUri`` must be a user
 memories root. Errors are
 :class:`~mnemon_ls.errors.InvalidInput` naming ``services.<field>`` / ``connection.<field>`` and never
@@ -14,6 +15,7 @@ echoing a value.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any, Mapping
 
 from ..errors import InvalidInput
@@ -34,7 +36,6 @@ MAX_SECRET_CHARS = 8000
 _NAME_KEYS = ("name", "title", "displayName", "workspace", "bankId", "project", "containerTag", "userId", "user",
               "workingDirectory", "targetUri")
 _VIKING = re.compile(r"^viking://user(?:/[^/\s]+)?/memories$")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def known_provider(value: Any) -> bool:
@@ -90,16 +91,22 @@ def _check_value(name: str, value: Any, field_path: str, secrets: frozenset[str]
         return value
     if not isinstance(value, str):
         raise InvalidInput(field_path, "must be a string, number or boolean")
-    text = require_unicode(value.strip(), field_path)
-    if js_length(text) > limit:
-        raise InvalidInput(field_path, f"must be at most {limit} characters")
-    if name in secrets and _CONTROL.search(text):  # a NUL or an ESC in a key is a paste accident or an attack
-        raise InvalidInput(field_path, "must not contain control characters (U+0000..U+001F, U+007F)")
-    if name not in secrets:
+    # a trailing line ending (a paste) goes first; then nothing a strip would hide may remain (str.strip drops
+    # U+0085, U+2028, U+001C..U+001F at the ends: the check runs before it)
+    text = require_unicode(value.strip(" \t\r\n"), field_path)
+    bad = forbidden_character(text, secret=name in secrets)
+    if bad is not None and name in secrets:  # a NUL, an ESC or a U+200B in a key is a paste accident or an attack
+        raise InvalidInput(field_path, f"must not contain control or invisible characters (found U+{ord(bad):04X}: "
+                                       + SECRET_CHARACTER_RULE + ")")
+    if bad is not None:
         # Field values are stored in plain text: control characters and credentials have no place there
         # (a credential goes in a secret field such as apiKey, which is never shown back).
-        if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in text):
-            raise InvalidInput(field_path, "must not contain control characters")
+        raise InvalidInput(field_path, f"must not contain control characters (found U+{ord(bad):04X}: "
+                                       + PLAIN_CHARACTER_RULE + ")")
+    text = text.strip()
+    if js_length(text) > limit:
+        raise InvalidInput(field_path, f"must be at most {limit} characters")
+    if name not in secrets:
         if ("://" in text and "@" in text.split("://", 1)[1].split("/", 1)[0]) or _CREDENTIAL_QUERY.search(text):
             raise InvalidInput(field_path, "must not hold a credential (" + _secret_hint(secrets) + ")")
         from ..redact import find_secrets  # a token in a path or an account name (``dataPath=/x/ghp_...``)
@@ -108,6 +115,26 @@ def _check_value(name: str, value: Any, field_path: str, secrets: frozenset[str]
         if found:
             raise InvalidInput(field_path, f"must not hold a credential ({found[0].kind}; {_secret_hint(secrets)})")
     return text
+
+
+#: What :func:`forbidden_character` refuses in a plain field, and in a secret field (as error text).
+PLAIN_CHARACTER_RULE = "C0 and C1 controls (U+0000..U+001F, U+007F..U+009F), U+2028 and U+2029 are refused"
+SECRET_CHARACTER_RULE = ("C0 and C1 controls (U+0000..U+001F, U+007F..U+009F), U+2028, U+2029 and format "
+                         "characters (Unicode Cf, such as U+200B and U+FEFF) are refused")
+
+
+def forbidden_character(text: str, *, secret: bool) -> str | None:
+    """The first character of ``text`` no field value may hold, or ``None``: a C0 control (U+0000..U+001F,
+    line breaks and tabs included), U+007F, a C1 control (U+0080..U+009F, e.g. U+0085 NEXT LINE), the line and
+    paragraph separators U+2028/U+2029; in a ``secret`` also any format character (Unicode category Cf: zero-
+    width spaces and joiners, U+FEFF, bidirectional marks), invisible in every prompt and log."""
+    for ch in text:
+        code = ord(ch)
+        if code < 0x20 or 0x7F <= code <= 0x9F or code in (0x2028, 0x2029):
+            return ch
+        if secret and code > 0x9F and unicodedata.category(ch) == "Cf":
+            return ch
+    return None
 
 
 def _secret_hint(secrets: frozenset[str]) -> str:

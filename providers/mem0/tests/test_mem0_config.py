@@ -121,10 +121,23 @@ def test_a_credential_typed_on_a_terminal_is_not_echoed(tmp_path: Path) -> None:
     assert stored["services"]["mem0"] == {"apiKey": key}
 
 
+SECRET_RULE = ("C0 and C1 controls (U+0000..U+001F, U+007F..U+009F), U+2028, U+2029 and format characters "
+               "(Unicode Cf, such as U+200B and U+FEFF) are refused")
+
 #: Bad values an attack pass got stored, each with the field and the rule the refusal must name.
 BAD_FIELDS = [
-    ("secret", "apiKey", "sk-nul\x00key-0123", "must not contain control characters (U+0000..U+001F, U+007F)"),
-    ("secret", "pgPassword", "pw\x1b[31mred", "must not contain control characters (U+0000..U+001F, U+007F)"),
+    ("secret", "apiKey", "sk-nul\x00key-0123", f"must not contain control or invisible characters (found U+0000: "
+                                              f"{SECRET_RULE})"),
+    ("secret", "pgPassword", "pw\x1b[31mred", f"must not contain control or invisible characters (found U+001B: "
+                                             f"{SECRET_RULE})"),
+    ("secret", "apiKey", "sk-nel\x85key-0123", f"must not contain control or invisible characters (found U+0085: "
+                                              f"{SECRET_RULE})"),
+    ("secret", "llmApiKey", "sk-ls-key-0123\u2028", f"must not contain control or invisible characters (found "
+                                                    f"U+2028: {SECRET_RULE})"),
+    ("secret", "vectorApiKey", "\ufeffsk-bom-key-0123", f"must not contain control or invisible characters (found "
+                                                       f"U+FEFF: {SECRET_RULE})"),
+    ("secret", "pgPassword", "pw\u200bzero", f"must not contain control or invisible characters (found U+200B: "
+                                            f"{SECRET_RULE})"),
     ("set", "endpoint", "http://127.0.0.1:99999/v1", "must have a port of ASCII digits between 1 and 65535 (or none: "
                                                       "the scheme's default)"),
     ("set", "vectorEndpoint", "http://127.0.0.1:0", "must have a port of ASCII digits between 1 and 65535 (or none: "
@@ -210,3 +223,54 @@ def test_a_stored_value_of_the_wrong_json_type_is_damage_and_the_other_fields_su
     assert field not in kept
     assert kept["vectorApiKey"] == key  # a credential never survives only in quarantine
     service.close()
+
+
+@pytest.mark.parametrize("stdin, rule", [
+    ("sk-first-line-0123\nsk-second-line-4567\n", "must be one line: standard input held a line break inside the "
+                                                  "credential (only one trailing line ending is dropped)"),
+    ("sk-first-line-0123\n\n", "must be one line: standard input held a line break inside the credential (only one "
+                               "trailing line ending is dropped)"),
+    ("sk-first-line-0123\r\r\n", "must be one line: standard input held a line break inside the credential (only "
+                                 "one trailing line ending is dropped)"),
+    ("\nsk-after-a-blank-line-0123\n", "must be one line: standard input held a line break inside the credential "
+                                       "(only one trailing line ending is dropped)"),
+])
+def test_a_piped_secret_of_several_lines_is_refused_never_cut_to_its_first_line(tmp_path: Path, stdin: str,
+                                                                               rule: str) -> None:
+    assert cli(tmp_path, "provider", "configure", "mem0", "--set", "collection=team").returncode == 0
+    path = tmp_path / "data" / "state" / "memory-providers.json"
+    before = path.read_bytes(), path.stat().st_mtime_ns
+    for action in ("configure", "enable"):
+        done = cli(tmp_path, "provider", action, "mem0", "--secret", "apiKey", stdin=stdin)
+        assert done.returncode == 2, done.stdout
+        assert done.stderr == f"mnemon-ls: error: services.apiKey: {rule}\n"
+        assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+
+
+@pytest.mark.parametrize("stdin", ["sk-exact-key-0123", "sk-exact-key-0123\n", "sk-exact-key-0123\r\n"])
+def test_exactly_one_trailing_line_ending_is_dropped_from_a_piped_secret(tmp_path: Path, stdin: str) -> None:
+    done = cli(tmp_path, "provider", "configure", "mem0", "--secret", "apiKey", stdin=stdin)
+    assert done.returncode == 0, done.stderr
+    stored = json.loads((tmp_path / "data" / "state" / "memory-providers.json").read_text())
+    assert stored["services"]["mem0"] == {"apiKey": "sk-exact-key-0123"}
+
+
+def test_several_piped_secrets_take_one_line_each_in_order_and_no_more(tmp_path: Path) -> None:
+    two = cli(tmp_path, "provider", "configure", "mem0", "--secret", "apiKey", "--secret", "pgPassword",
+              stdin="sk-one-key-0123\r\npw-two-0456\n")
+    assert two.returncode == 0, two.stderr
+    path = tmp_path / "data" / "state" / "memory-providers.json"
+    assert json.loads(path.read_text())["services"]["mem0"] == {"apiKey": "sk-one-key-0123",
+                                                                "pgPassword": "pw-two-0456"}
+    before = path.read_bytes(), path.stat().st_mtime_ns
+    extra = cli(tmp_path, "provider", "configure", "mem0", "--secret", "apiKey", "--secret", "pgPassword",
+                stdin="sk-one-key-0123\npw-two-0456\nthird\n")
+    assert extra.returncode == 2
+    assert extra.stderr == ("mnemon-ls: error: services.pgPassword: must be one line: standard input held 3 lines for "
+                            "2 --secret field(s) (one line each, in the order given; only one trailing line ending "
+                            "is dropped)\n")
+    missing = cli(tmp_path, "provider", "configure", "mem0", "--secret", "apiKey", "--secret", "pgPassword",
+                  stdin="sk-one-key-0123\n")
+    assert missing.returncode == 2
+    assert missing.stderr.startswith("mnemon-ls: error: services.pgPassword: is empty")
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == before
