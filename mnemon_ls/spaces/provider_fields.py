@@ -63,19 +63,62 @@ def _provider_id(value: Any) -> str:
     return value
 
 
-#: Query keys that carry a credential; an endpoint URL holding one is refused (credentials go in ``apiKey``).
-_CREDENTIAL_QUERY = re.compile(r"[?&;](?:api[_-]?key|key|token|access[_-]?token|secret|password|passwd|pwd|auth)=",
+#: Query keys that carry a credential; a plain field value holding one is refused (credentials go in ``apiKey``).
+_CREDENTIAL_QUERY = re.compile(r"[?&;#](?:api[_-]?key|key|token|access[_-]?token|secret|password|passwd|pwd|auth)=",
                                re.IGNORECASE)
+
+#: Query parameter names (lower case, ``-``/``_``/``.`` removed, after percent-decoding) that carry a credential:
+#: an endpoint URL holding one is refused (:func:`validate_endpoint`); so is any name ending in one of
+#: :data:`CREDENTIAL_QUERY_SUFFIXES` (``x-api-key``, ``client_secret``, ``refresh_token``).
+CREDENTIAL_QUERY_NAMES = frozenset({"apikey", "key", "token", "accesstoken", "authtoken", "secret", "password",
+                                    "passwd", "pwd", "pass", "auth", "authorization", "bearer", "credential",
+                                    "credentials", "sig", "signature", "session", "sessionid", "jwt"})
+CREDENTIAL_QUERY_SUFFIXES = ("apikey", "token", "secret", "password", "passwd", "credential", "credentials")
+
+
+def _credential_query_name(query: str) -> str | None:
+    """The first parameter name of the URL query ``query`` that carries a credential, or ``None``."""
+    from urllib.parse import parse_qsl
+
+    for name, _value in parse_qsl(query.replace(";", "&"), keep_blank_values=True):
+        folded = re.sub(r"[-_.\s]", "", name).casefold()
+        if folded in CREDENTIAL_QUERY_NAMES or folded.endswith(CREDENTIAL_QUERY_SUFFIXES):
+            return name
+    return None
 
 
 def validate_endpoint(value: Any, field_path: str) -> str:
-    """An ``http(s)`` URL without credentials (no ``user:password@``, no ``?token=``-like query key) or
-    :class:`InvalidInput` naming ``field_path`` (the value is never echoed: it may be a secret)."""
-    if not isinstance(value, str) or not re.match(r"^https?://[^\s/@?#]+(?:[/?#]\S*)?$", value):
-        raise InvalidInput(field_path, "must be an http(s) URL without credentials (put the key in apiKey)")
-    if _CREDENTIAL_QUERY.search(value) or "@" in value.split("/", 3)[2]:
-        raise InvalidInput(field_path, "must be an http(s) URL without credentials (put the key in apiKey)")
+    """``value`` when it is an ``http(s)`` URL a provider may be given and stored in plain text, else
+    :class:`InvalidInput` naming ``field_path`` and the rule (the value is never echoed: it may hold a
+    secret). The rules, in order:
+
+    - ``http://`` or ``https://``, a host, no white space;
+    - no user information (``https://user:password@host``);
+    - no fragment (``#...``: an HTTP client never sends it, so it is only ever a place to paste a secret,
+      ``https://host/v1#api_key=...``);
+    - no query parameter that carries a credential (:data:`CREDENTIAL_QUERY_NAMES`, any name ending in
+      :data:`CREDENTIAL_QUERY_SUFFIXES`, compared without case, ``-``/``_``/``.`` and percent-encoding:
+      ``?api_key=``, ``?API-Key=``, ``?api%5Fkey=``, ``?access_token=``);
+    - a port, when given, of ASCII digits 1..65535.
+
+    Every surface (``provider configure|enable`` on the CLI, ``mnemon/providers/configure|enable``) calls this
+    through :func:`validate_service_fields`."""
+    rule = "must be an http(s) URL without credentials (put the key in apiKey)"
+    if not isinstance(value, str) or not re.match(r"^https?://", value):
+        raise InvalidInput(field_path, rule)
     authority = re.split(r"[/?#]", value.split("://", 1)[1], maxsplit=1)[0]
+    if "@" in authority:
+        raise InvalidInput(field_path, "must not hold user information (user:password@ before the host): put the "
+                                       "key in apiKey")
+    if not re.match(r"^https?://[^\s/@?#]+(?:[/?#]\S*)?$", value):
+        raise InvalidInput(field_path, rule)
+    if "#" in value:
+        raise InvalidInput(field_path, "must not have a fragment (#...): an HTTP client never sends it, and a "
+                                       "credential pasted there would be stored in plain text (put the key in apiKey)")
+    query = value.split("?", 1)[1] if "?" in value else ""
+    if query and _credential_query_name(query) is not None:
+        raise InvalidInput(field_path, "must not carry a credential in its query string (api_key=, key=, token=, "
+                                       "password=, secret=, ...): put the key in apiKey")
     port = authority.rsplit("]", 1)[1] if authority.startswith("[") else authority
     if ":" in port:
         digits = port.rsplit(":", 1)[1]
@@ -85,7 +128,8 @@ def validate_endpoint(value: Any, field_path: str) -> str:
     return value
 
 
-def _check_value(name: str, value: Any, field_path: str, secrets: frozenset[str] = SECRET_FIELDS) -> Any:
+def _check_value(name: str, value: Any, field_path: str, secrets: frozenset[str] = SECRET_FIELDS, *,
+                 url: bool = False) -> Any:
     limit = MAX_SECRET_CHARS if name in secrets else MAX_FIELD_CHARS
     if isinstance(value, bool) or isinstance(value, (int, float)):
         return value
@@ -106,6 +150,8 @@ def _check_value(name: str, value: Any, field_path: str, secrets: frozenset[str]
     text = text.strip()
     if js_length(text) > limit:
         raise InvalidInput(field_path, f"must be at most {limit} characters")
+    if url:  # the URL's own rules first (user information, fragment, query): they name what is wrong exactly
+        validate_endpoint(text, field_path)
     if name not in secrets:
         if ("://" in text and "@" in text.split("://", 1)[1].split("/", 1)[0]) or _CREDENTIAL_QUERY.search(text):
             raise InvalidInput(field_path, "must not hold a credential (" + _secret_hint(secrets) + ")")
@@ -231,15 +277,16 @@ def validate_service_fields(fields: Mapping[str, Any], provider_id: str,
         if value is None or (isinstance(value, str) and not value.strip()):
             out[name] = None  # cleared: the provider's default
             continue
-        value = _check_value(name, value, path, secrets)
         rule = rules.get(name)
+        kind = getattr(rule, "kind", None)
+        value = _check_value(name, value, path, secrets,
+                             url=name == "endpoint" or name.endswith("Endpoint") or kind == "url")
         if rule is not None:
             try:
                 value = rule.normalise(value)
             except ValueError as exc:
                 shown = "" if name in secrets else f" (got {quoted(value)})"
                 raise InvalidInput(path, f"{exc}{shown}") from None
-        kind = getattr(rule, "kind", None)
         if name == "endpoint" or name.endswith("Endpoint") or kind == "url":
             value = validate_endpoint(value, path)
         path_field = is_path_field(name) or kind == "path"

@@ -124,6 +124,11 @@ def test_a_credential_typed_on_a_terminal_is_not_echoed(tmp_path: Path) -> None:
 SECRET_RULE = ("C0 and C1 controls (U+0000..U+001F, U+007F..U+009F), U+2028, U+2029 and format characters "
                "(Unicode Cf, such as U+200B and U+FEFF) are refused")
 
+FRAGMENT_RULE = ("must not have a fragment (#...): an HTTP client never sends it, and a credential pasted there would "
+                 "be stored in plain text (put the key in apiKey)")
+QUERY_RULE = ("must not carry a credential in its query string (api_key=, key=, token=, password=, secret=, ...): put "
+              "the key in apiKey")
+
 #: Bad values an attack pass got stored, each with the field and the rule the refusal must name.
 BAD_FIELDS = [
     ("secret", "apiKey", "sk-nul\x00key-0123", f"must not contain control or invisible characters (found U+0000: "
@@ -142,6 +147,15 @@ BAD_FIELDS = [
                                                       "the scheme's default)"),
     ("set", "vectorEndpoint", "http://127.0.0.1:0", "must have a port of ASCII digits between 1 and 65535 (or none: "
                                                      "the scheme's default)"),
+    # an endpoint is stored in plain text: no fragment, no credential in the query, no user information
+    ("set", "endpoint", "https://emb.example.test/v1#api_key=sk-frag-0123", FRAGMENT_RULE),
+    ("set", "llmEndpoint", "https://llm.example.test/v1#", FRAGMENT_RULE),
+    ("set", "vectorEndpoint", "https://q.example.test:6333/?api-key=qk-0123", QUERY_RULE),
+    ("set", "endpoint", "https://emb.example.test/v1?x=1&access_token=at-0123", QUERY_RULE),
+    ("set", "endpoint", "https://emb.example.test/v1?api%5Fkey=ak-0123", QUERY_RULE),
+    ("set", "llmEndpoint", "https://llm.example.test/v1?region=eu;Password=pw-0123", QUERY_RULE),
+    ("set", "endpoint", "https://user:pw-0123@emb.example.test/v1", "must not hold user information (user:password@ "
+                                                                   "before the host): put the key in apiKey"),
     ("set", "dataPath", "~root/x.db", "must not start with ~name (another user's home): only ~ or ~/ (your own home) "
                                       "is expanded; give an absolute path instead"),
     ("set", "pgPort", "٥٤٣٢", 'must be an integer between 1 and 65535, in ASCII digits (0-9) (got "٥٤٣٢")'),
