@@ -179,3 +179,16 @@ def test_recall_notes_name_a_wrong_typed_connection_field_of_a_space(tmp_path: P
     assert done.returncode == 0, done.stderr
     assert ("bodies[0].connection.minTrust: must be a JSON number, not true/false (Holographic's rule: must be a "
             "number between 0 and 1)") in done.stdout + done.stderr
+
+
+def test_enable_gives_a_bank_whose_name_looks_like_a_space_a_numbered_name(tmp_path: Path, hermes_db: Path) -> None:
+    made = cli(tmp_path, "space", "create", "--name", "pr\u043eject", "--description", "Cyrillic o", "--json")
+    assert made.returncode == 0, made.stderr
+    native = json.loads(made.stdout)["id"]
+    done = cli(tmp_path, "provider", "enable", "holographic", "--set", f"dataPath={hermes_db}")
+    assert done.returncode == 0, done.stderr
+    [line] = [x for x in done.stdout.splitlines() if x.startswith("renamed: namespace project")]
+    assert "is space 'project (2)'" in line and f"space pr\u043eject ({native}) keeps 'project'" in line, line
+    listed = json.loads(cli(tmp_path, "space", "list", "--json").stdout)
+    names = {s["name"] for s in (listed["spaces"] if isinstance(listed, dict) else listed)}
+    assert names == {"pr\u043eject", "project (2)", "user_pref"}
