@@ -25,7 +25,8 @@ Rules:
 
 - Ids match ``^[a-zA-Z0-9][a-zA-Z0-9_-]*$``. The first native space of a root without store directories
   gets id ``default``; later ones a UUIDv4 (re-rolled on collision). New spaces are inactive unless asked.
-- Names are unique in the root ignoring case, and no name is another space's id (:mod:`.naming`): checked
+- Names are unique in the root ignoring case, and no name is another space's id, nor looks the same as a
+  name or id in use (the UTS #39 confusable skeleton, :func:`.naming.name_keys`) (:mod:`.naming`): checked
   under the lock when a native space is created and when a person renames one (``update(unique_name=True)``).
 - Discovery: every ``data/<dir>/mnemon.db`` (``<dir>`` matching the id rule) not yet registered becomes
   ``{id = name = <dir>, description "Existing Mnemon Store discovered on disk.", active = (no spaces
