@@ -43,7 +43,8 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
                              help="a service field, e.g. dataPath=PATH or endpoint=http://127.0.0.1:8080/v1; KEY= "
                                   "clears it (the provider's default)")
             sub.add_argument("--secret", action="append", default=[], dest="secret_fields", metavar="KEY",
-                             help="read this credential field from standard input (one line; not echoed on a terminal)")
+                             help="read this credential field from standard input (not echoed on a terminal; piped: "
+                                  "one line per --secret, a line break inside a credential is refused)")
         if name == "configure":
             sub.add_argument("--clear-secret", action="append", default=[], dest="clear_secret_fields", metavar="KEY",
                              help="remove a stored credential field")
