@@ -4,8 +4,9 @@ Every action calls :class:`mnemon_ls.spaces.thirdparty.ProviderHost` (the langua
 ``mnemon/providers/*`` call the same operations). Fields are ``--set KEY=VALUE`` (service scope, e.g.
 ``dataPath=~/.hermes/memory_store.db``), checked against the provider's own fields and their rules before
 anything is written; ``--set KEY=`` clears a field back to the provider's default. A credential (a field the
-provider declares secret) is read from standard input with ``--secret KEY`` (one line, without echo on a
-terminal) and never taken from ``--set`` (the command line stays in the shell history and the process
+provider declares secret) is read from standard input with ``--secret KEY`` (without echo on a terminal;
+piped, the whole input less one trailing line ending, one line per ``--secret``, a line break inside a
+credential refused: :func:`read_secrets`) and never taken from ``--set`` (the command line stays in the shell history and the process
 list); ``--clear-secret KEY`` removes one. ``--secret`` takes only secret fields. Credentials are never
 printed: views list configured field *names* only.
 """
@@ -42,7 +43,8 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
                              help="a service field, e.g. dataPath=PATH or endpoint=http://127.0.0.1:8080/v1; KEY= "
                                   "clears it (the provider's default)")
             sub.add_argument("--secret", action="append", default=[], dest="secret_fields", metavar="KEY",
-                             help="read this credential field from standard input (one line; not echoed on a terminal)")
+                             help="read this credential field from standard input (not echoed on a terminal; piped: "
+                                  "one line per --secret, a line break inside a credential is refused)")
         if name == "configure":
             sub.add_argument("--clear-secret", action="append", default=[], dest="clear_secret_fields", metavar="KEY",
                              help="remove a stored credential field")
@@ -80,16 +82,56 @@ def _fields(args: argparse.Namespace, providers: Any) -> dict[str, Any]:
                                                    f"{listed}); give a plain field with --set {name}=VALUE")
         if name in fields:
             raise InvalidInput(f"services.{name}", "is given twice (each KEY may be set once)")
-    for name in args.secret_fields:
-        if sys.stdin is not None and sys.stdin.isatty():
-            line = getpass.getpass(f"{label} {name} (not echoed): ")
-        else:
-            line = sys.stdin.readline() if sys.stdin is not None else ""
-        if not line.strip():
+    fields.update(read_secrets(args.secret_fields, label))
+    return fields
+
+
+def _one_line_ending(text: str) -> str:
+    """``text`` without exactly one trailing ``\r\n`` or ``\n`` (none when it has none)."""
+    if text.endswith("\r\n"):
+        return text[:-2]
+    return text[:-1] if text.endswith("\n") else text
+
+
+def read_secrets(names: list[str], label: str) -> dict[str, str]:
+    """``{field: credential}`` for the ``--secret`` fields ``names`` (in order), from standard input.
+
+    On a terminal each is asked with :func:`getpass.getpass` (not echoed; one line). Otherwise the *whole*
+    input is read: exactly one trailing line ending (``\n`` or ``\r\n``) is dropped, and then it must hold one
+    line per field, in order (one field: the whole input is its credential). A credential that still holds
+    a line break (``\n``, ``\r``) is :class:`InvalidInput` naming ``services.<field>`` (it is never kept
+    cut to its first line); so is more input than fields, a missing or blank one (``is empty``), and input
+    longer than :data:`~.spaces.provider_fields.MAX_SECRET_CHARS` (+ 2) characters per field. Other
+    characters are checked by the host with every surface's rules (controls, U+2028, format characters)."""
+    values: list[str] = []
+    if names and sys.stdin is not None and sys.stdin.isatty():
+        values = [getpass.getpass(f"{label} {name} (not echoed): ") for name in names]
+    elif names:
+        from .spaces.provider_fields import MAX_SECRET_CHARS
+
+        cap = (MAX_SECRET_CHARS + 2) * len(names)  # every credential at its limit, each with its line ending
+        raw = sys.stdin.read(cap + 1) if sys.stdin is not None else ""
+        if len(raw) > cap:  # never read without end; the host would refuse each value over its limit anyway
+            raise InvalidInput(f"services.{names[0]}", f"must be at most {MAX_SECRET_CHARS} characters (standard "
+                                                       f"input held more than {cap} for {len(names)} --secret field(s))")
+        data = _one_line_ending(raw)
+        values = data.split("\n") if len(names) > 1 else [data]
+        values = [v[:-1] if v.endswith("\r") and len(names) > 1 else v for v in values]
+        if len(values) > len(names):
+            raise InvalidInput(f"services.{names[-1]}", f"must be one line: standard input held {len(values)} lines "
+                                                        f"for {len(names)} --secret field(s) (one line each, in the "
+                                                        "order given; only one trailing line ending is dropped)")
+    out: dict[str, str] = {}
+    for index, name in enumerate(names):
+        value = values[index] if index < len(values) else ""
+        if "\n" in value or "\r" in value:
+            raise InvalidInput(f"services.{name}", "must be one line: standard input held a line break inside the "
+                                                   "credential (only one trailing line ending is dropped)")
+        if not value.strip():
             raise InvalidInput(f"services.{name}", f"is empty: give the credential on standard input "
                                                    f"(--clear-secret {name} removes a stored one)")
-        fields[name] = line.strip()
-    return fields
+        out[name] = value
+    return out
 
 
 #: what a provider without the capability cannot do, as a verb phrase (``caps`` keys: providers/base.py)

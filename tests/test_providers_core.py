@@ -23,7 +23,9 @@ def test_a_provider_that_is_not_installed_names_no_package_that_does_not_exist()
 
 
 @pytest.mark.parametrize("url", ["https://user:pw@honcho.example.test/v1", "https://honcho.example.test/v1?api_key=sk-1",
-                                 "https://honcho.example.test/?x=1&token=abc", "ftp://honcho.example.test/"])
+                                 "https://honcho.example.test/?x=1&token=abc", "ftp://honcho.example.test/",
+                                 "https://honcho.example.test/v1#api_key=sk-1", "https://honcho.example.test/v1#frag",
+                                 "https://honcho.example.test/v1?API%2DKey=sk-1"])
 def test_an_endpoint_holding_a_credential_is_refused_and_nothing_is_written(tmp_path: Path, url: str) -> None:
     service = SpacesService(tmp_path)
     with pytest.raises(InvalidInput) as refused:

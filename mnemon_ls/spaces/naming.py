@@ -12,7 +12,12 @@ Rules (the CLI, the language server and the MCP server all call :func:`resolve` 
   over a name. New names are stored NFKC-normalised and may not hold control or format characters
   (:func:`~.model.validate_name`).
 - Names are unique within a storage root by :func:`name_key`, and a name may not be another space's id
-  (:func:`name_conflict`; checked when a space is created or renamed). Registries written before this
+  (:func:`name_conflict`; checked when a space is created or renamed, and when discovery names a provider's
+  namespace). A new name that only *looks* the same as one in use is refused too (Unicode UTS #39: the
+  confusable :func:`skeleton` of :func:`name_keys`, with the ``confusable-homoglyphs`` package's copy of
+  Unicode's data: Greek ``Ρ`` U+03A1 or Cyrillic ``Р`` U+0420 for Latin ``P``, Cyrillic ``а`` for ``a``);
+  a name wholly in another script stays free. Naming a space (:func:`resolve`) still compares by
+  :func:`name_key` only. Registries written before this
   rule (or by another tool) may still hold two spaces of one name: naming that name is
   :class:`~mnemon_ls.errors.AmbiguousMatch` listing their ids, never a guess.
 - An unknown reference is :class:`~mnemon_ls.errors.InvalidInput` (``is not a registered space id or
@@ -23,6 +28,7 @@ Rules (the CLI, the language server and the MCP server all call :func:`resolve` 
 from __future__ import annotations
 
 import difflib
+import threading
 import unicodedata
 from typing import Any, Callable, Iterable
 
@@ -49,39 +55,128 @@ def name_key(name: str) -> str:
     return " ".join(folded.split())
 
 
+#: Marks the confusables data wraps right-to-left glyphs in (LEFT-TO-RIGHT MARK, RIGHT-TO-LEFT MARK): display
+#: hints, not part of the glyph.
+_DISPLAY_MARKS = dict.fromkeys(map(ord, "\u200e\u200f"))
+_prototypes: dict[str, str] | None = None
+_prototypes_lock = threading.Lock()
+
+
+def _prototype_map() -> dict[str, str]:
+    """``{character: prototype}`` of Unicode's confusables data (UTS #39 ``confusables.txt``), as the
+    ``confusable-homoglyphs`` package ships it (``confusables.json``: for each character the glyphs it can be
+    confused with). That data links each prototype with every character mapped to it (a star; a prototype of
+    several code points such as ``rn`` for ``m`` is never a source), so each connected group has one
+    prototype: its multi-code-point member, else the member linked to all others (the lowest code point
+    when two are, as in a pair). Built once per process (about 10,000 characters)."""
+    global _prototypes
+    with _prototypes_lock:
+        if _prototypes is not None:
+            return _prototypes
+        from confusable_homoglyphs import confusables  # the data loads on import (0.9 MB JSON)
+
+        links: dict[str, set[str]] = {}
+        for source, glyphs in confusables.confusables_data.items():
+            a = source.translate(_DISPLAY_MARKS)
+            for glyph in glyphs:
+                b = glyph["c"].translate(_DISPLAY_MARKS)
+                if a and b and a != b:
+                    links.setdefault(a, set()).add(b)
+                    links.setdefault(b, set()).add(a)
+        out: dict[str, str] = {}
+        seen: set[str] = set()
+        for start in links:
+            if start in seen:
+                continue
+            group, todo = {start}, [start]
+            while todo:
+                for other in links[todo.pop()]:
+                    if other not in group:
+                        group.add(other)
+                        todo.append(other)
+            seen |= group
+            hubs = [m for m in group if len(links[m]) == len(group) - 1] or list(group)
+            multi = [m for m in hubs if len(m) > 1]
+            prototype = multi[0] if multi else min(hubs)
+            out.update((m, prototype) for m in group if len(m) == 1)
+        _prototypes = out
+        return out
+
+
+def skeleton(text: str) -> str:
+    """The UTS #39 confusable skeleton of ``text``: NFD, each character replaced by its prototype
+    (:func:`_prototype_map`: Cyrillic ``р`` U+0440 and Greek ``ρ`` U+03C1 by Latin ``p``, ``1`` by ``l``,
+    ``m`` by ``rn``), NFD again. Two strings with one skeleton look the same to a reader."""
+    table = _prototype_map()
+    mapped = "".join(table.get(ch, ch) for ch in unicodedata.normalize("NFD", text))
+    return unicodedata.normalize("NFD", mapped)
+
+
+#: Prefix of the confusable keys in :func:`name_keys` (keeps them apart from :func:`name_key` forms).
+SKELETON_PREFIX = "\x00skeleton:"
+
+
+def name_keys(name: str) -> frozenset[str]:
+    """Every comparison form of a space name (or id) under which it may not be taken twice: its
+    :func:`name_key`, and (prefixed with :data:`SKELETON_PREFIX`) the confusable :func:`skeleton` of that key
+    and of the NFKC name with only white space and format characters normalised (the case a skeleton keeps:
+    ``Ill`` and ``lll`` look alike before case folding). Two names conflict when their key sets meet:
+    ``Project``, ``project``, Greek ``Ρroject`` (U+03A1) and Cyrillic ``Рroject`` (U+0420) all do; a name
+    wholly in another script (``Ελληνικά``, ``项目笔记``) keeps keys of its own."""
+    key = name_key(name)
+    plain = " ".join("".join(c for c in unicodedata.normalize("NFKC", name) if unicodedata.category(c) != "Cf").split())
+    return frozenset({key, SKELETON_PREFIX + skeleton(key), SKELETON_PREFIX + skeleton(plain)})
+
+
 def space_label(record: SpaceRecord) -> str:
     """How text output names a space: ``<name> (<id>)``, or the id alone when the name is the id."""
     return record.id if record.name == record.id else f"{record.name} ({record.id})"
 
 
 def name_conflict(records: Iterable[SpaceRecord], name: str, *, except_id: str | None = None) -> SpaceRecord | None:
-    """The space other than ``except_id`` whose name is ``name`` ignoring case, or whose id is ``name``
-    ignoring case; ``None`` when the name is free."""
-    key = name_key(name)
-    return next((r for r in records if r.id != except_id and key in (name_key(r.name), name_key(r.id))), None)
+    """The first space other than ``except_id`` whose name or id is ``name`` ignoring case and width, or
+    looks the same (:func:`name_keys`: the confusable skeleton); ``None`` when the name is free. A space
+    equal by :func:`name_key` is preferred over one that only looks the same."""
+    key, keys = name_key(name), name_keys(name)
+    pool = [r for r in records if r.id != except_id]
+    exact = next((r for r in pool if key in (name_key(r.name), name_key(r.id))), None)
+    return exact or next((r for r in pool if keys & (name_keys(r.name) | name_keys(r.id))), None)
 
 
 def require_free_name(records: Iterable[SpaceRecord], name: str, *, except_id: str | None = None,
                       field_name: str = "name") -> None:
-    """Raise :class:`InvalidInput` naming ``field_name`` when :func:`name_conflict` finds a space."""
+    """Raise :class:`InvalidInput` naming ``field_name`` and the space holding it (``data.spaceId``) when
+    :func:`name_conflict` finds one: ``is already the name of space Work (work)`` for a name equal ignoring
+    case and width, ``looks the same as the name of space Project (project) ...`` for a confusable one (Greek
+    ``Ρ`` U+03A1 or Cyrillic ``Р`` U+0420 for Latin ``P``)."""
+    records = list(records)
     taken = name_conflict(records, name, except_id=except_id)
-    if taken is not None:
-        what = "id" if name_key(taken.id) == name_key(name) and name_key(taken.name) != name_key(name) else "name"
+    if taken is None:
+        return
+    key = name_key(name)
+    if key in (name_key(taken.name), name_key(taken.id)):
+        what = "id" if name_key(taken.id) == key and name_key(taken.name) != key else "name"
         raise InvalidInput(field_name, f"is already the {what} of space {space_label(taken)} (space names are unique "
                                        "in a storage root, ignoring case and width; choose another name)",
                            spaceId=taken.id)
+    what = "name" if name_keys(name) & name_keys(taken.name) else "id"
+    raise InvalidInput(field_name, f"looks the same as the {what} of space {space_label(taken)} (letters of another "
+                                   "script that read as these, such as Cyrillic or Greek for Latin, compare by "
+                                   "their Unicode confusable skeleton, UTS #39; choose another name)",
+                       spaceId=taken.id)
 
 
 def unique_name(taken_keys: set[str], name: str) -> str:
-    """``name``, or ``"<name> (2)"``, ``"<name> (3)"``... the first whose :func:`name_key` is not in
-    ``taken_keys`` (the :func:`name_key` of every name and id already in the root). The rule ``migrate`` and
+    """``name``, or ``"<name> (2)"``, ``"<name> (3)"``... the first none of whose :func:`name_keys` is in
+    ``taken_keys`` (the :func:`name_key` of every name and id already in the root, and their other
+    :func:`name_keys` when confusable names must be kept apart too, as discovery does). The rule ``migrate`` and
     pack import give a space whose name is taken; the caller adds the result's key to ``taken_keys``. The name
     is shortened (trailing spaces dropped) so that name and suffix fit :data:`~.model.MAX_NAME_CHARS` (100
     characters)."""
     from .model import MAX_NAME_CHARS
 
     candidate, n = name, 1
-    while name_key(candidate) in taken_keys:
+    while not name_keys(candidate).isdisjoint(taken_keys):
         n += 1
         suffix = f" ({n})"
         candidate = name[:MAX_NAME_CHARS - len(suffix)].rstrip() + suffix

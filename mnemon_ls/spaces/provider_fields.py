@@ -4,7 +4,8 @@ Known provider ids (:data:`PROVIDER_LABELS`, plus any installed provider distrib
 service-scope fields (:data:`SERVICE_FIELDS`) and memory-scope fields (:data:`MEMORY_FIELDS`), each extended
 by the fields an installed plugin declares; unknown keys are refused; strings at most 2,000 characters
 (secrets 8,000); endpoint URLs (``endpoint`` and every ``*Endpoint`` field) must be http(s) without
-credentials and with a port 1..65535; a secret holds no control character; a path field starts with ``/``,
+credentials and with a port 1..65535; no value holds a C0/C1 control or U+2028/U+2029, and a secret no
+format character either (:func:`forbidden_character`); a path field starts with ``/``,
 ``~`` or ``~/`` (``~name``, another user's home, is refused); OpenViking's ``targetUri`` must be a user
 memories root. Errors are
 :class:`~mnemon_ls.errors.InvalidInput` naming ``services.<field>`` / ``connection.<field>`` and never
@@ -14,6 +15,7 @@ echoing a value.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any, Mapping
 
 from ..errors import InvalidInput
@@ -34,7 +36,6 @@ MAX_SECRET_CHARS = 8000
 _NAME_KEYS = ("name", "title", "displayName", "workspace", "bankId", "project", "containerTag", "userId", "user",
               "workingDirectory", "targetUri")
 _VIKING = re.compile(r"^viking://user(?:/[^/\s]+)?/memories$")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def known_provider(value: Any) -> bool:
@@ -62,19 +63,62 @@ def _provider_id(value: Any) -> str:
     return value
 
 
-#: Query keys that carry a credential; an endpoint URL holding one is refused (credentials go in ``apiKey``).
-_CREDENTIAL_QUERY = re.compile(r"[?&;](?:api[_-]?key|key|token|access[_-]?token|secret|password|passwd|pwd|auth)=",
+#: Query keys that carry a credential; a plain field value holding one is refused (credentials go in ``apiKey``).
+_CREDENTIAL_QUERY = re.compile(r"[?&;#](?:api[_-]?key|key|token|access[_-]?token|secret|password|passwd|pwd|auth)=",
                                re.IGNORECASE)
+
+#: Query parameter names (lower case, ``-``/``_``/``.`` removed, after percent-decoding) that carry a credential:
+#: an endpoint URL holding one is refused (:func:`validate_endpoint`); so is any name ending in one of
+#: :data:`CREDENTIAL_QUERY_SUFFIXES` (``x-api-key``, ``client_secret``, ``refresh_token``).
+CREDENTIAL_QUERY_NAMES = frozenset({"apikey", "key", "token", "accesstoken", "authtoken", "secret", "password",
+                                    "passwd", "pwd", "pass", "auth", "authorization", "bearer", "credential",
+                                    "credentials", "sig", "signature", "session", "sessionid", "jwt"})
+CREDENTIAL_QUERY_SUFFIXES = ("apikey", "token", "secret", "password", "passwd", "credential", "credentials")
+
+
+def _credential_query_name(query: str) -> str | None:
+    """The first parameter name of the URL query ``query`` that carries a credential, or ``None``."""
+    from urllib.parse import parse_qsl
+
+    for name, _value in parse_qsl(query.replace(";", "&"), keep_blank_values=True):
+        folded = re.sub(r"[-_.\s]", "", name).casefold()
+        if folded in CREDENTIAL_QUERY_NAMES or folded.endswith(CREDENTIAL_QUERY_SUFFIXES):
+            return name
+    return None
 
 
 def validate_endpoint(value: Any, field_path: str) -> str:
-    """An ``http(s)`` URL without credentials (no ``user:password@``, no ``?token=``-like query key) or
-    :class:`InvalidInput` naming ``field_path`` (the value is never echoed: it may be a secret)."""
-    if not isinstance(value, str) or not re.match(r"^https?://[^\s/@?#]+(?:[/?#]\S*)?$", value):
-        raise InvalidInput(field_path, "must be an http(s) URL without credentials (put the key in apiKey)")
-    if _CREDENTIAL_QUERY.search(value) or "@" in value.split("/", 3)[2]:
-        raise InvalidInput(field_path, "must be an http(s) URL without credentials (put the key in apiKey)")
+    """``value`` when it is an ``http(s)`` URL a provider may be given and stored in plain text, else
+    :class:`InvalidInput` naming ``field_path`` and the rule (the value is never echoed: it may hold a
+    secret). The rules, in order:
+
+    - ``http://`` or ``https://``, a host, no white space;
+    - no user information (``https://user:password@host``);
+    - no fragment (``#...``: an HTTP client never sends it, so it is only ever a place to paste a secret,
+      ``https://host/v1#api_key=...``);
+    - no query parameter that carries a credential (:data:`CREDENTIAL_QUERY_NAMES`, any name ending in
+      :data:`CREDENTIAL_QUERY_SUFFIXES`, compared without case, ``-``/``_``/``.`` and percent-encoding:
+      ``?api_key=``, ``?API-Key=``, ``?api%5Fkey=``, ``?access_token=``);
+    - a port, when given, of ASCII digits 1..65535.
+
+    Every surface (``provider configure|enable`` on the CLI, ``mnemon/providers/configure|enable``) calls this
+    through :func:`validate_service_fields`."""
+    rule = "must be an http(s) URL without credentials (put the key in apiKey)"
+    if not isinstance(value, str) or not re.match(r"^https?://", value):
+        raise InvalidInput(field_path, rule)
     authority = re.split(r"[/?#]", value.split("://", 1)[1], maxsplit=1)[0]
+    if "@" in authority:
+        raise InvalidInput(field_path, "must not hold user information (user:password@ before the host): put the "
+                                       "key in apiKey")
+    if not re.match(r"^https?://[^\s/@?#]+(?:[/?#]\S*)?$", value):
+        raise InvalidInput(field_path, rule)
+    if "#" in value:
+        raise InvalidInput(field_path, "must not have a fragment (#...): an HTTP client never sends it, and a "
+                                       "credential pasted there would be stored in plain text (put the key in apiKey)")
+    query = value.split("?", 1)[1] if "?" in value else ""
+    if query and _credential_query_name(query) is not None:
+        raise InvalidInput(field_path, "must not carry a credential in its query string (api_key=, key=, token=, "
+                                       "password=, secret=, ...): put the key in apiKey")
     port = authority.rsplit("]", 1)[1] if authority.startswith("[") else authority
     if ":" in port:
         digits = port.rsplit(":", 1)[1]
@@ -84,22 +128,31 @@ def validate_endpoint(value: Any, field_path: str) -> str:
     return value
 
 
-def _check_value(name: str, value: Any, field_path: str, secrets: frozenset[str] = SECRET_FIELDS) -> Any:
+def _check_value(name: str, value: Any, field_path: str, secrets: frozenset[str] = SECRET_FIELDS, *,
+                 url: bool = False) -> Any:
     limit = MAX_SECRET_CHARS if name in secrets else MAX_FIELD_CHARS
     if isinstance(value, bool) or isinstance(value, (int, float)):
         return value
     if not isinstance(value, str):
         raise InvalidInput(field_path, "must be a string, number or boolean")
-    text = require_unicode(value.strip(), field_path)
-    if js_length(text) > limit:
-        raise InvalidInput(field_path, f"must be at most {limit} characters")
-    if name in secrets and _CONTROL.search(text):  # a NUL or an ESC in a key is a paste accident or an attack
-        raise InvalidInput(field_path, "must not contain control characters (U+0000..U+001F, U+007F)")
-    if name not in secrets:
+    # a trailing line ending (a paste) goes first; then nothing a strip would hide may remain (str.strip drops
+    # U+0085, U+2028, U+001C..U+001F at the ends: the check runs before it)
+    text = require_unicode(value.strip(" \t\r\n"), field_path)
+    bad = forbidden_character(text, secret=name in secrets)
+    if bad is not None and name in secrets:  # a NUL, an ESC or a U+200B in a key is a paste accident or an attack
+        raise InvalidInput(field_path, f"must not contain control or invisible characters (found U+{ord(bad):04X}: "
+                                       + SECRET_CHARACTER_RULE + ")")
+    if bad is not None:
         # Field values are stored in plain text: control characters and credentials have no place there
         # (a credential goes in a secret field such as apiKey, which is never shown back).
-        if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in text):
-            raise InvalidInput(field_path, "must not contain control characters")
+        raise InvalidInput(field_path, f"must not contain control characters (found U+{ord(bad):04X}: "
+                                       + PLAIN_CHARACTER_RULE + ")")
+    text = text.strip()
+    if js_length(text) > limit:
+        raise InvalidInput(field_path, f"must be at most {limit} characters")
+    if url:  # the URL's own rules first (user information, fragment, query): they name what is wrong exactly
+        validate_endpoint(text, field_path)
+    if name not in secrets:
         if ("://" in text and "@" in text.split("://", 1)[1].split("/", 1)[0]) or _CREDENTIAL_QUERY.search(text):
             raise InvalidInput(field_path, "must not hold a credential (" + _secret_hint(secrets) + ")")
         from ..redact import find_secrets  # a token in a path or an account name (``dataPath=/x/ghp_...``)
@@ -108,6 +161,26 @@ def _check_value(name: str, value: Any, field_path: str, secrets: frozenset[str]
         if found:
             raise InvalidInput(field_path, f"must not hold a credential ({found[0].kind}; {_secret_hint(secrets)})")
     return text
+
+
+#: What :func:`forbidden_character` refuses in a plain field, and in a secret field (as error text).
+PLAIN_CHARACTER_RULE = "C0 and C1 controls (U+0000..U+001F, U+007F..U+009F), U+2028 and U+2029 are refused"
+SECRET_CHARACTER_RULE = ("C0 and C1 controls (U+0000..U+001F, U+007F..U+009F), U+2028, U+2029 and format "
+                         "characters (Unicode Cf, such as U+200B and U+FEFF) are refused")
+
+
+def forbidden_character(text: str, *, secret: bool) -> str | None:
+    """The first character of ``text`` no field value may hold, or ``None``: a C0 control (U+0000..U+001F,
+    line breaks and tabs included), U+007F, a C1 control (U+0080..U+009F, e.g. U+0085 NEXT LINE), the line and
+    paragraph separators U+2028/U+2029; in a ``secret`` also any format character (Unicode category Cf: zero-
+    width spaces and joiners, U+FEFF, bidirectional marks), invisible in every prompt and log."""
+    for ch in text:
+        code = ord(ch)
+        if code < 0x20 or 0x7F <= code <= 0x9F or code in (0x2028, 0x2029):
+            return ch
+        if secret and code > 0x9F and unicodedata.category(ch) == "Cf":
+            return ch
+    return None
 
 
 def _secret_hint(secrets: frozenset[str]) -> str:
@@ -126,6 +199,49 @@ def service_schema(provider_id: str) -> tuple[str, tuple[str, ...], frozenset[st
     label = getattr(plugin, "label", None) or provider_id
     return (f"a {label} service field", tuple(plugin.service_fields), frozenset(plugin.secret_fields),
             plugins.field_rules(provider_id))
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "text" if isinstance(value, str) else "another JSON type"
+
+
+def stored_field_problem(provider_id: str, name: str, value: Any, *, scope: str = "services") -> str | None:
+    """Why the stored ``value`` of field ``name`` (read from ``state/memory-providers.json``) has the wrong JSON
+    type for an installed provider, or ``None`` when it is of the declared type or undeclared. ``scope``:
+    ``services`` (the provider's :attr:`service_fields`) or ``connection`` (its :attr:`memory_fields`). A
+    declared field's type is its :class:`~.providers.base.FieldRule`'s :attr:`~.FieldRule.stored_type` (a
+    field without a rule is text). Nothing is converted (``true`` is not ``1``, ``"0.1"`` is not ``0.1``).
+    The text is the rule, e.g. ``must be a JSON number, not true/false (Holographic's rule: must be a number
+    between 0 and 1)``; a secret's value is never part of it."""
+    from .providers.base import FieldRule
+
+    plugin = plugins.try_load(provider_id)
+    if plugin is None:
+        return None
+    declared = plugin.service_fields if scope == "services" else plugin.memory_fields
+    if name not in declared:
+        return None
+    rule = plugins.field_rules(provider_id).get(name) or FieldRule()
+    if rule.stored_type_ok(value):
+        return None
+    label = getattr(plugin, "label", None) or provider_id
+    return f"must be {rule.stored_type}, not {_json_kind(value)} ({label}'s rule: {rule.rule})"
+
+
+def stored_fields_problem(provider_id: str, fields: Mapping[str, Any], field_path: str, *,
+                          scope: str = "services") -> str | None:
+    """The first :func:`stored_field_problem` of ``fields`` as ``<field_path>.<field>: <rule>`` (the damage
+    reason of the file, e.g. ``services.holographic.minTrust: must be a JSON number, not true/false (...)``),
+    or ``None`` when every field has its declared type."""
+    for name, value in fields.items():
+        problem = stored_field_problem(provider_id, name, value, scope=scope)
+        if problem is not None:
+            return f"{field_path}.{name}: {problem}"
+    return None
 
 
 def quoted(value: Any, limit: int = 40) -> str:
@@ -161,15 +277,16 @@ def validate_service_fields(fields: Mapping[str, Any], provider_id: str,
         if value is None or (isinstance(value, str) and not value.strip()):
             out[name] = None  # cleared: the provider's default
             continue
-        value = _check_value(name, value, path, secrets)
         rule = rules.get(name)
+        kind = getattr(rule, "kind", None)
+        value = _check_value(name, value, path, secrets,
+                             url=name == "endpoint" or name.endswith("Endpoint") or kind == "url")
         if rule is not None:
             try:
                 value = rule.normalise(value)
             except ValueError as exc:
                 shown = "" if name in secrets else f" (got {quoted(value)})"
                 raise InvalidInput(path, f"{exc}{shown}") from None
-        kind = getattr(rule, "kind", None)
         if name == "endpoint" or name.endswith("Endpoint") or kind == "url":
             value = validate_endpoint(value, path)
         path_field = is_path_field(name) or kind == "path"

@@ -25,7 +25,8 @@ Rules:
 
 - Ids match ``^[a-zA-Z0-9][a-zA-Z0-9_-]*$``. The first native space of a root without store directories
   gets id ``default``; later ones a UUIDv4 (re-rolled on collision). New spaces are inactive unless asked.
-- Names are unique in the root ignoring case, and no name is another space's id (:mod:`.naming`): checked
+- Names are unique in the root ignoring case, and no name is another space's id, nor looks the same as a
+  name or id in use (the UTS #39 confusable skeleton, :func:`.naming.name_keys`) (:mod:`.naming`): checked
   under the lock when a native space is created and when a person renames one (``update(unique_name=True)``).
 - Discovery: every ``data/<dir>/mnemon.db`` (``<dir>`` matching the id rule) not yet registered becomes
   ``{id = name = <dir>, description "Existing Mnemon Store discovered on disk.", active = (no spaces
@@ -556,8 +557,10 @@ def quarantine_findings(root: Path) -> list[Any]:
     """Doctor findings (:class:`~mnemon_ls.findings.Finding`, level ``warning``) for each damaged registry
     file a repair moved aside under ``root`` (``state/quarantine/<stamp>-memory-providers.json``,
     ``data/.quarantine/<stamp>-.dsh-memory-bodies.json``): the rebuilt file holds only what could be
-    salvaged, so what was lost (services, enabled flags, names) may be only in that copy. Reads nothing but
-    directory listings."""
+    salvaged, so what was lost (services, enabled flags, names) may be only in that copy. The message names
+    why the copy was damaged (the JSON path and the rule, :func:`damage_reason`, e.g. ``services.holographic.
+    minTrust: must be a JSON number, not true/false (...)``). Reads the directory listings and each copy (at
+    most :data:`MAX_REASON_BYTES` bytes of it); writes nothing."""
     from ..findings import Finding
 
     out = []
@@ -567,9 +570,35 @@ def quarantine_findings(root: Path) -> list[Any]:
         except OSError:
             continue
         for path in kept:
+            reason = damage_reason(path, providers=name == PROVIDERS_FILE)
             out.append(Finding("warning", f"spaces {name}",
-                               f"a damaged {name} was rebuilt from what could be salvaged; the damaged copy is "
-                               f"kept at {path}",
+                               f"a damaged {name}{f' ({reason})' if reason else ''} was rebuilt from what could be "
+                               f"salvaged; the damaged copy is kept at {path}",
                                "compare it with the rebuilt file, restore by hand what is missing (provider "
                                "services, enabled flags, space names), then delete the copy"))
     return out
+
+
+#: The most of a quarantined copy :func:`damage_reason` reads (bytes); a larger copy gets no reason.
+MAX_REASON_BYTES = 4 * 1024 * 1024
+
+
+def damage_reason(path: Path, *, providers: bool) -> str | None:
+    """Why the quarantined registry copy ``path`` is damaged, as its parser says it (``<json path>: <rule>``;
+    ``providers``: a ``memory-providers.json`` copy, else a ``.dsh-memory-bodies.json`` one), or ``None``
+    when it cannot be read, is larger than :data:`MAX_REASON_BYTES`, parses now (e.g. the provider package
+    that declared a field's type is no longer installed) or was written by a newer version."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_REASON_BYTES + 1)
+    except OSError:
+        return None
+    if len(data) > MAX_REASON_BYTES:
+        return None
+    try:
+        (parse_providers if providers else parse_native)(data)
+    except _Damaged as damage:
+        return damage.reason
+    except _TooNew:
+        return None
+    return None

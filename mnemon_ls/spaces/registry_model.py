@@ -13,7 +13,8 @@ from typing import Any, Mapping
 from ..errors import InvalidInput
 from . import plugins
 from .model import SPACE_ID_RE, Clock, iso_ms, utc_now
-from .provider_fields import MEMORY_FIELDS, PROVIDER_LABELS, SERVICE_FIELDS, known_provider
+from .provider_fields import (MEMORY_FIELDS, PROVIDER_LABELS, SERVICE_FIELDS, known_provider, stored_field_problem,
+                              stored_fields_problem)
 from .salvage import _complete_members, _json_objects
 
 NATIVE_FILE = ".dsh-memory-bodies.json"
@@ -162,7 +163,9 @@ def parse_native(data: bytes | None) -> tuple[SpaceRecord, ...]:
 def parse_providers(data: bytes | None) -> tuple[dict, dict, tuple[SpaceRecord, ...]]:
     """``(services, enabled, bodies)`` of the provider file's bytes (``None``: no file), migrated to version 4
     and validated with the strict model of :mod:`.registry_schema` (a value of the wrong type is damage, never
-    read as something else); :class:`_Damaged` when it breaks a rule, :class:`_TooNew` when its version is
+    read as something else; so is a field of an installed provider whose JSON type is not the one the
+    provider declares, :func:`~.provider_fields.stored_fields_problem`: ``"minTrust": true`` is not read as
+    1); :class:`_Damaged` when it breaks a rule, :class:`_TooNew` when its version is
     above :data:`PROVIDERS_VERSION` (written by a newer version: read-only, never repaired)."""
     if data is None:
         return {}, {}, ()
@@ -183,11 +186,20 @@ def parse_providers(data: bytes | None) -> tuple[dict, dict, tuple[SpaceRecord, 
     except ShapeError as exc:
         raise _Damaged(exc.reason) from None
     services, enabled, bodies = doc["services"], doc["enabled"], doc["bodies"]
+    for provider, fields in services.items():  # each installed provider's declared field types
+        problem = stored_fields_problem(provider, fields, f"services.{provider}") if provider in PROVIDER_LABELS \
+            else None
+        if problem is not None:
+            raise _Damaged(problem)
     out: list[SpaceRecord] = []
     for index, raw in enumerate(bodies):
         record = _provider_record(raw)
         if record is None or any(r.id == record.id for r in out):
             raise _Damaged(f"bodies[{index}] is not a valid provider space")
+        problem = stored_fields_problem(record.provider_id, raw["connection"], f"bodies[{index}].connection",
+                                        scope="connection") if isinstance(raw.get("connection"), dict) else None
+        if problem is not None:
+            raise _Damaged(problem)
         out.append(record)
     clean_services = {k: dict(v) for k, v in services.items() if k in PROVIDER_LABELS}
     clean_enabled = {k: v for k, v in enabled.items() if k in PROVIDER_LABELS}
@@ -342,7 +354,10 @@ def _salvage_providers(data: bytes) -> tuple[dict, dict, tuple[SpaceRecord, ...]
     """What a damaged provider file still holds: every *complete* service entry (with its credentials) and
     enabled flag of the top-level ``services``/``enabled`` objects (members before a cut or damage), and
     every provider space object that decodes anywhere in the text, each only when it has the strict shape of
-    :mod:`.registry_schema` (a wrong-typed value is never salvaged as something else)."""
+    :mod:`.registry_schema` (a wrong-typed value is never salvaged as something else). Of a service entry,
+    a field whose value breaks that shape or the installed provider's declared type
+    (:func:`~.provider_fields.stored_field_problem`) is left out and the other fields are kept; a space whose
+    connection holds such a field is left out."""
     from .registry_schema import check_body, check_service
 
     text = data.decode("utf-8", "replace")
@@ -355,13 +370,19 @@ def _salvage_providers(data: bytes) -> tuple[dict, dict, tuple[SpaceRecord, ...]
         for provider, fields in _complete_members(text, match.end() - 1):
             if provider not in PROVIDER_LABELS:
                 continue
-            if key == "services" and check_service(fields):  # a wrong-typed entry is not salvaged
-                target[provider] = dict(fields)
+            if key == "services" and isinstance(fields, dict):
+                # a wrong-typed field is not salvaged (as something else or at all); the others are, credentials
+                # included: they must not survive only in quarantine
+                target[provider] = {name: value for name, value in fields.items() if check_service({name: value})
+                                    and stored_field_problem(provider, name, value) is None}
             elif key == "enabled" and isinstance(fields, bool):
                 target[provider] = fields
     bodies: list[SpaceRecord] = []
     for raw in _json_objects(text):
         record = _provider_record(raw) if check_body(raw) else None
+        if record is not None and stored_fields_problem(record.provider_id, raw.get("connection") or {}, "connection",
+                                                        scope="connection") is not None:
+            record = None  # a space whose connection holds a wrong-typed field is not salvaged (rediscovery maps it)
         if record is not None and not any(b.id == record.id for b in bodies):
             bodies.append(record)
     return services, enabled, tuple(bodies)

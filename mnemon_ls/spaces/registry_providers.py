@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping
 from .. import fsio
 from ..errors import InvalidInput
 from .model import FORBIDDEN_NAME_CATEGORIES, iso_ms, monotonic_iso, require_unicode
-from .naming import name_key, space_label, unique_name
+from .naming import name_key, name_keys, space_label, unique_name
 from .provider_fields import (
     MAX_FIELD_CHARS,
     _fallback_name,
@@ -113,7 +113,9 @@ class ProviderPlane:
         entry is dropped.
 
         Naming (:mod:`.naming`, the rule ``space create`` applies): no two spaces share an id or a name (ids and
-        names compared by :func:`.naming.name_key`, an id never equal to another space's name). The spaces
+        names compared by :func:`.naming.name_keys`: ignoring case and width, and by confusable skeleton, so a
+        namespace named ``Рroject`` in Cyrillic never sits beside a space ``Project``; an id never equal to
+        another space's name). The spaces
         of other providers and the native ones (made while this provider was disabled, say) keep theirs;
         this provider's space whose name is taken gets ``"<name> (2)"``... (:func:`.naming.unique_name`) and
         one whose id is taken is re-hashed. A name from the provider is NFKC-normalised with control and
@@ -147,9 +149,9 @@ class ProviderPlane:
             others = [b for b in all_bodies if b.provider_id != provider_id
                       or (b.metadata_source == "manual" and b.external_id not in found)]
             holders = {}  # key of every id and name already given -> the space holding it
-            for body in (*state.bodies, *others):
-                holders.setdefault(name_key(body.id), body)
-                holders.setdefault(name_key(body.name), body)
+            for body in (*state.bodies, *others):  # every key: confusable names are kept apart too
+                for key in name_keys(body.id) | name_keys(body.name):
+                    holders.setdefault(key, body)
             changes: list[dict[str, Any]] = []
             label = provider_label(provider_id)
             remembered = parse_disabled_spaces(fsio.read_bytes_or_none(self.providers_path))
@@ -222,14 +224,15 @@ class ProviderPlane:
         for what, wanted, got in (("name", wanted_name, record.name), ("id", wanted_id, record.id)):
             if got != wanted:
                 change[f"wanted{what.title()}"] = wanted
-                holder = holders.get(name_key(wanted))
+                holder = holders.get(name_key(wanted)) or next(
+                    (holders[k] for k in sorted(name_keys(wanted)) if k in holders), None)
                 if holder is not None:
                     taken_by.append({"what": what, "spaceId": holder.id, "label": space_label(holder)})
         if change:
             changes.append({"spaceId": record.id, "externalId": record.external_id, "name": record.name, **change,
                             "takenBy": taken_by})
-        holders.setdefault(name_key(record.id), record)
-        holders.setdefault(name_key(record.name), record)
+        for key in name_keys(record.id) | name_keys(record.name):
+            holders.setdefault(key, record)
 
     def add_provider_space(self, provider_id: str, external_id: str, name: str, description: str, *,
                            connection: Mapping[str, Any], active: bool = False) -> SpaceRecord:

@@ -147,6 +147,28 @@ class FieldRule:
             return "must be an http(s) URL without credentials"
         return f"must match {self.pattern}" if self.pattern else "must be text"
 
+    @property
+    def stored_type(self) -> str:
+        """The JSON type the field's value has in ``state/memory-providers.json`` (what :meth:`normalise`
+        stores): ``"a JSON number"`` (kind ``number``), ``"a JSON integer"`` (``integer``), ``"true or
+        false"`` (``boolean``), else ``"a JSON string"``."""
+        return {"number": "a JSON number", "integer": "a JSON integer", "boolean": "true or false"}.get(
+            self.kind, "a JSON string")
+
+    def stored_type_ok(self, value: Any) -> bool:
+        """Whether ``value`` (as read from the file by :func:`json.loads`) has :attr:`stored_type`. Nothing is
+        converted: ``true`` is not a number, ``"0.1"`` is not a number, ``1`` is not ``true``, ``5.0`` is not
+        an integer."""
+        if self.kind == "boolean":
+            return isinstance(value, bool)
+        if isinstance(value, bool):
+            return False
+        if self.kind == "number":
+            return isinstance(value, (int, float))
+        if self.kind == "integer":
+            return isinstance(value, int)
+        return isinstance(value, str)
+
     def normalise(self, value: Any) -> Any:
         """The stored form of a non-empty ``value`` (text from the command line, or a JSON value), or
         :class:`ValueError` when it breaks the rule."""

@@ -140,3 +140,55 @@ def test_cli_configure_of_a_mapped_data_path_needs_force_and_prints_where_items_
     moved = cli(tmp_path, "provider", "configure", "holographic", "--set", f"dataPath={elsewhere}", "--force")
     assert moved.returncode == 0, moved.stderr
     assert f"warning: space user_pref now reads {elsewhere}; its 1 item stays in {hermes_db}" in moved.stdout.splitlines()
+
+
+@pytest.mark.parametrize("bad, kind", [(True, "true/false"), ("0.1", "text"), (False, "true/false")])
+def test_a_hand_edited_trust_of_the_wrong_json_type_is_damage_never_read_as_a_number(
+        tmp_path: Path, hermes_db: Path, bad: object, kind: str) -> None:
+    assert cli(tmp_path, "provider", "configure", "holographic", "--set", f"dataPath={hermes_db}", "--set",
+               "minTrust=0.2").returncode == 0
+    path = tmp_path / "data" / "state" / "memory-providers.json"
+    doc = json.loads(path.read_text())
+    doc["services"]["holographic"]["minTrust"] = bad  # a hand edit: true was read as 1, "0.1" as 0.1
+    path.write_text(json.dumps(doc, indent=2) + "\n")
+    damaged = path.read_bytes()
+    reason = (f"services.holographic.minTrust: must be a JSON number, not {kind} (Holographic's rule: must be a "
+              "number between 0 and 1)")
+    doctor = cli(tmp_path, "doctor")
+    [line] = [x for x in doctor.stdout.splitlines() if "memory-providers.json" in x and "damaged" in x]
+    assert f"a damaged memory-providers.json ({reason}) was rebuilt" in line, doctor.stdout
+    [kept] = (tmp_path / "data" / "state" / "quarantine").iterdir()
+    assert kept.read_bytes() == damaged
+    # the other fields survive the repair; the wrong-typed one is not salvaged as anything
+    assert json.loads(path.read_text())["services"]["holographic"] == {"dataPath": str(hermes_db)}
+    service = SpacesService(tmp_path / "data")
+    assert service.thirdparty.enable("holographic")["enabled"]
+    engine_view = service.thirdparty.test("holographic")
+    assert engine_view["ok"], engine_view
+    service.close()
+
+
+def test_recall_notes_name_a_wrong_typed_connection_field_of_a_space(tmp_path: Path, hermes_db: Path,
+                                                                      private_home: Path) -> None:
+    assert cli(tmp_path, "provider", "enable", "holographic", "--set", f"dataPath={hermes_db}").returncode == 0
+    path = tmp_path / "data" / "state" / "memory-providers.json"
+    doc = json.loads(path.read_text())
+    doc["bodies"][0]["connection"]["minTrust"] = True  # a memory-scope field has its declared type too
+    path.write_text(json.dumps(doc, indent=2) + "\n")
+    done = cli(tmp_path, "recall", "Atlas")
+    assert done.returncode == 0, done.stderr
+    assert ("bodies[0].connection.minTrust: must be a JSON number, not true/false (Holographic's rule: must be a "
+            "number between 0 and 1)") in done.stdout + done.stderr
+
+
+def test_enable_gives_a_bank_whose_name_looks_like_a_space_a_numbered_name(tmp_path: Path, hermes_db: Path) -> None:
+    made = cli(tmp_path, "space", "create", "--name", "pr\u043eject", "--description", "Cyrillic o", "--json")
+    assert made.returncode == 0, made.stderr
+    native = json.loads(made.stdout)["id"]
+    done = cli(tmp_path, "provider", "enable", "holographic", "--set", f"dataPath={hermes_db}")
+    assert done.returncode == 0, done.stderr
+    [line] = [x for x in done.stdout.splitlines() if x.startswith("renamed: namespace project")]
+    assert "is space 'project (2)'" in line and f"space pr\u043eject ({native}) keeps 'project'" in line, line
+    listed = json.loads(cli(tmp_path, "space", "list", "--json").stdout)
+    names = {s["name"] for s in (listed["spaces"] if isinstance(listed, dict) else listed)}
+    assert names == {"pr\u043eject", "project (2)", "user_pref"}

@@ -121,14 +121,41 @@ def test_a_credential_typed_on_a_terminal_is_not_echoed(tmp_path: Path) -> None:
     assert stored["services"]["mem0"] == {"apiKey": key}
 
 
+SECRET_RULE = ("C0 and C1 controls (U+0000..U+001F, U+007F..U+009F), U+2028, U+2029 and format characters "
+               "(Unicode Cf, such as U+200B and U+FEFF) are refused")
+
+FRAGMENT_RULE = ("must not have a fragment (#...): an HTTP client never sends it, and a credential pasted there would "
+                 "be stored in plain text (put the key in apiKey)")
+QUERY_RULE = ("must not carry a credential in its query string (api_key=, key=, token=, password=, secret=, ...): put "
+              "the key in apiKey")
+
 #: Bad values an attack pass got stored, each with the field and the rule the refusal must name.
 BAD_FIELDS = [
-    ("secret", "apiKey", "sk-nul\x00key-0123", "must not contain control characters (U+0000..U+001F, U+007F)"),
-    ("secret", "pgPassword", "pw\x1b[31mred", "must not contain control characters (U+0000..U+001F, U+007F)"),
+    ("secret", "apiKey", "sk-nul\x00key-0123", f"must not contain control or invisible characters (found U+0000: "
+                                              f"{SECRET_RULE})"),
+    ("secret", "pgPassword", "pw\x1b[31mred", f"must not contain control or invisible characters (found U+001B: "
+                                             f"{SECRET_RULE})"),
+    ("secret", "apiKey", "sk-nel\x85key-0123", f"must not contain control or invisible characters (found U+0085: "
+                                              f"{SECRET_RULE})"),
+    ("secret", "llmApiKey", "sk-ls-key-0123\u2028", f"must not contain control or invisible characters (found "
+                                                    f"U+2028: {SECRET_RULE})"),
+    ("secret", "vectorApiKey", "\ufeffsk-bom-key-0123", f"must not contain control or invisible characters (found "
+                                                       f"U+FEFF: {SECRET_RULE})"),
+    ("secret", "pgPassword", "pw\u200bzero", f"must not contain control or invisible characters (found U+200B: "
+                                            f"{SECRET_RULE})"),
     ("set", "endpoint", "http://127.0.0.1:99999/v1", "must have a port of ASCII digits between 1 and 65535 (or none: "
                                                       "the scheme's default)"),
     ("set", "vectorEndpoint", "http://127.0.0.1:0", "must have a port of ASCII digits between 1 and 65535 (or none: "
                                                      "the scheme's default)"),
+    # an endpoint is stored in plain text: no fragment, no credential in the query, no user information
+    ("set", "endpoint", "https://emb.example.test/v1#api_key=sk-frag-0123", FRAGMENT_RULE),
+    ("set", "llmEndpoint", "https://llm.example.test/v1#", FRAGMENT_RULE),
+    ("set", "vectorEndpoint", "https://q.example.test:6333/?api-key=qk-0123", QUERY_RULE),
+    ("set", "endpoint", "https://emb.example.test/v1?x=1&access_token=at-0123", QUERY_RULE),
+    ("set", "endpoint", "https://emb.example.test/v1?api%5Fkey=ak-0123", QUERY_RULE),
+    ("set", "llmEndpoint", "https://llm.example.test/v1?region=eu;Password=pw-0123", QUERY_RULE),
+    ("set", "endpoint", "https://user:pw-0123@emb.example.test/v1", "must not hold user information (user:password@ "
+                                                                   "before the host): put the key in apiKey"),
     ("set", "dataPath", "~root/x.db", "must not start with ~name (another user's home): only ~ or ~/ (your own home) "
                                       "is expanded; give an absolute path instead"),
     ("set", "pgPort", "٥٤٣٢", 'must be an integer between 1 and 65535, in ASCII digits (0-9) (got "٥٤٣٢")'),
@@ -181,4 +208,83 @@ def test_the_language_server_refuses_the_same_values_through_the_same_operation(
                 for _ in range(2)]
     assert [(a["error"]["data"]["code"], a["error"]["data"].get("field"), a["error"]["data"].get("rule"))
             for a in answers] == expected, answers
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+
+
+@pytest.mark.parametrize("field, bad, reason", [
+    ("pgPort", "5432", "must be a JSON integer, not text (Mem0's rule: must be an integer between 1 and 65535)"),
+    ("pgPort", 5432.0, "must be a JSON integer, not a number (Mem0's rule: must be an integer between 1 and 65535)"),
+    ("infer", 1, "must be true or false, not a number (Mem0's rule: must be true or false)"),
+    ("timeoutSeconds", True, "must be a JSON number, not true/false (Mem0's rule: must be a number of seconds "
+                             "between 0.1 and 600)"),
+    ("collection", 7, "must be a JSON string, not a number (Mem0's rule: must be 1..64 letters, digits, '_' or '-')"),
+    ("apiKey", 12345, "must be a JSON string, not a number (Mem0's rule: must be text)"),
+])
+def test_a_stored_value_of_the_wrong_json_type_is_damage_and_the_other_fields_survive(
+        tmp_path: Path, field: str, bad: object, reason: str) -> None:
+    key = "sk-" + "w4Rr2Lm9Xc4Vb8Nn1Kp5Tt3Yw6Ee0Ub"
+    assert cli(tmp_path, "provider", "configure", "mem0", "--set", "collection=team", "--secret", "vectorApiKey",
+               stdin=key + "\n").returncode == 0
+    path = tmp_path / "data" / "state" / "memory-providers.json"
+    doc = json.loads(path.read_text())
+    doc["services"]["mem0"][field] = bad
+    path.write_text(json.dumps(doc, indent=2) + "\n")
+    service = SpacesService(tmp_path / "data")
+    service.state()
+    [problem] = service.notices()
+    assert problem["reason"] == f"services.mem0.{field}: {reason}"
+    kept = json.loads(path.read_text())["services"]["mem0"]
+    assert field not in kept
+    assert kept["vectorApiKey"] == key  # a credential never survives only in quarantine
+    service.close()
+
+
+@pytest.mark.parametrize("stdin, rule", [
+    ("sk-first-line-0123\nsk-second-line-4567\n", "must be one line: standard input held a line break inside the "
+                                                  "credential (only one trailing line ending is dropped)"),
+    ("sk-first-line-0123\n\n", "must be one line: standard input held a line break inside the credential (only one "
+                               "trailing line ending is dropped)"),
+    ("sk-first-line-0123\r\r\n", "must be one line: standard input held a line break inside the credential (only "
+                                 "one trailing line ending is dropped)"),
+    ("\nsk-after-a-blank-line-0123\n", "must be one line: standard input held a line break inside the credential "
+                                       "(only one trailing line ending is dropped)"),
+])
+def test_a_piped_secret_of_several_lines_is_refused_never_cut_to_its_first_line(tmp_path: Path, stdin: str,
+                                                                               rule: str) -> None:
+    assert cli(tmp_path, "provider", "configure", "mem0", "--set", "collection=team").returncode == 0
+    path = tmp_path / "data" / "state" / "memory-providers.json"
+    before = path.read_bytes(), path.stat().st_mtime_ns
+    for action in ("configure", "enable"):
+        done = cli(tmp_path, "provider", action, "mem0", "--secret", "apiKey", stdin=stdin)
+        assert done.returncode == 2, done.stdout
+        assert done.stderr == f"mnemon-ls: error: services.apiKey: {rule}\n"
+        assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+
+
+@pytest.mark.parametrize("stdin", ["sk-exact-key-0123", "sk-exact-key-0123\n", "sk-exact-key-0123\r\n"])
+def test_exactly_one_trailing_line_ending_is_dropped_from_a_piped_secret(tmp_path: Path, stdin: str) -> None:
+    done = cli(tmp_path, "provider", "configure", "mem0", "--secret", "apiKey", stdin=stdin)
+    assert done.returncode == 0, done.stderr
+    stored = json.loads((tmp_path / "data" / "state" / "memory-providers.json").read_text())
+    assert stored["services"]["mem0"] == {"apiKey": "sk-exact-key-0123"}
+
+
+def test_several_piped_secrets_take_one_line_each_in_order_and_no_more(tmp_path: Path) -> None:
+    two = cli(tmp_path, "provider", "configure", "mem0", "--secret", "apiKey", "--secret", "pgPassword",
+              stdin="sk-one-key-0123\r\npw-two-0456\n")
+    assert two.returncode == 0, two.stderr
+    path = tmp_path / "data" / "state" / "memory-providers.json"
+    assert json.loads(path.read_text())["services"]["mem0"] == {"apiKey": "sk-one-key-0123",
+                                                                "pgPassword": "pw-two-0456"}
+    before = path.read_bytes(), path.stat().st_mtime_ns
+    extra = cli(tmp_path, "provider", "configure", "mem0", "--secret", "apiKey", "--secret", "pgPassword",
+                stdin="sk-one-key-0123\npw-two-0456\nthird\n")
+    assert extra.returncode == 2
+    assert extra.stderr == ("mnemon-ls: error: services.pgPassword: must be one line: standard input held 3 lines for "
+                            "2 --secret field(s) (one line each, in the order given; only one trailing line ending "
+                            "is dropped)\n")
+    missing = cli(tmp_path, "provider", "configure", "mem0", "--secret", "apiKey", "--secret", "pgPassword",
+                  stdin="sk-one-key-0123\n")
+    assert missing.returncode == 2
+    assert missing.stderr.startswith("mnemon-ls: error: services.pgPassword: is empty")
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
