@@ -690,15 +690,9 @@ def cmd_setup(args: argparse.Namespace) -> int:
                  else default_workspace() or Path(os.getcwd()))
     changes = clients.plan(args.client, workspace=workspace, project=args.project, remove=args.remove)
     written = [] if args.dry_run else clients.apply(changes)
-    lines = []
-    for change in changes:
-        state = ("unchanged" if not change.changed else "would change" if args.dry_run else "written")
-        lines.append(f"{change.path}: {state}")
-        lines.extend(f"  {item}" for item in change.summary)
-    data = {"client": args.client, "dryRun": args.dry_run, "remove": args.remove,
-            "files": [{"path": str(c.path), "changed": c.changed, "summary": c.summary, "after": c.after}
-                      for c in changes], "written": [str(p) for p in written]}
-    _emit(args, data, "\n".join(lines))
+    _emit(args, clients.report(args.client, changes, project=args.project, remove=args.remove,
+                               dry_run=args.dry_run, written=written), clients.report_text(
+        args.client, changes, project=args.project, remove=args.remove, dry_run=args.dry_run))
     return EXIT_OK
 
 
