@@ -644,10 +644,19 @@ def cmd_remember(args: argparse.Namespace) -> int:
         _emit(args, receipt, f"{receipt['status']}: {receipt.get('message', '')} "
                              f"(space {receipt.get('spaceName') or receipt.get('spaceId')}, id {receipt.get('id')})"
                              + ("\nthe space was inactive: this write activated it (`mnemon-ls space deactivate "
-                                f"{receipt.get('spaceId')}` undoes that)" if receipt.get("activated") else ""))
+                                f"{receipt.get('spaceId')}` undoes that)" if receipt.get("activated") else "")
+                             + _semantic_failed_note(host))
         return EXIT_OK
     finally:
         host.close()
+
+
+def _semantic_failed_note(host: WorkspaceHost) -> str:
+    """``"\nnote: <why semantic recall is off>"`` when the model or endpoint failed in this command (a
+    remember's item then waits unembedded for the next recall), else ``""``: the one place a write says so."""
+    engine = host.semantic
+    notice = engine.keyword_notice() if engine is not None and engine.state == "failed" else None
+    return f"\nnote: {notice}" if notice else ""
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
