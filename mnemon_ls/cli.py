@@ -670,7 +670,9 @@ def cmd_recall(args: argparse.Namespace) -> int:
         for item in result["results"]:
             label = f" [{item['branchLabel']}]" if item.get("branchLabel") else ""
             label += recall_match_label(item)
-            lines.append(f"{item['score']:.2f} {item['tier']:<7} {item['spaceName']}: {item['content']}{label}")
+            score = item.get("score")  # none in --mode basic (unranked, newest first)
+            score_text = f"{score:.2f}" if isinstance(score, (int, float)) else "   -"
+            lines.append(f"{score_text} {item.get('tier') or '-':<7} {item['spaceName']}: {item['content']}{label}")
 
         lines.extend(recall_hidden_lines(result.get("hidden") or {}))
         lines.extend(f"note: {n}" for n in result.get("notices", []))
