@@ -54,3 +54,6 @@ def test_each_command_names_the_failed_endpoint_once(tmp_path: Path, refused_por
     assert said == {command: (1, False) for command in said}
     recall = run("recall", "Deploy").stdout.splitlines()
     assert recall[1].startswith(f"note: semantic recall is off: embedding endpoint {endpoint} failed")
+    doctor = run("doctor").stdout
+    assert (f"[warning] semantic: embedding model nomic-embed-text at MNEMON_EMBED_ENDPOINT is not usable: "
+            f"embedding endpoint {endpoint} failed") in doctor  # not the local model, which was never tried
