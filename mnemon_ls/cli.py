@@ -644,10 +644,19 @@ def cmd_remember(args: argparse.Namespace) -> int:
         _emit(args, receipt, f"{receipt['status']}: {receipt.get('message', '')} "
                              f"(space {receipt.get('spaceName') or receipt.get('spaceId')}, id {receipt.get('id')})"
                              + ("\nthe space was inactive: this write activated it (`mnemon-ls space deactivate "
-                                f"{receipt.get('spaceId')}` undoes that)" if receipt.get("activated") else ""))
+                                f"{receipt.get('spaceId')}` undoes that)" if receipt.get("activated") else "")
+                             + _semantic_failed_note(host))
         return EXIT_OK
     finally:
         host.close()
+
+
+def _semantic_failed_note(host: WorkspaceHost) -> str:
+    """``"\nnote: <why semantic recall is off>"`` when the model or endpoint failed in this command (a
+    remember's item then waits unembedded for the next recall), else ``""``: the one place a write says so."""
+    engine = host.semantic
+    notice = engine.keyword_notice() if engine is not None and engine.state == "failed" else None
+    return f"\nnote: {notice}" if notice else ""
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
@@ -661,7 +670,9 @@ def cmd_recall(args: argparse.Namespace) -> int:
         for item in result["results"]:
             label = f" [{item['branchLabel']}]" if item.get("branchLabel") else ""
             label += recall_match_label(item)
-            lines.append(f"{item['score']:.2f} {item['tier']:<7} {item['spaceName']}: {item['content']}{label}")
+            score = item.get("score")  # none in --mode basic (unranked, newest first)
+            score_text = f"{score:.2f}" if isinstance(score, (int, float)) else "   -"
+            lines.append(f"{score_text} {item.get('tier') or '-':<7} {item['spaceName']}: {item['content']}{label}")
 
         lines.extend(recall_hidden_lines(result.get("hidden") or {}))
         lines.extend(f"note: {n}" for n in result.get("notices", []))
@@ -690,15 +701,9 @@ def cmd_setup(args: argparse.Namespace) -> int:
                  else default_workspace() or Path(os.getcwd()))
     changes = clients.plan(args.client, workspace=workspace, project=args.project, remove=args.remove)
     written = [] if args.dry_run else clients.apply(changes)
-    lines = []
-    for change in changes:
-        state = ("unchanged" if not change.changed else "would change" if args.dry_run else "written")
-        lines.append(f"{change.path}: {state}")
-        lines.extend(f"  {item}" for item in change.summary)
-    data = {"client": args.client, "dryRun": args.dry_run, "remove": args.remove,
-            "files": [{"path": str(c.path), "changed": c.changed, "summary": c.summary, "after": c.after}
-                      for c in changes], "written": [str(p) for p in written]}
-    _emit(args, data, "\n".join(lines))
+    _emit(args, clients.report(args.client, changes, project=args.project, remove=args.remove,
+                               dry_run=args.dry_run, written=written), clients.report_text(
+        args.client, changes, project=args.project, remove=args.remove, dry_run=args.dry_run))
     return EXIT_OK
 
 

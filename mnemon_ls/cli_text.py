@@ -190,10 +190,14 @@ def recall_hidden_lines(hidden: Mapping[str, Any]) -> list[str]:
 
 def recall_match_label(item: Mapping[str, Any]) -> str:
     """The label a recall result found by meaning alone gets in text (CLI and MCP alike):
-    `` (by meaning alone: cosine 0.868)`` for ``matchedVia`` ``vector`` with a ``similarity.cosine`` (3
-    decimals), empty otherwise."""
+    `` (by meaning alone: cosine 0.868)`` for a ``matchedVia`` that says so (``vector`` of a native space,
+    ``<engine>-vector`` of a provider such as Mem0's ``mem0-vector``: the rule of
+    :func:`mnemon_ls.spaces.service_recall.meaning_only_via`) with a ``similarity.cosine`` (3 decimals),
+    empty otherwise."""
+    from .spaces.service_recall import meaning_only_via
+
     similarity = item.get("similarity") or {}
-    if item.get("matchedVia") == "vector" and isinstance(similarity.get("cosine"), (int, float)):
+    if meaning_only_via(item.get("matchedVia")) and isinstance(similarity.get("cosine"), (int, float)):
         return f" (by meaning alone: cosine {similarity['cosine']:.3f})"
     return ""
 

@@ -17,8 +17,10 @@ nothing, per ``recallMode``/``writebackMode``). Claude Code does not add a ``Pre
 the model's context, so none is installed: the ``compact`` matcher of ``SessionStart`` re-injects the wake.
 
 Every edit is idempotent (our entries are recognised by their ``mnemon-ls`` command and replaced, never
-duplicated), reversible (``--remove`` takes out only our entries), keeps every other setting, and refuses a
-file it cannot parse (:class:`~mnemon_ls.errors.InvalidInput` naming the file; nothing is written).
+duplicated; a run with nothing to do writes nothing), reversible (``--remove`` takes out only our entries,
+and a file left with nothing else in it is deleted with the directories that leaves empty), keeps every
+other byte of the file (JSON through :mod:`mnemon_ls.mcp.jsonedit`, TOML through ``tomlkit``), and refuses
+a file it cannot parse (:class:`~mnemon_ls.errors.InvalidInput` naming the file; nothing is written).
 Nothing here imports the ``mcp`` SDK.
 """
 
@@ -33,6 +35,7 @@ from typing import Any, Callable, Mapping
 
 from ..errors import InvalidInput
 from ..fsio import write_file_atomically
+from . import jsonedit
 
 CLIENTS = ("claude-code", "codex", "cursor", "vscode")
 #: The name of our MCP server entry in every client's configuration.
@@ -51,17 +54,27 @@ CLAUDE_HOOK_EVENTS: dict[str, tuple[str | None, str]] = {
 @dataclass
 class Change:
     """One file setup would write: ``path``, the ``before`` text (``None``: the file does not exist), the
-    ``after`` text, and a one-line ``summary`` per entry touched."""
+    ``after`` text (``None``: delete the file, nothing but our entry was in it), a one-line ``summary`` per
+    entry touched, and ``empty_dirs``: the directories (innermost first) that deleting the file leaves
+    empty, which go too (never the home directory, the workspace or the XDG config directory)."""
 
     path: Path
     before: str | None
-    after: str
+    after: str | None
     summary: list[str] = field(default_factory=list)
+    empty_dirs: list[Path] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
         """Whether writing it would change the file."""
         return self.before != self.after
+
+    @property
+    def state(self) -> str:
+        """``unchanged``, ``created``, ``updated`` or ``deleted``: what writing it does to the file."""
+        if not self.changed:
+            return "unchanged"
+        return "deleted" if self.after is None else "created" if self.before is None else "updated"
 
 
 def _launcher(project: bool) -> list[str]:
@@ -126,80 +139,131 @@ def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
     return text, data
 
 
-def _dump_json(data: Mapping[str, Any]) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-
-
 def _section(data: dict[str, Any], key: str, path: Path) -> dict[str, Any]:
-    value = data.setdefault(key, {})
+    value = data.get(key, {})
     if not isinstance(value, dict):
         raise InvalidInput(f"{path}: {key}", "must be a JSON object; nothing was written")
     return value
 
 
-def _json_servers(path: Path, key: str, entry: dict[str, Any], remove: bool) -> Change:
+def _start_text(before: str | None) -> str:
+    """The JSON text edits start from: the file's own, ``{}`` for a missing or blank file."""
+    return before if before is not None and before.strip() else "{}\n"
+
+
+def _empty_dirs(path: Path, base: Path) -> list[Path]:
+    """The directories between ``path`` and ``base`` (exclusive, innermost first) that hold nothing but
+    ``path`` (or the previous directory of the list): what deleting ``path`` leaves empty."""
+    dirs: list[Path] = []
+    leaving, directory = path.name, path.parent
+    while directory != base and base in directory.parents:
+        try:
+            if os.listdir(directory) != [leaving]:
+                break
+        except OSError:
+            break
+        dirs.append(directory)
+        leaving, directory = directory.name, directory.parent
+    return dirs
+
+
+def _finish(path: Path, before: str | None, after: str, summary: list[str], base: Path,
+            empty: Callable[[str], bool]) -> Change:
+    """The change for ``path``: nothing to do (no summary line) leaves its bytes exactly as they are; an
+    edit that leaves nothing in the file (``empty(after)``) deletes it, and the directories it leaves
+    empty, unless the file is a symbolic link (a dotfiles checkout keeps its link and its file)."""
+    if not summary:
+        return Change(path, before, before, summary)
+    if empty(after) and not path.is_symlink():
+        return Change(path, before, None, summary, _empty_dirs(path, base))
+    return Change(path, before, after, summary)
+
+
+def _json_is_empty(text: str) -> bool:
+    return json.loads(text) == {}
+
+
+def _json_servers(path: Path, key: str, entry: dict[str, Any], remove: bool, base: Path) -> Change:
     before, data = _read_json(path)
     servers = _section(data, key, path)
+    text = _start_text(before)
     summary = []
     if remove:
         if SERVER_NAME in servers:
-            del servers[SERVER_NAME]
+            text = jsonedit.delete(text, [key, SERVER_NAME])
+            if len(servers) == 1:
+                text = jsonedit.delete(text, [key])
             summary.append(f"removed {key}.{SERVER_NAME}")
-        if not servers:
-            del data[key]
-    else:
-        if servers.get(SERVER_NAME) != entry:
-            summary.append(f"{'updated' if SERVER_NAME in servers else 'added'} {key}.{SERVER_NAME}: "
-                           f"{_shell_join([entry['command'], *entry['args']])}")
-        servers[SERVER_NAME] = entry
-    return _change(path, before, data, summary)
+    elif servers.get(SERVER_NAME) != entry:
+        summary.append(f"{'updated' if SERVER_NAME in servers else 'added'} {key}.{SERVER_NAME}: "
+                       f"{_shell_join([entry['command'], *entry['args']])}")
+        text = jsonedit.set_value(text, [key, SERVER_NAME], entry)
+    return _finish(path, before, text, summary, base, _json_is_empty)
 
 
-def _change(path: Path, before: str | None, data: Mapping[str, Any], summary: list[str]) -> Change:
-    """The change for a JSON file: nothing to do (no summary line) leaves its bytes exactly as they are."""
-    if not summary:
-        return Change(path, before, before if before is not None else "", summary)
-    return Change(path, before, _dump_json(data) if (data or before is not None) else "", summary)
+def _our_hooks(groups: list[Any]) -> list[tuple[int, int | None]]:
+    """Where our hooks are in one event's groups: ``(group, None)`` for a group of ours alone,
+    ``(group, hook)`` for one of ours in a group that also runs other commands; in document order."""
+    found: list[tuple[int, int | None]] = []
+    for g, group in enumerate(groups):
+        if not (isinstance(group, dict) and isinstance(group.get("hooks"), list)):
+            continue
+        mine = [h for h, hook in enumerate(group["hooks"]) if isinstance(hook, dict) and _is_ours(hook.get("command"))]
+        if mine and len(mine) == len(group["hooks"]):
+            found.append((g, None))
+        else:
+            found.extend((g, h) for h in mine)
+    return found
 
 
-def _claude_hooks(path: Path, launcher: list[str], remove: bool) -> Change:
+def _claude_hooks(path: Path, launcher: list[str], remove: bool, base: Path) -> Change:
     before, data = _read_json(path)
     hooks = _section(data, "hooks", path)
+    text = _start_text(before)
     summary = []
     for event, (matcher, verb) in CLAUDE_HOOK_EVENTS.items():
         groups = hooks.get(event, [])
         if not isinstance(groups, list):
             raise InvalidInput(f"{path}: hooks.{event}", "must be a JSON array; nothing was written")
-        kept = []
-        for group in groups:
-            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
-                mine = [h for h in group["hooks"] if isinstance(h, dict) and _is_ours(h.get("command"))]
-                others = [h for h in group["hooks"] if h not in mine]
-                if mine and not others:
-                    continue
-                if mine:
-                    group = {**group, "hooks": others}
-            kept.append(group)
-        if not remove:
-            command = _shell_join([*launcher, "hook", verb])
-            group: dict[str, Any] = {"hooks": [{"type": "command", "command": command,
-                                                "timeout": HOOK_TIMEOUT_SECONDS}]}
-            if matcher:
-                group = {"matcher": matcher, **group}
-            kept.append(group)
-            summary.append(f"hooks.{event}: {command}")
-        elif len(kept) != len(groups) or kept != groups:
+        command = _shell_join([*launcher, "hook", verb])
+        wanted: dict[str, Any] = {"hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECONDS}]}
+        if matcher:
+            wanted = {"matcher": matcher, **wanted}
+        ours = _our_hooks(groups)
+        if not ours and remove:
+            continue
+        if not remove and len(ours) == 1 and ours[0][1] is None and groups[ours[0][0]] == wanted:
+            continue  # already there, exactly as we would write it
+        for g, h in reversed(ours):  # last first, so the earlier positions still hold
+            text = jsonedit.delete(text, ["hooks", event, g] if h is None else ["hooks", event, g, "hooks", h])
+        if remove:
+            if not json.loads(text)["hooks"][event]:
+                text = jsonedit.delete(text, ["hooks", event])
             summary.append(f"removed the mnemon-ls hook of hooks.{event}")
-        if kept:
-            hooks[event] = kept
         else:
-            hooks.pop(event, None)
-    if not hooks:
-        data.pop("hooks", None)
-    return _change(path, before, data, summary)
+            text = jsonedit.append(text, ["hooks", event], wanted)
+            summary.append(f"{'updated' if ours else 'added'} hooks.{event}: {command}")
+    if remove and summary and json.loads(text).get("hooks") == {}:
+        text = jsonedit.delete(text, ["hooks"])
+    return _finish(path, before, text, summary, base, _json_is_empty)
 
 
-def _codex(path: Path, launcher: list[str], remove: bool) -> Change:
+def _toml_cut(text: str, block: str) -> str | None:
+    """``text`` without ``block`` where :func:`_toml_append` put it (at the end, after one newline), or
+    ``None`` when it is not there that way."""
+    if not text.endswith(block):
+        return None
+    rest = text[:len(text) - len(block)]
+    return rest[:-1] if rest.endswith("\n") else "" if not rest else None
+
+
+def _toml_append(text: str, block: str) -> str:
+    """``text`` with ``block`` added at the end after one newline (a blank line when ``text`` ends with a
+    line end), so :func:`_toml_cut` gives ``text`` back byte for byte."""
+    return text + "\n" + block if text else block
+
+
+def _codex(path: Path, launcher: list[str], remove: bool, base: Path) -> Change:
     import tomlkit
     from tomlkit.exceptions import ParseError
 
@@ -212,24 +276,36 @@ def _codex(path: Path, launcher: list[str], remove: bool) -> Change:
     servers = doc.get("mcp_servers")
     if servers is not None and not isinstance(servers, dict):
         raise InvalidInput(f"{path}: mcp_servers", "must be a table; nothing was written")
+    wanted = {"command": launcher[0], "args": [*launcher[1:], "mcp"]}
+    block = f"[mcp_servers.{SERVER_NAME}]\n" + tomlkit.dumps(wanted)
     summary = []
+    after = before or ""
     if remove:
         if servers is not None and SERVER_NAME in servers:
             del servers[SERVER_NAME]
-            summary.append(f"removed [mcp_servers.{SERVER_NAME}]")
             if not servers:
                 del doc["mcp_servers"]
-    else:
+            summary.append(f"removed [mcp_servers.{SERVER_NAME}]")
+            cut = _toml_cut(after, block)
+            after = cut if cut is not None and tomlkit.parse(cut).unwrap() == doc.unwrap() else tomlkit.dumps(doc)
+    elif servers is None or servers.get(SERVER_NAME) != wanted:
+        present = servers is not None and SERVER_NAME in servers
+        summary.append(f"{'updated' if present else 'added'} [mcp_servers.{SERVER_NAME}]: "
+                       f"{_shell_join([*launcher, 'mcp'])}")
         if servers is None:
             servers = tomlkit.table(is_super_table=True)
             doc["mcp_servers"] = servers
         entry = tomlkit.table()
-        entry["command"] = launcher[0]
-        entry["args"] = [*launcher[1:], "mcp"]
-        if servers.get(SERVER_NAME) != {"command": launcher[0], "args": [*launcher[1:], "mcp"]}:
-            summary.append(f"[mcp_servers.{SERVER_NAME}]: {_shell_join([*launcher, 'mcp'])}")
+        entry["command"] = wanted["command"]
+        entry["args"] = wanted["args"]
         servers[SERVER_NAME] = entry
-    return Change(path, before, tomlkit.dumps(doc), summary)
+        appended = _toml_append(after, block)
+        try:
+            same = not present and tomlkit.parse(appended).unwrap() == doc.unwrap()
+        except ParseError:  # e.g. mcp_servers is an inline table, which a [mcp_servers.x] header cannot extend
+            same = False
+        after = appended if same else tomlkit.dumps(doc)
+    return _finish(path, before, after, summary, base, lambda text: not text.strip())
 
 
 def _vscode_user_dir(env: Mapping[str, str]) -> Path:
@@ -249,16 +325,20 @@ def plan(client: str, *, workspace: Path, project: bool = False, remove: bool = 
     home = Path(env.get("HOME") or Path.home())
     launcher = _launcher(project)
     stdio = {"type": "stdio", "command": launcher[0], "args": [*launcher[1:], "mcp"]}
+    base = workspace if project else home
+    vscode_user = _vscode_user_dir(env)
     builders: dict[str, Callable[[], list[Change]]] = {
         "claude-code": lambda: [
-            _json_servers(workspace / ".mcp.json" if project else home / ".claude.json", "mcpServers", stdio, remove),
-            _claude_hooks((workspace if project else home) / ".claude" / "settings.json", launcher, remove),
+            _json_servers(workspace / ".mcp.json" if project else home / ".claude.json", "mcpServers", stdio, remove,
+                          base),
+            _claude_hooks(base / ".claude" / "settings.json", launcher, remove, base),
         ],
-        "codex": lambda: [_codex((workspace if project else home) / ".codex" / "config.toml", launcher, remove)],
-        "cursor": lambda: [_json_servers((workspace if project else home) / ".cursor" / "mcp.json", "mcpServers",
-                                         {"command": stdio["command"], "args": stdio["args"]}, remove)],
-        "vscode": lambda: [_json_servers(workspace / ".vscode" / "mcp.json" if project
-                                         else _vscode_user_dir(env) / "mcp.json", "servers", stdio, remove)],
+        "codex": lambda: [_codex(base / ".codex" / "config.toml", launcher, remove, base)],
+        "cursor": lambda: [_json_servers(base / ".cursor" / "mcp.json", "mcpServers",
+                                         {"command": stdio["command"], "args": stdio["args"]}, remove, base)],
+        "vscode": lambda: [_json_servers(workspace / ".vscode" / "mcp.json", "servers", stdio, remove, workspace)
+                           if project else _json_servers(vscode_user / "mcp.json", "servers", stdio, remove,
+                                                         vscode_user.parent.parent)],
     }
     if client not in builders:
         raise InvalidInput("client", "must be one of " + ", ".join(CLIENTS))
@@ -266,12 +346,23 @@ def plan(client: str, *, workspace: Path, project: bool = False, remove: bool = 
 
 
 def apply(changes: list[Change]) -> list[Path]:
-    """Write every changed file durably (temp file, fsync, rename); returns the paths written. A file that
-    would become empty and did not exist is not created. A configuration file that is a symbolic link (a
-    dotfiles checkout) is written through the link, so the link stays and its target gets the change."""
+    """Write every changed file durably (temp file, fsync, rename); returns the paths written or deleted.
+    A file left with nothing but what we took out is deleted, then the directories that leaves empty
+    (:attr:`Change.empty_dirs`; one that is no longer empty stays). A configuration file that is a
+    symbolic link (a dotfiles checkout) is written through the link, so the link stays and its target gets
+    the change."""
     written = []
     for change in changes:
-        if not change.changed or (change.before is None and not change.after):
+        if not change.changed:
+            continue
+        if change.after is None:
+            change.path.unlink()
+            for directory in change.empty_dirs:
+                try:
+                    directory.rmdir()
+                except OSError:  # something appeared in it meanwhile: it stays
+                    break
+            written.append(change.path)
             continue
         target = Path(os.path.realpath(change.path))
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -290,3 +381,39 @@ def recall_cue(recall_mode: str, writeback_mode: str) -> str:
         parts.append("save durable facts the user would want kept (mnemon_runtime_memory, mnemon_remember); "
                      "never secrets, temporary progress or raw logs")
     return f"[mnemon] Memory: {'; '.join(parts)}." if parts else ""
+
+
+def report_text(client: str, changes: list[Change], *, project: bool, remove: bool, dry_run: bool) -> str:
+    """What ``mnemon-ls setup`` prints: one line when nothing changes (already set up, or already removed),
+    else each file's fate (``created``, ``updated``, ``deleted``, ``unchanged``; ``would ...`` for a dry run)
+    and, under it, exactly the entries it touched and the directories it removes."""
+    scope = "this workspace" if project else "your user files"
+    if not any(change.changed for change in changes):
+        state = "not set up" if remove else "already set up"
+        lines = [f"mnemon-ls is {state} for {client} in {scope}; nothing {'would change' if dry_run else 'changed'}"]
+        return "\n".join(lines + [f"{change.path}: unchanged" for change in changes])
+    lines = []
+    for change in changes:
+        state = change.state
+        if dry_run and change.changed:
+            state = "would be " + state
+        lines.append(f"{change.path}: {state}")
+        lines.extend(f"  {item}" for item in change.summary)
+        if change.after is None and change.changed:
+            lines.append("  nothing else was in it, so the file goes")
+            lines.extend(f"  {'would remove' if dry_run else 'removed'} the empty directory {d}"
+                         for d in change.empty_dirs)
+    return "\n".join(lines)
+
+
+def report(client: str, changes: list[Change], *, project: bool, remove: bool, dry_run: bool,
+           written: list[Path]) -> dict[str, Any]:
+    """The ``--json`` form of :func:`report_text`: ``changed`` (whether any file changes), and per file its
+    ``path``, ``state`` (see :attr:`Change.state`), ``summary``, ``after`` text (``null``: deleted) and
+    ``removedDirs``; ``written`` lists the files written or deleted (empty for a dry run)."""
+    return {"client": client, "project": project, "dryRun": dry_run, "remove": remove,
+            "changed": any(change.changed for change in changes),
+            "files": [{"path": str(c.path), "changed": c.changed, "state": c.state, "summary": c.summary,
+                       "after": c.after, "removedDirs": [str(d) for d in c.empty_dirs] if c.changed else []}
+                      for c in changes],
+            "written": [str(p) for p in written]}

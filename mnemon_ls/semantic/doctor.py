@@ -24,9 +24,7 @@ def diagnose(host: Any) -> list[Finding]:
                         INSTALL_HINT)]
     embedder = engine.embedder()
     if embedder is None:
-        return [Finding("warning", "semantic", f"model {engine.config.model} is not usable: {engine.last_error}; "
-                        "recall is keyword-only", "check semantic.model / semantic.endpoint, or reinstall "
-                        "'mnemon-ls[semantic]'")]
+        return [_unusable(engine)]
     findings = [Finding("ok", "semantic", f"model {embedder.model_id} ({embedder.dim} dimensions) loaded"
                         + (f"; last error: {engine.last_error}" if engine.last_error else ""))]
     try:
@@ -80,3 +78,20 @@ def _documents(host: Any) -> list[Finding]:
     return [Finding("warning", "documents", unusable_notice(VectorIndexUnusable(path, reason).reason),
                     "mnemon-ls leaves a file it did not create as a regular SQLite file alone: move it away and "
                     "the next document search rebuilds the index")]
+
+
+def _unusable(engine: Any) -> Finding:
+    """The finding of a backend that did not load, naming the one :func:`~.backends.load_embedder` chose:
+    the Mnemon CLI's endpoint (``MNEMON_EMBED_ENDPOINT``/``_MODEL``), ``semantic.endpoint``, or the local model."""
+    from .backends import cli_endpoint
+
+    cli = cli_endpoint(engine.env)
+    if cli is not None:
+        what, fix = (f"embedding model {cli['model']} at MNEMON_EMBED_ENDPOINT",
+                     "check MNEMON_EMBED_ENDPOINT / MNEMON_EMBED_MODEL, or start that server")
+    elif engine.config.endpoint:
+        what, fix = (f"embedding model {engine.config.model} at semantic.endpoint",
+                     "check semantic.endpoint / semantic.model, or start that server")
+    else:
+        what, fix = f"model {engine.config.model}", "check semantic.model, or reinstall 'mnemon-ls[semantic]'"
+    return Finding("warning", "semantic", f"{what} is not usable: {engine.last_error}; recall is keyword-only", fix)

@@ -213,7 +213,11 @@ class SemanticEngine:
                 except SemanticUnavailable as exc:
                     self._failed = True
                     self.last_error = exc.reason
-                    log.warning("semantic recall off: %s", exc.reason)
+                    # A one-shot command (the CLI: self.inline) shows the reason in its result once (the recall
+                    # or search note, the doctor finding, space status, the remember note, the space embed
+                    # error): a warning on stderr too would say it twice. A server logs it.
+                    log.log(logging.DEBUG if self.inline is not None else logging.WARNING,
+                            "semantic recall off: %s", exc.reason)
         return self._embedder
 
     def warm_up(self) -> None:

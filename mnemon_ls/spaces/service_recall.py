@@ -398,12 +398,19 @@ class _BranchScope:
 MEANING_ONLY_VIA = "vector"
 
 
-def meaning_only(item: Item) -> bool:
-    """Whether ``item`` was found by meaning alone: ``matchedVia`` is ``vector`` or ends in ``-vector``
-    (``keyword+vector``, ``keyword``, ``holographic``, ``entity``, ... and ``None`` are word matches or
-    unknown, and rank first)."""
-    via = item.matched_via or ""
+def meaning_only_via(via: str | None) -> bool:
+    """Whether a ``matchedVia`` value says found by meaning alone: ``vector`` or ``<engine>-vector``
+    (``keyword+vector``, ``mem0-keyword+vector``, ``keyword``, ``holographic``, ``entity``, ... and ``None``
+    are word matches or unknown). The one rule of ranking (:func:`meaning_only`) and of the text label
+    (:func:`mnemon_ls.cli_text.recall_match_label`)."""
+    via = via or ""
     return via == MEANING_ONLY_VIA or via.endswith("-" + MEANING_ONLY_VIA)
+
+
+def meaning_only(item: Item) -> bool:
+    """Whether ``item`` was found by meaning alone (:func:`meaning_only_via` of its ``matched_via``); such
+    items rank after the word matches."""
+    return meaning_only_via(item.matched_via)
 
 
 def _policy_hint(rows: list[tuple], selection: Any) -> str:

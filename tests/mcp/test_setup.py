@@ -41,7 +41,7 @@ def test_claude_code_setup_keeps_other_settings_is_idempotent_and_reversible(hom
     settings.write_text(json.dumps({"model": "opus", "hooks": {"SessionStart": [
         {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hello"}]}]}}))
     shown = run(home, "setup", "claude-code", "--dry-run", "--workspace", str(repo))
-    assert shown.returncode == 0 and f"{claude_json}: would change" in shown.stdout
+    assert shown.returncode == 0 and f"{claude_json}: would be updated" in shown.stdout
     assert json.loads(claude_json.read_text())["mcpServers"] == {"other": {"command": "other-mcp"}}
 
     first = run(home, "setup", "claude-code", "--workspace", str(repo))

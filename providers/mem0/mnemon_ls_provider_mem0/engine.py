@@ -390,6 +390,21 @@ def _time(value: Any) -> str | None:
     return rfc3339(moment) if moment else None
 
 
+def _matched_via(row: dict[str, Any]) -> str:
+    """How Mem0 found one ``Memory.search`` row: ``mem0-keyword+vector`` when its hybrid scoring also matched
+    the query's words or entities (``score_details``, of ``explain=True``, show a BM25 keyword score or an
+    entity boost above 0: a store with a BM25 slot under ``mem0ai[extras]``, or spaCy), else ``mem0-vector``:
+    found by its vector search alone, which the core ranks after word matches and labels "by meaning alone"
+    with the row's cosine (:func:`mnemon_ls.spaces.service_recall.meaning_only_via`)."""
+    details = row.get("score_details")
+    if isinstance(details, dict):
+        for key in ("bm25_score", "entity_boost"):
+            value = details.get(key)
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+                return "mem0-keyword+vector"
+    return "mem0-vector"
+
+
 class Mem0Space:
     """The SpaceProvider of one Mem0 scope (protocol: mnemon_ls.spaces.providers.base.SpaceProvider)."""
 
@@ -412,7 +427,7 @@ class Mem0Space:
         return Item(str(row["id"]), str(row.get("memory") or row.get("data") or ""),
                     category=str(meta.get("category") or "general"), importance=importance, tags=tags, entities=[],
                     source=meta.get("source") if isinstance(meta.get("source"), str) else None,
-                    created_at=_time(row.get("created_at")), score=score, matched_via="mem0-vector",
+                    created_at=_time(row.get("created_at")), score=score, matched_via=_matched_via(row),
                     similarity=similarity)
 
     def _judge(self, query: str, row: dict[str, Any]) -> tuple[float | None, dict[str, Any] | None]:
