@@ -10,6 +10,11 @@ folder in a worker thread; errors are the usual JSON-RPC errors with ``data.code
   {carried, leftOut}, workspace, path | base64}`` (USER.md entries only with ``includeUserProfile``): with ``path``
   (absolute) the pack is written there (0600, durably); without, its bytes come back base64 (the
   reference's transport).
+- ``mnemon/pack/exportFolder`` ``{workspace?}`` -> ``{folder, path, workspace}``: the file an export with no
+  file named would write (``<global root>/state/pack-exports/mnemon-backup-<time>.zip``, the folder made
+  0700), which the editors propose instead of the workspace folder, a git work tree where ``git add .``
+  would commit the memory (:func:`mnemon_ls.packs.backups.default_export_path`, as ``pack export``
+  without ``-o``).
 - ``mnemon/pack/inspect`` ``{workspace?, path? | base64?}`` -> what the pack holds (never writes).
 - ``mnemon/pack/import`` ``{workspace?, path? | base64?, mode?: merge|replace, components?: [...],
   dryRun?: bool, replaceUserProfile?: bool}`` -> the receipt (:func:`mnemon_ls.packs.import_pack`: counts
@@ -37,6 +42,7 @@ if TYPE_CHECKING:
     from .server import MnemonLanguageServer
 
 EXPORT = "mnemon/pack/export"
+EXPORT_FOLDER = "mnemon/pack/exportFolder"
 INSPECT = "mnemon/pack/inspect"
 IMPORT = "mnemon/pack/import"
 IMPORTED = "mnemon/packImported"
@@ -117,16 +123,28 @@ def register(server: "MnemonLanguageServer", mnemon_request: Callable[[str], Cal
         target = _absolute(p.path) if p.path is not None else None
 
         def run() -> dict[str, Any]:
-            from ..packs.export import pack_roots, write_pack_file
+            from ..packs.backups import write_export
 
             exported = state.host.export_pack(p.pack_scope, include_user_profile=p.include_user_profile)
             data = exported.to_dict()
             if target is not None:
-                write_pack_file(target, exported.data, pack_roots(state.host))
+                write_export(state.host, exported.data, target)
                 return data | {"path": str(target)}
             return data | {"base64": base64.b64encode(exported.data).decode("ascii")}
 
         return await asyncio.to_thread(run) | {"workspace": state.uri}
+
+    @mnemon_request(EXPORT_FOLDER)
+    async def pack_export_folder(ls: Any, params: Any) -> dict[str, Any]:
+        """``mnemon/pack/exportFolder`` (module doc)."""
+        from ..packs.backups import default_export_path
+        from .params import WorkspaceParams
+
+        p = P.parse_params(WorkspaceParams, params)
+        state = ls.registry.resolve(p.workspace)
+
+        path = await asyncio.to_thread(default_export_path, state.host)
+        return {"folder": str(path.parent), "path": str(path), "workspace": state.uri}
 
     @mnemon_request(INSPECT)
     async def pack_inspect(ls: Any, params: Any) -> dict[str, Any]:

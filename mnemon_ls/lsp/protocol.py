@@ -65,7 +65,7 @@ RECORD_REQUESTS = tuple(f"mnemon/records/{action}" for action in (
 PROVIDER_REQUESTS = tuple(f"mnemon/providers/{action}" for action in (
     "list", "configure", "enable", "disable", "test", "discover"))
 #: ``mnemon/pack/<action>`` (handlers and params in :mod:`.packs`).
-PACK_REQUESTS = ("mnemon/pack/export", "mnemon/pack/inspect", "mnemon/pack/import")
+PACK_REQUESTS = ("mnemon/pack/export", "mnemon/pack/exportFolder", "mnemon/pack/inspect", "mnemon/pack/import")
 #: Capacity maintenance requests (handlers in :mod:`.maintenance`).
 MAINTENANCE_REQUESTS = ("mnemon/runtime/compact",)
 REQUESTS = (RUNTIME_MUTATE, RUNTIME_SNAPSHOT, WAKE, TURN_BEGIN, TURN_END, STATUS, *DOCUMENT_REQUESTS,

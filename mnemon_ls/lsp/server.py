@@ -574,7 +574,7 @@ for _feature in (runtime_feature, documents_feature, spaces_feature, actions_fea
 records_feature.register(server, mnemon_request)  # mnemon/records/*, the auto-writer, review cues
 providers_feature.register(server, mnemon_request)  # mnemon/providers/*
 semantic_feature.register(server)  # $/progress of background embedding
-packs_feature.register(server, mnemon_request)  # mnemon/pack/export|inspect|import
+packs_feature.register(server, mnemon_request)  # mnemon/pack/export|exportFolder|inspect|import
 views_feature.register(server)  # mnemon/memoryChanged (editor views refresh on it)
 file_actions.register(server, actions_feature._command_arg, actions_feature._as_domain_error)  # "Update document from file"
 maintenance_feature.register(server, mnemon_request)  # mnemon/runtime/compact, $/progress, maintenance notices

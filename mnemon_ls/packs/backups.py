@@ -53,6 +53,26 @@ def export_dir(host: "WorkspaceHost") -> Path:
     return global_root(getattr(host, "_env", None)).joinpath(*EXPORT_DIR)
 
 
+def default_export_path(host: "WorkspaceHost", file_name: str | None = None) -> Path:
+    """Where an export with no file named goes: ``<export_dir>/<file_name>`` (default the reference's
+    ``mnemon-backup-<time>.zip`` of now), the folder made (0700) if missing. For the CLI's ``pack export``
+    without ``-o`` and the editors' proposed file (``mnemon/pack/exportFolder``)."""
+    folder = export_dir(host)
+    fsio.ensure_dir(folder)
+    return Path(os.path.abspath(folder / (file_name or fmt.pack_file_name(datetime.now(timezone.utc)))))
+
+
+def write_export(host: "WorkspaceHost", data: bytes, target: Path) -> Path:
+    """Write an exported pack's ``data`` to ``target`` (absolute) with
+    :func:`~.export.write_pack_file`'s rules: never inside a storage root of ``host``, except directly in
+    :func:`export_dir` (the packs' own folder). Returns ``target``; :class:`InvalidInput` (``output``) as
+    ``write_pack_file`` raises it."""
+    from .export import pack_roots, write_pack_file
+
+    write_pack_file(target, data, pack_roots(host), allowed=[export_dir(host)])
+    return target
+
+
 def _scope_of(chosen: Sequence[str]) -> str:
     """The export scope holding every ``chosen`` component (``full`` for two or more)."""
     return chosen[0] if len(chosen) == 1 else "full"

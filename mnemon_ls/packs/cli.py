@@ -11,7 +11,6 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import fsio
 from ..errors import EXIT_OK, InvalidInput
 from .backups import KEEP
 from .format import COMPONENTS, MAX_ARCHIVE_BYTES, SCOPES
@@ -89,20 +88,16 @@ def summary_lines(description: dict[str, Any]) -> list[str]:
 def run(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], Any],
         emit: Callable[[argparse.Namespace, Any, str], None]) -> int:
     """Run one ``pack`` action with the CLI's own helpers (host, output)."""
-    from .export import pack_roots, write_pack_file
 
     host = host_factory(args)
     if args.action == "export":
         exported = host.export_pack(args.pack_scope, include_user_profile=args.include_user_profile)
-        if args.output:
-            output = Path(os.path.expanduser(args.output))
-        else:  # never the current directory (usually a git work tree): the per-user exports folder
-            from .backups import export_dir
+        from .backups import default_export_path, write_export
 
-            folder = export_dir(host)
-            fsio.ensure_dir(folder)
-            output = Path(os.path.abspath(folder / exported.file_name))
-        write_pack_file(output, exported.data, pack_roots(host), allowed=[output.parent] if not args.output else ())
+        # never the current directory (usually a git work tree) by default: the per-user exports folder
+        output = (Path(os.path.expanduser(args.output)) if args.output
+                  else default_export_path(host, exported.file_name))
+        write_export(host, exported.data, output)
         data = {**exported.to_dict(), "path": str(output)}
         lines = [f"exported {exported.pack.archive.scope} pack of {host.root} to {output} ({len(exported.data)} bytes)",
                  *summary_lines(exported.pack.describe())]

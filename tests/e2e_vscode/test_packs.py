@@ -32,8 +32,10 @@ CARRIED = re.compile(r"USER\.md: carries (?P<count>\d+) (?:entry|entries) \(your
 PROFILE_OUT, PROFILE_IN = "Leave my user profile out", "Include my user profile"
 #: The placeholders of the scope and the user-profile quick picks (src/packs.ts, src/requestsPacks.ts).
 SCOPE_PROMPT, PROFILE_PROMPT = "what goes into the pack?", "include your user profile (USER.md)?"
-#: The file name the save dialog proposes (in the workspace folder).
-PROPOSED = "mnemon-backup.zip"
+#: The file name the save dialog proposes (the reference's, in the exports folder: mnemon/pack/exportFolder).
+PROPOSED = re.compile(r"mnemon-backup-\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d-\d{3}\.zip")
+#: Where it proposes it: ``<global root>/state/pack-exports`` (~/.mnemon here), never the workspace folder.
+EXPORTS = (".mnemon", "state", "pack-exports")
 
 
 def user_entries(code_server, workspace: Path) -> list[str]:
@@ -74,7 +76,7 @@ def choose(vscode, label: str) -> None:
 
 def export_from_palette(vscode, scope: str, profile: str | None, name: str, keep: Path) -> tuple[str, Path]:
     """Run "Mnemon: Export Pack", choose ``scope`` and (when asked) ``profile``, save as ``name`` where the
-    dialog proposes (the workspace folder); returns the text of the message that follows and the pack,
+    dialog proposes (the exports folder, checked); returns the text of the message that follows and the pack,
     moved into ``keep`` after the message names it (so the workspace is left as it was)."""
     # A text editor of the folder in front (the folder the export is of; and no webview of an earlier test,
     # such as a document preview still loading, can take the focus and so close the quick pick).
@@ -86,6 +88,7 @@ def export_from_palette(vscode, scope: str, profile: str | None, name: str, keep
         expect_placeholder(vscode, PROFILE_PROMPT)
         choose(vscode, profile)
     written = vscode.save_as(name, PROPOSED)
+    assert written.parent.parts[-3:] == EXPORTS and vscode.workspace not in written.parents, written
     text = vscode.notification(f"pack to {written}").inner_text()
     said = EXPORTED.search(text)
     assert said and said["path"] == str(written), text

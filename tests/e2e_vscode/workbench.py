@@ -70,16 +70,17 @@ class Workbench:
         box.fill(text)
         box.press("Enter")
 
-    def expect_save_dialog(self, proposed: str) -> Locator:
+    def expect_save_dialog(self, proposed: "str | re.Pattern[str]") -> Locator:
         """Wait for a save dialog (in code-server VS Code's own simple file dialog: a quick input whose box
-        holds the proposed path, set after the box shows) proposing a file named ``proposed``; returns its
-        input box."""
+        holds the proposed path, set after the box shows) proposing a file named ``proposed`` (a name, or a
+        pattern the whole name matches); returns its input box."""
+        name = proposed.pattern if isinstance(proposed, re.Pattern) else re.escape(proposed)
         box = self.quick_input.locator("input.input")
         expect(box).to_be_focused(timeout=UI_MS)
-        expect(box).to_have_value(re.compile(rf"^/.*/{re.escape(proposed)}$"), timeout=UI_MS)
+        expect(box).to_have_value(re.compile(rf"^/.*/{name}$"), timeout=UI_MS)
         return box
 
-    def save_as(self, name: str, proposed: str) -> Path:
+    def save_as(self, name: str, proposed: "str | re.Pattern[str]") -> Path:
         """Answer the open save dialog (proposing a file named ``proposed``) with a file called ``name`` in
         the directory it proposes, and wait until it closes; returns the path chosen. (Staying in the proposed
         directory matters: a box naming another directory makes the dialog list that one first, and an Enter

@@ -76,3 +76,27 @@ def test_pack_export_and_import(session: Session, tmp_path: Path) -> None:  # no
     session.nv.command(f"MnemonPackImport {bad}")
     note = session.wait_note("pack not imported (nothing changed)", mark)
     assert note["level"] == ERROR and "pack-invalid" in note["msg"]
+
+
+def test_pack_export_without_a_file_proposes_the_exports_folder(session: Session, tmp_path: Path) -> None:  # noqa: F811
+    """:MnemonPackExport with no file asks where, proposing the server's exports folder
+    (``<global root>/state/pack-exports/mnemon-backup-<time>.zip``, here under MNEMON_DATA_DIR), never the
+    cwd (the git work tree); accepting the proposal writes the pack there."""
+    import re
+
+    one = tmp_path / "one"
+    make_repo(one, "main")
+    seed(one / ".mnemon")
+    session.setup({"storageScope": "workspace", "runtimeUserScope": "storage"})
+    session.open(one / "a.txt")
+    session.wait_attached()
+    session.nv.command(f"cd {one}")
+    session.lua("vim.ui.input = function(opts, on_confirm) T.proposed = opts.default; on_confirm(opts.default) end")
+    mark = session.mark()
+    session.nv.command("MnemonPackExport runtime")
+    note = session.wait_note("mnemon: exported runtime pack", mark)
+    proposed = Path(session.lua("return T.proposed"))
+    assert proposed.parent == tmp_path / "data" / "state" / "pack-exports", proposed
+    assert re.fullmatch(r"mnemon-backup-\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d-\d{3}\.zip", proposed.name), proposed
+    assert f"to {proposed} (" in note["msg"] and proposed.is_file()
+    assert not list(one.glob("*.zip"))

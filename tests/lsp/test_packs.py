@@ -127,3 +127,27 @@ async def test_import_dry_run_and_replace_user_profile_params(lsp: Launcher, fol
     backup = Path(done["backup"]["path"])
     assert backup.parent == two / ".mnemon" / "state" / "pack-backups" and backup.is_file()
     assert done["backup"]["restore"].startswith(f"mnemon-ls pack import {backup} --replace --component runtime ")
+
+
+async def test_export_folder_is_the_exports_folder_and_an_export_there_is_written(lsp: Launcher, folders):
+    """``mnemon/pack/exportFolder`` names the file the editors propose: in ``<global root>/state/pack-exports``
+    (0700), never the workspace folder (a git work tree); an export to it is written (0600); a path inside
+    a storage root is still refused."""
+    import re
+    import stat
+
+    one, _two = folders
+    client = await lsp.start(folders=[one], init=INIT)
+    answer = await client.call("mnemon/pack/exportFolder", {"workspace": uri(one)})
+    folder, path = Path(answer["folder"]), Path(answer["path"])
+    assert folder.parts[-2:] == ("state", "pack-exports") and path.parent == folder
+    assert re.fullmatch(r"mnemon-backup-\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d-\d{3}\.zip", path.name), path.name
+    assert one.resolve() not in path.resolve().parents
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700 and not path.exists()
+    written = await client.call("mnemon/pack/export", {"workspace": uri(one), "path": str(path)})
+    assert written["path"] == str(path) and stat.S_IMODE(path.stat().st_mode) == 0o600
+    # inside the folder's storage root it is still refused, naming the field
+    inside = one / ".mnemon" / "state" / "elsewhere.zip"
+    error = await client.call_error("mnemon/pack/export", {"workspace": uri(one), "path": str(inside)})
+    assert error.data["code"] == "invalid-input" and "output" in error.message, error.message
+    assert not inside.exists()

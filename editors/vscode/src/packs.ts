@@ -4,7 +4,9 @@
  * Both call the server's `mnemon/pack/*` requests (the same Host operations as `mnemon-ls pack ...` and
  * Neovim's `:MnemonPackExport` / `:MnemonPackImport`; helpers and texts in src/requestsPacks.ts).
  * Export asks what goes in (the pack scope), then, when the scope holds Runtime memory, whether the user
- * profile (USER.md entries) goes in too (default: left out), then where to save; the message names the
+ * profile (USER.md entries) goes in too (default: left out), then where to save (the dialog starts at the
+ * server's exports folder, `mnemon/pack/exportFolder`, not the workspace folder, a git work tree where
+ * `git add .` would commit the memory); the message names the
  * file, its size and what was left out. Import validates the chosen file first (`mnemon/pack/inspect`),
  * shows what it holds, asks merge or replace (replace asks again, modal), then imports. Cancelling any
  * step sends nothing and writes nothing. Errors show the server's message and stable code; a refused
@@ -16,6 +18,7 @@ import { errorMessage } from "./format";
 import { asMnemonError } from "./requests";
 import {
     exportedMessage,
+    exportFolder,
     exportPack,
     importPack,
     inspectPack,
@@ -73,8 +76,19 @@ async function exportCommand(server: MnemonServer): Promise<void> {
         }
         includeUserProfile = profile.includeUserProfile;
     }
+    let proposed: vscode.Uri;
+    let client;
+    let workspace: string;
+    try {
+        client = await server.ensureClient();
+        workspace = client.code2ProtocolConverter.asUri(folder.uri);
+        proposed = vscode.Uri.file((await exportFolder(client, workspace)).path);
+    } catch (error) {
+        showFailure(server, "pack not exported", error);
+        return;
+    }
     const target = await vscode.window.showSaveDialog({
-        defaultUri: vscode.Uri.joinPath(folder.uri, "mnemon-backup.zip"),
+        defaultUri: proposed,
         filters: { "Mnemon Pack": ["zip"] },
         title: "Mnemon: save the pack as",
     });
@@ -82,8 +96,6 @@ async function exportCommand(server: MnemonServer): Promise<void> {
         return;
     }
     try {
-        const client = await server.ensureClient();
-        const workspace = client.code2ProtocolConverter.asUri(folder.uri);
         const result = await exportPack(client, { workspace, packScope: scope.scope, path: target.fsPath, includeUserProfile });
         void vscode.window.showInformationMessage(exportedMessage(result, target.fsPath));
     } catch (error) {

@@ -14,6 +14,7 @@ import { request, RequestSender } from "./rpc";
 /** Request method names of this tier. */
 export const PackMethod = {
     export: "mnemon/pack/export",
+    exportFolder: "mnemon/pack/exportFolder",
     inspect: "mnemon/pack/inspect",
     import: "mnemon/pack/import",
 } as const;
@@ -120,6 +121,18 @@ export interface PackExportParams {
 /** `mnemon/pack/export`: write the pack of `workspace` to `path`. */
 export function exportPack(sender: RequestSender, params: PackExportParams): Promise<PackExported> {
     return request<PackExported>(sender, PackMethod.export, params);
+}
+
+/** What `mnemon/pack/exportFolder` answers: the file an export proposes (`<global root>/state/pack-exports/
+ * mnemon-backup-<time>.zip`, never the workspace folder, a git work tree) and its folder (made, 0700). */
+export interface PackExportFolder {
+    folder: string;
+    path: string;
+}
+
+/** `mnemon/pack/exportFolder`: where the save dialog starts. */
+export function exportFolder(sender: RequestSender, workspace: string): Promise<PackExportFolder> {
+    return request<PackExportFolder>(sender, PackMethod.exportFolder, { workspace });
 }
 
 /** `mnemon/pack/inspect`: validate the pack at `path` and say what it holds. */

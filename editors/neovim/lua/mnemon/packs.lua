@@ -1,13 +1,16 @@
 -- mnemon.nvim: Mnemon Packs (reference section 9): back up, move or share a whole memory as one ZIP.
 --
 --   :MnemonPackExport[!] [full|runtime|documents|memory-spaces] [{file}]
---        write this workspace's memory to {file} (default: asked, <cwd>/mnemon-backup.zip); the user
---        profile (USER.md entries) is left out (and counted) unless ! includes it
+--        write this workspace's memory to {file} (default: asked, proposing the server's exports folder,
+--        mnemon/pack/exportFolder: <global root>/state/pack-exports/mnemon-backup-<time>.zip, never the
+--        cwd, a git work tree where `git add .` would commit the memory); the user profile (USER.md
+--        entries) is left out (and counted) unless ! includes it
 --   :MnemonPackImport[!] {file} [runtime] [documents] [memory-spaces]
 --        validate {file} (mnemon/pack/inspect), then merge it in; with ! replace the components
 --        (asked to confirm first); naming components imports only those
 --
--- Requests: mnemon/pack/export {workspace, packScope, path, includeUserProfile}, mnemon/pack/inspect {workspace, path},
+-- Requests: mnemon/pack/exportFolder {workspace}, mnemon/pack/export {workspace, packScope, path, includeUserProfile},
+-- mnemon/pack/inspect {workspace, path},
 -- mnemon/pack/import {workspace, path, mode, components}. A refused import changed nothing.
 
 local M = {}
@@ -40,7 +43,18 @@ local function pack_session(opts, failure, callback)
       on_result(result)
     end, { bufnr = opts.bufnr })
   end
-  return call, vim.fn.fnamemodify(opts.path, ":p")
+  return call, opts.path and vim.fn.fnamemodify(opts.path, ":p") or nil
+end
+
+--- The file an export proposes (mnemon/pack/exportFolder): callback(nil, {folder, path}) or callback(err).
+function M.export_folder(opts, callback)
+  local call = pack_session(opts or {}, "pack not exported: ", callback)
+  if not call then
+    return
+  end
+  call("mnemon/pack/exportFolder", {}, function(result)
+    done(callback, nil, result)
+  end)
 end
 
 --- "runtime: 3 item(s), 3 file(s), 538 bytes; ..." from a manifest summary.
@@ -181,12 +195,16 @@ function M.create_commands(create)
     if path then
       return M.export({ scope = scope, path = path, include_user_profile = cmd.bang })
     end
-    vim.ui.input({ prompt = "mnemon: save the pack as ", default = vim.fn.getcwd() .. "/mnemon-backup.zip" },
-      function(answer)
+    M.export_folder({}, function(err, proposed)
+      if err then
+        return
+      end
+      vim.ui.input({ prompt = "mnemon: save the pack as ", default = proposed.path }, function(answer)
         if answer and answer ~= "" then
           M.export({ scope = scope, path = answer, include_user_profile = cmd.bang })
         end
       end)
+    end)
   end, {
     nargs = "*",
     bang = true,
