@@ -165,3 +165,23 @@ def test_replace_gives_a_pack_holding_one_name_twice_unique_names(tmp_path: Path
     assert receipt["spaces"]["nameChanged"] == [{"spaceId": other, "from": "NOTES", "to": "NOTES (2)"}]
     names = sorted(b["name"] for b in json.loads((root / "data" / ".dsh-memory-bodies.json").read_bytes())["bodies"])
     assert names == ["NOTES (2)", "Notes"]
+
+
+def test_a_merged_space_whose_name_looks_like_a_taken_one_gets_a_unique_name(tmp_path: Path) -> None:
+    """A pack space named with a Cyrillic ``Р`` (U+0420) where the root has Latin ``Project`` reads the same:
+    it arrives numbered, as ``space create`` would refuse the name (naming.name_keys, UTS #39 skeleton)."""
+    source = tmp_path / "source"
+    host = host_on(source)
+    try:
+        host.spaces.create_space("\u0420roject", "cyrillic P", active=True)
+    finally:
+        host.close()
+    pack = tmp_path / "p.zip"
+    assert _cli(tmp_path, source, "pack", "export", "--pack-scope", "memory-spaces", "-o", str(pack)).returncode == 0
+    root = tmp_path / "root"
+    seed(root)  # space "Project"
+    receipt = json.loads(_cli(tmp_path, root, "pack", "import", str(pack), json_out=True).stdout)
+    changed = receipt["spaces"]["nameChanged"]
+    assert [(c["from"], c["to"]) for c in changed] == [("\u0420roject", "\u0420roject (2)")]
+    names = sorted(b["name"] for b in json.loads((root / "data" / ".dsh-memory-bodies.json").read_bytes())["bodies"])
+    assert names == ["Project", "\u0420roject (2)"]

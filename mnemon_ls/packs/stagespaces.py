@@ -126,24 +126,28 @@ def stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: "_Plan", st
 
 def _settle_names_and_flags(added: list[PackSpace], kept: Sequence[SpaceRecord],
                             report: dict[str, Any]) -> list[PackSpace]:
-    """The incoming spaces made to fit the root's rules. Names are unique ignoring case within a root
-    (:mod:`mnemon_ls.spaces.naming`): a name taken by a ``kept`` space or an earlier incoming one becomes
+    """The incoming spaces made to fit the root's rules. Names are unique within a root ignoring case and
+    width and by confusable skeleton (:func:`mnemon_ls.spaces.naming.name_keys`: Cyrillic ``Р`` for Latin
+    ``P`` is taken too): a name taken by a ``kept`` space or an earlier incoming one becomes
     ``"<name> (2)"`` (:func:`~mnemon_ls.spaces.naming.unique_name`, the rule of ``migrate``), listed in
     ``report["nameChanged"]`` as ``{spaceId, from, to}``. The reference (section 9) is silent on the active
     flag: an import must not change which spaces are active, so when ``kept`` holds an active space the
     incoming active ones arrive inactive (``report["arrivedInactive"]``: their ids); otherwise the pack's
     flags are kept."""
-    from ..spaces.naming import name_key, unique_name
+    from ..spaces.naming import name_keys, unique_name
 
-    taken = {k for r in kept for k in (name_key(r.name), r.id.casefold())}
-    taken |= {s.record.id.casefold() for s in added}
+    taken: set[str] = set()
+    for kept_record in kept:
+        taken |= name_keys(kept_record.name) | name_keys(kept_record.id)
+    id_keys = {s.record.id: name_keys(s.record.id) for s in added}
     root_has_active = any(r.active for r in kept)
     settled: list[PackSpace] = []
     for space in added:
         record = space.record
-        taken.discard(record.id.casefold())
-        name = unique_name(taken, record.name)
-        taken |= {name_key(name), record.id.casefold()}
+        # the other incoming spaces' ids are taken too (a space's own id may be its name)
+        others = {k for other, keys in id_keys.items() if other != record.id for k in keys}
+        name = unique_name(taken | others, record.name)
+        taken |= name_keys(name) | id_keys[record.id]
         changes: dict[str, Any] = {}
         if name != record.name:
             changes["name"] = name
