@@ -444,6 +444,7 @@ def _redact_documents(host: "WorkspaceHost", stage: Path, texts: Sequence[str]) 
     descriptions, summaries, bodies of the documents added) hold a credential."""
     from ..documents import DocumentStore
     from ..documents import redaction
+    from .stagespaces import secrets_pass
 
     mode = host.settings.secrets
     if mode == "allow" or not any_secret(texts):
@@ -451,13 +452,7 @@ def _redact_documents(host: "WorkspaceHost", stage: Path, texts: Sequence[str]) 
     store = DocumentStore(stage, None, search_index=False, secrets=mode,
                           active_limit_bytes=dmodel.MAX_LIMIT_BYTES, max_body_bytes=dmodel.MAX_LIMIT_BYTES)
     try:
-        if mode == "reject":
-            found = redaction.scan(store)
-            if found:
-                raise PackRefused(f"{found[0]['location']}: holds what looks like a credential ({found[0]['kind']}); "
-                                  "nothing was imported (secrets is reject)", reason="secret", **found[0])
-        else:
-            redaction.apply(store)
+        secrets_pass(redaction, store, mode)
     finally:
         store.close()
     for name in (".access.json", ".access.lock", ".index.lock"):

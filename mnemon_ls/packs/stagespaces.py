@@ -182,6 +182,22 @@ def _active_store(root: Path, final: Sequence[SpaceRecord]) -> str | None:
     return next((r.id for r in final if r.active), ids[0])
 
 
+def secrets_pass(redaction: Any, source: Any, mode: str) -> bool:
+    """The ``secrets`` setting's pass over a staged Source (``redaction`` the Source's module:
+    :mod:`mnemon_ls.documents.redaction` or :mod:`mnemon_ls.spaces.redaction`, each with ``scan(source)``
+    -> ``[{location, kind, ...}]`` and ``apply(source)``): ``reject`` raises :class:`PackRefused` (reason
+    ``secret``) naming the first finding, ``redact`` applies the redaction and returns True; ``reject``
+    with nothing found returns False (nothing changed)."""
+    if mode == "reject":
+        found = redaction.scan(source)
+        if found:
+            raise PackRefused(f"{found[0]['location']}: holds what looks like a credential ({found[0]['kind']}); "
+                              "nothing was imported (secrets is reject)", reason="secret", **found[0])
+        return False
+    redaction.apply(source)
+    return True
+
+
 def _check_and_redact_spaces(host: "WorkspaceHost", staged_root: Path,
                              records: list[SpaceRecord]) -> list[SpaceRecord]:
     """Open each staged store once as a Mnemon store (:class:`PackInvalid` when it is not one), run the
@@ -207,13 +223,8 @@ def _check_and_redact_spaces(host: "WorkspaceHost", staged_root: Path,
         return records
     service = SpacesService(staged_root, secrets=mode)
     try:
-        if mode == "reject":
-            found = redaction.scan(service)
-            if found:
-                raise PackRefused(f"{found[0]['location']}: holds what looks like a credential ({found[0]['kind']}); "
-                                  "nothing was imported (secrets is reject)", reason="secret", **found[0])
+        if not secrets_pass(redaction, service, mode):
             return records
-        redaction.apply(service)
         by_id = {b.id: b for b in service.state().bodies}
     finally:
         service.close()

@@ -19,6 +19,22 @@ from tests.gitrepo import make_repo
 REPO = Path(__file__).resolve().parents[2]
 
 
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """An empty HOME for the process under test (``<tmp_path>/home``)."""
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A real git repository (``<tmp_path>/repo``, pygit2) to run in."""
+    path = tmp_path / "repo"
+    make_repo(path)
+    return path
+
+
 def server_env(**extra: str) -> dict[str, str]:
     """Our environment minus anything that could redirect git or mnemon, plus ``extra``."""
     env = {k: v for k, v in os.environ.items()

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitrepo import make_repo
 from tests.mcp.conftest import REPO, server_env
 
 
@@ -17,20 +16,6 @@ def run(home: Path, *args: str, stdin: str = "", cwd: Path | None = None, **env:
     return subprocess.run([sys.executable, "-m", "mnemon_ls", *args], input=stdin, capture_output=True, text=True,
                           env=server_env(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), **env),
                           cwd=str(cwd or REPO), timeout=60)
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    path = tmp_path / "repo"
-    make_repo(path)
-    return path
 
 
 def test_claude_code_setup_keeps_other_settings_is_idempotent_and_reversible(home: Path, repo: Path) -> None:

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from mnemon_ls.mcp import clients
-from tests.gitrepo import make_repo
 from tests.mcp.test_setup import run
 
 #: (client, project?) -> the files setup writes, relative to HOME (user) or the repository (project).
@@ -27,20 +26,6 @@ FILES = {
     ("codex", True): [".codex/config.toml"],
 }
 TARGETS = sorted(FILES)
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    path = tmp_path / "repo"
-    make_repo(path)
-    return path
 
 
 def setup(client: str, project: bool, home: Path, repo: Path, *, remove: bool = False) -> list[clients.Change]:
