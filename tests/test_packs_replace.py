@@ -285,14 +285,42 @@ def test_the_newest_five_backups_are_kept(tmp_path: Path) -> None:
         data = packs.export_pack(source, "documents").data
     finally:
         source.close()
-    host = host_on(tmp_path / "b")
+    seed(tmp_path / "c", tag=" (c)")
+    other = host_on(tmp_path / "c")
     try:
-        written = [host.import_pack(data, "replace")["backup"]["path"] for _ in range(7)]
+        data_c = packs.export_pack(other, "documents").data
+    finally:
+        other.close()
+    host = host_on(tmp_path / "b")
+    try:  # a, c, a, c...: each replace replaces something new, so each keeps a backup
+        written = [host.import_pack(data if i % 2 == 0 else data_c, "replace")["backup"]["path"] for i in range(7)]
     finally:
         host.close()
     folder = tmp_path / "b" / "state" / "pack-backups"
     assert len(set(written)) == 7
     assert sorted(str(p) for p in folder.iterdir()) == sorted(written[-5:])
+
+
+def test_a_replace_that_replaces_nothing_new_keeps_the_backup_it_has(tmp_path: Path) -> None:
+    """The same replace six times: the first backup holds what it replaced; the five after it would each
+    hold the same state again, so they reuse the newest backup and never rotate the first one out."""
+    seed(tmp_path / "a")
+    source = host_on(tmp_path / "a")
+    try:
+        data = packs.export_pack(source, "documents").data
+    finally:
+        source.close()
+    seed(tmp_path / "b", tag=" (b)")
+    host = host_on(tmp_path / "b")
+    try:
+        receipts = [host.import_pack(data, "replace")["backup"] for _ in range(7)]
+    finally:
+        host.close()
+    first, second = Path(receipts[0]["path"]), Path(receipts[1]["path"])
+    assert [r["reused"] for r in receipts] == [False, False, True, True, True, True, True]
+    assert {r["path"] for r in receipts[1:]} == {str(second)}
+    assert sorted((tmp_path / "b" / "state" / "pack-backups").iterdir()) == sorted([first, second])
+    assert first.read_bytes() != second.read_bytes()
 
 
 def test_a_backup_that_cannot_be_made_refuses_the_replace_and_changes_nothing(tmp_path: Path) -> None:
@@ -316,3 +344,33 @@ def test_a_backup_that_cannot_be_made_refuses_the_replace_and_changes_nothing(tm
     assert "could not be made" in info.value.message and "nothing was imported" in info.value.message
     assert procs.tree_snapshot(root) == before
     assert not [p for p in os.listdir(root) if p.startswith(".dsh-pack")]
+
+
+def test_the_restore_command_names_a_data_dir_from_the_environment(tmp_path: Path) -> None:
+    """With ``MNEMON_DATA_DIR`` set, the restore command carries it: run from a shell without it (a new
+    terminal) it restores the same root, not the memory under ``~/.mnemon``."""
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True, timeout=procs.WAIT_SECONDS)
+    data = tmp_path / "data"
+    env = procs.child_env(HOME=str(tmp_path / "home"), MNEMON_SEMANTIC="off", MNEMON_DATA_DIR=str(data))
+    assert _cli(project, "runtime", "add", "--target", "memory", "--content", "kept fact", env=env).returncode == 0
+    pack = tmp_path / "empty-runtime.zip"
+    other = tmp_path / "other"
+    other.mkdir()
+    subprocess.run(["git", "init", "-q", str(other)], check=True, timeout=procs.WAIT_SECONDS)
+    assert _cli(other, "runtime", "add", "--target", "memory", "--content", "other fact", env=env).returncode == 0
+    assert _cli(other, "pack", "export", "--pack-scope", "runtime", "-o", str(pack), env=env).returncode == 0
+    root = next(p for p in (data / "workspaces").iterdir() if "kept fact" in (p / "runtime" / "memories.json").read_text())
+    done = _cli(project, "pack", "import", str(pack), "--replace", "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    restore = json.loads(done.stdout)["backup"]["restore"]
+    assert restore.startswith(f"MNEMON_DATA_DIR={data} mnemon-ls pack import "), restore
+    assert "kept fact" not in (root / "runtime" / "memories.json").read_text()
+    plain = procs.child_env(HOME=str(tmp_path / "home"), MNEMON_SEMANTIC="off")
+    plain.pop("MNEMON_DATA_DIR", None)
+    shell = subprocess.run(["bash", "-c", restore.replace("mnemon-ls ", f"{sys.executable} -m mnemon_ls ", 1)],
+                           cwd=project, env=plain, capture_output=True, text=True, timeout=procs.WAIT_SECONDS)
+    assert shell.returncode == 0, shell.stderr
+    memories = [e["content"] for e in json.loads((root / "runtime" / "memories.json").read_text())["entries"]]
+    assert memories == ["kept fact"] and not (tmp_path / "home" / ".mnemon").exists()

@@ -80,7 +80,8 @@ def _scope_of(chosen: Sequence[str]) -> str:
 
 def restore_command(host: "WorkspaceHost", path: Path, chosen: Sequence[str], user_profile: bool) -> str:
     """The ``mnemon-ls`` command line that puts the backup at ``path`` back in place of ``chosen``, naming
-    the same workspace and storage settings as ``host`` (shell-quoted)."""
+    the same workspace and storage settings as ``host`` (shell-quoted), prefixed with
+    ``MNEMON_DATA_DIR=<global root>`` when the global root is not the default ``~/.mnemon``."""
     settings = host.settings
     argv = ["mnemon-ls", "pack", "import", str(path), "--replace"]
     for component in chosen:
@@ -95,6 +96,13 @@ def restore_command(host: "WorkspaceHost", path: Path, chosen: Sequence[str], us
         argv += ["--data-dir", settings.data_dir]
     if settings.runtime_user_scope != "global":
         argv += ["--runtime-user-scope", settings.runtime_user_scope]
+    # the global root (the workspaces' roots and a global USER.md live under it) as this import saw it: a
+    # shell without the same MNEMON_DATA_DIR would restore into another memory
+    from ..roots import global_root
+
+    data_dir = str(global_root(getattr(host, "_env", None)))
+    if data_dir != str(global_root({})):
+        return f"MNEMON_DATA_DIR={shlex.quote(data_dir)} " + shlex.join(argv)
     return shlex.join(argv)
 
 
@@ -124,9 +132,11 @@ def save(host: "WorkspaceHost", chosen: Sequence[str], user_profile: bool, stage
     directory in the root; the caller holds the gate and component locks and swaps :attr:`Saved.staged`
     to :attr:`Saved.path` with the components, so a killed import leaves the backup exactly when it
     leaves the new root). ``user_profile``: the replace replaces USER.md too, so the backup carries it.
-    Returns (the receipt's ``backup`` part ``{path, components, userProfile, keep, restore, written}``,
-    the staged backup or ``None`` for a ``dry_run``, which exports nothing: it names the file a real
-    import would write). Raises :class:`PackRefused` (``backup-failed``) naming the reason."""
+    Returns (the receipt's ``backup`` part ``{path, components, userProfile, keep, restore, written,
+    reused}``, the staged backup or ``None`` for a ``dry_run``, which exports nothing: it names the file a
+    real import would write, and when the newest backup already holds exactly what would be saved:
+    ``reused`` true, ``path`` that backup, nothing new written, so repeated replaces never rotate an older
+    state out). Raises :class:`PackRefused` (``backup-failed``) naming the reason."""
     from .export import export_held
 
     moment = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
@@ -140,17 +150,65 @@ def save(host: "WorkspaceHost", chosen: Sequence[str], user_profile: bool, stage
             fsio.check_store_path(folder / exported.file_name)
             if os.path.lexists(folder) and not folder.is_dir():
                 raise OSError(20, "Not a directory")
-            path = _free_name(folder, exported.file_name)
-            staged = stage / "backup" / path.name
-            fsio.create_file_durably(staged, exported.data)
+            same = _same_as_newest(folder, exported.data)
+            if same is None:
+                path = _free_name(folder, exported.file_name)
+                staged = stage / "backup" / path.name
+                fsio.create_file_durably(staged, exported.data)
         except (MnemonError, OSError) as exc:
             reason = exc.message if isinstance(exc, MnemonError) else (exc.strerror or str(exc))
             raise PackRefused(f"the backup of what --replace would replace could not be made for {folder} ({reason});"
                               " nothing was imported", reason="backup-failed", file=str(folder)) from exc
-        saved = Saved(staged, path, tuple(d for d in (folder, folder.parent) if not os.path.lexists(d)))
+        if same is not None:  # the newest backup already holds exactly this: no copy that would rotate it out
+            path = same
+        else:
+            saved = Saved(staged, path, tuple(d for d in (folder, folder.parent) if not os.path.lexists(d)))
     part = {"path": str(path), "components": list(chosen), "userProfile": user_profile, "keep": KEEP,
-            "restore": restore_command(host, path, chosen, user_profile), "written": not dry_run}
+            "restore": restore_command(host, path, chosen, user_profile), "written": not dry_run,
+            "reused": not dry_run and saved is None}
     return part, saved
+
+
+def _payload_of(data: bytes) -> tuple[Any, Any] | None:
+    """``(manifest components, checksums files)`` of a pack's ZIP bytes, ``None`` when unreadable."""
+    import io
+    import json
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            manifest = json.loads(archive.read("manifest.json"))
+            checksums = json.loads(archive.read("checksums.json"))
+        return manifest.get("components"), checksums.get("files")
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, AttributeError):
+        return None
+
+
+def _newest(folder: Path) -> list[os.DirEntry]:
+    """The backups in ``folder`` (``mnemon-backup-*.zip`` regular files), newest first (modification time,
+    then name)."""
+    try:
+        entries = [e for e in os.scandir(folder)
+                   if e.name.startswith(_PREFIX) and e.name.endswith(".zip") and e.is_file(follow_symlinks=False)]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    entries.sort(key=lambda e: (e.stat(follow_symlinks=False).st_mtime_ns, e.name), reverse=True)
+    return entries
+
+
+def _same_as_newest(folder: Path, data: bytes) -> Path | None:
+    """The newest backup in ``folder`` when it holds exactly the payload of ``data`` (same components, same
+    sha256 of every payload file; only ``exportedAt`` differs), else ``None``: a replace that replaced
+    nothing new keeps the backup it has instead of adding a copy that would push an older state out."""
+    entries = _newest(folder)
+    if not entries:
+        return None
+    mine = _payload_of(data)
+    try:
+        theirs = _payload_of(Path(entries[0].path).read_bytes())
+    except OSError:
+        return None
+    return Path(entries[0].path) if mine is not None and mine == theirs else None
 
 
 def discard(saved: Saved) -> None:
@@ -164,12 +222,7 @@ def discard(saved: Saved) -> None:
 def prune(folder: Path, keep: int = KEEP) -> list[Path]:
     """Remove all but the newest ``keep`` backups in ``folder`` (by modification time, then name); returns
     the removed paths. Only files named ``mnemon-backup-*.zip`` are considered."""
-    try:
-        entries = [e for e in os.scandir(folder)
-                   if e.name.startswith(_PREFIX) and e.name.endswith(".zip") and e.is_file(follow_symlinks=False)]
-    except FileNotFoundError:
-        return []
-    entries.sort(key=lambda e: (e.stat(follow_symlinks=False).st_mtime_ns, e.name), reverse=True)
+    entries = _newest(folder)
     removed = []
     for entry in entries[keep:]:
         with contextlib.suppress(FileNotFoundError):

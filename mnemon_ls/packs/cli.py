@@ -176,7 +176,10 @@ def receipt_lines(receipt: dict[str, Any], file: str, root: Any,
         lines.extend(_profile_lines(runtime["userProfile"], replace, opt_in))
     backup = receipt.get("backup")
     if backup:
-        if backup.get("written"):
+        if backup.get("reused"):
+            lines.append(f"  backup: what this import replaced is already saved, exactly, in the newest backup "
+                         f"{backup['path']} (no copy made); restore it with: {backup['restore']}")
+        elif backup.get("written"):
             lines.append(f"  backup: what this import replaced is saved in {backup['path']} (the newest "
                          f"{backup['keep']} backups are kept); restore it with: {backup['restore']}")
         else:

@@ -68,7 +68,7 @@ def test_pack_export_and_import(session: Session, tmp_path: Path) -> None:  # no
     note = session.wait_note("mnemon: pack imported (replace)", mark)
     # the same two documents again: already here, none removed; the backup and its restore command named
     assert "documents: 0 added, 2 already here, 0 removed; what was replaced is saved in " in note["msg"], note["msg"]
-    assert "/state/pack-backups/mnemon-backup-" in note["msg"] and "(restore: mnemon-ls pack import " in note["msg"]
+    assert "/state/pack-backups/mnemon-backup-" in note["msg"] and "(restore: MNEMON_DATA_DIR=" in note["msg"] and " mnemon-ls pack import " in note["msg"]
 
     bad = tmp_path / "bad.zip"
     bad.write_bytes(b"not a zip")

@@ -126,7 +126,8 @@ async def test_import_dry_run_and_replace_user_profile_params(lsp: Launcher, fol
     assert done["runtime"]["targets"] == would["runtime"]["targets"]
     backup = Path(done["backup"]["path"])
     assert backup.parent == two / ".mnemon" / "state" / "pack-backups" and backup.is_file()
-    assert done["backup"]["restore"].startswith(f"mnemon-ls pack import {backup} --replace --component runtime ")
+    restore = done["backup"]["restore"]  # the test's MNEMON_DATA_DIR goes with it (a new shell lacks it)
+    assert restore.startswith("MNEMON_DATA_DIR=") and f" mnemon-ls pack import {backup} --replace --component runtime " in restore
 
 
 async def test_export_folder_is_the_exports_folder_and_an_export_there_is_written(lsp: Launcher, folders):
