@@ -166,6 +166,11 @@ def test_export_without_output_goes_to_the_exports_folder_not_the_work_tree(tmp_
     assert text.returncode == 0, text.stderr
     [line] = [l for l in text.stdout.splitlines() if l.startswith("exported ")]
     assert f" to {folder}{os.sep}mnemon-backup-" in line  # the full path, printed
+    named = subprocess.run([*run, "pack", "export", "-o", "mine.zip"], cwd=project, env=env, capture_output=True,
+                           text=True, timeout=procs.WAIT_SECONDS)
+    assert named.returncode == 0, named.stderr
+    [line] = [l for l in named.stdout.splitlines() if l.startswith("exported ")]
+    assert f" to {project / 'mine.zip'} (" in line  # a relative -o is printed in full too
 
     elsewhere = tmp_path / "data"
     env["MNEMON_DATA_DIR"] = str(elsewhere)

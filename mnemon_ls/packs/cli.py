@@ -95,8 +95,8 @@ def run(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], A
         from .backups import default_export_path, write_export
 
         # never the current directory (usually a git work tree) by default: the per-user exports folder
-        output = (Path(os.path.expanduser(args.output)) if args.output
-                  else default_export_path(host, exported.file_name))
+        output = (Path(os.path.abspath(os.path.expanduser(args.output))) if args.output
+                  else default_export_path(host, exported.file_name))  # printed in full either way
         write_export(host, exported.data, output)
         data = {**exported.to_dict(), "path": str(output)}
         lines = [f"exported {exported.pack.archive.scope} pack of {host.root} to {output} ({len(exported.data)} bytes)",

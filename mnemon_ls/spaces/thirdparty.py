@@ -174,9 +174,11 @@ class ProviderHost:
         if provider_id not in plugins.installed():
             raise plugins.not_installed(provider_id)
         if provider_id not in state.services:
-            raise ProviderNotConfigured(f"provider {provider_id} is installed but not configured "
-                                        f"(mnemon-ls provider configure {provider_id} ... then provider enable "
-                                        f"{provider_id})", provider=provider_id, reason="not-configured")
+            raise ProviderNotConfigured(f"provider {provider_id} is installed but not configured for the storage "
+                                        f"root {self.root} (each storage root has its own providers: run "
+                                        f"`mnemon-ls provider enable {provider_id}` for this workspace; "
+                                        "--set KEY=VALUE changes a field from its default)",
+                                        provider=provider_id, reason="not-configured")
         return dict(state.services[provider_id])
 
     def _open(self, provider_id: str, service: Mapping[str, Any]) -> ProviderEngine:

@@ -116,7 +116,9 @@ def test_installed_but_not_configured_is_refused_by_the_cli_and_nothing_is_writt
         done = subprocess.run([sys.executable, "-m", "mnemon_ls", *args], capture_output=True, text=True, env=env,
                               cwd=tmp_path, timeout=120)
         assert done.returncode == 3, (args, done.stderr)
-        assert "provider mem0 is installed but not configured (mnemon-ls provider configure mem0" in done.stderr
+        assert (f"provider mem0 is installed but not configured for the storage root {tmp_path / 'fresh'} (each "
+                "storage root has its own providers: run `mnemon-ls provider enable mem0` for this workspace; "
+                "--set KEY=VALUE changes a field from its default)") in done.stderr
     assert not (tmp_path / "fresh" / "state").exists()
 
 
