@@ -43,7 +43,7 @@ def test_archived_lists_what_left_and_where_in_text_and_json(tmp_path: Path) -> 
     assert text[1] == f"- {first['archivedAt']}  -> local archive runtime/archived/memories.jsonl"
     assert text[2] == f"    {first['summary']}"
     doctor = run(workspace, "doctor")
-    assert f"{data['count']} archived facts, every destination found" in doctor.stdout
+    assert f"{data['count']} archived {'fact' if data['count'] == 1 else 'facts'}, every destination found" in doctor.stdout
 
 
 def test_bad_routes_json_is_refused_naming_the_flag(tmp_path: Path) -> None:
@@ -55,3 +55,11 @@ def test_bad_routes_json_is_refused_naming_the_flag(tmp_path: Path) -> None:
     assert (result.returncode, result.stderr) == (
         2, "mnemon-ls: error: routes: must be a non-empty list of {sourceIndexes, spaceId} objects\n")
     assert not (workspace / ".mnemon").exists() or not (workspace / ".mnemon" / "runtime" / "memories.json").exists()
+
+
+def test_one_archived_fact_is_singular() -> None:
+    """Doctor's lineage lines count facts in English: "1 archived fact", "2 archived facts" (it said
+    "1 archived facts")."""
+    from mnemon_ls.maintenance.lineage import _facts
+
+    assert (_facts(1), _facts(2), _facts(0)) == ("1 archived fact", "2 archived facts", "0 archived facts")

@@ -284,7 +284,7 @@ def verify_lineage(root: Path, spaces: "SpacesService | None", *, third_party: b
                                 "restore the space from a pack, or re-add the fact (`mnemon-ls runtime archived` "
                                 "shows it)"))
     if unverifiable:
-        findings.append(Finding("warning", subject, f"{len(unverifiable)} archived facts are in spaces whose "
+        findings.append(Finding("warning", subject, f"{_facts(len(unverifiable))} {'is' if len(unverifiable) == 1 else 'are'} in spaces whose "
                                 "provider cannot look an item up by id, so they were not verified (e.g. "
                                 f"{unverifiable[0]})", "recall them to check (`mnemon-ls runtime archived` "
                                 "shows each)"))
@@ -295,11 +295,11 @@ def verify_lineage(root: Path, spaces: "SpacesService | None", *, third_party: b
                                 f"{', '.join(map(str, log.damaged[:5]))}); they are skipped",
                                 "a crash during an append leaves a torn last line; it is harmless"))
     if unchecked:
-        findings.append(Finding("ok", subject, f"{unchecked} archived facts are in third-party spaces and were not "
+        findings.append(Finding("ok", subject, f"{_facts(unchecked)} {'is' if unchecked == 1 else 'are'} in third-party spaces and were not "
                                 "checked (their engines are not opened)", "`mnemon-ls doctor --providers` checks them"))
     if not missing and not unverifiable:
         checked = len(log.records) - unchecked
-        findings.append(Finding("ok", subject, f"{checked} archived facts, every destination found"))
+        findings.append(Finding("ok", subject, f"{_facts(checked)}, every destination found"))
     return findings
 
 
@@ -317,3 +317,8 @@ def _exact_lookup(spaces: Any, space_id: str) -> bool:
         return bool(spaces.has_exact_lookup(space_id))
     except Exception:
         return True
+
+
+def _facts(count: int) -> str:
+    """``"1 archived fact"`` / ``"<n> archived facts"``."""
+    return f"{count} archived fact" if count == 1 else f"{count} archived facts"
