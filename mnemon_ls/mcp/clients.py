@@ -383,6 +383,14 @@ def recall_cue(recall_mode: str, writeback_mode: str) -> str:
     return f"[mnemon] Memory: {'; '.join(parts)}." if parts else ""
 
 
+def _would(item: str) -> str:
+    """``"removed X"`` -> ``"would remove X"`` (and added/updated/appended/wrote): a dry run's entry line."""
+    verb, _, rest = item.partition(" ")
+    present = {"removed": "remove", "added": "add", "updated": "update", "appended": "append", "wrote": "write",
+               "replaced": "replace", "deleted": "delete", "created": "create"}.get(verb)
+    return f"would {present} {rest}" if present else item
+
+
 def report_text(client: str, changes: list[Change], *, project: bool, remove: bool, dry_run: bool) -> str:
     """What ``mnemon-ls setup`` prints: one line when nothing changes (already set up, or already removed),
     else each file's fate (``created``, ``updated``, ``deleted``, ``unchanged``; ``would ...`` for a dry run)
@@ -391,14 +399,16 @@ def report_text(client: str, changes: list[Change], *, project: bool, remove: bo
     if not any(change.changed for change in changes):
         state = "not set up" if remove else "already set up"
         lines = [f"mnemon-ls is {state} for {client} in {scope}; nothing {'would change' if dry_run else 'changed'}"]
-        return "\n".join(lines + [f"{change.path}: unchanged" for change in changes])
+        return "\n".join(lines + [f"{change.path}: {'unchanged' if change.before is not None else 'absent'}"
+                                   for change in changes])
     lines = []
     for change in changes:
         state = change.state
         if dry_run and change.changed:
             state = "would be " + state
         lines.append(f"{change.path}: {state}")
-        lines.extend(f"  {item}" for item in change.summary)
+        # an entry line is in the past tense ("removed mcpServers.mnemon-ls"); a dry run says what it would do
+        lines.extend(f"  {_would(item) if dry_run else item}" for item in change.summary)
         if change.after is None and change.changed:
             lines.append("  nothing else was in it, so the file goes")
             lines.extend(f"  {'would remove' if dry_run else 'removed'} the empty directory {d}"

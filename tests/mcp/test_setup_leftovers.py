@@ -118,9 +118,17 @@ def test_a_second_run_says_already_set_up_and_writes_nothing(client: str, projec
     data = json.loads(run(home, "setup", client, *scope, "--json", "--workspace", str(repo)).stdout)
     assert data["changed"] is False and [f["state"] for f in data["files"]] == ["unchanged"] * len(paths)
 
+    shown = run(home, "setup", client, *scope, "--remove", "--dry-run", "--workspace", str(repo))
+    entry_lines = [line for line in shown.stdout.splitlines() if line.startswith("  ") and "directory" not in line
+                   and not line.startswith("  nothing else")]
+    assert entry_lines and all(line.startswith("  would remove ") for line in entry_lines), shown.stdout
+    assert stamps(paths) == written
     assert run(home, "setup", client, *scope, "--remove", "--workspace", str(repo)).returncode == 0
     again = run(home, "setup", client, *scope, "--remove", "--workspace", str(repo))
     assert again.stdout.splitlines()[0] == f"mnemon-ls is not set up for {client} in {where}; nothing changed"
+    # a file that was deleted (it held only our entry) is "absent", not "unchanged"
+    assert [line.rsplit(": ", 1)[1] for line in again.stdout.splitlines()[1:]] == [
+        "unchanged" if p.exists() else "absent" for p in paths]
 
 
 def test_a_run_that_changes_something_says_exactly_what(home: Path, repo: Path) -> None:
