@@ -18,10 +18,9 @@ import json
 import os
 import sys
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any, Sequence
 
-from . import __version__, cli_archived, cli_maintenance, output
+from . import __version__, cli_archived, cli_clients, cli_maintenance, output
 from .cli_argv import check_text_arguments
 from .errors import EXIT_FAILURE, EXIT_INVALID, EXIT_OK, InvalidInput, MnemonError, storage_error
 from .host import WorkspaceHost, default_workspace
@@ -692,47 +691,6 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return run(workspace, _settings_from(args), write_enabled=not args.read_only)
 
 
-def cmd_setup(args: argparse.Namespace) -> int:
-    """``mnemon-ls setup CLIENT``: show, then write (unless ``--dry-run``), the client's MCP entry and hooks."""
-    from .mcp import clients
-
-    # Project files go to the workspace's top (the repository), else the current directory.
-    workspace = (Path(os.path.abspath(os.path.expanduser(args.workspace))) if args.workspace
-                 else default_workspace() or Path(os.getcwd()))
-    changes = clients.plan(args.client, workspace=workspace, project=args.project, remove=args.remove)
-    written = [] if args.dry_run else clients.apply(changes)
-    _emit(args, clients.report(args.client, changes, project=args.project, remove=args.remove,
-                               dry_run=args.dry_run, written=written), clients.report_text(
-        args.client, changes, project=args.project, remove=args.remove, dry_run=args.dry_run))
-    return EXIT_OK
-
-
-def cmd_hook(args: argparse.Namespace) -> int:
-    """``mnemon-ls hook session-start|prompt``: what an assistant's lifecycle hook prints into the model's
-    context (the bounded wake; a one-line cue). Never fails the assistant's turn: errors go to stderr, exit 0."""
-    from .mcp import clients
-
-    try:
-        payload = json.loads(sys.stdin.read() or "{}") if not sys.stdin.isatty() else {}
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        payload = {}
-    cwd = payload.get("cwd") if isinstance(payload, dict) and isinstance(payload.get("cwd"), str) else None
-    if args.workspace is None:
-        args.workspace = os.environ.get("CLAUDE_PROJECT_DIR") or cwd
-    try:
-        if args.event == "prompt":
-            cue = clients.recall_cue(_settings_from(args).recall_mode, _settings_from(args).writeback_mode)
-            if cue:
-                sys.stdout.write(cue + "\n")
-            return EXIT_OK
-        host = _host(args)
-        snapshot, _ = host.wake(budget_chars=clients.HOOK_WAKE_BUDGET, surface="tool")
-        sys.stdout.write(snapshot.text + "\n")
-    except (MnemonError, OSError) as exc:
-        print(f"mnemon-ls hook: {getattr(exc, 'message', exc)}", file=sys.stderr)
-    return EXIT_OK
-
-
 def cmd_serve(args: argparse.Namespace) -> int:
     """``mnemon-ls serve``: run the language server."""
     from .lsp.server import run  # imported lazily: the other commands never load pygls
@@ -761,7 +719,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         output.install()  # what provider engines print, warn or log stays out of our output (mnemon_ls.output)
     handlers = {"wake": cmd_wake, "doctor": cmd_doctor, "migrate": cmd_migrate, "redact": cmd_redact, "serve": cmd_serve,
                 "doc": cmd_doc, "space": cmd_space, "remember": cmd_remember, "recall": cmd_recall, "mcp": cmd_mcp,
-                "setup": cmd_setup, "hook": cmd_hook}
+                "setup": lambda a: cli_clients.cmd_setup(a, _emit),
+                "hook": lambda a: cli_clients.cmd_hook(a, _host, _settings_from)}
     if args.command == "records":
         handler = lambda a: records_cli.run(a, _host, _emit, _read_content)  # noqa: E731
     elif args.command == "provider":

@@ -1,0 +1,58 @@
+"""The CLI commands that connect assistants outside the editor: ``mnemon-ls setup CLIENT`` (their MCP
+entry and hooks, :mod:`mnemon_ls.mcp.clients`) and ``mnemon-ls hook EVENT`` (what a lifecycle hook prints).
+Handlers take the CLI's shared helpers (``emit``, ``host_factory``, ``settings_from`` of :mod:`.cli`) as
+arguments, like :mod:`.cli_archived`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import EXIT_OK, MnemonError
+from .host import default_workspace
+
+
+def cmd_setup(args: argparse.Namespace, emit: Callable[[argparse.Namespace, Any, str], None]) -> int:
+    """``mnemon-ls setup CLIENT``: show, then write (unless ``--dry-run``), the client's MCP entry and hooks."""
+    from .mcp import clients
+
+    # Project files go to the workspace's top (the repository), else the current directory.
+    workspace = (Path(os.path.abspath(os.path.expanduser(args.workspace))) if args.workspace
+                 else default_workspace() or Path(os.getcwd()))
+    changes = clients.plan(args.client, workspace=workspace, project=args.project, remove=args.remove)
+    written = [] if args.dry_run else clients.apply(changes)
+    emit(args, clients.report(args.client, changes, project=args.project, remove=args.remove,
+                               dry_run=args.dry_run, written=written), clients.report_text(
+        args.client, changes, project=args.project, remove=args.remove, dry_run=args.dry_run))
+    return EXIT_OK
+
+
+def cmd_hook(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], Any],
+             settings_from: Callable[[argparse.Namespace], Any]) -> int:
+    """``mnemon-ls hook session-start|prompt``: what an assistant's lifecycle hook prints into the model's
+    context (the bounded wake; a one-line cue). Never fails the assistant's turn: errors go to stderr, exit 0."""
+    from .mcp import clients
+
+    try:
+        payload = json.loads(sys.stdin.read() or "{}") if not sys.stdin.isatty() else {}
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        payload = {}
+    cwd = payload.get("cwd") if isinstance(payload, dict) and isinstance(payload.get("cwd"), str) else None
+    if args.workspace is None:
+        args.workspace = os.environ.get("CLAUDE_PROJECT_DIR") or cwd
+    try:
+        if args.event == "prompt":
+            cue = clients.recall_cue(settings_from(args).recall_mode, settings_from(args).writeback_mode)
+            if cue:
+                sys.stdout.write(cue + "\n")
+            return EXIT_OK
+        host = host_factory(args)
+        snapshot, _ = host.wake(budget_chars=clients.HOOK_WAKE_BUDGET, surface="tool")
+        sys.stdout.write(snapshot.text + "\n")
+    except (MnemonError, OSError) as exc:
+        print(f"mnemon-ls hook: {getattr(exc, 'message', exc)}", file=sys.stderr)
+    return EXIT_OK
