@@ -395,11 +395,14 @@ def _plan_documents(host: "WorkspaceHost", documents: list[tuple[Any, str]], pla
 
 
 def _plan_spaces(host: "WorkspaceHost", spaces: list[dict[str, Any]], plan: _Plan) -> None:
-    from .spaces.naming import name_key, unique_name
+    from .spaces.naming import name_key, name_keys, unique_name
 
     state = host.spaces.state()
     by_name = {name_key(r.name): r for r in reversed(state.all) if r.native}  # the first of a duplicated name
-    taken = {k for r in state.all for k in (name_key(r.name), r.id.casefold())}
+    # a new space's name may not equal, nor look like (confusable skeleton), one in use: it gets " (2)"
+    taken: set[str] = set()
+    for existing in state.all:
+        taken |= name_keys(existing.name) | name_keys(existing.id)
     created: dict[str, dict[str, Any]] = {}
     for space in spaces:
         record = space["record"]
@@ -414,7 +417,7 @@ def _plan_spaces(host: "WorkspaceHost", spaces: list[dict[str, Any]], plan: _Pla
             else:
                 name = unique_name(taken, record.name)
                 entry["createName"] = name
-                taken.add(name_key(name))
+                taken |= name_keys(name)
                 created[name_key(record.name)] = entry
         plan.spaces.append(entry)
 

@@ -211,3 +211,19 @@ def test_doctor_says_where_older_memory_is_until_it_is_migrated(cli):
     assert (f"[ok     ] {cli.data}: the global storage root: this workspace reads its USER.md from there (the user "
             "profile is global); everything else in it is in this workspace's storage root too\n") in doctor.stdout
     assert "holds memory this workspace does not read" not in doctor.stdout
+
+
+def test_migrate_gives_a_space_whose_name_looks_like_one_here_a_numbered_name(cli):
+    """The source's space "Project" is in the workspace as "Рroject" (Cyrillic Р): not the same name, so not
+    merged into it, and a look-alike, so the new space is "Project (2)"; migrate used to copy MEMORY.md and
+    then stop on space create's refusal (its dry run said it would work)."""
+    seed_global(cli)
+    made = cli.run("space", "create", "--name", "\u0420roject", "--description", "look-alike", "--active",
+                   scoped=False)
+    assert made.returncode == 0, made.stderr
+    dry = migrate(cli, "--dry-run")
+    receipt = migrate(cli)
+    [space] = receipt["spaces"]
+    assert (space["created"], space["added"]) == (True, 2) and dry["spaces"][0]["intoId"] is None
+    names = sorted(s["name"] for s in json.loads(cli.run("space", "list", "--json", scoped=False).stdout))
+    assert names == ["Project (2)", "\u0420roject"]

@@ -79,6 +79,22 @@ def stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: "_Plan", st
             taken.add(name_key(record.id))
             added.append(dataclasses.replace(space, record=record))
     else:
+        from ..spaces.naming import name_key
+
+        # the third-party spaces stay: a pack space whose id is one of theirs (ignoring case), or one of their
+        # names, comes in under a new id, as in a merge (two spaces must never share an id)
+        provider_taken = {name_key(i) for i in provider_ids} | {name_key(b.name) for b in providers}
+        renamed_in: list[PackSpace] = []
+        for space in incoming:
+            record = space.record
+            if name_key(record.id) in provider_taken:
+                new_id = str(uuid.uuid4())
+                report["renamed"].append({"from": record.id, "to": new_id})
+                record = SpaceRecord(new_id, record.name, record.description, record.active, record.created_at,
+                                     record.updated_at, placement=record.placement)
+            provider_taken.add(name_key(record.id))
+            renamed_in.append(dataclasses.replace(space, record=record))
+        incoming = renamed_in
         kept_here: set[str] = set()  # native spaces whose store the pack carries unchanged (same id)
         native_ids = {b.id for b in native}
         for space in incoming:
