@@ -137,3 +137,18 @@ def test_a_hand_edited_home_of_another_user_is_refused_before_the_engine_opens(t
     with pytest.raises(InvalidInput) as refused:  # what ProviderHost._open runs on each stored path field
         check_outside_roots("~root/x.db", "services.dataPath", (tmp_path,))
     assert refused.value.field == "services.dataPath" and "~name" in refused.value.rule
+
+
+@pytest.mark.parametrize("value", [12345, False, None, "", "   "])
+def test_a_credential_that_is_not_a_non_empty_string_is_refused_and_the_stored_key_kept(tmp_path: Path, value) -> None:
+    """The attack pass: ``mnemon/providers/configure {services: {apiKey: 12345}}`` (or false, null, "")
+    answered success and removed the stored key. A credential is a non-empty string; only ``clearSecrets``
+    removes one."""
+    service = SpacesService(tmp_path)
+    service.configure_provider("honcho", {"apiKey": "sk-live-stored-key-000"})
+    stored = tmp_path / "state" / "memory-providers.json"
+    before = stored.read_bytes()
+    with pytest.raises(InvalidInput) as refused:
+        service.configure_provider("honcho", {"apiKey": value})
+    assert refused.value.field == "services.apiKey" and "clearSecrets" in refused.value.rule
+    assert stored.read_bytes() == before

@@ -274,6 +274,14 @@ def validate_service_fields(fields: Mapping[str, Any], provider_id: str,
         path = f"services.{name}"
         if name not in allowed:
             raise InvalidInput(path, f"is not {owner} (" + (", ".join(allowed) or "it has none") + ")")
+        if name in secrets and not isinstance(value, str):
+            # a credential is a string; removing one is explicit (clearSecrets, --clear-secret), never a null,
+            # a false or a number that would have cleared the stored key
+            raise InvalidInput(path, "must be a non-empty string (a credential); clearSecrets (CLI "
+                                     "--clear-secret) removes a stored one")
+        if name in secrets and not value.strip():
+            raise InvalidInput(path, "must not be empty (a credential); clearSecrets (CLI --clear-secret) removes "
+                                     "a stored one")
         if value is None or (isinstance(value, str) and not value.strip()):
             out[name] = None  # cleared: the provider's default
             continue

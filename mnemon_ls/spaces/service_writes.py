@@ -162,6 +162,10 @@ class SpacesWrites:
             if status == "committed":
                 facts = "1 fact" if len(extracted) == 1 else f"{len(extracted)} facts"
                 message = f"Remembered in {record.name} as {facts} its provider extracted."
+            if isinstance(raw.get("llmRedacted"), int) and raw["llmRedacted"] > 0:
+                # credentials the provider's language model wrote into the facts, redacted before they were stored
+                detail["llmRedacted"] = raw["llmRedacted"]
+                message += f" {raw['llmRedacted']} credential(s) its language model wrote were redacted."
         return WriteReceipt(status, action or "added", record.id, record.name, raw.get("id"), message, detail, activated)
 
     def link(self, space_id: str, source_id: str, target_id: str, *, edge_type: str = "semantic",

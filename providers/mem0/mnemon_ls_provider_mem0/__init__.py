@@ -40,11 +40,32 @@ from mnemon_ls.spaces.providers.base import Capabilities, FieldRule
 
 __all__ = ["PLUGIN"]
 
+def _infer_on(service: Mapping[str, Any]) -> bool:
+    value = service.get("infer")
+    return value is True or str(value).strip().lower() in ("true", "1", "yes")
+
+
+def check_service(service: Mapping[str, Any]) -> None:
+    """The cross-field rule of ``infer`` (run by configure and enable before anything is written):
+    ``infer`` true needs a language model, ``llmEndpoint`` (then ``llmModel``, the endpoint's model name:
+    Mem0 would otherwise send its own default name to it) or ``llmApiKey`` (OpenAI itself). Raises
+    :class:`~mnemon_ls.errors.InvalidInput` naming the field."""
+    from mnemon_ls.errors import InvalidInput
+
+    if not _infer_on(service):
+        return
+    if not (service.get("llmEndpoint") or service.get("llmApiKey")):
+        raise InvalidInput("services.infer", "true needs a language model: set llmEndpoint (an OpenAI-compatible "
+                                             "/v1 URL) and llmModel, or llmApiKey for OpenAI itself")
+    if service.get("llmEndpoint") and not str(service.get("llmModel") or "").strip():
+        raise InvalidInput("services.llmModel", "is required with infer and llmEndpoint (the endpoint's model name)")
+
+
 def _configured(capabilities: Capabilities, service: Mapping[str, Any]) -> Capabilities:
     """With ``infer`` true Mem0's LLM decides what is stored (the facts it extracts, maybe none): writes are
     ``async-extracting`` (reference 6.7's mode for Mem0), so capacity maintenance never archives into it; an
     endpoint embedder's cosine has no known scale (``normalizedScores`` false)."""
-    infer = service.get("infer") is True or str(service.get("infer")).strip().lower() in ("true", "1", "yes")
+    infer = _infer_on(service)
     changes: dict[str, Any] = {"write": "async-extracting"} if infer else {}
     if str(service.get("mode") or "local") != "local":
         changes["normalized_scores"] = False
@@ -85,4 +106,4 @@ PLUGIN = EnginePlugin(
                                                   "verify-full")),
         "timeoutSeconds": FieldRule("number", 0.1, 600, text="must be a number of seconds between 0.1 and 600"),
         "infer": FieldRule("boolean")},
-    configured=_configured)
+    configured=_configured, check_service=check_service)

@@ -103,9 +103,10 @@ def build_config(service: dict[str, Any]) -> tuple[dict[str, Any], Path, str]:
             raise InvalidInput("services.embeddingModel", "is required with mode openai (the endpoint's model name)")
         embedder = {"api_key": "unused-replaced-embedder", "openai_base_url": str(service["endpoint"]),
                     "model": str(service["embeddingModel"]), "embedding_dims": dims}
-    if _flag(service.get("infer"), "services.infer") and not (service.get("llmEndpoint") or service.get("llmApiKey")):
-        raise InvalidInput("services.infer", "true needs a language model: set llmEndpoint (an OpenAI-compatible "
-                                             "/v1 URL) and llmModel, or llmApiKey for OpenAI itself")
+    _flag(service.get("infer"), "services.infer")
+    from . import check_service
+
+    check_service(service)  # infer needs a model (a hand-edited file too)
     llm: dict[str, Any] = {"api_key": service.get("llmApiKey") or "unused-no-inference"}
     if service.get("llmEndpoint"):
         llm["openai_base_url"] = str(service["llmEndpoint"])
@@ -128,6 +129,81 @@ def _llm_client(llm: dict[str, Any], timeout: float) -> Any:
 
     return OpenAI(api_key=str(llm["api_key"]), base_url=str(llm.get("openai_base_url") or "https://api.openai.com/v1"),
                   timeout=timeout, max_retries=0)
+
+
+class BadExtraction(ValueError):
+    """The LLM's answer is not Mem0's extraction JSON (``{"memory": [{"text": "..."}, ...]}``)."""
+
+
+def _fact_text(text: str) -> tuple[str, int]:
+    """A fact as the LLM wrote it made safe to store and print: credentials redacted
+    (:func:`mnemon_ls.redact.redact_text`, ``[redacted:<kind>]``), control characters other than tab and
+    newline and format characters (Unicode Cc/Cf: ESC, BEL, U+202E...) dropped. ``(text, redactions)``."""
+    import unicodedata
+
+    from mnemon_ls.redact import redact_text
+
+    text, found = redact_text(text)
+    kept = "".join(c for c in text if c in "\t\n" or unicodedata.category(c) not in ("Cc", "Cf"))
+    return kept.strip(), len(found)
+
+
+def checked_extraction(answer: Any) -> tuple[str, int]:
+    """The LLM's extraction ``answer`` checked and cleaned before Mem0 reads it: a string holding (maybe in a
+    ```json fence) ``{"memory": [{"text": str, ...}, ...]}``; each ``text`` through :func:`_fact_text`
+    (an entry left empty is dropped). Returns ``(JSON text for Mem0, redactions)``; an empty answer is
+    ``{"memory": []}`` (nothing to keep). Raises :class:`BadExtraction` naming what is wrong (Mem0 itself
+    crashed on ``{"memory": "a fact"}`` and read broken JSON as "no fact")."""
+    import json
+
+    if not isinstance(answer, str):
+        raise BadExtraction(f"the answer is {type(answer).__name__}, not text")
+    text = answer.strip()
+    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", text, flags=re.S)
+    if fenced:
+        text = fenced.group(1)
+    if not text:
+        return json.dumps({"memory": []}), 0
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise BadExtraction(f"the answer is not JSON: {' '.join(text.split())[:80]!r}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("memory"), list):
+        raise BadExtraction('the answer has no "memory" list')
+    facts, redacted = [], 0
+    for index, entry in enumerate(data["memory"]):
+        if not isinstance(entry, dict) or not isinstance(entry.get("text"), str):
+            raise BadExtraction(f'memory[{index}] is not an object with a "text" string')
+        clean, found = _fact_text(entry["text"])
+        redacted += found
+        if clean:
+            facts.append({**entry, "text": clean})
+    return json.dumps({"memory": facts}, ensure_ascii=False), redacted
+
+
+class CheckedLLM:
+    """Mem0's LLM object with every answer through :func:`checked_extraction` (``infer`` only: the
+    extraction is the one call Mem0's ``add`` makes); ``redacted`` counts the credentials taken out of the
+    facts since :meth:`take_redacted`. Every other attribute is the wrapped LLM's."""
+
+    def __init__(self, llm: Any) -> None:
+        self._llm = llm
+        self.redacted = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._llm, name)
+
+    def generate_response(self, *args: Any, **kwargs: Any) -> str:
+        """The wrapped call, its answer checked (:class:`BadExtraction` goes to Mem0, which raises it as its
+        ``LLMError``)."""
+        text, redacted = checked_extraction(self._llm.generate_response(*args, **kwargs))
+        self.redacted += redacted
+        return text
+
+    def take_redacted(self) -> int:
+        """The count since the last call, reset to 0."""
+        count, self.redacted = self.redacted, 0
+        return count
 
 
 def _scope(connection: dict[str, Any]) -> dict[str, str]:
@@ -242,6 +318,7 @@ class Mem0Engine:
             memory = Memory.from_config(config)
             if infer:
                 memory.llm.client = _llm_client(config["llm"]["config"], timeout)
+                memory.llm = CheckedLLM(memory.llm)
             if mode == "local":
                 memory.embedding_model = LocalEmbedding()
             else:
@@ -295,6 +372,8 @@ class Mem0Engine:
         if isinstance(cause, (openai.AuthenticationError, openai.PermissionDeniedError)):
             field = "services.llmApiKey"
             said = f"refused the key in llmApiKey (HTTP {cause.status_code})"
+        elif isinstance(cause, BadExtraction):
+            said = f"answered what is not Mem0's extraction JSON ({cause})"
         elif isinstance(cause, openai.APITimeoutError):
             wait = float(self.llm.get("timeout") or DEFAULT_TIMEOUT_SECONDS)
             said = f"gave no answer within {wait:g} s (timeoutSeconds)"
@@ -477,6 +556,7 @@ class Mem0Space:
         metadata = {"tags": list(tags), "category": category, "importance": importance, "source": source}
         from mem0.exceptions import LLMError
 
+        getattr(self.engine.memory.llm, "take_redacted", lambda: 0)()  # counts of this write only
         try:
             answer = self.engine.call(lambda: self.engine.memory.add(text, **self.scope, infer=self.engine.infer,
                                                                      metadata=metadata))
@@ -498,6 +578,9 @@ class Mem0Space:
         if self.engine.infer:
             # what Mem0's LLM stored in place of the text: one item a fact, the first one is ``id``
             out["extracted"] = [{"id": str(r["id"]), "content": str(r.get("memory") or "")} for r in rows]
+            taken = getattr(self.engine.memory.llm, "take_redacted", lambda: 0)()
+            if taken:
+                out["llmRedacted"] = taken
         return out
 
     def search(self, query: str, *, limit: int, mode: str = "smart", category: str | None = None,

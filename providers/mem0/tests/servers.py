@@ -266,7 +266,8 @@ class _ExtractionHandler(_EmbeddingHandler):
             self._json(500, {"error": {"message": "the model is overloaded", "type": "server_error"}})
             return
         prompt = "\n".join(str(m.get("content") or "") for m in request.get("messages") or [] if m.get("role") == "user")
-        content = json.dumps({"memory": [{"id": str(i), "text": fact} for i, fact in enumerate(extract_facts(prompt))]})
+        content = self.server.content if self.server.content is not None else json.dumps(
+            {"memory": [{"id": str(i), "text": fact} for i, fact in enumerate(extract_facts(prompt))]})
         self._json(200, {"id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": request.get("model"),
                          "choices": [{"index": 0, "finish_reason": "stop",
                                       "message": {"role": "assistant", "content": content}}],
@@ -281,6 +282,8 @@ class ExtractionServer(EmbeddingServer):
         ThreadingHTTPServer.__init__(self, ("127.0.0.1", 0), _ExtractionHandler)
         self.api_key = api_key
         self.mode = "answer"
+        #: when set, the message content of every answer (a hostile or broken model), instead of the rule's
+        self.content: str | None = None
         self.released = threading.Event()
         self.requests: list[dict[str, Any]] = []
         self._connections: set[socket.socket] = set()

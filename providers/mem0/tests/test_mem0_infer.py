@@ -158,3 +158,54 @@ def test_infer_without_a_model_is_refused_and_the_cli_shows_the_facts(tmp_path: 
     assert "Remembered in Ops as 1 fact its provider extracted." in said.stdout
     recalled = cli(tmp_path, "recall", "when do deploys stop", "--space", "Ops")
     assert "Deploys stop at 16:00 on Fridays." in recalled.stdout and "OK." not in recalled.stdout
+
+
+@pytest.mark.parametrize("content, why", [
+    ('{"memory": "a fact"}', 'the answer has no "memory" list'),
+    ('{"memory": [{"text": 5}, 7, null]}', 'memory[0] is not an object with a "text" string'),
+    ("this is {not json", "the answer is not JSON: 'this is {not json'"),
+    ('{"facts": {}}', 'the answer has no "memory" list'),
+])
+def test_an_answer_that_is_not_the_extraction_json_names_the_llm(tmp_path: Path, llm: ExtractionServer,
+                                                                  content: str, why: str) -> None:
+    """The attack pass: Mem0 crashed (AttributeError, a traceback) on a wrong shape and read broken JSON as
+    "no fact". Both are the LLM's failure, named, with nothing stored."""
+    service = SpacesService(tmp_path / "root", provider_timeout=60)
+    service.thirdparty.enable("mem0", _fields(tmp_path, llm.endpoint))
+    space = service.create_space("Team", "team", active=True, provider="mem0").record.id
+    llm.content = content
+    with pytest.raises(ProviderUnavailable) as error:
+        service.remember("The release train leaves every second Tuesday.", space_id=space)
+    assert error.value.message == (f"provider mem0: the LLM at {llm.endpoint} (model extractor-1; "
+                                   f"services.llmEndpoint) answered what is not Mem0's extraction JSON ({why}); "
+                                   "nothing was stored")
+    assert _count(service, space) == 0
+    service.close()
+
+
+def test_the_facts_an_llm_writes_are_redacted_and_stripped_of_control_characters(tmp_path: Path,
+                                                                                 llm: ExtractionServer) -> None:
+    """The user's text is redacted before it is sent; what the LLM answers must be too: a key it "extracts"
+    is stored as ``[redacted:...]`` and a terminal escape or a right-to-left override is dropped."""
+    service = SpacesService(tmp_path / "root", provider_timeout=60)
+    service.thirdparty.enable("mem0", _fields(tmp_path, llm.endpoint))
+    space = service.create_space("Team", "team", active=True, provider="mem0").record.id
+    key = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    llm.content = json.dumps({"memory": [{"text": f"The deploy token is {key} for prod"},
+                                         {"text": "Deploys \x1b[31mstop\x07 at \u202efour"}, {"text": "\x1b"}]})
+    receipt = service.remember("Tell me about deploys.", space_id=space).to_dict()
+    stored = [e["content"] for e in receipt["extracted"]]
+    assert stored == ["The deploy token is [redacted:github-token] for prod", "Deploys [31mstop at four"]
+    assert receipt["llmRedacted"] == 1 and "1 credential(s) its language model wrote were redacted" in receipt["message"]
+    found = json.dumps(service.recall("deploy token for prod", spaces=[space]).to_dict())
+    assert key not in found and "\u001b" not in found
+    service.close()
+
+
+def test_infer_with_an_endpoint_and_no_model_is_refused_when_configured(tmp_path: Path, llm: ExtractionServer) -> None:
+    """The attack pass: ``--set llmModel=`` was accepted, and Mem0 then sent its own default model name
+    (gpt-5-mini) to the user's endpoint."""
+    done = cli(tmp_path, "provider", "configure", "mem0", "--set", f"dataPath={tmp_path / 'm'}", "--set", "infer=true",
+               "--set", f"llmEndpoint={llm.endpoint}", "--set", "llmModel=")
+    assert done.returncode == 2 and "services.llmModel: is required with infer and llmEndpoint" in done.stderr
+    assert not (tmp_path / "data" / "state" / "memory-providers.json").exists()
