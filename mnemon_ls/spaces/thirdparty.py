@@ -185,10 +185,16 @@ class ProviderHost:
         """The opened engine, every call of it (and of its spaces, :meth:`space`) run under
         :func:`mnemon_ls.output.third_party`: what it prints, warns or logs goes to our log at debug."""
         plugin = self.plugin(provider_id)
-        from .provider_fields import check_outside_roots, is_path_field
+        from .provider_fields import check_outside_roots, is_path_field, validate_endpoint
+        rules = getattr(plugin, "field_rules", {}) or {}
         for name, value in service.items():  # a provider file edited by hand
             if is_path_field(name) and isinstance(value, str) and value:
                 check_outside_roots(value, f"services.{name}", (self.root,))
+            if isinstance(value, str) and value and (name == "endpoint" or name.endswith("Endpoint")
+                                                     or getattr(rules.get(name), "kind", None) == "url"):
+                # the configure rules again (never echoing the value): a credential typed into the file by
+                # hand (https://user:pw@host) would otherwise reach the engine and its error messages
+                validate_endpoint(value, f"services.{name}")
         try:
             with output.third_party():
                 return output.ThirdPartyCalls(plugin.open(dict(service), root=self.root))  # type: ignore[return-value]

@@ -209,3 +209,23 @@ def test_infer_with_an_endpoint_and_no_model_is_refused_when_configured(tmp_path
                "--set", f"llmEndpoint={llm.endpoint}", "--set", "llmModel=")
     assert done.returncode == 2 and "services.llmModel: is required with infer and llmEndpoint" in done.stderr
     assert not (tmp_path / "data" / "state" / "memory-providers.json").exists()
+
+
+@pytest.mark.parametrize("field", ["llmEndpoint", "endpoint"])
+def test_a_credential_typed_into_the_file_is_refused_and_never_printed(tmp_path: Path, llm: ExtractionServer,
+                                                                       field: str) -> None:
+    """The attack pass: configure refuses ``http://user:password@host``, but the same URL typed into
+    state/memory-providers.json by hand reached the engine, whose error printed it in full."""
+    fields = ["--set", f"dataPath={tmp_path / 'm'}", "--set", "infer=true", "--set", f"llmEndpoint={llm.endpoint}",
+              "--set", "llmModel=extractor-1"]
+    assert cli(tmp_path, "provider", "configure", "mem0", *fields).returncode == 0
+    stored = tmp_path / "data" / "state" / "memory-providers.json"
+    data = json.loads(stored.read_text())
+    data["services"]["mem0"][field] = "http://admin:hunter2-pass@127.0.0.1:9/v1"
+    if field == "endpoint":
+        data["services"]["mem0"].update(mode="openai", embeddingModel="e5")
+    stored.write_text(json.dumps(data))
+    for args in (("provider", "enable", "mem0"), ("provider", "test", "mem0")):
+        done = cli(tmp_path, *args)
+        assert done.returncode != 0 and f"services.{field}: must not hold user information" in done.stderr, done.stderr
+        assert "hunter2" not in done.stderr + done.stdout
