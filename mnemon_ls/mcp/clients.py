@@ -292,13 +292,21 @@ def _codex(path: Path, launcher: list[str], remove: bool, base: Path) -> Change:
         present = servers is not None and SERVER_NAME in servers
         summary.append(f"{'updated' if present else 'added'} [mcp_servers.{SERVER_NAME}]: "
                        f"{_shell_join([*launcher, 'mcp'])}")
+        from tomlkit.items import InlineTable
+
         if servers is None:
             servers = tomlkit.table(is_super_table=True)
             doc["mcp_servers"] = servers
-        entry = tomlkit.table()
+        # an inline ``mcp_servers = { other = {...} }`` holds inline tables only: ours is one there too
+        entry = tomlkit.inline_table() if isinstance(servers, InlineTable) else tomlkit.table()
         entry["command"] = wanted["command"]
         entry["args"] = wanted["args"]
-        servers[SERVER_NAME] = entry
+        try:
+            servers[SERVER_NAME] = entry
+        except ValueError as exc:
+            raise InvalidInput(f"{path}: mcp_servers", f"cannot take the mnemon-ls entry ({exc}); write it as "
+                                                       "[mcp_servers.NAME] tables, then run setup again (nothing "
+                                                       "was written)") from None
         appended = _toml_append(after, block)
         try:
             same = not present and tomlkit.parse(appended).unwrap() == doc.unwrap()
@@ -342,7 +350,18 @@ def plan(client: str, *, workspace: Path, project: bool = False, remove: bool = 
     }
     if client not in builders:
         raise InvalidInput("client", "must be one of " + ", ".join(CLIENTS))
-    return builders[client]()
+    changes = builders[client]()
+    if project:
+        inside = Path(os.path.realpath(workspace))
+        for change in changes:
+            real = Path(os.path.realpath(change.path))
+            if real != inside and inside not in real.parents:
+                # a symbolic link committed in the repository (``.vscode -> /elsewhere``) would make setup
+                # edit a file outside it
+                raise InvalidInput(str(change.path), f"leads outside the workspace (to {real}) through a symbolic "
+                                                     "link; setup --project writes only inside the workspace "
+                                                     "(nothing was written)")
+    return changes
 
 
 def apply(changes: list[Change]) -> list[Path]:

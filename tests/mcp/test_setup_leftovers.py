@@ -159,3 +159,33 @@ def test_remove_takes_our_hook_out_of_a_group_it_shares(home: Path, repo: Path) 
     assert changes[1].summary == ["removed the mnemon-ls hook of hooks.UserPromptSubmit"]
     assert settings.read_text() == ('{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", '
                                     '"command": "echo a"}]}]}, "theme": "dark"}')
+
+
+def test_codex_with_an_inline_mcp_servers_table_gets_an_inline_entry(home: Path, repo: Path) -> None:
+    """The attack pass: ``mcp_servers = { other = {...} }`` crashed setup codex with a traceback."""
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('mcp_servers = { other = { command = "x" } }\n')
+    done = run(home, "setup", "codex", "--workspace", str(repo))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    import tomllib
+
+    servers = tomllib.loads(config.read_text())["mcp_servers"]
+    assert servers["other"] == {"command": "x"} and servers["mnemon-ls"]["args"][-1] == "mcp"
+    assert run(home, "setup", "codex", "--remove", "--workspace", str(repo)).returncode == 0
+    assert tomllib.loads(config.read_text())["mcp_servers"] == {"other": {"command": "x"}}
+
+
+def test_project_setup_never_writes_through_a_link_out_of_the_workspace(home: Path, repo: Path, tmp_path: Path) -> None:
+    """A repository may hold ``.vscode -> /elsewhere`` or ``.mcp.json -> /elsewhere/x.json``: setup --project
+    refuses, naming the file, and the file outside is untouched."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    victim = outside / "victim.json"
+    victim.write_text('{"keep": true}\n')
+    (repo / ".vscode").symlink_to(outside)
+    (repo / ".mcp.json").symlink_to(victim)
+    for client in ("vscode", "claude-code"):
+        done = run(home, "setup", client, "--project", "--workspace", str(repo))
+        assert done.returncode == 2 and "leads outside the workspace" in done.stderr, done.stderr
+    assert victim.read_text() == '{"keep": true}\n' and sorted(p.name for p in outside.iterdir()) == ["victim.json"]
