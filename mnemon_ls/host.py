@@ -66,13 +66,20 @@ class WorkspaceHost:
         self.runtime = RuntimeSource(self.resolution, settings, clock=clock)
         self._finish_pack_swap()
 
-    def _finish_pack_swap(self) -> None:
-        """Finish a pack import a killed process left decided (``<root>/.dsh-pack-swap.json``), so no
-        Source ever reads a half-swapped root (:func:`mnemon_ls.packs.recover`). Writes only then."""
-        if os.path.lexists(self.resolution.root / ".dsh-pack-swap.json"):
-            from .packs import recover
+    def _swap_roots(self) -> list[Path]:
+        """This host's storage root and the user root (the global root, whose USER.md every workspace
+        shares): the roots a pack import in any workspace may have left a swap journal in."""
+        return list(dict.fromkeys([self.resolution.root, self.resolution.user_root]))
 
-            recover(self.resolution.root)
+    def _finish_pack_swap(self) -> None:
+        """Finish a pack import a killed process left decided (``.dsh-pack-swap.json`` in this root, or its
+        copy in the user root when another workspace's import was replacing the shared USER.md there), so no
+        Source ever reads or writes a half-swapped root (:func:`mnemon_ls.packs.recover`). Writes only then."""
+        for root in self._swap_roots():
+            if os.path.lexists(root / ".dsh-pack-swap.json"):
+                from .packs import recover
+
+                recover(root)
 
     def hold_pack_gate(self) -> None:
         """Hold the pack gate of this host's root(s) shared until :meth:`close` (:mod:`mnemon_ls.packs.gate`):
@@ -88,7 +95,7 @@ class WorkspaceHost:
         while True:
             stack = contextlib.ExitStack()
             stack.enter_context(gate.hold(roots, exclusive=False))
-            if not os.path.lexists(self.resolution.root / ".dsh-pack-swap.json"):
+            if not any(os.path.lexists(r / ".dsh-pack-swap.json") for r in self._swap_roots()):
                 break
             stack.close()  # an import was killed after deciding while we waited: finish it, then hold again
             self._finish_pack_swap()
@@ -96,9 +103,10 @@ class WorkspaceHost:
 
     def pack_gate(self) -> "Any":
         """A context manager holding the pack gate of this host's root(s) shared for one operation
-        (:mod:`mnemon_ls.packs.gate`)."""
+        (:mod:`mnemon_ls.packs.gate`), after finishing a swap a killed import left (:meth:`_finish_pack_swap`)."""
         from .packs import gate
 
+        self._finish_pack_swap()
         return gate.hold([self.resolution.root, self.resolution.user_root], exclusive=False)
 
     def export_pack(self, scope: str | None = None, *, include_user_profile: bool = False) -> "Any":

@@ -98,3 +98,65 @@ def test_sigkill_during_import_leaves_the_old_or_the_new_root(setup, tmp_path, s
         again.close()
     if mode == "replace":
         assert memory(root) == expected[mode]
+
+
+SHARED_SCRIPT = r"""
+import os, signal, sys
+from pathlib import Path
+from mnemon_ls.host import WorkspaceHost
+from mnemon_ls.packs import importer
+from mnemon_ls.settings import load_settings
+
+workspace, pack, step = sys.argv[1:4]
+importer._step_hook = lambda name: os.kill(os.getpid(), signal.SIGKILL) if name == step else None
+host = WorkspaceHost(Path(workspace), load_settings({"storageScope": "workspace", "runtimeUserScope": "global"}))
+host.import_pack(Path(pack).read_bytes(), mode="replace", components=["runtime"], replace_user_profile=True)
+print("finished")
+"""
+
+
+def _user_entries(global_root: Path) -> list[str]:
+    import json
+
+    data = json.loads((global_root / "runtime" / "memories.json").read_text(encoding="utf-8"))
+    return [e["content"] for e in data["entries"] if e["target"] == "user"]
+
+
+@pytest.mark.parametrize("step", ["swap:0:moved", "swap:1:moved", "swapped"])
+def test_a_killed_replace_of_the_shared_user_profile_is_finished_by_another_workspace(tmp_path, step):
+    """The attack pass: an import replacing the shared USER.md was killed right after moving the global
+    root's runtime/ away; another workspace then saw USER.md empty, its acknowledged add was later moved
+    aside into a displaced folder by the importer's roll forward, and doctor said nothing. The global root
+    now holds a copy of the swap journal: the other workspace's next command finishes the swap first, then
+    reads the pack's profile and its add lands on it."""
+    from tests.gitrepo import make_repo
+
+    data = tmp_path / "data"
+    env = procs.child_env(HOME=str(tmp_path / "home"), MNEMON_DATA_DIR=str(data), MNEMON_SEMANTIC="off")
+    one, two = tmp_path / "one", tmp_path / "two"
+    make_repo(one, "main")
+    make_repo(two, "main")
+
+    def cli(where: Path, *args: str) -> subprocess.CompletedProcess:
+        done = subprocess.run([sys.executable, "-m", "mnemon_ls", *args, "--scope", "workspace"], cwd=where,
+                              env=env, capture_output=True, text=True, timeout=procs.WAIT_SECONDS)
+        assert "Traceback" not in done.stderr, done.stderr
+        return done
+
+    assert cli(one, "runtime", "add", "--target", "user", "--content", "Uses vim").returncode == 0
+    assert cli(one, "runtime", "add", "--target", "memory", "--content", "one's fact").returncode == 0
+    pack = tmp_path / "p.zip"
+    assert cli(one, "pack", "export", "--pack-scope", "runtime", "--include-user-profile", "-o", str(pack)).returncode == 0
+    assert cli(one, "runtime", "add", "--target", "user", "--content", "Likes tea").returncode == 0
+    killed = subprocess.run([sys.executable, "-c", SHARED_SCRIPT, str(one), str(pack), step], env=env, cwd=one,
+                            capture_output=True, text=True, timeout=procs.WAIT_SECONDS)
+    assert killed.returncode == -9, killed.stderr
+    # another workspace, first thing: its wake shows the pack's profile (never an empty one) ...
+    wake = cli(two, "wake")
+    assert wake.returncode == 0 and "Uses vim" in wake.stdout and "Likes tea" not in wake.stdout, wake.stdout
+    # ... and its add is kept, on that profile
+    assert cli(two, "runtime", "add", "--target", "user", "--content", "Answers in English").returncode == 0
+    assert cli(one, "wake").returncode == 0  # the importing workspace's next command changes nothing more
+    assert _user_entries(data) == ["Uses vim", "Answers in English"]
+    leftovers = [p for p in [*data.rglob(".dsh-pack*"), *one.rglob(".dsh-pack*")] if "lock" not in p.name]
+    assert leftovers == []

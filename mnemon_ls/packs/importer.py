@@ -176,27 +176,46 @@ def recover(root: Path | str) -> dict[str, Any] | None:
     journal_path = root / JOURNAL
     if not journal_path.exists() and not _leftovers(root):
         return None
-    with fsio.file_lock(root / PACK_LOCK), gate.hold([root], exclusive=True):
-        return _recover_locked(root)
+    # a journal names every root its swap touches (the importing root first, as the import locked them):
+    # all of them are locked, so no host of any of them sees the roll forward half done
+    roots = [root]
+    journal = _read_journal(journal_path)
+    if journal is not None and isinstance(journal.get("roots"), list):
+        named = [Path(r) for r in journal["roots"] if isinstance(r, str)]
+        roots = named + [root] if root not in named else named
+    with contextlib.ExitStack() as stack:
+        for each in roots:
+            stack.enter_context(fsio.file_lock(each / PACK_LOCK))
+        stack.enter_context(gate.hold(roots, exclusive=True))
+        return _recover_locked(root, roots)
 
 
-def _recover_locked(root: Path) -> dict[str, Any] | None:
+def _read_journal(path: Path) -> dict[str, Any] | None:
+    data = fsio.read_bytes_or_none(path)
+    if data is None:
+        return None
+    try:
+        journal = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None  # written atomically: a damaged one was never complete
+    return journal if isinstance(journal, dict) and isinstance(journal.get("pairs"), list) else None
+
+
+def _recover_locked(root: Path, roots: Sequence[Path] = ()) -> dict[str, Any] | None:
     journal_path = root / JOURNAL
-    data = fsio.read_bytes_or_none(journal_path)
+    exists = os.path.lexists(journal_path)
+    journal = _read_journal(journal_path) if exists else None
     result = None
-    if data is not None:
-        try:
-            journal = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            journal = None  # written atomically: a damaged one was never complete
+    if exists:
         if journal is not None:
             displaced = _roll_forward(journal, root)
             result = {"rolledForward": len(journal["pairs"]), **({"displaced": displaced} if displaced else {})}
-        os.unlink(journal_path)
-        fsio.fsync_dir(root)
+        # every root's copy goes (the other roots' first), then this one
+        _drop_journals([Path(r) / JOURNAL for r in roots if Path(r) != root], journal_path)
         if journal is not None:
             _clean(journal.get("dirs", ()))
-    _clean(_leftovers(root))
+    for each in {*roots, root}:
+        _clean(_leftovers(Path(each)))
     return result
 
 
@@ -217,6 +236,9 @@ class _Plan:
     dry_run: bool = False
     #: the replace replaces USER.md too (:func:`user_profile_replaced`): the backup carries it
     backup_user_profile: bool = False
+    #: other roots the swap replaces a directory of (the global root's ``runtime/``): each gets a copy of
+    #: the journal, so a host of another workspace finishes a killed swap before it reads or writes there
+    other_roots: list[Path] = field(default_factory=list)
 
 
 def _copy_tree(source: Path, target: Path, skip: Callable[[str], bool]) -> None:
@@ -555,7 +577,8 @@ def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
     try:
         # order: pack markers, the gate (every other command of these roots has finished), component locks
         with _locks(pack_locks), gate.hold(roots, exclusive=True), _locks(lock_paths):
-            plan = _import_locked(host, pack, mode, chosen, root, replace_user_profile=replace_user_profile)
+            plan = _import_locked(host, pack, mode, chosen, root, replace_user_profile=replace_user_profile,
+                                  other_roots=roots[1:])
     except BaseException:
         for directory in absent:  # component directories only the locks created: nothing is left behind
             with contextlib.suppress(OSError):
@@ -568,11 +591,12 @@ def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
 
 
 def _import_locked(host: "WorkspaceHost", pack: Pack, mode: str, chosen: Sequence[str], root: Path, *,
-                   dry_run: bool = False, replace_user_profile: bool = False) -> _Plan:
+                   dry_run: bool = False, replace_user_profile: bool = False,
+                   other_roots: Sequence[Path] = ()) -> _Plan:
     from . import backups
 
     stages: dict[Path, Path] = {}
-    plan = _Plan(stage=root, dry_run=dry_run)
+    plan = _Plan(stage=root, dry_run=dry_run, other_roots=[Path(r) for r in other_roots])
     backup: "backups.Saved | None" = None
     try:
         stage = _stage_for(root, plan, stages)
@@ -634,11 +658,21 @@ def _swap(root: Path, plan: _Plan) -> None:
         pairs.append({"staged": str(staged), "target": str(target),
                       "backup": str(backups[owner] / f"{index}-{target.name}")})
         fsio.ensure_dir(target.parent)
-    journal = {"version": 1, "pairs": pairs, "dirs": [str(d) for d in plan.dirs]}
+    journal = {"version": 1, "pairs": pairs, "dirs": [str(d) for d in plan.dirs],
+               "roots": [str(r) for r in (root, *plan.other_roots)]}
     journal_path = root / JOURNAL
+    copies = [Path(r) / JOURNAL for r in plan.other_roots]
+    text = (json.dumps(journal, indent=2) + "\n").encode("utf-8")
     try:
-        fsio.write_file_atomically(journal_path, (json.dumps(journal, indent=2) + "\n").encode("utf-8"))
+        # the copies first: any journal written means decided (everything is staged), and none of the
+        # roots' directories moves before every root holds one
+        for copy in copies:
+            fsio.write_file_atomically(copy, text)
+        fsio.write_file_atomically(journal_path, text)
     except BaseException:
+        for copy in copies:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(copy)
         _clean(journal["dirs"])
         raise
     _step("journal")
@@ -658,8 +692,7 @@ def _swap(root: Path, plan: _Plan) -> None:
             _step(f"swap:{index}:placed")
     except Exception as exc:
         displaced = _roll_back(done, root)
-        os.unlink(journal_path)
-        fsio.fsync_dir(root)
+        _drop_journals(copies, journal_path)
         _clean(journal["dirs"])
         mapped = exc if isinstance(exc, MnemonError) else None
         kept = (f"; what another program created meanwhile was kept in {', '.join(displaced)}" if displaced else "")
@@ -667,10 +700,21 @@ def _swap(root: Path, plan: _Plan) -> None:
                           f"rolled back and nothing of the pack was imported{kept}", reason="swap-failed",
                           displaced=displaced) from exc
     _step("swapped")
-    os.unlink(journal_path)
-    fsio.fsync_dir(root)
+    _drop_journals(copies, journal_path)
     _clean(journal["dirs"])
     _step("cleaned")
+
+
+def _drop_journals(copies: Sequence[Path], journal_path: Path) -> None:
+    """Remove the other roots' journal copies, then the importing root's (durably): while that one exists,
+    :func:`recover` still knows the swap."""
+    for copy in copies:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(copy)
+        fsio.fsync_dir(copy.parent)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(journal_path)
+    fsio.fsync_dir(journal_path.parent)
 
 
 def _roll_back(done: list[dict[str, str]], root: Path) -> list[str]:
