@@ -374,3 +374,39 @@ def test_the_restore_command_names_a_data_dir_from_the_environment(tmp_path: Pat
     assert shell.returncode == 0, shell.stderr
     memories = [e["content"] for e in json.loads((root / "runtime" / "memories.json").read_text())["entries"]]
     assert memories == ["kept fact"] and not (tmp_path / "home" / ".mnemon").exists()
+
+
+@pytest.mark.parametrize("case", [str, str.upper])
+def test_replace_gives_a_pack_space_holding_a_third_party_space_id_a_new_id(tmp_path: Path, case) -> None:
+    """The attack pass: a replace import of a pack whose space id is a third-party space's (or differs only
+    in case) left two spaces with one id. The provider space stays; the pack's comes in under a new id, as
+    in a merge."""
+    from mnemon_ls.spaces import SpacesService
+    from tests.helpers.packs import repack, unpack
+
+    seed(tmp_path / "a")
+    source = host_on(tmp_path / "a")
+    try:
+        files = unpack(packs.export_pack(source, "memory-spaces").data)
+    finally:
+        source.close()
+    root = tmp_path / "b"
+    service = SpacesService(root)
+    service.configure_provider("honcho", {}, enabled=True)
+    [theirs] = service.registry.sync_namespaces("honcho", [{"externalId": "peer-1"}])
+    service.close()
+    pack_id = case(theirs.id)
+    catalog = json.loads(files["payload/data/.dsh-memory-bodies.json"])
+    [body] = catalog["bodies"]
+    old_id, body["id"] = body["id"], pack_id
+    files["payload/data/.dsh-memory-bodies.json"] = json.dumps(catalog).encode()
+    files[f"payload/data/{pack_id}/mnemon.db"] = files.pop(f"payload/data/{old_id}/mnemon.db")
+    host = host_on(root)
+    try:
+        receipt = host.import_pack(repack(files), "replace", ["memory-spaces"])
+        ids = [v.record.id for v in host.spaces.list_spaces()]
+    finally:
+        host.close()
+    [renamed] = receipt["spaces"]["renamed"]
+    assert renamed["from"] == pack_id and renamed["to"] != pack_id
+    assert sorted(ids) == sorted([theirs.id, renamed["to"]]) and len({i.casefold() for i in ids}) == 2
