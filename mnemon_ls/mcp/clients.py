@@ -183,6 +183,18 @@ def _json_is_empty(text: str) -> bool:
     return json.loads(text) == {}
 
 
+def _was(old: Any) -> str:
+    """`` (was: <its command line>)`` for an entry setup replaces (a user's own ``--read-only`` must not
+    disappear unsaid), else ``""``."""
+    if not isinstance(old, Mapping):
+        return ""
+    command = old.get("command")
+    args = old.get("args") if isinstance(old.get("args"), list) else []
+    shown = _shell_join([str(command), *map(str, args)]) if isinstance(command, str) else json.dumps(dict(old))[:200]
+    extra = sorted(k for k in old if k not in ("command", "args", "type"))
+    return f" (was: {shown}" + (f"; its {', '.join(extra)} dropped" if extra else "") + ")"
+
+
 def _json_servers(path: Path, key: str, entry: dict[str, Any], remove: bool, base: Path) -> Change:
     before, data = _read_json(path)
     servers = _section(data, key, path)
@@ -196,7 +208,7 @@ def _json_servers(path: Path, key: str, entry: dict[str, Any], remove: bool, bas
             summary.append(f"removed {key}.{SERVER_NAME}")
     elif servers.get(SERVER_NAME) != entry:
         summary.append(f"{'updated' if SERVER_NAME in servers else 'added'} {key}.{SERVER_NAME}: "
-                       f"{_shell_join([entry['command'], *entry['args']])}")
+                       f"{_shell_join([entry['command'], *entry['args']])}{_was(servers.get(SERVER_NAME))}")
         text = jsonedit.set_value(text, [key, SERVER_NAME], entry)
     return _finish(path, before, text, summary, base, _json_is_empty)
 
@@ -290,8 +302,10 @@ def _codex(path: Path, launcher: list[str], remove: bool, base: Path) -> Change:
             after = cut if cut is not None and tomlkit.parse(cut).unwrap() == doc.unwrap() else tomlkit.dumps(doc)
     elif servers is None or servers.get(SERVER_NAME) != wanted:
         present = servers is not None and SERVER_NAME in servers
+        previous = servers.get(SERVER_NAME) if servers is not None else None
         summary.append(f"{'updated' if present else 'added'} [mcp_servers.{SERVER_NAME}]: "
-                       f"{_shell_join([*launcher, 'mcp'])}")
+                       f"{_shell_join([*launcher, 'mcp'])}"
+                       f"{_was(previous.unwrap() if hasattr(previous, 'unwrap') else previous)}")
         from tomlkit.items import InlineTable
 
         if servers is None:

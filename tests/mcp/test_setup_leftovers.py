@@ -189,3 +189,15 @@ def test_project_setup_never_writes_through_a_link_out_of_the_workspace(home: Pa
         done = run(home, "setup", client, "--project", "--workspace", str(repo))
         assert done.returncode == 2 and "leads outside the workspace" in done.stderr, done.stderr
     assert victim.read_text() == '{"keep": true}\n' and sorted(p.name for p in outside.iterdir()) == ["victim.json"]
+
+
+def test_replacing_a_users_own_entry_says_what_it_was(home: Path, repo: Path) -> None:
+    """The attack pass: an existing ``mnemon-ls`` entry with ``--read-only`` was "updated" to the read-write
+    one without a word. The line says what it was, and what of it is dropped."""
+    claude = home / ".claude.json"
+    claude.write_text(json.dumps({"mcpServers": {"mnemon-ls": {"command": "mnemon-ls", "args": ["mcp", "--read-only"],
+                                                               "env": {"X": "1"}}}}))
+    done = run(home, "setup", "claude-code", "--workspace", str(repo))
+    assert done.returncode == 0, done.stderr
+    [line] = [l for l in done.stdout.splitlines() if l.startswith("  updated mcpServers.mnemon-ls")]
+    assert line.endswith(" (was: mnemon-ls mcp --read-only; its env dropped)"), line
