@@ -226,10 +226,17 @@ def stored_field_problem(provider_id: str, name: str, value: Any, *, scope: str 
     if name not in declared:
         return None
     rule = plugins.field_rules(provider_id).get(name) or FieldRule()
-    if rule.stored_type_ok(value):
-        return None
     label = getattr(plugin, "label", None) or provider_id
-    return f"must be {rule.stored_type}, not {_json_kind(value)} ({label}'s rule: {rule.rule})"
+    if not rule.stored_type_ok(value):
+        return f"must be {rule.stored_type}, not {_json_kind(value)} ({label}'s rule: {rule.rule})"
+    if rule.kind in ("number", "integer", "choice", "boolean"):
+        # of the right type and still impossible (``embeddingDims: -1``, ``timeoutSeconds: 1e308``): the rule
+        # configure applies, so a hand edit cannot store what configure refuses
+        try:
+            rule.normalise(value)
+        except ValueError as exc:
+            return f"{exc} ({label}'s rule)"
+    return None
 
 
 def stored_fields_problem(provider_id: str, fields: Mapping[str, Any], field_path: str, *,
