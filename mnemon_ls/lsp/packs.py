@@ -128,7 +128,10 @@ def register(server: "MnemonLanguageServer", mnemon_request: Callable[[str], Cal
             exported = state.host.export_pack(p.pack_scope, include_user_profile=p.include_user_profile)
             data = exported.to_dict()
             if target is not None:
-                write_export(state.host, exported.data, target)
+                try:
+                    write_export(state.host, exported.data, target)
+                except InvalidInput as exc:  # the CLI's -o (``output``) is this request's ``path``
+                    raise InvalidInput("path" if exc.field == "output" else exc.field, exc.rule) from None
                 return data | {"path": str(target)}
             return data | {"base64": base64.b64encode(exported.data).decode("ascii")}
 
