@@ -80,7 +80,7 @@ def _fields(args: argparse.Namespace, providers: Any) -> dict[str, Any]:
         if name not in secrets:
             raise InvalidInput(f"services.{name}", f"is not a credential field of {label} (--secret takes only: "
                                                    f"{listed}); give a plain field with --set {name}=VALUE")
-        if name in fields:
+        if name in fields or args.secret_fields.count(name) > 1:
             raise InvalidInput(f"services.{name}", "is given twice (each KEY may be set once)")
     fields.update(read_secrets(args.secret_fields, label))
     return fields
