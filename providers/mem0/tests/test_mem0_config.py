@@ -292,9 +292,7 @@ def test_several_piped_secrets_take_one_line_each_in_order_and_no_more(tmp_path:
     assert missing.returncode == 2
     assert missing.stderr.startswith("mnemon-ls: error: services.pgPassword: is empty")
     twice = cli(tmp_path, "provider", "configure", "mem0", "--secret", "apiKey", "--secret", "apiKey",
-                stdin="sk-one-key-0123
-sk-two-key-0456
-")  # the first line used to be dropped unsaid
+                stdin="sk-one-key-0123\nsk-two-key-0456\n")  # the first line used to be dropped unsaid
     assert twice.returncode == 2
     assert twice.stderr == "mnemon-ls: error: services.apiKey: is given twice (each KEY may be set once)\n"
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
