@@ -87,7 +87,35 @@ class ProviderPlane:
             new_state = RegistryState(state.bodies, services, flags,
                                       tuple(b for b in all_bodies if flags.get(b.provider_id)))
             self._write_locked(new_state, all_provider_bodies=all_bodies, disabled_spaces=kept)
+            if clear:
+                self._clear_quarantined_secrets(provider_id, clear)
             return self.service_view(new_state, provider_id)
+
+    def _clear_quarantined_secrets(self, provider_id: str, names: Iterable[str]) -> None:
+        """Take the cleared credentials ``names`` of ``provider_id`` out of the copies a repair kept in
+        ``state/quarantine/<stamp>-memory-providers.json`` too (rewritten atomically, 0600): a key the user
+        removed must not live on there. A copy that does not parse as JSON holds no readable field and is
+        left as it is (doctor lists it)."""
+        import json
+
+        folder = self.state_dir / "quarantine"
+        try:
+            copies = sorted(p for p in folder.iterdir() if p.name.endswith("-memory-providers.json") and p.is_file()
+                            and not p.is_symlink())
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        for copy in copies:
+            try:
+                doc = json.loads(copy.read_bytes().decode("utf-8"))
+            except (OSError, UnicodeDecodeError, ValueError):
+                continue
+            service = doc.get("services", {}).get(provider_id) if isinstance(doc, dict) and isinstance(
+                doc.get("services"), dict) else None
+            if not isinstance(service, dict) or not any(n in service for n in names):
+                continue
+            for name in names:
+                service.pop(name, None)
+            fsio.write_file_atomically(copy, (json.dumps(doc, indent=2) + "\n").encode("utf-8"))
 
     @staticmethod
     def validate_clear_secrets(provider_id: str, clear_secrets: Iterable[str]) -> list[str]:

@@ -296,3 +296,22 @@ def test_several_piped_secrets_take_one_line_each_in_order_and_no_more(tmp_path:
     assert twice.returncode == 2
     assert twice.stderr == "mnemon-ls: error: services.apiKey: is given twice (each KEY may be set once)\n"
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+
+
+def test_clearing_a_secret_clears_it_from_the_quarantined_copies_too(tmp_path: Path) -> None:
+    """The attack pass: a repair of a damaged provider file keeps a copy in state/quarantine/, credentials
+    included; ``--clear-secret`` left the key there."""
+    key = "sk-" + "q9Rr2Lm9Xc4Vb8Nn1Kp5Tt3Yw6Ee0Ub"
+    assert cli(tmp_path, "provider", "configure", "mem0", "--set", "collection=team", "--secret", "vectorApiKey",
+               stdin=key + "\n").returncode == 0
+    path = tmp_path / "data" / "state" / "memory-providers.json"
+    doc = json.loads(path.read_text())
+    doc["services"]["mem0"]["pgPort"] = "5432"  # damage: a repair quarantines a copy holding the key
+    path.write_text(json.dumps(doc, indent=2) + "\n")
+    assert cli(tmp_path, "provider", "list").returncode == 0
+    [copy] = (tmp_path / "data" / "state" / "quarantine").glob("*-memory-providers.json")
+    assert key in copy.read_text()
+    cleared = cli(tmp_path, "provider", "configure", "mem0", "--clear-secret", "vectorApiKey")
+    assert cleared.returncode == 0, cleared.stderr
+    assert key not in path.read_text() and key not in copy.read_text()
+    assert json.loads(copy.read_text())["services"]["mem0"]["pgPort"] == "5432"  # the damage itself is kept
