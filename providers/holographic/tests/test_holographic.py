@@ -30,7 +30,7 @@ def test_installed_but_not_configured_is_a_clear_error_and_writes_nothing(tmp_pa
                  lambda: service.create_space("Notes", "notes", provider="holographic")):
         with pytest.raises(ProviderNotConfigured) as refused:
             call()
-        assert refused.value.data["reason"] == "not-configured" and "provider configure holographic" in refused.value.message
+        assert refused.value.data["reason"] == "not-configured" and "`mnemon-ls provider enable holographic` for this workspace" in refused.value.message
     assert not (tmp_path / "root" / "state").exists()
 
 
