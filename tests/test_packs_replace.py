@@ -278,19 +278,18 @@ def test_replace_saves_what_it_replaces_and_the_restore_command_puts_it_back(tmp
     assert contents(root) == before  # b as it was before the replace, user profile included
 
 
-def test_the_newest_five_backups_are_kept(tmp_path: Path) -> None:
-    seed(tmp_path / "a")
-    source = host_on(tmp_path / "a")
+def _documents_pack(root: Path, tag: str = "") -> bytes:
+    """The documents pack of a freshly :func:`seed`-ed ``root``."""
+    seed(root, tag=tag)
+    source = host_on(root)
     try:
-        data = packs.export_pack(source, "documents").data
+        return packs.export_pack(source, "documents").data
     finally:
         source.close()
-    seed(tmp_path / "c", tag=" (c)")
-    other = host_on(tmp_path / "c")
-    try:
-        data_c = packs.export_pack(other, "documents").data
-    finally:
-        other.close()
+
+
+def test_the_newest_five_backups_are_kept(tmp_path: Path) -> None:
+    data, data_c = _documents_pack(tmp_path / "a"), _documents_pack(tmp_path / "c", " (c)")
     host = host_on(tmp_path / "b")
     try:  # a, c, a, c...: each replace replaces something new, so each keeps a backup
         written = [host.import_pack(data if i % 2 == 0 else data_c, "replace")["backup"]["path"] for i in range(7)]
@@ -304,12 +303,7 @@ def test_the_newest_five_backups_are_kept(tmp_path: Path) -> None:
 def test_a_replace_that_replaces_nothing_new_keeps_the_backup_it_has(tmp_path: Path) -> None:
     """The same replace six times: the first backup holds what it replaced; the five after it would each
     hold the same state again, so they reuse the newest backup and never rotate the first one out."""
-    seed(tmp_path / "a")
-    source = host_on(tmp_path / "a")
-    try:
-        data = packs.export_pack(source, "documents").data
-    finally:
-        source.close()
+    data = _documents_pack(tmp_path / "a")
     seed(tmp_path / "b", tag=" (b)")
     host = host_on(tmp_path / "b")
     try:

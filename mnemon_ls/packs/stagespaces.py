@@ -72,10 +72,7 @@ def stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: "_Plan", st
                         existing, space.db, stage, read_copy=plan.dry_run):
                     report["skipped"] += 1
                     continue
-                new_id = str(uuid.uuid4())
-                report["renamed"].append({"from": record.id, "to": new_id})
-                record = SpaceRecord(new_id, record.name, record.description, record.active, record.created_at,
-                                     record.updated_at, placement=record.placement)
+                record = _under_new_id(record, report)
             taken.add(name_key(record.id))
             added.append(dataclasses.replace(space, record=record))
     else:
@@ -88,10 +85,7 @@ def stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: "_Plan", st
         for space in incoming:
             record = space.record
             if name_key(record.id) in provider_taken:
-                new_id = str(uuid.uuid4())
-                report["renamed"].append({"from": record.id, "to": new_id})
-                record = SpaceRecord(new_id, record.name, record.description, record.active, record.created_at,
-                                     record.updated_at, placement=record.placement)
+                record = _under_new_id(record, report)
             provider_taken.add(name_key(record.id))
             renamed_in.append(dataclasses.replace(space, record=record))
         incoming = renamed_in
@@ -196,6 +190,15 @@ def _active_store(root: Path, final: Sequence[SpaceRecord]) -> str | None:
     if "default" in ids:
         return "default"
     return next((r.id for r in final if r.active), ids[0])
+
+
+def _under_new_id(record: SpaceRecord, report: dict[str, Any]) -> SpaceRecord:
+    """``record`` under a fresh UUID id (its id is taken here), listed in ``report["renamed"]`` as
+    ``{from, to}``."""
+    new_id = str(uuid.uuid4())
+    report["renamed"].append({"from": record.id, "to": new_id})
+    return SpaceRecord(new_id, record.name, record.description, record.active, record.created_at,
+                       record.updated_at, placement=record.placement)
 
 
 def secrets_pass(redaction: Any, source: Any, mode: str) -> bool:
