@@ -379,8 +379,10 @@ class PackInvalid(MnemonError):
 class PackRefused(MnemonError):
     """A well-formed pack operation this root refuses: an export of a store whose WAL is not
     checkpointed, a replace that would empty an initialized set of stores, a credential under
-    ``secrets: reject``, or a swap that failed and was rolled back. ``data.reason`` is a stable word
-    (``wal-not-checkpointed``, ``would-empty``, ``secret``, ``swap-failed``). Nothing was changed."""
+    ``secrets: reject``, a component changed by hand (or by a program that takes no lock) while the import
+    was staged, or a swap that failed and was rolled back. ``data.reason`` is a stable word
+    (``wal-not-checkpointed``, ``would-empty``, ``secret``, ``changed-meanwhile`` (``data.file``: the
+    directory), ``swap-failed``, ``backup-failed``). Nothing was changed."""
 
     code = "pack-refused"
     exit_code = EXIT_REJECTED

@@ -116,7 +116,7 @@ def test_merge_runtime_unions_by_target_and_content(tmp_path):
     receipt = do_import(tmp_path / "b", export(tmp_path / "a", "runtime"))
     runtime = receipt["runtime"]
     profile = runtime.pop("userProfile")
-    assert runtime == {"added": 2, "skipped": 1, "removed": 0, "targets": {
+    assert runtime == {"added": 2, "skipped": 1, "removed": 0, "handEdits": [], "targets": {
         "user": {"added": 1, "skipped": 0, "removed": 0}, "memory": {"added": 1, "skipped": 1, "removed": 0}}}
     assert profile == {"carried": 1, "added": 1, "skipped": 0, "removed": 0, "handling": "merged", "shared": False,
                        "path": str(tmp_path / "b" / "runtime" / "USER.md"), "optInNeeded": False}

@@ -159,6 +159,9 @@ def receipt_lines(receipt: dict[str, Any], file: str, root: Any,
     if runtime is not None:
         per = "; ".join(f"{PROJECTION_NAMES[t]}: {_counts(c, replace)}" for t, c in runtime["targets"].items())
         lines.append(f"  Runtime entries: {_counts(runtime, replace)} ({per})")
+        for edit in runtime.get("handEdits") or ():
+            saved = f"; your edit is saved at {edit['savedAs']}" if edit.get("savedAs") else ""
+            lines.append(f"  first, your hand edit of {edit['file']}: {edit['message']}{saved}")
     if receipt.get("documents") is not None:
         lines.append(f"  documents: {_counts(receipt['documents'], replace)}")
     spaces = receipt.get("spaces")

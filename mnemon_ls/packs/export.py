@@ -86,13 +86,16 @@ def export_pack(host: "WorkspaceHost", scope: str = "full", *, include_user_prof
     """Export ``host``'s memory for ``scope`` (module doc). The user profile (``target=user`` entries,
     USER.md) stays on this machine unless ``include_user_profile``: the pack's ``USER.md`` is then the
     projection of no entries and :attr:`ExportedPack.user_profile_left_out` counts what was left out.
-    Never writes under the root except what
-    SQLite's checkpoint folds back into ``mnemon.db``. Raises :class:`InvalidInput` (scope),
+    Never writes under the root except what SQLite's checkpoint folds back into ``mnemon.db`` and, with the
+    runtime component, a hand edit of USER.md / MEMORY.md imported first (``handEdits``, as every runtime
+    command does: :meth:`~mnemon_ls.runtime.source.RuntimeSource.repair`), so the pack holds what the files show. Raises :class:`InvalidInput` (scope),
     :class:`UnreadableStore` (a damaged store file), :class:`PackRefused` (a WAL that cannot be
     checkpointed) and :class:`~mnemon_ls.errors.PackInvalid` (the root holds something a pack cannot
     carry, e.g. a document file that differs from its index record)."""
     scope = validate_scope(scope)
     with host.pack_gate():  # one state of the root: an import in another process waits (:mod:`.gate`)
+        if "runtime" in fmt.SCOPES[scope]:
+            host.runtime.repair(rebuild_missing=False)  # a hand edit of USER.md / MEMORY.md goes in the pack
         return _build(host, scope, include_user_profile, now, held=False)
 
 
@@ -154,6 +157,7 @@ def _documents(host: "WorkspaceHost", held: bool = False) -> tuple[dict[str, byt
         lock: Any = contextlib.nullcontext()
     else:
         store = host.documents
+        store.refresh()  # a document changed by hand is adopted first (a new revision): the pack carries it
         store.flush_access()
         lock = fsio.file_lock(store.lock_path, store.lock_timeout)
     with lock:

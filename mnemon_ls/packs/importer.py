@@ -239,6 +239,9 @@ class _Plan:
     #: other roots the swap replaces a directory of (the global root's ``runtime/``): each gets a copy of
     #: the journal, so a host of another workspace finishes a killed swap before it reads or writes there
     other_roots: list[Path] = field(default_factory=list)
+    #: component directories copied into the stage, with their :func:`_tree_stamp` when they were read: the
+    #: swap is refused when one changed meanwhile (a hand edit, a program that does not take the locks)
+    watched: list[tuple[Path, tuple[tuple[str, int, int, int], ...]]] = field(default_factory=list)
 
 
 def _copy_tree(source: Path, target: Path, skip: Callable[[str], bool]) -> None:
@@ -258,6 +261,28 @@ def _copy_tree(source: Path, target: Path, skip: Callable[[str], bool]) -> None:
 
 def _transient(name: str) -> bool:
     return name.startswith(_DERIVED) or name.endswith((".tmp", ".publish"))
+
+
+def _tree_stamp(directory: Path) -> tuple[tuple[str, int, int, int], ...]:
+    """``(relative path, size in bytes, mtime in nanoseconds, inode)`` of every file under ``directory``
+    (links not followed; derived and transient files left out), sorted; ``()`` when it does not exist."""
+    stamp = []
+    for folder, _dirs, names in os.walk(directory):
+        for name in names:
+            if _transient(name):
+                continue
+            path = os.path.join(folder, name)
+            try:
+                st = os.lstat(path)
+            except FileNotFoundError:
+                continue
+            stamp.append((os.path.relpath(path, directory), st.st_size, st.st_mtime_ns, st.st_ino))
+    return tuple(sorted(stamp))
+
+
+def _changed_meanwhile(plan: "_Plan") -> Path | None:
+    """The first of ``plan.watched`` whose files changed since they were read, else ``None``."""
+    return next((path for path, stamp in plan.watched if _tree_stamp(path) != stamp), None)
 
 
 def user_profile_replaced(host: "WorkspaceHost", pack: Pack, mode: str, replace_user_profile: bool) -> bool:
@@ -285,11 +310,19 @@ def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, st
     targets: dict[str, dict[str, int]] = {}
     limits = host.settings.runtime_memory
     user_md = None
+    hand_edits: list[dict[str, Any]] = []
     for store in host.runtime.stores:
+        if not plan.dry_run:
+            # a hand edit of USER.md / MEMORY.md counts (handEdits=import) before the import reads the store,
+            # as before every runtime command: otherwise the swap would replace it unseen
+            repaired = store.repair(rebuild_missing=False)
+            hand_edits += [{"file": str(store.runtime_dir / name), **result}
+                           for name, result in sorted(repaired.hand_edits.items())]
         state = store.read()
         if state.problem:
             raise UnreadableStore(f"{state.problem}; nothing was imported. Run `mnemon-ls runtime recover` first",
                                   file=str(store.memories_path), reason=state.problem)
+        plan.watched.append((store.runtime_dir, _tree_stamp(store.runtime_dir)))
         owned = store.projects
         if "user" in owned:
             user_md = store.runtime_dir / PROJECTION_FILES["user"]
@@ -325,6 +358,8 @@ def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, st
                     f"{PROJECTION_FILES[target]} would hold {after} of {limit} UTF-8 bytes after the import (now "
                     f"{before}); nothing was imported. Remove entries, import with --replace, or raise "
                     f"runtimeMemory.{target}LimitBytes", target=target, used=before, projected=after, limit=limit)
+        if mode == "merge" and not any(counts[t]["added"] for t in owned):
+            continue  # nothing comes in: the store is left exactly as it is (no copy, no swap)
         stage = _stage_for(store.root, plan, stages)
         staged_root = stage / "runtime-root"
         _copy_tree(store.runtime_dir, staged_root / "runtime",
@@ -347,6 +382,7 @@ def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, st
         "skipped": sum(c["skipped"] for c in targets.values()),
         "removed": sum(c["removed"] for c in targets.values()),
         "targets": targets,
+        "handEdits": hand_edits,
         "userProfile": {"carried": carried, **user, "handling": handling, "shared": shared,
                         "path": str(user_md) if user_md is not None else None,
                         # replace was asked, the pack carries a profile, and the shared one was merged instead
@@ -384,6 +420,10 @@ def _stage_documents(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, 
     root = host.root
     docs_dir = root / "documents"
     index_path = docs_dir / "index.json"
+    if not plan.dry_run and index_path.is_file():
+        # a document changed by hand counts (adopted as a new revision, as the file watcher and every read
+        # do) before the import reads the index: the merge keeps it, a replace's backup carries it
+        host.documents.refresh()
     current: tuple[dmodel.DocumentRecord, ...] = ()
     extra: tuple[tuple[str, Any], ...] = ()
     if index_path.is_file():
@@ -393,6 +433,7 @@ def _stage_documents(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, 
             raise UnreadableStore(f"{index_path} is damaged: {exc.message}; nothing was imported. Run "
                                   "`mnemon-ls doc recover` first", file=str(index_path), reason=exc.message) from None
         current, extra = parsed.records, parsed.extra
+    plan.watched.append((docs_dir, _tree_stamp(docs_dir)))
     staged_docs = stage / "documents"
     report: dict[str, Any] = {"added": 0, "skipped": 0, "renamed": [], "removed": 0}
     records: list[dmodel.DocumentRecord] = []
@@ -443,6 +484,9 @@ def _stage_documents(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, 
             f"active documents would take {active} of {limit} bytes after the import (now {before}); nothing was "
             "imported. Archive documents, import with --replace, or raise documents.activeLimitBytes",
             projected=active, limit=limit, used=before, candidates=[])
+    if mode == "merge" and not files:
+        plan.receipt["documents"] = report  # nothing comes in: documents/ is left exactly as it is
+        return
     for status in dmodel.STATUSES:
         fsio.ensure_dir(staged_docs / status)
     for relative, data in files.items():
@@ -510,6 +554,7 @@ def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
 
         {"status": "committed" | "dry-run", "dryRun": bool, "mode", "components", "scope",
          "runtime": {added, skipped, removed, targets: {<target>: {added, skipped, removed}},
+                     handEdits: [{file, status, message, savedAs?, ...}],
                      userProfile: {carried, added, skipped, removed, handling: merged|replaced|kept,
                                    shared, path, optInNeeded}},
          "documents": {added, skipped, renamed: [{from, to}], removed},
@@ -523,7 +568,9 @@ def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
     the global root's, read by every workspace; ``handling`` ``replaced`` (see :func:`user_profile_replaced`),
     ``merged`` (entries added, none removed; ``optInNeeded`` when ``replace`` was asked and only
     ``replace_user_profile`` would have replaced it) or ``kept`` (the pack carries none). ``backup``
-    (``replace`` only): the pack of what this import replaced, saved first (:mod:`.backups`).
+    (``replace`` only): the pack of what this import replaced, saved first (:mod:`.backups`). ``handEdits``:
+    hand edits of USER.md / MEMORY.md imported into the store before the import read it (the results of
+    :meth:`~mnemon_ls.runtime.store.RuntimeStore.repair`; none in a dry run, which writes nothing).
 
     ``dry_run``: validate and stage everything as a real import does, in a temporary directory outside
     every root, without taking a lock file or writing anything under a root (the pack gate is held shared
@@ -620,6 +667,9 @@ def _import_locked(host: "WorkspaceHost", pack: Pack, mode: str, chosen: Sequenc
             plan.receipt["backup"] = None
         if dry_run:
             return plan
+        if not plan.pairs:  # a merge that brings nothing new: nothing is swapped, no file is rewritten
+            _clean([str(d) for d in plan.dirs])
+            return plan
         for held, staged in plan.links:
             if held.exists():
                 with contextlib.suppress(FileNotFoundError):
@@ -662,6 +712,12 @@ def _swap(root: Path, plan: _Plan) -> None:
                "roots": [str(r) for r in (root, *plan.other_roots)]}
     journal_path = root / JOURNAL
     copies = [Path(r) / JOURNAL for r in plan.other_roots]
+    changed = _changed_meanwhile(plan)
+    if changed is not None:
+        _clean(journal["dirs"])
+        raise PackRefused(f"{changed} changed while the pack was being imported (a hand edit, or a program that "
+                          "does not take mnemon-ls's locks); nothing was imported, so that change is kept: run the "
+                          "import again", reason="changed-meanwhile", file=str(changed))
     text = (json.dumps(journal, indent=2) + "\n").encode("utf-8")
     try:
         # the copies first: any journal written means decided (everything is staged), and none of the

@@ -109,6 +109,12 @@ def stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: "_Plan", st
     report["added"] = len(added_records) - len(report["renamed"]) - (report["skipped"] if mode == "replace" else 0)
     final = [*native, *added_records] if mode == "merge" else added_records
     catalog = _catalog_bytes(final)
+    active = _active_store(root, final)
+    report["activeSpaces"] = sum(1 for r in [*final, *providers] if r.active)
+    plan.receipt["spaces"] = report
+    plan.receipt["activeStore"] = active or _current_active(root)
+    if mode == "merge" and not added_records and active is None:
+        return  # nothing comes in: data/, the catalog and the last-good copy are left exactly as they are
     if mode == "merge":
         for record in added_records:
             plan.pairs.append((staged_root / "data" / record.id, data_dir / record.id))
@@ -124,14 +130,10 @@ def stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: "_Plan", st
     staged_last_good = stage / "last-good" / LAST_GOOD_FILE
     fsio.create_file_durably(staged_last_good, catalog)
     plan.pairs.append((staged_last_good, root / "state" / LAST_GOOD_FILE))
-    active = _active_store(root, final)
     if active is not None:
         staged_active = stage / "active-file" / "active"
         fsio.create_file_durably(staged_active, (active + "\n").encode("utf-8"))
         plan.pairs.append((staged_active, root / "active"))
-    report["activeSpaces"] = sum(1 for r in [*final, *providers] if r.active)
-    plan.receipt["spaces"] = report
-    plan.receipt["activeStore"] = active or _current_active(root)
 
 
 def _settle_names_and_flags(added: list[PackSpace], kept: Sequence[SpaceRecord],
