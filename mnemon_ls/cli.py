@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from datetime import datetime, timezone
 from typing import Any, Sequence
@@ -711,6 +712,22 @@ def _run_released(handler: Any, args: argparse.Namespace) -> int:
                 _GATED.pop().release_pack_gate()
 
 
+def _cli_message(exc: MnemonError, args: argparse.Namespace) -> str:
+    """``exc.message`` with a request field the command takes as ``--space`` named as that option
+    (``spaceId``, ``spaces[i]``: the Host operations' field names, kept in ``--json``'s ``error.data``)."""
+    takes_space = args.command in ("remember", "recall") or (
+        args.command == "space" and getattr(args, "action", None) in ("related", "link", "forget"))
+    if not isinstance(exc, InvalidInput) or not takes_space:
+        return exc.message
+    if exc.field == "spaceId":
+        return f"--space: {exc.rule}"
+    match = re.fullmatch(r"spaces\[(\d+)\]", exc.field)
+    given = getattr(args, "spaces", None) or []
+    if match and int(match.group(1)) < len(given):
+        return f"--space {given[int(match.group(1))]}: {exc.rule}"
+    return exc.message
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mnemon-ls`` console script; returns the exit code."""
     parser = build_parser()
@@ -737,7 +754,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_text_arguments(parser, args)  # bytes that are not UTF-8 in a text argument (mnemon_ls.cli_argv)
         return _run_released(handler, args)
     except MnemonError as exc:
-        print(f"mnemon-ls: error: {exc.message}", file=sys.stderr)
+        print(f"mnemon-ls: error: {_cli_message(exc, args)}", file=sys.stderr)
         if getattr(args, "json", False):
             sys.stdout.write(json.dumps({"error": exc.to_dict()}, ensure_ascii=False) + "\n")
         return exc.exit_code

@@ -93,3 +93,30 @@ def test_space_names_that_look_alike_and_ids_in_another_case_through_the_cli(tmp
     renamed = cli(tmp_path, "space", "update", notes.upper(), "--name", "No\ufefftes")
     assert renamed.returncode == 2 and "U+FEFF" in renamed.stderr
     assert procs.tree_snapshot(tmp_path) == before
+
+
+def test_a_write_with_no_or_two_active_spaces_names_the_space_option_and_the_spaces(tmp_path: Path) -> None:
+    none = cli(tmp_path, "remember", "a fact")
+    assert none.returncode == 2
+    assert none.stderr == ("mnemon-ls: error: --space: is required: 0 spaces are active, and a write without a "
+                           "target needs exactly one: create a space (or activate one), or name one\n")
+    project(tmp_path)
+    made = cli(tmp_path, "space", "create", "--name", "Team", "--description", "team facts", "--active")
+    assert made.returncode == 0, made.stderr
+    before = procs.tree_snapshot(tmp_path)
+    two = cli(tmp_path, "remember", "a fact", "--json")
+    assert two.returncode == 2
+    assert two.stderr == ("mnemon-ls: error: --space: is required: 2 spaces are active (Project, Team), and a write "
+                          "without a target needs exactly one: name the space, or deactivate the others\n")
+    error = json.loads(two.stdout)["error"]  # the protocol's field name stays in the JSON
+    assert (error["field"], error["active"]) == ("spaceId", 2)
+    assert procs.tree_snapshot(tmp_path) == before
+
+
+def test_recall_of_an_inactive_space_names_the_option_value_and_the_space(tmp_path: Path) -> None:
+    project(tmp_path)
+    made = cli(tmp_path, "space", "create", "--name", "Team", "--description", "team facts")
+    assert made.returncode == 0, made.stderr
+    done = cli(tmp_path, "recall", "fact", "--space", "Project", "--space", "team")
+    assert done.returncode == 2
+    assert done.stderr == "mnemon-ls: error: --space team: is not active for reading (Team; activate it first)\n"

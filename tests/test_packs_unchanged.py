@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from mnemon_ls import packs
 from mnemon_ls.errors import PackRefused
 from mnemon_ls.packs import importer
 from tests.helpers.packs import contents, host_on, seed, unpack
@@ -163,7 +164,14 @@ def test_an_export_carries_a_hand_edit_of_memory_md(tmp_path: Path) -> None:
     memory_md = root / "runtime" / "MEMORY.md"
     memory_md.write_text(memory_md.read_text(encoding="utf-8") + "\n§\nA note typed into MEMORY.md by hand\n",
                          encoding="utf-8")
-    files = unpack(export(root, "runtime"))
+    host = host_on(root)
+    try:
+        exported = packs.export_pack(host, "runtime", include_user_profile=True)
+    finally:
+        host.close()
+    [edit] = exported.to_dict()["handEdits"]  # said, as every command that takes a hand edit in says it
+    assert (edit["file"], edit["status"]) == (str(memory_md), "imported") and "added" in edit["message"]
+    files = unpack(exported.data)
     contents_ = sorted(e["content"] for e in json.loads(files["payload/runtime/memories.json"])["entries"]
                        if e["target"] == "memory")
     assert "A note typed into MEMORY.md by hand" in contents_, contents_
@@ -180,7 +188,14 @@ def test_an_export_carries_a_document_changed_by_hand(tmp_path: Path) -> None:
     root = tmp_path / "a"
     seed(root)
     document = _hand_edit_document(root, "A line typed into the document by hand.")
-    files = unpack(export(root, "documents"))  # was refused: "is 372 bytes; the index says sizeBytes 355"
+    host = host_on(root)
+    try:  # was refused: "is 372 bytes; the index says sizeBytes 355"
+        exported = packs.export_pack(host, "documents")
+    finally:
+        host.close()
+    [edit] = exported.hand_edits
+    assert (edit["file"], edit["status"]) == (str(document), "adopted") and "revision 2" in edit["message"]
+    files = unpack(exported.data)
     [name] = [n for n, b in files.items() if b"A line typed into the document by hand." in b]
     assert name == f"payload/documents/active/{document.name}"
     [record] = [r for r in json.loads(files["payload/documents/index.json"])["documents"] if r["filename"] == document.name]

@@ -100,7 +100,7 @@ def run(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], A
         write_export(host, exported.data, output)
         data = {**exported.to_dict(), "path": str(output)}
         lines = [f"exported {exported.pack.archive.scope} pack of {host.root} to {output} ({len(exported.data)} bytes)",
-                 *summary_lines(exported.pack.describe())]
+                 *hand_edit_lines(exported.hand_edits), *summary_lines(exported.pack.describe())]
         if exported.user_profile_left_out:
             lines.append(f"  USER.md: {_plural(exported.user_profile_left_out, 'entry', 'entries')} about you left out "
                          "(--include-user-profile carries them)")
@@ -115,8 +115,10 @@ def run(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], A
     payload = _read(args.file)
     if args.action == "inspect":
         data = host.inspect_pack(payload)
-        lines = [f"{args.file}: a valid {data['scope']} pack exported {data['exportedAt']} by "
-                 f"{data['source']['plugin']} {data['source']['pluginVersion']}", *summary_lines(data)]
+        # the manifest's source is the format's (the TypeScript plugin's name, which mnemon-ls writes too)
+        lines = [f"{args.file}: a valid {data['scope']} pack exported {data['exportedAt']} (format mnemonpack "
+                 f"{data.get('version', 1)}, source {data['source']['plugin']} {data['source']['pluginVersion']})",
+                 *summary_lines(data)]
         if data["userProfile"]:
             lines.append(f"  USER.md: carries {_plural(data['userProfile'], 'entry', 'entries')} about a person "
                          "(a user profile); importing it adds them to your USER.md (a --replace with --replace-user-profile "
@@ -132,6 +134,15 @@ def run(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], A
                                dry_run=args.dry_run, replace_user_profile=args.replace_user_profile)
     emit(args, receipt, "\n".join(receipt_lines(receipt, args.file, host.root)))
     return EXIT_OK
+
+
+def hand_edit_lines(edits: Any) -> list[str]:
+    """One line per hand edit taken in before a pack was exported or imported (``handEdits``)."""
+    lines = []
+    for edit in edits:
+        saved = f"; your edit is saved at {edit['savedAs']}" if edit.get("savedAs") else ""
+        lines.append(f"  first, your hand edit of {edit['file']}: {edit['message']}{saved}")
+    return lines
 
 
 def _counts(part: dict[str, Any], replace: bool) -> str:
@@ -159,9 +170,7 @@ def receipt_lines(receipt: dict[str, Any], file: str, root: Any,
     if runtime is not None:
         per = "; ".join(f"{PROJECTION_NAMES[t]}: {_counts(c, replace)}" for t, c in runtime["targets"].items())
         lines.append(f"  Runtime entries: {_counts(runtime, replace)} ({per})")
-        for edit in runtime.get("handEdits") or ():
-            saved = f"; your edit is saved at {edit['savedAs']}" if edit.get("savedAs") else ""
-            lines.append(f"  first, your hand edit of {edit['file']}: {edit['message']}{saved}")
+        lines += hand_edit_lines(runtime.get("handEdits") or ())
     if receipt.get("documents") is not None:
         lines.append(f"  documents: {_counts(receipt['documents'], replace)}")
     spaces = receipt.get("spaces")

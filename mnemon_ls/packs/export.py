@@ -25,13 +25,14 @@ transient file (side indexes, locks, access logs) are never included. The pack i
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from .. import __version__, fsio
 from ..documents.indexformat import managed_relative, parse_index, serialize_index
@@ -59,17 +60,22 @@ class ExportedPack:
     #: Third-party (provider) spaces of this root the pack leaves out: a pack never carries third-party
     #: connections or their content (reference section 9); 0 without a memory-spaces component.
     provider_spaces_left_out: int = 0
+    #: Hand edits taken in before the export read the root: ``{file, status, message, savedAs?}`` per file
+    #: (USER.md / MEMORY.md: :meth:`~mnemon_ls.runtime.store.RuntimeStore.repair`'s results; a document:
+    #: status ``adopted``, a new revision).
+    hand_edits: tuple[dict[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """``{fileName, bytes, scope, components, summary, exportedAt, userProfile: {carried, leftOut},
-        providerSpaces: {leftOut}}`` (no payload; ``carried``/``leftOut``: USER.md entries in the pack / left
-        out of it; ``providerSpaces.leftOut``: third-party spaces left out)."""
+        providerSpaces: {leftOut}, handEdits: [...]}`` (no payload; ``carried``/``leftOut``: USER.md entries in
+        the pack / left out of it; ``providerSpaces.leftOut``: third-party spaces left out; ``handEdits``:
+        :attr:`hand_edits`)."""
         manifest = self.pack.archive.manifest
         return {"fileName": self.file_name, "bytes": len(self.data), "scope": manifest["scope"],
                 "components": manifest["components"], "summary": manifest["summary"],
                 "exportedAt": manifest["exportedAt"],
                 "userProfile": {"carried": self.pack.user_profile_entries(), "leftOut": self.user_profile_left_out},
-                "providerSpaces": {"leftOut": self.provider_spaces_left_out}}
+                "providerSpaces": {"leftOut": self.provider_spaces_left_out}, "handEdits": list(self.hand_edits)}
 
 
 def validate_scope(value: Any, field: str = "packScope") -> str:
@@ -94,9 +100,28 @@ def export_pack(host: "WorkspaceHost", scope: str = "full", *, include_user_prof
     carry, e.g. a document file that differs from its index record)."""
     scope = validate_scope(scope)
     with host.pack_gate():  # one state of the root: an import in another process waits (:mod:`.gate`)
-        if "runtime" in fmt.SCOPES[scope]:
-            host.runtime.repair(rebuild_missing=False)  # a hand edit of USER.md / MEMORY.md goes in the pack
-        return _build(host, scope, include_user_profile, now, held=False)
+        hand_edits = _take_in_hand_edits(host, fmt.SCOPES[scope])
+        exported = _build(host, scope, include_user_profile, now, held=False)
+    return dataclasses.replace(exported, hand_edits=tuple(hand_edits))
+
+
+def _take_in_hand_edits(host: "WorkspaceHost", components: Sequence[str]) -> list[dict[str, Any]]:
+    """Hand edits of USER.md / MEMORY.md (``runtime``) and of documents (``documents``) taken into their
+    stores, so the pack holds what the files show (:attr:`ExportedPack.hand_edits`)."""
+    taken: list[dict[str, Any]] = []
+    if "runtime" in components:
+        for store, report in host.runtime.repair(rebuild_missing=False):
+            taken += [{"file": str(store.runtime_dir / name), **result}
+                      for name, result in sorted(report.hand_edits.items())]
+    if "documents" in components and (host.root / "documents" / "index.json").is_file():
+        report = host.documents.refresh()
+        records = {e.record.id: e.record for e in host.documents.list().documents} if report.adopted else {}
+        for document_id in report.adopted:
+            record = records[document_id]
+            taken.append({"file": str(host.root / managed_relative(record.relative_path)), "status": "adopted",
+                          "message": f"document {document_id} ({record.title}) changed by hand: taken in as "
+                                     f"revision {record.revision}"})
+    return taken
 
 
 def export_held(host: "WorkspaceHost", scope: str, *, include_user_profile: bool,
@@ -156,8 +181,7 @@ def _documents(host: "WorkspaceHost", held: bool = False) -> tuple[dict[str, byt
     if held:  # the caller holds the index lock: no access flush (it takes that lock), no second hold
         lock: Any = contextlib.nullcontext()
     else:
-        store = host.documents
-        store.refresh()  # a document changed by hand is adopted first (a new revision): the pack carries it
+        store = host.documents  # (hand edits were taken in first: _take_in_hand_edits)
         store.flush_access()
         lock = fsio.file_lock(store.lock_path, store.lock_timeout)
     with lock:

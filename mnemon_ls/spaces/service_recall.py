@@ -163,8 +163,8 @@ class SpacesRecall:
                 record = resolve(state, space, f"spaces[{index}]")
                 key = record.id
                 if not record.active:
-                    raise InvalidInput(f"spaces[{index}]", "is not active for reading (activate it first)",
-                                       spaceId=key)
+                    raise InvalidInput(f"spaces[{index}]", f"is not active for reading ({record.name}; activate "
+                                                           "it first)", spaceId=key)
                 if record not in selected:
                     selected.append(record)
         chosen = quality_policy.plan(count, config)

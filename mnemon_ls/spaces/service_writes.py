@@ -41,16 +41,23 @@ class SpacesWrites:
     def _readable(self, space_id: Any, field_name: str) -> SpaceRecord:
         record = resolve(self.state(), space_id, field_name)
         if not record.active:
-            raise InvalidInput(field_name, "is not active for reading (activate it first)", spaceId=record.id)
+            raise InvalidInput(field_name, f"is not active for reading ({record.name}; activate it first)",
+                               spaceId=record.id)
         return record
 
     def _write_target(self, space_id: Any) -> SpaceRecord:
         state = self.state()
         if space_id is None:
             active = [b for b in state.all if b.active]
-            if len(active) != 1:
-                raise InvalidInput("spaceId", f"is required: {len(active)} spaces are active, and a write without "
-                                              "a target needs exactly one", active=len(active))
+            if not active:
+                raise InvalidInput("spaceId", "is required: 0 spaces are active, and a write without a target needs "
+                                              "exactly one: create a space (or activate one), or name one",
+                                   active=0)
+            if len(active) > 1:
+                names = ", ".join(b.name for b in active[:5]) + (", ..." if len(active) > 5 else "")
+                raise InvalidInput("spaceId", f"is required: {len(active)} spaces are active ({names}), and a write "
+                                              "without a target needs exactly one: name the space, or deactivate "
+                                              "the others", active=len(active))
             return active[0]
         return resolve(state, space_id)
 
