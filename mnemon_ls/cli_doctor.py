@@ -70,6 +70,10 @@ def cmd_doctor(args: argparse.Namespace, make_host: Callable[[argparse.Namespace
         from .spaces.registry import quarantine_findings
 
         findings.extend(quarantine_findings(host.root))  # registry files a repair rebuilt
+        from .packs.swap import displaced_findings
+
+        for root in dict.fromkeys((host.root, host.resolution.user_root)):
+            findings.extend(displaced_findings(root))  # what a pack swap kept aside
     if not unsafe:
         from .semantic.doctor import diagnose as diagnose_semantic
 

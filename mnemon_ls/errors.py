@@ -382,7 +382,8 @@ class PackRefused(MnemonError):
     ``secrets: reject``, a component changed by hand (or by a program that takes no lock) while the import
     was staged, or a swap that failed and was rolled back. ``data.reason`` is a stable word
     (``wal-not-checkpointed``, ``would-empty``, ``secret``, ``changed-meanwhile`` (``data.file``: the
-    directory), ``swap-failed``, ``backup-failed``). Nothing was changed."""
+    directory), ``swap-failed``, ``backup-failed``, ``document-changed``: an export's document file changed outside
+    mnemon-ls in a way that could not be taken in, ``data.file``). Nothing was changed."""
 
     code = "pack-refused"
     exit_code = EXIT_REJECTED

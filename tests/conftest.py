@@ -44,7 +44,8 @@ class FrozenClock:
 
 
 def disk_state(base: Path, *, pin: bool = False) -> dict[str, tuple[bytes, int, int]]:
-    """Every regular file under ``base``: relative path -> (bytes, mtime_ns, inode).
+    """Every regular file under ``base``: relative path -> (bytes, mtime_ns, inode); a file gone between the
+    listing and its read (a lock staging file another process removes) is left out.
 
     With ``pin`` each file's mtime is first set to :data:`PINNED_MTIME_NS`, so any later rewrite
     (in place or by rename) shows up as a different mtime even within the filesystem's clock tick.
@@ -53,10 +54,13 @@ def disk_state(base: Path, *, pin: bool = False) -> dict[str, tuple[bytes, int, 
     if not base.exists():
         return state
     for path in sorted(p for p in base.rglob("*") if p.is_file()):
-        if pin:
-            os.utime(path, ns=(PINNED_MTIME_NS, PINNED_MTIME_NS))
-        info = path.stat()
-        state[str(path.relative_to(base))] = (path.read_bytes(), info.st_mtime_ns, info.st_ino)
+        try:
+            if pin:
+                os.utime(path, ns=(PINNED_MTIME_NS, PINNED_MTIME_NS))
+            info = path.stat()
+            state[str(path.relative_to(base))] = (path.read_bytes(), info.st_mtime_ns, info.st_ino)
+        except FileNotFoundError:
+            continue  # gone between the listing and the read (a lock's staging file): not in the state
     return state
 
 

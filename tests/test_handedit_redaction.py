@@ -79,3 +79,33 @@ def test_a_split_user_scope_keeps_each_projection_in_its_own_root(tmp_path: Path
     assert "typed into the wrong file" not in snapshot.text
     assert (local / "USER.md").read_text() == "typed into the wrong file\n"
     assert all(not report.hand_edits for _, report in repairs)
+
+
+def _document_root(tmp_path: Path, secrets: str):
+    from mnemon_ls.documents import DocumentStore
+
+    store = DocumentStore(tmp_path / "root", secrets=secrets)
+    created = store.create("Deploy notes", "How we deploy.\n")
+    path = store.path_for(created.document.record)
+    return store, path
+
+
+def test_a_token_typed_into_a_document_is_adopted_redacted_in_the_file_and_the_index(tmp_path: Path) -> None:
+    store, path = _document_root(tmp_path, "redact")
+    path.write_text(path.read_text(encoding="utf-8") + f"\npush with {GITHUB_PAT}\n", encoding="utf-8")
+    report = store.refresh()
+    assert len(report.adopted) == 1
+    assert GITHUB_PAT.encode() not in every_byte_under(tmp_path / "root")
+    assert "push with [redacted:github-token]" in path.read_text(encoding="utf-8")
+    view = store.get(report.adopted[0])
+    assert (view.record.revision, view.content.endswith("push with [redacted:github-token]")) == (2, True)
+
+
+def test_under_reject_a_document_holding_a_token_is_not_adopted_and_the_refresh_says_why(tmp_path: Path) -> None:
+    store, path = _document_root(tmp_path, "reject")
+    typed = path.read_text(encoding="utf-8") + f"\npush with {GITHUB_PAT}\n"
+    path.write_text(typed, encoding="utf-8")
+    report = store.refresh()
+    assert report.adopted == []
+    assert any("GitHub token" in n and "not adopted (secrets is reject)" in n for n in report.notices), report.notices
+    assert path.read_text(encoding="utf-8") == typed  # the person's file is left as typed

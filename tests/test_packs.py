@@ -116,7 +116,7 @@ def test_merge_runtime_unions_by_target_and_content(tmp_path):
     receipt = do_import(tmp_path / "b", export(tmp_path / "a", "runtime"))
     runtime = receipt["runtime"]
     profile = runtime.pop("userProfile")
-    assert runtime == {"added": 2, "skipped": 1, "removed": 0, "handEdits": [], "targets": {
+    assert runtime == {"added": 2, "skipped": 1, "removed": 0, "handEdits": [], "pendingHandEdits": [], "targets": {
         "user": {"added": 1, "skipped": 0, "removed": 0}, "memory": {"added": 1, "skipped": 1, "removed": 0}}}
     assert profile == {"carried": 1, "added": 1, "skipped": 0, "removed": 0, "handling": "merged", "shared": False,
                        "path": str(tmp_path / "b" / "runtime" / "USER.md"), "optInNeeded": False}
@@ -211,7 +211,7 @@ def test_replace_swaps_in_exactly_the_pack_and_repairs_the_active_store(tmp_path
     receipt = do_import(tmp_path / "b", export(tmp_path / "a"), mode="replace")
     # nothing of b's is in a's pack: all of b's goes, all of the pack comes
     assert [receipt["runtime"][k] for k in ("added", "skipped", "removed")] == [3, 0, 3]
-    assert receipt["documents"] == {"added": 2, "skipped": 0, "renamed": [], "removed": 2}
+    assert receipt["documents"] == {"added": 2, "skipped": 0, "renamed": [], "removed": 2, "pendingHandEdits": []}
     assert [receipt["spaces"][k] for k in ("added", "skipped", "removed")] == [1, 0, 1]
     assert contents(tmp_path / "b") == contents(tmp_path / "a")
     assert (tmp_path / "b" / "active").read_text().strip() == "default"

@@ -16,7 +16,7 @@ import pytest
 
 from mnemon_ls import packs
 from mnemon_ls.errors import PackInvalid, PackRefused
-from mnemon_ls.packs import importer
+from mnemon_ls.packs import swap
 from tests.helpers import procs
 from tests.helpers.packs import edit_manifest, host_on, repack, seed, unpack
 
@@ -208,7 +208,7 @@ def test_a_crash_during_the_swap_rolls_every_component_back(good, target, monkey
         if name == step:
             raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(importer, "_step_hook", fail)
+    monkeypatch.setattr(swap, "_step_hook", fail)
     error = refused(target, good[0], PackRefused, mode="replace")
     assert error.data["reason"] == "swap-failed" and "rolled back" in error.message
     assert not [p for p in target.iterdir() if p.name.startswith(".dsh-pack")]

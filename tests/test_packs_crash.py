@@ -1,7 +1,7 @@
 """SIGKILL during a pack import: the root is the old one or the new one, never a mix.
 
 A real subprocess imports a pack and kills itself (SIGKILL, no cleanup of any kind) at a named step of
-the commit protocol (:data:`mnemon_ls.packs.importer._step_hook`). Then a new host opens the root (it
+the commit protocol (:data:`mnemon_ls.packs.swap._step_hook`). Then a new host opens the root (it
 finishes a decided swap) and the root's entries, documents and space items must equal either the
 state before the import (killed before the swap journal) or the state an uninterrupted import gives
 (killed after it)."""
@@ -23,11 +23,11 @@ SCRIPT = r"""
 import os, signal, sys
 from pathlib import Path
 from mnemon_ls.host import WorkspaceHost
-from mnemon_ls.packs import importer
+from mnemon_ls.packs import swap
 from mnemon_ls.settings import load_settings
 
 root, pack, step, mode = sys.argv[1:5]
-importer._step_hook = lambda name: os.kill(os.getpid(), signal.SIGKILL) if name == step else None
+swap._step_hook = lambda name: os.kill(os.getpid(), signal.SIGKILL) if name == step else None
 host = WorkspaceHost(None, load_settings({"storageScope": "custom", "dataDir": root, "runtimeUserScope": "storage"}))
 host.import_pack(Path(pack).read_bytes(), mode=mode)
 print("finished")
@@ -104,11 +104,11 @@ SHARED_SCRIPT = r"""
 import os, signal, sys
 from pathlib import Path
 from mnemon_ls.host import WorkspaceHost
-from mnemon_ls.packs import importer
+from mnemon_ls.packs import swap
 from mnemon_ls.settings import load_settings
 
 workspace, pack, step = sys.argv[1:4]
-importer._step_hook = lambda name: os.kill(os.getpid(), signal.SIGKILL) if name == step else None
+swap._step_hook = lambda name: os.kill(os.getpid(), signal.SIGKILL) if name == step else None
 host = WorkspaceHost(Path(workspace), load_settings({"storageScope": "workspace", "runtimeUserScope": "global"}))
 host.import_pack(Path(pack).read_bytes(), mode="replace", components=["runtime"], replace_user_profile=True)
 print("finished")

@@ -97,7 +97,7 @@ def test_a_dry_run_writes_nothing_and_says_exactly_what_the_import_does(tmp_path
     assert _without_run_details(would) == _without_run_details(real)
     removed = 1 if mode == "replace" else 0
     assert [would["runtime"][k] for k in ("added", "skipped", "removed")] == [1, 3, removed]
-    assert would["documents"] == {"added": 1, "skipped": 2, "renamed": [], "removed": 0}
+    assert would["documents"] == {"added": 1, "skipped": 2, "renamed": [], "removed": 0, "pendingHandEdits": []}
     assert [would["spaces"][k] for k in ("added", "skipped", "renamed", "removed")] == [0, 1, [], removed]
     if mode == "replace":
         assert would["backup"]["written"] is False and real["backup"]["written"] is True

@@ -113,7 +113,7 @@ def test_replace_mode_says_what_took_the_place_of_what(tmp_path: Path) -> None:
     receipt = json.loads(_cli(tmp_path, root, "pack", "import", str(pack), "--replace", "--component", "documents",
                               json_out=True).stdout)
     # the same two documents again: they are here already and stay; nothing else was here to remove
-    assert receipt["documents"] == {"added": 0, "skipped": 2, "renamed": [], "removed": 0}
+    assert receipt["documents"] == {"added": 0, "skipped": 2, "renamed": [], "removed": 0, "pendingHandEdits": []}
 
 
 def test_space_status_inspects_an_inactive_space(tmp_path: Path) -> None:

@@ -71,7 +71,7 @@ IMPORTER = r"""
 import contextlib, io, json, sys, time
 from pathlib import Path
 from mnemon_ls import cli
-from mnemon_ls.packs import importer
+from mnemon_ls.packs import swap
 
 root, pack, log, rounds = sys.argv[1:5]
 common = ["--data-dir", root, "--runtime-user-scope", "storage", "--json"]
@@ -89,7 +89,7 @@ def hook(name):
     if name == "swap:0:moved":  # data/ is moved away, the new one not placed yet: the widest window
         wait_for(ends() + 1, 0.5)
 
-importer._step_hook = hook
+swap._step_hook = hook
 for _ in range(int(rounds)):
     wait_for(ends() + 1, 30.0)  # the writer made progress since the last import
     (Path(root).parent / "armed").write_text("")
@@ -152,7 +152,7 @@ def _intruding_import(tmp_path, then_die: bool):
     """Import a memory-spaces pack (replace) into a seeded root while "another program" (one that does not
     take the pack gate: an older mnemon-ls, the TypeScript plugin) creates ``data/`` with its lock in the
     moment the old ``data/`` is moved away."""
-    from mnemon_ls.packs import importer
+    from mnemon_ls.packs import swap
 
     root, other = tmp_path / "root", tmp_path / "other"
     seed(root)
@@ -171,11 +171,11 @@ def _intruding_import(tmp_path, then_die: bool):
                 raise _Killed
 
     host = host_on(root)
-    importer._step_hook = intrude
+    swap._step_hook = intrude
     try:
         host.import_pack(data, mode="replace")
     finally:
-        importer._step_hook = None
+        swap._step_hook = None
         host.close()
     return root
 

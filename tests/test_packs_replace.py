@@ -214,7 +214,7 @@ def test_every_count_of_the_receipt_is_what_happened(tmp_path: Path) -> None:
     assert (runtime["added"], runtime["skipped"], runtime["removed"], runtime["targets"]) == (1, 3, 1, {
         "user": {"added": 0, "skipped": 1, "removed": 0}, "memory": {"added": 1, "skipped": 2, "removed": 1}})
     # Old plan stays; b's ADR 7 and "Only in b" go; the pack's ADR 7 and "New in a" come
-    assert replace["documents"] == {"added": 2, "skipped": 1, "renamed": [], "removed": 2}
+    assert replace["documents"] == {"added": 2, "skipped": 1, "renamed": [], "removed": 2, "pendingHandEdits": []}
     spaces = replace["spaces"]
     assert (spaces["added"], spaces["skipped"], spaces["renamed"], spaces["removed"]) == (0, 1, [], 1)
 

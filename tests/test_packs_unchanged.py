@@ -11,7 +11,7 @@ import pytest
 
 from mnemon_ls import packs
 from mnemon_ls.errors import PackRefused
-from mnemon_ls.packs import importer
+from mnemon_ls.packs import swap
 from tests.helpers.packs import contents, host_on, seed, unpack
 from tests.test_packs import do_import, export
 
@@ -58,7 +58,7 @@ def test_a_merge_that_adds_to_one_component_swaps_only_that_one(tmp_path: Path) 
         host.close()
     before = _files(root)
     receipt = do_import(root, data, components=["documents"])
-    assert receipt["documents"] == {"added": 0, "skipped": 2, "renamed": [], "removed": 0}
+    assert receipt["documents"] == {"added": 0, "skipped": 2, "renamed": [], "removed": 0, "pendingHandEdits": []}
     assert _files(root) == before
     # a real addition still swaps in (the other root's documents are new here)
     receipt = do_import(root, export(other), components=["documents"])
@@ -83,12 +83,12 @@ def test_a_hand_edit_while_the_import_is_staged_is_kept_and_nothing_is_imported(
             document.write_text(edited, encoding="utf-8")
 
     before = contents(root)
-    importer._step_hook = hand_edit
+    swap._step_hook = hand_edit
     try:
         with pytest.raises(PackRefused) as raised:
             do_import(root, data, mode=mode)
     finally:
-        importer._step_hook = None
+        swap._step_hook = None
     assert raised.value.data["reason"] == "changed-meanwhile"
     assert str(root / "documents") in raised.value.message and "nothing was imported" in raised.value.message
     assert document.read_text(encoding="utf-8") == edited
@@ -120,12 +120,12 @@ def test_a_hand_edit_of_memory_md_while_the_import_is_staged_is_kept(tmp_path: P
         if step == "staged":
             memory_md.write_text(edited, encoding="utf-8")
 
-    importer._step_hook = hand_edit
+    swap._step_hook = hand_edit
     try:
         with pytest.raises(PackRefused) as raised:
             do_import(root, data, components=["runtime"])
     finally:
-        importer._step_hook = None
+        swap._step_hook = None
     assert raised.value.data["reason"] == "changed-meanwhile" and str(root / "runtime") in raised.value.message
     assert memory_md.read_text(encoding="utf-8") == edited
     receipt = do_import(root, data, components=["runtime"])
@@ -212,3 +212,131 @@ def test_a_replace_after_a_document_changed_by_hand_backs_the_change_up(tmp_path
     kept = unpack(Path(receipt["backup"]["path"]).read_bytes())
     assert [n for n, b in kept.items() if n.startswith("payload/documents/active/")
             and b"A line typed into the document by hand." in b]
+
+
+def test_a_hand_edit_after_the_import_was_decided_rolls_the_swap_back_and_is_kept(tmp_path: Path) -> None:
+    root, other = tmp_path / "a", tmp_path / "b"
+    seed(root)
+    seed(other, tag=" (b)")
+    data = export(other)
+    before = contents(root)
+    document = _hand_edit_document(root, "typed before")  # (taken in by the import first: revision 2)
+
+    def hand_edit(step: str) -> None:
+        if step == "journal":  # decided: past the check before the journal, the swap has not moved anything
+            document.write_text(document.read_text(encoding="utf-8") + "\ntyped while it swaps\n", encoding="utf-8")
+
+    swap._step_hook = hand_edit
+    try:
+        with pytest.raises(PackRefused) as raised:
+            do_import(root, data, mode="replace")
+    finally:
+        swap._step_hook = None
+    assert raised.value.data["reason"] == "changed-meanwhile" and str(root / "documents") in raised.value.message
+    assert document.read_text(encoding="utf-8").endswith("\ntyped while it swaps\n")
+    assert not [p.name for p in root.iterdir() if p.name.startswith(".dsh-pack")]  # rolled back: no journal
+    after = contents(root)
+    assert after["entries"] == before["entries"] and after["spaces"] == before["spaces"]  # nothing imported
+
+
+KILLED = r"""
+import os, signal, sys
+from pathlib import Path
+from mnemon_ls.host import WorkspaceHost
+from mnemon_ls.packs import swap
+from mnemon_ls.settings import load_settings
+
+root, pack = sys.argv[1:3]
+swap._step_hook = lambda name: os.kill(os.getpid(), signal.SIGKILL) if name == "journal" else None
+host = WorkspaceHost(None, load_settings({"storageScope": "custom", "dataDir": root, "runtimeUserScope": "storage"}))
+host.import_pack(Path(pack).read_bytes(), mode="merge")
+"""
+
+
+def test_a_hand_edit_between_a_killed_import_and_its_roll_forward_is_kept_aside_and_reported(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from mnemon_ls.packs.swap import displaced_findings
+    from tests.helpers import procs
+
+    root, other = tmp_path / "a", tmp_path / "b"
+    seed(root)
+    seed(other, tag=" (b)")
+    pack = tmp_path / "b.zip"
+    pack.write_bytes(export(other))
+    killed = subprocess.run([sys.executable, "-c", KILLED, str(root), str(pack)], capture_output=True, text=True,
+                            timeout=procs.WAIT_SECONDS)
+    assert killed.returncode == -9, killed.stderr
+    assert (root / ".dsh-pack-swap.json").exists()  # decided, not swapped
+    document = _hand_edit_document(root, "typed after the import was killed")
+    typed = document.read_bytes()
+    got = contents(root)  # a new host rolls the decided swap forward
+    assert "ADR 7 (b)" in [d[1] for d in got["documents"]]
+    [kept] = [p for p in root.iterdir() if p.name.startswith(".dsh-pack-displaced-")]
+    assert (kept / "documents" / "active" / document.name).read_bytes() == typed  # nothing lost
+    [finding] = displaced_findings(root)
+    assert (finding.level, finding.subject) == ("warning", str(kept)) and "documents" in finding.message
+
+
+def test_under_hand_edits_restore_the_import_says_it_restored_the_file_and_where_the_edit_is(tmp_path: Path) -> None:
+    root, other = tmp_path / "a", tmp_path / "b"
+    seed(root)
+    seed(other, tag=" (b)")
+    memory_md = root / "runtime" / "MEMORY.md"
+    memory_md.write_text(memory_md.read_text(encoding="utf-8") + "\n§\ntyped by hand\n", encoding="utf-8")
+    host = host_on(root, handEdits="restore")
+    try:
+        receipt = host.import_pack(export(other), components=["runtime"])
+    finally:
+        host.close()
+    [edit] = receipt["runtime"]["handEdits"]
+    assert (edit["file"], edit["status"]) == (str(memory_md), "restored")
+    assert Path(edit["savedAs"]).read_text(encoding="utf-8").endswith("typed by hand\n")
+    assert "typed by hand" not in memory_md.read_text(encoding="utf-8")
+
+
+def test_an_export_refuses_an_archived_document_changed_by_hand_naming_the_file_and_the_rule(tmp_path: Path) -> None:
+    root = tmp_path / "a"
+    seed(root)
+    [archived] = [p for p in (root / "documents" / "archived").iterdir() if p.suffix == ".md"]
+    archived.write_text(archived.read_text(encoding="utf-8") + "\nedited after it was archived\n", encoding="utf-8")
+    with pytest.raises(PackRefused) as raised:  # was: "entry:payload/documents/archived/...: is N bytes; ..."
+        export(root, "documents")
+    assert raised.value.data == {"reason": "document-changed", "file": str(archived)}
+    assert raised.value.message.startswith(f"{archived} (document ")
+    assert "could not be taken in: archived documents are immutable; nothing was exported. Put the file back" \
+        in raised.value.message
+
+
+def test_under_reject_an_export_refuses_a_document_a_token_was_typed_into(tmp_path: Path) -> None:
+    from tests.redact_samples import GITHUB_PAT
+
+    root = tmp_path / "a"
+    seed(root)
+    document = _hand_edit_document(root, f"push with {GITHUB_PAT}")
+    host = host_on(root, secrets="reject")
+    try:
+        with pytest.raises(PackRefused) as raised:
+            packs.export_pack(host, "documents")
+    finally:
+        host.close()
+    assert raised.value.data == {"reason": "document-changed", "file": str(document)}
+    assert "it holds what looks like a credential (secrets is reject)" in raised.value.message
+    assert GITHUB_PAT not in raised.value.message
+
+
+def test_a_dry_run_names_the_hand_edits_the_import_would_take_in_first(tmp_path: Path) -> None:
+    root, other = tmp_path / "a", tmp_path / "b"
+    seed(root)
+    seed(other, tag=" (b)")
+    memory_md = root / "runtime" / "MEMORY.md"
+    memory_md.write_text(memory_md.read_text(encoding="utf-8") + "\n§\ntyped by hand\n", encoding="utf-8")
+    document = _hand_edit_document(root, "typed by hand too")
+    before = _files(root)
+    receipt = do_import(root, export(other), dry_run=True)
+    assert receipt["runtime"]["pendingHandEdits"] == [str(memory_md)]
+    assert receipt["documents"]["pendingHandEdits"] == [str(document)]
+    assert _files(root) == before  # named, not taken in
+    real = do_import(root, export(other))
+    assert real["runtime"]["pendingHandEdits"] == [] and [e["file"] for e in real["runtime"]["handEdits"]] == [str(memory_md)]

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from .. import fsio
-from ..errors import InvalidInput, StoreBusy
+from ..errors import InvalidInput, MnemonError, StoreBusy
+from ..redact import Scrubber
 from . import model
 from .files import file_signature, not_utf8_reason, read_managed_or_none, read_regular_file
 from .index import IndexView
@@ -235,6 +236,17 @@ class Freshness:
                     report.notices.append(f"{record.relative_path}: the body was emptied outside mnemon-ls; not "
                                           "adopted (a document needs content): restore the text or update it")
                     continue
+                # the secrets setting holds for a body typed by hand as for one written through mnemon-ls:
+                # redact stores placeholders (the file is rewritten), reject leaves it unadopted and says so
+                try:
+                    scrubbed = Scrubber(self.secrets).text(f"{record.relative_path}: body", body)
+                except MnemonError as exc:
+                    report.notices.append(f"{exc.message}; not adopted (secrets is reject)")
+                    continue
+                original = data
+                if scrubbed != body:
+                    data = _scrubbed_bytes(data, body, scrubbed, self.secrets)
+                    body, digest = scrubbed, sha256_hex(scrubbed)
                 fm = model.parse_frontmatter(front) if front is not None else {}
                 consistent = fm.get("id") == record.id and fm.get("content_hash") == digest
                 new = record.with_changes(revision=record.revision + 1, content_hash=digest, last_accessed_at=now)
@@ -253,7 +265,7 @@ class Freshness:
                         report.preserved[record.relative_path] = self._preserve(record.filename, data)
                 rendered = render_markdown(new, body).encode("utf-8")
                 new = new.with_changes(size_bytes=len(rendered))
-                if rendered != data:
+                if rendered != original:
                     writes.append((path, rendered))
                 changes[doc_id] = new
                 size = model.utf8_len(body)
@@ -272,6 +284,14 @@ class Freshness:
             if usage.active_bytes > self.active_limit_bytes:
                 report.notices.append(f"active documents use {usage.active_bytes} of {self.active_limit_bytes} bytes "
                                       "after adopting outside edits; archive some before creating more")
+
+
+def _scrubbed_bytes(data: bytes, body: str, scrubbed: str, mode: str) -> bytes:
+    """``data`` (a managed file) with ``body`` replaced by ``scrubbed`` and its frontmatter redacted too, so
+    a copy saved of it (``edits/``) holds no credential either."""
+    text = data.decode("utf-8")
+    head = text[: len(text) - len(body)] if text.endswith(body) else text.replace(body, "")
+    return (Scrubber(mode).text("frontmatter", head) + scrubbed).encode("utf-8")
 
 
 def _or(make: Callable[[], Any], fallback: Any) -> Any:

@@ -140,7 +140,8 @@ def hand_edit_lines(edits: Any) -> list[str]:
     """One line per hand edit taken in before a pack was exported or imported (``handEdits``)."""
     lines = []
     for edit in edits:
-        saved = f"; your edit is saved at {edit['savedAs']}" if edit.get("savedAs") else ""
+        saved = edit.get("savedAs")
+        saved = f"; your edit is saved at {saved}" if saved and saved not in edit["message"] else ""
         lines.append(f"  first, your hand edit of {edit['file']}: {edit['message']}{saved}")
     return lines
 
@@ -173,6 +174,10 @@ def receipt_lines(receipt: dict[str, Any], file: str, root: Any,
         lines += hand_edit_lines(runtime.get("handEdits") or ())
     if receipt.get("documents") is not None:
         lines.append(f"  documents: {_counts(receipt['documents'], replace)}")
+    pending = [*(runtime or {}).get("pendingHandEdits", ()),
+               *(receipt.get("documents") or {}).get("pendingHandEdits", ())]
+    for path in pending:
+        lines.append(f"  {path} was changed by hand: the import takes it in first, so its counts can differ from these")
     spaces = receipt.get("spaces")
     if spaces is not None:
         lines.append(f"  Memory Spaces: {_counts(spaces, replace)}")

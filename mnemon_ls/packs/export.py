@@ -108,11 +108,12 @@ def export_pack(host: "WorkspaceHost", scope: str = "full", *, include_user_prof
 def _take_in_hand_edits(host: "WorkspaceHost", components: Sequence[str]) -> list[dict[str, Any]]:
     """Hand edits of USER.md / MEMORY.md (``runtime``) and of documents (``documents``) taken into their
     stores, so the pack holds what the files show (:attr:`ExportedPack.hand_edits`)."""
+    from .importer import repair_results
+
     taken: list[dict[str, Any]] = []
     if "runtime" in components:
         for store, report in host.runtime.repair(rebuild_missing=False):
-            taken += [{"file": str(store.runtime_dir / name), **result}
-                      for name, result in sorted(report.hand_edits.items())]
+            taken += repair_results(store, report)
     if "documents" in components and (host.root / "documents" / "index.json").is_file():
         report = host.documents.refresh()
         records = {e.record.id: e.record for e in host.documents.list().documents} if report.adopted else {}
@@ -199,8 +200,46 @@ def _documents(host: "WorkspaceHost", held: bool = False) -> tuple[dict[str, byt
             if body is None:
                 raise UnreadableStore(f"{path} (document {record.id}) is missing; run `mnemon-ls doc recover` "
                                       "before exporting", file=str(path), reason="missing")
+            if len(body) != original.size_bytes or not _body_matches(body, original.content_hash):
+                raise _changed_document(original, path, body, host.settings.secrets)
             out[f"payload/{record.relative_path}"] = body
     return out, len(records)
+
+
+def _body_matches(data: bytes, content_hash: str) -> bool:
+    from ..documents.model import sha256_hex, split_markdown
+
+    try:
+        return sha256_hex(split_markdown(data.decode("utf-8"))[1]) == content_hash
+    except UnicodeDecodeError:
+        return False
+
+
+def _changed_document(record: Any, path: Path, data: bytes, secrets: str) -> PackRefused:
+    """The refusal of an export whose document file differs from its index record and was not taken in
+    (reason ``document-changed``, ``file``): why, and what to do."""
+    from ..documents.model import split_markdown
+    from ..redact import find_secrets
+
+    try:
+        body = split_markdown(data.decode("utf-8"))[1]
+    except UnicodeDecodeError as exc:
+        why, advice = (f"it is not UTF-8 text (invalid byte at offset {exc.start})",
+                       f"re-save it as UTF-8, or `mnemon-ls doc update {record.id} --content ...`")
+    else:
+        if record.status == "archived":
+            why, advice = ("archived documents are immutable", "put the file back as it was (restore the document "
+                                                               "to edit it)")
+        elif not body:
+            why, advice = "its body is empty", "put the text back, or update the document"
+        elif secrets == "reject" and find_secrets(body):
+            why, advice = ("it holds what looks like a credential (secrets is reject)",
+                           "remove it from the file, or set secrets to redact")
+        else:
+            why, advice = "its frontmatter or body could not be taken in", "`mnemon-ls doctor` says why"
+    return PackRefused(f"{path} (document {record.id}, {record.title!r}) was changed outside mnemon-ls and could not "
+                       f"be taken in: {why}; nothing was exported. {advice[0].upper()}{advice[1:]}",
+                       reason="document-changed", file=str(path))
 
 
 def _spaces(host: "WorkspaceHost", held: bool = False) -> tuple[dict[str, bytes], int, int]:

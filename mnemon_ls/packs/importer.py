@@ -42,7 +42,10 @@ Commit protocol (nothing changes until the swap; a failure at any point leaves t
    :func:`mnemon_ls.documents.indexformat.serialize_index` and :func:`~mnemon_ls.documents.model.render_markdown`,
    spaces through the catalog format; each staged ``mnemon.db`` is opened once as a Mnemon store. The
    lock markers we hold are hard-linked into the staged directories, so after the swap the held marker
-   is the one at the lock path (released normally, never another process's).
+   is the one at the lock path (released normally, never another process's). Hand edits of USER.md,
+   MEMORY.md and documents are taken in first (as every command does), and each component directory read
+   is stamped (:func:`.swap.tree_stamp`): changed before the swap, the import is refused
+   (``changed-meanwhile``) and the change kept. Steps 3-5 are :mod:`.swap`.
 3. Decide: the swap journal ``<root>/.dsh-pack-swap.json`` (``{"version": 1, "pairs": [{staged, target,
    backup}], "dirs": [...]}``, absolute paths) is written durably. From here the import is committed.
 4. Swap: for each pair, ``target`` -> ``backup`` (when it exists), ``staged`` -> ``target``, directory
@@ -55,7 +58,7 @@ A ``replace`` import first exports what it replaces into the stage (:mod:`.backu
 backup exists exactly when the new root does. A dry run (``dry_run``) runs steps 1-2 with the pack gate
 held shared instead of the lock markers, in a stage outside the root, and stops there.
 
-A process killed after step 3 leaves the journal: :func:`recover` (run by the next
+A process killed after step 3 leaves the journal: :func:`.swap.recover` (run by the next
 :class:`~mnemon_ls.host.WorkspaceHost` on the root, and by every pack operation) finishes the swap
 (roll forward) under the pack lock, so the root is either the old one (killed before the journal) or
 the new one, never a mix. Stage and backup directories without a journal are removed by the next pack
@@ -66,9 +69,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import os
-import shutil
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,13 +78,14 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 from .. import fsio
 from ..documents import model as dmodel
 from ..documents.indexformat import managed_relative, parse_index, serialize_index
-from ..errors import (DocumentCapacityError, InvalidInput, MnemonError, PackRefused,
-                      RuntimeCapacityError, UnreadableStore)
+from ..errors import DocumentCapacityError, InvalidInput, RuntimeCapacityError, UnreadableStore
 from ..redact import Scrubber
 from ..runtime.model import PROJECTION_FILES, Entry, match_key, normalize_text, used_bytes
 from ..spaces.registry import LOCK_FILE
 from . import format as fmt
 from . import gate
+from .swap import (JOURNAL, PACK_LOCK, STAGE_PREFIX, changed_meanwhile_error, clean, recover, step, swap,
+                   transient, tree_stamp)
 from .stores import any_secret
 from .validate import Pack, read_pack
 
@@ -91,23 +93,7 @@ if TYPE_CHECKING:
     from ..host import WorkspaceHost
     from ..runtime.store import RuntimeStore
 
-PACK_LOCK = ".dsh-pack.lock"
-JOURNAL = ".dsh-pack-swap.json"
-STAGE_PREFIX = ".dsh-pack-stage-"
-BACKUP_PREFIX = ".dsh-pack-backup-"
-DISPLACED_PREFIX = ".dsh-pack-displaced-"
 MODES = ("merge", "replace")
-#: Files of a component directory that are never carried into its staged copy (derived or transient).
-_DERIVED = (".search.sqlite3", ".access.lock", ".index.lock", ".memories.lock", ".mnemon-ls-index.db")
-
-#: Test seam: called with a step name ("staged", "journal", "swap:<i>:moved", "swap:<i>:placed",
-#: "swapped", "cleaned") during an import.
-_step_hook: Callable[[str], None] | None = None
-
-
-def _step(name: str) -> None:
-    if _step_hook is not None:
-        _step_hook(name)
 
 
 def validate_mode(value: Any) -> str:
@@ -138,90 +124,6 @@ def validate_components(value: Any, pack: Pack) -> tuple[str, ...]:
 # ------------------------------------------------------------------------------------------ journal
 
 
-def _roll_forward(journal: dict[str, Any], root: Path) -> list[str]:
-    """Finish the journal's pairs; returns what :func:`_displace` moved aside."""
-    displaced = []
-    for pair in journal["pairs"]:
-        staged, target, backup = Path(pair["staged"]), Path(pair["target"]), Path(pair["backup"])
-        if not os.path.lexists(staged):
-            continue  # placed already
-        if os.path.lexists(target):
-            if os.path.lexists(backup):  # created by another program after the old one was moved away
-                displaced.append(_displace(target, root))
-            else:
-                os.rename(target, backup)
-        os.rename(staged, target)
-        fsio.fsync_dir(target.parent)
-    return displaced
-
-
-def _clean(dirs: Sequence[str]) -> None:
-    for path in dirs:
-        shutil.rmtree(path, ignore_errors=True)
-
-
-def _leftovers(root: Path) -> list[str]:
-    try:
-        names = os.listdir(root)
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    return [str(root / n) for n in names if n.startswith((STAGE_PREFIX, BACKUP_PREFIX))]
-
-
-def recover(root: Path | str) -> dict[str, Any] | None:
-    """Finish a swap a killed import left decided (module doc), under the pack lock; remove stage and
-    backup directories no journal names. Returns ``{"rolledForward": pairs}`` when it finished one,
-    else ``None``. Writes nothing when there is nothing to do."""
-    root = Path(root)
-    journal_path = root / JOURNAL
-    if not journal_path.exists() and not _leftovers(root):
-        return None
-    # a journal names every root its swap touches (the importing root first, as the import locked them):
-    # all of them are locked, so no host of any of them sees the roll forward half done
-    roots = [root]
-    journal = _read_journal(journal_path)
-    if journal is not None and isinstance(journal.get("roots"), list):
-        named = [Path(r) for r in journal["roots"] if isinstance(r, str)]
-        roots = named + [root] if root not in named else named
-    with contextlib.ExitStack() as stack:
-        for each in roots:
-            stack.enter_context(fsio.file_lock(each / PACK_LOCK))
-        stack.enter_context(gate.hold(roots, exclusive=True))
-        return _recover_locked(root, roots)
-
-
-def _read_journal(path: Path) -> dict[str, Any] | None:
-    data = fsio.read_bytes_or_none(path)
-    if data is None:
-        return None
-    try:
-        journal = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return None  # written atomically: a damaged one was never complete
-    return journal if isinstance(journal, dict) and isinstance(journal.get("pairs"), list) else None
-
-
-def _recover_locked(root: Path, roots: Sequence[Path] = ()) -> dict[str, Any] | None:
-    journal_path = root / JOURNAL
-    exists = os.path.lexists(journal_path)
-    journal = _read_journal(journal_path) if exists else None
-    result = None
-    if exists:
-        if journal is not None:
-            displaced = _roll_forward(journal, root)
-            result = {"rolledForward": len(journal["pairs"]), **({"displaced": displaced} if displaced else {})}
-        # every root's copy goes (the other roots' first), then this one
-        _drop_journals([Path(r) / JOURNAL for r in roots if Path(r) != root], journal_path)
-        if journal is not None:
-            _clean(journal.get("dirs", ()))
-    for each in {*roots, root}:
-        _clean(_leftovers(Path(each)))
-    return result
-
-
-# ------------------------------------------------------------------------------------------ planning
-
-
 @dataclass
 class _Plan:
     """What an import stages: swap ``pairs`` (staged, target), directories to remove afterwards, the
@@ -239,7 +141,7 @@ class _Plan:
     #: other roots the swap replaces a directory of (the global root's ``runtime/``): each gets a copy of
     #: the journal, so a host of another workspace finishes a killed swap before it reads or writes there
     other_roots: list[Path] = field(default_factory=list)
-    #: component directories copied into the stage, with their :func:`_tree_stamp` when they were read: the
+    #: component directories copied into the stage, with their :func:`tree_stamp` when they were read: the
     #: swap is refused when one changed meanwhile (a hand edit, a program that does not take the locks)
     watched: list[tuple[Path, tuple[tuple[str, int, int, int], ...]]] = field(default_factory=list)
 
@@ -259,30 +161,32 @@ def _copy_tree(source: Path, target: Path, skip: Callable[[str], bool]) -> None:
             fsio.create_file_durably(target / entry.name, Path(entry.path).read_bytes())
 
 
-def _transient(name: str) -> bool:
-    return name.startswith(_DERIVED) or name.endswith((".tmp", ".publish"))
+def repair_results(store: RuntimeStore, report: Any) -> list[dict[str, Any]]:
+    """The hand edits a :meth:`~mnemon_ls.runtime.store.RuntimeStore.repair` took in or undid, one
+    ``{file, status, message, savedAs?}`` per file: its ``hand_edits`` results, and a projection restored
+    from ``memories.json`` under ``handEdits: restore`` (status ``restored``, the edit saved first)."""
+    results = [{"file": str(store.runtime_dir / name), **result} for name, result in sorted(report.hand_edits.items())]
+    for name, saved in sorted(report.preserved.items()):
+        if name not in report.hand_edits:
+            results.append({"file": str(store.runtime_dir / name), "status": "restored", "savedAs": saved,
+                            "message": f"{name} rebuilt from memories.json (handEdits is restore)"})
+    return results
 
 
-def _tree_stamp(directory: Path) -> tuple[tuple[str, int, int, int], ...]:
-    """``(relative path, size in bytes, mtime in nanoseconds, inode)`` of every file under ``directory``
-    (links not followed; derived and transient files left out), sorted; ``()`` when it does not exist."""
-    stamp = []
-    for folder, _dirs, names in os.walk(directory):
-        for name in names:
-            if _transient(name):
-                continue
-            path = os.path.join(folder, name)
-            try:
-                st = os.lstat(path)
-            except FileNotFoundError:
-                continue
-            stamp.append((os.path.relpath(path, directory), st.st_size, st.st_mtime_ns, st.st_ino))
-    return tuple(sorted(stamp))
-
-
-def _changed_meanwhile(plan: "_Plan") -> Path | None:
-    """The first of ``plan.watched`` whose files changed since they were read, else ``None``."""
-    return next((path for path, stamp in plan.watched if _tree_stamp(path) != stamp), None)
+def _read_steady(directory: Path, read: Callable[[], Any], plan: "_Plan") -> Any:
+    """``read()`` (which may first take hand edits in) until ``directory``'s :func:`tree_stamp` is the same
+    before and after it, so what was read is what the stamp describes; the stamp goes into
+    ``plan.watched`` (checked again before the swap). Three tries, then :class:`PackRefused`
+    ``changed-meanwhile`` (the directory keeps changing). A dry run reads once and watches nothing."""
+    if plan.dry_run:
+        return read()
+    for _attempt in range(3):
+        before = tree_stamp(directory)
+        result = read()
+        if tree_stamp(directory) == before:
+            plan.watched.append((directory, before))
+            return result
+    raise changed_meanwhile_error(directory)
 
 
 def user_profile_replaced(host: "WorkspaceHost", pack: Pack, mode: str, replace_user_profile: bool) -> bool:
@@ -311,18 +215,27 @@ def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, st
     limits = host.settings.runtime_memory
     user_md = None
     hand_edits: list[dict[str, Any]] = []
+    pending: list[str] = []
     for store in host.runtime.stores:
-        if not plan.dry_run:
-            # a hand edit of USER.md / MEMORY.md counts (handEdits=import) before the import reads the store,
-            # as before every runtime command: otherwise the swap would replace it unseen
-            repaired = store.repair(rebuild_missing=False)
-            hand_edits += [{"file": str(store.runtime_dir / name), **result}
-                           for name, result in sorted(repaired.hand_edits.items())]
-        state = store.read()
+        def take_in_and_read(store: RuntimeStore = store) -> Any:
+            if not plan.dry_run:
+                # a hand edit of USER.md / MEMORY.md counts (handEdits=import) before the import reads the
+                # store, as before every runtime command: otherwise the swap would replace it unseen
+                hand_edits.extend(repair_results(store, store.repair(rebuild_missing=False)))
+            return store.read()
+
+        state = _read_steady(store.runtime_dir, take_in_and_read, plan)
         if state.problem:
             raise UnreadableStore(f"{state.problem}; nothing was imported. Run `mnemon-ls runtime recover` first",
                                   file=str(store.memories_path), reason=state.problem)
-        plan.watched.append((store.runtime_dir, _tree_stamp(store.runtime_dir)))
+        if plan.dry_run:  # named, not taken in (a dry run writes nothing): the import takes it in first
+            from ..runtime.model import projection_bytes
+
+            for target in store.projects:
+                path = store.projection_path(target)
+                current = fsio.read_bytes_or_none(path)
+                if current is not None and current != projection_bytes(state.entries, target):
+                    pending.append(str(path))
         owned = store.projects
         if "user" in owned:
             user_md = store.runtime_dir / PROJECTION_FILES["user"]
@@ -363,7 +276,7 @@ def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, st
         stage = _stage_for(store.root, plan, stages)
         staged_root = stage / "runtime-root"
         _copy_tree(store.runtime_dir, staged_root / "runtime",
-                   lambda name: _transient(name) or name in ("memories.json", ".memories.last-good.json",
+                   lambda name: transient(name) or name in ("memories.json", ".memories.last-good.json",
                                                              "USER.md", "MEMORY.md"))
         staged = RuntimeStore(staged_root, limits, projects=owned, secrets="allow")
         staged.commit_entries(result)
@@ -383,6 +296,7 @@ def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, st
         "removed": sum(c["removed"] for c in targets.values()),
         "targets": targets,
         "handEdits": hand_edits,
+        "pendingHandEdits": pending,
         "userProfile": {"carried": carried, **user, "handling": handling, "shared": shared,
                         "path": str(user_md) if user_md is not None else None,
                         # replace was asked, the pack carries a profile, and the shared one was merged instead
@@ -420,20 +334,26 @@ def _stage_documents(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, 
     root = host.root
     docs_dir = root / "documents"
     index_path = docs_dir / "index.json"
-    if not plan.dry_run and index_path.is_file():
-        # a document changed by hand counts (adopted as a new revision, as the file watcher and every read
-        # do) before the import reads the index: the merge keeps it, a replace's backup carries it
-        host.documents.refresh()
-    current: tuple[dmodel.DocumentRecord, ...] = ()
-    extra: tuple[tuple[str, Any], ...] = ()
-    if index_path.is_file():
+    def take_in_and_read() -> Any:
+        if not index_path.is_file():
+            return None
+        if not plan.dry_run:
+            # a document changed by hand counts (adopted as a new revision, as the file watcher and every
+            # read do) before the import reads the index: the merge keeps it, a replace's backup carries it
+            host.documents.refresh()
         try:
-            parsed = parse_index(fsio.read_bytes_or_none(index_path) or b"")
+            return parse_index(fsio.read_bytes_or_none(index_path) or b"")
         except InvalidInput as exc:
             raise UnreadableStore(f"{index_path} is damaged: {exc.message}; nothing was imported. Run "
                                   "`mnemon-ls doc recover` first", file=str(index_path), reason=exc.message) from None
+
+    current: tuple[dmodel.DocumentRecord, ...] = ()
+    extra: tuple[tuple[str, Any], ...] = ()
+    parsed = _read_steady(docs_dir, take_in_and_read, plan)
+    if parsed is not None:
         current, extra = parsed.records, parsed.extra
-    plan.watched.append((docs_dir, _tree_stamp(docs_dir)))
+    pending = [str(root / managed_relative(r.relative_path)) for r in current
+               if plan.dry_run and _changed_by_hand(root, r)]
     staged_docs = stage / "documents"
     report: dict[str, Any] = {"added": 0, "skipped": 0, "renamed": [], "removed": 0}
     records: list[dmodel.DocumentRecord] = []
@@ -441,7 +361,7 @@ def _stage_documents(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, 
     here = {(r.id, r.content_hash) for r in current}
     if mode == "merge":
         records = list(current)
-        _copy_tree(docs_dir, staged_docs, lambda name: _transient(name) or name == "index.json")
+        _copy_tree(docs_dir, staged_docs, lambda name: transient(name) or name == "index.json")
     else:
         carried = {(doc.record.id, doc.record.content_hash) for doc in pack.documents or ()}
         report["removed"] = sum(1 for r in current if (r.id, r.content_hash) not in carried)
@@ -485,7 +405,8 @@ def _stage_documents(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, 
             "imported. Archive documents, import with --replace, or raise documents.activeLimitBytes",
             projected=active, limit=limit, used=before, candidates=[])
     if mode == "merge" and not files:
-        plan.receipt["documents"] = report  # nothing comes in: documents/ is left exactly as it is
+        # nothing comes in: documents/ is left exactly as it is
+        plan.receipt["documents"] = report | {"pendingHandEdits": pending}
         return
     for status in dmodel.STATUSES:
         fsio.ensure_dir(staged_docs / status)
@@ -502,7 +423,20 @@ def _stage_documents(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, 
     lock = docs_dir / ".index.lock"
     plan.links.append((lock, staged_docs / ".index.lock"))
     plan.pairs.append((staged_docs, docs_dir))
-    plan.receipt["documents"] = report
+    plan.receipt["documents"] = report | {"pendingHandEdits": pending}
+
+
+def _changed_by_hand(root: Path, record: dmodel.DocumentRecord) -> bool:
+    """Whether ``record``'s managed file differs from what the index says (size, or body hash)."""
+    data = fsio.read_bytes_or_none(root / managed_relative(record.relative_path))
+    if data is None:
+        return False
+    if len(data) != record.size_bytes:
+        return True
+    try:
+        return dmodel.sha256_hex(dmodel.split_markdown(data.decode("utf-8"))[1]) != record.content_hash
+    except UnicodeDecodeError:
+        return True
 
 
 def _redact_documents(host: "WorkspaceHost", stage: Path, texts: Sequence[str]) -> None:
@@ -554,10 +488,10 @@ def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
 
         {"status": "committed" | "dry-run", "dryRun": bool, "mode", "components", "scope",
          "runtime": {added, skipped, removed, targets: {<target>: {added, skipped, removed}},
-                     handEdits: [{file, status, message, savedAs?, ...}],
+                     handEdits: [{file, status, message, savedAs?, ...}], pendingHandEdits: [path],
                      userProfile: {carried, added, skipped, removed, handling: merged|replaced|kept,
                                    shared, path, optInNeeded}},
-         "documents": {added, skipped, renamed: [{from, to}], removed},
+         "documents": {added, skipped, renamed: [{from, to}], removed, pendingHandEdits: [path]},
          "spaces": {added, skipped, renamed, removed, nameChanged, arrivedInactive, activeSpaces},
          "activeStore", "backup": {path, components, userProfile, keep, restore} | None}
 
@@ -572,7 +506,8 @@ def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
     hand edits of USER.md / MEMORY.md imported into the store before the import read it (the results of
     :meth:`~mnemon_ls.runtime.store.RuntimeStore.repair`; none in a dry run, which writes nothing).
 
-    ``dry_run``: validate and stage everything as a real import does, in a temporary directory outside
+    ``dry_run`` (the runtime and documents parts then carry ``pendingHandEdits``: files changed by hand that
+    the real import takes in first, which can change its counts): validate and stage everything as a real import does, in a temporary directory outside
     every root, without taking a lock file or writing anything under a root (the pack gate is held shared
     for a consistent read), and return the receipt the import would give (``status`` ``dry-run``).
 
@@ -668,22 +603,22 @@ def _import_locked(host: "WorkspaceHost", pack: Pack, mode: str, chosen: Sequenc
         if dry_run:
             return plan
         if not plan.pairs:  # a merge that brings nothing new: nothing is swapped, no file is rewritten
-            _clean([str(d) for d in plan.dirs])
+            clean([str(d) for d in plan.dirs])
             return plan
         for held, staged in plan.links:
             if held.exists():
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(staged)
                 os.link(held, staged)
-        _step("staged")
+        step("staged")
     except BaseException:
-        _clean([str(d) for d in plan.dirs])
+        clean([str(d) for d in plan.dirs])
         raise
     finally:
         if dry_run:
-            _clean([str(d) for d in plan.dirs])
+            clean([str(d) for d in plan.dirs])
     try:
-        _swap(root, plan)
+        swap(root, plan)
     except BaseException:
         # rolled back (or never decided): the backup went back into the stage; the folders made for it go
         # too. A journal left behind is rolled forward by the next operation, the backup with it
@@ -693,111 +628,6 @@ def _import_locked(host: "WorkspaceHost", pack: Pack, mode: str, chosen: Sequenc
     if backup is not None:
         backups.prune(backup.path.parent)
     return plan
-
-
-def _swap(root: Path, plan: _Plan) -> None:
-    backups: dict[Path, Path] = {}
-    pairs = []
-    for index, (staged, target) in enumerate(plan.pairs):
-        # the backup lives in the staged path's root (the same file system as the target)
-        owner = next((p.parent for p in staged.parents if p.name.startswith(STAGE_PREFIX)), root)
-        if owner not in backups:
-            backups[owner] = owner / f"{BACKUP_PREFIX}{uuid.uuid4()}"
-            fsio.ensure_dir(backups[owner])
-            plan.dirs.append(backups[owner])
-        pairs.append({"staged": str(staged), "target": str(target),
-                      "backup": str(backups[owner] / f"{index}-{target.name}")})
-        fsio.ensure_dir(target.parent)
-    journal = {"version": 1, "pairs": pairs, "dirs": [str(d) for d in plan.dirs],
-               "roots": [str(r) for r in (root, *plan.other_roots)]}
-    journal_path = root / JOURNAL
-    copies = [Path(r) / JOURNAL for r in plan.other_roots]
-    changed = _changed_meanwhile(plan)
-    if changed is not None:
-        _clean(journal["dirs"])
-        raise PackRefused(f"{changed} changed while the pack was being imported (a hand edit, or a program that "
-                          "does not take mnemon-ls's locks); nothing was imported, so that change is kept: run the "
-                          "import again", reason="changed-meanwhile", file=str(changed))
-    text = (json.dumps(journal, indent=2) + "\n").encode("utf-8")
-    try:
-        # the copies first: any journal written means decided (everything is staged), and none of the
-        # roots' directories moves before every root holds one
-        for copy in copies:
-            fsio.write_file_atomically(copy, text)
-        fsio.write_file_atomically(journal_path, text)
-    except BaseException:
-        for copy in copies:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(copy)
-        _clean(journal["dirs"])
-        raise
-    _step("journal")
-    done: list[dict[str, str]] = []
-    try:
-        for index, pair in enumerate(pairs):
-            staged, target, backup = Path(pair["staged"]), Path(pair["target"]), Path(pair["backup"])
-            moved = False
-            if os.path.lexists(target):
-                os.rename(target, backup)
-                moved = True
-            pair["moved"] = "1" if moved else ""
-            done.append(pair)
-            _step(f"swap:{index}:moved")
-            os.rename(staged, target)
-            fsio.fsync_dir(target.parent)
-            _step(f"swap:{index}:placed")
-    except Exception as exc:
-        displaced = _roll_back(done, root)
-        _drop_journals(copies, journal_path)
-        _clean(journal["dirs"])
-        mapped = exc if isinstance(exc, MnemonError) else None
-        kept = (f"; what another program created meanwhile was kept in {', '.join(displaced)}" if displaced else "")
-        raise PackRefused(f"the swap into {root} failed ({mapped.message if mapped else exc}); every component was "
-                          f"rolled back and nothing of the pack was imported{kept}", reason="swap-failed",
-                          displaced=displaced) from exc
-    _step("swapped")
-    _drop_journals(copies, journal_path)
-    _clean(journal["dirs"])
-    _step("cleaned")
-
-
-def _drop_journals(copies: Sequence[Path], journal_path: Path) -> None:
-    """Remove the other roots' journal copies, then the importing root's (durably): while that one exists,
-    :func:`recover` still knows the swap."""
-    for copy in copies:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(copy)
-        fsio.fsync_dir(copy.parent)
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(journal_path)
-    fsio.fsync_dir(journal_path.parent)
-
-
-def _roll_back(done: list[dict[str, str]], root: Path) -> list[str]:
-    """Undo the ``done`` pairs (newest first); returns what :func:`_displace` moved aside."""
-    displaced = []
-    for pair in reversed(done):
-        staged, target, backup = Path(pair["staged"]), Path(pair["target"]), Path(pair["backup"])
-        if not os.path.lexists(staged) and os.path.lexists(target):
-            os.rename(target, staged)
-        if pair.get("moved") and os.path.lexists(backup):
-            if os.path.lexists(target):
-                displaced.append(_displace(target, root))
-            os.rename(backup, target)
-        fsio.fsync_dir(target.parent)
-    return displaced
-
-
-def _displace(target: Path, root: Path) -> str:
-    """Move ``target``, which another program created while the swap had moved the old one away (a
-    process that does not take the pack gate, e.g. an older mnemon-ls or the TypeScript plugin), to
-    ``<root>/.dsh-pack-displaced-<uuid>/<name>``, where it is kept (never cleaned: it may hold a write).
-    Returns the new path."""
-    keep = root / f"{DISPLACED_PREFIX}{uuid.uuid4()}"
-    fsio.ensure_dir(keep)
-    os.rename(target, keep / target.name)
-    fsio.fsync_dir(root)
-    return str(keep / target.name)
 
 
 def release_sources(host: "WorkspaceHost") -> None:
