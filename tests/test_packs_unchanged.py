@@ -31,6 +31,14 @@ def _files(root: Path) -> dict[str, tuple[int, int, bytes]]:
     return found
 
 
+def _two_roots(tmp_path: Path) -> tuple[Path, Path]:
+    """Roots ``a`` and ``b``, each seeded (``b``'s contents tagged " (b)")."""
+    root, other = tmp_path / "a", tmp_path / "b"
+    seed(root)
+    seed(other, tag=" (b)")
+    return root, other
+
+
 def test_merging_a_pack_of_what_is_here_rewrites_no_file(tmp_path: Path) -> None:
     root = tmp_path / "a"
     seed(root)
@@ -47,9 +55,7 @@ def test_merging_a_pack_of_what_is_here_rewrites_no_file(tmp_path: Path) -> None
 
 
 def test_a_merge_that_adds_to_one_component_swaps_only_that_one(tmp_path: Path) -> None:
-    root, other = tmp_path / "a", tmp_path / "b"
-    seed(root)
-    seed(other, tag=" (b)")
+    root, other = _two_roots(tmp_path)
     data = export(root)
     host = host_on(root)
     try:
@@ -71,9 +77,7 @@ def test_a_merge_that_adds_to_one_component_swaps_only_that_one(tmp_path: Path) 
 
 @pytest.mark.parametrize("mode", ["merge", "replace"])
 def test_a_hand_edit_while_the_import_is_staged_is_kept_and_nothing_is_imported(tmp_path: Path, mode: str) -> None:
-    root, other = tmp_path / "a", tmp_path / "b"
-    seed(root)
-    seed(other, tag=" (b)")
+    root, other = _two_roots(tmp_path)
     data = export(other)
     [document] = [p for p in (root / "documents" / "active").iterdir() if p.suffix == ".md"]
     edited = document.read_text(encoding="utf-8") + "\nA line typed by hand during the import.\n"
@@ -108,9 +112,7 @@ def test_a_hand_edit_while_the_import_is_staged_is_kept_and_nothing_is_imported(
 
 
 def test_a_hand_edit_of_memory_md_while_the_import_is_staged_is_kept(tmp_path: Path) -> None:
-    root, other = tmp_path / "a", tmp_path / "b"
-    seed(root)
-    seed(other, tag=" (b)")
+    root, other = _two_roots(tmp_path)
     data = export(other)
     memory_md = root / "runtime" / "MEMORY.md"
     edited = memory_md.read_text(encoding="utf-8").replace("Deploys go through staging", "Deploys go through canary")
@@ -136,9 +138,7 @@ def test_a_hand_edit_of_memory_md_while_the_import_is_staged_is_kept(tmp_path: P
 
 @pytest.mark.parametrize("mode", ["merge", "replace"])
 def test_a_hand_edit_of_memory_md_made_before_the_import_counts(tmp_path: Path, mode: str) -> None:
-    root, other = tmp_path / "a", tmp_path / "b"
-    seed(root)
-    seed(other, tag=" (b)")
+    root, other = _two_roots(tmp_path)
     data = export(other)
     memory_md = root / "runtime" / "MEMORY.md"
     memory_md.write_text(memory_md.read_text(encoding="utf-8").replace("Deploys go through staging",
@@ -203,9 +203,7 @@ def test_an_export_carries_a_document_changed_by_hand(tmp_path: Path) -> None:
 
 
 def test_a_replace_after_a_document_changed_by_hand_backs_the_change_up(tmp_path: Path) -> None:
-    root, other = tmp_path / "a", tmp_path / "b"
-    seed(root)
-    seed(other, tag=" (b)")
+    root, other = _two_roots(tmp_path)
     _hand_edit_document(root, "A line typed into the document by hand.")
     receipt = do_import(root, export(other), mode="replace")  # was refused: backup-failed
     assert receipt["documents"]["removed"] == 2
@@ -215,9 +213,7 @@ def test_a_replace_after_a_document_changed_by_hand_backs_the_change_up(tmp_path
 
 
 def test_a_hand_edit_after_the_import_was_decided_rolls_the_swap_back_and_is_kept(tmp_path: Path) -> None:
-    root, other = tmp_path / "a", tmp_path / "b"
-    seed(root)
-    seed(other, tag=" (b)")
+    root, other = _two_roots(tmp_path)
     data = export(other)
     before = contents(root)
     document = _hand_edit_document(root, "typed before")  # (taken in by the import first: revision 2)
@@ -260,9 +256,7 @@ def test_a_hand_edit_between_a_killed_import_and_its_roll_forward_is_kept_aside_
     from mnemon_ls.packs.swap import displaced_findings
     from tests.helpers import procs
 
-    root, other = tmp_path / "a", tmp_path / "b"
-    seed(root)
-    seed(other, tag=" (b)")
+    root, other = _two_roots(tmp_path)
     pack = tmp_path / "b.zip"
     pack.write_bytes(export(other))
     killed = subprocess.run([sys.executable, "-c", KILLED, str(root), str(pack)], capture_output=True, text=True,
@@ -280,9 +274,7 @@ def test_a_hand_edit_between_a_killed_import_and_its_roll_forward_is_kept_aside_
 
 
 def test_under_hand_edits_restore_the_import_says_it_restored_the_file_and_where_the_edit_is(tmp_path: Path) -> None:
-    root, other = tmp_path / "a", tmp_path / "b"
-    seed(root)
-    seed(other, tag=" (b)")
+    root, other = _two_roots(tmp_path)
     memory_md = root / "runtime" / "MEMORY.md"
     memory_md.write_text(memory_md.read_text(encoding="utf-8") + "\n§\ntyped by hand\n", encoding="utf-8")
     host = host_on(root, handEdits="restore")
@@ -327,9 +319,7 @@ def test_under_reject_an_export_refuses_a_document_a_token_was_typed_into(tmp_pa
 
 
 def test_a_dry_run_names_the_hand_edits_the_import_would_take_in_first(tmp_path: Path) -> None:
-    root, other = tmp_path / "a", tmp_path / "b"
-    seed(root)
-    seed(other, tag=" (b)")
+    root, other = _two_roots(tmp_path)
     memory_md = root / "runtime" / "MEMORY.md"
     memory_md.write_text(memory_md.read_text(encoding="utf-8") + "\n§\ntyped by hand\n", encoding="utf-8")
     document = _hand_edit_document(root, "typed by hand too")
