@@ -330,3 +330,114 @@ def test_a_dry_run_names_the_hand_edits_the_import_would_take_in_first(tmp_path:
     assert _files(root) == before  # named, not taken in
     real = do_import(root, export(other))
     assert real["runtime"]["pendingHandEdits"] == [] and [e["file"] for e in real["runtime"]["handEdits"]] == [str(memory_md)]
+
+
+def test_a_write_to_a_placed_directory_before_the_swap_rolls_back_is_kept_aside(tmp_path: Path) -> None:
+    root, other = _two_roots(tmp_path)
+    data = export(other)
+    memory_md = root / "runtime" / "MEMORY.md"
+    document = _hand_edit_document(root, "typed before")
+
+    def hand_edit(step: str) -> None:
+        if step == "swap:0:placed":  # runtime/ is the pack's now; documents/ is still to be swapped
+            memory_md.write_text(memory_md.read_text(encoding="utf-8") + "\n§\nwritten to the new copy\n",
+                                 encoding="utf-8")
+            document.write_text(document.read_text(encoding="utf-8") + "\nand the document\n", encoding="utf-8")
+
+    swap._step_hook = hand_edit
+    try:
+        with pytest.raises(PackRefused) as raised:
+            do_import(root, data)
+    finally:
+        swap._step_hook = None
+    assert raised.value.data["reason"] == "changed-meanwhile"
+    [kept] = raised.value.data["displaced"]
+    assert Path(kept).name == "runtime" and "written to the new copy" in (Path(kept) / "MEMORY.md").read_text()
+    assert kept in raised.value.message
+    assert document.read_text(encoding="utf-8").endswith("\nand the document\n")  # rolled back in place
+
+
+KILLED_COMPARING = r"""
+import os, signal, sys
+from pathlib import Path
+from mnemon_ls.host import WorkspaceHost
+from mnemon_ls.packs import swap
+from mnemon_ls.settings import load_settings
+
+root, pack, document = sys.argv[1:4]
+def edit(name):
+    if name == "journal":
+        with open(document, "a", encoding="utf-8") as f:
+            f.write("\ntyped while the swap compared\n")
+swap._step_hook = edit
+swap._changed_since = lambda pair, moved: os.kill(os.getpid(), signal.SIGKILL)  # killed mid-compare
+host = WorkspaceHost(None, load_settings({"storageScope": "custom", "dataDir": root, "runtimeUserScope": "storage"}))
+host.import_pack(Path(pack).read_bytes(), mode="merge", components=["documents"])
+"""
+
+
+def test_a_kill_while_the_swap_compares_a_moved_directory_keeps_the_change(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from tests.helpers import procs
+
+    root, other = _two_roots(tmp_path)
+    pack = tmp_path / "b.zip"
+    pack.write_bytes(export(other))
+    [document] = [p for p in (root / "documents" / "active").iterdir() if p.suffix == ".md"]
+    killed = subprocess.run([sys.executable, "-c", KILLED_COMPARING, str(root), str(pack), str(document)],
+                            capture_output=True, text=True, timeout=procs.WAIT_SECONDS)
+    assert killed.returncode == -9, killed.stderr
+    contents(root)  # a new host rolls the swap forward
+    [kept] = [p for p in root.iterdir() if p.name.startswith(".dsh-pack-displaced-")]
+    assert (kept / "documents" / "active" / document.name).read_text(encoding="utf-8").endswith(
+        "\ntyped while the swap compared\n")
+
+
+@pytest.mark.parametrize("secrets", ["redact", "reject"])
+def test_a_markdown_file_dropped_into_documents_is_adopted_in_the_managed_form_and_exported(
+        tmp_path: Path, secrets: str) -> None:
+    from tests.redact_samples import GITHUB_PAT
+
+    root = tmp_path / "a"
+    seed(root)
+    active = root / "documents" / "active"
+    (active / "my-notes.md").write_text("Just notes, no frontmatter.\n", encoding="utf-8")
+    (active / "dropped.md").write_text(f"# Dropped\n\ndeploy key {GITHUB_PAT}\n", encoding="utf-8")
+    host = host_on(root, secrets=secrets)
+    try:
+        titles = sorted(d.record.title for d in host.documents.list().documents)
+        exported = packs.export_pack(host, "documents")  # was refused: "its frontmatter id None differs ..."
+    finally:
+        host.close()
+    files = unpack(exported.data)
+    assert b"Just notes, no frontmatter." in files["payload/documents/active/my-notes.md"]
+    assert not any(GITHUB_PAT.encode() in b for b in files.values())
+    on_disk = [p for p in root.rglob("*") if p.is_file() and GITHUB_PAT.encode() in p.read_bytes()]
+    if secrets == "redact":
+        assert titles == ["ADR 7", "Dropped", "Old plan", "my-notes"] and on_disk == []
+        assert b"deploy key [redacted:github-token]" in files["payload/documents/active/dropped.md"]
+    else:  # not adopted: set aside, out of the memory, and said
+        assert titles == ["ADR 7", "Old plan", "my-notes"]
+        assert [p.parent.name for p in on_disk] == ["orphans"]
+
+
+def test_a_frontmatter_edited_by_hand_is_kept_and_does_not_block_export_or_replace(tmp_path: Path) -> None:
+    root, other = _two_roots(tmp_path)
+    [document] = [p for p in (root / "documents" / "active").iterdir() if p.suffix == ".md"]
+    edited = document.read_text(encoding="utf-8").replace('title: "ADR 7"', 'title: "ADR 7, renamed by hand"')
+    assert edited != document.read_text(encoding="utf-8")
+    document.write_text(edited, encoding="utf-8")
+    host = host_on(root)
+    try:
+        exported = packs.export_pack(host, "documents")  # was refused: document-changed
+    finally:
+        host.close()
+    [note] = exported.hand_edits
+    assert (note["file"], note["status"]) == (str(document), "frontmatter-kept")
+    assert b'title: "ADR 7"\n' in unpack(exported.data)[f"payload/documents/active/{document.name}"]
+    receipt = do_import(root, export(other), mode="replace")  # was refused: backup-failed
+    assert receipt["documents"]["removed"] == 2
+    [kept] = [p for p in (root / "documents" / "edits").iterdir() if p.name.endswith(document.name)]
+    assert kept.read_text(encoding="utf-8") == edited

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .. import fsio
+from ..errors import MnemonError
+from ..redact import Scrubber
 from . import model
 from .files import SpecialFile, read_managed_or_none, read_regular_file
 from .freshness import _or, _str_tuple
@@ -130,6 +132,17 @@ class Recovery:
                         reason = "has the file name of another orphan just adopted (one name, one document)"
                     elif holder is not None:
                         reason = f"repeats the body of document {holder} (a create retried after a crash)"
+            original = data
+            if reason is None:
+                # the secrets setting holds for a file dropped in by hand: redacted, or under reject set aside
+                try:
+                    scrubbed = Scrubber(self.secrets).text(f"{rel}: body", body)
+                except MnemonError as exc:
+                    reason = f"{exc.message} (secrets is reject)"
+                else:
+                    if scrubbed != body:
+                        data = Scrubber(self.secrets).text("file", data.decode("utf-8")).encode("utf-8")
+                        body = scrubbed
             if reason is not None:
                 report.set_aside.append({"file": rel, "to": self._set_aside(path, status, name), "reason": reason})
                 continue
@@ -138,6 +151,14 @@ class Recovery:
                     or any(r.id == doc_id for r in fresh):
                 doc_id = model.new_id()
             record = _record_from_file(doc_id, (status, name, data, fm, body), now)
+            # the file is written in the managed form (frontmatter naming its id, as every document file),
+            # so it can be read, searched and exported like one; a frontmatter of its own is saved first
+            rendered = model.render_markdown(record, body).encode("utf-8")
+            if rendered != original:
+                if fm or data != original:
+                    self._preserve(name, data)
+                fsio.write_file_atomically(path, rendered)
+                record = record.with_changes(size_bytes=len(rendered))
             fresh.append(record)
             holders[record.content_hash] = doc_id
             report.adopted.append({"id": doc_id, "file": rel})

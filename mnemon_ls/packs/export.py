@@ -101,7 +101,7 @@ def export_pack(host: "WorkspaceHost", scope: str = "full", *, include_user_prof
     scope = validate_scope(scope)
     with host.pack_gate():  # one state of the root: an import in another process waits (:mod:`.gate`)
         hand_edits = _take_in_hand_edits(host, fmt.SCOPES[scope])
-        exported = _build(host, scope, include_user_profile, now, held=False)
+        exported = _build(host, scope, include_user_profile, now, held=False, notes=hand_edits)
     return dataclasses.replace(exported, hand_edits=tuple(hand_edits))
 
 
@@ -135,7 +135,7 @@ def export_held(host: "WorkspaceHost", scope: str, *, include_user_profile: bool
 
 
 def _build(host: "WorkspaceHost", scope: str, include_user_profile: bool, now: datetime | None,
-           *, held: bool) -> ExportedPack:
+           *, held: bool, notes: list[dict[str, Any]] | None = None) -> ExportedPack:
     moment = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
     payload: dict[str, bytes] = {}
     left_out = providers_left_out = 0
@@ -145,7 +145,7 @@ def _build(host: "WorkspaceHost", scope: str, include_user_profile: bool, now: d
         part, items["runtime"], left_out = _runtime(host, include_user_profile)
         payload.update(part)
     if "documents" in components:
-        part, items["documents"] = _documents(host, held)
+        part, items["documents"] = _documents(host, held, notes)
         payload.update(part)
     if "memory-spaces" in components:
         part, items["memory-spaces"], providers_left_out = _spaces(host, held)
@@ -174,7 +174,8 @@ def _runtime(host: "WorkspaceHost", include_user_profile: bool) -> tuple[dict[st
             "payload/runtime/MEMORY.md": projection_bytes(entries, "memory")}, len(entries), len(state.user) - len(user)
 
 
-def _documents(host: "WorkspaceHost", held: bool = False) -> tuple[dict[str, bytes], int]:
+def _documents(host: "WorkspaceHost", held: bool = False,
+               notes: list[dict[str, Any]] | None = None) -> tuple[dict[str, bytes], int]:
     root = host.root
     index_path = root / "documents" / "index.json"
     if not index_path.is_file():
@@ -201,9 +202,29 @@ def _documents(host: "WorkspaceHost", held: bool = False) -> tuple[dict[str, byt
                 raise UnreadableStore(f"{path} (document {record.id}) is missing; run `mnemon-ls doc recover` "
                                       "before exporting", file=str(path), reason="missing")
             if len(body) != original.size_bytes or not _body_matches(body, original.content_hash):
-                raise _changed_document(original, path, body, host.settings.secrets)
+                index_form = frontmatter_only_edit(original, body)
+                if index_form is None:
+                    raise _changed_document(original, path, body, host.settings.secrets)
+                body = index_form  # the pack carries the index's frontmatter (title, description, ...)
+                if notes is not None:
+                    notes.append({"file": str(path), "status": "frontmatter-kept", "message": (
+                        f"document {original.id} ({original.title}): its frontmatter was changed by hand; a "
+                        "document's title and description come from the index (the pack carries those): change "
+                        f"them with `mnemon-ls doc update {original.id}`")})
             out[f"payload/{record.relative_path}"] = body
     return out, len(records)
+
+
+def frontmatter_only_edit(record: Any, data: bytes) -> bytes | None:
+    """When the managed file ``data`` of ``record`` differs from the index only in its frontmatter (the body
+    is the record's), the file in the index's form (:func:`~mnemon_ls.documents.model.render_markdown`,
+    ``record.size_bytes`` long); else ``None``."""
+    from ..documents.model import render_markdown, split_markdown
+
+    if not _body_matches(data, record.content_hash):
+        return None
+    rendered = render_markdown(record, split_markdown(data.decode("utf-8"))[1]).encode("utf-8")
+    return rendered if len(rendered) == record.size_bytes else None
 
 
 def _body_matches(data: bytes, content_hash: str) -> bool:

@@ -367,6 +367,7 @@ def _stage_documents(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, 
         report["removed"] = sum(1 for r in current if (r.id, r.content_hash) not in carried)
         _copy_tree(docs_dir, staged_docs, lambda name: name not in ("edits", "quarantine", "orphans"))
         extra = ()
+        _keep_frontmatter_edits(root, current, staged_docs / "edits")
     by_id = {r.id: r for r in records}
     taken = {managed_relative(r.relative_path) for r in records}
     for doc in pack.documents or ():
@@ -426,14 +427,26 @@ def _stage_documents(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, 
     plan.receipt["documents"] = report | {"pendingHandEdits": pending}
 
 
+def _keep_frontmatter_edits(root: Path, records: Sequence[dmodel.DocumentRecord], edits: Path) -> None:
+    """A replace removes the documents here: a file whose frontmatter alone was changed by hand (never taken
+    in, :func:`.export.frontmatter_only_edit`) is saved as it is into the new ``documents/edits/`` first."""
+    from datetime import datetime, timezone
+
+    from .export import frontmatter_only_edit
+
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%f")[:-3] + "Z"
+    for record in records:
+        data = fsio.read_bytes_or_none(root / managed_relative(record.relative_path))
+        if data is not None and len(data) != record.size_bytes and frontmatter_only_edit(record, data) is not None:
+            fsio.create_file_durably(edits / f"{stamp}-{record.filename}", data)
+
+
 def _changed_by_hand(root: Path, record: dmodel.DocumentRecord) -> bool:
     """Whether ``record``'s managed file differs from what the index says (size, or body hash)."""
     data = fsio.read_bytes_or_none(root / managed_relative(record.relative_path))
     if data is None:
         return False
-    if len(data) != record.size_bytes:
-        return True
-    try:
+    try:  # (a change of the frontmatter alone is not taken in: the index's title and description hold)
         return dmodel.sha256_hex(dmodel.split_markdown(data.decode("utf-8"))[1]) != record.content_hash
     except UnicodeDecodeError:
         return True

@@ -60,9 +60,10 @@ def _roll_forward(journal: dict[str, Any], root: Path) -> list[str]:
                 displaced.append(_displace(target, root))
             else:
                 os.rename(target, backup)
-                if _changed_since(pair, backup):
-                    # changed by hand after the import was decided (killed before this roll forward): kept
-                    displaced.append(_displace(backup, root, name=target.name))
+        if os.path.lexists(backup) and _changed_since(pair, backup):
+            # changed by hand after the import was decided (killed before this roll forward, or while the
+            # swap compared it): kept aside, never cleaned
+            displaced.append(_displace(backup, root, name=target.name))
         os.rename(staged, target)
         fsio.fsync_dir(target.parent)
     return displaced
@@ -222,6 +223,8 @@ def swap(root: Path, plan: _Plan) -> None:
             if moved and _changed_since(pair, backup):  # changed after the check above: rolled back, kept
                 raise _ChangedMeanwhile(target)
             step(f"swap:{index}:moved")
+            if "stamp" in pair:  # what is placed, to tell a change made to it before a roll back
+                pair["placed"] = [list(row) for row in tree_stamp(staged)]
             os.rename(staged, target)
             fsio.fsync_dir(target.parent)
             step(f"swap:{index}:placed")
@@ -230,7 +233,7 @@ def swap(root: Path, plan: _Plan) -> None:
         _drop_journals(copies, journal_path)
         clean(journal["dirs"])
         if isinstance(exc, _ChangedMeanwhile):
-            raise changed_meanwhile_error(exc.path) from None
+            raise changed_meanwhile_error(exc.path, displaced) from None
         mapped = exc if isinstance(exc, MnemonError) else None
         kept = (f"; what another program created meanwhile was kept in {', '.join(displaced)}" if displaced else "")
         raise PackRefused(f"the swap into {root} failed ({mapped.message if mapped else exc}); every component was "
@@ -248,10 +251,15 @@ class _ChangedMeanwhile(Exception):
         self.path = path
 
 
-def changed_meanwhile_error(changed: Path) -> PackRefused:
+def changed_meanwhile_error(changed: Path, displaced: Sequence[str] = ()) -> PackRefused:
+    """The ``changed-meanwhile`` refusal for ``changed`` (``data.file``; ``data.displaced``: what the roll back
+    kept aside, written to while the swap ran)."""
+    kept = (f"; what was written meanwhile to the copy the import had placed is kept in {', '.join(displaced)}"
+            if displaced else "")
     return PackRefused(f"{changed} changed while the pack was being imported (a hand edit, or a program that does "
                        "not take mnemon-ls's locks); nothing was imported, so that change is kept: run the import "
-                       "again", reason="changed-meanwhile", file=str(changed))
+                       f"again{kept}", reason="changed-meanwhile", file=str(changed),
+                       **({"displaced": list(displaced)} if displaced else {}))
 
 
 def _drop_journals(copies: Sequence[Path], journal_path: Path) -> None:
@@ -273,6 +281,9 @@ def _roll_back(done: list[dict[str, str]], root: Path) -> list[str]:
         staged, target, backup = Path(pair["staged"]), Path(pair["target"]), Path(pair["backup"])
         if not os.path.lexists(staged) and os.path.lexists(target):
             os.rename(target, staged)
+            if "placed" in pair and [list(row) for row in tree_stamp(staged)] != pair["placed"]:
+                # written to after it was placed (a hand edit of the new runtime/): kept aside, never cleaned
+                displaced.append(_displace(staged, root, name=target.name))
         if pair.get("moved") and os.path.lexists(backup):
             if os.path.lexists(target):
                 displaced.append(_displace(target, root))
@@ -302,11 +313,12 @@ def displaced_findings(root: Path) -> list[Any]:
 
     found = []
     for name in sorted(os.listdir(root)) if root.is_dir() else ():
-        if name.startswith(DISPLACED_PREFIX):
+        if name.startswith(DISPLACED_PREFIX) and (root / name).is_dir() and not (root / name).is_symlink():
             kept = ", ".join(sorted(os.listdir(root / name))) or "(empty)"
             found.append(Finding("warning", str(root / name),
                                  f"kept aside by a pack import ({kept}): it changed while the import was being "
                                  "swapped in, so it is not part of the memory now",
                                  "compare it with the current files, copy back what you want (a hand edit of "
-                                 "MEMORY.md or a document counts at the next command), then delete the folder"))
+                                 "USER.md, MEMORY.md or a document counts at the next command), then delete the "
+                                 "folder"))
     return found
