@@ -316,6 +316,12 @@ def write_files_atomically(
                 os.unlink(tmp)
 
 
+def file_stamp(moment: Any) -> str:
+    """A filename-safe stamp of ``moment`` (a :class:`datetime.datetime`, already in UTC) with milliseconds:
+    ``20261130T052804.123Z``; the prefix of the copies saved under ``edits/`` and ``quarantine/``."""
+    return moment.strftime("%Y%m%dT%H%M%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
 def write_file_atomically(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
     """Durably replace one file (see :func:`write_files_atomically`)."""
     write_files_atomically([(path, data)], mode)

@@ -196,8 +196,7 @@ class ManagedFiles:
         return os.path.join(self._dir_strings[record.status], record.filename)
 
     def _stamp(self) -> str:
-        moment = self.clock().astimezone(timezone.utc)
-        return moment.strftime("%Y%m%dT%H%M%S.") + f"{moment.microsecond // 1000:03d}Z"
+        return fsio.file_stamp(self.clock().astimezone(timezone.utc))
 
     def _preserve(self, name: str, data: bytes) -> str:
         return str(fsio.copy_file_exclusive(self.edits_dir, f"{self._stamp()}-{name}", data))

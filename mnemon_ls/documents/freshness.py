@@ -238,14 +238,13 @@ class Freshness:
                     continue
                 # the secrets setting holds for a body typed by hand as for one written through mnemon-ls:
                 # redact stores placeholders (the file is rewritten), reject leaves it unadopted and says so
+                original = data
                 try:
-                    scrubbed = Scrubber(self.secrets).text(f"{record.relative_path}: body", body)
+                    data, scrubbed = redact_typed(self.secrets, record.relative_path, data, body)
                 except MnemonError as exc:
                     report.notices.append(f"{exc.message}; not adopted (secrets is reject)")
                     continue
-                original = data
                 if scrubbed != body:
-                    data = _scrubbed_bytes(data, body, scrubbed, self.secrets)
                     body, digest = scrubbed, sha256_hex(scrubbed)
                 fm = model.parse_frontmatter(front) if front is not None else {}
                 consistent = fm.get("id") == record.id and fm.get("content_hash") == digest
@@ -286,12 +285,15 @@ class Freshness:
                                       "after adopting outside edits; archive some before creating more")
 
 
-def _scrubbed_bytes(data: bytes, body: str, scrubbed: str, mode: str) -> bytes:
-    """``data`` (a managed file) with ``body`` replaced by ``scrubbed`` and its frontmatter redacted too, so
-    a copy saved of it (``edits/``) holds no credential either."""
-    text = data.decode("utf-8")
-    head = text[: len(text) - len(body)] if text.endswith(body) else text.replace(body, "")
-    return (Scrubber(mode).text("frontmatter", head) + scrubbed).encode("utf-8")
+def redact_typed(mode: str, where: str, data: bytes, body: str) -> tuple[bytes, str]:
+    """A managed file typed or changed outside mnemon-ls under the ``secrets`` setting ``mode``: ``(data,
+    body)`` (the file's UTF-8 bytes and its body) with every credential replaced by a placeholder, the
+    whole file too, so a copy saved of it (``edits/``) holds none either; unchanged when none is found.
+    Raises :class:`~mnemon_ls.errors.InvalidInput` naming ``<where>: body`` under ``reject``."""
+    scrubbed = Scrubber(mode).text(f"{where}: body", body)
+    if scrubbed == body:
+        return data, body
+    return Scrubber(mode).text("file", data.decode("utf-8")).encode("utf-8"), scrubbed
 
 
 def _or(make: Callable[[], Any], fallback: Any) -> Any:

@@ -416,6 +416,14 @@ def document_body(text: str) -> str:
     return split_markdown(text)[1]
 
 
+def body_hash(data: bytes) -> str | None:
+    """``contentHash`` of the body in a managed file's bytes; ``None`` when they are not UTF-8."""
+    try:
+        return sha256_hex(split_markdown(data.decode("utf-8"))[1])
+    except UnicodeDecodeError:
+        return None
+
+
 _FM_SCALAR = re.compile(r"^([a-z_]+):\s*(.*)$")
 
 

@@ -21,7 +21,7 @@ from . import model
 from .files import opposite_status, read_managed_or_none, unlink_quietly
 from ..redact import Scrubber
 from .index import IndexView, validate_expected
-from .model import DocumentRecord, decode_markdown, render_markdown, sha256_hex, split_markdown
+from .model import DocumentRecord, body_hash, decode_markdown, render_markdown, split_markdown
 from .views import MutationResult, RepairReport
 
 
@@ -156,10 +156,10 @@ class Moves:
                     fm = model.parse_frontmatter(front) if front is not None else {}
                     if fm.get("id") not in (None, record.id):
                         continue  # a different document that happens to share the name: not ours to touch
-                    other_hash = _body_hash(other_data)  # None when not UTF-8: then only renamed or saved
+                    other_hash = body_hash(other_data)  # None when not UTF-8: then only renamed or saved
                     rel_other = model.relative_path(other_status, record.filename)
                     if here_data is not None:
-                        if other_hash is None or other_hash not in (record.content_hash, _body_hash(here_data)):
+                        if other_hash is None or other_hash not in (record.content_hash, body_hash(here_data)):
                             report.preserved[rel_other] = self._preserve(f"{other_status}-{record.filename}", other_data)
                         os.unlink(other)
                         fsio._fsync_dir(other.parent)
@@ -186,9 +186,3 @@ class Moves:
         return report
 
 
-def _body_hash(data: bytes) -> str | None:
-    """``contentHash`` of the body in a managed file's bytes; ``None`` when they are not UTF-8."""
-    try:
-        return sha256_hex(split_markdown(data.decode("utf-8"))[1])
-    except UnicodeDecodeError:
-        return None

@@ -16,10 +16,9 @@ from typing import Any, Sequence
 
 from .. import fsio
 from ..errors import MnemonError
-from ..redact import Scrubber
 from . import model
 from .files import SpecialFile, read_managed_or_none, read_regular_file
-from .freshness import _or, _str_tuple
+from .freshness import _or, _str_tuple, redact_typed
 from .indexformat import salvage_index
 from .model import DocumentRecord, Status, js_trim, sha256_hex, split_markdown, time_key
 from .views import RepairReport
@@ -136,13 +135,9 @@ class Recovery:
             if reason is None:
                 # the secrets setting holds for a file dropped in by hand: redacted, or under reject set aside
                 try:
-                    scrubbed = Scrubber(self.secrets).text(f"{rel}: body", body)
+                    data, body = redact_typed(self.secrets, rel, data, body)
                 except MnemonError as exc:
                     reason = f"{exc.message} (secrets is reject)"
-                else:
-                    if scrubbed != body:
-                        data = Scrubber(self.secrets).text("file", data.decode("utf-8")).encode("utf-8")
-                        body = scrubbed
             if reason is not None:
                 report.set_aside.append({"file": rel, "to": self._set_aside(path, status, name), "reason": reason})
                 continue

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from .. import __version__, fsio
 from ..documents.indexformat import managed_relative, parse_index, serialize_index
-from ..documents.model import relative_path
+from ..documents.model import body_hash, relative_path
 from ..errors import InvalidInput, PackRefused, UnreadableStore
 from ..runtime.model import projection_bytes, serialize_store
 from ..spaces.registry import NATIVE_FILE
@@ -201,7 +201,7 @@ def _documents(host: "WorkspaceHost", held: bool = False,
             if body is None:
                 raise UnreadableStore(f"{path} (document {record.id}) is missing; run `mnemon-ls doc recover` "
                                       "before exporting", file=str(path), reason="missing")
-            if len(body) != original.size_bytes or not _body_matches(body, original.content_hash):
+            if len(body) != original.size_bytes or body_hash(body) != original.content_hash:
                 index_form = frontmatter_only_edit(original, body)
                 if index_form is None:
                     raise _changed_document(original, path, body, host.settings.secrets)
@@ -221,19 +221,10 @@ def frontmatter_only_edit(record: Any, data: bytes) -> bytes | None:
     ``record.size_bytes`` long); else ``None``."""
     from ..documents.model import render_markdown, split_markdown
 
-    if not _body_matches(data, record.content_hash):
+    if body_hash(data) != record.content_hash:
         return None
     rendered = render_markdown(record, split_markdown(data.decode("utf-8"))[1]).encode("utf-8")
     return rendered if len(rendered) == record.size_bytes else None
-
-
-def _body_matches(data: bytes, content_hash: str) -> bool:
-    from ..documents.model import sha256_hex, split_markdown
-
-    try:
-        return sha256_hex(split_markdown(data.decode("utf-8"))[1]) == content_hash
-    except UnicodeDecodeError:
-        return False
 
 
 def _changed_document(record: Any, path: Path, data: bytes, secrets: str) -> PackRefused:

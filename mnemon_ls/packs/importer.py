@@ -143,7 +143,7 @@ class _Plan:
     other_roots: list[Path] = field(default_factory=list)
     #: component directories copied into the stage, with their :func:`tree_stamp` when they were read: the
     #: swap is refused when one changed meanwhile (a hand edit, a program that does not take the locks)
-    watched: list[tuple[Path, tuple[tuple[str, int, int, int], ...]]] = field(default_factory=list)
+    watched: list[tuple[Path, list[list[Any]]]] = field(default_factory=list)
 
 
 def _copy_tree(source: Path, target: Path, skip: Callable[[str], bool]) -> None:
@@ -434,7 +434,7 @@ def _keep_frontmatter_edits(root: Path, records: Sequence[dmodel.DocumentRecord]
 
     from .export import frontmatter_only_edit
 
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%f")[:-3] + "Z"
+    stamp = fsio.file_stamp(datetime.now(timezone.utc))
     for record in records:
         data = fsio.read_bytes_or_none(root / managed_relative(record.relative_path))
         if data is not None and len(data) != record.size_bytes and frontmatter_only_edit(record, data) is not None:
@@ -446,10 +446,8 @@ def _changed_by_hand(root: Path, record: dmodel.DocumentRecord) -> bool:
     data = fsio.read_bytes_or_none(root / managed_relative(record.relative_path))
     if data is None:
         return False
-    try:  # (a change of the frontmatter alone is not taken in: the index's title and description hold)
-        return dmodel.sha256_hex(dmodel.split_markdown(data.decode("utf-8"))[1]) != record.content_hash
-    except UnicodeDecodeError:
-        return True
+    # (a change of the frontmatter alone is not taken in: the index's title and description hold)
+    return dmodel.body_hash(data) != record.content_hash
 
 
 def _redact_documents(host: "WorkspaceHost", stage: Path, texts: Sequence[str]) -> None:

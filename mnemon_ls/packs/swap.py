@@ -75,7 +75,7 @@ def _changed_since(pair: dict[str, Any], moved: Path) -> bool:
     stamp = pair.get("stamp")
     if not isinstance(stamp, list):
         return False
-    return [list(row) for row in tree_stamp(moved)] != stamp
+    return tree_stamp(moved) != stamp
 
 
 def clean(dirs: Sequence[str]) -> None:
@@ -149,9 +149,10 @@ def transient(name: str) -> bool:
     return name.startswith(_DERIVED) or name.endswith((".tmp", ".publish"))
 
 
-def tree_stamp(directory: Path) -> tuple[tuple[str, int, int, int], ...]:
-    """``(relative path, size in bytes, mtime in nanoseconds, inode)`` of every file under ``directory``
-    (links not followed; derived and transient files left out), sorted; ``()`` when it does not exist."""
+def tree_stamp(directory: Path) -> list[list[Any]]:
+    """``[relative path, size in bytes, mtime in nanoseconds, inode]`` of every file under ``directory``
+    (links not followed; derived and transient files left out), sorted; ``[]`` when it does not exist. Lists,
+    so a stamp read back from the swap journal (JSON) compares equal to a fresh one."""
     stamp = []
     for folder, _dirs, names in os.walk(directory):
         for name in names:
@@ -162,8 +163,8 @@ def tree_stamp(directory: Path) -> tuple[tuple[str, int, int, int], ...]:
                 st = os.lstat(path)
             except FileNotFoundError:
                 continue
-            stamp.append((os.path.relpath(path, directory), st.st_size, st.st_mtime_ns, st.st_ino))
-    return tuple(sorted(stamp))
+            stamp.append([os.path.relpath(path, directory), st.st_size, st.st_mtime_ns, st.st_ino])
+    return sorted(stamp)
 
 
 def _changed_meanwhile(plan: "_Plan") -> Path | None:
@@ -185,7 +186,7 @@ def swap(root: Path, plan: _Plan) -> None:
                                 "backup": str(backups[owner] / f"{index}-{target.name}")}
         stamp = next((stamp for path, stamp in plan.watched if path == target), None)
         if stamp is not None:
-            pair["stamp"] = [list(row) for row in stamp]
+            pair["stamp"] = stamp
         pairs.append(pair)
         fsio.ensure_dir(target.parent)
     journal = {"version": 1, "pairs": pairs, "dirs": [str(d) for d in plan.dirs],
@@ -224,7 +225,7 @@ def swap(root: Path, plan: _Plan) -> None:
                 raise _ChangedMeanwhile(target)
             step(f"swap:{index}:moved")
             if "stamp" in pair:  # what is placed, to tell a change made to it before a roll back
-                pair["placed"] = [list(row) for row in tree_stamp(staged)]
+                pair["placed"] = tree_stamp(staged)
             os.rename(staged, target)
             fsio.fsync_dir(target.parent)
             step(f"swap:{index}:placed")
@@ -281,7 +282,7 @@ def _roll_back(done: list[dict[str, str]], root: Path) -> list[str]:
         staged, target, backup = Path(pair["staged"]), Path(pair["target"]), Path(pair["backup"])
         if not os.path.lexists(staged) and os.path.lexists(target):
             os.rename(target, staged)
-            if "placed" in pair and [list(row) for row in tree_stamp(staged)] != pair["placed"]:
+            if "placed" in pair and tree_stamp(staged) != pair["placed"]:
                 # written to after it was placed (a hand edit of the new runtime/): kept aside, never cleaned
                 displaced.append(_displace(staged, root, name=target.name))
         if pair.get("moved") and os.path.lexists(backup):

@@ -294,8 +294,7 @@ class RuntimeStore(RuntimeMaintenance, RuntimeRepair):
 
     def _stamp(self) -> str:
         """A filename-safe UTC stamp with milliseconds: ``20261130T052804.123Z``."""
-        moment = self.clock().astimezone(timezone.utc)
-        return moment.strftime("%Y%m%dT%H%M%S.") + f"{moment.microsecond // 1000:03d}Z"
+        return fsio.file_stamp(self.clock().astimezone(timezone.utc))
 
     def _preserve(self, name: str, data: bytes) -> Path:
         """Save a copy of a projection about to be rewritten under ``runtime/edits/``; a value in it that

@@ -498,8 +498,7 @@ class SpaceRegistry(ProviderPlane):
         return fsio.file_lock(self.lock_path, self.lock_timeout)
 
     def _stamp(self) -> str:
-        moment = self.clock()
-        return moment.strftime("%Y%m%dT%H%M%S.") + f"{moment.microsecond // 1000:03d}Z"
+        return fsio.file_stamp(self.clock())
 
     def _write_locked(self, state: RegistryState, *, all_provider_bodies: tuple[SpaceRecord, ...] | None = None,
                       keep_providers_file: bool = False,
