@@ -8,12 +8,17 @@ UTF-16 surrogate escape such as ``"\\ud800"``, which is not Unicode) waits forev
 - not JSON at all: ``-32700`` Parse error, ``id: null``;
 - JSON, but holding a lone surrogate: ``-32602`` Invalid params with the request's ``id`` when it has one
   (the message names where the surrogate is);
+- JSON, but holding an integer longer than Python converts (``sys.get_int_max_str_digits()``, 4,300 digits
+  by default): ``-32602`` Invalid params with the request's ``id`` (the message names where the number is
+  and how many digits it has); when the ``id`` itself is such a number, ``-32600`` with ``id: null``;
 - a request whose ``params`` is not an object (a string, a number, or a by-position array, which JSON-RPC
   allows but MCP does not): ``-32602`` Invalid params with the request's ``id``;
 - JSON, but not a JSON-RPC message (an array, a number, a request whose ``method`` is not a string, ...):
   ``-32600`` Invalid Request, with the request's ``id`` when it has a valid one, else ``id: null``.
 
 An invalid *notification* (no ``id``) is logged and dropped: JSON-RPC never answers notifications.
+Whatever a line holds, the transport answers or drops it and reads the next one: an unexpected failure
+while judging a line is logged and answered ``-32700`` with ``id: null``, never raised.
 Everything else goes to the SDK unchanged. Lines are UTF-8 (invalid bytes become U+FFFD, as in the SDK).
 """
 
@@ -62,16 +67,27 @@ def answer_for(line: str) -> types.JSONRPCError | None:
             return None
         return _error(None, INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
     try:
-        value = json.loads(line)
+        value = json.loads(line, parse_int=_parse_int)
     except RecursionError:
         return _error(None, PARSE_ERROR, "Parse error: the message is nested too deeply")
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         return _error(None, PARSE_ERROR, f"Parse error: {exc.msg} at character {exc.pos} "
                                          f"(the line starts {_quote(line)})")
+    except ValueError as exc:  # not a JSONDecodeError: no position to name
+        return _error(None, PARSE_ERROR, f"Parse error: {exc} (the line starts {_quote(line)})")
+    if isinstance(value, dict) and isinstance(value.get("id"), _LongInteger):
+        return _error(None, INVALID_REQUEST, f"Invalid Request: id: an integer of {value['id'].digits} digits "
+                                             f"(at most {_max_digits()})")
     request_id = _request_id(value)
     if isinstance(value, dict) and "id" not in value and isinstance(value.get("method"), str):
         log.warning("dropped an invalid notification %s", _quote(line))
         return None
+    long_number = _long_integer_path(value, "") if isinstance(value, dict) else None
+    if long_number is not None:
+        where, number = long_number
+        return _error(request_id, INVALID_PARAMS,
+                      f"Invalid params: {where or 'the message'}: an integer of {number.digits} digits "
+                      f"(at most {_max_digits()})")
     where = _surrogate_path(value, "")
     if where is not None:
         return _error(request_id, INVALID_PARAMS,
@@ -84,6 +100,39 @@ def answer_for(line: str) -> types.JSONRPCError | None:
                                                   "named parameters)")
     return _error(request_id, INVALID_REQUEST, f"Invalid Request: not a JSON-RPC 2.0 request, notification "
                                                f"or response (the line starts {_quote(line)})")
+
+
+class _LongInteger:
+    """Stands in, in a parsed line, for an integer literal too long for ``int()`` (its ``digits`` count)."""
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+
+def _max_digits() -> int:
+    return sys.get_int_max_str_digits() or 4300
+
+
+def _parse_int(literal: str) -> int | _LongInteger:
+    """``json.loads``'s ``parse_int``: the integer, or a :class:`_LongInteger` past the conversion limit."""
+    digits = len(literal.lstrip("-"))
+    limit = sys.get_int_max_str_digits()
+    if limit and digits > limit:
+        return _LongInteger(digits)
+    return int(literal)
+
+
+def _long_integer_path(value: Any, path: str) -> tuple[str, _LongInteger] | None:
+    """The dotted path of the first too-long integer in ``value`` and its stand-in, else ``None``."""
+    if isinstance(value, _LongInteger):
+        return path, value
+    children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in children:
+        found = _long_integer_path(item, f"{path}[{key}]" if isinstance(key, int) else
+                                   (f"{path}.{key}" if path else str(key)))
+        if found is not None:
+            return found
+    return None
 
 
 def _error(request_id: int | str | None, code: int, message: str) -> types.JSONRPCError:
@@ -162,7 +211,12 @@ class _AnsweringLines:
     async def _lines(self) -> AsyncIterator[str]:
         await self.ready.wait()
         async for line in self.source:
-            answer = answer_for(line)
+            try:
+                answer = answer_for(line)
+            except Exception:  # never let one line stop the server: answer it as unreadable
+                log.exception("could not judge the line %s", _quote(line))
+                answer = _error(None, PARSE_ERROR, f"Parse error: the line could not be read "
+                                                   f"(it starts {_quote(line)})")
             if answer is None:
                 yield line
                 continue

@@ -158,3 +158,22 @@ def test_a_deeply_nested_line_is_a_parse_error_and_the_server_lives_on(client: R
     assert answer["error"]["code"] == -32700 and "nested too deeply" in answer["error"]["message"]
     client.send('{"jsonrpc":"2.0","id":99,"method":"ping"}')
     assert client.answer()["id"] == 99
+
+
+@pytest.mark.parametrize("line, code, request_id, said", [
+    # an integer past Python's int() limit (4,300 digits) in the params: the server exited 1 on it
+    ('{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"mnemon_status","arguments":{"limit":%s}}}'
+     % ("9" * 5000), -32602, 12, "params.arguments.limit: an integer of 5000 digits (at most 4300)"),
+    ('{"jsonrpc":"2.0","id":%s,"method":"ping"}' % ("7" * 4301), -32600, None, "id: an integer of 4301 digits"),
+    ("-" + "1" * 6000, -32600, None, "not a JSON-RPC 2.0 request"),
+], ids=["in-params", "as-id", "bare-number"])
+def test_an_integer_too_long_for_python_is_answered_and_the_server_lives_on(client: RawClient, line: str, code: int,
+                                                                            request_id: int | None,
+                                                                            said: str) -> None:
+    client.send(line)
+    answer = client.answer()
+    assert answer["error"]["code"] == code and answer["id"] == request_id
+    assert said in answer["error"]["message"]
+    client.send('{"jsonrpc":"2.0","id":102,"method":"ping"}')
+    assert client.answer() == {"jsonrpc": "2.0", "id": 102, "result": {}}
+    assert client.proc.poll() is None
