@@ -16,18 +16,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
-from . import __version__, cli_archived, cli_clients, cli_maintenance, output
+from . import __version__, cli_archived, cli_clients, cli_maintenance, cli_ops, output
 from .cli_argv import check_text_arguments
 from .errors import EXIT_FAILURE, EXIT_INVALID, EXIT_OK, InvalidInput, MnemonError, storage_error
 from .host import WorkspaceHost, default_workspace
 from .runtime import ops
 from .runtime.model import PROJECTION_FILES, TARGETS, parse_timestamp_ms
 from .runtime.snapshot import age_label
+from .ops.registry import by_cli_path
 from .packs import cli as packs_cli
 from .records import cli as records_cli
 from . import cli_providers
@@ -73,9 +73,6 @@ class _Parser(argparse.ArgumentParser):
         if "--json" in sys.argv[1:]:
             sys.stdout.write(json.dumps({"error": {"code": "invalid-input", "message": message}}) + "\n")
         raise SystemExit(EXIT_INVALID)
-
-
-_SPACE_HELP = "the space's id or name (`mnemon-ls space list` shows both)"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -166,60 +163,9 @@ def build_parser() -> argparse.ArgumentParser:
     restore.add_argument("--index-revision", help=revision_help)
     doc_actions.add_parser("recover", parents=[common], help="rebuild a damaged documents/index.json from the managed files")
 
-    space = commands.add_parser("space", help="Memory Spaces (long-term stores; the default is an embedded mnemon.db)")
-    space_actions = space.add_subparsers(dest="action", metavar="ACTION", required=True)
-    space_actions.add_parser("list", parents=[common], help="list spaces")
-    sc = space_actions.add_parser("create", parents=[common], help="create a native space (the first one gets id 'default')")
-    sc.add_argument("--name", required=True, help="unique in the root, ignoring case; commands take it or the id")
-    sc.add_argument("--description", required=True, help="routing boundary: what belongs here and when to recall it")
-    sc.add_argument("--active", action="store_true", help="make it active for reading")
-    sc.add_argument("--provider", metavar="NAME", help="make the namespace in this enabled third-party provider")
-    su = space_actions.add_parser("update", parents=[common], help="rename or re-describe a space")
-    su.add_argument("id", metavar="SPACE", help=_SPACE_HELP)
-    su.add_argument("--name", help="the new name (unique in the root, ignoring case)")
-    su.add_argument("--description")
-    for name, text in (("activate", "read from this space"), ("deactivate", "stop reading from this space"),
-                       ("delete", "unregister and remove a space (never the last native store)"),
-                       ("status", "counts, edges, schema and index of a space"),
-                       ("reindex", "rebuild the space's search index"),
-                       ("embed", "embed the space's items now for semantic recall (needs mnemon-ls[semantic])")):
-        sub = space_actions.add_parser(name, parents=[common], help=text)
-        sub.add_argument("id", metavar="SPACE", help=_SPACE_HELP)
-    sm = space_actions.add_parser("merge", parents=[common], help="import spaces into another (non-destructive)")
-    sm.add_argument("sources", nargs="+", metavar="SOURCE", help="spaces to merge (ids or names)")
-    sm.add_argument("--into", required=True, metavar="TARGET", help="the space they go into (id or name)")
-    sm.add_argument("--keep-active", action="store_true", help="do not deactivate fully merged sources")
-    sr = space_actions.add_parser("related", parents=[common], help="walk the graph from an item")
-    sr.add_argument("id", metavar="ITEM_ID")
-    sr.add_argument("--space", required=True, help=_SPACE_HELP)
-    sr.add_argument("--depth", type=int, default=2)
-    sl = space_actions.add_parser("link", parents=[common], help="link two items")
-    sl.add_argument("source_id")
-    sl.add_argument("target_id")
-    sl.add_argument("--space", required=True, help=_SPACE_HELP)
-    sl.add_argument("--type", default="semantic", choices=("temporal", "semantic", "causal", "entity"))
-    sf = space_actions.add_parser("forget", parents=[common], help="soft-delete an item by exact id")
-    sf.add_argument("id", metavar="ITEM_ID")
-    sf.add_argument("--space", required=True, help=_SPACE_HELP)
-
-    remember = commands.add_parser("remember", parents=[common], help="remember a fact in a Memory Space")
-    remember.add_argument("content", help="the fact ('-' reads standard input)")
-    remember.add_argument("--space", help="space id or name (required unless exactly one space is active)")
-    remember.add_argument("--category", help="preference, decision, fact, insight, context or general")
-    remember.add_argument("--importance", type=int, help="1..5")
-    remember.add_argument("--tag", action="append", dest="tags", metavar="TAG")
-    remember.add_argument("--entity", action="append", dest="entities", metavar="NAME")
-    remember.add_argument("--for-branch", action="store_true", help="scope it to the current git branch")
-
-    recall = commands.add_parser("recall", parents=[common], help="recall from the active Memory Spaces")
-    recall.add_argument("query")
-    recall.add_argument("--space", action="append", dest="spaces", metavar="SPACE",
-                        help="restrict to these spaces (ids or names; repeatable)")
-    recall.add_argument("--limit", type=int, help="1..50 (at most 12 are returned)")
-    recall.add_argument("--mode", choices=("smart", "keyword", "basic"), default="smart")
-    recall.add_argument("--embed-seconds", type=float, default=3.0, metavar="S",
-                        help="semantic recall: embed missing vectors of each space for at most S seconds first "
-                             "(default 3; 0 skips; `space embed` embeds them all)")
+    groups: dict[str, Any] = {}
+    for operation in by_cli_path().values():  # space ..., remember, recall: bound from the operation layer
+        cli_ops.add_parser(commands, groups, common, operation)
 
     mcp = commands.add_parser("mcp", parents=[common], help="run the MCP server (stdio) for assistants outside the editor")
     mcp.add_argument("--read-only", action="store_true", help="offer only the read tools (writeEnabled=false)")
@@ -562,7 +508,7 @@ def cmd_doc(args: argparse.Namespace) -> int:
             return EXIT_OK
         elif action == "search":
             found = store.search(args.query, include_archived=args.include_archived, limit=args.limit).to_dict()
-            from .cli_text import document_match_label
+            from .ops.humantext import document_match_label
 
             lines = []
             for hit in found["results"]:
@@ -582,102 +528,6 @@ def cmd_doc(args: argparse.Namespace) -> int:
         maintenance = f"\n{data['maintenance']['summary']}" if data.get("maintenance") else ""
         _emit(args, data, f"Document {data['action']}: {document['title']} ({document['id']}), revision "
                           f"{document['revision']}, {document['relativePath']}{maintenance}")
-        return EXIT_OK
-    finally:
-        host.close()
-
-
-def cmd_space(args: argparse.Namespace) -> int:
-    """``mnemon-ls space ...``: the Memory Spaces directory and item operations."""
-    host = _host(args)
-    svc = host.spaces
-    try:
-        action = args.action
-        if action == "list":
-            from .cli_text import space_list_text
-
-            views = [v.to_dict() for v in svc.list_spaces()]
-            _emit(args, views, space_list_text(views))
-            return EXIT_OK
-        if action == "create":
-            data = svc.create_space(args.name, args.description, active=args.active, provider=args.provider).to_dict()
-        elif action == "update":
-            data = svc.update_space(args.id, name=args.name, description=args.description).to_dict()
-        elif action == "activate":
-            data = svc.activate(args.id).to_dict()
-        elif action == "deactivate":
-            data = svc.deactivate(args.id).to_dict()
-        elif action == "delete":
-            data = svc.delete_space(args.id)
-        elif action == "status":
-            data = svc.space_status(args.id)
-        elif action == "reindex":
-            data = svc.reindex(args.id)
-        elif action == "embed":
-            from .semantic.spaces import embed_space
-
-            data = embed_space(svc, args.id)  # an id or a name
-        elif action == "merge":
-            data = svc.merge(args.sources, args.into, deactivate_sources=not args.keep_active)
-        elif action == "related":
-            data = svc.related(args.space, args.id, depth=args.depth)
-        elif action == "link":
-            data = svc.link(args.space, args.source_id, args.target_id, edge_type=args.type).to_dict()
-        else:  # forget
-            data = svc.forget(args.space, args.id).to_dict()
-        from .cli_text import space_text
-
-        _emit(args, data, space_text(action, data, getattr(args, "id", "ID")))
-        return EXIT_OK
-    finally:
-        host.close()
-
-
-def cmd_remember(args: argparse.Namespace) -> int:
-    """``mnemon-ls remember``: remember a fact in a Memory Space (``--for-branch`` tags the current branch)."""
-    host = _host(args)
-    try:
-        branch = host.current_branch("for-branch") if args.for_branch else None
-        receipt = host.spaces.remember(_read_content(args.content), space_id=args.space, category=args.category,
-                                       importance=args.importance, tags=args.tags, entities=args.entities,
-                                       branch=branch).to_dict()
-        _emit(args, receipt, f"{receipt['status']}: {receipt.get('message', '')} "
-                             f"(space {receipt.get('spaceName') or receipt.get('spaceId')}, id {receipt.get('id')})"
-                             + ("\nthe space was inactive: this write activated it (`mnemon-ls space deactivate "
-                                f"{receipt.get('spaceId')}` undoes that)" if receipt.get("activated") else "")
-                             + _semantic_failed_note(host))
-        return EXIT_OK
-    finally:
-        host.close()
-
-
-def _semantic_failed_note(host: WorkspaceHost) -> str:
-    """``"\nnote: <why semantic recall is off>"`` when the model or endpoint failed in this command (a
-    remember's item then waits unembedded for the next recall), else ``""``: the one place a write says so."""
-    engine = host.semantic
-    notice = engine.keyword_notice() if engine is not None and engine.state == "failed" else None
-    return f"\nnote: {notice}" if notice else ""
-
-
-def cmd_recall(args: argparse.Namespace) -> int:
-    """``mnemon-ls recall``: federated recall with the workspace's branch scope."""
-    host = _host(args)
-    try:
-        result = host.recall(args.query, spaces=args.spaces, limit=args.limit, mode=args.mode).to_dict()
-        from .cli_text import recall_hidden_lines, recall_match_label
-
-        lines = []
-        for item in result["results"]:
-            label = f" [{item['branchLabel']}]" if item.get("branchLabel") else ""
-            label += recall_match_label(item)
-            score = item.get("score")  # none in --mode basic (unranked, newest first)
-            score_text = f"{score:.2f}" if isinstance(score, (int, float)) else "   -"
-            lines.append(f"{score_text} {item.get('tier') or '-':<7} {item['spaceName']}: {item['content']}{label}")
-
-        lines.extend(recall_hidden_lines(result.get("hidden") or {}))
-        lines.extend(f"note: {n}" for n in result.get("notices", []))
-        lines.append(f"{len(result['results'])} result(s)" + (f"; {result['hint']}" if result.get("hint") else ""))
-        _emit(args, result, "\n".join(lines))
         return EXIT_OK
     finally:
         host.close()
@@ -712,22 +562,6 @@ def _run_released(handler: Any, args: argparse.Namespace) -> int:
                 _GATED.pop().release_pack_gate()
 
 
-def _cli_message(exc: MnemonError, args: argparse.Namespace) -> str:
-    """``exc.message`` with a request field the command takes as ``--space`` named as that option
-    (``spaceId``, ``spaces[i]``: the Host operations' field names, kept in ``--json``'s ``error.data``)."""
-    takes_space = args.command in ("remember", "recall") or (
-        args.command == "space" and getattr(args, "action", None) in ("related", "link", "forget"))
-    if not isinstance(exc, InvalidInput) or not takes_space:
-        return exc.message
-    if exc.field == "spaceId":
-        return f"--space: {exc.rule}"
-    match = re.fullmatch(r"spaces\[(\d+)\]", exc.field)
-    given = getattr(args, "spaces", None) or []
-    if match and int(match.group(1)) < len(given):
-        return f"--space {given[int(match.group(1))]}: {exc.rule}"
-    return exc.message
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mnemon-ls`` console script; returns the exit code."""
     parser = build_parser()
@@ -735,10 +569,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command not in ("serve", "mcp"):  # the servers install it with their own log level
         output.install()  # what provider engines print, warn or log stays out of our output (mnemon_ls.output)
     handlers = {"wake": cmd_wake, "doctor": cmd_doctor, "migrate": cmd_migrate, "redact": cmd_redact, "serve": cmd_serve,
-                "doc": cmd_doc, "space": cmd_space, "remember": cmd_remember, "recall": cmd_recall, "mcp": cmd_mcp,
+                "doc": cmd_doc, "mcp": cmd_mcp,
                 "setup": lambda a: cli_clients.cmd_setup(a, _emit),
                 "hook": lambda a: cli_clients.cmd_hook(a, _host, _settings_from)}
-    if args.command == "records":
+    if getattr(args, "operation", None) is not None:
+        handler = lambda a: cli_ops.run(a, _host, _emit, _read_content)  # noqa: E731
+    elif args.command == "records":
         handler = lambda a: records_cli.run(a, _host, _emit, _read_content)  # noqa: E731
     elif args.command == "provider":
         handler = lambda a: cli_providers.run(a, _host, _emit)  # noqa: E731
@@ -754,7 +590,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_text_arguments(parser, args)  # bytes that are not UTF-8 in a text argument (mnemon_ls.cli_argv)
         return _run_released(handler, args)
     except MnemonError as exc:
-        print(f"mnemon-ls: error: {_cli_message(exc, args)}", file=sys.stderr)
+        print(f"mnemon-ls: error: {cli_ops.message(exc, args)}", file=sys.stderr)
         if getattr(args, "json", False):
             sys.stdout.write(json.dumps({"error": exc.to_dict()}, ensure_ascii=False) + "\n")
         return exc.exit_code

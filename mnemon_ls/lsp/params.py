@@ -9,46 +9,15 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
+from pydantic import Field, StrictBool, ValidationError
 
-from ..errors import InvalidInput
+from ..ops.base import Params, WorkspaceParams, invalid_input_from, parse_params
 
-__all__ = ["ValidationError"]
-
-
-def invalid_input_from(error: ValidationError, prefix: str = "") -> InvalidInput:
-    """The first problem of a pydantic ``ValidationError`` as :class:`InvalidInput` (dotted camelCase field)."""
-    first = error.errors()[0]
-    field = prefix + ".".join(str(p) for p in first["loc"]) if first["loc"] else (prefix.rstrip(".") or "params")
-    rule = "is not a known field" if first["type"] == "extra_forbidden" else first["msg"].removeprefix("Value error, ")
-    return InvalidInput(field, rule)
+__all__ = ["ValidationError", "WorkspaceParams", "invalid_input_from", "parse_params"]
 
 
-def parse_params(model: type[BaseModel], params: Any) -> Any:
-    """Validate raw ``params`` (a dict or None) with ``model``; raises :class:`InvalidInput` naming the field."""
-    if params is None:
-        params = {}
-    if not isinstance(params, dict):
-        raise InvalidInput("params", "must be an object")
-    try:
-        return model.model_validate(params)
-    except ValidationError as exc:
-        raise invalid_input_from(exc) from None
-
-
-class _Params(BaseModel):
-    """Base of every params model: unknown fields are refused; flags are ``StrictBool`` (only JSON ``true``
-    and ``false``: the string ``"false"`` or the number ``0`` is ``invalid-input`` naming the field with the
-    rule ``Input should be a valid boolean``, never taken as a flag value)."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
-
-
-class WorkspaceParams(_Params):
-    """``{workspace?: folder URI, file URI or absolute path}``; optional when exactly one folder is open."""
-
-    workspace: str | None = Field(None, description="The workspace (a directory path, folder URI or file URI) when "
-                                                    "there are several; omit it otherwise.")
+#: The params base of :mod:`mnemon_ls.ops.base` (models not yet moved into the operation layer subclass it).
+_Params = Params
 
 
 class RuntimeMutateParams(WorkspaceParams):
@@ -197,100 +166,6 @@ class UpdateDocumentArgs(_Params):
     uri: str
     id: str | None = None
     document_revision: int | None = Field(None, alias="documentRevision", strict=True)
-
-
-class SpacesListParams(WorkspaceParams):
-    """``mnemon/spaces/list``: ``{workspace?, activeOnly?}``."""
-
-    active_only: StrictBool = Field(False, alias="activeOnly")
-
-
-class SpaceCreateParams(WorkspaceParams):
-    """``mnemon/spaces/create``: ``{workspace?, name, description, active?, provider?}``."""
-
-    name: str
-    description: str
-    active: StrictBool = False
-    #: A third-party provider id (``mnemon/providers/enable`` first); ``None``: a native space.
-    provider: str | None = None
-
-
-class SpaceUpdateParams(WorkspaceParams):
-    """``mnemon/spaces/update``: ``{workspace?, spaceId, name?, description?}``."""
-
-    space_id: str = Field(alias="spaceId")
-    name: str | None = None
-    description: str | None = None
-
-
-class SpaceIdParams(WorkspaceParams):
-    """``mnemon/spaces/activate|deactivate|delete|status``: ``{workspace?, spaceId}``."""
-
-    space_id: str = Field(alias="spaceId")
-
-
-class SpaceMergeParams(WorkspaceParams):
-    """``mnemon/spaces/merge``: ``{workspace?, sourceIds, targetId, deactivateSources?}``."""
-
-    source_ids: list[str] = Field(alias="sourceIds")
-    target_id: str = Field(alias="targetId")
-    deactivate_sources: StrictBool = Field(True, alias="deactivateSources")
-
-
-class RememberParams(WorkspaceParams):
-    """``mnemon/remember``: ``{workspace?, content, spaceId?, category?, importance? (1..5), tags?, entities?,
-    source?, scopeToBranch?}``; ``scopeToBranch`` tags the item with the workspace's current branch."""
-
-    content: str = Field(description="one durable fact or decision, self-contained (at most 8192 characters)")
-    space_id: str | None = Field(None, alias="spaceId", description="space id (required unless exactly one "
-                                                                    "space is active)")
-    category: str | None = Field(None, description="preference, decision, fact, insight, context or general")
-    importance: int | None = Field(None, strict=True, description="1..5 (default 3)")
-    tags: list[str] | None = Field(None, description="at most 20 tags")
-    entities: list[str] | None = Field(None, description="names this fact is about (at most 50, no commas)")
-    source: str | None = None
-    scope_to_branch: StrictBool = Field(False, alias="scopeToBranch", description="recall it only on the current git "
-                                                                            "branch")
-
-
-class RecallParams(WorkspaceParams):
-    """``mnemon/recall``: ``{workspace?, query, spaces?, limit? (1..50), mode? smart|keyword|basic, category?,
-    source?, intent?}``; the workspace's branch scope (``branchRecall``) is applied by the server."""
-
-    query: str = Field(description="what you want to know, in natural language or identifiers")
-    spaces: list[str] | None = Field(None, description="restrict to these space ids (default: every active space)")
-    limit: int | None = Field(None, strict=True, description="number of results")
-    mode: Literal["smart", "keyword", "basic"] = "smart"
-    category: str | None = None
-    source: str | None = None
-    intent: str | None = None
-
-
-class RelatedParams(WorkspaceParams):
-    """``mnemon/related``: ``{workspace?, spaceId, id, depth?, edgeType?, limit?}``."""
-
-    space_id: str = Field(alias="spaceId", description="the space id a recall result gave")
-    id: str = Field(description="the item id a recall result gave")
-    depth: int = Field(2, strict=True, description="1..5 hops")
-    edge_type: str | None = Field(None, alias="edgeType", description="only this kind of edge")
-    limit: int = Field(20, strict=True)
-
-
-class LinkParams(WorkspaceParams):
-    """``mnemon/link``: ``{workspace?, spaceId, sourceId, targetId, edgeType?, weight?}``."""
-
-    space_id: str = Field(alias="spaceId", description="the space both items are in")
-    source_id: str = Field(alias="sourceId", description="the exact item id the edge starts from")
-    target_id: str = Field(alias="targetId", description="the exact item id the edge points to")
-    edge_type: str = Field("semantic", alias="edgeType", description="temporal, semantic, causal or entity")
-    weight: float = Field(0.5, description="0..1", strict=True)
-
-
-class ForgetParams(WorkspaceParams):
-    """``mnemon/forget``: ``{workspace?, spaceId, id}`` (soft delete by exact id)."""
-
-    space_id: str = Field(alias="spaceId", description="the space the item is in")
-    id: str = Field(description="the exact item id")
 
 
 # ------------------------------------------------------------------ mnemon/records/* (lsp/records.py)

@@ -22,7 +22,8 @@ from lsprotocol.types import ResponseError
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol
 
-from ..errors import MnemonError, storage_error
+from ..errors import MnemonError
+from ..ops.errors import ERROR_CODES, PROTOCOL_ERROR_CODES, as_error, rpc_code
 
 #: Version of the ``mnemon/*`` surface; editor plugins compare it with ``mnemon/status``.
 PROTOCOL_VERSION = 1
@@ -42,21 +43,6 @@ DOCUMENTS_ARCHIVE = "mnemon/documents/archive"
 DOCUMENTS_RESTORE = "mnemon/documents/restore"
 DOCUMENT_REQUESTS = (DOCUMENTS_CREATE, DOCUMENTS_UPDATE, DOCUMENTS_GET, DOCUMENTS_LIST, DOCUMENTS_SEARCH,
                      DOCUMENTS_ARCHIVE, DOCUMENTS_RESTORE)
-SPACES_LIST = "mnemon/spaces/list"
-SPACES_CREATE = "mnemon/spaces/create"
-SPACES_UPDATE = "mnemon/spaces/update"
-SPACES_ACTIVATE = "mnemon/spaces/activate"
-SPACES_DEACTIVATE = "mnemon/spaces/deactivate"
-SPACES_DELETE = "mnemon/spaces/delete"
-SPACES_MERGE = "mnemon/spaces/merge"
-SPACES_STATUS = "mnemon/spaces/status"
-REMEMBER = "mnemon/remember"
-RECALL = "mnemon/recall"
-RELATED = "mnemon/related"
-LINK = "mnemon/link"
-FORGET = "mnemon/forget"
-SPACE_REQUESTS = (SPACES_LIST, SPACES_CREATE, SPACES_UPDATE, SPACES_ACTIVATE, SPACES_DEACTIVATE, SPACES_DELETE,
-                  SPACES_MERGE, SPACES_STATUS, REMEMBER, RECALL, RELATED, LINK, FORGET)
 #: ``mnemon/records/<action>`` (handlers and params in :mod:`.records`).
 RECORD_REQUESTS = tuple(f"mnemon/records/{action}" for action in (
     "list", "get", "create", "propose", "verify", "reject", "stale", "edit", "archive", "forget", "export",
@@ -69,7 +55,7 @@ PACK_REQUESTS = ("mnemon/pack/export", "mnemon/pack/exportFolder", "mnemon/pack/
 #: Capacity maintenance requests (handlers in :mod:`.maintenance`).
 MAINTENANCE_REQUESTS = ("mnemon/runtime/compact",)
 REQUESTS = (RUNTIME_MUTATE, RUNTIME_SNAPSHOT, WAKE, TURN_BEGIN, TURN_END, STATUS, *DOCUMENT_REQUESTS,
-            *SPACE_REQUESTS, *RECORD_REQUESTS, *PROVIDER_REQUESTS, *PACK_REQUESTS, *MAINTENANCE_REQUESTS)
+            *RECORD_REQUESTS, *PROVIDER_REQUESTS, *PACK_REQUESTS, *MAINTENANCE_REQUESTS)
 
 # Server -> client notifications.
 BRANCH_CHANGED = "mnemon/branchChanged"
@@ -84,46 +70,6 @@ CMD_SHOW_WAKE = "mnemon.server.showWakeSnapshot"
 CMD_CREATE_DOCUMENT = "mnemon.server.createDocumentFromFile"
 CODE_ACTION_KIND = "refactor.mnemon"
 
-#: JSON-RPC numeric code for each stable ``data.code``.
-ERROR_CODES: dict[str, int] = {
-    "invalid-input": -32602,
-    "runtime-capacity": -32010,
-    "revision-conflict": -32011,
-    "ambiguous-match": -32012,
-    "no-match": -32013,
-    "not-found": -32014,
-    "unreadable-store": -32015,
-    "not-in-workspace": -32016,
-    "store-busy": -32017,
-    "document-capacity": -32018,
-    "document-status": -32019,
-    "provider-unavailable": -32020,
-    "provider-failed": -32021,
-    "space-read-only": -32022,
-    "space-refused": -32023,
-    "store-too-large": -32024,
-    "confirmation-required": -32025,
-    "maintenance-failed": -32040,  # issue 9: archival could not prove a destination; hot memory unchanged
-    "pack-invalid": -32042,
-    "pack-refused": -32043,
-    "storage-error": -32030,
-    "storage-full": -32031,
-    "storage-readonly": -32032,
-    "storage-denied": -32033,
-    "storage-unreadable": -32034,
-    "storage-unsafe": -32035,
-    "internal-error": -32603,
-}
-#: Stable ``data.code`` of the JSON-RPC 2.0 and LSP protocol-level errors (framing and envelope:
-#: :mod:`.framing`; pygls' method-not-found and cancellation), which no domain error maps to.
-PROTOCOL_ERROR_CODES: dict[str, int] = {
-    "parse-error": -32700,
-    "invalid-request": -32600,
-    "method-not-found": -32601,
-    "server-not-initialized": -32002,
-    "request-cancelled": -32800,
-    "content-modified": -32801,
-}
 #: The stable ``data.code`` of an error response that came without one, by JSON-RPC numeric code.
 STABLE_CODES: dict[int, str] = {number: code for code, number in {**ERROR_CODES, **PROTOCOL_ERROR_CODES}.items()}
 
@@ -141,10 +87,13 @@ class RawRequest:
 class MnemonProtocol(LanguageServerProtocol):
     """LanguageServerProtocol that hands ``mnemon/*`` request params to handlers as plain dicts."""
 
+    #: The ``mnemon/*`` methods of the operation layer, added as :mod:`.ops` binds them (after ``initialize``).
+    bound_requests: set[str] = set()
+
     def get_message_type(self, method: str) -> type | None:  # noqa: D102 - pygls hook
         """:class:`RawRequest` for the ``mnemon/*`` requests we receive, pygls' own types otherwise."""
         # Only the requests we receive: our own outgoing notifications need pygls' notification type.
-        if method in REQUESTS:
+        if method in REQUESTS or method in self.bound_requests:
             return RawRequest
         return super().get_message_type(method)
 
@@ -209,17 +158,10 @@ def stable_error(error: ResponseError) -> ResponseError:
 
 def to_rpc_error(error: Exception) -> JsonRpcException:
     """Map a domain error (or anything else) to a JSON-RPC error with ``data.code``; never a traceback."""
-    if isinstance(error, MnemonError):
-        data = {k: v for k, v in error.to_dict().items() if k != "message"}
-        return JsonRpcException(error.message, ERROR_CODES.get(error.code, -32603), data)
-    if type(error).__module__.startswith("pydantic"):
-        from .params import ValidationError, invalid_input_from
-
-        if isinstance(error, ValidationError):
-            return to_rpc_error(invalid_input_from(error))
-    mapped = storage_error(error)  # an OSError / sqlite3.Error a Source let through: storage-* code, path named
+    mapped = as_error(error)  # the operation layer's one mapping (mnemon_ls.ops.errors)
     if mapped is not None:
-        return to_rpc_error(mapped)
+        data = {k: v for k, v in mapped.to_dict().items() if k != "message"}
+        return JsonRpcException(mapped.message, rpc_code(mapped), data)
     return JsonRpcException(f"internal error: {type(error).__name__}: {error}", -32603, {"code": "internal-error"})
 
 

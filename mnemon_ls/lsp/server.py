@@ -2,8 +2,9 @@
 
 This module holds the server object, its lifecycle (folders, settings, watchers, branch announcements)
 and ``mnemon/status``; the handlers of each tier live in feature modules attached at import:
-:mod:`.runtime`, :mod:`.documents`, :mod:`.spaces`, :mod:`.actions` (code actions and commands) and
-:mod:`.records` (records, the auto-writer and review cues).
+:mod:`.runtime`, :mod:`.documents`, :mod:`.actions` (code actions and commands) and
+:mod:`.records` (records, the auto-writer and review cues); the operations of :mod:`mnemon_ls.ops` are bound
+by :mod:`.operations` right after ``initialize`` is answered.
 
 Lifecycle: ``initialize`` registers the workspace folders (``workspaceFolders``, else ``rootUri``) with
 the settings of ``initializationOptions`` (the ``mnemon`` section, or the object itself); after
@@ -54,7 +55,7 @@ from . import packs as packs_feature
 from . import maintenance as maintenance_feature
 from . import protocol as P
 from . import providers as providers_feature
-from . import spaces as spaces_feature
+from . import operations as operations_binding
 from . import views as views_feature
 from .watch import Watcher, documents_filter, git_state_filter, git_watch_dir, runtime_filter
 
@@ -172,6 +173,7 @@ class MnemonLanguageServer(LanguageServer):
         params = self.initialize_params
         if params is None:
             return
+        operations_binding.bind(mnemon_request)  # the operation layer's mnemon/* methods (imports pydantic)
         try:
             self.client_settings = settings_section(params.initialization_options)
             folders = params.workspace_folders or []
@@ -569,7 +571,7 @@ async def status(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
 
 
 # The feature modules, one per tier (their handlers are collected at import and attached here).
-for _feature in (runtime_feature, documents_feature, spaces_feature, actions_feature):
+for _feature in (runtime_feature, documents_feature, actions_feature):
     _feature.feature.attach(server, mnemon_request)
 records_feature.register(server, mnemon_request)  # mnemon/records/*, the auto-writer, review cues
 providers_feature.register(server, mnemon_request)  # mnemon/providers/*

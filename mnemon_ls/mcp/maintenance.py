@@ -37,7 +37,7 @@ def plan_text(error: MnemonError) -> str | None:
 
 def register(mcp: "MnemonMcp") -> None:
     """Add ``mnemon_runtime_compact`` (a write tool) to ``mcp``."""
-    from . import format as fmt
+    from ..ops import modeltext as fmt
     from ..runtime.model import PROJECTION_FILES
 
     async def mnemon_runtime_compact(

@@ -19,14 +19,16 @@ from typing import Annotated, Any, Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
-from ..lsp.params import invalid_input_from
+from ..ops.base import invalid_input_from
 
 
 def tool_signature(model: type[BaseModel], only: Sequence[str] | None = None, *,
-                   narrow: Mapping[str, Any] | None = None, context: Any = None) -> inspect.Signature:
+                   narrow: Mapping[str, Any] | None = None, context: Any = None,
+                   defaults: Mapping[str, Any] | None = None) -> inspect.Signature:
     """Keyword parameters for the fields ``only`` (default: every field, in model order) of ``model``,
-    each ``Annotated[type, Field(description=...)]`` with the model's default, then ``ctx: context``
-    (the SDK's ``Context`` class, so the SDK injects it). Raises ``KeyError`` for an unknown field name."""
+    each ``Annotated[type, Field(description=...)]`` with the model's default (or the tool's own, from
+    ``defaults``), then ``ctx: context`` (the SDK's ``Context`` class, so the SDK injects it). Raises
+    ``KeyError`` for an unknown field name."""
     names = list(only) if only is not None else list(model.model_fields)
     narrow = dict(narrow or {})
     parameters = []
@@ -35,6 +37,8 @@ def tool_signature(model: type[BaseModel], only: Sequence[str] | None = None, *,
         annotation = narrow.pop(name, field.annotation)
         info = Field(description=field.description) if field.description else Field()
         default = inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True)
+        if defaults and name in defaults:
+            default = defaults[name]
         parameters.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
                                             annotation=Annotated[annotation, info]))
     if narrow:

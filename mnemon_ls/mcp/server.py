@@ -37,7 +37,7 @@ from ..runtime import ops
 from ..runtime.model import PROJECTION_FILES
 from ..settings import Settings
 from ..view import ViewRegistry
-from . import format as fmt
+from ..ops import modeltext as fmt
 from . import maintenance
 from ..maintenance import documents as cold
 from .arguments import ERROR_TEXT_LIMIT, StrictArguments, bounded_error, make_strict  # noqa: F401 (ERROR_TEXT_LIMIT re-exported)
@@ -49,15 +49,8 @@ log = logging.getLogger("mnemon_ls.mcp")
 
 T = TypeVar("T")
 
-#: Largest number of recall results a tool returns (seed 001: the Host caps results at 12).
-MAX_RECALL_RESULTS = 12
-#: Recall results when the call does not say.
-DEFAULT_RECALL_RESULTS = 8
-
 #: JSON-RPC error code of a resource that does not exist (MCP specification, resources: error handling).
 RESOURCE_NOT_FOUND = -32002
-
-EdgeType = Literal["temporal", "semantic", "causal", "entity"]
 
 WorkspaceArg = Annotated[str | None, Field(
     description="Workspace directory (absolute path or file: URI) when the client has several roots; "
@@ -168,19 +161,27 @@ class MnemonMcp:
 
         lowlevel.add_notification_handler("notifications/roots/list_changed", NotificationParams, changed)
 
+    async def _resolve(self, ctx: Context | None, workspace: str | None) -> WorkspaceHost:
+        """The host of ``workspace`` (or the client's only root); a path the system cannot even look up is
+        ``invalid-input`` naming ``workspace``."""
+        try:
+            return await self._host(ctx, workspace)
+        except OSError as exc:
+            if exc.errno in (errno.ENAMETOOLONG, errno.ELOOP):
+                raise InvalidInput("workspace", f"cannot be used: {exc.strerror}") from None
+            raise
+
     async def _call(self, ctx: Context | None, workspace: str | None,
                     operation: Callable[[WorkspaceHost], T]) -> T:
         """Resolve the workspace and run ``operation(host)`` in a worker thread; domain errors become tool
         errors. A client that disconnects mid-call does not cancel the write: it commits or it does not."""
         try:
-            host = await self._host(ctx, workspace)
+            host = await self._resolve(ctx, workspace)
         except ToolError:
             raise
         except MnemonError as exc:
             raise tool_error(exc) from None
-        except OSError as exc:  # a workspace path the system cannot even look up
-            if exc.errno in (errno.ENAMETOOLONG, errno.ELOOP):
-                raise tool_error(InvalidInput("workspace", f"cannot be used: {exc.strerror}")) from None
+        except OSError as exc:
             raise tool_error(exc) from None
         engine = host.semantic
         if engine is not None:
@@ -219,6 +220,50 @@ class MnemonMcp:
 
     # ------------------------------------------------------------------ tools
 
+    def _bind_operations(self) -> None:
+        """Register a tool for every operation that declares an :class:`~mnemon_ls.ops.base.McpTool` (write
+        tools only when writes are enabled)."""
+        from ..ops.registry import by_mcp_tool
+
+        for operation in by_mcp_tool().values():
+            if operation.writes and not self.write_enabled:
+                continue
+            self._bind_operation(operation)
+
+    def _bind_operation(self, operation: Any) -> None:
+        """One tool whose arguments are the operation's offered params fields (:meth:`McpTool.offered`), run
+        by :func:`mnemon_ls.ops.execute.execute_async` and answered with the operation's model-facing text."""
+        from ..ops.execute import execute_async
+
+        spec = operation.mcp
+        offered = spec.offered(operation.params)
+        signature = tool_signature(operation.params, offered, narrow={k: v for k, v in spec.narrow.items() if k in offered},
+                                   context=Context, defaults=spec.defaults)
+
+        async def tool_function(ctx: Context | None = None, **arguments: Any) -> str:
+            async def host_for(workspace: str | None) -> WorkspaceHost:
+                host = await self._resolve(ctx, workspace)
+                if host.semantic is not None:
+                    host.semantic.warm_up()  # load the model off the event loop (remembers embed in the background)
+                return host
+
+            try:
+                _host, data = await execute_async(
+                    operation, {**spec.fixed, **arguments}, host_for, surface="mcp", session=self.session_id,
+                    to_thread=lambda fn: anyio.to_thread.run_sync(fn, abandon_on_cancel=False))
+            except MnemonError as exc:
+                raise tool_error(exc) from None
+            return operation.text(data) if operation.text is not None else fmt.bounded(str(data))
+
+        tool_function.__name__ = spec.name
+        tool_function.__signature__ = signature  # type: ignore[attr-defined]
+        tool_function.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()} | {"return": str}
+        annotations = DESTRUCTIVE if operation.effect == "destroy" else WRITE if operation.writes else READ_ONLY
+        self.server.add_tool(tool_function, name=spec.name, description=spec.description, annotations=annotations,
+                             structured_output=False)
+        make_strict(self._find_tool(spec.name))
+        self._arguments[spec.name] = frozenset(offered)
+
     def _register_tools(self) -> None:  # noqa: C901 - one closure per tool keeps each next to its schema
         tool = self._tool
 
@@ -249,60 +294,7 @@ class MnemonMcp:
             view = self.views.begin(where, snapshot, {"runtime": snapshot["storeRevision"]})
             return f"View: {view.view_id}\n{fmt.bounded(snapshot['text'])}"
 
-        @tool(params=params.RecallParams, only=("query", "limit", "spaces", "workspace"),
-              narrow={"limit": Annotated[int | None, Field(ge=1, le=MAX_RECALL_RESULTS)]})
-        async def mnemon_recall(p: params.RecallParams, ctx: Context | None) -> str:
-            """Recall long-term memory from the active Memory Spaces, scoped to the current git branch. Use it
-            when the request, the repository, the wake snapshot and the Documents do not answer, or when
-            older decisions may matter. Do not recall merely to show memory exists. Each result gives the
-            space id and item id for mnemon_related and mnemon_forget. At most 12 results (default 8)."""
-            limit = p.limit or DEFAULT_RECALL_RESULTS
-            result = await self._call(ctx, p.workspace, lambda h: h.recall(p.query, spaces=p.spaces, limit=limit))
-            return fmt.recall(result.to_dict(), MAX_RECALL_RESULTS)
-
-        @tool(write=True, params=params.RememberParams,
-              only=("content", "space_id", "category", "importance", "tags", "entities", "scope_to_branch",
-                    "workspace"),
-              narrow={"category": Literal["preference", "decision", "fact", "insight", "context", "general"] | None,
-                      "importance": Annotated[int | None, Field(ge=1, le=5)]})
-        async def mnemon_remember(p: params.RememberParams, ctx: Context | None) -> str:
-            """Remember a long-term fact in a Memory Space: decisions and facts worth recalling months later.
-            Pick the space whose description fits (mnemon_memory_spaces list). Not for the working reference
-            of the current task (mnemon_runtime_memory) or for long texts (mnemon_document_create); never
-            for secrets, temporary progress or raw logs. An exact duplicate is skipped."""
-            def write(host: WorkspaceHost) -> Any:
-                branch = host.current_branch("scope_to_branch") if p.scope_to_branch else None
-                return host.spaces.remember(p.content, space_id=p.space_id, category=p.category,
-                                            importance=p.importance, tags=p.tags, entities=p.entities,
-                                            source="agent", branch=branch)
-
-            return fmt.receipt((await self._call(ctx, p.workspace, write)).to_dict())
-
-        @tool(params=params.RelatedParams, only=("space_id", "id", "depth", "edge_type", "workspace"),
-              narrow={"depth": Annotated[int, Field(ge=1, le=5)], "edge_type": EdgeType | None})
-        async def mnemon_related(p: params.RelatedParams, ctx: Context | None) -> str:
-            """Walk the relations of one Memory Space item (temporal, semantic, causal, entity edges) to
-            explain how facts connect. Use the exact space id and item id from mnemon_recall."""
-            result = await self._call(ctx, p.workspace, lambda h: h.spaces.related(
-                p.space_id, p.id, depth=p.depth, edge_type=p.edge_type, limit=MAX_RECALL_RESULTS))
-            return fmt.related(result)
-
-        @tool(write=True, params=params.LinkParams,
-              narrow={"edge_type": EdgeType, "weight": Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]})
-        async def mnemon_link(p: params.LinkParams, ctx: Context | None) -> str:
-            """Link two items of one Memory Space (for example a decision and the fact that caused it), so
-            mnemon_related can explain the connection later. Both ids must exist and not be forgotten; use the
-            exact ids mnemon_recall returned."""
-            receipt = await self._call(ctx, p.workspace, lambda h: h.spaces.link(
-                p.space_id, p.source_id, p.target_id, edge_type=p.edge_type, weight=p.weight))
-            return fmt.receipt(receipt.to_dict())
-
-        @tool(write=True, destructive=True, params=params.ForgetParams)
-        async def mnemon_forget(p: params.ForgetParams, ctx: Context | None) -> str:
-            """Forget one Memory Space item by exact id (a soft delete: it is no longer recalled). Use it only
-            when the user asks, or when an item is proven wrong."""
-            receipt = await self._call(ctx, p.workspace, lambda h: h.spaces.forget(p.space_id, p.id))
-            return fmt.receipt(receipt.to_dict())
+        self._bind_operations()  # recall, remember, related, link, forget: the operation layer's tools
 
         @tool(params=params.DocumentSearchParams, only=("query", "include_archived", "limit", "workspace"),
               narrow={"limit": Annotated[int, Field(ge=1, le=50)]})

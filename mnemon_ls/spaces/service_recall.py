@@ -402,7 +402,7 @@ def meaning_only_via(via: str | None) -> bool:
     """Whether a ``matchedVia`` value says found by meaning alone: ``vector`` or ``<engine>-vector``
     (``keyword+vector``, ``mem0-keyword+vector``, ``keyword``, ``holographic``, ``entity``, ... and ``None``
     are word matches or unknown). The one rule of ranking (:func:`meaning_only`) and of the text label
-    (:func:`mnemon_ls.cli_text.recall_match_label`)."""
+    (:func:`mnemon_ls.ops.humantext.recall_match_label`)."""
     via = via or ""
     return via == MEANING_ONLY_VIA or via.endswith("-" + MEANING_ONLY_VIA)
 

@@ -70,11 +70,13 @@ def test_every_flag_of_every_params_model_is_strict() -> None:
     from pydantic import ValidationError
 
     from mnemon_ls.lsp import packs, params
+    from mnemon_ls.ops.registry import operations
 
     def subclasses(cls: type) -> list[type]:
         return [cls, *(s for sub in cls.__subclasses__() for s in subclasses(sub))]
 
     packs._models()  # the pack models are built on first use
+    operations()  # and the operation layer's (mnemon_ls/ops)
     flags = [(model, name, info) for model in subclasses(params._Params)
              for name, info in model.model_fields.items() if info.annotation is bool]
     assert len(flags) >= 13
@@ -96,11 +98,13 @@ def test_every_number_of_every_params_model_refuses_strings_and_booleans() -> No
     from pydantic import ValidationError
 
     from mnemon_ls.lsp import packs, params
+    from mnemon_ls.ops.registry import operations
 
     def subclasses(cls: type) -> list[type]:
         return [cls, *(s for sub in cls.__subclasses__() for s in subclasses(sub))]
 
     packs._models()
+    operations()
     numbers = [(model, name) for model in subclasses(params._Params)
                for name, info in model.model_fields.items() if info.annotation in (float, float | None)]
     assert ("LinkParams", "weight") in [(m.__name__, n) for m, n in numbers]

@@ -51,7 +51,8 @@ async def test_tools_have_schemas_descriptions_and_the_routing_guidance(workspac
         limit = tools["mnemon_recall"].input_schema["properties"]["limit"]
         assert [branch.get("maximum") for branch in limit["anyOf"]] == [12, None]
         # One schema per operation: the tool's arguments are the language server's params model's fields.
-        from mnemon_ls.lsp.params import ForgetParams, LinkParams, RuntimeMutateParams
+        from mnemon_ls.lsp.params import RuntimeMutateParams
+        from mnemon_ls.ops.spaces import ForgetParams, LinkParams
         for name, model in (("mnemon_runtime_memory", RuntimeMutateParams), ("mnemon_link", LinkParams),
                             ("mnemon_forget", ForgetParams)):
             properties = tools[name].input_schema["properties"]

@@ -58,8 +58,8 @@ def receipt(data: Mapping[str, Any]) -> str:
 
 def recall(data: Mapping[str, Any], cap: int) -> str:
     """Recall evidence, numbered, each with its space id and item id (and, found by meaning alone, its cosine:
-    :func:`mnemon_ls.cli_text.recall_match_label`); notices and branch-scope counts after."""
-    from ..cli_text import recall_match_label
+    :func:`mnemon_ls.ops.humantext.recall_match_label`); notices and branch-scope counts after."""
+    from .humantext import recall_match_label
 
     results: Sequence[Mapping[str, Any]] = data.get("results", [])[:cap]
     lines = []
@@ -92,7 +92,7 @@ def related(data: Mapping[str, Any]) -> str:
 
 def document_hits(data: Mapping[str, Any]) -> str:
     """Documents search hits: score, id, title, excerpt; a hit found by meaning alone says so."""
-    from ..cli_text import document_match_label
+    from .humantext import document_match_label
 
     lines = []
     for hit in data.get("results", []):
@@ -128,9 +128,9 @@ def document(data: Mapping[str, Any]) -> str:
 
 def spaces(views: Sequence[Mapping[str, Any]]) -> str:
     """Memory Spaces: active mark, id, name, provider, description. The provider is named as every CLI
-    text names it (:func:`mnemon_ls.cli_text.provider_text`: ``mnemon-native``, ``mnemon-cli`` or the
+    text names it (:func:`mnemon_ls.ops.humantext.provider_text`: ``mnemon-native``, ``mnemon-cli`` or the
     third-party provider id), the word ``provider list`` and ``--provider`` take."""
-    from ..cli_text import provider_text
+    from .humantext import provider_text
 
     if not views:
         return "No Memory Space yet. Create one with mnemon_memory_spaces action=create (name, description)."

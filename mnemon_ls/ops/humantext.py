@@ -194,7 +194,7 @@ def recall_match_label(item: Mapping[str, Any]) -> str:
     ``<engine>-vector`` of a provider such as Mem0's ``mem0-vector``: the rule of
     :func:`mnemon_ls.spaces.service_recall.meaning_only_via`) with a ``similarity.cosine`` (3 decimals),
     empty otherwise."""
-    from .spaces.service_recall import meaning_only_via
+    from ..spaces.service_recall import meaning_only_via
 
     similarity = item.get("similarity") or {}
     if meaning_only_via(item.get("matchedVia")) and isinstance(similarity.get("cosine"), (int, float)):

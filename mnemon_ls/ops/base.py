@@ -1,0 +1,184 @@
+"""What an operation is: the one declaration every surface binds (:class:`Operation`), and the params base.
+
+An operation is something a person or an assistant can invoke: ``recall``, ``remember``, ``spaces.create``.
+It is declared once, in the ops module of its tier (``mnemon_ls/ops/spaces.py`` ...), as an
+:class:`Operation`:
+
+- ``name``: the registry key, ``<tier>.<verb>`` (``spaces.recall``);
+- ``params``: a pydantic model (:class:`Params`): the one place for field names (camelCase aliases on the
+  LSP wire, snake_case for MCP arguments and Python), bounds, defaults and strictness;
+- ``run(call, p)``: the Host call (``call.host`` is a :class:`~mnemon_ls.host.WorkspaceHost`); returns the
+  result as JSON data (a dict, or a list for listings);
+- ``effect``: ``read``, ``write`` or ``destroy`` (MCP tool annotations, ``--read-only``);
+- ``text``: the model-facing text of a result (MCP tools, the VS Code language-model tools);
+- ``lsp`` / ``mcp`` / ``cli``: which surfaces expose it and how (:class:`LspMethod`, :class:`McpTool`,
+  :class:`CliCommand`).
+
+:func:`mnemon_ls.ops.execute.execute` runs every operation for every surface; the surfaces
+(``lsp/``, ``mcp/``, ``cli``) bind :data:`mnemon_ls.ops.registry` in a loop and declare no handler,
+params model or error mapping of their own. This module imports pydantic and nothing of the project
+above :mod:`mnemon_ls.errors`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal, Mapping
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..errors import InvalidInput
+
+Effect = Literal["read", "write", "destroy"]
+Surface = Literal["lsp", "mcp", "cli", "tool"]
+
+
+# ------------------------------------------------------------------ params
+
+
+class Params(BaseModel):
+    """Base of every params model: unknown fields are refused; flags are ``StrictBool`` (only JSON ``true``
+    and ``false``: the string ``"false"`` or the number ``0`` is ``invalid-input`` naming the field with the
+    rule ``Input should be a valid boolean``, never taken as a flag value). Populated by alias (the LSP
+    wire's camelCase) or by name (MCP arguments and Python's snake_case)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+
+class WorkspaceParams(Params):
+    """``{workspace?: folder URI, file URI or absolute path}``; optional when exactly one folder is open."""
+
+    workspace: str | None = Field(None, description="The workspace (a directory path, folder URI or file URI) when "
+                                                    "there are several; omit it otherwise.")
+
+
+def invalid_input_from(error: ValidationError, prefix: str = "") -> InvalidInput:
+    """The first problem of a pydantic ``ValidationError`` as :class:`InvalidInput` (dotted camelCase field)."""
+    first = error.errors()[0]
+    name = prefix + ".".join(str(p) for p in first["loc"]) if first["loc"] else (prefix.rstrip(".") or "params")
+    rule = "is not a known field" if first["type"] == "extra_forbidden" else first["msg"].removeprefix("Value error, ")
+    return InvalidInput(name, rule)
+
+
+def parse_params(model: type[BaseModel], params: Any) -> Any:
+    """Validate raw ``params`` (a dict or None) with ``model``; raises :class:`InvalidInput` naming the field."""
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise InvalidInput("params", "must be an object")
+    try:
+        return model.model_validate(params)
+    except ValidationError as exc:
+        raise invalid_input_from(exc) from None
+
+
+# ------------------------------------------------------------------ surfaces
+
+
+@dataclass(frozen=True)
+class LspMethod:
+    """How the language server exposes an operation: the ``mnemon/*`` request ``method``; a list result is
+    answered as ``{list_key: [...], workspace}``, a dict result as the dict plus ``workspace``."""
+
+    method: str
+    list_key: str = "items"
+
+
+@dataclass(frozen=True)
+class McpTool:
+    """How the MCP server exposes an operation: tool ``name``, its model-facing ``description``, the params
+    fields it offers (``fields``: Python names, default every field), ``narrow`` (field -> a narrower
+    annotation offered to the model, e.g. a lower result cap; the params model still validates the call),
+    ``defaults`` (field -> the tool's own default where it differs from the model's) and ``fixed`` (field ->
+    a value every call of the tool sets; the field is not offered)."""
+
+    name: str
+    description: str
+    fields: tuple[str, ...] | None = None
+    narrow: Mapping[str, Any] = field(default_factory=dict)
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+
+    def offered(self, model: type[BaseModel]) -> tuple[str, ...]:
+        """The argument names the tool offers: ``fields``, else every field of ``model`` not ``fixed``."""
+        names = self.fields if self.fields is not None else tuple(model.model_fields)
+        return tuple(name for name in names if name not in self.fixed)
+
+
+@dataclass(frozen=True)
+class CliArg:
+    """One command-line argument bound to a params field.
+
+    ``field`` is the Python field name; ``flag`` the option (``"--space"``) or ``None`` for a positional;
+    ``repeat`` makes it repeatable (a list field); ``stdin`` lets ``-`` read standard input; ``help``,
+    ``metavar`` and ``choices`` are argparse's (choices default to the field's ``Literal`` values);
+    ``kind`` is ``"flag"`` for a boolean option (``store_true``; ``store_false`` when ``default`` is ``True``),
+    else the value type is the field's (``int``/``float``/``str``); ``dest`` is the name a positional is
+    known by in errors (default the field name)."""
+
+    field: str
+    flag: str | None = None
+    dest: str | None = None
+    repeat: bool = False
+    stdin: bool = False
+    help: str | None = None
+    metavar: str | None = None
+    kind: Literal["value", "flag"] = "value"
+    required: bool | None = None
+    choices: tuple[str, ...] | None = None
+    default: Any = None
+
+
+@dataclass(frozen=True)
+class CliCommand:
+    """How the command line exposes an operation: the command ``path`` (``("space", "create")``), its
+    ``help``, its arguments (:class:`CliArg`) and ``text(data, call, params)`` (the result as a person reads
+    it in a terminal; ``--json`` prints the result data instead). ``extra`` adds arguments that steer the
+    process, not the operation (argparse keyword dicts, by flag)."""
+
+    path: tuple[str, ...]
+    help: str
+    args: tuple[CliArg, ...] = ()
+    text: Callable[[Any, Any, Any], str] | None = None
+    extra: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def flag_of(self, field_name: str) -> str | None:
+        """The option that sets ``field_name`` (``"--space"``), or ``None`` (a positional, or not offered)."""
+        for arg in self.args:
+            if arg.field == field_name:
+                return arg.flag
+        return None
+
+
+@dataclass
+class Call:
+    """One invocation of an operation: the workspace's ``host``, the ``surface`` it came from (``lsp``,
+    ``mcp``, ``cli``, ``tool`` for the VS Code language-model tools), and the caller's ``session`` id
+    (records' provenance) when it has one."""
+
+    host: Any
+    surface: Surface
+    session: str | None = None
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One operation, declared once (module docstring). ``run(call, params)`` returns JSON data;
+    ``text(data)`` renders it for a model."""
+
+    name: str
+    params: type[Params]
+    run: Callable[[Call, Any], Any]
+    summary: str
+    effect: Effect = "read"
+    text: Callable[[Any], str] | None = None
+    lsp: LspMethod | None = None
+    mcp: McpTool | None = None
+    cli: CliCommand | None = None
+    #: Run under the root's pack gate (every operation but the pack commands, which take it themselves).
+    gated: bool = True
+
+    @property
+    def writes(self) -> bool:
+        """Whether the operation changes memory (``write`` or ``destroy``)."""
+        return self.effect != "read"

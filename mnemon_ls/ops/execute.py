@@ -1,0 +1,89 @@
+"""``execute()``: how every surface runs every operation.
+
+The steps, the same for the language server, the MCP server, the command line and the VS Code
+language-model tools:
+
+1. **parse** the raw params with the operation's params model (:func:`parse`): a dict keyed by the LSP
+   wire's camelCase names or by Python names (MCP arguments, CLI options); a problem is
+   :class:`~mnemon_ls.errors.InvalidInput` naming the field and the rule, raised before anything is read;
+2. **resolve** the workspace: the surface's own ``host_for(workspace)`` (which folder, which roots: that is
+   what differs between surfaces), called with the params' ``workspace``;
+3. **gate**: hold the pack gate of the host's roots shared for the call, after finishing a pack swap a killed
+   import left (:meth:`~mnemon_ls.host.WorkspaceHost.pack_gate`), unless the host already holds it for its
+   whole life (the CLI's one-command host) or the operation takes it itself (pack import);
+4. **call** ``operation.run(call, params)``;
+5. **map** what it raised to the error vocabulary (:func:`mnemon_ls.ops.errors.as_error`): the surfaces
+   present a :class:`~mnemon_ls.errors.MnemonError`, never decide which one it is. An exception that maps
+   to nothing is a bug and propagates unchanged (the surface answers ``internal-error`` and logs it).
+
+Blocking: run it in a worker thread from an event loop (:func:`execute_async` does).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Awaitable, Callable
+
+from .base import Call, Operation, Surface, parse_params
+from .errors import as_error
+
+
+def parse(operation: Operation, raw: Any) -> Any:
+    """``operation``'s params model validated from ``raw`` (a dict or ``None``); raises
+    :class:`~mnemon_ls.errors.InvalidInput` naming the field."""
+    try:
+        return parse_params(operation.params, raw)
+    except Exception as exc:
+        mapped = as_error(exc)
+        if mapped is None:
+            raise
+        raise mapped from None
+
+
+def call(operation: Operation, host: Any, params: Any, *, surface: Surface, session: str | None = None,
+         gate_held: bool = False) -> Any:
+    """Run parsed ``params`` on ``host`` (steps 3-5 of the module docstring); returns the result data.
+    Raises :class:`~mnemon_ls.errors.MnemonError` (mapped) or, for a bug, the original exception."""
+    invocation = Call(host=host, surface=surface, session=session)
+    try:
+        if operation.gated and not gate_held:
+            with host.pack_gate():
+                return operation.run(invocation, params)
+        return operation.run(invocation, params)
+    except Exception as exc:
+        mapped = as_error(exc)
+        if mapped is None or mapped is exc:
+            raise
+        raise mapped from None
+
+
+def execute(operation: Operation, raw: Any, host_for: Callable[[str | None], Any], *, surface: Surface,
+            session: str | None = None, gate_held: bool = False) -> Any:
+    """Every step of the module docstring: parse ``raw``, resolve the host with ``host_for(workspace)``,
+    gate, call, map errors. Returns the result data (JSON: a dict or a list)."""
+    params = parse(operation, raw)
+    try:
+        host = host_for(getattr(params, "workspace", None))
+    except Exception as exc:
+        mapped = as_error(exc)
+        if mapped is None or mapped is exc:
+            raise
+        raise mapped from None
+    return call(operation, host, params, surface=surface, session=session, gate_held=gate_held)
+
+
+async def execute_async(operation: Operation, raw: Any, host_for: Callable[[str | None], Awaitable[Any]], *,
+                        surface: Surface, session: str | None = None,
+                        to_thread: Callable[..., Awaitable[Any]]) -> tuple[Any, Any]:
+    """:func:`execute` for an event loop: ``host_for`` is awaited on the loop (it may ask the client, e.g. MCP
+    roots), the call runs through ``to_thread(fn)`` (the server's worker-thread runner: ``asyncio.to_thread``
+    or anyio's, which must not cancel a write once started). Returns ``(host, data)``."""
+    params = parse(operation, raw)
+    try:
+        host = await host_for(getattr(params, "workspace", None))
+    except Exception as exc:
+        mapped = as_error(exc)
+        if mapped is None or mapped is exc:
+            raise
+        raise mapped from None
+    data = await to_thread(lambda: call(operation, host, params, surface=surface, session=session))
+    return host, data

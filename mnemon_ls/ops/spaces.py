@@ -1,0 +1,350 @@
+"""Memory Spaces operations: the directory (list, create, update, activate, deactivate, delete, status,
+merge, reindex, embed) and the items (remember, recall, related, link, forget).
+
+Each runs one :class:`~mnemon_ls.spaces.service.SpacesService` (``host.spaces``) or Host call and returns
+the result's wire shape. Space ids are ids or names wherever a command takes a space (the service resolves
+them). Recall's branch scope comes from the workspace (``branchRecall``, ``detachedHeadPolicy``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, StrictBool
+
+from . import humantext, modeltext
+from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
+
+#: Most recall results a model is sent (seed 001: the Host caps results at 12), and how many when the call
+#: does not say. The language server and the CLI take ``limit`` 1..50 and are sent at most 12 too.
+TOOL_RECALL_MAX = 12
+TOOL_RECALL_DEFAULT = 8
+
+EdgeType = Literal["temporal", "semantic", "causal", "entity"]
+Category = Literal["preference", "decision", "fact", "insight", "context", "general"]
+SPACE_HELP = "the space's id or name (`mnemon-ls space list` shows both)"
+
+
+# ------------------------------------------------------------------ params
+
+
+class SpacesListParams(WorkspaceParams):
+    """``mnemon/spaces/list``: ``{workspace?, activeOnly?}``."""
+
+    active_only: StrictBool = Field(False, alias="activeOnly")
+
+
+class SpaceCreateParams(WorkspaceParams):
+    """``mnemon/spaces/create``: ``{workspace?, name, description, active?, provider?}``."""
+
+    name: str = Field(description="unique in the root, ignoring case; commands take it or the id")
+    description: str = Field(description="routing boundary: what belongs here and when to recall it")
+    active: StrictBool = Field(False, description="make it active for reading")
+    #: A third-party provider id (``mnemon/providers/enable`` first); ``None``: a native space.
+    provider: str | None = Field(None, description="make the namespace in this enabled third-party provider")
+
+
+class SpaceUpdateParams(WorkspaceParams):
+    """``mnemon/spaces/update``: ``{workspace?, spaceId, name?, description?}``."""
+
+    space_id: str = Field(alias="spaceId")
+    name: str | None = Field(None, description="the new name (unique in the root, ignoring case)")
+    description: str | None = None
+
+
+class SpaceIdParams(WorkspaceParams):
+    """``mnemon/spaces/activate|deactivate|delete|status``: ``{workspace?, spaceId}``."""
+
+    space_id: str = Field(alias="spaceId", description=SPACE_HELP)
+
+
+class SpaceMergeParams(WorkspaceParams):
+    """``mnemon/spaces/merge``: ``{workspace?, sourceIds, targetId, deactivateSources?}``."""
+
+    source_ids: list[str] = Field(alias="sourceIds", description="spaces to merge (ids or names)")
+    target_id: str = Field(alias="targetId", description="the space they go into (id or name)")
+    deactivate_sources: StrictBool = Field(True, alias="deactivateSources")
+
+
+class RememberParams(WorkspaceParams):
+    """``mnemon/remember``: ``{workspace?, content, spaceId?, category?, importance? (1..5), tags?, entities?,
+    source?, scopeToBranch?}``; ``scopeToBranch`` tags the item with the workspace's current branch."""
+
+    content: str = Field(description="one durable fact or decision, self-contained (at most 8192 characters)")
+    space_id: str | None = Field(None, alias="spaceId", description="space id (required unless exactly one "
+                                                                    "space is active)")
+    category: str | None = Field(None, description="preference, decision, fact, insight, context or general")
+    importance: int | None = Field(None, strict=True, description="1..5 (default 3)")
+    tags: list[str] | None = Field(None, description="at most 20 tags")
+    entities: list[str] | None = Field(None, description="names this fact is about (at most 50, no commas)")
+    source: str | None = None
+    scope_to_branch: StrictBool = Field(False, alias="scopeToBranch", description="recall it only on the current git "
+                                                                            "branch")
+
+
+class RecallParams(WorkspaceParams):
+    """``mnemon/recall``: ``{workspace?, query, spaces?, limit? (1..50), mode? smart|keyword|basic, category?,
+    source?, intent?}``; the workspace's branch scope (``branchRecall``) is applied by the server."""
+
+    query: str = Field(description="what you want to know, in natural language or identifiers")
+    spaces: list[str] | None = Field(None, description="restrict to these space ids (default: every active space)")
+    limit: int | None = Field(None, strict=True, description="number of results")
+    mode: Literal["smart", "keyword", "basic"] = "smart"
+    category: str | None = None
+    source: str | None = None
+    intent: str | None = None
+
+
+class RelatedParams(WorkspaceParams):
+    """``mnemon/related``: ``{workspace?, spaceId, id, depth?, edgeType?, limit?}``."""
+
+    space_id: str = Field(alias="spaceId", description="the space id a recall result gave")
+    id: str = Field(description="the item id a recall result gave")
+    depth: int = Field(2, strict=True, description="1..5 hops")
+    edge_type: str | None = Field(None, alias="edgeType", description="only this kind of edge")
+    limit: int = Field(20, strict=True)
+
+
+class LinkParams(WorkspaceParams):
+    """``mnemon/link``: ``{workspace?, spaceId, sourceId, targetId, edgeType?, weight?}``."""
+
+    space_id: str = Field(alias="spaceId", description="the space both items are in")
+    source_id: str = Field(alias="sourceId", description="the exact item id the edge starts from")
+    target_id: str = Field(alias="targetId", description="the exact item id the edge points to")
+    edge_type: str = Field("semantic", alias="edgeType", description="temporal, semantic, causal or entity")
+    weight: float = Field(0.5, description="0..1", strict=True)
+
+
+class ForgetParams(WorkspaceParams):
+    """``mnemon/forget``: ``{workspace?, spaceId, id}`` (soft delete by exact id)."""
+
+    space_id: str = Field(alias="spaceId", description="the space the item is in")
+    id: str = Field(description="the exact item id")
+
+
+# ------------------------------------------------------------------ runs
+
+
+def _data(value: Any) -> Any:
+    """A Source result as JSON data (``to_dict()`` of a view or receipt; lists element-wise)."""
+    if isinstance(value, list):
+        return [_data(item) for item in value]
+    return value.to_dict() if hasattr(value, "to_dict") else value
+
+
+def _remember(call: Call, p: RememberParams) -> Any:
+    host = call.host
+    branch = host.current_branch("scopeToBranch") if p.scope_to_branch else None
+    return _data(host.spaces.remember(p.content, space_id=p.space_id, category=p.category, importance=p.importance,
+                                      tags=p.tags, entities=p.entities, source=p.source, branch=branch))
+
+
+def _embed(call: Call, p: SpaceIdParams) -> Any:
+    from ..semantic.spaces import embed_space
+
+    return embed_space(call.host.spaces, p.space_id)  # an id or a name
+
+
+# ------------------------------------------------------------------ text for a person (CLI)
+
+
+def _remember_text(data: dict[str, Any], call: Call, _p: Any) -> str:
+    text = (f"{data['status']}: {data.get('message', '')} "
+            f"(space {data.get('spaceName') or data.get('spaceId')}, id {data.get('id')})")
+    if data.get("activated"):
+        text += (f"\nthe space was inactive: this write activated it (`mnemon-ls space deactivate "
+                 f"{data.get('spaceId')}` undoes that)")
+    engine = call.host.semantic
+    notice = engine.keyword_notice() if engine is not None and engine.state == "failed" else None
+    return text + (f"\nnote: {notice}" if notice else "")
+
+
+def _recall_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
+    lines = []
+    for item in data["results"]:
+        label = f" [{item['branchLabel']}]" if item.get("branchLabel") else ""
+        label += humantext.recall_match_label(item)
+        score = item.get("score")  # none in --mode basic (unranked, newest first)
+        score_text = f"{score:.2f}" if isinstance(score, (int, float)) else "   -"
+        lines.append(f"{score_text} {item.get('tier') or '-':<7} {item['spaceName']}: {item['content']}{label}")
+    lines.extend(humantext.recall_hidden_lines(data.get("hidden") or {}))
+    lines.extend(f"note: {n}" for n in data.get("notices", []))
+    lines.append(f"{len(data['results'])} result(s)" + (f"; {data['hint']}" if data.get("hint") else ""))
+    return "\n".join(lines)
+
+
+def _space_text(action: str) -> Any:
+    def text(data: Any, _call: Call, p: Any) -> str:
+        return humantext.space_text(action, data, getattr(p, "space_id", None) or getattr(p, "id", "ID"))
+    return text
+
+
+def _space_cmd(action: str, help_text: str) -> CliCommand:
+    return CliCommand(("space", action), help_text, (CliArg("space_id", dest="id", metavar="SPACE", help=SPACE_HELP),),
+                      text=_space_text(action))
+
+
+_SPACE_ARG = CliArg("space_id", flag="--space", required=True, help=SPACE_HELP)
+
+
+OPERATIONS = (
+    Operation(
+        "spaces.list", SpacesListParams, lambda c, p: _data(c.host.spaces.list_spaces(active_only=p.active_only)),
+        "List the Memory Spaces.",
+        text=modeltext.spaces,
+        lsp=LspMethod("mnemon/spaces/list", list_key="spaces"),
+        cli=CliCommand(("space", "list"), "list spaces", text=lambda d, _c, _p: humantext.space_list_text(d))),
+    Operation(
+        "spaces.create", SpaceCreateParams,
+        lambda c, p: _data(c.host.spaces.create_space(p.name, p.description, active=p.active, provider=p.provider)),
+        "Create a Memory Space (the first native space gets id default).", effect="write",
+        text=lambda d: modeltext.spaces([d]),
+        lsp=LspMethod("mnemon/spaces/create"),
+        cli=CliCommand(("space", "create"), "create a native space (the first one gets id 'default')", (
+            CliArg("name", flag="--name", required=True),
+            CliArg("description", flag="--description", required=True),
+            CliArg("active", flag="--active", kind="flag"), CliArg("provider", flag="--provider", metavar="NAME")),
+            text=_space_text("create"))),
+    Operation(
+        "spaces.update", SpaceUpdateParams,
+        lambda c, p: _data(c.host.spaces.update_space(p.space_id, name=p.name, description=p.description)),
+        "Rename or re-describe a Memory Space.", effect="write",
+        text=lambda d: modeltext.spaces([d]),
+        lsp=LspMethod("mnemon/spaces/update"),
+        cli=CliCommand(("space", "update"), "rename or re-describe a space", (
+            CliArg("space_id", dest="id", metavar="SPACE", help=SPACE_HELP), CliArg("name", flag="--name"),
+            CliArg("description", flag="--description")), text=_space_text("update"))),
+    Operation(
+        "spaces.activate", SpaceIdParams, lambda c, p: _data(c.host.spaces.activate(p.space_id)),
+        "Make a Memory Space active (recall reads the active spaces).", effect="write",
+        text=lambda d: modeltext.spaces([d]),
+        lsp=LspMethod("mnemon/spaces/activate"), cli=_space_cmd("activate", "read from this space")),
+    Operation(
+        "spaces.deactivate", SpaceIdParams, lambda c, p: _data(c.host.spaces.deactivate(p.space_id)),
+        "Stop reading from a Memory Space.", effect="write",
+        text=lambda d: modeltext.spaces([d]),
+        lsp=LspMethod("mnemon/spaces/deactivate"), cli=_space_cmd("deactivate", "stop reading from this space")),
+    Operation(
+        "spaces.delete", SpaceIdParams, lambda c, p: c.host.spaces.delete_space(p.space_id),
+        "Unregister and remove a Memory Space (never the last native store).", effect="destroy",
+        lsp=LspMethod("mnemon/spaces/delete"),
+        cli=_space_cmd("delete", "unregister and remove a space (never the last native store)")),
+    Operation(
+        "spaces.status", SpaceIdParams, lambda c, p: c.host.spaces.space_status(p.space_id),
+        "Counts, edges, schema and index of a Memory Space.",
+        lsp=LspMethod("mnemon/spaces/status"), cli=_space_cmd("status", "counts, edges, schema and index of a space")),
+    Operation(
+        "spaces.reindex", SpaceIdParams, lambda c, p: c.host.spaces.reindex(p.space_id),
+        "Rebuild a Memory Space's search index.", effect="write",
+        cli=_space_cmd("reindex", "rebuild the space's search index")),
+    Operation(
+        "spaces.embed", SpaceIdParams, _embed,
+        "Embed a Memory Space's items now for semantic recall.", effect="write",
+        cli=_space_cmd("embed", "embed the space's items now for semantic recall (needs mnemon-ls[semantic])")),
+    Operation(
+        "spaces.merge", SpaceMergeParams,
+        lambda c, p: c.host.spaces.merge(p.source_ids, p.target_id, deactivate_sources=p.deactivate_sources),
+        "Import spaces into another (non-destructive; sources deactivated only when fully accounted for).",
+        effect="write",
+        lsp=LspMethod("mnemon/spaces/merge"),
+        cli=CliCommand(("space", "merge"), "import spaces into another (non-destructive)", (
+            CliArg("source_ids", dest="sources", repeat=True, metavar="SOURCE", help="spaces to merge (ids or names)"),
+            CliArg("target_id", flag="--into", required=True, metavar="TARGET",
+                   help="the space they go into (id or name)"),
+            CliArg("deactivate_sources", flag="--keep-active", kind="flag", default=True,
+                   help="do not deactivate fully merged sources")), text=_space_text("merge"))),
+    Operation(
+        "spaces.recall", RecallParams,
+        lambda c, p: _data(c.host.recall(p.query, spaces=p.spaces, limit=p.limit, mode=p.mode, category=p.category,
+                                         source=p.source, intent=p.intent)),
+        "Recall from the active Memory Spaces with the workspace's branch scope.",
+        text=lambda d: modeltext.recall(d, TOOL_RECALL_MAX),
+        lsp=LspMethod("mnemon/recall"),
+        mcp=McpTool(
+            "mnemon_recall",
+            "Recall long-term memory from the active Memory Spaces, scoped to the current git branch. Use it when "
+            "the request, the repository, the wake snapshot and the Documents do not answer, or when older "
+            "decisions may matter. Do not recall merely to show memory exists. Each result gives the space id and "
+            "item id for mnemon_related and mnemon_forget. At most 12 results (default 8).",
+            fields=("query", "limit", "spaces", "workspace"),
+            narrow={"limit": Annotated[int | None, Field(ge=1, le=TOOL_RECALL_MAX)]},
+            defaults={"limit": TOOL_RECALL_DEFAULT}),
+        cli=CliCommand(("recall",), "recall from the active Memory Spaces", (
+            CliArg("query"),
+            CliArg("spaces", flag="--space", repeat=True, metavar="SPACE",
+                   help="restrict to these spaces (ids or names; repeatable)"),
+            CliArg("limit", flag="--limit", help="1..50 (at most 12 are returned)"),
+            CliArg("mode", flag="--mode", default="smart")),
+            text=_recall_text,
+            extra={"--embed-seconds": {"type": float, "default": 3.0, "metavar": "S", "help": (
+                "semantic recall: embed missing vectors of each space for at most S seconds first "
+                "(default 3; 0 skips; `space embed` embeds them all)")}})),
+    Operation(
+        "spaces.remember", RememberParams, _remember,
+        "Remember a long-term fact in a Memory Space.", effect="write",
+        text=modeltext.receipt,
+        lsp=LspMethod("mnemon/remember"),
+        mcp=McpTool(
+            "mnemon_remember",
+            "Remember a long-term fact in a Memory Space: decisions and facts worth recalling months later. Pick "
+            "the space whose description fits (mnemon_memory_spaces list). Not for the working reference of the "
+            "current task (mnemon_runtime_memory) or for long texts (mnemon_document_create); never for secrets, "
+            "temporary progress or raw logs. An exact duplicate is skipped.",
+            fields=("content", "space_id", "category", "importance", "tags", "entities", "scope_to_branch",
+                    "workspace"),
+            narrow={"category": Category | None, "importance": Annotated[int | None, Field(ge=1, le=5)]},
+            fixed={"source": "agent"}),
+        cli=CliCommand(("remember",), "remember a fact in a Memory Space", (
+            CliArg("content", stdin=True, help="the fact ('-' reads standard input)"),
+            CliArg("space_id", flag="--space", help="space id or name (required unless exactly one space is active)"),
+            CliArg("category", flag="--category", help="preference, decision, fact, insight, context or general"),
+            CliArg("importance", flag="--importance", help="1..5"),
+            CliArg("tags", flag="--tag", repeat=True, metavar="TAG"),
+            CliArg("entities", flag="--entity", repeat=True, metavar="NAME"),
+            CliArg("scope_to_branch", flag="--for-branch", kind="flag", help="scope it to the current git branch")),
+            text=_remember_text)),
+    Operation(
+        "spaces.related", RelatedParams,
+        lambda c, p: c.host.spaces.related(p.space_id, p.id, depth=p.depth, edge_type=p.edge_type, limit=p.limit),
+        "Walk the relations of one Memory Space item.",
+        text=modeltext.related,
+        lsp=LspMethod("mnemon/related"),
+        mcp=McpTool(
+            "mnemon_related",
+            "Walk the relations of one Memory Space item (temporal, semantic, causal, entity edges) to explain how "
+            "facts connect. Use the exact space id and item id from mnemon_recall.",
+            fields=("space_id", "id", "depth", "edge_type", "workspace"),
+            narrow={"depth": Annotated[int, Field(ge=1, le=5)], "edge_type": EdgeType | None},
+            fixed={"limit": TOOL_RECALL_MAX}),
+        cli=CliCommand(("space", "related"), "walk the graph from an item", (
+            CliArg("id", metavar="ITEM_ID"), _SPACE_ARG, CliArg("depth", flag="--depth", default=2)),
+            text=_space_text("related"))),
+    Operation(
+        "spaces.link", LinkParams,
+        lambda c, p: _data(c.host.spaces.link(p.space_id, p.source_id, p.target_id, edge_type=p.edge_type,
+                                              weight=p.weight)),
+        "Link two items of one Memory Space.", effect="write",
+        text=modeltext.receipt,
+        lsp=LspMethod("mnemon/link"),
+        mcp=McpTool(
+            "mnemon_link",
+            "Link two items of one Memory Space (for example a decision and the fact that caused it), so "
+            "mnemon_related can explain the connection later. Both ids must exist and not be forgotten; use the "
+            "exact ids mnemon_recall returned.",
+            narrow={"edge_type": EdgeType, "weight": Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]}),
+        cli=CliCommand(("space", "link"), "link two items", (
+            CliArg("source_id"), CliArg("target_id"), _SPACE_ARG,
+            CliArg("edge_type", flag="--type", default="semantic", choices=("temporal", "semantic", "causal", "entity"))),
+            text=_space_text("link"))),
+    Operation(
+        "spaces.forget", ForgetParams, lambda c, p: _data(c.host.spaces.forget(p.space_id, p.id)),
+        "Forget one Memory Space item by exact id (a soft delete).", effect="destroy",
+        text=modeltext.receipt,
+        lsp=LspMethod("mnemon/forget"),
+        mcp=McpTool(
+            "mnemon_forget",
+            "Forget one Memory Space item by exact id (a soft delete: it is no longer recalled). Use it only when "
+            "the user asks, or when an item is proven wrong."),
+        cli=CliCommand(("space", "forget"), "soft-delete an item by exact id", (
+            CliArg("id", metavar="ITEM_ID"), _SPACE_ARG), text=_space_text("forget"))),
+)

@@ -1,0 +1,78 @@
+"""The registry of operations (``mnemon_ls/ops/registry.py``): declarations checked against each other, and
+every surface bound from them."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+from pydantic import Field
+
+from mnemon_ls.ops import registry
+from mnemon_ls.ops.base import CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
+
+
+class _Params(WorkspaceParams):
+    query: str = Field(description="what to find")
+
+
+def _op(name: str, **surfaces: object) -> Operation:
+    return Operation(name, _Params, lambda call, p: {"query": p.query}, f"{name} summary", **surfaces)  # type: ignore[arg-type]
+
+
+def test_every_declaration_is_complete_and_unique() -> None:
+    operations = registry.operations()
+    assert len(operations) >= 15
+    for name, operation in operations.items():
+        assert name == operation.name and "." in name, name
+        assert operation.summary and operation.effect in ("read", "write", "destroy")
+        assert operation.lsp or operation.mcp or operation.cli, f"{name} is exposed nowhere"
+        if operation.mcp is not None:
+            assert operation.text is not None, f"{name}: an MCP tool needs a model-facing text"
+            assert operation.mcp.name.startswith("mnemon_") and len(operation.mcp.description) > 40
+        if operation.lsp is not None:
+            assert operation.lsp.method.startswith("mnemon/")
+    assert registry.by_mcp_tool()["mnemon_recall"].name == "spaces.recall"
+    assert registry.by_lsp_method()["mnemon/recall"] is registry.by_mcp_tool()["mnemon_recall"]
+    assert registry.by_cli_path()[("recall",)] is registry.by_mcp_tool()["mnemon_recall"]
+
+
+@pytest.mark.parametrize("declared, said", [
+    ((_op("a.one", lsp=LspMethod("mnemon/x")), _op("a.two", lsp=LspMethod("mnemon/x"))),
+     "LSP method mnemon/x is bound by a.one and a.two"),
+    ((_op("a.one", mcp=McpTool("mnemon_x", "d" * 50)), _op("a.two", mcp=McpTool("mnemon_x", "d" * 50))),
+     "MCP tool mnemon_x is bound by a.one and a.two"),
+    ((_op("a.one", mcp=McpTool("mnemon_x", "d" * 50, fields=("querry",))),), "MCP field querry is not in _Params"),
+    ((_op("a.one", cli=CliCommand(("x",), "x", (CliArg("nope"),))),), "CLI field nope is not in _Params"),
+])
+def test_colliding_or_dangling_declarations_are_refused(declared: tuple[Operation, ...], said: str) -> None:
+    with pytest.raises(ValueError, match=said):
+        registry._check(declared)
+
+
+def test_the_command_line_is_built_from_the_declarations() -> None:
+    """Type, choices, repeatability and help come from the params model unless the argument says otherwise."""
+    from mnemon_ls.cli import build_parser
+
+    parser = build_parser()
+    args = parser.parse_args(["recall", "retry policy", "--space", "Team", "--space", "default", "--limit", "3",
+                              "--mode", "keyword"])
+    assert (args.operation.name, args.query, args.spaces, args.limit, args.mode) == (
+        "spaces.recall", "retry policy", ["Team", "default"], 3, "keyword")
+    merge = parser.parse_args(["space", "merge", "a", "b", "--into", "c", "--keep-active"])
+    assert (merge.sources, merge.target_id, merge.deactivate_sources) == (["a", "b"], "c", False)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["recall", "x", "--mode", "fuzzy"])  # choices from the Literal of RecallParams.mode
+
+
+def test_cli_errors_name_the_option_a_field_is_given_by() -> None:
+    from mnemon_ls.cli_ops import message
+    from mnemon_ls.errors import InvalidInput
+
+    recall = registry.by_cli_path()[("recall",)]
+    args = argparse.Namespace(operation=recall, spaces=["Team", "Nope"])
+    assert message(InvalidInput("spaces[1]", "no such space"), args) == "--space Nope: no such space"
+    assert message(InvalidInput("limit", "must be an integer 1..50"), args) == "limit: must be an integer 1..50"
+    remember = registry.by_cli_path()[("remember",)]
+    assert message(InvalidInput("scopeToBranch", "no branch is checked out (detached)"),
+                   argparse.Namespace(operation=remember)) == "--for-branch: no branch is checked out (detached)"
