@@ -234,7 +234,8 @@ check("src/requests.ts speaks the server's protocol (Method, document helpers, E
         python(
             "import json\n" +
                 "from mnemon_ls.lsp import protocol as P\n" +
-                "print(json.dumps({'requests': list(P.REQUESTS), 'documents': list(P.DOCUMENT_REQUESTS), 'errors': P.ERROR_CODES, 'version': P.PROTOCOL_VERSION}))",
+                "from mnemon_ls.ops.registry import by_lsp_method\n" +
+                "print(json.dumps({'requests': list(P.REQUESTS) + list(by_lsp_method()), 'documents': list(P.DOCUMENT_REQUESTS), 'errors': P.ERROR_CODES, 'version': P.PROTOCOL_VERSION}))",
         ),
     );
     const problems = [];

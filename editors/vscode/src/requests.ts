@@ -13,6 +13,7 @@
  * src/requestsProviders.ts and src/requestsPacks.ts and are re-exported from here.
  */
 
+import { ErrorCode } from "./protocol.generated";
 import { compact, request, RequestSender } from "./rpc";
 import { DocumentMethod, DocumentMutation } from "./requestsDocuments";
 import { ProviderMethod } from "./requestsProviders";
@@ -72,36 +73,8 @@ export const ServerCommand = {
     createDocumentFromFile: "mnemon.server.createDocumentFromFile",
 } as const;
 
-/** Stable `data.code` of an error response -> its JSON-RPC numeric code. */
-export const ErrorCode = {
-    "invalid-input": -32602,
-    "runtime-capacity": -32010,
-    "revision-conflict": -32011,
-    "ambiguous-match": -32012,
-    "no-match": -32013,
-    "not-found": -32014,
-    "unreadable-store": -32015,
-    "not-in-workspace": -32016,
-    "store-busy": -32017,
-    "document-capacity": -32018,
-    "document-status": -32019,
-    "provider-unavailable": -32020,
-    "provider-failed": -32021,
-    "space-read-only": -32022,
-    "space-refused": -32023,
-    "storage-error": -32030,
-    "storage-full": -32031,
-    "storage-readonly": -32032,
-    "storage-denied": -32033,
-    "storage-unreadable": -32034,
-    "storage-unsafe": -32035,
-    "store-too-large": -32024,
-    "confirmation-required": -32025,
-    "maintenance-failed": -32040,
-    "pack-invalid": -32042,
-    "pack-refused": -32043,
-    "internal-error": -32603,
-} as const;
+/** Stable `data.code` of an error response -> its JSON-RPC numeric code (generated from the server's table). */
+export { ErrorCode };
 
 export type MnemonErrorCode = keyof typeof ErrorCode;
 

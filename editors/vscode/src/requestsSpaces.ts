@@ -3,23 +3,24 @@
  * (pure: no `vscode` import; re-exported by src/requests.ts).
  */
 
+import { OperationMethod } from "./protocol.generated";
 import { request, RequestSender } from "./rpc";
 
 /** Request method names of this tier (part of `Method` in src/requests.ts). */
 export const SpaceMethod = {
-    spacesList: "mnemon/spaces/list",
-    spacesCreate: "mnemon/spaces/create",
-    spacesUpdate: "mnemon/spaces/update",
-    spacesActivate: "mnemon/spaces/activate",
-    spacesDeactivate: "mnemon/spaces/deactivate",
-    spacesDelete: "mnemon/spaces/delete",
-    spacesMerge: "mnemon/spaces/merge",
-    spacesStatus: "mnemon/spaces/status",
-    remember: "mnemon/remember",
-    recall: "mnemon/recall",
-    related: "mnemon/related",
-    link: "mnemon/link",
-    forget: "mnemon/forget",
+    spacesList: OperationMethod["spaces.list"],
+    spacesCreate: OperationMethod["spaces.create"],
+    spacesUpdate: OperationMethod["spaces.update"],
+    spacesActivate: OperationMethod["spaces.activate"],
+    spacesDeactivate: OperationMethod["spaces.deactivate"],
+    spacesDelete: OperationMethod["spaces.delete"],
+    spacesMerge: OperationMethod["spaces.merge"],
+    spacesStatus: OperationMethod["spaces.status"],
+    remember: OperationMethod["spaces.remember"],
+    recall: OperationMethod["spaces.recall"],
+    related: OperationMethod["spaces.related"],
+    link: OperationMethod["spaces.link"],
+    forget: OperationMethod["spaces.forget"],
 } as const;
 
 /** A Memory Space as the server lists it (server: `SpaceView.to_dict`, mnemon_ls/spaces/service.py). */
