@@ -138,6 +138,9 @@ class MnemonLanguageServer(LanguageServer):
         # that none is served with default settings a folder is about to override.
         self.configured: asyncio.Event | None = None
         self.initialize_params: types.InitializeParams | None = None
+        #: Observers of operations (``observer(state, operation, data, error)``, after each ``mnemon/*``
+        #: request of the operation layer): the notifications a result or an error causes.
+        self.observers: list[Callable[..., None]] = []
 
     def start_io(self, stdin: Any = None, stdout: Any = None) -> int:  # noqa: D102 - pygls entry
         """Serve over stdio with :mod:`.framing`'s reader (resynchronises after bad frames); the exit code."""
@@ -429,6 +432,15 @@ class MnemonLanguageServer(LanguageServer):
                 f"your edit of {name} was not applied: a write to memories.json came first (the revision "
                 f"fence decides); {name} was rebuilt and your edit is saved at {saved}")}
         self.announce_repairs(uri, [(store, report)])
+
+    def observe(self, state: FolderState, operation: Any, data: Any, error: Exception | None) -> None:
+        """Tell every observer about one finished operation (``data`` its result, or ``error``); an observer
+        that fails is logged, never fails the request."""
+        for observer in list(self.observers):
+            try:
+                observer(state, operation, data, error)
+            except Exception:
+                log.exception("observer %r failed", observer)
 
     # --------------------------------------------------------------- request helpers
 

@@ -18,6 +18,7 @@ import inspect
 import logging
 import re
 import secrets
+import typing
 import warnings
 from typing import Annotated, Any, Callable, Literal, TypeVar
 
@@ -225,44 +226,106 @@ class MnemonMcp:
         tools only when writes are enabled)."""
         from ..ops.registry import by_mcp_tool
 
+        groups: dict[str, list[Any]] = {}
         for operation in by_mcp_tool().values():
-            if operation.writes and not self.write_enabled:
+            if operation.mcp.action is not None:
+                groups.setdefault(operation.mcp.name, []).append(operation)
+            elif operation.writes and not self.write_enabled:
                 continue
-            self._bind_operation(operation)
+            else:
+                self._bind_operation(operation)
+        for name, operations in groups.items():
+            self._bind_actions(name, operations)
+
+    async def _run_operation(self, ctx: Context | None, operation: Any, raw: dict[str, Any]) -> str:
+        """Run one operation for a tool call (:func:`mnemon_ls.ops.execute.execute_async`) and answer its
+        model-facing text; a domain error is a tool error."""
+        from ..ops.execute import execute_async
+
+        async def host_for(workspace: str | None) -> WorkspaceHost:
+            host = await self._resolve(ctx, workspace)
+            if host.semantic is not None:
+                host.semantic.warm_up()  # load the model off the event loop (remembers embed in the background)
+            return host
+
+        try:
+            _host, data = await execute_async(
+                operation, raw, host_for, surface="mcp", session=self.session_id,
+                to_thread=lambda fn: anyio.to_thread.run_sync(fn, abandon_on_cancel=False))
+        except MnemonError as exc:
+            raise tool_error(exc) from None
+        return operation.text(data) if operation.text is not None else fmt.bounded(str(data))
+
+    def _add_bound_tool(self, name: str, description: str, signature: inspect.Signature, effect: str,
+                        run: Callable[..., Any]) -> None:
+        async def tool_function(ctx: Context | None = None, **arguments: Any) -> str:
+            return await run(ctx, arguments)
+
+        tool_function.__name__ = name
+        tool_function.__signature__ = signature  # type: ignore[attr-defined]
+        tool_function.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()} | {"return": str}
+        annotations = DESTRUCTIVE if effect == "destroy" else WRITE if effect == "write" else READ_ONLY
+        self.server.add_tool(tool_function, name=name, description=description, annotations=annotations,
+                             structured_output=False)
+        make_strict(self._find_tool(name))
+        self._arguments[name] = frozenset(p for p in signature.parameters if p != "ctx")
+
+    def _bind_actions(self, name: str, operations: list[Any]) -> None:
+        """One tool for several operations picked by its ``action`` argument (:class:`McpTool` ``action``).
+        Under ``--read-only`` the tool stays when one of its actions reads; a writing action is then refused
+        naming the mode."""
+        if not self.write_enabled and all(op.writes for op in operations):
+            return
+        by_action = {op.mcp.action: op for op in operations}
+        default = next((op.mcp.action for op in operations if op.mcp.default_action), inspect.Parameter.empty)
+        parameters = [inspect.Parameter("action", inspect.Parameter.KEYWORD_ONLY, default=default,
+                                        annotation=Annotated[Literal[tuple(by_action)], Field()])]  # type: ignore[misc]
+        seen = {"action"}
+        for operation in operations:
+            offered = operation.mcp.offered(operation.params)
+            narrow = {k: v for k, v in operation.mcp.narrow.items() if k in offered}
+            for parameter in tool_signature(operation.params, offered, narrow=narrow,
+                                            defaults=operation.mcp.defaults).parameters.values():
+                if parameter.name in seen:
+                    continue
+                seen.add(parameter.name)
+                optional = parameter if parameter.default is not inspect.Parameter.empty else parameter.replace(
+                    default=None, annotation=Annotated[_optional(parameter.annotation), *_metadata(parameter.annotation)])
+                parameters.append(optional)
+        parameters.sort(key=lambda parameter: parameter.name == "workspace")  # the workspace last, as every tool has it
+        parameters.append(inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, default=None,
+                                            annotation=Context | None))
+        effect = "write" if any(op.writes for op in operations) else "read"
+
+        async def run(ctx: Context | None, arguments: dict[str, Any]) -> str:
+            action = arguments.pop("action", default)
+            operation = by_action[action]
+            if operation.writes and not self.write_enabled:
+                readable = ", ".join(a for a, op in by_action.items() if not op.writes)
+                raise ToolError(f"invalid-input: action: {action} is disabled in read-only mode (mnemon-ls mcp "
+                                f"--read-only); available: {readable}")
+            offered = set(operation.mcp.offered(operation.params))
+            raw = {k: v for k, v in arguments.items() if k in offered and v is not None}
+            for field_name, info in operation.params.model_fields.items():
+                if info.is_required() and field_name in offered and field_name not in raw:
+                    raise tool_error(InvalidInput(field_name, f"is required for action={action}"))
+            return await self._run_operation(ctx, operation, {**operation.mcp.defaults, **operation.mcp.fixed, **raw})
+
+        self._add_bound_tool(name, operations[0].mcp.description, inspect.Signature(parameters, return_annotation=str),
+                             effect, run)
 
     def _bind_operation(self, operation: Any) -> None:
         """One tool whose arguments are the operation's offered params fields (:meth:`McpTool.offered`), run
         by :func:`mnemon_ls.ops.execute.execute_async` and answered with the operation's model-facing text."""
-        from ..ops.execute import execute_async
-
         spec = operation.mcp
         offered = spec.offered(operation.params)
         signature = tool_signature(operation.params, offered, narrow={k: v for k, v in spec.narrow.items() if k in offered},
                                    context=Context, defaults=spec.defaults)
 
-        async def tool_function(ctx: Context | None = None, **arguments: Any) -> str:
-            async def host_for(workspace: str | None) -> WorkspaceHost:
-                host = await self._resolve(ctx, workspace)
-                if host.semantic is not None:
-                    host.semantic.warm_up()  # load the model off the event loop (remembers embed in the background)
-                return host
+        async def run(ctx: Context | None, arguments: dict[str, Any]) -> str:
+            return await self._run_operation(ctx, operation, {**spec.fixed, **arguments})
 
-            try:
-                _host, data = await execute_async(
-                    operation, {**spec.fixed, **arguments}, host_for, surface="mcp", session=self.session_id,
-                    to_thread=lambda fn: anyio.to_thread.run_sync(fn, abandon_on_cancel=False))
-            except MnemonError as exc:
-                raise tool_error(exc) from None
-            return operation.text(data) if operation.text is not None else fmt.bounded(str(data))
-
-        tool_function.__name__ = spec.name
-        tool_function.__signature__ = signature  # type: ignore[attr-defined]
-        tool_function.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()} | {"return": str}
-        annotations = DESTRUCTIVE if operation.effect == "destroy" else WRITE if operation.writes else READ_ONLY
-        self.server.add_tool(tool_function, name=spec.name, description=spec.description, annotations=annotations,
-                             structured_output=False)
-        make_strict(self._find_tool(spec.name))
-        self._arguments[spec.name] = frozenset(offered)
+        self._add_bound_tool(spec.name, spec.description, signature, operation.effect, run)
 
     def _register_tools(self) -> None:  # noqa: C901 - one closure per tool keeps each next to its schema
         tool = self._tool
@@ -343,39 +406,6 @@ class MnemonMcp:
 
             data = await self._call(ctx, workspace, manage)
             return fmt.document(data) if action == "get" else fmt.document_result(data)
-
-        @tool()
-        async def mnemon_memory_spaces(
-            action: Annotated[Literal["list", "create", "update", "activate", "deactivate"], Field()] = "list",
-            space_id: str | None = None,
-            name: str | None = None,
-            description: Annotated[str | None, Field(description="routing boundary: what belongs here and when to recall it")] = None,
-            active: bool = True,
-            workspace: WorkspaceArg = None,
-            ctx: Context | None = None,
-        ) -> str:
-            """List the Memory Spaces (id, name, description, active), or create, update, activate or
-            deactivate one. Create a space only for a recurring, distinct domain; most facts fit an
-            existing one."""
-            if action != "list" and not self.write_enabled:
-                raise ToolError("invalid-input: action: only list is available (writes are disabled)")
-
-            def run(host: WorkspaceHost) -> Any:
-                svc = host.spaces
-                if action == "list":
-                    return [v.to_dict() for v in svc.list_spaces()]
-                if action == "create":
-                    if name is None or description is None:
-                        raise InvalidInput("name" if name is None else "description", "is required to create a space")
-                    return svc.create_space(name, description, active=active).to_dict()
-                if space_id is None:
-                    raise InvalidInput("space_id", f"is required to {action} a space")
-                if action == "update":
-                    return svc.update_space(space_id, name=name, description=description).to_dict()
-                return (svc.activate if action == "activate" else svc.deactivate)(space_id).to_dict()
-
-            data = await self._call(ctx, workspace, run)
-            return fmt.spaces(data if isinstance(data, list) else [data])
 
         @tool()
         async def mnemon_status(workspace: WorkspaceArg = None, ctx: Context | None = None) -> str:
@@ -482,6 +512,19 @@ class MnemonMcp:
                             description="Where to look for memory, and what to save where.")
         def routing() -> str:
             return f"{guidance.ROUTING_GUIDANCE}\n\n{guidance.ADMISSION_RULES}"
+
+
+def _optional(annotation: Any) -> Any:
+    """``annotation`` (an ``Annotated[...]`` or a plain type) with ``None`` allowed."""
+    base = typing.get_args(annotation)[0] if typing.get_origin(annotation) is Annotated else annotation
+    return base | None
+
+
+def _metadata(annotation: Any) -> tuple[Any, ...]:
+    """The ``Annotated`` metadata of ``annotation`` (``()`` for a plain type; a ``Field()`` at least)."""
+    if typing.get_origin(annotation) is Annotated:
+        return tuple(annotation.__metadata__)
+    return (Field(),)
 
 
 def _shared_schema_tool(fn: Callable[..., Any], model: type, only: tuple[str, ...] | None,

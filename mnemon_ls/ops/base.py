@@ -90,14 +90,22 @@ class McpTool:
     fields it offers (``fields``: Python names, default every field), ``narrow`` (field -> a narrower
     annotation offered to the model, e.g. a lower result cap; the params model still validates the call),
     ``defaults`` (field -> the tool's own default where it differs from the model's) and ``fixed`` (field ->
-    a value every call of the tool sets; the field is not offered)."""
+    a value every call of the tool sets; the field is not offered).
+
+    Several operations may share one tool: each names its ``action`` (the value of the tool's ``action``
+    argument that picks it); the tool offers the union of their fields, every one optional, and the chosen
+    operation's params model validates the call (a field it requires and the call lacks is ``invalid-input``
+    ``<field>: is required for action=<action>``). ``default_action`` marks the action taken when the call
+    names none; the first operation's ``description`` is the tool's."""
 
     name: str
-    description: str
+    description: str = ""
     fields: tuple[str, ...] | None = None
     narrow: Mapping[str, Any] = field(default_factory=dict)
     defaults: Mapping[str, Any] = field(default_factory=dict)
     fixed: Mapping[str, Any] = field(default_factory=dict)
+    action: str | None = None
+    default_action: bool = False
 
     def offered(self, model: type[BaseModel]) -> tuple[str, ...]:
         """The argument names the tool offers: ``fields``, else every field of ``model`` not ``fixed``."""
@@ -153,12 +161,14 @@ class CliCommand:
 @dataclass
 class Call:
     """One invocation of an operation: the workspace's ``host``, the ``surface`` it came from (``lsp``,
-    ``mcp``, ``cli``, ``tool`` for the VS Code language-model tools), and the caller's ``session`` id
-    (records' provenance) when it has one."""
+    ``mcp``, ``cli``, ``tool`` for the VS Code language-model tools), the caller's ``session`` id (records'
+    provenance) when it has one, and ``progress(message, percentage)`` when the surface shows progress
+    (the language server's ``$/progress``; called from the worker thread; percentage 0..100 or ``None``)."""
 
     host: Any
     surface: Surface
     session: str | None = None
+    progress: Callable[[str, int | None], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -177,6 +187,9 @@ class Operation:
     cli: CliCommand | None = None
     #: Run under the root's pack gate (every operation but the pack commands, which take it themselves).
     gated: bool = True
+    #: Title of the progress a surface shows while it runs (the LSP request then also takes
+    #: ``workDoneToken``); ``None``: the operation reports none.
+    progress: str | None = None
 
     @property
     def writes(self) -> bool:

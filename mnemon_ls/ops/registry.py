@@ -50,7 +50,8 @@ def _check(declared: Iterable[Operation]) -> None:
         if operation.lsp is not None:
             keys.append(("LSP method", operation.lsp.method))
         if operation.mcp is not None:
-            keys.append(("MCP tool", operation.mcp.name))
+            keys.append(("MCP tool", operation.mcp.name if operation.mcp.action is None
+                         else f"{operation.mcp.name} action={operation.mcp.action}"))
             for name in (*(operation.mcp.fields or ()), *operation.mcp.narrow):
                 if name not in fields:
                     raise ValueError(f"{operation.name}: MCP field {name} is not in {operation.params.__name__}")
@@ -71,8 +72,10 @@ def by_lsp_method() -> dict[str, Operation]:
 
 
 def by_mcp_tool() -> dict[str, Operation]:
-    """Operations the MCP server exposes, by tool name."""
-    return {op.mcp.name: op for op in operations().values() if op.mcp is not None}
+    """Operations the MCP server exposes, by tool name (``<tool> action=<action>`` for the operations that
+    share one tool through its ``action`` argument)."""
+    return {op.mcp.name if op.mcp.action is None else f"{op.mcp.name} action={op.mcp.action}": op
+            for op in operations().values() if op.mcp is not None}
 
 
 def by_cli_path() -> dict[tuple[str, ...], Operation]:

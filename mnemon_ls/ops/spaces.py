@@ -23,6 +23,10 @@ TOOL_RECALL_DEFAULT = 8
 EdgeType = Literal["temporal", "semantic", "causal", "entity"]
 Category = Literal["preference", "decision", "fact", "insight", "context", "general"]
 SPACE_HELP = "the space's id or name (`mnemon-ls space list` shows both)"
+#: The MCP tool of the spaces directory (one tool, its ``action`` picks the operation).
+SPACES_TOOL = "mnemon_memory_spaces"
+SPACES_TOOL_TEXT = ("List the Memory Spaces (id, name, description, active), or create, update, activate or deactivate "
+                    "one. Create a space only for a recurring, distinct domain; most facts fit an existing one.")
 
 
 # ------------------------------------------------------------------ params
@@ -193,6 +197,7 @@ OPERATIONS = (
         "List the Memory Spaces.",
         text=modeltext.spaces,
         lsp=LspMethod("mnemon/spaces/list", list_key="spaces"),
+        mcp=McpTool(SPACES_TOOL, SPACES_TOOL_TEXT, fields=("workspace",), action="list", default_action=True),
         cli=CliCommand(("space", "list"), "list spaces", text=lambda d, _c, _p: humantext.space_list_text(d))),
     Operation(
         "spaces.create", SpaceCreateParams,
@@ -200,6 +205,8 @@ OPERATIONS = (
         "Create a Memory Space (the first native space gets id default).", effect="write",
         text=lambda d: modeltext.spaces([d]),
         lsp=LspMethod("mnemon/spaces/create"),
+        mcp=McpTool(SPACES_TOOL, fields=("name", "description", "active", "workspace"), action="create",
+                    defaults={"active": True}),
         cli=CliCommand(("space", "create"), "create a native space (the first one gets id 'default')", (
             CliArg("name", flag="--name", required=True),
             CliArg("description", flag="--description", required=True),
@@ -211,6 +218,7 @@ OPERATIONS = (
         "Rename or re-describe a Memory Space.", effect="write",
         text=lambda d: modeltext.spaces([d]),
         lsp=LspMethod("mnemon/spaces/update"),
+        mcp=McpTool(SPACES_TOOL, fields=("space_id", "name", "description", "workspace"), action="update"),
         cli=CliCommand(("space", "update"), "rename or re-describe a space", (
             CliArg("space_id", dest="id", metavar="SPACE", help=SPACE_HELP), CliArg("name", flag="--name"),
             CliArg("description", flag="--description")), text=_space_text("update"))),
@@ -218,12 +226,14 @@ OPERATIONS = (
         "spaces.activate", SpaceIdParams, lambda c, p: _data(c.host.spaces.activate(p.space_id)),
         "Make a Memory Space active (recall reads the active spaces).", effect="write",
         text=lambda d: modeltext.spaces([d]),
-        lsp=LspMethod("mnemon/spaces/activate"), cli=_space_cmd("activate", "read from this space")),
+        lsp=LspMethod("mnemon/spaces/activate"),
+        mcp=McpTool(SPACES_TOOL, fields=("space_id", "workspace"), action="activate"), cli=_space_cmd("activate", "read from this space")),
     Operation(
         "spaces.deactivate", SpaceIdParams, lambda c, p: _data(c.host.spaces.deactivate(p.space_id)),
         "Stop reading from a Memory Space.", effect="write",
         text=lambda d: modeltext.spaces([d]),
-        lsp=LspMethod("mnemon/spaces/deactivate"), cli=_space_cmd("deactivate", "stop reading from this space")),
+        lsp=LspMethod("mnemon/spaces/deactivate"),
+        mcp=McpTool(SPACES_TOOL, fields=("space_id", "workspace"), action="deactivate"), cli=_space_cmd("deactivate", "stop reading from this space")),
     Operation(
         "spaces.delete", SpaceIdParams, lambda c, p: c.host.spaces.delete_space(p.space_id),
         "Unregister and remove a Memory Space (never the last native store).", effect="destroy",

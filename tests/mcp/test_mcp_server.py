@@ -83,7 +83,8 @@ async def test_read_only_offers_only_read_tools(workspace: Path, data_dir: Path)
     async with mcp_session(args_for(workspace, data_dir, "--read-only")) as session:
         assert {t.name for t in (await session.list_tools()).tools} == READ_TOOLS
         error, message = await call(session, "mnemon_memory_spaces", {"action": "create", "name": "A", "description": "a"})
-        assert error and "only list is available" in message
+        assert error and ("invalid-input: action: create is disabled in read-only mode (mnemon-ls mcp --read-only); "
+                          "available: list") in message
         with pytest.raises(MCPError) as refused:  # a tool not offered is a protocol error (MCP spec, tools)
             await session.call_tool("mnemon_runtime_memory", {"action": "add", "content": "x"})
         assert refused.value.code == -32602 and refused.value.message == "Unknown tool: mnemon_runtime_memory"

@@ -29,7 +29,9 @@ def test_every_declaration_is_complete_and_unique() -> None:
         assert operation.lsp or operation.mcp or operation.cli, f"{name} is exposed nowhere"
         if operation.mcp is not None:
             assert operation.text is not None, f"{name}: an MCP tool needs a model-facing text"
-            assert operation.mcp.name.startswith("mnemon_") and len(operation.mcp.description) > 40
+            tool = [op for op in operations.values() if op.mcp is not None and op.mcp.name == operation.mcp.name]
+            assert operation.mcp.name.startswith("mnemon_") and len(tool[0].mcp.description) > 40
+            assert len(tool) == 1 or all(op.mcp.action for op in tool), f"{operation.mcp.name} is shared without actions"
         if operation.lsp is not None:
             assert operation.lsp.method.startswith("mnemon/")
     assert registry.by_mcp_tool()["mnemon_recall"].name == "spaces.recall"
