@@ -125,46 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
                               "absolute path; it is read, never changed")
     migrate.add_argument("--dry-run", action="store_true", help="show what would be copied; write nothing")
 
-    doc = commands.add_parser("doc", help="Project Documents (managed Markdown with an index and search)")
-    doc_actions = doc.add_subparsers(dest="action", metavar="ACTION", required=True)
-    revision_help = "expected index revision (sha256 hex); the command is refused when the index changed"
-    create = doc_actions.add_parser("create", parents=[common], help="create a document")
-    create.add_argument("--title", help="title (default with --file: the first Markdown heading, else the file name)")
-    body = create.add_mutually_exclusive_group(required=True)
-    body.add_argument("--content", help="body text ('-' reads standard input)")
-    body.add_argument("--file", metavar="PATH", help="create from this workspace file (it becomes the source path)")
-    create.add_argument("--description")
-    create.add_argument("--source", action="append", dest="sources", metavar="PATH", help="source path (repeatable)")
-    create.add_argument("--index-revision", help=revision_help)
-    update = doc_actions.add_parser("update", parents=[common], help="update an active document")
-    update.add_argument("id")
-    update.add_argument("--title")
-    update.add_argument("--content", help="new body ('-' reads standard input)")
-    update.add_argument("--description")
-    update.add_argument("--source", action="append", dest="sources", metavar="PATH")
-    update.add_argument("--revision", type=int, help="expected document revision")
-    update.add_argument("--index-revision", help=revision_help)
-    get = doc_actions.add_parser("get", parents=[common], help="print a document's body (and metadata with --json)")
-    get.add_argument("id")
-    listing = doc_actions.add_parser("list", parents=[common], help="list documents")
-    listing.add_argument("--status", choices=("active", "archived"))
-    search = doc_actions.add_parser("search", parents=[common], help="search titles, descriptions and bodies")
-    search.add_argument("query")
-    search.add_argument("--include-archived", action="store_true")
-    search.add_argument("--limit", type=int, default=20, help="1..50 (default 20)")
-    archive = doc_actions.add_parser("archive", parents=[common], help="archive an active document")
-    archive.add_argument("id")
-    archive.add_argument("--revision", type=int, required=True, help="expected document revision")
-    archive.add_argument("--summary")
-    archive.add_argument("--index-revision", help=revision_help)
-    restore = doc_actions.add_parser("restore", parents=[common], help="restore an archived document as a new revision")
-    restore.add_argument("id")
-    restore.add_argument("--revision", type=int, help="expected document revision")
-    restore.add_argument("--index-revision", help=revision_help)
-    doc_actions.add_parser("recover", parents=[common], help="rebuild a damaged documents/index.json from the managed files")
-
     groups: dict[str, Any] = {}
-    for operation in by_cli_path().values():  # space ..., remember, recall: bound from the operation layer
+    for operation in by_cli_path().values():  # doc ..., space ..., remember, recall: bound from the operation layer
         cli_ops.add_parser(commands, groups, common, operation)
 
     mcp = commands.add_parser("mcp", parents=[common], help="run the MCP server (stdio) for assistants outside the editor")
@@ -455,84 +417,6 @@ def cmd_redact(args: argparse.Namespace) -> int:
     return EXIT_FAILURE if findings else EXIT_OK
 
 
-def _full_document_id(store: Any, given: str) -> str:
-    """A document id from a unique prefix of at least 8 characters (as ``doc list`` prints them)."""
-    if len(given) < 8 or len(given) >= 36:
-        return given
-    matches = [r.id for r in store.read().records if r.id.startswith(given)]
-    if len(matches) == 1:
-        return matches[0]
-    if len(matches) > 1:
-        raise InvalidInput("id", f"{given!r} is the start of {len(matches)} document ids; give more characters")
-    return given
-
-
-def cmd_doc(args: argparse.Namespace) -> int:
-    """``mnemon-ls doc ...``: the Documents Source (ids may be given as the 8-character prefix ``doc list`` prints)."""
-    from .maintenance import documents as cold  # cold archival when a create/update does not fit (issue 9)
-
-    host = _host(args)
-    store = host.documents
-    try:
-        action = args.action
-        if getattr(args, "id", None):
-            args.id = _full_document_id(store, args.id)
-        if action == "create":
-            if args.file is not None:
-                result = cold.create_document_from_file(host, os.path.abspath(args.file), title=args.title,
-                                                        description=args.description,
-                                                        expected_revision=args.index_revision)
-            else:
-                result = cold.create_document(host, args.title, _read_content(args.content), description=args.description,
-                                              source_paths=args.sources, expected_revision=args.index_revision)
-        elif action == "update":
-            content = _read_content(args.content) if args.content is not None else None
-            result = cold.update_document(host, args.id, title=args.title, description=args.description,
-                                          content=content, source_paths=args.sources, document_revision=args.revision,
-                                          expected_revision=args.index_revision)
-        elif action == "archive":
-            result = store.archive(args.id, args.revision, summary=args.summary, expected_revision=args.index_revision)
-        elif action == "restore":
-            result = store.restore(args.id, document_revision=args.revision, expected_revision=args.index_revision)
-        elif action == "get":
-            view = store.get(args.id)
-            data = view.to_dict()
-            _emit(args, data, data.get("content", ""))
-            return EXIT_OK
-        elif action == "list":
-            catalog = store.list(args.status).to_dict()
-            lines = [f"{d['id'][:8]}  r{d['revision']}  {d['status']:8}  {d['title']}" for d in catalog["documents"]]
-            lines.append(f"{catalog['activeCount']} active ({catalog['activeBytes']}/{catalog['limitBytes']} bytes), "
-                         f"{catalog['archivedCount']} archived")
-            _emit(args, catalog, "\n".join(lines))
-            return EXIT_OK
-        elif action == "search":
-            found = store.search(args.query, include_archived=args.include_archived, limit=args.limit).to_dict()
-            from .ops.humantext import document_match_label
-
-            lines = []
-            for hit in found["results"]:
-                lines.append(f"{hit['score']:.3f}  {hit['id'][:8]}  {hit['title']}{document_match_label(hit)}")
-                if hit.get("excerpt"):
-                    lines.append(f"        {hit['excerpt']}")
-            lines.extend(f"note: {n}" for n in found.get("notices", []))
-            lines.append(f"{found['total']} result(s)")
-            _emit(args, found, "\n".join(lines))
-            return EXIT_OK
-        else:  # recover
-            report = store.recover()
-            _emit(args, report, str(report.get("message", report)))
-            return EXIT_OK
-        data = result.to_dict()
-        document = data["document"]
-        maintenance = f"\n{data['maintenance']['summary']}" if data.get("maintenance") else ""
-        _emit(args, data, f"Document {data['action']}: {document['title']} ({document['id']}), revision "
-                          f"{document['revision']}, {document['relativePath']}{maintenance}")
-        return EXIT_OK
-    finally:
-        host.close()
-
-
 def cmd_mcp(args: argparse.Namespace) -> int:
     """``mnemon-ls mcp``: serve MCP over stdio (``--workspace`` fixes the workspace; else the client's roots,
     else the current directory)."""
@@ -569,7 +453,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command not in ("serve", "mcp"):  # the servers install it with their own log level
         output.install()  # what provider engines print, warn or log stays out of our output (mnemon_ls.output)
     handlers = {"wake": cmd_wake, "doctor": cmd_doctor, "migrate": cmd_migrate, "redact": cmd_redact, "serve": cmd_serve,
-                "doc": cmd_doc, "mcp": cmd_mcp,
+                "mcp": cmd_mcp,
                 "setup": lambda a: cli_clients.cmd_setup(a, _emit),
                 "hook": lambda a: cli_clients.cmd_hook(a, _host, _settings_from)}
     if getattr(args, "operation", None) is not None:

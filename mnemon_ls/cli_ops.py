@@ -10,6 +10,7 @@ from the field's description unless the argument gives one) and :func:`run` exec
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import types
 import typing
@@ -19,6 +20,7 @@ from .errors import InvalidInput, MnemonError
 
 #: Help of a command group (the first word of a path with two words), by word.
 GROUP_HELP = {
+    "doc": "Project Documents (managed Markdown with an index and search)",
     "space": "Memory Spaces (long-term stores; the default is an embedded mnemon.db)",
 }
 
@@ -95,6 +97,8 @@ def params_from(operation: Any, args: argparse.Namespace, read_content: Callable
             continue
         if arg.stdin and isinstance(value, str):
             value = read_content(value)
+        if arg.path and isinstance(value, str):
+            value = os.path.abspath(value)
         raw[arg.field] = value
     return raw
 

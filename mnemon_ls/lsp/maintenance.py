@@ -9,9 +9,9 @@ Registered from :mod:`.server` with :func:`register` (like :mod:`.records`).
 - Work that maintains capacity reports ``$/progress`` (work done progress: the request's
   ``workDoneToken`` when it carries one, else a server-created token when the client declares
   ``window.workDoneProgress``, else nothing) and ends with one ``mnemon/maintenanceCompleted``
-  ``{workspace, kind, summary, receipt}`` notification carrying the maintenance receipt. Documents cold
-  archival (:mod:`mnemon_ls.maintenance.documents`) runs inside ``mnemon/documents/create`` and
-  ``update`` through :func:`documents_create` / :func:`documents_update`.
+  ``{workspace, kind, summary, receipt}`` notification carrying the maintenance receipt (for the operation
+  layer's requests, such as ``mnemon/documents/create`` and ``update`` with their cold archival, through
+  the server's observers).
 - A ``runtime-capacity`` error of ``target=user`` that carries the compaction plan (``data.maintenance``)
   is also announced as ``mnemon/maintenanceRequired`` ``{workspace, target, file (absolute USER.md
   path), message, plan}`` (:meth:`MaintenanceFeature.capacity_error`), so the editor can offer
@@ -87,39 +87,6 @@ class MaintenanceFeature:
 
 def _token(params: Any) -> Any:
     return params.get("workDoneToken") if isinstance(params, dict) else None
-
-
-def _without_token(params: Any) -> Any:
-    return {k: v for k, v in params.items() if k != "workDoneToken"} if isinstance(params, dict) else params
-
-
-async def documents_create(ls: "MnemonLanguageServer", params: Any) -> dict[str, Any]:
-    """``mnemon/documents/create`` with cold archival (:func:`mnemon_ls.maintenance.documents.create_document`)."""
-    from ..maintenance import documents as cold
-
-    p = P.parse_params(P.DocumentCreateParams, _without_token(params))
-    state = ls.registry.resolve(p.workspace)
-    data = await ls.maintenance_feature.run(state, "Archiving documents", _token(params), lambda progress: (
-        cold.create_document(state.host, p.title, p.content, description=p.description, source_paths=p.source_paths,
-                             expected_revision=p.expected_revision, progress=progress)))
-    return _with_paths(state, data)
-
-
-async def documents_update(ls: "MnemonLanguageServer", params: Any) -> dict[str, Any]:
-    """``mnemon/documents/update`` with cold archival (:func:`mnemon_ls.maintenance.documents.update_document`)."""
-    from ..maintenance import documents as cold
-
-    p = P.parse_params(P.DocumentUpdateParams, _without_token(params))
-    state = ls.registry.resolve(p.workspace)
-    data = await ls.maintenance_feature.run(state, "Archiving documents", _token(params), lambda progress: (
-        cold.update_document(state.host, p.id, title=p.title, description=p.description, content=p.content,
-                             source_paths=p.source_paths, document_revision=p.document_revision,
-                             expected_revision=p.expected_revision, progress=progress)))
-    return _with_paths(state, data)
-
-
-def _with_paths(state: "FolderState", data: dict[str, Any]) -> dict[str, Any]:
-    return data | {"workspace": state.uri}
 
 
 def register(server: "MnemonLanguageServer", mnemon_request: Callable[[str], Callable[..., Any]]) -> None:

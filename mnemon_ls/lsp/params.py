@@ -90,68 +90,6 @@ class ShowWakeArgs(_Params):
     uri: str | None = None
 
 
-class DocumentCreateParams(WorkspaceParams):
-    """``mnemon/documents/create``: ``{workspace?, title, content, description?, sourcePaths?, expectedRevision?}``."""
-
-    title: str = Field(description="a short title")
-    content: str = Field(description="Markdown body")
-    description: str | None = Field(None, description="one sentence on what the document is for")
-    source_paths: list[str] | None = Field(None, alias="sourcePaths", description="workspace files the document "
-                                                                                 "is about")
-    expected_revision: str | None = Field(None, alias="expectedRevision")
-
-
-class DocumentUpdateParams(WorkspaceParams):
-    """``mnemon/documents/update``: ``{workspace?, id, title?, content?, description?, sourcePaths?,
-    documentRevision?, expectedRevision?}`` (active documents only)."""
-
-    id: str
-    title: str | None = None
-    content: str | None = None
-    description: str | None = None
-    source_paths: list[str] | None = Field(None, alias="sourcePaths")
-    document_revision: int | None = Field(None, alias="documentRevision", strict=True)
-    expected_revision: str | None = Field(None, alias="expectedRevision")
-
-
-class DocumentIdParams(WorkspaceParams):
-    """``mnemon/documents/get``: ``{workspace?, id}``."""
-
-    id: str
-
-
-class DocumentListParams(WorkspaceParams):
-    """``mnemon/documents/list``: ``{workspace?, status?: active|archived}``."""
-
-    status: Literal["active", "archived"] | None = None
-
-
-class DocumentSearchParams(WorkspaceParams):
-    """``mnemon/documents/search``: ``{workspace?, query, includeArchived?, limit? (1..50), includeContent?}``."""
-
-    query: str = Field(description="words, phrases or identifiers to find in titles, descriptions and bodies")
-    include_archived: StrictBool = Field(False, alias="includeArchived", description="also search archived documents")
-    limit: int = Field(20, strict=True, description="1..50 hits")
-    include_content: StrictBool = Field(False, alias="includeContent")
-
-
-class DocumentArchiveParams(WorkspaceParams):
-    """``mnemon/documents/archive``: ``{workspace?, id, documentRevision, summary?, expectedRevision?}``."""
-
-    id: str
-    document_revision: int = Field(alias="documentRevision", strict=True)
-    summary: str | None = None
-    expected_revision: str | None = Field(None, alias="expectedRevision")
-
-
-class DocumentRestoreParams(WorkspaceParams):
-    """``mnemon/documents/restore``: ``{workspace?, id, documentRevision?, expectedRevision?}``."""
-
-    id: str
-    document_revision: int | None = Field(None, alias="documentRevision", strict=True)
-    expected_revision: str | None = Field(None, alias="expectedRevision")
-
-
 class CreateDocumentArgs(_Params):
     """Argument object of ``mnemon.server.createDocumentFromFile``: ``{uri, title?}`` (a file URI)."""
 

@@ -34,15 +34,6 @@ WAKE = "mnemon/wake"
 TURN_BEGIN = "mnemon/turn/begin"
 TURN_END = "mnemon/turn/end"
 STATUS = "mnemon/status"
-DOCUMENTS_CREATE = "mnemon/documents/create"
-DOCUMENTS_UPDATE = "mnemon/documents/update"
-DOCUMENTS_GET = "mnemon/documents/get"
-DOCUMENTS_LIST = "mnemon/documents/list"
-DOCUMENTS_SEARCH = "mnemon/documents/search"
-DOCUMENTS_ARCHIVE = "mnemon/documents/archive"
-DOCUMENTS_RESTORE = "mnemon/documents/restore"
-DOCUMENT_REQUESTS = (DOCUMENTS_CREATE, DOCUMENTS_UPDATE, DOCUMENTS_GET, DOCUMENTS_LIST, DOCUMENTS_SEARCH,
-                     DOCUMENTS_ARCHIVE, DOCUMENTS_RESTORE)
 #: ``mnemon/records/<action>`` (handlers and params in :mod:`.records`).
 RECORD_REQUESTS = tuple(f"mnemon/records/{action}" for action in (
     "list", "get", "create", "propose", "verify", "reject", "stale", "edit", "archive", "forget", "export",
@@ -54,7 +45,7 @@ PROVIDER_REQUESTS = tuple(f"mnemon/providers/{action}" for action in (
 PACK_REQUESTS = ("mnemon/pack/export", "mnemon/pack/exportFolder", "mnemon/pack/inspect", "mnemon/pack/import")
 #: Capacity maintenance requests (handlers in :mod:`.maintenance`).
 MAINTENANCE_REQUESTS = ("mnemon/runtime/compact",)
-REQUESTS = (RUNTIME_MUTATE, RUNTIME_SNAPSHOT, WAKE, TURN_BEGIN, TURN_END, STATUS, *DOCUMENT_REQUESTS,
+REQUESTS = (RUNTIME_MUTATE, RUNTIME_SNAPSHOT, WAKE, TURN_BEGIN, TURN_END, STATUS,
             *RECORD_REQUESTS, *PROVIDER_REQUESTS, *PACK_REQUESTS, *MAINTENANCE_REQUESTS)
 
 # Server -> client notifications.

@@ -2,7 +2,7 @@
 
 This module holds the server object, its lifecycle (folders, settings, watchers, branch announcements)
 and ``mnemon/status``; the handlers of each tier live in feature modules attached at import:
-:mod:`.runtime`, :mod:`.documents`, :mod:`.actions` (code actions and commands) and
+:mod:`.runtime`, :mod:`.actions` (code actions and commands) and
 :mod:`.records` (records, the auto-writer and review cues); the operations of :mod:`mnemon_ls.ops` are bound
 by :mod:`.operations` right after ``initialize`` is answered.
 
@@ -45,7 +45,6 @@ from ..errors import InvalidInput, MnemonError, storage_error
 from ..host import FolderState, HostRegistry, uri_to_path
 from ..view import ViewRegistry
 from . import actions as actions_feature
-from . import documents as documents_feature
 from . import records as records_feature
 from . import semantic as semantic_feature
 from . import runtime as runtime_feature
@@ -583,7 +582,7 @@ async def status(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
 
 
 # The feature modules, one per tier (their handlers are collected at import and attached here).
-for _feature in (runtime_feature, documents_feature, actions_feature):
+for _feature in (runtime_feature, actions_feature):
     _feature.feature.attach(server, mnemon_request)
 records_feature.register(server, mnemon_request)  # mnemon/records/*, the auto-writer, review cues
 providers_feature.register(server, mnemon_request)  # mnemon/providers/*

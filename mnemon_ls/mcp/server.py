@@ -18,9 +18,10 @@ import inspect
 import logging
 import re
 import secrets
+import types
 import typing
 import warnings
-from typing import Annotated, Any, Callable, Literal, TypeVar
+from typing import Annotated, Any, Callable, Literal, Mapping, TypeVar
 
 import anyio
 from mcp.server import MCPServer
@@ -62,16 +63,21 @@ WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHin
 DESTRUCTIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False)
 
 
-def tool_error(error: Exception) -> ToolError:
+def tool_error(error: Exception, rename: Mapping[str, str] | None = None) -> ToolError:
     """A domain error as an MCP tool error: ``<code>: <message>`` (the code the language server sends as
-    ``data.code``), plus the field when the error names one."""
+    ``data.code``), plus the field when the error names one, as the tool's argument (``rename``: field ->
+    argument name, for a tool that offers a field under another name)."""
+    def argument(name: str) -> str:
+        snake = _snake(name)
+        return (rename or {}).get(snake, snake)
+
     if isinstance(error, InvalidInput):
         # The Sources name fields as the wire does (camelCase: spaceId, oldText); tool arguments are snake_case.
-        return ToolError(bounded_error(f"{error.code}: {_snake(error.field)}: {error.rule}"))
+        return ToolError(bounded_error(f"{error.code}: {argument(error.field)}: {error.rule}"))
     if isinstance(error, MnemonError):
         field = error.data.get("field")
         if isinstance(field, str) and error.message.startswith(f"{field}: "):  # oldText -> old_text, as above
-            error = type(error)(f"{_snake(field)}: {error.message[len(field) + 2:]}", **error.data)
+            error = type(error)(f"{argument(field)}: {error.message[len(field) + 2:]}", **error.data)
         plan = maintenance.plan_text(error)  # a full USER.md: the numbered plan for mnemon_runtime_compact
         return ToolError(f"{error.code}: {error.message}\n{plan}" if plan else bounded_error(f"{error.code}: {error.message}"))
     return ToolError(bounded_error(f"internal-error: {type(error).__name__}: {error}"))
@@ -253,8 +259,32 @@ class MnemonMcp:
                 operation, raw, host_for, surface="mcp", session=self.session_id,
                 to_thread=lambda fn: anyio.to_thread.run_sync(fn, abandon_on_cancel=False))
         except MnemonError as exc:
-            raise tool_error(exc) from None
+            raise tool_error(exc, operation.mcp.rename) from None
         return operation.text(data) if operation.text is not None else fmt.bounded(str(data))
+
+    @staticmethod
+    def _tool_parameters(operation: Any) -> list[inspect.Parameter]:
+        """The tool arguments of ``operation``: its offered fields (:meth:`McpTool.offered`) as keyword
+        parameters, renamed (``rename``), narrowed (``narrow``), with the tool's defaults and its required
+        arguments (``required``)."""
+        spec = operation.mcp
+        offered = spec.offered(operation.params)
+        signature = tool_signature(operation.params, offered, narrow={k: v for k, v in spec.narrow.items() if k in offered},
+                                   defaults=spec.defaults)
+        parameters = []
+        for parameter in signature.parameters.values():
+            if parameter.name in spec.required:
+                parameter = parameter.replace(default=inspect.Parameter.empty, annotation=Annotated[
+                    _required(parameter.annotation), *_metadata(parameter.annotation)])
+            parameters.append(parameter.replace(name=spec.argument(parameter.name)))
+        return parameters
+
+    @staticmethod
+    def _raw(operation: Any, arguments: dict[str, Any]) -> dict[str, Any]:
+        """A tool call's arguments as the operation's raw params (field names, ``fixed`` values added)."""
+        spec = operation.mcp
+        back = {argument: field for field, argument in spec.rename.items()}
+        return {**spec.fixed, **{back.get(name, name): value for name, value in arguments.items()}}
 
     def _add_bound_tool(self, name: str, description: str, signature: inspect.Signature, effect: str,
                         run: Callable[..., Any]) -> None:
@@ -281,15 +311,15 @@ class MnemonMcp:
         parameters = [inspect.Parameter("action", inspect.Parameter.KEYWORD_ONLY, default=default,
                                         annotation=Annotated[Literal[tuple(by_action)], Field()])]  # type: ignore[misc]
         seen = {"action"}
+        each = [{p.name for p in self._tool_parameters(op) if p.default is inspect.Parameter.empty} for op in operations]
+        always = set.intersection(*each)  # required by every action: required by the tool
         for operation in operations:
-            offered = operation.mcp.offered(operation.params)
-            narrow = {k: v for k, v in operation.mcp.narrow.items() if k in offered}
-            for parameter in tool_signature(operation.params, offered, narrow=narrow,
-                                            defaults=operation.mcp.defaults).parameters.values():
+            for parameter in self._tool_parameters(operation):
                 if parameter.name in seen:
                     continue
                 seen.add(parameter.name)
-                optional = parameter if parameter.default is not inspect.Parameter.empty else parameter.replace(
+                optional = parameter if parameter.default is not inspect.Parameter.empty or parameter.name in always \
+                    else parameter.replace(
                     default=None, annotation=Annotated[_optional(parameter.annotation), *_metadata(parameter.annotation)])
                 parameters.append(optional)
         parameters.sort(key=lambda parameter: parameter.name == "workspace")  # the workspace last, as every tool has it
@@ -304,28 +334,30 @@ class MnemonMcp:
                 readable = ", ".join(a for a, op in by_action.items() if not op.writes)
                 raise ToolError(f"invalid-input: action: {action} is disabled in read-only mode (mnemon-ls mcp "
                                 f"--read-only); available: {readable}")
-            offered = set(operation.mcp.offered(operation.params))
-            raw = {k: v for k, v in arguments.items() if k in offered and v is not None}
+            spec = operation.mcp
+            offered = {spec.argument(name) for name in spec.offered(operation.params)}
+            given = {k: v for k, v in arguments.items() if k in offered and v is not None}
             for field_name, info in operation.params.model_fields.items():
-                if info.is_required() and field_name in offered and field_name not in raw:
-                    raise tool_error(InvalidInput(field_name, f"is required for action={action}"))
-            return await self._run_operation(ctx, operation, {**operation.mcp.defaults, **operation.mcp.fixed, **raw})
+                name = spec.argument(field_name)
+                if (info.is_required() or field_name in spec.required) and name in offered and name not in given:
+                    raise ToolError(f"invalid-input: {name}: is required for action={action}")
+            return await self._run_operation(ctx, operation, {**spec.defaults, **self._raw(operation, given)})
 
-        self._add_bound_tool(name, operations[0].mcp.description, inspect.Signature(parameters, return_annotation=str),
-                             effect, run)
+        description = next(op.mcp.description for op in operations if op.mcp.description)
+        self._add_bound_tool(name, description, inspect.Signature(parameters, return_annotation=str), effect, run)
 
     def _bind_operation(self, operation: Any) -> None:
         """One tool whose arguments are the operation's offered params fields (:meth:`McpTool.offered`), run
         by :func:`mnemon_ls.ops.execute.execute_async` and answered with the operation's model-facing text."""
         spec = operation.mcp
-        offered = spec.offered(operation.params)
-        signature = tool_signature(operation.params, offered, narrow={k: v for k, v in spec.narrow.items() if k in offered},
-                                   context=Context, defaults=spec.defaults)
+        parameters = self._tool_parameters(operation) + [
+            inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Context | None)]
 
         async def run(ctx: Context | None, arguments: dict[str, Any]) -> str:
-            return await self._run_operation(ctx, operation, {**spec.fixed, **arguments})
+            return await self._run_operation(ctx, operation, self._raw(operation, arguments))
 
-        self._add_bound_tool(spec.name, spec.description, signature, operation.effect, run)
+        self._add_bound_tool(spec.name, spec.description, inspect.Signature(parameters, return_annotation=str),
+                             operation.effect, run)
 
     def _register_tools(self) -> None:  # noqa: C901 - one closure per tool keeps each next to its schema
         tool = self._tool
@@ -358,54 +390,6 @@ class MnemonMcp:
             return f"View: {view.view_id}\n{fmt.bounded(snapshot['text'])}"
 
         self._bind_operations()  # recall, remember, related, link, forget: the operation layer's tools
-
-        @tool(params=params.DocumentSearchParams, only=("query", "include_archived", "limit", "workspace"),
-              narrow={"limit": Annotated[int, Field(ge=1, le=50)]})
-        async def mnemon_document_search(p: params.DocumentSearchParams, ctx: Context | None) -> str:
-            """Search this workspace's Documents (designs, investigations, handoffs) by title, description
-            and body; handles Chinese, Japanese, Korean and identifiers. Use it when the task touches a past
-            decision or investigation; then read a hit with mnemon_document_manage action=get."""
-            def search(host: WorkspaceHost) -> dict[str, Any]:
-                return host.documents.search(p.query, include_archived=p.include_archived, limit=p.limit).to_dict()
-
-            return fmt.document_hits(await self._call(ctx, p.workspace, search))
-
-        @tool(write=True, params=params.DocumentCreateParams,
-              only=("title", "content", "description", "source_paths", "workspace"))
-        async def mnemon_document_create(p: params.DocumentCreateParams, ctx: Context | None) -> str:
-            """Create a Document: a design, an investigation or a handoff someone will read again (anything
-            longer than a few lines). Short facts belong in Runtime memory or a Memory Space instead."""
-            result = await self._call(ctx, p.workspace, lambda h: cold.create_document(  # cold archival if full
-                h, p.title, p.content, description=p.description, source_paths=p.source_paths))
-            return fmt.document_result(result.to_dict())
-
-        @tool(write=True)
-        async def mnemon_document_manage(
-            action: Annotated[Literal["get", "update", "archive"], Field()],
-            id: Annotated[str, Field(description="document id")],
-            title: str | None = None,
-            description: str | None = None,
-            content: str | None = None,
-            source_paths: list[str] | None = None,
-            revision: Annotated[int | None, Field(description="expected document revision (update, archive)")] = None,
-            workspace: WorkspaceArg = None,
-            ctx: Context | None = None,
-        ) -> str:
-            """Read (get), update or archive one Document by id. Follow a cold reference's document id with
-            get. Archive only what is finished; archived documents stay searchable."""
-            def manage(host: WorkspaceHost) -> Any:
-                store = host.documents
-                if action == "get":
-                    return store.get(id).to_dict()
-                if action == "update":
-                    return cold.update_document(host, id, title=title, description=description, content=content,
-                                                source_paths=source_paths, document_revision=revision).to_dict()
-                if revision is None:
-                    raise InvalidInput("revision", "is required to archive (the document's current revision)")
-                return store.archive(id, revision).to_dict()
-
-            data = await self._call(ctx, workspace, manage)
-            return fmt.document(data) if action == "get" else fmt.document_result(data)
 
         @tool()
         async def mnemon_status(workspace: WorkspaceArg = None, ctx: Context | None = None) -> str:
@@ -512,6 +496,13 @@ class MnemonMcp:
                             description="Where to look for memory, and what to save where.")
         def routing() -> str:
             return f"{guidance.ROUTING_GUIDANCE}\n\n{guidance.ADMISSION_RULES}"
+
+
+def _required(annotation: Any) -> Any:
+    """``annotation`` (an ``Annotated[...]`` or a plain type) without ``None``."""
+    base = typing.get_args(annotation)[0] if typing.get_origin(annotation) is Annotated else annotation
+    args = [a for a in typing.get_args(base) if a is not type(None)]
+    return args[0] if typing.get_origin(base) in (typing.Union, types.UnionType) and len(args) == 1 else base
 
 
 def _optional(annotation: Any) -> Any:

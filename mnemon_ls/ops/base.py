@@ -96,7 +96,9 @@ class McpTool:
     argument that picks it); the tool offers the union of their fields, every one optional, and the chosen
     operation's params model validates the call (a field it requires and the call lacks is ``invalid-input``
     ``<field>: is required for action=<action>``). ``default_action`` marks the action taken when the call
-    names none; the first operation's ``description`` is the tool's."""
+    names none; the first operation's ``description`` is the tool's. ``rename`` offers a field under another
+    argument name (``document_revision`` as ``revision``); ``required`` makes a field the model leaves
+    optional a required argument of the tool."""
 
     name: str
     description: str = ""
@@ -106,6 +108,12 @@ class McpTool:
     fixed: Mapping[str, Any] = field(default_factory=dict)
     action: str | None = None
     default_action: bool = False
+    rename: Mapping[str, str] = field(default_factory=dict)
+    required: tuple[str, ...] = ()
+
+    def argument(self, field_name: str) -> str:
+        """The tool's argument name of ``field_name``."""
+        return self.rename.get(field_name, field_name)
 
     def offered(self, model: type[BaseModel]) -> tuple[str, ...]:
         """The argument names the tool offers: ``fields``, else every field of ``model`` not ``fixed``."""
@@ -122,11 +130,13 @@ class CliArg:
     ``metavar`` and ``choices`` are argparse's (choices default to the field's ``Literal`` values);
     ``kind`` is ``"flag"`` for a boolean option (``store_true``; ``store_false`` when ``default`` is ``True``),
     else the value type is the field's (``int``/``float``/``str``); ``dest`` is the name a positional is
-    known by in errors (default the field name)."""
+    known by in errors (default the field name); ``path`` makes a relative path absolute against the
+    current directory (a file the command names)."""
 
     field: str
     flag: str | None = None
     dest: str | None = None
+    path: bool = False
     repeat: bool = False
     stdin: bool = False
     help: str | None = None

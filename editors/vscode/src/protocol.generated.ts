@@ -37,6 +37,13 @@ export const ErrorCode = {
 
 /** Operation name -> the `mnemon/*` request that runs it. */
 export const OperationMethod = {
+    "documents.create": "mnemon/documents/create",
+    "documents.get": "mnemon/documents/get",
+    "documents.update": "mnemon/documents/update",
+    "documents.list": "mnemon/documents/list",
+    "documents.search": "mnemon/documents/search",
+    "documents.archive": "mnemon/documents/archive",
+    "documents.restore": "mnemon/documents/restore",
     "spaces.list": "mnemon/spaces/list",
     "spaces.create": "mnemon/spaces/create",
     "spaces.update": "mnemon/spaces/update",

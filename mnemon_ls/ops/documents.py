@@ -1,0 +1,284 @@
+"""Documents operations: create (text or a workspace file), update, get, list, search, archive, restore and
+recover, on the workspace's Documents Source (``host.documents``).
+
+Create and update go through cold archival (:mod:`mnemon_ls.maintenance.documents`): when a document does
+not fit, older ones are archived into a Memory Space first, reported as ``maintenance`` in the result (the
+language server shows its ``$/progress``). A document id may be given as a unique prefix of at least 8
+characters (as ``doc list`` prints them). Hits and list entries carry their absolute ``path`` (editors
+open them directly; ``relativePath`` is relative to the storage root).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, StrictBool
+
+from ..errors import InvalidInput
+from . import humantext, modeltext
+from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
+
+#: The MCP tool that reads, updates or archives one document (its ``action`` picks the operation).
+MANAGE_TOOL = "mnemon_document_manage"
+INDEX_REVISION_HELP = "expected index revision (sha256 hex); the command is refused when the index changed"
+
+
+# ------------------------------------------------------------------ params
+
+
+class DocumentCreateParams(WorkspaceParams):
+    """``mnemon/documents/create``: ``{workspace?, title, content, description?, sourcePaths?, expectedRevision?}``,
+    or ``{workspace?, file, title?, description?, expectedRevision?}`` to create from a workspace file (absolute
+    path; it becomes the source path; the title defaults to its first Markdown heading, else its name)."""
+
+    title: str | None = Field(None, description="a short title")
+    content: str | None = Field(None, description="Markdown body")
+    description: str | None = Field(None, description="one sentence on what the document is for")
+    source_paths: list[str] | None = Field(None, alias="sourcePaths", description="workspace files the document "
+                                                                                 "is about")
+    expected_revision: str | None = Field(None, alias="expectedRevision", description=INDEX_REVISION_HELP)
+    file: str | None = Field(None, description="create from this workspace file (it becomes the source path)")
+
+
+class DocumentUpdateParams(WorkspaceParams):
+    """``mnemon/documents/update``: ``{workspace?, id, title?, content?, description?, sourcePaths?,
+    documentRevision?, expectedRevision?}`` (active documents only)."""
+
+    id: str = Field(description="document id")
+    title: str | None = None
+    content: str | None = Field(None, description="the new Markdown body")
+    description: str | None = None
+    source_paths: list[str] | None = Field(None, alias="sourcePaths")
+    document_revision: int | None = Field(None, alias="documentRevision", strict=True,
+                                          description="expected document revision")
+    expected_revision: str | None = Field(None, alias="expectedRevision", description=INDEX_REVISION_HELP)
+
+
+class DocumentIdParams(WorkspaceParams):
+    """``mnemon/documents/get``: ``{workspace?, id}``."""
+
+    id: str = Field(description="document id")
+
+
+class DocumentListParams(WorkspaceParams):
+    """``mnemon/documents/list``: ``{workspace?, status?: active|archived}``."""
+
+    status: Literal["active", "archived"] | None = None
+
+
+class DocumentSearchParams(WorkspaceParams):
+    """``mnemon/documents/search``: ``{workspace?, query, includeArchived?, limit? (1..50), includeContent?}``."""
+
+    query: str = Field(description="words, phrases or identifiers to find in titles, descriptions and bodies")
+    include_archived: StrictBool = Field(False, alias="includeArchived", description="also search archived documents")
+    limit: int = Field(20, strict=True, description="1..50 hits")
+    include_content: StrictBool = Field(False, alias="includeContent")
+
+
+class DocumentArchiveParams(WorkspaceParams):
+    """``mnemon/documents/archive``: ``{workspace?, id, documentRevision, summary?, expectedRevision?}``."""
+
+    id: str = Field(description="document id")
+    document_revision: int = Field(alias="documentRevision", strict=True, description="expected document revision")
+    summary: str | None = None
+    expected_revision: str | None = Field(None, alias="expectedRevision", description=INDEX_REVISION_HELP)
+
+
+class DocumentRestoreParams(WorkspaceParams):
+    """``mnemon/documents/restore``: ``{workspace?, id, documentRevision?, expectedRevision?}``."""
+
+    id: str = Field(description="document id")
+    document_revision: int | None = Field(None, alias="documentRevision", strict=True,
+                                          description="expected document revision")
+    expected_revision: str | None = Field(None, alias="expectedRevision", description=INDEX_REVISION_HELP)
+
+
+class DocumentRecoverParams(WorkspaceParams):
+    """``doc recover``: ``{workspace?}``."""
+
+
+# ------------------------------------------------------------------ runs
+
+
+def full_id(store: Any, given: Any) -> Any:
+    """A document id from a unique prefix of at least 8 characters (as ``doc list`` prints them); anything
+    else is returned as given (the Source checks it). Raises :class:`InvalidInput` (``id``) for a prefix of
+    several ids."""
+    if not isinstance(given, str) or len(given) < 8 or len(given) >= 36:
+        return given
+    matches = [r.id for r in store.read().records if r.id.startswith(given)]
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        raise InvalidInput("id", f"{given!r} is the start of {len(matches)} document ids; give more characters")
+    return given
+
+
+def _with_paths(call: Call, data: dict[str, Any]) -> dict[str, Any]:
+    for key in ("results", "documents"):
+        for item in data.get(key, []) or []:
+            if isinstance(item, dict) and item.get("relativePath") and "path" not in item:
+                item["path"] = str(call.host.root / item["relativePath"])
+    return data
+
+
+def _create(call: Call, p: DocumentCreateParams) -> Any:
+    from ..maintenance import documents as cold
+
+    if p.file is not None:
+        if p.content is not None:
+            raise InvalidInput("content", "is not allowed with file (the file is the body)")
+        return cold.create_document_from_file(call.host, p.file, title=p.title, description=p.description,
+                                              expected_revision=p.expected_revision, progress=call.progress).to_dict()
+    for name in ("title", "content"):
+        if getattr(p, name) is None:
+            raise InvalidInput(name, "Field required")
+    return cold.create_document(call.host, p.title, p.content, description=p.description, source_paths=p.source_paths,
+                                expected_revision=p.expected_revision, progress=call.progress).to_dict()
+
+
+def _update(call: Call, p: DocumentUpdateParams) -> Any:
+    from ..maintenance import documents as cold
+
+    return cold.update_document(call.host, full_id(call.host.documents, p.id), title=p.title,
+                                description=p.description, content=p.content, source_paths=p.source_paths,
+                                document_revision=p.document_revision, expected_revision=p.expected_revision,
+                                progress=call.progress).to_dict()
+
+
+def _archive(call: Call, p: DocumentArchiveParams) -> Any:
+    store = call.host.documents
+    return store.archive(full_id(store, p.id), p.document_revision, summary=p.summary,
+                         expected_revision=p.expected_revision).to_dict()
+
+
+def _restore(call: Call, p: DocumentRestoreParams) -> Any:
+    store = call.host.documents
+    return store.restore(full_id(store, p.id), document_revision=p.document_revision,
+                         expected_revision=p.expected_revision).to_dict()
+
+
+# ------------------------------------------------------------------ text for a person (CLI)
+
+
+def _mutation_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
+    document = data["document"]
+    maintenance = f"\n{data['maintenance']['summary']}" if data.get("maintenance") else ""
+    return (f"Document {data['action']}: {document['title']} ({document['id']}), revision {document['revision']}, "
+            f"{document['relativePath']}{maintenance}")
+
+
+def _list_text(catalog: dict[str, Any], _call: Call, _p: Any) -> str:
+    lines = [f"{d['id'][:8]}  r{d['revision']}  {d['status']:8}  {d['title']}" for d in catalog["documents"]]
+    lines.append(f"{catalog['activeCount']} active ({catalog['activeBytes']}/{catalog['limitBytes']} bytes), "
+                 f"{catalog['archivedCount']} archived")
+    return "\n".join(lines)
+
+
+def _search_text(found: dict[str, Any], _call: Call, _p: Any) -> str:
+    lines = []
+    for hit in found["results"]:
+        lines.append(f"{hit['score']:.3f}  {hit['id'][:8]}  {hit['title']}{humantext.document_match_label(hit)}")
+        if hit.get("excerpt"):
+            lines.append(f"        {hit['excerpt']}")
+    lines.extend(f"note: {n}" for n in found.get("notices", []))
+    lines.append(f"{found['total']} result(s)")
+    return "\n".join(lines)
+
+
+_INDEX_REVISION = CliArg("expected_revision", flag="--index-revision")
+_REVISION = CliArg("document_revision", flag="--revision")
+_ID = CliArg("id")
+
+
+OPERATIONS = (
+    Operation(
+        "documents.create", DocumentCreateParams, _create,
+        "Create a Document (cold archival first when it does not fit).", effect="write",
+        text=modeltext.document_result, progress="Archiving documents",
+        lsp=LspMethod("mnemon/documents/create"),
+        mcp=McpTool(
+            "mnemon_document_create",
+            "Create a Document: a design, an investigation or a handoff someone will read again (anything longer "
+            "than a few lines). Short facts belong in Runtime memory or a Memory Space instead.",
+            fields=("title", "content", "description", "source_paths", "workspace"), required=("title", "content")),
+        cli=CliCommand(("doc", "create"), "create a document", (
+            CliArg("title", flag="--title",
+                   help="title (default with --file: the first Markdown heading, else the file name)"),
+            CliArg("content", flag="--content", stdin=True, help="body text ('-' reads standard input)"),
+            CliArg("file", flag="--file", metavar="PATH", path=True),
+            CliArg("description", flag="--description"),
+            CliArg("source_paths", flag="--source", repeat=True, metavar="PATH", help="source path (repeatable)"),
+            _INDEX_REVISION), text=_mutation_text)),
+    Operation(
+        "documents.get", DocumentIdParams,
+        lambda c, p: c.host.documents.get(full_id(c.host.documents, p.id)).to_dict(),
+        "Read one Document (record, body, absolute path).",
+        text=modeltext.document,
+        lsp=LspMethod("mnemon/documents/get"),
+        mcp=McpTool(MANAGE_TOOL,
+                    "Read (get), update or archive one Document by id. Follow a cold reference's document id with get. "
+                    "Archive only what is finished; archived documents stay searchable.",
+                    fields=("id", "workspace"), action="get"),
+        cli=CliCommand(("doc", "get"), "print a document's body (and metadata with --json)", (_ID,),
+                       text=lambda d, _c, _p: d.get("content", ""))),
+    Operation(
+        "documents.update", DocumentUpdateParams, _update,
+        "Update an active Document (cold archival first when it does not fit).", effect="write",
+        text=modeltext.document_result, progress="Archiving documents",
+        lsp=LspMethod("mnemon/documents/update"),
+        mcp=McpTool(MANAGE_TOOL, fields=("id", "title", "description", "content", "source_paths", "document_revision",
+                                         "workspace"), action="update", rename={"document_revision": "revision"}),
+        cli=CliCommand(("doc", "update"), "update an active document", (
+            _ID, CliArg("title", flag="--title"),
+            CliArg("content", flag="--content", stdin=True, help="new body ('-' reads standard input)"),
+            CliArg("description", flag="--description"),
+            CliArg("source_paths", flag="--source", repeat=True, metavar="PATH", help=""),
+            _REVISION, _INDEX_REVISION), text=_mutation_text)),
+    Operation(
+        "documents.list", DocumentListParams,
+        lambda c, p: _with_paths(c, c.host.documents.list(p.status).to_dict()),
+        "List the Documents (index order, with health and usage).",
+        lsp=LspMethod("mnemon/documents/list"),
+        cli=CliCommand(("doc", "list"), "list documents", (CliArg("status", flag="--status"),), text=_list_text)),
+    Operation(
+        "documents.search", DocumentSearchParams,
+        lambda c, p: _with_paths(c, c.host.documents.search(p.query, include_archived=p.include_archived, limit=p.limit,
+                                                           include_content=p.include_content).to_dict()),
+        "Search the Documents' titles, descriptions and bodies.",
+        text=modeltext.document_hits,
+        lsp=LspMethod("mnemon/documents/search"),
+        mcp=McpTool(
+            "mnemon_document_search",
+            "Search this workspace's Documents (designs, investigations, handoffs) by title, description and body; "
+            "handles Chinese, Japanese, Korean and identifiers. Use it when the task touches a past decision or "
+            "investigation; then read a hit with mnemon_document_manage action=get.",
+            fields=("query", "include_archived", "limit", "workspace"),
+            narrow={"limit": Annotated[int, Field(ge=1, le=50)]}),
+        cli=CliCommand(("doc", "search"), "search titles, descriptions and bodies", (
+            CliArg("query"), CliArg("include_archived", flag="--include-archived", kind="flag", help=""),
+            CliArg("limit", flag="--limit", default=20, help="1..50 (default 20)")), text=_search_text)),
+    Operation(
+        "documents.archive", DocumentArchiveParams, _archive,
+        "Archive an active Document (it stays searchable).", effect="write",
+        text=modeltext.document_result,
+        lsp=LspMethod("mnemon/documents/archive"),
+        mcp=McpTool(MANAGE_TOOL, fields=("id", "document_revision", "workspace"), action="archive",
+                    rename={"document_revision": "revision"}),
+        cli=CliCommand(("doc", "archive"), "archive an active document", (
+            _ID, CliArg("document_revision", flag="--revision", required=True), CliArg("summary", flag="--summary"),
+            _INDEX_REVISION), text=_mutation_text)),
+    Operation(
+        "documents.restore", DocumentRestoreParams, _restore,
+        "Restore an archived Document as a new revision.", effect="write",
+        text=modeltext.document_result,
+        lsp=LspMethod("mnemon/documents/restore"),
+        cli=CliCommand(("doc", "restore"), "restore an archived document as a new revision", (
+            _ID, _REVISION, _INDEX_REVISION), text=_mutation_text)),
+    Operation(
+        "documents.recover", DocumentRecoverParams, lambda c, p: c.host.documents.recover(),
+        "Rebuild a damaged documents/index.json from the managed files.", effect="write",
+        cli=CliCommand(("doc", "recover"), "rebuild a damaged documents/index.json from the managed files",
+                       text=lambda d, _c, _p: str(d.get("message", d)))),
+)
