@@ -17,17 +17,13 @@ import argparse
 import json
 import os
 import sys
-from datetime import datetime, timezone
 from typing import Any, Sequence
 
 from . import __version__, cli_archived, cli_clients, cli_maintenance, cli_ops, output
 from .cli_argv import check_text_arguments
 from .errors import EXIT_FAILURE, EXIT_INVALID, EXIT_OK, InvalidInput, MnemonError, storage_error
 from .host import WorkspaceHost, default_workspace
-from .runtime import ops
-from .runtime.model import PROJECTION_FILES, TARGETS, parse_timestamp_ms
-from .runtime.snapshot import age_label
-from .ops.registry import by_cli_path
+from .runtime.model import PROJECTION_FILES, TARGETS
 from .packs import cli as packs_cli
 from .records import cli as records_cli
 from . import cli_providers
@@ -86,28 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
     wake.add_argument("--branch", metavar="NAME", help="render as if on this branch")
     wake.add_argument("--budget", type=int, metavar="CHARS", help="largest snapshot in characters (1024..4194304)")
 
-    runtime = commands.add_parser("runtime", help="Runtime memory (USER.md / MEMORY.md)")
-    actions = runtime.add_subparsers(dest="action", metavar="ACTION", required=True)
-    for name, help_text in (("add", "add an entry"), ("replace", "replace the entry OLD_TEXT selects"),
-                            ("remove", "remove the entry OLD_TEXT selects")):
-        sub = actions.add_parser(name, parents=[common], help=help_text)
-        sub.add_argument("--target", choices=TARGETS, default="memory", help="user (USER.md) or memory (MEMORY.md; default)")
-        if name != "add":
-            sub.add_argument("--old-text", required=True,
-                             help="text selecting one entry: exact content first, else a unique substring "
-                                  "('-' reads standard input)")
-        if name != "remove":
-            sub.add_argument("--content", required=True, help="entry text ('-' reads standard input)")
-            sub.add_argument("--importance", choices=("critical", "normal", "low"))
-            sub.add_argument("--branch", action="append", dest="branches", metavar="NAME",
-                             help="scope to a git branch (repeatable; target memory only)")
-        if name == "replace":
-            sub.add_argument("--no-branches", action="store_true", help="remove the entry's branch scope")
-        sub.add_argument("--routes", metavar="JSON", help="when MEMORY.md overflows, which Memory Space takes which "
-                         "entries: '[{\"sourceIndexes\": [1, 2], \"spaceId\": \"default\"}]' covering every entry once")
-    listing = actions.add_parser("list", parents=[common], help="list entries")
-    listing.add_argument("--target", choices=TARGETS)
-    actions.add_parser("recover", parents=[common], help="quarantine a damaged memories.json and restore every recoverable entry")
+    groups: dict[str, Any] = {}
+    cli_ops.add_parsers(commands, groups, common, first_word="runtime")  # add, replace, remove, list, recover
+    actions = groups["runtime"]
     actions.add_parser("archived", parents=[common], help="what capacity maintenance moved out of MEMORY.md, and where")
     cli_maintenance.add_parser(actions, common)
 
@@ -125,9 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "absolute path; it is read, never changed")
     migrate.add_argument("--dry-run", action="store_true", help="show what would be copied; write nothing")
 
-    groups: dict[str, Any] = {}
-    for operation in by_cli_path().values():  # doc ..., space ..., remember, recall: bound from the operation layer
-        cli_ops.add_parser(commands, groups, common, operation)
+    cli_ops.add_parsers(commands, groups, common, skip=("runtime",))  # doc ..., space ..., remember, recall
 
     mcp = commands.add_parser("mcp", parents=[common], help="run the MCP server (stdio) for assistants outside the editor")
     mcp.add_argument("--read-only", action="store_true", help="offer only the read tools (writeEnabled=false)")
@@ -273,76 +248,6 @@ def _read_content(value: str) -> str:
                                       f"position {exc.start})") from None
 
 
-def cmd_runtime_mutate(args: argparse.Namespace) -> int:
-    """``mnemon-ls runtime add|replace|remove``: validate, commit, print the receipt."""
-    branches = getattr(args, "branches", None)
-    if getattr(args, "no_branches", False):
-        if branches:
-            raise InvalidInput("branches", "--no-branches cannot be combined with --branch")
-        branches = []
-    old_text = getattr(args, "old_text", None)
-    if old_text == "-" and getattr(args, "content", None) == "-":
-        raise InvalidInput("oldText", "only one of --old-text and --content can read standard input")
-    content = _read_content(args.content) if hasattr(args, "content") else None
-    if old_text == "-":
-        old_text = _read_content(old_text)
-    request = ops.validate_request(
-        action=args.action,
-        target=args.target,
-        content=content,
-        old_text=old_text,
-        importance=getattr(args, "importance", None),
-        branches=branches,
-    )
-    routes = cli_archived.routes_argument(getattr(args, "routes", None))
-    host = _host(args)
-    _absorb_hand_edits(host)
-    receipt = host.mutate_runtime(request, routes)
-    data = receipt.to_dict()
-    text = f"{receipt.message} {PROJECTION_FILES[receipt.target]}: {receipt.entry_count} " \
-           f"{'entry' if receipt.entry_count == 1 else 'entries'}, " \
-           f"{receipt.used}/{receipt.limit} UTF-8 bytes; revision {receipt.revision[:12]}"
-    for name, saved in receipt.preserved.items():
-        text += f"\nYour hand edit of {name} was saved at {saved} before it was rewritten."
-    _emit(args, data, text)
-    return EXIT_OK
-
-
-def cmd_runtime_list(args: argparse.Namespace) -> int:
-    """``mnemon-ls runtime list``: every entry with importance, ages and branches (no branch filter)."""
-    host = _host(args)
-    _absorb_hand_edits(host)
-    state = host.runtime.read()
-    now_ms = parse_timestamp_ms(datetime.now(timezone.utc).isoformat()) or 0
-    targets = (args.target,) if args.target else TARGETS
-    items = []
-    lines = []
-    for target in targets:
-        entries = state.of(target)
-        limit = host.settings.runtime_memory.limit_for(target)
-        count = f"{len(entries)} {'entry' if len(entries) == 1 else 'entries'}"
-        lines.append(f"{PROJECTION_FILES[target]} ({target}; {count}; {state.used[target]}/{limit} UTF-8 bytes)")
-        for index, entry in enumerate(entries, 1):
-            scope = f"; branches={','.join(entry.branches)}" if entry.branches else ""
-            lines.append(f"  {index}. [{entry.importance}; created={age_label(entry.created_at, now_ms)}; "
-                         f"updated={age_label(entry.updated_at, now_ms)}{scope}] {entry.content}")
-            items.append(entry.to_json())
-    for problem in state.problems:
-        print(f"mnemon-ls: warning: {problem}; run `mnemon-ls runtime recover`", file=sys.stderr)
-    for problem in (*state.entry_problems, *state.capacity_problems):
-        print(f"mnemon-ls: warning: {problem}", file=sys.stderr)
-    _emit(args, {"revision": state.revision, "entries": items, "problems": list(state.all_problems)}, "\n".join(lines))
-    return EXIT_OK
-
-
-def cmd_runtime_recover(args: argparse.Namespace) -> int:
-    """``mnemon-ls runtime recover``: quarantine a damaged memories.json and restore what can be recovered."""
-    host = _host(args)
-    results = [store.recover() | {"store": str(store.runtime_dir)} for store in host.runtime.stores]
-    _emit(args, results, "\n".join(f"{r['store']}: {r['message']}" for r in results))
-    return EXIT_OK
-
-
 def cmd_doctor(args: argparse.Namespace) -> int:
     """``mnemon-ls doctor`` (:func:`mnemon_ls.cli_doctor.cmd_doctor`)."""
     from . import cli_doctor
@@ -457,7 +362,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "setup": lambda a: cli_clients.cmd_setup(a, _emit),
                 "hook": lambda a: cli_clients.cmd_hook(a, _host, _settings_from)}
     if getattr(args, "operation", None) is not None:
-        handler = lambda a: cli_ops.run(a, _host, _emit, _read_content)  # noqa: E731
+        handler = lambda a: cli_ops.run(a, _host, _emit, _read_content, _absorb_hand_edits)  # noqa: E731
     elif args.command == "records":
         handler = lambda a: records_cli.run(a, _host, _emit, _read_content)  # noqa: E731
     elif args.command == "provider":
@@ -465,9 +370,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.command == "pack":
         handler = lambda a: packs_cli.run(a, _host, _emit)  # noqa: E731
     elif args.command == "runtime":
-        handler = {"list": cmd_runtime_list, "recover": cmd_runtime_recover,
-                   "archived": lambda a: cli_archived.cmd_runtime_archived(a, _host, _emit),
-                   "compact": lambda a: cli_maintenance.runtime_compact(a, _host, _emit)}.get(args.action, cmd_runtime_mutate)
+        handler = {"archived": lambda a: cli_archived.cmd_runtime_archived(a, _host, _emit),
+                   "compact": lambda a: cli_maintenance.runtime_compact(a, _host, _emit)}[args.action]
     else:
         handler = handlers[args.command]
     try:

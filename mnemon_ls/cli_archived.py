@@ -8,22 +8,9 @@ Also the parsing of ``--routes JSON`` for ``runtime add|replace|remove``. The ha
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any, Callable
 
-from .errors import EXIT_OK, InvalidInput
-
-
-def routes_argument(raw: str | None) -> Any:
-    """The ``--routes`` value parsed as JSON (``None`` when not given); :class:`InvalidInput` naming
-    ``routes`` when it is not JSON. The shape is checked by :func:`mnemon_ls.maintenance.parse_routes`."""
-    if raw is None:
-        return None
-    try:
-        return json.loads(raw)
-    except ValueError as exc:
-        raise InvalidInput("routes", f"must be JSON like '[{{\"sourceIndexes\": [1, 2], \"spaceId\": \"default\"}}]' "
-                                     f"({exc})") from None
+from .errors import EXIT_OK
 
 
 def describe_destination(record: dict[str, Any]) -> str:

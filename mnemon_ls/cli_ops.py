@@ -20,6 +20,7 @@ from .errors import InvalidInput, MnemonError
 
 #: Help of a command group (the first word of a path with two words), by word.
 GROUP_HELP = {
+    "runtime": "Runtime memory (USER.md / MEMORY.md)",
     "doc": "Project Documents (managed Markdown with an index and search)",
     "space": "Memory Spaces (long-term stores; the default is an embedded mnemon.db)",
 }
@@ -42,29 +43,51 @@ def _field_type(annotation: Any) -> tuple[Any, tuple[str, ...] | None]:
     return str, None
 
 
-def add_parser(commands: Any, groups: dict[str, Any], common: argparse.ArgumentParser, operation: Any) -> None:
-    """Add ``operation``'s command to the top-level ``commands`` subparsers (a two-word path goes under its
-    group's subparsers, made on first use and kept in ``groups``)."""
-    cli = operation.cli
+def group(commands: Any, groups: dict[str, Any], word: str) -> Any:
+    """The subparsers of command group ``word`` (``runtime``, ``doc``, ``space``), made on first use."""
+    if word not in groups:
+        holder = commands.add_parser(word, help=GROUP_HELP.get(word))
+        groups[word] = holder.add_subparsers(dest="action", metavar="ACTION", required=True)
+    return groups[word]
+
+
+def add_parsers(commands: Any, groups: dict[str, Any], common: argparse.ArgumentParser, *,
+                first_word: str | None = None, skip: tuple[str, ...] = ()) -> None:
+    """Add every operation's commands (:func:`add_parser`) whose first word is ``first_word`` (default: every
+    first word not in ``skip``), in registry order."""
+    from .ops.registry import operations
+
+    for operation in operations().values():
+        for command in operation.commands:
+            word = command.path[0]
+            if (first_word is not None and word != first_word) or (first_word is None and word in skip):
+                continue
+            add_parser(commands, groups, common, operation, command)
+
+
+def add_parser(commands: Any, groups: dict[str, Any], common: argparse.ArgumentParser, operation: Any,
+               command: Any) -> None:
+    """Add one command of ``operation`` to the top-level ``commands`` subparsers (a two-word path goes under
+    its group's subparsers, :func:`group`)."""
+    cli = command
     if len(cli.path) == 1:
         parser = commands.add_parser(cli.path[0], parents=[common], help=cli.help)
     else:
-        group = groups.get(cli.path[0])
-        if group is None:
-            holder = commands.add_parser(cli.path[0], help=GROUP_HELP.get(cli.path[0]))
-            group = groups[cli.path[0]] = holder.add_subparsers(dest="action", metavar="ACTION", required=True)
-        parser = group.add_parser(cli.path[1], parents=[common], help=cli.help)
+        parser = group(commands, groups, cli.path[0]).add_parser(cli.path[1], parents=[common], help=cli.help)
     fields = operation.params.model_fields
     for arg in cli.args:
         info = fields[arg.field]
         kind, choices = _field_type(info.annotation)
         help_text = arg.help if arg.help is not None else info.description
-        options: dict[str, Any] = {"help": help_text}
+        options: dict[str, Any] = {"help": help_text or None}
         if arg.kind == "flag":
             options["action"] = "store_false" if arg.default is True else "store_true"
             parser.add_argument(arg.flag, dest=arg.field, **options)
             continue
-        if kind is not str:
+        if arg.kind == "clear":
+            parser.add_argument(arg.flag, dest=_clear_dest(arg), action="store_true", **options)
+            continue
+        if kind is not str and arg.convert is None:
             options["type"] = kind
         if arg.choices or choices:
             options["choices"] = arg.choices or choices
@@ -84,40 +107,75 @@ def add_parser(commands: Any, groups: dict[str, Any], common: argparse.ArgumentP
         parser.add_argument(arg.flag, dest=arg.field, **options)
     for flag, options in cli.extra.items():
         parser.add_argument(flag, **options)
-    parser.set_defaults(operation=operation)
+    parser.set_defaults(operation=operation, command_spec=command)
 
 
-def params_from(operation: Any, args: argparse.Namespace, read_content: Callable[[str], str]) -> dict[str, Any]:
-    """The raw params (Python names) an invocation's ``args`` give; an unset option is left out (the params
-    model's default applies); ``-`` of a standard-input argument is read with ``read_content``."""
-    raw: dict[str, Any] = {}
-    for arg in operation.cli.args:
-        value = getattr(args, arg.dest or arg.field if arg.flag is None else arg.field, None)
-        if value is None:
-            continue
+def _clear_dest(arg: Any) -> str:
+    return arg.flag.lstrip("-").replace("-", "_")
+
+
+def params_from(command: Any, args: argparse.Namespace, read_content: Callable[[str], str],
+                params_model: Any = None) -> dict[str, Any]:
+    """The raw params (Python names) an invocation's ``args`` give: the command's ``fixed`` params, then each
+    argument that was given (an unset option is left out, so the params model's default applies). ``-`` of
+    a standard-input argument is read with ``read_content`` (only one argument may read it); a path is made
+    absolute; ``convert`` is applied; a ``clear`` option sets its field to ``[]`` and is refused together with
+    another option of the same field. Raises :class:`InvalidInput` naming the field."""
+    raw: dict[str, Any] = dict(command.fixed)
+    given_by: dict[str, str] = {}
+    stdin = [arg for arg in command.args if arg.stdin and getattr(args, arg.field, None) == "-"]
+    if len(stdin) > 1:
+        alias = params_model.model_fields[stdin[0].field].alias if params_model is not None else None
+        raise InvalidInput(alias or stdin[0].field, f"only one of {' and '.join(a.flag or a.field for a in stdin)} "
+                                                    "can read standard input")
+    for arg in command.args:
+        if arg.kind == "clear":
+            if not getattr(args, _clear_dest(arg), False):
+                continue
+            value: Any = []
+        else:
+            value = getattr(args, arg.dest or arg.field if arg.flag is None else arg.field, None)
+            if value is None:
+                continue
+        if arg.field in given_by:
+            raise InvalidInput(arg.field, f"{arg.flag} cannot be combined with {given_by[arg.field]}"
+                               if arg.kind == "clear" else f"{given_by[arg.field]} cannot be combined with {arg.flag}")
+        given_by[arg.field] = arg.flag or arg.field
         if arg.stdin and isinstance(value, str):
             value = read_content(value)
         if arg.path and isinstance(value, str):
             value = os.path.abspath(value)
+        if arg.convert is not None and isinstance(value, str):
+            value = arg.convert(value)
         raw[arg.field] = value
     return raw
 
 
 def run(args: argparse.Namespace, host_for: Callable[[argparse.Namespace], Any],
-        emit: Callable[[argparse.Namespace, Any, str], None], read_content: Callable[[str], str]) -> int:
+        emit: Callable[[argparse.Namespace, Any, str], None], read_content: Callable[[str], str],
+        absorb_hand_edits: Callable[[Any], Any]) -> int:
     """Execute the operation ``args`` chose (:func:`add_parser` set it) on this command's one host and print
-    its result; returns the exit code (errors propagate to :func:`mnemon_ls.cli.main`)."""
+    its result; returns the exit code (errors propagate to :func:`mnemon_ls.cli.main`). The params are
+    parsed before the host is opened, so bad input touches no store."""
+    import sys
+
     from .ops.base import Call
     from .ops.execute import call, parse
     from .ops.humantext import plain
 
-    operation = args.operation
+    operation, command = args.operation, args.command_spec
+    params = parse(operation, params_from(command, args, read_content, operation.params))
     host = host_for(args)
     try:
-        params = parse(operation, params_from(operation, args, read_content))
+        if command.hand_edits_first:
+            absorb_hand_edits(host)
         data = call(operation, host, params, surface="cli", gate_held=True)
-        text = operation.cli.text
-        emit(args, data, text(data, Call(host, "cli"), params) if text is not None else "\n".join(plain(data)))
+        invocation = Call(host, "cli")
+        if command.warnings is not None:
+            for line in command.warnings(data, invocation):
+                print(f"mnemon-ls: warning: {line}", file=sys.stderr)
+        text = command.text
+        emit(args, data, text(data, invocation, params) if text is not None else "\n".join(plain(data)))
         return 0
     finally:
         host.close()
@@ -131,15 +189,15 @@ def message(error: MnemonError, args: argparse.Namespace) -> str:
     """``error.message`` in the command line's words: a field the command takes through an option of another
     name is named as that option (``spaceId`` -> ``--space``, ``spaces[1]`` -> ``--space NAME``,
     ``scopeToBranch`` -> ``--for-branch``). ``--json``'s ``error.data`` keeps the operation's field names."""
-    operation = getattr(args, "operation", None)
-    if not isinstance(error, InvalidInput) or operation is None:
+    command = getattr(args, "command_spec", None)
+    if not isinstance(error, InvalidInput) or command is None:
         return error.message
     match = re.fullmatch(r"([A-Za-z_]+)(?:\[(\d+)\])?", error.field)
     if match is None:
         return error.message
     name = _snake(match.group(1))
-    flag = operation.cli.flag_of(name)
-    if flag is None or flag.lstrip("-").replace("-", "_") == name:
+    flag = command.flag_of(name)
+    if flag is None:
         return error.message
     if match.group(2) is None:
         return f"{flag}: {error.rule}"

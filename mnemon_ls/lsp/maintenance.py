@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..packs.gate import run_held
 from .progress import Progress
 from ..errors import InvalidInput, RuntimeCapacityError
-from . import protocol as P
 
 if TYPE_CHECKING:
     from ..host import FolderState
@@ -130,6 +129,6 @@ def register(server: "MnemonLanguageServer", mnemon_request: Callable[[str], Cal
         data = receipt.to_dict()
         await progress.finish(data["maintenance"]["summary"])
         if receipt.preserved:
-            ls.announce_lost_edits(state.uri, state.host.runtime.store_for(receipt.target), receipt)
+            ls.announce_lost_edits(state.uri, state.host.runtime.store_for(receipt.target), receipt.preserved)
         ls.maintenance_feature.completed(state, data["maintenance"])
         return data | {"workspace": state.uri}

@@ -20,30 +20,6 @@ __all__ = ["ValidationError", "WorkspaceParams", "invalid_input_from", "parse_pa
 _Params = Params
 
 
-class RuntimeMutateParams(WorkspaceParams):
-    """``mnemon/runtime/mutate``: ``{workspace?, action, target, content?, oldText?, importance?, branches?,
-    routes?}``.
-
-    Texts are checked by the Runtime Source (normalization, ``§``, 8192 bytes, matching).
-    """
-
-    action: Literal["add", "replace", "remove"] = Field(
-        description="add a new entry, replace or remove the one old_text selects")
-    target: Literal["user", "memory"] = Field(
-        "memory", description="memory = MEMORY.md (this workspace); user = USER.md (the person)")
-    content: str | None = Field(None, description="the entry text (add, replace); one fact, no '§' lines")
-    old_text: str | None = Field(None, alias="oldText", description="selects one entry (replace, remove): exact "
-                                                                    "content first, else a unique substring")
-    importance: Literal["critical", "normal", "low"] | None = Field(None, description="default normal")
-    branches: list[str] | None = Field(None, description="show the entry only on these git branches (target "
-                                                         "memory); [] removes the scope on replace")
-    routes: list[dict[str, Any]] | None = Field(
-        None, description="when MEMORY.md overflows: which Memory Space takes which entries, [{sourceIndexes: "
-                          "[1-based entry numbers], spaceId}] covering every entry once (default: routed by topic)")
-    """Explicit archival routes for a MEMORY.md overflow; their rules are checked by
-    :func:`mnemon_ls.maintenance.parse_routes` / :func:`~mnemon_ls.maintenance.validate_routes`."""
-
-
 class WakeParams(WorkspaceParams):
     """``mnemon/wake``: ``{workspace?, branch?, budgetChars?, viewId?, surface?}``; with ``viewId`` the View's
     pinned wake. ``surface`` ``tool`` is for a wake handed to an assistant's tools (VS Code's language-model

@@ -22,14 +22,11 @@ from lsprotocol.types import ResponseError
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol
 
-from ..errors import MnemonError
 from ..ops.errors import ERROR_CODES, PROTOCOL_ERROR_CODES, as_error, rpc_code
 
 #: Version of the ``mnemon/*`` surface; editor plugins compare it with ``mnemon/status``.
 PROTOCOL_VERSION = 1
 
-RUNTIME_MUTATE = "mnemon/runtime/mutate"
-RUNTIME_SNAPSHOT = "mnemon/runtime/snapshot"
 WAKE = "mnemon/wake"
 TURN_BEGIN = "mnemon/turn/begin"
 TURN_END = "mnemon/turn/end"
@@ -45,7 +42,7 @@ PROVIDER_REQUESTS = tuple(f"mnemon/providers/{action}" for action in (
 PACK_REQUESTS = ("mnemon/pack/export", "mnemon/pack/exportFolder", "mnemon/pack/inspect", "mnemon/pack/import")
 #: Capacity maintenance requests (handlers in :mod:`.maintenance`).
 MAINTENANCE_REQUESTS = ("mnemon/runtime/compact",)
-REQUESTS = (RUNTIME_MUTATE, RUNTIME_SNAPSHOT, WAKE, TURN_BEGIN, TURN_END, STATUS,
+REQUESTS = (WAKE, TURN_BEGIN, TURN_END, STATUS,
             *RECORD_REQUESTS, *PROVIDER_REQUESTS, *PACK_REQUESTS, *MAINTENANCE_REQUESTS)
 
 # Server -> client notifications.

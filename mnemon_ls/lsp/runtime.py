@@ -1,5 +1,5 @@
-"""Runtime memory in the language server: ``mnemon/runtime/mutate``, ``mnemon/runtime/snapshot``,
-``mnemon/wake`` and the turn Views (``mnemon/turn/begin``, ``mnemon/turn/end``).
+"""The wake and the turn Views in the language server: ``mnemon/wake``, ``mnemon/turn/begin``,
+``mnemon/turn/end`` (the Runtime operations are the operation layer's, :mod:`mnemon_ls.ops.runtime`).
 
 Each handler parses its params model (:mod:`.params`), calls one Host operation in a worker thread and
 returns the receipt's wire shape plus ``workspace``; errors are mapped by the server's request wrapper.
@@ -7,13 +7,11 @@ returns the receipt's wire shape plus ``workspace``; errors are mapped by the se
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput
 from . import protocol as P
 from . import records as records_feature
-from ..packs.gate import run_held
 from .feature import Feature
 
 if TYPE_CHECKING:
@@ -21,42 +19,6 @@ if TYPE_CHECKING:
 
 #: The handlers of this module; :mod:`.server` attaches them.
 feature = Feature()
-
-
-@feature.request(P.RUNTIME_MUTATE)
-async def runtime_mutate(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
-    """``mnemon/runtime/mutate`` (:class:`RuntimeMutateParams`) -> the Runtime receipt + ``workspace``."""
-    from ..runtime import ops
-
-    p = P.parse_params(P.RuntimeMutateParams, params)
-    request = ops.validate_request(p.action, p.target, p.content, p.old_text, p.importance, p.branches)
-    state = ls.registry.resolve(p.workspace)
-    try:
-        receipt = await asyncio.to_thread(run_held, state.host, state.host.mutate_runtime, request, p.routes)
-    except Exception as exc:  # a full USER.md: mnemon/maintenanceRequired with the compaction plan
-        ls.maintenance_feature.capacity_error(state, exc)
-        raise
-    if isinstance(receipt.detail.get("maintenance"), dict):  # MEMORY.md archival: mnemon/maintenanceCompleted
-        ls.maintenance_feature.completed(state, receipt.detail["maintenance"])
-    if receipt.preserved:
-        ls.announce_lost_edits(state.uri, state.host.runtime.store_for(request.target), receipt)
-    return receipt.to_dict() | {"workspace": state.uri}
-
-
-@feature.request(P.RUNTIME_SNAPSHOT)
-async def runtime_snapshot(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
-    """``mnemon/runtime/snapshot`` -> ``{workspace, revision, entries, usage: {user, memory}, problems}`` (all entries, no branch filter)."""
-    p = P.parse_params(P.WorkspaceParams, params)
-    state = ls.registry.resolve(p.workspace)
-    effective = await asyncio.to_thread(run_held, state.host, state.host.runtime.read)
-    limits = state.settings.runtime_memory
-    return {
-        "workspace": state.uri,
-        "revision": effective.revision,
-        "entries": [e.to_json() for e in (*effective.user, *effective.memory)],
-        "usage": {t: {"used": effective.used[t], "limit": limits.limit_for(t)} for t in ("user", "memory")},
-        "problems": list(effective.all_problems),
-    }
 
 
 @feature.request(P.WAKE)

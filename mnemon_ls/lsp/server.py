@@ -139,7 +139,7 @@ class MnemonLanguageServer(LanguageServer):
         self.initialize_params: types.InitializeParams | None = None
         #: Observers of operations (``observer(state, operation, data, error)``, after each ``mnemon/*``
         #: request of the operation layer): the notifications a result or an error causes.
-        self.observers: list[Callable[..., None]] = []
+        self.observers: list[Callable[..., None]] = [self._observe_lost_edits]
 
     def start_io(self, stdin: Any = None, stdout: Any = None) -> int:  # noqa: D102 - pygls entry
         """Serve over stdio with :mod:`.framing`'s reader (resynchronises after bad frames); the exit code."""
@@ -420,17 +420,23 @@ class MnemonLanguageServer(LanguageServer):
 
         asyncio.get_running_loop().create_task(ask())
 
-    def announce_lost_edits(self, uri: str, store: Any, receipt: Any) -> None:
+    def announce_lost_edits(self, uri: str, store: Any, preserved: dict[str, str]) -> None:
         """A mutation's commit found hand edits the watcher had not imported yet: the mutation won the
-        revision fence, the edits were saved (``receipt.preserved``); announce each like a rejected edit."""
+        revision fence, the edits were saved (``preserved``: file name -> where it was saved); announce each
+        like a rejected edit."""
         from ..runtime.store import RepairReport
 
-        report = RepairReport(repaired=list(receipt.preserved), preserved=dict(receipt.preserved))
-        for name, saved in receipt.preserved.items():
+        report = RepairReport(repaired=list(preserved), preserved=dict(preserved))
+        for name, saved in preserved.items():
             report.hand_edits[name] = {"status": "conflict", "savedAs": saved, "message": (
                 f"your edit of {name} was not applied: a write to memories.json came first (the revision "
                 f"fence decides); {name} was rebuilt and your edit is saved at {saved}")}
         self.announce_repairs(uri, [(store, report)])
+
+    def _observe_lost_edits(self, state: FolderState, _operation: Any, data: Any, error: Exception | None) -> None:
+        """A Runtime receipt naming hand edits its commit saved aside (``preserved``): announce them."""
+        if error is None and isinstance(data, dict) and data.get("preserved") and data.get("target"):
+            self.announce_lost_edits(state.uri, state.host.runtime.store_for(data["target"]), data["preserved"])
 
     def observe(self, state: FolderState, operation: Any, data: Any, error: Exception | None) -> None:
         """Tell every observer about one finished operation (``data`` its result, or ``error``); an observer

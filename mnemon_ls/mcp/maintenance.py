@@ -38,7 +38,6 @@ def plan_text(error: MnemonError) -> str | None:
 def register(mcp: "MnemonMcp") -> None:
     """Add ``mnemon_runtime_compact`` (a write tool) to ``mcp``."""
     from ..ops import modeltext as fmt
-    from ..runtime.model import PROJECTION_FILES
 
     async def mnemon_runtime_compact(
         revision: Annotated[str, Field(description="the plan's revision (from the runtime-capacity error)")],
@@ -53,6 +52,6 @@ def register(mcp: "MnemonMcp") -> None:
         number goes into exactly one sourceIndexes; never lower an entry's importance; stay within the byte
         budget. A rule broken changes nothing and names the entry and the rule."""
         receipt = await mcp._call(ctx, workspace, lambda h: h.runtime.compact(revision, target, entries, pending))
-        return fmt.runtime_receipt(receipt, PROJECTION_FILES)
+        return fmt.runtime_receipt(receipt.to_dict())
 
     mcp._tool(write=True)(mnemon_runtime_compact)

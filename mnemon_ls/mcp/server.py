@@ -35,13 +35,11 @@ from .. import __version__, guidance
 from ..errors import InvalidInput, MnemonError, NotFound
 from ..host import WorkspaceHost
 from ..lsp import params
-from ..runtime import ops
 from ..runtime.model import PROJECTION_FILES
 from ..settings import Settings
 from ..view import ViewRegistry
 from ..ops import modeltext as fmt
 from . import maintenance
-from ..maintenance import documents as cold
 from .arguments import ERROR_TEXT_LIMIT, StrictArguments, bounded_error, make_strict  # noqa: F401 (ERROR_TEXT_LIMIT re-exported)
 from ..packs.gate import run_held
 from .schema import parse_arguments, tool_signature
@@ -361,20 +359,6 @@ class MnemonMcp:
 
     def _register_tools(self) -> None:  # noqa: C901 - one closure per tool keeps each next to its schema
         tool = self._tool
-
-        @tool(write=True, params=params.RuntimeMutateParams)
-        async def mnemon_runtime_memory(p: params.RuntimeMutateParams, ctx: Context | None) -> str:
-            """Add, replace or remove one entry of Runtime memory, the hot memory in every wake snapshot.
-            Use target=user for durable facts about the person (role, preferences), target=memory for this
-            workspace's working reference (commands that work, pitfalls, current decisions). Do not store
-            secrets, temporary progress or raw logs; long texts belong in a Document. Capacity is in UTF-8
-            bytes; an entry is at most 8 KiB."""
-            try:
-                request = ops.validate_request(p.action, p.target, p.content, p.old_text, p.importance, p.branches)
-            except MnemonError as exc:
-                raise tool_error(exc) from None
-            receipt = await self._call(ctx, p.workspace, lambda h: h.mutate_runtime(request, p.routes))
-            return fmt.runtime_receipt(receipt, PROJECTION_FILES)
 
         @tool(params=params.WakeParams, only=("branch", "workspace"))
         async def mnemon_wake(p: params.WakeParams, ctx: Context | None) -> str:

@@ -129,9 +129,13 @@ class CliArg:
     ``repeat`` makes it repeatable (a list field); ``stdin`` lets ``-`` read standard input; ``help``,
     ``metavar`` and ``choices`` are argparse's (choices default to the field's ``Literal`` values);
     ``kind`` is ``"flag"`` for a boolean option (``store_true``; ``store_false`` when ``default`` is ``True``),
-    else the value type is the field's (``int``/``float``/``str``); ``dest`` is the name a positional is
-    known by in errors (default the field name); ``path`` makes a relative path absolute against the
-    current directory (a file the command names)."""
+    ``"clear"`` for an option that sets a list field to ``[]`` (``--no-branches``; refused together with
+    another option of the same field), else the value type is the field's (``int``/``float``/``str``);
+    ``dest`` is the name a positional is known by in errors (default the field name); ``path`` makes a
+    relative path absolute against the current directory (a file the command names); ``convert`` turns
+    the typed text into the field's value (``--routes`` JSON) and raises
+    :class:`~mnemon_ls.errors.InvalidInput` naming the field; ``names_errors`` makes an error about the
+    field name the option instead (``--space: ...`` for ``spaceId``)."""
 
     field: str
     flag: str | None = None
@@ -141,10 +145,12 @@ class CliArg:
     stdin: bool = False
     help: str | None = None
     metavar: str | None = None
-    kind: Literal["value", "flag"] = "value"
+    kind: Literal["value", "flag", "clear"] = "value"
     required: bool | None = None
     choices: tuple[str, ...] | None = None
     default: Any = None
+    convert: Callable[[str], Any] | None = None
+    names_errors: bool = False
 
 
 @dataclass(frozen=True)
@@ -152,18 +158,25 @@ class CliCommand:
     """How the command line exposes an operation: the command ``path`` (``("space", "create")``), its
     ``help``, its arguments (:class:`CliArg`) and ``text(data, call, params)`` (the result as a person reads
     it in a terminal; ``--json`` prints the result data instead). ``extra`` adds arguments that steer the
-    process, not the operation (argparse keyword dicts, by flag)."""
+    process, not the operation (argparse keyword dicts, by flag); ``fixed`` are params every invocation of
+    this command sets (``runtime add`` is ``runtime.mutate`` with ``action: add``); ``hand_edits_first``
+    imports hand edits of USER.md/MEMORY.md before the operation runs (the command line has no file
+    watcher; each result is printed on stderr); ``warnings(data, call)`` are lines printed on stderr."""
 
     path: tuple[str, ...]
     help: str
     args: tuple[CliArg, ...] = ()
     text: Callable[[Any, Any, Any], str] | None = None
     extra: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    hand_edits_first: bool = False
+    warnings: Callable[[Any, Any], list[str]] | None = None
 
     def flag_of(self, field_name: str) -> str | None:
-        """The option that sets ``field_name`` (``"--space"``), or ``None`` (a positional, or not offered)."""
+        """The option an error about ``field_name`` names (``"--space"``; :attr:`CliArg.names_errors`), or
+        ``None`` (the error names the field)."""
         for arg in self.args:
-            if arg.field == field_name:
+            if arg.field == field_name and arg.names_errors:
                 return arg.flag
         return None
 
@@ -194,12 +207,19 @@ class Operation:
     text: Callable[[Any], str] | None = None
     lsp: LspMethod | None = None
     mcp: McpTool | None = None
-    cli: CliCommand | None = None
+    cli: CliCommand | tuple[CliCommand, ...] | None = None
     #: Run under the root's pack gate (every operation but the pack commands, which take it themselves).
     gated: bool = True
     #: Title of the progress a surface shows while it runs (the LSP request then also takes
     #: ``workDoneToken``); ``None``: the operation reports none.
     progress: str | None = None
+
+    @property
+    def commands(self) -> tuple[CliCommand, ...]:
+        """The command-line commands that run it (``cli``, as a tuple)."""
+        if self.cli is None:
+            return ()
+        return self.cli if isinstance(self.cli, tuple) else (self.cli,)
 
     @property
     def writes(self) -> bool:

@@ -10,7 +10,6 @@ open them directly; ``relativePath`` is relative to the storage root).
 
 from __future__ import annotations
 
-import os
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool

@@ -25,17 +25,19 @@ def _clip(text: str, limit: int = MAX_ITEM_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def runtime_receipt(receipt: Any, files: Mapping[str, str]) -> str:
-    """One Runtime mutation receipt: what happened, the file, entry count, bytes used of the limit, the revision."""
-    noun = "entry" if receipt.entry_count == 1 else "entries"
-    lines = [f"{receipt.message} {files[receipt.target]}: {receipt.entry_count} {noun}, "
-             f"{receipt.used}/{receipt.limit} UTF-8 bytes; revision {receipt.revision[:12]}"]
-    data = receipt.to_dict()
+def runtime_receipt(data: Mapping[str, Any]) -> str:
+    """A Runtime mutation receipt (``Receipt.to_dict()``): what happened, the file, entry count, bytes used of
+    the limit, the revision; similar entries, redactions and what capacity maintenance archived where."""
+    from ..runtime.model import PROJECTION_FILES
+
+    count = data["entryCount"]
+    lines = [f"{data['message']} {PROJECTION_FILES[data['target']]}: {count} {'entry' if count == 1 else 'entries'}, "
+             f"{data['usage']['used']}/{data['usage']['limit']} UTF-8 bytes; revision {data['revision'][:12]}"]
     for key in ("similar", "redacted"):
         if data.get(key):
             lines.append(f"{key}: {data[key]}")
     maintenance = data.get("maintenance")
-    if maintenance:  # capacity maintenance (issue 9): where each archived entry went
+    if maintenance:  # capacity maintenance: where each archived entry went
         lines.append(f"maintenance ({maintenance['kind']}): {maintenance['summary']}")
         lines.extend(f"  entry {a['sourceIndex']} -> {a['destination']['reference']}: {a['summary'][:80]}"
                      for a in maintenance["archived"][:20])

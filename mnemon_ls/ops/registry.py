@@ -55,9 +55,9 @@ def _check(declared: Iterable[Operation]) -> None:
             for name in (*(operation.mcp.fields or ()), *operation.mcp.narrow):
                 if name not in fields:
                     raise ValueError(f"{operation.name}: MCP field {name} is not in {operation.params.__name__}")
-        if operation.cli is not None:
-            keys.append(("CLI command", operation.cli.path))
-            for arg in operation.cli.args:
+        for command in operation.commands:
+            keys.append(("CLI command", command.path))
+            for arg in command.args:
                 if arg.field not in fields:
                     raise ValueError(f"{operation.name}: CLI field {arg.field} is not in {operation.params.__name__}")
         for key in keys:
@@ -80,4 +80,4 @@ def by_mcp_tool() -> dict[str, Operation]:
 
 def by_cli_path() -> dict[tuple[str, ...], Operation]:
     """Operations the command line exposes, by command path (``("space", "create")``)."""
-    return {op.cli.path: op for op in operations().values() if op.cli is not None}
+    return {command.path: op for op in operations().values() for command in op.commands}

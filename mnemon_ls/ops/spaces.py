@@ -188,7 +188,7 @@ def _space_cmd(action: str, help_text: str) -> CliCommand:
                       text=_space_text(action))
 
 
-_SPACE_ARG = CliArg("space_id", flag="--space", required=True, help=SPACE_HELP)
+_SPACE_ARG = CliArg("space_id", flag="--space", required=True, help=SPACE_HELP, names_errors=True)
 
 
 OPERATIONS = (
@@ -282,7 +282,7 @@ OPERATIONS = (
         cli=CliCommand(("recall",), "recall from the active Memory Spaces", (
             CliArg("query"),
             CliArg("spaces", flag="--space", repeat=True, metavar="SPACE",
-                   help="restrict to these spaces (ids or names; repeatable)"),
+                   help="restrict to these spaces (ids or names; repeatable)", names_errors=True),
             CliArg("limit", flag="--limit", help="1..50 (at most 12 are returned)"),
             CliArg("mode", flag="--mode", default="smart")),
             text=_recall_text,
@@ -306,12 +306,14 @@ OPERATIONS = (
             fixed={"source": "agent"}),
         cli=CliCommand(("remember",), "remember a fact in a Memory Space", (
             CliArg("content", stdin=True, help="the fact ('-' reads standard input)"),
-            CliArg("space_id", flag="--space", help="space id or name (required unless exactly one space is active)"),
+            CliArg("space_id", flag="--space", help="space id or name (required unless exactly one space is active)",
+                   names_errors=True),
             CliArg("category", flag="--category", help="preference, decision, fact, insight, context or general"),
             CliArg("importance", flag="--importance", help="1..5"),
             CliArg("tags", flag="--tag", repeat=True, metavar="TAG"),
             CliArg("entities", flag="--entity", repeat=True, metavar="NAME"),
-            CliArg("scope_to_branch", flag="--for-branch", kind="flag", help="scope it to the current git branch")),
+            CliArg("scope_to_branch", flag="--for-branch", kind="flag", help="scope it to the current git branch",
+                   names_errors=True)),
             text=_remember_text)),
     Operation(
         "spaces.related", RelatedParams,

@@ -24,7 +24,7 @@ TOOLS = {"mnemon_runtime_memory", "mnemon_wake", "mnemon_recall", "mnemon_rememb
          "mnemon_document_manage", "mnemon_memory_spaces", "mnemon_status", "mnemon_records_propose",
          "mnemon_records_search", "mnemon_runtime_compact"}
 READ_TOOLS = {"mnemon_wake", "mnemon_recall", "mnemon_related", "mnemon_document_search", "mnemon_memory_spaces",
-              "mnemon_status", "mnemon_records_search"}
+              "mnemon_document_manage", "mnemon_status", "mnemon_records_search"}
 
 
 def files(state: dict) -> dict:
@@ -51,7 +51,7 @@ async def test_tools_have_schemas_descriptions_and_the_routing_guidance(workspac
         limit = tools["mnemon_recall"].input_schema["properties"]["limit"]
         assert [branch.get("maximum") for branch in limit["anyOf"]] == [12, None]
         # One schema per operation: the tool's arguments are the language server's params model's fields.
-        from mnemon_ls.lsp.params import RuntimeMutateParams
+        from mnemon_ls.ops.runtime import RuntimeMutateParams
         from mnemon_ls.ops.spaces import ForgetParams, LinkParams
         for name, model in (("mnemon_runtime_memory", RuntimeMutateParams), ("mnemon_link", LinkParams),
                             ("mnemon_forget", ForgetParams)):
@@ -85,6 +85,8 @@ async def test_read_only_offers_only_read_tools(workspace: Path, data_dir: Path)
         error, message = await call(session, "mnemon_memory_spaces", {"action": "create", "name": "A", "description": "a"})
         assert error and ("invalid-input: action: create is disabled in read-only mode (mnemon-ls mcp --read-only); "
                           "available: list") in message
+        error, message = await call(session, "mnemon_document_manage", {"action": "archive", "id": "x", "revision": 1})
+        assert error and "action: archive is disabled in read-only mode" in message and "available: get" in message
         with pytest.raises(MCPError) as refused:  # a tool not offered is a protocol error (MCP spec, tools)
             await session.call_tool("mnemon_runtime_memory", {"action": "add", "content": "x"})
         assert refused.value.code == -32602 and refused.value.message == "Unknown tool: mnemon_runtime_memory"
@@ -159,7 +161,7 @@ async def test_documents_create_search_get_update_archive(workspace: Path, data_
                                     {"action": "update", "id": doc_id, "content": "Roll back at 3%.", "revision": 1})
         assert not error and "revision 2" in updated
         error, message = await call(session, "mnemon_document_manage", {"action": "archive", "id": doc_id})
-        assert error and message.endswith("invalid-input: revision: is required to archive (the document's current revision)")
+        assert error and message.endswith("invalid-input: revision: is required for action=archive")
         error, archived = await call(session, "mnemon_document_manage", {"action": "archive", "id": doc_id, "revision": 2})
         assert not error and archived.startswith("Document archived: Rollback plan")
 

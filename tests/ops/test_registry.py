@@ -71,10 +71,14 @@ def test_cli_errors_name_the_option_a_field_is_given_by() -> None:
     from mnemon_ls.cli_ops import message
     from mnemon_ls.errors import InvalidInput
 
-    recall = registry.by_cli_path()[("recall",)]
-    args = argparse.Namespace(operation=recall, spaces=["Team", "Nope"])
+    def spec(*path: str) -> object:
+        return next(c for c in registry.by_cli_path()[path].commands if c.path == path)
+
+    args = argparse.Namespace(command_spec=spec("recall"), spaces=["Team", "Nope"])
     assert message(InvalidInput("spaces[1]", "no such space"), args) == "--space Nope: no such space"
     assert message(InvalidInput("limit", "must be an integer 1..50"), args) == "limit: must be an integer 1..50"
-    remember = registry.by_cli_path()[("remember",)]
     assert message(InvalidInput("scopeToBranch", "no branch is checked out (detached)"),
-                   argparse.Namespace(operation=remember)) == "--for-branch: no branch is checked out (detached)"
+                   argparse.Namespace(command_spec=spec("remember"))) == "--for-branch: no branch is checked out (detached)"
+    # a field whose option is its own word keeps the field's name, as before (branches, not --branch)
+    assert message(InvalidInput("branches", "applies to target=memory only"),
+                   argparse.Namespace(command_spec=spec("runtime", "add"))) == "branches: applies to target=memory only"

@@ -44,6 +44,8 @@ export const OperationMethod = {
     "documents.search": "mnemon/documents/search",
     "documents.archive": "mnemon/documents/archive",
     "documents.restore": "mnemon/documents/restore",
+    "runtime.mutate": "mnemon/runtime/mutate",
+    "runtime.snapshot": "mnemon/runtime/snapshot",
     "spaces.list": "mnemon/spaces/list",
     "spaces.create": "mnemon/spaces/create",
     "spaces.update": "mnemon/spaces/update",
