@@ -16,9 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mnemon_ls.documents import indexformat
 from mnemon_ls.documents import model
 from mnemon_ls.documents.cover import render_cover
-from mnemon_ls.documents.model import DocumentRecord, IndexCodec, IndexProblem
+from mnemon_ls.documents.indexformat import IndexCodec, IndexProblem
+from mnemon_ls.documents.model import DocumentRecord
 from mnemon_ls.documents.search_index import TOKENIZER
 from mnemon_ls.errors import InvalidInput
 from mnemon_ls.text import normalize, required_matches
@@ -171,7 +173,7 @@ def test_filename_is_slug_and_first_eight_id_characters():
 
 
 def ts_records() -> list[DocumentRecord]:
-    return list(model.parse_index(TS_FILES["documents/index.json"].encode()).records)
+    return list(indexformat.parse_index(TS_FILES["documents/index.json"].encode()).records)
 
 
 def test_render_markdown_matches_the_plugin_byte_for_byte():
@@ -209,17 +211,17 @@ def test_frontmatter_parses_back_what_render_wrote():
 
 def test_ts_index_parses_and_encodes_back_byte_exact_with_the_same_revision():
     data = TS_FILES["documents/index.json"].encode()
-    parsed = model.parse_index(data)
+    parsed = indexformat.parse_index(data)
     assert [r.id for r in parsed.records] == ["3f1c2a9e-5b7d-4e2f-9a10-2b3c4d5e6f70", "8a7b6c5d-4e3f-4a1b-8c9d-0e1f2a3b4c5d"]
     encoded, revision = IndexCodec().encode(parsed.records, parsed.extra)
     assert encoded == data
-    assert revision == TS_REVISION == model.index_revision(parsed.records)
-    assert model.serialize_index(parsed.records) == data
+    assert revision == TS_REVISION == indexformat.index_revision(parsed.records)
+    assert indexformat.serialize_index(parsed.records) == data
 
 
 def test_empty_index_bytes():
-    assert model.EMPTY_INDEX_BYTES == b'{\n  "version": 1,\n  "documents": []\n}\n'
-    assert IndexCodec().encode(())[0] == model.EMPTY_INDEX_BYTES
+    assert indexformat.EMPTY_INDEX_BYTES == b'{\n  "version": 1,\n  "documents": []\n}\n'
+    assert IndexCodec().encode(())[0] == indexformat.EMPTY_INDEX_BYTES
 
 
 def test_unknown_keys_are_kept_after_memory_body_ids_but_not_in_the_revision():
@@ -227,25 +229,25 @@ def test_unknown_keys_are_kept_after_memory_body_ids_but_not_in_the_revision():
     document["documents"][0]["futureKey"] = {"nested": [1, 2]}
     document["generator"] = "newer"
     data = (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode()
-    parsed = model.parse_index(data)
+    parsed = indexformat.parse_index(data)
     assert parsed.records[0].extra == (("futureKey", {"nested": [1, 2]}),)
     assert parsed.extra == (("generator", "newer"),)
     assert IndexCodec().encode(parsed.records, parsed.extra)[0] == data
-    assert model.index_revision(parsed.records) == TS_REVISION
+    assert indexformat.index_revision(parsed.records) == TS_REVISION
 
 
 def test_legacy_relative_path_is_accepted():
     document = json.loads(TS_FILES["documents/index.json"])
     document["documents"][0]["relativePath"] = ".mnemon/documents/active/release-runbook-v2-3f1c2a9e.md"
-    parsed = model.parse_index(json.dumps(document).encode())
+    parsed = indexformat.parse_index(json.dumps(document).encode())
     assert parsed.records[0].relative_path == ".mnemon/documents/active/release-runbook-v2-3f1c2a9e.md"
-    assert model.managed_relative(parsed.records[0].relative_path) == "documents/active/release-runbook-v2-3f1c2a9e.md"
+    assert indexformat.managed_relative(parsed.records[0].relative_path) == "documents/active/release-runbook-v2-3f1c2a9e.md"
 
 
 def test_non_string_array_members_are_dropped_and_counted():
     document = json.loads(TS_FILES["documents/index.json"])
     document["documents"][0]["sessionIds"] = ["s-1", 7, None]
-    parsed = model.parse_index(json.dumps(document).encode())
+    parsed = indexformat.parse_index(json.dumps(document).encode())
     assert parsed.records[0].session_ids == ("s-1",)
     assert parsed.dropped == 2
 
@@ -259,7 +261,7 @@ def test_a_record_missing_a_required_field_makes_the_index_invalid(key):
     document = json.loads(TS_FILES["documents/index.json"])
     del document["documents"][1][key]
     with pytest.raises(IndexProblem) as info:
-        model.parse_index(json.dumps(document).encode())
+        indexformat.parse_index(json.dumps(document).encode())
     assert info.value.record == 1
     assert info.value.field == f"documents[1].{key}"
     assert info.value.rule == "is missing"
@@ -284,14 +286,14 @@ def test_bad_record_values_name_the_record_and_field(key, value, rule):
     document = json.loads(TS_FILES["documents/index.json"])
     document["documents"][0][key] = value
     with pytest.raises(IndexProblem) as info:
-        model.parse_index(json.dumps(document).encode())
+        indexformat.parse_index(json.dumps(document).encode())
     assert (info.value.record, info.value.field, info.value.rule) == (0, f"documents[0].{key}", rule)
 
 
 def test_float_integral_revision_is_read_as_an_integer():
     document = json.loads(TS_FILES["documents/index.json"])
     document["documents"][0]["revision"] = 3.0
-    assert model.parse_index(json.dumps(document).encode()).records[0].revision == 3
+    assert indexformat.parse_index(json.dumps(document).encode()).records[0].revision == 3
 
 
 @pytest.mark.parametrize("data,field,rule", [
@@ -304,7 +306,7 @@ def test_float_integral_revision_is_read_as_an_integer():
 ])
 def test_whole_file_problems(data, field, rule):
     with pytest.raises(IndexProblem) as info:
-        model.parse_index(data)
+        indexformat.parse_index(data)
     assert (info.value.field, info.value.rule, info.value.record) == (field, rule, None)
 
 
@@ -312,23 +314,23 @@ def test_repeated_ids_and_paths_are_bad_records():
     document = json.loads(TS_FILES["documents/index.json"])
     document["documents"].append(dict(document["documents"][0]))
     with pytest.raises(IndexProblem) as info:
-        model.parse_index(json.dumps(document).encode())
+        indexformat.parse_index(json.dumps(document).encode())
     assert (info.value.record, info.value.field) == (2, "documents[2].id")
     document["documents"][2]["id"] = "other"
     with pytest.raises(IndexProblem) as info:
-        model.parse_index(json.dumps(document).encode())
+        indexformat.parse_index(json.dumps(document).encode())
     assert (info.value.record, info.value.field) == (2, "documents[2].relativePath")
 
 
 def test_salvage_keeps_every_record_before_a_truncation():
     data = TS_FILES["documents/index.json"].encode()
     cut = data[: data.index(b'"id": "8a7b6c5d') + 30]
-    records, damaged = model.salvage_index(cut)
+    records, damaged = indexformat.salvage_index(cut)
     assert [r.id for r in records] == ["3f1c2a9e-5b7d-4e2f-9a10-2b3c4d5e6f70"]
     assert damaged == 0
     document = json.loads(data)
     document["documents"][1]["status"] = "gone"
-    records, damaged = model.salvage_index(json.dumps(document).encode())
+    records, damaged = indexformat.salvage_index(json.dumps(document).encode())
     assert ([r.id for r in records], damaged) == (["3f1c2a9e-5b7d-4e2f-9a10-2b3c4d5e6f70"], 1)
 
 
@@ -350,8 +352,8 @@ _records = st.builds(
 def test_codec_matches_json_dumps_for_any_records(records):
     codec = IndexCodec()
     data, revision = codec.encode(records)
-    assert data == model.serialize_index(records)
-    assert revision == model.index_revision(records)
+    assert data == indexformat.serialize_index(records)
+    assert revision == indexformat.index_revision(records)
     assert codec.encode(records) == (data, revision)  # cached path
 
 
@@ -375,13 +377,13 @@ def test_render_and_index_match_javascript_json_stringify(tmp_path):
     script.write_text(NODE_RENDER)
     out = json.loads(subprocess.run(["node", str(script), json.dumps(docs)], capture_output=True, check=True,
                                     timeout=60).stdout)
-    records = list(model.parse_index(out["files"]["documents/index.json"].encode()).records)
+    records = list(indexformat.parse_index(out["files"]["documents/index.json"].encode()).records)
     for rec, doc in zip(records, docs):
         body = model.validate_content(doc["content"], 10_000)
         assert model.render_markdown(rec, body) == out["files"][rec.relative_path]
         assert model.sha256_hex(body) == rec.content_hash
     assert IndexCodec().encode(records)[0] == out["files"]["documents/index.json"].encode()
-    assert model.index_revision(records) == out["revision"]
+    assert indexformat.index_revision(records) == out["revision"]
 
 
 # ------------------------------------------------------------------------------------------ tokens

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from mnemon_ls.documents import indexformat
 from mnemon_ls.documents import DocumentCapacityError, DocumentStatusError, DocumentStore, diagnose, model
 from mnemon_ls.errors import InvalidInput, NotFound, RevisionConflict, UnreadableStore
 
@@ -80,7 +81,7 @@ def test_created_file_and_index_are_exact(env):
     assert rec.size_bytes == len(expected.encode())
     assert rec.content_hash == model.sha256_hex("body")
     assert (rec.title, rec.description, rec.session_ids) == ("Release runbook", "steps", ("s1",))
-    assert index_bytes(root) == model.serialize_index([rec])
+    assert index_bytes(root) == indexformat.serialize_index([rec])
     assert json.loads(index_bytes(root))["documents"][0]["sizeBytes"] == rec.size_bytes
 
 
@@ -744,11 +745,11 @@ def test_a_typescript_root_is_read_and_written_back_byte_exact(tmp_path):
         k: (root / k).read_bytes() for k in TS_FILES}  # reads and refresh rewrote nothing
     # a mutation rewrites the index: the untouched record keeps its exact bytes, the new one follows the format
     store.restore("8a7b6c5d-4e3f-4a1b-8c9d-0e1f2a3b4c5d")
-    records = model.parse_index(index_bytes(root)).records
-    original = model.parse_index(TS_FILES["documents/index.json"].encode()).records[0]
+    records = indexformat.parse_index(index_bytes(root)).records
+    original = indexformat.parse_index(TS_FILES["documents/index.json"].encode()).records[0]
     # the only change to the untouched record: the get/search access time, folded in by the commit
     assert records[0] == original.with_changes(last_accessed_at="2026-09-15T08:00:00.000Z")
-    assert index_bytes(root) == model.serialize_index(records)
+    assert index_bytes(root) == indexformat.serialize_index(records)
     restored = records[1]
     assert (root / restored.relative_path).read_text() == model.render_markdown(
         restored, "步2 重跑gen-itgc后50条悬空引用清零\nControl: \x01 end")

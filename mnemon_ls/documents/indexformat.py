@@ -5,8 +5,7 @@ The format is the TypeScript plugin's (``shared/reference/dsh-mnemon.md`` sectio
 unescaped, trailing newline, record keys in canonical order, keys written by a newer tool kept after
 ``memoryBodyIds``. The index revision is the lowercase sha256 hex of the compact JSON of the canonical
 index (the plugin's ``indexRevision``). Records themselves (:class:`~.model.DocumentRecord`) and the
-field rules are :mod:`.model`'s; this module owns only the file format. :mod:`.model` re-exports every
-public name here, so ``model.parse_index`` and friends keep working.
+field rules are :mod:`.model`'s; this module owns only the file format.
 """
 
 from __future__ import annotations

@@ -41,8 +41,8 @@ tool can open a root the other wrote:
 "chars" are JavaScript string lengths (UTF-16 code units, an astral character counts 2); "bytes" are
 UTF-8 bytes; timestamps are ``Date.toISOString()`` strings (``YYYY-MM-DDTHH:MM:SS.mmmZ``, UTC).
 
-The ``index.json`` codec (parse, salvage, serialize, revision) is :mod:`.indexformat`; its names are
-still reachable here (``model.parse_index``) through the module ``__getattr__`` at the end.
+The ``index.json`` codec (parse, salvage, serialize, revision) is :mod:`.indexformat` (it imports this
+module; this module never imports it).
 """
 
 from __future__ import annotations
@@ -622,21 +622,3 @@ def plan_capacity(records: Sequence[DocumentRecord], new_size: int, limit: int, 
     candidates = () if fits and not always_candidates else \
         tuple(lru_order((r for r in active if r.id != replacing), last_accessed))
     return CapacityPlan(projected, limit, used, fits, candidates)
-
-
-#: Names of :mod:`.indexformat` that ``model.<name>`` keeps serving (the index format lived here before).
-_INDEX_FORMAT = frozenset({
-    "EMPTY_INDEX_BYTES", "IndexCodec", "IndexProblem", "ParsedIndex", "index_document", "index_revision",
-    "managed_relative", "parse_index", "record_compact", "record_from_json", "record_pretty", "salvage_index",
-    "serialize_index",
-})
-
-
-def __getattr__(name: str) -> Any:
-    """``model.parse_index`` etc.: the ``index.json`` format moved to :mod:`.indexformat` (loaded on first use,
-    which keeps the import one-way: indexformat imports model, never the reverse at load time)."""
-    if name in _INDEX_FORMAT:
-        from . import indexformat
-
-        return getattr(indexformat, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
