@@ -39,7 +39,6 @@ from ..runtime.model import PROJECTION_FILES
 from ..settings import Settings
 from ..view import ViewRegistry
 from ..ops import modeltext as fmt
-from . import maintenance
 from .arguments import ERROR_TEXT_LIMIT, StrictArguments, bounded_error, make_strict  # noqa: F401 (ERROR_TEXT_LIMIT re-exported)
 from ..packs.gate import run_held
 from .schema import parse_arguments, tool_signature
@@ -76,7 +75,7 @@ def tool_error(error: Exception, rename: Mapping[str, str] | None = None) -> Too
         field = error.data.get("field")
         if isinstance(field, str) and error.message.startswith(f"{field}: "):  # oldText -> old_text, as above
             error = type(error)(f"{argument(field)}: {error.message[len(field) + 2:]}", **error.data)
-        plan = maintenance.plan_text(error)  # a full USER.md: the numbered plan for mnemon_runtime_compact
+        plan = fmt.plan_text(error)  # a full USER.md: the numbered plan for mnemon_runtime_compact
         return ToolError(f"{error.code}: {error.message}\n{plan}" if plan else bounded_error(f"{error.code}: {error.message}"))
     return ToolError(bounded_error(f"internal-error: {type(error).__name__}: {error}"))
 
@@ -104,7 +103,6 @@ class MnemonMcp:
                                 middleware=[StrictArguments(self._arguments, self._find_tool, self._params_type,
                                                             self._has_prompt)])
         self._register_tools()
-        maintenance.register(self)  # mnemon_runtime_compact (issue 9)
         self._register_resources()
         self._register_prompts()
         self._watch_roots()
@@ -438,6 +436,22 @@ class MnemonMcp:
                 excerpt = excerpt if len(excerpt) <= 300 else excerpt[:299] + "…"
                 lines.append(f"- [{r.scope} {r.type}; {state}] {r.title} (id: {r.id})\n  {excerpt}")
             return "\n".join(lines) + f"\n{len(found)} record(s)"
+
+        @tool(write=True)
+        async def mnemon_runtime_compact(
+            revision: Annotated[str, Field(description="the plan's revision (from the runtime-capacity error)")],
+            entries: Annotated[list[dict[str, Any]], Field(description="the compacted entries: [{content, importance, sourceIndexes: [1-based plan entry numbers]}], every number exactly once")],
+            target: Annotated[Literal["user", "memory"], Field(description="the full target (user = USER.md)")] = "user",
+            pending: Annotated[dict[str, Any] | None, Field(description="the pending mutation of the plan, applied after the compaction")] = None,
+            workspace: Annotated[str | None, Field(description="Workspace directory when the client has several roots")] = None,
+            ctx: Context | None = None,
+        ) -> str:
+            """Replace the entries of a full USER.md (or MEMORY.md) by a shorter rewrite you made from the numbered
+            plan of the runtime-capacity error, and apply the pending change in the same commit. Every plan entry
+            number goes into exactly one sourceIndexes; never lower an entry's importance; stay within the byte
+            budget. A rule broken changes nothing and names the entry and the rule."""
+            receipt = await self._call(ctx, workspace, lambda h: h.runtime.compact(revision, target, entries, pending))
+            return fmt.runtime_receipt(receipt.to_dict())
 
     # ------------------------------------------------------------------ resources and prompts
 

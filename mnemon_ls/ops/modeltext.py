@@ -6,6 +6,7 @@ the Documents results, ``WorkspaceHost.status()``); nothing here touches a store
 
 from __future__ import annotations
 
+import json as _json
 from typing import Any, Mapping, Sequence
 
 #: Largest tool result, in characters; longer text is cut with a note saying how much was left out.
@@ -159,4 +160,21 @@ def status(data: Mapping[str, Any]) -> str:
     if documents:
         lines.append(f"documents: {documents['active']} active, {documents['archived']} archived")
     lines.extend(f"problem: {p}" for p in data.get("problems", []))
+    return "\n".join(lines)
+
+
+def plan_text(error: Any) -> str | None:
+    """The compaction plan of a ``target=user`` ``runtime-capacity`` error as text for the model (the
+    numbered entries with importance, the budget, the revision and the rules), or ``None``."""
+    from ..errors import RuntimeCapacityError
+
+    plan = error.data.get("maintenance") if isinstance(error, RuntimeCapacityError) else None
+    if not isinstance(plan, dict):
+        return None
+    lines = [f"{plan['file']} is full. Compact it with mnemon_runtime_compact: revision={plan['revision']}, "
+             f"target={plan['target']}, pending={_json.dumps(plan['pending'], ensure_ascii=False)}, entries = a list "
+             f"of {{content, importance, sourceIndexes}} using at most {plan['budgetBytes']} UTF-8 bytes. Rules:"]
+    lines += [f"- {rule}" for rule in plan["rules"][1:]]
+    lines.append("Numbered entries:")
+    lines += [f"{e['index']}. [importance={e['importance']}] {e['content']}" for e in plan["entries"]]
     return "\n".join(lines)

@@ -36,14 +36,18 @@ import fcntl
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TypeVar
+from typing import Any, Callable, ContextManager, Iterable, Iterator, Protocol, TypeVar
 
 from .. import fsio
 from ..errors import StoreBusy
 
-if TYPE_CHECKING:
-    from ..host import WorkspaceHost
 
+
+class Gated(Protocol):
+    """What :func:`run_held` needs of a host (:class:`mnemon_ls.host.WorkspaceHost` is one)."""
+
+    def pack_gate(self) -> ContextManager[Any]:
+        """A context manager holding the host's pack gate shared."""
 T = TypeVar("T")
 
 
@@ -79,7 +83,7 @@ def _acquire(fd: int, root: str, exclusive: bool, timeout: float) -> None:
             time.sleep(fsio.LOCK_POLL_SECONDS)
 
 
-def run_held(host: "WorkspaceHost", call: Callable[..., T], *args: Any) -> T:
+def run_held(host: Gated, call: Callable[..., T], *args: Any) -> T:
     """``call(*args)`` with ``host``'s pack gate held shared (:meth:`~mnemon_ls.host.WorkspaceHost.pack_gate`):
     one language-server or MCP operation, run in a worker thread. Raises what ``call`` raises, or
     :class:`StoreBusy` when an import keeps the gate past the lock timeout."""
