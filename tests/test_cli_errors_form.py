@@ -1,6 +1,6 @@
-"""Error texts of the CLI in ``field: rule`` form with the value given and the README's exit codes (2 invalid
-input, 3 rejected: capacity, conflict, ambiguous or missing match), through real CLI subprocesses; a refused
-request writes nothing."""
+"""Error texts of the CLI in ``field: rule`` form with the value given and the exit codes of docs/storage.md
+and docs/cli.md (2 invalid input, 3 rejected: capacity, conflict, ambiguous or missing match), through real CLI
+subprocesses; a refused request writes nothing."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def test_forgetting_an_item_twice_is_a_missing_match_exit_3(tmp_path: Path) -> N
     assert cli(tmp_path, "space", "forget", item, "--space", "default").returncode == 0
     before = procs.tree_snapshot(tmp_path)
     again = cli(tmp_path, "space", "forget", item, "--space", "default")
-    assert (again.returncode, again.stdout) == (3, "")  # README: a missing match exits 3
+    assert (again.returncode, again.stdout) == (3, "")  # docs/memory.md, docs/storage.md: a missing match exits 3
     assert again.stderr.startswith("mnemon-ls: error: id: no active item with this id in the space"), again.stderr
     assert again.stderr.endswith(f"(got {item})\n"), again.stderr
     malformed = cli(tmp_path, "space", "forget", "", "--space", "default")

@@ -1,5 +1,5 @@
 """The user profile (USER.md entries, facts about the person) stays on this machine unless the pack is asked to
-carry it (README: "USER.md never leaves your machine"); inspect and import say when a pack carries one."""
+carry it (docs/memory.md: "USER.md ... never leaves your machine"); inspect and import say when a pack carries one."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``provider list`` text for a provider package that is not installed: the exact install line (the
-package lives in the checkout, as the README and doctor say), not a bare "pip install the package"."""
+package lives in the checkout, as docs/providers.md and doctor say), not a bare "pip install the package"."""
 
 from __future__ import annotations
 

@@ -71,7 +71,7 @@ def test_a_space_of_a_provider_that_is_not_installed_is_unsupported_in_recall(tm
     assert [r["spaceId"] for r in result["results"]] == [native]
     status = {s["spaceId"]: s for s in result["sources"]}
     assert status[other.id]["status"] == "unsupported" and "not installed" in status[other.id]["hint"]
-    assert result["failed"] == [other.id]  # README: a provider that cannot answer is named (`failed`)
+    assert result["failed"] == [other.id]  # docs/providers.md: a provider that cannot answer is named (`failed`)
     assert any(n.startswith(f"space {other.name} ({other.id}) failed: ") for n in result["notices"])
     assert service.get_space(other.id).to_dict()["available"] is False
     service.close()

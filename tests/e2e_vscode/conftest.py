@@ -91,7 +91,7 @@ def e2e_artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def vsix(e2e_tools: Tools, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``npx vsce package`` in editors/vscode, as the README says (``vscode:prepublish`` compiles first)."""
+    """``npx vsce package`` in editors/vscode, as docs/editors.md says (``vscode:prepublish`` compiles first)."""
     npm, npx = shutil.which("npm"), shutil.which("npx")
     if not npm or not npx:
         pytest.fail("npm/npx are not on PATH (the extension is packaged with npx vsce package)")

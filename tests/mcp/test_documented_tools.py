@@ -1,5 +1,6 @@
-"""The README's MCP section lists exactly the tools ``mnemon-ls mcp`` registers (and, for ``--read-only``,
-exactly the read tools), asked of the real server over stdio, so the list cannot drift from the code."""
+"""The MCP server section of docs/assistants.md lists exactly the tools ``mnemon-ls mcp`` registers (and, for
+``--read-only``, exactly the read tools), asked of the real server over stdio, so the list cannot drift from the
+code. (The README sends readers there for the tools.)"""
 
 from __future__ import annotations
 
@@ -9,20 +10,25 @@ from pathlib import Path
 from tests.mcp.conftest import REPO, mcp_session
 
 
-def _readme_lists() -> tuple[list[str], list[str], int, int]:
-    """(every tool, the read tools, the two counts the prose states) from the README's MCP section."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Assistants outside the editor (MCP)", 1)[1].split("\n## ", 1)[0]
+GUIDE = REPO / "docs" / "assistants.md"
+
+
+def _documented_lists() -> tuple[list[str], list[str], int, int]:
+    """(every tool, the read tools, the two counts the prose states) from docs/assistants.md's MCP server section."""
+    text = GUIDE.read_text(encoding="utf-8")
+    assert "\n## The MCP server\n" in text, "docs/assistants.md has no '## The MCP server' section"
+    section = text.split("\n## The MCP server\n", 1)[1].split("\n## ", 1)[0]
     prose = " ".join(section.split())
     found = re.search(r"Its (\d+) tools: (.*?) \(`--read-only` keeps only the (\d+) reads: (.*?)\);", prose)
-    assert found, "the README's MCP section no longer says 'Its N tools: ... (`--read-only` keeps only the M reads: ...)'"
+    assert found, ("docs/assistants.md's MCP server section no longer says "
+                   "'Its N tools: ... (`--read-only` keeps only the M reads: ...)'")
     every = re.findall(r"`(mnemon_\w+)`", found.group(2))
     reads = re.findall(r"`(mnemon_\w+)`", found.group(4))
     return every, reads, int(found.group(1)), int(found.group(3))
 
 
-async def test_the_readme_lists_exactly_the_registered_tools(tmp_path: Path) -> None:
-    every, reads, count, read_count = _readme_lists()
+async def test_the_assistants_guide_lists_exactly_the_registered_tools(tmp_path: Path) -> None:
+    every, reads, count, read_count = _documented_lists()
     args = ["--workspace", str(tmp_path), "--scope", "custom", "--data-dir", str(tmp_path / "root")]
     async with mcp_session(args) as session:
         registered = [t.name for t in (await session.list_tools()).tools]
