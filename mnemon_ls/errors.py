@@ -392,7 +392,7 @@ class PackRefused(MnemonError):
 class ItemNotFound(InvalidInput):
     """A well-formed item id that names no active item of the space (unknown, or already forgotten): the
     ``field: rule`` form of :class:`InvalidInput` (``data``: ``field``, ``rule``, ``id``, ``spaceId``), but a
-    missing match, so it exits 3 like :class:`NoMatch` (README, exit codes). Code ``no-match``."""
+    missing match, so it exits 3 like :class:`NoMatch` (docs/cli.md, exit codes). Code ``no-match``."""
 
     code = "no-match"
     exit_code = EXIT_REJECTED

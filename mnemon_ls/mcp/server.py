@@ -393,7 +393,7 @@ class MnemonMcp:
             workspace: WorkspaceArg = None,
             ctx: Context | None = None,
         ) -> str:
-            """Propose a workspace memory record (seed 002's workspace_memory_propose): it is stored as an
+            """Propose a workspace memory record: it is stored as an
             unverified proposal that a person verifies or rejects in the editor or with `mnemon-ls records`;
             it is never shown as fact before that. Use it for a durable decision, convention or preference
             you inferred; never for secrets or one-off task state. Shared-project records cannot be proposed."""

@@ -25,7 +25,7 @@ ACTIONS = ("list", "show", "create", "propose", "verify", "reject", "stale", "ed
 
 def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     """Add ``records`` and its actions to the ``commands`` subparsers (``common``: the shared flags)."""
-    records = commands.add_parser("records", help="workspace memory records (seed 002): proposals, review, export/import")
+    records = commands.add_parser("records", help="workspace memory records (decisions, conventions, preferences and facts with a review state): proposals, review, export/import")
     actions = records.add_subparsers(dest="action", metavar="ACTION", required=True)
     scope_help = "record scope: session, project, shared-project or user"
 

@@ -160,7 +160,7 @@ def validate_record(data: Any) -> MemoryRecord:
         field = ".".join(_camel(str(p)) for p in err["loc"]) or "record"
         rule = _RULES.get(field) if err["type"] in ("literal_error", "enum") else None
         if err["type"] == "extra_forbidden":
-            rule = "is not a field of a record (seed 002 section 2)"
+            rule = "is not a field of a record (schemaVersion 1)"
         elif err["type"] == "missing":
             rule = "is required"
         message = str(err["msg"]).removeprefix("Value error, ")

