@@ -78,11 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mnemon-ls {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    wake = commands.add_parser("wake", parents=[common], help="print the wake snapshot an assistant gets")
-    wake.add_argument("--branch", metavar="NAME", help="render as if on this branch")
-    wake.add_argument("--budget", type=int, metavar="CHARS", help="largest snapshot in characters (1024..4194304)")
-
     groups: dict[str, Any] = {}
+    cli_ops.add_parsers(commands, groups, common, first_word="wake")
     cli_ops.add_parsers(commands, groups, common, first_word="runtime")  # add, replace, remove, list, recover
     actions = groups["runtime"]
     actions.add_parser("archived", parents=[common], help="what capacity maintenance moved out of MEMORY.md, and where")
@@ -102,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "absolute path; it is read, never changed")
     migrate.add_argument("--dry-run", action="store_true", help="show what would be copied; write nothing")
 
-    cli_ops.add_parsers(commands, groups, common, skip=("runtime",))  # doc ..., space ..., remember, recall
+    cli_ops.add_parsers(commands, groups, common, skip=("runtime", "wake"))  # doc ..., space ..., remember, recall
 
     mcp = commands.add_parser("mcp", parents=[common], help="run the MCP server (stdio) for assistants outside the editor")
     mcp.add_argument("--read-only", action="store_true", help="offer only the read tools (writeEnabled=false)")
@@ -223,17 +220,6 @@ def _absorb_hand_edits(host: WorkspaceHost) -> list[Any]:
     for line in _repair_lines(repairs):
         print(f"mnemon-ls: {line}", file=sys.stderr)
     return repairs
-
-
-def cmd_wake(args: argparse.Namespace) -> int:
-    """``mnemon-ls wake``: repair projections, print the wake snapshot (``--json``: the snapshot dict + root + repairs)."""
-    host = _host(args)
-    snapshot, repairs = host.wake(branch=args.branch, budget_chars=args.budget, surface="cli")
-    for line in _repair_lines(repairs):
-        print(f"mnemon-ls: {line}", file=sys.stderr)
-    data = snapshot.to_dict() | {"root": str(host.root), "repairs": [r.to_dict() for _, r in repairs]}
-    _emit(args, data, snapshot.text)
-    return EXIT_OK
 
 
 def _read_content(value: str) -> str:
@@ -357,7 +343,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command not in ("serve", "mcp"):  # the servers install it with their own log level
         output.install()  # what provider engines print, warn or log stays out of our output (mnemon_ls.output)
-    handlers = {"wake": cmd_wake, "doctor": cmd_doctor, "migrate": cmd_migrate, "redact": cmd_redact, "serve": cmd_serve,
+    handlers = {"doctor": cmd_doctor, "migrate": cmd_migrate, "redact": cmd_redact, "serve": cmd_serve,
                 "mcp": cmd_mcp,
                 "setup": lambda a: cli_clients.cmd_setup(a, _emit),
                 "hook": lambda a: cli_clients.cmd_hook(a, _host, _settings_from)}

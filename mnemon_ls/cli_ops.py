@@ -173,7 +173,7 @@ def run(args: argparse.Namespace, host_for: Callable[[argparse.Namespace], Any],
         invocation = Call(host, "cli")
         if command.warnings is not None:
             for line in command.warnings(data, invocation):
-                print(f"mnemon-ls: warning: {line}", file=sys.stderr)
+                print(f"mnemon-ls: {command.warning_prefix}{line}", file=sys.stderr)
         text = command.text
         emit(args, data, text(data, invocation, params) if text is not None else "\n".join(plain(data)))
         return 0

@@ -34,10 +34,8 @@ from pydantic import Field
 from .. import __version__, guidance
 from ..errors import InvalidInput, MnemonError, NotFound
 from ..host import WorkspaceHost
-from ..lsp import params
 from ..runtime.model import PROJECTION_FILES
 from ..settings import Settings
-from ..view import ViewRegistry
 from ..ops import modeltext as fmt
 from .arguments import ERROR_TEXT_LIMIT, StrictArguments, bounded_error, make_strict  # noqa: F401 (ERROR_TEXT_LIMIT re-exported)
 from ..packs.gate import run_held
@@ -94,7 +92,6 @@ class MnemonMcp:
     def __init__(self, workspaces: McpWorkspaces, *, write_enabled: bool = True) -> None:
         self.workspaces = workspaces
         self.write_enabled = write_enabled
-        self.views = ViewRegistry()
         #: The session of this MCP server's lifetime (records' provenance and session scope).
         self.session_id = f"mcp-{secrets.token_hex(8)}"
         self._arguments: dict[str, frozenset[str]] = {}
@@ -358,26 +355,7 @@ class MnemonMcp:
     def _register_tools(self) -> None:  # noqa: C901 - one closure per tool keeps each next to its schema
         tool = self._tool
 
-        @tool(params=params.WakeParams, only=("branch", "workspace"))
-        async def mnemon_wake(p: params.WakeParams, ctx: Context | None) -> str:
-            """The wake snapshot: USER.md, MEMORY.md (filtered to the current git branch) and short covers of
-            Documents and Memory Spaces. Read it at the start of a session, or again after a long pause. The
-            result is pinned as a View whose id is on the first line."""
-            def render(host: WorkspaceHost) -> tuple[str, dict[str, Any]]:
-                snapshot, _repairs = host.wake(branch=p.branch, surface="tool")
-                return str(host.workspace or host.root), snapshot.to_dict()
-
-            where, snapshot = await self._call(ctx, p.workspace, render)
-            view = self.views.begin(where, snapshot, {"runtime": snapshot["storeRevision"]})
-            return f"View: {view.view_id}\n{fmt.bounded(snapshot['text'])}"
-
-        self._bind_operations()  # recall, remember, related, link, forget: the operation layer's tools
-
-        @tool()
-        async def mnemon_status(workspace: WorkspaceArg = None, ctx: Context | None = None) -> str:
-            """Where this workspace's memory lives, its branch, how full Runtime memory is, Documents and
-            Memory Spaces counts, and any problem found. Use it when a memory tool fails or the user asks."""
-            return fmt.status(await self._call(ctx, workspace, lambda h: h.status()))
+        self._bind_operations()  # the operation layer's tools (mnemon_ls/ops)
 
         @tool(write=True)
         async def mnemon_records_propose(

@@ -171,6 +171,8 @@ class CliCommand:
     fixed: Mapping[str, Any] = field(default_factory=dict)
     hand_edits_first: bool = False
     warnings: Callable[[Any, Any], list[str]] | None = None
+    #: What each warning line starts with after ``mnemon-ls: `` (``warning: `` unless said otherwise).
+    warning_prefix: str = "warning: "
 
     def flag_of(self, field_name: str) -> str | None:
         """The option an error about ``field_name`` names (``"--space"``; :attr:`CliArg.names_errors`), or

@@ -62,7 +62,7 @@ def receipt(data: Mapping[str, Any]) -> str:
 def recall(data: Mapping[str, Any], cap: int) -> str:
     """Recall evidence, numbered, each with its space id and item id (and, found by meaning alone, its cosine:
     :func:`mnemon_ls.ops.humantext.recall_match_label`); notices and branch-scope counts after."""
-    from .humantext import recall_match_label
+    from .humantext import recall_hidden_lines, recall_match_label
 
     results: Sequence[Mapping[str, Any]] = data.get("results", [])[:cap]
     lines = []
@@ -73,9 +73,7 @@ def recall(data: Mapping[str, Any], cap: int) -> str:
         lines.append(f"{n}. {_clip(str(item.get('content', '')))}{label}")
         lines.append(f"   space: {item.get('spaceId')} ({item.get('spaceName')}) · id: {item.get('id')} · "
                      f"tier: {item.get('tier')} · score: {score_text}{recall_match_label(item)}")
-    hidden = data.get("hidden") or {}
-    if any(hidden.values()):
-        lines.append(f"hidden by branch scope: {hidden}")
+    lines.extend(recall_hidden_lines(data.get("hidden") or {}))
     lines.extend(f"note: {n}" for n in data.get("notices", []))
     if not results:
         lines.append("No memory matched." + (f" {data['hint']}" if data.get("hint") else ""))
@@ -159,6 +157,9 @@ def status(data: Mapping[str, Any]) -> str:
     documents = data.get("documents")
     if documents:
         lines.append(f"documents: {documents['active']} active, {documents['archived']} archived")
+    spaces = data.get("spaces")
+    if spaces is not None:
+        lines.append(f"memory spaces: {spaces['total']} ({spaces['active']} active)")
     lines.extend(f"problem: {p}" for p in data.get("problems", []))
     return "\n".join(lines)
 

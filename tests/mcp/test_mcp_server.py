@@ -103,8 +103,8 @@ async def test_runtime_add_shows_in_wake_resources_and_status(workspace: Path, d
         assert not error and "USER.md: 1 entry" in message
         error, wake = await call(session, "mnemon_wake", {})
         assert not error
-        first, rest = wake.split("\n", 1)
-        assert first.startswith("View: view-") and rest.startswith("MNEMON RUNTIME MEMORY SNAPSHOT\n")
+        rest = wake  # no "View: view-..." line: it meant nothing to a reader (issue 23 item 8)
+        assert rest.startswith("MNEMON RUNTIME MEMORY SNAPSHOT\n")
         assert "[importance=critical; created=0d; updated=0d]\nRun tests with pytest -n 2" in rest
         assert "Git branch: main" in rest
         memory = await session.read_resource("mnemon://runtime/MEMORY.md")
@@ -116,6 +116,7 @@ async def test_runtime_add_shows_in_wake_resources_and_status(workspace: Path, d
         error, status = await call(session, "mnemon_status", {})
         assert not error and f"storage root: {data_dir} (scope custom)" in status
         assert "memory: 1 entry, 26/10240 UTF-8 bytes" in status and "git branch: main" in status
+        assert "memory spaces: 0 (0 active)" in status
     # The same fact is in the store the CLI and the editors read.
     stored = json.loads((data_dir / "runtime" / "memories.json").read_text())
     assert [e["content"] for e in stored["entries"] if e["target"] == "memory"] == ["Run tests with pytest -n 2"]
@@ -141,7 +142,8 @@ async def test_branch_scope_hides_a_branch_only_fact_on_another_branch(workspace
         _, wake = await call(session, "mnemon_wake", {})
         assert "Main-only" not in wake and "Git branch: other (1 branch-scoped entry hidden)" in wake
         _, found = await call(session, "mnemon_recall", {"query": "release train"})
-        assert "release train" not in found.split("hidden by branch scope")[0]
+        assert "release train" not in found.split("hidden: 1 item scoped to another git branch")[0]
+        assert "{" not in found  # no Python dict (issue 23 item 8)
         assert "No memory matched." in found
 
 
