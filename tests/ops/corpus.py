@@ -50,21 +50,25 @@ What is normalised (:class:`Normalizer`, applied to requests and answers before 
   - generated ids, each distinct value numbered in order of first appearance within the surface, so equal ids
     stay equal: UUIDs (documents, space items, spaces) ``<uuidN>`` and their 8-character prefix in document file
     names ``<uuidN:8>``; record ids ``memory:<kind>:<type>:<recordN>``; view ids ``<viewN>``; session ids
-    ``lsp-<sessionN>`` / ``mcp-<sessionN>``; 64-hex values (revisions, workspace hashes) ``<shaN>``; 32-hex
-    values (run ids) ``<hexN>``;
+    ``lsp-<sessionN>`` / ``mcp-<sessionN>``; 64-hex values (revisions, workspace hashes) ``<shaN>`` and their
+    12-character short form in messages ``<shaN:12>`` (a short form whose full value the surface never showed:
+    ``<shortN>``); 32-hex values (run ids) ``<hexN>``; 16-hex values (records' scope keys) ``<keyN>``;
   - timestamps (ISO 8601, ``YYYY-MM-DD HH:MM``, file stamps like ``20260915T080000.123Z``, pack file names)
     become ``<time>``; durations in text (``12 ms``, ``0.31 s``) ``<duration>``; values of keys naming a
     duration or an instant in milliseconds (:data:`VOLATILE_NUMBER_KEYS`, also inside a text holding JSON)
     ``<number>``;
-  - the size of a pack (``bytes`` beside a ``fileName`` ending in ``.zip``: ZIP compression of volatile
-    values) becomes ``<number>``;
+  - the size of a pack (``bytes`` beside a ``fileName`` ending in ``.zip``, ``(N bytes)`` after a ``.zip``
+    path in a text: ZIP compression of volatile values) becomes ``<number>``; on the LSP surface also a space's
+    ``oplog_count`` and ``db_size_bytes`` (:data:`LSP_VOLATILE_KEYS`: the server's 5-second background flush
+    of read bookkeeping);
   - the Python executable (``setup`` writes it into the clients' files) becomes ``<PYTHON>``;
   - the package version (``mnemon_ls.__version__``) becomes ``<version>``;
   - a string that holds line breaks is stored as ``{"$lines": [...]}`` (one element a line) so that a diff
     shows the line that moved.
 
   Everything else (error codes and messages, field names, exit codes, the text rendered for the model) is kept
-  verbatim. ``--help`` texts depend on the Python version's argparse: they are compared only on the Python
+  verbatim. Each server surface ends with a pseudo-case ``(server stderr)`` recording whether the server wrote
+  a traceback to its standard error (and, for the LSP, any framing problem of its output). ``--help`` texts depend on the Python version's argparse: they are compared only on the Python
   version that recorded them.
 """
 
@@ -202,18 +206,25 @@ _TIME_PATTERNS = [
     r"\d{8}T\d{6}(?:\.\d{3})?Z",  # file stamps (edits/, quarantine/, semantic)
     r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?",  # records CLI
 ]
-#: Keys whose numeric values are instants or durations.
-VOLATILE_NUMBER_KEYS = re.compile(r"(?:Ms|Millis|Seconds|Secs|^seconds|^elapsed.*|^duration.*|^took.*|At|Mtime"
-                                  r"|mtime|^ts|^time|^timestamp)$")
+#: Keys whose numeric values are instants (``createdAt``: epoch milliseconds) or durations (``seconds``).
+VOLATILE_NUMBER_KEYS = re.compile(r"(?:At|Seconds|^seconds|^elapsed.*|^duration.*|^took.*|Mtime|^mtime|^timestamp)$")
+
+
+#: Numbers the language server's background work changes: every 5 s it writes the batched read bookkeeping
+#: of Memory Spaces (``access_count`` and one oplog row per read), so a space's ``oplog_count`` and the size
+#: of its store depend on whether that flush ran before the request.
+LSP_VOLATILE_KEYS = frozenset({"oplog_count", "db_size_bytes"})
 
 
 class Normalizer:
     """Replaces volatile values by stable placeholders (module doc); one per surface run (numbering is
     shared by all cases of the surface)."""
 
-    def __init__(self, sandbox: Sandbox) -> None:
+    def __init__(self, sandbox: Sandbox, volatile_keys: frozenset[str] = frozenset()) -> None:
         from mnemon_ls import __version__
 
+        #: Keys whose numeric values depend on timing on this surface (:data:`LSP_VOLATILE_KEYS`).
+        self.volatile_keys = volatile_keys
         self.version = __version__
         self.paths = [(sys.executable, "<PYTHON>"), (str(sandbox.ws), "<WS>"), (str(sandbox.home), "<HOME>"),
                       (str(sandbox.root), "<ROOT>")]
@@ -267,7 +278,7 @@ class Normalizer:
                            lambda m, kind=kind: self._number(kind, m.group(0), f"<{kind}{{n}}>"), value)
         value = re.sub(r"(?<![0-9a-zA-Z])(?:[0-9a-f]{12}|[0-9a-f]{8})(?![0-9a-zA-Z])", self._short, value)
         value = re.sub(r"\b\d+(?:\.\d+)? ?(?:ms|milliseconds)\b|\b\d+\.\d+ ?s\b", "<duration>", value)
-        value = re.sub(r'("\w*(?:At|Ms)"\s*:\s*)\d{10,}', r"\1<number>", value)  # JSON inside a text
+        value = re.sub(r'("\w*At"\s*:\s*)\d{10,}', r"\1<number>", value)  # JSON inside a text
         value = re.sub(r"(\.zip\b[^\n]{0,4}\()\d+( bytes\))", r"\1<number>\2", value)  # a pack's size
         if self.version:
             value = re.sub(rf"(?<![0-9.]){re.escape(self.version)}(?![0-9])", "<version>", value)
@@ -280,7 +291,8 @@ class Normalizer:
         if isinstance(value, bool) or value is None:
             return value
         if isinstance(value, (int, float)):
-            return "<number>" if key is not None and VOLATILE_NUMBER_KEYS.search(key) else value
+            volatile = key is not None and (VOLATILE_NUMBER_KEYS.search(key) or key in self.volatile_keys)
+            return "<number>" if volatile else value
         if isinstance(value, (list, tuple)):
             return [self(v) for v in value]
         if isinstance(value, dict):
@@ -308,7 +320,7 @@ async def run_lsp(sandbox: Sandbox, cases: list[Case]) -> list[dict[str, Any]]:
     """Every LSP case against one real server (module doc)."""
     from tests.lsp.rawclient import RawServer
 
-    normalize = Normalizer(sandbox)
+    normalize = Normalizer(sandbox, LSP_VOLATILE_KEYS)
     server = RawServer()
     await server.start(sandbox.env(), sandbox.ws, [sys.executable, "-m", "mnemon_ls", "serve"])
     records: list[dict[str, Any]] = []
