@@ -93,6 +93,8 @@ def add_parser(commands: Any, groups: dict[str, Any], common: argparse.ArgumentP
             options["choices"] = arg.choices or choices
         if arg.metavar:
             options["metavar"] = arg.metavar
+        elif arg.flag is not None and "choices" not in options:  # the option's own word, as argparse would
+            options["metavar"] = arg.flag.lstrip("-").upper().replace("-", "_")
         if arg.default is not None:
             options["default"] = arg.default
         if arg.flag is None:

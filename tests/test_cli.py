@@ -193,7 +193,7 @@ def test_wake_json_carries_text_revision_branch_hidden_omitted(cli):
         "notices": [],
         "archived": 0,
         "root": str(cli.data),
-        "repairs": [{"repaired": [], "preserved": {}, "skipped": None}],
+        "repairs": [{"repaired": [], "preserved": {}, "skipped": None, "store": str(cli.data / "runtime")}],
     }
 
 

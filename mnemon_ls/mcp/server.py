@@ -299,6 +299,8 @@ class MnemonMcp:
         naming the mode."""
         if not self.write_enabled and all(op.writes for op in operations):
             return
+        # the action whose operation describes the tool first, the others in registry order
+        operations = sorted(operations, key=lambda op: not op.mcp.description)
         by_action = {op.mcp.action: op for op in operations}
         default = next((op.mcp.action for op in operations if op.mcp.default_action), inspect.Parameter.empty)
         parameters = [inspect.Parameter("action", inspect.Parameter.KEYWORD_ONLY, default=default,

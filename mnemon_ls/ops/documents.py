@@ -211,18 +211,6 @@ OPERATIONS = (
             CliArg("source_paths", flag="--source", repeat=True, metavar="PATH", help="source path (repeatable)"),
             _INDEX_REVISION), text=_mutation_text)),
     Operation(
-        "documents.get", DocumentIdParams,
-        lambda c, p: c.host.documents.get(full_id(c.host.documents, p.id)).to_dict(),
-        "Read one Document (record, body, absolute path).",
-        text=modeltext.document,
-        lsp=LspMethod("mnemon/documents/get"),
-        mcp=McpTool(MANAGE_TOOL,
-                    "Read (get), update or archive one Document by id. Follow a cold reference's document id with get. "
-                    "Archive only what is finished; archived documents stay searchable.",
-                    fields=("id", "workspace"), action="get"),
-        cli=CliCommand(("doc", "get"), "print a document's body (and metadata with --json)", (_ID,),
-                       text=lambda d, _c, _p: d.get("content", ""))),
-    Operation(
         "documents.update", DocumentUpdateParams, _update,
         "Update an active Document (cold archival first when it does not fit).", effect="write",
         text=modeltext.document_result, progress="Archiving documents",
@@ -235,6 +223,18 @@ OPERATIONS = (
             CliArg("description", flag="--description"),
             CliArg("source_paths", flag="--source", repeat=True, metavar="PATH", help=""),
             _REVISION, _INDEX_REVISION), text=_mutation_text)),
+    Operation(
+        "documents.get", DocumentIdParams,
+        lambda c, p: c.host.documents.get(full_id(c.host.documents, p.id)).to_dict(),
+        "Read one Document (record, body, absolute path).",
+        text=modeltext.document,
+        lsp=LspMethod("mnemon/documents/get"),
+        mcp=McpTool(MANAGE_TOOL,
+                    "Read (get), update or archive one Document by id. Follow a cold reference's document id with get. "
+                    "Archive only what is finished; archived documents stay searchable.",
+                    fields=("id", "workspace"), action="get"),
+        cli=CliCommand(("doc", "get"), "print a document's body (and metadata with --json)", (_ID,),
+                       text=lambda d, _c, _p: d.get("content", ""))),
     Operation(
         "documents.list", DocumentListParams,
         lambda c, p: _with_paths(c, c.host.documents.list(p.status).to_dict()),

@@ -264,32 +264,6 @@ OPERATIONS = (
             CliArg("deactivate_sources", flag="--keep-active", kind="flag", default=True,
                    help="do not deactivate fully merged sources")), text=_space_text("merge"))),
     Operation(
-        "spaces.recall", RecallParams,
-        lambda c, p: _data(c.host.recall(p.query, spaces=p.spaces, limit=p.limit, mode=p.mode, category=p.category,
-                                         source=p.source, intent=p.intent)),
-        "Recall from the active Memory Spaces with the workspace's branch scope.",
-        text=lambda d: modeltext.recall(d, TOOL_RECALL_MAX),
-        lsp=LspMethod("mnemon/recall"),
-        mcp=McpTool(
-            "mnemon_recall",
-            "Recall long-term memory from the active Memory Spaces, scoped to the current git branch. Use it when "
-            "the request, the repository, the wake snapshot and the Documents do not answer, or when older "
-            "decisions may matter. Do not recall merely to show memory exists. Each result gives the space id and "
-            "item id for mnemon_related and mnemon_forget. At most 12 results (default 8).",
-            fields=("query", "limit", "spaces", "workspace"),
-            narrow={"limit": Annotated[int | None, Field(ge=1, le=TOOL_RECALL_MAX)]},
-            defaults={"limit": TOOL_RECALL_DEFAULT}),
-        cli=CliCommand(("recall",), "recall from the active Memory Spaces", (
-            CliArg("query"),
-            CliArg("spaces", flag="--space", repeat=True, metavar="SPACE",
-                   help="restrict to these spaces (ids or names; repeatable)", names_errors=True),
-            CliArg("limit", flag="--limit", help="1..50 (at most 12 are returned)"),
-            CliArg("mode", flag="--mode", default="smart")),
-            text=_recall_text,
-            extra={"--embed-seconds": {"type": float, "default": 3.0, "metavar": "S", "help": (
-                "semantic recall: embed missing vectors of each space for at most S seconds first "
-                "(default 3; 0 skips; `space embed` embeds them all)")}})),
-    Operation(
         "spaces.remember", RememberParams, _remember,
         "Remember a long-term fact in a Memory Space.", effect="write",
         text=modeltext.receipt,
@@ -315,6 +289,32 @@ OPERATIONS = (
             CliArg("scope_to_branch", flag="--for-branch", kind="flag", help="scope it to the current git branch",
                    names_errors=True)),
             text=_remember_text)),
+    Operation(
+        "spaces.recall", RecallParams,
+        lambda c, p: _data(c.host.recall(p.query, spaces=p.spaces, limit=p.limit, mode=p.mode, category=p.category,
+                                         source=p.source, intent=p.intent)),
+        "Recall from the active Memory Spaces with the workspace's branch scope.",
+        text=lambda d: modeltext.recall(d, TOOL_RECALL_MAX),
+        lsp=LspMethod("mnemon/recall"),
+        mcp=McpTool(
+            "mnemon_recall",
+            "Recall long-term memory from the active Memory Spaces, scoped to the current git branch. Use it when "
+            "the request, the repository, the wake snapshot and the Documents do not answer, or when older "
+            "decisions may matter. Do not recall merely to show memory exists. Each result gives the space id and "
+            "item id for mnemon_related and mnemon_forget. At most 12 results (default 8).",
+            fields=("query", "limit", "spaces", "workspace"),
+            narrow={"limit": Annotated[int | None, Field(ge=1, le=TOOL_RECALL_MAX)]},
+            defaults={"limit": TOOL_RECALL_DEFAULT}),
+        cli=CliCommand(("recall",), "recall from the active Memory Spaces", (
+            CliArg("query"),
+            CliArg("spaces", flag="--space", repeat=True, metavar="SPACE",
+                   help="restrict to these spaces (ids or names; repeatable)", names_errors=True),
+            CliArg("limit", flag="--limit", help="1..50 (at most 12 are returned)"),
+            CliArg("mode", flag="--mode", default="smart")),
+            text=_recall_text,
+            extra={"--embed-seconds": {"type": float, "default": 3.0, "metavar": "S", "help": (
+                "semantic recall: embed missing vectors of each space for at most S seconds first "
+                "(default 3; 0 skips; `space embed` embeds them all)")}})),
     Operation(
         "spaces.related", RelatedParams,
         lambda c, p: c.host.spaces.related(p.space_id, p.id, depth=p.depth, edge_type=p.edge_type, limit=p.limit),

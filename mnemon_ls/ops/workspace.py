@@ -22,7 +22,7 @@ class WakeParams(WorkspaceParams):
     """``wake``: ``{workspace?, branch?, budgetChars? (1024..4194304 characters)}``."""
 
     branch: str | None = Field(None, description="render as if on this branch (default: the checked-out one)")
-    budget_chars: int | None = Field(None, alias="budgetChars", ge=1024, le=4_194_304, strict=True,
+    budget_chars: int | None = Field(None, alias="budgetChars", strict=True,  # bounds: the Host's (names "budget")
                                      description="largest snapshot in characters (1024..4194304)")
 
 
@@ -58,8 +58,8 @@ def repair_lines(repairs: list[dict[str, Any]]) -> list[str]:
 def _status(call: Call, _p: Any) -> dict[str, Any]:
     data = call.host.status()
     if (call.host.root / "data").is_dir():
-        views = call.host.spaces.list_spaces()
-        data["spaces"] = {"total": len(views), "active": sum(1 for v in views if v.active)}
+        views = [view.to_dict() for view in call.host.spaces.list_spaces()]
+        data["spaces"] = {"total": len(views), "active": sum(1 for v in views if v["active"])}
     else:
         data["spaces"] = {"total": 0, "active": 0}
     return data
@@ -79,7 +79,7 @@ OPERATIONS = (
         cli=CliCommand(("wake",), "print the wake snapshot an assistant gets", (
             CliArg("branch", flag="--branch", metavar="NAME", help="render as if on this branch"),
             CliArg("budget_chars", flag="--budget", metavar="CHARS",
-                   help="largest snapshot in characters (1024..4194304)", names_errors=True)),
+                   help="largest snapshot in characters (1024..4194304)")),
             text=lambda d, _c, _p: d["text"], warnings=lambda d, _c: repair_lines(d["repairs"]), warning_prefix="")),
     Operation(
         "workspace.status", StatusParams, _status,

@@ -136,6 +136,7 @@ async def test_branch_scope_hides_a_branch_only_fact_on_another_branch(workspace
                                     {"content": "The release train leaves from main on Fridays", "scope_to_branch": True})
         assert not error and message.startswith("committed: Remembered in Project.")
         assert "Main-only: deploy from main" in (await call(session, "mnemon_wake", {}))[1]
+        assert "memory spaces: 1 (1 active)" in (await call(session, "mnemon_status", {}))[1]
         _, found = await call(session, "mnemon_recall", {"query": "release train"})
         assert found.startswith("1. The release train leaves from main on Fridays")
         switch(repo, "other")
@@ -369,6 +370,6 @@ async def test_wake_names_the_tools_an_mcp_client_calls(workspace: Path, data_di
         error, wake = await call(session, "mnemon_wake", {})
         assert not error
         lines = wake.split("\n")
-        assert lines[1] == "MNEMON RUNTIME MEMORY SNAPSHOT" and lines[3].startswith("Store revision: ")
+        assert lines[0] == "MNEMON RUNTIME MEMORY SNAPSHOT" and lines[2].startswith("Store revision: ")
         assert guidance.WAKE_GUIDANCE_LINE in lines
         assert "recall it from them (mnemon_recall)." in wake and "mnemon/recall" not in wake

@@ -15,7 +15,7 @@ from tests.ops import corpus
 
 RECORDING = os.environ.get("MNEMON_RECORD_CORPUS") == "1"
 #: Most differing cases shown in one failure (the rest are counted).
-MAX_SHOWN = 12
+MAX_SHOWN = 40
 #: Most diff lines shown for one case.
 MAX_DIFF_LINES = 80
 

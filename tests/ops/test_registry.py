@@ -30,7 +30,7 @@ def test_every_declaration_is_complete_and_unique() -> None:
         if operation.mcp is not None:
             assert operation.text is not None, f"{name}: an MCP tool needs a model-facing text"
             tool = [op for op in operations.values() if op.mcp is not None and op.mcp.name == operation.mcp.name]
-            assert operation.mcp.name.startswith("mnemon_") and len(tool[0].mcp.description) > 40
+            assert operation.mcp.name.startswith("mnemon_") and max(len(op.mcp.description) for op in tool) > 40
             assert len(tool) == 1 or all(op.mcp.action for op in tool), f"{operation.mcp.name} is shared without actions"
         if operation.lsp is not None:
             assert operation.lsp.method.startswith("mnemon/")

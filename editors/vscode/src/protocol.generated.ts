@@ -38,8 +38,8 @@ export const ErrorCode = {
 /** Operation name -> the `mnemon/*` request that runs it. */
 export const OperationMethod = {
     "documents.create": "mnemon/documents/create",
-    "documents.get": "mnemon/documents/get",
     "documents.update": "mnemon/documents/update",
+    "documents.get": "mnemon/documents/get",
     "documents.list": "mnemon/documents/list",
     "documents.search": "mnemon/documents/search",
     "documents.archive": "mnemon/documents/archive",
@@ -54,8 +54,8 @@ export const OperationMethod = {
     "spaces.delete": "mnemon/spaces/delete",
     "spaces.status": "mnemon/spaces/status",
     "spaces.merge": "mnemon/spaces/merge",
-    "spaces.recall": "mnemon/recall",
     "spaces.remember": "mnemon/remember",
+    "spaces.recall": "mnemon/recall",
     "spaces.related": "mnemon/related",
     "spaces.link": "mnemon/link",
     "spaces.forget": "mnemon/forget",
