@@ -24,7 +24,7 @@ from typing import Any
 
 from .. import fsio
 from ..redact import SecretMatch, find_label_secrets, find_secrets, redact_file_bytes, redact_json_value, redact_label, redact_text
-from ..sqliteindex import open_reader
+from ..sqliteindex import open_existing, open_reader
 from .index import INDEX_FILE
 from .model import BRANCH_TAG_PREFIX
 from .service import SpacesService
@@ -201,7 +201,7 @@ def apply(svc: SpacesService) -> dict[str, Any]:
 
 
 def _rewrite_database(db_path: Path) -> int:
-    db = sqlite3.connect(str(db_path), timeout=10, isolation_level=None)
+    db = open_existing(db_path)  # never creates a missing store
     changed = 0
     try:
         db.execute("PRAGMA secure_delete=ON")
@@ -234,7 +234,7 @@ def _rewrite_database(db_path: Path) -> int:
 
 def _compact(db_path: Path) -> None:
     """Rewrite every page (VACUUM) and empty the WAL, so deleted cells and old frames are gone."""
-    db = sqlite3.connect(str(db_path), timeout=10, isolation_level=None)
+    db = open_existing(db_path)  # never creates a missing store
     try:
         db.execute("PRAGMA secure_delete=ON")
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
