@@ -471,6 +471,9 @@ def _aws_secret_matches(text: str) -> list[SecretMatch]:
 _WORD = re.compile(r"\S+")
 _WORD_EDGE = "\"'`()[]{}<>,;:!?."
 _HEX_VALUE = re.compile(r"(?:0x)?[0-9a-fA-F]+")
+_HEX_RUN = re.compile(r"(?<![0-9a-fA-F])[0-9a-fA-F]{32,}(?![0-9a-fA-F])")
+#: A digest names its algorithm right before its hex (``sha256:...``, ``md5-...``): a checksum, not a token.
+_DIGEST_PREFIX = re.compile(r"(?i)(?:sha(?:1|224|256|384|512)|md5|blake2[bs]?|sha3-\d+)[:=\-]$")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _NUMBER = re.compile(r"[+\-]?[0-9][0-9.,_:+\-eE]*")
 #: Pieces of an identifier: a (capitalised) lower-case word, an upper-case run, digits, anything else.
@@ -500,7 +503,8 @@ def _sequential(value: str) -> bool:
 def random_value(word: str) -> bool:
     """Whether ``word`` (no whitespace) looks generated rather than written: a token, a hash, a
     generated password. At least :data:`BARE_VALUE_MIN_CHARS` characters, and either hexadecimal with
-    letters and digits (a UUID in its canonical form is an identifier and does not count), or two of
+    letters and digits (a UUID in its canonical form is an identifier and does not count), or holding a
+    run of 32+ such hex characters (``prod-<token>``; not after a digest's algorithm: ``sha256:<hex>``), or two of
     lower/upper/digit with >= 10 distinct characters, high entropy (>= min(4.0, log2(len) - 0.7) bits
     per character) and less than half of its letters and digits in word-like pieces (``snake_case``,
     ``camelCase``, ``ALL_CAPS`` names, dotted names and paths read as words: ``getSecretValueV2``,
@@ -519,6 +523,11 @@ def random_value(word: str) -> bool:
                 and len(set(digits.lower())) >= 8)
     if "://" in word or word.startswith(("/", "./", "~/", "../")):
         return False
+    for run in _HEX_RUN.finditer(word):  # prod-<44 hex>: a hex token inside a longer word (a digest says so)
+        digits = run.group()
+        if (any(c.isdigit() for c in digits) and any(c.isalpha() for c in digits) and len(set(digits.lower())) >= 8
+                and not _DIGEST_PREFIX.search(word, 0, run.start())):
+            return True
     if _classes(word) < 2 or len(set(word)) < 10:
         return False
     if _entropy(word) < min(4.0, math.log2(len(word)) - 0.7):

@@ -160,6 +160,8 @@ IDENTIFIERS = [
     "TypeScriptLanguageServer", "java/net/MulticastSocket/PromiscuousIPv6", "sk-learn-compatible-estimator",
     "2026-09-15T08:00:00.000Z", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
     "vscode.workspace.workspaceFolders", "refactor/split-cli-into-package", "[redacted:high-entropy-value]",
+    "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "v1.2.3-rc.1+build.20260101",
+    "arn:aws:iam::123456789012:role/DeployRole", "kubernetes-ingress-nginx-controller-7d9f8",
 ]
 
 
@@ -191,6 +193,7 @@ def test_generated_values_are_labels_that_count() -> None:
     found = [find_secrets(f"the key {k} is live") for k in aws]
     assert sum(bool(f) and f[0].kind == "aws-secret-access-key" for f in found) >= 195
     assert [m.kind for m in redact.find_label_secrets(f"{PASSWORD} and {HEX_TOKEN}")] == ["high-entropy-value"] * 2
+    assert [(m.start, m.end) for m in redact.find_label_secrets(f"prod-{HEX_TOKEN}")] == [(0, 49)]  # inside a word
 
 
 def test_a_branch_scope_tag_is_judged_like_a_branch_name(tmp_path: Path) -> None:
