@@ -205,4 +205,10 @@ def message(error: MnemonError, args: argparse.Namespace) -> str:
         return f"{flag}: {error.rule}"
     given = getattr(args, name, None) or []
     index = int(match.group(2))
+    if "kind" in error.data:  # a refused credential: named by its place, never echoed
+        return f"{flag} (the {_ordinal(index + 1)} one): {error.rule}"
     return f"{flag} {given[index]}: {error.rule}" if index < len(given) else f"{flag}: {error.rule}"
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"

@@ -44,6 +44,8 @@ from .errors import StorageError, StorageUnreadable, StorageUnsafe, StoreBusy, s
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
+#: The files SQLite keeps beside a database (rollback journal, write-ahead log, shared-memory index).
+SQLITE_SIDE_SUFFIXES = ("-journal", "-wal", "-shm")
 #: Seconds after which a lock marker is considered abandoned whatever it says (TypeScript plugin rule).
 LOCK_STALE_SECONDS = 30.0
 #: Default seconds to wait for a lock before :class:`~mnemon_ls.errors.StoreBusy`.
@@ -444,9 +446,32 @@ def create_file_nofollow(path: Path, mode: int = FILE_MODE) -> None:
     symbolic link in its place or in a directory below its confined root (and the SQLite side files
     ``-wal``, ``-shm``, ``-journal`` beside it). Used before handing a database path to SQLite, which
     follows links. Raises :class:`~mnemon_ls.errors.StorageUnsafe` / :class:`~mnemon_ls.errors.StorageError`."""
-    for candidate in (path, *(Path(f"{path}{suffix}") for suffix in ("-wal", "-shm", "-journal"))):
+    for candidate in (path, *(Path(f"{path}{suffix}") for suffix in SQLITE_SIDE_SUFFIXES)):
         check_store_path(candidate)
     os.close(os.open(path, os.O_WRONLY | os.O_CREAT | O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), mode))
+
+
+def private_database(path: Path) -> None:
+    """Before handing a database file of ours (a derived index: the side search index, the document chunk
+    index) to SQLite: :func:`create_file_nofollow` with :data:`FILE_MODE` (0600) when missing, so the
+    journal, ``-wal`` and ``-shm`` files SQLite creates beside it get the same mode (SQLite gives them the
+    database file's permissions, whatever the umask), then :func:`narrow_database`."""
+    create_file_nofollow(path)
+    narrow_database(path)
+
+
+def narrow_database(path: Path) -> None:
+    """Narrow the database file ``path`` and its journal, ``-wal`` and ``-shm`` files to :data:`FILE_MODE`
+    (0600) when one grants group or other access (left by a version that let SQLite create the file: 0644
+    under umask 022). Regular files only (``lstat``: a link is never followed); missing files and files
+    we may not change are left as they are."""
+    for candidate in (path, *(Path(f"{path}{suffix}") for suffix in SQLITE_SIDE_SUFFIXES)):
+        try:
+            info = os.lstat(candidate)
+            if stat.S_ISREG(info.st_mode) and info.st_mode & 0o077:
+                os.chmod(candidate, FILE_MODE)
+        except (FileNotFoundError, PermissionError):
+            continue
 
 
 @contextlib.contextmanager

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
+from . import fsio
 from .errors import (
     DocumentCapacityError,
     InvalidInput,
@@ -263,7 +264,7 @@ class _Snapshot:
 
 
 def _copy_file(source: Path, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fsio.ensure_dir(target.parent)  # 0700 each (mkdir(parents=True) gives the parents the umask's mode)
     with open(source, "rb") as handle:
         data = handle.read()
     fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -283,7 +284,9 @@ def _copy_sqlite(source: Path, target: Path) -> None:
     if header != _SQLITE_HEADER:
         raise UnreadableStore(f"the source's {source} is not a SQLite database; nothing was copied",
                               file=str(source), reason="not a SQLite database")
-    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fsio.ensure_dir(target.parent)
+    # 0600 before SQLite opens it (it would create 0644 under umask 022; its journal takes this mode)
+    os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | fsio.O_NOFOLLOW, fsio.FILE_MODE))
     quoted = source.as_posix().replace("?", "%3f").replace("#", "%23")
     wal = source.with_name(source.name + "-wal")
     uri = f"file:{quoted}?mode=ro" if wal.exists() else f"file:{quoted}?immutable=1"

@@ -91,7 +91,7 @@ class DerivedIndex:
             db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
         else:
             fsio.ensure_dir(self.path.parent)
-            fsio.create_file_nofollow(self.path)  # refuses a linked index file (SQLite follows links)
+            fsio.private_database(self.path)  # 0600, and refuses a linked index file (SQLite follows links)
             db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None,
                                  timeout=BUSY_MS / 1000)
         try:
@@ -173,6 +173,18 @@ def open_snapshot(path: Path) -> sqlite3.Connection:
 
     uri = f"file:{quote(Path(path).as_posix())}?mode=ro&immutable=1"
     return sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+
+
+def open_existing(path: Path, *, timeout: float = 10.0) -> sqlite3.Connection:
+    """A read-write connection (autocommit: ``isolation_level=None``) to the *existing* SQLite file
+    ``path`` (URI ``mode=rw``): a missing file is an error (:class:`sqlite3.OperationalError`), never
+    created, so SQLite never makes a database of its own mode (0644 under umask 022) where one of ours
+    vanished; the journal, ``-wal`` and ``-shm`` files it creates take the database file's mode.
+    ``timeout`` is seconds to wait for a lock."""
+    from urllib.parse import quote
+
+    return sqlite3.connect(f"file:{quote(Path(path).as_posix())}?mode=rw", uri=True, timeout=timeout,
+                           isolation_level=None)
 
 
 def open_reader(path: Path, *, timeout: float = 5.0) -> sqlite3.Connection:

@@ -308,7 +308,7 @@ U1 = E("用户" * 50, "user", "low", "2026-09-05T00:00:00.000Z")
 U2 = E("我" * 100, "user", "critical", "2026-09-01T00:00:00.000Z")
 USER = [U1, U2]
 MEMORY = [M1, M2, M3, M4, M5]
-DROP_ORDER = [M5, U1, M4, M3, M2, M1, U2]
+DROP_ORDER = [M5, M4, M3, M2, M1, U1, U2]  # MEMORY.md before USER.md, then importance, then age
 NOW_MS = ms("2026-09-15T00:00:00.000Z")
 
 
@@ -326,12 +326,13 @@ def rendered(entry):
 
 
 def test_budget_drops_whole_entries_exact_text():
-    omitted = ("Omitted: 3 entries (1 from USER.md, 2 from MEMORY.md) to fit {} characters, lowest importance "
-               "and least recently updated first; absence here does not mean deletion.")
+    omitted = ("Omitted: 3 entries to fit {} characters: MEMORY.md entries 3-5, as `mnemon-ls runtime list "
+               "--target memory` numbers and shows them (MEMORY.md gives way before USER.md, lowest importance "
+               "and least recently updated first); absence here does not mean deletion.")
     template = snapshot_text(
         "r" * 64, "Git branch: main",
-        (2, 999, 4096, rendered(U2)),
-        (5, 1999, 10240, SEP.join(rendered(x) for x in (M1, M2, M3))),
+        (2, 999, 4096, SEP.join(rendered(x) for x in (U1, U2))),
+        (5, 1999, 10240, SEP.join(rendered(x) for x in (M1, M2))),
         extra=[omitted], stamp=False,
     )
     budget = len(template.format("0000"))
@@ -368,7 +369,15 @@ def test_budget_never_splits_an_entry_and_stays_within_budget():
             assert all(part in {rendered(x) for x in USER + MEMORY} for part in parts)
         if snapshot.omitted:
             n = snapshot.omitted
-            assert f"Omitted: {n} {'entry' if n == 1 else 'entries'} (" in text
+            assert f"Omitted: {n} {'entry' if n == 1 else 'entries'} to fit {budget} characters: " in text
+            numbers = {"MEMORY.md": [MEMORY.index(x) + 1 for x in dropped if x in MEMORY],
+                       "USER.md": [USER.index(x) + 1 for x in dropped if x in USER]}
+            for name, listed in numbers.items():
+                if listed:
+                    many = len(listed) > 1
+                    assert (f"{name} entr{'ies' if many else 'y'} "
+                            f"{f'{min(listed)}-{max(listed)}' if many else listed[0]}" in text
+                            or f"all {len(listed)} visible {name} entr{'ies' if many else 'y'}" in text)
         else:
             assert "Omitted:" not in text
         assert "entries: 2;" in text and "entries: 5;" in text

@@ -40,6 +40,7 @@ from ..documents.model import body_hash, relative_path
 from ..errors import InvalidInput, PackRefused, UnreadableStore
 from ..runtime.model import projection_bytes, serialize_store
 from ..spaces.registry import NATIVE_FILE
+from ..sqliteindex import open_existing
 from . import format as fmt
 from .validate import INDEX_FILE, REGISTRY_FILE, RUNTIME_FILE, Pack, read_pack
 
@@ -288,7 +289,7 @@ def read_checkpointed(db_path: Path, space_id: str) -> bytes:
                               file=str(db_path), reason="missing")
     wal = Path(f"{db_path}-wal")
     try:
-        db = sqlite3.connect(str(db_path), timeout=2, isolation_level=None)
+        db = open_existing(db_path, timeout=2)  # never creates a store that vanished meanwhile
     except sqlite3.Error as exc:
         raise UnreadableStore(f"{db_path} cannot be opened: {exc}", file=str(db_path), reason=str(exc)) from None
     try:

@@ -105,14 +105,18 @@ def _scan_store(db_path: Path) -> bool:
     db = sqlite3.connect(f"{db_path.as_uri()}?mode=ro", uri=True)
     try:
         texts: list[str] = []
+        labelled = False
         for table, columns in redaction._tables(db).items():
             wanted = [c for c in redaction._COLUMNS[table][1] if c in columns]
             if wanted:
                 for row in db.execute(f"SELECT {', '.join(wanted)} FROM {table}"):
                     texts.extend(v for v in row if isinstance(v, str))
+                    # tags and entities are labels: a random-looking word counts (as on the write path)
+                    labelled = labelled or any(redaction.cell_secrets(column, value) for column, value
+                                               in zip(wanted, row) if column in redaction._LABEL_COLUMNS)
         free = db.execute("PRAGMA freelist_count").fetchone()[0]
     finally:
         db.close()
-    if any_secret(texts):
+    if labelled or any_secret(texts):
         return True
     return bool(free) and bool(find_secrets(db_path.read_bytes().decode("latin-1")))

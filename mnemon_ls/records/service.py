@@ -161,7 +161,7 @@ class RecordsSource:
         record = validate_record({
             "schemaVersion": 1, "id": f"memory:{id_kind}:{type}:{secrets.token_hex(12)}", "scope": scope,
             "scopeKey": location.scope_key, "type": type, "title": self._redact("title", title.strip()) if isinstance(title, str) else title,
-            "content": content, "tags": _tags(tags), "provenance": provenance, "createdAt": now, "updatedAt": now,
+            "content": content, "tags": _tags(tags, Scrubber(self.secrets)), "provenance": provenance, "createdAt": now, "updatedAt": now,
             "useCount": 0, "contentHash": content_hash(content), "status": "active",
             "governance": {"origin": origin, "sourceRefs": [dict(r) for r in source_refs],
                            "verification": "unverified", "revision": 1, "retention": SCOPE_RETENTION[scope]}})
@@ -211,7 +211,7 @@ class RecordsSource:
             if type is not None:
                 out["type"] = type
             if tags is not None:
-                out["tags"] = _tags(tags)
+                out["tags"] = _tags(tags, Scrubber(self.secrets))
             if content is not None:
                 text = self._redact("content", content)
                 if text != record.content:
@@ -356,6 +356,7 @@ class RecordsSource:
             mine = self._records(scope, current)
             taken = set(current)
             now = self._clock()
+            scrub = Scrubber(self.secrets)
             out = []
             for index, record in enumerate(records):
                 title = self._redact(f"records[{index}].title", record.title)
@@ -370,7 +371,8 @@ class RecordsSource:
                     new_id = f"memory:import:{record.type}:{secrets.token_hex(12)}"
                     counts["renamed"] += 1
                 data = record.to_json()
-                data.update(title=title, content=content, contentHash=content_hash(content))
+                data.update(title=title, content=content, contentHash=content_hash(content),
+                            tags=[scrub.label(f"records[{index}].tags[{j}]", tag) for j, tag in enumerate(record.tags)])
                 gov = data["governance"]
                 refs = [r for r in gov.get("sourceRefs", [])] + [{"kind": "import", "id": record.id}]
                 data.update(id=new_id, scope=scope, scopeKey=location.scope_key,
@@ -454,14 +456,17 @@ def _check_choice(field: str, value: Any, choices: Iterable[str]) -> None:
         raise InvalidInput(field, f"must be one of {', '.join(choices)} (got {value!r})")
 
 
-def _tags(tags: Any) -> list[str]:
+def _tags(tags: Any, scrub: Scrubber) -> list[str]:
+    """``tags`` validated (a list of strings), whitespace collapsed, empty and repeated ones left out, each
+    through ``scrub`` as a label (:meth:`~mnemon_ls.redact.Scrubber.label`: ``reject`` raises naming
+    ``tags[i]``)."""
     if isinstance(tags, str) or not isinstance(tags, (list, tuple)):
         raise InvalidInput("tags", "must be a list of strings")
     out: list[str] = []
     for i, tag in enumerate(tags):
         if not isinstance(tag, str):
             raise InvalidInput(f"tags[{i}]", "must be a string")
-        tag = re.sub(r"\s+", " ", tag).strip()
+        tag = scrub.label(f"tags[{i}]", re.sub(r"\s+", " ", tag).strip())
         if tag and tag not in out:
             out.append(tag)
     return out

@@ -10,7 +10,8 @@ Layout (``shared/reference/dsh-mnemon.md`` section 3.6, vN, extended by DESIGN.m
     [Archived: <n> entries left MEMORY.md ... (capacity maintenance, issue 9)]
     [Guidance: <one routing line, guidance.WAKE_GUIDANCE_LINE, when the caller gives it>]
     [Notice: <why the store could not be read as is>]
-    [Omitted: <n> entries ... absence here does not mean deletion.]
+    [Omitted: <n> entries to fit <budget> characters: MEMORY.md entries <numbers> [and USER.md entries
+     <numbers>], as `mnemon-ls runtime list [--target memory|user]` numbers and shows them (...); ...]
     <blank>
     Contents of USER.md (user profile; entries: <visible>; UTF-8 bytes: <used>/<limit>)
     <runtime-memory-file name="USER.md">
@@ -28,9 +29,15 @@ Layout (``shared/reference/dsh-mnemon.md`` section 3.6, vN, extended by DESIGN.m
 Ages are whole 24-hour days since the stored timestamp, all from one capture time; ``future`` when the
 time is ahead of it, ``unknown`` when unparseable. ``entries:`` counts the entries visible on the branch;
 byte counts cover the whole store. Branch filtering happens only here, never in the files. The budget is
-in characters (Unicode code points): when the text would exceed it, whole entries are dropped (low
-importance first, then least recently updated) and the ``Omitted:`` line says how many. Only when not
-one entry would fit do the explanation and guidance lines give way (the smallest budgets, ~1 KiB).
+in characters (Unicode code points): when the text would exceed it, whole entries are dropped, every
+MEMORY.md entry before any USER.md entry (the user profile is small, at most ``userLimitBytes``, and is
+what an assistant most needs), within one file low importance first, then least recently updated. The
+``Omitted:`` line names every entry it left out by its number in stored order (the numbers ``mnemon-ls
+runtime list`` prints, hidden branch-scoped entries counted) and the command that shows them, so a
+budgeted wake (the SessionStart hook's 12,000 characters, ``budgetChars``, ``wakeBudgetChars``) either
+shows everything the full wake shows or says exactly what it left out. USER.md entries are dropped only
+when the budget cannot hold the header and the whole of USER.md. Only when not one entry would fit do
+the explanation and guidance lines give way (the smallest budgets, ~1 KiB).
 
 Where this differs from the TypeScript plugin's vN layout (reference section 3.6): its ``Revision:`` is
 the store revision, identical on two branches whose snapshots differ. Here ``Revision:`` identifies
@@ -183,6 +190,9 @@ def render_wake(
     time (epoch milliseconds); ``budget_chars`` the largest text in code points. With ``branch=None``
     branch-scoped memory entries are hidden unless ``detached_head_policy == "show"``. ``revision`` is
     the store revision (the ``Store revision:`` line); the ``Revision:`` line is :func:`view_revision`.
+    ``user_entries`` / ``memory_entries`` are in stored order: the ``Omitted:`` line numbers entries by
+    their 1-based position there (as ``mnemon-ls runtime list`` does). Entries dropped for the budget go
+    MEMORY.md first, then USER.md (module doc).
     ``archived`` is ``(into Memory Spaces, into the local archive)``: entries capacity maintenance moved out
     of MEMORY.md, counted in the ``Archived:`` line (none when both are 0). ``guidance`` is one line shown
     after the explanation (``None``: none).
@@ -203,16 +213,13 @@ def render_wake(
     fixed = len(head)
     head.extend(f"Notice: {notice}" for notice in notices)
 
-    def assemble(kept: dict[Target, list[Entry]], omitted: dict[Target, int]) -> str:
+    number = {id(e): index for target in visible for index, e in enumerate(
+        user_entries if target == "user" else memory_entries, 1)}
+
+    def assemble(kept: dict[Target, list[Entry]], omitted: dict[Target, list[int]], compact: bool = False) -> str:
         lines = list(head)
-        total = sum(omitted.values())
-        if total:
-            detail = ", ".join(f"{n} from {name}" for name, n in
-                               (("USER.md", omitted["user"]), ("MEMORY.md", omitted["memory"])) if n)
-            lines.append(
-                f"Omitted: {total} {'entry' if total == 1 else 'entries'} ({detail}) to fit {budget_chars} "
-                "characters, lowest importance and least recently updated first; absence here does not mean deletion."
-            )
+        if any(omitted.values()):
+            lines.append(omitted_line(omitted, {t: len(visible[t]) for t in visible}, budget_chars, compact))
         for target, title, name in (("user", "user profile", "USER.md"), ("memory", "working reference", "MEMORY.md")):
             body = DELIMITER.join(rendered[id(e)] for e in kept[target]) or "(empty)"
             lines += [
@@ -224,17 +231,18 @@ def render_wake(
             ]
         return "\n".join(lines)
 
-    def fit() -> tuple[dict[Target, list[Entry]], dict[Target, int], str]:
-        """Drop whole entries (lowest rank first) until the text with the current ``head`` fits."""
+    def fit() -> tuple[dict[Target, list[Entry]], dict[Target, list[int]], str]:
+        """Drop whole entries (MEMORY.md before USER.md, then lowest rank first) until the text with the
+        current ``head`` fits."""
         kept = {t: list(v) for t, v in visible.items()}
-        omitted = {"user": 0, "memory": 0}
+        omitted: dict[Target, list[int]] = {"user": [], "memory": []}
         text = assemble(kept, omitted)
         if len(text) <= budget_chars:
             return kept, omitted, text
         order = sorted(
             ((t, i, e) for t in ("memory", "user") for i, e in enumerate(visible[t])),
-            key=lambda item: (_RANK[item[2].importance], parse_timestamp_ms(item[2].updated_at) or -1,
-                              0 if item[0] == "memory" else 1, item[1]),
+            key=lambda item: (0 if item[0] == "memory" else 1, _RANK[item[2].importance],
+                              parse_timestamp_ms(item[2].updated_at) or -1, item[1]),
         )
         dropped: set[int] = set()
         position = 0
@@ -244,9 +252,10 @@ def render_wake(
             target, _, entry = order[position]
             position += 1
             dropped.add(id(entry))
-            omitted[target] += 1
+            omitted[target].append(number[id(entry)])
 
-        # Estimate by rendered size first, then confirm with real renders (the Omitted line adds length).
+        # Estimate by rendered size first, then confirm with real renders (the Omitted line adds length;
+        # each number it names is shorter than the entry it stands for, so every drop shortens the text).
         excess = len(text) - budget_chars
         while excess > 0 and position < len(order):
             excess -= len(rendered[id(order[position][2])]) + len(DELIMITER)
@@ -254,8 +263,11 @@ def render_wake(
         while True:
             kept = {t: [e for e in visible[t] if id(e) not in dropped] for t in visible}
             text = assemble(kept, omitted)
-            if len(text) <= budget_chars or position >= len(order):
+            if len(text) <= budget_chars:
                 return kept, omitted, text
+            if position >= len(order):
+                # Everything is dropped: "all <n>" names the same entries in fewer characters.
+                return kept, omitted, assemble(kept, omitted, compact=True)
             drop_next()
 
     kept, omitted, text = fit()
@@ -275,8 +287,45 @@ def render_wake(
         else:
             head[4:4] = saved
     text, shown = stamp_view_revision(text)
-    return WakeSnapshot(text, shown, branch, branch_reason, hidden, sum(omitted.values()), len(text), tuple(notices),
+    return WakeSnapshot(text, shown, branch, branch_reason, hidden, sum(map(len, omitted.values())), len(text), tuple(notices),
                         store_revision=revision, archived=sum(archived))
+
+
+def _number_runs(numbers: Sequence[int]) -> str:
+    """``[1, 2, 3, 5, 8, 9]`` -> ``"1-3, 5, 8-9"`` (sorted; runs of consecutive numbers joined by ``-``)."""
+    runs: list[list[int]] = []
+    for n in sorted(numbers):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
+def omitted_line(omitted: dict[Target, list[int]], visible: dict[Target, int], budget_chars: int,
+                 compact: bool = False) -> str:
+    """The ``Omitted:`` header line: which entries a budget left out, and the command that shows them.
+
+    ``omitted`` maps each target to the 1-based numbers of its left-out entries in stored order (the
+    numbers ``mnemon-ls runtime list`` prints); ``visible`` the entries of each target visible on the
+    branch; ``budget_chars`` the budget in characters. ``compact`` (used only when every visible entry is
+    left out) says "all <n> visible" instead of listing the numbers. At least one number must be given.
+    """
+    parts = []
+    for target, name in (("memory", "MEMORY.md"), ("user", "USER.md")):
+        numbers = omitted[target]
+        if not numbers:
+            continue
+        if compact and len(numbers) == visible[target]:
+            parts.append(f"all {len(numbers)} visible {name} {'entry' if len(numbers) == 1 else 'entries'}")
+        else:
+            parts.append(f"{name} {'entry' if len(numbers) == 1 else 'entries'} {_number_runs(numbers)}")
+    total = sum(map(len, omitted.values()))
+    targets = [t for t in ("memory", "user") if omitted[t]]
+    command = "mnemon-ls runtime list" + (f" --target {targets[0]}" if len(targets) == 1 else "")
+    return (f"Omitted: {total} {'entry' if total == 1 else 'entries'} to fit {budget_chars} characters: "
+            f"{' and '.join(parts)}, as `{command}` numbers and shows them (MEMORY.md gives way before USER.md, "
+            "lowest importance and least recently updated first); absence here does not mean deletion.")
 
 
 def archived_line(in_spaces: int, in_local: int) -> str:

@@ -31,6 +31,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from .. import fsio
 from .chunks import split_chunks
 from .engine import VectorIndexUnusable, move_damaged_aside
 from .fusion import RRF_K, Spread, vector_only_score
@@ -68,6 +69,8 @@ class DocumentVectors:
             reason = unusable_reason(self.path)
             if reason is not None:
                 raise VectorIndexUnusable(self.path, reason)
+            # 0600 before SQLite creates it (it holds document text): SQLite gives -wal/-shm the same mode
+            fsio.private_database(self.path)
             db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("CREATE TABLE IF NOT EXISTS chunks(model TEXT NOT NULL, dim INTEGER NOT NULL, doc TEXT NOT NULL,"

@@ -549,7 +549,9 @@ def _write_cli_blobs(db_path: Path, rows: list[tuple[str, Any]]) -> None:
     """``insights.embedding`` = little-endian float32 (mnemon-cli.md 6.3) for rows still lacking one."""
     import numpy
 
-    db = sqlite3.connect(db_path, timeout=10, isolation_level=None)
+    from ..sqliteindex import open_existing
+
+    db = open_existing(db_path)  # the store exists: never create one of SQLite's own mode
     try:
         db.execute("PRAGMA busy_timeout=10000")
         columns = {r[1] for r in db.execute("PRAGMA table_info(insights)")}

@@ -49,6 +49,8 @@ import threading
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from .. import fsio
+
 SCHEMA_VERSION = 1
 VECTOR_FILE = ".mnemon-ls-vectors.db"
 #: Rows per block of the in-memory vectors (4096 x 384 float32 = 6 MiB).
@@ -142,7 +144,7 @@ class VectorStore:
                 try:  # 0600 like every file we write (invariant 6); SQLite gives -wal/-shm the same mode
                     os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
                 except FileExistsError:
-                    pass
+                    fsio.narrow_database(self.path)  # one an older version left 0644
                 db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")

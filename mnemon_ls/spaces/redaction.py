@@ -2,7 +2,8 @@
 
 What is looked at: the native catalog (``data/.dsh-memory-bodies.json``, its last-good copy and
 ``data/.quarantine/``: space names and descriptions) and every ``data/<id>/mnemon.db`` (insight
-content, tags and entities, oplog details, edge metadata). ``state/memory-providers.json`` holds the
+content, tags and entities, oplog details, edge metadata; tags and entities are labels, judged as the write
+path judges them: :func:`cell_secrets`). ``state/memory-providers.json`` holds the
 credentials of configured third-party providers on purpose (DESIGN.md invariant 6) and is left alone.
 
 Applying rewrites the catalog through :meth:`SpaceRegistry.update` (lock, temp + fsync + rename, the
@@ -22,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import fsio
-from ..redact import find_secrets, redact_file_bytes, redact_json_value, redact_text
-from ..sqliteindex import open_reader
+from ..redact import SecretMatch, find_label_secrets, find_secrets, redact_file_bytes, redact_json_value, redact_label, redact_text
+from ..sqliteindex import open_existing, open_reader
 from .index import INDEX_FILE
+from .model import BRANCH_TAG_PREFIX
 from .service import SpacesService
 
 _SQLITE_SUFFIXES = ("", "-wal", "-shm", "-journal")
@@ -52,6 +54,43 @@ def _catalog_files(svc: SpacesService) -> list[Path]:
     return [p for p in paths if p.is_file()]
 
 
+#: Columns whose JSON strings are labels: judged by :func:`mnemon_ls.redact.find_label_secrets` (a
+#: random-looking word of 20+ characters counts), as the write path judges them.
+_LABEL_COLUMNS = ("tags", "entities")
+
+
+def _label_finder(column: str, label: str) -> Any:
+    """The detector for one label: a ``branch:<name>`` tag is a branch scope, judged like a branch name
+    (:func:`~mnemon_ls.redact.find_secrets`, as the write path does); any other tag or entity as a label."""
+    return find_secrets if column == "tags" and label.startswith(BRANCH_TAG_PREFIX) else find_label_secrets
+
+
+def _labels(value: str) -> list[str] | None:
+    """The strings of a tags/entities cell (a JSON list), or ``None`` when it is not one."""
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return None
+    return [v for v in parsed if isinstance(v, str)] if isinstance(parsed, list) else None
+
+
+def cell_secrets(column: str, value: Any) -> list[SecretMatch]:
+    """What looks like a credential in one stored cell (offsets into ``value``): ``tags`` and ``entities``
+    element by element as labels (:func:`~mnemon_ls.redact.find_label_secrets`), any other text with
+    :func:`~mnemon_ls.redact.find_secrets`. ``[]`` for a value that is not a string."""
+    if not isinstance(value, str):
+        return []
+    found = find_secrets(value)
+    labels = _labels(value) if column in _LABEL_COLUMNS else None
+    for label in labels or ():
+        at = value.find(json.dumps(label, ensure_ascii=False)[1:-1])
+        for match in _label_finder(column, label)(label):
+            start = max(at, 0) + match.start
+            if not any(start < a.end and a.start < start + (match.end - match.start) for a in found):
+                found.append(SecretMatch(match.kind, start, start + match.end - match.start))
+    return sorted(found, key=lambda m: m.start)
+
+
 def _redact_cell(column: str, value: Any) -> tuple[Any, list[str]]:
     if not isinstance(value, str):
         return value, []
@@ -60,6 +99,15 @@ def _redact_cell(column: str, value: Any) -> tuple[Any, list[str]]:
             parsed = json.loads(value)
         except ValueError:
             parsed = None
+        if column in _LABEL_COLUMNS and isinstance(parsed, list):
+            kinds: list[str] = []
+            new_list = []
+            for item in parsed:
+                if isinstance(item, str):
+                    item, matches = (redact_text if _label_finder(column, item) is find_secrets else redact_label)(item)
+                    kinds.extend(m.kind for m in matches)
+                new_list.append(item)
+            return (json.dumps(new_list, ensure_ascii=False, separators=(",", ":")) if kinds else value), kinds
         if isinstance(parsed, (list, dict)):
             new, kinds = redact_json_value(parsed)
             return (json.dumps(new, ensure_ascii=False, separators=(",", ":")) if kinds else value), kinds
@@ -97,7 +145,7 @@ def scan(svc: SpacesService) -> list[dict[str, Any]]:
                 for row in db.execute(f"SELECT {key}, {', '.join(cols)} FROM {table}"):
                     for column, value in zip(cols, row[1:]):
                         if isinstance(value, str):
-                            for match in find_secrets(value):
+                            for match in cell_secrets(column, value):
                                 rows += 1
                                 found.append({"location": f"{where} {table}[{row[0]}].{column}",
                                               "kind": match.kind, "position": match.start})
@@ -153,7 +201,7 @@ def apply(svc: SpacesService) -> dict[str, Any]:
 
 
 def _rewrite_database(db_path: Path) -> int:
-    db = sqlite3.connect(str(db_path), timeout=10, isolation_level=None)
+    db = open_existing(db_path)  # never creates a missing store
     changed = 0
     try:
         db.execute("PRAGMA secure_delete=ON")
@@ -186,7 +234,7 @@ def _rewrite_database(db_path: Path) -> int:
 
 def _compact(db_path: Path) -> None:
     """Rewrite every page (VACUUM) and empty the WAL, so deleted cells and old frames are gone."""
-    db = sqlite3.connect(str(db_path), timeout=10, isolation_level=None)
+    db = open_existing(db_path)  # never creates a missing store
     try:
         db.execute("PRAGMA secure_delete=ON")
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

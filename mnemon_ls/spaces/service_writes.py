@@ -33,6 +33,19 @@ from .naming import resolve
 from .registry import SpaceRecord
 
 
+def _scrub_tags(scrub: Scrubber, field: str, tags: Any) -> Any:
+    """``tags`` through ``scrub`` as labels (:meth:`~mnemon_ls.redact.Scrubber.label`: a random-looking word
+    of 20+ characters is a credential), except a ``branch:<name>`` tag, which is a branch scope and is
+    judged like a branch name (:meth:`~mnemon_ls.redact.Scrubber.identifier`: a known credential format
+    is refused; a generated-looking branch name such as ``wip/3f9a2c7e1b4d8f6a`` is kept, or capacity
+    maintenance would lose the branch scope of what it archives). Fields ``field[i]``; a value that is
+    not a list of strings is returned for :func:`validate_tags` to name."""
+    if not isinstance(tags, (list, tuple)):
+        return tags
+    return type(tags)(scrub.identifier(f"{field}[{i}]", tag) if isinstance(tag, str) and tag.startswith(BRANCH_TAG_PREFIX)
+                      else scrub.label(f"{field}[{i}]", tag) for i, tag in enumerate(tags))
+
+
 class SpacesWrites:
     """Write targets, writes and merge of :class:`~mnemon_ls.spaces.service.SpacesService` (mixin)."""
 
@@ -73,10 +86,11 @@ class SpacesWrites:
         (the existing id, also in ``id``), or, from an extracting provider that kept nothing, ``reason``
         ``nothing-extracted`` and ``id`` ``None``. ``extracted`` (``[{id, content}]``): the facts an
         extracting provider (Mem0 with ``infer``) stored in place of the text. Content, tags and entities pass
-        :mod:`mnemon_ls.redact` first."""
+        :mod:`mnemon_ls.redact` first (tags and entities as labels: a random-looking word of 20+ characters
+        counts as a credential too, :meth:`~mnemon_ls.redact.Scrubber.label`)."""
         scrub = Scrubber(self.secrets)
         content, branch = scrub.text("content", content), scrub.identifier("branch", branch)
-        tags, entities = scrub.texts("tags", tags), scrub.texts("entities", entities)
+        tags, entities = _scrub_tags(scrub, "tags", tags), scrub.labels("entities", entities)
         text = validate_content(content)
         cat = validate_category(category)
         imp = validate_importance(importance)
@@ -116,8 +130,8 @@ class SpacesWrites:
         for index, item in enumerate(items):
             where = f"items[{index}]"
             scrub = Scrubber(self.secrets)
-            tags = validate_tags(scrub.texts(f"{where}.tags", item.get("tags")), f"{where}.tags")
-            entities = validate_entities(scrub.texts(f"{where}.entities", item.get("entities")), f"{where}.entities")
+            tags = validate_tags(_scrub_tags(scrub, f"{where}.tags", item.get("tags")), f"{where}.tags")
+            entities = validate_entities(scrub.labels(f"{where}.entities", item.get("entities")), f"{where}.entities")
             prepared.append({
                 "content": validate_content(scrub.text(f"{where}.content", item.get("content")), f"{where}.content"),
                 "category": validate_category(item.get("category"), f"{where}.category") or "general",

@@ -165,8 +165,9 @@ async def test_wake_budget_chars_omits_oldest_whole_entries(client: MnemonClient
     assert len(kept) >= 1 and wake["omitted"] == 30 - len(kept)
     assert kept == contents[30 - len(kept):], "oldest (least recently updated) entries go first"
     n = wake["omitted"]
-    assert (f"Omitted: {n} entries ({n} from MEMORY.md) to fit 1024 characters, lowest importance and least "
-            "recently updated first; absence here does not mean deletion.") in text.splitlines()
+    assert (f"Omitted: {n} entries to fit 1024 characters: MEMORY.md entries 1-{n}, as `mnemon-ls runtime list "
+            "--target memory` numbers and shows them (MEMORY.md gives way before USER.md, lowest importance and "
+            "least recently updated first); absence here does not mean deletion.") in text.splitlines()
     assert "Contents of MEMORY.md (working reference; entries: 30; UTF-8 bytes: " in text
     assert (await client.call("mnemon/wake", {}))["omitted"] == 0
 
