@@ -672,18 +672,22 @@ class Scrubber:
     def text(self, field: str, value: T) -> T:
         """A stored text: redacted (``redact``), refused (``reject``: :class:`InvalidInput` naming
         ``field`` with ``data.kind`` and ``data.position``) or kept (``allow``)."""
+        return self._judge(field, value, find_secrets, redact_text)
+
+    def _judge(self, field: str, value: T, find: Any, redact: Any) -> T:
+        """``value`` judged by ``find`` (reject) or ``redact`` (redact) under this pass's mode."""
         if not isinstance(value, str) or self.mode == "allow":
             return value
         if self.mode == "reject":
-            matches = find_secrets(value)
+            matches = find(value)
             if matches:
                 raise _refusal(field, matches[0], "remove it, or set secrets to redact to store a placeholder")
             return value
-        redacted, matches = redact_text(value)
+        redacted, matches = redact(value)
         if matches:
             self.kinds.update(m.kind for m in matches)
             self.fields.append(field)
-        return redacted  # type: ignore[return-value]
+        return redacted  # type: ignore[no-any-return]
 
     def texts(self, field: str, values: T) -> T:
         """:meth:`text` on each string of a list/tuple (fields ``field[i]``); other values unchanged."""
@@ -694,18 +698,7 @@ class Scrubber:
     def label(self, field: str, value: T) -> T:
         """A stored label (a tag or an entity): like :meth:`text`, with :func:`find_label_secrets` (a
         random-looking word of 20+ characters counts too, kind ``high-entropy-value``)."""
-        if not isinstance(value, str) or self.mode == "allow":
-            return value
-        if self.mode == "reject":
-            matches = find_label_secrets(value)
-            if matches:
-                raise _refusal(field, matches[0], "remove it, or set secrets to redact to store a placeholder")
-            return value
-        redacted, matches = redact_label(value)
-        if matches:
-            self.kinds.update(m.kind for m in matches)
-            self.fields.append(field)
-        return redacted  # type: ignore[return-value]
+        return self._judge(field, value, find_label_secrets, redact_label)
 
     def labels(self, field: str, values: T) -> T:
         """:meth:`label` on each string of a list/tuple (fields ``field[i]``); other values unchanged."""
