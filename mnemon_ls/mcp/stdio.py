@@ -16,6 +16,10 @@ UTF-16 surrogate escape such as ``"\\ud800"``, which is not Unicode) waits forev
 - JSON, but not a JSON-RPC message (an array, a number, a request whose ``method`` is not a string, ...):
   ``-32600`` Invalid Request, with the request's ``id`` when it has a valid one, else ``id: null``.
 
+A request other than ``initialize`` and ``ping`` before ``initialize`` is answered ``-32002`` (the code LSP
+gives "server not initialized") saying the session is not initialized yet (the SDK's own answer was
+``-32602`` "Invalid request parameters" with empty data).
+
 An invalid *notification* (no ``id``) is logged and dropped: JSON-RPC never answers notifications.
 Whatever a line holds, the transport answers or drops it and reads the next one: an unexpected failure
 while judging a line is logged and answered ``-32700`` with ``id: null``, never raised.
@@ -39,6 +43,7 @@ from mcp.shared.message import SessionMessage
 log = logging.getLogger("mnemon_ls.mcp")
 
 PARSE_ERROR = -32700
+NOT_INITIALIZED = -32002
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
 
@@ -196,6 +201,30 @@ class _BorrowedText(TextIOWrapper):
             pass
 
 
+def _method_and_id(line: str) -> tuple[str | None, int | str | None]:
+    """The ``method`` and a valid ``id`` of a line that is a JSON-RPC request (``(None, None)`` otherwise)."""
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None, None
+    method = value.get("method") if isinstance(value, dict) else None
+    return (method if isinstance(method, str) else None), _request_id(value)
+
+
+def not_initialized(line: str, initialized: bool) -> tuple[bool, types.JSONRPCError | None]:
+    """``(initialized after this line, the answer when the line is a request sent too early)``: before
+    ``initialize``, a request but ``ping`` is answered ``-32002`` naming the method."""
+    if initialized:
+        return True, None
+    method, request_id = _method_and_id(line)
+    if method == "initialize":
+        return True, None
+    if method is None or request_id is None or method == "ping":
+        return False, None
+    return False, _error(request_id, NOT_INITIALIZED, f"Server not initialized: the session is not initialized "
+                                                      f"yet: send initialize before {method}")
+
+
 class _AnsweringLines:
     """Async iterator over the lines of an ``anyio`` text file; lines that :func:`answer_for` answers are
     answered through ``write`` (the transport's write stream) and not passed on."""
@@ -204,6 +233,7 @@ class _AnsweringLines:
         self.source = source
         self.write: Any = None
         self.ready = anyio.Event()
+        self.initialized = False
 
     def __aiter__(self) -> AsyncIterator[str]:
         return self._lines()
@@ -213,6 +243,8 @@ class _AnsweringLines:
         async for line in self.source:
             try:
                 answer = answer_for(line)
+                if answer is None:
+                    self.initialized, answer = not_initialized(line, self.initialized)
             except Exception:  # never let one line stop the server: answer it as unreadable
                 log.exception("could not judge the line %s", _quote(line))
                 answer = _error(None, PARSE_ERROR, f"Parse error: the line could not be read "

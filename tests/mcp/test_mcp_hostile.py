@@ -177,3 +177,24 @@ def test_an_integer_too_long_for_python_is_answered_and_the_server_lives_on(clie
     client.send('{"jsonrpc":"2.0","id":102,"method":"ping"}')
     assert client.answer() == {"jsonrpc": "2.0", "id": 102, "result": {}}
     assert client.proc.poll() is None
+
+
+def test_a_request_before_initialize_says_the_session_is_not_initialized(workspace: Path, data_dir: Path) -> None:
+    """It was answered -32602 "Invalid request parameters" with empty data (issue 23 item 7)."""
+    raw = RawClient(workspace, data_dir)
+    try:
+        raw.send('{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
+        early = raw.answer()
+        assert early["id"] == 1 and early["error"]["code"] == -32002
+        assert early["error"]["message"] == ("Server not initialized: the session is not initialized yet: send "
+                                             "initialize before tools/list")
+        raw.send('{"jsonrpc":"2.0","id":2,"method":"ping"}')  # ping is allowed at any time
+        assert raw.answer() == {"jsonrpc": "2.0", "id": 2, "result": {}}
+        raw.send(json.dumps(INIT))
+        assert "result" in raw.answer()
+        raw.send(json.dumps(INITIALIZED))
+        raw.send('{"jsonrpc":"2.0","id":3,"method":"tools/list"}')
+        assert any(t["name"] == "mnemon_recall" for t in raw.answer()["result"]["tools"])
+    finally:
+        raw.close()
+    assert not data_dir.exists()
