@@ -209,3 +209,24 @@ def test_directory_where_memories_json_belongs_is_storage_unreadable(tmp_path):
     error = json.loads(done.stdout)["error"]
     assert (error["code"], error["file"]) == ("storage-unreadable", str(workspace / ".mnemon/runtime/memories.json"))
     assert done.stderr == f"mnemon-ls: error: {error['message']}\n"
+
+
+def test_creating_a_space_on_a_full_disk_says_storage_full(small_disk: SmallDisk, tmp_path):
+    """It answered unreadable-store ("cannot be read as a Mnemon store: database or disk is full"): the new
+    store's mnemon.db is made on a disk with no room, which is the disk's problem (issue 23 item 7)."""
+    workspace = small_disk.path / "ws"
+    workspace.mkdir()
+    seed(workspace, tmp_path)
+    root = workspace / ".mnemon"
+    before = sorted(p.name for p in (root / "data").iterdir())
+    small_disk.fill()
+    result = cli(tmp_path, "space", "create", "--name", "Team", "--description", "shared decisions",
+                 "--workspace", str(workspace), "--scope", "workspace", "--json")
+    assert result.returncode == EXIT_STORAGE, result.stderr
+    error = json.loads(result.stdout)["error"]
+    assert (error["code"], error["errno"]) == ("storage-full", "ENOSPC") and error["file"].endswith("mnemon.db")
+    assert "no space left on the device" in result.stderr
+    small_disk.free()
+    assert sorted(p.name for p in (root / "data").iterdir()) == before  # no half-made store left behind
+    listed = cli(tmp_path, "space", "list", "--workspace", str(workspace), "--scope", "workspace", "--json")
+    assert [space["name"] for space in json.loads(listed.stdout)] == ["Project"]

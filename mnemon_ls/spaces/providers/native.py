@@ -235,6 +235,9 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus):
             snapshot = self._open_snapshot(exc) if header else None
             if snapshot is not None:
                 return snapshot
+            refused = fsio.sqlite_storage_error(exc, path)
+            if isinstance(refused, (StorageFull, StorageReadOnly)):  # the disk's problem, not the store's
+                raise refused from None
             raise UnreadableStore(f"{path} cannot be read as a Mnemon store: {exc}", file=str(path),
                                   reason=str(exc)) from None
         except BaseException:
