@@ -387,7 +387,33 @@ def probe_branch(path: str | os.PathLike[str] | None) -> BranchState:
         located = _locate(path)
     except _Problem as problem:
         return BranchState(branch=None, detached=False, reason=problem.reason)
+    # HEAD and the rebase/bisect state are separate files a running git command changes one after the
+    # other (`git rebase --abort` attaches HEAD, then removes rebase-merge/): a state is only kept when
+    # HEAD read the same before and after it, so it held at the moment the other files were read.
+    head_path = os.path.join(located.gitdir, "HEAD")
+    for _attempt in range(_CONSISTENT_READS):
+        before = _head_bytes(head_path)
+        state = _probe_located(located)
+        if _head_bytes(head_path) == before:
+            break
+    return state
 
+
+#: Reads of one probe while HEAD keeps changing under it (git is still running: its watcher probes again).
+_CONSISTENT_READS = 5
+
+
+def _head_bytes(path: str) -> bytes | None:
+    """The raw content of a HEAD file (``None`` when unreadable), to tell whether HEAD moved."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(4096)
+    except OSError:
+        return None
+
+
+def _probe_located(located: _Located) -> BranchState:
+    """One read of :func:`probe_branch`'s state for a located repository."""
     repo = located.repo
     gitdir = located.gitdir
     workdir = None if repo.workdir is None else _strip_sep(repo.workdir)

@@ -196,6 +196,30 @@ def test_rebase_state_with_head_attached_keeps_heads_branch(tmp_path):
     assert (state.branch, state.detached, state.reason) == ("topic", False, "rebase in progress")
 
 
+def test_probe_never_mixes_head_and_rebase_state_read_on_both_sides_of_a_git_command(tmp_path, monkeypatch):
+    """A probe reads HEAD, then rebase-merge/: a git command landing between the two reads must not
+    yield a state the repository never was in. ``git rebase --abort`` attaches HEAD, then removes
+    rebase-merge/; read across it, the detached HEAD of the stopped rebase and the missing rebase state
+    gave ``(None, detached, "detached at <sha>")`` (the language server announced it as a branch change).
+    The real git command runs at exactly that point of the probe (the language server's watcher probes
+    while git runs; this only fixes the moment)."""
+    _topic_and_main(tmp_path / "repo")
+    result = gitrepo.git_cli(tmp_path / "repo", "rebase", "--merge", "main", check=False)
+    assert result.returncode != 0, result.stdout + result.stderr
+    real_rebase_state = gitstate._rebase_state
+    ran: list = []
+
+    def abort_in_between(gitdir: str):
+        if not ran:  # the first read of the rebase state only: HEAD was read just before
+            ran.append(gitrepo.git_cli(tmp_path / "repo", "rebase", "--abort"))
+        return real_rebase_state(gitdir)
+
+    monkeypatch.setattr(gitstate, "_rebase_state", abort_in_between)
+    state = probe_branch(tmp_path / "repo")
+    assert ran and ran[0].returncode == 0, ran
+    assert (state.branch, state.detached, state.reason) == ("topic", False, None)
+
+
 @pytest.mark.parametrize(("backend_flag", "state_dir"), [("--merge", "rebase-merge"), ("--apply", "rebase-apply")])
 def test_real_git_rebase_stopped_on_conflict(tmp_path, backend_flag, state_dir):
     # git CLI on purpose: pygit2's Rebase API keeps its state in memory and on

@@ -19,8 +19,10 @@ import pytest
 
 PLUGIN_DIR = Path(__file__).resolve().parents[2] / "editors" / "neovim"
 
-#: Bound of every wait (ms); the whole end-to-end test stays well under 40 s per Neovim.
-WAIT_MS = 15_000
+#: Bound of every wait (ms): a safety bound that only fires when the awaited thing never happens (the
+#: whole end-to-end test stays well under 40 s per Neovim on a quiet machine; a server start-up alone took
+#: more than 10 s at a load of 12 on two cores). Also the plugin's request timeout in :meth:`Session.setup`.
+WAIT_MS = 60_000
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,7 @@ BINARY_PARAMS = [pytest.param(b, id=b.label) for b in BINARIES]
 #: Lua loaded into every session: records every vim.notify call in _G.T.notes (so popups can be
 #: counted and awaited) and offers bounded waits.
 HARNESS = r"""
-local rtp, server_cmd = ...
+local rtp, server_cmd, wait_ms = ...
 vim.opt.runtimepath:prepend(rtp)
 vim.cmd("runtime! plugin/mnemon.lua")
 _G.T = { notes = {} }
@@ -98,6 +100,7 @@ function T.wake_text()
   return ""
 end
 T.server_cmd = server_cmd
+T.wait_ms = wait_ms
 """
 
 
@@ -114,12 +117,12 @@ class Session:
         finally:
             os.environ.clear()
             os.environ.update(saved)
-        self.lua(HARNESS, str(PLUGIN_DIR), server_cmd())
+        self.lua(HARNESS, str(PLUGIN_DIR), server_cmd(), WAIT_MS)
 
     def close(self) -> None:
         try:
             self.lua("for _, c in ipairs(require('mnemon.client').all()) do require('mnemon.compat').stop(c) end")
-            self.lua("vim.wait(3000, function() return #require('mnemon.client').all() == 0 end, 10)")
+            self.lua(f"vim.wait({WAIT_MS}, function() return #require('mnemon.client').all() == 0 end, 10)")
         except Exception:  # the session may already be gone
             pass
         self.nv.close()
@@ -128,8 +131,10 @@ class Session:
         return self.nv.exec_lua(code, *args)
 
     def setup(self, settings: dict[str, Any] | None = None) -> None:
-        self.lua("require('mnemon').setup({ cmd = T.server_cmd, settings = ... })",
-                 settings if settings is not None else {"storageScope": "workspace"})
+        """``require('mnemon').setup`` with the test server, ``settings`` and the requests' timeout at
+        :data:`WAIT_MS` (the plugin's 10 s default is a wall-clock bound a loaded machine exceeds)."""
+        self.lua("local settings, ms = ...; require('mnemon').setup({ cmd = T.server_cmd, settings = settings,"
+                 " timeout_ms = ms })", settings if settings is not None else {"storageScope": "workspace"}, WAIT_MS)
 
     def notes(self) -> list[dict[str, Any]]:
         return self.lua("return T.notes")

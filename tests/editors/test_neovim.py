@@ -423,7 +423,7 @@ def test_memory_spaces_remember_and_recall(session: Session, tmp_path: Path) -> 
           { workspace = vim.uri_from_fname(...), name = 'Project P', description = 'Decisions of project P',
             active = true },
           function(err, result) T.space = { err = err, result = result } end)
-        T.wait(15000, function() return T.space ~= nil end)
+        T.wait(T.wait_ms, function() return T.space ~= nil end)
         return T.space""", str(repo_dir))
     assert created and not created.get("err"), created
     assert created["result"]["id"] == "default" and created["result"]["active"] is True
@@ -603,7 +603,7 @@ def test_documents_create_and_search(session: Session, tmp_path: Path) -> None:
         require('mnemon.client').request(c, 'mnemon/documents/create',
           { workspace = vim.uri_from_fname(...), title = '成语接龙', content = '今天玩成语接龙游戏' },
           function(err, result) T.created = { err = err, result = result } end)
-        T.wait(15000, function() return T.created ~= nil end)
+        T.wait(T.wait_ms, function() return T.created ~= nil end)
         return T.created""", str(repo_dir))
     assert created and not created.get("err"), created
     cjk = Path(created["result"]["document"]["path"])
@@ -618,7 +618,7 @@ def test_documents_create_and_search(session: Session, tmp_path: Path) -> None:
         require('mnemon.client').request(c, 'mnemon/documents/archive',
           { workspace = vim.uri_from_fname(select(1, ...)), id = select(2, ...), documentRevision = 1 },
           function(err, result) T.archived = { err = err, result = result } end)
-        T.wait(15000, function() return T.archived ~= nil end)
+        T.wait(T.wait_ms, function() return T.archived ~= nil end)
         return T.archived""", str(repo_dir), created["result"]["document"]["id"])
     assert archived and not archived.get("err"), archived
     mark = session.mark()

@@ -10,7 +10,6 @@ A change of line endings alone is announced (``handEdit.status: format``) but is
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 
@@ -46,14 +45,6 @@ def in_place_save(path: Path, data: bytes) -> None:
         editor.write(data)
         editor.flush()
         os.fsync(editor.fileno())
-
-
-async def until(condition, timeout: float = 5.0) -> None:
-    """Bounded condition poll (for requests the server sends to the client, which pytest-lsp cannot await)."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, "condition not met in time"
-        await asyncio.sleep(0.02)
 
 
 async def edit_and_wait(client: MnemonClient, save) -> dict:
@@ -115,7 +106,8 @@ async def test_rejected_edit_is_kept_reported_and_offered_to_open(lsp: Launcher,
     result = note["handEdit"]
     assert result["status"] == "rejected"
     assert [(p["item"], p["field"]) for p in result["problems"]] == [(2, "content")]
-    await until(lambda: client.message_requests and client.shown_documents)
+    await client.until(lambda: client.message_requests and client.shown_documents,
+                       "the showMessageRequest and the document its action opened")
     [request] = client.message_requests
     assert request.type == types.MessageType.Warning
     assert request.message.startswith("mnemon: your edit of MEMORY.md was not applied: MEMORY.md item 2")
@@ -161,5 +153,5 @@ async def test_edit_racing_a_mutation_is_never_lost(lsp: Launcher, root: Path, r
         assert contents[-1] == "written by the assistant" and "typed during a write" not in contents
         [saved] = sorted((root / "runtime" / "edits").iterdir())
         assert b"typed during a write" in saved.read_bytes() and result["savedAs"] == str(saved)
-        await until(lambda: client.message_requests)
+        await client.until(lambda: client.message_requests, "the showMessageRequest")
         assert "a write to memories.json came first" in client.message_requests[0].message

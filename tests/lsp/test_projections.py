@@ -64,18 +64,6 @@ async def _assert_settled(client: MnemonClient, root: Path, mark: int) -> None:
     assert len(client.notes_since(mark, PROJECTION_REPAIRED)) == 1
 
 
-async def notes_within(client: MnemonClient, method: str, timeout: float = 3.0) -> list[dict]:
-    """The ``method`` notifications received so far, once there is at least one (bounded condition poll:
-    the start-up repair runs in a worker thread and announces nothing else)."""
-    import asyncio
-
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not client.notes_since(0, method):
-        assert asyncio.get_running_loop().time() < deadline, f"no {method} within {timeout} s"
-        await asyncio.sleep(0.02)
-    return client.notes_since(0, method)
-
-
 def _edits(root: Path) -> list[Path]:
     edits = root / "runtime" / "edits"
     return sorted(edits.iterdir()) if edits.exists() else []
@@ -187,8 +175,8 @@ async def test_edit_made_while_no_server_ran_is_repaired_at_start(lsp: Launcher,
     wake = await client.call("mnemon/wake", {})
     assert "alpha" in wake["text"] and "beta" in wake["text"] and "edited offline" not in wake["text"]
     [saved] = _edits(root)
-    note = await notes_within(client, PROJECTION_REPAIRED)
-    assert note == [{"workspace": uri(repo_dir), "file": str(memory), "preservedAs": str(saved)}]
+    await client.note(PROJECTION_REPAIRED)  # the start-up repair runs in a worker thread
+    assert client.notes_since(0, PROJECTION_REPAIRED) == [{"workspace": uri(repo_dir), "file": str(memory), "preservedAs": str(saved)}]
     assert saved.read_bytes() == b"alpha\nedited offline\n"
     assert memory.read_bytes() == projection(["alpha", "beta"])
 

@@ -108,7 +108,7 @@ async def test_rename_storm_gives_one_bounded_record(lsp: Launcher, ws: Path):
     armed = client.expect(RECORDS_AUTO_WRITTEN)
     client.workspace_did_rename_files(types.RenameFilesParams(files=[
         types.FileRename(old_uri=uri(ws / "a" / f"f{n}.py"), new_uri=uri(ws / "b" / f"f{n}.py")) for n in range(10_000)]))
-    result = await client.received(armed, timeout=20)
+    result = await client.received(armed)
     assert result["status"] == "committed"
     record = (await client.call("mnemon/records/get", {"id": result["id"], "recordScope": "session"}))["record"]
     assert record["content"].startswith("Files touched: 20000 (10000 created, 0 modified, 10000 deleted)\n")
@@ -227,7 +227,7 @@ async def test_idle_review_is_suggested_and_a_new_turn_cancels_it(lsp: Launcher,
     view = (await client.call("mnemon/turn/begin", {"workspace": uri(second)}))["viewId"]
     await client.call("mnemon/turn/end", {"viewId": view, "activity": ACTIVE | {"userText": "Remember this: use uv"}})
     mark_before = len(client.notes)
-    suggested = await client.received(armed, timeout=15)
+    suggested = await client.received(armed)
     assert suggested["workspace"] == uri(second)
     assert suggested["score"] == 6 and suggested["eligible"] and suggested["admitted"]
     assert suggested["parts"] == {"textLength": 3, "turns": 1, "toolCalls": 1, "toolDiversity": 1}

@@ -3,12 +3,13 @@ full disk (issue 15 defects 2 and 6). Real links, a real full tmpfs, a real read
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
 from tests.conftest import disk_state
 from tests.helpers.smalldisk import SmallDisk, small_disk  # noqa: F401  (fixture)
-from tests.lsp.conftest import Launcher
+from tests.lsp.conftest import REQUEST_TIMEOUT, Launcher
 
 MUTATE = "mnemon/runtime/mutate"
 INIT = {"mnemon": {"storageScope": "workspace", "runtimeUserScope": "storage"}}
@@ -42,9 +43,14 @@ async def test_wake_works_on_a_full_disk_and_writes_say_storage_full(lsp: Launch
     client = await lsp.start("visual-studio-code", [workspace], INIT)
     await client.call(MUTATE, {"action": "add", "content": "survives a full disk"})
     runtime = workspace / ".mnemon" / "runtime"
+    # The server's watcher sees MEMORY.md go and rebuilds it on its own, whenever the load lets it. Removing
+    # the file's last name would free its block on the full disk, and that rebuild could then succeed (it
+    # did, before the wake, on a loaded machine). A second name keeps the block in use: the disk stays full
+    # whatever the watcher does, and when.
+    os.link(runtime / "MEMORY.md", small_disk.path / "MEMORY.md.kept")
+    small_disk.fill()
     (runtime / "MEMORY.md").unlink()
     before = disk_state(runtime)
-    small_disk.fill()
     wake = await client.call("mnemon/wake", {})
     assert "survives a full disk" in wake["text"]
     lock = runtime / ".memories.lock"
@@ -55,9 +61,9 @@ async def test_wake_works_on_a_full_disk_and_writes_say_storage_full(lsp: Launch
     assert (error.code, error.message) == (-32031, full)
     assert error.data == {"code": "storage-full", "file": str(lock), "errno": "ENOSPC",
                           "reason": "No space left on device"}
-    # The server's watcher saw MEMORY.md go and retries the projection on its own; under load that attempt
-    # may be mid-flight here, holding a lock staging file (fsio: .memories.lock.<pid>.<hex>.publish) that the
-    # attempt itself removes. That is not data: compared without it, and none is left once the disk is freed.
+    # The watcher's own rebuild attempt may be mid-flight here, holding a lock staging file (fsio:
+    # .memories.lock.<pid>.<hex>.publish) that the attempt itself removes. That is not data: compared
+    # without it, and none is left once the server has ended (below).
     def data(state: dict) -> dict:
         return {name: value for name, value in state.items() if not name.endswith(".publish")}
 
@@ -67,6 +73,9 @@ async def test_wake_works_on_a_full_disk_and_writes_say_storage_full(lsp: Launch
     assert wake["notices"] == []
     assert (runtime / "MEMORY.md").read_bytes() == b"survives a full disk\n"
     await client.call(MUTATE, {"action": "add", "content": "after the disk is freed"})  # takes the same lock
+    # Ended (its process waited for): no watcher's repair is running any more, so nothing may be left.
+    await asyncio.wait_for(client.shutdown_session(), REQUEST_TIMEOUT)
+    client.exited = True
     assert not [name for name in os.listdir(runtime) if name.endswith(".publish")]
 
 
