@@ -125,7 +125,23 @@ def make_strict(tool: Any) -> None:
     metadata = tool.fn_metadata
     tool.fn_metadata = StrictMetadata(arg_model=metadata.arg_model, output_schema=metadata.output_schema,
                                       output_model=metadata.output_model, wrap_output=metadata.wrap_output)
-    tool.parameters = {**tool.parameters, "additionalProperties": False}
+    schema = {**tool.parameters, "additionalProperties": False}
+    schema["properties"] = {name: plain_optional(prop) for name, prop in schema.get("properties", {}).items()}
+    tool.parameters = schema
+
+
+def plain_optional(schema: dict[str, Any]) -> dict[str, Any]:
+    """An optional argument's schema ``{"anyOf": [<one typed schema>, {"type": "null"}], ...}`` as the typed
+    schema itself (the argument may still be left out; an explicit ``null`` is still taken). Clients that
+    convert typed text by the schema's top-level ``type`` (the MCP Inspector's ``--tool-arg limit=3``, which
+    sent the string ``"3"`` for an ``anyOf``) then send a number, a boolean or JSON. Other schemas unchanged."""
+    variants = schema.get("anyOf")
+    if not isinstance(variants, list) or len(variants) != 2 or {"type": "null"} not in variants:
+        return schema
+    typed = next(v for v in variants if v != {"type": "null"})
+    if "type" not in typed:
+        return schema
+    return {**{k: v for k, v in schema.items() if k != "anyOf"}, **typed}
 
 
 def invalid_params(problems: list[tuple[str, str]]) -> MCPError:

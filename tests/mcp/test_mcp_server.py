@@ -49,7 +49,7 @@ async def test_tools_have_schemas_descriptions_and_the_routing_guidance(workspac
             assert tool.input_schema["type"] == "object"
             assert len(tool.description or "") >= 120, tool.name  # says when to use it and when not
         limit = tools["mnemon_recall"].input_schema["properties"]["limit"]
-        assert [branch.get("maximum") for branch in limit["anyOf"]] == [12, None]
+        assert (limit["type"], limit["minimum"], limit["maximum"], limit["default"]) == ("integer", 1, 12, 8)
         # One schema per operation: the tool's arguments are the language server's params model's fields.
         from mnemon_ls.ops.runtime import RuntimeMutateParams
         from mnemon_ls.ops.spaces import ForgetParams, LinkParams

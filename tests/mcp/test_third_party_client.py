@@ -56,3 +56,21 @@ def test_the_mcp_inspector_lists_reads_adds_remembers_and_recalls_in_a_real_repo
                           "--data-dir", str(data_dir)], capture_output=True, text=True, env=server_env(),
                          cwd=str(REPO), timeout=60)
     assert "The Inspector added this fact" in cli.stdout
+
+
+def test_every_kind_of_tool_argument_is_usable_from_the_inspector_cli(tmp_path: Path) -> None:
+    """``--tool-arg limit=3`` was refused ("input should be a valid integer, not a string"): the Inspector
+    converts a typed text by the schema's top-level ``type``, which an optional argument's ``anyOf`` hid.
+    Integers, booleans and arrays are usable now; a value of the wrong kind is still refused."""
+    repo_dir, data_dir = tmp_path / "repo", tmp_path / "root"
+    make_repo(repo_dir)
+    tool(repo_dir, data_dir, "mnemon_memory_spaces", action="create", name="Project", description="decisions")
+    for n in range(4):
+        assert tool(repo_dir, data_dir, "mnemon_remember", content=f"Heron fact number {n}", importance="4",
+                    tags='["birds", "heron"]').startswith("committed:")
+    recalled = tool(repo_dir, data_dir, "mnemon_recall", query="heron fact", limit="2")
+    assert [line[:3] for line in recalled.splitlines() if line[:1].isdigit()] == ["1. ", "2. "]
+    tool(repo_dir, data_dir, "mnemon_document_search", query="heron", include_archived="true", limit="3")  # not refused
+    refused = inspector(repo_dir, data_dir, "--method", "tools/call", "--tool-name", "mnemon_related",
+                        "--tool-arg=space_id=default", "--tool-arg=id=x", "--tool-arg=depth=many")
+    assert refused["isError"] is True and "depth: input should be a valid integer" in refused["content"][0]["text"]
