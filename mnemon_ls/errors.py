@@ -11,6 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
+def json_type_name(value: Any) -> str:
+    """The JSON word for a decoded value's type (``null``, ``boolean``, ``integer``, ``number``, ``string``,
+    ``array``, ``object``), for error messages that name what was given instead of Python's type name."""
+    for kind, name in ((type(None), "null"), (bool, "boolean"), (int, "integer"), (float, "number"),
+                       (str, "string"), ((list, tuple), "array"), (dict, "object")):
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__
+
+
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_INVALID = 2

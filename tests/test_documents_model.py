@@ -69,7 +69,7 @@ def test_title_length_counts_javascript_characters():
     ("a\x00b", "must not contain control characters (U+0000-U+001F other than whitespace, U+007F)"),
     ("a\x7fb", "must not contain control characters (U+0000-U+001F other than whitespace, U+007F)"),
     ("a\ud800", "must be valid Unicode (it holds a lone surrogate)"),
-    (5, "must be a string (got int)"),
+    (5, "must be a string (got integer)"),
 ])
 def test_title_rejects_control_characters_surrogates_and_non_strings(value, rule):
     with pytest.raises(InvalidInput) as info:
@@ -279,7 +279,7 @@ def test_a_record_missing_a_required_field_makes_the_index_invalid(key):
                                                    "(got 'documents/active/../../x.md')"),
     ("relativePath", "documents/archived/release-runbook-v2-3f1c2a9e.md",
      "must be documents/active/release-runbook-v2-3f1c2a9e.md (got 'documents/archived/release-runbook-v2-3f1c2a9e.md')"),
-    ("title", 5, "must be a string (got int)"),
+    ("title", 5, "must be a string (got integer)"),
     ("sourcePaths", "a", "must be an array"),
 ])
 def test_bad_record_values_name_the_record_and_field(key, value, rule):

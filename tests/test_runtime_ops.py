@@ -58,13 +58,13 @@ def test_validate_request_normalizes_texts():
         (dict(action="add", target="memory", content="a\u00a7b"), "content", "delimiter"),
         (dict(action="add", target="memory", content="x" * 8193), "content", "8193"),
         (dict(action="add", target="memory", content="\u8bed" * 2731), "content", "8193"),
-        (dict(action="add", target="memory", content=None), "content", "string"),
+        (dict(action="add", target="memory", content=None), "content", "is required"),
         (dict(action="replace", target="memory", content="x", old_text=""), "oldText", "required"),
         (dict(action="replace", target="memory", content="x", old_text=" \n "), "oldText", "required"),
         (dict(action="remove", target="memory", old_text="a\u00a7"), "oldText", "delimiter"),
         (dict(action="remove", target="memory"), "oldText", "required"),
         (dict(action="remove", target="memory", old_text="x", branches=["main"]), "branches", "remove"),
-        (dict(action="replace", target="memory", old_text="x"), "content", "string"),
+        (dict(action="replace", target="memory", old_text="x"), "content", "is required"),
     ],
 )
 def test_validate_request_rejections_name_the_field(kwargs, field, words):

@@ -57,7 +57,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Iterable, Literal, Mapping, Sequence
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, json_type_name
 
 Status = Literal["active", "archived"]
 STATUSES: tuple[Status, ...] = ("active", "archived")
@@ -192,7 +192,8 @@ def relative_path(status: Status, filename: str) -> str:
 
 def _check_text(value: Any, field_name: str) -> str:
     if not isinstance(value, str):
-        raise InvalidInput(field_name, f"must be a string (got {type(value).__name__})")
+        raise InvalidInput(field_name, "is required" if value is None else
+                           f"must be a string (got {json_type_name(value)})")
     if _SURROGATE.search(value):
         raise InvalidInput(field_name, "must be valid Unicode (it holds a lone surrogate)")
     return value

@@ -29,7 +29,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, json_type_name
 from .model import MAX_SOURCE_PATHS, js_trim
 
 _WINDOWS = re.compile(r"^[A-Za-z]:")
@@ -56,7 +56,7 @@ def resolve_source_paths(value: Any, workspace: Path | None, managed_dir: Path,
     seen: set[str] = set()
     for index, raw in enumerate(value):
         if not isinstance(raw, str):
-            raise InvalidInput(f"{field_name}[{index}]", f"must be a string (got {type(raw).__name__})")
+            raise InvalidInput(f"{field_name}[{index}]", f"must be a string (got {json_type_name(raw)})")
         text = js_trim(raw)
         if text and text not in seen:
             seen.add(text)

@@ -34,9 +34,12 @@ def runtime_receipt(data: Mapping[str, Any]) -> str:
     count = data["entryCount"]
     lines = [f"{data['message']} {PROJECTION_FILES[data['target']]}: {count} {'entry' if count == 1 else 'entries'}, "
              f"{data['usage']['used']}/{data['usage']['limit']} UTF-8 bytes; revision {data['revision'][:12]}"]
-    for key in ("similar", "redacted"):
-        if data.get(key):
-            lines.append(f"{key}: {data[key]}")
+    if data.get("similar"):
+        lines.append(f"similar: {data['similar']}")
+    if data.get("redacted"):
+        from ..redact import describe
+
+        lines.append(describe(data["redacted"]))
     maintenance = data.get("maintenance")
     if maintenance:  # capacity maintenance: where each archived entry went
         lines.append(f"maintenance ({maintenance['kind']}): {maintenance['summary']}")
@@ -76,7 +79,8 @@ def recall(data: Mapping[str, Any], cap: int) -> str:
     lines.extend(recall_hidden_lines(data.get("hidden") or {}))
     lines.extend(f"note: {n}" for n in data.get("notices", []))
     if not results:
-        lines.append("No memory matched." + (f" {data['hint']}" if data.get("hint") else ""))
+        hint = data.get("hint")
+        lines.append("No memory matched." + (f" {hint}" if hint and hint != "nothing matched" else ""))
     return bounded("\n".join(lines))
 
 

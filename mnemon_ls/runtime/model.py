@@ -25,7 +25,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterable, Literal, Sequence
 
 from .. import fsio
-from ..errors import InvalidInput
+from ..errors import InvalidInput, json_type_name
 
 Target = Literal["user", "memory"]
 Importance = Literal["critical", "normal", "low"]
@@ -87,7 +87,8 @@ def validate_content(value: Any, field_name: str = "content") -> str:
     the reserved ``§``, holds a lone surrogate (not valid Unicode), or exceeds :data:`MAX_ENTRY_BYTES`.
     """
     if not isinstance(value, str):
-        raise InvalidInput(field_name, f"must be a string (got {type(value).__name__})")
+        raise InvalidInput(field_name, "is required" if value is None else
+                           f"must be a string (got {json_type_name(value)})")
     text = normalize_text(value)
     if not text:
         raise InvalidInput(field_name, "is required (empty or only whitespace)")

@@ -17,7 +17,7 @@ MUTATE = "mnemon/runtime/mutate"
 # (method, params, field, rule)
 INVALID_INPUT = [
     (MUTATE, {"action": "frobnicate", "content": "x"}, "action", "Input should be 'add', 'replace' or 'remove'"),
-    (MUTATE, {"action": "add"}, "content", "must be a string (got NoneType)"),
+    (MUTATE, {"action": "add"}, "content", "is required"),
     (MUTATE, {"content": "x"}, "action", "Field required"),
     (MUTATE, {"action": "add", "content": "a \u00a7 b"}, "content",
      "must not contain '\u00a7' (U+00A7), the reserved entry delimiter"),
