@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from .. import fsio
-from ..errors import InvalidInput
+from ..errors import InvalidInput, json_type_name
 from .model import (
     _HASH,
     _SURROGATE,
@@ -70,7 +70,7 @@ def record_from_json(raw: Any, index: int, *, surrogates: bool = True) -> tuple[
     for key in _REQUIRED_STRINGS:
         value = raw.get(key)
         if not isinstance(value, str):
-            what = "is missing" if key not in raw else f"must be a string (got {type(value).__name__})"
+            what = "is missing" if key not in raw else f"must be a string (got {json_type_name(value)})"
             raise InvalidInput(f"{where}.{key}", what)
         if surrogates and _SURROGATE.search(value):
             raise InvalidInput(f"{where}.{key}", "holds a lone surrogate (not valid Unicode)")
