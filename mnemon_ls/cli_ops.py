@@ -100,7 +100,7 @@ def add_parser(commands: Any, groups: dict[str, Any], common: argparse.ArgumentP
         if arg.flag is None:
             if arg.repeat:
                 options["nargs"] = "+"
-            parser.add_argument(arg.dest or arg.field, **options)
+            parser.add_argument(_dest(arg), **options)
             continue
         if arg.repeat:
             options["action"] = "append"
@@ -116,6 +116,11 @@ def _clear_dest(arg: Any) -> str:
     return arg.flag.lstrip("-").replace("-", "_")
 
 
+def _dest(arg: Any) -> str:
+    """Where argparse keeps an argument's value: a positional's ``dest`` (default its field), an option's field."""
+    return arg.dest or arg.field if arg.flag is None else arg.field
+
+
 def params_from(command: Any, args: argparse.Namespace, read_content: Callable[[str], str],
                 params_model: Any = None) -> dict[str, Any]:
     """The raw params (Python names) an invocation's ``args`` give: the command's ``fixed`` params, then each
@@ -125,7 +130,7 @@ def params_from(command: Any, args: argparse.Namespace, read_content: Callable[[
     another option of the same field. Raises :class:`InvalidInput` naming the field."""
     raw: dict[str, Any] = dict(command.fixed)
     given_by: dict[str, str] = {}
-    stdin = [arg for arg in command.args if arg.stdin and getattr(args, arg.field, None) == "-"]
+    stdin = [arg for arg in command.args if arg.stdin and getattr(args, _dest(arg), None) == "-"]
     if len(stdin) > 1:
         alias = params_model.model_fields[stdin[0].field].alias if params_model is not None else None
         raise InvalidInput(alias or stdin[0].field, f"only one of {' and '.join(a.flag or a.field for a in stdin)} "
@@ -136,7 +141,7 @@ def params_from(command: Any, args: argparse.Namespace, read_content: Callable[[
                 continue
             value: Any = []
         else:
-            value = getattr(args, arg.dest or arg.field if arg.flag is None else arg.field, None)
+            value = getattr(args, _dest(arg), None)
             if value is None:
                 continue
         if arg.field in given_by:

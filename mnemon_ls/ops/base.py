@@ -14,7 +14,7 @@ It is declared once, in the ops module of its tier (``mnemon_ls/ops/spaces.py`` 
 - ``lsp`` / ``mcp`` / ``cli``: which surfaces expose it and how (:class:`LspMethod`, :class:`McpTool`,
   :class:`CliCommand`).
 
-:func:`mnemon_ls.ops.execute.execute` runs every operation for every surface; the surfaces
+:mod:`mnemon_ls.ops.execute` runs every operation for every surface (``parse``, ``call``, ``execute_async``); the surfaces
 (``lsp/``, ``mcp/``, ``cli``) bind :data:`mnemon_ls.ops.registry` in a loop and declare no handler,
 params model or error mapping of their own. This module imports pydantic and nothing of the project
 above :mod:`mnemon_ls.errors`.

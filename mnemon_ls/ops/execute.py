@@ -1,4 +1,4 @@
-"""``execute()``: how every surface runs every operation.
+"""How every surface runs every operation (parse, resolve, gate, call, map errors).
 
 The steps, the same for the language server, the MCP server, the command line and the VS Code
 language-model tools:
@@ -21,22 +21,31 @@ Blocking: run it in a worker thread from an event loop (:func:`execute_async` do
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable
+from contextlib import contextmanager
+from typing import Any, Awaitable, Callable, Iterator
 
 from .base import Call, Operation, Surface, parse_params
 from .errors import as_error
 
 
+@contextmanager
+def vocabulary() -> Iterator[None]:
+    """Raise what the body raises as its :class:`~mnemon_ls.errors.MnemonError` (step 5,
+    :func:`mnemon_ls.ops.errors.as_error`); an exception that maps to nothing propagates unchanged."""
+    try:
+        yield
+    except Exception as exc:
+        mapped = as_error(exc)
+        if mapped is None or mapped is exc:
+            raise
+        raise mapped from None
+
+
 def parse(operation: Operation, raw: Any) -> Any:
     """``operation``'s params model validated from ``raw`` (a dict or ``None``); raises
     :class:`~mnemon_ls.errors.InvalidInput` naming the field."""
-    try:
+    with vocabulary():
         return parse_params(operation.params, raw)
-    except Exception as exc:
-        mapped = as_error(exc)
-        if mapped is None:
-            raise
-        raise mapped from None
 
 
 def call(operation: Operation, host: Any, params: Any, *, surface: Surface, session: str | None = None,
@@ -45,46 +54,23 @@ def call(operation: Operation, host: Any, params: Any, *, surface: Surface, sess
     ``progress`` receives the operation's progress reports (:class:`~.base.Call`). Raises
     :class:`~mnemon_ls.errors.MnemonError` (mapped) or, for a bug, the original exception."""
     invocation = Call(host=host, surface=surface, session=session, progress=progress)
-    try:
+    with vocabulary():
         if operation.gated and not gate_held:
             with host.pack_gate():
                 return operation.run(invocation, params)
         return operation.run(invocation, params)
-    except Exception as exc:
-        mapped = as_error(exc)
-        if mapped is None or mapped is exc:
-            raise
-        raise mapped from None
-
-
-def execute(operation: Operation, raw: Any, host_for: Callable[[str | None], Any], *, surface: Surface,
-            session: str | None = None, gate_held: bool = False) -> Any:
-    """Every step of the module docstring: parse ``raw``, resolve the host with ``host_for(workspace)``,
-    gate, call, map errors. Returns the result data (JSON: a dict or a list)."""
-    params = parse(operation, raw)
-    try:
-        host = host_for(getattr(params, "workspace", None))
-    except Exception as exc:
-        mapped = as_error(exc)
-        if mapped is None or mapped is exc:
-            raise
-        raise mapped from None
-    return call(operation, host, params, surface=surface, session=session, gate_held=gate_held)
 
 
 async def execute_async(operation: Operation, raw: Any, host_for: Callable[[str | None], Awaitable[Any]], *,
                         surface: Surface, session: str | None = None,
                         to_thread: Callable[..., Awaitable[Any]]) -> tuple[Any, Any]:
-    """:func:`execute` for an event loop: ``host_for`` is awaited on the loop (it may ask the client, e.g. MCP
-    roots), the call runs through ``to_thread(fn)`` (the server's worker-thread runner: ``asyncio.to_thread``
-    or anyio's, which must not cancel a write once started). Returns ``(host, data)``."""
+    """Every step of the module docstring for an event loop: ``host_for`` is awaited on the loop (it may ask
+    the client, e.g. MCP roots), the call runs through ``to_thread(fn)`` (the server's worker-thread runner:
+    ``asyncio.to_thread`` or anyio's, which must not cancel a write once started). Returns ``(host, data)``.
+    The language server and the command line run :func:`parse` and :func:`call` themselves (the CLI imports
+    hand edits between the two)."""
     params = parse(operation, raw)
-    try:
+    with vocabulary():
         host = await host_for(getattr(params, "workspace", None))
-    except Exception as exc:
-        mapped = as_error(exc)
-        if mapped is None or mapped is exc:
-            raise
-        raise mapped from None
     data = await to_thread(lambda: call(operation, host, params, surface=surface, session=session))
     return host, data
