@@ -25,7 +25,6 @@ from .errors import EXIT_FAILURE, EXIT_INVALID, EXIT_OK, InvalidInput, MnemonErr
 from .host import WorkspaceHost, default_workspace
 from .runtime.model import PROJECTION_FILES, TARGETS
 from .packs import cli as packs_cli
-from .records import cli as records_cli
 from . import cli_providers
 from .settings import Settings, load_settings, settings_from_environment
 
@@ -99,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "absolute path; it is read, never changed")
     migrate.add_argument("--dry-run", action="store_true", help="show what would be copied; write nothing")
 
-    cli_ops.add_parsers(commands, groups, common, skip=("runtime", "wake"))  # doc ..., space ..., remember, recall
+    cli_ops.add_parsers(commands, groups, common, skip=("runtime", "wake"))  # doc ..., records ..., space ..., remember, recall
 
     mcp = commands.add_parser("mcp", parents=[common], help="run the MCP server (stdio) for assistants outside the editor")
     mcp.add_argument("--read-only", action="store_true", help="offer only the read tools (writeEnabled=false)")
@@ -112,7 +111,6 @@ def build_parser() -> argparse.ArgumentParser:
     setup.add_argument("--dry-run", action="store_true", help="show what would change, write nothing")
     hook = commands.add_parser("hook", parents=[common], help="run an assistant lifecycle hook (reads the hook's JSON on stdin)")
     hook.add_argument("event", choices=("session-start", "prompt"))
-    records_cli.add_parser(commands, common)
     cli_providers.add_parser(commands, common)
     packs_cli.add_parser(commands, common)
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
@@ -349,8 +347,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "hook": lambda a: cli_clients.cmd_hook(a, _host, _settings_from)}
     if getattr(args, "operation", None) is not None:
         handler = lambda a: cli_ops.run(a, _host, _emit, _read_content, _absorb_hand_edits)  # noqa: E731
-    elif args.command == "records":
-        handler = lambda a: records_cli.run(a, _host, _emit, _read_content)  # noqa: E731
     elif args.command == "provider":
         handler = lambda a: cli_providers.run(a, _host, _emit)  # noqa: E731
     elif args.command == "pack":

@@ -23,6 +23,8 @@ GROUP_HELP = {
     "runtime": "Runtime memory (USER.md / MEMORY.md)",
     "doc": "Project Documents (managed Markdown with an index and search)",
     "space": "Memory Spaces (long-term stores; the default is an embedded mnemon.db)",
+    "records": "workspace memory records (decisions, conventions, preferences and facts with a review state): "
+               "proposals, review, export/import",
 }
 
 
@@ -109,6 +111,9 @@ def add_parser(commands: Any, groups: dict[str, Any], common: argparse.ArgumentP
         parser.add_argument(arg.flag, dest=arg.field, **options)
     for flag, options in cli.extra.items():
         parser.add_argument(flag, **options)
+    if cli.to_file is not None:
+        parser.add_argument("--output", metavar="FILE", dest="output_file",
+                            help="write it to FILE (mode 0600) instead of standard output")
     parser.set_defaults(operation=operation, command_spec=command)
 
 
@@ -154,8 +159,36 @@ def params_from(command: Any, args: argparse.Namespace, read_content: Callable[[
             value = os.path.abspath(value)
         if arg.convert is not None and isinstance(value, str):
             value = arg.convert(value)
+        elif arg.convert is not None and isinstance(value, list):
+            value = [_converted(arg, item, index) for index, item in enumerate(value)]
         raw[arg.field] = value
     return raw
+
+
+def _converted(arg: Any, value: Any, index: int) -> Any:
+    """One value of a repeated argument converted; an :class:`InvalidInput` names its place (``sourceRefs[1]``)."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return arg.convert(value)
+    except InvalidInput as exc:
+        raise InvalidInput(f"{exc.field}[{index}]", exc.rule) from None
+
+
+def _write_output(name: str, text: str) -> dict[str, Any]:
+    """Write a command's text to file ``name`` (mode 0600, replaced atomically); ``{file, bytes}``."""
+    from pathlib import Path
+
+    from .fsio import write_file_atomically
+
+    path = Path(os.path.abspath(os.path.expanduser(name)))
+    if path.is_dir():
+        raise InvalidInput("--output", f"{path} is a directory")
+    if not path.parent.is_dir():
+        raise InvalidInput("--output", f"{path.parent} does not exist")
+    data = (text + "\n").encode("utf-8")
+    write_file_atomically(path, data)
+    return {"file": str(path), "bytes": len(data)}
 
 
 def run(args: argparse.Namespace, host_for: Callable[[argparse.Namespace], Any],
@@ -176,13 +209,19 @@ def run(args: argparse.Namespace, host_for: Callable[[argparse.Namespace], Any],
     try:
         if command.hand_edits_first:
             absorb_hand_edits(host)
-        data = call(operation, host, params, surface="cli", gate_held=True)
-        invocation = Call(host, "cli")
+        identity = {"session": getattr(args, "session_id", None), "user": getattr(args, "user_id", None)}
+        data = call(operation, host, params, surface="cli", gate_held=True, **identity)
+        invocation = Call(host, "cli", **identity)
         if command.warnings is not None:
             for line in command.warnings(data, invocation):
                 print(f"mnemon-ls: {command.warning_prefix}{line}", file=sys.stderr)
         text = command.text
-        emit(args, data, text(data, invocation, params) if text is not None else "\n".join(plain(data)))
+        shown = text(data, invocation, params) if text is not None else "\n".join(plain(data))
+        if command.to_file is not None and getattr(args, "output_file", None):
+            written = _write_output(args.output_file, shown)
+            emit(args, written, command.to_file(data, written["file"]))
+        else:
+            emit(args, data, shown)
         return 0
     finally:
         host.close()

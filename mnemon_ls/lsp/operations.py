@@ -37,7 +37,7 @@ def _handler(operation: Any) -> Callable[..., Any]:
         progress = Progress(ls, operation.progress, token) if operation.progress is not None else None
         try:
             data = await asyncio.to_thread(functools.partial(
-                call, operation, state.host, parsed, surface="lsp",
+                call, operation, state.host, parsed, surface="lsp", session=ls.session_for(state.uri),
                 progress=progress.callback if progress is not None else None))
         except Exception as exc:
             if progress is not None:

@@ -2,10 +2,9 @@
 
 Registered from :mod:`.server` with :func:`register` (the first of the server's feature modules).
 
-- Requests ``mnemon/records/{list,get,create,propose,verify,reject,stale,edit,archive,forget,export,
-  import,compact}`` call the Records Source (:class:`mnemon_ls.records.RecordsSource`) of the folder,
-  with this server's session for the ``session`` scope. A proposal sends ``mnemon/recordProposed``
-  ``{workspace, id, scope, title, pending}``.
+- The requests ``mnemon/records/*`` are operations (:mod:`mnemon_ls.ops.records`) run with this server's
+  session of the folder (:meth:`RecordsFeature.session_id`) for the ``session`` scope. A proposal sends
+  ``mnemon/recordProposed`` ``{workspace, id, scope, title, pending}`` (an observer of ``records.propose``).
 - The auto-writer (seed 002 section 4): ``textDocument/didSave``, ``workspace/didCreateFiles``,
   ``didDeleteFiles``, ``didRenameFiles`` and ``workspace/didChangeWatchedFiles`` feed one
   :class:`~mnemon_ls.records.autowriter.SessionFiles` per folder (a session is this server's lifetime in
@@ -26,7 +25,7 @@ import asyncio
 import logging
 import secrets
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from ..errors import MnemonError
@@ -389,110 +388,27 @@ def check_activity(raw: Any) -> None:
 # ------------------------------------------------------------------ registration
 
 
-def register(server: "MnemonLanguageServer", mnemon_request: Callable[[str], Callable[..., Any]]) -> None:
-    """Attach :class:`RecordsFeature` as ``server.records_feature`` and register the handlers."""
+def register(server: "MnemonLanguageServer") -> None:
+    """Attach :class:`RecordsFeature` as ``server.records_feature``, observe ``records.propose`` and register
+    the file events of the auto-writer (the ``mnemon/records/*`` requests are operations,
+    :mod:`mnemon_ls.ops.records`, bound by :mod:`.operations`)."""
     server.records_feature = RecordsFeature(server)  # type: ignore[attr-defined]
 
     def feature(ls: Any) -> RecordsFeature:
         return ls.records_feature
 
-    async def call(ls: Any, workspace: str | None, fn: Callable[["RecordsSource"], Any]) -> dict[str, Any]:
-        state, source = feature(ls).source_for(workspace)
-        result = await asyncio.to_thread(fn, source)
-        if hasattr(result, "to_dict"):
-            result = result.to_dict()
-        return result | {"workspace": state.uri}
+    def observe(state: FolderState, operation: Any, data: Any, error: Exception | None) -> None:
+        """A proposal made through ``mnemon/records/propose``: ``mnemon/recordProposed`` now (the file watcher
+        will not repeat it)."""
+        if error is not None or operation.name != "records.propose" or not isinstance(data, dict):
+            return
+        known = server.records_feature.announced.get(state.uri)
+        if known is not None:
+            known.add(data["id"])
+        server.protocol.notify(P.RECORD_PROPOSED, {"workspace": state.uri, "id": data["id"], "scope": data["scope"],
+                                                   "title": data["record"]["title"], "pending": data["pending"]})
 
-    @mnemon_request("mnemon/records/list")
-    async def records_list(ls: Any, params: Any) -> dict[str, Any]:
-        """``mnemon/records/list`` -> ``{records: [record], count, workspace}`` (newest first)."""
-        p = P.parse_params(P.RecordsListParams, params)
-
-        def run(source: "RecordsSource") -> dict[str, Any]:
-            found = source.list(scopes=p.scopes, type=p.type, status=p.status, verification=p.verification,
-                                tag=p.tag, text=p.text, proposals=p.proposals, limit=p.limit)
-            return {"records": [r.to_json() | {"proposal": r.is_proposal} for r in found], "count": len(found)}
-
-        return await call(ls, p.workspace, run)
-
-    @mnemon_request("mnemon/records/get")
-    async def records_get(ls: Any, params: Any) -> dict[str, Any]:
-        """``mnemon/records/get`` -> ``{record, workspace}``."""
-        p = P.parse_params(P.RecordIdParams, params)
-        return await call(ls, p.workspace, lambda s: {"record": s.get(p.id, p.record_scope).to_json()})
-
-    async def create(ls: Any, params: Any, propose: bool) -> dict[str, Any]:
-        p = P.parse_params(P.RecordCreateParams, params)
-
-        def run(source: "RecordsSource") -> Any:
-            if propose:
-                return source.propose(p.record_scope, p.type, p.title, p.content, tags=p.tags,
-                                      source_refs=p.source_refs, note=p.note, confirm=p.confirm)
-            return source.create(p.record_scope, p.type, p.title, p.content, tags=p.tags,
-                                 source_refs=p.source_refs, confirm=p.confirm)
-
-        result = await call(ls, p.workspace, run)
-        if propose:
-            _, source = feature(ls).source_for(p.workspace)
-            pending = await asyncio.to_thread(source.pending_proposals)
-            known = feature(ls).announced.get(result["workspace"])
-            if known is not None:
-                known.add(result["id"])  # announced here; the file watcher will not repeat it
-            ls.protocol.notify(P.RECORD_PROPOSED, {"workspace": result["workspace"], "id": result["id"],
-                                                   "scope": result["scope"], "title": result["record"]["title"],
-                                                   "pending": pending})
-        return result
-
-    @mnemon_request("mnemon/records/create")
-    async def records_create(ls: Any, params: Any) -> dict[str, Any]:
-        """``mnemon/records/create`` -> the receipt ``{status, id, scope, message, record, workspace}``."""
-        return await create(ls, params, False)
-
-    @mnemon_request("mnemon/records/propose")
-    async def records_propose(ls: Any, params: Any) -> dict[str, Any]:
-        """``mnemon/records/propose`` -> the receipt; sends ``mnemon/recordProposed``."""
-        return await create(ls, params, True)
-
-    def change(method: str, name: str) -> None:
-        async def handler(ls: Any, params: Any) -> dict[str, Any]:
-            p = P.parse_params(P.RecordIdParams, params)
-            return await call(ls, p.workspace, lambda s: getattr(s, name)(p.id, scope=p.record_scope,
-                                                                          confirm=p.confirm))
-
-        handler.__doc__ = f"``{method}`` -> the receipt ``{{status, id, scope, message, record, workspace}}``."
-        handler.__name__ = f"records_{name}"
-        mnemon_request(method)(handler)
-
-    for action, name in (("verify", "verify"), ("reject", "reject"), ("stale", "mark_stale"),
-                         ("archive", "archive"), ("forget", "forget")):
-        change(f"mnemon/records/{action}", name)
-
-    @mnemon_request("mnemon/records/edit")
-    async def records_edit(ls: Any, params: Any) -> dict[str, Any]:
-        """``mnemon/records/edit`` -> the receipt (same id, revision + 1)."""
-        p = P.parse_params(P.RecordEditParams, params)
-        return await call(ls, p.workspace, lambda s: s.edit(p.id, scope=p.record_scope, title=p.title,
-                                                           content=p.content, tags=p.tags, type=p.type,
-                                                           confirm=p.confirm))
-
-    @mnemon_request("mnemon/records/export")
-    async def records_export(ls: Any, params: Any) -> dict[str, Any]:
-        """``mnemon/records/export`` -> ``{bundle: {schemaVersion, exportedAt, records}, workspace}``."""
-        p = P.parse_params(P.RecordsExportParams, params)
-        return await call(ls, p.workspace, lambda s: {"bundle": s.export(p.scopes)})
-
-    @mnemon_request("mnemon/records/import")
-    async def records_import(ls: Any, params: Any) -> dict[str, Any]:
-        """``mnemon/records/import`` -> ``{scope, total, imported, skipped, renamed, ids, workspace}``."""
-        p = P.parse_params(P.RecordsImportParams, params)
-        return await call(ls, p.workspace, lambda s: s.import_bundle(p.bundle, scope=p.record_scope,
-                                                                    confirm=p.confirm))
-
-    @mnemon_request("mnemon/records/compact")
-    async def records_compact(ls: Any, params: Any) -> dict[str, Any]:
-        """``mnemon/records/compact`` -> ``{scope, file, before, after, linesBefore, linesAfter, workspace}``."""
-        p = P.parse_params(P.RecordsCompactParams, params)
-        return await call(ls, p.workspace, lambda s: s.compact(p.record_scope, confirm=p.confirm))
+    server.observers.append(observe)
 
     # ---------------------------------------------------------------- file events (auto-writer)
 

@@ -438,6 +438,11 @@ class MnemonLanguageServer(LanguageServer):
         if error is None and isinstance(data, dict) and data.get("preserved") and data.get("target"):
             self.announce_lost_edits(state.uri, state.host.runtime.store_for(data["target"]), data["preserved"])
 
+    def session_for(self, uri: str) -> str:
+        """The session of folder ``uri`` for the records' ``session`` scope and provenance (``lsp-<16 hex>``,
+        fixed for this server's lifetime)."""
+        return self.records_feature.session_id(uri)
+
     def observe(self, state: FolderState, operation: Any, data: Any, error: Exception | None) -> None:
         """Tell every observer about one finished operation (``data`` its result, or ``error``); an observer
         that fails is logged, never fails the request."""
@@ -590,7 +595,7 @@ async def status(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
 # The feature modules, one per tier (their handlers are collected at import and attached here).
 for _feature in (runtime_feature, actions_feature):
     _feature.feature.attach(server, mnemon_request)
-records_feature.register(server, mnemon_request)  # mnemon/records/*, the auto-writer, review cues
+records_feature.register(server)  # mnemon/records/*, the auto-writer, review cues
 providers_feature.register(server, mnemon_request)  # mnemon/providers/*
 semantic_feature.register(server)  # $/progress of background embedding
 packs_feature.register(server, mnemon_request)  # mnemon/pack/export|exportFolder|inspect|import

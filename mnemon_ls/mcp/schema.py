@@ -15,6 +15,7 @@ should be offered (a closed list of edge types, a lower result cap); the model s
 from __future__ import annotations
 
 import inspect
+import typing
 from typing import Annotated, Any, Mapping, Sequence
 
 from pydantic import BaseModel, Field
@@ -34,8 +35,10 @@ def tool_signature(model: type[BaseModel], only: Sequence[str] | None = None, *,
     parameters = []
     for name in names:
         field = model.model_fields[name]
+        narrowed = name in narrow
         annotation = narrow.pop(name, field.annotation)
-        info = Field(description=field.description) if field.description else Field()
+        own = narrowed and any(getattr(m, "description", None) for m in typing.get_args(annotation)[1:])
+        info = Field(description=field.description) if field.description and not own else Field()
         default = inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True)
         if defaults and name in defaults:
             default = defaults[name]

@@ -277,7 +277,11 @@ class MnemonMcp:
         """A tool call's arguments as the operation's raw params (field names, ``fixed`` values added)."""
         spec = operation.mcp
         back = {argument: field for field, argument in spec.rename.items()}
-        return {**spec.fixed, **{back.get(name, name): value for name, value in arguments.items()}}
+        raw = {**spec.fixed, **{back.get(name, name): value for name, value in arguments.items()}}
+        for name in spec.single:
+            if raw.get(name) is not None:
+                raw[name] = [raw[name]]
+        return raw
 
     def _add_bound_tool(self, name: str, description: str, signature: inspect.Signature, effect: str,
                         run: Callable[..., Any]) -> None:
@@ -358,64 +362,6 @@ class MnemonMcp:
         tool = self._tool
 
         self._bind_operations()  # the operation layer's tools (mnemon_ls/ops)
-
-        @tool(write=True)
-        async def mnemon_records_propose(
-            title: Annotated[str, Field(description="short title, at most 200 characters")],
-            content: Annotated[str, Field(description="the fact, decision, preference or convention itself")],
-            type: Literal["decision", "preference", "convention", "fact"] = "fact",
-            record_scope: Annotated[Literal["session", "project", "user"], Field(
-                description="project (this workspace, default), user (follows the person) or session")] = "project",
-            tags: list[str] | None = None,
-            source_refs: Annotated[list[dict[str, str]] | None, Field(
-                description="what it comes from: [{kind: file|url|issue|session, id}]; default this session")] = None,
-            note: str | None = None,
-            workspace: WorkspaceArg = None,
-            ctx: Context | None = None,
-        ) -> str:
-            """Propose a workspace memory record: it is stored as an
-            unverified proposal that a person verifies or rejects in the editor or with `mnemon-ls records`;
-            it is never shown as fact before that. Use it for a durable decision, convention or preference
-            you inferred; never for secrets or one-off task state. Shared-project records cannot be proposed."""
-            def propose(host: WorkspaceHost) -> Any:
-                return host.open_records(self.session_id).propose(
-                    record_scope, type, title, content, tags=tags or [], source_refs=source_refs or [], note=note)
-
-            receipt = (await self._call(ctx, workspace, propose)).to_dict()
-            return (f"Proposal recorded: {receipt['record']['title']} (id: {receipt['id']}, scope {receipt['scope']}); "
-                    "it waits for a person to verify or reject it.")
-
-        @tool()
-        async def mnemon_records_search(
-            query: Annotated[str | None, Field(description="words that must all occur (case-insensitive; at most "
-                                                           "2000 characters); omit to list")] = None,
-            record_scope: Annotated[Literal["session", "project", "shared-project", "user"] | None, Field(
-                description="one scope; default every scope of this workspace")] = None,
-            type: Literal["decision", "preference", "convention", "fact"] | None = None,
-            verification: Literal["unverified", "verified", "rejected", "stale"] | None = None,
-            proposals_only: bool = False,
-            limit: Annotated[int, Field(ge=1, le=50)] = 10,
-            workspace: WorkspaceArg = None,
-            ctx: Context | None = None,
-        ) -> str:
-            """Search this workspace's memory records (decisions, conventions, preferences and facts with
-            their review state): verified ones are confirmed by a person, proposals are not yet. Use it
-            before proposing a record (to avoid duplicates) or when a past decision matters to the task."""
-            def search(host: WorkspaceHost) -> list[Any]:
-                return host.open_records(self.session_id).list(
-                    scopes=[record_scope] if record_scope else None, type=type, verification=verification,
-                    text=query, proposals=proposals_only, limit=limit, text_field="query")
-
-            found = await self._call(ctx, workspace, search)
-            if not found:
-                return "No records found."
-            lines = []
-            for r in found:
-                state = "proposal" if r.is_proposal else r.governance.verification
-                excerpt = " ".join(r.content.split())
-                excerpt = excerpt if len(excerpt) <= 300 else excerpt[:299] + "…"
-                lines.append(f"- [{r.scope} {r.type}; {state}] {r.title} (id: {r.id})\n  {excerpt}")
-            return "\n".join(lines) + f"\n{len(found)} record(s)"
 
         @tool(write=True)
         async def mnemon_runtime_compact(

@@ -98,7 +98,8 @@ class McpTool:
     ``<field>: is required for action=<action>``). ``default_action`` marks the action taken when the call
     names none; the first operation's ``description`` is the tool's. ``rename`` offers a field under another
     argument name (``document_revision`` as ``revision``); ``required`` makes a field the model leaves
-    optional a required argument of the tool."""
+    optional a required argument of the tool. ``single`` offers a list field as one value (its type from
+    ``narrow``; the call's value becomes a list of that one value, ``None`` stays unset)."""
 
     name: str
     description: str = ""
@@ -110,6 +111,7 @@ class McpTool:
     default_action: bool = False
     rename: Mapping[str, str] = field(default_factory=dict)
     required: tuple[str, ...] = ()
+    single: tuple[str, ...] = ()
 
     def argument(self, field_name: str) -> str:
         """The tool's argument name of ``field_name``."""
@@ -161,7 +163,10 @@ class CliCommand:
     process, not the operation (argparse keyword dicts, by flag); ``fixed`` are params every invocation of
     this command sets (``runtime add`` is ``runtime.mutate`` with ``action: add``); ``hand_edits_first``
     imports hand edits of USER.md/MEMORY.md before the operation runs (the command line has no file
-    watcher; each result is printed on stderr); ``warnings(data, call)`` are lines printed on stderr."""
+    watcher; each result is printed on stderr); ``warnings(data, call)`` are lines printed on stderr.
+    ``to_file(data, file)``, when given, lets the command write its text to a file: it then takes ``--output
+    FILE``, writes the text there (mode 0600, replaced atomically) instead of printing it, and prints the line
+    ``to_file`` returns (``--json``: ``{file, bytes}``)."""
 
     path: tuple[str, ...]
     help: str
@@ -173,6 +178,7 @@ class CliCommand:
     warnings: Callable[[Any, Any], list[str]] | None = None
     #: What each warning line starts with after ``mnemon-ls: `` (``warning: `` unless said otherwise).
     warning_prefix: str = "warning: "
+    to_file: Callable[[Any, str], str] | None = None
 
     def flag_of(self, field_name: str) -> str | None:
         """The option an error about ``field_name`` names (``"--space"``; :attr:`CliArg.names_errors`), or
@@ -194,6 +200,7 @@ class Call:
     surface: Surface
     session: str | None = None
     progress: Callable[[str, int | None], None] | None = None
+    user: str | None = None
 
 
 @dataclass(frozen=True)

@@ -49,11 +49,13 @@ def parse(operation: Operation, raw: Any) -> Any:
 
 
 def call(operation: Operation, host: Any, params: Any, *, surface: Surface, session: str | None = None,
-         gate_held: bool = False, progress: Callable[[str, int | None], None] | None = None) -> Any:
+         gate_held: bool = False, progress: Callable[[str, int | None], None] | None = None,
+         user: str | None = None) -> Any:
     """Run parsed ``params`` on ``host`` (steps 3-5 of the module docstring); returns the result data.
-    ``progress`` receives the operation's progress reports (:class:`~.base.Call`). Raises
+    ``progress`` receives the operation's progress reports, ``session`` and ``user`` identify the caller
+    (:class:`~.base.Call`). Raises
     :class:`~mnemon_ls.errors.MnemonError` (mapped) or, for a bug, the original exception."""
-    invocation = Call(host=host, surface=surface, session=session, progress=progress)
+    invocation = Call(host=host, surface=surface, session=session, progress=progress, user=user)
     with vocabulary():
         if operation.gated and not gate_held:
             with host.pack_gate():
