@@ -23,6 +23,7 @@ GROUP_HELP = {
     "runtime": "Runtime memory (USER.md / MEMORY.md)",
     "doc": "Project Documents (managed Markdown with an index and search)",
     "space": "Memory Spaces (long-term stores; the default is an embedded mnemon.db)",
+    "provider": "third-party Memory Space providers (installed packages)",
     "records": "workspace memory records (decisions, conventions, preferences and facts with a review state): "
                "proposals, review, export/import",
 }
@@ -117,6 +118,11 @@ def add_parser(commands: Any, groups: dict[str, Any], common: argparse.ArgumentP
     parser.set_defaults(operation=operation, command_spec=command)
 
 
+def _extra_dest(flag: str, spec: Any) -> str:
+    """Where argparse keeps an ``extra`` option's value: its ``dest``, else the flag's own word."""
+    return spec.get("dest") or flag.lstrip("-").replace("-", "_")
+
+
 def _clear_dest(arg: Any) -> str:
     return arg.flag.lstrip("-").replace("-", "_")
 
@@ -204,14 +210,19 @@ def run(args: argparse.Namespace, host_for: Callable[[argparse.Namespace], Any],
     from .ops.humantext import plain
 
     operation, command = args.operation, args.command_spec
-    params = parse(operation, params_from(command, args, read_content, operation.params))
+    raw = params_from(command, args, read_content, operation.params)
+    params = parse(operation, raw) if command.gather is None else None
     host = host_for(args)
     try:
+        if params is None:  # arguments gathered with the host's help (provider fields) before the params parse
+            params = parse(operation, {**raw, **command.gather(args, host)})
         if command.hand_edits_first:
             absorb_hand_edits(host)
         identity = {"session": getattr(args, "session_id", None), "user": getattr(args, "user_id", None)}
         data = call(operation, host, params, surface="cli", gate_held=True, **identity)
-        invocation = Call(host, "cli", **identity)
+        options = {_extra_dest(flag, spec): getattr(args, _extra_dest(flag, spec), None)
+                   for flag, spec in command.extra.items()}
+        invocation = Call(host, "cli", options=options, **identity)
         if command.warnings is not None:
             for line in command.warnings(data, invocation):
                 print(f"mnemon-ls: {command.warning_prefix}{line}", file=sys.stderr)
@@ -222,7 +233,7 @@ def run(args: argparse.Namespace, host_for: Callable[[argparse.Namespace], Any],
             emit(args, written, command.to_file(data, written["file"]))
         else:
             emit(args, data, shown)
-        return 0
+        return command.exit_code(data) if command.exit_code is not None else 0
     finally:
         host.close()
 

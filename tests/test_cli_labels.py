@@ -54,7 +54,7 @@ def test_read_only_commands_leave_the_store_directories_as_they_found_them(cli: 
 
 def test_provider_list_separates_installed_providers_from_those_without_a_package(cli: Cli) -> None:
     text = cli.ok("provider", "list")
-    views = cli.ok_json("provider", "list")
+    views = cli.ok_json("provider", "list")["providers"]
     no_package = [v["providerId"] for v in views if v["providerId"] not in plugins.PACKAGES and not v["installed"]]
     assert no_package == ["openviking", "honcho", "hindsight", "retaindb", "byterover", "supermemory"]
     assert len(views) == 8  # --json stays complete
@@ -72,7 +72,7 @@ def test_provider_list_separates_installed_providers_from_those_without_a_packag
 
 
 def test_provider_lines_count_one_space_in_the_singular() -> None:
-    from mnemon_ls.cli_providers import _line
+    from mnemon_ls.ops.providers import provider_line as _line
 
     view = {"providerId": "holographic", "enabled": True, "configured": True, "installed": True, "spaces": 1,
             "distribution": "mnemon-ls-provider-holographic 0.1.0", "configuredFields": [], "configuredSecrets": []}

@@ -112,7 +112,7 @@ def test_a_terminal_gets_stored_control_characters_as_escapes(cli: Cli) -> None:
 
 
 def test_generated_counts_and_capability_lists_read_as_english() -> None:
-    from mnemon_ls.cli_providers import _line
+    from mnemon_ls.ops.providers import provider_line as _line
     from mnemon_ls.ops.humantext import semantic_status_line
 
     view = {"providerId": "holographic", "enabled": True, "configured": True, "installed": True, "spaces": 1,

@@ -3,7 +3,7 @@ package lives in the checkout, as docs/providers.md and doctor say), not a bare 
 
 from __future__ import annotations
 
-from mnemon_ls.cli_providers import list_text
+from mnemon_ls.ops.providers import list_text
 
 
 def test_a_provider_package_not_installed_gets_its_install_line() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, StrictBool, ValidationError
+from pydantic import Field, ValidationError
 
 from ..ops.base import Params, WorkspaceParams, invalid_input_from, parse_params
 
@@ -82,17 +82,3 @@ class UpdateDocumentArgs(_Params):
     document_revision: int | None = Field(None, alias="documentRevision", strict=True)
 
 
-class ProviderParams(WorkspaceParams):
-    """``mnemon/providers/disable|test|discover``: ``{workspace?, providerId}``."""
-
-    provider_id: str = Field(alias="providerId")
-
-
-class ProviderConfigureParams(ProviderParams):
-    """``mnemon/providers/configure|enable``: ``{workspace?, providerId, services?: {field: value},
-    clearSecrets?: [field], force?}`` (``clearSecrets`` and ``force`` only for ``configure``)."""
-
-    services: dict[str, Any] = Field(default_factory=dict)
-    clear_secrets: list[str] = Field(default_factory=list, alias="clearSecrets")
-    #: ``configure`` only: change a path field although mapped spaces would read another store.
-    force: StrictBool = False

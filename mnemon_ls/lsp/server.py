@@ -53,7 +53,6 @@ from . import framing
 from . import packs as packs_feature
 from . import maintenance as maintenance_feature
 from . import protocol as P
-from . import providers as providers_feature
 from . import operations as operations_binding
 from . import views as views_feature
 from .watch import Watcher, documents_filter, git_state_filter, git_watch_dir, runtime_filter
@@ -596,7 +595,6 @@ async def status(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
 for _feature in (runtime_feature, actions_feature):
     _feature.feature.attach(server, mnemon_request)
 records_feature.register(server)  # mnemon/records/*, the auto-writer, review cues
-providers_feature.register(server, mnemon_request)  # mnemon/providers/*
 semantic_feature.register(server)  # $/progress of background embedding
 packs_feature.register(server, mnemon_request)  # mnemon/pack/export|exportFolder|inspect|import
 views_feature.register(server)  # mnemon/memoryChanged (editor views refresh on it)

@@ -164,6 +164,10 @@ class CliCommand:
     this command sets (``runtime add`` is ``runtime.mutate`` with ``action: add``); ``hand_edits_first``
     imports hand edits of USER.md/MEMORY.md before the operation runs (the command line has no file
     watcher; each result is printed on stderr); ``warnings(data, call)`` are lines printed on stderr.
+    ``gather(args, host)`` returns raw params built from arguments that do not map one to one onto fields
+    (``provider configure``'s ``--set KEY=VALUE`` and ``--secret KEY`` into ``services``); it runs after the
+    host opens, before the operation, and raises :class:`~mnemon_ls.errors.InvalidInput`. ``exit_code(data)``
+    is the process's exit code for a result (default 0: ``provider test`` exits 1 when the test failed).
     ``to_file(data, file)``, when given, lets the command write its text to a file: it then takes ``--output
     FILE``, writes the text there (mode 0600, replaced atomically) instead of printing it, and prints the line
     ``to_file`` returns (``--json``: ``{file, bytes}``)."""
@@ -179,6 +183,8 @@ class CliCommand:
     #: What each warning line starts with after ``mnemon-ls: `` (``warning: `` unless said otherwise).
     warning_prefix: str = "warning: "
     to_file: Callable[[Any, str], str] | None = None
+    gather: Callable[[Any, Any], Mapping[str, Any]] | None = None
+    exit_code: Callable[[Any], int] | None = None
 
     def flag_of(self, field_name: str) -> str | None:
         """The option an error about ``field_name`` names (``"--space"``; :attr:`CliArg.names_errors`), or
@@ -201,6 +207,7 @@ class Call:
     session: str | None = None
     progress: Callable[[str, int | None], None] | None = None
     user: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ PROVIDERS, SPACES = "Memory Providers", "Memory Spaces"
 
 
 def providers(code_server, workspace) -> dict[str, dict]:
-    return {p["providerId"]: p for p in mnemon_cli(code_server, workspace, "provider", "list")}
+    return {p["providerId"]: p for p in mnemon_cli(code_server, workspace, "provider", "list")["providers"]}
 
 
 def test_the_providers_view_lists_providers_and_enables_tests_and_disables_one(code_server, vscode) -> None:

@@ -2,7 +2,7 @@
  * The Memory Providers view (`mnemon.providers`, in the Mnemon view container) and its commands:
  * configure, enable, disable, test, discover and "Create Space" for a provider that can create
  * namespaces. Every command is one `mnemon/providers/*` (or `mnemon/spaces/create`) request: the server
- * validates, stores and answers (mnemon_ls/lsp/providers.py, the same `ProviderHost` as
+ * validates, stores and answers (mnemon_ls/ops/providers.py, the same `ProviderHost` as
  * `mnemon-ls provider ...`); nothing is decided or stored here.
  *
  * Credentials: a secret field is asked with a password input box (never echoed), sent once in the

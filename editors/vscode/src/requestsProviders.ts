@@ -1,6 +1,6 @@
 /**
  * Typed helpers for third-party Memory Space providers: `mnemon/providers/*` (pure: no `vscode` import;
- * re-exported by src/requests.ts). Server: mnemon_ls/lsp/providers.py over
+ * re-exported by src/requests.ts). Server: mnemon_ls/ops/providers.py over
  * `mnemon_ls.spaces.thirdparty.ProviderHost`, the same operations as `mnemon-ls provider ...`.
  *
  * Credentials: `configure`/`enable` send field values once; the server stores them (0600
