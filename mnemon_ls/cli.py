@@ -24,7 +24,6 @@ from .cli_argv import check_text_arguments
 from .errors import EXIT_FAILURE, EXIT_INVALID, EXIT_OK, InvalidInput, MnemonError, storage_error
 from .host import WorkspaceHost, default_workspace
 from .runtime.model import PROJECTION_FILES, TARGETS
-from .packs import cli as packs_cli
 from .settings import Settings, load_settings, settings_from_environment
 
 
@@ -110,7 +109,6 @@ def build_parser() -> argparse.ArgumentParser:
     setup.add_argument("--dry-run", action="store_true", help="show what would change, write nothing")
     hook = commands.add_parser("hook", parents=[common], help="run an assistant lifecycle hook (reads the hook's JSON on stdin)")
     hook.add_argument("event", choices=("session-start", "prompt"))
-    packs_cli.add_parser(commands, common)
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     from .lsp.launch import add_serve_arguments  # light: `mnemon-ls serve` itself starts from there
 
@@ -345,8 +343,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "hook": lambda a: cli_clients.cmd_hook(a, _host, _settings_from)}
     if getattr(args, "operation", None) is not None:
         handler = lambda a: cli_ops.run(a, _host, _emit, _read_content, _absorb_hand_edits)  # noqa: E731
-    elif args.command == "pack":
-        handler = lambda a: packs_cli.run(a, _host, _emit)  # noqa: E731
     elif args.command == "runtime":
         handler = {"archived": lambda a: cli_archived.cmd_runtime_archived(a, _host, _emit),
                    "compact": lambda a: cli_maintenance.runtime_compact(a, _host, _emit)}[args.action]

@@ -24,6 +24,7 @@ GROUP_HELP = {
     "doc": "Project Documents (managed Markdown with an index and search)",
     "space": "Memory Spaces (long-term stores; the default is an embedded mnemon.db)",
     "provider": "third-party Memory Space providers (installed packages)",
+    "pack": "Mnemon Packs: back up, move or share a whole memory as one ZIP",
     "records": "workspace memory records (decisions, conventions, preferences and facts with a review state): "
                "proposals, review, export/import",
 }
@@ -84,8 +85,11 @@ def add_parser(commands: Any, groups: dict[str, Any], common: argparse.ArgumentP
         help_text = arg.help if arg.help is not None else info.description
         options: dict[str, Any] = {"help": help_text or None}
         if arg.kind == "flag":
-            options["action"] = "store_false" if arg.default is True else "store_true"
-            parser.add_argument(arg.flag, dest=arg.field, **options)
+            if arg.default is None or isinstance(arg.default, bool):
+                options["action"] = "store_false" if arg.default is True else "store_true"
+            else:
+                options.update(action="store_const", const=arg.default)
+            parser.add_argument(*arg.aliases, arg.flag, dest=arg.field, **options)
             continue
         if arg.kind == "clear":
             parser.add_argument(arg.flag, dest=_clear_dest(arg), action="store_true", **options)
@@ -109,7 +113,7 @@ def add_parser(commands: Any, groups: dict[str, Any], common: argparse.ArgumentP
             options["action"] = "append"
         if arg.required:
             options["required"] = True
-        parser.add_argument(arg.flag, dest=arg.field, **options)
+        parser.add_argument(*arg.aliases, arg.flag, dest=arg.field, **options)
     for flag, options in cli.extra.items():
         parser.add_argument(flag, **options)
     if cli.to_file is not None:
@@ -162,7 +166,7 @@ def params_from(command: Any, args: argparse.Namespace, read_content: Callable[[
         if arg.stdin and isinstance(value, str):
             value = read_content(value)
         if arg.path and isinstance(value, str):
-            value = os.path.abspath(value)
+            value = os.path.abspath(os.path.expanduser(value))
         if arg.convert is not None and isinstance(value, str):
             value = arg.convert(value)
         elif arg.convert is not None and isinstance(value, list):

@@ -130,14 +130,16 @@ class CliArg:
     ``field`` is the Python field name; ``flag`` the option (``"--space"``) or ``None`` for a positional;
     ``repeat`` makes it repeatable (a list field); ``stdin`` lets ``-`` read standard input; ``help``,
     ``metavar`` and ``choices`` are argparse's (choices default to the field's ``Literal`` values);
-    ``kind`` is ``"flag"`` for a boolean option (``store_true``; ``store_false`` when ``default`` is ``True``),
+    ``kind`` is ``"flag"`` for an option without a value (``store_true``; ``store_false`` when ``default`` is
+    ``True``; another ``default`` is the value the option sets, e.g. ``--replace`` sets ``mode`` to ``replace``),
     ``"clear"`` for an option that sets a list field to ``[]`` (``--no-branches``; refused together with
     another option of the same field), else the value type is the field's (``int``/``float``/``str``);
     ``dest`` is the name a positional is known by in errors (default the field name); ``path`` makes a
     relative path absolute against the current directory (a file the command names); ``convert`` turns
     the typed text into the field's value (``--routes`` JSON) and raises
     :class:`~mnemon_ls.errors.InvalidInput` naming the field; ``names_errors`` makes an error about the
-    field name the option instead (``--space: ...`` for ``spaceId``)."""
+    field name the option instead (``--space: ...`` for ``spaceId``; a positional: its ``dest``); ``aliases``
+    are more option strings of the same option (``-o`` for ``--output``)."""
 
     field: str
     flag: str | None = None
@@ -153,6 +155,7 @@ class CliArg:
     default: Any = None
     convert: Callable[[str], Any] | None = None
     names_errors: bool = False
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -191,7 +194,7 @@ class CliCommand:
         ``None`` (the error names the field)."""
         for arg in self.args:
             if arg.field == field_name and arg.names_errors:
-                return arg.flag
+                return arg.flag or arg.dest or arg.field
         return None
 
 

@@ -1,6 +1,6 @@
 /**
  * Typed helpers and texts for Mnemon Packs: `mnemon/pack/*` (pure: no `vscode` import, unit-tested;
- * re-exported by src/requests.ts). Server: mnemon_ls/lsp/packs.py over the Host operations
+ * re-exported by src/requests.ts). Server: mnemon_ls/ops/packs.py over the Host operations
  * `export_pack` / `inspect_pack` / `import_pack`, the same ones `mnemon-ls pack ...` and the Neovim
  * plugin's `:MnemonPackExport` / `:MnemonPackImport` (editors/neovim/lua/mnemon/packs.lua) call.
  *
