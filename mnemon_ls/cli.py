@@ -82,7 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
     cli_ops.add_parsers(commands, groups, common, first_word="wake")
     cli_ops.add_parsers(commands, groups, common, first_word="runtime")  # add, replace, remove, list, recover
     actions = groups["runtime"]
-    actions.add_parser("archived", parents=[common], help="what capacity maintenance moved out of MEMORY.md, and where")
+    archived = actions.add_parser("archived", parents=[common],
+                                  help="what capacity maintenance moved out of MEMORY.md, and where")
+    archived.add_argument("--finish", action="store_true",
+                          help="remove from MEMORY.md the entries an interrupted archival already wrote to their "
+                               "destination (each copy checked first)")
     cli_maintenance.add_parser(actions, common)
 
     doctor = commands.add_parser("doctor", parents=[common], help="explain the state of the storage root")

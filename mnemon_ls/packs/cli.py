@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from ..errors import EXIT_OK, InvalidInput
 from .backups import KEEP
-from .format import COMPONENTS, MAX_ARCHIVE_BYTES, SCOPES
+from .format import COMPONENTS, MAX_ARCHIVE_BYTES, SCOPES, describe_source
 
 
 def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -115,9 +115,9 @@ def run(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], A
     payload = _read(args.file)
     if args.action == "inspect":
         data = host.inspect_pack(payload)
-        # the manifest's source is the format's (the TypeScript plugin's name, which mnemon-ls writes too)
+        # source.plugin is always the format's (the TypeScript plugin's name): the writer says who wrote it
         lines = [f"{args.file}: a valid {data['scope']} pack exported {data['exportedAt']} (format mnemonpack "
-                 f"{data.get('version', 1)}, source {data['source']['plugin']} {data['source']['pluginVersion']})",
+                 f"{data.get('version', 1)}, {describe_source(data['source'])})",
                  *summary_lines(data)]
         if data["userProfile"]:
             lines.append(f"  USER.md: carries {_plural(data['userProfile'], 'entry', 'entries')} about a person "
