@@ -114,7 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="write the workspace's shared configuration instead of the user's")
     setup.add_argument("--remove", action="store_true", help="take mnemon-ls out again (other entries stay)")
     setup.add_argument("--dry-run", action="store_true", help="show what would change, write nothing")
-    hook = commands.add_parser("hook", parents=[common], help="run an assistant lifecycle hook (reads the hook's JSON on stdin)")
+    hook = commands.add_parser("hook", parents=[common], help="run an assistant lifecycle hook (reads the hook's JSON on stdin)",
+                               description="Print what an assistant's lifecycle hook adds to the model's context: "
+                                           "session-start the wake snapshot, prompt a one-line recall/writeback cue. "
+                                           "--json prints it as hook JSON ({\"hookSpecificOutput\": {\"hookEventName\", "
+                                           "\"additionalContext\"}}), which Codex needs.")
     hook.add_argument("event", choices=("session-start", "prompt"))
     records_cli.add_parser(commands, common)
     cli_providers.add_parser(commands, common)
