@@ -79,7 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
     cli_ops.add_parsers(commands, groups, common, first_word="wake")
     cli_ops.add_parsers(commands, groups, common, first_word="runtime")  # add, replace, remove, list, recover
     actions = groups["runtime"]
-    actions.add_parser("archived", parents=[common], help="what capacity maintenance moved out of MEMORY.md, and where")
+    archived = actions.add_parser("archived", parents=[common],
+                                  help="what capacity maintenance moved out of MEMORY.md, and where")
+    archived.add_argument("--finish", action="store_true",
+                          help="remove from MEMORY.md the entries an interrupted archival already wrote to their "
+                               "destination (each copy checked first)")
     cli_maintenance.add_parser(actions, common)
 
     doctor = commands.add_parser("doctor", parents=[common], help="explain the state of the storage root")
@@ -107,7 +111,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="write the workspace's shared configuration instead of the user's")
     setup.add_argument("--remove", action="store_true", help="take mnemon-ls out again (other entries stay)")
     setup.add_argument("--dry-run", action="store_true", help="show what would change, write nothing")
-    hook = commands.add_parser("hook", parents=[common], help="run an assistant lifecycle hook (reads the hook's JSON on stdin)")
+    hook = commands.add_parser("hook", parents=[common], help="run an assistant lifecycle hook (reads the hook's JSON on stdin)",
+                               description="Print what an assistant's lifecycle hook adds to the model's context: "
+                                           "session-start the wake snapshot, prompt a one-line recall/writeback cue. "
+                                           "--json prints it as hook JSON ({\"hookSpecificOutput\": {\"hookEventName\", "
+                                           "\"additionalContext\"}}), which Codex needs.")
     hook.add_argument("event", choices=("session-start", "prompt"))
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     from .lsp.launch import add_serve_arguments  # light: `mnemon-ls serve` itself starts from there

@@ -31,10 +31,28 @@ def cmd_setup(args: argparse.Namespace, emit: Callable[[argparse.Namespace, Any,
     return EXIT_OK
 
 
+#: The hook event each ``mnemon-ls hook`` verb answers (``hookSpecificOutput.hookEventName`` of ``--json``).
+HOOK_EVENT_NAMES = {"session-start": "SessionStart", "prompt": "UserPromptSubmit"}
+
+
+def hook_output(event: str, text: str, as_json: bool) -> str:
+    """What ``mnemon-ls hook EVENT`` prints for the context ``text``: the text and a newline, or with
+    ``as_json`` the hook JSON Claude Code and Codex both read, ``{"hookSpecificOutput": {"hookEventName":
+    "SessionStart"|"UserPromptSubmit", "additionalContext": text}}`` (Codex takes plain output that starts
+    with ``[`` or ``{`` for broken JSON). Empty ``text``: nothing at all (no context to add)."""
+    if not text:
+        return ""
+    if not as_json:
+        return text + "\n"
+    return json.dumps({"hookSpecificOutput": {"hookEventName": HOOK_EVENT_NAMES[event], "additionalContext": text}},
+                      ensure_ascii=False) + "\n"
+
+
 def cmd_hook(args: argparse.Namespace, host_factory: Callable[[argparse.Namespace], Any],
              settings_from: Callable[[argparse.Namespace], Any]) -> int:
-    """``mnemon-ls hook session-start|prompt``: what an assistant's lifecycle hook prints into the model's
-    context (the bounded wake; a one-line cue). Never fails the assistant's turn: errors go to stderr, exit 0."""
+    """``mnemon-ls hook session-start|prompt [--json]``: what an assistant's lifecycle hook prints into the
+    model's context (the bounded wake; a one-line cue), as text or (``--json``) as :func:`hook_output`'s
+    hook JSON. Never fails the assistant's turn: errors go to stderr, exit 0."""
     from .mcp import clients
 
     try:
@@ -45,14 +63,14 @@ def cmd_hook(args: argparse.Namespace, host_factory: Callable[[argparse.Namespac
     if args.workspace is None:
         args.workspace = os.environ.get("CLAUDE_PROJECT_DIR") or cwd
     try:
+        as_json = bool(getattr(args, "json", False))
         if args.event == "prompt":
             cue = clients.recall_cue(settings_from(args).recall_mode, settings_from(args).writeback_mode)
-            if cue:
-                sys.stdout.write(cue + "\n")
+            sys.stdout.write(hook_output("prompt", cue, as_json))
             return EXIT_OK
         host = host_factory(args)
         snapshot, _ = host.wake(budget_chars=clients.HOOK_WAKE_BUDGET, surface="tool")
-        sys.stdout.write(snapshot.text + "\n")
+        sys.stdout.write(hook_output("session-start", snapshot.text, as_json))
     except (MnemonError, OSError) as exc:
         print(f"mnemon-ls hook: {getattr(exc, 'message', exc)}", file=sys.stderr)
     return EXIT_OK

@@ -1,6 +1,6 @@
 """``mnemon-ls doctor``: every Source's read-only findings (settings, root, branch, runtime stores, git,
-older roots, space names and lineage, third-party providers, registry repairs, semantic recall, documents,
-stored credentials) and the summary line. Split out of :mod:`mnemon_ls.cli` (which passes its host factory
+older roots, space names and lineage, entries an interrupted archival left in MEMORY.md, third-party
+providers, registry repairs, semantic recall, documents, stored credentials) and the summary line. Split out of :mod:`mnemon_ls.cli` (which passes its host factory
 and output function)."""
 
 from __future__ import annotations
@@ -66,6 +66,12 @@ def cmd_doctor(args: argparse.Namespace, make_host: Callable[[argparse.Namespace
         findings.extend(verify_lineage(host.runtime.memory_store.root,
                                        host.spaces if (host.root / "data").is_dir() else None,
                                        third_party=args.providers))
+        from .maintenance.leftovers import doctor_findings as interrupted_archivals
+
+        findings.extend(interrupted_archivals(host.runtime.memory_store.root,
+                                              host.runtime.memory_store.read().entries,
+                                              host.spaces if (host.root / "data").is_dir() else None,
+                                              third_party=args.providers))  # in MEMORY.md and archived
         findings.extend(host.spaces.thirdparty.diagnose(open_engines=args.providers))  # engines only when asked
         from .spaces.registry import quarantine_findings
 

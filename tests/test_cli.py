@@ -356,7 +356,7 @@ FAILURES = {
     "replace-no-match": (["runtime", "replace", "--old-text", "zzz", "--content", "q"], {}, 3,
                          "oldText: no memory entry contains 'zzz'"),
     "ambiguous-match": (["runtime", "remove", "--old-text", "alpha"], {}, 3,
-                        "oldText: 2 memory entries contain 'alpha'; use a unique substring"),
+                        "oldText: 2 memory entries contain 'alpha' ('alpha one', 'alpha two'); use a unique substring"),
     "memory-capacity": (["runtime", "add", "--content", "0123456789", "--memory-limit-bytes", "25",
                          "--memory-maintenance", "reject"], {}, 3,
                         "memory is over capacity: 36 of 25 UTF-8 bytes after this change (now 22); remove or "
@@ -396,11 +396,11 @@ def test_json_failure_prints_the_error_object_too(seeded):
     before = procs.tree_snapshot(seeded.tmp)
     result = seeded.run("runtime", "remove", "--old-text", "alpha", "--json")
     assert result.returncode == 3
-    assert result.stderr == "mnemon-ls: error: oldText: 2 memory entries contain 'alpha'; use a unique substring\n"
+    message = "oldText: 2 memory entries contain 'alpha' ('alpha one', 'alpha two'); use a unique substring"
+    assert result.stderr == f"mnemon-ls: error: {message}\n"
     assert json.loads(result.stdout) == {"error": {
-        "code": "ambiguous-match", "message": "oldText: 2 memory entries contain 'alpha'; use a unique substring",
-        "field": "oldText",
-        "target": "memory", "oldText": "alpha", "matches": 2}}
+        "code": "ambiguous-match", "message": message, "field": "oldText",
+        "target": "memory", "oldText": "alpha", "matches": 2, "candidates": ["alpha one", "alpha two"]}}
     result = seeded.run("runtime", "add", "--content", "a\u00a7", "--json")
     assert result.returncode == 2
     assert json.loads(result.stdout) == {"error": {
@@ -417,7 +417,7 @@ def test_two_identical_entries_are_ambiguous_for_an_exact_selector(cli):
     before = procs.tree_snapshot(cli.tmp)
     result = cli.run("runtime", "remove", "--old-text", "dup")
     assert (result.returncode, result.stdout, result.stderr) == (
-        3, "", "mnemon-ls: error: oldText: 2 memory entries are identical to 'dup'; use a unique substring\n")
+        3, "", "mnemon-ls: error: oldText: 2 memory entries are identical to 'dup' ('dup', 'dup'); use a unique substring\n")
     assert procs.tree_snapshot(cli.tmp) == before
 
 
@@ -491,7 +491,7 @@ def test_doctor_flags_a_truncated_store_and_recover_restores_it(seeded):
 
     assert seeded.ok("doctor") == head([
         f"[ok     ] {seeded.memories}: valid: 1 user and 2 memory entries, revision {healthy_revision[:12]}",
-        f"[ok     ] {seeded.runtime / 'quarantine'}: 1 damaged files moved aside by recover",
+        f"[ok     ] {seeded.runtime / 'quarantine'}: 1 damaged file moved aside by recover",
     ], "no problems found")
     assert seeded.ok("runtime", "recover") == f"{seeded.runtime}: {seeded.memories} is valid; nothing to recover\n"
     receipt = seeded.ok_json("runtime", "add", "--content", "after recovery")

@@ -988,7 +988,7 @@ def test_diagnose_damaged_store_counts_what_recover_restores(root, clock, disk):
     assert "restores 5 entries (2 readable in the damaged file, 0 damaged there" in problem.advice
     lock = result[1]
     assert (lock.level, lock.subject) == ("warning", str(rt(root) / ".memories.lock"))
-    assert lock.message.startswith("held by pid 999999999 for ")
+    assert lock.message.startswith("left by pid 999999999, which is no longer running (")  # no such process
 
 
 # ================================================================= rejected operations on a never-used root

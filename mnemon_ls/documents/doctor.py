@@ -12,9 +12,9 @@ held lock, file modes wider than 0600/0700, the side files, and the saved edits 
 from __future__ import annotations
 
 from ..findings import Finding
+from ..lockinfo import lock_finding
 
 import os
-import time
 from typing import Any
 
 from .. import fsio
@@ -136,15 +136,9 @@ def diagnose(store: DocumentStore) -> list[Finding]:
     if temps:
         findings.append(Finding("warning", str(documents), f"{len(temps)} temp or lock staging file(s) of "
                                 "interrupted writes", "the next repair removes those whose writer has exited"))
-    if store.lock_path.exists():
-        try:
-            age = max(0.0, time.time() - store.lock_path.stat().st_mtime)
-            holder = store.lock_path.read_text(errors="replace").strip().splitlines()
-        except OSError:
-            age, holder = 0.0, []
-        who = f"pid {holder[0]}" if holder and holder[0].isdigit() else "an unknown owner"
-        findings.append(Finding("warning", str(store.lock_path), f"held by {who} for {age:.0f} s",
-                                "a lock whose owner died, or older than 30 s, is broken by the next writer"))
+    lock = lock_finding(store.lock_path)
+    if lock is not None:
+        findings.append(lock)
     checks: list[tuple[Any, int]] = [(documents, fsio.DIR_MODE), (store.dir_for("active"), fsio.DIR_MODE),
                                      (store.dir_for("archived"), fsio.DIR_MODE), (store.index_path, fsio.FILE_MODE)]
     checks += [(store.dir_for(s) / n, fsio.FILE_MODE) for s, names in managed.items() for n in names]

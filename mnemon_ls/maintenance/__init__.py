@@ -9,7 +9,9 @@ Modules:
   the doctor check that every destination still exists;
 - :mod:`.runtime` MEMORY.md overflow: archive what greedy packing does not keep into the eligible
   Memory Spaces (else the local archive ``runtime/archived/``), then commit compaction + mutation under
-  the plan's revision fence (reference/dsh-mnemon.md sections 4.1-4.3).
+  the plan's revision fence (reference/dsh-mnemon.md sections 4.1-4.3);
+- :mod:`.leftovers` entries a killed archival left both in MEMORY.md and at their destination: the doctor
+  finding and ``mnemon-ls runtime archived --finish``.
 
 Public entry points (the Host calls them; every surface goes through the Host)::
 

@@ -39,7 +39,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from ..errors import InvalidInput, MaintenanceFailed, MnemonError, RevisionConflict, RuntimeCapacityError
 from ..runtime import ops
@@ -458,11 +458,13 @@ def _summary(content: str) -> str:
 # ---------------------------------------------------------------------------------------------- listing
 
 
-def archived_listing(runtime: "RuntimeSource") -> dict[str, Any]:
+def archived_listing(runtime: "RuntimeSource", space_names: "Mapping[str, str] | None" = None) -> dict[str, Any]:
     """What left MEMORY.md and where it went (``mnemon-ls runtime archived``), from the lineage of the
-    root that owns MEMORY.md: ``{"path", "records": [LineageRecord.to_dict() + {"stillInHotMemory"}],
-    "damaged": [line numbers], "count"}``. ``stillInHotMemory`` is true when an entry with the same
-    content is (again, or after a crash before the commit) in hot memory. Never writes."""
+    root that owns MEMORY.md: ``{"path", "records": [LineageRecord.to_dict() + {"stillInHotMemory"[,
+    "spaceName"]}], "damaged": [line numbers], "count"}``. ``stillInHotMemory`` is true when an entry with
+    the same content is (again, or after a crash before the commit) in hot memory; ``spaceName`` (a record
+    into a Memory Space) is the space's name in ``space_names`` (space id -> name), ``None`` for a space no
+    longer registered. Never writes."""
     root = Path(runtime.memory_store.root)
     log = lineage_mod.read_lineage(root)
     hot = {lineage_mod.sha256_hex(e.content) for e in runtime.read().memory}
@@ -470,6 +472,9 @@ def archived_listing(runtime: "RuntimeSource") -> dict[str, Any]:
     for record in log.records:
         data = record.to_dict()
         data["stillInHotMemory"] = record.destination.digest in hot
+        target = record.space_item
+        if target is not None and space_names is not None:
+            data["spaceName"] = space_names.get(target[0])
         records.append(data)
     return {"path": str(lineage_mod.lineage_path(root)), "records": records, "damaged": log.damaged,
             "count": len(records)}

@@ -6,7 +6,7 @@ Clients and files (user scope by default; ``--project`` writes into the workspac
 | client | MCP entry | hooks |
 |---|---|---|
 | ``claude-code`` | ``~/.claude.json`` ``mcpServers`` / ``<ws>/.mcp.json`` | ``~/.claude/settings.json`` / ``<ws>/.claude/settings.json`` |
-| ``codex`` | ``~/.codex/config.toml`` ``[mcp_servers.mnemon-ls]`` / ``<ws>/.codex/config.toml`` | none (Codex has no such hooks) |
+| ``codex`` | ``~/.codex/config.toml`` ``[mcp_servers.mnemon-ls]`` / ``<ws>/.codex/config.toml`` | ``~/.codex/hooks.json`` / ``<ws>/.codex/hooks.json`` |
 | ``cursor`` | ``~/.cursor/mcp.json`` / ``<ws>/.cursor/mcp.json`` ``mcpServers`` | none |
 | ``vscode`` | ``<user config>/Code/User/mcp.json`` / ``<ws>/.vscode/mcp.json`` ``servers`` | none |
 
@@ -15,6 +15,13 @@ after a compaction) runs ``mnemon-ls hook session-start``, which prints the boun
 ``UserPromptSubmit`` runs ``mnemon-ls hook prompt``, which prints one recall/writeback cue line (or
 nothing, per ``recallMode``/``writebackMode``). Claude Code does not add a ``PreCompact`` hook's output to
 the model's context, so none is installed: the ``compact`` matcher of ``SessionStart`` re-injects the wake.
+
+Codex hooks (``hooks.json`` beside its ``config.toml``; on by default since Codex 0.124, feature ``hooks``):
+the same two events and matchers, running ``mnemon-ls hook session-start --json`` / ``hook prompt --json``,
+which print ``{"hookSpecificOutput": {"hookEventName", "additionalContext"}}``: Codex takes plain output
+that starts with ``[`` or ``{`` for broken JSON (the cue starts with ``[mnemon]``), and adds
+``additionalContext`` to the model's context. Codex runs a new or changed hook only after the person trusts
+it (``/hooks`` in Codex), and a project's hooks only in a trusted project: the report says so.
 
 Every edit is idempotent (our entries are recognised by their ``mnemon-ls`` command and replaced, never
 duplicated; a run with nothing to do writes nothing), reversible (``--remove`` takes out only our entries,
@@ -31,7 +38,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Collection, Mapping
 
 from ..errors import InvalidInput
 from ..fsio import write_file_atomically
@@ -49,6 +56,12 @@ CLAUDE_HOOK_EVENTS: dict[str, tuple[str | None, str]] = {
     "SessionStart": ("startup|resume|clear|compact", "session-start"),
     "UserPromptSubmit": (None, "prompt"),
 }
+#: Codex's hook events are Claude Code's (same names, same SessionStart sources); its hooks print JSON.
+CODEX_HOOK_EVENTS = CLAUDE_HOOK_EVENTS
+#: What ``setup codex`` adds to its report when it wrote a hook (Codex skips an untrusted hook silently).
+CODEX_TRUST_NOTE = ("Codex runs a new or changed hook only after you trust it: type /hooks in Codex and trust the "
+                    "mnemon-ls hooks (Codex warns at start while a hook waits for review)")
+CODEX_PROJECT_NOTE = "Codex loads a project's hooks only when you trust the project (it asks when you open it)"
 
 
 @dataclass
@@ -63,6 +76,8 @@ class Change:
     after: str | None
     summary: list[str] = field(default_factory=list)
     empty_dirs: list[Path] = field(default_factory=list)
+    #: The directory the removal of empty directories stops at (the home directory, the workspace...).
+    base: Path | None = field(default=None, repr=False)
 
     @property
     def changed(self) -> bool:
@@ -151,19 +166,22 @@ def _start_text(before: str | None) -> str:
     return before if before is not None and before.strip() else "{}\n"
 
 
-def _empty_dirs(path: Path, base: Path) -> list[Path]:
+def _empty_dirs(path: Path, base: Path, gone: Collection[Path] = ()) -> list[Path]:
     """The directories between ``path`` and ``base`` (exclusive, innermost first) that hold nothing but
-    ``path`` (or the previous directory of the list): what deleting ``path`` leaves empty."""
+    ``path``, the other files of ``gone`` (deleted by the same setup) or the previous directory of the list:
+    what deleting them leaves empty."""
     dirs: list[Path] = []
-    leaving, directory = path.name, path.parent
+    leaving, directory = {path, *gone}, path.parent
     while directory != base and base in directory.parents:
         try:
-            if os.listdir(directory) != [leaving]:
-                break
+            names = set(os.listdir(directory))
         except OSError:
             break
+        if not names or not names <= {p.name for p in leaving if p.parent == directory}:
+            break
         dirs.append(directory)
-        leaving, directory = directory.name, directory.parent
+        leaving.add(directory)
+        directory = directory.parent
     return dirs
 
 
@@ -175,7 +193,7 @@ def _finish(path: Path, before: str | None, after: str, summary: list[str], base
     if not summary:
         return Change(path, before, before, summary)
     if empty(after) and not path.is_symlink():
-        return Change(path, before, None, summary, _empty_dirs(path, base))
+        return Change(path, before, None, summary, _empty_dirs(path, base), base)
     return Change(path, before, after, summary)
 
 
@@ -228,16 +246,20 @@ def _our_hooks(groups: list[Any]) -> list[tuple[int, int | None]]:
     return found
 
 
-def _claude_hooks(path: Path, launcher: list[str], remove: bool, base: Path) -> Change:
+def _hook_file(path: Path, launcher: list[str], remove: bool, base: Path,
+               events: Mapping[str, tuple[str | None, str]] = CLAUDE_HOOK_EVENTS, flags: tuple[str, ...] = ()) -> Change:
+    """Our hooks in a ``{"hooks": {EVENT: [{matcher?, hooks: [{type, command, timeout}]}]}}`` file (Claude
+    Code's ``settings.json``, Codex's ``hooks.json``): one group per event running ``mnemon-ls hook VERB
+    FLAGS``; other groups and other hooks of a shared group are kept byte for byte."""
     before, data = _read_json(path)
     hooks = _section(data, "hooks", path)
     text = _start_text(before)
     summary = []
-    for event, (matcher, verb) in CLAUDE_HOOK_EVENTS.items():
+    for event, (matcher, verb) in events.items():
         groups = hooks.get(event, [])
         if not isinstance(groups, list):
             raise InvalidInput(f"{path}: hooks.{event}", "must be a JSON array; nothing was written")
-        command = _shell_join([*launcher, "hook", verb])
+        command = _shell_join([*launcher, "hook", verb, *flags])
         wanted: dict[str, Any] = {"hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECONDS}]}
         if matcher:
             wanted = {"matcher": matcher, **wanted}
@@ -353,9 +375,11 @@ def plan(client: str, *, workspace: Path, project: bool = False, remove: bool = 
         "claude-code": lambda: [
             _json_servers(workspace / ".mcp.json" if project else home / ".claude.json", "mcpServers", stdio, remove,
                           base),
-            _claude_hooks(base / ".claude" / "settings.json", launcher, remove, base),
+            _hook_file(base / ".claude" / "settings.json", launcher, remove, base),
         ],
-        "codex": lambda: [_codex(base / ".codex" / "config.toml", launcher, remove, base)],
+        "codex": lambda: [_codex(base / ".codex" / "config.toml", launcher, remove, base),
+                          _hook_file(base / ".codex" / "hooks.json", launcher, remove, base, CODEX_HOOK_EVENTS,
+                                     ("--json",))],
         "cursor": lambda: [_json_servers(base / ".cursor" / "mcp.json", "mcpServers",
                                          {"command": stdio["command"], "args": stdio["args"]}, remove, base)],
         "vscode": lambda: [_json_servers(workspace / ".vscode" / "mcp.json", "servers", stdio, remove, workspace)
@@ -365,6 +389,14 @@ def plan(client: str, *, workspace: Path, project: bool = False, remove: bool = 
     if client not in builders:
         raise InvalidInput("client", "must be one of " + ", ".join(CLIENTS))
     changes = builders[client]()
+    # two files of one directory deleted (Codex's config.toml and hooks.json): the last one takes the directory
+    deleted = [change for change in changes if change.changed and change.after is None and change.base is not None]
+    claimed: set[Path] = set()
+    for change in reversed(deleted):
+        assert change.base is not None
+        change.empty_dirs = [d for d in _empty_dirs(change.path, change.base, [c.path for c in deleted])
+                             if d not in claimed]
+        claimed.update(change.empty_dirs)
     if project:
         inside = Path(os.path.realpath(workspace))
         for change in changes:
@@ -424,16 +456,25 @@ def _would(item: str) -> str:
     return f"would {present} {rest}" if present else item
 
 
+def notes(client: str, *, project: bool, remove: bool) -> list[str]:
+    """What a person must still do for the client to use what setup wrote: for Codex's hooks, trust them
+    (and, for ``--project``, the project); nothing for the other clients or a removal."""
+    if client != "codex" or remove:
+        return []
+    return [CODEX_TRUST_NOTE, *([CODEX_PROJECT_NOTE] if project else [])]
+
+
 def report_text(client: str, changes: list[Change], *, project: bool, remove: bool, dry_run: bool) -> str:
     """What ``mnemon-ls setup`` prints: one line when nothing changes (already set up, or already removed),
     else each file's fate (``created``, ``updated``, ``deleted``, ``unchanged``; ``would ...`` for a dry run)
-    and, under it, exactly the entries it touched and the directories it removes."""
+    and, under it, exactly the entries it touched and the directories it removes; then the :func:`notes`."""
     scope = "this workspace" if project else "your user files"
+    after = [f"note: {note}" for note in notes(client, project=project, remove=remove)]
     if not any(change.changed for change in changes):
         state = "not set up" if remove else "already set up"
         lines = [f"mnemon-ls is {state} for {client} in {scope}; nothing {'would change' if dry_run else 'changed'}"]
         return "\n".join(lines + [f"{change.path}: {'unchanged' if change.before is not None else 'absent'}"
-                                   for change in changes])
+                                   for change in changes] + after)
     lines = []
     for change in changes:
         state = change.state
@@ -446,16 +487,18 @@ def report_text(client: str, changes: list[Change], *, project: bool, remove: bo
             lines.append("  nothing else was in it, so the file goes")
             lines.extend(f"  {'would remove' if dry_run else 'removed'} the empty directory {d}"
                          for d in change.empty_dirs)
-    return "\n".join(lines)
+    return "\n".join(lines + after)
 
 
 def report(client: str, changes: list[Change], *, project: bool, remove: bool, dry_run: bool,
            written: list[Path]) -> dict[str, Any]:
     """The ``--json`` form of :func:`report_text`: ``changed`` (whether any file changes), and per file its
     ``path``, ``state`` (see :attr:`Change.state`), ``summary``, ``after`` text (``null``: deleted) and
-    ``removedDirs``; ``written`` lists the files written or deleted (empty for a dry run)."""
+    ``removedDirs``; ``written`` lists the files written or deleted (empty for a dry run); ``notes`` what
+    the person must still do (:func:`notes`)."""
     return {"client": client, "project": project, "dryRun": dry_run, "remove": remove,
             "changed": any(change.changed for change in changes),
+            "notes": notes(client, project=project, remove=remove),
             "files": [{"path": str(c.path), "changed": c.changed, "state": c.state, "summary": c.summary,
                        "after": c.after, "removedDirs": [str(d) for d in c.empty_dirs] if c.changed else []}
                       for c in changes],

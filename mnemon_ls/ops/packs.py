@@ -35,6 +35,7 @@ from pydantic import Field, StrictBool
 from ..errors import InvalidInput
 from ..packs.backups import KEEP as KEEP_BACKUPS
 from ..packs.format import MAX_ARCHIVE_BYTES as MAX_PACK_BYTES
+from ..packs.format import describe_source
 from .base import Call, CliArg, CliCommand, LspMethod, Operation, WorkspaceParams
 
 #: The pack components (:data:`mnemon_ls.packs.format.COMPONENTS`).
@@ -166,9 +167,9 @@ def _export_text(data: dict[str, Any], call: Call, _p: Any) -> str:
 
 
 def _inspect_text(data: dict[str, Any], _call: Call, p: PackSourceParams) -> str:
-    # the manifest's source is the format's (the TypeScript plugin's name, which mnemon-ls writes too)
+    # source.plugin is always the format's (the TypeScript plugin's name): the writer says who wrote it
     lines = [f"{p.path}: a valid {data['scope']} pack exported {data['exportedAt']} (format mnemonpack "
-             f"{data.get('version', 1)}, source {data['source']['plugin']} {data['source']['pluginVersion']})",
+             f"{data.get('version', 1)}, {describe_source(data['source'])})",
              *summary_lines(data)]
     if data["userProfile"]:
         lines.append(f"  USER.md: carries {_plural(data['userProfile'], 'entry', 'entries')} about a person "

@@ -13,7 +13,9 @@ Format source: ``shared/reference/dsh-mnemon.md`` section 9 (the TypeScript plug
   ``..`` segment; the payload only from :data:`PAYLOAD_PATTERNS`.
 - ``manifest.json``: ``{format: "mnemonpack", version: 1, scope, exportedAt, source: {plugin,
   pluginVersion}, components, summary: [{component, files, bytes, items}]}``; ``components`` exactly the
-  scope's (:data:`SCOPES`).
+  scope's (:data:`SCOPES`). ``source.plugin`` is always ``dsh-mnemon`` (the plugin refuses any other), so
+  mnemon-ls names itself in two more keys the plugin ignores: ``source.writer`` (``mnemon-ls``) and
+  ``source.writerVersion`` (:func:`describe_source` says who wrote a pack).
 - ``checksums.json``: ``{algorithm: "sha256", files: {<payload path>: <lowercase hex>}}`` covering
   exactly the payload.
 
@@ -29,7 +31,7 @@ import re
 import stat
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
 from ..errors import PackInvalid
 
@@ -51,6 +53,8 @@ SCOPES: dict[str, tuple[str, ...]] = {
     "full": COMPONENTS, "runtime": ("runtime",), "documents": ("documents",), "memory-spaces": ("memory-spaces",),
 }
 PLUGIN = "dsh-mnemon"
+#: The program named in ``source.writer`` of the packs mnemon-ls writes.
+WRITER = "mnemon-ls"
 _DATE = (1980, 1, 1, 0, 0, 0)
 _NAME = r"[a-zA-Z0-9._-]+"
 _ID = r"[a-zA-Z0-9][a-zA-Z0-9_-]*"
@@ -118,9 +122,11 @@ def _json_bytes(doc: Any) -> bytes:
 
 def build_manifest(scope: str, exported_at: str, plugin_version: str,
                    summary: list[dict[str, Any]]) -> dict[str, Any]:
-    """The manifest document for ``scope`` (module doc); ``summary`` rows ``{component, files, bytes, items}``."""
+    """The manifest document for ``scope`` (module doc); ``summary`` rows ``{component, files, bytes, items}``;
+    ``plugin_version`` is mnemon-ls's version (``source.pluginVersion`` and ``source.writerVersion``)."""
     return {"format": FORMAT, "version": VERSION, "scope": scope, "exportedAt": exported_at,
-            "source": {"plugin": PLUGIN, "pluginVersion": plugin_version},
+            "source": {"plugin": PLUGIN, "pluginVersion": plugin_version, "writer": WRITER,
+                       "writerVersion": plugin_version},
             "components": list(SCOPES[scope]), "summary": summary}
 
 
@@ -285,6 +291,9 @@ def parse_manifest(data: bytes) -> dict[str, Any]:
     if not isinstance(source, dict) or not isinstance(source.get("plugin"), str) \
             or not isinstance(source.get("pluginVersion"), str):
         raise PackInvalid("manifest.source", "must be {plugin, pluginVersion} (strings)")
+    for key in ("writer", "writerVersion"):
+        if key in source and not isinstance(source[key], str):
+            raise PackInvalid(f"manifest.source.{key}", "must be a string when present")
     summary = doc.get("summary")
     if not isinstance(summary, list):
         raise PackInvalid("manifest.summary", "must be an array")
@@ -316,3 +325,15 @@ def _check_checksums(doc: Any, payload: Mapping[str, bytes]) -> None:
             raise PackInvalid(f"checksums.files.{path}", "must be 64 lowercase hex digits")
         if sha256_hex(payload[path]) != digest:
             raise PackInvalid(f"checksums.files.{path}", "checksum mismatch: the file differs from its sha256")
+
+
+def describe_source(source: Any) -> str:
+    """Who wrote a pack, from its manifest's ``source``: ``written by mnemon-ls 0.1.0`` when it names its
+    writer; else ``written in the dsh-mnemon plugin's format (pluginVersion 0.1.0; the program that wrote
+    it is not recorded)`` (the plugin records no more, and mnemon-ls before it named itself did not either)."""
+    source = source if isinstance(source, dict) else {}
+    writer, version = source.get("writer"), source.get("writerVersion")
+    if isinstance(writer, str) and writer:
+        return f"written by {writer}" + (f" {version}" if isinstance(version, str) and version else "")
+    return (f"written in the {source.get('plugin', PLUGIN)} plugin's format (pluginVersion "
+            f"{source.get('pluginVersion', '?')}; the program that wrote it is not recorded)")

@@ -34,6 +34,8 @@ from .model import (
 Action = Literal["add", "replace", "remove"]
 ACTIONS: tuple[Action, ...] = ("add", "replace", "remove")
 _RANK = {importance: rank for rank, importance in enumerate(IMPORTANCES)}
+#: Entries an ambiguous ``oldText`` error quotes (60 characters each); the rest are counted.
+AMBIGUOUS_SHOWN = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +112,8 @@ def locate(entries: Sequence[Entry], target: Target, old_text: str) -> int:
     """Index of the one entry of ``target`` that ``old_text`` selects.
 
     Exact full-content matches (NFC) win; otherwise a unique substring match. Raises :class:`NoMatch`
-    for none, :class:`AmbiguousMatch` for several (including two identical exact entries).
+    for none, :class:`AmbiguousMatch` for several (including two identical exact entries): its message
+    quotes the first :data:`AMBIGUOUS_SHOWN` of them, ``data.candidates`` holds every one's content.
     """
     key = match_key(old_text)
     exact = [i for i, e in enumerate(entries) if e.target == target and match_key(e.content) == key]
@@ -120,12 +123,16 @@ def locate(entries: Sequence[Entry], target: Target, old_text: str) -> int:
                       oldText=old_text)
     if len(candidates) > 1:
         kind = "are identical to" if exact else "contain"
+        shown = ", ".join(_quote(entries[i].content, 60) for i in candidates[:AMBIGUOUS_SHOWN])
+        if len(candidates) > AMBIGUOUS_SHOWN:
+            shown += f" and {len(candidates) - AMBIGUOUS_SHOWN} more"
         raise AmbiguousMatch(
-            f"oldText: {len(candidates)} {target} entries {kind} {_quote(old_text)}; use a unique substring",
+            f"oldText: {len(candidates)} {target} entries {kind} {_quote(old_text)} ({shown}); use a unique substring",
             field="oldText",
             target=target,
             oldText=old_text,
             matches=len(candidates),
+            candidates=[entries[i].content for i in candidates],
         )
     return candidates[0]
 
@@ -349,8 +356,8 @@ def compaction_budget(limit: int, pending: str | None, has_entries: bool) -> int
     return max(0, (limit * 7) // 10 - pending_bytes - gap)
 
 
-def _quote(text: str) -> str:
-    return repr(text if len(text) <= 80 else text[:77] + "...")
+def _quote(text: str, width: int = 80) -> str:
+    return repr(text if len(text) <= width else text[:width - 3] + "...")
 
 
 __all__ = [

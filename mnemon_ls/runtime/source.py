@@ -110,12 +110,15 @@ class RuntimeSource:
         return self.store_for(request.target).plan_maintenance(self.scrub(request)[0])
 
     def compact_target(self, expected_revision: str, target: Target, candidates: Sequence[Any],
-                       max_bytes: int | None = None) -> Receipt:
-        """See :meth:`RuntimeStore.compact_target` (fenced by the owning store's revision)."""
+                       max_bytes: int | None = None, *, archive_locally: bool = True,
+                       before_commit: Callable[[Sequence[Entry], str], None] | None = None) -> Receipt:
+        """See :meth:`RuntimeStore.compact_target` (fenced by the owning store's revision; ``archive_locally``
+        and ``before_commit`` too)."""
         scrub = Scrubber(self.settings.secrets)
         candidates = _scrub_candidates(scrub, candidates)
-        return _with_redactions(self.store_for(target).compact_target(expected_revision, target, candidates,
-                                                                      max_bytes), scrub)
+        return _with_redactions(self.store_for(target).compact_target(
+            expected_revision, target, candidates, max_bytes, archive_locally=archive_locally,
+            before_commit=before_commit), scrub)
 
     def compact_and_mutate(self, expected_revision: str, request: ops.MutationRequest,
                            candidates: Sequence[Any], max_bytes: int | None = None, *,

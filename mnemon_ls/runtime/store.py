@@ -36,6 +36,7 @@ local archive) is in :mod:`.store_maintenance` and repair/recovery in :mod:`.sto
 from __future__ import annotations
 
 from ..findings import Finding
+from ..lockinfo import lock_finding
 
 import os
 from dataclasses import dataclass, field
@@ -472,15 +473,9 @@ def diagnose(store: RuntimeStore) -> list[Finding]:
                 findings.append(Finding("warning", str(path), what,
                                         "the next wake, runtime command or running server imports a hand edit (handEdits=import) "
                                         "or rebuilds the file; it is first copied to runtime/edits/"))
-    if store.lock_path.exists():
-        try:
-            age = max(0.0, datetime.now().timestamp() - store.lock_path.stat().st_mtime)
-            holder = store.lock_path.read_text(errors="replace").strip().splitlines()
-        except OSError:
-            age, holder = 0.0, []
-        who = f"pid {holder[0]}" if holder and holder[0].isdigit() else "an unknown owner"
-        findings.append(Finding("warning", str(store.lock_path), f"held by {who} for {age:.0f} s",
-                                "a lock whose owner died, or older than 30 s, is broken by the next writer"))
+    lock = lock_finding(store.lock_path)
+    if lock is not None:
+        findings.append(lock)
     for path, expected in ((store.runtime_dir, fsio.DIR_MODE), (store.memories_path, fsio.FILE_MODE),
                            (store.projection_path("user"), fsio.FILE_MODE), (store.projection_path("memory"), fsio.FILE_MODE)):
         try:
@@ -490,10 +485,14 @@ def diagnose(store: RuntimeStore) -> list[Finding]:
         if mode & ~expected:
             findings.append(Finding("warning", str(path), f"mode {mode:04o} is wider than {expected:04o}",
                                     f"chmod {expected:o} {path}"))
-    for directory, what in ((store.edits_dir, "hand edits preserved before repair"),
-                            (store.quarantine_dir, "damaged files moved aside by recover")):
-        if directory.is_dir():
-            count = sum(1 for _ in directory.iterdir())
-            if count:
-                findings.append(Finding("ok", str(directory), f"{count} {what}"))
+    from .saved_edits import saved_edits_finding
+
+    saved = saved_edits_finding(store.edits_dir, state.entries)
+    if saved is not None:
+        findings.append(saved)
+    if store.quarantine_dir.is_dir():
+        count = sum(1 for _ in store.quarantine_dir.iterdir())
+        if count:
+            findings.append(Finding("ok", str(store.quarantine_dir),
+                                    f"{count} damaged file{'' if count == 1 else 's'} moved aside by recover"))
     return findings

@@ -109,15 +109,19 @@ class RuntimeMaintenance:
         )
 
     def compact_target(
-        self, expected_revision: str, target: Target, candidates: Sequence[Any], max_bytes: int | None = None
+        self, expected_revision: str, target: Target, candidates: Sequence[Any], max_bytes: int | None = None, *,
+        archive_locally: bool = True, before_commit: Callable[[Sequence[Entry], str], None] | None = None,
     ) -> Receipt:
         """Replace ``target``'s entries by the candidates that fit ``max_bytes`` (reference 4.3).
 
         The revision must still be ``expected_revision`` (else :class:`RevisionConflict`). Every
         committed entry of ``target`` that does not survive, and every dropped candidate, is appended to
-        ``runtime/archived/`` before the commit, so nothing leaves the machine's disk unrecorded.
+        ``runtime/archived/`` before the commit, so nothing leaves the machine's disk unrecorded, unless
+        ``archive_locally`` is ``False`` (the caller proved they are stored elsewhere); ``before_commit``
+        as for :meth:`compact_and_mutate`.
         """
-        return self._compact(expected_revision, target, candidates, max_bytes, None)
+        return self._compact(expected_revision, target, candidates, max_bytes, None,
+                             archive_locally=archive_locally, before_commit=before_commit)
 
     def compact_and_mutate(
         self,

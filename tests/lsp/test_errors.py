@@ -98,8 +98,10 @@ async def test_ambiguous_and_no_match(client: MnemonClient, repo_dir: Path):
 
     error = await client.call_error(MUTATE, {"action": "remove", "oldText": "cache"})
     assert (error.code, error.message, error.data) == (
-        -32012, "oldText: 2 memory entries contain 'cache'; use a unique substring",
-        {"code": "ambiguous-match", "field": "oldText", "target": "memory", "oldText": "cache", "matches": 2})
+        -32012, "oldText: 2 memory entries contain 'cache' ('cache the build', 'cache the tests'); use a unique "
+                "substring",
+        {"code": "ambiguous-match", "field": "oldText", "target": "memory", "oldText": "cache", "matches": 2,
+         "candidates": ["cache the build", "cache the tests"]})
     error = await client.call_error(MUTATE, {"action": "replace", "oldText": "the", "content": "new text"})
     assert error.data["code"] == "ambiguous-match" and error.code == -32012
 

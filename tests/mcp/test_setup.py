@@ -105,7 +105,7 @@ def test_codex_keeps_comments_and_other_servers(home: Path, repo: Path) -> None:
     assert run(home, "setup", "codex", "--workspace", str(repo)).returncode == 0
     text = codex.read_text()
     assert text.startswith(original) and '[mcp_servers.mnemon-ls]\ncommand = "' in text
-    assert run(home, "setup", "codex", "--workspace", str(repo)).stdout.count("unchanged") == 1
+    assert run(home, "setup", "codex", "--workspace", str(repo)).stdout.count("unchanged") == 2  # and hooks.json
     assert run(home, "setup", "codex", "--remove", "--workspace", str(repo)).returncode == 0
     assert codex.read_text().rstrip("\n") == original.rstrip("\n")
 

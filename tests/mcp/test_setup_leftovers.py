@@ -22,8 +22,8 @@ FILES = {
     ("cursor", True): [".cursor/mcp.json"],
     ("vscode", False): [".config/Code/User/mcp.json"],
     ("vscode", True): [".vscode/mcp.json"],
-    ("codex", False): [".codex/config.toml"],
-    ("codex", True): [".codex/config.toml"],
+    ("codex", False): [".codex/config.toml", ".codex/hooks.json"],
+    ("codex", True): [".codex/config.toml", ".codex/hooks.json"],
 }
 TARGETS = sorted(FILES)
 
@@ -113,7 +113,8 @@ def test_a_second_run_says_already_set_up_and_writes_nothing(client: str, projec
     assert second.returncode == 0, second.stderr
     where = "this workspace" if project else "your user files"
     assert second.stdout.splitlines() == [f"mnemon-ls is already set up for {client} in {where}; nothing changed",
-                                          *(f"{p}: unchanged" for p in paths)]
+                                          *(f"{p}: unchanged" for p in paths),
+                                          *(f"note: {n}" for n in clients.notes(client, project=project, remove=False))]
     assert stamps(paths) == written
     data = json.loads(run(home, "setup", client, *scope, "--json", "--workspace", str(repo)).stdout)
     assert data["changed"] is False and [f["state"] for f in data["files"]] == ["unchanged"] * len(paths)
