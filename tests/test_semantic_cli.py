@@ -280,5 +280,7 @@ def test_cli_doc_search_labels_a_document_found_by_meaning_alone_in_text(cli: Cl
     [hit] = found["results"]
     assert hit["matched"] in ("semantic", "semantic-low")  # no word of the query is in it
     text = cli.run("doc", "search", "数据库升级").stdout.splitlines()
-    label = "(low, by meaning alone)" if hit["matched"] == "semantic-low" else "(by meaning alone)"
+    cosine = hit["similarity"]["cosine"]
+    label = f"(low, by meaning alone: cosine {cosine:.3f})" if hit["matched"] == "semantic-low" \
+        else f"(by meaning alone: cosine {cosine:.3f})"
     assert text[0] == f"{hit['score']:.3f}  {hit['id'][:8]}  发布流程 {label}"

@@ -105,6 +105,27 @@ def test_floors_by_script_and_weak_hits_keep_their_order() -> None:
     assert kept[0].id == "b" and kept[0].score >= 0.7
 
 
+def test_the_medium_bar_grows_with_the_space_and_keeps_the_order() -> None:
+    # the best of n unrelated items stands about sqrt(2 ln n) deviations above the mean by chance alone: in a
+    # space of 1,000 items z 3.5 labelled the best match of 3 of 30 queries about nothing stored medium
+    # (bench/recall_precision.py); the bar is z_medium up to 115 items and grows by that much beyond
+    assert E5_SCALE.z_needed(30) == E5_SCALE.z_needed(115) == E5_SCALE.z_medium == 3.5
+    assert [round(E5_SCALE.z_needed(n), 2) for n in (1000, 10_000, 100_000)] == [4.14, 4.71, 5.22]
+    vector = [("a", 0.86), ("b", 0.853), ("c", 0.8405), ("d", 0.83)]  # z 4.5, 4.15, 3.53, 3.0
+    at = {n: fuse([], vector, E5_SCALE, medium_floor=0.795, spread=Spread(min(n, 4096), 0.77, 0.02, items=n))
+          for n in (115, 1000, 100_000)}
+    tiers = {n: ["medium" if f.score >= 0.25 else "low" for f in fused] for n, fused in at.items()}
+    assert tiers == {115: ["medium", "medium", "medium", "low"], 1000: ["medium", "medium", "low", "low"],
+                     100_000: ["low", "low", "low", "low"]}
+    # the order never changes, only the tiers: over the floor and above z_medium is first of the low ones
+    for fused in at.values():
+        assert [f.id for f in fused] == ["a", "b", "c", "d"]
+        assert len({f.score for f in fused}) == 4
+    assert 0.2 < at[100_000][2].score < at[100_000][0].score <= 0.24 and at[100_000][3].score <= WEAK_CAP
+    # the sample read for the spread (at most 4,096 rows) does not cap the size: Spread.items does
+    assert Spread(4096, 0.77, 0.02, items=100_000).size == 100_000 and Spread(200, 0.77, 0.02).size == 200
+
+
 class _LiteralMatches:
     """A third-party space answering with literal keyword matches, labelled as the Holographic engine labels
     its FTS5 hits (a real implementation of the provider protocol; providers/holographic needs hermes-agent)."""

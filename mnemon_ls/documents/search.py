@@ -40,7 +40,7 @@ class Search:
     _chunk_vectors: Any = None
 
     def search(self, query: Any, include_archived: bool = False, limit: Any = 20, *,
-               include_content: bool = False, semantic: bool | None = None) -> SearchResult:
+               include_content: bool = False, semantic: bool | None = None, audience: str = "person") -> SearchResult:
         """Ranked lexical search over title, description and body (:mod:`mnemon_ls.text`, :mod:`.search_index`).
 
         ``query`` at most 2000 characters (code points: :func:`mnemon_ls.text.check_query_length`; an empty query lists every eligible document, newest
@@ -52,8 +52,13 @@ class Search:
         notice. ``include_content`` adds each body. ``semantic`` (default: on when the host gave an engine)
         also ranks document chunks by vector similarity and fuses both orders
         (:mod:`mnemon_ls.semantic.documents`): title/description phrase hits stay first; documents found only
-        that way have ``matched`` ``semantic``.
+        that way have ``matched`` ``semantic``. ``audience`` ``person`` | ``assistant``: an assistant is not
+        sent the ``semantic-low`` documents (found by meaning alone with low confidence); the result counts
+        them in ``withheld`` (:mod:`mnemon_ls.ops.audience`). Raises :class:`InvalidInput` naming the field
+        for a bad value.
         """
+        if audience not in ("person", "assistant"):
+            raise InvalidInput("audience", "must be one of person, assistant")
         if not isinstance(query, str):
             raise InvalidInput("query", f"must be a string (got {type(query).__name__})")
         text = js_trim(query)
@@ -85,16 +90,21 @@ class Search:
                 if problem:
                     notices.append(problem)
             excerpts: dict[str, str] = {}
+            similarity: dict[str, dict[str, Any]] = {}
             if phrase and eligible and semantic is not False and self.semantic is not None:
                 from ..semantic.documents import semantic_rank
 
-                ranked, excerpts, said = semantic_rank(self, view, eligible, text, ranked)
+                ranked, excerpts, similarity, said = semantic_rank(self, view, eligible, text, ranked)
                 if said:
                     notices.append(said)
             hits: list[SearchHit] = []
+            withheld = 0
             for record, score, matched in ranked:
-                if len(hits) >= limit:
+                if len(hits) + withheld >= limit:  # the withheld count as sent: a person gets that many
                     break
+                if audience == "assistant" and matched == "semantic-low":
+                    withheld += 1  # found by meaning alone with low confidence: counted, not sent
+                    continue
                 if record.id in self._missing:
                     continue
                 body = self._read_body(record)
@@ -104,7 +114,7 @@ class Search:
                     continue
                 hits.append(SearchHit(record, record.last_accessed_at, score, matched,
                                       excerpts.get(record.id) or make_excerpt(body, phrase, terms),
-                                      body if include_content else None))
+                                      body if include_content else None, similarity.get(record.id)))
             if self._missing:
                 # A file seen missing while another process moved it (archive: copy, commit, remove) is
                 # not missing: drop what the index no longer says (found by the concurrent-writer test).
@@ -118,10 +128,10 @@ class Search:
                 touched = [h.record.id for h in hits if h.matched != "semantic-low"]
                 if touched:
                     self._touch(touched, view)
-                hits = [SearchHit(h.record, self._accessed(h.record), h.score, h.matched, h.excerpt, h.content)
-                        for h in hits]
+                hits = [SearchHit(h.record, self._accessed(h.record), h.score, h.matched, h.excerpt, h.content,
+                                  h.similarity) for h in hits]
             return SearchResult(text, include_archived, limit, tuple(hits), matches, self._now(), view.revision,
-                                tuple(notices))
+                                tuple(notices), audience, withheld)
 
     def _normalized(self, record: DocumentRecord) -> tuple[str, str]:
         hit = self._norm.get(record.id)

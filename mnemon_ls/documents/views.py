@@ -129,9 +129,10 @@ class SearchHit:
     """One result: ``record``, effective ``last_accessed_at``, ``score`` (BM25F, or 1.0 for an empty
     query), ``matched`` (``title`` when the whole query is a phrase of the title, ``description`` when
     of the description, ``terms`` otherwise, ``all`` for an empty query, ``semantic`` / ``semantic-low``
-    when found by meaning alone: :mod:`mnemon_ls.semantic.documents`), ``excerpt`` (about 220
-    characters of the body around the best match, ``…`` where cut) and ``content`` (the body, only when
-    asked for)."""
+    when found by meaning alone: :mod:`mnemon_ls.semantic.documents`; their ``score`` is their relevance,
+    0..0.55, below every word match's for ``semantic-low``), ``excerpt`` (about 220 characters of the body
+    around the best match, ``…`` where cut), ``content`` (the body, only when asked for) and, found by
+    meaning alone, ``similarity`` ``{"cosine", "z"}`` of its best chunk (``z`` ``None`` without a spread)."""
 
     record: DocumentRecord
     last_accessed_at: str
@@ -139,21 +140,26 @@ class SearchHit:
     matched: str
     excerpt: str
     content: str | None = None
+    similarity: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """Record fields + ``score``, ``matched``, ``excerpt`` [+ ``content``]."""
+        """Record fields + ``score``, ``matched``, ``excerpt`` [+ ``content``] [+ ``similarity``]."""
         data = {**record_dict(self.record, self.last_accessed_at), "score": round(self.score, 4),
                 "matched": self.matched, "excerpt": self.excerpt}
         if self.content is not None:
             data["content"] = self.content
+        if self.similarity is not None:
+            data["similarity"] = dict(self.similarity)
         return data
 
 
 @dataclass(frozen=True, slots=True)
 class SearchResult:
     """``search()``: the trimmed ``query``, ``include_archived``, ``limit``, ``results`` (best first),
-    ``matches`` (documents that matched before the limit), ``generated_at``, index ``revision`` and
-    ``notices`` (documents left out because their file is missing or unreadable, a damaged index)."""
+    ``matches`` (documents that matched before the limit), ``generated_at``, index ``revision``,
+    ``notices`` (documents left out because their file is missing or unreadable, a damaged index), the
+    ``audience`` the answer is for and ``withheld``: the ``semantic-low`` documents an ``assistant`` was
+    not sent (0 for a ``person``)."""
 
     query: str
     include_archived: bool
@@ -163,14 +169,17 @@ class SearchResult:
     generated_at: str
     revision: str
     notices: tuple[str, ...] = ()
+    audience: str = "person"
+    withheld: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """``{query, includeArchived, limit, total (= len(results)), matches, generatedAt, revision,
-        notices, results: [...]}``."""
+        notices, results: [...], audience, withheld: {lowConfidence}}``."""
         return {"query": self.query, "includeArchived": self.include_archived, "limit": self.limit,
                 "total": len(self.results), "matches": self.matches, "generatedAt": self.generated_at,
                 "revision": self.revision, "notices": list(self.notices),
-                "results": [hit.to_dict() for hit in self.results]}
+                "results": [hit.to_dict() for hit in self.results], "audience": self.audience,
+                "withheld": {"lowConfidence": self.withheld}}
 
 
 @dataclass(slots=True)

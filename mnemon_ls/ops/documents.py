@@ -16,6 +16,7 @@ from pydantic import Field, StrictBool
 
 from ..errors import InvalidInput
 from . import humantext, modeltext
+from .audience import AUDIENCE_HELP, Audience, audience_of
 from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
 
 #: The MCP tool that reads, updates or archives one document (its ``action`` picks the operation).
@@ -67,12 +68,14 @@ class DocumentListParams(WorkspaceParams):
 
 
 class DocumentSearchParams(WorkspaceParams):
-    """``mnemon/documents/search``: ``{workspace?, query, includeArchived?, limit? (1..50), includeContent?}``."""
+    """``mnemon/documents/search``: ``{workspace?, query, includeArchived?, limit? (1..50), includeContent?,
+    audience? person|assistant}`` (``audience``: :mod:`.audience`, taken from the language server's clients)."""
 
     query: str = Field(description="words, phrases or identifiers to find in titles, descriptions and bodies")
     include_archived: StrictBool = Field(False, alias="includeArchived", description="also search archived documents")
     limit: int = Field(20, strict=True, description="1..50 hits")
     include_content: StrictBool = Field(False, alias="includeContent")
+    audience: Audience | None = Field(None, description=AUDIENCE_HELP)
 
 
 class DocumentArchiveParams(WorkspaceParams):
@@ -244,7 +247,8 @@ OPERATIONS = (
     Operation(
         "documents.search", DocumentSearchParams,
         lambda c, p: _with_paths(c, c.host.documents.search(p.query, include_archived=p.include_archived, limit=p.limit,
-                                                           include_content=p.include_content).to_dict()),
+                                                           include_content=p.include_content,
+                                                           audience=audience_of(c, p)).to_dict()),
         "Search the Documents' titles, descriptions and bodies.",
         text=modeltext.document_hits,
         lsp=LspMethod("mnemon/documents/search"),

@@ -203,12 +203,25 @@ def recall_match_label(item: Mapping[str, Any]) -> str:
 
 
 def document_match_label(hit: Mapping[str, Any]) -> str:
-    """The label a Documents search hit found by meaning alone gets in text (`` (low, by meaning alone)``
-    for ``matched`` ``semantic-low``, `` (by meaning alone)`` for ``semantic``, empty otherwise), worded as
-    recall words its vector-only items."""
+    """The label a Documents search hit found by meaning alone gets in text (`` (low, by meaning alone:
+    cosine 0.810)`` for ``matched`` ``semantic-low``, `` (by meaning alone: cosine 0.835)`` for ``semantic``;
+    without a ``similarity.cosine`` the same without the cosine; empty otherwise), worded as recall words its
+    vector-only items."""
     matched = hit.get("matched")
-    if matched == "semantic-low":
-        return " (low, by meaning alone)"
-    if matched == "semantic":
-        return " (by meaning alone)"
-    return ""
+    if matched not in ("semantic", "semantic-low"):
+        return ""
+    similarity = hit.get("similarity") or {}
+    cosine = similarity.get("cosine")
+    detail = f": cosine {cosine:.3f}" if isinstance(cosine, (int, float)) and not isinstance(cosine, bool) else ""
+    return f" (low, by meaning alone{detail})" if matched == "semantic-low" else f" (by meaning alone{detail})"
+
+
+def withheld_line(data: Mapping[str, Any], noun: str = "result") -> str | None:
+    """The line saying how many results an assistant was not sent (``data["withheld"]["lowConfidence"]`` of
+    a recall or a Documents search: found by meaning alone with low confidence), or ``None`` when none was:
+    ``withheld: 3 results found by meaning alone with low confidence (not sent)``."""
+    withheld = data.get("withheld")
+    count = withheld.get("lowConfidence") if isinstance(withheld, Mapping) else None
+    if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
+        return None
+    return f"withheld: {_plural(count, noun)} found by meaning alone with low confidence (not sent)"

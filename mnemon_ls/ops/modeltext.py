@@ -64,8 +64,10 @@ def receipt(data: Mapping[str, Any]) -> str:
 
 def recall(data: Mapping[str, Any], cap: int) -> str:
     """Recall evidence, numbered, each with its space id and item id (and, found by meaning alone, its cosine:
-    :func:`mnemon_ls.ops.humantext.recall_match_label`); notices and branch-scope counts after."""
-    from .humantext import recall_hidden_lines, recall_match_label
+    :func:`mnemon_ls.ops.humantext.recall_match_label`); what was withheld from the assistant
+    (:func:`~mnemon_ls.ops.humantext.withheld_line`), notices and branch-scope counts after."""
+    from ..spaces.service_recall import WITHHELD_HINT
+    from .humantext import recall_hidden_lines, recall_match_label, withheld_line
 
     results: Sequence[Mapping[str, Any]] = data.get("results", [])[:cap]
     lines = []
@@ -76,11 +78,15 @@ def recall(data: Mapping[str, Any], cap: int) -> str:
         lines.append(f"{n}. {_clip(str(item.get('content', '')))}{label}")
         lines.append(f"   space: {item.get('spaceId')} ({item.get('spaceName')}) · id: {item.get('id')} · "
                      f"tier: {item.get('tier')} · score: {score_text}{recall_match_label(item)}")
+    withheld = withheld_line(data)
+    if withheld:
+        lines.append(withheld)
     lines.extend(recall_hidden_lines(data.get("hidden") or {}))
     lines.extend(f"note: {n}" for n in data.get("notices", []))
     if not results:
         hint = data.get("hint")
-        lines.append("No memory matched." + (f" {hint}" if hint and hint != "nothing matched" else ""))
+        lines.append("No memory matched." + (f" {hint}" if hint and hint not in ("nothing matched", WITHHELD_HINT)
+                                             else ""))
     return bounded("\n".join(lines))
 
 
@@ -96,8 +102,9 @@ def related(data: Mapping[str, Any]) -> str:
 
 
 def document_hits(data: Mapping[str, Any]) -> str:
-    """Documents search hits: score, id, title, excerpt; a hit found by meaning alone says so."""
-    from .humantext import document_match_label
+    """Documents search hits: score, id, title, excerpt; a hit found by meaning alone says so; the documents
+    withheld from the assistant are counted (:func:`~mnemon_ls.ops.humantext.withheld_line`)."""
+    from .humantext import document_match_label, withheld_line
 
     lines = []
     for hit in data.get("results", []):
@@ -106,6 +113,9 @@ def document_hits(data: Mapping[str, Any]) -> str:
                      f"{document_match_label(hit)}")
         if hit.get("excerpt"):
             lines.append(f"  {_clip(str(hit['excerpt']), 400)}")
+    withheld = withheld_line(data, "document")
+    if withheld:
+        lines.append(withheld)
     lines.extend(f"note: {n}" for n in data.get("notices", []))
     lines.append(f"{data.get('total', len(data.get('results', [])))} result(s)")
     return bounded("\n".join(lines))

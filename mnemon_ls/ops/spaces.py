@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StrictBool
 
 from . import humantext, modeltext
+from .audience import AUDIENCE_HELP, Audience, audience_of
 from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
 
 #: Most recall results a model is sent (seed 001: the Host caps results at 12), and how many when the call
@@ -88,7 +89,8 @@ class RememberParams(WorkspaceParams):
 
 class RecallParams(WorkspaceParams):
     """``mnemon/recall``: ``{workspace?, query, spaces?, limit? (1..50), mode? smart|keyword|basic, category?,
-    source?, intent?}``; the workspace's branch scope (``branchRecall``) is applied by the server."""
+    source?, intent?, audience? person|assistant}``; the workspace's branch scope (``branchRecall``) is
+    applied by the server; ``audience`` (:mod:`.audience`) is taken from the language server's clients only."""
 
     query: str = Field(description="what you want to know, in natural language or identifiers")
     spaces: list[str] | None = Field(None, description="restrict to these space ids (default: every active space)")
@@ -97,6 +99,7 @@ class RecallParams(WorkspaceParams):
     category: str | None = None
     source: str | None = None
     intent: str | None = None
+    audience: Audience | None = Field(None, description=AUDIENCE_HELP)
 
 
 class RelatedParams(WorkspaceParams):
@@ -292,7 +295,7 @@ OPERATIONS = (
     Operation(
         "spaces.recall", RecallParams,
         lambda c, p: _data(c.host.recall(p.query, spaces=p.spaces, limit=p.limit, mode=p.mode, category=p.category,
-                                         source=p.source, intent=p.intent)),
+                                         source=p.source, intent=p.intent, audience=audience_of(c, p))),
         "Recall from the active Memory Spaces with the workspace's branch scope.",
         text=lambda d: modeltext.recall(d, TOOL_RECALL_MAX),
         lsp=LspMethod("mnemon/recall"),

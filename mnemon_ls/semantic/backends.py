@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import threading
 import urllib.error
@@ -123,8 +124,11 @@ class ScoreScale:
     #: ``((script, cosine), ...)`` for :data:`SCRIPTS`; a script not listed uses ``default_medium``.
     medium: tuple[tuple[str, float], ...] = ()
     default_medium: float = 0.5
-    #: Standard deviations above the query's mean cosine over the space a medium vector-only hit needs.
+    #: Standard deviations above the query's mean cosine over the space a medium vector-only hit needs, in a
+    #: space of at most ``z_medium_items`` vectors (:meth:`z_needed`: more in a larger space).
     z_medium: float = 3.5
+    #: The space size ``z_medium`` was chosen at (bench/semantic_floor.py: 115 items, no off-topic query medium).
+    z_medium_items: int = 115
     #: Below this many vectors in the space the spread is not used: the floor plus ``small_margin`` is.
     min_spread_rows: int = 30
     small_margin: float = 0.035
@@ -135,6 +139,19 @@ class ScoreScale:
             return 0.0
         top = cosine if best is None else max(best, cosine)
         return self.cap * max(0.0, min(1.0, 1.0 - (top - cosine) / self.window))
+
+    def z_needed(self, items: int) -> float:
+        """The ``z`` a vector-only hit needs to be *medium* in a space of ``items`` vectors: ``z_medium`` up to
+        ``z_medium_items``, then ``z_medium + sqrt(2 ln items) - sqrt(2 ln z_medium_items)``.
+
+        The best of ``n`` unrelated items stands about ``sqrt(2 ln n)`` standard deviations above the mean by
+        chance alone (the expected maximum of ``n`` draws), so a fixed bar lets more noise through as a space
+        grows: with 1,000 items, z 3.5 labelled the best match of 3 of 30 queries about nothing stored
+        medium (bench/recall_precision.py), the bar here (4.14) none. 3.5 at 115 items, 4.14 at 1,000,
+        4.71 at 10,000, 5.22 at 100,000."""
+        if items <= self.z_medium_items:
+            return self.z_medium
+        return self.z_medium + math.sqrt(2.0 * math.log(items)) - math.sqrt(2.0 * math.log(self.z_medium_items))
 
     def medium_floor(self, query: str) -> float:
         """The cosine a vector-only hit of ``query`` needs to rank above *low* (class doc)."""

@@ -17,8 +17,13 @@ the order by each document's best chunk cosine. A document found only by vectors
 rule of recall (:func:`~.fusion.vector_only_score`: the absolute floor of the query's and the chunk's
 script, and the chunk's ``z`` against the query's cosines over every chunk of the searched documents): a
 *medium* one has ``matched`` ``semantic``; one that is only *low* but clears the absolute floor has
-``matched`` ``semantic-low`` and comes after every other result; anything else is left out. ``score`` is the
-best chunk's cosine and the excerpt is that chunk's. A ``semantic-low`` document does not count as accessed
+``matched`` ``semantic-low`` and comes after every other result; anything else is left out. Its ``score``
+is that relevance (0.3..0.55 medium, under 0.25 low: the scale of recall's vector-only items), and a
+``semantic-low`` one scores below every document matched by words in the same search, so it never outranks
+one by its number either (before, its score was the best chunk's cosine: 0.81 for a document about nothing
+the query asked, above the 0.29 of a real word match); ``similarity`` ``{"cosine", "z"}`` keeps the best
+chunk's cosine, and the excerpt is that chunk's. An ``assistant`` is not sent ``semantic-low`` documents
+(:meth:`~mnemon_ls.documents.DocumentStore.search`). A ``semantic-low`` document does not count as accessed
 (:meth:`~mnemon_ls.documents.DocumentStore.search` touches ``lastAccessedAt`` of the others only), so a
 search about nothing stored cannot make every document look recently used to the archival order.
 """
@@ -155,9 +160,11 @@ class DocumentVectors:
 
 def fuse_documents(lexical: Sequence[tuple[Any, float, str]], vector: Sequence[tuple[str, float, str]],
                    records: dict[str, Any], scale: Any, query: str,
-                   spread: Spread | None = None) -> tuple[list[tuple[Any, float, str]], dict[str, str]]:
-    """``(ranked (record, score, matched) best first, {doc id: excerpt} for vector-only documents)``
-    (module doc). ``lexical`` is the lexical ranking as :meth:`Search._rank` returns it; ``vector`` and
+                   spread: Spread | None = None
+                   ) -> tuple[list[tuple[Any, float, str]], dict[str, str], dict[str, dict[str, Any]]]:
+    """``(ranked (record, score, matched) best first, {doc id: excerpt} and {doc id: {"cosine", "z"}} for
+    vector-only documents)`` (module doc: their score is their relevance, a ``semantic-low`` one's below
+    every lexical score). ``lexical`` is the lexical ranking as :meth:`Search._rank` returns it; ``vector`` and
     ``spread`` the output of :meth:`DocumentVectors.search`; ``scale`` the embedder's
     :class:`~.backends.ScoreScale` (candidates at or below its ``floor`` are ignored); ``query`` the query
     text (its script picks the absolute floor)."""
@@ -171,6 +178,9 @@ def fuse_documents(lexical: Sequence[tuple[Any, float, str]], vector: Sequence[t
         rrf[row[0].id] = 1.0 / (RRF_K + rank)
         rows[row[0].id] = row
     excerpts: dict[str, str] = {}
+    similarity: dict[str, dict[str, Any]] = {}
+    # a semantic-low document scores below every word match of this search (module doc)
+    below = min((row[1] for row in lexical), default=None)
     rank = 0
     for doc_id, cosine, text in vector:
         if doc_id in pinned_ids or cosine <= floor or doc_id not in records:
@@ -179,17 +189,20 @@ def fuse_documents(lexical: Sequence[tuple[Any, float, str]], vector: Sequence[t
         rrf[doc_id] = rrf.get(doc_id, 0.0) + 1.0 / (RRF_K + rank)
         if doc_id not in rows:
             need = max(query_floor, scale.medium_floor(text))  # the stricter of the two scripts
-            relevance, _z = vector_only_score(cosine, need, spread, scale)
+            relevance, z = vector_only_score(cosine, need, spread, scale)
             if relevance >= MEDIUM_SCORE:
                 matched = "semantic"
             elif cosine >= need and relevance > 0:
                 matched = "semantic-low"
+                if below is not None:
+                    relevance = max(0.0, min(relevance, below - 0.0001))
             else:
                 continue
-            rows[doc_id] = (records[doc_id], round(cosine, 4), matched)
+            rows[doc_id] = (records[doc_id], round(relevance, 4), matched)
+            similarity[doc_id] = {"cosine": round(cosine, 4), "z": None if z is None else round(z, 2)}
             excerpts[doc_id] = text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS].rstrip() + "…"
     fused = sorted(rows, key=lambda d: (rows[d][2] == "semantic-low", -rrf[d], d))
-    return pinned + [rows[d] for d in fused], excerpts
+    return pinned + [rows[d] for d in fused], excerpts, similarity
 
 
 def unusable_notice(reason: str) -> str:
@@ -199,45 +212,47 @@ def unusable_notice(reason: str) -> str:
 
 
 def semantic_rank(store: Any, view: Any, eligible: Sequence[Any], query: str,
-                  lexical: list[tuple[Any, float, str]]) -> tuple[list[tuple[Any, float, str]], dict[str, str], str | None]:
+                  lexical: list[tuple[Any, float, str]]
+                  ) -> tuple[list[tuple[Any, float, str]], dict[str, str], dict[str, dict[str, Any]], str | None]:
     """The hybrid ranking of one Documents search (``store`` a :class:`~mnemon_ls.documents.DocumentStore`
-    with ``semantic`` set): ``(ranked, excerpts, notice or None)``. Any failure of the semantic side leaves
-    ``lexical`` as it was, with a notice naming the error."""
+    with ``semantic`` set): ``(ranked, excerpts, similarities, notice or None)`` (:func:`fuse_documents`).
+    Any failure of the semantic side leaves ``lexical`` as it was, with a notice naming the error."""
     engine = store.semantic
     embedder = engine.embedder()
     if embedder is None:
-        return lexical, {}, engine.keyword_notice()
+        return lexical, {}, {}, engine.keyword_notice()
     rebuilt = None
     for attempt in (1, 2):
         try:
             left, found, spread = _search_chunks(store, view, eligible, query, embedder)
             break
         except VectorIndexUnusable as exc:  # not the engine's error: the model is fine
-            return lexical, {}, unusable_notice(exc.reason)
+            return lexical, {}, {}, unusable_notice(exc.reason)
         except sqlite3.OperationalError as exc:  # cannot open / locked / read-only: not damage
-            return lexical, {}, f"semantic document search skipped: {store.documents_dir / FILE_NAME}: {exc}"
+            return lexical, {}, {}, f"semantic document search skipped: {store.documents_dir / FILE_NAME}: {exc}"
         except sqlite3.DatabaseError as exc:  # a damaged file of ours (derived data): moved aside, rebuilt once
             path = store.documents_dir / FILE_NAME
             if store._chunk_vectors is not None:
                 store._chunk_vectors.close()
                 store._chunk_vectors = None
             if attempt == 2 or not path.is_file() or path.is_symlink():
-                return lexical, {}, f"semantic document search skipped: {path} is damaged ({exc})"
+                return lexical, {}, {}, f"semantic document search skipped: {path} is damaged ({exc})"
             aside = move_damaged_aside(path)
             rebuilt = f"semantic document index {path} was damaged ({exc}): moved to {aside.name}, rebuilt"
             log.warning("%s", rebuilt)
         except (OSError, ValueError) as exc:
-            return lexical, {}, f"semantic document search skipped: {exc}"
+            return lexical, {}, {}, f"semantic document search skipped: {exc}"
         except Exception as exc:  # noqa: BLE001 - SemanticUnavailable and model errors: lexical stands
             engine.last_error = getattr(exc, "reason", str(exc))
-            return lexical, {}, f"semantic document search skipped: {engine.last_error}"
+            return lexical, {}, {}, f"semantic document search skipped: {engine.last_error}"
     if left is None:  # no documents directory yet
-        return lexical, {}, None
-    ranked, excerpts = fuse_documents(lexical, found, {r.id: r for r in eligible}, embedder.scale, query, spread)
+        return lexical, {}, {}, None
+    ranked, excerpts, similarity = fuse_documents(lexical, found, {r.id: r for r in eligible}, embedder.scale, query,
+                                                  spread)
     notice = f"semantic search: {left} document(s) not embedded yet (embedded on later searches)" if left else None
     if rebuilt:
         notice = rebuilt if notice is None else f"{rebuilt}; {notice}"
-    return ranked, excerpts, notice
+    return ranked, excerpts, similarity, notice
 
 
 def _search_chunks(store: Any, view: Any, eligible: Sequence[Any], query: str,

@@ -16,12 +16,17 @@ the item holds every query term group: an *exact* hit); the vector list, best fi
   over the space (:class:`Spread`, from :meth:`~.vectors.VectorStore.spread`): ``z = (cosine - mean) / std``.
   Such a candidate is *medium* only when its cosine clears the model's absolute floor for the query's script
   (``medium_floor``, :meth:`~.backends.ScoreScale.medium_floor`; per item ``floors``) AND ``z`` is at least
-  the scale's ``z_medium``; in a space of fewer than ``min_spread_rows`` vectors (where the spread says
-  little) the cosine must clear the floor by ``small_margin`` instead. Its score then grows with ``z``
-  from 0.3 to the scale's ``cap`` (0.55, under the default high threshold). Otherwise it is *low*: score
-  ``WEAK_CAP * z / z_medium`` (0 at or below the query's mean cosine; in a small space
+  ``z_needed`` = :meth:`~.backends.ScoreScale.z_needed` of the space's size (``Spread.items``: the scale's
+  ``z_medium``, 3.5, up to 115 vectors, more in a larger space, where the best of many unrelated items
+  stands further out by chance alone); in a space of fewer than ``min_spread_rows`` vectors (where the
+  spread says little) the cosine must clear the floor by ``small_margin`` instead. Its score then grows
+  with ``z`` from 0.3 to the scale's ``cap`` (0.55, under the default high threshold). Otherwise it is
+  *low*: score ``WEAK_CAP * z / z_medium`` (0 at or below the query's mean cosine; in a small space
   ``WEAK_CAP * (cosine - (floor + small_margin - 0.09)) / 0.09``, clamped to 0..1), under the default low threshold
-  0.25, so ``strict-v1`` drops it and ``balanced-v1`` shows it last. The score of a vector-only candidate
+  0.25, so ``strict-v1`` drops it and ``balanced-v1`` shows it last; one over the floor whose ``z`` clears
+  ``z_medium`` but not ``z_needed`` scores ``WEAK_CAP..NEAR_CAP`` (0.2..0.24, growing with ``z``), still
+  low, ahead of the other low ones (as it ranked when it was medium: the order a person sees is the order
+  before the bar grew with the space; only the tiers changed). The score of a vector-only candidate
   is thus its similarity, not a rank constant; ``cosine`` and ``z`` are kept on :class:`Fused` for the
   recall evidence. When nothing in the space is related, the best vector match is the best of a bad lot
   and stays low (measured: bench/semantic_floor.py, bench/results/semantic.md).
@@ -30,7 +35,7 @@ the item holds every query term group: an *exact* hit); the vector list, best fi
   never moves one below a result that matched fewer query terms than the exact hit.
 - A keyword hit that is not exact (it holds only some of the query's term groups) and has a cosine (from
   the vector list or ``keyword_cosines``) is judged by its meaning too. Its meaning *stands out* when it
-  would make a vector-only hit medium (``z`` at least ``z_medium`` and the script's floor; in a space of
+  would make a vector-only hit medium (``z`` at least ``z_needed`` and the script's floor; in a space of
   fewer than ``min_spread_rows`` vectors, the floor plus ``small_margin``); it is *unrelated* when ``z`` is
   under :data:`WEAK_KEYWORD_Z` (small space: when it does not stand out). Then:
 
@@ -61,6 +66,9 @@ RRF_K = 60
 WEAK_CAP = 0.2
 #: The lowest score of a medium vector-only candidate.
 MEDIUM_BASE = 0.3
+#: The highest score of a vector-only candidate over its floor whose ``z`` clears ``z_medium`` but not the
+#: larger space's ``z_needed`` (module doc): low, under the default low threshold 0.25, above every other low.
+NEAR_CAP = 0.24
 #: Below this ``z`` a weak keyword hit is ``low`` (module doc). True paraphrase pairs of the bundled model
 #: have a median ``z`` of 2.3 (bench/results/semantic.md).
 WEAK_KEYWORD_Z = 1.5
@@ -84,11 +92,19 @@ class KeywordHit:
 
 @dataclass(frozen=True, slots=True)
 class Spread:
-    """The query's cosine distribution over the space: ``rows`` read, their ``mean`` and ``std``."""
+    """The query's cosine distribution over the space: ``rows`` read, their ``mean`` and ``std``; ``items``
+    the vectors the search ranks (the space's size, which the sample of ``rows`` may be smaller than;
+    ``None``: ``rows``), for :meth:`~.backends.ScoreScale.z_needed`."""
 
     rows: int
     mean: float
     std: float
+    items: int | None = None
+
+    @property
+    def size(self) -> int:
+        """The vectors the search ranks (``items``, else ``rows``)."""
+        return self.rows if self.items is None else max(self.items, self.rows)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,8 +131,11 @@ def vector_only_score(cosine: float, floor: float, spread: Spread | None, scale:
     if spread is not None and spread.std > 1e-6:
         z = (cosine - spread.mean) / spread.std
     if spread is not None and spread.rows >= scale.min_spread_rows and z is not None:
-        if cosine >= floor and z >= scale.z_medium:
-            return MEDIUM_BASE + (scale.cap - MEDIUM_BASE) * _clamp((z - scale.z_medium) / 2.0), z
+        needed = scale.z_needed(spread.size)
+        if cosine >= floor and z >= needed:
+            return MEDIUM_BASE + (scale.cap - MEDIUM_BASE) * _clamp((z - needed) / 2.0), z
+        if cosine >= floor and z >= scale.z_medium:  # medium in a small space, not in this one: first of the low
+            return WEAK_CAP + (NEAR_CAP - WEAK_CAP) * _clamp((z - scale.z_medium) / (needed - scale.z_medium)), z
         return WEAK_CAP * _clamp(z / scale.z_medium), z
     need = floor + scale.small_margin
     if cosine >= need:
@@ -132,7 +151,7 @@ def _partial(fused: float, kscore: float, cosine: float, z: float | None, floor:
     if PARTIAL_LIFT_CAP is not None:
         return min(fused, max(kscore, PARTIAL_LIFT_CAP))
     if spread is not None and z is not None and spread.rows >= scale.min_spread_rows:
-        stands_out = z >= scale.z_medium and cosine >= floor
+        stands_out = z >= scale.z_needed(spread.size) and cosine >= floor
         unrelated = z < WEAK_KEYWORD_Z
     else:  # a small space: the absolute floor plus the small-space margin, as for a vector-only hit
         stands_out = cosine >= floor + scale.small_margin

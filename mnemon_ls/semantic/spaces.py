@@ -168,7 +168,7 @@ class SpaceSemantic:
             vectors.store.prepare()  # while the query thread embeds the query (prefetch)
             qvec = embedder.embed_query(query)
             hits = vectors.store.search(qvec, pool)
-            spread = Spread(*vectors.store.spread(qvec))
+            spread = Spread(*vectors.store.spread(qvec), items=vectors.store.count())
         except (SemanticUnavailable, sqlite3.Error, ValueError) as exc:
             self.engine.last_error = getattr(exc, "reason", None) or f"space {self.space_id}: {exc}"
             log.warning("semantic recall failed, keyword only: %s", self.engine.last_error)

@@ -20,6 +20,9 @@ Rules (shared/reference/dsh-mnemon.md 6.2-6.6, seed 000 "Memory Spaces", DESIGN.
   reciprocal-rank fusion (``1/(60 + rank)``) when the spaces span more than one provider, else by score;
   then the recall-quality policy (:mod:`.policy`); at most :data:`~.model.MAX_RESULTS` (12) results.
   A failing space becomes a source with status ``unavailable`` and a hint, never a failed recall.
+  For an ``assistant`` audience (MCP tools, hooks, the VS Code language-model tools: decided by
+  :func:`mnemon_ls.ops.audience.audience_of`) an item found by meaning alone whose tier is ``low`` is not
+  sent: it is counted in ``withheld.lowConfidence`` (the ones the policy would have sent) instead.
 - Branch scope: an item tagged ``branch:<name>`` belongs to those branches. ``branch_recall``:
   ``filter`` (default) drops items tagged only for other branches, ``label`` keeps them with
   ``branchLabel: "other-branch"``, ``off`` ignores the tags. When ``branch`` is ``None`` (no branch

@@ -37,6 +37,9 @@ from .registry import NATIVE_PROVIDER, SpaceRecord, provider_label
 from .thirdparty import call_with_timeout
 
 BRANCH_RECALL_MODES = ("filter", "label", "off")
+#: Who a recall's answer is for: a ``person`` gets every result the policy selects; an ``assistant`` is not
+#: sent the ones found by meaning alone with low confidence (:func:`withheld_from_assistant`).
+AUDIENCES = ("person", "assistant")
 DETACHED_HEAD_POLICIES = ("hide", "show")
 RRF_K = 60
 
@@ -55,7 +58,11 @@ class RecallResult:
                       "droppedLowScore", "droppedNonPositiveScore", "droppedInvalidScore", "unscored",
                       "unscaled", "branchHidden"}}],
          "hidden": {"otherBranch", "detachedHead"}, "branch": {"name", "recall", "detachedHeadPolicy"},
-         "truncated", "hint", "notices"}
+         "truncated", "hint", "notices", "audience": person|assistant, "withheld": {"lowConfidence"}}
+
+    ``withheld.lowConfidence``: results an ``assistant`` audience was not sent (found by meaning alone, tier
+    ``low``: :func:`withheld_from_assistant`), counted among those the policy would have sent; each source's
+    ``stats.withheld`` counts its own. Always 0 for a ``person``.
     """
 
     data: dict[str, Any]
@@ -129,12 +136,17 @@ class SpacesRecall:
     def recall(self, query: str, *, spaces: Sequence[str] | None = None, limit: int | None = None,
                mode: str = "smart", category: str | None = None, source: str | None = None,
                intent: str | None = None, branch: str | None = None, branch_recall: str = "filter",
-               detached_head_policy: str = "hide", quality: RecallQuality | None = None) -> RecallResult:
+               detached_head_policy: str = "hide", quality: RecallQuality | None = None,
+               audience: str = "person") -> RecallResult:
         """Federated recall across the selected active spaces (module doc; shape in :class:`RecallResult`).
 
         ``spaces`` ``None`` = every active space; ``limit`` 1..50 (default 10); ``mode`` smart | keyword |
         basic; ``category``/``source``/``intent`` filters as the CLI takes them; ``branch`` the workspace's
-        current branch (``None``: unknown)."""
+        current branch (``None``: unknown); ``audience`` ``person`` | ``assistant`` (an assistant is not
+        sent the results :func:`withheld_from_assistant` names; they are counted in ``withheld``). Raises
+        :class:`InvalidInput` naming the field for a bad value."""
+        if audience not in AUDIENCES:
+            raise InvalidInput("audience", "must be one of " + ", ".join(AUDIENCES))
         text = validate_query(query)
         count = validate_limit(limit)
         if mode not in RECALL_MODES:
@@ -230,6 +242,15 @@ class SpacesRecall:
             chosen = quality_policy.plan(count, config)
         selection = quality_policy.select([(r[3].score, r[4]) for r in rows], count, config, chosen)
         picked = selection.indexes
+        withheld: list[int] = []
+        if audience == "assistant":  # the same selection without the low-confidence meaning-only rows
+            withheld = [i for i in picked if withheld_from_assistant(rows[i][3], selection.decisions[i])]
+            kept = [i for i in range(len(rows)) if not withheld_from_assistant(rows[i][3], selection.decisions[i])]
+            if withheld:
+                narrowed = quality_policy.select([(rows[i][3].score, rows[i][4]) for i in kept], count, config, chosen)
+                picked = [kept[j] for j in narrowed.indexes]
+                selection = replace(selection, indexes=picked, policy_id=narrowed.policy_id,
+                                    fallback_from=narrowed.fallback_from, retains=narrowed.retains)
         results = []
         for index in picked[:MAX_RESULTS]:
             record, rank, _order, item, _sem, provider_id = rows[index]
@@ -254,6 +275,7 @@ class SpacesRecall:
                 "unscored": sum(1 for i in mine if decisions[i].reason == "unscored"),
                 "unscaled": sum(1 for i in mine if decisions[i].reason == "unscaled-score"),
                 "branchHidden": entry.pop("branchHidden", 0),
+                "withheld": sum(1 for i in withheld if rows[i][0].id == entry["spaceId"]),
             }
             entry["stats"] = stats
             entry["status"] = "ready" if stats["retained"] else "empty"
@@ -264,9 +286,10 @@ class SpacesRecall:
             "results": results, "sources": sources, "hidden": hidden,
             "branch": {"name": scope.branch, "recall": branch_recall, "detachedHeadPolicy": detached_head_policy},
             "truncated": max(0, len(picked) - MAX_RESULTS),
-            "hint": None if results else ("no active space" if not selected else _policy_hint(rows, selection)
-                                          if rows else "nothing matched"),
+            "hint": None if results else ("no active space" if not selected else WITHHELD_HINT if withheld
+                                          else _policy_hint(rows, selection, audience) if rows else "nothing matched"),
             "notices": notices,
+            "audience": audience, "withheld": {"lowConfidence": len(withheld)},
             # an active space that could not answer (its engine failed, timed out, or is not installed) is named
             "failed": [s["spaceId"] for s in sources if s["status"] in ("unavailable", "unsupported")],
         }
@@ -413,12 +436,25 @@ def meaning_only(item: Item) -> bool:
     return meaning_only_via(item.matched_via)
 
 
-def _policy_hint(rows: list[tuple], selection: Any) -> str:
+def withheld_from_assistant(item: Item, decision: quality_policy.Decision) -> bool:
+    """Whether an ``assistant`` audience is not sent ``item``: it was found by meaning alone
+    (:func:`meaning_only`) and its tier is ``low`` (a weak similarity: the fusion's *low*, or a score under
+    the low threshold). A word match is always sent, whatever its tier; so is a meaning-only item the
+    policy calls ``unknown`` (an unscaled score: an endpoint model's cosine, whose confidence is not known)."""
+    return meaning_only(item) and decision.valid and decision.tier == "low"
+
+
+#: The hint of an assistant's recall whose every selected result was withheld.
+WITHHELD_HINT = "nothing matched by its words, and nothing by its meaning with enough confidence"
+
+
+def _policy_hint(rows: list[tuple], selection: Any, audience: str = "person") -> str:
     """The hint of a recall whose every row the policy left out; it says how many were found by meaning
-    alone and scored low (a weak similarity), and how to list them."""
+    alone and scored low (a weak similarity), and how to list them (not to an assistant, who is not sent
+    them under any policy)."""
     weak = sum(1 for index, row in enumerate(rows) if meaning_only(row[3])
                and selection.decisions[index].reason == "low-score" and selection.decisions[index].valid)
-    if not weak or selection.policy_id != "strict-v1":  # balanced-v1 already lists every low-score row
+    if not weak or selection.policy_id != "strict-v1" or audience == "assistant":  # balanced-v1 lists every low row
         return "no result passed the quality policy"
     return (f"no result passed the quality policy ({weak} found by meaning alone with a weak similarity, "
             "scored low: recall policy balanced-v1 lists them)")

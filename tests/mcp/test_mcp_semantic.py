@@ -4,6 +4,9 @@ left alone), and the query-length rule counts code points. Skipped when the ``se
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -61,25 +64,89 @@ async def test_mcp_query_length_counts_code_points(workspace: Path, data_dir: Pa
                 text(refused), text(refused)
 
 
-async def test_mcp_recall_lists_a_paraphrase_found_by_meaning_alone_under_the_default_policy(
-        workspace: Path, data_dir: Path) -> None:
-    # recallPolicy auto is balanced-v1 while semantic recall is on: the paraphrase is listed, labelled low
-    # with its cosine, as the CLI words it; strict-v1 set by the user leaves it out
+#: Facts of the space the noise tests recall from: a paraphrase target, a word-match target, and project facts.
+NOISE_FACTS = ["发布前必须运行迁移脚本", FACT, "Settings are pydantic models read from settings.json",
+               "Load balancer health checks hit the /healthz endpoint every ten seconds",
+               "Use filelock for cross-process locks, never fcntl directly"]
+
+
+def _seed_embedded(data_dir: Path, facts: list[str]) -> None:
+    """A native space holding ``facts`` with every vector written, before the server starts."""
     from mnemon_ls.semantic import SemanticConfig, SemanticEngine
 
     engine = SemanticEngine(SemanticConfig(enabled=True), env={})
     engine.embedder()  # loaded up front, as the server does (a write never loads the model)
     service = SpacesService(data_dir, semantic=engine)
     service.create_space("Project", "facts", active=True)
-    service.remember("发布前必须运行迁移脚本", space_id="default")
+    for fact in facts:
+        service.remember(fact, space_id="default")
     assert engine.wait_idle(120)  # embedded before the server starts: no coverage note
     service.close()
     engine.stop()
+
+
+async def test_mcp_recall_withholds_what_it_found_by_meaning_alone_with_low_confidence(
+        workspace: Path, data_dir: Path) -> None:
+    # recallPolicy auto is balanced-v1 while semantic recall is on, which lists low results found by meaning
+    # alone to a person; the assistant is not sent them (it got 10 unrelated ones for "kubernetes helm chart"),
+    # the text says how many were withheld, and a word match still comes through
+    _seed_embedded(data_dir, NOISE_FACTS)
     async with mcp_session(_args(workspace, data_dir), env=server_env(MNEMON_SEMANTIC="on")) as session:
-        body = text(await session.call_tool("mnemon_recall", {"query": "数据库升级"}))
-    assert body.startswith("1. 发布前必须运行迁移脚本"), body
-    assert " · tier: low · score: 0.1" in body and "(by meaning alone: cosine 0.8" in body, body
+        paraphrase = text(await session.call_tool("mnemon_recall", {"query": "数据库升级"}))
+        off_topic = text(await session.call_tool("mnemon_recall", {"query": "kubernetes helm chart"}))
+        words = text(await session.call_tool("mnemon_recall", {"query": "blue-green switch"}))
+    assert paraphrase == ("withheld: 1 result found by meaning alone with low confidence (not sent)\n"
+                          "No memory matched."), paraphrase
+    assert words.startswith(f"1. {FACT}\n") and "withheld" not in words and "2. " not in words, words
+
+    def person(query: str, *extra: str) -> subprocess.CompletedProcess:
+        """The command line (the same operation for a person) on the same root."""
+        done = subprocess.run([sys.executable, "-m", "mnemon_ls", "recall", query, *extra, *_args(workspace, data_dir)],
+                              capture_output=True, text=True, env=server_env(MNEMON_SEMANTIC="on"), cwd=workspace,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    # a person still gets them; the assistant is told exactly how many it was not sent
+    listed = json.loads(person("kubernetes helm chart", "--json").stdout)
+    assert listed["results"] and all(r["matchedVia"] == "vector" and r["tier"] == "low" for r in listed["results"])
+    assert listed["withheld"] == {"lowConfidence": 0} and listed["audience"] == "person"
+    count = len(listed["results"])
+    assert off_topic == (f"withheld: {count} result{'s' if count != 1 else ''} found by meaning alone with low "
+                         "confidence (not sent)\nNo memory matched."), off_topic
+    shown = person("数据库升级").stdout
+    assert "发布前必须运行迁移脚本 (by meaning alone: cosine 0.8" in shown and "withheld" not in shown, shown
+    # strict-v1 set by the user sends no low result anyway: nothing withheld, and no advice to list them
     async with mcp_session(_args(workspace, data_dir),
                            env=server_env(MNEMON_SEMANTIC="on", MNEMON_RECALL_POLICY="strict-v1")) as session:
         body = text(await session.call_tool("mnemon_recall", {"query": "数据库升级"}))
-    assert body.startswith("No memory matched.") and "balanced-v1" in body, body
+    assert body == "No memory matched. no result passed the quality policy", body
+
+
+async def test_mcp_document_search_withholds_a_low_document_found_by_meaning_alone(
+        workspace: Path, data_dir: Path) -> None:
+    # doc search "xylophone" returned a document at score 0.81 (semantic-low) while a real word match scored
+    # 0.29: the assistant is not sent the low one (counted instead), and no semantic-low hit outscores a
+    # word match for a person either
+    from mnemon_ls.documents import DocumentStore
+
+    store = DocumentStore(data_dir, None)
+    store.create("发布流程", "发布前必须运行迁移脚本")
+    store.create("Animals", "The quokka is a small marsupial living on Rottnest Island.")
+    async with mcp_session(_args(workspace, data_dir), env=server_env(MNEMON_SEMANTIC="on")) as session:
+        low = text(await session.call_tool("mnemon_document_search", {"query": "数据库升级"}))
+        words = text(await session.call_tool("mnemon_document_search", {"query": "quokka"}))
+    assert low == ("withheld: 1 document found by meaning alone with low confidence (not sent)\n"
+                   "0 result(s)"), low
+    assert words.startswith("- Animals (id: ") and words.endswith("\n1 result(s)") and "withheld" not in words, words
+    person = DocumentStore(data_dir, None)
+    from mnemon_ls.semantic import SemanticConfig, SemanticEngine
+
+    person.semantic = SemanticEngine(SemanticConfig(enabled=True), env={})
+    try:
+        [hit] = person.search("数据库升级").to_dict()["results"]
+        [word] = person.search("quokka").to_dict()["results"]
+    finally:
+        person.semantic.stop()
+    assert hit["matched"] == "semantic-low" and hit["similarity"]["cosine"] > 0.8
+    assert hit["score"] < 0.25 < word["score"], (hit, word)  # its relevance, not its cosine

@@ -687,6 +687,7 @@ def lsp_cases() -> list[Case]:
     add("documents/search: limit 0", D + "search", {"query": "cache", "limit": 0})
     add("documents/search: limit 51", D + "search", {"query": "cache", "limit": 51})
     add("documents/search: limit 1", D + "search", {"query": "cache", "limit": 1})
+    add("documents/search: for an assistant", D + "search", {"query": "cache", "audience": "assistant"})
     add("documents/search: includeArchived string", D + "search", {"query": "cache", "includeArchived": "yes"})
     add("documents/search: missing query", D + "search", {})
     add("documents/update: content", D + "update", {"id": "<<doc1>>", "content": "# Cache design\n\nThe cache "
@@ -766,6 +767,8 @@ def lsp_cases() -> list[Case]:
     add("recall: unknown mode", Q, {"query": "x", "mode": "fuzzy"})
     add("recall: empty query", Q, {"query": ""})
     add("recall: no hit", Q, {"query": "kubernetes helm chart"})
+    add("recall: for an assistant", Q, {"query": "index", "audience": "assistant"})
+    add("recall: unknown audience", Q, {"query": "index", "audience": "model"})
     add("recall: spaces not a list", Q, {"query": "x", "spaces": "default"})
     LK = "mnemon/link"
     add("link: good", LK, {"spaceId": "default", "sourceId": "<<item1>>", "targetId": "<<item2>>",
@@ -1165,6 +1168,7 @@ def mcp_cases() -> list[Case]:
     tool("recall: limit 13", RE, {"query": "index", "limit": 13})
     tool("recall: limit 0", RE, {"query": "index", "limit": 0})
     tool("recall: mode is not an argument", RE, {"query": "index", "mode": "basic"})
+    tool("recall: audience is not an argument", RE, {"query": "index", "audience": "person"})
     tool("recall: empty query", RE, {"query": ""})
     tool("recall: no hit", RE, {"query": "kubernetes helm chart"})
     LK = "mnemon_link"

@@ -109,10 +109,15 @@ export interface DocumentCatalog extends DocumentUsage {
 
 /** One hit of `mnemon/documents/search`. */
 export interface SearchHit extends DocumentRecord {
-    /** BM25F score rounded to 4 decimals (1 for an empty query). */
+    /** BM25F score rounded to 4 decimals (1 for an empty query); found by meaning alone: its relevance 0..0.55. */
     score: number;
-    /** `title` / `description`: the whole query is a phrase of it; `terms`: matched by terms; `all`: empty query. */
-    matched: "title" | "description" | "terms" | "all";
+    /**
+     * `title` / `description`: the whole query is a phrase of it; `terms`: matched by terms; `all`: empty query;
+     * `semantic` / `semantic-low`: found by meaning alone (low: listed last, never sent to an assistant).
+     */
+    matched: "title" | "description" | "terms" | "all" | "semantic" | "semantic-low";
+    /** Found by meaning alone: its best chunk's cosine and `z`. */
+    similarity?: { cosine: number; z: number | null };
     /** About 220 characters of the body around the best match, `…` where cut. */
     excerpt: string;
     /** The body, with `includeContent: true` only. */
@@ -135,6 +140,10 @@ export interface DocumentSearchResult {
     /** Documents left out (missing or unreadable file), a damaged index: show them as a warning. */
     notices: string[];
     results: SearchHit[];
+    /** Who the answer is for (the request's `audience`). */
+    audience?: "person" | "assistant";
+    /** Documents an `assistant` was not sent (`semantic-low`; 0 for a person). */
+    withheld?: { lowConfidence: number };
     workspace: string;
 }
 
@@ -171,6 +180,8 @@ export interface DocumentSearchParams {
     /** 1..50 (server default 20). */
     limit?: number;
     includeContent?: boolean;
+    /** `assistant` (the language-model tools): `semantic-low` documents are not sent, only counted in `withheld`. */
+    audience?: "person" | "assistant";
 }
 
 export interface DocumentArchiveParams {

@@ -98,6 +98,8 @@ export interface RecallItem {
     source?: string;
     createdAt: string | null;
     matchedVia?: string;
+    /** Found by meaning alone: the cosine to the query and its `z` over the space (null without a spread). */
+    similarity?: { cosine: number; z: number | null };
     /** Branches of the item's `branch:<name>` tags. */
     branches?: string[];
     /** `other-branch` (branchRecall `label`) or `branch-unknown` (detached HEAD with policy `show`). */
@@ -132,6 +134,10 @@ export interface RecallResult {
     /** Why there are no results (`no active space`, `nothing matched`, ...), null when there are. */
     hint: string | null;
     notices: string[];
+    /** Who the answer is for (the request's `audience`). */
+    audience?: Audience;
+    /** Results an `assistant` was not sent: found by meaning alone with low confidence (0 for a person). */
+    withheld?: { lowConfidence: number };
     workspace: string;
 }
 
@@ -174,7 +180,15 @@ export interface RecallParams {
     category?: string;
     source?: string;
     intent?: string;
+    /**
+     * Who reads the answer (server default `person`). `assistant` (the language-model tools): results found
+     * by meaning alone with low confidence are not sent, only counted in `withheld.lowConfidence`.
+     */
+    audience?: Audience;
 }
+
+/** Who reads an answer of `mnemon/recall` or `mnemon/documents/search`. */
+export type Audience = "person" | "assistant";
 
 /** `mnemon/spaces/list`: every registered space, or only the active ones. */
 export function listSpaces(sender: RequestSender, params: { workspace?: string; activeOnly?: boolean } = {}): Promise<SpaceList> {

@@ -53,6 +53,17 @@ function bounded(text: string): string {
     return text.length <= MAX_TOOL_CHARS ? text : `${text.slice(0, MAX_TOOL_CHARS)}\n[... ${text.length - MAX_TOOL_CHARS} more characters not shown]`;
 }
 
+/**
+ * The line saying how many results the server did not send the model (found by meaning alone with low
+ * confidence; `withheld.lowConfidence`), worded as the MCP tools word it; null when none was withheld.
+ */
+export function withheldLine(count: number, noun: "result" | "document"): string | null {
+    if (!(count > 0)) {
+        return null;
+    }
+    return `withheld: ${count} ${noun}${count === 1 ? "" : "s"} found by meaning alone with low confidence (not sent)`;
+}
+
 function clip(text: string, max: number): string {
     return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
@@ -72,13 +83,18 @@ export const TOOLS: { [name: string]: ToolSpec<any> } = {
         progress: (input: RecallInput) => `Recalling "${clip(input.query, 60)}" from Memory Spaces`,
         invoke: async (sender, workspace, input: RecallInput) => {
             const limit = Math.min(Math.max(1, Math.trunc(input.limit ?? 8)), MAX_RECALL_RESULTS);
-            const result = await recall(sender, { workspace, query: input.query, limit, spaces: input.spaces });
+            // audience "assistant": the server withholds what it found by meaning alone with low confidence
+            const result = await recall(sender, { workspace, query: input.query, limit, spaces: input.spaces, audience: "assistant" });
             const lines = result.results.slice(0, MAX_RECALL_RESULTS).flatMap((item, n) => [
                 `${n + 1}. ${clip(item.content, 1200)}${item.branchLabel ? ` [${item.branchLabel}]` : ""}`,
                 `   space: ${item.spaceId} (${item.spaceName}) · id: ${item.id} · tier: ${item.tier}`,
             ]);
-            if (lines.length === 0) {
-                lines.push(`No memory matched.${result.hint ? ` ${result.hint}` : ""}`);
+            const withheld = withheldLine(result.withheld?.lowConfidence ?? 0, "result");
+            if (withheld) {
+                lines.push(withheld);
+            }
+            if (result.results.length === 0) {
+                lines.push(`No memory matched.${result.hint && !withheld ? ` ${result.hint}` : ""}`);
             }
             return bounded(lines.join("\n"));
         },
@@ -125,11 +141,17 @@ export const TOOLS: { [name: string]: ToolSpec<any> } = {
         invoke: async (sender, workspace, input: DocumentSearchInput) => {
             const found = await searchDocuments(sender, {
                 workspace, query: input.query, includeArchived: input.includeArchived ?? false, limit: input.limit ?? 10,
+                audience: "assistant",
             });
             const lines = found.results.flatMap((hit) => [
-                `- ${hit.title}${hit.status !== "active" ? ` [${hit.status}]` : ""} (id: ${hit.id}, score ${hit.score.toFixed(3)})`,
+                `- ${hit.title}${hit.status !== "active" ? ` [${hit.status}]` : ""} (id: ${hit.id}, score ${hit.score.toFixed(3)})` +
+                    (hit.matched === "semantic" ? " (by meaning alone)" : ""),
                 ...(hit.excerpt ? [`  ${clip(hit.excerpt, 400)}`] : []),
             ]);
+            const withheld = withheldLine(found.withheld?.lowConfidence ?? 0, "document");
+            if (withheld) {
+                lines.push(withheld);
+            }
             lines.push(`${found.total} result(s)`);
             return bounded(lines.join("\n"));
         },

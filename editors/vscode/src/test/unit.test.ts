@@ -50,6 +50,7 @@ import {
     WorkspaceStatus,
 } from "../requests";
 import { buildServerSettings, expandPath, interpreterSetting, serverArgs } from "../settings";
+import { invokeTool, withheldLine } from "../tools";
 
 function row(overrides: Partial<WorkspaceStatus> = {}): WorkspaceStatus {
     return {
@@ -357,5 +358,28 @@ describe("proposals (Review Proposals)", () => {
         const receipt = { status: "skipped" as const, id: record.id, scope: "project", message: "", record, workspace: "file:///w" };
         assert.equal(verdictMessage("reject", receipt), 'Mnemon: rejected "Port of the dev server" (it already was).');
         assert.equal(noProposalsMessage("repo"), "Mnemon: no proposals wait for review in repo.");
+    });
+});
+
+describe("language-model tools: what the server withheld", () => {
+    /** A sender that records each request and answers `answer`. */
+    function recorder(answer: unknown) {
+        const sent: { method: string; params: any }[] = [];
+        return { sent, sender: { sendRequest: async (method: string, params: unknown) => (sent.push({ method, params }), answer) } };
+    }
+
+    it("recall and document search ask as an assistant and say how many results were withheld", async () => {
+        const recalled = recorder({ results: [], hint: "nothing matched by its words, and nothing by its meaning with enough confidence",
+            withheld: { lowConfidence: 3 }, notices: [], hidden: { otherBranch: 0, detachedHead: 0 } });
+        const text = await invokeTool(recalled.sender, "mnemon_recall", "file:///w", { query: "kubernetes helm chart" });
+        assert.equal(recalled.sent[0].method, "mnemon/recall");
+        assert.equal(recalled.sent[0].params.audience, "assistant");
+        assert.equal(text, "withheld: 3 results found by meaning alone with low confidence (not sent)\nNo memory matched.");
+
+        const searched = recorder({ results: [], total: 0, withheld: { lowConfidence: 1 }, notices: [] });
+        const docs = await invokeTool(searched.sender, "mnemon_document_search", "file:///w", { query: "xylophone" });
+        assert.equal(searched.sent[0].params.audience, "assistant");
+        assert.equal(docs, "withheld: 1 document found by meaning alone with low confidence (not sent)\n0 result(s)");
+        assert.equal(withheldLine(0, "result"), null);
     });
 });
