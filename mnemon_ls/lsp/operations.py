@@ -57,8 +57,58 @@ def _handler(operation: Any) -> Callable[..., Any]:
     return handle
 
 
+#: The one request behind the VS Code language-model tools (and any client's assistant tools).
+TOOL = "mnemon/tool"
+_TOOL_KEYS = frozenset({"workspace", "name", "arguments"})
+
+
+async def tool_call(ls: Any, params: Any) -> dict[str, Any]:
+    """``mnemon/tool`` ``{workspace?, name, arguments?}`` -> ``{text, workspace}``: the assistant tool ``name``
+    (an MCP tool of :func:`mnemon_ls.ops.tools.tools`, the same names and arguments) run as the MCP server
+    runs it, answered with the operation's model-facing text. The client asks the person before a write
+    (the request does not). Errors name the tool's arguments (``arguments.limit``, ``content``)."""
+    from ..errors import InvalidInput, MnemonError
+    from ..ops.execute import call, parse
+    from ..ops.modeltext import bounded
+    from ..ops.tools import argument_name, tools
+
+    if not isinstance(params, dict):
+        raise InvalidInput("params", "must be an object")
+    unknown = sorted(set(params) - _TOOL_KEYS)
+    if unknown:
+        raise InvalidInput(unknown[0], "is not a known field (workspace, name, arguments)")
+    known = tools()
+    tool = known.get(params.get("name")) if isinstance(params.get("name"), str) else None
+    if tool is None:
+        raise InvalidInput("name", f"must be one of {', '.join(known)}")
+    arguments = tool.validate(params.get("arguments"))
+    if params.get("workspace") is not None and arguments.get("workspace") is None:
+        arguments["workspace"] = params["workspace"]
+    operation, raw = tool.resolve(arguments)
+    try:
+        parsed = parse(operation, raw)
+    except MnemonError as exc:
+        if isinstance(exc, InvalidInput):
+            raise InvalidInput(argument_name(exc.field, operation.mcp.rename), exc.rule) from None
+        raise
+    state = ls.registry.resolve(parsed.workspace)
+    try:
+        data = await asyncio.to_thread(functools.partial(call, operation, state.host, parsed, surface="tool",
+                                                         session=ls.session_for(state.uri)))
+    except Exception as exc:
+        ls.observe(state, operation, None, exc)
+        if isinstance(exc, InvalidInput):
+            raise InvalidInput(argument_name(exc.field, operation.mcp.rename), exc.rule, **{
+                k: v for k, v in exc.data.items() if k not in ("field", "rule", "code")}) from None
+        raise
+    ls.observe(state, operation, data, None)
+    text = operation.text(data) if operation.text is not None else bounded(str(data))
+    return {"text": text, "workspace": state.uri}
+
+
 def bind(mnemon_request: Callable[[str], Callable[[Any], Any]]) -> None:
-    """Register every operation's ``mnemon/*`` method through ``mnemon_request`` (once per process)."""
+    """Register every operation's ``mnemon/*`` method and ``mnemon/tool`` through ``mnemon_request`` (once
+    per process)."""
     from ..ops.registry import by_lsp_method
 
     for method, operation in by_lsp_method().items():
@@ -66,3 +116,6 @@ def bind(mnemon_request: Callable[[str], Callable[[Any], Any]]) -> None:
             continue
         mnemon_request(method)(_handler(operation))
         P.MnemonProtocol.bound_requests.add(method)
+    if TOOL not in P.MnemonProtocol.bound_requests:
+        mnemon_request(TOOL)(tool_call)
+        P.MnemonProtocol.bound_requests.add(TOOL)

@@ -18,8 +18,6 @@ import inspect
 import logging
 import re
 import secrets
-import types
-import typing
 import warnings
 from typing import Annotated, Any, Callable, Literal, Mapping, TypeVar
 
@@ -39,7 +37,6 @@ from ..settings import Settings
 from ..ops import modeltext as fmt
 from .arguments import ERROR_TEXT_LIMIT, StrictArguments, bounded_error, make_strict  # noqa: F401 (ERROR_TEXT_LIMIT re-exported)
 from ..packs.gate import run_held
-from .schema import parse_arguments, tool_signature
 from .workspaces import McpWorkspaces
 
 log = logging.getLogger("mnemon_ls.mcp")
@@ -62,9 +59,10 @@ def tool_error(error: Exception, rename: Mapping[str, str] | None = None) -> Too
     """A domain error as an MCP tool error: ``<code>: <message>`` (the code the language server sends as
     ``data.code``), plus the field when the error names one, as the tool's argument (``rename``: field ->
     argument name, for a tool that offers a field under another name)."""
+    from ..ops.tools import argument_name
+
     def argument(name: str) -> str:
-        snake = _snake(name)
-        return (rename or {}).get(snake, snake)
+        return argument_name(name, rename)
 
     if isinstance(error, InvalidInput):
         # The Sources name fields as the wire does (camelCase: spaceId, oldText); tool arguments are snake_case.
@@ -198,43 +196,56 @@ class MnemonMcp:
             where = f" {exc.filename}" if exc.filename else ""
             raise ToolError(bounded_error(f"internal-error:{where}: {exc.strerror or exc}")) from None
 
-    def _tool(self, *, write: bool = False, destructive: bool = False, params: type | None = None,
-              only: tuple[str, ...] | None = None, narrow: dict[str, Any] | None = None,
-              ) -> Callable[[Callable[..., Any]], Any]:
-        """Register a tool unless it writes and writes are disabled. With ``params`` (a params model of
-        :mod:`mnemon_ls.lsp.params`) the tool's arguments are that model's fields ``only`` (default: all),
-        and the tool function is called as ``fn(model_instance, ctx)`` (:mod:`.schema`)."""
+    def _tool(self, *, write: bool = False, destructive: bool = False) -> Callable[[Callable[..., Any]], Any]:
+        """Register a hand-written tool unless it writes and writes are disabled."""
         def decorate(fn: Callable[..., Any]) -> Any:
             if write and not self.write_enabled:
                 return fn
-            registered = fn if params is None else _shared_schema_tool(fn, params, only, narrow)
             annotations = DESTRUCTIVE if destructive else WRITE if write else READ_ONLY
             description = " ".join((fn.__doc__ or "").split())
-            self.server.add_tool(registered, name=fn.__name__, description=description, annotations=annotations,
+            self.server.add_tool(fn, name=fn.__name__, description=description, annotations=annotations,
                                  structured_output=False)
             make_strict(self._find_tool(fn.__name__))  # strict JSON types, unknown arguments refused (.arguments)
             self._arguments[fn.__name__] = frozenset(
-                name for name in inspect.signature(registered).parameters if name != "ctx")
+                name for name in inspect.signature(fn).parameters if name != "ctx")
             return fn
         return decorate
 
     # ------------------------------------------------------------------ tools
 
     def _bind_operations(self) -> None:
-        """Register a tool for every operation that declares an :class:`~mnemon_ls.ops.base.McpTool` (write
-        tools only when writes are enabled)."""
-        from ..ops.registry import by_mcp_tool
+        """Register every assistant tool of the operation layer (:func:`mnemon_ls.ops.tools.tools`; a tool
+        whose every operation writes only when writes are enabled; under ``--read-only`` a writing action of
+        a tool that also reads is refused naming the mode)."""
+        from ..ops.tools import tools
 
-        groups: dict[str, list[Any]] = {}
-        for operation in by_mcp_tool().values():
-            if operation.mcp.action is not None:
-                groups.setdefault(operation.mcp.name, []).append(operation)
-            elif operation.writes and not self.write_enabled:
-                continue
-            else:
-                self._bind_operation(operation)
-        for name, operations in groups.items():
-            self._bind_actions(name, operations)
+        for tool in tools().values():
+            if tool.available(self.write_enabled):
+                self._bind_tool(tool)
+
+    def _bind_tool(self, tool: Any) -> None:
+        """One SDK tool for ``tool``: its parameters (plus ``ctx``), its call resolved to an operation
+        (:meth:`~mnemon_ls.ops.tools.Tool.resolve`) and run by :meth:`_run_operation`."""
+        parameters = [*tool.parameters, inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, default=None,
+                                                          annotation=Context | None)]
+        signature = inspect.Signature(parameters, return_annotation=str)
+
+        async def tool_function(ctx: Context | None = None, **arguments: Any) -> str:
+            try:
+                operation, raw = tool.resolve(arguments, write_enabled=self.write_enabled)
+            except MnemonError as exc:
+                raise tool_error(exc) from None
+            return await self._run_operation(ctx, operation, raw)
+
+        tool_function.__name__ = tool.name
+        tool_function.__signature__ = signature  # type: ignore[attr-defined]
+        tool_function.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": str}
+        effect = tool.effect
+        annotations = DESTRUCTIVE if effect == "destroy" else WRITE if effect == "write" else READ_ONLY
+        self.server.add_tool(tool_function, name=tool.name, description=tool.description, annotations=annotations,
+                             structured_output=False)
+        make_strict(self._find_tool(tool.name))
+        self._arguments[tool.name] = frozenset(p.name for p in tool.parameters)
 
     async def _run_operation(self, ctx: Context | None, operation: Any, raw: dict[str, Any]) -> str:
         """Run one operation for a tool call (:func:`mnemon_ls.ops.execute.execute_async`) and answer its
@@ -254,109 +265,6 @@ class MnemonMcp:
         except MnemonError as exc:
             raise tool_error(exc, operation.mcp.rename) from None
         return operation.text(data) if operation.text is not None else fmt.bounded(str(data))
-
-    @staticmethod
-    def _tool_parameters(operation: Any) -> list[inspect.Parameter]:
-        """The tool arguments of ``operation``: its offered fields (:meth:`McpTool.offered`) as keyword
-        parameters, renamed (``rename``), narrowed (``narrow``), with the tool's defaults and its required
-        arguments (``required``)."""
-        spec = operation.mcp
-        offered = spec.offered(operation.params)
-        signature = tool_signature(operation.params, offered, narrow={k: v for k, v in spec.narrow.items() if k in offered},
-                                   defaults=spec.defaults)
-        parameters = []
-        for parameter in signature.parameters.values():
-            if parameter.name in spec.required:
-                parameter = parameter.replace(default=inspect.Parameter.empty, annotation=Annotated[
-                    _required(parameter.annotation), *_metadata(parameter.annotation)])
-            parameters.append(parameter.replace(name=spec.argument(parameter.name)))
-        return parameters
-
-    @staticmethod
-    def _raw(operation: Any, arguments: dict[str, Any]) -> dict[str, Any]:
-        """A tool call's arguments as the operation's raw params (field names, ``fixed`` values added)."""
-        spec = operation.mcp
-        back = {argument: field for field, argument in spec.rename.items()}
-        raw = {**spec.fixed, **{back.get(name, name): value for name, value in arguments.items()}}
-        for name in spec.single:
-            if raw.get(name) is not None:
-                raw[name] = [raw[name]]
-        return raw
-
-    def _add_bound_tool(self, name: str, description: str, signature: inspect.Signature, effect: str,
-                        run: Callable[..., Any]) -> None:
-        async def tool_function(ctx: Context | None = None, **arguments: Any) -> str:
-            return await run(ctx, arguments)
-
-        tool_function.__name__ = name
-        tool_function.__signature__ = signature  # type: ignore[attr-defined]
-        tool_function.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()} | {"return": str}
-        annotations = DESTRUCTIVE if effect == "destroy" else WRITE if effect == "write" else READ_ONLY
-        self.server.add_tool(tool_function, name=name, description=description, annotations=annotations,
-                             structured_output=False)
-        make_strict(self._find_tool(name))
-        self._arguments[name] = frozenset(p for p in signature.parameters if p != "ctx")
-
-    def _bind_actions(self, name: str, operations: list[Any]) -> None:
-        """One tool for several operations picked by its ``action`` argument (:class:`McpTool` ``action``).
-        Under ``--read-only`` the tool stays when one of its actions reads; a writing action is then refused
-        naming the mode."""
-        if not self.write_enabled and all(op.writes for op in operations):
-            return
-        # the action whose operation describes the tool first, the others in registry order
-        operations = sorted(operations, key=lambda op: not op.mcp.description)
-        by_action = {op.mcp.action: op for op in operations}
-        default = next((op.mcp.action for op in operations if op.mcp.default_action), inspect.Parameter.empty)
-        parameters = [inspect.Parameter("action", inspect.Parameter.KEYWORD_ONLY, default=default,
-                                        annotation=Annotated[Literal[tuple(by_action)], Field()])]  # type: ignore[misc]
-        seen = {"action"}
-        each = [{p.name for p in self._tool_parameters(op) if p.default is inspect.Parameter.empty} for op in operations]
-        always = set.intersection(*each)  # required by every action: required by the tool
-        for operation in operations:
-            for parameter in self._tool_parameters(operation):
-                if parameter.name in seen:
-                    continue
-                seen.add(parameter.name)
-                optional = parameter if parameter.default is not inspect.Parameter.empty or parameter.name in always \
-                    else parameter.replace(
-                    default=None, annotation=Annotated[_optional(parameter.annotation), *_metadata(parameter.annotation)])
-                parameters.append(optional)
-        parameters.sort(key=lambda parameter: parameter.name == "workspace")  # the workspace last, as every tool has it
-        parameters.append(inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, default=None,
-                                            annotation=Context | None))
-        effect = "write" if any(op.writes for op in operations) else "read"
-
-        async def run(ctx: Context | None, arguments: dict[str, Any]) -> str:
-            action = arguments.pop("action", default)
-            operation = by_action[action]
-            if operation.writes and not self.write_enabled:
-                readable = ", ".join(a for a, op in by_action.items() if not op.writes)
-                raise ToolError(f"invalid-input: action: {action} is disabled in read-only mode (mnemon-ls mcp "
-                                f"--read-only); available: {readable}")
-            spec = operation.mcp
-            offered = {spec.argument(name) for name in spec.offered(operation.params)}
-            given = {k: v for k, v in arguments.items() if k in offered and v is not None}
-            for field_name, info in operation.params.model_fields.items():
-                name = spec.argument(field_name)
-                if (info.is_required() or field_name in spec.required) and name in offered and name not in given:
-                    raise ToolError(f"invalid-input: {name}: is required for action={action}")
-            return await self._run_operation(ctx, operation, {**spec.defaults, **self._raw(operation, given)})
-
-        description = next(op.mcp.description for op in operations if op.mcp.description)
-        self._add_bound_tool(name, description, inspect.Signature(parameters, return_annotation=str), effect, run)
-
-    def _bind_operation(self, operation: Any) -> None:
-        """One tool whose arguments are the operation's offered params fields (:meth:`McpTool.offered`), run
-        by :func:`mnemon_ls.ops.execute.execute_async` and answered with the operation's model-facing text."""
-        spec = operation.mcp
-        parameters = self._tool_parameters(operation) + [
-            inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Context | None)]
-
-        async def run(ctx: Context | None, arguments: dict[str, Any]) -> str:
-            return await self._run_operation(ctx, operation, self._raw(operation, arguments))
-
-        self._add_bound_tool(spec.name, spec.description, inspect.Signature(parameters, return_annotation=str),
-                             operation.effect, run)
 
     def _register_tools(self) -> None:  # noqa: C901 - one closure per tool keeps each next to its schema
         tool = self._tool
@@ -420,46 +328,6 @@ class MnemonMcp:
                             description="Where to look for memory, and what to save where.")
         def routing() -> str:
             return f"{guidance.ROUTING_GUIDANCE}\n\n{guidance.ADMISSION_RULES}"
-
-
-def _required(annotation: Any) -> Any:
-    """``annotation`` (an ``Annotated[...]`` or a plain type) without ``None``."""
-    base = typing.get_args(annotation)[0] if typing.get_origin(annotation) is Annotated else annotation
-    args = [a for a in typing.get_args(base) if a is not type(None)]
-    return args[0] if typing.get_origin(base) in (typing.Union, types.UnionType) and len(args) == 1 else base
-
-
-def _optional(annotation: Any) -> Any:
-    """``annotation`` (an ``Annotated[...]`` or a plain type) with ``None`` allowed."""
-    base = typing.get_args(annotation)[0] if typing.get_origin(annotation) is Annotated else annotation
-    return base | None
-
-
-def _metadata(annotation: Any) -> tuple[Any, ...]:
-    """The ``Annotated`` metadata of ``annotation`` (``()`` for a plain type; a ``Field()`` at least)."""
-    if typing.get_origin(annotation) is Annotated:
-        return tuple(annotation.__metadata__)
-    return (Field(),)
-
-
-def _shared_schema_tool(fn: Callable[..., Any], model: type, only: tuple[str, ...] | None,
-                        narrow: dict[str, Any] | None) -> Callable[..., Any]:
-    """A tool function whose keyword arguments are ``model``'s fields (:func:`.schema.tool_signature`) and
-    which calls ``fn(model.model_validate(arguments), ctx)``."""
-    signature = tool_signature(model, only, narrow=narrow, context=Context)
-
-    @functools.wraps(fn)
-    async def tool_function(ctx: Context | None = None, **arguments: Any) -> str:
-        try:
-            parsed = parse_arguments(model, arguments)
-        except MnemonError as exc:
-            raise tool_error(exc) from None
-        return await fn(parsed, ctx)
-
-    del tool_function.__wrapped__  # the SDK must read the signature below, not fn's
-    tool_function.__signature__ = signature  # type: ignore[attr-defined]
-    tool_function.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()} | {"return": str}
-    return tool_function
 
 
 def _projection_text(host: WorkspaceHost, *, target: str) -> str:
