@@ -54,7 +54,7 @@ class FolderRecords:
     def __init__(self, state: FolderState, session_id: str) -> None:
         from ..records.activity import ActivityStore
         from ..records.autowriter import SessionFiles
-        from ..records.paths import dsh_home, project_dir
+        from ..records.paths import project_dir, records_home
         from ..roots import workspace_hash
 
         self.uri = state.uri
@@ -63,7 +63,7 @@ class FolderRecords:
         self.source: RecordsSource = state.host.open_records(session_id)
         ignored = [state.host.root, state.host.resolution.user_root, project_dir(state.path)]
         try:
-            ignored.append(dsh_home())
+            ignored.append(records_home())  # $DSH_HOME, the data directory or ~/.dsh: never session work
         except MnemonError:
             pass
         self.files = SessionFiles(state.path, ignored)
@@ -201,16 +201,16 @@ class RecordsFeature:
 
     def watchers_for(self, state: FolderState) -> list[Any]:
         """Watchers of the folder's record files (``<workspace>/.dsh/workspace-memory/`` and
-        ``$DSH_HOME/workspace-memory/``): a proposal written by another process (the MCP server, the CLI,
-        a DSH tool) is announced with ``mnemon/recordProposed`` too. The ids pending now are read first
+        :func:`~mnemon_ls.records.paths.records_home_dir`): a proposal written by another process (the MCP
+        server, the CLI, a DSH tool) is announced with ``mnemon/recordProposed`` too. The ids pending now are read first
         (in a task), so only new ones are announced."""
-        from ..records.paths import dsh_home, project_dir
+        from ..records.paths import project_dir, records_home_dir
 
         from .watch import Watcher
 
         paths = [project_dir(state.path) / "workspace-memory"]
         try:
-            paths.append(dsh_home() / "workspace-memory")
+            paths.append(records_home_dir())
         except MnemonError:
             pass
         self.announced.setdefault(state.uri, None)
