@@ -242,21 +242,6 @@ async def test_idle_review_is_suggested_and_a_new_turn_cancels_it(lsp: Launcher,
     assert ended["review"]["score"] == 1
 
 
-async def test_watched_file_changes_feed_the_auto_writer(lsp: Launcher, ws: Path):
-    client = await lsp.start(folders=[ws], init=INIT)
-    armed = client.expect(RECORDS_AUTO_WRITTEN)
-    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
-        types.FileEvent(uri=uri(ws / "gen" / "a.txt"), type=types.FileChangeType.Created),
-        types.FileEvent(uri=uri(ws / "file.txt"), type=types.FileChangeType.Changed),
-        types.FileEvent(uri=uri(ws / "old.txt"), type=types.FileChangeType.Deleted),
-        types.FileEvent(uri=uri(ws / ".mnemon" / "runtime" / "memories.json"), type=types.FileChangeType.Changed),
-    ]))
-    result = await client.received(armed)
-    record = (await client.call("mnemon/records/get", {"id": result["id"]}))["record"]
-    assert record["content"] == ("Files touched: 3 (1 created, 1 modified, 1 deleted)\nCreated: gen/a.txt\n"
-                                 "Modified: file.txt\nDeleted: old.txt\nArtifacts: 1 — gen/a.txt")
-
-
 async def test_a_proposal_written_by_another_process_is_announced(lsp: Launcher, ws: Path):
     from mnemon_ls.records import RecordsSource
 

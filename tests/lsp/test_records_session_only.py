@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -26,13 +27,43 @@ from lsprotocol import types
 
 from mnemon_ls.records.paths import root_id
 from tests.gitrepo import git_cli
-from tests.lsp.conftest import RECORDS_AUTO_WRITTEN, Launcher, uri
+from tests.lsp.conftest import RECORDS_AUTO_WRITTEN, Launcher, MnemonClient, uri
 
 INIT = {"storageScope": "workspace", "runtimeUserScope": "storage"}
 
 
 def sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def working_tree(ws: Path) -> dict[str, bytes]:
+    """Every file of the working tree (``.git/`` left out): relative path -> bytes."""
+    files: dict[str, bytes] = {}
+    for dirpath, dirnames, filenames in os.walk(ws):
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        for name in filenames:
+            path = Path(dirpath) / name
+            files[path.relative_to(ws).as_posix()] = path.read_bytes()
+    return files
+
+
+def watcher_events(ws: Path, before: dict[str, bytes], after: dict[str, bytes]) -> list[types.FileEvent]:
+    """What a file watcher reports for the change from ``before`` to ``after``."""
+    events = [types.FileEvent(uri=uri(ws / rel), type=types.FileChangeType.Created) for rel in after if rel not in before]
+    events += [types.FileEvent(uri=uri(ws / rel), type=types.FileChangeType.Changed)
+               for rel in after if rel in before and after[rel] != before[rel]]
+    events += [types.FileEvent(uri=uri(ws / rel), type=types.FileChangeType.Deleted) for rel in before if rel not in after]
+    return events
+
+
+def in_terminal(client: MnemonClient, ws: Path, *git_args: str) -> list[str]:
+    """Run ``git <git_args>`` in ``ws`` (a terminal outside the editor), report what changed on disk the way
+    the editor's watcher does, and return the changed paths (relative)."""
+    before = working_tree(ws)
+    git_cli(ws, *git_args)
+    events = watcher_events(ws, before, working_tree(ws))
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=events))
+    return sorted(Path(e.uri.removeprefix("file://")).relative_to(ws).as_posix() for e in events)
 
 
 @pytest.fixture
@@ -55,6 +86,39 @@ def ws(tmp_path: Path) -> Path:
     git_cli(path, "commit", "-q", "-m", "feature")
     git_cli(path, "checkout", "-q", "main")
     return path
+
+
+async def test_the_server_does_not_ask_the_editor_to_watch_the_workspace(lsp: Launcher, ws: Path):
+    client = await lsp.start("visual-studio-code", folders=[ws], init=INIT)  # dynamic registration supported
+    assert client.registrations == []
+
+
+async def test_a_checkout_and_a_stash_in_a_terminal_are_not_the_sessions(lsp: Launcher, ws: Path):
+    client = await lsp.start("visual-studio-code", folders=[ws], init=INIT)
+    session = (await client.status())["workspaces"][0]["records"]["sessionId"]
+    armed = client.expect(RECORDS_AUTO_WRITTEN)
+
+    switched = in_terminal(client, ws, "checkout", "-q", "feature")
+    assert switched == ["src/app.py", "src/new.py", "src/old.py"]  # what the watcher saw: real changes
+    (ws / "src" / "app.py").write_text("print('work in progress')\n")  # a tool in the terminal edits it
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=uri(ws / "src" / "app.py"), type=types.FileChangeType.Changed)]))
+    stashed = in_terminal(client, ws, "stash", "-q")
+    assert stashed == ["src/app.py"]
+    back = in_terminal(client, ws, "checkout", "-q", "main")
+    assert back == ["src/app.py", "src/new.py", "src/old.py"]
+
+    (ws / "notes.md").write_text("what I did\n")  # the editor saves a file: the session's own event
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=uri(ws / "notes.md"))))
+    written = await client.received(armed)
+    assert written["status"] == "committed"
+    record = (await client.call("mnemon/records/get", {"id": written["id"], "recordScope": "session"}))["record"]
+    assert record["content"] == "Files touched: 1 (0 created, 1 modified, 0 deleted)\nModified: notes.md"
+    assert record["provenance"]["eventSeq"] == 1  # only the save counted
+    key = f"{session}|{root_id(ws)}"
+    lines = (lsp.data_dir / "workspace-memory" / "sessions" / f"{sha(key)}.jsonl").read_text().splitlines()
+    assert [json.loads(line)["content"] for line in lines] == [record["content"]]
 
 
 async def test_with_mnemon_data_dir_nothing_is_written_under_home(lsp: Launcher, ws: Path):
