@@ -1,7 +1,8 @@
-"""``mnemon-ls doctor``: every Source's read-only findings (settings, root, branch, runtime stores, git,
-older roots, space names and lineage, entries an interrupted archival left in MEMORY.md, third-party
-providers, registry repairs, semantic recall, documents, stored credentials) and the summary line. Split out of :mod:`mnemon_ls.cli` (which passes its host factory
-and output function)."""
+"""``mnemon-ls doctor``: every directory mnemon-ls writes (:mod:`mnemon_ls.footprint`), every Source's
+read-only findings (settings, root, branch, runtime stores, git, older roots, space names and lineage,
+entries an interrupted archival left in MEMORY.md, third-party providers, registry repairs, semantic
+recall, documents, stored credentials) and the summary line. Split out of :mod:`mnemon_ls.cli` (which
+passes its host factory and output function)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any, Callable
 
 from . import __version__
 from .errors import EXIT_FAILURE, EXIT_OK
+from .footprint import ONLY_WHEN_ASKED, written_places
 from .roots import storage_findings
 from .runtime.store import diagnose
 
@@ -47,6 +49,8 @@ def cmd_doctor(args: argparse.Namespace, make_host: Callable[[argparse.Namespace
         lines.append("no workspace: no directory from here upward holds .git or .mnemon, so the global root is used"
                      " (give --workspace DIR for another folder)")
     lines.append(f"git branch: {branch.describe()}")
+    places = written_places(host)
+    lines += ["writes to:", *(place.line() for place in places), f"  {ONLY_WHEN_ASKED}"]
     findings = storage_findings(host.resolution)
     unsafe = any(f.level == "problem" for f in findings)  # then the Sources would read through the links
     if not unsafe:
@@ -109,7 +113,8 @@ def cmd_doctor(args: argparse.Namespace, make_host: Callable[[argparse.Namespace
     lines.append(doctor_summary(findings))
     data = {"version": __version__, "workspace": str(host.workspace) if host.workspace else None,
             "root": str(host.root), "userRoot": str(host.resolution.user_root), "scope": host.resolution.scope,
-            "branch": branch.branch, "branchReason": branch.reason, "findings": [f.to_dict() for f in findings],
+            "branch": branch.branch, "branchReason": branch.reason, "writes": [p.to_dict() for p in places],
+            "findings": [f.to_dict() for f in findings],
             "secrets": secrets}
     emit(args, data, "\n".join(lines))
     return EXIT_FAILURE if problems else EXIT_OK

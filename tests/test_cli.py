@@ -23,6 +23,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pygit2
@@ -459,6 +460,16 @@ def test_doctor_flags_a_truncated_store_and_recover_restores_it(seeded):
             f"workspace: {seeded.ws}",
             f"storage scope: global; root: {seeded.data}",
             "git branch: main",
+            "writes to:",
+            f"  storage root: {seeded.data} (runtime/, documents/, data/, state/)",
+            f"  pack exports: {seeded.data / 'state' / 'pack-exports'} (pack export without --output)",
+            f"  records: project and shared-project scopes: {seeded.ws / '.dsh'} (workspace-memory/records.jsonl, "
+            "workspace-memory/shared.jsonl, .gitignore)",
+            f"  records: user and session scopes: {seeded.data / 'workspace-memory'} (user.jsonl, sessions/)",
+            f"  temporary files: {tempfile.gettempdir()} (removed after use: the copy migrate reads, a pack import's "
+            "dry run, drafts for the Mnemon CLI)",
+            "  only where you name it: `setup` writes the client's configuration file, `serve --log-file` the log, "
+            "`pack export --output` the pack",
             *problem_lines,
             tail,
         ]) + "\n"

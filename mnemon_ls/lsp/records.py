@@ -5,13 +5,15 @@ Registered from :mod:`.server` with :func:`register` (the first of the server's 
 - The requests ``mnemon/records/*`` are operations (:mod:`mnemon_ls.ops.records`) run with this server's
   session of the folder (:meth:`RecordsFeature.session_id`) for the ``session`` scope. A proposal sends
   ``mnemon/recordProposed`` ``{workspace, id, scope, title, pending}`` (an observer of ``records.propose``).
-- The auto-writer (seed 002 section 4): ``textDocument/didSave``, ``workspace/didCreateFiles``,
-  ``didDeleteFiles``, ``didRenameFiles`` and ``workspace/didChangeWatchedFiles`` feed one
+- The auto-writer (seed 002 section 4): the client's own events, ``textDocument/didSave``,
+  ``workspace/didCreateFiles``, ``didDeleteFiles`` and ``didRenameFiles``, feed one
   :class:`~mnemon_ls.records.autowriter.SessionFiles` per folder (a session is this server's lifetime in
-  that folder); 500 ms after the last event (at most 2 s after the first) the digest is written and
-  ``mnemon/records/autoWritten`` ``{workspace, id, status, archived}`` is sent. Errors never interrupt
-  anything: they are logged and shown in ``mnemon/status`` (``records.autoWriter.lastError``). Setting
-  ``records.autoWriter`` (default true).
+  that folder). ``workspace/didChangeWatchedFiles`` does not: a file watcher also sees what a branch
+  switch, a rebase, a pull or a stash in a terminal changes, which this session did not do (the server
+  does not ask the client to watch the workspace either). 500 ms after the last event (at most 2 s after
+  the first) the digest is written and ``mnemon/records/autoWritten`` ``{workspace, id, status,
+  archived}`` is sent. Errors never interrupt anything: they are logged and shown in ``mnemon/status``
+  (``records.autoWriter.lastError``). Setting ``records.autoWriter`` (default true).
 - Review (reference 8.2-8.3): ``mnemon/turn/end`` hands its ``activity`` to :meth:`RecordsFeature.turn_ended`,
   which accumulates it per workspace (persisted) and, when the score is eligible and admitted, arms an
   ``idleReviewMs`` timer; a new turn (``mnemon/turn/begin`` or another ``turn/end``) cancels it. On fire:
@@ -53,7 +55,7 @@ class FolderRecords:
     def __init__(self, state: FolderState, session_id: str) -> None:
         from ..records.activity import ActivityStore
         from ..records.autowriter import SessionFiles
-        from ..records.paths import dsh_home, project_dir
+        from ..records.paths import project_dir, records_home
         from ..roots import workspace_hash
 
         self.uri = state.uri
@@ -62,7 +64,7 @@ class FolderRecords:
         self.source: RecordsSource = state.host.open_records(session_id)
         ignored = [state.host.root, state.host.resolution.user_root, project_dir(state.path)]
         try:
-            ignored.append(dsh_home())
+            ignored.append(records_home())  # $DSH_HOME, the data directory or ~/.dsh: never session work
         except MnemonError:
             pass
         self.files = SessionFiles(state.path, ignored)
@@ -200,16 +202,16 @@ class RecordsFeature:
 
     def watchers_for(self, state: FolderState) -> list[Any]:
         """Watchers of the folder's record files (``<workspace>/.dsh/workspace-memory/`` and
-        ``$DSH_HOME/workspace-memory/``): a proposal written by another process (the MCP server, the CLI,
-        a DSH tool) is announced with ``mnemon/recordProposed`` too. The ids pending now are read first
+        :func:`~mnemon_ls.records.paths.records_home_dir`): a proposal written by another process (the MCP
+        server, the CLI, a DSH tool) is announced with ``mnemon/recordProposed`` too. The ids pending now are read first
         (in a task), so only new ones are announced."""
-        from ..records.paths import dsh_home, project_dir
+        from ..records.paths import project_dir, records_home_dir
 
         from .watch import Watcher
 
         paths = [project_dir(state.path) / "workspace-memory"]
         try:
-            paths.append(dsh_home() / "workspace-memory")
+            paths.append(records_home_dir())
         except MnemonError:
             pass
         self.announced.setdefault(state.uri, None)
@@ -348,24 +350,6 @@ class RecordsFeature:
                            "pending": bool(folder and (folder.dirty or folder.flush_handle))},
             "review": review}}
 
-    async def initialized(self) -> None:
-        """Ask the client to watch the workspace's files for us (``workspace/didChangeWatchedFiles``) when
-        it supports dynamic registration and some folder has the auto-writer on. Never raises."""
-        ls = self.server
-        if not ls.supports("workspace.did_change_watched_files.dynamic_registration"):
-            return
-        if not any(state.settings.records.auto_writer for state in ls.registry.folders.values()):
-            return
-        options = types.DidChangeWatchedFilesRegistrationOptions(
-            watchers=[types.FileSystemWatcher(glob_pattern="**/*")])
-        params = types.RegistrationParams(registrations=[types.Registration(
-            id="mnemon-records-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-            register_options=options)])
-        try:
-            await asyncio.wait_for(ls.client_register_capability_async(params), timeout=5)
-        except Exception as exc:  # the auto-writer still has didSave and the file operations
-            log.info("client/registerCapability for watched files failed: %s", exc)
-
     async def shutdown(self) -> None:
         """Write what the auto-writer still holds and stop every timer."""
         for folder in list(self.folders.values()):
@@ -435,10 +419,8 @@ def register(server: "MnemonLanguageServer") -> None:
         """``workspace/didRenameFiles``: the old path deleted, the new one created."""
         feature(ls).observe([("renamed", f"{f.old_uri}\x00{f.new_uri}") for f in params.files])
 
-    kinds = {types.FileChangeType.Created: "created", types.FileChangeType.Changed: "modified",
-             types.FileChangeType.Deleted: "deleted"}
-
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched(ls: Any, params: types.DidChangeWatchedFilesParams) -> None:
-        """``workspace/didChangeWatchedFiles`` (watchers the client or our registration set up)."""
-        feature(ls).observe([(kinds.get(c.type, "modified"), c.uri) for c in params.changes])
+        """``workspace/didChangeWatchedFiles``: accepted and not recorded. A watcher reports every change on
+        disk, also a ``git checkout``, rebase, pull or stash run outside the editor, which the session did
+        not do; the auto-writer counts only the client's own saves and file operations (module doc)."""

@@ -534,7 +534,6 @@ async def on_initialized(ls: MnemonLanguageServer, _params: types.InitializedPar
                 ls.update_branch(state, current)
     if ls.flush_task is None:
         ls.flush_task = asyncio.get_running_loop().create_task(ls.flush_access_forever())
-    await ls.records_feature.initialized()
     await ls.flush_problems()
 
 

@@ -12,7 +12,7 @@ server or the TypeScript plugin, sends ``mnemon/memoryChanged`` with ``source`` 
 (``runtime/memories.json`` of the folder's MEMORY.md or USER.md store), ``documents``
 (``documents/index.json``), ``spaces`` (``data/.dsh-memory-bodies.json`` or
 ``state/memory-providers.json``) or ``records`` (a records ``*.jsonl`` file of the folder or of
-``$DSH_HOME``). A burst of writes arrives as one notification per source and batch (the watcher's
+:func:`~mnemon_ls.records.paths.records_home_dir`). A burst of writes arrives as one notification per source and batch (the watcher's
 debounce, :data:`mnemon_ls.lsp.watch.DEBOUNCE_MS`). Projections (USER.md, MEMORY.md, managed Markdown)
 are not truth: their hand edits are imported (``mnemon/projectionRepaired``) and the import changes
 ``memories.json``, which is then announced here.
@@ -66,14 +66,14 @@ class ViewsFeature:
 
     def directories(self, state: FolderState) -> list[tuple[str, Path]]:
         """``(source, directory)`` pairs watched (non-recursively) for one folder."""
-        from ..records.paths import dsh_home, project_dir
+        from ..records.paths import project_dir, records_home_dir
 
         root = state.host.root
         dirs: list[tuple[str, Path]] = [("runtime", store.runtime_dir) for store in state.host.runtime.stores]
         dirs += [("documents", root / "documents"), ("spaces", root / "data"), ("spaces", root / "state"),
                  ("records", project_dir(state.path) / "workspace-memory")]
         try:
-            dirs.append(("records", dsh_home() / "workspace-memory"))
+            dirs.append(("records", records_home_dir()))
         except MnemonError:
             pass
         unique: list[tuple[str, Path]] = []

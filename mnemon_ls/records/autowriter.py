@@ -2,7 +2,8 @@
 
 :class:`SessionFiles` accumulates one session's file events (in mnemon-ls a session is one language
 server lifetime per workspace folder; the events are the editor's own ``didSave``, ``didCreateFiles``,
-``didDeleteFiles``, ``didRenameFiles`` and watched-file changes). :func:`write_digest` turns them into one
+``didDeleteFiles`` and ``didRenameFiles``, never a file watcher's changes, which include what a branch
+switch, a rebase, a pull or a stash outside the editor did). :func:`write_digest` turns them into one
 session-scoped ``fact``::
 
     Files touched: 3 (2 created, 1 modified, 0 deleted)

@@ -3,14 +3,15 @@
 =================  =====================================================================  ==================
 scope              file                                                                   scopeKey
 =================  =====================================================================  ==================
-``session``        ``$DSH_HOME/workspace-memory/sessions/<sha256 hex of scopeKey>.jsonl``  ``<sessionId>|<rootId>``
+``session``        ``<home>/workspace-memory/sessions/<sha256 hex of scopeKey>.jsonl``     ``<sessionId>|<rootId>``
 ``project``        ``<workspace>/.dsh/workspace-memory/records.jsonl``                    ``<rootId>``
 ``shared-project`` ``<workspace>/.dsh/workspace-memory/shared.jsonl``                     ``<rootId>``
-``user``           ``$DSH_HOME/workspace-memory/user.jsonl``                              ``<userId>``
+``user``           ``<home>/workspace-memory/user.jsonl``                                 ``<userId>``
 =================  =====================================================================  ==================
 
-``DSH_HOME`` (trimmed, ``~`` expanded) defaults to ``~/.dsh``, so the DSH tools on one machine read the
-same files. ``rootId`` is the first 16 hex of the sha256 of the canonical workspace path (the same hash
+``<home>`` is :func:`records_home`: ``$DSH_HOME`` when set (seed 002's layout, so the DSH tools on one
+machine read the same files); else ``$MNEMON_DATA_DIR`` when set (a person who moved mnemon-ls's data out
+of ``~`` gets nothing written under ``~``); else ``~/.dsh``. ``rootId`` is the first 16 hex of the sha256 of the canonical workspace path (the same hash
 the ``workspaces`` storage scope uses). The ``user`` file holds every user's records; each record's
 ``scopeKey`` is its ``userId`` and reads only return the caller's. Resolving a path never writes.
 """
@@ -30,9 +31,23 @@ from ..roots import home_directory, workspace_hash
 MEMORY_DIR = "workspace-memory"
 
 
-def dsh_home(env: Mapping[str, str] | None = None) -> Path:
-    """``$DSH_HOME`` (absolute, ``~`` expanded) or ``~/.dsh``. Raises :class:`InvalidInput` for a NUL."""
+def records_home(env: Mapping[str, str] | None = None) -> Path:
+    """The directory whose ``workspace-memory/`` holds the ``user`` and ``session`` scopes: ``$DSH_HOME``
+    when set (trimmed, ``~`` expanded, made absolute), else ``$MNEMON_DATA_DIR`` when set (the same form;
+    then nothing of the records lands under ``~``), else ``~/.dsh``. ``env`` defaults to ``os.environ``.
+    Raises :class:`InvalidInput` naming the variable that holds a NUL. Never writes."""
+    env = os.environ if env is None else env
+    if (env.get("DSH_HOME") or "").strip():
+        return home_directory("DSH_HOME", ".dsh", env)
+    if (env.get("MNEMON_DATA_DIR") or "").strip():
+        return home_directory("MNEMON_DATA_DIR", ".mnemon", env)
     return home_directory("DSH_HOME", ".dsh", env)
+
+
+def records_home_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``<records_home>/workspace-memory``: the folder of ``user.jsonl`` and ``sessions/`` (errors of
+    :func:`records_home`)."""
+    return records_home(env) / MEMORY_DIR
 
 
 def root_id(workspace: Path) -> str:
@@ -75,7 +90,7 @@ def locate(scope: str, *, workspace: Path | None, session_id: str | None, user_i
            env: Mapping[str, str] | None = None) -> ScopeLocation:
     """The file and scopeKey of ``scope``. Raises :class:`InvalidInput` (field ``recordScope``) for an
     unknown scope, a project scope without a workspace, or the session scope without a session id."""
-    home = dsh_home(env) / MEMORY_DIR
+    home = records_home_dir(env)
     if scope == "user":
         return ScopeLocation(scope, home / "user.jsonl", user_id)
     if scope in ("project", "shared-project", "session") and workspace is None:

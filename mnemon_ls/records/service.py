@@ -66,9 +66,10 @@ class RecordsSource:
 
     ``session_id`` names the session scope (the language server uses one per server lifetime and
     folder); ``user_id`` the partition of ``user.jsonl`` (default :func:`.paths.default_user_id`);
-    ``env`` is read for ``DSH_HOME``; ``clock`` returns epoch ms; ``secrets`` is the ``secrets`` setting:
-    every title and content a write takes (create, propose, edit, import) passes :mod:`mnemon_ls.redact`
-    first (DESIGN.md invariant 9). Constructing it writes nothing.
+    ``env`` is read for ``DSH_HOME`` and ``MNEMON_DATA_DIR`` (:func:`.paths.records_home`); ``clock``
+    returns epoch ms; ``secrets`` is the ``secrets`` setting: every title and content a write takes
+    (create, propose, edit, import) passes :mod:`mnemon_ls.redact` first (DESIGN.md invariant 9).
+    Constructing it writes nothing.
     """
 
     def __init__(self, workspace: Path | None, *, session_id: str | None = None, user_id: str | None = None,

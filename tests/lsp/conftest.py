@@ -170,6 +170,8 @@ class MnemonClient(LanguageClient):
         self.spec = ""
         self.init_result: types.InitializeResult | None = None
         self.exited = False  # the test ended the session itself (shutdown + exit already sent)
+        #: ``client/registerCapability`` params received (each is accepted).
+        self.registrations: list[types.RegistrationParams] = []
         #: ``window/showMessageRequest`` params received; each is answered with its first action.
         self.message_requests: list[types.ShowMessageRequestParams] = []
         #: Set (and replaced) each time the server sends the client something (:meth:`until`).
@@ -325,6 +327,7 @@ def _apply_edit(client: MnemonClient, params: types.ApplyWorkspaceEditParams) ->
 
 
 def _register_capability(client: MnemonClient, params: types.RegistrationParams) -> None:
+    client.registrations.append(params)
     return None
 
 

@@ -30,9 +30,10 @@ async def session_of(client: MnemonClient) -> str:
     return status["workspaces"][0]["records"]["sessionId"]
 
 
-def session_file(home: Path, session_id: str, workspace: Path) -> tuple[str, Path]:
+def session_file(data_dir: Path, session_id: str, workspace: Path) -> tuple[str, Path]:
+    """The session scope's file: under ``$MNEMON_DATA_DIR`` (the launcher sets it; ``DSH_HOME`` is unset)."""
     key = f"{session_id}|{root_id(workspace)}"
-    return key, home / ".dsh" / "workspace-memory" / "sessions" / f"{sha(key)}.jsonl"
+    return key, data_dir / "workspace-memory" / "sessions" / f"{sha(key)}.jsonl"
 
 
 def created(client: MnemonClient, *paths: Path) -> None:
@@ -54,7 +55,7 @@ def ws(tmp_path: Path) -> Path:
 async def test_auto_writer_stable_id_merge_and_seventh_archives_the_oldest(lsp: Launcher, ws: Path):
     client = await lsp.start(folders=[ws], init=INIT)
     session = await session_of(client)
-    key, path = session_file(lsp.home, session, ws)
+    key, path = session_file(lsp.data_dir, session, ws)
     armed = client.expect(RECORDS_AUTO_WRITTEN)
     # Ignored: inside .git/, inside the storage root, outside the workspace.
     saved(client, ws / ".git" / "config")
@@ -123,7 +124,7 @@ async def test_auto_writer_off_writes_nothing_and_errors_are_reported_not_raised
     created(client, ws / "x.txt")
     status = (await client.status())["workspaces"][0]["records"]
     assert status["autoWriter"] == {"enabled": False, "last": None, "lastError": None, "pending": False}
-    assert not (lsp.home / ".dsh").exists()
+    assert not (lsp.data_dir / "workspace-memory").exists() and not (lsp.home / ".dsh").exists()
 
     # A DSH_HOME that cannot be a directory: the write fails, the session goes on, status reports it.
     blocker = tmp_path / "dsh-file"
@@ -241,25 +242,10 @@ async def test_idle_review_is_suggested_and_a_new_turn_cancels_it(lsp: Launcher,
     assert ended["review"]["score"] == 1
 
 
-async def test_watched_file_changes_feed_the_auto_writer(lsp: Launcher, ws: Path):
-    client = await lsp.start(folders=[ws], init=INIT)
-    armed = client.expect(RECORDS_AUTO_WRITTEN)
-    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
-        types.FileEvent(uri=uri(ws / "gen" / "a.txt"), type=types.FileChangeType.Created),
-        types.FileEvent(uri=uri(ws / "file.txt"), type=types.FileChangeType.Changed),
-        types.FileEvent(uri=uri(ws / "old.txt"), type=types.FileChangeType.Deleted),
-        types.FileEvent(uri=uri(ws / ".mnemon" / "runtime" / "memories.json"), type=types.FileChangeType.Changed),
-    ]))
-    result = await client.received(armed)
-    record = (await client.call("mnemon/records/get", {"id": result["id"]}))["record"]
-    assert record["content"] == ("Files touched: 3 (1 created, 1 modified, 1 deleted)\nCreated: gen/a.txt\n"
-                                 "Modified: file.txt\nDeleted: old.txt\nArtifacts: 1 — gen/a.txt")
-
-
 async def test_a_proposal_written_by_another_process_is_announced(lsp: Launcher, ws: Path):
     from mnemon_ls.records import RecordsSource
 
-    before = RecordsSource(ws, env={"DSH_HOME": str(lsp.home / ".dsh")})
+    before = RecordsSource(ws, env=lsp.env())  # another process in the server's environment
     old = before.propose("project", "fact", "Old", "pending before the server started", session_id="mcp-x").record
     client = await lsp.start(folders=[ws], init=INIT)
     # The server read what is pending now (the first status round trip runs after that read).

@@ -7,7 +7,7 @@ prompt) and the command line move onto one operation layer, every request and it
 How the cases run
   One *sandbox* per surface (:class:`Sandbox`): a fresh temporary directory holding a real git repository
   ``ws`` (branches ``main``, checked out, and ``feature``), an empty ``home`` (``$HOME``) and ``data``
-  (``$MNEMON_DATA_DIR``, the global root). No storage setting is given, so every surface uses the defaults
+  (``$MNEMON_DATA_DIR``, the global root), and ``tmp`` (``$TMPDIR``). No storage setting is given, so every surface uses the defaults
   (``storageScope`` ``workspaces``: the memory lives in ``data/workspaces/<sha256 of the workspace path>``,
   USER.md in the global root). ``$DSH_USER_ID`` is fixed (records' user scope), ``$COLUMNS`` is 80 (help
   texts), ``MNEMON_SEMANTIC=off`` (keyword recall only). The cases of a surface run in order against that one
@@ -128,6 +128,8 @@ class Sandbox:
         self.home = self.root / "home"
         self.data = self.root / "data"
         self.home.mkdir(parents=True)
+        self.tmp = self.root / "tmp"  # $TMPDIR: doctor names the temporary directory
+        self.tmp.mkdir()
         repo = make_repo(self.ws, "main")
         commit_files(repo, {"src/app.py": "def main():\n    return 'hello'\n",
                             "docs/design.md": "# Cache design\n\nThe cache keeps 64 entries per shard.\n",
@@ -137,11 +139,11 @@ class Sandbox:
 
     def env(self, **extra: str) -> dict[str, str]:
         """The environment of the surface's processes: ours minus anything that could redirect git or
-        mnemon, plus the sandbox's ``HOME``/``MNEMON_DATA_DIR`` and the fixed values of the module doc."""
+        mnemon, plus the sandbox's ``HOME``/``MNEMON_DATA_DIR``/``TMPDIR`` and the fixed values of the module doc."""
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("GIT_", "MNEMON_", "DSH_", "XDG_CONFIG_HOME"))}
-        env.update(HOME=str(self.home), MNEMON_DATA_DIR=str(self.data), MNEMON_SEMANTIC="off",
-                   DSH_USER_ID=USER_ID, COLUMNS="80", LINES="24", PYTHONUNBUFFERED="1", PYTHONHASHSEED="0",
+        env.update(HOME=str(self.home), MNEMON_DATA_DIR=str(self.data), TMPDIR=str(self.tmp),
+                   MNEMON_SEMANTIC="off", DSH_USER_ID=USER_ID, COLUMNS="80", LINES="24", PYTHONUNBUFFERED="1", PYTHONHASHSEED="0",
                    TZ="UTC", LC_ALL="C.UTF-8", LANGUAGE="C")
         env.update(extra)
         return env
@@ -410,10 +412,13 @@ async def run_mcp(sandbox: Sandbox, cases: list[Case]) -> list[dict[str, Any]]:
 @contextlib.contextmanager
 def _process_state(env: dict[str, str], cwd: Path, stdin: bytes):
     """The environment, working directory, standard streams and root log handlers of one in-process CLI
-    run, as a fresh ``mnemon-ls`` process would have them; restored afterwards."""
+    run, as a fresh ``mnemon-ls`` process would have them (also the temporary directory, which
+    :mod:`tempfile` reads from ``$TMPDIR`` once); restored afterwards."""
     import logging
+    import tempfile
 
     saved_env = dict(os.environ)
+    saved_tempdir = tempfile.tempdir
     saved_cwd = os.getcwd()
     saved = (sys.stdin, sys.stdout, sys.stderr)
     root = logging.getLogger()
@@ -421,6 +426,7 @@ def _process_state(env: dict[str, str], cwd: Path, stdin: bytes):
     out, err = io.StringIO(), io.StringIO()
     os.environ.clear()
     os.environ.update(env)
+    tempfile.tempdir = None
     os.chdir(cwd)
     sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
     sys.stdout, sys.stderr = out, err
@@ -434,6 +440,7 @@ def _process_state(env: dict[str, str], cwd: Path, stdin: bytes):
         os.chdir(saved_cwd)
         os.environ.clear()
         os.environ.update(saved_env)
+        tempfile.tempdir = saved_tempdir
 
 
 def _cli_in_process(argv: list[str], env: dict[str, str], cwd: Path, stdin: bytes) -> tuple[int, str, str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -99,11 +100,22 @@ def test_scope_paths_follow_the_seed(source, dsh_home, workspace):
     assert source.location("user").path == dsh_home / "workspace-memory" / "user.jsonl"
 
 
-def test_dsh_home_defaults_to_home_dot_dsh(monkeypatch, tmp_path):
-    from mnemon_ls.records.paths import dsh_home
+def test_records_home_is_dsh_home_else_the_data_dir_else_home_dot_dsh(monkeypatch, tmp_path):
+    from mnemon_ls.records.paths import records_home
+
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert dsh_home({}) == tmp_path / ".dsh"
-    assert dsh_home({"DSH_HOME": "  ~/x "}) == tmp_path / "x"
+    assert records_home({}) == tmp_path / ".dsh"
+    assert records_home({"DSH_HOME": "  ~/x "}) == tmp_path / "x"
+    # MNEMON_DATA_DIR moves the user and session scopes out of ~ too; DSH_HOME (seed 002's layout) wins
+    assert records_home({"MNEMON_DATA_DIR": " ~/data "}) == tmp_path / "data"
+    assert records_home({"MNEMON_DATA_DIR": str(tmp_path / "data"), "DSH_HOME": str(tmp_path / "dsh")}) == tmp_path / "dsh"
+    assert records_home({"MNEMON_DATA_DIR": "  ", "DSH_HOME": ""}) == tmp_path / ".dsh"
+    source = RecordsSource(tmp_path / "ws", session_id="s1", user_id="ana", env={"MNEMON_DATA_DIR": str(tmp_path / "d")})
+    assert source.location("user").path == tmp_path / "d" / "workspace-memory" / "user.jsonl"
+    assert source.location("session").path.parent == tmp_path / "d" / "workspace-memory" / "sessions"
+    with pytest.raises(InvalidInput) as info:
+        records_home({"MNEMON_DATA_DIR": "/a\x00b"})
+    assert info.value.field == "MNEMON_DATA_DIR"
 
 
 def test_shared_project_needs_confirmation(source):
