@@ -3,6 +3,8 @@
 ``python -m mnemon_ls.ops.generate`` writes them; ``--check`` exits 1 naming each file that differs from
 what would be written (``tests/ops/test_generated.py`` runs it). Today:
 
+- ``editors/vscode/package.json``: the language-model tools' ``modelDescription`` and ``inputSchema``, from
+  the MCP tools of the same names (:func:`vscode_manifest`);
 - ``editors/vscode/src/protocol.generated.ts``: ``ErrorCode`` (stable ``data.code`` -> JSON-RPC number,
   :data:`mnemon_ls.ops.errors.ERROR_CODES`) and ``OperationMethod`` (operation name -> ``mnemon/*`` method)
   for the VS Code extension;
@@ -15,6 +17,7 @@ what would be written (``tests/ops/test_generated.py`` runs it). Today:
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from pathlib import Path
@@ -117,8 +120,9 @@ def protocol_page() -> str:
     return "\n".join(lines) + "\n"
 
 
-def mcp_page() -> str:
-    """The text of ``docs/mcp.md`` (the tools of a server with writes enabled)."""
+@functools.cache
+def _mcp_listing() -> tuple[Any, Any, Any, Any]:
+    """``(tools, resources, templates, prompts)`` of an MCP server with writes enabled, as a client lists them."""
     import anyio
 
     from ..mcp.server import MnemonMcp
@@ -131,7 +135,34 @@ def mcp_page() -> str:
         return (await app.server.list_tools(), await app.server.list_resources(),
                 await app.server.list_resource_templates(), await app.server.list_prompts())
 
-    tools, resources, templates, prompts = anyio.run(listing)
+    return anyio.run(listing)
+
+
+def vscode_manifest() -> str:
+    """The text of ``editors/vscode/package.json`` with each contributed language-model tool's
+    ``modelDescription`` and ``inputSchema`` taken from the MCP tool of the same name (the extension runs it
+    through ``mnemon/tool``; the workspace is the extension's to give, so ``workspace`` is left out). The
+    rest of the manifest is kept as written."""
+    path = REPOSITORY / "editors" / "vscode" / "package.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    by_name = {tool.name: tool for tool in _mcp_listing()[0]}
+    for contributed in manifest.get("contributes", {}).get("languageModelTools", []):
+        tool = by_name.get(contributed["name"])
+        if tool is None:
+            continue
+        schema = json.loads(json.dumps(tool.input_schema))
+        schema["properties"].pop("workspace", None)
+        if "workspace" in schema.get("required", []):
+            schema["required"].remove("workspace")
+        schema.pop("title", None)
+        contributed["modelDescription"] = tool.description
+        contributed["inputSchema"] = schema
+    return json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+
+
+def mcp_page() -> str:
+    """The text of ``docs/mcp.md`` (the tools of a server with writes enabled)."""
+    tools, resources, templates, prompts = _mcp_listing()
     lines = [PAGE_HEADER + "# MCP tools, resources and prompts", "",
              "What `mnemon-ls mcp` offers an assistant (stdio). `--read-only` keeps the tools that only read "
              "(and the read actions of a tool with several). A failed call is a tool error whose text starts "
@@ -238,6 +269,7 @@ def outputs() -> dict[Path, str]:
     """Every generated file: path -> text."""
     docs = REPOSITORY / "docs"
     return {REPOSITORY / "editors" / "vscode" / "src" / "protocol.generated.ts": vscode_protocol(),
+            REPOSITORY / "editors" / "vscode" / "package.json": vscode_manifest(),
             docs / "protocol.md": protocol_page(), docs / "mcp.md": mcp_page(), docs / "cli.md": cli_page(),
             docs / "settings.md": settings_page()}
 

@@ -50,7 +50,7 @@ import {
     WorkspaceStatus,
 } from "../requests";
 import { buildServerSettings, expandPath, interpreterSetting, serverArgs } from "../settings";
-import { invokeTool, withheldLine } from "../tools";
+import { invokeTool, TOOL_REQUEST } from "../tools";
 
 function row(overrides: Partial<WorkspaceStatus> = {}): WorkspaceStatus {
     return {
@@ -361,25 +361,20 @@ describe("proposals (Review Proposals)", () => {
     });
 });
 
-describe("language-model tools: what the server withheld", () => {
+describe("language-model tools: one request, the server's text", () => {
     /** A sender that records each request and answers `answer`. */
     function recorder(answer: unknown) {
         const sent: { method: string; params: any }[] = [];
         return { sent, sender: { sendRequest: async (method: string, params: unknown) => (sent.push({ method, params }), answer) } };
     }
 
-    it("recall and document search ask as an assistant and say how many results were withheld", async () => {
-        const recalled = recorder({ results: [], hint: "nothing matched by its words, and nothing by its meaning with enough confidence",
-            withheld: { lowConfidence: 3 }, notices: [], hidden: { otherBranch: 0, detachedHead: 0 } });
-        const text = await invokeTool(recalled.sender, "mnemon_recall", "file:///w", { query: "kubernetes helm chart" });
-        assert.equal(recalled.sent[0].method, "mnemon/recall");
-        assert.equal(recalled.sent[0].params.audience, "assistant");
+    it("a tool sends mnemon/tool with its name and arguments and returns the server's text as it is", async () => {
+        const recalled = recorder({ text: "withheld: 3 results found by meaning alone with low confidence (not sent)\nNo memory matched.", workspace: "file:///w" });
+        const text = await invokeTool(recalled.sender, "mnemon_recall", "file:///w", { query: "kubernetes helm chart", limit: 3 });
+        assert.deepEqual(recalled.sent, [{ method: TOOL_REQUEST, params: { workspace: "file:///w", name: "mnemon_recall", arguments: { query: "kubernetes helm chart", limit: 3 } } }]);
         assert.equal(text, "withheld: 3 results found by meaning alone with low confidence (not sent)\nNo memory matched.");
-
-        const searched = recorder({ results: [], total: 0, withheld: { lowConfidence: 1 }, notices: [] });
-        const docs = await invokeTool(searched.sender, "mnemon_document_search", "file:///w", { query: "xylophone" });
-        assert.equal(searched.sent[0].params.audience, "assistant");
-        assert.equal(docs, "withheld: 1 document found by meaning alone with low confidence (not sent)\n0 result(s)");
-        assert.equal(withheldLine(0, "result"), null);
+        const none = recorder({ text: "0 result(s)" });
+        await invokeTool(none.sender, "mnemon_document_search", undefined, undefined);
+        assert.deepEqual(none.sent[0].params, { name: "mnemon_document_search", arguments: {} });
     });
 });
