@@ -1,5 +1,5 @@
 """A merge that brings nothing new rewrites nothing; a component changed by hand while an import is staged
-refuses the swap, so the hand edit is kept (mnemon_ls.packs.importer: ``_Plan.watched``)."""
+refuses the swap, so the hand edit is kept (mnemon_ls.packs.plan: ``ImportPlan.watched``)."""
 
 from __future__ import annotations
 

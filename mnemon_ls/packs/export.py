@@ -39,7 +39,6 @@ from ..documents.indexformat import managed_relative, parse_index, serialize_ind
 from ..documents.model import body_hash, relative_path
 from ..errors import InvalidInput, PackRefused, UnreadableStore
 from ..runtime.model import projection_bytes, serialize_store
-from ..spaces.registry import NATIVE_FILE
 from ..sqliteindex import open_existing
 from . import format as fmt
 from .validate import INDEX_FILE, REGISTRY_FILE, RUNTIME_FILE, Pack, read_pack
@@ -109,7 +108,7 @@ def export_pack(host: "WorkspaceHost", scope: str = "full", *, include_user_prof
 def _take_in_hand_edits(host: "WorkspaceHost", components: Sequence[str]) -> list[dict[str, Any]]:
     """Hand edits of USER.md / MEMORY.md (``runtime``) and of documents (``documents``) taken into their
     stores, so the pack holds what the files show (:attr:`ExportedPack.hand_edits`)."""
-    from .importer import repair_results
+    from .plan import repair_results
 
     taken: list[dict[str, Any]] = []
     if "runtime" in components:

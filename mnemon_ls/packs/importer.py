@@ -71,7 +71,6 @@ import contextlib
 import dataclasses
 import os
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
@@ -86,12 +85,12 @@ from . import format as fmt
 from . import gate
 from .swap import (JOURNAL, PACK_LOCK, STAGE_PREFIX, changed_meanwhile_error, clean, recover, step, swap,
                    transient, tree_stamp)
+from .plan import ImportPlan, repair_results
 from .stores import any_secret
 from .validate import Pack, read_pack
 
 if TYPE_CHECKING:
     from ..host import WorkspaceHost
-    from ..runtime.store import RuntimeStore
 
 MODES = ("merge", "replace")
 
@@ -124,28 +123,6 @@ def validate_components(value: Any, pack: Pack) -> tuple[str, ...]:
 # ------------------------------------------------------------------------------------------ journal
 
 
-@dataclass
-class _Plan:
-    """What an import stages: swap ``pairs`` (staged, target), directories to remove afterwards, the
-    receipt, and lock markers to hard-link into staged directories."""
-
-    stage: Path
-    pairs: list[tuple[Path, Path]] = field(default_factory=list)
-    dirs: list[Path] = field(default_factory=list)
-    receipt: dict[str, Any] = field(default_factory=dict)
-    links: list[tuple[Path, Path]] = field(default_factory=list)
-    #: a dry run stages in a temporary directory outside every root and swaps nothing
-    dry_run: bool = False
-    #: the replace replaces USER.md too (:func:`user_profile_replaced`): the backup carries it
-    backup_user_profile: bool = False
-    #: other roots the swap replaces a directory of (the global root's ``runtime/``): each gets a copy of
-    #: the journal, so a host of another workspace finishes a killed swap before it reads or writes there
-    other_roots: list[Path] = field(default_factory=list)
-    #: component directories copied into the stage, with their :func:`tree_stamp` when they were read: the
-    #: swap is refused when one changed meanwhile (a hand edit, a program that does not take the locks)
-    watched: list[tuple[Path, list[list[Any]]]] = field(default_factory=list)
-
-
 def _copy_tree(source: Path, target: Path, skip: Callable[[str], bool]) -> None:
     """Copy the regular files under ``source`` into ``target`` (directories 0700, files 0600); names for
     which ``skip(relative path)`` is true, links and special files are left out."""
@@ -161,19 +138,7 @@ def _copy_tree(source: Path, target: Path, skip: Callable[[str], bool]) -> None:
             fsio.create_file_durably(target / entry.name, Path(entry.path).read_bytes())
 
 
-def repair_results(store: RuntimeStore, report: Any) -> list[dict[str, Any]]:
-    """The hand edits a :meth:`~mnemon_ls.runtime.store.RuntimeStore.repair` took in or undid, one
-    ``{file, status, message, savedAs?}`` per file: its ``hand_edits`` results, and a projection restored
-    from ``memories.json`` under ``handEdits: restore`` (status ``restored``, the edit saved first)."""
-    results = [{"file": str(store.runtime_dir / name), **result} for name, result in sorted(report.hand_edits.items())]
-    for name, saved in sorted(report.preserved.items()):
-        if name not in report.hand_edits:
-            results.append({"file": str(store.runtime_dir / name), "status": "restored", "savedAs": saved,
-                            "message": f"{name} rebuilt from memories.json (handEdits is restore)"})
-    return results
-
-
-def _read_steady(directory: Path, read: Callable[[], Any], plan: "_Plan") -> Any:
+def _read_steady(directory: Path, read: Callable[[], Any], plan: "ImportPlan") -> Any:
     """``read()`` (which may first take hand edits in) until ``directory``'s :func:`tree_stamp` is the same
     before and after it, so what was read is what the stamp describes; the stamp goes into
     ``plan.watched`` (checked again before the swap). Three tries, then :class:`PackRefused`
@@ -200,7 +165,7 @@ def user_profile_replaced(host: "WorkspaceHost", pack: Pack, mode: str, replace_
     return replace_user_profile or not host.resolution.split_user
 
 
-def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, stages: dict[Path, Path],
+def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: ImportPlan, stages: dict[Path, Path],
                    replace_user_profile: bool) -> None:
     from ..runtime.store import RuntimeStore
 
@@ -306,7 +271,7 @@ def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, st
     plan.backup_user_profile = profile_replaced
 
 
-def _stage_for(root: Path, plan: _Plan, stages: dict[Path, Path]) -> Path:
+def _stage_for(root: Path, plan: ImportPlan, stages: dict[Path, Path]) -> Path:
     """The staging directory inside ``root`` (renames stay on one file system)."""
     key = Path(os.path.realpath(root))
     if key not in stages:
@@ -330,7 +295,7 @@ def _renamed_filename(filename: str, old_id: str, new_id: str) -> str:
     return f"{base[:80] or 'document'}-{new_id[:8]}.md"
 
 
-def _stage_documents(host: "WorkspaceHost", pack: Pack, mode: str, plan: _Plan, stage: Path) -> None:
+def _stage_documents(host: "WorkspaceHost", pack: Pack, mode: str, plan: ImportPlan, stage: Path) -> None:
     root = host.root
     docs_dir = root / "documents"
     index_path = docs_dir / "index.json"
@@ -585,11 +550,11 @@ def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
 
 def _import_locked(host: "WorkspaceHost", pack: Pack, mode: str, chosen: Sequence[str], root: Path, *,
                    dry_run: bool = False, replace_user_profile: bool = False,
-                   other_roots: Sequence[Path] = ()) -> _Plan:
+                   other_roots: Sequence[Path] = ()) -> ImportPlan:
     from . import backups
 
     stages: dict[Path, Path] = {}
-    plan = _Plan(stage=root, dry_run=dry_run, other_roots=[Path(r) for r in other_roots])
+    plan = ImportPlan(stage=root, dry_run=dry_run, other_roots=[Path(r) for r in other_roots])
     backup: "backups.Saved | None" = None
     try:
         stage = _stage_for(root, plan, stages)

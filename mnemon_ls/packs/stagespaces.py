@@ -29,7 +29,7 @@ from .validate import Pack, PackSpace
 
 if TYPE_CHECKING:
     from ..host import WorkspaceHost
-    from .importer import _Plan
+    from .plan import ImportPlan
 
 
 def _catalog_bytes(records: Sequence[SpaceRecord]) -> bytes:
@@ -37,7 +37,7 @@ def _catalog_bytes(records: Sequence[SpaceRecord]) -> bytes:
     return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: "_Plan", stage: Path) -> None:
+def stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: "ImportPlan", stage: Path) -> None:
     """Stage the memory-spaces component of ``pack`` (module doc; :mod:`.importer` swaps ``plan.pairs``)."""
     from ..spaces.registry import SpaceRegistry
 

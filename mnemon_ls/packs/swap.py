@@ -1,10 +1,10 @@
 """The commit protocol of a pack import: the swap journal, the swap, its roll back and roll forward.
 
-:mod:`.importer` stages what an import brings (``_Plan.pairs``: staged path -> target) and calls
+:mod:`.importer` stages what an import brings (``ImportPlan.pairs``: staged path -> target) and calls
 :func:`swap`; steps 3-5 of its module doc are here. The journal ``<root>/.dsh-pack-swap.json`` (``{"version":
 1, "pairs": [{staged, target, backup, stamp?}], "dirs": [...], "roots": [...]}``, absolute paths) decides the
 import; :func:`recover` (run by every host on the root, and by every pack operation) finishes a decided
-swap a killed process left. A component directory the import read (``_Plan.watched``: runtime/,
+swap a killed process left. A component directory the import read (``ImportPlan.watched``: runtime/,
 documents/) carries its :func:`tree_stamp` in the journal: changed before the swap moves it, the swap is
 rolled back (``changed-meanwhile``); changed after the import was killed and before the roll forward, the old
 directory is kept aside in ``<root>/.dsh-pack-displaced-<uuid>/`` (never removed; :func:`displaced_findings`
@@ -26,7 +26,7 @@ from ..errors import MnemonError, PackRefused
 from . import gate
 
 if TYPE_CHECKING:
-    from .importer import _Plan
+    from .plan import ImportPlan
 
 PACK_LOCK = ".dsh-pack.lock"
 
@@ -167,12 +167,12 @@ def tree_stamp(directory: Path) -> list[list[Any]]:
     return sorted(stamp)
 
 
-def _changed_meanwhile(plan: "_Plan") -> Path | None:
+def _changed_meanwhile(plan: "ImportPlan") -> Path | None:
     """The first of ``plan.watched`` whose files changed since they were read, else ``None``."""
     return next((path for path, stamp in plan.watched if tree_stamp(path) != stamp), None)
 
 
-def swap(root: Path, plan: _Plan) -> None:
+def swap(root: Path, plan: ImportPlan) -> None:
     backups: dict[Path, Path] = {}
     pairs = []
     for index, (staged, target) in enumerate(plan.pairs):
