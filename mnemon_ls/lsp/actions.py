@@ -27,7 +27,7 @@ from . import protocol as P
 from .feature import Feature
 
 if TYPE_CHECKING:
-    from .server import MnemonLanguageServer
+    from .core import MnemonLanguageServer
 
 # pygls reads the annotations of feature and command handlers at registration: those say
 # ``LanguageServer`` (the server is a :class:`~.server.MnemonLanguageServer`, which imports this module).

@@ -25,7 +25,7 @@ from ..host import FolderState, uri_to_path
 from . import protocol as P
 
 if TYPE_CHECKING:
-    from .server import MnemonLanguageServer
+    from .core import MnemonLanguageServer
 
 log = logging.getLogger("mnemon_ls.lsp")
 

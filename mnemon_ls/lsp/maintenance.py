@@ -34,7 +34,7 @@ from ..errors import InvalidInput, RuntimeCapacityError
 
 if TYPE_CHECKING:
     from ..host import FolderState
-    from .server import MnemonLanguageServer
+    from .core import MnemonLanguageServer
 
 log = logging.getLogger("mnemon_ls.lsp.maintenance")
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..host import FolderState
-    from .server import MnemonLanguageServer
+    from .core import MnemonLanguageServer
 
 IMPORTED = "mnemon/packImported"
 

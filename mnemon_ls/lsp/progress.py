@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 if TYPE_CHECKING:
-    from .server import MnemonLanguageServer
+    from .core import MnemonLanguageServer
 
 log = logging.getLogger("mnemon_ls.lsp.maintenance")
 

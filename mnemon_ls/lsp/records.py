@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 # The records modules (pydantic models) are imported where they are used, after ``initialize``
 # (tests/lsp/test_startup.py); their params models live in :mod:`.params`.
-    from .server import MnemonLanguageServer
+    from .core import MnemonLanguageServer
 
 log = logging.getLogger("mnemon_ls.lsp.records")
 

@@ -15,7 +15,7 @@ from . import records as records_feature
 from .feature import Feature
 
 if TYPE_CHECKING:
-    from .server import MnemonLanguageServer
+    from .core import MnemonLanguageServer
 
 #: The handlers of this module; :mod:`.server` attaches them.
 feature = Feature()

@@ -29,7 +29,7 @@ from ..errors import MnemonError
 from ..host import FolderState
 
 if TYPE_CHECKING:
-    from .server import MnemonLanguageServer
+    from .core import MnemonLanguageServer
 
 log = logging.getLogger("mnemon_ls.lsp.views")
 
