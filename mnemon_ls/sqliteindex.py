@@ -11,6 +11,7 @@ per-connection setup (:meth:`after_open`).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 from pathlib import Path
@@ -19,6 +20,12 @@ from . import fsio
 
 #: Milliseconds a statement waits for another connection's write lock.
 BUSY_MS = 5000
+
+
+def content_hash(content: str) -> str:
+    """First 32 hex characters of the sha256 of ``content``'s exact UTF-8 bytes (lone surrogates kept): how a
+    derived index (the spaces' side index, the vector indexes) knows a row's text changed."""
+    return hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 class DerivedIndex:

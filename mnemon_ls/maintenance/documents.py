@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ..documents import DocumentRecord, DocumentStore, MutationResult
-    from ..host import WorkspaceHost
+    from ..hosting import Host
     from ..spaces import SpacesService
     from ..spaces.service import SpaceView
 
@@ -334,7 +334,7 @@ def _now_iso() -> str:
     return now_iso(datetime.now(timezone.utc))
 
 
-def _maintained(host: "WorkspaceHost", attempt: Callable[[str | None], "MutationResult"], what: str,
+def _maintained(host: "Host", attempt: Callable[[str | None], "MutationResult"], what: str,
                 expected_revision: str | None, progress: Progress | None) -> MaintainedResult:
     try:
         return MaintainedResult(attempt(expected_revision))
@@ -359,7 +359,7 @@ def _maintained(host: "WorkspaceHost", attempt: Callable[[str | None], "Mutation
     return MaintainedResult(result, run.receipt(result))
 
 
-def create_document(host: "WorkspaceHost", title: Any, content: Any, *, description: Any = None,
+def create_document(host: "Host", title: Any, content: Any, *, description: Any = None,
                     source_paths: Any = None, session_ids: Any = None, expected_revision: str | None = None,
                     progress: Progress | None = None) -> MaintainedResult:
     """:meth:`DocumentStore.create` with cold archival when it does not fit (module doc).
@@ -379,7 +379,7 @@ def create_document(host: "WorkspaceHost", title: Any, content: Any, *, descript
     return _maintained(host, attempt, "creating the document", expected_revision, progress)
 
 
-def create_document_from_file(host: "WorkspaceHost", path: Any, *, title: Any = None, description: Any = None,
+def create_document_from_file(host: "Host", path: Any, *, title: Any = None, description: Any = None,
                               session_ids: Any = None, expected_revision: str | None = None,
                               progress: Progress | None = None) -> MaintainedResult:
     """:meth:`DocumentStore.create_from_file` ("Create document from file") with cold archival when it
@@ -393,7 +393,7 @@ def create_document_from_file(host: "WorkspaceHost", path: Any, *, title: Any = 
     return _maintained(host, attempt, f"creating a document from {path}", expected_revision, progress)
 
 
-def update_document(host: "WorkspaceHost", document_id: Any, *, title: Any = None, description: Any = None,
+def update_document(host: "Host", document_id: Any, *, title: Any = None, description: Any = None,
                     content: Any = None, source_paths: Any = None, session_ids: Any = None,
                     document_revision: int | None = None, expected_revision: str | None = None,
                     progress: Progress | None = None) -> MaintainedResult:

@@ -32,7 +32,7 @@ from ..errors import MnemonError, PackRefused
 from . import format as fmt
 
 if TYPE_CHECKING:
-    from ..host import WorkspaceHost
+    from ..hosting import Host
 
 #: How many backups of one root are kept (the newest).
 KEEP = 5
@@ -46,14 +46,14 @@ def backup_dir(root: Path) -> Path:
     return root.joinpath(*BACKUP_DIR)
 
 
-def export_dir(host: "WorkspaceHost") -> Path:
+def export_dir(host: "Host") -> Path:
     """``<global root>/state/pack-exports``: the default folder of ``pack export`` (module doc)."""
     from ..roots import global_root
 
     return global_root(getattr(host, "_env", None)).joinpath(*EXPORT_DIR)
 
 
-def default_export_path(host: "WorkspaceHost", file_name: str | None = None) -> Path:
+def default_export_path(host: "Host", file_name: str | None = None) -> Path:
     """Where an export with no file named goes: ``<export_dir>/<file_name>`` (default the reference's
     ``mnemon-backup-<time>.zip`` of now), the folder made (0700) if missing. For the CLI's ``pack export``
     without ``-o`` and the editors' proposed file (``mnemon/pack/exportFolder``)."""
@@ -62,7 +62,7 @@ def default_export_path(host: "WorkspaceHost", file_name: str | None = None) -> 
     return Path(os.path.abspath(folder / (file_name or fmt.pack_file_name(datetime.now(timezone.utc)))))
 
 
-def write_export(host: "WorkspaceHost", data: bytes, target: Path) -> Path:
+def write_export(host: "Host", data: bytes, target: Path) -> Path:
     """Write an exported pack's ``data`` to ``target`` (absolute) with
     :func:`~.export.write_pack_file`'s rules: never inside a storage root of ``host``, except directly in
     :func:`export_dir` (the packs' own folder). Returns ``target``; :class:`InvalidInput` (``output``) as
@@ -78,7 +78,7 @@ def _scope_of(chosen: Sequence[str]) -> str:
     return chosen[0] if len(chosen) == 1 else "full"
 
 
-def restore_command(host: "WorkspaceHost", path: Path, chosen: Sequence[str], user_profile: bool) -> str:
+def restore_command(host: "Host", path: Path, chosen: Sequence[str], user_profile: bool) -> str:
     """The ``mnemon-ls`` command line that puts the backup at ``path`` back in place of ``chosen``, naming
     the same workspace and storage settings as ``host`` (shell-quoted), prefixed with
     ``MNEMON_DATA_DIR=<global root>`` when the global root is not the default ``~/.mnemon``."""
@@ -126,7 +126,7 @@ class Saved:
     created: tuple[Path, ...] = ()
 
 
-def save(host: "WorkspaceHost", chosen: Sequence[str], user_profile: bool, stage: Path, *,
+def save(host: "Host", chosen: Sequence[str], user_profile: bool, stage: Path, *,
          dry_run: bool = False, now: datetime | None = None) -> tuple[dict[str, Any], Saved | None]:
     """Export what a replace of ``chosen`` is about to replace into ``stage`` (the import's stage
     directory in the root; the caller holds the gate and component locks and swaps :attr:`Saved.staged`

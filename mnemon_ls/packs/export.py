@@ -44,7 +44,7 @@ from . import format as fmt
 from .validate import INDEX_FILE, REGISTRY_FILE, RUNTIME_FILE, Pack, read_pack
 
 if TYPE_CHECKING:
-    from ..host import WorkspaceHost
+    from ..hosting import Host
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ def validate_scope(value: Any, field: str = "packScope") -> str:
     return value
 
 
-def export_pack(host: "WorkspaceHost", scope: str = "full", *, include_user_profile: bool = False,
+def export_pack(host: "Host", scope: str = "full", *, include_user_profile: bool = False,
                 now: datetime | None = None) -> ExportedPack:
     """Export ``host``'s memory for ``scope`` (module doc). The user profile (``target=user`` entries,
     USER.md) stays on this machine unless ``include_user_profile``: the pack's ``USER.md`` is then the
@@ -105,7 +105,7 @@ def export_pack(host: "WorkspaceHost", scope: str = "full", *, include_user_prof
     return dataclasses.replace(exported, hand_edits=tuple(hand_edits))
 
 
-def _take_in_hand_edits(host: "WorkspaceHost", components: Sequence[str]) -> list[dict[str, Any]]:
+def _take_in_hand_edits(host: "Host", components: Sequence[str]) -> list[dict[str, Any]]:
     """Hand edits of USER.md / MEMORY.md (``runtime``) and of documents (``documents``) taken into their
     stores, so the pack holds what the files show (:attr:`ExportedPack.hand_edits`)."""
     from .plan import repair_results
@@ -125,7 +125,7 @@ def _take_in_hand_edits(host: "WorkspaceHost", components: Sequence[str]) -> lis
     return taken
 
 
-def export_held(host: "WorkspaceHost", scope: str, *, include_user_profile: bool,
+def export_held(host: "Host", scope: str, *, include_user_profile: bool,
                 now: datetime | None = None) -> ExportedPack:
     """:func:`export_pack` for a caller that already holds the pack gate exclusive and the component locks
     of ``host``'s root (a replace import saving what it is about to replace,
@@ -134,7 +134,7 @@ def export_held(host: "WorkspaceHost", scope: str, *, include_user_profile: bool
     return _build(host, validate_scope(scope), include_user_profile, now, held=True)
 
 
-def _build(host: "WorkspaceHost", scope: str, include_user_profile: bool, now: datetime | None,
+def _build(host: "Host", scope: str, include_user_profile: bool, now: datetime | None,
            *, held: bool, notes: list[dict[str, Any]] | None = None) -> ExportedPack:
     moment = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
     payload: dict[str, bytes] = {}
@@ -161,7 +161,7 @@ def _build(host: "WorkspaceHost", scope: str, include_user_profile: bool, now: d
     return ExportedPack(data, fmt.pack_file_name(moment), pack, left_out, providers_left_out)
 
 
-def _runtime(host: "WorkspaceHost", include_user_profile: bool) -> tuple[dict[str, bytes], int, int]:
+def _runtime(host: "Host", include_user_profile: bool) -> tuple[dict[str, bytes], int, int]:
     """The runtime payload, its entry count and the number of USER.md entries left out."""
     state = host.runtime.read()
     if state.problems:
@@ -174,7 +174,7 @@ def _runtime(host: "WorkspaceHost", include_user_profile: bool) -> tuple[dict[st
             "payload/runtime/MEMORY.md": projection_bytes(entries, "memory")}, len(entries), len(state.user) - len(user)
 
 
-def _documents(host: "WorkspaceHost", held: bool = False,
+def _documents(host: "Host", held: bool = False,
                notes: list[dict[str, Any]] | None = None) -> tuple[dict[str, bytes], int]:
     root = host.root
     index_path = root / "documents" / "index.json"
@@ -254,7 +254,7 @@ def _changed_document(record: Any, path: Path, data: bytes, secrets: str) -> Pac
                        reason="document-changed", file=str(path))
 
 
-def _spaces(host: "WorkspaceHost", held: bool = False) -> tuple[dict[str, bytes], int, int]:
+def _spaces(host: "Host", held: bool = False) -> tuple[dict[str, bytes], int, int]:
     """The memory-spaces payload, its native space count and the number of third-party spaces left out."""
     root = host.root
     if not (root / "data").is_dir():

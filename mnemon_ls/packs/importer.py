@@ -90,7 +90,7 @@ from .stores import any_secret
 from .validate import Pack, read_pack
 
 if TYPE_CHECKING:
-    from ..host import WorkspaceHost
+    from ..hosting import Host
 
 MODES = ("merge", "replace")
 
@@ -154,7 +154,7 @@ def _read_steady(directory: Path, read: Callable[[], Any], plan: "ImportPlan") -
     raise changed_meanwhile_error(directory)
 
 
-def user_profile_replaced(host: "WorkspaceHost", pack: Pack, mode: str, replace_user_profile: bool) -> bool:
+def user_profile_replaced(host: "Host", pack: Pack, mode: str, replace_user_profile: bool) -> bool:
     """Whether a ``mode`` import of ``pack`` replaces the user profile (``target=user``, USER.md): only in
     ``replace`` mode, only when the pack carries one, and, when USER.md is the shared one of the global root
     (``runtimeUserScope=global`` with a root of its own: every workspace reads it), only with the explicit
@@ -165,7 +165,7 @@ def user_profile_replaced(host: "WorkspaceHost", pack: Pack, mode: str, replace_
     return replace_user_profile or not host.resolution.split_user
 
 
-def _stage_runtime(host: "WorkspaceHost", pack: Pack, mode: str, plan: ImportPlan, stages: dict[Path, Path],
+def _stage_runtime(host: "Host", pack: Pack, mode: str, plan: ImportPlan, stages: dict[Path, Path],
                    replace_user_profile: bool) -> None:
     from ..runtime.store import RuntimeStore
 
@@ -295,7 +295,7 @@ def _renamed_filename(filename: str, old_id: str, new_id: str) -> str:
     return f"{base[:80] or 'document'}-{new_id[:8]}.md"
 
 
-def _stage_documents(host: "WorkspaceHost", pack: Pack, mode: str, plan: ImportPlan, stage: Path) -> None:
+def _stage_documents(host: "Host", pack: Pack, mode: str, plan: ImportPlan, stage: Path) -> None:
     root = host.root
     docs_dir = root / "documents"
     index_path = docs_dir / "index.json"
@@ -415,7 +415,7 @@ def _changed_by_hand(root: Path, record: dmodel.DocumentRecord) -> bool:
     return dmodel.body_hash(data) != record.content_hash
 
 
-def _redact_documents(host: "WorkspaceHost", stage: Path, texts: Sequence[str]) -> None:
+def _redact_documents(host: "Host", stage: Path, texts: Sequence[str]) -> None:
     """The Documents redaction pass on the staged ``documents/`` when the imported ``texts`` (titles,
     descriptions, summaries, bodies of the documents added) hold a credential."""
     from ..documents import DocumentStore
@@ -457,7 +457,7 @@ def validate_flag(value: Any, field: str) -> bool:
     return value
 
 
-def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
+def import_pack(host: "Host", data: bytes, *, mode: str | None = None,
                 components: Sequence[str] | None = None, dry_run: Any = False,
                 replace_user_profile: Any = False) -> dict[str, Any]:
     """Import pack ``data`` into ``host``'s root (module doc). Returns the receipt::
@@ -548,7 +548,7 @@ def import_pack(host: "WorkspaceHost", data: bytes, *, mode: str | None = None,
     return receipt
 
 
-def _import_locked(host: "WorkspaceHost", pack: Pack, mode: str, chosen: Sequence[str], root: Path, *,
+def _import_locked(host: "Host", pack: Pack, mode: str, chosen: Sequence[str], root: Path, *,
                    dry_run: bool = False, replace_user_profile: bool = False,
                    other_roots: Sequence[Path] = ()) -> ImportPlan:
     from . import backups
@@ -606,7 +606,7 @@ def _import_locked(host: "WorkspaceHost", pack: Pack, mode: str, chosen: Sequenc
     return plan
 
 
-def release_sources(host: "WorkspaceHost") -> None:
+def release_sources(host: "Host") -> None:
     """Close and forget the host's Documents and Memory Spaces Sources (their open files and caches
     belong to the directories a swap replaces); they are rebuilt on next use."""
     for name in ("documents", "spaces"):

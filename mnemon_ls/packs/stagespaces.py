@@ -28,7 +28,7 @@ from .stores import any_secret, same_store, store_has_secret
 from .validate import Pack, PackSpace
 
 if TYPE_CHECKING:
-    from ..host import WorkspaceHost
+    from ..hosting import Host
     from .plan import ImportPlan
 
 
@@ -37,7 +37,7 @@ def _catalog_bytes(records: Sequence[SpaceRecord]) -> bytes:
     return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def stage_spaces(host: "WorkspaceHost", pack: Pack, mode: str, plan: "ImportPlan", stage: Path) -> None:
+def stage_spaces(host: "Host", pack: Pack, mode: str, plan: "ImportPlan", stage: Path) -> None:
     """Stage the memory-spaces component of ``pack`` (module doc; :mod:`.importer` swaps ``plan.pairs``)."""
     from ..spaces.registry import SpaceRegistry
 
@@ -219,7 +219,7 @@ def secrets_pass(redaction: Any, source: Any, mode: str) -> bool:
     return True
 
 
-def _check_and_redact_spaces(host: "WorkspaceHost", staged_root: Path,
+def _check_and_redact_spaces(host: "Host", staged_root: Path,
                              records: list[SpaceRecord]) -> list[SpaceRecord]:
     """Open each staged store once as a Mnemon store (:class:`PackInvalid` when it is not one), run the
     redaction pass of ``secrets`` on the staged stores and catalog, return the (redacted) records."""

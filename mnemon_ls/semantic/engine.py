@@ -472,7 +472,7 @@ class SemanticEngine:
         if embedder is None or not ids:
             return 0
         try:
-            from ..spaces.index import content_hash
+            from ..sqliteindex import content_hash
 
             rows = _read_contents(space.db_path, ids)
             if refresh_only:

@@ -35,7 +35,6 @@ Several processes share the file (WAL, ``busy_timeout``); every update is idempo
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
@@ -43,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from ..sqliteindex import DerivedIndex
+from ..sqliteindex import DerivedIndex, content_hash
 from ..text import ENGLISH_STOPWORDS, QueryTerm, Tokenizer, fts_match
 
 SCHEMA_VERSION = 2
@@ -78,12 +77,7 @@ class IndexRow:
         """Signature of every indexed field (module doc)."""
         body = json.dumps([self.content, self.category, self.importance, self.tags, self.entities, self.source,
                            self.created, self.active], ensure_ascii=False)
-        return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-
-
-def content_hash(content: str) -> str:
-    """First 32 hex of sha256 of the exact content (UTF-8)."""
-    return hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        return content_hash(body)
 
 
 def indexed_terms(row: IndexRow) -> str:

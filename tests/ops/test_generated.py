@@ -1,14 +1,14 @@
-"""Files generated from the operation layer are current (``python -m mnemon_ls.ops.generate``)."""
+"""Files generated from the operation layer are current (``python -m mnemon_ls.generate``)."""
 
 from __future__ import annotations
 
-from mnemon_ls.ops import generate
+from mnemon_ls import generate
 
 
 def test_generated_files_are_current() -> None:
     stale = [str(path) for path, text in generate.outputs().items()
              if not path.exists() or path.read_text(encoding="utf-8") != text]
-    assert stale == [], f"stale: {stale}; run `python -m mnemon_ls.ops.generate`"
+    assert stale == [], f"stale: {stale}; run `python -m mnemon_ls.generate`"
 
 
 def test_the_vscode_table_carries_every_code_and_every_bound_method() -> None:

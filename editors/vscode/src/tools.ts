@@ -6,7 +6,7 @@
  * by the server from the operation layer. Pure like requests.ts (no `vscode` import): the extension
  * registers these with `vscode.lm.registerTool` (src/lmtools.ts); the contract test invokes them against the
  * real server. Input schemas and model descriptions in package.json `contributes.languageModelTools` are
- * generated from the server's tools (`python -m mnemon_ls.ops.generate`); scripts/check-manifest.mjs checks
+ * generated from the server's tools (`python -m mnemon_ls.generate`); scripts/check-manifest.mjs checks
  * that every contributed tool has an entry here and the reverse, and that every write asks for
  * confirmation. The same tools, for assistants outside the editor, are `mnemon-ls mcp`.
  */
