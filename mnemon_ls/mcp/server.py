@@ -39,7 +39,7 @@ from ..settings import Settings
 from ..ops import modeltext as fmt
 from .arguments import ERROR_TEXT_LIMIT, StrictArguments, bounded_error, make_strict  # noqa: F401 (ERROR_TEXT_LIMIT re-exported)
 from ..packs.gate import run_held
-from .schema import parse_arguments, tool_signature
+from .schema import tool_signature
 from .workspaces import McpWorkspaces
 
 log = logging.getLogger("mnemon_ls.mcp")
@@ -48,10 +48,6 @@ T = TypeVar("T")
 
 #: JSON-RPC error code of a resource that does not exist (MCP specification, resources: error handling).
 RESOURCE_NOT_FOUND = -32002
-
-WorkspaceArg = Annotated[str | None, Field(
-    description="Workspace directory (absolute path or file: URI) when the client has several roots; "
-                "omit it otherwise.")]
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
 WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False)
@@ -63,8 +59,11 @@ def tool_error(error: Exception, rename: Mapping[str, str] | None = None) -> Too
     ``data.code``), plus the field when the error names one, as the tool's argument (``rename``: field ->
     argument name, for a tool that offers a field under another name)."""
     def argument(name: str) -> str:
-        snake = _snake(name)
-        return (rename or {}).get(snake, snake)
+        # the head is the tool's argument (snake_case); what follows names keys inside the JSON the caller wrote
+        # (merge[0].sourceIndexes, routes[0].spaceId: camelCase, as the tool's description spells them)
+        head, rest = re.match(r"([^.\[]*)(.*)", name, re.S).groups()
+        snake = _snake(head)
+        return (rename or {}).get(snake, snake) + rest
 
     if isinstance(error, InvalidInput):
         # The Sources name fields as the wire does (camelCase: spaceId, oldText); tool arguments are snake_case.
@@ -197,26 +196,6 @@ class MnemonMcp:
                 raise tool_error(InvalidInput("path", f"is longer than the system allows: {exc.strerror}")) from None
             where = f" {exc.filename}" if exc.filename else ""
             raise ToolError(bounded_error(f"internal-error:{where}: {exc.strerror or exc}")) from None
-
-    def _tool(self, *, write: bool = False, destructive: bool = False, params: type | None = None,
-              only: tuple[str, ...] | None = None, narrow: dict[str, Any] | None = None,
-              ) -> Callable[[Callable[..., Any]], Any]:
-        """Register a tool unless it writes and writes are disabled. With ``params`` (a params model of
-        :mod:`mnemon_ls.lsp.params`) the tool's arguments are that model's fields ``only`` (default: all),
-        and the tool function is called as ``fn(model_instance, ctx)`` (:mod:`.schema`)."""
-        def decorate(fn: Callable[..., Any]) -> Any:
-            if write and not self.write_enabled:
-                return fn
-            registered = fn if params is None else _shared_schema_tool(fn, params, only, narrow)
-            annotations = DESTRUCTIVE if destructive else WRITE if write else READ_ONLY
-            description = " ".join((fn.__doc__ or "").split())
-            self.server.add_tool(registered, name=fn.__name__, description=description, annotations=annotations,
-                                 structured_output=False)
-            make_strict(self._find_tool(fn.__name__))  # strict JSON types, unknown arguments refused (.arguments)
-            self._arguments[fn.__name__] = frozenset(
-                name for name in inspect.signature(registered).parameters if name != "ctx")
-            return fn
-        return decorate
 
     # ------------------------------------------------------------------ tools
 
@@ -358,26 +337,8 @@ class MnemonMcp:
         self._add_bound_tool(spec.name, spec.description, inspect.Signature(parameters, return_annotation=str),
                              operation.effect, run)
 
-    def _register_tools(self) -> None:  # noqa: C901 - one closure per tool keeps each next to its schema
-        tool = self._tool
-
-        self._bind_operations()  # the operation layer's tools (mnemon_ls/ops)
-
-        @tool(write=True)
-        async def mnemon_runtime_compact(
-            revision: Annotated[str, Field(description="the plan's revision (from the runtime-capacity error)")],
-            entries: Annotated[list[dict[str, Any]], Field(description="the compacted entries: [{content, importance, sourceIndexes: [1-based plan entry numbers]}], every number exactly once")],
-            target: Annotated[Literal["user", "memory"], Field(description="the full target (user = USER.md)")] = "user",
-            pending: Annotated[dict[str, Any] | None, Field(description="the pending mutation of the plan, applied after the compaction")] = None,
-            workspace: Annotated[str | None, Field(description="Workspace directory when the client has several roots")] = None,
-            ctx: Context | None = None,
-        ) -> str:
-            """Replace the entries of a full USER.md (or MEMORY.md) by a shorter rewrite you made from the numbered
-            plan of the runtime-capacity error, and apply the pending change in the same commit. Every plan entry
-            number goes into exactly one sourceIndexes; never lower an entry's importance; stay within the byte
-            budget. A rule broken changes nothing and names the entry and the rule."""
-            receipt = await self._call(ctx, workspace, lambda h: h.runtime.compact(revision, target, entries, pending))
-            return fmt.runtime_receipt(receipt.to_dict())
+    def _register_tools(self) -> None:
+        self._bind_operations()  # every tool comes from the operation layer (mnemon_ls/ops)
 
     # ------------------------------------------------------------------ resources and prompts
 
@@ -440,26 +401,6 @@ def _metadata(annotation: Any) -> tuple[Any, ...]:
     if typing.get_origin(annotation) is Annotated:
         return tuple(annotation.__metadata__)
     return (Field(),)
-
-
-def _shared_schema_tool(fn: Callable[..., Any], model: type, only: tuple[str, ...] | None,
-                        narrow: dict[str, Any] | None) -> Callable[..., Any]:
-    """A tool function whose keyword arguments are ``model``'s fields (:func:`.schema.tool_signature`) and
-    which calls ``fn(model.model_validate(arguments), ctx)``."""
-    signature = tool_signature(model, only, narrow=narrow, context=Context)
-
-    @functools.wraps(fn)
-    async def tool_function(ctx: Context | None = None, **arguments: Any) -> str:
-        try:
-            parsed = parse_arguments(model, arguments)
-        except MnemonError as exc:
-            raise tool_error(exc) from None
-        return await fn(parsed, ctx)
-
-    del tool_function.__wrapped__  # the SDK must read the signature below, not fn's
-    tool_function.__signature__ = signature  # type: ignore[attr-defined]
-    tool_function.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()} | {"return": str}
-    return tool_function
 
 
 def _projection_text(host: WorkspaceHost, *, target: str) -> str:
