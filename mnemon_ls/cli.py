@@ -19,7 +19,7 @@ import os
 import sys
 from typing import Any, Sequence
 
-from . import __version__, cli_archived, cli_clients, cli_maintenance, cli_ops, output
+from . import __version__, cli_clients, cli_ops, output
 from .cli_argv import check_text_arguments
 from .errors import EXIT_FAILURE, EXIT_INVALID, EXIT_OK, InvalidInput, MnemonError, storage_error
 from .host import WorkspaceHost, default_workspace
@@ -77,14 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     groups: dict[str, Any] = {}
     cli_ops.add_parsers(commands, groups, common, first_word="wake")
-    cli_ops.add_parsers(commands, groups, common, first_word="runtime")  # add, replace, remove, list, recover
-    actions = groups["runtime"]
-    archived = actions.add_parser("archived", parents=[common],
-                                  help="what capacity maintenance moved out of MEMORY.md, and where")
-    archived.add_argument("--finish", action="store_true",
-                          help="remove from MEMORY.md the entries an interrupted archival already wrote to their "
-                               "destination (each copy checked first)")
-    cli_maintenance.add_parser(actions, common)
+    cli_ops.add_parsers(commands, groups, common, first_word="runtime")  # add ... recover, archived, compact
 
     doctor = commands.add_parser("doctor", parents=[common], help="explain the state of the storage root")
     doctor.add_argument("--providers", action="store_true", help="also open and check enabled third-party providers")
@@ -351,9 +344,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "hook": lambda a: cli_clients.cmd_hook(a, _host, _settings_from)}
     if getattr(args, "operation", None) is not None:
         handler = lambda a: cli_ops.run(a, _host, _emit, _read_content, _absorb_hand_edits)  # noqa: E731
-    elif args.command == "runtime":
-        handler = {"archived": lambda a: cli_archived.cmd_runtime_archived(a, _host, _emit),
-                   "compact": lambda a: cli_maintenance.runtime_compact(a, _host, _emit)}[args.action]
     else:
         handler = handlers[args.command]
     try:

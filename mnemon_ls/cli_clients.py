@@ -1,7 +1,7 @@
 """The CLI commands that connect assistants outside the editor: ``mnemon-ls setup CLIENT`` (their MCP
 entry and hooks, :mod:`mnemon_ls.mcp.clients`) and ``mnemon-ls hook EVENT`` (what a lifecycle hook prints).
 Handlers take the CLI's shared helpers (``emit``, ``host_factory``, ``settings_from`` of :mod:`.cli`) as
-arguments, like :mod:`.cli_archived`."""
+arguments, like :mod:`.cli_providers`."""
 
 from __future__ import annotations
 

@@ -84,6 +84,11 @@ def add_parser(commands: Any, groups: dict[str, Any], common: argparse.ArgumentP
         kind, choices = _field_type(info.annotation)
         help_text = arg.help if arg.help is not None else info.description
         options: dict[str, Any] = {"help": help_text or None}
+        if arg.member is not None:
+            lead = _lead(cli, arg.field)
+            parser.add_argument(arg.flag, dest=_dest(arg), action=_Member, member=arg.member, lead=lead.flag,
+                                starts=arg is lead, metavar=arg.metavar, choices=arg.choices, **options)
+            continue
         if arg.kind == "flag":
             if arg.default is None or isinstance(arg.default, bool):
                 options["action"] = "store_false" if arg.default is True else "store_true"
@@ -113,7 +118,7 @@ def add_parser(commands: Any, groups: dict[str, Any], common: argparse.ArgumentP
             options["action"] = "append"
         if arg.required:
             options["required"] = True
-        parser.add_argument(*arg.aliases, arg.flag, dest=arg.field, **options)
+        parser.add_argument(*arg.aliases, arg.flag, dest=_dest(arg), **options)
     for flag, options in cli.extra.items():
         parser.add_argument(flag, **options)
     if cli.to_file is not None:
@@ -132,8 +137,35 @@ def _clear_dest(arg: Any) -> str:
 
 
 def _dest(arg: Any) -> str:
-    """Where argparse keeps an argument's value: a positional's ``dest`` (default its field), an option's field."""
-    return arg.dest or arg.field if arg.flag is None else arg.field
+    """Where argparse keeps an argument's value: its ``dest``, default its field."""
+    return arg.dest or arg.field
+
+
+def _lead(command: Any, field_name: str) -> Any:
+    """The option that starts the objects of list field ``field_name`` (its first with a ``member``)."""
+    return next(a for a in command.args if a.field == field_name and a.member is not None)
+
+
+class _Member(argparse.Action):
+    """Collects ``--merge 2,3 --as TEXT`` into ``[{"sourceIndexes": "2,3", "content": "TEXT"}]`` (raw text;
+    :attr:`~mnemon_ls.ops.base.CliArg.member`)."""
+
+    def __init__(self, *args: Any, member: str, lead: str, starts: bool, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.member, self.lead, self.starts = member, lead, starts
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        objects = list(getattr(namespace, self.dest, None) or [])
+        if self.starts:
+            objects.append({self.member: values})
+        elif not objects:
+            parser.error(f"{option_string} must follow {self.lead} (it belongs to the {self.lead} before it)")
+        elif self.member in objects[-1]:
+            parser.error(f"{option_string} was given twice for one {self.lead}")
+        else:
+            objects[-1] = {**objects[-1], self.member: values}
+        setattr(namespace, self.dest, objects)
 
 
 def params_from(command: Any, args: argparse.Namespace, read_content: Callable[[str], str],
@@ -145,12 +177,28 @@ def params_from(command: Any, args: argparse.Namespace, read_content: Callable[[
     another option of the same field. Raises :class:`InvalidInput` naming the field."""
     raw: dict[str, Any] = dict(command.fixed)
     given_by: dict[str, str] = {}
+    spread_by: dict[str, Any] = {}  # field -> the spreading option that holds it
     stdin = [arg for arg in command.args if arg.stdin and getattr(args, _dest(arg), None) == "-"]
     if len(stdin) > 1:
         alias = params_model.model_fields[stdin[0].field].alias if params_model is not None else None
         raise InvalidInput(alias or stdin[0].field, f"only one of {' and '.join(a.flag or a.field for a in stdin)} "
                                                     "can read standard input")
     for arg in command.args:
+        if arg.member is not None:
+            if arg is _lead(command, arg.field) and getattr(args, _dest(arg), None):
+                raw[arg.field] = _members(command, arg, getattr(args, _dest(arg)))
+            continue
+        if arg.spread:
+            value = getattr(args, _dest(arg), None)
+            if value is None:
+                continue
+            for name in arg.spread:
+                other = next((a for a in command.args if a is not arg and a.field == name and _given(a, args)), None)
+                if other is not None:  # before the value is read (it may be standard input)
+                    raise _spread_conflict(arg, other.flag or other.field)
+                given_by[name], spread_by[name] = arg.flag, arg
+            raw.update(arg.convert(value) if arg.convert is not None else value)
+            continue
         if arg.kind == "clear":
             if not getattr(args, _clear_dest(arg), False):
                 continue
@@ -159,6 +207,8 @@ def params_from(command: Any, args: argparse.Namespace, read_content: Callable[[
             value = getattr(args, _dest(arg), None)
             if value is None:
                 continue
+        if arg.field in spread_by:
+            raise _spread_conflict(spread_by[arg.field], arg.flag)
         if arg.field in given_by:
             raise InvalidInput(arg.field, f"{arg.flag} cannot be combined with {given_by[arg.field]}"
                                if arg.kind == "clear" else f"{given_by[arg.field]} cannot be combined with {arg.flag}")
@@ -173,6 +223,36 @@ def params_from(command: Any, args: argparse.Namespace, read_content: Callable[[
             value = [_converted(arg, item, index) for index, item in enumerate(value)]
         raw[arg.field] = value
     return raw
+
+
+def _given(arg: Any, args: argparse.Namespace) -> bool:
+    """Whether the invocation gave ``arg``."""
+    if arg.kind == "clear":
+        return bool(getattr(args, _clear_dest(arg), False))
+    return getattr(args, _dest(arg), None) is not None
+
+
+def _spread_conflict(spreading: Any, other: str) -> InvalidInput:
+    """``--plan`` (a :attr:`~mnemon_ls.ops.base.CliArg.spread` option) given with ``other``, an option of a field
+    it holds."""
+    held = list(spreading.spread)
+    words = ", ".join(held[:-1]) + f" and {held[-1]}" if len(held) > 1 else held[0]
+    return InvalidInput(spreading.dest or spreading.field, f"already holds {words}: do not combine it with {other}")
+
+
+def _members(command: Any, lead: Any, objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The objects ``--merge 2,3 --as TEXT`` collected (:class:`_Member`), each member converted; an object
+    missing a required member is refused naming both options."""
+    parts = [a for a in command.args if a.field == lead.field and a.member is not None]
+    done = []
+    for obj in objects:
+        for part in parts:
+            if part.required and part.member not in obj:
+                raise InvalidInput(part.flag, f"each {lead.flag} needs one {part.flag} after it (missing after "
+                                              f"{lead.flag} {obj[lead.member]})")
+        done.append({part.member: part.convert(obj[part.member]) if part.convert is not None else obj[part.member]
+                     for part in parts if part.member in obj})
+    return done
 
 
 def _converted(arg: Any, value: Any, index: int) -> Any:
@@ -251,8 +331,15 @@ def message(error: MnemonError, args: argparse.Namespace) -> str:
     name is named as that option (``spaceId`` -> ``--space``, ``spaces[1]`` -> ``--space NAME``,
     ``scopeToBranch`` -> ``--for-branch``). ``--json``'s ``error.data`` keeps the operation's field names."""
     command = getattr(args, "command_spec", None)
+    if command is not None and command.error_text is not None:
+        said = command.error_text(error)
+        if said is not None:
+            return said
     if not isinstance(error, InvalidInput) or command is None:
         return error.message
+    member = _member_words(command, args, error.field)
+    if member is not None:
+        return f"{member}: {error.rule}"
     match = re.fullmatch(r"([A-Za-z_]+)(?:\[(\d+)\])?", error.field)
     if match is None:
         return error.message
@@ -263,10 +350,29 @@ def message(error: MnemonError, args: argparse.Namespace) -> str:
     if match.group(2) is None:
         return f"{flag}: {error.rule}"
     given = getattr(args, name, None) or []
+    if isinstance(given, str):  # one option holding a list (--drop 1,5)
+        return f"{flag} {given}: {error.rule}"
     index = int(match.group(2))
     if "kind" in error.data:  # a refused credential: named by its place, never echoed
         return f"{flag} (the {_ordinal(index + 1)} one): {error.rule}"
     return f"{flag} {given[index]}: {error.rule}" if index < len(given) else f"{flag}: {error.rule}"
+
+
+def _member_words(command: Any, args: argparse.Namespace, field_name: str) -> str | None:
+    """An error's field inside an object of options (``merge[1].content``) as the person typed it
+    (``--as of --merge 4,5``), or ``None``."""
+    match = re.match(r"([A-Za-z_]+)\[(\d+)\](?:\.([A-Za-z]+))?", field_name)
+    if match is None:
+        return None
+    name = _snake(match.group(1))
+    parts = [a for a in command.args if a.field == name and a.member is not None]
+    objects = getattr(args, name, None) if parts else None
+    if not parts or not isinstance(objects, list) or int(match.group(2)) >= len(objects):
+        return None
+    lead, obj = parts[0], objects[int(match.group(2))]
+    typed = f"{lead.flag} {obj.get(lead.member, '')}"
+    part = next((a for a in parts if a.member == match.group(3)), lead)
+    return typed if part is lead else f"{part.flag} of {typed}"
 
 
 def _ordinal(n: int) -> str:

@@ -363,10 +363,13 @@ FAILURES = {
                         "memory is over capacity: 36 of 25 UTF-8 bytes after this change (now 22); remove or "
                         "shorten entries, or raise runtimeMemory.memoryLimitBytes"),
     "user-capacity": (["runtime", "add", "--target", "user", "--content", "x", "--user-limit-bytes", "12"], {}, 3,
-                      "user is over capacity: 14 of 12 UTF-8 bytes after this change (now 9); remove or shorten "
-                      "entries, or raise runtimeMemory.userLimitBytes; or compact USER.md: data.maintenance holds "
-                      "the plan (1 numbered entry, budget 3 bytes) for mnemon/runtime/compact (CLI: `mnemon-ls "
-                      "runtime compact`; `--json` prints the plan)"),
+                      "USER.md is full: this change needs 14 of 12 UTF-8 bytes (now 9). Make room, then run this "
+                      "command again: `mnemon-ls runtime list --target user` numbers its 1 entry; `mnemon-ls runtime "
+                      "compact --target user --merge 1 --as \"one shorter text\"` rewrites entry 1 as that text (the "
+                      "entries left may use at most 3 UTF-8 bytes for this change to fit; what leaves is kept word for "
+                      "word in runtime/archived/). Or remove an entry (`mnemon-ls runtime remove --target user "
+                      "--old-text TEXT`) or raise the limit (--user-limit-bytes, setting "
+                      "runtimeMemory.userLimitBytes)."),
     "replace-capacity": (["runtime", "replace", "--old-text", "alpha one", "--content", "alpha one plus more",
                           "--memory-limit-bytes", "30", "--memory-maintenance", "reject"], {}, 3,
                          "memory is over capacity: 32 of 30 UTF-8 bytes after this change (now 22); remove or "

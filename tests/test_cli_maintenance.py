@@ -31,7 +31,13 @@ def _fill(cli: Cli) -> dict:
     assert failed.returncode == 3
     error = json.loads(failed.stdout)["error"]
     assert error["code"] == "runtime-capacity"
-    assert "compact USER.md: data.maintenance holds the plan (3 numbered entries, budget 60 bytes)" in failed.stderr
+    assert "compact USER.md: data.maintenance holds the plan (3 numbered entries, budget 60 bytes)" in error["message"]
+    assert failed.stderr.startswith("mnemon-ls: error: USER.md is full: this change needs 121 of 120 UTF-8 bytes "
+                                    "(now 97). Make room, then run this command again: `mnemon-ls runtime list "
+                                    "--target user` numbers its 3 entries; `mnemon-ls runtime compact --target user "
+                                    "--merge 1,2 --as \"one shorter text\" --drop 3` merges entries 1 and 2 into that "
+                                    "text and drops entry 3 (the entries left may use at most 60 UTF-8 bytes")
+    assert "data.maintenance" not in failed.stderr and "mnemon/runtime/compact" not in failed.stderr
     return error["maintenance"]
 
 
@@ -87,5 +93,5 @@ def test_stale_plan_exits_3(cli):
 
 def test_entries_without_revision_is_refused(cli):
     done = cli.run("runtime", "compact", "--entries", "-", stdin="[]")
-    assert (done.returncode, done.stderr) == (2, "mnemon-ls: error: revision: is required with --entries (the "
-                                                 "plan's data.maintenance.revision)\n")
+    assert (done.returncode, done.stderr) == (2, "mnemon-ls: error: --revision: is required with entries (the "
+                                                 "plan's revision: data.maintenance.revision)\n")

@@ -93,7 +93,7 @@ def test_compact_round_trip_commits_compaction_and_pending_at_once(tmp_path, clo
                                       "path": archive}}
                      for i, content in enumerate((ALPHA, BRAVO, CHARLIE), start=1)],
         "destinations": [{"kind": "local-archive", "path": archive, "count": 3}],
-        "bytesFreed": 122 - 82, "kept": 2, "memoryBodyIds": [],
+        "bytesFreed": 122 - 82, "kept": 2, "memoryBodyIds": [], "dropped": [], "bytesBefore": 98, "bytesAfter": 82,
         "summary": "Compacted USER.md: 2 entries replace 3 (82/120 bytes); the replaced text is kept in runtime/archived/",
         "entries": [{"content": "tabs in Go; never force-push main", "importance": "critical", "sourceIndexes": [2, 1]},
                     {"content": "short commit subjects", "importance": "low", "sourceIndexes": [3]}]}

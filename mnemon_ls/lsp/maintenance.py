@@ -1,21 +1,19 @@
-"""Capacity maintenance in the language server: ``mnemon/runtime/compact``, progress and notices (issue 9).
+"""Capacity maintenance in the language server: progress and notices (issue 9).
 
-Registered from :mod:`.server` with :func:`register` (like :mod:`.records`).
+Attached from :mod:`.server` with :func:`register` (like :mod:`.records`). ``mnemon/runtime/compact`` is the
+operation ``runtime.compact`` (:mod:`mnemon_ls.ops.runtime`), bound with the others; what it causes is said
+here, by an observer of every operation:
 
-- ``mnemon/runtime/compact`` ``{workspace?, revision, target, entries: [{content, importance,
-  sourceIndexes, branches?}], pending?, workDoneToken?}`` calls
-  :meth:`mnemon_ls.runtime.source.RuntimeSource.compact` (the same operation as ``mnemon-ls runtime
-  compact``) and returns its receipt (``maintenance.kind`` ``local-compaction``) plus ``workspace``.
 - Work that maintains capacity reports ``$/progress`` (work done progress: the request's
   ``workDoneToken`` when it carries one, else a server-created token when the client declares
   ``window.workDoneProgress``, else nothing) and ends with one ``mnemon/maintenanceCompleted``
-  ``{workspace, kind, summary, receipt}`` notification carrying the maintenance receipt (for the operation
-  layer's requests, such as ``mnemon/documents/create`` and ``update`` with their cold archival, through
-  the server's observers).
+  ``{workspace, kind, summary, receipt}`` notification carrying the maintenance receipt (an operation's
+  result with a ``maintenance`` receipt: a compaction, ``mnemon/documents/create`` and ``update`` with their
+  cold archival, a MEMORY.md overflow archived by ``mnemon/runtime/mutate``).
 - A ``runtime-capacity`` error of ``target=user`` that carries the compaction plan (``data.maintenance``)
   is also announced as ``mnemon/maintenanceRequired`` ``{workspace, target, file (absolute USER.md
   path), message, plan}`` (:meth:`MaintenanceFeature.capacity_error`), so the editor can offer
-  "USER.md is full: compact it with your assistant, or open it".
+  "USER.md is full: compact it with your assistant, or open it" and a pick of the entries to merge or drop.
 
 No pydantic at import time (the server imports this module before answering ``initialize``).
 """
@@ -23,14 +21,12 @@ No pydantic at import time (the server imports this module before answering ``in
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 from typing import TYPE_CHECKING, Any, Callable
 
-
+from ..errors import RuntimeCapacityError
 from ..packs.gate import run_held
 from .progress import Progress
-from ..errors import InvalidInput, RuntimeCapacityError
 
 if TYPE_CHECKING:
     from ..host import FolderState
@@ -38,12 +34,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("mnemon_ls.lsp.maintenance")
 
-RUNTIME_COMPACT = "mnemon/runtime/compact"
 MAINTENANCE_COMPLETED = "mnemon/maintenanceCompleted"
 MAINTENANCE_REQUIRED = "mnemon/maintenanceRequired"
 #: The message editors show for a full USER.md (issue 9 item 5).
 USER_FULL_MESSAGE = "USER.md is full: compact it with your assistant, or open it"
-_COMPACT_KEYS = {"workspace", "revision", "target", "entries", "pending", "workDoneToken"}
 
 
 class MaintenanceFeature:
@@ -84,13 +78,9 @@ class MaintenanceFeature:
         return data
 
 
-def _token(params: Any) -> Any:
-    return params.get("workDoneToken") if isinstance(params, dict) else None
-
-
-def register(server: "MnemonLanguageServer", mnemon_request: Callable[[str], Callable[..., Any]]) -> None:
-    """Attach :class:`MaintenanceFeature` as ``server.maintenance_feature``, observe the operations (a result
-    carrying a maintenance receipt, a full USER.md) and register the handlers."""
+def register(server: "MnemonLanguageServer") -> None:
+    """Attach :class:`MaintenanceFeature` as ``server.maintenance_feature`` and observe the operations (a result
+    carrying a maintenance receipt, a full USER.md)."""
     feature = server.maintenance_feature = MaintenanceFeature(server)  # type: ignore[attr-defined]
 
     def observe(state: "FolderState", _operation: Any, data: Any, error: Exception | None) -> None:
@@ -100,35 +90,3 @@ def register(server: "MnemonLanguageServer", mnemon_request: Callable[[str], Cal
             feature.completed(state, data["maintenance"])
 
     server.observers.append(observe)
-
-    @mnemon_request(RUNTIME_COMPACT)
-    async def runtime_compact(ls: Any, params: Any) -> dict[str, Any]:
-        """``mnemon/runtime/compact`` -> the Runtime receipt (``maintenance``) + ``workspace`` (module doc)."""
-        if params is None:
-            params = {}
-        if not isinstance(params, dict):
-            raise InvalidInput("params", "must be an object")
-        unknown = sorted(set(params) - _COMPACT_KEYS)
-        if unknown:
-            raise InvalidInput(unknown[0], "is not a known field (workspace, revision, target, entries, pending)")
-        for key in ("revision", "target"):
-            if not isinstance(params.get(key), str):
-                raise InvalidInput(key, "is required (a string)" if key not in params else "must be a string")
-        if params.get("workspace") is not None and not isinstance(params["workspace"], str):
-            raise InvalidInput("workspace", "must be a string")
-        state = ls.registry.resolve(params.get("workspace"))
-        target = params["target"]
-        progress = Progress(ls, f"Compacting {'USER.md' if target == 'user' else 'MEMORY.md'}", _token(params))
-        progress.report("Checking the compaction against the plan")
-        try:
-            receipt = await asyncio.to_thread(run_held, state.host, functools.partial(
-                state.host.runtime.compact, params["revision"], target, params.get("entries"), params.get("pending")))
-        except BaseException:
-            await progress.finish("refused: nothing changed")
-            raise
-        data = receipt.to_dict()
-        await progress.finish(data["maintenance"]["summary"])
-        if receipt.preserved:
-            ls.announce_lost_edits(state.uri, state.host.runtime.store_for(receipt.target), receipt.preserved)
-        ls.maintenance_feature.completed(state, data["maintenance"])
-        return data | {"workspace": state.uri}

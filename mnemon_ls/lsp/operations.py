@@ -34,7 +34,7 @@ def _handler(operation: Any) -> Callable[..., Any]:
             params = {k: v for k, v in params.items() if k != "workDoneToken"}
         parsed = parse(operation, params)
         state = ls.registry.resolve(parsed.workspace)
-        progress = Progress(ls, operation.progress, token) if operation.progress is not None else None
+        progress = Progress(ls, operation.progress_title(parsed), token) if operation.progress is not None else None
         try:
             data = await asyncio.to_thread(functools.partial(
                 call, operation, state.host, parsed, surface="lsp", session=ls.session_for(state.uri),

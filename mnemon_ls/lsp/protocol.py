@@ -40,10 +40,7 @@ PROVIDER_REQUESTS = tuple(f"mnemon/providers/{action}" for action in (
     "list", "configure", "enable", "disable", "test", "discover"))
 #: ``mnemon/pack/<action>`` (handlers and params in :mod:`.packs`).
 PACK_REQUESTS = ("mnemon/pack/export", "mnemon/pack/exportFolder", "mnemon/pack/inspect", "mnemon/pack/import")
-#: Capacity maintenance requests (handlers in :mod:`.maintenance`).
-MAINTENANCE_REQUESTS = ("mnemon/runtime/compact",)
-REQUESTS = (WAKE, TURN_BEGIN, TURN_END, STATUS,
-            *RECORD_REQUESTS, *PROVIDER_REQUESTS, *PACK_REQUESTS, *MAINTENANCE_REQUESTS)
+REQUESTS = (WAKE, TURN_BEGIN, TURN_END, STATUS, *RECORD_REQUESTS, *PROVIDER_REQUESTS, *PACK_REQUESTS)
 
 # Server -> client notifications.
 BRANCH_CHANGED = "mnemon/branchChanged"

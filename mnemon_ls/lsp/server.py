@@ -150,7 +150,7 @@ semantic_feature.register(server)  # $/progress of background embedding
 packs_feature.register(server)  # mnemon/pack/export|exportFolder|inspect|import
 views_feature.register(server)  # mnemon/memoryChanged (editor views refresh on it)
 file_actions.register(server, actions_feature._command_arg, actions_feature._as_domain_error)  # "Update document from file"
-maintenance_feature.register(server, mnemon_request)  # mnemon/runtime/compact, $/progress, maintenance notices
+maintenance_feature.register(server)  # maintenance notices (observers of the operations)
 
 
 # ------------------------------------------------------------------- entry point

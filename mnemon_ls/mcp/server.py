@@ -16,10 +16,9 @@ import errno
 import functools
 import inspect
 import logging
-import re
 import secrets
 import warnings
-from typing import Annotated, Any, Callable, Literal, Mapping, TypeVar
+from typing import Any, Callable, Mapping, TypeVar
 
 import anyio
 from mcp.server import MCPServer
@@ -27,7 +26,6 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 from mcp.types import ToolAnnotations
-from pydantic import Field
 
 from .. import __version__, guidance
 from ..errors import InvalidInput, MnemonError, NotFound
@@ -45,10 +43,6 @@ T = TypeVar("T")
 
 #: JSON-RPC error code of a resource that does not exist (MCP specification, resources: error handling).
 RESOURCE_NOT_FOUND = -32002
-
-WorkspaceArg = Annotated[str | None, Field(
-    description="Workspace directory (absolute path or file: URI) when the client has several roots; "
-                "omit it otherwise.")]
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
 WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False)
@@ -74,11 +68,6 @@ def tool_error(error: Exception, rename: Mapping[str, str] | None = None) -> Too
         plan = fmt.plan_text(error)  # a full USER.md: the numbered plan for mnemon_runtime_compact
         return ToolError(f"{error.code}: {error.message}\n{plan}" if plan else bounded_error(f"{error.code}: {error.message}"))
     return ToolError(bounded_error(f"internal-error: {type(error).__name__}: {error}"))
-
-
-def _snake(name: str) -> str:
-    """``spaceId`` -> ``space_id`` (a dotted path keeps its dots)."""
-    return re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "_" + m.group(1).lower(), name)
 
 
 class MnemonMcp:
@@ -196,21 +185,6 @@ class MnemonMcp:
             where = f" {exc.filename}" if exc.filename else ""
             raise ToolError(bounded_error(f"internal-error:{where}: {exc.strerror or exc}")) from None
 
-    def _tool(self, *, write: bool = False, destructive: bool = False) -> Callable[[Callable[..., Any]], Any]:
-        """Register a hand-written tool unless it writes and writes are disabled."""
-        def decorate(fn: Callable[..., Any]) -> Any:
-            if write and not self.write_enabled:
-                return fn
-            annotations = DESTRUCTIVE if destructive else WRITE if write else READ_ONLY
-            description = " ".join((fn.__doc__ or "").split())
-            self.server.add_tool(fn, name=fn.__name__, description=description, annotations=annotations,
-                                 structured_output=False)
-            make_strict(self._find_tool(fn.__name__))  # strict JSON types, unknown arguments refused (.arguments)
-            self._arguments[fn.__name__] = frozenset(
-                name for name in inspect.signature(fn).parameters if name != "ctx")
-            return fn
-        return decorate
-
     # ------------------------------------------------------------------ tools
 
     def _bind_operations(self) -> None:
@@ -266,26 +240,8 @@ class MnemonMcp:
             raise tool_error(exc, operation.mcp.rename) from None
         return operation.text(data) if operation.text is not None else fmt.bounded(str(data))
 
-    def _register_tools(self) -> None:  # noqa: C901 - one closure per tool keeps each next to its schema
-        tool = self._tool
-
-        self._bind_operations()  # the operation layer's tools (mnemon_ls/ops)
-
-        @tool(write=True)
-        async def mnemon_runtime_compact(
-            revision: Annotated[str, Field(description="the plan's revision (from the runtime-capacity error)")],
-            entries: Annotated[list[dict[str, Any]], Field(description="the compacted entries: [{content, importance, sourceIndexes: [1-based plan entry numbers]}], every number exactly once")],
-            target: Annotated[Literal["user", "memory"], Field(description="the full target (user = USER.md)")] = "user",
-            pending: Annotated[dict[str, Any] | None, Field(description="the pending mutation of the plan, applied after the compaction")] = None,
-            workspace: Annotated[str | None, Field(description="Workspace directory when the client has several roots")] = None,
-            ctx: Context | None = None,
-        ) -> str:
-            """Replace the entries of a full USER.md (or MEMORY.md) by a shorter rewrite you made from the numbered
-            plan of the runtime-capacity error, and apply the pending change in the same commit. Every plan entry
-            number goes into exactly one sourceIndexes; never lower an entry's importance; stay within the byte
-            budget. A rule broken changes nothing and names the entry and the rule."""
-            receipt = await self._call(ctx, workspace, lambda h: h.runtime.compact(revision, target, entries, pending))
-            return fmt.runtime_receipt(receipt.to_dict())
+    def _register_tools(self) -> None:
+        self._bind_operations()  # every tool comes from the operation layer (mnemon_ls/ops/tools.py)
 
     # ------------------------------------------------------------------ resources and prompts
 

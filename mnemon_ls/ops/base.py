@@ -22,6 +22,7 @@ above :mod:`mnemon_ls.errors`.
 
 from __future__ import annotations
 
+import string
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Mapping
 
@@ -134,12 +135,21 @@ class CliArg:
     ``True``; another ``default`` is the value the option sets, e.g. ``--replace`` sets ``mode`` to ``replace``),
     ``"clear"`` for an option that sets a list field to ``[]`` (``--no-branches``; refused together with
     another option of the same field), else the value type is the field's (``int``/``float``/``str``);
-    ``dest`` is the name a positional is known by in errors (default the field name); ``path`` makes a
-    relative path absolute against the current directory (a file the command names); ``convert`` turns
-    the typed text into the field's value (``--routes`` JSON) and raises
+    ``dest`` is the name argparse keeps the value under (default the field name): a positional is known by
+    it in errors, and two options of one field need their own (``--plan`` and ``--entries``, refused
+    together); ``path`` makes a relative path absolute against the current directory (a file the command
+    names); ``convert`` turns the typed text into the field's value (``--routes`` JSON) and raises
     :class:`~mnemon_ls.errors.InvalidInput` naming the field; ``names_errors`` makes an error about the
     field name the option instead (``--space: ...`` for ``spaceId``; a positional: its ``dest``); ``aliases``
-    are more option strings of the same option (``-o`` for ``--output``)."""
+    are more option strings of the same option (``-o`` for ``--output``).
+
+    ``spread`` names the fields an option's converted value (an object) holds (``--plan FILE``: revision,
+    target, entries, pending): each member it has sets its field, and another option of any of them is
+    refused. ``member`` makes the option fill one member of the objects of a list field (``merge``): the
+    field's first declared option with a member (``--merge 2,3``) starts a new object each time it is
+    given, its other member options (``--as TEXT``, ``--importance``) set their member on the object started
+    last; one given before any start, or twice for one object, is refused, as is an object missing a
+    ``required`` member; ``convert`` applies to the member's value."""
 
     field: str
     flag: str | None = None
@@ -156,6 +166,8 @@ class CliArg:
     convert: Callable[[str], Any] | None = None
     names_errors: bool = False
     aliases: tuple[str, ...] = ()
+    spread: tuple[str, ...] = ()
+    member: str | None = None
 
 
 @dataclass(frozen=True)
@@ -173,7 +185,9 @@ class CliCommand:
     is the process's exit code for a result (default 0: ``provider test`` exits 1 when the test failed).
     ``to_file(data, file)``, when given, lets the command write its text to a file: it then takes ``--output
     FILE``, writes the text there (mode 0600, replaced atomically) instead of printing it, and prints the line
-    ``to_file`` returns (``--json``: ``{file, bytes}``)."""
+    ``to_file`` returns (``--json``: ``{file, bytes}``). ``error_text(error)``, when given, says an error of
+    the command in a person's words (a full USER.md: the commands that make room) or returns ``None``
+    (the error's own message); ``--json`` keeps the error's data and message."""
 
     path: tuple[str, ...]
     help: str
@@ -188,6 +202,7 @@ class CliCommand:
     to_file: Callable[[Any, str], str] | None = None
     gather: Callable[[Any, Any], Mapping[str, Any]] | None = None
     exit_code: Callable[[Any], int] | None = None
+    error_text: Callable[[Any], str | None] | None = None
 
     def flag_of(self, field_name: str) -> str | None:
         """The option an error about ``field_name`` names (``"--space"``; :attr:`CliArg.names_errors`), or
@@ -230,7 +245,8 @@ class Operation:
     #: Run under the root's pack gate (every operation but the pack commands, which take it themselves).
     gated: bool = True
     #: Title of the progress a surface shows while it runs (the LSP request then also takes
-    #: ``workDoneToken``); ``None``: the operation reports none.
+    #: ``workDoneToken``); ``None``: the operation reports none. ``{name}`` in it is the params' attribute
+    #: ``name`` (``"Compacting {file}"``: :meth:`progress_title`).
     progress: str | None = None
 
     @property
@@ -239,6 +255,13 @@ class Operation:
         if self.cli is None:
             return ()
         return self.cli if isinstance(self.cli, tuple) else (self.cli,)
+
+    def progress_title(self, params: Any) -> str | None:
+        """:attr:`progress` with each ``{name}`` filled from ``params`` (``None`` when it reports none)."""
+        if self.progress is None:
+            return None
+        names = [name for _, name, _, _ in string.Formatter().parse(self.progress) if name]
+        return self.progress.format(**{name: getattr(params, name) for name in names})
 
     @property
     def writes(self) -> bool:

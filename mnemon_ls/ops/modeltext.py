@@ -43,11 +43,42 @@ def runtime_receipt(data: Mapping[str, Any]) -> str:
     maintenance = data.get("maintenance")
     if maintenance:  # capacity maintenance: where each archived entry went
         lines.append(f"maintenance ({maintenance['kind']}): {maintenance['summary']}")
+        if maintenance["kind"] == "local-compaction":
+            lines.extend(f"  {line}" for line in compaction_lines(maintenance, data["usage"]["limit"]))
         lines.extend(f"  entry {a['sourceIndex']} -> {a['destination']['reference']}: {a['summary'][:80]}"
                      for a in maintenance["archived"][:20])
         if len(maintenance["archived"]) > 20:
             lines.append(f"  ... {len(maintenance['archived']) - 20} more (`mnemon-ls runtime archived` lists all)")
     return "\n".join(lines)
+
+
+def compaction_lines(maintenance: Mapping[str, Any], limit: int) -> list[str]:
+    """What a compaction (``maintenance`` of kind ``local-compaction``) changed, one line each, numbered as the
+    plan (``runtime list``) was: ``merged 2, 3 into: <text>``, ``rewrote 4 as: <text>``, ``dropped 5``,
+    ``unchanged: 1, 6`` and ``USER.md: <before> -> <after> of <limit> UTF-8 bytes``."""
+    from ..runtime.model import PROJECTION_FILES
+
+    def numbers(values: Sequence[int]) -> str:
+        return ", ".join(str(v) for v in values)
+
+    gone = {a["sourceIndex"] for a in maintenance.get("archived", [])}
+    lines, unchanged = [], []
+    for entry in maintenance.get("entries", []):
+        sources = entry["sourceIndexes"]
+        if len(sources) > 1:
+            lines.append(f"merged {numbers(sources)} into: {_clip(entry['content'], 160)}")
+        elif sources and sources[0] in gone:
+            lines.append(f"rewrote {sources[0]} as: {_clip(entry['content'], 160)}")
+        else:
+            unchanged.extend(sources)
+    if maintenance.get("dropped"):
+        lines.append(f"dropped {numbers(maintenance['dropped'])}")
+    if unchanged:
+        lines.append(f"unchanged: {numbers(unchanged)}")
+    if "bytesBefore" in maintenance:
+        lines.append(f"{PROJECTION_FILES[maintenance['target']]}: {maintenance['bytesBefore']} -> "
+                     f"{maintenance['bytesAfter']} of {limit} UTF-8 bytes")
+    return lines
 
 
 def receipt(data: Mapping[str, Any]) -> str:

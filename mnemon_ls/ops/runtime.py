@@ -1,5 +1,6 @@
 """Runtime memory operations: add, replace or remove one entry (``runtime.mutate``), the store as it is
-(``runtime.snapshot`` for editors, ``runtime.list`` for a person) and ``runtime.recover``.
+(``runtime.snapshot`` for editors, ``runtime.list`` for a person), ``runtime.recover``, and the compaction of a
+full target (``runtime.compact``); what capacity maintenance moved out of MEMORY.md is :mod:`.runtime_archived`.
 
 A mutation is validated whole when its params are parsed (:func:`mnemon_ls.runtime.ops.validate_request`:
 target, action, importance, branches, texts), so a bad request is refused before any store is opened.
@@ -7,6 +8,15 @@ It then runs :meth:`mnemon_ls.host.WorkspaceHost.mutate_runtime`: a MEMORY.md mu
 archives the overflow first (``runtimeMemory.maintenance: archive``; the receipt's ``maintenance`` says what
 went where), and a hand edit the commit would overwrite is saved and named in ``preserved``. The command
 line imports hand edits of USER.md/MEMORY.md first (it has no file watcher), printing each on stderr.
+
+A full USER.md is ``runtime-capacity`` with the compaction plan in ``data.maintenance``
+(:func:`mnemon_ls.runtime.compaction.plan_data`); the language server also announces it as
+``mnemon/maintenanceRequired`` (an observer, :mod:`mnemon_ls.lsp.maintenance`), and the command line tells a
+person the commands that make room (:func:`capacity_text`). ``runtime.compact`` takes either an assistant's
+rewrite of the numbered plan (``entries``) or a person's changes (``merge``/``drop``, numbered as ``runtime
+list`` prints them), checked by the same Host rules (:mod:`mnemon_ls.runtime.compaction`); its receipt says
+what was merged into what, what was dropped and the bytes before and after. The language server sends
+``mnemon/maintenanceCompleted`` and announces hand edits the commit saved aside through its observers.
 """
 
 from __future__ import annotations
@@ -18,7 +28,7 @@ from typing import Any, Literal
 from pydantic import Field, PrivateAttr, model_validator
 
 from ..errors import InvalidInput
-from ..runtime.model import PROJECTION_FILES, TARGETS, parse_timestamp_ms
+from ..runtime.model import IMPORTANCES, PROJECTION_FILES, TARGETS, parse_timestamp_ms
 from . import modeltext
 from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
 
@@ -84,6 +94,63 @@ class RuntimeRecoverParams(WorkspaceParams):
     """``runtime recover``: ``{workspace?}``."""
 
 
+_ENTRIES_SCHEMA = {"type": "array", "items": {"type": "object"}}
+
+
+class RuntimeCompactParams(WorkspaceParams):
+    """``mnemon/runtime/compact``: ``{workspace?, target? (user), revision?, entries? | merge?/drop?, pending?}``.
+
+    Either ``entries``, an assistant's rewrite of the numbered plan (``revision`` required: the plan's), or a
+    person's changes, ``merge`` and/or ``drop`` (entry numbers as ``runtime list`` prints them; ``revision``
+    optional: the current one, fenced). Shapes are checked here (:func:`mnemon_ls.runtime.compaction.person_form`);
+    the rules over the plan under the store's lock.
+    """
+
+    target: Literal["user", "memory"] = Field("user", description="the target to compact: user = USER.md "
+                                                                   "(default), memory = MEMORY.md")
+    revision: str | None = Field(None, description="the revision the entry numbers refer to: required with entries "
+                                                   "(the plan's, data.maintenance.revision); optional with merge/drop "
+                                                   "(default: the current one)")
+    entries: Any = Field(None, json_schema_extra=_ENTRIES_SCHEMA, description=(
+        "an assistant's rewrite of the numbered plan: [{content, importance, sourceIndexes: [1-based plan entry "
+        "numbers], branches?}], every number in exactly one entry"))
+    merge: Any = Field(None, json_schema_extra=_ENTRIES_SCHEMA, description=(
+        "a person's changes instead of entries: [{sourceIndexes: [entry numbers], content: the merged text, "
+        "importance? (default the highest of its entries)}]; entries neither merged nor dropped stay as they are"))
+    drop: Any = Field(None, json_schema_extra={"type": "array", "items": {"type": "integer"}}, description=(
+        "entry numbers to drop (with or without merge); what is dropped is kept word for word in runtime/archived/"))
+    pending: Any = Field(None, json_schema_extra={"type": "object"}, description=(
+        "the plan's pending mutation {action, content?, oldText?, importance?, branches?}, applied in the same commit"))
+    _form: Any = PrivateAttr(None)
+
+    @model_validator(mode="after")
+    def _checked(self) -> "RuntimeCompactParams":
+        from ..runtime import compaction
+
+        person = self.merge is not None or self.drop is not None
+        if self.entries is not None and person:
+            raise InvalidInput("merge" if self.merge is not None else "drop", "cannot be combined with entries "
+                               "(entries rewrites the whole plan; merge and drop name only the changes)")
+        if self.entries is None and not person:
+            raise InvalidInput("entries", "is required: give entries (an assistant's rewrite of the numbered plan) or "
+                                          "merge and/or drop (entry numbers, as `mnemon-ls runtime list` prints them)")
+        if self.entries is not None and self.revision is None:
+            raise InvalidInput("revision", "is required with entries (the plan's revision: data.maintenance.revision)")
+        if person:
+            self._form = compaction.person_form(self.merge, self.drop)  # raises InvalidInput naming merge[i]/drop[k]
+        return self
+
+    @property
+    def form(self) -> Any:
+        """The person's :class:`~mnemon_ls.runtime.compaction.PersonForm`, or ``None`` (``entries`` given)."""
+        return self._form
+
+    @property
+    def file(self) -> str:
+        """``USER.md`` or ``MEMORY.md`` (the progress title)."""
+        return PROJECTION_FILES[self.target]
+
+
 # ------------------------------------------------------------------ runs
 
 
@@ -109,7 +176,12 @@ def _recover(call: Call, _p: Any) -> list[dict[str, Any]]:
     return [store.recover() | {"store": str(store.runtime_dir)} for store in call.host.runtime.stores]
 
 
-# ------------------------------------------------------------------ text
+def _compact(call: Call, p: RuntimeCompactParams) -> dict[str, Any]:
+    runtime = call.host.runtime
+    revision = p.revision if p.form is None else runtime.compaction_revision(p.target, p.revision)
+    if call.progress is not None:
+        call.progress("Checking the compaction against the plan", None)
+    return runtime.compact(revision, p.target, p.entries, p.pending, form=p.form).to_dict()
 
 
 def _receipt_cli_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
@@ -145,6 +217,123 @@ def _list_warnings(_data: dict[str, Any], call: Call) -> list[str]:
         *state.entry_problems, *state.capacity_problems]
 
 
+def capacity_text(error: Any) -> str | None:
+    """A full USER.md (``runtime-capacity`` with a compaction plan) in a person's words: what the change needs,
+    then the commands that make room (``runtime list`` numbers the entries, ``runtime compact --merge ... --as
+    ... --drop ...`` merges and drops them) or the other ways out; ``None`` for any other error."""
+    plan = error.data.get("maintenance") if getattr(error, "code", None) == "runtime-capacity" else None
+    if not isinstance(plan, dict) or not isinstance(plan.get("entries"), list):
+        return None
+    data, target, count = error.data, plan["target"], len(plan["entries"])
+    numbers = list(range(1, count + 1))
+    merge, drop = numbers[:2], numbers[2:3]
+    example = f"--merge {','.join(map(str, merge))} --as \"one shorter text\"" + (f" --drop {drop[0]}" if drop else "")
+    said = (f"merges entries {' and '.join(map(str, merge))} into that text" if len(merge) > 1
+            else "rewrites entry 1 as that text") + (f" and drops entry {drop[0]}" if drop else "")
+    return (f"{plan['file']} is full: this change needs {data['projected']} of {data['limit']} UTF-8 bytes (now "
+            f"{data['used']}). Make room, then run this command again: `mnemon-ls runtime list --target {target}` "
+            f"numbers its {count} entr{'y' if count == 1 else 'ies'}; `mnemon-ls runtime compact --target {target} "
+            f"{example}` {said} (the entries left may use at most {plan['budgetBytes']} UTF-8 bytes for this "
+            "change to fit; what leaves is kept word for word in runtime/archived/). Or remove an entry (`mnemon-ls runtime "
+            f"remove --target {target} --old-text TEXT`) or raise the limit (--{target}-limit-bytes, setting "
+            f"runtimeMemory.{target}LimitBytes).")
+
+
+def _compact_error_text(error: Any) -> str | None:
+    """``runtime compact`` given nothing to do, in the command line's words; ``None`` for any other error."""
+    if getattr(error, "field", None) == "entries" and str(getattr(error, "rule", "")).startswith("is required:"):
+        return ("nothing to compact: give --merge N,M --as TEXT and/or --drop N (entry numbers as `mnemon-ls runtime "
+                "list --target user` prints them), or an assistant's rewrite with --plan FILE or --entries FILE "
+                "--revision REVISION")
+    return None
+
+
+def _compact_cli_text(data: dict[str, Any], call: Call, _p: Any) -> str:
+    maintenance = data["maintenance"]
+    count = data["entryCount"]
+    what = "replaced or dropped" if maintenance.get("dropped") else "replaced"
+    lines = [f"{data['message']} {PROJECTION_FILES[data['target']]}: {count} {'entry' if count == 1 else 'entries'}, "
+             f"{data['usage']['used']}/{data['usage']['limit']} UTF-8 bytes; revision {data['revision'][:12]}; "
+             f"{len(maintenance['archived'])} {what} entries kept in "
+             f"{call.host.runtime.store_for(data['target']).archive_dir}"]
+    lines += [f"  {line}" for line in modeltext.compaction_lines(maintenance, data["usage"]["limit"])]
+    return "\n".join(lines)
+
+
+def _json_file(value: str, field: str) -> Any:
+    """JSON from the file ``value`` (``-``: standard input); :class:`InvalidInput` naming ``field``."""
+    import sys
+
+    try:
+        if value == "-":
+            raw = sys.stdin.buffer.read()
+        else:
+            with open(value, "rb") as handle:
+                raw = handle.read()
+    except OSError as exc:
+        raise InvalidInput(field, f"{value} cannot be read ({exc.strerror or exc})") from None
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidInput(field, f"is not UTF-8 JSON ({exc})") from None
+
+
+_PLAN_KEYS = ("revision", "target", "entries", "pending")
+
+
+def _plan_file(value: str) -> dict[str, Any]:
+    """``--plan FILE``: the whole request ``{revision, target, entries, pending?}`` as params."""
+    request = _json_file(value, "plan")
+    if not isinstance(request, dict):
+        raise InvalidInput("plan", "must be a JSON object {revision, target, entries, pending?}")
+    unknown = sorted(set(request) - set(_PLAN_KEYS))
+    if unknown:
+        raise InvalidInput(f"plan.{unknown[0]}", "is not a known field (revision, target, entries, pending)")
+    return {key: request[key] for key in _PLAN_KEYS if request.get(key) is not None}
+
+
+def _pending_json(value: str) -> Any:
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput("pending", f"is not JSON ({exc})") from None
+
+
+def _entry_numbers(flag: str) -> Any:
+    """``2,3`` as ``[2, 3]`` (the numbers ``runtime list`` prints); :class:`InvalidInput` naming ``flag``."""
+    def convert(value: str) -> list[int]:
+        parts = [part.strip() for part in value.split(",")]
+        if not parts or not all(part.isdigit() for part in parts):
+            raise InvalidInput(flag, f"must be entry numbers like 2,3 (as `mnemon-ls runtime list` prints them; got "
+                                     f"{value!r})")
+        return [int(part) for part in parts]
+    return convert
+
+
+_COMPACT_ARGS = (
+    CliArg("merge", flag="--merge", member="sourceIndexes", metavar="N,M", convert=_entry_numbers("--merge"),
+           help="entry numbers (as `runtime list --target user` prints them) to merge into the text of the --as "
+                "that follows (repeatable)"),
+    CliArg("merge", flag="--as", member="content", metavar="TEXT", required=True,
+           help="the text the entries of the --merge before it become"),
+    CliArg("merge", flag="--importance", member="importance", choices=IMPORTANCES,
+           help="importance of that merged entry (default: the highest of its entries)"),
+    CliArg("drop", flag="--drop", metavar="N,M", convert=_entry_numbers("--drop"), names_errors=True,
+           help="entry numbers to drop; what leaves is kept word for word in runtime/archived/"),
+    CliArg("target", flag="--target", help="compacted target (default user)"),
+    CliArg("entries", flag="--plan", dest="plan", metavar="FILE", convert=_plan_file, spread=_PLAN_KEYS,
+           help="JSON {revision, target, entries: [{content, importance, sourceIndexes}], pending?} ('-' reads "
+                "standard input)"),
+    CliArg("entries", flag="--entries", metavar="FILE", convert=lambda value: _json_file(value, "entries"),
+           help="JSON list [{content, importance, sourceIndexes}] ('-' reads standard input); needs --revision"),
+    CliArg("revision", flag="--revision", names_errors=True,
+           help="the revision the numbers refer to: the plan's (data.maintenance.revision) with --entries; with "
+                "--merge/--drop optional (`runtime list --json` prints it; default: the current one)"),
+    CliArg("pending", flag="--pending", metavar="JSON", convert=_pending_json,
+           help="the plan's pending mutation as JSON {action, content?, oldText?, importance?}"),
+)
+
+
 _MUTATE_TOOL = McpTool(
     "mnemon_runtime_memory",
     "Add, replace or remove one entry of Runtime memory, the hot memory in every wake snapshot. Use target=user for "
@@ -172,7 +361,7 @@ def _mutate_cli(action: str, help_text: str) -> CliCommand:
         "when MEMORY.md overflows, which Memory Space takes which entries: "
         "'[{\"sourceIndexes\": [1, 2], \"spaceId\": \"default\"}]' covering every entry once")))
     return CliCommand(("runtime", action), help_text, tuple(args), text=_receipt_cli_text, fixed={"action": action},
-                      hand_edits_first=True)
+                      hand_edits_first=True, error_text=capacity_text)
 
 
 OPERATIONS = (
@@ -199,4 +388,25 @@ OPERATIONS = (
         "Quarantine a damaged memories.json and restore every recoverable entry.", effect="write",
         cli=CliCommand(("runtime", "recover"), "quarantine a damaged memories.json and restore every recoverable entry",
                        text=lambda d, _c, _p: "\n".join(f"{r['store']}: {r['message']}" for r in d))),
+    Operation(
+        "runtime.compact", RuntimeCompactParams, _compact,
+        "Compact a full USER.md (or MEMORY.md): an assistant's rewrite of the numbered plan of its capacity error "
+        "(entries), or a person's merges and drops (merge, drop); the pending change lands in the same commit and "
+        "what leaves is kept word for word in runtime/archived/.", effect="write",
+        text=modeltext.runtime_receipt, progress="Compacting {file}",
+        lsp=LspMethod("mnemon/runtime/compact"),
+        mcp=McpTool(
+            "mnemon_runtime_compact",
+            "Replace the entries of a full USER.md (or MEMORY.md) by a shorter rewrite you made from the numbered plan "
+            "of the runtime-capacity error, and apply the pending change in the same commit. Every plan entry number "
+            "goes into exactly one sourceIndexes; never lower an entry's importance; stay within the byte budget. "
+            "Instead of entries, merge ([{sourceIndexes, content}]) and drop ([numbers]) name only the changes; "
+            "entries neither merged nor dropped stay. A rule broken changes nothing and names the entry and the rule.",
+            fields=("revision", "entries", "target", "pending", "merge", "drop", "workspace"),
+            narrow={"entries": list[dict[str, Any]] | None, "pending": dict[str, Any] | None,
+                    "merge": list[dict[str, Any]] | None, "drop": list[int] | None}),
+        cli=CliCommand(("runtime", "compact"),
+                       "make room in a full USER.md/MEMORY.md: merge or drop numbered entries, or commit the plan an "
+                       "assistant rewrote", _COMPACT_ARGS, text=_compact_cli_text, hand_edits_first=True,
+                       error_text=_compact_error_text)),
 )

@@ -103,12 +103,14 @@ def _raw(operation: Operation, arguments: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def argument_name(field: str, rename: Mapping[str, str] | None = None) -> str:
-    """The tool argument an error's ``field`` names: snake_case (``spaceId`` -> ``space_id``; a dotted path
-    keeps its dots), then the tool's own name for it (``rename``: field -> argument)."""
+    """The tool argument an error's ``field`` names: its head in snake_case (``spaceId`` -> ``space_id``), then
+    the tool's own name for it (``rename``: field -> argument); what follows the head names keys inside the
+    JSON the caller wrote and keeps their spelling (``merge[0].sourceIndexes``, ``routes[0].spaceId``)."""
     import re
 
-    snake = re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "_" + m.group(1).lower(), field)
-    return (rename or {}).get(snake, snake)
+    head, rest = re.match(r"([^.\[]*)(.*)", field, re.S).groups()
+    snake = re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "_" + m.group(1).lower(), head)
+    return (rename or {}).get(snake, snake) + rest
 
 
 @dataclass(frozen=True)

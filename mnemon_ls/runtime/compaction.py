@@ -9,6 +9,14 @@ on the plan re-read under the lock, and commits the compaction and the pending m
 (:meth:`mnemon_ls.runtime.store.RuntimeStore.compact_plan`). The same works for ``target=memory`` when a
 person or assistant prefers rewriting to archiving.
 
+A person compacts without rewriting every entry: the *person's form* (:class:`PersonForm`, :func:`person_form`)
+names only the changes, ``merge`` (entry numbers that become one new text) and ``drop`` (entry numbers that
+leave); :func:`person_entries` turns it into the full list of entries over the plan (every entry neither
+merged nor dropped stays as it is), checked by the same rules. The numbers are the plan's, which are those
+``mnemon-ls runtime list --target user`` prints (the target's valid entries in stored order; with a pending
+replace or remove the plan leaves out the entry it changes). Dropped entries are kept word for word in the
+local archive like replaced ones.
+
 Pure: nothing here reads or writes a file. "bytes" are UTF-8 bytes.
 """
 
@@ -116,9 +124,14 @@ class Problem:
         return {"field": self.field, "rule": self.rule}
 
 
-def derive_candidates(raw_entries: Any, plan: "MaintenancePlan") -> tuple[list[ops.Candidate], int]:
+def derive_candidates(raw_entries: Any, plan: "MaintenancePlan", dropped: Sequence[int] = (),
+                      person: bool = False) -> tuple[list[ops.Candidate], int]:
     """Check a proposed compaction of ``plan`` against every rule of reference 4.4 and return the
     candidates to commit (in the proposed order) and the byte budget.
+
+    ``dropped``: plan indexes that leave without a successor (the person's form, already checked by
+    :func:`person_entries`: in range, each once, in no entry's ``sourceIndexes``); they count as covered.
+    ``person`` words the budget rule for a person (what the file would use, what to do).
 
     ``raw_entries``: ``[{content, importance, sourceIndexes: [int, ...], branches?}]``. Rules, each
     violation one :class:`Problem` naming the entry: an object; content valid after normalization (not
@@ -144,7 +157,7 @@ def derive_candidates(raw_entries: Any, plan: "MaintenancePlan") -> tuple[list[o
         raise InvalidInput("entries", f"there is nothing to compact: {PROJECTION_FILES[target]} has no entries "
                                       "besides the pending change")
     problems: list[Problem] = []
-    used_by: dict[int, int] = {}
+    used_by: dict[int, int] = {index: -1 for index in dropped}
     seen: dict[str, int] = {}
     candidates: list[ops.Candidate] = []
     # the pending and the removed/replaced content are compared up to case, whitespace and punctuation
@@ -193,10 +206,14 @@ def derive_candidates(raw_entries: Any, plan: "MaintenancePlan") -> tuple[list[o
         problems.append(Problem("entries", f"does not cover source index {shown} (every index 1..{count} must be "
                                            "in exactly one entry's sourceIndexes)"))
     total = joined_bytes(c.content for c in candidates)
-    if total > budget:
+    if total > budget and person:
+        problems.append(Problem("entries", f"{PROJECTION_FILES[target]} would still use {total} UTF-8 bytes for its "
+                                           f"entries, over the budget of {budget} (70% of the {plan.limit}-byte "
+                                           "limit, minus the pending change); merge, shorten or drop more entries"))
+    elif total > budget:
         problems.append(Problem("entries", f"use {total} UTF-8 bytes joined, over the budget of {budget} "
                                            f"(floor(limit x 0.7) minus the pending entry); shorten or merge more"))
-    if not problems and count and len(candidates) == count and all(
+    if not problems and count and not dropped and len(candidates) == count and all(
             (c.content, c.importance, c.branches) == (e.content, e.importance, e.branches)
             and item.get("sourceIndexes") == [index]
             for index, (c, e, item) in enumerate(zip(candidates, plan.entries, raw_entries), start=1)):
@@ -233,7 +250,8 @@ def _source_indexes(problems: list[Problem], raw: Any, where: str, count: int, u
             problems.append(Problem(field, f"index {index} is out of range 1..{count}"))
         elif index in used_by:
             other = used_by[index]
-            also = "earlier in this entry" if other == position else f"also in entries[{other}].sourceIndexes"
+            also = ("earlier in this entry" if other == position else "also dropped" if other < 0
+                    else f"also in entries[{other}].sourceIndexes")
             problems.append(Problem(field, f"index {index} is used twice ({also}); each index exactly once"))
         else:
             used_by[index] = position
@@ -253,14 +271,181 @@ def _branches(problems: list[Problem], item: dict[str, Any], where: str, target:
     return next(iter(scopes)) if scopes else ()
 
 
+@dataclass(frozen=True, slots=True)
+class Merge:
+    """One merge of the person's form: plan entries ``sources`` (1-based, each once) become one entry
+    ``content`` (normalized) of ``importance`` (``None``: the highest importance of its sources) and
+    ``branches`` (``None``: inherited from the sources, which must then share one scope)."""
+
+    sources: tuple[int, ...]
+    content: str
+    importance: str | None = None
+    branches: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class PersonForm:
+    """A compaction as a person says it: ``merges`` and the plan indexes to ``drop``; every other entry
+    stays as it is (:func:`person_entries`)."""
+
+    merges: tuple[Merge, ...]
+    drop: tuple[int, ...]
+
+    def with_contents(self, contents: Sequence[str]) -> "PersonForm":
+        """The same form with each merge's content replaced (the redaction pass)."""
+        return PersonForm(tuple(Merge(m.sources, c, m.importance, m.branches) for m, c in zip(self.merges, contents)),
+                          self.drop)
+
+
+def _numbers(raw: Any, where: str, what: str) -> tuple[int, ...]:
+    """A list of distinct entry numbers (integers >= 1) or :class:`InvalidInput` naming ``where[k]``."""
+    if isinstance(raw, (str, bytes)) or not isinstance(raw, Sequence):
+        raise InvalidInput(where, f"must be a list of entry numbers ({what}, e.g. [2, 3])")
+    seen: list[int] = []
+    for k, index in enumerate(raw):
+        if isinstance(index, bool) or not isinstance(index, int) or index < 1:
+            raise InvalidInput(f"{where}[{k}]", f"must be an entry number (an integer >= 1, got {index!r})")
+        if index in seen:
+            raise InvalidInput(f"{where}[{k}]", f"entry {index} is named twice")
+        seen.append(index)
+    return tuple(seen)
+
+
+def person_form(merge: Any, drop: Any) -> PersonForm:
+    """The person's form checked without the plan: ``merge`` ``[{sourceIndexes: [int >= 1, ...], content,
+    importance?, branches?}]`` or ``None``, ``drop`` ``[int >= 1, ...]`` or ``None``, at least one merge or
+    drop in all. Contents are normalized and checked like any entry (no ``§``, at most 8192 bytes);
+    ``importance`` is critical, normal or low. Raises :class:`InvalidInput` naming ``merge[i].<field>`` or
+    ``drop[k]``; the ranges and overlaps are checked on the plan (:func:`person_entries`)."""
+    merges: list[Merge] = []
+    if merge is not None:
+        if isinstance(merge, (str, bytes)) or not isinstance(merge, Sequence):
+            raise InvalidInput("merge", "must be a list of {sourceIndexes, content, importance?}")
+        for i, item in enumerate(merge):
+            where = f"merge[{i}]"
+            if not isinstance(item, dict):
+                raise InvalidInput(where, "must be an object {sourceIndexes, content, importance?}")
+            unknown = sorted(set(item) - {"sourceIndexes", "content", "importance", "branches"})
+            if unknown:
+                raise InvalidInput(f"{where}.{unknown[0]}", "is not a known field (sourceIndexes, content, importance, "
+                                                            "branches)")
+            if item.get("sourceIndexes") is None:
+                raise InvalidInput(f"{where}.sourceIndexes", "is required: the numbers of the entries to merge")
+            sources = _numbers(item["sourceIndexes"], f"{where}.sourceIndexes", "the entries to merge")
+            if not sources:
+                raise InvalidInput(f"{where}.sourceIndexes", "must name at least one entry")
+            content = validate_content(item.get("content"), f"{where}.content")
+            importance = item.get("importance")
+            if importance is not None:
+                importance = validate_importance(importance, f"{where}.importance")
+            merges.append(Merge(sources, content, importance, item.get("branches")))
+    dropped = _numbers(drop, "drop", "the entries to drop") if drop is not None else ()
+    if not merges and not dropped:
+        raise InvalidInput("merge" if merge is not None else "drop",
+                           "names no change: give at least one merge or one entry to drop")
+    return PersonForm(tuple(merges), dropped)
+
+
+def person_entries(form: PersonForm, plan: "MaintenancePlan") -> tuple[list[dict[str, Any]], tuple[int, ...],
+                                                                        list[str]]:
+    """The person's form over ``plan``: the full entries list (plan order: a merge stands where its first
+    source stood; entries neither merged nor dropped stay as they are), the dropped indexes and, for each
+    entry of the list, the field that names it in an error (``merge[i]`` or ``entries[k]``).
+
+    Rules (each broken one an :class:`InvalidInput` with ``data.problems``): every number in ``1..N``
+    (N = the plan's entries), merged or dropped once; a merge's importance not lower than its sources'
+    highest (default: that highest); a merged text not the text of an entry that stays or of another merge.
+    The result is then checked by :func:`derive_candidates` (budget, pending, branches, something changes).
+    """
+    count = len(plan.entries)
+    name = PROJECTION_FILES[plan.target]
+    if count == 0:
+        raise InvalidInput("merge" if form.merges else "drop", f"there is nothing to compact: {name} has no entries "
+                                                               "besides the pending change")
+    problems: list[Problem] = []
+    owner: dict[int, str] = {}
+
+    def claim(index: int, field: str, how: str) -> None:
+        if not 1 <= index <= count:
+            problems.append(Problem(field, f"entry {index} does not exist: {name} has entries 1..{count}"))
+        elif index in owner:
+            both = "in two merges" if owner[index] == how else "both merged and dropped"
+            problems.append(Problem(field, f"entry {index} is {both}; each entry is merged or dropped once"))
+        else:
+            owner[index] = how
+
+    for i, merge in enumerate(form.merges):
+        for k, index in enumerate(merge.sources):
+            claim(index, f"merge[{i}].sourceIndexes[{k}]", "merged")
+    for k, index in enumerate(form.drop):
+        claim(index, f"drop[{k}]", "dropped")
+    importances: list[str] = []
+    for i, merge in enumerate(form.merges):
+        sources = [(s, plan.entries[s - 1].importance) for s in merge.sources if 1 <= s <= count]
+        index, highest = max(sources, key=lambda pair: _LEVEL[pair[1]], default=(0, "low"))
+        if merge.importance is not None and _LEVEL[merge.importance] < _LEVEL[highest]:
+            problems.append(Problem(f"merge[{i}].importance", f"lowers importance: entry {index} is {highest}, this "
+                                                              f"merge {merge.importance}"))
+        importances.append(merge.importance or highest)
+    staying = {match_key(plan.entries[i - 1].content): i for i in range(1, count + 1) if i not in owner}
+    merged: dict[str, int] = {}
+    for i, merge in enumerate(form.merges):
+        key = match_key(merge.content)
+        if key in staying:
+            problems.append(Problem(f"merge[{i}].content", f"is the text of entry {staying[key]}, which stays as it "
+                                                           f"is (merge or drop entry {staying[key]} too)"))
+        elif key in merged:
+            problems.append(Problem(f"merge[{i}].content", f"repeats merge[{merged[key]}].content"))
+        merged.setdefault(key, i)
+    if problems:
+        first = problems[0]
+        more = f" ({len(problems) - 1} more problems in data.problems)" if len(problems) > 1 else ""
+        raise InvalidInput(first.field, first.rule + more, problems=[p.to_dict() for p in problems])
+    starts = {min(m.sources): i for i, m in enumerate(form.merges)}
+    entries: list[dict[str, Any]] = []
+    names: list[str] = []
+    for index in range(1, count + 1):
+        if index in starts:
+            i = starts[index]
+            merge = form.merges[i]
+            item: dict[str, Any] = {"content": merge.content, "importance": importances[i],
+                                    "sourceIndexes": list(merge.sources)}
+            if merge.branches is not None:
+                item["branches"] = merge.branches
+            entries.append(item)
+            names.append(f"merge[{i}]")
+        elif index not in owner:
+            entry = plan.entries[index - 1]
+            entries.append({"content": entry.content, "importance": entry.importance, "sourceIndexes": [index]})
+            names.append(f"entries[{len(entries) - 1}]")
+    return entries, form.drop, names
+
+
+def renamed(error: InvalidInput, names: Sequence[str]) -> InvalidInput:
+    """``error`` (of :func:`derive_candidates` over :func:`person_entries`' list) with each ``entries[k]``
+    field named as the person named it (``names[k]``: ``merge[i]``)."""
+    def one(field: str) -> str:
+        if not field.startswith("entries["):
+            return field
+        position, _, rest = field[len("entries["):].partition("]")
+        return names[int(position)] + rest if position.isdigit() and int(position) < len(names) else field
+
+    data = {k: v for k, v in error.data.items() if k not in ("field", "rule")}
+    if isinstance(data.get("problems"), list):
+        data["problems"] = [{**p, "field": one(p["field"])} for p in data["problems"]]
+    return InvalidInput(one(error.field), error.rule, **data)
+
+
 def receipt_data(plan: "MaintenancePlan", entries: list[dict[str, Any]], revision: str, used: int, limit: int,
-                 archive_path: str) -> dict[str, Any]:
+                 archive_path: str, dropped: Sequence[int] = ()) -> dict[str, Any]:
     """``maintenance`` of a committed compaction, in the shape of
     :class:`mnemon_ls.maintenance.receipt.MaintenanceReceipt` (``kind`` ``local-compaction``): ``archived``
     lists every plan entry whose text is gone (kept word for word in the local archive
     ``runtime/archived/memories.jsonl``), ``entries`` the compacted entries with their ``sourceIndexes``,
-    ``bytesFreed`` = projected bytes of the plan minus bytes used after, ``memoryBodyIds`` ``[]`` (the
-    profile never leaves the machine)."""
+    ``dropped`` the plan indexes dropped without a successor, ``bytesBefore``/``bytesAfter`` the target's
+    UTF-8 bytes before and after the commit (after: the pending change included), ``bytesFreed`` =
+    projected bytes of the plan minus bytes used after, ``memoryBodyIds`` ``[]`` (the profile never leaves
+    the machine)."""
     kept_keys = {match_key(e["content"]) for e in entries}
     archived = []
     for index, entry in enumerate(plan.entries, start=1):
@@ -271,13 +456,19 @@ def receipt_data(plan: "MaintenancePlan", entries: list[dict[str, Any]], revisio
                          "destination": {"kind": "local-archive", "reference": "runtime/archived/memories.jsonl",
                                          "path": archive_path}})
     name = PROJECTION_FILES[plan.target]
-    summary = (f"Compacted {name}: {len(entries)} entr{'y' if len(entries) == 1 else 'ies'} replace "
-               f"{len(plan.entries)} ({used}/{limit} bytes); the replaced text is kept in runtime/archived/")
+    if dropped:
+        summary = (f"Compacted {name}: {len(entries)} entr{'y' if len(entries) == 1 else 'ies'} replace "
+                   f"{len(plan.entries) - len(dropped)}, {len(dropped)} dropped ({used}/{limit} bytes); the replaced "
+                   "and dropped text is kept in runtime/archived/")
+    else:
+        summary = (f"Compacted {name}: {len(entries)} entr{'y' if len(entries) == 1 else 'ies'} replace "
+                   f"{len(plan.entries)} ({used}/{limit} bytes); the replaced text is kept in runtime/archived/")
     return {"kind": KIND, "runId": uuid.uuid4().hex, "target": plan.target, "planRevision": plan.revision,
             "revision": revision, "archived": archived,
             "destinations": [{"kind": "local-archive", "path": archive_path, "count": len(archived)}] if archived else [],
             "bytesFreed": max(0, plan.projected - used), "kept": len(entries), "summary": summary,
-            "entries": entries, "memoryBodyIds": []}
+            "entries": entries, "dropped": sorted(dropped), "bytesBefore": plan.used, "bytesAfter": used,
+            "memoryBodyIds": []}
 
 
 def parse_pending(raw: Any, target: Target) -> ops.MutationRequest | None:
@@ -299,5 +490,5 @@ def parse_pending(raw: Any, target: Target) -> ops.MutationRequest | None:
         raise InvalidInput(f"pending.{exc.field}", exc.rule) from None
 
 
-__all__ = ["KIND", "METHOD", "Problem", "budget_of", "derive_candidates", "parse_pending", "pending_request",
-           "plan_data", "receipt_data"]
+__all__ = ["KIND", "METHOD", "Merge", "PersonForm", "Problem", "budget_of", "derive_candidates", "parse_pending",
+           "pending_request", "person_entries", "person_form", "plan_data", "receipt_data", "renamed"]

@@ -131,14 +131,18 @@ class RuntimeSource:
             expected_revision, request, candidates, max_bytes, archive_locally=archive_locally,
             before_commit=before_commit), scrub)
 
-    def compact(self, expected_revision: Any, target: Any, entries: Any, pending: Any = None) -> Receipt:
-        """The compaction an assistant proposed for a full target (``mnemon/runtime/compact``, ``mnemon-ls
-        runtime compact``): ``entries`` ``[{content, importance, sourceIndexes, branches?}]`` over the plan
-        in ``data.maintenance`` of the ``runtime-capacity`` error, ``pending`` that error's pending mutation
+    def compact(self, expected_revision: Any, target: Any, entries: Any, pending: Any = None, *,
+                form: Any = None) -> Receipt:
+        """The compaction proposed for a full target (``runtime.compact``: ``mnemon/runtime/compact``,
+        ``mnemon_runtime_compact``, ``mnemon-ls runtime compact``): ``entries`` ``[{content, importance,
+        sourceIndexes, branches?}]`` over the plan in ``data.maintenance`` of the ``runtime-capacity`` error,
+        or (``entries`` ``None``) ``form``, a person's merges and drops
+        (:class:`~mnemon_ls.runtime.compaction.PersonForm`); ``pending`` that error's pending mutation
         (``{action, content?, oldText?, importance?, branches?}`` or ``None``), ``expected_revision`` the
-        plan's revision (the owning store's). Contents pass the redaction pass first (field
-        ``entries[i].content``). See :meth:`RuntimeStore.compact_plan` for the rules and the receipt;
-        raises :class:`~mnemon_ls.errors.InvalidInput` (``data.problems``) or ``revision-conflict``."""
+        plan's revision (the owning store's; :meth:`compaction_revision`). Contents pass the redaction pass
+        first (field ``entries[i].content`` / ``merge[i].content``). See :meth:`RuntimeStore.compact_plan` for
+        the rules and the receipt; raises :class:`~mnemon_ls.errors.InvalidInput` (``data.problems``) or
+        ``revision-conflict``."""
         from .compaction import parse_pending
         from .model import validate_target
 
@@ -151,8 +155,25 @@ class RuntimeSource:
             entries = [{**item, "content": scrub.text(f"entries[{index}].content", item["content"])}
                        if isinstance(item, dict) and isinstance(item.get("content"), str) else item
                        for index, item in enumerate(entries)]
-        return _with_redactions(self.store_for(target).compact_plan(expected_revision, target, entries, request),
-                                scrub)
+        if form is not None:
+            form = form.with_contents([scrub.text(f"merge[{i}].content", m.content) for i, m in enumerate(form.merges)])
+        return _with_redactions(self.store_for(target).compact_plan(expected_revision, target, entries, request,
+                                                                    form=form), scrub)
+
+    def compaction_revision(self, target: Target, given: str | None) -> str:
+        """The revision a person's compaction of ``target`` is fenced by: the owning store's current one when
+        ``given`` is ``None``; the owning store's revision of the same read when ``given`` is the effective
+        revision of :meth:`read` (what ``mnemon-ls runtime list --json`` and ``mnemon/runtime/snapshot``
+        print; it differs from the store's under ``runtimeUserScope=global``); else ``given`` (a stale one
+        is ``revision-conflict`` at the commit). Reads only."""
+        store = self.store_for(target)
+        if self.user_store is self.memory_store:
+            return store.read().revision if given is None else given
+        user_state, memory_state = self.user_store.read(), self.memory_store.read()
+        own = user_state if target == "user" else memory_state
+        if given is None or given == self._effective(user_state, memory_state).revision:
+            return own.revision
+        return given
 
     def scrub(self, request: ops.MutationRequest) -> tuple[ops.MutationRequest, Scrubber]:
         """The redaction pass of ``settings.secrets`` over a validated request (:mod:`mnemon_ls.redact`):

@@ -148,11 +148,14 @@ class RuntimeMaintenance:
                              archive_locally=archive_locally, before_commit=before_commit)
 
     def compact_plan(self, expected_revision: str, target: Target, entries: Any,
-                     request: ops.MutationRequest | None = None) -> Receipt:
+                     request: ops.MutationRequest | None = None, *,
+                     form: compaction.PersonForm | None = None) -> Receipt:
         """Commit an assistant's compaction of ``target`` and the pending ``request`` in one commit.
 
         ``entries`` is ``[{content, importance, sourceIndexes, branches?}]`` over the numbered plan of
-        ``request`` (``data.maintenance`` of its ``runtime-capacity`` error). Under the lock the revision
+        ``request`` (``data.maintenance`` of its ``runtime-capacity`` error); or, with ``entries`` ``None``,
+        ``form`` is a person's merges and drops over that plan (:func:`~mnemon_ls.runtime.compaction.person_entries`
+        makes the full list under the lock; an error names ``merge[i]``/``drop[k]``). Under the lock the revision
         must still be ``expected_revision`` (:class:`RevisionConflict`), then every rule of reference 4.4
         is checked on the plan re-read there (:func:`~mnemon_ls.runtime.compaction.derive_candidates`:
         :class:`InvalidInput` naming the entry and the rule, ``data.problems`` all of them). The replaced
@@ -170,15 +173,24 @@ class RuntimeMaintenance:
         def derive(state: StoreState, outcome: ops.MutationOutcome | None) -> tuple[list[ops.Candidate], int]:
             base = outcome or ops.MutationOutcome(state.entries, False, "")
             plan = self._plan_of(state, base, request or ops.MutationRequest("compact", target))  # type: ignore[arg-type]
-            candidates, budget = compaction.derive_candidates(entries, plan)
-            chosen["plan"] = plan
+            raw, dropped = entries, ()
+            if form is not None:
+                raw, dropped, names = compaction.person_entries(form, plan)
+                try:
+                    candidates, budget = compaction.derive_candidates(raw, plan, dropped, person=True)
+                except InvalidInput as exc:
+                    raise compaction.renamed(exc, names) from None
+            else:
+                candidates, budget = compaction.derive_candidates(raw, plan)
+            chosen["plan"], chosen["dropped"] = plan, dropped
             chosen["entries"] = [{**c.to_dict(), "sourceIndexes": list(e["sourceIndexes"])}
-                                 for c, e in zip(candidates, entries)]
+                                 for c, e in zip(candidates, raw)]
             return candidates, budget
 
         receipt = self._compact(expected_revision, target, (), None, request, derive=derive)
         maintenance = compaction.receipt_data(chosen["plan"], chosen["entries"], receipt.revision, receipt.used,
-                                              receipt.limit, str(self.archive_dir / "memories.jsonl"))
+                                              receipt.limit, str(self.archive_dir / "memories.jsonl"),
+                                              chosen["dropped"])
         return replace(receipt, detail={**receipt.detail, "maintenance": maintenance})
 
     def _compact(

@@ -1,6 +1,8 @@
-"""The Neovim plugin's capacity maintenance notices (editors/neovim/lua/mnemon/maintenance.lua), end to end:
-real headless Neovim (0.7.2 and 0.11), real mnemon-ls, real repository. A full USER.md is an actionable
-WARN message with :MnemonCompactRequest / :MnemonOpenUserFile; a compaction ends with a short INFO message.
+"""The Neovim plugin's capacity maintenance notices (editors/neovim/lua/mnemon/maintenance.lua) and
+:MnemonCompact (editors/neovim/lua/mnemon/compact.lua), end to end: real headless Neovim (0.7.2 and 0.11),
+real mnemon-ls, real repository. A full USER.md is one actionable WARN message with :MnemonCompact /
+:MnemonCompactRequest / :MnemonOpenUserFile; a compaction ends with one INFO message saying what changed. The
+user's picks go through the vim.ui stubs of test_neovim_manage.py.
 """
 
 from __future__ import annotations
@@ -9,8 +11,10 @@ import json
 from pathlib import Path
 
 from .nvim_helpers import Session
-from .test_neovim import INFO, WARN, binary, make_workspace, session  # noqa: F401  (fixtures)
+from .test_neovim import ERROR, INFO, WARN, binary, make_workspace, session  # noqa: F401  (fixtures)
+from .test_neovim_manage import UI, answer
 
+SEP = "\n\u00a7\n"
 ENTRIES = [("prefers tabs over spaces in Go", "normal"), ("never force-push to main, ever", "critical"),
            ("likes short commit subject li", "low")]
 REQUEST = """
@@ -41,7 +45,8 @@ def test_full_user_md_is_actionable_and_compaction_is_announced(session: Session
     plan = failed["err"]["data"]["maintenance"]
     note = session.wait_note("USER.md is full: compact it with your assistant, or open it", mark)
     assert note["level"] == WARN
-    assert ":MnemonCompactRequest copies the request for your assistant, :MnemonOpenUserFile opens it" in note["msg"]
+    assert (":MnemonCompact merges or drops entries, :MnemonCompactRequest copies the request for your assistant, "
+            ":MnemonOpenUserFile opens it") in note["msg"]
 
     session.nv.command("MnemonCompactRequest")
     text = "\n".join(session.nv.current.buffer[:])
@@ -64,3 +69,91 @@ def test_full_user_md_is_actionable_and_compaction_is_announced(session: Session
     assert note["level"] == INFO
     assert (runtime / "USER.md").read_text() == \
         "Go tabs; never force-push main\n\u00a7\nshort commit subjects\n\u00a7\nworks in UTC+2 hours\n"
+
+
+COMPACT = """
+T.result = nil
+require('mnemon.compact').compact({}, function(err, receipt) T.result = { err = err, receipt = receipt } end)
+"""
+
+
+def compact(session: Session, *answers: str) -> dict:
+    """:MnemonCompact through its Lua entry point with scripted picks; the callback's {err, receipt}."""
+    answer(session, *answers)
+    session.lua(COMPACT)
+    session.wait("T.result ~= nil", "the compaction's callback")
+    return session.lua("return T.result")
+
+
+def test_compact_merges_or_drops_picked_entries_with_the_pending_change(session: Session, tmp_path: Path) -> None:
+    _repo, repo_dir, notes, runtime = make_workspace(tmp_path)
+    session.setup({"storageScope": "workspace", "runtimeUserScope": "storage", "runtimeMemory": {"userLimitBytes": 120}})
+    session.open(notes)
+    session.wait_attached()
+    session.lua(UI)
+    for content, importance in ENTRIES:
+        call(session, "mnemon/runtime/mutate", {"action": "add", "target": "user", "content": content,
+                                                "importance": importance})
+    mark = session.mark()
+    call(session, "mnemon/runtime/mutate", {"action": "add", "target": "user", "content": "works in UTC+2 hours"})
+    session.wait_note("USER.md is full", mark)
+
+    # from the plan: numbered as `mnemon-ls runtime list --target user`; the pending add lands with it
+    mark = session.mark()
+    result = compact(session, "1. prefers", "2. never", "Done", "Merge into one entry", "Go tabs; no force-push")
+    assert result.get("err") is None and result["receipt"]["maintenance"]["entries"][0]["sourceIndexes"] == [1, 2]
+    shown = session.lua("return T.shown")
+    assert shown[0] == ["[ ] 1. prefers tabs over spaces in Go (30 bytes)",
+                        "[ ] 2. never force-push to main, ever (critical; 30 bytes)",
+                        "[ ] 3. likes short commit subject li (low; 29 bytes)",
+                        "Done: merge or drop the 0 picked entries"]
+    assert shown[2][:2] == ["[x] 1. prefers tabs over spaces in Go (30 bytes)",
+                            "[x] 2. never force-push to main, ever (critical; 30 bytes)"]
+    assert shown[3] == ["Merge into one entry", "Drop"]
+    note = session.wait_note("mnemon: Compacted USER.md: 2 entries replace 3 (79/120 bytes)", mark)
+    assert note["level"] == INFO
+    assert note["msg"].split("\n")[1:] == ["  merged 1, 2 into: Go tabs; no force-push", "  unchanged: 3",
+                                           "  USER.md: 97 -> 79 UTF-8 bytes"]
+    assert (runtime / "USER.md").read_text() == SEP.join(
+        ["Go tabs; no force-push", "likes short commit subject li", "works in UTC+2 hours"]) + "\n"
+
+    # no plan any more: numbered from the snapshot; drop one
+    mark = session.mark()
+    result = compact(session, "2. likes", "Done", "Drop")
+    assert result.get("err") is None
+    note = session.wait_note("mnemon: Compacted USER.md", mark)
+    assert note["msg"].split("\n")[1:] == ["  dropped 2", "  unchanged: 1, 3", "  USER.md: 79 -> 46 UTF-8 bytes"]
+    assert (runtime / "USER.md").read_text() == SEP.join(["Go tabs; no force-push", "works in UTC+2 hours"]) + "\n"
+    assert "likes short commit subject li" in (runtime / "archived" / "USER.md").read_text()
+    assert [n["level"] for n in session.notes()[mark:]] == [INFO]  # one message for one compaction
+
+
+def test_a_refused_compaction_is_one_error_and_a_full_user_md_one_warning(session: Session, tmp_path: Path) -> None:
+    _repo, repo_dir, notes, runtime = make_workspace(tmp_path)
+    session.setup({"storageScope": "workspace", "runtimeUserScope": "storage", "runtimeMemory": {"userLimitBytes": 120}})
+    session.open(notes)
+    session.wait_attached()
+    session.lua(UI)
+    for content, importance in ENTRIES:
+        call(session, "mnemon/runtime/mutate", {"action": "add", "target": "user", "content": content,
+                                                "importance": importance})
+    # an edit from :MnemonEntries that does not fit: the server's full-USER.md notice is the one message
+    mark = session.mark()
+    answer(session, "likes short", "Edit", "likes short commit subject lines, written in the imperative mood")
+    session.lua("T.result = nil; require('mnemon.manage').entries({ target = 'user' }, function(err) "
+                "T.result = { err = err } end)")
+    session.wait("T.result ~= nil", "the edit's callback")
+    session.wait_note("USER.md is full", mark)
+    call(session, "mnemon/status", {})  # a round trip: whatever the failure sends has arrived
+    assert [n["level"] for n in session.notes()[mark:]] == [WARN]
+
+    before = (runtime / "memories.json").read_bytes()
+    mark = session.mark()
+    result = compact(session, "1. prefers", "Done", "Merge into one entry", "x" * 90)
+    assert result["err"]["code"] == "invalid-input"
+    notes_after = session.notes()[mark:]
+    assert [n["level"] for n in notes_after] == [ERROR]
+    # the plan of the failed edit (a replace of entry 3, pending) numbers entries 1 and 2, budget 84 - 64 - 4
+    assert notes_after[0]["msg"].startswith("mnemon: not compacted: entries: USER.md would still use 124 UTF-8 bytes "
+                                            "for its entries, over the budget of 16")
+    assert (runtime / "memories.json").read_bytes() == before

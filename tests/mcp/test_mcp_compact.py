@@ -42,3 +42,31 @@ async def test_full_user_md_plan_and_compact(workspace: Path, data_dir: Path) ->
         assert text(done).startswith("Entry added. Compacted user: kept 2 of 2. USER.md: 3 entries, 79/120 UTF-8 bytes")
     assert (data_dir / "runtime" / "USER.md").read_text() == \
         "Go tabs; never force-push main\n\u00a7\nshort commit subjects\n\u00a7\nworks in UTC+2 hours\n"
+
+
+async def test_merge_and_drop_name_only_the_changes(workspace: Path, data_dir: Path) -> None:
+    """A person's form through the tool (issue 23 item 9): no revision (the current one), ``merge`` and ``drop``
+    numbered as the plan; the answer says what was merged into what, what was dropped and the bytes."""
+    args = ["--workspace", str(workspace), "--scope", "custom", "--data-dir", str(data_dir),
+            "--runtime-user-scope", "storage", "--user-limit-bytes", "120"]
+    async with mcp_session(args) as session:
+        for content, importance in ENTRIES:
+            await session.call_tool("mnemon_runtime_memory", {"action": "add", "target": "user", "content": content,
+                                                              "importance": importance})
+        bad = await session.call_tool("mnemon_runtime_compact", {"merge": [{"sourceIndexes": [1, 4], "content": "x"}]})
+        assert bad.is_error and text(bad) == ("Error executing tool mnemon_runtime_compact: invalid-input: "
+                                              "merge[0].sourceIndexes[1]: entry 4 does not exist: USER.md has entries "
+                                              "1..3")
+        done = await session.call_tool("mnemon_runtime_compact", {
+            "merge": [{"sourceIndexes": [2, 1], "content": "Go tabs; never force-push main"}], "drop": [3]})
+        assert not done.is_error, text(done)
+        lines = text(done).splitlines()
+        assert re.fullmatch(r"Compacted user: kept 1 of 1\. USER\.md: 1 entry, 30/120 UTF-8 bytes; revision [0-9a-f]{12}",
+                            lines[0])
+        assert lines[1:5] == [
+            "maintenance (local-compaction): Compacted USER.md: 1 entry replace 2, 1 dropped (30/120 bytes); the "
+            "replaced and dropped text is kept in runtime/archived/",
+            "  merged 2, 1 into: Go tabs; never force-push main",
+            "  dropped 3",
+            "  USER.md: 97 -> 30 of 120 UTF-8 bytes"]
+    assert (data_dir / "runtime" / "USER.md").read_text() == "Go tabs; never force-push main\n"

@@ -29,6 +29,6 @@ async def test_an_overflowing_add_reports_the_archival_and_bad_routes_name_the_f
         result = await session.call_tool("mnemon_runtime_memory", {
             "action": "add", "content": fact(99), "routes": [{"sourceIndexes": [0], "spaceId": "default"}]})
         assert result.is_error and text(result).endswith(
-            "invalid-input: routes[0].source_indexes[0]: must be an integer >= 1 (got 0)")
+            "invalid-input: routes[0].sourceIndexes[0]: must be an integer >= 1 (got 0)")  # the key the caller wrote
     lines = (data_dir / "runtime" / "archived" / "lineage.jsonl").read_text().splitlines()
     assert lines and all(json.loads(line)["kind"] == "local-archive" for line in lines)

@@ -989,6 +989,21 @@ def lsp_cases() -> list[Case]:
     add("documents/list: final", D + "list", {})
     add("spaces/list: final", S + "list", {})
     add("records/list: final", RC + "list", {})
+
+    # ---- a person's compaction (merge/drop; issue 23 item 9), after the final state so it changes no answer above
+    add("mutate: user short fact", M, {"action": "add", "target": "user", "content": "Works in UTC+2."})
+    add("compact (person): with entries", C, {"revision": "0" * 64, "entries": [], "drop": [1]})
+    add("compact (person): names nothing", C, {"merge": [], "drop": []})
+    add("compact (person): drop out of range", C, {"drop": [9]})
+    add("compact (person): drop not a number", C, {"drop": ["2"]})
+    add("compact (person): merge without content", C, {"merge": [{"sourceIndexes": [1, 3]}]})
+    add("compact (person): merge lowers importance", C, {"merge": [{"sourceIndexes": [1, 3], "content": "x",
+                                                                    "importance": "low"}]})
+    add("compact (person): merged and dropped", C, {"merge": [{"sourceIndexes": [1], "content": "x"}], "drop": [1]})
+    add("compact (person): stale revision", C, {"revision": "0" * 64, "drop": [2]})
+    add("compact (person): merge and drop", C, {"merge": [{"sourceIndexes": [1, 3], "content":
+                                                           "Prefers short answers; works in UTC+2."}], "drop": [2]})
+    add("runtime/snapshot: after the person's compaction", "mnemon/runtime/snapshot", {})
     return cases
 
 
@@ -1247,6 +1262,17 @@ def mcp_cases() -> list[Case]:
     tool("wake: final", "mnemon_wake", {})
     tool("spaces: list final", SP, {})
     other("resource: wake final", "read_resource", uri="mnemon://wake")
+
+    # ---- a person's compaction (merge/drop; issue 23 item 9), after the final state so it changes no answer above
+    tool("runtime: user short fact", RM, {"action": "add", "target": "user", "content": "Works in UTC+2."})
+    tool("compact (person): with entries", RC, {"revision": "0" * 64, "entries": [], "drop": [1]})
+    tool("compact (person): drop out of range", RC, {"drop": [9]})
+    tool("compact (person): drop not a number", RC, {"drop": ["2"]})
+    tool("compact (person): merge lowers importance", RC, {"merge": [
+        {"sourceIndexes": [1, 3], "content": "x", "importance": "low"}]})
+    tool("compact (person): merge and drop", RC, {"merge": [
+        {"sourceIndexes": [1, 3], "content": "Prefers short answers; works in UTC+2."}], "drop": [2]})
+    other("resource: USER.md after the person's compaction", "read_resource", uri="mnemon://runtime/USER.md")
     return cases
 
 
@@ -1723,6 +1749,24 @@ def cli_cases() -> list[Case]:
     c("runtime list: final --json", "runtime", "list", "--json")
     c("doc list: final", "doc", "list")
     c("space list: final", "space", "list")
+
+    # ---- a person's compaction (--merge/--as/--drop; issue 23 item 9), after the final state
+    c("runtime add: user short fact", "runtime", "add", "--target", "user", "--content", "Works in UTC+2.")
+    c("runtime list: user numbered", "runtime", "list", "--target", "user")
+    c("runtime compact: --as before --merge", "runtime", "compact", "--as", "x", "--merge", "1,3")
+    c("runtime compact: --merge without --as", "runtime", "compact", "--merge", "1,3")
+    c("runtime compact: --merge not numbers", "runtime", "compact", "--merge", "1,x", "--as", "x")
+    c("runtime compact: --drop out of range", "runtime", "compact", "--drop", "9")
+    c("runtime compact: --importance lowers", "runtime", "compact", "--merge", "1,3", "--as", "x", "--importance",
+      "low")
+    c("runtime compact: merged and dropped", "runtime", "compact", "--merge", "1", "--as", "x", "--drop", "1")
+    c("runtime compact: --plan with --revision", "runtime", "compact", "--plan", "-", "--revision", "x", stdin="{}")
+    c("runtime compact: --drop with --entries", "runtime", "compact", "--drop", "2", "--entries", "-", "--revision",
+      "x", stdin="[]")
+    c("runtime compact: stale --revision", "runtime", "compact", "--drop", "2", "--revision", "0" * 64)
+    c("runtime compact: --merge --as --drop", "runtime", "compact", "--merge", "1,3", "--as",
+      "Prefers short answers; works in UTC+2.", "--drop", "2")
+    c("runtime list: after the person's compaction", "runtime", "list", "--target", "user")
     return cases
 
 

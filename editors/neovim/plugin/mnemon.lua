@@ -75,6 +75,14 @@ create("MnemonEntries", run("MnemonEntries"), {
   end,
   desc = "mnemon: pick a USER.md / MEMORY.md entry, then edit, remove, re-scope or change its importance",
 })
+create("MnemonCompact", run("MnemonCompact"), {
+  nargs = "?",
+  complete = function()
+    return { "user", "memory" }
+  end,
+  desc = "mnemon: make room in USER.md (or MEMORY.md): pick numbered entries, then merge them into one text or"
+    .. " drop them",
+})
 create("MnemonSpaces", run("MnemonSpaces"), {
   desc = "mnemon: pick a Memory Space, then activate, deactivate or recall from it",
 })

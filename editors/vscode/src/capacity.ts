@@ -1,11 +1,13 @@
 /**
  * Capacity errors (`runtime-capacity`) and the actions they offer, shared by the Mnemon view and the
  * commands: "Open MEMORY.md" (the projection file), "Remove entries..." (a pick of the target's entries,
- * removed one by one) and "Raise limit" (the `mnemon.runtimeMemory.<target>LimitBytes` setting).
+ * removed one by one) and "Raise limit" (the `mnemon.runtimeMemory.<target>LimitBytes` setting). A full
+ * USER.md is said once, by the server's `mnemon/maintenanceRequired` (src/maintenance.ts), not here.
  */
 
 import * as vscode from "vscode";
 import { errorMessage } from "./format";
+import { announcedByServer } from "./compaction";
 import { asMnemonError, mutate, RequestSender, RuntimeEntry, runtimeSnapshot, status, StatusResult, Target, workspaceFor } from "./requests";
 import { MnemonServer } from "./server";
 import { fileOf, shortLabel } from "./trees";
@@ -29,6 +31,9 @@ export async function showMutationError(ctx: ViewsContext, prefix: string, error
     const mnemon = asMnemonError(error);
     const text = mnemon ? errorMessage(prefix, mnemon) : `Mnemon: ${prefix}: ${error instanceof Error ? error.message : String(error)}`;
     ctx.server.log.error(text);
+    if (announcedByServer(mnemon)) {
+        return; // one failure, one message: the server's mnemon/maintenanceRequired (src/maintenance.ts) says it
+    }
     if (mnemon?.code !== "runtime-capacity") {
         void vscode.window.showErrorMessage(text);
         return;

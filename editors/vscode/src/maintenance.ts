@@ -1,10 +1,14 @@
 /**
  * Capacity maintenance notices (issue 9): a completed maintenance (`mnemon/maintenanceCompleted`) is a
- * short message; a full USER.md (`mnemon/maintenanceRequired`) is an actionable message: compact it with
- * your assistant (the plan is copied as a prompt and the chat is opened with it) or open the file.
+ * short message (after a compaction: what changed); a full USER.md (`mnemon/maintenanceRequired`) is one
+ * actionable message: merge or drop entries yourself (src/compactPick.ts, the plan's numbers; the change
+ * that did not fit lands with it), compact it with your assistant (the plan is copied as a prompt and the
+ * chat is opened with it) or open the file. The request that failed says nothing more
+ * (src/capacity.ts leaves a full USER.md to this message).
  */
 
 import * as vscode from "vscode";
+import { mergeOrDropEntries } from "./compactPick";
 import {
     COMPACT_ACTION,
     compactPrompt,
@@ -12,6 +16,7 @@ import {
     maintenanceCompletedMessage,
     MaintenanceNotification,
     MaintenanceRequiredParams,
+    MERGE_DROP_ACTION,
     OPEN_ACTION,
     USER_FULL_MESSAGE,
 } from "./maintenanceText";
@@ -31,17 +36,19 @@ export function registerMaintenanceNotices(server: MnemonServer, log: vscode.Log
             void vscode.window.showInformationMessage(text);
         }),
         server.onNotification(MaintenanceNotification.required, (params) => {
-            void offerCompaction(params as MaintenanceRequiredParams, log);
+            void offerCompaction(server, params as MaintenanceRequiredParams, log);
         }),
     );
     return disposables;
 }
 
-async function offerCompaction(params: MaintenanceRequiredParams, log: vscode.LogOutputChannel): Promise<void> {
+async function offerCompaction(server: MnemonServer, params: MaintenanceRequiredParams, log: vscode.LogOutputChannel): Promise<void> {
     const message = params.target === "user" ? USER_FULL_MESSAGE : params.message;
     log.warn(`${message} (${params.file})`);
-    const pick = await vscode.window.showWarningMessage(message, COMPACT_ACTION, OPEN_ACTION);
-    if (pick === OPEN_ACTION) {
+    const pick = await vscode.window.showWarningMessage(message, MERGE_DROP_ACTION, COMPACT_ACTION, OPEN_ACTION);
+    if (pick === MERGE_DROP_ACTION) {
+        await mergeOrDropEntries(server, { workspace: params.workspace, target: params.target, plan: params.plan });
+    } else if (pick === OPEN_ACTION) {
         await vscode.window.showTextDocument(vscode.Uri.file(params.file));
     } else if (pick === COMPACT_ACTION) {
         const prompt = compactPrompt(params);

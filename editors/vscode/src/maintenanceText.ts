@@ -1,8 +1,11 @@
 /**
  * Pure text for capacity maintenance notices (issue 9): the short message of
- * `mnemon/maintenanceCompleted` and the actionable "USER.md is full" of `mnemon/maintenanceRequired`,
- * with the prompt an assistant needs to compact. No `vscode` import, unit-tested.
+ * `mnemon/maintenanceCompleted` (after a compaction: what was merged into what, what was dropped, the bytes)
+ * and the actionable "USER.md is full" of `mnemon/maintenanceRequired`, with the prompt an assistant needs
+ * to compact. No `vscode` import, unit-tested.
  */
+
+import { compactionMessage, isCompactionReceipt } from "./compaction";
 
 /** Server -> client notifications of capacity maintenance. */
 export const MaintenanceNotification = {
@@ -13,6 +16,7 @@ export const MaintenanceNotification = {
 /** The message shown for a full USER.md (the server sends the same text in `message`). */
 export const USER_FULL_MESSAGE = "USER.md is full: compact it with your assistant, or open it";
 /** Actions of the "USER.md is full" message. */
+export const MERGE_DROP_ACTION = "Merge or Drop Entries...";
 export const COMPACT_ACTION = "Compact with Assistant";
 export const OPEN_ACTION = "Open USER.md";
 
@@ -56,8 +60,14 @@ export interface MaintenanceCompletedParams {
     receipt: Record<string, unknown>;
 }
 
-/** The short message of a completed maintenance: `Mnemon: <summary>` on one line (at most 200 characters). */
+/**
+ * The short message of a completed maintenance: `Mnemon: <summary>` on one line (at most 200 characters);
+ * for a compaction, what changed (src/compaction.ts {@link compactionMessage}).
+ */
 export function maintenanceCompletedMessage(params: MaintenanceCompletedParams): string {
+    if (isCompactionReceipt(params.receipt)) {
+        return compactionMessage(params.receipt);
+    }
     const summary = (params.summary || `${params.kind} finished`).replace(/\s+/g, " ").trim();
     const text = `Mnemon: ${summary}`;
     return text.length <= 200 ? text : `${text.slice(0, 199)}\u2026`;

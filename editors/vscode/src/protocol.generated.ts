@@ -69,6 +69,7 @@ export const OperationMethod = {
     "records.compact": "mnemon/records/compact",
     "runtime.mutate": "mnemon/runtime/mutate",
     "runtime.snapshot": "mnemon/runtime/snapshot",
+    "runtime.compact": "mnemon/runtime/compact",
     "spaces.list": "mnemon/spaces/list",
     "spaces.create": "mnemon/spaces/create",
     "spaces.update": "mnemon/spaces/update",

@@ -14,6 +14,7 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { openTargetFile, raiseLimit, removeEntries, showMutationError, ViewsContext } from "./capacity";
+import { mergeOrDropEntries } from "./compactPick";
 import { DocumentContents, showPreview } from "./documents";
 import { errorMessage, frontmatterId, oneLine } from "./format";
 import { judgeRecord, listProposals, RECORD_PROPOSED, Verdict, verdictMessage } from "./proposals";
@@ -342,6 +343,10 @@ export class MnemonViews implements vscode.Disposable {
                 return removeEntries(this.ctx, t.workspace, t.target);
             }),
             vscode.commands.registerCommand("mnemon.runtime.raiseLimit", (node?: unknown) => raiseLimit(targetOf(node).target)),
+            vscode.commands.registerCommand("mnemon.runtime.compact", (node?: unknown) => {
+                const t = node ? targetOf(node) : { target: "user" as const }; // the palette: USER.md, the person's
+                return mergeOrDropEntries(this.ctx.server, t).finally(() => this.after(this.runtime));
+            }),
             vscode.commands.registerCommand("mnemon.openDocument", (arg?: unknown) => this.openDocument(arg, true)),
             vscode.commands.registerCommand("mnemon.openDocumentReadOnly", (arg?: unknown) => this.openDocument(arg, false)),
             vscode.commands.registerCommand("mnemon.documents.updateFromSource", (node?: unknown) => this.updateFromSource(ref(node, "document"))),

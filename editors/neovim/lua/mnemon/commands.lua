@@ -48,6 +48,14 @@ local commands = {
     end
     manage.entries({ target = target })
   end),
+  MnemonCompact = guarded("MnemonCompact", function(cmd)
+    local target = cmd.args ~= "" and cmd.args or "user"
+    if target ~= "user" and target ~= "memory" then
+      notify('mnemon: :MnemonCompact takes "user", "memory" or nothing (got "' .. target .. '")', levels.ERROR)
+      return
+    end
+    require("mnemon.compact").compact({ target = target })
+  end),
   MnemonSpaces = guarded("MnemonSpaces", function()
     manage.spaces()
   end),

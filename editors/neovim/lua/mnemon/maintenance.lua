@@ -1,13 +1,17 @@
 -- Capacity maintenance notices (mnemon-ls issue 9).
 --
--- mnemon/maintenanceCompleted {workspace, kind, summary, receipt}: one short message ("mnemon: <summary>").
+-- mnemon/maintenanceCompleted {workspace, kind, summary, receipt}: one message ("mnemon: <summary>"; after a
+-- compaction also what changed: "merged 1, 2 into: ...", "dropped 3", the bytes before and after).
 -- mnemon/maintenanceRequired {workspace, target, file, message, plan}: a full USER.md, shown as the
--- actionable message "USER.md is full: compact it with your assistant, or open it" with the two commands
+-- actionable message "USER.md is full: compact it with your assistant, or open it" with the commands
 -- that do it (no prompt: a prompt would block Neovim):
+--   :MnemonCompact         merge or drop numbered entries yourself (mnemon.compact; the pending change
+--                          lands with it);
 --   :MnemonCompactRequest  puts the compaction request for your assistant (the numbered entries, the
 --                          budget, the revision and the rules of mnemon/runtime/compact) into the
 --                          unnamed and + registers and a scratch buffer;
 --   :MnemonOpenUserFile    opens the full USER.md.
+-- The request that failed is not reported a second time (mnemon.util.fail leaves a full USER.md to this).
 -- Both fire User autocommands (MnemonMaintenanceCompleted, MnemonMaintenanceRequired).
 
 local compat = require("mnemon.compat")
@@ -68,10 +72,56 @@ function M.compact_prompt(params)
   return table.concat(lines, "\n")
 end
 
+--- What a compaction receipt (`receipt` of mnemon/maintenanceCompleted, kind local-compaction) changed, one
+--- line each and numbered as the plan was: "merged 1, 2 into: <text>", "rewrote 4 as: <text>", "dropped 3",
+--- "unchanged: 5", "USER.md: <before> -> <after> UTF-8 bytes". Empty for any other receipt.
+function M.compaction_lines(receipt)
+  if type(receipt) ~= "table" or receipt.kind ~= "local-compaction" then
+    return {}
+  end
+  local gone, lines, unchanged = {}, {}, {}
+  for _, archived in ipairs(receipt.archived or {}) do
+    gone[archived.sourceIndex] = true
+  end
+  local function numbers(list)
+    return table.concat(vim.tbl_map(tostring, list), ", ")
+  end
+  local function clip(text)
+    text = vim.trim(tostring(text):gsub("%s+", " "))
+    return #text > 160 and (text:sub(1, 157) .. "...") or text
+  end
+  for _, entry in ipairs(receipt.entries or {}) do
+    local sources = entry.sourceIndexes or {}
+    if #sources > 1 then
+      table.insert(lines, "merged " .. numbers(sources) .. " into: " .. clip(entry.content))
+    elseif sources[1] and gone[sources[1]] then
+      table.insert(lines, "rewrote " .. tostring(sources[1]) .. " as: " .. clip(entry.content))
+    else
+      vim.list_extend(unchanged, sources)
+    end
+  end
+  if type(receipt.dropped) == "table" and #receipt.dropped > 0 then
+    table.insert(lines, "dropped " .. numbers(receipt.dropped))
+  end
+  if #unchanged > 0 then
+    table.insert(lines, "unchanged: " .. numbers(unchanged))
+  end
+  if present(receipt.bytesBefore) and present(receipt.bytesAfter) then
+    table.insert(lines, string.format("%s: %s -> %s UTF-8 bytes", receipt.target == "memory" and "MEMORY.md"
+      or "USER.md", tostring(receipt.bytesBefore), tostring(receipt.bytesAfter)))
+  end
+  return lines
+end
+
 local function on_completed(_, params, ctx)
   params = params or {}
   record("mnemon/maintenanceCompleted", params, ctx)
-  compat.notify(M.completed_message(params), levels.INFO)
+  local lines = M.compaction_lines(params.receipt)
+  local text = M.completed_message(params)
+  if #lines > 0 then
+    text = text .. "\n  " .. table.concat(lines, "\n  ")
+  end
+  compat.notify(text, levels.INFO)
   compat.user_event("MnemonMaintenanceCompleted", params)
 end
 
@@ -80,8 +130,8 @@ local function on_required(_, params, ctx)
   record("mnemon/maintenanceRequired", params, ctx)
   M.last_required = params
   local message = params.target == "user" and M.USER_FULL_MESSAGE or tostring(params.message)
-  compat.notify("mnemon: " .. message .. " (:MnemonCompactRequest copies the request for your assistant, "
-    .. ":MnemonOpenUserFile opens it)", levels.WARN)
+  compat.notify("mnemon: " .. message .. " (:MnemonCompact merges or drops entries, :MnemonCompactRequest copies "
+    .. "the request for your assistant, :MnemonOpenUserFile opens it)", levels.WARN)
   compat.user_event("MnemonMaintenanceRequired", params)
 end
 

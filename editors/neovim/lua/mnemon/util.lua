@@ -61,10 +61,14 @@ function M.one_line(text, limit)
   return s
 end
 
---- Notify `prefix .. format_error(err)` at ERROR and return the message.
+--- Notify `prefix .. format_error(err)` at ERROR and return the message. A full USER.md (an error carrying
+--- the compaction plan, `data.maintenance`) is not notified here: the server announces it with
+--- mnemon/maintenanceRequired, which mnemon.maintenance shows with what to do (one message, not two).
 function M.fail(prefix, err)
   local msg = "mnemon: " .. prefix .. client.format_error(err)
-  client.notify(msg, levels.ERROR)
+  if not (type(err) == "table" and type(err.data) == "table" and type(err.data.maintenance) == "table") then
+    client.notify(msg, levels.ERROR)
+  end
   return msg
 end
 

@@ -64,6 +64,8 @@ import { conflictMessage, CONTEXT_VALUES, documentsTree, entryStillThere, Node, 
 import { errorMessage } from "../format";
 import { MemoryChangedParams } from "../requests";
 import { invokeTool, TOOLS } from "../tools";
+import { announcedByServer, compactRuntime, numberEntries } from "../compaction";
+import { MaintenanceCompletedParams, maintenanceCompletedMessage, MaintenanceNotification, MaintenanceRequiredParams, USER_FULL_MESSAGE } from "../maintenanceText";
 
 const EXTENSION_DIR = path.resolve(__dirname, "..", "..");
 /** The repository root: the server under test is the one of this tree (after any PYTHONPATH given). */
@@ -940,6 +942,41 @@ describe("contract with the real mnemon-ls server", () => {
         const inspected = await withTimeout(inspectPack(connection, folderUri, withProfile), "inspect");
         assert.equal(inspected.userProfile, user.length);
         assert.equal((await withTimeout(inspectPack(connection, folderUri, without), "inspect")).userProfile, 0);
+    });
+
+    it("compaction: a full USER.md is announced with its plan; a person's merge and drop with its numbers commit the pending change, said once", async () => {
+        const user = (await withTimeout(runtimeSnapshot(connection, folderUri), "user")).entries.filter((e) => e.target === "user");
+        for (const e of user) { // start from an empty USER.md (the pack test above added to it)
+            await withTimeout(mutate(connection, { workspace: folderUri, action: "remove", target: "user", oldText: e.content }), "empty");
+        }
+        const facts = ["alpha", "beta", "gamma"].map((w) => `${w}: ${Array.from({ length: 170 }, (_, i) => `${w}-${i}`).join(" ")}`);
+        for (const content of facts.slice(0, 2)) {
+            await withTimeout(mutate(connection, { workspace: folderUri, action: "add", target: "user", content }), "fill");
+        }
+        const required = nextNotification<MaintenanceRequiredParams>(waiters, MaintenanceNotification.required, () => true);
+        const full = await expectMnemonError(mutate(connection, { workspace: folderUri, action: "add", target: "user", content: facts[2] }), "runtime-capacity");
+        assert.ok(announcedByServer(asMnemonError(full)), "the request's error is left to the notice");
+        const notice = await withTimeout(required, "maintenanceRequired");
+        assert.equal(notice.message, USER_FULL_MESSAGE);
+        const snapshot = await withTimeout(runtimeSnapshot(connection, folderUri), "snapshot");
+        assert.deepEqual(notice.plan.entries, numberEntries(snapshot.entries, "user").map(({ branches, ...e }) => e),
+            "the plan numbers the entries as the snapshot lists them (as `runtime list` prints them)");
+        const completed = nextNotification<MaintenanceCompletedParams>(waiters, MaintenanceNotification.completed, () => true);
+        const result = await withTimeout(compactRuntime(connection, { workspace: folderUri, target: "user", revision: notice.plan.revision,
+            pending: notice.plan.pending, merge: [{ sourceIndexes: [1], content: "alpha: the short form" }], drop: [2] }), "compact");
+        assert.deepEqual(result.maintenance.dropped, [2]);
+        const done = await withTimeout(completed, "maintenanceCompleted");
+        assert.equal(maintenanceCompletedMessage(done), `Mnemon: USER.md compacted: rewrote 1 as “alpha: the short form”; dropped 2; `
+            + `${result.maintenance.bytesBefore} → ${result.maintenance.bytesAfter} bytes (the old text is kept in runtime/archived/).`);
+        const after = (await withTimeout(runtimeSnapshot(connection, folderUri), "after")).entries.filter((e) => e.target === "user");
+        assert.deepEqual(after.map((e) => e.content), ["alpha: the short form", facts[2]]);
+        // a refused compaction changes nothing: entry 3 does not exist now
+        const refused = await expectMnemonError(compactRuntime(connection, { workspace: folderUri, target: "user", drop: [3] }), "invalid-input");
+        assert.equal(errorMessage("not compacted", asMnemonError(refused)!),
+            "Mnemon: not compacted: drop[0]: entry 3 does not exist: USER.md has entries 1..2 [invalid-input]");
+        for (const e of after) {
+            await withTimeout(mutate(connection, { workspace: folderUri, action: "remove", target: "user", oldText: e.content }), "unfill");
+        }
     });
 
     it("shutdown and exit end the server with exit code 0", async () => {
