@@ -32,7 +32,7 @@ from .model import (IMPORTANCES, PROJECTION_FILES, Entry, Target, joined_bytes, 
                     validate_content, validate_importance)
 
 if TYPE_CHECKING:
-    from .store import MaintenancePlan
+    from .state import MaintenancePlan
 
 #: ``maintenance.kind`` of an assistant-proposed compaction (reference 4.4, ``local-compaction``).
 KIND = "local-compaction"

@@ -39,7 +39,6 @@ from ..findings import Finding
 from ..lockinfo import lock_finding
 
 import os
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Collection, Sequence
@@ -63,11 +62,12 @@ from .model import (
     serialize_store,
     used_bytes,
 )
-from .store_maintenance import MaintenancePlan, RuntimeMaintenance
+from .state import MaintenancePlan, Receipt, StoreState
+from .store_maintenance import RuntimeMaintenance
 from .store_repair import SETTLE_MAX_SECONDS, SETTLE_SECONDS, RepairReport, RuntimeRepair
 
-#: Public names; :class:`MaintenancePlan` (:mod:`.store_maintenance`), :class:`RepairReport` and the settle
-#: constants (:mod:`.store_repair`) are re-exported here.
+#: Public names; :class:`MaintenancePlan`, :class:`Receipt` and :class:`StoreState` (:mod:`.state`),
+#: :class:`RepairReport` and the settle constants (:mod:`.store_repair`) are re-exported here.
 __all__ = ["SETTLE_MAX_SECONDS", "SETTLE_SECONDS", "Clock", "MaintenancePlan", "Receipt", "RepairReport",
            "RuntimeStore", "StoreState", "diagnose", "invalid_entry_line", "over_limit_line"]
 
@@ -77,71 +77,6 @@ Clock = Callable[[], datetime]
 
 def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
-
-
-@dataclass(frozen=True, slots=True)
-class StoreState:
-    """What a read saw.
-
-    ``entries`` all entries in stored order; ``revision`` sha256 hex of them; ``exists`` whether
-    ``memories.json`` exists; ``problem`` ``None`` when the truth file is valid, else the reason it
-    is not (then ``entries`` are the recoverable ones: salvaged entries of the damaged file plus any
-    only the last-good copy holds, and writes are refused until ``recover``).
-    """
-
-    entries: tuple[Entry, ...]
-    revision: str
-    exists: bool
-    problem: str | None = None
-
-    def of(self, target: Target) -> tuple[Entry, ...]:
-        """Valid entries of one target, in stored order (those with a ``problem`` are in :meth:`invalid`)."""
-        return tuple(e for e in self.entries if e.target == target and e.problem is None)
-
-    def invalid(self, target: Target | None = None) -> tuple[tuple[int, Entry], ...]:
-        """``(index in memories.json, entry)`` of every entry (of ``target``) that breaks a rule of a new
-        entry: kept in the file, left out of the projections and the wake (see :class:`Entry`)."""
-        return tuple((i, e) for i, e in enumerate(self.entries)
-                     if e.problem is not None and (target is None or e.target == target))
-
-
-
-@dataclass(frozen=True, slots=True)
-class Receipt:
-    """A committed (or no-op) Runtime mutation (reference 3.4 result, plus ``revision`` and ``preserved``).
-
-    ``to_dict()`` gives ``{success, message, target, entryCount, usage: {used, limit}, revision,
-    added | replaced: {from, to} | removed, [similar], [kept, dropped], [preserved]}``; ``entryCount`` and
-    ``usage`` (UTF-8 bytes) are for the mutated target after the change. ``similar`` (an add only) lists
-    the contents of entries of the target that differ from the added one only in case, whitespace or
-    punctuation (:func:`~mnemon_ls.runtime.ops.similar_entries`); nothing is removed for them.
-    """
-
-    message: str
-    target: Target
-    entry_count: int
-    used: int
-    limit: int
-    revision: str
-    changed: bool
-    detail: dict[str, Any] = field(default_factory=dict)
-    preserved: dict[str, str] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON receipt (camelCase)."""
-        data = {
-            "success": True,
-            "message": self.message,
-            "target": self.target,
-            "entryCount": self.entry_count,
-            "usage": {"used": self.used, "limit": self.limit},
-            "revision": self.revision,
-            "changed": self.changed,
-            **self.detail,
-        }
-        if self.preserved:
-            data["preserved"] = self.preserved
-        return data
 
 
 class RuntimeStore(RuntimeMaintenance, RuntimeRepair):

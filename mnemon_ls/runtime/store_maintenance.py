@@ -12,53 +12,15 @@ store's lock, reads and ``_commit`` and are only meant to be called on a ``Runti
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from .. import fsio
 from ..errors import InvalidInput, RevisionConflict, RuntimeCapacityError
 from . import compaction, ops
 from .model import PROJECTION_FILES, Entry, Target, match_key, revision_of, used_bytes, validate_target
-
-if TYPE_CHECKING:
-    from .store import Receipt, StoreState
-
-
-@dataclass(frozen=True, slots=True)
-class MaintenancePlan:
-    """Reference 4.1: what a capacity maintenance would work on, read under the lock.
-
-    ``entries`` are the committed entries of ``target`` minus ``excluded`` (the replaced/removed one),
-    ``pending`` the new entry of an add/replace, byte counts are UTF-8 bytes of the joined target.
-    """
-
-    revision: str
-    action: str
-    target: Target
-    entries: tuple[Entry, ...]
-    pending: Entry | None
-    excluded: Entry | None
-    used: int
-    projected: int
-    limit: int
-    requires_maintenance: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON shape with camelCase keys."""
-        return {
-            "revision": self.revision,
-            "action": self.action,
-            "target": self.target,
-            "entries": [e.to_json() for e in self.entries],
-            "pending": self.pending.to_json() if self.pending else None,
-            "excluded": self.excluded.to_json() if self.excluded else None,
-            "used": self.used,
-            "projected": self.projected,
-            "limit": self.limit,
-            "requiresMaintenance": self.requires_maintenance,
-        }
-
+from .state import MaintenancePlan, Receipt, StoreState
 
 
 class RuntimeMaintenance:

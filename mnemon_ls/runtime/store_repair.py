@@ -23,7 +23,7 @@ from . import handedit
 from .model import PROJECTION_FILES, Entry, Target, match_key, projection_bytes, salvage_store
 
 if TYPE_CHECKING:
-    from .store import StoreState
+    from .state import StoreState
 
 #: Seconds a differing projection must have been left alone before a repair or commit replaces it.
 SETTLE_SECONDS = 0.15
