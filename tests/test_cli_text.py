@@ -135,3 +135,29 @@ def test_off_reason_names_the_switch_that_turned_semantic_recall_off() -> None:
     assert off_reason(auto, {"MNEMON_SEMANTIC": "off"}) == "MNEMON_SEMANTIC=off is set"
     assert off_reason(auto, {}) is None
     assert off_reason(load_settings({"semantic": {"enabled": False}}).semantic, {}) == "semantic.enabled is false"
+
+
+def test_a_remember_that_activates_its_space_says_what_that_changed_and_how_to_undo_it(cli: Cli) -> None:
+    cli.ok("space", "create", "--name", "Default", "--description", "General facts", "--active")
+    cli.ok("space", "create", "--name", "Team", "--description", "What the team agreed")
+    out = cli.ok("remember", "--space", "Team", "We deploy on Fridays").splitlines()
+    assert out[0].startswith("committed: Remembered in Team. (space Team, id ")
+    assert out[1:] == [
+        "Team was inactive: this write made it active. 2 spaces are active now (Default, Team), so `mnemon-ls "
+        "remember` without --space is refused until only one is: name the space (--space Team), or make Team "
+        "inactive again with `mnemon-ls space deactivate Team`."]
+    # What it said: a plain remember is refused now ...
+    refused = cli.run("remember", "A plain fact")
+    assert refused.returncode == 2 and "2 spaces are active (Default, Team)" in refused.stderr, refused.stderr
+    # ... and the command it named makes it work again, into the one active space.
+    cli.ok("space", "deactivate", "Team")
+    assert cli.ok("remember", "A plain fact").startswith("committed: Remembered in Default.")
+    # A name with a space is quoted for the shell; the only active space is said to take plain writes.
+    cli.ok("space", "deactivate", "Default")
+    cli.ok("space", "create", "--name", "Ops notes", "--description", "Runbooks")
+    out = cli.ok("remember", "--space", "Ops notes", "Restart the queue first").splitlines()
+    assert out[1:] == [
+        "Ops notes was inactive: this write made it active. It is the only active space, so `mnemon-ls remember` "
+        "without --space now writes into it; `mnemon-ls space deactivate 'Ops notes'` makes it inactive again."]
+    data = cli.ok_json("remember", "--space", "Team", "We ship on Mondays")
+    assert data["activated"] is True and [s["name"] for s in data["activeSpaces"]] == ["Team", "Ops notes"]

@@ -12,7 +12,9 @@ import asyncio
 import functools
 import hashlib
 import logging
+import shlex
 from pathlib import Path
+from urllib.parse import unquote
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -124,31 +126,59 @@ def _command_arg(model: type, arguments: tuple[Any, ...]) -> Any:
 
 @feature.command(P.CMD_REMEMBER)
 async def remember_selection(ls: LanguageServer, *args: Any) -> dict[str, Any]:
-    """``mnemon.server.rememberSelection {uri, text, branches?, importance?, spaceId?}``: add the text to
-    MEMORY.md (``branches`` scopes it), or with ``spaceId`` remember it in that Memory Space."""
+    """``mnemon.server.rememberSelection {uri, text, branches?, importance?, spaceId?, languageId?, quiet?}``:
+    add the text (a comment without its markers, :func:`selection_text`) to MEMORY.md (``branches`` scopes
+    it), or with ``spaceId`` remember it in that Memory Space. The server's observers hear of the write as
+    of a ``mnemon/runtime/mutate`` or ``mnemon/remember`` (a maintenance receipt, hand edits saved aside)."""
+    from ..ops.registry import operations
     from ..runtime import ops
 
+    a = state = operation = None
     try:
         a = _command_arg(P.RememberArgs, args)
         state = ls.registry.resolve(a.uri, "uri")
+        text = selection_text(ls, a)
+        operation = operations()["spaces.remember" if a.space_id is not None else "runtime.mutate"]
         if a.space_id is not None:
-            return await _remember_in_space(ls, state, a)
-        request = ops.validate_request("add", "memory", a.text, None, a.importance, a.branches)
+            data = await _remember_in_space(ls, state, a, text)
+            ls.observe(state, operation, data, None)
+            return data
+        request = ops.validate_request("add", "memory", text, None, a.importance, a.branches)
         receipt = await asyncio.to_thread(run_held, state.host, state.host.mutate_runtime, request)
     except Exception as exc:  # every failure answers {success: false}, never a traceback
+        if state is not None and operation is not None:
+            ls.observe(state, operation, None, exc)
         exc = _as_domain_error(exc)
-        ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"mnemon: not remembered: {exc.message}"))
+        if not (a is not None and a.quiet):
+            ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"mnemon: not remembered: {exc.message}"))
         return {"success": False, "error": exc.to_dict()}
-    scope = f" for branch {', '.join(request.branches)}" if request.branches and receipt.changed else ""
-    ls.window_show_message(types.ShowMessageParams(
-        types.MessageType.Info,
-        f"mnemon: {receipt.message} MEMORY.md{scope}: {receipt.entry_count} "
-        f"{'entry' if receipt.entry_count == 1 else 'entries'}, {receipt.used}/{receipt.limit} bytes"))
-    return receipt.to_dict() | {"workspace": state.uri}
+    data = receipt.to_dict() | {"workspace": state.uri}
+    ls.observe(state, operation, data, None)
+    if not a.quiet:
+        scope = f" for branch {', '.join(request.branches)}" if request.branches and receipt.changed else ""
+        ls.window_show_message(types.ShowMessageParams(
+            types.MessageType.Info,
+            f"mnemon: {receipt.message} MEMORY.md{scope}: {receipt.entry_count} "
+            f"{'entry' if receipt.entry_count == 1 else 'entries'}, {receipt.used}/{receipt.limit} bytes"))
+    return data
 
 
-async def _remember_in_space(ls: MnemonLanguageServer, state: FolderState, a: Any) -> dict[str, Any]:
-    """The space target of "Remember selection": whitespace-normalized text into Memory Space ``a.space_id``."""
+def selection_text(ls: Any, a: Any) -> str:
+    """The text ``a`` (:class:`~.params.RememberArgs`) asks to remember: a selection that is a comment without
+    its markers (:func:`mnemon_ls.comments.strip_comment_markers`), by ``a.language_id``, else the language
+    id the client opened ``a.uri`` with, else the file name's; any other text as given."""
+    from ..comments import language_for, strip_comment_markers
+
+    language = a.language_id
+    if language is None:
+        opened = ls.workspace.text_documents.get(unquote(a.uri))  # pygls keys its documents by unquoted URI
+        language = getattr(opened, "language_id", None) or language_for(unquote(a.uri))
+    return strip_comment_markers(a.text, language)
+
+
+async def _remember_in_space(ls: MnemonLanguageServer, state: FolderState, a: Any, text: str) -> dict[str, Any]:
+    """The space target of "Remember selection": whitespace-normalized ``text`` into Memory Space ``a.space_id``."""
+    from ..ops.humantext import activation_note
     from ..runtime.model import normalize_text, validate_branches
 
     branches = validate_branches(a.branches, "memory", "branches")  # same rules and field names as MEMORY.md
@@ -157,11 +187,16 @@ async def _remember_in_space(ls: MnemonLanguageServer, state: FolderState, a: An
     branch = branches[0] if branches else None
     importance = {"critical": 5, "normal": 3, "low": 1}.get(a.importance or "normal")
     receipt = await asyncio.to_thread(run_held, state.host, functools.partial(
-        state.host.spaces.remember, normalize_text(a.text), space_id=a.space_id, importance=importance, source="user",
+        state.host.spaces.remember, normalize_text(text), space_id=a.space_id, importance=importance, source="user",
         branch=branch))
     data = receipt.to_dict()
-    ls.window_show_message(types.ShowMessageParams(
-        types.MessageType.Info, f"mnemon: {data.get('message') or data['status']} (space {data.get('spaceName')})"))
+    if not a.quiet:
+        name = shlex.quote(str(data.get("spaceName") or data.get("spaceId")))
+        note = activation_note(data, plain_write="a remember that names no space", name_it=f"name {name}",
+                               deactivate=f"`mnemon-ls space deactivate {name}`")
+        ls.window_show_message(types.ShowMessageParams(
+            types.MessageType.Info, f"mnemon: {data.get('message') or data['status']} (space {data.get('spaceName')})"
+                                    + (f" {note}" if note else "")))
     return data | {"success": True, "workspace": state.uri}
 
 

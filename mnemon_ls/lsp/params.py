@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, StrictBool, ValidationError
 
 from ..ops.base import Params, WorkspaceParams, invalid_input_from, parse_params
 
@@ -47,10 +47,15 @@ class TurnEndParams(_Params):
 
 
 class RememberArgs(_Params):
-    """Argument object of ``mnemon.server.rememberSelection``: ``{uri, text, branches?, importance?, spaceId?}``.
+    """Argument object of ``mnemon.server.rememberSelection``: ``{uri, text, branches?, importance?, spaceId?,
+    languageId?, quiet?}``.
 
     Without ``spaceId`` the text goes to MEMORY.md (``branches`` scopes it); with ``spaceId`` it is
     remembered in that Memory Space (``branches``, at most one name there, adds a ``branch:<name>`` tag).
+    A selection that is a comment loses its comment markers (:mod:`mnemon_ls.comments`) by ``languageId``
+    (the editor's language id of the document; default: the one the client opened the document with, else
+    the file name's). ``quiet``: the client shows the result itself, so the server sends no
+    ``window/showMessage`` for it.
     """
 
     uri: str
@@ -58,6 +63,8 @@ class RememberArgs(_Params):
     branches: list[str] | None = None
     importance: Literal["critical", "normal", "low"] | None = None
     space_id: str | None = Field(None, alias="spaceId")
+    language_id: str | None = Field(None, alias="languageId")
+    quiet: StrictBool = False
 
 
 class ShowWakeArgs(_Params):

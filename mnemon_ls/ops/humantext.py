@@ -225,3 +225,25 @@ def withheld_line(data: Mapping[str, Any], noun: str = "result") -> str | None:
     if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
         return None
     return f"withheld: {_plural(count, noun)} found by meaning alone with low confidence (not sent)"
+
+
+def activation_note(data: Mapping[str, Any], *, plain_write: str, name_it: str, deactivate: str) -> str | None:
+    """What a remember that activated its space changed (seed 000: a write activates an inactive target;
+    without a target exactly one space must be active), or ``None`` when it activated nothing. ``data`` is
+    a ``WriteReceipt.to_dict()`` (``activated``, ``spaceName``, ``activeSpaces``: ``[{id, name}]`` after the
+    write); the surface's words: ``plain_write`` a write without a target (```mnemon-ls remember``` without
+    --space), ``name_it`` how to name this space (``--space Team``), ``deactivate`` the command that makes
+    it inactive again. One line, e.g. ``Team was inactive: this write made it active. 2 spaces are active
+    now (Default, Team), so mnemon-ls remember without --space is refused until only one is: name the
+    space (--space Team), or make Team inactive again with mnemon-ls space deactivate Team.``"""
+    if not data.get("activated"):
+        return None
+    name = data.get("spaceName") or data.get("spaceId")
+    active = [str(s.get("name") or s.get("id")) for s in data.get("activeSpaces") or []]
+    head = f"{name} was inactive: this write made it active."
+    if len(active) <= 1:
+        return (f"{head} It is the only active space, so {plain_write} now writes into it; {deactivate} makes it "
+                "inactive again.")
+    listed = ", ".join(active[:5]) + (", ..." if len(active) > 5 else "")
+    return (f"{head} {_plural(len(active), 'space')} are active now ({listed}), so {plain_write} is refused until "
+            f"only one is: name the space ({name_it}), or make {name} inactive again with {deactivate}.")

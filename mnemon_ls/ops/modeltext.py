@@ -82,14 +82,20 @@ def compaction_lines(maintenance: Mapping[str, Any], limit: int) -> list[str]:
 
 
 def receipt(data: Mapping[str, Any]) -> str:
-    """A Memory Space write receipt: status, message, space and item id."""
+    """A Memory Space write receipt: status, message, space and item id; after a write that activated its
+    space, what that changed for a write without ``space_id`` and how to undo it
+    (:func:`mnemon_ls.ops.humantext.activation_note`)."""
     parts = [f"{data.get('status')}: {data.get('message', '')}".strip()]
     if data.get("spaceId"):
         parts.append(f"space: {data.get('spaceName') or ''} ({data['spaceId']})")
     if data.get("id"):
         parts.append(f"id: {data['id']}")
-    if data.get("activated"):
-        parts.append("the space was activated by this write")
+    from .humantext import activation_note
+
+    note = activation_note(data, plain_write="mnemon_remember without space_id", name_it=f"space_id={data.get('spaceId')}",
+                           deactivate=f"mnemon_memory_spaces action=deactivate space_id={data.get('spaceId')}")
+    if note:
+        parts.append(note)
     return "\n".join(parts)
 
 

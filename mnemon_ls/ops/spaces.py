@@ -8,6 +8,7 @@ them). Recall's branch scope comes from the workspace (``branchRecall``, ``detac
 
 from __future__ import annotations
 
+import shlex
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool
@@ -158,9 +159,11 @@ def _embed(call: Call, p: SpaceIdParams) -> Any:
 def _remember_text(data: dict[str, Any], call: Call, _p: Any) -> str:
     text = (f"{data['status']}: {data.get('message', '')} "
             f"(space {data.get('spaceName') or data.get('spaceId')}, id {data.get('id')})")
-    if data.get("activated"):
-        text += (f"\nthe space was inactive: this write activated it (`mnemon-ls space deactivate "
-                 f"{data.get('spaceId')}` undoes that)")
+    name = shlex.quote(str(data.get("spaceName") or data.get("spaceId")))
+    note = humantext.activation_note(data, plain_write="`mnemon-ls remember` without --space",
+                                     name_it=f"--space {name}", deactivate=f"`mnemon-ls space deactivate {name}`")
+    if note:
+        text += f"\n{note}"
     engine = call.host.semantic
     notice = engine.keyword_notice() if engine is not None and engine.state == "failed" else None
     return text + (f"\nnote: {notice}" if notice else "")

@@ -84,7 +84,10 @@ class SpacesWrites:
         :class:`WriteReceipt`: ``status`` ``committed`` with ``detail`` ``{"action": "added", "edgesCreated",
         "entities", "tags", "createdAt"[, "extracted"][, "redacted"]}`` or ``skipped`` with ``duplicateOf``
         (the existing id, also in ``id``), or, from an extracting provider that kept nothing, ``reason``
-        ``nothing-extracted`` and ``id`` ``None``. ``extracted`` (``[{id, content}]``): the facts an
+        ``nothing-extracted`` and ``id`` ``None``. A committed write into an inactive space activates it:
+        ``activated`` is true and ``detail["activeSpaces"]`` (``[{id, name}]``, registry order) lists the
+        spaces active after it, so a receipt can say whether a write without ``space_id`` still has exactly
+        one target. ``extracted`` (``[{id, content}]``): the facts an
         extracting provider (Mem0 with ``infer``) stored in place of the text. Content, tags and entities pass
         :mod:`mnemon_ls.redact` first (tags and entities as labels: a random-looking word of 20+ characters
         counts as a credential too, :meth:`~mnemon_ls.redact.Scrubber.label`)."""
@@ -110,7 +113,10 @@ class SpacesWrites:
         if raw.get("action") != "skipped" and receipt_status(raw) == "committed" and not record.active:
             record = self.registry.update(record.id, active=True)  # a committed write activates (reference)
             activated = True
-        return self._write_receipt(record, raw, {"entities": entity_list, "tags": tag_list}, scrub, activated)
+        receipt = self._write_receipt(record, raw, {"entities": entity_list, "tags": tag_list}, scrub, activated)
+        if activated:  # what the activation changed: a later write without a target needs exactly one active
+            receipt.detail["activeSpaces"] = [{"id": b.id, "name": b.name} for b in self.state().all if b.active]
+        return receipt
 
     def remember_many(self, space_id: str, items: Sequence[dict[str, Any]], *,
                       require_active: bool = True) -> list[WriteReceipt]:

@@ -43,6 +43,10 @@ WORKSPACE_FILES = {
     "view-note.txt": "The view shows this entry\n",
     "scoped-note.txt": "Only on main: the PELICAN migration is half done\n",
     "decision.txt": "We chose the HERON queue for background jobs\n",
+    # Comments: Remember Selection keeps their words, not their markers (test_view_usability.py).
+    "deploy-note.py": "# Deploy with: make release\n# (it needs the VPN)\nrelease()\n",
+    "schema-note.sql": "-- orders are never deleted, only closed\nSELECT 1;\n",
+    "team-note.txt": "The team reviews every migration on Tuesdays\n",
     # Three entries of 4,850 bytes: two fill MEMORY.md (10,240 bytes by default) past 90%, the third overflows it.
     **{f"filler-{n}.txt": f"Filler {n}: " + " ".join([f"capacity-{n}"] * 440) + "\n" for n in "abc"},
 }

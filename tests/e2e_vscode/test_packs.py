@@ -21,12 +21,12 @@ if not REQUIRED:  # without Playwright a developer's run skips this module (unde
 from playwright.sync_api import expect  # noqa: E402
 
 from tests.e2e_vscode.codeserver import mnemon_cli  # noqa: E402
-from tests.e2e_vscode.workbench import UI_MS  # noqa: E402
+from tests.e2e_vscode.workbench import UI_MS, format_bytes  # noqa: E402
 
 pytestmark = pytest.mark.e2e_vscode
 
 #: The export message (src/requestsPacks.ts exportedMessage): the file, its size, then what was left out.
-EXPORTED = re.compile(r"exported (?P<scope>\S+) pack to (?P<path>\S+) \((?P<bytes>\d+) bytes\)\.")
+EXPORTED = re.compile(r"exported (?P<scope>\S+) pack to (?P<path>\S+) \((?P<size>[\d.]+ (?:B|KiB|MiB))\)\.")
 LEFT_OUT = re.compile(r"USER\.md: (?P<count>\d+) (?:entry|entries) left out \(your user profile stays on this machine")
 CARRIED = re.compile(r"USER\.md: carries (?P<count>\d+) (?:entry|entries) \(your user profile\)")
 PROFILE_OUT, PROFILE_IN = "Leave my user profile out", "Include my user profile"
@@ -92,7 +92,7 @@ def export_from_palette(vscode, scope: str, profile: str | None, name: str, keep
     text = vscode.notification(f"pack to {written}").inner_text()
     said = EXPORTED.search(text)
     assert said and said["path"] == str(written), text
-    assert int(said["bytes"]) == written.stat().st_size, text
+    assert said["size"] == format_bytes(written.stat().st_size), text  # in the extension's one unit rule
     return text, Path(shutil.move(written, keep / name))
 
 

@@ -40,11 +40,16 @@ def test_the_providers_view_lists_providers_and_enables_tests_and_disables_one(c
     view = vscode.view(PROVIDERS)
     holographic = vscode.row(view, "Holographic")
     expect(vscode.description(holographic)).to_contain_text("installed, not configured", timeout=SERVER_MS)
-    # A reference provider that is not installed is listed as such, with no action to pretend otherwise.
+    # A reference provider that is not installed is listed as such (under the one "Not installed" row), with no
+    # action to pretend otherwise.
     missing = next(p["label"] for p in listed.values() if not p["installed"])
+    group = vscode.row(view, "Not installed")
+    group.click()
     expect(vscode.description(vscode.row(view, missing))).to_contain_text("not installed", timeout=UI_MS)
     vscode.row(view, missing).hover()
     expect(vscode.row(view, missing).locator(".actions .action-label")).to_have_count(0, timeout=UI_MS)
+    group.click()  # collapsed again
+    expect(vscode.row(view, missing)).to_have_count(0, timeout=UI_MS)
 
     try:
         vscode.inline_action(holographic, "Enable Provider")

@@ -33,6 +33,18 @@ class Workbench:
         self.page = page
         self.workspace = workspace
 
+    # ---------------------------------------------------------------------------------- screenshots
+
+    def screenshot(self, artifacts: Path, name: str, target: Locator | None = None) -> Path:
+        """Save a PNG of ``target`` (one element; default the whole window) as ``<artifacts>/<name>.png``, for a
+        person to look at what a test checked; returns its path."""
+        path = artifacts / f"{name}.png"
+        if target is None:
+            self.page.screenshot(path=str(path))
+        else:
+            target.screenshot(path=str(path))
+        return path
+
     # ---------------------------------------------------------------------------------- quick input
 
     @property
@@ -129,6 +141,14 @@ class Workbench:
         self.page.keyboard.press("Control+a")
         expect(self.editor.locator(".selected-text").first).to_be_attached(timeout=UI_MS)
 
+    def select_first_lines(self, count: int) -> None:
+        """Select the first ``count`` lines of the active editor (to the start of the next line)."""
+        self.focus_editor()
+        self.page.keyboard.press("Control+Home")
+        for _ in range(count):
+            self.page.keyboard.press("Shift+ArrowDown")
+        expect(self.editor.locator(".selected-text").first).to_be_attached(timeout=UI_MS)
+
     # ---------------------------------------------------------------------------------- notifications
 
     @property
@@ -193,6 +213,14 @@ class Workbench:
         pattern = exact(label) if isinstance(label, str) else label
         return view.locator(".monaco-list-row").filter(has=self.page.locator(".label-name").filter(has_text=pattern))
 
+    def scroll_to_end(self, view: Locator, key: str = "End") -> None:
+        """Scroll the tree of ``view`` to its last row (``key`` ``Home``: its first; a tree draws only the rows in
+        sight): focus its list and press the key, then wait until the list holds its focused row."""
+        tree = view.locator(".monaco-list").first
+        tree.focus()
+        self.page.keyboard.press(key)
+        expect(tree.locator(".monaco-list-row.focused")).to_have_count(1, timeout=UI_MS)
+
     def description(self, row: Locator) -> Locator:
         """The description (grey text after the label) of a tree row."""
         return row.locator(".label-description")
@@ -217,3 +245,30 @@ class Workbench:
         menu.first.hover()
         expect(menu.first.locator(".action-menu-item, .action-label").first).to_be_visible(timeout=UI_MS)
         self.page.keyboard.press("Enter")
+
+
+# -------------------------------------------------------------------------------------- sizes as shown
+
+
+def format_bytes(count: int) -> str:
+    """A byte count as the extension writes it (editors/vscode/src/units.ts ``formatBytes``): ``512 B``,
+    ``8.1 KiB``, ``10 KiB``, ``10 MiB`` (one decimal under 100, dropped when ``.0``; none from 100 on)."""
+    if count < 1024:
+        return f"{count} B"
+
+    def rounded(value: float) -> float:
+        # JavaScript's Math.round (half up), not Python's round (half to even)
+        return float(int(value + 0.5)) if value >= 100 else int(value * 10 + 0.5) / 10
+
+    value, units = count / 1024, ["KiB", "MiB", "GiB", "TiB"]
+    unit = 0
+    while unit < len(units) - 1 and rounded(value) >= 1024:
+        value /= 1024
+        unit += 1
+    return f"{rounded(value):g} {units[unit]}"
+
+
+def format_usage(used: int, limit: int) -> str:
+    """``used of limit`` as the extension writes it (src/units.ts ``formatUsage``)."""
+    a, b = format_bytes(used), format_bytes(limit)
+    return f"{used} B of {limit} B" if a == b and used != limit else f"{a} of {b}"

@@ -176,6 +176,23 @@ def test_spaces_without_git(session: Session, tmp_path: Path) -> None:
     run(session, "MnemonSpaceActivate default", "space Project notes activated")
     assert session.lua("return vim.fn.getcompletion('MnemonSpaceDeactivate ', 'cmdline')") == ["default"]
 
+    # A remember into an inactive space activates it: the receipt says so, names the spaces active now (a
+    # remember that names no space must then name one) and the command that makes it inactive again.
+    answer(session, "What the team agreed")
+    run(session, "MnemonSpaceCreate! Team", "space Team created")
+    team = next(s["id"] for s in session.lua("T.sp = nil; require('mnemon').list_spaces({}, function(e, s) T.sp = s end);"
+                                            " T.wait(T.wait_ms, function() return T.sp ~= nil end); return T.sp")
+                if s["name"] == "Team")
+    assert spaces() == [("Project notes", True), ("Team", False)]
+    mark = session.mark()
+    remember(session, "We deploy on Fridays", space_id=team)
+    note = session.wait_note("Remembered in Team.", mark)
+    assert note["msg"].endswith(
+        f"(the space was inactive and is now active; 2 spaces are active (Project notes, Team), so a remember that "
+        f"names no space must name one; :MnemonSpaceDeactivate {team} makes it inactive again)"), note
+    run(session, f"MnemonSpaceDeactivate {team}", "space Team deactivated")
+    assert spaces() == [("Project notes", True), ("Team", False)]
+
     # An empty and a 101-character name: the server's rule, named; nothing is created.
     before = registry.read_bytes() if registry.exists() else None
     for name in ("", "n" * 101):
@@ -184,7 +201,7 @@ def test_spaces_without_git(session: Session, tmp_path: Path) -> None:
         session.wait("T.c ~= nil", "the refused create")
         note = session.wait_note("space not created", mark)
         assert note["level"] == ERROR and "name" in note["msg"] and "[invalid-input]" in note["msg"], note
-    assert spaces() == [("Project notes", True)]
+    assert spaces() == [("Project notes", True), ("Team", False)]
     assert (registry.read_bytes() if registry.exists() else None) == before
     assert session.nv.vvars["errmsg"] == ""
 

@@ -225,6 +225,22 @@ async def test_every_tool_error_names_the_code_and_changes_nothing(workspace: Pa
         assert files(snapshot(data_dir)) == files(before)
 
 
+async def test_a_remember_that_activates_its_space_tells_the_model_what_changed(workspace: Path, data_dir: Path) -> None:
+    async with mcp_session(args_for(workspace, data_dir)) as session:
+        for name, active in (("Default", True), ("Team", False)):
+            assert not (await call(session, "mnemon_memory_spaces", {
+                "action": "create", "name": name, "description": f"{name} facts", "active": active}))[0]
+        _, listed = await call(session, "mnemon_memory_spaces", {})
+        team = next(line.split(":")[0][2:] for line in listed.splitlines() if ": Team (" in line)
+        error, message = await call(session, "mnemon_remember", {"content": "We deploy on Fridays", "space_id": team})
+        assert not error and message.splitlines()[-1] == (
+            f"Team was inactive: this write made it active. 2 spaces are active now (Default, Team), so "
+            f"mnemon_remember without space_id is refused until only one is: name the space (space_id={team}), or "
+            f"make Team inactive again with mnemon_memory_spaces action=deactivate space_id={team}.")
+        error, message = await call(session, "mnemon_remember", {"content": "A plain fact"})
+        assert error and "2 spaces are active (Default, Team)" in message
+
+
 async def test_workspace_comes_from_the_client_roots_and_is_refused_outside_them(tmp_path: Path) -> None:
     first, second, outside = tmp_path / "first", tmp_path / "second", tmp_path / "outside"
     for path in (first, second, outside):

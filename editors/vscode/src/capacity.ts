@@ -11,6 +11,7 @@ import { announcedByServer } from "./compaction";
 import { asMnemonError, mutate, RequestSender, RuntimeEntry, runtimeSnapshot, status, StatusResult, Target, workspaceFor } from "./requests";
 import { MnemonServer } from "./server";
 import { fileOf, shortLabel } from "./trees";
+import { formatBytes, formatUsage } from "./units";
 
 export interface ViewsContext {
     server: MnemonServer;
@@ -88,12 +89,12 @@ export async function removeEntries(ctx: ViewsContext, workspace: string | undef
             .sort((a, b) => Buffer.byteLength(b.content) - Buffer.byteLength(a.content))
             .map((entry) => ({
                 label: shortLabel(entry.content),
-                description: `${Buffer.byteLength(entry.content)} bytes · ${entry.importance ?? "normal"}${entry.branches?.length ? ` · ⎇ ${entry.branches.join(", ")}` : ""}`,
+                description: `${formatBytes(Buffer.byteLength(entry.content))} · ${entry.importance ?? "normal"}${entry.branches?.length ? ` · ⎇ ${entry.branches.join(", ")}` : ""}`,
                 entry,
             }));
         const picks = await vscode.window.showQuickPick(items, {
             canPickMany: true,
-            title: `Mnemon: remove entries of ${fileOf(target)} (${usage.used}/${usage.limit} bytes)`,
+            title: `Mnemon: remove entries of ${fileOf(target)} (${formatUsage(usage.used, usage.limit)})`,
             placeHolder: "Select the entries to remove",
         });
         if (!picks || picks.length === 0) {

@@ -2,7 +2,8 @@
  * The user-facing commands. They call `mnemon/*` requests through src/requests.ts. The server's
  * `mnemon.server.*` executeCommand ids are never contributed, registered or run as VS Code commands
  * (vscode-languageclient registers those itself; doing so here would collide, lsp-anchors 4.4); the
- * one exception is a plain `workspace/executeCommand` *request* for "Create Document from File"
+ * exceptions are plain `workspace/executeCommand` *requests* for "Create Document from File" and
+ * "Remember Selection"
  * (src/requests.ts `createDocumentFromFile`), so that this logic lives only in the server.
  */
 
@@ -15,6 +16,7 @@ import {
     noResultsMessage,
     noticesMessage,
     receiptMessage,
+    rememberTargetRows,
     searchPickItem,
     searchTitle,
     spaceReceiptMessage,
@@ -23,16 +25,18 @@ import {
 import {
     asMnemonError,
     createDocumentFromFile,
+    deactivateSpace,
     listSpaces,
     PROTOCOL_VERSION,
-    remember,
-    rememberInSpace,
+    rememberSelectionInMemory,
+    rememberSelectionInSpace,
     RequestSender,
     SearchHit,
     SpaceView,
     searchDocuments,
     status,
     workspaceFor,
+    WriteReceipt,
 } from "./requests";
 import { MnemonServer } from "./server";
 import { StatusBar } from "./status";
@@ -74,45 +78,80 @@ function explainNoBranch(reason: string | null, detached: boolean): string {
 
 const RUNTIME_TARGET = "runtime" as const;
 type RememberTarget = typeof RUNTIME_TARGET | SpaceView;
-type TargetItem = vscode.QuickPickItem & { target: RememberTarget };
+type TargetItem = vscode.QuickPickItem & { target?: RememberTarget };
+
+/** The target pick's rows: MEMORY.md, then the spaces of {@link rememberTargetRows} under "active" / "inactive". */
+function rememberTargetItems(spaces: SpaceView[], scope: string): TargetItem[] {
+    const items: TargetItem[] = [{ label: "Runtime memory (MEMORY.md)", description: `wake snapshot${scope}`, target: RUNTIME_TARGET }];
+    let group: string | undefined;
+    for (const row of rememberTargetRows(spaces, scope)) {
+        if (row.group !== group) {
+            group = row.group;
+            items.push({ label: group === "active" ? "active now" : "inactive", kind: vscode.QuickPickItemKind.Separator });
+        }
+        items.push({ label: row.label, description: row.description, detail: row.detail, target: row.space });
+    }
+    return items;
+}
 
 /**
  * Where "Remember Selection" writes: MEMORY.md when the folder has no active Memory Space (no
- * prompt, as before spaces existed), else the user's pick of MEMORY.md or one active space.
- * Resolves to undefined when the pick is dismissed. A server without spaces (or a failing list)
- * falls back to MEMORY.md, logged.
+ * prompt, as before spaces existed), else the user's pick of MEMORY.md or a space (active or not,
+ * marked). Resolves to undefined when the pick is dismissed. A server without spaces (or a failing
+ * list) falls back to MEMORY.md, logged.
  */
 async function pickRememberTarget(ctx: CommandContext, client: RequestSender, workspace: string, branch?: string): Promise<RememberTarget | undefined> {
     let spaces: SpaceView[];
     try {
-        spaces = (await listSpaces(client, { workspace, activeOnly: true })).spaces.filter((s) => s.active);
+        spaces = (await listSpaces(client, { workspace })).spaces;
     } catch (error) {
         const mnemon = asMnemonError(error);
-        ctx.server.log.warn(`cannot list the active Memory Spaces of ${workspace} (remembering in MEMORY.md): ${mnemon ? errorMessage("spaces", mnemon) : String(error)}`);
+        ctx.server.log.warn(`cannot list the Memory Spaces of ${workspace} (remembering in MEMORY.md): ${mnemon ? errorMessage("spaces", mnemon) : String(error)}`);
         return RUNTIME_TARGET;
     }
-    if (spaces.length === 0) {
+    if (!spaces.some((s) => s.active)) {
         return RUNTIME_TARGET;
     }
     const scope = branch ? ` for branch ${branch}` : "";
-    const items: TargetItem[] = [
-        { label: "Runtime memory (MEMORY.md)", description: `wake snapshot${scope}`, target: RUNTIME_TARGET },
-        ...spaces.map((space) => ({
-            label: space.name,
-            description: `Memory Space · ${space.providerLabel}${scope}`,
-            detail: space.description || undefined,
-            target: space,
-        })),
-    ];
-    const pick = await vscode.window.showQuickPick(items, {
+    const pick = await vscode.window.showQuickPick(rememberTargetItems(spaces, scope), {
         title: `Mnemon: remember the selection${scope} in…`,
-        placeHolder: "Runtime memory or an active Memory Space",
+        placeHolder: "Runtime memory or a Memory Space",
         matchOnDescription: true,
         matchOnDetail: true,
     });
     return pick?.target;
 }
 
+/** Show the receipt of a remember into a space; one that activated the space offers to undo that. */
+async function showSpaceReceipt(ctx: CommandContext, client: RequestSender, receipt: WriteReceipt, workspace: string, branch?: string): Promise<void> {
+    const text = spaceReceiptMessage(receipt, branch);
+    if (receipt.status !== "committed" && receipt.status !== "skipped") {
+        void vscode.window.showWarningMessage(text);
+        return;
+    }
+    if (!receipt.activated) {
+        void vscode.window.showInformationMessage(text);
+        return;
+    }
+    const undo = `Deactivate ${receipt.spaceName}`;
+    if ((await vscode.window.showInformationMessage(text, undo)) !== undo) {
+        return;
+    }
+    try {
+        await deactivateSpace(client, { workspace, spaceId: receipt.spaceId });
+        void vscode.window.setStatusBarMessage(`Mnemon: ${receipt.spaceName} is inactive again`, 5000);
+    } catch (error) {
+        await reportError(ctx, `${receipt.spaceName} not deactivated`, error);
+    } finally {
+        ctx.views.refreshAll();
+        ctx.wakeDocuments.refreshAll();
+    }
+}
+
+/**
+ * "Remember Selection": the server's command (`ServerCommand.rememberSelection`) does the work (a selected comment
+ * loses its comment markers there, for every editor alike); this picks the target and shows the receipt.
+ */
 async function rememberSelection(ctx: CommandContext, forBranch: boolean): Promise<void> {
     const editor = vscode.window.activeTextEditor;
     if (!editor) {
@@ -134,11 +173,11 @@ async function rememberSelection(ctx: CommandContext, forBranch: boolean): Promi
     let branches: string[] | undefined;
     try {
         const client = await ctx.server.ensureClient();
-        const workspace = client.code2ProtocolConverter.asUri(document.uri);
+        const uri = client.code2ProtocolConverter.asUri(document.uri);
         if (forBranch) {
             const result = await status(client);
             ctx.statusBar.update(result);
-            const row = workspaceFor(result, workspace);
+            const row = workspaceFor(result, uri);
             if (!row) {
                 void vscode.window.showErrorMessage(`Mnemon: ${vscode.workspace.asRelativePath(document.uri)} is not inside a workspace folder known to mnemon-ls.`);
                 return;
@@ -151,22 +190,19 @@ async function rememberSelection(ctx: CommandContext, forBranch: boolean): Promi
             }
             branches = [row.branch];
         }
-        const target = await pickRememberTarget(ctx, client, workspace, branches?.[0]);
+        const target = await pickRememberTarget(ctx, client, uri, branches?.[0]);
         if (target === undefined) {
             return; // the target pick was dismissed
         }
+        const args = { uri, text: content, languageId: document.languageId, branches };
         if (target !== RUNTIME_TARGET) {
-            const receipt = await rememberInSpace(client, { workspace, content, spaceId: target.id, scopeToBranch: forBranch || undefined });
-            const text = spaceReceiptMessage(receipt, branches?.[0]);
-            if (receipt.status === "committed" || receipt.status === "skipped") {
-                void vscode.window.showInformationMessage(text);
-            } else {
-                void vscode.window.showWarningMessage(text);
-            }
+            const receipt = await rememberSelectionInSpace(client, { ...args, spaceId: target.id });
             ctx.wakeDocuments.refreshAll(); // the wake lists the active spaces
+            ctx.views.refreshAll();
+            await showSpaceReceipt(ctx, client, receipt, receipt.workspace ?? uri, branches?.[0]);
             return;
         }
-        const receipt = await remember(client, { workspace, content, branches });
+        const receipt = await rememberSelectionInMemory(client, args);
         void vscode.window.showInformationMessage(receiptMessage(receipt, branches));
     } catch (error) {
         await reportError(ctx, "not remembered", error);
@@ -326,10 +362,25 @@ async function createDocumentFrom(ctx: CommandContext, uri: vscode.Uri): Promise
 }
 
 async function createDocumentFromFileCommand(ctx: CommandContext, arg: unknown, selected: unknown): Promise<void> {
-    const targets = createTargets(arg, selected);
+    let targets = createTargets(arg, selected);
     if (targets.length === 0) {
-        void vscode.window.showErrorMessage("Mnemon: open a file (or select one in the Explorer) to create a document from it.");
-        return;
+        // No file in hand (the Documents view's welcome button, the palette with no editor): pick one.
+        const folder = vscode.workspace.workspaceFolders?.[0];
+        if (!folder) {
+            void vscode.window.showErrorMessage("Mnemon: open a folder first; a document is created from a file of a workspace folder.");
+            return;
+        }
+        targets = (await vscode.window.showOpenDialog({
+            defaultUri: folder.uri,
+            canSelectFiles: true,
+            canSelectFolders: false,
+            canSelectMany: true,
+            openLabel: "Create Document",
+            title: "Mnemon: create a document from which file?",
+        })) ?? [];
+        if (targets.length === 0) {
+            return;
+        }
     }
     for (const uri of targets) {
         if (targets.length > 1) {

@@ -11,11 +11,13 @@ import type {
     RecallItem,
     RecallResult,
     SearchHit,
+    SpaceView,
     StatusResult,
     Usage,
     WorkspaceStatus,
     WriteReceipt,
 } from "./requests";
+import { formatBytes, formatUsage } from "./units";
 
 /** Usage at or above this share of the limit is shown as a warning. */
 export const USAGE_WARNING_RATIO = 0.9;
@@ -45,7 +47,7 @@ export function isNearlyFull(row: WorkspaceStatus | undefined): boolean {
 }
 
 function usageLine(name: string, entries: number, usage: Usage): string {
-    return `${name}: ${entries} ${entries === 1 ? "entry" : "entries"}, ${usage.used}/${usage.limit} bytes (${percent(usage)}%)`;
+    return `${name}: ${entries} ${entries === 1 ? "entry" : "entries"}, ${formatUsage(usage.used, usage.limit)} (${percent(usage)}%)`;
 }
 
 /** Multi-line tooltip for the status bar item. */
@@ -72,7 +74,7 @@ export function receiptMessage(receipt: Receipt, branches?: string[]): string {
     const file = receipt.target === "user" ? "USER.md" : "MEMORY.md";
     const scope = branches && branches.length > 0 ? ` for branch ${branches.join(", ")}` : "";
     const entries = `${receipt.entryCount} ${receipt.entryCount === 1 ? "entry" : "entries"}`;
-    return `Mnemon: ${receipt.message} ${file}${scope}: ${entries}, ${receipt.usage.used}/${receipt.usage.limit} bytes.`;
+    return `Mnemon: ${receipt.message} ${file}${scope}: ${entries}, ${formatUsage(receipt.usage.used, receipt.usage.limit)}.`;
 }
 
 /** Error message for a rejected request, e.g. `Mnemon: not remembered: content: must not contain § (invalid-input)`. */
@@ -82,7 +84,7 @@ export function errorMessage(prefix: string, error: MnemonError): string {
         const { used, projected, limit, target } = error.data as { used?: number; projected?: number; limit?: number; target?: string };
         if (typeof projected === "number" && typeof limit === "number") {
             const file = target === "user" ? "USER.md" : "MEMORY.md";
-            return `Mnemon: ${prefix}: ${file} is full: this change would make it ${projected} of ${limit} bytes (now ${used ?? "?"}). [runtime-capacity]`;
+            return `Mnemon: ${prefix}: ${file} is full: this change would make it ${formatUsage(projected, limit)} (now ${typeof used === "number" ? formatBytes(used) : "?"}). [runtime-capacity]`;
         }
     }
     return `Mnemon: ${prefix}: ${error.message} [${error.code}]`;
@@ -217,10 +219,38 @@ export function recallEmptyMessage(result: Pick<RecallResult, "query" | "hint" |
     return `${text}.`;
 }
 
-/** Info message after remembering into a Memory Space. */
-export function spaceReceiptMessage(receipt: Pick<WriteReceipt, "status" | "message" | "spaceName" | "id" | "activated">, branch?: string): string {
+/**
+ * The space rows of the "Remember Selection" target pick (after MEMORY.md): every space, the active
+ * ones first, each marked as it is before this write: `active`, or `inactive: remembering here makes
+ * it active` (seed 000), which the receipt then confirms. `scope` is ` for branch B` or empty.
+ */
+export function rememberTargetRows(spaces: SpaceView[], scope: string): { group: "active" | "inactive"; label: string; description: string; detail?: string; space: SpaceView }[] {
+    const ordered = [...spaces.filter((s) => s.active), ...spaces.filter((s) => !s.active)];
+    return ordered.map((space) => ({
+        group: space.active ? "active" : "inactive",
+        label: space.name,
+        description: `${space.active ? "active" : "inactive: remembering here makes it active"} · ${space.providerLabel}${scope}`,
+        detail: space.description || undefined,
+        space,
+    }));
+}
+
+/**
+ * Info message after remembering into a Memory Space. A write that activated the space (seed 000: a
+ * committed write into an inactive space activates it) says so, and what it changed: recall now reads
+ * the space, and with more than one space active a remember that names no space (an assistant's
+ * `mnemon_remember`, `mnemon-ls remember`) must name one. The toast's "Deactivate" button undoes it.
+ */
+export function spaceReceiptMessage(receipt: Pick<WriteReceipt, "status" | "message" | "spaceName" | "id" | "activated" | "activeSpaces">, branch?: string): string {
     const scope = branch ? ` (branch ${branch})` : "";
-    const activated = receipt.activated ? ` Space ${receipt.spaceName} is now active.` : "";
+    let activated = "";
+    if (receipt.activated) {
+        const active = (receipt.activeSpaces ?? []).map((s) => s.name);
+        activated = ` ${receipt.spaceName} was inactive and is now active: recall reads it.`;
+        if (active.length > 1) {
+            activated += ` ${active.length} spaces are active (${active.join(", ")}), so a remember that names no space (an assistant's mnemon_remember, mnemon-ls remember) must name one.`;
+        }
+    }
     if (receipt.status === "committed" || receipt.status === "skipped") {
         return `Mnemon: ${receipt.message}${scope}${activated}`;
     }

@@ -17,7 +17,7 @@ import { ErrorCode } from "./protocol.generated";
 import { compact, request, RequestSender } from "./rpc";
 import { DocumentMethod, DocumentMutation } from "./requestsDocuments";
 import { ProviderMethod } from "./requestsProviders";
-import { SpaceMethod } from "./requestsSpaces";
+import { SpaceMethod, WriteReceipt } from "./requestsSpaces";
 
 export type { RequestSender } from "./rpc";
 export * from "./requestsDocuments";
@@ -71,6 +71,7 @@ export const SERVER_COMMAND_PREFIX = "mnemon.server.";
  */
 export const ServerCommand = {
     createDocumentFromFile: "mnemon.server.createDocumentFromFile",
+    rememberSelection: "mnemon.server.rememberSelection",
 } as const;
 
 /** Stable `data.code` of an error response -> its JSON-RPC numeric code (generated from the server's table). */
@@ -328,6 +329,58 @@ export function executeServerCommand<R>(
  */
 export function createDocumentFromFile(sender: RequestSender, args: { uri: string; title?: string }): Promise<CreateFromFileResult> {
     return executeServerCommand<CreateFromFileResult>(sender, ServerCommand.createDocumentFromFile, [compact(args)]);
+}
+
+/** Argument object of `mnemon.server.rememberSelection` (mnemon_ls/lsp/params.py `RememberArgs`). */
+export interface RememberSelectionArgs {
+    /** The document's `file:` URI (its folder is the workspace). */
+    uri: string;
+    /** The selected text, exactly as selected. */
+    text: string;
+    /** The document's language id: a selection that is a comment loses that language's comment markers. */
+    languageId?: string;
+    /** MEMORY.md only: scope the entry to these branches. Into a space: at most one, a `branch:<name>` tag. */
+    branches?: string[];
+    /** Remember in this Memory Space instead of MEMORY.md (a committed write into an inactive one activates it). */
+    spaceId?: string;
+    importance?: Importance;
+}
+
+/** A refused server command, shaped like a refused request so that {@link asMnemonError} decodes it. */
+export class ServerCommandError extends Error {
+    constructor(
+        readonly code: number,
+        message: string,
+        readonly data: Record<string, unknown>,
+    ) {
+        super(message);
+    }
+}
+
+type CommandResult<R> = (R & { success: true }) | { success: false; error: { code: string; message: string; [key: string]: unknown } };
+
+async function rememberSelectionCommand<R>(sender: RequestSender, args: RememberSelectionArgs): Promise<R> {
+    const result = await executeServerCommand<CommandResult<R>>(sender, ServerCommand.rememberSelection, [compact({ ...args, quiet: true })]);
+    if (result.success === false) {
+        const { code, message, ...data } = result.error;
+        throw new ServerCommandError(ErrorCode[code as keyof typeof ErrorCode] ?? -32603, message, { code, ...data });
+    }
+    return result;
+}
+
+/**
+ * "Remember Selection", single-sourced in the server (the command Neovim and the server's code actions
+ * run too): `mnemon.server.rememberSelection` takes a selected comment without its comment markers (by
+ * `languageId`) and adds it to MEMORY.md (`branches` scopes it). Sent with `quiet: true`: the extension
+ * shows the receipt itself. Rejects with a {@link ServerCommandError} (e.g. `runtime-capacity`).
+ */
+export function rememberSelectionInMemory(sender: RequestSender, args: Omit<RememberSelectionArgs, "spaceId">): Promise<Receipt & { workspace: string }> {
+    return rememberSelectionCommand(sender, args);
+}
+
+/** The same command with `spaceId`: the selection becomes an item of that Memory Space. */
+export function rememberSelectionInSpace(sender: RequestSender, args: RememberSelectionArgs & { spaceId: string }): Promise<WriteReceipt> {
+    return rememberSelectionCommand(sender, args);
 }
 
 // ------------------------------------------------------------------------------------------------ errors

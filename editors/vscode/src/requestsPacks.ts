@@ -10,6 +10,7 @@
  */
 
 import { request, RequestSender } from "./rpc";
+import { formatBytes } from "./units";
 
 /** Request method names of this tier. */
 export const PackMethod = {
@@ -179,9 +180,9 @@ function plural(count: number, one: string, many: string): string {
     return `${count} ${count === 1 ? one : many}`;
 }
 
-/** One line per component: "documents: 2 item(s), 3 file(s), 1998 bytes". */
+/** One line per component: "documents: 2 item(s), 3 file(s), 2 KiB". */
 export function summaryText(summary: PackSummaryRow[]): string {
-    return summary.map((row) => `${row.component}: ${row.items} item(s), ${row.files} file(s), ${row.bytes} bytes`).join("; ");
+    return summary.map((row) => `${row.component}: ${row.items} item(s), ${row.files} file(s), ${formatBytes(row.bytes)}`).join("; ");
 }
 
 /**
@@ -189,7 +190,7 @@ export function summaryText(summary: PackSummaryRow[]): string {
  * and what was left out and why (the user profile unless included; third-party spaces always).
  */
 export function exportedMessage(result: PackExported, path: string): string {
-    const parts = [`Mnemon: exported ${result.scope} pack to ${path} (${result.bytes} bytes). ${summaryText(result.summary)}.`];
+    const parts = [`Mnemon: exported ${result.scope} pack to ${path} (${formatBytes(result.bytes)}). ${summaryText(result.summary)}.`];
     const leftOut = result.userProfile?.leftOut ?? 0;
     const carried = result.userProfile?.carried ?? 0;
     if (leftOut > 0) {

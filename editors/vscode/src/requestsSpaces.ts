@@ -70,6 +70,8 @@ export interface WriteReceipt {
     message: string;
     /** True when this write activated an inactive space. */
     activated: boolean;
+    /** With `activated`: the spaces active after the write (a remember that names no space needs exactly one). */
+    activeSpaces?: { id: string; name: string }[];
     edgesCreated?: Record<string, unknown>;
     entities?: string[];
     tags?: string[];

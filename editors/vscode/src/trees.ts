@@ -29,6 +29,7 @@ import type {
     Usage,
     WorkspaceStatus,
 } from "./requests";
+import { formatBytes, formatUsage } from "./units";
 
 /** Every `contextValue` a node can have (scripts/check-manifest.mjs checks the menus' `viewItem` against it). */
 export const CONTEXT_VALUES = [
@@ -61,6 +62,7 @@ export const CONTEXT_VALUES = [
     "mnemon.provider.enabled.create",
     "mnemon.provider.enabled.discover.create",
     "mnemon.provider.detail",
+    "mnemon.provider.group",
     "mnemon.proposal",
     "mnemon.message",
 ] as const;
@@ -134,11 +136,6 @@ export function ageLabel(iso: string | undefined, now: number): string {
     return `${Math.floor(days / 365)} years`;
 }
 
-/** `8.1 KiB` / `512 B`. */
-export function bytesLabel(bytes: number): string {
-    return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1).replace(/\.0$/, "")} KiB`;
-}
-
 export function fileOf(target: Target): string {
     return target === "user" ? "USER.md" : "MEMORY.md";
 }
@@ -172,19 +169,21 @@ function entryNode(workspace: string, entry: RuntimeEntry, index: number, revisi
     if (!visible) {
         parts.push(branch === null ? "hidden: no branch checked out" : `hidden on ${branch}`);
     }
+    // Markdown: each part its own paragraph (a single line break would run "created today" and
+    // "Every branch" together into one line).
+    const scope = branches.length > 0
+        ? `Branches: ${branches.map((b) => `\`${b}\``).join(", ")}${visible ? "" : " (not shown in the wake on this branch)"}`
+        : target === "memory"
+          ? "Shown on every branch"
+          : "";
     const tooltip = [
         entry.content.replace(/\n/g, "  \n"),
-        "",
         "---",
         `**${fileOf(target)}** · importance **${importance}** · updated ${age} (${String(entry.updated_at ?? "?")}) · created ${ageLabel(entry.created_at as string | undefined, now)}`,
-        branches.length > 0
-            ? `Branches: ${branches.map((b) => `\`${b}\``).join(", ")}${visible ? "" : " (not shown in the wake on this branch)"}`
-            : target === "memory"
-              ? "Every branch"
-              : "",
+        scope,
     ]
-        .filter((line, i, all) => line !== "" || (i > 0 && all[i - 1] !== ""))
-        .join("\n");
+        .filter((part) => part !== "")
+        .join("\n\n");
     return {
         id: `entry:${workspace}:${target}:${index}:${entry.content.length}`,
         label: shortLabel(entry.content),
@@ -198,14 +197,14 @@ function entryNode(workspace: string, entry: RuntimeEntry, index: number, revisi
 }
 
 /**
- * The Runtime memory tree of one folder: `MEMORY.md` then `USER.md`, each with its usage and its
- * entries in stored order; a target at or over capacity gets a first child (`mnemon.capacity`) with
+ * The Runtime memory tree of one folder: `USER.md` then `MEMORY.md` (the wake's order: the small profile
+ * stays in sight above a long MEMORY.md), each with its usage and its entries in stored order; a target at or over capacity gets a first child (`mnemon.capacity`) with
  * the capacity actions. `branch` is the folder's checked-out branch (from `mnemon/status`).
  */
 export function runtimeTree(snapshot: RuntimeSnapshot, row: WorkspaceStatus | undefined, now: number): Node[] {
     const workspace = snapshot.workspace;
     const branch = row?.branch ?? null;
-    return (["memory", "user"] as Target[]).map((target) => {
+    return (["user", "memory"] as Target[]).map((target) => {
         const usage = snapshot.usage[target];
         const entries = snapshot.entries
             .map((entry, index) => ({ entry, index }))
@@ -217,8 +216,8 @@ export function runtimeTree(snapshot: RuntimeSnapshot, row: WorkspaceStatus | un
             children.push({
                 id: `capacity:${workspace}:${target}`,
                 label: state === "over" ? `${fileOf(target)} is over capacity` : `${fileOf(target)} is nearly full`,
-                description: `${usage.used}/${usage.limit} bytes`,
-                tooltip: `${fileOf(target)} uses ${usage.used} of ${usage.limit} UTF-8 bytes. Remove or shorten entries, or raise the limit (mnemon.runtimeMemory.${target}LimitBytes).`,
+                description: formatUsage(usage.used, usage.limit),
+                tooltip: `${fileOf(target)} uses ${formatUsage(usage.used, usage.limit)}. Remove or shorten entries, or raise the limit (mnemon.runtimeMemory.${target}LimitBytes).`,
                 icon: "warning",
                 iconColor: state === "over" ? "list.errorForeground" : "list.warningForeground",
                 contextValue: "mnemon.capacity",
@@ -227,14 +226,19 @@ export function runtimeTree(snapshot: RuntimeSnapshot, row: WorkspaceStatus | un
         }
         children.push(...entries.map(({ entry, index }) => entryNode(workspace, entry, index, snapshot.revision, branch, now)));
         if (entries.length === 0) {
-            children.push(message(`empty:${workspace}:${target}`, `No entries yet`, target === "memory" ? "Select text and run 'Mnemon: Remember Selection', or use +." : "Facts about you: use + to add one."));
+            // The empty state offers what fills it: a click adds an entry to this file.
+            children.push({
+                ...message(`empty:${workspace}:${target}`, "No entries yet", target === "memory" ? "Select text and run 'Mnemon: Remember Selection', or add one here." : "Facts about you: add one here.", "add"),
+                description: `Add an entry to ${fileOf(target)}…`,
+                command: { command: "mnemon.runtime.add", title: "Add Entry", arguments: [{ ref: { kind: "target", workspace, target } }] },
+            });
         }
         const percent = usage.limit > 0 ? Math.round((usage.used / usage.limit) * 100) : 0;
         const counts = `${entries.length} ${entries.length === 1 ? "entry" : "entries"}${hidden > 0 ? ` (${hidden} hidden on this branch)` : ""}`;
         return {
             id: `target:${workspace}:${target}`,
             label: fileOf(target),
-            description: `${counts} · ${bytesLabel(usage.used)} of ${bytesLabel(usage.limit)} (${percent}%)`,
+            description: `${counts} · ${formatUsage(usage.used, usage.limit)} (${percent}%)`,
             tooltip: target === "memory"
                 ? `MEMORY.md: this workspace's working reference${branch ? `, shown for branch ${branch}` : ""}.`
                 : "USER.md: durable facts about you.",
@@ -248,9 +252,12 @@ export function runtimeTree(snapshot: RuntimeSnapshot, row: WorkspaceStatus | un
     });
 }
 
-/** A leaf that only says something (empty states, errors, the server being down). */
-export function message(id: string, label: string, tooltip?: string, icon = "info"): Node {
-    return { id: `message:${id}`, label, tooltip, icon, contextValue: "mnemon.message" };
+/**
+ * A leaf that says something (empty states, errors, the server being down); with `command`, a click runs
+ * it (an empty state's way to create what is missing).
+ */
+export function message(id: string, label: string, tooltip?: string, icon = "info", command?: Node["command"]): Node {
+    return { id: `message:${id}`, label, tooltip, icon, contextValue: "mnemon.message", command };
 }
 
 /** One folder node per workspace when several folders are open; the only folder's children otherwise. */
@@ -277,7 +284,7 @@ function documentNode(workspace: string, doc: CatalogEntry, now: number): Node {
     return {
         id: `document:${workspace}:${doc.id}`,
         label: doc.title,
-        description: `${archived ? `archived ${ageLabel(doc.archivedAt, now)}` : `updated ${ageLabel(doc.updatedAt, now)}`} · ${bytesLabel(doc.sizeBytes)}${sources}`,
+        description: `${archived ? `archived ${ageLabel(doc.archivedAt, now)}` : `updated ${ageLabel(doc.updatedAt, now)}`} · ${formatBytes(doc.sizeBytes)}${sources}`,
         tooltip: [
             `**${doc.title}**${doc.description ? ` — ${doc.description}` : ""}`,
             "",
@@ -305,13 +312,14 @@ export function documentsTree(catalog: DocumentCatalog, now: number): Node[] {
         {
             id: `documents:${workspace}:active`,
             label: "Active",
-            description: `${active.length} · ${bytesLabel(catalog.activeBytes)} of ${bytesLabel(catalog.limitBytes)}`,
+            description: `${active.length} · ${formatUsage(catalog.activeBytes, catalog.limitBytes)}`,
             icon: "files",
             contextValue: "mnemon.documents.group",
             expanded: true,
             children: active.length > 0
                 ? active.map((d) => documentNode(workspace, d, now))
-                : [message(`nodocs:${workspace}`, "No documents yet", "Right-click a file: 'Mnemon: Create Document from File'.")],
+                : [message(`nodocs:${workspace}`, "No documents yet: create one from a file…", "Right-click a file: 'Mnemon: Create Document from File', or click here to pick one.", "add",
+                    { command: "mnemon.createDocumentFromFile", title: "Create Document from File" })],
         },
         {
             id: `documents:${workspace}:archived`,
@@ -331,7 +339,8 @@ export function documentsTree(catalog: DocumentCatalog, now: number): Node[] {
 /** One node per space: active ones first, then by name. */
 export function spacesTree(workspace: string, spaces: SpaceView[]): Node[] {
     if (spaces.length === 0) {
-        return [message(`nospaces:${workspace}`, "No Memory Spaces yet", "Create one (+) to remember long-term facts and recall them.")];
+        return [message(`nospaces:${workspace}`, "No Memory Spaces yet: create one…", "A space keeps long-term facts that recall finds later. Click to create one.", "add",
+            { command: "mnemon.spaces.create", title: "Create Memory Space", arguments: [{ ref: { kind: "folder", workspace } }] })];
     }
     const sorted = [...spaces].sort((a, b) => Number(b.active) - Number(a.active) || a.name.localeCompare(b.name));
     return sorted.map((space) => ({
@@ -494,46 +503,67 @@ function detail(id: string, label: string, description?: string, icon = "dash", 
 }
 
 /**
- * The Memory Providers tree of one folder (`mnemon/providers/list`): installed providers first, then
- * the reference's other ids (not installed), each in server order. An installed provider's children are
+ * The Memory Providers tree of one folder (`mnemon/providers/list`): the installed providers, in server
+ * order, then one collapsed row `Not installed` (`mnemon.provider.group`) leading to the reference's other
+ * providers (not installed in the server's Python environment), so that they do not fill every folder's
+ * view. An installed provider's children are
  * its package, health (`health`: keyed by provider id, from Test or Enable in this window; the server's
  * list opens no engine), what it can and cannot do, and its configured field *names* (never a value).
  */
 export function providersTree(workspace: string, providers: ProviderView[], health: ReadonlyMap<string, HealthReport>): Node[] {
-    const ordered = [...providers.filter((p) => p.installed), ...providers.filter((p) => !p.installed)];
-    return ordered.map((p) => {
-        const key = `provider:${workspace}:${p.providerId}`;
-        const report = health.get(p.providerId);
-        const base: Node = {
-            id: key,
-            label: p.label,
-            description: `${providerState(p)}${report && p.installed ? ` · ${"error" in report || !report.health.ok ? "unhealthy" : "healthy"}` : ""}`,
-            icon: !p.installed ? "circle-outline" : !p.capabilities ? "warning" : p.enabled ? (report && ("error" in report || !report.health.ok) ? "warning" : "plug") : "debug-disconnect",
-            iconColor: p.installed && report && ("error" in report || !report.health.ok) ? "list.warningForeground" : undefined,
-            contextValue: providerContext(p),
-            ref: { kind: "provider", workspace, provider: p },
-        };
-        if (!p.installed) {
-            base.tooltip = `**${p.label}** (\`${p.providerId}\`, ${p.kind}): not installed in the server's Python environment ` +
-                `(its package would be the distribution \`mnemon-ls-provider-${p.providerId}\`). Nothing here uses it until it is installed and configured.`;
-            return base;
-        }
-        const children: Node[] = [detail(`${key}:package`, "Package", p.distribution ?? "?", "package")];
-        if (p.capabilities) {
-            children.push(detail(`${key}:health`, "Health", healthLabel(report), report && !("error" in report) && report.health.ok ? "pulse" : "circle-slash",
-                report && !("error" in report) && report.health.location ? `Location: ${report.health.location}` : "Run Test Provider to open the engine and check it (writes nothing)."));
-            const words = capabilityWords(p.capabilities);
-            children.push(detail(`${key}:can`, "Can", words.can.join(", "), "check"));
-            if (words.cannot.length > 0) {
-                children.push(detail(`${key}:cannot`, "Cannot", words.cannot.join(", "), "close", "The view and the assistants offer none of these for this provider's spaces."));
-            }
-        }
-        const configured = [...p.configuredFields, ...p.configuredSecrets.map((s) => `${s} (secret, stored by the server)`)];
-        children.push(detail(`${key}:fields`, "Configured", p.configured ? (configured.length > 0 ? configured.join(", ") : "defaults") : "not yet", "settings-gear"));
-        base.children = children;
-        base.expanded = false;
-        base.tooltip = `**${p.label}** (\`${p.providerId}\`, ${p.kind}) — ${providerState(p)}` +
-            (p.capabilities?.createNamespace && p.enabled ? "\n\nCan create namespaces: use Create Space." : "");
+    const missing = providers.filter((p) => !p.installed);
+    const nodes = providers.filter((p) => p.installed).map((p) => providerNode(workspace, p, health));
+    if (missing.length > 0) {
+        nodes.push({
+            id: `providers:${workspace}:missing`,
+            label: "Not installed",
+            description: `${missing.length} more ${missing.length === 1 ? "provider" : "providers"}: ${missing.map((p) => p.label).join(", ")}`,
+            tooltip: "Third-party engines a Memory Space can live in, not installed in the server's Python environment. A " +
+                "provider's package (the distribution `mnemon-ls-provider-<id>`: the repository's providers/ folder holds " +
+                "the ones that exist, docs/providers.md says how to install them) goes next to mnemon-ls; the provider " +
+                "is then listed above, to configure and enable here.",
+            icon: "extensions",
+            contextValue: "mnemon.provider.group",
+            expanded: false,
+            children: missing.map((p) => providerNode(workspace, p, health)),
+        });
+    }
+    return nodes;
+}
+
+/** One provider's row (and, installed, its detail rows). */
+function providerNode(workspace: string, p: ProviderView, health: ReadonlyMap<string, HealthReport>): Node {
+    const key = `provider:${workspace}:${p.providerId}`;
+    const report = health.get(p.providerId);
+    const base: Node = {
+        id: key,
+        label: p.label,
+        description: `${providerState(p)}${report && p.installed ? ` · ${"error" in report || !report.health.ok ? "unhealthy" : "healthy"}` : ""}`,
+        icon: !p.installed ? "circle-outline" : !p.capabilities ? "warning" : p.enabled ? (report && ("error" in report || !report.health.ok) ? "warning" : "plug") : "debug-disconnect",
+        iconColor: p.installed && report && ("error" in report || !report.health.ok) ? "list.warningForeground" : undefined,
+        contextValue: providerContext(p),
+        ref: { kind: "provider", workspace, provider: p },
+    };
+    if (!p.installed) {
+        base.tooltip = `**${p.label}** (\`${p.providerId}\`, ${p.kind}): not installed in the server's Python environment ` +
+            `(its package would be the distribution \`mnemon-ls-provider-${p.providerId}\`). Nothing here uses it until it is installed and configured.`;
         return base;
-    });
+    }
+    const children: Node[] = [detail(`${key}:package`, "Package", p.distribution ?? "?", "package")];
+    if (p.capabilities) {
+        children.push(detail(`${key}:health`, "Health", healthLabel(report), report && !("error" in report) && report.health.ok ? "pulse" : "circle-slash",
+            report && !("error" in report) && report.health.location ? `Location: ${report.health.location}` : "Run Test Provider to open the engine and check it (writes nothing)."));
+        const words = capabilityWords(p.capabilities);
+        children.push(detail(`${key}:can`, "Can", words.can.join(", "), "check"));
+        if (words.cannot.length > 0) {
+            children.push(detail(`${key}:cannot`, "Cannot", words.cannot.join(", "), "close", "The view and the assistants offer none of these for this provider's spaces."));
+        }
+    }
+    const configured = [...p.configuredFields, ...p.configuredSecrets.map((s) => `${s} (secret, stored by the server)`)];
+    children.push(detail(`${key}:fields`, "Configured", p.configured ? (configured.length > 0 ? configured.join(", ") : "defaults") : "not yet", "settings-gear"));
+    base.children = children;
+    base.expanded = false;
+    base.tooltip = `**${p.label}** (\`${p.providerId}\`, ${p.kind}) — ${providerState(p)}` +
+        (p.capabilities?.createNamespace && p.enabled ? "\n\nCan create namespaces: use Create Space." : "");
+    return base;
 }

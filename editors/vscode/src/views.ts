@@ -47,6 +47,7 @@ import {
     workspaceFor,
 } from "./requests";
 import { MnemonServer } from "./server";
+import { formatUsage } from "./units";
 import {
     conflictMessage,
     documentsTree,
@@ -77,6 +78,25 @@ export const ViewId = {
 
 export type { ViewsContext } from "./capacity";
 export { showMutationError } from "./capacity";
+
+/** Context keys that say a view is empty for want of something the user can create (package.json `viewsWelcome`). */
+const EmptyContext = {
+    documents: "mnemon.noDocuments",
+    spaces: "mnemon.noSpaces",
+    /** `noSpace` / `noActiveSpace` while the Recall Results show a recall that found nothing for that reason. */
+    recall: "mnemon.recallEmpty",
+} as const;
+
+function setContext(key: string, value: unknown): Thenable<unknown> {
+    return vscode.commands.executeCommand("setContext", key, value);
+}
+
+/** The folder (its protocol URI) a command without a row is about: the only one, else the user's pick. */
+async function pickWorkspace(client: { code2ProtocolConverter: { asUri(uri: vscode.Uri): string } }): Promise<string | undefined> {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    const folder = folders.length <= 1 ? folders[0] : await vscode.window.showWorkspaceFolderPick({ placeHolder: "Mnemon: which folder?" });
+    return folder ? client.code2ProtocolConverter.asUri(folder.uri) : undefined;
+}
 
 /** Coalesce a burst of triggers (a notification right after our own request) into one fetch. */
 const REFRESH_DELAY_MS = 100;
@@ -176,6 +196,11 @@ export class MnemonViews implements vscode.Disposable {
     readonly proposals: MnemonTree;
     readonly documentContents: DocumentContents;
     private lastRecall: RecallResult | undefined;
+    /**
+     * Why {@link lastRecall} found nothing, when a missing space is why: `noSpace`, `noActiveSpace`;
+     * `retry` once a space is active since; empty otherwise.
+     */
+    private recallEmptyReason: "" | "noSpace" | "noActiveSpace" | "retry" = "";
     /** Space ids of {@link lastRecall} whose provider cannot forget (their items offer no "Forget Item"). */
     private unforgettable = new Set<string>();
     private readonly health = new HealthReports();
@@ -199,23 +224,43 @@ export class MnemonViews implements vscode.Disposable {
             const { rows } = await folders(client);
             const now = Date.now();
             const out = [];
+            let none = true;
             for (const row of rows) {
-                out.push({ workspace: row.uri, name: row.name, children: documentsTree(await listDocuments(client, { workspace: row.uri }), now) });
+                const catalog = await listDocuments(client, { workspace: row.uri });
+                none &&= catalog.documents.length === 0 && !catalog.problem;
+                out.push({ workspace: row.uri, name: row.name, children: documentsTree(catalog, now) });
             }
-            return perFolder(out);
+            // No document anywhere: the view is empty and its welcome text offers "Create Document from File".
+            await setContext(EmptyContext.documents, none);
+            return none ? [] : perFolder(out);
         });
         this.spaces = new MnemonTree(server, async (client) => {
             const { rows } = await folders(client);
             const out = [];
+            let none = true;
             for (const row of rows) {
-                out.push({ workspace: row.uri, name: row.name, children: spacesTree(row.uri, (await listSpaces(client, { workspace: row.uri })).spaces) });
+                const { spaces } = await listSpaces(client, { workspace: row.uri });
+                none &&= spaces.length === 0;
+                out.push({ workspace: row.uri, name: row.name, children: spacesTree(row.uri, spaces) });
             }
-            return perFolder(out);
+            // No space anywhere: the view is empty and its welcome text offers "Create Memory Space".
+            await setContext(EmptyContext.spaces, none);
+            return none ? [] : perFolder(out);
         });
         this.providers = new MnemonTree(server, async (client) => perFolder(await buildProvidersTree(client, (await folders(client)).rows, this.health)));
-        this.recallResults = new MnemonTree(server, async () =>
-            this.lastRecall ? recallTree(this.lastRecall, (spaceId) => !this.unforgettable.has(spaceId)) : [message("norecall", "Run Recall (view title, or Ctrl+Alt+Shift+M) to see results here")],
-        );
+        this.recallResults = new MnemonTree(server, async (client) => {
+            const result = this.lastRecall;
+            if (result && this.recallEmptyReason && (await listSpaces(client, { workspace: result.workspace })).spaces.some((s) => s.active)) {
+                this.recallEmptyReason = "retry"; // a space was activated or created since: recall again
+            }
+            // Nothing recalled because no space is active (or none exists): the view is empty and its
+            // welcome text offers to activate or create one (package.json viewsWelcome, mnemon.recallEmpty).
+            await setContext(EmptyContext.recall, result ? this.recallEmptyReason : "");
+            if (result && this.recallEmptyReason) {
+                return [];
+            }
+            return result ? recallTree(result, (spaceId) => !this.unforgettable.has(spaceId)) : [message("norecall", "Run Recall (view title, or Ctrl+Alt+Shift+M) to see results here")];
+        });
         this.proposals = new MnemonTree(server, async (client) => {
             const { rows } = await folders(client);
             const out = [];
@@ -284,6 +329,9 @@ export class MnemonViews implements vscode.Disposable {
             case "spaces": // the registry or state/memory-providers.json
                 this.spaces.refresh();
                 this.providers.refresh();
+                if (this.recallEmptyReason) {
+                    this.recallResults.refresh(); // its welcome text may offer "Recall Again" now
+                }
                 break;
             case "records":
                 this.proposals.refresh();
@@ -302,9 +350,13 @@ export class MnemonViews implements vscode.Disposable {
     /** Show a recall result in the Recall results view (and reveal it). */
     async showRecall(result: RecallResult): Promise<void> {
         this.lastRecall = result;
+        this.recallEmptyReason = "";
         try {
             const { spaces } = await listSpaces(await this.client(), { workspace: result.workspace });
             this.unforgettable = new Set(spaces.filter((s) => s.capabilities && (s.capabilities.forget === false || s.capabilities.delete === "unsupported")).map((s) => s.id));
+            if (result.results.length === 0 && !spaces.some((s) => s.active)) {
+                this.recallEmptyReason = spaces.length === 0 ? "noSpace" : "noActiveSpace";
+            }
         } catch {
             this.unforgettable = new Set(); // the forget request itself would then say what the space cannot do
         }
@@ -353,7 +405,7 @@ export class MnemonViews implements vscode.Disposable {
             vscode.commands.registerCommand("mnemon.documents.archive", (node?: unknown) => this.archive(ref(node, "document"))),
             vscode.commands.registerCommand("mnemon.documents.restore", (node?: unknown) => this.restore(ref(node, "document"))),
             vscode.commands.registerCommand("mnemon.spaces.create", (node?: unknown) => this.createSpace((node as Node | undefined)?.ref?.workspace)),
-            vscode.commands.registerCommand("mnemon.spaces.activate", (node?: unknown) => this.setActive(ref(node, "space"), true)),
+            vscode.commands.registerCommand("mnemon.spaces.activate", (node?: unknown) => node ? this.setActive(ref(node, "space"), true) : this.pickAndActivate()),
             vscode.commands.registerCommand("mnemon.spaces.deactivate", (node?: unknown) => this.setActive(ref(node, "space"), false)),
             vscode.commands.registerCommand("mnemon.spaces.recall", (node?: unknown) => this.recallIn(ref(node, "space"))),
             vscode.commands.registerCommand("mnemon.recallResults.forget", (node?: unknown) => this.forgetItem(ref(node, "recallItem"))),
@@ -408,7 +460,7 @@ export class MnemonViews implements vscode.Disposable {
         }
         try {
             const receipt = await mutate(await this.client(), { workspace: where.workspace, action: "add", target, content });
-            void vscode.window.showInformationMessage(`Mnemon: ${receipt.message} ${fileOf(target)}: ${receipt.usage.used}/${receipt.usage.limit} bytes.`);
+            void vscode.window.showInformationMessage(`Mnemon: ${receipt.message} ${fileOf(target)}: ${formatUsage(receipt.usage.used, receipt.usage.limit)}.`);
         } catch (error) {
             await showMutationError(this.ctx, "not added", error, where.workspace);
         } finally {
@@ -669,6 +721,41 @@ export class MnemonViews implements vscode.Disposable {
             await (active ? activateSpace : deactivateSpace)(client, { workspace: r.workspace, spaceId: r.space.id });
         } catch (error) {
             await showMutationError(this.ctx, `"${r.space.name}" not ${active ? "activated" : "deactivated"}`, error);
+        } finally {
+            this.after(this.spaces);
+        }
+    }
+
+    /**
+     * "Activate Memory Space" without a row (the Recall Results welcome button, the palette): pick an
+     * inactive space of the last recall's folder (else of the only or a picked folder) and activate it.
+     */
+    private async pickAndActivate(): Promise<void> {
+        try {
+            const client = await this.ctx.server.ensureClient();
+            const workspace = this.lastRecall?.workspace ?? (await pickWorkspace(client));
+            if (workspace === undefined) {
+                return;
+            }
+            const inactive = (await listSpaces(client, { workspace })).spaces.filter((s) => !s.active);
+            if (inactive.length === 0) {
+                void vscode.window.showInformationMessage("Mnemon: no inactive Memory Space to activate here; create one.", "Create Memory Space").then((pick) => {
+                    if (pick) {
+                        void vscode.commands.executeCommand("mnemon.spaces.create", { ref: { kind: "folder", workspace } });
+                    }
+                });
+                return;
+            }
+            const pick = await vscode.window.showQuickPick(
+                inactive.map((space) => ({ label: space.name, description: space.providerLabel, detail: space.description || undefined, space })),
+                { title: "Mnemon: activate which Memory Space? (recall reads the active ones)" },
+            );
+            if (pick) {
+                await activateSpace(client, { workspace, spaceId: pick.space.id });
+                void vscode.window.showInformationMessage(`Mnemon: ${pick.space.name} is active; recall reads it now.`);
+            }
+        } catch (error) {
+            await showMutationError(this.ctx, "no space activated", error);
         } finally {
             this.after(this.spaces);
         }

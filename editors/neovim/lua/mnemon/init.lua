@@ -306,7 +306,18 @@ function M.remember(opts, callback)
         msg = msg .. string.format(" [space %s (%s)%s]", where, tostring(present(result.spaceId) and result.spaceId
           or argument.spaceId), present(result.id) and (", item " .. tostring(result.id)) or "")
         if result.activated == true then
-          msg = msg .. " (the space was activated for reading)"
+          -- what activating it changed (seed 000): a remember that names no space needs exactly one active
+          local active = {}
+          for _, s in ipairs(type(result.activeSpaces) == "table" and result.activeSpaces or {}) do
+            active[#active + 1] = tostring(s.name)
+          end
+          msg = msg .. " (the space was inactive and is now active"
+          if #active > 1 then
+            msg = msg .. string.format("; %d spaces are active (%s), so a remember that names no space must name one",
+              #active, table.concat(active, ", "))
+          end
+          msg = msg .. string.format("; :MnemonSpaceDeactivate %s makes it inactive again)",
+            tostring(present(result.spaceId) and result.spaceId or argument.spaceId))
         end
         notify(msg, (result.status == "committed" or result.status == "skipped") and levels.INFO or levels.WARN)
         return done(callback, nil, result)

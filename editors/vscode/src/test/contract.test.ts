@@ -28,6 +28,8 @@ import {
     listSpaces,
     recall,
     rememberInSpace,
+    rememberSelectionInMemory,
+    rememberSelectionInSpace,
     asMnemonError,
     branchFor,
     BranchChangedParams,
@@ -61,7 +63,8 @@ import {
 import { judgeRecord, listProposals, proposalPickItem, proposeRecord, RECORD_PROPOSED, verdictMessage } from "../proposals";
 import { buildServerSettings, ServerSettings } from "../settings";
 import { conflictMessage, CONTEXT_VALUES, documentsTree, entryStillThere, Node, proposalsTree, providersTree, runtimeTree, spacesTree } from "../trees";
-import { errorMessage } from "../format";
+import { errorMessage, spaceReceiptMessage } from "../format";
+import { formatBytes, formatUsage } from "../units";
 import { MemoryChangedParams } from "../requests";
 import { invokeTool, TOOLS } from "../tools";
 import { announcedByServer, compactRuntime, numberEntries } from "../compaction";
@@ -662,8 +665,11 @@ describe("contract with the real mnemon-ls server", () => {
             assert.equal(p.capabilities === null, !p.installed || p.capabilities === null);
         }
         const nodes = providersTree(folderUri, listed.providers, new Map());
-        assert.equal(nodes.length, listed.providers.length);
-        for (const node of nodes) assert.ok((CONTEXT_VALUES as readonly string[]).includes(node.contextValue), node.contextValue);
+        // The installed providers, then one "Not installed" row holding the others.
+        const leaves = nodes.flatMap((n) => (n.contextValue === "mnemon.provider.group" ? (n.children ?? []) : [n]));
+        assert.deepEqual(leaves.map((n) => n.label).sort(), listed.providers.map((p) => p.label).sort());
+        assert.equal(nodes.filter((n) => n.contextValue === "mnemon.provider.group").length, listed.providers.some((p) => !p.installed) ? 1 : 0);
+        for (const node of [...nodes, ...leaves]) assert.ok((CONTEXT_VALUES as readonly string[]).includes(node.contextValue), node.contextValue);
         const missing = listed.providers.find((p) => !p.installed);
         assert.ok(missing, "at least one reference provider is not installed here");
         // Configuring a provider whose package is not installed is refused and names it; nothing is stored.
@@ -768,6 +774,28 @@ describe("contract with the real mnemon-ls server", () => {
         await withTimeout(deactivateSpace(connection, { workspace: folderUri, spaceId: second.id }), "deactivate 2");
     });
 
+    it("remember selection (the server's command): a selected comment loses its markers; into an inactive space the receipt says what activating it changed", async () => {
+        const file = pathToFileURL(path.join(repo, "deploy.py")).href;
+        const receipt = await withTimeout(rememberSelectionInMemory(connection, { uri: file, text: "# Deploy with make release\n# (needs the VPN)", languageId: "python" }), "remember selection");
+        assert.equal(receipt.added, "Deploy with make release (needs the VPN)");
+        const spaces = (await withTimeout(listSpaces(connection, { workspace: folderUri }), "list")).spaces;
+        const scratch = spaces.find((s) => s.name === "Scratch")!;
+        assert.equal(scratch.active, false);
+        const written = await withTimeout(rememberSelectionInSpace(connection, { uri: file, text: "// the cache is per tenant", languageId: "typescript", spaceId: scratch.id }), "into a space");
+        assert.equal(written.activated, true, JSON.stringify(written));
+        assert.deepEqual(written.activeSpaces, [{ id: "default", name: "Project notes" }, { id: scratch.id, name: "Scratch" }]);
+        assert.equal(spaceReceiptMessage(written), "Mnemon: Remembered in Scratch. Scratch was inactive and is now active: recall reads it. 2 spaces are active " +
+            "(Project notes, Scratch), so a remember that names no space (an assistant's mnemon_remember, mnemon-ls remember) must name one.");
+        const found = await withTimeout(recall(connection, { workspace: folderUri, query: "cache per tenant", spaces: [scratch.id] }), "recall");
+        assert.deepEqual(found.results.map((r) => r.content), ["the cache is per tenant"]);
+        await withTimeout(deactivateSpace(connection, { workspace: folderUri, spaceId: scratch.id }), "deactivate");
+        // Refused: the same error a request gets (code, number, data).
+        const refused = await withTimeout(rememberSelectionInMemory(connection, { uri: file, text: "a § b" }).then(() => undefined, (e: unknown) => e), "refused");
+        assert.equal(asMnemonError(refused)?.code, "invalid-input");
+        assert.equal(asMnemonError(refused)?.rpcCode, ErrorCode["invalid-input"]);
+        assert.equal(asMnemonError(refused)?.data.field, "content");
+    });
+
     it("language-model tools: every contributed tool runs against the real server and answers text", async () => {
         const runtime = await withTimeout(invokeTool(connection, "mnemon_runtime_memory", folderUri,
             { action: "add", content: "LM tools reach the running server" }), "runtime tool");
@@ -817,12 +845,12 @@ describe("contract with the real mnemon-ls server", () => {
         assert.deepEqual(await withTimeout(changed, "mnemon/memoryChanged runtime", 10_000), { workspace: folderUri, source: "runtime" });
         const snapshot = await withTimeout(runtimeSnapshot(connection, folderUri), "snapshot");
         const tree = runtimeTree(snapshot, row, Date.now());
-        assert.deepEqual(tree.map((n) => n.label), ["MEMORY.md", "USER.md"]);
+        assert.deepEqual(tree.map((n) => n.label), ["USER.md", "MEMORY.md"]);
         const node = flatten(tree).find((n) => n.label === "View: critical and scoped");
         assert.ok(node, JSON.stringify(tree.map((n) => n.description)));
         assert.equal(node.description, `critical · today · ⎇ ${row.branch}`);
         assert.equal(node.contextValue, "mnemon.entry.memory.branch");
-        assert.match(tree[0].description ?? "", new RegExp(`^${snapshot.entries.filter((e) => e.target === "memory").length} entries`));
+        assert.match(tree[1].description ?? "", new RegExp(`^${snapshot.entries.filter((e) => e.target === "memory").length} entries`));
     });
 
     it("views: editing an entry to contain §, to 8 KiB + 1 or past capacity is refused and changes nothing", async () => {
@@ -853,12 +881,13 @@ describe("contract with the real mnemon-ls server", () => {
         const full = await withTimeout(runtimeSnapshot(connection, folderUri), "full");
         const edit = await expectMnemonError(mutate(connection, { workspace: folderUri, action: "replace", oldText, content: "y".repeat(8000) }), "runtime-capacity");
         const text = errorMessage("not edited", asMnemonError(edit)!);
-        assert.match(text, /^Mnemon: not edited: MEMORY\.md is full: this change would make it \d+ of \d+ bytes \(now \d+\)\. \[runtime-capacity\]$/);
+        const { used, projected, limit } = asMnemonError(edit)!.data as { used: number; projected: number; limit: number };
+        assert.equal(text, `Mnemon: not edited: MEMORY.md is full: this change would make it ${formatUsage(projected, limit)} (now ${formatBytes(used)}). [runtime-capacity]`);
         assert.equal(text.split("full").length, 2, `said once: ${text}`);
         assert.equal((await withTimeout(runtimeSnapshot(connection, folderUri), "after")).revision, full.revision, "a refused edit changes nothing");
         // The tree shows the capacity state with its actions.
         const row = (await withTimeout(status(connection), "status")).workspaces[0];
-        const memory = runtimeTree(full, row, Date.now())[0];
+        const memory = runtimeTree(full, row, Date.now())[1];
         assert.equal(memory.contextValue, "mnemon.target.memory.full");
         assert.equal((memory.children ?? [])[0].contextValue, "mnemon.capacity");
         for (const content of fillers) {
@@ -933,7 +962,7 @@ describe("contract with the real mnemon-ls server", () => {
         assert.equal(fs.statSync(without).size, left.bytes);
         assert.deepEqual(left.userProfile, { carried: 0, leftOut: user.length });
         assert.ok(exportedMessage(left, without).includes(
-            `to ${without} (${left.bytes} bytes)`) && exportedMessage(left, without).includes(`USER.md: ${user.length} ${user.length === 1 ? "entry" : "entries"} left out`));
+            `to ${without} (${formatBytes(left.bytes)})`) && exportedMessage(left, without).includes(`USER.md: ${user.length} ${user.length === 1 ? "entry" : "entries"} left out`));
         const withProfile = path.join(out, "with.zip");
         const carried = await withTimeout(exportPack(connection, { workspace: folderUri, packScope: "full", path: withProfile, includeUserProfile: true }), "export");
         assert.deepEqual(carried.userProfile, { carried: user.length, leftOut: 0 });

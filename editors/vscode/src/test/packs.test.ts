@@ -41,11 +41,11 @@ describe("pack export", () => {
         assert.deepEqual(SCOPE_ITEMS.map((item) => scopeHasUserProfile(item.scope)), [true, true, false, false]);
     });
 
-    it("the message names the file, its size in bytes and the USER.md entries left out, and why", () => {
+    it("the message names the file, its size and the USER.md entries left out, and why", () => {
         const text = exportedMessage(exported({ userProfile: { carried: 0, leftOut: 2 } }), "/tmp/p.zip");
         assert.equal(text,
-            "Mnemon: exported full pack to /tmp/p.zip (4321 bytes). runtime: 2 item(s), 3 file(s), 538 bytes; "
-            + "documents: 1 item(s), 2 file(s), 900 bytes. USER.md: 2 entries left out (your user profile stays on "
+            "Mnemon: exported full pack to /tmp/p.zip (4.2 KiB). runtime: 2 item(s), 3 file(s), 538 B; "
+            + "documents: 1 item(s), 2 file(s), 900 B. USER.md: 2 entries left out (your user profile stays on "
             + "this machine; export again and include it to carry it).");
         assert.match(exportedMessage(exported({ userProfile: { carried: 0, leftOut: 1 } }), "/p.zip"), /USER\.md: 1 entry left out/);
     });

@@ -11,7 +11,6 @@ import { MemoryRecordView } from "../proposals";
 import { CatalogEntry, DocumentCatalog, ProviderCapabilities, ProviderView, RecallResult, RuntimeEntry, RuntimeSnapshot, SpaceView, WorkspaceStatus } from "../requests";
 import {
     ageLabel,
-    bytesLabel,
     capabilityWords,
     capacityState,
     conflictMessage,
@@ -72,10 +71,7 @@ describe("trees: labels", () => {
         assert.equal(shortLabel("x".repeat(100), 10), `${"x".repeat(9)}…`);
     });
 
-    it("bytesLabel and capacityState (over the limit, nearly full at 90 %)", () => {
-        assert.equal(bytesLabel(512), "512 B");
-        assert.equal(bytesLabel(10240), "10 KiB");
-        assert.equal(bytesLabel(8294), "8.1 KiB");
+    it("capacityState (over the limit, nearly full at 90 %)", () => {
         assert.equal(capacityState({ used: 100, limit: 1000 }), "ok");
         assert.equal(capacityState({ used: 900, limit: 1000 }), "nearly-full");
         assert.equal(capacityState({ used: 1001, limit: 1000 }), "over");
@@ -83,7 +79,7 @@ describe("trees: labels", () => {
 });
 
 describe("trees: runtime memory", () => {
-    it("MEMORY.md then USER.md, entries with importance, age and branches; hidden ones marked", () => {
+    it("USER.md then MEMORY.md (the wake's order), entries with importance, age and branches; hidden ones marked", () => {
         const tree = runtimeTree(
             snapshot([
                 entry("Deploy with make release", { importance: "critical" }),
@@ -93,8 +89,8 @@ describe("trees: runtime memory", () => {
             row("main"),
             NOW,
         );
-        assert.deepEqual(tree.map((n) => n.label), ["MEMORY.md", "USER.md"]);
-        const [memory, user] = tree;
+        assert.deepEqual(tree.map((n) => n.label), ["USER.md", "MEMORY.md"]);
+        const [user, memory] = tree;
         assert.equal(memory.contextValue, "mnemon.target.memory");
         assert.match(memory.description ?? "", /^2 entries \(1 hidden on this branch\) · 100 B of 10 KiB \(1%\)$/);
         const [critical, scoped] = memory.children as Node[];
@@ -115,27 +111,47 @@ describe("trees: runtime memory", () => {
         assert.equal(visibleOn(scoped, null), false);
         assert.equal(visibleOn(entry("everywhere"), null), true);
         assert.equal(visibleOn(entry("me", { target: "user" }), null), true);
-        const [memory] = runtimeTree(snapshot([scoped]), row(null), NOW);
+        const [, memory] = runtimeTree(snapshot([scoped]), row(null), NOW);
         assert.match((memory.children as Node[])[0].description ?? "", /hidden: no branch checked out$/);
     });
 
     it("a full or over-capacity target gets the capacity node first (context mnemon.capacity) and a .full context", () => {
-        const [memory] = runtimeTree(snapshot([entry("a")], { user: { used: 0, limit: 4096 }, memory: { used: 10300, limit: 10240 } }), row("main"), NOW);
+        const [, memory] = runtimeTree(snapshot([entry("a")], { user: { used: 0, limit: 4096 }, memory: { used: 10300, limit: 10240 } }), row("main"), NOW);
         assert.equal(memory.contextValue, "mnemon.target.memory.full");
         assert.equal(memory.iconColor, "list.errorForeground");
         const first = (memory.children as Node[])[0];
         assert.equal(first.contextValue, "mnemon.capacity");
         assert.equal(first.label, "MEMORY.md is over capacity");
-        assert.equal(first.description, "10300/10240 bytes");
+        assert.equal(first.description, "10.1 KiB of 10 KiB");
+        assert.equal(first.tooltip, "MEMORY.md uses 10.1 KiB of 10 KiB. Remove or shorten entries, or raise the limit (mnemon.runtimeMemory.memoryLimitBytes).");
+        const [, barely] = runtimeTree(snapshot([entry("a")], { user: { used: 0, limit: 4096 }, memory: { used: 10250, limit: 10240 } }), row("main"), NOW);
+        assert.equal((barely.children as Node[])[0].description, "10250 B of 10240 B", "both would read 10 KiB");
         assert.deepEqual(first.ref, { kind: "capacity", workspace: WS, target: "memory" });
-        const [nearly] = runtimeTree(snapshot([entry("a")], { user: { used: 0, limit: 4096 }, memory: { used: 9300, limit: 10240 } }), row("main"), NOW);
+        const [, nearly] = runtimeTree(snapshot([entry("a")], { user: { used: 0, limit: 4096 }, memory: { used: 9300, limit: 10240 } }), row("main"), NOW);
         assert.equal((nearly.children as Node[])[0].label, "MEMORY.md is nearly full");
     });
 
-    it("an empty target says how to add an entry", () => {
-        const [memory, user] = runtimeTree(snapshot([]), row("main"), NOW);
-        assert.equal((memory.children as Node[])[0].contextValue, "mnemon.message");
+    it("an empty target offers to add an entry: a click runs Add Entry for that file", () => {
+        const [user, memory] = runtimeTree(snapshot([]), row("main"), NOW);
+        const [empty] = memory.children as Node[];
+        assert.equal(empty.contextValue, "mnemon.message");
+        assert.equal(empty.description, "Add an entry to MEMORY.md…");
+        assert.deepEqual(empty.command, { command: "mnemon.runtime.add", title: "Add Entry", arguments: [{ ref: { kind: "target", workspace: WS, target: "memory" } }] });
         assert.equal((user.children as Node[])[0].label, "No entries yet");
+        assert.deepEqual((user.children as Node[])[0].command?.arguments, [{ ref: { kind: "target", workspace: WS, target: "user" } }]);
+    });
+
+    it("an entry's hover puts each part in its own Markdown paragraph (never 'created today Every branch')", () => {
+        const [user, memory] = runtimeTree(snapshot([entry("Deploy with make release"), entry("main only", { branches: ["main"] }), entry("tabs", { target: "user" })]), row("main"), NOW);
+        const [everywhere, scoped] = memory.children as Node[];
+        const parts = (everywhere.tooltip ?? "").split("\n\n");
+        assert.equal(parts.length, 4, everywhere.tooltip);
+        assert.equal(parts[0], "Deploy with make release");
+        assert.equal(parts[1], "---");
+        assert.match(parts[2], /^\*\*MEMORY\.md\*\* · importance \*\*normal\*\* · updated 2 days \(.+\) · created 3 days$/);
+        assert.equal(parts[3], "Shown on every branch");
+        assert.equal((scoped.tooltip ?? "").split("\n\n")[3], "Branches: `main`");
+        assert.equal(((user.children as Node[])[0].tooltip ?? "").split("\n\n").length, 3, "USER.md entries have no branch part");
     });
 
     it("entryStillThere: an entry removed or changed by another editor is a conflict (no substring match)", () => {
@@ -175,7 +191,7 @@ describe("trees: documents, spaces, recall, proposals", () => {
         };
         const [active, archived] = documentsTree(catalog, NOW);
         assert.equal(active.label, "Active");
-        assert.equal(active.description, "2 · 4 KiB of 10240 KiB");
+        assert.equal(active.description, "2 · 4 KiB of 10 MiB", "one unit rule for every size (was 10240 KiB)");
         assert.equal(active.expanded, true);
         assert.deepEqual((active.children as Node[]).map((n) => n.label), ["Doc b", "Doc a"]);
         const b = (active.children as Node[])[0];
@@ -197,7 +213,9 @@ describe("trees: documents, spaces, recall, proposals", () => {
             ["Alpha", "mnemon.space.active", "active · Mnemon"],
             ["Zeta", "mnemon.space.inactive", "inactive · Mnemon"],
         ]);
-        assert.equal(spacesTree(WS, [])[0].label, "No Memory Spaces yet");
+        const [empty] = spacesTree(WS, []);
+        assert.equal(empty.label, "No Memory Spaces yet: create one…");
+        assert.deepEqual(empty.command, { command: "mnemon.spaces.create", title: "Create Memory Space", arguments: [{ ref: { kind: "folder", workspace: WS } }] });
     });
 
     it("recall: items with space, tier and branches; hidden ones counted; no result says why", () => {
@@ -269,12 +287,19 @@ describe("trees: Memory Providers", () => {
     it("installed providers first; state, health, capabilities and configured field names (never values)", () => {
         const enabled = provider({ configured: true, enabled: true, usable: true, spaces: 2, configuredFields: ["dataPath"], configuredSecrets: ["apiKey"] });
         const health = new Map<string, HealthReport>([["holographic", { health: { ok: true, engine: "hermes-agent 0.19.0", location: "/h/memory.db", items: 12, latencyMs: 3.4, message: "", details: {} }, at: NOW }]]);
-        const nodes = providersTree(WS, [MISSING, enabled], health);
-        assert.deepEqual(nodes.map((n) => [n.label, n.description, n.contextValue]), [
-            ["Holographic", "enabled · 2 spaces · healthy", "mnemon.provider.enabled.discover.create"],
-            ["Honcho", "not installed", "mnemon.provider.missing"],
+        const nodes = providersTree(WS, [MISSING, enabled, { ...MISSING, providerId: "mem0", label: "Mem0" }], health);
+        // The providers that are not installed are one collapsed row, not one row each in every folder.
+        assert.deepEqual(nodes.map((n) => [n.label, n.description, n.contextValue, n.expanded]), [
+            ["Holographic", "enabled · 2 spaces · healthy", "mnemon.provider.enabled.discover.create", false],
+            ["Not installed", "2 more providers: Honcho, Mem0", "mnemon.provider.group", false],
         ]);
-        assert.equal(nodes[1].children, undefined, "a provider that is not installed has nothing to show or do");
+        const missing = nodes[1].children as Node[];
+        assert.deepEqual(missing.map((n) => [n.label, n.description, n.contextValue]), [
+            ["Honcho", "not installed", "mnemon.provider.missing"],
+            ["Mem0", "not installed", "mnemon.provider.missing"],
+        ]);
+        assert.equal(missing[0].children, undefined, "a provider that is not installed has nothing to show or do");
+        assert.equal(providersTree(WS, [enabled], health).length, 1, "no group when every provider is installed");
         const details = Object.fromEntries((nodes[0].children as Node[]).map((n) => [n.label, n.description]));
         assert.deepEqual(details, {
             Package: "mnemon-ls-provider-holographic 0.1.0",

@@ -12,6 +12,7 @@ import {
     firstLine,
     noticesMessage,
     receiptMessage,
+    rememberTargetRows,
     recallEmptyMessage,
     recallPickItem,
     recallTitle,
@@ -22,6 +23,7 @@ import {
     statusReport,
     statusTooltip,
 } from "../format";
+import { formatBytes, formatUsage } from "../units";
 import { noProposalsMessage, proposalPickItem, VERDICT_ITEMS, verdictMessage } from "../proposals";
 import {
     activateSpace,
@@ -32,6 +34,8 @@ import {
     recall,
     RecallItem,
     rememberInSpace,
+    rememberSelectionInMemory,
+    rememberSelectionInSpace,
     asMnemonError,
     branchFor,
     createDocument,
@@ -43,6 +47,7 @@ import {
     SearchHit,
     searchDocuments,
     ServerCommand,
+    SpaceView,
     SERVER_COMMAND_PREFIX,
     status,
     StatusResult,
@@ -167,6 +172,28 @@ describe("document requests", () => {
     });
 });
 
+describe("remember selection requests", () => {
+    it("are the server's command, quiet (the extension shows the receipt), with the document's language", async () => {
+        const sender = recorder({ success: true, message: "Entry added." });
+        await rememberSelectionInMemory(sender, { uri: "file:///w/a.py", text: "# x", languageId: "python", branches: undefined });
+        await rememberSelectionInSpace(sender, { uri: "file:///w/a.py", text: "# x", languageId: "python", branches: ["main"], spaceId: "t" });
+        assert.deepEqual(sender.calls, [
+            ["workspace/executeCommand", { command: "mnemon.server.rememberSelection", arguments: [{ uri: "file:///w/a.py", text: "# x", languageId: "python", quiet: true }] }],
+            ["workspace/executeCommand", { command: "mnemon.server.rememberSelection", arguments: [
+                { uri: "file:///w/a.py", text: "# x", languageId: "python", branches: ["main"], spaceId: "t", quiet: true }] }],
+        ]);
+    });
+
+    it("a refused one rejects like a refused request: asMnemonError reads its code, number and data", async () => {
+        const sender = recorder({ success: false, error: { code: "runtime-capacity", message: "memory is over capacity", target: "memory", used: 20, projected: 42, limit: 30 } });
+        const error = await rememberSelectionInMemory(sender, { uri: "file:///w/a.py", text: "x" }).then(() => undefined, (e: unknown) => e);
+        assert.deepEqual(asMnemonError(error), {
+            code: "runtime-capacity", rpcCode: -32010, message: "memory is over capacity",
+            data: { code: "runtime-capacity", target: "memory", used: 20, projected: 42, limit: 30 },
+        });
+    });
+});
+
 describe("memory space requests", () => {
     it("space helpers send the server's methods and params, with no undefined keys", async () => {
         const sender = recorder();
@@ -236,7 +263,7 @@ describe("format", () => {
         assert.equal(statusBarText(row({ branch: null, detached: true })), "$(bookmark) (detached) · MEMORY 10%");
         assert.equal(statusBarText(row({ problems: ["x"] })), "$(warning) main · MEMORY 10%");
         assert.equal(statusBarText(undefined), "$(bookmark) mnemon");
-        assert.match(statusTooltip(row(), "0.1.0"), /MEMORY\.md: 2 entries, 1024\/10240 bytes \(10%\)/);
+        assert.match(statusTooltip(row(), "0.1.0"), /MEMORY\.md: 2 entries, 1 KiB of 10 KiB \(10%\)/);
     });
 
     it("receipt and error messages", () => {
@@ -250,10 +277,14 @@ describe("format", () => {
             changed: true,
             workspace: "file:///w",
         };
-        assert.equal(receiptMessage(receipt, ["main"]), "Mnemon: Entry added. MEMORY.md for branch main: 1 entry, 12/10240 bytes.");
+        assert.equal(receiptMessage(receipt, ["main"]), "Mnemon: Entry added. MEMORY.md for branch main: 1 entry, 12 B of 10 KiB.");
         const error = { code: "runtime-capacity", rpcCode: -32010, message: "MEMORY.md is full", data: { used: 10000, projected: 10300, limit: 10240 } };
         const text = errorMessage("not remembered", error);
-        assert.equal(text, "Mnemon: not remembered: MEMORY.md is full: this change would make it 10300 of 10240 bytes (now 10000). [runtime-capacity]");
+        assert.equal(text, "Mnemon: not remembered: MEMORY.md is full: this change would make it 10.1 KiB of 10 KiB (now 9.8 KiB). [runtime-capacity]");
+        const barely = errorMessage("not remembered", { ...error, data: { used: 10000, projected: 10250, limit: 10240 } });
+        assert.equal(barely, "Mnemon: not remembered: MEMORY.md is full: this change would make it 10250 B of 10240 B (now 9.8 KiB). [runtime-capacity]");
+        const wide = errorMessage("not remembered", { ...error, data: { used: 9000, projected: 12000, limit: 10240 } });
+        assert.equal(wide, "Mnemon: not remembered: MEMORY.md is full: this change would make it 11.7 KiB of 10 KiB (now 8.8 KiB). [runtime-capacity]");
         assert.doesNotMatch(text, /MEMORY\.md is full.*MEMORY\.md is full/);
     });
 
@@ -315,9 +346,36 @@ describe("format", () => {
             "Mnemon: nothing recalled in proj for “q”: nothing matched (2 branch-scoped memories hidden).",
         );
         assert.equal(
-            spaceReceiptMessage({ status: "committed", message: "Remembered in Notes.", spaceName: "Notes", id: "1", activated: true }, "main"),
-            "Mnemon: Remembered in Notes. (branch main) Space Notes is now active.",
+            spaceReceiptMessage({ status: "committed", message: "Remembered in Notes.", spaceName: "Notes", id: "1", activated: true, activeSpaces: [{ id: "n", name: "Notes" }] }, "main"),
+            "Mnemon: Remembered in Notes. (branch main) Notes was inactive and is now active: recall reads it.",
         );
+        assert.equal(
+            spaceReceiptMessage({ status: "committed", message: "Remembered in Team.", spaceName: "Team", id: "1", activated: true, activeSpaces: [{ id: "default", name: "Default" }, { id: "t", name: "Team" }] }),
+            "Mnemon: Remembered in Team. Team was inactive and is now active: recall reads it. 2 spaces are active (Default, Team), so a remember that names no space (an assistant's mnemon_remember, mnemon-ls remember) must name one.",
+        );
+        assert.equal(spaceReceiptMessage({ status: "committed", message: "Remembered in Team.", spaceName: "Team", id: "1", activated: false }), "Mnemon: Remembered in Team.");
+    });
+
+    it("the Remember Selection target rows: active spaces first, each marked as it was before the write", () => {
+        const space = (id: string, name: string, active: boolean): SpaceView => ({
+            id, name, description: id === "t" ? "What the team agreed" : "", active, providerId: "mnemon-native", providerLabel: "mnemon-native", kind: "native",
+            location: { dataDir: "/d", store: id, path: "/d/x" }, capabilities: null, available: true, createdAt: "", updatedAt: "",
+        });
+        const rows = rememberTargetRows([space("t", "Team", false), space("default", "Default", true)], " for branch main");
+        assert.deepEqual(rows.map((r) => [r.group, r.label, r.description, r.detail]), [
+            ["active", "Default", "active · mnemon-native for branch main", undefined],
+            ["inactive", "Team", "inactive: remembering here makes it active · mnemon-native for branch main", "What the team agreed"],
+        ]);
+        assert.equal(rows[1].space.id, "t");
+    });
+
+    it("one byte formatter: B below 1 KiB, then KiB, MiB, GiB; usage never reads as two equal numbers", () => {
+        assert.deepEqual([0, 512, 1023, 1024, 8294, 10240, 102400, 1048575, 10485760, 1572864 * 1024].map(formatBytes),
+            ["0 B", "512 B", "1023 B", "1 KiB", "8.1 KiB", "10 KiB", "100 KiB", "1 MiB", "10 MiB", "1.5 GiB"]);
+        assert.equal(formatUsage(4096, 10485760), "4 KiB of 10 MiB");
+        assert.equal(formatUsage(9728, 10240), "9.5 KiB of 10 KiB");
+        assert.equal(formatUsage(10240, 10240), "10 KiB of 10 KiB");
+        assert.equal(formatUsage(10250, 10240), "10250 B of 10240 B");
     });
 });
 
