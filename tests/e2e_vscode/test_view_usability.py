@@ -220,7 +220,7 @@ def test_an_entry_hover_keeps_its_parts_apart(code_server, vscode, e2e_artifacts
 
 
 def test_providers_that_are_not_installed_are_one_row(code_server, vscode, e2e_artifacts) -> None:
-    listed = mnemon_cli(code_server, vscode.workspace, "provider", "list")
+    listed = mnemon_cli(code_server, vscode.workspace, "provider", "list")["providers"]
     missing = [p["label"] for p in listed if not p["installed"]]
     installed = [p["label"] for p in listed if p["installed"]]
     assert missing, listed
