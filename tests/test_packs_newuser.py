@@ -138,12 +138,14 @@ def test_a_write_to_an_inactive_space_says_it_activated_it(tmp_path: Path) -> No
     root = tmp_path / "root"
     host = host_on(root)
     try:
-        space = host.spaces.create_space("Dormant", "not read by default", active=False).record.id
+        host.spaces.create_space("Dormant", "not read by default", active=False)
     finally:
         host.close()
     first = _cli(tmp_path, root, "remember", "a fact for later", "--space", "Dormant")
     assert first.returncode == 0, first.stderr
-    assert f"the space was inactive: this write activated it (`mnemon-ls space deactivate {space}`" in first.stdout
+    assert first.stdout.splitlines()[1] == (
+        "Dormant was inactive: this write made it active. It is the only active space, so `mnemon-ls remember` "
+        "without --space now writes into it; `mnemon-ls space deactivate Dormant` makes it inactive again.")
     again = _cli(tmp_path, root, "remember", "another fact", "--space", "Dormant")
     assert again.returncode == 0 and "inactive" not in again.stdout, again.stdout
 
