@@ -24,8 +24,31 @@ from . import protocol as P
 from .progress import Progress
 
 
+async def _run(ls: Any, operation: Any, parsed: Any, surface: str, progress: Any = None) -> tuple[Any, Any]:
+    """Resolve the folder of ``parsed``, run the operation in a worker thread with this server's session of
+    the folder, and tell the observers of the result or the error. Returns ``(folder state, data)``;
+    re-raises what the call raised (after ``progress.finish("failed")``)."""
+    from ..ops.execute import call
+
+    state = ls.registry.resolve(parsed.workspace)
+    try:
+        data = await asyncio.to_thread(functools.partial(
+            call, operation, state.host, parsed, surface=surface, session=ls.session_for(state.uri),
+            progress=progress.callback if progress is not None else None))
+    except Exception as exc:
+        if progress is not None:
+            await progress.finish("failed")
+        ls.observe(state, operation, None, exc)
+        raise
+    if progress is not None:
+        receipt = data.get("maintenance") if isinstance(data, dict) else None
+        await progress.finish(receipt.get("summary") if isinstance(receipt, dict) else None)
+    ls.observe(state, operation, data, None)
+    return state, data
+
+
 def _handler(operation: Any) -> Callable[..., Any]:
-    from ..ops.execute import call, parse
+    from ..ops.execute import parse
 
     async def handle(ls: Any, params: Any) -> Any:
         token = None
@@ -33,21 +56,8 @@ def _handler(operation: Any) -> Callable[..., Any]:
             token = params["workDoneToken"]
             params = {k: v for k, v in params.items() if k != "workDoneToken"}
         parsed = parse(operation, params)
-        state = ls.registry.resolve(parsed.workspace)
         progress = Progress(ls, operation.progress_title(parsed), token) if operation.progress is not None else None
-        try:
-            data = await asyncio.to_thread(functools.partial(
-                call, operation, state.host, parsed, surface="lsp", session=ls.session_for(state.uri),
-                progress=progress.callback if progress is not None else None))
-        except Exception as exc:
-            if progress is not None:
-                await progress.finish("failed")
-            ls.observe(state, operation, None, exc)
-            raise
-        if progress is not None:
-            receipt = data.get("maintenance") if isinstance(data, dict) else None
-            await progress.finish(receipt.get("summary") if isinstance(receipt, dict) else None)
-        ls.observe(state, operation, data, None)
+        state, data = await _run(ls, operation, parsed, "lsp", progress)
         if isinstance(data, list):
             return {operation.lsp.list_key: data, "workspace": state.uri}
         return data | {"workspace": state.uri}
@@ -67,8 +77,8 @@ async def tool_call(ls: Any, params: Any) -> dict[str, Any]:
     (an MCP tool of :func:`mnemon_ls.ops.tools.tools`, the same names and arguments) run as the MCP server
     runs it, answered with the operation's model-facing text. The client asks the person before a write
     (the request does not). Errors name the tool's arguments (``arguments.limit``, ``content``)."""
-    from ..errors import InvalidInput, MnemonError
-    from ..ops.execute import call, parse
+    from ..errors import InvalidInput
+    from ..ops.execute import parse
     from ..ops.modeltext import bounded
     from ..ops.tools import argument_name, tools
 
@@ -86,22 +96,10 @@ async def tool_call(ls: Any, params: Any) -> dict[str, Any]:
         arguments["workspace"] = params["workspace"]
     operation, raw = tool.resolve(arguments)
     try:
-        parsed = parse(operation, raw)
-    except MnemonError as exc:
-        if isinstance(exc, InvalidInput):
-            raise InvalidInput(argument_name(exc.field, operation.mcp.rename), exc.rule) from None
-        raise
-    state = ls.registry.resolve(parsed.workspace)
-    try:
-        data = await asyncio.to_thread(functools.partial(call, operation, state.host, parsed, surface="tool",
-                                                         session=ls.session_for(state.uri)))
-    except Exception as exc:
-        ls.observe(state, operation, None, exc)
-        if isinstance(exc, InvalidInput):
-            raise InvalidInput(argument_name(exc.field, operation.mcp.rename), exc.rule, **{
-                k: v for k, v in exc.data.items() if k not in ("field", "rule", "code")}) from None
-        raise
-    ls.observe(state, operation, data, None)
+        state, data = await _run(ls, operation, parse(operation, raw), "tool")
+    except InvalidInput as exc:  # named as the tool's argument, as the MCP server names it
+        raise InvalidInput(argument_name(exc.field, operation.mcp.rename), exc.rule, **{
+            k: v for k, v in exc.data.items() if k not in ("field", "rule", "code")}) from None
     text = operation.text(data) if operation.text is not None else bounded(str(data))
     return {"text": text, "workspace": state.uri}
 
