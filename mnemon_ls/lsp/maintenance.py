@@ -28,7 +28,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Callable
 
 
-from ..packs.gate import run_held
+from ..packgate import run_held
 from .progress import Progress
 from ..errors import InvalidInput, RuntimeCapacityError
 

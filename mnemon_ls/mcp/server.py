@@ -36,7 +36,7 @@ from ..runtime.model import PROJECTION_FILES
 from ..settings import Settings
 from ..ops import modeltext as fmt
 from .arguments import ERROR_TEXT_LIMIT, StrictArguments, bounded_error, make_strict  # noqa: F401 (ERROR_TEXT_LIMIT re-exported)
-from ..packs.gate import run_held
+from ..packgate import run_held
 from .workspaces import McpWorkspaces
 
 log = logging.getLogger("mnemon_ls.mcp")

@@ -68,9 +68,7 @@ names are re-exported here.
 from __future__ import annotations
 
 import os
-import shutil
 import time
-import uuid
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -285,8 +283,12 @@ class SpaceRegistry(ProviderPlane):
         except _Damaged:
             return ()
 
+    def store_path(self, space_id: str) -> Path:
+        """``data/<space_id>/mnemon.db``: where a native space's store is."""
+        return self.data_dir / space_id / "mnemon.db"
+
     def _store_exists(self, space_id: str) -> bool:
-        return (self.data_dir / space_id / "mnemon.db").is_file()
+        return self.store_path(space_id).is_file()
 
     # ------------------------------------------------------------------ discovery
 
@@ -335,6 +337,8 @@ class SpaceRegistry(ProviderPlane):
         used = {b.id for b in state.all}
         if not self.store_dirs() and "default" not in used and not (self.data_dir / "default").exists():
             return "default"
+        import uuid  # imported on use: reading the registry (every wake) never makes an id
+
         while True:
             candidate = str(uuid.uuid4())
             if candidate not in used and not (self.data_dir / candidate).exists():
@@ -344,6 +348,8 @@ class SpaceRegistry(ProviderPlane):
         """A new empty directory ``data/.creating-<pid>-<12 hex>/`` (0700) to build a store in before
         :meth:`publish_native` moves it into place. Discovery never sees it (ids cannot start with a dot)."""
         fsio.ensure_dir(self.data_dir)
+        import uuid
+
         path = self.data_dir / f"{STAGING_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:12]}"
         os.mkdir(path, fsio.DIR_MODE)
         return path
@@ -394,6 +400,8 @@ class SpaceRegistry(ProviderPlane):
                 continue
             try:
                 if path.is_dir() and not path.is_symlink() and path.stat().st_mtime < limit:
+                    import shutil
+
                     shutil.rmtree(path)
             except OSError:
                 continue
