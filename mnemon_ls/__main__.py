@@ -1,9 +1,9 @@
 """``python -m mnemon_ls`` and the ``mnemon-ls`` console script.
 
 ``serve`` goes straight to the language server (:mod:`mnemon_ls.lsp.launch`) so that editors get the
-``initialize`` answer without the command line's imports; ``hook`` and ``wake``, which assistants wait on at
-every prompt and session start, go to :mod:`mnemon_ls.cli_light` (their own small parser, no operation
-registry or pydantic), which hands anything it does not run back; every other command is :mod:`mnemon_ls.cli`.
+``initialize`` answer without the command line's imports; ``hook``, ``wake`` and ``mcp``, which assistants
+wait on at every prompt and session start, go to :mod:`mnemon_ls.cli_light` (their own small parser, no
+operation registry), which hands anything it does not run back; every other command is :mod:`mnemon_ls.cli`.
 """
 
 import sys

@@ -14,7 +14,6 @@ stdout as ``{"error": {...}}``.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any, Sequence
 
@@ -24,7 +23,7 @@ from .cli_common import (GATED as _GATED, OPENED as _OPENED, absorb_hand_edits a
                          close_opened as _close_opened, emit as _emit, guarded, one_shot_semantic as _one_shot_semantic,
                          open_host, read_content as _read_content, repair_lines as _repair_lines,
                          run_released as _run_released, settings_from as _settings_from)
-from .cli_parser import Parser as _Parser, settings_parent
+from .cli_parser import Parser as _Parser, add_mcp_parser, settings_parent
 from .errors import EXIT_FAILURE, EXIT_OK
 from .runtime.model import PROJECTION_FILES, TARGETS
 
@@ -72,8 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     cli_ops.add_parsers(commands, groups, common, skip=("runtime", "wake"))  # doc ..., records ..., space ..., remember, recall
 
-    mcp = commands.add_parser("mcp", parents=[common], help="run the MCP server (stdio) for assistants outside the editor")
-    mcp.add_argument("--read-only", action="store_true", help="offer only the read tools (writeEnabled=false)")
+    add_mcp_parser(commands, common)
     setup = commands.add_parser("setup", parents=[common],
                                 help="add mnemon-ls to an assistant's MCP configuration (and its hooks)")
     setup.add_argument("client", choices=("claude-code", "codex", "cursor", "vscode"))
@@ -166,12 +164,10 @@ def cmd_redact(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    """``mnemon-ls mcp``: serve MCP over stdio (``--workspace`` fixes the workspace; else the client's roots,
-    else the current directory)."""
-    from .mcp.server import run  # imported lazily: the other commands never load the MCP SDK
+    """``mnemon-ls mcp`` (:func:`mnemon_ls.cli_common.run_mcp`)."""
+    from .cli_common import run_mcp
 
-    workspace = os.path.abspath(os.path.expanduser(args.workspace)) if args.workspace else None
-    return run(workspace, _settings_from(args), write_enabled=not args.read_only)
+    return run_mcp(args)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

@@ -206,3 +206,12 @@ def absorb_hand_edits(host: Any) -> list[Any]:
     for line in repair_lines(repairs):
         print(f"mnemon-ls: {line}", file=sys.stderr)
     return repairs
+
+
+def run_mcp(args: argparse.Namespace) -> int:
+    """``mnemon-ls mcp``: serve MCP over stdio (``--workspace`` fixes the workspace; else the client's roots,
+    else the current directory) until the client closes; the exit code."""
+    from .mcp.server import run  # imported here: the other commands never load the MCP SDK
+
+    workspace = os.path.abspath(os.path.expanduser(args.workspace)) if args.workspace else None
+    return run(workspace, settings_from(args), write_enabled=not args.read_only)

@@ -1,12 +1,14 @@
-"""``mnemon-ls hook EVENT`` and ``mnemon-ls wake`` without the full command line: the commands assistants wait
-on at every prompt and session start.
+"""``mnemon-ls hook EVENT``, ``mnemon-ls wake`` and ``mnemon-ls mcp`` without the full command line: the
+commands assistants wait on at every prompt and session start.
 
 The full parser (:func:`mnemon_ls.cli.build_parser`) is built from the operation registry, which imports every
 operation module and pydantic: more CPU than everything ``hook`` and ``wake`` do. :func:`main` parses these
-two commands with a parser of their own arguments only, built from the same declarations: the settings flags
-(:func:`mnemon_ls.cli_common.settings_parent`), the ``hook`` command (:func:`mnemon_ls.hooks.add_hook_parser`),
-the wake operation's command (:data:`mnemon_ls.ops.wake.COMMAND` through :func:`mnemon_ls.cli_ops.add_parser`,
-typed by :class:`~mnemon_ls.ops.wake.WakeRequest`). Whatever it does not run as the full command line would,
+commands with a parser of their own arguments only, built from the same declarations: the settings flags
+(:func:`mnemon_ls.cli_parser.settings_parent`), the ``hook`` command (:func:`mnemon_ls.hooks.add_hook_parser`),
+the ``mcp`` command (:func:`mnemon_ls.cli_parser.add_mcp_parser`), the wake operation's command
+(:data:`mnemon_ls.ops.wake.COMMAND` through :func:`mnemon_ls.cli_ops.add_parser`, typed by
+:class:`~mnemon_ls.ops.wake.WakeRequest`); the hooks exactly as ``mnemon-ls setup`` writes them need no parser
+at all (:func:`as_written`). Whatever it does not run as the full command line would,
 it hands back (``None``) and :mod:`mnemon_ls.__main__` runs the full command line on the same arguments: a
 usage error, ``--help``, an argument that is not UTF-8. So errors and help read exactly as before.
 
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
     from typing import Any, Sequence
 
 #: The commands :func:`main` runs.
-COMMANDS = ("hook", "wake")
+COMMANDS = ("hook", "wake", "mcp")
 #: The hook commands ``mnemon-ls setup`` writes into the clients' configuration (:mod:`mnemon_ls.mcp.clients`):
 #: run without building a parser at all (:func:`as_written`).
 WRITTEN_HOOKS = (("hook", "session-start"), ("hook", "prompt"))
@@ -73,6 +75,10 @@ def build_parser(command: str) -> argparse.ArgumentParser:
         from .hooks import add_hook_parser
 
         add_hook_parser(commands, common)
+    elif command == "mcp":
+        from .cli_parser import add_mcp_parser
+
+        add_mcp_parser(commands, common)
     else:
         from . import cli_ops
         from .ops import wake
@@ -104,6 +110,11 @@ def main(argv: Sequence[str]) -> int | None:
 
         return guarded(args, lambda: run_released(cmd_hook, args))
     from .cli_ops import message
+
+    if args.command == "mcp":
+        from .cli_common import run_mcp
+
+        return guarded(args, lambda: run_released(run_mcp, args), message)
 
     return guarded(args, lambda: run_released(run_wake, args), message)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from .errors import EXIT_INVALID
 
@@ -51,3 +52,11 @@ class Parser(argparse.ArgumentParser):
         if "--json" in sys.argv[1:]:
             sys.stdout.write(json.dumps({"error": {"code": "invalid-input", "message": message}}) + "\n")
         raise SystemExit(EXIT_INVALID)
+
+
+def add_mcp_parser(commands: Any, common: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Add the ``mcp`` command to the ``commands`` subparsers (``common``: the settings flags)."""
+    mcp = commands.add_parser("mcp", parents=[common], help="run the MCP server (stdio) for assistants outside the editor")
+    mcp.add_argument("--read-only", action="store_true", help="offer only the read tools (writeEnabled=false)")
+    return mcp
+

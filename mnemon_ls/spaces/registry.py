@@ -68,6 +68,7 @@ names are re-exported here.
 from __future__ import annotations
 
 import os
+import stat
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -304,19 +305,28 @@ class SpaceRegistry(ProviderPlane):
         """:meth:`store_dirs` whose ``mnemon.db`` is not empty: a zero-byte file is what an interrupted
         creation leaves (SQLite writes the schema as the first page), never a store the Mnemon CLI made.
         Staging directories (``data/.creating-*``) never match the id rule."""
-        out = []
-        for name in self.store_dirs():
-            try:
-                if (self.data_dir / name / "mnemon.db").stat().st_size > 0:
-                    out.append(name)
-            except OSError:
-                continue
-        return out
+        return [name for name in self.store_dirs() if self._holds_store(name)]
+
+    def _holds_store(self, name: str) -> bool:
+        """Whether ``data/<name>/mnemon.db`` is a discoverable store: ``name`` follows the id rule and the file
+        is a regular file that is not empty."""
+        if not SPACE_ID_RE.match(name):
+            return False
+        try:
+            info = os.stat(os.path.join(self.data_dir, name, "mnemon.db"))
+        except OSError:
+            return False
+        return stat.S_ISREG(info.st_mode) and info.st_size > 0
 
     def discoverable(self, state: RegistryState) -> bool:
-        """True when some store on disk is not registered yet."""
+        """True when some store on disk is not registered yet (every read asks: the registered ones are not
+        looked at)."""
         known = {b.id for b in state.all}
-        return any(name not in known for name in self._discovery_dirs())
+        try:
+            names = os.listdir(self.data_dir)
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        return any(self._holds_store(name) for name in names if name not in known)
 
     def _discovered(self, state: RegistryState) -> list[SpaceRecord]:
         known = {b.id for b in state.all}
