@@ -173,7 +173,9 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         if args.stress:
             stress = subprocess.Popen(["stress-ng", "--cpu", str(args.stress), "--quiet"],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            time.sleep(5)  # let the load average climb before the first timed round (not a synchronisation)
+            deadline = time.monotonic() + 150  # the 1-minute load average climbs for a minute or two
+            while os.getloadavg()[0] < 0.8 * args.stress and time.monotonic() < deadline:
+                time.sleep(1)
         load_before = os.getloadavg()[0]
         names = list(COMMANDS)
         for round_ in range(args.rounds):
