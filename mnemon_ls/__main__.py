@@ -1,7 +1,9 @@
 """``python -m mnemon_ls`` and the ``mnemon-ls`` console script.
 
 ``serve`` goes straight to the language server (:mod:`mnemon_ls.lsp.launch`) so that editors get the
-``initialize`` answer without the command line's imports; every other command is :mod:`mnemon_ls.cli`.
+``initialize`` answer without the command line's imports; ``hook``, ``wake`` and ``mcp``, which assistants
+wait on at every prompt and session start, go to :mod:`mnemon_ls.cli_light` (their own small parser, no
+operation registry), which hands anything it does not run back; every other command is :mod:`mnemon_ls.cli`.
 """
 
 import sys
@@ -15,9 +17,13 @@ def main() -> int:
 
         code = serve(sys.argv[2:])
     else:
-        from .cli import main as cli
+        from .cli_light import main as light
 
-        code = cli()
+        code = light(sys.argv[1:])
+        if code is None:
+            from .cli import main as cli
+
+            code = cli()
     thirdparty = sys.modules.get("mnemon_ls.spaces.thirdparty")  # not imported: no provider call was made
     return thirdparty.end_process(code) if thirdparty is not None else code
 

@@ -14,63 +14,32 @@ stdout as ``{"error": {...}}``.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 from typing import Any, Sequence
 
 from . import __version__, cli_clients, cli_ops, output
 from .cli_argv import check_text_arguments
-from .errors import EXIT_FAILURE, EXIT_INVALID, EXIT_OK, InvalidInput, MnemonError, storage_error
-from .host import WorkspaceHost, default_workspace
+from .cli_common import (GATED as _GATED, OPENED as _OPENED, absorb_hand_edits as _absorb_hand_edits,
+                         close_opened as _close_opened, emit as _emit, guarded, one_shot_semantic as _one_shot_semantic,
+                         open_host, read_content as _read_content, repair_lines as _repair_lines,
+                         run_released as _run_released, settings_from as _settings_from)
+from .cli_parser import Parser as _Parser, add_mcp_parser, settings_parent
+from .errors import EXIT_FAILURE, EXIT_OK
 from .runtime.model import PROJECTION_FILES, TARGETS
-from .settings import Settings, load_settings, settings_from_environment
+
+__all__ = ["build_parser", "main", "_GATED", "_OPENED", "_Parser", "_absorb_hand_edits", "_close_opened", "_emit",
+           "_one_shot_semantic", "_read_content", "_repair_lines", "_run_released", "_settings_from"]
 
 
-def _settings_parent() -> argparse.ArgumentParser:
-    parent = argparse.ArgumentParser(add_help=False)
-    group = parent.add_argument_group("workspace and settings")
-    group.add_argument("--workspace", metavar="DIR",
-                       help="workspace directory (default: the nearest directory from the current one upward "
-                            "holding .git or .mnemon; none found: no workspace, the global root is used)")
-    group.add_argument("--scope", choices=("global", "workspace", "workspaces", "custom"),
-                       help="storageScope (default workspaces: <$MNEMON_DATA_DIR or ~/.mnemon>/workspaces/"
-                            "<sha256 of the workspace path>; global: $MNEMON_DATA_DIR or ~/.mnemon)")
-    group.add_argument("--data-dir", metavar="DIR",
-                       help="dataDir: the root (implies --scope custom), or the base for --scope workspaces")
-    group.add_argument("--runtime-user-scope", choices=("storage", "global"),
-                       help="runtimeUserScope (default global: USER.md from the global root; storage: from the selected root)")
-    group.add_argument("--user-limit-bytes", type=int, metavar="N", help="runtimeMemory.userLimitBytes (1..1048576)")
-    group.add_argument("--memory-limit-bytes", type=int, metavar="N", help="runtimeMemory.memoryLimitBytes (1..1048576)")
-    group.add_argument("--memory-maintenance", choices=("archive", "reject"),
-                       help="runtimeMemory.maintenance: a full MEMORY.md archives what does not fit into Memory Spaces "
-                            "or the local archive (default archive), or refuses the change (reject)")
-    group.add_argument("--detached-head-policy", choices=("hide", "show"), help="detachedHeadPolicy")
-    group.add_argument("--worktree-sharing", choices=("shared", "separate"), help="worktreeSharing")
-    group.add_argument("--recall-mode", choices=("guided", "off"), help="recallMode (assistant hooks' recall cue)")
-    group.add_argument("--writeback-mode", choices=("guided", "off"), help="writebackMode (assistant hooks' writeback cue)")
-    group.add_argument("--secrets", choices=("redact", "reject", "allow"),
-                       help="secrets: what a write does with a value that looks like a credential (default redact)")
-    group.add_argument("--hand-edits", choices=("import", "restore"),
-                       help="handEdits: import hand edits of USER.md/MEMORY.md (default) or restore the files")
-    group.add_argument("--json", action="store_true", help="print JSON for scripts")
-    return parent
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with one-line usage errors (``mnemon-ls: error: <message>``, exit 2), like every other error."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        """Print one line and exit 2 (argparse's own usage block is not printed)."""
-        print(f"mnemon-ls: error: {message} (see `{self.prog} --help`)", file=sys.stderr)
-        if "--json" in sys.argv[1:]:
-            sys.stdout.write(json.dumps({"error": {"code": "invalid-input", "message": message}}) + "\n")
-        raise SystemExit(EXIT_INVALID)
+def _host(args: argparse.Namespace) -> Any:
+    """The command's one host (:func:`mnemon_ls.cli_common.open_host`); a module global so that a test can
+    wrap it (``cli._host = ...``): every handler of :func:`main` reaches it through this name."""
+    return open_host(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of every command."""
-    common = _settings_parent()
+    common = settings_parent()
     parser = _Parser(prog="mnemon-ls", description="Workspace-scoped, branch-aware memory for coding assistants.")
     parser.add_argument("--version", action="version", version=f"mnemon-ls {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -95,8 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     cli_ops.add_parsers(commands, groups, common, skip=("runtime", "wake"))  # doc ..., records ..., space ..., remember, recall
 
-    mcp = commands.add_parser("mcp", parents=[common], help="run the MCP server (stdio) for assistants outside the editor")
-    mcp.add_argument("--read-only", action="store_true", help="offer only the read tools (writeEnabled=false)")
+    add_mcp_parser(commands, common)
     setup = commands.add_parser("setup", parents=[common],
                                 help="add mnemon-ls to an assistant's MCP configuration (and its hooks)")
     setup.add_argument("client", choices=("claude-code", "codex", "cursor", "vscode"))
@@ -104,129 +72,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="write the workspace's shared configuration instead of the user's")
     setup.add_argument("--remove", action="store_true", help="take mnemon-ls out again (other entries stay)")
     setup.add_argument("--dry-run", action="store_true", help="show what would change, write nothing")
-    hook = commands.add_parser("hook", parents=[common], help="run an assistant lifecycle hook (reads the hook's JSON on stdin)",
-                               description="Print what an assistant's lifecycle hook adds to the model's context: "
-                                           "session-start the wake snapshot, prompt a one-line recall/writeback cue. "
-                                           "--json prints it as hook JSON ({\"hookSpecificOutput\": {\"hookEventName\", "
-                                           "\"additionalContext\"}}), which Codex needs.")
-    hook.add_argument("event", choices=("session-start", "prompt"))
+    from .hooks import add_hook_parser  # light: `mnemon-ls hook` itself starts from there (mnemon_ls.cli_light)
+
+    add_hook_parser(commands, common)
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     from .lsp.launch import add_serve_arguments  # light: `mnemon-ls serve` itself starts from there
 
     add_serve_arguments(serve)
     return parser
-
-
-def _settings_from(args: argparse.Namespace) -> Settings:
-    """Defaults, then the ``MNEMON_*`` environment (:data:`mnemon_ls.settings.ENVIRONMENT_SETTINGS`), then
-    the flags (the same for every command, the MCP server included)."""
-    scope = args.scope or ("custom" if args.data_dir else None)  # --data-dir alone means that root
-    return load_settings({}).with_overrides(**settings_from_environment(os.environ)).with_overrides(
-        storageScope=scope,
-        dataDir=args.data_dir,
-        runtimeUserScope=args.runtime_user_scope,
-        userLimitBytes=args.user_limit_bytes,
-        memoryLimitBytes=args.memory_limit_bytes,
-        runtimeMaintenance=getattr(args, "memory_maintenance", None),
-        detachedHeadPolicy=args.detached_head_policy,
-        worktreeSharing=args.worktree_sharing,
-        recallMode=args.recall_mode,
-        writebackMode=args.writeback_mode,
-        secrets=getattr(args, "secrets", None),
-        handEdits=args.hand_edits,
-    )
-
-
-#: Hosts of the running :func:`main` that hold the pack gate.
-_GATED: list[WorkspaceHost] = []
-
-
-def _host(args: argparse.Namespace) -> WorkspaceHost:
-    settings = _settings_from(args)
-    workspace = args.workspace if args.workspace is not None else default_workspace()
-    if isinstance(workspace, str):
-        if not workspace.strip():
-            raise InvalidInput("workspace", "must not be empty")
-        workspace = os.path.abspath(os.path.expanduser(workspace))
-    host = WorkspaceHost(workspace, settings)
-    _OPENED.append(host)  # closed by main() after the command, whatever the command did with it
-    _one_shot_semantic(host, getattr(args, "embed_seconds", 3.0))  # every command here is one process
-    if args.command != "pack":  # one command, one view of the root: a pack import waits (mnemon_ls.packs.gate)
-        host.hold_pack_gate()
-        _GATED.append(host)  # released when main() returns, also by a handler that never closes its host
-    return host
-
-
-#: Hosts :func:`_host` made in this process. :func:`main` closes them when the command ends: closing the last
-#: connection to a SQLite store in WAL mode checkpoints it and removes ``mnemon.db-wal``/``-shm``, so a read
-#: (``doctor``, ``space status``, ``recall``, ``wake``) leaves the store's directory as it found it, and a
-#: Mnemon CLI or ``pack export`` finds no un-checkpointed WAL afterwards.
-_OPENED: list[WorkspaceHost] = []
-
-
-def _close_opened() -> None:
-    """Close every host :func:`_host` made (soft state flushed first; safe when a command closed it already)."""
-    while _OPENED:
-        _OPENED.pop().close()
-
-
-def _one_shot_semantic(host: WorkspaceHost, seconds: float = 3.0) -> None:
-    """This process ends after one command: semantic recall embeds in it for at most ``seconds`` per space,
-    progress on stderr (:func:`mnemon_ls.semantic.one_shot`)."""
-    from .semantic import one_shot
-
-    if not (seconds >= 0 and seconds <= 86400):  # also refuses NaN
-        raise InvalidInput("embed-seconds", "must be a number of seconds 0..86400")
-    one_shot(host.semantic, lambda line: print(f"mnemon-ls: {line}", file=sys.stderr, flush=True), seconds)
-
-
-def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
-    if isinstance(data, dict) and data.get("redacted"):
-        from .redact import describe
-
-        text = text.rstrip("\n") + "\n" + describe(data["redacted"])
-    if getattr(args, "json", False):
-        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
-    else:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-
-
-def _repair_lines(repairs: Sequence[Any]) -> list[str]:
-    """One line per repaired projection: the hand-edit result when there is one (imported, rejected with
-    the item and rule, crash leftover), else what was rebuilt."""
-    lines = []
-    for store, report in repairs:
-        for name in report.repaired:
-            result = report.hand_edits.get(name)
-            if result is not None:
-                lines.append(f"{store.runtime_dir / name}: {result['message']}" if result["status"] != "imported"
-                             else f"{result['message']} ({store.runtime_dir / name}; your edit is saved at "
-                                  f"{result['savedAs']})")
-                continue
-            saved = report.preserved.get(name)
-            lines.append(f"repaired {store.runtime_dir / name}" + (f" (your edit is saved at {saved})" if saved else ""))
-    return lines
-
-
-def _absorb_hand_edits(host: WorkspaceHost) -> list[Any]:
-    """Import (or repair) hand edits of USER.md / MEMORY.md before a runtime command reads or writes
-    (:meth:`RuntimeSource.repair`); each result is printed on stderr. Returns the repair reports."""
-    repairs = host.runtime.repair(rebuild_missing=False)
-    for line in _repair_lines(repairs):
-        print(f"mnemon-ls: {line}", file=sys.stderr)
-    return repairs
-
-
-def _read_content(value: str) -> str:
-    """``value``, or standard input decoded as UTF-8 when ``value`` is ``-``."""
-    if value != "-":
-        return value
-    data = sys.stdin.buffer.read()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidInput("content", f"standard input must be valid UTF-8 (byte 0x{data[exc.start]:02x} at "
-                                      f"position {exc.start})") from None
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
@@ -304,12 +157,10 @@ def cmd_redact(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    """``mnemon-ls mcp``: serve MCP over stdio (``--workspace`` fixes the workspace; else the client's roots,
-    else the current directory)."""
-    from .mcp.server import run  # imported lazily: the other commands never load the MCP SDK
+    """``mnemon-ls mcp`` (:func:`mnemon_ls.cli_common.run_mcp`)."""
+    from .cli_common import run_mcp
 
-    workspace = os.path.abspath(os.path.expanduser(args.workspace)) if args.workspace else None
-    return run(workspace, _settings_from(args), write_enabled=not args.read_only)
+    return run_mcp(args)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -317,19 +168,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .lsp.server import run  # imported lazily: the other commands never load pygls
 
     return run(tcp=args.tcp, log_file=args.log_file, verbose=args.verbose)
-
-
-def _run_released(handler: Any, args: argparse.Namespace) -> int:
-    """``handler(args)``, then close every host it built (:func:`_close_opened`, still under the gate) and
-    release their pack gates (:data:`_GATED`)."""
-    try:
-        return handler(args)
-    finally:
-        try:
-            _close_opened()
-        finally:
-            while _GATED:
-                _GATED.pop().release_pack_gate()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -341,37 +179,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers = {"doctor": cmd_doctor, "migrate": cmd_migrate, "redact": cmd_redact, "serve": cmd_serve,
                 "mcp": cmd_mcp,
                 "setup": lambda a: cli_clients.cmd_setup(a, _emit),
-                "hook": lambda a: cli_clients.cmd_hook(a, _host, _settings_from)}
+                "hook": cmd_hook}
     if getattr(args, "operation", None) is not None:
         handler = lambda a: cli_ops.run(a, _host, _emit, _read_content, _absorb_hand_edits)  # noqa: E731
     else:
         handler = handlers[args.command]
-    try:
+
+    def run() -> int:
         check_text_arguments(parser, args)  # bytes that are not UTF-8 in a text argument (mnemon_ls.cli_argv)
         return _run_released(handler, args)
-    except MnemonError as exc:
-        print(f"mnemon-ls: error: {cli_ops.message(exc, args)}", file=sys.stderr)
-        if getattr(args, "json", False):
-            sys.stdout.write(json.dumps({"error": exc.to_dict()}, ensure_ascii=False) + "\n")
-        return exc.exit_code
-    except OSError as exc:
-        mapped = storage_error(exc)  # ENOSPC, EROFS, EISDIR...: the stable code and exit code 4
-        if mapped is not None:
-            print(f"mnemon-ls: error: {mapped.message}", file=sys.stderr)
-            if getattr(args, "json", False):
-                sys.stdout.write(json.dumps({"error": mapped.to_dict()}, ensure_ascii=False) + "\n")
-            return mapped.exit_code
-        where = f" {exc.filename}" if exc.filename else ""
-        print(f"mnemon-ls: error:{where}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_FAILURE
-    except RecursionError:  # JSON input (--plan, --entries, --routes, --pending, a pack manifest) nested absurdly
-        error = InvalidInput("input", "is nested too deeply (JSON arrays or objects inside each other)")
-        print(f"mnemon-ls: error: {error.message}", file=sys.stderr)
-        if getattr(args, "json", False):
-            sys.stdout.write(json.dumps({"error": error.to_dict()}, ensure_ascii=False) + "\n")
-        return error.exit_code
-    except KeyboardInterrupt:
-        return 130
+
+    return guarded(args, run, cli_ops.message)
+
+
+def cmd_hook(args: argparse.Namespace) -> int:
+    """``mnemon-ls hook EVENT`` (:func:`mnemon_ls.hooks.cmd_hook`)."""
+    from .hooks import cmd_hook as run_hook
+
+    return run_hook(args)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -70,15 +70,18 @@ def add_parsers(commands: Any, groups: dict[str, Any], common: argparse.Argument
 
 
 def add_parser(commands: Any, groups: dict[str, Any], common: argparse.ArgumentParser, operation: Any,
-               command: Any) -> None:
+               command: Any, fields: Any = None) -> None:
     """Add one command of ``operation`` to the top-level ``commands`` subparsers (a two-word path goes under
-    its group's subparsers, :func:`group`)."""
+    its group's subparsers, :func:`group`). ``fields`` (default the params model's ``model_fields``) gives each
+    argument's field ``annotation`` and ``description``: the light path (:mod:`mnemon_ls.cli_light`) passes
+    them from a params object built without pydantic."""
     cli = command
     if len(cli.path) == 1:
         parser = commands.add_parser(cli.path[0], parents=[common], help=cli.help)
     else:
         parser = group(commands, groups, cli.path[0]).add_parser(cli.path[1], parents=[common], help=cli.help)
-    fields = operation.params.model_fields
+    if fields is None:
+        fields = operation.params.model_fields
     for arg in cli.args:
         info = fields[arg.field]
         kind, choices = _field_type(info.annotation)
@@ -287,11 +290,7 @@ def run(args: argparse.Namespace, host_for: Callable[[argparse.Namespace], Any],
     """Execute the operation ``args`` chose (:func:`add_parser` set it) on this command's one host and print
     its result; returns the exit code (errors propagate to :func:`mnemon_ls.cli.main`). The params are
     parsed before the host is opened, so bad input touches no store."""
-    import sys
-
-    from .ops.base import Call
     from .ops.execute import call, parse
-    from .ops.humantext import plain
 
     operation, command = args.operation, args.command_spec
     raw = params_from(command, args, read_content, operation.params)
@@ -304,22 +303,41 @@ def run(args: argparse.Namespace, host_for: Callable[[argparse.Namespace], Any],
             absorb_hand_edits(host)
         identity = {"session": getattr(args, "session_id", None), "user": getattr(args, "user_id", None)}
         data = call(operation, host, params, surface="cli", gate_held=True, **identity)
-        options = {_extra_dest(flag, spec): getattr(args, _extra_dest(flag, spec), None)
-                   for flag, spec in command.extra.items()}
-        invocation = Call(host, "cli", options=options, **identity)
-        if command.warnings is not None:
-            for line in command.warnings(data, invocation):
-                print(f"mnemon-ls: {command.warning_prefix}{line}", file=sys.stderr)
-        text = command.text
-        shown = text(data, invocation, params) if text is not None else "\n".join(plain(data))
-        if command.to_file is not None and getattr(args, "output_file", None):
-            written = _write_output(args.output_file, shown)
-            emit(args, written, command.to_file(data, written["file"]))
-        else:
-            emit(args, data, shown)
-        return command.exit_code(data) if command.exit_code is not None else 0
+        return present(args, command, data, invocation_of(args, command, host), params, emit)
     finally:
         host.close()
+
+
+def invocation_of(args: argparse.Namespace, command: Any, host: Any) -> Any:
+    """The :class:`~mnemon_ls.ops.surfaces.Call` a command's ``text`` and ``warnings`` see: the host, surface
+    ``cli``, the caller's session and user, the command's ``extra`` options."""
+    from .ops.surfaces import Call
+
+    options = {_extra_dest(flag, spec): getattr(args, _extra_dest(flag, spec), None)
+               for flag, spec in command.extra.items()}
+    return Call(host, "cli", options=options, session=getattr(args, "session_id", None),
+                user=getattr(args, "user_id", None))
+
+
+def present(args: argparse.Namespace, command: Any, data: Any, invocation: Any, params: Any,
+            emit: Callable[[argparse.Namespace, Any, str], None]) -> int:
+    """Print an operation's result as ``command`` shows it: its warnings on stderr, then its ``text`` (or the
+    data with ``--json``; or the text into ``--output FILE``); returns the command's exit code."""
+    import sys
+
+    from .ops.humantext import plain
+
+    if command.warnings is not None:
+        for line in command.warnings(data, invocation):
+            print(f"mnemon-ls: {command.warning_prefix}{line}", file=sys.stderr)
+    text = command.text
+    shown = text(data, invocation, params) if text is not None else "\n".join(plain(data))
+    if command.to_file is not None and getattr(args, "output_file", None):
+        written = _write_output(args.output_file, shown)
+        emit(args, written, command.to_file(data, written["file"]))
+    else:
+        emit(args, data, shown)
+    return command.exit_code(data) if command.exit_code is not None else 0
 
 
 def _snake(name: str) -> str:

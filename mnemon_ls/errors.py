@@ -9,7 +9,9 @@ from an ``OSError``/``sqlite3.Error`` by :func:`storage_error`).
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (every command imports this module)
+if TYPE_CHECKING:
+    from typing import Any
 
 def json_type_name(value: Any) -> str:
     """The JSON word for a decoded value's type (``null``, ``boolean``, ``integer``, ``number``, ``string``,

@@ -6,7 +6,9 @@ paths a file watcher needs to notice when the answer changes.
 
 Sources of truth (all read, never written):
 
-* ``HEAD`` of the worktree's git dir, read through pygit2/libgit2 (never a
+* ``HEAD`` of the worktree's git dir, read from the files for the common layouts
+  (:mod:`mnemon_ls.gitfiles`: importing pygit2 costs more than the rest of an
+  assistant's hook) and through pygit2/libgit2 for every other one (never a
   ``git`` subprocess). ``ref: refs/heads/<name>`` means on branch ``<name>``
   (possibly unborn: the ref does not exist yet); a bare object id means a
   detached HEAD.
@@ -44,8 +46,12 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-import pygit2
-from pygit2.enums import ReferenceType, RepositoryOpenFlag
+from typing import TYPE_CHECKING
+
+from . import gitfiles
+
+if TYPE_CHECKING:
+    import pygit2
 
 __all__ = [
     "BranchState",
@@ -71,9 +77,14 @@ _HEADS = "refs/heads/"
 _NOT_FOUND_PREFIX = "Repository not found at "
 _SHORT = 7
 _HEX_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-# Exceptions pygit2/libgit2 and the file reads below raise for repository
-# problems (GitError covers NotFoundError and InvalidSpecError).
-_REPO_ERRORS = (pygit2.GitError, OSError, KeyError, ValueError)
+
+
+def _repo_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions pygit2/libgit2 and the file reads below raise for repository problems (GitError covers
+    NotFoundError and InvalidSpecError); imports pygit2."""
+    import pygit2
+
+    return (pygit2.GitError, OSError, KeyError, ValueError)
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,8 +305,8 @@ class _Located:
     repo: pygit2.Repository
 
 
-def _locate(path: str | os.PathLike[str] | bytes | None) -> _Located:
-    """Find and open the repository containing ``path``; raises ``_Problem``."""
+def _start(path: str | os.PathLike[str] | bytes | None) -> str:
+    """The real directory a probe of ``path`` starts from (a file's directory); raises ``_Problem``."""
     if path is None:
         raise _Problem(REASON_NO_PATH)
     raw = os.fsdecode(os.fspath(path))
@@ -312,6 +323,13 @@ def _locate(path: str | os.PathLike[str] | bytes | None) -> _Located:
         raise _Problem(REASON_NOT_A_REPO) from None
     if not stat.S_ISDIR(st.st_mode):
         start = os.path.dirname(start)
+    return start
+
+
+def _locate(start: str) -> _Located:
+    """Find and open with libgit2 the repository containing the real directory ``start``; raises ``_Problem``."""
+    import pygit2
+
     # Not pygit2.discover_repository(): in pygit2 1.21 it returns None without
     # taking a reference when nothing is found, so every miss decrements
     # None's refcount and CPython 3.11 eventually aborts with "none_dealloc".
@@ -319,7 +337,7 @@ def _locate(path: str | os.PathLike[str] | bytes | None) -> _Located:
     # and reports a miss as a GitError instead.
     try:
         repo = pygit2.Repository(start)
-    except _REPO_ERRORS as exc:
+    except _repo_errors() as exc:
         if isinstance(exc, pygit2.GitError) and _message(exc).startswith(_NOT_FOUND_PREFIX):
             raise _Problem(_diagnose(start, ()) or REASON_NOT_A_REPO) from None
         raise _Problem(_classify(exc)) from None
@@ -384,16 +402,33 @@ def probe_branch(path: str | os.PathLike[str] | None) -> BranchState:
     argument that is not a path at all raises ``TypeError`` (a caller bug).
     """
     try:
-        located = _locate(path)
+        start = _start(path)
     except _Problem as problem:
         return BranchState(branch=None, detached=False, reason=problem.reason)
+    files = gitfiles.find(start)
+    if files is gitfiles.NOT_A_REPOSITORY:
+        return BranchState(branch=None, detached=False, reason=REASON_NOT_A_REPO)
+    located: _Located | None = None
+    if files is None:
+        try:
+            located = _locate(start)
+        except _Problem as problem:
+            return BranchState(branch=None, detached=False, reason=problem.reason)
     # HEAD and the rebase/bisect state are separate files a running git command changes one after the
     # other (`git rebase --abort` attaches HEAD, then removes rebase-merge/): a state is only kept when
     # HEAD read the same before and after it, so it held at the moment the other files were read.
-    head_path = os.path.join(located.gitdir, "HEAD")
+    head_path = os.path.join(files.gitdir if files is not None else located.gitdir, "HEAD")  # type: ignore[union-attr]
     for _attempt in range(_CONSISTENT_READS):
         before = _head_bytes(head_path)
-        state = _probe_located(located)
+        state = _probe_files(files, before) if files is not None else None
+        if state is None:  # a HEAD only libgit2 reads right (it may have changed since the walk)
+            if located is None:
+                try:
+                    located = _locate(start)
+                except _Problem as problem:
+                    return BranchState(branch=None, detached=False, reason=problem.reason)
+            files = None
+            state = _probe_located(located)
         if _head_bytes(head_path) == before:
             break
     return state
@@ -412,8 +447,25 @@ def _head_bytes(path: str) -> bytes | None:
         return None
 
 
+def _probe_files(repo: gitfiles.Repository, head: bytes | None) -> BranchState | None:
+    """One read of :func:`probe_branch`'s state from the files (:mod:`mnemon_ls.gitfiles`); ``None`` when
+    libgit2 must read HEAD."""
+    if head is None:
+        return None
+    try:
+        read = gitfiles.read_head(repo, head)
+    except OSError:
+        return None
+    if read is None:
+        return None
+    detached, branch, oid, unborn = read
+    return _with_operations(repo.gitdir, repo.common, repo.workdir, detached, branch, oid, unborn)
+
+
 def _probe_located(located: _Located) -> BranchState:
-    """One read of :func:`probe_branch`'s state for a located repository."""
+    """One read of :func:`probe_branch`'s state for a repository libgit2 opened."""
+    from pygit2.enums import ReferenceType
+
     repo = located.repo
     gitdir = located.gitdir
     workdir = None if repo.workdir is None else _strip_sep(repo.workdir)
@@ -435,8 +487,18 @@ def _probe_located(located: _Located) -> BranchState:
             detached = True
             branch = None
             oid = head_ref.target
-        short = None if oid is None else str(oid)[:_SHORT]
+    except _repo_errors() as exc:
+        return BranchState(branch=None, detached=False, reason=_classify(exc), git_dir=gitdir, common_dir=common,
+                           workdir=workdir)
+    return _with_operations(gitdir, common, workdir, detached, branch, None if oid is None else str(oid), unborn)
 
+
+def _with_operations(gitdir: str, common: str, workdir: str | None, detached: bool, branch: str | None,
+                     oid: str | None, unborn: bool) -> BranchState:
+    """The state for a HEAD read as ``(detached, branch, oid, unborn)``, with the rebase and bisect rules of
+    :func:`probe_branch` applied (their files read from ``gitdir``)."""
+    short = None if oid is None else oid[:_SHORT]
+    try:
         reason: str | None = None
         rebasing, rebase_branch = _rebase_state(gitdir)
         if rebasing:
@@ -458,24 +520,11 @@ def _probe_located(located: _Located) -> BranchState:
                 reason = REASON_UNBORN
             elif detached:
                 reason = f"detached at {short}"
-    except _REPO_ERRORS as exc:
-        return BranchState(
-            branch=None,
-            detached=False,
-            reason=_classify(exc),
-            git_dir=gitdir,
-            common_dir=common,
-            workdir=workdir,
-        )
-    return BranchState(
-        branch=branch,
-        detached=detached,
-        reason=reason,
-        head=short,
-        git_dir=gitdir,
-        common_dir=common,
-        workdir=workdir,
-    )
+    except (OSError, ValueError) as exc:
+        return BranchState(branch=None, detached=False, reason=_classify(exc), git_dir=gitdir, common_dir=common,
+                           workdir=workdir)
+    return BranchState(branch=branch, detached=detached, reason=reason, head=short, git_dir=gitdir,
+                       common_dir=common, workdir=workdir)
 
 
 def main_worktree_root(path: str | os.PathLike[str] | None) -> Path | None:
@@ -490,7 +539,22 @@ def main_worktree_root(path: str | os.PathLike[str] | None) -> Path | None:
     raises for repository problems and never writes.
     """
     try:
-        located = _locate(path)
+        start = _start(path)
+    except _Problem:
+        return None
+    files = gitfiles.find(start)
+    if files is gitfiles.NOT_A_REPOSITORY:
+        return None
+    if files is not None:
+        if files.common == files.gitdir:
+            return Path(files.workdir)
+        if os.path.basename(files.common) == ".git":  # its config is plain (gitfiles): not bare, no core.worktree
+            return Path(os.path.dirname(files.common))
+    import pygit2
+    from pygit2.enums import RepositoryOpenFlag
+
+    try:
+        located = _locate(start)
         common = _common_dir(located.gitdir)
         if common == located.gitdir:
             repo = located.repo
@@ -499,7 +563,7 @@ def main_worktree_root(path: str | os.PathLike[str] | None) -> Path | None:
         if repo.is_bare or repo.workdir is None:
             return None
         return Path(_strip_sep(repo.workdir))
-    except (_Problem, *_REPO_ERRORS):
+    except (_Problem, *_repo_errors()):
         return None
 
 
@@ -516,18 +580,24 @@ def working_tree_containing(path: str | os.PathLike[str]) -> Path | None:
         if parent == probe:
             return None
         probe = parent
-    try:
-        located = _locate(probe)
-    except _Problem:
+    files = gitfiles.find(probe)
+    if files is gitfiles.NOT_A_REPOSITORY:
         return None
-    workdir = located.repo.workdir
-    if workdir is None:
-        return None
-    top = _strip_sep(workdir)
+    if files is not None:
+        top, gitdir = files.workdir, files.gitdir
+    else:
+        try:
+            located = _locate(probe)
+        except _Problem:
+            return None
+        workdir = located.repo.workdir
+        if workdir is None:
+            return None
+        top, gitdir = _strip_sep(workdir), located.gitdir
     target = os.path.realpath(os.fspath(path))
     if not (target == top or target.startswith(top.rstrip(os.sep) + os.sep)):
         return None
-    if target == located.gitdir or target.startswith(located.gitdir + os.sep):
+    if target == gitdir or target.startswith(gitdir + os.sep):
         return None
     return Path(top)
 
@@ -541,10 +611,12 @@ def tracked_files_under(path: str | os.PathLike[str]) -> list[str]:
         return []
     relative = os.path.relpath(os.path.realpath(os.fspath(path)), top).replace(os.sep, "/")
     prefix = "" if relative == "." else relative.rstrip("/") + "/"
+    import pygit2
+
     try:
         index = pygit2.Repository(str(top)).index
         return [entry.path for entry in index if entry.path.startswith(prefix)]
-    except _REPO_ERRORS:
+    except _repo_errors():
         return []
 
 
@@ -555,7 +627,9 @@ def ignored_by_git(path: str | os.PathLike[str]) -> bool | None:
     if top is None:
         return None
     relative = os.path.relpath(os.path.realpath(os.fspath(path)), top).replace(os.sep, "/")
+    import pygit2
+
     try:
         return bool(pygit2.Repository(str(top)).path_is_ignored(relative))
-    except _REPO_ERRORS:
+    except _repo_errors():
         return None

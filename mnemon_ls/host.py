@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import logging
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
@@ -36,7 +35,10 @@ class WorkspaceHost:
 
     ``workspace`` must be an existing directory, or ``None`` for the ``global``/``custom`` scopes
     without a workspace. Raises :class:`~mnemon_ls.errors.NotFound` / :class:`InvalidInput` from
-    :func:`mnemon_ls.roots.resolve_root`. Constructing a host never writes to disk.
+    :func:`mnemon_ls.roots.resolve_root`. Constructing a host never writes to disk. ``one_shot``: the host of
+    one command in a process of its own (the command line, the assistants' hooks): the wake's Memory Spaces
+    cover then counts items without building the spaces service (:func:`mnemon_ls.spaces.cover.cover`), which
+    a long-lived host keeps for its later requests.
     """
 
     def __init__(
@@ -46,6 +48,7 @@ class WorkspaceHost:
         *,
         env: Mapping[str, str] | None = None,
         clock: Clock | None = None,
+        one_shot: bool = False,
     ) -> None:
         from .roots import arm_root_creation, resolve_root
         from .runtime.source import RuntimeSource
@@ -63,6 +66,7 @@ class WorkspaceHost:
         )
         self._clock = clock
         self._env = env
+        self.one_shot = one_shot
         self.runtime = RuntimeSource(self.resolution, settings, clock=clock)
         self._finish_pack_swap()
 
@@ -82,14 +86,14 @@ class WorkspaceHost:
                 recover(root)
 
     def hold_pack_gate(self) -> None:
-        """Hold the pack gate of this host's root(s) shared until :meth:`close` (:mod:`mnemon_ls.packs.gate`):
+        """Hold the pack gate of this host's root(s) shared until :meth:`close` (:mod:`mnemon_ls.packgate`):
         a pack import in another process waits for this host's work, and this host never sees a root a
         swap has half replaced. For a host that lives as long as one command (the CLI); a long-lived one
         uses :meth:`pack_gate` per operation. Finishes a swap a killed import left first. Raises
         :class:`~mnemon_ls.errors.StoreBusy` when an import keeps the gate past the lock timeout."""
         import contextlib
 
-        from .packs import gate
+        from . import packgate as gate
 
         roots = [self.resolution.root, self.resolution.user_root]
         while True:
@@ -103,8 +107,8 @@ class WorkspaceHost:
 
     def pack_gate(self) -> "Any":
         """A context manager holding the pack gate of this host's root(s) shared for one operation
-        (:mod:`mnemon_ls.packs.gate`), after finishing a swap a killed import left (:meth:`_finish_pack_swap`)."""
-        from .packs import gate
+        (:mod:`mnemon_ls.packgate`), after finishing a swap a killed import left (:meth:`_finish_pack_swap`)."""
+        from . import packgate as gate
 
         self._finish_pack_swap()
         return gate.hold([self.resolution.root, self.resolution.user_root], exclusive=False)
@@ -142,13 +146,9 @@ class WorkspaceHost:
     def _confine(self) -> None:
         """Register the roots with :func:`mnemon_ls.fsio.confine` from their trusted anchors, so that no
         read of a store file and no write follows a link a repository could commit (invariant 10)."""
-        from . import fsio
-        from .roots import trusted_anchor
+        from .roots import confine_roots
 
-        resolution = self.resolution
-        fsio.confine(resolution.root, trusted_anchor(resolution.root, resolution.scope, resolution.workspace))
-        if resolution.split_user:  # runtimeUserScope=global: the global root's rule
-            fsio.confine(resolution.user_root, trusted_anchor(resolution.user_root, "global", resolution.workspace))
+        confine_roots(self.resolution)
 
     def check_storage(self) -> None:
         """Raise :class:`~mnemon_ls.errors.StorageUnsafe` (naming the link) when the storage root, a
@@ -172,7 +172,7 @@ class WorkspaceHost:
         store = DocumentStore(self.root, self.workspace, max_body_bytes=limits.max_body_bytes,
                               active_limit_bytes=limits.active_limit_bytes, clock=self._clock,
                               secrets=self.settings.secrets)
-        store.semantic = self.semantic  # hybrid document search (mnemon_ls.semantic.documents)
+        store.semantic_source = lambda: self.semantic  # hybrid document search (mnemon_ls.semantic.documents)
         return store
 
     @functools.cached_property
@@ -404,7 +404,7 @@ class WorkspaceHost:
         covers = []
         tiers = (("Documents", (self.root / "documents" / "index.json").exists,
                   lambda: self.documents.cover(budget_chars).text),
-                 ("Memory Spaces", (self.root / "data").is_dir, lambda: self.spaces.cover(budget_chars, recall).text))
+                 ("Memory Spaces", (self.root / "data").is_dir, lambda: self._spaces_cover(budget_chars, recall).text))
         for name, present, render in tiers:
             if not present():
                 continue
@@ -424,12 +424,25 @@ class WorkspaceHost:
                           "person to verify or reject (mnemon-ls records list --proposals)."[:budget_chars])
         return covers
 
+    def _spaces_cover(self, budget_chars: int, recall: str) -> "Any":
+        """The wake's Memory Spaces block: the service's (:meth:`SpacesService.cover`) once it is built or for a
+        long-lived host, else read without it (:func:`mnemon_ls.spaces.cover.cover`, a ``one_shot`` host)."""
+        if "spaces" in self.__dict__ or not self.one_shot:
+            return self.spaces.cover(budget_chars, recall)
+        from .spaces.cover import cover
+
+        self.check_storage()
+        return cover(self.root, budget_chars, recall, clock=self._clock)
+
     def pending_proposals(self) -> int:
         """Assistant proposals waiting for review in this workspace's record scopes (0 when none, or
         when the records cannot be read: the wake never fails because of them)."""
         from .errors import MnemonError
+        from .records import paths
 
         try:
+            if "records" not in self.__dict__ and not paths.any_file(self.workspace, env=self._env):
+                return 0  # no records file: the records source (and its pydantic model) is not needed
             return self.records.pending_proposals()
         except (MnemonError, OSError):
             return 0
@@ -450,6 +463,8 @@ def _soft_state(write: "Any") -> None:
         mapped = storage_error(exc)
         if mapped is None or not _best_effort(mapped):
             raise
+        import logging
+
         logging.getLogger("mnemon_ls").warning("mnemon-ls: access times not saved: %s", mapped.message)
 
 

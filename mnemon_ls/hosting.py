@@ -28,7 +28,7 @@ class Host(Protocol):
         ...
 
     def pack_gate(self) -> ContextManager[Any]:
-        """Hold the root's pack gate shared for one operation (:mod:`mnemon_ls.packs.gate`)."""
+        """Hold the root's pack gate shared for one operation (:mod:`mnemon_ls.packgate`)."""
         ...
 
     def check_storage(self) -> None:

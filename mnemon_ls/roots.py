@@ -212,6 +212,11 @@ def _main_worktree_equivalent(canonical: Path) -> Path | None:
     return main / relative
 
 
+#: A native space's vector side index, ``data/<id>/.mnemon-ls-vectors.db`` (derived; written by
+#: :mod:`mnemon_ls.semantic.vectors`, which takes the name from here: the link scan below knows it without
+#: importing the semantic package).
+VECTOR_FILE = ".mnemon-ls-vectors.db"
+
 #: Names whose presence marks a workspace folder for the CLI (the Neovim plugin's ``root_markers``).
 WORKSPACE_MARKERS = (".git", ".mnemon")
 
@@ -260,6 +265,15 @@ def arm_root_creation(resolution: RootResolution) -> None:
     """
     for root in {resolution.root, resolution.user_root}:
         fsio.on_directory_created(root, write_root_gitignore)
+
+
+def confine_roots(resolution: RootResolution) -> None:
+    """Register ``resolution``'s roots with :func:`mnemon_ls.fsio.confine` from their trusted anchors, so that
+    no read of a store file and no write follows a link a repository could commit (invariant 10). In memory
+    only."""
+    fsio.confine(resolution.root, trusted_anchor(resolution.root, resolution.scope, resolution.workspace))
+    if resolution.split_user:  # runtimeUserScope=global: the global root's rule
+        fsio.confine(resolution.user_root, trusted_anchor(resolution.user_root, "global", resolution.workspace))
 
 
 def write_root_gitignore(root: Path, body: bytes = ROOT_GITIGNORE) -> bool:
@@ -442,19 +456,13 @@ def _unsafe(path: Path, rule: str, root: Path) -> StorageUnsafe:
     return StorageUnsafe(str(path), f"{rule} (it points to {points})", root=str(root))
 
 
-def _vector_file() -> str:
-    from .semantic.vectors import VECTOR_FILE
-
-    return VECTOR_FILE
-
-
 def _scan_links(path: Path, depth: int, root: Path, problems: list[StorageUnsafe]) -> None:
     """Append a problem for ``path`` when it is a link, else for each link below it (``depth`` of
     ``path`` under ``root``; stops at :data:`_SCAN_DEPTH`). The vector side index of a native space
     (``data/<id>/.mnemon-ls-vectors.db``, derived) is exempt: when it is a link the semantic side leaves
     it alone and never writes through it (recall stays keyword-only with a notice and a doctor finding,
     :func:`mnemon_ls.semantic.engine.unusable_reason`), so it must not block the whole root."""
-    if depth == 3 and path.parent.parent == root / "data" and path.name == _vector_file():
+    if depth == 3 and path.parent.parent == root / "data" and path.name == VECTOR_FILE:
         return
     if os.path.islink(path):
         kind = "a directory" if os.path.isdir(path) else "a file"

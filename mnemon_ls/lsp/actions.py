@@ -21,7 +21,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path
 
-from ..packs.gate import run_held
+from ..packgate import run_held
 from ..errors import InvalidInput, MnemonError, storage_error
 from ..host import FolderState, uri_to_path
 from . import fileactions as file_actions

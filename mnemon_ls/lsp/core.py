@@ -23,7 +23,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path
 
-from ..packs.gate import run_held
+from ..packgate import run_held
 from .. import __version__
 from ..errors import InvalidInput, MnemonError, storage_error
 from ..host import FolderState, HostRegistry, uri_to_path

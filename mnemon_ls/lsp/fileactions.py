@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from lsprotocol import types
 
-from ..packs.gate import run_held
+from ..packgate import run_held
 from ..host import FolderState, uri_to_path
 from . import protocol as P
 

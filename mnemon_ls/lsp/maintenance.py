@@ -25,7 +25,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import RuntimeCapacityError
-from ..packs.gate import run_held
+from ..packgate import run_held
 from .progress import Progress
 
 if TYPE_CHECKING:

@@ -22,15 +22,30 @@ Public entry points (the Host calls them; every surface goes through the Host)::
     verify_lineage(root, spaces) -> list[Finding]                        # `mnemon-ls doctor`
 """
 
-from .lineage import (LineageEnd, LineageLog, LineageRecord, append_lineage, entry_digest, lineage_path,
-                      read_lineage, space_reference, verify_lineage)
-from .receipt import (KIND_DOCUMENT_COLD_ARCHIVE, KIND_LOCAL_ARCHIVE, KIND_LOCAL_COMPACTION, KIND_SPACE_ARCHIVE,
-                      ArchivedFact, Destination, MaintenanceReceipt)
-from .runtime import Route, archive_and_mutate, archived_listing, mutate_runtime, parse_routes, validate_routes
+from typing import Any
 
+#: Public name -> submodule, imported on first use: the wake reads the archive count from :mod:`.lineage` alone.
+_EXPORTS = {
+    "LineageEnd": "lineage", "LineageLog": "lineage", "LineageRecord": "lineage", "append_lineage": "lineage",
+    "entry_digest": "lineage", "lineage_path": "lineage", "read_lineage": "lineage", "space_reference": "lineage",
+    "verify_lineage": "lineage", "KIND_DOCUMENT_COLD_ARCHIVE": "receipt", "KIND_LOCAL_ARCHIVE": "receipt",
+    "KIND_LOCAL_COMPACTION": "receipt", "KIND_SPACE_ARCHIVE": "receipt", "ArchivedFact": "receipt",
+    "Destination": "receipt", "MaintenanceReceipt": "receipt", "Route": "runtime", "archive_and_mutate": "runtime",
+    "archived_listing": "runtime", "mutate_runtime": "runtime", "parse_routes": "runtime",
+    "validate_routes": "runtime"
+}
 __all__ = [
     "KIND_DOCUMENT_COLD_ARCHIVE", "KIND_LOCAL_ARCHIVE", "KIND_LOCAL_COMPACTION", "KIND_SPACE_ARCHIVE",
     "ArchivedFact", "Destination", "LineageEnd", "LineageLog", "LineageRecord", "MaintenanceReceipt", "Route",
     "append_lineage", "archive_and_mutate", "archived_listing", "parse_routes", "entry_digest", "lineage_path", "mutate_runtime", "read_lineage",
     "space_reference", "validate_routes", "verify_lineage",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -33,7 +33,6 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
-from urllib.parse import quote, unquote
 
 from .. import fsio
 from ..findings import Finding
@@ -52,6 +51,8 @@ SUMMARY_CHARS = 200
 
 def encode_component(text: str) -> str:
     """JavaScript ``encodeURIComponent(text)`` (UTF-8 percent-encoding)."""
+    from urllib.parse import quote
+
     return quote(text, safe=_URI_SAFE)
 
 
@@ -85,6 +86,8 @@ def parse_space_reference(reference: str) -> tuple[str, str] | None:
     space, _, item = reference[len("memory-space:"):].partition("/item:")
     if not space or not item:
         return None
+    from urllib.parse import unquote
+
     return unquote(space), unquote(item)
 
 

@@ -154,20 +154,24 @@ class StrictArguments:
 
     ``allowed`` maps tool name -> argument names (filled as tools are registered); ``tools`` looks an SDK
     ``Tool`` up by name; ``params_type`` gives the SDK's params model of a request method (``None``: not
-    served); ``prompts`` says whether a prompt name is served.
+    served); ``prompts`` says whether a prompt name is served; ``prepare`` runs before every request but
+    ``initialize`` and ``ping`` (the server registers its tools then, :meth:`MnemonMcp.register`).
     """
 
     def __init__(self, allowed: dict[str, frozenset[str]], tools: Callable[[str], Any] | None = None,
                  params_type: Callable[[str], Any] | None = None,
-                 prompts: Callable[[str], bool] | None = None) -> None:
+                 prompts: Callable[[str], bool] | None = None, prepare: Callable[[], None] | None = None) -> None:
         self.allowed = allowed
         self.tools = tools
         self.params_type = params_type
         self.prompts = prompts
+        self.prepare = prepare
 
     async def __call__(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:  # noqa: D102 - SDK hook
         if getattr(ctx, "request_id", None) is None:  # a notification: never answered
             return await call_next(ctx)
+        if self.prepare is not None and ctx.method not in ("initialize", "ping"):
+            self.prepare()
         params = ctx.params
         self._check_request(ctx.method, params)
         name = params.get("name") if isinstance(params, Mapping) else None

@@ -42,15 +42,12 @@ from typing import Any, Callable, Collection, Mapping
 
 from ..errors import InvalidInput
 from ..fsio import write_file_atomically
+from ..hooks import HOOK_TIMEOUT_SECONDS
 from . import jsonedit
 
 CLIENTS = ("claude-code", "codex", "cursor", "vscode")
 #: The name of our MCP server entry in every client's configuration.
 SERVER_NAME = "mnemon-ls"
-#: Characters of wake snapshot a SessionStart hook prints at most.
-HOOK_WAKE_BUDGET = 12_000
-#: Seconds a hook may run before the client gives up on it.
-HOOK_TIMEOUT_SECONDS = 10
 
 CLAUDE_HOOK_EVENTS: dict[str, tuple[str | None, str]] = {
     "SessionStart": ("startup|resume|clear|compact", "session-start"),
@@ -435,17 +432,6 @@ def apply(changes: list[Change]) -> list[Path]:
         write_file_atomically(target, change.after.encode("utf-8"), mode=mode)
         written.append(change.path)
     return written
-
-
-def recall_cue(recall_mode: str, writeback_mode: str) -> str:
-    """The one-line cue a ``UserPromptSubmit`` hook prints for a new turn (empty when both modes are off)."""
-    parts = []
-    if recall_mode == "guided":
-        parts.append("if older decisions may matter, recall them (mnemon_recall, mnemon_document_search)")
-    if writeback_mode == "guided":
-        parts.append("save durable facts the user would want kept (mnemon_runtime_memory, mnemon_remember); "
-                     "never secrets, temporary progress or raw logs")
-    return f"[mnemon] Memory: {'; '.join(parts)}." if parts else ""
 
 
 def _would(item: str) -> str:

@@ -34,7 +34,7 @@ from ..runtime.model import PROJECTION_FILES
 from ..settings import Settings
 from ..ops import modeltext as fmt
 from .arguments import ERROR_TEXT_LIMIT, StrictArguments, bounded_error, make_strict  # noqa: F401 (ERROR_TEXT_LIMIT re-exported)
-from ..packs.gate import run_held
+from ..packgate import run_held
 from .workspaces import McpWorkspaces
 
 log = logging.getLogger("mnemon_ls.mcp")
@@ -73,23 +73,38 @@ def tool_error(error: Exception, rename: Mapping[str, str] | None = None) -> Too
 class MnemonMcp:
     """The MCP adapter: one :class:`MCPServer` whose tools call :class:`WorkspaceHost` operations.
 
-    ``write_enabled=False`` registers only the read tools (reference 7.1: ``writeEnabled``).
+    ``write_enabled=False`` registers only the read tools (reference 7.1: ``writeEnabled``). ``defer=True``
+    (``mnemon-ls mcp``) registers the tools, resources and prompts when the first request other than
+    ``initialize`` or ``ping`` arrives instead of now (:meth:`register`): building them imports the operation
+    registry and has the SDK derive every tool's schema, which a client waits for before its ``initialize``
+    answer otherwise. The capabilities ``initialize`` announces are the same either way (the SDK registers its
+    handlers for tools, resources and prompts when the server is made).
     """
 
-    def __init__(self, workspaces: McpWorkspaces, *, write_enabled: bool = True) -> None:
+    def __init__(self, workspaces: McpWorkspaces, *, write_enabled: bool = True, defer: bool = False) -> None:
         self.workspaces = workspaces
         self.write_enabled = write_enabled
         #: The session of this MCP server's lifetime (records' provenance and session scope).
         self.session_id = f"mcp-{secrets.token_hex(8)}"
         self._arguments: dict[str, frozenset[str]] = {}
+        self._registered = False
         self.server = MCPServer("mnemon-ls", version=__version__, instructions=guidance.instructions(),
                                 title="mnemon-ls memory", log_level="WARNING",
                                 middleware=[StrictArguments(self._arguments, self._find_tool, self._params_type,
-                                                            self._has_prompt)])
+                                                            self._has_prompt, prepare=self.register)])
+        self._watch_roots()
+        if not defer:
+            self.register()
+
+    def register(self) -> None:
+        """Register the tools, resources and prompts (once; the middleware calls it before any request but
+        ``initialize`` and ``ping``)."""
+        if self._registered:
+            return
+        self._registered = True
         self._register_tools()
         self._register_resources()
         self._register_prompts()
-        self._watch_roots()
 
     def _find_tool(self, name: Any) -> Any:
         """The SDK's registered tool ``name`` (``None`` for an unknown one)."""
@@ -299,7 +314,7 @@ def run(workspace: str | None, settings: Settings, *, write_enabled: bool = True
 
     output.install(logging.WARNING)
     workspaces = McpWorkspaces(settings, workspace)
-    app = MnemonMcp(workspaces, write_enabled=write_enabled)
+    app = MnemonMcp(workspaces, write_enabled=write_enabled, defer=True)
     try:
         anyio.run(app.serve_stdio)
     finally:

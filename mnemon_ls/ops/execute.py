@@ -16,7 +16,8 @@ language-model tools:
    present a :class:`~mnemon_ls.errors.MnemonError`, never decide which one it is. An exception that maps
    to nothing is a bug and propagates unchanged (the surface answers ``internal-error`` and logs it).
 
-Blocking: run it in a worker thread from an event loop (:func:`execute_async` does).
+Blocking: run it in a worker thread from an event loop (:func:`execute_async` does). Importing this module
+does not import pydantic (:func:`parse` does, on first use).
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Any, Awaitable, Callable, Iterator
 
-from .base import Call, Operation, Surface, parse_params
 from .errors import as_error
+from .surfaces import Call, Operation, Surface
 
 
 @contextmanager
@@ -44,6 +45,8 @@ def vocabulary() -> Iterator[None]:
 def parse(operation: Operation, raw: Any) -> Any:
     """``operation``'s params model validated from ``raw`` (a dict or ``None``); raises
     :class:`~mnemon_ls.errors.InvalidInput` naming the field."""
+    from .base import parse_params  # pydantic: not imported by a light path that only calls (mnemon_ls.cli_light)
+
     with vocabulary():
         return parse_params(operation.params, raw)
 

@@ -20,7 +20,8 @@ from typing import Iterable
 from .base import Operation
 
 #: Modules of the package that hold machinery, not operations.
-_MACHINERY = frozenset({"base", "errors", "execute", "registry", "modeltext", "humantext", "tools"})
+_MACHINERY = frozenset({"base", "errors", "execute", "registry", "modeltext", "humantext", "tools",
+                        "surfaces", "wake"})
 
 
 @functools.cache

@@ -1,7 +1,8 @@
 """Workspace-wide operations: the wake snapshot (``workspace.wake``) and the workspace's status
 (``workspace.status``).
 
-The wake repairs the Runtime projections first (a hand edit of USER.md/MEMORY.md is imported, or saved
+The wake's run function and command live in :mod:`.wake` (no pydantic: the command line's light path runs
+them). The wake repairs the Runtime projections first (a hand edit of USER.md/MEMORY.md is imported, or saved
 and reported) and renders the snapshot for the current git branch; who reads it decides which commands it
 names (an assistant's tools, or the command line). The language server's ``mnemon/wake`` is a session
 request (it pins turn Views and announces branch changes) and stays in :mod:`mnemon_ls.lsp.runtime`.
@@ -9,13 +10,12 @@ request (it pins turn Views and announces branch changes) and stays in :mod:`mne
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from pydantic import Field
 
-from . import modeltext
-from .base import Call, CliArg, CliCommand, McpTool, Operation, WorkspaceParams
+from . import modeltext, wake
+from .base import Call, McpTool, Operation, WorkspaceParams
 
 
 class WakeParams(WorkspaceParams):
@@ -30,31 +30,6 @@ class StatusParams(WorkspaceParams):
     """``status``: ``{workspace?}``."""
 
 
-def _wake(call: Call, p: WakeParams) -> dict[str, Any]:
-    host = call.host
-    snapshot, repairs = host.wake(branch=p.branch, budget_chars=p.budget_chars,
-                                  surface="cli" if call.surface == "cli" else "tool")
-    return snapshot.to_dict() | {"root": str(host.root), "repairs": [
-        report.to_dict() | {"store": str(store.runtime_dir)} for store, report in repairs]}
-
-
-def repair_lines(repairs: list[dict[str, Any]]) -> list[str]:
-    """One line per repaired projection of a wake's ``repairs``: the hand-edit result when there is one
-    (imported, rejected with the item and rule, crash leftover), else what was rebuilt."""
-    lines = []
-    for report in repairs:
-        store = Path(report["store"])
-        for name in report["repaired"]:
-            result = (report.get("handEdits") or {}).get(name)
-            if result is not None:
-                lines.append(f"{store / name}: {result['message']}" if result["status"] != "imported"
-                             else f"{result['message']} ({store / name}; your edit is saved at {result['savedAs']})")
-                continue
-            saved = report["preserved"].get(name)
-            lines.append(f"repaired {store / name}" + (f" (your edit is saved at {saved})" if saved else ""))
-    return lines
-
-
 def _status(call: Call, _p: Any) -> dict[str, Any]:
     data = call.host.status()
     if (call.host.root / "data").is_dir():
@@ -67,7 +42,7 @@ def _status(call: Call, _p: Any) -> dict[str, Any]:
 
 OPERATIONS = (
     Operation(
-        "workspace.wake", WakeParams, _wake,
+        "workspace.wake", WakeParams, wake.run,
         "The wake snapshot: USER.md, MEMORY.md for the current git branch, and covers of Documents and Memory "
         "Spaces (projections repaired first).",
         text=lambda d: modeltext.bounded(d["text"]),
@@ -76,11 +51,7 @@ OPERATIONS = (
             "The wake snapshot: USER.md, MEMORY.md (filtered to the current git branch) and short covers of Documents "
             "and Memory Spaces. Read it at the start of a session, or again after a long pause.",
             fields=("branch", "workspace")),
-        cli=CliCommand(("wake",), "print the wake snapshot an assistant gets", (
-            CliArg("branch", flag="--branch", metavar="NAME", help="render as if on this branch"),
-            CliArg("budget_chars", flag="--budget", metavar="CHARS",
-                   help="largest snapshot in characters (1024..4194304)")),
-            text=lambda d, _c, _p: d["text"], warnings=lambda d, _c: repair_lines(d["repairs"]), warning_prefix="")),
+        cli=wake.COMMAND),
     Operation(
         "workspace.status", StatusParams, _status,
         "Where this workspace's memory lives, its branch, Runtime usage, Documents and Memory Spaces counts, and "

@@ -82,7 +82,7 @@ from ..redact import Scrubber
 from ..runtime.model import PROJECTION_FILES, Entry, match_key, normalize_text, used_bytes
 from ..spaces.registry import LOCK_FILE
 from . import format as fmt
-from . import gate
+from .. import packgate as gate
 from .swap import (JOURNAL, PACK_LOCK, STAGE_PREFIX, changed_meanwhile_error, clean, recover, step, swap,
                    transient, tree_stamp)
 from .plan import ImportPlan, repair_results

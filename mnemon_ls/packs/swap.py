@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from .. import fsio
 from ..errors import MnemonError, PackRefused
-from . import gate
+from .. import packgate as gate
 
 if TYPE_CHECKING:
     from .plan import ImportPlan

@@ -105,3 +105,24 @@ def locate(scope: str, *, workspace: Path | None, session_id: str | None, user_i
     if scope == "shared-project":
         return ScopeLocation(scope, project_dir(workspace) / MEMORY_DIR / "shared.jsonl", root_id(workspace))  # type: ignore[arg-type]
     raise InvalidInput("recordScope", f"must be one of session, project, shared-project, user (got {scope!r})")
+
+
+def reachable_scopes(workspace: Path | None, session_id: str | None) -> list[str]:
+    """The scopes a records source of ``workspace`` and ``session_id`` can reach: ``session`` needs both,
+    ``project``/``shared-project`` a workspace; ``user`` always."""
+    out = []
+    if workspace is not None and session_id:
+        out.append("session")
+    if workspace is not None:
+        out += ["project", "shared-project"]
+    return out + ["user"]
+
+
+def any_file(workspace: Path | None, session_id: str | None = None, user_id: str | None = None,
+             env: Mapping[str, str] | None = None) -> bool:
+    """Whether a records file of a :func:`reachable_scopes` scope exists (a look, nothing read: the wake asks
+    it before it opens the records source)."""
+    user = user_id or default_user_id(env)
+    return any(locate(scope, workspace=workspace, session_id=session_id, user_id=user, env=env).path.exists()
+               for scope in reachable_scopes(workspace, session_id))
+

@@ -97,12 +97,7 @@ class RecordsSource:
 
     def available_scopes(self) -> list[str]:
         """The scopes this source can reach (session needs a session id; project ones a workspace)."""
-        out = []
-        if self.workspace is not None and self.session_id:
-            out.append("session")
-        if self.workspace is not None:
-            out += ["project", "shared-project"]
-        return out + ["user"]
+        return paths.reachable_scopes(self.workspace, self.session_id)
 
     def location(self, scope: str) -> paths.ScopeLocation:
         """File and scopeKey of ``scope`` (errors of :func:`.paths.locate`)."""

@@ -22,7 +22,6 @@ Pure: nothing here reads or writes a file. "bytes" are UTF-8 bytes.
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -463,6 +462,8 @@ def receipt_data(plan: "MaintenancePlan", entries: list[dict[str, Any]], revisio
     else:
         summary = (f"Compacted {name}: {len(entries)} entr{'y' if len(entries) == 1 else 'ies'} replace "
                    f"{len(plan.entries)} ({used}/{limit} bytes); the replaced text is kept in runtime/archived/")
+    import uuid  # imported here: a wake never compacts, and uuid costs it ~2 ms
+
     return {"kind": KIND, "runId": uuid.uuid4().hex, "target": plan.target, "planRevision": plan.revision,
             "revision": revision, "archived": archived,
             "destinations": [{"kind": "local-archive", "path": archive_path, "count": len(archived)}] if archived else [],

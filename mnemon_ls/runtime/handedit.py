@@ -41,7 +41,6 @@ whole file; every problem is listed with the 1-based item number it belongs to.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import os
@@ -319,6 +318,8 @@ def _pair(olds: Sequence[str], news: Sequence[str]) -> list[tuple[int, int]]:
         return [(i, i) for i in range(min(n, m))]
     swap = n > m
     a, b = (news, olds) if swap else (olds, news)  # a is the smaller side; every a gets a partner
+    import difflib  # only when a hand edit is matched
+
     sim = [[difflib.SequenceMatcher(None, x, y).ratio() for y in b] for x in a]
     rows, cols = len(a), len(b)
     neg = float("-inf")

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from ..redact import Scrubber
 from ..roots import RootResolution
 from ..settings import Settings
 from . import ops
@@ -20,6 +19,9 @@ from .model import TARGETS, Entry, Target, revision_of, used_bytes
 from .snapshot import WakeSnapshot, render_wake
 from .store import (Clock, MaintenancePlan, Receipt, RepairReport, RuntimeStore, StoreState, _utc_now,
                     invalid_entry_line, over_limit_line)
+
+if TYPE_CHECKING:
+    from ..redact import Scrubber
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +116,8 @@ class RuntimeSource:
                        before_commit: Callable[[Sequence[Entry], str], None] | None = None) -> Receipt:
         """See :meth:`RuntimeStore.compact_target` (fenced by the owning store's revision; ``archive_locally``
         and ``before_commit`` too)."""
+        from ..redact import Scrubber  # imported on use: a wake never redacts
+
         scrub = Scrubber(self.settings.secrets)
         candidates = _scrub_candidates(scrub, candidates)
         return _with_redactions(self.store_for(target).compact_target(
@@ -148,6 +152,8 @@ class RuntimeSource:
 
         target = validate_target(target)
         request = parse_pending(pending, target)
+        from ..redact import Scrubber  # imported on use: a wake never redacts
+
         scrub = Scrubber(self.settings.secrets)
         if request is not None:
             request, scrub = self.scrub(request)
@@ -181,6 +187,8 @@ class RuntimeSource:
         the kind and the character position in the whitespace-normalized content), ``oldText`` redacted
         the same way so it selects the entry its original text was redacted in, ``branches[i]`` that hold
         a credential refused. A changed request is validated again (the placeholder counts in the size)."""
+        from ..redact import Scrubber  # imported on use: a wake never redacts
+
         scrub = Scrubber(self.settings.secrets)
         content = scrub.text("content", request.content)
         old_text = scrub.selector("oldText", request.old_text)

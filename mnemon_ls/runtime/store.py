@@ -44,10 +44,9 @@ from pathlib import Path
 from typing import Any, Callable, Collection, Sequence
 
 from .. import fsio
-from ..redact import redact_file_bytes
 from ..errors import InvalidInput, RuntimeCapacityError, UnreadableStore
 from ..settings import RuntimeMemorySettings
-from . import handedit, ops
+from . import ops
 from .model import (
     PROJECTION_FILES,
     TARGETS,
@@ -237,6 +236,8 @@ class RuntimeStore(RuntimeMaintenance, RuntimeRepair):
         looks like a credential is redacted first unless ``secrets`` is ``allow`` (invariant 9: the copy
         is our write, even though the person typed it)."""
         if self.secrets != "allow":
+            from ..redact import redact_file_bytes  # imported on use: a wake with clean projections never needs it
+
             data = redact_file_bytes(data, name)[0]
         return fsio.copy_file_exclusive(self.edits_dir, f"{self._stamp()}-{name}", data)
 
@@ -280,6 +281,8 @@ class RuntimeStore(RuntimeMaintenance, RuntimeRepair):
         # Two fsyncs per commit: memories.json and the directory. The projections are rebuilt from the
         # truth at every read and the last-good copy is only a recovery aid (see the module doc).
         fsio.write_files_atomically(writes, unsynced={path for path, _ in writes[:-1]})
+        from . import handedit  # imported on use: a wake that changes nothing never needs it
+
         handedit.record_history(self.history_path, before, after)
         state = StoreState(tuple(after), revision_of(after), True)
         self._cache = (body, state)

@@ -18,8 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import fsio
-from ..redact import Scrubber
-from . import handedit
 from .model import PROJECTION_FILES, Entry, Target, match_key, projection_bytes, salvage_store
 
 if TYPE_CHECKING:
@@ -120,6 +118,9 @@ class RuntimeRepair:
                 working: tuple[Entry, ...], now: str, report: RepairReport) -> tuple[Entry, ...] | None:
         """Classify one differing projection and record it in ``report``; the new entry list when its
         edit is to be imported, else ``None`` (the projection is rebuilt). Call with the lock held."""
+        from ..redact import Scrubber  # both imported on use: a repair that finds every projection as
+        from . import handedit  # expected (every wake but the one after a hand edit) never needs them
+
         name = PROJECTION_FILES[target]
         known = handedit.known_projections(self.runtime_dir, self.history_path, self.last_good_path, target, expected)
         kind, reason = handedit.classify(current, expected, known=known,

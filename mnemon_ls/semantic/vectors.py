@@ -50,9 +50,11 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from .. import fsio
+from ..roots import VECTOR_FILE
+
+__all__ = ["BLOCK_ROWS", "SCHEMA_VERSION", "VECTOR_FILE", "VectorStore"]
 
 SCHEMA_VERSION = 1
-VECTOR_FILE = ".mnemon-ls-vectors.db"
 #: Rows per block of the in-memory vectors (4096 x 384 float32 = 6 MiB).
 BLOCK_ROWS = 4096
 #: Rows read from SQLite per ``fetchmany`` while loading.

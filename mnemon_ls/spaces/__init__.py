@@ -62,14 +62,28 @@ their ``to_dict()``. Files: ``data/.dsh-memory-bodies.json`` and ``state/memory-
 store), ``data/<id>/.mnemon-ls-index.db*`` (derived; exclude from packs; safe to delete).
 """
 
-from .errors import ProviderFailed, ProviderUnavailable, SpaceReadOnly, SpaceRefused
-from .model import MAX_RESULTS, Item, WriteReceipt, receipt_status, utc_now
-from .policy import RecallQuality, register_policy, unregister_policy
-from .registry import SpaceRecord, SpaceRegistry
-from .service import CliOptions, RecallResult, SpacesCover, SpacesService, SpaceView
+from typing import Any
 
+#: Public name -> submodule, imported on first use: the wake's cover reads the registry without the service,
+#: the providers or the semantic engine (:mod:`.cover`).
+_EXPORTS = {
+    "ProviderFailed": "errors", "ProviderUnavailable": "errors", "SpaceReadOnly": "errors", "SpaceRefused": "errors",
+    "MAX_RESULTS": "model", "Item": "model", "WriteReceipt": "model", "receipt_status": "model", "utc_now": "model",
+    "RecallQuality": "policy", "register_policy": "policy", "unregister_policy": "policy", "SpaceRecord": "registry",
+    "SpaceRegistry": "registry", "CliOptions": "service", "RecallResult": "service", "SpacesCover": "service",
+    "SpacesService": "service", "SpaceView": "service"
+}
 __all__ = [
     "MAX_RESULTS", "CliOptions", "Item", "ProviderFailed", "ProviderUnavailable", "RecallQuality", "RecallResult",
     "SpaceReadOnly", "SpaceRecord", "SpaceRefused", "SpaceRegistry", "SpaceView", "SpacesCover", "SpacesService",
     "WriteReceipt", "receipt_status", "register_policy", "unregister_policy", "utc_now",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -26,7 +26,6 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable, Literal
 
 from ..errors import InvalidInput
-from ..text import MAX_QUERY_CHARS, check_query_length  # the one query-length rule (code points)
 
 Clock = Callable[[], datetime]
 
@@ -169,6 +168,8 @@ def validate_query(value: Any, field_name: str = "query") -> str:
     if not any(unicodedata.category(ch)[0] not in "CZ" for ch in text):  # only controls, format and spaces
         raise InvalidInput(field_name, "is required (a query of only invisible or control characters, such as "
                                        "zero-width spaces or NUL, is empty)")
+    from ..text import check_query_length  # the one query-length rule (code points); regex: imported on use
+
     return check_query_length(text, field_name)
 
 

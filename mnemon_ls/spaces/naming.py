@@ -27,7 +27,6 @@ Rules (the CLI, the language server and the MCP server all call :func:`resolve` 
 
 from __future__ import annotations
 
-import difflib
 import threading
 import unicodedata
 from typing import Any, Callable, Iterable
@@ -236,6 +235,8 @@ def suggestions(records: Iterable[SpaceRecord], reference: str) -> list[SpaceRec
             choices.setdefault(fold(record.id), record)
             if len(record.name) <= MAX_SUGGEST_CHARS:
                 choices.setdefault(name_key(record.name), record)
+        import difflib  # only when a name is not found
+
         for match in difflib.get_close_matches(key, list(choices), n=MAX_SUGGESTIONS, cutoff=0.6):
             add(choices[match])
     return found[:MAX_SUGGESTIONS]

@@ -19,8 +19,16 @@ import unicodedata
 from typing import Any, Mapping
 
 from ..errors import InvalidInput
-from . import plugins
 from .model import js_length, require_unicode
+
+
+def _plugins() -> Any:
+    """:mod:`.plugins` (installed provider distributions), imported on first use: reading a registry that
+    names no third-party provider needs neither it nor the provider protocol it imports."""
+    from . import plugins
+
+    return plugins
+
 
 PROVIDER_LABELS = {
     "openviking": "OpenViking", "honcho": "Honcho", "mem0": "Mem0", "hindsight": "Hindsight",
@@ -40,14 +48,14 @@ _VIKING = re.compile(r"^viking://user(?:/[^/\s]+)?/memories$")
 
 def known_provider(value: Any) -> bool:
     """A third-party provider id of the reference's matrix or of an installed provider distribution."""
-    return isinstance(value, str) and (value in PROVIDER_LABELS or value in plugins.installed())
+    return isinstance(value, str) and (value in PROVIDER_LABELS or value in _plugins().installed())
 
 
 def provider_label(provider_id: str) -> str:
     """The label people see (the matrix's, else the installed plugin's, else the id)."""
     if provider_id in PROVIDER_LABELS:
         return PROVIDER_LABELS[provider_id]
-    plugin = plugins.try_load(provider_id)
+    plugin = _plugins().try_load(provider_id)
     return getattr(plugin, "label", None) or provider_id
 
 
@@ -59,7 +67,7 @@ def secret_fields(provider_id: str) -> frozenset[str]:
 
 def _provider_id(value: Any) -> str:
     if not known_provider(value):
-        raise InvalidInput("providerId", "must be one of " + ", ".join(sorted({*PROVIDER_LABELS, *plugins.installed()})))
+        raise InvalidInput("providerId", "must be one of " + ", ".join(sorted({*PROVIDER_LABELS, *_plugins().installed()})))
     return value
 
 
@@ -193,12 +201,12 @@ def service_schema(provider_id: str) -> tuple[str, tuple[str, ...], frozenset[st
     """``(owner, service fields, secret fields, field rules)`` of a provider: an installed plugin's own
     declarations (owner ``"a Holographic service field"``), else the reference's (:data:`SERVICE_FIELDS`,
     :data:`SECRET_FIELDS`, no rules; owner ``"a service field"``)."""
-    plugin = plugins.try_load(provider_id)
+    plugin = _plugins().try_load(provider_id)
     if plugin is None:
         return "a service field", SERVICE_FIELDS, SECRET_FIELDS, {}
     label = getattr(plugin, "label", None) or provider_id
     return (f"a {label} service field", tuple(plugin.service_fields), frozenset(plugin.secret_fields),
-            plugins.field_rules(provider_id))
+            _plugins().field_rules(provider_id))
 
 
 def _json_kind(value: Any) -> str:
@@ -219,13 +227,13 @@ def stored_field_problem(provider_id: str, name: str, value: Any, *, scope: str 
     between 0 and 1)``; a secret's value is never part of it."""
     from .providers.base import FieldRule
 
-    plugin = plugins.try_load(provider_id)
+    plugin = _plugins().try_load(provider_id)
     if plugin is None:
         return None
     declared = plugin.service_fields if scope == "services" else plugin.memory_fields
     if name not in declared:
         return None
-    rule = plugins.field_rules(provider_id).get(name) or FieldRule()
+    rule = _plugins().field_rules(provider_id).get(name) or FieldRule()
     label = getattr(plugin, "label", None) or provider_id
     if not rule.stored_type_ok(value):
         return f"must be {rule.stored_type}, not {_json_kind(value)} ({label}'s rule: {rule.rule})"
@@ -334,7 +342,7 @@ def merge_service(stored: Mapping[str, Any], clean: Mapping[str, Any], provider_
     result (:class:`InvalidInput` naming the field and the rule)."""
     merged = {**stored, **clean}
     out = {k: v for k, v in merged.items() if v is not None}
-    plugin = plugins.try_load(provider_id) if provider_id is not None else None
+    plugin = _plugins().try_load(provider_id) if provider_id is not None else None
     check = getattr(plugin, "check_service", None)
     if check is not None:
         check(out)
@@ -424,9 +432,9 @@ def validate_memory_fields(fields: Mapping[str, Any], provider_id: str, field_pa
     memories root (trailing slashes stripped)."""
     if not isinstance(fields, Mapping):
         raise InvalidInput(field_path, "must be an object")
-    extra = plugins.declared_fields(provider_id)[1]
+    extra = _plugins().declared_fields(provider_id)[1]
     allowed = (*MEMORY_FIELDS, *sorted(extra - set(MEMORY_FIELDS)))
-    rules = plugins.field_rules(provider_id)
+    rules = _plugins().field_rules(provider_id)
     out: dict[str, Any] = {}
     for name, value in fields.items():
         path = f"{field_path}.{name}"

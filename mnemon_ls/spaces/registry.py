@@ -68,9 +68,8 @@ names are re-exported here.
 from __future__ import annotations
 
 import os
-import shutil
+import stat
 import time
-import uuid
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -285,8 +284,12 @@ class SpaceRegistry(ProviderPlane):
         except _Damaged:
             return ()
 
+    def store_path(self, space_id: str) -> Path:
+        """``data/<space_id>/mnemon.db``: where a native space's store is."""
+        return self.data_dir / space_id / "mnemon.db"
+
     def _store_exists(self, space_id: str) -> bool:
-        return (self.data_dir / space_id / "mnemon.db").is_file()
+        return self.store_path(space_id).is_file()
 
     # ------------------------------------------------------------------ discovery
 
@@ -302,19 +305,28 @@ class SpaceRegistry(ProviderPlane):
         """:meth:`store_dirs` whose ``mnemon.db`` is not empty: a zero-byte file is what an interrupted
         creation leaves (SQLite writes the schema as the first page), never a store the Mnemon CLI made.
         Staging directories (``data/.creating-*``) never match the id rule."""
-        out = []
-        for name in self.store_dirs():
-            try:
-                if (self.data_dir / name / "mnemon.db").stat().st_size > 0:
-                    out.append(name)
-            except OSError:
-                continue
-        return out
+        return [name for name in self.store_dirs() if self._holds_store(name)]
+
+    def _holds_store(self, name: str) -> bool:
+        """Whether ``data/<name>/mnemon.db`` is a discoverable store: ``name`` follows the id rule and the file
+        is a regular file that is not empty."""
+        if not SPACE_ID_RE.match(name):
+            return False
+        try:
+            info = os.stat(os.path.join(self.data_dir, name, "mnemon.db"))
+        except OSError:
+            return False
+        return stat.S_ISREG(info.st_mode) and info.st_size > 0
 
     def discoverable(self, state: RegistryState) -> bool:
-        """True when some store on disk is not registered yet."""
+        """True when some store on disk is not registered yet (every read asks: the registered ones are not
+        looked at)."""
         known = {b.id for b in state.all}
-        return any(name not in known for name in self._discovery_dirs())
+        try:
+            names = os.listdir(self.data_dir)
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        return any(self._holds_store(name) for name in names if name not in known)
 
     def _discovered(self, state: RegistryState) -> list[SpaceRecord]:
         known = {b.id for b in state.all}
@@ -335,6 +347,8 @@ class SpaceRegistry(ProviderPlane):
         used = {b.id for b in state.all}
         if not self.store_dirs() and "default" not in used and not (self.data_dir / "default").exists():
             return "default"
+        import uuid  # imported on use: reading the registry (every wake) never makes an id
+
         while True:
             candidate = str(uuid.uuid4())
             if candidate not in used and not (self.data_dir / candidate).exists():
@@ -344,6 +358,8 @@ class SpaceRegistry(ProviderPlane):
         """A new empty directory ``data/.creating-<pid>-<12 hex>/`` (0700) to build a store in before
         :meth:`publish_native` moves it into place. Discovery never sees it (ids cannot start with a dot)."""
         fsio.ensure_dir(self.data_dir)
+        import uuid
+
         path = self.data_dir / f"{STAGING_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:12]}"
         os.mkdir(path, fsio.DIR_MODE)
         return path
@@ -394,6 +410,8 @@ class SpaceRegistry(ProviderPlane):
                 continue
             try:
                 if path.is_dir() and not path.is_symlink() and path.stat().st_mtime < limit:
+                    import shutil
+
                     shutil.rmtree(path)
             except OSError:
                 continue

@@ -11,11 +11,19 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 from ..errors import InvalidInput
-from . import plugins
 from .model import SPACE_ID_RE, Clock, iso_ms, utc_now
 from .provider_fields import (MEMORY_FIELDS, PROVIDER_LABELS, SERVICE_FIELDS, known_provider, stored_field_problem,
                               stored_fields_problem)
 from .salvage import _complete_members, _json_objects
+
+
+def _plugins() -> Any:
+    """:mod:`.plugins` (installed provider distributions), imported on first use: reading a registry that
+    names no third-party provider needs neither it nor the provider protocol it imports."""
+    from . import plugins
+
+    return plugins
+
 
 NATIVE_FILE = ".dsh-memory-bodies.json"
 PROVIDERS_FILE = "memory-providers.json"
@@ -324,7 +332,7 @@ def _provider_record(raw: Any) -> SpaceRecord | None:
     return SpaceRecord(ident, name, description, active, created, updated, provider_id=provider,
                        placement=placement, external_id=external, metadata_source=source,
                        connection={k: v for k, v in connection.items()
-                                   if k in MEMORY_FIELDS or k in plugins.declared_fields(provider)[1]})
+                                   if k in MEMORY_FIELDS or k in _plugins().declared_fields(provider)[1]})
 
 
 def _migrate_providers(doc: dict) -> dict:

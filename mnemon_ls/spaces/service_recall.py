@@ -11,7 +11,7 @@ service's registry and providers and are only meant to be called on a ``SpacesSe
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 from ..errors import InvalidInput, MnemonError
@@ -33,7 +33,8 @@ from .model import (
 from .policy import RecallQuality
 from .providers.base import SearchOutcome, SpaceProvider
 from .naming import resolve
-from .registry import NATIVE_PROVIDER, SpaceRecord, provider_label
+from .cover import SpacesCover, render as render_cover
+from .registry import NATIVE_PROVIDER, SpaceRecord
 from .thirdparty import call_with_timeout
 
 BRANCH_RECALL_MODES = ("filter", "label", "off")
@@ -74,23 +75,6 @@ class RecallResult:
     def results(self) -> list[dict[str, Any]]:
         """The result items."""
         return self.data["results"]
-
-
-@dataclass(slots=True)
-class SpacesCover:
-    """The wake snapshot's Memory Spaces block: ``text`` (at most ``budget_chars``), ``spaces`` shown
-    (``[{id, name, items}]``, items ``None`` when the count failed), ``hidden`` active spaces left out for
-    the budget, ``active`` active spaces in total, ``notices`` (registry repairs)."""
-
-    text: str
-    spaces: list[dict[str, Any]] = field(default_factory=list)
-    hidden: int = 0
-    active: int = 0
-    notices: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "spaces": self.spaces, "hidden": self.hidden, "active": self.active,
-                "notices": self.notices}
 
 
 class SpacesRecall:
@@ -332,57 +316,18 @@ class SpacesRecall:
     # ------------------------------------------------------------------ wake cover
 
     def cover(self, budget_chars: int = 1200, recall_hint: str = "mnemon/recall") -> SpacesCover:
-        """The bounded Memory Spaces block of the wake snapshot: the active spaces' names, ids, item counts
-        (native spaces; a third-party space shows its provider's label instead: no third-party engine is
-        opened for a wake) and descriptions, telling the assistant to recall before assuming. Empty text when no space is
-        registered; at most ``budget_chars`` characters (spaces that do not fit are counted in ``hidden``).
-        ``recall_hint`` names the route the reader recalls through (:data:`mnemon_ls.guidance.RECALL_HINTS`)."""
+        """The bounded Memory Spaces block of the wake snapshot (:func:`mnemon_ls.spaces.cover.render`), native
+        spaces counted through their providers (no third-party engine is opened for a wake)."""
         state = self.state()
         notices = [p.message for p in self.registry.notices]
-        if not state.all:
-            return SpacesCover("", notices=notices)
-        active = [r for r in state.all if r.active]
-        if not active:
-            text = ("MNEMON MEMORY SPACES\nNo Memory Space is active for reading; long-term memory is not recalled "
-                    "until one is activated.\n")
-            return SpacesCover(text if len(text) <= budget_chars else "", notices=notices)
-        header = ("MNEMON MEMORY SPACES\nLong-term memory lives in these active spaces. Before assuming a past "
-                  f"decision, preference or fact is unknown, recall it from them ({recall_hint}).\n")
-        if len(header) > budget_chars:
-            return SpacesCover("", hidden=len(active), active=len(active), notices=notices)
-        lines: list[str] = []
-        shown: list[dict[str, Any]] = []
-        used = len(header)
-        for index, record in enumerate(active):
-            items: int | None = None
-            if record.native:
-                try:
-                    items = self.provider(record).count()
-                except MnemonError:
-                    items = None
-                count_text = (f"{items} item" + ("" if items == 1 else "s")) if items is not None \
-                    else "item count unavailable"
-            else:  # never opened for the wake: a third-party engine may take seconds to import and open
-                count_text = f"{provider_label(record.provider_id)} space"
-            description = " ".join(record.description.split())
-            line = f"- {record.name} (id {record.id}, {count_text}): {description}\n"
-            remaining = len(active) - index - 1
-            tail = len(f"({remaining} more active spaces not shown)\n") if remaining else 0
-            if used + len(line) + tail > budget_chars:
-                room = budget_chars - used - len(f"({len(active) - index} more active spaces not shown)\n")
-                short = f"- {record.name} (id {record.id}, {count_text})\n"
-                if len(short) <= room and not remaining:
-                    lines.append(short)
-                    used += len(short)
-                    shown.append({"id": record.id, "name": record.name, "items": items})
-                    continue
-                break
-            lines.append(line)
-            used += len(line)
-            shown.append({"id": record.id, "name": record.name, "items": items})
-        hidden = len(active) - len(shown)
-        text = header + "".join(lines) + (f"({hidden} more active spaces not shown)\n" if hidden else "")
-        return SpacesCover(text, shown, hidden, len(active), notices)
+
+        def count(record: SpaceRecord) -> int | None:
+            try:
+                return self.provider(record).count()
+            except MnemonError:
+                return None
+
+        return render_cover(state.all, notices, count, budget_chars, recall_hint)
 
 
 class _BranchScope:

@@ -82,7 +82,7 @@ async def test_wake_and_a_remember_code_action_wait_for_a_pack_import(lsp: Launc
     """A pack import holds the pack gate exclusive for its swap: the server's wake and its code-action writes
     wait for it (they would read or write a root being half replaced), then answer from the root that stays."""
     from mnemon_ls.lsp.protocol import CMD_REMEMBER
-    from mnemon_ls.packs import gate
+    from mnemon_ls import packgate as gate
 
     one, _two = folders
     client = await lsp.start(folders=[one], init=INIT)

@@ -148,6 +148,11 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus):
         self._pending_touches = 0
         #: Set while the connection is a read-only snapshot because the disk is full or read-only.
         self._degraded: StorageError | None = None
+        #: Connections opened, and transactions this provider committed: with ``PRAGMA data_version`` (what other
+        #: connections committed), the key of the last :meth:`count` (:mod:`.native_status`).
+        self._opened = 0
+        self._committed = 0
+        self._counted: tuple[tuple[int, int, int], int] | None = None
 
     # ------------------------------------------------------------------ opening
 
@@ -167,6 +172,7 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus):
         if self._db is None:
             self._db = self._open()
             self._identity = self._file_identity()
+            self._opened += 1
         return self._db
 
     def _file_identity(self) -> tuple[int, int] | None:
@@ -374,6 +380,7 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus):
             try:
                 result = body(db)
                 db.execute("COMMIT")
+                self._committed += 1
                 return result
             except BaseException:
                 if db.in_transaction:

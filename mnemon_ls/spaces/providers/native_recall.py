@@ -13,7 +13,7 @@ import sqlite3
 from typing import Any, Sequence
 
 from ...errors import InvalidInput
-from ...text import coverage, exactness
+from ...text import grouped, match_scores
 from ..index import TOKENIZER
 from ..model import WALK_EDGE_TYPES, Item, epoch_seconds
 from .base import KeepFn, SearchOutcome, iter_chunks, sparse_hint
@@ -59,6 +59,7 @@ class NativeRecall:
         candidates = self.index.search(terms, pool, total, category=category, source=source)[0] if terms else []
         fetched = len(candidates)
         best = max((c[1] or 0.0 for c in candidates), default=0.0) or 1.0
+        groups = grouped(terms)
         now = self.clock().timestamp()
         scored: list[tuple[float, int, float, str, list[str]]] = []
         dropped: set[str] = set()  # ids: an item refused by keyword and by vector is one hidden item
@@ -68,13 +69,13 @@ class NativeRecall:
                 dropped.add(ident)
                 continue
             held = set(text.split())
-            cover = coverage(terms, held)
+            cover, exact = match_scores(groups, held)  # text.coverage and text.exactness, in one pass
             if cover <= 0:
                 continue
             imp = importance if isinstance(importance, int) else 3
             age_days = max(0.0, (now - created) / 86400) if created else 3650.0
             relevance = max(0.0, bm25) / best if bm25 is not None else 0.5
-            score = cover * (0.73 + 0.14 * exactness(terms, held) + 0.06 * relevance
+            score = cover * (0.73 + 0.14 * exact + 0.06 * relevance
                              + 0.04 * (min(max(imp, 1), 5) - 1) / 4 + 0.03 * 0.5 ** (age_days / 180))
             scored.append((min(1.0, score), imp, created, ident, tags, cover >= 1.0))
         scored.sort(key=lambda s: (-s[0], -s[1], -s[2], s[3]))

@@ -108,7 +108,7 @@ _ROW_COLUMNS = "rowid, id, content, category, importance, tags, entities, source
 
 
 def _json_list(value: Any) -> list[str]:
-    if not isinstance(value, str) or not value:
+    if not isinstance(value, str) or not value or value == "[]":  # most items have no tags: no json.loads
         return []
     try:
         parsed = json.loads(value)

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..model import Item, parse_time, rfc3339
 from .base import ExportEdge, ExportItem
+from ..cover import ACTIVE_ITEMS_SQL
 from .native_schema import _json_list
 
 
@@ -22,10 +23,18 @@ class NativeStatus:
     # ------------------------------------------------------------------ status, counts, items
 
     def count(self) -> int:
-        """Active items."""
+        """Active items. Counted again only when the store changed since the last count: another connection
+        committed (``PRAGMA data_version``), this provider committed, or the connection was reopened; so the
+        wake of a long-lived host (every ``mnemon_wake``) does not count every row each time."""
         with self._lock:
-            return self._read(lambda db: db.execute(
-                "SELECT count(*) FROM insights WHERE deleted_at IS NULL").fetchone()[0])
+            def run(db: sqlite3.Connection) -> int:
+                key = (self._opened, db.execute("PRAGMA data_version").fetchone()[0], self._committed)
+                if self._counted is not None and self._counted[0] == key:
+                    return self._counted[1]
+                active = db.execute(ACTIVE_ITEMS_SQL).fetchone()[0]
+                self._counted = (key, active)
+                return active
+            return self._read(run)
 
     def status(self) -> dict[str, Any]:
         """The CLI's status object plus ``user_version``, ``read_only``, ``notice``, ``index`` (``{"path",

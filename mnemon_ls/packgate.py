@@ -38,8 +38,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, ContextManager, Iterable, Iterator, Protocol, TypeVar
 
-from .. import fsio
-from ..errors import StoreBusy
+from . import fsio
+from .errors import StoreBusy
 
 
 

@@ -1,0 +1,243 @@
+"""``mnemon-ls mcp`` against minimal servers of the same ``mcp`` SDK (issue 27 item 2): spawn -> ``initialize``
+result, and ``tools/call`` round trips, each as a ratio measured in the same run.
+
+Usage::
+
+    python bench/mcp_start.py [--starts 20] [--calls 200] [--label after] [--repo DIR] [--out DIR]
+
+Set-up (not timed): the repository of ``bench/hook_path.py`` (branch ``main``, 30 Runtime entries, default
+``workspaces`` scope under a temp ``MNEMON_DATA_DIR``) with one active native Memory Space of 10,000 items made
+by ``bench/bench_spaces.py``'s generator (half English from a Zipf vocabulary, half Chinese, an identifier each,
+as ``bench/bench_mcp.py`` measured recall before) and 60 of its queries (words, Chinese fragments,
+identifiers), all built by the code under measurement (``--repo``, default this checkout).
+
+Timed, through the SDK's own stdio client (``stdio_client`` + ``ClientSession``: what Claude Code, Codex or
+Cursor do), every server a fresh ``python`` process with bytecode cached in a temp ``PYTHONPYCACHEPREFIX``:
+
+1. start: spawn -> the ``initialize`` result, and spawn -> the first ``tools/list`` answer, for
+   ``python -m mnemon_ls mcp --workspace <repo>`` and for :data:`MINIMAL_SERVER` (an ``MCPServer`` with no
+   tools), interleaved (the order alternates); ratio of the medians and median of the per-pair ratios;
+2. calls over one session each, interleaved call by call: ``mnemon_wake`` and ``mnemon_recall`` (queries over
+   the 10,000 items) against :data:`ECHO_SERVER`'s ``echo`` tool (an ``MCPServer`` whose one tool returns its
+   argument); ratio of the medians.
+
+Aims (issue 27): start <= 1.05x the minimal server; ``mnemon_wake`` <= 1.5x and ``mnemon_recall`` at 10,000
+items <= 2x the echo tool. Results: merged by ``--label`` into ``<out>/mcp_start.json``, ``<out>/mcp_start.md``
+rewritten from every run there (a ratio within its aim in bold). Wall time (``time.perf_counter``); the
+1-minute load average is recorded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from hook_path import FIXTURE, child_env  # noqa: E402
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+
+MINIMAL_SERVER = "from mcp.server import MCPServer\nMCPServer('minimal').run('stdio')\n"
+ECHO_SERVER = ("from mcp.server import MCPServer\napp = MCPServer('echo')\n\n@app.tool()\ndef echo(text: str) -> str:\n"
+               "    return text\n\napp.run('stdio')\n")
+#: Builds the space in a child running the measured code: ``<repo dir> <items> <bench dir>``; prints the queries.
+SPACE = r'''
+import json, sys
+sys.path.insert(1, sys.argv[3])
+from bench_spaces import Generator
+from mnemon_ls.host import WorkspaceHost
+from mnemon_ls.settings import load_settings
+host = WorkspaceHost(sys.argv[1], load_settings({}))
+record = host.spaces.create_space("Project", "Build and service facts", active=True).record
+provider = host.spaces.provider(record)
+count = int(sys.argv[2])
+gen = Generator(seed=count)
+items = [gen.item(i) for i in range(count)]
+for start in range(0, count, 1000):
+    provider.import_items(items[start:start + 1000], batch=1000)
+host.close()
+print(json.dumps(gen.queries(60, [item.content for item in items[:2000]])))
+'''
+AIMS = {"start": 1.05, "mnemon_wake": 1.5, "mnemon_recall": 2.0}
+
+
+def params(argv: list[str], env: dict[str, str], cwd: Path) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=argv, cwd=str(cwd), env=env)
+
+
+async def time_start(server: StdioServerParameters) -> tuple[float, float, int]:
+    """``(ms to the initialize result, ms to the first tools/list answer, tools listed)``."""
+    started = time.perf_counter()
+    with open(os.devnull, "w") as errlog:
+        async with stdio_client(server, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            initialized = (time.perf_counter() - started) * 1000
+            listed = await session.list_tools()
+            tools = (time.perf_counter() - started) * 1000
+    return initialized, tools, len(listed.tools)
+
+
+async def time_calls(ours: StdioServerParameters, echo: StdioServerParameters, calls: int,
+                     items: int, queries: list[str]) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {"mnemon_wake": [], "mnemon_recall": [], "echo": []}
+    async with stdio_client(ours) as (r1, w1), ClientSession(r1, w1) as mine, \
+            stdio_client(echo) as (r2, w2), ClientSession(r2, w2) as floor:
+        await mine.initialize()
+        await floor.initialize()
+        for _ in range(5):  # warm-up: the host, the store's connection, the side index
+            await mine.call_tool("mnemon_wake", {})
+            await mine.call_tool("mnemon_recall", {"query": queries[0]})
+            await floor.call_tool("echo", {"text": "warm"})
+        for n in range(calls):
+            for name, session, arguments in (("echo", floor, {"text": f"echo {n}"}),
+                                             ("mnemon_wake", mine, {}),
+                                             ("echo", floor, {"text": f"echo {n}"}),
+                                             ("mnemon_recall", mine, {"query": queries[n % len(queries)]})):
+                started = time.perf_counter()
+                result = await session.call_tool(name, arguments)
+                out[name].append((time.perf_counter() - started) * 1000)
+                if result.is_error:
+                    raise SystemExit(f"{name} failed: {result.content}")
+                if name == "mnemon_wake" and n == 0:
+                    text = result.content[0].text
+                    assert "fact 29:" in text and f"{items} items" in text, text[:300]
+    return out
+
+
+def nearest_rank(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, min(len(ordered) - 1, -(-int(q * len(ordered) * 100) // 100) - 1))]
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {"medianMs": round(statistics.median(values), 2), "p95Ms": round(nearest_rank(values, 0.95), 2),
+            "n": len(values)}
+
+
+async def measure(args: argparse.Namespace) -> dict[str, Any]:
+    repo = Path(args.repo).resolve()
+    base = Path(tempfile.mkdtemp(prefix="bench-mcp-start-"))
+    try:
+        ws = base / "repo"
+        env = child_env(base, repo, False)
+        subprocess.run([sys.executable, "-c", FIXTURE, str(ws), "30", "0"], check=True, env=env, cwd=str(base))
+        made = subprocess.run([sys.executable, "-c", SPACE, str(ws), str(args.items), str(HERE)], check=True, env=env,
+                              cwd=str(base), capture_output=True, text=True)
+        queries = json.loads(made.stdout.strip().splitlines()[-1])
+        ours = params(["-m", "mnemon_ls", "mcp", "--workspace", str(ws)], env, ws)
+        minimal = params(["-c", MINIMAL_SERVER], env, ws)
+        echo = params(["-c", ECHO_SERVER], env, ws)
+        for server in (ours, minimal, echo, ours, minimal):  # warm-up: fills the bytecode cache
+            await time_start(server)
+        load_before = os.getloadavg()[0]
+        starts: dict[str, list[float]] = {"ours": [], "minimal": [], "oursTools": [], "minimalTools": []}
+        tools = 0
+        for n in range(args.starts):
+            pair = (("ours", ours), ("minimal", minimal)) if n % 2 == 0 else (("minimal", minimal), ("ours", ours))
+            for name, server in pair:
+                initialized, listed, count = await time_start(server)
+                starts[name].append(initialized)
+                starts[name + "Tools"].append(listed)
+                if name == "ours":
+                    tools = count
+        calls = await time_calls(ours, echo, args.calls, args.items, queries)
+        load_after = os.getloadavg()[0]
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    pairs = [a / b for a, b in zip(starts["ours"], starts["minimal"])]
+    tool_pairs = [a / b for a, b in zip(starts["oursTools"], starts["minimalTools"])]
+    result: dict[str, Any] = {
+        "start": {"ours": summary(starts["ours"]), "minimal": summary(starts["minimal"]),
+                  "ratioOfMedians": round(statistics.median(starts["ours"]) / statistics.median(starts["minimal"]), 3),
+                  "medianOfRatios": round(statistics.median(pairs), 3)},
+        "startToToolsList": {"ours": summary(starts["oursTools"]), "minimal": summary(starts["minimalTools"]),
+                             "ratioOfMedians": round(statistics.median(starts["oursTools"])
+                                                     / statistics.median(starts["minimalTools"]), 3),
+                             "medianOfRatios": round(statistics.median(tool_pairs), 3), "toolsListed": tools},
+        "calls": {name: summary(values) for name, values in calls.items()},
+    }
+    for name in ("mnemon_wake", "mnemon_recall"):
+        result["calls"][name]["ratioToEcho"] = round(statistics.median(calls[name]) / statistics.median(calls["echo"]), 3)
+    commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--", "mnemon_ls"], capture_output=True,
+                           text=True).stdout.strip()
+    import mcp
+
+    return {"label": args.label, "commit": commit + ("+changes" if dirty else ""), "at": time.strftime("%Y-%m-%d %H:%M"),
+            "python": platform.python_version(), "mcp": getattr(mcp, "__version__", None) or _version("mcp"),
+            "cores": os.cpu_count(), "loadBefore": round(load_before, 2), "loadAfter": round(load_after, 2),
+            "starts": args.starts, "callsPerTool": args.calls, "items": args.items, "results": result}
+
+
+def _version(name: str) -> str:
+    from importlib.metadata import version
+
+    return version(name)
+
+
+def _marked(ratio: float, aim: float | None) -> str:
+    """``ratio`` as ``1.234x``, bold when it is within ``aim``."""
+    return f"**{ratio:.3f}x**" if aim is not None and ratio <= aim else f"{ratio:.3f}x"
+
+
+def markdown(runs: dict[str, Any]) -> str:
+    lines = ["# MCP server: spawn -> initialize and tool calls against minimal servers of the same SDK", "",
+             "`python bench/mcp_start.py --label LABEL` (module doc). Wall ms, median / p95; ratios in the same run. "
+             f"Aims: start <= {AIMS['start']}x the minimal server, `mnemon_wake` <= {AIMS['mnemon_wake']}x and "
+             f"`mnemon_recall` (10,000 items) <= {AIMS['mnemon_recall']}x the echo tool.", ""]
+    for label, run in runs.items():
+        r = run["results"]
+        lines += [f"## {label} ({run['commit']}, {run['at']}, mcp {run['mcp']}, load {run['loadBefore']} -> "
+                  f"{run['loadAfter']})", "",
+                  "| measurement | ours | floor | ratio (medians) | median of ratios |", "|---|---:|---:|---:|---:|"]
+        for key, title in (("start", "spawn -> initialize"), ("startToToolsList", "spawn -> first tools/list")):
+            row = r[key]
+            ratio = _marked(row["ratioOfMedians"], AIMS["start"] if key == "start" else None)
+            lines.append(f"| {title} (n={row['ours']['n']}) | {row['ours']['medianMs']:.1f} / {row['ours']['p95Ms']:.1f} | "
+                         f"{row['minimal']['medianMs']:.1f} / {row['minimal']['p95Ms']:.1f} | "
+                         f"{ratio} | {row['medianOfRatios']:.3f}x |")
+        echo = r["calls"]["echo"]
+        for name in ("mnemon_wake", "mnemon_recall"):
+            row = r["calls"][name]
+            lines.append(f"| tools/call {name} vs echo (n={row['n']}) | {row['medianMs']:.2f} / {row['p95Ms']:.2f} | "
+                         f"{echo['medianMs']:.2f} / {echo['p95Ms']:.2f} | {_marked(row['ratioToEcho'], AIMS[name])} | |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--starts", type=int, default=20)
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--items", type=int, default=10_000)
+    parser.add_argument("--label", default="after")
+    parser.add_argument("--repo", default=str(HERE.parent), help="the checkout to measure (default: this one)")
+    parser.add_argument("--out", type=Path, default=HERE / "results", help="directory of mcp_start.json/.md")
+    args = parser.parse_args()
+    run = asyncio.run(measure(args))
+    path = args.out / "mcp_start.json"
+    runs = json.loads(path.read_text("utf-8")) if path.exists() else {}
+    runs[args.label] = run
+    args.out.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(runs, indent=1) + "\n", "utf-8")
+    (args.out / "mcp_start.md").write_text(markdown(runs) + "\n", "utf-8")
+    print(markdown({args.label: run}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

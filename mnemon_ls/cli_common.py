@@ -1,0 +1,217 @@
+"""What every ``mnemon-ls`` command shares, light enough for the commands assistants wait on.
+
+How the settings flags (:func:`mnemon_ls.cli_parser.settings_parent`) become
+:class:`~mnemon_ls.settings.Settings` (:func:`settings_from`), the command's one host (:func:`open_host`, closed and its pack gate released by
+:func:`run_released`), printing a result (:func:`emit`) and the one mapping of an error to its line and exit
+code (:func:`guarded`). :mod:`mnemon_ls.cli` (every command) and :mod:`mnemon_ls.cli_light` (``hook`` and
+``wake`` before the operation registry and pydantic are imported) both use them. Imports nothing heavy:
+json and :mod:`mnemon_ls.errors` (not even argparse or typing: ``hook prompt`` runs at every prompt).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from .errors import EXIT_FAILURE, InvalidInput, MnemonError, storage_error
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any, Callable, Sequence
+
+
+#: Where :func:`mnemon_ls.cli_parser.settings_parent` puts each settings flag (``--json`` apart): the attributes
+#: :func:`settings_from` reads, all ``None`` when no flag is given (``tests/test_cli_light.py`` holds them equal).
+SETTINGS_DESTS = ("workspace", "scope", "data_dir", "runtime_user_scope", "user_limit_bytes", "memory_limit_bytes",
+                  "memory_maintenance", "detached_head_policy", "worktree_sharing", "recall_mode", "writeback_mode",
+                  "secrets", "hand_edits")
+
+
+def settings_from(args: argparse.Namespace) -> Any:
+    """Defaults, then the ``MNEMON_*`` environment (:data:`mnemon_ls.settings.ENVIRONMENT_SETTINGS`), then
+    the flags (the same for every command, the MCP server included)."""
+    from .settings import load_settings, settings_from_environment
+
+    scope = args.scope or ("custom" if args.data_dir else None)  # --data-dir alone means that root
+    return load_settings({}).with_overrides(**settings_from_environment(os.environ)).with_overrides(
+        storageScope=scope,
+        dataDir=args.data_dir,
+        runtimeUserScope=args.runtime_user_scope,
+        userLimitBytes=args.user_limit_bytes,
+        memoryLimitBytes=args.memory_limit_bytes,
+        runtimeMaintenance=getattr(args, "memory_maintenance", None),
+        detachedHeadPolicy=args.detached_head_policy,
+        worktreeSharing=args.worktree_sharing,
+        recallMode=args.recall_mode,
+        writebackMode=args.writeback_mode,
+        secrets=getattr(args, "secrets", None),
+        handEdits=args.hand_edits,
+    )
+
+
+def workspace_of(args: argparse.Namespace) -> Any:
+    """The command's workspace: ``--workspace`` made absolute, else :func:`mnemon_ls.host.default_workspace`
+    (``None``: no workspace). Raises :class:`InvalidInput` for an empty ``--workspace``."""
+    if args.workspace is None:
+        from .host import default_workspace
+
+        return default_workspace()
+    if not args.workspace.strip():
+        raise InvalidInput("workspace", "must not be empty")
+    return os.path.abspath(os.path.expanduser(args.workspace))
+
+
+#: Commands whose host never embeds nor recalls: no semantic engine is set up for them (it is the
+#: ``semantic`` package's import, ~80 ms, even when the extra is not installed).
+WITHOUT_SEMANTIC = frozenset({"wake", "hook"})
+
+#: Hosts :func:`open_host` made in this process. :func:`run_released` closes them when the command ends:
+#: closing the last connection to a SQLite store in WAL mode checkpoints it and removes ``mnemon.db-wal``/
+#: ``-shm``, so a read (``doctor``, ``space status``, ``recall``, ``wake``) leaves the store's directory as it
+#: found it, and a Mnemon CLI or ``pack export`` finds no un-checkpointed WAL afterwards.
+OPENED: list[Any] = []
+#: Hosts of the running command that hold the pack gate (released by :func:`run_released`).
+GATED: list[Any] = []
+
+
+def open_host(args: argparse.Namespace) -> Any:
+    """The command's one :class:`~mnemon_ls.host.WorkspaceHost` (settings from :func:`settings_from`,
+    workspace from :func:`workspace_of`), holding the pack gate unless the command is ``pack`` (one command,
+    one view of the root: a pack import waits, :mod:`mnemon_ls.packgate`); closed by :func:`run_released`.
+    A command that may embed or recall gets the one-shot semantic set-up (:func:`one_shot_semantic`)."""
+    from .host import WorkspaceHost
+
+    settings = settings_from(args)
+    host = WorkspaceHost(workspace_of(args), settings, one_shot=True)
+    OPENED.append(host)  # closed by run_released() after the command, whatever the command did with it
+    if args.command not in WITHOUT_SEMANTIC:
+        one_shot_semantic(host, getattr(args, "embed_seconds", 3.0))  # every command here is one process
+    if args.command != "pack":
+        host.hold_pack_gate()
+        GATED.append(host)  # released when the command returns, also by a handler that never closes its host
+    return host
+
+
+def one_shot_semantic(host: Any, seconds: float = 3.0) -> None:
+    """This process ends after one command: semantic recall embeds in it for at most ``seconds`` per space,
+    progress on stderr (:func:`mnemon_ls.semantic.one_shot`)."""
+    from .semantic import one_shot
+
+    if not (seconds >= 0 and seconds <= 86400):  # also refuses NaN
+        raise InvalidInput("embed-seconds", "must be a number of seconds 0..86400")
+    one_shot(host.semantic, lambda line: print(f"mnemon-ls: {line}", file=sys.stderr, flush=True), seconds)
+
+
+def close_opened() -> None:
+    """Close every host :func:`open_host` made (soft state flushed first; safe when a command closed it already)."""
+    while OPENED:
+        OPENED.pop().close()
+
+
+def run_released(handler: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """``handler(args)``, then close every host it built (:func:`close_opened`, still under the gate) and
+    release their pack gates (:data:`GATED`)."""
+    try:
+        return handler(args)
+    finally:
+        try:
+            close_opened()
+        finally:
+            while GATED:
+                GATED.pop().release_pack_gate()
+
+
+def emit(args: argparse.Namespace, data: Any, text: str) -> None:
+    """Print a result: ``text`` (and a line on redacted values), or with ``--json`` the data as JSON."""
+    if isinstance(data, dict) and data.get("redacted"):
+        from .redact import describe
+
+        text = text.rstrip("\n") + "\n" + describe(data["redacted"])
+    if getattr(args, "json", False):
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def read_content(value: str) -> str:
+    """``value``, or standard input decoded as UTF-8 when ``value`` is ``-``."""
+    if value != "-":
+        return value
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput("content", f"standard input must be valid UTF-8 (byte 0x{data[exc.start]:02x} at "
+                                      f"position {exc.start})") from None
+
+
+def _error_json(args: argparse.Namespace, error: dict[str, Any]) -> None:
+    if getattr(args, "json", False):
+        sys.stdout.write(json.dumps({"error": error}, ensure_ascii=False) + "\n")
+
+
+def guarded(args: argparse.Namespace, run: Callable[[], int],
+            message: Callable[[MnemonError, argparse.Namespace], str] = lambda exc, _args: exc.message) -> int:
+    """``run()``'s exit code, or an error's: a :class:`MnemonError` (its line ``message(exc, args)``), an
+    ``OSError`` (the storage code of :func:`~mnemon_ls.errors.storage_error`, else exit 1), JSON nested too
+    deeply (``invalid-input``), Ctrl-C (130). The line goes to stderr; with ``--json`` the error object is also
+    printed to stdout as ``{"error": {...}}``."""
+    try:
+        return run()
+    except MnemonError as exc:
+        print(f"mnemon-ls: error: {message(exc, args)}", file=sys.stderr)
+        _error_json(args, exc.to_dict())
+        return exc.exit_code
+    except OSError as exc:
+        mapped = storage_error(exc)  # ENOSPC, EROFS, EISDIR...: the stable code and exit code 4
+        if mapped is not None:
+            print(f"mnemon-ls: error: {mapped.message}", file=sys.stderr)
+            _error_json(args, mapped.to_dict())
+            return mapped.exit_code
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"mnemon-ls: error:{where}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILURE
+    except RecursionError:  # JSON input (--plan, --entries, --routes, --pending, a pack manifest) nested absurdly
+        error = InvalidInput("input", "is nested too deeply (JSON arrays or objects inside each other)")
+        print(f"mnemon-ls: error: {error.message}", file=sys.stderr)
+        _error_json(args, error.to_dict())
+        return error.exit_code
+    except KeyboardInterrupt:
+        return 130
+
+
+def repair_lines(repairs: Sequence[Any]) -> list[str]:
+    """One line per repaired projection: the hand-edit result when there is one (imported, rejected with
+    the item and rule, crash leftover), else what was rebuilt."""
+    lines = []
+    for store, report in repairs:
+        for name in report.repaired:
+            result = report.hand_edits.get(name)
+            if result is not None:
+                lines.append(f"{store.runtime_dir / name}: {result['message']}" if result["status"] != "imported"
+                             else f"{result['message']} ({store.runtime_dir / name}; your edit is saved at "
+                                  f"{result['savedAs']})")
+                continue
+            saved = report.preserved.get(name)
+            lines.append(f"repaired {store.runtime_dir / name}" + (f" (your edit is saved at {saved})" if saved else ""))
+    return lines
+
+
+def absorb_hand_edits(host: Any) -> list[Any]:
+    """Import (or repair) hand edits of USER.md / MEMORY.md before a runtime command reads or writes
+    (:meth:`RuntimeSource.repair`); each result is printed on stderr. Returns the repair reports."""
+    repairs = host.runtime.repair(rebuild_missing=False)
+    for line in repair_lines(repairs):
+        print(f"mnemon-ls: {line}", file=sys.stderr)
+    return repairs
+
+
+def run_mcp(args: argparse.Namespace) -> int:
+    """``mnemon-ls mcp``: serve MCP over stdio (``--workspace`` fixes the workspace; else the client's roots,
+    else the current directory) until the client closes; the exit code."""
+    from .mcp.server import run  # imported here: the other commands never load the MCP SDK
+
+    workspace = os.path.abspath(os.path.expanduser(args.workspace)) if args.workspace else None
+    return run(workspace, settings_from(args), write_enabled=not args.read_only)

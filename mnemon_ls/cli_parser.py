@@ -1,0 +1,62 @@
+"""The parser pieces every ``mnemon-ls`` command shares: the settings flags (:func:`settings_parent`) and the
+parser class with one-line usage errors (:class:`Parser`). :mod:`mnemon_ls.cli` builds every command with them,
+:mod:`mnemon_ls.cli_light` the ``hook`` and ``wake`` commands alone."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from .errors import EXIT_INVALID
+
+
+def settings_parent() -> argparse.ArgumentParser:
+    """The parent parser of every command: ``--workspace``, the settings flags and ``--json``."""
+    parent = argparse.ArgumentParser(add_help=False)
+    group = parent.add_argument_group("workspace and settings")
+    group.add_argument("--workspace", metavar="DIR",
+                       help="workspace directory (default: the nearest directory from the current one upward "
+                            "holding .git or .mnemon; none found: no workspace, the global root is used)")
+    group.add_argument("--scope", choices=("global", "workspace", "workspaces", "custom"),
+                       help="storageScope (default workspaces: <$MNEMON_DATA_DIR or ~/.mnemon>/workspaces/"
+                            "<sha256 of the workspace path>; global: $MNEMON_DATA_DIR or ~/.mnemon)")
+    group.add_argument("--data-dir", metavar="DIR",
+                       help="dataDir: the root (implies --scope custom), or the base for --scope workspaces")
+    group.add_argument("--runtime-user-scope", choices=("storage", "global"),
+                       help="runtimeUserScope (default global: USER.md from the global root; storage: from the selected root)")
+    group.add_argument("--user-limit-bytes", type=int, metavar="N", help="runtimeMemory.userLimitBytes (1..1048576)")
+    group.add_argument("--memory-limit-bytes", type=int, metavar="N", help="runtimeMemory.memoryLimitBytes (1..1048576)")
+    group.add_argument("--memory-maintenance", choices=("archive", "reject"),
+                       help="runtimeMemory.maintenance: a full MEMORY.md archives what does not fit into Memory Spaces "
+                            "or the local archive (default archive), or refuses the change (reject)")
+    group.add_argument("--detached-head-policy", choices=("hide", "show"), help="detachedHeadPolicy")
+    group.add_argument("--worktree-sharing", choices=("shared", "separate"), help="worktreeSharing")
+    group.add_argument("--recall-mode", choices=("guided", "off"), help="recallMode (assistant hooks' recall cue)")
+    group.add_argument("--writeback-mode", choices=("guided", "off"), help="writebackMode (assistant hooks' writeback cue)")
+    group.add_argument("--secrets", choices=("redact", "reject", "allow"),
+                       help="secrets: what a write does with a value that looks like a credential (default redact)")
+    group.add_argument("--hand-edits", choices=("import", "restore"),
+                       help="handEdits: import hand edits of USER.md/MEMORY.md (default) or restore the files")
+    group.add_argument("--json", action="store_true", help="print JSON for scripts")
+    return parent
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors (``mnemon-ls: error: <message>``, exit 2), like every other error."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        """Print one line and exit 2 (argparse's own usage block is not printed)."""
+        print(f"mnemon-ls: error: {message} (see `{self.prog} --help`)", file=sys.stderr)
+        if "--json" in sys.argv[1:]:
+            sys.stdout.write(json.dumps({"error": {"code": "invalid-input", "message": message}}) + "\n")
+        raise SystemExit(EXIT_INVALID)
+
+
+def add_mcp_parser(commands: Any, common: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Add the ``mcp`` command to the ``commands`` subparsers (``common``: the settings flags)."""
+    mcp = commands.add_parser("mcp", parents=[common], help="run the MCP server (stdio) for assistants outside the editor")
+    mcp.add_argument("--read-only", action="store_true", help="offer only the read tools (writeEnabled=false)")
+    return mcp
+

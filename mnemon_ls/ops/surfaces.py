@@ -1,0 +1,214 @@
+"""How an operation is declared and invoked, without pydantic: :class:`Operation`, the surface bindings
+(:class:`LspMethod`, :class:`McpTool`, :class:`CliCommand` with its :class:`CliArg`) and :class:`Call`.
+
+:mod:`.base` re-exports all of them next to the pydantic params base; they live here so that a light path
+(the command line's ``wake`` and ``hook``, :mod:`mnemon_ls.cli_light`) can name an operation's command and
+run function without importing pydantic. See :mod:`.base` for what an operation is.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal, Mapping
+
+Effect = Literal["read", "write", "destroy"]
+Surface = Literal["lsp", "mcp", "cli", "tool"]
+
+
+# ------------------------------------------------------------------ surfaces
+
+
+@dataclass(frozen=True)
+class LspMethod:
+    """How the language server exposes an operation: the ``mnemon/*`` request ``method``; a list result is
+    answered as ``{list_key: [...], workspace}``, a dict result as the dict plus ``workspace``."""
+
+    method: str
+    list_key: str = "items"
+
+
+@dataclass(frozen=True)
+class McpTool:
+    """How the MCP server exposes an operation: tool ``name``, its model-facing ``description``, the params
+    fields it offers (``fields``: Python names, default every field), ``narrow`` (field -> a narrower
+    annotation offered to the model, e.g. a lower result cap; the params model still validates the call),
+    ``defaults`` (field -> the tool's own default where it differs from the model's) and ``fixed`` (field ->
+    a value every call of the tool sets; the field is not offered).
+
+    Several operations may share one tool: each names its ``action`` (the value of the tool's ``action``
+    argument that picks it); the tool offers the union of their fields, every one optional, and the chosen
+    operation's params model validates the call (a field it requires and the call lacks is ``invalid-input``
+    ``<field>: is required for action=<action>``). ``default_action`` marks the action taken when the call
+    names none; the first operation's ``description`` is the tool's. ``rename`` offers a field under another
+    argument name (``document_revision`` as ``revision``); ``required`` makes a field the model leaves
+    optional a required argument of the tool. ``single`` offers a list field as one value (its type from
+    ``narrow``; the call's value becomes a list of that one value, ``None`` stays unset)."""
+
+    name: str
+    description: str = ""
+    fields: tuple[str, ...] | None = None
+    narrow: Mapping[str, Any] = field(default_factory=dict)
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    action: str | None = None
+    default_action: bool = False
+    rename: Mapping[str, str] = field(default_factory=dict)
+    required: tuple[str, ...] = ()
+    single: tuple[str, ...] = ()
+
+    def argument(self, field_name: str) -> str:
+        """The tool's argument name of ``field_name``."""
+        return self.rename.get(field_name, field_name)
+
+    def offered(self, model: Any) -> tuple[str, ...]:
+        """The argument names the tool offers: ``fields``, else every field of ``model`` not ``fixed``."""
+        names = self.fields if self.fields is not None else tuple(model.model_fields)
+        return tuple(name for name in names if name not in self.fixed)
+
+
+@dataclass(frozen=True)
+class CliArg:
+    """One command-line argument bound to a params field.
+
+    ``field`` is the Python field name; ``flag`` the option (``"--space"``) or ``None`` for a positional;
+    ``repeat`` makes it repeatable (a list field); ``stdin`` lets ``-`` read standard input; ``help``,
+    ``metavar`` and ``choices`` are argparse's (choices default to the field's ``Literal`` values);
+    ``kind`` is ``"flag"`` for an option without a value (``store_true``; ``store_false`` when ``default`` is
+    ``True``; another ``default`` is the value the option sets, e.g. ``--replace`` sets ``mode`` to ``replace``),
+    ``"clear"`` for an option that sets a list field to ``[]`` (``--no-branches``; refused together with
+    another option of the same field), else the value type is the field's (``int``/``float``/``str``);
+    ``dest`` is the name argparse keeps the value under (default the field name): a positional is known by
+    it in errors, and two options of one field need their own (``--plan`` and ``--entries``, refused
+    together); ``path`` makes a relative path absolute against the current directory (a file the command
+    names); ``convert`` turns the typed text into the field's value (``--routes`` JSON) and raises
+    :class:`~mnemon_ls.errors.InvalidInput` naming the field; ``names_errors`` makes an error about the
+    field name the option instead (``--space: ...`` for ``spaceId``; a positional: its ``dest``); ``aliases``
+    are more option strings of the same option (``-o`` for ``--output``).
+
+    ``spread`` names the fields an option's converted value (an object) holds (``--plan FILE``: revision,
+    target, entries, pending): each member it has sets its field, and another option of any of them is
+    refused. ``member`` makes the option fill one member of the objects of a list field (``merge``): the
+    field's first declared option with a member (``--merge 2,3``) starts a new object each time it is
+    given, its other member options (``--as TEXT``, ``--importance``) set their member on the object started
+    last; one given before any start, or twice for one object, is refused, as is an object missing a
+    ``required`` member; ``convert`` applies to the member's value."""
+
+    field: str
+    flag: str | None = None
+    dest: str | None = None
+    path: bool = False
+    repeat: bool = False
+    stdin: bool = False
+    help: str | None = None
+    metavar: str | None = None
+    kind: Literal["value", "flag", "clear"] = "value"
+    required: bool | None = None
+    choices: tuple[str, ...] | None = None
+    default: Any = None
+    convert: Callable[[str], Any] | None = None
+    names_errors: bool = False
+    aliases: tuple[str, ...] = ()
+    spread: tuple[str, ...] = ()
+    member: str | None = None
+
+
+@dataclass(frozen=True)
+class CliCommand:
+    """How the command line exposes an operation: the command ``path`` (``("space", "create")``), its
+    ``help``, its arguments (:class:`CliArg`) and ``text(data, call, params)`` (the result as a person reads
+    it in a terminal; ``--json`` prints the result data instead). ``extra`` adds arguments that steer the
+    process, not the operation (argparse keyword dicts, by flag); ``fixed`` are params every invocation of
+    this command sets (``runtime add`` is ``runtime.mutate`` with ``action: add``); ``hand_edits_first``
+    imports hand edits of USER.md/MEMORY.md before the operation runs (the command line has no file
+    watcher; each result is printed on stderr); ``warnings(data, call)`` are lines printed on stderr.
+    ``gather(args, host)`` returns raw params built from arguments that do not map one to one onto fields
+    (``provider configure``'s ``--set KEY=VALUE`` and ``--secret KEY`` into ``services``); it runs after the
+    host opens, before the operation, and raises :class:`~mnemon_ls.errors.InvalidInput`. ``exit_code(data)``
+    is the process's exit code for a result (default 0: ``provider test`` exits 1 when the test failed).
+    ``to_file(data, file)``, when given, lets the command write its text to a file: it then takes ``--output
+    FILE``, writes the text there (mode 0600, replaced atomically) instead of printing it, and prints the line
+    ``to_file`` returns (``--json``: ``{file, bytes}``). ``error_text(error)``, when given, says an error of
+    the command in a person's words (a full USER.md: the commands that make room) or returns ``None``
+    (the error's own message); ``--json`` keeps the error's data and message."""
+
+    path: tuple[str, ...]
+    help: str
+    args: tuple[CliArg, ...] = ()
+    text: Callable[[Any, Any, Any], str] | None = None
+    extra: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    hand_edits_first: bool = False
+    warnings: Callable[[Any, Any], list[str]] | None = None
+    #: What each warning line starts with after ``mnemon-ls: `` (``warning: `` unless said otherwise).
+    warning_prefix: str = "warning: "
+    to_file: Callable[[Any, str], str] | None = None
+    gather: Callable[[Any, Any], Mapping[str, Any]] | None = None
+    exit_code: Callable[[Any], int] | None = None
+    error_text: Callable[[Any], str | None] | None = None
+
+    def flag_of(self, field_name: str) -> str | None:
+        """The option an error about ``field_name`` names (``"--space"``; :attr:`CliArg.names_errors`), or
+        ``None`` (the error names the field)."""
+        for arg in self.args:
+            if arg.field == field_name and arg.names_errors:
+                return arg.flag or arg.dest or arg.field
+        return None
+
+
+@dataclass
+class Call:
+    """One invocation of an operation: the workspace's ``host``, the ``surface`` it came from (``lsp``,
+    ``mcp``, ``cli``, ``tool`` for the VS Code language-model tools), the caller's ``session`` id (records'
+    provenance) when it has one, and ``progress(message, percentage)`` when the surface shows progress
+    (the language server's ``$/progress``; called from the worker thread; percentage 0..100 or ``None``)."""
+
+    host: Any
+    surface: Surface
+    session: str | None = None
+    progress: Callable[[str, int | None], None] | None = None
+    user: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One operation, declared once (module docstring). ``run(call, params)`` returns JSON data;
+    ``text(data)`` renders it for a model."""
+
+    name: str
+    #: The params model: a subclass of :class:`mnemon_ls.ops.base.Params` (named loosely here, so that this
+    #: module stays below pydantic).
+    params: type
+    run: Callable[[Call, Any], Any]
+    summary: str
+    effect: Effect = "read"
+    text: Callable[[Any], str] | None = None
+    lsp: LspMethod | None = None
+    mcp: McpTool | None = None
+    cli: CliCommand | tuple[CliCommand, ...] | None = None
+    #: Run under the root's pack gate (every operation but the pack commands, which take it themselves).
+    gated: bool = True
+    #: Title of the progress a surface shows while it runs (the LSP request then also takes
+    #: ``workDoneToken``); ``None``: the operation reports none. ``{name}`` in it is the params' attribute
+    #: ``name`` (``"Compacting {file}"``: :meth:`progress_title`).
+    progress: str | None = None
+
+    @property
+    def commands(self) -> tuple[CliCommand, ...]:
+        """The command-line commands that run it (``cli``, as a tuple)."""
+        if self.cli is None:
+            return ()
+        return self.cli if isinstance(self.cli, tuple) else (self.cli,)
+
+    def progress_title(self, params: Any) -> str | None:
+        """:attr:`progress` with each ``{name}`` filled from ``params`` (``None`` when it reports none)."""
+        if self.progress is None:
+            return None
+        names = [name for _, name, _, _ in string.Formatter().parse(self.progress) if name]
+        return self.progress.format(**{name: getattr(params, name) for name in names})
+
+    @property
+    def writes(self) -> bool:
+        """Whether the operation changes memory (``write`` or ``destroy``)."""
+        return self.effect != "read"
