@@ -9,7 +9,7 @@ parts (about 2 minutes on a quiet 2-core machine: the build is ~1 minute of it).
 1. **quality**: tests/fixtures/semantic_paraphrases.json (100 facts: 30 English, 10 code identifiers,
    20 Chinese, 20 Japanese, 20 Korean) in one space with ``--distractors`` generated items
    (bench_spaces.Generator), every item embedded with the bundled model. 200 labelled queries: the 100
-   paraphrases (no indexed keyword shared with the answer; checked by tests/test_semantic.py) and the 100
+   paraphrases (no indexed keyword shared with the answer; checked by tests/semantic/test_semantic.py) and the 100
    exact queries. hit@5 and MRR (strict-v1, limit 10) for keyword-only and hybrid, per language.
 2. **quantized**: the quantized vector search (mnemon_ls.semantic.vectors, used above ``QUANTIZE_ABOVE``
    rows) against the exact scan on real embeddings: the facts plus ``--real`` real texts (this repository's

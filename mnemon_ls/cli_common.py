@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 
 #: Where :func:`mnemon_ls.cli_parser.settings_parent` puts each settings flag (``--json`` apart): the attributes
-#: :func:`settings_from` reads, all ``None`` when no flag is given (``tests/test_cli_light.py`` holds them equal).
+#: :func:`settings_from` reads, all ``None`` when no flag is given (``tests/cli/test_light.py`` holds them equal).
 SETTINGS_DESTS = ("workspace", "scope", "data_dir", "runtime_user_scope", "user_limit_bytes", "memory_limit_bytes",
                   "memory_maintenance", "detached_head_policy", "worktree_sharing", "recall_mode", "writeback_mode",
                   "secrets", "hand_edits")

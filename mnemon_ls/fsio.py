@@ -523,7 +523,7 @@ def _lock_class() -> type:
     to a private temp file first and published with ``link()``, which fails with ``EEXIST`` exactly like
     ``O_EXCL``: the marker appears complete, so a dead owner's lock is always broken at once.
     Pinned to filelock 4.3.1 (``_create_marker`` is its publication hook); tested in
-    ``tests/test_runtime_concurrency.py`` and ``tests/test_runtime_crash.py``.
+    ``tests/runtime/test_concurrency.py`` and ``tests/runtime/test_crash.py``.
     """
     global _LOCK_CLASS
     if _LOCK_CLASS is not None:

@@ -13,7 +13,7 @@ a line saying what was left out (:func:`partial_text`), and a line on stderr; th
 thread: the process ends when the hook has answered; every write it might be doing is atomic).
 
 Light: the hook runs at every prompt a person types, so this module and what ``prompt`` needs import no
-pydantic, no operation registry, no pygit2 and no Source (``tests/test_hooks.py`` checks it).
+pydantic, no operation registry, no pygit2 and no Source (``tests/cli/test_hooks.py`` checks it).
 """
 
 from __future__ import annotations

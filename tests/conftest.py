@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-# Only the semantic tests (tests/test_semantic*.py) load the embedding model: every other test, and the
+# Only the semantic tests (tests/semantic/) load the embedding model: every other test, and the
 # servers and CLIs they start (which inherit the environment), keep keyword-only recall.
 os.environ.setdefault("MNEMON_SEMANTIC", "off")
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import procs
-from tests.test_cli import Cli, default_root
+from tests.cli.test_cli import Cli, default_root
 
 
 @pytest.fixture

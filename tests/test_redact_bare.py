@@ -25,7 +25,7 @@ from mnemon_ls.runtime import ops
 from tests.helpers import procs
 from tests.helpers.packs import host_on
 from tests.redact_samples import GITHUB, PROSE
-from tests.test_cli import Cli
+from tests.cli.test_cli import Cli
 
 AWS_EXAMPLE = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"  # AWS's documented example secret access key
 AWS_PROSE = f"prod AWS secret {AWS_EXAMPLE}"

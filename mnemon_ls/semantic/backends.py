@@ -115,7 +115,7 @@ class ScoreScale:
     above it (Youden's J). The two distributions overlap (this small model does not separate them better):
     a higher floor hides most paraphrases from the default policy, a lower one labels noise medium. The true
     pairs under the floor stay findable as *low* (``balanced-v1``, ``exhaustive-v1``); queries about
-    nothing in the set fall under it (tests/test_semantic_faults.py; bench/results/semantic.md lists them).
+    nothing in the set fall under it (tests/semantic/test_faults.py; bench/results/semantic.md lists them).
     """
 
     floor: float
@@ -254,7 +254,7 @@ PASSAGE_SLICE = 1
 QUERY_CACHE = 64
 #: Runs of these characters are one space to the bundled model's tokenizer, and leading ones nothing (checked
 #: bit for bit on multilingual-e5-small-q4: "a  b", "a\tb", "a\r\nb" and " a b" embed exactly as "a b";
-#: tests/test_semantic_vectors.py): :func:`query_key` folds them, so such variants share one cached vector.
+#: tests/semantic/test_vectors.py): :func:`query_key` folds them, so such variants share one cached vector.
 #: Trailing whitespace is kept: the model embeds "a b " differently from "a b".
 _FOLDED_SPACE = regex.compile(r"[ \t\r\n]+")
 
