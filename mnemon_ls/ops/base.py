@@ -42,7 +42,7 @@ class Params(BaseModel):
     rule ``Input should be a valid boolean``, never taken as a flag value). Populated by alias (the LSP
     wire's camelCase) or by name (MCP arguments and Python's snake_case)."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True, defer_build=True)
 
 
 class WorkspaceParams(Params):
