@@ -1,12 +1,14 @@
 """The one SQL statement of a side-index search (:meth:`mnemon_ls.spaces.index.SideIndex.search`).
 
-A recall's keyword side asks the side index once: one statement finds each query term's document frequency
-in the ``fts5vocab`` view, chooses the strategy, matches, and tells for every candidate which query groups
+A recall's keyword side asks the side index once: one statement finds how many items hold each query term,
+chooses the strategy, matches, and tells for every candidate which query groups
 it holds, so no term costs a statement of its own and no candidate's text or tags reach Python. What it
 computes, step by step (each a CTE):
 
 1. ``q``, ``f``: the query terms (position, text, the upper bound of a prefix term's range, the quoted FTS5
-   phrase) and the active items holding each (a prefix term: the sum over the terms it begins).
+   phrase) and the active items holding each, counted up to ``cap + 1`` (all the strategy asks is "none",
+   "at most ``cap``" or "more"; an item list of 50,000 is not read to the end); a prefix term: the sum over
+   the terms it begins, from the ``fts5vocab`` view, as before.
 2. ``m``: three ``MATCH`` expressions over the terms some item holds: ``rare`` (the terms held by at most
    :func:`common_cap` items, joined by OR), ``allof`` and ``anyof`` (every present term, joined by AND / by
    OR).
@@ -65,7 +67,8 @@ def statement(terms: Sequence[QueryTerm], *, pool: int, total: int, category: st
     for position, term in enumerate(terms):
         values.append("(?, ?, ?, ?)")
         params += [position, term.text, _upper(term.text) if term.prefix else None, phrase(term)]
-    params.append(common_cap(total))
+    cap = common_cap(total)
+    params += [cap + 1, cap]
     where, extra = "", []
     if category is not None:
         where += " AND d.category = ?"
@@ -75,7 +78,7 @@ def statement(terms: Sequence[QueryTerm], *, pool: int, total: int, category: st
         extra.append(source)
     columns = ("d.id AS id, {bm} AS bm, d.importance AS importance, d.created AS created, d.branches AS branches, "
                "d.terms AS terms FROM fts JOIN docs d ON d.doc = fts.rowid WHERE fts MATCH (SELECT {match} FROM m)")
-    rare = columns.format(bm="-bm25(fts)", match=f"coalesce(rare, '{NOTHING}')")
+    rare = columns.format(bm="-rank", match=f"coalesce(rare, '{NOTHING}')")  # rank: bm25(fts), computed once
     every = columns.format(bm="NULL", match=f"CASE WHEN rare IS NULL THEN coalesce(allof, '{NOTHING}') ELSE '{NOTHING}' END")
     some = columns.format(bm="NULL", match=f"CASE WHEN rare IS NULL AND anyof <> allof THEN "
                                            f"'(' || anyof || ') NOT (' || allof || ')' ELSE '{NOTHING}' END")
@@ -92,7 +95,7 @@ def statement(terms: Sequence[QueryTerm], *, pool: int, total: int, category: st
     sql = (
         "WITH q(pos, term, upper, phrase) AS (VALUES " + ", ".join(values) + "), "
         "f(pos, phrase, n) AS (SELECT pos, phrase, CASE WHEN upper IS NULL "
-        "THEN (SELECT doc FROM temp.vocab WHERE term = q.term) "
+        "THEN (SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH q.phrase LIMIT ?)) "
         "ELSE (SELECT sum(doc) FROM temp.vocab WHERE term >= q.term AND term < q.upper) END FROM q), "
         "m(rare, allof, anyof) AS (SELECT group_concat(CASE WHEN n <= ? THEN phrase END, ' OR '), "
         "group_concat(phrase, ' AND '), group_concat(phrase, ' OR ') FROM f WHERE n > 0), "
