@@ -54,6 +54,7 @@ import json
 import math
 import os
 import platform
+import shlex
 import shutil
 import sqlite3
 import statistics
@@ -312,7 +313,9 @@ def _mark(value: float | None, aim: float) -> str:
     return f"**{value:.2f}x**" if value <= aim else f"{value:.2f}x"
 
 
-def render(runs: dict[str, Any]) -> str:
+def render(stored: dict[str, Any]) -> str:
+    """The Markdown page of every run in ``stored`` (label -> run; the key ``notes``: a list of paragraphs)."""
+    runs = {label: run for label, run in stored.items() if label != "notes"}
     lines = [
         "# Recall through the language server at 100,000 items, against its floor",
         "",
@@ -352,8 +355,8 @@ def render(runs: dict[str, Any]) -> str:
                      f"{t['floor']['median']:.2f} / {t['floor']['p95']:.2f} | {t['ratio_median']:.2f}x | "
                      f"{w['median']:.2f} / {w['p95']:.2f} (CPU {w['cpu_ms']:.2f}/req) | {t['words_ratio_median']:.2f}x |")
     lines += ["", "| run | side-index statements per recall (min / median / max) | mnemon.db statements per recall "
-                  "(min / median / max) | statements FTS5 ran inside them (median) | side-index candidates scored in "
-                  "Python per recall (min / median / max) | index open (s) | decoy hit@5 |",
+                  "(min / median / max) | statements FTS5 ran inside them (median) | side-index candidates per recall "
+                  "(min / median / max) | index open (s) | decoy hit@5 |",
               "|---|---|---|---:|---|---:|---:|"]
     for label, run in runs.items():
         s = run["statements"]
@@ -361,7 +364,11 @@ def render(runs: dict[str, Any]) -> str:
         lines.append(f"| {label} | {i['min']} / {i['median']:g} / {i['max']} | {st['min']} / {st['median']:g} / "
                      f"{st['max']} | {statistics.median(s['nested']):g} | {c['min']} / {c['median']:g} / {c['max']} | "
                      f"{s['index_open_s']} | {run['timing']['hit5']} / {run['timing']['decoy_queries']} |")
-    lines.append("")
+    if stored.get("notes"):
+        lines += ["", "## Notes", ""]
+        for note in stored["notes"]:
+            lines += [note, ""]
+    lines += ["", "Runs:", ""]
     for label, run in runs.items():
         lines.append(f"- {label}: {run['date']}, Python {run['python']}, SQLite {run['sqlite']}, "
                      f"{run['machine']}; command `{run['command']}`" + (f"; {run['note']}" if run.get("note") else ""))
@@ -380,7 +387,12 @@ def main() -> int:
     parser.add_argument("--note", default="", help="a sentence stored with the run")
     parser.add_argument("--commit", default="", help="the measured code's commit (default: --repo's HEAD)")
     parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument("--render", action="store_true", help="rewrite recall_100k.md from the JSON only")
     args = parser.parse_args()
+    store = args.out / "recall_100k.json"
+    if args.render:
+        (args.out / "recall_100k.md").write_text(render(json.loads(store.read_text())))
+        return 0
     repo = args.repo.resolve()
     cache = cache_dir(args.items)
     meta = build(cache, args.items, repo)
@@ -394,7 +406,7 @@ def main() -> int:
            "load_before": load_before, "load_after": load_after,
            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "python": platform.python_version(),
            "sqlite": sqlite3.sqlite_version, "machine": f"{os.cpu_count()} cores {platform.machine()}",
-           "command": "python bench/recall_100k.py " + " ".join(sys.argv[1:]), "note": args.note,
+           "command": shlex.join(["python", "bench/recall_100k.py", *sys.argv[1:]]), "note": args.note,
            "build_s": meta.get("seconds")}
     print(json.dumps({k: run[k] for k in ("commit", "timing", "load_before", "load_after")}, indent=1))
     s = statements
@@ -403,7 +415,6 @@ def main() -> int:
     if args.no_write:
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
-    store = args.out / "recall_100k.json"
     runs = json.loads(store.read_text()) if store.exists() else {}
     runs[args.label] = run
     store.write_text(json.dumps(runs, indent=1, ensure_ascii=False) + "\n")
