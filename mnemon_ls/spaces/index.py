@@ -8,22 +8,36 @@ Schema (:data:`SCHEMA_VERSION`; the tokenizer version is stored too, and a misma
 
     meta(key TEXT PRIMARY KEY, value TEXT)     schema, tokenizer, fingerprint (JSON, see below)
     docs(doc INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL, active INTEGER NOT NULL, importance INTEGER,
-         created REAL, source TEXT, category TEXT, chash TEXT, tags TEXT, sig TEXT)
-    fts USING fts5(terms, detail=none, tokenize="ascii tokenchars '-._'")   rowid = docs.doc, active only
+         created REAL, source TEXT, category TEXT, chash TEXT, tags TEXT, sig TEXT, branches TEXT, terms TEXT)
+    fts USING fts5(terms, content=docs, content_rowid=doc, detail=full, tokenize="ascii tokenchars '-._'")
+        an external-content index of docs.terms: rowid = docs.doc, active items only
     ents(entity TEXT, created REAL, doc INTEGER, PRIMARY KEY(entity, created, doc)) WITHOUT ROWID
 
 - ``terms`` holds the item's indexed terms (content, tags other than ``branch:*``, entities; see
-  :data:`TOKENIZER`) joined by spaces; FTS5 ranks them with BM25 and the stored text gives each
-  candidate's coverage of the query without touching ``mnemon.db``.
+  :data:`TOKENIZER`) joined by spaces (``''`` for a forgotten item); FTS5 indexes it for the active items and
+  ranks them with BM25, and the stored text gives each candidate's coverage of the query without touching
+  ``mnemon.db``. The text is stored once, in ``docs`` (``SELECT terms FROM fts`` reads it there): an item
+  leaves ``fts`` by FTS5's ``'delete'`` command with that same text, before its ``docs`` row goes. The
+  column has no default, so an older mnemon-ls still holding the file open cannot add a row without its
+  terms: its insert fails and it deletes the index (its rule for a failed index write), which is rebuilt.
 - ``chash`` = first 32 hex of sha256(content): the exact-duplicate lookup of remember.
 - ``ents`` lists the exact (case-kept) entities of active items, newest first per entity: the lookup the
   CLI's automatic entity edges need (it scans ``json_each`` of every row instead).
 - ``sig`` = first 32 hex of sha256 over the indexed fields and the deleted flag: a full reconcile re-reads
   ``mnemon.db`` and re-indexes exactly the rows whose signature changed.
-- ``created`` is epoch seconds (recency ranking), ``tags`` the JSON tag list (branch filtering).
-- Query cost is bounded: document frequencies come from an ``fts5vocab`` view; terms held by more than
-  ``max(1000, 2 %)`` of the items only count toward coverage, and a query made of such terms only takes
-  the newest items holding them (see :meth:`SideIndex.search`).
+- ``created`` is epoch seconds (recency ranking), ``tags`` the JSON tag list, ``branches`` the JSON list of
+  its ``branch:<name>`` tags alone, ``NULL`` for the (many) items without one: a search decodes nothing for
+  those (branch filtering only looks at branch tags).
+- ``fts`` keeps positions (``detail=full``): BM25 counts a term's occurrences in a row from the index; with
+  ``detail=none`` FTS5 re-read and re-tokenized the text of every row it scored (a few thousand per query
+  at 100,000 items, most of a recall's time), for the same values.
+- One statement per search (:mod:`.index_query`): document frequencies come from an ``fts5vocab`` view
+  inside it; terms held by more than ``max(1000, 2 %)`` of the items only count toward coverage, and a
+  query made of such terms only takes the newest items holding them; it answers each candidate's coverage
+  counts too (see :meth:`SideIndex.search`).
+- Schema 2 (``detail=none``, the terms in FTS5's own content table, no ``branches``, a statement per query
+  term): an index of it is dropped and rebuilt from ``mnemon.db`` when it is opened, like any index whose
+  stored ``schema`` differs (derived data: a rebuild costs ~20 s at 100,000 items, once).
 
 Freshness: the fingerprint ``{"rowid": max insights rowid, "oplog": max oplog id, "active": active
 rows, "total": all rows}`` of ``mnemon.db`` that the index reflects is stored in ``meta``; the provider
@@ -43,9 +57,10 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..sqliteindex import DerivedIndex, content_hash
-from ..text import ENGLISH_STOPWORDS, QueryTerm, Tokenizer, fts_match
+from ..text import ENGLISH_STOPWORDS, QueryTerm, Tokenizer
+from . import index_query
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: SQLite page cache of the index connection, KiB (``PRAGMA cache_size``): the side index's share of the
 #: resident memory bound of an open space (see :mod:`mnemon_ls.spaces.providers.native`, "Memory").
 INDEX_CACHE_KIB = 16 * 1024
@@ -57,6 +72,7 @@ BULK_ROWS = 500
 #: CLI's English stopwords (mnemon-cli.md 9.1) neither indexed nor searched, at most 32 query terms.
 TOKENIZER = Tokenizer(version=1, max_query_terms=32, camel_case=True, stopwords=ENGLISH_STOPWORDS)
 INDEX_FILE = ".mnemon-ls-index.db"
+BRANCH_PREFIX = "branch:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +94,13 @@ class IndexRow:
         body = json.dumps([self.content, self.category, self.importance, self.tags, self.entities, self.source,
                            self.created, self.active], ensure_ascii=False)
         return content_hash(body)
+
+
+def branches_json(tags: Sequence[str]) -> str | None:
+    """The ``branches`` column of an item with ``tags``: the JSON list of its ``branch:<name>`` tags, or
+    ``None`` when it has none."""
+    found = [tag for tag in tags if tag.startswith(BRANCH_PREFIX) and len(tag) > len(BRANCH_PREFIX)]
+    return json.dumps(found, ensure_ascii=False) if found else None
 
 
 def indexed_terms(row: IndexRow) -> str:
@@ -105,10 +128,12 @@ class SideIndex(DerivedIndex):
     def create_tables(self, db: sqlite3.Connection) -> None:
         """Documents, their FTS5 terms and the entity index."""
         db.execute("CREATE TABLE docs(doc INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL, active INTEGER NOT NULL,"
-                   " importance INTEGER, created REAL, source TEXT, category TEXT, chash TEXT, tags TEXT, sig TEXT)")
+                   " importance INTEGER, created REAL, source TEXT, category TEXT, chash TEXT, tags TEXT, sig TEXT,"
+                   " branches TEXT, terms TEXT NOT NULL)")
         db.execute("CREATE INDEX docs_chash ON docs(chash)")
         db.execute("CREATE INDEX docs_active ON docs(active)")
-        db.execute("CREATE VIRTUAL TABLE fts USING fts5(terms, detail=none, tokenize=\"ascii tokenchars '-._'\")")
+        db.execute("CREATE VIRTUAL TABLE fts USING fts5(terms, content=docs, content_rowid=doc, detail=full,"
+                   " tokenize=\"ascii tokenchars '-._'\")")
         db.execute("CREATE TABLE ents(entity TEXT NOT NULL, created REAL NOT NULL, doc INTEGER NOT NULL,"
                    " PRIMARY KEY(entity, created, doc)) WITHOUT ROWID")
 
@@ -159,18 +184,19 @@ class SideIndex(DerivedIndex):
         db.execute("BEGIN IMMEDIATE")
         try:
             if replace_all:
+                db.execute("INSERT INTO fts(fts) VALUES('delete-all')")
                 db.execute("DELETE FROM docs")
-                db.execute("DELETE FROM fts")
                 db.execute("DELETE FROM ents")
             for key in removed:
                 self._drop(db, key)
             for row, terms in prepared:
                 self._drop(db, row.id)
                 cursor = db.execute(
-                    "INSERT INTO docs(id, active, importance, created, source, category, chash, tags, sig) "
-                    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO docs(id, active, importance, created, source, category, chash, tags, sig, branches,"
+                    " terms) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (row.id, 1 if row.active else 0, row.importance, row.created, row.source, row.category,
-                     content_hash(row.content), json.dumps(row.tags, ensure_ascii=False), row.sig()))
+                     content_hash(row.content), json.dumps(row.tags, ensure_ascii=False), row.sig(),
+                     branches_json(row.tags), terms))
                 doc = cursor.lastrowid
                 if row.active:
                     db.execute("INSERT INTO fts(rowid, terms) VALUES(?, ?)", (doc, terms))
@@ -189,12 +215,12 @@ class SideIndex(DerivedIndex):
 
     @staticmethod
     def _drop(db: sqlite3.Connection, key: str) -> None:
-        found = db.execute("SELECT doc, active, created FROM docs WHERE id = ?", (key,)).fetchone()
+        found = db.execute("SELECT doc, active, created, terms FROM docs WHERE id = ?", (key,)).fetchone()
         if found is None:
             return
         doc = found[0]
-        if found[1]:
-            db.execute("DELETE FROM fts WHERE rowid = ?", (doc,))
+        if found[1]:  # external content: FTS5 removes exactly the terms it is given, the ones it indexed
+            db.execute("INSERT INTO fts(fts, rowid, terms) VALUES('delete', ?, ?)", (doc, found[3]))
             db.execute("DELETE FROM ents WHERE doc = ? AND created = ?", (doc, found[2]))
         db.execute("DELETE FROM docs WHERE doc = ?", (doc,))
 
@@ -218,53 +244,23 @@ class SideIndex(DerivedIndex):
             "SELECT entity, count(*) AS n FROM ents GROUP BY entity ORDER BY n DESC, entity ASC LIMIT ?", (limit,))
         return [{"entity": row[0], "count": row[1]} for row in rows]
 
-    def document_frequency(self, term: QueryTerm) -> int:
-        """Active items holding ``term`` (a prefix term: any term starting with it)."""
-        db = self.connect()
-        if term.prefix:
-            upper = term.text[:-1] + chr(ord(term.text[-1]) + 1)
-            row = db.execute("SELECT coalesce(sum(doc), 0) FROM temp.vocab WHERE term >= ? AND term < ?",
-                             (term.text, upper)).fetchone()
-        else:
-            row = db.execute("SELECT doc FROM temp.vocab WHERE term = ?", (term.text,)).fetchone()
-        return int(row[0]) if row and row[0] else 0
-
     def search(self, terms: Sequence[QueryTerm], limit: int, total: int, *, category: str | None = None,
-               source: str | None = None) -> tuple[list[tuple[str, float | None, str, int | None, float, str]], str]:
-        """Candidates for ``terms``, at most ``limit``: ``([(id, bm25 (higher is better) or None, terms,
-        importance, created, tags JSON)], strategy)``.
+               source: str | None = None) -> list[tuple[str, float | None, int | None, float | None, str | None,
+                                                        int, int]]:
+        """Candidates for ``terms``, at most ``limit``, in one SQL statement (:mod:`.index_query`): ``[(id, bm25
+        (higher is better) or None, importance, created, branches (JSON list of the ``branch:`` tags, or
+        None), matched, exact)]`` with ``matched``/``exact`` the query groups the item holds / holds by their
+        whole term (:func:`mnemon_ls.text.grouped`; :func:`mnemon_ls.text.match_scores` counts the same).
 
-        Terms held by more than ``max(1000, 2 % of total)`` items are *common*: ranking them with BM25 would
-        score most of the space, so when the query has rarer terms only those are matched (BM25, ``rank``)
-        and common terms count in coverage only; a query of common terms only takes the newest items
-        holding all of them, then the newest holding any (``strategy`` ``recent``, no BM25)."""
-        frequencies = [(term, self.document_frequency(term)) for term in terms]
-        present = [(t, df) for t, df in frequencies if df > 0]
-        if not present:
-            return [], "none"
-        cap = max(1000, int(total * 0.02))
-        selective = [t for t, df in present if df <= cap]
-        where, extra = "", []
-        if category is not None:
-            where += " AND d.category = ?"
-            extra.append(category)
-        if source is not None:
-            where += " AND d.source = ?"
-            extra.append(source)
-        base = ("SELECT d.id, {score}, fts.terms, d.importance, d.created, d.tags FROM fts JOIN docs d "
-                "ON d.doc = fts.rowid WHERE fts MATCH ?" + where)
-        db = self.connect()
-        if selective:
-            sql = base.format(score="-bm25(fts)") + " ORDER BY rank LIMIT ?"
-            rows = db.execute(sql, [fts_match(selective), *extra, limit]).fetchall()
-            return [(r[0], float(r[1]), r[2], r[3], r[4] or 0.0, r[5] or "[]") for r in rows], "bm25"
-        common = [t for t, _ in present]
-        sql = base.format(score="NULL") + " ORDER BY fts.rowid DESC LIMIT ?"
-        rows = db.execute(sql, [fts_match(common, "AND"), *extra, limit]).fetchall()
-        if len(rows) < limit and len(common) > 1:
-            seen = {r[0] for r in rows}
-            rows += [r for r in db.execute(sql, [fts_match(common), *extra, limit]).fetchall() if r[0] not in seen]
-        return [(r[0], None, r[2], r[3], r[4] or 0.0, r[5] or "[]") for r in rows[:limit]], "recent"
+        Terms held by more than ``max(1000, 2 % of total)`` items (``total``: active items) are *common*:
+        ranking them with BM25 would score most of the space, so when the query has rarer terms only those
+        are matched (BM25, ``rank``) and common terms count in coverage only; a query of common terms only
+        takes the newest items holding all of them, then the newest holding any (no BM25). Raises
+        :class:`sqlite3.Error` as SQLite does."""
+        if not terms:
+            return []
+        sql, params = index_query.statement(terms, pool=limit, total=total, category=category, source=source)
+        return self.connect().execute(sql, params).fetchall()
 
     def size_bytes(self) -> int:
         """Bytes of the index file plus its WAL."""

@@ -53,7 +53,9 @@ from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
 
 from ..model import Item
 
-#: ``keep(tags) -> bool``: the branch predicate a provider applies before cutting to the limit.
+#: ``keep(tags) -> bool``: the branch predicate a provider applies before cutting to the limit. It decides by the
+#: ``branch:<name>`` tags alone and keeps an item without any, so a provider may pass only those tags and need
+#: not ask about an item that has none (the native provider's side index keeps them apart).
 KeepFn = Callable[[Sequence[str]], bool]
 
 

@@ -2,7 +2,8 @@
 vector candidates (:mod:`mnemon_ls.semantic`). Kept apart so that ``native.py`` needs no numpy and stays
 keyword-only when the ``semantic`` extra is missing.
 
-A keyword candidate here is the provider's tuple ``(score, importance, created, id, tags, exact)``; the
+A keyword candidate here is the provider's tuple ``(score, importance, created, id, branch tags, exact)`` (the
+item's ``branch:<name>`` tags alone: the side index's ``branches`` column); the
 fused list has the same shape plus ``via`` (``keyword`` | ``vector`` | ``keyword+vector``) as a 7th element
 and the similarity evidence as an 8th: ``{"cosine", "z"}`` (rounded to 4 places; ``z`` may be ``None``) or
 ``None`` for an item the vectors did not find.
@@ -61,10 +62,10 @@ def hybrid_rank(semantic: "SpaceSemantic", index: Any, query: str, scored: Seque
     for start in range(0, len(missing), 500):
         chunk = missing[start:start + 500]
         marks = ",".join("?" * len(chunk))
-        for key, importance, created, tags in db.execute(
-                f"SELECT id, importance, created, tags FROM docs WHERE id IN ({marks})", chunk):
+        for key, importance, created, branches in db.execute(
+                f"SELECT id, importance, created, branches FROM docs WHERE id IN ({marks})", chunk):
             try:
-                tag_list = json.loads(tags) if tags else []
+                tag_list = json.loads(branches) if branches else []
             except ValueError:
                 tag_list = []
             meta[key] = (importance if isinstance(importance, int) else 3, created or 0.0, tag_list)

@@ -13,7 +13,7 @@ import sqlite3
 from typing import Any, Sequence
 
 from ...errors import InvalidInput
-from ...text import grouped, match_scores
+from ...text import grouped
 from ..index import TOKENIZER
 from ..model import WALK_EDGE_TYPES, Item, epoch_seconds
 from .base import KeepFn, SearchOutcome, iter_chunks, sparse_hint
@@ -56,30 +56,34 @@ class NativeRecall:
             return SearchOutcome([], sparse_hint(0, limit))
         pool = max(64, limit * 6)
         total = (self._verified[2]["active"] if self._verified else 0) or self.index.counts()[0]
-        candidates = self.index.search(terms, pool, total, category=category, source=source)[0] if terms else []
+        hybrid = mode == "smart" and self.semantic is not None
+        # one statement (mnemon_ls.spaces.index_query): each candidate comes with the counts of the query groups
+        # it holds and its branch tags alone, so nothing is split or decoded here but those tags
+        candidates = self.index.search(terms, pool, total, category=category, source=source)
         fetched = len(candidates)
         best = max((c[1] or 0.0 for c in candidates), default=0.0) or 1.0
-        groups = grouped(terms)
+        groups = len(grouped(terms))
         now = self.clock().timestamp()
-        scored: list[tuple[float, int, float, str, list[str]]] = []
+        scored: list[tuple] = []
         dropped: set[str] = set()  # ids: an item refused by keyword and by vector is one hidden item
-        for ident, bm25, text, importance, created, tags_json in candidates:
-            tags = _json_list(tags_json)
-            if keep is not None and not keep(tags):
+        for ident, bm25, importance, created, branches, matched, exact in candidates:
+            tags = _json_list(branches) if branches is not None else []  # its branch tags alone
+            if tags and keep is not None and not keep(tags):
                 dropped.add(ident)
                 continue
-            held = set(text.split())
-            cover, exact = match_scores(groups, held)  # text.coverage and text.exactness, in one pass
-            if cover <= 0:
+            if matched <= 0:
                 continue
+            cover = matched / groups  # text.coverage and text.exactness (match_scores), counted by the index
+            exactness = exact / matched
             imp = importance if isinstance(importance, int) else 3
+            created = created or 0.0
             age_days = max(0.0, (now - created) / 86400) if created else 3650.0
             relevance = max(0.0, bm25) / best if bm25 is not None else 0.5
-            score = cover * (0.73 + 0.14 * exact + 0.06 * relevance
+            score = cover * (0.73 + 0.14 * exactness + 0.06 * relevance
                              + 0.04 * (min(max(imp, 1), 5) - 1) / 4 + 0.03 * 0.5 ** (age_days / 180))
-            scored.append((min(1.0, score), imp, created, ident, tags, cover >= 1.0))
+            scored.append((min(1.0, score), imp, created, ident, tags, matched == groups))
         scored.sort(key=lambda s: (-s[0], -s[1], -s[2], s[3]))
-        if mode == "smart" and self.semantic is not None:
+        if hybrid:
             fused = hybrid_rank(self.semantic, self.index, query, scored, vector_pool(limit), keep, category,
                                 source)
             if fused is not None:
