@@ -9,35 +9,13 @@ take from the store is a member of their Protocol, and a real store has every me
 
 from __future__ import annotations
 
-import ast
-import inspect
 from typing import Protocol
 
 import pytest
 
 from mnemon_ls.runtime import capacity, repair
 from mnemon_ls.runtime.store import RuntimeStore
-
-
-def _members(protocol: type) -> set[str]:
-    names = set(getattr(protocol, "__annotations__", {}))
-    names |= {n for n, v in vars(protocol).items() if callable(v) and not n.startswith("_")}
-    return names
-
-
-def _store_attributes(module) -> set[str]:
-    """Every ``X`` of ``store.X`` and ``self.store.X`` in ``module``."""
-    used = set()
-    for node in ast.walk(ast.parse(inspect.getsource(module))):
-        if not isinstance(node, ast.Attribute):
-            continue
-        base = node.value
-        if isinstance(base, ast.Name) and base.id == "store":
-            used.add(node.attr)
-        elif (isinstance(base, ast.Attribute) and base.attr == "store"
-              and isinstance(base.value, ast.Name) and base.value.id == "self"):
-            used.add(node.attr)
-    return used
+from tests.helpers.parts import owner_attributes, protocol_members
 
 
 PARTS = [(capacity, capacity.MaintainedStore), (repair, repair.RepairedStore)]
@@ -45,8 +23,8 @@ PARTS = [(capacity, capacity.MaintainedStore), (repair, repair.RepairedStore)]
 
 @pytest.mark.parametrize(("module", "protocol"), PARTS, ids=["capacity", "repair"])
 def test_a_part_uses_only_its_declared_interface_of_the_store(module, protocol):
-    members = _members(protocol)
-    used = _store_attributes(module)
+    members = protocol_members(protocol)
+    used = owner_attributes(module, "store")
     assert used, "the parser found no use of the store: the test would prove nothing"
     assert used <= members, f"{module.__name__} uses {sorted(used - members)} of the store beyond {protocol.__name__}"
     assert not any(name.startswith("_") for name in members)
@@ -56,7 +34,7 @@ def test_a_part_uses_only_its_declared_interface_of_the_store(module, protocol):
 def test_a_store_has_every_member_its_parts_declare(tmp_path, module, protocol):
     assert issubclass(protocol, Protocol)
     store = RuntimeStore(tmp_path / "root")
-    missing = sorted(name for name in _members(protocol) if not hasattr(store, name))
+    missing = sorted(name for name in protocol_members(protocol) if not hasattr(store, name))
     assert missing == []
 
 
