@@ -50,7 +50,7 @@ def main() -> None:
 
         paths = {
             "read (memories.json)": lambda n: store.read() if not setattr(store, "_cache", None) else None,
-            "repair check (3 reads)": lambda n: store.repair(),
+            "repair check (3 reads)": lambda n: store.projections.repair(),
             "durable add (lock, 3 files, fsync)": lambda n: store.mutate(
                 ops.validate_request("add", "memory", f"bench entry {n}")),
         }

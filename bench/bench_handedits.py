@@ -2,7 +2,7 @@
 
 Run: ``python bench/bench_handedits.py [--samples N] [--dir DIR]``
 
-- ``repair, nothing differs`` (every wake, every watcher event): :meth:`RuntimeStore.repair` vs its floor,
+- ``repair, nothing differs`` (every wake, every watcher event): :meth:`ProjectionRepair.repair` vs its floor,
   the three reads of the projection comparison alone (``_projections_differ``); the difference is the
   directory listing that notices temp files a killed writer left.
 - ``durable add``: :meth:`RuntimeStore.mutate` vs the same with the projection-history write turned
@@ -71,8 +71,8 @@ def main() -> int:
         lines = [f"load before: {os.getloadavg()[0]:.2f}", "",
                  "| path | ours median / p95 ms | floor median / p95 ms | ratio |", "|---|---|---|---|"]
 
-        repair = timed(store.repair, args.samples * 5)
-        differ = timed(lambda: store._projections_differ(store.read().entries), args.samples * 5)
+        repair = timed(store.projections.repair, args.samples * 5)
+        differ = timed(lambda: store.projections._projections_differ(store.read().entries), args.samples * 5)
         lines.append(row("repair, nothing differs", repair, differ, "projection reads"))
 
         # Interleaved, so both variants see the same disk and load.
@@ -94,7 +94,7 @@ def main() -> int:
         lines.append(row("history write alone", alone, without, "durable add"))
 
         # Back to 60 entries; each sample edits one item by hand and imports it (or replaces it: the floor).
-        store.compact_target(store.read().revision, "memory",
+        store.maintenance.compact_target(store.read().revision, "memory",
                              [{"content": e.content} for e in entries], max_bytes=1_048_576)
         memory = store.projection_path("memory")
         state = {"n": 0}
@@ -106,7 +106,7 @@ def main() -> int:
             then = memory.stat().st_mtime_ns - 1_000_000_000
             os.utime(store.memories_path, ns=(then, then))  # the commit came before the edit
 
-        imports = timed(store.repair, args.samples, setup=hand_edit)
+        imports = timed(store.projections.repair, args.samples, setup=hand_edit)
         assert store.read().entries[30].content.startswith("entry 30 edit")
         replaces = []
         for i in range(args.samples + 5):

@@ -306,7 +306,7 @@ def bench_reference(tmp: Path, modules: Path, n: int, warmup: int) -> list[Resul
         shutil.copy(roots["durable"] / "runtime" / "memories.json", roots[name] / "runtime" / "memories.json")
     stores = {name: RuntimeStore(roots[name]) for name in ("durable", "nofsync")}
     for store in stores.values():
-        store.repair()
+        store.projections.repair()
     ts = TsDriver(modules, roots["ts"])
     counter = FsyncCounter()
     noop = lambda fd: None  # noqa: E731
@@ -400,7 +400,7 @@ def bench_components(host: WorkspaceHost, n: int, warmup: int, whole_ms: float) 
     add_x = ops.validate_request("add", "memory", _content(902))
     data = store.memories_path.read_bytes()
     state = store.read()
-    now = store._now()
+    now = store.now()
     outcome = ops.apply_mutation(state.entries, add_x, now)
     after = outcome.entries
     scratch = store.runtime_dir.parent / "scratch"
@@ -411,7 +411,7 @@ def bench_components(host: WorkspaceHost, n: int, warmup: int, whole_ms: float) 
     proj_paths = [store.projection_path(t) for t in TARGETS]
 
     def lock_cycle() -> None:
-        with store._locked():
+        with store.locked():
             pass
 
     def projections() -> None:
@@ -420,7 +420,7 @@ def bench_components(host: WorkspaceHost, n: int, warmup: int, whole_ms: float) 
             projection_bytes(state.entries, t)
 
     def receipt() -> None:
-        store._receipt("Entry added.", "memory", after, "r", True, {})
+        store.receipt("Entry added.", "memory", after, "r", True, {})
 
     def commit_write() -> None:
         fsio.write_files_atomically(writes, unsynced={path for path, _ in writes[:-1]})

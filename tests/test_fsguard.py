@@ -225,7 +225,7 @@ def test_linked_projection_is_not_written_through(tmp_path, outside, name):
     link.symlink_to(target)
     before = disk_state(outside)
     with pytest.raises(StorageUnsafe) as caught:
-        RuntimeStore(root).repair()
+        RuntimeStore(root).projections.repair()
     refused(caught, link)
     assert disk_state(outside) == before
 

@@ -355,8 +355,8 @@ class MnemonLanguageServer(LanguageServer):
         """Send ``mnemon/projectionRepaired {workspace, file, preservedAs[, handEdit]}`` for every repaired
         file, then tell the person: ``window/showMessage``, or for an edit that was not applied a
         ``window/showMessageRequest`` whose "Open edit" action opens the saved edit
-        (``window/showDocument``). ``handEdit`` is the store's result (:meth:`RuntimeStore.repair`):
-        ``{status: imported|rejected|leftover|format|conflict, message, savedAs?, added?, replaced?,
+        (``window/showDocument``). ``handEdit`` is the store's result
+        (:meth:`~mnemon_ls.runtime.repair.ProjectionRepair.repair`): ``{status: imported|rejected|leftover|format|conflict, message, savedAs?, added?, replaced?,
         removed?, problems?}``. A file that differed only in line endings or a BOM is announced without
         a message."""
         for store, report in repairs:

@@ -61,7 +61,7 @@ class ExportedPack:
     #: connections or their content (reference section 9); 0 without a memory-spaces component.
     provider_spaces_left_out: int = 0
     #: Hand edits taken in before the export read the root: ``{file, status, message, savedAs?}`` per file
-    #: (USER.md / MEMORY.md: :meth:`~mnemon_ls.runtime.store.RuntimeStore.repair`'s results; a document:
+    #: (USER.md / MEMORY.md: :meth:`~mnemon_ls.runtime.repair.ProjectionRepair.repair`'s results; a document:
     #: status ``adopted``, a new revision).
     hand_edits: tuple[dict[str, Any], ...] = ()
 

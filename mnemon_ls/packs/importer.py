@@ -186,7 +186,7 @@ def _stage_runtime(host: "Host", pack: Pack, mode: str, plan: ImportPlan, stages
             if not plan.dry_run:
                 # a hand edit of USER.md / MEMORY.md counts (handEdits=import) before the import reads the
                 # store, as before every runtime command: otherwise the swap would replace it unseen
-                hand_edits.extend(repair_results(store, store.repair(rebuild_missing=False)))
+                hand_edits.extend(repair_results(store, store.projections.repair(rebuild_missing=False)))
             return store.read()
 
         state = _read_steady(store.runtime_dir, take_in_and_read, plan)
@@ -480,7 +480,7 @@ def import_pack(host: "Host", data: bytes, *, mode: str | None = None,
     ``replace_user_profile`` would have replaced it) or ``kept`` (the pack carries none). ``backup``
     (``replace`` only): the pack of what this import replaced, saved first (:mod:`.backups`). ``handEdits``:
     hand edits of USER.md / MEMORY.md imported into the store before the import read it (the results of
-    :meth:`~mnemon_ls.runtime.store.RuntimeStore.repair`; none in a dry run, which writes nothing).
+    :meth:`~mnemon_ls.runtime.repair.ProjectionRepair.repair`; none in a dry run, which writes nothing).
 
     ``dry_run`` (the runtime and documents parts then carry ``pendingHandEdits``: files changed by hand that
     the real import takes in first, which can change its counts): validate and stage everything as a real import does, in a temporary directory outside

@@ -35,7 +35,7 @@ class ImportPlan:
 
 
 def repair_results(store: "RuntimeStore", report: Any) -> list[dict[str, Any]]:
-    """The hand edits a :meth:`~mnemon_ls.runtime.store.RuntimeStore.repair` took in or undid, one
+    """The hand edits a :meth:`~mnemon_ls.runtime.repair.ProjectionRepair.repair` took in or undid, one
     ``{file, status, message, savedAs?}`` per file: its ``hand_edits`` results, and a projection restored
     from ``memories.json`` under ``handEdits: restore`` (status ``restored``, the edit saved first)."""
     results = [{"file": str(store.runtime_dir / name), **result} for name, result in sorted(report.hand_edits.items())]

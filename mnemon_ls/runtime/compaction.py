@@ -6,7 +6,7 @@ plan in ``data.maintenance`` (:func:`plan_data`), the client's assistant rewrite
 into fewer, shorter ones and sends them back (``mnemon/runtime/compact``, ``mnemon-ls runtime compact``).
 The host then checks every rule of ``shared/reference/dsh-mnemon.md`` section 4.4 (:func:`derive_candidates`)
 on the plan re-read under the lock, and commits the compaction and the pending mutation in one commit
-(:meth:`mnemon_ls.runtime.store.RuntimeStore.compact_plan`). The same works for ``target=memory`` when a
+(:meth:`mnemon_ls.runtime.capacity.CapacityMaintenance.compact_plan`). The same works for ``target=memory`` when a
 person or assistant prefers rewriting to archiving.
 
 A person compacts without rewriting every entry: the *person's form* (:class:`PersonForm`, :func:`person_form`)

@@ -1,7 +1,7 @@
 """Hand edits of ``USER.md`` / ``MEMORY.md``: tell a person's edit from a crash leftover, and import it.
 
 Pure functions, plus the reader and writer of ``runtime/.projections-history.json`` and the scan of the
-other store states on disk (:func:`known_projections`); :meth:`mnemon_ls.runtime.store.RuntimeStore.repair`
+other store states on disk (:func:`known_projections`); :meth:`mnemon_ls.runtime.repair.ProjectionRepair.repair`
 runs them under the Runtime lock on the freshly re-read store and commits the result (DESIGN.md
 section 4, issue 8 item 3).
 

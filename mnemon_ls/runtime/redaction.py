@@ -75,8 +75,8 @@ def apply(store: RuntimeStore) -> dict[str, Any]:
     result: dict[str, Any] = {"entries": 0, "merged": 0, "files": [], "revision": None}
     if not store.runtime_dir.is_dir():
         return result
-    with store._locked():
-        state = store._read_valid_locked()
+    with store.locked():
+        state = store.read_valid()
         entries, seen = [], set()
         for entry in state.entries:
             content, matches = redact_text(entry.content)
@@ -90,7 +90,7 @@ def apply(store: RuntimeStore) -> dict[str, Any]:
             seen.add(key)
             entries.append(entry)
         if result["entries"]:
-            _, result["revision"] = store._commit(state.entries, entries)
+            _, result["revision"] = store.commit(state.entries, entries)
         # Copies last: the commit above may itself have saved a hand edit under edits/.
         for path in _copies(store):
             if redact_file_in_place(path):

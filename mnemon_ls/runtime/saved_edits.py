@@ -1,7 +1,7 @@
 """What became of the copies under ``runtime/edits/`` (``mnemon-ls doctor``): read-only.
 
 A repair (or a commit) copies a hand-edited ``USER.md``/``MEMORY.md`` there before it replaces the file
-(:mod:`.store_repair`). With ``handEdits=import`` the edit is then imported into ``memories.json``; an edit
+(:mod:`.repair`). With ``handEdits=import`` the edit is then imported into ``memories.json``; an edit
 that breaks a rule, a leftover of an interrupted write and any edit under ``handEdits=restore`` are not.
 The copy itself does not record which happened, so :func:`saved_edits_finding` compares each copy's
 items with ``memories.json`` as it is now: a copy whose every item is an entry there needs nothing; one

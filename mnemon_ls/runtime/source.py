@@ -108,19 +108,19 @@ class RuntimeSource:
         return _with_redactions(self.store_for(request.target).mutate(request), scrub)
 
     def plan_maintenance(self, request: ops.MutationRequest) -> MaintenancePlan:
-        """See :meth:`RuntimeStore.plan_maintenance`; the revision is the owning store's."""
-        return self.store_for(request.target).plan_maintenance(self.scrub(request)[0])
+        """See :meth:`~mnemon_ls.runtime.capacity.CapacityMaintenance.plan`; the revision is the owning store's."""
+        return self.store_for(request.target).maintenance.plan(self.scrub(request)[0])
 
     def compact_target(self, expected_revision: str, target: Target, candidates: Sequence[Any],
                        max_bytes: int | None = None, *, archive_locally: bool = True,
                        before_commit: Callable[[Sequence[Entry], str], None] | None = None) -> Receipt:
-        """See :meth:`RuntimeStore.compact_target` (fenced by the owning store's revision; ``archive_locally``
+        """See :meth:`~mnemon_ls.runtime.capacity.CapacityMaintenance.compact_target` (fenced by the owning store's revision; ``archive_locally``
         and ``before_commit`` too)."""
         from ..redact import Scrubber  # imported on use: a wake never redacts
 
         scrub = Scrubber(self.settings.secrets)
         candidates = _scrub_candidates(scrub, candidates)
-        return _with_redactions(self.store_for(target).compact_target(
+        return _with_redactions(self.store_for(target).maintenance.compact_target(
             expected_revision, target, candidates, max_bytes, archive_locally=archive_locally,
             before_commit=before_commit), scrub)
 
@@ -128,10 +128,11 @@ class RuntimeSource:
                            candidates: Sequence[Any], max_bytes: int | None = None, *,
                            archive_locally: bool = True,
                            before_commit: Callable[[Sequence[Entry], str], None] | None = None) -> Receipt:
-        """See :meth:`RuntimeStore.compact_and_mutate` (``archive_locally``, ``before_commit`` too)."""
+        """See :meth:`~mnemon_ls.runtime.capacity.CapacityMaintenance.compact_and_mutate` (``archive_locally``,
+        ``before_commit`` too)."""
         request, scrub = self.scrub(request)
         candidates = _scrub_candidates(scrub, candidates)
-        return _with_redactions(self.store_for(request.target).compact_and_mutate(
+        return _with_redactions(self.store_for(request.target).maintenance.compact_and_mutate(
             expected_revision, request, candidates, max_bytes, archive_locally=archive_locally,
             before_commit=before_commit), scrub)
 
@@ -144,7 +145,7 @@ class RuntimeSource:
         (:class:`~mnemon_ls.runtime.compaction.PersonForm`); ``pending`` that error's pending mutation
         (``{action, content?, oldText?, importance?, branches?}`` or ``None``), ``expected_revision`` the
         plan's revision (the owning store's; :meth:`compaction_revision`). Contents pass the redaction pass
-        first (field ``entries[i].content`` / ``merge[i].content``). See :meth:`RuntimeStore.compact_plan` for
+        first (field ``entries[i].content`` / ``merge[i].content``). See :meth:`~mnemon_ls.runtime.capacity.CapacityMaintenance.compact_plan` for
         the rules and the receipt; raises :class:`~mnemon_ls.errors.InvalidInput` (``data.problems``) or
         ``revision-conflict``."""
         from .compaction import parse_pending
@@ -163,8 +164,8 @@ class RuntimeSource:
                        for index, item in enumerate(entries)]
         if form is not None:
             form = form.with_contents([scrub.text(f"merge[{i}].content", m.content) for i, m in enumerate(form.merges)])
-        return _with_redactions(self.store_for(target).compact_plan(expected_revision, target, entries, request,
-                                                                    form=form), scrub)
+        return _with_redactions(self.store_for(target).maintenance.compact_plan(
+            expected_revision, target, entries, request, form=form), scrub)
 
     def compaction_revision(self, target: Target, given: str | None) -> str:
         """The revision a person's compaction of ``target`` is fenced by: the owning store's current one when
@@ -200,8 +201,8 @@ class RuntimeSource:
 
     def repair(self, *, rebuild_missing: bool = True) -> list[tuple[RuntimeStore, RepairReport]]:
         """Import hand edits of (``handEdits=import``) and repair the projections of every store, removing
-        temp files killed writers left (:meth:`RuntimeStore.repair`); returns ``(store, report)`` pairs."""
-        return [(store, store.repair(rebuild_missing=rebuild_missing)) for store in self.stores]
+        temp files killed writers left (:meth:`~mnemon_ls.runtime.repair.ProjectionRepair.repair`); returns ``(store, report)`` pairs."""
+        return [(store, store.projections.repair(rebuild_missing=rebuild_missing)) for store in self.stores]
 
     def wake(
         self,

@@ -28,9 +28,11 @@ counts as empty).
 A damaged ``memories.json`` is never overwritten: reads fall back with a notice, writes raise
 :class:`~mnemon_ls.errors.UnreadableStore`.
 
-Layout: this module holds reads, ``mutate`` and the commit path; capacity maintenance (plans, compaction,
-local archive) is in :mod:`.store_maintenance` and repair/recovery in :mod:`.store_repair`, mixed into
-:class:`RuntimeStore`; their public names are re-exported here.
+Layout: this module holds reads, ``mutate``, ``recover`` and the write path the rest uses (``locked``,
+``read_valid``, ``commit``). A store owns two parts, each reaching it only through that write path and its
+paths: ``store.maintenance`` (:class:`~.capacity.CapacityMaintenance`: plans, compaction, local archive) and
+``store.projections`` (:class:`~.repair.ProjectionRepair`: USER.md/MEMORY.md repaired, hand edits imported).
+:class:`RepairReport` and the settle constants are re-exported here.
 """
 
 from __future__ import annotations
@@ -38,7 +40,6 @@ from __future__ import annotations
 from ..findings import Finding
 from ..lockinfo import lock_finding
 
-import os
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Collection, Sequence
@@ -61,12 +62,12 @@ from .model import (
     serialize_store,
     used_bytes,
 )
+from .capacity import CapacityMaintenance, plan_of, with_plan
+from .repair import SETTLE_MAX_SECONDS, SETTLE_SECONDS, ProjectionRepair, RepairReport, settled_bytes, sweep_orphans
 from .state import MaintenancePlan, Receipt, StoreState
-from .store_maintenance import RuntimeMaintenance
-from .store_repair import SETTLE_MAX_SECONDS, SETTLE_SECONDS, RepairReport, RuntimeRepair
 
 #: Public names; :class:`MaintenancePlan`, :class:`Receipt` and :class:`StoreState` (:mod:`.state`),
-#: :class:`RepairReport` and the settle constants (:mod:`.store_repair`) are re-exported here.
+#: :class:`RepairReport` and the settle constants (:mod:`.repair`) are re-exported here.
 __all__ = ["SETTLE_MAX_SECONDS", "SETTLE_SECONDS", "Clock", "MaintenancePlan", "Receipt", "RepairReport",
            "RuntimeStore", "StoreState", "diagnose", "invalid_entry_line", "over_limit_line"]
 
@@ -78,12 +79,13 @@ def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-class RuntimeStore(RuntimeMaintenance, RuntimeRepair):
+class RuntimeStore:
     """Runtime memory of one storage root (``<root>/runtime``).
 
     ``limits`` gives the per-target byte limits; ``lock_timeout`` is in seconds; ``clock`` returns the
-    current UTC time (tests pin it). All mutating methods raise :class:`UnreadableStore` when
-    ``memories.json`` is damaged, :class:`~mnemon_ls.errors.StoreBusy` when the lock cannot be taken,
+    current UTC time (tests pin it); ``hand_edits`` is the :class:`~.repair.ProjectionRepair` policy. All
+    mutating methods (here and in the parts ``maintenance`` and ``projections``) raise :class:`UnreadableStore`
+    when ``memories.json`` is damaged, :class:`~mnemon_ls.errors.StoreBusy` when the lock cannot be taken,
     and never change a byte on disk when they raise.
     """
 
@@ -100,8 +102,6 @@ class RuntimeStore(RuntimeMaintenance, RuntimeRepair):
     ) -> None:
         self.root = Path(root)
         fsio.confine(self.root)  # invariant 10: no write below the root follows a link
-        #: ``import`` (a hand edit of a projection becomes mutations) or ``restore`` (it is saved and undone).
-        self.hand_edits = hand_edits
         #: The ``secrets`` setting for what this store writes on its own: imported hand edits and the copies
         #: it saves of them (mutations are redacted by :class:`~mnemon_ls.runtime.source.RuntimeSource`).
         self.secrets = secrets
@@ -126,6 +126,11 @@ class RuntimeStore(RuntimeMaintenance, RuntimeRepair):
         # The last valid memories.json seen: (its exact bytes, its state). A hit needs the same bytes, so
         # it can never be stale; it saves the parse and the revision hash on every read and wake.
         self._cache: tuple[bytes, StoreState] | None = None
+        #: Capacity maintenance: plans, compaction, the local archive.
+        self.maintenance = CapacityMaintenance(self)
+        #: Projection repair: USER.md / MEMORY.md rebuilt from the truth, hand edits imported (``hand_edits``:
+        #: ``import``, a hand edit becomes mutations; ``restore``, it is saved and undone).
+        self.projections = ProjectionRepair(self, hand_edits=hand_edits)
 
     def projection_path(self, target: Target) -> Path:
         """``runtime/USER.md`` or ``runtime/MEMORY.md``."""
@@ -179,7 +184,9 @@ class RuntimeStore(RuntimeMaintenance, RuntimeRepair):
                 merged.append(entry)
         return merged
 
-    def _read_valid_locked(self) -> StoreState:
+    def read_valid(self) -> StoreState:
+        """:meth:`read` for a write: call it with the lock held (:meth:`locked`) and commit what it returns.
+        Raises :class:`UnreadableStore` (``file``, ``reason``) when ``memories.json`` is damaged."""
         state = self.read()
         if state.problem:
             raise UnreadableStore(
@@ -203,35 +210,78 @@ class RuntimeStore(RuntimeMaintenance, RuntimeRepair):
         if not self.runtime_dir.exists():
             # Invariant 4: a rejected operation creates nothing, not even runtime/. With no directory
             # the store is empty, so a dry run decides exactly whether the real one would fail.
-            dry = ops.apply_mutation((), request, self._now())
+            dry = ops.apply_mutation((), request, self.now())
             ops.check_capacity((), dry.entries, request.target, limit)
-        with self._locked():
-            state = self._read_valid_locked()
-            outcome = ops.apply_mutation(state.entries, request, self._now())
+        with self.locked():
+            state = self.read_valid()
+            outcome = ops.apply_mutation(state.entries, request, self.now())
             if not outcome.changed:
-                return self._receipt(outcome.message, request.target, state.entries, state.revision, False, outcome.detail)
+                return self.receipt(outcome.message, request.target, state.entries, state.revision, False, outcome.detail)
             try:
                 ops.check_capacity(state.entries, outcome.entries, request.target, limit)
             except RuntimeCapacityError as exc:
-                raise self._with_plan(exc, self._plan_of(state, outcome, request), request) from None
-            preserved, revision = self._commit(state.entries, outcome.entries)
-        return self._receipt(outcome.message, request.target, outcome.entries, revision,
+                raise with_plan(exc, plan_of(state, outcome, request, self.limits), request) from None
+            preserved, revision = self.commit(state.entries, outcome.entries)
+        return self.receipt(outcome.message, request.target, outcome.entries, revision,
                              True, outcome.detail, preserved)
 
-    # ------------------------------------------------------------------ internals
+    def recover(self) -> dict[str, Any]:
+        """Quarantine a damaged ``memories.json`` and commit every recoverable entry.
 
-    def _locked(self):
+        Recoverable (what :meth:`read` already falls back to) = the damaged file's valid entries (it is
+        decoded leniently; a truncated file keeps every complete entry) plus the last committed state's
+        entries it lacks. Returns ``{"recovered": bool, "quarantined": path|None, "entries": n, "fromDamaged":
+        n, "fromLastGood": n, "damagedEntries": n, "preserved": {...}, "message"}``. A valid store is left
+        untouched. Raises :class:`~mnemon_ls.errors.StoreBusy` and :class:`OSError`.
+        """
+        if not self.runtime_dir.exists():
+            return {"recovered": False, "quarantined": None, "entries": 0,
+                    "message": f"{self.runtime_dir} does not exist; nothing to recover"}
+        with self.locked():
+            data = fsio.read_bytes_or_none(self.memories_path)
+            state = self._state_from(data)
+            if not state.problem:
+                return {"recovered": False, "quarantined": None, "entries": len(state.entries),
+                        "message": f"{self.memories_path} is valid; nothing to recover"}
+            salvaged, damaged = salvage_store(data) if data is not None else ([], 0)
+            quarantined = None
+            if data is not None:
+                quarantined = str(fsio.copy_file_exclusive(
+                    self.quarantine_dir, f"{self.stamp()}-memories.json", data))
+            entries = list(state.entries)
+            preserved, _ = self.commit(None, entries)
+        from_damaged = len({(e.target, match_key(e.content)) for e in salvaged})
+        return {
+            "recovered": True,
+            "quarantined": quarantined,
+            "entries": len(entries),
+            "fromDamaged": from_damaged,
+            "fromLastGood": len(entries) - from_damaged,
+            "damagedEntries": damaged,
+            "preserved": preserved,
+            "message": (f"restored {len(entries)} entries ({from_damaged} from the damaged file, "
+                        f"{len(entries) - from_damaged} from the last committed state)"
+                        + (f"; the damaged file is kept at {quarantined}" if quarantined else "")),
+        }
+
+    # ------------------------------------------------------------------ the write path
+
+    def locked(self):
+        """The cross-process lock ``runtime/.memories.lock`` as a context manager (creates ``runtime/``; waits
+        ``lock_timeout`` seconds, then raises :class:`~mnemon_ls.errors.StoreBusy`). Every read-modify-write
+        holds it for the whole cycle: :meth:`read_valid`, then :meth:`commit`."""
         fsio.ensure_dir(self.runtime_dir)
         return fsio.file_lock(self.lock_path, self.lock_timeout)
 
-    def _now(self) -> str:
+    def now(self) -> str:
+        """The clock's time as an entry timestamp (ISO 8601 UTC, :func:`~.model.now_iso`)."""
         return now_iso(self.clock())
 
-    def _stamp(self) -> str:
+    def stamp(self) -> str:
         """A filename-safe UTC stamp with milliseconds: ``20261130T052804.123Z``."""
         return fsio.file_stamp(self.clock().astimezone(timezone.utc))
 
-    def _preserve(self, name: str, data: bytes) -> Path:
+    def preserve(self, name: str, data: bytes) -> Path:
         """Save a copy of a projection about to be rewritten under ``runtime/edits/``; a value in it that
         looks like a credential is redacted first unless ``secrets`` is ``allow`` (invariant 9: the copy
         is our write, even though the person typed it)."""
@@ -239,18 +289,18 @@ class RuntimeStore(RuntimeMaintenance, RuntimeRepair):
             from ..redact import redact_file_bytes  # imported on use: a wake with clean projections never needs it
 
             data = redact_file_bytes(data, name)[0]
-        return fsio.copy_file_exclusive(self.edits_dir, f"{self._stamp()}-{name}", data)
+        return fsio.copy_file_exclusive(self.edits_dir, f"{self.stamp()}-{name}", data)
 
     def commit_entries(self, entries: Sequence[Entry]) -> str:
         """Replace the whole store with ``entries`` (each already valid) through the normal commit path
         (lock, projections, last-good copy, ``memories.json`` last, projection history); returns the new
         revision. Used by a pack import on its private staging copy of ``runtime/``
         (:mod:`mnemon_ls.packs.importer`). Raises :class:`UnreadableStore` for a damaged store."""
-        with self._locked():
-            state = self._read_valid_locked()
-            return self._commit(state.entries, list(entries))[1]
+        with self.locked():
+            state = self.read_valid()
+            return self.commit(state.entries, list(entries))[1]
 
-    def _commit(self, before: Sequence[Entry] | None, after: Sequence[Entry], *,
+    def commit(self, before: Sequence[Entry] | None, after: Sequence[Entry], *,
                 already_saved: Collection[str] = ()) -> tuple[dict[str, str], str]:
         """Write changed projections, the last-good copy and memories.json (last).
 
@@ -258,7 +308,9 @@ class RuntimeStore(RuntimeMaintenance, RuntimeRepair):
 
         A projection on disk that matches neither the old nor the new expected bytes (a hand edit not
         yet repaired) is saved under ``edits/`` first, unless its name is in ``already_saved`` (the
-        repair copied it). Must be called with the lock held.
+        repair copied it). Must be called with the lock held (:meth:`locked`); ``after`` must hold valid
+        entries (the write path does not validate them). Raises :class:`OSError` for I/O errors, with
+        ``memories.json`` unchanged.
         """
         preserved: dict[str, str] = {}
         writes: list[tuple[Path, bytes]] = []
@@ -270,11 +322,11 @@ class RuntimeStore(RuntimeMaintenance, RuntimeRepair):
                 continue
             old = projection_bytes(before, target) if before is not None else None
             if current != old:
-                current = self._settled_bytes(path, current)
+                current = settled_bytes(path, self.settle_seconds)
             if current and current != old and current != new and path.name not in already_saved:
-                preserved[path.name] = str(self._preserve(path.name, current))
+                preserved[path.name] = str(self.preserve(path.name, current))
             writes.append((path, new))
-        self._sweep_orphans()
+        sweep_orphans(self.runtime_dir)
         body = serialize_store(after)
         writes.append((self.last_good_path, body))
         writes.append((self.memories_path, body))
@@ -288,35 +340,7 @@ class RuntimeStore(RuntimeMaintenance, RuntimeRepair):
         self._cache = (body, state)
         return preserved, state.revision
 
-    def _sweep_orphans(self) -> list[str]:
-        """Remove temp files a killed writer left in ``runtime/`` (call with the lock held).
-
-        Every writer (ours and the plugin's) writes its ``.<name>.<pid>.<ms>.<rand>.tmp`` files only under
-        the lock, so while we hold it any such file is an orphan; lock staging files (``.publish``) are
-        removed only when their process is gone. Returns the names removed.
-        """
-        removed = []
-        try:
-            names = os.listdir(self.runtime_dir)
-        except OSError:
-            return removed
-        for name in names:
-            orphan = False
-            if name.startswith(".") and name.endswith(".tmp"):
-                orphan = True
-            elif name.startswith(".memories.lock.") and name.endswith(".publish"):
-                pid = name.split(".")[-3]
-                orphan = pid.isdigit() and not fsio.pid_alive(int(pid))
-            if orphan:
-                try:
-                    os.unlink(self.runtime_dir / name)
-                    removed.append(name)
-                except OSError:
-                    pass
-        return removed
-
-
-    def _receipt(
+    def receipt(
         self,
         message: str,
         target: Target,
@@ -326,6 +350,8 @@ class RuntimeStore(RuntimeMaintenance, RuntimeRepair):
         detail: dict[str, Any],
         preserved: dict[str, str] | None = None,
     ) -> Receipt:
+        """The :class:`Receipt` of a (no-op or committed) change of ``target``: its entry count and used bytes
+        in ``entries``, its limit, ``revision``; ``detail`` and ``preserved`` as given."""
         return Receipt(
             message=message,
             target=target,

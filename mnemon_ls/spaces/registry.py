@@ -61,8 +61,8 @@ Rules:
 
 Layout: this module holds :class:`SpaceRegistry` (reading, repair, discovery of stores on disk, native
 mutations, writing); the file model (records, parsing, migration, salvage) is :mod:`.registry_model` and the
-provider plane (service configuration, namespace sync) the mixin :mod:`.registry_providers`. Their public
-names are re-exported here.
+provider plane (service configuration, namespace sync) is :class:`~.registry_providers.ProviderPlane`, a part
+each registry owns (``registry.provider_plane``). The file model's public names are re-exported here.
 """
 
 from __future__ import annotations
@@ -139,9 +139,11 @@ from .registry_providers import ProviderPlane
 from .salvage import _json_objects
 
 
-class SpaceRegistry(ProviderPlane):
+class SpaceRegistry:
     """The two registry files of ``root`` (see module doc). Reads cache by file signature; every mutation
-    locks, re-reads, validates and writes. ``clock`` returns UTC now."""
+    locks, re-reads, validates and writes (:meth:`locked`, :meth:`read_locked`, :meth:`write_locked`). ``clock``
+    returns UTC now. ``provider_plane`` (:class:`~.registry_providers.ProviderPlane`) configures provider
+    services and syncs their namespaces through the same write path."""
 
     def __init__(self, root: Path, *, clock: Clock = utc_now, effective_store: str | None = None,
                  lock_timeout: float = fsio.LOCK_TIMEOUT_SECONDS) -> None:
@@ -158,6 +160,8 @@ class SpaceRegistry(ProviderPlane):
         self.last_good_path = self.state_dir / LAST_GOOD_FILE
         self.notices: list[Problem] = []
         self._cache: tuple[tuple, RegistryState] | None = None
+        #: Provider services and the spaces mapped from their namespaces (``state/memory-providers.json``).
+        self.provider_plane = ProviderPlane(self)
 
     # ------------------------------------------------------------------ reading
 
@@ -187,17 +191,15 @@ class SpaceRegistry(ProviderPlane):
         of unregistered stores. Writes only to repair or to register discovered stores."""
         state = self._read_quiet()
         if state is None:
-            with self._locked():
-                state = self._read_quiet()
-                if state is None:
-                    state = self._repair_locked()
+            with self.locked():
+                state = self.read_locked()
         if self.discoverable(state):
-            with self._locked():
-                state = self._read_quiet() or self._repair_locked()
+            with self.locked():
+                state = self.read_locked()
                 added = self._discovered(state)
                 if added:
                     state = replace(state, bodies=(*state.bodies, *added))
-                    self._write_locked(state)
+                    self.write_locked(state)
         return state
 
     def _read_quiet(self) -> RegistryState | None:
@@ -267,7 +269,7 @@ class SpaceRegistry(ProviderPlane):
         discovered = self._discovered(state)
         state = replace(state, bodies=(*state.bodies, *discovered))
         # a repaired provider file stays (with what was salvaged): its credentials never live only in quarantine
-        self._write_locked(state, all_provider_bodies=provider_bodies, keep_providers_file=providers_damaged)
+        self.write_locked(state, all_provider_bodies=provider_bodies, keep_providers_file=providers_damaged)
         return state
 
     def _salvage_native(self, data: bytes) -> tuple[SpaceRecord, ...]:
@@ -374,8 +376,8 @@ class SpaceRegistry(ProviderPlane):
         :data:`STAGING_MAX_AGE_SECONDS` (left by a crash) are removed first. Raises :class:`InvalidInput`
         for a bad ``name``/``description`` before touching anything."""
         name, description = validate_name(name), validate_description(description)
-        with self._locked():
-            state = self._read_quiet() or self._repair_locked()
+        with self.locked():
+            state = self.read_locked()
             require_free_name(state.all, name)  # checked under the lock: two creates cannot both take a name
             self._sweep_staging(keep=staged)
             space_id = self.new_native_id(state)
@@ -384,7 +386,7 @@ class SpaceRegistry(ProviderPlane):
             now = iso_ms(self.clock())
             record = SpaceRecord(space_id, name, description, bool(active), now, now)
             try:
-                self._write_locked(replace(state, bodies=(*state.bodies, record)))
+                self.write_locked(replace(state, bodies=(*state.bodies, record)))
             except BaseException:
                 self._cache = None
                 try:
@@ -419,15 +421,15 @@ class SpaceRegistry(ProviderPlane):
     def add_native(self, space_id: str, name: str, description: str, *, active: bool = False,
                    placement: dict | None = None) -> SpaceRecord:
         """Register a native space whose store already exists at ``data/<space_id>/mnemon.db``."""
-        with self._locked():
-            state = self._read_quiet() or self._repair_locked()
+        with self.locked():
+            state = self.read_locked()
             if state.find(space_id) is not None:
                 raise InvalidInput("spaceId", "is already registered", spaceId=space_id)
             require_free_name(state.all, name)
             now = iso_ms(self.clock())
             record = SpaceRecord(space_id, validate_name(name), validate_description(description), bool(active), now,
                                  now, placement=placement)
-            self._write_locked(replace(state, bodies=(*state.bodies, record)))
+            self.write_locked(replace(state, bodies=(*state.bodies, record)))
             return record
 
     def update(self, space_id: str, *, name: str | None = None, description: str | None = None,
@@ -437,8 +439,8 @@ class SpaceRegistry(ProviderPlane):
         asked for) also (``name``) when another space has that name or id (:func:`.naming.name_conflict`)."""
         new_name = validate_name(name) if name is not None else None
         new_description = validate_description(description) if description is not None else None
-        with self._locked():
-            state = self._read_quiet() or self._repair_locked()
+        with self.locked():
+            state = self.read_locked()
             current = state.find(space_id)
             if current is None:
                 raise InvalidInput("spaceId", "is not a registered space", spaceId=space_id)
@@ -459,17 +461,17 @@ class SpaceRegistry(ProviderPlane):
                 return current
             changes["updated_at"] = monotonic_iso(self.clock, current.updated_at)
             updated = replace(current, **changes)
-            self._write_locked(_replace_body(state, updated))
+            self.write_locked(_replace_body(state, updated))
             return updated
 
     def remove(self, space_id: str) -> SpaceRecord:
         """Unregister a space (its data is the caller's business). Raises :class:`InvalidInput` when unknown."""
-        with self._locked():
-            state = self._read_quiet() or self._repair_locked()
+        with self.locked():
+            state = self.read_locked()
             current = state.find(space_id)
             if current is None:
                 raise InvalidInput("spaceId", "is not a registered space", spaceId=space_id)
-            self._write_locked(replace(state, bodies=tuple(b for b in state.bodies if b.id != space_id),
+            self.write_locked(replace(state, bodies=tuple(b for b in state.bodies if b.id != space_id),
                                        provider_bodies=tuple(b for b in state.provider_bodies if b.id != space_id)))
             return current
 
@@ -495,8 +497,8 @@ class SpaceRegistry(ProviderPlane):
             if not isinstance(description, str) or not 1 <= js_length(description.strip()) <= 200:
                 raise InvalidInput(f"items[{index}].description", "must be 1..200 characters")
             checked.append((space_id, title.strip(), description.strip()))
-        with self._locked():
-            state = self._read_quiet() or self._repair_locked()
+        with self.locked():
+            state = self.read_locked()
             updated = []
             for index, (space_id, title, description) in enumerate(checked):
                 current = state.find(space_id)
@@ -507,18 +509,26 @@ class SpaceRegistry(ProviderPlane):
                                        updated_at=monotonic_iso(self.clock, current.updated_at)))
             for record in updated:
                 state = _replace_body(state, record)
-            self._write_locked(state)
+            self.write_locked(state)
             return updated
 
     # ------------------------------------------------------------------ writing
 
-    def _locked(self):
+    def locked(self):
+        """The registry's cross-process lock (``data/.dsh-memory-bodies.lock``) as a context manager: waits
+        ``lock_timeout`` seconds, then raises :class:`~mnemon_ls.errors.StoreBusy`. Every mutation holds it for
+        the whole cycle: :meth:`read_locked`, then :meth:`write_locked`."""
         return fsio.file_lock(self.lock_path, self.lock_timeout)
+
+    def read_locked(self) -> RegistryState:
+        """The registry as on disk for a mutation (call with :meth:`locked` held): a damaged file is repaired
+        first (quarantined, salvaged, rewritten; module doc); no discovery."""
+        return self._read_quiet() or self._repair_locked()
 
     def _stamp(self) -> str:
         return fsio.file_stamp(self.clock())
 
-    def _write_locked(self, state: RegistryState, *, all_provider_bodies: tuple[SpaceRecord, ...] | None = None,
+    def write_locked(self, state: RegistryState, *, all_provider_bodies: tuple[SpaceRecord, ...] | None = None,
                       keep_providers_file: bool = False,
                       disabled_spaces: "tuple[dict[str, Any], ...] | None" = None) -> None:
         """Write both files for ``state`` (call under the lock). Order: the provider file (only when its bytes

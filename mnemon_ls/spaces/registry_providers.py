@@ -1,14 +1,20 @@
 """The provider plane of the space registry (``state/memory-providers.json``): service configuration,
-namespace discovery sync and spaces made with ``space create --provider``. A mixin of
-:class:`~.registry.SpaceRegistry` (rules and format in :mod:`.registry`'s module doc); every method locks,
-re-reads, validates and writes through the registry's own helpers."""
+namespace discovery sync and spaces made with ``space create --provider`` (rules and format in
+:mod:`.registry`'s module doc).
+
+:class:`ProviderPlane` is a part a :class:`~.registry.SpaceRegistry` owns (``registry.provider_plane``); it
+reaches the registry only through :class:`PlaneRegistry` (paths, clock, and the write path: every method locks,
+re-reads, validates and writes through the registry's ``locked``, ``read_locked`` and ``write_locked``)."""
 
 from __future__ import annotations
 
 import hashlib
 import unicodedata
 from dataclasses import replace
-from typing import Any, Iterable, Mapping
+from contextlib import AbstractContextManager
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Protocol
 
 from .. import fsio
 from ..errors import InvalidInput
@@ -49,9 +55,39 @@ def provider_space_id(provider_id: str, external_id: str, taken: set[str]) -> st
         key = f"{external_id}:{n}"
 
 
+class PlaneRegistry(Protocol):
+    """What the provider plane uses of its :class:`~.registry.SpaceRegistry`: the root (for a field naming a
+    path), ``state/`` and its provider file, the clock, and the read/write path (see the registry's
+    attributes and methods of these names)."""
+
+    root: Path
+    state_dir: Path
+    providers_path: Path
+    clock: Callable[[], datetime]
+
+    def read(self) -> RegistryState: ...
+
+    def locked(self) -> AbstractContextManager[Any]: ...
+
+    def read_locked(self) -> RegistryState: ...
+
+    def write_locked(self, state: RegistryState, *, all_provider_bodies: tuple[SpaceRecord, ...] | None = None,
+                     keep_providers_file: bool = False,
+                     disabled_spaces: tuple[dict[str, Any], ...] | None = None) -> None: ...
+
+
 class ProviderPlane:
-    """Provider-plane operations of :class:`~.registry.SpaceRegistry` (needs its ``_locked``, ``_read_quiet``,
-    ``_repair_locked``, ``_write_locked``, ``read``, ``clock`` and ``providers_path``)."""
+    """The provider plane of one space registry: provider services (their fields, secrets and enabled flags)
+    and the spaces mapped from their namespaces, all in ``state/memory-providers.json``.
+
+    Owns ``registry`` (a :class:`PlaneRegistry`) and nothing else; every write goes through the registry's lock
+    and ``write_locked``. Methods raise :class:`InvalidInput` naming the field and the rule (nothing written),
+    :class:`~mnemon_ls.errors.StoreBusy` (lock timeout), :class:`~mnemon_ls.errors.FormatTooNew` (a provider
+    file of a newer version, never written) and :class:`OSError`.
+    """
+
+    def __init__(self, registry: PlaneRegistry) -> None:
+        self.registry = registry
 
     def configure_service(self, provider_id: str, fields: Mapping[str, Any] | None = None, *,
                           enabled: bool | None = None, clear_secrets: Iterable[str] = ()) -> dict[str, Any]:
@@ -62,10 +98,11 @@ class ProviderPlane:
         module doc).
         Returns :meth:`service_view`."""
         provider_id = _provider_id(provider_id)
-        clean = validate_service_fields(fields or {}, provider_id, (self.root,))
+        registry = self.registry
+        clean = validate_service_fields(fields or {}, provider_id, (registry.root,))
         clear = self.validate_clear_secrets(provider_id, clear_secrets)
-        with self._locked():
-            state = (self._read_quiet() or self._repair_locked()).require_providers()
+        with registry.locked():
+            state = registry.read_locked().require_providers()
             services = {k: dict(v) for k, v in state.services.items()}
             merged = merge_service(services.get(provider_id, {}), clean)
             for name in clear:
@@ -80,13 +117,13 @@ class ProviderPlane:
                     dropped = [b for b in all_bodies if b.provider_id == provider_id]
                     renamed = [disabled_space_entry(b) for b in dropped
                                if b.external_id and (b.metadata_source in ("manual", "ai") or b.active)]
-                    kept = (*(e for e in parse_disabled_spaces(fsio.read_bytes_or_none(self.providers_path))
+                    kept = (*(e for e in parse_disabled_spaces(fsio.read_bytes_or_none(registry.providers_path))
                               if not (e["providerId"] == provider_id
                                       and any(r["externalId"] == e["externalId"] for r in renamed))), *renamed)
                     all_bodies = tuple(b for b in all_bodies if b.provider_id != provider_id)
             new_state = RegistryState(state.bodies, services, flags,
                                       tuple(b for b in all_bodies if flags.get(b.provider_id)))
-            self._write_locked(new_state, all_provider_bodies=all_bodies, disabled_spaces=kept)
+            registry.write_locked(new_state, all_provider_bodies=all_bodies, disabled_spaces=kept)
             if clear:
                 self._clear_quarantined_secrets(provider_id, clear)
             return self.service_view(new_state, provider_id)
@@ -98,7 +135,7 @@ class ProviderPlane:
         left as it is (doctor lists it)."""
         import json
 
-        folder = self.state_dir / "quarantine"
+        folder = self.registry.state_dir / "quarantine"
         try:
             copies = sorted(p for p in folder.iterdir() if p.name.endswith("-memory-providers.json") and p.is_file()
                             and not p.is_symlink())
@@ -167,8 +204,9 @@ class ProviderPlane:
             if external in seen:
                 raise InvalidInput(f"discovered[{index}].externalId", "is repeated in one discovery")
             seen.add(external)
-        with self._locked():
-            state = (self._read_quiet() or self._repair_locked()).require_providers()
+        registry = self.registry
+        with registry.locked():
+            state = registry.read_locked().require_providers()
             all_bodies = self._all_provider_bodies()
             mine = {b.external_id: b for b in all_bodies if b.provider_id == provider_id}
             found = {entry["externalId"] for entry in entries}
@@ -182,7 +220,7 @@ class ProviderPlane:
                     holders.setdefault(key, body)
             changes: list[dict[str, Any]] = []
             label = provider_label(provider_id)
-            remembered = parse_disabled_spaces(fsio.read_bytes_or_none(self.providers_path))
+            remembered = parse_disabled_spaces(fsio.read_bytes_or_none(registry.providers_path))
             words = {e["externalId"]: e for e in remembered if e["providerId"] == provider_id}
             used: set[str] = set()
             placed: dict[int, SpaceRecord] = {}
@@ -208,14 +246,14 @@ class ProviderPlane:
                 wanted = old.name if keep_meta else name
                 record = replace(old, id=space_id, name=unique_name(set(holders), wanted),
                                  description=old.description if keep_meta else description,
-                                 connection=connection, updated_at=monotonic_iso(self.clock, old.updated_at))
+                                 connection=connection, updated_at=monotonic_iso(registry.clock, old.updated_at))
                 # reported only when it changed: a name already numbered by an earlier sync stays quiet
                 self._claim(holders, record, old.name if record.name == old.name else wanted, old.id, changes)
                 placed[index] = record
             for index, external, connection, name, description in prepared:
                 if external in mine:
                     continue
-                now = iso_ms(self.clock())
+                now = iso_ms(registry.clock())
                 wanted_id = provider_space_id(provider_id, external, {name_key(r.id) for r in placed.values()})
                 candidate = provider_space_id(provider_id, external, set(holders))
                 source, active = "provider", False
@@ -236,7 +274,7 @@ class ProviderPlane:
             new_state = RegistryState(state.bodies, state.services, state.enabled,
                                       tuple(b for b in all_bodies if state.enabled.get(b.provider_id)))
             kept = tuple(e for e in remembered if not (e["providerId"] == provider_id and e["externalId"] in used))
-            self._write_locked(new_state, all_provider_bodies=all_bodies,
+            registry.write_locked(new_state, all_provider_bodies=all_bodies,
                                disabled_spaces=kept if used else None)
             if renamed is not None:
                 renamed.extend(changes)
@@ -270,8 +308,9 @@ class ProviderPlane:
         such a space even while the provider does not list the namespace (an empty one)."""
         provider_id = _provider_id(provider_id)
         clean = validate_memory_fields(connection, provider_id)
-        with self._locked():
-            state = (self._read_quiet() or self._repair_locked()).require_providers()
+        registry = self.registry
+        with registry.locked():
+            state = registry.read_locked().require_providers()
             if not state.enabled.get(provider_id):
                 raise InvalidInput("provider", f"{provider_id} is not enabled (mnemon-ls provider enable {provider_id})")
             all_bodies = self._all_provider_bodies()
@@ -280,19 +319,19 @@ class ProviderPlane:
                                    externalId=external_id)
             taken = {k for b in (*state.bodies, *all_bodies) for k in (name_key(b.id), name_key(b.name))}
             candidate = provider_space_id(provider_id, external_id, taken)
-            now = iso_ms(self.clock())
+            now = iso_ms(registry.clock())
             record = SpaceRecord(candidate, name, description, bool(active), now, now, provider_id=provider_id,
                                  external_id=external_id, metadata_source="manual", connection=clean)
             all_bodies = (*all_bodies, record)
             new_state = RegistryState(state.bodies, state.services, state.enabled,
                                       tuple(b for b in all_bodies if state.enabled.get(b.provider_id)))
-            self._write_locked(new_state, all_provider_bodies=all_bodies)
+            registry.write_locked(new_state, all_provider_bodies=all_bodies)
             return record
 
     def service_view(self, state: RegistryState | None, provider_id: str) -> dict[str, Any]:
         """``{"providerId", "label", "enabled", "configuredFields", "configuredSecrets", "spaces"}``: field
         names only, never values."""
-        state = state or self.read()
+        state = state or self.registry.read()
         fields = state.services.get(provider_id, {})
         secrets = secret_fields(provider_id)
         return {"providerId": provider_id, "label": provider_label(provider_id),
@@ -305,7 +344,7 @@ class ProviderPlane:
     def _all_provider_bodies(self) -> tuple[SpaceRecord, ...]:
         """Provider spaces on disk including those of disabled providers (call under the lock)."""
         try:
-            return parse_providers(fsio.read_bytes_or_none(self.providers_path))[2]
+            return parse_providers(fsio.read_bytes_or_none(self.registry.providers_path))[2]
         except (_Damaged, _TooNew):
             return ()
 

@@ -382,9 +382,10 @@ class SpacesService(SpacesWrites, SpacesRecall):
     def provider_services(self) -> list[dict[str, Any]]:
         """Every third-party provider's service view (field names only, never values)."""
         state = self.state()
-        return [self.registry.service_view(state, pid) for pid in PROVIDER_LABELS]
+        return [self.registry.provider_plane.service_view(state, pid) for pid in PROVIDER_LABELS]
 
     def configure_provider(self, provider_id: str, fields: dict[str, Any] | None = None, *,
                            enabled: bool | None = None, clear_secrets: Sequence[str] = ()) -> dict[str, Any]:
-        """Save a provider service (see :meth:`SpaceRegistry.configure_service`); returns its view."""
-        return self.registry.configure_service(provider_id, fields, enabled=enabled, clear_secrets=clear_secrets)
+        """Save a provider service (see :meth:`~.registry_providers.ProviderPlane.configure_service`); returns its
+        view."""
+        return self.registry.provider_plane.configure_service(provider_id, fields, enabled=enabled, clear_secrets=clear_secrets)

@@ -250,7 +250,7 @@ class ProviderHost:
         configuredFields, configuredSecrets, spaces, capabilities, fields: {service, memory, secret}}``:
         field names only, never values."""
         state = state or self.registry.read()
-        view = self.registry.service_view(state, provider_id)
+        view = self.registry.provider_plane.service_view(state, provider_id)
         plugin = plugins.try_load(provider_id)
         installed = provider_id in plugins.installed()
         view.update(
@@ -282,7 +282,7 @@ class ProviderHost:
 
         self.plugin(provider_id)
         clean = validate_service_fields(fields or {}, provider_id, (self.root,))
-        self.registry.validate_clear_secrets(provider_id, clear_secrets)
+        self.registry.provider_plane.validate_clear_secrets(provider_id, clear_secrets)
         state = self.registry.read().require_providers()
         merged = merge_service(state.services.get(provider_id, {}), clean, provider_id)
         if state.enabled.get(provider_id):
@@ -294,12 +294,12 @@ class ProviderHost:
                 warnings = self._moved_store(provider_id, state, merged, engine, force)
             finally:
                 engine.close()
-            self.registry.configure_service(provider_id, clean, clear_secrets=clear_secrets)
-            self.registry.sync_namespaces(provider_id, [n.to_sync() for n in found])
+            self.registry.provider_plane.configure_service(provider_id, clean, clear_secrets=clear_secrets)
+            self.registry.provider_plane.sync_namespaces(provider_id, [n.to_sync() for n in found])
             self.forget_engine(provider_id)
         else:
             warnings = []
-            self.registry.configure_service(provider_id, clean, clear_secrets=clear_secrets)
+            self.registry.provider_plane.configure_service(provider_id, clean, clear_secrets=clear_secrets)
         view = self.view(provider_id)
         return view | {"warnings": warnings} if warnings else view
 
@@ -347,7 +347,7 @@ class ProviderHost:
         the enabled flag and the discovered spaces (module doc). Returns :meth:`view` plus ``health``,
         ``discovered`` (space ids) and ``renamed``: the spaces the naming rule gave another name or id than
         the provider's because a space made while the provider was disabled holds it (the shape of
-        :meth:`~.registry.SpaceRegistry.sync_namespaces`; that space keeps its name and id)."""
+        :meth:`~.registry_providers.ProviderPlane.sync_namespaces`; that space keeps its name and id)."""
         from .provider_fields import merge_service, validate_service_fields
 
         plugin = self.plugin(provider_id)
@@ -365,9 +365,9 @@ class ProviderHost:
             engine.close()
             raise
         self.forget_engine(provider_id)
-        self.registry.configure_service(provider_id, clean, enabled=True)
+        self.registry.provider_plane.configure_service(provider_id, clean, enabled=True)
         renamed: list[dict[str, Any]] = []
-        spaces = self.registry.sync_namespaces(provider_id, [n.to_sync() for n in found], renamed=renamed)
+        spaces = self.registry.provider_plane.sync_namespaces(provider_id, [n.to_sync() for n in found], renamed=renamed)
         with self._guard:
             self._engines[provider_id] = engine
         return self.view(provider_id) | {"health": health.to_dict(), "discovered": [s.id for s in spaces],
@@ -382,7 +382,7 @@ class ProviderHost:
         if not self.registry.read().enabled.get(provider_id):
             return self.view(provider_id) | {"changed": False}
         self.forget_engine(provider_id)
-        self.registry.configure_service(provider_id, {}, enabled=False)
+        self.registry.provider_plane.configure_service(provider_id, {}, enabled=False)
         return self.view(provider_id) | {"changed": True}
 
     def test(self, provider_id: str) -> dict[str, Any]:
@@ -443,7 +443,7 @@ class ProviderHost:
         if not self.plugin(provider_id).capabilities.discover:
             return [b for b in self.registry.read().provider_bodies if b.provider_id == provider_id]
         found = engine.discover()
-        return self.registry.sync_namespaces(provider_id, [n.to_sync() for n in found])
+        return self.registry.provider_plane.sync_namespaces(provider_id, [n.to_sync() for n in found])
 
     def create_space(self, provider_id: str, name: str, description: str, *, active: bool = False) -> SpaceRecord:
         """``space create --provider``: a new namespace in the provider, mapped as a space."""
@@ -452,7 +452,7 @@ class ProviderHost:
             raise InvalidInput("provider", f"{provider_label(provider_id)} cannot create namespaces; enable it to "
                                            "discover the existing ones (mnemon-ls provider enable)")
         namespace = self.engine(provider_id).create_namespace(name, description)
-        return self.registry.add_provider_space(provider_id, namespace.external_id, name, description,
+        return self.registry.provider_plane.add_provider_space(provider_id, namespace.external_id, name, description,
                                                 connection=namespace.connection, active=active)
 
     # ------------------------------------------------------------------ doctor

@@ -57,7 +57,7 @@ def test_merging_a_third_party_space_is_refused_with_a_field_and_the_capability_
     project(tmp_path)
     service = SpacesService(tmp_path / "data")
     service.configure_provider("honcho", {}, enabled=True)
-    [other] = service.registry.sync_namespaces("honcho", [{"externalId": "peer-1"}])
+    [other] = service.registry.provider_plane.sync_namespaces("honcho", [{"externalId": "peer-1"}])
     service.close()
     before = procs.tree_snapshot(tmp_path)
     done = cli(tmp_path, "space", "merge", other.id, "--into", "project", "--json")

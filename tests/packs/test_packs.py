@@ -64,7 +64,7 @@ def test_export_is_deterministic_dated_1980_in_a_stable_order_and_carries_no_cre
     seed(tmp_path / "a")
     host = host_on(tmp_path / "a")
     try:
-        host.spaces.registry.configure_service("mem0", {"endpoint": "http://localhost:1", "apiKey": "sk-secretvalue123"})
+        host.spaces.registry.provider_plane.configure_service("mem0", {"endpoint": "http://localhost:1", "apiKey": "sk-secretvalue123"})
     finally:
         host.close()
     assert b"sk-secretvalue123" in (tmp_path / "a" / "state" / "memory-providers.json").read_bytes()

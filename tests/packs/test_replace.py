@@ -387,7 +387,7 @@ def test_replace_gives_a_pack_space_holding_a_third_party_space_id_a_new_id(tmp_
     root = tmp_path / "b"
     service = SpacesService(root)
     service.configure_provider("honcho", {}, enabled=True)
-    [theirs] = service.registry.sync_namespaces("honcho", [{"externalId": "peer-1"}])
+    [theirs] = service.registry.provider_plane.sync_namespaces("honcho", [{"externalId": "peer-1"}])
     service.close()
     pack_id = case(theirs.id)
     catalog = json.loads(files["payload/data/.dsh-memory-bodies.json"])

@@ -75,7 +75,7 @@ def test_memory_overflow_has_no_user_plan(tmp_path, clock):
 def test_compact_round_trip_commits_compaction_and_pending_at_once(tmp_path, clock):
     store = filled(tmp_path, clock)
     plan = overflow(store).data["maintenance"]
-    receipt = store.compact_plan(plan["revision"], "user", [
+    receipt = store.maintenance.compact_plan(plan["revision"], "user", [
         {"content": "tabs in Go; never force-push main", "importance": "critical", "sourceIndexes": [2, 1]},
         {"content": "short commit subjects", "importance": "low", "sourceIndexes": [3]},
     ], validate_request("add", "user", PENDING))
@@ -162,7 +162,7 @@ def test_every_bad_compaction_names_the_entry_and_the_rule_and_changes_nothing(t
     plan = overflow(store).data["maintenance"]
     before = disk.freeze(tmp_path)
     with pytest.raises(InvalidInput) as info:
-        store.compact_plan(plan["revision"], "user", entries, validate_request("add", "user", PENDING))
+        store.maintenance.compact_plan(plan["revision"], "user", entries, validate_request("add", "user", PENDING))
     assert (info.value.field, info.value.rule.split(" (1 more")[0].split(" (2 more")[0]) == (field, rule)
     assert info.value.data["problems"][0] == {"field": field, "rule": rule}
     assert disk.state(tmp_path) == before
@@ -172,7 +172,7 @@ def test_every_problem_is_listed(tmp_path, clock):
     store = filled(tmp_path, clock)
     plan = overflow(store).data["maintenance"]
     with pytest.raises(InvalidInput) as info:
-        store.compact_plan(plan["revision"], "user", [
+        store.maintenance.compact_plan(plan["revision"], "user", [
             {"content": "one", "importance": "low", "sourceIndexes": [2, 9]},
         ], validate_request("add", "user", PENDING))
     assert info.value.data["problems"] == [
@@ -196,7 +196,7 @@ def test_reintroducing_the_removed_entry_is_refused(tmp_path, clock, disk):
                                "oldText": CHARLIE}
     before = disk.freeze(tmp_path)
     with pytest.raises(InvalidInput) as refused:
-        store.compact_plan(plan["revision"], "user", [
+        store.maintenance.compact_plan(plan["revision"], "user", [
             {"content": "tabs; no force-push", "importance": "critical", "sourceIndexes": [1, 2]},
             {"content": CHARLIE, "importance": "low", "sourceIndexes": []},
         ], request)
@@ -210,7 +210,7 @@ def test_stale_revision_is_a_conflict_and_changes_nothing(tmp_path, clock, disk)
     store.mutate(validate_request("remove", "user", old_text=CHARLIE))  # a second writer
     before = disk.freeze(tmp_path)
     with pytest.raises(RevisionConflict) as info:
-        store.compact_plan(plan["revision"], "user", GOOD, validate_request("add", "user", PENDING))
+        store.maintenance.compact_plan(plan["revision"], "user", GOOD, validate_request("add", "user", PENDING))
     assert info.value.data["expected"] == plan["revision"]
     assert info.value.data["actual"] == store.read().revision
     assert disk.state(tmp_path) == before
@@ -220,12 +220,12 @@ def test_compact_without_pending_uses_the_seventy_percent_budget(tmp_path, clock
     store = filled(tmp_path, clock)
     revision = store.read().revision
     with pytest.raises(InvalidInput) as info:  # 84 bytes allowed, 90 + 8 given
-        store.compact_plan(revision, "user", [{"content": c, "importance": i, "sourceIndexes": [n]}
+        store.maintenance.compact_plan(revision, "user", [{"content": c, "importance": i, "sourceIndexes": [n]}
                                               for n, (c, i) in enumerate(((ALPHA, "normal"), (BRAVO, "critical"),
                                                                           (CHARLIE, "low")), start=1)])
     assert info.value.rule == "use 98 UTF-8 bytes joined, over the budget of 84 (floor(limit x 0.7) minus the " \
                               "pending entry); shorten or merge more"
-    receipt = store.compact_plan(revision, "user", [{"content": "Go tabs, no force-push", "importance": "critical",
+    receipt = store.maintenance.compact_plan(revision, "user", [{"content": "Go tabs, no force-push", "importance": "critical",
                                                      "sourceIndexes": [1, 2, 3]}])
     assert [e.content for e in store.read().of("user")] == ["Go tabs, no force-push"]
     assert len(receipt.detail["maintenance"]["archived"]) == 3
@@ -238,10 +238,10 @@ def test_memory_target_compaction_keeps_branch_scopes(tmp_path, clock):
     store.mutate(validate_request("add", "memory", "CI runs on every push"))
     revision = store.read().revision
     with pytest.raises(InvalidInput) as info:
-        store.compact_plan(revision, "memory", [{"content": "all", "importance": "normal", "sourceIndexes": [1, 2, 3]}])
+        store.maintenance.compact_plan(revision, "memory", [{"content": "all", "importance": "normal", "sourceIndexes": [1, 2, 3]}])
     assert (info.value.field, info.value.rule) == ("entries[0].branches",
                                                    "is required: source indexes 1, 2, 3 have different branch scopes")
-    store.compact_plan(revision, "memory", [
+    store.maintenance.compact_plan(revision, "memory", [
         {"content": "flag X: cfg.py, default off", "importance": "normal", "sourceIndexes": [1, 2]},
         {"content": "CI runs on every push", "importance": "normal", "sourceIndexes": [3]},
     ])
@@ -292,7 +292,7 @@ def test_a_compaction_that_changes_nothing_is_refused_not_counted(tmp_path, cloc
             for n, (c, i) in enumerate(((ALPHA, "normal"), (BRAVO, "critical"), (CHARLIE, "low")), start=1)]
     before = disk.freeze(tmp_path)
     with pytest.raises(InvalidInput) as info:
-        store.compact_plan(revision, "user", same, None)
+        store.maintenance.compact_plan(revision, "user", same, None)
     assert info.value.field == "entries"
     assert info.value.rule == ("change nothing: each entry is its source index unchanged, so no USER.md byte is "
                                "freed (a compaction merges or shortens entries)")
@@ -300,5 +300,5 @@ def test_a_compaction_that_changes_nothing_is_refused_not_counted(tmp_path, cloc
     # one entry shortened is a compaction
     shorter = [dict(e) for e in same]
     shorter[2]["content"] = "short subjects"
-    receipt = store.compact_plan(revision, "user", shorter, None)
+    receipt = store.maintenance.compact_plan(revision, "user", shorter, None)
     assert receipt.to_dict()["maintenance"]["kept"] == 3 and receipt.used == 30 + 4 + 30 + 4 + 14

@@ -36,7 +36,7 @@ def archived(root) -> list[dict]:
 def test_merge_and_drop_keep_the_rest_in_place_and_archive_what_leaves(tmp_path, clock):
     store = four(tmp_path, clock)
     revision = store.read().revision
-    receipt = store.compact_plan(revision, "user", None, form=person_form(
+    receipt = store.maintenance.compact_plan(revision, "user", None, form=person_form(
         [{"sourceIndexes": [3, 1], "content": "tabs in Go; short subjects"}], [2]))
     # the merge stands where its first entry stood; DELTA (neither merged nor dropped) stays as it was
     assert (tmp_path / "runtime" / "USER.md").read_text() == SEP.join(["tabs in Go; short subjects", DELTA]) + "\n"
@@ -61,7 +61,7 @@ def test_merge_and_drop_keep_the_rest_in_place_and_archive_what_leaves(tmp_path,
 
 def test_a_merge_takes_the_highest_importance_of_its_entries_by_default(tmp_path, clock):
     store = four(tmp_path, clock)
-    store.compact_plan(store.read().revision, "user", None, form=person_form(
+    store.maintenance.compact_plan(store.read().revision, "user", None, form=person_form(
         [{"sourceIndexes": [2, 3], "content": "no force-push; short subjects"}], None))
     assert [(e.content, e.importance) for e in store.read().of("user")] == [
         (ALPHA, "normal"), ("no force-push; short subjects", "critical"), (DELTA, "normal")]
@@ -69,7 +69,7 @@ def test_a_merge_takes_the_highest_importance_of_its_entries_by_default(tmp_path
 
 def test_drop_alone_is_a_compaction(tmp_path, clock):
     store = four(tmp_path, clock)
-    receipt = store.compact_plan(store.read().revision, "user", None, form=person_form(None, [4, 1]))
+    receipt = store.maintenance.compact_plan(store.read().revision, "user", None, form=person_form(None, [4, 1]))
     assert [e.content for e in store.read().of("user")] == [BRAVO, CHARLIE]
     assert receipt.to_dict()["maintenance"]["dropped"] == [1, 4]
     assert {row["content"] for row in archived(tmp_path)} == {ALPHA, DELTA}
@@ -78,7 +78,7 @@ def test_drop_alone_is_a_compaction(tmp_path, clock):
 def test_a_pending_add_lands_with_the_persons_compaction(tmp_path, clock):
     store = filled(tmp_path, clock)
     plan = overflow(store).data["maintenance"]
-    store.compact_plan(plan["revision"], "user", None, validate_request("add", "user", PENDING),
+    store.maintenance.compact_plan(plan["revision"], "user", None, validate_request("add", "user", PENDING),
                        form=person_form([{"sourceIndexes": [1, 2], "content": "Go tabs; no force-push"}], [3]))
     assert (tmp_path / "runtime" / "USER.md").read_text() == SEP.join(["Go tabs; no force-push", PENDING]) + "\n"
 
@@ -111,7 +111,7 @@ def test_a_broken_rule_names_the_persons_field_and_changes_nothing(tmp_path, clo
     store = four(tmp_path, clock, *limit)
     before = disk.freeze(tmp_path)
     with pytest.raises(InvalidInput) as info:
-        store.compact_plan(store.read().revision, "user", None, form=person_form(merge, drop))
+        store.maintenance.compact_plan(store.read().revision, "user", None, form=person_form(merge, drop))
     assert (info.value.field, info.value.rule) == (field, rule)
     assert disk.state(tmp_path) == before
 

@@ -15,7 +15,7 @@ After every kill:
   marker), never anything else;
 - a lock marker left behind names the dead writer (or is the empty file of a writer killed between creating
   and filling it, which by the shared 30 s protocol only age breaks: the test then ages it by 31 s);
-- ``RuntimeStore(root).repair()`` makes USER.md / MEMORY.md equal the projections, and the next add
+- ``RuntimeStore(root).projections.repair()`` makes USER.md / MEMORY.md equal the projections, and the next add
   succeeds within 2 s (the dead writer's lock is broken).
 
 The counts of each crash state are printed, to show how often a kill landed mid-commit.
@@ -135,7 +135,7 @@ def test_sigkill_at_random_points_never_loses_an_acknowledged_entry(tmp_path, ca
         )
 
         # -- repair, then the next writer gets in at once
-        report = RuntimeStore(root, LIMITS, lock_timeout=2.0).repair()
+        report = RuntimeStore(root, LIMITS, lock_timeout=2.0).projections.repair()
         assert report.skipped is None
         assert report.repaired == (["MEMORY.md"] if projection_ahead else [])
         # A projection ahead of the commit marker is a crash leftover, never imported as a hand edit.
@@ -218,7 +218,7 @@ def test_kill_at_each_commit_step_leaves_a_recoverable_store(tmp_path, breakpoin
     holder = parse_lock_holder(lock.read_text())
     assert holder is not None and holder.pid == pid  # the dead writer's marker
 
-    report = RuntimeStore(root, LIMITS, lock_timeout=1.0).repair()
+    report = RuntimeStore(root, LIMITS, lock_timeout=1.0).projections.repair()
     ahead = memory_md != truth
     assert (report.repaired, report.skipped) == ((["MEMORY.md"] if ahead else []), None)
     assert (runtime / "MEMORY.md").read_bytes() == joined(truth)

@@ -86,7 +86,7 @@ def test_an_unsynced_projection_left_empty_is_rebuilt_from_the_truth(tmp_path):
     memory_md.write_bytes(b"")
     os.utime(memory_md, (1_000_000_000, 1_000_000_000))
 
-    report = _store(root).repair()
+    report = _store(root).projections.repair()
 
     assert report.repaired == ["MEMORY.md"] and report.preserved == {}
     assert memory_md.read_bytes() == b"survives the power loss\n"

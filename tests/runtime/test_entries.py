@@ -148,7 +148,7 @@ def test_compaction_never_evicts_or_archives_an_invalid_entry(root, clock):
     bad = raw(BIG)
     runtime = write_truth(root, [raw("one"), bad, raw("two")])
     store = RuntimeStore(root, clock=clock)
-    store.compact_target(store.read().revision, "memory", [{"content": "two"}])
+    store.maintenance.compact_target(store.read().revision, "memory", [{"content": "two"}])
     entries = json.loads((runtime / "memories.json").read_bytes())["entries"]
     assert bad in entries
     assert BIG not in (runtime / "archived" / "memories.jsonl").read_text()

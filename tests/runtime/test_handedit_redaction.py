@@ -24,7 +24,7 @@ def test_a_token_typed_into_memory_md_is_imported_redacted_everywhere(root: Path
     seed(store)
     clock.set(NOW)
     hand_edit(store, "MEMORY.md", SEP.join(["alpha", "beta", "gamma", f"push with {GITHUB_PAT}"]) + "\n")
-    report = store.repair()
+    report = store.projections.repair()
     assert report.hand_edits["MEMORY.md"]["status"] == "imported"
     contents = [e.content for e in parse_store(store.memories_path.read_bytes()) if e.target == "memory"]
     assert contents[-1] == "push with [redacted:github-token]"
@@ -38,7 +38,7 @@ def test_reject_mode_rejects_the_item_and_still_saves_a_redacted_copy(root: Path
     before = store.memories_path.read_bytes()
     clock.set(NOW)
     hand_edit(store, "MEMORY.md", SEP.join(["alpha", "beta", "gamma", f"push with {GITHUB_PAT}"]) + "\n")
-    report = store.repair()
+    report = store.projections.repair()
     result = report.hand_edits["MEMORY.md"]
     assert result["status"] == "rejected"
     assert result["problems"][0]["item"] == 4 and "looks like a GitHub token" in result["problems"][0]["rule"]
@@ -52,7 +52,7 @@ def test_allow_mode_keeps_the_value_as_typed(root: Path, clock) -> None:
     seed(store)
     clock.set(NOW)
     hand_edit(store, "MEMORY.md", SEP.join(["alpha", "beta", "gamma", f"push with {GITHUB_PAT}"]) + "\n")
-    assert store.repair().hand_edits["MEMORY.md"]["status"] == "imported"
+    assert store.projections.repair().hand_edits["MEMORY.md"]["status"] == "imported"
     assert f"push with {GITHUB_PAT}" in [e.content for e in parse_store(store.memories_path.read_bytes())]
 
 

@@ -83,7 +83,7 @@ def store(root: Path, clock: FrozenClock) -> RuntimeStore:
 
 def test_added_items_become_entries_with_importance_normal_and_no_branches(store):
     edit = hand_edit(store, "MEMORY.md", "alpha\n§\nbeta\n§\ngamma\n§\ndelta, typed by hand\n§\nepsilon\n")
-    report = store.repair()
+    report = store.projections.repair()
     result = report.hand_edits["MEMORY.md"]
     assert (result["status"], result["added"], result["removed"], result["replaced"]) == (
         "imported", ["delta, typed by hand", "epsilon"], [], [])
@@ -97,12 +97,12 @@ def test_added_items_become_entries_with_importance_normal_and_no_branches(store
     assert store.projection_path("memory").read_bytes() == (
         "alpha" + SEP + "beta" + SEP + "gamma" + SEP + "delta, typed by hand" + SEP + "epsilon\n").encode()
     assert store.memories_path.read_bytes() == store.last_good_path.read_bytes()
-    assert store.repair().to_dict() == {"repaired": [], "preserved": {}, "skipped": None}
+    assert store.projections.repair().to_dict() == {"repaired": [], "preserved": {}, "skipped": None}
 
 
 def test_removed_and_changed_items_keep_the_metadata_of_the_rest(store):
     hand_edit(store, "MEMORY.md", "alpha\n§\nbeta, now with more detail\n")
-    result = store.repair().hand_edits["MEMORY.md"]
+    result = store.projections.repair().hand_edits["MEMORY.md"]
     assert (result["added"], result["removed"], result["replaced"]) == (
         [], ["gamma"], [{"from": "beta", "to": "beta, now with more detail"}])
     assert result["message"] == "1 entry replaced and 1 removed from your edit of MEMORY.md"
@@ -117,7 +117,7 @@ def test_mixed_edit_of_both_files_is_one_commit(store):
     hand_edit(store, "MEMORY.md", "alpha, reworded\n§\ngamma\n§\ndelta new\n")
     hand_edit(store, "USER.md", "Name: Ada Lovelace\n§\nPrefers tabs\n")
     history_before = json.loads(store.history_path.read_bytes())
-    report = store.repair()
+    report = store.projections.repair()
     assert sorted(report.hand_edits) == ["MEMORY.md", "USER.md"]
     memory, user = report.hand_edits["MEMORY.md"], report.hand_edits["USER.md"]
     # gamma is unchanged; before it, entries alpha and beta face one item, which pairs with the more
@@ -140,7 +140,7 @@ def test_mixed_edit_of_both_files_is_one_commit(store):
 
 def test_moved_items_keep_their_entries_and_take_the_files_order(store):
     hand_edit(store, "MEMORY.md", "gamma\n§\nalpha\n§\nbeta\n")
-    result = store.repair().hand_edits["MEMORY.md"]
+    result = store.projections.repair().hand_edits["MEMORY.md"]
     assert (result["added"], result["removed"], result["replaced"], result["message"]) == (
         [], [], [], "entries reordered from your edit of MEMORY.md")
     assert [(c, i, b, u) for _, c, i, b, _, u in entries(store)] == [
@@ -150,7 +150,7 @@ def test_moved_items_keep_their_entries_and_take_the_files_order(store):
 
 def test_spacing_only_and_multi_line_items_are_normalised_like_any_entry(store):
     hand_edit(store, "MEMORY.md", "  alpha  \n\n §  \nbeta\n§\ngamma\nwith a second line\n\n§\n\n§\n")
-    result = store.repair().hand_edits["MEMORY.md"]
+    result = store.projections.repair().hand_edits["MEMORY.md"]
     assert result["replaced"] == [{"from": "gamma", "to": "gamma with a second line"}]
     assert [e[1] for e in entries(store)] == ["alpha", "beta", "gamma with a second line", "Name: Ada"]
 
@@ -158,10 +158,10 @@ def test_spacing_only_and_multi_line_items_are_normalised_like_any_entry(store):
 def test_unequal_groups_pair_the_most_similar_items(store):
     # gamma removed and beta reworded: beta's rewrite pairs with beta by similarity, not by position.
     hand_edit(store, "MEMORY.md", "alpha\n§\nbeta is reworded\n")
-    result = store.repair().hand_edits["MEMORY.md"]
+    result = store.projections.repair().hand_edits["MEMORY.md"]
     assert (result["replaced"], result["removed"]) == ([{"from": "beta", "to": "beta is reworded"}], ["gamma"])
     hand_edit(store, "MEMORY.md", "alpha\n§\nbeta is reworded\n§\nnew one\n§\ngamma comes back, longer\n")
-    result = store.repair().hand_edits["MEMORY.md"]
+    result = store.projections.repair().hand_edits["MEMORY.md"]
     assert (result["added"], result["replaced"]) == (["new one", "gamma comes back, longer"], [])
 
 
@@ -170,7 +170,7 @@ def test_restore_mode_saves_the_edit_and_rebuilds_the_file(root, clock):
     seed(store)
     before = store.memories_path.read_bytes()
     edit = hand_edit(store, "MEMORY.md", "alpha\n§\nmine\n")
-    report = store.repair()
+    report = store.projections.repair()
     assert (report.repaired, report.hand_edits, edits(store)) == (["MEMORY.md"], {}, [edit])
     assert store.memories_path.read_bytes() == before
     assert store.projection_path("memory").read_bytes() == ("alpha" + SEP + "beta" + SEP + "gamma\n").encode()
@@ -208,7 +208,7 @@ def test_an_edit_breaking_a_rule_is_saved_reported_and_not_applied(root, clock, 
     truth = store.memories_path.read_bytes()
     projection = store.runtime_dir.joinpath(name).read_bytes()
     edit = hand_edit(store, name, text)
-    report = store.repair()
+    report = store.projections.repair()
     result = report.hand_edits[name]
     assert result["status"] == "rejected"
     assert [(p["item"], p["field"], p["rule"]) for p in result["problems"]] == [(item, field, rule)]
@@ -223,14 +223,14 @@ def test_an_edit_breaking_a_rule_is_saved_reported_and_not_applied(root, clock, 
 
 def test_every_broken_item_is_named(store):
     hand_edit(store, "MEMORY.md", "a § b\n§\nfine\n§\n" + "z" * 9000 + "\n")
-    result = store.repair().hand_edits["MEMORY.md"]
+    result = store.projections.repair().hand_edits["MEMORY.md"]
     assert [(p["item"], p["field"]) for p in result["problems"]] == [(1, "content"), (3, "content")]
 
 
 def test_a_valid_file_is_imported_beside_a_rejected_one(store):
     hand_edit(store, "MEMORY.md", "alpha\n§\nbeta\n§\ngamma\n§\nkept addition\n")
     hand_edit(store, "USER.md", "Name: Ada §\n")
-    report = store.repair()
+    report = store.projections.repair()
     assert (report.hand_edits["MEMORY.md"]["status"], report.hand_edits["USER.md"]["status"]) == ("imported", "rejected")
     assert [e[1] for e in entries(store)] == ["alpha", "beta", "gamma", "Name: Ada", "kept addition"]
     assert store.projection_path("user").read_bytes() == b"Name: Ada\n"
@@ -240,7 +240,7 @@ def test_a_valid_file_is_imported_beside_a_rejected_one(store):
 def test_an_edit_that_is_not_utf8_is_rejected(store):
     truth = store.memories_path.read_bytes()
     hand_edit(store, "MEMORY.md", "alpha\n§\ncaf\u00e9\n".encode("latin-1", errors="replace").replace(b"?", b"\xa7"))
-    result = store.repair().hand_edits["MEMORY.md"]
+    result = store.projections.repair().hand_edits["MEMORY.md"]
     assert (result["status"], result["problems"][0]["field"]) == ("rejected", "encoding")
     assert store.memories_path.read_bytes() == truth
 
@@ -256,7 +256,7 @@ def test_line_endings_or_a_bom_alone_are_not_an_edit(store, variant):
             "no-final-newline": canonical.rstrip(b"\n")}[variant]
     truth = store.memories_path.read_bytes()
     hand_edit(store, "MEMORY.md", data)
-    report = store.repair()
+    report = store.projections.repair()
     assert report.hand_edits["MEMORY.md"]["status"] == "format"
     assert (report.repaired, report.preserved) == (["MEMORY.md"], {})
     assert store.memories_path.read_bytes() == truth
@@ -266,7 +266,7 @@ def test_line_endings_or_a_bom_alone_are_not_an_edit(store, variant):
 
 def test_a_crlf_edit_is_imported_by_its_content(store):
     hand_edit(store, "MEMORY.md", b"\xef\xbb\xbfalpha\r\n\xc2\xa7\r\nbeta\r\n\xc2\xa7\r\ngamma\r\n\xc2\xa7\r\nnew\r\n")
-    result = store.repair().hand_edits["MEMORY.md"]
+    result = store.projections.repair().hand_edits["MEMORY.md"]
     assert (result["added"], result["removed"], result["replaced"]) == (["new"], [], [])
 
 
@@ -276,7 +276,7 @@ def test_a_crlf_edit_is_imported_by_its_content(store):
 def test_empty_projection_is_rebuilt_not_imported(store):
     truth = store.memories_path.read_bytes()
     hand_edit(store, "MEMORY.md", b"")
-    report = store.repair()
+    report = store.projections.repair()
     assert (report.repaired, report.preserved, report.hand_edits) == (["MEMORY.md"], {}, {})
     assert store.memories_path.read_bytes() == truth
 
@@ -285,7 +285,7 @@ def test_zero_filled_projection_after_a_power_loss_is_a_leftover(store):
     truth = store.memories_path.read_bytes()
     size = store.projection_path("memory").stat().st_size
     hand_edit(store, "MEMORY.md", b"alpha\n\xc2\xa7\n" + b"\x00" * size)
-    result = store.repair().hand_edits["MEMORY.md"]
+    result = store.projections.repair().hand_edits["MEMORY.md"]
     assert (result["status"], result["reason"]) == (
         "leftover", "holds NUL bytes (a write cut short by a crash or a power loss)")
     assert store.memories_path.read_bytes() == truth
@@ -295,7 +295,7 @@ def test_projection_of_an_earlier_committed_state_is_a_leftover_even_when_newer(
     truth = store.memories_path.read_bytes()
     earlier = ("alpha" + SEP + "beta\n").encode()  # MEMORY.md before gamma was added
     hand_edit(store, "MEMORY.md", earlier)
-    result = store.repair().hand_edits["MEMORY.md"]
+    result = store.projections.repair().hand_edits["MEMORY.md"]
     assert (result["status"], result["reason"]) == ("leftover", "equals the projection of an earlier committed state")
     assert "not imported" in result["message"] and "from your edit" not in result["message"]
     assert store.memories_path.read_bytes() == truth
@@ -308,7 +308,7 @@ def test_projection_not_newer_than_the_last_commit_is_a_leftover(store):
     memory.write_bytes(b"alpha\n\xc2\xa7\nsomething never committed\n")
     then = store.memories_path.stat().st_mtime_ns - 1_000_000
     os.utime(memory, ns=(then, then))
-    result = store.repair().hand_edits["MEMORY.md"]
+    result = store.projections.repair().hand_edits["MEMORY.md"]
     assert result["status"] == "leftover" and "not newer than the last commit" in result["reason"]
     assert store.memories_path.read_bytes() == truth
 
@@ -323,7 +323,7 @@ def test_projection_of_an_uncommitted_temp_file_is_a_leftover(store):
     temp = store.runtime_dir / f".memories.json.{2 ** 22 + 7}.1764576000000.0badf00d.tmp"
     temp.write_bytes(serialize_store(pending))
     hand_edit(store, "MEMORY.md", ("alpha" + SEP + "beta" + SEP + "gamma" + SEP + "pending\n").encode())
-    result = store.repair().hand_edits["MEMORY.md"]
+    result = store.projections.repair().hand_edits["MEMORY.md"]
     assert (result["status"], result["reason"]) == (
         "leftover", "equals the projection of an interrupted commit (its temp file is still there)")
     assert "pending" not in store.memories_path.read_text()
@@ -361,7 +361,7 @@ def test_sigkill_at_each_commit_step_is_never_imported_and_temps_are_cleaned(roo
     if COMMIT_STEPS[breakpoint]:
         age_commit(store)
 
-    report = RuntimeStore(root, lock_timeout=2.0).repair()
+    report = RuntimeStore(root, lock_timeout=2.0).projections.repair()
     statuses = {name: r["status"] for name, r in report.hand_edits.items()}
     assert statuses == ({"MEMORY.md": "leftover"} if COMMIT_STEPS[breakpoint] else {})
     assert store.memories_path.read_bytes() == truth
@@ -415,7 +415,7 @@ def test_edit_racing_a_mutation_from_another_process_loses_and_is_preserved(root
         assert reader.readline() == "DONE"
     finally:
         procs.finish(writer)
-    report = store.repair()
+    report = store.projections.repair()
     assert report.hand_edits == {} and report.repaired == []
     assert [e[1] for e in entries(store)] == ["seed", "w-0"]
     assert edits(store) == [edit]
@@ -425,7 +425,7 @@ def test_imported_edit_and_a_later_mutation_from_another_process_both_survive(ro
     store = make_store(root, clock)
     store.mutate(validate_request("add", "memory", "seed"))
     hand_edit(store, "MEMORY.md", "seed\n§\nmy edit\n")
-    assert store.repair().hand_edits["MEMORY.md"]["status"] == "imported"
+    assert store.projections.repair().hand_edits["MEMORY.md"]["status"] == "imported"
     writer = procs.spawn_writer("add", str(root), "w", "1", "--no-wait")
     reader = procs.LineReader(writer)
     try:
@@ -506,11 +506,11 @@ def test_an_entry_breaking_a_rule_is_untouched_by_a_hand_edit(root, clock):
     (root / "runtime").mkdir(parents=True)
     (root / "runtime" / "memories.json").write_text(json.dumps({"version": 1, "entries": [big, small]}, indent=2) + "\n")
     store = make_store(root, clock)
-    store.repair()
+    store.projections.repair()
     assert store.projection_path("memory").read_bytes() == b"small\n"
     clock.set(LATER)
     hand_edit(store, "MEMORY.md", "small, edited\n§\nnew\n")
-    result = store.repair().hand_edits["MEMORY.md"]
+    result = store.projections.repair().hand_edits["MEMORY.md"]
     assert (result["added"], result["replaced"], result["removed"]) == (
         ["new"], [{"from": "small", "to": "small, edited"}], [])
     saved = json.loads(store.memories_path.read_text())["entries"]

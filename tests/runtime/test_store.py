@@ -193,7 +193,7 @@ def test_cases_9_10_configured_limit_usage_and_maintenance_plan(root, clock, dis
     receipt = add(store, "b" * 8000)
     assert receipt.to_dict()["usage"] == {"used": 16004, "limit": 20480}
     before = disk.freeze(rt(root))
-    plan = store.plan_maintenance(validate_request("add", "memory", "c" * 5000))
+    plan = store.maintenance.plan(validate_request("add", "memory", "c" * 5000))
     assert disk.state(rt(root)) == before
     assert (plan.used, plan.projected, plan.limit, plan.requires_maintenance) == (16004, 21008, 20480, True)
     assert plan.revision == store.read().revision
@@ -201,7 +201,7 @@ def test_cases_9_10_configured_limit_usage_and_maintenance_plan(root, clock, dis
     assert plan.pending == Entry("c" * 5000, NOW, NOW, "memory", "normal")
     assert plan.excluded is None
     assert plan.to_dict()["requiresMaintenance"] is True
-    small = store.plan_maintenance(validate_request("add", "memory", "c" * 4000))
+    small = store.maintenance.plan(validate_request("add", "memory", "c" * 4000))
     assert (small.projected, small.requires_maintenance) == (20008, False)
 
 
@@ -260,7 +260,7 @@ def test_case_17_identical_entries_are_ambiguous(root, clock, disk):
 def test_case_20_fresh_root_is_created_on_first_write_only(root, clock):
     store = make_store(root, clock)
     assert store.read().entries == () and store.read().exists is False
-    assert store.repair().to_dict() == {"repaired": [], "preserved": {}, "skipped": None}
+    assert store.projections.repair().to_dict() == {"repaired": [], "preserved": {}, "skipped": None}
     assert list(root.iterdir()) == []
     add(store, "first")
     assert sorted(p.name for p in rt(root).iterdir()) == [
@@ -346,16 +346,16 @@ def _rejections():
         ("remove-two-exact", lambda s: s.mutate(r("remove", "memory", old_text="dup")), AmbiguousMatch,
          "oldText: 2 memory entries "),
         ("remove-empty-old", lambda s: s.mutate(r("remove", "memory", old_text="")), InvalidInput, "oldText"),
-        ("compact-stale-revision", lambda s: s.compact_target("0" * 64, "memory", [{"content": "k"}]),
+        ("compact-stale-revision", lambda s: s.maintenance.compact_target("0" * 64, "memory", [{"content": "k"}]),
          RevisionConflict, "changed since revision"),
-        ("compact-duplicate", lambda s: s.compact_target(s.read().revision, "memory",
+        ("compact-duplicate", lambda s: s.maintenance.compact_target(s.read().revision, "memory",
                                                           [{"content": "k"}, {"content": " k "}]),
          DuplicateContent, "candidates[1].content"),
-        ("compact-bad-budget", lambda s: s.compact_target(s.read().revision, "memory", [{"content": "k"}], 10241),
+        ("compact-bad-budget", lambda s: s.maintenance.compact_target(s.read().revision, "memory", [{"content": "k"}], 10241),
          InvalidInput, "maxBytes"),
-        ("compact-user-over-budget", lambda s: s.compact_target(s.read().revision, "user", [{"content": "u"}], -1),
+        ("compact-user-over-budget", lambda s: s.maintenance.compact_target(s.read().revision, "user", [{"content": "u"}], -1),
          InvalidInput, "maxBytes"),
-        ("compact-mutate-no-match", lambda s: s.compact_and_mutate(
+        ("compact-mutate-no-match", lambda s: s.maintenance.compact_and_mutate(
             s.read().revision, r("remove", "memory", old_text="absent"), [{"content": "k"}]), NoMatch, "absent"),
     ]
     for name in ["-x", "-", "a..b", "a@{b", "x/", "y" * 129, *CASE_26]:
@@ -427,9 +427,9 @@ def test_damaged_store_refuses_every_write_and_reads_what_it_can(root, clock, di
         lambda: add(store, "new"),
         lambda: replace(store, "entry 1", "changed"),
         lambda: remove(store, "entry 2", "user"),
-        lambda: store.plan_maintenance(validate_request("add", "memory", "new")),
-        lambda: store.compact_target(store.read().revision, "memory", [{"content": "k"}]),
-        lambda: store.compact_and_mutate(store.read().revision, validate_request("add", "memory", "n"), []),
+        lambda: store.maintenance.plan(validate_request("add", "memory", "new")),
+        lambda: store.maintenance.compact_target(store.read().revision, "memory", [{"content": "k"}]),
+        lambda: store.maintenance.compact_and_mutate(store.read().revision, validate_request("add", "memory", "n"), []),
     ]
     for operation in operations:
         with pytest.raises(UnreadableStore) as info:
@@ -437,7 +437,7 @@ def test_damaged_store_refuses_every_write_and_reads_what_it_can(root, clock, di
         assert info.value.data["file"] == memories
         assert memories in info.value.message and reason in info.value.message
         assert info.value.code == "unreadable-store"
-    report = store.repair()
+    report = store.projections.repair()
     assert report.skipped is not None and memories in report.skipped
     assert (report.repaired, report.preserved) == ([], {})
     assert disk.state(rt(root)) == before
@@ -499,7 +499,7 @@ def test_ts_store_reads_with_same_entries_and_revision(root, clock, disk):
     assert state.problem is None and state.exists
     assert state.entries == BASIC_ENTRIES
     assert state.revision == compact_revision(files["memories.json"].decode())
-    assert store.repair().to_dict() == {"repaired": [], "preserved": {}, "skipped": None}
+    assert store.projections.repair().to_dict() == {"repaired": [], "preserved": {}, "skipped": None}
     assert disk.state(rt(root)) == before
 
 
@@ -586,7 +586,7 @@ def test_case_32_compact_with_stale_revision_conflicts(root, clock, disk):
     add(store, "second")
     before = disk.freeze(rt(root))
     with pytest.raises(RevisionConflict) as info:
-        store.compact_target(revision, "memory", [{"content": "merged"}])
+        store.maintenance.compact_target(revision, "memory", [{"content": "merged"}])
     assert info.value.data == {"expected": revision, "actual": store.read().revision}
     assert info.value.code == "revision-conflict"
     assert disk.state(rt(root)) == before
@@ -603,7 +603,7 @@ def test_case_33_compact_budget_28_and_local_archive(root, clock):
     add(store, "low detail", importance="low")
     revision = store.read().revision
     clock.advance(hours=1)
-    receipt = store.compact_target(revision, "memory", [
+    receipt = store.maintenance.compact_target(revision, "memory", [
         {"content": long_text, "importance": "normal"},
         {"content": "critical rule", "importance": "critical"},
         {"content": "low detail", "importance": "low"},
@@ -630,7 +630,7 @@ def test_case_34_duplicate_candidates_rejected(root, clock, disk):
     add(store, "one")
     before = disk.freeze(rt(root))
     with pytest.raises(DuplicateContent) as info:
-        store.compact_target(store.read().revision, "memory", [{"content": "one"}, {"content": "one"}])
+        store.maintenance.compact_target(store.read().revision, "memory", [{"content": "one"}, {"content": "one"}])
     assert info.value.code == "invalid-input"
     assert info.value.data["field"] == "candidates[1].content"
     assert disk.state(rt(root)) == before
@@ -658,7 +658,7 @@ def test_case_35_compact_and_mutate_rejects_pending_or_excluded_text(root, clock
         "add": validate_request("add", "memory", "use pnpm"),
     }[action]
     with pytest.raises(InvalidInput) as info:
-        store.compact_and_mutate(store.read().revision, request, candidates)
+        store.maintenance.compact_and_mutate(store.read().revision, request, candidates)
     assert (info.value.field, info.value.rule) == (field, rule)
     assert disk.state(rt(root)) == before
 
@@ -668,7 +668,7 @@ def test_case_35_compact_and_mutate_replace_succeeds(root, clock):
     add(store, "use yarn", importance="critical")
     add(store, "other")
     clock.set("2026-09-20T00:00:00.000Z")
-    receipt = store.compact_and_mutate(
+    receipt = store.maintenance.compact_and_mutate(
         store.read().revision, validate_request("replace", "memory", "use pnpm", "yarn"), [{"content": "other"}])
     assert store.read().entries == (
         Entry("other", NOW, NOW, "memory", "normal"),
@@ -687,10 +687,10 @@ def test_case_36_compact_and_mutate_conflict_and_capacity(root, clock, disk):
     before = disk.freeze(rt(root))
     request = validate_request("add", "memory", "c" * 30)
     with pytest.raises(RevisionConflict):
-        store.compact_and_mutate(stale, request, [{"content": "a" * 40}])
+        store.maintenance.compact_and_mutate(stale, request, [{"content": "a" * 40}])
     assert disk.state(rt(root)) == before
     with pytest.raises(RuntimeCapacityError) as info:
-        store.compact_and_mutate(store.read().revision, request, [{"content": "a" * 40}, {"content": "b" * 40}])
+        store.maintenance.compact_and_mutate(store.read().revision, request, [{"content": "a" * 40}, {"content": "b" * 40}])
     assert info.value.data == {"target": "memory", "used": 84, "projected": 118, "limit": 100}
     assert disk.state(rt(root)) == before
     assert not (rt(root) / "archived").exists()
@@ -708,7 +708,7 @@ def test_case_37_over_capacity_remove_plan_and_compact_and_mutate(root, clock, d
     with pytest.raises(RuntimeCapacityError) as info:
         store.mutate(request)
     assert info.value.data == {"target": "memory", "used": 12021, "projected": 12008, "limit": 10240}
-    plan = store.plan_maintenance(request)
+    plan = store.maintenance.plan(request)
     assert disk.state(rt(root)) == before
     assert [x.content for x in plan.entries] == ["a" * 4000, "b" * 4000, "c" * 4000]
     assert plan.pending is None
@@ -717,7 +717,7 @@ def test_case_37_over_capacity_remove_plan_and_compact_and_mutate(root, clock, d
     budget = compaction_budget(plan.limit, None, bool(plan.entries))
     assert budget == 7168
     candidates = [Candidate(x.content, x.importance, x.branches) for x in plan.entries]
-    receipt = store.compact_and_mutate(plan.revision, request, candidates, budget)
+    receipt = store.maintenance.compact_and_mutate(plan.revision, request, candidates, budget)
     assert [x.content for x in store.read().entries] == ["b" * 4000]
     assert receipt.to_dict()["removed"] == "remove me"
     assert receipt.detail["archived"] == 2
@@ -735,8 +735,8 @@ def test_second_local_archive_appends_with_delimiter(root, clock):
     store = make_store(root, clock)
     for text in ("one", "two", "three"):
         add(store, text)
-    store.compact_target(store.read().revision, "memory", [{"content": "two"}, {"content": "three"}])
-    store.compact_target(store.read().revision, "memory", [{"content": "three"}])
+    store.maintenance.compact_target(store.read().revision, "memory", [{"content": "two"}, {"content": "three"}])
+    store.maintenance.compact_target(store.read().revision, "memory", [{"content": "three"}])
     assert read(root, "archived/MEMORY.md") == b"one\n\xc2\xa7\ntwo\n"
     assert len(read(root, "archived/memories.jsonl").splitlines()) == 2
 
@@ -746,7 +746,7 @@ def test_compact_user_target_keeps_memory_entries_first(root, clock):
     add(store, "u1", "user")
     add(store, "m1")
     add(store, "u2", "user")
-    store.compact_target(store.read().revision, "user", [{"content": "u2"}, {"content": "u3 new", "importance": "low"}])
+    store.maintenance.compact_target(store.read().revision, "user", [{"content": "u2"}, {"content": "u3 new", "importance": "low"}])
     assert [(x.target, x.content, x.created_at) for x in store.read().entries] == [
         ("memory", "m1", NOW), ("user", "u2", NOW), ("user", "u3 new", NOW)]
     assert read(root, "archived/USER.md") == b"u1\n"
@@ -756,7 +756,7 @@ def test_compaction_inherits_branches_of_identical_entry(root, clock):
     store = make_store(root, clock)
     add(store, "scoped", branches=["main"])
     add(store, "global")
-    store.compact_target(store.read().revision, "memory", [{"content": "scoped"}, {"content": "new", "branches": ["dev"]}])
+    store.maintenance.compact_target(store.read().revision, "memory", [{"content": "scoped"}, {"content": "new", "branches": ["dev"]}])
     assert [(x.content, x.branches) for x in store.read().entries] == [("scoped", ("main",)), ("new", ("dev",))]
 
 
@@ -769,13 +769,13 @@ def test_hand_edit_is_preserved_then_repaired_and_second_repair_does_nothing(roo
     add(store, "B")
     garbage = "# my notes\nA\n§\nB edited by hand 手改\n".encode()
     (rt(root) / "MEMORY.md").write_bytes(garbage)
-    report = store.repair()
+    report = store.projections.repair()
     saved = rt(root) / "edits" / f"{STAMP}-MEMORY.md"
     assert report.to_dict() == {"repaired": ["MEMORY.md"], "preserved": {"MEMORY.md": str(saved)}, "skipped": None}
     assert saved.read_bytes() == garbage
     assert read(root, "MEMORY.md") == b"A\n\xc2\xa7\nB\n"
     before = disk.freeze(rt(root))
-    assert store.repair().to_dict() == {"repaired": [], "preserved": {}, "skipped": None}
+    assert store.projections.repair().to_dict() == {"repaired": [], "preserved": {}, "skipped": None}
     assert disk.state(rt(root)) == before
     assert no_lock_left(root)
 
@@ -784,9 +784,9 @@ def test_two_hand_edits_in_the_same_millisecond_get_distinct_files(root, clock):
     store = make_store(root, clock)
     add(store, "A")
     (rt(root) / "MEMORY.md").write_bytes(b"first edit\n")
-    store.repair()
+    store.projections.repair()
     (rt(root) / "MEMORY.md").write_bytes(b"second edit\n")
-    report = store.repair()
+    report = store.projections.repair()
     second = rt(root) / "edits" / f"{STAMP}-MEMORY-2.md"
     assert report.preserved == {"MEMORY.md": str(second)}
     assert second.read_bytes() == b"second edit\n"
@@ -797,7 +797,7 @@ def test_missing_projection_is_recreated_without_an_edit_file(root, clock):
     store = make_store(root, clock)
     add(store, "profile", "user")
     (rt(root) / "USER.md").unlink()
-    report = store.repair()
+    report = store.projections.repair()
     assert report.to_dict() == {"repaired": ["USER.md"], "preserved": {}, "skipped": None}
     assert read(root, "USER.md") == b"profile\n"
     assert not (rt(root) / "edits").exists()
@@ -917,8 +917,8 @@ def test_modes_runtime_dir_0700_files_0600(tmp_path, clock):
     add(store, "A")
     add(store, "profile", "user")
     (rt(root) / "MEMORY.md").write_bytes(b"edit\n")
-    store.repair()
-    store.compact_target(store.read().revision, "memory", [{"content": "B"}])
+    store.projections.repair()
+    store.maintenance.compact_target(store.read().revision, "memory", [{"content": "B"}])
     (rt(root) / "memories.json").write_bytes(b"{")
     store.recover()
     for directory in (tmp_path / "new", root, rt(root), rt(root) / "edits", rt(root) / "archived",
@@ -999,7 +999,7 @@ def test_rejected_operation_on_never_used_root_creates_nothing(tmp_path, clock, 
     root = tmp_path / "never-used"
     store = make_store(root, clock)
     if operation == "plan":
-        plan = store.plan_maintenance(validate_request("add", "memory", "x"))
+        plan = store.maintenance.plan(validate_request("add", "memory", "x"))
         assert plan.requires_maintenance is False
     else:
         with pytest.raises(NoMatch):
@@ -1029,7 +1029,7 @@ def test_repair_waits_for_an_in_place_save_to_finish(tmp_path):
     with open(memory, "r+b") as editor:
         editor.truncate(0)  # first half of an in-place save
         editor.flush()
-        worker = threading.Thread(target=lambda: outcome.update(report=store.repair()))
+        worker = threading.Thread(target=lambda: outcome.update(report=store.projections.repair()))
         worker.start()
         time.sleep(0.2)  # the slow editor
         editor.write(edit)  # second half of the save, through the editor's own descriptor

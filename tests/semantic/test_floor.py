@@ -149,7 +149,7 @@ class _LiteralMatches:
 def test_federated_recall_never_ranks_a_meaning_only_hit_above_a_literal_match(space) -> None:
     native = space.state().all[0].id
     space.configure_provider("holographic", {}, enabled=True)
-    [other] = space.registry.sync_namespaces("holographic", [{"externalId": "ops"}])
+    [other] = space.registry.provider_plane.sync_namespaces("holographic", [{"externalId": "ops"}])
     space.activate(other.id)
     space._providers[other.id] = _LiteralMatches([
         Item("h1", "kubernetes pod eviction runbook", score=0.32, matched_via="holographic"),

@@ -82,7 +82,7 @@ def test_a_discovered_namespace_that_looks_like_a_space_gets_a_numbered_name(tmp
     service.create_space("Project", "native facts")
     service.configure_provider("honcho", {"endpoint": "https://honcho.example.test/v1"}, enabled=True)
     renamed: list[dict] = []
-    [space] = service.registry.sync_namespaces("honcho", [{"externalId": "ws-1", "name": "\u0420roject"}],
+    [space] = service.registry.provider_plane.sync_namespaces("honcho", [{"externalId": "ws-1", "name": "\u0420roject"}],
                                                renamed=renamed)
     assert space.name == "\u0420roject (2)"
     [change] = renamed

@@ -87,7 +87,7 @@ def _call_each_api(service: SpacesService, space: str, item: str, other: str) ->
         ("id", lambda: service.forget(space, f"{item}{LONE}")),
         ("spaceId", lambda: service.forget(f"{space}{LONE}", item)),
         ("services.account", lambda: service.configure_provider("mem0", {"account": f"a{LONE}"})),
-        ("discovered[0].externalId", lambda: service.registry.sync_namespaces("mem0", [{"externalId": f"x{LONE}"}])),
+        ("discovered[0].externalId", lambda: service.registry.provider_plane.sync_namespaces("mem0", [{"externalId": f"x{LONE}"}])),
     ]
 
 
@@ -197,7 +197,7 @@ def _providers_file(root: Path, clock: FrozenClock) -> bytes:
     service = SpacesService(root, clock=clock)
     for provider, fields in SERVICES.items():
         service.configure_provider(provider, fields, enabled=True)
-    service.registry.sync_namespaces("mem0", [{"externalId": "project-x", "connection": {"project": "x"}}])
+    service.registry.provider_plane.sync_namespaces("mem0", [{"externalId": "project-x", "connection": {"project": "x"}}])
     service.close()
     return (root / "state" / "memory-providers.json").read_bytes()
 

@@ -65,7 +65,7 @@ def test_a_space_of_a_provider_that_is_not_installed_is_unsupported_in_recall(tm
     native = service.create_space("Native", "native", active=True).record.id
     service.remember("the native space still answers", space_id=native)
     service.configure_provider("honcho", {}, enabled=True)
-    [other] = service.registry.sync_namespaces("honcho", [{"externalId": "peer-1"}])
+    [other] = service.registry.provider_plane.sync_namespaces("honcho", [{"externalId": "peer-1"}])
     service.activate(other.id)
     result = service.recall("native space answers").to_dict()
     assert [r["spaceId"] for r in result["results"]] == [native]
@@ -138,7 +138,7 @@ def test_a_space_keeps_its_user_given_name_across_disable_and_enable(tmp_path: P
 
     service = SpacesService(tmp_path)
     service.configure_provider("honcho", {}, enabled=True)
-    renamed, plain = service.registry.sync_namespaces("honcho", [{"externalId": "peer-1"}, {"externalId": "peer-2"}])
+    renamed, plain = service.registry.provider_plane.sync_namespaces("honcho", [{"externalId": "peer-1"}, {"externalId": "peer-2"}])
     service.update_space(renamed.id, name="Team decisions", description="what the team agreed")
     service.configure_provider("honcho", {}, enabled=False)
     doc = json.loads((tmp_path / "state" / "memory-providers.json").read_text())
@@ -147,7 +147,7 @@ def test_a_space_keeps_its_user_given_name_across_disable_and_enable(tmp_path: P
                                       "description": "what the team agreed", "metadataSource": "manual",
                                       "active": False}]
     service.configure_provider("honcho", {}, enabled=True)
-    again = {r.external_id: r for r in service.registry.sync_namespaces(
+    again = {r.external_id: r for r in service.registry.provider_plane.sync_namespaces(
         "honcho", [{"externalId": "peer-1", "name": "peer one"}, {"externalId": "peer-2"}])}
     assert (again["peer-1"].id, again["peer-1"].name, again["peer-1"].description, again["peer-1"].metadata_source) \
         == (renamed.id, "Team decisions", "what the team agreed", "manual")
@@ -166,7 +166,7 @@ def test_enable_gives_a_namespace_a_free_name_and_id_and_the_spaces_made_meanwhi
 
     service = SpacesService(tmp_path)
     service.configure_provider("honcho", {}, enabled=True)
-    peer1, peer2 = service.registry.sync_namespaces("honcho", [{"externalId": "peer-1"},
+    peer1, peer2 = service.registry.provider_plane.sync_namespaces("honcho", [{"externalId": "peer-1"},
                                                                {"externalId": "peer-2", "name": "Team"}])
     service.update_space(peer1.id, name="Decisions", description="what the team agreed")
     service.activate(peer1.id)
@@ -175,7 +175,7 @@ def test_enable_gives_a_namespace_a_free_name_and_id_and_the_spaces_made_meanwhi
     native_team = service.create_space(peer2.id.upper(), "named like a honcho space id").record
     service.configure_provider("honcho", {}, enabled=True)
     renamed: list = []
-    spaces = {r.external_id: r for r in service.registry.sync_namespaces(
+    spaces = {r.external_id: r for r in service.registry.provider_plane.sync_namespaces(
         "honcho", [{"externalId": "peer-1"}, {"externalId": "peer-2", "name": "team"},
                    {"externalId": "peer-3", "name": "Team"}], renamed=renamed)}
     assert (native_decisions.name, service.get_space("decisions").record.id) == ("decisions", native_decisions.id)
@@ -192,7 +192,7 @@ def test_enable_gives_a_namespace_a_free_name_and_id_and_the_spaces_made_meanwhi
     stored = json.loads((tmp_path / "state" / "memory-providers.json").read_text())
     assert sorted(b["name"] for b in stored["bodies"]) == ["Decisions (2)", "Team (2)", "team"]
     again: list = []
-    service.registry.sync_namespaces("honcho", [{"externalId": "peer-1"}, {"externalId": "peer-2", "name": "team"},
+    service.registry.provider_plane.sync_namespaces("honcho", [{"externalId": "peer-1"}, {"externalId": "peer-2", "name": "team"},
                                                 {"externalId": "peer-3", "name": "Team"}], renamed=again)
     assert again == []  # the names stay, and a re-sync has nothing new to say
     service.close()

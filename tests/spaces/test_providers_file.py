@@ -51,7 +51,7 @@ def test_a_newer_provider_file_is_read_only_and_native_spaces_keep_working(root:
              lambda: service.thirdparty.disable("honcho"),
              lambda: service.configure_provider("honcho", {"endpoint": "https://other.example/v1"}),
              lambda: service.configure_provider("honcho", {}, enabled=False),
-             lambda: service.registry.sync_namespaces("honcho", [{"externalId": "x"}])]
+             lambda: service.registry.provider_plane.sync_namespaces("honcho", [{"externalId": "x"}])]
     for call in calls:
         with pytest.raises(FormatTooNew) as refused:
             call()

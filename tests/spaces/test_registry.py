@@ -147,7 +147,7 @@ def test_providers_file_is_0600_and_never_echoes_credentials(root: Path, clock: 
     assert oct(path.stat().st_mode & 0o777) == "0o600"
     stored = json.loads(path.read_text())
     assert stored["version"] == 4 and stored["services"]["honcho"]["apiKey"] == SECRET
-    service.registry.sync_namespaces("honcho", [{"externalId": "project-x", "connection": {"project": "x"}}])
+    service.registry.provider_plane.sync_namespaces("honcho", [{"externalId": "project-x", "connection": {"project": "x"}}])
     texts = [json.dumps(service.provider_services()), json.dumps([v.to_dict() for v in service.list_spaces()])]
     for bad in ({"endpoint": f"https://user:{SECRET}@host/"}, {"apiKey": 12, "token": SECRET}, {"secret": SECRET}):
         with pytest.raises(InvalidInput) as refused:
@@ -170,31 +170,31 @@ def test_providers_file_is_0600_and_never_echoes_credentials(root: Path, clock: 
 
 def test_disabling_a_provider_drops_its_projections_and_keeps_the_service(root: Path, clock: FrozenClock) -> None:
     registry = SpaceRegistry(root, clock=clock)
-    registry.configure_service("hindsight", {"endpoint": "http://127.0.0.1:8888"}, enabled=True)
-    made = registry.sync_namespaces("hindsight", [{"externalId": "bank-a", "connection": {"bankId": "a"}},
+    registry.provider_plane.configure_service("hindsight", {"endpoint": "http://127.0.0.1:8888"}, enabled=True)
+    made = registry.provider_plane.sync_namespaces("hindsight", [{"externalId": "bank-a", "connection": {"bankId": "a"}},
                                                   {"externalId": "bank-b", "name": "Team bank"}])
     assert [(r.id[:10], r.name) for r in made] == [("hindsight-", "a"), ("hindsight-", "Team bank")]
-    registry.configure_service("hindsight", enabled=False)
+    registry.provider_plane.configure_service("hindsight", enabled=False)
     stored = json.loads((root / "state" / "memory-providers.json").read_text())
     assert stored["bodies"] == [] and stored["services"]["hindsight"] == {"endpoint": "http://127.0.0.1:8888"}
-    registry.configure_service("hindsight", enabled=True)
-    again = registry.sync_namespaces("hindsight", [{"externalId": "bank-a", "connection": {"bankId": "a"}}])
+    registry.provider_plane.configure_service("hindsight", enabled=True)
+    again = registry.provider_plane.sync_namespaces("hindsight", [{"externalId": "bank-a", "connection": {"bankId": "a"}}])
     assert again[0].id == made[0].id
     assert [r.id for r in registry.read().provider_bodies] == [made[0].id]
 
 
 def test_rediscovery_removes_vanished_and_keeps_user_names(root: Path, clock: FrozenClock) -> None:
     registry = SpaceRegistry(root, clock=clock)
-    registry.configure_service("honcho", {}, enabled=True)
-    first = registry.sync_namespaces("honcho", [{"externalId": "ws/one", "name": "One"},
+    registry.provider_plane.configure_service("honcho", {}, enabled=True)
+    first = registry.provider_plane.sync_namespaces("honcho", [{"externalId": "ws/one", "name": "One"},
                                                 {"externalId": "ws/two", "name": "Two"}])
     registry.update(first[0].id, name="My renamed one")
     registry.update(first[0].id, active=True)
-    second = registry.sync_namespaces("honcho", [{"externalId": "ws/one", "name": "One (provider)"}])
+    second = registry.provider_plane.sync_namespaces("honcho", [{"externalId": "ws/one", "name": "One (provider)"}])
     assert [(r.id, r.name, r.active, r.created_at, r.metadata_source) for r in second] == [
         (first[0].id, "My renamed one", True, first[0].created_at, "manual")]
     with pytest.raises(InvalidInput) as repeated:
-        registry.sync_namespaces("honcho", [{"externalId": "x"}, {"externalId": "x"}])
+        registry.provider_plane.sync_namespaces("honcho", [{"externalId": "x"}, {"externalId": "x"}])
     assert repeated.value.field == "discovered[1].externalId"
 
 
@@ -226,13 +226,13 @@ def test_metadata_batch_with_one_invalid_item_applies_nothing(root: Path, clock:
 ])
 def test_openviking_target_must_be_a_user_memories_root(root: Path, clock: FrozenClock, uri: str, ok: bool) -> None:
     registry = SpaceRegistry(root, clock=clock)
-    registry.configure_service("openviking", {"endpoint": "http://127.0.0.1:1933"}, enabled=True)
+    registry.provider_plane.configure_service("openviking", {"endpoint": "http://127.0.0.1:1933"}, enabled=True)
     if ok:
-        [made] = registry.sync_namespaces("openviking", [{"externalId": uri, "connection": {"targetUri": uri}}])
+        [made] = registry.provider_plane.sync_namespaces("openviking", [{"externalId": uri, "connection": {"targetUri": uri}}])
         assert made.connection["targetUri"] == uri.rstrip("/")
     else:
         with pytest.raises(InvalidInput) as refused:
-            registry.sync_namespaces("openviking", [{"externalId": uri, "connection": {"targetUri": uri}}])
+            registry.provider_plane.sync_namespaces("openviking", [{"externalId": uri, "connection": {"targetUri": uri}}])
         assert refused.value.field == "discovered[0].connection.targetUri"
         assert not (root / "state" / "memory-providers.json").read_text().count("bodies\": [{")
 

@@ -297,7 +297,7 @@ def test_federation_across_providers_uses_reciprocal_rank_fusion(service: Spaces
     service.remember("cache eviction policy is LRU", space_id=native)
     service.remember("cache eviction runs hourly", space_id=native)
     service.configure_provider("holographic", {}, enabled=True)
-    [other] = service.registry.sync_namespaces("holographic", [{"externalId": "notes"}])
+    [other] = service.registry.provider_plane.sync_namespaces("holographic", [{"externalId": "notes"}])
     service.activate(other.id)
     service._providers[other.id] = StaticProvider([
         Item("h1", "cache eviction note", score=0.95, created_at="2026-01-01T00:00:00Z"),

@@ -310,7 +310,7 @@ class Namespace:
     items: int | None = None
 
     def to_sync(self) -> dict[str, Any]:
-        """The entry :meth:`~mnemon_ls.spaces.registry.SpaceRegistry.sync_namespaces` takes."""
+        """The entry :meth:`~mnemon_ls.spaces.registry_providers.ProviderPlane.sync_namespaces` takes."""
         return {"externalId": self.external_id, "name": self.name, "description": self.description,
                 "connection": dict(self.connection)}
 

@@ -1,74 +1,110 @@
-"""Capacity maintenance of the Runtime store (:mod:`.store`): the maintenance plan a full target gets
+"""Capacity maintenance of one Runtime store (:mod:`.store`): the maintenance plan a full target gets
 (:class:`MaintenancePlan`, reference 4.1; byte counts are UTF-8 bytes of the joined target), compaction
-(``compact_target``, ``compact_and_mutate``, ``compact_plan``: evict/merge entries, then commit) and the local
-archive of evicted entries (``archived/memories.jsonl`` + ``archived/MEMORY.md``, appended durably before
-the commit).
+(:meth:`~CapacityMaintenance.compact_target`, :meth:`~CapacityMaintenance.compact_and_mutate`,
+:meth:`~CapacityMaintenance.compact_plan`: evict/merge entries, then commit) and the local archive of evicted
+entries (``archived/memories.jsonl`` + ``archived/MEMORY.md``, appended durably before the commit).
 
-:class:`RuntimeMaintenance` is a mixin of :class:`~mnemon_ls.runtime.store.RuntimeStore`: its methods use the
-store's lock, reads and ``_commit`` and are only meant to be called on a ``RuntimeStore``.
-:class:`MaintenancePlan` is re-exported by :mod:`.store`.
+:class:`CapacityMaintenance` is a part a :class:`~mnemon_ls.runtime.store.RuntimeStore` owns
+(``store.maintenance``); it reaches the store only through :class:`MaintainedStore`, the store's write path
+(lock, validated read, commit). :func:`plan_of` and :func:`with_plan` also serve the store's own ``mutate``,
+which attaches the plan to a capacity error.
 """
 
 from __future__ import annotations
 
 import json
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Collection, Protocol, Sequence
 
 from .. import fsio
 from ..errors import InvalidInput, RevisionConflict, RuntimeCapacityError
+from ..settings import RuntimeMemorySettings
 from . import compaction, ops
 from .model import PROJECTION_FILES, Entry, Target, match_key, revision_of, used_bytes, validate_target
 from .state import MaintenancePlan, Receipt, StoreState
 
 
-class RuntimeMaintenance:
-    """Maintenance plans, compaction and the local archive of :class:`~mnemon_ls.runtime.store.RuntimeStore`
-    (mixin; see module doc)."""
+class MaintainedStore(Protocol):
+    """What capacity maintenance uses of its :class:`~mnemon_ls.runtime.store.RuntimeStore`: the directories,
+    the byte limits, and the write path (see the store's methods of these names)."""
 
-    @staticmethod
-    def _with_plan(exc: RuntimeCapacityError, plan: MaintenancePlan,
-                   request: ops.MutationRequest) -> RuntimeCapacityError:
-        """``exc`` with ``data.maintenance`` (:func:`~mnemon_ls.runtime.compaction.plan_data`) for a
-        ``target=user`` overflow with entries to compact (USER.md is compacted by the client's assistant,
-        never archived off the machine); other overflows are returned unchanged."""
-        if plan.target != "user" or not plan.entries:
-            return exc
-        data = compaction.plan_data(plan, request)
-        count = len(plan.entries)
-        message = (f"{exc.message}; or compact USER.md: data.maintenance holds the plan ({count} numbered "
-                   f"entr{'y' if count == 1 else 'ies'}, budget {data['budgetBytes']} bytes) for {compaction.METHOD} "
-                   "(CLI: `mnemon-ls runtime compact`; `--json` prints the plan)")
-        return RuntimeCapacityError(message, **exc.data, maintenance=data)
+    runtime_dir: Path
+    archive_dir: Path
+    limits: RuntimeMemorySettings
 
-    def plan_maintenance(self, request: ops.MutationRequest) -> MaintenancePlan:
-        """Read the maintenance plan of ``request`` under the lock (no write). Same errors as :meth:`mutate`
-        except the capacity error."""
-        if self.runtime_dir.exists():
-            with self._locked():
-                state = self._read_valid_locked()
+    def locked(self) -> AbstractContextManager[Any]: ...
+
+    def read_valid(self) -> StoreState: ...
+
+    def now(self) -> str: ...
+
+    def commit(self, before: Sequence[Entry] | None, after: Sequence[Entry], *,
+               already_saved: Collection[str] = ()) -> tuple[dict[str, str], str]: ...
+
+    def receipt(self, message: str, target: Target, entries: Sequence[Entry], revision: str, changed: bool,
+                detail: dict[str, Any], preserved: dict[str, str] | None = None) -> Receipt: ...
+
+
+def with_plan(exc: RuntimeCapacityError, plan: MaintenancePlan, request: ops.MutationRequest) -> RuntimeCapacityError:
+    """``exc`` with ``data.maintenance`` (:func:`~mnemon_ls.runtime.compaction.plan_data`) for a
+    ``target=user`` overflow with entries to compact (USER.md is compacted by the client's assistant,
+    never archived off the machine); other overflows are returned unchanged."""
+    if plan.target != "user" or not plan.entries:
+        return exc
+    data = compaction.plan_data(plan, request)
+    count = len(plan.entries)
+    message = (f"{exc.message}; or compact USER.md: data.maintenance holds the plan ({count} numbered "
+               f"entr{'y' if count == 1 else 'ies'}, budget {data['budgetBytes']} bytes) for {compaction.METHOD} "
+               "(CLI: `mnemon-ls runtime compact`; `--json` prints the plan)")
+    return RuntimeCapacityError(message, **exc.data, maintenance=data)
+
+
+def plan_of(state: StoreState, outcome: ops.MutationOutcome, request: ops.MutationRequest,
+            limits: RuntimeMemorySettings) -> MaintenancePlan:
+    """The maintenance plan of ``request`` applied to ``state`` (``outcome``), reference 4.1; ``limits`` gives
+    the target's byte limit."""
+    target = request.target
+    remaining = tuple(e for e in state.of(target) if e is not outcome.excluded)
+    projected = used_bytes(outcome.entries, target)
+    return MaintenancePlan(
+        revision=state.revision,
+        action=request.action,
+        target=target,
+        entries=remaining,
+        pending=outcome.pending,
+        excluded=outcome.excluded,
+        used=used_bytes(state.entries, target),
+        projected=projected,
+        limit=limits.limit_for(target),
+        requires_maintenance=outcome.changed and projected > limits.limit_for(target),
+    )
+
+
+class CapacityMaintenance:
+    """Capacity maintenance of one Runtime store: maintenance plans, compaction and the local archive.
+
+    Owns no state but ``store`` (a :class:`MaintainedStore`) and the files under ``store.archive_dir``
+    (``memories.jsonl``: one JSON entry a line with ``archived_at`` and ``revision``; ``MEMORY.md``/``USER.md``:
+    the archived contents, separated by ``§`` lines). Every method raises what the store's write path raises
+    (:class:`~mnemon_ls.errors.UnreadableStore`, :class:`~mnemon_ls.errors.StoreBusy`) and changes no byte on
+    disk when it raises.
+    """
+
+    def __init__(self, store: MaintainedStore) -> None:
+        self.store = store
+
+    def plan(self, request: ops.MutationRequest) -> MaintenancePlan:
+        """Read the maintenance plan of ``request`` under the lock (no write). Same errors as the store's
+        ``mutate`` except the capacity error."""
+        store = self.store
+        if store.runtime_dir.exists():
+            with store.locked():
+                state = store.read_valid()
         else:
-            state = self._read_valid_locked()  # nothing to lock, and a read must create nothing
-        return self._plan_of(state, ops.apply_mutation(state.entries, request, self._now()), request)
-
-    def _plan_of(self, state: StoreState, outcome: ops.MutationOutcome, request: ops.MutationRequest) -> MaintenancePlan:
-        """The maintenance plan of ``request`` applied to ``state`` (``outcome``), reference 4.1."""
-        target = request.target
-        remaining = tuple(e for e in state.of(target) if e is not outcome.excluded)
-        projected = used_bytes(outcome.entries, target)
-        return MaintenancePlan(
-            revision=state.revision,
-            action=request.action,
-            target=target,
-            entries=remaining,
-            pending=outcome.pending,
-            excluded=outcome.excluded,
-            used=used_bytes(state.entries, target),
-            projected=projected,
-            limit=self.limits.limit_for(target),
-            requires_maintenance=outcome.changed and projected > self.limits.limit_for(target),
-        )
+            state = store.read_valid()  # nothing to lock, and a read must create nothing
+        return plan_of(state, ops.apply_mutation(state.entries, request, store.now()), request, store.limits)
 
     def compact_target(
         self, expected_revision: str, target: Target, candidates: Sequence[Any], max_bytes: int | None = None, *,
@@ -134,7 +170,8 @@ class RuntimeMaintenance:
 
         def derive(state: StoreState, outcome: ops.MutationOutcome | None) -> tuple[list[ops.Candidate], int]:
             base = outcome or ops.MutationOutcome(state.entries, False, "")
-            plan = self._plan_of(state, base, request or ops.MutationRequest("compact", target))  # type: ignore[arg-type]
+            pending = request or ops.MutationRequest("compact", target)  # type: ignore[arg-type]
+            plan = plan_of(state, base, pending, self.store.limits)
             raw, dropped = entries, ()
             if form is not None:
                 raw, dropped, names = compaction.person_entries(form, plan)
@@ -151,7 +188,7 @@ class RuntimeMaintenance:
 
         receipt = self._compact(expected_revision, target, (), None, request, derive=derive)
         maintenance = compaction.receipt_data(chosen["plan"], chosen["entries"], receipt.revision, receipt.used,
-                                              receipt.limit, str(self.archive_dir / "memories.jsonl"),
+                                              receipt.limit, str(self.store.archive_dir / "memories.jsonl"),
                                               chosen["dropped"])
         return replace(receipt, detail={**receipt.detail, "maintenance": maintenance})
 
@@ -167,23 +204,24 @@ class RuntimeMaintenance:
         archive_locally: bool = True,
         before_commit: Callable[[Sequence[Entry], str], None] | None = None,
     ) -> Receipt:
+        store = self.store
         target = validate_target(target)
-        limit = self.limits.limit_for(target)
+        limit = store.limits.limit_for(target)
         budget = ops.validate_budget(max_bytes, limit)
         candidates = ops.validate_candidates(raw_candidates, target) if derive is None else []
-        if not self.runtime_dir.exists() and expected_revision != revision_of(()):
+        if not store.runtime_dir.exists() and expected_revision != revision_of(()):
             raise RevisionConflict(
                 f"runtime memory changed since revision {expected_revision[:12]}; re-read and retry",
                 expected=expected_revision, actual=revision_of(()))
-        with self._locked():
-            state = self._read_valid_locked()
+        with store.locked():
+            state = store.read_valid()
             if state.revision != expected_revision:
                 raise RevisionConflict(
                     f"runtime memory changed since revision {expected_revision[:12]}; re-read and retry",
                     expected=expected_revision,
                     actual=state.revision,
                 )
-            now = self._now()
+            now = store.now()
             outcome = ops.apply_mutation(state.entries, request, now) if request else None
             if derive is not None:
                 candidates, budget = derive(state, outcome)
@@ -214,24 +252,25 @@ class RuntimeMaintenance:
                 self._archive_locally([*evicted, *extra], state.revision)
             if before_commit is not None:
                 before_commit([*evicted, *extra], state.revision)
-            preserved, revision = self._commit(state.entries, new_entries)
+            preserved, revision = store.commit(state.entries, new_entries)
         detail: dict[str, Any] = dict(outcome.detail) if outcome else {}
         detail["kept"] = [e.content for e in kept]
         detail["dropped"] = [c.content for c in dropped]
         detail["archived"] = len(evicted) + len(extra)
         message = (outcome.message + " " if outcome else "") + f"Compacted {target}: kept {len(kept)} of {len(candidates)}."
-        return self._receipt(message, target, new_entries, revision, True, detail, preserved)
+        return store.receipt(message, target, new_entries, revision, True, detail, preserved)
+
     def _archive_locally(self, entries: Sequence[Entry], revision: str) -> None:
         """Append evicted entries to ``archived/memories.jsonl`` and ``archived/MEMORY.md`` durably."""
         if not entries:
             return
-        fsio.ensure_dir(self.archive_dir)
-        stamp = self._now()
+        fsio.ensure_dir(self.store.archive_dir)
+        stamp = self.store.now()
         lines = "".join(
             json.dumps({**e.to_json(), "archived_at": stamp, "revision": revision}, ensure_ascii=False) + "\n"
             for e in entries
         ).encode("utf-8")
-        jsonl = self.archive_dir / "memories.jsonl"
+        jsonl = self.store.archive_dir / "memories.jsonl"
         current = fsio.read_bytes_or_none(jsonl)
         if current and not current.endswith(b"\n"):
             lines = b"\n" + lines  # close a line a killed append tore, so this one parses
@@ -240,7 +279,7 @@ class RuntimeMaintenance:
         for e in entries:
             by_target.setdefault(PROJECTION_FILES[e.target], []).append(e.content)
         for name, contents in by_target.items():
-            path = self.archive_dir / name
+            path = self.store.archive_dir / name
             prefix = b"\xc2\xa7\n" if path.exists() and path.stat().st_size else b""
             _append_durably(path, prefix + "\n\u00a7\n".join(contents).encode("utf-8") + b"\n")
 

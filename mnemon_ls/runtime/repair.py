@@ -1,27 +1,30 @@
-"""Repair and recovery of the Runtime store (:mod:`.store`): ``repair`` rebuilds missing or differing
-``USER.md``/``MEMORY.md`` projections (a hand edit is preserved under ``edits/`` and imported, never lost;
-a projection still being written is waited for, :data:`SETTLE_SECONDS`/:data:`SETTLE_MAX_SECONDS` seconds),
-and ``recover`` restores a damaged ``memories.json`` from its last-good copy (the damaged file is moved to
-``quarantine/``), with the :class:`RepairReport` shape.
+"""Projection repair of one Runtime store (:mod:`.store`): :meth:`ProjectionRepair.repair` makes ``USER.md`` /
+``MEMORY.md`` agree with ``memories.json`` again (a hand edit is preserved under ``edits/`` and imported, never
+lost; a crash leftover or a format change is rebuilt), with the :class:`RepairReport` shape.
 
-:class:`RuntimeRepair` is a mixin of :class:`~mnemon_ls.runtime.store.RuntimeStore`: its methods use the
-store's lock, reads and ``_commit`` and are only meant to be called on a ``RuntimeStore``. Every name here
-is re-exported by :mod:`.store`.
+Also here, because the store's commit path needs them too: :func:`settled_bytes` (a projection still being
+written is waited for, :data:`SETTLE_SECONDS`/:data:`SETTLE_MAX_SECONDS` seconds) and :func:`sweep_orphans` (temp
+files a killed writer left in ``runtime/``).
+
+:class:`ProjectionRepair` is a part a :class:`~mnemon_ls.runtime.store.RuntimeStore` owns
+(``store.projections``); it reaches the store only through :class:`RepairedStore`: paths, settings, the lock,
+read and commit.
+:class:`RepairReport` and the settle constants are re-exported by :mod:`.store`.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Collection, Protocol, Sequence
 
 from .. import fsio
-from .model import PROJECTION_FILES, Entry, Target, match_key, projection_bytes, salvage_store
-
-if TYPE_CHECKING:
-    from .state import StoreState
+from ..settings import RuntimeMemorySettings
+from .model import PROJECTION_FILES, Entry, Target, projection_bytes
+from .state import StoreState
 
 #: Seconds a differing projection must have been left alone before a repair or commit replaces it.
 SETTLE_SECONDS = 0.15
@@ -33,7 +36,7 @@ SETTLE_MAX_SECONDS = 1.0
 class RepairReport:
     """What a repair did: ``repaired`` file names rewritten, ``preserved`` file name -> saved copy path,
     ``skipped`` why nothing could be repaired (damaged truth file), else ``None``; ``hand_edits`` file
-    name -> what the differing file was and what became of it (:meth:`RuntimeStore.repair`)."""
+    name -> what the differing file was and what became of it (:meth:`ProjectionRepair.repair`)."""
 
     repaired: list[str] = field(default_factory=list)
     preserved: dict[str, str] = field(default_factory=dict)
@@ -48,11 +51,47 @@ class RepairReport:
         return data
 
 
+class RepairedStore(Protocol):
+    """What projection repair uses of its :class:`~mnemon_ls.runtime.store.RuntimeStore`: its paths, the
+    projections it keeps, its byte limits and ``secrets`` setting (for an imported hand edit), the settle time,
+    and the read/write path (see the store's attributes and methods of these names)."""
 
-class RuntimeRepair:
-    """Repair and recovery of :class:`~mnemon_ls.runtime.store.RuntimeStore` (mixin; see module doc)."""
+    runtime_dir: Path
+    memories_path: Path
+    last_good_path: Path
+    history_path: Path
+    projects: tuple[Target, ...]
+    limits: RuntimeMemorySettings
+    secrets: str
+    settle_seconds: float
 
-    # ------------------------------------------------------------------ repair and recovery
+    def projection_path(self, target: Target) -> Path: ...
+
+    def read(self) -> StoreState: ...
+
+    def locked(self) -> AbstractContextManager[Any]: ...
+
+    def now(self) -> str: ...
+
+    def preserve(self, name: str, data: bytes) -> Path: ...
+
+    def commit(self, before: Sequence[Entry] | None, after: Sequence[Entry], *,
+               already_saved: Collection[str] = ()) -> tuple[dict[str, str], str]: ...
+
+
+class ProjectionRepair:
+    """Projection repair of one Runtime store: ``USER.md`` / ``MEMORY.md`` made equal to ``memories.json``
+    again, hand edits of them imported or restored.
+
+    Owns ``store`` (a :class:`RepairedStore`) and ``hand_edits``: ``import`` (a hand edit of a projection
+    becomes mutations of the truth) or ``restore`` (it is saved under ``edits/`` and undone). Writes only under
+    the store's lock; raises :class:`~mnemon_ls.errors.StoreBusy` when the lock cannot be taken and
+    :class:`OSError` for I/O errors; a damaged ``memories.json`` is reported (``skipped``), never raised.
+    """
+
+    def __init__(self, store: RepairedStore, *, hand_edits: str = "import") -> None:
+        self.store = store
+        self.hand_edits = hand_edits
 
     def repair(self, *, rebuild_missing: bool = True) -> RepairReport:
         """Make USER.md / MEMORY.md agree with ``memories.json`` again: import hand edits, repair the rest.
@@ -77,28 +116,30 @@ class RuntimeRepair:
         missing or damaged. ``rebuild_missing=False`` leaves missing projections for the next wake (the CLI
         absorbs edits before a command that may be rejected, and a rejection must not write).
         """
+        store = self.store
         report = RepairReport()
-        state = self.read()
+        state = store.read()
         if state.problem:
             report.skipped = state.problem
             return report
-        if not state.exists or not (self._projections_differ(state.entries, rebuild_missing) or self._has_orphans()):
+        if not state.exists or not (self._projections_differ(state.entries, rebuild_missing)
+                                    or has_orphans(store.runtime_dir)):
             return report
-        with self._locked():
-            state = self.read()
+        with store.locked():
+            state = store.read()
             if state.problem:
                 report.skipped = state.problem
                 return report
             writes = []
             working = state.entries
-            now = self._now()
-            for target in self.projects:
-                path = self.projection_path(target)
+            now = store.now()
+            for target in store.projects:
+                path = store.projection_path(target)
                 expected = projection_bytes(state.entries, target)
                 current = fsio.read_bytes_or_none(path)
                 if current == expected or (current is None and not rebuild_missing):
                     continue
-                current = self._settled_bytes(path, current)
+                current = settled_bytes(path, store.settle_seconds)
                 if current == expected or (current is None and not rebuild_missing):
                     continue
                 result = self._absorb(target, current, expected, state, working, now, report)
@@ -107,9 +148,9 @@ class RuntimeRepair:
                 else:
                     writes.append((path, expected))
                 report.repaired.append(path.name)
-            self._sweep_orphans()
+            sweep_orphans(store.runtime_dir)
             if working is not state.entries:
-                self._commit(state.entries, working, already_saved=set(report.preserved))
+                store.commit(state.entries, working, already_saved=set(report.preserved))
             else:
                 fsio.write_files_atomically(writes)
         return report
@@ -121,10 +162,12 @@ class RuntimeRepair:
         from ..redact import Scrubber  # both imported on use: a repair that finds every projection as
         from . import handedit  # expected (every wake but the one after a hand edit) never needs them
 
+        store = self.store
         name = PROJECTION_FILES[target]
-        known = handedit.known_projections(self.runtime_dir, self.history_path, self.last_good_path, target, expected)
+        known = handedit.known_projections(store.runtime_dir, store.history_path, store.last_good_path, target,
+                                           expected)
         kind, reason = handedit.classify(current, expected, known=known,
-                                         newer=self._newer_than_commit(self.projection_path(target)))
+                                         newer=self._newer_than_commit(store.projection_path(target)))
         if kind in ("missing", "empty"):
             return None
         if kind == "format":
@@ -132,7 +175,7 @@ class RuntimeRepair:
                                        "message": f"{name} {reason}; rewritten (not an edit)"}
             return None
         assert current is not None
-        saved = str(self._preserve(name, current))
+        saved = str(store.preserve(name, current))
         report.preserved[name] = saved
         if kind == "leftover":
             report.hand_edits[name] = {"status": "leftover", "reason": reason, "savedAs": saved, "message": (
@@ -145,8 +188,8 @@ class RuntimeRepair:
             plan = handedit.ImportPlan(working, problems=(handedit.ItemProblem(
                 None, "encoding", "is not UTF-8; save the file as UTF-8", "invalid-input"),))
         else:
-            plan = handedit.plan_import(working, target, text, now, self.limits.limit_for(target),
-                                        scrub=Scrubber(self.secrets))
+            plan = handedit.plan_import(working, target, text, now, store.limits.limit_for(target),
+                                        scrub=Scrubber(store.secrets))
         if plan.problems:
             problems = handedit.describe_problems(name, plan.problems)
             report.hand_edits[name] = {
@@ -165,76 +208,73 @@ class RuntimeRepair:
     def _newer_than_commit(self, path: Path) -> bool:
         """Whether ``path`` was modified after the last commit of ``memories.json`` (nanosecond mtimes)."""
         try:
-            return path.stat().st_mtime_ns > self.memories_path.stat().st_mtime_ns
+            return path.stat().st_mtime_ns > self.store.memories_path.stat().st_mtime_ns
         except OSError:
             return True
 
-    def _has_orphans(self) -> bool:
-        try:
-            return any(n.startswith(".") and n.endswith(".tmp") for n in os.listdir(self.runtime_dir))
-        except OSError:
-            return False
-
-    def _settled_bytes(self, path: Path, current: bytes | None) -> bytes | None:
-        """``path``'s bytes once nobody has written it for :data:`SETTLE_SECONDS` (bounded wait).
-
-        An editor that saves in place truncates the file, then writes it: a repair that read between the
-        two would see an empty file, preserve nothing and rename the projection over it, and the editor's
-        write would land in the replaced inode, lost. So a file modified moments ago is read again once
-        it has been quiet for ``settle_seconds`` (default :data:`SETTLE_SECONDS`; at most
-        :data:`SETTLE_MAX_SECONDS` or four settle periods in all).
-        """
-        deadline = time.monotonic() + max(SETTLE_MAX_SECONDS, 4 * self.settle_seconds)
-        while True:
-            try:
-                age = time.time() - path.stat().st_mtime
-            except FileNotFoundError:
-                return None
-            if age >= self.settle_seconds or time.monotonic() >= deadline:
-                return fsio.read_bytes_or_none(path)
-            time.sleep(max(0.0, min(self.settle_seconds - age, deadline - time.monotonic())) + 0.005)
-
     def _projections_differ(self, entries: Sequence[Entry], count_missing: bool = True) -> bool:
-        for target in self.projects:
-            current = fsio.read_bytes_or_none(self.projection_path(target))
+        """Whether a kept projection differs from what ``entries`` project (a missing one counts when
+        ``count_missing``)."""
+        for target in self.store.projects:
+            current = fsio.read_bytes_or_none(self.store.projection_path(target))
             if current != projection_bytes(entries, target) and (count_missing or current is not None):
                 return True
         return False
 
-    def recover(self) -> dict[str, Any]:
-        """Quarantine a damaged ``memories.json`` and commit every recoverable entry.
 
-        Recoverable = the damaged file's valid entries (it is decoded leniently; a truncated file keeps
-        every complete entry) plus the last committed state's entries it lacks. Returns ``{"recovered":
-        bool, "quarantined": path|None, "entries": n, "fromDamaged": n, "fromLastGood": n,
-        "damagedEntries": n, "message"}``. A valid store is left untouched.
-        """
-        if not self.runtime_dir.exists():
-            return {"recovered": False, "quarantined": None, "entries": 0,
-                    "message": f"{self.runtime_dir} does not exist; nothing to recover"}
-        with self._locked():
-            data = fsio.read_bytes_or_none(self.memories_path)
-            state = self._state_from(data)
-            if not state.problem:
-                return {"recovered": False, "quarantined": None, "entries": len(state.entries),
-                        "message": f"{self.memories_path} is valid; nothing to recover"}
-            salvaged, damaged = salvage_store(data) if data is not None else ([], 0)
-            quarantined = None
-            if data is not None:
-                quarantined = str(fsio.copy_file_exclusive(
-                    self.quarantine_dir, f"{self._stamp()}-memories.json", data))
-            entries = list(state.entries)
-            preserved, _ = self._commit(None, entries)
-        from_damaged = len({(e.target, match_key(e.content)) for e in salvaged})
-        return {
-            "recovered": True,
-            "quarantined": quarantined,
-            "entries": len(entries),
-            "fromDamaged": from_damaged,
-            "fromLastGood": len(entries) - from_damaged,
-            "damagedEntries": damaged,
-            "preserved": preserved,
-            "message": (f"restored {len(entries)} entries ({from_damaged} from the damaged file, "
-                        f"{len(entries) - from_damaged} from the last committed state)"
-                        + (f"; the damaged file is kept at {quarantined}" if quarantined else "")),
-        }
+def settled_bytes(path: Path, settle_seconds: float = SETTLE_SECONDS) -> bytes | None:
+    """``path``'s bytes once nobody has written it for ``settle_seconds`` (bounded wait); ``None`` when it is
+    missing.
+
+    An editor that saves in place truncates the file, then writes it: a repair that read between the
+    two would see an empty file, preserve nothing and rename the projection over it, and the editor's
+    write would land in the replaced inode, lost. So a file modified moments ago is read again once
+    it has been quiet for ``settle_seconds`` (default :data:`SETTLE_SECONDS`; at most
+    :data:`SETTLE_MAX_SECONDS` or four settle periods in all). Raises :class:`OSError` for I/O errors
+    other than a missing file.
+    """
+    deadline = time.monotonic() + max(SETTLE_MAX_SECONDS, 4 * settle_seconds)
+    while True:
+        try:
+            age = time.time() - path.stat().st_mtime
+        except FileNotFoundError:
+            return None
+        if age >= settle_seconds or time.monotonic() >= deadline:
+            return fsio.read_bytes_or_none(path)
+        time.sleep(max(0.0, min(settle_seconds - age, deadline - time.monotonic())) + 0.005)
+
+
+def has_orphans(runtime_dir: Path) -> bool:
+    """Whether ``runtime_dir`` holds a ``.<name>...tmp`` file (a killed writer's; False when unreadable)."""
+    try:
+        return any(n.startswith(".") and n.endswith(".tmp") for n in os.listdir(runtime_dir))
+    except OSError:
+        return False
+
+
+def sweep_orphans(runtime_dir: Path) -> list[str]:
+    """Remove temp files a killed writer left in ``runtime_dir`` (call with the store's lock held).
+
+    Every writer (ours and the plugin's) writes its ``.<name>.<pid>.<ms>.<rand>.tmp`` files only under
+    the lock, so while we hold it any such file is an orphan; lock staging files (``.publish``) are
+    removed only when their process is gone. Returns the names removed; never raises.
+    """
+    removed: list[str] = []
+    try:
+        names = os.listdir(runtime_dir)
+    except OSError:
+        return removed
+    for name in names:
+        orphan = False
+        if name.startswith(".") and name.endswith(".tmp"):
+            orphan = True
+        elif name.startswith(".memories.lock.") and name.endswith(".publish"):
+            pid = name.split(".")[-3]
+            orphan = pid.isdigit() and not fsio.pid_alive(int(pid))
+        if orphan:
+            try:
+                os.unlink(runtime_dir / name)
+                removed.append(name)
+            except OSError:
+                pass
+    return removed
