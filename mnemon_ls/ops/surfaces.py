@@ -2,7 +2,7 @@
 (:class:`LspMethod`, :class:`McpTool`, :class:`CliCommand` with its :class:`CliArg`) and :class:`Call`.
 
 :mod:`.base` re-exports all of them next to the pydantic params base; they live here so that a light path
-(the command line's ``wake`` and ``hook``, :mod:`mnemon_ls.cli_light`) can name an operation's command and
+(the command line's ``wake`` and ``hook``, :mod:`mnemon_ls.cli.light`) can name an operation's command and
 run function without importing pydantic. See :mod:`.base` for what an operation is.
 """
 

@@ -22,7 +22,7 @@ How the cases run
     official SDK client (``ClientSession``); a tool answer is the ``CallToolResult`` (``isError``, content), a
     protocol error is ``{"error": {code, message, data}}``.
   - CLI (:func:`run_cli`): the console script's entry point (``mnemon_ls.__main__.main``, which hands
-    everything but ``serve`` to ``mnemon_ls.cli.main``) in this process with ``cwd`` the workspace, the
+    everything but ``serve`` to ``mnemon_ls.cli.full.main``) in this process with ``cwd`` the workspace, the
     sandbox's environment, standard input from the case, standard output and error captured; the answer is
     ``{exit, stdout, stderr}`` (standard output that is JSON is stored parsed, with ``stdoutLayout``
     ``indent=2``, ``compact`` or ``other`` saying how it was laid out). ``MNEMON_CORPUS_CLI=subprocess``

@@ -26,7 +26,7 @@ it (``/hooks`` in Codex), and a project's hooks only in a trusted project: the r
 Every edit is idempotent (our entries are recognised by their ``mnemon-ls`` command and replaced, never
 duplicated; a run with nothing to do writes nothing), reversible (``--remove`` takes out only our entries,
 and a file left with nothing else in it is deleted with the directories that leaves empty), keeps every
-other byte of the file (JSON through :mod:`mnemon_ls.mcp.jsonedit`, TOML through ``tomlkit``), and refuses
+other byte of the file (JSON through :mod:`mnemon_ls.jsonedit`, TOML through ``tomlkit``), and refuses
 a file it cannot parse (:class:`~mnemon_ls.errors.InvalidInput` naming the file; nothing is written).
 Nothing here imports the ``mcp`` SDK.
 """
@@ -40,10 +40,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Collection, Mapping
 
-from ..errors import InvalidInput
-from ..fsio import write_file_atomically
-from ..hooks import HOOK_TIMEOUT_SECONDS
 from . import jsonedit
+from .errors import InvalidInput
+from .fsio import write_file_atomically
+from .hookspec import HOOK_TIMEOUT_SECONDS
 
 CLIENTS = ("claude-code", "codex", "cursor", "vscode")
 #: The name of our MCP server entry in every client's configuration.

@@ -1,6 +1,6 @@
 """The CLI command that connects assistants outside the editor: ``mnemon-ls setup CLIENT`` (their MCP entry
-and hooks, :mod:`mnemon_ls.mcp.clients`); what those hooks run, ``mnemon-ls hook EVENT``, is
-:mod:`mnemon_ls.hooks`. The handler takes the CLI's ``emit`` as an argument, like :mod:`.cli_doctor`."""
+and hooks, :mod:`mnemon_ls.clients`); what those hooks run, ``mnemon-ls hook EVENT``, is
+:mod:`mnemon_ls.cli.hooks`. The handler takes the CLI's ``emit`` as an argument, like :mod:`.doctor`."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-from .errors import EXIT_OK
-from .host import default_workspace
+from ..errors import EXIT_OK
+from ..host import default_workspace
 
 
 def cmd_setup(args: argparse.Namespace, emit: Callable[[argparse.Namespace, Any, str], None]) -> int:
     """``mnemon-ls setup CLIENT``: show, then write (unless ``--dry-run``), the client's MCP entry and hooks."""
-    from .mcp import clients
+    from .. import clients
 
     # Project files go to the workspace's top (the repository), else the current directory.
     workspace = (Path(os.path.abspath(os.path.expanduser(args.workspace))) if args.workspace

@@ -1,7 +1,7 @@
 """``mnemon-ls doctor``: every directory mnemon-ls writes (:mod:`mnemon_ls.footprint`), every Source's
 read-only findings (settings, root, branch, runtime stores, git, older roots, space names and lineage,
 entries an interrupted archival left in MEMORY.md, third-party providers, registry repairs, semantic
-recall, documents, stored credentials) and the summary line. Split out of :mod:`mnemon_ls.cli` (which
+recall, documents, stored credentials) and the summary line. Split out of :mod:`mnemon_ls.cli.full` (which
 passes its host factory and output function)."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
-from . import __version__
-from .errors import EXIT_FAILURE, EXIT_OK
-from .footprint import ONLY_WHEN_ASKED, written_places
-from .roots import storage_findings
-from .runtime.store import diagnose
+from .. import __version__
+from ..errors import EXIT_FAILURE, EXIT_OK
+from ..footprint import ONLY_WHEN_ASKED, written_places
+from ..roots import storage_findings
+from ..runtime.store import diagnose
 
 
 def doctor_summary(findings: list) -> str:
@@ -55,41 +55,41 @@ def cmd_doctor(args: argparse.Namespace, make_host: Callable[[argparse.Namespace
     unsafe = any(f.level == "problem" for f in findings)  # then the Sources would read through the links
     if not unsafe:
         findings.extend(f for store in host.runtime.stores for f in diagnose(store))
-        from .migrate import survey
-        from .roots import diagnose_git
+        from ..migrate import survey
+        from ..roots import diagnose_git
 
         for root in dict.fromkeys((host.root, host.resolution.user_root)):
             findings.extend(diagnose_git(root))
         findings.extend(survey(host))
         if (host.root / "data").is_dir():
-            from .spaces.naming import diagnose_names
+            from ..spaces.naming import diagnose_names
 
             findings.extend(diagnose_names(host.spaces.state().all))
-        from .maintenance import verify_lineage
+        from ..maintenance import verify_lineage
 
         findings.extend(verify_lineage(host.runtime.memory_store.root,
                                        host.spaces if (host.root / "data").is_dir() else None,
                                        third_party=args.providers))
-        from .maintenance.leftovers import doctor_findings as interrupted_archivals
+        from ..maintenance.leftovers import doctor_findings as interrupted_archivals
 
         findings.extend(interrupted_archivals(host.runtime.memory_store.root,
                                               host.runtime.memory_store.read().entries,
                                               host.spaces if (host.root / "data").is_dir() else None,
                                               third_party=args.providers))  # in MEMORY.md and archived
         findings.extend(host.spaces.thirdparty.diagnose(open_engines=args.providers))  # engines only when asked
-        from .spaces.registry import quarantine_findings
+        from ..spaces.registry import quarantine_findings
 
         findings.extend(quarantine_findings(host.root))  # registry files a repair rebuilt
-        from .packs.swap import displaced_findings
+        from ..packs.swap import displaced_findings
 
         for root in dict.fromkeys((host.root, host.resolution.user_root)):
             findings.extend(displaced_findings(root))  # what a pack swap kept aside
     if not unsafe:
-        from .semantic.doctor import diagnose as diagnose_semantic
+        from ..semantic.doctor import diagnose as diagnose_semantic
 
         findings.extend(diagnose_semantic(host))
     if (host.root / "documents").exists() and not unsafe:
-        from .documents import diagnose as diagnose_documents
+        from ..documents import diagnose as diagnose_documents
 
         findings.extend(diagnose_documents(host.documents))
     marks = {"ok": "ok     ", "warning": "warning", "problem": "PROBLEM"}
@@ -99,7 +99,7 @@ def cmd_doctor(args: argparse.Namespace, make_host: Callable[[argparse.Namespace
             lines.append(f"          -> {finding.advice}")
     secrets = [] if unsafe else host.stored_secrets()["findings"]  # never read through a refused link
     if secrets:
-        from .findings import Finding
+        from ..findings import Finding
 
         where = sorted({f["location"].split(" ")[0] for f in secrets})
         kinds = sorted({f["kind"] for f in secrets})

@@ -1,4 +1,4 @@
-"""The ``mnemon-ls`` command line.
+"""The full ``mnemon-ls`` command line: the parser of every command (:func:`build_parser`) and :func:`main`.
 
 Commands: ``wake``, ``runtime add|replace|remove|list|recover|archived``, ``doctor``, ``migrate``, ``redact [--apply]``,
 ``doc``, ``space``, ``remember``, ``recall``, ``mcp``, ``setup``, ``hook`` (``serve`` starts the
@@ -17,30 +17,25 @@ import argparse
 import sys
 from typing import Any, Sequence
 
-from . import __version__, cli_clients, cli_ops, output
-from .cli_argv import check_text_arguments
-from .cli_common import (GATED as _GATED, OPENED as _OPENED, absorb_hand_edits as _absorb_hand_edits,
-                         close_opened as _close_opened, emit as _emit, guarded, one_shot_semantic as _one_shot_semantic,
-                         open_host, read_content as _read_content, repair_lines as _repair_lines,
-                         run_released as _run_released, settings_from as _settings_from)
-from .cli_parser import Parser as _Parser, add_mcp_parser, settings_parent
-from .errors import EXIT_FAILURE, EXIT_OK
-from .runtime.model import PROJECTION_FILES, TARGETS
-
-__all__ = ["build_parser", "main", "_GATED", "_OPENED", "_Parser", "_absorb_hand_edits", "_close_opened", "_emit",
-           "_one_shot_semantic", "_read_content", "_repair_lines", "_run_released", "_settings_from"]
+from .. import __version__, output
+from ..errors import EXIT_FAILURE, EXIT_OK
+from ..runtime.model import PROJECTION_FILES, TARGETS
+from . import ops as cli_ops, setup as cli_clients
+from .argv import check_text_arguments
+from .common import absorb_hand_edits, emit as _emit, guarded, open_host, read_content, run_released
+from .parser import Parser, add_mcp_parser, settings_parent
 
 
 def _host(args: argparse.Namespace) -> Any:
-    """The command's one host (:func:`mnemon_ls.cli_common.open_host`); a module global so that a test can
-    wrap it (``cli._host = ...``): every handler of :func:`main` reaches it through this name."""
+    """The command's one host (:func:`mnemon_ls.cli.common.open_host`); a module global so that a test can
+    wrap it (``mnemon_ls.cli.full._host = ...``): every handler of :func:`main` reaches it through this name."""
     return open_host(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of every command."""
     common = settings_parent()
-    parser = _Parser(prog="mnemon-ls", description="Workspace-scoped, branch-aware memory for coding assistants.")
+    parser = Parser(prog="mnemon-ls", description="Workspace-scoped, branch-aware memory for coding assistants.")
     parser.add_argument("--version", action="version", version=f"mnemon-ls {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
@@ -72,19 +67,19 @@ def build_parser() -> argparse.ArgumentParser:
                        help="write the workspace's shared configuration instead of the user's")
     setup.add_argument("--remove", action="store_true", help="take mnemon-ls out again (other entries stay)")
     setup.add_argument("--dry-run", action="store_true", help="show what would change, write nothing")
-    from .hooks import add_hook_parser  # light: `mnemon-ls hook` itself starts from there (mnemon_ls.cli_light)
+    from .hooks import add_hook_parser  # light: `mnemon-ls hook` itself starts from there (mnemon_ls.cli.light)
 
     add_hook_parser(commands, common)
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
-    from .lsp.launch import add_serve_arguments  # light: `mnemon-ls serve` itself starts from there
+    from ..lsp.launch import add_serve_arguments  # light: `mnemon-ls serve` itself starts from there
 
     add_serve_arguments(serve)
     return parser
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    """``mnemon-ls doctor`` (:func:`mnemon_ls.cli_doctor.cmd_doctor`)."""
-    from . import cli_doctor
+    """``mnemon-ls doctor`` (:func:`mnemon_ls.cli.doctor.cmd_doctor`)."""
+    from . import doctor as cli_doctor
 
     return cli_doctor.cmd_doctor(args, _host, _emit)
 
@@ -92,7 +87,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def cmd_migrate(args: argparse.Namespace) -> int:
     """``mnemon-ls migrate --from global|workspace|DIR [--dry-run]``: copy another root's memory into this
     workspace's root, verified (:mod:`mnemon_ls.migrate`); prints the receipt (``--json``: the receipt dict)."""
-    from .migrate import migrate, resolve_source
+    from ..migrate import migrate, resolve_source
 
     host = _host(args)
     try:
@@ -157,15 +152,15 @@ def cmd_redact(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    """``mnemon-ls mcp`` (:func:`mnemon_ls.cli_common.run_mcp`)."""
-    from .cli_common import run_mcp
+    """``mnemon-ls mcp`` (:func:`mnemon_ls.cli.common.run_mcp`)."""
+    from .common import run_mcp
 
     return run_mcp(args)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """``mnemon-ls serve``: run the language server."""
-    from .lsp.server import run  # imported lazily: the other commands never load pygls
+    from ..lsp.server import run  # imported lazily: the other commands never load pygls
 
     return run(tcp=args.tcp, log_file=args.log_file, verbose=args.verbose)
 
@@ -181,19 +176,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "setup": lambda a: cli_clients.cmd_setup(a, _emit),
                 "hook": cmd_hook}
     if getattr(args, "operation", None) is not None:
-        handler = lambda a: cli_ops.run(a, _host, _emit, _read_content, _absorb_hand_edits)  # noqa: E731
+        handler = lambda a: cli_ops.run(a, _host, _emit, read_content, absorb_hand_edits)  # noqa: E731
     else:
         handler = handlers[args.command]
 
     def run() -> int:
-        check_text_arguments(parser, args)  # bytes that are not UTF-8 in a text argument (mnemon_ls.cli_argv)
-        return _run_released(handler, args)
+        check_text_arguments(parser, args)  # bytes that are not UTF-8 in a text argument (mnemon_ls.cli.argv)
+        return run_released(handler, args)
 
     return guarded(args, run, cli_ops.message)
 
 
 def cmd_hook(args: argparse.Namespace) -> int:
-    """``mnemon-ls hook EVENT`` (:func:`mnemon_ls.hooks.cmd_hook`)."""
+    """``mnemon-ls hook EVENT`` (:func:`mnemon_ls.cli.hooks.cmd_hook`)."""
     from .hooks import cmd_hook as run_hook
 
     return run_hook(args)
