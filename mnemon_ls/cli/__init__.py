@@ -10,8 +10,8 @@ The modules of the package: :mod:`.full` (every command), :mod:`.light` (``hook`
 :mod:`.ops` (the binding of the operation layer: a parser and one handler per
 :class:`~mnemon_ls.ops.surfaces.CliCommand`), :mod:`.parser` (the settings flags every command takes),
 :mod:`.common` (settings, the command's host, printing, errors to exit codes), :mod:`.argv` (arguments
-that are not UTF-8), :mod:`.hooks` (``hook EVENT``), :mod:`.doctor` and :mod:`.setup` (the commands of
-those names).
+that are not UTF-8) and :mod:`.hooks` (``hook EVENT``). Every command but ``mcp``, ``serve`` and ``hook`` is an
+operation of :mod:`mnemon_ls.ops`.
 
 Light: importing this package imports nothing (``hook prompt`` runs at every prompt a person types).
 """

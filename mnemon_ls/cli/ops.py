@@ -289,13 +289,16 @@ def run(args: argparse.Namespace, host_for: Callable[[argparse.Namespace], Any],
         absorb_hand_edits: Callable[[Any], Any]) -> int:
     """Execute the operation ``args`` chose (:func:`add_parser` set it) on this command's one host and print
     its result; returns the exit code (errors propagate to :func:`mnemon_ls.cli.full.main`). The params are
-    parsed before the host is opened, so bad input touches no store."""
+    parsed before the host is opened, so bad input touches no store. A command declared ``host=False``
+    opens none (:attr:`~mnemon_ls.ops.surfaces.CliCommand.host`): ``--workspace`` is its params' workspace."""
     from ..ops.execute import call, parse
 
     operation, command = args.operation, args.command_spec
     raw = params_from(command, args, read_content, operation.params)
+    if not command.host and args.workspace is not None:  # it opens no host: the workspace is its params'
+        raw["workspace"] = args.workspace
     params = parse(operation, raw) if command.gather is None else None
-    host = host_for(args)
+    host = host_for(args) if command.host else None
     try:
         if params is None:  # arguments gathered with the host's help (provider fields) before the params parse
             params = parse(operation, {**raw, **command.gather(args, host)})
@@ -305,7 +308,8 @@ def run(args: argparse.Namespace, host_for: Callable[[argparse.Namespace], Any],
         data = call(operation, host, params, surface="cli", gate_held=True, **identity)
         return present(args, command, data, invocation_of(args, command, host), params, emit)
     finally:
-        host.close()
+        if host is not None:
+            host.close()
 
 
 def invocation_of(args: argparse.Namespace, command: Any, host: Any) -> Any:
