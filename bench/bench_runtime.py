@@ -23,7 +23,7 @@ What is measured (``time.perf_counter_ns``, warm-up runs excluded, median and ne
 3. ``mnemon_ls.gitstate.probe_branch`` on a pygit2-made repository (the detailed scenario bench is
    ``bench/bench_gitstate.py``; this only measures the plain-branch case for the summary).
 4. Cold start: wall time of ``mnemon-ls wake`` as a subprocess, next to ``python -c pass`` and
-   ``python -c "import mnemon_ls.cli"``, plus the top ``-X importtime`` offenders.
+   ``python -c "import mnemon_ls.cli.full"``, plus the top ``-X importtime`` offenders.
 
 0. Side by side with the TypeScript reference (issue 15): the same add / replace / remove on three
    identical full stores, interleaved sample by sample in one run (the order rotates every sample):
@@ -525,7 +525,7 @@ def bench_cold_start(workspace: Path, root: Path, runs: int, warmup: int, pycach
     cached = dict(base)
     cached.pop("PYTHONDONTWRITEBYTECODE", None)
     cached["PYTHONPYCACHEPREFIX"] = str(pycache)
-    wake_cmd = ([exe] if exe else [sys.executable, "-m", "mnemon_ls.cli"]) + [
+    wake_cmd = ([exe] if exe else [sys.executable, "-m", "mnemon_ls"]) + [
         "wake", "--scope", "custom", "--data-dir", str(root), "--runtime-user-scope", "storage",
         "--workspace", str(workspace)]
     how = "console script" if exe else "python -m (no console script on PATH)"
@@ -534,8 +534,8 @@ def bench_cold_start(workspace: Path, root: Path, runs: int, warmup: int, pycach
     results = [
         Result("`mnemon-ls wake`, bytecode cached", _wall(wake_cmd, runs, max(warmup, 2), cached), None, how),
         Result("`mnemon-ls wake`, as configured", _wall(wake_cmd, runs, warmup, base), None, configured),
-        Result("`python -c \"import mnemon_ls.cli\"`, bytecode cached",
-               _wall([sys.executable, "-c", "import mnemon_ls.cli"], runs, warmup, cached)),
+        Result("`python -c \"import mnemon_ls.cli.full\"`, bytecode cached",
+               _wall([sys.executable, "-c", "import mnemon_ls.cli.full"], runs, warmup, cached)),
         Result("`python -c pass` (interpreter + site floor)", _wall([sys.executable, "-c", "pass"], runs, warmup, cached)),
     ]
     return results, importtime_report(cached)
@@ -545,7 +545,7 @@ def importtime_report(env: dict[str, str], top: int = 15) -> str:
     """Best of 3 ``-X importtime`` runs (by total), top modules by cumulative and by self time."""
     best: list[tuple[int, int, str]] | None = None
     for _ in range(3):
-        proc = subprocess.run([sys.executable, "-X", "importtime", "-c", "import mnemon_ls.cli"],
+        proc = subprocess.run([sys.executable, "-X", "importtime", "-c", "import mnemon_ls.cli.full"],
                               capture_output=True, text=True, env=env)
         rows = []
         for line in proc.stderr.splitlines():
@@ -658,7 +658,7 @@ def render_markdown(info: dict[str, str], sections: list[tuple[str, list[Result]
         out += [r.row() for r in results]
         out.append("")
     if importtime:
-        out += ["## Import time (`python -X importtime -c \"import mnemon_ls.cli\"`)", "", importtime, ""]
+        out += ["## Import time (`python -X importtime -c \"import mnemon_ls.cli.full\"`)", "", importtime, ""]
     return "\n".join(out)
 
 

@@ -63,7 +63,7 @@ COMMANDS: dict[str, tuple[list[str], bool]] = {
 }
 #: Ratio aims of issue 27 (CPU, to ``python -c pass``).
 AIMS = {"hook prompt": 3.0, "hook session-start": 5.0, "wake": 5.0}
-#: Seconds ``mnemon-ls setup`` gives a hook (mnemon_ls.mcp.clients.HOOK_TIMEOUT_SECONDS).
+#: Seconds ``mnemon-ls setup`` gives a hook (mnemon_ls.clients.HOOK_TIMEOUT_SECONDS).
 HOOK_TIMEOUT_SECONDS = 10
 
 FIXTURE = r'''

@@ -186,7 +186,7 @@ def cli_page() -> str:
     import argparse
     import os
 
-    from .cli import build_parser
+    from .cli.full import build_parser
 
     previous = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = "100"

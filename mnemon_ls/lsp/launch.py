@@ -1,6 +1,6 @@
 """``mnemon-ls serve`` without the rest of the command line: its flags and the fast start path.
 
-Editors start ``mnemon-ls serve`` and wait for ``initialize``; importing :mod:`mnemon_ls.cli` (settings,
+Editors start ``mnemon-ls serve`` and wait for ``initialize``; importing :mod:`mnemon_ls.cli.full` (settings,
 stores, pydantic) first would delay that answer. :func:`main` parses only ``serve``'s flags (the same
 :func:`add_serve_arguments` the full parser uses) and starts the server. Imports nothing heavy.
 """

@@ -45,7 +45,7 @@ def vocabulary() -> Iterator[None]:
 def parse(operation: Operation, raw: Any) -> Any:
     """``operation``'s params model validated from ``raw`` (a dict or ``None``); raises
     :class:`~mnemon_ls.errors.InvalidInput` naming the field."""
-    from .base import parse_params  # pydantic: not imported by a light path that only calls (mnemon_ls.cli_light)
+    from .base import parse_params  # pydantic: not imported by a light path that only calls (mnemon_ls.cli.light)
 
     with vocabulary():
         return parse_params(operation.params, raw)

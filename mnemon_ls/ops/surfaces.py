@@ -2,7 +2,7 @@
 (:class:`LspMethod`, :class:`McpTool`, :class:`CliCommand` with its :class:`CliArg`) and :class:`Call`.
 
 :mod:`.base` re-exports all of them next to the pydantic params base; they live here so that a light path
-(the command line's ``wake`` and ``hook``, :mod:`mnemon_ls.cli_light`) can name an operation's command and
+(the command line's ``wake`` and ``hook``, :mod:`mnemon_ls.cli.light`) can name an operation's command and
 run function without importing pydantic. See :mod:`.base` for what an operation is.
 """
 
@@ -130,7 +130,11 @@ class CliCommand:
     FILE``, writes the text there (mode 0600, replaced atomically) instead of printing it, and prints the line
     ``to_file`` returns (``--json``: ``{file, bytes}``). ``error_text(error)``, when given, says an error of
     the command in a person's words (a full USER.md: the commands that make room) or returns ``None``
-    (the error's own message); ``--json`` keeps the error's data and message."""
+    (the error's own message); ``--json`` keeps the error's data and message. ``host=False`` is a command
+    that opens no workspace host, for an operation that works on no storage root (``setup`` writes an
+    assistant client's configuration files): no root is resolved, no pack gate held (declare the operation
+    ``gated=False``), the settings flags are not read; the operation runs with ``call.host`` ``None``, and
+    ``--workspace`` as given is its params' ``workspace`` (``gather`` gets ``None`` for the host)."""
 
     path: tuple[str, ...]
     help: str
@@ -146,6 +150,7 @@ class CliCommand:
     gather: Callable[[Any, Any], Mapping[str, Any]] | None = None
     exit_code: Callable[[Any], int] | None = None
     error_text: Callable[[Any], str | None] | None = None
+    host: bool = True
 
     def flag_of(self, field_name: str) -> str | None:
         """The option an error about ``field_name`` names (``"--space"``; :attr:`CliArg.names_errors`), or

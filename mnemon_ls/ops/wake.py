@@ -2,7 +2,7 @@
 
 ``workspace.wake`` is declared in :mod:`.workspace` (its params model :class:`~.workspace.WakeParams`), with
 :func:`run` and :data:`COMMAND` from here: every surface runs :func:`run`. The command line's light path
-(:mod:`mnemon_ls.cli_light`: ``mnemon-ls wake`` runs at every session start of some clients) calls the same
+(:mod:`mnemon_ls.cli.light`: ``mnemon-ls wake`` runs at every session start of some clients) calls the same
 :func:`run` with a :class:`WakeRequest` its own parser built, so it never imports pydantic or the registry;
 ``tests/cli/test_light.py`` checks that :class:`WakeRequest` has the fields and types of ``WakeParams`` and that
 both paths print the same.

@@ -12,7 +12,7 @@ Every surface (CLI, language server, editors) calls :func:`export_pack`, :func:`
 
 from typing import Any
 
-#: Public name -> submodule. Imported on first use: ``mnemon_ls.cli`` imports :mod:`.cli` at start, and
+#: Public name -> submodule. Imported on first use: ``mnemon_ls.cli.full`` imports :mod:`.cli` at start, and
 #: every other command must not pay for the Sources this package uses.
 _EXPORTS = {"ExportedPack": "export", "export_pack": "export", "validate_scope": "export", "write_pack_file": "export",
             "JOURNAL": "swap", "PACK_LOCK": "swap", "import_pack": "importer", "inspect_pack": "importer",

@@ -1,5 +1,5 @@
 """Command-line arguments holding bytes that are not UTF-8 (real subprocesses): the error names the
-argument and the byte, never Python's "lone surrogate", and nothing is written (``mnemon_ls.cli_argv``)."""
+argument and the byte, never Python's "lone surrogate", and nothing is written (``mnemon_ls.cli.argv``)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ Expected values are written out from the reference (dsh-mnemon.md 3.1-3.7) rathe
 the package: the revision is sha256 of the compact JSON of memories.json, projections are the contents
 joined by ``\\n§\\n`` plus ``\\n``, and snapshot texts are spelled out line by line.
 
-Exit codes (cli.py): 0 ok, 2 invalid input, 3 rejected by the store, 1 anything else. An error is one
+Exit codes (mnemon_ls/cli/): 0 ok, 2 invalid input, 3 rejected by the store, 1 anything else. An error is one
 line on stderr, never a traceback, and a failed command changes no byte under ``tmp_path``.
 """
 

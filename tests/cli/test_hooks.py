@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from mnemon_ls import hooks
+from mnemon_ls.cli import hooks
 from mnemon_ls.errors import InvalidInput
 from tests.helpers.procs import child_env
 
 #: Never imported by the commands assistants wait on (unless the command uses them: none of these here).
 FORBIDDEN = ("pydantic", "pygit2", "mnemon_ls.semantic", "mnemon_ls.packs", "mnemon_ls.spaces.providers",
-             "mnemon_ls.spaces.service", "mnemon_ls.ops.registry", "mnemon_ls.cli", "mnemon_ls.records.service",
-             "mnemon_ls.runtime.handedit", "mnemon_ls.redact", "mnemon_ls.mcp")
+             "mnemon_ls.spaces.service", "mnemon_ls.ops.registry", "mnemon_ls.cli.full", "mnemon_ls.records.service",
+             "mnemon_ls.runtime.handedit", "mnemon_ls.redact", "mnemon_ls.mcp", "mnemon_ls.clients")
 #: Not even these for ``hook prompt``: it prints one line from the settings.
 PROMPT_FORBIDDEN = FORBIDDEN + ("argparse", "typing", "mnemon_ls.host", "mnemon_ls.roots", "mnemon_ls.runtime",
                                 "mnemon_ls.fsio", "threading", "sqlite3")
@@ -160,7 +160,7 @@ def test_budget_defaults_below_the_client_timeout():
 
 
 def test_the_timeout_setup_writes_is_the_one_the_deadline_stays_below():
-    from mnemon_ls.mcp import clients
+    from mnemon_ls import clients
 
     assert clients.HOOK_TIMEOUT_SECONDS == hooks.HOOK_TIMEOUT_SECONDS
 
@@ -179,6 +179,6 @@ def test_partial_text_stays_within_the_hook_budget(tmp_path):
 
 
 def test_seconds_since_start_counts_the_process_and_not_a_long_lived_caller():
-    code = "from mnemon_ls.hooks import seconds_since_start as s; print(s())"
+    code = "from mnemon_ls.cli.hooks import seconds_since_start as s; print(s())"
     fresh = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
     assert 0.0 < fresh < hooks.HOOK_TIMEOUT_SECONDS  # includes the interpreter's own start (clock ticks: >= 10 ms)

@@ -1,8 +1,8 @@
-"""mnemon_ls.cli_light: ``hook`` and ``wake`` parsed without the operation registry answer exactly as the full
+"""mnemon_ls.cli.light: ``hook`` and ``wake`` parsed without the operation registry answer exactly as the full
 command line does, and hand back everything else.
 
 The light path is what ``python -m mnemon_ls hook|wake`` runs (:mod:`mnemon_ls.__main__`); the full one is
-:func:`mnemon_ls.cli.main`. Both run here in fresh interpreters on the same real repository and storage root.
+:func:`mnemon_ls.cli.full.main`. Both run here in fresh interpreters on the same real repository and storage root.
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from mnemon_ls import cli_light
-from mnemon_ls.cli_common import SETTINGS_DESTS
-from mnemon_ls.cli_ops import _field_type
-from mnemon_ls.cli_parser import settings_parent
+from mnemon_ls.cli import light as cli_light
+from mnemon_ls.cli.common import SETTINGS_DESTS
+from mnemon_ls.cli.ops import _field_type
+from mnemon_ls.cli.parser import settings_parent
 from mnemon_ls.ops.wake import WakeRequest
 from mnemon_ls.ops.workspace import WakeParams
 from tests.helpers.procs import child_env
 
-FULL = "import sys; from mnemon_ls.cli import main; sys.exit(main(sys.argv[1:]))"
+FULL = "import sys; from mnemon_ls.cli.full import main; sys.exit(main(sys.argv[1:]))"
 
 
 def test_the_wake_request_has_the_wake_params_fields_and_types():

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 DEFERRED = ("pydantic", "pygit2", "watchfiles", "sqlite3", "mnemon_ls.settings", "mnemon_ls.roots",
-            "mnemon_ls.runtime.store", "mnemon_ls.runtime.model", "mnemon_ls.lsp.params", "mnemon_ls.cli",
+            "mnemon_ls.runtime.store", "mnemon_ls.runtime.model", "mnemon_ls.lsp.params", "mnemon_ls.cli.full",
             "mnemon_ls.documents", "mnemon_ls.spaces")
 
 

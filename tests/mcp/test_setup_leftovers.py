@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemon_ls.mcp import clients
+from mnemon_ls import clients
 from tests.mcp.test_setup import run
 
 #: (client, project?) -> the files setup writes, relative to HOME (user) or the repository (project).

@@ -22,7 +22,7 @@ How the cases run
     official SDK client (``ClientSession``); a tool answer is the ``CallToolResult`` (``isError``, content), a
     protocol error is ``{"error": {code, message, data}}``.
   - CLI (:func:`run_cli`): the console script's entry point (``mnemon_ls.__main__.main``, which hands
-    everything but ``serve`` to ``mnemon_ls.cli.main``) in this process with ``cwd`` the workspace, the
+    everything but ``serve`` to ``mnemon_ls.cli.full.main``) in this process with ``cwd`` the workspace, the
     sandbox's environment, standard input from the case, standard output and error captured; the answer is
     ``{exit, stdout, stderr}`` (standard output that is JSON is stored parsed, with ``stdoutLayout``
     ``indent=2``, ``compact`` or ``other`` saying how it was laid out). ``MNEMON_CORPUS_CLI=subprocess``
@@ -1767,6 +1767,36 @@ def cli_cases() -> list[Case]:
     c("runtime compact: --merge --as --drop", "runtime", "compact", "--merge", "1,3", "--as",
       "Prefers short answers; works in UTC+2.", "--drop", "2")
     c("runtime list: after the person's compaction", "runtime", "list", "--target", "user")
+
+    # ---- doctor, redact, migrate and setup: more good and bad input (issue 29: operations, no longer bound by
+    # hand), after everything else so that no earlier answer changes
+    c("doctor: --json --providers", "doctor", "--json", "--providers")
+    c("doctor: --scope custom without --data-dir", "doctor", "--scope", "custom")
+    c("doctor: --scope custom without --data-dir --json", "doctor", "--scope", "custom", "--json")
+    c("doctor: --workspace a file", "doctor", "--workspace", "<<WS>>/notes.txt")
+    c("doctor: unknown option", "doctor", "--fix")
+    c("redact: --apply with a bad setting", "redact", "--apply", "--scope", "custom")
+    c("redact: --apply takes no value", "redact", "--apply", "yes")
+    c("runtime add: another credential allowed", "runtime", "add", "--target", "user", "--secrets", "allow",
+      "--content", "Backup token ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 (allowed).")
+    c("redact: dry run finds it --json", "redact", "--json")
+    c("redact: --apply --json", "redact", "--apply", "--json")
+    c("redact: nothing left --json", "redact", "--json")
+    c("migrate: --from global --json", "migrate", "--from", "global", "--json")
+    c("migrate: --from empty", "migrate", "--from", "")
+    c("migrate: --from empty --json", "migrate", "--from", "", "--json")
+    c("migrate: --from a file", "migrate", "--from", "<<WS>>/notes.txt")
+    c("migrate: --dry-run without --from --json", "migrate", "--dry-run", "--json")
+    c("setup codex: --dry-run --json", "setup", "codex", "--dry-run", "--json")
+    c("setup cursor: --remove when not set up", "setup", "cursor", "--remove")
+    c("setup cursor: --remove --json when not set up", "setup", "cursor", "--remove", "--json")
+    c("setup cursor: the settings flags are not read", "setup", "cursor", "--project", "--dry-run", "--scope",
+      "custom")
+    c("setup cursor: --workspace empty", "setup", "cursor", "--project", "--dry-run", "--workspace", "")
+    c("setup codex: --workspace a file", "setup", "codex", "--project", "--dry-run", "--workspace",
+      "<<WS>>/notes.txt")
+    c("setup: two clients", "setup", "cursor", "codex")
+    c("setup: no client --json", "setup", "--json")
     return cases
 
 

@@ -54,7 +54,7 @@ def test_colliding_or_dangling_declarations_are_refused(declared: tuple[Operatio
 
 def test_the_command_line_is_built_from_the_declarations() -> None:
     """Type, choices, repeatability and help come from the params model unless the argument says otherwise."""
-    from mnemon_ls.cli import build_parser
+    from mnemon_ls.cli.full import build_parser
 
     parser = build_parser()
     args = parser.parse_args(["recall", "retry policy", "--space", "Team", "--space", "default", "--limit", "3",
@@ -68,7 +68,7 @@ def test_the_command_line_is_built_from_the_declarations() -> None:
 
 
 def test_cli_errors_name_the_option_a_field_is_given_by() -> None:
-    from mnemon_ls.cli_ops import message
+    from mnemon_ls.cli.ops import message
     from mnemon_ls.errors import InvalidInput
 
     def spec(*path: str) -> object:

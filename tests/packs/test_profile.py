@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from mnemon_ls import cli, packs
+from mnemon_ls import packs
+from mnemon_ls.cli import full as cli
 from tests.helpers.packs import host_on, seed, unpack
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -29,7 +28,7 @@ from tests.helpers.packs import contents, host_on, items_of, seed
 WRITER = r"""
 import contextlib, io, json, os, sys, time
 from pathlib import Path
-from mnemon_ls import cli
+from mnemon_ls.cli import full as cli
 
 root, log, stop = sys.argv[1:4]
 common = ["--data-dir", root, "--runtime-user-scope", "storage", "--json"]
@@ -70,7 +69,7 @@ while True:
 IMPORTER = r"""
 import contextlib, io, json, sys, time
 from pathlib import Path
-from mnemon_ls import cli
+from mnemon_ls.cli import full as cli
 from mnemon_ls.packs import swap
 
 root, pack, log, rounds = sys.argv[1:5]

@@ -59,7 +59,7 @@ def env_of(root: dict[str, str]) -> dict[str, str]:
 
 
 def cli(root: dict[str, str], *args: str, prelude: str = "", epilogue: str = "") -> subprocess.CompletedProcess:
-    code = f"{prelude}\nimport sys\nfrom mnemon_ls.cli import main\nrc = main(sys.argv[1:])\n{epilogue}\nsys.exit(rc)"
+    code = f"{prelude}\nimport sys\nfrom mnemon_ls.cli.full import main\nrc = main(sys.argv[1:])\n{epilogue}\nsys.exit(rc)"
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env_of(root),
                           cwd=root["data"], timeout=300)
 

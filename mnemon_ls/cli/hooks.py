@@ -4,7 +4,7 @@
 recall/writeback cue (:func:`recall_cue`); ``--json`` wraps either in the hook JSON Claude Code and Codex read
 (:func:`hook_output`). Hooks never fail the assistant's turn: an error is one line on stderr and exit 0.
 
-The client stops a hook after :data:`HOOK_TIMEOUT_SECONDS` (``mnemon-ls setup`` writes that timeout), and a
+The client stops a hook after :data:`~mnemon_ls.hookspec.HOOK_TIMEOUT_SECONDS` (``mnemon-ls setup`` writes that timeout), and a
 session that starts without its memory tells nobody. So ``session-start`` gives the wake a deadline measured
 from the process's start (:data:`HOOK_BUDGET_MS` milliseconds, ``MNEMON_HOOK_BUDGET_MS`` to change it): the
 wake runs in a worker thread, and when it is not done by then the hook prints what is ready without it,
@@ -23,7 +23,8 @@ import os
 import sys
 import time
 
-from .errors import EXIT_OK, InvalidInput, MnemonError
+from ..errors import EXIT_OK, InvalidInput, MnemonError
+from ..hookspec import HOOK_TIMEOUT_SECONDS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the hook runs at every prompt)
 if TYPE_CHECKING:
@@ -32,8 +33,6 @@ if TYPE_CHECKING:
 
 #: Characters of wake snapshot a SessionStart hook prints at most.
 HOOK_WAKE_BUDGET = 12_000
-#: Seconds a hook may run before the client gives up on it (the ``timeout`` ``mnemon-ls setup`` writes).
-HOOK_TIMEOUT_SECONDS = 10
 #: Milliseconds from the hook process's start after which ``session-start`` answers without the full wake:
 #: the rest of the client's timeout is left for printing and for a machine so loaded that it is slow at that too.
 HOOK_BUDGET_MS = 7_000
@@ -82,7 +81,7 @@ def cmd_hook(args: argparse.Namespace) -> int:
     """``mnemon-ls hook session-start|prompt [--json]``: read the hook's JSON on stdin (its ``cwd`` is the
     workspace unless ``--workspace`` or ``CLAUDE_PROJECT_DIR`` says otherwise) and print the event's context
     (module doc). Never fails the assistant's turn: errors go to stderr, exit 0."""
-    from .cli_common import settings_from
+    from .common import settings_from
 
     try:
         payload = json.loads(sys.stdin.read() or "{}") if not sys.stdin.isatty() else {}
@@ -137,8 +136,8 @@ def session_start(args: argparse.Namespace, budget: int) -> str:
     :func:`partial_text`. Raises what resolving the settings and the storage root raises."""
     import threading
 
-    from .cli_common import settings_from, workspace_of
-    from .roots import confine_roots, resolve_root
+    from .common import settings_from, workspace_of
+    from ..roots import confine_roots, resolve_root
 
     settings = settings_from(args)
     workspace = workspace_of(args)
@@ -148,7 +147,7 @@ def session_start(args: argparse.Namespace, budget: int) -> str:
 
     def wake() -> None:
         try:
-            from .host import WorkspaceHost
+            from ..host import WorkspaceHost
 
             host = WorkspaceHost(workspace, settings, one_shot=True)
             try:
@@ -177,7 +176,7 @@ def partial_text(resolution: Any, budget: int, limit: int = HOOK_WAKE_BUDGET) ->
     """What ``session-start`` prints when the wake is not ready in time: a header, the line saying what was
     left out, and USER.md / MEMORY.md of ``resolution``'s roots as they are on disk (read through the confined
     store reads of :mod:`mnemon_ls.fsio`; an unreadable one is named), within ``limit`` characters."""
-    from . import fsio
+    from .. import fsio
 
     head = ("MNEMON RUNTIME MEMORY (PARTIAL)\n"
             f"Left out: the wake snapshot was not ready {budget} ms after this hook started (the client stops a hook "

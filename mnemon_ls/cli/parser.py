@@ -1,6 +1,6 @@
 """The parser pieces every ``mnemon-ls`` command shares: the settings flags (:func:`settings_parent`) and the
-parser class with one-line usage errors (:class:`Parser`). :mod:`mnemon_ls.cli` builds every command with them,
-:mod:`mnemon_ls.cli_light` the ``hook`` and ``wake`` commands alone."""
+parser class with one-line usage errors (:class:`Parser`). :mod:`mnemon_ls.cli.full` builds every command with them,
+:mod:`mnemon_ls.cli.light` the ``hook`` and ``wake`` commands alone."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import json
 import sys
 from typing import Any
 
-from .errors import EXIT_INVALID
+from ..errors import EXIT_INVALID
 
 
 def settings_parent() -> argparse.ArgumentParser:

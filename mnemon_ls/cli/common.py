@@ -1,9 +1,9 @@
 """What every ``mnemon-ls`` command shares, light enough for the commands assistants wait on.
 
-How the settings flags (:func:`mnemon_ls.cli_parser.settings_parent`) become
+How the settings flags (:func:`mnemon_ls.cli.parser.settings_parent`) become
 :class:`~mnemon_ls.settings.Settings` (:func:`settings_from`), the command's one host (:func:`open_host`, closed and its pack gate released by
 :func:`run_released`), printing a result (:func:`emit`) and the one mapping of an error to its line and exit
-code (:func:`guarded`). :mod:`mnemon_ls.cli` (every command) and :mod:`mnemon_ls.cli_light` (``hook`` and
+code (:func:`guarded`). :mod:`mnemon_ls.cli.full` (every command) and :mod:`mnemon_ls.cli.light` (``hook`` and
 ``wake`` before the operation registry and pydantic are imported) both use them. Imports nothing heavy:
 json and :mod:`mnemon_ls.errors` (not even argparse or typing: ``hook prompt`` runs at every prompt).
 """
@@ -14,7 +14,7 @@ import json
 import os
 import sys
 
-from .errors import EXIT_FAILURE, InvalidInput, MnemonError, storage_error
+from ..errors import EXIT_FAILURE, InvalidInput, MnemonError, storage_error
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from typing import Any, Callable, Sequence
 
 
-#: Where :func:`mnemon_ls.cli_parser.settings_parent` puts each settings flag (``--json`` apart): the attributes
+#: Where :func:`mnemon_ls.cli.parser.settings_parent` puts each settings flag (``--json`` apart): the attributes
 #: :func:`settings_from` reads, all ``None`` when no flag is given (``tests/cli/test_light.py`` holds them equal).
 SETTINGS_DESTS = ("workspace", "scope", "data_dir", "runtime_user_scope", "user_limit_bytes", "memory_limit_bytes",
                   "memory_maintenance", "detached_head_policy", "worktree_sharing", "recall_mode", "writeback_mode",
@@ -32,7 +32,7 @@ SETTINGS_DESTS = ("workspace", "scope", "data_dir", "runtime_user_scope", "user_
 def settings_from(args: argparse.Namespace) -> Any:
     """Defaults, then the ``MNEMON_*`` environment (:data:`mnemon_ls.settings.ENVIRONMENT_SETTINGS`), then
     the flags (the same for every command, the MCP server included)."""
-    from .settings import load_settings, settings_from_environment
+    from ..settings import load_settings, settings_from_environment
 
     scope = args.scope or ("custom" if args.data_dir else None)  # --data-dir alone means that root
     return load_settings({}).with_overrides(**settings_from_environment(os.environ)).with_overrides(
@@ -55,7 +55,7 @@ def workspace_of(args: argparse.Namespace) -> Any:
     """The command's workspace: ``--workspace`` made absolute, else :func:`mnemon_ls.host.default_workspace`
     (``None``: no workspace). Raises :class:`InvalidInput` for an empty ``--workspace``."""
     if args.workspace is None:
-        from .host import default_workspace
+        from ..host import default_workspace
 
         return default_workspace()
     if not args.workspace.strip():
@@ -81,7 +81,7 @@ def open_host(args: argparse.Namespace) -> Any:
     workspace from :func:`workspace_of`), holding the pack gate unless the command is ``pack`` (one command,
     one view of the root: a pack import waits, :mod:`mnemon_ls.packgate`); closed by :func:`run_released`.
     A command that may embed or recall gets the one-shot semantic set-up (:func:`one_shot_semantic`)."""
-    from .host import WorkspaceHost
+    from ..host import WorkspaceHost
 
     settings = settings_from(args)
     host = WorkspaceHost(workspace_of(args), settings, one_shot=True)
@@ -97,7 +97,7 @@ def open_host(args: argparse.Namespace) -> Any:
 def one_shot_semantic(host: Any, seconds: float = 3.0) -> None:
     """This process ends after one command: semantic recall embeds in it for at most ``seconds`` per space,
     progress on stderr (:func:`mnemon_ls.semantic.one_shot`)."""
-    from .semantic import one_shot
+    from ..semantic import one_shot
 
     if not (seconds >= 0 and seconds <= 86400):  # also refuses NaN
         raise InvalidInput("embed-seconds", "must be a number of seconds 0..86400")
@@ -126,7 +126,7 @@ def run_released(handler: Callable[[argparse.Namespace], int], args: argparse.Na
 def emit(args: argparse.Namespace, data: Any, text: str) -> None:
     """Print a result: ``text`` (and a line on redacted values), or with ``--json`` the data as JSON."""
     if isinstance(data, dict) and data.get("redacted"):
-        from .redact import describe
+        from ..redact import describe
 
         text = text.rstrip("\n") + "\n" + describe(data["redacted"])
     if getattr(args, "json", False):
@@ -211,7 +211,7 @@ def absorb_hand_edits(host: Any) -> list[Any]:
 def run_mcp(args: argparse.Namespace) -> int:
     """``mnemon-ls mcp``: serve MCP over stdio (``--workspace`` fixes the workspace; else the client's roots,
     else the current directory) until the client closes; the exit code."""
-    from .mcp.server import run  # imported here: the other commands never load the MCP SDK
+    from ..mcp.server import run  # imported here: the other commands never load the MCP SDK
 
     workspace = os.path.abspath(os.path.expanduser(args.workspace)) if args.workspace else None
     return run(workspace, settings_from(args), write_enabled=not args.read_only)

@@ -1,12 +1,12 @@
 """``mnemon-ls hook EVENT``, ``mnemon-ls wake`` and ``mnemon-ls mcp`` without the full command line: the
 commands assistants wait on at every prompt and session start.
 
-The full parser (:func:`mnemon_ls.cli.build_parser`) is built from the operation registry, which imports every
+The full parser (:func:`mnemon_ls.cli.full.build_parser`) is built from the operation registry, which imports every
 operation module and pydantic: more CPU than everything ``hook`` and ``wake`` do. :func:`main` parses these
 commands with a parser of their own arguments only, built from the same declarations: the settings flags
-(:func:`mnemon_ls.cli_parser.settings_parent`), the ``hook`` command (:func:`mnemon_ls.hooks.add_hook_parser`),
-the ``mcp`` command (:func:`mnemon_ls.cli_parser.add_mcp_parser`), the wake operation's command
-(:data:`mnemon_ls.ops.wake.COMMAND` through :func:`mnemon_ls.cli_ops.add_parser`, typed by
+(:func:`mnemon_ls.cli.parser.settings_parent`), the ``hook`` command (:func:`mnemon_ls.cli.hooks.add_hook_parser`),
+the ``mcp`` command (:func:`mnemon_ls.cli.parser.add_mcp_parser`), the wake operation's command
+(:data:`mnemon_ls.ops.wake.COMMAND` through :func:`mnemon_ls.cli.ops.add_parser`, typed by
 :class:`~mnemon_ls.ops.wake.WakeRequest`); the hooks exactly as ``mnemon-ls setup`` writes them need no parser
 at all (:func:`as_written`). Whatever it does not run as the full command line would,
 it hands back (``None``) and :mod:`mnemon_ls.__main__` runs the full command line on the same arguments: a
@@ -15,7 +15,7 @@ usage error, ``--help``, an argument that is not UTF-8. So errors and help read 
 ``wake`` here runs the ``workspace.wake`` operation's own run function (:func:`mnemon_ls.ops.wake.run`, the
 one every surface runs) on the command's host, with its params as a :class:`~mnemon_ls.ops.wake.WakeRequest`
 instead of the pydantic ``WakeParams`` (the Host validates both values), and prints the result as the
-operation's command says (:func:`mnemon_ls.cli_ops.present`): the same operation, without its params model.
+operation's command says (:func:`mnemon_ls.cli.ops.present`): the same operation, without its params model.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 #: The commands :func:`main` runs.
 COMMANDS = ("hook", "wake", "mcp")
-#: The hook commands ``mnemon-ls setup`` writes into the clients' configuration (:mod:`mnemon_ls.mcp.clients`):
+#: The hook commands ``mnemon-ls setup`` writes into the clients' configuration (:mod:`mnemon_ls.clients`):
 #: run without building a parser at all (:func:`as_written`).
 WRITTEN_HOOKS = (("hook", "session-start"), ("hook", "prompt"))
 
@@ -39,10 +39,10 @@ class _Delegate(Exception):
 def as_written(argv: Sequence[str]) -> Any:
     """The parsed arguments of ``argv`` when it is a hook command exactly as ``mnemon-ls setup`` writes it
     (:data:`WRITTEN_HOOKS`, optionally ``--json``), else ``None``: what the parser would give, every settings
-    flag unset (:data:`mnemon_ls.cli_common.SETTINGS_DESTS`), without importing argparse."""
+    flag unset (:data:`mnemon_ls.cli.common.SETTINGS_DESTS`), without importing argparse."""
     from types import SimpleNamespace
 
-    from .cli_common import SETTINGS_DESTS
+    from .common import SETTINGS_DESTS
 
     if tuple(argv[:2]) not in WRITTEN_HOOKS or list(argv[2:]) not in ([], ["--json"]):
         return None
@@ -61,7 +61,7 @@ def _fields(params: type) -> dict[str, Any]:
 
 def build_parser(command: str) -> argparse.ArgumentParser:
     """The parser of ``command`` (one of :data:`COMMANDS`) alone, with the full command line's arguments."""
-    from .cli_parser import Parser, settings_parent
+    from .parser import Parser, settings_parent
 
     class _LightParser(Parser):
         def error(self, message: str) -> None:  # type: ignore[override]
@@ -76,12 +76,12 @@ def build_parser(command: str) -> argparse.ArgumentParser:
 
         add_hook_parser(commands, common)
     elif command == "mcp":
-        from .cli_parser import add_mcp_parser
+        from .parser import add_mcp_parser
 
         add_mcp_parser(commands, common)
     else:
-        from . import cli_ops
-        from .ops import wake
+        from . import ops as cli_ops
+        from ..ops import wake
 
         cli_ops.add_parser(commands, {}, common, None, wake.COMMAND, fields=_fields(wake.WakeRequest))
     return parser
@@ -101,7 +101,7 @@ def main(argv: Sequence[str]) -> int | None:
             args = build_parser(argv[0]).parse_args(argv)
         except _Delegate:
             return None
-    from .cli_common import guarded, run_released
+    from .common import guarded, run_released
 
     # No mnemon_ls.output.install(): neither command opens a provider engine, whose output it reroutes (and a
     # warning a Source logs reaches stderr through logging's last resort, as the handler install adds would).
@@ -109,10 +109,10 @@ def main(argv: Sequence[str]) -> int | None:
         from .hooks import cmd_hook
 
         return guarded(args, lambda: run_released(cmd_hook, args))
-    from .cli_ops import message
+    from .ops import message
 
     if args.command == "mcp":
-        from .cli_common import run_mcp
+        from .common import run_mcp
 
         return guarded(args, lambda: run_released(run_mcp, args), message)
 
@@ -130,11 +130,11 @@ def _not_text(argument: str) -> bool:
 
 def run_wake(args: argparse.Namespace) -> int:
     """``mnemon-ls wake``: the ``workspace.wake`` operation (module doc) on the command's host."""
-    from . import cli_ops
-    from .cli_common import emit, open_host, read_content
-    from .ops import wake
-    from .ops.execute import vocabulary
-    from .ops.surfaces import Call
+    from . import ops as cli_ops
+    from .common import emit, open_host, read_content
+    from ..ops import wake
+    from ..ops.execute import vocabulary
+    from ..ops.surfaces import Call
 
     command = wake.COMMAND
     params = wake.WakeRequest(**cli_ops.params_from(command, args, read_content))

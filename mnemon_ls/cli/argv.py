@@ -16,7 +16,7 @@ import argparse
 import os
 from typing import Any, Iterator
 
-from .errors import InvalidInput
+from ..errors import InvalidInput
 
 #: Metavars of arguments that are paths only opened, never stored (bytes are fine there).
 PATH_METAVARS = frozenset({"DIR", "FILE", "global|workspace|DIR"})

@@ -16,7 +16,7 @@ import types
 import typing
 from typing import Any, Callable, Literal
 
-from .errors import InvalidInput, MnemonError
+from ..errors import InvalidInput, MnemonError
 
 #: Help of a command group (the first word of a path with two words), by word.
 GROUP_HELP = {
@@ -59,7 +59,7 @@ def add_parsers(commands: Any, groups: dict[str, Any], common: argparse.Argument
                 first_word: str | None = None, skip: tuple[str, ...] = ()) -> None:
     """Add every operation's commands (:func:`add_parser`) whose first word is ``first_word`` (default: every
     first word not in ``skip``), in registry order."""
-    from .ops.registry import operations
+    from ..ops.registry import operations
 
     for operation in operations().values():
         for command in operation.commands:
@@ -73,7 +73,7 @@ def add_parser(commands: Any, groups: dict[str, Any], common: argparse.ArgumentP
                command: Any, fields: Any = None) -> None:
     """Add one command of ``operation`` to the top-level ``commands`` subparsers (a two-word path goes under
     its group's subparsers, :func:`group`). ``fields`` (default the params model's ``model_fields``) gives each
-    argument's field ``annotation`` and ``description``: the light path (:mod:`mnemon_ls.cli_light`) passes
+    argument's field ``annotation`` and ``description``: the light path (:mod:`mnemon_ls.cli.light`) passes
     them from a params object built without pydantic."""
     cli = command
     if len(cli.path) == 1:
@@ -272,7 +272,7 @@ def _write_output(name: str, text: str) -> dict[str, Any]:
     """Write a command's text to file ``name`` (mode 0600, replaced atomically); ``{file, bytes}``."""
     from pathlib import Path
 
-    from .fsio import write_file_atomically
+    from ..fsio import write_file_atomically
 
     path = Path(os.path.abspath(os.path.expanduser(name)))
     if path.is_dir():
@@ -288,14 +288,17 @@ def run(args: argparse.Namespace, host_for: Callable[[argparse.Namespace], Any],
         emit: Callable[[argparse.Namespace, Any, str], None], read_content: Callable[[str], str],
         absorb_hand_edits: Callable[[Any], Any]) -> int:
     """Execute the operation ``args`` chose (:func:`add_parser` set it) on this command's one host and print
-    its result; returns the exit code (errors propagate to :func:`mnemon_ls.cli.main`). The params are
-    parsed before the host is opened, so bad input touches no store."""
-    from .ops.execute import call, parse
+    its result; returns the exit code (errors propagate to :func:`mnemon_ls.cli.full.main`). The params are
+    parsed before the host is opened, so bad input touches no store. A command declared ``host=False``
+    opens none (:attr:`~mnemon_ls.ops.surfaces.CliCommand.host`): ``--workspace`` is its params' workspace."""
+    from ..ops.execute import call, parse
 
     operation, command = args.operation, args.command_spec
     raw = params_from(command, args, read_content, operation.params)
+    if not command.host and args.workspace is not None:  # it opens no host: the workspace is its params'
+        raw["workspace"] = args.workspace
     params = parse(operation, raw) if command.gather is None else None
-    host = host_for(args)
+    host = host_for(args) if command.host else None
     try:
         if params is None:  # arguments gathered with the host's help (provider fields) before the params parse
             params = parse(operation, {**raw, **command.gather(args, host)})
@@ -305,13 +308,14 @@ def run(args: argparse.Namespace, host_for: Callable[[argparse.Namespace], Any],
         data = call(operation, host, params, surface="cli", gate_held=True, **identity)
         return present(args, command, data, invocation_of(args, command, host), params, emit)
     finally:
-        host.close()
+        if host is not None:
+            host.close()
 
 
 def invocation_of(args: argparse.Namespace, command: Any, host: Any) -> Any:
     """The :class:`~mnemon_ls.ops.surfaces.Call` a command's ``text`` and ``warnings`` see: the host, surface
     ``cli``, the caller's session and user, the command's ``extra`` options."""
-    from .ops.surfaces import Call
+    from ..ops.surfaces import Call
 
     options = {_extra_dest(flag, spec): getattr(args, _extra_dest(flag, spec), None)
                for flag, spec in command.extra.items()}
@@ -325,7 +329,7 @@ def present(args: argparse.Namespace, command: Any, data: Any, invocation: Any, 
     data with ``--json``; or the text into ``--output FILE``); returns the command's exit code."""
     import sys
 
-    from .ops.humantext import plain
+    from ..ops.humantext import plain
 
     if command.warnings is not None:
         for line in command.warnings(data, invocation):

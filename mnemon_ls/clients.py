@@ -26,7 +26,7 @@ it (``/hooks`` in Codex), and a project's hooks only in a trusted project: the r
 Every edit is idempotent (our entries are recognised by their ``mnemon-ls`` command and replaced, never
 duplicated; a run with nothing to do writes nothing), reversible (``--remove`` takes out only our entries,
 and a file left with nothing else in it is deleted with the directories that leaves empty), keeps every
-other byte of the file (JSON through :mod:`mnemon_ls.mcp.jsonedit`, TOML through ``tomlkit``), and refuses
+other byte of the file (JSON through :mod:`mnemon_ls.jsonedit`, TOML through ``tomlkit``), and refuses
 a file it cannot parse (:class:`~mnemon_ls.errors.InvalidInput` naming the file; nothing is written).
 Nothing here imports the ``mcp`` SDK.
 """
@@ -40,10 +40,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Collection, Mapping
 
-from ..errors import InvalidInput
-from ..fsio import write_file_atomically
-from ..hooks import HOOK_TIMEOUT_SECONDS
 from . import jsonedit
+from .errors import InvalidInput
+from .fsio import write_file_atomically
+from .hookspec import HOOK_TIMEOUT_SECONDS
 
 CLIENTS = ("claude-code", "codex", "cursor", "vscode")
 #: The name of our MCP server entry in every client's configuration.
@@ -450,38 +450,42 @@ def notes(client: str, *, project: bool, remove: bool) -> list[str]:
     return [CODEX_TRUST_NOTE, *([CODEX_PROJECT_NOTE] if project else [])]
 
 
-def report_text(client: str, changes: list[Change], *, project: bool, remove: bool, dry_run: bool) -> str:
-    """What ``mnemon-ls setup`` prints: one line when nothing changes (already set up, or already removed),
-    else each file's fate (``created``, ``updated``, ``deleted``, ``unchanged``; ``would ...`` for a dry run)
-    and, under it, exactly the entries it touched and the directories it removes; then the :func:`notes`."""
-    scope = "this workspace" if project else "your user files"
-    after = [f"note: {note}" for note in notes(client, project=project, remove=remove)]
-    if not any(change.changed for change in changes):
+def report_text(report: dict[str, Any]) -> str:
+    """What ``mnemon-ls setup`` prints for a :func:`report`: one line when nothing changes (already set up, or
+    already removed), else each file's fate (``created``, ``updated``, ``deleted``, ``unchanged``; ``would ...``
+    for a dry run) and, under it, exactly the entries it touched and the directories it removes; then the
+    :func:`notes`."""
+    client, dry_run, remove = report["client"], report["dryRun"], report["remove"]
+    scope = "this workspace" if report["project"] else "your user files"
+    after = [f"note: {note}" for note in report["notes"]]
+    files = report["files"]
+    if not report["changed"]:
         state = "not set up" if remove else "already set up"
         lines = [f"mnemon-ls is {state} for {client} in {scope}; nothing {'would change' if dry_run else 'changed'}"]
-        return "\n".join(lines + [f"{change.path}: {'unchanged' if change.before is not None else 'absent'}"
-                                   for change in changes] + after)
+        # an unchanged file's text is the same before and after: none means it does not exist
+        return "\n".join(lines + [f"{f['path']}: {'unchanged' if f['after'] is not None else 'absent'}"
+                                   for f in files] + after)
     lines = []
-    for change in changes:
-        state = change.state
-        if dry_run and change.changed:
+    for f in files:
+        state = f["state"]
+        if dry_run and f["changed"]:
             state = "would be " + state
-        lines.append(f"{change.path}: {state}")
+        lines.append(f"{f['path']}: {state}")
         # an entry line is in the past tense ("removed mcpServers.mnemon-ls"); a dry run says what it would do
-        lines.extend(f"  {_would(item) if dry_run else item}" for item in change.summary)
-        if change.after is None and change.changed:
+        lines.extend(f"  {_would(item) if dry_run else item}" for item in f["summary"])
+        if f["after"] is None and f["changed"]:
             lines.append("  nothing else was in it, so the file goes")
             lines.extend(f"  {'would remove' if dry_run else 'removed'} the empty directory {d}"
-                         for d in change.empty_dirs)
+                         for d in f["removedDirs"])
     return "\n".join(lines + after)
 
 
 def report(client: str, changes: list[Change], *, project: bool, remove: bool, dry_run: bool,
            written: list[Path]) -> dict[str, Any]:
-    """The ``--json`` form of :func:`report_text`: ``changed`` (whether any file changes), and per file its
-    ``path``, ``state`` (see :attr:`Change.state`), ``summary``, ``after`` text (``null``: deleted) and
-    ``removedDirs``; ``written`` lists the files written or deleted (empty for a dry run); ``notes`` what
-    the person must still do (:func:`notes`)."""
+    """What ``mnemon-ls setup`` answers (``--json``; :func:`report_text` says it in words): ``changed``
+    (whether any file changes), and per file its ``path``, ``state`` (see :attr:`Change.state`), ``summary``,
+    ``after`` text (``null``: deleted) and ``removedDirs``; ``written`` lists the files written or deleted (empty
+    for a dry run); ``notes`` what the person must still do (:func:`notes`)."""
     return {"client": client, "project": project, "dryRun": dry_run, "remove": remove,
             "changed": any(change.changed for change in changes),
             "notes": notes(client, project=project, remove=remove),
