@@ -100,8 +100,10 @@ def protocol_page() -> str:
     methods = sorted(m for m in features if m.startswith("mnemon/"))
     lines = [PAGE_HEADER + "# The `mnemon/*` protocol", "",
              "Requests an LSP client sends to `mnemon-ls serve` besides standard LSP. Params are one JSON object "
-             "(camelCase names); every request takes `workspace` (a folder URI, file URI or absolute path) when "
-             "more than one folder is open. A result is the operation's data plus `workspace`. Errors are JSON-RPC "
+             "(camelCase names); a request about one folder takes `workspace` (a folder URI, file URI or absolute "
+             "path) when more than one folder is open, and its result is the operation's data plus `workspace`. "
+             "A request of the session (its turn Views, every open folder) says so; its result is the operation's "
+             "data as it is. Errors are JSON-RPC "
              f"errors whose `data.code` is stable (table below). Protocol version {P.PROTOCOL_VERSION} "
              "(`mnemon/status` answers it).", ""]
     for method in methods:
@@ -109,9 +111,11 @@ def protocol_page() -> str:
         operation = bound.get(method)
         if operation is not None:
             lines += [f"{operation.summary} Operation `{operation.name}` ({operation.effect}).", ""]
+            if operation.lsp.session:
+                lines += ["A request of the session: the result is the operation's data as it is.", ""]
             if operation.progress:
                 lines += [f"Reports `$/progress` (\"{operation.progress}\"); takes `workDoneToken`.", ""]
-            lines += _fields_table(operation.params.model_json_schema(by_alias=True)) + [""]
+            lines += _fields_table(operation.params_for("lsp").model_json_schema(by_alias=True)) + [""]
         else:
             doc = inspect.getdoc(features[method]) or ""
             lines += [" ".join(doc.split()) or "(no description)", ""]

@@ -529,10 +529,11 @@ class HostRegistry:
         return self.folders.pop(uri, None)
 
     def folder_for_path(self, path: Path) -> FolderState | None:
-        """The folder containing ``path`` (longest prefix), or ``None``."""
+        """The folder containing ``path`` (longest prefix), or ``None``. Safe from a worker thread while the
+        event loop adds or removes folders (it reads a snapshot)."""
         best: FolderState | None = None
         target = Path(os.path.realpath(path))
-        for state in self.folders.values():
+        for state in list(self.folders.values()):
             base = Path(os.path.realpath(state.path))
             if target == base or base in target.parents:
                 if best is None or len(str(base)) > len(str(best.path)):
@@ -544,19 +545,21 @@ class HostRegistry:
 
         Raises :class:`~mnemon_ls.errors.NotInWorkspace` (outside every folder, or no folder open) and
         :class:`InvalidInput` (field ``workspace``: required when several folders are open; ``""``,
-        ``file:`` and ``file://`` are refused, never taken as the working directory).
+        ``file:`` and ``file://`` are refused, never taken as the working directory). Safe from a worker thread
+        while the event loop adds or removes folders (it reads a snapshot).
         """
         from .errors import NotInWorkspace
 
+        folders = dict(self.folders)
         if uri_or_path is None:
-            if len(self.folders) == 1:
-                return next(iter(self.folders.values()))
-            if not self.folders:
+            if len(folders) == 1:
+                return next(iter(folders.values()))
+            if not folders:
                 raise NotInWorkspace("workspace: no workspace folder is open", field="workspace")
-            raise InvalidInput("workspace", f"is required when {len(self.folders)} folders are open "
-                                            f"({', '.join(sorted(self.folders))})")
-        if uri_or_path in self.folders:
-            return self.folders[uri_or_path]
+            raise InvalidInput("workspace", f"is required when {len(folders)} folders are open "
+                                            f"({', '.join(sorted(folders))})")
+        if uri_or_path in folders:
+            return folders[uri_or_path]
         path = uri_to_path(uri_or_path, field)
         state = self.folder_for_path(path)
         if state is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import secrets
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
@@ -42,37 +43,46 @@ class View:
 
 
 class ViewRegistry:
-    """Creates, reads and ends Views (one registry per server; not thread-safe: use from the event loop)."""
+    """Creates, reads and ends Views (one registry per server; safe from any thread: one lock, the session
+    operations run in worker threads)."""
 
     def __init__(self, limit: int = MAX_VIEWS) -> None:
         self._views: OrderedDict[str, View] = OrderedDict()
         self._limit = limit
         self._counter = itertools.count(1)
+        self._lock = threading.Lock()
 
     def begin(self, workspace: str, wake: dict[str, Any], revisions: dict[str, str]) -> View:
         """Pin a new top-level View."""
-        view = View(self._new_id(), workspace, wake, dict(revisions))
-        self._store(view)
+        with self._lock:
+            view = View(self._new_id(), workspace, wake, dict(revisions))
+            self._store(view)
         return view
 
     def begin_child(self, parent_view_id: str) -> View:
         """A child View reading exactly its parent's pinned wake and revisions. Raises :class:`NotFound`."""
-        parent = self.get(parent_view_id, field_name="parentViewId")
-        view = View(self._new_id(), parent.workspace, parent.wake, dict(parent.revisions), parent.view_id)
-        self._store(view)
+        with self._lock:
+            parent = self._get(parent_view_id, "parentViewId")
+            view = View(self._new_id(), parent.workspace, parent.wake, dict(parent.revisions), parent.view_id)
+            self._store(view)
         return view
 
     def get(self, view_id: str, field_name: str = "viewId") -> View:
         """The View ``view_id`` (live or ended); raises :class:`NotFound` naming ``field_name``."""
-        view = self._views.get(view_id) if isinstance(view_id, str) else None
-        if view is None:
-            raise NotFound(f"{field_name}: no view {view_id!r} (unknown or evicted)", field=field_name)
-        return view
+        with self._lock:
+            return self._get(view_id, field_name)
 
     def end(self, view_id: str) -> View:
         """Mark a View ended (idempotent); it stays readable for its children."""
-        view = replace(self.get(view_id), ended=True)
-        self._views[view_id] = view
+        with self._lock:
+            view = replace(self._get(view_id, "viewId"), ended=True)
+            self._views[view_id] = view
+        return view
+
+    def _get(self, view_id: str, field_name: str) -> View:
+        view = self._views.get(view_id) if isinstance(view_id, str) else None
+        if view is None:
+            raise NotFound(f"{field_name}: no view {view_id!r} (unknown or evicted)", field=field_name)
         return view
 
     def _new_id(self) -> str:

@@ -2,14 +2,20 @@
 "Show wake snapshot" and "Create document from file" (``textDocument/codeAction``,
 ``workspace/executeCommand`` of ``mnemon.server.*``).
 
-Commands never fail with a JSON-RPC error: every failure answers ``{success: false, error}`` and shows a
-message, because clients run them from menus where an error response is lost.
+A command maps its argument object (:mod:`.params`: a file URI, the selected text, ...) onto the params of one
+operation of :mod:`mnemon_ls.ops` and runs it as that operation's ``mnemon/*`` request runs
+(:func:`.operations.run_operation`: ``runtime.mutate``, ``spaces.remember``, ``workspace.wake``,
+``documents.create``, ``documents.updateFromFile``); what it adds is the editor's side: the text of a selected
+comment, the file a rendering is written to, ``window/showDocument``, the message shown.
+
+Commands never fail with a JSON-RPC error: every failure answers ``{success: false, error}`` (the error as
+:func:`mnemon_ls.ops.errors.as_error` maps it, :func:`command_error`) and shows a message, because clients run
+them from menus where an error response is lost.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import hashlib
 import logging
 import shlex
@@ -21,12 +27,13 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path
 
-from ..packgate import run_held
-from ..errors import InvalidInput, MnemonError, storage_error
+from ..errors import InvalidInput, MnemonError
 from ..host import FolderState, uri_to_path
+from ..ops.errors import as_error
 from . import fileactions as file_actions
 from . import protocol as P
 from .feature import Feature
+from .operations import run_operation
 
 if TYPE_CHECKING:
     from .core import MnemonLanguageServer
@@ -95,18 +102,24 @@ def _active_spaces(state: FolderState) -> list[dict[str, Any]]:
         return []
 
 
-def _as_domain_error(exc: Exception) -> MnemonError:
-    """``exc`` as a :class:`MnemonError` (an unexpected one becomes ``internal-error``, logged here)."""
-    if isinstance(exc, MnemonError):
-        return exc
-    if isinstance(exc, P.ValidationError):
-        return P.invalid_input_from(exc)
-    mapped = storage_error(exc)
+def command_error(exc: Exception) -> MnemonError:
+    """``exc`` as the :class:`MnemonError` a command answers: the operation layer's one mapping
+    (:func:`mnemon_ls.ops.errors.as_error`); an exception it does not know is a bug, logged here and answered
+    as ``internal-error``."""
+    mapped = as_error(exc)
     if mapped is not None:
         return mapped
     log.exception("command failed")
-    error = MnemonError(f"internal error: {type(exc).__name__}: {exc}")
-    return error
+    return MnemonError(f"internal error: {type(exc).__name__}: {exc}")
+
+
+def _parsed(name: str, raw: dict[str, Any]) -> tuple[Any, Any]:
+    """``(operation, params)``: the operation ``name`` and ``raw`` parsed with its request's params model."""
+    from ..ops.execute import parse
+    from ..ops.registry import operations
+
+    operation = operations()[name]
+    return operation, parse(operation, raw, "lsp")
 
 
 def _action(title: str, command: str, argument: dict[str, Any]) -> types.CodeAction:
@@ -128,38 +141,34 @@ def _command_arg(model: type, arguments: tuple[Any, ...]) -> Any:
 async def remember_selection(ls: LanguageServer, *args: Any) -> dict[str, Any]:
     """``mnemon.server.rememberSelection {uri, text, branches?, importance?, spaceId?, languageId?, quiet?}``:
     add the text (a comment without its markers, :func:`selection_text`) to MEMORY.md (``branches`` scopes
-    it), or with ``spaceId`` remember it in that Memory Space. The server's observers hear of the write as
-    of a ``mnemon/runtime/mutate`` or ``mnemon/remember`` (a maintenance receipt, hand edits saved aside)."""
-    from ..ops.registry import operations
-    from ..runtime import ops
-
-    a = state = operation = None
+    it; the operation ``runtime.mutate``), or with ``spaceId`` remember it in that Memory Space
+    (:func:`_remember_in_space`). The server's observers hear of the write as of a ``mnemon/runtime/mutate``
+    or ``mnemon/remember`` (a maintenance receipt, hand edits saved aside)."""
+    a = None
     try:
         a = _command_arg(P.RememberArgs, args)
         state = ls.registry.resolve(a.uri, "uri")
         text = selection_text(ls, a)
-        operation = operations()["spaces.remember" if a.space_id is not None else "runtime.mutate"]
         if a.space_id is not None:
-            data = await _remember_in_space(ls, state, a, text)
-            ls.observe(state, operation, data, None)
-            return data
-        request = ops.validate_request("add", "memory", text, None, a.importance, a.branches)
-        receipt = await asyncio.to_thread(run_held, state.host, state.host.mutate_runtime, request)
+            return await _remember_in_space(ls, state, a, text)
+        operation, params = _parsed("runtime.mutate", {
+            "workspace": state.uri, "action": "add", "target": "memory", "content": text,
+            "importance": a.importance, "branches": a.branches})
+        _, receipt = await run_operation(ls, operation, params)
     except Exception as exc:  # every failure answers {success: false}, never a traceback
-        if state is not None and operation is not None:
-            ls.observe(state, operation, None, exc)
-        exc = _as_domain_error(exc)
+        exc = command_error(exc)
         if not (a is not None and a.quiet):
             ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"mnemon: not remembered: {exc.message}"))
         return {"success": False, "error": exc.to_dict()}
-    data = receipt.to_dict() | {"workspace": state.uri}
-    ls.observe(state, operation, data, None)
+    data = receipt | {"workspace": state.uri}
     if not a.quiet:
-        scope = f" for branch {', '.join(request.branches)}" if request.branches and receipt.changed else ""
+        branches = params.request.branches
+        scope = f" for branch {', '.join(branches)}" if branches and receipt["changed"] else ""
+        count, usage = receipt["entryCount"], receipt["usage"]
         ls.window_show_message(types.ShowMessageParams(
             types.MessageType.Info,
-            f"mnemon: {receipt.message} MEMORY.md{scope}: {receipt.entry_count} "
-            f"{'entry' if receipt.entry_count == 1 else 'entries'}, {receipt.used}/{receipt.limit} bytes"))
+            f"mnemon: {receipt['message']} MEMORY.md{scope}: {count} "
+            f"{'entry' if count == 1 else 'entries'}, {usage['used']}/{usage['limit']} bytes"))
     return data
 
 
@@ -177,19 +186,20 @@ def selection_text(ls: Any, a: Any) -> str:
 
 
 async def _remember_in_space(ls: MnemonLanguageServer, state: FolderState, a: Any, text: str) -> dict[str, Any]:
-    """The space target of "Remember selection": whitespace-normalized ``text`` into Memory Space ``a.space_id``."""
+    """The space target of "Remember selection": whitespace-normalized ``text`` into Memory Space ``a.space_id``
+    (the operation ``spaces.remember``, ``source`` ``user``), tagged with the one branch ``a.branches`` may name
+    (checked by MEMORY.md's rules and field names); ``a.importance`` critical/normal/low is 5/3/1."""
     from ..ops.humantext import activation_note
     from ..runtime.model import normalize_text, validate_branches
 
     branches = validate_branches(a.branches, "memory", "branches")  # same rules and field names as MEMORY.md
     if len(branches) > 1:
         raise InvalidInput("branches", "a Memory Space item is scoped to one branch (got several)")
-    branch = branches[0] if branches else None
     importance = {"critical": 5, "normal": 3, "low": 1}.get(a.importance or "normal")
-    receipt = await asyncio.to_thread(run_held, state.host, functools.partial(
-        state.host.spaces.remember, normalize_text(text), space_id=a.space_id, importance=importance, source="user",
-        branch=branch))
-    data = receipt.to_dict()
+    operation, params = _parsed("spaces.remember", {
+        "workspace": state.uri, "content": normalize_text(text), "spaceId": a.space_id, "importance": importance,
+        "source": "user", "branch": branches[0] if branches else None})
+    _, data = await run_operation(ls, operation, params)
     if not a.quiet:
         name = shlex.quote(str(data.get("spaceName") or data.get("spaceId")))
         note = activation_note(data, plain_write="a remember that names no space", name_it=f"name {name}",
@@ -202,14 +212,15 @@ async def _remember_in_space(ls: MnemonLanguageServer, state: FolderState, a: An
 
 @feature.command(P.CMD_SHOW_WAKE)
 async def show_wake(ls: LanguageServer, *args: Any) -> dict[str, Any]:
-    """``mnemon.server.showWakeSnapshot {uri}``: write a read-only rendering under ``state/`` and show it."""
+    """``mnemon.server.showWakeSnapshot {uri}``: the folder's wake (the operation ``workspace.wake``, as
+    ``mnemon/wake`` renders it) written read-only under ``state/`` and shown."""
     try:
         a = _command_arg(P.ShowWakeArgs, args)
         state = ls.registry.resolve(a.uri, "uri")
-        snapshot = await ls.wake_for(state)
+        _, snapshot = await run_operation(ls, *_parsed("workspace.wake", {"workspace": state.uri}))
         path = await asyncio.to_thread(_write_wake_file, state, snapshot["text"])
     except Exception as exc:  # every failure answers {success: false}, never a traceback
-        exc = _as_domain_error(exc)
+        exc = command_error(exc)
         ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"mnemon: {exc.message}"))
         return {"success": False, "error": exc.to_dict()}
     uri = from_fs_path(str(path)) or path.as_uri()
@@ -220,20 +231,21 @@ async def show_wake(ls: LanguageServer, *args: Any) -> dict[str, Any]:
 
 @feature.command(P.CMD_CREATE_DOCUMENT)
 async def create_document_from_file(ls: LanguageServer, *args: Any) -> dict[str, Any]:
-    """``mnemon.server.createDocumentFromFile {uri, title?}``: a managed document from a workspace file,
-    then opened (``window/showDocument`` when supported; otherwise the result's ``path``/``uri``)."""
+    """``mnemon.server.createDocumentFromFile {uri, title?}``: a managed document from a workspace file (the
+    operation ``documents.create`` with ``file``: cold archival when the Documents are full, with its
+    ``$/progress``), then opened (``window/showDocument`` when supported; otherwise the result's
+    ``path``/``uri``)."""
     try:
         a = _command_arg(P.CreateDocumentArgs, args)
         path = uri_to_path(a.uri, "uri")
         state = ls.registry.resolve(a.uri, "uri")
         file_actions.refuse_storage_file(state, path)  # the wake file, USER.md/MEMORY.md: memory, not a source
-        result = await ls.maintenance_feature.run(state, "Archiving documents", None, functools.partial(
-            _cold_from_file, state.host, path, a.title))  # cold archival when the Documents are full
+        _, data = await run_operation(ls, *_parsed("documents.create", {
+            "workspace": state.uri, "file": str(path), "title": a.title}))
     except Exception as exc:  # every failure answers {success: false}, never a traceback
-        exc = _as_domain_error(exc)
+        exc = command_error(exc)
         ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"mnemon: no document created: {exc.message}"))
         return {"success": False, "error": exc.to_dict()}
-    data = result
     document = data["document"]
     uri = from_fs_path(document["path"]) or Path(document["path"]).as_uri()
     shown = await _show_document(ls, uri)
@@ -264,10 +276,3 @@ def _write_wake_file(state: FolderState, text: str) -> Path:
     path = state_dir / f"wake-{digest}.md"
     fsio.write_file_atomically(path, text.encode("utf-8") + b"\n", mode=0o400)
     return path
-
-
-def _cold_from_file(host: Any, path: Any, title: Any, progress: Any) -> Any:
-    """"Create document from file" through cold archival (:mod:`mnemon_ls.maintenance.documents`)."""
-    from ..maintenance import documents as cold
-
-    return cold.create_document_from_file(host, path, title=title, progress=progress)

@@ -434,22 +434,6 @@ class MnemonLanguageServer(LanguageServer):
 
     # --------------------------------------------------------------- request helpers
 
-    async def wake_for(self, state: FolderState, branch: str | None = None, budget: int | None = None,
-                       surface: str = "lsp") -> dict[str, Any]:
-        """Render the wake for a folder (repairing first) and announce repairs; the ``WakeSnapshot`` dict.
-        ``surface`` names who reads it (:meth:`WorkspaceHost.wake`)."""
-        probed = None
-        if branch is None:
-            probed = await self.probe(state)
-            if probed is not None:
-                self.update_branch(state, probed)
-            else:  # a newer probe already landed; render what it recorded
-                probed = state.branch
-        snapshot, repairs = await asyncio.to_thread(run_held, state.host, functools.partial(state.host.wake, branch, budget, probed=probed,
-                                                                      surface=surface))
-        self.announce_repairs(state.uri, repairs)
-        return snapshot.to_dict() | {"workspace": state.uri}
-
     def request(self, method: str) -> Callable[[Handler], Handler]:
         """Register an async ``mnemon/*`` handler whose domain errors become JSON-RPC errors (no tracebacks)."""
 

@@ -11,8 +11,6 @@ Registered from :mod:`.server` with :func:`register` (the command ``mnemon.serve
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import logging
 import os
 from pathlib import Path
@@ -20,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from lsprotocol import types
 
-from ..packgate import run_held
 from ..host import FolderState, uri_to_path
 from . import protocol as P
 
@@ -92,30 +89,34 @@ def document_action(state: FolderState, uri: str,
 
 
 def register(server: "MnemonLanguageServer", command_arg: Callable[..., Any],
-             as_domain_error: Callable[[Exception], Any]) -> None:
-    """Register ``mnemon.server.updateDocumentFromFile`` on ``server``; ``command_arg`` and
-    ``as_domain_error`` are the server's argument validation and error mapping."""
+             command_error: Callable[[Exception], Any]) -> None:
+    """Register ``mnemon.server.updateDocumentFromFile`` on ``server``; ``command_arg`` and ``command_error`` are
+    the commands' argument validation and error mapping (:mod:`.actions`)."""
 
     @server.command(CMD_UPDATE_DOCUMENT)
     async def update_document_from_file(ls: Any, *args: Any) -> dict[str, Any]:
         """``mnemon.server.updateDocumentFromFile {uri, id?, documentRevision?}``: the body of the active
-        document made from the file becomes the file's text (one Documents operation,
+        document made from the file becomes the file's text (the operation ``documents.updateFromFile``,
         :meth:`~mnemon_ls.documents.store.DocumentStore.update_from_file`). Answers ``{success: false,
         error}`` on any failure (a stale ``documentRevision`` is ``revision-conflict``), with one
         ``window/showMessage`` either way."""
+        from ..ops.execute import parse
+        from ..ops.registry import operations
+        from .operations import run_operation
+
         try:
             a = command_arg(P.UpdateDocumentArgs, args)
             path = uri_to_path(a.uri, "uri")
             state = ls.registry.resolve(a.uri, "uri")
             refuse_storage_file(state, path)
-            result = await asyncio.to_thread(run_held, state.host, functools.partial(
-                state.host.documents.update_from_file, path, a.id, document_revision=a.document_revision))
+            operation = operations()["documents.updateFromFile"]
+            _, data = await run_operation(ls, operation, parse(operation, {
+                "workspace": state.uri, "file": str(path), "id": a.id, "documentRevision": a.document_revision}, "lsp"))
         except Exception as exc:  # every failure answers {success: false}, never a traceback
-            exc = as_domain_error(exc)
+            exc = command_error(exc)
             ls.window_show_message(types.ShowMessageParams(types.MessageType.Error,
                                                            f"mnemon: document not updated: {exc.message}"))
             return {"success": False, "error": exc.to_dict()}
-        data = result.to_dict()
         document = data["document"]
         ls.window_show_message(types.ShowMessageParams(
             types.MessageType.Info,

@@ -10,6 +10,11 @@ server's observers hear of the result or the error (:meth:`.server.MnemonLanguag
 how a maintenance receipt or a full USER.md becomes a notification. Errors leave through the server's
 ``mnemon_request`` wrapper (:func:`.protocol.to_rpc_error`).
 
+A request the operation's :class:`~mnemon_ls.ops.base.LspMethod` declares ``session`` (the wake, the turn
+Views, the status of every folder) is parsed with the method's own params model when it has one, resolves no
+folder and runs, in a worker thread, with the server's session as ``call.client``
+(:class:`.session.LspSession`); its answer is the result data as it is, and no observer hears of it.
+
 Bound by :func:`bind` right after ``initialize`` is answered (the registry imports pydantic, which the
 server keeps off its start path).
 """
@@ -47,6 +52,26 @@ async def _run(ls: Any, operation: Any, parsed: Any, surface: str, progress: Any
     return state, data
 
 
+async def run_operation(ls: Any, operation: Any, parsed: Any, token: Any = None) -> tuple[Any, Any]:
+    """``operation`` run on ``parsed`` params (its request's params model: :func:`mnemon_ls.ops.execute.parse`
+    with ``"lsp"``) as its ``mnemon/*`` request runs it: a session operation in a worker thread with the
+    server's session as ``call.client``; any other on its folder (:func:`_run`: observers, the folder's
+    session), with ``$/progress`` when the operation reports progress (``token``: the request's
+    ``workDoneToken``, else a server-created one). The request handler and the ``workspace/executeCommand``
+    commands of :mod:`.actions` (after mapping their argument object onto the params) call it. Returns
+    ``(folder state, data)``, ``(None, data)`` for a session operation; raises what the operation raised
+    (mapped)."""
+    if operation.lsp is not None and operation.lsp.session:
+        from ..ops.execute import call
+        from .session import LspSession
+
+        client = LspSession(ls, asyncio.get_running_loop())
+        return None, await asyncio.to_thread(functools.partial(call, operation, None, parsed, surface="lsp",
+                                                               client=client))
+    progress = Progress(ls, operation.progress_title(parsed), token) if operation.progress is not None else None
+    return await _run(ls, operation, parsed, "lsp", progress)
+
+
 def _handler(operation: Any) -> Callable[..., Any]:
     from ..ops.execute import parse
 
@@ -55,9 +80,9 @@ def _handler(operation: Any) -> Callable[..., Any]:
         if operation.progress is not None and isinstance(params, dict) and "workDoneToken" in params:
             token = params["workDoneToken"]
             params = {k: v for k, v in params.items() if k != "workDoneToken"}
-        parsed = parse(operation, params)
-        progress = Progress(ls, operation.progress_title(parsed), token) if operation.progress is not None else None
-        state, data = await _run(ls, operation, parsed, "lsp", progress)
+        state, data = await run_operation(ls, operation, parse(operation, params, "lsp"), token)
+        if state is None:  # a session operation: the data as it is
+            return data
         if isinstance(data, list):
             return {operation.lsp.list_key: data, "workspace": state.uri}
         return data | {"workspace": state.uri}

@@ -1,4 +1,6 @@
-"""Params models of the ``mnemon/*`` requests and ``workspace/executeCommand`` arguments (pydantic).
+"""The argument objects of the ``workspace/executeCommand`` commands (pydantic): the commands' argument syntax,
+as the command line has its options. Each command then runs an operation of :mod:`mnemon_ls.ops` (the
+``mnemon/*`` requests' params models are the operations').
 
 Field names are camelCase on the wire. :func:`parse_params` validates a raw params value and raises
 :class:`~mnemon_ls.errors.InvalidInput` naming the field. Kept apart from :mod:`.protocol` so that the
@@ -7,7 +9,7 @@ server can answer ``initialize`` before pydantic is imported (the names are re-e
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, StrictBool, ValidationError
 
@@ -16,34 +18,8 @@ from ..ops.base import Params, WorkspaceParams, invalid_input_from, parse_params
 __all__ = ["ValidationError", "WorkspaceParams", "invalid_input_from", "parse_params"]
 
 
-#: The params base of :mod:`mnemon_ls.ops.base` (models not yet moved into the operation layer subclass it).
+#: The params base of :mod:`mnemon_ls.ops.base`.
 _Params = Params
-
-
-class WakeParams(WorkspaceParams):
-    """``mnemon/wake``: ``{workspace?, branch?, budgetChars?, viewId?, surface?}``; with ``viewId`` the View's
-    pinned wake. ``surface`` ``tool`` is for a wake handed to an assistant's tools (VS Code's language-model
-    tools): it names ``mnemon_recall`` where the default (``lsp``) names ``mnemon/recall``."""
-
-    branch: str | None = Field(None, description="render as if on this branch (default: the checked-out one)")
-    budget_chars: int | None = Field(None, alias="budgetChars", ge=1024, le=4_194_304, strict=True)
-    view_id: str | None = Field(None, alias="viewId")
-    surface: Literal["lsp", "tool"] = "lsp"
-
-
-class TurnBeginParams(WorkspaceParams):
-    """``mnemon/turn/begin``: ``{workspace?, parentViewId?}``."""
-
-    parent_view_id: str | None = Field(None, alias="parentViewId")
-
-
-class TurnEndParams(_Params):
-    """``mnemon/turn/end``: ``{viewId, activity?}``; ``activity`` is the turn's review activity
-    (:class:`mnemon_ls.records.activity.TurnActivity`: ``userTextLength``, ``toolCallCount``,
-    ``uniqueToolCount``, ``toolNames``, ``assistantTextLength``, ``userText``; all optional)."""
-
-    view_id: str = Field(alias="viewId")
-    activity: dict[str, Any] | None = None
 
 
 class RememberArgs(_Params):

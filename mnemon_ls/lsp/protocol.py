@@ -1,10 +1,13 @@
-"""The ``mnemon/*`` protocol: method names, pydantic params models, and JSON-RPC error mapping.
+"""The ``mnemon/*`` protocol: notification and command names, the command argument models, and JSON-RPC
+error mapping.
 
-Custom request params arrive as plain dicts (:class:`MnemonProtocol` maps every ``mnemon/`` method to a
-raw-dict message type; pygls would otherwise build namedtuples, ``shared/reference/lsp-anchors.md``
-1.6b) and are validated by the pydantic models of :mod:`.params` (re-exported here on first use, so
-that importing this module, and answering ``initialize``, never loads pydantic). Field names are
-camelCase on the wire.
+The request methods are the operation layer's (:class:`~mnemon_ls.ops.base.LspMethod`, bound by
+:mod:`.operations` after ``initialize``). Their params arrive as plain dicts (:class:`MnemonProtocol` maps every
+bound method to a raw-dict message type; pygls would otherwise build namedtuples,
+``shared/reference/lsp-anchors.md`` 1.6b) and are validated by the operations' params models. The
+``workspace/executeCommand`` argument models are in :mod:`.params` (re-exported here on first use, so that
+importing this module, and answering ``initialize``, never loads pydantic). Field names are camelCase on the
+wire.
 
 Errors are JSON-RPC errors whose ``data.code`` is stable (:data:`ERROR_CODES`); ``data`` also carries the
 error's details (``field`` and ``rule`` for ``invalid-input``; ``target``, ``used``, ``projected``, ``limit``
@@ -22,25 +25,11 @@ from lsprotocol.types import ResponseError
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol
 
+from ..ops.client import PROTOCOL_VERSION as _PROTOCOL_VERSION
 from ..ops.errors import ERROR_CODES, PROTOCOL_ERROR_CODES, as_error, rpc_code
 
 #: Version of the ``mnemon/*`` surface; editor plugins compare it with ``mnemon/status``.
-PROTOCOL_VERSION = 1
-
-WAKE = "mnemon/wake"
-TURN_BEGIN = "mnemon/turn/begin"
-TURN_END = "mnemon/turn/end"
-STATUS = "mnemon/status"
-#: ``mnemon/records/<action>`` (handlers and params in :mod:`.records`).
-RECORD_REQUESTS = tuple(f"mnemon/records/{action}" for action in (
-    "list", "get", "create", "propose", "verify", "reject", "stale", "edit", "archive", "forget", "export",
-    "import", "compact"))
-#: ``mnemon/providers/<action>`` (handlers and params in :mod:`.providers`).
-PROVIDER_REQUESTS = tuple(f"mnemon/providers/{action}" for action in (
-    "list", "configure", "enable", "disable", "test", "discover"))
-#: ``mnemon/pack/<action>`` (handlers and params in :mod:`.packs`).
-PACK_REQUESTS = ("mnemon/pack/export", "mnemon/pack/exportFolder", "mnemon/pack/inspect", "mnemon/pack/import")
-REQUESTS = (WAKE, TURN_BEGIN, TURN_END, STATUS, *RECORD_REQUESTS, *PROVIDER_REQUESTS, *PACK_REQUESTS)
+PROTOCOL_VERSION = _PROTOCOL_VERSION
 
 # Server -> client notifications.
 BRANCH_CHANGED = "mnemon/branchChanged"
@@ -72,13 +61,14 @@ class RawRequest:
 class MnemonProtocol(LanguageServerProtocol):
     """LanguageServerProtocol that hands ``mnemon/*`` request params to handlers as plain dicts."""
 
-    #: The ``mnemon/*`` methods of the operation layer, added as :mod:`.ops` binds them (after ``initialize``).
+    #: The ``mnemon/*`` methods of the operation layer (and ``mnemon/tool``), added as :mod:`.operations`
+    #: binds them (after ``initialize``).
     bound_requests: set[str] = set()
 
     def get_message_type(self, method: str) -> type | None:  # noqa: D102 - pygls hook
         """:class:`RawRequest` for the ``mnemon/*`` requests we receive, pygls' own types otherwise."""
         # Only the requests we receive: our own outgoing notifications need pygls' notification type.
-        if method in REQUESTS or method in self.bound_requests:
+        if method in self.bound_requests:
             return RawRequest
         return super().get_message_type(method)
 
@@ -151,8 +141,8 @@ def to_rpc_error(error: Exception) -> JsonRpcException:
 
 
 def __getattr__(name: str) -> Any:
-    """The params models, :func:`parse_params`, :func:`invalid_input_from` and ``ValidationError`` of
-    :mod:`.params`, imported on first use (PEP 562)."""
+    """The command argument models, :func:`parse_params`, :func:`invalid_input_from` and ``ValidationError``
+    of :mod:`.params`, imported on first use (PEP 562)."""
     if name.startswith("__"):
         raise AttributeError(name)
     from . import params

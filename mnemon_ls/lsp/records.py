@@ -14,7 +14,8 @@ Registered from :mod:`.server` with :func:`register` (the first of the server's 
   the first) the digest is written and ``mnemon/records/autoWritten`` ``{workspace, id, status,
   archived}`` is sent. Errors never interrupt anything: they are logged and shown in ``mnemon/status``
   (``records.autoWriter.lastError``). Setting ``records.autoWriter`` (default true).
-- Review (reference 8.2-8.3): ``mnemon/turn/end`` hands its ``activity`` to :meth:`RecordsFeature.turn_ended`,
+- Review (reference 8.2-8.3): ``mnemon/turn/end`` (the operation ``session.turnEnd``, :mod:`mnemon_ls.ops.session`,
+  through the server's session hooks, :mod:`.session`) hands its ``activity`` to :meth:`RecordsFeature.turn_ended`,
   which accumulates it per workspace (persisted) and, when the score is eligible and admitted, arms an
   ``idleReviewMs`` timer; a new turn (``mnemon/turn/begin`` or another ``turn/end``) cancels it. On fire:
   ``mnemon/reviewSuggested`` ``{workspace, score, eligible, parts, reasons, signals, admitted, activity}``,
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from ..records import RecordsSource
 
 # The records modules (pydantic models) are imported where they are used, after ``initialize``
-# (tests/lsp/test_startup.py); their params models live in :mod:`.params`.
+# (tests/lsp/test_startup.py).
     from .core import MnemonLanguageServer
 
 log = logging.getLogger("mnemon_ls.lsp.records")
@@ -276,7 +277,7 @@ class RecordsFeature:
     async def turn_ended(self, uri: str, raw_activity: Any) -> dict[str, Any]:
         """Accumulate one turn's activity and arm the idle review timer when eligible and admitted.
 
-        ``raw_activity`` was validated by :func:`check_activity` first. Returns ``{enabled, score,
+        ``raw_activity`` was validated (:func:`~mnemon_ls.records.activity.parse_turn_activity`) first. Returns ``{enabled, score,
         eligible, admitted, reasons, armed, idleReviewMs}`` (``{enabled: false}`` when lifecycle or
         writeback is off)."""
         from ..records.activity import parse_turn_activity
@@ -360,13 +361,6 @@ class RecordsFeature:
             if folder.writing is not None and not folder.writing.done():
                 await folder.writing
             await self.flush(folder)
-
-
-def check_activity(raw: Any) -> None:
-    """Validate ``mnemon/turn/end``'s ``activity`` before anything changes (raises :class:`InvalidInput`)."""
-    from ..records.activity import parse_turn_activity
-
-    parse_turn_activity(raw)
 
 
 # ------------------------------------------------------------------ registration

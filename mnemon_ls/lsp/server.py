@@ -1,16 +1,16 @@
 """The mnemon-ls language server (pygls 2.x).
 
-This module holds the server object, its lifecycle (folders, settings, watchers, branch announcements)
-and ``mnemon/status``; the handlers of each tier live in feature modules attached at import:
-:mod:`.runtime`, :mod:`.actions` (code actions and commands) and
-:mod:`.records` (records, the auto-writer and review cues); the operations of :mod:`mnemon_ls.ops` are bound
-by :mod:`.operations` right after ``initialize`` is answered.
+This module creates the server object (:mod:`.core`) and handles its lifecycle (folders, settings, watchers,
+branch announcements); the feature modules are attached at import: :mod:`.actions` (code actions and
+commands), :mod:`.records` (the auto-writer and review cues) and the notices of the others. Every ``mnemon/*``
+request is an operation of :mod:`mnemon_ls.ops` (the wake, the turn Views and ``mnemon/status`` too: session
+operations, :mod:`mnemon_ls.ops.session`), bound by :mod:`.operations` right after ``initialize`` is answered.
 
 Lifecycle: ``initialize`` registers the workspace folders (``workspaceFolders``, else ``rootUri``) with
 the settings of ``initializationOptions`` (the ``mnemon`` section, or the object itself); after
 ``initialized`` the server pulls ``workspace/configuration`` (section ``mnemon``, per folder) when the
 client supports it, then starts, per folder, a git-state watcher and a projection watcher on the
-storage root. Requests are the ``mnemon/*`` methods of :mod:`.protocol`; code actions and commands
+storage root. Requests are the ``mnemon/*`` methods of the operation layer; code actions and commands
 offer "Remember selection" and "Show wake snapshot".
 
 Every handler runs blocking store work in a worker thread, maps domain errors to JSON-RPC errors with
@@ -35,14 +35,11 @@ from lsprotocol import types
 from . import actions as actions_feature
 from . import records as records_feature
 from . import semantic as semantic_feature
-from . import runtime as runtime_feature
 from . import fileactions as file_actions
 from . import packs as packs_feature
 from . import maintenance as maintenance_feature
-from . import protocol as P
 from . import operations as operations_binding
 from . import views as views_feature
-from .. import __version__
 from .core import MnemonLanguageServer, settings_section
 
 log = logging.getLogger("mnemon_ls.lsp")
@@ -128,28 +125,13 @@ async def on_shutdown(ls: MnemonLanguageServer, *_args: Any) -> None:
         await asyncio.to_thread(state.host.close)
 
 
-@mnemon_request(P.STATUS)
-async def status(ls: MnemonLanguageServer, params: Any) -> dict[str, Any]:
-    """``mnemon/status`` -> ``{version, protocolVersion, workspaces: [{uri, name, path, root, userRoot, scope, branch, branchReason, detached, entries, usage, problems, documents}]}``."""
-    P.parse_params(P._Params, params)
-
-    def collect() -> list[dict[str, Any]]:
-        """One status row per folder (runs in a worker thread): the Host's status with the folder's
-        URI and name, and the branch the server last announced."""
-        return [{"uri": state.uri, "name": state.name, **state.host.status(state.branch), "path": str(state.path),
-                 **ls.records_feature.status_fields(state)} for state in list(ls.registry.folders.values())]
-
-    return {"version": __version__, "protocolVersion": P.PROTOCOL_VERSION, "workspaces": await asyncio.to_thread(collect)}
-
-
 # The feature modules, one per tier (their handlers are collected at import and attached here).
-for _feature in (runtime_feature, actions_feature):
-    _feature.feature.attach(server, mnemon_request)
-records_feature.register(server)  # mnemon/records/*, the auto-writer, review cues
+actions_feature.feature.attach(server)
+records_feature.register(server)  # the auto-writer, review cues, mnemon/recordProposed
 semantic_feature.register(server)  # $/progress of background embedding
 packs_feature.register(server)  # mnemon/pack/export|exportFolder|inspect|import
 views_feature.register(server)  # mnemon/memoryChanged (editor views refresh on it)
-file_actions.register(server, actions_feature._command_arg, actions_feature._as_domain_error)  # "Update document from file"
+file_actions.register(server, actions_feature._command_arg, actions_feature.command_error)  # "Update document from file"
 maintenance_feature.register(server)  # maintenance notices (observers of the operations)
 
 

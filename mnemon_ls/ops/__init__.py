@@ -4,6 +4,8 @@
 - :mod:`.registry`: every operation of every tier module (``OPERATIONS`` of :mod:`.spaces` ...);
 - :mod:`.execute`: the one ``execute()`` every surface calls (parse, resolve, gate, call, map errors);
 - :mod:`.errors`: exceptions -> the :mod:`mnemon_ls.errors` vocabulary, and its JSON-RPC numbers;
+- :mod:`.client`: what the language server gives a session operation (``mnemon/wake``, the turn Views,
+  ``mnemon/status``: :mod:`.session`);
 - :mod:`.modeltext` / :mod:`.humantext`: results as text for a model and for a person.
 
 Importing this package imports nothing (the language server loads it after answering ``initialize``).

@@ -1,4 +1,5 @@
-"""Documents operations: create (text or a workspace file), update, get, list, search, archive, restore and
+"""Documents operations: create (text or a workspace file), update (text, or from the workspace file it was
+made from: the language server's "Update document from file" command), get, list, search, archive, restore and
 recover, on the workspace's Documents Source (``host.documents``).
 
 Create and update go through cold archival (:mod:`mnemon_ls.maintenance.documents`): when a document does
@@ -53,6 +54,16 @@ class DocumentUpdateParams(WorkspaceParams):
     document_revision: int | None = Field(None, alias="documentRevision", strict=True,
                                           description="expected document revision")
     expected_revision: str | None = Field(None, alias="expectedRevision", description=INDEX_REVISION_HELP)
+
+
+class DocumentUpdateFromFileParams(WorkspaceParams):
+    """``{workspace?, file, id?, documentRevision?}``: the active document that names the workspace file ``file``
+    (absolute path) in its ``sourcePaths`` takes the file's text as its body; ``id`` picks it when several do."""
+
+    file: str = Field(description="the workspace file (absolute path) the document was made from")
+    id: str | None = Field(None, description="the document, when several name the file")
+    document_revision: int | None = Field(None, alias="documentRevision", strict=True,
+                                          description="expected document revision")
 
 
 class DocumentIdParams(WorkspaceParams):
@@ -149,6 +160,10 @@ def _update(call: Call, p: DocumentUpdateParams) -> Any:
                                 progress=call.progress).to_dict()
 
 
+def _update_from_file(call: Call, p: DocumentUpdateFromFileParams) -> Any:
+    return call.host.documents.update_from_file(p.file, p.id, document_revision=p.document_revision).to_dict()
+
+
 def _archive(call: Call, p: DocumentArchiveParams) -> Any:
     store = call.host.documents
     return store.archive(full_id(store, p.id), p.document_revision, summary=p.summary,
@@ -226,6 +241,11 @@ OPERATIONS = (
             CliArg("description", flag="--description"),
             CliArg("source_paths", flag="--source", repeat=True, metavar="PATH", help=""),
             _REVISION, _INDEX_REVISION), text=_mutation_text)),
+    Operation(  # also the language server's "Update document from file" command (mnemon_ls.lsp.fileactions)
+        "documents.updateFromFile", DocumentUpdateFromFileParams, _update_from_file,
+        "Update the active Document made from a workspace file with the file's text (title, description and "
+        "source paths kept).", effect="write", text=modeltext.document_result,
+        lsp=LspMethod("mnemon/documents/updateFromFile")),
     Operation(
         "documents.get", DocumentIdParams,
         lambda c, p: c.host.documents.get(full_id(c.host.documents, p.id)).to_dict(),

@@ -42,25 +42,26 @@ def vocabulary() -> Iterator[None]:
         raise mapped from None
 
 
-def parse(operation: Operation, raw: Any) -> Any:
-    """``operation``'s params model validated from ``raw`` (a dict or ``None``); raises
-    :class:`~mnemon_ls.errors.InvalidInput` naming the field."""
+def parse(operation: Operation, raw: Any, surface: Surface | None = None) -> Any:
+    """``operation``'s params model (for ``surface``: :meth:`~.surfaces.Operation.params_for`) validated from
+    ``raw`` (a dict or ``None``); raises :class:`~mnemon_ls.errors.InvalidInput` naming the field."""
     from .base import parse_params  # pydantic: not imported by a light path that only calls (mnemon_ls.cli.light)
 
     with vocabulary():
-        return parse_params(operation.params, raw)
+        return parse_params(operation.params_for(surface), raw)
 
 
 def call(operation: Operation, host: Any, params: Any, *, surface: Surface, session: str | None = None,
          gate_held: bool = False, progress: Callable[[str, int | None], None] | None = None,
-         user: str | None = None) -> Any:
+         user: str | None = None, client: Any = None) -> Any:
     """Run parsed ``params`` on ``host`` (steps 3-5 of the module docstring); returns the result data.
-    ``progress`` receives the operation's progress reports, ``session`` and ``user`` identify the caller
-    (:class:`~.base.Call`). Raises
+    ``progress`` receives the operation's progress reports, ``session`` and ``user`` identify the caller,
+    ``client`` is the language server's session of a session request (:class:`~.base.Call`; ``host`` is then
+    ``None`` and no gate is held here: the operation holds the gate of each folder it resolves). Raises
     :class:`~mnemon_ls.errors.MnemonError` (mapped) or, for a bug, the original exception."""
-    invocation = Call(host=host, surface=surface, session=session, progress=progress, user=user)
+    invocation = Call(host=host, surface=surface, session=session, progress=progress, user=user, client=client)
     with vocabulary():
-        if operation.gated and not gate_held:
+        if operation.gated and not gate_held and host is not None:
             with host.pack_gate():
                 return operation.run(invocation, params)
         return operation.run(invocation, params)

@@ -4,7 +4,8 @@ A tier module of :mod:`mnemon_ls.ops` (``spaces.py``, ``runtime.py`` ...) lists 
 module-level ``OPERATIONS`` tuple; :func:`operations` imports every module of the package that has one
 (found by name, so adding an operation to a tier, or a tier file, is all it takes to reach every surface)
 and checks the declarations against each other once: names, LSP methods, MCP tool names and CLI command
-paths are each unique, and every field a surface exposes exists in the params model.
+paths are each unique, every field a surface exposes exists in the params model, and an LSP method's own
+params model extends the operation's.
 
 Loading imports pydantic and the tier modules (not the Sources: operations import them when they run), so
 the language server loads it after answering ``initialize``.
@@ -21,7 +22,7 @@ from .base import Operation
 
 #: Modules of the package that hold machinery, not operations.
 _MACHINERY = frozenset({"base", "errors", "execute", "registry", "modeltext", "humantext", "tools",
-                        "surfaces", "wake"})
+                        "surfaces", "wake", "client"})
 
 
 @functools.cache
@@ -50,6 +51,10 @@ def _check(declared: Iterable[Operation]) -> None:
         keys: list[tuple[str, object]] = []
         if operation.lsp is not None:
             keys.append(("LSP method", operation.lsp.method))
+            wire = operation.lsp.params
+            if wire is not None and not (isinstance(wire, type) and issubclass(wire, operation.params)):
+                raise ValueError(f"{operation.name}: LSP params {getattr(wire, '__name__', wire)} is not a subclass "
+                                 f"of {operation.params.__name__}")
         if operation.mcp is not None:
             keys.append(("MCP tool", operation.mcp.name if operation.mcp.action is None
                          else f"{operation.mcp.name} action={operation.mcp.action}"))

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool
 
+from ..errors import InvalidInput
 from . import humantext, modeltext
 from .audience import AUDIENCE_HELP, Audience, audience_of
 from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
@@ -74,7 +75,8 @@ class SpaceMergeParams(WorkspaceParams):
 
 class RememberParams(WorkspaceParams):
     """``mnemon/remember``: ``{workspace?, content, spaceId?, category?, importance? (1..5), tags?, entities?,
-    source?, scopeToBranch?}``; ``scopeToBranch`` tags the item with the workspace's current branch."""
+    source?, scopeToBranch?, branch?}``; ``scopeToBranch`` tags the item with the workspace's current branch,
+    ``branch`` with the one it names (the editor's "Remember selection" for a branch)."""
 
     content: str = Field(description="one durable fact or decision, self-contained (at most 8192 characters)")
     space_id: str | None = Field(None, alias="spaceId", description="space id (required unless exactly one "
@@ -86,6 +88,8 @@ class RememberParams(WorkspaceParams):
     source: str | None = None
     scope_to_branch: StrictBool = Field(False, alias="scopeToBranch", description="recall it only on the current git "
                                                                             "branch")
+    branch: str | None = Field(None, description="recall it only on this git branch (a branch:<name> tag; not with "
+                                                 "scopeToBranch)")
 
 
 class RecallParams(WorkspaceParams):
@@ -142,7 +146,9 @@ def _data(value: Any) -> Any:
 
 def _remember(call: Call, p: RememberParams) -> Any:
     host = call.host
-    branch = host.current_branch("scopeToBranch") if p.scope_to_branch else None
+    if p.scope_to_branch and p.branch is not None:
+        raise InvalidInput("branch", "cannot be combined with scopeToBranch (which takes the current branch)")
+    branch = host.current_branch("scopeToBranch") if p.scope_to_branch else p.branch
     return _data(host.spaces.remember(p.content, space_id=p.space_id, category=p.category, importance=p.importance,
                                       tags=p.tags, entities=p.entities, source=p.source, branch=branch))
 

@@ -22,10 +22,20 @@ Surface = Literal["lsp", "mcp", "cli", "tool"]
 @dataclass(frozen=True)
 class LspMethod:
     """How the language server exposes an operation: the ``mnemon/*`` request ``method``; a list result is
-    answered as ``{list_key: [...], workspace}``, a dict result as the dict plus ``workspace``."""
+    answered as ``{list_key: [...], workspace}``, a dict result as the dict plus ``workspace``.
+
+    ``params``: the params model of the request when its wire takes more than the operation's model (a
+    subclass of it, declared beside the operation: ``mnemon/wake`` also takes ``viewId`` and ``surface``);
+    default the operation's. ``session``: the request belongs to the client's session, not to one folder
+    (its turn Views, every open folder): the server resolves no folder and holds no pack gate for it, the
+    operation runs with ``call.host`` ``None`` and ``call.client`` the session
+    (:class:`~mnemon_ls.ops.client.ClientSession`: it resolves the folders it needs and holds their gates
+    itself), and the answer is the result data as it is (no ``workspace`` added)."""
 
     method: str
     list_key: str = "items"
+    params: type | None = None
+    session: bool = False
 
 
 @dataclass(frozen=True)
@@ -166,7 +176,9 @@ class Call:
     """One invocation of an operation: the workspace's ``host``, the ``surface`` it came from (``lsp``,
     ``mcp``, ``cli``, ``tool`` for the VS Code language-model tools), the caller's ``session`` id (records'
     provenance) when it has one, and ``progress(message, percentage)`` when the surface shows progress
-    (the language server's ``$/progress``; called from the worker thread; percentage 0..100 or ``None``)."""
+    (the language server's ``$/progress``; called from the worker thread; percentage 0..100 or ``None``).
+    ``client`` is the language server's session (:class:`~mnemon_ls.ops.client.ClientSession`) for a request
+    its :class:`LspMethod` declares ``session`` (``host`` is then ``None``); ``None`` everywhere else."""
 
     host: Any
     surface: Surface
@@ -174,6 +186,7 @@ class Call:
     progress: Callable[[str, int | None], None] | None = None
     user: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    client: Any = None
 
 
 @dataclass(frozen=True)
@@ -198,6 +211,13 @@ class Operation:
     #: ``workDoneToken``); ``None``: the operation reports none. ``{name}`` in it is the params' attribute
     #: ``name`` (``"Compacting {file}"``: :meth:`progress_title`).
     progress: str | None = None
+
+    def params_for(self, surface: Surface | None = None) -> type:
+        """The params model a request of ``surface`` is validated with: the :class:`LspMethod`'s ``params``
+        for ``lsp`` when it declares one, else :attr:`params`."""
+        if surface == "lsp" and self.lsp is not None and self.lsp.params is not None:
+            return self.lsp.params
+        return self.params
 
     @property
     def commands(self) -> tuple[CliCommand, ...]:

@@ -4,18 +4,20 @@
 The wake's run function and command live in :mod:`.wake` (no pydantic: the command line's light path runs
 them). The wake repairs the Runtime projections first (a hand edit of USER.md/MEMORY.md is imported, or saved
 and reported) and renders the snapshot for the current git branch; who reads it decides which commands it
-names (an assistant's tools, or the command line). The language server's ``mnemon/wake`` is a session
-request (it pins turn Views and announces branch changes) and stays in :mod:`mnemon_ls.lsp.runtime`.
+names (an assistant's tools, the language server's client, or the command line). The language server's
+``mnemon/wake`` is a session request (:class:`~.surfaces.LspMethod` ``session``: it reads turn Views, renders the
+branch the server announces and announces repairs) with its own wire params (:class:`LspWakeParams`).
+The language server's ``mnemon/status`` (every open folder) is :mod:`.session`'s.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
 from . import modeltext, wake
-from .base import Call, McpTool, Operation, WorkspaceParams
+from .base import Call, LspMethod, McpTool, Operation, WorkspaceParams
 
 
 class WakeParams(WorkspaceParams):
@@ -24,6 +26,20 @@ class WakeParams(WorkspaceParams):
     branch: str | None = Field(None, description="render as if on this branch (default: the checked-out one)")
     budget_chars: int | None = Field(None, alias="budgetChars", strict=True,  # bounds: the Host's (names "budget")
                                      description="largest snapshot in characters (1024..4194304)")
+
+
+class LspWakeParams(WakeParams):
+    """``mnemon/wake``: ``{workspace?, branch?, budgetChars? (1024..4194304, refused here naming
+    budgetChars), viewId?, surface?}``; with ``viewId`` the turn View's pinned wake. ``surface`` ``tool`` is for
+    a wake handed to an assistant's tools (VS Code's language-model tools): it names ``mnemon_recall`` where the
+    default (``lsp``) names ``mnemon/recall``."""
+
+    budget_chars: int | None = Field(None, alias="budgetChars", ge=1024, le=4_194_304, strict=True,
+                                     description="largest snapshot in characters (1024..4194304)")
+    view_id: str | None = Field(None, alias="viewId", description="answer this turn View's pinned wake "
+                                                                  "(mnemon/turn/begin)")
+    surface: Literal["lsp", "tool"] = Field("lsp", description="who reads it: lsp names mnemon/recall, tool "
+                                                               "names mnemon_recall")
 
 
 class StatusParams(WorkspaceParams):
@@ -51,6 +67,7 @@ OPERATIONS = (
             "The wake snapshot: USER.md, MEMORY.md (filtered to the current git branch) and short covers of Documents "
             "and Memory Spaces. Read it at the start of a session, or again after a long pause.",
             fields=("branch", "workspace")),
+        lsp=LspMethod("mnemon/wake", params=LspWakeParams, session=True),
         cli=wake.COMMAND),
     Operation(
         "workspace.status", StatusParams, _status,

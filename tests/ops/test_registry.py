@@ -46,10 +46,33 @@ def test_every_declaration_is_complete_and_unique() -> None:
      "MCP tool mnemon_x is bound by a.one and a.two"),
     ((_op("a.one", mcp=McpTool("mnemon_x", "d" * 50, fields=("querry",))),), "MCP field querry is not in _Params"),
     ((_op("a.one", cli=CliCommand(("x",), "x", (CliArg("nope"),))),), "CLI field nope is not in _Params"),
+    ((_op("a.one", lsp=LspMethod("mnemon/x", params=WorkspaceParams)),),
+     "LSP params WorkspaceParams is not a subclass of _Params"),
 ])
 def test_colliding_or_dangling_declarations_are_refused(declared: tuple[Operation, ...], said: str) -> None:
     with pytest.raises(ValueError, match=said):
         registry._check(declared)
+
+
+def test_every_mnemon_request_of_the_language_server_is_an_operation() -> None:
+    """No ``mnemon/*`` request is handled by a handler of its own (issue 29 item 1): after binding, the server's
+    ``mnemon/*`` features are exactly the operations' LSP methods and ``mnemon/tool`` (which runs the same
+    operations as assistant tools); the session requests are among them, with their own wire params."""
+    from mnemon_ls.lsp import operations as binding
+    from mnemon_ls.lsp import params
+    from mnemon_ls.lsp.server import mnemon_request, server
+    from mnemon_ls.ops.workspace import LspWakeParams, WakeParams
+
+    binding.bind(mnemon_request)
+    handled = {method for method in server.protocol.fm.features if method.startswith("mnemon/")}
+    bound = registry.by_lsp_method()
+    assert handled == set(bound) | {binding.TOOL}
+    sessions = {method for method, operation in bound.items() if operation.lsp.session}
+    assert sessions == {"mnemon/wake", "mnemon/turn/begin", "mnemon/turn/end", "mnemon/status"}
+    wake = bound["mnemon/wake"]
+    assert wake is registry.by_mcp_tool()["mnemon_wake"] is registry.by_cli_path()[("wake",)]
+    assert wake.params is WakeParams and wake.params_for("lsp") is LspWakeParams and wake.params_for("mcp") is WakeParams
+    assert not {"WakeParams", "TurnBeginParams", "TurnEndParams"} & set(vars(params))
 
 
 def test_the_command_line_is_built_from_the_declarations() -> None:

@@ -234,8 +234,9 @@ check("src/requests.ts speaks the server's protocol (Method, document helpers, E
         python(
             "import json\n" +
                 "from mnemon_ls.lsp import protocol as P\n" +
+                "from mnemon_ls.lsp.operations import TOOL\n" +
                 "from mnemon_ls.ops.registry import by_lsp_method\n" +
-                "print(json.dumps({'requests': list(P.REQUESTS) + list(by_lsp_method()), 'documents': [m for m in by_lsp_method() if m.startswith('mnemon/documents/')], 'errors': P.ERROR_CODES, 'version': P.PROTOCOL_VERSION}))",
+                "print(json.dumps({'requests': list(by_lsp_method()) + [TOOL], 'documents': [m for m in by_lsp_method() if m.startswith('mnemon/documents/')], 'errors': P.ERROR_CODES, 'version': P.PROTOCOL_VERSION}))",
         ),
     );
     const problems = [];

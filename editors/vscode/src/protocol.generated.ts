@@ -39,6 +39,7 @@ export const ErrorCode = {
 export const OperationMethod = {
     "documents.create": "mnemon/documents/create",
     "documents.update": "mnemon/documents/update",
+    "documents.updateFromFile": "mnemon/documents/updateFromFile",
     "documents.get": "mnemon/documents/get",
     "documents.list": "mnemon/documents/list",
     "documents.search": "mnemon/documents/search",
@@ -70,6 +71,9 @@ export const OperationMethod = {
     "runtime.mutate": "mnemon/runtime/mutate",
     "runtime.snapshot": "mnemon/runtime/snapshot",
     "runtime.compact": "mnemon/runtime/compact",
+    "session.status": "mnemon/status",
+    "session.turnBegin": "mnemon/turn/begin",
+    "session.turnEnd": "mnemon/turn/end",
     "spaces.list": "mnemon/spaces/list",
     "spaces.create": "mnemon/spaces/create",
     "spaces.update": "mnemon/spaces/update",
@@ -83,4 +87,5 @@ export const OperationMethod = {
     "spaces.related": "mnemon/related",
     "spaces.link": "mnemon/link",
     "spaces.forget": "mnemon/forget",
+    "workspace.wake": "mnemon/wake",
 } as const;

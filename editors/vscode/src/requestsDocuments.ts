@@ -9,6 +9,9 @@ import { request, RequestSender } from "./rpc";
 export const DocumentMethod = {
     documentsCreate: "mnemon/documents/create",
     documentsUpdate: "mnemon/documents/update",
+    /** `{workspace?, file, id?, documentRevision?}`: the document made from a workspace file takes its text (what
+     * the server's "Update document from file" command runs). */
+    documentsUpdateFromFile: "mnemon/documents/updateFromFile",
     documentsGet: "mnemon/documents/get",
     documentsList: "mnemon/documents/list",
     documentsSearch: "mnemon/documents/search",
