@@ -210,7 +210,7 @@ def test_doctor_names_entries_a_killed_archival_left_in_memory_md_and_finish_rem
     make_repo(tmp_path / "ws")
     assert ws_cli(tmp_path, "space", "create", "--name", "Project", "--description", "build facts",
                   "--active").returncode == 0
-    acknowledged = kill_archival_at(tmp_path, "_commit:1")  # after the space writes and the lineage append
+    acknowledged = kill_archival_at(tmp_path, "commit:1")  # after the space writes and the lineage append
     hot = memory_entries(tmp_path)
     assert [archive_fact(n) for n in acknowledged] == hot  # the killed archival removed nothing
     archived = json.loads(ws_cli(tmp_path, "runtime", "archived", "--json").stdout)["records"]

@@ -9,6 +9,7 @@ child runs to the end on the same roots (no lock or half-written state is left i
 from __future__ import annotations
 
 import json
+import os
 import random
 import sqlite3
 import subprocess
@@ -31,10 +32,10 @@ LIMIT = 1024
 #: Steps of an archival a kill lands in, and the largest N drawn for each (calls per run vary).
 STEPS = {
     "plan_maintenance": 2, "eligible_spaces": 1, "remember": 8, "_insert": 8, "_check_still_eligible": 2,
-    "compact_and_mutate": 1, "_before_commit": 1, "append_lineage": 1, "_commit": 1, "os.fsync": 4,
+    "compact_and_mutate": 1, "_before_commit": 1, "append_lineage": 1, "commit": 1, "os.fsync": 4,
     "os.replace": 4, "_archive_locally": 1, "append_file_durably": 3,
 }
-LOCAL_STEPS = ("plan_maintenance", "compact_and_mutate", "_before_commit", "append_lineage", "_commit", "os.fsync",
+LOCAL_STEPS = ("plan_maintenance", "compact_and_mutate", "_before_commit", "append_lineage", "commit", "os.fsync",
                "os.replace", "_archive_locally", "append_file_durably")
 SEED = 20261201
 
@@ -144,3 +145,18 @@ def test_sigkill_at_random_steps_of_archival_loses_no_fact(tmp_path: Path, with_
     host = host_for(workspace)
     assert len(read_lineage(host.root).records) > kills  # the kills were spread over many archivals
     host.close()
+
+
+def test_every_breakpoint_names_a_function_of_the_package() -> None:
+    """A step the archival code no longer has never pauses, and its kills silently become clean runs (``_commit`` was
+    renamed ``commit`` and the random kills stopped landing there): each must name a ``def`` of mnemon_ls."""
+    import mnemon_ls
+
+    package = Path(mnemon_ls.__file__).parent  # what an archival runs: Runtime, maintenance, spaces, fsio
+    files = [package / "fsio.py", *(p for d in ("runtime", "maintenance", "spaces") for p in (package / d).rglob("*.py"))]
+    source = "\n".join(p.read_text("utf-8") for p in files)
+    for step in STEPS:
+        if step.startswith("os."):
+            assert hasattr(os, step[3:]), step
+        else:
+            assert f"def {step}(" in source, f"{step}: no function of that name in mnemon_ls"
