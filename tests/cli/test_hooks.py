@@ -85,8 +85,34 @@ def run_and_list(repo: Path, data: Path, tmp_path: Path, argv: list[str], stdin:
     return done["code"], proc.stdout, done["modules"]
 
 
+def startup_modules() -> frozenset[str]:
+    """The modules this Python has imported before running anything: its ``site`` step and any ``.pth`` file of
+    the interpreter's site-packages (a sandbox's certificate hook imports ``typing`` and ``threading``, say).
+    They are not imported by the command, so they are not held against it."""
+    global _STARTUP
+    if _STARTUP is None:
+        proc = subprocess.run([sys.executable, "-c", "import json, sys; print(json.dumps(sorted(sys.modules)))"],
+                              capture_output=True, text=True, env=child_env(), timeout=120, check=True)
+        _STARTUP = frozenset(json.loads(proc.stdout)) - {"json", "json.decoder", "json.scanner", "json.encoder"}
+    return _STARTUP
+
+
+_STARTUP: frozenset[str] | None = None
+
+
 def loaded(modules: list[str], names: tuple[str, ...]) -> list[str]:
-    return [m for m in modules if m in names or any(m.startswith(n + ".") for n in names)]
+    """The modules of ``modules`` named in ``names`` (or inside a package of ``names``) that the interpreter had
+    not already imported at start-up."""
+    startup = startup_modules()
+    return [m for m in modules
+            if m not in startup and (m in names or any(m.startswith(n + ".") for n in names))]
+
+
+def test_startup_modules_are_only_the_interpreters():
+    """The start-up set is what ``python -c`` has before it runs: never a module of this project."""
+    startup = startup_modules()
+    assert "sys" in startup
+    assert not any(m == "mnemon_ls" or m.startswith("mnemon_ls.") for m in startup)
 
 
 def test_hook_prompt_imports_only_what_it_prints(workspace, tmp_path):
