@@ -9,7 +9,6 @@ import os
 import sqlite3
 import stat
 import subprocess
-import sys
 from pathlib import Path
 from typing import Iterator
 
@@ -21,6 +20,7 @@ from mnemon_ls.spaces import SpacesService
 from tests.gitrepo import make_repo
 from tests.helpers import procs
 from tests.conftest import FrozenClock
+from tests.helpers.zygote import mnemon_command
 
 CHUNKS = Path("documents") / ".semantic-chunks.sqlite3"
 
@@ -110,7 +110,7 @@ def test_the_command_line_creates_only_private_files(tmp_path: Path, umask_022: 
     where = ["--workspace", str(ws), "--scope", "custom", "--data-dir"]
 
     def run(*args: str, data: Path = root) -> str:
-        done = subprocess.run([sys.executable, "-m", "mnemon_ls", *args, *where, str(data)], cwd=ws, env=env,
+        done = subprocess.run([*mnemon_command(), *args, *where, str(data)], cwd=ws, env=env,
                               capture_output=True, text=True, timeout=procs.WAIT_SECONDS)
         assert done.returncode == 0, (args, done.stderr)
         return done.stdout
@@ -123,9 +123,9 @@ def test_the_command_line_creates_only_private_files(tmp_path: Path, umask_022: 
     run("recall", "side index")
     run("space", "embed", "default")
     pack = tmp_path / "backup.zip"
-    subprocess.run([sys.executable, "-m", "mnemon_ls", "pack", "export", "--data-dir", str(root), "-o", str(pack)],
+    subprocess.run([*mnemon_command(), "pack", "export", "--data-dir", str(root), "-o", str(pack)],
                    cwd=ws, env=env, check=True, capture_output=True, timeout=procs.WAIT_SECONDS)
-    subprocess.run([sys.executable, "-m", "mnemon_ls", "pack", "import", str(pack), "--data-dir", str(other)],
+    subprocess.run([*mnemon_command(), "pack", "import", str(pack), "--data-dir", str(other)],
                    cwd=ws, env=env, check=True, capture_output=True, timeout=procs.WAIT_SECONDS)
     run("doc", "search", "rollback threshold", data=other)
     run("redact", "--apply")
@@ -152,7 +152,7 @@ def test_migrate_copies_stores_into_private_files(tmp_path: Path, umask_022: Non
     ws, target = tmp_path / "ws", tmp_path / "target"
     make_repo(ws)
     env = procs.child_env(HOME=str(tmp_path / "home"))
-    done = subprocess.run([sys.executable, "-m", "mnemon_ls", "migrate", "--from", str(source), "--workspace", str(ws),
+    done = subprocess.run([*mnemon_command(), "migrate", "--from", str(source), "--workspace", str(ws),
                            "--scope", "custom", "--data-dir", str(target)], cwd=ws, env=env, capture_output=True,
                           text=True, timeout=procs.WAIT_SECONDS)
     assert done.returncode == 0, done.stderr

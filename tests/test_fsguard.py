@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,6 +26,7 @@ from mnemon_ls.runtime.store import RuntimeStore
 from mnemon_ls.settings import load_settings
 from mnemon_ls.spaces import SpacesService
 from tests.conftest import disk_state
+from tests.helpers.zygote import mnemon_command
 
 WORKSPACE = {"storageScope": "workspace", "runtimeUserScope": "storage"}
 
@@ -61,7 +61,7 @@ def host_for(workspace: Path, tmp_path: Path, settings: dict = WORKSPACE) -> Wor
 
 def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ) | env_for(tmp_path)
-    return subprocess.run([sys.executable, "-m", "mnemon_ls", *args], capture_output=True, text=True,
+    return subprocess.run([*mnemon_command(), *args], capture_output=True, text=True,
                           env=env, timeout=60)
 
 

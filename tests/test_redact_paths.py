@@ -15,7 +15,6 @@ import json
 import os
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,8 +25,9 @@ from mnemon_ls.runtime import ops
 from mnemon_ls.settings import load_settings
 from tests.helpers.procs import tree_snapshot
 from tests.redact_samples import ALL_VALUES, AWS_ID, GITHUB, PASSWORD, PROSE, SAMPLES, SLACK_BOT, STRIPE, bare
+from tests.helpers.zygote import mnemon_command
 
-MNEMON_LS = [sys.executable, "-m", "mnemon_ls"]
+MNEMON_LS = mnemon_command()
 
 
 def leaks(root: Path, values=ALL_VALUES) -> list[tuple[str, str]]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ import pytest
 from mnemon_ls.errors import InvalidInput
 from mnemon_ls.settings import ENVIRONMENT_SETTINGS, Settings, load_settings, settings_from_environment
 from tests.helpers.procs import child_env
+from tests.helpers.zygote import mnemon_command
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -38,7 +38,7 @@ def test_environment_values_are_parsed_and_validated() -> None:
 
 
 def run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mnemon_ls", *args], capture_output=True, text=True,
+    return subprocess.run([*mnemon_command(), *args], capture_output=True, text=True,
                           env=child_env(**env), cwd=str(REPO), timeout=60)
 
 

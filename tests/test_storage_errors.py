@@ -13,7 +13,6 @@ import json
 import os
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ from mnemon_ls.runtime import ops
 from mnemon_ls.runtime.store import RuntimeStore
 from mnemon_ls.settings import load_settings
 from tests.helpers.smalldisk import SmallDisk, small_disk  # noqa: F401  (fixture)
+from tests.helpers.zygote import mnemon_command
 
 WORKSPACE = {"storageScope": "workspace", "runtimeUserScope": "storage"}
 
@@ -43,7 +43,7 @@ def host_for(workspace: Path, tmp_path: Path) -> WorkspaceHost:
 
 
 def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mnemon_ls", *args], capture_output=True, text=True,
+    return subprocess.run([*mnemon_command(), *args], capture_output=True, text=True,
                           env=dict(os.environ) | env_for(tmp_path), timeout=60)
 
 

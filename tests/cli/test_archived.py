@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.helpers.procs import child_env
 
 from tests.gitrepo import make_repo
+from tests.helpers.zygote import mnemon_command
 
 
 def run(workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mnemon_ls", *args, "--workspace", str(workspace), "--scope",
+    return subprocess.run([*mnemon_command(), *args, "--workspace", str(workspace), "--scope",
                            "workspace", "--runtime-user-scope", "storage", "--memory-limit-bytes", "400"],
                           capture_output=True, text=True, env=child_env(), timeout=120)
 

@@ -36,6 +36,7 @@ from mnemon_ls.runtime.snapshot import EXPLANATION, stamp_view_revision
 from mnemon_ls.runtime.store import RuntimeStore
 
 
+from tests.helpers.zygote import mnemon_command  # noqa: E402
 from tests.helpers import procs  # noqa: E402  (shared subprocess and file-tree helpers)
 
 _beside = Path(sys.executable).parent / "mnemon-ls"
@@ -77,7 +78,7 @@ class Cli:
         if scoped and not {"--scope", "--data-dir", "--help", "--version"} & set(args) and args[:1] != ("serve",):
             args = (*args, *self.SCOPE)
         result = subprocess.run(
-            [MNEMON_LS, *args],
+            mnemon_command(*args),  # forked (the console script MNEMON_LS runs in test_argv.py, test_text.py)
             cwd=cwd or self.ws,
             env={**self.env, **(env or {})},
             input=stdin if stdin is not None else "",

@@ -7,17 +7,17 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.gitrepo import make_repo
 from tests.helpers import procs
+from tests.helpers.zygote import mnemon_command
 
 
 def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    result = subprocess.run([sys.executable, "-m", "mnemon_ls", *args], cwd=tmp_path / "ws", capture_output=True,
+    result = subprocess.run([*mnemon_command(), *args], cwd=tmp_path / "ws", capture_output=True,
                             text=True, timeout=procs.WAIT_SECONDS,
                             env=procs.child_env(HOME=str(tmp_path / "home"), MNEMON_DATA_DIR=str(tmp_path / "data"),
                                                 MNEMON_SEMANTIC="off"))

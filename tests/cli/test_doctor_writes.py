@@ -13,7 +13,6 @@ import hashlib
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from mnemon_ls.records.paths import root_id
 from mnemon_ls.roots import workspace_hash
 from tests.gitrepo import make_repo
 from tests.helpers import procs
+from tests.helpers.zygote import mnemon_command
 
 
 def every_path(base: Path) -> set[Path]:
@@ -44,7 +44,7 @@ class Cli:
                     if not k.startswith(("XDG_", "DSH_")) or k in env}
 
     def run(self, *args: str) -> str:
-        result = subprocess.run([sys.executable, "-m", "mnemon_ls", *args], cwd=self.ws, env=self.env,
+        result = subprocess.run([*mnemon_command(), *args], cwd=self.ws, env=self.env,
                                 capture_output=True, text=True, timeout=procs.WAIT_SECONDS)
         assert result.returncode == 0, (args, result.stderr)
         return result.stdout

@@ -8,7 +8,6 @@ from __future__ import annotations
 import io
 import json
 import subprocess
-import sys
 from contextlib import redirect_stdout
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from mnemon_ls.cli.common import emit
 from mnemon_ls.cli.full import build_parser
 from mnemon_ls.ops import registry
 from tests.helpers.procs import child_env
+from tests.helpers.zygote import mnemon_command
 
 COMMANDS = {("doctor",): ("storage.doctor", "read"), ("migrate",): ("storage.migrate", "write"),
             ("redact",): ("storage.redact", "write"), ("setup",): ("clients.setup", "write")}
@@ -65,7 +65,7 @@ def test_setup_through_the_console_entry_writes_the_workspace_file_and_removes_i
     env = child_env(HOME=str(tmp_path / "home"), MNEMON_DATA_DIR=str(tmp_path / "data"))
 
     def setup(*flags: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "mnemon_ls", "setup", "vscode", "--project", "--workspace",
+        return subprocess.run([*mnemon_command(), "setup", "vscode", "--project", "--workspace",
                                str(workspace), *flags], capture_output=True, text=True, env=env, cwd=str(tmp_path))
 
     added = setup()

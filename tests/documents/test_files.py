@@ -27,6 +27,7 @@ from mnemon_ls.documents.files import FileTooLarge, SpecialFile, read_regular_fi
 from mnemon_ls.errors import InvalidInput, UnreadableStore
 
 from tests.documents.test_support import Clock, make_store, tree
+from tests.helpers.zygote import mnemon_command
 
 #: How long a call may take before it counts as blocked (a healthy one takes milliseconds).
 BOUND_SECONDS = 20.0
@@ -290,7 +291,6 @@ def test_re_saving_as_utf8_makes_the_document_readable_again(env):
 
 def test_cli_get_search_list_doctor_leave_a_gbk_file_unchanged(tmp_path):
     import subprocess
-    import sys
 
     from tests.documents.test_support import child_env
 
@@ -298,7 +298,7 @@ def test_cli_get_search_list_doctor_leave_a_gbk_file_unchanged(tmp_path):
     store = DocumentStore(root, None)
     rec, path, data = _gbk_document(store, root)
     store.close()
-    base = [sys.executable, "-m", "mnemon_ls"]
+    base = mnemon_command()
     common = ["--data-dir", str(root), "--json"]
     env = child_env() | {"HOME": str(tmp_path), "MNEMON_DATA_DIR": str(tmp_path / "global")}
     runs = {name: subprocess.run(base + args + common, capture_output=True, text=True, env=env, cwd=tmp_path,

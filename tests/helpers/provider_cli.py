@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
+from tests.helpers.zygote import mnemon_command
 
 
 def cli(tmp_path: Path, *args: str, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -17,7 +17,7 @@ def cli(tmp_path: Path, *args: str, stdin: str = "", timeout: float = 120) -> su
     # (``MEM0_DIR`` too: an engine opened in the test process sets it, and it would outlive that test)
     env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMON_") and k != "MEM0_DIR"}
     env.update(MNEMON_DATA_DIR=str(tmp_path / "data"), MNEMON_STORAGE_SCOPE="global", MNEMON_SEMANTIC="off")
-    return subprocess.run([sys.executable, "-m", "mnemon_ls", *args], capture_output=True, text=True, env=env,
+    return subprocess.run([*mnemon_command(), *args], capture_output=True, text=True, env=env,
                           cwd=tmp_path, timeout=timeout, input=stdin)
 
 

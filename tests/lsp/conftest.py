@@ -43,7 +43,6 @@ import hashlib
 import json
 import os
 import shlex
-import sys
 import time
 import typing
 from dataclasses import dataclass
@@ -59,11 +58,19 @@ from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES
 
 from tests.gitrepo import make_repo
+from tests.helpers.zygote import mnemon_command
 
 CLIENTS = ["visual-studio-code", "neovim@v0.7", "neovim"]
-#: ``$MNEMON_LSP_TEST_SERVER`` (a shell-style command line) runs the suite against another build of the server.
-SERVER_COMMAND = (shlex.split(os.environ["MNEMON_LSP_TEST_SERVER"]) if os.environ.get("MNEMON_LSP_TEST_SERVER")
-                  else [sys.executable, "-m", "mnemon_ls", "serve"])
+
+
+def server_command() -> list[str]:
+    """The server under test: ``python -m mnemon_ls serve``, forked from the suite's fork server
+    (:mod:`tests.helpers.zygote`: the same code, the libraries already imported);
+    ``$MNEMON_LSP_TEST_SERVER`` (a shell-style command line) runs the suite against another build of the
+    server."""
+    if os.environ.get("MNEMON_LSP_TEST_SERVER"):
+        return shlex.split(os.environ["MNEMON_LSP_TEST_SERVER"])
+    return mnemon_command("serve")
 
 #: Longest wait for a response: a safety bound for a hung server, never a synchronisation (a healthy
 #: server answers in milliseconds, but a start-up took more than 10 s at a load of 12 on two cores).
@@ -405,7 +412,7 @@ class Launcher:
             client.set_configuration(section, section="mnemon", scope_uri=scope or None)
         if hold_configuration:
             client.config_gate = asyncio.Event()
-        await client.start_io(*SERVER_COMMAND, env=self.env())
+        await client.start_io(*server_command(), env=self.env())
         self.clients.append(client)
         params = types.InitializeParams(
             capabilities=client_capabilities(caps),

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tests.lsp.conftest import REQUEST_TIMEOUT, SERVER_COMMAND
+from tests.lsp.conftest import REQUEST_TIMEOUT, server_command
 
 _HEADER = re.compile(rb"Content-Length: (\d+)\r\n(?:Content-Type: [^\r\n]*\r\n)?\r\n")
 
@@ -47,9 +47,9 @@ class RawServer:
         self._next_id = 1000
 
     async def start(self, env: dict[str, str], cwd: Path, command: list[str] | None = None) -> None:
-        """Start ``command`` (default: the server under test, ``SERVER_COMMAND``)."""
+        """Start ``command`` (default: the server under test, :func:`server_command`)."""
         self.proc = await asyncio.create_subprocess_exec(
-            *(command or SERVER_COMMAND), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            *(command or server_command()), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE, env=env, cwd=cwd)
         self._tasks = [asyncio.create_task(self._read()), asyncio.create_task(self._drain_stderr())]
 

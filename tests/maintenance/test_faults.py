@@ -24,6 +24,7 @@ from mnemon_ls.spaces import CliOptions, SpacesService
 
 from tests.conftest import disk_state
 from tests.gitrepo import make_repo
+from tests.helpers.zygote import mnemon_command
 
 FAKE = Path(__file__).resolve().parents[1] / "helpers" / "fake_mnemon.py"
 LIMIT = 1024
@@ -82,7 +83,7 @@ def fake_items(root: Path, space_id: str) -> list[str]:
 
 
 def mnemon_ls(repo_dir: Path, *args: str) -> str:
-    argv = [sys.executable, "-m", "mnemon_ls", *args, "--workspace", str(repo_dir), "--scope", "workspace",
+    argv = [*mnemon_command(), *args, "--workspace", str(repo_dir), "--scope", "workspace",
             "--runtime-user-scope", "storage"]
     return " ".join(shlex.quote(a) for a in argv)
 

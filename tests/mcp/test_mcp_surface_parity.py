@@ -6,17 +6,17 @@ client and the CLI in a subprocess, on one storage root."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.gitrepo import snapshot
 from tests.helpers import procs
 from tests.mcp.conftest import REPO, mcp_session, text
 from tests.mcp.test_mcp_server import args_for, files
+from tests.helpers.zygote import mnemon_command
 
 
 def _cli(workspace: Path, data_dir: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mnemon_ls", *args, *args_for(workspace, data_dir)],
+    return subprocess.run([*mnemon_command(), *args, *args_for(workspace, data_dir)],
                           cwd=str(REPO), env=procs.child_env(), capture_output=True, text=True, encoding="utf-8",
                           timeout=procs.WAIT_SECONDS)
 

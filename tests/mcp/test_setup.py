@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from tests.mcp.conftest import REPO, server_env
+from tests.helpers.zygote import mnemon_command
 
 
 def run(home: Path, *args: str, stdin: str = "", cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mnemon_ls", *args], input=stdin, capture_output=True, text=True,
+    return subprocess.run([*mnemon_command(), *args], input=stdin, capture_output=True, text=True,
                           env=server_env(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), **env),
                           cwd=str(cwd or REPO), timeout=60)
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import sqlite3
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from mnemon_ls.host import WorkspaceHost
 from mnemon_ls.packs import write_pack_file
 from mnemon_ls.settings import load_settings
 from tests.gitrepo import make_repo
+from tests.helpers.zygote import mnemon_command
 
 
 @pytest.fixture
@@ -162,7 +162,7 @@ def _replace_entry(data: bytes, name: str, content: bytes) -> bytes:
 
 
 def test_cli_deeply_nested_json_is_invalid_input(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "mnemon_ls", "runtime", "add", "--content", "x", "--scope", "custom",
+    proc = subprocess.run([*mnemon_command(), "runtime", "add", "--content", "x", "--scope", "custom",
                            "--data-dir", str(tmp_path / "root"), "--routes", "[" * 20000 + "]" * 20000],
                           capture_output=True, text=True, timeout=60, cwd=tmp_path,
                           env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "MNEMON_SEMANTIC": "off"})

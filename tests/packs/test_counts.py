@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,10 +17,11 @@ from mnemon_ls.runtime import ops
 from mnemon_ls.runtime.model import used_bytes
 from tests.helpers import procs
 from tests.helpers.packs import host_on, items_of, seed
+from tests.helpers.zygote import mnemon_command
 
 
 def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    result = subprocess.run([sys.executable, "-m", "mnemon_ls", *args], cwd=tmp_path, capture_output=True, text=True,
+    result = subprocess.run([*mnemon_command(), *args], cwd=tmp_path, capture_output=True, text=True,
                             timeout=procs.WAIT_SECONDS,
                             env=procs.child_env(HOME=str(tmp_path / "home"), MNEMON_SEMANTIC="off"))
     assert "Traceback" not in result.stderr

@@ -9,7 +9,6 @@ import json
 import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from mnemon_ls.errors import RuntimeCapacityError
 from mnemon_ls.runtime import ops
 from tests.helpers import procs
 from tests.helpers.packs import host_on, seed
+from tests.helpers.zygote import mnemon_command
 
 
 def _strict_snapshot(path: Path) -> dict[str, tuple]:
@@ -38,7 +38,7 @@ def _strict_snapshot(path: Path) -> dict[str, tuple]:
 
 
 def _cli(cwd: Path, root: Path, tmpdir: Path, *args: str) -> subprocess.CompletedProcess:
-    argv = [sys.executable, "-m", "mnemon_ls", *args, "--scope", "custom", "--data-dir", str(root),
+    argv = [*mnemon_command(), *args, "--scope", "custom", "--data-dir", str(root),
             "--runtime-user-scope", "storage"]
     result = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=procs.WAIT_SECONDS,
                             env=procs.child_env(HOME=str(cwd / "home"), MNEMON_SEMANTIC="off", TMPDIR=str(tmpdir)))
@@ -147,7 +147,7 @@ def test_export_without_output_goes_to_the_exports_folder_not_the_work_tree(tmp_
     subprocess.run(["git", "init", "-q", str(project)], check=True, timeout=procs.WAIT_SECONDS)
     home = tmp_path / "home"
     env = procs.child_env(HOME=str(home), MNEMON_SEMANTIC="off")
-    run = [sys.executable, "-m", "mnemon_ls"]
+    run = mnemon_command()
     added = subprocess.run([*run, "runtime", "add", "--content", "Fact A"], cwd=project, env=env,
                            capture_output=True, text=True, timeout=procs.WAIT_SECONDS)
     assert added.returncode == 0, added.stderr

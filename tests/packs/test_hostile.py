@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from mnemon_ls import packs
 from mnemon_ls.errors import PackInvalid
 from tests.helpers import procs
 from tests.helpers.packs import host_on, repack, seed, unpack
+from tests.helpers.zygote import mnemon_command
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +77,7 @@ def test_the_cli_names_the_damaged_store_without_a_traceback(good, target, tmp_p
     before = procs.tree_snapshot(target)
     for action in ("inspect", "import"):
         result = subprocess.run(
-            [sys.executable, "-m", "mnemon_ls", "pack", action, str(pack), "--scope", "custom", "--data-dir",
+            [*mnemon_command(), "pack", action, str(pack), "--scope", "custom", "--data-dir",
              str(target), "--runtime-user-scope", "storage"], capture_output=True, text=True, cwd=tmp_path,
             timeout=procs.WAIT_SECONDS, env=procs.child_env(HOME=str(tmp_path / "home"), MNEMON_SEMANTIC="off"))
         assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr

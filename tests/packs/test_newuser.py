@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.helpers import procs
 from tests.helpers.packs import host_on, seed
+from tests.helpers.zygote import mnemon_command
 
 
 def _cli(tmp_path: Path, root: Path, *args: str, json_out: bool = False) -> subprocess.CompletedProcess:
-    argv = [sys.executable, "-m", "mnemon_ls", *args, "--scope", "custom", "--data-dir", str(root),
+    argv = [*mnemon_command(), *args, "--scope", "custom", "--data-dir", str(root),
             "--runtime-user-scope", "storage", *(["--json"] if json_out else [])]
     result = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=procs.WAIT_SECONDS,
                             env=procs.child_env(HOME=str(tmp_path / "home"), MNEMON_SEMANTIC="off"))

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.helpers import procs
 from tests.helpers.packs import items_of
+from tests.helpers.zygote import mnemon_command
 
 
 def _cli(cwd: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
-    result = subprocess.run([sys.executable, "-m", "mnemon_ls", *args], cwd=cwd, capture_output=True, text=True,
+    result = subprocess.run([*mnemon_command(), *args], cwd=cwd, capture_output=True, text=True,
                             timeout=procs.WAIT_SECONDS, env=procs.child_env(HOME=str(home), MNEMON_SEMANTIC="off"))
     assert "Traceback" not in result.stderr
     assert result.returncode == 0, (args, result.stdout, result.stderr)

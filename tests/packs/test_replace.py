@@ -21,6 +21,7 @@ from mnemon_ls.runtime import ops
 from mnemon_ls.settings import load_settings
 from tests.helpers import procs
 from tests.helpers.packs import contents, host_on, seed
+from tests.helpers.zygote import mnemon_command
 
 
 def _split(root: Path, global_root: Path) -> WorkspaceHost:
@@ -51,7 +52,7 @@ def _profile_pack(tmp_path: Path) -> bytes:
 
 
 def _cli(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    result = subprocess.run([sys.executable, "-m", "mnemon_ls", *args], cwd=cwd, capture_output=True, text=True,
+    result = subprocess.run([*mnemon_command(), *args], cwd=cwd, capture_output=True, text=True,
                             timeout=procs.WAIT_SECONDS, env=env or procs.child_env(HOME=str(cwd / "home"),
                                                                                    MNEMON_SEMANTIC="off"))
     assert "Traceback" not in result.stderr

@@ -5,15 +5,15 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.gitrepo import make_repo
 from tests.helpers import procs
+from tests.helpers.zygote import mnemon_command
 
-MNEMON_LS = [sys.executable, "-m", "mnemon_ls"]
+MNEMON_LS = mnemon_command()
 
 
 class RecordsCli:

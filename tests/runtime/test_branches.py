@@ -19,6 +19,7 @@ from mnemon_ls.errors import InvalidInput
 from mnemon_ls.runtime.model import _BRANCH_CHARSET, branch_name_problem
 from mnemon_ls.runtime.ops import validate_request
 from mnemon_ls.runtime.store import RuntimeStore
+from tests.helpers.zygote import mnemon_command
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs the git binary")
 
@@ -71,10 +72,9 @@ def test_runtime_add_with_a_branch_git_refuses_is_invalid_input_and_writes_nothi
 
 
 def test_cli_runtime_add_branch_head_exits_2_and_names_the_rule(tmp_path):
-    import sys
 
     root = tmp_path / "root"
-    proc = subprocess.run([sys.executable, "-m", "mnemon_ls", "runtime", "add", "--content", "x", "--branch", "HEAD",
+    proc = subprocess.run([*mnemon_command(), "runtime", "add", "--content", "x", "--branch", "HEAD",
                            "--scope", "custom", "--data-dir", str(root)], capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
     assert "branches[0]" in proc.stderr and "HEAD" in proc.stderr

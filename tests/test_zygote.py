@@ -1,0 +1,101 @@
+"""The suite's fork server (tests/helpers/zygote.py) runs the real ``python -m mnemon_ls``: same answers, same
+exit codes, the launcher's directory, environment, umask and limits, and the server dies with the process a
+test started. Every check compares against the plain command run the same way."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.procs import child_env
+from tests.helpers.zygote import mnemon_command
+
+PLAIN = [sys.executable, "-m", "mnemon_ls"]
+
+
+def both(argv: list[str], tmp_path: Path, **env: str) -> tuple[subprocess.CompletedProcess, ...]:
+    """The same command, forked and plain, each in its own fresh data directory."""
+    done = []
+    for name, command in (("forked", mnemon_command(*argv)), ("plain", [*PLAIN, *argv])):
+        data = tmp_path / name
+        done.append(subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                                   env=child_env(MNEMON_DATA_DIR=str(data), HOME=str(tmp_path), **env)))
+    return tuple(done)
+
+
+@pytest.mark.parametrize("argv", [
+    ["runtime", "add", "--content", "the build uses make", "--scope", "global"],
+    ["runtime", "list", "--scope", "global", "--json"],
+    ["runtime", "frobnicate"],
+    ["--version"],
+    ["recall", "--limit", "99", "x", "--scope", "global"],
+])
+def test_a_forked_command_answers_exactly_like_the_plain_one(argv, tmp_path):
+    forked, plain = both(argv, tmp_path)
+    assert [(p.returncode, mask(p.stdout), p.stderr) for p in (forked, plain)] == [
+        (plain.returncode, mask(plain.stdout), plain.stderr)] * 2
+    assert plain.returncode in (0, 2) and (plain.stdout or plain.stderr)
+
+
+def mask(text: str) -> str:
+    """A revision is a hash over content and times: the two runs' differ."""
+    return re.sub(r"revision [0-9a-f]{12}", "revision <hash>", text)
+
+
+def test_the_launchers_umask_reaches_the_server(tmp_path):
+    old = os.umask(0o077)
+    try:
+        forked, plain = both(["runtime", "add", "--content", "x", "--scope", "global"], tmp_path)
+    finally:
+        os.umask(old)
+    assert forked.returncode == plain.returncode == 0
+    modes = {name: (tmp_path / name / "runtime").stat().st_mode & 0o777 for name in ("forked", "plain")}
+    assert modes["forked"] == modes["plain"]
+
+
+def test_a_pythonpath_makes_the_launch_a_plain_interpreter(tmp_path):
+    """A fork cannot honour start-up variables: the launcher runs python itself, so PYTHONPATH is on sys.path."""
+    (tmp_path / "extra").mkdir()
+    (tmp_path / "extra" / "sitecustomize.py").write_text("import sys\nsys.stderr.write('site hook ran\\n')\n")
+    forked, plain = both(["--version"], tmp_path, PYTHONPATH=str(tmp_path / "extra"))
+    assert forked.stderr == plain.stderr == "site hook ran\n"
+    assert forked.stdout == plain.stdout
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
+def test_the_server_dies_with_the_process_the_test_started(how, tmp_path):
+    pidfile = tmp_path / "server.pid"
+    launcher = subprocess.Popen(mnemon_command("serve"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, cwd=tmp_path,
+                                env=child_env(MNEMON_DATA_DIR=str(tmp_path / "d"), HOME=str(tmp_path),
+                                              MNEMON_TEST_ZYGOTE_PIDFILE=str(pidfile)))
+    try:
+        deadline = time.monotonic() + 60
+        while not pidfile.exists() or not pidfile.read_text().endswith("\n"):  # written once the fork is made
+            assert launcher.poll() is None, f"the launcher exited first: {launcher.returncode}"
+            assert time.monotonic() < deadline, "the launcher never reported its server"
+            os.sched_yield()
+        server = int(pidfile.read_text())
+        assert _state(server) not in ("gone", "Z"), "the server is not running"
+        launcher.send_signal(how)
+        assert launcher.wait(timeout=60) == -how  # SIGTERM is forwarded: the launcher dies of the server's signal
+        while _state(server) not in ("gone", "Z"):  # SIGKILL: the fork server kills the server
+            assert time.monotonic() < deadline + 60, f"the server outlived the launcher ({_state(server)})"
+            os.sched_yield()
+    finally:
+        launcher.kill()
+        launcher.communicate()
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
