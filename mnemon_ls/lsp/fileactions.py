@@ -5,8 +5,8 @@ Never offered for a file of a storage root (the wake snapshot rendering under ``
 documents under ``documents/``, ``USER.md``/``MEMORY.md``, anything else under the workspace's root
 or the root holding ``USER.md``): a document of those would copy memory into memory.
 
-Registered from :mod:`.server` with :func:`register` (the command ``mnemon.server.updateDocumentFromFile``);
-:func:`document_action` is called by its ``textDocument/codeAction`` handler.
+:func:`document_action` is called by the ``textDocument/codeAction`` handler (:mod:`.actions`); the commands
+the actions run are bound by :mod:`.commands` (:func:`refuse_storage_file` is theirs too).
 """
 
 from __future__ import annotations
@@ -14,20 +14,14 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from lsprotocol import types
 
 from ..host import FolderState, uri_to_path
-from . import protocol as P
-
-if TYPE_CHECKING:
-    from .core import MnemonLanguageServer
+from ..ops.command_ids import CREATE_DOCUMENT_FROM_FILE, UPDATE_DOCUMENT_FROM_FILE
 
 log = logging.getLogger("mnemon_ls.lsp")
-
-#: ``workspace/executeCommand`` id of "Update document from file" (argument ``{uri, id?, documentRevision?}``).
-CMD_UPDATE_DOCUMENT = "mnemon.server.updateDocumentFromFile"
 
 
 def storage_roots(state: FolderState) -> list[Path]:
@@ -80,45 +74,9 @@ def document_action(state: FolderState, uri: str,
         records = []
     if len(records) == 1:
         record = records[0]
-        return make(f"Update document from file ({record.title})", CMD_UPDATE_DOCUMENT,
+        return make(f"Update document from file ({record.title})", UPDATE_DOCUMENT_FROM_FILE,
                     {"uri": uri, "id": record.id, "documentRevision": record.revision})
     if records:
-        return make(f"Update document from file ({len(records)} documents name it)", CMD_UPDATE_DOCUMENT,
+        return make(f"Update document from file ({len(records)} documents name it)", UPDATE_DOCUMENT_FROM_FILE,
                     {"uri": uri})
-    return make("Create document from file", P.CMD_CREATE_DOCUMENT, {"uri": uri})
-
-
-def register(server: "MnemonLanguageServer", command_arg: Callable[..., Any],
-             command_error: Callable[[Exception], Any]) -> None:
-    """Register ``mnemon.server.updateDocumentFromFile`` on ``server``; ``command_arg`` and ``command_error`` are
-    the commands' argument validation and error mapping (:mod:`.actions`)."""
-
-    @server.command(CMD_UPDATE_DOCUMENT)
-    async def update_document_from_file(ls: Any, *args: Any) -> dict[str, Any]:
-        """``mnemon.server.updateDocumentFromFile {uri, id?, documentRevision?}``: the body of the active
-        document made from the file becomes the file's text (the operation ``documents.updateFromFile``,
-        :meth:`~mnemon_ls.documents.store.DocumentStore.update_from_file`). Answers ``{success: false,
-        error}`` on any failure (a stale ``documentRevision`` is ``revision-conflict``), with one
-        ``window/showMessage`` either way."""
-        from ..ops.execute import parse
-        from ..ops.registry import operations
-        from .operations import run_operation
-
-        try:
-            a = command_arg(P.UpdateDocumentArgs, args)
-            path = uri_to_path(a.uri, "uri")
-            state = ls.registry.resolve(a.uri, "uri")
-            refuse_storage_file(state, path)
-            operation = operations()["documents.updateFromFile"]
-            _, data = await run_operation(ls, operation, parse(operation, {
-                "workspace": state.uri, "file": str(path), "id": a.id, "documentRevision": a.document_revision}, "lsp"))
-        except Exception as exc:  # every failure answers {success: false}, never a traceback
-            exc = command_error(exc)
-            ls.window_show_message(types.ShowMessageParams(types.MessageType.Error,
-                                                           f"mnemon: document not updated: {exc.message}"))
-            return {"success": False, "error": exc.to_dict()}
-        document = data["document"]
-        ls.window_show_message(types.ShowMessageParams(
-            types.MessageType.Info,
-            f"mnemon: document updated: {document['title']} (revision {document['revision']})"))
-        return data | {"success": True, "workspace": state.uri, "path": document["path"]}
+    return make("Create document from file", CREATE_DOCUMENT_FROM_FILE, {"uri": uri})

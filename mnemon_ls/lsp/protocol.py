@@ -1,13 +1,13 @@
-"""The ``mnemon/*`` protocol: notification and command names, the command argument models, and JSON-RPC
-error mapping.
+"""The ``mnemon/*`` protocol: notification names, the code actions' kind, and JSON-RPC error mapping.
 
 The request methods are the operation layer's (:class:`~mnemon_ls.ops.base.LspMethod`, bound by
 :mod:`.operations` after ``initialize``). Their params arrive as plain dicts (:class:`MnemonProtocol` maps every
 bound method to a raw-dict message type; pygls would otherwise build namedtuples,
 ``shared/reference/lsp-anchors.md`` 1.6b) and are validated by the operations' params models. The
-``workspace/executeCommand`` argument models are in :mod:`.params` (re-exported here on first use, so that
-importing this module, and answering ``initialize``, never loads pydantic). Field names are camelCase on the
-wire.
+``workspace/executeCommand`` commands are the operation layer's too (ids:
+:mod:`mnemon_ls.ops.command_ids`; argument models: :mod:`mnemon_ls.ops.command_args`; bound by
+:mod:`.commands`). Importing this module, and answering ``initialize``, never loads pydantic. Field names are
+camelCase on the wire.
 
 Errors are JSON-RPC errors whose ``data.code`` is stable (:data:`ERROR_CODES`); ``data`` also carries the
 error's details (``field`` and ``rule`` for ``invalid-input``; ``target``, ``used``, ``projected``, ``limit``
@@ -38,10 +38,7 @@ RECORD_PROPOSED = "mnemon/recordProposed"
 RECORDS_AUTO_WRITTEN = "mnemon/records/autoWritten"
 REVIEW_SUGGESTED = "mnemon/reviewSuggested"
 
-# workspace/executeCommand ids (namespaced apart from editor-contributed command ids).
-CMD_REMEMBER = "mnemon.server.rememberSelection"
-CMD_SHOW_WAKE = "mnemon.server.showWakeSnapshot"
-CMD_CREATE_DOCUMENT = "mnemon.server.createDocumentFromFile"
+#: The kind of the code actions (:mod:`.actions`); their commands' ids are :mod:`mnemon_ls.ops.command_ids`.
 CODE_ACTION_KIND = "refactor.mnemon"
 
 #: The stable ``data.code`` of an error response that came without one, by JSON-RPC numeric code.
@@ -138,18 +135,3 @@ def to_rpc_error(error: Exception) -> JsonRpcException:
         data = {k: v for k, v in mapped.to_dict().items() if k != "message"}
         return JsonRpcException(mapped.message, rpc_code(mapped), data)
     return JsonRpcException(f"internal error: {type(error).__name__}: {error}", -32603, {"code": "internal-error"})
-
-
-def __getattr__(name: str) -> Any:
-    """The command argument models, :func:`parse_params`, :func:`invalid_input_from` and ``ValidationError``
-    of :mod:`.params`, imported on first use (PEP 562)."""
-    if name.startswith("__"):
-        raise AttributeError(name)
-    from . import params
-
-    try:
-        value = getattr(params, name)
-    except AttributeError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    globals()[name] = value
-    return value

@@ -1,10 +1,12 @@
 """The mnemon-ls language server (pygls 2.x).
 
 This module creates the server object (:mod:`.core`) and handles its lifecycle (folders, settings, watchers,
-branch announcements); the feature modules are attached at import: :mod:`.actions` (code actions and
-commands), :mod:`.records` (the auto-writer and review cues) and the notices of the others. Every ``mnemon/*``
+branch announcements); the feature modules are attached at import: :mod:`.actions` (code actions),
+:mod:`.records` (the auto-writer and review cues) and the notices of the others. Every ``mnemon/*``
 request is an operation of :mod:`mnemon_ls.ops` (the wake, the turn Views and ``mnemon/status`` too: session
-operations, :mod:`mnemon_ls.ops.session`), bound by :mod:`.operations` right after ``initialize`` is answered.
+operations, :mod:`mnemon_ls.ops.session`), bound by :mod:`.operations` right after ``initialize`` is answered;
+every ``workspace/executeCommand`` command is an operation's :class:`~mnemon_ls.ops.surfaces.LspCommand`,
+bound by :mod:`.commands` at import (``initialize`` advertises them).
 
 Lifecycle: ``initialize`` registers the workspace folders (``workspaceFolders``, else ``rootUri``) with
 the settings of ``initializationOptions`` (the ``mnemon`` section, or the object itself); after
@@ -33,9 +35,9 @@ from typing import Any
 from lsprotocol import types
 
 from . import actions as actions_feature
+from . import commands as commands_binding
 from . import records as records_feature
 from . import semantic as semantic_feature
-from . import fileactions as file_actions
 from . import packs as packs_feature
 from . import maintenance as maintenance_feature
 from . import operations as operations_binding
@@ -125,13 +127,15 @@ async def on_shutdown(ls: MnemonLanguageServer, *_args: Any) -> None:
         await asyncio.to_thread(state.host.close)
 
 
+# The editor commands (workspace/executeCommand), every LspCommand of the operation layer in one loop: before
+# initialize, whose answer advertises them.
+commands_binding.bind(server)
 # The feature modules, one per tier (their handlers are collected at import and attached here).
 actions_feature.feature.attach(server)
 records_feature.register(server)  # the auto-writer, review cues, mnemon/recordProposed
 semantic_feature.register(server)  # $/progress of background embedding
 packs_feature.register(server)  # mnemon/pack/export|exportFolder|inspect|import
 views_feature.register(server)  # mnemon/memoryChanged (editor views refresh on it)
-file_actions.register(server, actions_feature._command_arg, actions_feature.command_error)  # "Update document from file"
 maintenance_feature.register(server)  # maintenance notices (observers of the operations)
 
 

@@ -11,8 +11,8 @@ It is declared once, in the ops module of its tier (``mnemon_ls/ops/spaces.py`` 
   result as JSON data (a dict, or a list for listings);
 - ``effect``: ``read``, ``write`` or ``destroy`` (MCP tool annotations, ``--read-only``);
 - ``text``: the model-facing text of a result (MCP tools, the VS Code language-model tools);
-- ``lsp`` / ``mcp`` / ``cli``: which surfaces expose it and how (:class:`LspMethod`, :class:`McpTool`,
-  :class:`CliCommand`).
+- ``lsp`` / ``lsp_command`` / ``mcp`` / ``cli``: which surfaces expose it and how (:class:`LspMethod`,
+  :class:`LspCommand`, :class:`McpTool`, :class:`CliCommand`).
 
 :mod:`mnemon_ls.ops.execute` runs every operation for every surface (``parse``, ``call``, ``execute_async``); the surfaces
 (``lsp/``, ``mcp/``, ``cli``) bind :data:`mnemon_ls.ops.registry` in a loop and declare no handler,
@@ -27,10 +27,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import InvalidInput
-from .surfaces import Call, CliArg, CliCommand, Effect, LspMethod, McpTool, Operation, Surface
+from .surfaces import Call, CliArg, CliCommand, Effect, LspCommand, LspMethod, McpTool, Operation, Surface
 
-__all__ = ["Call", "CliArg", "CliCommand", "Effect", "LspMethod", "McpTool", "Operation", "Params", "Surface",
-           "WorkspaceParams", "invalid_input_from", "parse_params"]
+__all__ = ["Call", "CliArg", "CliCommand", "Effect", "LspCommand", "LspMethod", "McpTool", "Operation", "Params",
+           "Surface", "WorkspaceParams", "invalid_input_from", "parse_params"]
 
 
 # ------------------------------------------------------------------ params

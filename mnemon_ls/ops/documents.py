@@ -16,9 +16,10 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StrictBool
 
 from ..errors import InvalidInput
-from . import humantext, modeltext
+from . import command_ids, humantext, modeltext
 from .audience import AUDIENCE_HELP, Audience, audience_of
-from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
+from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
+from .command_args import CreateDocumentArgs, UpdateDocumentArgs
 
 #: The MCP tool that reads, updates or archives one document (its ``action`` picks the operation).
 MANAGE_TOOL = "mnemon_document_manage"
@@ -215,6 +216,13 @@ OPERATIONS = (
         "Create a Document (cold archival first when it does not fit).", effect="write",
         text=modeltext.document_result, progress="Archiving documents",
         lsp=LspMethod("mnemon/documents/create"),
+        lsp_command=LspCommand(
+            command_ids.CREATE_DOCUMENT_FROM_FILE, CreateDocumentArgs,
+            "A managed document from a workspace file (cold archival first when the Documents are full, with its "
+            "$/progress), then opened (window/showDocument when the client supports it; else the answer's "
+            "path/uri). No message on success: the opened document is the feedback.",
+            fields={"title": "title"}, file="file", path="document.path", show=True,
+            failure="no document created: "),
         mcp=McpTool(
             "mnemon_document_create",
             "Create a Document: a design, an investigation or a handoff someone will read again (anything longer "
@@ -241,11 +249,17 @@ OPERATIONS = (
             CliArg("description", flag="--description"),
             CliArg("source_paths", flag="--source", repeat=True, metavar="PATH", help=""),
             _REVISION, _INDEX_REVISION), text=_mutation_text)),
-    Operation(  # also the language server's "Update document from file" command (mnemon_ls.lsp.fileactions)
+    Operation(
         "documents.updateFromFile", DocumentUpdateFromFileParams, _update_from_file,
         "Update the active Document made from a workspace file with the file's text (title, description and "
         "source paths kept).", effect="write", text=modeltext.document_result,
-        lsp=LspMethod("mnemon/documents/updateFromFile")),
+        lsp=LspMethod("mnemon/documents/updateFromFile"),
+        lsp_command=LspCommand(
+            command_ids.UPDATE_DOCUMENT_FROM_FILE, UpdateDocumentArgs,
+            "The body of the active document made from the workspace file becomes the file's text (a stale "
+            "documentRevision is revision-conflict); the answer's path is the document's file.",
+            fields={"id": "id", "document_revision": "document_revision"}, file="file", path="document.path",
+            message=humantext.document_updated, failure="document not updated: ")),
     Operation(
         "documents.get", DocumentIdParams,
         lambda c, p: c.host.documents.get(full_id(c.host.documents, p.id)).to_dict(),

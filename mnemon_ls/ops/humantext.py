@@ -1,4 +1,5 @@
-"""Human-readable text of the CLI's Memory Spaces and recall results (``--json`` prints the data itself).
+"""Human-readable text of the CLI's Memory Spaces and recall results (``--json`` prints the data itself), and
+the messages the language server's editor commands show (:class:`~mnemon_ls.ops.surfaces.LspCommand` ``message``).
 
 Each function takes the dict an operation returned (``SpacesService`` in :mod:`mnemon_ls.spaces.service`)
 and gives lines a person reads; nothing here changes or re-computes a result.
@@ -247,3 +248,35 @@ def activation_note(data: Mapping[str, Any], *, plain_write: str, name_it: str, 
     listed = ", ".join(active[:5]) + (", ..." if len(active) > 5 else "")
     return (f"{head} {_plural(len(active), 'space')} are active now ({listed}), so {plain_write} is refused until "
             f"only one is: name the space ({name_it}), or make {name} inactive again with {deactivate}.")
+
+
+# ------------------------------------------------------------------ the editor commands' messages
+
+
+def remembered_in_memory(receipt: Mapping[str, Any], params: Any) -> str:
+    """The message of "Remember selection" into MEMORY.md (``runtime.mutate``): the receipt's message, the
+    branches the entry was scoped to (``params.request.branches``, when it changed anything), the entry count
+    and the usage in bytes (``Entry added. MEMORY.md for branch main: 3 entries, 120/10240 bytes``)."""
+    branches = params.request.branches
+    scope = f" for branch {', '.join(branches)}" if branches and receipt["changed"] else ""
+    count, usage = receipt["entryCount"], receipt["usage"]
+    return (f"{receipt['message']} MEMORY.md{scope}: {count} {'entry' if count == 1 else 'entries'}, "
+            f"{usage['used']}/{usage['limit']} bytes")
+
+
+def remembered_in_space(data: Mapping[str, Any], _params: Any = None) -> str:
+    """The message of "Remember selection" into a Memory Space (``spaces.remember``): the receipt's message (else its
+    status), the space, and :func:`activation_note` in an editor's words."""
+    import shlex
+
+    name = shlex.quote(str(data.get("spaceName") or data.get("spaceId")))
+    note = activation_note(data, plain_write="a remember that names no space", name_it=f"name {name}",
+                           deactivate=f"`mnemon-ls space deactivate {name}`")
+    return f"{data.get('message') or data['status']} (space {data.get('spaceName')})" + (f" {note}" if note else "")
+
+
+def document_updated(data: Mapping[str, Any], _params: Any = None) -> str:
+    """The message of "Update document from file" (``documents.updateFromFile``): the document's title and
+    new revision."""
+    document = data["document"]
+    return f"document updated: {document['title']} (revision {document['revision']})"

@@ -29,8 +29,9 @@ from pydantic import Field, PrivateAttr, model_validator
 
 from ..errors import InvalidInput
 from ..runtime.model import IMPORTANCES, PROJECTION_FILES, TARGETS, parse_timestamp_ms
-from . import modeltext
-from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
+from . import command_ids, humantext, modeltext
+from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
+from .command_args import RememberArgs
 
 
 def routes_from_json(raw: str) -> Any:
@@ -371,6 +372,13 @@ OPERATIONS = (
         "Add, replace or remove one Runtime memory entry (USER.md or MEMORY.md).", effect="write",
         text=modeltext.runtime_receipt,
         lsp=LspMethod("mnemon/runtime/mutate"),
+        lsp_command=LspCommand(
+            command_ids.REMEMBER_SELECTION, RememberArgs,
+            "Add the selected text (a comment without its markers) to MEMORY.md of the document's folder; "
+            "branches scope it.",
+            fields={"content": "text", "importance": "importance", "branches": "branches"},
+            fixed={"action": "add", "target": "memory"}, comment="text", quiet="quiet",
+            message=humantext.remembered_in_memory, failure="not remembered: "),
         mcp=_MUTATE_TOOL,
         cli=(_mutate_cli("add", "add an entry"), _mutate_cli("replace", "replace the entry OLD_TEXT selects"),
              _mutate_cli("remove", "remove the entry OLD_TEXT selects"))),

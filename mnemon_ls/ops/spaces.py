@@ -14,9 +14,11 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StrictBool
 
 from ..errors import InvalidInput
-from . import humantext, modeltext
+from ..runtime.model import normalize_text, validate_branches
+from . import command_ids, humantext, modeltext
 from .audience import AUDIENCE_HELP, Audience, audience_of
-from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
+from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
+from .command_args import RememberArgs
 
 #: Most recall results a model is sent (seed 001: the Host caps results at 12), and how many when the call
 #: does not say. The language server and the CLI take ``limit`` 1..50 and are sent at most 12 too.
@@ -153,6 +155,21 @@ def _remember(call: Call, p: RememberParams) -> Any:
                                       tags=p.tags, entities=p.entities, source=p.source, branch=branch))
 
 
+def _importance_of_selection(importance: str | None) -> int:
+    """The importance of "Remember selection" (``critical``/``normal``/``low``, default normal) as a Memory
+    Space item's 5/3/1."""
+    return {"critical": 5, "normal": 3, "low": 1}[importance or "normal"]
+
+
+def _one_branch(branches: list[str] | None) -> str | None:
+    """The branch a "Remember selection" into a Memory Space is scoped to: the one name ``branches`` may hold
+    (checked by MEMORY.md's rules, errors naming ``branches``), or ``None``."""
+    names = validate_branches(branches, "memory", "branches")
+    if len(names) > 1:
+        raise InvalidInput("branches", "a Memory Space item is scoped to one branch (got several)")
+    return names[0] if names else None
+
+
 def _embed(call: Call, p: SpaceIdParams) -> Any:
     from ..semantic.spaces import embed_space
 
@@ -280,6 +297,15 @@ OPERATIONS = (
         "Remember a long-term fact in a Memory Space.", effect="write",
         text=modeltext.receipt,
         lsp=LspMethod("mnemon/remember"),
+        lsp_command=LspCommand(
+            command_ids.REMEMBER_SELECTION, RememberArgs,
+            "The selected text (a comment without its markers, whitespace collapsed) remembered in the Memory "
+            "Space spaceId names, by the user; importance critical, normal, low is 5, 3, 1; the one name branches may "
+            "hold tags it branch:<name>.",
+            fields={"content": "text", "space_id": "space_id", "importance": "importance", "branch": "branches"},
+            convert={"content": normalize_text, "importance": _importance_of_selection, "branch": _one_branch},
+            fixed={"source": "user"}, comment="text", when="space_id", quiet="quiet",
+            message=humantext.remembered_in_space, failure="not remembered: "),
         mcp=McpTool(
             "mnemon_remember",
             "Remember a long-term fact in a Memory Space: decisions and facts worth recalling months later. Pick "

@@ -1,5 +1,6 @@
 """How an operation is declared and invoked, without pydantic: :class:`Operation`, the surface bindings
-(:class:`LspMethod`, :class:`McpTool`, :class:`CliCommand` with its :class:`CliArg`) and :class:`Call`.
+(:class:`LspMethod`, :class:`LspCommand`, :class:`McpTool`, :class:`CliCommand` with its :class:`CliArg`) and
+:class:`Call`.
 
 :mod:`.base` re-exports all of them next to the pydantic params base; they live here so that a light path
 (the command line's ``wake`` and ``hook``, :mod:`mnemon_ls.cli.light`) can name an operation's command and
@@ -36,6 +37,58 @@ class LspMethod:
     list_key: str = "items"
     params: type | None = None
     session: bool = False
+
+
+@dataclass(frozen=True)
+class LspCommand:
+    """How the language server exposes an operation as an editor command (``workspace/executeCommand``, what
+    its code actions run): the ``command`` id (one of :data:`.command_ids.COMMANDS`), its ``help`` (what the
+    command does, for the reference), and ``args``, the model of the command's one argument object (a
+    :class:`~mnemon_ls.ops.base.Params` subclass, camelCase on the wire; it has ``uri``, a file or folder URI:
+    the folder the operation runs on, whose URI becomes the params' ``workspace``).
+
+    How the argument object becomes the operation's params (Python field names; the registry checks each
+    against ``args`` and the operation's params model, and that every required field is set):
+
+    - ``fields``: params field -> the argument field whose value it takes (``{"content": "text"}``);
+    - ``convert``: params field -> a function of that argument value (raises
+      :class:`~mnemon_ls.errors.InvalidInput` naming the argument field); ``fixed``: params field -> a value
+      every run sets (``{"action": "add"}``);
+    - ``file``: the params field that takes the path of ``uri``, a workspace file (a file of a storage root is
+      refused: memory, not a source);
+    - ``comment``: the argument field holding selected text: a comment loses its comment markers (by the
+      argument's ``language_id``, else the language the client opened the ``uri`` document with, else the file
+      name's) before it is mapped;
+    - ``when``: several operations may bind one command (the same ``args``, ``quiet`` and ``failure``): this one
+      runs it when the argument object sets this field, the binding without ``when`` otherwise.
+
+    What the editor shows (no binding writes a handler of its own): the answer is the result data plus
+    ``success: true`` and ``workspace`` (``answer``: only these keys of the data, and no ``workspace``);
+    ``path`` (a dotted key of the data: ``document.path``) is answered as ``path``; ``render`` writes the
+    data's ``text`` read-only under the storage root's ``state/`` (``<render>-<12 hex of the workspace
+    path>.md``) and answers that file as ``path``; ``show`` asks the client to open ``path``
+    (``window/showDocument``: answered ``uri`` and ``shown``). ``message(data, params)`` is the text of the
+    information message shown on success (``None``: none); a failure answers ``{success: false, error}``
+    (never a JSON-RPC error: clients run commands from menus, where an error response is lost) and shows
+    ``failure`` followed by the error's message. ``quiet`` names the argument flag with which the client
+    shows the result itself (no message either way)."""
+
+    command: str
+    args: type
+    help: str = ""
+    fields: Mapping[str, str] = field(default_factory=dict)
+    convert: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict)
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    file: str | None = None
+    comment: str | None = None
+    when: str | None = None
+    quiet: str | None = None
+    message: Callable[[Any, Any], str | None] | None = None
+    failure: str = ""
+    answer: tuple[str, ...] | None = None
+    path: str | None = None
+    render: str | None = None
+    show: bool = False
 
 
 @dataclass(frozen=True)
@@ -203,6 +256,8 @@ class Operation:
     effect: Effect = "read"
     text: Callable[[Any], str] | None = None
     lsp: LspMethod | None = None
+    #: The editor commands that run it (:class:`LspCommand`; a tuple when several).
+    lsp_command: LspCommand | tuple[LspCommand, ...] | None = None
     mcp: McpTool | None = None
     cli: CliCommand | tuple[CliCommand, ...] | None = None
     #: Run under the root's pack gate (every operation but the pack commands, which take it themselves).
@@ -225,6 +280,13 @@ class Operation:
         if self.cli is None:
             return ()
         return self.cli if isinstance(self.cli, tuple) else (self.cli,)
+
+    @property
+    def lsp_commands(self) -> tuple[LspCommand, ...]:
+        """The editor commands that run it (``lsp_command``, as a tuple)."""
+        if self.lsp_command is None:
+            return ()
+        return self.lsp_command if isinstance(self.lsp_command, tuple) else (self.lsp_command,)
 
     def progress_title(self, params: Any) -> str | None:
         """:attr:`progress` with each ``{name}`` filled from ``params`` (``None`` when it reports none)."""

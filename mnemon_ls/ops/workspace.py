@@ -16,8 +16,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from . import modeltext, wake
-from .base import Call, LspMethod, McpTool, Operation, WorkspaceParams
+from . import command_ids, modeltext, wake
+from .base import Call, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
+from .command_args import ShowWakeArgs
 
 
 class WakeParams(WorkspaceParams):
@@ -68,6 +69,11 @@ OPERATIONS = (
             "and Memory Spaces. Read it at the start of a session, or again after a long pause.",
             fields=("branch", "workspace")),
         lsp=LspMethod("mnemon/wake", params=LspWakeParams, session=True),
+        lsp_command=LspCommand(
+            command_ids.SHOW_WAKE_SNAPSHOT, ShowWakeArgs,
+            "The folder's wake snapshot, as mnemon/wake renders it, written read-only under the storage root's "
+            "state/ and opened (window/showDocument when the client supports it; else the answer's path/uri).",
+            answer=("text", "revision", "storeRevision"), render="wake", show=True),
         cli=wake.COMMAND),
     Operation(
         "workspace.status", StatusParams, _status,

@@ -81,7 +81,7 @@ async def test_pack_errors_carry_stable_codes_and_change_nothing(lsp: Launcher, 
 async def test_wake_and_a_remember_code_action_wait_for_a_pack_import(lsp: Launcher, folders):
     """A pack import holds the pack gate exclusive for its swap: the server's wake and its code-action writes
     wait for it (they would read or write a root being half replaced), then answer from the root that stays."""
-    from mnemon_ls.lsp.protocol import CMD_REMEMBER
+    from mnemon_ls.ops.command_ids import REMEMBER_SELECTION
     from mnemon_ls import packgate as gate
 
     one, _two = folders
@@ -89,7 +89,7 @@ async def test_wake_and_a_remember_code_action_wait_for_a_pack_import(lsp: Launc
     await client.call("mnemon/wake", {"workspace": uri(one)})  # the folder's host is built and warm
     with gate.hold([one / ".mnemon"], exclusive=True):  # what `pack import` holds during its swap
         wake = asyncio.ensure_future(client.call("mnemon/wake", {"workspace": uri(one)}))
-        remember = asyncio.ensure_future(client.command(CMD_REMEMBER, {"uri": uri(one), "text": "held fact"}))
+        remember = asyncio.ensure_future(client.command(REMEMBER_SELECTION, {"uri": uri(one), "text": "held fact"}))
         done, _pending = await asyncio.wait({wake, remember}, timeout=1.0)
         assert not done  # both wait for the gate (before the fix both answered at once)
         assert "held fact" not in (one / ".mnemon" / "runtime" / "memories.json").read_text(encoding="utf-8")

@@ -11,8 +11,8 @@ import subprocess
 import sys
 
 DEFERRED = ("pydantic", "pygit2", "watchfiles", "sqlite3", "mnemon_ls.settings", "mnemon_ls.roots",
-            "mnemon_ls.runtime.store", "mnemon_ls.runtime.model", "mnemon_ls.lsp.params", "mnemon_ls.cli.full",
-            "mnemon_ls.documents", "mnemon_ls.spaces")
+            "mnemon_ls.runtime.store", "mnemon_ls.runtime.model", "mnemon_ls.ops.command_args",
+            "mnemon_ls.ops.registry", "mnemon_ls.cli.full", "mnemon_ls.documents", "mnemon_ls.spaces")
 
 
 def test_serve_start_path_defers_the_heavy_imports():

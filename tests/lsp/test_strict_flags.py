@@ -65,18 +65,18 @@ async def test_flags_take_only_json_booleans_and_a_wrong_one_changes_nothing(lsp
 
 
 def test_every_flag_of_every_params_model_is_strict() -> None:
-    """A flag added later cannot be lax again: every boolean field of every params model (``lsp/params.py``
-    and the feature modules' own, such as ``ops/packs.py``) refuses the string ``"false"`` and the number 0."""
+    """A flag added later cannot be lax again: every boolean field of every params model (the operations' and
+    the editor commands' argument objects, ``ops/command_args.py``) refuses the string ``"false"`` and the number 0."""
     from pydantic import ValidationError
 
-    from mnemon_ls.lsp import params
+    from mnemon_ls.ops.base import Params
     from mnemon_ls.ops.registry import operations
 
     def subclasses(cls: type) -> list[type]:
         return [cls, *(s for sub in cls.__subclasses__() for s in subclasses(sub))]
 
     operations()  # the operation layer's models (mnemon_ls/ops)
-    flags = [(model, name, info) for model in subclasses(params._Params)
+    flags = [(model, name, info) for model in subclasses(Params)
              for name, info in model.model_fields.items() if info.annotation is bool]
     assert len(flags) >= 13
     lax = []
@@ -96,14 +96,14 @@ def test_every_number_of_every_params_model_refuses_strings_and_booleans() -> No
     field of every params model refuses a string and a boolean, and still takes an integer."""
     from pydantic import ValidationError
 
-    from mnemon_ls.lsp import params
+    from mnemon_ls.ops.base import Params
     from mnemon_ls.ops.registry import operations
 
     def subclasses(cls: type) -> list[type]:
         return [cls, *(s for sub in cls.__subclasses__() for s in subclasses(sub))]
 
     operations()
-    numbers = [(model, name) for model in subclasses(params._Params)
+    numbers = [(model, name) for model in subclasses(Params)
                for name, info in model.model_fields.items() if info.annotation in (float, float | None)]
     assert ("LinkParams", "weight") in [(m.__name__, n) for m, n in numbers]
     lax = []

@@ -9,11 +9,21 @@ import pytest
 from pydantic import Field
 
 from mnemon_ls.ops import registry
-from mnemon_ls.ops.base import CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
+from mnemon_ls.ops.base import CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, Params, WorkspaceParams
 
 
 class _Params(WorkspaceParams):
     query: str = Field(description="what to find")
+
+
+class _Args(Params):
+    uri: str
+    text: str
+    mode: str | None = None
+
+
+def _cmd(**binding: object) -> LspCommand:
+    return LspCommand("mnemon.server.x", _Args, **binding)  # type: ignore[arg-type]
 
 
 def _op(name: str, **surfaces: object) -> Operation:
@@ -48,10 +58,42 @@ def test_every_declaration_is_complete_and_unique() -> None:
     ((_op("a.one", cli=CliCommand(("x",), "x", (CliArg("nope"),))),), "CLI field nope is not in _Params"),
     ((_op("a.one", lsp=LspMethod("mnemon/x", params=WorkspaceParams)),),
      "LSP params WorkspaceParams is not a subclass of _Params"),
+    # An editor command's argument object must map onto the params of the operation it runs.
+    ((_op("a.one", lsp_command=_cmd(fields={"query": "txt"})),),
+     "a.one: LSP command mnemon.server.x: argument field txt is not in _Args"),
+    ((_op("a.one", lsp_command=_cmd(fields={"query": "text", "querry": "text"})),), "field querry is not in _Params"),
+    ((_op("a.one", lsp_command=_cmd(fields={"query": "text"}, fixed={"limit": 3})),), "field limit is not in _Params"),
+    ((_op("a.one", lsp_command=_cmd()),), "the required field query of _Params is never set"),
+    ((_op("a.one", lsp_command=_cmd(fields={"query": "text"}, convert={"workspace": str})),),
+     "convert workspace names no field of `fields`"),
+    ((_op("a.one", lsp_command=_cmd(fields={"query": "text"}, comment="text")),),
+     "argument field language_id is not in _Args"),
+    ((_op("a.one", lsp_command=_cmd(fields={"query": "text"})),
+      _op("a.two", lsp_command=_cmd(fields={"query": "text"}))),
+     "LSP command mnemon.server.x is bound by a.one and a.two"),
+    ((_op("a.one", lsp_command=_cmd(fields={"query": "text"})),
+      _op("a.two", lsp_command=_cmd(fields={"query": "text"}, when="mode", failure="not found: "))),
+     "LSP command mnemon.server.x: a.two declares another failure than a.one"),
+    ((_op("a.one", lsp_command=_cmd(fields={"query": "text"}, when="mode")),),
+     "LSP command mnemon.server.x: exactly one binding runs it without `when`"),
 ])
 def test_colliding_or_dangling_declarations_are_refused(declared: tuple[Operation, ...], said: str) -> None:
     with pytest.raises(ValueError, match=said):
         registry._check(declared)
+
+
+def test_every_editor_command_is_advertised_and_every_advertised_one_bound() -> None:
+    """The language server advertises :data:`~mnemon_ls.ops.command_ids.COMMANDS` before it loads the registry:
+    an operation binding another id, or an id no operation binds, is refused."""
+    one = _op("a.one", lsp_command=_cmd(fields={"query": "text"}))
+    registry._check_advertised([one], ("mnemon.server.x",))
+    with pytest.raises(ValueError, match="LSP command mnemon.server.x is not in command_ids.COMMANDS"):
+        registry._check_advertised([one], ("mnemon.server.y",))
+    with pytest.raises(ValueError, match="mnemon.server.y of command_ids.COMMANDS is bound by no operation"):
+        registry._check_advertised([one], ("mnemon.server.x", "mnemon.server.y"))
+    remember = registry.by_lsp_command()["mnemon.server.rememberSelection"]
+    assert [(op.name, command.when) for op, command in remember] == [("runtime.mutate", None),
+                                                                      ("spaces.remember", "space_id")]
 
 
 def test_every_mnemon_request_of_the_language_server_is_an_operation() -> None:
@@ -59,7 +101,6 @@ def test_every_mnemon_request_of_the_language_server_is_an_operation() -> None:
     ``mnemon/*`` features are exactly the operations' LSP methods and ``mnemon/tool`` (which runs the same
     operations as assistant tools); the session requests are among them, with their own wire params."""
     from mnemon_ls.lsp import operations as binding
-    from mnemon_ls.lsp import params
     from mnemon_ls.lsp.server import mnemon_request, server
     from mnemon_ls.ops.workspace import LspWakeParams, WakeParams
 
@@ -72,7 +113,6 @@ def test_every_mnemon_request_of_the_language_server_is_an_operation() -> None:
     wake = bound["mnemon/wake"]
     assert wake is registry.by_mcp_tool()["mnemon_wake"] is registry.by_cli_path()[("wake",)]
     assert wake.params is WakeParams and wake.params_for("lsp") is LspWakeParams and wake.params_for("mcp") is WakeParams
-    assert not {"WakeParams", "TurnBeginParams", "TurnEndParams"} & set(vars(params))
 
 
 def test_the_command_line_is_built_from_the_declarations() -> None:

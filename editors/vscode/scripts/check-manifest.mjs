@@ -6,9 +6,10 @@
  * - every menu entry names a contributed command, with the `when` its command needs (the remember
  *   commands a selection, "Create Document from File" a `file:` resource that is not a folder);
  * - no contributed or registered command id is a server command id (`mnemon.server.*`, and the
- *   ids the server really registers); a server id appears in src/ only in src/requests.ts's
- *   `ServerCommand` table (sent as a `workspace/executeCommand` request), is one the server really
- *   registers, and is never run through `vscode.commands.executeCommand`;
+ *   ids the server really registers); a server id appears in src/ only as generated from the server
+ *   (src/protocol.generated.ts `ServerCommandId`, exactly the ids the server advertises; outside
+ *   comments nowhere else, src/requests.ts's `ServerCommand` table takes them from there), and is
+ *   sent as a `workspace/executeCommand` request, never run through `vscode.commands.executeCommand`;
  * - src/requests.ts speaks the server's protocol: every `Method` is a request the server handles,
  *   every `mnemon/documents/*` request has a helper, and `ErrorCode` equals the server's table;
  * - every `mnemon.*` setting except the extension-only ones exists in mnemon_ls/settings.py, with
@@ -190,9 +191,9 @@ check("no contributed or registered command is a server command (lsp-anchors 4.4
     serverCommands = JSON.parse(
         python(
             "import json\n" +
-                "from mnemon_ls.lsp import protocol as P\n" +
                 "from mnemon_ls.lsp.server import server\n" +
-                "ids = set(server.protocol.fm.commands) | {v for k, v in vars(P).items() if k.startswith('CMD_')}\n" +
+                "from mnemon_ls.ops.command_ids import COMMANDS\n" +
+                "ids = set(server.protocol.fm.commands) | set(COMMANDS)\n" +
                 "print(json.dumps(sorted(ids)))",
         ),
     );
@@ -209,12 +210,18 @@ check("no contributed or registered command is a server command (lsp-anchors 4.4
 });
 
 const REQUESTS_TS = path.join("src", "requests.ts");
+const GENERATED_TS = path.join("src", "protocol.generated.ts");
 
-check("server command ids appear only in src/requests.ts (ServerCommand), are real, and are sent as workspace/executeCommand requests", () => {
+/** TypeScript source without its comments (a `//` after `:` is a URL's, kept). */
+const withoutComments = (text) => text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:])\/\/.*$/gm, "$1");
+
+check("server command ids come only from src/protocol.generated.ts (ServerCommandId), are real, and are sent as workspace/executeCommand requests", () => {
     const problems = [];
-    for (const m of matchesIn(/["'`](mnemon\.server\.[A-Za-z]+)["'`]/g)) {
-        if (m.file !== REQUESTS_TS) problems.push(`${m.file}: ${m.value} (server ids belong in ${REQUESTS_TS} ServerCommand only)`);
-        else if (!serverCommands.includes(m.value)) problems.push(`${m.file}: ${m.value} is not a command the server registers`);
+    for (const { file, text } of sources) {
+        for (const m of withoutComments(text).matchAll(/["'`](mnemon\.server\.[A-Za-z]+)["'`]/g)) {
+            if (file !== GENERATED_TS) problems.push(`${file}: ${m[1]} (a server command id is ServerCommandId.<name> of ${GENERATED_TS}, never a literal)`);
+            else if (!serverCommands.includes(m[1])) problems.push(`${file}: ${m[1]} is not a command the server registers`);
+        }
     }
     for (const m of matchesIn(/commands\.executeCommand\(\s*((?:ServerCommand\b|["'`]mnemon\.server\.)[^,)]*)/g)) {
         problems.push(`${m.file}: vscode.commands.executeCommand(${m.value}): send a workspace/executeCommand request instead`);
@@ -224,7 +231,7 @@ check("server command ids appear only in src/requests.ts (ServerCommand), are re
     return problems;
 });
 
-check("src/requests.ts speaks the server's protocol (Method, document helpers, ErrorCode)", () => {
+check("src/requests.ts speaks the server's protocol (Method, document helpers, ErrorCode, ServerCommandId)", () => {
     const compiled = path.join(extensionDir, "out", "requests.js");
     if (!existsSync(compiled)) {
         return ["out/requests.js is missing: run `npm run compile` first"];
@@ -235,8 +242,9 @@ check("src/requests.ts speaks the server's protocol (Method, document helpers, E
             "import json\n" +
                 "from mnemon_ls.lsp import protocol as P\n" +
                 "from mnemon_ls.lsp.operations import TOOL\n" +
+                "from mnemon_ls.ops.command_ids import COMMANDS\n" +
                 "from mnemon_ls.ops.registry import by_lsp_method\n" +
-                "print(json.dumps({'requests': list(by_lsp_method()) + [TOOL], 'documents': [m for m in by_lsp_method() if m.startswith('mnemon/documents/')], 'errors': P.ERROR_CODES, 'version': P.PROTOCOL_VERSION}))",
+                "print(json.dumps({'commands': list(COMMANDS), 'requests': list(by_lsp_method()) + [TOOL], 'documents': [m for m in by_lsp_method() if m.startswith('mnemon/documents/')], 'errors': P.ERROR_CODES, 'version': P.PROTOCOL_VERSION}))",
         ),
     );
     const problems = [];
@@ -252,6 +260,11 @@ check("src/requests.ts speaks the server's protocol (Method, document helpers, E
         if (typeof requests[name] !== "function") problems.push(`${REQUESTS_TS} exports no ${name}()`);
     }
     if (!equal(sortedEntries(requests.ErrorCode), sortedEntries(server.errors))) problems.push(`ErrorCode ${JSON.stringify(requests.ErrorCode)} != server ${JSON.stringify(server.errors)}`);
+    const { ServerCommandId } = createRequire(import.meta.url)(path.join(extensionDir, "out", "protocol.generated.js"));
+    if (!equal(Object.values(ServerCommandId ?? {}), server.commands)) problems.push(`ServerCommandId ${JSON.stringify(ServerCommandId)} != the server's advertised commands ${JSON.stringify(server.commands)}`);
+    for (const [name, id] of Object.entries(requests.ServerCommand)) {
+        if (!server.commands.includes(id)) problems.push(`ServerCommand.${name} ${id} is not a command the server advertises`);
+    }
     if (requests.PROTOCOL_VERSION !== server.version) problems.push(`PROTOCOL_VERSION ${requests.PROTOCOL_VERSION}, server ${server.version}`);
     return problems;
 });

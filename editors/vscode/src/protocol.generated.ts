@@ -89,3 +89,13 @@ export const OperationMethod = {
     "spaces.forget": "mnemon/forget",
     "workspace.wake": "mnemon/wake",
 } as const;
+
+/** The server's editor commands (`workspace/executeCommand` ids it advertises), by name. Sent as
+ * a plain `workspace/executeCommand` request; never contributed, registered or run as VS Code
+ * commands. */
+export const ServerCommandId = {
+    rememberSelection: "mnemon.server.rememberSelection",
+    showWakeSnapshot: "mnemon.server.showWakeSnapshot",
+    createDocumentFromFile: "mnemon.server.createDocumentFromFile",
+    updateDocumentFromFile: "mnemon.server.updateDocumentFromFile",
+} as const;

@@ -6,14 +6,15 @@
  * passes a `vscode-jsonrpc` `MessageConnection` talking to the real server. Both therefore exercise
  * the exact method names and parameter shapes used here.
  *
- * Server source of truth: `mnemon_ls/lsp/protocol.py` and `mnemon_ls/lsp/server.py`.
+ * Server source of truth: the operation layer (`mnemon_ls/ops/`, generated into src/protocol.generated.ts),
+ * `mnemon_ls/lsp/protocol.py` and `mnemon_ls/lsp/server.py`.
  *
  * This module holds the method table, the error codes, Runtime memory, status, server commands and
  * errors; the other tiers live in src/requestsDocuments.ts, src/requestsSpaces.ts,
  * src/requestsProviders.ts and src/requestsPacks.ts and are re-exported from here.
  */
 
-import { ErrorCode } from "./protocol.generated";
+import { ErrorCode, ServerCommandId } from "./protocol.generated";
 import { compact, request, RequestSender } from "./rpc";
 import { DocumentMethod, DocumentMutation } from "./requestsDocuments";
 import { ProviderMethod } from "./requestsProviders";
@@ -65,13 +66,14 @@ export const SERVER_COMMAND_PREFIX = "mnemon.server.";
 
 /**
  * The server commands this extension sends itself, as a plain `workspace/executeCommand` request
- * (see {@link createDocumentFromFile}). These are the only `mnemon.server.*` ids allowed in src/
- * (scripts/check-manifest.mjs): never contributed, never registered, never run through
- * `vscode.commands.executeCommand`.
+ * (see {@link createDocumentFromFile}). The ids are the server's, generated into
+ * src/protocol.generated.ts (`ServerCommandId`, from mnemon_ls/ops/command_ids.py); no `mnemon.server.*`
+ * literal is allowed elsewhere in src/ (scripts/check-manifest.mjs): never contributed, never registered,
+ * never run through `vscode.commands.executeCommand`.
  */
 export const ServerCommand = {
-    createDocumentFromFile: "mnemon.server.createDocumentFromFile",
-    rememberSelection: "mnemon.server.rememberSelection",
+    createDocumentFromFile: ServerCommandId.createDocumentFromFile,
+    rememberSelection: ServerCommandId.rememberSelection,
 } as const;
 
 /** Stable `data.code` of an error response -> its JSON-RPC numeric code (generated from the server's table). */
@@ -331,7 +333,7 @@ export function createDocumentFromFile(sender: RequestSender, args: { uri: strin
     return executeServerCommand<CreateFromFileResult>(sender, ServerCommand.createDocumentFromFile, [compact(args)]);
 }
 
-/** Argument object of `mnemon.server.rememberSelection` (mnemon_ls/lsp/params.py `RememberArgs`). */
+/** Argument object of `mnemon.server.rememberSelection` (mnemon_ls/ops/command_args.py `RememberArgs`). */
 export interface RememberSelectionArgs {
     /** The document's `file:` URI (its folder is the workspace). */
     uri: string;
