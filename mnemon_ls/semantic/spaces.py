@@ -175,6 +175,7 @@ class SpaceSemantic:
             return None, set()
         known = {h.id for h in keyword}
         fresh = [key for key, _c in hits if key not in known]
+        cosine_of = dict(hits)
         allowed: set[str] = set()
         dropped: set[str] = set()
         scale = embedder.scale
@@ -201,8 +202,12 @@ class SpaceSemantic:
                 rowids[doc] = key
         # the stricter floor of the two scripts: an English query's cosine to a Korean item sits as high as
         # Korean pairs do (bench/results/semantic.md, "Absolute floor"). The terms are read in one FTS5 query
-        # by rowid: a join opened one FTS5 cursor per candidate (~10 ms for 180 candidates at 100,000 items)
-        docs = list(rowids)
+        # by rowid: a join opened one FTS5 cursor per candidate (~10 ms for 180 candidates at 100,000 items).
+        # Only for the candidates fusion can use: a vector-only one the scale scores 0 (under its floor, or
+        # further than its window below the best cosine) is left out of the fused list whatever its floor
+        # (bench/results/hybrid_100k.md: most of the pool of 64 at 100,000 items)
+        top = max((c for key, c in hits if key in known or key in allowed), default=0.0)  # as fuse() takes it
+        docs = [doc for doc, key in rowids.items() if scale.score(cosine_of[key], top) > 0]
         for start in range(0, len(docs), 500):
             chunk = docs[start:start + 500]
             marks = ",".join("?" * len(chunk))
