@@ -398,7 +398,12 @@ class VectorStore:
         if index is None:
             if not build:
                 return False
-            index = ivf_mod.build(np, self.path, self.model, self.dim, id_hash)
+            try:
+                index = ivf_mod.build(np, self.path, self.model, self.dim, id_hash)
+            except OSError as exc:  # the index file cannot be written (a full or read-only disk): held in memory
+                log.warning("vector index %s not written (%s): held in memory", self.path.parent / ivf_mod.IVF_FILE,
+                            exc)
+                index = ivf_mod.build(np, self.path, self.model, self.dim, id_hash, to_file=False)
             ivf_mod.release_freed_memory()
             if index is None:
                 return False
@@ -566,10 +571,12 @@ class VectorStore:
                 return self._named(top.tolist(), scores)
             k = limit + max(EXACT_MARGIN, limit // 8)  # the int8 order may swap near ties
             try:
-                lists = self._ivf.probe(q, 2 * k)
+                lists = self._ivf.probe(q, 2 * k, buffers=self._buffers)
                 rows, approx = self._ivf.score(q, lists, self._buffers)
-            except OSError as exc:
-                raise self._index_failed(exc) from None
+            except OSError as exc:  # the file was cut or replaced under this reader: this search scans the vector
+                self._index_failed(exc)  # file exactly; the next sync holds the file's state again
+                log.warning("vector index of %s unreadable (%s): exact search", self.path, exc)
+                return self._exact_from_file(q, limit)
             approx[self._seqs[rows] < 0] = -np.inf
             rows = np.concatenate([rows, np.arange(self._base, n)])
             approx = np.concatenate([approx, scores])
@@ -579,11 +586,10 @@ class VectorStore:
                 return []
             best = np.argpartition(-approx, k - 1)[:k] if k < len(approx) else np.arange(len(approx))
             best = best[np.isfinite(approx[best])]
-            found = self._named(rows[best].tolist(), None, with_vectors=True)
-            if not found:
+            _seqs, keys, matrix = self._read_rows(rows[best].tolist())
+            if not keys:
                 return []
-            cosines = (np.stack([vec for _key, vec in found]) @ q).tolist()
-            ranked = sorted(zip((key for key, _vec in found), cosines), key=lambda f: -f[1])
+            ranked = sorted(zip(keys, (matrix @ q).tolist()), key=lambda f: -f[1])
             return ranked[:limit]
 
     def cosines(self, query: Any, ids: Sequence[str]) -> dict[str, float]:
@@ -654,34 +660,43 @@ class VectorStore:
             best = sorted(best, key=lambda b: -b[0])[:limit]
         return [(key, score) for score, key in best]
 
-    def _named(self, rows: list[int], scores: Any, with_vectors: bool = False) -> list[tuple[str, Any]]:
-        """``(id, score)`` of ``rows``, in their order, ids read from SQLite by ``seq`` (a row another
-        connection deleted or rewrote since the last sync is left out, and so is a row whose blob in the
-        file is malformed now: it is forgotten and deleted); ``with_vectors``: ``(id, float32 vector from
-        the file)`` instead."""
+    def _read_rows(self, rows: list[int]) -> tuple[list[int], list[str], Any]:
+        """``(seqs, ids, (len(ids), dim) float32 vectors)`` of ``rows`` read from SQLite by ``seq``, in the file's order
+        (a row another connection deleted or rewrote since the last sync is left out, and so is a row whose blob
+        in the file is malformed now: it is forgotten and deleted)."""
         np = self._np
-        seqs = [int(self._seqs[r]) for r in rows]
-        names: dict[int, Any] = {}
+        seqs = self._seqs[np.asarray(rows, dtype=np.int64)].tolist()
         db = self.connect()
+        fetched: list[tuple] = []
         for start in range(0, len(seqs), 500):
             chunk = seqs[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            for seq, key, blob in db.execute(f"SELECT seq, id, vec FROM vectors WHERE seq IN ({marks})", chunk):
-                names[seq] = (key, blob)
-        # a row edited in place (same seq) since it was loaded: malformed now, so never named (module doc)
+            fetched += db.execute(f"SELECT seq, id, vec FROM vectors WHERE seq IN ({','.join('?' * len(chunk))})",
+                                  chunk).fetchall()
         width = 4 * self.dim
-        sized = [seq for seq, (_key, blob) in names.items() if isinstance(blob, bytes) and len(blob) == width]
-        matrix = np.frombuffer(b"".join(names[seq][1] for seq in sized), dtype="<f4").reshape(len(sized), self.dim)
-        finite = np.isfinite(matrix).all(axis=1).tolist()
-        vecs = {seq: matrix[index] for index, seq in enumerate(sized) if finite[index]}
-        broken = [(seq, key) for seq, (key, _blob) in names.items() if seq not in vecs]
-        if broken:
+        sized = [r for r in fetched if isinstance(r[2], bytes) and len(r[2]) == width]
+        matrix = np.frombuffer(b"".join(r[2] for r in sized), dtype="<f4").reshape(len(sized), self.dim)
+        finite = np.isfinite(matrix).all(axis=1)
+        if len(sized) < len(fetched) or not finite.all():  # edited in place (same seq) since it was loaded
+            good = {r[0] for r, ok in zip(sized, finite.tolist()) if ok}
+            broken = [(r[0], r[1]) for r in fetched if r[0] not in good]
             self._forget([key for _seq, key in broken if isinstance(key, str)])
             _keep_high_water(db)
             db.executemany("DELETE FROM vectors WHERE seq = ?", [(seq,) for seq, _key in broken])
-        if with_vectors:
-            return [(names[s][0], vecs[s]) for s in seqs if s in vecs]
-        return [(names[s][0], float(scores[r])) for r, s in zip(rows, seqs) if s in vecs]
+            sized = [r for r, ok in zip(sized, finite.tolist()) if ok]
+            matrix = matrix[finite]
+        return [r[0] for r in sized], [r[1] for r in sized], matrix
+
+    def _named(self, rows: list[int], scores: Any) -> list[tuple[str, float]]:
+        """``(id, scores[row])`` of ``rows``, in their order (:meth:`_read_rows`: a row gone or malformed in the
+        file is left out)."""
+        seqs, keys, _matrix = self._read_rows(rows)
+        key_of = dict(zip(seqs, keys))
+        out = []
+        for row in rows:
+            key = key_of.get(int(self._seqs[row]))
+            if key is not None:
+                out.append((key, float(scores[row])))
+        return out
 
     def hashes(self, ids: Sequence[str]) -> dict[str, str]:
         """``{id: chash}`` of those of ``ids`` that hold a vector of this model (read from the file)."""

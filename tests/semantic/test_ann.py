@@ -233,6 +233,110 @@ def test_the_tail_is_folded_into_a_new_index_past_its_limit_and_readers_follow(t
         assert [k for k, _c in reader.search(query, 5)] == _exact(truth, query, 5)
 
 
+@pytest.mark.parametrize("section", ["ccodes", "offsets", "seqs", "idh", "s2", "codes"])
+def test_an_index_file_damaged_inside_with_its_header_and_size_intact_is_rebuilt_never_used(
+        tmp_path: Path, monkeypatch, section: str) -> None:
+    """A byte changed inside one section (bit rot, a hand edit, a torn write the file system hid): the header, the
+    token and the size still match the meta row, the checksum does not. The file is rebuilt, never read."""
+    rng = np.random.default_rng(19)
+    data = _clustered(rng, 300)
+    monkeypatch.setattr(ivf_mod, "PROBE_SHARE", 1.0)
+    store = _indexed(tmp_path, monkeypatch, data)
+    lists, rows = store._ivf.lists, store._ivf.rows
+    store.close()
+    index = tmp_path / ivf_mod.IVF_FILE
+    offset, dtype, shape = ivf_mod._layout(DIM, lists, rows)[section]
+    size = int(np.prod(shape)) * int(dtype[-1])
+    raw = bytearray(index.read_bytes())
+    raw[offset + size // 2] ^= 0x5A
+    index.write_bytes(bytes(raw))
+    before = _meta(tmp_path / VECTOR_FILE)
+    with pytest.raises(ValueError, match="checksum"):
+        ivf_mod.IvfIndex.open(np, index, before, DIM)
+    reader = VectorStore(tmp_path / VECTOR_FILE, "m", DIM)
+    truth = {f"id-{i}": data[i] for i in range(300)}
+    for query in _clustered(rng, 8):
+        assert [k for k, _c in reader.search(query, 5)] == _exact(truth, query, 5)
+    after = _meta(tmp_path / VECTOR_FILE)
+    assert reader.quantized and after["token"] != before["token"] and reader._ivf.token == after["token"]
+
+
+def test_an_index_file_cut_under_a_running_reader_falls_back_to_the_exact_search_then_is_rebuilt(
+        tmp_path: Path, monkeypatch) -> None:
+    """The file a reader holds open is cut in place (a torn copy, a full disk, another tool): the search that finds
+    it short answers from the vector file's exact scan (the same ids and cosines as a brute-force scan, no error);
+    the next search holds the file's state again, which means a new index, since the cut one no longer matches."""
+    rng = np.random.default_rng(23)
+    data = _clustered(rng, 300)
+    monkeypatch.setattr(ivf_mod, "PROBE_SHARE", 1.0)
+    store = _indexed(tmp_path, monkeypatch, data)
+    truth = {f"id-{i}": data[i] for i in range(300)}
+    queries = _clustered(rng, 3)
+    assert [k for k, _c in store.search(queries[0], 5)] == _exact(truth, queries[0], 5)
+    first = store._ivf.token
+    index = tmp_path / ivf_mod.IVF_FILE
+    with open(index, "r+b") as handle:  # in place: the reader's descriptor sees it
+        handle.truncate(index.stat().st_size // 2)
+    found = store.search(queries[1], 5)
+    assert [k for k, _c in found] == _exact(truth, queries[1], 5)
+    for key, cosine in found:
+        assert cosine == pytest.approx(float(truth[key] @ queries[1]), abs=1e-6)
+    assert store._broken is not None  # the next sync holds the file's state again
+    assert [k for k, _c in store.search(queries[2], 5)] == _exact(truth, queries[2], 5)
+    assert store.quantized and store._broken is None and store._ivf.token != first
+    assert store._ivf.token == _meta(tmp_path / VECTOR_FILE)["token"]
+
+
+def test_a_build_removes_the_temporary_files_of_builds_that_died_and_leaves_a_running_ones(
+        tmp_path: Path, monkeypatch) -> None:
+    """A process killed while writing its index leaves ``.mnemon-ls-vectors.ivf.*.tmp`` behind (37 MiB at 100,000
+    rows): the next build removes those older than an hour; a younger one may be another process's build."""
+    dead = tmp_path / f"{ivf_mod.IVF_FILE}.dead.tmp"
+    running = tmp_path / f"{ivf_mod.IVF_FILE}.running.tmp"
+    for path in (dead, running):
+        path.write_bytes(b"\0" * 1000)
+    hours_ago = dead.stat().st_mtime - 2 * 3600
+    os.utime(dead, (hours_ago, hours_ago))
+    _indexed(tmp_path, monkeypatch, _clustered(np.random.default_rng(29), 300))
+    assert not dead.exists() and running.exists()
+    assert (tmp_path / ivf_mod.IVF_FILE).exists()
+
+
+def test_an_index_that_cannot_be_written_is_held_in_memory_and_searches_exactly(tmp_path: Path) -> None:
+    """The index file cannot be written (here: a file size limit, as a full disk would refuse it): the store
+    builds the index in memory and answers as it would from the file, in a fresh process (the limit is the
+    process's own)."""
+    rng = np.random.default_rng(31)
+    data = _clustered(rng, 2000, dim=64)
+    setup = VectorStore(tmp_path / VECTOR_FILE, "m", 64)
+    setup.put([(f"id-{i}", "h", data[i]) for i in range(2000)], refresh=False)
+    setup.close()
+    queries = _clustered(rng, 5, dim=64)
+    np.save(tmp_path / "queries.npy", queries)
+    code = f"""
+import resource, signal, sys, json
+import numpy as np
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead of a signal
+from pathlib import Path
+from mnemon_ls.semantic import ivf as ivf_mod, vectors as vectors_mod
+vectors_mod.QUANTIZE_ABOVE = 50
+ivf_mod.PROBE_SHARE = 1.0
+tmp = Path({str(tmp_path)!r})
+store = vectors_mod.VectorStore(tmp / vectors_mod.VECTOR_FILE, "m", 64)
+store.connect()
+resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, resource.RLIM_INFINITY))
+out = [[k for k, _c in store.search(q, 5)] for q in np.load(tmp / "queries.npy")]
+print(json.dumps({{"quantized": store.quantized, "in_memory": store._ivf.codes is not None, "found": out}}))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    truth = {f"id-{i}": data[i] for i in range(2000)}
+    assert result["quantized"] and result["in_memory"]
+    assert result["found"] == [_exact(truth, q, 5) for q in queries]
+    assert not (tmp_path / ivf_mod.IVF_FILE).exists() and not list(tmp_path.glob(ivf_mod.IVF_FILE + ".*.tmp"))
+
+
 def test_a_store_closed_and_used_again_reads_a_rebuilt_index_never_the_old_rows(tmp_path: Path,
                                                                                 monkeypatch) -> None:
     monkeypatch.setattr(ivf_mod, "PROBE_SHARE", 1.0)
