@@ -544,7 +544,9 @@ class VectorStore:
         """The ``limit`` ids with the largest cosine to ``query`` (``(dim,)`` float32, normalised), best
         first, as ``(id, cosine)``. Exact below :data:`QUANTIZE_ABOVE` rows; above, the indexed search of the
         module doc (``exact`` scans the float32 blobs of the file instead: the reference of the bench).
-        Raises ``ValueError`` when the index file cannot be read (the next search loads it again)."""
+        When the index file cannot be read (cut or replaced in place under this reader) the search answers from the
+        exact scan of the vector file instead, and the next one holds the file's state again (a rebuilt index).
+        Raises ``sqlite3.Error`` when the vector file itself cannot be read."""
         np = self._np
         self.sync()
         with self._lock:
