@@ -3,7 +3,8 @@ reference (issue 27 item 4): aims 1.2x the bare commit (wall time), CPU 1.0x the
 
 Usage::
 
-    python bench/runtime_mutation.py [--label after] [--repo DIR] [--rounds 200] [--strace] [--tsref DIR]
+    python bench/runtime_mutation.py [--label after] [--repo DIR] [--rounds 200] [--strace [K]] [--steps [N]]
+                                     [--tsref DIR] [--reset]
 
 Set-up (not timed): three identical full stores (100 MEMORY.md entries, ~10 KB of the 10240-byte limit, every
 10th branch-scoped; 40 USER.md entries, ~4 KB), made through ``RuntimeStore.mutate`` of the code under
@@ -31,6 +32,9 @@ around the same call. Ratios are of medians: mnemon-ls wall / bare wall, mnemon-
 ``--strace`` also counts system calls per mutation with ``strace -f -c``: a child process of this script (or
 the node driver) runs K add + remove pairs after the set-up, another runs none, and the difference is divided
 by 2K (so set-up, imports and interpreter start cancel out).
+
+``--steps N`` also times each step of N add + remove pairs in CPU time with ``os.fsync`` a no-op (each step a
+function of the code under measurement wrapped by a timer in this process): where the non-durable work goes.
 
 Results: appended under ``--label`` to ``bench/results/runtime_mutation.json`` (``--reset`` starts it anew);
 ``bench/results/runtime_mutation.md`` is rewritten from every run there.
@@ -356,6 +360,89 @@ def _per_mutation(zero: dict[str, int], many: dict[str, int], pairs: int) -> dic
     return per
 
 
+# --------------------------------------------------------------------------- where the time goes
+
+
+def steps(tmp: Path, samples: int) -> dict[str, float]:
+    """``--steps``: CPU time (``thread_time``) of each step of a durable add/remove on a full store, medians in
+    microseconds, with ``os.fsync`` a no-op (the non-durable work). Each step is a function of the code under
+    measurement wrapped by a timer in this process (a step missing from that code is skipped); nested steps
+    are inside their parent's time."""
+    import contextlib
+
+    from mnemon_ls import fsio
+    from mnemon_ls.runtime import handedit, ops
+    from mnemon_ls.runtime import store as store_module
+    from mnemon_ls.runtime.store import RuntimeStore
+
+    full_store(tmp / "steps")
+    store = RuntimeStore(tmp / "steps")
+    spent: dict[str, int] = {}
+    clock = time.thread_time_ns
+
+    def wrap(owner: Any, name: str, label: str) -> None:
+        fn = getattr(owner, name, None)
+        if fn is None:
+            return
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = clock()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[label] = spent.get(label, 0) + clock() - start
+
+        setattr(owner, name, timed)
+
+    real_lock = fsio.file_lock
+
+    @contextlib.contextmanager
+    def lock(*args: Any, **kwargs: Any):
+        start = clock()
+        held = real_lock(*args, **kwargs)
+        value = held.__enter__()
+        spent["lock: acquire"] = spent.get("lock: acquire", 0) + clock() - start
+        try:
+            yield value
+        finally:
+            start = clock()
+            held.__exit__(None, None, None)
+            spent["lock: release"] = spent.get("lock: release", 0) + clock() - start
+
+    fsio.file_lock = lock  # type: ignore[assignment]
+    wrap(fsio, "checked_dir_exists", "directory check (once per operation)")
+    wrap(fsio, "ensure_dir", "ensure_dir (before: twice per operation)")
+    wrap(RuntimeStore, "read_valid", "read memories.json + parse (cached)")
+    wrap(ops, "apply_mutation", "apply the mutation")
+    wrap(ops, "check_capacity", "capacity check")
+    wrap(RuntimeStore, "commit", "commit (all of it)")
+    wrap(fsio, "read_bytes_or_none", "file reads (memories.json, USER.md, MEMORY.md)")
+    for name in ("serialized_with_revision", "serialize_store", "revision_of", "sweep_orphans"):
+        wrap(store_module, name, f"commit: {name}")
+    wrap(fsio, "write_files_atomically", "commit: write_files_atomically (the bare commit's work)")
+    wrap(handedit, "record_history", "commit: projection history")
+    wrap(RuntimeStore, "receipt", "receipt")
+    add = ops.validate_request("add", "memory", content(900))
+    remove = ops.validate_request("remove", "memory", old_text=content(900))
+    real_fsync, os.fsync = os.fsync, (lambda fd: None)  # type: ignore[assignment]
+    rows: dict[str, list[int]] = {}
+    try:
+        for index in range(samples + 20):
+            for request in (add, remove):
+                spent.clear()
+                start = clock()
+                store.mutate(request)
+                total = clock() - start
+                if index >= 20:
+                    rows.setdefault("whole mutation", []).append(total)
+                    for label, value in spent.items():
+                        rows.setdefault(label, []).append(value)
+    finally:
+        os.fsync = real_fsync  # type: ignore[assignment]
+        fsio.file_lock = real_lock  # type: ignore[assignment]
+    return {label: round(statistics.median(values) / 1000, 1) for label, values in rows.items()}
+
+
 # --------------------------------------------------------------------------- results
 
 
@@ -386,6 +473,14 @@ def markdown(runs: dict[str, list[dict[str, Any]]]) -> str:
                     f"{row.get('nofsyncCpuVsTs', nan):.2f}x | {row['nofsync']['wallMs']:.3f} | {ts['wallMs']:.3f} | "
                     f"{row.get('nofsyncWallVsTsWall', nan):.2f}x |")
         lines.append("")
+        stepped = [run for run in label_runs if run.get("steps")]
+        if stepped:
+            table = stepped[-1]["steps"]
+            lines += [f"CPU per step of a durable add/remove with `os.fsync` a no-op ({label}, run "
+                      f"{label_runs.index(stepped[-1]) + 1}; `--steps`, thread CPU time, medians in us; nested "
+                      "steps are inside their parent):", "", "| step | us |", "|---|---:|"]
+            lines += [f"| {name} | {value:g} |" for name, value in sorted(table.items(), key=lambda kv: -kv[1])]
+            lines.append("")
         traced = [run for run in label_runs if run.get("syscalls")]
         if traced:
             calls = traced[-1]["syscalls"]
@@ -413,6 +508,8 @@ def main() -> int:
     parser.add_argument("--no-reference", action="store_true")
     parser.add_argument("--strace", type=int, nargs="?", const=100, default=0, metavar="K",
                         help="also count system calls per mutation over K add + remove pairs (default 100)")
+    parser.add_argument("--steps", type=int, nargs="?", const=400, default=0, metavar="N",
+                        help="also time each step of N add + remove pairs (CPU, fsync a no-op; default 400)")
     parser.add_argument("--dir", help="directory to create the temp stores under (default: the system temp dir)")
     parser.add_argument("--reset", action="store_true", help="drop the label's earlier runs")
     parser.add_argument("--out", type=Path, default=HERE / "results")
@@ -433,6 +530,8 @@ def main() -> int:
                 parser.error("--strace needs strace on PATH")
             result["syscalls"] = syscalls(args.repo.resolve(), modules, args.strace, tmp)
             result["stracePairs"] = args.strace
+        if args.steps:
+            result["steps"] = steps(tmp, args.steps)
     commit = subprocess.run(["git", "-C", str(args.repo), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", str(args.repo), "status", "--porcelain", "--", "mnemon_ls"],

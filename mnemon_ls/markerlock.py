@@ -16,8 +16,9 @@ one filelock published, so a filelock waiter in another process (or another thre
 and breaks it only when this process is gone, and the TypeScript plugin's ``O_EXCL`` create fails on it.
 
 Release (:func:`release`) removes the marker only while it is still the file this process published (same
-device and inode as the descriptor kept open since, which also keeps the inode number from being reused),
-as filelock does: a marker another process put there after breaking ours (the 30 s age rule) is left alone.
+device and inode as the descriptor kept open until that comparison, which keeps the inode number from being
+reused), as filelock does: a marker another process put there after breaking ours (the 30 s age rule) is left
+alone.
 
 Holds are per thread and reentrant (:func:`held`), like filelock's ``thread_local`` contexts; a hold made
 before a ``fork`` is not the child's (the pid is compared), and the child never removes the parent's marker.
@@ -149,16 +150,23 @@ def release(hold: Hold) -> None:
 
 
 def _remove(key: str, fd: int, identity: tuple[int, int] | None) -> None:
+    """Close ``fd`` and unlink the marker ``key`` if it is the file ``fd`` is (``identity``: its device and
+    inode, else read from ``fd``). The name is compared while ``fd`` still pins the inode (its number cannot
+    name another file then), and closed before the unlink, so the last link goes with no open descriptor
+    (ext4 then frees the inode at once instead of keeping it on its orphan list until the close)."""
     try:
         if identity is None:
             info = os.fstat(fd)
             identity = (info.st_dev, info.st_ino)
-        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
-            current = os.lstat(key)
-            if (current.st_dev, current.st_ino) == identity:
-                os.unlink(key)
+        current = os.lstat(key)
+        ours = (current.st_dev, current.st_ino) == identity
+    except (FileNotFoundError, NotADirectoryError):
+        ours = False
     finally:
         os.close(fd)
+    if ours:
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+            os.unlink(key)
 
 
 # ---------------------------------------------------------------- the contended path: filelock's
