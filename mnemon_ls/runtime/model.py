@@ -191,6 +191,8 @@ def now_iso(now: datetime | None = None) -> str:
     """UTC time as JavaScript's ``Date.toISOString()``: ``YYYY-MM-DDTHH:MM:SS.mmmZ``."""
     now = now or datetime.now(timezone.utc)
     now = now.astimezone(timezone.utc)
+    if now.year >= 1000:  # isoformat pads the year to 4 digits; strftime's %Y does not below 1000
+        return now.isoformat(timespec="milliseconds")[:23] + "Z"
     return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
 
 
