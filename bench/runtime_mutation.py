@@ -454,6 +454,18 @@ def markdown(runs: dict[str, list[dict[str, Any]]]) -> str:
              "and the TypeScript reference's `RuntimeMemoryController.mutate` (no fsync). Medians in ms. "
              f"Aims (issue 27 item 4): wall <= {AIM_BARE}x the bare commit, CPU <= {AIM_CPU}x the reference's, "
              f"<= {AIM_FSYNCS} fsyncs per commit. CPU = process user + system time around the call.", ""]
+    lines += ["| label | runs | load | wall vs bare (all ops) | CPU vs reference | no-fsync CPU vs reference | "
+              "openat / stat / fsync per mutation |", "|---|---:|---|---|---|---|---|"]
+    for label, label_runs in runs.items():
+        span = lambda key: "-".join(f"{v:.2f}x" for v in sorted({min(r["rows"]["all"].get(key, 0) for r in label_runs),  # noqa: E731
+                                                                  max(r["rows"]["all"].get(key, 0) for r in label_runs)}))
+        loads = [x for r in label_runs for x in (r["loadBefore"], r["loadAfter"])]
+        traced = [r["syscalls"]["mnemon"] for r in label_runs if r.get("syscalls")]
+        calls = (f"{traced[-1].get('openat', 0):g} / {traced[-1].get('(stat family)', 0):g} / "
+                 f"{traced[-1].get('(fsync family)', 0):g}") if traced else ""
+        lines.append(f"| {label} | {len(label_runs)} | {min(loads):g}-{max(loads):g} | {span('vsBare')} | "
+                     f"{span('cpuVsTs')} | {span('nofsyncCpuVsTs')} | {calls} |")
+    lines.append("")
     for label, label_runs in runs.items():
         lines += [f"## {label}", "",
                   "| run | commit | load before -> after | fsyncs/commit | op | mnemon-ls wall | bare wall | "
@@ -513,11 +525,16 @@ def main() -> int:
     parser.add_argument("--dir", help="directory to create the temp stores under (default: the system temp dir)")
     parser.add_argument("--reset", action="store_true", help="drop the label's earlier runs")
     parser.add_argument("--out", type=Path, default=HERE / "results")
+    parser.add_argument("--render", action="store_true", help="only rewrite the .md from the .json")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     sys.path.insert(0, str(args.repo.resolve()))
     if args.child is not None:
         child(args.repo, args.child)
+        return 0
+    if args.render:
+        runs = json.loads((args.out / "runtime_mutation.json").read_text("utf-8"))
+        (args.out / "runtime_mutation.md").write_text(markdown(runs) + "\n", "utf-8")
         return 0
     modules = None if args.no_reference else ensure_reference(args.tsref)
     with tempfile.TemporaryDirectory(prefix="bench-mutation-", dir=args.dir) as tmp_name:
