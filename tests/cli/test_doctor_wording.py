@@ -12,12 +12,13 @@ from pathlib import Path
 
 from tests.gitrepo import make_repo
 from tests.helpers import procs
+from tests.helpers.zygote import mnemon_command
 
 
 def cli(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     """``mnemon-ls ARGS`` in the workspace ``tmp_path/ws`` with its memory in ``tmp_path/root``."""
-    result = subprocess.run([sys.executable, "-m", "mnemon_ls", *args, "--scope", "custom",
-                             "--data-dir", str(tmp_path / "root")], cwd=tmp_path / "ws", input=stdin,
+    result = subprocess.run(mnemon_command(*args, "--scope", "custom",
+                             "--data-dir", str(tmp_path / "root")), cwd=tmp_path / "ws", input=stdin,
                             capture_output=True, text=True, timeout=procs.WAIT_SECONDS,
                             env=procs.child_env(HOME=str(tmp_path / "home"), MNEMON_SEMANTIC="off"))
     assert "Traceback" not in result.stderr, result.stderr
@@ -170,7 +171,7 @@ ARCHIVE_FLAGS = ("--scope", "workspace", "--runtime-user-scope", "storage", "--m
 
 def ws_cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``mnemon-ls ARGS`` with the settings of ``writer.py archive`` (its root is inside the workspace)."""
-    result = subprocess.run([sys.executable, "-m", "mnemon_ls", *args, *ARCHIVE_FLAGS], cwd=tmp_path / "ws",
+    result = subprocess.run(mnemon_command(*args, *ARCHIVE_FLAGS), cwd=tmp_path / "ws",
                             capture_output=True, text=True, timeout=procs.WAIT_SECONDS,
                             env=procs.child_env(HOME=str(tmp_path / "home"), MNEMON_SEMANTIC="off"))
     assert "Traceback" not in result.stderr, result.stderr
