@@ -44,17 +44,16 @@ def test_a_lock_left_by_a_killed_writer_is_not_said_to_be_held_by_it(tmp_path: P
     assert cli(tmp_path, "runtime", "add", "--content", "the build uses make").returncode == 0
     holder = procs.spawn_writer("hold", str(root))
     reader = procs.LineReader(holder)
+    pid = None
     try:
-        held = reader.readline()
-        assert held.startswith("HELD ")
-        pid = int(held.split()[1])
+        pid = procs.ready_pid(reader.readline(), holder, "HELD")
         lock = str(root / "runtime" / ".memories.lock")
         # while it runs, it is the holder
         running = doctor(tmp_path)[lock]
         assert running["message"].startswith(f"held by pid {pid} (running) for ")
-        procs.kill_hard(holder)
+        assert procs.kill_hard(holder, pid) == -9
     finally:
-        procs.kill_hard(holder)
+        procs.kill_hard(holder, pid)
         procs.finish(holder)
     assert Path(lock).exists()  # SIGKILL released nothing: the marker of a dead owner stays
     finding = doctor(tmp_path)[lock]
