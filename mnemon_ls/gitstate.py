@@ -182,8 +182,7 @@ def _read_text(path: str) -> str | None:
     PermissionError and other OSErrors propagate (they become reasons).
     """
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(4096)
+        data = gitfiles.read_small(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
     return data.decode("utf-8", "replace")
@@ -441,8 +440,7 @@ _CONSISTENT_READS = 5
 def _head_bytes(path: str) -> bytes | None:
     """The raw content of a HEAD file (``None`` when unreadable), to tell whether HEAD moved."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read(4096)
+        return gitfiles.read_small(path)
     except OSError:
         return None
 
