@@ -48,7 +48,7 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from . import gitfiles
+from . import gitfiles, realdirs
 
 if TYPE_CHECKING:
     import pygit2
@@ -311,6 +311,9 @@ def _start(path: str | os.PathLike[str] | bytes | None) -> str:
     raw = os.fsdecode(os.fspath(path))
     if raw == "":
         raise _Problem(REASON_NO_PATH)
+    known = realdirs.real_directory(raw)  # a directory (every probe of a workspace): realpath in 3 system calls
+    if known is not None:
+        return known
     try:
         start = os.path.realpath(raw)
         st = os.stat(start)
