@@ -171,7 +171,7 @@ class WorkspaceHost:
         store = DocumentStore(self.root, self.workspace, max_body_bytes=limits.max_body_bytes,
                               active_limit_bytes=limits.active_limit_bytes, clock=self._clock,
                               secrets=self.settings.secrets)
-        store.semantic_source = lambda: self.semantic  # hybrid document search (mnemon_ls.semantic.documents)
+        store.search.semantic_source = lambda: self.semantic  # hybrid document search (mnemon_ls.semantic.documents)
         return store
 
     @functools.cached_property

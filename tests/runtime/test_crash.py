@@ -234,6 +234,39 @@ def test_kill_at_each_commit_step_leaves_a_recoverable_store(tmp_path, breakpoin
     assert not lock.exists()
 
 
+def test_next_mutation_after_a_killed_commit_removes_its_temp_files(tmp_path):
+    """With no repair in between: the dead writer's marker makes the next lock contended, and a commit under a
+    contended lock sweeps the temp files (an uncontended one lists no directory)."""
+    root = tmp_path / "root"
+    runtime = root / "runtime"
+    RuntimeStore(root, LIMITS).mutate(add("seed"))
+    kill_at(root, "os.replace:1")
+    assert len(temp_files(runtime)) == 3
+    receipt = RuntimeStore(root, LIMITS, lock_timeout=1.0).mutate(add("next"))
+    assert (receipt.changed, receipt.message) == (True, "Entry added.")
+    assert temp_files(runtime) == set()
+    assert [e.content for e in parse_store((runtime / "memories.json").read_bytes())] == ["seed", "next"]
+    assert not (runtime / ".memories.lock").exists()
+
+
+def test_temp_files_without_a_marker_wait_for_the_next_repair(tmp_path):
+    """A killed writer whose marker was then deleted by hand (what StoreBusy's message suggests) leaves temp files
+    an uncontended commit does not look for; the next repair removes them, and neither imports them."""
+    root = tmp_path / "root"
+    runtime = root / "runtime"
+    RuntimeStore(root, LIMITS).mutate(add("seed"))
+    kill_at(root, "os.replace:1")
+    (runtime / ".memories.lock").unlink()
+    left = temp_files(runtime)
+    assert len(left) == 3
+    RuntimeStore(root, LIMITS, lock_timeout=1.0).mutate(add("next"))
+    assert temp_files(runtime) == left
+    report = RuntimeStore(root, LIMITS).projections.repair()
+    assert (report.repaired, report.hand_edits) == ([], {})
+    assert temp_files(runtime) == set()
+    assert [e.content for e in parse_store((runtime / "memories.json").read_bytes())] == ["seed", "next"]
+
+
 def test_writer_killed_while_publishing_its_lock_marker_does_not_block_the_next_writer(tmp_path):
     root = tmp_path / "root"
     RuntimeStore(root, LIMITS).mutate(add("seed"))
