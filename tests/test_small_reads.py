@@ -99,3 +99,23 @@ def test_records_files_are_seen_where_the_environment_says_now(tmp_path: Path, m
     with pytest.raises(InvalidInput) as caught:  # not kept either: refused every time, naming the variable
         paths.any_file(workspace, env={"DSH_HOME": "bad\x00home"})
     assert caught.value.field == "DSH_HOME"
+
+
+def test_a_relative_records_home_follows_the_working_directory(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """``DSH_HOME=rel`` is made absolute from the working directory of the moment: the kept paths follow it."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    first, second = tmp_path / "a", tmp_path / "b"
+    user_file = second / "rel" / "workspace-memory" / "user.jsonl"
+    user_file.parent.mkdir(parents=True)
+    user_file.write_text("")
+    first.mkdir()
+    monkeypatch.delenv("MNEMON_DATA_DIR", raising=False)
+    monkeypatch.setenv("DSH_HOME", "rel")
+    monkeypatch.chdir(first)
+    assert not paths.any_file(workspace)
+    monkeypatch.chdir(second)
+    assert paths.any_file(workspace)
+    monkeypatch.chdir(first)
+    assert not paths.any_file(workspace)

@@ -139,7 +139,10 @@ def any_file(workspace: Path | None, session_id: str | None = None, user_id: str
     source = os.environ if env is None else env
     homes = tuple(source.get(name) for name in _HOME_VARIABLES)
     uid = os.getuid() if hasattr(os, "getuid") else None
-    return any(map(os.path.exists, _scope_files(workspace, session_id, user, homes, os.environ.get("HOME"), uid)))
+    # a relative home is made absolute from the working directory: then that is part of what the paths depend on
+    cwd = os.getcwd() if any(value and not os.path.isabs(os.path.expanduser(value.strip())) for value in homes) else None
+    return any(map(os.path.exists, _scope_files(workspace, session_id, user, homes, os.environ.get("HOME"), uid,
+                                                cwd)))
 
 
 #: The variables :func:`records_home` reads from its ``env``.
@@ -148,10 +151,10 @@ _HOME_VARIABLES = ("DSH_HOME", "MNEMON_DATA_DIR")
 
 @functools.lru_cache(maxsize=32)
 def _scope_files(workspace: Path | None, session_id: str | None, user: str, homes: tuple[str | None, ...],
-                 _home: str | None, _uid: int | None) -> tuple[str, ...]:
+                 _home: str | None, _uid: int | None, _cwd: str | None) -> tuple[str, ...]:
     """The files of :func:`reachable_scopes`, once per value of what :func:`locate` reads (``homes``: the
-    :data:`_HOME_VARIABLES`; ``~`` expands from ``$HOME``, else the uid's password entry): the wake asks
-    :func:`any_file` every time."""
+    :data:`_HOME_VARIABLES`; ``~`` expands from ``$HOME``, else the uid's password entry; ``_cwd``: the working
+    directory when a home is relative, else ``None``): the wake asks :func:`any_file` every time."""
     env = {name: value for name, value in zip(_HOME_VARIABLES, homes) if value is not None}
     return tuple(str(locate(scope, workspace=workspace, session_id=session_id, user_id=user, env=env).path)
                  for scope in reachable_scopes(workspace, session_id))

@@ -91,3 +91,44 @@ async def test_recall_sees_items_another_process_remembered_and_forgot(workspace
         cli(workspace, data_dir, "space", "forget", runner_id, "--space", space_id)
         after = await tool(session, "mnemon_recall", {"query": "quokka"})
         assert "quokka runner" not in after and "cleared on Mondays" in after
+
+
+async def test_a_storage_root_made_or_replaced_after_the_first_call_is_read_at_the_next(
+        workspace: Path, data_dir: Path, tmp_path: Path) -> None:
+    """The root does not exist at the first calls; another process makes it; then a whole other root (made by
+    yet another process at another path) is renamed into its place, as a pack import or a restore swaps roots.
+    Each time the very next wake and recall of the same session answer from the root now at that path."""
+    args = ["--workspace", str(workspace), "--scope", "custom", "--data-dir", str(data_dir)]
+    other = tmp_path / "other-root"
+    cli(workspace, other, "runtime", "add", "--content", "kept in the replacement root")
+    cli(workspace, other, "space", "create", "--name", "Project", "--description", "facts", "--active")
+    cli(workspace, other, "remember", "the replacement root knows the wombat runner")
+    async with mcp_session(args) as session:
+        assert memory_lines(await tool(session, WAKE, {})) == []
+        assert "wombat" not in await tool(session, "mnemon_recall", {"query": "wombat"})
+        assert not data_dir.exists()  # reading made nothing
+
+        cli(workspace, data_dir, "runtime", "add", "--content", "made by another process")
+        assert memory_lines(await tool(session, WAKE, {})) == ["made by another process"]
+        cli(workspace, data_dir, "space", "create", "--name", "Notes", "--description", "facts", "--active")
+        cli(workspace, data_dir, "remember", "the first root knows the wombat cache")
+        cli(workspace, data_dir, "remember", "the first root knows the wombat pipeline")
+        first = await tool(session, WAKE, {})
+        assert "2 items" in first and "Notes" in first
+        found = await tool(session, "mnemon_recall", {"query": "wombat"})
+        assert "wombat cache" in found and "wombat pipeline" in found and "wombat runner" not in found
+
+        data_dir.rename(tmp_path / "first-root")  # the session's store connections stay open on the first root
+        other.rename(data_dir)
+        swapped = await tool(session, WAKE, {})
+        assert memory_lines(swapped) == ["kept in the replacement root"]
+        assert "1 item" in swapped and "Project" in swapped and "Notes" not in swapped
+        found = await tool(session, "mnemon_recall", {"query": "wombat"})
+        assert "wombat runner" in found and "wombat cache" not in found and "wombat pipeline" not in found
+
+        data_dir.rename(other)  # and back to the first root: nothing of the replacement is left in the answers
+        (tmp_path / "first-root").rename(data_dir)
+        back = await tool(session, WAKE, {})
+        assert memory_lines(back) == ["made by another process"] and "2 items" in back and "Project" not in back
+        found = await tool(session, "mnemon_recall", {"query": "wombat"})
+        assert "wombat cache" in found and "wombat runner" not in found
