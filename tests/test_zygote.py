@@ -94,6 +94,26 @@ def test_the_server_dies_with_the_process_the_test_started(how, tmp_path):
         launcher.communicate()
 
 
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
+def test_a_server_killed_by_a_signal_makes_its_launcher_die_of_it(how, tmp_path):
+    """The other way round: a test that kills the forked process itself (a writer stopped at a breakpoint, by the
+    pid it printed) sees the process it started die of that signal, SIGKILL included (which has no handler to
+    reset: the launcher once died of the attempt with exit code 1), and only after the server is gone."""
+    from tests.helpers import procs
+
+    writer = procs.spawn_writer("hold", str(tmp_path / "root"))
+    reader = procs.LineReader(writer)
+    try:
+        pid = procs.ready_pid(reader.readline(), writer, "HELD")
+        os.kill(pid, how)
+        assert writer.wait(timeout=60) == -how
+        assert _state(pid) == "gone"  # reaped by the fork server before the launcher was told
+        assert writer.stderr.read() == b""
+    finally:
+        procs.kill_hard(writer)
+        procs.finish(writer)
+
+
 def _state(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]

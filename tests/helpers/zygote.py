@@ -71,7 +71,7 @@ def launch(path: str, argv: list[str]) -> None:
     if startup or os.environ.get("MNEMON_TEST_NO_ZYGOTE") == "1":
         # the environment changes how an interpreter starts (PYTHONPATH, a sitecustomize...): a fork of
         # one that has started cannot honour that, so this launch is a plain one
-        os.execv(sys.executable, [sys.executable, "-m", "mnemon_ls", *argv])
+        os.execv(sys.executable, [sys.executable, *_interpreter_args(argv)])
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.connect(path)
     import resource
@@ -106,7 +106,8 @@ def launch(path: str, argv: list[str]) -> None:
         os._exit(70)
     kind, value = status[0], int(status[1])
     if kind == b"signal":
-        signal.signal(value, signal.SIG_DFL)
+        if value not in (signal.SIGKILL, signal.SIGSTOP):  # (those two cannot be caught: no handler to reset)
+            signal.signal(value, signal.SIG_DFL)
         os.kill(os.getpid(), value)
     os._exit(value)
 
@@ -267,7 +268,13 @@ def become_server(request: dict, fds: list[int]) -> None:
     sys.stderr = io.TextIOWrapper(io.open(2, "wb", buffering=0, closefd=False), encoding="utf-8",
                                   errors="backslashreplace", write_through=True)
     sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
-    sys.argv = ["mnemon-ls", *request["argv"]]
+    argv = request["argv"]
+    if argv[:1] == [SCRIPT]:  # script_command(): ``python PATH ARGS`` (sys.path[0] is the script's directory)
+        sys.argv = argv[1:]
+        sys.path[0] = os.path.dirname(os.path.abspath(argv[1]))
+        runpy.run_path(argv[1], run_name="__main__")
+        return
+    sys.argv = ["mnemon-ls", *argv]
     sys.path[0] = request["cwd"]
     runpy.run_module("mnemon_ls", run_name="__main__", alter_sys=True)
 
@@ -304,6 +311,26 @@ def mnemon_command(*argv: str) -> list[str]:
         atexit.register(stop)
         _started["path"] = path
     return [sys.executable, "-S", __file__, "launch", str(_started["path"]), *argv]
+
+
+#: The first launch argument that makes the rest ``PATH ARGS...`` of a Python script (:func:`script_command`).
+SCRIPT = "--zygote-script"
+
+
+def _interpreter_args(argv: list[str]) -> list[str]:
+    """What ``python`` is given for a launch's ``argv`` when it runs as a plain interpreter."""
+    return argv[1:] if argv[:1] == [SCRIPT] else ["-m", "mnemon_ls", *argv]
+
+
+def script_command(path: str, *argv: str) -> list[str]:
+    """The command line that runs ``python PATH <argv>`` (a test helper script that imports ``mnemon_ls``, such
+    as tests/helpers/writer.py) as a fork of this pytest process's fork server; plain when
+    ``MNEMON_TEST_NO_ZYGOTE=1``. The process a test starts is the launcher: the script's own pid is not
+    ``Popen.pid`` (a script that prints ``os.getpid()`` says it), and a SIGKILL meant to stop the script at an
+    exact point must go to that pid (:func:`tests.helpers.procs.kill_hard`)."""
+    if os.environ.get("MNEMON_TEST_NO_ZYGOTE") == "1":
+        return [sys.executable, path, *argv]
+    return mnemon_command(SCRIPT, path, *argv)
 
 
 def main() -> None:

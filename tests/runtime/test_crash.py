@@ -81,15 +81,16 @@ def test_sigkill_at_random_points_never_loses_an_acknowledged_entry(tmp_path, ca
         assert temps_before == set()
         writer = procs.spawn_writer("add", str(root), f"r{run}", "100000", "--no-wait")
         reader = procs.LineReader(writer)
+        pid = None
         try:
-            assert reader.readline() == f"READY {writer.pid}"
+            pid = procs.ready_pid(reader.readline(), writer)
             for n in range(1, wanted + 1):
                 assert reader.readline() == f"ACK {n} True Entry added."
             time.sleep(delay)  # chooses the kill moment at random; no ordering depends on it
-            assert procs.kill_hard(writer) == -9
+            assert procs.kill_hard(writer, pid) == -9
             late = reader.rest()
         finally:
-            procs.kill_hard(writer)
+            procs.kill_hard(writer, pid)
             procs.finish(writer)
         assert late == [f"ACK {n} True Entry added." for n in range(wanted + 1, wanted + 1 + len(late))]
         acked = wanted + len(late)
@@ -111,7 +112,7 @@ def test_sigkill_at_random_points_never_loses_an_acknowledged_entry(tmp_path, ca
         assert (runtime / "USER.md").read_bytes() == b""
         new_temps = temp_files(runtime) - temps_before
         assert {name: bool(TEMP_NAME.fullmatch(name)) for name in new_temps} == dict.fromkeys(new_temps, True)
-        assert {TEMP_NAME.fullmatch(name).group(1) for name in new_temps} <= {str(writer.pid)}
+        assert {TEMP_NAME.fullmatch(name).group(1) for name in new_temps} <= {str(pid)}
         lock_state = "none"
         if lock.exists():
             marker = lock.read_text()
@@ -121,7 +122,7 @@ def test_sigkill_at_random_points_never_loses_an_acknowledged_entry(tmp_path, ca
                 os.utime(lock, (aged, aged))  # the only way an ownerless marker goes: the 30 s rule
             else:
                 holder = parse_lock_holder(marker)
-                assert holder is not None and holder.pid == writer.pid
+                assert holder is not None and holder.pid == pid
                 lock_state = "dead-owner"
 
         stats["runs"] += 1
@@ -177,15 +178,16 @@ def kill_at(root: Path, breakpoint: str) -> int:
     there; returns its pid. It never gets to acknowledge the add."""
     writer = procs.spawn_writer("add", str(root), "x", "1", "--no-wait", "--pause-at", breakpoint)
     reader = procs.LineReader(writer)
+    pid = None
     try:
-        assert reader.readline() == f"READY {writer.pid}"
+        pid = procs.ready_pid(reader.readline(), writer)
         assert reader.readline() == f"PAUSED {breakpoint.replace(':', ' ')}"
-        assert procs.kill_hard(writer) == -9
+        assert procs.kill_hard(writer, pid) == -9
         assert reader.rest() == []
     finally:
-        procs.kill_hard(writer)
+        procs.kill_hard(writer, pid)
         procs.finish(writer)
-    return writer.pid
+    return pid
 
 
 # breakpoint -> (memories.json, MEMORY.md, last-good copy) contents left by the kill, and the temp files left
