@@ -15,6 +15,7 @@ Formats are those of the TypeScript plugin (``shared/reference/dsh-mnemon.md`` s
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import operator
@@ -198,7 +199,16 @@ def now_iso(now: datetime | None = None) -> str:
 
 def parse_timestamp_ms(value: str) -> int | None:
     """Epoch milliseconds of an ISO-8601 timestamp (``Z`` or offsets honoured; naive = UTC), or ``None``."""
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str):
+        return None
+    return _timestamp_ms(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _timestamp_ms(value: str) -> int | None:
+    """:func:`parse_timestamp_ms` of a string (a pure function, kept per value: every wake renders the age of
+    every entry from its two timestamps)."""
+    if not value.strip():
         return None
     text = value.strip()
     if text.endswith(("z", "Z")):
