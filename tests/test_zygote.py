@@ -69,6 +69,7 @@ def test_a_pythonpath_makes_the_launch_a_plain_interpreter(tmp_path):
     assert forked.stdout == plain.stdout
 
 
+@pytest.mark.skipif(os.environ.get("MNEMON_TEST_NO_ZYGOTE") == "1", reason="MNEMON_TEST_NO_ZYGOTE=1: no launcher")
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
 def test_the_server_dies_with_the_process_the_test_started(how, tmp_path):
     pidfile = tmp_path / "server.pid"
