@@ -9,7 +9,7 @@ says so once. Parts:
 - :mod:`.vectors`: the per-space vector side index ``data/<space-id>/.mnemon-ls-vectors.db``, keyed by
   model id and dimension.
 - :mod:`.engine`: one engine per process and configuration; the bounded background queue and the resume.
-- :mod:`.fusion`: reciprocal rank fusion (or the CLI's weighted formula) with exact hits kept on top.
+- :mod:`.fusion`: calibrated score fusion (or the CLI's weighted formula) with exact hits kept on top.
 - :mod:`.spaces`: the native provider's side (hybrid candidates, ``space status`` coverage).
 - :mod:`.chunks`: Documents chunks (headings / paragraphs) for semantic document search.
 - :mod:`.doctor`: the ``mnemon-ls doctor`` findings.

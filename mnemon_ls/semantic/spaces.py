@@ -211,7 +211,7 @@ class SpaceSemantic:
         for key in allowed:
             floors.setdefault(key, floor)
         vector = [(key, cosine) for key, cosine in hits if key in known or key in allowed]
-        mode = "cli" if embedder.cli_compatible else "rrf"
+        mode = "cli" if embedder.cli_compatible else "calibrated"
         seen = {key for key, _c in vector}
         try:  # the keyword hits the vector search did not reach: their cosines, for the weak-keyword cap
             extra = vectors.store.cosines(qvec, [h.id for h in keyword if h.id not in seen])
