@@ -1,8 +1,8 @@
 """Retrieval quality of recall on a coding-memory set (issue 27 item 7; the cases of item 8).
 
 The set is bench/data/retrieval_set.jsonl.gz (bench/retrieval_set.py makes it: 2,480 memories and 502 queries,
-English and Chinese, in thirteen categories, four of them the cases of item 8: bench/retrieval_set_item8.py). One workspace (a real git repository with a ``main`` branch and the
-set's feature branches, a custom storage root), one native Memory Space (``mnemon.db``) that every memory is
+English and Chinese, in thirteen categories, four of them the cases of item 8: bench/retrieval_set_item8.py).
+One workspace (a real git repository with a ``main`` branch and the set's feature branches, a custom storage root), one native Memory Space (``mnemon.db``) that every memory is
 remembered into through the operation layer (``spaces.remember`` via :func:`mnemon_ls.ops.execute.call`, as the
 command line runs it), in the order of its ``createdAt`` with the Host's clock set to it, on its branch with
 ``scopeToBranch`` when it has one. The hybrid host's semantic engine embeds them meanwhile (the bundled

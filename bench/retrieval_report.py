@@ -101,7 +101,8 @@ def markdown(run: dict[str, Any], before: dict[str, Any] | None = None) -> str:
               "send nothing (item 7), as little as possible (item 8).", "",
               f"- hybrid beats both floors on recall@5: {pair(yes, 'verdict', 'recall5')} "
               f"({pair(str, 'verdict', 'recall5Text')})",
-              f"- hybrid beats both floors on MRR@10: {pair(yes, 'verdict', 'mrr')} ({pair(str, 'verdict', 'mrrText')})",
+              f"- hybrid beats both floors on MRR@10: {pair(yes, 'verdict', 'mrr')} "
+              f"({pair(str, 'verdict', 'mrrText')})",
               f"- the no-answer queries send nothing (hybrid, to the assistant): {pair(yes, 'verdict', 'noAnswer')} "
               f"({pair(str, 'verdict', 'noAnswerText')})", ""]
     dates = lambda n, c: (f"{table(_pct, f'category:{c}', n, 'recall@5')} / "  # noqa: E731
