@@ -18,7 +18,7 @@ Measured (``time.perf_counter_ns``, median and nearest-rank p95; real lock, real
 1. ``create`` of every document in turn (index grows 0 -> 2,000 records);
 2. ``update`` (new body) of 300 random documents on the full store;
 3. start-up: a new ``DocumentStore`` on the full root, first ``list()`` (index parse + file scan,
-   signatures from the side index), first ``search()`` (side index check); and the same with the side
+   signatures from the side index), first ``search.find()`` (side index check); and the same with the side
    index deleted (full rebuild: every body read and tokenized);
 4. ``search`` of 400 queries (English words, phrases, identifiers, Chinese bigrams/long runs,
    single characters, misses, empty) on the warm store, ``limit`` 20, including excerpts and access
@@ -233,7 +233,7 @@ def main() -> int:
         index_size = (root / "documents" / "index.json").stat().st_size
         say(f"- index.json: {index_size / 1e6:.2f} MB")
 
-        first_search_ms, _ = timed(lambda: store.search("bench"))
+        first_search_ms, _ = timed(lambda: store.search.find("bench"))
         say(f"- first search after the creates (indexes {count} new documents): {first_search_ms:.0f} ms")
         store.close()
         db = root / "documents" / ".search.sqlite3"
@@ -244,27 +244,27 @@ def main() -> int:
         for label in ("warm side index", "warm side index (again)"):
             fresh = DocumentStore(root, workspace, active_limit_bytes=1024 ** 3)
             open_ms, _ = timed(lambda: fresh.list())
-            search_ms, _ = timed(lambda: fresh.search("runbook"))
+            search_ms, _ = timed(lambda: fresh.search.find("runbook"))
             say(f"- {label}: first list() {open_ms:.1f} ms (index parse + file scan), first search {search_ms:.1f} ms")
             fresh.close()
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)
         fresh = DocumentStore(root, workspace, active_limit_bytes=1024 ** 3)
         open_ms, _ = timed(lambda: fresh.list())
-        search_ms, _ = timed(lambda: fresh.search("runbook"))
+        search_ms, _ = timed(lambda: fresh.search.find("runbook"))
         say(f"- side index deleted: first list() {open_ms:.1f} ms (every file hashed), first search {search_ms:.0f} ms "
             "(full rebuild)")
         fresh.close()
 
         store = DocumentStore(root, workspace, active_limit_bytes=1024 ** 3)
-        store.search("warm up")
+        store.search.find("warm up")
         titles = [t for t, _ in docs]
         plan = queries(corpus, titles, random.Random(11))
         by_kind: dict[str, list[float]] = {}
         all_ms: list[float] = []
         hits = 0
         for kind, query in plan:
-            elapsed, result = timed(lambda: store.search(query, limit=20))
+            elapsed, result = timed(lambda: store.search.find(query, limit=20))
             by_kind.setdefault(kind, []).append(elapsed)
             all_ms.append(elapsed)
             hits += len(result.results)
@@ -277,7 +277,7 @@ def main() -> int:
             profiler = cProfile.Profile()
             profiler.enable()
             for _, query in plan:
-                store.search(query, limit=20)
+                store.search.find(query, limit=20)
             profiler.disable()
             out = io.StringIO()
             pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(25)

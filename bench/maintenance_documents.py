@@ -78,7 +78,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         base = Path(tmp)
         probe = make_host(base, "probe", 1 << 30, 0, rng)
-        size = probe.documents.capacity_plan(title="Document 0000", content=body(rng)).projected
+        size = probe.documents.capacity.plan(title="Document 0000", content=body(rng)).projected
         probe.close()
         limit = 2 * size + size // 2  # two fit, a third does not
         hosts = {"cold": make_host(base, "cold", limit, args.space_items, rng),

@@ -24,7 +24,10 @@ Cursor do), every server a fresh ``python`` process with bytecode cached in a te
 Aims (issue 27): start <= 1.05x the minimal server; ``mnemon_wake`` <= 1.5x and ``mnemon_recall`` at 10,000
 items <= 2x the echo tool. Results: merged by ``--label`` into ``<out>/mcp_start.json``, ``<out>/mcp_start.md``
 rewritten from every run there (a ratio within its aim in bold). Wall time (``time.perf_counter``); the
-1-minute load average is recorded.
+1-minute load average is recorded. Where Linux says it (``/proc/<pid>/task/*/schedstat``: nanoseconds on a CPU,
+every thread of the server), the server process's CPU time is recorded too, read outside the timed span: from
+spawn to the ``initialize`` result, and per call (a difference around it), as ratios the same way; on a shared
+machine the wall time includes waiting for a core, the CPU time does not.
 """
 
 from __future__ import annotations
@@ -71,32 +74,76 @@ for start in range(0, count, 1000):
 host.close()
 print(json.dumps(gen.queries(60, [item.content for item in items[:2000]])))
 '''
+OURS_MARKER, MINIMAL_MARKER, ECHO_MARKER = "mnemon_ls", "MCPServer('minimal')", "MCPServer('echo')"
 AIMS = {"start": 1.05, "mnemon_wake": 1.5, "mnemon_recall": 2.0}
+
+
+def _server_pid(marker: str, exclude: set[int] = frozenset()) -> int | None:
+    """The pid of this process's newest child whose command line holds ``marker`` (``None``: none, or no /proc)."""
+    me, found = os.getpid(), []
+    for name in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if not name.isdigit() or int(name) in exclude:
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+            if ppid != me:
+                continue
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                if marker.encode() in f.read():
+                    found.append(int(name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return max(found) if found else None
+
+
+def _cpu_ns(pid: int | None) -> int | None:
+    """Nanoseconds every thread of ``pid`` has run on a CPU (``None`` when Linux does not say)."""
+    if pid is None:
+        return None
+    total = 0
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{task}/schedstat", "rb") as f:
+                    total += int(f.read().split()[0])
+            except FileNotFoundError:  # a thread that ended meanwhile
+                continue
+    except OSError:
+        return None
+    return total
 
 
 def params(argv: list[str], env: dict[str, str], cwd: Path) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=argv, cwd=str(cwd), env=env)
 
 
-async def time_start(server: StdioServerParameters) -> tuple[float, float, int]:
-    """``(ms to the initialize result, ms to the first tools/list answer, tools listed)``."""
+async def time_start(server: StdioServerParameters, marker: str) -> tuple[float, float, int, float | None]:
+    """``(ms to the initialize result, ms to the first tools/list answer, tools listed, server CPU ms to the
+    initialize result or None)``; ``marker``: a part of the server's command line."""
     started = time.perf_counter()
     with open(os.devnull, "w") as errlog:
         async with stdio_client(server, errlog=errlog) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
-            initialized = (time.perf_counter() - started) * 1000
+            at_initialize = time.perf_counter()
+            cpu = _cpu_ns(_server_pid(marker))
+            paused = time.perf_counter() - at_initialize  # reading the CPU time is not timed
             listed = await session.list_tools()
-            tools = (time.perf_counter() - started) * 1000
-    return initialized, tools, len(listed.tools)
+            tools = (time.perf_counter() - started - paused) * 1000
+            initialized = (at_initialize - started) * 1000
+    return initialized, tools, len(listed.tools), None if cpu is None else cpu / 1e6
 
 
 async def time_calls(ours: StdioServerParameters, echo: StdioServerParameters, calls: int,
-                     items: int, queries: list[str]) -> dict[str, list[float]]:
+                     items: int, queries: list[str]) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Wall ms per call, and server CPU ms per call (empty lists when Linux does not say), by tool."""
     out: dict[str, list[float]] = {"mnemon_wake": [], "mnemon_recall": [], "echo": []}
+    cpu: dict[str, list[float]] = {"mnemon_wake": [], "mnemon_recall": [], "echo": []}
     async with stdio_client(ours) as (r1, w1), ClientSession(r1, w1) as mine, \
             stdio_client(echo) as (r2, w2), ClientSession(r2, w2) as floor:
         await mine.initialize()
         await floor.initialize()
+        pids = {"ours": _server_pid(OURS_MARKER), "echo": _server_pid(ECHO_MARKER)}
         for _ in range(5):  # warm-up: the host, the store's connection, the side index
             await mine.call_tool("mnemon_wake", {})
             await mine.call_tool("mnemon_recall", {"query": queries[0]})
@@ -106,15 +153,20 @@ async def time_calls(ours: StdioServerParameters, echo: StdioServerParameters, c
                                              ("mnemon_wake", mine, {}),
                                              ("echo", floor, {"text": f"echo {n}"}),
                                              ("mnemon_recall", mine, {"query": queries[n % len(queries)]})):
+                pid = pids["echo" if name == "echo" else "ours"]
+                cpu_before = _cpu_ns(pid)
                 started = time.perf_counter()
                 result = await session.call_tool(name, arguments)
                 out[name].append((time.perf_counter() - started) * 1000)
+                cpu_after = _cpu_ns(pid)
+                if cpu_before is not None and cpu_after is not None:
+                    cpu[name].append((cpu_after - cpu_before) / 1e6)
                 if result.is_error:
                     raise SystemExit(f"{name} failed: {result.content}")
                 if name == "mnemon_wake" and n == 0:
                     text = result.content[0].text
                     assert "fact 29:" in text and f"{items} items" in text, text[:300]
-    return out
+    return out, cpu
 
 
 def nearest_rank(values: list[float], q: float) -> float:
@@ -140,20 +192,25 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         ours = params(["-m", "mnemon_ls", "mcp", "--workspace", str(ws)], env, ws)
         minimal = params(["-c", MINIMAL_SERVER], env, ws)
         echo = params(["-c", ECHO_SERVER], env, ws)
-        for server in (ours, minimal, echo, ours, minimal):  # warm-up: fills the bytecode cache
-            await time_start(server)
+        markers = {"ours": OURS_MARKER, "minimal": MINIMAL_MARKER}
+        for server, marker in ((ours, OURS_MARKER), (minimal, MINIMAL_MARKER), (echo, ECHO_MARKER),
+                               (ours, OURS_MARKER), (minimal, MINIMAL_MARKER)):  # warm-up: fills the bytecode cache
+            await time_start(server, marker)
         load_before = os.getloadavg()[0]
-        starts: dict[str, list[float]] = {"ours": [], "minimal": [], "oursTools": [], "minimalTools": []}
+        starts: dict[str, list[float]] = {"ours": [], "minimal": [], "oursTools": [], "minimalTools": [],
+                                          "oursCpu": [], "minimalCpu": []}
         tools = 0
         for n in range(args.starts):
             pair = (("ours", ours), ("minimal", minimal)) if n % 2 == 0 else (("minimal", minimal), ("ours", ours))
             for name, server in pair:
-                initialized, listed, count = await time_start(server)
+                initialized, listed, count, cpu_ms = await time_start(server, markers[name])
                 starts[name].append(initialized)
+                if cpu_ms is not None:
+                    starts[name + "Cpu"].append(cpu_ms)
                 starts[name + "Tools"].append(listed)
                 if name == "ours":
                     tools = count
-        calls = await time_calls(ours, echo, args.calls, args.items, queries)
+        calls, calls_cpu = await time_calls(ours, echo, args.calls, args.items, queries)
         load_after = os.getloadavg()[0]
     finally:
         shutil.rmtree(base, ignore_errors=True)
@@ -171,6 +228,17 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
     }
     for name in ("mnemon_wake", "mnemon_recall"):
         result["calls"][name]["ratioToEcho"] = round(statistics.median(calls[name]) / statistics.median(calls["echo"]), 3)
+    if starts["oursCpu"] and len(starts["oursCpu"]) == len(starts["minimalCpu"]):
+        cpu_pairs = [a / b for a, b in zip(starts["oursCpu"], starts["minimalCpu"])]
+        result["startCpu"] = {"ours": summary(starts["oursCpu"]), "minimal": summary(starts["minimalCpu"]),
+                              "ratioOfMedians": round(statistics.median(starts["oursCpu"])
+                                                      / statistics.median(starts["minimalCpu"]), 3),
+                              "medianOfRatios": round(statistics.median(cpu_pairs), 3)}
+    if all(calls_cpu.values()):
+        result["callsCpu"] = {name: summary(values) for name, values in calls_cpu.items()}
+        for name in ("mnemon_wake", "mnemon_recall"):
+            result["callsCpu"][name]["ratioToEcho"] = round(statistics.median(calls_cpu[name])
+                                                            / statistics.median(calls_cpu["echo"]), 3)
     commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--", "mnemon_ls"], capture_output=True,
@@ -196,7 +264,8 @@ def _marked(ratio: float, aim: float | None) -> str:
 
 def markdown(runs: dict[str, Any]) -> str:
     lines = ["# MCP server: spawn -> initialize and tool calls against minimal servers of the same SDK", "",
-             "`python bench/mcp_start.py --label LABEL` (module doc). Wall ms, median / p95; ratios in the same run. "
+             "`python bench/mcp_start.py --label LABEL` (module doc). Wall ms, median / p95 (server CPU ms where a row "
+             "says so); ratios in the same run. "
              f"Aims: start <= {AIMS['start']}x the minimal server, `mnemon_wake` <= {AIMS['mnemon_wake']}x and "
              f"`mnemon_recall` (10,000 items) <= {AIMS['mnemon_recall']}x the echo tool.", ""]
     for label, run in runs.items():
@@ -210,11 +279,19 @@ def markdown(runs: dict[str, Any]) -> str:
             lines.append(f"| {title} (n={row['ours']['n']}) | {row['ours']['medianMs']:.1f} / {row['ours']['p95Ms']:.1f} | "
                          f"{row['minimal']['medianMs']:.1f} / {row['minimal']['p95Ms']:.1f} | "
                          f"{ratio} | {row['medianOfRatios']:.3f}x |")
-        echo = r["calls"]["echo"]
-        for name in ("mnemon_wake", "mnemon_recall"):
-            row = r["calls"][name]
-            lines.append(f"| tools/call {name} vs echo (n={row['n']}) | {row['medianMs']:.2f} / {row['p95Ms']:.2f} | "
-                         f"{echo['medianMs']:.2f} / {echo['p95Ms']:.2f} | {_marked(row['ratioToEcho'], AIMS[name])} | |")
+        if "startCpu" in r:
+            row = r["startCpu"]
+            lines.append(f"| server CPU, spawn -> initialize (n={row['ours']['n']}) | {row['ours']['medianMs']:.1f} / "
+                         f"{row['ours']['p95Ms']:.1f} | {row['minimal']['medianMs']:.1f} / {row['minimal']['p95Ms']:.1f} | "
+                         f"{_marked(row['ratioOfMedians'], AIMS['start'])} | {row['medianOfRatios']:.3f}x |")
+        for key, what in (("calls", "tools/call"), ("callsCpu", "server CPU, tools/call")):
+            if key not in r:
+                continue
+            echo = r[key]["echo"]
+            for name in ("mnemon_wake", "mnemon_recall"):
+                row = r[key][name]
+                lines.append(f"| {what} {name} vs echo (n={row['n']}) | {row['medianMs']:.2f} / {row['p95Ms']:.2f} | "
+                             f"{echo['medianMs']:.2f} / {echo['p95Ms']:.2f} | {_marked(row['ratioToEcho'], AIMS[name])} | |")
         lines.append("")
     return "\n".join(lines)
 

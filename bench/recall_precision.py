@@ -251,7 +251,7 @@ def measure(label: str) -> dict[str, Any]:
         shared = {}
         for query in OFF_TOPIC:
             _op, keyword = ws.run("spaces.recall", "cli", query=query, mode="keyword", limit=10)
-            lexical = ws.host.documents.search(query, semantic=False).to_dict()["results"]
+            lexical = ws.host.documents.search.find(query, semantic=False).to_dict()["results"]
             if keyword["results"] or lexical:
                 shared[query] = [r["content"] for r in keyword["results"]][:3] + [d["title"] for d in lexical][:3]
         own_shared = []

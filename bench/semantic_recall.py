@@ -11,7 +11,7 @@ parts (about 2 minutes on a quiet 2-core machine: the build is ~1 minute of it).
    (bench_spaces.Generator), every item embedded with the bundled model. 200 labelled queries: the 100
    paraphrases (no indexed keyword shared with the answer; checked by tests/semantic/test_semantic.py) and the 100
    exact queries. hit@5 and MRR (strict-v1, limit 10) for keyword-only and hybrid, per language.
-2. **quantized**: the quantized vector search (mnemon_ls.semantic.vectors, used above ``QUANTIZE_ABOVE``
+2. **quantized**: the indexed vector search (mnemon_ls.semantic.vectors / .ivf, used above ``QUANTIZE_ABOVE``
    rows) against the exact scan on real embeddings: the facts plus ``--real`` real texts (this repository's
    paragraphs, then generated items), with the prefilter keeping the share of rows it keeps at 100,000.
 3. **latency** at each ``--sizes``: a space built fast (:func:`build`: the CLI's ``insights`` rows written
@@ -468,17 +468,17 @@ def real_distractors(count: int) -> list[str]:
 
 
 def quantized_quality(count: int) -> dict:
-    """Quality retention of the quantized search (mnemon_ls.semantic.vectors module doc) against the exact
-    scan, on real embeddings: the 100 labelled facts plus ``count`` real distractors
-    (:func:`real_distractors`), all embedded with the bundled model. The store is forced into the quantized
-    form (``QUANTIZE_ABOVE`` 0) with the candidate share it has at 100,000 rows (``CANDIDATES`` / 100,000 of
-    the rows, no ``CANDIDATE_FACTOR`` floor), so the prefilter keeps the same fraction of the rows it keeps at
-    100,000 (2%): a pessimistic proxy, since a top 5 of a few thousand rows is a far larger fraction than the
-    recall pool (64) of 100,000. For the 200 queries: overlap of the quantized top 5 / top 64 with the exact
-    ones (the quantized list holds at most the candidates), and hit@5 / MRR of the fact by vector alone,
-    exact vs quantized."""
+    """Quality retention of the indexed search (mnemon_ls.semantic.vectors and .ivf module docs; the
+    "quantized" form before issue 27) against the exact scan, on real embeddings: the 100 labelled facts plus
+    ``count`` real distractors (:func:`real_distractors`), all embedded with the bundled model. The store is
+    forced into the indexed form (``QUANTIZE_ABOVE`` 0) with the share of rows a search reads at 100,000
+    (``ivf.PROBE_SHARE``), though a search reads at least twice its limit and margin (144 rows here, a larger
+    share of a few thousand). For the 200 queries: overlap of the indexed top 5 / top 64 with the exact ones,
+    and hit@5 / MRR of the fact by vector alone, exact vs indexed. bench/hybrid_100k.py measures it at
+    100,000."""
     import numpy as np
 
+    from mnemon_ls.semantic import ivf as ivf_mod
     from mnemon_ls.semantic import vectors as vectors_mod
 
     embedder = _engine().embedder()
@@ -487,15 +487,13 @@ def quantized_quality(count: int) -> dict:
     matrix = np.concatenate([embedder.embed_passages(texts[i:i + 16]) for i in range(0, len(texts), 16)])
     embed_cpu, embed_wall = time.process_time() - c0, time.perf_counter() - t0
     workdir = Path(tempfile.mkdtemp(prefix=f"bench-semantic-quant-{os.getpid()}-"))
-    saved = vectors_mod.QUANTIZE_ABOVE, vectors_mod.CANDIDATES, vectors_mod.CANDIDATE_FACTOR
-    share = saved[1] / 100000
-    vectors_mod.QUANTIZE_ABOVE, vectors_mod.CANDIDATE_FACTOR = 0, 0
-    vectors_mod.CANDIDATES = max(5, round(share * len(texts)))
+    saved = vectors_mod.QUANTIZE_ABOVE
+    vectors_mod.QUANTIZE_ABOVE = 0
     try:
         store = VectorStore(workdir / VECTOR_FILE, embedder.model_id, embedder.dim)
         store.put([(f"t{i}", "h", matrix[i]) for i in range(len(texts))])
         assert store.quantized
-        out: dict = {"items": len(texts), "candidates": vectors_mod.CANDIDATES, "embed_cpu_s": embed_cpu,
+        out: dict = {"items": len(texts), "probe_share": ivf_mod.PROBE_SHARE, "embed_cpu_s": embed_cpu,
                      "embed_wall_s": embed_wall}
         for kind in ("paraphrase", "exact"):
             cell = {"n": 0, "top5": 0.0, "top64": 0.0, "exact_hit5": 0, "exact_rr": 0.0, "quant_hit5": 0,
@@ -514,7 +512,7 @@ def quantized_quality(count: int) -> dict:
             out[kind] = cell
         store.close()
     finally:
-        vectors_mod.QUANTIZE_ABOVE, vectors_mod.CANDIDATES, vectors_mod.CANDIDATE_FACTOR = saved
+        vectors_mod.QUANTIZE_ABOVE = saved
     return out
 
 

@@ -5,7 +5,8 @@
 // Builds the package's own RuntimeMemoryController on <storage root> (memory 10240 / user 4096 bytes, one
 // root) and answers one JSON line per request line on stdin:
 //   {"op": "mutate", "request": {action, target, content?, oldText?, importance?, branches?}}
-//     -> {"ns": <nanoseconds of controller.mutate>, "message": <receipt message>}   or {"error": <text>}
+//     -> {"ns": <nanoseconds of controller.mutate>, "cpuNs": <process CPU time (user + system, all threads)
+//         it used, in nanoseconds, microsecond resolution>, "message": <receipt message>}   or {"error": <text>}
 //   {"op": "quit"} -> exits 0
 // Only controller.mutate is timed (process.hrtime.bigint), so the pipe costs nothing in the numbers.
 //
@@ -44,10 +45,13 @@ for await (const line of lines) {
   const message = JSON.parse(line);
   if (message.op === "quit") break;
   try {
+    const cpu = process.cpuUsage();
     const started = process.hrtime.bigint();
     const receipt = await controller.mutate(message.request);
     const ns = process.hrtime.bigint() - started;
-    process.stdout.write(JSON.stringify({ ns: Number(ns), message: receipt.message }) + "\n");
+    const used = process.cpuUsage(cpu);
+    process.stdout.write(JSON.stringify({ ns: Number(ns), cpuNs: (used.user + used.system) * 1000,
+                                          message: receipt.message }) + "\n");
   } catch (error) {
     process.stdout.write(JSON.stringify({ error: String(error && error.message ? error.message : error) }) + "\n");
   }

@@ -10,7 +10,8 @@ Locks are :class:`filelock.SoftFileLock` markers: the lock file is created exclu
 (``O_CREAT|O_EXCL``), exactly the protocol the TypeScript plugin uses for ``runtime/.memories.lock``, so
 a Python and a TypeScript process can share a root. A marker whose owner process is dead is broken at
 once; any marker older than :data:`LOCK_STALE_SECONDS` is broken too (the plugin's own 30 s rule, which
-also clears the plugin's ownerless markers).
+also clears the plugin's ownerless markers). A marker nobody holds is published directly
+(:mod:`mnemon_ls.markerlock`, the same bytes filelock writes); filelock handles the contended case.
 
 Confinement (DESIGN.md invariant 10): a Source registers its storage root with :func:`confine`, the
 host also with the root's *anchor* (the deepest directory that may be a link: the workspace for
@@ -31,6 +32,7 @@ import errno
 import functools
 import json
 import os
+import random
 import re
 import secrets
 import stat
@@ -40,7 +42,8 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .errors import StorageError, StorageUnreadable, StorageUnsafe, StoreBusy, storage_error
+from . import markerlock
+from .errors import StorageError, StorageUnreadable, StorageUnsafe, storage_error
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -130,10 +133,23 @@ def check_store_path(path: Path | str, *, final: bool = True) -> None:
     (``ENOTDIR``) for a file where a directory belongs. A path under no registered root is not checked.
     Costs one ``lstat`` per component below the anchor (string operations only: it runs on every read).
     """
-    target = _norm(path)
+    _walk(_norm(path), final)
+
+
+def checked_dir_exists(directory: Path | str) -> bool:
+    """:func:`check_store_path` of ``directory`` (every directory below its root's anchor, itself included, is
+    a real directory or missing) and whether it exists; the same ``lstat`` calls, no more. Raises what
+    :func:`check_store_path` raises."""
+    found = _walk(os.path.join(_norm(directory), "_"), False)
+    return os.path.isdir(directory) if found is None else found
+
+
+def _walk(target: str, final: bool) -> bool | None:
+    """The checks of :func:`check_store_path`; returns whether every component it looked at exists (``None``
+    when it looked at none: a path under no registered root, or the anchor's own child with ``final`` off)."""
     found = _confining(target)
     if found is None:
-        return
+        return None
     root, anchor = found
     parts = target[len(anchor):].strip(os.sep).split(os.sep)
     probe = anchor
@@ -142,11 +158,11 @@ def check_store_path(path: Path | str, *, final: bool = True) -> None:
         probe = os.path.join(probe, part)
         last = index == last_index
         if last and not final:
-            return
+            return True if index else None
         try:
             mode = os.lstat(probe).st_mode
         except FileNotFoundError:
-            return
+            return False
         except OSError as exc:
             raise (storage_error(exc, probe) or exc) from None
         if stat.S_ISLNK(mode):
@@ -162,6 +178,7 @@ def check_store_path(path: Path | str, *, final: bool = True) -> None:
                                        f"{_link_text(Path(probe))})", root=root)
         if not last and not stat.S_ISDIR(mode):
             raise StorageUnreadable(probe, errno.ENOTDIR, "a file is where a directory of the storage root belongs")
+    return True
 
 
 def writes_refused(path: Path | str) -> str | None:
@@ -271,7 +288,8 @@ def temp_name(target: Path) -> Path:
 
 @_storage_errors
 def write_files_atomically(
-    writes: Sequence[tuple[Path, bytes]], mode: int = FILE_MODE, *, unsynced: Collection[Path] = ()
+    writes: Sequence[tuple[Path, bytes]], mode: int = FILE_MODE, *, unsynced: Collection[Path] = (),
+    checked: bool = False,
 ) -> None:
     """Durably replace each ``(path, bytes)``, renaming in the given order (put the commit marker last).
 
@@ -280,7 +298,8 @@ def write_files_atomically(
     temp files are removed if anything fails. Raises :class:`~mnemon_ls.errors.StorageError` (an
     :class:`OSError`) from the filesystem, naming the target, and :class:`~mnemon_ls.errors.StorageUnsafe`
     before writing anything when a target or a directory below its confined root is a symbolic link; on
-    failure before the first rename no target changed.
+    failure before the first rename no target changed. ``checked=True``: the caller checked the directory
+    in this operation (:func:`check_store_path`), so only the targets themselves are looked at (``lstat``).
 
     ``unsynced`` names files whose content need not reach the disk before the acknowledgement because
     they are derived and rebuilt from a synced file when found stale or empty (the Runtime projections,
@@ -293,11 +312,18 @@ def write_files_atomically(
     if any(path.parent != directory for path, _ in writes):
         raise ValueError("write_files_atomically: all paths must be in one directory")
     for path, _ in writes:
-        check_store_path(path)
-    temps: list[Path] = []
+        if not checked:
+            check_store_path(path)
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            if stat.S_ISLNK(os.lstat(path).st_mode):
+                check_store_path(path)  # raises the detailed refusal
+    folder, pid, stamp = str(directory), os.getpid(), int(time.time() * 1000)
+    temps: list[str] = []
+    renamed = 0
     try:
         for path, data in writes:
-            tmp = temp_name(path)
+            tmp = os.path.join(folder, f".{path.name}.{pid}.{stamp}.{random.getrandbits(32):08x}.tmp")  # temp_name's
             temps.append(tmp)
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), mode)
             try:
@@ -311,9 +337,10 @@ def write_files_atomically(
                 os.close(fd)
         for (path, _), tmp in zip(writes, temps):
             os.replace(tmp, path)
+            renamed += 1
         _fsync_dir(directory)
     finally:
-        for tmp in temps:
+        for tmp in temps[renamed:]:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
 
@@ -383,15 +410,18 @@ def scan_json_objects(text: str, first_key: str) -> list[Any]:
 
 
 @_storage_errors
-def read_bytes_or_none(path: Path) -> bytes | None:
+def read_bytes_or_none(path: Path, *, checked: bool = False) -> bytes | None:
     """The file's bytes, or ``None`` when it does not exist.
 
     The final component is opened ``O_NOFOLLOW`` and the directories are checked
-    (:func:`check_store_path`): a linked store file or directory raises
+    (:func:`check_store_path`; ``checked=True``: the caller checked ``path``'s directory in this operation,
+    see :meth:`mnemon_ls.runtime.store.RuntimeStore.locked`): a linked store file or directory raises
     :class:`~mnemon_ls.errors.StorageUnsafe` rather than reading another file. Other OS
     errors leave as :class:`~mnemon_ls.errors.StorageError` (e.g. ``EISDIR``: storage-unreadable).
+    Four system calls for a file that exists (open, fstat, read to the end, close).
     """
-    check_store_path(path, final=not O_NOFOLLOW)  # O_NOFOLLOW refuses a linked file itself (ELOOP)
+    if not checked:
+        check_store_path(path, final=not O_NOFOLLOW)  # O_NOFOLLOW refuses a linked file itself (ELOOP)
     try:
         fd = os.open(path, os.O_RDONLY | O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
@@ -401,10 +431,18 @@ def read_bytes_or_none(path: Path) -> bytes | None:
             check_store_path(path)  # raises the detailed refusal (what the link is and where it points)
         raise
     try:
-        with open(fd, "rb") as handle:
-            return handle.read()
+        size = os.fstat(fd).st_size
+        data = os.read(fd, size + 1 if size else 65536)
+        if len(data) > size:  # grew meanwhile, or a file whose size says nothing: read to the end
+            chunks = [data]
+            while chunk := os.read(fd, 65536):
+                chunks.append(chunk)
+            data = b"".join(chunks)
+        return data
     except OSError as exc:  # EISDIR, EIO: name the path, not the descriptor
         raise (storage_error(exc, path) or exc) from exc
+    finally:
+        os.close(fd)
 
 
 @_storage_errors
@@ -475,108 +513,44 @@ def narrow_database(path: Path) -> None:
 
 
 @contextlib.contextmanager
-def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None]:
+def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_SECONDS, *, checked: bool = False) -> Iterator[bool]:
     """Hold the exclusive-create lock marker ``path`` for the body (creating its directory 0700).
 
     Waits up to ``timeout`` seconds, polling every :data:`LOCK_POLL_SECONDS`; raises
     :class:`~mnemon_ls.errors.StoreBusy` (naming the lock file) on timeout. Dead owners' markers and
-    markers older than :data:`LOCK_STALE_SECONDS` are broken.
-    """
-    from filelock import Timeout  # lazy: ~14 ms of import
+    markers older than :data:`LOCK_STALE_SECONDS` are broken. Reentrant within one thread.
 
-    check_store_path(path)
-    ensure_dir(path.parent)
-    key = (str(path), timeout)
-    lock = _LOCKS.get(key)
-    if lock is None:  # one lock object per marker path, reused (building one costs ~30 us)
-        if len(_LOCKS) >= 256:
-            _LOCKS.clear()
-        lock = _LOCKS[key] = _lock_class()(key[0], timeout=timeout, mode=FILE_MODE, lifetime=LOCK_STALE_SECONDS)
+    ``checked=True`` says the caller has run :func:`check_store_path` on ``path``'s directory in this
+    operation and the directory exists (the Runtime store checks it once per operation); otherwise it is
+    checked and created here. The body receives ``True`` when the marker was there first (another holder was
+    waited for, or a dead one's marker broken), ``False`` when it was taken at once (or is held already by
+    this thread). An uncontended marker is published by :mod:`mnemon_ls.markerlock`; a contended one is
+    left to filelock (waiting, breaking, the timeout), and both write the same marker.
+    """
+    key = str(path)
+    hold = markerlock.held(key)
+    if hold is not None:  # this thread holds it already
+        hold.count += 1
+        try:
+            yield False
+        finally:
+            markerlock.release(hold)
+        return
+    if not checked:
+        ensure_dir(path.parent)  # checks the directories down to it, too
     try:
-        lock.acquire(poll_interval=LOCK_POLL_SECONDS)
-    except Timeout:
-        raise StoreBusy(
-            f"{path}: lock is held by another process (waited {timeout:g} s); "
-            "if no mnemon process is running, remove the file",
-            file=str(path),
-            timeoutSeconds=timeout,
-        ) from None
-    except OSError as exc:  # after Timeout (an OSError too): ENOSPC, EROFS... creating the marker
+        hold = markerlock.publish(key)
+    except OSError as exc:  # ENOSPC, EROFS, ENOENT... creating the marker
         raise (storage_error(exc, path) or exc) from exc
+    contended = hold is None
+    if hold is None:
+        check_store_path(path)  # a symbolic link at the marker's name: refused, never waited for
+        hold = markerlock.adopt(key, markerlock.acquire_contended(path, timeout, LOCK_POLL_SECONDS,
+                                                                  LOCK_STALE_SECONDS, FILE_MODE))
     try:
-        yield
+        yield contended
     finally:
-        lock.release()
-
-
-_LOCK_CLASS: type | None = None
-#: (marker path, timeout) -> lock object; filelock keeps each thread's hold count apart (thread_local).
-_LOCKS: dict[tuple[str, float], Any] = {}
-
-
-def _lock_class() -> type:
-    """:class:`filelock.SoftFileLock` whose marker is never visible empty (built once, lazily).
-
-    filelock creates the marker with ``O_EXCL`` and writes the owner record afterwards, so a process
-    killed in between leaves an empty marker, which filelock must treat as a live ownerless holder (the
-    TypeScript plugin's markers are empty) and only the 30 s age rule clears. Here the record is written
-    to a private temp file first and published with ``link()``, which fails with ``EEXIST`` exactly like
-    ``O_EXCL``: the marker appears complete, so a dead owner's lock is always broken at once.
-    Pinned to filelock 4.3.1 (``_create_marker`` is its publication hook); tested in
-    ``tests/runtime/test_concurrency.py`` and ``tests/runtime/test_crash.py``.
-    """
-    global _LOCK_CLASS
-    if _LOCK_CLASS is not None:
-        return _LOCK_CLASS
-    import sys
-    import warnings
-
-    from filelock import SoftFileLock, SoftFileLockLifetimeWarning
-
-    # The 30 s age rule is deliberate: it is the TypeScript plugin's protocol, and our holds last milliseconds.
-    warnings.filterwarnings("ignore", category=SoftFileLockLifetimeWarning)
-
-    from filelock._identity import host_name, process_start_token
-
-    record: list[tuple[int, bytes]] = []
-
-    class PublishedSoftFileLock(SoftFileLock):
-        def _write_lock_info(self, fd: int) -> None:  # type: ignore[override]
-            # filelock's own format and functions (pid, host, start token), but built once per process:
-            # filelock reads /proc several times to build it, a third of every lock's cost. Written at
-            # offset 0 with pwrite, so filelock's second call (on the marker _create_marker returns, which
-            # already holds the record) rewrites the same bytes in place instead of appending them.
-            pid = os.getpid()
-            if not record or record[0][0] != pid:
-                info = f"{pid}\n{host_name()}\n"
-                token = process_start_token(pid)
-                record[:] = [(pid, (info + (f"{token}\n" if token is not None else "")).encode())]
-            data, offset = record[0][1], 0
-            while offset < len(data):
-                offset += os.pwrite(fd, data[offset:], offset)
-
-        def _create_marker(self, path: str, flags: int, opened: list[int]) -> int:
-            if sys.platform == "win32" or not flags & os.O_EXCL:
-                return super()._create_marker(path, flags, opened)
-            staging = f"{path}.{os.getpid()}.{secrets.token_hex(6)}.publish"
-            fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
-                         FILE_MODE)
-            try:
-                self._write_lock_info(fd)
-                os.link(staging, path)  # EEXIST when held: filelock then waits or breaks a stale owner
-            except BaseException:
-                os.close(fd)
-                raise
-            finally:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(staging)
-            # The staging descriptor is the marker's inode now: filelock keeps it (identity, release).
-            opened.append(fd)
-            self._mark_descriptor_pending(opened[0])
-            return opened[0]
-
-    _LOCK_CLASS = PublishedSoftFileLock
-    return _LOCK_CLASS
+        markerlock.release(hold)
 
 
 def _fsync_dir(directory: Path) -> None:

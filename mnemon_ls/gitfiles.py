@@ -47,9 +47,27 @@ class Repository:
 NOT_A_REPOSITORY = Repository("", "", "")
 
 
-def _read(path: str, limit: int = 4096) -> bytes:
-    with open(path, "rb") as fh:
-        return fh.read(limit)
+def read_small(path: str, limit: int = 4096) -> bytes:
+    """At most ``limit`` bytes from the start of the file ``path`` (all of a smaller one), read with
+    ``os.open``/``os.read``: a probe reads a handful of small files every time a branch is asked for, and a
+    buffered ``open`` costs three more system calls a file (and a ``limit``-sized buffer). Raises
+    :class:`OSError` as ``open`` would (``IsADirectoryError`` for a directory, when it is read)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        chunks: list[bytes] = []
+        left = limit
+        while left > 0:
+            chunk = os.read(fd, min(left, 65536))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+_read = read_small
 
 
 def _owned(path: str, uid: int) -> bool:
@@ -66,14 +84,16 @@ def common_dir(gitdir: str) -> str:
     return os.path.normpath(os.path.join(gitdir, content)) if content else gitdir
 
 
-def _usable(gitdir: str, uid: int) -> str | None:
-    """The common dir when ``gitdir`` is a git dir this module reads right, else ``None``."""
+def _usable(gitdir: str, uid: int, gitdir_uid: int | None = None) -> str | None:
+    """The common dir when ``gitdir`` is a git dir this module reads right, else ``None`` (``gitdir_uid``: its
+    owner when the caller has just looked)."""
     if not stat.S_ISREG(os.stat(os.path.join(gitdir, "HEAD")).st_mode):
         return None
     common = common_dir(gitdir)
     if not (os.path.isdir(os.path.join(common, "objects")) and os.path.isdir(os.path.join(common, "refs"))):
         return None
-    if not (_owned(gitdir, uid) and _owned(common, uid)):
+    owns_gitdir = gitdir_uid == uid if gitdir_uid is not None else _owned(gitdir, uid)
+    if not (owns_gitdir and (common == gitdir or _owned(common, uid))):
         return None
     try:
         config = _read(os.path.join(common, "config"), 1 << 20).decode("utf-8", "replace")
@@ -108,7 +128,8 @@ def find(start: str) -> Repository | None:
     :data:`NOT_A_REPOSITORY`, or ``None`` when libgit2 must answer. Never raises for the filesystem."""
     try:
         uid = os.geteuid()
-        device = os.stat(start).st_dev
+        here = os.stat(start)  # of ``current`` (its device, its owner)
+        device = here.st_dev
         current = start
         while True:
             dotgit = os.path.join(current, ".git")
@@ -117,8 +138,9 @@ def find(start: str) -> Repository | None:
             except FileNotFoundError:
                 info = None
             if info is not None:
+                gitdir_uid = None
                 if stat.S_ISDIR(info.st_mode):
-                    gitdir = dotgit
+                    gitdir, gitdir_uid = dotgit, info.st_uid  # not a link: lstat is stat
                 elif stat.S_ISREG(info.st_mode):
                     first = _read(dotgit).decode("utf-8", "replace").splitlines()
                     if not first or not first[0].startswith("gitdir: "):
@@ -128,8 +150,8 @@ def find(start: str) -> Repository | None:
                         return None
                 else:  # a symbolic link or anything else: libgit2's rules
                     return None
-                common = _usable(gitdir, uid)
-                if common is None or not _owned(current, uid):
+                common = _usable(gitdir, uid, gitdir_uid)
+                if common is None or here.st_uid != uid:
                     return None
                 return Repository(gitdir, common, current)
             if os.path.lexists(os.path.join(current, "HEAD")):  # maybe a git dir itself (bare, inside .git/)
@@ -137,7 +159,8 @@ def find(start: str) -> Repository | None:
             parent = os.path.dirname(current)
             if parent == current:
                 return NOT_A_REPOSITORY
-            if os.stat(parent).st_dev != device:
+            here = os.stat(parent)
+            if here.st_dev != device:
                 return None
             current = parent
     except (OSError, ValueError):

@@ -48,7 +48,7 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from . import gitfiles
+from . import gitfiles, realdirs
 
 if TYPE_CHECKING:
     import pygit2
@@ -182,8 +182,7 @@ def _read_text(path: str) -> str | None:
     PermissionError and other OSErrors propagate (they become reasons).
     """
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(4096)
+        data = gitfiles.read_small(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
     return data.decode("utf-8", "replace")
@@ -312,6 +311,9 @@ def _start(path: str | os.PathLike[str] | bytes | None) -> str:
     raw = os.fsdecode(os.fspath(path))
     if raw == "":
         raise _Problem(REASON_NO_PATH)
+    known = realdirs.real_directory(raw)  # a directory (every probe of a workspace): realpath in 3 system calls
+    if known is not None:
+        return known
     try:
         start = os.path.realpath(raw)
         st = os.stat(start)
@@ -441,8 +443,7 @@ _CONSISTENT_READS = 5
 def _head_bytes(path: str) -> bytes | None:
     """The raw content of a HEAD file (``None`` when unreadable), to tell whether HEAD moved."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read(4096)
+        return gitfiles.read_small(path)
     except OSError:
         return None
 

@@ -10,7 +10,6 @@ Add new imports of those inside functions, or under ``TYPE_CHECKING`` for annota
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 from pathlib import Path
@@ -172,7 +171,7 @@ class WorkspaceHost:
         store = DocumentStore(self.root, self.workspace, max_body_bytes=limits.max_body_bytes,
                               active_limit_bytes=limits.active_limit_bytes, clock=self._clock,
                               secrets=self.settings.secrets)
-        store.semantic_source = lambda: self.semantic  # hybrid document search (mnemon_ls.semantic.documents)
+        store.search.semantic_source = lambda: self.semantic  # hybrid document search (mnemon_ls.semantic.documents)
         return store
 
     @functools.cached_property
@@ -265,7 +264,6 @@ class WorkspaceHost:
         revision of the whole text, covers included.
         """
         from .guidance import WAKE_GUIDANCE_LINE, recall_hint
-        from .runtime.snapshot import stamp_view_revision
 
         if budget_chars is not None and (isinstance(budget_chars, bool) or not isinstance(budget_chars, int)
                                          or not 1024 <= budget_chars <= 4_194_304):
@@ -302,10 +300,8 @@ class WorkspaceHost:
             archived = (0, 0)
             notices.append(f"the archive lineage could not be read: {exc.message}")
         snapshot, _ = self.runtime.wake(name, reason, budget_chars=budget - used, repair=False, notices=notices,
-                                        archived=archived, guidance=WAKE_GUIDANCE_LINE)
-        if covers:
-            text, revision = stamp_view_revision("\n\n".join([snapshot.text, *covers]))
-            snapshot = dataclasses.replace(snapshot, text=text, chars=len(text), revision=revision)
+                                        archived=archived, guidance=WAKE_GUIDANCE_LINE, covers=covers,
+                                        repaired=repairs)
         return snapshot, repairs
 
     def mutate_runtime(self, request: "Any", routes: "Any" = None) -> "Any":

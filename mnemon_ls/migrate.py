@@ -13,7 +13,7 @@ capacity rules and side indexes hold exactly as for any other write:
   destination already holds (the store's own NFC match) is skipped. With ``runtimeUserScope=global``
   and the global root as the source, USER.md is already shared and is left alone.
 - Documents: :meth:`DocumentStore.create` (title, body, description, the ``sourcePaths`` that are valid
-  in this workspace; the others are listed in the receipt), then :meth:`DocumentStore.archive` for an
+  in this workspace; the others are listed in the receipt), then ``store.moves.archive`` for an
   archived one. A document with the same title and body hash as one in the destination is skipped.
 - Memory Spaces (native ``mnemon.db`` stores): the destination space is the native space with the same
   name, or a new one made by :meth:`SpacesService.create_space` (same name, description, active flag);
@@ -461,7 +461,7 @@ def _apply(host: "WorkspaceHost", plan: _Plan, receipt: dict[str, Any]) -> None:
                               source_paths=doc["sourcePaths"])
         doc["id"] = result.document.record.id
         if record.status == "archived":
-            store.archive(doc["id"], result.document.record.revision, summary=record.archive_summary or None)
+            store.moves.archive(doc["id"], result.document.record.revision, summary=record.archive_summary or None)
     for space, row in zip(plan.spaces, receipt["spaces"]):
         record = space["record"]
         into = space["into"] or (space["sameAs"]["into"] if "sameAs" in space else None)

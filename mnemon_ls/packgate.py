@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, ContextManager, Iterable, Iterator, Protocol, TypeVar
 
-from . import fsio
+from . import fsio, realdirs
 from .errors import StoreBusy
 
 
@@ -58,13 +58,17 @@ def hold(roots: Iterable[Path | str], *, exclusive: bool, timeout: float = fsio.
     cycle). Raises :class:`StoreBusy` after ``timeout`` seconds (``data``: ``file`` the root,
     ``timeoutSeconds``); nothing is held then."""
     with contextlib.ExitStack() as stack:
-        for root in sorted({os.path.realpath(r) for r in roots}):
+        opened: dict[str, int] = {}
+        for root in roots:
             try:
                 fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
             except (FileNotFoundError, NotADirectoryError):
                 continue
             stack.callback(os.close, fd)  # closing the descriptor releases its hold
-            _acquire(fd, root, exclusive, timeout)
+            # its real path: what the kernel says of the open directory (one readlink), else os.path.realpath
+            opened.setdefault(realdirs.fd_path(fd) or os.path.realpath(root), fd)
+        for real in sorted(opened):
+            _acquire(opened[real], real, exclusive, timeout)
         yield
 
 

@@ -89,7 +89,10 @@ class ViewRegistry:
         return f"view-{next(self._counter)}-{secrets.token_hex(4)}"
 
     def _store(self, view: View) -> None:
-        self._views[view.view_id] = view
-        while len(self._views) > self._limit:
+        """Make room first (the oldest ended View, else the oldest), then add ``view``: the registry never holds
+        more than its limit, not even for a moment (a reader without the lock, such as ``len()``, sees at most
+        the limit; adding first showed limit + 1 to a test reading from another thread)."""
+        while self._views and len(self._views) >= self._limit:
             victim = next((k for k, v in self._views.items() if v.ended), None) or next(iter(self._views))
             del self._views[victim]
+        self._views[view.view_id] = view

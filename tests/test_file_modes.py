@@ -64,11 +64,11 @@ def engine() -> Iterator[SemanticEngine]:
 def test_open_databases_and_their_wal_files_are_private(tmp_path: Path, umask_022: None, engine) -> None:
     root = tmp_path / "root"
     store = DocumentStore(root, None, clock=FrozenClock())
-    store.semantic = engine
+    store.search.semantic = engine
     spaces = SpacesService(root, semantic=engine)
     try:
         store.create("Release checklist", "# Before release\n\nRun the migration script before the release.")
-        assert store.search("database upgrade").to_dict()["total"] >= 0
+        assert store.search.find("database upgrade").to_dict()["total"] >= 0
         space = spaces.create_space("Project", "decisions", active=True).to_dict()["id"]
         spaces.remember("We chose SQLite FTS5 for the side index", space_id=space)
         assert engine.wait_idle(120)
@@ -94,9 +94,9 @@ def test_a_chunk_index_an_older_version_left_world_readable_is_narrowed(tmp_path
     old.execute("CREATE TABLE t(x)")
     assert stat.S_IMODE((root / CHUNKS).stat().st_mode) == 0o644
     assert stat.S_IMODE(Path(f"{root / CHUNKS}-wal").stat().st_mode) == 0o644
-    store.semantic = engine
+    store.search.semantic = engine
     try:
-        store.search("database upgrade")
+        store.search.find("database upgrade")
         assert wrong_modes(root) == []
     finally:
         old.close()

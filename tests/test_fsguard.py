@@ -230,6 +230,60 @@ def test_linked_projection_is_not_written_through(tmp_path, outside, name):
     assert disk_state(outside) == before
 
 
+@pytest.mark.parametrize("name", ["MEMORY.md", ".memories.last-good.json"])
+def test_mutation_refuses_a_linked_file_it_would_replace(tmp_path, outside, name):
+    """A mutation checks the directories once per operation and each file it replaces itself (MEMORY.md is
+    read O_NOFOLLOW, the last-good copy is never read: its lstat refuses it before any temp file exists)."""
+    root = tmp_path / "root"
+    store = RuntimeStore(root)
+    store.mutate(add("entry"))
+    target = outside / name
+    target.write_bytes((root / "runtime" / name).read_bytes())
+    link = root / "runtime" / name
+    link.unlink()
+    link.symlink_to(target)
+    before = disk_state(outside)
+    truth = (root / "runtime" / "memories.json").read_bytes()
+    with pytest.raises(StorageUnsafe) as caught:
+        store.mutate(add("would be written through the link"))
+    refused(caught, link)
+    assert disk_state(outside) == before
+    assert (root / "runtime" / "memories.json").read_bytes() == truth
+    assert not [n for n in os.listdir(root / "runtime") if n.endswith(".tmp")]
+
+
+def test_directory_linked_between_two_operations_is_refused_by_the_same_store(tmp_path, outside):
+    """Nothing of one operation's directory check is kept for the next: the same store object (as a server
+    holds it) refuses ``runtime/`` once it has been replaced by a link, even to the very directory it was."""
+    root = tmp_path / "root"
+    store = RuntimeStore(root)
+    store.mutate(add("first"))
+    moved = outside / "runtime"
+    (root / "runtime").rename(moved)
+    (root / "runtime").symlink_to(moved, target_is_directory=True)
+    before = disk_state(outside)
+    with pytest.raises(StorageUnsafe) as caught:
+        store.mutate(add("second"))
+    refused(caught, root / "runtime")
+    assert disk_state(outside) == before
+
+
+def test_linked_projection_history_is_not_written_through(tmp_path, outside):
+    """``.projections-history.json`` was opened O_WRONLY|O_CREAT without O_NOFOLLOW: a commit wrote its 1536
+    bytes into whatever file a link there pointed to."""
+    root = tmp_path / "root"
+    RuntimeStore(root).mutate(add("one"))
+    history = root / "runtime" / ".projections-history.json"
+    history.unlink()
+    history.symlink_to(outside / "keep.txt")
+    before = disk_state(outside)
+    receipt = RuntimeStore(root).mutate(add("two"))  # the history is advisory: the commit goes on without it
+    assert receipt.changed
+    assert (outside / "keep.txt").read_text() == "untouched\n"
+    assert disk_state(outside) == before
+    assert history.is_symlink()
+
+
 def test_linked_documents_index_and_mnemon_db_are_refused(tmp_path, outside):
     root = tmp_path / "root"
     DocumentStore(root).create("Title", "body")

@@ -41,7 +41,7 @@ def seed_global(cli: Cli) -> None:
             host.runtime.mutate(ops.validate_request("add", target, content, importance=importance, branches=branches))
         host.documents.create("ADR 7", "We use SQLite FTS5.\n", source_paths=["README"])
         old = host.documents.create("Old plan", "Superseded.\n")
-        host.documents.archive(old.document.record.id, 1, summary="replaced by ADR 7")
+        host.documents.moves.archive(old.document.record.id, 1, summary="replaced by ADR 7")
         host.spaces.create_space("Project", "Decisions about this repository", active=True)
         host.spaces.remember("We chose SQLite FTS5 for the side index", tags=["storage"], importance=4)
         host.spaces.remember("Release branch is frozen", branch="main")

@@ -82,11 +82,11 @@ def write_everything(host: WorkspaceHost, ws: Path) -> list[dict]:
         title = _short(f"{i} v2 {secret}", 150) if bare(kind, secret) else f"{i} v2"
         receipts.append(docs.update(doc_id, content=f"{text}\nagain", title=title).to_dict())
         if i % 5 == 0:
-            receipts.append(docs.archive(doc_id, None, summary=_short(text, 900)).to_dict())
+            receipts.append(docs.moves.archive(doc_id, None, summary=_short(text, 900)).to_dict())
     source = ws / "notes.md"
     source.write_text("# Deploy " + AWS_ID + "\n\n" + "\n\n".join(text for _, text, _ in SAMPLES) + "\n")
     receipts.append(docs.create_from_file(source).to_dict())
-    docs.search("deploy")
+    docs.search.find("deploy")
 
     spaces = host.spaces
     spaces.create_space("Project", f"decisions; admin password={PASSWORD}", active=True)
@@ -113,7 +113,7 @@ def test_every_format_through_every_store_api_leaves_no_value_under_the_root(tmp
     host = _host(root, ws)
     snapshot, _ = host.wake("main")
     assert "[redacted:aws-access-key-id]" in snapshot.text
-    assert host.documents.search("redacted").to_dict()["total"] > 0
+    assert host.documents.search.find("redacted").to_dict()["total"] > 0
     assert host.recall("redacted github token").results
     host.close()
     assert leaks(root) == []
@@ -312,7 +312,7 @@ def test_space_update_and_archive_summary_are_redacted_and_counted(tmp_path: Pat
         host.spaces.update_space(space["id"], name=GITHUB["ghp"])
     assert caught.value.field == "name"
     created = host.documents.create("Runbook", "steps")
-    archived = host.documents.archive(created.document.record.id, None, summary=f"rotated {AWS_ID}").to_dict()
+    archived = host.documents.moves.archive(created.document.record.id, None, summary=f"rotated {AWS_ID}").to_dict()
     assert archived["document"]["archiveSummary"] == "rotated [redacted:aws-access-key-id]"
     assert archived["redacted"] == {"count": 1, "kinds": {"aws-access-key-id": 1}, "fields": ["summary"]}
     host.close()

@@ -55,7 +55,7 @@ def seed(workspace: Path, tmp_path: Path) -> tuple[str, str]:
     document = host.documents.create("Rollback plan", "body text about thresholds").document.record.id
     space = host.spaces.create_space("Project", "decisions", active=True).record.id
     host.spaces.remember("we chose sqlite for the side index", space_id=space)
-    assert host.documents.search("thresholds").results
+    assert host.documents.search.find("thresholds").results
     assert host.recall("sqlite").to_dict()["results"]
     host.close()
     return document, space
@@ -114,7 +114,7 @@ def test_full_disk_wake_and_reads_keep_working_and_writes_say_storage_full(small
     assert f"Notice: {notice}" in snapshot.text
     assert "- Rollback plan" in snapshot.text and "Project (id default, 1 item): decisions" in snapshot.text
 
-    found = host.documents.search("thresholds")
+    found = host.documents.search.find("thresholds")
     assert [hit.record.id for hit in found.results] == [document]
     assert host.documents.get(document).content == "body text about thresholds"
     recalled = host.recall("sqlite").to_dict()
@@ -186,7 +186,7 @@ def test_read_only_file_system(small_disk: SmallDisk, tmp_path):
     assert caught.value.to_dict()["code"] == "storage-readonly"
     assert caught.value.data["errno"] == "EROFS"
     assert [r["content"] for r in host.recall("sqlite").to_dict()["results"]] == ["we chose sqlite for the side index"]
-    assert [hit.record.id for hit in host.documents.search("thresholds").results] == [document]
+    assert [hit.record.id for hit in host.documents.search.find("thresholds").results] == [document]
     with pytest.raises(StorageReadOnly):
         host.spaces.remember("x", space_id=space)
     host.close()

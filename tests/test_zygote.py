@@ -94,8 +94,93 @@ def test_the_server_dies_with_the_process_the_test_started(how, tmp_path):
         launcher.communicate()
 
 
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
+def test_a_server_killed_by_a_signal_makes_its_launcher_die_of_it(how, tmp_path):
+    """The other way round: a test that kills the forked process itself (a writer stopped at a breakpoint, by the
+    pid it printed) sees the process it started die of that signal, SIGKILL included (which has no handler to
+    reset: the launcher once died of the attempt with exit code 1), and only after the server is gone."""
+    from tests.helpers import procs
+
+    writer = procs.spawn_writer("hold", str(tmp_path / "root"))
+    reader = procs.LineReader(writer)
+    try:
+        pid = procs.ready_pid(reader.readline(), writer, "HELD")
+        os.kill(pid, how)
+        assert writer.wait(timeout=60) == -how
+        assert _state(pid) == "gone"  # reaped by the fork server before the launcher was told
+        assert writer.stderr.read() == b""
+    finally:
+        procs.kill_hard(writer)
+        procs.finish(writer)
+
+
 def _state(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except OSError:
         return "gone"
+
+
+def test_the_preload_imports_every_module_and_no_engine(tmp_path):
+    """In a fresh interpreter, :func:`preload` imports every ``mnemon_ls`` module but ``__main__``, brings in
+    none of the packages a fork must not inherit, and reports what the imports added to the environment: only
+    ``OPENBLAS_NUM_THREADS=1`` (``mnemon_ls.semantic``), which a child is given again."""
+    script = (
+        "import json, os, pkgutil, sys\n"
+        "os.environ.pop('OPENBLAS_NUM_THREADS', None)\n"
+        "from tests.helpers import zygote\n"
+        "added = zygote.preload()\n"
+        "import mnemon_ls\n"
+        "names = [m.name for m in pkgutil.walk_packages(mnemon_ls.__path__, 'mnemon_ls.')]\n"
+        "print(json.dumps({'added': added, 'missing': [n for n in names if n not in sys.modules],\n"
+        "                  'engines': sorted({n.split('.')[0] for n in sys.modules} & set(zygote.NEVER_PRELOADED))}))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[1], env=child_env())
+    assert done.returncode == 0, done.stderr
+    import json
+
+    assert json.loads(done.stdout) == {"added": {"OPENBLAS_NUM_THREADS": "1"}, "missing": ["mnemon_ls.__main__"],
+                                       "engines": []}
+
+
+#: What a module may not read while it is imported, if the fork server is to import it once for every test:
+#: ``os.environ``/``os.getenv``, the working directory, the home directory, argv, the standard streams, the clock.
+_IMPORT_TIME_READS = {("os", "environ"), ("os", "getenv"), ("os", "getcwd"), ("Path", "cwd"), ("Path", "home"),
+                      ("sys", "argv"), ("sys", "stdin"), ("sys", "stdout"), ("sys", "stderr"), ("time", "time"),
+                      ("datetime", "now"), ("os", "getpid"), ("os", "path.expanduser")}
+#: The one import-time read there is, replayed in each child by the fork server (see tests/helpers/zygote.py).
+_ALLOWED = {("mnemon_ls/semantic/__init__.py", ("os", "environ"))}
+
+
+def _import_time_reads(path: Path) -> set[tuple[str, str]]:
+    """``(name, attribute)`` pairs of :data:`_IMPORT_TIME_READS` that run when ``path`` is imported: module and
+    class bodies, decorators and default values (function bodies and lambdas run later)."""
+    import ast
+
+    found: set[tuple[str, str]] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for part in [*node.decorator_list, *node.args.defaults, *node.args.kw_defaults]:
+                if part is not None:
+                    visit(part)
+            return
+        if isinstance(node, ast.Lambda):
+            return
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if (node.value.id, node.attr) in _IMPORT_TIME_READS:
+                found.add((node.value.id, node.attr))
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")))
+    return found
+
+
+def test_no_mnemon_ls_module_reads_the_environment_when_imported():
+    """The premise of preloading ``mnemon_ls`` in the fork server: importing a module reads nothing that differs
+    between two servers (a module that did would keep the fork server's value in every child)."""
+    package = Path(__file__).resolve().parents[1] / "mnemon_ls"
+    reads = {(str(path.relative_to(package.parent)), read) for path in sorted(package.rglob("*.py"))
+             for read in _import_time_reads(path)}
+    assert reads == _ALLOWED

@@ -9,11 +9,13 @@ Modules (pure model/validation separate from I/O, like :mod:`mnemon_ls.runtime`)
 - :mod:`.paths` ``sourcePaths`` resolution (realpath against the workspace);
 - :mod:`.access` ``lastAccessedAt`` side file (how access times stay durable without index writes);
 - :mod:`.search_index` the derived SQLite postings index with BM25F;
-- :mod:`.store` :class:`DocumentStore`: the constructor, create / update and the plain reads; it composes
-  :mod:`.index` (``index.json`` views, the revision fence, the commit), :mod:`.files` (managed files and
-  temp-file names), :mod:`.freshness` (files changed outside mnemon-ls, adoption), :mod:`.moves`
-  (archive / restore and the repair of an interrupted one), :mod:`.recovery` (``recover``),
-  :mod:`.capacity` (usage and capacity plans) and :mod:`.search` (the search workflow);
+- :mod:`.store` :class:`DocumentStore`: the constructor, create / update, the plain reads and the write path
+  its parts share; it owns one object of each part as a named attribute: ``store.files`` (:mod:`.files`:
+  managed files, temp-file names, what is known of each file), ``store.index`` (:mod:`.index`:
+  ``index.json`` readings, the revision fence, the commit), ``store.capacity`` (:mod:`.capacity`: usage and
+  capacity plans), ``store.search`` (:mod:`.search`: the search workflow), ``store.freshness``
+  (:mod:`.freshness`: files changed outside mnemon-ls, adoption), ``store.moves`` (:mod:`.moves`: archive /
+  restore and the repair of an interrupted one) and ``store.recovery`` (:mod:`.recovery`: ``recover``);
 - :mod:`.doctor` :func:`diagnose` (read-only);
 - :mod:`.errors` :class:`DocumentCapacityError` (``document-capacity``) and :class:`DocumentStatusError`
   (``document-status``), to move into :mod:`mnemon_ls.errors`.
@@ -28,18 +30,19 @@ Public API (what the Host, CLI and language server wire; JSON shapes via ``to_di
                            expected_revision=None) -> MutationResult  # "Create document from file"
     store.update(id, *, title=None, description=None, content=None, source_paths=None,
                  session_ids=None, document_revision=None, expected_revision=None) -> MutationResult
-    store.archive(id, document_revision, *, summary=None, memory_body_ids=None,
-                  expected_revision=None) -> MutationResult           # action "archived"
-    store.restore(id, *, document_revision=None, expected_revision=None) -> MutationResult
+    store.moves.archive(id, document_revision, *, summary=None, memory_body_ids=None,
+                        expected_revision=None, lineage=None) -> MutationResult   # action "archived"
+    store.moves.restore(id, *, document_revision=None, expected_revision=None) -> MutationResult
     store.get(id) -> DocumentView                                     # record + content + path
     store.list(status=None, *, excerpts=False) -> Catalog
-    store.search(query, include_archived=False, limit=20, *, include_content=False) -> SearchResult
+    store.search.find(query, include_archived=False, limit=20, *, include_content=False,
+                      semantic=None, audience="person") -> SearchResult
     store.cover(budget_chars) -> DocumentsCover                       # wake snapshot block
-    store.capacity_plan(*, document_id=None, title=None, content=None, description=None,
+    store.capacity.plan(*, document_id=None, title=None, content=None, description=None,
                         source_paths=None, session_ids=None) -> CapacityPlan   # create or update plan
-    store.refresh() -> RefreshReport      # file watcher hook: changes under <root>/documents/
-    store.repair() -> RepairReport        # finish interrupted archive/restore (refresh runs it)
-    store.recover() -> dict               # `doc recover`: rebuild index.json from managed files
+    store.freshness.refresh() -> RefreshReport  # file watcher hook: changes under <root>/documents/
+    store.moves.repair() -> RepairReport        # finish interrupted archive/restore (refresh runs it)
+    store.recovery.recover() -> dict            # `doc recover`: rebuild index.json from managed files
     store.read() -> IndexState            # raw index state (revision, problem, bad record)
     store.record_for_path(path) -> DocumentRecord | None
     store.flush_access() -> bool; store.close()
@@ -51,8 +54,8 @@ Errors: ``invalid-input`` (``data.field`` names the field, e.g. ``sourcePaths[2]
 ``revision-conflict``, ``document-status``, ``document-capacity`` (``data.projected``, ``limit``,
 ``used``, ``candidates``), ``unreadable-store`` (``data.file``, ``reason``, ``record``), ``store-busy``.
 
-Wiring notes: the file watcher should call ``refresh()`` for changes under ``<root>/documents/`` except
-the side files (``.index.lock``, ``.access.*``, ``.search.sqlite3*``); the server should call
+Wiring notes: the file watcher should call ``store.freshness.refresh()`` for changes under
+``<root>/documents/`` except the side files (``.index.lock``, ``.access.*``, ``.search.sqlite3*``); the server should call
 ``flush_access()`` every few seconds while idle and ``close()`` at shutdown; ``documents/.search.sqlite3*``
 and ``.access.*`` are derived/soft state and should be excluded from pack exports.
 """

@@ -4,41 +4,71 @@ The pure plan (least-recently-accessed candidates, reference 5.6) is :func:`~.mo
 module applies it to the current index view with the effective access times (:mod:`.access`) and turns
 a plan that does not fit into :class:`~mnemon_ls.errors.DocumentCapacityError` (``document-capacity``
 with ``data.projected``, ``limit``, ``used`` and ``candidates``). Cold archival (issue 9) builds on
-:meth:`Capacity.capacity_plan`.
+:meth:`Capacity.plan`.
 
-:class:`Capacity` is a part of :class:`~.store.DocumentStore` (a mixin).
+:class:`Capacity` is a part a :class:`~.store.DocumentStore` owns (``store.capacity``); it reaches the store
+only through :class:`CapacityStore`: the active limit, the index, the managed files and the field rules.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
 from . import model
 from .errors import DocumentCapacityError
-from .index import IndexView
+from .files import ManagedFiles
+from .index import IndexFile, IndexView, check_status
 from .views import Usage
 
 
-class Capacity:
-    """Usage and capacity plans (module doc); a part of ``DocumentStore``."""
+class CapacityStore(Protocol):
+    """What capacity uses of its :class:`~.store.DocumentStore`: the active limit (UTF-8 bytes), the mutex,
+    the index and managed files, the clock and the field rules (see the store's members of these names)."""
 
     active_limit_bytes: int
+    mutex: AbstractContextManager[Any]
+    index: IndexFile
+    files: ManagedFiles
 
-    def _usage(self, view: IndexView) -> Usage:
+    def now(self) -> str: ...
+
+    def validate_create(self, title: Any, content: Any, *, description: Any = None, source_paths: Any = None,
+                        session_ids: Any = None) -> model.CreateRequest: ...
+
+    def validate_update(self, document_id: Any, *, title: Any = None, description: Any = None, content: Any = None,
+                        source_paths: Any = None, session_ids: Any = None,
+                        document_revision: Any = None) -> model.UpdateRequest: ...
+
+
+class Capacity:
+    """Usage and capacity plans (module doc); ``store.capacity`` of a ``DocumentStore``."""
+
+    def __init__(self, store: CapacityStore) -> None:
+        self.store = store
+
+    def usage(self, view: IndexView) -> Usage:
+        """Active bytes and counts of ``view`` against the store's ``active_limit_bytes``."""
         active = [r for r in view.records if r.status == "active"]
         return Usage(sum(r.size_bytes for r in active), len(active), len(view.records) - len(active),
-                     self.active_limit_bytes)
+                     self.store.active_limit_bytes)
 
-    def _plan(self, view: IndexView, size: int, replacing: str | None = None) -> model.CapacityPlan:
-        plan = model.plan_capacity(view.records, size, self.active_limit_bytes, replacing=replacing,
-                                   always_candidates=False)
+    def fit(self, view: IndexView, size: int, replacing: str | None = None) -> model.CapacityPlan:
+        """The plan of adding an active document of ``size`` bytes (its rendered file) to ``view``, in
+        place of the active document ``replacing`` (an update) if given. A plan that fits has no
+        candidates; one that does not lists the least recently accessed (effective access times)."""
+        limit = self.store.active_limit_bytes
+        plan = model.plan_capacity(view.records, size, limit, replacing=replacing, always_candidates=False)
         if plan.fits:
             return plan
-        return model.plan_capacity(view.records, size, self.active_limit_bytes, replacing=replacing,
-                                   last_accessed=self._last_accessed(view))
+        return model.plan_capacity(view.records, size, limit, replacing=replacing,
+                                   last_accessed=self.store.index.last_accessed(view))
 
-    def _capacity_error(self, plan: model.CapacityPlan, view: IndexView, what: str) -> DocumentCapacityError:
-        later = self._last_accessed(view)
+    def refusal(self, plan: model.CapacityPlan, view: IndexView, what: str) -> DocumentCapacityError:
+        """The :class:`~mnemon_ls.errors.DocumentCapacityError` of a ``plan`` that does not fit (``data.projected``,
+        ``limit``, ``used`` in bytes and the LRU ``candidates``); ``what`` names the change in the message
+        (e.g. ``"creating x.md (1200 bytes)"``)."""
+        later = self.store.index.last_accessed(view)
         return DocumentCapacityError(
             f"{what} would make the active documents {plan.projected} bytes (limit {plan.limit}); archive the "
             "least recently accessed active documents (listed in data.candidates) and retry",
@@ -46,25 +76,30 @@ class Capacity:
             candidates=[model.candidate_summary(r, later) for r in plan.candidates],
         )
 
-    def capacity_plan(self, *, document_id: str | None = None, title: Any = None, content: Any = None,
-                      description: Any = None, source_paths: Any = None, session_ids: Any = None) -> model.CapacityPlan:
+    def plan(self, *, document_id: str | None = None, title: Any = None, content: Any = None,
+             description: Any = None, source_paths: Any = None, session_ids: Any = None) -> model.CapacityPlan:
         """The capacity plan of a create (no ``document_id``) or an update (reference 5.6), without writing:
-        ``projected``, ``limit``, ``used``, ``fits`` and the LRU ``candidates``. For cold archival."""
-        with self._mutex:
-            view = self._read_view(force=True)
+        ``projected``, ``limit``, ``used``, ``fits`` and the LRU ``candidates``. For cold archival.
+
+        Raises :class:`~mnemon_ls.errors.UnreadableStore` (damaged index), the field rules'
+        :class:`~mnemon_ls.errors.InvalidInput`, and for an update :class:`~mnemon_ls.errors.NotFound`,
+        :class:`~mnemon_ls.errors.DocumentStatusError` (archived) and the errors of reading its body."""
+        store = self.store
+        with store.mutex:
+            view = store.index.view(force=True)
             if view.problem:
-                raise self._unreadable(view)
+                raise store.index.unreadable(view)
             if document_id is None:
-                request = self.validate_create(title, content, description=description, source_paths=source_paths,
-                                               session_ids=session_ids)
-                record = model.new_record(request, "00000000-0000-4000-8000-000000000000", self._now())
+                request = store.validate_create(title, content, description=description, source_paths=source_paths,
+                                                session_ids=session_ids)
+                record = model.new_record(request, "00000000-0000-4000-8000-000000000000", store.now())
                 size, replacing = record.size_bytes, None
             else:
-                update = self.validate_update(document_id, title=title, description=description, content=content,
-                                              source_paths=source_paths, session_ids=session_ids)
-                current = self._require(view, update.id)
-                self._check_status(current, "active", "update")
-                body = update.content if update.content is not None else self._committed_body(current)
-                size, replacing = model.updated_record(current, update, body, self._now()).size_bytes, current.id
-            return model.plan_capacity(view.records, size, self.active_limit_bytes, replacing=replacing,
-                                       last_accessed=self._last_accessed(view))
+                update = store.validate_update(document_id, title=title, description=description, content=content,
+                                               source_paths=source_paths, session_ids=session_ids)
+                current = view.require(update.id)
+                check_status(current, "active", "update")
+                body = update.content if update.content is not None else store.files.committed_body(current)
+                size, replacing = model.updated_record(current, update, body, store.now()).size_bytes, current.id
+            return model.plan_capacity(view.records, size, store.active_limit_bytes, replacing=replacing,
+                                       last_accessed=store.index.last_accessed(view))

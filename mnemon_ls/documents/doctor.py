@@ -33,7 +33,7 @@ def diagnose(store: DocumentStore) -> list[Finding]:
     listing: dict[str, list[str]] = {}
     for status in model.STATUSES:
         try:
-            listing[status] = sorted(os.listdir(store.dir_for(status)))
+            listing[status] = sorted(os.listdir(store.files.dir_for(status)))
         except OSError:
             listing[status] = []
     managed = {s: [n for n in names if n.endswith(".md") and not n.startswith(".")] for s, names in listing.items()}
@@ -78,8 +78,8 @@ def diagnose(store: DocumentStore) -> list[Finding]:
                                         "the next write removes them"))
     named = {(r.status, r.filename) for r in records}
     for record in records:
-        path = store.path_for(record)
-        other = store.dir_for(opposite_status(record.status)) / record.filename
+        path = store.files.path_for(record)
+        other = store.files.dir_for(opposite_status(record.status)) / record.filename
         if record.filename not in listing[record.status]:
             if record.filename in listing[opposite_status(record.status)]:
                 findings.append(Finding("warning", str(path), f"missing, but {other} exists (an interrupted move)",
@@ -126,7 +126,7 @@ def diagnose(store: DocumentStore) -> list[Finding]:
                                 "the next refresh (any read) adopts them into the index, or moves those it cannot adopt "
                                 "unchanged to documents/orphans/; `mnemon-ls doc recover` adopts them too"))
     temps = []
-    for directory in (documents, store.dir_for("active"), store.dir_for("archived")):
+    for directory in (documents, store.files.dir_for("active"), store.files.dir_for("archived")):
         try:
             names = os.listdir(directory)
         except OSError:
@@ -139,9 +139,9 @@ def diagnose(store: DocumentStore) -> list[Finding]:
     lock = lock_finding(store.lock_path)
     if lock is not None:
         findings.append(lock)
-    checks: list[tuple[Any, int]] = [(documents, fsio.DIR_MODE), (store.dir_for("active"), fsio.DIR_MODE),
-                                     (store.dir_for("archived"), fsio.DIR_MODE), (store.index_path, fsio.FILE_MODE)]
-    checks += [(store.dir_for(s) / n, fsio.FILE_MODE) for s, names in managed.items() for n in names]
+    checks: list[tuple[Any, int]] = [(documents, fsio.DIR_MODE), (store.files.dir_for("active"), fsio.DIR_MODE),
+                                     (store.files.dir_for("archived"), fsio.DIR_MODE), (store.index_path, fsio.FILE_MODE)]
+    checks += [(store.files.dir_for(s) / n, fsio.FILE_MODE) for s, names in managed.items() for n in names]
     wide = []
     for path, expected in checks:
         try:

@@ -6,8 +6,8 @@ lives only there; the frontmatter format is :func:`~.model.render_markdown`), th
 (:data:`TEMP_OURS`, :data:`TEMP_PLUGIN`). File signatures (size, mtime, inode, ctime) are how the store
 notices a file changed without reading it.
 
-:class:`ManagedFiles` is a part of :class:`~.store.DocumentStore` (a mixin: it uses the store's paths,
-clock, lock timeout and file caches, set up in ``DocumentStore.__init__``).
+:class:`ManagedFiles` is ``store.files`` of a :class:`~.store.DocumentStore`: an object of its own, built
+from the paths and the clock it needs, holding what the store knows of each managed file.
 """
 
 from __future__ import annotations
@@ -169,19 +169,32 @@ def unlink_quietly(path: Path) -> None:
 
 
 class ManagedFiles:
-    """Paths, reads and bookkeeping of the managed files (module doc); a part of ``DocumentStore``."""
+    """The managed files of one Documents store (module doc): their paths, how they are read, the copies
+    saved under ``edits/``, the temp files left behind, and what the store knows of each file.
 
-    documents_dir: Path
-    edits_dir: Path
-    clock: Callable[[], datetime]
-    lock_path: Path
-    lock_timeout: float
-    _dir_strings: dict[str, str]
-    _files: dict[str, tuple[str, str]]
-    _files_generation: int
-    _missing: dict[str, str]
-    _changed_archived: set[str]
-    _undecodable: dict[str, tuple[str, str]]
+    ``store.files`` of a :class:`~.store.DocumentStore`; built from the paths and the clock it needs
+    (``documents_dir``, ``edits_dir``, ``clock`` returning the current UTC time), it holds no reference to
+    the store. Not locked itself: callers hold the store's ``mutex`` (and its ``locked()`` file lock to
+    write). What it knows of each file, by document id (read and updated by the store's parts):
+
+    - :attr:`signatures`: ``id -> (file signature, sha256 hex of the body)`` as last read from disk
+      (:func:`file_signature`); :attr:`generation` grows by one at each change the search index must follow;
+    - :attr:`missing`: ``id -> reason`` of a file that is missing or unreadable (left out of search);
+    - :attr:`undecodable`: ``id -> (file signature, reason)`` of a file that is not UTF-8 (never adopted
+      until its signature changes);
+    - :attr:`changed_archived`: ids of archived documents whose file changed outside mnemon-ls (reported once).
+    """
+
+    def __init__(self, documents_dir: Path, edits_dir: Path, clock: Callable[[], datetime]) -> None:
+        self.documents_dir = documents_dir
+        self.edits_dir = edits_dir
+        self.clock = clock
+        self._dir_strings = {status: str(documents_dir / status) for status in model.STATUSES}
+        self.signatures: dict[str, tuple[str, str]] = {}
+        self.generation = 0
+        self.missing: dict[str, str] = {}
+        self.changed_archived: set[str] = set()
+        self.undecodable: dict[str, tuple[str, str]] = {}
 
     def dir_for(self, status: Status) -> Path:
         """``documents/active`` or ``documents/archived``."""
@@ -191,22 +204,22 @@ class ManagedFiles:
         """The absolute path of ``record``'s managed file (``documents/<status>/<filename>``)."""
         return self.documents_dir / record.status / record.filename
 
-    def _file(self, record: DocumentRecord) -> str:
-        """``path_for`` as a string (cheaper on hot paths)."""
+    def fspath(self, record: DocumentRecord) -> str:
+        """:meth:`path_for` as a string (cheaper on hot paths: no :class:`Path` is built)."""
         return os.path.join(self._dir_strings[record.status], record.filename)
 
-    def _stamp(self) -> str:
+    def stamp(self) -> str:
+        """The current UTC time as a file-name stamp (:func:`mnemon_ls.fsio.file_stamp`) for saved copies."""
         return fsio.file_stamp(self.clock().astimezone(timezone.utc))
 
-    def _preserve(self, name: str, data: bytes) -> str:
-        return str(fsio.copy_file_exclusive(self.edits_dir, f"{self._stamp()}-{name}", data))
+    def preserve(self, name: str, data: bytes) -> str:
+        """Save ``data`` durably as ``documents/edits/<stamp>-<name>`` (never overwriting: a taken name
+        gets a suffix) and return its absolute path; raises the :class:`OSError` of the write."""
+        return str(fsio.copy_file_exclusive(self.edits_dir, f"{self.stamp()}-{name}", data))
 
-    def _locked(self):
-        fsio.ensure_dir(self.dir_for("active"))
-        fsio.ensure_dir(self.dir_for("archived"))
-        return fsio.file_lock(self.lock_path, self.lock_timeout)
-
-    def _listing(self) -> dict[str, set[str]]:
+    def listing(self) -> dict[str, set[str]]:
+        """``{"active": names, "archived": names}``: every entry of the two directories (an absent
+        directory lists as empty)."""
         out: dict[str, set[str]] = {}
         for status in model.STATUSES:
             try:
@@ -215,39 +228,45 @@ class ManagedFiles:
                 out[status] = set()
         return out
 
-    def _managed_names(self, listing: dict[str, set[str]]) -> dict[str, list[str]]:
+    @staticmethod
+    def managed_names(listing: dict[str, set[str]]) -> dict[str, list[str]]:
+        """Of a :meth:`listing`, the managed file names (``*.md``, not hidden), sorted, per status."""
         return {status: sorted(n for n in names if n.endswith(".md") and not n.startswith("."))
                 for status, names in listing.items()}
 
-    def _note_file(self, record: DocumentRecord, path: Path | None = None) -> None:
+    def note_file(self, record: DocumentRecord, path: Path | None = None) -> None:
+        """Remember the file of ``record`` (at ``path``, default :meth:`path_for`) as just written with
+        ``record``'s body: its signature and ``content_hash`` go into :attr:`signatures` (and
+        :attr:`generation` grows), and it is no longer missing, undecodable or a changed archived copy.
+        A file that cannot be stat'ed is left as it was known (the next refresh looks again)."""
         try:
             sig = file_signature(os.stat(path or self.path_for(record)))
         except OSError:
             return
-        self._files[record.id] = (sig, record.content_hash)
-        self._files_generation += 1
-        self._missing.pop(record.id, None)
-        self._undecodable.pop(record.id, None)
-        self._changed_archived.discard(record.id)
+        self.signatures[record.id] = (sig, record.content_hash)
+        self.generation += 1
+        self.missing.pop(record.id, None)
+        self.undecodable.pop(record.id, None)
+        self.changed_archived.discard(record.id)
 
-    def _read_body(self, record: DocumentRecord) -> str | None:
-        """The body of ``record``'s managed file, or ``None`` (the reason noted in ``_missing``) when it
+    def read_body(self, record: DocumentRecord) -> str | None:
+        """The body of ``record``'s managed file, or ``None`` (the reason noted in :attr:`missing`) when it
         is missing, unreadable, not a regular file or not UTF-8. Never writes."""
         try:
-            data = read_regular_file(self._file(record))
+            data = read_regular_file(self.fspath(record))
         except FileNotFoundError:
-            self._missing[record.id] = "the managed file is missing"
+            self.missing[record.id] = "the managed file is missing"
             return None
         except OSError as exc:
-            self._missing[record.id] = f"the managed file cannot be read ({exc.strerror or exc})"
+            self.missing[record.id] = f"the managed file cannot be read ({exc.strerror or exc})"
             return None
         try:
             return split_markdown(data.decode("utf-8"))[1]
         except UnicodeDecodeError as exc:
-            self._missing[record.id] = not_utf8_reason(exc)
+            self.missing[record.id] = not_utf8_reason(exc)
             return None
 
-    def _body_of(self, record: DocumentRecord, data: bytes) -> str:
+    def body_of(self, record: DocumentRecord, data: bytes) -> str:
         """The body in ``data`` (the bytes of ``record``'s managed file), decoded strictly.
 
         Raises :class:`~mnemon_ls.errors.UnreadableStore` (``data.file``, ``reason``, ``id``,
@@ -263,7 +282,7 @@ class ManagedFiles:
                 f"{record.id} with new content (the current file is saved under documents/edits/ first)",
                 file=str(path), reason="not-utf-8", id=record.id, offset=exc.start) from None
 
-    def _read_managed(self, record: DocumentRecord) -> bytes | None:
+    def read_managed(self, record: DocumentRecord) -> bytes | None:
         """The bytes of ``record``'s managed file, ``None`` when missing; a FIFO, socket, device or
         directory in its place raises :class:`~mnemon_ls.errors.UnreadableStore` (never blocks)."""
         path = self.path_for(record)
@@ -274,15 +293,15 @@ class ManagedFiles:
                                   "nothing was read or written", file=str(path), reason="not-a-regular-file",
                                   id=record.id) from None
 
-    def _committed_body(self, record: DocumentRecord) -> str:
+    def committed_body(self, record: DocumentRecord) -> str:
         """The body of ``record``'s file, which must exist, be UTF-8 and match the index (else a clear
         error: :class:`NotFound`, :class:`UnreadableStore`, :class:`RevisionConflict`)."""
         path = self.path_for(record)
-        data = self._read_managed(record)
+        data = self.read_managed(record)
         if data is None:
             raise NotFound(f"{record.relative_path}: the managed file of document {record.id} is missing",
                            id=record.id, file=str(path))
-        body = self._body_of(record, data)
+        body = self.body_of(record, data)
         if sha256_hex(body) != record.content_hash:
             raise RevisionConflict(
                 f"{record.relative_path} changed on disk after revision {record.revision} (an edit not yet "
@@ -290,11 +309,12 @@ class ManagedFiles:
                 actual=sha256_hex(body))
         return body
 
-    def _temp_files(self, listing: dict[str, set[str]] | None = None) -> list[Path]:
+    def temp_files(self, listing: dict[str, set[str]] | None = None) -> list[Path]:
         """Temp files and lock staging files (:data:`LOCK_STAGING`) that a writer which has exited (or
-        one older than :data:`STALE_TEMP_SECONDS`) left in ``documents/``, ``active/`` or ``archived/``."""
+        one older than :data:`STALE_TEMP_SECONDS`) left in ``documents/``, ``active/`` or ``archived/``;
+        ``listing`` a :meth:`listing` just taken (default: taken now)."""
         found = []
-        listing = listing or self._listing()
+        listing = listing or self.listing()
         try:
             top = set(os.listdir(self.documents_dir))
         except OSError:

@@ -7,7 +7,9 @@ unreadable and orphan files, and adopts an active document's body changed outsid
 revision (its frontmatter too when consistent with the body; a hand-edited frontmatter that would be
 lost is saved under ``edits/`` first). Archived documents are immutable: a change is only reported.
 
-:class:`Freshness` is a part of :class:`~.store.DocumentStore` (a mixin).
+:class:`Freshness` is a part a :class:`~.store.DocumentStore` owns (``store.freshness``); it reaches the store
+only through :class:`RefreshedStore`: its settings, the mutex and file lock, the index, the managed files
+(whose knowledge of each file it keeps up to date), and the repair, capacity and search parts.
 """
 
 from __future__ import annotations
@@ -15,38 +17,80 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 from .. import fsio
 from ..errors import InvalidInput, MnemonError, StoreBusy
 from ..redact import Scrubber
 from . import model
-from .files import file_signature, not_utf8_reason, read_managed_or_none, read_regular_file
-from .index import IndexView
+from .capacity import Capacity
+from .files import ManagedFiles, file_signature, not_utf8_reason, read_managed_or_none, read_regular_file
+from .index import IndexFile, IndexView
 from .model import DocumentRecord, render_markdown, sha256_hex, split_markdown
-from .views import RefreshReport
+from .views import RefreshReport, RepairReport
+
+
+class Repairer(Protocol):
+    """What a refresh uses of ``store.moves`` (:class:`~.moves.Moves`)."""
+
+    def needs_repair(self, view: IndexView, listing: dict[str, set[str]]) -> bool: ...
+
+    def repair(self) -> RepairReport: ...
+
+
+class SignatureSource(Protocol):
+    """What a refresh uses of ``store.search`` (:class:`~.search.Search`)."""
+
+    def stored_signatures(self) -> dict[str, tuple[str, str]]: ...
+
+
+class RefreshedStore(Protocol):
+    """What freshness uses of its :class:`~.store.DocumentStore`: ``documents/`` and the search index's path,
+    the ``secrets`` setting, the limits (UTF-8 bytes) and ``freshness_seconds``, the mutex and the file lock,
+    the index, the managed files, the clock, and the repair, capacity and search parts (see the store's
+    members of these names)."""
+
+    documents_dir: Path
+    search_path: Path
+    secrets: str
+    max_body_bytes: int
+    active_limit_bytes: int
+    freshness_seconds: float
+    mutex: AbstractContextManager[Any]
+    index: IndexFile
+    files: ManagedFiles
+    moves: Repairer
+    capacity: Capacity
+    search: SignatureSource
+
+    def locked(self) -> AbstractContextManager[Any]: ...
+
+    def now(self) -> str: ...
 
 
 class Freshness:
-    """File checks and adoption (module doc); a part of ``DocumentStore``."""
+    """File checks and adoption (module doc); ``store.freshness`` of a ``DocumentStore``."""
 
-    search_path: Path
-    max_body_bytes: int
-    _last_scan: float
-    _signatures_loaded: bool
-    _adopt_tried: dict[str, str]
-    _undecodable: dict[str, tuple[str, str]]
+    def __init__(self, store: RefreshedStore) -> None:
+        self.store = store
+        self._last_scan = float("-inf")  # time.monotonic() of the last full scan
+        self._signatures_loaded = False  # the search index's stored signatures were taken into store.files
+        self._adopt_tried: dict[str, str] = {}  # id -> file signature whose adoption was tried (not retried)
 
-    def _refresh_if_due(self) -> None:
-        if time.monotonic() - self._last_scan >= self.freshness_seconds:
+    def refresh_if_due(self) -> None:
+        """:meth:`refresh` when the last full scan is ``freshness_seconds`` old or older (reads call this
+        first); the report is dropped (its notices reach reads through ``store.files.missing``). Raises
+        what :meth:`refresh` raises."""
+        if time.monotonic() - self._last_scan >= self.store.freshness_seconds:
             self._refresh()
 
     def refresh(self) -> RefreshReport:
         """Check every managed file now (the server's file watcher calls this on changes under
         ``documents/``; reads call it at most every ``freshness_seconds``).
 
-        Finishes interrupted archives/restores (:meth:`repair`), notes missing or unreadable files
+        Finishes interrupted archives/restores (:meth:`~.moves.Moves.repair`), notes missing or unreadable files
         (left out of search with a notice), and adopts a body changed outside mnemon-ls into the index
         as a new revision (an active document: hash, size, revision + 1, updatedAt; a frontmatter that
         is consistent with the body - an update whose index commit was interrupted - also brings its
@@ -57,28 +101,30 @@ class Freshness:
         repair also removes dead processes' lock staging files and adopts or sets aside orphan managed
         files (:class:`~.views.RepairReport`).
         """
-        with self._mutex:
+        with self.store.mutex:
             return self._refresh()
 
     def _refresh(self) -> RefreshReport:
+        store = self.store
+        files = store.files
         report = RefreshReport()
         self._last_scan = time.monotonic()
-        if not self.documents_dir.is_dir():
-            self._missing.clear()
+        if not store.documents_dir.is_dir():
+            files.missing.clear()
             return report
-        view = self._read_view(force=True)
+        view = store.index.view(force=True)
         report.problem = view.problem
-        listing = self._listing()
-        if not view.problem and self._needs_repair(view, listing):
+        listing = files.listing()
+        if not view.problem and store.moves.needs_repair(view, listing):
             try:
-                report.repair = self.repair()
+                report.repair = store.moves.repair()
             except StoreBusy:
                 report.notices.append("documents/.index.lock is busy; the repair waits for the next refresh")
             except OSError as exc:  # a read-only or full file system: reads go on, the repair waits
                 report.notices.append(f"the repair of documents/ could not run ({exc.strerror or exc}); reads go on "
                                       "and the next refresh tries again")
-            view = self._read_view(force=True)
-            listing = self._listing()
+            view = store.index.view(force=True)
+            listing = files.listing()
             if report.repair is not None:
                 report.notices.extend(
                     f"{a['file']}: a managed file no index record named (an interrupted create, or a file put there by hand) was "
@@ -88,98 +134,103 @@ class Freshness:
                     f"{s['to']}" for s in report.repair.set_aside)
         self._scan(view, view.records, listing, report)
         named = {r.filename for r in view.records}
-        for status, names in self._managed_names(listing).items():
+        for status, names in files.managed_names(listing).items():
             report.orphans.extend(f"documents/{status}/{n}" for n in names if n not in named)
         report.notices.extend(f"{p}: no index record names this managed file; `mnemon-ls doc recover` adds it"
                               for p in report.orphans)
         return report
 
-    def _check_changed(self, view: IndexView) -> None:
-        """Between full scans: check the files of records whose index hash we have not verified."""
-        token = (self._files_generation, len(self._missing), len(self._changed_archived))
+    def check_changed(self, view: IndexView) -> None:
+        """Between full scans: check (and adopt, as :meth:`refresh` does) the files of ``view``'s records
+        whose index hash was not verified against their file yet (cached per view and file state)."""
+        store = self.store
+        files = store.files
+        token = (files.generation, len(files.missing), len(files.changed_archived))
         if view.cache.get("checked") == token:
             return
         pending = [r for r in view.records
-                   if r.id not in self._missing and (self._files.get(r.id) or ("", ""))[1] != r.content_hash
-                   and r.id not in self._changed_archived]
+                   if r.id not in files.missing and (files.signatures.get(r.id) or ("", ""))[1] != r.content_hash
+                   and r.id not in files.changed_archived]
         if pending:
             self._scan(view, pending, None, RefreshReport())
-        view.cache["checked"] = (self._files_generation, len(self._missing), len(self._changed_archived))
+        view.cache["checked"] = (files.generation, len(files.missing), len(files.changed_archived))
 
     def _scan(self, view: IndexView, records: Sequence[DocumentRecord], listing: dict[str, set[str]] | None,
               report: RefreshReport) -> None:
+        store = self.store
+        files = store.files
         self._load_signatures()
         mismatched: list[DocumentRecord] = []
         vanished: list[DocumentRecord] = []
         for record in records:
             if listing is not None and record.filename not in listing[record.status]:
-                self._missing[record.id] = "the managed file is missing"
+                files.missing[record.id] = "the managed file is missing"
                 vanished.append(record)
                 continue
-            path = self._file(record)
+            path = files.fspath(record)
             try:
                 info = os.stat(path)
             except FileNotFoundError:
-                self._missing[record.id] = "the managed file is missing"
+                files.missing[record.id] = "the managed file is missing"
                 vanished.append(record)
                 continue
             except OSError as exc:
-                self._missing[record.id] = f"the managed file cannot be read ({exc.strerror or exc})"
+                files.missing[record.id] = f"the managed file cannot be read ({exc.strerror or exc})"
                 continue
             sig = file_signature(info)
-            undecodable = self._undecodable.get(record.id)
+            undecodable = files.undecodable.get(record.id)
             if undecodable is not None and undecodable[0] == sig:
-                self._missing[record.id] = undecodable[1]  # unchanged since: still not UTF-8, never adopted
+                files.missing[record.id] = undecodable[1]  # unchanged since: still not UTF-8, never adopted
                 continue
-            known = self._files.get(record.id)
+            known = files.signatures.get(record.id)
             if known is None or known[0] != sig:
                 try:
                     data = read_regular_file(path)
                 except OSError as exc:
-                    self._missing[record.id] = f"the managed file cannot be read ({exc.strerror or exc})"
+                    files.missing[record.id] = f"the managed file cannot be read ({exc.strerror or exc})"
                     continue
                 try:
                     text = data.decode("utf-8")
                 except UnicodeDecodeError as exc:
                     # Re-saved in another encoding: a lossy decoding must never be adopted (it would be
                     # written back); the file is kept byte for byte and reported until it is UTF-8 again.
-                    self._undecodable[record.id] = (sig, not_utf8_reason(exc))
-                    self._missing[record.id] = self._undecodable[record.id][1]
-                    if self._files.pop(record.id, None) is not None:
-                        self._files_generation += 1
+                    files.undecodable[record.id] = (sig, not_utf8_reason(exc))
+                    files.missing[record.id] = files.undecodable[record.id][1]
+                    if files.signatures.pop(record.id, None) is not None:
+                        files.generation += 1
                     continue
-                self._undecodable.pop(record.id, None)
+                files.undecodable.pop(record.id, None)
                 known = (sig, sha256_hex(split_markdown(text)[1]))
-                self._files[record.id] = known
-                self._files_generation += 1
-            self._missing.pop(record.id, None)
+                files.signatures[record.id] = known
+                files.generation += 1
+            files.missing.pop(record.id, None)
             if known[1] != record.content_hash:
                 mismatched.append(record)
             else:
-                self._changed_archived.discard(record.id)
+                files.changed_archived.discard(record.id)
         if vanished:
             # another process may have moved the file (archive/restore) after we read the index
-            fresh = self._read_view(force=True)
+            fresh = store.index.view(force=True)
             moved = [fresh.by_id[r.id] for r in vanished if fresh.by_id.get(r.id, r) != r]
             if moved:
                 for record in moved:
-                    self._missing.pop(record.id, None)
+                    files.missing.pop(record.id, None)
                 self._scan(fresh, moved, None, report)
                 view = fresh
-        for record_id, reason in self._missing.items():
+        for record_id, reason in files.missing.items():
             if record_id in view.by_id:
                 report.missing[record_id] = reason
         for record in mismatched:
             if record.status == "archived":
-                self._changed_archived.add(record.id)
+                files.changed_archived.add(record.id)
                 report.changed_archived.append(record.id)
                 report.notices.append(f"{record.relative_path}: the archived copy changed outside mnemon-ls "
                                       "(archived documents are immutable; restore it to edit it)")
         to_adopt = [r for r in mismatched if r.status == "active"
-                    and self._adopt_tried.get(r.id) != self._files[r.id][0]]
+                    and self._adopt_tried.get(r.id) != files.signatures[r.id][0]]
         if to_adopt and not view.problem:
             for record in to_adopt:
-                self._adopt_tried[record.id] = self._files[record.id][0]
+                self._adopt_tried[record.id] = files.signatures[record.id][0]
             try:
                 self._adopt([r.id for r in to_adopt], report)
             except StoreBusy:
@@ -196,29 +247,33 @@ class Freshness:
         if self._signatures_loaded:
             return
         self._signatures_loaded = True
-        if not self.search_path.exists():
+        store = self.store
+        files = store.files
+        if not store.search_path.exists():
             return
         try:
-            for doc_id, (sig, body_hash) in self._search.signatures().items():
-                if doc_id not in self._files and sig and body_hash:
-                    self._files[doc_id] = (sig, body_hash)
+            for doc_id, (sig, body_hash) in store.search.stored_signatures().items():
+                if doc_id not in files.signatures and sig and body_hash:
+                    files.signatures[doc_id] = (sig, body_hash)
         except (sqlite3.Error, OSError):
             pass
 
     def _adopt(self, ids: Sequence[str], report: RefreshReport) -> None:
         """Take bodies changed outside mnemon-ls into the index (see :meth:`refresh`)."""
-        with self._locked():
-            view = self._read_view(force=True)
+        store = self.store
+        files = store.files
+        with store.locked():
+            view = store.index.view(force=True)
             if view.problem:
                 return
             changes: dict[str, DocumentRecord] = {}
             writes: list[tuple[Path, bytes]] = []
-            now = self._now()
+            now = store.now()
             for doc_id in ids:
                 record = view.by_id.get(doc_id)
                 if record is None or record.status != "active":
                     continue
-                path = self.path_for(record)
+                path = files.path_for(record)
                 try:
                     data = read_managed_or_none(path)
                 except OSError:
@@ -240,7 +295,7 @@ class Freshness:
                 # redact stores placeholders (the file is rewritten), reject leaves it unadopted and says so
                 original = data
                 try:
-                    data, scrubbed = redact_typed(self.secrets, record.relative_path, data, body)
+                    data, scrubbed = redact_typed(store.secrets, record.relative_path, data, body)
                 except MnemonError as exc:
                     report.notices.append(f"{exc.message}; not adopted (secrets is reject)")
                     continue
@@ -261,27 +316,28 @@ class Freshness:
                     new = new.with_changes(updated_at=now)
                     expected_front = split_markdown(render_markdown(record, "x"))[0]
                     if front != expected_front:
-                        report.preserved[record.relative_path] = self._preserve(record.filename, data)
+                        report.preserved[record.relative_path] = files.preserve(record.filename, data)
                 rendered = render_markdown(new, body).encode("utf-8")
                 new = new.with_changes(size_bytes=len(rendered))
                 if rendered != original:
                     writes.append((path, rendered))
                 changes[doc_id] = new
                 size = model.utf8_len(body)
+                limit = store.max_body_bytes
                 report.notices.append(f"{record.relative_path}: adopted a body changed outside mnemon-ls as revision "
-                                      f"{new.revision}" + (f" (its body is {size} bytes, over the {self.max_body_bytes}"
-                                                           "-byte limit)" if size > self.max_body_bytes else ""))
+                                      f"{new.revision}" + (f" (its body is {size} bytes, over the {limit}"
+                                                           "-byte limit)" if size > limit else ""))
             if not changes:
                 return
             for path, data in writes:
                 fsio.write_file_atomically(path, data)
-            view = self._commit(view, [changes.get(r.id, r) for r in view.records])
+            view = store.index.commit(view, [changes.get(r.id, r) for r in view.records])
             for doc_id in changes:
-                self._note_file(view.by_id[doc_id])
+                files.note_file(view.by_id[doc_id])
                 report.adopted.append(doc_id)
-            usage = self._usage(view)
-            if usage.active_bytes > self.active_limit_bytes:
-                report.notices.append(f"active documents use {usage.active_bytes} of {self.active_limit_bytes} bytes "
+            usage = store.capacity.usage(view)
+            if usage.active_bytes > store.active_limit_bytes:
+                report.notices.append(f"active documents use {usage.active_bytes} of {store.active_limit_bytes} bytes "
                                       "after adopting outside edits; archive some before creating more")
 
 

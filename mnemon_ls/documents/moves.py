@@ -4,29 +4,68 @@ The three-step move (``store`` module doc): (1) write the copy in the target dir
 frontmatter, (2) commit ``index.json``, (3) remove the source copy, so at every instant the index and
 the file it names are valid and the body exists at least once. :meth:`Moves.repair` finishes an
 interrupted move by one rule, *the copy the index names wins* (the other copy is saved under ``edits/``
-first when its body differs), and removes abandoned temp files whose writer is gone.
+first when its body differs), removes abandoned temp files whose writer is gone, and has the orphan
+managed files adopted or set aside (``store.recovery``).
 
-:class:`Moves` is a part of :class:`~.store.DocumentStore` (a mixin).
+:class:`Moves` is a part a :class:`~.store.DocumentStore` owns (``store.moves``); it reaches the store only
+through :class:`MovingStore`: its settings, the mutex and file lock, the index and managed files, the
+capacity and recovery parts, and the store's result shape and step seam.
 """
 
 from __future__ import annotations
 
 import os
+from contextlib import AbstractContextManager
 from dataclasses import replace
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol, Sequence
 
 from .. import fsio
 from ..errors import InvalidInput
 from . import model
-from .files import opposite_status, read_managed_or_none, unlink_quietly
+from .capacity import Capacity
+from .files import ManagedFiles, opposite_status, read_managed_or_none, unlink_quietly
 from ..redact import Scrubber
-from .index import IndexView, validate_expected
+from .index import IndexFile, IndexView, check_document_revision, check_status, validate_expected
 from .model import DocumentRecord, body_hash, decode_markdown, render_markdown, split_markdown
 from .views import MutationResult, RepairReport
 
 
+class OrphanSettler(Protocol):
+    """What a repair uses of ``store.recovery`` (:class:`~.recovery.Recovery`)."""
+
+    def settle_orphans(self, report: RepairReport) -> None: ...
+
+
+class MovingStore(Protocol):
+    """What archive, restore and repair use of their :class:`~.store.DocumentStore`: the ``secrets`` setting,
+    ``documents/``, the mutex and the file lock, the index, the managed files, the capacity and recovery
+    parts, the clock, the result of a mutation and the test seam ``step`` (see the store's members of these
+    names)."""
+
+    secrets: str
+    documents_dir: Path
+    mutex: AbstractContextManager[Any]
+    index: IndexFile
+    files: ManagedFiles
+    capacity: Capacity
+    recovery: OrphanSettler
+
+    def locked(self) -> AbstractContextManager[Any]: ...
+
+    def now(self) -> str: ...
+
+    def step(self, name: str) -> None: ...
+
+    def mutation_result(self, action: str, view: IndexView, record: DocumentRecord, body: str,
+                        preserved: dict[str, str] | None = None, notices: Sequence[str] = ()) -> MutationResult: ...
+
+
 class Moves:
-    """Archive, restore and repair (module doc); a part of ``DocumentStore``."""
+    """Archive, restore and repair (module doc); ``store.moves`` of a ``DocumentStore``."""
+
+    def __init__(self, store: MovingStore) -> None:
+        self.store = store
 
     def archive(self, document_id: Any, document_revision: int | None, *, summary: Any = None,
                 memory_body_ids: Any = None, expected_revision: str | None = None,
@@ -41,26 +80,27 @@ class Moves:
         when it is not a list of objects). Revision + 1, archivedAt = updatedAt = lastAccessedAt = now.
         Returns ``action="archived"``.
         """
+        store = self.store
         doc_id = model.validate_id(document_id)
         revision = model.validate_revision(document_revision, "documentRevision")
-        scrub = Scrubber(self.secrets)
+        scrub = Scrubber(store.secrets)
         summary_text = model.validate_summary(scrub.text("summary", summary))
         body_ids = model.validate_id_list(memory_body_ids, "memoryBodyIds", model.MAX_MEMORY_BODY_IDS)
         expected = validate_expected(expected_revision)
         if lineage is not None and (not isinstance(lineage, list) or not all(isinstance(x, dict) for x in lineage)):
             raise InvalidInput("lineage", "must be a list of objects")
-        with self._mutex, self._locked():
-            view = self._begin(expected)
-            current = self._require(view, doc_id)
-            self._check_status(current, "active", "archive")
-            self._check_document_revision(current, revision)
-            body = self._committed_body(current)
-            record = model.archived_record(current, body, summary_text, body_ids, self._now())
+        with store.mutex, store.locked():
+            view = store.index.begin(expected)
+            current = view.require(doc_id)
+            check_status(current, "active", "archive")
+            check_document_revision(current, revision)
+            body = store.files.committed_body(current)
+            record = model.archived_record(current, body, summary_text, body_ids, store.now())
             if lineage is not None:
                 record = replace(record, extra=(*((k, v) for k, v in record.extra if k != "lineage"),
                                                 ("lineage", list(lineage))))
             view, preserved = self._move(view, current, record, body, "archive")
-        return replace(self._result("archived", view, view.by_id[record.id], body, preserved),
+        return replace(store.mutation_result("archived", view, view.by_id[record.id], body, preserved),
                        redacted=scrub.summary())
 
     def restore(self, document_id: Any, *, document_revision: int | None = None,
@@ -68,43 +108,46 @@ class Moves:
         """Bring an archived document back to ``active/`` as a new revision (revision + 1, updatedAt =
         lastAccessedAt = now, archivedAt/archiveSummary removed, memoryBodyIds kept). Capacity is
         checked as for a create. Returns ``action="restored"``."""
+        store = self.store
         doc_id = model.validate_id(document_id)
         revision = model.validate_revision(document_revision, "documentRevision")
         expected = validate_expected(expected_revision)
-        with self._mutex, self._locked():
-            view = self._begin(expected)
-            current = self._require(view, doc_id)
-            self._check_status(current, "archived", "restore")
-            self._check_document_revision(current, revision)
-            body = self._committed_body(current)
-            record = model.restored_record(current, body, self._now())
-            plan = self._plan(view, record.size_bytes)
+        with store.mutex, store.locked():
+            view = store.index.begin(expected)
+            current = view.require(doc_id)
+            check_status(current, "archived", "restore")
+            check_document_revision(current, revision)
+            body = store.files.committed_body(current)
+            record = model.restored_record(current, body, store.now())
+            plan = store.capacity.fit(view, record.size_bytes)
             if not plan.fits:
-                raise self._capacity_error(plan, view, f"restoring {current.filename} ({record.size_bytes} bytes)")
+                raise store.capacity.refusal(plan, view, f"restoring {current.filename} ({record.size_bytes} bytes)")
             view, preserved = self._move(view, current, record, body, "restore")
-        return self._result("restored", view, view.by_id[record.id], body, preserved)
+        return store.mutation_result("restored", view, view.by_id[record.id], body, preserved)
 
     def _move(self, view: IndexView, current: DocumentRecord, record: DocumentRecord, body: str,
               action: str) -> tuple[IndexView, dict[str, str]]:
         """The three-step move of archive / restore (module doc). Lock must be held."""
-        source, target = self.path_for(current), self.path_for(record)
+        store = self.store
+        files = store.files
+        source, target = files.path_for(current), files.path_for(record)
         preserved: dict[str, str] = {}
         existing = read_managed_or_none(target)
         if existing is not None and split_markdown(decode_markdown(existing))[1] != body:
-            preserved[model.relative_path(record.status, record.filename)] = self._preserve(
+            preserved[model.relative_path(record.status, record.filename)] = files.preserve(
                 f"{record.status}-{record.filename}", existing)
-        self._step(f"{action}:start")
+        store.step(f"{action}:start")
         fsio.write_file_atomically(target, render_markdown(record, body).encode("utf-8"))
         try:
-            self._step(f"{action}:copied")
-            view = self._commit(view, [record if r.id == record.id else r for r in view.records])
+            store.step(f"{action}:copied")
+            view = store.index.commit(view, [record if r.id == record.id else r for r in view.records])
         except BaseException:
             if existing is None:
                 unlink_quietly(target)
             else:
                 fsio.write_file_atomically(target, existing)
             raise
-        self._step(f"{action}:committed")
+        store.step(f"{action}:committed")
         try:
             os.unlink(source)
             fsio._fsync_dir(source.parent)
@@ -112,39 +155,48 @@ class Moves:
             pass
         except OSError:
             pass  # the index already names the target; repair removes the source copy later
-        self._step(f"{action}:done")
-        self._files.pop(current.id, None)
-        self._note_file(view.by_id[record.id])
+        store.step(f"{action}:done")
+        files.signatures.pop(current.id, None)
+        files.note_file(view.by_id[record.id])
         return view, preserved
 
-    def _needs_repair(self, view: IndexView, listing: dict[str, set[str]]) -> bool:
+    def needs_repair(self, view: IndexView, listing: dict[str, set[str]]) -> bool:
+        """Whether :meth:`repair` has work in ``documents/`` as ``listing`` (:meth:`~.files.ManagedFiles.listing`)
+        shows it against the reading ``view``: a document's file in both directories (an interrupted move),
+        a managed file no record names (an orphan), or a temp file a gone writer left. Reads directory
+        entries only."""
+        files = self.store.files
         for record in view.records:
             if record.filename in listing[opposite_status(record.status)]:
                 return True
         named = {r.filename for r in view.records}
-        if any(n not in named for names in self._managed_names(listing).values() for n in names):
+        if any(n not in named for names in files.managed_names(listing).values() for n in names):
             return True  # an orphan managed file (adopted or set aside by the repair)
-        return any(self._temp_files(listing))
+        return any(files.temp_files(listing))
 
     def repair(self) -> RepairReport:
         """Finish interrupted archives/restores and remove abandoned temp files (module doc: the copy the
-        index names wins). Takes the lock; does nothing (``skipped``) when the index is damaged."""
+        index names wins), then adopt or set aside the orphan managed files (``store.recovery``). Takes the
+        lock; does nothing (``skipped``) when the index is damaged or ``documents/`` does not exist. Raises
+        :class:`~mnemon_ls.errors.StoreBusy` (lock timeout) and the :class:`OSError` of a file operation."""
+        store = self.store
+        files = store.files
         report = RepairReport()
-        with self._mutex:
-            if not self.documents_dir.is_dir():
+        with store.mutex:
+            if not store.documents_dir.is_dir():
                 report.skipped = "no documents yet"
                 return report
-            with self._locked():
-                view = self._read_view(force=True)
+            with store.locked():
+                view = store.index.view(force=True)
                 if view.problem:
                     report.skipped = view.problem
                     return report
-                listing = self._listing()
+                listing = files.listing()
                 for record in view.records:
                     other_status = opposite_status(record.status)
                     if record.filename not in listing[other_status]:
                         continue
-                    here, other = self.path_for(record), self.dir_for(other_status) / record.filename
+                    here, other = files.path_for(record), files.dir_for(other_status) / record.filename
                     try:
                         other_data = read_managed_or_none(other)
                         here_data = read_managed_or_none(here)
@@ -160,7 +212,8 @@ class Moves:
                     rel_other = model.relative_path(other_status, record.filename)
                     if here_data is not None:
                         if other_hash is None or other_hash not in (record.content_hash, body_hash(here_data)):
-                            report.preserved[rel_other] = self._preserve(f"{other_status}-{record.filename}", other_data)
+                            report.preserved[rel_other] = files.preserve(f"{other_status}-{record.filename}",
+                                                                         other_data)
                         os.unlink(other)
                         fsio._fsync_dir(other.parent)
                         report.completed.append({"id": record.id, "removed": rel_other})
@@ -175,14 +228,12 @@ class Moves:
                             fsio._fsync_dir(here.parent)
                             fsio._fsync_dir(other.parent)
                         report.moved.append({"id": record.id, "from": rel_other, "to": record.relative_path})
-                    self._files.pop(record.id, None)
-                for temp in self._temp_files():
+                    files.signatures.pop(record.id, None)
+                for temp in files.temp_files():
                     try:
                         os.unlink(temp)
                         report.temps.append(str(temp))
                     except FileNotFoundError:
                         pass
-                self._settle_orphans(report)
+                store.recovery.settle_orphans(report)
         return report
-
-

@@ -3,32 +3,77 @@
 ``mnemon-ls doc recover``: the damaged index is first copied to ``documents/quarantine/`` (never
 overwritten before that copy is durable); readable records keep their metadata, every other managed file
 becomes a record from its frontmatter. A valid index only gains the managed files no record names.
+Also here, as a step of a repair (``store.moves``): the orphan managed files adopted or set aside
+(:meth:`Recovery.settle_orphans`), since an adopted orphan becomes a record as ``recover`` makes one.
 
-:class:`Recovery` is a part of :class:`~.store.DocumentStore` (a mixin).
+:class:`Recovery` is a part a :class:`~.store.DocumentStore` owns (``store.recovery``); it reaches the store
+only through :class:`RecoveringStore`: its paths and ``secrets`` setting, the mutex and file lock, the index,
+the managed files, the clock, and the repair and refresh that follow a rebuild.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Protocol, Sequence
 
 from .. import fsio
 from ..errors import MnemonError
 from . import model
-from .files import SpecialFile, read_managed_or_none, read_regular_file
+from .files import ManagedFiles, SpecialFile, read_managed_or_none, read_regular_file
 from .freshness import _or, _str_tuple, redact_typed
+from .index import IndexFile
 from .indexformat import salvage_index
 from .model import DocumentRecord, Status, js_trim, sha256_hex, split_markdown, time_key
-from .views import RepairReport
+from .views import RefreshReport, RepairReport
+
+
+class Repairing(Protocol):
+    """What a recovery uses of ``store.moves`` (:class:`~.moves.Moves`)."""
+
+    def repair(self) -> RepairReport: ...
+
+
+class Refreshing(Protocol):
+    """What a recovery uses of ``store.freshness`` (:class:`~.freshness.Freshness`)."""
+
+    def refresh(self) -> RefreshReport: ...
+
+
+class Resyncing(Protocol):
+    """What a recovery uses of ``store.search`` (:class:`~.search.Search`)."""
+
+    def invalidate(self) -> None: ...
+
+
+class RecoveringStore(Protocol):
+    """What recovery uses of its :class:`~.store.DocumentStore`: ``index.json``'s path, the quarantine and
+    orphans directories, the ``secrets`` setting, the mutex and file lock, the index, the managed files, the
+    clock, and the repair, refresh and search parts (see the store's members of these names)."""
+
+    index_path: Path
+    quarantine_dir: Path
+    orphans_dir: Path
+    secrets: str
+    mutex: AbstractContextManager[Any]
+    index: IndexFile
+    files: ManagedFiles
+    moves: Repairing
+    freshness: Refreshing
+    search: Resyncing
+
+    def locked(self) -> AbstractContextManager[Any]: ...
+
+    def now(self) -> str: ...
 
 
 class Recovery:
-    """``recover`` (module doc); a part of ``DocumentStore``."""
+    """``recover`` and the orphans of a repair (module doc); ``store.recovery`` of a ``DocumentStore``."""
 
-    quarantine_dir: Path
-    orphans_dir: Path
+    def __init__(self, store: RecoveringStore) -> None:
+        self.store = store
 
     def recover(self) -> dict[str, Any]:
         """Rebuild a damaged or missing ``index.json`` from the managed files' frontmatter.
@@ -42,34 +87,37 @@ class Recovery:
         is, except that managed files no record names (orphans of an interrupted create) are added.
 
         Returns ``{recovered, quarantined, documents, fromIndex, fromFiles, damagedRecords,
-        missingFiles, message}``.
+        missingFiles, message}``. Raises :class:`~mnemon_ls.errors.StoreBusy` (lock timeout) and the
+        :class:`OSError` of a write (the damaged index is then still in place).
         """
-        with self._mutex, self._locked():
-            data = fsio.read_bytes_or_none(self.index_path)
-            view = self._parse_view(data)
-            listing = self._managed_names(self._listing())
+        store = self.store
+        with store.mutex, store.locked():
+            data = fsio.read_bytes_or_none(store.index_path)
+            view = store.index.parse(data)
+            listing = store.files.managed_names(store.files.listing())
             if data is not None and not view.problem:
                 named = {(r.status, r.filename) for r in view.records}
                 orphans = [(s, n) for s, names in listing.items() for n in names if (s, n) not in named]
                 if not orphans:
                     return {"recovered": False, "quarantined": None, "documents": len(view.records), "fromIndex":
                             len(view.records), "fromFiles": 0, "damagedRecords": 0, "missingFiles": 0,
-                            "message": f"{self.index_path} is valid and names every managed file; nothing to recover"}
+                            "message": f"{store.index_path} is valid and names every managed file; nothing to recover"}
                 base, damaged = list(view.records), 0
             else:
                 base, damaged = salvage_index(data) if data is not None else ([], 0)
             quarantined = None
             if data is not None and view.problem:
-                quarantined = str(fsio.copy_file_exclusive(self.quarantine_dir, f"{self._stamp()}-index.json", data))
+                quarantined = str(fsio.copy_file_exclusive(store.quarantine_dir, f"{store.files.stamp()}-index.json",
+                                                           data))
             records, from_files = self._rebuild(base, listing)
-            encoded, _ = self._codec.encode(records, view.extra if not view.problem else ())
-            fsio.write_file_atomically(self.index_path, encoded)
-            self._view = None
-            self._files.clear()
-            self._missing.clear()
-            self._synced = None
-        self.repair()
-        refresh = self.refresh()
+            encoded, _ = store.index.codec.encode(records, view.extra if not view.problem else ())
+            fsio.write_file_atomically(store.index_path, encoded)
+            store.index.forget()
+            store.files.signatures.clear()
+            store.files.missing.clear()
+            store.search.invalidate()
+        store.moves.repair()
+        refresh = store.freshness.refresh()
         missing = len(refresh.missing)
         message = (f"rebuilt documents/index.json with {len(records)} documents ({len(records) - from_files} from the "
                    f"readable index records, {from_files} from managed files)")
@@ -81,8 +129,9 @@ class Recovery:
                 "fromIndex": len(records) - from_files, "fromFiles": from_files, "damagedRecords": damaged,
                 "missingFiles": missing, "message": message}
 
-    def _settle_orphans(self, report: RepairReport) -> None:
-        """Adopt or set aside the managed files no index record names (lock held; part of :meth:`repair`).
+    def settle_orphans(self, report: RepairReport) -> None:
+        """Adopt or set aside the managed files no index record names (the store's file lock held; a step of
+        :meth:`~.moves.Moves.repair`; nothing is done on a damaged index).
 
         Such a file is what a create killed between writing its file and committing the index leaves
         (or one put into ``active/``/``archived/`` by hand). Under the lock no writer is half-way, so
@@ -91,20 +140,23 @@ class Recovery:
         when free, else a new one; revision 1; status from its directory) and the index is committed;
         any other (not UTF-8, not a regular file, no body, or the body of a document the index already
         has, e.g. a create retried after the crash) is renamed unchanged into ``documents/orphans/``.
-        Both are recorded in ``report`` (``adopted``, ``set_aside``).
+        Both are recorded in ``report`` (``adopted``, ``set_aside``). Raises the :class:`OSError` of a
+        write or rename (what was done before it stays consistent: an adoption is committed at the end).
         """
-        view = self._read_view(force=True)
+        store = self.store
+        view = store.index.view(force=True)
         if view.problem:
             return
         named = {r.filename for r in view.records}
-        orphans = [(s, n) for s, names in self._managed_names(self._listing()).items() for n in names if n not in named]
+        listing = store.files.managed_names(store.files.listing())
+        orphans = [(s, n) for s, names in listing.items() for n in names if n not in named]
         if not orphans:
             return
         holders = {r.content_hash: r.id for r in view.records}
-        now = self._now()
+        now = store.now()
         fresh: list[DocumentRecord] = []
         for status, name in orphans:
-            path = self.dir_for(status) / name
+            path = store.files.dir_for(status) / name
             rel = model.relative_path(status, name)
             reason = None
             fm: dict[str, Any] = {}
@@ -135,7 +187,7 @@ class Recovery:
             if reason is None:
                 # the secrets setting holds for a file dropped in by hand: redacted, or under reject set aside
                 try:
-                    data, body = redact_typed(self.secrets, rel, data, body)
+                    data, body = redact_typed(store.secrets, rel, data, body)
                 except MnemonError as exc:
                     reason = f"{exc.message} (secrets is reject)"
             if reason is not None:
@@ -151,28 +203,29 @@ class Recovery:
             rendered = model.render_markdown(record, body).encode("utf-8")
             if rendered != original:
                 if fm or data != original:
-                    self._preserve(name, data)
+                    store.files.preserve(name, data)
                 fsio.write_file_atomically(path, rendered)
                 record = record.with_changes(size_bytes=len(rendered))
             fresh.append(record)
             holders[record.content_hash] = doc_id
             report.adopted.append({"id": doc_id, "file": rel})
         if fresh:
-            view = self._commit(view, [*view.records, *fresh])
+            view = store.index.commit(view, [*view.records, *fresh])
             for record in fresh:
-                self._note_file(view.by_id[record.id])
+                store.files.note_file(view.by_id[record.id])
 
     def _set_aside(self, path: Path, status: Status, name: str) -> str:
         """Rename ``path`` (unchanged, byte for byte) to ``documents/orphans/<stamp>-<status>-<name>``."""
-        fsio.ensure_dir(self.orphans_dir)
-        base = f"{self._stamp()}-{status}-{name}"
-        target = self.orphans_dir / base
+        store = self.store
+        fsio.ensure_dir(store.orphans_dir)
+        base = f"{store.files.stamp()}-{status}-{name}"
+        target = store.orphans_dir / base
         for attempt in range(1, 1000):
             if not os.path.lexists(target):
                 break
-            target = self.orphans_dir / f"{base}.{attempt}"
+            target = store.orphans_dir / f"{base}.{attempt}"
         os.rename(path, target)
-        fsio._fsync_dir(self.orphans_dir)
+        fsio._fsync_dir(store.orphans_dir)
         fsio._fsync_dir(path.parent)
         return str(target)
 
@@ -182,7 +235,7 @@ class Recovery:
         for status in model.STATUSES:
             for name in listing[status]:
                 try:
-                    data = read_managed_or_none(self.dir_for(status) / name)
+                    data = read_managed_or_none(self.store.files.dir_for(status) / name)
                     if data is None:
                         continue
                     front, body = split_markdown(data.decode("utf-8"))
@@ -216,7 +269,7 @@ class Recovery:
                 new = new.with_changes(archived_at=record.updated_at)
             records.append(new)
             used_paths.add((status, name))
-        now = self._now()
+        now = self.store.now()
         fresh: list[DocumentRecord] = []
         for doc_id, copies in files.items():
             if doc_id in by_id:

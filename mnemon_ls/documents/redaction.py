@@ -46,7 +46,7 @@ def _copies(store: DocumentStore) -> list[Path]:
 def _managed(store: DocumentStore) -> list[Path]:
     paths: list[Path] = []
     for status in model.STATUSES:
-        directory = store.dir_for(status)
+        directory = store.files.dir_for(status)
         if directory.is_dir():
             paths.extend(sorted(p for p in directory.iterdir() if p.is_file()))
     return paths
@@ -80,14 +80,14 @@ def apply(store: DocumentStore) -> dict[str, Any]:
     result: dict[str, Any] = {"documents": 0, "renamed": 0, "files": [], "revision": None}
     if not store.documents_dir.is_dir():
         return result
-    store.refresh()  # adopt hand edits first, so the rewrite starts from what the index says
-    with store._mutex, store._locked():
-        view = store._begin(None)
+    store.freshness.refresh()  # adopt hand edits first, so the rewrite starts from what the index says
+    with store.mutex, store.locked():
+        view = store.index.begin(None)
         records, renamed, stale = [], [], []
-        now = store._now()
+        now = store.now()
         for record in view.records:
-            path = store.path_for(record)
-            data = store._read_managed(record)  # never blocks on a FIFO in place of the file
+            path = store.files.path_for(record)
+            data = store.files.read_managed(record)  # never blocks on a FIFO in place of the file
             try:
                 text = data.decode("utf-8") if data is not None else None
             except UnicodeDecodeError:
@@ -113,7 +113,7 @@ def apply(store: DocumentStore) -> dict[str, Any]:
                 content_hash=sha256_hex(new_body) if new_body is not None else record.content_hash)
             if new_body is not None:
                 changed = dataclasses.replace(changed, size_bytes=model.rendered_size(changed, new_body))
-                target = store.path_for(changed)
+                target = store.files.path_for(changed)
                 fsio.write_file_atomically(target, render_markdown(changed, new_body).encode("utf-8"))
                 if target != path:
                     renamed.append(target)
@@ -123,7 +123,7 @@ def apply(store: DocumentStore) -> dict[str, Any]:
             result["renamed"] += filename != record.filename
         if result["documents"]:
             try:
-                view = store._commit(view, records)
+                view = store.index.commit(view, records)
             except BaseException:
                 for target in renamed:  # a body rewritten in place is adopted by the next refresh
                     _unlink(target)
@@ -132,13 +132,12 @@ def apply(store: DocumentStore) -> dict[str, Any]:
             for path in stale:
                 _unlink(path)
             for record in records:
-                store._note_file(record)
+                store.files.note_file(record)
         for path in _copies(store):
             if redact_file_in_place(path):
                 result["files"].append(_where(store, path))
         # The search side index is derived: drop it (pages, WAL and all); the next search rebuilds it.
-        store._search.reset()
-        store._synced = None
+        store.search.reset()
     return result
 
 

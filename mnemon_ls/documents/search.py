@@ -1,20 +1,25 @@
 """The search workflow of a Documents store: query rules, phrase tiers, BM25F rows, excerpts.
 
-:meth:`Search.search` validates the query, finds whole-query phrases in titles and descriptions,
+:meth:`Search.find` validates the query, finds whole-query phrases in titles and descriptions,
 ranks the rest with the derived SQLite index (:mod:`.search_index`, kept in sync with the managed files'
 bodies), reads each hit's body from its managed file and cuts an excerpt around the best match.
 Normalization and terms come from :mod:`mnemon_ls.text`.
 
-:class:`Search` is a part of :class:`~.store.DocumentStore` (a mixin).
+:class:`Search` is a part a :class:`~.store.DocumentStore` owns (``store.search``): it holds the derived index
+and the semantic engine, and reaches the store only through :class:`SearchedStore`: the mutex, the index,
+the managed files, the freshness checks, the clock, and the store's access log and notices.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from typing import Any, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any, Iterable, Protocol, Sequence
 
 from ..errors import InvalidInput
-from .index import IndexView
+from .files import ManagedFiles
+from .index import IndexFile, IndexView
 from .model import DocumentRecord, collapse_space, js_trim, sha256_hex, time_key
 from ..text import MAX_QUERY_CHARS, check_query_length, normalize, required_matches  # noqa: F401 (re-export)
 from .search_index import IndexedDoc, SearchIndex, query_terms
@@ -28,18 +33,53 @@ MAX_PHRASE_RESCORE = 100
 EXCERPT_CHARS = 220
 
 
-class Search:
-    """Ranked lexical search (module doc); a part of ``DocumentStore``."""
+class FreshnessChecks(Protocol):
+    """What a search uses of ``store.freshness`` (:class:`~.freshness.Freshness`)."""
 
-    _search: SearchIndex
-    _synced: tuple[Any, ...] | None
-    _norm: dict[str, tuple[str, str, str, str]]
-    _chunk_vectors: Any = None
-    #: Where :attr:`semantic` comes from when it was not set: a zero-argument callable (the host's), asked on
-    #: first use, so a store that never searches (the wake's cover) never imports :mod:`mnemon_ls.semantic`.
-    semantic_source: Any = None
-    _semantic: Any = None
-    _semantic_known: bool = False
+    def refresh_if_due(self) -> None: ...
+
+    def check_changed(self, view: IndexView) -> None: ...
+
+
+class SearchedStore(Protocol):
+    """What search uses of its :class:`~.store.DocumentStore`: the mutex, ``documents/`` (where the semantic
+    side finds its vector file: :func:`mnemon_ls.semantic.documents.semantic_rank` is given the store), the
+    index, the managed files, the freshness checks, the clock, the access log and the notices of a reading
+    (see the store's members of these names)."""
+
+    mutex: AbstractContextManager[Any]
+    documents_dir: Path
+    index: IndexFile
+    files: ManagedFiles
+    freshness: FreshnessChecks
+
+    def now(self) -> str: ...
+
+    def touch(self, ids: Iterable[str], view: IndexView) -> None: ...
+
+    def read_notices(self, view: IndexView, eligible: Iterable[DocumentRecord] | None = None) -> list[str]: ...
+
+
+class Search:
+    """Ranked search (module doc); ``store.search`` of a ``DocumentStore``.
+
+    ``path`` is the derived index's SQLite file (``documents/.search.sqlite3``), ``None`` to keep it in
+    memory. Not locked itself: every public method but :meth:`close` takes the store's mutex or expects it held.
+    """
+
+    def __init__(self, store: SearchedStore, path: Path | None) -> None:
+        self.store = store
+        self._index = SearchIndex(path)
+        self._synced: tuple[Any, ...] | None = None  # (index revision, files generation, index generation) synced
+        self._norm: dict[str, tuple[str, str, str, str]] = {}  # id -> (title, description, their normalized forms)
+        #: The semantic chunk vectors of this store (:class:`mnemon_ls.semantic.documents.DocumentVectors`), made,
+        #: replaced and closed by :mod:`mnemon_ls.semantic.documents`; ``None`` until a semantic search needs one.
+        self.chunk_vectors: Any = None
+        #: Where :attr:`semantic` comes from when it was not set: a zero-argument callable (the host's), asked on
+        #: first use, so a store that never searches (the wake's cover) never imports :mod:`mnemon_ls.semantic`.
+        self.semantic_source: Any = None
+        self._semantic: Any = None
+        self._semantic_known = False
 
     @property
     def semantic(self) -> Any:
@@ -53,8 +93,8 @@ class Search:
     def semantic(self, engine: Any) -> None:
         self._semantic, self._semantic_known = engine, True
 
-    def search(self, query: Any, include_archived: bool = False, limit: Any = 20, *,
-               include_content: bool = False, semantic: bool | None = None, audience: str = "person") -> SearchResult:
+    def find(self, query: Any, include_archived: bool = False, limit: Any = 20, *,
+             include_content: bool = False, semantic: bool | None = None, audience: str = "person") -> SearchResult:
         """Ranked lexical search over title, description and body (:mod:`mnemon_ls.text`, :mod:`.search_index`).
 
         ``query`` at most 2000 characters (code points: :func:`mnemon_ls.text.check_query_length`; an empty query lists every eligible document, newest
@@ -81,10 +121,12 @@ class Search:
             raise InvalidInput("limit", f"must be an integer in 1..{MAX_SEARCH_LIMIT} (got {limit!r})")
         if not isinstance(include_archived, bool):
             raise InvalidInput("includeArchived", "must be true or false")
-        with self._mutex:
-            self._refresh_if_due()
-            view = self._read_view()
-            self._check_changed(view)
+        store = self.store
+        files = store.files
+        with store.mutex:
+            store.freshness.refresh_if_due()
+            view = store.index.view()
+            store.freshness.check_changed(view)
             eligible = view.cache.get(("eligible", include_archived))
             if eligible is None:
                 eligible = view.cache[("eligible", include_archived)] = [
@@ -93,7 +135,7 @@ class Search:
             ranked: list[tuple[DocumentRecord, float, str]]
             notices: list[str] = []
             if not phrase:
-                present = [r for r in eligible if r.id not in self._missing]
+                present = [r for r in eligible if r.id not in files.missing]
                 ranked = [(r, 1.0, "all") for r in sorted(present, key=lambda r: time_key(r.updated_at), reverse=True)]
                 terms, matches = [], len(present)
             elif not eligible:
@@ -108,7 +150,7 @@ class Search:
             if phrase and eligible and semantic is not False and self.semantic is not None:
                 from ..semantic.documents import semantic_rank
 
-                ranked, excerpts, similarity, said = semantic_rank(self, view, eligible, text, ranked)
+                ranked, excerpts, similarity, said = semantic_rank(store, view, eligible, text, ranked)
                 if said:
                     notices.append(said)
             hits: list[SearchHit] = []
@@ -119,32 +161,32 @@ class Search:
                 if audience == "assistant" and matched == "semantic-low":
                     withheld += 1  # found by meaning alone with low confidence: counted, not sent
                     continue
-                if record.id in self._missing:
+                if record.id in files.missing:
                     continue
-                body = self._read_body(record)
+                body = files.read_body(record)
                 if body is None:
-                    if self._read_view(force=True).by_id.get(record.id) != record:
-                        self._missing.pop(record.id, None)  # another process moved or changed it meanwhile
+                    if store.index.view(force=True).by_id.get(record.id) != record:
+                        files.missing.pop(record.id, None)  # another process moved or changed it meanwhile
                     continue
                 hits.append(SearchHit(record, record.last_accessed_at, score, matched,
                                       excerpts.get(record.id) or make_excerpt(body, phrase, terms),
                                       body if include_content else None, similarity.get(record.id)))
-            if self._missing:
+            if files.missing:
                 # A file seen missing while another process moved it (archive: copy, commit, remove) is
                 # not missing: drop what the index no longer says (found by the concurrent-writer test).
-                fresh = self._read_view(force=True)
-                for doc_id in [d for d in self._missing if fresh.by_id.get(d) != view.by_id.get(d)]:
-                    self._missing.pop(doc_id, None)
-            notices = self._notices(view, eligible) + notices
+                fresh = store.index.view(force=True)
+                for doc_id in [d for d in files.missing if fresh.by_id.get(d) != view.by_id.get(d)]:
+                    files.missing.pop(doc_id, None)
+            notices = store.read_notices(view, eligible) + notices
             if hits:
                 # a document found by meaning alone with low relevance is shown, not counted as accessed
                 # (mnemon_ls.semantic.documents): a junk search must not refresh every document's lastAccessedAt
                 touched = [h.record.id for h in hits if h.matched != "semantic-low"]
                 if touched:
-                    self._touch(touched, view)
-                hits = [SearchHit(h.record, self._accessed(h.record), h.score, h.matched, h.excerpt, h.content,
+                    store.touch(touched, view)
+                hits = [SearchHit(h.record, store.index.accessed(h.record), h.score, h.matched, h.excerpt, h.content,
                                   h.similarity) for h in hits]
-            return SearchResult(text, include_archived, limit, tuple(hits), matches, self._now(), view.revision,
+            return SearchResult(text, include_archived, limit, tuple(hits), matches, store.now(), view.revision,
                                 tuple(notices), audience, withheld)
 
     def _normalized(self, record: DocumentRecord) -> tuple[str, str]:
@@ -172,7 +214,7 @@ class Search:
         eligible_ids = view.cache.get(("eligible-ids", include_archived))
         if eligible_ids is None:
             eligible_ids = view.cache[("eligible-ids", include_archived)] = {r.id for r in eligible}
-        missing = self._missing
+        missing = self.store.files.missing
         tiers: dict[str, int] = {}
         rows, titles, descriptions = self._normalized_view(view)
         for column, tier in ((descriptions, 1), (titles, 2)):
@@ -191,20 +233,20 @@ class Search:
             statuses = ("active", "archived") if include_archived else ("active",)
             try:
                 try:
-                    self._sync_search(view)
+                    self.sync(view)
                 except OSError:
                     # the side index cannot be created here (read-only directory): keep it in memory
-                    self._search.close()
-                    self._search = SearchIndex(None)
+                    self._index.close()
+                    self._index = SearchIndex(None)
                     self._synced = None
-                    self._sync_search(view)
-                found, total = self._search.query(terms, required, statuses=statuses,
+                    self.sync(view)
+                found, total = self._index.query(terms, required, statuses=statuses,
                                                   limit=limit + len(missing) + 8)
                 scores = {doc_id: score for doc_id, score, _ in found}
                 absent = [doc_id for doc_id in tiers if doc_id not in scores]
                 covered = 0
                 if absent and len(absent) <= MAX_PHRASE_RESCORE:
-                    extra, _ = self._search.query(terms, 0, statuses=statuses, limit=len(absent), only=absent)
+                    extra, _ = self._index.query(terms, 0, statuses=statuses, limit=len(absent), only=absent)
                     for doc_id, score, groups in extra:
                         scores[doc_id] = score
                         covered += groups >= required
@@ -226,27 +268,54 @@ class Search:
         names = ("terms", "description", "title")
         return [(record, score, names[tier]) for tier, score, _, _, record in ranked], max(matches, len(ranked)), problem
 
-    def _sync_search(self, view: IndexView) -> None:
-        token = (view.revision, self._files_generation, self._search.generation())
+    def sync(self, view: IndexView) -> None:
+        """Bring the derived index up to date with ``view`` and the managed files as last checked
+        (``store.files.signatures``): bodies are read only for documents added or changed since the last
+        sync (none when nothing changed). The store's mutex must be held. Raises :class:`sqlite3.Error`
+        and the :class:`OSError` of creating the index file."""
+        files = self.store.files
+        token = (view.revision, files.generation, self._index.generation())
         if token == self._synced:
             return
         wanted = []
         for record in view.records:
-            known = self._files.get(record.id)
-            if record.id in self._missing or known is None:
+            known = files.signatures.get(record.id)
+            if record.id in files.missing or known is None:
                 continue
             wanted.append(IndexedDoc(record.id, record.title, record.description, known[1], known[0], record.status))
         expected = {doc.id: doc.body_hash for doc in wanted}
 
         def load(doc_id: str) -> str | None:
             record = view.by_id[doc_id]
-            body = self._read_body(record)
+            body = files.read_body(record)
             if body is None or sha256_hex(body) != expected[doc_id]:
                 return None
             return body
 
-        self._search.sync(wanted, load)
-        self._synced = (view.revision, self._files_generation, self._search.generation())
+        self._index.sync(wanted, load)
+        self._synced = (view.revision, files.generation, self._index.generation())
+
+
+    def stored_signatures(self) -> dict[str, tuple[str, str]]:
+        """``id -> (file signature, body sha256 hex)`` as the derived index last recorded them (what the
+        store's freshness starts from in a new process instead of reading every file). Raises
+        :class:`sqlite3.Error` and :class:`OSError` of reading the index file."""
+        return self._index.signatures()
+
+    def invalidate(self) -> None:
+        """Make the next search check the derived index against every document again (after the store's
+        knowledge of its files was dropped, e.g. by a recovery)."""
+        self._synced = None
+
+    def reset(self) -> None:
+        """Delete the derived index (its file, WAL and all; :meth:`SearchIndex.reset`): the next search
+        rebuilds it from the managed files (after a redaction, so no old term survives in it)."""
+        self._index.reset()
+        self._synced = None
+
+    def close(self) -> None:
+        """Close the derived index's connection (it reopens lazily on the next search)."""
+        self._index.close()
 
 
 def _needs_boundary(ch: str) -> bool:

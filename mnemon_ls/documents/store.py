@@ -9,7 +9,7 @@ Layout under ``<root>/documents/`` (DESIGN.md section 2, reference section 5; di
 - ``.search.sqlite3`` (+ ``-wal``, ``-shm``): the derived search index (:mod:`.search_index`);
 - ``edits/<UTC stamp>-<filename>``: managed files saved before a write replaced a version nobody had
   committed (a hand edit);
-- ``quarantine/<UTC stamp>-index.json``: damaged indexes moved aside by :meth:`DocumentStore.recover`.
+- ``quarantine/<UTC stamp>-index.json``: damaged indexes moved aside by ``store.recovery.recover()``.
 - ``orphans/<UTC stamp>-<status>-<filename>``: managed files no record names that a repair could not
   adopt (not UTF-8, not a regular file, empty, or repeating a document's body), moved there unchanged.
 
@@ -19,34 +19,38 @@ Commit order. Every read-modify-write holds ``.index.lock`` and re-reads the ind
   (the commit marker). If the index write fails, the file is removed (create) or its old bytes put back
   (update). A crash between the two leaves a file the index does not describe yet; the next refresh
   adopts it (an update whose frontmatter is consistent with its body) or, for the orphan of a create,
-  takes it into the index under the lock (:meth:`DocumentStore.repair`; the first read of a process runs
-  it, so leftovers are cleaned at start), never deleting content.
+  takes it into the index under the lock (``store.moves.repair()``; the first read of a process
+  runs it, so leftovers are cleaned at start), never deleting content.
 - archive / restore: (1) write the copy in the target directory with its new frontmatter, (2) commit
   ``index.json``, (3) remove the source copy. Before (2) the index still names the source; after (2)
   the target. So at every instant both the index and the named file are valid, and the body exists in
-  at least one file. :meth:`DocumentStore.repair` finishes an interrupted move by one rule: *the copy the
-  index names wins*; the other copy (if it is the same document) is removed, first saved under
+  at least one file. ``store.moves.repair()`` finishes an interrupted move by one rule: *the copy
+  the index names wins*; the other copy (if it is the same document) is removed, first saved under
   ``edits/`` if its body differs. If the named copy is missing and the other exists, the other is moved
   into place. A failure before (2) removes the new copy; a failure of (3) is left to repair.
 
-Reads (``get``, ``list``, ``search``, ``cover``) take no lock. They re-read ``index.json`` when its
+Reads (``get``, ``list``, ``search.find``, ``cover``) take no lock. They re-read ``index.json`` when its
 signature changed (and at least every ``freshness_seconds``), check each document's file (size, mtime,
 inode, ctime) at most every ``freshness_seconds`` (plus at once for documents whose index hash changed),
-and adopt a body changed outside mnemon-ls as a new revision (:meth:`DocumentStore.refresh`; the server's
-file watcher calls it too). A damaged ``index.json`` is never overwritten: reads work on the recoverable
+and adopt a body changed outside mnemon-ls as a new revision (``store.freshness.refresh()``; the
+server's file watcher calls it too). A damaged ``index.json`` is never overwritten: reads work on the recoverable
 records with a notice, mutations raise :class:`~mnemon_ls.errors.UnreadableStore` naming the file and
-the record, :func:`.doctor.diagnose` explains and :meth:`DocumentStore.recover` rebuilds. A managed
+the record, :func:`.doctor.diagnose` explains and ``store.recovery.recover()`` rebuilds. A managed
 file that is not UTF-8 (re-saved in another encoding) is never decoded lossily where the text could be
 written back: it is kept byte for byte, left out of search and listed as unhealthy with a notice,
 ``get`` raises ``unreadable-store`` (``data.reason`` ``not-utf-8``), and doctor reports it. Every managed
 or workspace file is read with :func:`.files.read_regular_file` (``O_NONBLOCK`` + ``fstat``), so a FIFO,
 socket or device in its place never blocks a thread.
 
-Modules (each owns one format or one workflow; :class:`DocumentStore` composes them): :mod:`.index`
-(``index.json`` views, the revision fence, the commit), :mod:`.files` (managed files, temp files),
-:mod:`.freshness` (changed-file checks and adoption), :mod:`.moves` (archive / restore / repair),
-:mod:`.recovery` (``recover``), :mod:`.capacity` (usage and plans), :mod:`.search` (the search
-workflow). This module holds the constructor, create / update and the plain reads.
+Parts (each owns one format or one workflow; a :class:`DocumentStore` owns one object of each, as a named
+attribute, not a mixin): ``store.files`` (:mod:`.files`: managed files, temp files, what is known of each
+file) and ``store.index`` (:mod:`.index`: ``index.json`` readings, the revision fence, the commit), built
+from the paths they need; ``store.capacity`` (:mod:`.capacity`: usage and plans), ``store.search``
+(:mod:`.search`: the search workflow), ``store.freshness`` (:mod:`.freshness`: changed-file checks and
+adoption), ``store.moves`` (:mod:`.moves`: archive / restore / repair) and ``store.recovery``
+(:mod:`.recovery`: ``recover``), each reaching the store only through a Protocol declared in its module.
+This module holds the constructor, create / update, the plain reads and the write path the parts share
+(``mutex``, ``locked``, ``now``, ``mutation_result``, ``touch``, ``read_notices``, the test seam ``step``).
 """
 
 from __future__ import annotations
@@ -56,27 +60,25 @@ import threading
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
+from contextlib import AbstractContextManager
 from typing import Any, Callable, Iterable, Sequence
 
 from .. import fsio
 from ..redact import Scrubber
-from ..errors import AmbiguousMatch, InvalidInput, NotFound, RevisionConflict
+from ..errors import AmbiguousMatch, InvalidInput, NotFound
 from . import model
 from .access import AccessLog
 from .capacity import Capacity
 from .cover import DocumentsCover, render_cover
-from .errors import DocumentStatusError
 from .files import FileTooLarge, ManagedFiles, SpecialFile, read_regular_file, unlink_quietly
 from .freshness import Freshness
-from .index import IndexFile, IndexView, validate_expected
-from .indexformat import IndexCodec
-from .model import DocumentRecord, Status, now_iso, render_markdown, sha256_hex, split_markdown
+from .index import IndexFile, IndexView, check_document_revision, check_status, validate_expected
+from .model import DocumentRecord, now_iso, render_markdown, sha256_hex, split_markdown
 from .moves import Moves
 from .paths import resolve_source_paths
 from .recovery import Recovery
 from .search import Search, make_excerpt
-from .search_index import SearchIndex
-from .views import Catalog, CatalogEntry, DocumentView, MutationResult
+from .views import Catalog, CatalogEntry, DocumentView, IndexState, MutationResult
 
 Clock = Callable[[], datetime]
 _BOM = "\ufeff".encode("utf-8")
@@ -94,7 +96,7 @@ def _validate_limit_bytes(value: Any, name: str) -> int:
 
 
 
-class DocumentStore(Search, Freshness, Moves, Recovery, Capacity, IndexFile, ManagedFiles):
+class DocumentStore:
     """Project Documents of one storage root (module doc for files, commit order and freshness).
 
     ``root`` is the storage root; ``workspace`` the session workspace that ``sourcePaths`` are resolved
@@ -107,15 +109,21 @@ class DocumentStore(Search, Freshness, Moves, Recovery, Capacity, IndexFile, Man
     ``allow``): title, description, body and archive summary pass :mod:`mnemon_ls.redact` before any
     rule, so the file name made from the title never holds a credential either.
 
+    The store holds create / update, the plain reads and the write path its parts share (:attr:`mutex`,
+    :meth:`locked`, :meth:`now`, :meth:`mutation_result`); it owns its parts as named objects:
+    ``files`` (:class:`~.files.ManagedFiles`), ``index`` (:class:`~.index.IndexFile`), ``capacity``
+    (:class:`~.capacity.Capacity`), ``search`` (:class:`~.search.Search`), ``freshness``
+    (:class:`~.freshness.Freshness`: ``refresh``), ``moves`` (:class:`~.moves.Moves`: ``archive``,
+    ``restore``, ``repair``) and ``recovery`` (:class:`~.recovery.Recovery`: ``recover``).
+
     Constructing a store never touches the disk; ``documents/`` is created by the first mutation.
     Thread-safe (one re-entrant mutex per store). Every mutation raises :class:`InvalidInput` (a field
     rule; ``data.field`` names it), :class:`~mnemon_ls.errors.NotFound` (unknown id),
     :class:`~mnemon_ls.errors.RevisionConflict` (stale ``expected_revision`` or document revision),
-    :class:`DocumentStatusError`, :class:`DocumentCapacityError`, :class:`UnreadableStore` (damaged
-    index) or :class:`~mnemon_ls.errors.StoreBusy` (lock timeout), and changes no byte on disk when it
-    raises.
+    :class:`~mnemon_ls.errors.DocumentStatusError`, :class:`~mnemon_ls.errors.DocumentCapacityError`,
+    :class:`~mnemon_ls.errors.UnreadableStore` (damaged index) or :class:`~mnemon_ls.errors.StoreBusy`
+    (lock timeout), and changes no byte on disk when it raises.
     """
-
 
     def __init__(
         self,
@@ -148,32 +156,44 @@ class DocumentStore(Search, Freshness, Moves, Recovery, Capacity, IndexFile, Man
         self.edits_dir = self.documents_dir / "edits"
         self.quarantine_dir = self.documents_dir / "quarantine"
         self.orphans_dir = self.documents_dir / "orphans"
-        self._dir_strings = {status: str(self.documents_dir / status) for status in model.STATUSES}
-        self._mutex = threading.RLock()
-        self._codec = IndexCodec()
-        self._view: IndexView | None = None
-        self._files: dict[str, tuple[str, str]] = {}
-        self._files_generation = 0
-        self._signatures_loaded = False
-        self._missing: dict[str, str] = {}
-        self._changed_archived: set[str] = set()
-        self._adopt_tried: dict[str, str] = {}
-        self._undecodable: dict[str, tuple[str, str]] = {}  # id -> (file signature, reason): not UTF-8
-        self._last_scan = float("-inf")
+        #: Re-entrant; held around every read and mutation (here and in the parts), so a store is thread-safe.
+        self.mutex = threading.RLock()
         self._access = AccessLog(self.access_path, self.documents_dir / ".access.lock", access_flush_seconds)
-        self._search = SearchIndex(self.search_path if search_index else None)
-        self._synced: tuple[Any, ...] | None = None
-        self._folded = -1  # access-log version whose later times the last commit folded into the index
-        self._norm: dict[str, tuple[str, str, str, str]] = {}
+        #: The managed files: paths, reads, saved copies, and what is known of each file.
+        self.files = ManagedFiles(self.documents_dir, self.edits_dir, clock)
+        #: ``index.json``: the cached reading, the revision fence, the commit.
+        self.index = IndexFile(self.index_path, self.files, self._access, freshness_seconds)
+        #: Usage and capacity plans of the active documents.
+        self.capacity = Capacity(self)
+        #: Ranked search, the derived index (``search_index=False``: in memory) and the semantic engine.
+        self.search = Search(self, self.search_path if search_index else None)
+        #: Files changed outside mnemon-ls: checks, adoption (``refresh``).
+        self.freshness = Freshness(self)
+        #: Archive, restore and the repair that finishes an interrupted one.
+        self.moves = Moves(self)
+        #: ``recover`` (rebuild a damaged index) and the orphans of a repair.
+        self.recovery = Recovery(self)
         #: Test seam: called with a step name ("archive:copied", ...) inside mutations.
         self._step_hook: Callable[[str], None] | None = None
 
-    def _step(self, name: str) -> None:
+    def step(self, name: str) -> None:
+        """Call the test seam ``_step_hook`` with the step ``name`` (``"create:file-written"``,
+        ``"archive:copied"``, ...) of a mutation in progress; nothing when no hook is set."""
         if self._step_hook is not None:
             self._step_hook(name)
 
-    def _now(self) -> str:
+    def now(self) -> str:
+        """The clock's current time as the index writes it (ISO-8601 UTC, milliseconds, ``Z``)."""
         return now_iso(self.clock())
+
+    def locked(self) -> AbstractContextManager[Any]:
+        """The cross-process lock ``documents/.index.lock`` (a context manager), creating ``active/`` and
+        ``archived/`` first. Every read-modify-write holds it (with :attr:`mutex`) and re-reads the index
+        under it (``index.begin``). Entering raises :class:`~mnemon_ls.errors.StoreBusy` after
+        ``lock_timeout`` seconds and the :class:`OSError` of creating the directories."""
+        fsio.ensure_dir(self.files.dir_for("active"))
+        fsio.ensure_dir(self.files.dir_for("archived"))
+        return fsio.file_lock(self.lock_path, self.lock_timeout)
 
     def _source_paths(self, value: Any) -> tuple[str, ...] | None:
         if value is None:
@@ -219,24 +239,24 @@ class DocumentStore(Search, Freshness, Moves, Recovery, Capacity, IndexFile, Man
         request = self.validate_create(title, content, description=description, source_paths=source_paths,
                                        session_ids=session_ids)
         expected = validate_expected(expected_revision)
-        with self._mutex, self._locked():
-            view = self._begin(expected)
+        with self.mutex, self.locked():
+            view = self.index.begin(expected)
             record = self._new_record(view, request)
-            plan = self._plan(view, record.size_bytes)
+            plan = self.capacity.fit(view, record.size_bytes)
             if not plan.fits:
-                raise self._capacity_error(plan, view, f"creating {record.filename} ({record.size_bytes} bytes)")
-            path = self.path_for(record)
+                raise self.capacity.refusal(plan, view, f"creating {record.filename} ({record.size_bytes} bytes)")
+            path = self.files.path_for(record)
             fsio.write_file_atomically(path, render_markdown(record, request.content).encode("utf-8"))
             try:
-                self._step("create:file-written")
-                view = self._commit(view, (*view.records, record))
+                self.step("create:file-written")
+                view = self.index.commit(view, (*view.records, record))
             except BaseException:
                 unlink_quietly(path)
                 raise
-            self._step("create:committed")
+            self.step("create:committed")
             record = view.by_id[record.id]
-            self._note_file(record)
-        return replace(self._result("created", view, record, request.content), redacted=scrub.summary())
+            self.files.note_file(record)
+        return replace(self.mutation_result("created", view, record, request.content), redacted=scrub.summary())
 
     def create_from_file(self, path: Path | str, *, title: Any = None, description: Any = None,
                          session_ids: Any = None, expected_revision: str | None = None) -> MutationResult:
@@ -298,8 +318,8 @@ class DocumentStore(Search, Freshness, Moves, Recovery, Capacity, IndexFile, Man
             [stored] = self._source_paths([str(file)]) or ("",)
         except InvalidInput:
             return []
-        with self._mutex:
-            view = self._read_view()
+        with self.mutex:
+            view = self.index.view()
             return [r for r in view.records if stored in r.source_paths and (status is None or r.status == status)]
 
     def update_from_file(self, path: Path | str, document_id: Any = None, *, document_revision: int | None = None,
@@ -332,12 +352,12 @@ class DocumentStore(Search, Freshness, Moves, Recovery, Capacity, IndexFile, Man
         names = view.cache.get("filenames")
         if names is None:
             names = view.cache["filenames"] = {r.filename for r in view.records}
-        now = self._now()
+        now = self.now()
         for _ in range(64):
             document_id = model.new_id()
             filename = model.filename_for(request.title, document_id)
-            if (document_id in view.by_id or filename in names or (self.dir_for("active") / filename).exists()
-                    or (self.dir_for("archived") / filename).exists()):
+            if (document_id in view.by_id or filename in names or (self.files.dir_for("active") / filename).exists()
+                    or (self.files.dir_for("archived") / filename).exists()):
                 continue
             return model.new_record(request, document_id, now)
         raise RuntimeError("could not find a free document id")  # pragma: no cover - 64 UUID collisions
@@ -348,7 +368,7 @@ class DocumentStore(Search, Freshness, Moves, Recovery, Capacity, IndexFile, Man
         """Update an active document: every given field replaces the current one (``session_ids`` are
         merged, keeping the latest 20); an omitted ``content`` keeps the body. Revision + 1, updatedAt =
         lastAccessedAt = now. ``document_revision`` (optional) must equal the document's revision.
-        Archived documents are immutable (:class:`DocumentStatusError`; restore them first).
+        Archived documents are immutable (:class:`~mnemon_ls.errors.DocumentStatusError`; restore them first).
         Returns ``action="updated"``."""
         scrub = Scrubber(self.secrets)
         title, content = scrub.text("title", title), scrub.text("content", content)
@@ -358,36 +378,36 @@ class DocumentStore(Search, Freshness, Moves, Recovery, Capacity, IndexFile, Man
                                        document_revision=document_revision)
         expected = validate_expected(expected_revision)
         preserved: dict[str, str] = {}
-        with self._mutex, self._locked():
-            view = self._begin(expected)
-            current = self._require(view, request.id)
-            self._check_status(current, "active", "update")
-            self._check_document_revision(current, request.document_revision)
-            path = self.path_for(current)
-            old = self._read_managed(current)
+        with self.mutex, self.locked():
+            view = self.index.begin(expected)
+            current = view.require(request.id)
+            check_status(current, "active", "update")
+            check_document_revision(current, request.document_revision)
+            path = self.files.path_for(current)
+            old = self.files.read_managed(current)
             if old is None and request.content is None:
                 raise NotFound(f"{current.relative_path}: the managed file of document {current.id} is missing; "
                                "give content to write it again", id=current.id, file=str(path))
             old_body = None
             if old is not None and request.content is None:
-                old_body = self._body_of(current, old)  # not UTF-8: refused, the file stays as it is
+                old_body = self.files.body_of(current, old)  # not UTF-8: refused, the file stays as it is
             elif old is not None:
                 try:
                     old_body = split_markdown(old.decode("utf-8"))[1]
                 except UnicodeDecodeError:
                     old_body = None  # replaced by the new content; the old bytes are saved first (below)
             body = request.content if request.content is not None else old_body
-            record = model.updated_record(current, request, body, self._now())
-            plan = self._plan(view, record.size_bytes, current.id)
+            record = model.updated_record(current, request, body, self.now())
+            plan = self.capacity.fit(view, record.size_bytes, current.id)
             if not plan.fits:
-                raise self._capacity_error(plan, view, f"updating {current.filename} to {record.size_bytes} bytes")
+                raise self.capacity.refusal(plan, view, f"updating {current.filename} to {record.size_bytes} bytes")
             if old is not None and request.content is not None and (
                     old_body is None or sha256_hex(old_body) != current.content_hash):
-                preserved[current.relative_path] = self._preserve(current.filename, old)
+                preserved[current.relative_path] = self.files.preserve(current.filename, old)
             fsio.write_file_atomically(path, render_markdown(record, body).encode("utf-8"))
             try:
-                self._step("update:file-written")
-                view = self._commit(view, [record if r.id == record.id else r for r in view.records])
+                self.step("update:file-written")
+                view = self.index.commit(view, [record if r.id == record.id else r for r in view.records])
             except BaseException:
                 if old is None:
                     unlink_quietly(path)
@@ -395,24 +415,8 @@ class DocumentStore(Search, Freshness, Moves, Recovery, Capacity, IndexFile, Man
                     fsio.write_file_atomically(path, old)
                 raise
             record = view.by_id[record.id]
-            self._note_file(record)
-        return replace(self._result("updated", view, record, body, preserved), redacted=scrub.summary())
-
-    def _check_status(self, record: DocumentRecord, required: Status, action: str) -> None:
-        if record.status == required:
-            return
-        if required == "active":
-            rule = "archived documents are immutable; restore it (a new active revision) or create a new document"
-        else:
-            rule = "it is already active"
-        raise DocumentStatusError(f"cannot {action} document {record.id}: {rule}", id=record.id,
-                                  status=record.status, required=required)
-
-    def _check_document_revision(self, record: DocumentRecord, expected: int | None) -> None:
-        if expected is not None and expected != record.revision:
-            raise RevisionConflict(
-                f"document {record.id} is at revision {record.revision}, not {expected}; it changed meanwhile "
-                "(the stored copy was kept as it is)", id=record.id, expected=expected, actual=record.revision)
+            self.files.note_file(record)
+        return replace(self.mutation_result("updated", view, record, body, preserved), redacted=scrub.summary())
 
     def get(self, document_id: Any) -> DocumentView:
         """The document ``document_id`` with its body (as on disk). Counts as an access.
@@ -422,74 +426,89 @@ class DocumentStore(Search, Freshness, Moves, Recovery, Capacity, IndexFile, Man
         ``not-a-regular-file``) when the file cannot be read as text; the file is never rewritten.
         """
         doc_id = model.validate_id(document_id)
-        with self._mutex:
-            self._refresh_if_due()
-            view = self._read_view()
-            record = self._require(view, doc_id)
-            path = self.path_for(record)
-            data = self._read_managed(record)
+        with self.mutex:
+            self.freshness.refresh_if_due()
+            view = self.index.view()
+            record = view.require(doc_id)
+            path = self.files.path_for(record)
+            data = self.files.read_managed(record)
             if data is None:
                 raise NotFound(f"{record.relative_path}: the managed file of document {record.id} is missing",
                                id=record.id, file=str(path))
-            body = self._body_of(record, data)
-            self._touch([record.id], view)
-            return DocumentView(record, body, self._accessed(record), str(path))
+            body = self.files.body_of(record, data)
+            self.touch([record.id], view)
+            return DocumentView(record, body, self.index.accessed(record), str(path))
 
     def list(self, status: str | None = None, *, excerpts: bool = False) -> Catalog:
         """Every document in index order (``status`` ``active`` / ``archived`` filters), with health
         (file present) and, when ``excerpts``, the first 220 characters of each body. Not an access."""
         if status is not None and status not in model.STATUSES:
             raise InvalidInput("status", f"must be active or archived (got {status!r})")
-        with self._mutex:
-            self._refresh_if_due()
-            view = self._read_view()
-            later = self._last_accessed(view)
+        with self.mutex:
+            self.freshness.refresh_if_due()
+            view = self.index.view()
+            later = self.index.last_accessed(view)
             entries = []
             for record in view.records:
                 if status is not None and record.status != status:
                     continue
-                problem = self._missing.get(record.id)
+                problem = self.files.missing.get(record.id)
                 excerpt = None
                 if excerpts and problem is None:
-                    body = self._read_body(record)
+                    body = self.files.read_body(record)
                     excerpt = make_excerpt(body or "", "", ()) if body is not None else None
                 entries.append(CatalogEntry(record, later.get(record.id, record.last_accessed_at),
                                             problem is None, problem, excerpt))
-            return Catalog(tuple(entries), view.revision, self._now(), self._usage(view), view.problem,
-                           tuple(self._notices(view)))
+            return Catalog(tuple(entries), view.revision, self.now(), self.capacity.usage(view), view.problem,
+                           tuple(self.read_notices(view)))
 
     def record_for_path(self, path: Path | str) -> DocumentRecord | None:
         """The record whose managed file is ``path`` (absolute), or ``None`` (for the server: is this
         editor file a managed document?)."""
         target = os.path.realpath(path)
-        with self._mutex:
-            view = self._read_view()
+        with self.mutex:
+            view = self.index.view()
             for record in view.records:
-                if os.path.realpath(self.path_for(record)) == target:
+                if os.path.realpath(self.files.path_for(record)) == target:
                     return record
         return None
 
-    def _touch(self, ids: Iterable[str], view: IndexView) -> None:
-        self._access.note(ids, self._now())
+    def read(self) -> IndexState:
+        """Read ``index.json`` now without locking or writing (see :class:`~.views.IndexState`)."""
+        with self.mutex:
+            return self.index.state()
+
+    def touch(self, ids: Iterable[str], view: IndexView) -> None:
+        """Note an access to the documents ``ids`` of the reading ``view`` now (the access log, not the
+        index: :mod:`.access`), flushing the log when it is due. Raises nothing for a flush that cannot
+        run (busy lock, unwritable directory): the times stay pending for the next one."""
+        self._access.note(ids, self.now())
         if self._access.due():
             self._access.flush({r.id: r.last_accessed_at for r in view.records})
 
-    def _notices(self, view: IndexView, eligible: Iterable[DocumentRecord] | None = None) -> list[str]:
+    def read_notices(self, view: IndexView, eligible: Iterable[DocumentRecord] | None = None) -> list[str]:
+        """The notices a read of ``view`` carries: a damaged index (naming ``doc recover``), and each of
+        ``eligible`` (default: every record) whose file is missing or unreadable (``files.missing``)."""
         notices = []
         if view.problem:
             notices.append(f"{view.problem}; showing the recoverable documents; run `mnemon-ls doc recover`")
-        if not self._missing:
+        if not self.files.missing:
             return notices
         for record in (view.records if eligible is None else eligible):
-            reason = self._missing.get(record.id)
+            reason = self.files.missing.get(record.id)
             if reason:
                 notices.append(f"{record.relative_path} ({record.title}): {reason}; left out")
         return notices
 
-    def _result(self, action: str, view: IndexView, record: DocumentRecord, body: str,
-                preserved: dict[str, str] | None = None, notices: Sequence[str] = ()) -> MutationResult:
-        document = DocumentView(record, body, self._accessed(record), str(self.path_for(record)))
-        return MutationResult(action, document, view.revision, self._usage(view), preserved or {}, tuple(notices))
+    def mutation_result(self, action: str, view: IndexView, record: DocumentRecord, body: str,
+                        preserved: dict[str, str] | None = None, notices: Sequence[str] = ()) -> MutationResult:
+        """The :class:`~.views.MutationResult` of a mutation ``action`` (``"created"``, ``"archived"``, ...)
+        that left ``record`` with ``body`` in the committed ``view``: the document with its effective access
+        time and path, the index revision and usage, ``preserved`` (relative path -> saved copy) and
+        ``notices``."""
+        document = DocumentView(record, body, self.index.accessed(record), str(self.files.path_for(record)))
+        return MutationResult(action, document, view.revision, self.capacity.usage(view), preserved or {},
+                              tuple(notices))
 
     def cover(self, budget_chars: int) -> DocumentsCover:
         """The wake snapshot's Documents block within ``budget_chars`` characters (:mod:`.cover`).
@@ -499,33 +518,33 @@ class DocumentStore(Search, Freshness, Moves, Recovery, Capacity, IndexFile, Man
         """
         if isinstance(budget_chars, bool) or not isinstance(budget_chars, int) or budget_chars < 0:
             raise InvalidInput("budget", f"must be an integer >= 0 characters (got {budget_chars!r})")
-        with self._mutex:
-            self._refresh_if_due()
-            view = self._read_view()
+        with self.mutex:
+            self.freshness.refresh_if_due()
+            view = self.index.view()
             notices = []
             if view.problem:
                 notices.append("documents/index.json is damaged; run `mnemon-ls doctor`")
-            missing = sum(1 for r in view.records if r.id in self._missing)
+            missing = sum(1 for r in view.records if r.id in self.files.missing)
             if missing:
                 notices.append(f"{missing} document(s) have a missing or unreadable file")
-            return render_cover(view.records, self._last_accessed(view), limit_bytes=self.active_limit_bytes,
+            return render_cover(view.records, self.index.last_accessed(view), limit_bytes=self.active_limit_bytes,
                                 budget_chars=budget_chars, revision=view.revision, notices=notices)
 
     def flush_access(self) -> bool:
         """Write pending access times to ``documents/.access.json`` now (:mod:`.access`); ``True`` when done."""
-        with self._mutex:
+        with self.mutex:
             if not self._access.pending:
                 return True
-            view = self._read_view()
+            view = self.index.view()
             return self._access.flush({r.id: r.last_accessed_at for r in view.records}, force=True)
 
     def close(self) -> None:
         """Flush access times and close the search index (the store stays usable; it reopens lazily)."""
-        with self._mutex:
+        with self.mutex:
             try:
                 self.flush_access()
             finally:
-                self._search.close()
+                self.search.close()
 
     def __enter__(self) -> "DocumentStore":
         return self

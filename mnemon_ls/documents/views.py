@@ -184,8 +184,8 @@ class SearchResult:
 
 @dataclass(slots=True)
 class RepairReport:
-    """What :meth:`~.store.DocumentStore.repair` did: ``completed`` (``{id, removed}``: the stale second
-    copy an interrupted archive/restore left), ``moved`` (``{id, from, to}``: the index's copy was missing
+    """What ``store.moves.repair()`` (:meth:`~.moves.Moves.repair`) did: ``completed`` (``{id, removed}``: the
+    stale second copy an interrupted archive/restore left), ``moved`` (``{id, from, to}``: the index's copy was missing
     and the other one was moved into place), ``preserved`` (what was saved first -> where), ``temps``
     (abandoned temp files and lock staging files of dead processes removed), ``adopted`` (``{id,
     file}``: an orphan managed file, e.g. of a create killed before its index commit, taken into the
@@ -214,8 +214,8 @@ class RepairReport:
 
 @dataclass(slots=True)
 class RefreshReport:
-    """What :meth:`~.store.DocumentStore.refresh` found: ``adopted`` ids (a managed file changed outside
-    mnemon-ls and its body became a new revision), ``missing`` (id -> reason: file missing or
+    """What ``store.freshness.refresh()`` (:meth:`~.freshness.Freshness.refresh`) found: ``adopted`` ids (a
+    managed file changed outside mnemon-ls and its body became a new revision), ``missing`` (id -> reason: file missing or
     unreadable), ``changed_archived`` (archived files whose body no longer matches the index; they are
     immutable, so not adopted), ``orphans`` (managed files no record names: ``recover`` adds them),
     ``preserved``, ``repair`` (the repair it ran, if any), ``problem`` (damaged index) and ``notices``

@@ -339,7 +339,7 @@ class MnemonLanguageServer(LanguageServer):
         """A managed document or the index changed outside the server: re-check hashes and the index."""
         state = self.registry.folders.get(uri)
         if state is not None:
-            await asyncio.to_thread(run_held, state.host, state.host.documents.refresh)
+            await asyncio.to_thread(run_held, state.host, state.host.documents.freshness.refresh)
 
     async def flush_access_forever(self, interval: float = 5.0) -> None:
         """Every ``interval`` seconds write pending access times of documents and spaces (no-op when none)."""

@@ -22,9 +22,9 @@ archives the least recently accessed active documents one at a time until it fit
    (``workspaces``, ``global`` and ``custom`` roots live outside the repository). A reference holding
    either that path or the reference's literal one counts as the document's when looked up.
 3. verify it by recall (the same keyword recall must return that item with exactly that content);
-4. re-check that the space is still eligible, then archive the document with
-   :meth:`DocumentStore.archive` fenced by the revision read in step 1, recording the space in
-   ``memoryBodyIds`` and the lineage (source ``document:<id>:<revision>`` with the content hash,
+4. re-check that the space is still eligible, then archive the document with ``store.moves.archive``
+   (:meth:`~mnemon_ls.documents.moves.Moves.archive`) fenced by the revision read in step 1, recording the
+   space in ``memoryBodyIds`` and the lineage (source ``document:<id>:<revision>`` with the content hash,
    destination ``memory-space:<id>/item:<itemId>``) in the record's ``lineage`` key of ``index.json``.
 
 A reference written in step 2 whose archive then fails is forgotten again (unless the document shows
@@ -236,8 +236,8 @@ class _Run:
                 KIND_DOCUMENT_COLD_ARCHIVE, self.run_id, _now_iso(),
                 LineageEnd("documents", f"document:{record.id}:{record.revision}", record.content_hash),
                 LineageEnd("memory-spaces", destination, _sha256(text)), record.title[:200], record.size_bytes)
-            result = docs.archive(record.id, record.revision, summary=summary, memory_body_ids=[space_id],
-                                  lineage=[lineage.to_dict()])
+            result = docs.moves.archive(record.id, record.revision, summary=summary, memory_body_ids=[space_id],
+                                        lineage=[lineage.to_dict()])
         except RevisionConflict:
             self._undo(fresh, record, item_id)
             self.skipped.append(record.id)

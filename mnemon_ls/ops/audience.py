@@ -10,7 +10,7 @@ command line answers a person.
 What an assistant is not sent is the Source's rule, applied by the Source that knows its results'
 confidence: a recall item with tier ``low`` outside the ranking's head, whatever found it
 (:func:`mnemon_ls.spaces.service_recall.withheld_from_assistant`), a Documents hit ``semantic-low``
-(:meth:`mnemon_ls.documents.DocumentStore.search`). Both count what they withheld in the answer's
+(:meth:`mnemon_ls.documents.search.Search.find`). Both count what they withheld in the answer's
 ``withheld.lowConfidence``, and the model-facing text says so (:mod:`.modeltext`): nothing is dropped
 silently.
 """

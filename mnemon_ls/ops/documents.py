@@ -167,14 +167,14 @@ def _update_from_file(call: Call, p: DocumentUpdateFromFileParams) -> Any:
 
 def _archive(call: Call, p: DocumentArchiveParams) -> Any:
     store = call.host.documents
-    return store.archive(full_id(store, p.id), p.document_revision, summary=p.summary,
-                         expected_revision=p.expected_revision).to_dict()
+    return store.moves.archive(full_id(store, p.id), p.document_revision, summary=p.summary,
+                               expected_revision=p.expected_revision).to_dict()
 
 
 def _restore(call: Call, p: DocumentRestoreParams) -> Any:
     store = call.host.documents
-    return store.restore(full_id(store, p.id), document_revision=p.document_revision,
-                         expected_revision=p.expected_revision).to_dict()
+    return store.moves.restore(full_id(store, p.id), document_revision=p.document_revision,
+                               expected_revision=p.expected_revision).to_dict()
 
 
 # ------------------------------------------------------------------ text for a person (CLI)
@@ -280,9 +280,9 @@ OPERATIONS = (
         cli=CliCommand(("doc", "list"), "list documents", (CliArg("status", flag="--status"),), text=_list_text)),
     Operation(
         "documents.search", DocumentSearchParams,
-        lambda c, p: _with_paths(c, c.host.documents.search(p.query, include_archived=p.include_archived, limit=p.limit,
-                                                           include_content=p.include_content,
-                                                           audience=audience_of(c, p)).to_dict()),
+        lambda c, p: _with_paths(c, c.host.documents.search.find(p.query, include_archived=p.include_archived,
+                                                                limit=p.limit, include_content=p.include_content,
+                                                                audience=audience_of(c, p)).to_dict()),
         "Search the Documents' titles, descriptions and bodies.",
         text=modeltext.document_hits,
         lsp=LspMethod("mnemon/documents/search"),
@@ -314,7 +314,7 @@ OPERATIONS = (
         cli=CliCommand(("doc", "restore"), "restore an archived document as a new revision", (
             _ID, _REVISION, _INDEX_REVISION), text=_mutation_text)),
     Operation(
-        "documents.recover", DocumentRecoverParams, lambda c, p: c.host.documents.recover(),
+        "documents.recover", DocumentRecoverParams, lambda c, p: c.host.documents.recovery.recover(),
         "Rebuild a damaged documents/index.json from the managed files.", effect="write",
         cli=CliCommand(("doc", "recover"), "rebuild a damaged documents/index.json from the managed files",
                        text=lambda d, _c, _p: str(d.get("message", d)))),

@@ -115,7 +115,7 @@ def _take_in_hand_edits(host: "Host", components: Sequence[str]) -> list[dict[st
         for store, report in host.runtime.repair(rebuild_missing=False):
             taken += repair_results(store, report)
     if "documents" in components and (host.root / "documents" / "index.json").is_file():
-        report = host.documents.refresh()
+        report = host.documents.freshness.refresh()
         records = {e.record.id: e.record for e in host.documents.list().documents} if report.adopted else {}
         for document_id in report.adopted:
             record = records[document_id]

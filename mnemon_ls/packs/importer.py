@@ -305,7 +305,7 @@ def _stage_documents(host: "Host", pack: Pack, mode: str, plan: ImportPlan, stag
         if not plan.dry_run:
             # a document changed by hand counts (adopted as a new revision, as the file watcher and every
             # read do) before the import reads the index: the merge keeps it, a replace's backup carries it
-            host.documents.refresh()
+            host.documents.freshness.refresh()
         try:
             return parse_index(fsio.read_bytes_or_none(index_path) or b"")
         except InvalidInput as exc:

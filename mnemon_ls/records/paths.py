@@ -18,6 +18,7 @@ the ``workspaces`` storage scope uses). The ``user`` file holds every user's rec
 
 from __future__ import annotations
 
+import functools
 import getpass
 import hashlib
 import os
@@ -61,11 +62,23 @@ def scope_key_hash(scope_key: str) -> str:
 
 
 def default_user_id(env: Mapping[str, str] | None = None) -> str:
-    """The user partition: ``$DSH_USER_ID`` when set, else the login name."""
+    """The user partition: ``$DSH_USER_ID`` when set, else the login name (:func:`getpass.getuser`)."""
     env = os.environ if env is None else env
     value = (env.get("DSH_USER_ID") or "").strip()
     if value:
         return value
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    return _login_name(tuple(os.environ.get(name) for name in _LOGIN_VARIABLES), uid)
+
+
+#: The variables :func:`getpass.getuser` reads, in its order, before it asks the password database.
+_LOGIN_VARIABLES = ("LOGNAME", "USER", "LNAME", "USERNAME")
+
+
+@functools.lru_cache(maxsize=8)
+def _login_name(_variables: tuple[str | None, ...], _uid: int | None) -> str:
+    """:func:`getpass.getuser`, once per value of what it reads (its variables, the process's uid): without
+    them it reads the password database, which a wake (``pending_proposals``) would otherwise do every time."""
     try:
         return getpass.getuser()
     except Exception:  # no login name (containers): one local user
@@ -123,6 +136,26 @@ def any_file(workspace: Path | None, session_id: str | None = None, user_id: str
     """Whether a records file of a :func:`reachable_scopes` scope exists (a look, nothing read: the wake asks
     it before it opens the records source)."""
     user = user_id or default_user_id(env)
-    return any(locate(scope, workspace=workspace, session_id=session_id, user_id=user, env=env).path.exists()
-               for scope in reachable_scopes(workspace, session_id))
+    source = os.environ if env is None else env
+    homes = tuple(source.get(name) for name in _HOME_VARIABLES)
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    # a relative home is made absolute from the working directory: then that is part of what the paths depend on
+    cwd = os.getcwd() if any(value and not os.path.isabs(os.path.expanduser(value.strip())) for value in homes) else None
+    return any(map(os.path.exists, _scope_files(workspace, session_id, user, homes, os.environ.get("HOME"), uid,
+                                                cwd)))
+
+
+#: The variables :func:`records_home` reads from its ``env``.
+_HOME_VARIABLES = ("DSH_HOME", "MNEMON_DATA_DIR")
+
+
+@functools.lru_cache(maxsize=32)
+def _scope_files(workspace: Path | None, session_id: str | None, user: str, homes: tuple[str | None, ...],
+                 _home: str | None, _uid: int | None, _cwd: str | None) -> tuple[str, ...]:
+    """The files of :func:`reachable_scopes`, once per value of what :func:`locate` reads (``homes``: the
+    :data:`_HOME_VARIABLES`; ``~`` expands from ``$HOME``, else the uid's password entry; ``_cwd``: the working
+    directory when a home is relative, else ``None``): the wake asks :func:`any_file` every time."""
+    env = {name: value for name, value in zip(_HOME_VARIABLES, homes) if value is not None}
+    return tuple(str(locate(scope, workspace=workspace, session_id=session_id, user_id=user, env=env).path)
+                 for scope in reachable_scopes(workspace, session_id))
 

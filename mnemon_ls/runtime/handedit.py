@@ -404,17 +404,32 @@ def read_history(path: Path) -> dict[str, list[str]]:
     """``{"user": [sha256, ...], "memory": [...]}`` of recent committed projections, newest first
     (``{}`` when absent or unreadable: the history is advisory)."""
     try:
-        data = json.loads(fsio.read_bytes_or_none(path) or b"{}")
-    except (ValueError, OSError):
+        return _history_of(fsio.read_bytes_or_none(path) or b"{}")
+    except OSError:
         return {}
-    if not isinstance(data, dict):
-        return {}
-    return {t: [d for d in data[t] if isinstance(d, str)] for t in TARGETS if isinstance(data.get(t), list)}
 
 
-def record_history(path: Path, before: Sequence[Entry] | None, after: Sequence[Entry]) -> None:
+def _history_of(data: bytes) -> dict[str, list[str]]:
+    """The parsed history of :func:`read_history` from the file's bytes (``{}`` for anything unreadable)."""
+    try:
+        parsed = json.loads(data or b"{}")
+    except ValueError:
+        return {}
+    if not isinstance(parsed, dict):
+        return {}
+    return {t: [d for d in parsed[t] if isinstance(d, str)] for t in TARGETS if isinstance(parsed.get(t), list)}
+
+
+def record_history(path: Path, before: Sequence[Entry] | None, after: Sequence[Entry], *,
+                   projected: tuple[Mapping[Target, bytes] | None, Mapping[Target, bytes]] | None = None) -> None:
     """Push the digests of the projections a commit replaced and wrote (last :data:`HISTORY_LENGTH` per
     target) to ``path`` (``{"version": 1, "user": [...], "memory": [...]}``, newest first).
+
+    ``projected`` gives the projections of ``before`` (``None`` when ``before`` is) and ``after`` per target
+    when the caller has them (the commit does), so they are not built again. Call it with ``path``'s
+    directory checked (:meth:`~mnemon_ls.runtime.store.RuntimeStore.locked`): the file itself is opened
+    ``O_NOFOLLOW`` (a linked history file is neither read nor written through), once, for both the read
+    and the write.
 
     Written in place at offset 0, padded to :data:`HISTORY_BYTES` with spaces (no temp file, no rename,
     no truncate, no fsync: ext4 flushes a file renamed or truncated over another at once, which would
@@ -422,29 +437,57 @@ def record_history(path: Path, before: Sequence[Entry] | None, after: Sequence[E
     back to modification times when the file is lost or torn (a torn file reads as empty); I/O errors
     are ignored for the same reason.
     """
-    history = read_history(path)
-    changed = False
-    for target in TARGETS:
-        values = history.get(target, [])
-        for entries in (before, after):
-            if entries is None:
-                continue
-            value = digest(projection_bytes(entries, target))
-            if not values or values[0] != value:
-                values = [value, *[v for v in values if v != value]][:HISTORY_LENGTH]
-                changed = True
-        history[target] = values
-    if not changed:
-        return
-    body = json.dumps({"version": 1, **history}).encode("utf-8").ljust(HISTORY_BYTES)
+    if projected is None:
+        projected = (None if before is None else {t: projection_bytes(before, t) for t in TARGETS},
+                     {t: projection_bytes(after, t) for t in TARGETS})
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), fsio.FILE_MODE)
-        try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | fsio.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), fsio.FILE_MODE)
+    except OSError:
+        return
+    try:
+        data = os.pread(fd, 4 * HISTORY_BYTES, 0)
+        last = _WRITTEN.get(str(path))
+        history = {t: list(v) for t, v in last[1].items()} if last is not None and last[0] == data else _history_of(data)
+        changed = False
+        for target in TARGETS:
+            values = history.get(target, [])
+            for projections in projected:
+                if projections is None:
+                    continue
+                value = _digest_of(projections[target])
+                if not values or values[0] != value:
+                    values = [value, *[v for v in values if v != value]][:HISTORY_LENGTH]
+                    changed = True
+            history[target] = values
+        if changed:
+            body = json.dumps({"version": 1, **history}).encode("utf-8").ljust(HISTORY_BYTES)
             os.pwrite(fd, body, 0)
-        finally:
-            os.close(fd)
+            if len(_WRITTEN) >= 64:
+                _WRITTEN.clear()
+            _WRITTEN[str(path)] = (body, history)
     except OSError:
         pass
+    finally:
+        os.close(fd)
+
+
+#: history path -> (the bytes this process last wrote there, what they say): when the file still holds exactly
+#: those bytes (no other writer since), they are not parsed again.
+_WRITTEN: dict[str, tuple[bytes, dict[str, list[str]]]] = {}
+#: id(projection bytes) -> (those bytes, their sha256): a commit's "after" projections are the next commit's
+#: "before" (the same objects, :meth:`~mnemon_ls.runtime.store.RuntimeStore.commit`), hashed once.
+_DIGESTS: dict[int, tuple[bytes, str]] = {}
+
+
+def _digest_of(data: bytes) -> str:
+    cached = _DIGESTS.get(id(data))
+    if cached is not None and cached[0] is data:
+        return cached[1]
+    if len(_DIGESTS) >= 16:
+        _DIGESTS.clear()
+    value = digest(data)
+    _DIGESTS[id(data)] = (data, value)
+    return value
 
 
 __all__ = ["ImportPlan", "ItemProblem", "canonical_text", "classify", "describe_problems", "digest",

@@ -15,8 +15,10 @@ Formats are those of the TypeScript plugin (``shared/reference/dsh-mnemon.md`` s
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import operator
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -76,8 +78,9 @@ def joined_bytes(contents: Iterable[str]) -> int:
 
 
 def match_key(text: str) -> str:
-    """The form used to compare contents: NFC, so NFC and NFD spellings of one text are the same entry."""
-    return unicodedata.normalize("NFC", text)
+    """The form used to compare contents: NFC, so NFC and NFD spellings of one text are the same entry (an
+    ASCII text is its own NFC form: ``str.isascii`` is O(1))."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
 def validate_content(value: Any, field_name: str = "content") -> str:
@@ -189,12 +192,23 @@ def now_iso(now: datetime | None = None) -> str:
     """UTC time as JavaScript's ``Date.toISOString()``: ``YYYY-MM-DDTHH:MM:SS.mmmZ``."""
     now = now or datetime.now(timezone.utc)
     now = now.astimezone(timezone.utc)
+    if now.year >= 1000:  # isoformat pads the year to 4 digits; strftime's %Y does not below 1000
+        return now.isoformat(timespec="milliseconds")[:23] + "Z"
     return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
 
 
 def parse_timestamp_ms(value: str) -> int | None:
     """Epoch milliseconds of an ISO-8601 timestamp (``Z`` or offsets honoured; naive = UTC), or ``None``."""
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str):
+        return None
+    return _timestamp_ms(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _timestamp_ms(value: str) -> int | None:
+    """:func:`parse_timestamp_ms` of a string (a pure function, kept per value: every wake renders the age of
+    every entry from its two timestamps)."""
+    if not value.strip():
         return None
     text = value.strip()
     if text.endswith(("z", "Z")):
@@ -361,6 +375,25 @@ def revision_of(entries: Sequence[Entry]) -> str:
     return hashlib.sha256(compact.encode("utf-8")).hexdigest()
 
 
+def serialized_with_revision(entries: Sequence[Entry]) -> tuple[bytes, str]:
+    """``(serialize_store(entries), revision_of(entries))`` in one pass over the entries' fragments (a commit
+    needs both)."""
+    # The cache holds every entry it knows (plain ones only), so an id found there is that very entry (no other
+    # live object can have its id): the look-ups run in C; only the entries not seen yet are looked at.
+    found = list(map(_FRAGMENTS.get, map(id, entries)))
+    if not entries or None in found:
+        missing = [e for e, hit in zip(entries, found) if hit is None]
+        if not entries or any(entry.extra or entry.raw is not None for entry in missing):
+            return serialize_store(entries), revision_of(entries)
+        found = [(e, *_fragments(e)) if hit is None else hit for e, hit in zip(entries, found)]
+    body = '{\n  "version": 1,\n  "entries": [\n' + ",\n".join(map(_PRETTY, found)) + "\n  ]\n}\n"
+    compact = '{"version":1,"entries":[' + ",".join(map(_COMPACT, found)) + "]}"
+    return body.encode("utf-8"), hashlib.sha256(compact.encode("utf-8")).hexdigest()
+
+
+_PRETTY, _COMPACT = operator.itemgetter(1), operator.itemgetter(2)
+
+
 #: id(entry) -> (entry, indented, compact); holding the entry keeps its id from being reused meanwhile.
 _FRAGMENTS: dict[int, tuple[Entry, str, str]] = {}
 _FRAGMENTS_MAX = 8192
@@ -398,17 +431,34 @@ def _fragments(e: Entry) -> tuple[str, str]:
 def projection_bytes(entries: Sequence[Entry], target: Target) -> bytes:
     """USER.md / MEMORY.md bytes: the target's contents joined by ``\\n§\\n`` plus ``\\n``; empty target = b"".
 
-    Entries with a ``problem`` (see :class:`Entry`) are left out: a projection holds only valid entries."""
+    Entries with a ``problem`` (see :class:`Entry`) are left out: a projection holds only valid entries.
+    The result for a tuple of entries is remembered (:data:`_PROJECTED`): a mutation's capacity check, its
+    commit and its receipt ask for the same one."""
+    memo = type(entries) is tuple
+    if memo:
+        hit = _PROJECTED.get((id(entries), target))
+        if hit is not None and hit[0] is entries:
+            return hit[1]
     contents = [entry.content for entry in entries if entry.target == target and entry.problem is None]
-    if not contents:
-        return b""
-    return (DELIMITER.join(contents) + "\n").encode("utf-8")
+    data = (DELIMITER.join(contents) + "\n").encode("utf-8") if contents else b""
+    if memo:
+        if len(_PROJECTED) >= 32:
+            _PROJECTED.clear()
+        _PROJECTED[(id(entries), target)] = (entries, data)  # type: ignore[assignment]
+    return data
+
+
+#: (id(entries tuple), target) -> (that tuple, its projection bytes); holding the tuple keeps its id from being
+#: reused meanwhile. A tuple of frozen entries cannot change, and a projection reads only their content,
+#: target and problem.
+_PROJECTED: dict[tuple[int, str], tuple[tuple[Entry, ...], bytes]] = {}
 
 
 def used_bytes(entries: Sequence[Entry], target: Target) -> int:
     """Capacity used by ``target``: UTF-8 bytes of its valid contents joined by the delimiter (an entry with
-    a ``problem`` is in no projection, so it uses no capacity)."""
-    return joined_bytes(entry.content for entry in entries if entry.target == target and entry.problem is None)
+    a ``problem`` is in no projection, so it uses no capacity): its projection's length without the final
+    newline."""
+    return max(0, len(projection_bytes(entries, target)) - 1)
 
 
 def parse_store(data: bytes) -> list[Entry]:

@@ -42,6 +42,9 @@ class RepairReport:
     preserved: dict[str, str] = field(default_factory=dict)
     skipped: str | None = None
     hand_edits: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: The store as the repair read it when it wrote nothing (else ``None``): what a wake renders right after,
+    #: instead of reading ``memories.json`` again (not part of :meth:`to_dict`).
+    verified: Any = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON shape: ``{"repaired": [...], "preserved": {...}, "skipped": str|None[, "handEdits": {...}]}``."""
@@ -121,9 +124,11 @@ class ProjectionRepair:
         state = store.read()
         if state.problem:
             report.skipped = state.problem
+            report.verified = state
             return report
         if not state.exists or not (self._projections_differ(state.entries, rebuild_missing)
                                     or has_orphans(store.runtime_dir)):
+            report.verified = state
             return report
         with store.locked():
             state = store.read()

@@ -50,7 +50,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from .model import DELIMITER, Entry, Target, parse_timestamp_ms
 
@@ -139,6 +139,27 @@ def age_label(timestamp: str, now_ms: int) -> str:
     return f"{(now_ms - moment) // _DAY_MS}d"
 
 
+def ages_valid_until(entries: Iterable[Entry], now_ms: int) -> int:
+    """The first epoch millisecond after ``now_ms`` at which :func:`age_label` of a timestamp of ``entries``
+    (created, updated) reads differently than at ``now_ms``: a ``future`` one when the time reaches it, a
+    ``<n>d`` one when the next whole day has passed (an unreadable one never changes). Between the two, every
+    label :func:`render_entry` writes for them is the same."""
+    until = _FOREVER
+    for entry in entries:
+        for timestamp in (entry.created_at, entry.updated_at):
+            moment = parse_timestamp_ms(timestamp)
+            if moment is None:
+                continue
+            change = moment if moment > now_ms else moment + ((now_ms - moment) // _DAY_MS + 1) * _DAY_MS
+            if change < until:
+                until = change
+    return until
+
+
+#: Later than any time a wake is rendered at (epoch ms, year 9999).
+_FOREVER = 253_402_300_800_000
+
+
 def render_entry(entry: Entry, now_ms: int) -> str:
     """The two lines of one entry: ``[importance=...; created=Nd; updated=Nd]`` (plus ``; branches=a,b``
     for an entry kept to git branches) then the content."""
@@ -183,6 +204,7 @@ def render_wake(
     notices: Sequence[str] = (),
     archived: tuple[int, int] = (0, 0),
     guidance: str | None = None,
+    covers: Sequence[str] = (),
 ) -> WakeSnapshot:
     """Render the wake snapshot of the effective entries (user from the user root, memory from the root).
 
@@ -195,7 +217,9 @@ def render_wake(
     MEMORY.md first, then USER.md (module doc).
     ``archived`` is ``(into Memory Spaces, into the local archive)``: entries capacity maintenance moved out
     of MEMORY.md, counted in the ``Archived:`` line (none when both are 0). ``guidance`` is one line shown
-    after the explanation (``None``: none).
+    after the explanation (``None``: none). ``covers`` are blocks appended after the runtime memory files, each
+    after a blank line (the wake's covers of the other tiers, already within their own budget: ``budget_chars``
+    bounds the text before them); the view revision covers them too.
     """
     show_all = branch is None and detached_head_policy == "show"
     scoped = sum(1 for e in memory_entries if e.branches)
@@ -286,6 +310,8 @@ def render_wake(
             kept, omitted, text = trial
         else:
             head[4:4] = saved
+    if covers:
+        text = "\n\n".join([text, *covers])
     text, shown = stamp_view_revision(text)
     return WakeSnapshot(text, shown, branch, branch_reason, hidden, sum(map(len, omitted.values())), len(text), tuple(notices),
                         store_revision=revision, archived=sum(archived))

@@ -16,7 +16,7 @@ from ..roots import RootResolution
 from ..settings import Settings
 from . import ops
 from .model import TARGETS, Entry, Target, revision_of, used_bytes
-from .snapshot import WakeSnapshot, render_wake
+from .snapshot import WakeSnapshot, ages_valid_until, render_wake
 from .store import (Clock, MaintenancePlan, Receipt, RepairReport, RuntimeStore, StoreState, _utc_now,
                     invalid_entry_line, over_limit_line)
 
@@ -71,6 +71,8 @@ class RuntimeSource:
                          secrets=settings.secrets, projects=("user",))
             if split else self.memory_store
         )
+        #: ``(inputs, from ms, until ms, snapshot)`` of the last wake rendered (:meth:`_render`).
+        self._last_wake: tuple[tuple, int, int, WakeSnapshot] | None = None
 
     @property
     def stores(self) -> tuple[RuntimeStore, ...]:
@@ -81,10 +83,18 @@ class RuntimeSource:
         """The store that owns ``target``."""
         return self.user_store if target == "user" else self.memory_store
 
-    def read(self) -> EffectiveState:
-        """Read without locking or writing (see :meth:`RuntimeStore.read`)."""
-        user_state = self.user_store.read()
-        memory_state = user_state if self.user_store is self.memory_store else self.memory_store.read()
+    def read(self, repairs: Sequence[tuple[RuntimeStore, RepairReport]] = ()) -> EffectiveState:
+        """Read without locking or writing (see :meth:`RuntimeStore.read`). ``repairs``: the reports of a
+        :meth:`repair` that just ran; a store it read and left as it was is taken as that read saw it
+        (``RepairReport.verified``) instead of read again."""
+        verified = {id(store): report.verified for store, report in repairs if report.verified is not None}
+
+        def state_of(store: RuntimeStore) -> StoreState:
+            found = verified.get(id(store))
+            return found if found is not None else store.read()
+
+        user_state = state_of(self.user_store)
+        memory_state = user_state if self.user_store is self.memory_store else state_of(self.memory_store)
         return self._effective(user_state, memory_state)
 
     def _effective(self, user_state: StoreState, memory_state: StoreState) -> EffectiveState:
@@ -214,6 +224,8 @@ class RuntimeSource:
         notices: Sequence[str] = (),
         archived: tuple[int, int] = (0, 0),
         guidance: str | None = None,
+        covers: Sequence[str] = (),
+        repaired: Sequence[tuple[RuntimeStore, RepairReport]] = (),
     ) -> tuple[WakeSnapshot, list[tuple[RuntimeStore, RepairReport]]]:
         """Repair projections (unless ``repair=False``), then render the wake snapshot for ``branch``.
 
@@ -221,11 +233,14 @@ class RuntimeSource:
         defaults to ``wakeBudgetChars``. ``notices`` are shown after the stores' own (e.g. a repair
         the caller could not write). ``archived`` ``(into spaces, into the local archive)`` counts what
         capacity maintenance moved out of MEMORY.md (the Host reads it from the lineage); ``guidance`` one
-        line for the header (:func:`render_wake`). Returns the snapshot and the repair reports.
+        line for the header and ``covers`` the blocks after the files (:func:`render_wake`). ``repaired``: with
+        ``repair=False``, the reports of the :meth:`repair` the caller just ran (what it read is rendered, see
+        :meth:`read`). Returns the snapshot and the repair reports. The same inputs at a time that shows every
+        entry's age alike render the same snapshot (kept: :meth:`_render`).
         """
         extra_notices = list(notices)
         repairs = self.repair() if repair else []
-        state = self.read()
+        state = self.read(repairs if repair else repaired)
         now = self.clock().astimezone(timezone.utc)
         now_ms = (now - datetime(1970, 1, 1, tzinfo=timezone.utc)) // timedelta(milliseconds=1)
         notices = [f"{p}; showing the recoverable entries; run `mnemon-ls runtime recover`" for p in state.problems]
@@ -235,7 +250,7 @@ class RuntimeSource:
                            "run `mnemon-ls doctor`")
         notices.extend(extra_notices)
         limits = self.settings.runtime_memory
-        snapshot = render_wake(
+        snapshot = self._render(now_ms, dict(
             user_entries=state.user,
             memory_entries=state.memory,
             revision=state.revision,
@@ -243,14 +258,28 @@ class RuntimeSource:
             limits={"user": limits.user_limit_bytes, "memory": limits.memory_limit_bytes},
             branch=branch,
             branch_reason=branch_reason,
-            now_ms=now_ms,
             budget_chars=budget_chars or self.settings.wake_budget_chars,
             detached_head_policy=self.settings.detached_head_policy,
-            notices=notices,
-            archived=archived,
+            notices=tuple(notices),
+            archived=tuple(archived),
             guidance=guidance,
-        )
+            covers=tuple(covers),
+        ))
         return snapshot, repairs
+
+    def _render(self, now_ms: int, inputs: dict[str, Any]) -> WakeSnapshot:
+        """:func:`render_wake` of ``inputs`` at ``now_ms``, or the snapshot of the last wake when its inputs were
+        equal and every entry's age reads the same now (:func:`~.snapshot.ages_valid_until`): rendering is a pure
+        function of both, and an agent asks for the wake every turn. Compared by value (the entries too), so a
+        changed store, branch, cover or setting renders anew."""
+        key = tuple((name, tuple(value.items()) if isinstance(value, dict) else value) for name, value in inputs.items())
+        kept = self._last_wake
+        if kept is not None and kept[0] == key and kept[1] <= now_ms < kept[2]:
+            return kept[3]
+        snapshot = render_wake(now_ms=now_ms, **inputs)
+        until = ages_valid_until((*inputs["user_entries"], *inputs["memory_entries"]), now_ms)
+        self._last_wake = (key, now_ms, until, snapshot)
+        return snapshot
 
 
 def _scrub_candidates(scrub: Scrubber, candidates: Sequence[Any]) -> Sequence[Any]:

@@ -37,12 +37,15 @@ paths: ``store.maintenance`` (:class:`~.capacity.CapacityMaintenance`: plans, co
 
 from __future__ import annotations
 
+import contextlib
+import threading
+
 from ..findings import Finding
 from ..lockinfo import lock_finding
 
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Collection, Sequence
+from typing import Any, Callable, Collection, Iterator, Sequence
 
 from .. import fsio
 from ..errors import InvalidInput, RuntimeCapacityError, UnreadableStore
@@ -59,7 +62,7 @@ from .model import (
     projection_bytes,
     revision_of,
     salvage_store,
-    serialize_store,
+    serialized_with_revision,
     used_bytes,
 )
 from .capacity import CapacityMaintenance, plan_of, with_plan
@@ -126,6 +129,8 @@ class RuntimeStore:
         # The last valid memories.json seen: (its exact bytes, its state). A hit needs the same bytes, so
         # it can never be stale; it saves the parse and the revision hash on every read and wake.
         self._cache: tuple[bytes, StoreState] | None = None
+        # This thread's depth of locked() blocks (> 0: the directories were checked in this operation).
+        self._held = threading.local()
         #: Capacity maintenance: plans, compaction, the local archive.
         self.maintenance = CapacityMaintenance(self)
         #: Projection repair: USER.md / MEMORY.md rebuilt from the truth, hand edits imported (``hand_edits``:
@@ -141,8 +146,13 @@ class RuntimeStore:
     def read(self) -> StoreState:
         """Read the store without locking or writing. Never raises for a damaged truth file (see
         :class:`StoreState`); raises :class:`OSError` only for I/O errors other than a missing file."""
-        data = fsio.read_bytes_or_none(self.memories_path)
+        data = self._read_file(self.memories_path)
         return self._state_from(data)
+
+    def _read_file(self, path: Path) -> bytes | None:
+        """``path``'s bytes or ``None`` (:func:`~mnemon_ls.fsio.read_bytes_or_none`), without checking its
+        directories again inside :meth:`locked`, which checked them for the operation."""
+        return fsio.read_bytes_or_none(path, checked=getattr(self._held, "depth", 0) > 0)
 
     def _state_from(self, data: bytes | None) -> StoreState:
         cached = self._cache
@@ -207,12 +217,13 @@ class RuntimeStore:
         :class:`InvalidInput`, :class:`UnreadableStore`; none of them changes the disk.
         """
         limit = self.limits.limit_for(request.target)
-        if not self.runtime_dir.exists():
+        exists = fsio.checked_dir_exists(self.runtime_dir)  # the operation's check of the directories (locked)
+        if not exists:
             # Invariant 4: a rejected operation creates nothing, not even runtime/. With no directory
             # the store is empty, so a dry run decides exactly whether the real one would fail.
             dry = ops.apply_mutation((), request, self.now())
             ops.check_capacity((), dry.entries, request.target, limit)
-        with self.locked():
+        with self._locked(exists):
             state = self.read_valid()
             outcome = ops.apply_mutation(state.entries, request, self.now())
             if not outcome.changed:
@@ -266,12 +277,50 @@ class RuntimeStore:
 
     # ------------------------------------------------------------------ the write path
 
-    def locked(self):
+    def locked(self) -> contextlib.AbstractContextManager[None]:
         """The cross-process lock ``runtime/.memories.lock`` as a context manager (creates ``runtime/``; waits
         ``lock_timeout`` seconds, then raises :class:`~mnemon_ls.errors.StoreBusy`). Every read-modify-write
-        holds it for the whole cycle: :meth:`read_valid`, then :meth:`commit`."""
-        fsio.ensure_dir(self.runtime_dir)
-        return fsio.file_lock(self.lock_path, self.lock_timeout)
+        holds it for the whole cycle: :meth:`read_valid`, then :meth:`commit`. Reentrant within a thread.
+
+        One operation, one check of the directories (invariant 10). On entry the directories from the root's
+        anchor down to ``runtime/`` are checked once (:func:`~mnemon_ls.fsio.checked_dir_exists`: real
+        directories, no symbolic link); the reads and writes of the block then look only at their own file:
+        reads open it ``O_NOFOLLOW``, the commit ``lstat``-s each file it replaces and creates its temp files
+        ``O_EXCL | O_NOFOLLOW``, the lock marker is ``link()``-ed (never follows a link at its name). Checking
+        each file's directories again inside the block protected nothing more: a link swapped in by someone
+        racing the block defeats any ``lstat``-then-``open`` check however often it runs (the lock binds only
+        the writers that take it, and a person or an attacker takes none), so the check guards against a link
+        that is there when the operation starts, and that is what the entry check refuses. Nothing is cached
+        from one block to the next: a directory replaced by a link between two operations (a ``git checkout``
+        bringing a linked ``.mnemon``, a hand edit) is refused by the next one.
+
+        A marker that was there first (a writer waited for, or a dead writer's marker broken) means a writer may
+        have been killed inside its commit: :meth:`commit` then removes its temp files
+        (:func:`~.repair.sweep_orphans`; not before, since a repair first reads them to tell a crash leftover
+        from a hand edit). An uncontended lock cannot follow a killed commit (a writer writes temp files only
+        while its marker exists, and removes them before removing it), so no directory listing is spent on it;
+        temp files left by a writer whose marker was deleted by hand are removed by the next repair (wake).
+        """
+        return self._locked(None)
+
+    @contextlib.contextmanager
+    def _locked(self, exists: bool | None) -> Iterator[None]:
+        """:meth:`locked`; ``exists``: the result of :func:`~mnemon_ls.fsio.checked_dir_exists` for ``runtime/``
+        when the caller has just run it for this operation (``None``: run it here)."""
+        held = self._held
+        depth = getattr(held, "depth", 0)
+        if not depth and not (fsio.checked_dir_exists(self.runtime_dir) if exists is None else exists):
+            fsio.ensure_dir(self.runtime_dir)
+        with fsio.file_lock(self.lock_path, self.lock_timeout, checked=True) as contended:
+            if not depth:
+                held.contended = contended
+            held.depth = depth + 1
+            try:
+                yield
+            finally:
+                held.depth = depth
+                if not depth:
+                    held.contended = True  # what commit() assumes outside a block
 
     def now(self) -> str:
         """The clock's time as an entry timestamp (ISO 8601 UTC, :func:`~.model.now_iso`)."""
@@ -314,29 +363,39 @@ class RuntimeStore:
         """
         preserved: dict[str, str] = {}
         writes: list[tuple[Path, bytes]] = []
+        # (projection_bytes remembers the projections of a tuple: "before" is normally the last commit's "after")
+        old_projections = None if before is None else {t: projection_bytes(before, t) for t in TARGETS}
+        new_projections: dict[Target, bytes] = {}
+        for target in TARGETS:
+            new = projection_bytes(after, target)
+            if old_projections is not None and new == old_projections[target]:
+                new = old_projections[target]  # the same object: its digest is known (handedit.record_history)
+            new_projections[target] = new
         for target in self.projects:
             path = self.projection_path(target)
-            new = projection_bytes(after, target)
-            current = fsio.read_bytes_or_none(path)
+            new = new_projections[target]
+            current = self._read_file(path)
             if current == new:
                 continue
-            old = projection_bytes(before, target) if before is not None else None
+            old = old_projections[target] if old_projections is not None else None
             if current != old:
                 current = settled_bytes(path, self.settle_seconds)
             if current and current != old and current != new and path.name not in already_saved:
                 preserved[path.name] = str(self.preserve(path.name, current))
             writes.append((path, new))
-        sweep_orphans(self.runtime_dir)
-        body = serialize_store(after)
+        if getattr(self._held, "contended", True):  # see locked(): a killed writer's temp files may be here
+            sweep_orphans(self.runtime_dir)
+        body, revision = serialized_with_revision(after)
         writes.append((self.last_good_path, body))
         writes.append((self.memories_path, body))
         # Two fsyncs per commit: memories.json and the directory. The projections are rebuilt from the
         # truth at every read and the last-good copy is only a recovery aid (see the module doc).
-        fsio.write_files_atomically(writes, unsynced={path for path, _ in writes[:-1]})
+        fsio.write_files_atomically(writes, unsynced={path for path, _ in writes[:-1]},
+                                    checked=getattr(self._held, "depth", 0) > 0)
         from . import handedit  # imported on use: a wake that changes nothing never needs it
 
-        handedit.record_history(self.history_path, before, after)
-        state = StoreState(tuple(after), revision_of(after), True)
+        handedit.record_history(self.history_path, before, after, projected=(old_projections, new_projections))
+        state = StoreState(tuple(after), revision, True)
         self._cache = (body, state)
         return preserved, state.revision
 

@@ -7,7 +7,9 @@ says so once. Parts:
 - :mod:`.backends`: the embedding backends (bundled local model; an Ollama / OpenAI-compatible endpoint,
   the Mnemon CLI's when ``MNEMON_EMBED_*`` are set, whose vectors then also go to ``insights.embedding``).
 - :mod:`.vectors`: the per-space vector side index ``data/<space-id>/.mnemon-ls-vectors.db``, keyed by
-  model id and dimension.
+  model id and dimension; above 20,000 vectors a search reads the inverted file of :mod:`.ivf`
+  (``.mnemon-ls-vectors.ivf`` beside it, derived from it) instead of scanning every vector.
+- :mod:`.querycache`: the query vectors a backend remembers (a bounded least-recently-used map).
 - :mod:`.engine`: one engine per process and configuration; the bounded background queue and the resume.
 - :mod:`.fusion`: calibrated score fusion (or the CLI's weighted formula) with exact hits kept on top.
 - :mod:`.spaces`: the native provider's side (hybrid candidates, ``space status`` coverage).
@@ -18,7 +20,16 @@ says so once. Parts:
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any, Mapping
+
+#: numpy's BLAS (OpenBLAS) starts one thread per core, and they spin between calls: on a 2-core machine a hybrid
+#: recall at 100,000 items cost 2.3x the CPU of the same recall with one thread (46.8 against 20.4 ms median;
+#: bench/results/hybrid_100k.md), and the products the semantic side computes are too small to gain from a second
+#: core. Set before numpy is first imported (every numpy import of mnemon-ls is in this package), unless the
+#: environment chooses a count itself.
+if "numpy" not in sys.modules:
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from .engine import InlineEmbedding, SemanticConfig, SemanticEngine, engine_for, extra_installed
 

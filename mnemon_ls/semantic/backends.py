@@ -36,6 +36,8 @@ from typing import Any, Iterator, Protocol, Sequence
 
 import regex
 
+from .querycache import QUERY_CACHE, QueryCache  # QUERY_CACHE: the bound, in query vectors (its doc)
+
 #: Characters of a text that are embedded (its head).
 MAX_EMBED_CHARS = 1000
 #: Characters of a query that are embedded.
@@ -248,10 +250,6 @@ MODEL_GATE = ModelGate()
 #: 1,000-character text) instead of a whole batch's; one at a time costs no throughput (measured in
 #: bench/results/semantic.md: 12.5-13.5 items per CPU second at slices of 1, 4, 8, 16 and 32).
 PASSAGE_SLICE = 1
-#: Query vectors the local model remembers, least recently used first out (a federated recall embeds the
-#: query once for every space, and an editor asks the same query again as the user types on). A hit costs
-#: microseconds instead of a forward pass (12-25 ms CPU on this machine, bench/results/semantic.md).
-QUERY_CACHE = 64
 #: Runs of these characters are one space to the bundled model's tokenizer, and leading ones nothing (checked
 #: bit for bit on multilingual-e5-small-q4: "a  b", "a\tb", "a\r\nb" and " a b" embed exactly as "a b";
 #: tests/semantic/test_vectors.py): :func:`query_key` folds them, so such variants share one cached vector.
@@ -336,8 +334,8 @@ class LocalE5:
             raise SemanticUnavailable(f"model {model_id} failed to load: {exc}") from None
         self._np = np
         self._gate = MODEL_GATE
-        #: the last QUERY_CACHE query vectors by :func:`query_key`, least recently used first
-        self._queries: dict[tuple[str, str], Any] = {}
+        #: the last QUERY_CACHE query vectors by :func:`query_key`
+        self._queries = QueryCache(QUERY_CACHE)
         self._pending: dict[tuple[str, str], Future] = {}  # queries being embedded by prefetch_query
         self._cache_lock = threading.Lock()
         self.model_id = model_id
@@ -361,12 +359,10 @@ class LocalE5:
         embedded again; a query :meth:`prefetch_query` is embedding is waited for, not embedded twice."""
         key = query_key(self.model_id, text)
         with self._cache_lock:
-            cached = self._queries.pop(key, None)
-            if cached is not None:
-                self._queries[key] = cached  # the most recently used now
+            cached = self._queries.get(key)
             pending = self._pending.get(key) if cached is None else None
         if cached is not None:
-            return cached.copy()
+            return cached
         if pending is not None:
             return pending.result().copy()
         return self._embed_query(key).copy()
@@ -388,10 +384,7 @@ class LocalE5:
             with self._gate.query():
                 out = self._model.query(key[1])
             vector = self._np.asarray(out, dtype=self._np.float32).reshape(self.dim)
-            with self._cache_lock:
-                self._queries[key] = vector
-                while len(self._queries) > QUERY_CACHE:
-                    self._queries.pop(next(iter(self._queries)))  # the least recently used
+            self._queries.put(key, vector)
             return vector
         finally:
             with self._cache_lock:
@@ -422,6 +415,7 @@ class EndpointEmbedder:
         probe = self._call(["probe"])
         self.dim = int(probe.shape[1])
         self.model_id = f"endpoint:{self.protocol}:{model}"
+        self._queries = QueryCache(QUERY_CACHE)
 
     def _call(self, texts: list[str]) -> Any:
         np = self._np
@@ -454,8 +448,16 @@ class EndpointEmbedder:
         return self._call([t[:MAX_EMBED_CHARS] or " " for t in texts])
 
     def embed_query(self, text: str) -> Any:
-        """See :class:`Embedder`."""
-        return self._call([text[:MAX_QUERY_CHARS] or " "])[0]
+        """See :class:`Embedder`. Remembered queries (:data:`QUERY_CACHE`, by the model id and the query's first
+        :data:`MAX_QUERY_CHARS` characters: an endpoint's tokenizer is unknown, so nothing is folded) are not
+        sent again."""
+        key = (self.model_id, text[:MAX_QUERY_CHARS] or " ")
+        cached = self._queries.get(key)
+        if cached is not None:
+            return cached
+        vector = self._call([key[1]])[0]
+        self._queries.put(key, vector)
+        return vector.copy()
 
 
 def cli_endpoint(env: "os._Environ[str] | dict[str, str]") -> dict[str, Any] | None:

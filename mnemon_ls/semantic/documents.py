@@ -23,8 +23,8 @@ is that relevance (0.3..0.55 medium, under 0.25 low: the scale of recall's vecto
 one by its number either (before, its score was the best chunk's cosine: 0.81 for a document about nothing
 the query asked, above the 0.29 of a real word match); ``similarity`` ``{"cosine", "z"}`` keeps the best
 chunk's cosine, and the excerpt is that chunk's. An ``assistant`` is not sent ``semantic-low`` documents
-(:meth:`~mnemon_ls.documents.DocumentStore.search`). A ``semantic-low`` document does not count as accessed
-(:meth:`~mnemon_ls.documents.DocumentStore.search` touches ``lastAccessedAt`` of the others only), so a
+(:meth:`~mnemon_ls.documents.search.Search.find`). A ``semantic-low`` document does not count as accessed
+(:meth:`~mnemon_ls.documents.search.Search.find` touches ``lastAccessedAt`` of the others only), so a
 search about nothing stored cannot make every document look recently used to the archival order.
 """
 
@@ -164,8 +164,8 @@ def fuse_documents(lexical: Sequence[tuple[Any, float, str]], vector: Sequence[t
                    ) -> tuple[list[tuple[Any, float, str]], dict[str, str], dict[str, dict[str, Any]]]:
     """``(ranked (record, score, matched) best first, {doc id: excerpt} and {doc id: {"cosine", "z"}} for
     vector-only documents)`` (module doc: their score is their relevance, a ``semantic-low`` one's below
-    every lexical score). ``lexical`` is the lexical ranking as :meth:`Search._rank` returns it; ``vector`` and
-    ``spread`` the output of :meth:`DocumentVectors.search`; ``scale`` the embedder's
+    every lexical score). ``lexical`` is the lexical ranking ``(record, score, matched)`` best first, as
+    :meth:`~mnemon_ls.documents.search.Search.find` ranks it; ``vector`` and ``spread`` the output of :meth:`DocumentVectors.search`; ``scale`` the embedder's
     :class:`~.backends.ScoreScale` (candidates at or below its ``floor`` are ignored); ``query`` the query
     text (its script picks the absolute floor)."""
     floor = scale.floor
@@ -215,9 +215,9 @@ def semantic_rank(store: Any, view: Any, eligible: Sequence[Any], query: str,
                   lexical: list[tuple[Any, float, str]]
                   ) -> tuple[list[tuple[Any, float, str]], dict[str, str], dict[str, dict[str, Any]], str | None]:
     """The hybrid ranking of one Documents search (``store`` a :class:`~mnemon_ls.documents.DocumentStore`
-    with ``semantic`` set): ``(ranked, excerpts, similarities, notice or None)`` (:func:`fuse_documents`).
+    with ``store.search.semantic`` set): ``(ranked, excerpts, similarities, notice or None)`` (:func:`fuse_documents`).
     Any failure of the semantic side leaves ``lexical`` as it was, with a notice naming the error."""
-    engine = store.semantic
+    engine = store.search.semantic
     embedder = engine.embedder()
     if embedder is None:
         return lexical, {}, {}, engine.keyword_notice()
@@ -232,9 +232,9 @@ def semantic_rank(store: Any, view: Any, eligible: Sequence[Any], query: str,
             return lexical, {}, {}, f"semantic document search skipped: {store.documents_dir / FILE_NAME}: {exc}"
         except sqlite3.DatabaseError as exc:  # a damaged file of ours (derived data): moved aside, rebuilt once
             path = store.documents_dir / FILE_NAME
-            if store._chunk_vectors is not None:
-                store._chunk_vectors.close()
-                store._chunk_vectors = None
+            if store.search.chunk_vectors is not None:
+                store.search.chunk_vectors.close()
+                store.search.chunk_vectors = None
             if attempt == 2 or not path.is_file() or path.is_symlink():
                 return lexical, {}, {}, f"semantic document search skipped: {path} is damaged ({exc})"
             aside = move_damaged_aside(path)
@@ -259,20 +259,20 @@ def _search_chunks(store: Any, view: Any, eligible: Sequence[Any], query: str,
                    embedder: Any) -> tuple[int | None, Any, Any]:
     """``(documents left to embed, chunk hits, spread)`` of one search (``(None, None, None)`` when the
     documents directory does not exist); raises what SQLite, the file checks and the model raise."""
-    vectors = store._chunk_vectors
+    vectors = store.search.chunk_vectors
     if vectors is None or vectors.embedder is not embedder:
         if not store.documents_dir.is_dir():
             return None, None, None
-        vectors = store._chunk_vectors = DocumentVectors(store.documents_dir / FILE_NAME, embedder)
-    store._sync_search(view)
+        vectors = store.search.chunk_vectors = DocumentVectors(store.documents_dir / FILE_NAME, embedder)
+    store.search.sync(view)
     docs = []
     for record in eligible:
-        known = store._files.get(record.id)
-        if known is not None and record.id not in store._missing:
+        known = store.files.signatures.get(record.id)
+        if known is not None and record.id not in store.files.missing:
             docs.append((record.id, record.title, known[1]))
 
     def load(doc_id: str) -> str | None:
-        return store._read_body(view.by_id[doc_id])
+        return store.files.read_body(view.by_id[doc_id])
 
     left = vectors.ensure(docs, load)
     found, spread = vectors.search(embedder.embed_query(query), {d[0] for d in docs})

@@ -26,6 +26,16 @@ from .fusion import Fused, KeywordHit, Spread, fuse
 log = logging.getLogger(__name__)
 
 
+def _branch_tags(branches: str) -> list[str]:
+    """The ``branches`` column of a side-index row (a JSON list of ``branch:`` tags) as a list (``[]`` when it is
+    not one)."""
+    try:
+        tags = json.loads(branches)
+    except ValueError:
+        return []
+    return [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
+
+
 class SpaceSemantic:
     """The semantic side of one native space (module doc)."""
 
@@ -151,11 +161,15 @@ class SpaceSemantic:
 
     def candidates(self, query: str, keyword: Sequence[KeywordHit], pool: int, index_db: sqlite3.Connection,
                    keep: Callable[[list[str]], bool] | None, category: str | None,
-                   source: str | None) -> tuple[list[Fused] | None, set[str]]:
+                   source: str | None, rows: dict[str, tuple] | None = None) -> tuple[list[Fused] | None, set[str]]:
         """``(fused candidates best first, ids of the vector candidates dropped by keep)``, or ``(None, set())``
         when semantic recall is off or fails (then the caller ranks by keyword alone). Ids, not a count, so the
         caller counts an item found by keyword and by vector once. ``pool``: how many vector candidates to read
-        (the native provider asks for :func:`~mnemon_ls.spaces.providers.hybrid.vector_pool` of its limit)."""
+        (the native provider asks for :func:`~mnemon_ls.spaces.providers.hybrid.vector_pool` of its limit).
+        ``keep(tags)`` is given the item's ``branch:`` tags alone (the side index's ``branches`` column; the
+        branch rule looks at nothing else) and is not called for an item without one. ``rows``, when given, is
+        filled with ``{id: (importance, created, branches JSON or None)}`` of the vector candidates kept (their
+        side-index row, read here anyway)."""
         self._notes = []
         embedder = self.engine.embedder()
         vectors = self._attached() if embedder is not None else None
@@ -175,42 +189,37 @@ class SpaceSemantic:
             return None, set()
         known = {h.id for h in keyword}
         fresh = [key for key, _c in hits if key not in known]
-        allowed: set[str] = set()
+        allowed: dict[str, str] = {}  # id -> indexed terms of the vector candidates the filters keep
         dropped: set[str] = set()
         scale = embedder.scale
         floor = scale.medium_floor(query)
         floors: dict[str, float] = {}
-        rowids: dict[int, str] = {}  # fts rowid -> id of the allowed candidates, for the item's script below
         for start in range(0, len(fresh), 500):
             chunk = fresh[start:start + 500]
             marks = ",".join("?" * len(chunk))
-            for key, tags_json, cat, src, doc in index_db.execute(
+            for key, branches, cat, src, terms, importance, created in index_db.execute(
                     # "+": with dozens of ids SQLite would otherwise scan docs_active (every active row)
-                    f"SELECT id, tags, category, source, doc FROM docs WHERE id IN ({marks}) AND +active = 1", chunk):
+                    f"SELECT id, branches, category, source, terms, importance, created FROM docs "
+                    f"WHERE id IN ({marks}) AND +active = 1", chunk):
                 if (category is not None and cat != category) or (source is not None and src != source):
                     continue
-                if keep is not None:
-                    try:
-                        tags = json.loads(tags_json) if tags_json else []
-                    except ValueError:
-                        tags = []
-                    if not keep(tags if isinstance(tags, list) else []):
+                if keep is not None and branches:  # NULL for an item without a branch tag (most)
+                    tags = _branch_tags(branches)
+                    if tags and not keep(tags):
                         dropped.add(key)
                         continue
-                allowed.add(key)
-                rowids[doc] = key
+                allowed[key] = terms or ""
+                if rows is not None:
+                    rows[key] = (importance, created, branches)
         # the stricter floor of the two scripts: an English query's cosine to a Korean item sits as high as
-        # Korean pairs do (bench/results/semantic.md, "Absolute floor"). The terms are read in one FTS5 query
-        # by rowid: a join opened one FTS5 cursor per candidate (~10 ms for 180 candidates at 100,000 items)
-        docs = list(rowids)
-        for start in range(0, len(docs), 500):
-            chunk = docs[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            for doc, terms in index_db.execute(f"SELECT rowid, terms FROM fts WHERE rowid IN ({marks})", chunk):
-                floors[rowids[doc]] = max(floor, scale.medium_floor(terms or ""))
-        for key in allowed:
-            floors.setdefault(key, floor)
+        # Korean pairs do (bench/results/semantic.md, "Absolute floor"); the item's script from the terms its
+        # side-index row holds (read above). Only for the candidates fusion can use: a vector-only one at or under
+        # the model's floor (scale.floor) is left out of the fused list whatever its floor
         vector = [(key, cosine) for key, cosine in hits if key in known or key in allowed]
+        for key, cosine in vector:
+            terms = allowed.get(key)
+            if terms is not None:
+                floors[key] = max(floor, scale.medium_floor(terms)) if cosine > scale.floor else floor
         mode = "cli" if embedder.cli_compatible else "calibrated"
         seen = {key for key, _c in vector}
         try:  # the keyword hits the vector search did not reach: their cosines, for the weak-keyword cap

@@ -20,29 +20,36 @@ opens it and deleting it only costs re-embedding. Schema (:data:`SCHEMA_VERSION`
 - ``seq`` grows with each write; a reader keeps the matrix of one model in memory and loads rows with a
   larger ``seq`` when another connection committed (``PRAGMA data_version``).
 
-Memory (the resident set of a process holding 100,000 vectors of 384 dimensions is bench/results/semantic.md's
-measure). The store holds the vectors of its model in blocks of :data:`BLOCK_ROWS` rows (growing never
-copies them) and per row 16 more bytes: the row's ``seq`` and a 64-bit hash of its id (:func:`id_hash`) in a
-sorted array. No Python object per row: the ids of the best rows are read back from SQLite by ``seq`` (one
+Memory (the resident set of a process holding 100,000 vectors of 384 dimensions: bench/results/hybrid_100k.md).
+Per row the store holds 16 bytes in memory: the row's ``seq`` and a 64-bit hash of its id (:func:`id_hash`) in
+a sorted array. No Python object per row: the ids of the best rows are read back from SQLite by ``seq`` (one
 query of a few dozen primary-key lookups per search). Two ids with the same 64-bit hash (odds about 3e-10
-among 100,000 ids) would share one row: the vector search would find only one of them (derived data;
-keyword recall still finds both). Deleted rows are reused by the next new id.
+among 100,000 ids) would share one row: the vector search would find only one of them (derived data; keyword
+recall still finds both).
 
-- Up to :data:`QUANTIZE_ABOVE` vectors: ``float32`` blocks (``4 * dim`` bytes per row) and an exact scan.
-- Above it (:attr:`VectorStore.quantized`; 100,000 x 384: 46 MiB instead of 147): each row is kept as
-  ``r = v - mean`` (``mean`` of the vectors held when the store switched), as sign bits of ``r``
-  (``dim / 8`` bytes) and as int8 codes of ``r`` with one float32 scale (``dim + 4`` bytes). A search ranks
-  every row by the Hamming distance of its bits to the sign bits of ``q - mean`` (sentence embeddings share
-  a large common direction: uncentred signs would mostly agree everywhere), re-scores the
-  :data:`CANDIDATES` nearest (at least ``CANDIDATE_FACTOR * limit``) with the int8 codes
-  (``q.v = scale * (q . codes) + q.mean``), computes the exact cosine of the best ``limit`` plus
-  :data:`EXACT_MARGIN` of those from the float32 blobs read from the file with their ids, and returns the
-  best ``limit``. Quality retention against the exact scan is measured in bench/results/semantic.md.
+- **Exact form**, up to :data:`QUANTIZE_ABOVE` vectors: ``float32`` blocks of :data:`BLOCK_ROWS` rows in memory
+  (``4 * dim`` bytes per row; growing never copies them; deleted rows are reused by the next new id), and a
+  search scans every row.
+- **Indexed form**, above it (:attr:`VectorStore.quantized`): the rows are in the inverted file of
+  :mod:`.ivf` (``data/<space-id>/.mnemon-ls-vectors.ivf``, derived from this file and rebuilt from it whenever
+  it is missing, damaged, another model's or not the one this file's ``meta`` names: an old vector file simply
+  gets one on first open; the first open of a 100,000-vector file builds it in about 3 s of CPU). A search
+  reads the int8 codes of the rows of the cells nearest the query (about 4% of the rows at 100,000; none of
+  them stays in memory), ranks them and the *tail* (rows written since the index was built, held as float32
+  blocks like the exact form and scanned exactly), and re-ranks the best ``limit`` plus :data:`EXACT_MARGIN` by
+  their exact cosine from the float32 blobs read from this file with their ids. When the tail grows past
+  :func:`tail_limit` rows, the writer that loaded it (the embedding worker) rebuilds the index without holding
+  the store's lock, and the store adopts it; a reader rebuilds only past :data:`READER_TAIL_FACTOR` times that.
+  Quality against the exact scan: bench/results/hybrid_100k.md and tests/semantic/test_ann.py.
+
+The query's spread of cosines (:meth:`VectorStore.spread`) comes, in both forms, from the moments of every live
+row (``sum v``, ``sum v v^T``, float64), kept up to date through writes and deletes: one ``dim x dim`` product.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import sqlite3
 import threading
@@ -51,8 +58,11 @@ from typing import Any, Iterable, Sequence
 
 from .. import fsio
 from ..roots import VECTOR_FILE
+from . import ivf as ivf_mod
 
-__all__ = ["BLOCK_ROWS", "SCHEMA_VERSION", "VECTOR_FILE", "VectorStore"]
+log = logging.getLogger(__name__)
+
+__all__ = ["BLOCK_ROWS", "SCHEMA_VERSION", "VECTOR_FILE", "VectorStore", "tail_limit"]
 
 SCHEMA_VERSION = 1
 #: Rows per block of the in-memory vectors (4096 x 384 float32 = 6 MiB).
@@ -61,15 +71,21 @@ BLOCK_ROWS = 4096
 READ_CHUNK = 256
 #: Page cache of the vector file's connection, KiB (``PRAGMA cache_size``): loads are one sequential scan.
 CACHE_KIB = 1024
-#: Above this many rows the store switches to the quantized form (module doc); at or below, exact search.
+#: Above this many rows the store keeps its vectors in the indexed form (module doc); at or below, exact search.
 QUANTIZE_ABOVE = 20000
-#: Rows re-scored with the int8 codes after the Hamming prefilter (at least ``CANDIDATE_FACTOR * limit``).
-CANDIDATES = 8192
-CANDIDATE_FACTOR = 16
 #: Rows beyond ``limit`` (at least; ``limit // 8`` when larger) whose exact cosine is computed from the file.
 EXACT_MARGIN = 8
-#: Rows of int8 codes turned into float32 at a time while re-scoring (512 x 384 x 4 bytes = 768 KiB).
-APPROXIMATE_ROWS = 512
+#: Rows of the tail (module doc) that make the writer rebuild the index: ``max(TAIL_MIN, rows // TAIL_SHARE)``.
+TAIL_MIN = 1024
+TAIL_SHARE = 32
+#: A reader (a search's sync) rebuilds the index only when the tail is this many times :func:`tail_limit`.
+READER_TAIL_FACTOR = 4
+
+
+def tail_limit(indexed: int) -> int:
+    """Tail rows past which the writer rebuilds an index of ``indexed`` rows (3,125 at 100,000: 4.6 MiB of
+    float32 at 384 dimensions, and an exact scan of at most that many rows per search)."""
+    return max(TAIL_MIN, indexed // TAIL_SHARE)
 
 
 #: The ``seq`` of a row written now: above every row held and every row ever deleted (``meta`` key ``seq``, the
@@ -85,8 +101,6 @@ def _keep_high_water(db: sqlite3.Connection) -> None:
     db.execute("INSERT INTO meta(key, value) SELECT 'seq', max(seq) FROM vectors WHERE true "
                "ON CONFLICT(key) DO UPDATE SET value = max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER)) "
                "WHERE excluded.value IS NOT NULL")
-#: Live rows :meth:`VectorStore.spread` reads at most (an even stride over the rows).
-SPREAD_SAMPLE = 4096
 
 
 def id_hash(key: str) -> int:
@@ -109,33 +123,28 @@ class VectorStore:
         self.dim = dim
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
-        self._blocks: list[Any] = []  # exact form: (BLOCK_ROWS, dim) float32 each
-        self._mean: Any = None  # quantized form (module doc): set when the store switched
-        # (words, rows) signs of v - mean: one word of every row contiguous (a search's popcount reads it in order)
-        self._bits = numpy.zeros((self._words_for(dim), 0), dtype=numpy.uint64)
-        self._codes: list[Any] = []  # (BLOCK_ROWS, dim) int8
-        self._scales = numpy.zeros(0, dtype=numpy.float32)
-        self._words = self._words_for(dim)
-        self._seqs = numpy.zeros(0, dtype=numpy.int64)  # row -> seq; -1 for a free row
+        self._blocks: list[Any] = []  # (BLOCK_ROWS, dim) float32 each: every row (exact form), the tail (indexed)
+        #: The indexed form's index (module doc); its rows are rows ``0 .. _base - 1``, the blocks hold the others.
+        self._ivf: ivf_mod.IvfIndex | None = None
+        self._base = 0
+        #: ``sum v`` (dim,) and ``sum v v^T`` (dim, dim), float64, over the live rows (:meth:`spread`).
+        self._s1 = numpy.zeros(dim, dtype=numpy.float64)
+        self._s2 = numpy.zeros((dim, dim), dtype=numpy.float64)
+        self._buffers: dict[str, Any] = {}  # the index's read and scoring buffers, kept between searches
+        self._building = threading.Lock()  # one index build at a time per store
+        self._broken: str | None = None  # the index could not be read: reload at the next sync
+        self._seqs = numpy.zeros(0, dtype=numpy.int64)  # row -> seq; -1 for a free (or dead indexed) row
         self._rows = 0  # rows in use or freed (the high-water mark)
-        self._free: list[int] = []  # freed rows, reused first
+        self._free: list[int] = []  # freed block rows, reused first
         self._keys = numpy.zeros(0, dtype=numpy.uint64)  # sorted id hashes of the live rows
         self._krow = numpy.zeros(0, dtype=numpy.int64)  # their rows
         self._seq = 0
         self._data_version: int | None = None
-        #: Bumped whenever a held vector is written, forgotten or re-encoded (the spread sample's cache key).
-        self._changes = 0
-        #: ``(changes, sample, rows, float32 matrix, scales or None)``: :meth:`spread`'s rows, decoded.
-        self._sample: tuple | None = None
-
-    @staticmethod
-    def _words_for(dim: int) -> int:
-        return (dim + 63) // 64
 
     @property
     def quantized(self) -> bool:
-        """Whether the store holds the quantized form (more than :data:`QUANTIZE_ABOVE` rows were held)."""
-        return self._mean is not None
+        """Whether the store holds the indexed form (module doc: more than :data:`QUANTIZE_ABOVE` vectors)."""
+        return self._ivf is not None
 
     # ------------------------------------------------------------------ file
 
@@ -160,17 +169,21 @@ class VectorStore:
             return self._db
 
     def close(self) -> None:
-        """Close the connection (the matrix stays until the object goes)."""
+        """Close the connection and the index file (the vectors stay until the object goes: a later search
+        opens them again)."""
         with self._lock:
             if self._db is not None:
                 self._db.close()
                 self._db = None
+            if self._ivf is not None:
+                self._ivf.close()
 
     # ------------------------------------------------------------------ writes
 
     def put(self, rows: Sequence[tuple[str, str, Any]], refresh: bool = True) -> None:
         """Store ``(id, chash, vector)`` rows of this model in one transaction (upsert by id) and add them
-        to the matrix (``refresh`` false: only write them; the next :meth:`sync` loads the file)."""
+        to the matrix (``refresh`` false: only write them; the next :meth:`sync` loads the file). With
+        ``refresh``, rebuilds the index when the rows loaded make it due (module doc)."""
         if not rows:
             return
         np = self._np
@@ -190,6 +203,8 @@ class VectorStore:
                 raise
             if refresh:
                 self._refresh(db)
+        if refresh:
+            self._rebuild_if_due(1)
 
     def remove(self, ids: Iterable[str]) -> None:
         """Forget the vectors of ``ids`` (every model); their rows are reused by later ids."""
@@ -203,24 +218,23 @@ class VectorStore:
             self._forget(keys)
 
     def _forget(self, keys: list[str]) -> None:
-        """Drop the in-memory vectors of ``keys`` (the file is not touched); their rows are reused."""
+        """Drop the in-memory vectors of ``keys`` (the file is not touched): a block row is reused, an indexed
+        row stays dead until the next build."""
         np = self._np
         with self._lock:
-            self._changes += 1
             hashes = np.fromiter((id_hash(k) for k in keys), dtype=np.uint64, count=len(keys))
             pos, found = self._find(hashes)
             pos = np.unique(pos[found])
             if not len(pos):
                 return
-            for row in self._krow[pos].tolist():
+            rows = self._krow[pos]
+            self._moments(rows, -1)
+            for row in rows.tolist():
                 self._seqs[row] = -1
-                block, at = divmod(row, BLOCK_ROWS)
-                if self.quantized:
-                    self._bits[:, row] = 0
-                    self._codes[block][at] = 0
-                else:
+                if row >= self._base:
+                    block, at = self._block_of(row)
                     self._blocks[block][at] = 0.0
-                self._free.append(row)
+                    self._free.append(row)
             self._keys = np.delete(self._keys, pos)
             self._krow = np.delete(self._krow, pos)
 
@@ -242,102 +256,58 @@ class VectorStore:
         found[inside] = self._keys[pos[inside]] == hashes[inside]
         return pos, found
 
-    def _add_block(self) -> None:
-        np = self._np
-        if self.quantized:
-            self._codes.append(np.zeros((BLOCK_ROWS, self.dim), dtype=np.int8))
-            need = len(self._codes) * BLOCK_ROWS
-            held = self._bits.shape[1]
-            if need > held:  # one array (a popcount per word per search), grown by doubling
-                grown = np.zeros((self._words, max(need, 2 * held)), dtype=np.uint64)
-                grown[:, :held] = self._bits
-                self._bits = grown
-            return
-        self._blocks.append(np.zeros((BLOCK_ROWS, self.dim), dtype=np.float32))
+    def _block_of(self, row: int) -> tuple[int, int]:
+        """``(block, row within it)`` of a block row (``row >= _base``)."""
+        return divmod(row - self._base, BLOCK_ROWS)
 
     def _new_row(self) -> int:
-        """A free row (a reused one first), growing the store by one block when full (and the per-row
-        arrays by doubling)."""
+        """A free block row (a reused one first), growing the store by one block when full (and the per-row
+        array by doubling)."""
         np = self._np
         if self._free:
             return self._free.pop()
         row = self._rows
-        if row >= self._blocks_held() * BLOCK_ROWS:
-            self._add_block()
+        if row - self._base >= len(self._blocks) * BLOCK_ROWS:
+            self._blocks.append(np.zeros((BLOCK_ROWS, self.dim), dtype=np.float32))
         if row >= len(self._seqs):
-            size = max(BLOCK_ROWS, 2 * len(self._seqs))
-            grown = np.full(size, -1, dtype=np.int64)
+            grown = np.full(max(BLOCK_ROWS, 2 * len(self._seqs)), -1, dtype=np.int64)
             grown[: len(self._seqs)] = self._seqs
             self._seqs = grown
-            scales = np.zeros(size, dtype=np.float32)
-            scales[: len(self._scales)] = self._scales
-            self._scales = scales
         self._rows += 1
         return row
 
-    def _blocks_held(self) -> int:
-        return len(self._codes) if self.quantized else len(self._blocks)
-
-    def _encode(self, matrix: Any) -> tuple[Any, Any, Any]:
-        """``(sign bits (n, words) uint64, int8 codes (n, dim), scales (n,))`` of ``matrix - mean``."""
+    def _vectors_of(self, rows: Any) -> Any:
+        """``(len(rows), dim)`` float32 of live ``rows``: the blocks' vectors, the index's decoded codes."""
         np = self._np
-        centred = matrix - self._mean
-        scales = np.abs(centred).max(axis=1) / 127.0
-        scales[scales == 0] = 1.0
-        codes = np.rint(centred / scales[:, None]).astype(np.int8)
-        packed = np.packbits(centred > 0, axis=1)
-        padded = np.zeros((len(matrix), self._words * 8), dtype=np.uint8)
-        padded[:, : packed.shape[1]] = packed
-        return padded.view(np.uint64), codes, scales.astype(np.float32)
+        out = np.empty((len(rows), self.dim), dtype=np.float32)
+        indexed = rows < self._base
+        if indexed.any():
+            out[indexed] = self._ivf.decode(rows[indexed])
+        at = (~indexed).nonzero()[0]
+        blocks, inner = np.divmod(rows[at] - self._base, BLOCK_ROWS)
+        for number in np.unique(blocks).tolist():
+            pick = blocks == number
+            out[at[pick]] = self._blocks[number][inner[pick]]
+        return out
 
-    def _write(self, rows: list[int], matrix: Any) -> None:
-        """Put the vectors ``matrix`` (``(len(rows), dim)`` float32) into ``rows``."""
-        self._changes += 1
-        if self.quantized:
-            bits, codes, scales = self._encode(matrix)
-            self._bits[:, rows] = bits.T
-            self._scales[rows] = scales
-            for index, row in enumerate(rows):
-                block, at = divmod(row, BLOCK_ROWS)
-                self._codes[block][at] = codes[index]
-        else:
-            for index, row in enumerate(rows):
-                self._blocks[row // BLOCK_ROWS][row % BLOCK_ROWS] = matrix[index]
-
-    def _quantize(self) -> None:
-        """Switch to the quantized form (module doc), block by block (one float32 block extra at most)."""
+    def _moments(self, rows: Any, sign: int) -> None:
+        """Add (``sign`` 1) or take away (-1) the vectors of live ``rows`` from the moments (:meth:`spread`)."""
+        if not len(rows):
+            return
         np = self._np
-        self._changes += 1
-        live = self._seqs[: self._rows] >= 0
-        total = np.zeros(self.dim, dtype=np.float64)
-        for number, block in enumerate(self._blocks):
-            start = number * BLOCK_ROWS
-            total += block[live[start:start + BLOCK_ROWS].nonzero()[0]].sum(axis=0, dtype=np.float64)
-        self._mean = (total / max(1, int(live.sum()))).astype(np.float32)
-        blocks, self._blocks = self._blocks, []
-        for number in range(len(blocks)):
-            self._add_block()
-            block = blocks[number]
-            blocks[number] = None
-            bits, codes, scales = self._encode(block)
-            start = number * BLOCK_ROWS
-            keep = live[start:start + BLOCK_ROWS]
-            self._bits[:, start:start + len(keep)][:, keep] = bits[: len(keep)][keep].T
-            self._codes[number][: len(keep)][keep] = codes[: len(keep)][keep]
-            self._scales[start:start + len(keep)][keep] = scales[: len(keep)][keep]
-            del block
+        matrix = self._vectors_of(np.asarray(rows, dtype=np.int64)).astype(np.float64)
+        self._s1 += sign * matrix.sum(axis=0)
+        self._s2 += sign * (matrix.T @ matrix)
 
-    def _refresh(self, db: sqlite3.Connection) -> None:
-        """Load rows with a larger ``seq``, streamed in chunks of :data:`READ_CHUNK` rows: an id already
-        held is overwritten in place, a new one takes a free row; past :data:`QUANTIZE_ABOVE` rows the store
-        switches to the quantized form."""
+    def _load(self, db: sqlite3.Connection, sql: str, params: tuple) -> int:
+        """Load the rows ``(seq, id, vec)`` of ``sql`` (in ``seq`` order), streamed in chunks of
+        :data:`READ_CHUNK` rows, into block rows: an id held already in a block row is overwritten in place
+        (an indexed row of it dies), a new one takes a free row. Malformed rows are skipped, forgotten and
+        deleted (module doc). Returns the largest ``seq`` read (0: none)."""
         np = self._np
-        self._data_version = db.execute("PRAGMA data_version").fetchone()[0]
-        # a range of the rowid in its order: "+" keeps SQLite off the (model, dim, id) index, which would
-        # sort every matched row, blobs included, in a temporary B-tree
-        cursor = db.execute("SELECT seq, id, vec FROM vectors WHERE seq > ? AND +model = ? AND +dim = ? ORDER BY seq",
-                            (self._seq, self.model, self.dim))
+        cursor = db.execute(sql, params)
         width = 4 * self.dim
+        largest = 0
         new_keys: list[int] = []
         new_rows: list[int] = []
         bad: list[tuple[int, str]] = []  # (seq, id) of malformed rows (module doc)
@@ -345,7 +315,7 @@ class VectorStore:
             chunk = cursor.fetchmany(READ_CHUNK)
             if not chunk:
                 break
-            self._seq = max(self._seq, chunk[-1][0])
+            largest = max(largest, chunk[-1][0])
             sized = [r for r in chunk if isinstance(r[2], bytes) and len(r[2]) == width]
             matrix = np.frombuffer(b"".join(r[2] for r in sized), dtype="<f4").reshape(len(sized), self.dim)
             finite = np.isfinite(matrix).all(axis=1)
@@ -359,20 +329,29 @@ class VectorStore:
                 continue
             hashes = np.fromiter((id_hash(r[1]) for r in chunk), dtype=np.uint64, count=len(chunk))
             pos, found = self._find(hashes)
-            held = iter(self._krow[pos[found]].tolist())
+            held = self._krow[pos[found]]
+            self._moments(held, -1)  # the vectors they replace
+            held_rows = iter(held.tolist())
             rows = []
             for index, (seq, _key, _blob) in enumerate(chunk):
                 if found[index]:
-                    row = next(held)
+                    row = next(held_rows)
+                    if row < self._base:  # an indexed row: it dies, its id moves to a block row
+                        self._seqs[row] = -1
+                        row = self._new_row()
+                        self._krow[pos[index]] = row
                 else:
                     row = self._new_row()
                     new_keys.append(int(hashes[index]))
                     new_rows.append(row)
                 self._seqs[row] = seq
                 rows.append(row)
-            self._write(rows, matrix)
-            if not self.quantized and self._rows - len(self._free) > QUANTIZE_ABOVE:
-                self._quantize()
+            for index, row in enumerate(rows):
+                block, at = self._block_of(row)
+                self._blocks[block][at] = matrix[index]
+            wide = matrix.astype(np.float64)
+            self._s1 += wide.sum(axis=0)
+            self._s2 += wide.T @ wide
         if new_keys:  # merge into the sorted hash array (no sort of the whole array)
             keys = np.asarray(new_keys, dtype=np.uint64)
             order = np.argsort(keys, kind="stable")
@@ -384,16 +363,164 @@ class VectorStore:
             self._forget([key for _seq, key in bad if isinstance(key, str)])
             _keep_high_water(db)
             db.executemany("DELETE FROM vectors WHERE seq = ?", [(seq,) for seq, _key in bad])
+        return largest
+
+    def _refresh(self, db: sqlite3.Connection) -> None:
+        """Load rows with a larger ``seq`` (:meth:`_load`); on the first load of a file holding more than
+        :data:`QUANTIZE_ABOVE` vectors of this model, take the indexed form (:meth:`_open_index`) instead of
+        reading every vector."""
+        self._data_version = db.execute("PRAGMA data_version").fetchone()[0]
+        if self._seq == 0 and not len(self._keys) and self._ivf is None:
+            held = db.execute("SELECT count(*) FROM vectors WHERE model = ? AND dim = ?",
+                              (self.model, self.dim)).fetchone()[0]
+            if held > QUANTIZE_ABOVE and self._open_index(db):
+                return
+        # a range of the rowid in its order: "+" keeps SQLite off the (model, dim, id) index, which would
+        # sort every matched row, blobs included, in a temporary B-tree
+        self._seq = max(self._seq, self._load(
+            db, "SELECT seq, id, vec FROM vectors WHERE seq > ? AND +model = ? AND +dim = ? ORDER BY seq",
+            (self._seq, self.model, self.dim)))
+
+    # ------------------------------------------------------------------ the index (indexed form)
+
+    def _open_index(self, db: sqlite3.Connection, build: bool = True) -> bool:
+        """Take the indexed form from the index file this file's meta row names, building it first when there is
+        none or it is not that one (``build`` false: only open it). Returns whether the store holds the indexed
+        form now. Holds the lock (the caller's)."""
+        np = self._np
+        meta = ivf_mod.read_meta(db, self.model, self.dim)
+        index = None
+        if meta is not None:
+            try:
+                index = ivf_mod.IvfIndex.open(np, self.path.parent / ivf_mod.IVF_FILE, meta, self.dim)
+            except (OSError, ValueError) as exc:
+                log.info("vector index %s: %s; rebuilding it", self.path.parent / ivf_mod.IVF_FILE, exc)
+        if index is None:
+            if not build:
+                return False
+            try:
+                index = ivf_mod.build(np, self.path, self.model, self.dim, id_hash)
+            except OSError as exc:  # the index file cannot be written (a full or read-only disk): held in memory
+                log.warning("vector index %s not written (%s): held in memory", self.path.parent / ivf_mod.IVF_FILE,
+                            exc)
+                index = ivf_mod.build(np, self.path, self.model, self.dim, id_hash, to_file=False)
+            ivf_mod.release_freed_memory()
+            if index is None:
+                return False
+        self._adopt(db, index)
+        return True
+
+    def _adopt(self, db: sqlite3.Connection, index: "ivf_mod.IvfIndex") -> None:
+        """Hold ``index`` as the indexed form: its rows whose ``seq`` is still in this file are live (the rest
+        dead), every other row of this model (written since its build, or one it skipped) is loaded into the
+        tail. Replaces every in-memory vector. Holds the lock (the caller's)."""
+        np = self._np
+        if self._ivf is not None and self._ivf is not index:
+            self._ivf.close()
+        self._ivf, self._base = index, index.rows
+        self._blocks, self._free, self._rows = [], [], index.rows
+        self._seqs = np.full(index.rows + BLOCK_ROWS, -1, dtype=np.int64)
+        self._buffers, self._broken = {}, None
+        by_seq = np.argsort(index.seqs, kind="stable")
+        ordered = index.seqs[by_seq]
+        alive = np.zeros(index.rows, dtype=bool)
+        cursor = db.execute("SELECT seq FROM vectors WHERE seq <= ? AND +model = ? AND +dim = ?",
+                            (index.seq_high, self.model, self.dim))
+        missing: list[int] = []  # live rows of the file that the index does not hold (it skipped them)
+        while True:
+            chunk = cursor.fetchmany(8192)
+            if not chunk:
+                break
+            seqs = np.fromiter((r[0] for r in chunk), dtype=np.int64, count=len(chunk))
+            pos = np.minimum(np.searchsorted(ordered, seqs), max(0, len(ordered) - 1))
+            hit = ordered[pos] == seqs if len(ordered) else np.zeros(len(seqs), dtype=bool)
+            alive[by_seq[pos[hit]]] = True
+            missing.extend(seqs[~hit].tolist())
+        self._seqs[: index.rows][alive] = index.seqs[alive]
+        keys, rows = index.idh[alive], alive.nonzero()[0]
+        order = np.argsort(keys, kind="stable")
+        self._keys, self._krow = keys[order].astype(np.uint64), rows[order].astype(np.int64)
+        index.seqs = index.idh = None  # held as _seqs and _keys now (1.6 MB at 100,000 rows)
+        self._s1, self._s2 = index.s1.astype(np.float64), index.s2.astype(np.float64)
+        index.s1 = index.s2 = None  # copied: the store's change as rows change
+        dead = (~alive).nonzero()[0]
+        if len(dead):
+            matrix = index.decode(dead).astype(np.float64)
+            self._s1 -= matrix.sum(axis=0)
+            self._s2 -= matrix.T @ matrix
+        self._seq = index.seq_high
+        for start in range(0, len(missing), 500):
+            chunk = missing[start:start + 500]
+            self._load(db, f"SELECT seq, id, vec FROM vectors WHERE seq IN ({','.join('?' * len(chunk))}) "
+                           "AND +model = ? AND +dim = ? ORDER BY seq", (*chunk, self.model, self.dim))
+        self._seq = max(self._seq, self._load(
+            db, "SELECT seq, id, vec FROM vectors WHERE seq > ? AND +model = ? AND +dim = ? ORDER BY seq",
+            (self._seq, self.model, self.dim)))
+
+    def _rebuild_due(self, factor: int) -> bool:
+        """Whether the store should (re)build its index: the exact form holds more than :data:`QUANTIZE_ABOVE`
+        live rows, or the tail is more than ``factor`` times :func:`tail_limit`."""
+        live = len(self._keys)
+        if self._ivf is None:
+            return live > QUANTIZE_ABOVE
+        return self._rows - self._base - len(self._free) > factor * tail_limit(self._base)
+
+    def _rebuild_if_due(self, factor: int) -> None:
+        """Build the index when :meth:`_rebuild_due` (outside the store's lock: searches go on meanwhile with
+        what is held), then adopt it, or the one another process published meanwhile. A failure is logged and
+        leaves the store as it was."""
+        with self._lock:
+            if not self._rebuild_due(factor):
+                return
+        if not self._building.acquire(blocking=False):
+            return  # another thread of this process is building it
+        try:
+            index = ivf_mod.build(self._np, self.path, self.model, self.dim, id_hash)
+            ivf_mod.release_freed_memory()
+            with self._lock:
+                if index is not None:
+                    self._adopt(self.connect(), index)
+        except (sqlite3.Error, OSError) as exc:
+            log.warning("vector index of %s not rebuilt: %s", self.path, exc)
+        finally:
+            self._building.release()
 
     # ------------------------------------------------------------------ reads
 
     def sync(self) -> None:
-        """Load rows another connection committed since the last look (cheap when none did)."""
+        """Load rows another connection committed since the last look (cheap when none did); rebuild the
+        index when the tail is :data:`READER_TAIL_FACTOR` times past :func:`tail_limit` (module doc)."""
         with self._lock:
             db = self.connect()
+            if self._ivf is not None and self._ivf.handle is None and self._ivf.codes is None:
+                try:  # closed (close()): the same index file again, or the file's state again if it was replaced
+                    self._ivf.reopen()
+                except (OSError, ValueError):
+                    self._reset()
+            if self._broken is not None:  # the index could not be read: hold the file's state again
+                self._reset()
             version = db.execute("PRAGMA data_version").fetchone()[0]
             if version != self._data_version or self._data_version is None:
                 self._refresh(db)
+        self._rebuild_if_due(READER_TAIL_FACTOR)
+
+    def _reset(self) -> None:
+        """Forget every in-memory vector (the next refresh loads the file again)."""
+        np = self._np
+        if self._ivf is not None:
+            self._ivf.close()
+        self._ivf, self._base, self._broken = None, 0, None
+        self._s1, self._s2 = np.zeros(self.dim, dtype=np.float64), np.zeros((self.dim, self.dim), dtype=np.float64)
+        self._blocks, self._free, self._rows, self._seq = [], [], 0, 0
+        self._seqs = np.zeros(0, dtype=np.int64)
+        self._keys = np.zeros(0, dtype=np.uint64)
+        self._krow = np.zeros(0, dtype=np.int64)
+        self._buffers, self._data_version = {}, None
+
+    def _index_failed(self, exc: Exception) -> ValueError:
+        """Mark the index unreadable (the next :meth:`sync` reloads) and return the error a search raises."""
+        self._broken = str(exc)
+        return ValueError(f"vector index of {self.path} could not be read ({exc})")
 
     def count(self) -> int:
         """Vectors of this model held in memory."""
@@ -407,22 +534,19 @@ class VectorStore:
             return bool(self._find(np.asarray([id_hash(key)], dtype=np.uint64))[1][0])
 
     def matrix(self) -> Any:
-        """The held vectors, ``(count, dim)`` float32 in row order, as the search sees them (the quantized
-        form decoded); for benchmarks and tests."""
+        """The held vectors, ``(count, dim)`` float32 in row order, as the search sees them (the index's rows
+        decoded); for benchmarks and tests."""
         np = self._np
         with self._lock:
-            rows = np.sort(self._krow)
-            out = np.empty((len(rows), self.dim), dtype=np.float32)
-            for index, row in enumerate(rows.tolist()):
-                block, at = divmod(row, BLOCK_ROWS)
-                out[index] = (self._codes[block][at] * self._scales[row] + self._mean if self.quantized
-                              else self._blocks[block][at])
-            return out
+            return self._vectors_of(np.sort(self._krow))
 
     def search(self, query: Any, limit: int, *, exact: bool = False) -> list[tuple[str, float]]:
         """The ``limit`` ids with the largest cosine to ``query`` (``(dim,)`` float32, normalised), best
-        first, as ``(id, cosine)``. Exact below :data:`QUANTIZE_ABOVE` rows; above, the quantized search of
-        the module doc (``exact`` scans the float32 blobs of the file instead: the reference of the bench)."""
+        first, as ``(id, cosine)``. Exact below :data:`QUANTIZE_ABOVE` rows; above, the indexed search of the
+        module doc (``exact`` scans the float32 blobs of the file instead: the reference of the bench).
+        When the index file cannot be read (cut or replaced in place under this reader) the search answers from the
+        exact scan of the vector file instead, and the next one holds the file's state again (a rebuilt index).
+        Raises ``sqlite3.Error`` when the vector file itself cannot be read."""
         np = self._np
         self.sync()
         with self._lock:
@@ -432,36 +556,49 @@ class VectorStore:
             q = np.asarray(query, dtype=np.float32)
             if exact and self.quantized:
                 return self._exact_from_file(q, limit)
-            if self.quantized:
-                rows = self._prefilter(q, max(CANDIDATES, CANDIDATE_FACTOR * limit))
-                rows, scores = self._approximate(q, rows)
-                k = min(limit + max(EXACT_MARGIN, limit // 8), len(rows))  # the int8 order may swap near ties
-                best = np.argpartition(-scores, k - 1)[:k] if k < len(rows) else np.arange(len(rows))
-                found = self._named(rows[best].tolist(), None, with_vectors=True)
-                if not found:
-                    return []
-                cosines = (np.stack([vec for _key, vec in found]) @ q).tolist()
-                ranked = sorted(zip((key for key, _vec in found), cosines), key=lambda f: -f[1])
-                return ranked[:limit]
-            scores = np.empty(n, dtype=np.float32)
+            scores = np.full(n - self._base, -np.inf, dtype=np.float32)
             for number, block in enumerate(self._blocks):
                 start = number * BLOCK_ROWS
-                if start >= n:
+                if start >= n - self._base:
                     break
-                stop = min(n, start + BLOCK_ROWS)
+                stop = min(n - self._base, start + BLOCK_ROWS)
                 np.matmul(block[: stop - start], q, out=scores[start:stop])
             if self._free:
-                scores[self._seqs[:n] < 0] = -np.inf
-            k = min(limit, len(self._keys))
-            top = np.argpartition(-scores, k - 1)[:k] if k < n else np.arange(n)
-            top = top[np.argsort(-scores[top], kind="stable")]
-            top = top[self._seqs[top] >= 0]
-            return self._named(top.tolist(), scores)
+                scores[self._seqs[self._base:n] < 0] = -np.inf
+            if not self.quantized:
+                k = min(limit, len(self._keys))
+                top = np.argpartition(-scores, k - 1)[:k] if k < n else np.arange(n)
+                top = top[np.argsort(-scores[top], kind="stable")]
+                top = top[self._seqs[top] >= 0]
+                return self._named(top.tolist(), scores)
+            k = limit + max(EXACT_MARGIN, limit // 8)  # the int8 order may swap near ties
+            try:
+                lists = self._ivf.probe(q, 2 * k, buffers=self._buffers)
+                rows, approx = self._ivf.score(q, lists, self._buffers)
+            except OSError as exc:  # the file was cut or replaced under this reader: this search scans the vector
+                self._index_failed(exc)  # file exactly; the next sync holds the file's state again
+                log.warning("vector index of %s unreadable (%s): exact search", self.path, exc)
+                return self._exact_from_file(q, limit)
+            approx[self._seqs[rows] < 0] = -np.inf
+            rows = np.concatenate([rows, np.arange(self._base, n)])
+            approx = np.concatenate([approx, scores])
+            live = int(np.isfinite(approx).sum())
+            k = min(k, live)
+            if k <= 0:
+                return []
+            best = np.argpartition(-approx, k - 1)[:k] if k < len(approx) else np.arange(len(approx))
+            best = best[np.isfinite(approx[best])]
+            _seqs, keys, matrix = self._read_rows(rows[best].tolist())
+            if not keys:
+                return []
+            ranked = sorted(zip(keys, (matrix @ q).tolist()), key=lambda f: -f[1])
+            return ranked[:limit]
 
     def cosines(self, query: Any, ids: Sequence[str]) -> dict[str, float]:
         """``{id: cosine to query}`` (``(dim,)`` float32, normalised) of those ``ids`` that have a live row,
-        from memory only (no file read): exact below :data:`QUANTIZE_ABOVE` rows, the int8 codes' approximate
-        cosine above (within about 0.01). Ids without a vector are left out."""
+        without reading the vector file: exact below :data:`QUANTIZE_ABOVE` rows, the int8 codes' approximate
+        cosine above (within about 0.01; read from the index file) for an indexed row. Ids without a vector
+        are left out."""
         np = self._np
         keys = list(dict.fromkeys(ids))
         if not keys:
@@ -476,112 +613,36 @@ class VectorStore:
                 return {}
             rows = self._krow[pos[found]]
             named = [k for k, ok in zip(keys, found.tolist()) if ok]
-            q = np.asarray(query, dtype=np.float32)
-            if self.quantized:
-                order = np.argsort(rows, kind="stable")
-                sorted_rows, values = self._approximate(q, rows[order])
-                out = np.empty(len(rows), dtype=np.float32)
-                out[order] = values
-            else:
-                out = np.array([float(self._blocks[r // BLOCK_ROWS][r % BLOCK_ROWS] @ q) for r in rows.tolist()],
-                               dtype=np.float32)
+            try:
+                out = self._vectors_of(rows) @ np.asarray(query, dtype=np.float32)
+            except OSError as exc:
+                raise self._index_failed(exc) from None
             return {k: float(v) for k, v in zip(named, out.tolist())}
 
-    def spread(self, query: Any, sample: int = SPREAD_SAMPLE) -> tuple[int, float, float]:
-        """``(rows read, mean, standard deviation)`` of the cosines of ``query`` (``(dim,)`` float32,
-        normalised) over the live rows, at most ``sample`` of them taken at an even stride (the quantized
-        form uses the int8 codes' approximate cosines); ``(0, 0.0, 0.0)`` when the store is empty. The
-        query's own null distribution: what a vector-only hit's cosine is judged against
-        (:func:`~.fusion.fuse`). The sample's rows are kept decoded as float32 (``sample x dim x 4`` bytes,
-        6 MiB at 4,096 x 384) until a held vector changes (:meth:`prepare`), so a search reads them with one
-        matrix-vector product instead of gathering and converting them again."""
+    def spread(self, query: Any) -> tuple[int, float, float]:
+        """``(rows, mean, standard deviation)`` of the cosines of ``query`` (``(dim,)`` float32, normalised)
+        over every live row; ``(0, 0.0, 0.0)`` when the store is empty. The query's own null distribution: what a
+        vector-only hit's cosine is judged against (:func:`~.fusion.fuse`). From the moments the store keeps up to
+        date through every write and delete (``mean = q . sum v / n``, ``var = q^T (sum v v^T) q / n - mean^2``;
+        float64): one ``dim x dim`` product (0.03 ms at 384) whatever the size, where a scan of a 4,096-row sample
+        cost 0.6 ms at 100,000 rows, held 6 MiB, and, taken at an even stride of the rows, could be a biased
+        sample (bench/results/hybrid_100k.md)."""
         np = self._np
         self.sync()
         with self._lock:
-            held = self._spread_sample(sample)
-            if held is None:
+            n = len(self._keys)
+            if not n:
                 return 0, 0.0, 0.0
-            rows, matrix, scales = held
-            q = np.asarray(query, dtype=np.float32)
-            values = matrix @ q
-            if scales is not None:  # the int8 codes' approximate cosines, as _approximate computes them
-                values = values * scales + float(q @ self._mean)
-        return len(rows), float(values.mean()), float(values.std())
+            wide = np.asarray(query, dtype=np.float64)
+            mean = float(wide @ self._s1) / n
+            var = float(wide @ (self._s2 @ wide)) / n - mean * mean
+            return n, mean, max(0.0, var) ** 0.5
 
-    def prepare(self, sample: int = SPREAD_SAMPLE) -> None:
-        """Load rows another connection committed and decode :meth:`spread`'s sample if a held vector
-        changed since: the work of a search that does not need the query vector, for a caller to do while
-        the query is being embedded (:meth:`~.spaces.SpaceSemantic.candidates`)."""
+    def prepare(self) -> None:
+        """Load rows another connection committed (and rebuild the index when due): the work of a search that does
+        not need the query vector, for a caller to do while the query is being embedded
+        (:meth:`~.spaces.SpaceSemantic.candidates`)."""
         self.sync()
-        with self._lock:
-            self._spread_sample(sample)
-
-    def _spread_sample(self, sample: int) -> tuple[Any, Any, Any] | None:
-        """``(rows, (len(rows), dim) float32, scales of the rows or None)`` of :meth:`spread`'s sample: every
-        ``ceil(live / sample)``-th live row, the int8 codes as float32 with their scales in the quantized form,
-        else the float32 vectors; cached until :attr:`_changes` moves. ``None`` when no row is live. Holds
-        the lock (the caller's)."""
-        np = self._np
-        cached = self._sample
-        if cached is not None and cached[0] == self._changes and cached[1] == sample:
-            return cached[2:]
-        n = self._rows
-        live = (self._seqs[:n] >= 0).nonzero()[0]
-        if not len(live):
-            self._sample = None
-            return None
-        rows = live[:: max(1, -(-len(live) // max(1, sample)))]
-        matrix = np.empty((len(rows), self.dim), dtype=np.float32)
-        blocks = rows // BLOCK_ROWS
-        source = self._codes if self.quantized else self._blocks
-        for number in np.unique(blocks).tolist():
-            pick = (blocks == number).nonzero()[0]
-            matrix[pick] = source[number][rows[pick] % BLOCK_ROWS]
-        scales = self._scales[rows].copy() if self.quantized else None
-        self._sample = (self._changes, sample, rows, matrix, scales)
-        return rows, matrix, scales
-
-    def _prefilter(self, q: Any, count: int) -> Any:
-        """The rows (int64 array) of the ``count`` live rows nearest to ``q`` by the Hamming distance of
-        sign bits."""
-        np = self._np
-        n = self._rows
-        packed = np.packbits(q > self._mean)  # the query's bits centred like the rows'
-
-        padded = np.zeros(self._words * 8, dtype=np.uint8)
-        padded[: len(packed)] = packed
-        qbits = padded.view(np.uint64)
-        distance = np.bitwise_count(self._bits[0, :n] ^ qbits[0]).astype(np.int16)
-        scratch = np.empty(n, dtype=np.uint64)
-        for word in range(1, self._words):  # word by word: contiguous, no (n, words) temporaries
-            np.bitwise_xor(self._bits[word, :n], qbits[word], out=scratch)
-            distance += np.bitwise_count(scratch)
-        if self._free:
-            distance[self._seqs[:n] < 0] = 64 * self._words + 1
-        count = min(count, len(self._keys))
-        # the distances are small integers: the count-th smallest from their histogram (no partition sort)
-        histogram = np.bincount(distance, minlength=64 * self._words + 2)
-        limit = int(np.searchsorted(np.cumsum(histogram), count))
-        rows = (distance < limit).nonzero()[0]
-        tied = (distance == limit).nonzero()[0][: count - len(rows)]
-        rows = np.concatenate([rows, tied])
-        return rows[self._seqs[rows] >= 0]
-
-    def _approximate(self, q: Any, rows: Any) -> Any:
-        """``(rows sorted, q . v of each from the int8 codes as a float32 array)``: the int8 codes are turned
-        into float32 :data:`APPROXIMATE_ROWS` rows at a time (a buffer that stays in the CPU cache)."""
-        np = self._np
-        rows = np.sort(rows)  # block by block, and in memory order within a block
-        out = np.empty(len(rows), dtype=np.float32)
-        bounds = np.searchsorted(rows, np.arange(len(self._codes) + 1) * BLOCK_ROWS).tolist()
-        buffer = np.empty((APPROXIMATE_ROWS, self.dim), dtype=np.float32)  # small enough to stay in cache
-        for number, codes in enumerate(self._codes):
-            for start in range(bounds[number], bounds[number + 1], APPROXIMATE_ROWS):
-                stop = min(start + APPROXIMATE_ROWS, bounds[number + 1])
-                part = buffer[: stop - start]
-                part[...] = codes[rows[start:stop] - number * BLOCK_ROWS]
-                np.matmul(part, q, out=out[start:stop])
-        return rows, out * self._scales[rows] + float(q @ self._mean)
 
     def _exact_from_file(self, q: Any, limit: int) -> list[tuple[str, float]]:
         np = self._np
@@ -601,34 +662,43 @@ class VectorStore:
             best = sorted(best, key=lambda b: -b[0])[:limit]
         return [(key, score) for score, key in best]
 
-    def _named(self, rows: list[int], scores: Any, with_vectors: bool = False) -> list[tuple[str, Any]]:
-        """``(id, score)`` of ``rows``, in their order, ids read from SQLite by ``seq`` (a row another
-        connection deleted or rewrote since the last sync is left out, and so is a row whose blob in the
-        file is malformed now: it is forgotten and deleted); ``with_vectors``: ``(id, float32 vector from
-        the file)`` instead."""
+    def _read_rows(self, rows: list[int]) -> tuple[list[int], list[str], Any]:
+        """``(seqs, ids, (len(ids), dim) float32 vectors)`` of ``rows`` read from SQLite by ``seq``, in the file's order
+        (a row another connection deleted or rewrote since the last sync is left out, and so is a row whose blob
+        in the file is malformed now: it is forgotten and deleted)."""
         np = self._np
-        seqs = [int(self._seqs[r]) for r in rows]
-        names: dict[int, Any] = {}
+        seqs = self._seqs[np.asarray(rows, dtype=np.int64)].tolist()
         db = self.connect()
+        fetched: list[tuple] = []
         for start in range(0, len(seqs), 500):
             chunk = seqs[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            for seq, key, blob in db.execute(f"SELECT seq, id, vec FROM vectors WHERE seq IN ({marks})", chunk):
-                names[seq] = (key, blob)
-        # a row edited in place (same seq) since it was loaded: malformed now, so never named (module doc)
+            fetched += db.execute(f"SELECT seq, id, vec FROM vectors WHERE seq IN ({','.join('?' * len(chunk))})",
+                                  chunk).fetchall()
         width = 4 * self.dim
-        sized = [seq for seq, (_key, blob) in names.items() if isinstance(blob, bytes) and len(blob) == width]
-        matrix = np.frombuffer(b"".join(names[seq][1] for seq in sized), dtype="<f4").reshape(len(sized), self.dim)
-        finite = np.isfinite(matrix).all(axis=1).tolist()
-        vecs = {seq: matrix[index] for index, seq in enumerate(sized) if finite[index]}
-        broken = [(seq, key) for seq, (key, _blob) in names.items() if seq not in vecs]
-        if broken:
+        sized = [r for r in fetched if isinstance(r[2], bytes) and len(r[2]) == width]
+        matrix = np.frombuffer(b"".join(r[2] for r in sized), dtype="<f4").reshape(len(sized), self.dim)
+        finite = np.isfinite(matrix).all(axis=1)
+        if len(sized) < len(fetched) or not finite.all():  # edited in place (same seq) since it was loaded
+            good = {r[0] for r, ok in zip(sized, finite.tolist()) if ok}
+            broken = [(r[0], r[1]) for r in fetched if r[0] not in good]
             self._forget([key for _seq, key in broken if isinstance(key, str)])
             _keep_high_water(db)
             db.executemany("DELETE FROM vectors WHERE seq = ?", [(seq,) for seq, _key in broken])
-        if with_vectors:
-            return [(names[s][0], vecs[s]) for s in seqs if s in vecs]
-        return [(names[s][0], float(scores[r])) for r, s in zip(rows, seqs) if s in vecs]
+            sized = [r for r, ok in zip(sized, finite.tolist()) if ok]
+            matrix = matrix[finite]
+        return [r[0] for r in sized], [r[1] for r in sized], matrix
+
+    def _named(self, rows: list[int], scores: Any) -> list[tuple[str, float]]:
+        """``(id, scores[row])`` of ``rows``, in their order (:meth:`_read_rows`: a row gone or malformed in the
+        file is left out)."""
+        seqs, keys, _matrix = self._read_rows(rows)
+        key_of = dict(zip(seqs, keys))
+        out = []
+        for row in rows:
+            key = key_of.get(int(self._seqs[row]))
+            if key is not None:
+                out.append((key, float(scores[row])))
+        return out
 
     def hashes(self, ids: Sequence[str]) -> dict[str, str]:
         """``{id: chash}`` of those of ``ids`` that hold a vector of this model (read from the file)."""

@@ -12,12 +12,13 @@ from pathlib import Path
 
 from tests.gitrepo import make_repo
 from tests.helpers import procs
+from tests.helpers.zygote import mnemon_command
 
 
 def cli(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     """``mnemon-ls ARGS`` in the workspace ``tmp_path/ws`` with its memory in ``tmp_path/root``."""
-    result = subprocess.run([sys.executable, "-m", "mnemon_ls", *args, "--scope", "custom",
-                             "--data-dir", str(tmp_path / "root")], cwd=tmp_path / "ws", input=stdin,
+    result = subprocess.run(mnemon_command(*args, "--scope", "custom",
+                             "--data-dir", str(tmp_path / "root")), cwd=tmp_path / "ws", input=stdin,
                             capture_output=True, text=True, timeout=procs.WAIT_SECONDS,
                             env=procs.child_env(HOME=str(tmp_path / "home"), MNEMON_SEMANTIC="off"))
     assert "Traceback" not in result.stderr, result.stderr
@@ -43,17 +44,16 @@ def test_a_lock_left_by_a_killed_writer_is_not_said_to_be_held_by_it(tmp_path: P
     assert cli(tmp_path, "runtime", "add", "--content", "the build uses make").returncode == 0
     holder = procs.spawn_writer("hold", str(root))
     reader = procs.LineReader(holder)
+    pid = None
     try:
-        held = reader.readline()
-        assert held.startswith("HELD ")
-        pid = int(held.split()[1])
+        pid = procs.ready_pid(reader.readline(), holder, "HELD")
         lock = str(root / "runtime" / ".memories.lock")
         # while it runs, it is the holder
         running = doctor(tmp_path)[lock]
         assert running["message"].startswith(f"held by pid {pid} (running) for ")
-        procs.kill_hard(holder)
+        assert procs.kill_hard(holder, pid) == -9
     finally:
-        procs.kill_hard(holder)
+        procs.kill_hard(holder, pid)
         procs.finish(holder)
     assert Path(lock).exists()  # SIGKILL released nothing: the marker of a dead owner stays
     finding = doctor(tmp_path)[lock]
@@ -170,7 +170,7 @@ ARCHIVE_FLAGS = ("--scope", "workspace", "--runtime-user-scope", "storage", "--m
 
 def ws_cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``mnemon-ls ARGS`` with the settings of ``writer.py archive`` (its root is inside the workspace)."""
-    result = subprocess.run([sys.executable, "-m", "mnemon_ls", *args, *ARCHIVE_FLAGS], cwd=tmp_path / "ws",
+    result = subprocess.run(mnemon_command(*args, *ARCHIVE_FLAGS), cwd=tmp_path / "ws",
                             capture_output=True, text=True, timeout=procs.WAIT_SECONDS,
                             env=procs.child_env(HOME=str(tmp_path / "home"), MNEMON_SEMANTIC="off"))
     assert "Traceback" not in result.stderr, result.stderr

@@ -36,9 +36,9 @@ def flip():
     rec = store.read().records
     rec = next(r for r in rec if r.id == doc_id)
     if rec.status == "active":
-        store.archive(doc_id, rec.revision, summary="crash test")
+        store.moves.archive(doc_id, rec.revision, summary="crash test")
     else:
-        store.restore(doc_id, document_revision=rec.revision)
+        store.moves.restore(doc_id, document_revision=rec.revision)
 
 if mode == "step":
     def hook(name):
@@ -69,7 +69,7 @@ def check(root, target: str, other: str) -> str:
     store = DocumentStore(root, None)
     state = store.read()
     assert state.problem is None, state.problem
-    store.refresh()
+    store.freshness.refresh()
     records = {r.id: r for r in store.read().records}
     assert set(records) == {target, other}
     rec = records[target]
@@ -87,11 +87,11 @@ def check(root, target: str, other: str) -> str:
     assert store.get(other).content == "unrelated body"
     # still usable: the dead writer's lock is broken, the move works both ways
     if rec.status == "active":
-        store.archive(target, rec.revision)
-        store.restore(target)
+        store.moves.archive(target, rec.revision)
+        store.moves.restore(target)
     else:
-        store.restore(target)
-        store.archive(target, rec.revision + 1)
+        store.moves.restore(target)
+        store.moves.archive(target, rec.revision + 1)
     store.close()
     return rec.status
 
@@ -103,7 +103,7 @@ def test_crash_at_each_step_of_the_move(tmp_path, action, step):
     target, other = seed(root)
     if action == "restore":
         store = DocumentStore(root, None)
-        store.archive(target, 1)
+        store.moves.archive(target, 1)
         store.close()
     proc = subprocess.run([PYTHON, "-c", CHILD, str(root), "step", f"{action}:{step}", target],
                           capture_output=True, text=True, env=child_env(), timeout=60)

@@ -198,17 +198,17 @@ def test_a_fifo_in_place_of_a_managed_file_never_blocks_a_read(env):
     with pytest.raises(UnreadableStore) as info:
         bounded(lambda: store.get(rec.id), path)
     assert info.value.data["reason"] == "not-a-regular-file"
-    result = bounded(lambda: store.search("release"), path)
+    result = bounded(lambda: store.search.find("release"), path)
     assert [h.record.id for h in result.results] == [other.id]
     assert any("is a FIFO (named pipe), not a regular file" in n for n in result.notices)
     entry = {e.record.id: e for e in bounded(lambda: store.list(), path).documents}[rec.id]
     assert entry.healthy is False
-    for attempt in (lambda: store.update(rec.id, title="New"), lambda: store.archive(rec.id, 1)):
+    for attempt in (lambda: store.update(rec.id, title="New"), lambda: store.moves.archive(rec.id, 1)):
         with pytest.raises(UnreadableStore):
             bounded(attempt, path)
     findings = bounded(lambda: diagnose(store), path)
     assert [f.level for f in findings if f.subject == str(path)] == ["problem"]
-    assert bounded(lambda: DocumentStore(root, workspace).refresh(), path).missing[rec.id].startswith(
+    assert bounded(lambda: DocumentStore(root, workspace).freshness.refresh(), path).missing[rec.id].startswith(
         "the managed file cannot be read (is a FIFO")
 
 
@@ -242,15 +242,15 @@ def test_a_gbk_managed_file_is_kept_byte_for_byte_and_reported(env):
             "not-utf-8", str(path), rec.id)
         assert info.value.message.startswith(f"{rec.relative_path}: the managed file is not UTF-8 text (invalid "
                                              "byte at offset ")
-        result = reader.search("migration")
+        result = reader.search.find("migration")
         assert [h.record.id for h in result.results] == [other.id]
         assert any(n.startswith(f"{rec.relative_path} (数据库迁移手册): the managed file is not UTF-8 text")
                    for n in result.notices)
-        assert reader.search("数据库").results == ()
+        assert reader.search.find("数据库").results == ()
         entry = {e.record.id: e for e in reader.list(excerpts=True).documents}[rec.id]
         assert (entry.healthy, entry.problem.startswith("the managed file is not UTF-8 text")) == (False, True)
         assert "1 document(s) have a missing or unreadable file" in reader.cover(4000).text
-        report = reader.refresh()
+        report = reader.freshness.refresh()
         assert report.adopted == [] and report.missing[rec.id].startswith("the managed file is not UTF-8 text")
         findings = [f for f in diagnose(reader) if f.subject == str(path)]
         assert [f.level for f in findings] == ["problem"]
@@ -266,8 +266,8 @@ def test_a_gbk_managed_file_refuses_what_would_rewrite_it_and_is_saved_before_an
     store, root, workspace, clock = env
     rec, path, data = _gbk_document(store, root)
     before = tree(root / "documents", skip=(".access", ".search"))
-    for attempt in (lambda: store.update(rec.id, title="Renamed"), lambda: store.archive(rec.id, 1),
-                    lambda: store.capacity_plan(document_id=rec.id, title="Renamed")):
+    for attempt in (lambda: store.update(rec.id, title="Renamed"), lambda: store.moves.archive(rec.id, 1),
+                    lambda: store.capacity.plan(document_id=rec.id, title="Renamed")):
         with pytest.raises(UnreadableStore) as info:
             attempt()
         assert info.value.data["reason"] == "not-utf-8"
@@ -276,7 +276,7 @@ def test_a_gbk_managed_file_refuses_what_would_rewrite_it_and_is_saved_before_an
     saved = Path(result.preserved[rec.relative_path])
     assert saved.parent == root / "documents" / "edits" and saved.read_bytes() == data
     assert store.get(rec.id).content == "# 数据库迁移手册\n\n已转为 UTF-8。"
-    assert [h.record.id for h in store.search("数据库").results] == [rec.id]
+    assert [h.record.id for h in store.search.find("数据库").results] == [rec.id]
 
 
 def test_re_saving_as_utf8_makes_the_document_readable_again(env):
@@ -286,7 +286,7 @@ def test_re_saving_as_utf8_makes_the_document_readable_again(env):
         store.get(rec.id)
     path.write_bytes(data.decode("gbk").encode("utf-8"))
     assert store.get(rec.id).content == BODY
-    assert store.refresh().missing == {}
+    assert store.freshness.refresh().missing == {}
 
 
 def test_cli_get_search_list_doctor_leave_a_gbk_file_unchanged(tmp_path):

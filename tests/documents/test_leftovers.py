@@ -75,8 +75,8 @@ def test_a_create_killed_before_its_index_commit_is_adopted_at_the_next_start(tm
     adopted = records["Rollout plan"]
     assert (adopted.status, adopted.revision, f"active/{adopted.filename}") == ("active", 1, orphans[0])
     assert store.get(adopted.id).content == "# Rollout plan\n\nCanary first, then 10%."
-    assert [h.record.id for h in store.search("canary").results] == [adopted.id]
-    assert store.refresh().orphans == []
+    assert [h.record.id for h in store.search.find("canary").results] == [adopted.id]
+    assert store.freshness.refresh().orphans == []
     assert not (root / "documents" / "orphans").exists()
     assert _managed(root) == sorted([f"active/{kept.filename}", orphans[0]])
     store.update(adopted.id, content="Canary first, then 25%.")  # an ordinary document from now on
@@ -86,7 +86,7 @@ def test_the_report_says_what_was_adopted(tmp_path):
     root = tmp_path / "root"
     DocumentStore(root, None).create("Kept", "kept body")
     _run(CREATE_THEN_DIE, root, "Design notes", "notes body")
-    report = DocumentStore(root, None).refresh()
+    report = DocumentStore(root, None).freshness.refresh()
     assert report.repair is not None and len(report.repair.adopted) == 1
     entry = report.repair.adopted[0]
     assert entry["file"].startswith("documents/active/design-notes-")
@@ -103,7 +103,7 @@ def test_an_orphan_repeating_a_committed_body_is_set_aside_unchanged(tmp_path):
     data = orphan.read_bytes()
     retried = DocumentStore(root, None).create("Runbook", "step one").document.record  # the client retried
     store = DocumentStore(root, None)
-    report = store.refresh()
+    report = store.freshness.refresh()
     assert report.repair is not None and report.repair.adopted == []
     [aside] = report.repair.set_aside
     assert aside["reason"] == f"repeats the body of document {retried.id} (a create retried after a crash)"
@@ -120,7 +120,7 @@ def test_a_non_utf8_orphan_is_set_aside_byte_for_byte(tmp_path):
     stray = root / "documents" / "active" / "gbk-notes.md"
     data = "# 会议记录\n\n决定：先迁移。".encode("gbk")
     stray.write_bytes(data)
-    report = store.refresh()
+    report = store.freshness.refresh()
     [aside] = report.repair.set_aside
     assert aside["file"] == "documents/active/gbk-notes.md"
     assert aside["reason"].startswith("is not UTF-8 text (invalid byte at offset ")
@@ -154,10 +154,10 @@ def test_an_orphan_is_not_touched_while_the_index_is_damaged(tmp_path):
     index.write_bytes(index.read_bytes()[:-20])
     before = _managed(root)
     store = DocumentStore(root, None)
-    report = store.refresh()
+    report = store.freshness.refresh()
     assert report.problem and report.repair is None
     assert _managed(root) == before
-    assert store.recover()["documents"] == 2
+    assert store.recovery.recover()["documents"] == 2
 
 
 def test_two_orphans_with_one_file_name_become_one_document_and_one_set_aside(tmp_path):
@@ -166,7 +166,7 @@ def test_two_orphans_with_one_file_name_become_one_document_and_one_set_aside(tm
     store.create("Kept", "kept body")
     for status, body in (("active", "first copy"), ("archived", "second copy")):
         (root / "documents" / status / "twin.md").write_text(f"# Twin\n\n{body}\n")
-    report = store.refresh()
+    report = store.freshness.refresh()
     assert [a["file"] for a in report.repair.adopted] == ["documents/active/twin.md"]
     assert [(s["file"], s["reason"]) for s in report.repair.set_aside] == [
         ("documents/archived/twin.md", "has the file name of another orphan just adopted (one name, one document)")]
@@ -183,6 +183,6 @@ def test_reads_go_on_when_an_orphan_cannot_be_set_aside(tmp_path):
     stray.write_text("   \n")
     listing = store.list()
     assert [e.record.id for e in listing.documents] == [kept.id]
-    assert any(n.startswith("the repair of documents/ could not run") for n in store.refresh().notices)
+    assert any(n.startswith("the repair of documents/ could not run") for n in store.freshness.refresh().notices)
     assert stray.read_text() == "   \n"
     assert store.get(kept.id).content == "kept body"

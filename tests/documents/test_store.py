@@ -88,8 +88,8 @@ def test_created_file_and_index_are_exact(env):
 def test_modes_are_0600_and_0700(env):
     store, root, workspace, clock = env
     rec = store.create("T", "b").document.record
-    store.archive(rec.id, 1)
-    store.search("b")
+    store.moves.archive(rec.id, 1)
+    store.search.find("b")
     store.flush_access()
     for path in [docs_dir(root), docs_dir(root) / "active", docs_dir(root) / "archived"]:
         assert stat.S_IMODE(path.stat().st_mode) == 0o700, path
@@ -101,9 +101,9 @@ def test_modes_are_0600_and_0700(env):
 def test_constructing_and_reading_an_empty_root_writes_nothing(tmp_path):
     store, root, workspace, clock = make_store(tmp_path)
     assert store.list().documents == ()
-    assert store.search("anything").results == ()
+    assert store.search.find("anything").results == ()
     assert store.cover(1000).listed == 0
-    assert store.refresh().notices == []
+    assert store.freshness.refresh().notices == []
     store.close()
     assert list(root.iterdir()) == [] and list(workspace.iterdir()) == []
 
@@ -112,7 +112,7 @@ def test_case_52_nothing_is_written_under_the_workspace(env):
     store, root, workspace, clock = env
     (workspace / "src").mkdir()
     store.create("T", "b", source_paths=["src/missing.ts"])
-    store.search("b")
+    store.search.find("b")
     store.close()
     assert sorted(p.name for p in workspace.rglob("*")) == ["src"]
 
@@ -159,7 +159,7 @@ def test_case_49_archive_moves_the_file_and_hides_it_from_default_search(env):
     clock.tick(1)
     new = store.create("Newer note", "other text").document.record
     clock.tick(1)
-    result = store.archive(old.id, old.revision, summary="Cold copy in space x", memory_body_ids=["x"])
+    result = store.moves.archive(old.id, old.revision, summary="Cold copy in space x", memory_body_ids=["x"])
     rec = result.document.record
     assert rec.relative_path == f"documents/archived/{old.filename}"
     assert not (root / old.relative_path).exists() and (root / rec.relative_path).exists()
@@ -168,22 +168,22 @@ def test_case_49_archive_moves_the_file_and_hides_it_from_default_search(env):
     assert result.usage.active_bytes == new.size_bytes
     assert (root / rec.relative_path).read_text() == model.render_markdown(rec, "zebra procedure")
     assert rec.size_bytes == len(model.render_markdown(rec, "zebra procedure").encode())
-    assert store.search("zebra").results == ()
-    assert [h.record.id for h in store.search("zebra", include_archived=True).results] == [old.id]
+    assert store.search.find("zebra").results == ()
+    assert [h.record.id for h in store.search.find("zebra", include_archived=True).results] == [old.id]
 
 
 def test_restore_brings_an_archived_document_back_as_a_new_revision(env):
     store, root, workspace, clock = env
     rec = store.create("Doc", "body text").document.record
-    store.archive(rec.id, 1, memory_body_ids=["m"])
+    store.moves.archive(rec.id, 1, memory_body_ids=["m"])
     clock.tick(5)
-    back = store.restore(rec.id, document_revision=2).document.record
+    back = store.moves.restore(rec.id, document_revision=2).document.record
     assert (back.status, back.revision, back.relative_path) == ("active", 3, rec.relative_path)
     assert (back.archived_at, back.archive_summary, back.memory_body_ids) == (None, None, ("m",))
     assert back.updated_at == "2026-09-15T08:00:05.000Z"
     assert sorted(os.listdir(docs_dir(root) / "archived")) == []
     assert "archivedAt" not in json.loads(index_bytes(root))["documents"][0]
-    assert [h.record.id for h in store.search("body").results] == [rec.id]
+    assert [h.record.id for h in store.search.find("body").results] == [rec.id]
 
 
 def test_case_50_archive_with_a_stale_revision_conflicts_and_changes_nothing(env):
@@ -192,7 +192,7 @@ def test_case_50_archive_with_a_stale_revision_conflicts_and_changes_nothing(env
     store.update(rec.id, content="version two")
     before = frozen(docs_dir(root))
     with pytest.raises(RevisionConflict) as info:
-        store.archive(rec.id, 1)
+        store.moves.archive(rec.id, 1)
     assert info.value.data == {"id": rec.id, "expected": 1, "actual": 2}
     assert_unchanged(root, before)
     assert store.get(rec.id).content == "version two"
@@ -241,7 +241,7 @@ def test_an_archive_that_fails_before_the_commit_leaves_everything_as_it_was(env
 
     store._step_hook = fail
     with pytest.raises(OSError):
-        store.archive(rec.id, 1)
+        store.moves.archive(rec.id, 1)
     store._step_hook = None
     after = tree(docs_dir(root))
     assert {k: v[0] for k, v in after.items()} == {k: v[0] for k, v in before.items()}
@@ -262,7 +262,7 @@ def test_a_create_that_fails_before_the_commit_leaves_no_file(env):
 def test_case_55_archived_documents_are_immutable(env):
     store, root, workspace, clock = env
     rec = store.create("Doc", "x").document.record
-    store.archive(rec.id, 1)
+    store.moves.archive(rec.id, 1)
     before = frozen(docs_dir(root))
     with pytest.raises(DocumentStatusError) as info:
         store.update(rec.id, content="y")
@@ -270,11 +270,11 @@ def test_case_55_archived_documents_are_immutable(env):
     assert info.value.data == {"id": rec.id, "status": "archived", "required": "active"}
     assert "archived documents are immutable" in info.value.message
     with pytest.raises(DocumentStatusError):
-        store.archive(rec.id, 2)
+        store.moves.archive(rec.id, 2)
     assert_unchanged(root, before)
-    store.restore(rec.id)
+    store.moves.restore(rec.id)
     with pytest.raises(DocumentStatusError) as info:
-        store.restore(rec.id)
+        store.moves.restore(rec.id)
     assert info.value.data["required"] == "archived"
 
 
@@ -287,9 +287,9 @@ def test_unknown_ids_are_not_found_and_change_nothing(env, call):
         if call == "update":
             store.update("nope", content="y")
         elif call == "archive":
-            store.archive("nope", 1)
+            store.moves.archive("nope", 1)
         elif call == "restore":
-            store.restore("nope")
+            store.moves.restore("nope")
         else:
             store.get("nope")
     assert info.value.code == "not-found" and info.value.data["id"] == "nope"
@@ -469,11 +469,11 @@ def test_capacity_applies_to_update_and_restore_and_ignores_archived(tmp_path):
     with pytest.raises(DocumentCapacityError) as info:
         store.update(a.id, content="a" * 800)
     assert [c["id"] for c in info.value.candidates] == [b.id]
-    store.archive(b.id, 1)
+    store.moves.archive(b.id, 1)
     store.update(a.id, content="a" * 700)  # fits once B no longer counts
     with pytest.raises(DocumentCapacityError):
-        store.restore(b.id)
-    plan = store.capacity_plan(title="C", content="c" * 10)
+        store.moves.restore(b.id)
+    plan = store.capacity.plan(title="C", content="c" * 10)
     assert plan.fits and plan.used == store.list().usage.active_bytes
 
 
@@ -486,7 +486,7 @@ def test_capacity_candidates_follow_lru_order(tmp_path):
     for doc_id in (ids[2], ids[0]):  # access C then A
         store.get(doc_id)
         clock.tick(10)
-    plan = store.capacity_plan(title="E", content="e" * 2000)
+    plan = store.capacity.plan(title="E", content="e" * 2000)
     assert not plan.fits
     assert [r.id for r in plan.candidates] == [ids[1], ids[3], ids[2], ids[0]]
 
@@ -501,10 +501,10 @@ def test_case_56_empty_query_lists_all_newest_first_and_hits_update_last_accesse
     b = store.create("B", "beta").document.record
     clock.tick(1)
     archived = store.create("C", "gamma").document.record
-    store.archive(archived.id, 1)
+    store.moves.archive(archived.id, 1)
     clock.tick(1)
     before = index_bytes(root)
-    result = store.search("")
+    result = store.search.find("")
     assert [(h.record.id, h.score, h.matched) for h in result.results] == [(b.id, 1.0, "all"), (a.id, 1.0, "all")]
     assert result.to_dict()["total"] == 2 and result.matches == 2
     assert [h.last_accessed_at for h in result.results] == ["2026-09-15T08:00:03.000Z"] * 2
@@ -524,7 +524,7 @@ def test_access_times_survive_a_new_store_after_close(env, tmp_path):
     store, root, workspace, clock = env
     rec = store.create("A", "alpha").document.record
     clock.tick(30)
-    store.search("alpha")
+    store.search.find("alpha")
     store.close()
     other = DocumentStore(root, workspace, clock=clock)
     assert other.get(rec.id).last_accessed_at == "2026-09-15T08:00:30.000Z"
@@ -537,7 +537,7 @@ def test_a_damaged_access_file_is_ignored_and_replaced(env):
     (docs_dir(root) / ".access.json").write_text("{not json")
     assert store.get(rec.id).last_accessed_at == "2026-09-15T08:00:00.000Z"
     clock.tick(1)
-    store.search("alpha")
+    store.search.find("alpha")
     assert store.flush_access()
     assert json.loads((docs_dir(root) / ".access.json").read_text())["lastAccessedAt"] == {rec.id: "2026-09-15T08:00:01.000Z"}
 
@@ -551,7 +551,7 @@ def test_a_hand_edited_body_is_adopted_as_a_new_revision(env):
     path = root / rec.relative_path
     path.write_text(path.read_text().replace("old words here", "fresh words instead"))
     clock.tick(9)
-    report = store.refresh()
+    report = store.freshness.refresh()
     assert report.adopted == [rec.id]
     assert report.preserved == {}
     new = store.get(rec.id)
@@ -559,8 +559,8 @@ def test_a_hand_edited_body_is_adopted_as_a_new_revision(env):
         2, "fresh words instead", model.sha256_hex("fresh words instead"))
     assert new.record.updated_at == "2026-09-15T08:00:09.000Z"
     assert path.read_text() == model.render_markdown(new.record, "fresh words instead")
-    assert [h.record.id for h in store.search("fresh").results] == [rec.id]
-    assert store.search("old").results == ()
+    assert [h.record.id for h in store.search.find("fresh").results] == [rec.id]
+    assert store.search.find("old").results == ()
 
 
 def test_a_hand_edited_frontmatter_is_saved_before_it_is_rewritten(env):
@@ -569,7 +569,7 @@ def test_a_hand_edited_frontmatter_is_saved_before_it_is_rewritten(env):
     path = root / rec.relative_path
     edited = path.read_text().replace('title: "Runbook"', 'title: "My title"').replace("body", "new body")
     path.write_text(edited)
-    report = store.refresh()
+    report = store.freshness.refresh()
     assert report.adopted == [rec.id]
     saved = Path(report.preserved[rec.relative_path])
     assert saved.parent == docs_dir(root) / "edits" and saved.read_text() == edited
@@ -582,7 +582,7 @@ def test_an_interrupted_update_is_completed_from_its_consistent_frontmatter(env)
     request = model.UpdateRequest(id=rec.id, title="Runbook two", content="v2")
     pending = model.updated_record(rec, request, "v2", "2026-09-15T09:00:00.000Z")
     (root / rec.relative_path).write_text(model.render_markdown(pending, "v2"))  # file written, index not
-    report = store.refresh()
+    report = store.freshness.refresh()
     assert report.adopted == [rec.id] and report.preserved == {}
     new = store.get(rec.id).record
     assert (new.title, new.revision, new.updated_at, new.content_hash) == (
@@ -594,7 +594,7 @@ def test_a_deleted_file_is_left_out_of_search_with_a_notice(env):
     gone = store.create("Gone doc", "shared word").document.record
     kept = store.create("Kept doc", "shared word").document.record
     (root / gone.relative_path).unlink()
-    result = store.search("shared")
+    result = store.search.find("shared")
     assert [h.record.id for h in result.results] == [kept.id]
     assert result.notices == (f"{gone.relative_path} (Gone doc): the managed file is missing; left out",)
     with pytest.raises(NotFound):
@@ -614,7 +614,7 @@ def test_an_unreadable_file_is_left_out_not_fatal(env, monkeypatch):
     good = store.create("Good", "word").document.record
     (root / bad.relative_path).unlink()
     (root / bad.relative_path).mkdir()  # reading a directory fails with EISDIR
-    result = store.search("word")
+    result = store.search.find("word")
     assert [h.record.id for h in result.results] == [good.id]
     assert len(result.notices) == 1 and "cannot be read" in result.notices[0]
 
@@ -622,13 +622,13 @@ def test_an_unreadable_file_is_left_out_not_fatal(env, monkeypatch):
 def test_an_archived_file_changed_outside_is_reported_not_adopted(env):
     store, root, workspace, clock = env
     rec = store.create("Doc", "old").document.record
-    archived = store.archive(rec.id, 1).document.record
+    archived = store.moves.archive(rec.id, 1).document.record
     path = root / archived.relative_path
     path.write_text(path.read_text().replace("\nold\n", "\nnew stuff\n"))
-    report = store.refresh()
+    report = store.freshness.refresh()
     assert report.adopted == [] and report.changed_archived == [rec.id]
     assert store.get(rec.id).record.revision == 2
-    assert [h.record.id for h in store.search("stuff", include_archived=True).results] == [rec.id]
+    assert [h.record.id for h in store.search.find("stuff", include_archived=True).results] == [rec.id]
 
 
 # ================================================================================ damaged index, recovery, doctor
@@ -653,11 +653,11 @@ def test_a_damaged_index_is_never_overwritten_and_recover_rebuilds_it(env, how):
     a = store.create("Alpha doc", "alpha body", description="first").document.record
     b = store.create("Beta doc", "beta body").document.record
     c = store.create("Gamma doc", "gamma body").document.record
-    store.archive(c.id, 1)
+    store.moves.archive(c.id, 1)
     damaged = damage(root, how)
     before = frozen(docs_dir(root))
     for attempt in (lambda: store.create("New", "x"), lambda: store.update(a.id, content="y"),
-                    lambda: store.archive(a.id, 1), lambda: store.restore(c.id)):
+                    lambda: store.moves.archive(a.id, 1), lambda: store.moves.restore(c.id)):
         with pytest.raises(UnreadableStore) as info:
             attempt()
         assert info.value.data["file"] == str(docs_dir(root) / "index.json")
@@ -677,7 +677,7 @@ def test_a_damaged_index_is_never_overwritten_and_recover_rebuilds_it(env, how):
         assert problem.message.startswith("record 1 (documents[1].revision): must be an integer >= 1")
     assert "doc recover" in problem.advice
     assert tree(docs_dir(root)) == before  # doctor never writes
-    report = store.recover()
+    report = store.recovery.recover()
     assert report["recovered"] is True
     assert Path(report["quarantined"]).read_bytes() == damaged
     assert report["documents"] == 3
@@ -687,7 +687,7 @@ def test_a_damaged_index_is_never_overwritten_and_recover_rebuilds_it(env, how):
     assert set(by_id) == {a.id, b.id, c.id}
     assert (by_id[a.id].title, by_id[a.id].description, by_id[c.id].status) == ("Alpha doc", "first", "archived")
     assert store.get(b.id).content == "beta body"
-    assert [h.record.id for h in store.search("alpha").results] == [a.id]
+    assert [h.record.id for h in store.search.find("alpha").results] == [a.id]
     store.create("After", "works again")
 
 
@@ -695,13 +695,13 @@ def test_recover_on_a_valid_index_only_adds_orphans(env):
     store, root, workspace, clock = env
     store.create("A", "a")
     before = index_bytes(root)
-    assert store.recover()["recovered"] is False
+    assert store.recovery.recover()["recovered"] is False
     assert index_bytes(root) == before
     orphan = model.new_record(model.CreateRequest("Orphan", "", "orphan body", (), ()),
                               "0badc0de-0000-4000-8000-000000000000", "2026-09-01T00:00:00.000Z")
     (root / orphan.relative_path).write_text(model.render_markdown(orphan, "orphan body"))
     assert any(orphan.relative_path in f.message for f in diagnose(store))  # doctor names it (and writes nothing)
-    result = store.recover()  # (a refresh would adopt it too: test_documents_leftovers.py)
+    result = store.recovery.recover()  # (a refresh would adopt it too: test_documents_leftovers.py)
     assert (result["recovered"], result["fromFiles"]) == (True, 1)
     assert store.get(orphan.id).record.title == "Orphan"
 
@@ -713,7 +713,7 @@ def test_a_missing_index_with_managed_files_is_a_problem_until_recovered(env):
     with pytest.raises(UnreadableStore):
         store.create("B", "b")
     assert not (docs_dir(root) / "index.json").exists()
-    assert store.recover()["documents"] == 1
+    assert store.recovery.recover()["documents"] == 1
     assert store.get(a.id).content == "a body"
 
 
@@ -739,12 +739,12 @@ def test_a_typescript_root_is_read_and_written_back_byte_exact(tmp_path):
     assert state.revision == TS_REVISION and state.problem is None
     doc = store.get("3f1c2a9e-5b7d-4e2f-9a10-2b3c4d5e6f70")
     assert doc.content == "# Release runbook\n\n1. 数据库迁移后灰度阶段顺序\n2. Roll back when error rate > 2%"
-    assert [h.record.id for h in store.search("灰度阶段").results] == [doc.record.id]
-    assert store.refresh().adopted == []
+    assert [h.record.id for h in store.search.find("灰度阶段").results] == [doc.record.id]
+    assert store.freshness.refresh().adopted == []
     assert {k: v.encode() for k, v in TS_FILES.items()} == {
         k: (root / k).read_bytes() for k in TS_FILES}  # reads and refresh rewrote nothing
     # a mutation rewrites the index: the untouched record keeps its exact bytes, the new one follows the format
-    store.restore("8a7b6c5d-4e3f-4a1b-8c9d-0e1f2a3b4c5d")
+    store.moves.restore("8a7b6c5d-4e3f-4a1b-8c9d-0e1f2a3b4c5d")
     records = indexformat.parse_index(index_bytes(root)).records
     original = indexformat.parse_index(TS_FILES["documents/index.json"].encode()).records[0]
     # the only change to the untouched record: the get/search access time, folded in by the commit
@@ -774,7 +774,7 @@ def test_cover_block_for_the_wake_snapshot(env):
         store.create(f"Doc {i}", f"body {i}", description=f"what {i} is")
         clock.tick(1)
     archived = store.create("Archived", "x").document.record
-    store.archive(archived.id, 1)
+    store.moves.archive(archived.id, 1)
     first = store.list().documents[0].record
     clock.tick(1)
     store.get(first.id)

@@ -10,12 +10,12 @@ import importlib.util
 import os
 import shlex
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.helpers.zygote import mnemon_command
 
 PLUGIN_DIR = Path(__file__).resolve().parents[2] / "editors" / "neovim"
 
@@ -66,7 +66,7 @@ def server_cmd() -> list[str]:
     override = os.environ.get("MNEMON_TEST_SERVER_CMD")
     if override:
         return shlex.split(override)
-    return [sys.executable, "-m", "mnemon_ls", "serve"]
+    return mnemon_command("serve")
 BINARY_PARAMS = [pytest.param(b, id=b.label) for b in BINARIES]
 
 

@@ -19,6 +19,7 @@ import pytest
 from tests.gitrepo import create_branch, detach, make_repo, switch
 
 from .nvim_helpers import BINARY_PARAMS, PLUGIN_DIR, NvimBinary, Session
+from tests.helpers.zygote import mnemon_command
 
 ERROR = 4  # vim.log.levels
 WARN = 3
@@ -731,7 +732,7 @@ def test_default_root_is_outside_the_repository_and_the_clis(session: Session, t
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("GIT_", "MNEMON_")) or k == "MNEMON_SEMANTIC"}  # tests/conftest.py sets it
     env.update(MNEMON_DATA_DIR=str(data), HOME=str(tmp_path / "home"))
-    cli = subprocess.run([sys.executable, "-m", "mnemon_ls", "wake", "--json"], cwd=sub, env=env,
+    cli = subprocess.run(mnemon_command("wake", "--json"), cwd=sub, env=env,
                          capture_output=True, text=True, timeout=60)
     assert cli.returncode == 0, cli.stderr
     wake = json.loads(cli.stdout)

@@ -33,7 +33,7 @@ def seed(root: Path, tag: str = "") -> None:
             host.runtime.mutate(ops.validate_request("add", target, content, importance=importance, branches=branches))
         host.documents.create(f"ADR 7{tag}", f"We use SQLite FTS5{tag}.\n\n数据库迁移\n")
         old = host.documents.create(f"Old plan{tag}", f"Superseded{tag}.\n")
-        host.documents.archive(old.document.record.id, 1, summary="replaced by ADR 7")
+        host.documents.moves.archive(old.document.record.id, 1, summary="replaced by ADR 7")
         host.spaces.create_space("Project", "Decisions about this repository", active=True)
         host.spaces.remember(f"We chose SQLite FTS5 for the side index{tag}", tags=["storage"], importance=4)
         host.spaces.remember(f"Release branch is frozen{tag}")

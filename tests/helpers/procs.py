@@ -9,7 +9,6 @@ import os
 import select
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -29,9 +28,12 @@ def child_env(**extra: str) -> dict[str, str]:
 
 
 def spawn_writer(*args: str, stdin: int | None = subprocess.PIPE) -> subprocess.Popen[bytes]:
-    """Start ``python tests/helpers/writer.py <args>`` with pipes for stdin/stdout."""
+    """Start ``python tests/helpers/writer.py <args>`` with pipes for stdin/stdout, as a fork of the suite's fork
+    server (tests/helpers/zygote.py): the writer's pid is the one it prints (:func:`ready_pid`), not ``pid``."""
+    from tests.helpers.zygote import script_command
+
     return subprocess.Popen(
-        [sys.executable, str(WRITER), *args],
+        script_command(str(WRITER), *args),
         stdin=stdin,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -93,11 +95,27 @@ class LineReader:
         return self.proc.stderr.read().decode(errors="replace")
 
 
-def kill_hard(proc: subprocess.Popen[bytes]) -> int:
-    """SIGKILL the child (if still running) and reap it; returns its return code."""
+def kill_hard(proc: subprocess.Popen[bytes], pid: int | None = None) -> int:
+    """SIGKILL the child (if still running) and reap it; returns its return code. ``pid``: the process to kill
+    when it is not ``proc`` itself (a script run through the fork server, :func:`spawn_writer`: its launcher
+    ends only once the script is dead and reaped, dying of the same signal, so the code is still -9)."""
     if proc.poll() is None:
-        os.kill(proc.pid, signal.SIGKILL)
+        try:
+            os.kill(pid if pid is not None else proc.pid, signal.SIGKILL)
+        except ProcessLookupError:  # it ended by itself a moment ago
+            pass
     return proc.wait(timeout=WAIT_SECONDS)
+
+
+def ready_pid(line: str, proc: subprocess.Popen[bytes], word: str = "READY") -> int:
+    """The pid in a writer's first line ``<word> <pid>`` (``READY``, ``HELD``); it is ``proc.pid`` unless the
+    writer runs through the fork server (:func:`spawn_writer`). Fails the test on any other line."""
+    parts = line.split(" ")
+    assert len(parts) == 2 and parts[0] == word and parts[1].isdigit(), f"expected '{word} <pid>', got {line!r}"
+    pid = int(parts[1])
+    if os.environ.get("MNEMON_TEST_NO_ZYGOTE") == "1":
+        assert pid == proc.pid
+    return pid
 
 
 def finish(proc: subprocess.Popen[bytes]) -> None:

@@ -1,14 +1,15 @@
 """The one ``mnemon-ls`` CLI wrapper of the provider packages' tests (``providers/*/tests``, which put this
 folder on ``sys.path`` in their ``conftest.py``): a real subprocess on a global root ``<tmp>/data`` with
-semantic recall off and no inherited ``MNEMON_*`` or ``MEM0_DIR`` variable, plus :func:`tree_state` to prove that a
+semantic recall off and no inherited ``MNEMON_*`` or ``MEM0_DIR`` variable (a plain interpreter, not the main
+suite's fork server: this file is loaded by path, outside the ``tests`` package), plus :func:`tree_state` to prove that a
 command changed nothing under a folder."""
 
 from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
-from tests.helpers.zygote import mnemon_command
 
 
 def cli(tmp_path: Path, *args: str, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -17,7 +18,7 @@ def cli(tmp_path: Path, *args: str, stdin: str = "", timeout: float = 120) -> su
     # (``MEM0_DIR`` too: an engine opened in the test process sets it, and it would outlive that test)
     env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMON_") and k != "MEM0_DIR"}
     env.update(MNEMON_DATA_DIR=str(tmp_path / "data"), MNEMON_STORAGE_SCOPE="global", MNEMON_SEMANTIC="off")
-    return subprocess.run([*mnemon_command(), *args], capture_output=True, text=True, env=env,
+    return subprocess.run([sys.executable, "-m", "mnemon_ls", *args], capture_output=True, text=True, env=env,
                           cwd=tmp_path, timeout=timeout, input=stdin)
 
 

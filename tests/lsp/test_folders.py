@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from lsprotocol import types
 
 from tests.gitrepo import make_repo
 from tests.lsp.conftest import CLIENTS, REQUEST_TIMEOUT, Launcher, folder, memory_file, uri
+from tests.helpers.zygote import mnemon_command
 
 WORKSPACE = {"mnemon": {"storageScope": "workspace"}}
 GLOBAL = {"mnemon": {"storageScope": "global"}}
@@ -296,7 +296,7 @@ async def test_default_root_is_the_clis_and_outside_the_repository(lsp: Launcher
     assert not str(expected).startswith(str(repo_dir.resolve()) + os.sep)
     sub = repo_dir / "pkg" / "deep"
     sub.mkdir(parents=True)
-    cli = subprocess.run([sys.executable, "-m", "mnemon_ls", "wake", "--json"], cwd=sub, env=lsp.env(),
+    cli = subprocess.run(mnemon_command("wake", "--json"), cwd=sub, env=lsp.env(),
                          capture_output=True, text=True, timeout=60)
     assert cli.returncode == 0, cli.stderr
     wake = json.loads(cli.stdout)

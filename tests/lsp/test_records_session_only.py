@@ -19,7 +19,6 @@ import hashlib
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -28,6 +27,7 @@ from lsprotocol import types
 from mnemon_ls.records.paths import root_id
 from tests.gitrepo import git_cli
 from tests.lsp.conftest import RECORDS_AUTO_WRITTEN, Launcher, MnemonClient, uri
+from tests.helpers.zygote import mnemon_command
 
 INIT = {"storageScope": "workspace", "runtimeUserScope": "storage"}
 
@@ -144,7 +144,7 @@ async def test_with_mnemon_data_dir_nothing_is_written_under_home(lsp: Launcher,
     assert [json.loads(line)["id"] for line in (records / "user.jsonl").read_text().splitlines()] == [user["id"]]
 
     # doctor (same environment) names that folder as where the user and session scopes are written
-    doctor = subprocess.run([sys.executable, "-m", "mnemon_ls", "doctor", "--json", "--workspace", str(ws)],
+    doctor = subprocess.run(mnemon_command("doctor", "--json", "--workspace", str(ws)),
                             env=lsp.env(), capture_output=True, text=True, timeout=60)
     assert doctor.returncode == 0, doctor.stderr
     places = {p["what"]: p["path"] for p in json.loads(doctor.stdout)["writes"]}

@@ -21,7 +21,8 @@ import pytest
 from mnemon_ls.host import WorkspaceHost
 from mnemon_ls.maintenance import read_lineage, verify_lineage
 from mnemon_ls.settings import load_settings
-from tests.helpers.procs import WRITER, LineReader, child_env, finish, kill_hard
+from tests.helpers.procs import WRITER, LineReader, child_env, finish, kill_hard, ready_pid
+from tests.helpers.zygote import script_command
 
 from tests.gitrepo import make_repo
 
@@ -47,10 +48,10 @@ def host_for(workspace: Path) -> WorkspaceHost:
 
 
 def spawn(workspace: Path, start: int, count: int, pause: str | None) -> subprocess.Popen[bytes]:
-    args = [sys.executable, str(WRITER), "archive", str(workspace), str(start), str(count), "--limit", str(LIMIT)]
+    args = ["archive", str(workspace), str(start), str(count), "--limit", str(LIMIT)]
     if pause:
         args += ["--pause-at", pause]
-    return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    return subprocess.Popen(script_command(str(WRITER), *args), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env=child_env())
 
 
@@ -110,8 +111,9 @@ def test_sigkill_at_random_steps_of_archival_loses_no_fact(tmp_path: Path, with_
         pause = f"{step}:{rng.randint(1, STEPS[step])}"
         proc = spawn(workspace, start, 25, pause)
         reader = LineReader(proc)
+        pid = None
         try:
-            assert reader.readline().startswith("READY"), pause
+            pid = ready_pid(reader.readline(), proc)
             while True:
                 line = reader.readline()
                 if line.startswith("ACK "):
@@ -120,12 +122,12 @@ def test_sigkill_at_random_steps_of_archival_loses_no_fact(tmp_path: Path, with_
                 assert line.startswith(("PAUSED", "DONE")), (pause, line)
                 break
             if line.startswith("PAUSED"):
-                kill_hard(proc)
+                assert kill_hard(proc, pid) == -9
                 done += 1
             else:
                 proc.wait(timeout=60)
         finally:
-            kill_hard(proc)
+            kill_hard(proc, pid)
             finish(proc)
         start += 26  # the fact in flight (never acknowledged) is skipped, the next child starts fresh
         check(workspace, acknowledged)

@@ -167,8 +167,8 @@ def test_restore_of_a_cold_document_leaves_the_reference(host):
     first, _ = _fill(host)
     made = cold.create_document(host, "Third", "third body " * 200)
     item_id = made.maintenance.archived[0].destination.item_id
-    host.documents.archive(made.result.document.record.id, None)  # make room by hand
-    restored = host.documents.restore(first.record.id)
+    host.documents.moves.archive(made.result.document.record.id, None)  # make room by hand
+    restored = host.documents.moves.restore(first.record.id)
     assert restored.document.record.status == "active"
     assert _index(host)[first.record.id]["memoryBodyIds"] == list(restored.document.record.memory_body_ids) != []
     assert [r["id"] for r in _hash_hits(host, first.record.content_hash)] == [item_id]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from tests.helpers.procs import LineReader
 from tests.mcp.conftest import REPO, mcp_session, server_env, text
 from tests.mcp.test_mcp_server import INIT, args_for
 from tests.mcp.test_setup import run as run_cli
+from tests.helpers.zygote import mnemon_command
 
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
@@ -25,7 +25,7 @@ class RawClient:
     """``mnemon-ls mcp`` as a subprocess spoken to line by line (bytes exactly as given)."""
 
     def __init__(self, workspace: Path, data_dir: Path) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "mnemon_ls", "mcp", *args_for(workspace, data_dir)],
+        self.proc = subprocess.Popen(mnemon_command("mcp", *args_for(workspace, data_dir)),
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      env=server_env(), cwd=str(REPO))
         self.reader = LineReader(self.proc)

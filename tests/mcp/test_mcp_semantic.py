@@ -145,11 +145,11 @@ async def test_mcp_document_search_withholds_a_low_document_found_by_meaning_alo
     person = DocumentStore(data_dir, None)
     from mnemon_ls.semantic import SemanticConfig, SemanticEngine
 
-    person.semantic = SemanticEngine(SemanticConfig(enabled=True), env={})
+    person.search.semantic = SemanticEngine(SemanticConfig(enabled=True), env={})
     try:
-        [hit] = person.search("数据库升级").to_dict()["results"]
-        [word] = person.search("quokka").to_dict()["results"]
+        [hit] = person.search.find("数据库升级").to_dict()["results"]
+        [word] = person.search.find("quokka").to_dict()["results"]
     finally:
-        person.semantic.stop()
+        person.search.semantic.stop()
     assert hit["matched"] == "semantic-low" and hit["similarity"]["cosine"] > 0.8
     assert hit["score"] < 0.25 < word["score"], (hit, word)  # its relevance, not its cosine

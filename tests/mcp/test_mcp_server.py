@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from mcp import types
 from mcp.shared.exceptions import MCPError
 
 from mnemon_ls import guidance
@@ -304,7 +303,7 @@ async def test_stdout_carries_only_protocol_messages(workspace: Path, data_dir: 
     request = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
                "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                           "clientInfo": {"name": "raw", "version": "0"}}}
-    proc = subprocess.run([sys.executable, "-m", "mnemon_ls", "mcp", *args_for(workspace, data_dir)],
+    proc = subprocess.run(mnemon_command("mcp", *args_for(workspace, data_dir)),
                           input=json.dumps(request) + "\n", capture_output=True, text=True, env=server_env(),
                           cwd=str(REPO), timeout=60)
     lines = [line for line in proc.stdout.splitlines() if line.strip()]
@@ -314,14 +313,14 @@ async def test_stdout_carries_only_protocol_messages(workspace: Path, data_dir: 
 
 @pytest.mark.parametrize("flag", ["--scope", "--memory-limit-bytes"])
 def test_bad_flags_are_one_line_errors(flag: str, workspace: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "mnemon_ls", "mcp", flag, "nope", "--workspace", str(workspace)],
+    proc = subprocess.run(mnemon_command("mcp", flag, "nope", "--workspace", str(workspace)),
                           capture_output=True, text=True, env=server_env(), cwd=str(REPO), timeout=60, stdin=subprocess.DEVNULL)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and proc.stdout == ""
 
 
 def raw_session(workspace: Path, data_dir: Path, messages: list[dict], *, close_early: bool = False) -> list[dict]:
     """Send newline-delimited JSON-RPC messages to a fresh server, close stdin, return every response."""
-    proc = subprocess.Popen([sys.executable, "-m", "mnemon_ls", "mcp", *args_for(workspace, data_dir)],
+    proc = subprocess.Popen(mnemon_command("mcp", *args_for(workspace, data_dir)),
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                             env=server_env(), cwd=str(REPO))
     out, _ = proc.communicate("".join(json.dumps(m) + "\n" for m in messages), timeout=60)
@@ -340,7 +339,7 @@ def test_a_client_that_never_sends_initialized_gets_answers_or_errors_never_sile
     assert [r.get("id") for r in before_initialize] == [2] and "error" in before_initialize[0]
     assert not data_dir.exists(), "a call before initialize wrote nothing"
     # initialize, then a call without notifications/initialized, on a connection that stays open.
-    proc = subprocess.Popen([sys.executable, "-m", "mnemon_ls", "mcp", *args_for(workspace, data_dir)],
+    proc = subprocess.Popen(mnemon_command("mcp", *args_for(workspace, data_dir)),
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             env=server_env(), cwd=str(REPO))
     try:

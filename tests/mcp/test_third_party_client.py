@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.gitrepo import create_branch, make_repo, switch
+from tests.helpers.zygote import mnemon_command
 from tests.mcp.conftest import REPO, server_env
 
 INSPECTOR = os.environ.get("MNEMON_MCP_INSPECTOR")
@@ -20,8 +20,8 @@ pytestmark = pytest.mark.skipif(not INSPECTOR, reason="MNEMON_MCP_INSPECTOR is n
 
 
 def inspector(workspace: Path, data_dir: Path, *args: str) -> dict:
-    proc = subprocess.run([INSPECTOR, "--cli", sys.executable, "-m", "mnemon_ls", "mcp", "--workspace", str(workspace),
-                           "--scope", "custom", "--data-dir", str(data_dir), *args],
+    proc = subprocess.run([INSPECTOR, "--cli", *mnemon_command("mcp", "--workspace", str(workspace), "--scope", "custom",
+                                                                "--data-dir", str(data_dir)), *args],
                           capture_output=True, text=True, env=server_env(), cwd=str(REPO), timeout=120)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
@@ -52,8 +52,8 @@ def test_the_mcp_inspector_lists_reads_adds_remembers_and_recalls_in_a_real_repo
     switch(repo, "other")
     assert "No memory matched." in tool(repo_dir, data_dir, "mnemon_recall", query="OTTER flag")
     # The editor's surfaces read the same store: the CLI's wake shows the fact the Inspector added.
-    cli = subprocess.run([sys.executable, "-m", "mnemon_ls", "wake", "--workspace", str(repo_dir), "--scope", "custom",
-                          "--data-dir", str(data_dir)], capture_output=True, text=True, env=server_env(),
+    cli = subprocess.run(mnemon_command("wake", "--workspace", str(repo_dir), "--scope", "custom",
+                          "--data-dir", str(data_dir)), capture_output=True, text=True, env=server_env(),
                          cwd=str(REPO), timeout=60)
     assert "The Inspector added this fact" in cli.stdout
 

@@ -87,6 +87,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
+from tests.helpers.zygote import mnemon_command
 
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 SURFACES = ("lsp", "mcp", "cli")
@@ -324,7 +325,7 @@ async def run_lsp(sandbox: Sandbox, cases: list[Case]) -> list[dict[str, Any]]:
 
     normalize = Normalizer(sandbox, LSP_VOLATILE_KEYS)
     server = RawServer()
-    await server.start(sandbox.env(), sandbox.ws, [sys.executable, "-m", "mnemon_ls", "serve"])
+    await server.start(sandbox.env(), sandbox.ws, mnemon_command("serve"))
     records: list[dict[str, Any]] = []
     try:
         for case in cases:
@@ -465,7 +466,7 @@ def _cli_in_process(argv: list[str], env: dict[str, str], cwd: Path, stdin: byte
 
 
 def _cli_subprocess(argv: list[str], env: dict[str, str], cwd: Path, stdin: bytes) -> tuple[int, str, str]:
-    done = subprocess.run([sys.executable, "-m", "mnemon_ls", *argv], cwd=cwd, env=env, input=stdin,
+    done = subprocess.run(mnemon_command(*argv), cwd=cwd, env=env, input=stdin,
                           capture_output=True, timeout=TIMEOUT)
     return (done.returncode, done.stdout.decode("utf-8", "surrogateescape"),
             done.stderr.decode("utf-8", "surrogateescape"))

@@ -18,6 +18,7 @@ import pytest
 from mnemon_ls import packs
 from tests.helpers import procs
 from tests.helpers.packs import contents, host_on, seed
+from tests.helpers.zygote import mnemon_command
 
 SCRIPT = r"""
 import os, signal, sys
@@ -138,7 +139,7 @@ def test_a_killed_replace_of_the_shared_user_profile_is_finished_by_another_work
     make_repo(two, "main")
 
     def cli(where: Path, *args: str) -> subprocess.CompletedProcess:
-        done = subprocess.run([sys.executable, "-m", "mnemon_ls", *args, "--scope", "workspace"], cwd=where,
+        done = subprocess.run(mnemon_command(*args, "--scope", "workspace"), cwd=where,
                               env=env, capture_output=True, text=True, timeout=procs.WAIT_SECONDS)
         assert "Traceback" not in done.stderr, done.stderr
         return done

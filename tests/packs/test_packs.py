@@ -52,7 +52,7 @@ def test_export_then_import_into_a_fresh_root_gives_the_same_entries_documents_a
     try:
         snapshot, _ = host.wake(branch="main")
         assert "Deploys go through staging" in snapshot.text
-        found = host.documents.search("SQLite FTS5")
+        found = host.documents.search.find("SQLite FTS5")
         assert [r.record.title for r in found.results] == ["ADR 7"]
     finally:
         host.close()

@@ -81,15 +81,16 @@ def test_sigkill_at_random_points_never_loses_an_acknowledged_entry(tmp_path, ca
         assert temps_before == set()
         writer = procs.spawn_writer("add", str(root), f"r{run}", "100000", "--no-wait")
         reader = procs.LineReader(writer)
+        pid = None
         try:
-            assert reader.readline() == f"READY {writer.pid}"
+            pid = procs.ready_pid(reader.readline(), writer)
             for n in range(1, wanted + 1):
                 assert reader.readline() == f"ACK {n} True Entry added."
             time.sleep(delay)  # chooses the kill moment at random; no ordering depends on it
-            assert procs.kill_hard(writer) == -9
+            assert procs.kill_hard(writer, pid) == -9
             late = reader.rest()
         finally:
-            procs.kill_hard(writer)
+            procs.kill_hard(writer, pid)
             procs.finish(writer)
         assert late == [f"ACK {n} True Entry added." for n in range(wanted + 1, wanted + 1 + len(late))]
         acked = wanted + len(late)
@@ -111,7 +112,7 @@ def test_sigkill_at_random_points_never_loses_an_acknowledged_entry(tmp_path, ca
         assert (runtime / "USER.md").read_bytes() == b""
         new_temps = temp_files(runtime) - temps_before
         assert {name: bool(TEMP_NAME.fullmatch(name)) for name in new_temps} == dict.fromkeys(new_temps, True)
-        assert {TEMP_NAME.fullmatch(name).group(1) for name in new_temps} <= {str(writer.pid)}
+        assert {TEMP_NAME.fullmatch(name).group(1) for name in new_temps} <= {str(pid)}
         lock_state = "none"
         if lock.exists():
             marker = lock.read_text()
@@ -121,7 +122,7 @@ def test_sigkill_at_random_points_never_loses_an_acknowledged_entry(tmp_path, ca
                 os.utime(lock, (aged, aged))  # the only way an ownerless marker goes: the 30 s rule
             else:
                 holder = parse_lock_holder(marker)
-                assert holder is not None and holder.pid == writer.pid
+                assert holder is not None and holder.pid == pid
                 lock_state = "dead-owner"
 
         stats["runs"] += 1
@@ -177,15 +178,16 @@ def kill_at(root: Path, breakpoint: str) -> int:
     there; returns its pid. It never gets to acknowledge the add."""
     writer = procs.spawn_writer("add", str(root), "x", "1", "--no-wait", "--pause-at", breakpoint)
     reader = procs.LineReader(writer)
+    pid = None
     try:
-        assert reader.readline() == f"READY {writer.pid}"
+        pid = procs.ready_pid(reader.readline(), writer)
         assert reader.readline() == f"PAUSED {breakpoint.replace(':', ' ')}"
-        assert procs.kill_hard(writer) == -9
+        assert procs.kill_hard(writer, pid) == -9
         assert reader.rest() == []
     finally:
-        procs.kill_hard(writer)
+        procs.kill_hard(writer, pid)
         procs.finish(writer)
-    return writer.pid
+    return pid
 
 
 # breakpoint -> (memories.json, MEMORY.md, last-good copy) contents left by the kill, and the temp files left
@@ -232,6 +234,39 @@ def test_kill_at_each_commit_step_leaves_a_recoverable_store(tmp_path, breakpoin
     assert data == serialize_store(after) == (runtime / ".memories.last-good.json").read_bytes()
     assert (runtime / "MEMORY.md").read_bytes() == joined(truth + ["next"])
     assert not lock.exists()
+
+
+def test_next_mutation_after_a_killed_commit_removes_its_temp_files(tmp_path):
+    """With no repair in between: the dead writer's marker makes the next lock contended, and a commit under a
+    contended lock sweeps the temp files (an uncontended one lists no directory)."""
+    root = tmp_path / "root"
+    runtime = root / "runtime"
+    RuntimeStore(root, LIMITS).mutate(add("seed"))
+    kill_at(root, "os.replace:1")
+    assert len(temp_files(runtime)) == 3
+    receipt = RuntimeStore(root, LIMITS, lock_timeout=1.0).mutate(add("next"))
+    assert (receipt.changed, receipt.message) == (True, "Entry added.")
+    assert temp_files(runtime) == set()
+    assert [e.content for e in parse_store((runtime / "memories.json").read_bytes())] == ["seed", "next"]
+    assert not (runtime / ".memories.lock").exists()
+
+
+def test_temp_files_without_a_marker_wait_for_the_next_repair(tmp_path):
+    """A killed writer whose marker was then deleted by hand (what StoreBusy's message suggests) leaves temp files
+    an uncontended commit does not look for; the next repair removes them, and neither imports them."""
+    root = tmp_path / "root"
+    runtime = root / "runtime"
+    RuntimeStore(root, LIMITS).mutate(add("seed"))
+    kill_at(root, "os.replace:1")
+    (runtime / ".memories.lock").unlink()
+    left = temp_files(runtime)
+    assert len(left) == 3
+    RuntimeStore(root, LIMITS, lock_timeout=1.0).mutate(add("next"))
+    assert temp_files(runtime) == left
+    report = RuntimeStore(root, LIMITS).projections.repair()
+    assert (report.repaired, report.hand_edits) == ([], {})
+    assert temp_files(runtime) == set()
+    assert [e.content for e in parse_store((runtime / "memories.json").read_bytes())] == ["seed", "next"]
 
 
 def test_writer_killed_while_publishing_its_lock_marker_does_not_block_the_next_writer(tmp_path):

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,6 +26,7 @@ from mnemon_ls.runtime.store import RuntimeStore, diagnose
 from mnemon_ls.settings import load_settings
 
 from tests.helpers import procs
+from tests.helpers.zygote import mnemon_command
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ts"
 AT = "2026-09-01T08:00:00.000Z"
@@ -229,7 +229,7 @@ def test_near_duplicate_in_the_other_target_is_not_named(root, clock):
 def test_cli_prints_the_similar_entry(tmp_path):
     data = tmp_path / "data"
     env = procs.child_env(HOME=str(tmp_path), MNEMON_DATA_DIR=str(data))
-    base = [sys.executable, "-m", "mnemon_ls", "runtime", "add", "--scope", "custom", "--data-dir", str(data)]
+    base = mnemon_command("runtime", "add", "--scope", "custom", "--data-dir", str(data))
     first = subprocess.run([*base, "--content", "Deploy with make release."], capture_output=True, text=True, env=env)
     assert first.returncode == 0, first.stderr
     second = subprocess.run([*base, "--content", "deploy with make release"], capture_output=True, text=True, env=env)
@@ -247,7 +247,7 @@ def test_serve_log_file_is_created_0600(tmp_path):
     env = procs.child_env(HOME=str(tmp_path), MNEMON_DATA_DIR=str(tmp_path / "data"))
     old = os.umask(0o022)
     try:
-        proc = subprocess.run([sys.executable, "-m", "mnemon_ls", "serve", "--log-file", str(log), "-v"],
+        proc = subprocess.run(mnemon_command("serve", "--log-file", str(log), "-v"),
                               input=b"", capture_output=True, env=env, timeout=procs.WAIT_SECONDS)
     finally:
         os.umask(old)

@@ -86,14 +86,14 @@ def _document_root(tmp_path: Path, secrets: str):
 
     store = DocumentStore(tmp_path / "root", secrets=secrets)
     created = store.create("Deploy notes", "How we deploy.\n")
-    path = store.path_for(created.document.record)
+    path = store.files.path_for(created.document.record)
     return store, path
 
 
 def test_a_token_typed_into_a_document_is_adopted_redacted_in_the_file_and_the_index(tmp_path: Path) -> None:
     store, path = _document_root(tmp_path, "redact")
     path.write_text(path.read_text(encoding="utf-8") + f"\npush with {GITHUB_PAT}\n", encoding="utf-8")
-    report = store.refresh()
+    report = store.freshness.refresh()
     assert len(report.adopted) == 1
     assert GITHUB_PAT.encode() not in every_byte_under(tmp_path / "root")
     assert "push with [redacted:github-token]" in path.read_text(encoding="utf-8")
@@ -105,7 +105,7 @@ def test_under_reject_a_document_holding_a_token_is_not_adopted_and_the_refresh_
     store, path = _document_root(tmp_path, "reject")
     typed = path.read_text(encoding="utf-8") + f"\npush with {GITHUB_PAT}\n"
     path.write_text(typed, encoding="utf-8")
-    report = store.refresh()
+    report = store.freshness.refresh()
     assert report.adopted == []
     assert any("GitHub token" in n and "not adopted (secrets is reject)" in n for n in report.notices), report.notices
     assert path.read_text(encoding="utf-8") == typed  # the person's file is left as typed

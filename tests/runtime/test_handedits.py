@@ -333,12 +333,13 @@ def test_projection_of_an_uncommitted_temp_file_is_a_leftover(store):
 def kill_at(root: Path, breakpoint: str) -> None:
     writer = procs.spawn_writer("add", str(root), "x", "1", "--no-wait", "--pause-at", breakpoint)
     reader = procs.LineReader(writer)
+    pid = None
     try:
-        assert reader.readline() == f"READY {writer.pid}"
+        pid = procs.ready_pid(reader.readline(), writer)
         assert reader.readline() == f"PAUSED {breakpoint.replace(':', ' ')}"
-        assert procs.kill_hard(writer) == -9
+        assert procs.kill_hard(writer, pid) == -9
     finally:
-        procs.kill_hard(writer)
+        procs.kill_hard(writer, pid)
         procs.finish(writer)
 
 
@@ -410,7 +411,7 @@ def test_edit_racing_a_mutation_from_another_process_loses_and_is_preserved(root
     writer = procs.spawn_writer("add", str(root), "w", "1", "--no-wait")
     reader = procs.LineReader(writer)
     try:
-        assert reader.readline() == f"READY {writer.pid}"
+        procs.ready_pid(reader.readline(), writer)
         assert reader.readline() == "ACK 1 True Entry added."
         assert reader.readline() == "DONE"
     finally:
@@ -429,7 +430,7 @@ def test_imported_edit_and_a_later_mutation_from_another_process_both_survive(ro
     writer = procs.spawn_writer("add", str(root), "w", "1", "--no-wait")
     reader = procs.LineReader(writer)
     try:
-        assert reader.readline() == f"READY {writer.pid}"
+        procs.ready_pid(reader.readline(), writer)
         assert reader.readline() == "ACK 1 True Entry added."
     finally:
         procs.finish(writer)

@@ -514,3 +514,29 @@ def test_serialize_parse_round_trip(texts, target):
 def test_stored_branch_names_follow_the_load_rule(name):
     entries = parse_store(doc(raw("scoped", branches=[name])))
     assert entries[0].branches == (name,)
+
+
+@HYPOTHESIS
+@given(st.lists(entry_strategy, max_size=6), st.booleans())
+def test_serialized_with_revision_is_serialize_store_and_revision_of(entries, kept_as_loaded):
+    """The commit's one-pass encoder (cached fragments looked up by identity) equals the two reference encoders,
+    also when an entry has extra keys or is kept as loaded (both fall back to json.dumps), and twice in a row
+    (the second call is served from the cache)."""
+    if kept_as_loaded and entries:
+        loaded = parse_store(doc(raw("extra", extra_key={"n": 1}), raw("bad\x01control")))
+        assert loaded[0].extra and loaded[1].raw is not None
+        entries = [*entries, *loaded]
+    for _ in range(2):
+        assert model.serialized_with_revision(tuple(entries)) == (serialize_store(entries), revision_of(entries))
+
+
+@HYPOTHESIS
+@given(st.lists(entry_strategy, max_size=6), st.sampled_from(["user", "memory"]))
+def test_used_bytes_is_the_joined_size_of_the_projected_contents(entries, target):
+    """used_bytes is now read off the (remembered) projection: the same number as joining the target's valid
+    contents, for a tuple (remembered) and a list (not)."""
+    expected = joined_bytes(e.content for e in entries if e.target == target and e.problem is None)
+    assert used_bytes(list(entries), target) == expected
+    frozen = tuple(entries)
+    assert used_bytes(frozen, target) == used_bytes(frozen, target) == expected
+    assert projection_bytes(frozen, target) == projection_bytes(list(entries), target)

@@ -300,14 +300,14 @@ def test_documents_search_finds_paraphrased_chunks_ranked_by_document(tmp_path: 
 
     clock = FrozenClock()
     store = DocumentStore(tmp_path, None, clock=clock)
-    store.semantic = _engine()
+    store.search.semantic = _engine()
     store.create("Release checklist", "# Before release\n\nRun the unit tests.\n\n"
                            "# 上线\n\n发布前必须运行迁移脚本\n\n# After\n\nTell the team.").to_dict()
     store.create("Office notes", "The coffee machine is descaled every Monday morning.")
     store.create("数据库升级", "见发布清单。")
-    lexical = store.search("数据库升级", semantic=False).to_dict()["results"]
+    lexical = store.search.find("数据库升级", semantic=False).to_dict()["results"]
     assert [r["title"] for r in lexical] == ["数据库升级"]
-    hybrid = store.search("数据库升级").to_dict()
+    hybrid = store.search.find("数据库升级").to_dict()
     titles = [r["title"] for r in hybrid["results"]]
     assert titles == ["数据库升级", "Release checklist"]  # the title phrase hit stays first; the coffee is left out
     found = hybrid["results"][1]
@@ -321,13 +321,13 @@ def test_documents_search_finds_paraphrased_chunks_ranked_by_document(tmp_path: 
     clock.advance(days=3)
     before = {d["title"]: d["lastAccessedAt"] for d in store.list().to_dict()["documents"]}
     for junk in ("banana bread recipe", "quantum chromodynamics of penguins"):
-        assert store.search(junk).to_dict()["results"] == []
-    assert store.search("数据库升级").to_dict()["results"][1]["matched"] == "semantic-low"
+        assert store.search.find(junk).to_dict()["results"] == []
+    assert store.search.find("数据库升级").to_dict()["results"][1]["matched"] == "semantic-low"
     after = {d["title"]: d["lastAccessedAt"] for d in store.list().to_dict()["documents"]}
     assert after["数据库升级"] > before["数据库升级"]  # the title hit was returned as relevant
     assert {t: after[t] for t in ("Release checklist", "Office notes")} == \
         {t: before[t] for t in ("Release checklist", "Office notes")}
-    store.semantic.stop()
+    store.search.semantic.stop()
 
 
 def test_a_damaged_vector_index_is_moved_aside_and_rebuilt(tmp_path: Path) -> None:
@@ -413,20 +413,20 @@ def test_a_damaged_documents_chunk_file_is_moved_aside_and_rebuilt(tmp_path: Pat
     from mnemon_ls.documents import DocumentStore
 
     store = DocumentStore(tmp_path, None)
-    store.semantic = _engine()
+    store.search.semantic = _engine()
     store.create("Release checklist", "# 上线\n\n发布前必须运行迁移脚本\n\n# After\n\nTell the team.")
     store.create("Office notes", "The coffee machine is descaled every Monday morning.")
-    assert [r["title"] for r in store.search("数据库升级").to_dict()["results"]] == ["Release checklist"]
+    assert [r["title"] for r in store.search.find("数据库升级").to_dict()["results"]] == ["Release checklist"]
     path = tmp_path / "documents" / ".semantic-chunks.sqlite3"
-    store._chunk_vectors.close()
-    store._chunk_vectors = None
+    store.search.chunk_vectors.close()
+    store.search.chunk_vectors = None
     with path.open("r+b") as damaged:
         damaged.truncate(4096)  # the header page stays: SQLite opens it and fails on the first read
-    found = store.search("数据库升级").to_dict()
+    found = store.search.find("数据库升级").to_dict()
     assert [r["title"] for r in found["results"]] == ["Release checklist"]  # rebuilt in this same search
     kept = sorted(p.name for p in path.parent.iterdir() if ".corrupt-" in p.name)
     assert len(kept) == 1 and kept[0].startswith(".semantic-chunks.sqlite3.corrupt-")
     said = " ".join(found["notices"])
     assert "was damaged" in said and kept[0] in said
-    again = store.search("数据库升级").to_dict()
+    again = store.search.find("数据库升级").to_dict()
     assert "damaged" not in " ".join(again["notices"]) and len(again["results"]) == 1

@@ -10,6 +10,7 @@ import pytest
 
 np = pytest.importorskip("numpy", reason="the semantic extra is not installed (pip install 'mnemon-ls[semantic]')")
 
+from mnemon_ls.semantic import ivf as ivf_mod  # noqa: E402
 from mnemon_ls.semantic import vectors as vectors_mod  # noqa: E402
 from mnemon_ls.semantic.vectors import VECTOR_FILE, VectorStore  # noqa: E402
 
@@ -142,13 +143,12 @@ def test_the_vector_candidates_filter_reads_docs_by_id_not_every_active_row(tmp_
     assert "docs_active" not in plan and "(id=?)" in plan
 
 
-def test_the_quantized_form_finds_the_exact_top_results_through_updates_and_deletes(tmp_path: Path,
+def test_the_indexed_form_finds_the_exact_top_results_through_updates_and_deletes(tmp_path: Path,
                                                                                      monkeypatch) -> None:
     monkeypatch.setattr(vectors_mod, "QUANTIZE_ABOVE", 60)
     monkeypatch.setattr(vectors_mod, "BLOCK_ROWS", 32)
     monkeypatch.setattr(vectors_mod, "READ_CHUNK", 7)
-    monkeypatch.setattr(vectors_mod, "CANDIDATES", 60)
-    monkeypatch.setattr(vectors_mod, "CANDIDATE_FACTOR", 0)
+    monkeypatch.setattr(ivf_mod, "PROBE_SHARE", 0.2)  # most rows are never read
     rng = np.random.default_rng(11)
     dim = 64
     common = rng.normal(size=dim).astype(np.float32) * 1.5  # a shared direction, as sentence embeddings have
@@ -175,7 +175,8 @@ def test_the_quantized_form_finds_the_exact_top_results_through_updates_and_dele
     fresh = sample(10)
     store.put([(f"new-{i}", "h", fresh[i]) for i in range(10)])  # into the freed rows
     truth.update({f"new-{i}": fresh[i] for i in range(10)})
-    assert store.count() == 370 and store._rows == 400
+    # the index's rows of the deleted and the rewritten ids are dead; the rewrites and the new ids are the tail
+    assert store.count() == 370 and store._base == 400 and store._rows == 440
     queries = sample(25)
     for query in queries:
         found = store.search(query, 5)
@@ -351,13 +352,14 @@ def test_a_row_written_after_the_last_row_was_deleted_is_loaded_by_every_reader(
 
 
 @pytest.mark.parametrize("quantized", [False, True])
-def test_the_spread_is_that_of_its_sample_through_rewrites_forgets_and_other_connections(
+def test_the_spread_is_that_of_every_live_row_through_rewrites_forgets_and_other_connections(
         tmp_path: Path, monkeypatch, quantized: bool) -> None:
-    """The spread's sample is kept decoded between searches; a rewrite, a forget or another connection's
-    rows must be in the next spread (a sample kept past a change would judge hits against stale rows)."""
+    """The spread comes from moments kept up to date through every change; a rewrite, a forget or another
+    connection's rows must be in the next spread (moments kept past a change would judge hits against stale
+    rows). The indexed form's rows count as their codes decode (what the search scores)."""
     if quantized:
         monkeypatch.setattr(vectors_mod, "QUANTIZE_ABOVE", 50)
-    monkeypatch.setattr(vectors_mod, "BLOCK_ROWS", 64)  # the sample crosses blocks
+    monkeypatch.setattr(vectors_mod, "BLOCK_ROWS", 64)  # the rows cross blocks
     rng = np.random.default_rng(21)
     store = VectorStore(tmp_path / VECTOR_FILE, "m", DIM)
     data = _unit(rng, 300)
@@ -366,42 +368,41 @@ def test_the_spread_is_that_of_its_sample_through_rewrites_forgets_and_other_con
     truth = {f"id-{i}": data[i] for i in range(300)}
     queries = _unit(rng, 4)
 
-    def check(sample: int = vectors_mod.SPREAD_SAMPLE) -> None:
+    def check() -> None:
         live = (store._seqs[:store._rows] >= 0).nonzero()[0]
-        rows = live[:: -(-len(live) // sample)]
+        by_hash = {vectors_mod.id_hash(k): k for k in truth}
+        at_row = dict(zip(store._krow.tolist(), store._keys.tolist()))
+        assert sorted(by_hash[at_row[row]] for row in live.tolist()) == sorted(truth)  # every live id, once
         for query in queries:
-            if quantized:  # the codes' approximate cosines, as the search scores them
-                values = store._approximate(query, rows)[1]
+            if quantized:  # the index's rows as their codes decode, the tail's as written
+                values = store._vectors_of(live) @ query
             else:  # the vectors written, of the ids held in those rows
-                by_hash = {vectors_mod.id_hash(k): k for k in truth}
-                at_row = dict(zip(store._krow.tolist(), store._keys.tolist()))
-                values = np.array([truth[by_hash[at_row[row]]] @ query for row in rows.tolist()])
-            got = store.spread(query, sample)
-            assert got[0] == len(rows) == len(values)
-            assert got[1] == pytest.approx(float(values.mean()), abs=1e-5)
-            assert got[2] == pytest.approx(float(values.std()), abs=1e-5)
+                values = np.array([truth[by_hash[at_row[row]]] @ query for row in live.tolist()])
+            got = store.spread(query)
+            assert got[0] == len(live) == len(truth)
+            assert got[1] == pytest.approx(float(values.mean()), abs=1e-6)
+            assert got[2] == pytest.approx(float(values.std()), abs=1e-6)
 
     check()
-    check(64)  # every ceil(300 / 64) = 5th live row
-    held = store._sample
-    store.spread(queries[0], 64)
-    assert store._sample is held  # nothing changed: not decoded again
     moved = _unit(rng, 40)
-    store.put([(f"id-{i}", "h2", moved[i]) for i in range(40)])  # rewritten in place
+    store.put([(f"id-{i}", "h2", moved[i]) for i in range(40)])  # rewritten
     truth.update({f"id-{i}": moved[i] for i in range(40)})
-    check(64)
+    check()
     store.remove([f"id-{i}" for i in range(100, 160)])
     for i in range(100, 160):
         del truth[f"id-{i}"]
-    check(64)
     check()
     other = VectorStore(tmp_path / VECTOR_FILE, "m", DIM)  # another connection writes
     more = _unit(rng, 30)
     other.put([(f"other-{i}", "h", more[i]) for i in range(30)], refresh=False)
     truth.update({f"other-{i}": more[i] for i in range(30)})
-    store.prepare()  # what a recall does while its query is embedded: the next spread reads the new rows
+    store.prepare()  # what a recall does while its query is embedded: the next spread has the new rows
     check()
     assert store.spread(queries[0])[0] == 270
+    if quantized:  # a fresh process holds the same moments (from the index file, less its dead rows)
+        reader = VectorStore(tmp_path / VECTOR_FILE, "m", DIM)
+        for query in queries:
+            assert np.allclose(reader.spread(query), store.spread(query), atol=1e-6)
 
 
 def test_a_hybrid_recall_reads_the_vector_pool_not_the_keyword_pool(tmp_path: Path, monkeypatch) -> None:

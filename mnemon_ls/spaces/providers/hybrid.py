@@ -52,23 +52,28 @@ def hybrid_rank(semantic: "SpaceSemantic", index: Any, query: str, scored: Seque
     from ...semantic.fusion import KeywordHit
 
     keyword = [KeywordHit(s[3], s[0], bool(s[5])) for s in scored]
-    fused, dropped = semantic.candidates(query, keyword, pool, index.connect(), keep, category, source)
+    read: dict[str, tuple] = {}  # the side-index rows of the vector candidates, read by candidates()
+    fused, dropped = semantic.candidates(query, keyword, pool, index.connect(), keep, category, source, rows=read)
     if fused is None:
         return None
     by_id = {s[3]: s for s in scored}
-    missing = [f.id for f in fused if f.id not in by_id]
-    meta: dict[str, tuple] = {}
+    missing = [f.id for f in fused if f.id not in by_id and f.id not in read]
     db = index.connect()
     for start in range(0, len(missing), 500):
         chunk = missing[start:start + 500]
         marks = ",".join("?" * len(chunk))
         for key, importance, created, branches in db.execute(
                 f"SELECT id, importance, created, branches FROM docs WHERE id IN ({marks})", chunk):
+            read[key] = (importance, created, branches)
+    meta: dict[str, tuple] = {}
+    for f in fused:
+        if f.id not in by_id and f.id in read:
+            importance, created, branches = read[f.id]
             try:
                 tag_list = json.loads(branches) if branches else []
             except ValueError:
                 tag_list = []
-            meta[key] = (importance if isinstance(importance, int) else 3, created or 0.0, tag_list)
+            meta[f.id] = (importance if isinstance(importance, int) else 3, created or 0.0, tag_list)
     out: list[tuple] = []
     for f in fused:
         base = by_id.get(f.id)
