@@ -51,3 +51,16 @@ def test_meaning_adds_to_the_words_in_proportion_to_what_they_left_unexplained()
 def test_an_unknown_mode_is_refused() -> None:
     with pytest.raises(ValueError, match="calibrated or cli"):
         fuse([], [], E5_SCALE, mode="rrf")
+
+
+def test_a_far_vector_candidate_keeps_its_own_scripts_floor() -> None:
+    # an English query (floor 0.795) and a Korean item (0.85): the item 0.06 under the best cosine is used by
+    # fusion (no window), so it is judged by the stricter Korean floor; under the model's floor, by the query's
+    from mnemon_ls.semantic.spaces import item_floors
+
+    query_floor = E5_SCALE.medium_floor("how do we deploy")
+    korean = E5_SCALE.medium_floor("배포 절차 문서")
+    assert korean > query_floor
+    got = item_floors([("best", 0.91), ("ko", 0.85), ("under", E5_SCALE.floor), ("known", 0.9)],
+                      {"best": "deploy", "ko": "배포 절차 문서", "under": "배포 절차 문서"}, query_floor, E5_SCALE)
+    assert got == {"best": query_floor, "ko": korean, "under": query_floor}
