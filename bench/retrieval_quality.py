@@ -1,8 +1,8 @@
 """Retrieval quality of recall on a coding-memory set (issue 27 item 7; the cases of item 8).
 
-The set is bench/data/retrieval_set.jsonl.gz (bench/retrieval_set.py makes it: 2,232 memories and 410 queries,
-English and Chinese, in nine categories). One workspace (a real git repository with a ``main`` branch and the
-set's feature branches, a custom storage root), one native Memory Space (``mnemon.db``) that every memory is
+The set is bench/data/retrieval_set.jsonl.gz (bench/retrieval_set.py makes it: 2,480 memories and 502 queries,
+English and Chinese, in thirteen categories, four of them the cases of item 8: bench/retrieval_set_item8.py).
+One workspace (a real git repository with a ``main`` branch and the set's feature branches, a custom storage root), one native Memory Space (``mnemon.db``) that every memory is
 remembered into through the operation layer (``spaces.remember`` via :func:`mnemon_ls.ops.execute.call`, as the
 command line runs it), in the order of its ``createdAt`` with the Host's clock set to it, on its branch with
 ``scopeToBranch`` when it has one. The hybrid host's semantic engine embeds them meanwhile (the bundled
@@ -38,12 +38,16 @@ that sent any. Per category and per language.
 
 ``python bench/retrieval_quality.py`` writes bench/results/retrieval_quality.md and .json (``--out``); needs the
 test (or semantic) extra for the model, and git. 83 to 154 s in three runs on a 2-core machine at load 2 to 4, half
-of it waiting for the embedding of the 2,232 memories (the run prints its phases).
+of it waiting for the embedding of the memories (the run prints its phases). ``--before FILE`` (an earlier run's
+JSON) writes every figure of the report as ``before → after`` (bench/retrieval_report.py); ``--workdir DIR`` keeps
+the workspace and reuses the loaded store in a later run (for trying a ranking change; not for a reported run
+unless the set is unchanged); ``--dump FILE`` writes every recall's results (ids, scores, tiers, evidence).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -64,23 +68,10 @@ sys.path.insert(0, str(HERE))
 import regex  # noqa: E402
 
 import retrieval_set as rset  # noqa: E402
+from retrieval_report import SYSTEMS, SYSTEM_TEXT, WRONG_KINDS, markdown  # noqa: E402
 
 RESULTS = HERE / "results" / "retrieval_quality.json"
 LIMIT = 10
-MAIN = ("keyword", "hybrid", "fts5", "vector")
-EXTRA = ("keyword-person", "hybrid-person", "keyword-ranking", "hybrid-ranking")
-SYSTEMS = MAIN + EXTRA
-SYSTEM_TEXT = {
-    "keyword": "keyword recall, semantic extra off (assistant: what `mnemon_recall` sends)",
-    "hybrid": "hybrid recall, semantic extra on (assistant: what `mnemon_recall` sends)",
-    "fts5": "plain FTS5 BM25 floor, trigram tokenizer (no branch filter)",
-    "vector": "vector-only, multilingual-e5-small, exact cosine over all items (no branch filter)",
-    "keyword-person": "keyword recall as a person gets it (`mnemon-ls recall`)",
-    "hybrid-person": "hybrid recall as a person gets it",
-    "keyword-ranking": "keyword recall, recallPolicy exhaustive-v1 (the ranking before policy cuts)",
-    "hybrid-ranking": "hybrid recall, recallPolicy exhaustive-v1",
-}
-WRONG_KINDS = ("superseded", "main-on-branch", "other-branch", "near-miss", "name-only")
 _CJK = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}"
 _WORD = rf"[[\p{{L}}\p{{N}}_]--[{_CJK}]]+"
 _RUN = regex.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_WORD}(?:[-.]{_WORD})*)", regex.V1)
@@ -141,11 +132,14 @@ class Bench:
         from mnemon_ls.settings import load_settings
 
         self.repo = base / "repo"
-        self.repo.mkdir()
-        self.git("init", "-q", "-b", "main")
-        self.git("-c", "user.name=bench", "-c", "user.email=bench@local", "commit", "-q", "--allow-empty", "-m", "init")
-        for branch in rset.BRANCHES:
-            self.git("branch", branch)
+        if not self.repo.exists():
+            self.repo.mkdir()
+            self.git("init", "-q", "-b", "main")
+            self.git("-c", "user.name=bench", "-c", "user.email=bench@local", "commit", "-q", "--allow-empty", "-m",
+                     "init")
+            for branch in rset.BRANCHES:
+                self.git("branch", branch)
+        self.git("checkout", "-q", "main")
         self.root = base / "root"
         self.clock = Clock(rset.NOW)
         settings = load_settings({"storageScope": "custom", "dataDir": str(self.root)})
@@ -208,8 +202,10 @@ def score(ranked: list[str], query: dict[str, Any]) -> dict[str, Any]:
 
 
 def answers(bench: Bench, space: str, items: dict[str, str], queries: list[dict[str, Any]],
-            texts: dict[str, str]) -> tuple[dict[str, dict[str, Any]], dict[str, float]]:
-    """Every system's answer to every query: ``({query id: {system: score + tiers}}, CPU seconds per system)``."""
+            texts: dict[str, str], details: dict[str, Any] | None = None
+            ) -> tuple[dict[str, dict[str, Any]], dict[str, float]]:
+    """Every system's answer to every query: ``({query id: {system: score + tiers}}, CPU seconds per system)``;
+    ``details`` (when given) gets each recall's results: ``[memory id, score, tier, matchedVia, similarity]``."""
     from mnemon_ls.semantic.vectors import VECTOR_FILE, VectorStore
 
     engine = bench.hosts["hybrid"].semantic
@@ -237,10 +233,17 @@ def answers(bench: Bench, space: str, items: dict[str, str], queries: list[dict[
                 ranked = [items[r["id"]] for r in data["results"]]
                 tiers = [f"{r.get('tier')}/{r.get('matchedVia')}" for r in data["results"]]
                 withheld = int((data.get("withheld") or {}).get("lowConfidence", 0))
+                if details is not None:
+                    details.setdefault(query["id"], {})[name] = [
+                        [items[r["id"]], r.get("score"), r.get("tier"), r.get("matchedVia"), r.get("similarity")]
+                        for r in data["results"]]
             elif name == "fts5":
                 ranked = floor.search(query["text"])
             else:
-                ranked = [items[k] for k, _cos in store.search(embedder.embed_query(query["text"]), LIMIT, exact=True)]
+                found = store.search(embedder.embed_query(query["text"]), LIMIT, exact=True)
+                ranked = [items[k] for k, _cos in found]
+                if details is not None:
+                    details.setdefault(query["id"], {})[name] = [[items[k], round(c, 4)] for k, c in found]
             cpu[name] += time.process_time() - started
             row[name] = {**score(ranked, query), "tiers": tiers, "withheld": withheld}
         out[query["id"]] = row
@@ -288,133 +291,33 @@ def summarize(queries: list[dict[str, Any]], answered: dict[str, dict[str, Any]]
     return table
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
-
-
-def _num(value: float | None, digits: int = 3) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def markdown(run: dict[str, Any]) -> str:
-    """The report (module doc) of one run."""
-    t = run["table"]
-    allq = t["all"]
-    sup = {n: allq[n]["wrongAbove"].get("superseded", {"n": 0, "above": 0}) for n in SYSTEMS}
-    lines = ["# Retrieval quality of recall (issue 27 item 7)", "",
-             f"`{run['command']}` at commit {run['commit']}, {run['at']}; {run['machine']}; load average "
-             f"{run['loadBefore']} before, {run['loadAfter']} after; Python {run['python']}; model {run['model']}. "
-             f"Run time {run['seconds']['total']:.0f} s (load {run['seconds']['load']:.0f} s of which the "
-             f"embedding wait {run['seconds']['embedWait']:.0f} s, queries {run['seconds']['queries']:.0f} s).", "",
-             f"Set: bench/data/retrieval_set.jsonl.gz (bench/retrieval_set.py, seed {rset.SEED}): "
-             f"{run['memories']} memories, {run['queries']} queries ({run['answerable']} with relevant memories, "
-             f"{run['unanswerable']} with none), English and Chinese. One native Memory Space, every memory "
-             "remembered through `spaces.remember` at its own time (the Host's clock), branch facts on their branch "
-             "with `scopeToBranch`; queries at limit 10 (the MCP tool's default is 8, its cap 12) with their branch "
-             "checked out. Module doc of bench/retrieval_quality.py for the systems and measures.", "",
-             "## Side by side", "",
-             "| system | recall@5 | recall@10 | MRR@10 | superseded above successor | no-answer queries: mean "
-             "results sent | no-answer queries that sent any |", "|---|---|---|---|---|---|---|"]
-    for name in SYSTEMS:
-        cell, none = allq[name], t["category:no-answer"][name]
-        bold = "**" if name in MAIN else ""
-        lines.append(f"| {bold}{name}{bold}: {SYSTEM_TEXT[name]} | {_pct(cell.get('recall@5'))} | "
-                     f"{_pct(cell.get('recall@10'))} | {_num(cell.get('mrr@10'))} | {sup[name]['above']} / "
-                     f"{sup[name]['n']} ({_pct(sup[name]['above'] / sup[name]['n'])}) | "
-                     f"{_num(none.get('sentMean'), 2)} | {_pct(none.get('sentAny'))} |")
-    verdict = run["verdict"]
-    lines += ["", "Goal (issue 27 item 7): hybrid beats both floors on recall@5 and MRR@10; the no-answer queries "
-              "send nothing.", "",
-              f"- hybrid beats both floors on recall@5: **{'yes' if verdict['recall5'] else 'no'}** "
-              f"({verdict['recall5Text']})",
-              f"- hybrid beats both floors on MRR@10: **{'yes' if verdict['mrr'] else 'no'}** ({verdict['mrrText']})",
-              f"- the no-answer queries send nothing (hybrid, to the assistant): "
-              f"**{'yes' if verdict['noAnswer'] else 'no'}** ({verdict['noAnswerText']})", ""]
-    eight, dates = run["item8"], t["category:date"]
-    lines += ["## The cases of issue 27 item 8 in this run", "",
-              f"- (a) a policy cut what the ranking got right: {len(eight['cut']['keyword'])} queries have a relevant "
-              f"memory in the top 10 of keyword recall's own ranking (exhaustive-v1) and none in what the assistant is "
-              f"sent (strict-v1); hybrid: {len(eight['cut']['hybrid'])}.",
-              f"- (b) found by meaning, lost in the fusion: {len(eight['vectorOnly']['hybrid'])} queries have a "
-              "relevant "
-              f"memory in vector-only search's top 10 and none in hybrid recall's answer to the assistant "
-              f"({len(eight['vectorOnly']['hybrid-person'])} in a person's).",
-              f"- (c) a match on a name alone: the {eight['nameOnly']['queries']} questions about a person and "
-              "something "
-              "never stored were sent " + "; ".join(
-                  f"{name} " + ", ".join(f"{v} {k}" for k, v in sorted(tiers.items()))
-                  for name, tiers in eight["nameOnly"]["tiers"].items()) + " results (tier: count).",
-              "- (d) dates in the question: recall@5 / MRR@10 of the 40 date questions: " + ", ".join(
-                  f"{n} {_pct(dates[n].get('recall@5'))} / {_num(dates[n].get('mrr@10'))}" for n in MAIN) + ".", ""]
-    lines += ["## Per category (recall@5 / recall@10 / MRR@10 over the queries with relevant memories)", "",
-              "| category | queries (with / without an answer) | " + " | ".join(SYSTEMS) + " |",
-              "|---|---|" + "---|" * len(SYSTEMS)]
-    for category in rset.CATEGORIES:
-        row = t[f"category:{category}"]
-        first = row["keyword"]
-        if not first["answerable"]:
-            continue
-        lines.append(f"| {category} | {first['answerable']} / {first['unanswerable']} | " + " | ".join(
-            f"{_pct(row[n].get('recall@5'))} / {_pct(row[n].get('recall@10'))} / {_num(row[n].get('mrr@10'))}"
-            for n in SYSTEMS) + " |")
-    lines += ["", "## Queries nothing answers (mean results sent / share that sent any)", "",
-              "| queries | n | " + " | ".join(SYSTEMS) + " |", "|---|---|" + "---|" * len(SYSTEMS)]
-    for category in rset.CATEGORIES:
-        row = t[f"category:{category}"]
-        if not row["keyword"]["unanswerable"]:
-            continue
-        label = {"no-answer": "no-answer", "name": "name (a question about something never stored)",
-                 "branch": "branch (a fact of another branch, asked on main)"}.get(category, category)
-        lines.append(f"| {label} | {row['keyword']['unanswerable']} | " + " | ".join(
-            f"{_num(row[n].get('sentMean'), 2)} / {_pct(row[n].get('sentAny'))}" for n in SYSTEMS) + " |")
-    lines += ["", "## A wrong memory ranked above the right one (or returned when nothing is right)", "",
-              "| kind | n | " + " | ".join(SYSTEMS) + " |", "|---|---|" + "---|" * len(SYSTEMS)]
-    for kind in WRONG_KINDS:
-        got = allq["keyword"]["wrongAbove"].get(kind)
-        if got:
-            lines.append(f"| {kind} | {got['n']} | " + " | ".join(
-                str(allq[n]["wrongAbove"][kind]["above"]) for n in SYSTEMS) + " |")
-    lines += ["", "## Per language (recall@5 / recall@10 / MRR@10; no-answer queries: mean results sent)", "",
-              "| language | " + " | ".join(SYSTEMS) + " |", "|---|" + "---|" * len(SYSTEMS)]
-    for lang in rset.LANGS:
-        row, none = t[f"lang:{lang}"], t[f"category:no-answer:{lang}"]
-        lines.append(f"| {lang} | " + " | ".join(
-            f"{_pct(row[n].get('recall@5'))} / {_pct(row[n].get('recall@10'))} / {_num(row[n].get('mrr@10'))}; "
-            f"{_num(none[n].get('sentMean'), 2)}" for n in SYSTEMS) + " |")
-    lines += ["", "## Tiers of what recall sent (tier/matchedVia: count)", "", "| queries | system | tiers |",
-              "|---|---|---|"]
-    for group in ("category:name", "category:no-answer", "category:paraphrase", "category:date"):
-        for name in ("keyword", "hybrid"):
-            tiers = t[group][name].get("tiers", {})
-            lines.append(f"| {group.split(':')[1]} | {name} | " + ", ".join(f"{k} {v}" for k, v in tiers.items())
-                         + f"; withheld {t[group][name]['withheld']} |")
-    lines += ["", "Reading: recall@k counts a query's relevant memories in the top k (a date query over a quarter "
-              "has three); a `name` query with an answer lists every memory about the person. The floors know no "
-              "branch, so a fact of another branch counts against them as it would against recall. CPU seconds "
-              "answering the 410 queries: " + ", ".join(f"{n} {run['cpu'][n]:.1f}" for n in SYSTEMS)
-              + " (hybrid embeds each query; the systems after it reuse the model's query cache).", ""]
-    return "\n".join(lines)
-
-
 def item8(queries: list[dict[str, Any]], answered: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The cases of issue 27 item 8 in this run: ``cut`` (a): queries whose relevant memory the exhaustive-v1
     ranking has in its top 10 and the assistant's answer lacks; ``vectorOnly`` (b): queries vector-only search
     answers in its top 10 and hybrid recall does not; ``nameOnly`` (c): what the questions about a person and
-    something never stored were sent, by tier; ``date`` (d): recall@5 / MRR@10 of the date questions."""
+    something never stored were sent, by tier (``{"queries", "tiers": {system: {tier: count}}}``); ``oneTerm``
+    (c): the same for the questions sharing one common word with the memories and answered by none."""
     found = [q for q in queries if q["relevant"]]
     hit = lambda q, name: answered[q["id"]][name]["hit10"] > 0  # noqa: E731
     cut = {name: [q["id"] for q in found if hit(q, f"{name}-ranking") and not hit(q, name)]
            for name in ("keyword", "hybrid")}
     vector_only = {name: [q["id"] for q in found if hit(q, "vector") and not hit(q, name)]
                    for name in ("hybrid", "hybrid-person")}
+
+    def tiers(chosen: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
+        for name in ("keyword", "hybrid"):
+            out[name] = {}
+            for q in chosen:
+                for tier in answered[q["id"]][name]["tiers"]:
+                    key = tier.split("/")[0]
+                    out[name][key] = out[name].get(key, 0) + 1
+        return out
+
     names = [q for q in queries if q["category"] == "name" and not q["relevant"]]
-    tiers: dict[str, dict[str, int]] = {}
-    for name in ("keyword", "hybrid"):
-        for q in names:
-            for tier in answered[q["id"]][name]["tiers"]:
-                key = tier.split("/")[0]
-                tiers.setdefault(name, {})[key] = tiers.setdefault(name, {}).get(key, 0) + 1
-    return {"cut": cut, "vectorOnly": vector_only, "nameOnly": {"queries": len(names), "tiers": tiers}}
+    one = [q for q in queries if q["category"] == "one-term"]
+    return {"cut": cut, "vectorOnly": vector_only, "nameOnly": {"queries": len(names), "tiers": tiers(names)},
+            "oneTerm": {"queries": len(one), "tiers": tiers(one)}}
 
 
 def verdict(table: dict[str, Any]) -> dict[str, Any]:
@@ -433,21 +336,35 @@ def verdict(table: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def measure() -> dict[str, Any]:
-    """One run (module doc); returns its record."""
+def measure(workdir: Path | None = None, details: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One run (module doc); returns its record. ``workdir``: keep the workspace there and reuse a store an
+    earlier run with the same ``workdir`` loaded (the set must not have changed since); ``details``: filled with
+    every recall's results (``{query id: {system: [result rows]}}``, for ``--dump``)."""
     started, cpu0 = time.perf_counter(), time.process_time()
     load_before = "/".join(f"{x:.2f}" for x in os.getloadavg())
     memories, queries = rset.load()
     texts = {m["id"]: m["text"] for m in memories}
     env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMON_")}
     seconds: dict[str, float] = {}
-    with tempfile.TemporaryDirectory(prefix="mnemon-retrieval-") as tmp:
-        bench = Bench(Path(tmp), env)
+    with contextlib.ExitStack() as stack:
+        if workdir is None:
+            base = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mnemon-retrieval-")))
+        else:
+            base = workdir
+            base.mkdir(parents=True, exist_ok=True)
+        bench = Bench(base, env)
         engine = bench.hosts["hybrid"].semantic
         if engine is None or engine.embedder() is None:
             raise SystemExit("semantic recall is not available here: pip install -e '.[test]' (or '.[semantic]')")
         t0 = time.perf_counter()
-        space, items = load(bench, memories)
+        marker = base / "loaded.json"
+        if marker.exists():  # --workdir of an earlier run: the store is loaded and embedded
+            space, items = json.loads(marker.read_text("utf-8"))
+            print(f"reusing the store of {base}", flush=True)
+        else:
+            space, items = load(bench, memories)
+            if workdir is not None:
+                marker.write_text(json.dumps([space, items]), "utf-8")
         t1 = time.perf_counter()
         print(f"remembered {len(items)} memories in {t1 - t0:.0f} s; waiting for the embedding", flush=True)
         if not engine.wait_idle(3600):
@@ -456,7 +373,7 @@ def measure() -> dict[str, Any]:
         seconds.update(load=t2 - t0, embedWait=t2 - t1)
         print(f"embedded in {t2 - t1:.0f} s more; answering {len(queries)} queries with {len(SYSTEMS)} systems",
               flush=True)
-        answered, cpu = answers(bench, space, items, queries, texts)
+        answered, cpu = answers(bench, space, items, queries, texts, details)
         seconds["queries"] = time.perf_counter() - t2
         model = engine.embedder().model_id
         bench.close()
@@ -495,12 +412,21 @@ def to_json(run: dict[str, Any]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=RESULTS, help="the JSON file (the .md is written beside it)")
+    parser.add_argument("--workdir", type=Path, help="keep the workspace here and reuse the store an earlier run "
+                        "loaded there (for trying ranking changes; the set must be the same)")
+    parser.add_argument("--dump", type=Path, help="also write every recall's results here (JSON)")
+    parser.add_argument("--before", type=Path, help="an earlier run's JSON: the report shows every figure as "
+                        "`before → after` (the .md only; the JSON is this run's)")
     args = parser.parse_args()
-    run = measure()
+    before = json.loads(args.before.read_text("utf-8")) if args.before else None
+    details: dict[str, Any] | None = {} if args.dump else None
+    run = measure(args.workdir, details)
+    if args.dump:
+        args.dump.write_text(json.dumps(details, ensure_ascii=False), "utf-8")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(to_json(run), "utf-8")
-    args.out.with_suffix(".md").write_text(markdown(run), "utf-8")
-    print(markdown(run))
+    args.out.with_suffix(".md").write_text(markdown(run, before), "utf-8")
+    print(markdown(run, before))
 
 
 if __name__ == "__main__":

@@ -29,7 +29,13 @@ about code identifiers each with a near-miss sibling: ``parse_invoice_v2`` / ``p
 answer: tests/bench/test_retrieval_set.py checks it with the Memory Spaces tokenizer), ``date`` (meeting notes
 whose text has no date; the question names a month, a quarter, "last week", "last month", ...), ``name``
 (a person's name alone or with a question about something never stored), ``no-answer`` (nothing stored
-answers it; half share a word with some memory), ``filler`` (other project facts).
+answers it; half share a word with some memory), ``filler`` (other project facts); then the cases of issue 27
+item 8 (bench/retrieval_set_item8.py, drawn from a generator of their own, :data:`ITEM8_SEED`, after the parts
+above, which are as they were): ``crowded`` (the answer is one of seven facts of a component that tie on the
+words they share with the question), ``meaning`` (no word in common with the answer, many memories sharing one
+of the question's), ``one-term`` (nothing answers it; one common word in common with the memories), ``dated``
+(status notes without a date in the text; the question names "April 2025", "2024", "yesterday", "last week",
+"2025年4月", "2024年", "昨天", "上周"; a ``dated`` memory has ``series`` = its project).
 
 Times are UTC; :data:`NOW` is the clock of the benchmark's recalls (a Monday): "last week" is 2025-06-09 to
 2025-06-15.
@@ -59,6 +65,10 @@ from retrieval_set_data import (  # noqa: E402
     EN_VENDORS, ZH_VENDORS, EN_TEAMS, ZH_TEAMS, EN_NAME_QUERIES, ZH_NAME_QUERIES, EN_NAME_UNKNOWN, ZH_NAME_UNKNOWN,
     EN_NO_ANSWER, ZH_NO_ANSWER, EN_FILLER_SUBJECTS, EN_FILLER_PREDICATES, ZH_FILLER_SUBJECTS, ZH_FILLER_PREDICATES,
 )
+from retrieval_set_item8 import (  # noqa: E402
+    EN_CROWDED_COMPONENTS, EN_CROWDED_FACTS, ZH_CROWDED_COMPONENTS, ZH_CROWDED_FACTS, EN_MEANING, ZH_MEANING,
+    EN_ONE_TERM, ZH_ONE_TERM, DATED_PROJECTS, DATED_DAYS, EN_DATED_NOTES, ZH_DATED_NOTES, DATED_QUESTIONS,
+)
 
 SEED = 27
 NOW = datetime(2025, 6, 16, 9, 0, tzinfo=timezone.utc)
@@ -66,7 +76,11 @@ START = datetime(2023, 1, 2, tzinfo=timezone.utc)
 END = datetime(2025, 6, 6, tzinfo=timezone.utc)
 OUT = Path(__file__).resolve().parent / "data" / "retrieval_set.jsonl.gz"
 CATEGORIES = ("decision", "convention", "superseded", "branch", "identifier", "paraphrase", "date", "name",
-              "no-answer")
+              "no-answer", "crowded", "meaning", "one-term", "dated")
+#: The categories of issue 27 item 8's cases (:mod:`retrieval_set_item8`), drawn after the others.
+ITEM8_CATEGORIES = ("crowded", "meaning", "one-term", "dated")
+#: The seed of the item-8 parts' own generator (so the parts before them are as they were).
+ITEM8_SEED = 2708
 LANGS = ("en", "zh")
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December")
@@ -298,12 +312,59 @@ def _filler(b: Builder) -> None:
             b.memory(lang, "filler", text, b.when(), "general")
 
 
+def _crowded(b: Builder) -> None:
+    """Item 8a: seven facts of each made-up component; the question asks for one of them in other words."""
+    for lang, components, facts in (("en", EN_CROWDED_COMPONENTS, EN_CROWDED_FACTS),
+                                    ("zh", ZH_CROWDED_COMPONENTS, ZH_CROWDED_FACTS)):
+        for component in components:
+            chosen = b.rng.sample(range(len(facts)), 7)
+            keys = [b.memory(lang, "crowded", facts[i][0].format(s=component), b.when()) for i in chosen]
+            pick = b.rng.randrange(7)
+            b.query(lang, "crowded", facts[chosen[pick]][1].format(s=component), [keys[pick]],
+                    component=component)
+
+
+def _meaning(b: Builder) -> None:
+    """Item 8b: a fact and a question sharing no term, among many memories sharing the question's words."""
+    for lang, pairs in (("en", EN_MEANING), ("zh", ZH_MEANING)):
+        for fact, ask in pairs:
+            b.query(lang, "meaning", ask, [b.memory(lang, "meaning", fact, b.when())])
+
+
+def _one_term(b: Builder) -> None:
+    """Item 8c: questions nothing answers that share one common term with the memories."""
+    for lang, asks in (("en", EN_ONE_TERM), ("zh", ZH_ONE_TERM)):
+        for ask in asks:
+            b.query(lang, "one-term", ask, [])
+
+
+def _dated(b: Builder) -> None:
+    """Item 8d: status notes of each project on :data:`DATED_DAYS`; questions naming a month, a year,
+    yesterday or last week (relative to :data:`NOW`)."""
+    for lang, notes in (("en", EN_DATED_NOTES), ("zh", ZH_DATED_NOTES)):
+        for names in DATED_PROJECTS:
+            project = names[0 if lang == "en" else 1]
+            made = []
+            for note, date in zip(b.rng.sample(notes, len(notes)), DATED_DAYS):
+                at = b.on(date)
+                text = f"Status of the {project}: {note}." if lang == "en" else f"{project}状态：{note}。"
+                made.append((b.memory(lang, "dated", text, at, "context", series=project), at))
+            for en, zh, start, end in DATED_QUESTIONS:
+                relevant = sorted(k for k, at in made if day(start) <= at < day(end))
+                assert relevant, (project, start)
+                b.query(lang, "dated", (en if lang == "en" else zh).format(p=project), relevant,
+                        range=[stamp(day(start)), stamp(day(end))])
+
+
 def build(seed: int = SEED) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """``(memories, queries)`` of the set (module doc). Raises ``AssertionError`` if two memories have the
     same text or a date query finds no memory of its series in its range."""
     b = Builder(seed)
     for part in (_decisions, _conventions, _superseded, _branches, _identifiers, _paraphrases, _dates, _people,
                  _no_answer, _filler):
+        part(b)
+    b.rng = random.Random(ITEM8_SEED)  # the item-8 parts draw from their own generator
+    for part in (_crowded, _meaning, _one_term, _dated):
         part(b)
     texts = [m["text"] for m in b.memories]
     assert len(set(texts)) == len(texts), "two memories have the same text"

@@ -178,13 +178,14 @@ class WorkspaceHost:
     def spaces(self) -> "SpacesService":
         """The Memory Spaces Source of this root (built on first use; constructing it writes nothing)."""
         from .spaces import RecallQuality, SpacesService
+        from .spaces.policy import DEFAULT_POLICY
 
         self.check_storage()
         from .semantic import off_reason
 
         policy = self.settings.recall_policy
         service = SpacesService(self.root, clock=self._clock, secrets=self.settings.secrets,
-                                quality=RecallQuality.from_dict({"policy": "strict-v1" if policy == "auto" else policy}),
+                                quality=RecallQuality.from_dict({"policy": DEFAULT_POLICY if policy == "auto" else policy}),
                                 quality_auto=policy == "auto",
                                 provider_timeout=self.settings.provider_timeout_ms / 1000,
                                 semantic=self.semantic)

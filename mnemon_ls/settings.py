@@ -338,10 +338,11 @@ class Settings(_Group):
     - ``documents``: :class:`DocumentsSettings` (``maxBodyBytes``, ``activeLimitBytes``).
     - ``branchRecall``: how recall treats ``branch:<name>``-tagged long-term items: ``filter`` (default;
       drop items tagged only for other branches), ``label`` (keep them, marked), ``off`` (ignore tags).
-    - ``recallPolicy``: ``auto`` (default), ``strict-v1``, ``balanced-v1`` or ``exhaustive-v1`` (reference 6.6).
-      ``auto`` is ``balanced-v1`` while semantic recall is on (its model loaded or endpoint answering), so
-      results found by meaning alone are listed, labelled ``low``, after the others; ``strict-v1`` otherwise
-      (keyword-only recall is then exactly the reference default).
+    - ``recallPolicy``: ``auto`` (default), ``strict-v2``, ``strict-v1``, ``balanced-v1`` or ``exhaustive-v1``
+      (reference 6.6; :mod:`mnemon_ls.spaces.policy`). ``auto`` is ``balanced-v1`` while semantic recall is on
+      (its model loaded or endpoint answering), so results found by meaning alone are listed, labelled ``low``,
+      after the others; ``strict-v2`` otherwise (the reference default ``strict-v1`` but for the rows of the
+      ranking's head, which it keeps whatever their tier: issue 27 item 8a).
     - ``recallMode`` / ``writebackMode``: ``guided`` (default) or ``off``: whether assistant hooks print a
       recall / writeback cue at the start of a turn (reference 7.4, seed 001 "How Configuration Switches
       Interact"); explicit tools stay available either way.
@@ -373,7 +374,8 @@ class Settings(_Group):
         integer("wake_budget_chars", "wakeBudgetChars", 65536, 1024, 4_194_304),
         group("documents", "documents", DocumentsSettings),
         choice("branch_recall", "branchRecall", "filter", "filter", "label", "off"),
-        choice("recall_policy", "recallPolicy", "auto", "auto", "strict-v1", "balanced-v1", "exhaustive-v1"),
+        choice("recall_policy", "recallPolicy", "auto", "auto", "strict-v2", "strict-v1", "balanced-v1",
+               "exhaustive-v1"),
         choice("recall_mode", "recallMode", "guided", "guided", "off"),
         choice("writeback_mode", "writebackMode", "guided", "guided", "off"),
         choice("secrets", "secrets", "redact", "redact", "reject", "allow"),

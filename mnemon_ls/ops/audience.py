@@ -8,7 +8,7 @@ send ``audience: "assistant"``; the editor's own views send nothing and get a pe
 command line answers a person.
 
 What an assistant is not sent is the Source's rule, applied by the Source that knows its results'
-confidence: a recall item found by meaning alone with tier ``low``
+confidence: a recall item with tier ``low`` outside the ranking's head, whatever found it
 (:func:`mnemon_ls.spaces.service_recall.withheld_from_assistant`), a Documents hit ``semantic-low``
 (:meth:`mnemon_ls.documents.search.Search.find`). Both count what they withheld in the answer's
 ``withheld.lowConfidence``, and the model-facing text says so (:mod:`.modeltext`): nothing is dropped
@@ -25,8 +25,8 @@ Audience = Literal["person", "assistant"]
 #: Surfaces whose every answer goes to an assistant.
 ASSISTANT_SURFACES = frozenset({"mcp", "tool"})
 #: The params field's description (LSP wire ``audience``; not offered as an MCP argument or a CLI option).
-AUDIENCE_HELP = ("who reads the answer: assistant (a language model's tool: results found by meaning alone with "
-                 "low confidence are withheld and counted) or person (default on the language server)")
+AUDIENCE_HELP = ("who reads the answer: assistant (a language model's tool: results with low confidence are "
+                 "withheld and counted) or person (default on the language server)")
 
 
 def audience_of(call: Call, params: Any) -> Audience:

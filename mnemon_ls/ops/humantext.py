@@ -217,15 +217,17 @@ def document_match_label(hit: Mapping[str, Any]) -> str:
     return f" (low, by meaning alone{detail})" if matched == "semantic-low" else f" (by meaning alone{detail})"
 
 
-def withheld_line(data: Mapping[str, Any], noun: str = "result") -> str | None:
+def withheld_line(data: Mapping[str, Any], noun: str = "result",
+                  why: str = "found by meaning alone with low confidence") -> str | None:
     """The line saying how many results an assistant was not sent (``data["withheld"]["lowConfidence"]`` of
-    a recall or a Documents search: found by meaning alone with low confidence), or ``None`` when none was:
-    ``withheld: 3 results found by meaning alone with low confidence (not sent)``."""
+    a recall: ``why`` = ``with low confidence``; of a Documents search: found by meaning alone with low
+    confidence, the default), or ``None`` when none was: ``withheld: 3 results found by meaning alone with low
+    confidence (not sent)``."""
     withheld = data.get("withheld")
     count = withheld.get("lowConfidence") if isinstance(withheld, Mapping) else None
     if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
         return None
-    return f"withheld: {_plural(count, noun)} found by meaning alone with low confidence (not sent)"
+    return f"withheld: {_plural(count, noun)} {why} (not sent)"
 
 
 def activation_note(data: Mapping[str, Any], *, plain_write: str, name_it: str, deactivate: str) -> str | None:

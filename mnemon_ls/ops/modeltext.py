@@ -115,7 +115,7 @@ def recall(data: Mapping[str, Any], cap: int) -> str:
         lines.append(f"{n}. {_clip(str(item.get('content', '')))}{label}")
         lines.append(f"   space: {item.get('spaceId')} ({item.get('spaceName')}) · id: {item.get('id')} · "
                      f"tier: {item.get('tier')} · score: {score_text}{recall_match_label(item)}")
-    withheld = withheld_line(data)
+    withheld = withheld_line(data, why="with low confidence")
     if withheld:
         lines.append(withheld)
     lines.extend(recall_hidden_lines(data.get("hidden") or {}))

@@ -11,7 +11,7 @@ says so once. Parts:
   (``.mnemon-ls-vectors.ivf`` beside it, derived from it) instead of scanning every vector.
 - :mod:`.querycache`: the query vectors a backend remembers (a bounded least-recently-used map).
 - :mod:`.engine`: one engine per process and configuration; the bounded background queue and the resume.
-- :mod:`.fusion`: reciprocal rank fusion (or the CLI's weighted formula) with exact hits kept on top.
+- :mod:`.fusion`: calibrated score fusion (or the CLI's weighted formula) with exact hits kept on top.
 - :mod:`.spaces`: the native provider's side (hybrid candidates, ``space status`` coverage).
 - :mod:`.chunks`: Documents chunks (headings / paragraphs) for semantic document search.
 - :mod:`.doctor`: the ``mnemon-ls doctor`` findings.

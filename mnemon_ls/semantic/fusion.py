@@ -1,14 +1,23 @@
-"""Fusing keyword and vector candidates (pure): reciprocal rank fusion with exact hits kept on top.
+"""Fusing keyword and vector candidates (pure): calibrated score fusion with exact hits kept on top.
 
 Inputs: the keyword list, best first, as :class:`KeywordHit` (score 0..1 from the side index, and whether
 the item holds every query term group: an *exact* hit); the vector list, best first, as ``(id, cosine)``.
 
-- ``rrf(d) = sum over the lists holding d of 1 / (RRF_K + rank)`` (rank from 1, ``RRF_K`` = 60, as the
-  Mnemon CLI's anchors), normalised by its largest possible value ``2 / (RRF_K + 1)`` to 0..1.
-- A vector candidate's *strength* is its cosine relative to the query's best one
-  (:class:`~.backends.ScoreScale`); candidates of strength 0 (far below the best, or under the model's
-  floor) are not used.
-- ``rrf`` mode: ``fused = 0.7 * max(keyword score, strength) + 0.3 * rrf``.
+The fused score is both the order and the confidence (the tier of :mod:`mnemon_ls.spaces.policy`): every
+candidate, found by words, by meaning or by both, is ranked by it, not by what found it (issue 27 item 8b).
+
+- Candidates at or under the model's floor (``scale.floor``) are not used. One found by meaning alone far
+  below the query's best cosine is kept and scored by its own similarity (below): a window of 0.04 under the
+  best cosine used to drop true answers that ranked fifth in vector-only search.
+- A candidate's *meaning* score is :func:`vector_only_score` of its cosine (0..``scale.cap``: how far it
+  stands out of the query's cosine distribution over the space and over the model's floor, below).
+- ``calibrated`` mode (the bundled model): ``fused = keyword + (1 - keyword) * meaning`` (keyword 0 for an item
+  found by meaning alone, whose fused score is then its meaning score): the keyword evidence keeps its order
+  and the meaning adds to it in proportion to what the words left unexplained. It replaced ``0.7 *
+  max(keyword, strength) + 0.3 * rrf`` (reciprocal rank fusion over the two lists, with ``strength`` the cosine
+  relative to the query's best one), which gave every partial keyword hit near the best cosine the same
+  score whatever share of the query it held (bench/results/retrieval_quality.md: hybrid MRR@10 0.697 ->
+  0.723 on the same store). :data:`RRF_K` stays for Documents search and federated recall.
   ``cli`` mode (vectors from the Mnemon CLI's own endpoint; mnemon-cli.md 9.3 step 6 without the entity and
   graph terms, which the keyword terms and the smart-mode expansion already carry):
   ``fused = (0.30 * keyword score + 0.35 * max(0, cosine)) / 0.65``.
@@ -48,8 +57,8 @@ the item holds every query term group: an *exact* hit); the vector list, best fi
     ("config file for the cat" against "parseConfigFile returns a ConfigError", keyword score 0.65, z 1.2).
 
   Without this, an item sharing one word of three with the query ("before" in "what did I eat before
-  lunch") that is also the query's nearest vector got 0.7 * 0.55 + 0.3 = 0.685, ``high``, and "use" lifted
-  "Use pnpm instead of npm" to medium above the real answer. Keyword-only recall (no vectors) keeps its
+  lunch") that is also the query's nearest vector got 0.7 * 0.55 + 0.3 = 0.685, ``high`` (with reciprocal rank
+  fusion), and "use" lifted "Use pnpm instead of npm" to medium above the real answer. Keyword-only recall (no vectors) keeps its
   keyword score. A cosine from ``keyword_cosines`` does not enter the vector ranks.
 - Evidence (``via``): ``keyword``, ``vector`` or ``keyword+vector``.
 """
@@ -164,35 +173,30 @@ def _partial(fused: float, kscore: float, cosine: float, z: float | None, floor:
 
 
 def fuse(keyword: Sequence[KeywordHit], vector: Sequence[tuple[str, float]], scale: ScoreScale,
-         mode: str = "rrf", medium_floor: float | None = None,
+         mode: str = "calibrated", medium_floor: float | None = None,
          floors: Mapping[str, float] | None = None, spread: Spread | None = None,
          keyword_cosines: Mapping[str, float] | None = None) -> list[Fused]:
-    """The fused candidates, best first (module doc). ``mode`` ``rrf`` | ``cli``; ``medium_floor`` the
+    """The fused candidates, best first (module doc). ``mode`` ``calibrated`` | ``cli``; ``medium_floor`` the
     absolute cosine floor of a vector-only candidate (``None``: the scale's ``default_medium``); ``floors``
     overrides it per candidate id; ``spread`` the query's cosine distribution over the space (``None``:
     judged as a small space, by the floor plus ``small_margin``); ``keyword_cosines`` the cosines of keyword
-    hits the vector list does not hold (evidence and the weak-keyword cap only)."""
+    hits the vector list does not hold (their meaning score and the weak-keyword cap). Raises
+    ``ValueError`` for another ``mode``."""
+    if mode not in ("calibrated", "cli"):
+        raise ValueError(f"mode must be calibrated or cli, not {mode!r}")
     keyword_cosines = keyword_cosines or {}
     weak_below = scale.default_medium if medium_floor is None else medium_floor
     floors = floors or {}
-    best = 2.0 / (RRF_K + 1)
-    rrf: dict[str, float] = {}
     kw: dict[str, KeywordHit] = {}
-    for rank, hit in enumerate(keyword, start=1):
-        kw[hit.id] = hit
-        rrf[hit.id] = rrf.get(hit.id, 0.0) + 1.0 / (RRF_K + rank)
+    for hit in keyword:
+        kw.setdefault(hit.id, hit)
     cos: dict[str, float] = {}
-    rank = 0
-    top = max((c for _k, c in vector), default=0.0)
     for key, cosine in vector:
-        if scale.score(cosine, top) <= 0 and key not in kw:
-            continue
-        rank += 1
-        cos[key] = cosine
-        rrf[key] = rrf.get(key, 0.0) + 1.0 / (RRF_K + rank)
+        if cosine > scale.floor or key in kw:
+            cos.setdefault(key, cosine)
     usable = spread if spread is not None and spread.std > 1e-6 else None
     out: list[Fused] = []
-    for key, value in rrf.items():
+    for key in [*kw, *(k for k in cos if k not in kw)]:
         hit = kw.get(key)
         cosine = cos.get(key)
         z = (cosine - usable.mean) / usable.std if cosine is not None and usable is not None else None
@@ -209,8 +213,9 @@ def fuse(keyword: Sequence[KeywordHit], vector: Sequence[tuple[str, float]], sca
         if mode == "cli":
             fused = (0.30 * kscore + 0.35 * max(0.0, cosine or 0.0)) / 0.65
         else:
-            strength = scale.score(cosine, top) if cosine is not None else 0.0
-            fused = 0.7 * max(kscore, strength) + 0.3 * value / best
+            meaning = (vector_only_score(cosine_seen, floors.get(key, weak_below), spread, scale)[0]
+                       if cosine_seen is not None else 0.0)
+            fused = kscore + (1.0 - kscore) * meaning
         if hit is not None:
             fused = max(fused, hit.score)
             if not hit.exact and cosine_seen is not None:

@@ -15,7 +15,7 @@ import json
 import logging
 import sqlite3
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import os
 
@@ -34,6 +34,23 @@ def _branch_tags(branches: str) -> list[str]:
     except ValueError:
         return []
     return [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
+
+
+def item_floors(vector: Sequence[tuple[str, float]], terms: Mapping[str, str], floor: float,
+                scale: Any) -> dict[str, float]:
+    """``{id: absolute cosine floor}`` of the vector candidates found by meaning alone: ``vector`` the
+    ``(id, cosine)`` candidates, ``terms`` the indexed terms of those found by meaning alone (others are not
+    given a floor), ``floor`` the query's (``scale.medium_floor(query)``), ``scale`` the model's
+    :class:`~.backends.ScoreScale`. A candidate over the model's floor (``scale.floor``: one fusion uses,
+    however far below the query's best cosine: :mod:`.fusion` keeps no window) gets the stricter floor of the
+    query's script and its own (an English query's cosine to a Korean item sits as high as Korean pairs do,
+    bench/results/semantic.md "Absolute floor"); one at or under it ``floor`` (fusion leaves it out)."""
+    out: dict[str, float] = {}
+    for key, cosine in vector:
+        held = terms.get(key)
+        if held is not None:
+            out[key] = max(floor, scale.medium_floor(held)) if cosine > scale.floor else floor
+    return out
 
 
 class SpaceSemantic:
@@ -193,7 +210,6 @@ class SpaceSemantic:
         dropped: set[str] = set()
         scale = embedder.scale
         floor = scale.medium_floor(query)
-        floors: dict[str, float] = {}
         for start in range(0, len(fresh), 500):
             chunk = fresh[start:start + 500]
             marks = ",".join("?" * len(chunk))
@@ -213,16 +229,11 @@ class SpaceSemantic:
                     rows[key] = (importance, created, branches)
         # the stricter floor of the two scripts: an English query's cosine to a Korean item sits as high as
         # Korean pairs do (bench/results/semantic.md, "Absolute floor"); the item's script from the terms its
-        # side-index row holds (read above). Only for the candidates fusion can use: a vector-only one the scale
-        # scores 0 (under its floor, or further than its window below the best cosine) is left out of the fused
-        # list whatever its floor (bench/results/hybrid_100k.md: most of the pool of 64 at 100,000 items)
+        # side-index row holds (read above). Only for the candidates fusion can use: a vector-only one at or under
+        # the model's floor (scale.floor) is left out of the fused list whatever its floor
         vector = [(key, cosine) for key, cosine in hits if key in known or key in allowed]
-        top = max((c for _key, c in vector), default=0.0)  # as fuse() takes it
-        for key, cosine in vector:
-            terms = allowed.get(key)
-            if terms is not None:
-                floors[key] = max(floor, scale.medium_floor(terms)) if scale.score(cosine, top) > 0 else floor
-        mode = "cli" if embedder.cli_compatible else "rrf"
+        floors = item_floors(vector, allowed, floor, scale)
+        mode = "cli" if embedder.cli_compatible else "calibrated"
         seen = {key for key, _c in vector}
         try:  # the keyword hits the vector search did not reach: their cosines, for the weak-keyword cap
             extra = vectors.store.cosines(qvec, [h.id for h in keyword if h.id not in seen])

@@ -4,7 +4,8 @@ Modules:
 
 - :mod:`.model` field rules, value formats, :class:`Item`, :class:`WriteReceipt`, ``receipt_status`` (pure);
 - :mod:`.graph` entity extraction and causal cues for automatic edges (pure);
-- :mod:`.policy` recall-quality policies ``strict-v1`` / ``balanced-v1`` / ``exhaustive-v1`` (pure);
+- :mod:`.policy` recall-quality policies ``strict-v2`` / ``strict-v1`` / ``balanced-v1`` / ``exhaustive-v1`` (pure);
+- :mod:`.querysense` what a recall query says beyond its words: its time range, asking words, names (pure);
 - :mod:`.registry` ``data/.dsh-memory-bodies.json`` + ``state/memory-providers.json`` (locked, repaired), with
   its file model :mod:`.registry_model` and provider plane :mod:`.registry_providers`;
 - :mod:`.index` the side search index ``data/<id>/.mnemon-ls-index.db`` (derived, FTS5) and the spaces'

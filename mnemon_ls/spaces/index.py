@@ -246,11 +246,13 @@ class SideIndex(DerivedIndex):
 
     def search(self, terms: Sequence[QueryTerm], limit: int, total: int, *, category: str | None = None,
                source: str | None = None) -> list[tuple[str, float | None, int | None, float | None, str | None,
-                                                        int, int]]:
+                                                        int, int, int, str]]:
         """Candidates for ``terms``, at most ``limit``, in one SQL statement (:mod:`.index_query`): ``[(id, bm25
         (higher is better) or None, importance, created, branches (JSON list of the ``branch:`` tags, or
-        None), matched, exact)]`` with ``matched``/``exact`` the query groups the item holds / holds by their
-        whole term (:func:`mnemon_ls.text.grouped`; :func:`mnemon_ls.text.match_scores` counts the same).
+        None), matched, exact, held, counts)]`` with ``matched``/``exact`` the query groups the item holds /
+        holds by their whole term (:func:`mnemon_ls.text.grouped`; :func:`mnemon_ls.text.match_scores` counts
+        the same), ``held`` the bit mask of the groups it holds and ``counts`` how many items hold each term
+        (``"n0,n1,..."``, at most the common cap + 1).
 
         Terms held by more than ``max(1000, 2 % of total)`` items (``total``: active items) are *common*:
         ranking them with BM25 would score most of the space, so when the query has rarer terms only those
@@ -261,6 +263,23 @@ class SideIndex(DerivedIndex):
             return []
         sql, params = index_query.statement(terms, pool=limit, total=total, category=category, source=source)
         return self.connect().execute(sql, params).fetchall()
+
+    def created_between(self, start: float, end: float, limit: int, *, category: str | None = None,
+                        source: str | None = None) -> list[tuple]:
+        """The newest ``limit`` active items created in ``[start, end)`` (epoch seconds), as rows shaped like
+        :meth:`search`'s with no query term held: ``(id, None, importance, created, branches, 0, 0, 0, "")``.
+        ``category``/``source`` filter. Reads every ``docs`` row (there is no index on ``created``): a query that
+        names a time range pays one scan. Raises :class:`sqlite3.Error` as SQLite does."""
+        sql = ("SELECT id, NULL, importance, created, branches, 0, 0, 0, '' FROM docs WHERE active = 1 "
+               "AND created >= ? AND created < ?")
+        params: list = [start, end]
+        if category is not None:
+            sql += " AND category = ?"
+            params.append(category)
+        if source is not None:
+            sql += " AND source = ?"
+            params.append(source)
+        return self.connect().execute(sql + " ORDER BY created DESC, doc DESC LIMIT ?", [*params, limit]).fetchall()
 
     def size_bytes(self) -> int:
         """Bytes of the index file plus its WAL."""

@@ -18,7 +18,10 @@ computes, step by step (each a CTE):
    reads nothing. ``category``/``source`` filter before the cut.
 4. the answer, per candidate: the query groups it holds (``matched``) and holds by their whole term
    (``exact``), from its stored terms (``instr`` on the space-padded text: a term is held when ``" term "``
-   occurs in it, a prefix term when ``" term"`` does), as :func:`mnemon_ls.text.match_scores` counts them.
+   occurs in it, a prefix term when ``" term"`` does), as :func:`mnemon_ls.text.match_scores` counts them;
+   which groups it holds (``held``, bit ``i`` for the ``i``-th group of :func:`mnemon_ls.text.grouped`); and,
+   the same on every row, how many items hold each term (``counts``: ``"n0,n1,..."`` in the order of the terms,
+   each at most ``cap + 1``), for the label rule of :func:`mnemon_ls.spaces.querysense.weak_match`.
 
 The strategy and its thresholds are those of the search it replaces (schema 2: a vocabulary lookup per term,
 then one or two ``MATCH`` statements), so the candidates are the same.
@@ -57,9 +60,10 @@ def statement(terms: Sequence[QueryTerm], *, pool: int, total: int, category: st
               source: str | None = None) -> tuple[str, list[Any]]:
     """``(sql, parameters)`` of the search for ``terms`` (non-empty; module doc). ``pool``: candidates at most;
     ``total``: active items (for the common-term cap). The rows are ``(id, bm25, importance, created,
-    branches, matched, exact)``: ``bm25`` higher is better (``None`` for the newest-items strategy),
+    branches, matched, exact, held, counts)``: ``bm25`` higher is better (``None`` for the newest-items strategy),
     ``branches`` the item's ``branches`` column, ``matched``/``exact`` counts of the query's groups
-    (:func:`mnemon_ls.text.grouped`). Raises ``ValueError`` for no terms."""
+    (:func:`mnemon_ls.text.grouped`), then ``held`` (a bit mask of those groups) and ``counts`` (module doc, step
+    4). Raises ``ValueError`` for no terms."""
     if not terms:
         raise ValueError("statement() needs at least one query term")
     params: list[Any] = []
@@ -92,6 +96,7 @@ def statement(terms: Sequence[QueryTerm], *, pool: int, total: int, category: st
     params += [" " + term.text if term.prefix else " " + term.text + " " for term in terms]
     matched = " + ".join("(" + " OR ".join(f"t{slot[t]}" for t in group) + ")" for group in groups)
     exact = " + ".join(f"t{slot[group[0]]}" for group in groups)
+    held = " + ".join(f"(({' OR '.join(f't{slot[t]}' for t in group)}) << {bit})" for bit, group in enumerate(groups))
     sql = (
         "WITH q(pos, term, upper, phrase) AS (VALUES " + ", ".join(values) + "), "
         "f(pos, phrase, n) AS (SELECT pos, phrase, CASE WHEN upper IS NULL "
@@ -104,6 +109,7 @@ def statement(terms: Sequence[QueryTerm], *, pool: int, total: int, category: st
         f"UNION ALL SELECT * FROM (SELECT {some}{where} ORDER BY fts.rowid DESC LIMIT ?) LIMIT ?), "
         f"flagged AS (SELECT id, bm, importance, created, branches, {flags} "
         "FROM (SELECT *, ' ' || terms || ' ' AS padded FROM hits)) "
-        f"SELECT id, bm, importance, created, branches, {matched}, {exact} FROM flagged"
+        f"SELECT id, bm, importance, created, branches, {matched}, {exact}, {held}, "
+        "(SELECT group_concat(n, ',') FROM (SELECT n FROM f ORDER BY pos)) FROM flagged"
     )
     return sql, params

@@ -15,17 +15,26 @@ provider has no score scale   unknown     ``unscaled-score``
 otherwise                     high
 ============================  ==========  ======================
 
+The *head* of a recall (issue 27 item 8a): when the best-scored row (the highest score in 0..1) is not low,
+every row scoring at least :data:`HEAD_RATIO` (0.9) of it, whatever its tier (:attr:`Decision.head`). These
+are the rows the ranking cannot tell from its best answer; a policy that cut some of them would cut what the
+ranking got right as often as what it got wrong (seven facts tied on the words they share with the question:
+a cap of four medium rows sent the answer about half the time, bench/results/retrieval_quality.md).
+
 Policies:
 
-- ``strict-v1`` (default): low and non-positive rows dropped; all high, then at most ``maxMediumResults``
-  medium, then at most ``maxUnknownResults`` unknown, cut to the limit (no backfill).
+- ``strict-v2`` (default): every high row and every row of the head, then at most ``maxMediumResults``
+  other medium rows, then at most ``maxUnknownResults`` unknown ones, in the ranking's order, cut to the
+  limit; other low rows and non-positive rows dropped.
+- ``strict-v1`` (the default before issue 27 item 8): low and non-positive rows dropped; all high, then at
+  most ``maxMediumResults`` medium, then at most ``maxUnknownResults`` unknown, cut to the limit (no backfill).
 - ``balanced-v1``: low kept, non-positive dropped; non-low rows first, then low, cut to the limit.
 - ``exhaustive-v1``: every finite row kept; the first ``limit``.
 
 Every policy asks providers for ``candidateLimit`` rows: ``min(50, max(limit, ceil(limit * candidateMultiplier)))``
 (limit 2 -> 6, 10 -> 30). A policy that returns a candidate limit outside ``[limit, 50]`` or not an integer,
-raises, selects more than ``limit`` rows, or selects a dropped or repeated row is replaced by ``strict-v1``
-(``fallbackFrom`` records it); ``strict-v1`` failing itself raises. Custom policies register with
+raises, selects more than ``limit`` rows, or selects a dropped or repeated row is replaced by the default,
+``strict-v2`` (``fallbackFrom`` records it); the default failing itself raises. Custom policies register with
 :func:`register_policy` (a duplicate id is rejected).
 """
 
@@ -33,14 +42,17 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, Sequence
 
 from ..errors import InvalidInput
 from .model import MAX_LIMIT
 
 POLICY_ID_RE = re.compile(r"^[a-z][a-z0-9-]{0,63}$")
-DEFAULT_POLICY = "strict-v1"
+DEFAULT_POLICY = "strict-v2"
+BUILT_IN = ("strict-v1", "strict-v2", "balanced-v1", "exhaustive-v1")
+#: A row scoring at least this share of the best (non-low) score is in the recall's head (module doc).
+HEAD_RATIO = 0.9
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,12 +99,14 @@ class RecallQuality:
 @dataclass(frozen=True, slots=True)
 class Decision:
     """The verdict on one row: ``tier``, ``reason`` (``None`` for plain medium/high), ``normalized`` (the
-    score in 0..1 when it has one), ``valid`` (false only for non-finite scores)."""
+    score in 0..1 when it has one), ``valid`` (false only for non-finite scores), ``head`` (the row is in the
+    recall's head: :func:`mark_head`)."""
 
     tier: str
     reason: str | None
     normalized: float | None
     valid: bool = True
+    head: bool = False
 
 
 def decide(score: Any, normalized_scores: bool, quality: RecallQuality) -> Decision:
@@ -112,6 +126,20 @@ def decide(score: Any, normalized_scores: bool, quality: RecallQuality) -> Decis
     if score < quality.high_score_threshold:
         return Decision("medium", None, float(score))
     return Decision("high", None, float(score))
+
+
+def mark_head(decisions: Sequence[Decision]) -> list[Decision]:
+    """``decisions`` with :attr:`Decision.head` set on the rows of the head (module doc): none when no row has a
+    normalized score or the best one is low."""
+    scored = [d for d in decisions if d.valid and d.normalized is not None]
+    if not scored:
+        return list(decisions)
+    top = max(scored, key=lambda d: d.normalized or 0.0)
+    if top.tier == "low" or not top.normalized:
+        return list(decisions)
+    bar = HEAD_RATIO * top.normalized
+    return [replace(d, head=True) if d.valid and d.normalized is not None and d.normalized >= bar else d
+            for d in decisions]
 
 
 class Policy(Protocol):
@@ -151,6 +179,34 @@ class StrictV1:
         return [*high, *medium, *unknown][:limit]
 
 
+class StrictV2:
+    """``strict-v2`` (module doc)."""
+
+    id = "strict-v2"
+
+    def candidate_limit(self, limit: int, quality: RecallQuality) -> int:
+        return default_candidate_limit(limit, quality)
+
+    def retains(self, decision: Decision) -> bool:
+        return decision.valid and (decision.tier != "low" or decision.head)
+
+    def select(self, decisions: Sequence[Decision], limit: int, quality: RecallQuality) -> list[int]:
+        picked: list[int] = []
+        medium = unknown = 0
+        for i, d in enumerate(decisions):
+            if not d.valid:
+                continue
+            if d.tier == "high" or d.head:
+                picked.append(i)
+            elif d.tier == "medium" and medium < quality.max_medium_results:
+                picked.append(i)
+                medium += 1
+            elif d.tier == "unknown" and unknown < quality.max_unknown_results:
+                picked.append(i)
+                unknown += 1
+        return picked[:limit]
+
+
 class BalancedV1:
     """``balanced-v1`` (module doc)."""
 
@@ -182,7 +238,7 @@ class ExhaustiveV1:
         return [i for i, d in enumerate(decisions) if d.valid][:limit]
 
 
-_POLICIES: dict[str, Policy] = {p.id: p for p in (StrictV1(), BalancedV1(), ExhaustiveV1())}
+_POLICIES: dict[str, Policy] = {p.id: p for p in (StrictV1(), StrictV2(), BalancedV1(), ExhaustiveV1())}
 
 
 def register_policy(policy: Policy) -> None:
@@ -196,7 +252,7 @@ def register_policy(policy: Policy) -> None:
 
 def unregister_policy(policy_id: str) -> None:
     """Remove a custom policy (the built-in ones stay)."""
-    if policy_id not in ("strict-v1", "balanced-v1", "exhaustive-v1"):
+    if policy_id not in BUILT_IN:
         _POLICIES.pop(policy_id, None)
 
 
@@ -208,7 +264,7 @@ def policy_ids() -> list[str]:
 @dataclass(slots=True)
 class Plan:
     """The policy to run: ``policy``, ``candidate_limit``, ``fallback_from`` (the configured id when it was
-    replaced by strict-v1, else ``None``)."""
+    replaced by the default, else ``None``)."""
 
     policy: Policy
     candidate_limit: int
@@ -217,7 +273,7 @@ class Plan:
 
 
 def plan(limit: int, quality: RecallQuality) -> Plan:
-    """Resolve the configured policy and its candidate limit, falling back to strict-v1 (module doc).
+    """Resolve the configured policy and its candidate limit, falling back to the default (module doc).
     An unknown policy id falls back too."""
     policy = _POLICIES.get(quality.policy)
     if policy is None:
@@ -232,7 +288,7 @@ def plan(limit: int, quality: RecallQuality) -> Plan:
 
 
 def _strict_plan(limit: int, quality: RecallQuality, origin: str, why: str) -> Plan:
-    strict = _POLICIES["strict-v1"]
+    strict = _POLICIES[DEFAULT_POLICY]
     return Plan(strict, strict.candidate_limit(limit, quality), origin if origin != strict.id else None, why)
 
 
@@ -249,9 +305,10 @@ class Selection:
 
 
 def select(scores: Sequence[tuple[Any, bool]], limit: int, quality: RecallQuality, chosen: Plan) -> Selection:
-    """Apply ``chosen`` to rows given as ``(score, provider has normalized scores)``; falls back to strict-v1
-    when the policy misbehaves (module doc)."""
-    decisions = [decide(score, semantics, quality) for score, semantics in scores]
+    """Apply ``chosen`` to rows given as ``(score, provider has normalized scores)`` in the ranking's order; the
+    decisions carry the head (:func:`mark_head`); falls back to the default when the policy misbehaves (module
+    doc)."""
+    decisions = mark_head([decide(score, semantics, quality) for score, semantics in scores])
     policy, fallback = chosen.policy, chosen.fallback_from
     try:
         picked = list(policy.select(decisions, limit, quality))
@@ -261,9 +318,9 @@ def select(scores: Sequence[tuple[Any, bool]], limit: int, quality: RecallQualit
     except Exception:
         ok = False
     if not ok:
-        if policy.id == "strict-v1":
-            raise RuntimeError("strict-v1 recall policy failed")
+        if policy.id == DEFAULT_POLICY:
+            raise RuntimeError(f"{DEFAULT_POLICY} recall policy failed")
         fallback = policy.id
-        policy = _POLICIES["strict-v1"]
+        policy = _POLICIES[DEFAULT_POLICY]
         picked = policy.select(decisions, limit, quality)
     return Selection(picked, decisions, policy.id, fallback, policy.retains)

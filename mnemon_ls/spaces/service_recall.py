@@ -1,8 +1,9 @@
 """Reads of the Memory Spaces service (:mod:`.service`): ``get_item``, ``related``, the federated ``recall``
-across spaces (reciprocal-rank fusion ``1/(60 + rank)`` across providers, else by score, with every item
-found by the query's words ahead of every item found by meaning alone (:func:`meaning_only`), so a vector
-hit never buries another provider's literal match; branch scope; the recall-quality policy) and the wake ``cover`` block, with their result shapes :class:`RecallResult` and
-:class:`SpacesCover`.
+across spaces (one provider: by score, whatever found an item, words or meaning, so a result found by meaning
+that scores above a word match ranks above it (issue 27 item 8b); several: by tier (high, then medium and
+unknown, then low, from each row's score), then reciprocal-rank fusion ``1/(60 + rank)`` within a tier; branch
+scope; the recall-quality policy) and the wake ``cover`` block, with their result shapes :class:`RecallResult`
+and :class:`SpacesCover`.
 
 :class:`SpacesRecall` is a mixin of :class:`~mnemon_ls.spaces.service.SpacesService`: its methods use the
 service's registry and providers and are only meant to be called on a ``SpacesService``. The rules are in
@@ -39,7 +40,7 @@ from .thirdparty import call_with_timeout
 
 BRANCH_RECALL_MODES = ("filter", "label", "off")
 #: Who a recall's answer is for: a ``person`` gets every result the policy selects; an ``assistant`` is not
-#: sent the ones found by meaning alone with low confidence (:func:`withheld_from_assistant`).
+#: sent the ones with low confidence outside the ranking's head (:func:`withheld_from_assistant`).
 AUDIENCES = ("person", "assistant")
 DETACHED_HEAD_POLICIES = ("hide", "show")
 RRF_K = 60
@@ -61,9 +62,9 @@ class RecallResult:
          "hidden": {"otherBranch", "detachedHead"}, "branch": {"name", "recall", "detachedHeadPolicy"},
          "truncated", "hint", "notices", "audience": person|assistant, "withheld": {"lowConfidence"}}
 
-    ``withheld.lowConfidence``: results an ``assistant`` audience was not sent (found by meaning alone, tier
-    ``low``: :func:`withheld_from_assistant`), counted among those the policy would have sent; each source's
-    ``stats.withheld`` counts its own. Always 0 for a ``person``.
+    ``withheld.lowConfidence``: results an ``assistant`` audience was not sent (tier ``low`` and outside the
+    ranking's head: :func:`withheld_from_assistant`), counted among those the policy would have sent; each
+    source's ``stats.withheld`` counts its own. Always 0 for a ``person``.
     """
 
     data: dict[str, Any]
@@ -212,12 +213,13 @@ class SpacesRecall:
             entry["branchHidden"] = outcome.dropped
             sources.append(entry)
         federated = len({r[5] for r in rows}) > 1 or len({self._provider_id(r) for r in selected}) > 1
-        # items found by the query's words never rank below items found by meaning alone (module doc)
+        # by score, not by what found a row (module doc); across providers by tier, then by rank
         if federated:
-            rows.sort(key=lambda r: (meaning_only(r[3]), -1 / (RRF_K + r[1]), r[2]))
+            tier = {"high": 0, "medium": 1, "unknown": 1, "low": 2}
+            rows.sort(key=lambda r: (tier[quality_policy.decide(r[3].score, r[4], config).tier]
+                                     if _finite_or_none(r[3].score) else 2, -1 / (RRF_K + r[1]), r[2]))
         else:
-            rows.sort(key=lambda r: (meaning_only(r[3]),
-                                     -(r[3].score if r[3].score is not None and _finite(r[3].score) else 0.0), r[2]))
+            rows.sort(key=lambda r: (-(r[3].score if r[3].score is not None and _finite(r[3].score) else 0.0), r[2]))
         auto = quality is None and getattr(self, "quality_auto", False)
         # recallPolicy auto (module doc of mnemon_ls.settings): semantic recall ran here, or a provider's own
         # vectors found something (Mem0's ``mem0-vector``)
@@ -227,7 +229,7 @@ class SpacesRecall:
         selection = quality_policy.select([(r[3].score, r[4]) for r in rows], count, config, chosen)
         picked = selection.indexes
         withheld: list[int] = []
-        if audience == "assistant":  # the same selection without the low-confidence meaning-only rows
+        if audience == "assistant":  # the same selection without the low rows outside the head
             withheld = [i for i in picked if withheld_from_assistant(rows[i][3], selection.decisions[i])]
             kept = [i for i in range(len(rows)) if not withheld_from_assistant(rows[i][3], selection.decisions[i])]
             if withheld:
@@ -382,15 +384,16 @@ def meaning_only(item: Item) -> bool:
 
 
 def withheld_from_assistant(item: Item, decision: quality_policy.Decision) -> bool:
-    """Whether an ``assistant`` audience is not sent ``item``: it was found by meaning alone
-    (:func:`meaning_only`) and its tier is ``low`` (a weak similarity: the fusion's *low*, or a score under
-    the low threshold). A word match is always sent, whatever its tier; so is a meaning-only item the
-    policy calls ``unknown`` (an unscaled score: an endpoint model's cosine, whose confidence is not known)."""
-    return meaning_only(item) and decision.valid and decision.tier == "low"
+    """Whether an ``assistant`` audience is not sent ``item``: its tier is ``low`` (a weak similarity, a match
+    on only a name or one common word, a score under the low threshold) and it is not in the ranking's head
+    (:attr:`~mnemon_ls.spaces.policy.Decision.head`: close to a best result that is not low). Whatever found
+    it, words or meaning (issue 27 item 8: by the ranking's evidence, not by match kind); an item the policy
+    calls ``unknown`` (an unscaled score, whose confidence is not known) is sent."""
+    return decision.valid and decision.tier == "low" and not decision.head
 
 
 #: The hint of an assistant's recall whose every selected result was withheld.
-WITHHELD_HINT = "nothing matched by its words, and nothing by its meaning with enough confidence"
+WITHHELD_HINT = "nothing matched with enough confidence"
 
 
 def _policy_hint(rows: list[tuple], selection: Any, audience: str = "person") -> str:
@@ -399,7 +402,8 @@ def _policy_hint(rows: list[tuple], selection: Any, audience: str = "person") ->
     them under any policy)."""
     weak = sum(1 for index, row in enumerate(rows) if meaning_only(row[3])
                and selection.decisions[index].reason == "low-score" and selection.decisions[index].valid)
-    if not weak or selection.policy_id != "strict-v1" or audience == "assistant":  # balanced-v1 lists every low row
+    if not weak or selection.policy_id not in ("strict-v1", "strict-v2") or audience == "assistant":
+        # balanced-v1 lists every low row
         return "no result passed the quality policy"
     return (f"no result passed the quality policy ({weak} found by meaning alone with a weak similarity, "
             "scored low: recall policy balanced-v1 lists them)")
@@ -407,4 +411,9 @@ def _policy_hint(rows: list[tuple], selection: Any, audience: str = "person") ->
 
 def _finite(value: float) -> bool:
     return value == value and value not in (float("inf"), float("-inf"))
+
+
+def _finite_or_none(value: Any) -> bool:
+    """Whether ``value`` is ``None`` or a finite number (a row the policy can decide on)."""
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool) and _finite(value))
 

@@ -146,8 +146,8 @@ async def test_flat_initialization_options_and_invalid_settings(lsp: Launcher, c
          f"mnemon-ls: invalid setting for {uri(repo_dir)}: wakeBudgetChars: must be an integer in 1024..4194304 "
          "(got 5); its default is used"),
         (types.MessageType.Warning,
-         f"mnemon-ls: invalid setting for {uri(repo_dir)}: recallPolicy: must be one of auto, strict-v1, "
-         "balanced-v1, exhaustive-v1 (got 'bogus'); its default is used")]
+         f"mnemon-ls: invalid setting for {uri(repo_dir)}: recallPolicy: must be one of auto, strict-v2, "
+         "strict-v1, balanced-v1, exhaustive-v1 (got 'bogus'); its default is used")]
     # a bad change later keeps the root too
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
         settings={"mnemon": {"storageScope": "workspace", "recallPolicy": "lenient"}}))

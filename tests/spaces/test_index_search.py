@@ -64,8 +64,9 @@ def reference_search(db: sqlite3.Connection, terms: list[QueryTerm], limit: int,
     return [tuple(r) for r in rows[:limit]]
 
 
-def counts(terms: list[QueryTerm], text: str) -> tuple[int, int]:
-    """``(groups held, groups held by their whole term)`` of ``text`` (space-joined terms), by sets."""
+def counts(terms: list[QueryTerm], text: str) -> tuple[int, int, int]:
+    """``(groups held, groups held by their whole term, bit mask of the groups held)`` of ``text`` (space-joined
+    terms), by sets."""
     held = set(text.split())
 
     def holds(term: QueryTerm) -> bool:
@@ -73,7 +74,24 @@ def counts(terms: list[QueryTerm], text: str) -> tuple[int, int]:
 
     groups = grouped(terms)
     matched = sum(1 for g in groups if any(holds(t) for t in g))
-    return matched, sum(1 for g in groups if holds(g[0]))
+    mask = sum(1 << bit for bit, g in enumerate(groups) if any(holds(t) for t in g))
+    return matched, sum(1 for g in groups if holds(g[0])), mask
+
+
+def frequencies(db: sqlite3.Connection, terms: list[QueryTerm], cap: int) -> str:
+    """How many active items hold each term (a prefix term: the sum over the terms it begins), at most
+    ``cap + 1``, comma-joined in the order of ``terms``."""
+    out = []
+    for term in terms:
+        if term.prefix:
+            upper = term.text[:-1] + chr(ord(term.text[-1]) + 1)
+            n = db.execute("SELECT coalesce(sum(doc), 0) FROM temp.vocab WHERE term >= ? AND term < ?",
+                           (term.text, upper)).fetchone()[0]
+        else:
+            n = db.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
+                           (fts_match([term]), cap + 1)).fetchone()[0]
+        out.append(str(min(n, cap + 1) if not term.prefix else n))
+    return ",".join(out)
 
 
 WORDS = [f"w{n:03d}" for n in range(200)]
@@ -143,7 +161,8 @@ def test_one_statement_finds_what_schema_2_found(big_index: SideIndex, query: st
         db.set_trace_callback(None)
     assert len(top_level(seen)) == 1, top_level(seen)
     assert [(row[0], row[1]) for row in found] == [(row[0], row[1]) for row in expected]  # ids, order, BM25 exactly
-    assert [row[5:] for row in found] == [counts(terms, row[2]) for row in expected]
+    assert [row[5:8] for row in found] == [counts(terms, row[2]) for row in expected]
+    assert {row[8] for row in found} <= {frequencies(db, terms, max(1000, int(total * 0.02)))}
     if query in ("usual often", "usual"):
         assert len(found) == limit and all(row[1] is None for row in found)  # the newest-items strategy ran
 

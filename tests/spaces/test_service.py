@@ -103,7 +103,8 @@ def test_delete_of_the_cli_default_store_repoints_it_first(service: SpacesServic
 
 def decisions(scores: list[Any], quality: RecallQuality | None = None, limit: int = 10,
               semantics: list[bool] | None = None):
-    quality = quality or RecallQuality()
+    """The reference's cases 65-69 are strict-v1's (the default before strict-v2: tests/spaces/test_ranking.py)."""
+    quality = quality or RecallQuality(policy="strict-v1")
     chosen = plan(limit, quality)
     sem = semantics or [True] * len(scores)
     return chosen, select(list(zip(scores, sem)), limit, quality, chosen)
@@ -172,11 +173,11 @@ def test_case_69_misbehaving_policy_falls_back_to_strict(service: SpacesService)
         with pytest.raises(InvalidInput):
             register_policy(Greedy())
         chosen = plan(2, RecallQuality(policy="zero-candidates-v1"))
-        assert (chosen.policy.id, chosen.candidate_limit, chosen.fallback_from) == ("strict-v1", 6, "zero-candidates-v1")
+        assert (chosen.policy.id, chosen.candidate_limit, chosen.fallback_from) == ("strict-v2", 6, "zero-candidates-v1")
         a = service.create_space("A", "a", active=True).record.id
         service.remember("greedy policies pick twice", space_id=a)
         result = service.recall("greedy policies", quality=RecallQuality(policy="greedy-v1")).to_dict()
-        assert result["policy"] == {"id": "strict-v1", "fallbackFrom": "greedy-v1", "setting": "greedy-v1"}
+        assert result["policy"] == {"id": "strict-v2", "fallbackFrom": "greedy-v1", "setting": "greedy-v1"}
         assert len(result["results"]) == 1
         zero = service.recall("greedy policies", limit=2, quality=RecallQuality(policy="zero-candidates-v1")).to_dict()
         assert (zero["candidateLimit"], zero["policy"]["fallbackFrom"]) == (6, "zero-candidates-v1")

@@ -138,7 +138,7 @@ export interface RecallResult {
     notices: string[];
     /** Who the answer is for (the request's `audience`). */
     audience?: Audience;
-    /** Results an `assistant` was not sent: found by meaning alone with low confidence (0 for a person). */
+    /** Results an `assistant` was not sent: tier low outside the ranking's head (0 for a person). */
     withheld?: { lowConfidence: number };
     workspace: string;
 }

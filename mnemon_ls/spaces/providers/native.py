@@ -38,8 +38,12 @@ Format source: shared/reference/mnemon-cli.md (sections 4-9, 14, 16). What this 
   its parts (:func:`mnemon_ls.text.exactness`) and ``recency = 0.5 ** (age_days / 180)``. The exactness
   weight (0.14) exceeds all the other signals together (0.13), so at equal coverage an item naming the
   query's identifier exactly (``retry_backoff``) always outranks one naming only a longer identifier
-  that contains it (``retry_backoff_ms``), whatever their importance, age or BM25. ``smart`` mode adds causal/semantic neighbours of
-  strong hits (entities are already indexed terms) (score = 0.45 * hit score * edge weight); ``basic`` is the CLI's ``LIKE`` scan (no score).
+  that contains it (``retry_backoff_ms``), whatever their importance, age or BM25. What the query says beyond its
+  words (:mod:`mnemon_ls.spaces.querysense`, issue 27 item 8): a time range it names is one more query group,
+  held by the items created in it (those the words did not find are candidates too), and an item outside it
+  scores at most 0.55 (medium); words that only ask are not query terms; a match on only a name or on one
+  word more than ten items hold scores ``min(0.4 * score, 0.24)`` (low), whatever the vectors add. ``smart``
+  mode adds causal/semantic neighbours of strong hits (entities are already indexed terms) (score = 0.45 * hit score * edge weight); ``basic`` is the CLI's ``LIKE`` scan (no score).
 - **Memory**: resident memory of an open space is bounded, not growing with the number of reads: SQLite's
   page caches are capped at :data:`CACHE_KIB` (8 MiB, ``mnemon.db``) plus
   :data:`~mnemon_ls.spaces.index.INDEX_CACHE_KIB` (16 MiB, the side index), ``mnemon.db`` is not

@@ -13,12 +13,50 @@ import sqlite3
 from typing import Any, Sequence
 
 from ...errors import InvalidInput
-from ...text import grouped
 from ..index import TOKENIZER
 from ..model import WALK_EDGE_TYPES, Item, epoch_seconds
 from .base import KeepFn, SearchOutcome, iter_chunks, sparse_hint
 from .hybrid import hybrid_rank, vector_pool
 from .native_schema import ACCESS_FLUSH_THRESHOLD, _json_list
+from ..querysense import WEAK_MATCH_CAP, WEAK_MATCH_FACTOR, sense, weak_match
+from ...text import QueryTerm
+
+
+#: The highest score of an item created outside the time range the query names: medium at most (under the
+#: default high threshold 0.6), whatever its words and meaning (issue 27 item 8d).
+OUTSIDE_RANGE_CAP = 0.55
+
+
+def _frequencies(terms: Sequence[QueryTerm], candidates: Sequence[tuple]) -> dict[int, int]:
+    """``{group: items holding its whole term}`` from the ``counts`` column of the side index's answer
+    (:mod:`mnemon_ls.spaces.index_query`, the same on every row of it); ``{}`` when it has none."""
+    counts = next((c[8] for c in candidates if c[8]), None)
+    if not counts:
+        return {}
+    out: dict[int, int] = {}
+    for term, count in zip(terms, counts.split(",")):
+        out.setdefault(term.group, int(count))
+    return out
+
+
+def _adjusted(scored: list[tuple], window: tuple[float, float] | None, groups: int, weak: set[str]) -> list[tuple]:
+    """``scored`` (fused, best first) with the score of every item found by meaning alone outside ``window``
+    (epoch seconds ``[start, end)``, when given) times ``groups / (groups + 1)`` (it lacks the range's group as
+    a keyword hit outside it does; ``groups``: the query's keyword groups, at least 1), every item outside it
+    at most :data:`OUTSIDE_RANGE_CAP` (the vectors may have lifted it), and the score of every
+    ``weak`` id (a match on only a name or one common word) at most :data:`WEAK_MATCH_CAP`, whatever the vectors
+    said (they stand out for a name whatever else the query asks); then sorted again."""
+    keep = max(1, groups) / (max(1, groups) + 1)
+    out = []
+    for s in scored:
+        score = s[0]
+        if window is not None and not (s[2] and window[0] <= s[2] < window[1]):
+            score = min(score * keep if s[6] == "vector" else score, OUTSIDE_RANGE_CAP)
+        if s[3] in weak:
+            score = min(score, WEAK_MATCH_CAP)
+        out.append((score, *s[1:]))
+    out.sort(key=lambda s: (-s[0], -s[1], -s[2], s[3]))
+    return out
 
 
 class NativeRecall:
@@ -51,37 +89,52 @@ class NativeRecall:
     def _ranked(self, db: sqlite3.Connection, query: str, limit: int, mode: str, category: str | None,
                 source: str | None, keep: KeepFn | None) -> SearchOutcome:
         self._sync(db)
-        terms = TOKENIZER.query_terms(query)
-        if not terms and (mode != "smart" or self.semantic is None or not query.strip()):
+        sensed = sense(query, TOKENIZER, self.clock())  # the terms, the names, the time range it names
+        terms, when = sensed.terms, sensed.when
+        if not terms and when is None and (mode != "smart" or self.semantic is None or not query.strip()):
             return SearchOutcome([], sparse_hint(0, limit))
         pool = max(64, limit * 6)
         total = (self._verified[2]["active"] if self._verified else 0) or self.index.counts()[0]
         hybrid = mode == "smart" and self.semantic is not None
         # one statement (mnemon_ls.spaces.index_query): each candidate comes with the counts of the query groups
         # it holds and its branch tags alone, so nothing is split or decoded here but those tags
-        candidates = self.index.search(terms, pool, total, category=category, source=source)
+        candidates = self.index.search(terms, pool, total, category=category, source=source) if terms else []
+        window = (when.start.timestamp(), when.end.timestamp()) if when is not None else None
+        if window is not None:  # the items of the range the words did not find: they hold the range's group
+            seen = {c[0] for c in candidates}
+            candidates += [c for c in self.index.created_between(*window, pool, category=category, source=source)
+                           if c[0] not in seen]
         fetched = len(candidates)
         best = max((c[1] or 0.0 for c in candidates), default=0.0) or 1.0
-        groups = len(grouped(terms))
+        groups = sensed.groups + (window is not None)  # the range is one more thing the query asks for
+        frequency = _frequencies(terms, candidates)
         now = self.clock().timestamp()
         scored: list[tuple] = []
         dropped: set[str] = set()  # ids: an item refused by keyword and by vector is one hidden item
-        for ident, bm25, importance, created, branches, matched, exact in candidates:
+        weak: set[str] = set()  # ids of the matches on only a name or one common word
+        for ident, bm25, importance, created, branches, matched, exact, held, _counts in candidates:
             tags = _json_list(branches) if branches is not None else []  # its branch tags alone
             if tags and keep is not None and not keep(tags):
                 dropped.add(ident)
                 continue
-            if matched <= 0:
+            dated = window is not None and bool(created) and window[0] <= created < window[1]
+            if matched + dated <= 0:
                 continue
-            cover = matched / groups  # text.coverage and text.exactness (match_scores), counted by the index
-            exactness = exact / matched
+            cover = (matched + dated) / groups  # text.coverage and text.exactness (match_scores), counted by the index
+            exactness = (exact + dated) / (matched + dated)
             imp = importance if isinstance(importance, int) else 3
             created = created or 0.0
             age_days = max(0.0, (now - created) / 86400) if created else 3650.0
             relevance = max(0.0, bm25) / best if bm25 is not None else 0.5
             score = cover * (0.73 + 0.14 * exactness + 0.06 * relevance
                              + 0.04 * (min(max(imp, 1), 5) - 1) / 4 + 0.03 * 0.5 ** (age_days / 180))
-            scored.append((min(1.0, score), imp, created, ident, tags, matched == groups))
+            if window is not None and not dated:
+                score = min(score, OUTSIDE_RANGE_CAP)  # not from the range the query names: medium at most
+            if not dated and weak_match([g for g in range(sensed.groups) if held >> g & 1], exact == matched,
+                                        sensed, frequency):
+                score = min(score * WEAK_MATCH_FACTOR, WEAK_MATCH_CAP)  # only a name or one common word: low
+                weak.add(ident)
+            scored.append((min(1.0, score), imp, created, ident, tags, matched + dated == groups))
         scored.sort(key=lambda s: (-s[0], -s[1], -s[2], s[3]))
         if hybrid:
             fused = hybrid_rank(self.semantic, self.index, query, scored, vector_pool(limit), keep, category,
@@ -89,6 +142,8 @@ class NativeRecall:
             if fused is not None:
                 scored, extra_dropped = fused
                 dropped |= extra_dropped
+                if window is not None or weak:  # meaning alone outside the range; weak matches stay low
+                    scored = _adjusted(scored, window, sensed.groups, weak)
         chosen = scored[:limit]
         scores = {s[3]: (round(s[0], 4), s[6] if len(s) > 6 else "keyword") for s in chosen}
         if mode == "smart" and chosen:

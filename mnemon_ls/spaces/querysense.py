@@ -1,0 +1,152 @@
+"""What a recall query says beyond its words (pure): the time range it names, the words that only ask (not what
+about), and the proper names in it. Used by the native provider's ranking (:mod:`.providers.native_recall`).
+
+:func:`sense` returns a :class:`QuerySense`:
+
+- ``when``: the :class:`~mnemon_ls.querytime.TimeRange` the query names ("in April 2025", "last week", "上周",
+  "2024年4月"), relative to the recall's clock, or ``None``. Its phrases are not keyword terms: the range is
+  one more thing the query asks for, held by an item created in it (the provider's score counts it as one
+  more query group; a memory's time is when it was remembered).
+- ``terms``: the keyword terms (:meth:`mnemon_ls.text.Tokenizer.query_terms` of the query without those
+  phrases) less the words that only say what kind of answer is wanted: :data:`ASKING_WORDS` in English
+  ("know", "tell", "anything", "remind", ...: the English stopwords already drop "what", "how", "about"), and
+  in Chinese every character pair holding one of :data:`ASKING_CHARS` (的 了 吗 呢 吧 啊 么 什 哪 谁 是 怎 于: "是干什么的",
+  "有什么", "是多少" give only such pairs, and a pair across a name and 的, "王磊的" -> "磊的", says nothing) or
+  being one of :data:`ASKING_PAIRS` (多少, 如何, 关于, 知道, 说说, 注意, ...). A Chinese question otherwise keeps every
+  pair as a group and an item that names exactly what was asked covers a fifth of them
+  ("parse_message_v3 是干什么的？"). When nothing would be left, the terms are kept as they were.
+- ``names``: the query groups that are proper names: an English word written with a capital first letter and
+  lower-case letters after it (``Priya``, ``Kubernetes``), not the first word of a sentence unless the next word
+  is capitalised too (``Priya Raman owns ...``).
+- ``maybe_names``: Chinese pairs that may be a person's name (nothing marks one): the first two pairs of a
+  run, or of what follows a question character or pair, whose first character is a common surname
+  (:data:`SURNAMES`: "王磊的生日" -> 王磊, 磊的 is dropped anyway). :func:`weak_match` counts one as a name when
+  at most :data:`COMMON_TERM_ITEMS` items hold it (a name is rare; 周末 "weekend" or 程序 "program" are not).
+
+The ranking uses ``names`` for the label rule of issue 27 item 8c (:func:`weak_match`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Sequence
+
+import regex
+
+from ..querytime import TimeRange, parse_range
+from ..text import QueryTerm, Tokenizer, normalize
+
+#: English words that ask for an answer without naming its subject ("What do we know about X?", "Tell me about
+#: X", "Anything to know about X?", "Remind me how X behaves"). Query side only: items keep them.
+ASKING_WORDS = frozenset("""
+know tell anything something remind please info information details explain describe
+""".split())
+#: Chinese characters of a question's grammar (particles, question words, the copula): a query pair holding
+#: one says what is asked, not what about.
+ASKING_CHARS = frozenset("的了吗呢吧啊么什哪谁是怎于")
+#: Chinese pairs that only ask.
+ASKING_PAIRS = frozenset("多少 几个 如何 关于 知道 要知 说说 请问 一下 有没 为何 干啥 注意 要注".split())
+#: Common Chinese surnames (one character): the first character of a pair :attr:`QuerySense.maybe_names` holds.
+SURNAMES = frozenset("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈"
+                     "姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤")
+#: Items a held term may be held by before a match on it alone is *common* (:func:`weak_match`): the default
+#: number of recall results; a word more items share cannot tell them apart within one answer.
+COMMON_TERM_ITEMS = 10
+#: A weak match's keyword score is multiplied by this and kept under :data:`WEAK_MATCH_CAP`: *low* under the
+#: default low threshold (0.25), in the order it had.
+WEAK_MATCH_FACTOR = 0.4
+WEAK_MATCH_CAP = 0.24
+
+_CJK_RUN = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+")
+_CJK_PAIR = regex.compile(r"^[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]{2}$")
+_WORD = regex.compile(r"[\p{L}\p{N}_]+(?:['’][\p{L}]+)?")
+_NAME = regex.compile(r"\p{Lu}\p{Ll}+")
+_SENTENCE_END = regex.compile(r"[.!?。！？]\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class QuerySense:
+    """What :func:`sense` found: ``terms`` (keyword terms, their groups numbered ``0 .. groups - 1`` in order, as
+    :func:`mnemon_ls.text.grouped` lists them), ``names`` (groups of ``terms`` that are proper names), ``when``
+    (the time range named, or ``None``), ``groups`` (the number of term groups) and ``maybe_names`` (groups of
+    ``terms`` that may be a Chinese name: module doc)."""
+
+    terms: list[QueryTerm]
+    names: frozenset[int]
+    when: TimeRange | None
+    groups: int
+    maybe_names: frozenset[int] = frozenset()
+
+
+def _asking(term: QueryTerm) -> bool:
+    if term.text in ASKING_WORDS or term.text in ASKING_PAIRS:
+        return True
+    return bool(_CJK_PAIR.match(term.text)) and any(ch in ASKING_CHARS for ch in term.text)
+
+
+def _names(text: str) -> set[str]:
+    """The folded proper names of ``text`` (module doc)."""
+    words = list(_WORD.finditer(text))
+    found: set[str] = set()
+    for index, match in enumerate(words):
+        word = match.group(0).split("'")[0].split("’")[0]
+        if not _NAME.fullmatch(word):
+            continue
+        start = index == 0 or bool(_SENTENCE_END.search(text[:match.start()]))
+        if start:
+            following = words[index + 1].group(0) if index + 1 < len(words) else ""
+            if not _NAME.fullmatch(following.split("'")[0].split("’")[0]):
+                continue
+        found.add(normalize(word))
+    return found
+
+
+def _chinese_names(text: str) -> set[str]:
+    """The Chinese pairs of ``text`` that may be a name (module doc)."""
+    found: set[str] = set()
+    for run in _CJK_RUN.findall(normalize(text)):
+        for i, ch in enumerate(run[:-1]):
+            if ch in SURNAMES and (i == 0 or run[i - 1] in ASKING_CHARS or run[max(0, i - 2):i] in ASKING_PAIRS):
+                found.add(run[i:i + 2])
+                if i + 2 < len(run):
+                    found.add(run[i + 1:i + 3])
+    return found
+
+
+def sense(query: str, tokenizer: Tokenizer, now: datetime | None) -> QuerySense:
+    """What ``query`` says (module doc), with ``tokenizer`` the space's and ``now`` the recall's clock (``None``:
+    no time range is read). Never raises for any string."""
+    when = parse_range(query, now) if now is not None else None
+    text = when.without(query) if when is not None else query
+    terms = tokenizer.query_terms(text)
+    kept = [t for t in terms if not _asking(t)]
+    if kept:
+        terms = kept
+    names = _names(text)
+    number: dict[int, int] = {}  # groups renumbered 0, 1, ... in order (some were dropped)
+    terms = [QueryTerm(t.text, t.prefix, number.setdefault(t.group, len(number))) for t in terms]
+    firsts: dict[int, QueryTerm] = {}
+    for term in terms:
+        firsts.setdefault(term.group, term)
+    named = frozenset(g for g, first in firsts.items() if first.text in names and not first.prefix)
+    chinese = _chinese_names(text)
+    maybe = frozenset(g for g, first in firsts.items() if first.text in chinese and not first.prefix)
+    return QuerySense(terms, named, when, len(firsts), maybe)
+
+
+def weak_match(held: Sequence[int], exact: bool, sense_of: QuerySense, frequency: dict[int, int]) -> bool:
+    """Whether an item's match is only a name or one common term (issue 27 item 8c), so it is labelled *low*:
+    ``held`` the query groups the item holds, ``exact`` whether it holds them by their whole terms,
+    ``frequency`` the items holding each group's whole term. True when the query has a group the item lacks and
+    either every group the item holds is a proper name (:attr:`QuerySense.names`, and the
+    :attr:`QuerySense.maybe_names` at most :data:`COMMON_TERM_ITEMS` items hold), or it holds one group,
+    by a part of an identifier only or by a term more than :data:`COMMON_TERM_ITEMS` items hold."""
+    if not held or len(held) >= sense_of.groups:
+        return False
+    names = sense_of.names | {g for g in sense_of.maybe_names if frequency.get(g, 0) <= COMMON_TERM_ITEMS}
+    if all(g in names for g in held) and any(g not in names for g in range(sense_of.groups)):
+        return True
+    if len(held) == 1:
+        return not exact or frequency.get(held[0], 0) > COMMON_TERM_ITEMS
+    return False

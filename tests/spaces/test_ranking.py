@@ -1,0 +1,209 @@
+"""Ranking that uses what the query says (issue 27 item 8), on real native stores (SQLite, the side index) with
+keyword recall: the strict policy keeps the rows the ranking cannot tell from its best one (8a); the results of
+one provider are ranked by score whatever found them (8b); a match on only a name or one common word is low
+(8c); a time range in the query ranks the items of that range first (8d); Chinese question words do not dilute
+what the question names. The fusion with vectors is tested in tests/semantic/test_fusion_order.py, the date
+parser in tests/test_querytime.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mnemon_ls.spaces import RecallQuality, SpacesService
+from mnemon_ls.spaces.index import TOKENIZER
+from mnemon_ls.spaces.model import Item
+from mnemon_ls.spaces.policy import HEAD_RATIO, plan, select
+from mnemon_ls.spaces.providers.base import Capabilities, SearchOutcome
+from mnemon_ls.spaces.querysense import COMMON_TERM_ITEMS, sense, weak_match
+
+from tests.conftest import FrozenClock
+
+STRICT_V1 = RecallQuality(policy="strict-v1")
+EXHAUSTIVE = RecallQuality(policy="exhaustive-v1")
+
+
+def picked(scores: list[Any], quality: RecallQuality = RecallQuality(), limit: int = 10):
+    return select([(s, True) for s in scores], limit, quality, plan(limit, quality))
+
+
+# --------------------------------------------------------------------------- the policy (8a)
+
+
+def test_strict_v2_is_the_default_and_the_fallback() -> None:
+    assert RecallQuality().policy == "strict-v2"
+    chosen = plan(10, RecallQuality(policy="no-such-policy"))
+    assert (chosen.policy.id, chosen.fallback_from) == ("strict-v2", "no-such-policy")
+
+
+def test_strict_v2_keeps_every_row_the_ranking_cannot_tell_from_its_best_one() -> None:
+    # seven medium rows within 0.9 of the best (facts tied on the words they share with the question), the
+    # answer sixth; then a medium row further down and a low one
+    scores = [0.40, 0.398, 0.395, 0.39, 0.385, 0.38, 0.37, 0.30, 0.2]
+    v1, v2 = picked(scores, STRICT_V1), picked(scores)
+    assert v1.indexes == [0, 1, 2, 3]  # strict-v1: four medium rows, the answer cut
+    assert v2.indexes == [0, 1, 2, 3, 4, 5, 6, 7]  # the head, then one more medium (of at most four)
+    assert [d.head for d in v2.decisions] == [True] * 7 + [False, False]
+    assert v2.policy_id == "strict-v2" and 0.30 < HEAD_RATIO * 0.40
+
+
+def test_strict_v2_keeps_a_low_row_of_the_head_and_nothing_when_the_best_is_low() -> None:
+    near = picked([0.27, 0.245, 0.1])  # 0.245 is low, but within 0.9 of a medium best
+    assert near.indexes == [0, 1] and near.decisions[1].tier == "low" and near.decisions[1].head
+    assert picked([0.2, 0.19, 0.18]).indexes == []  # the best is low: no head, nothing sent
+    assert picked([0.2, 0.19], RecallQuality(policy="balanced-v1")).indexes == [0, 1]  # a person's list
+
+
+def test_strict_v2_caps_the_medium_rows_outside_the_head() -> None:
+    got = picked([0.9] + [0.5] * 6 + [None] * 3)
+    assert [got.decisions[i].tier for i in got.indexes] == ["high"] + ["medium"] * 4 + ["unknown"] * 2
+
+
+# --------------------------------------------------------------------------- through a native store
+
+
+@pytest.fixture
+def service(root: Path, clock: FrozenClock) -> SpacesService:
+    clock.set("2025-06-16T09:00:00Z")  # a Monday
+    svc = SpacesService(root, clock=clock)
+    svc.create_space("Project", "facts of this repository", active=True)
+    yield svc
+    svc.close()
+
+
+def remember(service: SpacesService, clock: FrozenClock, texts: list[str], at: str = "2025-03-03T10:00:00Z") -> None:
+    now = clock.now
+    clock.set(at)
+    for text in texts:
+        assert service.remember(text).to_dict()["status"] == "committed"
+    clock.now = now
+
+
+def contents(result: Any) -> list[str]:
+    return [r["content"] for r in result.to_dict()["results"]]
+
+
+SEVEN = ["The badge stamper writes its output as gzipped CSV files.",
+         "The badge stamper runs every fifteen minutes from a cron entry.",
+         "The badge stamper stops after three consecutive failures and pages the owner.",
+         "The badge stamper reads its settings from the shared TOML file.",
+         "The badge stamper is written in Go and built with Bazel.",
+         "The badge stamper skips weekends and public holidays.",
+         "The badge stamper times out each call after eight seconds."]
+
+
+def test_a_strict_recall_sends_every_fact_tied_with_the_best(service: SpacesService, clock: FrozenClock) -> None:
+    remember(service, clock, SEVEN)
+    question = "How often does the badge stamper fire?"  # the answer is one of seven tied facts
+    assert sorted(contents(service.recall(question))) == sorted(SEVEN)  # the default, strict-v2
+    assert len(contents(service.recall(question, quality=STRICT_V1))) == 4  # the cap of four medium rows
+
+
+def test_a_match_on_only_a_name_is_low(service: SpacesService, clock: FrozenClock) -> None:
+    remember(service, clock, ["Kenji Watanabe maintains the runbook for the mobile release process.",
+                              "Kenji Watanabe is our contact at the CDN vendor for the contract."])
+    birthday = service.recall("When is Kenji Watanabe's birthday?", quality=EXHAUSTIVE).to_dict()["results"]
+    assert len(birthday) == 2 and {r["tier"] for r in birthday} == {"low"}
+    assert service.recall("When is Kenji Watanabe's birthday?").to_dict()["results"] == []
+    about = service.recall("What do we know about Kenji Watanabe?").to_dict()["results"]  # asking words only
+    assert len(about) == 2 and {r["tier"] for r in about} == {"high"}
+    # Chinese: a rare pair starting with a common surname is taken for a name
+    remember(service, clock, ["吴昊更喜欢异步的代码评审，不爱开会。"])
+    [chinese] = service.recall("吴昊的生日是哪天？", quality=EXHAUSTIVE).to_dict()["results"]
+    assert chinese["tier"] == "low"
+    assert service.recall("吴昊", quality=EXHAUSTIVE).to_dict()["results"][0]["tier"] == "high"
+
+
+def test_a_match_on_one_common_word_is_low_and_on_one_rare_word_is_not(service: SpacesService,
+                                                                        clock: FrozenClock) -> None:
+    teams = [f"The service number {n} is owned by the team of floor {n}." for n in range(COMMON_TERM_ITEMS + 1)]
+    remember(service, clock, [*teams, "The heliotrope dashboard shows the deploy queue."])
+    common = service.recall("Which team knits scarves for charity?", limit=20, quality=EXHAUSTIVE).to_dict()["results"]
+    assert len(common) == COMMON_TERM_ITEMS + 1 and {r["tier"] for r in common} == {"low"}
+    assert service.recall("Which team knits scarves for charity?").to_dict()["results"] == []
+    [rare] = service.recall("heliotrope scarves", quality=EXHAUSTIVE).to_dict()["results"]
+    assert rare["tier"] == "medium"  # one word of two, but a word only this item holds
+
+
+def test_chinese_question_words_do_not_dilute_what_the_question_names(service: SpacesService,
+                                                                         clock: FrozenClock) -> None:
+    remember(service, clock, ["parse_message_v3 是接口处理函数实际调用的版本。", "parse_message_v2 只在迁移脚本里使用。"])
+    [first, *_] = service.recall("parse_message_v3 是干什么的？").to_dict()["results"]  # it names nothing else
+    assert first["content"].startswith("parse_message_v3 ") and first["tier"] == "high"
+    [first, *_] = service.recall("parse_message_v3 有什么需要注意的？").to_dict()["results"]  # 需要 is kept
+    assert first["content"].startswith("parse_message_v3 ") and first["tier"] == "medium"  # was low (0.12)
+
+
+def test_a_time_range_in_the_query_ranks_the_items_of_the_range_first(service: SpacesService,
+                                                                       clock: FrozenClock) -> None:
+    notes = {"2025-03-12T10:00:00Z": "Status of the payments migration: the prototype handled real traffic.",
+             "2025-04-08T10:00:00Z": "Status of the payments migration: the old path now serves only reads.",
+             "2025-05-21T10:00:00Z": "Status of the payments migration: performance matched the old system.",
+             "2025-06-11T10:00:00Z": "Status of the payments migration: a pilot group of customers started.",
+             "2025-06-15T10:00:00Z": "Status of the payments migration: the checklist has four open items."}
+    for at, text in notes.items():
+        remember(service, clock, [text], at=at)
+    for question, expected in (("What was the status of the payments migration in April 2025?", ["04-08"]),
+                               ("How did the payments migration stand yesterday?", ["06-15"]),
+                               ("What was noted about the payments migration last week?", ["06-11", "06-15"]),
+                               ("上周 payments migration 的状态", ["06-11", "06-15"])):
+        results = service.recall(question).to_dict()["results"]
+        first = results[:len(expected)]
+        assert sorted(r["content"] for r in first) == sorted(notes[f"2025-{d}T10:00:00Z"] for d in expected), question
+        assert min(r["score"] for r in first) > results[len(expected)]["score"], question
+    # the date words are not searched as words, and a question naming only a range finds what is in it
+    assert contents(service.recall("what happened yesterday", quality=EXHAUSTIVE))[0] == notes["2025-06-15T10:00:00Z"]
+    # outside the range named: medium at most, whatever its words
+    assert {r["tier"] for r in service.recall("payments migration in 2023").to_dict()["results"]} == {"medium"}
+
+
+def test_sense_drops_date_phrases_and_asking_words_and_finds_names() -> None:
+    got = sense("What do we know about Priya Raman in April 2025?", TOKENIZER, FrozenClock()())
+    assert [t.text for t in got.terms] == ["priya", "raman"] and got.names == {0, 1} and got.groups == 2
+    assert got.when is not None and got.when.start.month == 4
+    assert [t.text for t in sense("parse_message_v3 是干什么的？", TOKENIZER, None).terms][0] == "parse_message_v3"
+    assert sense("是什么", TOKENIZER, None).terms  # nothing else left: the terms are kept as they were
+    # weak_match: only names with something else asked; one common term; one rare term by its whole word
+    kenji = sense("When is Kenji Watanabe's birthday?", TOKENIZER, None)
+    assert weak_match([0, 1], True, kenji, {}) and not weak_match([0, 1, 2], True, kenji, {})
+    team = sense("Which team knits scarves?", TOKENIZER, None)
+    assert weak_match([0], True, team, {0: COMMON_TERM_ITEMS + 1}) and not weak_match([0], True, team, {0: 2})
+    assert weak_match([0], False, team, {0: 2})  # held by a part of an identifier only
+
+
+# --------------------------------------------------------------------------- one provider: by score (8b)
+
+
+class _Answers:
+    """A third-party space answering fixed items (a real implementation of the provider protocol)."""
+
+    provider_id = "holographic"
+    capabilities = Capabilities(normalized_scores=True)
+
+    def __init__(self, items: list[Item]) -> None:
+        self.items = items
+
+    def search(self, query, *, limit, mode="smart", category=None, source=None, intent=None, keep=None):
+        return SearchOutcome(self.items[:limit], None, fetched=len(self.items))
+
+    def count(self):
+        return len(self.items)
+
+    def close(self):
+        pass
+
+
+def test_one_providers_results_are_ranked_by_score_whatever_found_them(service: SpacesService) -> None:
+    service.configure_provider("holographic", {}, enabled=True)
+    [other] = service.registry.provider_plane.sync_namespaces("holographic", [{"externalId": "ops"}])
+    service.activate(other.id)
+    service._providers[other.id] = _Answers([
+        Item("k", "a word match sharing one word", score=0.3, matched_via="holographic"),
+        Item("v", "found by meaning, scoring higher", score=0.5, matched_via="holographic-vector")])
+    result = service.recall("anything", spaces=[other.id], quality=EXHAUSTIVE).to_dict()
+    assert [r["id"] for r in result["results"]] == ["v", "k"]  # was ["k", "v"]: every word match first
+    for_assistant = service.recall("anything", spaces=[other.id], audience="assistant").to_dict()
+    assert [r["id"] for r in for_assistant["results"]] == ["v", "k"] and for_assistant["withheld"] == {
+        "lowConfidence": 0}
