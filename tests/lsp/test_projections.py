@@ -37,7 +37,7 @@ from tests.lsp.conftest import (
 
 #: ``handEdits: restore``: these tests are about rebuilding projections (importing edits: test_hand_edits.py).
 WORKSPACE = {"mnemon": {"storageScope": "workspace", "runtimeUserScope": "storage", "handEdits": "restore"}}
-QUIET = 2.0
+QUIET = 1.0
 
 
 @pytest.fixture
