@@ -53,7 +53,9 @@ from .policy import RecallQuality
 from .providers.base import Capabilities, SpaceProvider
 from .providers.cli import CliProvider, CliRunner
 from .providers.native import DB_FILE, NativeProvider
-from .registry import NATIVE_PROVIDER, PROVIDER_LABELS, RegistryState, SpaceRecord, SpaceRegistry, provider_label
+from .provider_fields import PROVIDER_LABELS, provider_label
+from .registry import SpaceRegistry
+from .registry_model import NATIVE_PROVIDER, RegistryState, SpaceRecord
 from .service_recall import (
     BRANCH_RECALL_MODES,
     DETACHED_HEAD_POLICIES,
