@@ -16,7 +16,7 @@ COUNT = 30
 #: Requests of one server waiting for the store's lock at once. The MCP SDK runs each tool call in a worker
 #: thread (up to 40): with all 30 sent at once, the last waited past the store's 10 s lock timeout under
 #: stress-ng at load 14 (StoreBusy, as designed). The two servers still contend for every commit.
-IN_FLIGHT = 4
+IN_FLIGHT = 2
 
 
 async def test_mcp_and_language_server_on_one_root_lose_nothing(lsp: Launcher, repo, repo_dir: Path) -> None:
