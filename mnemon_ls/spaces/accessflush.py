@@ -23,6 +23,7 @@ whole or not at all); a provider whose background write has not caught up writes
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from typing import Any, Callable
@@ -46,9 +47,13 @@ def step(name: str) -> None:
 
 class AccessFlusher:
     """One daemon thread that writes the access counters of the providers handed to :meth:`due`, one after the
-    other (started at the first :meth:`due`). Thread-safe."""
+    other (started at the first :meth:`due`), each write inside ``gate()`` when given (an error there, such as
+    :class:`~mnemon_ls.errors.StoreBusy` from a pack import that keeps it, leaves the counters pending). Thread-safe."""
 
-    def __init__(self, name: str = "mnemon-access-flush") -> None:
+    def __init__(self, gate: Callable[[], Any] | None = None, name: str = "mnemon-access-flush") -> None:
+        #: A context manager factory held around each write (the host's pack gate, shared: a pack import in
+        #: another process waits for the write, as for a request), or ``None``.
+        self._gate = gate
         self._name = name
         self._cond = threading.Condition()
         self._due: dict[int, Any] = {}  # id(provider) -> provider, in the order asked
@@ -80,7 +85,8 @@ class AccessFlusher:
                 del self._due[_key]
                 self._busy = True
             try:
-                provider.flush_access_aside(due=True)
+                with self._gate() if self._gate is not None else contextlib.nullcontext():
+                    provider.flush_access_aside(due=True)
             except Exception as exc:  # soft state: a failed write is kept pending by the provider
                 log.warning("mnemon-ls: access counters not written: %s", exc)
             finally:

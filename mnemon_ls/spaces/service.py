@@ -128,14 +128,16 @@ class SpacesService(SpacesWrites, SpacesRecall):
     ``auto``'s fallback, see :attr:`quality_auto`); ``native_driver`` ``embedded`` (default, no binary
     needed) or ``cli`` (drive an installed ``mnemon`` with ``cli``); ``lock_timeout`` seconds bound every
     wait for another writer; ``track_access`` bumps the CLI's access counters on reads; ``background_access``
-    writes them in a thread of their own (a long-lived server, :mod:`.accessflush`). Thread-safe.
+    writes them in a thread of their own (a long-lived server, :mod:`.accessflush`), each write inside
+    ``access_gate()`` when given (the host's pack gate). Thread-safe.
     """
 
     def __init__(self, root: Path, *, clock: Clock = utc_now, effective_store: str | None = None,
                  quality: RecallQuality | None = None, native_driver: str = "embedded",
                  cli: CliOptions | None = None, lock_timeout: float = 10.0, track_access: bool = True,
                  secrets: str = "redact", provider_timeout: float = DEFAULT_TIMEOUT_SECONDS,
-                 semantic: Any = None, quality_auto: bool = False, background_access: bool = False) -> None:
+                 semantic: Any = None, quality_auto: bool = False, background_access: bool = False,
+                 access_gate: Any = None) -> None:
         #: The process's :class:`mnemon_ls.semantic.engine.SemanticEngine` (hybrid recall of native
         #: spaces), or ``None`` for keyword-only recall.
         self.semantic = semantic
@@ -167,7 +169,8 @@ class SpacesService(SpacesWrites, SpacesRecall):
         self._runner: CliRunner | None = None
         #: ``background_access`` (a long-lived server): the access counters of the native spaces are written by
         #: this thread of their own, never inside a read (:mod:`.accessflush`).
-        self.access_flusher = AccessFlusher() if background_access else None
+        self.access_flusher = AccessFlusher(access_gate) if background_access else None
+        self._access_gate = access_gate
 
     # ------------------------------------------------------------------ providers
 
@@ -240,7 +243,7 @@ class SpacesService(SpacesWrites, SpacesRecall):
             providers, self._providers = list(self._providers.values()), {}
             flusher = self.access_flusher
             if flusher is not None:
-                self.access_flusher = AccessFlusher()  # for the stores opened after this close
+                self.access_flusher = AccessFlusher(self._access_gate)  # for the stores opened after this close
         if flusher is not None:
             flusher.close()
         for provider in providers:
