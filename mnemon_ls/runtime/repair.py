@@ -19,7 +19,7 @@ import time
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Collection, Protocol, Sequence
+from typing import Any, Callable, Collection, Protocol, Sequence
 
 from .. import fsio
 from ..settings import RuntimeMemorySettings
@@ -30,6 +30,17 @@ from .state import StoreState
 SETTLE_SECONDS = 0.15
 #: Longest seconds one replacement waits for a projection that keeps being written.
 SETTLE_MAX_SECONDS = 1.0
+#: Seconds an *empty* projection is waited for after it was last modified: an editor saving in place truncates
+#: the file, then writes it, and a machine under load can stop it between the two for far longer than
+#: :data:`SETTLE_SECONDS`. An empty file is never an edit (it is rebuilt), so waiting costs nothing but time, and
+#: only when a projection was emptied in the last two seconds.
+EMPTY_GRACE_SECONDS = 2.0
+#: Seconds between two looks at an empty projection being waited for.
+EMPTY_POLL_SECONDS = 0.02
+
+#: Test seam: called with the projection's path each time :func:`settled_bytes` waits for an empty file to be
+#: written (the test of an in-place save writes the editor's second half from it). ``None`` in production.
+_empty_wait_hook: Callable[[Path], None] | None = None
 
 
 @dataclass(slots=True)
@@ -227,7 +238,8 @@ class ProjectionRepair:
         return False
 
 
-def settled_bytes(path: Path, settle_seconds: float = SETTLE_SECONDS) -> bytes | None:
+def settled_bytes(path: Path, settle_seconds: float = SETTLE_SECONDS,
+                  empty_grace_seconds: float = EMPTY_GRACE_SECONDS) -> bytes | None:
     """``path``'s bytes once nobody has written it for ``settle_seconds`` (bounded wait); ``None`` when it is
     missing.
 
@@ -235,18 +247,30 @@ def settled_bytes(path: Path, settle_seconds: float = SETTLE_SECONDS) -> bytes |
     two would see an empty file, preserve nothing and rename the projection over it, and the editor's
     write would land in the replaced inode, lost. So a file modified moments ago is read again once
     it has been quiet for ``settle_seconds`` (default :data:`SETTLE_SECONDS`; at most
-    :data:`SETTLE_MAX_SECONDS` or four settle periods in all). Raises :class:`OSError` for I/O errors
-    other than a missing file.
+    :data:`SETTLE_MAX_SECONDS` or four settle periods in all), and an *empty* file is waited for until it
+    is written or ``empty_grace_seconds`` (default :data:`EMPTY_GRACE_SECONDS`) have passed since it was last
+    modified (looked at every :data:`EMPTY_POLL_SECONDS`): the pause between truncation and write is not
+    bounded by the settle period on a loaded machine. Raises :class:`OSError` for I/O errors other than a
+    missing file.
     """
-    deadline = time.monotonic() + max(SETTLE_MAX_SECONDS, 4 * settle_seconds)
+    start = time.monotonic()
+    deadline = start + max(SETTLE_MAX_SECONDS, 4 * settle_seconds)
+    empty_deadline = start + empty_grace_seconds + SETTLE_MAX_SECONDS  # a file emptied again and again
     while True:
         try:
-            age = time.time() - path.stat().st_mtime
+            stat = path.stat()
         except FileNotFoundError:
             return None
-        if age >= settle_seconds or time.monotonic() >= deadline:
+        age = time.time() - stat.st_mtime
+        now = time.monotonic()
+        if stat.st_size == 0 and age < empty_grace_seconds and now < empty_deadline:
+            if _empty_wait_hook is not None:
+                _empty_wait_hook(path)
+            time.sleep(min(EMPTY_POLL_SECONDS, empty_grace_seconds - age, empty_deadline - now))
+            continue
+        if age >= settle_seconds or now >= deadline:
             return fsio.read_bytes_or_none(path)
-        time.sleep(max(0.0, min(settle_seconds - age, deadline - time.monotonic())) + 0.005)
+        time.sleep(max(0.0, min(settle_seconds - age, deadline - now)) + 0.005)
 
 
 def has_orphans(runtime_dir: Path) -> bool:

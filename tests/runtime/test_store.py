@@ -1040,3 +1040,70 @@ def test_repair_waits_for_an_in_place_save_to_finish(tmp_path):
     assert report.repaired == ["MEMORY.md"]
     assert Path(report.preserved["MEMORY.md"]).read_bytes() == edit
     assert memory.read_bytes() == b"kept fact\n"
+
+
+@pytest.mark.parametrize("path_taken", ["repair", "commit"])
+def test_an_emptied_projection_is_waited_for_past_the_settle_period(tmp_path, monkeypatch, path_taken):
+    """An in-place save stopped between its truncation and its write for longer than the settle period (a loaded
+    machine): the repair (a watcher or a wake) and a commit (another writer) must wait for the empty file to be
+    written, not rename over it, so the editor's bytes are never written into a replaced inode.
+
+    The truncation is dated 0.5 s back, past the 0.15 s settle period and inside the 2 s grace for an empty
+    file; the editor's write is made from the seam that runs when the store starts waiting for the empty file
+    (no sleep). Without the grace the store reads the empty file at once and rebuilds it: the seam never runs and
+    the edit written afterwards is in no file (the test fails on the first assertion)."""
+    from mnemon_ls.runtime import repair as repair_module
+    from mnemon_ls.runtime.ops import validate_request
+    from mnemon_ls.runtime.store import RuntimeStore
+
+    store = RuntimeStore(tmp_path / "root", hand_edits="restore")
+    store.mutate(validate_request("add", "memory", "kept fact"))
+    memory = store.projection_path("memory")
+    edit = b"kept fact\n\xc2\xa7\nmy hand-written line\n"
+    with open(memory, "r+b") as editor:
+        editor.truncate(0)  # first half of an in-place save
+        editor.flush()
+        back = time.time() - 0.5
+        os.utime(memory, (back, back))
+        written: list[Path] = []
+
+        def finish_save(path: Path) -> None:  # the editor resumes: second half of its save, same descriptor
+            if not written:
+                editor.write(edit)
+                editor.flush()
+                written.append(path)
+
+        monkeypatch.setattr(repair_module, "_empty_wait_hook", finish_save)
+        if path_taken == "repair":
+            report = store.projections.repair()
+            assert written == [memory]
+            assert report.repaired == ["MEMORY.md"]
+            saved = report.preserved["MEMORY.md"]
+        else:
+            receipt = store.mutate(validate_request("add", "memory", "added by another writer"))
+            assert written == [memory]
+            saved = receipt.preserved["MEMORY.md"]
+    assert Path(saved).read_bytes() == edit  # the whole edit is kept, none of it went to a replaced inode
+    expected = b"kept fact\n" if path_taken == "repair" else b"kept fact\n\xc2\xa7\nadded by another writer\n"
+    assert memory.read_bytes() == expected
+
+
+def test_an_empty_projection_older_than_the_grace_is_rebuilt_without_waiting(tmp_path, monkeypatch):
+    """An empty MEMORY.md last modified more than 2 s ago (a power loss, a person's deliberate empty save) is
+    rebuilt at once: the seam that runs while the store waits for an empty file never runs."""
+    from mnemon_ls.runtime import repair as repair_module
+    from mnemon_ls.runtime.ops import validate_request
+    from mnemon_ls.runtime.store import RuntimeStore
+
+    store = RuntimeStore(tmp_path / "root", hand_edits="restore")
+    store.mutate(validate_request("add", "memory", "kept fact"))
+    memory = store.projection_path("memory")
+    memory.write_bytes(b"")
+    back = time.time() - 5
+    os.utime(memory, (back, back))
+    waited: list[Path] = []
+    monkeypatch.setattr(repair_module, "_empty_wait_hook", waited.append)
+    report = store.projections.repair()
+    assert waited == []
+    assert report.repaired == ["MEMORY.md"] and report.preserved == {}
+    assert memory.read_bytes() == b"kept fact\n"
