@@ -92,26 +92,35 @@ def held(key: str) -> Hold | None:
     return hold
 
 
-def publish(key: str) -> Hold | None:
-    """Create the marker ``key`` with this process's record and hold it (see the module doc); ``None`` when a
-    file (or link) is already at that name. Raises :class:`OSError` (``ENOENT`` when the directory is missing,
-    ``ENOSPC``, ``EROFS``...) with nothing left behind. Always ``None`` on Windows (filelock's own path there)."""
-    if os.name == "nt":
-        return None
+def _publish_fd(key: str) -> int:
+    """Create the marker ``key`` whole, holding this process's record: written to a private staging file
+    (``<key>.<pid>.<random>.publish``) and hard-linked to ``key``, so no reader ever sees it empty or half
+    written. Returns the open descriptor of the marker's inode. Raises :class:`FileExistsError` when a file (or
+    link) is already at ``key``, other :class:`OSError` as they come; the staging name is gone either way."""
     staging = f"{key}.{os.getpid()}.{random.getrandbits(48):012x}.publish"
     fd = os.open(staging, _STAGING_FLAGS, 0o600)
     try:
         _write_lock_info(fd)
         os.link(staging, key)
-    except FileExistsError:
-        os.close(fd)
-        return None
     except BaseException:
         os.close(fd)
         raise
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(staging)
+    return fd
+
+
+def publish(key: str) -> Hold | None:
+    """Create the marker ``key`` with this process's record and hold it (see the module doc); ``None`` when a
+    file (or link) is already at that name. Raises :class:`OSError` (``ENOENT`` when the directory is missing,
+    ``ENOSPC``, ``EROFS``...) with nothing left behind. Always ``None`` on Windows (filelock's own path there)."""
+    if os.name == "nt":
+        return None
+    try:
+        fd = _publish_fd(key)
+    except FileExistsError:
+        return None
     try:
         info = os.fstat(fd)
     except BaseException:
@@ -238,17 +247,7 @@ def _lock_class() -> type:
         def _create_marker(self, path: str, flags: int, opened: list[int]) -> int:
             if sys.platform == "win32" or not flags & os.O_EXCL:
                 return super()._create_marker(path, flags, opened)
-            staging = f"{path}.{os.getpid()}.{random.getrandbits(48):012x}.publish"
-            fd = os.open(staging, _STAGING_FLAGS, 0o600)
-            try:
-                self._write_lock_info(fd)
-                os.link(staging, path)  # EEXIST when held: filelock then waits or breaks a stale owner
-            except BaseException:
-                os.close(fd)
-                raise
-            finally:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(staging)
+            fd = _publish_fd(path)  # EEXIST when held: filelock then waits or breaks a stale owner
             # The staging descriptor is the marker's inode now: filelock keeps it (identity, release).
             opened.append(fd)
             self._mark_descriptor_pending(opened[0])
