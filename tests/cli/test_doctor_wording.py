@@ -42,19 +42,13 @@ def workspace(tmp_path: Path) -> Path:
 def test_a_lock_left_by_a_killed_writer_is_not_said_to_be_held_by_it(tmp_path: Path) -> None:
     root = workspace(tmp_path)
     assert cli(tmp_path, "runtime", "add", "--content", "the build uses make").returncode == 0
-    holder = procs.spawn_writer("hold", str(root))
-    reader = procs.LineReader(holder)
-    pid = None
-    try:
-        pid = procs.ready_pid(reader.readline(), holder, "HELD")
+    with procs.writer("hold", str(root), word="HELD") as holder:
         lock = str(root / "runtime" / ".memories.lock")
         # while it runs, it is the holder
         running = doctor(tmp_path)[lock]
-        assert running["message"].startswith(f"held by pid {pid} (running) for ")
-        assert procs.kill_hard(holder, pid) == -9
-    finally:
-        procs.kill_hard(holder, pid)
-        procs.finish(holder)
+        assert running["message"].startswith(f"held by pid {holder.pid} (running) for ")
+        assert holder.kill() == -9
+    pid = holder.pid
     assert Path(lock).exists()  # SIGKILL released nothing: the marker of a dead owner stays
     finding = doctor(tmp_path)[lock]
     assert "held by" not in finding["message"]

@@ -5,12 +5,15 @@ Loaded by path (``tests/helpers`` is not a package), see ``load_procs`` in the t
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import signal
 import subprocess
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 HELPERS = Path(__file__).resolve().parent
 WRITER = HELPERS / "writer.py"
@@ -116,6 +119,40 @@ def ready_pid(line: str, proc: subprocess.Popen[bytes], word: str = "READY") -> 
     if os.environ.get("MNEMON_TEST_NO_ZYGOTE") == "1":
         assert pid == proc.pid
     return pid
+
+
+@dataclass
+class Running:
+    """A child process started for a test and known ready (:func:`running`): ``proc`` (its ``Popen``; through the
+    fork server, its launcher), ``reader`` (its stdout lines) and ``pid`` (the process itself, from its first
+    line)."""
+
+    proc: subprocess.Popen[bytes]
+    reader: LineReader
+    pid: int
+
+    def kill(self) -> int:
+        """SIGKILL the process and reap it (:func:`kill_hard`); its return code (-9 when the kill ended it)."""
+        return kill_hard(self.proc, self.pid)
+
+
+@contextlib.contextmanager
+def running(proc: subprocess.Popen[bytes], word: str = "READY") -> Iterator[Running]:
+    """Wait for ``proc``'s first line ``<word> <pid>`` (:func:`ready_pid`) and yield it as :class:`Running`; on
+    leaving, whatever happened, the process is killed if still running, reaped and its pipes closed."""
+    pid = None
+    try:
+        reader = LineReader(proc)
+        pid = ready_pid(reader.readline(), proc, word)
+        yield Running(proc, reader, pid)
+    finally:
+        kill_hard(proc, pid)
+        finish(proc)
+
+
+def writer(*args: str, word: str = "READY") -> contextlib.AbstractContextManager[Running]:
+    """``tests/helpers/writer.py <args>`` started (:func:`spawn_writer`) and waited for (:func:`running`)."""
+    return running(spawn_writer(*args), word)
 
 
 def finish(proc: subprocess.Popen[bytes]) -> None:

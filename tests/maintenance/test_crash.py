@@ -21,7 +21,7 @@ import pytest
 from mnemon_ls.host import WorkspaceHost
 from mnemon_ls.maintenance import read_lineage, verify_lineage
 from mnemon_ls.settings import load_settings
-from tests.helpers.procs import WRITER, LineReader, child_env, finish, kill_hard, ready_pid
+from tests.helpers.procs import WRITER, LineReader, child_env, finish, kill_hard, running
 from tests.helpers.zygote import script_command
 
 from tests.gitrepo import make_repo
@@ -109,26 +109,19 @@ def test_sigkill_at_random_steps_of_archival_loses_no_fact(tmp_path: Path, with_
         assert attempts < kills * 4, "the breakpoints are not reached"
         step = rng.choice(steps)
         pause = f"{step}:{rng.randint(1, STEPS[step])}"
-        proc = spawn(workspace, start, 25, pause)
-        reader = LineReader(proc)
-        pid = None
-        try:
-            pid = ready_pid(reader.readline(), proc)
+        with running(spawn(workspace, start, 25, pause)) as child:
             while True:
-                line = reader.readline()
+                line = child.reader.readline()
                 if line.startswith("ACK "):
                     acknowledged.add(int(line.split()[1]))
                     continue
                 assert line.startswith(("PAUSED", "DONE")), (pause, line)
                 break
             if line.startswith("PAUSED"):
-                assert kill_hard(proc, pid) == -9
+                assert child.kill() == -9
                 done += 1
             else:
-                proc.wait(timeout=60)
-        finally:
-            kill_hard(proc, pid)
-            finish(proc)
+                child.proc.wait(timeout=60)
         start += 26  # the fact in flight (never acknowledged) is skipped, the next child starts fresh
         check(workspace, acknowledged)
     # after the kills, an uninterrupted child still archives and commits on the same root

@@ -203,22 +203,15 @@ def test_marker_of_a_dead_process_is_broken_at_once(seeded):
 
 def test_live_holder_blocks_and_its_marker_is_broken_once_it_is_killed(seeded):
     root, lock = seeded
-    holder = procs.spawn_writer("hold", str(root))
-    reader = procs.LineReader(holder)
-    pid = None
-    try:
-        pid = procs.ready_pid(reader.readline(), holder, "HELD")
+    with procs.writer("hold", str(root), word="HELD") as holder:
         record = lock.read_text()
-        assert parse_lock_holder(record).pid == pid
+        assert parse_lock_holder(record).pid == holder.pid
         before = procs.tree_snapshot(root)
         with pytest.raises(StoreBusy) as caught:
             RuntimeStore(root, LIMITS, lock_timeout=0.3).mutate(add("while held"))
         assert caught.value.data == {"file": str(lock), "timeoutSeconds": 0.3}
         assert procs.tree_snapshot(root) == before
-        assert procs.kill_hard(holder, pid) == -9
-    finally:
-        procs.kill_hard(holder, pid)
-        procs.finish(holder)
+        assert holder.kill() == -9
     assert lock.read_text() == record  # the dead owner's marker is still there ...
     add_and_check(root, lock, "after the holder died", lock_timeout=1.0)  # ... and is broken at once
 

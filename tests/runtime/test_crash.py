@@ -79,19 +79,13 @@ def test_sigkill_at_random_points_never_loses_an_acknowledged_entry(tmp_path, ca
         delay = rng.uniform(0.0, MAX_DELAY_SECONDS)
         temps_before = temp_files(runtime)
         assert temps_before == set()
-        writer = procs.spawn_writer("add", str(root), f"r{run}", "100000", "--no-wait")
-        reader = procs.LineReader(writer)
-        pid = None
-        try:
-            pid = procs.ready_pid(reader.readline(), writer)
+        with procs.writer("add", str(root), f"r{run}", "100000", "--no-wait") as writer:
             for n in range(1, wanted + 1):
-                assert reader.readline() == f"ACK {n} True Entry added."
+                assert writer.reader.readline() == f"ACK {n} True Entry added."
             time.sleep(delay)  # chooses the kill moment at random; no ordering depends on it
-            assert procs.kill_hard(writer, pid) == -9
-            late = reader.rest()
-        finally:
-            procs.kill_hard(writer, pid)
-            procs.finish(writer)
+            assert writer.kill() == -9
+            late = writer.reader.rest()
+        pid = writer.pid
         assert late == [f"ACK {n} True Entry added." for n in range(wanted + 1, wanted + 1 + len(late))]
         acked = wanted + len(late)
         in_flight = f"r{run}-{acked}"
@@ -176,18 +170,11 @@ def test_sigkill_at_random_points_never_loses_an_acknowledged_entry(tmp_path, ca
 def kill_at(root: Path, breakpoint: str) -> int:
     """Start a writer adding ``x-0``, stop it at ``breakpoint`` (``NAME:N``, see writer.py) and SIGKILL it
     there; returns its pid. It never gets to acknowledge the add."""
-    writer = procs.spawn_writer("add", str(root), "x", "1", "--no-wait", "--pause-at", breakpoint)
-    reader = procs.LineReader(writer)
-    pid = None
-    try:
-        pid = procs.ready_pid(reader.readline(), writer)
-        assert reader.readline() == f"PAUSED {breakpoint.replace(':', ' ')}"
-        assert procs.kill_hard(writer, pid) == -9
-        assert reader.rest() == []
-    finally:
-        procs.kill_hard(writer, pid)
-        procs.finish(writer)
-    return pid
+    with procs.writer("add", str(root), "x", "1", "--no-wait", "--pause-at", breakpoint) as writer:
+        assert writer.reader.readline() == f"PAUSED {breakpoint.replace(':', ' ')}"
+        assert writer.kill() == -9
+        assert writer.reader.rest() == []
+    return writer.pid
 
 
 # breakpoint -> (memories.json, MEMORY.md, last-good copy) contents left by the kill, and the temp files left

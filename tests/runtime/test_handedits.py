@@ -331,16 +331,9 @@ def test_projection_of_an_uncommitted_temp_file_is_a_leftover(store):
 
 
 def kill_at(root: Path, breakpoint: str) -> None:
-    writer = procs.spawn_writer("add", str(root), "x", "1", "--no-wait", "--pause-at", breakpoint)
-    reader = procs.LineReader(writer)
-    pid = None
-    try:
-        pid = procs.ready_pid(reader.readline(), writer)
-        assert reader.readline() == f"PAUSED {breakpoint.replace(':', ' ')}"
-        assert procs.kill_hard(writer, pid) == -9
-    finally:
-        procs.kill_hard(writer, pid)
-        procs.finish(writer)
+    with procs.writer("add", str(root), "x", "1", "--no-wait", "--pause-at", breakpoint) as writer:
+        assert writer.reader.readline() == f"PAUSED {breakpoint.replace(':', ' ')}"
+        assert writer.kill() == -9
 
 
 #: Every step of a commit (writer.py breakpoints, see tests/runtime/test_crash.py) and whether MEMORY.md
