@@ -45,7 +45,6 @@ import contextlib
 import datetime as _dt
 import gc
 import io
-import json
 import math
 import os
 import platform
@@ -78,6 +77,7 @@ from mnemon_ls.runtime.model import (  # noqa: E402
 from mnemon_ls.runtime.snapshot import render_wake  # noqa: E402
 from mnemon_ls.runtime.store import RuntimeStore  # noqa: E402
 from mnemon_ls.settings import load_settings  # noqa: E402
+from runtime_common import FsyncCounter, TsDriver, content, ensure_reference, fill, plans, validated  # noqa: E402
 
 AIMS_MS = {"mutation": 3.0, "wake": 2.0, "probe": 0.5}
 SIG = pygit2.Signature("Bench", "bench@example.com", 1_700_000_000, 0)
@@ -148,13 +148,6 @@ def sample(fn: Callable[[], object], n: int, warmup: int, between: Callable[[], 
 # --------------------------------------------------------------------------- fixture
 
 
-def _content(i: int, size: int = 96) -> str:
-    base = (f"Entry {i:03d}: the service in pkg/module_{i % 13} needs `make check` before a push; "
-            f"owner team-{i % 7}; see docs/adr/{i:04d}.md")
-    base = (base + " padding words to reach the size" * 4)[:size]
-    return base.rstrip() + "x" * (size - len(base.rstrip()))
-
-
 def build_workspace(tmp: Path) -> tuple[Path, Path]:
     """A pygit2 repository on branch ``main`` (3 commits) and an empty storage root."""
     repo_dir = tmp / "workspace"
@@ -173,14 +166,7 @@ def build_workspace(tmp: Path) -> tuple[Path, Path]:
 
 def fill_store(host: WorkspaceHost, memory_entries: int = 100, user_entries: int = 40) -> None:
     """Fill through the public mutate API: ~10 KB MEMORY.md (every 10th entry branch-scoped), ~4 KB USER.md."""
-    runtime = host.runtime
-    importances = ("normal", "normal", "critical", "low")
-    for i in range(memory_entries):
-        branches = [("main", "feature/x")[i % 2]] if i % 10 == 0 else None
-        runtime.mutate(ops.validate_request("add", "memory", _content(i), importance=importances[i % 4],
-                                            branches=branches))
-    for i in range(user_entries):
-        runtime.mutate(ops.validate_request("add", "user", "User " + _content(1000 + i, 93)))
+    fill(host.runtime, memory_entries, user_entries)
 
 
 # --------------------------------------------------------------------------- benches
@@ -188,9 +174,9 @@ def fill_store(host: WorkspaceHost, memory_entries: int = 100, user_entries: int
 
 def bench_mutations(host: WorkspaceHost, n: int, warmup: int) -> list[Result]:
     runtime = host.runtime
-    extra = _content(900)
-    other = _content(901)
-    victim = _content(50)
+    extra = content(900)
+    other = content(901)
+    victim = content(50)
     add_x = ops.validate_request("add", "memory", extra)
     rm_x = ops.validate_request("remove", "memory", old_text=extra)
     results = []
@@ -231,76 +217,10 @@ def bench_mutations(host: WorkspaceHost, n: int, warmup: int) -> list[Result]:
     return results
 
 
-TS_PACKAGES = ("dsh-mnemon-source-runtime@0.5.8", "dsh-mnemon@0.5.13")  # dsh-mnemon: the package's peer
-
-
-def ensure_reference(tsref: Path) -> Path | None:
-    """``<tsref>/node_modules`` holding the TypeScript reference, installed with npm when missing; ``None``
-    (with a printed reason) when node or npm is not available or the install fails."""
-    modules = tsref / "node_modules"
-    if not shutil.which("node"):
-        print("reference: node not found; section 0 skipped")
-        return None
-    if not (modules / "dsh-mnemon-source-runtime" / "lib" / "index.js").exists():
-        if not shutil.which("npm"):
-            print("reference: npm not found; section 0 skipped")
-            return None
-        tsref.mkdir(parents=True, exist_ok=True)
-        print(f"reference: npm install {' '.join(TS_PACKAGES)} into {tsref}")
-        proc = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--legacy-peer-deps", "--prefix",
-                               str(tsref), *TS_PACKAGES], capture_output=True, text=True)
-        if proc.returncode != 0:
-            print(f"reference: npm install failed; section 0 skipped\n{proc.stderr[-2000:]}")
-            return None
-    return modules
-
-
-class TsDriver:
-    """The node process of ``bench/ts_runtime_driver.mjs`` on one root; :meth:`mutate` returns its ns."""
-
-    def __init__(self, modules: Path, root: Path) -> None:
-        script = REPO_ROOT / "bench" / "ts_runtime_driver.mjs"
-        self.proc = subprocess.Popen(["node", str(script), str(modules), str(root)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, bufsize=1)
-
-    def mutate(self, request: dict) -> int:
-        assert self.proc.stdin and self.proc.stdout
-        self.proc.stdin.write(json.dumps({"op": "mutate", "request": request}) + "\n")
-        reply = json.loads(self.proc.stdout.readline())
-        if "error" in reply:
-            raise RuntimeError(f"reference: {reply['error']}")
-        assert not reply["message"].startswith("Entry already"), reply
-        return int(reply["ns"])
-
-    def close(self) -> None:
-        assert self.proc.stdin
-        self.proc.stdin.write(json.dumps({"op": "quit"}) + "\n")
-        self.proc.stdin.flush()
-        self.proc.wait(timeout=30)
-
-
-class FsyncCounter:
-    """Calls the real ``os.fsync`` and counts the calls (installed only around the durable samples)."""
-
-    def __init__(self) -> None:
-        self.real = os.fsync
-        self.calls = 0
-
-    def __call__(self, fd: int) -> None:
-        self.calls += 1
-        self.real(fd)
-
-
 def bench_reference(tmp: Path, modules: Path, n: int, warmup: int) -> list[Result]:
     """Section 0: three identical full stores, one sample of each implementation per round (rotating)."""
     roots = {name: tmp / f"ref-{name}" for name in ("durable", "nofsync", "ts")}
-    seed = RuntimeStore(roots["durable"])
-    importances = ("normal", "normal", "critical", "low")
-    for i in range(100):
-        branches = [("main", "feature/x")[i % 2]] if i % 10 == 0 else None
-        seed.mutate(ops.validate_request("add", "memory", _content(i), importance=importances[i % 4], branches=branches))
-    for i in range(40):
-        seed.mutate(ops.validate_request("add", "user", "User " + _content(1000 + i, 93)))
+    seed = fill(RuntimeStore(roots["durable"]))
     for name in ("nofsync", "ts"):
         (roots[name] / "runtime").mkdir(parents=True)
         shutil.copy(roots["durable"] / "runtime" / "memories.json", roots[name] / "runtime" / "memories.json")
@@ -311,20 +231,10 @@ def bench_reference(tmp: Path, modules: Path, n: int, warmup: int) -> list[Resul
     counter = FsyncCounter()
     noop = lambda fd: None  # noqa: E731
 
-    extra, other, victim = _content(900), _content(901), _content(50)
-    last = seed.read().entries[99]  # the last memory entry (re-added at the end, so the store stays identical)
-    plain = {"action": "add", "target": "memory"}
-    # op -> list of (request, timed?) steps; each round runs the steps of one op on each implementation.
-    plans = {
-        "add": [(dict(plain, content=extra), True), ({"action": "remove", "target": "memory", "oldText": extra}, False)],
-        "replace": [({"action": "replace", "target": "memory", "content": other, "oldText": victim}, True),
-                    ({"action": "replace", "target": "memory", "content": victim, "oldText": other}, True)],
-        "remove": [({"action": "remove", "target": "memory", "oldText": last.content}, True),
-                   (dict(plain, content=last.content, importance=last.importance), False)],
-    }
-    validated = {op: [(ops.validate_request(r["action"], r["target"], r.get("content"), r.get("oldText"),
-                                            r.get("importance"), r.get("branches")), t) for r, t in steps]
-                 for op, steps in plans.items()}
+    # op -> list of (request, timed?) steps; each round runs the steps of one op on each implementation; the last
+    # memory entry is removed and re-added, so the store stays identical
+    steps_of = plans(seed.read().entries[99])
+    validated_steps = {op: [(validated(r), t) for r, t in steps] for op, steps in steps_of.items()}
 
     def run_ours(name: str, request: ops.MutationRequest) -> int:
         os.fsync = counter if name == "durable" else noop  # type: ignore[assignment]
@@ -337,16 +247,16 @@ def bench_reference(tmp: Path, modules: Path, n: int, warmup: int) -> list[Resul
         assert receipt.changed, receipt.message
         return elapsed
 
-    samples = {(op, impl): [] for op in plans for impl in ("durable", "nofsync", "ts")}
+    samples = {(op, impl): [] for op in steps_of for impl in ("durable", "nofsync", "ts")}
     commits = 0
     gc.collect()
     try:
         for round_no in range(warmup + n):
-            for op in plans:
+            for op in steps_of:
                 order = ("durable", "nofsync", "ts")[round_no % 3:] + ("durable", "nofsync", "ts")[:round_no % 3]
                 for impl in order:
-                    for (raw, timed), (request, _) in zip(plans[op], validated[op]):
-                        ns = ts.mutate(raw) if impl == "ts" else run_ours(impl, request)
+                    for (raw, timed), (request, _) in zip(steps_of[op], validated_steps[op]):
+                        ns = ts.mutate(raw)[0] if impl == "ts" else run_ours(impl, request)
                         if impl == "durable":
                             commits += 1
                         if timed and round_no >= warmup:
@@ -359,7 +269,7 @@ def bench_reference(tmp: Path, modules: Path, n: int, warmup: int) -> list[Resul
     assert shape[1:] == [shape[0]] * 2, "the three stores diverged"
 
     results = []
-    for op in plans:
+    for op in steps_of:
         ref = Result(f"{op}: TypeScript reference (no fsync)", samples[(op, "ts")])
         durable = Result(f"{op}: mnemon-ls durable ({fsyncs_per_commit:g} fsyncs per commit, counted)",
                          samples[(op, "durable")])
@@ -368,7 +278,7 @@ def bench_reference(tmp: Path, modules: Path, n: int, warmup: int) -> list[Resul
         nofsync.note = f"**{nofsync.median_ms / ref.median_ms:.2f}x** the reference (aim <= 1.0x)"
         ref.note = "RuntimeMemoryController.mutate, timed in node"
         results += [durable, nofsync, ref]
-    pooled = {impl: [x for op in plans for x in samples[(op, impl)]] for impl in ("durable", "nofsync", "ts")}
+    pooled = {impl: [x for op in steps_of for x in samples[(op, impl)]] for impl in ("durable", "nofsync", "ts")}
     ref = Result("all three ops: TypeScript reference", pooled["ts"])
     for impl, label, aim in (("durable", "durable", "1.5"), ("nofsync", "os.fsync no-op", "1.0")):
         r = Result(f"all three ops: mnemon-ls {label}", pooled[impl])
@@ -397,7 +307,7 @@ def bench_components(host: WorkspaceHost, n: int, warmup: int, whole_ms: float) 
     nothing, but timing them alone runs them with warmer caches, so the shares add up to a bit less.
     """
     store = host.runtime.memory_store
-    add_x = ops.validate_request("add", "memory", _content(902))
+    add_x = ops.validate_request("add", "memory", content(902))
     data = store.memories_path.read_bytes()
     state = store.read()
     now = store.now()
@@ -445,7 +355,7 @@ def bench_components(host: WorkspaceHost, n: int, warmup: int, whole_ms: float) 
         r = Result("  write_files_atomically, 3 files (os.fsync no-op)", sample(commit_write, n, warmup))
         r.note = f"{100 * r.median_ms / whole_ms:.0f}% of an add; fsync cost = difference to the row above"
         rows.append(r)
-        rm_x = ops.validate_request("remove", "memory", old_text=_content(902))
+        rm_x = ops.validate_request("remove", "memory", old_text=content(902))
         r = Result("  mutate add, whole (os.fsync no-op) = CPU + page cache",
                    sample(lambda: host.runtime.mutate(add_x), n, warmup, lambda: host.runtime.mutate(rm_x)))
         r.note = f"{100 * r.median_ms / whole_ms:.0f}% of an add"
@@ -578,8 +488,8 @@ def importtime_report(env: dict[str, str], top: int = 15) -> str:
 
 def profile_hot_paths(host: WorkspaceHost, calls: int) -> str:
     runtime = host.runtime
-    add_x = ops.validate_request("add", "memory", _content(903))
-    rm_x = ops.validate_request("remove", "memory", old_text=_content(903))
+    add_x = ops.validate_request("add", "memory", content(903))
+    rm_x = ops.validate_request("remove", "memory", old_text=content(903))
     out = io.StringIO()
     for title, fn in (
         ("mutate add + remove (2 durable commits per call)", lambda: (runtime.mutate(add_x), runtime.mutate(rm_x))),

@@ -56,9 +56,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from runtime_common import FsyncCounter, TsDriver, content, ensure_reference, fill, plans, validated
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-TS_PACKAGES = ("dsh-mnemon-source-runtime@0.5.8", "dsh-mnemon@0.5.13")  # dsh-mnemon: the package's peer
 AIM_BARE, AIM_CPU, AIM_FSYNCS = 1.2, 1.0, 2
 IMPLS = ("mnemon", "nofsync", "bare", "ts")
 NAMES = {"mnemon": "mnemon-ls durable", "nofsync": "mnemon-ls, os.fsync no-op", "bare": "bare durable commit",
@@ -66,91 +67,11 @@ NAMES = {"mnemon": "mnemon-ls durable", "nofsync": "mnemon-ls, os.fsync no-op", 
 STAT_CALLS = ("newfstatat", "fstatat64", "statx", "stat", "lstat", "fstat", "stat64", "lstat64", "fstat64")
 
 
-def content(i: int, size: int = 96) -> str:
-    base = (f"Entry {i:03d}: the service in pkg/module_{i % 13} needs `make check` before a push; "
-            f"owner team-{i % 7}; see docs/adr/{i:04d}.md")
-    base = (base + " padding words to reach the size" * 4)[:size]
-    return base.rstrip() + "x" * (size - len(base.rstrip()))
-
-
-def full_store(root: Path):
-    """A :class:`RuntimeStore` on ``root`` filled to ~10 KB MEMORY.md / ~4 KB USER.md (see the module doc)."""
-    from mnemon_ls.runtime import ops
+def full_store(root: Path) -> Any:
+    """A ``RuntimeStore`` on ``root`` filled to ~10 KB MEMORY.md / ~4 KB USER.md (see the module doc)."""
     from mnemon_ls.runtime.store import RuntimeStore
 
-    store = RuntimeStore(root)
-    importances = ("normal", "normal", "critical", "low")
-    for i in range(100):
-        branches = [("main", "feature/x")[i % 2]] if i % 10 == 0 else None
-        store.mutate(ops.validate_request("add", "memory", content(i), importance=importances[i % 4], branches=branches))
-    for i in range(40):
-        store.mutate(ops.validate_request("add", "user", "User " + content(1000 + i, 93)))
-    return store
-
-
-def plans(last: Any) -> dict[str, list[tuple[dict[str, Any], bool]]]:
-    """op -> its steps ``(request as the reference takes it, timed?)``; each op's steps leave the store as it was."""
-    extra, other, victim = content(900), content(901), content(50)
-    plain = {"action": "add", "target": "memory"}
-    return {
-        "add": [(dict(plain, content=extra), True), ({"action": "remove", "target": "memory", "oldText": extra}, False)],
-        "replace": [({"action": "replace", "target": "memory", "content": other, "oldText": victim}, True),
-                    ({"action": "replace", "target": "memory", "content": victim, "oldText": other}, True)],
-        "remove": [({"action": "remove", "target": "memory", "oldText": last.content}, True),
-                   (dict(plain, content=last.content, importance=last.importance), False)],
-    }
-
-
-def validated(raw: dict[str, Any]):
-    from mnemon_ls.runtime import ops
-
-    return ops.validate_request(raw["action"], raw["target"], raw.get("content"), raw.get("oldText"),
-                                raw.get("importance"), raw.get("branches"))
-
-
-# --------------------------------------------------------------------------- the reference
-
-
-def ensure_reference(tsref: Path) -> Path | None:
-    """``<tsref>/node_modules`` holding the reference (``npm install`` when missing); ``None`` without node/npm."""
-    modules = tsref / "node_modules"
-    if not shutil.which("node"):
-        print("reference: node not found; skipped")
-        return None
-    if not (modules / "dsh-mnemon-source-runtime" / "lib" / "index.js").exists():
-        if not shutil.which("npm"):
-            print("reference: npm not found; skipped")
-            return None
-        tsref.mkdir(parents=True, exist_ok=True)
-        proc = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--legacy-peer-deps", "--prefix",
-                               str(tsref), *TS_PACKAGES], capture_output=True, text=True)
-        if proc.returncode != 0:
-            print(f"reference: npm install failed; skipped\n{proc.stderr[-2000:]}")
-            return None
-    return modules
-
-
-class TsDriver:
-    """The node process of ``ts_runtime_driver.mjs`` on one root; :meth:`mutate` returns ``(wall ns, cpu ns)``."""
-
-    def __init__(self, modules: Path, root: Path, prefix: list[str] | None = None) -> None:
-        self.proc = subprocess.Popen([*(prefix or []), "node", str(HERE / "ts_runtime_driver.mjs"), str(modules),
-                                      str(root)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-
-    def mutate(self, request: dict[str, Any]) -> tuple[int, int]:
-        assert self.proc.stdin and self.proc.stdout
-        self.proc.stdin.write(json.dumps({"op": "mutate", "request": request}) + "\n")
-        reply = json.loads(self.proc.stdout.readline())
-        if "error" in reply:
-            raise RuntimeError(f"reference: {reply['error']}")
-        assert not reply["message"].startswith("Entry already"), reply
-        return int(reply["ns"]), int(reply["cpuNs"])
-
-    def close(self) -> None:
-        assert self.proc.stdin
-        self.proc.stdin.write(json.dumps({"op": "quit"}) + "\n")
-        self.proc.stdin.flush()
-        self.proc.wait(timeout=60)
+    return fill(RuntimeStore(root))
 
 
 # --------------------------------------------------------------------------- the floor
@@ -181,18 +102,6 @@ def bare_commit(directory: Path, files: list[tuple[str, bytes]]) -> None:
 
 
 # --------------------------------------------------------------------------- the interleaved run
-
-
-class FsyncCounter:
-    """Calls the real ``os.fsync`` and counts the calls."""
-
-    def __init__(self) -> None:
-        self.real = os.fsync
-        self.calls = 0
-
-    def __call__(self, fd: int) -> None:
-        self.calls += 1
-        self.real(fd)
 
 
 def measure(tmp: Path, modules: Path | None, rounds: int, warmup: int) -> dict[str, Any]:
