@@ -285,6 +285,17 @@ class NativeRecall:
                         self._pending_touches = sum(n for n, _when in access.values())
             return written is not False
 
+    def _apply_access(self, db: sqlite3.Connection, access: dict[str, tuple[int, str]],
+                      oplog: list[tuple[str, str, str]], with_time: bool) -> None:
+        """Inside the caller's transaction on ``db``: add each item's count to ``access_count`` (and set
+        ``last_accessed_at`` when ``with_time``: the column exists) for ``access`` (``id -> (count, ISO time)``),
+        and append the ``oplog`` rows ``(operation, detail, ISO time)``. Raises :class:`sqlite3.Error`."""
+        sql = ("UPDATE insights SET access_count = access_count + ?" +
+               (", last_accessed_at = ?" if with_time else "") + " WHERE id = ?")
+        db.executemany(sql, [((n, when, ident) if with_time else (n, ident)) for ident, (n, when) in access.items()])
+        for operation, detail, when in oplog:
+            self._oplog(db, operation, "", detail, when)
+
     def _write_access(self, access: dict[str, tuple[int, str]], oplog: list[tuple[str, str, str]],
                       identity: tuple[int, int] | None, with_time: bool) -> bool | None:
         """Write ``access`` and ``oplog`` in one transaction on a new connection to ``mnemon.db``: True when
@@ -302,12 +313,7 @@ class NativeRecall:
             if self._file_identity() != identity:
                 db.execute("ROLLBACK")
                 return None
-            sql = ("UPDATE insights SET access_count = access_count + ?" +
-                   (", last_accessed_at = ?" if with_time else "") + " WHERE id = ?")
-            db.executemany(sql, [((n, when, ident) if with_time else (n, ident))
-                                 for ident, (n, when) in access.items()])
-            for operation, detail, when in oplog:
-                self._oplog(db, operation, "", detail, when)
+            self._apply_access(db, access, oplog, with_time)
             accessflush.step("commit")
             db.execute("COMMIT")
             return True
@@ -339,13 +345,8 @@ class NativeRecall:
                 db.execute("PRAGMA synchronous=FULL")
                 return False
             try:
-                with_time = "last_accessed_at" in self._columns
-                sql = ("UPDATE insights SET access_count = access_count + ?" +
-                       (", last_accessed_at = ?" if with_time else "") + " WHERE id = ?")
-                db.executemany(sql, [((n, when, ident) if with_time else (n, ident))
-                                     for ident, (n, when) in self._pending_access.items()])
-                for operation, detail, when in self._pending_oplog:
-                    self._oplog(db, operation, "", detail, when)
+                self._apply_access(db, self._pending_access, self._pending_oplog,
+                                   "last_accessed_at" in self._columns)
                 db.execute("COMMIT")
                 self._pending_access, self._pending_oplog, self._pending_touches = {}, [], 0
                 return True
