@@ -20,6 +20,7 @@ from .errors import (InvalidInput, StorageDenied, StorageError, StorageFull, Sto
 
 if TYPE_CHECKING:
     from . import gitstate
+    from .citations.store import Citations
     from .documents import DocumentStore
     from .records import RecordsSource
     from .roots import RootResolution
@@ -199,6 +200,15 @@ class WorkspaceHost:
         from .semantic import engine_for_settings
 
         return engine_for_settings(self.settings.semantic, self._env)
+
+    @functools.cached_property
+    def citations(self) -> "Citations":
+        """The citations of this workspace's memory (:mod:`mnemon_ls.citations`): side files under the root's
+        ``state/citations/``, freshness against the workspace as opened (a linked worktree's own tree).
+        Constructing it writes nothing."""
+        from .citations.store import Citations
+
+        return Citations(self.root, self.workspace)
 
     @functools.cached_property
     def records(self) -> "RecordsSource":

@@ -282,3 +282,16 @@ def document_updated(data: Mapping[str, Any], _params: Any = None) -> str:
     new revision."""
     document = data["document"]
     return f"document updated: {document['title']} (revision {document['revision']})"
+
+
+def citation_text(cite: dict[str, Any]) -> str:
+    """A citation with its freshness in a person's words: ``src/app.py:10-24 (fresh)``, ``... (moved to 12-26)``,
+    ``f.py:3 [parse] (changed)``."""
+    lines = str(cite["startLine"]) if cite["startLine"] == cite["endLine"] else f"{cite['startLine']}-{cite['endLine']}"
+    symbol = f" [{cite['symbol']}]" if cite.get("symbol") else ""
+    state = cite.get("freshness", "unknown")
+    if state == "moved" and cite.get("movedTo"):
+        moved = cite["movedTo"]
+        state = f"moved to {moved['startLine']}" + (f"-{moved['endLine']}" if moved["endLine"] != moved["startLine"]
+                                                     else "")
+    return f"{cite['path']}:{lines}{symbol} ({state})"
