@@ -36,6 +36,7 @@ def runtime_receipt(data: Mapping[str, Any]) -> str:
              f"{data['usage']['used']}/{data['usage']['limit']} UTF-8 bytes; revision {data['revision'][:12]}"]
     if data.get("similar"):
         lines.append(f"similar: {data['similar']}")
+    lines.extend(cites_lines(data))
     if data.get("redacted"):
         from ..redact import describe
 
@@ -96,7 +97,16 @@ def receipt(data: Mapping[str, Any]) -> str:
                            deactivate=f"mnemon_memory_spaces action=deactivate space_id={data.get('spaceId')}")
     if note:
         parts.append(note)
+    parts.extend(cites_lines(data))
     return "\n".join(parts)
+
+
+def cites_lines(data: Mapping[str, Any]) -> list[str]:
+    """``cites: <path:lines (freshness)>; ...`` for a written memory that cites code (``[]`` without ``cites``)."""
+    from .humantext import citation_text
+
+    cites = data.get("cites") or ()
+    return ["cites: " + "; ".join(citation_text(c) for c in cites)] if cites else []
 
 
 def recall(data: Mapping[str, Any], cap: int) -> str:
@@ -104,7 +114,7 @@ def recall(data: Mapping[str, Any], cap: int) -> str:
     :func:`mnemon_ls.ops.humantext.recall_match_label`); what was withheld from the assistant
     (:func:`~mnemon_ls.ops.humantext.withheld_line`), notices and branch-scope counts after."""
     from ..spaces.service_recall import WITHHELD_HINT
-    from .humantext import recall_hidden_lines, recall_match_label, withheld_line
+    from .humantext import citation_text, recall_hidden_lines, recall_match_label, withheld_line
 
     results: Sequence[Mapping[str, Any]] = data.get("results", [])[:cap]
     lines = []
@@ -115,6 +125,8 @@ def recall(data: Mapping[str, Any], cap: int) -> str:
         lines.append(f"{n}. {_clip(str(item.get('content', '')))}{label}")
         lines.append(f"   space: {item.get('spaceId')} ({item.get('spaceName')}) · id: {item.get('id')} · "
                      f"tier: {item.get('tier')} · score: {score_text}{recall_match_label(item)}")
+        if item.get("cites"):
+            lines.append("   cites: " + "; ".join(citation_text(c) for c in item["cites"]))
     withheld = withheld_line(data, why="with low confidence")
     if withheld:
         lines.append(withheld)
@@ -165,7 +177,7 @@ def document_result(data: Mapping[str, Any]) -> str:
             f"revision {document.get('revision')}, {document.get('relativePath')}")
     if isinstance(data.get("maintenance"), Mapping):  # cold archival ran first (issue 9)
         text += f"\n{data['maintenance'].get('summary', '')}"
-    return text
+    return "\n".join([text, *cites_lines(data)])
 
 
 def document(data: Mapping[str, Any]) -> str:
