@@ -85,11 +85,11 @@ def text_lines(data: bytes) -> list[str]:
     """The lines of a text file's bytes, line endings removed (``\\r\\n``, ``\\r``, ``\\n``; a final line
     ending starts no extra line). Raises :class:`BinaryFile` for a NUL byte or bytes that are not UTF-8."""
     if b"\x00" in data:
-        raise BinaryFile("contains a NUL byte")
+        raise BinaryFile("it contains a NUL byte")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise BinaryFile(f"is not UTF-8 ({exc.reason} at byte {exc.start})") from None
+        raise BinaryFile(f"not UTF-8: {exc.reason} at byte {exc.start}") from None
     if text.startswith("\ufeff"):
         text = text[1:]
     lines = _LINE_BREAK.split(text)

@@ -20,7 +20,7 @@ from .base import Call, CliArg, Params
 
 
 class CiteParam(Params):
-    """One request to cite: ``{path, startLine?, endLine?, symbol?}``."""
+    """A citation asked for: a workspace file and, optionally, its lines and a name for what they hold."""
 
     path: str = Field(description="the cited file, relative to the workspace (POSIX separators)")
     start_line: int | None = Field(None, alias="startLine", ge=1, strict=True,

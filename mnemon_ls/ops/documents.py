@@ -163,8 +163,9 @@ def _create(call: Call, p: DocumentCreateParams) -> Any:
 
 
 def _with_cites(call: Call, data: Any) -> Any:
-    """A document result whose document has citations, with them as ``cites`` (each with freshness)."""
-    document = data.get("document") if isinstance(data, dict) else None
+    """A document as read (``documents.get``: its record's fields at the top) that has citations, with them as
+    ``cites`` (each with freshness)."""
+    document = data if isinstance(data, dict) else None
     if isinstance(document, dict) and document.get("id"):
         cites = citing.views_of(call, "documents")(document["id"])
         if cites:
