@@ -10,7 +10,8 @@
 
 A file's lines are cached by its real path and kept while its size, mtime (ns), inode and device are the same
 (one ``stat`` per evaluation); the results of a file are cached with it. :func:`invalidate` drops a path (the
-language server calls it for the files its watcher and its client report changed), :func:`clear` drops all.
+language server calls it for the files its client reports saved or changed), :func:`invalidate_under` a working
+tree (the language server's git watcher, at a branch switch), :func:`clear` drops all.
 Base layer: imports only :mod:`.model`.
 """
 
@@ -49,6 +50,14 @@ def invalidate(path: str | os.PathLike[str]) -> None:
     with _lock:
         _cache.pop(text, None)
         _cache.pop(os.path.realpath(text), None)
+
+
+def invalidate_under(directory: str | os.PathLike[str]) -> None:
+    """Forget every cached file under ``directory`` (a branch switch of that working tree)."""
+    prefixes = {os.path.abspath(directory).rstrip(os.sep) + os.sep, os.path.realpath(directory).rstrip(os.sep) + os.sep}
+    with _lock:
+        for key in [k for k in _cache if any(k.startswith(p) for p in prefixes)]:
+            del _cache[key]
 
 
 def clear() -> None:
