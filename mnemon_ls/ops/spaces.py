@@ -160,6 +160,16 @@ def _remember(call: Call, p: RememberParams) -> Any:
     return data
 
 
+def _forget(call: Call, p: ForgetParams) -> Any:
+    """``spaces.forget``; a forgotten item's citations leave the side file with it."""
+    data = _data(call.host.spaces.forget(p.space_id, p.id))
+    if isinstance(data, dict) and data.get("spaceId") and data.get("id"):
+        key = f"{data['spaceId']}/{data['id']}"
+        if call.host.citations.of("spaces", key):
+            call.host.citations.put("spaces", {key: None})
+    return data
+
+
 def _recall(call: Call, p: RecallParams) -> Any:
     """``spaces.recall``; a result item with citations also carries them as ``cites`` (each with freshness)."""
     data = _data(call.host.recall(p.query, spaces=p.spaces, limit=p.limit, mode=p.mode, category=p.category,
@@ -407,7 +417,7 @@ OPERATIONS = (
             CliArg("edge_type", flag="--type", default="semantic", choices=("temporal", "semantic", "causal", "entity"))),
             text=_space_text("link"))),
     Operation(
-        "spaces.forget", ForgetParams, lambda c, p: _data(c.host.spaces.forget(p.space_id, p.id)),
+        "spaces.forget", ForgetParams, _forget,
         "Forget one Memory Space item by exact id (a soft delete).", effect="destroy",
         text=modeltext.receipt,
         lsp=LspMethod("mnemon/forget"),

@@ -127,6 +127,10 @@ def test_remember_recall_records_and_documents_carry_their_citations(repo) -> No
     assert not any("cite" in column for column in columns)  # the Mnemon CLI's schema is untouched
     spaces = json.loads((root / "state" / "citations" / "spaces.json").read_text())["citations"]
     assert spaces == {f"{remembered['spaceId']}/{remembered['id']}": [parse]}
+    other = json.loads(ok(workspace, "remember", "the renderer joins", "--cite", "src/lib.py:5", "--json"))
+    ok(workspace, "space", "forget", other["id"], "--space", other["spaceId"])
+    spaces = json.loads((root / "state" / "citations" / "spaces.json").read_text())["citations"]
+    assert spaces == {f"{remembered['spaceId']}/{remembered['id']}": [parse]}  # a forgotten item's left with it
 
     created = json.loads(ok(workspace, "records", "create", "--title", "Parser", "--content", "splits on spaces",
                             "--cite", "src/lib.py:1-2", "--json"))
