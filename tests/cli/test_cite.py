@@ -205,3 +205,29 @@ def test_every_bad_citation_is_refused_naming_the_field_and_the_rule_and_nothing
         assert (result.returncode, result.stderr) == (2, f"mnemon-ls: error: {expected}\n"), value
     assert tree_snapshot(workspace) == before  # the root (inside the workspace), the records, the side files
     assert tree_snapshot(workspace.parent / "home") == home
+
+
+def test_a_record_edit_and_a_document_update_re_anchor_their_moved_citations(repo) -> None:
+    workspace = Path(repo.workdir)
+    root = workspace.parent / "root"
+    record = json.loads(ok(workspace, "records", "create", "--title", "Parser", "--content", "splits",
+                           "--cite", "src/lib.py:1-2", "--json"))
+    document = json.loads(ok(workspace, "doc", "create", "--title", "Lib", "--content", "# Lib",
+                             "--cite", "src/lib.py:1-2", "--json"))
+    (workspace / "src" / "lib.py").write_text("import re\n" + LIB)
+    moved = {"path": "src/lib.py", "startLine": 1, "endLine": 2, "sha256": PARSE_SHA, "freshness": "moved",
+             "movedTo": {"startLine": 2, "endLine": 3}}
+    shown = json.loads(ok(workspace, "records", "show", record["id"], "--json"))
+    assert shown["cites"] == [moved]  # a read reports the new range and stores nothing
+    assert json.loads((root / "state" / "citations" / "records.json").read_text())["citations"] == {
+        f"project/{record['id']}": [{"path": "src/lib.py", "startLine": 1, "endLine": 2, "sha256": PARSE_SHA}]}
+    anchored = {"path": "src/lib.py", "startLine": 2, "endLine": 3, "sha256": PARSE_SHA}
+    edited = json.loads(ok(workspace, "records", "edit", record["id"], "--content", "splits on spaces", "--json"))
+    assert edited["cites"] == [anchored | {"freshness": "fresh"}]
+    assert json.loads((root / "state" / "citations" / "records.json").read_text())["citations"] == {
+        f"project/{record['id']}": [anchored]}
+    updated = json.loads(ok(workspace, "doc", "update", document["document"]["id"], "--content", "# Lib\nmore",
+                            "--json"))
+    assert updated["cites"] == [anchored | {"freshness": "fresh"}]
+    assert json.loads((root / "state" / "citations" / "documents.json").read_text())["citations"] == {
+        document["document"]["id"]: [anchored]}
