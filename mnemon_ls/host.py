@@ -189,7 +189,8 @@ class WorkspaceHost:
                                 quality=RecallQuality.from_dict({"policy": DEFAULT_POLICY if policy == "auto" else policy}),
                                 quality_auto=policy == "auto",
                                 provider_timeout=self.settings.provider_timeout_ms / 1000,
-                                semantic=self.semantic)
+                                semantic=self.semantic, background_access=not self.one_shot,
+                                access_gate=self.pack_gate)
         service.semantic_off_reason = off_reason(self.settings.semantic, self._env)
         return service
 

@@ -223,7 +223,7 @@ class _Snapshot:
     def spaces(self) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
         """``([{record, items, edges}], [not copied: {id, name, reason}])`` of the source's spaces."""
         from .spaces import SpacesService
-        from .spaces.registry import LAST_GOOD_FILE, NATIVE_FILE
+        from .spaces.registry_model import LAST_GOOD_FILE, NATIVE_FILE
 
         assert self.dir is not None
         data = self.source / "data"

@@ -21,7 +21,7 @@ from ..errors import InvalidInput
 from .files import ManagedFiles
 from .index import IndexFile, IndexView
 from .model import DocumentRecord, collapse_space, js_trim, sha256_hex, time_key
-from ..text import MAX_QUERY_CHARS, check_query_length, normalize, required_matches  # noqa: F401 (re-export)
+from ..text import check_query_length, normalize, required_matches
 from .search_index import IndexedDoc, SearchIndex, query_terms
 from .views import SearchHit, SearchResult
 

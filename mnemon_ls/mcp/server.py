@@ -33,7 +33,7 @@ from ..host import WorkspaceHost
 from ..runtime.model import PROJECTION_FILES
 from ..settings import Settings
 from ..ops import modeltext as fmt
-from .arguments import ERROR_TEXT_LIMIT, StrictArguments, bounded_error, make_strict  # noqa: F401 (ERROR_TEXT_LIMIT re-exported)
+from .arguments import StrictArguments, bounded_error, make_strict
 from ..packgate import run_held
 from .workspaces import McpWorkspaces
 

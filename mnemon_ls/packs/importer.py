@@ -80,7 +80,7 @@ from ..documents.indexformat import managed_relative, parse_index, serialize_ind
 from ..errors import DocumentCapacityError, InvalidInput, RuntimeCapacityError, UnreadableStore
 from ..redact import Scrubber
 from ..runtime.model import PROJECTION_FILES, Entry, match_key, normalize_text, used_bytes
-from ..spaces.registry import LOCK_FILE
+from ..spaces.registry_model import LOCK_FILE
 from . import format as fmt
 from .. import packgate as gate
 from .swap import (JOURNAL, PACK_LOCK, STAGE_PREFIX, changed_meanwhile_error, clean, recover, step, swap,

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from .. import fsio
 from ..errors import MnemonError, PackInvalid, PackRefused
 from ..spaces.model import SPACE_ID_RE
-from ..spaces.registry import LAST_GOOD_FILE, LOCK_FILE, NATIVE_FILE, SpaceRecord
+from ..spaces.registry_model import LAST_GOOD_FILE, LOCK_FILE, NATIVE_FILE, SpaceRecord
 from .stores import any_secret, same_store, store_has_secret
 from .validate import Pack, PackSpace
 

@@ -34,7 +34,7 @@ from ..documents.model import DocumentRecord
 from ..errors import InvalidInput, PackInvalid
 from ..runtime.model import PROJECTION_FILES, TARGETS, Entry, parse_store, used_bytes
 from ..spaces.model import MAX_DESCRIPTION_CHARS, js_length, validate_name, validate_space_id
-from ..spaces.registry import NATIVE_FILE, SpaceRecord
+from ..spaces.registry_model import NATIVE_FILE, SpaceRecord
 from .format import NESTED, Archive, read_archive
 
 SQLITE_HEADER = b"SQLite format 3\x00"

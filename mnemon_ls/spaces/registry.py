@@ -62,7 +62,7 @@ Rules:
 Layout: this module holds :class:`SpaceRegistry` (reading, repair, discovery of stores on disk, native
 mutations, writing); the file model (records, parsing, migration, salvage) is :mod:`.registry_model` and the
 provider plane (service configuration, namespace sync) is :class:`~.registry_providers.ProviderPlane`, a part
-each registry owns (``registry.provider_plane``). The file model's public names are re-exported here.
+each registry owns (``registry.provider_plane``).
 """
 
 from __future__ import annotations
@@ -76,23 +76,6 @@ from typing import Any, Iterable, Mapping
 
 from .. import fsio
 from ..errors import InvalidInput
-from .provider_fields import (  # noqa: F401 - re-exported: the registry's public field rules
-    MAX_FIELD_CHARS,
-    MAX_SECRET_CHARS,
-    MEMORY_FIELDS,
-    PROVIDER_LABELS,
-    REMOTE_PROVIDERS,
-    SECRET_FIELDS,
-    SERVICE_FIELDS,
-    _fallback_name,
-    _provider_id,
-    known_provider,
-    provider_label,
-    secret_fields,
-    validate_endpoint,
-    validate_memory_fields,
-    validate_service_fields,
-)
 from .model import (
     SPACE_ID_RE,
     Clock,
@@ -104,14 +87,12 @@ from .model import (
     validate_name,
     validate_space_id,
 )
-from .registry_model import (  # noqa: F401 - re-exported: the file model's public names
+from .registry_model import (
     DISABLED_SPACES_KEY,
     DISCOVERED_DESCRIPTION,
     LAST_GOOD_FILE,
     LOCK_FILE,
-    METADATA_SOURCES,
     NATIVE_FILE,
-    NATIVE_PROVIDER,
     NATIVE_VERSION,
     PROVIDERS_FILE,
     PROVIDERS_VERSION,
@@ -123,16 +104,13 @@ from .registry_model import (  # noqa: F401 - re-exported: the file model's publ
     _Damaged,
     _TooNew,
     _dump,
-    _migrate_providers,
     _native_record,
-    _provider_record,
     _replace_body,
     _salvage_providers,
     parse_disabled_spaces,
     parse_native,
     parse_providers,
     newer_version,
-    require,
 )
 from .naming import require_free_name
 from .registry_providers import ProviderPlane

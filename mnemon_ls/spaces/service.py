@@ -46,6 +46,7 @@ from typing import Any, Sequence
 from .. import fsio
 from ..errors import InvalidInput
 from ..redact import Scrubber
+from .accessflush import AccessFlusher
 from .errors import SpaceRefused
 from .model import Clock, utc_now
 from .naming import require_free_name, resolve
@@ -53,7 +54,9 @@ from .policy import RecallQuality
 from .providers.base import Capabilities, SpaceProvider
 from .providers.cli import CliProvider, CliRunner
 from .providers.native import DB_FILE, NativeProvider
-from .registry import NATIVE_PROVIDER, PROVIDER_LABELS, RegistryState, SpaceRecord, SpaceRegistry, provider_label
+from .provider_fields import PROVIDER_LABELS, provider_label
+from .registry import SpaceRegistry
+from .registry_model import NATIVE_PROVIDER, RegistryState, SpaceRecord
 from .service_recall import (
     BRANCH_RECALL_MODES,
     DETACHED_HEAD_POLICIES,
@@ -126,14 +129,17 @@ class SpacesService(SpacesWrites, SpacesRecall):
     ``quality`` is the recall-quality configuration (``quality_auto``: its policy is ``recallPolicy``
     ``auto``'s fallback, see :attr:`quality_auto`); ``native_driver`` ``embedded`` (default, no binary
     needed) or ``cli`` (drive an installed ``mnemon`` with ``cli``); ``lock_timeout`` seconds bound every
-    wait for another writer; ``track_access`` bumps the CLI's access counters on reads. Thread-safe.
+    wait for another writer; ``track_access`` bumps the CLI's access counters on reads; ``background_access``
+    writes them in a thread of their own (a long-lived server, :mod:`.accessflush`), each write inside
+    ``access_gate()`` when given (the host's pack gate). Thread-safe.
     """
 
     def __init__(self, root: Path, *, clock: Clock = utc_now, effective_store: str | None = None,
                  quality: RecallQuality | None = None, native_driver: str = "embedded",
                  cli: CliOptions | None = None, lock_timeout: float = 10.0, track_access: bool = True,
                  secrets: str = "redact", provider_timeout: float = DEFAULT_TIMEOUT_SECONDS,
-                 semantic: Any = None, quality_auto: bool = False) -> None:
+                 semantic: Any = None, quality_auto: bool = False, background_access: bool = False,
+                 access_gate: Any = None) -> None:
         #: The process's :class:`mnemon_ls.semantic.engine.SemanticEngine` (hybrid recall of native
         #: spaces), or ``None`` for keyword-only recall.
         self.semantic = semantic
@@ -163,6 +169,10 @@ class SpacesService(SpacesWrites, SpacesRecall):
         self._providers: dict[str, SpaceProvider] = {}
         self._guard = threading.RLock()
         self._runner: CliRunner | None = None
+        #: ``background_access`` (a long-lived server): the access counters of the native spaces are written by
+        #: this thread of their own, never inside a read (:mod:`.accessflush`).
+        self.access_flusher = AccessFlusher(access_gate) if background_access else None
+        self._access_gate = access_gate
 
     # ------------------------------------------------------------------ providers
 
@@ -195,7 +205,8 @@ class SpacesService(SpacesWrites, SpacesRecall):
             else:
                 made = NativeProvider(self.root / "data" / record.id / DB_FILE, space_id=record.id, clock=self.clock,
                                       lock_timeout=self.lock_timeout, create=create,
-                                      track_access=self.track_access, semantic=self.semantic)
+                                      track_access=self.track_access, semantic=self.semantic,
+                                      access_flusher=self.access_flusher)
             self._providers[record.id] = made
             return made
 
@@ -217,18 +228,26 @@ class SpacesService(SpacesWrites, SpacesRecall):
             provider.close()
 
     def flush_access(self) -> None:
-        """Write the batched access counters of recent reads (embedded stores); call it when idle."""
+        """Write the batched access counters of recent reads (embedded stores); call it when idle. With
+        ``background_access`` they are written on a connection of their own (reads go on meanwhile)."""
         with self._guard:
             providers = list(self._providers.values())
+        aside = self.access_flusher is not None
         for provider in providers:
-            flush = getattr(provider, "flush_access", None)
+            flush = getattr(provider, "flush_access_aside" if aside else "flush_access", None)
             if flush is not None:
                 flush()
 
     def close(self) -> None:
-        """Close every open store (pending access counters are written first)."""
+        """Close every open store (pending access counters are written first: the background write under way
+        is waited for). The service may be used again (its stores reopen)."""
         with self._guard:
             providers, self._providers = list(self._providers.values()), {}
+            flusher = self.access_flusher
+            if flusher is not None:
+                self.access_flusher = AccessFlusher(self._access_gate)  # for the stores opened after this close
+        if flusher is not None:
+            flusher.close()
         for provider in providers:
             provider.close()
         self.thirdparty.close()

@@ -35,7 +35,7 @@ from .policy import RecallQuality
 from .providers.base import SearchOutcome, SpaceProvider
 from .naming import resolve
 from .cover import SpacesCover, render as render_cover
-from .registry import NATIVE_PROVIDER, SpaceRecord
+from .registry_model import NATIVE_PROVIDER, SpaceRecord
 from .thirdparty import call_with_timeout
 
 BRANCH_RECALL_MODES = ("filter", "label", "off")

@@ -30,7 +30,7 @@ from .model import (
     validate_tags,
 )
 from .naming import resolve
-from .registry import SpaceRecord
+from .registry_model import SpaceRecord
 
 
 def _scrub_tags(scrub: Scrubber, field: str, tags: Any) -> Any:

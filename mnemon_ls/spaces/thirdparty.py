@@ -45,7 +45,9 @@ from ..errors import ConfirmationRequired, InvalidInput, MnemonError, ProviderNo
 from ..findings import Finding
 from . import plugins
 from .providers.base import Capabilities, Health, ProviderEngine, ProviderPlugin, SpaceProvider
-from .registry import PROVIDER_LABELS, REMOTE_PROVIDERS, RegistryState, SpaceRecord, SpaceRegistry, provider_label
+from .provider_fields import PROVIDER_LABELS, REMOTE_PROVIDERS, provider_label
+from .registry import SpaceRegistry
+from .registry_model import RegistryState, SpaceRecord
 
 T = TypeVar("T")
 

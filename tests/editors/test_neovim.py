@@ -9,6 +9,7 @@ a bounded ``vim.wait`` predicate (see :mod:`tests.editors.nvim_helpers`).
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import sys
@@ -226,7 +227,11 @@ def test_hand_edit_results_are_shown(session: Session, tmp_path: Path) -> None:
 
     mark = session.mark()
     before = (runtime / "memories.json").read_bytes()
-    memory.write_text("added by hand \u00a7 broken\n", encoding="utf-8")
+    # written whole (a new file renamed over it, as most editors save): written in place, a loaded machine could
+    # stop the test between the truncation and the write, and the watcher would see (and rebuild) an empty file
+    staged = runtime / ".MEMORY.md.test-save"
+    staged.write_text("added by hand \u00a7 broken\n", encoding="utf-8")
+    os.replace(staged, memory)
     note = session.wait_note("was not applied", mark)
     assert note["level"] == WARN and "MEMORY.md item 1" in note["msg"] and "must not contain" in note["msg"]
     session.nv.command("MnemonStatus")

@@ -13,19 +13,27 @@ from tests.mcp.conftest import mcp_session, server_env, text
 
 WORKSPACE = {"mnemon": {"storageScope": "workspace", "runtimeMemory": {"memoryLimitBytes": 1048576}}}
 COUNT = 30
+#: Requests of one server waiting for the store's lock at once. The MCP SDK runs each tool call in a worker
+#: thread (up to 40): with all 30 sent at once, the last waited past the store's 10 s lock timeout under
+#: stress-ng at load 14 (StoreBusy, as designed). The two servers still contend for every commit.
+IN_FLIGHT = 2
 
 
 async def test_mcp_and_language_server_on_one_root_lose_nothing(lsp: Launcher, repo, repo_dir: Path) -> None:
     editor = await lsp.start("visual-studio-code", [repo_dir], WORKSPACE)
     args = ["--workspace", str(repo_dir), "--scope", "workspace", "--memory-limit-bytes", "1048576"]
     async with mcp_session(args, env=server_env(HOME=str(lsp.home))) as session:
+        mcp_slots, lsp_slots = asyncio.Semaphore(IN_FLIGHT), asyncio.Semaphore(IN_FLIGHT)
+
         async def over_mcp(n: int) -> None:
-            result = await session.call_tool("mnemon_runtime_memory", {"action": "add", "content": f"mcp fact {n}"})
+            async with mcp_slots:
+                result = await session.call_tool("mnemon_runtime_memory", {"action": "add", "content": f"mcp fact {n}"})
             assert not result.is_error, text(result)
 
         async def over_lsp(n: int) -> None:
-            receipt = await editor.call("mnemon/runtime/mutate", {"action": "add", "content": f"editor fact {n}"},
-                                        timeout=60)
+            async with lsp_slots:
+                receipt = await editor.call("mnemon/runtime/mutate", {"action": "add", "content": f"editor fact {n}"},
+                                            timeout=60)
             assert receipt["changed"]
 
         await asyncio.gather(*(over_mcp(n) for n in range(COUNT)), *(over_lsp(n) for n in range(COUNT)))

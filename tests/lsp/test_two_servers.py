@@ -18,7 +18,7 @@ from tests.lsp.conftest import Launcher, memory_file, projection, revision_of_fi
 WORKSPACE = {"mnemon": {"storageScope": "workspace"}}
 COUNT = 100
 #: Requests of one server waiting for the store's lock at once (test_two_servers_alternating_remember_requests).
-IN_FLIGHT = 4
+IN_FLIGHT = 2
 
 
 async def test_two_servers_alternating_remember_requests(lsp: Launcher, repo, repo_dir: Path):
@@ -27,7 +27,8 @@ async def test_two_servers_alternating_remember_requests(lsp: Launcher, repo, re
     texts = [f"decision {i:03d}: keep the change small and reviewed" for i in range(COUNT)]
 
     # At most IN_FLIGHT requests per server wait for the lock at once: with all 100 queued, the last waited
-    # past the store's 10 s lock timeout on a loaded machine (StoreBusy, as designed); the two servers still
+    # past the store's 10 s lock timeout on a loaded machine (StoreBusy, as designed), and with 4 per server
+    # too at load 18 (the lock is polled, not queued: a waiter can lose several rounds); the two servers still
     # contend for every commit.
     in_flight = {id(first): asyncio.Semaphore(IN_FLIGHT), id(second): asyncio.Semaphore(IN_FLIGHT)}
 

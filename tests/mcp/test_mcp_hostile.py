@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemon_ls.mcp.server import ERROR_TEXT_LIMIT
+from mnemon_ls.mcp.arguments import ERROR_TEXT_LIMIT
 from mnemon_ls.mcp.stdio import answer_for
 from tests.helpers.procs import LineReader
 from tests.mcp.conftest import REPO, mcp_session, server_env, text

@@ -48,7 +48,8 @@ Format source: shared/reference/mnemon-cli.md (sections 4-9, 14, 16). What this 
   page caches are capped at :data:`CACHE_KIB` (8 MiB, ``mnemon.db``) plus
   :data:`~mnemon_ls.spaces.index.INDEX_CACHE_KIB` (16 MiB, the side index), ``mnemon.db`` is not
   memory-mapped (:data:`MMAP_BYTES`), and the pending access counters hold at most
-  :data:`ACCESS_FLUSH_THRESHOLD` hits. Measured by ``bench/bench_spaces.py`` (results in
+  :data:`ACCESS_FLUSH_THRESHOLD` hits (:data:`~mnemon_ls.spaces.accessflush.PENDING_CAP` with a background
+  writer). Measured by ``bench/bench_spaces.py`` (results in
   ``bench/results/spaces.md``): before these caps, 1,000 recalls on 100,000 items grew a process from 27 to
   315 MiB (210 MiB mapped file pages, 89 MiB page caches; the Python heap did not grow), a bounded cache
   and not a leak. An import (:meth:`NativeProvider.import_items`) uses :data:`BULK_CACHE_KIB` while it runs.
@@ -56,7 +57,8 @@ Format source: shared/reference/mnemon-cli.md (sections 4-9, 14, 16). What this 
   like the CLI, batched: the counts are kept in memory and written in one short transaction by
   :meth:`NativeProvider.flush_access` (call it when idle), by ``close()``, or once 1,000 hits are pending
   (best effort: kept pending while the store is busy; dropped on a read-only store; ``track_access=False``
-  turns it off).
+  turns it off). In a long-lived server (``access_flusher``) the read that makes them due does not write them:
+  a thread of the server does, on a connection of its own (:mod:`mnemon_ls.spaces.accessflush`).
 
 Layout: this module holds :class:`NativeProvider`'s opening, schema inspection, transactions and side-index
 sync; its other methods come from mixins in sibling modules: :mod:`.native_writes` (remember, link, forget,
@@ -80,6 +82,7 @@ from ..errors import SpaceReadOnly
 from ..index import INDEX_FILE, IndexRow, SideIndex
 from ..model import Clock, epoch_seconds, rfc3339, utc_now
 from .base import NATIVE_CAPABILITIES, iter_chunks
+from ..accessflush import AccessFlusher
 from .hybrid import SemanticEngine, semantic_side
 from .native_recall import NativeRecall
 from .native_schema import (
@@ -116,7 +119,9 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus):
     ``db_path`` is ``<root>/data/<space-id>/mnemon.db``; ``space_id`` only labels messages; ``clock``
     returns UTC now; ``lock_timeout`` seconds bound every wait for another writer; ``create`` allows
     creating a missing store (otherwise a missing file raises :class:`UnreadableStore`); ``semantic`` the
-    process's :class:`~mnemon_ls.semantic.engine.SemanticEngine` for hybrid recall (``None``: keyword only). Thread-safe
+    process's :class:`~mnemon_ls.semantic.engine.SemanticEngine` for hybrid recall (``None``: keyword only);
+    ``access_flusher`` writes the access counters of reads beside them (:mod:`mnemon_ls.spaces.accessflush`;
+    ``None``: the read that makes them due writes them). Thread-safe
     (one lock per provider); one SQLite connection per provider, opened lazily.
     """
 
@@ -125,7 +130,7 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus):
 
     def __init__(self, db_path: Path, *, space_id: str = "", clock: Clock = utc_now,
                  lock_timeout: float = DEFAULT_LOCK_TIMEOUT, create: bool = True, track_access: bool = True,
-                 semantic: "SemanticEngine | None" = None) -> None:
+                 semantic: "SemanticEngine | None" = None, access_flusher: "AccessFlusher | None" = None) -> None:
         self.db_path = Path(db_path)
         self.space_id = space_id or self.db_path.parent.name
         self.clock = clock
@@ -150,6 +155,10 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus):
         self._pending_access: dict[str, tuple[int, str]] = {}
         self._pending_oplog: list[tuple[str, str, str]] = []
         self._pending_touches = 0
+        #: Where the pending access counters go once due (:mod:`mnemon_ls.spaces.accessflush`, the long-lived
+        #: servers); ``None``: written inline by the read that made them due.
+        self.access_flusher = access_flusher
+        self._aside = threading.Lock()  # one background write of the counters at a time; close() waits for it
         #: Set while the connection is a read-only snapshot because the disk is full or read-only.
         self._degraded: StorageError | None = None
         #: Connections opened, and transactions this provider committed: with ``PRAGMA data_version`` (what other
@@ -335,8 +344,9 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus):
         db.execute("PRAGMA synchronous=FULL")
 
     def close(self) -> None:
-        """Close the connections (reopened on next use)."""
-        with self._lock:
+        """Close the connections (reopened on next use); the access counters of a background write under way
+        are written first, then the pending ones (:meth:`flush_access`)."""
+        with self._aside, self._lock:
             if self._db is not None:
                 self.flush_access()
                 try:

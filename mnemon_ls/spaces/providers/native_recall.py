@@ -17,7 +17,9 @@ from ..index import TOKENIZER
 from ..model import WALK_EDGE_TYPES, Item, epoch_seconds
 from .base import KeepFn, SearchOutcome, iter_chunks, sparse_hint
 from .hybrid import hybrid_rank, vector_pool
-from .native_schema import ACCESS_FLUSH_THRESHOLD, _json_list
+from .. import accessflush
+from ..accessflush import PENDING_CAP
+from .native_schema import _BUSY_SLICE_MS, ACCESS_FLUSH_THRESHOLD, _json_list
 from ..querysense import WEAK_MATCH_CAP, WEAK_MATCH_FACTOR, sense, weak_match
 from ...text import QueryTerm
 
@@ -248,7 +250,74 @@ class NativeRecall:
         self._pending_oplog.append((operation, f"q={query} hits={len(ids)}", now))
         self._pending_touches += len(ids)
         if self._pending_touches >= ACCESS_FLUSH_THRESHOLD:
-            self.flush_access()
+            flusher = self.access_flusher
+            if flusher is None or self._pending_touches >= PENDING_CAP or not flusher.due(self):
+                self.flush_access()  # a process of one command, or the background write cannot keep up
+
+    def flush_access_aside(self, *, due: bool = False) -> bool:
+        """What :meth:`flush_access` writes, written on a connection of its own so that reads go on meanwhile
+        (:mod:`mnemon_ls.spaces.accessflush`: the long-lived servers call it in a thread of theirs). The pending
+        counters are taken under the provider's lock, written outside it, and put back (before any taken since)
+        when the store refuses them (busy for ~0.25 s, a full disk); dropped when ``mnemon.db`` was replaced
+        meanwhile (they belonged to the store that was there, as :meth:`_reopen_replaced` drops them). One such
+        write at a time; ``close()`` waits for it. ``due``: only when the threshold's hits are pending (the
+        flusher was asked twice for one batch). Returns True when nothing was pending, it was written or
+        dropped; False when it is pending again."""
+        with self._aside:
+            with self._lock:
+                if not self._pending_access and not self._pending_oplog:
+                    return True
+                if due and self._pending_touches < ACCESS_FLUSH_THRESHOLD:
+                    return True
+                if self.read_only_reason is not None or self._db is None or self._degraded is not None:
+                    return self.flush_access()  # drops them (read-only) or keeps them pending, as ever
+                access, oplog = self._pending_access, self._pending_oplog
+                self._pending_access, self._pending_oplog, self._pending_touches = {}, [], 0
+                identity, with_time = self._identity, "last_accessed_at" in self._columns
+            written = self._write_access(access, oplog, identity, with_time)
+            if written is False:
+                with self._lock:
+                    if self._identity == identity:  # not replaced meanwhile: pending again, the older first
+                        for ident, (n, when) in self._pending_access.items():
+                            held = access.get(ident)
+                            access[ident] = (held[0] + n, when) if held is not None else (n, when)
+                        self._pending_access, self._pending_oplog = access, oplog + self._pending_oplog
+                        self._pending_touches = sum(n for n, _when in access.values())
+            return written is not False
+
+    def _write_access(self, access: dict[str, tuple[int, str]], oplog: list[tuple[str, str, str]],
+                      identity: tuple[int, int] | None, with_time: bool) -> bool | None:
+        """Write ``access`` and ``oplog`` in one transaction on a new connection to ``mnemon.db``: True when
+        committed, None when the file is no longer ``identity`` (replaced: nothing written), False when the
+        store refused (nothing written)."""
+        try:
+            uri = "file:" + self.db_path.as_posix().replace("?", "%3f").replace("#", "%23") + "?mode=rw"
+            db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False,
+                                 timeout=_BUSY_SLICE_MS / 1000)  # mode=rw: a removed store is not created again
+        except sqlite3.Error:
+            return False
+        try:
+            db.execute("PRAGMA synchronous=NORMAL")  # soft state: no fsync for it (as flush_access)
+            db.execute("BEGIN IMMEDIATE")
+            if self._file_identity() != identity:
+                db.execute("ROLLBACK")
+                return None
+            sql = ("UPDATE insights SET access_count = access_count + ?" +
+                   (", last_accessed_at = ?" if with_time else "") + " WHERE id = ?")
+            db.executemany(sql, [((n, when, ident) if with_time else (n, ident))
+                                 for ident, (n, when) in access.items()])
+            for operation, detail, when in oplog:
+                self._oplog(db, operation, "", detail, when)
+            accessflush.step("commit")
+            db.execute("COMMIT")
+            return True
+        except sqlite3.Error:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            return False
+        finally:
+            db.close()
+            accessflush.step("done")
 
     def flush_access(self) -> bool:
         """Write the pending access counters (``access_count + n``, ``last_accessed_at``) and ``recall``/
