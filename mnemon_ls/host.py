@@ -312,8 +312,18 @@ class WorkspaceHost:
             notices.append(f"the archive lineage could not be read: {exc.message}")
         snapshot, _ = self.runtime.wake(name, reason, budget_chars=budget - used, repair=False, notices=notices,
                                         archived=archived, guidance=WAKE_GUIDANCE_LINE, covers=covers,
-                                        repaired=repairs)
+                                        repaired=repairs, annotate=self._wake_marks())
         return snapshot, repairs
+
+    def now(self) -> "Any":
+        """The current time (a timezone-aware UTC datetime) by this host's clock."""
+        return self._clock()
+
+    def _wake_marks(self) -> "Any":
+        """The wake's citation and review marks (:func:`mnemon_ls.citations.wakemarks.annotator`)."""
+        from .citations.wakemarks import annotator
+
+        return annotator(self.citations, self.settings.review_after_days)
 
     def mutate_runtime(self, request: "Any", routes: "Any" = None) -> "Any":
         """The one Runtime mutation every surface calls (CLI, language server, MCP): a validated

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StrictBool
 
 from ..errors import InvalidInput
-from . import citing, command_ids, humantext, modeltext
+from . import citing, command_ids, humantext, modeltext, staleness
 from .audience import AUDIENCE_HELP, Audience, audience_of
 from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
 from .command_args import CreateDocumentArgs, UpdateDocumentArgs
@@ -158,8 +158,12 @@ def _create(call: Call, p: DocumentCreateParams) -> Any:
                                     source_paths=p.source_paths, expected_revision=p.expected_revision,
                                     progress=call.progress).to_dict()
     if citations:
-        data["cites"] = citing.store(call, "documents", data["document"]["id"], citations)
-    return data
+        key = data["document"]["id"]
+        data["cites"] = citing.store(call, "documents", key, citations)
+        superseded = staleness.supersede(call, "documents", key, call.host.citations.of("documents", key))
+        if superseded:
+            data["possiblySuperseded"] = superseded
+    return staleness.record_sources(call, data)
 
 
 def _with_cites(call: Call, data: Any) -> Any:
@@ -170,6 +174,25 @@ def _with_cites(call: Call, data: Any) -> Any:
         cites = citing.views_of(call, "documents")(document["id"])
         if cites:
             data["cites"] = cites
+        staleness.with_sources(call, [document])
+    return data
+
+
+def _search(call: Call, p: Any) -> Any:
+    """``documents.search``; a hit of a document with citations carries its worst freshness as ``freshness``
+    (fresh above changed/gone within a tier), recorded sourcePaths their ``sourcePathFreshness``."""
+    data = _with_paths(call, call.host.documents.search.find(p.query, include_archived=p.include_archived,
+                                                             limit=p.limit, include_content=p.include_content,
+                                                             audience=audience_of(call, p)).to_dict())
+    results = data.get("results")
+    if results:
+        views = citing.views_of(call, "documents")
+        for hit in results:
+            cites = views(hit.get("id"))
+            if cites:
+                hit["freshness"] = staleness.worst_of(cites)
+        data["results"] = staleness.rank(call, "documents", results, lambda h: h.get("id"), annotate=False)
+        staleness.with_sources(call, results)
     return data
 
 
@@ -186,10 +209,10 @@ def _reanchored(call: Call, data: Any) -> Any:
 def _update(call: Call, p: DocumentUpdateParams) -> Any:
     from ..maintenance import documents as cold
 
-    return _reanchored(call, cold.update_document(
+    return staleness.record_sources(call, _reanchored(call, cold.update_document(
         call.host, full_id(call.host.documents, p.id), title=p.title, description=p.description, content=p.content,
         source_paths=p.source_paths, document_revision=p.document_revision, expected_revision=p.expected_revision,
-        progress=call.progress).to_dict())
+        progress=call.progress).to_dict()))
 
 
 def _update_from_file(call: Call, p: DocumentUpdateFromFileParams) -> Any:
@@ -215,6 +238,7 @@ def _mutation_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
     document = data["document"]
     maintenance = f"\n{data['maintenance']['summary']}" if data.get("maintenance") else ""
     cites = "".join(f"\ncites {humantext.citation_text(c)}" for c in data.get("cites") or ())
+    cites += "".join(f"\n{line}" for line in humantext.superseding_lines(data))
     return (f"Document {data['action']}: {document['title']} ({document['id']}), revision {document['revision']}, "
             f"{document['relativePath']}{maintenance}{cites}")
 
@@ -229,7 +253,8 @@ def _list_text(catalog: dict[str, Any], _call: Call, _p: Any) -> str:
 def _search_text(found: dict[str, Any], _call: Call, _p: Any) -> str:
     lines = []
     for hit in found["results"]:
-        lines.append(f"{hit['score']:.3f}  {hit['id'][:8]}  {hit['title']}{humantext.document_match_label(hit)}")
+        lines.append(f"{hit['score']:.3f}  {hit['id'][:8]}  {hit['title']}{humantext.document_match_label(hit)}"
+                     f"{humantext.state_label(hit)}")
         if hit.get("excerpt"):
             lines.append(f"        {hit['excerpt']}")
     lines.extend(f"note: {n}" for n in found.get("notices", []))
@@ -313,9 +338,7 @@ OPERATIONS = (
         cli=CliCommand(("doc", "list"), "list documents", (CliArg("status", flag="--status"),), text=_list_text)),
     Operation(
         "documents.search", DocumentSearchParams,
-        lambda c, p: _with_paths(c, c.host.documents.search.find(p.query, include_archived=p.include_archived,
-                                                                limit=p.limit, include_content=p.include_content,
-                                                                audience=audience_of(c, p)).to_dict()),
+        _search,
         "Search the Documents' titles, descriptions and bodies.",
         text=modeltext.document_hits,
         lsp=LspMethod("mnemon/documents/search"),

@@ -22,7 +22,7 @@ from pydantic import Field, StrictBool
 
 from ..errors import InvalidInput
 from ..records.model import STATUSES, TYPES, VERIFICATIONS
-from . import citing, humantext, modeltext
+from . import citing, humantext, modeltext, staleness
 from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
 
 RecordScope = Literal["session", "project", "shared-project", "user"]
@@ -140,6 +140,7 @@ def _list(call: Call, p: RecordsListParams) -> dict[str, Any]:
         cites = views(f"{record.scope}/{record.id}")
         if cites:
             data["cites"] = cites
+        staleness.review_mark(call, data, record.updated_at)
         listed.append(data)
     return {"records": listed, "count": len(found)}
 
@@ -156,7 +157,11 @@ def _new(propose: bool):  # noqa: ANN202 - a run function
                                      source_refs=p.source_refs, confirm=p.confirm)
         data = receipt.to_dict()
         if citations:
-            data["cites"] = citing.store(call, "records", f"{data['scope']}/{data['id']}", citations)
+            key = f"{data['scope']}/{data['id']}"
+            data["cites"] = citing.store(call, "records", key, citations)
+            superseded = staleness.supersede(call, "records", key, call.host.citations.of("records", key))
+            if superseded:
+                data["possiblySuperseded"] = superseded
         if propose:
             data["pending"] = records.pending_proposals()
         return data
@@ -184,6 +189,7 @@ def _get(call: Call, p: RecordIdParams) -> dict[str, Any]:
     cites = citing.views_of(call, "records")(f"{record.scope}/{record.id}")
     if cites:
         data["cites"] = cites
+    staleness.review_mark(call, data, record.updated_at)
     return data
 
 
@@ -221,11 +227,13 @@ def _details(data: dict[str, Any], _call: Call, _p: Any) -> str:
         f"   revision: {gov['revision']}   retention: {gov['retention']}",
         f"  sources: {refs}", f"  created {_when(record['createdAt'])}, updated {_when(record['updatedAt'])}",
         *(f"  cites {humantext.citation_text(c)}" for c in data.get("cites") or ()),
+        *(["  review due (not updated for reviewAfterDays)"] if data.get("review") == "due" else []),
         "", record["content"]])
 
 
 def _receipt_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
-    return "\n".join([data["message"], *(f"cites {humantext.citation_text(c)}" for c in data.get("cites") or ())])
+    return "\n".join([data["message"], *(f"cites {humantext.citation_text(c)}" for c in data.get("cites") or ()),
+                      *humantext.superseding_lines(data)])
 
 
 def _edit_text(data: dict[str, Any], _call: Call, _p: Any) -> str:

@@ -30,7 +30,7 @@ from pydantic import Field, PrivateAttr, model_validator
 from ..errors import InvalidInput
 from ..runtime.model import IMPORTANCES, PROJECTION_FILES, TARGETS, parse_timestamp_ms
 from . import command_ids, humantext, modeltext
-from . import citing
+from . import citing, staleness
 from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
 from .command_args import RememberArgs
 
@@ -191,6 +191,13 @@ def _mutate(call: Call, p: RuntimeMutateParams) -> dict[str, Any]:
         return data
     citing_host.put("runtime", {**changes, key: citations}, keep=_live_runtime_keys(call))
     data["cites"] = citing_host.views(citing_host.of("runtime", key))
+    replaced = [("runtime", old)] if "replaced" in data and old != key else []
+    superseded = staleness.supersede(call, "runtime", key, citing_host.of("runtime", key), exclude=replaced,
+                                     also=replaced)
+    if replaced:
+        data["supersedes"] = {"source": "runtime", "key": old, "preview": staleness.short(data["replaced"]["from"])}
+    if superseded:
+        data["possiblySuperseded"] = superseded
     return data
 
 
@@ -214,6 +221,7 @@ def _with_cites(call: Call, entries: Any) -> list[dict[str, Any]]:
         cites = views(runtime_key(entry.content)) if entry.target == "memory" else []
         if cites:
             data["cites"] = cites
+        staleness.review_mark(call, data, entry.updated_at)
         found.append(data)
     return found
 
@@ -256,6 +264,7 @@ def _receipt_cli_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
         text += f"\nYour hand edit of {name} was saved at {saved} before it was rewritten."
     for cite in data.get("cites") or ():
         text += f"\ncites {humantext.citation_text(cite)}"
+    text += "".join(f"\n{line}" for line in humantext.superseding_lines(data))
     return text
 
 

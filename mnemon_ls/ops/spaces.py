@@ -15,7 +15,7 @@ from pydantic import Field, StrictBool
 
 from ..errors import InvalidInput
 from ..runtime.model import normalize_text, validate_branches
-from . import citing, command_ids, humantext, modeltext
+from . import citing, command_ids, humantext, modeltext, staleness
 from .audience import AUDIENCE_HELP, Audience, audience_of
 from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
 from .command_args import RememberArgs
@@ -156,7 +156,11 @@ def _remember(call: Call, p: RememberParams) -> Any:
     data = _data(host.spaces.remember(p.content, space_id=p.space_id, category=p.category, importance=p.importance,
                                       tags=p.tags, entities=p.entities, source=p.source, branch=branch))
     if citations and data.get("id") and data.get("spaceId"):
-        data["cites"] = citing.store(call, "spaces", f"{data['spaceId']}/{data['id']}", citations)
+        key = f"{data['spaceId']}/{data['id']}"
+        data["cites"] = citing.store(call, "spaces", key, citations)
+        superseded = staleness.supersede(call, "spaces", key, call.host.citations.of("spaces", key))
+        if superseded:
+            data["possiblySuperseded"] = superseded
     return data
 
 
@@ -171,7 +175,9 @@ def _forget(call: Call, p: ForgetParams) -> Any:
 
 
 def _recall(call: Call, p: RecallParams) -> Any:
-    """``spaces.recall``; a result item with citations also carries them as ``cites`` (each with freshness)."""
+    """``spaces.recall``; a result item with citations also carries them as ``cites`` (each with freshness) and
+    their worst as ``freshness``, ranked by :func:`.staleness.rank` (fresh above changed/gone within a tier, a
+    superseded item below its successor)."""
     data = _data(call.host.recall(p.query, spaces=p.spaces, limit=p.limit, mode=p.mode, category=p.category,
                                   source=p.source, intent=p.intent, audience=audience_of(call, p)))
     results = data.get("results") if isinstance(data, dict) else None
@@ -181,6 +187,7 @@ def _recall(call: Call, p: RecallParams) -> Any:
             cites = views(f"{item.get('spaceId')}/{item.get('id')}")
             if cites:
                 item["cites"] = cites
+        data["results"] = staleness.rank(call, "spaces", results, lambda i: f"{i.get('spaceId')}/{i.get('id')}")
     return data
 
 
@@ -217,6 +224,7 @@ def _remember_text(data: dict[str, Any], call: Call, _p: Any) -> str:
     if note:
         text += f"\n{note}"
     text += "".join(f"\ncites {humantext.citation_text(c)}" for c in data.get("cites") or ())
+    text += "".join(f"\n{line}" for line in humantext.superseding_lines(data))
     engine = call.host.semantic
     notice = engine.keyword_notice() if engine is not None and engine.state == "failed" else None
     return text + (f"\nnote: {notice}" if notice else "")
@@ -229,7 +237,8 @@ def _recall_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
         label += humantext.recall_match_label(item)
         score = item.get("score")  # none in --mode basic (unranked, newest first)
         score_text = f"{score:.2f}" if isinstance(score, (int, float)) else "   -"
-        lines.append(f"{score_text} {item.get('tier') or '-':<7} {item['spaceName']}: {item['content']}{label}")
+        lines.append(f"{score_text} {item.get('tier') or '-':<7} {item['spaceName']}: {item['content']}{label}"
+                     f"{humantext.state_label(item)}")
         lines.extend(f"      cites {humantext.citation_text(c)}" for c in item.get("cites") or ())
     lines.extend(humantext.recall_hidden_lines(data.get("hidden") or {}))
     lines.extend(f"note: {n}" for n in data.get("notices", []))
