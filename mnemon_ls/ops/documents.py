@@ -216,7 +216,8 @@ def _update(call: Call, p: DocumentUpdateParams) -> Any:
 
 
 def _update_from_file(call: Call, p: DocumentUpdateFromFileParams) -> Any:
-    return call.host.documents.update_from_file(p.file, p.id, document_revision=p.document_revision).to_dict()
+    return staleness.record_sources(call, call.host.documents.update_from_file(
+        p.file, p.id, document_revision=p.document_revision).to_dict())
 
 
 def _archive(call: Call, p: DocumentArchiveParams) -> Any:

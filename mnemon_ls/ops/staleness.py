@@ -57,17 +57,14 @@ def review_mark(call: Call, data: dict[str, Any], updated_at: Any, recalled_at: 
 
 
 def record_sources(call: Call, data: Any) -> Any:
-    """After a document create or update: record the hashes of its ``sourcePaths`` (``data.document``) and
-    answer ``sourcePathFreshness`` in ``data.document``; returns ``data``."""
+    """After a document create or update: record the hashes of its ``sourcePaths`` (``data.document``) as they
+    are now (the answer is unchanged: reads report them); returns ``data``."""
     document = data.get("document") if isinstance(data, dict) else None
     if isinstance(document, dict) and document.get("id"):
         paths = list(document.get("sourcePaths") or ())
         hashes = _hashes(call)
         if paths or hashes.read().get(document["id"]) is not None:
             hashes.record(document["id"], paths)
-        views = hashes.views(document["id"], paths)
-        if views:
-            document["sourcePathFreshness"] = views
     return data
 
 

@@ -163,8 +163,8 @@ def test_document_search_and_get_report_citation_and_source_path_freshness(works
     created = js(workspace, "doc", "create", "--title", "Retry design", "--content", "how retry backoff works",
                  "--source", "docs/design.md", "--source", "docs/missing.md", "--cite", "src/retry.py:20-22")
     doc_id = created["document"]["id"]
-    assert created["document"]["sourcePathFreshness"] == [{"path": "docs/design.md", "freshness": "fresh"},
-                                                          {"path": "docs/missing.md", "freshness": "unknown"}]
+    assert js(workspace, "doc", "get", doc_id)["sourcePathFreshness"] == [
+        {"path": "docs/design.md", "freshness": "fresh"}, {"path": "docs/missing.md", "freshness": "unknown"}]
     side = json.loads((root / "state" / "citations" / "document-sources.json").read_text())
     assert list(side["documents"][doc_id]) == ["docs/design.md", "docs/missing.md"]
     assert "sourcePathFreshness" not in (root / "documents" / "index.json").read_text()  # the index stays the reference's
