@@ -4,7 +4,8 @@ and the lineage side file ``state/citations/lineage.json`` that keeps which memo
 
 A memory is named by ``(source, key)``: ``source`` one of :data:`~.store.SOURCES`, ``key`` its side-file key
 (``memory:<sha256>``, ``<spaceId>/<itemId>``, ``<documentId>``, ``<scope>/<recordId>``). Two citations overlap
-when they name the same ``path`` and their line ranges share at least one line.
+when they name the same ``path`` and their line ranges share at least one line, a stored citation whose lines
+moved taken where they are now (:func:`~.freshness.reanchored`).
 
 File shape: ``{"version": 1, "supersedes": {"<source> <key>": [{"source", "key"}, ...]}}`` (the newer memory
 first). An unreadable file reads as empty and is replaced at the next write (lineage is side data).
@@ -19,6 +20,7 @@ from typing import Iterable, Sequence
 
 from .. import fsio
 from ..errors import StorageError
+from . import freshness
 from .model import Citation
 from .store import SOURCES, Citations
 
@@ -36,10 +38,14 @@ def overlapping(citations: Citations, new: Sequence[Citation],
     if not new:
         return []
     skip = set(exclude)
+    paths = {n.path for n in new}
     found = []
     for source in SOURCES:
         for key, cites in sorted(citations.table(source).items()):
-            if (source, key) not in skip and any(overlaps(c, n) for c in cites for n in new):
+            if (source, key) in skip:
+                continue
+            now = [freshness.reanchored(citations.workspace, c) for c in cites if c.path in paths]
+            if any(overlaps(c, n) for c in now for n in new):
                 found.append((source, key))
     return found
 
