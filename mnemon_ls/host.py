@@ -320,10 +320,11 @@ class WorkspaceHost:
         return self._clock()
 
     def _wake_marks(self) -> "Any":
-        """The wake's citation and review marks (:func:`mnemon_ls.citations.wakemarks.annotator`)."""
+        """The wake's citation and review marks (:func:`mnemon_ls.citations.wakemarks.annotator`); no citation
+        marks without a workspace (nothing to check the citations against: every one would read ``unknown``)."""
         from .citations.wakemarks import annotator
 
-        return annotator(self.citations, self.settings.review_after_days)
+        return annotator(self.citations if self.workspace is not None else None, self.settings.review_after_days)
 
     def mutate_runtime(self, request: "Any", routes: "Any" = None) -> "Any":
         """The one Runtime mutation every surface calls (CLI, language server, MCP): a validated
