@@ -177,16 +177,22 @@ def _forget(call: Call, p: ForgetParams) -> Any:
 def _recall(call: Call, p: RecallParams) -> Any:
     """``spaces.recall``; a result item with citations also carries them as ``cites`` (each with freshness) and
     their worst as ``freshness``, ranked by :func:`.staleness.rank` (fresh above changed/gone within a tier, a
-    superseded item below its successor)."""
-    data = _data(call.host.recall(p.query, spaces=p.spaces, limit=p.limit, mode=p.mode, category=p.category,
-                                  source=p.source, intent=p.intent, audience=audience_of(call, p)))
+    superseded item below its successor); an item neither updated nor accessed for ``reviewAfterDays`` before
+    this recall carries ``review: "due"`` (a native space's item: its provider gives both times)."""
+    found = call.host.recall(p.query, spaces=p.spaces, limit=p.limit, mode=p.mode, category=p.category,
+                             source=p.source, intent=p.intent, audience=audience_of(call, p))
+    times = getattr(found, "times", None) or {}
+    data = _data(found)
     results = data.get("results") if isinstance(data, dict) else None
     if results:
         views = citing.views_of(call, "spaces")
         for item in results:
-            cites = views(f"{item.get('spaceId')}/{item.get('id')}")
+            key = f"{item.get('spaceId')}/{item.get('id')}"
+            cites = views(key)
             if cites:
                 item["cites"] = cites
+            if key in times:  # the later of updated and last accessed before this recall
+                staleness.review_mark(call, item, *times[key])
         data["results"] = staleness.rank(call, "spaces", results, lambda i: f"{i.get('spaceId')}/{i.get('id')}")
     return data
 

@@ -229,3 +229,33 @@ def test_runtime_replace_records_what_the_new_entry_supersedes(workspace: Path) 
         f"runtime {keys['max retries is seven']}": [{"source": "runtime", "key": keys["max retries is five"]}]}}
     entries = json.loads((root / "runtime" / "memories.json").read_text())["entries"]
     assert list(entries[0]) == ["content", "created_at", "updated_at", "target", "importance"]  # plugin's keys only
+
+
+def test_a_recalled_space_item_is_due_when_neither_updated_nor_accessed_for_the_window(workspace: Path) -> None:
+    import sqlite3
+
+    space(workspace)
+    old = js(workspace, "remember", "the wombat cache holds 64 entries")["id"]
+    seen = js(workspace, "remember", "the wombat cache is flushed hourly")["id"]
+    database = next((workspace.parent / "root").rglob("mnemon.db"))
+    long_ago = (datetime.now(timezone.utc) - timedelta(days=100)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    recently = (datetime.now(timezone.utc) - timedelta(days=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def age() -> None:  # as if written 100 days ago; the second one recalled 2 days ago
+        db = sqlite3.connect(database)
+        with db:
+            db.execute("UPDATE insights SET updated_at = ?, last_accessed_at = ?", (long_ago, long_ago))
+            db.execute("UPDATE insights SET last_accessed_at = ? WHERE id = ?", (recently, seen))
+        db.close()
+
+    age()
+    assert "the wombat cache holds 64 entries · review due" in ok(workspace, "recall", "wombat cache")
+    age()
+    assert {r["id"]: r.get("review") for r in js(workspace, "recall", "wombat cache",
+                                                 MNEMON_REVIEW_AFTER_DAYS="101")["results"]} == {old: None, seen: None}
+    age()
+    first = {r["id"]: r.get("review") for r in js(workspace, "recall", "wombat cache")["results"]}
+    assert first == {old: "due", seen: None}
+    # that recall accessed it: the next one does not mark it
+    assert {r["id"]: r.get("review") for r in js(workspace, "recall", "wombat cache")["results"]} == {old: None,
+                                                                                                   seen: None}
