@@ -39,6 +39,7 @@ class _Entry:
 
 
 _cache: "OrderedDict[str, _Entry]" = OrderedDict()
+_bases: dict[str, tuple[tuple[int, int, int, int], str]] = {}
 _lock = threading.Lock()
 #: Lines read from disk since the process started (a test counts the cache's hits with it).
 reads = 0
@@ -58,12 +59,14 @@ def invalidate_under(directory: str | os.PathLike[str]) -> None:
     with _lock:
         for key in [k for k in _cache if any(k.startswith(p) for p in prefixes)]:
             del _cache[key]
+        _bases.clear()
 
 
 def clear() -> None:
     """Forget every cached file."""
     with _lock:
         _cache.clear()
+        _bases.clear()
 
 
 def _lines(real: str, info: os.stat_result) -> _Entry:
@@ -88,6 +91,26 @@ def _lines(real: str, info: os.stat_result) -> _Entry:
         while len(_cache) > CACHE_FILES:
             _cache.popitem(last=False)
     return entry
+
+
+def _real_base(base: str) -> str:
+    """``os.path.realpath(base)`` of a workspace, kept while ``base`` itself has the same inode and mtime (a wake
+    evaluates every citation of the same workspace; :func:`clear` and :func:`invalidate_under` drop it)."""
+    try:
+        info = os.lstat(base)
+    except OSError:
+        return os.path.realpath(base)
+    signature = (info.st_ino, info.st_dev, info.st_mtime_ns, info.st_mode)
+    with _lock:
+        kept = _bases.get(base)
+    if kept is not None and kept[0] == signature:
+        return kept[1]
+    real = os.path.realpath(base)
+    with _lock:
+        if len(_bases) > 64:
+            _bases.clear()
+        _bases[base] = (signature, real)
+    return real
 
 
 def _locate(lines: list[str], citation: Citation) -> tuple[str, int | None]:
@@ -122,7 +145,7 @@ def evaluate(workspace: Path | None, citation: Citation) -> dict[str, Any]:
     if stat.S_ISDIR(info.st_mode):
         return {"freshness": "gone"}
     real = os.path.realpath(full)
-    real_base = os.path.realpath(base)
+    real_base = _real_base(base)
     if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES or not real.startswith(real_base + os.sep):
         return {"freshness": "unknown"}
     try:

@@ -9,10 +9,38 @@ how many citations are not fresh and how many entries are due, with what to do a
 
 from __future__ import annotations
 
+import os
+import threading
 from typing import Any, Callable, Sequence
 
 from .review import review_due
 from .store import Citations, runtime_key
+
+
+_tables: dict[str, tuple[tuple[int, int, int, int], dict[str, Any]]] = {}
+_tables_lock = threading.Lock()
+
+
+def runtime_table(citations: Citations) -> dict[str, Any]:
+    """The runtime side file's table (:meth:`Citations.table`), kept while the file's size, mtime (ns), inode and
+    device are the same (every write replaces the file: a new inode). The caller must not change it."""
+    path = citations.file("runtime").path
+    try:
+        info = os.stat(path)
+    except OSError:
+        return citations.table("runtime")
+    signature = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev)
+    key = str(path)
+    with _tables_lock:
+        kept = _tables.get(key)
+    if kept is not None and kept[0] == signature:
+        return kept[1]
+    table = citations.table("runtime")
+    with _tables_lock:
+        if len(_tables) > 64:
+            _tables.clear()
+        _tables[key] = (signature, table)
+    return table
 
 
 def cite_mark(view: dict[str, Any]) -> str:
@@ -51,7 +79,7 @@ def annotator(citations: Citations | None, review_days: int) -> Callable[
     def annotate(user: Sequence[Any], memory: Sequence[Any], now_ms: int) -> tuple[dict[tuple[str, str], str], list[str]]:
         marks: dict[tuple[str, str], list[str]] = {}
         stale = stale_entries = due = 0
-        table = citations.table("runtime") if citations is not None else {}
+        table = runtime_table(citations) if citations is not None else {}
         for target, entries in (("user", user), ("memory", memory)):
             for entry in entries:
                 notes: list[str] = []
