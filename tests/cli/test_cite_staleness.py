@@ -259,3 +259,17 @@ def test_a_recalled_space_item_is_due_when_neither_updated_nor_accessed_for_the_
     # that recall accessed it: the next one does not mark it
     assert {r["id"]: r.get("review") for r in js(workspace, "recall", "wombat cache")["results"]} == {old: None,
                                                                                                    seen: None}
+
+
+def test_documents_are_marked_for_review_by_their_updated_time(workspace: Path) -> None:
+    index = workspace.parent / "root" / "documents" / "index.json"
+    old = js(workspace, "doc", "create", "--title", "Old wombat notes", "--content", "wombat words")["document"]
+    new = js(workspace, "doc", "create", "--title", "New wombat notes", "--content", "wombat words")["document"]
+    assert "review" not in js(workspace, "doc", "get", old["id"])
+    long_ago = (datetime.now(timezone.utc) - timedelta(days=91)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    index.write_text(index.read_text().replace(f'"updatedAt": "{old["updatedAt"]}"', f'"updatedAt": "{long_ago}"'))
+    assert js(workspace, "doc", "get", old["id"])["review"] == "due"
+    assert "review" not in js(workspace, "doc", "get", new["id"])
+    hits = {h["id"]: h.get("review") for h in js(workspace, "doc", "search", "wombat")["results"]}
+    assert hits == {old["id"]: "due", new["id"]: None}
+    assert "review" not in js(workspace, "doc", "get", old["id"], MNEMON_REVIEW_AFTER_DAYS="92")
