@@ -66,8 +66,9 @@ def citations_line(stale: int, entries: int) -> str:
 def review_line(due: int, days: int) -> str:
     """The header line counting entries due for review (not updated for ``days`` days)."""
     return (f"Review: {due} entr{'ies' if due != 1 else 'y'} below, not updated for {days}+ days, "
-            f"{'are' if due != 1 else 'is'} marked `review due`: check {'they' if due != 1 else 'it'} still "
-            "hold(s) before relying on them, then update or remove (nothing is deleted by age).")
+            f"{'are' if due != 1 else 'is'} marked `review due`: check "
+            f"{'they still hold' if due != 1 else 'it still holds'} before relying on "
+            f"{'them' if due != 1 else 'it'}, then update or remove (nothing is deleted by age).")
 
 
 def annotator(citations: Citations | None, review_days: int) -> Callable[

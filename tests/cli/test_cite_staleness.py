@@ -99,7 +99,7 @@ def test_review_after_days_marks_old_runtime_entries_in_the_wake_and_reads(works
     assert lines[lines.index("the ci runs on every push") - 1] == "[importance=normal; created=0d; updated=0d]"
     assert lines[lines.index("prefers short answers") - 1].endswith("; review due]")
     assert [line for line in lines if line.startswith("Review:")] == [
-        "Review: 2 entries below, not updated for 90+ days, are marked `review due`: check they still hold(s) before "
+        "Review: 2 entries below, not updated for 90+ days, are marked `review due`: check they still hold before "
         "relying on them, then update or remove (nothing is deleted by age)."]
     listed = {e["content"]: e.get("review") for e in js(workspace, "runtime", "list")["entries"]}
     assert listed == {"deploys go through staging": "due", "the ci runs on every push": None,
