@@ -20,6 +20,7 @@ from .errors import (InvalidInput, StorageDenied, StorageError, StorageFull, Sto
 
 if TYPE_CHECKING:
     from . import gitstate
+    from .citations.store import Citations
     from .documents import DocumentStore
     from .records import RecordsSource
     from .roots import RootResolution
@@ -202,6 +203,15 @@ class WorkspaceHost:
         return engine_for_settings(self.settings.semantic, self._env)
 
     @functools.cached_property
+    def citations(self) -> "Citations":
+        """The citations of this workspace's memory (:mod:`mnemon_ls.citations`): side files under the root's
+        ``state/citations/``, freshness against the workspace as opened (a linked worktree's own tree).
+        Constructing it writes nothing."""
+        from .citations.store import Citations
+
+        return Citations(self.root, self.workspace)
+
+    @functools.cached_property
     def records(self) -> "RecordsSource":
         """The Records Source of this workspace without a session (seed 002: project, shared-project and
         user scopes; the session scope needs :meth:`open_records`). Constructing it writes nothing."""
@@ -302,8 +312,19 @@ class WorkspaceHost:
             notices.append(f"the archive lineage could not be read: {exc.message}")
         snapshot, _ = self.runtime.wake(name, reason, budget_chars=budget - used, repair=False, notices=notices,
                                         archived=archived, guidance=WAKE_GUIDANCE_LINE, covers=covers,
-                                        repaired=repairs)
+                                        repaired=repairs, annotate=self._wake_marks())
         return snapshot, repairs
+
+    def now(self) -> "Any":
+        """The current time (a timezone-aware UTC datetime) by this host's clock."""
+        return self._clock()
+
+    def _wake_marks(self) -> "Any":
+        """The wake's citation and review marks (:func:`mnemon_ls.citations.wakemarks.annotator`); no citation
+        marks without a workspace (nothing to check the citations against: every one would read ``unknown``)."""
+        from .citations.wakemarks import annotator
+
+        return annotator(self.citations if self.workspace is not None else None, self.settings.review_after_days)
 
     def mutate_runtime(self, request: "Any", routes: "Any" = None) -> "Any":
         """The one Runtime mutation every surface calls (CLI, language server, MCP): a validated

@@ -361,6 +361,9 @@ class Settings(_Group):
     - ``providerTimeoutMs``: how long a third-party provider may take in a federated recall, 100..600000,
       default 10000.
     - ``semantic``: :class:`SemanticSettings` (``enabled``, ``model``, ``endpoint``).
+    - ``reviewAfterDays``: a memory neither updated nor recalled for this many days (24-hour days) is marked for
+      review (``review: "due"`` in reads, ``review due`` in the wake; :func:`mnemon_ls.citations.review.review_due`),
+      never deleted; 0..36500, default 90; 0 turns the marking off.
     """
 
     SETTINGS = (
@@ -385,6 +388,7 @@ class Settings(_Group):
         group("records", "records", RecordsSettings),
         integer("provider_timeout_ms", "providerTimeoutMs", 10000, 100, 600000, "milliseconds"),
         group("semantic", "semantic", SemanticSettings),
+        integer("review_after_days", "reviewAfterDays", 90, 0, 36500, "days; 0 turns review marking off"),
     )
     storage_scope: str
     data_dir: str | None
@@ -405,6 +409,7 @@ class Settings(_Group):
     records: RecordsSettings
     provider_timeout_ms: int
     semantic: SemanticSettings
+    review_after_days: int
 
     def with_overrides(self, **changes: Any) -> "Settings":
         """A validated copy with JSON-named (camelCase) ``changes`` applied; ``None`` values are ignored."""
@@ -472,8 +477,9 @@ ENVIRONMENT_SETTINGS: dict[str, str] = {
     "MNEMON_SECRETS": "secrets",
     "MNEMON_HAND_EDITS": "handEdits",
     "MNEMON_PROVIDER_TIMEOUT_MS": "providerTimeoutMs",
+    "MNEMON_REVIEW_AFTER_DAYS": "reviewAfterDays",
 }
-_INTEGER_SETTINGS = {"userLimitBytes", "memoryLimitBytes", "wakeBudgetChars", "providerTimeoutMs"}
+_INTEGER_SETTINGS = {"userLimitBytes", "memoryLimitBytes", "wakeBudgetChars", "providerTimeoutMs", "reviewAfterDays"}
 
 
 def settings_from_environment(env: "Mapping[str, str]") -> dict[str, Any]:

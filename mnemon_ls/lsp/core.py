@@ -283,10 +283,14 @@ class MnemonLanguageServer(LanguageServer):
         await asyncio.gather(*(watcher.stop() for watcher in self.watchers.pop(uri, [])))
 
     async def on_git_change(self, uri: str, _paths: set[str]) -> None:
-        """Re-probe the branch; notify ``mnemon/branchChanged`` when it changed."""
+        """Re-probe the branch; notify ``mnemon/branchChanged`` when it changed. The folder's cached cited files
+        are forgotten (:mod:`mnemon_ls.citations.freshness`): a checkout rewrites the working tree."""
         state = self.registry.folders.get(uri)
         if state is None:
             return
+        from ..citations import freshness
+
+        freshness.invalidate_under(state.path)
         current = await self.probe(state)
         if current is not None and git_watch_dir(state.path, current.git_dir) != self.git_watched.get(uri):
             # The repository appeared, moved or vanished: re-arm the watchers from a task of its own

@@ -390,9 +390,23 @@ def register(server: "MnemonLanguageServer") -> None:
 
     # ---------------------------------------------------------------- file events (auto-writer)
 
+    def forget_cited(uris: list[str]) -> None:
+        """Drop the freshness cache of each ``file:`` URI (:func:`mnemon_ls.citations.freshness.invalidate`)."""
+        from ..citations import freshness
+        from ..errors import InvalidInput
+        from ..host import uri_to_path
+
+        for uri in uris:
+            try:
+                freshness.invalidate(uri_to_path(uri))
+            except InvalidInput:  # a URI that names no local file has nothing cached
+                continue
+
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: Any, params: types.DidSaveTextDocumentParams) -> None:
-        """``textDocument/didSave``: the file was modified in this session."""
+        """``textDocument/didSave``: the file was modified in this session (and a citation of it is evaluated
+        again)."""
+        forget_cited([params.text_document.uri])
         feature(ls).observe([("modified", params.text_document.uri)])
 
     glob = types.FileOperationRegistrationOptions(
@@ -417,4 +431,6 @@ def register(server: "MnemonLanguageServer") -> None:
     def did_change_watched(ls: Any, params: types.DidChangeWatchedFilesParams) -> None:
         """``workspace/didChangeWatchedFiles``: accepted and not recorded. A watcher reports every change on
         disk, also a ``git checkout``, rebase, pull or stash run outside the editor, which the session did
-        not do; the auto-writer counts only the client's own saves and file operations (module doc)."""
+        not do; the auto-writer counts only the client's own saves and file operations (module doc). A citation
+        of a changed file is evaluated again (:func:`forget_cited`)."""
+        forget_cited([change.uri for change in params.changes])

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StrictBool
 
 from ..errors import InvalidInput
-from . import command_ids, humantext, modeltext
+from . import citing, command_ids, humantext, modeltext, staleness
 from .audience import AUDIENCE_HELP, Audience, audience_of
 from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
 from .command_args import CreateDocumentArgs, UpdateDocumentArgs
@@ -30,7 +30,8 @@ INDEX_REVISION_HELP = "expected index revision (sha256 hex); the command is refu
 
 
 class DocumentCreateParams(WorkspaceParams):
-    """``mnemon/documents/create``: ``{workspace?, title, content, description?, sourcePaths?, expectedRevision?}``,
+    """``mnemon/documents/create``: ``{workspace?, title, content, description?, sourcePaths?, expectedRevision?,
+    cites?}``,
     or ``{workspace?, file, title?, description?, expectedRevision?}`` to create from a workspace file (absolute
     path; it becomes the source path; the title defaults to its first Markdown heading, else its name)."""
 
@@ -41,6 +42,7 @@ class DocumentCreateParams(WorkspaceParams):
                                                                                  "is about")
     expected_revision: str | None = Field(None, alias="expectedRevision", description=INDEX_REVISION_HELP)
     file: str | None = Field(None, description="create from this workspace file (it becomes the source path)")
+    cites: citing.Cites = None
 
 
 class DocumentUpdateParams(WorkspaceParams):
@@ -143,26 +145,79 @@ def _create(call: Call, p: DocumentCreateParams) -> Any:
     if p.file is not None:
         if p.content is not None:
             raise InvalidInput("content", "is not allowed with file (the file is the body)")
-        return cold.create_document_from_file(call.host, p.file, title=p.title, description=p.description,
+    else:
+        for name in ("title", "content"):
+            if getattr(p, name) is None:
+                raise InvalidInput(name, "Field required")
+    citations = citing.resolve(call, p.cites)  # before the write: a bad citation writes nothing
+    if p.file is not None:
+        data = cold.create_document_from_file(call.host, p.file, title=p.title, description=p.description,
                                               expected_revision=p.expected_revision, progress=call.progress).to_dict()
-    for name in ("title", "content"):
-        if getattr(p, name) is None:
-            raise InvalidInput(name, "Field required")
-    return cold.create_document(call.host, p.title, p.content, description=p.description, source_paths=p.source_paths,
-                                expected_revision=p.expected_revision, progress=call.progress).to_dict()
+    else:
+        data = cold.create_document(call.host, p.title, p.content, description=p.description,
+                                    source_paths=p.source_paths, expected_revision=p.expected_revision,
+                                    progress=call.progress).to_dict()
+    if citations:
+        key = data["document"]["id"]
+        data["cites"] = citing.store(call, "documents", key, citations)
+        superseded = staleness.supersede(call, "documents", key, call.host.citations.of("documents", key))
+        if superseded:
+            data["possiblySuperseded"] = superseded
+    return staleness.record_sources(call, data)
+
+
+def _with_cites(call: Call, data: Any) -> Any:
+    """A document as read (``documents.get``: its record's fields at the top) that has citations, with them as
+    ``cites`` (each with freshness)."""
+    document = data if isinstance(data, dict) else None
+    if isinstance(document, dict) and document.get("id"):
+        cites = citing.views_of(call, "documents")(document["id"])
+        if cites:
+            data["cites"] = cites
+        staleness.with_sources(call, [document])
+    return data
+
+
+def _search(call: Call, p: Any) -> Any:
+    """``documents.search``; a hit of a document with citations carries its worst freshness as ``freshness``
+    (fresh above changed/gone within a tier), recorded sourcePaths their ``sourcePathFreshness``."""
+    data = _with_paths(call, call.host.documents.search.find(p.query, include_archived=p.include_archived,
+                                                             limit=p.limit, include_content=p.include_content,
+                                                             audience=audience_of(call, p)).to_dict())
+    results = data.get("results")
+    if results:
+        views = citing.views_of(call, "documents")
+        for hit in results:
+            cites = views(hit.get("id"))
+            if cites:
+                hit["freshness"] = staleness.worst_of(cites)
+        data["results"] = staleness.rank(call, "documents", results, lambda h: h.get("id"), annotate=False)
+        staleness.with_sources(call, results)
+    return data
+
+
+def _reanchored(call: Call, data: Any) -> Any:
+    """An update's result, the document's citations that moved re-anchored (it was written again)."""
+    document = data.get("document") if isinstance(data, dict) else None
+    if isinstance(document, dict) and document.get("id"):
+        cites = call.host.citations.reanchor("documents", document["id"])
+        if cites:
+            data["cites"] = call.host.citations.views(cites)
+    return data
 
 
 def _update(call: Call, p: DocumentUpdateParams) -> Any:
     from ..maintenance import documents as cold
 
-    return cold.update_document(call.host, full_id(call.host.documents, p.id), title=p.title,
-                                description=p.description, content=p.content, source_paths=p.source_paths,
-                                document_revision=p.document_revision, expected_revision=p.expected_revision,
-                                progress=call.progress).to_dict()
+    return staleness.record_sources(call, _reanchored(call, cold.update_document(
+        call.host, full_id(call.host.documents, p.id), title=p.title, description=p.description, content=p.content,
+        source_paths=p.source_paths, document_revision=p.document_revision, expected_revision=p.expected_revision,
+        progress=call.progress).to_dict()))
 
 
 def _update_from_file(call: Call, p: DocumentUpdateFromFileParams) -> Any:
-    return call.host.documents.update_from_file(p.file, p.id, document_revision=p.document_revision).to_dict()
+    return staleness.record_sources(call, call.host.documents.update_from_file(
+        p.file, p.id, document_revision=p.document_revision).to_dict())
 
 
 def _archive(call: Call, p: DocumentArchiveParams) -> Any:
@@ -183,8 +238,10 @@ def _restore(call: Call, p: DocumentRestoreParams) -> Any:
 def _mutation_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
     document = data["document"]
     maintenance = f"\n{data['maintenance']['summary']}" if data.get("maintenance") else ""
+    cites = "".join(f"\ncites {humantext.citation_text(c)}" for c in data.get("cites") or ())
+    cites += "".join(f"\n{line}" for line in humantext.superseding_lines(data))
     return (f"Document {data['action']}: {document['title']} ({document['id']}), revision {document['revision']}, "
-            f"{document['relativePath']}{maintenance}")
+            f"{document['relativePath']}{maintenance}{cites}")
 
 
 def _list_text(catalog: dict[str, Any], _call: Call, _p: Any) -> str:
@@ -197,7 +254,8 @@ def _list_text(catalog: dict[str, Any], _call: Call, _p: Any) -> str:
 def _search_text(found: dict[str, Any], _call: Call, _p: Any) -> str:
     lines = []
     for hit in found["results"]:
-        lines.append(f"{hit['score']:.3f}  {hit['id'][:8]}  {hit['title']}{humantext.document_match_label(hit)}")
+        lines.append(f"{hit['score']:.3f}  {hit['id'][:8]}  {hit['title']}{humantext.document_match_label(hit)}"
+                     f"{humantext.state_label(hit)}")
         if hit.get("excerpt"):
             lines.append(f"        {hit['excerpt']}")
     lines.extend(f"note: {n}" for n in found.get("notices", []))
@@ -227,7 +285,8 @@ OPERATIONS = (
             "mnemon_document_create",
             "Create a Document: a design, an investigation or a handoff someone will read again (anything longer "
             "than a few lines). Short facts belong in Runtime memory or a Memory Space instead.",
-            fields=("title", "content", "description", "source_paths", "workspace"), required=("title", "content")),
+            fields=("title", "content", "description", "source_paths", "cites", "workspace"),
+            required=("title", "content")),
         cli=CliCommand(("doc", "create"), "create a document", (
             CliArg("title", flag="--title",
                    help="title (default with --file: the first Markdown heading, else the file name)"),
@@ -235,7 +294,7 @@ OPERATIONS = (
             CliArg("file", flag="--file", metavar="PATH", path=True),
             CliArg("description", flag="--description"),
             CliArg("source_paths", flag="--source", repeat=True, metavar="PATH", help="source path (repeatable)"),
-            _INDEX_REVISION), text=_mutation_text)),
+            citing.CITE_ARG, _INDEX_REVISION), text=_mutation_text)),
     Operation(
         "documents.update", DocumentUpdateParams, _update,
         "Update an active Document (cold archival first when it does not fit).", effect="write",
@@ -262,7 +321,7 @@ OPERATIONS = (
             message=humantext.document_updated, failure="document not updated: ")),
     Operation(
         "documents.get", DocumentIdParams,
-        lambda c, p: c.host.documents.get(full_id(c.host.documents, p.id)).to_dict(),
+        lambda c, p: _with_cites(c, c.host.documents.get(full_id(c.host.documents, p.id)).to_dict()),
         "Read one Document (record, body, absolute path).",
         text=modeltext.document,
         lsp=LspMethod("mnemon/documents/get"),
@@ -280,9 +339,7 @@ OPERATIONS = (
         cli=CliCommand(("doc", "list"), "list documents", (CliArg("status", flag="--status"),), text=_list_text)),
     Operation(
         "documents.search", DocumentSearchParams,
-        lambda c, p: _with_paths(c, c.host.documents.search.find(p.query, include_archived=p.include_archived,
-                                                                limit=p.limit, include_content=p.include_content,
-                                                                audience=audience_of(c, p)).to_dict()),
+        _search,
         "Search the Documents' titles, descriptions and bodies.",
         text=modeltext.document_hits,
         lsp=LspMethod("mnemon/documents/search"),

@@ -282,3 +282,55 @@ def document_updated(data: Mapping[str, Any], _params: Any = None) -> str:
     new revision."""
     document = data["document"]
     return f"document updated: {document['title']} (revision {document['revision']})"
+
+
+def citation_text(cite: dict[str, Any]) -> str:
+    """A citation with its freshness in a person's words: ``src/app.py:10-24 (fresh)``, ``... (moved to 12-26)``,
+    ``f.py:3 [parse] (changed)``."""
+    lines = str(cite["startLine"]) if cite["startLine"] == cite["endLine"] else f"{cite['startLine']}-{cite['endLine']}"
+    symbol = f" [{cite['symbol']}]" if cite.get("symbol") else ""
+    state = cite.get("freshness", "unknown")
+    if state == "moved" and cite.get("movedTo"):
+        moved = cite["movedTo"]
+        state = f"moved to {moved['startLine']}" + (f"-{moved['endLine']}" if moved["endLine"] != moved["startLine"]
+                                                     else "")
+    return f"{cite['path']}:{lines}{symbol} ({state})"
+
+
+def memory_name(named: dict[str, Any]) -> str:
+    """A memory a receipt names (``{source, key, id?, spaceId?, scope?, preview?}``) in a person's words:
+    ``spaces default/4f1bf04b "retry backoff doubles"``."""
+    if named.get("source") == "spaces":
+        where = f"{named.get('spaceId')}/{str(named.get('id'))[:8]}"
+    elif named.get("source") in ("documents", "records"):
+        where = (f"{named['scope']}/" if named.get("scope") else "") + str(named.get("id"))[:8]
+    else:
+        where = "MEMORY.md"
+    preview = f" \"{named['preview']}\"" if named.get("preview") else ""
+    return f"{named.get('source')} {where}{preview}"
+
+
+def superseding_lines(data: dict[str, Any]) -> list[str]:
+    """``supersedes: ...`` (a runtime replace with citations) and ``possibly superseded: ...`` (memories citing
+    the same lines as this write) lines of a write's receipt; ``[]`` when it names none."""
+    lines = []
+    if data.get("supersedes"):
+        lines.append(f"supersedes: {memory_name(data['supersedes'])}")
+    if data.get("possiblySuperseded"):
+        lines.append("possibly superseded (cites the same lines; check it and update or remove it): "
+                     + "; ".join(memory_name(n) for n in data["possiblySuperseded"]))
+    return lines
+
+
+def state_label(item: dict[str, Any]) -> str:
+    """`` · code changed`` / `` · review due`` labels of a read item with ``freshness`` not fresh or
+    ``review`` due (``""`` otherwise)."""
+    label = ""
+    if item.get("freshness") not in (None, "fresh"):
+        label += f" · cited code {item['freshness']}"
+    if item.get("review") == "due":
+        label += " · review due"
+    for source in item.get("sourcePathFreshness") or ():
+        if source.get("freshness") != "fresh":
+            label += f" · source {source['path']} {source['freshness']}"
+    return label

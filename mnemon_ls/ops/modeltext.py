@@ -36,6 +36,7 @@ def runtime_receipt(data: Mapping[str, Any]) -> str:
              f"{data['usage']['used']}/{data['usage']['limit']} UTF-8 bytes; revision {data['revision'][:12]}"]
     if data.get("similar"):
         lines.append(f"similar: {data['similar']}")
+    lines.extend(cites_lines(data))
     if data.get("redacted"):
         from ..redact import describe
 
@@ -96,7 +97,19 @@ def receipt(data: Mapping[str, Any]) -> str:
                            deactivate=f"mnemon_memory_spaces action=deactivate space_id={data.get('spaceId')}")
     if note:
         parts.append(note)
+    parts.extend(cites_lines(data))
     return "\n".join(parts)
+
+
+def cites_lines(data: Mapping[str, Any]) -> list[str]:
+    """``cites: <path:lines (freshness)>; ...`` for a written memory that cites code (``[]`` without ``cites``),
+    then what it supersedes or possibly supersedes (:func:`~mnemon_ls.ops.humantext.superseding_lines`)."""
+    from .humantext import citation_text
+
+    from .humantext import superseding_lines
+
+    cites = data.get("cites") or ()
+    return (["cites: " + "; ".join(citation_text(c) for c in cites)] if cites else []) + superseding_lines(dict(data))
 
 
 def recall(data: Mapping[str, Any], cap: int) -> str:
@@ -104,7 +117,7 @@ def recall(data: Mapping[str, Any], cap: int) -> str:
     :func:`mnemon_ls.ops.humantext.recall_match_label`); what was withheld from the assistant
     (:func:`~mnemon_ls.ops.humantext.withheld_line`), notices and branch-scope counts after."""
     from ..spaces.service_recall import WITHHELD_HINT
-    from .humantext import recall_hidden_lines, recall_match_label, withheld_line
+    from .humantext import citation_text, recall_hidden_lines, recall_match_label, state_label, withheld_line
 
     results: Sequence[Mapping[str, Any]] = data.get("results", [])[:cap]
     lines = []
@@ -114,7 +127,9 @@ def recall(data: Mapping[str, Any], cap: int) -> str:
         score_text = f"{score:.2f}" if isinstance(score, (int, float)) else "-"
         lines.append(f"{n}. {_clip(str(item.get('content', '')))}{label}")
         lines.append(f"   space: {item.get('spaceId')} ({item.get('spaceName')}) · id: {item.get('id')} · "
-                     f"tier: {item.get('tier')} · score: {score_text}{recall_match_label(item)}")
+                     f"tier: {item.get('tier')} · score: {score_text}{recall_match_label(item)}{state_label(dict(item))}")
+        if item.get("cites"):
+            lines.append("   cites: " + "; ".join(citation_text(c) for c in item["cites"]))
     withheld = withheld_line(data, why="with low confidence")
     if withheld:
         lines.append(withheld)
@@ -141,13 +156,13 @@ def related(data: Mapping[str, Any]) -> str:
 def document_hits(data: Mapping[str, Any]) -> str:
     """Documents search hits: score, id, title, excerpt; a hit found by meaning alone says so; the documents
     withheld from the assistant are counted (:func:`~mnemon_ls.ops.humantext.withheld_line`)."""
-    from .humantext import document_match_label, withheld_line
+    from .humantext import document_match_label, state_label, withheld_line
 
     lines = []
     for hit in data.get("results", []):
         status = f" [{hit['status']}]" if hit.get("status") and hit.get("status") != "active" else ""
         lines.append(f"- {hit.get('title')}{status} (id: {hit.get('id')}, score {hit.get('score', 0):.3f})"
-                     f"{document_match_label(hit)}")
+                     f"{document_match_label(hit)}{state_label(dict(hit))}")
         if hit.get("excerpt"):
             lines.append(f"  {_clip(str(hit['excerpt']), 400)}")
     withheld = withheld_line(data, "document")
@@ -165,7 +180,7 @@ def document_result(data: Mapping[str, Any]) -> str:
             f"revision {document.get('revision')}, {document.get('relativePath')}")
     if isinstance(data.get("maintenance"), Mapping):  # cold archival ran first (issue 9)
         text += f"\n{data['maintenance'].get('summary', '')}"
-    return text
+    return "\n".join([text, *cites_lines(data)])
 
 
 def document(data: Mapping[str, Any]) -> str:
@@ -175,6 +190,9 @@ def document(data: Mapping[str, Any]) -> str:
             f"status {meta.get('status')})")
     if meta.get("description"):
         head += f"\n{meta['description']}"
+    from .humantext import state_label
+
+    head += f"\n(state:{state_label(dict(meta))[2:]})" if state_label(dict(meta)) else ""
     return bounded(f"{head}\n\n{data.get('content', '')}")
 
 

@@ -22,6 +22,7 @@ from pydantic import Field, StrictBool
 
 from ..errors import InvalidInput
 from ..records.model import STATUSES, TYPES, VERIFICATIONS
+from . import citing, humantext, modeltext, staleness
 from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
 
 RecordScope = Literal["session", "project", "shared-project", "user"]
@@ -67,7 +68,7 @@ class RecordChangeParams(RecordIdParams):
 
 class RecordCreateParams(WorkspaceParams):
     """``mnemon/records/create``: ``{workspace?, recordScope? (project), type? (fact), title, content, tags?,
-    sourceRefs? [{kind, id}], confirm?}``."""
+    sourceRefs? [{kind, id}], confirm?, cites?}``."""
 
     record_scope: RecordScope = Field("project", alias="recordScope", description="record scope: project (this "
                                       "workspace, default), shared-project, user (follows the person) or session")
@@ -78,6 +79,7 @@ class RecordCreateParams(WorkspaceParams):
     source_refs: list[dict[str, str]] = Field(default_factory=list, alias="sourceRefs",
                                               description="what it comes from: [{kind: file|url|issue|session, id}]")
     confirm: StrictBool = Field(False, description="confirm a write to shared-project")
+    cites: citing.Cites = None
 
 
 class RecordProposeParams(RecordCreateParams):
@@ -131,12 +133,22 @@ def source(call: Call) -> Any:
 def _list(call: Call, p: RecordsListParams) -> dict[str, Any]:
     found = source(call).list(scopes=p.scopes, type=p.type, status=p.status, verification=p.verification, tag=p.tag,
                               text=p.text, proposals=p.proposals, limit=p.limit)
-    return {"records": [r.to_json() | {"proposal": r.is_proposal} for r in found], "count": len(found)}
+    views = citing.views_of(call, "records")
+    listed = []
+    for record in found:
+        data = record.to_json() | {"proposal": record.is_proposal}
+        cites = views(f"{record.scope}/{record.id}")
+        if cites:
+            data["cites"] = cites
+        staleness.review_mark(call, data, record.updated_at)
+        listed.append(data)
+    return {"records": listed, "count": len(found)}
 
 
 def _new(propose: bool):  # noqa: ANN202 - a run function
     def run(call: Call, p: Any) -> dict[str, Any]:
         records = source(call)
+        citations = citing.resolve(call, p.cites)  # before the write: a bad citation writes nothing
         if propose:
             receipt = records.propose(p.record_scope, p.type, p.title, p.content, tags=p.tags,
                                       source_refs=p.source_refs, note=p.note, confirm=p.confirm)
@@ -144,6 +156,12 @@ def _new(propose: bool):  # noqa: ANN202 - a run function
             receipt = records.create(p.record_scope, p.type, p.title, p.content, tags=p.tags,
                                      source_refs=p.source_refs, confirm=p.confirm)
         data = receipt.to_dict()
+        if citations:
+            key = f"{data['scope']}/{data['id']}"
+            data["cites"] = citing.store(call, "records", key, citations)
+            superseded = staleness.supersede(call, "records", key, call.host.citations.of("records", key))
+            if superseded:
+                data["possiblySuperseded"] = superseded
         if propose:
             data["pending"] = records.pending_proposals()
         return data
@@ -157,8 +175,22 @@ def _change(method: str):  # noqa: ANN202 - a run function
 
 
 def _edit(call: Call, p: RecordEditParams) -> dict[str, Any]:
-    return source(call).edit(p.id, scope=p.record_scope, title=p.title, content=p.content, tags=p.tags, type=p.type,
+    data = source(call).edit(p.id, scope=p.record_scope, title=p.title, content=p.content, tags=p.tags, type=p.type,
                              confirm=p.confirm).to_dict()
+    citations = call.host.citations.reanchor("records", f"{data['scope']}/{data['id']}")  # written: moved re-anchor
+    if citations:
+        data["cites"] = call.host.citations.views(citations)
+    return data
+
+
+def _get(call: Call, p: RecordIdParams) -> dict[str, Any]:
+    record = source(call).get(p.id, p.record_scope)
+    data: dict[str, Any] = {"record": record.to_json()}
+    cites = citing.views_of(call, "records")(f"{record.scope}/{record.id}")
+    if cites:
+        data["cites"] = cites
+    staleness.review_mark(call, data, record.updated_at)
+    return data
 
 
 # ------------------------------------------------------------------ text
@@ -194,11 +226,14 @@ def _details(data: dict[str, Any], _call: Call, _p: Any) -> str:
         f"  origin: {gov['origin']} ({record['provenance']['kind']})   verification: {gov['verification']}{verified}"
         f"   revision: {gov['revision']}   retention: {gov['retention']}",
         f"  sources: {refs}", f"  created {_when(record['createdAt'])}, updated {_when(record['updatedAt'])}",
+        *(f"  cites {humantext.citation_text(c)}" for c in data.get("cites") or ()),
+        *(["  review due (not updated for reviewAfterDays)"] if data.get("review") == "due" else []),
         "", record["content"]])
 
 
 def _receipt_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
-    return data["message"]
+    return "\n".join([data["message"], *(f"cites {humantext.citation_text(c)}" for c in data.get("cites") or ()),
+                      *humantext.superseding_lines(data)])
 
 
 def _edit_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
@@ -232,8 +267,8 @@ def _search_model_text(data: dict[str, Any]) -> str:
 
 
 def _propose_model_text(data: dict[str, Any]) -> str:
-    return (f"Proposal recorded: {data['record']['title']} (id: {data['id']}, scope {data['scope']}); it waits for a "
-            "person to verify or reject it.")
+    return "\n".join([f"Proposal recorded: {data['record']['title']} (id: {data['id']}, scope {data['scope']}); it "
+                      "waits for a person to verify or reject it.", *modeltext.cites_lines(data)])
 
 
 def _source_ref(value: str) -> dict[str, str]:
@@ -279,7 +314,7 @@ _NEW_ARGS = (CliArg("record_scope", flag="--record-scope", help=_SCOPE_HELP + " 
              CliArg("tags", flag="--tag", repeat=True, metavar="TAG", help="a tag (repeatable)"),
              CliArg("source_refs", flag="--source-ref", repeat=True, metavar="KIND:ID", convert=_source_ref,
                     help="what it comes from, e.g. file:src/app.py (repeatable)"),
-             _CONFIRM)
+             citing.CITE_ARG, _CONFIRM)
 
 
 def _command(action: str, help_text: str, args: tuple[CliArg, ...], text: Any, **options: Any) -> CliCommand:
@@ -317,7 +352,7 @@ OPERATIONS = (
                                                "(case-insensitive)"),
             CliArg("proposals", flag="--proposals", kind="flag"), CliArg("limit", flag="--limit")), _list_text)),
     Operation(
-        "records.get", RecordIdParams, lambda c, p: {"record": source(c).get(p.id, p.record_scope).to_json()},
+        "records.get", RecordIdParams, _get,
         "Read one record (forgotten ones too).",
         lsp=LspMethod("mnemon/records/get"),
         cli=_command("show", "print one record", (_ID, _ONE_SCOPE), _details)),
@@ -336,7 +371,7 @@ OPERATIONS = (
             "rejects in the editor or with `mnemon-ls records`; it is never shown as fact before that. Use it for a "
             "durable decision, convention or preference you inferred; never for secrets or one-off task state. "
             "Shared-project records cannot be proposed.",
-            fields=("title", "content", "type", "record_scope", "tags", "source_refs", "note", "workspace"),
+            fields=("title", "content", "type", "record_scope", "tags", "source_refs", "note", "cites", "workspace"),
             narrow={"type": _TYPE, "record_scope": Annotated[Literal["session", "project", "user"], Field(
                 description="project (this workspace, default), user (follows the person) or session")],
                 "source_refs": Annotated[list[dict[str, str]], Field(

@@ -30,6 +30,7 @@ from pydantic import Field, PrivateAttr, model_validator
 from ..errors import InvalidInput
 from ..runtime.model import IMPORTANCES, PROJECTION_FILES, TARGETS, parse_timestamp_ms
 from . import command_ids, humantext, modeltext
+from . import citing, staleness
 from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
 from .command_args import RememberArgs
 
@@ -46,7 +47,7 @@ def routes_from_json(raw: str) -> Any:
 
 class RuntimeMutateParams(WorkspaceParams):
     """``mnemon/runtime/mutate``: ``{workspace?, action, target, content?, oldText?, importance?, branches?,
-    routes?}``.
+    routes?, cites?}`` (``cites``: target memory, add or replace; a replace without ``cites`` keeps the entry's).
 
     Texts are checked by the Runtime Source (normalization, ``§``, 8192 bytes, matching) when the params are
     parsed; the checked request is :attr:`request`.
@@ -65,12 +66,19 @@ class RuntimeMutateParams(WorkspaceParams):
     routes: Any = Field(  # shape checked by mnemon_ls.maintenance.parse_routes, in its words
         None, description="when MEMORY.md overflows: which Memory Space takes which entries, [{sourceIndexes: "
                           "[1-based entry numbers], spaceId}] covering every entry once (default: routed by topic)")
+    cites: citing.Cites = None
     _request: Any = PrivateAttr(None)
 
     @model_validator(mode="after")
     def _checked(self) -> "RuntimeMutateParams":
         from ..runtime import ops
 
+        if self.cites:
+            if self.target != "memory":
+                raise InvalidInput("cites", "only MEMORY.md entries (target memory) cite code; USER.md is about the "
+                                            "person")
+            if self.action == "remove":
+                raise InvalidInput("cites", "is not allowed with remove")
         self._request = ops.validate_request(self.action, self.target, self.content, self.old_text, self.importance,
                                              self.branches)  # raises InvalidInput (not a ValueError: unchanged)
         return self
@@ -155,12 +163,75 @@ class RuntimeCompactParams(WorkspaceParams):
 # ------------------------------------------------------------------ runs
 
 
+def _mutate(call: Call, p: RuntimeMutateParams) -> dict[str, Any]:
+    """``runtime.mutate``: the citations resolved first (a bad one writes nothing), the mutation, then the
+    entry's citations kept under its new content (a replace without ``cites`` carries the old ones over,
+    re-anchored; a remove drops them)."""
+    from ..citations.store import runtime_key
+
+    citations = citing.resolve(call, p.cites)
+    data = call.host.mutate_runtime(p.request, p.routes).to_dict()
+    if data.get("target") != "memory":
+        return data
+    citing_host = call.host.citations
+    if "added" in data and citations:
+        key, changes = runtime_key(data["added"]), {}
+    elif "replaced" in data:
+        old, key = runtime_key(data["replaced"]["from"]), runtime_key(data["replaced"]["to"])
+        carried = citations or citing_host.of("runtime", old)
+        if not carried:
+            return data
+        citations, changes = carried, ({old: None} if old != key else {})
+    elif "removed" in data:
+        key = runtime_key(data["removed"])
+        if citing_host.of("runtime", key):
+            citing_host.put("runtime", {key: None}, keep=_live_runtime_keys(call))
+        return data
+    else:
+        return data
+    citing_host.put("runtime", {**changes, key: citations}, keep=_live_runtime_keys(call))
+    data["cites"] = citing_host.views(citing_host.of("runtime", key))
+    replaced = [("runtime", old)] if "replaced" in data and old != key else []
+    superseded = staleness.supersede(call, "runtime", key, citing_host.of("runtime", key), exclude=replaced,
+                                     also=replaced)
+    if replaced:
+        data["supersedes"] = {"source": "runtime", "key": old, "preview": staleness.short(data["replaced"]["from"])}
+    if superseded:
+        data["possiblySuperseded"] = superseded
+    return data
+
+
+def _live_runtime_keys(call: Call) -> Any:
+    """``key -> bool``: whether a side-file key names a MEMORY.md entry there now (others are dropped: an entry
+    edited by hand, compacted or archived since)."""
+    from ..citations.store import runtime_key
+
+    live = {runtime_key(e.content) for e in call.host.runtime.read().of("memory")}
+    return live.__contains__
+
+
+def _with_cites(call: Call, entries: Any) -> list[dict[str, Any]]:
+    """Runtime entries as JSON, a MEMORY.md entry with citations also with ``cites`` (each with freshness)."""
+    from ..citations.store import runtime_key
+
+    views = citing.views_of(call, "runtime")
+    found = []
+    for entry in entries:
+        data = entry.to_json()
+        cites = views(runtime_key(entry.content)) if entry.target == "memory" else []
+        if cites:
+            data["cites"] = cites
+        staleness.review_mark(call, data, entry.updated_at)
+        found.append(data)
+    return found
+
+
 def _snapshot(call: Call, _p: Any) -> dict[str, Any]:
     effective = call.host.runtime.read()
     limits = call.host.settings.runtime_memory
     return {
         "revision": effective.revision,
-        "entries": [e.to_json() for e in (*effective.user, *effective.memory)],
+        "entries": _with_cites(call, (*effective.user, *effective.memory)),
         "usage": {t: {"used": effective.used[t], "limit": limits.limit_for(t)} for t in ("user", "memory")},
         "problems": list(effective.all_problems),
     }
@@ -169,7 +240,7 @@ def _snapshot(call: Call, _p: Any) -> dict[str, Any]:
 def _list(call: Call, p: RuntimeListParams) -> dict[str, Any]:
     state = call.host.runtime.read()
     targets = (p.target,) if p.target else TARGETS
-    return {"revision": state.revision, "entries": [e.to_json() for t in targets for e in state.of(t)],
+    return {"revision": state.revision, "entries": _with_cites(call, [e for t in targets for e in state.of(t)]),
             "problems": list(state.all_problems)}
 
 
@@ -191,12 +262,17 @@ def _receipt_cli_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
             f"{data['usage']['used']}/{data['usage']['limit']} UTF-8 bytes; revision {data['revision'][:12]}")
     for name, saved in (data.get("preserved") or {}).items():
         text += f"\nYour hand edit of {name} was saved at {saved} before it was rewritten."
+    for cite in data.get("cites") or ():
+        text += f"\ncites {humantext.citation_text(cite)}"
+    text += "".join(f"\n{line}" for line in humantext.superseding_lines(data))
     return text
 
 
 def _list_text(_data: dict[str, Any], call: Call, p: RuntimeListParams) -> str:
+    from ..citations.store import runtime_key
     from ..runtime.snapshot import age_label
 
+    views = citing.views_of(call, "runtime")
     now_ms = parse_timestamp_ms(datetime.now(timezone.utc).isoformat()) or 0
     state = call.host.runtime.read()
     lines = []
@@ -209,6 +285,8 @@ def _list_text(_data: dict[str, Any], call: Call, p: RuntimeListParams) -> str:
             scope = f"; branches={','.join(entry.branches)}" if entry.branches else ""
             lines.append(f"  {index}. [{entry.importance}; created={age_label(entry.created_at, now_ms)}; "
                          f"updated={age_label(entry.updated_at, now_ms)}{scope}] {entry.content}")
+            if target == "memory":
+                lines += [f"     cites {humantext.citation_text(c)}" for c in views(runtime_key(entry.content))]
     return "\n".join(lines)
 
 
@@ -358,6 +436,8 @@ def _mutate_cli(action: str, help_text: str) -> CliCommand:
                         help="scope to a git branch (repeatable; target memory only)")]
     if action == "replace":
         args.append(CliArg("branches", flag="--no-branches", kind="clear", help="remove the entry's branch scope"))
+    if action != "remove":
+        args.append(citing.CITE_ARG)
     args.append(CliArg("routes", flag="--routes", metavar="JSON", convert=routes_from_json, help=(
         "when MEMORY.md overflows, which Memory Space takes which entries: "
         "'[{\"sourceIndexes\": [1, 2], \"spaceId\": \"default\"}]' covering every entry once")))
@@ -368,7 +448,7 @@ def _mutate_cli(action: str, help_text: str) -> CliCommand:
 OPERATIONS = (
     Operation(
         "runtime.mutate", RuntimeMutateParams,
-        lambda c, p: c.host.mutate_runtime(p.request, p.routes).to_dict(),
+        _mutate,
         "Add, replace or remove one Runtime memory entry (USER.md or MEMORY.md).", effect="write",
         text=modeltext.runtime_receipt,
         lsp=LspMethod("mnemon/runtime/mutate"),

@@ -15,7 +15,7 @@ from pydantic import Field, StrictBool
 
 from ..errors import InvalidInput
 from ..runtime.model import normalize_text, validate_branches
-from . import command_ids, humantext, modeltext
+from . import citing, command_ids, humantext, modeltext, staleness
 from .audience import AUDIENCE_HELP, Audience, audience_of
 from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
 from .command_args import RememberArgs
@@ -77,7 +77,7 @@ class SpaceMergeParams(WorkspaceParams):
 
 class RememberParams(WorkspaceParams):
     """``mnemon/remember``: ``{workspace?, content, spaceId?, category?, importance? (1..5), tags?, entities?,
-    source?, scopeToBranch?, branch?}``; ``scopeToBranch`` tags the item with the workspace's current branch,
+    source?, scopeToBranch?, branch?, cites?}``; ``scopeToBranch`` tags the item with the workspace's current branch,
     ``branch`` with the one it names (the editor's "Remember selection" for a branch)."""
 
     content: str = Field(description="one durable fact or decision, self-contained (at most 8192 characters)")
@@ -92,6 +92,7 @@ class RememberParams(WorkspaceParams):
                                                                             "branch")
     branch: str | None = Field(None, description="recall it only on this git branch (a branch:<name> tag; not with "
                                                  "scopeToBranch)")
+    cites: citing.Cites = None
 
 
 class RecallParams(WorkspaceParams):
@@ -151,8 +152,49 @@ def _remember(call: Call, p: RememberParams) -> Any:
     if p.scope_to_branch and p.branch is not None:
         raise InvalidInput("branch", "cannot be combined with scopeToBranch (which takes the current branch)")
     branch = host.current_branch("scopeToBranch") if p.scope_to_branch else p.branch
-    return _data(host.spaces.remember(p.content, space_id=p.space_id, category=p.category, importance=p.importance,
+    citations = citing.resolve(call, p.cites)  # before the write: a bad citation writes nothing
+    data = _data(host.spaces.remember(p.content, space_id=p.space_id, category=p.category, importance=p.importance,
                                       tags=p.tags, entities=p.entities, source=p.source, branch=branch))
+    if citations and data.get("id") and data.get("spaceId"):
+        key = f"{data['spaceId']}/{data['id']}"
+        data["cites"] = citing.store(call, "spaces", key, citations)
+        superseded = staleness.supersede(call, "spaces", key, call.host.citations.of("spaces", key))
+        if superseded:
+            data["possiblySuperseded"] = superseded
+    return data
+
+
+def _forget(call: Call, p: ForgetParams) -> Any:
+    """``spaces.forget``; a forgotten item's citations leave the side file with it."""
+    data = _data(call.host.spaces.forget(p.space_id, p.id))
+    if isinstance(data, dict) and data.get("spaceId") and data.get("id"):
+        key = f"{data['spaceId']}/{data['id']}"
+        if call.host.citations.of("spaces", key):
+            call.host.citations.put("spaces", {key: None})
+    return data
+
+
+def _recall(call: Call, p: RecallParams) -> Any:
+    """``spaces.recall``; a result item with citations also carries them as ``cites`` (each with freshness) and
+    their worst as ``freshness``, ranked by :func:`.staleness.rank` (fresh above changed/gone within a tier, a
+    superseded item below its successor); an item neither updated nor accessed for ``reviewAfterDays`` before
+    this recall carries ``review: "due"`` (a native space's item: its provider gives both times)."""
+    found = call.host.recall(p.query, spaces=p.spaces, limit=p.limit, mode=p.mode, category=p.category,
+                             source=p.source, intent=p.intent, audience=audience_of(call, p))
+    times = getattr(found, "times", None) or {}
+    data = _data(found)
+    results = data.get("results") if isinstance(data, dict) else None
+    if results:
+        views = citing.views_of(call, "spaces")
+        for item in results:
+            key = f"{item.get('spaceId')}/{item.get('id')}"
+            cites = views(key)
+            if cites:
+                item["cites"] = cites
+            if key in times:  # the later of updated and last accessed before this recall
+                staleness.review_mark(call, item, *times[key])
+        data["results"] = staleness.rank(call, "spaces", results, lambda i: f"{i.get('spaceId')}/{i.get('id')}")
+    return data
 
 
 def _importance_of_selection(importance: str | None) -> int:
@@ -187,6 +229,8 @@ def _remember_text(data: dict[str, Any], call: Call, _p: Any) -> str:
                                      name_it=f"--space {name}", deactivate=f"`mnemon-ls space deactivate {name}`")
     if note:
         text += f"\n{note}"
+    text += "".join(f"\ncites {humantext.citation_text(c)}" for c in data.get("cites") or ())
+    text += "".join(f"\n{line}" for line in humantext.superseding_lines(data))
     engine = call.host.semantic
     notice = engine.keyword_notice() if engine is not None and engine.state == "failed" else None
     return text + (f"\nnote: {notice}" if notice else "")
@@ -199,7 +243,9 @@ def _recall_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
         label += humantext.recall_match_label(item)
         score = item.get("score")  # none in --mode basic (unranked, newest first)
         score_text = f"{score:.2f}" if isinstance(score, (int, float)) else "   -"
-        lines.append(f"{score_text} {item.get('tier') or '-':<7} {item['spaceName']}: {item['content']}{label}")
+        lines.append(f"{score_text} {item.get('tier') or '-':<7} {item['spaceName']}: {item['content']}{label}"
+                     f"{humantext.state_label(item)}")
+        lines.extend(f"      cites {humantext.citation_text(c)}" for c in item.get("cites") or ())
     lines.extend(humantext.recall_hidden_lines(data.get("hidden") or {}))
     lines.extend(f"note: {n}" for n in data.get("notices", []))
     lines.append(f"{len(data['results'])} result(s)" + (f"; {data['hint']}" if data.get("hint") else ""))
@@ -312,7 +358,7 @@ OPERATIONS = (
             "the space whose description fits (mnemon_memory_spaces list). Not for the working reference of the "
             "current task (mnemon_runtime_memory) or for long texts (mnemon_document_create); never for secrets, "
             "temporary progress or raw logs. An exact duplicate is skipped.",
-            fields=("content", "space_id", "category", "importance", "tags", "entities", "scope_to_branch",
+            fields=("content", "space_id", "category", "importance", "tags", "entities", "scope_to_branch", "cites",
                     "workspace"),
             narrow={"category": Category | None, "importance": Annotated[int | None, Field(ge=1, le=5)]},
             fixed={"source": "agent"}),
@@ -325,12 +371,11 @@ OPERATIONS = (
             CliArg("tags", flag="--tag", repeat=True, metavar="TAG", names_errors=True),
             CliArg("entities", flag="--entity", repeat=True, metavar="NAME", names_errors=True),
             CliArg("scope_to_branch", flag="--for-branch", kind="flag", help="scope it to the current git branch",
-                   names_errors=True)),
+                   names_errors=True),
+            citing.CITE_ARG),
             text=_remember_text)),
     Operation(
-        "spaces.recall", RecallParams,
-        lambda c, p: _data(c.host.recall(p.query, spaces=p.spaces, limit=p.limit, mode=p.mode, category=p.category,
-                                         source=p.source, intent=p.intent, audience=audience_of(c, p))),
+        "spaces.recall", RecallParams, _recall,
         "Recall from the active Memory Spaces with the workspace's branch scope.",
         text=lambda d: modeltext.recall(d, TOOL_RECALL_MAX),
         lsp=LspMethod("mnemon/recall"),
@@ -387,7 +432,7 @@ OPERATIONS = (
             CliArg("edge_type", flag="--type", default="semantic", choices=("temporal", "semantic", "causal", "entity"))),
             text=_space_text("link"))),
     Operation(
-        "spaces.forget", ForgetParams, lambda c, p: _data(c.host.spaces.forget(p.space_id, p.id)),
+        "spaces.forget", ForgetParams, _forget,
         "Forget one Memory Space item by exact id (a soft delete).", effect="destroy",
         text=modeltext.receipt,
         lsp=LspMethod("mnemon/forget"),

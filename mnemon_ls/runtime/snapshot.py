@@ -50,7 +50,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from .model import DELIMITER, Entry, Target, parse_timestamp_ms
 
@@ -160,13 +160,15 @@ def ages_valid_until(entries: Iterable[Entry], now_ms: int) -> int:
 _FOREVER = 253_402_300_800_000
 
 
-def render_entry(entry: Entry, now_ms: int) -> str:
+def render_entry(entry: Entry, now_ms: int, mark: str | None = None) -> str:
     """The two lines of one entry: ``[importance=...; created=Nd; updated=Nd]`` (plus ``; branches=a,b``
-    for an entry kept to git branches) then the content."""
+    for an entry kept to git branches, and ``; <mark>`` when the caller marks it: citations that are not fresh,
+    ``review due``) then the content."""
     scope = f"; branches={','.join(entry.branches)}" if entry.branches else ""
+    note = f"; {mark}" if mark else ""
     return (
         f"[importance={entry.importance}; created={age_label(entry.created_at, now_ms)}; "
-        f"updated={age_label(entry.updated_at, now_ms)}{scope}]\n{entry.content}"
+        f"updated={age_label(entry.updated_at, now_ms)}{scope}{note}]\n{entry.content}"
     )
 
 
@@ -205,6 +207,8 @@ def render_wake(
     archived: tuple[int, int] = (0, 0),
     guidance: str | None = None,
     covers: Sequence[str] = (),
+    marks: Mapping[tuple[str, str], str] | None = None,
+    mark_lines: Sequence[str] = (),
 ) -> WakeSnapshot:
     """Render the wake snapshot of the effective entries (user from the user root, memory from the root).
 
@@ -219,14 +223,19 @@ def render_wake(
     of MEMORY.md, counted in the ``Archived:`` line (none when both are 0). ``guidance`` is one line shown
     after the explanation (``None``: none). ``covers`` are blocks appended after the runtime memory files, each
     after a blank line (the wake's covers of the other tiers, already within their own budget: ``budget_chars``
-    bounds the text before them); the view revision covers them too.
+    bounds the text before them); the view revision covers them too. ``marks`` maps ``(target, content)`` of an
+    entry to a short annotation appended to its bracketed line (:func:`render_entry`); ``mark_lines`` are header
+    lines shown once after the guidance (what the marks mean and how many there are), given way like it at the
+    smallest budgets.
     """
     show_all = branch is None and detached_head_policy == "show"
     scoped = sum(1 for e in memory_entries if e.branches)
     visible_memory = [e for e in memory_entries if show_all or e.visible_on(branch)]
     hidden = len(memory_entries) - len(visible_memory)
     visible = {"user": list(user_entries), "memory": visible_memory}
-    rendered = {id(e): render_entry(e, now_ms) for target in visible for e in visible[target]}
+    marks = marks or {}
+    rendered = {id(e): render_entry(e, now_ms, marks.get((target, e.content)))
+                for target in visible for e in visible[target]}
 
     head = [HEADER, _REVISION_PREFIX + "0" * 64, _STORE_REVISION_PREFIX + revision,
             branch_line(branch, branch_reason, scoped, hidden, detached_head_policy), EXPLANATION]
@@ -234,6 +243,7 @@ def render_wake(
         head.append(archived_line(*archived))
     if guidance:
         head.append(guidance)
+    head.extend(mark_lines)
     fixed = len(head)
     head.extend(f"Notice: {notice}" for notice in notices)
 

@@ -226,6 +226,8 @@ class RuntimeSource:
         guidance: str | None = None,
         covers: Sequence[str] = (),
         repaired: Sequence[tuple[RuntimeStore, RepairReport]] = (),
+        annotate: Callable[[Sequence[Any], Sequence[Any], int], tuple[dict[tuple[str, str], str], Sequence[str]]]
+        | None = None,
     ) -> tuple[WakeSnapshot, list[tuple[RuntimeStore, RepairReport]]]:
         """Repair projections (unless ``repair=False``), then render the wake snapshot for ``branch``.
 
@@ -235,8 +237,10 @@ class RuntimeSource:
         capacity maintenance moved out of MEMORY.md (the Host reads it from the lineage); ``guidance`` one
         line for the header and ``covers`` the blocks after the files (:func:`render_wake`). ``repaired``: with
         ``repair=False``, the reports of the :meth:`repair` the caller just ran (what it read is rendered, see
-        :meth:`read`). Returns the snapshot and the repair reports. The same inputs at a time that shows every
-        entry's age alike render the same snapshot (kept: :meth:`_render`).
+        :meth:`read`). ``annotate(user_entries, memory_entries, now_ms)`` (the entries visible on the branch, the
+        capture time in epoch ms) returns the marks and header lines of :func:`render_wake` (the Host's citations
+        and review marks; this Source knows neither). Returns the snapshot and the repair reports. The same inputs
+        at a time that shows every entry's age alike render the same snapshot (kept: :meth:`_render`).
         """
         extra_notices = list(notices)
         repairs = self.repair() if repair else []
@@ -250,6 +254,12 @@ class RuntimeSource:
                            "run `mnemon-ls doctor`")
         notices.extend(extra_notices)
         limits = self.settings.runtime_memory
+        marks: dict[tuple[str, str], str] = {}
+        mark_lines: Sequence[str] = ()
+        if annotate is not None:
+            show_all = branch is None and self.settings.detached_head_policy == "show"
+            marks, mark_lines = annotate(state.user, [e for e in state.memory if show_all or e.visible_on(branch)],
+                                         now_ms)
         snapshot = self._render(now_ms, dict(
             user_entries=state.user,
             memory_entries=state.memory,
@@ -264,6 +274,8 @@ class RuntimeSource:
             archived=tuple(archived),
             guidance=guidance,
             covers=tuple(covers),
+            marks=marks,
+            mark_lines=tuple(mark_lines),
         ))
         return snapshot, repairs
 

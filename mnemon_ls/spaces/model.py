@@ -358,6 +358,11 @@ class Item:
     depth: int | None = None
     edge_type: str | None = None
     similarity: dict[str, Any] | None = None
+    #: When the item was last updated and last accessed (RFC3339, as the store keeps them), for the review rule
+    #: (:func:`mnemon_ls.citations.review.review_due`); ``None`` when the provider does not say. Not in
+    #: :meth:`to_dict`.
+    updated_at: str | None = None
+    accessed_at: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """``{id, content, category, importance, tags, entities, source, createdAt, score, matchedVia,

@@ -12,7 +12,7 @@ service's registry and providers and are only meant to be called on a ``SpacesSe
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from ..errors import InvalidInput, MnemonError
@@ -68,6 +68,9 @@ class RecallResult:
     """
 
     data: dict[str, Any]
+    #: ``"<spaceId>/<id>"`` of a result -> ``(updated at, last accessed at)`` before this recall (RFC3339 or
+    #: ``None``), for the review rule; not in :meth:`to_dict`.
+    times: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return self.data
@@ -238,11 +241,14 @@ class SpacesRecall:
                 selection = replace(selection, indexes=picked, policy_id=narrowed.policy_id,
                                     fallback_from=narrowed.fallback_from, retains=narrowed.retains)
         results = []
+        times: dict[str, tuple[str | None, str | None]] = {}
         for index in picked[:MAX_RESULTS]:
             record, rank, _order, item, _sem, provider_id = rows[index]
             decision = selection.decisions[index]
             results.append(self._result(record, item, decision, provider_id, scope,
                                         1 / (RRF_K + rank) if federated else None))
+            if item.updated_at is not None or item.accessed_at is not None:
+                times[f"{record.id}/{item.id}"] = (item.updated_at, item.accessed_at)
         for entry in sources:
             if entry.get("stats", 0) is None:
                 continue
@@ -282,7 +288,7 @@ class SpacesRecall:
         for entry in sources:
             if entry["status"] in ("unavailable", "unsupported"):
                 notices.append(f"space {entry['spaceName']} ({entry['spaceId']}) failed: {entry.get('hint')}")
-        return RecallResult(data)
+        return RecallResult(data, times)
 
     def _provider_id(self, record: SpaceRecord) -> str:
         if not record.native:

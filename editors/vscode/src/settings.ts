@@ -33,6 +33,7 @@ export const SERVER_SETTING_KEYS = [
     "semantic.enabled",
     "semantic.model",
     "semantic.endpoint",
+    "reviewAfterDays",
 ] as const;
 
 /** Settings only the extension reads (never sent to the server as such; the server drops unknown keys). */
@@ -63,6 +64,7 @@ export interface ServerSettings {
     records?: { autoWriter?: boolean };
     providerTimeoutMs?: number;
     semantic?: { enabled?: boolean | string; model?: string; endpoint?: string | null };
+    reviewAfterDays?: number;
 }
 
 export interface ExpandContext {

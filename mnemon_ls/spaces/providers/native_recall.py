@@ -199,12 +199,16 @@ class NativeRecall:
             return []
         items: list[Item] = []
         keys = list(scores)
+        times = "".join(f", {c}" if c in self._columns else ", NULL" for c in ("updated_at", "last_accessed_at"))
         for chunk in iter_chunks(keys, 500):
             marks = ",".join("?" * len(chunk))
-            for r in db.execute("SELECT id, content, category, importance, tags, entities, source, created_at "
-                                f"FROM insights WHERE +deleted_at IS NULL AND id IN ({marks})", list(chunk)):
+            for r in db.execute("SELECT id, content, category, importance, tags, entities, source, created_at"
+                                f"{times} FROM insights WHERE +deleted_at IS NULL AND id IN ({marks})", list(chunk)):
                 score, via = scores[r[0]]
-                items.append(self._item(r, score, via))
+                item = self._item(r, score, via)
+                item.updated_at = r[8] if isinstance(r[8], str) else None
+                item.accessed_at = r[9] if isinstance(r[9], str) else None
+                items.append(item)
         return items
 
     @staticmethod

@@ -1,0 +1,67 @@
+"""Review instead of expiry (issue 24 item 6): the one rule that says a memory is due for review.
+
+A memory neither updated nor recalled for ``reviewAfterDays`` (a setting, 24-hour days, default 90, 0 turns the
+marking off) is *marked* for review: ``review: "due"`` in reads, ``review due`` on its wake entry with one count
+line. Nothing is ever deleted by age. Which times count, per kind of memory:
+
+- a runtime entry (USER.md/MEMORY.md): its ``updated_at`` (it is in every wake, so "recalled" does not apply);
+- a Memory Space item: the later of its ``updated_at`` and its last access (recall);
+- a Document and a workspace record: their ``updatedAt``.
+
+Base layer: imports nothing of the package.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+#: One day in milliseconds (24 hours; the wake's ages use the same day).
+DAY_MS = 86_400_000
+#: The value a read answers as ``review`` for a memory due for review.
+DUE = "due"
+
+
+def to_ms(value: Any) -> int | None:
+    """Epoch milliseconds of ``value``: an ``int``/``float`` (epoch ms), a :class:`datetime` (naive means UTC)
+    or an ISO-8601 string (``Z`` allowed); ``None`` for ``None``, ``""`` or what cannot be read."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return int(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return None
+        try:
+            value = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
+        except ValueError:
+            return None
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=timezone.utc)
+        return int(value.timestamp() * 1000)
+    return None
+
+
+def review_due(updated_at: Any, recalled_at: Any, now: Any, days: int) -> bool:
+    """Whether a memory is due for review: ``days`` > 0 and at least ``days`` whole 24-hour days
+    (``days * 86_400_000`` ms) have passed from the later of ``updated_at`` and ``recalled_at`` to ``now``.
+
+    Each time is what :func:`to_ms` reads (epoch ms, a datetime or an ISO-8601 string; ``recalled_at`` ``None``
+    when never recalled or not applicable). A memory with neither time readable, or ``now`` unreadable, is never
+    due (unknown age is not old age). ``days`` 0 turns review off (always ``False``). Raises nothing."""
+    if not days or days < 0:
+        return False
+    times = [t for t in (to_ms(updated_at), to_ms(recalled_at)) if t is not None]
+    moment = to_ms(now)
+    if not times or moment is None:
+        return False
+    return moment - max(times) >= days * DAY_MS
+
+
+def mark(data: dict[str, Any], updated_at: Any, recalled_at: Any, now: Any, days: int) -> dict[str, Any]:
+    """``data`` with ``review: "due"`` added when :func:`review_due` (unchanged otherwise); returns ``data``."""
+    if review_due(updated_at, recalled_at, now, days):
+        data["review"] = DUE
+    return data

@@ -1,0 +1,106 @@
+"""The wake's marks (issue 24 items 4 and 6): a MEMORY.md entry whose citations are not all fresh is marked
+``cites src/retry.py:10-24: changed`` (``moved to 30-44`` with the new range; several joined by ``, ``), an
+entry due for review (:func:`~.review.review_due` of its updated time) ``review due``, and the header says once
+how many citations are not fresh and how many entries are due, with what to do about them.
+
+:func:`annotator` builds the ``annotate`` callable :meth:`mnemon_ls.runtime.source.RuntimeMemory.wake` takes
+(the runtime Source knows neither citations nor review). Base layer: imports only this package.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Callable, Sequence
+
+from .review import review_due
+from .store import Citations, runtime_key
+
+
+_tables: dict[str, tuple[tuple[int, int, int, int], dict[str, Any]]] = {}
+_tables_lock = threading.Lock()
+
+
+def runtime_table(citations: Citations) -> dict[str, Any]:
+    """The runtime side file's table (:meth:`Citations.table`), kept while the file's size, mtime (ns), inode and
+    device are the same (every write replaces the file: a new inode). The caller must not change it."""
+    path = citations.file("runtime").path
+    try:
+        info = os.stat(path)
+    except OSError:
+        return citations.table("runtime")
+    signature = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev)
+    key = str(path)
+    with _tables_lock:
+        kept = _tables.get(key)
+    if kept is not None and kept[0] == signature:
+        return kept[1]
+    table = citations.table("runtime")
+    with _tables_lock:
+        if len(_tables) > 64:
+            _tables.clear()
+        _tables[key] = (signature, table)
+    return table
+
+
+def cite_mark(view: dict[str, Any]) -> str:
+    """``src/retry.py:10-24: changed`` of a citation as read (``{path, startLine, endLine, freshness, movedTo?}``);
+    moved: ``...: moved to 30-44``."""
+    lines = str(view["startLine"]) if view["startLine"] == view["endLine"] else f"{view['startLine']}-{view['endLine']}"
+    state = view.get("freshness", "unknown")
+    moved = view.get("movedTo")
+    if state == "moved" and moved:
+        state = "moved to " + (str(moved["startLine"]) if moved["startLine"] == moved["endLine"]
+                               else f"{moved['startLine']}-{moved['endLine']}")
+    return f"{view['path']}:{lines}: {state}"
+
+
+def citations_line(stale: int, entries: int) -> str:
+    """The header line counting citations that are not fresh (``stale``) over ``entries`` entries."""
+    return (f"Citations: {stale} cited code range{'s' if stale != 1 else ''} of {entries} "
+            f"entr{'ies' if entries != 1 else 'y'} below {'are' if stale != 1 else 'is'} not fresh (marked `cites "
+            "...: changed|moved to|gone|unknown`): the code changed since it was remembered, so read it before "
+            "relying on those entries, then replace or remove them.")
+
+
+def review_line(due: int, days: int) -> str:
+    """The header line counting entries due for review (not updated for ``days`` days)."""
+    return (f"Review: {due} entr{'ies' if due != 1 else 'y'} below, not updated for {days}+ days, "
+            f"{'are' if due != 1 else 'is'} marked `review due`: check "
+            f"{'they still hold' if due != 1 else 'it still holds'} before relying on "
+            f"{'them' if due != 1 else 'it'}, then update or remove (nothing is deleted by age).")
+
+
+def annotator(citations: Citations | None, review_days: int) -> Callable[
+        [Sequence[Any], Sequence[Any], int], tuple[dict[tuple[str, str], str], list[str]]]:
+    """``annotate(user_entries, memory_entries, now_ms)`` -> ``(marks, header lines)``: marks keyed by
+    ``(target, content)``; entries are the runtime Source's (``content``, ``updated_at``). ``citations``
+    ``None``: no citation marks; ``review_days`` 0: no review marks."""
+
+    def annotate(user: Sequence[Any], memory: Sequence[Any], now_ms: int) -> tuple[dict[tuple[str, str], str], list[str]]:
+        marks: dict[tuple[str, str], list[str]] = {}
+        stale = stale_entries = due = 0
+        table = runtime_table(citations) if citations is not None else {}
+        for target, entries in (("user", user), ("memory", memory)):
+            for entry in entries:
+                notes: list[str] = []
+                cites = table.get(runtime_key(entry.content)) if target == "memory" else None
+                if cites:
+                    bad = [v for v in citations.views(cites) if v["freshness"] != "fresh"]  # type: ignore[union-attr]
+                    if bad:
+                        stale += len(bad)
+                        stale_entries += 1
+                        notes.append("cites " + ", ".join(cite_mark(v) for v in bad))
+                if review_due(entry.updated_at, None, now_ms, review_days):
+                    due += 1
+                    notes.append("review due")
+                if notes:
+                    marks[(target, entry.content)] = notes
+        lines = []
+        if stale:
+            lines.append(citations_line(stale, stale_entries))
+        if due:
+            lines.append(review_line(due, review_days))
+        return {k: "; ".join(v) for k, v in marks.items()}, lines
+
+    return annotate
