@@ -6,10 +6,12 @@ current code" (``citations.reanchor``). Edit and Remove are each Source's own op
 
 A memory is named by its Source and its side-file key (:mod:`mnemon_ls.citations.store`): ``runtime``
 ``memory:<sha256 of the entry>``, ``spaces`` ``<spaceId>/<itemId>``, ``documents`` ``<documentId>``,
-``records`` ``<scope>/<recordId>``. Each memory shown is ``{source, key, id, label, content, preview,
-updatedAt, age}`` (``content``: the whole text for a MEMORY.md entry, which its Edit and Remove select by;
-``preview``: at most :data:`PREVIEW_CHARS`; ``age``: whole days, ``"3d"``) plus the Source's ids (``spaceId``,
-``scope``); a key whose memory is no longer there (an entry edited by hand, a forgotten item) is left out.
+``records`` ``<scope>/<recordId>``. Each memory shown is ``{source, key, id, label, title?, content, preview,
+updatedAt, age}`` (``content``: the whole text of a MEMORY.md entry, which its Edit and Remove select by, of a
+record or an item; a document's description; ``title``: a record's or a document's; ``preview``: title and
+content on one line, at most :data:`PREVIEW_CHARS`; ``age``: whole days, ``"3d"``) plus the Source's ids
+(``spaceId``, ``scope``); a key whose memory is no longer there (an entry edited by hand, a forgotten item) is
+left out.
 """
 
 from __future__ import annotations
@@ -79,7 +81,8 @@ class _Memories:
         if found is None:
             return None
         content = found.pop("content")
-        preview = " ".join(content.split())
+        title = found.get("title")
+        preview = " ".join((f"{title}: {content}" if title and content else title or content).split())
         if len(preview) > PREVIEW_CHARS:
             preview = preview[:PREVIEW_CHARS - 1].rstrip() + "…"
         return {"source": source, "key": key, "label": _LABELS[source]} | found | {
@@ -113,8 +116,7 @@ class _Memories:
         record = self._records_by_id.get(key)
         if record is None:
             return None
-        text = record.title + (f": {record.description}" if record.description else "")
-        return {"id": record.id, "content": text, "updatedAt": record.updated_at}
+        return {"id": record.id, "title": record.title, "content": record.description, "updatedAt": record.updated_at}
 
     def _records(self, key: str) -> dict[str, Any] | None:
         from .records import source
@@ -123,7 +125,7 @@ class _Memories:
         record = source(self.call).get(record_id, scope)
         if record.status == "forgotten":
             return None
-        return {"id": record.id, "scope": record.scope, "content": f"{record.title}: {record.content}",
+        return {"id": record.id, "scope": record.scope, "title": record.title, "content": record.content,
                 "updatedAt": record.updated_at}
 
 
