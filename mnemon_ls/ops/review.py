@@ -180,7 +180,7 @@ def _file(call: Call, p: CitedFileParams) -> dict[str, Any]:
     listed = [{"startLine": s, "endLine": e, "memories": found} for (s, e), found in sorted(ranges.items())]
     data = {"path": path, "ranges": listed, "count": len({(m["source"], m["key"]) for r in listed
                                                           for m in r["memories"]})}
-    return data | {"text": _file_text(data)}
+    return data | {"text": _file_text(data, p.line)}
 
 
 def _review(call: Call, _p: ReviewParams) -> dict[str, Any]:
@@ -251,10 +251,11 @@ def _memory_line(memory: dict[str, Any]) -> str:
     return f"{memory['label']} · {memory['age']} · {memory['freshness']}: {memory['preview']}"
 
 
-def _file_text(data: dict[str, Any]) -> str:
-    """The memories citing a file, as Markdown (what the code lens's command shows)."""
+def _file_text(data: dict[str, Any], line: int | None = None) -> str:
+    """The memories citing a file (those citing ``line`` when given), as Markdown (what the code lens's command
+    shows)."""
     if not data["ranges"]:
-        return f"# {data['path']}\n\nNo memory cites this file."
+        return f"# {data['path']}\n\nNo memory cites {'this file' if line is None else f'line {line}'}."
     out = [f"# Memories citing {data['path']}"]
     for found in data["ranges"]:
         out.append(f"\n## {_lines(found['startLine'], found['endLine'])}\n")
