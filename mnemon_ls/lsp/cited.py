@@ -4,6 +4,11 @@ that memories cite ("2 memories cite this"; "... (1 changed)"), whose command
 and opens them; ``textDocument/hover`` inside a cited range shows each memory (its Source, content, age and
 freshness). Both run the ``citations.file`` operation (:mod:`mnemon_ls.ops.review`) on the file as it is on
 disk; a file of no folder, or a failure, answers nothing (a lens or hover never shows an error).
+
+The lenses change when the code or the memory does, which the client cannot tell: the server asks it to
+request them again (``workspace/codeLens/refresh``, when the client supports it; :func:`refresh_lenses`) after
+a file it reports saved or changed, a Source's truth changed on disk (``mnemon/memoryChanged``), a branch
+change, and every write operation this server ran (an observer: a re-anchor writes only the side file).
 """
 
 from __future__ import annotations
@@ -52,6 +57,36 @@ async def cited(ls: Any, uri: str, line: int | None = None) -> dict[str, Any] | 
         log.info("citations of %s: %s", uri, exc)
         return None
     return data
+
+
+def refresh_lenses(ls: Any) -> None:
+    """Ask the client for its code lenses again (``workspace/codeLens/refresh``) when it declared
+    ``workspace.codeLens.refreshSupport``; never raises (a refresh is a hint)."""
+    if not ls.supports("workspace.code_lens.refresh_support"):
+        return
+    try:
+        answer = ls.workspace_code_lens_refresh(None)
+    except Exception as exc:
+        log.info("workspace/codeLens/refresh not sent: %s", exc)
+        return
+    answer.add_done_callback(_answered)
+
+
+def _answered(answer: Any) -> None:
+    """Read the client's answer to a refresh, so that an error answer is logged, never left unretrieved."""
+    if not answer.cancelled() and answer.exception() is not None:
+        log.info("workspace/codeLens/refresh: %s", answer.exception())
+
+
+def register(server: Any) -> None:
+    """Attach the handlers and the observer that refreshes the lenses after every write operation."""
+    feature.attach(server)
+
+    def observe(_state: Any, operation: Any, _data: Any, error: Exception | None) -> None:
+        if error is None and operation.writes:
+            refresh_lenses(server)
+
+    server.observers.append(observe)
 
 
 def lens_title(memories: list[dict[str, Any]]) -> str:

@@ -95,3 +95,37 @@ async def test_no_lens_outside_a_folder_or_on_an_uncited_file(lsp: Launcher, rep
         lenses = await client.text_document_code_lens_async(types.CodeLensParams(
             text_document=types.TextDocumentIdentifier(uri(target))))
         assert lenses is not None and len(lenses) == 0
+
+
+async def test_the_client_is_asked_for_its_lenses_again_after_a_save_and_a_write(lsp: Launcher, repo,
+                                                                                  repo_dir: Path) -> None:
+    """A client that supports ``workspace/codeLens/refresh`` (VS Code) is asked again after a file it saved, a write
+    of this server (a re-anchor writes only the side file) and a memory change on disk; one that does not declare
+    it (Neovim's recorded capabilities) is never asked."""
+    commit_files(repo, {"src/lib.py": LIB}, "lib")
+    client = await lsp.start("visual-studio-code", [repo_dir], SETTINGS)
+    target = repo_dir / "src" / "lib.py"
+    assert client.lens_refreshes == 0
+    await client.call("mnemon/runtime/mutate", {"action": "add", "content": "parse splits on whitespace",
+                                                "cites": [{"path": "src/lib.py", "startLine": 1, "endLine": 2}]})
+    await client.until(lambda: client.lens_refreshes >= 1, "a refresh after the write")
+    target.write_text(LIB.replace("split()", "split(',')"))
+    seen = client.lens_refreshes
+    client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri(target))))
+    await client.until(lambda: client.lens_refreshes > seen, "a refresh after the save")
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(
+        text_document=types.TextDocumentIdentifier(uri(target))))
+    assert [lens.command.title for lens in lenses] == ["1 memory cites this (1 changed)"]
+    key = (await client.call("mnemon/citations/review", {}))["memories"][0]["key"]
+    seen = client.lens_refreshes
+    await client.call("mnemon/citations/reanchor", {"source": "runtime", "key": key})
+    await client.until(lambda: client.lens_refreshes > seen, "a refresh after the re-anchor")
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(
+        text_document=types.TextDocumentIdentifier(uri(target))))
+    assert [lens.command.title for lens in lenses] == ["1 memory cites this"]
+
+    quiet = await lsp.start("neovim", [repo_dir], SETTINGS)
+    await quiet.call("mnemon/runtime/mutate", {"action": "add", "content": "another fact"})
+    quiet.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri(target))))
+    assert (await quiet.call("mnemon/citations/review", {}))["memories"] == []  # the notification was handled
+    assert quiet.lens_refreshes == 0
