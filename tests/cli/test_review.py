@@ -93,3 +93,19 @@ def test_cited_review_and_reanchor_across_every_source(repo) -> None:
     side = json.loads((root / "state" / "citations" / "runtime.json").read_text())["citations"]
     assert side == {"memory:" + sha("parse splits on whitespace"): [
         {"path": "src/lib.py", "startLine": 1, "endLine": 2, "sha256": sha(new_lines)}]}
+
+
+def test_a_memory_no_longer_there_is_left_out_and_cannot_be_reanchored(repo) -> None:
+    workspace = Path(repo.workdir)
+    root = workspace.parent / "root"
+    record = json.loads(ok(workspace, "records", "create", "--title", "Parser", "--content", "returns a list",
+                           "--cite", "src/lib.py:1-2", "--json"))
+    ok(workspace, "records", "forget", record["id"])
+    (workspace / "src" / "lib.py").write_text("changed\n")
+    assert json.loads(ok(workspace, "review", "--json"))["memories"] == []  # forgotten: nothing to review
+    assert json.loads(ok(workspace, "cited", "src/lib.py", "--json"))["ranges"] == []
+    before = tree_snapshot(root)
+    result = run(workspace, "reanchor", "records", f"project/{record['id']}")
+    assert result.returncode == 2 and result.stderr.splitlines()[-1] == (
+        f"mnemon-ls: error: key: names a memory of records that is no longer there ('project/{record['id']}')")
+    assert tree_snapshot(root) == before
