@@ -291,6 +291,9 @@ class MnemonLanguageServer(LanguageServer):
         from ..citations import freshness
 
         freshness.invalidate_under(state.path)
+        from .cited import refresh_lenses
+
+        refresh_lenses(self)  # the cited lines may differ on the new branch
         current = await self.probe(state)
         if current is not None and git_watch_dir(state.path, current.git_dir) != self.git_watched.get(uri):
             # The repository appeared, moved or vanished: re-arm the watchers from a task of its own

@@ -391,16 +391,20 @@ def register(server: "MnemonLanguageServer") -> None:
     # ---------------------------------------------------------------- file events (auto-writer)
 
     def forget_cited(uris: list[str]) -> None:
-        """Drop the freshness cache of each ``file:`` URI (:func:`mnemon_ls.citations.freshness.invalidate`)."""
+        """Drop the freshness cache of each ``file:`` URI (:func:`mnemon_ls.citations.freshness.invalidate`) and
+        ask the client for its code lenses again (:func:`.cited.refresh_lenses`)."""
         from ..citations import freshness
         from ..errors import InvalidInput
         from ..host import uri_to_path
+        from .cited import refresh_lenses
 
         for uri in uris:
             try:
                 freshness.invalidate(uri_to_path(uri))
             except InvalidInput:  # a URI that names no local file has nothing cached
                 continue
+        if uris:
+            refresh_lenses(server)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: Any, params: types.DidSaveTextDocumentParams) -> None:

@@ -35,6 +35,7 @@ from typing import Any
 from lsprotocol import types
 
 from . import actions as actions_feature
+from . import cited as cited_feature
 from . import commands as commands_binding
 from . import records as records_feature
 from . import semantic as semantic_feature
@@ -132,6 +133,7 @@ async def on_shutdown(ls: MnemonLanguageServer, *_args: Any) -> None:
 commands_binding.bind(server)
 # The feature modules, one per tier (their handlers are collected at import and attached here).
 actions_feature.feature.attach(server)
+cited_feature.register(server)  # code lenses and hovers on cited code, refreshed after writes
 records_feature.register(server)  # the auto-writer, review cues, mnemon/recordProposed
 semantic_feature.register(server)  # $/progress of background embedding
 packs_feature.register(server)  # mnemon/pack/export|exportFolder|inspect|import

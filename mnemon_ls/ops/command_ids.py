@@ -19,7 +19,9 @@ SHOW_WAKE_SNAPSHOT = "mnemon.server.showWakeSnapshot"
 CREATE_DOCUMENT_FROM_FILE = "mnemon.server.createDocumentFromFile"
 #: "Update document from file" (``documents.updateFromFile``).
 UPDATE_DOCUMENT_FROM_FILE = "mnemon.server.updateDocumentFromFile"
+#: "Show the memories citing this" (``citations.file``), what a code lens on a cited range runs: rendered, opened.
+SHOW_CITING_MEMORIES = "mnemon.server.showCitingMemories"
 
 #: Every editor command, in the order ``initialize`` advertises them.
 COMMANDS: tuple[str, ...] = (REMEMBER_SELECTION, SHOW_WAKE_SNAPSHOT, CREATE_DOCUMENT_FROM_FILE,
-                             UPDATE_DOCUMENT_FROM_FILE)
+                             UPDATE_DOCUMENT_FROM_FILE, SHOW_CITING_MEMORIES)

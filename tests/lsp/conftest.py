@@ -179,6 +179,8 @@ class MnemonClient(LanguageClient):
         self.exited = False  # the test ended the session itself (shutdown + exit already sent)
         #: ``client/registerCapability`` params received (each is accepted).
         self.registrations: list[types.RegistrationParams] = []
+        #: How many ``workspace/codeLens/refresh`` requests the server sent (each is answered).
+        self.lens_refreshes = 0
         #: ``window/showMessageRequest`` params received; each is answered with its first action.
         self.message_requests: list[types.ShowMessageRequestParams] = []
         #: Set (and replaced) each time the server sends the client something (:meth:`until`).
@@ -345,6 +347,12 @@ def _show_message_request(client: MnemonClient, params: types.ShowMessageRequest
     return params.actions[0] if params.actions else None
 
 
+def _lens_refresh(client: MnemonClient, _params: Any) -> None:
+    client.lens_refreshes += 1
+    client.arrived()
+    return None
+
+
 def make_client() -> MnemonClient:
     """A test client answering everything the server may ask (lsp-anchors 2.4, pitfall 1)."""
     client = MnemonClient()
@@ -355,6 +363,7 @@ def make_client() -> MnemonClient:
     client.feature(types.WORKSPACE_APPLY_EDIT)(_apply_edit)
     client.feature(types.CLIENT_REGISTER_CAPABILITY)(_register_capability)
     client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)(_show_message_request)
+    client.feature(types.WORKSPACE_CODE_LENS_REFRESH)(_lens_refresh)
     for method in NOTIFICATIONS:
         client.feature(method)(_record(method))
     return client

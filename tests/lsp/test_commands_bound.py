@@ -10,8 +10,8 @@ import ast
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from mnemon_ls.ops.command_ids import (COMMANDS, CREATE_DOCUMENT_FROM_FILE, REMEMBER_SELECTION, SHOW_WAKE_SNAPSHOT,
-                                       UPDATE_DOCUMENT_FROM_FILE)
+from mnemon_ls.ops.command_ids import (COMMANDS, CREATE_DOCUMENT_FROM_FILE, REMEMBER_SELECTION, SHOW_CITING_MEMORIES,
+                                      SHOW_WAKE_SNAPSHOT, UPDATE_DOCUMENT_FROM_FILE)
 from tests.lsp.conftest import Launcher, MnemonClient, uri
 
 PACKAGE = Path(__file__).resolve().parents[2] / "mnemon_ls"
@@ -113,6 +113,17 @@ async def _update_document(client: MnemonClient, repo_dir: Path) -> None:
     assert (document["revision"], document["content"]) == (2, GUIDE + "Then announce it.")
 
 
+async def _show_citing(client: MnemonClient, repo_dir: Path) -> None:
+    source = repo_dir / "docs" / "release.md"
+    await client.call("mnemon/runtime/mutate", {"action": "add", "content": "releases start from a tag",
+                                                "cites": [{"path": "docs/release.md", "startLine": 2}]})
+    answer = await client.command(SHOW_CITING_MEMORIES, {"uri": uri(source), "line": 2})
+    assert answer["success"] is True and answer["count"] == 1
+    assert [(r["startLine"], r["endLine"], [m["content"] for m in r["memories"]]) for r in answer["ranges"]] == [
+        (2, 2, ["releases start from a tag"])]
+    assert Path(answer["path"]).read_text(encoding="utf-8") == answer["text"] + "\n"
+
+
 #: One case per binding (operation name), in the order they run; every binding of the registry has one.
 CASES: dict[str, Case] = {
     "runtime.mutate": _remember_in_memory,
@@ -120,6 +131,7 @@ CASES: dict[str, Case] = {
     "workspace.wake": _show_wake,
     "documents.create": _create_document,
     "documents.updateFromFile": _update_document,
+    "citations.file": _show_citing,
 }
 
 

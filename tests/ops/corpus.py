@@ -1005,6 +1005,15 @@ def lsp_cases() -> list[Case]:
     add("compact (person): merge and drop", C, {"merge": [{"sourceIndexes": [1, 3], "content":
                                                            "Prefers short answers; works in UTC+2."}], "drop": [2]})
     add("runtime/snapshot: after the person's compaction", "mnemon/runtime/snapshot", {})
+
+    # ---- memory where the code is (issue 24 item 5), last: it changes no answer above
+    add("mutate: cites src/app.py", M, {"action": "add", "content": "main says hello",
+                                        "cites": [{"path": "src/app.py", "startLine": 1, "endLine": 2}]})
+    add("citations/file: src/app.py", "mnemon/citations/file", {"path": "src/app.py"})
+    add("citations/file: outside", "mnemon/citations/file", {"path": "/etc/passwd"})
+    add("citations/review: nothing changed", "mnemon/citations/review", {})
+    add("citations/reanchor: unknown key", "mnemon/citations/reanchor", {"source": "runtime", "key": "memory:nope"})
+    add("citations/reanchor: unknown source", "mnemon/citations/reanchor", {"source": "notes", "key": "x"})
     return cases
 
 
@@ -1274,6 +1283,15 @@ def mcp_cases() -> list[Case]:
     tool("compact (person): merge and drop", RC, {"merge": [
         {"sourceIndexes": [1, 3], "content": "Prefers short answers; works in UTC+2."}], "drop": [2]})
     other("resource: USER.md after the person's compaction", "read_resource", uri="mnemon://runtime/USER.md")
+
+    # ---- memory where the code is (issue 24 item 5), last: it changes no answer above
+    tool("runtime: cites src/app.py", RM, {"action": "add", "content": "main says hello",
+                                           "cites": [{"path": "src/app.py", "startLine": 1, "endLine": 2}]})
+    tool("citations: review (default action)", "mnemon_citations", {})
+    tool("citations: file", "mnemon_citations", {"action": "file", "path": "src/app.py"})
+    tool("citations: reanchor without key", "mnemon_citations", {"action": "reanchor", "source": "runtime"})
+    tool("citations: reanchor unknown key", "mnemon_citations", {"action": "reanchor", "source": "runtime",
+                                                                 "key": "memory:nope"})
     return cases
 
 
@@ -1798,6 +1816,15 @@ def cli_cases() -> list[Case]:
       "<<WS>>/notes.txt")
     c("setup: two clients", "setup", "cursor", "codex")
     c("setup: no client --json", "setup", "--json")
+
+    # ---- memory where the code is (issue 24 item 5), last: it changes no answer above
+    c("runtime add: --cite src/app.py", "runtime", "add", "--content", "main says hello", "--cite", "src/app.py:1-2")
+    c("cited: src/app.py", "cited", "src/app.py")
+    c("cited: src/app.py --line 9 --json", "cited", "src/app.py", "--line", "9", "--json")
+    c("review", "review")
+    c("review --json", "review", "--json")
+    c("reanchor: unknown key", "reanchor", "runtime", "memory:nope")
+    c("reanchor: unknown source", "reanchor", "notes", "x")
     return cases
 
 

@@ -19,6 +19,7 @@ return {
   end,
   settings = { mnemon = vim.empty_dict() },
   handlers = client.handlers(),
+  on_attach = client.on_attach, -- code lenses on cited code kept fresh (mnemon.review)
   before_init = function(params, config)
     local settings = config.settings and config.settings.mnemon
     if type(settings) ~= "table" or vim.tbl_isempty(settings) then

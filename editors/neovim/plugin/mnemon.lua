@@ -68,6 +68,9 @@ create("MnemonProviders", run("MnemonProviders"), {
 create("MnemonProposals", run("MnemonProposals"), {
   desc = "mnemon: review an assistant's workspace memory proposals: pick one, then Verify or Reject",
 })
+create("MnemonReview", run("MnemonReview"), {
+  desc = "mnemon: memories whose cited code changed or is gone: pick one, then Still true (re-anchor), Edit or Remove",
+})
 create("MnemonEntries", run("MnemonEntries"), {
   nargs = "?",
   complete = function()
@@ -128,6 +131,8 @@ plug({ "n" }, "mnemon-spaces", "<Cmd>MnemonSpaces<CR>")
 plug({ "n" }, "mnemon-documents", "<Cmd>MnemonDocuments<CR>")
 plug({ "n" }, "mnemon-doc-create", "<Cmd>MnemonDocCreate<CR>")
 plug({ "n" }, "mnemon-proposals", "<Cmd>MnemonProposals<CR>")
+plug({ "n" }, "mnemon-review", "<Cmd>MnemonReview<CR>")
+plug({ "n" }, "mnemon-codelens-run", "<Cmd>lua vim.lsp.codelens.run()<CR>")
 
 -- :help mnemon without a manual :helptags: build doc/tags when the checkout has none (doc/tags is
 -- shipped; this covers a copy without it). A read-only directory is left alone.

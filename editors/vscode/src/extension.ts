@@ -9,6 +9,7 @@ import { registerLanguageModelTools, registerMcpServerDefinitions } from "./lmto
 import { StatusDocument, WakeDocuments } from "./documents";
 import { handEditMessage } from "./format";
 import { registerPackCommands } from "./packs";
+import { registerReviewView } from "./reviewView";
 import { registerMaintenanceNotices } from "./maintenance";
 import { Notification, ProjectionRepairedParams } from "./requests";
 import { MnemonServer, onPythonInterpreterChanged } from "./server";
@@ -36,6 +37,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     context.subscriptions.push(...registerCommands({ server, statusBar, wakeDocuments, statusDocument, views }));
     context.subscriptions.push(...registerLanguageModelTools(server), ...registerMcpServerDefinitions(server));
     context.subscriptions.push(...registerPackCommands(server));
+    context.subscriptions.push(...registerReviewView(server, () => statusBar.refresh())); // memories whose cited code changed (issue 24)
     context.subscriptions.push(...registerMaintenanceNotices(server, log)); // capacity maintenance messages (issue 9)
 
     const current = server;

@@ -68,6 +68,9 @@ export const OperationMethod = {
     "records.export": "mnemon/records/export",
     "records.import": "mnemon/records/import",
     "records.compact": "mnemon/records/compact",
+    "citations.file": "mnemon/citations/file",
+    "citations.review": "mnemon/citations/review",
+    "citations.reanchor": "mnemon/citations/reanchor",
     "runtime.mutate": "mnemon/runtime/mutate",
     "runtime.snapshot": "mnemon/runtime/snapshot",
     "runtime.compact": "mnemon/runtime/compact",
@@ -98,4 +101,5 @@ export const ServerCommandId = {
     showWakeSnapshot: "mnemon.server.showWakeSnapshot",
     createDocumentFromFile: "mnemon.server.createDocumentFromFile",
     updateDocumentFromFile: "mnemon.server.updateDocumentFromFile",
+    showCitingMemories: "mnemon.server.showCitingMemories",
 } as const;

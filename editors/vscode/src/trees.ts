@@ -9,11 +9,13 @@
  * `mnemon.folder`, `mnemon.target.user|memory[.full]`, `mnemon.entry.user|memory[.branch]`,
  * `mnemon.capacity`, `mnemon.documents.group`, `mnemon.document.active|archived`, `mnemon.space.active|inactive`,
  * `mnemon.recallItem[.keep]` (`.keep`: its space cannot forget), `mnemon.proposal`, `mnemon.message`,
+ * `mnemon.review.memory[.noedit]` and `mnemon.review.cite` (the Needs Review view, src/review.ts),
  * `mnemon.space.active|inactive[.nosearch]` (`.nosearch`: its provider cannot recall), and
  * `mnemon.provider.<state>` for the Memory Providers view (see {@link providerContext}).
  */
 
 import type { MemoryRecordView } from "./proposals";
+import type { CitedMemory } from "./review";
 import type {
     CatalogEntry,
     DocumentCatalog,
@@ -64,6 +66,9 @@ export const CONTEXT_VALUES = [
     "mnemon.provider.detail",
     "mnemon.provider.group",
     "mnemon.proposal",
+    "mnemon.review.memory",
+    "mnemon.review.memory.noedit",
+    "mnemon.review.cite",
     "mnemon.message",
 ] as const;
 
@@ -102,7 +107,8 @@ export type NodeRef =
     | { kind: "space"; workspace: string; space: SpaceView }
     | { kind: "recallItem"; workspace: string; item: RecallItem }
     | { kind: "proposal"; workspace: string; record: MemoryRecordView }
-    | { kind: "provider"; workspace: string; provider: ProviderView };
+    | { kind: "provider"; workspace: string; provider: ProviderView }
+    | { kind: "review"; workspace: string; memory: CitedMemory };
 
 /** The first line of `text`, whitespace collapsed, cut to `max` characters with `…`. */
 export function shortLabel(text: string, max = LABEL_CHARS): string {

@@ -104,7 +104,7 @@ const REFRESH_DELAY_MS = 100;
 
 // ------------------------------------------------------------------------------------------ the provider
 
-class MnemonTree implements vscode.TreeDataProvider<Node>, vscode.Disposable {
+export class MnemonTree implements vscode.TreeDataProvider<Node>, vscode.Disposable {
     private readonly emitter = new vscode.EventEmitter<Node | undefined>();
     readonly onDidChangeTreeData = this.emitter.event;
     private timer: NodeJS.Timeout | undefined;

@@ -413,7 +413,7 @@ function M.make_config(root)
     settings = { mnemon = settings },
     handlers = M.handlers(),
     capabilities = cfg.capabilities,
-    on_attach = cfg.on_attach,
+    on_attach = M.on_attach,
     on_exit = function(_, _, client_id)
       if M.by_root[root] == client_id then
         M.by_root[root] = nil
@@ -422,6 +422,14 @@ function M.make_config(root)
       pending_repairs[client_id] = nil
     end,
   }
+end
+
+--- on_attach of every mnemon client: code lenses kept fresh (mnemon.review), then the user's `on_attach`.
+function M.on_attach(c, bufnr)
+  require("mnemon.review").attach(c, bufnr)
+  if M.config.on_attach then
+    M.config.on_attach(c, bufnr)
+  end
 end
 
 local function client_root(client)

@@ -105,6 +105,9 @@ local commands = {
   MnemonProposals = guarded("MnemonProposals", function()
     require("mnemon.proposals").review()
   end),
+  MnemonReview = guarded("MnemonReview", function()
+    require("mnemon.review").review()
+  end),
 }
 
 return commands

@@ -60,6 +60,7 @@ import {
     updateDocument,
     wake,
 } from "../requests";
+import { editRequest, listReview, reanchor, reanchoredMessage, removeRequest, reviewTree } from "../review";
 import { judgeRecord, listProposals, proposalPickItem, proposeRecord, RECORD_PROPOSED, verdictMessage } from "../proposals";
 import { buildServerSettings, ServerSettings } from "../settings";
 import { conflictMessage, CONTEXT_VALUES, documentsTree, entryStillThere, Node, proposalsTree, providersTree, runtimeTree, spacesTree } from "../trees";
@@ -1006,6 +1007,47 @@ describe("contract with the real mnemon-ls server", () => {
         for (const e of after) {
             await withTimeout(mutate(connection, { workspace: folderUri, action: "remove", target: "user", oldText: e.content }), "unfill");
         }
+    });
+
+    it("needs review: a memory whose cited code changed is listed, re-anchored (still true), edited and removed through each Source's request", async () => {
+        const lib = path.join(repo, "cited_lib.py");
+        fs.writeFileSync(lib, "def parse(text):\n    return text.split()\n");
+        await withTimeout(connection.sendRequest("mnemon/runtime/mutate", { workspace: folderUri, action: "add", content: "Review: parse splits on whitespace",
+            cites: [{ path: "cited_lib.py", startLine: 1, endLine: 2 }] }), "add citing");
+        await withTimeout(connection.sendRequest("mnemon/records/create", { workspace: folderUri, title: "Parser", content: "parse returns a list",
+            cites: [{ path: "cited_lib.py", startLine: 2 }] }), "record citing");
+        assert.deepEqual((await withTimeout(listReview(connection, folderUri), "review")).memories, []);
+        assert.deepEqual(reviewTree(await withTimeout(listReview(connection, folderUri), "review")).map((n) => n.label), ["No memory needs review"]);
+        fs.writeFileSync(lib, "def parse(text):\n    return text.split(',')\n");
+        const review = await withTimeout(listReview(connection, folderUri), "review after the change");
+        assert.deepEqual(review.memories.map((m) => [m.source, m.preview, m.cites.map((c) => c.freshness)]), [
+            ["runtime", "Review: parse splits on whitespace", ["changed"]],
+            ["records", "Parser: parse returns a list", ["changed"]],
+        ]);
+        const nodes = reviewTree(review);
+        assert.deepEqual(nodes.map((n) => [n.label, n.description, n.contextValue]), [
+            ["Review: parse splits on whitespace", "MEMORY.md · 0d · code changed", "mnemon.review.memory"],
+            ["Parser: parse returns a list", "Record · 0d · code changed", "mnemon.review.memory"],
+        ]);
+        assert.deepEqual(nodes[0].children?.map((c) => c.label), ["cited_lib.py:1-2 (changed)"]);
+        for (const node of nodes) {
+            assert.ok((CONTEXT_VALUES as readonly string[]).includes(node.contextValue));
+        }
+        const [entry, record] = review.memories;
+        const done = await withTimeout(reanchor(connection, folderUri, entry), "reanchor");
+        assert.equal(reanchoredMessage(done), "Mnemon: re-anchored 1 citation to the current code.");
+        assert.deepEqual(done.cites.map((c) => c.freshness), ["fresh"]);
+        const edit = editRequest(folderUri, record, "parse returns a list of comma-separated fields")!;
+        await withTimeout(connection.sendRequest(edit.method, edit.params), "edit record");
+        const again = await withTimeout(listReview(connection, folderUri), "review after re-anchor and edit");
+        assert.deepEqual(again.memories.map((m) => [m.source, m.content]), [["records", "parse returns a list of comma-separated fields"]]);
+        const remove = removeRequest(folderUri, again.memories[0]);
+        await withTimeout(connection.sendRequest(remove.method, remove.params), "forget record");
+        assert.deepEqual((await withTimeout(listReview(connection, folderUri), "review after remove")).memories, []);
+        const bad = await expectMnemonError(reanchor(connection, folderUri, { ...entry, key: "memory:nope" }), "invalid-input");
+        assert.equal(asMnemonError(bad)!.data?.field, "key");
+        const removeEntry = removeRequest(folderUri, entry);
+        await withTimeout(connection.sendRequest(removeEntry.method, removeEntry.params), "remove entry");
     });
 
     it("shutdown and exit end the server with exit code 0", async () => {

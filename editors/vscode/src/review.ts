@@ -1,0 +1,153 @@
+/**
+ * Memories whose cited code changed or is gone (issue 24 item 5), for the "Needs Review" view: the
+ * `mnemon/citations/review` and `mnemon/citations/reanchor` requests, the tree nodes, and what "Edit" and
+ * "Remove" send for each Source (each Source's own operation: `runtime.mutate`, `records.edit`/`forget`,
+ * `documents.archive`, `spaces.forget`; a document is edited in its file, a Memory Space item is not edited).
+ * Pure: no `vscode` import (src/reviewView.ts shows it; src/test/review.test.ts checks it).
+ */
+
+import { OperationMethod } from "./protocol.generated";
+import { RequestSender } from "./rpc";
+import type { Node } from "./trees";
+
+export type CitingSource = "runtime" | "spaces" | "documents" | "records";
+export type Freshness = "fresh" | "moved" | "changed" | "gone" | "unknown";
+
+export interface CitationView {
+    path: string;
+    startLine: number;
+    endLine: number;
+    sha256: string;
+    symbol?: string;
+    freshness: Freshness;
+    movedTo?: { startLine: number; endLine: number };
+}
+
+/** A memory as `citations.review` answers it. */
+export interface CitedMemory {
+    source: CitingSource;
+    key: string;
+    id: string;
+    label: string;
+    title?: string;
+    content: string;
+    preview: string;
+    updatedAt?: string | number;
+    age: string;
+    spaceId?: string;
+    scope?: string;
+    cites: CitationView[];
+}
+
+export interface ReviewResult {
+    memories: CitedMemory[];
+    count: number;
+    workspace: string;
+}
+
+export interface ReanchorResult {
+    source: CitingSource;
+    key: string;
+    cites: CitationView[];
+    reanchored: number;
+    left: CitationView[];
+    workspace: string;
+}
+
+/** The memories of one folder that need review. */
+export async function listReview(client: RequestSender, workspace: string): Promise<ReviewResult> {
+    return (await client.sendRequest(OperationMethod["citations.review"], { workspace })) as ReviewResult;
+}
+
+/** "Still true": re-anchor a memory's citations to the code as it is now. */
+export async function reanchor(client: RequestSender, workspace: string, memory: CitedMemory): Promise<ReanchorResult> {
+    return (await client.sendRequest(OperationMethod["citations.reanchor"], { workspace, source: memory.source, key: memory.key })) as ReanchorResult;
+}
+
+/** A citation in words: `src/app.py:10-24 (changed)`, `... (moved to 12-26)`. */
+export function citationLabel(cite: CitationView): string {
+    const lines = cite.startLine === cite.endLine ? `${cite.startLine}` : `${cite.startLine}-${cite.endLine}`;
+    const symbol = cite.symbol ? ` [${cite.symbol}]` : "";
+    let state: string = cite.freshness;
+    if (cite.freshness === "moved" && cite.movedTo) {
+        const m = cite.movedTo;
+        state = `moved to ${m.startLine === m.endLine ? m.startLine : `${m.startLine}-${m.endLine}`}`;
+    }
+    return `${cite.path}:${lines}${symbol} (${state})`;
+}
+
+/** Whether "Edit" is offered: every Source but a Memory Space item (forget it and remember a new one). */
+export function canEdit(memory: CitedMemory): boolean {
+    return memory.source !== "spaces";
+}
+
+/** The request "Edit" sends with the new text (`null` for a document, edited in its file, and a space item). */
+export function editRequest(workspace: string, memory: CitedMemory, text: string): { method: string; params: Record<string, unknown> } | null {
+    switch (memory.source) {
+        case "runtime":
+            return { method: OperationMethod["runtime.mutate"], params: { workspace, action: "replace", target: "memory", oldText: memory.content, content: text } };
+        case "records":
+            return { method: OperationMethod["records.edit"], params: { workspace, id: memory.id, recordScope: memory.scope, content: text } };
+        default:
+            return null;
+    }
+}
+
+/** The request "Remove" sends. */
+export function removeRequest(workspace: string, memory: CitedMemory): { method: string; params: Record<string, unknown> } {
+    switch (memory.source) {
+        case "runtime":
+            return { method: OperationMethod["runtime.mutate"], params: { workspace, action: "remove", target: "memory", oldText: memory.content } };
+        case "records":
+            return { method: OperationMethod["records.forget"], params: { workspace, id: memory.id, recordScope: memory.scope } };
+        case "documents":
+            return { method: OperationMethod["documents.archive"], params: { workspace, id: memory.id } };
+        case "spaces":
+            return { method: OperationMethod["spaces.forget"], params: { workspace, spaceId: memory.spaceId, id: memory.id } };
+    }
+}
+
+/**
+ * The "Needs Review" nodes of one folder: one per memory (`mnemon.review.memory`, or `.noedit` for a Memory
+ * Space item), its description the Source, age and what changed; children: each citation. An empty list says
+ * so in one message node.
+ */
+export function reviewTree(result: ReviewResult): Node[] {
+    if (result.memories.length === 0) {
+        return [{ id: `message:review:${result.workspace}`, label: "No memory needs review", tooltip: "Every cited line is as it was (or only moved).", icon: "pass", contextValue: "mnemon.message" }];
+    }
+    return result.memories.map((memory) => {
+        const stale = memory.cites.filter((c) => c.freshness === "changed" || c.freshness === "gone");
+        const what = stale.some((c) => c.freshness === "gone") ? (stale.every((c) => c.freshness === "gone") ? "code gone" : "code changed or gone") : "code changed";
+        return {
+            id: `review:${result.workspace}:${memory.source}:${memory.key}`,
+            label: memory.preview,
+            description: `${memory.label} · ${memory.age} · ${what}`,
+            tooltip: [
+                (memory.title ? `**${memory.title}**\n\n` : "") + memory.content.replace(/\n/g, "  \n"),
+                "---",
+                ...memory.cites.map((c) => `\`${citationLabel(c)}\``),
+                "Still true? Re-anchor it to the current code. Otherwise edit or remove it.",
+            ].join("\n\n"),
+            icon: stale.some((c) => c.freshness === "gone") ? "error" : "warning",
+            iconColor: "list.warningForeground",
+            contextValue: canEdit(memory) ? "mnemon.review.memory" : "mnemon.review.memory.noedit",
+            expanded: false,
+            children: memory.cites.map((cite, index) => ({
+                id: `review:${result.workspace}:${memory.source}:${memory.key}:${index}`,
+                label: citationLabel(cite),
+                icon: cite.freshness === "fresh" ? "pass" : cite.freshness === "moved" ? "arrow-swap" : "warning",
+                contextValue: "mnemon.review.cite",
+                ref: { kind: "review", workspace: result.workspace, memory },
+            })),
+            ref: { kind: "review", workspace: result.workspace, memory },
+        };
+    });
+}
+
+/** The message after "Still true". */
+export function reanchoredMessage(result: ReanchorResult): string {
+    const n = result.reanchored;
+    const left = result.left.length > 0 ? ` ${result.left.length} left as ${result.left.length === 1 ? "it is" : "they are"} (${result.left.map(citationLabel).join(", ")}): edit or remove the memory.` : "";
+    return `Mnemon: re-anchored ${n} citation${n === 1 ? "" : "s"} to the current code.${left}`;
+}

@@ -1,0 +1,66 @@
+/**
+ * Unit tests of src/review.ts (the Needs Review view's nodes and the requests its actions send). No VS Code,
+ * no server: the inputs have the shapes `mnemon/citations/review` answers (the contract test drives the real
+ * server with the same helpers).
+ */
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { canEdit, citationLabel, CitedMemory, editRequest, reanchoredMessage, removeRequest, reviewTree } from "../review";
+import { CONTEXT_VALUES } from "../trees";
+
+const W = "file:///work/repo";
+const cite = { path: "src/lib.py", startLine: 3, endLine: 4, sha256: "a".repeat(64) };
+
+function memory(source: CitedMemory["source"], extra: Partial<CitedMemory> = {}): CitedMemory {
+    return {
+        source, key: `${source}-key`, id: `${source}-id`, label: { runtime: "MEMORY.md", spaces: "Memory Space", documents: "Document", records: "Record" }[source],
+        content: "parse splits words", preview: "parse splits words", age: "2d", cites: [{ ...cite, freshness: "changed" }], ...extra,
+    };
+}
+
+describe("needs review", () => {
+    it("one node per memory: preview, Source · age · what changed, a child per citation; a space item offers no Edit", () => {
+        const nodes = reviewTree({ workspace: W, count: 2, memories: [
+            memory("runtime", { cites: [{ ...cite, freshness: "changed" }, { ...cite, path: "old.py", freshness: "gone" }] }),
+            memory("spaces", { spaceId: "default", cites: [{ ...cite, freshness: "gone" }] }),
+        ] });
+        assert.deepEqual(nodes.map((n) => [n.label, n.description, n.contextValue, n.icon]), [
+            ["parse splits words", "MEMORY.md · 2d · code changed or gone", "mnemon.review.memory", "error"],
+            ["parse splits words", "Memory Space · 2d · code gone", "mnemon.review.memory.noedit", "error"],
+        ]);
+        assert.deepEqual(nodes[0].children?.map((c) => [c.label, c.contextValue]), [
+            ["src/lib.py:3-4 (changed)", "mnemon.review.cite"], ["old.py:3-4 (gone)", "mnemon.review.cite"]]);
+        for (const node of [...nodes, ...nodes.flatMap((n) => n.children ?? [])]) {
+            assert.ok((CONTEXT_VALUES as readonly string[]).includes(node.contextValue), node.contextValue);
+        }
+        assert.match(nodes[0].tooltip ?? "", /`src\/lib.py:3-4 \(changed\)`/);
+    });
+
+    it("nothing to review is one message", () => {
+        assert.deepEqual(reviewTree({ workspace: W, count: 0, memories: [] }).map((n) => [n.label, n.contextValue]), [["No memory needs review", "mnemon.message"]]);
+    });
+
+    it("citation labels say where the lines moved", () => {
+        assert.equal(citationLabel({ ...cite, freshness: "moved", movedTo: { startLine: 7, endLine: 8 } }), "src/lib.py:3-4 (moved to 7-8)");
+        assert.equal(citationLabel({ ...cite, endLine: 3, symbol: "parse", freshness: "fresh" }), "src/lib.py:3 [parse] (fresh)");
+    });
+
+    it("Edit and Remove are each Source's own requests", () => {
+        assert.deepEqual(editRequest(W, memory("runtime"), "new"), { method: "mnemon/runtime/mutate", params: { workspace: W, action: "replace", target: "memory", oldText: "parse splits words", content: "new" } });
+        assert.deepEqual(editRequest(W, memory("records", { scope: "project" }), "new"), { method: "mnemon/records/edit", params: { workspace: W, id: "records-id", recordScope: "project", content: "new" } });
+        assert.equal(editRequest(W, memory("documents"), "new"), null);
+        assert.equal(canEdit(memory("spaces")), false);
+        assert.deepEqual(removeRequest(W, memory("runtime")), { method: "mnemon/runtime/mutate", params: { workspace: W, action: "remove", target: "memory", oldText: "parse splits words" } });
+        assert.deepEqual(removeRequest(W, memory("records", { scope: "user" })), { method: "mnemon/records/forget", params: { workspace: W, id: "records-id", recordScope: "user" } });
+        assert.deepEqual(removeRequest(W, memory("documents")), { method: "mnemon/documents/archive", params: { workspace: W, id: "documents-id" } });
+        assert.deepEqual(removeRequest(W, memory("spaces", { spaceId: "default" })), { method: "mnemon/forget", params: { workspace: W, spaceId: "default", id: "spaces-id" } });
+    });
+
+    it("the re-anchor message counts what moved and names what was left", () => {
+        const base = { source: "runtime" as const, key: "k", cites: [], workspace: W };
+        assert.equal(reanchoredMessage({ ...base, reanchored: 2, left: [] }), "Mnemon: re-anchored 2 citations to the current code.");
+        assert.equal(reanchoredMessage({ ...base, reanchored: 0, left: [{ ...cite, freshness: "gone" }] }),
+            "Mnemon: re-anchored 0 citations to the current code. 1 left as it is (src/lib.py:3-4 (gone)): edit or remove the memory.");
+    });
+});
