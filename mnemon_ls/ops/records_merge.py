@@ -54,7 +54,7 @@ OPERATIONS = (
         "records.merge_driver", MergeDriverParams, _merge,
         "Merge three versions of a records file by record id (the git merge driver).", effect="write", gated=False,
         cli=CliCommand(("records", "merge-driver"),
-                       "git merge driver of records files: merge %O %A %B by record id into %A",
+                       "git merge driver of records files: merge BASE OURS THEIRS by record id into OURS",
                        (CliArg("base", path=True, help="the common ancestor's file (%%O)"),
                         CliArg("ours", path=True, help="the current branch's file, replaced by the result (%%A)"),
                         CliArg("theirs", path=True, help="the other branch's file (%%B)")),
