@@ -304,3 +304,24 @@ def test_a_line_that_is_not_a_record_is_kept_and_the_merge_is_unclean():
     assert not result.clean
     # a bad line both sides already had in base is not the merge's business
     assert merge(ours, ours, ours + _record("b", "two")).clean
+
+
+def test_a_record_removed_on_one_side_and_changed_on_the_other_is_kept_stale():
+    base = _record("a", "one") + _record("b", "two")
+    ours = _record("b", "two")  # a's lines deleted by hand
+    theirs = base + _record("a", "one, changed", 2)
+    result = merge(base, ours, theirs)
+    current = {json.loads(line)["id"]: json.loads(line) for line in result.data.splitlines()}
+    assert current["a"]["content"] == "one, changed"
+    assert current["a"]["governance"]["verification"] == "stale" and current["a"]["governance"]["revision"] == 2
+    assert [c.id for c in result.conflicts] == ["a"] and result.clean
+
+
+def test_forgotten_on_theirs_and_edited_on_ours_keeps_ours_edit_stale():
+    base = _record("a", "one")
+    ours = base + _record("a", "one, edited", 2)
+    theirs = base + _record("a", "one", 1, status="forgotten")
+    result = merge(base, ours, theirs)
+    last = json.loads(result.data.splitlines()[-1])
+    assert (last["id"], last["status"], last["content"], last["governance"]["verification"]) == (
+        "a", "active", "one, edited", "stale")
