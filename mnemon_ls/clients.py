@@ -45,7 +45,7 @@ from .errors import InvalidInput
 from .fsio import write_file_atomically
 from .hookspec import HOOK_TIMEOUT_SECONDS
 
-CLIENTS = ("claude-code", "codex", "cursor", "vscode")
+CLIENTS = ("claude-code", "codex", "cursor", "vscode", "git")
 #: The name of our MCP server entry in every client's configuration.
 SERVER_NAME = "mnemon-ls"
 
@@ -58,6 +58,8 @@ CODEX_HOOK_EVENTS = CLAUDE_HOOK_EVENTS
 #: What ``setup codex`` adds to its report when it wrote a hook (Codex skips an untrusted hook silently).
 CODEX_TRUST_NOTE = ("Codex runs a new or changed hook only after you trust it: type /hooks in Codex and trust the "
                     "mnemon-ls hooks (Codex warns at start while a hook waits for review)")
+GIT_NOTE = ("commit .gitattributes; .git/config is not committed, so every clone runs `mnemon-ls setup git` "
+            "(a clone without it merges the records files line by line)")
 CODEX_PROJECT_NOTE = "Codex loads a project's hooks only when you trust the project (it asks when you open it)"
 
 
@@ -362,6 +364,10 @@ def plan(client: str, *, workspace: Path, project: bool = False, remove: bool = 
          env: Mapping[str, str] | None = None) -> list[Change]:
     """The file changes ``mnemon-ls setup <client>`` makes (nothing is written). Raises
     :class:`InvalidInput` for an unknown client or a configuration file that cannot be parsed."""
+    if client == "git":  # not a client: the records merge driver in the repository (mnemon_ls.gitmerge)
+        from .gitmerge import plan as plan_git
+
+        return plan_git(workspace, remove=remove)
     env = os.environ if env is None else env
     home = Path(env.get("HOME") or Path.home())
     launcher = _launcher(project)
@@ -445,6 +451,8 @@ def _would(item: str) -> str:
 def notes(client: str, *, project: bool, remove: bool) -> list[str]:
     """What a person must still do for the client to use what setup wrote: for Codex's hooks, trust them
     (and, for ``--project``, the project); nothing for the other clients or a removal."""
+    if client == "git":
+        return [] if remove else [GIT_NOTE]
     if client != "codex" or remove:
         return []
     return [CODEX_TRUST_NOTE, *([CODEX_PROJECT_NOTE] if project else [])]
@@ -456,7 +464,8 @@ def report_text(report: dict[str, Any]) -> str:
     for a dry run) and, under it, exactly the entries it touched and the directories it removes; then the
     :func:`notes`."""
     client, dry_run, remove = report["client"], report["dryRun"], report["remove"]
-    scope = "this workspace" if report["project"] else "your user files"
+    scope = ("this repository" if client == "git" else "this workspace" if report["project"]
+             else "your user files")
     after = [f"note: {note}" for note in report["notes"]]
     files = report["files"]
     if not report["changed"]:

@@ -5,7 +5,9 @@ those hooks run, ``mnemon-ls hook EVENT``, is :mod:`mnemon_ls.cli.hooks`.
 It writes the client's configuration files, not memory: it opens no storage root and holds no pack gate
 (``gated=False``, and its command opens no host: :attr:`~mnemon_ls.ops.surfaces.CliCommand.host`); ``--project``
 files go to the workspace (``--workspace``, else the nearest repository upward, else the current directory).
-Only the command line exposes it.
+Only the command line exposes it. ``setup git`` is not a client: it names the records merge driver
+(``mnemon-ls records merge-driver``) in the repository's ``.git/config`` and ``.gitattributes``
+(:mod:`mnemon_ls.gitmerge`; ``--project`` changes nothing there).
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from .base import Call, CliArg, CliCommand, Operation, WorkspaceParams
 class SetupParams(WorkspaceParams):
     """``{workspace?, client, project?, remove?, dryRun?}``."""
 
-    client: Literal["claude-code", "codex", "cursor", "vscode"] = Field(description="the assistant client")
+    client: Literal["claude-code", "codex", "cursor", "vscode", "git"] = Field(
+        description="the assistant client, or git: the records merge driver in the repository's .git/config and "
+                    ".gitattributes")
     project: StrictBool = Field(False, description="write the workspace's shared configuration instead of the user's")
     remove: StrictBool = Field(False, description="take mnemon-ls out again (other entries stay)")
     dry_run: StrictBool = Field(False, alias="dryRun", description="show what would change, write nothing")
@@ -53,7 +57,8 @@ OPERATIONS = (
         "clients.setup", SetupParams, _setup,
         "Add mnemon-ls to an assistant client's MCP configuration (and its hooks), or remove it.", effect="write",
         gated=False,
-        cli=CliCommand(("setup",), "add mnemon-ls to an assistant's MCP configuration (and its hooks)",
+        cli=CliCommand(("setup",), "add mnemon-ls to an assistant's MCP configuration (and its hooks); git: the "
+                       "records merge driver",
                        (CliArg("client", help=""),  # no help line of its own: the choices say it
                         CliArg("project", flag="--project", kind="flag"),
                         CliArg("remove", flag="--remove", kind="flag"),
