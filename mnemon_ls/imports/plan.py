@@ -255,7 +255,7 @@ def _write(host: "WorkspaceHost", plan: dict[str, Any], item: dict[str, Any]) ->
         title = item["title"].split(" > ")[-1][:200] or Path(item["path"]).name
         result = host.documents.create(title, text, description=f"Imported from {item['path']} ({plan['source']})"[:500],
                                        source_paths=[inside] if inside else None)
-        return f"document:{result.document.id}"
+        return f"document:{result.document.record.id}"
     receipt = host.spaces.remember(text, space_id=plan["spaceId"], source=f"import:{plan['source']}",
                                    tags=["import", f"import-{plan['source']}"])
     return f"memory-space:{plan['spaceId']}/item:{receipt.id}"
