@@ -51,7 +51,7 @@ def plan_path(root: Path, source: str, from_path: str | None) -> Path:
 def _space_target(host: "WorkspaceHost", space_id: str | None) -> tuple[str | None, str | None]:
     """``(space id, None)`` of the space that takes overflow, or ``(None, why not)``."""
     if not (host.root / "data").is_dir() and space_id is None:
-        return None, "there is no Memory Space yet: create one (`mnemon-ls space create NAME`) or name one with --space"
+        return None, "there is no Memory Space yet: create one (`mnemon-ls space create --name NAME --description TEXT --active`) or name one with --space"
     try:
         state = host.spaces.state()
     except Exception as exc:  # noqa: BLE001 - the reason is shown; nothing is written
