@@ -179,7 +179,7 @@ OPERATIONS = (
             "Each item is filed as an unverified record proposal saying where it would go (USER.md, MEMORY.md, a "
             "Document, the Memory Space) and why; nothing is written to memory. A person reviews the proposals "
             "and runs the import. Secrets are redacted; duplicates and earlier imports are skipped.",
-            fields=("source", "from_path", "workspace"))),
+            fields=("source", "from_path", "workspace"), rename={"from_path": "path"})),
     Operation(
         "imports.export", ExportParams, _export,
         "Write the wake's stable facts (MEMORY.md) as a marked block into the workspace's AGENTS.md or "
