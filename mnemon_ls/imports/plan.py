@@ -2,8 +2,8 @@
 
 :func:`build_plan` reads the source files (:mod:`.reading`: refusals are listed, never fatal), splits them
 into items (the format module), redacts each item's text (:func:`mnemon_ls.redact.redact_text`), skips what
-was imported before (:mod:`.ledger`) and exact or near duplicates (of runtime memory or of an earlier item;
-near: equal :func:`~mnemon_ls.runtime.ops.similarity_key`, or the same set of words), routes the rest
+was imported before (:mod:`.ledger`), what a person rejected as an import proposal (``mnemon_import_propose``)
+and exact or near duplicates (of runtime memory or of an earlier item; near: equal :func:`~mnemon_ls.runtime.ops.similarity_key`, or the same set of words), routes the rest
 (:func:`.classify.route`) and applies the runtime budget: an entry that would take USER.md or MEMORY.md past
 its limit goes to the active Memory Space instead. The plan carries the sha256 of every file it read.
 
@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from .. import fsio
-from ..errors import InvalidInput, RevisionConflict
+from ..errors import InvalidInput, MnemonError, RevisionConflict
+from ..records.model import content_hash
 from ..redact import redact_text
 from ..runtime.model import DELIMITER_BYTES, PROJECTION_FILES, match_key, normalize_text, utf8_len
 from ..runtime.ops import similarity_key
@@ -68,14 +69,28 @@ def _space_target(host: "WorkspaceHost", space_id: str | None) -> tuple[str | No
                   "with --space")
 
 
+def _rejected(host: "WorkspaceHost") -> set[str]:
+    """Content hashes of the import proposals (records tagged ``import``, project scope) a person rejected:
+    :mod:`mnemon_ls.ops.imports`' ``mnemon_import_propose`` files them, and a rejected one is not imported.
+    Unreadable records count as none rejected."""
+    if host.workspace is None:
+        return set()
+    try:
+        records = host.records.read("project")
+    except (MnemonError, OSError):
+        return set()
+    return {r.content_hash for r in records.values() if "import" in r.tags and r.governance.verification == "rejected"}
+
+
 def build_plan(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
                space_id: str | None = None, env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The plan of importing ``source`` into ``host``'s workspace (module doc).
 
     Returns ``{source, from, files: [{path, sha256, bytes}], refused: [{path, reason}], items: [{path, title,
     destination: user|memory|document|space, reason, bytes, text, redacted: [kind]}], skipped: [{path, title,
-    why: already-imported|exact-duplicate|near-duplicate, of}], counts: {user, memory, document, space,
-    alreadyImported, exactDuplicates, nearDuplicates, refusedFiles}, spaceId, spaceProblem}``.
+    why: already-imported|rejected-in-review|exact-duplicate|near-duplicate, of}], counts: {user, memory,
+    document, space, alreadyImported, rejected, exactDuplicates, nearDuplicates, refusedFiles}, spaceId,
+    spaceProblem}``.
     Raises :class:`InvalidInput` naming ``source`` (unknown), ``from`` (missing, or every file refused) or
     ``spaceId`` (no such space)."""
     import os
@@ -115,10 +130,11 @@ def build_plan(host: "WorkspaceHost", source: str, from_path: str | None = None,
     known_near.update({_words_key(e.content): PROJECTION_FILES[t] for t in ("user", "memory") for e in state.of(t)})
     known_near.pop("", None)
     imported = ledger.read_keys(host.root)
+    rejected = _rejected(host)
     space, space_problem = _space_target(host, space_id)
     items, skipped = [], []
     counts = {"user": 0, "memory": 0, "document": 0, "space": 0, "alreadyImported": 0, "exactDuplicates": 0,
-              "nearDuplicates": 0, "refusedFiles": len(refused)}
+              "nearDuplicates": 0, "rejected": 0, "refusedFiles": len(refused)}
     for raw in raw_items:
         text, found = redact_text(raw.text if raw.kind == "section" else normalize_text(raw.text))
         if not text.strip():
@@ -130,6 +146,10 @@ def build_plan(host: "WorkspaceHost", source: str, from_path: str | None = None,
         if key in imported:
             skipped.append({**row, "why": "already-imported", "of": "an earlier import"})
             counts["alreadyImported"] += 1
+            continue
+        if rejected and content_hash(text) in rejected:
+            skipped.append({**row, "why": "rejected-in-review", "of": "an import proposal a person rejected"})
+            counts["rejected"] += 1
             continue
         if exact in known_exact:
             skipped.append({**row, "why": "exact-duplicate", "of": known_exact[exact]})

@@ -85,7 +85,7 @@ def import_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
         lines.append(f"  skipped ({s['why']} of {s['of']}): {s['path']} ({s['title']})")
     lines.append(f"{'Would write' if dry else 'Wrote'}: {c['user']} to USER.md, {c['memory']} to MEMORY.md, "
                  f"{c['document']} Document(s), {c['space']} to the Memory Space; skipped {c['alreadyImported']} "
-                 f"already imported, {c['exactDuplicates']} exact and {c['nearDuplicates']} near duplicate(s).")
+                 f"already imported, {c['rejected']} rejected in review, {c['exactDuplicates']} exact and {c['nearDuplicates']} near duplicate(s).")
     if c["space"] and data.get("spaceProblem"):
         lines.append(f"Cannot import yet: {data['spaceProblem']}.")
     if dry and data["items"]:

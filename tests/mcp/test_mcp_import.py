@@ -1,12 +1,16 @@
 """``mnemon_import_propose`` through the official SDK client over stdio: the plan's items become record
-proposals (a person reviews them), no memory is written, and a second call proposes nothing again."""
+proposals (a person reviews them), no memory is written, a second call proposes nothing again, and an item
+whose proposal a person rejected is not imported by ``mnemon-ls import``."""
 
 from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
+from mnemon_ls.records import RecordsSource
+from tests.helpers.zygote import mnemon_command
 from tests.mcp.conftest import mcp_session, server_env
 from tests.mcp.test_mcp_server import args_for, call
 
@@ -41,3 +45,14 @@ async def test_import_propose_files_proposals_and_writes_no_memory(workspace: Pa
     assert not (data_dir / "state" / "imports.jsonl").exists()
     assert not (data_dir / "documents" / "index.json").exists() or \
         json.loads((data_dir / "documents" / "index.json").read_text()).get("documents") in ([], None)
+    # a person rejects the USER.md proposal; the import then skips it and writes the rest
+    person = RecordsSource(workspace, env={"DSH_HOME": str(tmp_path / "dsh")})
+    user_one = next(r for r in records if "to-user" in r["tags"])
+    person.reject(user_one["id"])
+    result = subprocess.run(mnemon_command("import", "agents-md", "--json", *args_for(workspace, data_dir)),
+                            capture_output=True, text=True, env=env, cwd=workspace, timeout=120)
+    assert result.returncode == 0, result.stderr
+    done = json.loads(result.stdout)
+    assert (done["counts"]["rejected"], done["counts"]["written"]) == (1, 3)
+    assert [a["destination"] for a in done["applied"]].count("user") == 0
+    assert "Use `pnpm` for the web client" in (data_dir / "runtime" / "MEMORY.md").read_text()
