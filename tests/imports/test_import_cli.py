@@ -241,3 +241,19 @@ def test_export_refuses_a_symlink_leaving_the_workspace(cli):
     result = cli.run("export", "agents-md")
     assert result.returncode == 2 and "symlink leaving" in result.stderr
     assert outside.read_text() == "# not yours\n"
+
+
+def test_the_dry_run_text_says_per_item_where_and_why_and_bad_arguments_are_named(cli):
+    install(cli, "hermes")
+    result = cli.run("import", "hermes", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "Dry run: nothing was imported. Import from hermes: 2 file(s) read, 0 refused."
+    assert "  1. would go to USER.md: 'The person is a flight dynamics engineer who reads code on a tablet.'" in lines
+    assert any(line.startswith("     from ") and line.endswith("the source file holds the person's profile or "
+                                                              "preferences") for line in lines)
+    assert lines[-2].startswith("Would write: 2 to USER.md, 2 to MEMORY.md, 0 Document(s), 0 to the Memory Space;")
+    missing = cli.run("import", "hermes", "--from", str(cli.tmp / "nowhere"))
+    assert missing.returncode == 2 and f"from: {cli.tmp / 'nowhere'} does not exist" in missing.stderr
+    unknown = cli.run("import", "emacs")
+    assert unknown.returncode == 2 and "invalid choice: 'emacs'" in unknown.stderr
