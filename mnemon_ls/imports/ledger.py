@@ -1,7 +1,7 @@
 """What was imported: ``state/imports.jsonl``, one JSON line per imported item, appended durably after the
 item's write is committed::
 
-    {"key": "<32 hex>", "source": "cursor", "path": "/abs/.cursor/rules/style.mdc", "sha256": "<file digest>",
+    {"key": "<32 hex>", "origin": "imported", "source": "cursor", "path": "/abs/.cursor/rules/style.mdc", "sha256": "<file digest>",
      "title": "...", "destination": "user|memory|document|space", "ref": "...", "importedAt": "<ISO 8601>"}
 
 ``key`` is :func:`item_key` of the (redacted) text: a second import of the same text, from the same file or

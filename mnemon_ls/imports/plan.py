@@ -239,7 +239,7 @@ def apply(host: "WorkspaceHost", source: str, from_path: str | None = None, *, s
             ref = _write(host, plan, item)
             now = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
             sha = next((f["sha256"] for f in plan["files"] if f["path"] == item["path"]), None)
-            ledger.append(host.root, [{"key": item["key"], "source": source, "path": item["path"], "sha256": sha,
+            ledger.append(host.root, [{"key": item["key"], "origin": "imported", "source": source, "path": item["path"], "sha256": sha,
                                        "title": item["title"][:200], "destination": item["destination"],
                                        "ref": ref, "importedAt": now}])
             applied.append({"path": item["path"], "title": item["title"], "destination": item["destination"],

@@ -84,7 +84,7 @@ def test_claude_code_routes_each_item_and_a_second_import_adds_nothing(cli):
     assert [d["title"] for d in docs["documents"]] == ["Fixture policy"]
     ledger = [json.loads(line) for line in (root / "state" / "imports.jsonl").read_text().splitlines()]
     assert {row["destination"] for row in ledger} == {"user", "memory", "document"}
-    assert all(row["source"] == "claude-code" and Path(row["path"]).is_absolute() and row["ref"] for row in ledger)
+    assert all(row["origin"] == "imported" and row["source"] == "claude-code" and Path(row["path"]).is_absolute() and row["ref"] for row in ledger)
     assert before != procs.tree_snapshot(root)
     again = run_import(cli, "claude-code")
     assert again["counts"]["written"] == 0 and again["counts"]["alreadyImported"] == len(plan["items"]) + 1
