@@ -1,0 +1,103 @@
+"""The source formats ``mnemon-ls import`` reads, by name (:data:`FORMATS`), and what they share.
+
+A format module has ``NAME``, ``DEFAULTS`` (the paths it reads, for the help and the docs),
+``locate(workspace, env) -> [Located]`` (its files in their default places) and
+``items(source, located) -> [Item]``. ``--from PATH`` replaces the default places (:func:`locate_from`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from .reading import Item, SourceFile, markdown_items
+
+#: Directories a scan never enters.
+SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mnemon"})
+
+
+@dataclass(frozen=True)
+class Located:
+    """A file to read: ``path``, the ``base`` directory its real path must stay under, and a ``hint``
+    (``user``/``memory``) when the format says where its items belong."""
+
+    path: Path
+    base: Path
+    hint: str | None = None
+
+
+@dataclass(frozen=True)
+class Format:
+    """One source format: its ``name``, ``defaults`` (shown paths), ``locate`` and ``items`` (module doc),
+    and ``patterns``: the file names a ``--from`` directory is searched for when none of the layout is there."""
+
+    name: str
+    defaults: tuple[str, ...]
+    locate: Callable[[Path, Mapping[str, str]], list[Located]]
+    items: Callable[[SourceFile, Located], list[Item]]
+    patterns: tuple[str, ...] = ("*.md",)
+    layout: Callable[[Path], list[Located]] | None = None
+
+
+def existing(candidates: list[Located]) -> list[Located]:
+    """The candidates that exist (as files or symlinks), without repeats, in order."""
+    seen: set[Path] = set()
+    out = []
+    for c in candidates:
+        if (c.path.is_file() or c.path.is_symlink()) and c.path not in seen:
+            seen.add(c.path)
+            out.append(c)
+    return out
+
+
+def glob(directory: Path, pattern: str, base: Path, hint: str | None = None, *, recursive: bool = False) -> list[Located]:
+    """Files of ``directory`` matching ``pattern`` (sorted; ``recursive`` walks subdirectories but
+    :data:`SKIPPED_DIRS`), as :class:`Located` under ``base``."""
+    if not directory.is_dir():
+        return []
+    found = directory.rglob(pattern) if recursive else directory.glob(pattern)
+    return [Located(p, base, hint) for p in sorted(found)
+            if not SKIPPED_DIRS.intersection(p.relative_to(directory).parts[:-1])]
+
+
+def markdown(source: SourceFile, located: Located) -> list[Item]:
+    """Plain Markdown items of a file (:func:`~.reading.markdown_items`), titled by the file name."""
+    return markdown_items(source.text, str(source.path), source.path.name, located.hint)
+
+
+def locate_from(fmt: Format, path: Path) -> list[Located]:
+    """The files ``--from PATH`` names: the file itself, or in a directory the format's layout under it
+    (``fmt.layout``) and, when none of it is there, every file matching ``fmt.patterns`` directly in it."""
+    if not path.is_dir():
+        return [Located(path, path.parent)]
+    found = existing(fmt.layout(path)) if fmt.layout else []
+    if not found:
+        for pattern in fmt.patterns:
+            found += glob(path, pattern, path)
+    return found
+
+
+def home(env: Mapping[str, str]) -> Path:
+    """The person's home directory (``HOME``)."""
+    return Path(env.get("HOME") or Path.home())
+
+
+def info(fmt: Format) -> dict[str, Any]:
+    """``{name, defaults}``."""
+    return {"name": fmt.name, "defaults": list(fmt.defaults)}
+
+
+def _formats() -> dict[str, Format]:
+    from . import agents_md, claude_code, cline, copilot, cursor, hermes
+
+    return {m.FORMAT.name: m.FORMAT for m in (claude_code, agents_md, cursor, copilot, cline, hermes)}
+
+
+#: Source names, in the order the help lists them.
+SOURCE_NAMES = ("claude-code", "agents-md", "cursor", "copilot", "cline", "hermes")
+
+
+def get(name: str) -> Format:
+    """The :class:`Format` called ``name`` (one of :data:`SOURCE_NAMES`); ``KeyError`` otherwise."""
+    return _formats()[name]

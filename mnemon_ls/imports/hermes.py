@@ -1,0 +1,34 @@
+"""Hermes Agent: ``MEMORY.md`` (about the work) and ``USER.md`` (about the person), entries delimited by
+lines holding only ``§``, under ``$HERMES_HOME/memories/`` (default ``~/.hermes/memories/``)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Mapping
+
+from .formats import Format, Located, existing, home
+from .reading import Item, SourceFile
+
+_DELIMITER = re.compile(r"^\s*§\s*$", re.M)
+
+
+def _layout(base: Path) -> list[Located]:
+    return [Located(base / "USER.md", base, "user"), Located(base / "MEMORY.md", base, "memory")]
+
+
+def locate(workspace: Path, env: Mapping[str, str]) -> list[Located]:
+    """``$HERMES_HOME/memories/{USER,MEMORY}.md`` (``HERMES_HOME`` default ``~/.hermes``)."""
+    root = Path(env["HERMES_HOME"]) if env.get("HERMES_HOME") else home(env) / ".hermes"
+    return existing(_layout(root / "memories"))
+
+
+def items(source: SourceFile, located: Located) -> list[Item]:
+    """One item per ``§``-delimited entry; a file named USER.md is about the person."""
+    hint = located.hint or ("user" if source.path.name.upper() == "USER.MD" else "memory")
+    return [Item(" ".join(part.split()), source.path.name, str(source.path), "entry", hint)
+            for part in _DELIMITER.split(source.text) if part.strip()]
+
+
+FORMAT = Format("hermes", ("~/.hermes/memories/USER.md", "~/.hermes/memories/MEMORY.md"), locate, items,
+                ("USER.md", "MEMORY.md"), _layout)

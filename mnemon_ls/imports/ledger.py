@@ -1,0 +1,53 @@
+"""What was imported: ``state/imports.jsonl``, one JSON line per imported item, appended durably after the
+item's write is committed::
+
+    {"key": "<32 hex>", "origin": "imported", "source": "cursor", "path": "/abs/.cursor/rules/style.mdc", "sha256": "<file digest>",
+     "title": "...", "destination": "user|memory|document|space", "ref": "...", "importedAt": "<ISO 8601>"}
+
+``key`` is :func:`item_key` of the (redacted) text: a second import of the same text, from the same file or
+another, adds nothing. ``ref`` says where the item went (the runtime entry's lineage: ``runtime:<target>:<sha256
+of the entry>``; ``document:<id>``; ``memory-space:<space id>/item:<item id>``). A torn last line is skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Iterable
+
+from .. import fsio
+from ..runtime.ops import similarity_key
+
+
+def ledger_path(root: Path) -> Path:
+    """``<root>/state/imports.jsonl``."""
+    return root / "state" / "imports.jsonl"
+
+
+def item_key(text: str) -> str:
+    """The provenance key of an item's text: 32 hex of sha256 of its :func:`similarity_key` (case,
+    whitespace and punctuation do not make a new item)."""
+    return hashlib.sha256(("import\0" + similarity_key(text)).encode("utf-8")).hexdigest()[:32]
+
+
+def read_keys(root: Path) -> set[str]:
+    """The keys of every item imported into ``root`` (empty when nothing was)."""
+    data = fsio.read_bytes_or_none(ledger_path(root))
+    keys: set[str] = set()
+    for line in (data or b"").splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict) and isinstance(row.get("key"), str):
+            keys.add(row["key"])
+    return keys
+
+
+def append(root: Path, rows: Iterable[dict[str, Any]]) -> None:
+    """Append ``rows`` durably (fsync) to the ledger."""
+    data = b"".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n" for r in rows)
+    if data:
+        fsio.ensure_dir(ledger_path(root).parent)
+        fsio.append_file_durably(ledger_path(root), data)

@@ -1,0 +1,234 @@
+"""Reading another assistant's instruction files safely, and splitting Markdown into items.
+
+A file is refused (never read past the first bytes that show the problem) when it is not a regular file,
+is larger than :data:`MAX_FILE_BYTES`, holds a NUL byte (binary), is not UTF-8, or when its real path
+leaves the directory it was found under (a symlink out of the workspace). Refusals are :class:`Refusal`
+values, not exceptions: a directory scan reports them and goes on with the other files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: Largest instruction file read, in bytes. Instruction and memory files are meant to be read whole by a
+#: model at every session (Claude Code loads CLAUDE.md into every prompt), so real ones are a few KiB; 1 MiB
+#: is far above any of them and keeps a stray log or dump (the 50 MB case) from being read at all.
+MAX_FILE_BYTES = 1024 * 1024
+#: A headed section whose body is longer than this (UTF-8 bytes) becomes one Document instead of runtime
+#: entries. Runtime entries are one fact each and the default USER.md budget is 4096 bytes: a 1 KiB section
+#: would take a quarter of it as a single entry, and splitting it into bullet entries loses the heading's
+#: context, so it is kept whole where it can be searched and read in full.
+DOCUMENT_MIN_BYTES = 1024
+#: The markers of the block ``mnemon-ls export`` writes (an import skips what lies between them).
+BLOCK_BEGIN = "<!-- mnemon-ls:begin"
+BLOCK_END = "<!-- mnemon-ls:end -->"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A file that was not read: ``path`` and ``reason`` (the rule it broke)."""
+
+    path: str
+    reason: str
+
+    def to_dict(self) -> dict[str, str]:
+        """``{path, reason}``."""
+        return {"path": self.path, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One file read whole: ``path`` (absolute), its ``text``, ``sha256`` hex digest of its bytes, ``size``."""
+
+    path: Path
+    text: str
+    sha256: str
+    size: int
+
+
+@dataclass
+class Item:
+    """One thing to import: ``text`` (a bullet, a paragraph, or a whole section for ``kind`` ``section``),
+    ``title`` (its heading path, or the file name), ``path`` (the source file), ``kind`` (``entry`` or
+    ``section``), ``hint`` (``user``/``memory`` when the format says where it belongs) and ``reason`` (why a
+    section is kept whole)."""
+
+    text: str
+    title: str
+    path: str
+    kind: str = "entry"
+    hint: str | None = None
+    reason: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def digest(data: bytes) -> str:
+    """sha256 hex of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_source(path: Path, base: Path) -> SourceFile | Refusal:
+    """Read ``path`` (found under ``base``) whole, or say why not (module doc for the rules)."""
+    shown = str(path)
+    try:
+        real = path.resolve(strict=True)
+    except (OSError, RuntimeError) as exc:
+        return Refusal(shown, f"cannot be resolved ({exc.__class__.__name__})")
+    try:
+        base_real = base.resolve()
+    except (OSError, RuntimeError):
+        base_real = base
+    if real != base_real and base_real not in real.parents:
+        return Refusal(shown, f"is a symlink leaving {base} (it points to {real})")
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        return Refusal(shown, f"cannot be opened ({exc.strerror})")
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return Refusal(shown, "is not a regular file")
+        if st.st_size > MAX_FILE_BYTES:
+            return Refusal(shown, f"is larger than {MAX_FILE_BYTES} bytes ({st.st_size} bytes); not read")
+        chunks, left = [], MAX_FILE_BYTES + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 65536))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_FILE_BYTES:
+        return Refusal(shown, f"is larger than {MAX_FILE_BYTES} bytes; not read")
+    if b"\0" in data:
+        return Refusal(shown, f"is binary (a NUL byte at offset {data.index(bytes(1))})")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Refusal(shown, f"is not UTF-8 (invalid byte at offset {exc.start})")
+    return SourceFile(path, text.removeprefix("\ufeff"), digest(data), len(data))
+
+
+def file_digest(path: Path) -> str | None:
+    """sha256 hex of ``path``'s bytes now, or None when it cannot be read (gone, unreadable, too large)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+    except OSError:
+        return None
+    return digest(data)
+
+
+# ------------------------------------------------------------------ Markdown
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_BULLET = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+(.*)$")
+_TABLE = re.compile(r"^\s*\|.*\|\s*$")
+
+
+def front_matter(text: str) -> tuple[dict[str, str], str]:
+    """``(metadata, body)``: a leading ``---`` YAML block read as flat ``key: value`` lines (quotes
+    stripped), and the text after it. No block: ``({}, text)``."""
+    if not text.startswith("---"):
+        return {}, text
+    lines = text.split("\n")
+    for end in range(1, min(len(lines), 200)):
+        if lines[end].strip() == "---":
+            meta: dict[str, str] = {}
+            for line in lines[1:end]:
+                key, sep, value = line.partition(":")
+                if sep and key.strip() and not key.startswith((" ", "\t")):
+                    meta[key.strip()] = value.strip().strip("'\"")
+            return meta, "\n".join(lines[end + 1:])
+    return {}, text
+
+
+def without_block(text: str) -> str:
+    """``text`` without the block ``mnemon-ls export`` wrote (what lies between its markers)."""
+    start = text.find(BLOCK_BEGIN)
+    if start < 0:
+        return text
+    end = text.find(BLOCK_END, start)
+    return text[:start] + ("" if end < 0 else text[end + len(BLOCK_END):])
+
+
+def sections(text: str) -> list[tuple[str, list[str]]]:
+    """``[(heading path, body lines)]`` in order: the text before the first heading has the heading path
+    ``""``; headings inside code fences are body lines."""
+    out: list[tuple[str, list[str]]] = [("", [])]
+    path: list[tuple[int, str]] = []
+    fenced = False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            fenced = not fenced
+        match = None if fenced else _HEADING.match(line)
+        if match:
+            level = len(match.group(1))
+            path = [p for p in path if p[0] < level] + [(level, match.group(2).strip())]
+            out.append((" > ".join(p[1] for p in path), []))
+        else:
+            out[-1][1].append(line)
+    return [(h, body) for h, body in out if h or any(line.strip() for line in body)]
+
+
+def markdown_items(text: str, path: str, file_title: str, hint: str | None = None) -> list[Item]:
+    """The items of a Markdown file: a headed section over :data:`DOCUMENT_MIN_BYTES`, or holding a code
+    block or a table, is one ``section`` item (heading and body, formatting kept); any other section gives one
+    ``entry`` per bullet (continuation lines joined) and per paragraph. Front matter and the export block
+    are skipped."""
+    _meta, body = front_matter(without_block(text))
+    items: list[Item] = []
+    for heading, lines in sections(body):
+        content = "\n".join(lines).strip("\n")
+        size = len(content.encode("utf-8"))
+        structured = any(_FENCE.match(line) for line in lines) or sum(bool(_TABLE.match(line)) for line in lines) >= 2
+        if heading and (size > DOCUMENT_MIN_BYTES or structured):
+            why = (f"a headed section of {size} bytes (over {DOCUMENT_MIN_BYTES})" if size > DOCUMENT_MIN_BYTES
+                   else "a headed section holding a code block or a table")
+            leaf = heading.split(" > ")[-1]
+            items.append(Item(f"# {leaf}\n\n{content.strip()}\n", heading, path, "section", hint, why))
+            continue
+        for text_ in _pieces(lines):
+            items.append(Item(text_, heading or file_title, path, "entry", hint))
+    return items
+
+
+def _pieces(lines: list[str]) -> list[str]:
+    """Bullets and paragraphs of a section body, each as one line of text."""
+    pieces: list[list[str]] = []
+    current: list[str] | None = None
+    fenced = False
+    for line in lines:
+        if _FENCE.match(line):
+            fenced = not fenced
+        bullet = None if fenced else _BULLET.match(line)
+        if bullet and len(bullet.group(1)) < 2:
+            current = [bullet.group(3)]
+            pieces.append(current)
+        elif not line.strip():
+            current = None
+        elif bullet:  # a nested bullet belongs to its parent
+            if current is None:
+                current = []
+                pieces.append(current)
+            current.append(bullet.group(3))
+        else:
+            if current is None:
+                current = []
+                pieces.append(current)
+            current.append(line.strip())
+    out = []
+    for piece in pieces:
+        joined = " ".join(p.strip() for p in piece if p.strip())
+        if joined and not re.fullmatch(r"[-=*_#>\s]+", joined):
+            out.append(joined)
+    return out

@@ -1,0 +1,192 @@
+"""Importing memory other assistants keep (issue 28), and the block written back into AGENTS.md/CLAUDE.md.
+
+- ``imports.run`` (``mnemon-ls import SOURCE [--dry-run] [--from PATH] [--space ID]``): the plan of
+  :mod:`mnemon_ls.imports.plan` (the dry run says per item where it would go and why, and keeps the files'
+  digests), or the import itself, refused with nothing written when a file changed since the dry run;
+- ``imports.propose`` (the MCP tool ``mnemon_import_propose``): an assistant files the plan's items as
+  workspace record proposals (origin model-suggested, a ``file`` source reference, tags ``import``,
+  ``import-<source>``, ``to-<destination>``) for a person to review; it writes no memory;
+- ``imports.export`` (``mnemon-ls export agents-md|claude-md [--remove]``): :mod:`mnemon_ls.imports.export`,
+  opt-in only (it writes into the repository).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, StrictBool
+
+from ..errors import EXIT_OK, EXIT_REJECTED
+from .base import Call, CliArg, CliCommand, McpTool, Operation, WorkspaceParams
+
+Source = Literal["claude-code", "agents-md", "cursor", "copilot", "cline", "hermes"]
+_SOURCE_HELP = ("claude-code (CLAUDE.md, CLAUDE.local.md, .claude/rules/, the auto memory), agents-md (AGENTS.md), "
+                "cursor (.cursor/rules/*.mdc, .cursorrules), copilot (.github/copilot-instructions.md, "
+                ".github/instructions/), cline (memory-bank/*.md, also Roo's) or hermes (~/.hermes/memories/)")
+#: Most proposals one call files (the rest are counted; call again after the review).
+MAX_PROPOSALS = 50
+
+
+class ImportParams(WorkspaceParams):
+    """``{workspace?, source, from?, dryRun?, spaceId?}``."""
+
+    source: Source = Field(description=_SOURCE_HELP)
+    from_path: str | None = Field(None, alias="from", description="a file or directory to read instead of the "
+                                                                  "default places (read, never changed)")
+    dry_run: StrictBool = Field(False, alias="dryRun", description="say per item where it would go and why; "
+                                                                   "write only the plan's file digests")
+    space_id: str | None = Field(None, alias="spaceId", description="the Memory Space taking what does not fit "
+                                                                    "runtime memory (default: the one active space)")
+
+
+class ImportProposeParams(WorkspaceParams):
+    """``{workspace?, source, from?}``."""
+
+    source: Source = Field(description=_SOURCE_HELP)
+    from_path: str | None = Field(None, alias="from", description="a file or directory to read instead of the "
+                                                                  "default places")
+
+
+class ExportParams(WorkspaceParams):
+    """``{workspace?, target, remove?}``."""
+
+    target: Literal["agents-md", "claude-md"] = Field(description="agents-md (AGENTS.md) or claude-md (CLAUDE.md)")
+    remove: StrictBool = Field(False, description="take the block out instead of writing it")
+
+
+def _run(call: Call, p: ImportParams) -> dict[str, Any]:
+    from ..imports import plan
+
+    if p.dry_run:
+        data = plan.build_plan(call.host, p.source, p.from_path, space_id=p.space_id)
+        plan.save_plan(call.host, data)
+        return {**data, "dryRun": True}
+    return {**plan.apply(call.host, p.source, p.from_path, space_id=p.space_id), "dryRun": False}
+
+
+_PLACES = {"user": "USER.md", "memory": "MEMORY.md", "document": "a Document", "space": "the Memory Space"}
+
+
+def import_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
+    """Per item where it goes (or went) and why, what was skipped and why, refused files, then the counts."""
+    c = data["counts"]
+    dry = data["dryRun"]
+    lines = [f"{'Dry run: nothing was imported. ' if dry else ''}Import from {data['source']}: "
+             f"{len(data['files'])} file(s) read, {len(data['refused'])} refused."]
+    for f in data["refused"]:
+        lines.append(f"  refused {f['path']}: {f['reason']}")
+    for i, item in enumerate(data["items"], 1):
+        preview = item["text"].replace("\n", " ")
+        preview = preview if len(preview) <= 72 else preview[:71] + "…"
+        red = f" [redacted: {', '.join(item['redacted'])}]" if item["redacted"] else ""
+        lines.append(f"  {i}. {'would go' if dry else 'went'} to {_PLACES[item['destination']]}: {preview!r}{red}")
+        lines.append(f"     from {item['path']} ({item['title']}): {item['reason']}")
+    for s in data["skipped"]:
+        lines.append(f"  skipped ({s['why']} of {s['of']}): {s['path']} ({s['title']})")
+    lines.append(f"{'Would write' if dry else 'Wrote'}: {c['user']} to USER.md, {c['memory']} to MEMORY.md, "
+                 f"{c['document']} Document(s), {c['space']} to the Memory Space; skipped {c['alreadyImported']} "
+                 f"already imported, {c['rejected']} rejected in review, {c['exactDuplicates']} exact and {c['nearDuplicates']} near duplicate(s).")
+    if c["space"] and data.get("spaceProblem"):
+        lines.append(f"Cannot import yet: {data['spaceProblem']}.")
+    if dry and data["items"]:
+        lines.append(f"Run `mnemon-ls import {data['source']}{' --from ' + data['from'] if data['from'] else ''}` "
+                     "to import; it is refused if a file changes before then.")
+    return "\n".join(lines)
+
+
+def _propose(call: Call, p: ImportProposeParams) -> dict[str, Any]:
+    """File the plan's items as record proposals (module doc); an item already proposed (same content, any
+    review state) is not proposed again."""
+    from ..imports import plan
+    from ..records.model import content_hash
+    from .records import source
+
+    data = plan.build_plan(call.host, p.source, p.from_path)
+    records = source(call)
+    known = {r.content_hash for r in records.read("project").values() if "import" in r.tags}
+    proposed, already = [], 0
+    kinds = {"user": "preference", "memory": "convention", "document": "fact", "space": "fact"}
+    for item in data["items"]:
+        if content_hash(item["text"]) in known:
+            already += 1
+            continue
+        if len(proposed) >= MAX_PROPOSALS:
+            continue
+        title = item["title"].split(" > ")[-1][:200] or item["path"].rsplit("/", 1)[-1]
+        receipt = records.propose("project", kinds[item["destination"]], title, item["text"][:64 * 1024],
+                                  tags=["import", f"import-{p.source}", f"to-{item['destination']}"],
+                                  source_refs=[{"kind": "file", "id": item["path"][:1024]}],
+                                  note=f"import {p.source}: to {_PLACES[item['destination']]} ({item['reason']})"[:1000])
+        proposed.append({"id": receipt.record.id, "title": title, "destination": item["destination"],
+                         "path": item["path"]})
+    left = len(data["items"]) - len(proposed) - already
+    return {"source": p.source, "proposed": proposed, "alreadyProposed": already, "notYetProposed": left,
+            "skipped": data["counts"], "refused": data["refused"], "pending": records.pending_proposals()}
+
+
+def propose_text(data: dict[str, Any]) -> str:
+    """What the assistant reads: how many proposals, what a person does next."""
+    lines = [f"Filed {len(data['proposed'])} import proposal(s) from {data['source']} for review "
+             f"({data['alreadyProposed']} were proposed before; {data['notYetProposed']} left for another call)."]
+    for row in data["proposed"][:20]:
+        lines.append(f"- {row['id']}: {row['title']} -> {_PLACES[row['destination']]}")
+    for f in data["refused"]:
+        lines.append(f"refused {f['path']}: {f['reason']}")
+    lines.append("Nothing was written to memory. A person reviews them (`mnemon-ls records list --proposals`) and "
+                 f"imports with `mnemon-ls import {data['source']} --dry-run`, then `mnemon-ls import {data['source']}`.")
+    return "\n".join(lines)
+
+
+def _export(call: Call, p: ExportParams) -> dict[str, Any]:
+    from ..imports.export import export_block
+
+    return export_block(call.host, p.target, remove=p.remove)
+
+
+def export_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
+    """One line: what happened to which file."""
+    said = {"created": f"created {data['file']} with a block of {data['facts']} fact(s)",
+            "updated": f"wrote a block of {data['facts']} fact(s) into {data['file']}",
+            "unchanged": f"{data['file']}: the block is up to date ({data['facts']} fact(s))",
+            "removed": f"removed the block from {data['file']}",
+            "deleted": f"removed the block; {data['file']} held nothing else and was deleted",
+            "absent": f"{data['file']} has no mnemon-ls block; nothing to remove"}
+    return said[data["action"]]
+
+
+OPERATIONS = (
+    Operation(
+        "imports.run", ImportParams, _run,
+        "Import the memory another assistant keeps (instruction files, rules, memory banks) into USER.md, "
+        "MEMORY.md, Documents and the active Memory Space; the dry run says where each item would go and why.",
+        effect="write",
+        cli=CliCommand(("import",), "import another assistant's memory (run with --dry-run first)",
+                       (CliArg("source", metavar="SOURCE"),
+                        CliArg("from_path", flag="--from", dest="from_path", metavar="PATH", path=True),
+                        CliArg("dry_run", flag="--dry-run", kind="flag"),
+                        CliArg("space_id", flag="--space", metavar="ID", names_errors=True)),
+                       text=import_text,
+                       exit_code=lambda data: EXIT_REJECTED if data["counts"]["space"] and data.get("spaceProblem")
+                       else EXIT_OK)),
+    Operation(
+        "imports.propose", ImportProposeParams, _propose,
+        "Propose another assistant's memory for import as workspace record proposals a person reviews; "
+        "writes no memory.", effect="write", text=propose_text,
+        mcp=McpTool(
+            "mnemon_import_propose",
+            "Propose importing memory another assistant keeps in this workspace (CLAUDE.md and Claude Code's auto "
+            "memory, AGENTS.md, Cursor rules, Copilot instructions, a Cline/Roo memory bank, Hermes memories). "
+            "Each item is filed as an unverified record proposal saying where it would go (USER.md, MEMORY.md, a "
+            "Document, the Memory Space) and why; nothing is written to memory. A person reviews the proposals "
+            "and runs the import. Secrets are redacted; duplicates and earlier imports are skipped.",
+            fields=("source", "from_path", "workspace"), rename={"from_path": "path"})),
+    Operation(
+        "imports.export", ExportParams, _export,
+        "Write the wake's stable facts (MEMORY.md) as a marked block into the workspace's AGENTS.md or "
+        "CLAUDE.md, regenerated in place; remove takes it out. Opt-in: it writes into the repository.",
+        effect="write",
+        cli=CliCommand(("export",), "write the workspace facts into AGENTS.md or CLAUDE.md as a marked block "
+                                    "(opt-in; --remove takes it out)",
+                       (CliArg("target", metavar="agents-md|claude-md"),
+                        CliArg("remove", flag="--remove", kind="flag")), text=export_text)),
+)
