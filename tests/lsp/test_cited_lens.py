@@ -105,10 +105,11 @@ async def test_the_client_is_asked_for_its_lenses_again_after_a_save_and_a_write
     commit_files(repo, {"src/lib.py": LIB}, "lib")
     client = await lsp.start("visual-studio-code", [repo_dir], SETTINGS)
     target = repo_dir / "src" / "lib.py"
-    assert client.lens_refreshes == 0
+    # (a loaded machine may see the start-up's own files appear and ask once already: count from here)
+    seen = client.lens_refreshes
     await client.call("mnemon/runtime/mutate", {"action": "add", "content": "parse splits on whitespace",
                                                 "cites": [{"path": "src/lib.py", "startLine": 1, "endLine": 2}]})
-    await client.until(lambda: client.lens_refreshes >= 1, "a refresh after the write")
+    await client.until(lambda: client.lens_refreshes > seen, "a refresh after the write")
     target.write_text(LIB.replace("split()", "split(',')"))
     seen = client.lens_refreshes
     client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri(target))))

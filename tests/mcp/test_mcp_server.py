@@ -22,9 +22,9 @@ from tests.helpers.zygote import mnemon_command
 TOOLS = {"mnemon_runtime_memory", "mnemon_wake", "mnemon_recall", "mnemon_remember", "mnemon_related",
          "mnemon_link", "mnemon_forget", "mnemon_document_search", "mnemon_document_create",
          "mnemon_document_manage", "mnemon_memory_spaces", "mnemon_status", "mnemon_records_propose",
-         "mnemon_records_search", "mnemon_runtime_compact", "mnemon_import_propose"}
+         "mnemon_records_search", "mnemon_runtime_compact", "mnemon_import_propose", "mnemon_citations"}
 READ_TOOLS = {"mnemon_wake", "mnemon_recall", "mnemon_related", "mnemon_document_search", "mnemon_memory_spaces",
-              "mnemon_document_manage", "mnemon_status", "mnemon_records_search"}
+              "mnemon_document_manage", "mnemon_status", "mnemon_records_search", "mnemon_citations"}
 
 
 def files(state: dict) -> dict:
