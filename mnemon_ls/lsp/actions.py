@@ -56,7 +56,10 @@ def code_action(ls: LanguageServer, params: types.CodeActionParams) -> list[type
         except Exception:
             text = ""
         if normalize_text(text):
-            base = {"uri": uri, "text": text}
+            base = {"uri": uri, "text": text, "range": {"start": {"line": selection.start.line,
+                                                                  "character": selection.start.character},
+                                                        "end": {"line": selection.end.line,
+                                                                "character": selection.end.character}}}
             actions.append(_action("Remember selection", REMEMBER_SELECTION, base))
             if state.branch.branch:
                 actions.append(_action(f"Remember selection for branch {state.branch.branch}", REMEMBER_SELECTION,

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import os
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import unquote
@@ -104,7 +105,39 @@ def params_of(ls: Any, operation: Any, command: Any, a: Any, state: FolderState,
         raw[wire(name)] = value
     if command.file is not None:
         raw[wire(command.file)] = str(path)
+    if command.cite is not None and getattr(a, command.cite) is not None:
+        cite = selection_cite(ls, state, a.uri, getattr(a, command.cite))
+        if cite is not None:
+            raw[wire("cites")] = [cite]
     return raw
+
+
+def selection_cite(ls: Any, state: FolderState, uri: str, selection: Any) -> dict[str, Any] | None:
+    """The citation ``{path, startLine, endLine}`` (1-based, inclusive) of the lines ``selection`` (an LSP range,
+    :class:`~mnemon_ls.ops.command_args.LspRange`) covers in the document ``uri``, or ``None`` when they cannot be
+    cited as the person sees them: a file outside the folder or that the citation rules refuse (a directory, binary,
+    over 2 MiB, in the storage root or ``.git``: :func:`mnemon_ls.citations.model.resolve`), or lines on disk that
+    differ from the editor's (the document is not saved). Reads the file; writes nothing."""
+    from ..citations.model import hash_lines
+
+    start = selection.start.line + 1
+    end = max(start, selection.end.line + (0 if selection.end.character == 0 else 1))
+    try:
+        path = uri_to_path(uri, "uri")
+        try:
+            relative = path.relative_to(state.path).as_posix()
+        except ValueError:  # a folder or file reached through a link: compare where they are
+            relative = Path(os.path.realpath(path)).relative_to(os.path.realpath(state.path)).as_posix()
+        cite = {"path": relative, "startLine": start, "endLine": end}
+        resolved = state.host.citations.resolve([cite])[0]
+    except (MnemonError, ValueError, OSError):
+        return None
+    opened = ls.workspace.text_documents.get(unquote(uri))
+    if opened is not None:
+        shown = opened.lines[start - 1:end]
+        if len(shown) != end - start + 1 or hash_lines([line.rstrip("\r\n") for line in shown]) != resolved.sha256:
+            return None
+    return cite
 
 
 def _route(bindings: tuple[tuple[Any, Any], ...], a: Any) -> tuple[Any, Any]:

@@ -14,9 +14,25 @@ from pydantic import Field, StrictBool
 from .base import Params
 
 
+class LspPosition(Params):
+    """An LSP ``Position``: ``{line, character}``, both 0-based (``character`` in the client's position
+    encoding; only ``line`` is used here)."""
+
+    line: int = Field(ge=0, strict=True, description="0-based line")
+    character: int = Field(ge=0, strict=True, description="0-based character of the line")
+
+
+class LspRange(Params):
+    """An LSP ``Range``: ``{start, end}`` (:class:`LspPosition`; ``end`` exclusive, so an end at character 0
+    of a later line ends the selection on the line before)."""
+
+    start: LspPosition
+    end: LspPosition
+
+
 class RememberArgs(Params):
-    """Argument object of ``mnemon.server.rememberSelection``: ``{uri, text, branches?, importance?, spaceId?,
-    languageId?, quiet?}``.
+    """Argument object of ``mnemon.server.rememberSelection``: ``{uri, text, range?, branches?, importance?,
+    spaceId?, languageId?, quiet?}``.
 
     Without ``spaceId`` the text goes to MEMORY.md (``branches`` scopes it); with ``spaceId`` it is
     remembered in that Memory Space (``branches``, at most one name there, adds a ``branch:<name>`` tag).
@@ -28,6 +44,8 @@ class RememberArgs(Params):
 
     uri: str = Field(description="the document the text was selected in (a file URI): its folder's memory")
     text: str = Field(description="the selected text (a comment loses its comment markers)")
+    range: LspRange | None = Field(None, description="where the text was selected: the memory cites those lines of "
+                                                     "the file when they are saved as selected (skipped otherwise)")
     branches: list[str] | None = Field(None, description="show it only on these git branches (a Memory Space: "
                                                          "at most one, a branch:<name> tag)")
     importance: Literal["critical", "normal", "low"] | None = Field(None, description="default normal (a Memory "

@@ -115,12 +115,14 @@ def _check_command(operation: Operation, command: LspCommand) -> None:
     if not isinstance(args, dict):
         raise ValueError(f"{where}: args {getattr(command.args, '__name__', command.args)} is not a params model")
     language = ("language_id",) if command.comment is not None else ()
-    for name in ("uri", *command.fields.values(), command.when, command.quiet, command.comment, *language):
+    for name in ("uri", *command.fields.values(), command.when, command.quiet, command.comment, command.cite,
+                 *language):
         if name is not None and name not in args:
             raise ValueError(f"{where}: argument field {name} is not in {command.args.__name__}")
     model = operation.params_for("lsp")
     fields = model.model_fields
-    for name in ("workspace", *command.fields, *command.fixed, *command.convert, command.file):
+    for name in ("workspace", *command.fields, *command.fixed, *command.convert, command.file,
+                 "cites" if command.cite else None):
         if name is not None and name not in fields:
             raise ValueError(f"{where}: field {name} is not in {model.__name__}")
     for name in command.convert:

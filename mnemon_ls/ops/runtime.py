@@ -457,7 +457,7 @@ OPERATIONS = (
             "Add the selected text (a comment without its markers) to MEMORY.md of the document's folder; "
             "branches scope it.",
             fields={"content": "text", "importance": "importance", "branches": "branches"},
-            fixed={"action": "add", "target": "memory"}, comment="text", quiet="quiet",
+            fixed={"action": "add", "target": "memory"}, comment="text", cite="range", quiet="quiet",
             message=humantext.remembered_in_memory, failure="not remembered: "),
         mcp=_MUTATE_TOOL,
         cli=(_mutate_cli("add", "add an entry"), _mutate_cli("replace", "replace the entry OLD_TEXT selects"),

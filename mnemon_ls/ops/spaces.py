@@ -350,7 +350,7 @@ OPERATIONS = (
             "hold tags it branch:<name>.",
             fields={"content": "text", "space_id": "space_id", "importance": "importance", "branch": "branches"},
             convert={"content": normalize_text, "importance": _importance_of_selection, "branch": _one_branch},
-            fixed={"source": "user"}, comment="text", when="space_id", quiet="quiet",
+            fixed={"source": "user"}, comment="text", cite="range", when="space_id", quiet="quiet",
             message=humantext.remembered_in_space, failure="not remembered: "),
         mcp=McpTool(
             "mnemon_remember",

@@ -59,6 +59,9 @@ class LspCommand:
     - ``comment``: the argument field holding selected text: a comment loses its comment markers (by the
       argument's ``language_id``, else the language the client opened the ``uri`` document with, else the file
       name's) before it is mapped;
+    - ``cite``: the argument field holding the selection's LSP range (``{start, end}``): the params' ``cites``
+      become the saved lines of ``uri`` it covers, when the file is a workspace file whose lines there are the
+      editor's (a file outside the folder, too big, binary, or not saved as shown is remembered uncited);
     - ``when``: several operations may bind one command (the same ``args``, ``quiet`` and ``failure``): this one
       runs it when the argument object sets this field, the binding without ``when`` otherwise.
 
@@ -81,6 +84,7 @@ class LspCommand:
     fixed: Mapping[str, Any] = field(default_factory=dict)
     file: str | None = None
     comment: str | None = None
+    cite: str | None = None
     when: str | None = None
     quiet: str | None = None
     message: Callable[[Any, Any], str | None] | None = None

@@ -109,6 +109,10 @@ def test_remember_wake_forget_status(session: Session, tmp_path: Path) -> None:
     assert len(entries) == 2 and len(scoped) == 1
     assert scoped[0]["branches"] == ["main"] and scoped[0]["content"] == LINE3
     assert not [e for e in entries if "pnpm" in e["content"]][0].get("branches")
+    # each cites the lines it was selected from (the file is saved as shown)
+    side = json.loads((runtime.parent / "state" / "citations" / "runtime.json").read_text(encoding="utf-8"))
+    cited = sorted((c["path"], c["startLine"], c["endLine"]) for cites in side["citations"].values() for c in cites)
+    assert cited == [(notes.relative_to(repo_dir).as_posix(), 1, 2), (notes.relative_to(repo_dir).as_posix(), 3, 3)]
 
     # Wake snapshot in a read-only markdown scratch buffer.
     session.nv.command("MnemonWake")

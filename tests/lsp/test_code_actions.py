@@ -7,6 +7,7 @@ importance?}``, ``mnemon.server.showWakeSnapshot {uri}``). Results, files on dis
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,8 @@ async def _actions(client: MnemonClient, path: Path, rng: types.Range, only: lis
 
 
 SELECTION = types.Range(types.Position(1, 2), types.Position(1, 22))
+#: SELECTION as the Remember selection commands' ``range`` (the memory cites those lines)
+SELECTION_RANGE = {"start": {"line": 1, "character": 2}, "end": {"line": 1, "character": 22}}
 
 
 def _action(title: str, command: str, argument: dict) -> types.CodeAction:
@@ -56,9 +59,9 @@ async def test_actions_on_selection(client: MnemonClient, repo_dir: Path):
     _open(client, source)
     actions = await _actions(client, source, SELECTION)
     assert actions == [
-        _action("Remember selection", REMEMBER, {"uri": uri(source), "text": SELECTED}),
+        _action("Remember selection", REMEMBER, {"uri": uri(source), "text": SELECTED, "range": SELECTION_RANGE}),
         _action("Remember selection for branch main", REMEMBER,
-                {"uri": uri(source), "text": SELECTED, "branches": ["main"]}),
+                {"uri": uri(source), "text": SELECTED, "range": SELECTION_RANGE, "branches": ["main"]}),
         _action("Show wake snapshot", SHOW_WAKE, {"uri": uri(source)}),
         _action("Create document from file", CREATE_DOCUMENT, {"uri": uri(source)}),
     ]
@@ -100,7 +103,8 @@ async def test_selection_text_in_the_negotiated_encoding(client: MnemonClient, r
     start = _units(prefix, encoding)
     rng = types.Range(types.Position(1, start), types.Position(1, start + _units(wanted, encoding)))
     action = (await _actions(client, source, rng))[0]
-    assert action.command.arguments[0] == {"uri": uri(source), "text": wanted}
+    assert action.command.arguments[0] == {"uri": uri(source), "text": wanted, "range": {
+        "start": {"line": 1, "character": start}, "end": {"line": 1, "character": start + _units(wanted, encoding)}}}
     await client.command(action.command.command, action.command.arguments[0])
     assert memory_file(repo_dir / ".mnemon").read_bytes() == (wanted + "\n").encode("utf-8")
 
@@ -140,6 +144,9 @@ async def test_remember_selection(client: MnemonClient, repo_dir: Path):
         "success": True, "message": "Entry added.", "target": "memory", "entryCount": 1,
         "usage": {"used": 20, "limit": 10240}, "revision": revision_of_file(root), "changed": True,
         "added": SELECTED, "workspace": uri(repo_dir),
+        # the line the selection was made on, as saved: "# keep the cache small"
+        "cites": [{"path": "notes.py", "startLine": 2, "endLine": 2, "freshness": "fresh",
+                   "sha256": hashlib.sha256(b"# keep the cache small\n").hexdigest()}],
     }
     assert memory_file(root).read_bytes() == b"keep the cache small\n"
     assert [(e["content"], e["target"], e.get("branches")) for e in read_entries(root)] == [(SELECTED, "memory", None)]

@@ -113,3 +113,42 @@ async def test_observers_hear_of_the_commands_writes(lsp: Launcher, repo, repo_d
             break
     note = await client.note("mnemon/maintenanceCompleted", since=mark)
     assert note["workspace"] == uri(repo_dir) and note["summary"] == result["maintenance"]["summary"]
+
+
+async def test_a_selection_cites_the_lines_it_was_selected_from(client: MnemonClient, repo_dir: Path) -> None:
+    """Remember Selection cites the saved lines the selection covers (issue 24 item 2): from the code action (its
+    range), from a client's own range (an end inside a line counts that line; an end at character 0 does not),
+    and not at all when the editor's lines are not the saved ones (the citation would hash other text)."""
+    import hashlib
+
+    text = "# Deploy with make release\n# (needs the VPN)\nrelease()\n"
+    source = repo_dir / "deploy.py"
+    _open(client, source, text, "python")
+    params = types.CodeActionParams(types.TextDocumentIdentifier(uri(source)), CODE_ACTION_RANGE,
+                                    types.CodeActionContext(diagnostics=[]))
+    action = (await client.text_document_code_action_async(params))[0]
+    assert action.command.arguments[0]["range"] == {"start": {"line": 0, "character": 0},
+                                                   "end": {"line": 2, "character": 0}}
+    result = await client.command(action.command.command, action.command.arguments[0])
+    lines_1_2 = hashlib.sha256(b"# Deploy with make release\n# (needs the VPN)\n").hexdigest()
+    assert result["cites"] == [{"path": "deploy.py", "startLine": 1, "endLine": 2, "sha256": lines_1_2,
+                                "freshness": "fresh"}]
+
+    one = await client.command(REMEMBER, {"uri": uri(source), "text": "release()", "range": {
+        "start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 9}}})
+    assert [(c["startLine"], c["endLine"]) for c in one["cites"]] == [(3, 3)]
+
+    # The person types without saving: the selected lines are no longer the file's lines there.
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(version=2, uri=uri(source)),
+        [types.TextDocumentContentChangeWholeDocument(text="# Deploy with make ship\n" + text)]))
+    unsaved = await client.command(REMEMBER, {"uri": uri(source), "text": "# Deploy with make ship", "range": {
+        "start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 23}}})
+    assert unsaved["success"] is True and "cites" not in unsaved
+    # A file no citation may name (the storage root's own MEMORY.md) is remembered uncited, not refused.
+    bad = await client.command(REMEMBER, {"uri": uri(repo_dir / "missing.py"), "text": "gone", "range": {
+        "start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 4}}})
+    assert bad["success"] is True and "cites" not in bad
+    wrong = await client.command(REMEMBER, {"uri": uri(source), "text": "x", "range": {"start": {"line": -1}}})
+    assert (wrong["success"], wrong["error"]["field"]) == (False, "range.start.line")
+    assert _contents(repo_dir)[-1] == "gone"

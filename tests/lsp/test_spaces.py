@@ -9,6 +9,7 @@ Branch switches are made with pygit2 while the server runs; recall probes the br
 from __future__ import annotations
 
 import re
+import hashlib
 from pathlib import Path
 
 import pygit2
@@ -175,7 +176,9 @@ SELECTED = "cache entries expire after   ten minutes"
 async def test_remember_selection_in_space_action(client: MnemonClient, repo_dir: Path):
     source = repo_dir / "cache.py"
     _open(client, source, SOURCE)
-    base = {"uri": uri(source), "text": SELECTED}
+    # the range as sent: the selection's end past the line's 42 characters comes clamped to the line's end
+    base = {"uri": uri(source), "text": SELECTED,
+            "range": {"start": {"line": 1, "character": 2}, "end": {"line": 1, "character": 42}}}
     plain = [
         _action("Remember selection", REMEMBER, base),
         _action("Remember selection for branch main", REMEMBER, base | {"branches": ["main"]}),
@@ -197,6 +200,8 @@ async def test_remember_selection_in_space_action(client: MnemonClient, repo_dir
         "status": "committed", "action": "added", "spaceId": "default", "spaceName": "Team notes",
         "id": result["id"], "message": "Remembered in Team notes.", "activated": False, "edgesCreated": NO_EDGES,
         "entities": [], "tags": [], "createdAt": result["createdAt"], "success": True, "workspace": uri(repo_dir),
+        "cites": [{"path": "cache.py", "startLine": 2, "endLine": 2, "freshness": "fresh",
+                   "sha256": hashlib.sha256(b"# cache entries expire after   ten minutes\n").hexdigest()}],
     }
     assert [(m.type, m.message) for m in client.messages] == [
         (types.MessageType.Info, "mnemon: Remembered in Team notes. (space Team notes)")]

@@ -194,7 +194,10 @@ async function rememberSelection(ctx: CommandContext, forBranch: boolean): Promi
         if (target === undefined) {
             return; // the target pick was dismissed
         }
-        const args = { uri, text: content, languageId: document.languageId, branches };
+        // The selection's lines: the server cites them when the file is saved as shown (issue 24 item 2).
+        const { start, end } = editor.selection;
+        const range = { start: { line: start.line, character: start.character }, end: { line: end.line, character: end.character } };
+        const args = { uri, text: content, range, languageId: document.languageId, branches };
         if (target !== RUNTIME_TARGET) {
             const receipt = await rememberSelectionInSpace(client, { ...args, spaceId: target.id });
             ctx.wakeDocuments.refreshAll(); // the wake lists the active spaces

@@ -339,6 +339,8 @@ export interface RememberSelectionArgs {
     uri: string;
     /** The selected text, exactly as selected. */
     text: string;
+    /** Where it was selected (LSP range, 0-based): the memory cites those lines when the file is saved as shown. */
+    range?: { start: { line: number; character: number }; end: { line: number; character: number } };
     /** The document's language id: a selection that is a comment loses that language's comment markers. */
     languageId?: string;
     /** MEMORY.md only: scope the entry to these branches. Into a space: at most one, a `branch:<name>` tag. */

@@ -243,9 +243,13 @@ function M.remember(opts, callback)
   opts = opts or {}
   local bufnr = (opts.bufnr == nil or opts.bufnr == 0) and vim.api.nvim_get_current_buf() or opts.bufnr
   local text = opts.text
+  local range = nil
   if text == nil then
     local line1 = opts.line1 or vim.api.nvim_win_get_cursor(0)[1]
-    text = M.selection_text(bufnr, line1, opts.line2 or line1, opts.range or 0)
+    local line2 = opts.line2 or line1
+    text = M.selection_text(bufnr, line1, line2, opts.range or 0)
+    -- the selected lines (LSP range, 0-based, end exclusive): the server cites them when the buffer is saved
+    range = { start = { line = line1 - 1, character = 0 }, ["end"] = { line = line2, character = 0 } }
   end
   if vim.trim(text) == "" then
     local msg = "mnemon: nothing to remember: the selection is empty"
@@ -256,7 +260,7 @@ function M.remember(opts, callback)
   if not c then
     return
   end
-  local argument = { uri = vim.uri_from_bufnr(bufnr), text = text }
+  local argument = { uri = vim.uri_from_bufnr(bufnr), text = text, range = range }
   if opts.importance then
     argument.importance = opts.importance
   end

@@ -776,9 +776,14 @@ describe("contract with the real mnemon-ls server", () => {
     });
 
     it("remember selection (the server's command): a selected comment loses its markers; into an inactive space the receipt says what activating it changed", async () => {
+        fs.writeFileSync(path.join(repo, "deploy.py"), "# Deploy with make release\n# (needs the VPN)\nrelease()\n");
         const file = pathToFileURL(path.join(repo, "deploy.py")).href;
-        const receipt = await withTimeout(rememberSelectionInMemory(connection, { uri: file, text: "# Deploy with make release\n# (needs the VPN)", languageId: "python" }), "remember selection");
+        const range = { start: { line: 0, character: 0 }, end: { line: 1, character: 17 } };
+        const receipt = await withTimeout(rememberSelectionInMemory(connection, { uri: file, text: "# Deploy with make release\n# (needs the VPN)", range, languageId: "python" }), "remember selection");
         assert.equal(receipt.added, "Deploy with make release (needs the VPN)");
+        // the selection's lines, cited as saved (the server hashes them)
+        const cites = (receipt as unknown as { cites?: { path: string; startLine: number; endLine: number; freshness: string }[] }).cites;
+        assert.deepEqual(cites?.map((c) => [c.path, c.startLine, c.endLine, c.freshness]), [["deploy.py", 1, 2, "fresh"]]);
         const spaces = (await withTimeout(listSpaces(connection, { workspace: folderUri }), "list")).spaces;
         const scratch = spaces.find((s) => s.name === "Scratch")!;
         assert.equal(scratch.active, false);
