@@ -1,0 +1,179 @@
+"""Keyword recall of a PostgreSQL space, ranked with the native provider's policy.
+
+The query is read as native recall reads it (:func:`mnemon_ls.spaces.querysense.sense`: its term groups, the
+proper names, the time range it names). Candidates come from one SQL statement: active items of the space
+whose ``tsv`` holds one of the terms (a ``tsquery`` of the terms as they are, no language configuration), or
+whose ``lower(content)`` holds a term of three or more characters as a substring (``LIKE``, served by the
+``pg_trgm`` index: the part of an identifier or a run of Chinese, Japanese or Korean text the word splitter
+did not cut out), or that were created in the time range; the branch scope (``branches`` column) and the
+category and source filters are in the same ``WHERE``. The best ``max(64, 6 * limit)`` by ``ts_rank`` are
+scored in Python exactly as native ones (:func:`mnemon_ls.spaces.keywordscore.keyword_score` of coverage,
+exactness, relevance = ``ts_rank`` over the best, importance and age; a group held only as a substring counts
+for coverage, not exactness), capped by the time range and the weak-match rule
+(:func:`mnemon_ls.spaces.querysense.weak_match`, with the items holding each group's whole term counted in
+SQL). ``mode`` ``basic`` is the CLI's plain substring scan. No vectors yet: ``matchedVia`` is ``keyword``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from mnemon_ls.spaces.index import TOKENIZER
+from mnemon_ls.spaces.keywordscore import OUTSIDE_RANGE_CAP, keyword_score
+from mnemon_ls.spaces.providers.base import KeepFn, SearchOutcome, sparse_hint
+from mnemon_ls.spaces.querysense import WEAK_MATCH_CAP, WEAK_MATCH_FACTOR, sense, weak_match
+from mnemon_ls.text import grouped
+
+from .engine import ITEM_COLUMNS
+
+
+def lexeme(text: str, prefix: bool = False) -> str:
+    """``text`` as one quoted ``tsquery`` lexeme (``'..'`` with ``'`` doubled and ``\\`` escaped), ``:*`` for
+    a prefix."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "''") + "'" + (":*" if prefix else "")
+
+
+def _like(text: str) -> str:
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def branch_sql(keep: KeepFn | None) -> tuple[str, list[Any]] | None:
+    """The SQL condition of a recall's branch scope (``keep`` of the service's branch rule: ``branch``,
+    ``mode``, ``detached``), or ``None`` when ``keep`` is another predicate (then applied in Python only)."""
+    scope = getattr(keep, "__self__", None)
+    if keep is None or not all(hasattr(scope, name) for name in ("branch", "mode", "detached")):
+        return None
+    if scope.mode == "off":
+        return "TRUE", []
+    if scope.branch is None:
+        return ("TRUE", []) if scope.detached == "show" else ("cardinality(i.branches) = 0", [])
+    if scope.mode != "filter":
+        return "TRUE", []
+    return "(cardinality(i.branches) = 0 OR %s = ANY(i.branches))", [scope.branch]
+
+
+def search(space: Any, query: str, *, limit: int, mode: str, category: str | None, source: str | None,
+           keep: KeepFn | None) -> SearchOutcome:
+    """The ranked items (module doc), at most ``limit``, best first."""
+    if mode == "basic":
+        return _basic(space, query, limit, category, source, keep)
+    now = datetime.now(timezone.utc)
+    sensed = sense(query, TOKENIZER, now)
+    terms, when = sensed.terms, sensed.when
+    if not terms and when is None:
+        return SearchOutcome([], sparse_hint(0, limit))
+    pool = max(64, limit * 6)
+    tsquery = " | ".join(lexeme(t.text, t.prefix) for t in terms)
+    likes = sorted({_like(t.text) for t in terms if not t.prefix and len(t.text) >= 3})
+    match, args = [], []
+    if terms:
+        match.append("i.tsv @@ %s::tsquery")
+        args.append(tsquery)
+    if likes:
+        match.append("lower(i.content) LIKE ANY(%s)")
+        args.append(likes)
+    if when is not None:
+        match.append("(i.created_at >= %s AND i.created_at < %s)")
+        args += [when.start, when.end]
+    where = ["i.space_id = %s", "i.deleted_at IS NULL", "(" + " OR ".join(match) + ")"]
+    wargs: list[Any] = [space.key, *args]
+    if category is not None:
+        where.append("i.category = %s")
+        wargs.append(category)
+    if source is not None:
+        where.append("i.source = %s")
+        wargs.append(source)
+    scope = branch_sql(keep)
+    rank = "ts_rank(i.tsv, %s::tsquery)" if terms else "0"
+    sql = (f"SELECT {', '.join('i.' + c.strip() for c in ITEM_COLUMNS.split(','))}, {rank} AS r "
+           f"FROM {space.table} i WHERE {' AND '.join(where)}")
+    firsts = [members[0] for members in grouped(terms)]
+
+    def read(conn: Any) -> tuple[list, int, dict[int, int]]:
+        scoped = f" AND {scope[0]}" if scope is not None else ""
+        rows = conn.execute(sql + scoped + " ORDER BY r DESC, i.created_at DESC, i.id LIMIT %s",
+                            [*([tsquery] if terms else []), *wargs, *(scope[1] if scope else []), pool]).fetchall()
+        hidden = 0
+        if scope is not None and scope[0] != "TRUE":
+            hidden = conn.execute(f"SELECT count(*) FROM {space.table} i WHERE {' AND '.join(where)} AND NOT "
+                                  f"{scope[0]}", [*wargs, *scope[1]]).fetchone()[0]
+        frequency: dict[int, int] = {}
+        if firsts:
+            counts = conn.execute("SELECT " + ", ".join(
+                f"(SELECT count(*) FROM {space.table} WHERE space_id = %s AND deleted_at IS NULL AND tsv @@ %s::tsquery)"
+                for _ in firsts), [v for t in firsts for v in (space.key, lexeme(t.text, t.prefix))]).fetchone()
+            frequency = {t.group: int(n) for t, n in zip(firsts, counts)}
+        return rows, hidden, frequency
+
+    rows, hidden, frequency = space._call(read)
+    groups = grouped(terms)
+    count_groups = sensed.groups + (when is not None)
+    best = max((float(r[-1] or 0.0) for r in rows), default=0.0) or 1.0
+    stamp = now.timestamp()
+    scored: list[tuple] = []
+    dropped = 0
+    for row in rows:
+        tags = list(row[4] or [])
+        if keep is not None and not keep(tags):
+            dropped += 1
+            continue
+        held_terms = set(row[9] or [])
+        folded = (row[1] or "").casefold()
+        matched = exact = 0
+        held = 0
+        for members in groups:
+            whole = members[0]
+            if _holds(whole, held_terms):
+                matched, exact, held = matched + 1, exact + 1, held | 1 << whole.group
+            elif any(_holds(t, held_terms) for t in members[1:]) or any(
+                    not t.prefix and len(t.text) >= 3 and t.text in folded for t in members):
+                matched, held = matched + 1, held | 1 << whole.group
+        created = row[7].timestamp() if row[7] is not None else 0.0
+        dated = when is not None and when.start.timestamp() <= created < when.end.timestamp()
+        if matched + dated <= 0:
+            continue
+        cover = (matched + dated) / count_groups
+        exactness = (exact + dated) / (matched + dated)
+        importance = row[3] if isinstance(row[3], int) else 3
+        age_days = max(0.0, (stamp - created) / 86400) if created else 3650.0
+        score = keyword_score(cover, exactness, float(row[-1] or 0.0) / best, importance, age_days)
+        if when is not None and not dated:
+            score = min(score, OUTSIDE_RANGE_CAP)
+        if not dated and weak_match([g for g in range(sensed.groups) if held >> g & 1], exact == matched, sensed,
+                                    frequency):
+            score = min(score * WEAK_MATCH_FACTOR, WEAK_MATCH_CAP)
+        scored.append((round(score, 4), importance, created, str(row[0]), row))
+    scored.sort(key=lambda s: (-s[0], -s[1], -s[2], s[3]))
+    items = [space._item(s[4][:-1], s[0], "keyword") for s in scored[:limit]]
+    return SearchOutcome(items, sparse_hint(len(items), limit), fetched=len(rows), dropped=dropped + hidden)
+
+
+def _holds(term: Any, document: set[str]) -> bool:
+    if term.prefix:
+        return any(t.startswith(term.text) for t in document)
+    return term.text in document
+
+
+def _basic(space: Any, query: str, limit: int, category: str | None, source: str | None,
+           keep: KeepFn | None) -> SearchOutcome:
+    """The CLI's ``basic`` recall: active items whose content holds ``query`` (case-sensitive ``LIKE``), by
+    importance then newest; no score."""
+    sql = (f"SELECT {ITEM_COLUMNS} FROM {space.table} WHERE space_id = %s AND deleted_at IS NULL AND content LIKE %s")
+    args: list[Any] = [space.key, _like(query)]
+    if category is not None:
+        sql += " AND category = %s"
+        args.append(category)
+    if source is not None:
+        sql += " AND source = %s"
+        args.append(source)
+    rows = space._call(lambda conn: conn.execute(sql + " ORDER BY importance DESC, created_at DESC, id LIMIT %s",
+                                                 [*args, max(limit * 4, 100)]).fetchall())
+    items, dropped = [], 0
+    for row in rows:
+        if keep is not None and not keep(list(row[4] or [])):
+            dropped += 1
+            continue
+        if len(items) < limit:
+            items.append(space._item(row, None, "basic"))
+    return SearchOutcome(items, sparse_hint(len(items), limit), fetched=len(rows), dropped=dropped)
