@@ -97,6 +97,16 @@ class PostgresServer:
                   f"-h 127.0.0.1 -p {self.port} -k {self.dir} -c fsync=off -c max_connections=60", "start")
         return self
 
+    def halt(self) -> None:
+        """Stop the server (fast mode: open sessions are cut, transactions in flight are rolled back) and keep
+        its cluster, for :meth:`resume`."""
+        self._run("pg_ctl", "-D", str(self.data), "-w", "-t", "60", "-m", "fast", "stop")
+
+    def resume(self) -> None:
+        """Start the halted cluster again on the same port."""
+        self._run("pg_ctl", "-D", str(self.data), "-w", "-t", "60", "-l", str(self.dir / "log"), "-o",
+                  f"-h 127.0.0.1 -p {self.port} -k {self.dir} -c fsync=off -c max_connections=60", "start")
+
     def stop(self) -> None:
         """Stop the server and delete the cluster."""
         try:
