@@ -14,7 +14,8 @@ Service fields (``mnemon-ls provider configure postgres --set KEY=VALUE``): ``ho
 ``dsn`` (a secret too: it may hold a password; ``postgresql://...`` or libpq's ``key=value`` form) --
 ``MNEMON_POSTGRES_DSN``, ``PGPASSWORD``, ``PGHOST``... and a ``.pgpass`` file work as libpq reads them;
 ``schema`` (``mnemon``), ``access`` (``team`` default, or ``user``: what ``space create --provider postgres``
-makes), ``author`` (default the login name), ``timeoutSeconds`` (10: connect and per-statement).
+makes), ``author`` (default the login name), ``semantic`` (``auto`` default, ``true``, ``false``: the pgvector
+column and hybrid recall of :mod:`.vectors`), ``timeoutSeconds`` (10: connect and per-statement).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ PLUGIN = EnginePlugin(
                               forget=True, merge=False, write="exact", delete="soft", normalized_scores=True,
                               discover=True, create_namespace=True),
     service_fields=("dsn", "host", "port", "database", "user", "password", "sslmode", "schema", "access",
-                    "author", "timeoutSeconds"),
+                    "author", "semantic", "timeoutSeconds"),
     memory_fields=("spaceKey",),
     secret_fields=frozenset({"password", "dsn"}),
     engine="mnemon_ls_provider_postgres.engine:PostgresEngine.open",
@@ -50,6 +51,7 @@ PLUGIN = EnginePlugin(
         "schema": FieldRule(pattern=r"[a-z_][a-z0-9_]{0,62}", text="must be 1..63 lower-case letters, digits or "
                                                                    "'_', not starting with a digit"),
         "access": FieldRule("choice", choices=("team", "user")),
+        "semantic": FieldRule("choice", choices=("auto", "true", "false")),
         "author": FieldRule(pattern=r"[^\x00-\x1f\x7f]{1,128}", text="must be 1..128 characters, no control "
                                                                       "characters"),
         "timeoutSeconds": FieldRule("number", 0.5, 600, text="must be a number of seconds between 0.5 and 600")})

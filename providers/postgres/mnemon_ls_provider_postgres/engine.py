@@ -28,7 +28,7 @@ from mnemon_ls.spaces.model import Item, rfc3339
 from mnemon_ls.spaces.providers.base import Health, Namespace
 
 from .connect import Target, _login, target_of
-from .schema import CURRENT, SCHEMA_RE, migrate, version_of
+from .schema import CURRENT, SCHEMA_RE, flag, migrate, version_of
 
 if TYPE_CHECKING:
     from .space import PostgresSpace
@@ -94,6 +94,9 @@ class PostgresEngine:
         self.author = author
         self.location = target.location
         self.migrated: tuple[int, int] | None = None
+        #: semantic recall on (:mod:`.vectors`), and why not when it is off (or the model failed to load)
+        self.semantic = False
+        self.semantic_note: str | None = None
         self._conn: Any = None
         self._lock = threading.RLock()
 
@@ -122,6 +125,12 @@ class PostgresEngine:
         found, now = engine.call(lambda conn: migrate(conn, schema, engine.location))
         if found != now:
             engine.migrated = (found, now)
+        from . import vectors
+
+        on, why = vectors.wanted(service)
+        if on and not engine.call(lambda conn: flag(conn, schema, "vectors")):
+            on, why = False, "the server has no pgvector extension"
+        engine.semantic, engine.semantic_note = on, (None if on else f"semantic recall is off: {why}")
         return engine
 
     # ------------------------------------------------------------------ connection
@@ -188,7 +197,9 @@ class PostgresEngine:
 
         version, count, role = self.call(read)
         details: dict[str, Any] = {"schema": self.schema, "schemaVersion": CURRENT, "role": role,
-                                   "author": self.author, "access": self.access}
+                                   "author": self.author, "access": self.access, "semantic": self.semantic}
+        if self.semantic_note:
+            details["semanticNote"] = self.semantic_note
         message = f"{count} items readable by role {role} in schema {self.schema}"
         if self.migrated:
             details["migrated"] = f"{self.migrated[0]} -> {self.migrated[1]}"

@@ -11,7 +11,10 @@ scored in Python exactly as native ones (:func:`mnemon_ls.spaces.keywordscore.ke
 exactness, relevance = ``ts_rank`` over the best, importance and age; a group held only as a substring counts
 for coverage, not exactness), capped by the time range and the weak-match rule
 (:func:`mnemon_ls.spaces.querysense.weak_match`, with the items holding each group's whole term counted in
-SQL). ``mode`` ``basic`` is the CLI's plain substring scan. No vectors yet: ``matchedVia`` is ``keyword``.
+SQL). With semantic recall on (:mod:`.vectors`) the candidates are fused with the vector ones as native
+hybrid recall fuses them (``matchedVia`` ``keyword``, ``vector`` or ``keyword+vector``, ``similarity``), and the
+time-range and weak-match caps are applied again after fusion (the native provider's ``_adjusted``).
+``mode`` ``basic`` is the CLI's plain substring scan.
 """
 
 from __future__ import annotations
@@ -61,7 +64,7 @@ def search(space: Any, query: str, *, limit: int, mode: str, category: str | Non
     now = datetime.now(timezone.utc)
     sensed = sense(query, TOKENIZER, now)
     terms, when = sensed.terms, sensed.when
-    if not terms and when is None:
+    if not terms and when is None and not (mode == "smart" and space.engine.semantic and query.strip()):
         return SearchOutcome([], sparse_hint(0, limit))
     pool = max(64, limit * 6)
     tsquery = " | ".join(lexeme(t.text, t.prefix) for t in terms)
@@ -76,28 +79,35 @@ def search(space: Any, query: str, *, limit: int, mode: str, category: str | Non
     if when is not None:
         match.append("(i.created_at >= %s AND i.created_at < %s)")
         args += [when.start, when.end]
-    where = ["i.space_id = %s", "i.deleted_at IS NULL", "(" + " OR ".join(match) + ")"]
-    wargs: list[Any] = [space.key, *args]
+    base = ["i.space_id = %s", "i.deleted_at IS NULL"]
+    bargs: list[Any] = [space.key]
     if category is not None:
-        where.append("i.category = %s")
-        wargs.append(category)
+        base.append("i.category = %s")
+        bargs.append(category)
     if source is not None:
-        where.append("i.source = %s")
-        wargs.append(source)
+        base.append("i.source = %s")
+        bargs.append(source)
     scope = branch_sql(keep)
+    scoped = " AND ".join(base + ([scope[0]] if scope is not None else []))
+    sargs = [*bargs, *(scope[1] if scope is not None else [])]
+    where = " AND ".join(base) + " AND (" + " OR ".join(match) + ")" if match else None
     rank = "ts_rank(i.tsv, %s::tsquery)" if terms else "0"
-    sql = (f"SELECT {', '.join('i.' + c.strip() for c in ITEM_COLUMNS.split(','))}, {rank} AS r "
-           f"FROM {space.table} i WHERE {' AND '.join(where)}")
+    columns = ", ".join("i." + c.strip() for c in ITEM_COLUMNS.split(","))
     firsts = [members[0] for members in grouped(terms)]
+    hybrid = mode == "smart" and space.engine.semantic and bool(query.strip())
 
     def read(conn: Any) -> tuple[list, int, dict[int, int]]:
-        scoped = f" AND {scope[0]}" if scope is not None else ""
-        rows = conn.execute(sql + scoped + " ORDER BY r DESC, i.created_at DESC, i.id LIMIT %s",
-                            [*([tsquery] if terms else []), *wargs, *(scope[1] if scope else []), pool]).fetchall()
+        if where is None:
+            return [], 0, {}
+        rows = conn.execute(f"SELECT {columns}, {rank} AS r FROM {space.table} i WHERE {where}"
+                            + (f" AND {scope[0]}" if scope is not None else "")
+                            + " ORDER BY r DESC, i.created_at DESC, i.id LIMIT %s",
+                            [*([tsquery] if terms else []), *bargs, *args, *(scope[1] if scope else []),
+                             pool]).fetchall()
         hidden = 0
         if scope is not None and scope[0] != "TRUE":
-            hidden = conn.execute(f"SELECT count(*) FROM {space.table} i WHERE {' AND '.join(where)} AND NOT "
-                                  f"{scope[0]}", [*wargs, *scope[1]]).fetchone()[0]
+            hidden = conn.execute(f"SELECT count(*) FROM {space.table} i WHERE {where} AND NOT {scope[0]}",
+                                  [*bargs, *args, *scope[1]]).fetchone()[0]
         frequency: dict[int, int] = {}
         if firsts:
             counts = conn.execute("SELECT " + ", ".join(
@@ -112,7 +122,9 @@ def search(space: Any, query: str, *, limit: int, mode: str, category: str | Non
     best = max((float(r[-1] or 0.0) for r in rows), default=0.0) or 1.0
     stamp = now.timestamp()
     scored: list[tuple] = []
+    by_id: dict[str, tuple] = {}
     dropped = 0
+    weak: set[str] = set()
     for row in rows:
         tags = list(row[4] or [])
         if keep is not None and not keep(tags):
@@ -143,10 +155,80 @@ def search(space: Any, query: str, *, limit: int, mode: str, category: str | Non
         if not dated and weak_match([g for g in range(sensed.groups) if held >> g & 1], exact == matched, sensed,
                                     frequency):
             score = min(score * WEAK_MATCH_FACTOR, WEAK_MATCH_CAP)
-        scored.append((round(score, 4), importance, created, str(row[0]), row))
+            weak.add(str(row[0]))
+        ident = str(row[0])
+        by_id[ident] = row[:-1]
+        scored.append((min(1.0, score), importance, created, ident, tags, matched + dated == count_groups))
     scored.sort(key=lambda s: (-s[0], -s[1], -s[2], s[3]))
-    items = [space._item(s[4][:-1], s[0], "keyword") for s in scored[:limit]]
+    if hybrid:
+        fused = _fused(space, query, scored, by_id, scoped, sargs, limit, keep)
+        if fused is not None:
+            scored, extra_dropped = fused
+            dropped += extra_dropped
+            if when is not None or weak:
+                from mnemon_ls.spaces.providers.native_recall import _adjusted
+
+                window = (when.start.timestamp(), when.end.timestamp()) if when is not None else None
+                scored = _adjusted(scored, window, sensed.groups, weak)
+    chosen = scored[:limit]
+    items = []
+    for s in chosen:
+        item = space._item(by_id[s[3]], round(s[0], 4), s[6] if len(s) > 6 else "keyword")
+        item.similarity = s[7] if len(s) > 7 else None
+        items.append(item)
     return SearchOutcome(items, sparse_hint(len(items), limit), fetched=len(rows), dropped=dropped + hidden)
+
+
+def _fused(space: Any, query: str, scored: list[tuple], by_id: dict[str, tuple], scoped: str, sargs: list[Any],
+           limit: int, keep: KeepFn | None) -> tuple[list[tuple], int] | None:
+    """The keyword candidates ``scored`` fused with the vector candidates (:mod:`.vectors`), in the native
+    provider's tuple shape plus ``via`` and the similarity evidence; ``None`` when the model does not load
+    (keyword ranking stands, and the engine keeps the reason for ``provider test``)."""
+    from mnemon_ls.semantic.backends import E5_SCALE, SemanticUnavailable
+    from mnemon_ls.semantic.fusion import KeywordHit, fuse
+    from mnemon_ls.spaces.providers.hybrid import vector_pool
+
+    from . import vectors
+
+    keyword = [KeywordHit(s[3], s[0], bool(s[5])) for s in scored]
+
+    def read(conn: Any) -> Any:
+        vectors.backfill(conn, space.table, space.key)
+        return vectors.candidates(conn, space.table, scoped, sargs, query, vector_pool(limit), [h.id for h in keyword])
+
+    try:
+        nearest, spread, extra, rows = space._call(read)
+    except SemanticUnavailable as exc:
+        space.engine.semantic_note = f"semantic recall is off: {exc}"
+        return None
+    dropped = 0
+    known = {h.id for h in keyword}
+    floor = E5_SCALE.medium_floor(query)
+    vector, floors = [], {}
+    for key, cosine in nearest:
+        if key not in known:
+            row = rows[key]
+            if keep is not None and not keep(list(row[4] or [])):
+                dropped += 1
+                continue
+            by_id[key] = row
+            floors[key] = max(floor, E5_SCALE.medium_floor(row[1] or "")) if cosine > E5_SCALE.floor else floor
+        vector.append((key, cosine))
+    base = {s[3]: s for s in scored}
+    out = []
+    for f in fuse(keyword, vector, E5_SCALE, "calibrated", floor, floors, spread, extra):
+        similarity = None if f.cosine is None else {"cosine": round(f.cosine, 4),
+                                                     "z": None if f.z is None else round(f.z, 2)}
+        if f.id in base:
+            s = base[f.id]
+            out.append((f.score, s[1], s[2], f.id, s[4], s[5], f.via, similarity))
+        elif f.id in by_id:
+            row = by_id[f.id]
+            created = row[7].timestamp() if row[7] is not None else 0.0
+            out.append((f.score, row[3] if isinstance(row[3], int) else 3, created, f.id, list(row[4] or []), False,
+                        f.via, similarity))
+    out.sort(key=lambda s: (-s[0], -s[1], -s[2], s[3]))
+    return out, dropped
 
 
 def _holds(term: Any, document: set[str]) -> bool:

@@ -19,7 +19,8 @@ reads, and inserts only items whose ``author_role`` is itself (the column's defa
 
 Versions (:data:`MIGRATIONS`): 1 the tables and policies; 2 ``pg_trgm`` and a trigram index on
 ``lower(content)`` (substring matches of identifiers and CJK text) when the server has the extension
-(``meta.trigram`` ``on``/``off``). :func:`migrate` applies the missing
+(``meta.trigram`` ``on``/``off``); 3 the ``embedding vector(384)`` column and its HNSW index when the
+server has pgvector (``meta.vectors``). :func:`migrate` applies the missing
 steps in one transaction under an advisory lock (two machines opening at once migrate once) and returns
 ``(from, to)``; a database at a newer version than this package knows is refused, never rewritten.
 """
@@ -32,7 +33,7 @@ from typing import Any
 from mnemon_ls.errors import ProviderUnavailable
 
 #: The schema version this package writes.
-CURRENT = 2
+CURRENT = 3
 _LOCK_KEY = 0x6D6E656D6F6E  # "mnemon": the advisory lock of a migration
 SCHEMA_RE = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
@@ -93,8 +94,29 @@ def _v2(s: str, conn: Any = None) -> list[str]:
             "SET value = excluded.value"]
 
 
+def _v3(s: str, conn: Any = None) -> list[str]:
+    """The vector column of semantic recall (:mod:`.vectors`), when the server has pgvector: 384 dimensions
+    (the bundled model's) and an HNSW index on the cosine distance (``meta.vectors`` says which)."""
+    have = conn is None or conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector')").fetchone()[0]
+    if not have:
+        return [f"INSERT INTO \"{s}\".meta (key, value) VALUES ('vectors', 'off') ON CONFLICT (key) DO UPDATE "
+                "SET value = excluded.value"]
+    return ["CREATE EXTENSION IF NOT EXISTS vector",
+            f'ALTER TABLE "{s}".items ADD COLUMN IF NOT EXISTS embedding vector(384)',
+            f'CREATE INDEX IF NOT EXISTS items_embedding ON "{s}".items USING hnsw (embedding vector_cosine_ops)',
+            f"INSERT INTO \"{s}\".meta (key, value) VALUES ('vectors', 'on') ON CONFLICT (key) DO UPDATE "
+            "SET value = excluded.value"]
+
+
 #: ``{version: statements(schema, connection)}``: what brings a database from ``version - 1`` to ``version``.
-MIGRATIONS = {1: lambda s, conn=None: _v1(s), 2: _v2}
+MIGRATIONS = {1: lambda s, conn=None: _v1(s), 2: _v2, 3: _v3}
+
+
+def flag(conn: Any, schema: str, key: str) -> bool:
+    """Whether ``meta.<key>`` (``trigram``, ``vectors``) is ``on``."""
+    row = conn.execute(f'SELECT value FROM "{schema}".meta WHERE key = %s', (key,)).fetchone()
+    return bool(row) and row[0] == "on"
 
 
 def version_of(conn: Any, schema: str) -> int:

@@ -41,6 +41,7 @@ class PostgresSpace:
         text = content.strip()
         digest = content_hash(text)
         key = str(uuid.uuid4())
+        vector = self._vector(text)
 
         def write(conn: Any) -> dict[str, Any]:
             with conn.transaction():
@@ -52,10 +53,12 @@ class PostgresSpace:
                                        spaceId=self.space_id, reason="access")
                 row = conn.execute(
                     f"INSERT INTO {self.table} (id, space_id, content, content_hash, category, importance, tags, "
-                    "entities, source, branches, author, terms) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                    "entities, source, branches, author, terms" + (", embedding" if vector else "") + ") VALUES "
+                    "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s" + (", %s::vector" if vector else "") + ") "
                     "ON CONFLICT (space_id, content_hash) WHERE deleted_at IS NULL DO NOTHING RETURNING created_at",
                     (key, self.key, text, digest, category, importance, list(tags), list(entities), source,
-                     branch_tags(tags), self.engine.author, item_terms(text, tags, entities))).fetchone()
+                     branch_tags(tags), self.engine.author, item_terms(text, tags, entities),
+                     *([vector] if vector else []))).fetchone()
                 if row is not None:
                     return {"id": key, "action": "added", "content": text, "category": category,
                             "importance": importance, "tags": list(tags), "entities": list(entities),
@@ -65,6 +68,21 @@ class PostgresSpace:
                 return {"id": str(same[0]) if same else None, "action": "skipped", "content": text}
 
         return self._call(write)
+
+    def _vector(self, text: str) -> str | None:
+        """The passage vector of ``text`` (pgvector text form) when semantic recall is on, else ``None`` (also
+        when the model does not load: the item is written without one, and a later recall fills it)."""
+        if not self.engine.semantic:
+            return None
+        from mnemon_ls.semantic.backends import SemanticUnavailable
+
+        from . import vectors
+
+        try:
+            return vectors.passage_literals([text])[0]
+        except SemanticUnavailable as exc:
+            self.engine.semantic_note = f"semantic recall is off: {exc}"
+            return None
 
     def search(self, query: str, *, limit: int, mode: str = "smart", category: str | None = None,
                source: str | None = None, intent: str | None = None, keep: KeepFn | None = None) -> SearchOutcome:

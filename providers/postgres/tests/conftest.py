@@ -61,6 +61,7 @@ def pg_database(pg_server: PostgresServer) -> Iterator[str]:
 
 @pytest.fixture
 def service(pg_server: PostgresServer, pg_database: str) -> dict[str, Any]:
-    """The provider's service fields for the test's database, as the admin role."""
+    """The provider's service fields for the test's database, as the admin role (keyword recall only: the
+    semantic tests turn it on)."""
     return {"host": pg_server.host, "port": pg_server.port, "database": pg_database, "user": pg_server.user,
-            "password": pg_server.password}
+            "password": pg_server.password, "semantic": "false"}

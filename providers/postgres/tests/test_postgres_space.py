@@ -113,9 +113,9 @@ def test_schema_is_migrated_forward_on_open_and_says_so(service: dict[str, Any],
     engine = PostgresEngine.open(service)
     try:
         health = engine.health()
-        assert health.details["migrated"] == "1 -> 2" and "migrated from version 1 to 2" in health.message
+        assert health.details["migrated"] == "1 -> 3" and "migrated from version 1 to 3" in health.message
         assert pg_server.sql("SELECT value FROM mnemon.meta WHERE key = 'schema_version'", service["database"]) \
-            == [("2",)]
+            == [("3",)]
     finally:
         engine.close()
     again = PostgresEngine.open(service)
