@@ -94,6 +94,8 @@ class PostgresEngine:
         self.author = author
         self.location = target.location
         self.migrated: tuple[int, int] | None = None
+        #: ``(found, current)`` when ``provider test`` found an older schema and left it as it is
+        self.pending: tuple[int, int] | None = None
         #: semantic recall on (:mod:`.vectors`), and why not when it is off (or the model failed to load)
         self.semantic = False
         self.semantic_note: str | None = None
@@ -102,8 +104,9 @@ class PostgresEngine:
 
     @classmethod
     def open(cls, service: dict[str, Any]) -> Any:
-        """Connect, then migrate the schema forward (or, for ``provider test`` (``probe``), open nothing new:
-        a database without the schema gives an unhealthy answer and is left as it is)."""
+        """Connect, then migrate the schema forward (or, for ``provider test`` (``probe``), write nothing: a
+        database without the schema gives an unhealthy answer, one at an older version is read as it is and
+        the answer says so; both are left as they are)."""
         import importlib.util
 
         if importlib.util.find_spec("psycopg") is None:
@@ -117,14 +120,16 @@ class PostgresEngine:
         if access not in ("team", "user"):
             raise InvalidInput("services.access", "must be one of team, user")
         engine = cls(target_of(service), schema, access, str(service.get("author") or _login()))
-        if service.get("probe"):
-            found = engine.call(lambda conn: version_of(conn, schema))
-            if found == 0:
-                engine.close()
-                return _MissingStore(engine.location)
-        found, now = engine.call(lambda conn: migrate(conn, schema, engine.location))
-        if found != now:
-            engine.migrated = (found, now)
+        found = engine.call(lambda conn: version_of(conn, schema))
+        if service.get("probe") and found == 0:
+            engine.close()
+            return _MissingStore(engine.location)
+        if service.get("probe") and found < CURRENT:
+            engine.pending = (found, CURRENT)  # provider test writes nothing: the next open migrates it
+        else:
+            found, now = engine.call(lambda conn: migrate(conn, schema, engine.location))
+            if found != now:
+                engine.migrated = (found, now)
         from . import vectors
 
         on, why = vectors.wanted(service)
@@ -204,6 +209,10 @@ class PostgresEngine:
         if self.migrated:
             details["migrated"] = f"{self.migrated[0]} -> {self.migrated[1]}"
             message += f" (schema migrated from version {self.migrated[0]} to {self.migrated[1]})"
+        if self.pending:
+            details["schemaVersion"] = self.pending[0]
+            message += (f" (schema version {self.pending[0]}: the next provider enable or use migrates it to "
+                        f"{self.pending[1]})")
         return Health(True, f"PostgreSQL {version}", self.location, count, (time.perf_counter() - started) * 1000,
                       message, details)
 

@@ -133,3 +133,25 @@ def test_a_newer_schema_is_refused_and_left_as_it_is(service: dict[str, Any], pg
     assert refused.value.data["reason"] == "format-too-new" and "version 99" in str(refused.value)
     assert pg_server.sql("SELECT value FROM mnemon.meta WHERE key = 'schema_version'", service["database"]) \
         == [("99",)]
+
+
+def test_provider_test_reads_an_older_schema_without_migrating_it(service: dict[str, Any], pg_server: Any) -> None:
+    info = {"host": service["host"], "port": service["port"], "dbname": service["database"],
+            "user": service["user"], "password": service["password"]}
+    with psycopg.connect(**info, autocommit=True) as conn:
+        schema.migrate(conn, "mnemon", "here", target=1)
+    probe = PostgresEngine.open({**service, "probe": True})
+    try:
+        health = probe.health()
+        assert health.ok and health.details["schemaVersion"] == 1 and "migrates it to 3" in health.message
+    finally:
+        probe.close()
+    assert pg_server.sql("SELECT value FROM mnemon.meta WHERE key = 'schema_version'", service["database"]) \
+        == [("1",)]
+
+
+def test_provider_test_on_an_empty_database_creates_nothing(service: dict[str, Any], pg_server: Any) -> None:
+    probe = PostgresEngine.open({**service, "probe": True})
+    health = probe.health()
+    assert not health.ok and "provider enable creates it" in health.message and probe.discover() == []
+    assert pg_server.sql("SELECT count(*) FROM pg_namespace WHERE nspname = 'mnemon'", service["database"]) == [(0,)]
