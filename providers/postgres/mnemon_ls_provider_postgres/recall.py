@@ -4,14 +4,17 @@ The query is read as native recall reads it (:func:`mnemon_ls.spaces.querysense.
 proper names, the time range it names). Candidates come from one SQL statement: active items of the space
 whose ``tsv`` holds one of the terms (a ``tsquery`` of the terms as they are, no language configuration), or
 whose ``lower(content)`` holds a term of three or more characters as a substring (``LIKE``, served by the
-``pg_trgm`` index: the part of an identifier or a run of Chinese, Japanese or Korean text the word splitter
-did not cut out), or that were created in the time range; the branch scope (``branches`` column) and the
+``pg_trgm`` index when the server has it), or that were created in the time range; the branch scope (``branches`` column) and the
 category and source filters are in the same ``WHERE``. The best ``max(64, 6 * limit)`` by ``ts_rank`` are
 scored in Python exactly as native ones (:func:`mnemon_ls.spaces.keywordscore.keyword_score` of coverage,
-exactness, relevance = ``ts_rank`` over the best, importance and age; a group held only as a substring counts
-for coverage, not exactness), capped by the time range and the weak-match rule
+exactness, relevance = ``ts_rank`` over the best, importance and age), capped by the time range and the
+weak-match rule
 (:func:`mnemon_ls.spaces.querysense.weak_match`, with the items holding each group's whole term counted in
-SQL). With semantic recall on (:mod:`.vectors`) the candidates are fused with the vector ones as native
+SQL). One thing more than native: a query group held by no term of the item but standing inside one of its
+identifiers (:func:`identifiers`: ``configfile`` in ``parseConfigFile``) counts as held by a part (coverage, not
+exactness); a plain word inside a plain word (``deploy`` in ``Deploys``) does not, as in native ranking.
+Chinese, Japanese and Korean text is matched by its character pairs, the same terms native indexes. With
+semantic recall on (:mod:`.vectors`) the candidates are fused with the vector ones as native
 hybrid recall fuses them (``matchedVia`` ``keyword``, ``vector`` or ``keyword+vector``, ``similarity``), and the
 time-range and weak-match caps are applied again after fusion (the native provider's ``_adjusted``).
 ``mode`` ``basic`` is the CLI's plain substring scan.
@@ -22,6 +25,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
+import regex
+
 from mnemon_ls.spaces.index import TOKENIZER
 from mnemon_ls.spaces.keywordscore import OUTSIDE_RANGE_CAP, keyword_score
 from mnemon_ls.spaces.providers.base import KeepFn, SearchOutcome, sparse_hint
@@ -29,6 +34,8 @@ from mnemon_ls.spaces.querysense import WEAK_MATCH_CAP, WEAK_MATCH_FACTOR, sense
 from mnemon_ls.text import grouped
 
 from .engine import ITEM_COLUMNS
+
+_IDENT = regex.compile(r"[\p{L}\p{N}_][\p{L}\p{N}_.\-]*[\p{L}\p{N}_]")
 
 
 def lexeme(text: str, prefix: bool = False) -> str:
@@ -131,16 +138,20 @@ def search(space: Any, query: str, *, limit: int, mode: str, category: str | Non
             dropped += 1
             continue
         held_terms = set(row[9] or [])
-        folded = (row[1] or "").casefold()
+        inside: list[str] | None = None  # the item's identifiers, read when a group needs them
         matched = exact = 0
         held = 0
         for members in groups:
             whole = members[0]
             if _holds(whole, held_terms):
                 matched, exact, held = matched + 1, exact + 1, held | 1 << whole.group
-            elif any(_holds(t, held_terms) for t in members[1:]) or any(
-                    not t.prefix and len(t.text) >= 3 and t.text in folded for t in members):
+            elif any(_holds(t, held_terms) for t in members[1:]):
                 matched, held = matched + 1, held | 1 << whole.group
+            elif any(not t.prefix and len(t.text) >= 3 for t in members):
+                inside = identifiers(row[1] or "") if inside is None else inside
+                if any(not t.prefix and len(t.text) >= 3 and t.text in ident and t.text != ident
+                       for t in members for ident in inside):
+                    matched, held = matched + 1, held | 1 << whole.group
         created = row[7].timestamp() if row[7] is not None else 0.0
         dated = when is not None and when.start.timestamp() <= created < when.end.timestamp()
         if matched + dated <= 0:
@@ -229,6 +240,17 @@ def _fused(space: Any, query: str, scored: list[tuple], by_id: dict[str, tuple],
                         f.via, similarity))
     out.sort(key=lambda s: (-s[0], -s[1], -s[2], s[3]))
     return out, dropped
+
+
+def identifiers(text: str) -> list[str]:
+    """The folded identifiers of ``text``: its words the tokenizer splits into parts (``retry_backoff_ms``,
+    ``parseConfigFile``, ``v2.1-rc``), where a query term may stand inside as a substring (module doc)."""
+    out = []
+    for word in _IDENT.findall(text):
+        pieces = TOKENIZER.word_pieces(word)
+        if len(pieces) > 1:
+            out.append(pieces[0])
+    return out
 
 
 def _holds(term: Any, document: set[str]) -> bool:
