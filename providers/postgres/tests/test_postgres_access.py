@@ -77,7 +77,7 @@ def test_team_space_is_shared_and_every_item_names_its_writer(roles: dict[str, d
         ours_b = bob.space(team.connection, space_id="postgres-t")
         first = ours_a.remember("we deploy on Tuesdays", category="decision", importance=4, tags=[], entities=[],
                                 source="user")["id"]
-        second = ours_b.remember("we freeze deploys in December", category="decision", importance=4, tags=[],
+        second = ours_b.remember("we freeze every deploy in December", category="decision", importance=4, tags=[],
                                  entities=[], source="user")["id"]
         assert {i.id for i in ours_b.search("deploy", limit=5).items} == {first, second}
         assert _sql(roles["bob"], "SELECT id, author, author_role FROM mnemon.items ORDER BY author") == [
