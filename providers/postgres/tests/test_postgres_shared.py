@@ -125,7 +125,7 @@ def _wait_for(condition: Any, what: str, seconds: float = 60) -> None:
 def test_a_server_stopped_mid_write_keeps_no_part_and_the_next_call_reconnects(own_server: PostgresServer) -> None:
     own_server.sql("CREATE DATABASE team")
     service = {"host": own_server.host, "port": own_server.port, "database": "team", "user": own_server.user,
-               "password": own_server.password}
+               "password": own_server.password, "semantic": "false"}
     engine = PostgresEngine.open(service)
     space = engine.space({"spaceKey": engine.create_namespace("Team", "").external_id}, space_id="postgres-t")
     space.remember("written before", category="fact", importance=3, tags=[], entities=[], source="user")
