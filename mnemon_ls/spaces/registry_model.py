@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 from ..errors import InvalidInput
 from .model import SPACE_ID_RE, Clock, iso_ms, utc_now
-from .provider_fields import (MEMORY_FIELDS, PROVIDER_LABELS, SERVICE_FIELDS, known_provider, stored_field_problem,
+from .provider_fields import (MEMORY_FIELDS, SERVICE_FIELDS, known_provider, stored_field_problem,
                               stored_fields_problem)
 from .salvage import _complete_members, _json_objects
 
@@ -195,7 +195,7 @@ def parse_providers(data: bytes | None) -> tuple[dict, dict, tuple[SpaceRecord, 
         raise _Damaged(exc.reason) from None
     services, enabled, bodies = doc["services"], doc["enabled"], doc["bodies"]
     for provider, fields in services.items():  # each installed provider's declared field types
-        problem = stored_fields_problem(provider, fields, f"services.{provider}") if provider in PROVIDER_LABELS \
+        problem = stored_fields_problem(provider, fields, f"services.{provider}") if known_provider(provider) \
             else None
         if problem is not None:
             raise _Damaged(problem)
@@ -209,8 +209,9 @@ def parse_providers(data: bytes | None) -> tuple[dict, dict, tuple[SpaceRecord, 
         if problem is not None:
             raise _Damaged(problem)
         out.append(record)
-    clean_services = {k: dict(v) for k, v in services.items() if k in PROVIDER_LABELS}
-    clean_enabled = {k: v for k, v in enabled.items() if k in PROVIDER_LABELS}
+    # the reference's providers and every installed one (a provider package may bring a new id: ``postgres``)
+    clean_services = {k: dict(v) for k, v in services.items() if known_provider(k)}
+    clean_enabled = {k: v for k, v in enabled.items() if known_provider(k)}
     return clean_services, clean_enabled, tuple(out)
 
 
@@ -376,7 +377,7 @@ def _salvage_providers(data: bytes) -> tuple[dict, dict, tuple[SpaceRecord, ...]
         if not match:
             continue
         for provider, fields in _complete_members(text, match.end() - 1):
-            if provider not in PROVIDER_LABELS:
+            if not known_provider(provider):
                 continue
             if key == "services" and isinstance(fields, dict):
                 # a wrong-typed field is not salvaged (as something else or at all); the others are, credentials

@@ -196,3 +196,20 @@ def test_enable_gives_a_namespace_a_free_name_and_id_and_the_spaces_made_meanwhi
                                                 {"externalId": "peer-3", "name": "Team"}], renamed=again)
     assert again == []  # the names stay, and a re-sync has nothing new to say
     service.close()
+
+
+def test_an_installed_provider_with_a_new_id_keeps_its_configuration(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A provider package may bring an id outside the reference's list (``postgres``): its service fields and
+    enabled flag are read back, not dropped (the file was deleted on the next write)."""
+    from importlib import metadata
+
+    from mnemon_ls.spaces.registry import SpaceRegistry
+
+    entry = metadata.EntryPoint(name="acme", value="mnemon_ls.spaces.plugins:EnginePlugin", group="mnemon_ls.providers")
+    monkeypatch.setattr(plugins, "_entry_points", {"acme": entry})
+    registry = SpaceRegistry(tmp_path)
+    registry.provider_plane.configure_service("acme", {"endpoint": "https://acme.example"}, enabled=True)
+    fresh = SpaceRegistry(tmp_path).read()
+    assert fresh.services == {"acme": {"endpoint": "https://acme.example"}} and fresh.enabled == {"acme": True}
+    assert (tmp_path / "state" / "memory-providers.json").is_file()

@@ -20,13 +20,11 @@ from .hybrid import hybrid_rank, vector_pool
 from .. import accessflush
 from ..accessflush import PENDING_CAP
 from .native_schema import _BUSY_SLICE_MS, ACCESS_FLUSH_THRESHOLD, _json_list
+from ..keywordscore import OUTSIDE_RANGE_CAP, keyword_score
 from ..querysense import WEAK_MATCH_CAP, WEAK_MATCH_FACTOR, sense, weak_match
 from ...text import QueryTerm
 
 
-#: The highest score of an item created outside the time range the query names: medium at most (under the
-#: default high threshold 0.6), whatever its words and meaning (issue 27 item 8d).
-OUTSIDE_RANGE_CAP = 0.55
 
 
 def _frequencies(terms: Sequence[QueryTerm], candidates: Sequence[tuple]) -> dict[int, int]:
@@ -128,8 +126,7 @@ class NativeRecall:
             created = created or 0.0
             age_days = max(0.0, (now - created) / 86400) if created else 3650.0
             relevance = max(0.0, bm25) / best if bm25 is not None else 0.5
-            score = cover * (0.73 + 0.14 * exactness + 0.06 * relevance
-                             + 0.04 * (min(max(imp, 1), 5) - 1) / 4 + 0.03 * 0.5 ** (age_days / 180))
+            score = keyword_score(cover, exactness, relevance, imp, age_days)
             if window is not None and not dated:
                 score = min(score, OUTSIDE_RANGE_CAP)  # not from the range the query names: medium at most
             if not dated and weak_match([g for g in range(sensed.groups) if held >> g & 1], exact == matched,

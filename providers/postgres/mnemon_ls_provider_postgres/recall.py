@@ -1,0 +1,283 @@
+"""Keyword recall of a PostgreSQL space, ranked with the native provider's policy.
+
+The query is read as native recall reads it (:func:`mnemon_ls.spaces.querysense.sense`: its term groups, the
+proper names, the time range it names). Candidates come from one SQL statement: active items of the space
+whose ``tsv`` holds one of the terms (a ``tsquery`` of the terms as they are, no language configuration), or
+whose ``lower(content)`` holds a term of three or more characters as a substring (``LIKE``, served by the
+``pg_trgm`` index when the server has it), or that were created in the time range; the branch scope (``branches`` column) and the
+category and source filters are in the same ``WHERE``. The best ``max(64, 6 * limit)`` by ``ts_rank`` are
+scored in Python exactly as native ones (:func:`mnemon_ls.spaces.keywordscore.keyword_score` of coverage,
+exactness, relevance = ``ts_rank`` over the best, importance and age), capped by the time range and the
+weak-match rule
+(:func:`mnemon_ls.spaces.querysense.weak_match`, with the items holding each group's whole term counted in
+SQL). One thing more than native: a query group held by no term of the item but standing inside one of its
+identifiers (:func:`identifiers`: ``configfile`` in ``parseConfigFile``) counts as held by a part (coverage, not
+exactness); a plain word inside a plain word (``deploy`` in ``Deploys``) does not, as in native ranking.
+Chinese, Japanese and Korean text is matched by its character pairs, the same terms native indexes. With
+semantic recall on (:mod:`.vectors`) the candidates are fused with the vector ones as native
+hybrid recall fuses them (``matchedVia`` ``keyword``, ``vector`` or ``keyword+vector``, ``similarity``), and the
+time-range and weak-match caps are applied again after fusion (the native provider's ``_adjusted``).
+``mode`` ``basic`` is the CLI's plain substring scan.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+import regex
+
+from mnemon_ls.spaces.index import TOKENIZER
+from mnemon_ls.spaces.keywordscore import OUTSIDE_RANGE_CAP, keyword_score
+from mnemon_ls.spaces.providers.base import KeepFn, SearchOutcome, sparse_hint
+from mnemon_ls.spaces.querysense import WEAK_MATCH_CAP, WEAK_MATCH_FACTOR, sense, weak_match
+from mnemon_ls.text import grouped
+
+from .engine import ITEM_COLUMNS
+
+_IDENT = regex.compile(r"[\p{L}\p{N}_][\p{L}\p{N}_.\-]*[\p{L}\p{N}_]")
+
+
+def lexeme(text: str, prefix: bool = False) -> str:
+    """``text`` as one quoted ``tsquery`` lexeme (``'..'`` with ``'`` doubled and ``\\`` escaped), ``:*`` for
+    a prefix."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "''") + "'" + (":*" if prefix else "")
+
+
+def _like(text: str) -> str:
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def branch_sql(keep: KeepFn | None) -> tuple[str, list[Any]] | None:
+    """The SQL condition of a recall's branch scope (``keep`` of the service's branch rule: ``branch``,
+    ``mode``, ``detached``), or ``None`` when ``keep`` is another predicate (then applied in Python only)."""
+    scope = getattr(keep, "__self__", None)
+    if keep is None or not all(hasattr(scope, name) for name in ("branch", "mode", "detached")):
+        return None
+    if scope.mode == "off":
+        return "TRUE", []
+    if scope.branch is None:
+        return ("TRUE", []) if scope.detached == "show" else ("cardinality(i.branches) = 0", [])
+    if scope.mode != "filter":
+        return "TRUE", []
+    return "(cardinality(i.branches) = 0 OR %s = ANY(i.branches))", [scope.branch]
+
+
+def search(space: Any, query: str, *, limit: int, mode: str, category: str | None, source: str | None,
+           keep: KeepFn | None) -> SearchOutcome:
+    """The ranked items (module doc), at most ``limit``, best first."""
+    if mode == "basic":
+        return _basic(space, query, limit, category, source, keep)
+    now = datetime.now(timezone.utc)
+    sensed = sense(query, TOKENIZER, now)
+    terms, when = sensed.terms, sensed.when
+    if not terms and when is None and not (mode == "smart" and space.engine.semantic and query.strip()):
+        return SearchOutcome([], sparse_hint(0, limit))
+    pool = max(64, limit * 6)
+    tsquery = " | ".join(lexeme(t.text, t.prefix) for t in terms)
+    likes = sorted({_like(t.text) for t in terms if not t.prefix and len(t.text) >= 3})
+    match, args = [], []
+    if terms:
+        match.append("i.tsv @@ %s::tsquery")
+        args.append(tsquery)
+    if likes:
+        match.append("lower(i.content) LIKE ANY(%s)")
+        args.append(likes)
+    if when is not None:
+        match.append("(i.created_at >= %s AND i.created_at < %s)")
+        args += [when.start, when.end]
+    base = ["i.space_id = %s", "i.deleted_at IS NULL"]
+    bargs: list[Any] = [space.key]
+    if category is not None:
+        base.append("i.category = %s")
+        bargs.append(category)
+    if source is not None:
+        base.append("i.source = %s")
+        bargs.append(source)
+    scope = branch_sql(keep)
+    scoped = " AND ".join(base + ([scope[0]] if scope is not None else []))
+    sargs = [*bargs, *(scope[1] if scope is not None else [])]
+    where = " AND ".join(base) + " AND (" + " OR ".join(match) + ")" if match else None
+    rank = "ts_rank(i.tsv, %s::tsquery)" if terms else "0"
+    columns = ", ".join("i." + c.strip() for c in ITEM_COLUMNS.split(","))
+    firsts = [members[0] for members in grouped(terms)]
+    hybrid = mode == "smart" and space.engine.semantic and bool(query.strip())
+
+    def read(conn: Any) -> tuple[list, int, dict[int, int]]:
+        if where is None:
+            return [], 0, {}
+        rows = conn.execute(f"SELECT {columns}, {rank} AS r FROM {space.table} i WHERE {where}"
+                            + (f" AND {scope[0]}" if scope is not None else "")
+                            + " ORDER BY r DESC, i.created_at DESC, i.id LIMIT %s",
+                            [*([tsquery] if terms else []), *bargs, *args, *(scope[1] if scope else []),
+                             pool]).fetchall()
+        hidden = 0
+        if scope is not None and scope[0] != "TRUE":
+            hidden = conn.execute(f"SELECT count(*) FROM {space.table} i WHERE {where} AND NOT {scope[0]}",
+                                  [*bargs, *args, *scope[1]]).fetchone()[0]
+        frequency: dict[int, int] = {}
+        if firsts:
+            counts = conn.execute("SELECT " + ", ".join(
+                f"(SELECT count(*) FROM {space.table} WHERE space_id = %s AND deleted_at IS NULL AND tsv @@ %s::tsquery)"
+                for _ in firsts), [v for t in firsts for v in (space.key, lexeme(t.text, t.prefix))]).fetchone()
+            frequency = {t.group: int(n) for t, n in zip(firsts, counts)}
+        return rows, hidden, frequency
+
+    rows, hidden, frequency = space._call(read)
+    groups = grouped(terms)
+    count_groups = sensed.groups + (when is not None)
+    best = max((float(r[-1] or 0.0) for r in rows), default=0.0) or 1.0
+    stamp = now.timestamp()
+    scored: list[tuple] = []
+    by_id: dict[str, tuple] = {}
+    dropped = 0
+    weak: set[str] = set()
+    for row in rows:
+        tags = list(row[4] or [])
+        if keep is not None and not keep(tags):
+            dropped += 1
+            continue
+        held_terms = set(row[9] or [])
+        inside: list[str] | None = None  # the item's identifiers, read when a group needs them
+        matched = exact = 0
+        held = 0
+        for members in groups:
+            whole = members[0]
+            if _holds(whole, held_terms):
+                matched, exact, held = matched + 1, exact + 1, held | 1 << whole.group
+            elif any(_holds(t, held_terms) for t in members[1:]):
+                matched, held = matched + 1, held | 1 << whole.group
+            elif any(not t.prefix and len(t.text) >= 3 for t in members):
+                inside = identifiers(row[1] or "") if inside is None else inside
+                if any(not t.prefix and len(t.text) >= 3 and t.text in ident and t.text != ident
+                       for t in members for ident in inside):
+                    matched, held = matched + 1, held | 1 << whole.group
+        created = row[7].timestamp() if row[7] is not None else 0.0
+        dated = when is not None and when.start.timestamp() <= created < when.end.timestamp()
+        if matched + dated <= 0:
+            continue
+        cover = (matched + dated) / count_groups
+        exactness = (exact + dated) / (matched + dated)
+        importance = row[3] if isinstance(row[3], int) else 3
+        age_days = max(0.0, (stamp - created) / 86400) if created else 3650.0
+        score = keyword_score(cover, exactness, float(row[-1] or 0.0) / best, importance, age_days)
+        if when is not None and not dated:
+            score = min(score, OUTSIDE_RANGE_CAP)
+        if not dated and weak_match([g for g in range(sensed.groups) if held >> g & 1], exact == matched, sensed,
+                                    frequency):
+            score = min(score * WEAK_MATCH_FACTOR, WEAK_MATCH_CAP)
+            weak.add(str(row[0]))
+        ident = str(row[0])
+        by_id[ident] = row[:-1]
+        scored.append((min(1.0, score), importance, created, ident, tags, matched + dated == count_groups))
+    scored.sort(key=lambda s: (-s[0], -s[1], -s[2], s[3]))
+    if hybrid:
+        fused = _fused(space, query, scored, by_id, scoped, sargs, limit, keep)
+        if fused is not None:
+            scored, extra_dropped = fused
+            dropped += extra_dropped
+            if when is not None or weak:
+                from mnemon_ls.spaces.providers.native_recall import _adjusted
+
+                window = (when.start.timestamp(), when.end.timestamp()) if when is not None else None
+                scored = _adjusted(scored, window, sensed.groups, weak)
+    chosen = scored[:limit]
+    items = []
+    for s in chosen:
+        item = space._item(by_id[s[3]], round(s[0], 4), s[6] if len(s) > 6 else "keyword")
+        item.similarity = s[7] if len(s) > 7 else None
+        items.append(item)
+    return SearchOutcome(items, sparse_hint(len(items), limit), fetched=len(rows), dropped=dropped + hidden)
+
+
+def _fused(space: Any, query: str, scored: list[tuple], by_id: dict[str, tuple], scoped: str, sargs: list[Any],
+           limit: int, keep: KeepFn | None) -> tuple[list[tuple], int] | None:
+    """The keyword candidates ``scored`` fused with the vector candidates (:mod:`.vectors`), in the native
+    provider's tuple shape plus ``via`` and the similarity evidence; ``None`` when the model does not load
+    (keyword ranking stands, and the engine keeps the reason for ``provider test``)."""
+    from mnemon_ls.semantic.backends import E5_SCALE, SemanticUnavailable
+    from mnemon_ls.semantic.fusion import KeywordHit, fuse
+    from mnemon_ls.spaces.providers.hybrid import vector_pool
+
+    from . import vectors
+
+    keyword = [KeywordHit(s[3], s[0], bool(s[5])) for s in scored]
+
+    def read(conn: Any) -> Any:
+        vectors.backfill(conn, space.table, space.key)
+        return vectors.candidates(conn, space.table, scoped, sargs, query, vector_pool(limit), [h.id for h in keyword])
+
+    try:
+        nearest, spread, extra, rows = space._call(read)
+    except SemanticUnavailable as exc:
+        space.engine.semantic_note = f"semantic recall is off: {exc}"
+        return None
+    dropped = 0
+    known = {h.id for h in keyword}
+    floor = E5_SCALE.medium_floor(query)
+    vector, floors = [], {}
+    for key, cosine in nearest:
+        if key not in known:
+            row = rows[key]
+            if keep is not None and not keep(list(row[4] or [])):
+                dropped += 1
+                continue
+            by_id[key] = row
+            floors[key] = max(floor, E5_SCALE.medium_floor(row[1] or "")) if cosine > E5_SCALE.floor else floor
+        vector.append((key, cosine))
+    base = {s[3]: s for s in scored}
+    out = []
+    for f in fuse(keyword, vector, E5_SCALE, "calibrated", floor, floors, spread, extra):
+        similarity = None if f.cosine is None else {"cosine": round(f.cosine, 4),
+                                                     "z": None if f.z is None else round(f.z, 2)}
+        if f.id in base:
+            s = base[f.id]
+            out.append((f.score, s[1], s[2], f.id, s[4], s[5], f.via, similarity))
+        elif f.id in by_id:
+            row = by_id[f.id]
+            created = row[7].timestamp() if row[7] is not None else 0.0
+            out.append((f.score, row[3] if isinstance(row[3], int) else 3, created, f.id, list(row[4] or []), False,
+                        f.via, similarity))
+    out.sort(key=lambda s: (-s[0], -s[1], -s[2], s[3]))
+    return out, dropped
+
+
+def identifiers(text: str) -> list[str]:
+    """The folded identifiers of ``text``: its words the tokenizer splits into parts (``retry_backoff_ms``,
+    ``parseConfigFile``, ``v2.1-rc``), where a query term may stand inside as a substring (module doc)."""
+    out = []
+    for word in _IDENT.findall(text):
+        pieces = TOKENIZER.word_pieces(word)
+        if len(pieces) > 1:
+            out.append(pieces[0])
+    return out
+
+
+def _holds(term: Any, document: set[str]) -> bool:
+    if term.prefix:
+        return any(t.startswith(term.text) for t in document)
+    return term.text in document
+
+
+def _basic(space: Any, query: str, limit: int, category: str | None, source: str | None,
+           keep: KeepFn | None) -> SearchOutcome:
+    """The CLI's ``basic`` recall: active items whose content holds ``query`` (case-sensitive ``LIKE``), by
+    importance then newest; no score."""
+    sql = (f"SELECT {ITEM_COLUMNS} FROM {space.table} WHERE space_id = %s AND deleted_at IS NULL AND content LIKE %s")
+    args: list[Any] = [space.key, _like(query)]
+    if category is not None:
+        sql += " AND category = %s"
+        args.append(category)
+    if source is not None:
+        sql += " AND source = %s"
+        args.append(source)
+    rows = space._call(lambda conn: conn.execute(sql + " ORDER BY importance DESC, created_at DESC, id LIMIT %s",
+                                                 [*args, max(limit * 4, 100)]).fetchall())
+    items, dropped = [], 0
+    for row in rows:
+        if keep is not None and not keep(list(row[4] or [])):
+            dropped += 1
+            continue
+        if len(items) < limit:
+            items.append(space._item(row, None, "basic"))
+    return SearchOutcome(items, sparse_hint(len(items), limit), fetched=len(rows), dropped=dropped)

@@ -1,0 +1,169 @@
+"""The provider's tables, versioned and migrated forward when the provider opens (never silently).
+
+Schema ``<schema>`` (service field ``schema``, default ``mnemon``) holds:
+
+- ``meta (key, value)``: ``schema_version`` (:data:`CURRENT`, an integer as text);
+- ``spaces (id, name, description, access, owner_role, author, created_at)``: ``access`` ``team`` (every
+  role that may use the schema reads and writes it) or ``user`` (only ``owner_role``, the role that made it);
+- ``items (id, space_id, content, content_hash, category, importance, tags, entities, source, branches,
+  author, author_role, created_at, updated_at, deleted_at, replaced_id, terms, tsv)``: ``branches`` the
+  item's ``branch:<name>`` tags (the branch scope recall filters in SQL), ``terms`` the item's indexed terms
+  (:data:`mnemon_ls.spaces.index.TOKENIZER`: words, identifier parts, CJK character pairs, folded) and ``tsv``
+  their ``tsvector`` (``array_to_tsvector``: no language configuration, every term as it is), with a GIN
+  index; a unique index on ``(space_id, content_hash)`` of the active items makes a concurrent duplicate a
+  skip, never a second row.
+
+Row-level security (``ENABLE`` and ``FORCE``, so the tables' owner is bound too; a superuser is not):
+a role reads a space when it is ``team`` or its ``owner_role``, reads and changes the items of the spaces it
+reads, and inserts only items whose ``author_role`` is itself (the column's default).
+
+Versions (:data:`MIGRATIONS`): 1 the tables and policies; 2 ``pg_trgm`` and a trigram index on
+``lower(content)`` (substring matches of identifiers and CJK text) when the server has the extension
+(``meta.trigram`` ``on``/``off``); 3 the ``embedding vector(384)`` column and its HNSW index when the
+server has pgvector (``meta.vectors``). :func:`migrate` applies the missing
+steps in one transaction under an advisory lock (two machines opening at once migrate once) and returns
+``(from, to)``; a database at a newer version than this package knows is refused, never rewritten.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from mnemon_ls.errors import ProviderUnavailable
+
+#: The schema version this package writes.
+CURRENT = 3
+_LOCK_KEY = 0x6D6E656D6F6E  # "mnemon": the advisory lock of a migration
+SCHEMA_RE = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+
+
+def _v1(s: str) -> list[str]:
+    return [
+        f'CREATE TABLE IF NOT EXISTS "{s}".spaces ('
+        " id text PRIMARY KEY, name text NOT NULL, description text NOT NULL DEFAULT '',"
+        " access text NOT NULL CHECK (access IN ('team', 'user')),"
+        " owner_role name NOT NULL DEFAULT current_user, author text NOT NULL,"
+        " created_at timestamptz NOT NULL DEFAULT now())",
+        f'CREATE TABLE IF NOT EXISTS "{s}".items ('
+        " id text PRIMARY KEY,"
+        f' space_id text NOT NULL REFERENCES "{s}".spaces (id),'
+        " content text NOT NULL, content_hash text NOT NULL, category text NOT NULL,"
+        " importance integer NOT NULL CHECK (importance BETWEEN 1 AND 5),"
+        " tags text[] NOT NULL DEFAULT '{}', entities text[] NOT NULL DEFAULT '{}', source text,"
+        " branches text[] NOT NULL DEFAULT '{}', author text NOT NULL,"
+        " author_role name NOT NULL DEFAULT current_user,"
+        " created_at timestamptz NOT NULL DEFAULT now(), updated_at timestamptz NOT NULL DEFAULT now(),"
+        " deleted_at timestamptz, replaced_id text,"
+        " terms text[] NOT NULL DEFAULT '{}',"
+        " tsv tsvector GENERATED ALWAYS AS (array_to_tsvector(terms)) STORED)",
+        f'CREATE UNIQUE INDEX IF NOT EXISTS items_active_content ON "{s}".items (space_id, content_hash)'
+        " WHERE deleted_at IS NULL",
+        f'CREATE INDEX IF NOT EXISTS items_tsv ON "{s}".items USING gin (tsv)',
+        f'CREATE INDEX IF NOT EXISTS items_space_created ON "{s}".items (space_id, created_at)',
+        f'ALTER TABLE "{s}".spaces ENABLE ROW LEVEL SECURITY',
+        f'ALTER TABLE "{s}".spaces FORCE ROW LEVEL SECURITY',
+        f'ALTER TABLE "{s}".items ENABLE ROW LEVEL SECURITY',
+        f'ALTER TABLE "{s}".items FORCE ROW LEVEL SECURITY',
+        f'CREATE POLICY spaces_read ON "{s}".spaces FOR SELECT'
+        " USING (access = 'team' OR owner_role = current_user)",
+        f'CREATE POLICY spaces_make ON "{s}".spaces FOR INSERT WITH CHECK (owner_role = current_user)',
+        f'CREATE POLICY spaces_change ON "{s}".spaces FOR UPDATE USING (owner_role = current_user)'
+        " WITH CHECK (owner_role = current_user)",
+        f'CREATE POLICY items_read ON "{s}".items FOR SELECT'
+        f' USING (EXISTS (SELECT 1 FROM "{s}".spaces p WHERE p.id = space_id))',
+        f'CREATE POLICY items_write ON "{s}".items FOR INSERT WITH CHECK (author_role = current_user'
+        f' AND EXISTS (SELECT 1 FROM "{s}".spaces p WHERE p.id = space_id))',
+        f'CREATE POLICY items_change ON "{s}".items FOR UPDATE'
+        f' USING (EXISTS (SELECT 1 FROM "{s}".spaces p WHERE p.id = space_id))'
+        f' WITH CHECK (EXISTS (SELECT 1 FROM "{s}".spaces p WHERE p.id = space_id))',
+    ]
+
+
+def _v2(s: str, conn: Any = None) -> list[str]:
+    """The trigram index, when the server has ``pg_trgm`` (PostgreSQL's contrib; the pgserver wheel lacks it):
+    without it the substring matches are read without an index (``meta.trigram`` says which)."""
+    have = conn is None or conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm')").fetchone()[0]
+    if not have:
+        return [f"INSERT INTO \"{s}\".meta (key, value) VALUES ('trigram', 'off') ON CONFLICT (key) DO UPDATE "
+                "SET value = excluded.value"]
+    return ["CREATE EXTENSION IF NOT EXISTS pg_trgm",
+            f'CREATE INDEX IF NOT EXISTS items_trgm ON "{s}".items USING gin (lower(content) gin_trgm_ops)',
+            f"INSERT INTO \"{s}\".meta (key, value) VALUES ('trigram', 'on') ON CONFLICT (key) DO UPDATE "
+            "SET value = excluded.value"]
+
+
+def _v3(s: str, conn: Any = None) -> list[str]:
+    """The vector column of semantic recall (:mod:`.vectors`), when the server has pgvector: 384 dimensions
+    (the bundled model's) and an HNSW index on the cosine distance (``meta.vectors`` says which)."""
+    have = conn is None or conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector')").fetchone()[0]
+    if not have:
+        return [f"INSERT INTO \"{s}\".meta (key, value) VALUES ('vectors', 'off') ON CONFLICT (key) DO UPDATE "
+                "SET value = excluded.value"]
+    return ["CREATE EXTENSION IF NOT EXISTS vector",
+            f'ALTER TABLE "{s}".items ADD COLUMN IF NOT EXISTS embedding vector(384)',
+            f'CREATE INDEX IF NOT EXISTS items_embedding ON "{s}".items USING hnsw (embedding vector_cosine_ops)',
+            f"INSERT INTO \"{s}\".meta (key, value) VALUES ('vectors', 'on') ON CONFLICT (key) DO UPDATE "
+            "SET value = excluded.value"]
+
+
+#: ``{version: statements(schema, connection)}``: what brings a database from ``version - 1`` to ``version``.
+MIGRATIONS = {1: lambda s, conn=None: _v1(s), 2: _v2, 3: _v3}
+
+
+def flag(conn: Any, schema: str, key: str) -> bool:
+    """Whether ``meta.<key>`` (``trigram``, ``vectors``) is ``on``."""
+    row = conn.execute(f'SELECT value FROM "{schema}".meta WHERE key = %s', (key,)).fetchone()
+    return bool(row) and row[0] == "on"
+
+
+def version_of(conn: Any, schema: str) -> int:
+    """The stored ``schema_version`` (0 when the schema or its ``meta`` table does not exist)."""
+    row = conn.execute("SELECT to_regclass(%s)", (f'"{schema}".meta',)).fetchone()
+    if row is None or row[0] is None:
+        return 0
+    found = conn.execute(f'SELECT value FROM "{schema}".meta WHERE key = %s', ("schema_version",)).fetchone()
+    return int(found[0]) if found else 0
+
+
+def migrate(conn: Any, schema: str, location: str, target: int = CURRENT) -> tuple[int, int]:
+    """Bring ``schema`` to ``target`` (default :data:`CURRENT`) on ``conn`` (a psycopg connection, not in a
+    transaction) in one transaction under an advisory lock; returns ``(version found, version now)``.
+
+    Raises :class:`ProviderUnavailable` (``reason`` ``format-too-new``) when the database is at a newer
+    version than this package knows (nothing is changed), and ``engine-failed`` naming ``location`` and the
+    version needed when the role may not migrate (e.g. no ``CREATE`` on the database: an administrator opens
+    it once, or grants it)."""
+    if not SCHEMA_RE.fullmatch(schema):
+        raise ValueError("schema must be 1..63 lower-case letters, digits or '_'")
+    import psycopg
+
+    with conn.transaction():
+        found = version_of(conn, schema)
+        if found > CURRENT:
+            raise ProviderUnavailable(
+                f"provider postgres: the database at {location} has schema version {found}, newer than this "
+                f"package knows ({CURRENT}); upgrade mnemon-ls-provider-postgres (nothing was changed)",
+                provider="postgres", reason="format-too-new", location=location, schemaVersion=found)
+        if found >= target:
+            return found, found
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+        found = version_of(conn, schema)  # another machine may have migrated while this one waited
+        if found >= target:
+            return found, found
+        try:
+            conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+            conn.execute(f'CREATE TABLE IF NOT EXISTS "{schema}".meta (key text PRIMARY KEY, value text NOT NULL)')
+            for version in range(found + 1, target + 1):
+                for statement in MIGRATIONS[version](schema, conn):
+                    conn.execute(statement)
+            conn.execute(f'INSERT INTO "{schema}".meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE '
+                         "SET value = excluded.value", ("schema_version", str(target)))
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise ProviderUnavailable(
+                f"provider postgres: the database at {location} is at schema version {found} and this role may "
+                f"not migrate it to {target} ({' '.join(str(exc).split())}); open it once as its owner",
+                provider="postgres", reason="engine-failed", location=location, schemaVersion=found) from None
+    return found, target

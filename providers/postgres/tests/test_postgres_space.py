@@ -1,0 +1,157 @@
+"""The PostgreSQL provider's data plane on a real server: writes, recall with the native policy, the branch
+scope in SQL, soft delete, and the schema's forward migration."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+import pytest
+
+from mnemon_ls.errors import InvalidInput, ProviderUnavailable
+from mnemon_ls.spaces.service_recall import _BranchScope
+from mnemon_ls_provider_postgres import schema
+from mnemon_ls_provider_postgres.engine import PostgresEngine
+from mnemon_ls_provider_postgres.recall import branch_sql
+
+
+def _space(service: dict[str, Any], name: str = "Team") -> tuple[PostgresEngine, Any]:
+    engine = PostgresEngine.open(service)
+    ns = engine.create_namespace(name, "team decisions")
+    return engine, engine.space(ns.connection, space_id="postgres-" + ns.external_id[:24])
+
+
+def _put(space: Any, text: str, *, tags: list[str] | None = None, importance: int = 3) -> dict[str, Any]:
+    return space.remember(text, category="fact", importance=importance, tags=tags or [], entities=[], source="user")
+
+
+def test_items_keep_the_native_fields_and_the_author(service: dict[str, Any], pg_server: Any) -> None:
+    engine, space = _space({**service, "author": "priya"})
+    try:
+        receipt = space.remember("Billing retries use exponential backoff", category="decision", importance=4,
+                                 tags=["billing", "branch:main"], entities=["BillingService"], source="agent")
+        assert receipt["action"] == "added" and receipt["created_at"].endswith("Z")
+        item = space.get(receipt["id"])
+        assert (item.content, item.category, item.importance, item.tags, item.entities, item.source) == (
+            "Billing retries use exponential backoff", "decision", 4, ["billing", "branch:main"],
+            ["BillingService"], "agent")
+        row = pg_server.sql(f"SELECT author, author_role, branches, deleted_at FROM mnemon.items WHERE id = "
+                            f"'{receipt['id']}'", service["database"])
+        assert row == [("priya", pg_server.user, ["main"], None)]
+        again = _put(space, "  Billing retries use exponential backoff ")
+        assert again == {"id": receipt["id"], "action": "skipped", "content": "Billing retries use exponential backoff"}
+        assert space.count() == 1
+    finally:
+        engine.close()
+
+
+def test_recall_ranks_as_native_for_words_identifiers_and_cjk(service: dict[str, Any]) -> None:
+    engine, space = _space(service)
+    try:
+        ids = {text: _put(space, text)["id"] for text in (
+            "retry_backoff_ms defaults to 250 in the payment client",
+            "数据库连接池使用事务模式",
+            "The deploy script needs the staging kubeconfig",
+            "デプロイの前にテストを実行する")}
+        assert [i.id for i in space.search("retry_backoff_ms", limit=5).items] == \
+            [ids["retry_backoff_ms defaults to 250 in the payment client"]]
+        backoff = space.search("backoff", limit=5).items  # a part of the identifier
+        assert [i.id for i in backoff] == [ids["retry_backoff_ms defaults to 250 in the payment client"]]
+        assert space.search("连接池", limit=5).items[0].id == ids["数据库连接池使用事务模式"]
+        assert space.search("テスト", limit=5).items[0].id == ids["デプロイの前にテストを実行する"]
+        both = space.search("staging kubeconfig", limit=5).items
+        assert both[0].id == ids["The deploy script needs the staging kubeconfig"] and both[0].score >= 0.9
+        half = space.search("staging database", limit=5).items  # one group of two: at most the coverage's share
+        assert half[0].id == ids["The deploy script needs the staging kubeconfig"] and half[0].score < 0.55
+        assert space.search("nothing like this", limit=5).items == []
+    finally:
+        engine.close()
+
+
+def test_branch_scope_is_filtered_in_sql(service: dict[str, Any]) -> None:
+    engine, space = _space(service)
+    try:
+        main = _put(space, "cache layer uses redis on main", tags=["branch:main"])["id"]
+        feature = _put(space, "cache layer uses memcached on the feature", tags=["branch:feature-x"])["id"]
+        common = _put(space, "cache layer is documented in docs/cache.md")["id"]
+        scope = _BranchScope("main", "filter", "hide")
+        condition = branch_sql(scope.keep)
+        assert condition == ("(cardinality(i.branches) = 0 OR %s = ANY(i.branches))", ["main"])
+        found = space.search("cache layer", limit=10, keep=scope.keep)
+        assert sorted(i.id for i in found.items) == sorted([main, common]) and found.dropped == 1
+        assert feature not in {i.id for i in found.items}
+        assert len(space.search("cache layer", limit=10).items) == 3
+        detached = space.search("cache layer", limit=10, keep=_BranchScope(None, "filter", "hide").keep)
+        assert [i.id for i in detached.items] == [common] and detached.dropped == 2
+    finally:
+        engine.close()
+
+
+def test_forget_is_a_soft_delete_and_the_text_can_come_back(service: dict[str, Any], pg_server: Any) -> None:
+    engine, space = _space(service)
+    try:
+        first = _put(space, "the on-call rota lives in PagerDuty")["id"]
+        assert space.forget(first)["status"] == "deleted"
+        assert space.search("rota PagerDuty", limit=5).items == [] and space.count() == 0
+        with pytest.raises(InvalidInput) as refused:
+            space.forget(first)
+        assert refused.value.field == "id"
+        assert pg_server.sql(f"SELECT deleted_at IS NOT NULL FROM mnemon.items WHERE id = '{first}'",
+                             service["database"]) == [(True,)]
+        second = _put(space, "the on-call rota lives in PagerDuty")
+        assert second["action"] == "added" and second["id"] != first
+        assert space.status()["deleted_insights"] == 1
+    finally:
+        engine.close()
+
+
+def test_schema_is_migrated_forward_on_open_and_says_so(service: dict[str, Any], pg_server: Any) -> None:
+    info = {"host": service["host"], "port": service["port"], "dbname": service["database"],
+            "user": service["user"], "password": service["password"]}
+    with psycopg.connect(**info, autocommit=True) as conn:
+        assert schema.migrate(conn, "mnemon", "here", target=1) == (0, 1)
+    engine = PostgresEngine.open(service)
+    try:
+        health = engine.health()
+        assert health.details["migrated"] == "1 -> 3" and "migrated from version 1 to 3" in health.message
+        assert pg_server.sql("SELECT value FROM mnemon.meta WHERE key = 'schema_version'", service["database"]) \
+            == [("3",)]
+    finally:
+        engine.close()
+    again = PostgresEngine.open(service)
+    try:
+        assert "migrated" not in again.health().details  # already current: nothing to say
+    finally:
+        again.close()
+
+
+def test_a_newer_schema_is_refused_and_left_as_it_is(service: dict[str, Any], pg_server: Any) -> None:
+    PostgresEngine.open(service).close()
+    pg_server.sql("UPDATE mnemon.meta SET value = '99' WHERE key = 'schema_version'", service["database"])
+    with pytest.raises(ProviderUnavailable) as refused:
+        PostgresEngine.open(service)
+    assert refused.value.data["reason"] == "format-too-new" and "version 99" in str(refused.value)
+    assert pg_server.sql("SELECT value FROM mnemon.meta WHERE key = 'schema_version'", service["database"]) \
+        == [("99",)]
+
+
+def test_provider_test_reads_an_older_schema_without_migrating_it(service: dict[str, Any], pg_server: Any) -> None:
+    info = {"host": service["host"], "port": service["port"], "dbname": service["database"],
+            "user": service["user"], "password": service["password"]}
+    with psycopg.connect(**info, autocommit=True) as conn:
+        schema.migrate(conn, "mnemon", "here", target=1)
+    probe = PostgresEngine.open({**service, "probe": True})
+    try:
+        health = probe.health()
+        assert health.ok and health.details["schemaVersion"] == 1 and "migrates it to 3" in health.message
+    finally:
+        probe.close()
+    assert pg_server.sql("SELECT value FROM mnemon.meta WHERE key = 'schema_version'", service["database"]) \
+        == [("1",)]
+
+
+def test_provider_test_on_an_empty_database_creates_nothing(service: dict[str, Any], pg_server: Any) -> None:
+    probe = PostgresEngine.open({**service, "probe": True})
+    health = probe.health()
+    assert not health.ok and "provider enable creates it" in health.message and probe.discover() == []
+    assert pg_server.sql("SELECT count(*) FROM pg_namespace WHERE nspname = 'mnemon'", service["database"]) == [(0,)]
