@@ -13,6 +13,7 @@ Base layer: imports nothing of the package.
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime, timezone
 from typing import Any
 
@@ -30,18 +31,27 @@ def to_ms(value: Any) -> int | None:
     if isinstance(value, (int, float)):
         return int(value)
     if isinstance(value, str):
-        text = value.strip()
-        if not text:
-            return None
-        try:
-            value = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
-        except ValueError:
-            return None
+        return _iso_ms(value)
     if isinstance(value, datetime):
         if value.tzinfo is None:
             value = value.replace(tzinfo=timezone.utc)
         return int(value.timestamp() * 1000)
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _iso_ms(value: str) -> int | None:
+    """:func:`to_ms` of an ISO-8601 string (a wake reads the same entries' times again and again)."""
+    text = value.strip()
+    if not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return int(moment.timestamp() * 1000)
 
 
 def review_due(updated_at: Any, recalled_at: Any, now: Any, days: int) -> bool:

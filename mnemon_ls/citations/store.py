@@ -18,6 +18,7 @@ the next write of that Source's citations (citations are side data: losing them 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from pathlib import Path
@@ -32,6 +33,7 @@ from .model import Citation, resolve
 SOURCES = ("runtime", "spaces", "documents", "records")
 
 
+@functools.lru_cache(maxsize=8192)
 def runtime_key(content: str) -> str:
     """The side-file key of the MEMORY.md entry whose (normalised) content is ``content``."""
     return "memory:" + hashlib.sha256(content.encode("utf-8")).hexdigest()

@@ -157,3 +157,31 @@ def test_a_side_file_keeps_only_citations_and_skips_what_is_not_one(tmp_path: Pa
     assert side.read() == {"k": [Citation("f.py", 1, 2, "a" * 64)]}
     side.path.write_text("not json")
     assert side.read() == {}
+
+
+def test_a_known_file_replaced_by_a_link_out_of_the_workspace_is_unknown_and_views_follow_the_file(
+        tmp_path: Path) -> None:
+    """The one-``stat`` fast paths (a known path's verdict, a kept view) hold only while the file is the same: a
+    cited file replaced by a link to an identical file outside the workspace is ``unknown`` at once, and a view
+    kept for the fresh file is not answered for the changed one."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    target = workspace / "f.py"
+    target.write_text("a\nb\nc\n")
+    cite = _cite(workspace, "f.py", 1, 2)
+    for _ in range(3):  # known and kept
+        assert freshness.view(workspace, cite)["freshness"] == "fresh"
+        assert freshness.evaluate(workspace, cite) == {"freshness": "fresh"}
+    outside = tmp_path / "outside.py"
+    outside.write_text("a\nb\nc\n")
+    target.unlink()
+    target.symlink_to(outside)
+    assert freshness.evaluate(workspace, cite) == {"freshness": "unknown"}
+    assert freshness.view(workspace, cite)["freshness"] == "unknown"
+    target.unlink()
+    target.write_text("x\na\nb\nc\n")
+    assert freshness.view(workspace, cite) == cite.to_json() | {"freshness": "moved",
+                                                                "movedTo": {"startLine": 2, "endLine": 3}}
+    view = freshness.view(workspace, cite)
+    view["freshness"] = "edited by a caller"  # a caller's change never reaches the kept view
+    assert freshness.view(workspace, cite)["freshness"] == "moved"
