@@ -126,7 +126,7 @@ async def test_every_tool_schema_refuses_unknown_arguments(workspace: Path, data
         tools = (await session.list_tools()).tools
         with pytest.raises(MCPError) as unknown:
             await session.call_tool("mnemon_nope", {})
-    assert len(tools) == 15
+    assert len(tools) == 17
     assert {t.name: t.input_schema.get("additionalProperties") for t in tools} == {t.name: False for t in tools}
     assert unknown.value.code == -32602 and unknown.value.message == "Unknown tool: mnemon_nope"
 
