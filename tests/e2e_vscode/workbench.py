@@ -112,14 +112,26 @@ class Workbench:
     # ---------------------------------------------------------------------------------- editors
 
     def open_file(self, relative: str) -> None:
-        """Open ``relative`` (a path inside the workspace) with Quick Open and wait until its editor is active."""
-        self.page.keyboard.press("Control+p")
-        box = self.quick_input.locator("input.input")
-        expect(box).to_be_focused(timeout=UI_MS)
-        box.fill(relative)
+        """Open ``relative`` (a path inside the workspace) with Quick Open and wait until its editor is active.
+
+        A file the test has just written may not be in Quick Open's file index yet (VS Code adds it when its file
+        watcher reports it, later on a loaded machine): the search is asked again, up to four times, until the
+        file's row is there."""
         name = Path(relative).name
         row = self.quick_input_rows().filter(has=self.page.locator(".label-name").filter(has_text=exact(name)))
-        expect(row.first).to_be_visible(timeout=UI_MS)
+        for attempt in range(4):
+            self.page.keyboard.press("Control+p")
+            box = self.quick_input.locator("input.input")
+            expect(box).to_be_focused(timeout=UI_MS)
+            box.fill(relative)
+            try:
+                expect(row.first).to_be_visible(timeout=UI_MS // 3)
+                break
+            except AssertionError:
+                if attempt == 3:
+                    raise
+                self.page.keyboard.press("Escape")
+                expect(box).to_be_hidden(timeout=UI_MS)
         row.first.click()  # (Enter could still accept the row highlighted before the list filtered)
         tab = self.page.locator(f'.tabs-container .tab.active[data-resource-name="{name}"]')
         expect(tab).to_be_visible(timeout=UI_MS)
