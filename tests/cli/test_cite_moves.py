@@ -1,0 +1,110 @@
+"""No citation is lost when its memory moves (issue 24): a MEMORY.md entry that leaves hot memory (capacity
+maintenance into a Memory Space or the local archive, ``runtime compact``), as processes on a real git repository
+with the real side files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_cite import LIB, PARSE_SHA, ok as cite_ok, sha
+from tests.gitrepo import commit_files, make_repo
+
+LIMIT = ("--memory-limit-bytes", "400")
+PARSE = {"path": "src/lib.py", "startLine": 1, "endLine": 2, "sha256": PARSE_SHA}
+RENDER = {"path": "src/lib.py", "startLine": 5, "endLine": 6,
+          "sha256": sha("def render(items):\n    return ' '.join(items)\n")}
+
+
+def ok(workspace: Path, *args: str) -> str:
+    return cite_ok(workspace, *args, *LIMIT)
+
+
+def fact(n: int) -> str:
+    return f"Fact {n:03d}: the build cache lives in .cache/build-{n} and is safe to delete"
+
+
+def side(workspace: Path, name: str) -> dict:
+    path = workspace.parent / "root" / "state" / "citations" / f"{name}.json"
+    return json.loads(path.read_text())["citations"] if path.exists() else {}
+
+
+@pytest.fixture
+def repo(tmp_path: Path):
+    repo = make_repo(tmp_path / "repo")
+    commit_files(repo, {"src/lib.py": LIB}, "lib")
+    (tmp_path / "home").mkdir()
+    return repo
+
+
+def _overflow(workspace: Path) -> dict:
+    """Add a cited low-importance fact, then normal facts until maintenance archives; the archiving receipt."""
+    ok(workspace, "runtime", "add", "--content", fact(0), "--importance", "low", "--cite", "src/lib.py:1-2")
+    for n in range(1, 9):
+        receipt = json.loads(ok(workspace, "runtime", "add", "--content", fact(n), "--json"))
+        if receipt.get("maintenance"):
+            return receipt["maintenance"]
+    raise AssertionError("MEMORY.md never overflowed")
+
+
+def test_an_entry_archived_locally_keeps_its_citations_readable_with_the_archived_entry(repo) -> None:
+    workspace = Path(repo.workdir)
+    maintenance = _overflow(workspace)
+    assert maintenance["kind"] == "local-archive"
+    assert fact(0) in [f["summary"] for f in maintenance["archived"]]
+    key = "memory:" + sha(fact(0))
+    assert key not in side(workspace, "runtime")
+    assert side(workspace, "archived") == {key: [PARSE]}
+    listing = json.loads(ok(workspace, "runtime", "archived", "--json"))
+    record = next(r for r in listing["records"] if r["summary"] == fact(0))
+    assert record["cites"] == [PARSE | {"freshness": "fresh"}]
+    assert "    cites src/lib.py:1-2 (fresh)" in ok(workspace, "runtime", "archived").splitlines()
+    (workspace / "src" / "lib.py").write_text("def parse(text):\n    return text.split(',')\n")
+    record = next(r for r in json.loads(ok(workspace, "runtime", "archived", "--json"))["records"]
+                  if r["summary"] == fact(0))
+    assert record["cites"] == [PARSE | {"freshness": "changed"}]
+    ok(workspace, "runtime", "add", "--content", "one more write after the archival")
+    assert side(workspace, "archived") == {key: [PARSE]}  # a later write keeps them
+
+
+def test_an_entry_archived_into_a_memory_space_takes_its_citations_to_the_item(repo) -> None:
+    workspace = Path(repo.workdir)
+    ok(workspace, "space", "create", "--name", "Project", "--description", "build cache facts", "--active")
+    maintenance = _overflow(workspace)
+    assert maintenance["kind"] == "mnemon-archive"
+    moved = next(f for f in maintenance["archived"] if f["summary"] == fact(0))["destination"]
+    item = f"{moved['spaceId']}/{moved['itemId']}"
+    assert side(workspace, "spaces") == {item: [PARSE]}
+    assert "memory:" + sha(fact(0)) not in side(workspace, "runtime")
+    recall = json.loads(ok(workspace, "recall", "build-0", "--json"))
+    hit = next(r for r in recall["results"] if r["content"] == fact(0))
+    assert hit["cites"] == [PARSE | {"freshness": "fresh"}]
+    listing = json.loads(ok(workspace, "runtime", "archived", "--json"))
+    assert next(r for r in listing["records"] if r["summary"] == fact(0))["cites"] == [PARSE | {"freshness": "fresh"}]
+
+
+def test_compact_merges_the_citations_into_the_merged_entry_and_keeps_a_dropped_ones(repo) -> None:
+    workspace = Path(repo.workdir)
+    ok(workspace, "runtime", "add", "--content", "parse splits text", "--cite", "src/lib.py:1-2")
+    ok(workspace, "runtime", "add", "--content", "render joins items", "--cite", "src/lib.py:5-6")
+    ok(workspace, "runtime", "add", "--content", "the parser is old", "--cite", "src/lib.py:1-2")
+    done = json.loads(ok(workspace, "runtime", "compact", "--target", "memory", "--merge", "1,2", "--as",
+                         "parse splits, render joins", "--drop", "3", "--json"))
+    assert done["maintenance"]["kind"] == "local-compaction"
+    assert side(workspace, "runtime") == {"memory:" + sha("parse splits, render joins"): [PARSE, RENDER]}
+    assert side(workspace, "archived") == {"memory:" + sha("the parser is old"): [PARSE]}
+    entries = json.loads(ok(workspace, "runtime", "list", "--json"))["entries"]
+    assert [e.get("cites") for e in entries] == [[PARSE | {"freshness": "fresh"}, RENDER | {"freshness": "fresh"}]]
+
+
+def test_an_unreadable_side_file_never_blocks_the_move(repo) -> None:
+    workspace = Path(repo.workdir)
+    ok(workspace, "runtime", "add", "--content", "parse splits text", "--cite", "src/lib.py:1-2")
+    ok(workspace, "runtime", "add", "--content", "the parser is old")
+    (workspace.parent / "root" / "state" / "citations" / "runtime.json").write_text("{not json")
+    done = json.loads(ok(workspace, "runtime", "compact", "--target", "memory", "--drop", "2", "--json"))
+    assert done["entryCount"] == 1
+    assert [e["content"] for e in json.loads(ok(workspace, "runtime", "list", "--json"))["entries"]] == [
+        "parse splits text"]
