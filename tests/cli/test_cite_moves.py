@@ -108,3 +108,36 @@ def test_an_unreadable_side_file_never_blocks_the_move(repo) -> None:
     assert done["entryCount"] == 1
     assert [e["content"] for e in json.loads(ok(workspace, "runtime", "list", "--json"))["entries"]] == [
         "parse splits text"]
+
+
+def test_migrate_carries_the_citations_of_what_it_copies_under_the_new_ids(tmp_path: Path) -> None:
+    from tests.cli.test_cli import Cli, default_root
+
+    cli = Cli(tmp_path)
+    import pygit2
+
+    commit_files(pygit2.Repository(str(cli.ws)), {"src/lib.py": LIB}, "lib")
+    cli.ok("runtime", "add", "--content", "parse splits text", "--cite", "src/lib.py:1-2")
+    cli.ok("space", "create", "--name", "Project", "--description", "facts", "--active")
+    item = cli.ok_json("remember", "the renderer joins items", "--cite", "src/lib.py:5-6")
+    doc = cli.ok_json("doc", "create", "--title", "Lib", "--content", "# Lib\nnotes", "--cite", "src/lib.py:1-2",
+                      "--source", "src/lib.py")
+    (cli.ws / "src" / "lib.py").write_text(LIB + "\n# later\n")  # the document's source changed since
+    done = cli.run("migrate", "--from", "global", "--json", scoped=False)
+    assert done.returncode == 0, done.stderr
+    receipt = json.loads(done.stdout)
+    root = default_root(cli.data, cli.ws)
+
+    def table(name: str) -> dict:
+        return json.loads((root / "state" / "citations" / f"{name}.json").read_text())["citations"]
+
+    assert table("runtime") == {"memory:" + sha("parse splits text"): [PARSE]}
+    row = next(r for r in receipt["spaces"] if r["name"] == "Project")
+    assert table("spaces") == {f"{row['intoId']}/{row['ids'][item['id']]}": [RENDER]}
+    (new_doc,) = table("documents")
+    assert new_doc != doc["document"]["id"] and table("documents")[new_doc] == [PARSE]
+    got = json.loads(cli.run("doc", "get", new_doc, "--json", scoped=False).stdout)
+    assert got["cites"] == [PARSE | {"freshness": "fresh"}]
+    assert got["sourcePathFreshness"] == [{"path": "src/lib.py", "freshness": "changed"}]  # hashed as written
+    listed = json.loads(cli.run("runtime", "list", "--json", scoped=False).stdout)["entries"]
+    assert [e.get("cites") for e in listed if e["content"] == "parse splits text"] == [[PARSE | {"freshness": "fresh"}]]
