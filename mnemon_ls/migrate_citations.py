@@ -18,11 +18,9 @@ stands, and the source still holds them). Returns how many memories' citations w
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import fsio
 from .citations.model import MAX_CITES, Citation
 from .citations.sources import SourceHashes
 from .citations.store import CitationFile, runtime_key
@@ -82,13 +80,7 @@ def _carry_source_hashes(host: "WorkspaceHost", source: Path, documents: list[di
               for doc in documents if doc.get("id") and doc["record"].id in recorded}
     if not wanted:
         return
-    hashes = SourceHashes(host.root, host.workspace)
     try:
-        with fsio.file_lock(hashes.path.with_name(".document-sources.lock")):
-            table = hashes.read()
-            table.update(wanted)
-            body = {"version": 1, "documents": {k: table[k] for k in sorted(table)}}
-            fsio.write_file_atomically(hashes.path, (json.dumps(body, indent=2, ensure_ascii=False) + "\n")
-                                       .encode("utf-8"))
+        SourceHashes(host.root, host.workspace).merge(wanted)
     except (OSError, StorageError):
         return

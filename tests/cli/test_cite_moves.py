@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cite import LIB, PARSE_SHA, ok as cite_ok, sha
+from tests.cli.test_cite import LIB, PARSE_SHA, ok as cite_ok, run, sha
 from tests.gitrepo import commit_files, make_repo
 
 LIMIT = ("--memory-limit-bytes", "400")
@@ -141,3 +141,64 @@ def test_migrate_carries_the_citations_of_what_it_copies_under_the_new_ids(tmp_p
     assert got["sourcePathFreshness"] == [{"path": "src/lib.py", "freshness": "changed"}]  # hashed as written
     listed = json.loads(cli.run("runtime", "list", "--json", scoped=False).stdout)["entries"]
     assert [e.get("cites") for e in listed if e["content"] == "parse splits text"] == [[PARSE | {"freshness": "fresh"}]]
+
+
+def _manifest(pack: Path) -> dict:
+    import zipfile
+
+    with zipfile.ZipFile(pack) as archive:
+        return json.loads(archive.read("manifest.json"))
+
+
+def test_a_pack_carries_the_citations_of_what_it_carries_remapped_to_the_ids_things_come_in_under(repo) -> None:
+    workspace = Path(repo.workdir)
+    pack = workspace.parent / "memory.zip"
+    ok(workspace, "runtime", "add", "--content", "parse splits text", "--cite", "src/lib.py:1-2")
+    ok(workspace, "space", "create", "--name", "Project", "--description", "facts", "--active")
+    item = json.loads(ok(workspace, "remember", "the renderer joins items", "--cite", "src/lib.py:5-6", "--json"))
+    doc = json.loads(ok(workspace, "doc", "create", "--title", "Lib", "--content", "# Lib\nnotes", "--cite",
+                        "src/lib.py:1-2", "--source", "src/lib.py", "--json"))["document"]
+    ok(workspace, "pack", "export", "-o", str(pack))
+    carried = _manifest(pack)["citations"]
+    assert carried == {"version": 1, "runtime": {"memory:" + sha("parse splits text"): [PARSE]},
+                       "documents": {doc["id"]: [PARSE]}, "documentSources": {doc["id"]: {"src/lib.py": sha(LIB)}},
+                       "spaces": {f"{item['spaceId']}/{item['id']}": [RENDER]}}
+    # the same ids now hold something else: the pack's document and space come in under new ids
+    ok(workspace, "doc", "update", doc["id"], "--content", "# Lib\nother notes")
+    ok(workspace, "remember", "another fact in the space")
+    (workspace / "src" / "lib.py").write_text(LIB + "# later\n")  # the document's source changed since the export
+    receipt = json.loads(ok(workspace, "pack", "import", str(pack), "--json"))
+    (new_doc,) = [r["to"] for r in receipt["documents"]["renamed"] if r["from"] == doc["id"]]
+    (new_space,) = [r["to"] for r in receipt["spaces"]["renamed"] if r["from"] == item["spaceId"]]
+    assert side(workspace, "documents")[new_doc] == [PARSE]
+    assert side(workspace, "spaces")[f"{new_space}/{item['id']}"] == [RENDER]
+    got = json.loads(ok(workspace, "doc", "get", new_doc, "--json"))
+    assert got["cites"] == [PARSE | {"freshness": "fresh"}]
+    assert got["sourcePathFreshness"] == [{"path": "src/lib.py", "freshness": "changed"}]
+    ok(workspace, "space", "activate", new_space)
+    recall = json.loads(ok(workspace, "recall", "renderer joins", "--space", new_space, "--json"))
+    assert [r["cites"] for r in recall["results"]] == [[RENDER | {"freshness": "fresh"}]]
+
+
+def test_a_pack_without_citations_still_imports(repo, tmp_path: Path) -> None:
+    import zipfile
+
+    from mnemon_ls.packs import format as fmt
+
+    workspace = Path(repo.workdir)
+    ok(workspace, "runtime", "add", "--content", "parse splits text", "--cite", "src/lib.py:1-2")
+    pack = tmp_path / "memory.zip"
+    ok(workspace, "pack", "export", "--pack-scope", "runtime", "-o", str(pack))
+    manifest = _manifest(pack)
+    assert "citations" in manifest
+    del manifest["citations"]  # as an older mnemon-ls or the plugin writes it
+    with zipfile.ZipFile(pack) as archive:
+        payload = {n: archive.read(n) for n in archive.namelist() if n.startswith("payload/")}
+    older = tmp_path / "older.zip"
+    older.write_bytes(fmt.write_archive(manifest, payload))
+    other = tmp_path / "other"
+    other.mkdir()
+    done = run(workspace, "pack", "import", str(older), "--json", scope=("--scope", "custom", "--data-dir", str(other)))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["runtime"]["added"] == 1
+    assert not (other / "state" / "citations" / "runtime.json").exists()
