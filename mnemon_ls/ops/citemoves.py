@@ -12,7 +12,8 @@ runtime side-file citations of each entry that left:
   ``state/citations/archived.json`` (:meth:`~mnemon_ls.citations.store.Citations.archived`), which
   ``runtime archived`` reads beside the archived entry.
 
-An entry that left is found by its content: the entries of MEMORY.md read before the write (``before``), and
+``runtime archived --finish`` (an interrupted archival completed) moves them the same way
+(:func:`leftovers_moved`). An entry that left is found by its content: the entries of MEMORY.md read before the write (``before``), and
 each archived fact's ``summary`` (the content whole when it is short). A cited entry that left and matches no
 fact, or more than one, goes to the archive side file: citations are never dropped silently. The moves are side
 data: a side file that cannot be written never fails the write that already happened (the citations stay where
@@ -21,7 +22,7 @@ they were).
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from ..citations.model import MAX_CITES, Citation
 from ..citations.store import runtime_key
@@ -47,6 +48,20 @@ def _summaries(content: str) -> tuple[str, str]:
 
 def _union(*groups: list[Citation]) -> list[Citation]:
     return list(dict.fromkeys(c for group in groups for c in group))[:MAX_CITES]
+
+
+def leftovers_moved(removed: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """What ``runtime archived --finish`` removed (``[{content, destination: {reference}}]``, its receipt's
+    ``removed``) in the shape :func:`follow` reads (``{"archived": [{summary, destination}]}``)."""
+    from ..maintenance.lineage import parse_space_reference
+
+    facts = []
+    for item in removed:
+        target = parse_space_reference((item.get("destination") or {}).get("reference") or "")
+        destination = ({"kind": "memory-space", "spaceId": target[0], "itemId": target[1]} if target is not None
+                       else {"kind": "local-archive"})
+        facts.append({"summary": _summaries(item["content"])[0], "destination": destination})
+    return {"archived": facts}
 
 
 def follow(call: Call, before: Mapping[str, str], maintenance: Mapping[str, Any] | None) -> dict[str, str]:

@@ -58,8 +58,13 @@ def _run(call: Call, p: RuntimeArchivedParams) -> dict[str, Any]:
     host = call.host
     if p.finish:
         from ..maintenance.leftovers import finish_interrupted
+        from .citemoves import cited_hot, follow, leftovers_moved
 
-        return finish_interrupted(host.runtime, host.spaces if (host.root / "data").is_dir() else None)
+        before = cited_hot(call)
+        done = finish_interrupted(host.runtime, host.spaces if (host.root / "data").is_dir() else None)
+        if before and done["removed"]:
+            follow(call, before, leftovers_moved(done["removed"]))  # the citations go with them
+        return done
     from ..maintenance import archived_listing
 
     return _with_cites(host, archived_listing(host.runtime, space_names(host)))

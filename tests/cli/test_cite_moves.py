@@ -202,3 +202,26 @@ def test_a_pack_without_citations_still_imports(repo, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["runtime"]["added"] == 1
     assert not (other / "state" / "citations" / "runtime.json").exists()
+
+
+def test_finishing_an_interrupted_archival_takes_the_citations_to_the_space_item(tmp_path: Path) -> None:
+    from tests.cli.test_doctor_wording import kill_archival_at, ws_cli
+
+    repo = make_repo(tmp_path / "ws")
+    commit_files(repo, {"src/lib.py": LIB}, "lib")
+    (tmp_path / "home").mkdir()
+    assert ws_cli(tmp_path, "space", "create", "--name", "Project", "--description", "build facts",
+                  "--active").returncode == 0
+    kill_archival_at(tmp_path, "commit:1")  # the entries are in the space and still in MEMORY.md
+    record = json.loads(ws_cli(tmp_path, "runtime", "archived", "--json").stdout)["records"][0]
+    assert record["stillInHotMemory"]
+    side_file = tmp_path / "ws" / ".mnemon" / "state" / "citations" / "runtime.json"
+    side_file.parent.mkdir(parents=True, exist_ok=True)
+    side_file.write_text(json.dumps({"version": 1, "citations": {"memory:" + sha(record["summary"]): [PARSE]}}))
+    finished = ws_cli(tmp_path, "runtime", "archived", "--finish", "--json")
+    assert finished.returncode == 0, finished.stderr
+    assert record["summary"] in [r["content"] for r in json.loads(finished.stdout)["removed"]]
+    space, _, item = record["destination"]["reference"][len("memory-space:"):].partition("/item:")
+    spaces = json.loads((side_file.parent / "spaces.json").read_text())["citations"]
+    assert spaces == {f"{space}/{item}": [PARSE]}
+    assert json.loads(side_file.read_text())["citations"] == {}
