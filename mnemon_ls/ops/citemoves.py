@@ -52,7 +52,7 @@ def _union(*groups: list[Citation]) -> list[Citation]:
 
 def leftovers_moved(removed: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """What ``runtime archived --finish`` removed (``[{content, destination: {reference}}]``, its receipt's
-    ``removed``) in the shape :func:`follow` reads (``{"archived": [{summary, destination}]}``)."""
+    ``removed``) in the shape :func:`follow` reads (``{"maintenance": {"archived": [{summary, destination}]}}``)."""
     from ..maintenance.lineage import parse_space_reference
 
     facts = []
@@ -61,20 +61,29 @@ def leftovers_moved(removed: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         destination = ({"kind": "memory-space", "spaceId": target[0], "itemId": target[1]} if target is not None
                        else {"kind": "local-archive"})
         facts.append({"summary": _summaries(item["content"])[0], "destination": destination})
-    return {"archived": facts}
+    return {"maintenance": {"archived": facts}}
 
 
-def follow(call: Call, before: Mapping[str, str], maintenance: Mapping[str, Any] | None) -> dict[str, str]:
+def follow(call: Call, before: Mapping[str, str], receipt: Mapping[str, Any], *,
+           carry_replaced: bool = False) -> dict[str, str]:
     """Move the citations of the cited entries of ``before`` (:func:`cited_hot` read before the write) that
-    left MEMORY.md, as ``maintenance`` (the receipt's) says (module doc). Returns ``old key -> where``
-    (``spaces <spaceId>/<itemId>``, ``runtime memory:<sha>``, ``archived memory:<sha>``). Never raises for a side
-    file it cannot write (nothing moves then)."""
-    if not before:
+    left MEMORY.md, as ``receipt["maintenance"]`` says (module doc). The entry the write itself replaced or
+    removed (``receipt["replaced"]["from"]``, ``receipt["removed"]``) is the write's: left alone, except that
+    with ``carry_replaced`` (a compaction's pending replace) the replaced entry's citations go to the new text.
+    Returns ``old key -> where`` (``spaces <spaceId>/<itemId>``, ``runtime memory:<sha>``, ``archived
+    memory:<sha>``). Never raises for a side file it cannot write (nothing moves then)."""
+    maintenance = receipt.get("maintenance")
+    replaced = receipt.get("replaced") if isinstance(receipt.get("replaced"), dict) else {}
+    own = {runtime_key(t) for t in (replaced.get("from"), receipt.get("removed")) if isinstance(t, str)}
+    if not before or not maintenance:
         return {}
     citations = call.host.citations
     live = {runtime_key(e.content) for e in call.host.runtime.read().of("memory")}
-    left = {k: c for k, c in before.items() if k not in live}
-    if not left:
+    left = {k: c for k, c in before.items() if k not in live and k not in own}
+    carried = None
+    if carry_replaced and isinstance(replaced.get("from"), str) and isinstance(replaced.get("to"), str):
+        carried = (runtime_key(replaced["from"]), runtime_key(replaced["to"]))
+    if not left and carried is None:
         return {}
     facts = list((maintenance or {}).get("archived") or ())
     merged_into = {}
@@ -86,6 +95,9 @@ def follow(call: Call, before: Mapping[str, str], maintenance: Mapping[str, Any]
     to_runtime: dict[str, list[Citation]] = {}
     to_archive: dict[str, list[Citation]] = {}
     where: dict[str, str] = {}
+    if carried is not None and carried[0] != carried[1] and table.get(carried[0]) and carried[1] in live:
+        to_runtime[carried[1]] = list(table[carried[0]])
+        where[carried[0]] = f"runtime {carried[1]}"
     for key, content in left.items():
         cites = table.get(key)
         if not cites:

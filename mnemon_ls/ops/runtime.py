@@ -176,8 +176,7 @@ def _mutate(call: Call, p: RuntimeMutateParams) -> dict[str, Any]:
     data = call.host.mutate_runtime(p.request, p.routes).to_dict()
     if data.get("target") != "memory":
         return data
-    if data.get("maintenance"):
-        follow(call, before, data["maintenance"])
+    follow(call, before, data)  # what capacity maintenance moved out takes its citations along
     citing_host = call.host.citations
     if "added" in data and citations:
         key, changes = runtime_key(data["added"]), {}
@@ -262,8 +261,7 @@ def _compact(call: Call, p: RuntimeCompactParams) -> dict[str, Any]:
 
     before = cited_hot(call) if p.target == "memory" else {}
     data = runtime.compact(revision, p.target, p.entries, p.pending, form=p.form).to_dict()
-    if before and data.get("maintenance"):
-        follow(call, before, data["maintenance"])
+    follow(call, before, data, carry_replaced=True)
     return data
 
 

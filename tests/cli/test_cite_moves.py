@@ -225,3 +225,30 @@ def test_finishing_an_interrupted_archival_takes_the_citations_to_the_space_item
     spaces = json.loads((side_file.parent / "spaces.json").read_text())["citations"]
     assert spaces == {f"{space}/{item}": [PARSE]}
     assert json.loads(side_file.read_text())["citations"] == {}
+
+
+def test_a_replace_that_overflows_keeps_the_replaced_entrys_citations_on_the_new_text(repo) -> None:
+    workspace = Path(repo.workdir)
+    ok(workspace, "runtime", "add", "--content", fact(0), "--cite", "src/lib.py:1-2")
+    for n in range(1, 5):
+        ok(workspace, "runtime", "add", "--content", fact(n), "--importance", "low")
+    longer = fact(0) + "; it is rebuilt by make cache, which takes about two minutes on a laptop"
+    replaced = json.loads(ok(workspace, "runtime", "replace", "--old-text", "Fact 000", "--content", longer, "--json"))
+    assert replaced["maintenance"]["archived"]  # the low ones left
+    assert replaced["cites"] == [PARSE | {"freshness": "fresh"}]
+    assert side(workspace, "runtime") == {"memory:" + sha(longer): [PARSE]}
+    assert side(workspace, "archived") == {}
+    removed = json.loads(ok(workspace, "runtime", "remove", "--old-text", "Fact 000", "--json"))
+    assert "removed" in removed and side(workspace, "runtime") == {} and side(workspace, "archived") == {}
+
+
+def test_a_compaction_with_a_pending_replace_carries_the_replaced_entrys_citations(repo) -> None:
+    workspace = Path(repo.workdir)
+    ok(workspace, "runtime", "add", "--content", "parse splits text", "--cite", "src/lib.py:1-2")
+    ok(workspace, "runtime", "add", "--content", "the parser is old", "--cite", "src/lib.py:5-6")
+    pending = {"action": "replace", "oldText": "parse splits text", "content": "parse splits on whitespace"}
+    done = json.loads(ok(workspace, "runtime", "compact", "--target", "memory", "--drop", "1", "--pending",
+                         json.dumps(pending), "--json"))
+    assert done["maintenance"]["kind"] == "local-compaction"
+    assert side(workspace, "runtime") == {"memory:" + sha("parse splits on whitespace"): [PARSE]}
+    assert side(workspace, "archived") == {"memory:" + sha("the parser is old"): [RENDER]}
