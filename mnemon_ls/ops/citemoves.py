@@ -17,7 +17,7 @@ runtime side-file citations of each entry that left:
 each archived fact's ``summary`` (the content whole when it is short). A cited entry that left and matches no
 fact, or more than one, goes to the archive side file: citations are never dropped silently. The moves are side
 data: a side file that cannot be written never fails the write that already happened (the citations stay where
-they were).
+they were). ``state/citations/lineage.json`` calls a memory that moved by its new key.
 """
 
 from __future__ import annotations
@@ -71,7 +71,8 @@ def follow(call: Call, before: Mapping[str, str], receipt: Mapping[str, Any], *,
     removed (``receipt["replaced"]["from"]``, ``receipt["removed"]``) is the write's: left alone, except that
     with ``carry_replaced`` (a compaction's pending replace) the replaced entry's citations go to the new text.
     Returns ``old key -> where`` (``spaces <spaceId>/<itemId>``, ``runtime memory:<sha>``, ``archived
-    memory:<sha>``). Never raises for a side file it cannot write (nothing moves then)."""
+    memory:<sha>``); ``lineage.json`` renames the moved ones. Never raises for a side file it cannot write
+    (nothing moves then)."""
     maintenance = receipt.get("maintenance")
     replaced = receipt.get("replaced") if isinstance(receipt.get("replaced"), dict) else {}
     own = {runtime_key(t) for t in (replaced.get("from"), receipt.get("removed")) if isinstance(t, str)}
@@ -129,4 +130,18 @@ def follow(call: Call, before: Mapping[str, str], receipt: Mapping[str, Any], *,
         citations.file("runtime").update(changes)
     except (OSError, StorageError):
         return {}
+    _rename_lineage(call, where)
     return where
+
+
+def _rename_lineage(call: Call, where: Mapping[str, str]) -> None:
+    """``state/citations/lineage.json`` names a moved memory by its new key (what it supersedes and what
+    supersedes it go with it); one archived stays named as it was. Side data: a write error is ignored."""
+    from ..citations.lineage import Lineage
+
+    names = {("runtime", old): (source, key) for old, moved in where.items()
+             for source, _, key in [moved.partition(" ")] if source != "archived"}
+    try:
+        Lineage(call.host.root).rename(names)
+    except (OSError, StorageError):
+        return

@@ -252,3 +252,21 @@ def test_a_compaction_with_a_pending_replace_carries_the_replaced_entrys_citatio
     assert done["maintenance"]["kind"] == "local-compaction"
     assert side(workspace, "runtime") == {"memory:" + sha("parse splits on whitespace"): [PARSE]}
     assert side(workspace, "archived") == {"memory:" + sha("the parser is old"): [RENDER]}
+
+
+def test_lineage_names_an_entry_that_moved_into_a_space_by_its_item(repo) -> None:
+    workspace = Path(repo.workdir)
+    ok(workspace, "space", "create", "--name", "Project", "--description", "build cache facts", "--active")
+    ok(workspace, "runtime", "add", "--content", fact(0), "--importance", "low", "--cite", "src/lib.py:1-2")
+    newer = json.loads(ok(workspace, "runtime", "add", "--content", "parse splits on whitespace now", "--cite",
+                          "src/lib.py:1", "--json"))
+    assert [p["key"] for p in newer["possiblySuperseded"]] == ["memory:" + sha(fact(0))]
+    maintenance = None
+    for n in range(1, 9):
+        maintenance = json.loads(ok(workspace, "runtime", "add", "--content", fact(n), "--json")).get("maintenance")
+        if maintenance and fact(0) in [f["summary"] for f in maintenance["archived"]]:
+            break
+    moved = next(f for f in maintenance["archived"] if f["summary"] == fact(0))["destination"]
+    lineage = json.loads((workspace.parent / "root" / "state" / "citations" / "lineage.json").read_text())
+    assert lineage["supersedes"] == {"runtime memory:" + sha("parse splits on whitespace now"): [
+        {"source": "spaces", "key": f"{moved['spaceId']}/{moved['itemId']}"}]}
