@@ -30,7 +30,8 @@ readers may repair, index or journal what they open. Everything is read and chec
 written: a damaged source or destination, an invalid source entry, or a destination over capacity is a
 clear error naming the file and the rule, and nothing changes. After the writes every copied value is
 read back from the destination and compared; a difference raises :class:`MigrationUnverified`.
-Migrating again is safe: what was copied is skipped as a duplicate.
+Migrating again is safe: what was copied is skipped as a duplicate. The citations of what is copied go with
+it, keys remapped to the new ids (:mod:`mnemon_ls.migrate_citations`).
 """
 
 from __future__ import annotations
@@ -138,6 +139,9 @@ def migrate(host: "WorkspaceHost", source: Path, *, dry_run: bool = False) -> di
         if dry_run:
             return receipt
         _apply(host, plan, receipt)
+        from .migrate_citations import carry
+
+        carry(host, source, plan.documents, receipt["spaces"])
     _verify(host, plan, receipt)
     receipt["verified"] = True
     return receipt

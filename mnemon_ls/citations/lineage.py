@@ -97,6 +97,28 @@ class Lineage:
             fsio.write_file_atomically(self.path, (json.dumps(body, indent=2, ensure_ascii=False) + "\n")
                                        .encode("utf-8"))
 
+    def rename(self, names: dict[tuple[str, str], tuple[str, str]]) -> None:
+        """Call each memory ``(source, key)`` of ``names`` by its new name (it moved: a MEMORY.md entry became a
+        space item or was merged into another entry), on either side of every pair; a memory that would
+        supersede itself is left out. Holds the file's lock; writes only when something changes. Raises
+        :class:`~mnemon_ls.errors.StorageError` when it cannot write."""
+        if not names:
+            return
+        with fsio.file_lock(self.path.with_name(".lineage.lock")):
+            table = self.read()
+            renamed: dict[tuple[str, str], list[tuple[str, str]]] = {}
+            for new, olds in table.items():
+                name = names.get(new, new)
+                merged = [names.get(o, o) for o in olds]
+                renamed[name] = [o for o in dict.fromkeys([*renamed.get(name, []), *merged]) if o != name]
+            renamed = {k: v for k, v in renamed.items() if v}
+            if renamed == table:
+                return
+            body = {"version": 1, "supersedes": {_name(*k): [{"source": s, "key": key} for s, key in v]
+                                                 for k, v in sorted(renamed.items())}}
+            fsio.write_file_atomically(self.path, (json.dumps(body, indent=2, ensure_ascii=False) + "\n")
+                                       .encode("utf-8"))
+
     def superseded_by(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
         """The inverse of :meth:`read`: ``(source, key)`` of a superseded memory -> its successors."""
         inverse: dict[tuple[str, str], list[tuple[str, str]]] = {}

@@ -115,6 +115,19 @@ class SourceHashes:
             fsio.write_file_atomically(self.path, (json.dumps(body, indent=2, ensure_ascii=False) + "\n")
                                        .encode("utf-8"))
 
+    def merge(self, recorded: Mapping[str, Mapping[str, str | None]]) -> None:
+        """Set each document's recorded hashes to ``recorded[documentId]`` (hashes carried from another root:
+        a migration or a pack; the others are kept). Holds the file's lock. Raises
+        :class:`~mnemon_ls.errors.StorageError` when it cannot write."""
+        if not recorded:
+            return
+        with fsio.file_lock(self.path.with_name(".document-sources.lock")):
+            table = self.read()
+            table.update({k: dict(v) for k, v in recorded.items()})
+            body = {"version": 1, "documents": {k: table[k] for k in sorted(table)}}
+            fsio.write_file_atomically(self.path, (json.dumps(body, indent=2, ensure_ascii=False) + "\n")
+                                       .encode("utf-8"))
+
     def views(self, document_id: str, paths: Sequence[str],
               table: Mapping[str, Mapping[str, str | None]] | None = None) -> list[dict[str, Any]]:
         """``[{path, freshness}]`` of each of ``paths`` of ``document_id`` now (module doc); ``[]`` when no

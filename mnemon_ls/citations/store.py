@@ -110,6 +110,12 @@ class Citations:
             raise ValueError(f"unknown citing source {source!r}")
         return CitationFile(self.root / "state" / "citations" / f"{source}.json")
 
+    def archived(self) -> CitationFile:
+        """``state/citations/archived.json``: the citations of MEMORY.md entries that left hot memory into the
+        local archive ``runtime/archived/`` (keys ``memory:<sha256 of the content>``, as in ``runtime``; not a
+        Source: nothing edits or reviews them, ``runtime archived`` shows them with the archived entry)."""
+        return CitationFile(self.root / "state" / "citations" / "archived.json")
+
     def resolve(self, cites: Sequence[Any], field: str = "cites") -> list[Citation]:
         """:func:`mnemon_ls.citations.model.resolve` against this workspace and root (reads the cited files,
         writes nothing; raises :class:`~mnemon_ls.errors.InvalidInput` naming ``cites[i].<field>``)."""

@@ -169,10 +169,14 @@ def _mutate(call: Call, p: RuntimeMutateParams) -> dict[str, Any]:
     re-anchored; a remove drops them)."""
     from ..citations.store import runtime_key
 
+    from .citemoves import cited_hot, follow
+
     citations = citing.resolve(call, p.cites)
+    before = cited_hot(call) if p.target == "memory" else {}
     data = call.host.mutate_runtime(p.request, p.routes).to_dict()
     if data.get("target") != "memory":
         return data
+    follow(call, before, data)  # what capacity maintenance moved out takes its citations along
     citing_host = call.host.citations
     if "added" in data and citations:
         key, changes = runtime_key(data["added"]), {}
@@ -253,7 +257,12 @@ def _compact(call: Call, p: RuntimeCompactParams) -> dict[str, Any]:
     revision = p.revision if p.form is None else runtime.compaction_revision(p.target, p.revision)
     if call.progress is not None:
         call.progress("Checking the compaction against the plan", None)
-    return runtime.compact(revision, p.target, p.entries, p.pending, form=p.form).to_dict()
+    from .citemoves import cited_hot, follow
+
+    before = cited_hot(call) if p.target == "memory" else {}
+    data = runtime.compact(revision, p.target, p.entries, p.pending, form=p.form).to_dict()
+    follow(call, before, data, carry_replaced=True)
+    return data
 
 
 def _receipt_cli_text(data: dict[str, Any], _call: Call, _p: Any) -> str:

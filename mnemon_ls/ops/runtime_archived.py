@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import Field, StrictBool
 
 from .base import Call, CliArg, CliCommand, Operation, WorkspaceParams
+from .humantext import citation_text
 
 
 class RuntimeArchivedParams(WorkspaceParams):
@@ -57,11 +58,36 @@ def _run(call: Call, p: RuntimeArchivedParams) -> dict[str, Any]:
     host = call.host
     if p.finish:
         from ..maintenance.leftovers import finish_interrupted
+        from .citemoves import cited_hot, follow, leftovers_moved
 
-        return finish_interrupted(host.runtime, host.spaces if (host.root / "data").is_dir() else None)
+        before = cited_hot(call)
+        done = finish_interrupted(host.runtime, host.spaces if (host.root / "data").is_dir() else None)
+        if before and done["removed"]:
+            follow(call, before, leftovers_moved(done["removed"]))  # the citations go with them
+        return done
     from ..maintenance import archived_listing
 
-    return archived_listing(host.runtime, space_names(host))
+    return _with_cites(host, archived_listing(host.runtime, space_names(host)))
+
+
+def _with_cites(host: Any, listing: dict[str, Any]) -> dict[str, Any]:
+    """Each record whose fact kept citations with ``cites`` (each with its freshness now): a fact in the local
+    archive from ``state/citations/archived.json`` (key ``memory:<destination digest>``, the content's
+    SHA-256), one in a Memory Space from the item's key in ``spaces.json``. Reads only."""
+    from ..maintenance.lineage import parse_space_reference
+
+    citations = host.citations
+    archived, spaces = citations.archived().read(), None
+    for record in listing["records"]:
+        target = parse_space_reference(record["destination"]["reference"])
+        if target is None:
+            cites = archived.get("memory:" + record["destination"]["digest"])
+        else:
+            spaces = citations.table("spaces") if spaces is None else spaces
+            cites = spaces.get(f"{target[0]}/{target[1]}")
+        if cites:
+            record["cites"] = citations.views(cites)
+    return listing
 
 
 def _listing_text(listing: dict[str, Any]) -> str:
@@ -75,6 +101,7 @@ def _listing_text(listing: dict[str, Any]) -> str:
             note = "  (also still in MEMORY.md)" if record["stillInHotMemory"] else ""
             lines.append(f"- {record['archivedAt']}  -> {describe_destination(record)}{note}")
             lines.append(f"    {record['summary']}")
+            lines += [f"    cites {citation_text(c)}" for c in record.get("cites") or ()]
     if listing["damaged"]:
         lines.append(f"{len(listing['damaged'])} lineage lines do not parse and are skipped "
                      f"(lines {', '.join(map(str, listing['damaged'][:5]))}).")

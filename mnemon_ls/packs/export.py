@@ -156,6 +156,11 @@ def _build(host: "Host", scope: str, include_user_profile: bool, now: datetime |
         summary.append({"component": component, "files": len(files), "bytes": sum(len(d) for d in files),
                         "items": items[component]})
     manifest = fmt.build_manifest(scope, fmt.iso_ms(moment), __version__, summary)
+    from .citations import MANIFEST_KEY, collect
+
+    carried = collect(host, components, payload)
+    if carried is not None:
+        manifest[MANIFEST_KEY] = carried  # the citations of what the pack carries (:mod:`.citations`)
     data = fmt.write_archive(manifest, payload)
     pack = read_pack(data)  # what we write we also accept (raises PackInvalid naming what is wrong)
     return ExportedPack(data, fmt.pack_file_name(moment), pack, left_out, providers_left_out)

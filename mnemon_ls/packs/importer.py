@@ -545,6 +545,9 @@ def import_pack(host: "Host", data: bytes, *, mode: str | None = None,
     release_sources(host)
     receipt = {"status": "committed", "dryRun": False, "mode": mode, "components": list(chosen),
                "scope": pack.archive.scope, **plan.receipt}
+    from .citations import carry
+
+    carry(host, pack.archive.manifest, receipt, chosen)  # side data, after the commit (:mod:`.citations`)
     return receipt
 
 
