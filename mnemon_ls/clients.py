@@ -36,7 +36,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Collection, Mapping
 
@@ -44,6 +43,7 @@ from . import jsonedit
 from .errors import InvalidInput
 from .fsio import write_file_atomically
 from .hookspec import HOOK_TIMEOUT_SECONDS
+from .setupfiles import Change, read_text as _read_text
 
 CLIENTS = ("claude-code", "codex", "cursor", "vscode", "git")
 #: The name of our MCP server entry in every client's configuration.
@@ -63,34 +63,6 @@ GIT_NOTE = ("commit .gitattributes; .git/config is not committed, so every clone
 CODEX_PROJECT_NOTE = "Codex loads a project's hooks only when you trust the project (it asks when you open it)"
 
 
-@dataclass
-class Change:
-    """One file setup would write: ``path``, the ``before`` text (``None``: the file does not exist), the
-    ``after`` text (``None``: delete the file, nothing but our entry was in it), a one-line ``summary`` per
-    entry touched, and ``empty_dirs``: the directories (innermost first) that deleting the file leaves
-    empty, which go too (never the home directory, the workspace or the XDG config directory)."""
-
-    path: Path
-    before: str | None
-    after: str | None
-    summary: list[str] = field(default_factory=list)
-    empty_dirs: list[Path] = field(default_factory=list)
-    #: The directory the removal of empty directories stops at (the home directory, the workspace...).
-    base: Path | None = field(default=None, repr=False)
-
-    @property
-    def changed(self) -> bool:
-        """Whether writing it would change the file."""
-        return self.before != self.after
-
-    @property
-    def state(self) -> str:
-        """``unchanged``, ``created``, ``updated`` or ``deleted``: what writing it does to the file."""
-        if not self.changed:
-            return "unchanged"
-        return "deleted" if self.after is None else "created" if self.before is None else "updated"
-
-
 def _launcher(project: bool) -> list[str]:
     """The command that starts mnemon-ls: this interpreter for a user-scope entry (works when the client is
     started outside this shell's PATH), the ``mnemon-ls`` console script for a shared project file."""
@@ -106,17 +78,6 @@ def _shell_join(words: list[str]) -> str:
 def _is_ours(command: Any) -> bool:
     text = command if isinstance(command, str) else " ".join(map(str, command)) if isinstance(command, list) else ""
     return "mnemon-ls" in text or "mnemon_ls" in text
-
-
-def _read_text(path: Path) -> str | None:
-    """The file's text, ``None`` when it does not exist; not UTF-8 is refused like unparsable JSON."""
-    if not path.exists():
-        return None
-    try:
-        return path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidInput(str(path), f"is not UTF-8 text (byte {exc.start}); fix or move it, then run setup "
-                                      "again (nothing was written)") from None
 
 
 class _DuplicateKey(ValueError):

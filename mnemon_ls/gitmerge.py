@@ -25,6 +25,7 @@ import re
 from pathlib import Path
 
 from .errors import InvalidInput
+from .setupfiles import Change, read_text
 
 #: The driver's name in ``.gitattributes`` and ``.git/config``.
 DRIVER = "mnemon-records"
@@ -68,9 +69,8 @@ def attribute_line(workspace: Path, top: Path) -> str:
 
 
 def _read(path: Path) -> str | None:
-    from .clients import _read_text
 
-    return _read_text(path)
+    return read_text(path)
 
 
 def _config_section(text: str) -> tuple[int, int] | None:
@@ -87,7 +87,6 @@ def _config_section(text: str) -> tuple[int, int] | None:
 
 
 def _config(path: Path, remove: bool):
-    from .clients import Change
 
     before = _read(path)
     text = before or ""
@@ -105,7 +104,6 @@ def _config(path: Path, remove: bool):
 
 
 def _attributes(path: Path, line: str, remove: bool):
-    from .clients import Change
 
     before = _read(path)
     text = before or ""
@@ -123,7 +121,7 @@ def _attributes(path: Path, line: str, remove: bool):
 
 
 def plan(workspace: Path, *, remove: bool = False) -> list:
-    """The changes (:class:`mnemon_ls.clients.Change`) of ``setup git`` for ``workspace``: the repository's config,
+    """The changes (:class:`mnemon_ls.setupfiles.Change`) of ``setup git`` for ``workspace``: the repository's config,
     then ``.gitattributes``. Nothing is written. Raises :class:`InvalidInput` outside a repository, for a file
     that is not UTF-8, and for a ``.gitattributes`` that leads outside the working tree (a symbolic link)."""
     config, top = _repository(workspace)

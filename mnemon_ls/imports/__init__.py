@@ -5,7 +5,7 @@
   Markdown into items (:class:`.reading.Item`);
 - one small module per source format (:mod:`.claude_code`, :mod:`.agents_md`, :mod:`.cursor`,
   :mod:`.copilot`, :mod:`.cline`, :mod:`.hermes`) names the files of its layout and reads their items;
-  :data:`.formats.FORMATS` maps the source names to them;
+  :mod:`.sources` maps the source names to them (:mod:`.formats`: what they share);
 - :mod:`.classify` routes each item to USER.md, MEMORY.md, a Document or the active Memory Space, and says why;
 - :mod:`.plan` builds the plan (the dry run) and applies it through the Sources' own write paths
   (:meth:`~mnemon_ls.host.WorkspaceHost.mutate_runtime`, ``documents.create``, ``spaces.remember``);

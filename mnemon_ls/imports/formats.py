@@ -1,4 +1,4 @@
-"""The source formats ``mnemon-ls import`` reads, by name (:data:`FORMATS`), and what they share.
+"""What the source formats ``mnemon-ls import`` reads share (the formats by name: :mod:`.sources`).
 
 A format module has ``NAME``, ``DEFAULTS`` (the paths it reads, for the help and the docs),
 ``locate(workspace, env) -> [Located]`` (its files in their default places) and
@@ -86,18 +86,3 @@ def home(env: Mapping[str, str]) -> Path:
 def info(fmt: Format) -> dict[str, Any]:
     """``{name, defaults}``."""
     return {"name": fmt.name, "defaults": list(fmt.defaults)}
-
-
-def _formats() -> dict[str, Format]:
-    from . import agents_md, claude_code, cline, copilot, cursor, hermes
-
-    return {m.FORMAT.name: m.FORMAT for m in (claude_code, agents_md, cursor, copilot, cline, hermes)}
-
-
-#: Source names, in the order the help lists them.
-SOURCE_NAMES = ("claude-code", "agents-md", "cursor", "copilot", "cline", "hermes")
-
-
-def get(name: str) -> Format:
-    """The :class:`Format` called ``name`` (one of :data:`SOURCE_NAMES`); ``KeyError`` otherwise."""
-    return _formats()[name]

@@ -29,7 +29,7 @@ from ..records.model import content_hash
 from ..redact import redact_text
 from ..runtime.model import DELIMITER_BYTES, PROJECTION_FILES, match_key, normalize_text, utf8_len
 from ..runtime.ops import similarity_key
-from . import classify, formats, ledger
+from . import classify, formats, ledger, sources
 from .reading import Refusal, file_digest, read_source
 
 if TYPE_CHECKING:
@@ -95,9 +95,9 @@ def build_plan(host: "WorkspaceHost", source: str, from_path: str | None = None,
     ``spaceId`` (no such space)."""
     import os
 
-    if source not in formats.SOURCE_NAMES:
-        raise InvalidInput("source", f"must be one of {', '.join(formats.SOURCE_NAMES)} (got {source!r})")
-    fmt = formats.get(source)
+    if source not in sources.SOURCE_NAMES:
+        raise InvalidInput("source", f"must be one of {', '.join(sources.SOURCE_NAMES)} (got {source!r})")
+    fmt = sources.get(source)
     env = dict(os.environ if env is None else env)
     if from_path is not None:
         path = Path(os.path.expanduser(from_path))

@@ -6,7 +6,7 @@ freshness). Both run the ``citations.file`` operation (:mod:`mnemon_ls.ops.revie
 disk; a file of no folder, or a failure, answers nothing (a lens or hover never shows an error).
 
 The lenses change when the code or the memory does, which the client cannot tell: the server asks it to
-request them again (``workspace/codeLens/refresh``, when the client supports it; :func:`refresh_lenses`) after
+request them again (``workspace/codeLens/refresh``, when the client supports it; :func:`.lensrefresh.refresh_lenses`) after
 a file it reports saved or changed, a Source's truth changed on disk (``mnemon/memoryChanged``), a branch
 change, and every write operation this server ran (an observer: a re-anchor writes only the side file).
 """
@@ -22,6 +22,7 @@ from pygls.lsp.server import LanguageServer
 
 from ..ops.command_ids import SHOW_CITING_MEMORIES
 from .feature import Feature
+from .lensrefresh import refresh_lenses
 
 log = logging.getLogger("mnemon_ls.lsp")
 
@@ -57,25 +58,6 @@ async def cited(ls: Any, uri: str, line: int | None = None) -> dict[str, Any] | 
         log.info("citations of %s: %s", uri, exc)
         return None
     return data
-
-
-def refresh_lenses(ls: Any) -> None:
-    """Ask the client for its code lenses again (``workspace/codeLens/refresh``) when it declared
-    ``workspace.codeLens.refreshSupport``; never raises (a refresh is a hint)."""
-    if not ls.supports("workspace.code_lens.refresh_support"):
-        return
-    try:
-        answer = ls.workspace_code_lens_refresh(None)
-    except Exception as exc:
-        log.info("workspace/codeLens/refresh not sent: %s", exc)
-        return
-    answer.add_done_callback(_answered)
-
-
-def _answered(answer: Any) -> None:
-    """Read the client's answer to a refresh, so that an error answer is logged, never left unretrieved."""
-    if not answer.cancelled() and answer.exception() is not None:
-        log.info("workspace/codeLens/refresh: %s", answer.exception())
 
 
 def register(server: Any) -> None:

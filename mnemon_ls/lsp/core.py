@@ -291,7 +291,7 @@ class MnemonLanguageServer(LanguageServer):
         from ..citations import freshness
 
         freshness.invalidate_under(state.path)
-        from .cited import refresh_lenses
+        from .lensrefresh import refresh_lenses
 
         refresh_lenses(self)  # the cited lines may differ on the new branch
         current = await self.probe(state)

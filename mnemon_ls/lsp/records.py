@@ -392,11 +392,11 @@ def register(server: "MnemonLanguageServer") -> None:
 
     def forget_cited(uris: list[str]) -> None:
         """Drop the freshness cache of each ``file:`` URI (:func:`mnemon_ls.citations.freshness.invalidate`) and
-        ask the client for its code lenses again (:func:`.cited.refresh_lenses`)."""
+        ask the client for its code lenses again (:func:`.lensrefresh.refresh_lenses`)."""
         from ..citations import freshness
         from ..errors import InvalidInput
         from ..host import uri_to_path
-        from .cited import refresh_lenses
+        from .lensrefresh import refresh_lenses
 
         for uri in uris:
             try:

@@ -93,7 +93,7 @@ class ViewsFeature:
     async def changed(self, uri: str, source: str, _paths: set[str]) -> None:
         """Send ``mnemon/memoryChanged {workspace, source}`` if the folder is still open."""
         if uri in self.server.registry.folders:
-            from .cited import refresh_lenses
+            from .lensrefresh import refresh_lenses
 
             self.server.protocol.notify(MEMORY_CHANGED, {"workspace": uri, "source": source})
             refresh_lenses(self.server)  # a lens counts the memories citing its lines

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from mnemon_ls import clients
+from mnemon_ls.setupfiles import Change
 from tests.mcp.test_setup import run
 
 #: (client, project?) -> the files setup writes, relative to HOME (user) or the repository (project).
@@ -28,7 +29,7 @@ FILES = {
 TARGETS = sorted(FILES)
 
 
-def setup(client: str, project: bool, home: Path, repo: Path, *, remove: bool = False) -> list[clients.Change]:
+def setup(client: str, project: bool, home: Path, repo: Path, *, remove: bool = False) -> list[Change]:
     """``mnemon-ls setup`` in process (plan, then apply), with ``home`` as HOME."""
     env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
     changes = clients.plan(client, workspace=repo, project=project, remove=remove, env=env)

@@ -8,51 +8,8 @@
 
 import { OperationMethod } from "./protocol.generated";
 import { RequestSender } from "./rpc";
+import type { CitationView, CitedMemory, ReanchorResult, ReviewResult } from "./citations";
 import type { Node } from "./trees";
-
-export type CitingSource = "runtime" | "spaces" | "documents" | "records";
-export type Freshness = "fresh" | "moved" | "changed" | "gone" | "unknown";
-
-export interface CitationView {
-    path: string;
-    startLine: number;
-    endLine: number;
-    sha256: string;
-    symbol?: string;
-    freshness: Freshness;
-    movedTo?: { startLine: number; endLine: number };
-}
-
-/** A memory as `citations.review` answers it. */
-export interface CitedMemory {
-    source: CitingSource;
-    key: string;
-    id: string;
-    label: string;
-    title?: string;
-    content: string;
-    preview: string;
-    updatedAt?: string | number;
-    age: string;
-    spaceId?: string;
-    scope?: string;
-    cites: CitationView[];
-}
-
-export interface ReviewResult {
-    memories: CitedMemory[];
-    count: number;
-    workspace: string;
-}
-
-export interface ReanchorResult {
-    source: CitingSource;
-    key: string;
-    cites: CitationView[];
-    reanchored: number;
-    left: CitationView[];
-    workspace: string;
-}
 
 /** The memories of one folder that need review. */
 export async function listReview(client: RequestSender, workspace: string): Promise<ReviewResult> {

@@ -9,7 +9,8 @@
 import * as vscode from "vscode";
 import { errorMessage } from "./format";
 import { asMnemonError, getDocument, Notification, status } from "./requests";
-import { canEdit, CitedMemory, editRequest, listReview, reanchor, reanchoredMessage, removeRequest, reviewTree } from "./review";
+import type { CitedMemory } from "./citations";
+import { canEdit, editRequest, listReview, reanchor, reanchoredMessage, removeRequest, reviewTree } from "./review";
 import { MnemonServer } from "./server";
 import { Node, perFolder } from "./trees";
 import { MnemonTree } from "./views";

@@ -15,7 +15,7 @@
  */
 
 import type { MemoryRecordView } from "./proposals";
-import type { CitedMemory } from "./review";
+import type { CitedMemory } from "./citations";
 import type {
     CatalogEntry,
     DocumentCatalog,

@@ -16,15 +16,12 @@ an active item of the space.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
 import uuid
-from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from mnemon_ls.errors import InvalidInput, MnemonError, ProviderUnavailable, SpaceRefused
-from mnemon_ls.spaces.index import TOKENIZER
-from mnemon_ls.spaces.model import Item, rfc3339
 from mnemon_ls.spaces.providers.base import Health, Namespace
 
 from .connect import Target, _login, target_of
@@ -35,35 +32,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 INSTALL = "pip install mnemon-ls-provider-postgres"
-ITEM_COLUMNS = ("id, content, category, importance, tags, entities, source, created_at, branches, terms, author, "
-                "updated_at")
-
-
-def item_terms(content: str, tags: Sequence[str], entities: Sequence[str]) -> list[str]:
-    """The distinct indexed terms of an item (content, tags, entities), as the native side index makes them."""
-    terms: list[str] = []
-    seen: set[str] = set()
-    for text in (content, *tags, *entities):
-        for term in TOKENIZER.document_terms(text):
-            if term not in seen:
-                seen.add(term)
-                terms.append(term)
-    return terms
-
-
-def content_hash(content: str) -> str:
-    """sha256 hex of the stripped content: two writes of one text in one space are one item."""
-    return hashlib.sha256(content.strip().encode()).hexdigest()
-
-
-def _time(value: Any) -> str | None:
-    return rfc3339(value) if value is not None else None
-
-
-def row_item(row: Sequence[Any], score: float | None = None, via: str | None = None) -> Item:
-    """An :class:`Item` of a row of :data:`ITEM_COLUMNS`."""
-    return Item(str(row[0]), row[1], category=row[2], importance=row[3], tags=list(row[4] or []),
-                entities=list(row[5] or []), source=row[6], created_at=_time(row[7]), score=score, matched_via=via)
 
 
 class _MissingStore:

@@ -33,7 +33,7 @@ from mnemon_ls.spaces.providers.base import KeepFn, SearchOutcome, sparse_hint
 from mnemon_ls.spaces.querysense import WEAK_MATCH_CAP, WEAK_MATCH_FACTOR, sense, weak_match
 from mnemon_ls.text import grouped
 
-from .engine import ITEM_COLUMNS
+from .rows import ITEM_COLUMNS
 
 _IDENT = regex.compile(r"[\p{L}\p{N}_][\p{L}\p{N}_.\-]*[\p{L}\p{N}_]")
 

@@ -14,7 +14,7 @@ from mnemon_ls.errors import InvalidInput, SpaceRefused
 from mnemon_ls.spaces.model import Item, branch_tags
 from mnemon_ls.spaces.providers.base import KeepFn, SearchOutcome
 
-from .engine import ITEM_COLUMNS, PostgresEngine, _time, content_hash, item_terms
+from .rows import ITEM_COLUMNS, _time, content_hash, item_terms, row_item
 
 
 class PostgresSpace:
@@ -22,7 +22,7 @@ class PostgresSpace:
 
     provider_id = "postgres"
 
-    def __init__(self, engine: PostgresEngine, key: str, space_id: str) -> None:
+    def __init__(self, engine: Any, key: str, space_id: str) -> None:
         from . import PLUGIN
 
         self.capabilities = PLUGIN.capabilities
@@ -122,7 +122,6 @@ class PostgresSpace:
 
     @staticmethod
     def _item(row: Sequence[Any], score: float | None = None, via: str | None = None) -> Item:
-        from .engine import row_item
 
         return row_item(row, score, via)
 

@@ -84,7 +84,7 @@ def candidates(conn: Any, table: str, where: str, args: list[Any], query: str, p
     ITEM_COLUMNS + terms} of the nearest)`` for ``query`` over the rows ``where`` (with ``args``) selects."""
     from mnemon_ls.semantic.fusion import Spread
 
-    from .engine import ITEM_COLUMNS
+    from .rows import ITEM_COLUMNS
 
     qvec = literal(embedder().embed_query(query))
     columns = ", ".join("i." + c.strip() for c in ITEM_COLUMNS.split(","))

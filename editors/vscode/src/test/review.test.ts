@@ -6,7 +6,8 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { canEdit, citationLabel, CitedMemory, editRequest, reanchoredMessage, removeRequest, reviewTree } from "../review";
+import type { CitedMemory } from "../citations";
+import { canEdit, citationLabel, editRequest, reanchoredMessage, removeRequest, reviewTree } from "../review";
 import { CONTEXT_VALUES } from "../trees";
 
 const W = "file:///work/repo";
