@@ -283,18 +283,23 @@ class MnemonLanguageServer(LanguageServer):
         await asyncio.gather(*(watcher.stop() for watcher in self.watchers.pop(uri, [])))
 
     async def on_git_change(self, uri: str, _paths: set[str]) -> None:
-        """Re-probe the branch; notify ``mnemon/branchChanged`` when it changed. The folder's cached cited files
-        are forgotten (:mod:`mnemon_ls.citations.freshness`): a checkout rewrites the working tree."""
+        """Re-probe the branch; notify ``mnemon/branchChanged`` when it changed. When the branch changed (or cannot be
+        probed) the folder's cached cited files are forgotten (:mod:`mnemon_ls.citations.freshness`: a checkout
+        rewrites the working tree) and the client is asked for its lenses again; a git event that moved nothing
+        (the watcher's first look, ``git add``, a fetch) keeps them (the cache is also kept per file's size, mtime
+        and inode, which a rewrite changes)."""
         state = self.registry.folders.get(uri)
         if state is None:
             return
-        from ..citations import freshness
-
-        freshness.invalidate_under(state.path)
-        from .lensrefresh import refresh_lenses
-
-        refresh_lenses(self)  # the cited lines may differ on the new branch
+        previous = state.branch
         current = await self.probe(state)
+        if current is None or (current.branch, current.detached, current.reason) != (
+                previous.branch, previous.detached, previous.reason):
+            from ..citations import freshness
+            from .lensrefresh import refresh_lenses
+
+            freshness.invalidate_under(state.path)
+            refresh_lenses(self)  # the cited lines may differ on the new branch
         if current is not None and git_watch_dir(state.path, current.git_dir) != self.git_watched.get(uri):
             # The repository appeared, moved or vanished: re-arm the watchers from a task of its own
             # (this callback runs inside the watcher being replaced); the new git watcher probes once armed.

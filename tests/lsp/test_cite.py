@@ -10,8 +10,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from tests.gitrepo import commit_files
-from tests.lsp.conftest import Launcher, uri
+from tests.gitrepo import commit_files, create_branch, switch
+from tests.lsp.conftest import BRANCH_CHANGED, Launcher, uri
 
 LIB = "def parse(text):\n    return text.split()\n"
 
@@ -29,6 +29,13 @@ async def test_snapshot_shows_freshness_and_a_reported_change_is_read_again(lsp:
         snapshot = await client.call("mnemon/runtime/snapshot", {})
         return [entry.get("cites") for entry in snapshot["entries"]]
 
+    assert await cites() == [[cite | {"freshness": "fresh"}]]
+    # Every git event drops the folder's cached files (a checkout rewrites the tree), the git watcher's first look
+    # once armed too, late on a loaded machine: a branch switch of the same tree, once announced, has come after it.
+    armed = client.expect(BRANCH_CHANGED)
+    create_branch(repo, "same-tree")
+    switch(repo, "same-tree")
+    assert (await client.received(armed))["branch"] == "same-tree"
     assert await cites() == [[cite | {"freshness": "fresh"}]]
     target = repo_dir / "src" / "lib.py"
     info = os.stat(target)

@@ -146,13 +146,47 @@ local function offers_lenses(c)
   return caps.codeLensProvider ~= nil or caps.code_lens == true
 end
 
---- Ask for the lenses of `bufnr` again (the buffer must be the current one on Neovim < 0.10).
+-- buffer -> true while a textDocument/codeLens request of this plugin is answered; `again`: asked meanwhile.
+local inflight, again = {}, {}
+
+--- Request the lenses of `bufnr` from mnemon-ls `c` and show them (vim.lsp.codelens.on_codelens stores and
+--- draws them, as vim.lsp.codelens.refresh would); a refresh asked for while one is answered is sent after it
+--- (Neovim's own refresh drops it, so a save during a slow answer kept the lenses of the file before the save).
+local function request_lenses(c, bufnr)
+  inflight[bufnr] = true
+  local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }
+  client.request(c, "textDocument/codeLens", params, function(err, result)
+    if vim.api.nvim_buf_is_valid(bufnr) then
+      pcall(vim.lsp.codelens.on_codelens, err, result, { bufnr = bufnr, client_id = c.id, method = "textDocument/codeLens" })
+    end
+    inflight[bufnr] = nil
+    if again[bufnr] then
+      again[bufnr] = nil
+      if vim.api.nvim_buf_is_valid(bufnr) then
+        request_lenses(c, bufnr)
+      end
+    end
+  end, { bufnr = bufnr })
+end
+
+--- Ask mnemon-ls for the lenses of `bufnr` again.
 function M.refresh(bufnr)
   bufnr = util.buf(bufnr)
-  if not vim.api.nvim_buf_is_valid(bufnr) or bufnr ~= vim.api.nvim_get_current_buf() then
+  if not vim.api.nvim_buf_is_valid(bufnr) then
     return
   end
-  pcall(vim.lsp.codelens.refresh, { bufnr = bufnr })
+  local c = nil
+  for _, attached in ipairs(require("mnemon.compat").get_clients({ bufnr = bufnr, name = client.config.name })) do
+    c = attached
+  end
+  if not c or not offers_lenses(c) then
+    return
+  end
+  if inflight[bufnr] then
+    again[bufnr] = true
+    return
+  end
+  request_lenses(c, bufnr)
 end
 
 --- on_attach of every mnemon client: keep `bufnr`'s code lenses fresh when the server offers them.
