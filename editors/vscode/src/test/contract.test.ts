@@ -808,9 +808,12 @@ describe("contract with the real mnemon-ls server", () => {
         assert.match(runtime, /^Entry added\. MEMORY\.md: \d+ entries, \d+\/20480 UTF-8 bytes; revision [0-9a-f]{12}$/);
         const wakeText = await withTimeout(invokeTool(connection, "mnemon_wake", folderUri, {}), "wake tool");
         assert.ok(wakeText.startsWith("MNEMON RUNTIME MEMORY SNAPSHOT\n") && wakeText.includes("LM tools reach the running server"));
+        // the tools pass citations through (issue 24 item 2): the memory cites the lines, hashed by the server
+        fs.writeFileSync(path.join(repo, "quokka.py"), "ROLLOUT = 'quokka'\nSTAGES = 3\n");
         const remembered = await withTimeout(invokeTool(connection, "mnemon_remember", folderUri,
-            { content: "The LM tool remembered the QUOKKA rollout", scope_to_branch: false }), "remember tool");
-        assert.match(remembered, /^committed: Remembered in .+\.\nspace: .+ \(.+\)\nid: [0-9a-f-]{36}$/);
+            { content: "The LM tool remembered the QUOKKA rollout", scope_to_branch: false,
+              cites: [{ path: "quokka.py", startLine: 1, endLine: 2 }] }), "remember tool");
+        assert.match(remembered, /^committed: Remembered in .+\.\nspace: .+ \(.+\)\nid: [0-9a-f-]{36}\ncites: quokka\.py:1-2 \(fresh\)$/);
         // every tool is one mnemon/tool request; the server answers the text (as an assistant: it withholds
         // what it found by meaning alone with low confidence)
         const asked: { method: string; params: any }[] = [];
