@@ -14,8 +14,9 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 PG_USER = "mnemon_admin"
 PG_PASSWORD = "pw with spaces, @ / : and 'quotes'"
@@ -128,3 +129,33 @@ class PostgresServer:
         """The provider's service fields for database ``dbname`` of this server."""
         return {"vectorStore": "pgvector", "pgHost": self.host, "pgPort": self.port, "pgDatabase": dbname,
                 "pgUser": self.user, "pgPassword": self.password, **extra}
+
+
+def session_server(what: str, install: str) -> Iterator[PostgresServer]:
+    """The body of a provider test session's ``pg_server`` fixture: a :class:`PostgresServer` started from the
+    pgserver wheel and stopped afterwards. Without the wheel the test is skipped naming ``what`` is missing and
+    the ``install`` line that brings it, or failed when ``MNEMON_REQUIRE_PGVECTOR=1`` (``.ci/run`` installs it: a
+    skip there would hide that)."""
+    import pytest
+
+    bin_dir = pgserver_bin()
+    if bin_dir is None:
+        if os.environ.get("MNEMON_REQUIRE_PGVECTOR") == "1":
+            pytest.fail(f"MNEMON_REQUIRE_PGVECTOR=1 but the pgserver wheel ({what}) is not installed")
+        pytest.skip(f"{what} is not installed: {install}")
+    server = PostgresServer(bin_dir).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def fresh_database(server: PostgresServer) -> Iterator[str]:
+    """The body of a ``pg_database`` fixture: the name of a new, empty database of ``server``, dropped
+    afterwards."""
+    name = "mnemon_" + uuid.uuid4().hex[:12]
+    server.sql(f'CREATE DATABASE "{name}"')
+    try:
+        yield name
+    finally:
+        server.sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -4,9 +4,7 @@ database per test, and OpenAI-compatible embedding endpoints (tests/servers.py).
 
 from __future__ import annotations
 
-import os
 import sys
-import uuid
 from pathlib import Path
 from typing import Iterator
 
@@ -16,7 +14,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 # the shared CLI wrapper of the provider packages' tests (tests/helpers/provider_cli.py of the repository)
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "helpers"))
 
-from servers import EmbeddingServer, PostgresServer, pgserver_bin  # noqa: E402
+from postgres_server import fresh_database, session_server  # noqa: E402
+from servers import EmbeddingServer, PostgresServer  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -32,28 +31,14 @@ def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[PostgresServer]:
     """PostgreSQL 16 + pgvector on 127.0.0.1 (skipped, saying why, when the pgserver wheel is missing)."""
-    bin_dir = pgserver_bin()
-    if bin_dir is None:
-        if os.environ.get("MNEMON_REQUIRE_PGVECTOR") == "1":  # .ci/run installs it: a skip there would hide that
-            pytest.fail("MNEMON_REQUIRE_PGVECTOR=1 but the pgserver wheel (PostgreSQL + pgvector) is not installed")
-        pytest.skip("PostgreSQL with pgvector is not installed: pip install 'mnemon-ls-provider-mem0[test]' "
-                    "(brings pgserver==0.1.4, whose wheel ships PostgreSQL 16 and pgvector)")
-    server = PostgresServer(bin_dir).start()
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from session_server("PostgreSQL with pgvector", "pip install 'mnemon-ls-provider-mem0[test]' (brings "
+                                                          "pgserver==0.1.4, whose wheel ships PostgreSQL 16 and pgvector)")
 
 
 @pytest.fixture
 def pg_database(pg_server: PostgresServer) -> Iterator[str]:
     """A new, empty database of :func:`pg_server` (dropped afterwards)."""
-    name = "mnemon_" + uuid.uuid4().hex[:12]
-    pg_server.sql(f'CREATE DATABASE "{name}"')
-    try:
-        yield name
-    finally:
-        pg_server.sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    yield from fresh_database(pg_server)
 
 
 @pytest.fixture

@@ -4,9 +4,7 @@ tests/helpers/postgres_server.py) with a fresh database per test."""
 
 from __future__ import annotations
 
-import os
 import sys
-import uuid
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -16,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 # the shared helpers of the provider packages' tests (tests/helpers of the repository)
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "helpers"))
 
-from postgres_server import PostgresServer, pgserver_bin  # noqa: E402
+from postgres_server import PostgresServer, fresh_database, session_server  # noqa: E402
 
 ENV_NAMES = ("MNEMON_DATA_DIR", "MNEMON_POSTGRES_DSN", "PGPASSWORD", "PGHOST", "PGPORT", "PGUSER", "PGDATABASE",
              "PGPASSFILE", "PGSERVICE")
@@ -35,28 +33,14 @@ def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[PostgresServer]:
     """PostgreSQL 16 on 127.0.0.1 (skipped, saying why, when the pgserver wheel is missing)."""
-    bin_dir = pgserver_bin()
-    if bin_dir is None:
-        if os.environ.get("MNEMON_REQUIRE_PGVECTOR") == "1":  # .ci/run installs it: a skip there would hide that
-            pytest.fail("MNEMON_REQUIRE_PGVECTOR=1 but the pgserver wheel (PostgreSQL) is not installed")
-        pytest.skip("PostgreSQL is not installed: pip install 'mnemon-ls-provider-postgres[test]' (brings "
-                    "pgserver==0.1.4, whose wheel ships PostgreSQL 16)")
-    server = PostgresServer(bin_dir).start()
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from session_server("PostgreSQL", "pip install 'mnemon-ls-provider-postgres[test]' (brings pgserver==0.1.4, "
+                                            "whose wheel ships PostgreSQL 16)")
 
 
 @pytest.fixture
 def pg_database(pg_server: PostgresServer) -> Iterator[str]:
     """A new, empty database of :func:`pg_server` (dropped afterwards)."""
-    name = "mnemon_" + uuid.uuid4().hex[:12]
-    pg_server.sql(f'CREATE DATABASE "{name}"')
-    try:
-        yield name
-    finally:
-        pg_server.sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    yield from fresh_database(pg_server)
 
 
 @pytest.fixture
