@@ -54,17 +54,23 @@ def read_small(path: str, limit: int = 4096) -> bytes:
     :class:`OSError` as ``open`` would (``IsADirectoryError`` for a directory, when it is read)."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     try:
-        chunks: list[bytes] = []
-        left = limit
-        while left > 0:
-            chunk = os.read(fd, min(left, 65536))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
+        return read_fd(fd, limit)
     finally:
         os.close(fd)
+
+
+def read_fd(fd: int, limit: int) -> bytes:
+    """At most ``limit`` bytes read from the open descriptor ``fd`` (until end of file), in reads of at most
+    64 KiB. Raises :class:`OSError` as ``os.read`` does; the descriptor stays open."""
+    chunks: list[bytes] = []
+    left = limit
+    while left > 0:
+        chunk = os.read(fd, min(left, 65536))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
 
 
 _read = read_small

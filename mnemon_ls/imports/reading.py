@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..gitfiles import read_fd
+
 #: Largest instruction file read, in bytes. Instruction and memory files are meant to be read whole by a
 #: model at every session (Claude Code loads CLAUDE.md into every prompt), so real ones are a few KiB; 1 MiB
 #: is far above any of them and keeps a stray log or dump (the 50 MB case) from being read at all.
@@ -96,14 +98,7 @@ def read_source(path: Path, base: Path) -> SourceFile | Refusal:
             return Refusal(shown, "is not a regular file")
         if st.st_size > MAX_FILE_BYTES:
             return Refusal(shown, f"is larger than {MAX_FILE_BYTES} bytes ({st.st_size} bytes); not read")
-        chunks, left = [], MAX_FILE_BYTES + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 65536))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        data = b"".join(chunks)
+        data = read_fd(fd, MAX_FILE_BYTES + 1)
     finally:
         os.close(fd)
     if len(data) > MAX_FILE_BYTES:
