@@ -68,6 +68,13 @@ def text(result: types.CallToolResult) -> str:
     return "\n".join(part.text for part in result.content if isinstance(part, types.TextContent))
 
 
+async def answer(session, name: str, arguments: dict) -> str:
+    """The text a tool call answers, failing the test when the tool answers an error (its text in the message)."""
+    result = await session.call_tool(name, arguments)
+    assert not result.is_error, text(result)
+    return text(result)
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     """A real git repository on ``main`` with one commit."""

@@ -13,7 +13,7 @@ from pathlib import Path
 from tests.gitrepo import commit_files, make_repo
 from tests.helpers.procs import tree_snapshot
 from tests.helpers.zygote import mnemon_command
-from tests.mcp.conftest import REPO, mcp_session, server_env, text
+from tests.mcp.conftest import REPO, answer as call, mcp_session, server_env, text
 
 LIB = "def parse(text):\n    return text.split()\n"
 PARSE = {"path": "src/lib.py", "startLine": 1, "endLine": 2, "sha256": hashlib.sha256(LIB.encode()).hexdigest(),
@@ -26,12 +26,6 @@ def cli_json(workspace: Path, data_dir: Path, *args: str) -> dict:
                           cwd=str(REPO), timeout=60)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
-
-
-async def call(session, name: str, arguments: dict) -> str:
-    result = await session.call_tool(name, arguments)
-    assert not result.is_error, text(result)
-    return text(result)
 
 
 async def test_every_write_tool_cites_and_recall_follows_the_file(tmp_path: Path) -> None:

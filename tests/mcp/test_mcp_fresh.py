@@ -12,7 +12,7 @@ import pygit2
 
 from tests.gitrepo import create_branch, switch
 from tests.helpers.zygote import mnemon_command
-from tests.mcp.conftest import REPO, mcp_session, server_env, text
+from tests.mcp.conftest import REPO, answer as tool, mcp_session, server_env
 
 WAKE = "mnemon_wake"
 
@@ -24,12 +24,6 @@ def cli(workspace: Path, data_dir: Path, *args: str) -> str:
                           cwd=str(REPO), timeout=60)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
-
-
-async def tool(session, name: str, arguments: dict) -> str:
-    result = await session.call_tool(name, arguments)
-    assert not result.is_error, text(result)
-    return text(result)
 
 
 def memory_lines(wake: str) -> list[str]:

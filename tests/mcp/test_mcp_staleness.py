@@ -8,15 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.gitrepo import commit_files, make_repo
-from tests.mcp.conftest import mcp_session, text
+from tests.mcp.conftest import answer as call, mcp_session
 
 CODE = "".join(f"line {n}\n" for n in range(1, 21))
-
-
-async def call(session, name: str, arguments: dict) -> str:
-    result = await session.call_tool(name, arguments)
-    assert not result.is_error, text(result)
-    return text(result)
 
 
 async def test_wake_recall_and_writes_follow_the_cited_code_in_one_server(tmp_path: Path) -> None:
