@@ -11,8 +11,10 @@
 A file's lines are cached by its real path and kept while its size, mtime (ns), inode and device are the same
 (one ``stat`` per evaluation); the results of a file are cached with it. :func:`invalidate` drops a path (the
 language server calls it for the files its client reports saved or changed), :func:`invalidate_under` a working
-tree (the language server's git watcher, at a branch switch), :func:`clear` drops all.
-Base layer: imports only :mod:`.model`.
+tree (the language server's git watcher, at a branch switch), :func:`clear` drops all. In a long-lived host with
+a :class:`~mnemon_ls.citations.watch.CitedWatch`, :func:`view` answers a watched file's citation with no
+``stat`` at all until the watch reports a change (:mod:`.trust`). Base layer: imports only :mod:`.model` and
+:mod:`.trust`.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import trust
 from .model import MAX_FILE_BYTES, BinaryFile, Citation, hash_lines, text_lines
 
 #: Files whose lines the cache keeps at most (least recently used dropped first) ...
@@ -49,7 +52,7 @@ _paths: dict[str, tuple[tuple[int, int, int, int], str]] = {}
 #: (cited path as named, file size, mtime ns, inode, device, citation) -> the citation's view (:func:`view`).
 _views: dict[tuple[Any, ...], dict[str, Any]] = {}
 #: (workspace, citation path) -> the absolute path it names.
-_fulls: dict[tuple[str, str], str] = {}
+_fulls: dict[tuple[Path, Citation], str] = {}
 _lock = threading.Lock()
 #: Lines read from disk since the process started (a test counts the cache's hits with it).
 reads = 0
@@ -66,6 +69,8 @@ def invalidate(path: str | os.PathLike[str]) -> None:
                 _cached_bytes -= dropped.signature[0]
         _paths.pop(text, None)
         _views.clear()
+    trust.forget(os.path.dirname(text))
+    trust.forget(os.path.dirname(os.path.realpath(text)))
 
 
 def invalidate_under(directory: str | os.PathLike[str]) -> None:
@@ -79,6 +84,7 @@ def invalidate_under(directory: str | os.PathLike[str]) -> None:
             del _paths[key]
         _views.clear()
         _bases.clear()
+    trust.forget()
 
 
 def clear() -> None:
@@ -90,6 +96,32 @@ def clear() -> None:
         _bases.clear()
         _paths.clear()
         _views.clear()
+    trust.forget()
+
+
+def cached(real: str) -> bool:
+    """Whether the lines of ``real`` (a real absolute path) are cached: a citation was evaluated against it."""
+    return real in _cache
+
+
+def stale_in(directories: set[str] | frozenset[str]) -> list[str]:
+    """The cached files directly in ``directories`` (real, absolute) whose size, mtime, inode or device are no
+    longer what is cached (or that are gone): the changes a watch armed after they were read could not see.
+    Each is dropped from the cache (:func:`invalidate`)."""
+    with _lock:
+        candidates = [(real, entry.signature) for real, entry in _cache.items()
+                      if os.path.dirname(real) in directories]
+    stale = []
+    for real, signature in candidates:
+        try:
+            info = os.stat(real)
+            now: tuple[int, int, int, int] | None = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev)
+        except OSError:
+            now = None
+        if now != signature:
+            invalidate(real)
+            stale.append(real)
+    return stale
 
 
 def _lines(real: str, info: os.stat_result) -> _Entry:
@@ -212,12 +244,17 @@ def evaluate(workspace: Path | None, citation: Citation) -> dict[str, Any]:
 def view(workspace: Path | None, citation: Citation) -> dict[str, Any]:
     """The citation as a read shows it: :meth:`Citation.to_json` plus :func:`evaluate`'s keys (a new dict).
 
-    One ``stat`` when the file was seen before: the view is kept with the file's size, mtime (ns), inode and
-    device and answered again while they are the same (a wake of a long-lived host reads 200 citations in
-    ~0.3 ms this way; :func:`invalidate` and :func:`clear` drop what is kept)."""
+    No system call when a watch stands behind the file (:mod:`.trust`: a long-lived host's
+    :class:`~mnemon_ls.citations.watch.CitedWatch`); otherwise one ``stat`` when the file was seen before: the
+    view is kept with the file's size, mtime (ns), inode and device and answered again while they are the same
+    (:func:`invalidate` and :func:`clear` drop what is kept)."""
     if workspace is None:
         return citation.to_json() | {"freshness": "unknown"}
-    where = (str(workspace), citation.path)
+    where = (workspace, citation)
+    kept = trust.get(where)
+    if kept is not None:
+        return dict(kept)
+    since = trust.generation()
     full = _fulls.get(where)
     if full is None:
         full = os.path.join(os.path.abspath(workspace), *citation.path.split("/"))
@@ -227,7 +264,12 @@ def view(workspace: Path | None, citation: Citation) -> dict[str, Any]:
     try:
         info = os.stat(full)
     except OSError:
-        return citation.to_json() | evaluate(workspace, citation)
+        kept = citation.to_json() | evaluate(workspace, citation)
+        if kept["freshness"] == "gone" and trust.watching():
+            directory = os.path.realpath(os.path.dirname(full))
+            if directory == os.path.dirname(_expected(workspace, citation)):
+                trust.offer(where, directory, kept, since)
+        return dict(kept)
     key = (full, info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev, citation)
     with _lock:
         kept = _views.get(key)
@@ -237,7 +279,21 @@ def view(workspace: Path | None, citation: Citation) -> dict[str, Any]:
             if len(_views) >= 8 * CACHE_FILES:
                 _views.clear()
             _views[key] = kept
+    known = _paths.get(full) if trust.watching() else None
+    if known is not None and known[1] == _expected(workspace, citation):
+        trust.offer(where, os.path.dirname(known[1]), kept, since)
     return dict(kept)
+
+
+def trusted(workspace: Path | None, citation: Citation) -> bool:
+    """Whether :func:`view` of ``citation`` is answered from :mod:`.trust` now (a watch stands behind it)."""
+    return trust.get((workspace, citation)) is not None
+
+
+def _expected(workspace: Path, citation: Citation) -> str:
+    """The real path ``citation`` names when no symlink stands below the workspace: the only case whose changes
+    the file's own directory reports (:mod:`.trust`)."""
+    return os.path.join(_real_base(os.path.abspath(workspace)), *citation.path.split("/"))
 
 
 def reanchored(workspace: Path | None, citation: Citation) -> Citation:

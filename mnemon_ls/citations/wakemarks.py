@@ -13,6 +13,8 @@ import os
 import threading
 from typing import Any, Callable, Sequence
 
+from . import trust
+from .freshness import trusted
 from .review import review_due
 from .store import Citations, runtime_key
 
@@ -41,6 +43,34 @@ def runtime_table(citations: Citations) -> dict[str, Any]:
             _tables.clear()
         _tables[key] = (signature, table)
     return table
+
+
+_stale: dict[str, tuple[dict[str, Any], int, dict[str, tuple[int, str]]]] = {}
+
+
+def stale_marks(citations: Citations, table: dict[str, Any]) -> dict[str, tuple[int, str]]:
+    """Key -> ``(how many of its citations are not fresh, the mark)`` for each key of ``table`` (the runtime
+    side file's, :func:`runtime_table`) with a citation that is not fresh.
+
+    In a long-lived host whose watch stands behind every cited file (:mod:`.trust`), the answer is kept and given
+    again, with no call per citation, until the table or the trust changes (a watched change, an invalidation)."""
+    where = str(citations.file("runtime").path)
+    since = trust.generation()
+    kept = _stale.get(where)
+    if kept is not None and kept[0] is table and kept[1] == since:
+        return kept[2]
+    marks: dict[str, tuple[int, str]] = {}
+    every = True
+    for key, cites in table.items():
+        bad = [v for v in citations.views(cites) if v["freshness"] != "fresh"]
+        if bad:
+            marks[key] = (len(bad), "cites " + ", ".join(cite_mark(v) for v in bad))
+        every = every and all(trusted(citations.workspace, c) for c in cites)
+    if every and trust.generation() == since:
+        if len(_stale) > 64:
+            _stale.clear()
+        _stale[where] = (table, since, marks)
+    return marks
 
 
 def cite_mark(view: dict[str, Any]) -> str:
@@ -81,16 +111,15 @@ def annotator(citations: Citations | None, review_days: int) -> Callable[
         marks: dict[tuple[str, str], list[str]] = {}
         stale = stale_entries = due = 0
         table = runtime_table(citations) if citations is not None else {}
+        bad = stale_marks(citations, table) if table and citations is not None else {}
         for target, entries in (("user", user), ("memory", memory)):
             for entry in entries:
                 notes: list[str] = []
-                cites = table.get(runtime_key(entry.content)) if target == "memory" else None
-                if cites:
-                    bad = [v for v in citations.views(cites) if v["freshness"] != "fresh"]  # type: ignore[union-attr]
-                    if bad:
-                        stale += len(bad)
-                        stale_entries += 1
-                        notes.append("cites " + ", ".join(cite_mark(v) for v in bad))
+                found = bad.get(runtime_key(entry.content)) if bad and target == "memory" else None
+                if found is not None:
+                    stale += found[0]
+                    stale_entries += 1
+                    notes.append(found[1])
                 if review_due(entry.updated_at, None, now_ms, review_days):
                     due += 1
                     notes.append("review due")

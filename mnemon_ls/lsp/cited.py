@@ -71,6 +71,35 @@ def register(server: Any) -> None:
     server.observers.append(observe)
 
 
+def start_watch(ls: Any) -> None:
+    """Start this server's cited-file watch (:class:`mnemon_ls.citations.watch.CitedWatch`, on a thread of its
+    own; kept as ``ls.cited_watch``): citation views of watched files cost no system call, and a change it sees
+    in a cited file's directory asks the client for its lenses again. Called on the running loop (``initialized``);
+``MNEMON_WATCH_CITED_FILES=0`` leaves it off (:data:`mnemon_ls.citations.watch.ENV`)."""
+    from ..citations.watch import CitedWatch, enabled
+
+    if getattr(ls, "cited_watch", None) is not None or not enabled():
+        return
+    loop = asyncio.get_running_loop()
+
+    def changed(_paths: set[str]) -> None:
+        try:
+            loop.call_soon_threadsafe(refresh_lenses, ls)
+        except RuntimeError:  # the loop closed: the server is going away
+            pass
+
+    ls.cited_watch = CitedWatch(on_change=changed)
+    ls.cited_watch.start()
+
+
+async def stop_watch(ls: Any) -> None:
+    """Stop the cited-file watch (``shutdown``); nothing stays trusted."""
+    watch = getattr(ls, "cited_watch", None)
+    ls.cited_watch = None
+    if watch is not None:
+        await asyncio.to_thread(watch.stop)
+
+
 def lens_title(memories: list[dict[str, Any]]) -> str:
     """``"1 memory cites this"``, ``"2 memories cite this (1 changed)"``: the count, then how many need review."""
     count = len(memories)

@@ -109,6 +109,7 @@ class MnemonLanguageServer(LanguageServer):
         self.git_watched: dict[str, Path] = {}  # folder URI -> the directory its branch watcher watches
         self.settings_problems: list[str] = []
         self.flush_task: asyncio.Task[None] | None = None
+        self.cited_watch: Any = None  # the cited-file watch (lsp/cited.py start_watch), from `initialized`
         # Set once the initial workspace/configuration pull is done; mnemon/* requests wait for it so
         # that none is served with default settings a folder is about to override.
         self.configured: asyncio.Event | None = None

@@ -86,6 +86,7 @@ async def on_initialized(ls: MnemonLanguageServer, _params: types.InitializedPar
                 ls.update_branch(state, current)
     if ls.flush_task is None:
         ls.flush_task = asyncio.get_running_loop().create_task(ls.flush_access_forever())
+    cited_feature.start_watch(ls)  # citation views of watched files: no stat per wake (citations/trust.py)
     await ls.flush_problems()
 
 
@@ -121,6 +122,7 @@ async def on_shutdown(ls: MnemonLanguageServer, *_args: Any) -> None:
     """``shutdown``: stop watchers and the access flusher, flush and close every folder's Sources."""
     for uri in list(ls.watchers):
         await ls.stop_watchers(uri)
+    await cited_feature.stop_watch(ls)
     if ls.flush_task is not None:
         ls.flush_task.cancel()
     await ls.records_feature.shutdown()

@@ -87,6 +87,7 @@ class MnemonMcp:
         #: The session of this MCP server's lifetime (records' provenance and session scope).
         self.session_id = f"mcp-{secrets.token_hex(8)}"
         self._arguments: dict[str, frozenset[str]] = {}
+        self.cited_watch: Any = None  # the cited-file watch, from the first workspace served (_watch_citations)
         self._registered = False
         self.server = MCPServer("mnemon-ls", version=__version__, instructions=guidance.instructions(),
                                 title="mnemon-ls memory", log_level="WARNING",
@@ -123,13 +124,31 @@ class MnemonMcp:
         from .stdio import answering_stdio_server
 
         lowlevel = self.server._lowlevel_server
-        async with answering_stdio_server() as (read_stream, write_stream):
-            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+        try:
+            async with answering_stdio_server() as (read_stream, write_stream):
+                await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+        finally:
+            if self.cited_watch is not None:
+                await anyio.to_thread.run_sync(self.cited_watch.stop)
+
+    def _watch_citations(self) -> None:
+        """Start the cited-file watch once a workspace is served (:class:`mnemon_ls.citations.watch.CitedWatch`:
+        a wake or recall of cited memory then costs no system call per citation); not at start, which stays as
+        light as the SDK's own. ``MNEMON_WATCH_CITED_FILES=0`` leaves it off."""
+        if self.cited_watch is None:
+            from ..citations.watch import CitedWatch, enabled
+
+            if not enabled():
+                return
+            self.cited_watch = CitedWatch()
+            self.cited_watch.start()
 
     # ------------------------------------------------------------------ plumbing
 
     async def _host(self, ctx: Context | None, workspace: str | None) -> WorkspaceHost:
-        return await self.workspaces.host(workspace, self._roots_fetcher(ctx))
+        host = await self.workspaces.host(workspace, self._roots_fetcher(ctx))
+        self._watch_citations()
+        return host
 
     def _roots_fetcher(self, ctx: Context | None) -> Callable[[], Any] | None:
         if ctx is None:

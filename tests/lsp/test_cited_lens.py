@@ -130,3 +130,34 @@ async def test_the_client_is_asked_for_its_lenses_again_after_a_save_and_a_write
     quiet.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri(target))))
     assert (await quiet.call("mnemon/citations/review", {}))["memories"] == []  # the notification was handled
     assert quiet.lens_refreshes == 0
+
+
+async def test_an_edit_outside_the_editor_asks_for_the_lenses_again(lsp: Launcher, repo, repo_dir: Path) -> None:
+    """The server's cited-file watch (mnemon_ls/citations/watch.py) sees a cited file change with no save or
+    watched-files event from the client (a formatter, ``git stash``, another tool), asks the client for its lenses
+    again, and they, the review and the wake show the change: whether the edit lands before the watch stands (its
+    catch-up finds it) or after (the watch reports it)."""
+    commit_files(repo, {"src/lib.py": LIB}, "lib")
+    client = await lsp.start("visual-studio-code", [repo_dir], SETTINGS)
+    target = repo_dir / "src" / "lib.py"
+    seen = client.lens_refreshes
+    await client.call("mnemon/runtime/mutate", {"action": "add", "content": "parse splits on whitespace",
+                                                "cites": [{"path": "src/lib.py", "startLine": 1, "endLine": 2}]})
+    await client.until(lambda: client.lens_refreshes > seen, "a refresh after the write")
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(
+        text_document=types.TextDocumentIdentifier(uri(target))))
+    assert [lens.command.title for lens in lenses] == ["1 memory cites this"]
+    seen = client.lens_refreshes
+    target.write_text(LIB.replace("split()", "split(',')"))
+    titles: list[str] = []
+    for _ in range(5):  # a refresh asked for by something else (the start-up's files on a loaded machine) may come
+        await client.until(lambda: client.lens_refreshes > seen, "a refresh after the edit outside the editor")
+        seen = client.lens_refreshes
+        lenses = await client.text_document_code_lens_async(types.CodeLensParams(
+            text_document=types.TextDocumentIdentifier(uri(target))))
+        titles = [lens.command.title for lens in lenses]
+        if titles != ["1 memory cites this"]:
+            break
+    assert titles == ["1 memory cites this (1 changed)"]
+    review = await client.call("mnemon/citations/review", {})
+    assert [m["content"] for m in review["memories"]] == ["parse splits on whitespace"]

@@ -15,6 +15,13 @@ from tests.helpers.procs import tree_snapshot
 from tests.helpers.zygote import mnemon_command
 from tests.mcp.conftest import REPO, answer as call, mcp_session, server_env, text
 
+
+def at_once() -> dict[str, str]:
+    """The server's environment with the cited-file watch off: every call checks the cited files, so a change
+    made by the test is seen at once, not when the watch reports it (tests/mcp/test_mcp_staleness.py runs the
+    watched server)."""
+    return server_env(MNEMON_WATCH_CITED_FILES="0")
+
 LIB = "def parse(text):\n    return text.split()\n"
 PARSE = {"path": "src/lib.py", "startLine": 1, "endLine": 2, "sha256": hashlib.sha256(LIB.encode()).hexdigest(),
          "symbol": "parse"}
@@ -34,7 +41,7 @@ async def test_every_write_tool_cites_and_recall_follows_the_file(tmp_path: Path
     workspace, data_dir = Path(repo.workdir), tmp_path / "root"
     cite = [{"path": "src/lib.py", "startLine": 1, "endLine": 2, "symbol": "parse"}]
     args = ["--workspace", str(workspace), "--scope", "custom", "--data-dir", str(data_dir)]
-    async with mcp_session(args) as session:
+    async with mcp_session(args, env=at_once()) as session:
         added = await call(session, "mnemon_runtime_memory", {"action": "add", "content": "parse splits words",
                                                                "cites": cite})
         assert added.splitlines()[-1] == "cites: src/lib.py:1-2 [parse] (fresh)"
@@ -75,7 +82,7 @@ async def test_a_bad_citation_is_a_tool_error_and_changes_nothing(tmp_path: Path
     commit_files(repo, {"src/lib.py": LIB}, "lib")
     workspace, data_dir = Path(repo.workdir), tmp_path / "root"
     args = ["--workspace", str(workspace), "--scope", "custom", "--data-dir", str(data_dir)]
-    async with mcp_session(args) as session:
+    async with mcp_session(args, env=at_once()) as session:
         await call(session, "mnemon_runtime_memory", {"action": "add", "content": "already here"})
         before, tree = tree_snapshot(data_dir), tree_snapshot(workspace)
         cases = [

@@ -10,7 +10,7 @@ from pathlib import Path
 from tests.gitrepo import commit_files, make_repo
 from tests.helpers.procs import tree_snapshot
 from tests.mcp.conftest import mcp_session, text
-from tests.mcp.test_mcp_cite import LIB, call
+from tests.mcp.test_mcp_cite import LIB, at_once, call
 
 
 async def test_review_file_and_reanchor(tmp_path: Path) -> None:
@@ -18,7 +18,7 @@ async def test_review_file_and_reanchor(tmp_path: Path) -> None:
     commit_files(repo, {"src/lib.py": LIB}, "lib")
     workspace, data_dir = Path(repo.workdir), tmp_path / "root"
     args = ["--workspace", str(workspace), "--scope", "custom", "--data-dir", str(data_dir)]
-    async with mcp_session(args) as session:
+    async with mcp_session(args, env=at_once()) as session:
         await call(session, "mnemon_runtime_memory", {"action": "add", "content": "parse splits words",
                                                       "cites": [{"path": "src/lib.py", "startLine": 1, "endLine": 2}]})
         assert await call(session, "mnemon_citations", {}) == "No memory needs review: every citation is fresh or moved."
