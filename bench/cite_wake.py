@@ -159,6 +159,7 @@ def main() -> int:
                 unwatched[name].append(cpu_ms(hosts[name].wake))
         watch = CitedWatch()
         watch.start()
+        hosts["cited"].wake()  # its views ask the watch for their directories
         cited_dirs = sorted({os.path.dirname(os.path.realpath(workspace / c.path))
                              for cites in hosts["cited"].citations.table("runtime").values() for c in cites})
         if not watch.wait_armed(cited_dirs, 120):
