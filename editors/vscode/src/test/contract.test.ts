@@ -1027,6 +1027,9 @@ describe("contract with the real mnemon-ls server", () => {
         assert.deepEqual((await withTimeout(listReview(connection, folderUri), "review")).memories, []);
         assert.deepEqual(reviewTree(await withTimeout(listReview(connection, folderUri), "review")).map((n) => n.label), ["No memory needs review"]);
         fs.writeFileSync(lib, "def parse(text):\n    return text.split(',')\n");
+        // saved in the editor: VS Code sends didSave, which the server takes at once (a change made outside the
+        // editor is seen when the server's cited-file watch reports it, tests/lsp/test_cited_lens.py)
+        await connection.sendNotification("textDocument/didSave", { textDocument: { uri: pathToFileURL(lib).href } });
         const review = await withTimeout(listReview(connection, folderUri), "review after the change");
         assert.deepEqual(review.memories.map((m) => [m.source, m.preview, m.cites.map((c) => c.freshness)]), [
             ["runtime", "Review: parse splits on whitespace", ["changed"]],
