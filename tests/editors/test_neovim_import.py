@@ -12,9 +12,13 @@ from pathlib import Path
 
 from tests.gitrepo import make_repo
 
+from . import test_neovim
 from .nvim_helpers import Session
-from .test_neovim import ERROR, INFO, binary, session  # noqa: F401  (fixtures)
+from .test_neovim import ERROR, INFO
 from .test_neovim_manage import UI, answer
+
+#: The fixtures of tests/editors/test_neovim.py: each Neovim binary, one session per test.
+binary, session = test_neovim.binary, test_neovim.session
 
 BUILD = "IBIS: the build runs with make ibis."
 TERSE = "IBIS: I prefer terse commit messages."

@@ -44,7 +44,9 @@ export async function importMemory(server: MnemonServer, folder: vscode.Workspac
     if (ids.length === 0) {
         return false;
     }
-    const receipt = await applyImports(client, workspace, scan.fingerprint, ids);
+    const receipt = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: `Mnemon: importing ${ids.length} item${ids.length === 1 ? "" : "s"}` },
+        () => applyImports(client, workspace, scan.fingerprint, ids));
     void vscode.window.showInformationMessage(importReceiptMessage(receipt));
     return receipt.counts.written > 0;
 }
