@@ -9,6 +9,8 @@
 - :mod:`.classify` routes each item to USER.md, MEMORY.md, a Document or the active Memory Space, and says why;
 - :mod:`.plan` builds the plan (the dry run) and applies it through the Sources' own write paths
   (:meth:`~mnemon_ls.host.WorkspaceHost.mutate_runtime`, ``documents.create``, ``spaces.remember``);
+- :mod:`.scan` is an editor's import: every source at once (each item with an id), then the items a person
+  picked, through the plan's router and write path;
 - :mod:`.ledger` keeps what was imported (``state/imports.json``), so a second import adds nothing;
 - :mod:`.export` writes and removes the marked block in AGENTS.md / CLAUDE.md.
 

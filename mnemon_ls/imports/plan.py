@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
@@ -30,7 +31,7 @@ from ..redact import redact_text
 from ..runtime.model import DELIMITER_BYTES, PROJECTION_FILES, match_key, normalize_text, utf8_len
 from ..runtime.ops import similarity_key
 from . import classify, formats, ledger, sources
-from .reading import Refusal, file_digest, read_source
+from .reading import Item, Refusal, file_digest, read_source
 
 if TYPE_CHECKING:
     from ..host import WorkspaceHost
@@ -82,17 +83,22 @@ def _rejected(host: "WorkspaceHost") -> set[str]:
     return {r.content_hash for r in records.values() if "import" in r.tags and r.governance.verification == "rejected"}
 
 
-def build_plan(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
-               space_id: str | None = None, env: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """The plan of importing ``source`` into ``host``'s workspace (module doc).
+@dataclass(frozen=True)
+class Found:
+    """What one source holds: ``files`` (``[{path, sha256, bytes}]``, read), ``refused`` (``[{path, reason}]``)
+    and the ``items`` of the files read, in file order, before redaction and routing."""
 
-    Returns ``{source, from, files: [{path, sha256, bytes}], refused: [{path, reason}], items: [{path, title,
-    destination: user|memory|document|space, reason, bytes, text, redacted: [kind]}], skipped: [{path, title,
-    why: already-imported|rejected-in-review|exact-duplicate|near-duplicate, of}], counts: {user, memory,
-    document, space, alreadyImported, rejected, exactDuplicates, nearDuplicates, refusedFiles}, spaceId,
-    spaceProblem}``.
-    Raises :class:`InvalidInput` naming ``source`` (unknown), ``from`` (missing, or every file refused) or
-    ``spaceId`` (no such space)."""
+    files: list[dict[str, Any]]
+    refused: list[dict[str, str]]
+    items: list[Item]
+
+
+def find(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
+         env: Mapping[str, str] | None = None) -> Found:
+    """Read the files of ``source`` (from ``from_path``, or its default places in ``host``'s workspace and the
+    home directory of ``env``, default ``os.environ``) and split them into items; a refused file is listed, never
+    fatal. Raises :class:`InvalidInput` naming ``source`` (unknown), ``from`` (missing) or ``workspace`` (none, and
+    no ``from_path``)."""
     import os
 
     if source not in sources.SOURCE_NAMES:
@@ -118,70 +124,136 @@ def build_plan(host: "WorkspaceHost", source: str, from_path: str | None = None,
             continue
         files.append({"path": str(read.path), "sha256": read.sha256, "bytes": read.size})
         raw_items += fmt.items(read, loc)
-    if refused and not files:
-        raise InvalidInput("from", f"no file could be read: {refused[0]['path']} {refused[0]['reason']}",
-                           refused=refused)
-    state = host.runtime.read()
-    limits = host.settings.runtime_memory
-    used = {t: state.used[t] for t in ("user", "memory")}
-    count = {t: len(state.of(t)) for t in ("user", "memory")}
-    known_exact = {match_key(e.content): PROJECTION_FILES[t] for t in ("user", "memory") for e in state.of(t)}
-    known_near = {similarity_key(e.content): PROJECTION_FILES[t] for t in ("user", "memory") for e in state.of(t)}
-    known_near.update({_words_key(e.content): PROJECTION_FILES[t] for t in ("user", "memory") for e in state.of(t)})
-    known_near.pop("", None)
-    imported = ledger.read_keys(host.root)
-    rejected = _rejected(host)
-    space, space_problem = _space_target(host, space_id)
-    items, skipped = [], []
-    counts = {"user": 0, "memory": 0, "document": 0, "space": 0, "alreadyImported": 0, "exactDuplicates": 0,
-              "nearDuplicates": 0, "rejected": 0, "refusedFiles": len(refused)}
-    for raw in raw_items:
-        text, found = redact_text(raw.text if raw.kind == "section" else normalize_text(raw.text))
-        if not text.strip():
-            continue
+    return Found(files, refused, raw_items)
+
+
+#: The count of each reason to skip an item (``counts`` of a plan).
+SKIP_COUNTS = {"already-imported": "alreadyImported", "rejected-in-review": "rejected",
+               "exact-duplicate": "exactDuplicates", "near-duplicate": "nearDuplicates"}
+
+
+def clean(raw: Item) -> tuple[str, list[str]] | None:
+    """``(text, redacted kinds)`` of ``raw``: an entry's text normalised, then redacted; None when nothing is
+    left."""
+    text, found = redact_text(raw.text if raw.kind == "section" else normalize_text(raw.text))
+    return (text, sorted({m.kind for m in found})) if text.strip() else None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What becomes of one item: its redacted ``text``, ledger ``key``, the ``redacted`` kinds, and either
+    ``destination`` and ``reason`` (imported; ``size`` its UTF-8 bytes) or ``skip`` (``{why, of}``)."""
+
+    text: str
+    key: str
+    redacted: list[str]
+    destination: str | None = None
+    reason: str = ""
+    size: int = 0
+    skip: dict[str, str] | None = None
+
+
+class Router:
+    """The state the items of one plan are decided against, in order (module doc): runtime memory's entries
+    and bytes (the budget), the ledger, the rejected proposals, the items decided before (duplicates), and the
+    Memory Space that takes overflow (``space_id``, or ``space_problem`` saying why there is none). One router
+    decides the items of several sources as one plan (an editor's scan of every source). ``counts`` adds up
+    the decisions (the plan's ``counts`` without ``refusedFiles``)."""
+
+    def __init__(self, host: "WorkspaceHost", space_id: str | None = None) -> None:
+        state = host.runtime.read()
+        self.limits = host.settings.runtime_memory
+        self.used = {t: state.used[t] for t in ("user", "memory")}
+        self.count = {t: len(state.of(t)) for t in ("user", "memory")}
+        self.known_exact = {match_key(e.content): PROJECTION_FILES[t] for t in ("user", "memory") for e in state.of(t)}
+        self.known_near = {similarity_key(e.content): PROJECTION_FILES[t] for t in ("user", "memory")
+                           for e in state.of(t)}
+        self.known_near.update({_words_key(e.content): PROJECTION_FILES[t] for t in ("user", "memory")
+                                for e in state.of(t)})
+        self.known_near.pop("", None)
+        self.imported = ledger.read_keys(host.root)
+        self.rejected = _rejected(host)
+        self.space_id, self.space_problem = _space_target(host, space_id)
+        self.counts = {"user": 0, "memory": 0, "document": 0, "space": 0, "alreadyImported": 0,
+                       "exactDuplicates": 0, "nearDuplicates": 0, "rejected": 0}
+
+    def decide(self, raw: Item, cleaned: tuple[str, list[str]] | None = None) -> Decision | None:
+        """The :class:`Decision` of ``raw`` (``cleaned``: its :func:`clean` when the caller has it; None when
+        nothing is left of its text after redaction); an imported item takes its bytes from the budget and is
+        known to the items after it."""
+        cleaned = cleaned or clean(raw)
+        if cleaned is None:
+            return None
+        text, redacted = cleaned
         key = ledger.item_key(text)
-        row = {"path": raw.path, "title": raw.title}
         exact, near = match_key(text), similarity_key(text)
         words = _words_key(text)
-        if key in imported:
-            skipped.append({**row, "why": "already-imported", "of": "an earlier import"})
-            counts["alreadyImported"] += 1
-            continue
-        if rejected and content_hash(text) in rejected:
-            skipped.append({**row, "why": "rejected-in-review", "of": "an import proposal a person rejected"})
-            counts["rejected"] += 1
-            continue
-        if exact in known_exact:
-            skipped.append({**row, "why": "exact-duplicate", "of": known_exact[exact]})
-            counts["exactDuplicates"] += 1
-            continue
-        if near in known_near or (words and words in known_near):
-            skipped.append({**row, "why": "near-duplicate", "of": known_near.get(near) or known_near[words]})
-            counts["nearDuplicates"] += 1
-            continue
+        skip = None
+        if key in self.imported:
+            skip = {"why": "already-imported", "of": "an earlier import"}
+        elif self.rejected and content_hash(text) in self.rejected:
+            skip = {"why": "rejected-in-review", "of": "an import proposal a person rejected"}
+        elif exact in self.known_exact:
+            skip = {"why": "exact-duplicate", "of": self.known_exact[exact]}
+        elif near in self.known_near or (words and words in self.known_near):
+            skip = {"why": "near-duplicate", "of": self.known_near.get(near) or self.known_near[words]}
+        if skip is not None:
+            self.counts[SKIP_COUNTS[skip["why"]]] += 1
+            return Decision(text, key, redacted, skip=skip)
         here = f"{Path(raw.path).name}: {raw.title}"
-        known_exact[exact] = here
-        known_near[near] = here
+        self.known_exact[exact] = here
+        self.known_near[near] = here
         if words:
-            known_near[words] = here
+            self.known_near[words] = here
         destination, reason = classify.route(raw)
         size = utf8_len(text)
         if destination in ("user", "memory"):
-            add = size + (DELIMITER_BYTES if count[destination] else 0)
-            limit = limits.limit_for(destination)
-            if used[destination] + add > limit:
-                reason = (f"{reason}, but {PROJECTION_FILES[destination]} has {max(0, limit - used[destination])} "
-                          f"of {limit} bytes left (it needs {add}): to the active Memory Space")
+            add = size + (DELIMITER_BYTES if self.count[destination] else 0)
+            limit = self.limits.limit_for(destination)
+            if self.used[destination] + add > limit:
+                reason = (f"{reason}, but {PROJECTION_FILES[destination]} has "
+                          f"{max(0, limit - self.used[destination])} of {limit} bytes left (it needs {add}): "
+                          "to the active Memory Space")
                 destination = "space"
             else:
-                used[destination] += add
-                count[destination] += 1
-        counts[destination] += 1
-        items.append({**row, "destination": destination, "reason": reason, "bytes": size, "text": text,
-                      "key": key, "redacted": sorted({m.kind for m in found})})
+                self.used[destination] += add
+                self.count[destination] += 1
+        self.counts[destination] += 1
+        return Decision(text, key, redacted, destination, reason, size)
+
+
+def build_plan(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
+               space_id: str | None = None, env: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The plan of importing ``source`` into ``host``'s workspace (module doc).
+
+    Returns ``{source, from, files: [{path, sha256, bytes}], refused: [{path, reason}], items: [{path, title,
+    destination: user|memory|document|space, reason, bytes, text, redacted: [kind]}], skipped: [{path, title,
+    why: already-imported|rejected-in-review|exact-duplicate|near-duplicate, of}], counts: {user, memory,
+    document, space, alreadyImported, rejected, exactDuplicates, nearDuplicates, refusedFiles}, spaceId,
+    spaceProblem}``.
+    Raises :class:`InvalidInput` naming ``source`` (unknown), ``from`` (missing, or every file refused) or
+    ``spaceId`` (no such space)."""
+    found = find(host, source, from_path, env=env)
+    files, refused = found.files, found.refused
+    if refused and not files:
+        raise InvalidInput("from", f"no file could be read: {refused[0]['path']} {refused[0]['reason']}",
+                           refused=refused)
+    router = Router(host, space_id)
+    items, skipped = [], []
+    for raw in found.items:
+        decided = router.decide(raw)
+        if decided is None:
+            continue
+        row = {"path": raw.path, "title": raw.title}
+        if decided.skip is not None:
+            skipped.append({**row, **decided.skip})
+            continue
+        items.append({**row, "destination": decided.destination, "reason": decided.reason, "bytes": decided.size,
+                      "text": decided.text, "key": decided.key, "redacted": decided.redacted})
+    counts = {**router.counts, "refusedFiles": len(refused)}
     return {"source": source, "from": from_path, "files": files, "refused": refused, "items": items,
-            "skipped": skipped, "counts": counts, "spaceId": space,
-            "spaceProblem": space_problem if counts["space"] else None}
+            "skipped": skipped, "counts": counts, "spaceId": router.space_id,
+            "spaceProblem": router.space_problem if counts["space"] else None}
 
 
 def save_plan(host: "WorkspaceHost", plan: dict[str, Any]) -> None:
@@ -193,22 +265,29 @@ def save_plan(host: "WorkspaceHost", plan: dict[str, Any]) -> None:
     fsio.write_file_atomically(path, json.dumps(data, indent=2).encode("utf-8") + b"\n")
 
 
-def _check_unchanged(expected: list[dict[str, str]], plan: dict[str, Any], since: str) -> None:
-    """Refuse when a file's digest differs from ``expected`` (module doc)."""
-    now = {f["path"]: f["sha256"] for f in plan["files"]}
+def check_unchanged(expected: list[dict[str, str]], now_files: list[dict[str, Any]], since: str, again: str) -> None:
+    """Refuse (:class:`RevisionConflict` naming the file, ``data``: ``path``, ``expected``, ``actual``) when a file
+    of ``expected`` (``[{path, sha256}]``) reads differently now, or differs in ``now_files`` (what the plan just
+    read), or a file of ``now_files`` is not in ``expected``; ``since`` and ``again`` (what to do) end the message."""
+    now = {f["path"]: f["sha256"] for f in now_files}
     then = {f["path"]: f["sha256"] for f in expected}
     for path, digest in then.items():
         current = file_digest(Path(path))
         if current != digest or now.get(path, digest) != digest:
             state = "is gone or unreadable" if current is None else "changed"
-            raise RevisionConflict(f"{path} {state} since {since}; nothing was imported: run the dry run again "
-                                   f"(`mnemon-ls import {plan['source']} --dry-run`) and review it",
+            raise RevisionConflict(f"{path} {state} since {since}; nothing was imported: {again} and review it",
                                    path=path, expected=digest, actual=current)
     for path in now:
         if path not in then:
-            raise RevisionConflict(f"{path} appeared since {since}; nothing was imported: run the dry run again "
-                                   f"(`mnemon-ls import {plan['source']} --dry-run`)", path=path, expected=None,
-                                   actual=now[path])
+            raise RevisionConflict(f"{path} appeared since {since}; nothing was imported: {again}", path=path,
+                                   expected=None, actual=now[path])
+
+
+def imports_lock(host: "WorkspaceHost") -> Any:
+    """The lock every import holds while it plans and writes (``state/.imports.lock``): one import at a time."""
+    lock = host.root / "state" / ".imports.lock"
+    fsio.ensure_dir(lock.parent)
+    return fsio.file_lock(lock)
 
 
 def apply(host: "WorkspaceHost", source: str, from_path: str | None = None, *, space_id: str | None = None,
@@ -218,9 +297,8 @@ def apply(host: "WorkspaceHost", source: str, from_path: str | None = None, *, s
     :class:`InvalidInput` (``spaceId`` when items need a space and there is none), and the Sources' errors
     of a write (items before it stay written and are in the ledger, so a second import resumes)."""
     saved_path = plan_path(host.root, source, from_path)
-    lock = host.root / "state" / ".imports.lock"
-    fsio.ensure_dir(lock.parent)
-    with fsio.file_lock(lock):
+    again = f"run the dry run again (`mnemon-ls import {source} --dry-run`)"
+    with imports_lock(host):
         plan = build_plan(host, source, from_path, space_id=space_id, env=env)
         saved = fsio.read_bytes_or_none(saved_path)
         if saved is not None:
@@ -229,19 +307,15 @@ def apply(host: "WorkspaceHost", source: str, from_path: str | None = None, *, s
             except (ValueError, KeyError, TypeError):
                 expected = None
             if expected is not None:
-                _check_unchanged(expected, plan, "the dry run")
-        _check_unchanged(plan["files"], plan, "it was read")
+                check_unchanged(expected, plan["files"], "the dry run", again)
+        check_unchanged(plan["files"], plan["files"], "it was read", again)
         if plan["counts"]["space"] and plan["spaceId"] is None:
             raise InvalidInput("spaceId", f"{plan['counts']['space']} item(s) go to a Memory Space, but "
                                f"{plan['spaceProblem']}; nothing was imported")
         applied = []
+        digests = {f["path"]: f["sha256"] for f in plan["files"]}
         for item in plan["items"]:
-            ref = _write(host, plan, item)
-            now = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-            sha = next((f["sha256"] for f in plan["files"] if f["path"] == item["path"]), None)
-            ledger.append(host.root, [{"key": item["key"], "origin": "imported", "source": source, "path": item["path"], "sha256": sha,
-                                       "title": item["title"][:200], "destination": item["destination"],
-                                       "ref": ref, "importedAt": now}])
+            ref = write_item(host, source, plan["spaceId"], item, digests.get(item["path"]))
             applied.append({"path": item["path"], "title": item["title"], "destination": item["destination"],
                             "ref": ref})
         if saved is not None:
@@ -251,7 +325,20 @@ def apply(host: "WorkspaceHost", source: str, from_path: str | None = None, *, s
     return plan
 
 
-def _write(host: "WorkspaceHost", plan: dict[str, Any], item: dict[str, Any]) -> str:
+def write_item(host: "WorkspaceHost", source: str, space_id: str | None, item: dict[str, Any],
+               sha256: str | None) -> str:
+    """Write one planned ``item`` (``{path, title, destination, text, key}``) of ``source`` where it was routed
+    (``space``: into ``space_id``), then append it to the ledger (``sha256``: its file's digest); the reference
+    of what was written. Raises the Source's errors of the write (nothing is appended then)."""
+    ref = _write(host, source, space_id, item)
+    now = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    ledger.append(host.root, [{"key": item["key"], "origin": "imported", "source": source, "path": item["path"],
+                               "sha256": sha256, "title": item["title"][:200], "destination": item["destination"],
+                               "ref": ref, "importedAt": now}])
+    return ref
+
+
+def _write(host: "WorkspaceHost", source: str, space_id: str | None, item: dict[str, Any]) -> str:
     """Write one item where the plan routed it; the reference of what was written."""
     from ..errors import DuplicateContent
     from ..maintenance.lineage import sha256_hex
@@ -273,9 +360,9 @@ def _write(host: "WorkspaceHost", plan: dict[str, Any], item: dict[str, Any]) ->
             except ValueError:
                 inside = None
         title = item["title"].split(" > ")[-1][:200] or Path(item["path"]).name
-        result = host.documents.create(title, text, description=f"Imported from {item['path']} ({plan['source']})"[:500],
+        result = host.documents.create(title, text, description=f"Imported from {item['path']} ({source})"[:500],
                                        source_paths=[inside] if inside else None)
         return f"document:{result.document.record.id}"
-    receipt = host.spaces.remember(text, space_id=plan["spaceId"], source=f"import:{plan['source']}",
-                                   tags=["import", f"import-{plan['source']}"])
-    return f"memory-space:{plan['spaceId']}/item:{receipt.id}"
+    receipt = host.spaces.remember(text, space_id=space_id, source=f"import:{source}",
+                                   tags=["import", f"import-{source}"])
+    return f"memory-space:{space_id}/item:{receipt.id}"

@@ -6,6 +6,10 @@
 - ``imports.propose`` (the MCP tool ``mnemon_import_propose``): an assistant files the plan's items as
   workspace record proposals (origin model-suggested, a ``file`` source reference, tags ``import``,
   ``import-<source>``, ``to-<destination>``) for a person to review; it writes no memory;
+- ``imports.scan`` / ``imports.apply`` (the editors' "Import Memory from Other Assistants": ``mnemon/import/scan``,
+  ``mnemon/import/apply``): :mod:`mnemon_ls.imports.scan`, every source at once, each item with an id, where it
+  would go and why; then the items a person picked, refused with nothing written when a file changed since the
+  scan (``imports.run`` imports one source whole, so it cannot take a person's picks);
 - ``imports.export`` (``mnemon-ls export agents-md|claude-md [--remove]``): :mod:`mnemon_ls.imports.export`,
   opt-in only (it writes into the repository).
 """
@@ -17,7 +21,7 @@ from typing import Any, Literal
 from pydantic import Field, StrictBool
 
 from ..errors import EXIT_OK, EXIT_REJECTED
-from .base import Call, CliArg, CliCommand, McpTool, Operation, WorkspaceParams
+from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
 
 Source = Literal["claude-code", "agents-md", "cursor", "copilot", "cline", "hermes"]
 _SOURCE_HELP = ("claude-code (CLAUDE.md, CLAUDE.local.md, .claude/rules/, the auto memory), agents-md (AGENTS.md), "
@@ -45,6 +49,28 @@ class ImportProposeParams(WorkspaceParams):
     source: Source = Field(description=_SOURCE_HELP)
     from_path: str | None = Field(None, alias="from", description="a file or directory to read instead of the "
                                                                   "default places")
+
+
+class ImportScanParams(WorkspaceParams):
+    """``{workspace?, spaceId?}``."""
+
+    space_id: str | None = Field(None, alias="spaceId", description="the Memory Space taking what does not fit "
+                                                                    "runtime memory (default: the one active space)")
+
+
+#: Most items one apply takes (a scan of six sources rarely finds a few hundred).
+MAX_PICKED = 10_000
+
+
+class ImportApplyParams(WorkspaceParams):
+    """``{workspace?, ids, fingerprint, spaceId?}``."""
+
+    ids: list[str] = Field(min_length=1, max_length=MAX_PICKED,
+                           description="the ids of the items a person picked, from mnemon/import/scan")
+    fingerprint: str = Field(pattern=r"^[0-9a-f]{64}$", description="the scan's fingerprint: the import is refused "
+                                                                    "when a file changed since that scan")
+    space_id: str | None = Field(None, alias="spaceId", description="the Memory Space taking what does not fit "
+                                                                    "runtime memory (default: the one active space)")
 
 
 class ExportParams(WorkspaceParams):
@@ -137,6 +163,18 @@ def propose_text(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _scan(call: Call, p: ImportScanParams) -> dict[str, Any]:
+    from ..imports import scan
+
+    return scan.scan(call.host, space_id=p.space_id)
+
+
+def _apply(call: Call, p: ImportApplyParams) -> dict[str, Any]:
+    from ..imports import scan
+
+    return scan.apply(call.host, p.ids, p.fingerprint, space_id=p.space_id)
+
+
 def _export(call: Call, p: ExportParams) -> dict[str, Any]:
     from ..imports.export import export_block
 
@@ -180,6 +218,17 @@ OPERATIONS = (
             "Document, the Memory Space) and why; nothing is written to memory. A person reviews the proposals "
             "and runs the import. Secrets are redacted; duplicates and earlier imports are skipped.",
             fields=("source", "from_path", "workspace"), rename={"from_path": "path"})),
+    Operation(
+        "imports.scan", ImportScanParams, _scan,
+        "Find the memory other assistants keep for this workspace (every source, in the workspace and the home "
+        "directory): per source its files and items, each with an id, where it would go and why, or why it would be "
+        "skipped, and the scan's fingerprint.",
+        lsp=LspMethod("mnemon/import/scan")),
+    Operation(
+        "imports.apply", ImportApplyParams, _apply,
+        "Import the items of a scan a person picked (by id); refused with nothing written when a file changed "
+        "since the scan (the fingerprint) or an id is not an item of it.", effect="write",
+        lsp=LspMethod("mnemon/import/apply")),
     Operation(
         "imports.export", ExportParams, _export,
         "Write the wake's stable facts (MEMORY.md) as a marked block into the workspace's AGENTS.md or "

@@ -70,7 +70,8 @@ def choose(vscode, label: str) -> None:
     box.fill(label)
     rows = vscode.quick_input_rows()
     expect(rows).to_have_count(1, timeout=UI_MS)
-    expect(rows.locator(".label-name")).to_have_text(label, timeout=UI_MS)
+    # The row's shown label: a row element the list reuses keeps the hidden detail line of an earlier pick's item.
+    expect(rows.locator(".label-name").filter(visible=True)).to_have_text(label, timeout=UI_MS)
     box.press("Enter")
 
 

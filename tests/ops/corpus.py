@@ -1014,6 +1014,15 @@ def lsp_cases() -> list[Case]:
     add("citations/review: nothing changed", "mnemon/citations/review", {})
     add("citations/reanchor: unknown key", "mnemon/citations/reanchor", {"source": "runtime", "key": "memory:nope"})
     add("citations/reanchor: unknown source", "mnemon/citations/reanchor", {"source": "notes", "key": "x"})
+
+    # ---- import from other assistants in an editor (issue 28 item 2), last: the sandbox holds no source files
+    IM = "mnemon/import/"
+    add("import/scan: nothing found", IM + "scan", {}, {"fingerprint": r'"fingerprint": "([0-9a-f]{64})"'})
+    add("import/scan: unknown field", IM + "scan", {"source": "cursor"})
+    add("import/apply: unknown id", IM + "apply", {"ids": ["0123456789abcdef"], "fingerprint": "<<fingerprint>>"})
+    add("import/apply: no ids", IM + "apply", {"ids": [], "fingerprint": "<<fingerprint>>"})
+    add("import/apply: fingerprint not hex", IM + "apply", {"ids": ["0123456789abcdef"], "fingerprint": "abc"})
+    add("import/apply: fingerprint of no scan", IM + "apply", {"ids": ["0123456789abcdef"], "fingerprint": "0" * 64})
     return cases
 
 

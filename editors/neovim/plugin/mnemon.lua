@@ -71,6 +71,10 @@ create("MnemonProposals", run("MnemonProposals"), {
 create("MnemonReview", run("MnemonReview"), {
   desc = "mnemon: memories whose cited code changed or is gone: pick one, then Still true (re-anchor), Edit or Remove",
 })
+create("MnemonImport", run("MnemonImport"), {
+  desc = "mnemon: import the memory other assistants keep (CLAUDE.md, AGENTS.md, Cursor rules, ...): pick the items"
+    .. " per source, then import the picked ones",
+})
 create("MnemonEntries", run("MnemonEntries"), {
   nargs = "?",
   complete = function()
@@ -132,6 +136,7 @@ plug({ "n" }, "mnemon-documents", "<Cmd>MnemonDocuments<CR>")
 plug({ "n" }, "mnemon-doc-create", "<Cmd>MnemonDocCreate<CR>")
 plug({ "n" }, "mnemon-proposals", "<Cmd>MnemonProposals<CR>")
 plug({ "n" }, "mnemon-review", "<Cmd>MnemonReview<CR>")
+plug({ "n" }, "mnemon-import", "<Cmd>MnemonImport<CR>")
 plug({ "n" }, "mnemon-codelens-run", "<Cmd>lua vim.lsp.codelens.run()<CR>")
 
 -- :help mnemon without a manual :helptags: build doc/tags when the checkout has none (doc/tags is

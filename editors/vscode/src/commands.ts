@@ -9,6 +9,7 @@
 
 import * as vscode from "vscode";
 import { StatusDocument, WakeDocuments } from "./documents";
+import { importMemory } from "./importMemory";
 import { judgeRecord, listProposals, noProposalsMessage, proposalPickItem, VERDICT_ITEMS, verdictMessage } from "./proposals";
 import {
     createdMessage,
@@ -497,6 +498,24 @@ async function reviewProposals(ctx: CommandContext, arg: unknown): Promise<void>
     }
 }
 
+/** "Mnemon: Import Memory from Other Assistants…": scan, pick, import (src/importMemory.ts). */
+async function importMemoryCommand(ctx: CommandContext, arg: unknown): Promise<void> {
+    const folder = await pickFolder(arg, "Mnemon: import into which folder's memory?");
+    if (!folder) {
+        if (!vscode.workspace.workspaceFolders?.length) {
+            void vscode.window.showErrorMessage("Mnemon: open a folder first; the memory of other assistants is found in a workspace folder.");
+        }
+        return;
+    }
+    try {
+        if (await importMemory(ctx.server, folder)) {
+            ctx.statusBar.refresh();
+        }
+    } catch (error) {
+        await reportError(ctx, "nothing imported", error);
+    }
+}
+
 export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
     return [
         vscode.commands.registerCommand("mnemon.rememberSelection", () => rememberSelection(ctx, false)),
@@ -511,5 +530,6 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
         vscode.commands.registerCommand("mnemon.searchDocuments", (arg?: unknown) => searchDocumentsCommand(ctx, arg)),
         vscode.commands.registerCommand("mnemon.recall", (arg?: unknown) => recallCommand(ctx, arg)),
         vscode.commands.registerCommand("mnemon.reviewProposals", (arg?: unknown) => reviewProposals(ctx, arg)),
+        vscode.commands.registerCommand("mnemon.importMemory", (arg?: unknown) => importMemoryCommand(ctx, arg)),
     ];
 }

@@ -45,6 +45,8 @@ export const OperationMethod = {
     "documents.search": "mnemon/documents/search",
     "documents.archive": "mnemon/documents/archive",
     "documents.restore": "mnemon/documents/restore",
+    "imports.scan": "mnemon/import/scan",
+    "imports.apply": "mnemon/import/apply",
     "packs.export": "mnemon/pack/export",
     "packs.exportFolder": "mnemon/pack/exportFolder",
     "packs.inspect": "mnemon/pack/inspect",

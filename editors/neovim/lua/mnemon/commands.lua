@@ -108,6 +108,9 @@ local commands = {
   MnemonReview = guarded("MnemonReview", function()
     require("mnemon.review").review()
   end),
+  MnemonImport = guarded("MnemonImport", function()
+    require("mnemon.imports").import()
+  end),
 }
 
 return commands

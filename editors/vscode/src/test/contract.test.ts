@@ -61,6 +61,7 @@ import {
     wake,
 } from "../requests";
 import { editRequest, listReview, reanchor, reanchoredMessage, removeRequest, reviewTree } from "../review";
+import { applyImports, importReceiptMessage, importRows, scanImports } from "../imports";
 import { judgeRecord, listProposals, proposalPickItem, proposeRecord, RECORD_PROPOSED, verdictMessage } from "../proposals";
 import { buildServerSettings, ServerSettings } from "../settings";
 import { conflictMessage, CONTEXT_VALUES, documentsTree, entryStillThere, Node, proposalsTree, providersTree, runtimeTree, spacesTree } from "../trees";
@@ -1059,6 +1060,34 @@ describe("contract with the real mnemon-ls server", () => {
         assert.equal(asMnemonError(bad)!.data?.field, "key");
         const removeEntry = removeRequest(folderUri, entry);
         await withTimeout(connection.sendRequest(removeEntry.method, removeEntry.params), "remove entry");
+    });
+
+    it("import from other assistants: the scan's rows (picked but duplicates), the picked items imported, a changed file refused", async () => {
+        const agents = path.join(repo, "AGENTS.md");
+        fs.writeFileSync(agents, "# Agents\n\n- Import: the wiki lives in docs/wiki.\n- Import: I prefer short answers.\n- Import: the wiki lives in docs/wiki!\n");
+        const scan = await withTimeout(scanImports(connection, folderUri), "scan");
+        assert.deepEqual(scan.sources.map((s) => s.source), ["agents-md"]);
+        const rows = importRows(scan, (p) => path.relative(repo, p));
+        assert.deepEqual(rows.map((r) => [r.separator, r.label, r.description, r.picked]), [
+            [true, "AGENTS.md", undefined, undefined],
+            [false, "Import: the wiki lives in docs/wiki.", "MEMORY.md", true],
+            [false, "Import: I prefer short answers.", "USER.md", true],
+            [false, "Import: the wiki lives in docs/wiki!", "MEMORY.md · skipped: near duplicate", false],
+        ]);
+        assert.equal(rows[3].detail, "near duplicate of AGENTS.md: Agents; a project fact or convention (AGENTS.md: Agents)");
+        assert.equal(rows[1].detail, "a project fact or convention (AGENTS.md: Agents)");
+        const receipt = await withTimeout(applyImports(connection, folderUri, scan.fingerprint, [rows[1].id!]), "apply");
+        assert.equal(importReceiptMessage(receipt), "Mnemon: imported 1 item (1 to MEMORY.md).");
+        const snapshot = await withTimeout(runtimeSnapshot(connection, folderUri), "snapshot after import");
+        assert.ok(snapshot.entries.some((e) => e.content === "Import: the wiki lives in docs/wiki."));
+        assert.ok(!snapshot.entries.some((e) => e.content === "Import: I prefer short answers."));
+        fs.appendFileSync(agents, "- Import: one more line.\n");
+        const error = await expectMnemonError(applyImports(connection, folderUri, scan.fingerprint, [rows[2].id!]), "revision-conflict");
+        assert.match(error.message, /^fingerprint: .*AGENTS\.md changed since the scan; nothing was imported: scan again/);
+        const after = await withTimeout(runtimeSnapshot(connection, folderUri), "snapshot after the refusal");
+        assert.equal(after.revision, snapshot.revision);
+        fs.rmSync(agents);
+        await withTimeout(connection.sendRequest("mnemon/runtime/mutate", { workspace: folderUri, action: "remove", target: "memory", oldText: "Import: the wiki lives in docs/wiki." }), "remove");
     });
 
     it("shutdown and exit end the server with exit code 0", async () => {

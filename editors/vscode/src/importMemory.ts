@@ -1,0 +1,52 @@
+/**
+ * "Mnemon: Import Memory from Other Assistants…" (mnemon-ls issue 28 item 2): scan the folder's workspace and
+ * the home directory (`mnemon/import/scan`), show every item found in one multi-select quick pick grouped by
+ * source (label the item, description where it goes, detail why; every item picked but those the scan would
+ * skip), then import the picked ones (`mnemon/import/apply` with the scan's fingerprint) and show the receipt.
+ * Cancelling sends nothing. A file changed between the scan and the import refuses the whole import (nothing
+ * is written); the message says which file. Requests and texts: src/imports.ts.
+ */
+
+import * as vscode from "vscode";
+import { applyImports, importReceiptMessage, importRows, nothingFoundMessage, refusedLines, scanImports } from "./imports";
+import { MnemonServer } from "./server";
+
+type Row = vscode.QuickPickItem & { id?: string };
+
+/** Scan, pick, import (module doc). Errors are thrown to the caller (which shows them). */
+export async function importMemory(server: MnemonServer, folder: vscode.WorkspaceFolder): Promise<boolean> {
+    const client = await server.ensureClient();
+    const workspace = client.code2ProtocolConverter.asUri(folder.uri);
+    const scan = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: "Mnemon: looking for other assistants' memory" },
+        () => scanImports(client, workspace));
+    const relative = (path: string): string => vscode.workspace.asRelativePath(path, false);
+    for (const line of refusedLines(scan, relative)) {
+        server.log.warn(`import: refused ${line}`);
+    }
+    const rows: Row[] = importRows(scan, relative).map((row) => row.separator
+        ? { label: row.label, kind: vscode.QuickPickItemKind.Separator }
+        : { label: row.label, description: row.description, detail: row.detail, picked: row.picked, id: row.id });
+    if (!rows.some((row) => row.id)) {
+        void vscode.window.showInformationMessage(nothingFoundMessage(folder.name, scan));
+        return false;
+    }
+    const count = rows.filter((row) => row.id).length;
+    const picks = await vscode.window.showQuickPick(rows, {
+        canPickMany: true,
+        matchOnDescription: true,
+        matchOnDetail: true,
+        ignoreFocusOut: true,
+        title: `Mnemon: import ${count} item${count === 1 ? "" : "s"} found for ${folder.name}`,
+        placeHolder: "Pick what to import (duplicates and earlier imports are not picked)",
+    });
+    const ids = (picks ?? []).map((p) => p.id).filter((id): id is string => typeof id === "string");
+    if (ids.length === 0) {
+        return false;
+    }
+    const receipt = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: `Mnemon: importing ${ids.length} item${ids.length === 1 ? "" : "s"}` },
+        () => applyImports(client, workspace, scan.fingerprint, ids));
+    void vscode.window.showInformationMessage(importReceiptMessage(receipt));
+    return receipt.counts.written > 0;
+}
