@@ -188,7 +188,8 @@ def _missing(provider_id: str) -> str:
 
 def list_text(views: list[dict[str, Any]], *, show_all: bool = False) -> str:
     """``provider list``: the providers this Python can use (installed) or that this root configured, one a
-    line (:func:`provider_line`); then those with a package that is not installed, with how to install it;
+    line (:func:`provider_line`; the connection state of one that checks its server, or how to install the
+    package of a configured one, on the next line); then those with a package that is not installed, with how to install it;
     then the reference's providers no mnemon-ls package provides, named on one line (one a line with
     ``show_all``). ``--json`` prints every view."""
     from ..spaces import plugins
@@ -196,7 +197,7 @@ def list_text(views: list[dict[str, Any]], *, show_all: bool = False) -> str:
     usable = [v for v in views if v.get("installed") or v.get("configured")]
     installable = [v for v in views if v not in usable and v["providerId"] in plugins.PACKAGES]
     unavailable = [v for v in views if v not in usable and v not in installable]
-    lines = [provider_line(v) for v in usable] or ["no provider package is installed"]
+    lines = [_usable_lines(v) for v in usable] or ["no provider package is installed"]
     if installable:
         lines.append("")
         lines.append("not installed (to use one, install its package as shown):")
@@ -210,6 +211,18 @@ def list_text(views: list[dict[str, Any]], *, show_all: bool = False) -> str:
             lines.append(f"not available (no mnemon-ls package): {', '.join(v['providerId'] for v in unavailable)}"
                          " (`--all` lists them)")
     return "\n".join(lines)
+
+
+def _usable_lines(view: dict[str, Any]) -> str:
+    """A provider this Python can use or this root configured: :func:`provider_line`, then how to install a
+    configured one's missing package, or its connection state (``connected to ...`` / ``unreachable ...``)."""
+    from ..spaces import plugins
+    from ..spaces.provider_connection import describe
+
+    line = provider_line(view)
+    if not view.get("installed") and plugins.install_hint(view["providerId"]):
+        return f"{line}\n    {plugins.install_hint(view['providerId'])}"
+    return f"{line}\n    {describe(view['connection'])}" if view.get("connection") else line
 
 
 def test_text(data: dict[str, Any], _call: Any = None, _p: Any = None) -> str:
@@ -281,7 +294,8 @@ def _provider(action: str, help_text: str, text: Any, **options: Any) -> CliComm
 OPERATIONS = (
     Operation(
         "providers.list", ProvidersListParams, lambda c, p: {"providers": c.host.spaces.thirdparty.list()},
-        "Installed and known providers, configured or not (field names only, never a value).",
+        "Installed and known providers, configured or not (field names only, never a value); a configured one "
+        "with a server to reach (postgres) also its connection state: connected, or unreachable and why.",
         lsp=LspMethod("mnemon/providers/list"),
         cli=CliCommand(("provider", "list"), "installed and known providers, configured or not",
                        text=lambda d, c, _p: list_text(d["providers"], show_all=c.options.get("all", False)),

@@ -5,7 +5,7 @@ scope              file                                                         
 =================  =====================================================================  ==================
 ``session``        ``<home>/workspace-memory/sessions/<sha256 hex of scopeKey>.jsonl``     ``<sessionId>|<rootId>``
 ``project``        ``<workspace>/.dsh/workspace-memory/records.jsonl``                    ``<rootId>``
-``shared-project`` ``<workspace>/.dsh/workspace-memory/shared.jsonl``                     ``<rootId>``
+``shared-project`` ``<workspace>/.dsh/workspace-memory/shared.jsonl``                     the project (below)
 ``user``           ``<home>/workspace-memory/user.jsonl``                                 ``<userId>``
 =================  =====================================================================  ==================
 
@@ -13,7 +13,10 @@ scope              file                                                         
 machine read the same files); else ``$MNEMON_DATA_DIR`` when set (a person who moved mnemon-ls's data out
 of ``~`` gets nothing written under ``~``); else ``~/.dsh``. ``rootId`` is the first 16 hex of the sha256 of the canonical workspace path (the same hash
 the ``workspaces`` storage scope uses). The ``user`` file holds every user's records; each record's
-``scopeKey`` is its ``userId`` and reads only return the caller's. Resolving a path never writes.
+``scopeKey`` is its ``userId`` and reads only return the caller's. The shared-project file is committed and
+travels with the code: its key names the project, the same in every clone (``git:<root commit>``,
+:mod:`.project`); :func:`locate` gives it this clone's ``rootId`` (what keys were before, still accepted) and
+the Records Source the project's. Resolving a path never writes.
 """
 
 from __future__ import annotations

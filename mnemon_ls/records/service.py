@@ -19,13 +19,14 @@ Writes to ``shared-project`` need ``confirm=True`` (that file is meant to be com
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from .. import fsio
 from ..errors import AmbiguousMatch, ConfirmationRequired, InvalidInput, NotFound
@@ -36,6 +37,9 @@ from . import paths
 from .model import (SCOPE_RETENTION, SCOPES, STATUSES, TYPES, VERIFICATIONS, MemoryRecord, content_hash,
                     validate_record)
 from .store import JsonlStore
+
+if TYPE_CHECKING:
+    from .project import Project
 
 #: ``.gitignore`` written into a new ``<workspace>/.dsh/`` inside a git working tree: everything is
 #: private except ``workspace-memory/shared.jsonl`` (the ``shared-project`` scope, meant to be committed).
@@ -99,20 +103,43 @@ class RecordsSource:
         """The scopes this source can reach (session needs a session id; project ones a workspace)."""
         return paths.reachable_scopes(self.workspace, self.session_id)
 
-    def location(self, scope: str) -> paths.ScopeLocation:
-        """File and scopeKey of ``scope`` (errors of :func:`.paths.locate`)."""
+    def _located(self, scope: str) -> paths.ScopeLocation:
+        """File and path key of ``scope`` (:func:`.paths.locate`: for shared-project this clone's ``rootId``)."""
         return paths.locate(scope, workspace=self.workspace, session_id=self.session_id, user_id=self.user_id,
                             env=self.env)
+
+    def location(self, scope: str) -> paths.ScopeLocation:
+        """File and scopeKey of ``scope`` (errors of :func:`.paths.locate`); the shared-project key names the
+        project, the same in every clone (:meth:`.project.Project.write_key`)."""
+        located = self._located(scope)
+        if scope == "shared-project":
+            return dataclasses.replace(located, scope_key=self.project.write_key())
+        return located
+
+    @functools.cached_property
+    def project(self) -> "Project":
+        """The project of the shared-project scope (:mod:`.project`); opens nothing until asked. Raises
+        :class:`InvalidInput` (field ``recordScope``) without a workspace."""
+        if self.workspace is None:
+            raise InvalidInput("recordScope", "shared-project needs a workspace (none is open)")
+        from .project import Project
+
+        return Project(self.workspace)
 
     def store(self, scope: str) -> JsonlStore:
         """The :class:`JsonlStore` of ``scope``."""
         if scope not in self._stores:
-            self._stores[scope] = JsonlStore(self.location(scope).path, clock=self._clock)
+            self._stores[scope] = JsonlStore(self._located(scope).path, clock=self._clock)
         return self._stores[scope]
 
     def _records(self, scope: str, records: Mapping[str, MemoryRecord]) -> dict[str, MemoryRecord]:
-        """Only this partition's records (the user file holds every user's)."""
-        key = self.location(scope).scope_key
+        """Only this partition's records (the user file holds every user's; the shared-project file, which
+        travels with the code, those of this project, written in any clone: :meth:`.project.Project.accepts`)."""
+        if scope == "shared-project":
+            self._located(scope)  # the errors of a scope without a workspace
+            accepts = self.project.accepts
+            return {i: r for i, r in records.items() if accepts(r.scope_key)}
+        key = self._located(scope).scope_key
         return {i: r for i, r in records.items() if r.scope_key == key}
 
     def read(self, scope: str) -> dict[str, MemoryRecord]:
@@ -318,7 +345,7 @@ class RecordsSource:
         """How many proposals wait for a person across the reachable scopes (0 when no file exists)."""
         total = 0
         for s in self.available_scopes():
-            if self.location(s).path.exists():
+            if self._located(s).path.exists():
                 total += sum(1 for r in self.read(s).values() if r.is_proposal)
         return total
 

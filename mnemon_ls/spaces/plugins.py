@@ -33,7 +33,8 @@ _REQUIRED = ("provider_id", "label", "kind", "capabilities", "service_fields", "
 
 #: The provider packages this project ships (``providers/<id>`` of a mnemon-ls checkout): the only ones an
 #: install hint may name. Any other id gets no hint built from it (it may be anything a person typed).
-PACKAGES = {"holographic": "mnemon-ls-provider-holographic", "mem0": "mnemon-ls-provider-mem0"}
+PACKAGES = {"holographic": "mnemon-ls-provider-holographic", "mem0": "mnemon-ls-provider-mem0",
+            "postgres": "mnemon-ls-provider-postgres"}
 
 _lock = threading.Lock()
 _entry_points: dict[str, metadata.EntryPoint] | None = None
@@ -76,6 +77,10 @@ class EnginePlugin:
     #: for a provider whose behaviour a service field changes (Mem0's ``infer`` makes writes extracting); run
     #: on the stored fields without opening the engine. ``None``: :attr:`capabilities` whatever the fields.
     configured: Callable[[Capabilities, Mapping[str, Any]], Capabilities] | None = None
+    #: ``"module:attribute.path"`` of ``checker(service: dict) -> Connection``: a quick, read-only check that the
+    #: provider's server can be reached with the stored fields, without opening the engine
+    #: (:meth:`check_connection`); ``None``: the provider has no server to reach.
+    connection: str | None = None
 
     def capabilities_for(self, service: Mapping[str, Any] | None) -> Capabilities:
         """:attr:`capabilities` under the stored service fields ``service`` (``None``: not configured)."""
@@ -86,16 +91,26 @@ class EnginePlugin:
     def opener(self) -> Any:
         """The callable ``engine`` names (imports its module; :class:`ImportError` / :class:`AttributeError`
         when it does not exist)."""
-        module_name, _, path = self.engine.partition(":")
-        target: Any = importlib.import_module(module_name)
-        for part in path.split(".") if path else ():
-            target = getattr(target, part)
-        return target
+        return _named(self.engine)
+
+    def check_connection(self, service: dict[str, Any]) -> Any:
+        """``checker(service)`` of :attr:`connection` (a :class:`~.providers.base.Connection`), or ``None`` when
+        the provider declares none. Raises what the checker raises (the caller reports it)."""
+        return _named(self.connection)(dict(service)) if self.connection else None
 
     def open(self, service: dict[str, Any], *, root: Path) -> Any:
         """``opener(service)``: the opened :class:`~.providers.base.ProviderEngine` (``root`` is the storage
         root asking; the engines of this project keep their data where ``service`` says, not under it)."""
         return self.opener()(dict(service))
+
+
+def _named(spec: str) -> Any:
+    """The object ``"module:attribute.path"`` names (imports the module)."""
+    module_name, _, path = spec.partition(":")
+    target: Any = importlib.import_module(module_name)
+    for part in path.split(".") if path else ():
+        target = getattr(target, part)
+    return target
 
 
 def installed() -> dict[str, metadata.EntryPoint]:

@@ -34,7 +34,10 @@ PROVIDER_LABELS = {
     "openviking": "OpenViking", "honcho": "Honcho", "mem0": "Mem0", "hindsight": "Hindsight",
     "holographic": "Holographic", "retaindb": "RetainDB", "byterover": "ByteRover", "supermemory": "Supermemory",
 }
-REMOTE_PROVIDERS = frozenset({"openviking", "honcho", "mem0", "hindsight", "retaindb", "supermemory"})
+#: Providers whose package this project ships (:data:`.plugins.PACKAGES`) but the reference's matrix does not
+#: name: their label while the package is not installed.
+PACKAGE_LABELS = {"postgres": "PostgreSQL"}
+REMOTE_PROVIDERS = frozenset({"openviking", "honcho", "mem0", "hindsight", "retaindb", "supermemory", "postgres"})
 SERVICE_FIELDS = ("endpoint", "apiKey", "account", "mode", "dataPath", "cliPath", "defaultDirectory")
 MEMORY_FIELDS = ("targetUri", "user", "actorPeerId", "workspace", "userId", "agentId", "rerank", "bankId", "budget",
                  "defaultTrust", "minTrust", "project", "workingDirectory", "containerTag", "searchMode")
@@ -47,16 +50,20 @@ _VIKING = re.compile(r"^viking://user(?:/[^/\s]+)?/memories$")
 
 
 def known_provider(value: Any) -> bool:
-    """A third-party provider id of the reference's matrix or of an installed provider distribution."""
-    return isinstance(value, str) and (value in PROVIDER_LABELS or value in _plugins().installed())
+    """A third-party provider id of the reference's matrix, of a package this project ships (installed or not:
+    a stored configuration of ``postgres`` stays valid while its package is uninstalled) or of an installed
+    provider distribution."""
+    return isinstance(value, str) and (value in PROVIDER_LABELS or value in _plugins().PACKAGES
+                                       or value in _plugins().installed())
 
 
 def provider_label(provider_id: str) -> str:
-    """The label people see (the matrix's, else the installed plugin's, else the id)."""
+    """The label people see (the matrix's, else the installed plugin's, else a shipped package's, else the
+    id)."""
     if provider_id in PROVIDER_LABELS:
         return PROVIDER_LABELS[provider_id]
     plugin = _plugins().try_load(provider_id)
-    return getattr(plugin, "label", None) or provider_id
+    return getattr(plugin, "label", None) or PACKAGE_LABELS.get(provider_id) or provider_id
 
 
 def secret_fields(provider_id: str) -> frozenset[str]:
@@ -67,7 +74,8 @@ def secret_fields(provider_id: str) -> frozenset[str]:
 
 def _provider_id(value: Any) -> str:
     if not known_provider(value):
-        raise InvalidInput("providerId", "must be one of " + ", ".join(sorted({*PROVIDER_LABELS, *_plugins().installed()})))
+        raise InvalidInput("providerId", "must be one of " + ", ".join(sorted({*PROVIDER_LABELS, *_plugins().PACKAGES,
+                                                                             *_plugins().installed()})))
     return value
 
 

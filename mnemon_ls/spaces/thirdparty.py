@@ -132,8 +132,9 @@ class ProviderHost:
 
     @staticmethod
     def known_ids() -> list[str]:
-        """The reference's provider ids, then any other installed provider's, in order."""
-        return [*PROVIDER_LABELS, *sorted(set(plugins.installed()) - set(PROVIDER_LABELS))]
+        """The reference's provider ids, then those of any other installed provider or package this project ships
+        (``postgres``), in order."""
+        return [*PROVIDER_LABELS, *sorted((set(plugins.installed()) | set(plugins.PACKAGES)) - set(PROVIDER_LABELS))]
 
     def require_known(self, provider_id: Any) -> str:
         """``provider_id`` when it is one of :meth:`known_ids`, else :class:`InvalidInput` (``providerId``)
@@ -266,9 +267,27 @@ class ProviderHost:
         return view
 
     def list(self) -> list[dict[str, Any]]:
-        """:meth:`view` of every known provider (reference ids first, then other installed ones)."""
+        """:meth:`view` of every known provider (reference ids first, then other installed ones); a configured
+        provider that has a server to reach also gets ``connection`` (:meth:`connection`)."""
         state = self.registry.read().require_providers()
-        return [self.view(pid, state) for pid in self.known_ids()]
+        views = [self.view(pid, state) for pid in self.known_ids()]
+        for view in views:
+            found = self.connection(view["providerId"], state) if view["configured"] else None
+            if found is not None:
+                view["connection"] = found
+        return views
+
+    def connection(self, provider_id: str, state: RegistryState | None = None) -> dict[str, Any] | None:
+        """``{state: connected|unreachable, location, message, latencyMs}`` of an installed, configured
+        provider whose plugin checks its server (:mod:`.provider_connection`: read-only, opens no engine,
+        never a credential), else ``None``."""
+        state = state or self.registry.read()
+        plugin = plugins.try_load(provider_id) if provider_id in state.services else None
+        if plugin is None:
+            return None
+        from .provider_connection import check
+
+        return check(plugin, provider_id, state.services[provider_id], self.timeout)
 
     def configure(self, provider_id: str, fields: Mapping[str, Any] | None = None, *,
                   clear_secrets: tuple[str, ...] | list[str] = (), force: bool = False) -> dict[str, Any]:
@@ -465,7 +484,8 @@ class ProviderHost:
         ``state/memory-providers.json`` alone (installed or not, enabled, spaces and active spaces, configured
         field names):
         ``ok``, or ``warning`` when an enabled provider's package is not installed (its spaces are
-        unavailable). No engine is opened (importing and opening one can take seconds) unless
+        unavailable) or its server cannot be reached (the connection check of a provider that has one,
+        :meth:`connection`: read-only, quick). No engine is opened (importing and opening one can take seconds) unless
         ``open_engines``: then every enabled, installed provider is opened as :meth:`test` does (health,
         namespaces; writes nothing) and a failure is a ``problem`` naming the error."""
         state = self.registry.read()
@@ -491,10 +511,8 @@ class ProviderHost:
                                         plugins.install_hint(provider_id)))
                 continue
             if not (enabled and open_engines):
-                findings.append(Finding("ok", subject, f"{summary}; {view['distribution']}" +
-                                        ("; engine not opened" if enabled else ""),
-                                        f"`mnemon-ls provider test {provider_id}` or `mnemon-ls doctor --providers` "
-                                        "opens it and checks its health" if enabled else ""))
+                findings.append(self._unopened_finding(provider_id, state, subject, f"{summary}; "
+                                                       f"{view['distribution']}", enabled))
                 continue
             started = time.perf_counter()
             try:
@@ -514,3 +532,21 @@ class ProviderHost:
                                     " (opened and checked in "
                                     f"{(time.perf_counter() - started) * 1000:.0f} ms)"))
         return findings
+
+    def _unopened_finding(self, provider_id: str, state: RegistryState, subject: str, summary: str,
+                          enabled: bool) -> Finding:
+        """The doctor's finding of a provider whose engine it does not open: ``ok``, with the connection state
+        when the provider checks its server (:meth:`connection`); ``warning`` when an enabled one's cannot be
+        reached."""
+        from .provider_connection import describe
+
+        found = self.connection(provider_id, state)
+        test = f"`mnemon-ls provider test {provider_id}`"
+        if found is not None and found["state"] != "connected":
+            return Finding("warning" if enabled else "ok", subject, f"{summary}; {describe(found)}",
+                           f"start the server or correct the fields (`mnemon-ls provider configure {provider_id} "
+                           f"--set KEY=VALUE`, `--secret KEY`), then {test}" +
+                           ("; its spaces are unavailable until then" if enabled else ""))
+        return Finding("ok", subject, summary + (f"; {describe(found)}" if found is not None else "") +
+                       ("; engine not opened" if enabled else ""),
+                       f"{test} or `mnemon-ls doctor --providers` opens it and checks its health" if enabled else "")

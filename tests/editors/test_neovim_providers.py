@@ -150,3 +150,56 @@ def test_configure_enable_test_create_a_space_and_disable_holographic(session: S
     session.nv.command("MnemonProviders")
     session.wait("#T.shown == 2", "the menu")
     assert session.lua("return T.shown[2]") == ["Configure", "Enable", "Test"]
+
+
+def _postgres_server():
+    """A PostgreSQL 16 server (tests/helpers/postgres_server.py), or the reason there is none here."""
+    from tests.helpers.postgres_server import PostgresServer, pgserver_bin
+
+    if "postgres" not in plugins.installed():
+        pytest.skip("the PostgreSQL provider package (providers/postgres) is not installed here")
+    bin_dir = pgserver_bin()
+    if bin_dir is None:
+        pytest.skip("pgserver (PostgreSQL for the tests) is not installed: pip install './providers/postgres[test]'")
+    return PostgresServer(bin_dir).start()
+
+
+def test_the_picker_shows_a_configured_postgres_connected_then_unreachable(session: Session, tmp_path: Path) -> None:
+    """The connection state comes with the list (checked by the server, no engine opened): connected with the
+    server's version, then unreachable with libpq's reason once the server stops; never the password."""
+    import subprocess
+
+    from tests.helpers import procs
+    from tests.helpers.zygote import mnemon_command
+
+    server = _postgres_server()
+    try:
+        server.sql("CREATE DATABASE team")
+        ws = start(session, tmp_path)
+        env = procs.child_env(MNEMON_DATA_DIR=str(tmp_path / "data"), HOME=str(tmp_path / "home"))
+        enabled = subprocess.run(mnemon_command("provider", "enable", "postgres", "--workspace", str(ws), "--scope",
+                                                "workspace", "--set", f"host={server.host}", "--set",
+                                                f"port={server.port}", "--set", "database=team", "--set",
+                                                f"user={server.user}", "--secret", "password"),
+                                 input=server.password + "\n", capture_output=True, text=True, env=env, cwd=ws,
+                                 timeout=procs.WAIT_SECONDS)
+        assert enabled.returncode == 0, enabled.stderr
+        where = f"postgresql 127.0.0.1:{server.port}/team as {server.user}"
+        view = listed(session)["postgres"]
+        assert (view["connection"]["state"], view["connection"]["location"]) == ("connected", where)
+        answer(session, "<cancel>")
+        session.nv.command("MnemonProviders")
+        session.wait("#T.shown == 1", "the picker")
+        line = next(label for label in session.lua("return T.shown[1]") if label.startswith("PostgreSQL (postgres)"))
+        assert line.startswith("PostgreSQL (postgres): enabled, 0 spaces; connected (PostgreSQL 16")
+        assert line.endswith(f"as role {server.user}; schema mnemon at version 3)")
+        server.halt()
+        answer(session, "<cancel>")
+        session.nv.command("MnemonProviders")
+        session.wait("#T.shown == 1", "the picker")
+        line = next(label for label in session.lua("return T.shown[1]") if label.startswith("PostgreSQL (postgres)"))
+        assert line.startswith("PostgreSQL (postgres): enabled, 0 spaces; unreachable: connection failed: connection "
+                               f'to server at "127.0.0.1", port {server.port} failed: Connection refused'), line
+        assert server.password not in json.dumps([listed(session), session.notes(), session.lua("return T.shown")])
+    finally:
+        server.stop()

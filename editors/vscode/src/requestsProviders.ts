@@ -80,6 +80,21 @@ export interface ProviderView {
     capabilities: ProviderCapabilities | null;
     /** The plugin's own fields (null when not installed). */
     fields: { service: string[]; memory: string[]; secret: string[] } | null;
+    /**
+     * Only in `mnemon/providers/list`, for a configured provider that has a server to reach (PostgreSQL):
+     * whether the server answers now (checked by the list, read-only, opening no engine; never a credential).
+     */
+    connection?: ProviderConnection;
+}
+
+/** A provider's connection state (server: `mnemon_ls/spaces/provider_connection.py`). */
+export interface ProviderConnection {
+    state: "connected" | "unreachable";
+    /** Where, without a credential, e.g. `postgresql db.internal:5432/memory as mnemon`. */
+    location: string | null;
+    /** The server and its version, or why it cannot be reached (libpq's reason; never a password). */
+    message: string;
+    latencyMs: number | null;
 }
 
 /** Result of `mnemon/providers/list`. */

@@ -20,6 +20,7 @@ import type {
     CatalogEntry,
     DocumentCatalog,
     ProviderCapabilities,
+    ProviderConnection,
     ProviderHealth,
     ProviderView,
     RecallItem,
@@ -513,8 +514,10 @@ function detail(id: string, label: string, description?: string, icon = "dash", 
  * order, then one collapsed row `Not installed` (`mnemon.provider.group`) leading to the reference's other
  * providers (not installed in the server's Python environment), so that they do not fill every folder's
  * view. An installed provider's children are
- * its package, health (`health`: keyed by provider id, from Test or Enable in this window; the server's
- * list opens no engine), what it can and cannot do, and its configured field *names* (never a value).
+ * its package, its connection state (`connection` of the list: a configured provider with a server to reach,
+ * checked by the list without opening an engine), health (`health`: keyed by provider id, from Test or Enable
+ * in this window; the server's list opens no engine), what it can and cannot do, and its configured field
+ * *names* (never a value).
  */
 export function providersTree(workspace: string, providers: ProviderView[], health: ReadonlyMap<string, HealthReport>): Node[] {
     const missing = providers.filter((p) => !p.installed);
@@ -537,16 +540,25 @@ export function providersTree(workspace: string, providers: ProviderView[], heal
     return nodes;
 }
 
+/** `connected · PostgreSQL 16.2 as role mnemon; ...` / `unreachable: <reason>` (the list's check of the server). */
+export function connectionLabel(c: ProviderConnection): string {
+    return c.state === "connected" ? `connected · ${c.message}` : `unreachable: ${c.message}`;
+}
+
 /** One provider's row (and, installed, its detail rows). */
 function providerNode(workspace: string, p: ProviderView, health: ReadonlyMap<string, HealthReport>): Node {
     const key = `provider:${workspace}:${p.providerId}`;
     const report = health.get(p.providerId);
+    const link = p.installed ? p.connection : undefined;
+    // The list's connection check is newer than a Test of this window: it speaks first.
+    const sick = link ? link.state !== "connected" : !!report && ("error" in report || !report.health.ok);
+    const words = link ? ` · ${link.state}` : report && p.installed ? ` · ${sick ? "unhealthy" : "healthy"}` : "";
     const base: Node = {
         id: key,
         label: p.label,
-        description: `${providerState(p)}${report && p.installed ? ` · ${"error" in report || !report.health.ok ? "unhealthy" : "healthy"}` : ""}`,
-        icon: !p.installed ? "circle-outline" : !p.capabilities ? "warning" : p.enabled ? (report && ("error" in report || !report.health.ok) ? "warning" : "plug") : "debug-disconnect",
-        iconColor: p.installed && report && ("error" in report || !report.health.ok) ? "list.warningForeground" : undefined,
+        description: `${providerState(p)}${words}`,
+        icon: !p.installed ? "circle-outline" : !p.capabilities ? "warning" : sick && (p.enabled || link) ? "warning" : p.enabled ? "plug" : "debug-disconnect",
+        iconColor: p.installed && sick ? "list.warningForeground" : undefined,
         contextValue: providerContext(p),
         ref: { kind: "provider", workspace, provider: p },
     };
@@ -556,6 +568,10 @@ function providerNode(workspace: string, p: ProviderView, health: ReadonlyMap<st
         return base;
     }
     const children: Node[] = [detail(`${key}:package`, "Package", p.distribution ?? "?", "package")];
+    if (link) {
+        children.push(detail(`${key}:connection`, "Connection", connectionLabel(link), link.state === "connected" ? "plug" : "debug-disconnect",
+            `${link.location ? `Location: ${link.location}\n\n` : ""}Checked when the view was drawn (read-only; no engine opened).`));
+    }
     if (p.capabilities) {
         children.push(detail(`${key}:health`, "Health", healthLabel(report), report && !("error" in report) && report.health.ok ? "pulse" : "circle-slash",
             report && !("error" in report) && report.health.location ? `Location: ${report.health.location}` : "Run Test Provider to open the engine and check it (writes nothing)."));

@@ -337,6 +337,24 @@ class Health:
                 "message": self.message, "details": dict(self.details)}
 
 
+@dataclass(frozen=True)
+class Connection:
+    """What a provider that talks to a server says about reaching it, without opening its engine
+    (``ProviderPlugin.check_connection``, optional): ``state`` ``connected`` or ``unreachable``; ``location``
+    (where, without a credential); ``message`` for people (the server and its version, or why it cannot be
+    reached: never a credential); ``latency_ms`` (the check's wall time)."""
+
+    state: str
+    location: str | None
+    message: str
+    latency_ms: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{state, location, message, latencyMs}``."""
+        return {"state": self.state, "location": self.location, "message": self.message,
+                "latencyMs": None if self.latency_ms is None else round(self.latency_ms, 3)}
+
+
 class ProviderEngine(Protocol):
     """An opened provider (one per provider id and storage root; module doc)."""
 
@@ -371,6 +389,9 @@ class ProviderPlugin(Protocol):
     # Optional, read with ``getattr``: ``capabilities_for(service: Mapping | None) -> Capabilities``, the
     # capabilities under the stored service fields (a field may change what the provider does: Mem0's
     # ``infer`` makes its writes ``async-extracting``); without it, :attr:`capabilities` whatever the fields.
+    # ``check_connection(service: dict) -> Connection | None``: a quick, read-only check that the provider's
+    # server can be reached with the stored fields (``provider list``, ``doctor`` and the editors' provider
+    # views show it); ``None`` or absent: the provider has no server to reach.
 
 
 def sparse_hint(count: int, limit: int) -> str | None:

@@ -40,6 +40,7 @@ PLUGIN = EnginePlugin(
     memory_fields=("spaceKey",),
     secret_fields=frozenset({"password", "dsn"}),
     engine="mnemon_ls_provider_postgres.engine:PostgresEngine.open",
+    connection="mnemon_ls_provider_postgres.connect:check",
     field_rules={
         "host": FieldRule(pattern=r"/[^\x00-\x1f\x7f]*|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?"
                                   r"|\[?[0-9A-Fa-f:.]+(?:%[A-Za-z0-9]+)?\]?",

@@ -112,3 +112,45 @@ def target_of(service: dict[str, Any]) -> Target:
             raise InvalidInput("services.port", "must be an integer between 1 and 65535") from None
     secrets = tuple(s for s in (dsn, str(params.get("password") or "")) if s)
     return Target(params, secrets, timeout)
+
+
+#: Seconds the connection check (:func:`check`) waits for the server at most (libpq's connect timeout).
+CHECK_TIMEOUT_SECONDS = 5.0
+
+
+def check(service: dict[str, Any]) -> Any:
+    """The provider's connection check (``provider list``, ``doctor``, the editors' provider views): connect
+    with the service fields (``timeoutSeconds``, at most :data:`CHECK_TIMEOUT_SECONDS`), read the server
+    version, the role and the schema version, and disconnect; writes nothing. Returns a
+    :class:`~mnemon_ls.spaces.providers.base.Connection`: ``connected`` (``PostgreSQL 16.2 as role mnemon;
+    schema mnemon at version 3``, or that the schema is not made yet) or ``unreachable`` with libpq's reason
+    (through :meth:`Target.scrub`: never a password); fields that do not make a connection are ``unreachable``
+    naming the field."""
+    import dataclasses
+    import time
+
+    from mnemon_ls.spaces.providers.base import Connection
+
+    from .schema import SCHEMA_RE, version_of
+
+    try:
+        target = target_of(service)
+    except InvalidInput as exc:
+        return Connection("unreachable", None, f"the fields do not make a connection: {exc.message}")
+    schema = str(service.get("schema") or "mnemon")
+    target = dataclasses.replace(target, timeout=min(target.timeout, CHECK_TIMEOUT_SECONDS))
+    import psycopg
+
+    started = time.perf_counter()
+    try:
+        with psycopg.connect(target.conninfo(), autocommit=True) as conn:
+            version = conn.execute("SHOW server_version").fetchone()[0]
+            role = conn.execute("SELECT current_user").fetchone()[0]
+            found = version_of(conn, schema) if SCHEMA_RE.fullmatch(schema) else 0
+    except psycopg.Error as exc:
+        reason = target.scrub(" ".join(f"{exc}".split()))[:400] or type(exc).__name__
+        return Connection("unreachable", target.location, reason, (time.perf_counter() - started) * 1000)
+    state = (f"schema {schema} at version {found}" if found else
+             f"no mnemon-ls schema {schema} in this database yet (provider enable makes it)")
+    return Connection("connected", target.location, f"PostgreSQL {version} as role {role}; {state}",
+                      (time.perf_counter() - started) * 1000)

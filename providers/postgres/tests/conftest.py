@@ -4,6 +4,7 @@ tests/helpers/postgres_server.py) with a fresh database per test."""
 
 from __future__ import annotations
 
+import glob
 import sys
 from pathlib import Path
 from typing import Any, Iterator
@@ -49,3 +50,22 @@ def service(pg_server: PostgresServer, pg_database: str) -> dict[str, Any]:
     semantic tests turn it on)."""
     return {"host": pg_server.host, "port": pg_server.port, "database": pg_database, "user": pg_server.user,
             "password": pg_server.password, "semantic": "false"}
+
+
+def _system_bin() -> Path | None:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    return Path(found[-1]).parent if found else None
+
+
+@pytest.fixture
+def system_server() -> Iterator[PostgresServer]:
+    """The machine's own PostgreSQL (Debian's ``postgresql`` package: contrib's ``pg_trgm``, no pgvector) in a
+    temporary cluster, when it has one (skipped, saying so, when not)."""
+    bin_dir = _system_bin()
+    if bin_dir is None:
+        pytest.skip("no system PostgreSQL (/usr/lib/postgresql/*/bin) on this machine")
+    server = PostgresServer(bin_dir).start()
+    try:
+        yield server
+    finally:
+        server.stop()

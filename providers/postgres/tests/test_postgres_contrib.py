@@ -4,31 +4,8 @@ Debian's ``postgresql`` package, when this machine has one (the pgserver wheel h
 
 from __future__ import annotations
 
-import glob
-from pathlib import Path
-from typing import Iterator
-
-import pytest
-
 from mnemon_ls_provider_postgres.engine import PostgresEngine
 from postgres_server import PostgresServer
-
-
-def _system_bin() -> Path | None:
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    return Path(found[-1]).parent if found else None
-
-
-@pytest.fixture
-def system_server() -> Iterator[PostgresServer]:
-    bin_dir = _system_bin()
-    if bin_dir is None:
-        pytest.skip("no system PostgreSQL (/usr/lib/postgresql/*/bin) on this machine")
-    server = PostgresServer(bin_dir).start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def test_trigram_index_without_pgvector(system_server: PostgresServer) -> None:

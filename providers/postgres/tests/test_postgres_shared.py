@@ -30,8 +30,8 @@ def user_cli(base: Path, user: str, *args: str, stdin: str = "", env: dict[str, 
     home = base / user
     home.mkdir(parents=True, exist_ok=True)
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("MNEMON_", "PG"))}
-    clean.update(HOME=str(home), MNEMON_DATA_DIR=str(home / "data"), MNEMON_STORAGE_SCOPE="global",
-                 MNEMON_SEMANTIC="off", **(env or {}))
+    clean.update({"HOME": str(home), "MNEMON_DATA_DIR": str(home / "data"), "MNEMON_STORAGE_SCOPE": "global",
+                  "MNEMON_SEMANTIC": "off", **(env or {})})
     return subprocess.run([sys.executable, "-m", "mnemon_ls", *args], capture_output=True, text=True, env=clean,
                           cwd=home, input=stdin, timeout=120)
 

@@ -1,6 +1,7 @@
 -- mnemon.nvim: third-party Memory Space providers (:MnemonProviders).
 --
---   M.list        callback(err, providers): every known provider with its state (mnemon/providers/list)
+--   M.list        callback(err, providers): every known provider with its state (mnemon/providers/list; a
+--                 configured provider with a server to reach also its connection state, M.connection_words)
 --   M.pick        pick a provider, then one of the actions its state and capabilities allow
 --   M.configure   set one service field (a secret through inputsecret(), never echoed)
 --   M.enable, M.disable, M.test, M.discover, M.create_space
@@ -88,11 +89,30 @@ function M.capability_words(c)
   return can, cannot
 end
 
---- One picker line: "Holographic (holographic): enabled, 1 space; healthy".
+--- The connection state the list gives a configured provider with a server to reach (PostgreSQL; read-only,
+--- no engine opened, never a credential): "connected (PostgreSQL 16.2 as role mnemon; ...)" or
+--- "unreachable: <reason>"; nil without one.
+function M.connection_words(p)
+  local c = p.installed and type(p.connection) == "table" and p.connection or nil
+  if not c then
+    return nil
+  end
+  if c.state == "connected" then
+    return "connected (" .. tostring(c.message) .. ")"
+  end
+  return "unreachable: " .. tostring(c.message)
+end
+
+--- One picker line: "Holographic (holographic): enabled, 1 space; healthy", or with the list's connection
+--- state (newer than a Test of this session, so it speaks first): "PostgreSQL (postgres): enabled, 1 space;
+--- unreachable: <reason>".
 function M.format_provider(p, root)
   local health = M.health[tostring(root)] and M.health[tostring(root)][p.providerId]
   local text = string.format("%s (%s): %s", tostring(p.label), tostring(p.providerId), M.state(p))
-  if health then
+  local link = M.connection_words(p)
+  if link then
+    text = text .. "; " .. link
+  elseif health then
     text = text .. (health.ok and "; healthy" or "; unhealthy")
   end
   return text

@@ -323,6 +323,33 @@ describe("trees: Memory Providers", () => {
         assert.equal((fresh.children as Node[]).find((n) => n.label === "Configured")?.description, "not yet");
     });
 
+    it("a configured PostgreSQL shows its connection state from the list: connected, or unreachable and why", () => {
+        const pg = (connection: ProviderView["connection"], enabled = true) => provider({
+            providerId: "postgres", label: "PostgreSQL", kind: "remote", distribution: "mnemon-ls-provider-postgres 0.1.0",
+            configured: true, enabled, usable: enabled, spaces: 1, configuredFields: [], configuredSecrets: ["dsn"], connection,
+        });
+        const up = pg({ state: "connected", location: "postgresql db.internal:5432/memory as mnemon", message: "PostgreSQL 16.2 as role mnemon; schema mnemon at version 3", latencyMs: 4.2 });
+        const [node] = providersTree(WS, [up], new Map());
+        assert.deepEqual([node.description, node.icon, node.iconColor], ["enabled · 1 space · connected", "plug", undefined]);
+        const row = (node.children as Node[]).find((n) => n.label === "Connection");
+        assert.equal(row?.description, "connected · PostgreSQL 16.2 as role mnemon; schema mnemon at version 3");
+        assert.match(String(row?.tooltip), /Location: postgresql db\.internal:5432\/memory as mnemon/);
+        assert.equal(row?.contextValue, "mnemon.provider.detail");
+        const reason = "connection failed: connection to server at \"db.internal\" (10.0.0.5), port 5432 failed: Connection refused";
+        const down = pg({ state: "unreachable", location: "postgresql db.internal:5432/memory as mnemon", message: reason, latencyMs: 1 });
+        const [sick] = providersTree(WS, [down], new Map());
+        assert.deepEqual([sick.description, sick.icon, sick.iconColor], ["enabled · 1 space · unreachable", "warning", "list.warningForeground"]);
+        assert.equal((sick.children as Node[]).find((n) => n.label === "Connection")?.description, `unreachable: ${reason}`);
+        // the list's check is newer than a Test of this window: it speaks first
+        const tested = new Map<string, HealthReport>([["postgres", { health: { ok: true, engine: "PostgreSQL 16.2", location: null, items: 3, latencyMs: 2, message: "", details: {} }, at: NOW }]]);
+        assert.equal(providersTree(WS, [down], tested)[0].description, "enabled · 1 space · unreachable");
+        const [disabled] = providersTree(WS, [pg(down.connection, false)], new Map());
+        assert.deepEqual([disabled.description, disabled.icon], ["configured, disabled · unreachable", "warning"]);
+        // no connection in the view (not configured, or a provider without a server): no row
+        const [plain] = providersTree(WS, [provider({ configured: true, enabled: true })], new Map());
+        assert.equal((plain.children as Node[]).some((n) => n.label === "Connection"), false);
+    });
+
     it("spaces and recall items hide what their provider cannot do", () => {
         const base: SpaceView = {
             id: "h1", name: "Bank", description: "", active: true, providerId: "holographic", providerLabel: "Holographic", kind: "third-party",
