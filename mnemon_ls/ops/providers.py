@@ -186,12 +186,27 @@ def _missing(provider_id: str) -> str:
         "not available: no mnemon-ls package"
 
 
-def list_text(views: list[dict[str, Any]], *, show_all: bool = False) -> str:
+def _mnemon_cli() -> dict[str, Any]:
+    """The built-in ``mnemon-cli`` provider's engine on this machine: ``{available: true, path}`` (the binary
+    :func:`~mnemon_ls.spaces.providers.cli.find_binary` finds) or ``{available: false, reason}``
+    (:data:`~mnemon_ls.spaces.provider_availability.MNEMON_CLI`)."""
+    from ..spaces.provider_availability import MNEMON_CLI
+    from ..spaces.providers.cli import find_binary
+
+    try:
+        return {"available": True, "path": find_binary()}
+    except Exception:  # ProviderUnavailable: no binary here
+        return {"available": False, "reason": MNEMON_CLI}
+
+
+def list_text(views: list[dict[str, Any]], *, show_all: bool = False, mnemon_cli: dict[str, Any] | None = None) -> str:
     """``provider list``: the providers this Python can use (installed) or that this root configured, one a
     line (:func:`provider_line`; the connection state of one that checks its server, or how to install the
-    package of a configured one, on the next line); then those with a package that is not installed, with how to install it;
-    then the reference's providers no mnemon-ls package provides, named on one line (one a line with
-    ``show_all``). ``--json`` prints every view."""
+    package of a configured one, on the next line); then those with a package that is not installed, with how to
+    install it; then the reference's providers no mnemon-ls package provides, one a line with the reason
+    (``unavailable`` of the view: :mod:`~mnemon_ls.spaces.provider_availability`; with ``show_all`` the whole
+    provider line first); then the built-in Mnemon CLI's binary, or why there is none (``mnemon_cli``,
+    :func:`_mnemon_cli`). ``--json`` prints every view."""
     from ..spaces import plugins
 
     usable = [v for v in views if v.get("installed") or v.get("configured")]
@@ -204,12 +219,13 @@ def list_text(views: list[dict[str, Any]], *, show_all: bool = False) -> str:
         lines.extend(f"  {provider_line(v)}\n    {plugins.install_hint(v['providerId'])}" for v in installable)
     if unavailable:
         lines.append("")
-        if show_all:
-            lines.append("not available (the reference's providers; no mnemon-ls package provides them):")
-            lines.extend(f"  {provider_line(v)}" for v in unavailable)
-        else:
-            lines.append(f"not available (no mnemon-ls package): {', '.join(v['providerId'] for v in unavailable)}"
-                         " (`--all` lists them)")
+        lines.append("not available (the reference's providers; no mnemon-ls package provides them):")
+        for view in unavailable:
+            why = view.get("unavailable") or "no mnemon-ls package"
+            lines.append(f"  {provider_line(view)}\n    {why}" if show_all else f"  {view['providerId']:<12} {why}")
+    if mnemon_cli is not None:
+        lines.append("")
+        lines.append(f"mnemon-cli   built in: {'the Mnemon CLI at ' + mnemon_cli['path'] if mnemon_cli.get('available') else 'not available: ' + mnemon_cli.get('reason', '')}")
     return "\n".join(lines)
 
 
@@ -293,13 +309,17 @@ def _provider(action: str, help_text: str, text: Any, **options: Any) -> CliComm
 
 OPERATIONS = (
     Operation(
-        "providers.list", ProvidersListParams, lambda c, p: {"providers": c.host.spaces.thirdparty.list()},
-        "Installed and known providers, configured or not (field names only, never a value); a configured one "
-        "with a server to reach (postgres) also its connection state: connected, or unreachable and why.",
+        "providers.list", ProvidersListParams,
+        lambda c, p: {"providers": c.host.spaces.thirdparty.list(), "mnemonCli": _mnemon_cli()},
+        "Installed and known providers, configured or not (field names only, never a value; `unavailable`: why no "
+        "package provides an engine; a configured one with a server to reach (postgres) also its connection state: "
+        "connected, or unreachable and why), and the built-in Mnemon CLI's binary (`mnemonCli`: `available`, "
+        "`path` or `reason`).",
         lsp=LspMethod("mnemon/providers/list"),
         cli=CliCommand(("provider", "list"), "installed and known providers, configured or not",
-                       text=lambda d, c, _p: list_text(d["providers"], show_all=c.options.get("all", False)),
-                       extra={"--all": {"action": "store_true", "dest": "all", "help": "also list, one a line, the "
+                       text=lambda d, c, _p: list_text(d["providers"], show_all=c.options.get("all", False),
+                                                       mnemon_cli=d.get("mnemonCli")),
+                       extra={"--all": {"action": "store_true", "dest": "all", "help": "also show the state of the "
                               "reference's providers that no mnemon-ls package provides"}})),
     Operation(
         "providers.configure", ProviderConfigureParams,

@@ -45,6 +45,7 @@ from ..errors import ConfirmationRequired, InvalidInput, MnemonError, ProviderNo
 from ..findings import Finding
 from . import plugins
 from .providers.base import Capabilities, Health, ProviderEngine, ProviderPlugin, SpaceProvider
+from .provider_availability import unavailable_reason
 from .provider_fields import PROVIDER_LABELS, REMOTE_PROVIDERS, provider_label
 from .registry import SpaceRegistry
 from .registry_model import RegistryState, SpaceRecord
@@ -250,8 +251,10 @@ class ProviderHost:
 
     def view(self, provider_id: str, state: RegistryState | None = None) -> dict[str, Any]:
         """``{providerId, label, kind: local|remote, installed, distribution, configured, enabled, usable,
-        configuredFields, configuredSecrets, spaces, capabilities, fields: {service, memory, secret}}``:
-        field names only, never values."""
+        configuredFields, configuredSecrets, spaces, capabilities, fields: {service, memory, secret},
+        unavailable?}``: field names only, never values; ``unavailable`` (only for an engine that no installed
+        package provides and that cannot run on this project's machines) is the reason, from
+        :mod:`.provider_availability`."""
         state = state or self.registry.read()
         view = self.registry.provider_plane.service_view(state, provider_id)
         plugin = plugins.try_load(provider_id)
@@ -264,6 +267,9 @@ class ProviderHost:
             capabilities=plugin.capabilities.to_dict() if plugin is not None else None,
             fields={"service": list(plugin.service_fields), "memory": list(plugin.memory_fields),
                     "secret": sorted(plugin.secret_fields)} if plugin is not None else None)
+        reason = None if installed else unavailable_reason(provider_id)
+        if reason is not None:  # an engine no package provides, and why (provider_availability.py)
+            view["unavailable"] = reason
         return view
 
     def list(self) -> list[dict[str, Any]]:
