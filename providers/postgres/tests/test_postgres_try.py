@@ -170,7 +170,7 @@ def test_the_documented_set_up_on_the_try_server_then_doctor_says_unreachable(tm
         assert line.startswith("[ok     ] provider postgres: enabled; 1 space (1 active); fields: dsn (secret); "
                                "mnemon-ls-provider-postgres 0.1.0; connected to postgresql ")
         assert "PostgreSQL 16" in line and "as role mnemon; schema mnemon at version 3; engine not opened" in line
-        listed = cli("provider", "list").stdout.splitlines()
+        listed = _after_postgres(cli("provider", "list").stdout)
         assert listed[1].startswith(f"    connected to postgresql {trial.dir}:5432/mnemon as mnemon: PostgreSQL 16")
     finally:
         code = trial.interrupt()[0]
@@ -209,8 +209,15 @@ def test_doctor_says_connected_then_unreachable_and_never_the_password(tmp_path:
                                "port, user, password (secret)")
         assert f"unreachable ({where}): connection failed: connection to server at \"127.0.0.1\", port {own.port} " \
                "failed: Connection refused" in line
-        assert answers[0].returncode == 0 and answers[2].stdout.splitlines()[1].startswith(f"    unreachable ({where})")
+        assert answers[0].returncode == 0 and _after_postgres(answers[2].stdout)[1].startswith(f"    unreachable ({where})")
         for answer in answers:
             assert own.password not in answer.stdout + answer.stderr
     finally:
         own.stop()
+
+
+def _after_postgres(listing: str) -> list[str]:
+    """The lines of a ``provider list`` from the postgres provider's line on (other provider packages installed
+    beside it, as in CI, are listed first)."""
+    lines = listing.splitlines()
+    return lines[next(i for i, line in enumerate(lines) if line.startswith("postgres ")):]
