@@ -5,7 +5,7 @@ why).
 A provider that talks to a server declares a quick, read-only check (``check_connection`` of its plugin,
 :class:`~.providers.base.Connection`; the PostgreSQL provider connects and reads the server version, its role
 and the schema version). It runs with the stored service fields, under :func:`mnemon_ls.output.third_party`,
-bounded by the host's provider timeout (:func:`~.thirdparty.call_with_timeout`). Whatever it says is passed
+bounded by the host's provider timeout (the caller's timed runner, :func:`~.thirdparty.call_with_timeout`). Whatever it says is passed
 through a scrubber that replaces every stored credential of the provider (its secret fields' values) by
 ``***``, so a checker that let one slip into an error message cannot show it.
 """
@@ -13,7 +13,7 @@ through a scrubber that replaces every stored credential of the provider (its se
 from __future__ import annotations
 
 import time
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .. import output
 from ..errors import MnemonError
@@ -31,10 +31,13 @@ def scrub(text: str, secrets: list[str]) -> str:
     return text
 
 
-def check(plugin: Any, provider_id: str, service: Mapping[str, Any], timeout: float) -> dict[str, Any] | None:
+def check(plugin: Any, provider_id: str, service: Mapping[str, Any], timeout: float,
+          call_with_timeout: Callable[..., Any]) -> dict[str, Any] | None:
     """``{state, location, message, latencyMs}`` of the provider's connection check with the stored ``service``
-    fields, or ``None`` when the plugin declares none. Never raises for the check's own failures: an error of
-    the checker, or no answer within ``timeout`` seconds, is ``unreachable`` with the reason."""
+    fields, or ``None`` when the plugin declares none. ``call_with_timeout(fn, timeout, provider=...)`` runs the
+    check (:func:`~.thirdparty.call_with_timeout`, passed in: that module calls this one). Never raises for the
+    check's own failures: an error of the checker, or no answer within ``timeout`` seconds, is ``unreachable``
+    with the reason."""
     checker = getattr(plugin, "check_connection", None)
     if checker is None:
         return None
@@ -45,8 +48,6 @@ def check(plugin: Any, provider_id: str, service: Mapping[str, Any], timeout: fl
     def run() -> Connection | None:
         with output.third_party():
             return checker(dict(service))
-
-    from .thirdparty import call_with_timeout
 
     try:
         found = call_with_timeout(run, timeout, provider=provider_id)

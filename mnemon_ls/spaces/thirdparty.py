@@ -293,7 +293,7 @@ class ProviderHost:
             return None
         from .provider_connection import check
 
-        return check(plugin, provider_id, state.services[provider_id], self.timeout)
+        return check(plugin, provider_id, state.services[provider_id], self.timeout, call_with_timeout)
 
     def configure(self, provider_id: str, fields: Mapping[str, Any] | None = None, *,
                   clear_secrets: tuple[str, ...] | list[str] = (), force: bool = False) -> dict[str, Any]:
