@@ -324,7 +324,8 @@ class WorkspaceHost:
         marks without a workspace (nothing to check the citations against: every one would read ``unknown``)."""
         from .citations.wakemarks import annotator
 
-        return annotator(self.citations if self.workspace is not None else None, self.settings.review_after_days)
+        return annotator(self.citations if self.workspace is not None else None, self.settings.review_after_days,
+                         self.root)
 
     def mutate_runtime(self, request: "Any", routes: "Any" = None) -> "Any":
         """The one Runtime mutation every surface calls (CLI, language server, MCP): a validated

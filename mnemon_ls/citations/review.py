@@ -6,7 +6,9 @@ line. Nothing is ever deleted by age. Which times count, per kind of memory:
 
 - a runtime entry (USER.md/MEMORY.md): its ``updated_at`` (it is in every wake, so "recalled" does not apply);
 - a Memory Space item: the later of its ``updated_at`` and its last access (recall);
-- a Document and a workspace record: their ``updatedAt``.
+- a Document and a workspace record: their ``updatedAt``;
+- for each, also when a person last confirmed it still true ("Still true" in the review views,
+  ``citations.reanchor``; :mod:`.reviewed`), so a confirmed memory is due again only ``reviewAfterDays`` later.
 
 Base layer: imports nothing of the package.
 """
@@ -54,24 +56,26 @@ def _iso_ms(value: str) -> int | None:
     return int(moment.timestamp() * 1000)
 
 
-def review_due(updated_at: Any, recalled_at: Any, now: Any, days: int) -> bool:
+def review_due(updated_at: Any, recalled_at: Any, now: Any, days: int, reviewed_at: Any = None) -> bool:
     """Whether a memory is due for review: ``days`` > 0 and at least ``days`` whole 24-hour days
-    (``days * 86_400_000`` ms) have passed from the later of ``updated_at`` and ``recalled_at`` to ``now``.
+    (``days * 86_400_000`` ms) have passed from the latest of ``updated_at``, ``recalled_at`` and ``reviewed_at``
+    (when a person last confirmed it still true, :mod:`.reviewed`) to ``now``.
 
     Each time is what :func:`to_ms` reads (epoch ms, a datetime or an ISO-8601 string; ``recalled_at`` ``None``
     when never recalled or not applicable). A memory with neither time readable, or ``now`` unreadable, is never
     due (unknown age is not old age). ``days`` 0 turns review off (always ``False``). Raises nothing."""
     if not days or days < 0:
         return False
-    times = [t for t in (to_ms(updated_at), to_ms(recalled_at)) if t is not None]
+    times = [t for t in (to_ms(updated_at), to_ms(recalled_at), to_ms(reviewed_at)) if t is not None]
     moment = to_ms(now)
     if not times or moment is None:
         return False
     return moment - max(times) >= days * DAY_MS
 
 
-def mark(data: dict[str, Any], updated_at: Any, recalled_at: Any, now: Any, days: int) -> dict[str, Any]:
+def mark(data: dict[str, Any], updated_at: Any, recalled_at: Any, now: Any, days: int,
+         reviewed_at: Any = None) -> dict[str, Any]:
     """``data`` with ``review: "due"`` added when :func:`review_due` (unchanged otherwise); returns ``data``."""
-    if review_due(updated_at, recalled_at, now, days):
+    if review_due(updated_at, recalled_at, now, days, reviewed_at):
         data["review"] = DUE
     return data

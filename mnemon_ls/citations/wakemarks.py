@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence
 from . import trust
 from .freshness import trusted
 from .review import review_due
+from .reviewed import ReviewedFile, entry_key
 from .store import Citations, runtime_key
 
 
@@ -101,17 +102,19 @@ def review_line(due: int, days: int) -> str:
             f"{'them' if due != 1 else 'it'}, then update or remove (nothing is deleted by age).")
 
 
-def annotator(citations: Citations | None, review_days: int) -> Callable[
+def annotator(citations: Citations | None, review_days: int, root: Any = None) -> Callable[
         [Sequence[Any], Sequence[Any], int], tuple[dict[tuple[str, str], str], list[str]]]:
     """``annotate(user_entries, memory_entries, now_ms)`` -> ``(marks, header lines)``: marks keyed by
     ``(target, content)``; entries are the runtime Source's (``content``, ``updated_at``). ``citations``
-    ``None``: no citation marks; ``review_days`` 0: no review marks."""
+    ``None``: no citation marks; ``review_days`` 0: no review marks. ``root``: the storage root, whose
+    ``state/citations/reviewed.json`` (:mod:`.reviewed`) says when a person last confirmed an entry still true."""
 
     def annotate(user: Sequence[Any], memory: Sequence[Any], now_ms: int) -> tuple[dict[tuple[str, str], str], list[str]]:
         marks: dict[tuple[str, str], list[str]] = {}
         stale = stale_entries = due = 0
         table = runtime_table(citations) if citations is not None else {}
         bad = stale_marks(citations, table) if table and citations is not None else {}
+        confirmed = ReviewedFile(root).read().get("runtime", {}) if root is not None and review_days else {}
         for target, entries in (("user", user), ("memory", memory)):
             for entry in entries:
                 notes: list[str] = []
@@ -120,7 +123,8 @@ def annotator(citations: Citations | None, review_days: int) -> Callable[
                     stale += found[0]
                     stale_entries += 1
                     notes.append(found[1])
-                if review_due(entry.updated_at, None, now_ms, review_days):
+                reviewed = confirmed.get(entry_key(target, entry.content)) if confirmed else None
+                if review_due(entry.updated_at, None, now_ms, review_days, reviewed):
                     due += 1
                     notes.append("review due")
                 if notes:

@@ -140,7 +140,7 @@ def _list(call: Call, p: RecordsListParams) -> dict[str, Any]:
         cites = views(f"{record.scope}/{record.id}")
         if cites:
             data["cites"] = cites
-        staleness.review_mark(call, data, record.updated_at)
+        staleness.review_mark(call, data, record.updated_at, source="records", key=f"{record.scope}/{record.id}")
         listed.append(data)
     return {"records": listed, "count": len(found)}
 
@@ -189,7 +189,7 @@ def _get(call: Call, p: RecordIdParams) -> dict[str, Any]:
     cites = citing.views_of(call, "records")(f"{record.scope}/{record.id}")
     if cites:
         data["cites"] = cites
-    staleness.review_mark(call, data, record.updated_at)
+    staleness.review_mark(call, data, record.updated_at, source="records", key=f"{record.scope}/{record.id}")
     return data
 
 

@@ -1,16 +1,17 @@
 """Memory where the code is (issue 24 item 5): the memories that cite a file (``citations.file``: the editor's
 code lenses and hovers, grouped by the range each cites now), the memories that need a person's review
-(``citations.review``: a citation whose lines changed or whose file is gone) and "Still true: re-anchor to the
-current code" (``citations.reanchor``). Edit and Remove are each Source's own operations (``runtime.mutate``,
+(``citations.review``: a citation whose lines changed or whose file is gone, or a memory due for review by
+``reviewAfterDays``, issue 24 item 6) and "Still true: re-anchor to the current code" (``citations.reanchor``,
+which also restarts the memory's review clock). Edit and Remove are each Source's own operations (``runtime.mutate``,
 ``records.edit``/``forget``, ``documents.update``/``archive``, ``spaces.forget``).
 
 A memory is named by its Source and its side-file key (:mod:`mnemon_ls.citations.store`): ``runtime``
-``memory:<sha256 of the entry>``, ``spaces`` ``<spaceId>/<itemId>``, ``documents`` ``<documentId>``,
+``memory:<sha256 of the entry>`` (a USER.md entry, listed only when due for review: ``user:<sha256>``), ``spaces`` ``<spaceId>/<itemId>``, ``documents`` ``<documentId>``,
 ``records`` ``<scope>/<recordId>``. Each memory shown is ``{source, key, id, label, title?, content, preview,
 updatedAt, age}`` (``content``: the whole text of a MEMORY.md entry, which its Edit and Remove select by, of a
 record or an item; a document's description; ``title``: a record's or a document's; ``preview``: title and
 content on one line, at most :data:`PREVIEW_CHARS`; ``age``: whole days, ``"3d"``) plus the Source's ids
-(``spaceId``, ``scope``); a key whose memory is no longer there (an entry edited by hand, a forgotten item) is
+(``spaceId``, ``scope``; a runtime entry's ``target``); a key whose memory is no longer there (an entry edited by hand, a forgotten item) is
 left out.
 """
 
@@ -96,12 +97,14 @@ class _Memories:
         return age_label(when, self.now_ms) if isinstance(when, str) else "unknown"
 
     def _runtime(self, key: str) -> dict[str, Any] | None:
-        from ..citations.store import runtime_key
+        from ..citations.reviewed import entry_key
 
         if self._entries is None:
-            self._entries = {runtime_key(e.content): e for e in self.call.host.runtime.read().of("memory")}
+            state = self.call.host.runtime.read()
+            self._entries = {entry_key(target, e.content): e for target in ("user", "memory") for e in state.of(target)}
         entry = self._entries.get(key)
-        return None if entry is None else {"id": key, "content": entry.content, "updatedAt": entry.updated_at}
+        return None if entry is None else {"id": key, "target": entry.target, "content": entry.content,
+                                           "updatedAt": entry.updated_at}
 
     def _spaces(self, key: str) -> dict[str, Any] | None:
         space_id, _, item_id = key.partition("/")
@@ -184,35 +187,94 @@ def _file(call: Call, p: CitedFileParams) -> dict[str, Any]:
 
 
 def _review(call: Call, _p: ReviewParams) -> dict[str, Any]:
-    """``citations.review``: ``{memories: [memory + {cites: [citation with freshness]}], count}``, the memories
-    with a citation ``changed`` or ``gone``, by Source then key."""
+    """``citations.review``: ``{memories: [memory + {cites: [citation with freshness], reasons, reviewedAt?}],
+    count}``, by Source then key: each memory with a citation ``changed`` or ``gone`` (those states among its
+    ``reasons``) and each runtime entry, Document and workspace record due for review (``"review-due"``: neither
+    updated nor confirmed for ``reviewAfterDays``; :func:`_due`). ``reviewedAt``: when a person last confirmed it
+    (ISO-8601 UTC), when they have."""
+    from ..citations.reviewed import ReviewedFile
+    from ..citations.store import SOURCES
+
     memories = _Memories(call)
     citing = call.host.citations
-    found = []
-    for source, table in _tables(call).items():
+    tables = _tables(call)
+    confirmed = ReviewedFile(call.host.root).read()
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for source, table in tables.items():
         for key in sorted(table):
             views = citing.views(table[key])
-            if any(v["freshness"] in NEEDS_REVIEW for v in views):
+            stale = sorted({v["freshness"] for v in views if v["freshness"] in NEEDS_REVIEW})
+            if stale:
                 memory = memories.describe(source, key)
                 if memory is not None:
-                    found.append(memory | {"cites": views})
-    return {"memories": found, "count": len(found)}
+                    found[(source, key)] = memory | {"cites": views, "reasons": stale}
+    for source, key in _due(call, confirmed):
+        if (source, key) in found:
+            found[(source, key)]["reasons"].append("review-due")
+            continue
+        memory = memories.describe(source, key)
+        if memory is not None:
+            found[(source, key)] = memory | {"cites": citing.views(tables[source].get(key, [])),
+                                             "reasons": ["review-due"]}
+    listed = sorted(found.values(), key=lambda m: (SOURCES.index(m["source"]), m["key"]))
+    for memory in listed:
+        when = confirmed.get(memory["source"], {}).get(memory["key"])
+        if when is not None:
+            memory["reviewedAt"] = datetime.fromtimestamp(when / 1000, tz=timezone.utc).isoformat()
+    return {"memories": listed, "count": len(listed)}
+
+
+def _due(call: Call, confirmed: dict[str, dict[str, int]]) -> list[tuple[str, str]]:
+    """``(source, key)`` of each runtime entry (USER.md and MEMORY.md), active Document and workspace record (not a
+    pending proposal, not forgotten) due for review now (:func:`mnemon_ls.citations.review.review_due` of its
+    updated time and its confirmation). Memory Space items are not listed here: a space may hold 100,000 of them;
+    recall marks the due ones it returns (``review: "due"``). ``[]`` when ``reviewAfterDays`` is 0."""
+    from ..citations.review import review_due
+    from ..citations.reviewed import entry_key
+    from .records import source as records_source
+
+    days = call.host.settings.review_after_days
+    if not days:
+        return []
+    now = call.host.now()
+    due: list[tuple[str, str]] = []
+
+    def check(source: str, key: str, updated_at: Any) -> None:
+        if review_due(updated_at, None, now, days, confirmed.get(source, {}).get(key)):
+            due.append((source, key))
+
+    state = call.host.runtime.read()
+    for target in ("user", "memory"):
+        for entry in state.of(target):
+            check("runtime", entry_key(target, entry.content), entry.updated_at)
+    for listed in call.host.documents.list("active").documents:
+        check("documents", listed.record.id, listed.record.updated_at)
+    try:
+        records = records_source(call).list(limit=10000)
+    except MnemonError:
+        records = []  # no records home here (no workspace): nothing of that Source to review
+    for record in records:
+        if not record.is_proposal:
+            check("records", f"{record.scope}/{record.id}", record.updated_at)
+    return due
 
 
 def _reanchor(call: Call, p: ReanchorParams) -> dict[str, Any]:
-    """``citations.reanchor``: each citation of the memory that moved goes to its new range; each that changed
-    is hashed again as its lines are now (the range cut at the file's end); a gone or unreadable one is left
-    as it is (``left``). Answers ``{source, key, cites, reanchored, left}``. :class:`InvalidInput` naming
-    ``key`` when the memory has no citations or is no longer there (nothing written)."""
+    """``citations.reanchor`` ("Still true"): each citation of the memory that moved goes to its new range; each
+    that changed is hashed again as its lines are now (the range cut at the file's end); a gone or unreadable one
+    is left as it is (``left``). Then records that a person confirmed the memory now
+    (:mod:`mnemon_ls.citations.reviewed`), which restarts its review clock (``reviewAfterDays``); a memory without
+    citations is only confirmed. Answers ``{source, key, cites, reanchored, left, reviewedAt, nextReviewDays}``
+    (``reviewedAt`` ISO-8601 UTC; ``nextReviewDays`` the ``reviewAfterDays`` setting, ``0`` when review is off).
+    :class:`InvalidInput` naming ``key`` when it names no memory of ``source`` (nothing written)."""
     from ..citations import freshness
     from ..citations.model import Citation, text_lines
+    from ..citations.reviewed import ReviewedFile
 
     citing = call.host.citations
     cites = citing.of(p.source, p.key)
-    if not cites:
-        raise InvalidInput("key", f"no memory of {p.source} has citations under {p.key!r} (see citations.review)")
     if _Memories(call).describe(p.source, p.key) is None:
-        raise InvalidInput("key", f"names a memory of {p.source} that is no longer there ({p.key!r})")
+        raise InvalidInput("key", f"names no memory of {p.source} ({p.key!r}; see citations.review for the keys)")
     anchored, left, count = [], [], 0
     for cite in cites:
         state = freshness.evaluate(citing.workspace, cite)
@@ -236,8 +298,12 @@ def _reanchor(call: Call, p: ReanchorParams) -> dict[str, Any]:
         anchored.append(new)
     if count:
         citing.file(p.source).update({p.key: anchored})
+    now = call.host.now()
+    ReviewedFile(call.host.root).confirm(p.source, p.key, int(now.timestamp() * 1000))
     return {"source": p.source, "key": p.key, "cites": citing.views(citing.of(p.source, p.key)),
-            "reanchored": count, "left": citing.views(left)}
+            "reanchored": count, "left": citing.views(left),
+            "reviewedAt": now.astimezone(timezone.utc).isoformat(),
+            "nextReviewDays": call.host.settings.review_after_days}
 
 
 # ------------------------------------------------------------------ text
@@ -267,24 +333,38 @@ def _review_text(data: dict[str, Any], *_args: Any) -> str:
     from .humantext import citation_text
 
     if not data["memories"]:
-        return "No memory needs review: every citation is fresh or moved."
+        return "No memory needs review: every citation is fresh or moved, and no memory is due for review."
     out = [f"{data['count']} {'memory needs' if data['count'] == 1 else 'memories need'} review:"]
     for memory in data["memories"]:
-        out.append(f"- {memory['label']} ({memory['age']}) {memory['preview']}\n  source={memory['source']} "
-                   f"key={memory['key']}")
+        out.append(f"- {memory['label']} ({memory['age']}) {memory['preview']}\n  why: {_reasons_text(memory)}\n"
+                   f"  source={memory['source']} key={memory['key']}")
         out += [f"  cites {citation_text(c)}" for c in memory["cites"]]
     return "\n".join(out)
+
+
+def _reasons_text(memory: dict[str, Any]) -> str:
+    """Why a memory is listed for review, in words."""
+    said = {"changed": "cited code changed", "gone": "cited file gone",
+            "review-due": "not updated or confirmed for reviewAfterDays"}
+    return "; ".join(said.get(r, r) for r in memory.get("reasons", ()))
 
 
 def _reanchor_text(data: dict[str, Any], *_args: Any) -> str:
     from .humantext import citation_text
 
-    out = [f"Re-anchored {data['reanchored']} citation{'' if data['reanchored'] == 1 else 's'} of {data['source']} "
-           f"{data['key']} to the current code."]
-    out += [f"cites {citation_text(c)}" for c in data["cites"]]
+    out = []
+    if data["cites"]:
+        out.append(f"Re-anchored {data['reanchored']} citation{'' if data['reanchored'] == 1 else 's'} of "
+                   f"{data['source']} {data['key']} to the current code.")
+        out += [f"cites {citation_text(c)}" for c in data["cites"]]
+    else:
+        out.append(f"{data['source']} {data['key']} has no citations to re-anchor.")
     if data["left"]:
         out.append("Left as they are (the file is gone or cannot be read; edit or remove the memory): "
                    + ", ".join(citation_text(c) for c in data["left"]))
+    days = data.get("nextReviewDays")
+    if days:
+        out.append(f"Confirmed still true: due for review again in {days} days unless updated or recalled first.")
     return "\n".join(out)
 
 
@@ -293,10 +373,11 @@ def _cli_file_text(data: dict[str, Any], *_args: Any) -> str:
 
 
 _TOOL = "mnemon_citations"
-_TOOL_TEXT = ("Memory that cites code: action=review (default) lists memories whose cited code changed or is gone; "
+_TOOL_TEXT = ("Memory that cites code: action=review (default) lists memories whose cited code changed or is gone, "
+              "or that are due for review (not updated or confirmed for reviewAfterDays); "
               "action=file lists the memories citing one workspace file (path); action=reanchor (source, key from "
-              "review) re-anchors a memory's citations to the code as it is now: only when the memory is still "
-              "true of the changed code.")
+              "review) re-anchors a memory's citations to the code as it is now and restarts its review clock: only "
+              "when the memory is still true.")
 
 OPERATIONS = (
     Operation(
@@ -313,18 +394,20 @@ OPERATIONS = (
             CliArg("path", dest="file", metavar="FILE"), CliArg("line", flag="--line")), text=_cli_file_text)),
     Operation(
         "citations.review", ReviewParams, _review,
-        "The memories needing review: a citation whose lines changed or whose file is gone.",
+        "The memories needing review: a citation whose lines changed or whose file is gone, or not updated or "
+        "confirmed for reviewAfterDays.",
         text=_review_text,
         lsp=LspMethod("mnemon/citations/review"),
         mcp=McpTool(_TOOL, _TOOL_TEXT, fields=("workspace",), action="review", default_action=True),
-        cli=CliCommand(("review",), "list the memories whose cited code changed or is gone", text=_review_text)),
+        cli=CliCommand(("review",), "list the memories whose cited code changed or is gone, or due for review",
+                       text=_review_text)),
     Operation(
         "citations.reanchor", ReanchorParams, _reanchor,
         "Still true: re-anchor a memory's citations to the current code (moved: the new range; changed: the "
-        "lines as they are now).", effect="write", text=_reanchor_text,
+        "lines as they are now) and restart its review clock.", effect="write", text=_reanchor_text,
         lsp=LspMethod("mnemon/citations/reanchor"),
         mcp=McpTool(_TOOL, fields=("source", "key", "workspace"), action="reanchor", required=("source", "key")),
-        cli=CliCommand(("reanchor",), "still true: re-anchor a memory's citations to the current code", (
+        cli=CliCommand(("reanchor",), "still true: re-anchor a memory's citations to the current code, restart its review clock", (
             CliArg("source", dest="source_name", metavar="SOURCE"), CliArg("key", metavar="KEY")),
             text=_reanchor_text)),
 )

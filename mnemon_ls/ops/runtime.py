@@ -216,6 +216,7 @@ def _live_runtime_keys(call: Call) -> Any:
 
 def _with_cites(call: Call, entries: Any) -> list[dict[str, Any]]:
     """Runtime entries as JSON, a MEMORY.md entry with citations also with ``cites`` (each with freshness)."""
+    from ..citations.reviewed import entry_key
     from ..citations.store import runtime_key
 
     views = citing.views_of(call, "runtime")
@@ -225,7 +226,7 @@ def _with_cites(call: Call, entries: Any) -> list[dict[str, Any]]:
         cites = views(runtime_key(entry.content)) if entry.target == "memory" else []
         if cites:
             data["cites"] = cites
-        staleness.review_mark(call, data, entry.updated_at)
+        staleness.review_mark(call, data, entry.updated_at, source="runtime", key=entry_key(entry.target, entry.content))
         found.append(data)
     return found
 

@@ -192,7 +192,7 @@ def _recall(call: Call, p: RecallParams) -> Any:
             if cites:
                 item["cites"] = cites
             if key in times:  # the later of updated and last accessed before this recall
-                staleness.review_mark(call, item, *times[key])
+                staleness.review_mark(call, item, *times[key], source="spaces", key=key)
         data["results"] = staleness.rank(call, "spaces", results, lambda i: f"{i.get('spaceId')}/{i.get('id')}")
     return data
 

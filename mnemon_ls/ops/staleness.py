@@ -20,6 +20,7 @@ from typing import Any, Iterable, Sequence
 from ..citations.lineage import Lineage, overlapping
 from ..citations.ranking import order, worst
 from ..citations.review import mark
+from ..citations.reviewed import reviewed_at
 from .surfaces import Call
 
 #: Longest ``preview`` of a possibly superseded memory, in characters.
@@ -51,9 +52,16 @@ def rank(call: Call, source: str, results: list[dict[str, Any]], key_of: Any,
     return order(results, key_of, {k: v for k, v in successors.items() if v})
 
 
-def review_mark(call: Call, data: dict[str, Any], updated_at: Any, recalled_at: Any = None) -> dict[str, Any]:
-    """``data`` with ``review: "due"`` when the memory is due for review now (``reviewAfterDays``)."""
-    return mark(data, updated_at, recalled_at, call.host.now(), call.host.settings.review_after_days)
+def review_mark(call: Call, data: dict[str, Any], updated_at: Any, recalled_at: Any = None, *,
+                source: str | None = None, key: str | None = None) -> dict[str, Any]:
+    """``data`` with ``review: "due"`` when the memory is due for review now (``reviewAfterDays``), counting from
+    the latest of ``updated_at``, ``recalled_at`` and when a person last confirmed ``key`` of ``source`` still
+    true (:mod:`mnemon_ls.citations.reviewed`)."""
+    days = call.host.settings.review_after_days
+    if not days:
+        return data
+    reviewed = reviewed_at(call.host.root, source, key) if source is not None and key is not None else None
+    return mark(data, updated_at, recalled_at, call.host.now(), days, reviewed)
 
 
 def record_sources(call: Call, data: Any) -> Any:
@@ -80,7 +88,7 @@ def with_sources(call: Call, documents: Iterable[dict[str, Any]]) -> None:
         if views:
             document["sourcePathFreshness"] = views
         if document.get("updatedAt"):
-            review_mark(call, document, document["updatedAt"])
+            review_mark(call, document, document["updatedAt"], source="documents", key=document["id"])
 
 
 def _hashes(call: Call) -> Any:

@@ -15,6 +15,8 @@ from tests.cli.test_cite import LIB, ok, run, sha
 from tests.gitrepo import commit_files, make_repo
 from tests.helpers.procs import tree_snapshot
 
+NOTHING = "No memory needs review: every citation is fresh or moved, and no memory is due for review."
+
 
 @pytest.fixture
 def repo(tmp_path: Path):
@@ -44,7 +46,7 @@ def test_cited_review_and_reanchor_across_every_source(repo) -> None:
     assert cited["count"] == 3
     only = json.loads(ok(workspace, "cited", str(workspace / "src" / "lib.py"), "--line", "6", "--json"))
     assert [m["key"] for r in only["ranges"] for m in r["memories"]] == [f"{item['spaceId']}/{item['id']}"]
-    assert ok(workspace, "review") == "No memory needs review: every citation is fresh or moved.\n"
+    assert ok(workspace, "review") == NOTHING + "\n"
 
     # The parser changes in place, the renderer moves down, old.py goes.
     (workspace / "src" / "lib.py").write_text(LIB.replace("text.split()", "text.split(',')").replace(
@@ -56,7 +58,8 @@ def test_cited_review_and_reanchor_across_every_source(repo) -> None:
         ("documents", "Old", ["gone"]),
         ("records", "Parser: returns a list", ["changed"])]
     text = ok(workspace, "review")
-    assert text.splitlines()[:4] == ["3 memories need review:", "- MEMORY.md (0d) parse splits on whitespace",
+    assert text.splitlines()[:5] == ["3 memories need review:", "- MEMORY.md (0d) parse splits on whitespace",
+                                     "  why: cited code changed",
                                      "  source=runtime key=memory:" + sha("parse splits on whitespace"),
                                      "  cites src/lib.py:1-2 (changed)"]
     cited = json.loads(ok(workspace, "cited", "src/lib.py", "--json"))
@@ -66,7 +69,7 @@ def test_cited_review_and_reanchor_across_every_source(repo) -> None:
     before = tree_snapshot(root)
     for args, line in (
             (("reanchor", "runtime", "memory:nope"),
-             "key: no memory of runtime has citations under 'memory:nope' (see citations.review)"),
+             "key: names no memory of runtime ('memory:nope'; see citations.review for the keys)"),
             (("reanchor", "notes", "x"), "argument SOURCE: invalid choice: 'notes' (choose from 'runtime', 'spaces', "
                                          "'documents', 'records') (see `mnemon-ls reanchor --help`)"),
             (("cited", "/etc/passwd"), f"path: must be a file inside the workspace {workspace} (got '/etc/passwd')")):
@@ -86,7 +89,9 @@ def test_cited_review_and_reanchor_across_every_source(repo) -> None:
     assert gone.splitlines() == [f"Re-anchored 0 citations of documents {document['id']} to the current code.",
                                  "cites src/old.py:1 (gone)",
                                  "Left as they are (the file is gone or cannot be read; edit or remove the memory): "
-                                 "src/old.py:1 (gone)"]
+                                 "src/old.py:1 (gone)",
+                                 "Confirmed still true: due for review again in 90 days unless updated or recalled "
+                                 "first."]
     review = json.loads(ok(workspace, "review", "--json"))
     assert [(m["source"], m["key"]) for m in review["memories"]] == [
         ("documents", document["id"]), ("records", f"project/{record['id']}")]
@@ -107,5 +112,6 @@ def test_a_memory_no_longer_there_is_left_out_and_cannot_be_reanchored(repo) -> 
     before = tree_snapshot(root)
     result = run(workspace, "reanchor", "records", f"project/{record['id']}")
     assert result.returncode == 2 and result.stderr.splitlines()[-1] == (
-        f"mnemon-ls: error: key: names a memory of records that is no longer there ('project/{record['id']}')")
+        f"mnemon-ls: error: key: names no memory of records ('project/{record['id']}'; see citations.review for the "
+        "keys)")
     assert tree_snapshot(root) == before

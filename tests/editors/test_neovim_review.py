@@ -91,3 +91,55 @@ def test_lenses_hover_and_review(session: Session, tmp_path: Path) -> None:
     session.nv.command("MnemonReview")
     assert session.wait_note("no memory needs review", mark)["level"] == INFO
     assert session.lua("return vim.fn.maparg('<Plug>(mnemon-review)', 'n')") == "<Cmd>MnemonReview<CR>"
+
+
+def _age(path: Path, days: int) -> None:
+    """Write ``updated_at``/``created_at`` ``days`` ago into every entry of ``memories.json`` (a hand edit)."""
+    from datetime import datetime, timedelta, timezone
+
+    old = (datetime.now(timezone.utc) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for entry in data["entries"]:
+        entry["created_at"] = entry["updated_at"] = old
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def test_review_lists_memories_due_for_review_and_still_true_restarts_their_clock(session: Session,
+                                                                                 tmp_path: Path) -> None:
+    """Issue 24 item 6: entries nobody updated for reviewAfterDays are listed with the reason; "Still true"
+    confirms one (it leaves the list, memories.json untouched), Remove takes a USER.md entry from USER.md."""
+    ws = tmp_path / "repo"
+    make_repo(ws, "main")
+    (ws / "notes.txt").write_text("notes\n", encoding="utf-8")
+    session.setup({"storageScope": "workspace", "runtimeUserScope": "storage"})
+    session.lua(UI)
+    session.open(ws / "notes.txt")
+    session.wait_attached()
+    request(session, "mnemon/runtime/mutate", {"action": "add", "content": "deploys go through staging"})
+    request(session, "mnemon/runtime/mutate", {"action": "add", "target": "user", "content": "prefers short answers"})
+    truth = ws / ".mnemon" / "runtime" / "memories.json"
+    _age(truth, 120)
+    aged = truth.read_bytes()
+
+    answer(session, "deploys go", "Still true")
+    mark = session.mark()
+    session.nv.command("MnemonReview")
+    assert session.wait_note("confirmed still true; next review in 90 days", mark)["level"] == INFO
+    prompts, shown = session.lua("return { T.prompts, T.shown }")
+    assert prompts[0] == "mnemon: 2 memories need review"
+    assert sorted(shown[0]) == ["[MEMORY.md 120d] deploys go through staging — review due",
+                                "[USER.md 120d] prefers short answers — review due"]
+    assert truth.read_bytes() == aged  # confirming writes a side file, never the Source's own
+
+    answer(session, "prefers short", "Remove")
+    mark = session.mark()
+    session.nv.command("MnemonReview")
+    session.wait_note("removed: prefers short answers", mark)
+    prompts, shown = session.lua("return { T.prompts, T.shown }")
+    assert shown[0] == ["[USER.md 120d] prefers short answers — review due"]  # the confirmed one is gone
+    assert [e["content"] for e in json.loads(truth.read_text(encoding="utf-8"))["entries"]] == [
+        "deploys go through staging"]  # removed from USER.md; nothing else deleted
+
+    mark = session.mark()
+    session.nv.command("MnemonReview")
+    assert session.wait_note("no memory needs review", mark)["level"] == INFO

@@ -29,8 +29,16 @@ export interface CitedMemory {
     age: string;
     spaceId?: string;
     scope?: string;
+    /** A runtime entry's file: `user` (USER.md) or `memory` (MEMORY.md). */
+    target?: "user" | "memory";
     cites: CitationView[];
+    /** Why it is listed: `changed`/`gone` (a citation), `review-due` (not updated or confirmed for `reviewAfterDays`). */
+    reasons?: ReviewReason[];
+    /** When a person last confirmed it still true (ISO-8601 UTC). */
+    reviewedAt?: string;
 }
+
+export type ReviewReason = "changed" | "gone" | "review-due";
 
 export interface ReviewResult {
     memories: CitedMemory[];
@@ -44,5 +52,9 @@ export interface ReanchorResult {
     cites: CitationView[];
     reanchored: number;
     left: CitationView[];
+    /** When the memory was confirmed still true (ISO-8601 UTC), restarting its review clock. */
+    reviewedAt?: string;
+    /** Days until it is due for review again (the `reviewAfterDays` setting; 0: review is off). */
+    nextReviewDays?: number;
     workspace: string;
 }

@@ -1,5 +1,6 @@
 /**
- * Memories whose cited code changed or is gone (issue 24 item 5), for the "Needs Review" view: the
+ * Memories whose cited code changed or is gone (issue 24 item 5), or that are due for review because nobody
+ * updated or confirmed them for `reviewAfterDays` (item 6), for the "Needs Review" view: the
  * `mnemon/citations/review` and `mnemon/citations/reanchor` requests, the tree nodes, and what "Edit" and
  * "Remove" send for each Source (each Source's own operation: `runtime.mutate`, `records.edit`/`forget`,
  * `documents.archive`, `spaces.forget`; a document is edited in its file, a Memory Space item is not edited).
@@ -42,7 +43,7 @@ export function canEdit(memory: CitedMemory): boolean {
 export function editRequest(workspace: string, memory: CitedMemory, text: string): { method: string; params: Record<string, unknown> } | null {
     switch (memory.source) {
         case "runtime":
-            return { method: OperationMethod["runtime.mutate"], params: { workspace, action: "replace", target: "memory", oldText: memory.content, content: text } };
+            return { method: OperationMethod["runtime.mutate"], params: { workspace, action: "replace", target: memory.target ?? "memory", oldText: memory.content, content: text } };
         case "records":
             return { method: OperationMethod["records.edit"], params: { workspace, id: memory.id, recordScope: memory.scope, content: text } };
         default:
@@ -54,7 +55,7 @@ export function editRequest(workspace: string, memory: CitedMemory, text: string
 export function removeRequest(workspace: string, memory: CitedMemory): { method: string; params: Record<string, unknown> } {
     switch (memory.source) {
         case "runtime":
-            return { method: OperationMethod["runtime.mutate"], params: { workspace, action: "remove", target: "memory", oldText: memory.content } };
+            return { method: OperationMethod["runtime.mutate"], params: { workspace, action: "remove", target: memory.target ?? "memory", oldText: memory.content } };
         case "records":
             return { method: OperationMethod["records.forget"], params: { workspace, id: memory.id, recordScope: memory.scope } };
         case "documents":
@@ -75,18 +76,28 @@ export function reviewTree(result: ReviewResult): Node[] {
     }
     return result.memories.map((memory) => {
         const stale = memory.cites.filter((c) => c.freshness === "changed" || c.freshness === "gone");
-        const what = stale.some((c) => c.freshness === "gone") ? (stale.every((c) => c.freshness === "gone") ? "code gone" : "code changed or gone") : "code changed";
+        const due = (memory.reasons ?? []).includes("review-due");
+        const parts: string[] = [];
+        if (stale.length > 0) {
+            parts.push(stale.some((c) => c.freshness === "gone") ? (stale.every((c) => c.freshness === "gone") ? "code gone" : "code changed or gone") : "code changed");
+        }
+        if (due) {
+            parts.push("review due");
+        }
+        const what = parts.join(", ");
+        const label = memory.label === "MEMORY.md" && memory.target === "user" ? "USER.md" : memory.label;
         return {
             id: `review:${result.workspace}:${memory.source}:${memory.key}`,
             label: memory.preview,
-            description: `${memory.label} · ${memory.age} · ${what}`,
+            description: `${label} · ${memory.age} · ${what}`,
             tooltip: [
                 (memory.title ? `**${memory.title}**\n\n` : "") + memory.content.replace(/\n/g, "  \n"),
                 "---",
                 ...memory.cites.map((c) => `\`${citationLabel(c)}\``),
-                "Still true? Re-anchor it to the current code. Otherwise edit or remove it.",
+                ...(due ? [`Not updated or confirmed for ${memory.age === "unknown" ? "a long time" : memory.age}${memory.reviewedAt ? ` (last confirmed ${memory.reviewedAt.slice(0, 10)})` : ""}.`] : []),
+                stale.length > 0 ? "Still true? Re-anchor it to the current code. Otherwise edit or remove it." : "Still true? Confirm it. Otherwise edit or remove it.",
             ].join("\n\n"),
-            icon: stale.some((c) => c.freshness === "gone") ? "error" : "warning",
+            icon: stale.some((c) => c.freshness === "gone") ? "error" : stale.length > 0 ? "warning" : "history",
             iconColor: "list.warningForeground",
             contextValue: canEdit(memory) ? "mnemon.review.memory" : "mnemon.review.memory.noedit",
             expanded: false,
@@ -106,5 +117,9 @@ export function reviewTree(result: ReviewResult): Node[] {
 export function reanchoredMessage(result: ReanchorResult): string {
     const n = result.reanchored;
     const left = result.left.length > 0 ? ` ${result.left.length} left as ${result.left.length === 1 ? "it is" : "they are"} (${result.left.map(citationLabel).join(", ")}): edit or remove the memory.` : "";
-    return `Mnemon: re-anchored ${n} citation${n === 1 ? "" : "s"} to the current code.${left}`;
+    const days = result.nextReviewDays ? ` Next review in ${result.nextReviewDays} days.` : "";
+    if (result.cites.length === 0) {
+        return `Mnemon: confirmed still true.${days}`;
+    }
+    return `Mnemon: re-anchored ${n} citation${n === 1 ? "" : "s"} to the current code.${left}${days}`;
 }

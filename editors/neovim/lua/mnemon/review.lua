@@ -1,7 +1,8 @@
 -- mnemon.nvim: memory where the code is (issue 24).
 --
---   :MnemonReview   pick a memory whose cited code changed or is gone (mnemon/citations/review), then
---                   "Still true: re-anchor to the current code" (mnemon/citations/reanchor), "Edit" or
+--   :MnemonReview   pick a memory whose cited code changed or is gone, or that nobody updated or confirmed for
+--                   reviewAfterDays (mnemon/citations/review), then "Still true: re-anchor to the current code"
+--                   (mnemon/citations/reanchor: also restarts its review clock), "Edit" or
 --                   "Remove" (each Source's own request: mnemon/runtime/mutate, mnemon/records/edit|forget,
 --                   mnemon/documents/archive, mnemon/forget; a document is edited in its file, a Memory
 --                   Space item is not edited).
@@ -39,22 +40,45 @@ function M.citation_label(cite)
   return string.format("%s:%s (%s)", tostring(cite.path), lines, tostring(cite.freshness))
 end
 
---- One line per memory: "[MEMORY.md 2d] preview — src/lib.py:1-2 (changed)".
+--- The file a memory is in, in words: its label, "USER.md" for a USER.md entry.
+local function label_of(memory)
+  if memory.source == "runtime" and memory.target == "user" then
+    return "USER.md"
+  end
+  return tostring(memory.label)
+end
+
+--- One line per memory: "[MEMORY.md 2d] preview — src/lib.py:1-2 (changed)", "[USER.md 120d] preview — review due".
 function M.format_item(memory)
-  local stale = {}
+  local why = {}
   for _, cite in ipairs(memory.cites or {}) do
     if cite.freshness == "changed" or cite.freshness == "gone" then
-      table.insert(stale, M.citation_label(cite))
+      table.insert(why, M.citation_label(cite))
     end
   end
-  return string.format("[%s %s] %s — %s", tostring(memory.label), tostring(memory.age), one_line(memory.preview, 70),
-    table.concat(stale, ", "))
+  for _, reason in ipairs(memory.reasons or {}) do
+    if reason == "review-due" then
+      table.insert(why, "review due")
+    end
+  end
+  return string.format("[%s %s] %s — %s", label_of(memory), tostring(memory.age), one_line(memory.preview, 70),
+    table.concat(why, ", "))
+end
+
+--- What "Still true" says once done.
+function M.still_true_message(answer)
+  local days = (type(answer.nextReviewDays) == "number" and answer.nextReviewDays > 0)
+    and string.format("; next review in %d days", answer.nextReviewDays) or ""
+  if type(answer.cites) ~= "table" or #answer.cites == 0 then
+    return "mnemon: confirmed still true" .. days
+  end
+  return string.format("mnemon: re-anchored %d citation(s) to the current code%s", answer.reanchored or 0, days)
 end
 
 --- The request "Edit" sends with `text` ({method, params}), or nil (a document, a space item).
 function M.edit_request(workspace, memory, text)
   if memory.source == "runtime" then
-    return "mnemon/runtime/mutate", { workspace = workspace, action = "replace", target = "memory",
+    return "mnemon/runtime/mutate", { workspace = workspace, action = "replace", target = memory.target or "memory",
       oldText = memory.content, content = text }
   elseif memory.source == "records" then
     return "mnemon/records/edit", { workspace = workspace, id = memory.id, recordScope = memory.scope, content = text }
@@ -65,7 +89,8 @@ end
 --- The request "Remove" sends.
 function M.remove_request(workspace, memory)
   if memory.source == "runtime" then
-    return "mnemon/runtime/mutate", { workspace = workspace, action = "remove", target = "memory", oldText = memory.content }
+    return "mnemon/runtime/mutate", { workspace = workspace, action = "remove", target = memory.target or "memory",
+      oldText = memory.content }
   elseif memory.source == "records" then
     return "mnemon/records/forget", { workspace = workspace, id = memory.id, recordScope = memory.scope }
   elseif memory.source == "documents" then
@@ -104,13 +129,12 @@ function M.review(opts, callback)
     end
     local memories = type(result) == "table" and type(result.memories) == "table" and result.memories or {}
     util.pick(memories, { noun = { "memory needs review", "memories need review" }, format_item = M.format_item,
-      kind = "mnemon.review", empty = "mnemon: no memory needs review: every cited line is as it was" }, function(memory)
+      kind = "mnemon.review", empty = "mnemon: no memory needs review: every cited line is as it was, none is due for review" }, function(memory)
       util.menu("mnemon: " .. one_line(memory.preview, 60), M.actions(memory), {
         [M.STILL_TRUE] = function()
           send("mnemon/citations/reanchor", { workspace = workspace, source = memory.source, key = memory.key },
             "re-anchored", function(answer)
-              notify(string.format("mnemon: re-anchored %d citation(s) to the current code", answer.reanchored or 0),
-                levels.INFO)
+              notify(M.still_true_message(answer), levels.INFO)
             end)
         end,
         [M.EDIT] = function()

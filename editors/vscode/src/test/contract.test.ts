@@ -1047,7 +1047,7 @@ describe("contract with the real mnemon-ls server", () => {
         }
         const [entry, record] = review.memories;
         const done = await withTimeout(reanchor(connection, folderUri, entry), "reanchor");
-        assert.equal(reanchoredMessage(done), "Mnemon: re-anchored 1 citation to the current code.");
+        assert.equal(reanchoredMessage(done), "Mnemon: re-anchored 1 citation to the current code. Next review in 90 days.");
         assert.deepEqual(done.cites.map((c) => c.freshness), ["fresh"]);
         const edit = editRequest(folderUri, record, "parse returns a list of comma-separated fields")!;
         await withTimeout(connection.sendRequest(edit.method, edit.params), "edit record");

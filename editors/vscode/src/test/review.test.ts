@@ -38,6 +38,21 @@ describe("needs review", () => {
         assert.match(nodes[0].tooltip ?? "", /`src\/lib.py:3-4 \(changed\)`/);
     });
 
+    it("a memory due for review says so, with its age and when it was last confirmed; a USER.md entry is named so", () => {
+        const nodes = reviewTree({ workspace: W, count: 2, memories: [
+            memory("runtime", { target: "user", age: "120d", cites: [], reasons: ["review-due"], reviewedAt: "2026-08-01T00:00:00+00:00" }),
+            memory("records", { scope: "project", age: "95d", reasons: ["changed", "review-due"] }),
+        ] });
+        assert.deepEqual(nodes.map((n) => [n.description, n.contextValue, n.icon, n.children?.length]), [
+            ["USER.md · 120d · review due", "mnemon.review.memory", "history", 0],
+            ["Record · 95d · code changed, review due", "mnemon.review.memory", "warning", 1],
+        ]);
+        assert.match(nodes[0].tooltip ?? "", /Not updated or confirmed for 120d \(last confirmed 2026-08-01\)\./);
+        assert.match(nodes[0].tooltip ?? "", /Still true\? Confirm it\./);
+        assert.deepEqual(editRequest(W, (nodes[0].ref as { memory: CitedMemory }).memory, "new"), { method: "mnemon/runtime/mutate", params: { workspace: W, action: "replace", target: "user", oldText: "parse splits words", content: "new" } });
+        assert.deepEqual(removeRequest(W, (nodes[0].ref as { memory: CitedMemory }).memory), { method: "mnemon/runtime/mutate", params: { workspace: W, action: "remove", target: "user", oldText: "parse splits words" } });
+    });
+
     it("nothing to review is one message", () => {
         assert.deepEqual(reviewTree({ workspace: W, count: 0, memories: [] }).map((n) => [n.label, n.contextValue]), [["No memory needs review", "mnemon.message"]]);
     });
@@ -59,9 +74,11 @@ describe("needs review", () => {
     });
 
     it("the re-anchor message counts what moved and names what was left", () => {
-        const base = { source: "runtime" as const, key: "k", cites: [], workspace: W };
+        const base = { source: "runtime" as const, key: "k", cites: [{ ...cite, freshness: "fresh" as const }], workspace: W };
         assert.equal(reanchoredMessage({ ...base, reanchored: 2, left: [] }), "Mnemon: re-anchored 2 citations to the current code.");
         assert.equal(reanchoredMessage({ ...base, reanchored: 0, left: [{ ...cite, freshness: "gone" }] }),
             "Mnemon: re-anchored 0 citations to the current code. 1 left as it is (src/lib.py:3-4 (gone)): edit or remove the memory.");
+        assert.equal(reanchoredMessage({ ...base, cites: [], reanchored: 0, left: [], nextReviewDays: 90 }), "Mnemon: confirmed still true. Next review in 90 days.");
+        assert.equal(reanchoredMessage({ ...base, reanchored: 1, left: [], nextReviewDays: 90 }), "Mnemon: re-anchored 1 citation to the current code. Next review in 90 days.");
     });
 });
