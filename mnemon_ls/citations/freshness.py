@@ -266,9 +266,10 @@ def view(workspace: Path | None, citation: Citation) -> dict[str, Any]:
     except OSError:
         kept = citation.to_json() | evaluate(workspace, citation)
         if kept["freshness"] == "gone" and trust.watching():
+            base = _trustable_base(workspace)
             directory = os.path.realpath(os.path.dirname(full))
-            if directory == os.path.dirname(_expected(workspace, citation)):
-                trust.offer(where, directory, kept, since)
+            if base is not None and directory == os.path.dirname(_expected(workspace, citation)):
+                trust.offer(where, directory, kept, since, base)
         return dict(kept)
     key = (full, info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev, citation)
     with _lock:
@@ -279,15 +280,24 @@ def view(workspace: Path | None, citation: Citation) -> dict[str, Any]:
             if len(_views) >= 8 * CACHE_FILES:
                 _views.clear()
             _views[key] = kept
-    known = _paths.get(full) if trust.watching() else None
+    known = _paths.get(full) if trust.watching() and info.st_nlink == 1 else None  # a hard link: never trusted
     if known is not None and known[1] == _expected(workspace, citation):
-        trust.offer(where, os.path.dirname(known[1]), kept, since)
+        base = _trustable_base(workspace)
+        if base is not None:
+            trust.offer(where, os.path.dirname(known[1]), kept, since, base)
     return dict(kept)
 
 
 def trusted(workspace: Path | None, citation: Citation) -> bool:
     """Whether :func:`view` of ``citation`` is answered from :mod:`.trust` now (a watch stands behind it)."""
     return trust.get((workspace, citation)) is not None
+
+
+def _trustable_base(workspace: Path) -> str | None:
+    """The workspace's absolute path when it is its real path, else ``None``: a workspace opened through a symlink
+    can be retargeted under a watch of the old tree, so no view of it is trusted (each costs a ``stat``)."""
+    base = os.path.abspath(workspace)
+    return base if _real_base(base) == base else None
 
 
 def _expected(workspace: Path, citation: Citation) -> str:

@@ -9,8 +9,11 @@ event in that directory (:func:`changed`), an invalidation of the freshness cach
 
 Rules that keep a trusted view true:
 
-- only a view of a file whose real path is its path as named (no symlink on the way below the workspace) is
-  trusted, and it is kept under that file's directory: the one directory a change to it is reported in;
+- only a view of a file whose real path is its path as named (no symlink on the way, the workspace's own path
+  included) and that has one link (a hard link edited through its other name is reported in another
+  directory) is trusted, and it is kept under that file's directory; it is trusted only while that directory
+  and every directory above it up to the workspace are watched (:func:`chain`: a renamed or replaced ancestor
+  is reported in its parent, never by inotify on the moved directory);
 - a view is trusted only if no event, arm or disarm happened between the moment before its ``stat`` and the
   moment it is stored (a generation counter): a change the watch reports while the view is being computed, or
   a change made before the watch was in place, never leaves a stale view behind;
@@ -29,7 +32,8 @@ import os
 import threading
 from typing import Any, Callable, Hashable, Iterable
 
-#: Directories a watch may hold at most (a view of a file in any other directory is never trusted).
+#: Directories a watch may hold at most, watched and wanted together (a view of a file in any other directory is
+#: never trusted: it costs one ``stat``).
 MAX_DIRECTORIES = 4096
 
 _lock = threading.Lock()
@@ -53,17 +57,33 @@ def generation() -> int:
     return _generation
 
 
-def offer(key: Hashable, directory: str, view: dict[str, Any], since: int) -> None:
-    """Trust ``view`` of ``key`` (a file in ``directory``, absolute and real) when ``directory`` is armed and
-    nothing happened since generation ``since``; otherwise remember ``directory`` as wanted by the watch."""
+def chain(base: str, directory: str) -> list[str]:
+    """``base`` and every directory from it down to ``directory`` (both absolute and real; ``directory`` at or
+    below ``base``): the directories whose watches together see every way the path can change (a rename or a
+    replacement of an ancestor is an event in its parent, which inotify on the moved directory never reports)."""
+    found = [directory]
+    probe = directory
+    while probe != base and len(probe) > len(base):
+        probe = os.path.dirname(probe)
+        found.append(probe)
+    return found[::-1]
+
+
+def offer(key: Hashable, directory: str, view: dict[str, Any], since: int, base: str | None = None) -> None:
+    """Trust ``view`` of ``key`` (a file in ``directory``, absolute and real) when ``directory`` and each of its
+    ancestors down from ``base`` (the workspace's real path; :func:`chain`) are armed and nothing happened since
+    generation ``since``; otherwise remember those directories as wanted by the watch (while watched and wanted
+    directories together stay within :data:`MAX_DIRECTORIES`)."""
+    needed = chain(base, directory) if base is not None else [directory]
     new = False
     with _lock:
-        if since == _generation and directory in _armed:
+        if since == _generation and all(d in _armed for d in needed):
             _trusted[key] = view
             _by_dir.setdefault(directory, set()).add(key)
             return
-        if directory not in _wanted and directory not in _armed and len(_wanted) < MAX_DIRECTORIES:
-            _wanted.add(directory)
+        missing = [d for d in needed if d not in _wanted and d not in _armed]
+        if missing and len(_wanted) + len(_armed) + len(missing) <= MAX_DIRECTORIES:
+            _wanted.update(missing)
             new = True
     listener = _listener
     if new and listener is not None:
@@ -79,6 +99,16 @@ def wanted() -> list[str]:
     """Every directory a view has wanted armed, armed or not (sorted; at most :data:`MAX_DIRECTORIES`)."""
     with _lock:
         return sorted(_wanted | _armed)
+
+
+def prune(gone: Iterable[str] | None = None) -> None:
+    """Forget wanted directories: those in ``gone`` (no longer there: the watch drops them before it arms), or
+    every one that is not armed when ``None`` (a host that stops watching)."""
+    with _lock:
+        if gone is None:
+            _wanted.clear()
+        else:
+            _wanted.difference_update(gone)
 
 
 def listen(listener: Callable[[], None] | None) -> None:
@@ -109,14 +139,17 @@ def disarm() -> None:
 
 
 def changed(paths: Iterable[str]) -> int:
-    """The watch saw ``paths`` (absolute) change: drop the trusted views of files in their directories (and of
-    files in a path that is itself a directory: one deleted or replaced); how many were dropped."""
+    """The watch saw ``paths`` (absolute) change: drop the trusted views of files in their directories, and of
+    every file at or under a path that is itself a directory (one renamed, deleted or replaced: everything below
+    it moved with it); how many were dropped."""
     global _generation
     dropped = 0
     with _lock:
         _generation += 1
         for path in paths:
-            for directory in (path, os.path.dirname(path)):
+            below = path.rstrip(os.sep) + os.sep  # (only a watched directory can hold trusted views below it)
+            under = [d for d in _by_dir if d == path or d.startswith(below)] if path in _armed else [path]
+            for directory in under + [os.path.dirname(path)]:
                 for key in _by_dir.pop(directory, ()):
                     dropped += _trusted.pop(key, None) is not None
     return dropped

@@ -34,6 +34,19 @@ ENV = "MNEMON_WATCH_CITED_FILES"
 STEP_MS = 20
 #: ... and the longest milliseconds one batch may keep growing.
 DEBOUNCE_MS = 80
+#: Seconds between two audits of a standing watch: every cached file of the watched directories is checked with a
+#: ``stat`` (what no event reports: a dropped event queue, a hard link made later); ``MNEMON_WATCH_AUDIT_MS``
+#: (milliseconds) overrides it.
+AUDIT_SECONDS = 30.0
+#: Seconds before a watch that failed to start is tried again, doubling up to :data:`MAX_BACKOFF_SECONDS`.
+FIRST_BACKOFF_SECONDS = 1.0
+MAX_BACKOFF_SECONDS = 60.0
+
+
+def audit_seconds() -> float:
+    """:data:`AUDIT_SECONDS`, or ``MNEMON_WATCH_AUDIT_MS`` / 1000 when that is a positive integer."""
+    raw = os.environ.get("MNEMON_WATCH_AUDIT_MS", "").strip()
+    return int(raw) / 1000 if raw.isdigit() and int(raw) > 0 else AUDIT_SECONDS
 
 
 def enabled() -> bool:
@@ -59,6 +72,8 @@ class CitedWatch:
         self._stopping = False
         self._armed: frozenset[str] = frozenset()
         self._condition = threading.Condition()
+        #: How many times a watch failed to start or broke (each time nothing stays trusted; tests read it).
+        self.failures = 0
 
     def start(self) -> None:
         """Start the watch's thread (idempotent) and listen for wanted directories."""
@@ -74,6 +89,7 @@ class CitedWatch:
         """Stop the watch and wait up to ``timeout`` seconds for its thread; nothing stays trusted."""
         trust.listen(None)
         trust.disarm()
+        trust.prune()
         thread, self._thread = self._thread, None
         if thread is None:
             return
@@ -102,8 +118,13 @@ class CitedWatch:
             self._condition.notify_all()
 
     def _report(self, paths: set[str], dropped: bool) -> None:
-        """``on_change(paths)`` when a trusted view was dropped or one of ``paths`` is a cited file."""
-        if self.on_change is None or not (dropped or any(freshness.cached(p) for p in paths)):
+        """Forget what is cached of each of ``paths`` that is a cited file (a same-size edit whose mtime was put
+        back would match the cached signature), then ``on_change(paths)`` when a trusted view was dropped or one of
+        ``paths`` is a cited file."""
+        cited = [p for p in paths if freshness.cached(p)]
+        for path in cited:
+            freshness.invalidate(path)
+        if self.on_change is None or not (dropped or cited):
             return
         try:
             self.on_change(paths)
@@ -126,9 +147,12 @@ class CitedWatch:
         self._ready.set()
         import watchfiles  # here: only a long-lived host that starts a watch pays for it
 
+        backoff = FIRST_BACKOFF_SECONDS
         while not self._stopping:
             self._rearm.clear()
-            directories = frozenset(d for d in trust.wanted() if os.path.isdir(d))
+            wanted = trust.wanted()
+            directories = frozenset(d for d in wanted if os.path.isdir(d))
+            trust.prune(set(wanted) - directories)  # gone: wanted again when a view finds it back
             if not directories:
                 await self._rearm.wait()
                 continue
@@ -151,26 +175,45 @@ class CitedWatch:
                 if missed:
                     self._report(set(missed), True)
 
-            replacing = asyncio.get_running_loop().create_task(replace())
-            arming = asyncio.get_running_loop().create_task(arm())
+            async def audit() -> None:
+                # bounds what no event reports (an overflowed event queue, a link made later): a cited file of
+                # a watched directory whose signature changed is reported as if the watch had seen it
+                while True:
+                    await asyncio.sleep(audit_seconds())
+                    missed = await asyncio.to_thread(freshness.stale_in, directories)
+                    if missed:
+                        self._report(set(missed), True)  # (stale_in dropped their views and cache)
+
+            loop = asyncio.get_running_loop()
+            replacing, arming, auditing = loop.create_task(replace()), loop.create_task(arm()), loop.create_task(audit())
             try:
+                # nothing skipped (ignore_permission_denied off): a directory the watch cannot hold (no
+                # permission, the inotify limits) fails the whole watch, and nothing is trusted until one stands
                 async for changes in watchfiles.awatch(*sorted(directories), watch_filter=None, debounce=DEBOUNCE_MS,
                                                        step=STEP_MS, stop_event=stop, recursive=False,
-                                                       ignore_permission_denied=True):
+                                                       ignore_permission_denied=False):
                     paths = {path for _, path in changes}
                     self._report(paths, bool(trust.changed(paths)))
                     if paths & directories:  # a watched directory itself went or was replaced: watch anew
-                        trust.disarm()
-                        self._set_armed(frozenset())
                         break
-            except Exception:
-                log.warning("cited-file watch failed; retrying", exc_info=True)
+                # the watch ended: replaced, a watched directory went or moved (watchfiles stops on its own when
+                # one is moved away), or stopping; nothing is trusted until the next one stands (its catch-up
+                # reports what changed meanwhile)
                 trust.disarm()
                 self._set_armed(frozenset())
+                backoff = FIRST_BACKOFF_SECONDS
+            except Exception as exc:
+                log.warning("cited-file watch failed (%s: %s); citations are checked with a stat until it stands, "
+                            "next try in %.0f s", type(exc).__name__, exc, backoff)
+                trust.disarm()
+                self._set_armed(frozenset())
+                self.failures += 1
                 try:
-                    await asyncio.wait_for(self._rearm.wait(), timeout=1.0)
+                    await asyncio.wait_for(self._rearm.wait(), timeout=backoff)
                 except asyncio.TimeoutError:
                     pass
+                backoff = min(MAX_BACKOFF_SECONDS, backoff * 2)
             finally:
                 replacing.cancel()
                 arming.cancel()
+                auditing.cancel()
