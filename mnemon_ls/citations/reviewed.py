@@ -23,6 +23,10 @@ from typing import Any
 from .. import fsio
 from ..errors import StorageError
 
+#: The latest time a confirmation may hold (9999-12-31T23:59:59.999Z, epoch ms); a larger or negative one, as a
+#: hand edit could leave, is ignored like any unreadable entry.
+MAX_MS = 253_402_300_799_999
+
 _kept: dict[str, tuple[tuple[int, int, int, int], dict[str, dict[str, int]]]] = {}
 _kept_lock = threading.Lock()
 
@@ -68,7 +72,7 @@ class ReviewedFile:
         if not isinstance(table, dict):
             return {}
         return {source: {k: v for k, v in keys.items() if isinstance(k, str) and isinstance(v, int)
-                         and not isinstance(v, bool)}
+                         and not isinstance(v, bool) and 0 <= v <= MAX_MS}
                 for source, keys in table.items() if isinstance(source, str) and isinstance(keys, dict)}
 
     def at(self, source: str, key: str) -> int | None:

@@ -140,3 +140,21 @@ def test_an_unreadable_confirmation_file_counts_every_memory_from_its_own_times(
     assert run(later, "citations.review")["memories"] == []
     (now.root / "state" / "citations" / "reviewed.json").write_text("{not json")
     assert len(run(later, "citations.review")["memories"]) == 5  # the safe side: nothing hidden from review
+
+
+@pytest.mark.parametrize("body", ['{"version": 1, "reviewed": {"runtime": {"KEY": 99999999999999999999}}}',
+                                  '{"version": 1, "reviewed": {"runtime": {"KEY": -5}}}',
+                                  '{"version": 1, "reviewed": {"runtime": {"KEY": "soon"}}}',
+                                  '{"version": 2, "reviewed": {}}', '[1, 2]', '{"version": 1, "reviewed": []}'])
+def test_a_hand_edited_confirmation_file_is_ignored_where_it_cannot_be_read(workspace: Path, body: str):
+    now, later = hosts(workspace)
+    fill(now)
+    key = next(m["key"] for m in run(later, "citations.review")["memories"] if m["content"] == "prefers short answers")
+    side = now.root / "state" / "citations" / "reviewed.json"
+    side.parent.mkdir(parents=True, exist_ok=True)
+    side.write_text(body.replace("KEY", key))
+    data = run(later, "citations.review")
+    assert len(data["memories"]) == 5 and all("reviewedAt" not in m for m in data["memories"])
+    run(later, "citations.reanchor", source="runtime", key=key)  # replaced by a good file
+    assert list(json.loads(side.read_text())["reviewed"]) == ["runtime"]
+    assert len(run(later, "citations.review")["memories"]) == 4
