@@ -216,6 +216,8 @@ def evaluate(workspace: Path | None, citation: Citation) -> dict[str, Any]:
         real = os.path.realpath(full)
         real_base = _real_base(base)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES or not real.startswith(real_base + os.sep):
+            with _lock:
+                _paths.pop(full, None)  # the verdict of an earlier file at this path no longer holds
             return {"freshness": "unknown"}
         with _lock:
             if len(_paths) >= 4 * CACHE_FILES:
@@ -281,7 +283,7 @@ def view(workspace: Path | None, citation: Citation) -> dict[str, Any]:
                 _views.clear()
             _views[key] = kept
     known = _paths.get(full) if trust.watching() and info.st_nlink == 1 else None  # a hard link: never trusted
-    if known is not None and known[1] == _expected(workspace, citation):
+    if known is not None and known[0] == key[1:5] and known[1] == _expected(workspace, citation):  # checked now
         base = _trustable_base(workspace)
         if base is not None:
             trust.offer(where, os.path.dirname(known[1]), kept, since, base)
