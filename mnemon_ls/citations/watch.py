@@ -203,6 +203,8 @@ class CitedWatch:
                 self._set_armed(frozenset())
                 backoff = FIRST_BACKOFF_SECONDS
             except Exception as exc:
+                arming.cancel()  # before any await: a watch that failed to start is never armed
+                auditing.cancel()
                 log.warning("cited-file watch failed (%s: %s); citations are checked with a stat until it stands, "
                             "next try in %.0f s", type(exc).__name__, exc, backoff)
                 trust.disarm()
