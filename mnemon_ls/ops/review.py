@@ -75,6 +75,8 @@ class _Memories:
         self.now_ms = int(datetime.now(timezone.utc).timestamp() * 1000)
         self._entries: dict[str, Any] | None = None
         self._records_by_id: dict[str, Any] | None = None
+        #: Memory Space items already read by this call (``<spaceId>/<itemId>`` -> item; :func:`_due`).
+        self.space_items: dict[str, Any] = {}
 
     def describe(self, source: str, key: str) -> dict[str, Any] | None:
         """The memory ``key`` of ``source`` (module doc), or ``None`` when it is no longer there."""
@@ -111,7 +113,7 @@ class _Memories:
 
     def _spaces(self, key: str) -> dict[str, Any] | None:
         space_id, _, item_id = key.partition("/")
-        item = self.call.host.spaces.get_item(space_id, item_id)
+        item = self.space_items.get(key) or self.call.host.spaces.get_item(space_id, item_id)
         if item is None:
             return None
         return {"id": item.id, "spaceId": space_id, "content": item.content,
@@ -214,7 +216,7 @@ def _review(call: Call, _p: ReviewParams) -> dict[str, Any]:
                 memory = memories.describe(source, key)
                 if memory is not None:
                     found[(source, key)] = memory | {"cites": views, "reasons": stale}
-    for source, key, since in _due(call, confirmed):
+    for source, key, since in _due(call, confirmed, memories.space_items):
         since_iso = datetime.fromtimestamp(since / 1000, tz=timezone.utc).isoformat()
         if (source, key) in found:
             found[(source, key)]["reasons"].append("review-due")
@@ -232,7 +234,8 @@ def _review(call: Call, _p: ReviewParams) -> dict[str, Any]:
     return {"memories": listed, "count": len(listed)}
 
 
-def _due(call: Call, confirmed: dict[str, dict[str, int]]) -> list[tuple[str, str, int]]:
+def _due(call: Call, confirmed: dict[str, dict[str, int]],
+         space_items: dict[str, Any] | None = None) -> list[tuple[str, str, int]]:
     """``(source, key, since)`` (``since``: when it became due, epoch ms) of each runtime entry (USER.md and
     MEMORY.md), active Document and workspace record (not a pending proposal, not forgotten) due for review now (:func:`mnemon_ls.citations.review.review_due` of its
     updated time and its confirmation), and of the Memory Space items due (the later of updated and last
@@ -240,7 +243,8 @@ def _due(call: Call, confirmed: dict[str, dict[str, int]]) -> list[tuple[str, st
     items) per active native space: one SQL query on the store's time columns per space, the longest untouched
     first (:meth:`~mnemon_ls.spaces.service_recall.SpacesRecall.review_candidates`; a space may hold 100,000
     items, so a call never scans them all; third-party spaces are not scanned, their recall results still carry
-    ``review: "due"``). ``[]`` when ``reviewAfterDays`` is 0."""
+    ``review: "due"``). The due space items go into ``space_items`` (key -> item) when given, so that they are not
+    read again. ``[]`` when ``reviewAfterDays`` is 0."""
     from ..citations.review import DAY_MS, review_due, to_ms
     from ..citations.reviewed import entry_key
     from .records import source as records_source
@@ -273,9 +277,12 @@ def _due(call: Call, confirmed: dict[str, dict[str, int]]) -> list[tuple[str, st
         candidates = []  # no readable registry: nothing of that Source to list now
     per_space: dict[str, int] = {}
     for space_id, item in candidates:
+        key = f"{space_id}/{item.id}"
         if per_space.get(space_id, 0) < SPACE_ITEMS_PER_SPACE and check(
-                "spaces", f"{space_id}/{item.id}", item.updated_at or item.created_at, item.accessed_at):
+                "spaces", key, item.updated_at or item.created_at, item.accessed_at):
             per_space[space_id] = per_space.get(space_id, 0) + 1
+            if space_items is not None:
+                space_items[key] = item
     try:
         records = records_source(call).list(limit=10000)
     except MnemonError:
