@@ -17,7 +17,7 @@ left out.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,6 +29,9 @@ from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Oper
 
 #: Longest ``preview`` of a memory, in characters.
 PREVIEW_CHARS = 160
+#: Most Memory Space items of one space listed as due for review by one ``citations.review`` call (the longest
+#: untouched first; the next are listed once these are confirmed, updated or recalled).
+SPACE_ITEMS_PER_SPACE = 200
 #: The freshness states that need a person's review.
 NEEDS_REVIEW = ("changed", "gone")
 _LABELS = {"runtime": "MEMORY.md", "spaces": "Memory Space", "documents": "Document", "records": "Record"}
@@ -72,6 +75,8 @@ class _Memories:
         self.now_ms = int(datetime.now(timezone.utc).timestamp() * 1000)
         self._entries: dict[str, Any] | None = None
         self._records_by_id: dict[str, Any] | None = None
+        #: Memory Space items already read by this call (``<spaceId>/<itemId>`` -> item; :func:`_due`).
+        self.space_items: dict[str, Any] = {}
 
     def describe(self, source: str, key: str) -> dict[str, Any] | None:
         """The memory ``key`` of ``source`` (module doc), or ``None`` when it is no longer there."""
@@ -108,10 +113,11 @@ class _Memories:
 
     def _spaces(self, key: str) -> dict[str, Any] | None:
         space_id, _, item_id = key.partition("/")
-        item = self.call.host.spaces.get_item(space_id, item_id)
+        item = self.space_items.get(key) or self.call.host.spaces.get_item(space_id, item_id)
         if item is None:
             return None
-        return {"id": item.id, "spaceId": space_id, "content": item.content, "updatedAt": item.created_at}
+        return {"id": item.id, "spaceId": space_id, "content": item.content,
+                "updatedAt": item.updated_at or item.created_at}
 
     def _documents(self, key: str) -> dict[str, Any] | None:
         if self._records_by_id is None:
@@ -189,8 +195,10 @@ def _file(call: Call, p: CitedFileParams) -> dict[str, Any]:
 def _review(call: Call, _p: ReviewParams) -> dict[str, Any]:
     """``citations.review``: ``{memories: [memory + {cites: [citation with freshness], reasons, reviewedAt?}],
     count}``, by Source then key: each memory with a citation ``changed`` or ``gone`` (those states among its
-    ``reasons``) and each runtime entry, Document and workspace record due for review (``"review-due"``: neither
-    updated nor confirmed for ``reviewAfterDays``; :func:`_due`). ``reviewedAt``: when a person last confirmed it
+    ``reasons``) and each runtime entry, Memory Space item (bounded per space), Document and workspace record due
+    for review (``"review-due"``: neither updated, recalled nor confirmed for ``reviewAfterDays``; :func:`_due`),
+    whether or not it has citations (``cites`` may be ``[]``). ``reviewDueSince``: when a due memory became due
+    (ISO-8601 UTC: its latest time plus ``reviewAfterDays``); ``reviewedAt``: when a person last confirmed it
     (ISO-8601 UTC), when they have."""
     from ..citations.reviewed import ReviewedFile
     from ..citations.store import SOURCES
@@ -208,14 +216,16 @@ def _review(call: Call, _p: ReviewParams) -> dict[str, Any]:
                 memory = memories.describe(source, key)
                 if memory is not None:
                     found[(source, key)] = memory | {"cites": views, "reasons": stale}
-    for source, key in _due(call, confirmed):
+    for source, key, since in _due(call, confirmed, memories.space_items):
+        since_iso = datetime.fromtimestamp(since / 1000, tz=timezone.utc).isoformat()
         if (source, key) in found:
             found[(source, key)]["reasons"].append("review-due")
+            found[(source, key)]["reviewDueSince"] = since_iso
             continue
         memory = memories.describe(source, key)
         if memory is not None:
             found[(source, key)] = memory | {"cites": citing.views(tables[source].get(key, [])),
-                                             "reasons": ["review-due"]}
+                                             "reasons": ["review-due"], "reviewDueSince": since_iso}
     listed = sorted(found.values(), key=lambda m: (SOURCES.index(m["source"]), m["key"]))
     for memory in listed:
         when = confirmed.get(memory["source"], {}).get(memory["key"])
@@ -224,12 +234,18 @@ def _review(call: Call, _p: ReviewParams) -> dict[str, Any]:
     return {"memories": listed, "count": len(listed)}
 
 
-def _due(call: Call, confirmed: dict[str, dict[str, int]]) -> list[tuple[str, str]]:
-    """``(source, key)`` of each runtime entry (USER.md and MEMORY.md), active Document and workspace record (not a
-    pending proposal, not forgotten) due for review now (:func:`mnemon_ls.citations.review.review_due` of its
-    updated time and its confirmation). Memory Space items are not listed here: a space may hold 100,000 of them;
-    recall marks the due ones it returns (``review: "due"``). ``[]`` when ``reviewAfterDays`` is 0."""
-    from ..citations.review import review_due
+def _due(call: Call, confirmed: dict[str, dict[str, int]],
+         space_items: dict[str, Any] | None = None) -> list[tuple[str, str, int]]:
+    """``(source, key, since)`` (``since``: when it became due, epoch ms) of each runtime entry (USER.md and
+    MEMORY.md), active Document and workspace record (not a pending proposal, not forgotten) due for review now (:func:`mnemon_ls.citations.review.review_due` of its
+    updated time and its confirmation), and of the Memory Space items due (the later of updated and last
+    accessed, and the confirmation) among at most :data:`SPACE_ITEMS_PER_SPACE` (plus the space's confirmed
+    items) per active native space: one SQL query on the store's time columns per space, the longest untouched
+    first (:meth:`~mnemon_ls.spaces.service_recall.SpacesRecall.review_candidates`; a space may hold 100,000
+    items, so a call never scans them all; third-party spaces are not scanned, their recall results still carry
+    ``review: "due"``). The due space items go into ``space_items`` (key -> item) when given, so that they are not
+    read again. ``[]`` when ``reviewAfterDays`` is 0."""
+    from ..citations.review import DAY_MS, review_due, to_ms
     from ..citations.reviewed import entry_key
     from .records import source as records_source
 
@@ -237,11 +253,15 @@ def _due(call: Call, confirmed: dict[str, dict[str, int]]) -> list[tuple[str, st
     if not days:
         return []
     now = call.host.now()
-    due: list[tuple[str, str]] = []
+    due: list[tuple[str, str, int]] = []
 
-    def check(source: str, key: str, updated_at: Any) -> None:
-        if review_due(updated_at, None, now, days, confirmed.get(source, {}).get(key)):
-            due.append((source, key))
+    def check(source: str, key: str, updated_at: Any, recalled_at: Any = None) -> bool:
+        reviewed = confirmed.get(source, {}).get(key)
+        if not review_due(updated_at, recalled_at, now, days, reviewed):
+            return False
+        latest = max(t for t in (to_ms(updated_at), to_ms(recalled_at), to_ms(reviewed)) if t is not None)
+        due.append((source, key, latest + days * DAY_MS))
+        return True
 
     state = call.host.runtime.read()
     for target in ("user", "memory"):
@@ -249,6 +269,20 @@ def _due(call: Call, confirmed: dict[str, dict[str, int]]) -> list[tuple[str, st
             check("runtime", entry_key(target, entry.content), entry.updated_at)
     for listed in call.host.documents.list("active").documents:
         check("documents", listed.record.id, listed.record.updated_at)
+    spaces_confirmed = confirmed.get("spaces", {})
+    before = (now - timedelta(days=days)).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        candidates = call.host.spaces.review_candidates(before, SPACE_ITEMS_PER_SPACE + len(spaces_confirmed))
+    except MnemonError:
+        candidates = []  # no readable registry: nothing of that Source to list now
+    per_space: dict[str, int] = {}
+    for space_id, item in candidates:
+        key = f"{space_id}/{item.id}"
+        if per_space.get(space_id, 0) < SPACE_ITEMS_PER_SPACE and check(
+                "spaces", key, item.updated_at or item.created_at, item.accessed_at):
+            per_space[space_id] = per_space.get(space_id, 0) + 1
+            if space_items is not None:
+                space_items[key] = item
     try:
         records = records_source(call).list(limit=10000)
     except MnemonError:
@@ -344,8 +378,9 @@ def _review_text(data: dict[str, Any], *_args: Any) -> str:
 
 def _reasons_text(memory: dict[str, Any]) -> str:
     """Why a memory is listed for review, in words."""
+    since = str(memory.get("reviewDueSince") or "")[:10]
     said = {"changed": "cited code changed", "gone": "cited file gone",
-            "review-due": "not updated or confirmed for reviewAfterDays"}
+            "review-due": "not updated or confirmed for reviewAfterDays" + (f", due since {since}" if since else "")}
     return "; ".join(said.get(r, r) for r in memory.get("reasons", ()))
 
 

@@ -100,6 +100,24 @@ class SpacesRecall:
         found = provider.search(key, limit=MAX_RESULTS, mode="keyword")
         return next((i for i in found.items if i.id == key), None)
 
+    def review_candidates(self, before: str, limit: int) -> list[tuple[str, Item]]:
+        """``(spaceId, item)`` of up to ``limit`` items per active native space neither updated nor accessed since
+        ``before`` (RFC3339 UTC; :meth:`~.providers.native_status.NativeStatus.review_candidates`: one bounded SQL
+        query per space, the longest untouched first). A third-party space, or a provider without that query
+        (the ``cli`` driver), is not scanned; neither is a store that cannot be read now (skipped, not an
+        error: review lists what it can)."""
+        found: list[tuple[str, Item]] = []
+        for record in self.state().all:
+            if not (record.active and record.native):
+                continue
+            try:
+                query = getattr(self.provider(record), "review_candidates", None)
+                items = query(before, limit) if query is not None else []
+            except MnemonError:
+                continue
+            found += [(record.id, item) for item in items]
+        return found
+
     def has_exact_lookup(self, space_id: str) -> bool:
         """Whether the provider of space ``space_id`` can look an item up by id (else :meth:`get_item`
         falls back to a keyword search, which a vector-only provider cannot answer for an id)."""

@@ -115,3 +115,36 @@ def test_a_memory_no_longer_there_is_left_out_and_cannot_be_reanchored(repo) -> 
         f"mnemon-ls: error: key: names no memory of records ('project/{record['id']}'; see citations.review for the "
         "keys)")
     assert tree_snapshot(root) == before
+
+
+def test_a_space_item_nobody_updated_or_recalled_is_due_and_reanchor_confirms_it(repo) -> None:
+    """Issue 24 item 6 through the CLI: a Memory Space item without citations, its row made 120 days old by hand
+    in mnemon.db, is listed by ``review`` with why; ``reanchor spaces KEY`` confirms it (the row is unchanged) and
+    ``review`` has nothing left."""
+    import sqlite3
+    from datetime import datetime, timedelta, timezone
+
+    workspace = Path(repo.workdir)
+    root = workspace.parent / "root"
+    ok(workspace, "space", "create", "--name", "Project", "--description", "facts", "--active")
+    item = json.loads(ok(workspace, "remember", "the HERON queue drains at night", "--json"))
+    key = f"{item['spaceId']}/{item['id']}"
+    assert ok(workspace, "review") == NOTHING + "\n"
+    (db_path,) = root.glob("data/*/mnemon.db")
+    old = (datetime.now(timezone.utc) - timedelta(days=120)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    with sqlite3.connect(db_path) as db:
+        assert db.execute("UPDATE insights SET created_at = ?, updated_at = ?", (old, old)).rowcount == 1
+        row = db.execute("SELECT * FROM insights").fetchall()
+    db.close()
+
+    text = ok(workspace, "review")
+    assert text.startswith("1 memory needs review:\n- Memory Space (120d) the HERON queue drains at night\n"
+                           "  why: not updated or confirmed for reviewAfterDays, due since ")
+    assert f"source=spaces key={key}" in text
+    (listed,) = json.loads(ok(workspace, "review", "--json"))["memories"]
+    assert (listed["key"], listed["reasons"], listed["cites"]) == (key, ["review-due"], [])
+    ok(workspace, "reanchor", "spaces", key)
+    assert ok(workspace, "review") == NOTHING + "\n"
+    with sqlite3.connect(db_path) as db:
+        assert db.execute("SELECT * FROM insights").fetchall() == row  # confirmed in a side file; nothing deleted
+    db.close()

@@ -143,3 +143,44 @@ def test_review_lists_memories_due_for_review_and_still_true_restarts_their_cloc
     mark = session.mark()
     session.nv.command("MnemonReview")
     assert session.wait_note("no memory needs review", mark)["level"] == INFO
+
+
+def test_review_lists_a_memory_space_item_due_for_review_and_still_true_confirms_it(session: Session,
+                                                                                    tmp_path: Path) -> None:
+    """Issue 24 item 6 for a Memory Space item: an item nobody updated or recalled for 120 days (its row made old
+    by hand in mnemon.db) is listed as "[Memory Space 120d] ... — review due"; "Still true" confirms it, its row
+    stays as it was and the next :MnemonReview has nothing to list."""
+    import sqlite3
+    from datetime import datetime, timedelta, timezone
+
+    ws = tmp_path / "repo"
+    make_repo(ws, "main")
+    (ws / "notes.txt").write_text("notes\n", encoding="utf-8")
+    session.setup({"storageScope": "workspace", "runtimeUserScope": "storage"})
+    session.lua(UI)
+    session.open(ws / "notes.txt")
+    session.wait_attached()
+    space = request(session, "mnemon/spaces/create", {"name": "Project", "description": "decisions",
+                                                      "active": True})["id"]
+    request(session, "mnemon/remember", {"spaceId": space, "content": "the HERON queue drains at night"})
+    (db_path,) = (ws / ".mnemon" / "data").glob("*/mnemon.db")
+    old = (datetime.now(timezone.utc) - timedelta(days=120)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    with sqlite3.connect(db_path) as db:
+        assert db.execute("UPDATE insights SET created_at = ?, updated_at = ?", (old, old)).rowcount == 1
+        row = db.execute("SELECT * FROM insights").fetchall()
+    db.close()
+
+    answer(session, "HERON queue", "Still true")
+    mark = session.mark()
+    session.nv.command("MnemonReview")
+    assert session.wait_note("confirmed still true; next review in 90 days", mark)["level"] == INFO
+    prompts, shown = session.lua("return { T.prompts, T.shown }")
+    assert prompts[0] == "mnemon: 1 memory needs review"
+    assert shown[0] == ["[Memory Space 120d] the HERON queue drains at night — review due"]
+    with sqlite3.connect(db_path) as db:
+        assert db.execute("SELECT * FROM insights").fetchall() == row  # confirmed in a side file; nothing deleted
+    db.close()
+
+    mark = session.mark()
+    session.nv.command("MnemonReview")
+    assert session.wait_note("no memory needs review", mark)["level"] == INFO

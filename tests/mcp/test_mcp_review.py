@@ -50,3 +50,37 @@ async def test_review_file_and_reanchor(tmp_path: Path) -> None:
         assert done.splitlines() == [f"Re-anchored 1 citation of runtime {key} to the current code.",
                                      "cites src/lib.py:1-2 (fresh)", CONFIRMED]
         assert await call(session, "mnemon_citations", {}) == NOTHING
+
+
+async def test_review_lists_a_space_item_due_for_review_and_reanchor_confirms_it(tmp_path: Path) -> None:
+    """Issue 24 item 6 through MCP: a Memory Space item without citations whose row was made 120 days old by hand
+    in mnemon.db is listed with why; ``reanchor`` confirms it (the row is unchanged) and nothing is left."""
+    import sqlite3
+    from datetime import datetime, timedelta, timezone
+
+    repo = make_repo(tmp_path / "repo")
+    commit_files(repo, {"src/lib.py": LIB}, "lib")
+    workspace, data_dir = Path(repo.workdir), tmp_path / "root"
+    args = ["--workspace", str(workspace), "--scope", "custom", "--data-dir", str(data_dir)]
+    async with mcp_session(args, env=at_once()) as session:
+        await call(session, "mnemon_memory_spaces", {"action": "create", "name": "Project", "description": "facts"})
+        await call(session, "mnemon_remember", {"content": "the HERON queue drains at night"})
+        assert await call(session, "mnemon_citations", {}) == NOTHING
+        (db_path,) = data_dir.glob("data/*/mnemon.db")
+        old = (datetime.now(timezone.utc) - timedelta(days=120)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        with sqlite3.connect(db_path) as db:
+            assert db.execute("UPDATE insights SET created_at = ?, updated_at = ?", (old, old)).rowcount == 1
+            row = db.execute("SELECT * FROM insights").fetchall()
+        db.close()
+
+        review = (await call(session, "mnemon_citations", {"action": "review"})).splitlines()
+        assert review[:2] == ["1 memory needs review:", "- Memory Space (120d) the HERON queue drains at night"]
+        assert review[2].startswith("  why: not updated or confirmed for reviewAfterDays, due since ")
+        key = review[3].split("key=")[1]
+        assert review[3] == f"  source=spaces key={key}" and len(review) == 4  # no citations
+        assert (await call(session, "mnemon_citations", {"action": "reanchor", "source": "spaces", "key": key})
+                ).endswith(CONFIRMED)
+        assert await call(session, "mnemon_citations", {}) == NOTHING
+        with sqlite3.connect(db_path) as db:
+            assert db.execute("SELECT * FROM insights").fetchall() == row  # confirmed in a side file; nothing deleted
+        db.close()

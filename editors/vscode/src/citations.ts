@@ -36,6 +36,8 @@ export interface CitedMemory {
     reasons?: ReviewReason[];
     /** When a person last confirmed it still true (ISO-8601 UTC). */
     reviewedAt?: string;
+    /** When a memory listed as `review-due` became due (ISO-8601 UTC: its latest update, recall or confirmation plus `reviewAfterDays`). */
+    reviewDueSince?: string;
 }
 
 export type ReviewReason = "changed" | "gone" | "review-due";

@@ -94,7 +94,7 @@ export function reviewTree(result: ReviewResult): Node[] {
                 (memory.title ? `**${memory.title}**\n\n` : "") + memory.content.replace(/\n/g, "  \n"),
                 "---",
                 ...memory.cites.map((c) => `\`${citationLabel(c)}\``),
-                ...(due ? [`Not updated or confirmed for ${memory.age === "unknown" ? "a long time" : memory.age}${memory.reviewedAt ? ` (last confirmed ${memory.reviewedAt.slice(0, 10)})` : ""}.`] : []),
+                ...(due ? [`Not updated or confirmed for ${memory.age === "unknown" ? "a long time" : memory.age}${memory.reviewedAt ? ` (last confirmed ${memory.reviewedAt.slice(0, 10)})` : ""}${memory.reviewDueSince ? `: due for review since ${memory.reviewDueSince.slice(0, 10)}` : ""}.`] : []),
                 stale.length > 0 ? "Still true? Re-anchor it to the current code. Otherwise edit or remove it." : "Still true? Confirm it. Otherwise edit or remove it.",
             ].join("\n\n"),
             icon: stale.some((c) => c.freshness === "gone") ? "error" : stale.length > 0 ? "warning" : "history",

@@ -40,14 +40,15 @@ describe("needs review", () => {
 
     it("a memory due for review says so, with its age and when it was last confirmed; a USER.md entry is named so", () => {
         const nodes = reviewTree({ workspace: W, count: 2, memories: [
-            memory("runtime", { target: "user", age: "120d", cites: [], reasons: ["review-due"], reviewedAt: "2026-08-01T00:00:00+00:00" }),
+            memory("runtime", { target: "user", age: "120d", cites: [], reasons: ["review-due"], reviewedAt: "2026-08-01T00:00:00+00:00", reviewDueSince: "2026-10-30T00:00:00+00:00" }),
             memory("records", { scope: "project", age: "95d", reasons: ["changed", "review-due"] }),
         ] });
         assert.deepEqual(nodes.map((n) => [n.description, n.contextValue, n.icon, n.children?.length]), [
             ["USER.md · 120d · review due", "mnemon.review.memory", "history", 0],
             ["Record · 95d · code changed, review due", "mnemon.review.memory", "warning", 1],
         ]);
-        assert.match(nodes[0].tooltip ?? "", /Not updated or confirmed for 120d \(last confirmed 2026-08-01\)\./);
+        assert.match(nodes[1].tooltip ?? "", /Not updated or confirmed for 95d\./);
+        assert.match(nodes[0].tooltip ?? "", /Not updated or confirmed for 120d \(last confirmed 2026-08-01\): due for review since 2026-10-30\./);
         assert.match(nodes[0].tooltip ?? "", /Still true\? Confirm it\./);
         assert.deepEqual(editRequest(W, (nodes[0].ref as { memory: CitedMemory }).memory, "new"), { method: "mnemon/runtime/mutate", params: { workspace: W, action: "replace", target: "user", oldText: "parse splits words", content: "new" } });
         assert.deepEqual(removeRequest(W, (nodes[0].ref as { memory: CitedMemory }).memory), { method: "mnemon/runtime/mutate", params: { workspace: W, action: "remove", target: "user", oldText: "parse splits words" } });
