@@ -161,3 +161,33 @@ async def test_an_edit_outside_the_editor_asks_for_the_lenses_again(lsp: Launche
     assert titles == ["1 memory cites this (1 changed)"]
     review = await client.call("mnemon/citations/review", {})
     assert [m["content"] for m in review["memories"]] == ["parse splits on whitespace"]
+
+
+async def test_an_ancestor_renamed_away_asks_for_the_lenses_again(lsp: Launcher, repo, repo_dir: Path) -> None:
+    """inotify follows a cited file's directory when a directory above it is renamed: the watch also watches the
+    directories on the way, so the lenses are asked for again and show the new file's change."""
+    commit_files(repo, {"lib/pkg/lib.py": LIB}, "lib")
+    client = await lsp.start("visual-studio-code", [repo_dir], SETTINGS)
+    target = repo_dir / "lib" / "pkg" / "lib.py"
+    seen = client.lens_refreshes
+    await client.call("mnemon/runtime/mutate", {"action": "add", "content": "parse splits on whitespace",
+                                                "cites": [{"path": "lib/pkg/lib.py", "startLine": 1, "endLine": 2}]})
+    await client.until(lambda: client.lens_refreshes > seen, "a refresh after the write")
+    for _ in range(2):  # computed, then (once the watch stands) answered from the trusted views
+        lenses = await client.text_document_code_lens_async(types.CodeLensParams(
+            text_document=types.TextDocumentIdentifier(uri(target))))
+        assert [lens.command.title for lens in lenses] == ["1 memory cites this"]
+    seen = client.lens_refreshes
+    (repo_dir / "lib").rename(repo_dir / "lib_old")
+    target.parent.mkdir(parents=True)
+    target.write_text(LIB.replace("split()", "split(',')"))
+    titles: list[str] = []
+    for _ in range(5):  # a refresh asked for by something else may come first
+        await client.until(lambda: client.lens_refreshes > seen, "a refresh after the rename")
+        seen = client.lens_refreshes
+        lenses = await client.text_document_code_lens_async(types.CodeLensParams(
+            text_document=types.TextDocumentIdentifier(uri(target))))
+        titles = [lens.command.title for lens in lenses]
+        if titles != ["1 memory cites this"]:
+            break
+    assert titles == ["1 memory cites this (1 changed)"]

@@ -33,3 +33,26 @@ async def test_an_ancestor_renamed_or_replaced_under_a_watched_server_makes_the_
             (workspace / "lib" / "pkg").mkdir(parents=True)
         lines = (await wake_after_change(session, True)).splitlines()
         assert lines[lines.index("the limit lives at lines 5-6") - 1].endswith("; cites lib/pkg/limits.py:5-6: gone]")
+
+
+async def test_a_file_edited_through_its_hard_link_shows_in_the_next_wake(tmp_path: Path) -> None:
+    """A hard-linked file is never trusted (an edit through its other name is reported in that name's directory,
+    not the cited one's): the very next wake reads it."""
+    import os
+
+    repo = make_repo(tmp_path / "repo")
+    commit_files(repo, {"src/limits.py": CODE}, "limits")
+    workspace = Path(repo.workdir)
+    (tmp_path / "elsewhere").mkdir()
+    alias = tmp_path / "elsewhere" / "limits.py"
+    os.link(workspace / "src" / "limits.py", alias)
+    args = ["--workspace", str(workspace), "--scope", "custom", "--data-dir", str(tmp_path / "root")]
+    async with mcp_session(args, env=server_env()) as session:
+        await call(session, "mnemon_runtime_memory", {"action": "add", "content": "the limit lives at lines 5-6",
+                                                      "cites": [{"path": "src/limits.py", "startLine": 5,
+                                                                 "endLine": 6}]})
+        for _ in range(3):
+            assert "Citations:" not in await call(session, "mnemon_wake", {})
+        with open(alias, "r+") as handle:  # the same inode, through the other name: no event in src/
+            handle.write(CODE.replace("line 5\n", "line V\n"))
+        assert "cites src/limits.py:5-6: changed]" in await call(session, "mnemon_wake", {})
