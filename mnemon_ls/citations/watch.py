@@ -104,6 +104,12 @@ class CitedWatch:
         with self._condition:
             return self._condition.wait_for(lambda: wanted <= self._armed, timeout)
 
+    def wait_failures(self, count: int, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds until the watch failed to start (or broke) ``count`` times; whether it
+        did (tests)."""
+        with self._condition:
+            return self._condition.wait_for(lambda: self.failures >= count, timeout)
+
     def _want(self) -> None:
         loop, rearm = self._loop, self._rearm
         if loop is not None and rearm is not None:
@@ -209,7 +215,9 @@ class CitedWatch:
                             "next try in %.0f s", type(exc).__name__, exc, backoff)
                 trust.disarm()
                 self._set_armed(frozenset())
-                self.failures += 1
+                with self._condition:
+                    self.failures += 1
+                    self._condition.notify_all()
                 try:
                     await asyncio.wait_for(self._rearm.wait(), timeout=backoff)
                 except asyncio.TimeoutError:

@@ -156,3 +156,66 @@ def test_an_edit_through_a_link_made_later_is_seen(watch, workspace: Path, tmp_p
         handle.write("# edited through a link made later, longer than before\n")
     assert seen.wait_for(path, after=mark)  # within the audit's period (200 ms here, 30 s by default)
     assert freshness.view(workspace, steps)["freshness"] == "changed"
+
+
+WATCHER_AS_NOBODY = r"""
+import json, sys
+from pathlib import Path
+from mnemon_ls.citations import freshness
+from mnemon_ls.citations.model import resolve
+from mnemon_ls.citations.watch import CitedWatch
+workspace = Path(sys.argv[1])
+watch = CitedWatch()
+watch.start()
+[citation] = resolve(workspace, workspace / ".root", [{"path": "src/steps.py", "startLine": 4}])
+before = freshness.view(workspace, citation)["freshness"]
+failed = watch.wait_failures(1, 60.0)
+again = freshness.view(workspace, citation)["freshness"]
+trusted = freshness.trusted(workspace, citation)
+armed = watch.wait_armed([str(workspace / "src")], 0)
+with open(workspace / "src" / "steps.py", "r+b") as handle:
+    handle.seek(len("".join(open(workspace / "src" / "steps.py").read().splitlines(keepends=True)[:3])))
+    handle.write(b"X")
+after = freshness.view(workspace, citation)["freshness"]
+watch.stop()
+print(json.dumps({"failed": failed, "before": before, "armed": armed, "again": again, "trusted": trusted,
+                  "after": after}))
+"""
+
+
+def test_a_directory_the_watch_may_not_read_is_never_trusted() -> None:
+    """The real failure (from the attack2 helper): as root no permission is denied, so the watching process runs as
+    ``nobody`` with ``src/`` searchable but not readable (0111): its files can be read, but ``inotify_add_watch``
+    is refused (EACCES). watchfiles used to skip it (``ignore_permission_denied``) and the directory was trusted
+    with no watch behind it; now the watch fails and nothing is trusted (one ``stat`` per citation)."""
+    import json
+    import site
+    import subprocess
+    import sys
+    import tempfile
+
+    if os.geteuid() != 0:
+        pytest.skip("needs root to run the watcher as another user")
+    system = Path(f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}")
+    if not system.exists():  # the venv's interpreter may live under /root, which nobody may enter
+        pytest.skip(f"no {system} to run the watcher as nobody")
+    top = Path(tempfile.mkdtemp(prefix="mnemon-attack-"))
+    try:
+        os.chmod(top, 0o755)
+        (top / "src").mkdir()
+        (top / "src" / "steps.py").write_text(CODE)
+        for path in (top, top / "src", top / "src" / "steps.py"):
+            os.chown(path, 65534, 65534)
+        os.chmod(top / "src", 0o111)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMON_")}
+        path = [str(Path(__file__).resolve().parents[2]), *site.getsitepackages()]
+        env.update(PYTHONPATH=os.pathsep.join(path), PYTHONDONTWRITEBYTECODE="1", HOME=str(top))
+        done = subprocess.run([str(system), "-c", WATCHER_AS_NOBODY, str(top)], user=65534, group=65534, env=env,
+                              capture_output=True, text=True, timeout=120, cwd=str(top))
+        assert done.returncode == 0, done.stderr
+        answer = json.loads(done.stdout.strip().splitlines()[-1])
+        assert answer == {"failed": True, "before": "fresh", "armed": False, "again": "fresh", "trusted": False,
+                          "after": "changed"}
+    finally:
+        os.chmod(top / "src", 0o755)
+        shutil.rmtree(top, ignore_errors=True)
