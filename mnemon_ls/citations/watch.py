@@ -140,8 +140,11 @@ class CitedWatch:
     def _main(self) -> None:
         try:
             asyncio.run(self._run())
-        except Exception:  # never let the watch take the host down
+        except Exception:  # never let the watch take the host down (watchfiles missing, no event loop, ...)
             log.exception("cited-file watch failed; citations are checked with a stat from now on")
+            with self._condition:
+                self.failures += 1
+                self._condition.notify_all()
         finally:
             trust.disarm()
             self._set_armed(frozenset())

@@ -6,6 +6,7 @@ change. Each test waits for the watch's own events (armed, a change reported), n
 from __future__ import annotations
 
 import os
+import sys
 import shutil
 import threading
 from pathlib import Path
@@ -164,6 +165,25 @@ def test_a_view_computed_before_the_watch_stood_is_not_trusted(tmp_path: Path) -
         assert trust.get(("w", "c")) is None
     finally:
         trust.disarm()
+
+
+def test_a_watch_that_cannot_start_counts_a_failure_and_trusts_nothing(workspace: Path, monkeypatch) -> None:
+    """A host where watchfiles cannot be imported (CI's packages under ``/root``, read by another user): the watch
+    thread fails outright. It used to log only, so ``wait_failures`` waited out its timeout; now the failure is
+    counted, and every view is still checked with a ``stat``."""
+    monkeypatch.setitem(sys.modules, "watchfiles", None)  # what ``import`` finds for a package it may not read
+    freshness.clear()
+    cited = CitedWatch()
+    cited.start()
+    try:
+        assert cited.wait_failures(1, DEADLINE) and cited.failures == 1
+        [citation] = resolve(workspace, workspace / ".root", [{"path": "src/steps.py", "startLine": 1}])
+        for _ in range(3):
+            assert freshness.view(workspace, citation)["freshness"] == "fresh"
+        assert not freshness.trusted(workspace, citation) and trust.state()["trusted"] == 0
+    finally:
+        cited.stop()
+        freshness.clear()
 
 
 def test_without_a_watch_nothing_is_trusted(workspace: Path) -> None:

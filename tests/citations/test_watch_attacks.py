@@ -161,6 +161,7 @@ def test_an_edit_through_a_link_made_later_is_seen(watch, workspace: Path, tmp_p
 WATCHER_AS_NOBODY = r"""
 import json, sys
 from pathlib import Path
+import watchfiles  # (imported here too: a watch that cannot import it must not pass as the refused one)
 from mnemon_ls.citations import freshness
 from mnemon_ls.citations.model import resolve
 from mnemon_ls.citations.watch import CitedWatch
@@ -183,13 +184,42 @@ print(json.dumps({"failed": failed, "before": before, "armed": armed, "again": a
 """
 
 
+def reachable_packages(site_dir: Path) -> Path:
+    """Copies the packages the watcher script imports (mnemon_ls and, from this interpreter's site-packages,
+    watchfiles and what it loads) into *site_dir*, readable by ``nobody``: CI installs into a Python under
+    ``/root`` (0700), which ``nobody`` may not enter. Returns *site_dir*."""
+    import subprocess
+    import sys
+
+    probe = ("import sys, watchfiles, anyio.to_thread, mnemon_ls.citations.watch, mnemon_ls.citations.freshness, "
+             "mnemon_ls.citations.model; print('\\n'.join(sorted({getattr(m, '__file__', None) or '' "
+             "for m in list(sys.modules.values())})))")
+    files = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+    roots = {Path(p).resolve() for p in __import__("site").getsitepackages()}
+    roots.add(Path(__file__).resolve().parents[2])
+    site_dir.mkdir()
+    for file in map(Path, files):
+        for root in sorted(roots, key=lambda r: -len(r.parts)):  # the deepest first (a venv inside the clone)
+            if root in file.parents:
+                top_level = root / file.relative_to(root).parts[0]
+                target = site_dir / top_level.name
+                if not target.exists():
+                    if top_level.is_dir():
+                        shutil.copytree(top_level, target, ignore=shutil.ignore_patterns("__pycache__"))
+                    else:
+                        shutil.copy2(top_level, target)
+                break
+    for path in [site_dir, *site_dir.rglob("*")]:
+        os.chmod(path, 0o755 if path.is_dir() else 0o644 | (path.stat().st_mode & 0o111))
+    return site_dir
+
+
 def test_a_directory_the_watch_may_not_read_is_never_trusted() -> None:
     """The real failure (from the attack2 helper): as root no permission is denied, so the watching process runs as
     ``nobody`` with ``src/`` searchable but not readable (0111): its files can be read, but ``inotify_add_watch``
     is refused (EACCES). watchfiles used to skip it (``ignore_permission_denied``) and the directory was trusted
     with no watch behind it; now the watch fails and nothing is trusted (one ``stat`` per citation)."""
     import json
-    import site
     import subprocess
     import sys
     import tempfile
@@ -208,8 +238,7 @@ def test_a_directory_the_watch_may_not_read_is_never_trusted() -> None:
             os.chown(path, 65534, 65534)
         os.chmod(top / "src", 0o111)
         env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMON_")}
-        path = [str(Path(__file__).resolve().parents[2]), *site.getsitepackages()]
-        env.update(PYTHONPATH=os.pathsep.join(path), PYTHONDONTWRITEBYTECODE="1", HOME=str(top))
+        env.update(PYTHONPATH=str(reachable_packages(top / "site")), PYTHONDONTWRITEBYTECODE="1", HOME=str(top))
         done = subprocess.run([str(system), "-c", WATCHER_AS_NOBODY, str(top)], user=65534, group=65534, env=env,
                               capture_output=True, text=True, timeout=120, cwd=str(top))
         assert done.returncode == 0, done.stderr
