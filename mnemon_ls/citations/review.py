@@ -59,18 +59,30 @@ def _iso_ms(value: str) -> int | None:
 def review_due(updated_at: Any, recalled_at: Any, now: Any, days: int, reviewed_at: Any = None) -> bool:
     """Whether a memory is due for review: ``days`` > 0 and at least ``days`` whole 24-hour days
     (``days * 86_400_000`` ms) have passed from the latest of ``updated_at``, ``recalled_at`` and ``reviewed_at``
-    (when a person last confirmed it still true, :mod:`.reviewed`) to ``now``.
+    (when a person last confirmed it still true, :mod:`.reviewed`; ignored when later than ``now``) to ``now``.
 
     Each time is what :func:`to_ms` reads (epoch ms, a datetime or an ISO-8601 string; ``recalled_at`` ``None``
     when never recalled or not applicable). A memory with neither time readable, or ``now`` unreadable, is never
     due (unknown age is not old age). ``days`` 0 turns review off (always ``False``). Raises nothing."""
     if not days or days < 0:
         return False
-    times = [t for t in (to_ms(updated_at), to_ms(recalled_at), to_ms(reviewed_at)) if t is not None]
+    latest = last_touched(updated_at, recalled_at, now, reviewed_at)
     moment = to_ms(now)
-    if not times or moment is None:
+    if latest is None or moment is None:
         return False
-    return moment - max(times) >= days * DAY_MS
+    return moment - latest >= days * DAY_MS
+
+
+def last_touched(updated_at: Any, recalled_at: Any, now: Any, reviewed_at: Any = None) -> int | None:
+    """The latest of ``updated_at``, ``recalled_at`` and ``reviewed_at`` (epoch ms, :func:`to_ms`), or ``None``
+    when none is readable. A confirmation later than ``now`` (a hand edit, a clock set wrong) is ignored: it
+    would hide the memory from review until then."""
+    moment = to_ms(now)
+    confirmed = to_ms(reviewed_at)
+    if confirmed is not None and (moment is None or confirmed > moment):
+        confirmed = None
+    times = [t for t in (to_ms(updated_at), to_ms(recalled_at), confirmed) if t is not None]
+    return max(times) if times else None
 
 
 def mark(data: dict[str, Any], updated_at: Any, recalled_at: Any, now: Any, days: int,

@@ -95,11 +95,12 @@ def citations_line(stale: int, entries: int) -> str:
 
 
 def review_line(due: int, days: int) -> str:
-    """The header line counting entries due for review (not updated for ``days`` days)."""
-    return (f"Review: {due} entr{'ies' if due != 1 else 'y'} below, not updated for {days}+ days, "
-            f"{'are' if due != 1 else 'is'} marked `review due`: check "
+    """The header line counting entries due for review (not updated, recalled or confirmed for ``days`` days)."""
+    return (f"Review: {due} entr{'ies' if due != 1 else 'y'} below, not updated, recalled or confirmed for {days}+ "
+            f"days, {'are' if due != 1 else 'is'} marked `review due`: check "
             f"{'they still hold' if due != 1 else 'it still holds'} before relying on "
-            f"{'them' if due != 1 else 'it'}, then update or remove (nothing is deleted by age).")
+            f"{'them' if due != 1 else 'it'}, then update, remove, or confirm still true (nothing is deleted by "
+            "age).")
 
 
 def annotator(citations: Citations | None, review_days: int, root: Any = None) -> Callable[

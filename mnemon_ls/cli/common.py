@@ -32,10 +32,19 @@ SETTINGS_DESTS = ("workspace", "scope", "data_dir", "runtime_user_scope", "user_
 def settings_from(args: argparse.Namespace) -> Any:
     """Defaults, then the ``MNEMON_*`` environment (:data:`mnemon_ls.settings.ENVIRONMENT_SETTINGS`), then
     the flags (the same for every command, the MCP server included)."""
-    from ..settings import load_settings, settings_from_environment
+    from ..errors import InvalidInput
+    from ..settings import ENVIRONMENT_SETTINGS, load_settings, settings_from_environment
 
     scope = args.scope or ("custom" if args.data_dir else None)  # --data-dir alone means that root
-    return load_settings({}).with_overrides(**settings_from_environment(os.environ)).with_overrides(
+    try:
+        base = load_settings({}).with_overrides(**settings_from_environment(os.environ))
+    except InvalidInput as exc:  # name the variable the person set, beside the setting it stands for
+        named = [v for v, key in ENVIRONMENT_SETTINGS.items()
+                 if key == exc.field.rsplit(".", 1)[-1] and os.environ.get(v, "").strip()]
+        if not named:
+            raise
+        raise InvalidInput(f"{named[0]} ({exc.field})", exc.rule) from None
+    return base.with_overrides(
         storageScope=scope,
         dataDir=args.data_dir,
         runtimeUserScope=args.runtime_user_scope,

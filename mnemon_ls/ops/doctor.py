@@ -69,6 +69,9 @@ def diagnose(call: Call, p: DoctorParams) -> dict[str, Any]:
         from ..spaces.registry import quarantine_findings
 
         findings.extend(quarantine_findings(host.root))  # registry files a repair rebuilt
+        from ..citations.reviewed import findings as reviewed_findings
+
+        findings.extend(reviewed_findings(host.root))  # "still true" confirmations
         from ..packs.swap import displaced_findings
 
         for root in dict.fromkeys((host.root, host.resolution.user_root)):

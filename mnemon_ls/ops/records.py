@@ -227,7 +227,7 @@ def _details(data: dict[str, Any], _call: Call, _p: Any) -> str:
         f"   revision: {gov['revision']}   retention: {gov['retention']}",
         f"  sources: {refs}", f"  created {_when(record['createdAt'])}, updated {_when(record['updatedAt'])}",
         *(f"  cites {humantext.citation_text(c)}" for c in data.get("cites") or ()),
-        *(["  review due (not updated for reviewAfterDays)"] if data.get("review") == "due" else []),
+        *(["  review due (not updated, recalled or confirmed for reviewAfterDays)"] if data.get("review") == "due" else []),
         "", record["content"]])
 
 

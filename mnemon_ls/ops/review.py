@@ -245,7 +245,7 @@ def _due(call: Call, confirmed: dict[str, dict[str, int]],
     items, so a call never scans them all; third-party spaces are not scanned, their recall results still carry
     ``review: "due"``). The due space items go into ``space_items`` (key -> item) when given, so that they are not
     read again. ``[]`` when ``reviewAfterDays`` is 0."""
-    from ..citations.review import DAY_MS, review_due, to_ms
+    from ..citations.review import DAY_MS, last_touched, review_due
     from ..citations.reviewed import entry_key
     from .records import source as records_source
 
@@ -259,7 +259,8 @@ def _due(call: Call, confirmed: dict[str, dict[str, int]],
         reviewed = confirmed.get(source, {}).get(key)
         if not review_due(updated_at, recalled_at, now, days, reviewed):
             return False
-        latest = max(t for t in (to_ms(updated_at), to_ms(recalled_at), to_ms(reviewed)) if t is not None)
+        latest = last_touched(updated_at, recalled_at, now, reviewed)
+        assert latest is not None  # (review_due found a time)
         due.append((source, key, latest + days * DAY_MS))
         return True
 
@@ -298,9 +299,12 @@ def _reanchor(call: Call, p: ReanchorParams) -> dict[str, Any]:
     that changed is hashed again as its lines are now (the range cut at the file's end); a gone or unreadable one
     is left as it is (``left``). Then records that a person confirmed the memory now
     (:mod:`mnemon_ls.citations.reviewed`), which restarts its review clock (``reviewAfterDays``); a memory without
-    citations is only confirmed. Answers ``{source, key, cites, reanchored, left, reviewedAt, nextReviewDays}``
-    (``reviewedAt`` ISO-8601 UTC; ``nextReviewDays`` the ``reviewAfterDays`` setting, ``0`` when review is off).
-    :class:`InvalidInput` naming ``key`` when it names no memory of ``source`` (nothing written)."""
+    citations is only confirmed. Answers ``{source, key, cites, reanchored, left, reviewedAt, nextReviewDays,
+    keptDamaged?}`` (``reviewedAt`` ISO-8601 UTC; ``nextReviewDays`` the ``reviewAfterDays`` setting, ``0`` when
+    review is off; ``keptDamaged`` the copy of a damaged ``reviewed.json`` kept before it was written anew).
+    :class:`InvalidInput` naming ``key`` when it names no memory of ``source``, and
+    :class:`~mnemon_ls.errors.UnreadableStore` when ``reviewed.json`` must not be written over (a newer version,
+    a link, a directory): nothing written."""
     from ..citations import freshness
     from ..citations.model import Citation, text_lines
     from ..citations.reviewed import ReviewedFile
@@ -308,7 +312,9 @@ def _reanchor(call: Call, p: ReanchorParams) -> dict[str, Any]:
     citing = call.host.citations
     cites = citing.of(p.source, p.key)
     if _Memories(call).describe(p.source, p.key) is None:
-        raise InvalidInput("key", f"names no memory of {p.source} ({p.key!r}; see citations.review for the keys)")
+        raise InvalidInput("key", f"names no memory of {p.source} ({p.key!r}; `review` lists the keys)")
+    reviewed = ReviewedFile(call.host.root)
+    reviewed.check_writable()  # before any citation moves: a refused confirmation changes nothing
     anchored, left, count = [], [], 0
     for cite in cites:
         state = freshness.evaluate(citing.workspace, cite)
@@ -333,11 +339,14 @@ def _reanchor(call: Call, p: ReanchorParams) -> dict[str, Any]:
     if count:
         citing.file(p.source).update({p.key: anchored})
     now = call.host.now()
-    ReviewedFile(call.host.root).confirm(p.source, p.key, int(now.timestamp() * 1000))
-    return {"source": p.source, "key": p.key, "cites": citing.views(citing.of(p.source, p.key)),
-            "reanchored": count, "left": citing.views(left),
-            "reviewedAt": now.astimezone(timezone.utc).isoformat(),
-            "nextReviewDays": call.host.settings.review_after_days}
+    kept = reviewed.confirm(p.source, p.key, int(now.timestamp() * 1000))
+    answer = {"source": p.source, "key": p.key, "cites": citing.views(citing.of(p.source, p.key)),
+              "reanchored": count, "left": citing.views(left),
+              "reviewedAt": now.astimezone(timezone.utc).isoformat(),
+              "nextReviewDays": call.host.settings.review_after_days}
+    if kept is not None:
+        answer["keptDamaged"] = kept
+    return answer
 
 
 # ------------------------------------------------------------------ text
@@ -400,6 +409,8 @@ def _reanchor_text(data: dict[str, Any], *_args: Any) -> str:
     days = data.get("nextReviewDays")
     if days:
         out.append(f"Confirmed still true: due for review again in {days} days unless updated or recalled first.")
+    if data.get("keptDamaged"):
+        out.append(f"The damaged confirmation file was kept at {data['keptDamaged']} and written anew.")
     return "\n".join(out)
 
 

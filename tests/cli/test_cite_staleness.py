@@ -99,8 +99,9 @@ def test_review_after_days_marks_old_runtime_entries_in_the_wake_and_reads(works
     assert lines[lines.index("the ci runs on every push") - 1] == "[importance=normal; created=0d; updated=0d]"
     assert lines[lines.index("prefers short answers") - 1].endswith("; review due]")
     assert [line for line in lines if line.startswith("Review:")] == [
-        "Review: 2 entries below, not updated for 90+ days, are marked `review due`: check they still hold before "
-        "relying on them, then update or remove (nothing is deleted by age)."]
+        "Review: 2 entries below, not updated, recalled or confirmed for 90+ days, are marked `review due`: check "
+        "they still hold before relying on them, then update, remove, or confirm still true (nothing is deleted by "
+        "age)."]
     listed = {e["content"]: e.get("review") for e in js(workspace, "runtime", "list")["entries"]}
     assert listed == {"deploys go through staging": "due", "the ci runs on every push": None,
                       "prefers short answers": "due"}
@@ -114,8 +115,8 @@ def test_review_after_days_refuses_bad_input_naming_the_field_and_writes_nothing
     root = workspace.parent / "root"
     ok(workspace, "runtime", "add", "--content", "something")
     before = tree_snapshot(root)
-    for value, message in (("-1", "reviewAfterDays: must be an integer in 0..36500"),
-                           ("36501", "reviewAfterDays: must be an integer in 0..36500"),
+    for value, message in (("-1", "MNEMON_REVIEW_AFTER_DAYS (reviewAfterDays): must be an integer in 0..36500"),
+                           ("36501", "MNEMON_REVIEW_AFTER_DAYS (reviewAfterDays): must be an integer in 0..36500"),
                            ("ninety", "MNEMON_REVIEW_AFTER_DAYS: must be an integer")):
         result = run(workspace, "runtime", "add", "--content", "other", MNEMON_REVIEW_AFTER_DAYS=value)
         assert result.returncode != 0 and message in result.stderr, result.stderr

@@ -40,7 +40,7 @@ async def test_review_file_and_reanchor(tmp_path: Path) -> None:
                                                               "key": "memory:nope"})
         assert result.is_error and text(result) == (
             "Error executing tool mnemon_citations: invalid-input: key: names no memory of runtime ('memory:nope'; "
-            "see citations.review for the keys)")
+            "`review` lists the keys)")
         result = await session.call_tool("mnemon_citations", {"action": "reanchor", "source": "runtime"})
         assert result.is_error and text(result) == ("Error executing tool mnemon_citations: invalid-input: key: is "
                                                     "required for action=reanchor")
