@@ -192,7 +192,7 @@ def test_the_picker_shows_a_configured_postgres_connected_then_unreachable(sessi
         session.wait("#T.shown == 1", "the picker")
         line = next(label for label in session.lua("return T.shown[1]") if label.startswith("PostgreSQL (postgres)"))
         assert line.startswith("PostgreSQL (postgres): enabled, 0 spaces; connected (PostgreSQL 16")
-        assert line.endswith(f"as role {server.user}; schema mnemon at version 3)")
+        assert line.endswith(f"as role {server.user}; schema mnemon at version 4)")
         server.halt()
         answer(session, "<cancel>")
         session.nv.command("MnemonProviders")

@@ -51,8 +51,9 @@ class PostgresServer:
     """One PostgreSQL cluster (module doc). ``start()`` returns when it accepts connections; ``stop()``
     shuts it down (fast mode) and removes its directory."""
 
-    def __init__(self, bin_dir: Path) -> None:
+    def __init__(self, bin_dir: Path, settings: str = "-c fsync=off") -> None:
         self.bin_dir = bin_dir
+        self.settings = settings  # server options (tests: no fsync; bench/postgres_scale.py: durable)
         self.port = free_port()
         self.host = "127.0.0.1"
         self.user = PG_USER
@@ -86,7 +87,7 @@ class PostgresServer:
             raise RuntimeError(f"{args[0]} failed ({done.returncode}): {done.stderr}{done.stdout}\n{log}")
 
     def start(self) -> "PostgresServer":
-        """initdb (SCRAM passwords, UTF-8, no fsync) and pg_ctl start on 127.0.0.1:port."""
+        """initdb (SCRAM passwords, UTF-8, no sync) and pg_ctl start on 127.0.0.1:port with :attr:`settings`."""
         pwfile = self.dir / "pwfile"
         pwfile.write_text(self.password + "\n")
         if self.runas:
@@ -95,7 +96,7 @@ class PostgresServer:
                   "-E", "UTF8", "--no-locale", "--no-sync")
         pwfile.unlink()
         self._run("pg_ctl", "-D", str(self.data), "-w", "-t", "60", "-l", str(self.dir / "log"), "-o",
-                  f"-h 127.0.0.1 -p {self.port} -k {self.dir} -c fsync=off -c max_connections=60", "start")
+                  f"-h 127.0.0.1 -p {self.port} -k {self.dir} {self.settings} -c max_connections=60", "start")
         return self
 
     def halt(self) -> None:
@@ -106,7 +107,7 @@ class PostgresServer:
     def resume(self) -> None:
         """Start the halted cluster again on the same port."""
         self._run("pg_ctl", "-D", str(self.data), "-w", "-t", "60", "-l", str(self.dir / "log"), "-o",
-                  f"-h 127.0.0.1 -p {self.port} -k {self.dir} -c fsync=off -c max_connections=60", "start")
+                  f"-h 127.0.0.1 -p {self.port} -k {self.dir} {self.settings} -c max_connections=60", "start")
 
     def stop(self) -> None:
         """Stop the server and delete the cluster."""

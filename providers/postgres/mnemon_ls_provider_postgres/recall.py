@@ -23,7 +23,7 @@ time-range and weak-match caps are applied again after fusion (the native provid
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Sequence
 
 import regex
 
@@ -74,18 +74,6 @@ def search(space: Any, query: str, *, limit: int, mode: str, category: str | Non
     if not terms and when is None and not (mode == "smart" and space.engine.semantic and query.strip()):
         return SearchOutcome([], sparse_hint(0, limit))
     pool = max(64, limit * 6)
-    tsquery = " | ".join(lexeme(t.text, t.prefix) for t in terms)
-    likes = sorted({_like(t.text) for t in terms if not t.prefix and len(t.text) >= 3})
-    match, args = [], []
-    if terms:
-        match.append("i.tsv @@ %s::tsquery")
-        args.append(tsquery)
-    if likes:
-        match.append("lower(i.content) LIKE ANY(%s)")
-        args.append(likes)
-    if when is not None:
-        match.append("(i.created_at >= %s AND i.created_at < %s)")
-        args += [when.start, when.end]
     base = ["i.space_id = %s", "i.deleted_at IS NULL"]
     bargs: list[Any] = [space.key]
     if category is not None:
@@ -97,32 +85,34 @@ def search(space: Any, query: str, *, limit: int, mode: str, category: str | Non
     scope = branch_sql(keep)
     scoped = " AND ".join(base + ([scope[0]] if scope is not None else []))
     sargs = [*bargs, *(scope[1] if scope is not None else [])]
-    where = " AND ".join(base) + " AND (" + " OR ".join(match) + ")" if match else None
-    rank = "ts_rank(i.tsv, %s::tsquery)" if terms else "0"
-    columns = ", ".join("i." + c.strip() for c in ITEM_COLUMNS.split(","))
+    tsquery = " | ".join(lexeme(t.text, t.prefix) for t in terms)
     firsts = [members[0] for members in grouped(terms)]
     hybrid = mode == "smart" and space.engine.semantic and bool(query.strip())
 
     def read(conn: Any) -> tuple[list, int, dict[int, int]]:
-        if where is None:
-            return [], 0, {}
-        rows = conn.execute(f"SELECT {columns}, {rank} AS r FROM {space.table} i WHERE {where}"
-                            + (f" AND {scope[0]}" if scope is not None else "")
-                            + " ORDER BY r DESC, i.created_at DESC, i.id LIMIT %s",
-                            [*([tsquery] if terms else []), *bargs, *args, *(scope[1] if scope else []),
-                             pool]).fetchall()
-        hidden = 0
-        if scope is not None and scope[0] != "TRUE":
-            hidden = conn.execute(f"SELECT count(*) FROM {space.table} i WHERE {where} AND NOT {scope[0]}",
-                                  [*bargs, *args, *scope[1]]).fetchone()[0]
-        frequency: dict[int, int] = {}
-        if firsts:
-            counts = conn.execute("SELECT " + ", ".join(
-                f"(SELECT count(*) FROM {space.table} WHERE space_id = %s AND deleted_at IS NULL AND tsv @@ %s::tsquery)"
-                for _ in firsts), [v for t in firsts for v in (space.key, lexeme(t.text, t.prefix))]).fetchone()
-            frequency = {t.group: int(n) for t, n in zip(firsts, counts)}
-        return rows, hidden, frequency
+        held_by = _held_by(conn, space, terms)
+        frequency = {t.group: held_by[i] for i, t in enumerate(terms) if t in firsts}
+        sources, cargs = _candidates(space, terms, held_by, when, pool)
+        if not sources:
+            return [], 0, frequency
+        rank = "ts_rank(i.tsv, %s::tsquery)" if terms else "0::real"
+        ok = scope[0] if scope is not None else "TRUE"
+        rows = conn.execute(
+            f"WITH c AS ({' UNION '.join(sources)}), "
+            f"r AS (SELECT {columns}, {rank} AS r, ({ok}) AS ok FROM {space.table} i "
+            f"WHERE i.id IN (SELECT item_id FROM c) AND {' AND '.join(base)}) "
+            f"SELECT {ITEM_COLUMNS}, r, (SELECT count(*) FROM r WHERE NOT ok) FROM r WHERE ok "
+            "ORDER BY r DESC, created_at DESC, id LIMIT %s",
+            [*cargs, *([tsquery] if terms else []), *(scope[1] if scope is not None else []), *bargs,
+             pool]).fetchall()
+        hidden = int(rows[0][-1]) if rows else 0
+        if not rows and ok != "TRUE":
+            hidden = conn.execute(f"WITH c AS ({' UNION '.join(sources)}) SELECT count(*) FROM {space.table} i "
+                                  f"WHERE i.id IN (SELECT item_id FROM c) AND {' AND '.join(base)} AND NOT ({ok})",
+                                  [*cargs, *bargs, *(scope[1] if scope is not None else [])]).fetchone()[0]
+        return [row[:-1] for row in rows], hidden, frequency
 
+    columns = ", ".join("i." + c.strip() for c in ITEM_COLUMNS.split(","))
     rows, hidden, frequency = space._call(read)
     groups = grouped(terms)
     count_groups = sensed.groups + (when is not None)
@@ -188,6 +178,62 @@ def search(space: Any, query: str, *, limit: int, mode: str, category: str | Non
         item.similarity = s[7] if len(s) > 7 else None
         items.append(item)
     return SearchOutcome(items, sparse_hint(len(items), limit), fetched=len(rows), dropped=dropped + hidden)
+
+
+#: Items a term may be held by and still be *rare*: when a query has rare terms, every item holding one is a
+#: candidate and the rest of the query counts in coverage only; a query of common terms only takes the newest
+#: :data:`COMMON_TAKE` (at least ``pool``) items holding each. The counts stop at this cap + 1 (module doc).
+RARE_ITEMS = 1000
+COMMON_TAKE = 256
+
+
+def _postings_of(term: Any) -> tuple[str, list[Any]]:
+    """The ``postings`` condition of ``term`` (a prefix term: the range of the terms it begins)."""
+    if term.prefix:
+        return "p.space_id = %s AND p.term >= %s AND p.term < %s", [term.text, term.text + "\U0010ffff"]
+    return "p.space_id = %s AND p.term = %s", [term.text]
+
+
+def _held_by(conn: Any, space: Any, terms: Sequence[Any]) -> list[int]:
+    """How many active items hold each of ``terms`` (from ``postings``), each counted up to
+    :data:`RARE_ITEMS` + 1 (a prefix term: its postings, up to the same cap), in one statement."""
+    if not terms:
+        return []
+    parts, args = [], []
+    for term in terms:
+        where, extra = _postings_of(term)
+        parts.append(f'(SELECT count(*) FROM (SELECT 1 FROM "{space.engine.schema}".postings p WHERE {where} '
+                     "LIMIT %s) x)")
+        args += [space.key, *extra, RARE_ITEMS + 1]
+    return [int(n) for n in conn.execute("SELECT " + ", ".join(parts), args).fetchone()]
+
+
+def _candidates(space: Any, terms: Sequence[Any], held_by: Sequence[int], when: Any,
+                pool: int) -> tuple[list[str], list[Any]]:
+    """The sub-selects (``SELECT item_id ...``) whose union is the candidate set, and their parameters: the items
+    holding a rare term (all of them), else the newest :data:`COMMON_TAKE` holding each common term; the items
+    whose text holds, as a substring, a term of three or more characters no item holds whole (an identifier's
+    inside; ``LIKE`` on ``lower(content)``, served by the trigram index when the server has ``pg_trgm``), at most
+    ``pool``; the newest ``pool`` created in the time range ``when``."""
+    postings = f'"{space.engine.schema}".postings'
+    sources: list[str] = []
+    args: list[Any] = []
+    rare = [t for t, n in zip(terms, held_by) if 0 < n <= RARE_ITEMS]
+    for term in rare or [t for t, n in zip(terms, held_by) if n > 0]:
+        where, extra = _postings_of(term)
+        take = "" if rare else " ORDER BY p.created_at DESC, p.item_id DESC LIMIT %s"
+        sources.append(f"(SELECT p.item_id FROM {postings} p WHERE {where}{take})")
+        args += [space.key, *extra, *([] if rare else [max(COMMON_TAKE, pool)])]
+    likes = sorted({_like(t.text) for t, n in zip(terms, held_by) if n == 0 and not t.prefix and len(t.text) >= 3})
+    if likes:
+        sources.append(f"(SELECT i.id AS item_id FROM {space.table} i WHERE i.space_id = %s AND i.deleted_at IS NULL "
+                       "AND lower(i.content) LIKE ANY(%s) LIMIT %s)")
+        args += [space.key, likes, pool]
+    if when is not None:
+        sources.append(f"(SELECT i.id AS item_id FROM {space.table} i WHERE i.space_id = %s AND i.deleted_at IS NULL "
+                       "AND i.created_at >= %s AND i.created_at < %s ORDER BY i.created_at DESC LIMIT %s)")
+        args += [space.key, when.start, when.end, pool]
+    return sources, args
 
 
 def _fused(space: Any, query: str, scored: list[tuple], by_id: dict[str, tuple], scoped: str, sargs: list[Any],

@@ -20,7 +20,13 @@ reads, and inserts only items whose ``author_role`` is itself (the column's defa
 Versions (:data:`MIGRATIONS`): 1 the tables and policies; 2 ``pg_trgm`` and a trigram index on
 ``lower(content)`` (substring matches of identifiers and CJK text) when the server has the extension
 (``meta.trigram`` ``on``/``off``); 3 the ``embedding vector(384)`` column and its HNSW index when the
-server has pgvector (``meta.vectors``). :func:`migrate` applies the missing
+server has pgvector (``meta.vectors``); 4 ``postings (space_id, term, created_at, item_id)``, one row per
+indexed term of each active item (primary key in that order, so the newest items holding a term are one index
+range read backwards, and how many hold it is counted up to a cap without reading the rest), kept by a trigger
+on ``items`` in the writing transaction itself (an insert adds the rows, a soft delete or a change of the terms
+removes or replaces them), filled for the existing active items by the migration (``meta.postings_backfilled``
+their count), with the row-level security of ``items``; roles that could insert items are granted what the
+trigger needs on it. :func:`migrate` applies the missing
 steps in one transaction under an advisory lock (two machines opening at once migrate once) and returns
 ``(from, to)``; a database at a newer version than this package knows is refused, never rewritten.
 """
@@ -33,7 +39,7 @@ from typing import Any
 from mnemon_ls.errors import ProviderUnavailable
 
 #: The schema version this package writes.
-CURRENT = 3
+CURRENT = 4
 _LOCK_KEY = 0x6D6E656D6F6E  # "mnemon": the advisory lock of a migration
 SCHEMA_RE = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
@@ -109,8 +115,60 @@ def _v3(s: str, conn: Any = None) -> list[str]:
             "SET value = excluded.value"]
 
 
+def _v4(s: str, conn: Any = None) -> list[str]:
+    """The postings of recall's candidates (module doc; :mod:`.recall`), their trigger, policies, grants and
+    backfill. The backfill reads every active item, whoever may read it: both tables' row-level security is
+    lifted for the owner inside this transaction only (the migration runs as the owner: creating a trigger on
+    ``items`` needs it)."""
+    exists = f'EXISTS (SELECT 1 FROM "{s}".spaces p WHERE p.id = space_id)'
+    changed = ("NEW.terms IS DISTINCT FROM OLD.terms OR NEW.created_at IS DISTINCT FROM OLD.created_at "
+               "OR NEW.space_id IS DISTINCT FROM OLD.space_id")
+    return [
+        f'CREATE TABLE IF NOT EXISTS "{s}".postings ('
+        ' space_id text NOT NULL, term text COLLATE "C" NOT NULL, created_at timestamptz NOT NULL,'
+        " item_id text NOT NULL, PRIMARY KEY (space_id, term, created_at, item_id))",
+        f'ALTER TABLE "{s}".postings ENABLE ROW LEVEL SECURITY',
+        f'ALTER TABLE "{s}".postings FORCE ROW LEVEL SECURITY',
+        f'CREATE POLICY postings_read ON "{s}".postings FOR SELECT USING ({exists})',
+        f'CREATE POLICY postings_write ON "{s}".postings FOR INSERT WITH CHECK ({exists})',
+        f'CREATE POLICY postings_drop ON "{s}".postings FOR DELETE USING ({exists})',
+        f'CREATE OR REPLACE FUNCTION "{s}".items_postings() RETURNS trigger LANGUAGE plpgsql AS $body$\n'
+        "BEGIN\n"
+        "  IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.deleted_at IS NULL AND (TG_OP = 'DELETE'"
+        f" OR NEW.deleted_at IS NOT NULL OR {changed}) THEN\n"
+        f'    DELETE FROM "{s}".postings WHERE space_id = OLD.space_id AND term = ANY(OLD.terms)'
+        " AND created_at = OLD.created_at AND item_id = OLD.id;\n"
+        "  END IF;\n"
+        "  IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.deleted_at IS NULL AND (TG_OP = 'INSERT'"
+        f" OR OLD.deleted_at IS NOT NULL OR {changed}) THEN\n"
+        f'    INSERT INTO "{s}".postings (space_id, term, created_at, item_id)'
+        " SELECT NEW.space_id, t, NEW.created_at, NEW.id FROM unnest(NEW.terms) t ON CONFLICT DO NOTHING;\n"
+        "  END IF;\n"
+        "  RETURN NULL;\n"
+        "END\n"
+        "$body$",
+        f'DROP TRIGGER IF EXISTS items_postings ON "{s}".items',
+        f'CREATE TRIGGER items_postings AFTER INSERT OR UPDATE OR DELETE ON "{s}".items'
+        f' FOR EACH ROW EXECUTE FUNCTION "{s}".items_postings()',
+        # the roles granted items before this version get what the trigger does on their behalf
+        "DO $grants$ DECLARE r record; BEGIN FOR r IN SELECT DISTINCT grantee FROM information_schema.role_table_grants"
+        f" WHERE table_schema = '{s}' AND table_name = 'items' AND privilege_type = 'INSERT'"
+        " AND grantee <> current_user LOOP"
+        f" EXECUTE format('GRANT SELECT, INSERT, DELETE ON %I.postings TO %I', '{s}', r.grantee);"
+        " END LOOP; END $grants$",
+        f'ALTER TABLE "{s}".items NO FORCE ROW LEVEL SECURITY',
+        f'ALTER TABLE "{s}".postings NO FORCE ROW LEVEL SECURITY',
+        f'INSERT INTO "{s}".postings (space_id, term, created_at, item_id) SELECT space_id, t, created_at, id'
+        f' FROM "{s}".items, unnest(terms) t WHERE deleted_at IS NULL ON CONFLICT DO NOTHING',
+        f"INSERT INTO \"{s}\".meta (key, value) SELECT 'postings_backfilled', count(*)::text FROM \"{s}\".items"
+        " WHERE deleted_at IS NULL ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        f'ALTER TABLE "{s}".items FORCE ROW LEVEL SECURITY',
+        f'ALTER TABLE "{s}".postings FORCE ROW LEVEL SECURITY',
+    ]
+
+
 #: ``{version: statements(schema, connection)}``: what brings a database from ``version - 1`` to ``version``.
-MIGRATIONS = {1: lambda s, conn=None: _v1(s), 2: _v2, 3: _v3}
+MIGRATIONS = {1: lambda s, conn=None: _v1(s), 2: _v2, 3: _v3, 4: _v4}
 
 
 def flag(conn: Any, schema: str, key: str) -> bool:

@@ -13,7 +13,8 @@ from mnemon_ls.errors import InvalidInput, SpaceRefused
 from mnemon_ls_provider_postgres.engine import PostgresEngine
 
 GRANTS = ("GRANT USAGE ON SCHEMA mnemon TO {role}; GRANT SELECT ON mnemon.meta TO {role}; "
-          "GRANT SELECT, INSERT, UPDATE ON mnemon.spaces, mnemon.items TO {role}")
+          "GRANT SELECT, INSERT, UPDATE ON mnemon.spaces, mnemon.items TO {role}; "
+          "GRANT SELECT, INSERT, DELETE ON mnemon.postings TO {role}")
 
 
 @pytest.fixture
@@ -56,6 +57,12 @@ def test_user_space_is_read_and_written_by_its_author_only(roles: dict[str, dict
             theirs.forget(item)
         # the database itself refuses: plain SQL as bob sees no row and may not write one
         assert _sql(roles["bob"], "SELECT count(*) FROM mnemon.items") == [(0,)]
+        # nor a term of it in recall's index (postings), which alice's write filled
+        assert _sql(roles["bob"], "SELECT count(*) FROM mnemon.postings") == [(0,)]
+        assert _sql(roles["alice"], "SELECT count(*) FROM mnemon.postings WHERE term = 'salary'") == [(1,)]
+        assert _sql(roles["bob"], "DELETE FROM mnemon.postings RETURNING item_id") == []
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            _sql(roles["bob"], "INSERT INTO mnemon.postings VALUES (%s, 'forged', now(), 'x')", (private.external_id,))
         assert _sql(roles["bob"], "SELECT count(*) FROM mnemon.spaces") == [(0,)]
         assert _sql(roles["bob"], "UPDATE mnemon.items SET deleted_at = now() RETURNING id") == []
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
@@ -92,3 +99,29 @@ def test_team_space_is_shared_and_every_item_names_its_writer(roles: dict[str, d
     finally:
         alice.close()
         bob.close()
+
+
+def test_the_migration_to_version_4_grants_recall_s_index_to_the_roles_that_could_write(
+        service: dict[str, Any], pg_server: Any) -> None:
+    """A role granted the tables as the README said before version 4 (no ``postings``) keeps writing and
+    recalling after the owner's next open migrates the database."""
+    from mnemon_ls_provider_postgres import schema
+
+    info = {"host": service["host"], "port": service["port"], "dbname": service["database"],
+            "user": service["user"], "password": service["password"]}
+    with psycopg.connect(**info, autocommit=True) as conn:
+        schema.migrate(conn, "mnemon", "here", target=3)
+    pg_server.sql("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'carol') THEN "
+                  "CREATE ROLE carol LOGIN PASSWORD 'pw-carol-secret'; END IF; END $$")
+    old_grants = GRANTS.split("; GRANT SELECT, INSERT, DELETE ON mnemon.postings")[0]
+    for statement in old_grants.format(role="carol").split("; "):
+        pg_server.sql(statement, service["database"])
+    PostgresEngine.open(service).close()  # the owner opens: 3 -> 4
+    carol = PostgresEngine.open({**service, "user": "carol", "password": "pw-carol-secret", "author": "carol"})
+    try:
+        space = carol.space(carol.create_namespace("Team", "").connection, space_id="postgres-c")
+        made = space.remember("the on-call rota changes on Mondays", category="fact", importance=3, tags=[],
+                              entities=[], source="user")["id"]
+        assert [i.id for i in space.search("on-call rota", limit=5).items] == [made]
+    finally:
+        carol.close()

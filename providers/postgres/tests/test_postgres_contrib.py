@@ -17,7 +17,7 @@ def test_trigram_index_without_pgvector(system_server: PostgresServer) -> None:
         details = engine.health().details
         assert details["semantic"] is False and "no pgvector" in details["semanticNote"]
         assert system_server.sql("SELECT key, value FROM mnemon.meta ORDER BY key", "team") == [
-            ("schema_version", "3"), ("trigram", "on"), ("vectors", "off")]
+            ("postings_backfilled", "0"), ("schema_version", "4"), ("trigram", "on"), ("vectors", "off")]
         assert system_server.sql("SELECT count(*) FROM pg_indexes WHERE indexname = 'items_trgm'", "team") == [(1,)]
         space = engine.space(engine.create_namespace("Team", "").connection, space_id="postgres-c")
         ident = space.remember("parseConfigFile returns a ConfigError on bad YAML", category="fact", importance=3,

@@ -113,9 +113,9 @@ def test_schema_is_migrated_forward_on_open_and_says_so(service: dict[str, Any],
     engine = PostgresEngine.open(service)
     try:
         health = engine.health()
-        assert health.details["migrated"] == "1 -> 3" and "migrated from version 1 to 3" in health.message
+        assert health.details["migrated"] == "1 -> 4" and "migrated from version 1 to 4" in health.message
         assert pg_server.sql("SELECT value FROM mnemon.meta WHERE key = 'schema_version'", service["database"]) \
-            == [("3",)]
+            == [("4",)]
     finally:
         engine.close()
     again = PostgresEngine.open(service)
@@ -135,6 +135,45 @@ def test_a_newer_schema_is_refused_and_left_as_it_is(service: dict[str, Any], pg
         == [("99",)]
 
 
+def test_a_version_3_database_gets_its_postings_backfilled_and_kept_by_the_trigger(service: dict[str, Any],
+                                                                                     pg_server: Any) -> None:
+    """Issue 25 item 7: items written before version 4 (by SQL, as the older package wrote them) are found by
+    recall after the migration; later writes and soft deletes keep the postings in the same transaction."""
+    from mnemon_ls_provider_postgres.rows import content_hash, item_terms
+
+    info = {"host": service["host"], "port": service["port"], "dbname": service["database"],
+            "user": service["user"], "password": service["password"]}
+    texts = ["Billing retries use exponential backoff", "The staging cluster runs on spot instances",
+             "parseConfigFile returns a ConfigError"]
+    with psycopg.connect(**info, autocommit=True) as conn:
+        assert schema.migrate(conn, "mnemon", "here", target=3) == (0, 3)
+        conn.execute("INSERT INTO mnemon.spaces (id, name, access, author) VALUES ('k3', 'Old', 'team', 'ana')")
+        for n, text in enumerate(texts):
+            conn.execute("INSERT INTO mnemon.items (id, space_id, content, content_hash, category, importance, "
+                         "author, terms) VALUES (%s, 'k3', %s, %s, 'fact', 3, 'ana', %s)",
+                         (f"old-{n}", text, content_hash(text), item_terms(text, [], [])))
+        conn.execute("UPDATE mnemon.items SET deleted_at = now() WHERE id = 'old-2'")  # deleted before: no postings
+    engine = PostgresEngine.open(service)
+    try:
+        assert engine.health().details["migrated"] == "3 -> 4"
+        db = service["database"]
+        assert pg_server.sql("SELECT value FROM mnemon.meta WHERE key = 'postings_backfilled'", db) == [("2",)]
+        expected = sum(len(item_terms(t, [], [])) for t in texts[:2])
+        assert pg_server.sql("SELECT count(*) FROM mnemon.postings", db) == [(expected,)]
+        space = engine.space({"spaceKey": "k3"}, space_id="postgres-old")
+        assert [i.id for i in space.search("exponential backoff", limit=5).items] == ["old-0"]
+        assert space.search("ConfigError", limit=5).items == []
+        made = _put(space, "Spot instances are reclaimed with two minutes notice")
+        assert [i.id for i in space.search("reclaimed notice", limit=5).items] == [made["id"]]
+        space.forget("old-1")
+        assert pg_server.sql("SELECT count(*) FROM mnemon.postings WHERE item_id = 'old-1'", db) == [(0,)]
+        assert [i.id for i in space.search("spot instances", limit=5).items] == [made["id"]]
+        assert pg_server.sql("SELECT count(*) FROM mnemon.postings", db) == [(
+            len(item_terms(texts[0], [], [])) + len(item_terms(made["content"], [], [])),)]
+    finally:
+        engine.close()
+
+
 def test_provider_test_reads_an_older_schema_without_migrating_it(service: dict[str, Any], pg_server: Any) -> None:
     info = {"host": service["host"], "port": service["port"], "dbname": service["database"],
             "user": service["user"], "password": service["password"]}
@@ -143,7 +182,7 @@ def test_provider_test_reads_an_older_schema_without_migrating_it(service: dict[
     probe = PostgresEngine.open({**service, "probe": True})
     try:
         health = probe.health()
-        assert health.ok and health.details["schemaVersion"] == 1 and "migrates it to 3" in health.message
+        assert health.ok and health.details["schemaVersion"] == 1 and "migrates it to 4" in health.message
     finally:
         probe.close()
     assert pg_server.sql("SELECT value FROM mnemon.meta WHERE key = 'schema_version'", service["database"]) \

@@ -160,7 +160,7 @@ def test_the_documented_set_up_on_the_try_server_then_doctor_says_unreachable(tm
                  cli("recall", "deploys")]
         for step in steps:
             assert (step.returncode, step.stderr) == (0, ""), step.args
-        assert "schema migrated from version 0 to 3" in steps[1].stdout
+        assert "schema migrated from version 0 to 4" in steps[1].stdout
         assert steps[2].stdout.startswith("ok: PostgreSQL 16") and f"postgresql {trial.dir}:5432/mnemon as mnemon" \
             in steps[2].stdout
         assert "Team: Deploys go out on Tuesdays" in steps[5].stdout
@@ -169,7 +169,7 @@ def test_the_documented_set_up_on_the_try_server_then_doctor_says_unreachable(tm
         line = next(x for x in up.stdout.splitlines() if "provider postgres" in x)
         assert line.startswith("[ok     ] provider postgres: enabled; 1 space (1 active); fields: dsn (secret); "
                                "mnemon-ls-provider-postgres 0.1.0; connected to postgresql ")
-        assert "PostgreSQL 16" in line and "as role mnemon; schema mnemon at version 3; engine not opened" in line
+        assert "PostgreSQL 16" in line and "as role mnemon; schema mnemon at version 4; engine not opened" in line
         listed = _after_postgres(cli("provider", "list").stdout)
         assert listed[1].startswith(f"    connected to postgresql {trial.dir}:5432/mnemon as mnemon: PostgreSQL 16")
     finally:
@@ -200,7 +200,7 @@ def test_doctor_says_connected_then_unreachable_and_never_the_password(tmp_path:
         up = user_cli(tmp_path, "ana", "doctor")
         line = next(x for x in up.stdout.splitlines() if "provider postgres" in x)
         assert f"; connected to {where}: PostgreSQL 16" in line and f"as role {own.user}; schema mnemon at " \
-            "version 3" in line and line.startswith("[ok     ]")
+            "version 4" in line and line.startswith("[ok     ]")
         own.halt()
         answers = [user_cli(tmp_path, "ana", "doctor"), user_cli(tmp_path, "ana", "doctor", "--json"),
                    user_cli(tmp_path, "ana", "provider", "list"), user_cli(tmp_path, "ana", "provider", "list", "--json")]
