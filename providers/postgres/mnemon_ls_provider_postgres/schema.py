@@ -188,7 +188,9 @@ def version_of(conn: Any, schema: str) -> int:
 
 def migrate(conn: Any, schema: str, location: str, target: int = CURRENT) -> tuple[int, int]:
     """Bring ``schema`` to ``target`` (default :data:`CURRENT`) on ``conn`` (a psycopg connection, not in a
-    transaction) in one transaction under an advisory lock; returns ``(version found, version now)``.
+    transaction) in one transaction under an advisory lock, without the connection's statement timeout (a
+    backfill of a large database takes minutes; cut short it would start over at every open); returns
+    ``(version found, version now)``.
 
     Raises :class:`ProviderUnavailable` (``reason`` ``format-too-new``) when the database is at a newer
     version than this package knows (nothing is changed), and ``engine-failed`` naming ``location`` and the
@@ -207,6 +209,9 @@ def migrate(conn: Any, schema: str, location: str, target: int = CURRENT) -> tup
                 provider="postgres", reason="format-too-new", location=location, schemaVersion=found)
         if found >= target:
             return found, found
+        # not bound by the per-statement timeout (``timeoutSeconds``): version 4's backfill reads every item
+        # (bench/results/postgres_scale.md: minutes at 1M), and a migration cut short would start over at each open
+        conn.execute("SET LOCAL statement_timeout = 0")
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
         found = version_of(conn, schema)  # another machine may have migrated while this one waited
         if found >= target:

@@ -194,3 +194,42 @@ def test_provider_test_on_an_empty_database_creates_nothing(service: dict[str, A
     health = probe.health()
     assert not health.ok and "provider enable creates it" in health.message and probe.discover() == []
     assert pg_server.sql("SELECT count(*) FROM pg_namespace WHERE nspname = 'mnemon'", service["database"]) == [(0,)]
+
+
+def test_a_migration_is_not_cut_by_the_statement_timeout(service: dict[str, Any], pg_server: Any) -> None:
+    """A migration that waits or works longer than ``timeoutSeconds`` (version 4's backfill of a large database
+    takes minutes; here another machine's migration holds the advisory lock) finishes: cut short, it was rolled
+    back and started over at every open, never done. The holder keeps the lock until the waiting open has been
+    waiting twice the timeout (read from ``pg_stat_activity``), then lets go."""
+    import threading
+
+    info = {"host": service["host"], "port": service["port"], "dbname": service["database"],
+            "user": service["user"], "password": service["password"]}
+    with psycopg.connect(**info, autocommit=True) as conn:
+        schema.migrate(conn, "mnemon", "here", target=3)
+    outcome: dict[str, Any] = {}
+
+    def open_engine() -> None:
+        try:
+            outcome["engine"] = PostgresEngine.open({**service, "timeoutSeconds": 0.5})
+        except Exception as exc:  # noqa: BLE001 (reported below)
+            outcome["error"] = exc
+
+    with psycopg.connect(**info, autocommit=True) as holder:
+        holder.execute("SELECT pg_advisory_lock(%s)", (schema._LOCK_KEY,))
+        opening = threading.Thread(target=open_engine)
+        opening.start()
+        with psycopg.connect(**info, autocommit=True) as watcher:
+            while opening.is_alive():
+                waited = watcher.execute(
+                    "SELECT extract(epoch FROM now() - query_start) FROM pg_stat_activity WHERE wait_event_type = "
+                    "'Lock' AND wait_event = 'advisory' AND pid <> pg_backend_pid()").fetchone()
+                if waited is not None and waited[0] > 1.0:
+                    break
+        holder.execute("SELECT pg_advisory_unlock(%s)", (schema._LOCK_KEY,))
+    opening.join(timeout=60)
+    assert "error" not in outcome, outcome.get("error")
+    try:
+        assert outcome["engine"].migrated == (3, 4)
+    finally:
+        outcome["engine"].close()
