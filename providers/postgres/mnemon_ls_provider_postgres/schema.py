@@ -124,9 +124,9 @@ def _v4(s: str, conn: Any = None) -> list[str]:
     changed = ("NEW.terms IS DISTINCT FROM OLD.terms OR NEW.created_at IS DISTINCT FROM OLD.created_at "
                "OR NEW.space_id IS DISTINCT FROM OLD.space_id")
     return [
-        f'CREATE TABLE IF NOT EXISTS "{s}".postings ('
+        f'CREATE TABLE "{s}".postings ('
         ' space_id text NOT NULL, term text COLLATE "C" NOT NULL, created_at timestamptz NOT NULL,'
-        " item_id text NOT NULL, PRIMARY KEY (space_id, term, created_at, item_id))",
+        " item_id text NOT NULL)",
         f'ALTER TABLE "{s}".postings ENABLE ROW LEVEL SECURITY',
         f'ALTER TABLE "{s}".postings FORCE ROW LEVEL SECURITY',
         f'CREATE POLICY postings_read ON "{s}".postings FOR SELECT USING ({exists})',
@@ -158,8 +158,11 @@ def _v4(s: str, conn: Any = None) -> list[str]:
         " END LOOP; END $grants$",
         f'ALTER TABLE "{s}".items NO FORCE ROW LEVEL SECURITY',
         f'ALTER TABLE "{s}".postings NO FORCE ROW LEVEL SECURITY',
-        f'INSERT INTO "{s}".postings (space_id, term, created_at, item_id) SELECT space_id, t, created_at, id'
-        f' FROM "{s}".items, unnest(terms) t WHERE deleted_at IS NULL ON CONFLICT DO NOTHING',
+        # the rows first, then the key's index built from them in one sort (an insert into the index row by row
+        # took ten times as long at 1,000,000 items)
+        f'INSERT INTO "{s}".postings (space_id, term, created_at, item_id) SELECT DISTINCT space_id, t, created_at,'
+        f' id FROM "{s}".items, unnest(terms) t WHERE deleted_at IS NULL',
+        f'ALTER TABLE "{s}".postings ADD PRIMARY KEY (space_id, term, created_at, item_id)',
         f"INSERT INTO \"{s}\".meta (key, value) SELECT 'postings_backfilled', count(*)::text FROM \"{s}\".items"
         " WHERE deleted_at IS NULL ON CONFLICT (key) DO UPDATE SET value = excluded.value",
         f'ALTER TABLE "{s}".items FORCE ROW LEVEL SECURITY',
