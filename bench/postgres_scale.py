@@ -7,7 +7,9 @@ pgserver wheel's PostgreSQL 16)::
     python bench/postgres_scale.py [--label LABEL] [--sizes 100000,1000000] [--requests 300] [--out DIR]
 
 Set-up (not timed, reported): one PostgreSQL 16 server from the pgserver wheel in a temporary directory,
-durable (``fsync`` on, ``shared_buffers`` 512 MB, ``max_wal_size`` 8 GB), and one database per size. The items are
+durable (``fsync`` on, ``shared_buffers`` 512 MB, ``max_wal_size`` 8 GB), and one database per size,
+read and written as an ordinary role granted the tables as the provider's README says (row-level security
+on; the server's admin is a superuser, which PostgreSQL exempts from it). The items are
 ``bench/bench_spaces.py``'s generator (seed 7: half English from a Zipf vocabulary, half Chinese, an
 identifier each, one year of times), the first ``size`` of one sequence, so the 100k sets are the same texts
 in both stores. A database is made at schema version 3 and its items copied in (``COPY``, the terms the
@@ -144,6 +146,15 @@ def load_postgres(server: Any, dbname: str, items: list[Any]) -> tuple[dict[str,
         conn.execute("VACUUM ANALYZE mnemon.postings")
         postings = conn.execute("SELECT count(*) FROM mnemon.postings").fetchone()[0]
         size = conn.execute("SELECT pg_database_size(current_database())").fetchone()[0]
+        # an ordinary role granted the tables as the README says: row-level security applies (the server's
+        # admin is a superuser, which PostgreSQL exempts from it)
+        conn.execute("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'teammate') THEN "
+                     "CREATE ROLE teammate LOGIN PASSWORD 'teammate-pw'; END IF; END $$")
+        for grant in ("GRANT USAGE ON SCHEMA mnemon TO teammate", "GRANT SELECT ON mnemon.meta TO teammate",
+                      "GRANT SELECT, INSERT, UPDATE ON mnemon.spaces, mnemon.items TO teammate",
+                      "GRANT SELECT, INSERT, DELETE ON mnemon.postings TO teammate"):
+            conn.execute(grant)
+    service = {**service, "user": "teammate", "password": "teammate-pw", "author": "teammate"}
     return service, "bench", {"copy_s": round(copied, 1), "migrate_s": round(migrated, 1), "postings": postings,
                               "size_mib": round(size / 2**20)}
 

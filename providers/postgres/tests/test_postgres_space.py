@@ -233,3 +233,22 @@ def test_a_migration_is_not_cut_by_the_statement_timeout(service: dict[str, Any]
         assert outcome["engine"].migrated == (3, 4)
     finally:
         outcome["engine"].close()
+
+
+def test_a_rare_term_brings_every_item_holding_it_and_common_terms_count_for_coverage(
+        service: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Recall's candidates come from ``postings`` bounded by rarity (issue 25 item 7): with the rare cap at 3, an
+    old item holding the rare term and the common words comes first although twelve newer items hold the common
+    words; a common term alone still finds its newest items."""
+    from mnemon_ls_provider_postgres import recall
+
+    monkeypatch.setattr(recall, "RARE_ITEMS", 3)
+    engine, space = _space(service)
+    try:
+        old = _put(space, "the deploy pipeline pins zebra images")["id"]
+        newer = [_put(space, f"the deploy pipeline step {n} runs lint")["id"] for n in range(12)]
+        found = [i.id for i in space.search("deploy pipeline zebra", limit=5).items]
+        assert found[0] == old and len(found) == 1  # the common words alone are not candidates beside a rare one
+        assert {i.id for i in space.search("deploy pipeline", limit=20).items} == {old, *newer}
+    finally:
+        engine.close()
