@@ -25,7 +25,7 @@ from mnemon_ls.errors import InvalidInput, MnemonError, ProviderUnavailable, Spa
 from mnemon_ls.spaces.providers.base import Health, Namespace
 
 from .connect import Target, _login, target_of
-from .schema import CURRENT, SCHEMA_RE, flag, migrate, version_of
+from .schema import CURRENT, SCHEMA_RE, flag, migrate, recheck_extensions, version_of
 
 if TYPE_CHECKING:
     from .space import PostgresSpace
@@ -62,6 +62,7 @@ class PostgresEngine:
         self.author = author
         self.location = target.location
         self.migrated: tuple[int, int] | None = None
+        self.added: list[str] = []  # meta keys an open turned on (:func:`.schema.recheck_extensions`)
         #: ``(found, current)`` when ``provider test`` found an older schema and left it as it is
         self.pending: tuple[int, int] | None = None
         #: semantic recall on (:mod:`.vectors`), and why not when it is off (or the model failed to load)
@@ -98,6 +99,7 @@ class PostgresEngine:
             found, now = engine.call(lambda conn: migrate(conn, schema, engine.location))
             if found != now:
                 engine.migrated = (found, now)
+            engine.added = engine.call(lambda conn: recheck_extensions(conn, schema))
         from . import vectors
 
         on, why = vectors.wanted(service)
@@ -177,6 +179,11 @@ class PostgresEngine:
         if self.migrated:
             details["migrated"] = f"{self.migrated[0]} -> {self.migrated[1]}"
             message += f" (schema migrated from version {self.migrated[0]} to {self.migrated[1]})"
+        if self.added:
+            details["added"] = list(self.added)
+            message += (" (" + " and ".join({"trigram": "the pg_trgm substring index",
+                                              "vectors": "the pgvector column"}[k] for k in self.added)
+                        + " added: the server has the extension now)")
         if self.pending:
             details["schemaVersion"] = self.pending[0]
             message += (f" (schema version {self.pending[0]}: the next provider enable or use migrates it to "

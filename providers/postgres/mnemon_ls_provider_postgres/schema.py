@@ -174,6 +174,36 @@ def _v4(s: str, conn: Any = None) -> list[str]:
 MIGRATIONS = {1: lambda s, conn=None: _v1(s), 2: _v2, 3: _v3, 4: _v4}
 
 
+def recheck_extensions(conn: Any, schema: str) -> list[str]:
+    """Add what an earlier migration left out because the server lacked the extension (``meta.trigram`` or
+    ``meta.vectors`` ``off``), now that the server has it: the same statements as :func:`_v2` / :func:`_v3`, in
+    one transaction, without the statement timeout. Returns the keys turned ``on``; ``[]`` when nothing was
+    off, the extensions are still missing, or this role may not add them (the owner's next open does; nothing
+    is changed then)."""
+    import psycopg
+
+    row = conn.execute(f"SELECT array_agg(key) FROM \"{schema}\".meta WHERE key IN ('trigram', 'vectors') AND "
+                       "value = 'off'").fetchone()
+    off = sorted(row[0] or []) if row else []
+    if not off:
+        return []
+    names = {"trigram": "pg_trgm", "vectors": "vector"}
+    available = {r[0] for r in conn.execute("SELECT name FROM pg_available_extensions WHERE name = ANY(%s)",
+                                            ([names[k] for k in off],)).fetchall()}
+    wanted = [k for k in off if names[k] in available]
+    if not wanted:
+        return []
+    try:
+        with conn.transaction():
+            conn.execute("SET LOCAL statement_timeout = 0")
+            for key in wanted:
+                for statement in (_v2 if key == "trigram" else _v3)(schema, None):
+                    conn.execute(statement)
+    except psycopg.errors.InsufficientPrivilege:
+        return []
+    return wanted
+
+
 def flag(conn: Any, schema: str, key: str) -> bool:
     """Whether ``meta.<key>`` (``trigram``, ``vectors``) is ``on``."""
     row = conn.execute(f'SELECT value FROM "{schema}".meta WHERE key = %s', (key,)).fetchone()

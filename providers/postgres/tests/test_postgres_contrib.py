@@ -26,3 +26,27 @@ def test_trigram_index_without_pgvector(system_server: PostgresServer) -> None:
         assert [i.id for i in space.search("onfigfil", limit=5).items] == [ident]  # a substring of the identifier
     finally:
         engine.close()
+
+
+def test_an_extension_the_server_gets_later_is_used_at_the_next_open(system_server: PostgresServer) -> None:
+    """A database migrated while the server lacked ``pg_trgm`` (``meta.trigram`` ``off``, no index) gets the
+    trigram index at the first open after the server has it, and says so; before, it stayed off for good."""
+    system_server.sql("CREATE DATABASE later")
+    service = {"host": system_server.host, "port": system_server.port, "database": "later",
+               "user": system_server.user, "password": system_server.password, "semantic": "false"}
+    PostgresEngine.open(service).close()
+    system_server.sql("DROP INDEX mnemon.items_trgm", "later")  # as a server without the extension left it
+    system_server.sql("UPDATE mnemon.meta SET value = 'off' WHERE key = 'trigram'", "later")
+    engine = PostgresEngine.open(service)
+    try:
+        health = engine.health()
+        assert health.details["added"] == ["trigram"] and "pg_trgm substring index added" in health.message
+        assert system_server.sql("SELECT value FROM mnemon.meta WHERE key = 'trigram'", "later") == [("on",)]
+        assert system_server.sql("SELECT count(*) FROM pg_indexes WHERE indexname = 'items_trgm'", "later") == [(1,)]
+    finally:
+        engine.close()
+    again = PostgresEngine.open(service)
+    try:
+        assert "added" not in again.health().details  # nothing more to add
+    finally:
+        again.close()
