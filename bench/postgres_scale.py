@@ -359,8 +359,9 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--out", type=Path, default=HERE / "results")
     args = parser.parse_args()
+    measured = commit()  # the code measured: the commit when the run starts
     result = run(args)
-    result.update(commit=commit(), date=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    result.update(commit=measured, date=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                   machine=f"{platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
     store = args.out / "postgres_scale.json"
     runs = json.loads(store.read_text()) if store.exists() else {}
