@@ -85,9 +85,13 @@ class ReviewedFile:
         if raw is None:
             return {}, None, False
         try:
-            data = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            return {}, f"is not UTF-8 JSON ({exc})", False
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return {}, f"is not UTF-8 ({exc})", False
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            return {}, f"is not valid JSON ({exc})", False
         if not isinstance(data, dict) or not isinstance(data.get("reviewed"), dict):
             return {}, 'is not an object with a "reviewed" object', False
         version = data.get("version")
