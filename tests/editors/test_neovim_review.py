@@ -184,3 +184,16 @@ def test_review_lists_a_memory_space_item_due_for_review_and_still_true_confirms
     mark = session.mark()
     session.nv.command("MnemonReview")
     assert session.wait_note("no memory needs review", mark)["level"] == INFO
+
+
+def test_still_true_says_where_a_damaged_confirmation_file_was_kept(session: Session) -> None:
+    """A "Still true" whose answer carries ``keptDamaged`` (a damaged reviewed.json kept before it was written
+    anew) says where, in real Neovim's Lua."""
+    message = session.lua("return require('mnemon.review').still_true_message(...)",
+                          {"cites": [], "reanchored": 0, "nextReviewDays": 90,
+                           "keptDamaged": "/r/state/citations/quarantine/x-reviewed.json"})
+    assert message == ("mnemon: confirmed still true; next review in 90 days; the damaged confirmation file was kept "
+                       "at /r/state/citations/quarantine/x-reviewed.json")
+    assert session.lua("return require('mnemon.review').still_true_message(...)",
+                       {"cites": [], "reanchored": 0, "nextReviewDays": 90}) == \
+        "mnemon: confirmed still true; next review in 90 days"

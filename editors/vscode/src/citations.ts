@@ -58,5 +58,7 @@ export interface ReanchorResult {
     reviewedAt?: string;
     /** Days until it is due for review again (the `reviewAfterDays` setting; 0: review is off). */
     nextReviewDays?: number;
+    /** Where a damaged reviewed.json was kept before it was written anew (absent when it was whole). */
+    keptDamaged?: string;
     workspace: string;
 }

@@ -117,7 +117,8 @@ export function reviewTree(result: ReviewResult): Node[] {
 export function reanchoredMessage(result: ReanchorResult): string {
     const n = result.reanchored;
     const left = result.left.length > 0 ? ` ${result.left.length} left as ${result.left.length === 1 ? "it is" : "they are"} (${result.left.map(citationLabel).join(", ")}): edit or remove the memory.` : "";
-    const days = result.nextReviewDays ? ` Next review in ${result.nextReviewDays} days.` : "";
+    const kept = result.keptDamaged ? ` The damaged confirmation file was kept at ${result.keptDamaged}.` : "";
+    const days = (result.nextReviewDays ? ` Next review in ${result.nextReviewDays} days.` : "") + kept;
     if (result.cites.length === 0) {
         return `Mnemon: confirmed still true.${days}`;
     }

@@ -69,6 +69,9 @@ end
 function M.still_true_message(answer)
   local days = (type(answer.nextReviewDays) == "number" and answer.nextReviewDays > 0)
     and string.format("; next review in %d days", answer.nextReviewDays) or ""
+  if type(answer.keptDamaged) == "string" then
+    days = days .. "; the damaged confirmation file was kept at " .. answer.keptDamaged
+  end
   if type(answer.cites) ~= "table" or #answer.cites == 0 then
     return "mnemon: confirmed still true" .. days
   end

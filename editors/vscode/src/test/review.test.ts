@@ -81,5 +81,7 @@ describe("needs review", () => {
             "Mnemon: re-anchored 0 citations to the current code. 1 left as it is (src/lib.py:3-4 (gone)): edit or remove the memory.");
         assert.equal(reanchoredMessage({ ...base, cites: [], reanchored: 0, left: [], nextReviewDays: 90 }), "Mnemon: confirmed still true. Next review in 90 days.");
         assert.equal(reanchoredMessage({ ...base, reanchored: 1, left: [], nextReviewDays: 90 }), "Mnemon: re-anchored 1 citation to the current code. Next review in 90 days.");
+        assert.equal(reanchoredMessage({ ...base, cites: [], reanchored: 0, left: [], nextReviewDays: 90, keptDamaged: "/r/state/citations/quarantine/x-reviewed.json" }),
+            "Mnemon: confirmed still true. Next review in 90 days. The damaged confirmation file was kept at /r/state/citations/quarantine/x-reviewed.json.");
     });
 });
