@@ -122,11 +122,14 @@ class ReviewedFile:
 
     def check_writable(self) -> None:
         """Raises :class:`~mnemon_ls.errors.UnreadableStore` (``data``: ``file``, ``reason``) when a confirmation
-        would refuse to write (:meth:`problem`); changes nothing."""
+        would refuse to write (:meth:`problem`), and :class:`~mnemon_ls.errors.StorageUnsafe` when the damaged
+        file's copy would go through a linked ``quarantine/``; changes nothing."""
         found = self.problem()
         if found is not None and found[1]:
             raise UnreadableStore(f"{self.path} {found[0]}; nothing was confirmed (`mnemon-ls doctor` explains)",
                                   file=str(self.path), reason=found[0])
+        if found is not None:  # a copy goes to quarantine/ first: refuse a linked one before anything changes
+            fsio.checked_dir_exists(self.path.parent / "quarantine")
 
     def at(self, source: str, key: str) -> int | None:
         """When ``key`` of ``source`` was last confirmed (epoch ms), or ``None``."""

@@ -127,3 +127,24 @@ def test_a_confirmation_later_than_now_is_ignored(workspace: Path):
     ReviewedFile(now.root).confirm("runtime", KEY, int(datetime(2100, 1, 1, tzinfo=timezone.utc).timestamp() * 1000))
     assert due_keys(later) == {KEY, OTHER}  # a year-2100 confirmation does not hide it until 2100
     assert run(later, "workspace.wake")["text"].count("; review due]") == 2
+
+
+def test_a_linked_quarantine_is_refused_before_anything_changes(workspace: Path, tmp_path: Path):
+    """The damaged file's copy would go through ``quarantine/``: a symbolic link there is refused before any
+    citation or confirmation changes, and nothing is written where it points."""
+    now, later = hosts(workspace)
+    cited = "retry gives up after five tries"
+    run(now, "runtime.mutate", action="add", target="memory", content=cited,
+        cites=[{"path": "src/retry.py", "startLine": 3, "endLine": 4}])
+    retry = workspace / "src" / "retry.py"
+    retry.write_text("# moved down\n" + retry.read_text())  # the cited lines move: reanchor would rewrite them
+    path = confirmed_file(now)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("{damaged")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    os.symlink(elsewhere, path.parent / "quarantine")
+    before = tree_snapshot(now.root)
+    with pytest.raises(StorageUnsafe):
+        run(later, "citations.reanchor", source="runtime", key=entry_key("memory", cited))
+    assert tree_snapshot(now.root) == before and list(elsewhere.iterdir()) == []
