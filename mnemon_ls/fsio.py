@@ -423,7 +423,9 @@ def read_bytes_or_none(path: Path, *, checked: bool = False) -> bytes | None:
     if not checked:
         check_store_path(path, final=not O_NOFOLLOW)  # O_NOFOLLOW refuses a linked file itself (ELOOP)
     try:
-        fd = os.open(path, os.O_RDONLY | O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        # O_NONBLOCK: a FIFO put in a store file's place would otherwise block the open (a wake hung on it);
+        # it changes nothing for a regular file
+        fd = os.open(path, os.O_RDONLY | O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -431,7 +433,12 @@ def read_bytes_or_none(path: Path, *, checked: bool = False) -> bytes | None:
             check_store_path(path)  # raises the detailed refusal (what the link is and where it points)
         raise
     try:
-        size = os.fstat(fd).st_size
+        info = os.fstat(fd)
+        if stat.S_ISFIFO(info.st_mode) or stat.S_ISSOCK(info.st_mode) or stat.S_ISCHR(info.st_mode):
+            from .errors import StorageUnreadable
+
+            raise StorageUnreadable(str(path), None, "not a regular file: a pipe, socket or device is never read")
+        size = info.st_size
         data = os.read(fd, size + 1 if size else 65536)
         if len(data) > size:  # grew meanwhile, or a file whose size says nothing: read to the end
             chunks = [data]

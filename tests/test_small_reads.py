@@ -119,3 +119,29 @@ def test_a_relative_records_home_follows_the_working_directory(tmp_path: Path,
     assert paths.any_file(workspace)
     monkeypatch.chdir(first)
     assert not paths.any_file(workspace)
+
+
+def test_a_fifo_in_a_store_file_s_place_is_refused_not_waited_on(tmp_path: Path) -> None:
+    """A named pipe where a store file belongs (``memories.json``, ``reviewed.json``): the read used to block in
+    ``open`` until a writer came, so a wake hung; now it is refused at once, naming the file."""
+    import threading
+
+    fifo = tmp_path / "memories.json"
+    os.mkfifo(fifo)
+    outcome: dict = {}
+
+    def read() -> None:
+        try:
+            outcome["data"] = fsio.read_bytes_or_none(fifo)
+        except Exception as exc:  # noqa: BLE001 (checked below)
+            outcome["error"] = exc
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(30)
+    if reader.is_alive():  # the blocked open of before: give it a writer so that the thread ends
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(30)
+    error = outcome.get("error")
+    assert isinstance(error, StorageUnreadable) and str(fifo) in error.message and "not a regular file" in \
+        error.message, outcome

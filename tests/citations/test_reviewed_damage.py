@@ -148,3 +148,18 @@ def test_a_linked_quarantine_is_refused_before_anything_changes(workspace: Path,
     with pytest.raises(StorageUnsafe):
         run(later, "citations.reanchor", source="runtime", key=entry_key("memory", cited))
     assert tree_snapshot(now.root) == before and list(elsewhere.iterdir()) == []
+
+
+def test_a_fifo_in_its_place_never_hangs_a_wake(workspace: Path):
+    """A named pipe as ``reviewed.json``: the wake and the review list count from the entries' own times (they
+    used to block forever opening it), "still true" refuses, doctor names it."""
+    now, later = setup_two(workspace)
+    path = confirmed_file(now)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)
+    assert run(later, "workspace.wake")["text"].count("; review due]") == 2
+    assert due_keys(later) == {KEY, OTHER}
+    with pytest.raises(UnreadableStore):
+        run(later, "citations.reanchor", source="runtime", key=KEY)
+    [finding] = doctor(now)
+    assert finding["level"] == "problem" and "not a regular file" in finding["message"]
