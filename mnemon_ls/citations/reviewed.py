@@ -124,11 +124,15 @@ class ReviewedFile:
         """Raises :class:`~mnemon_ls.errors.UnreadableStore` (``data``: ``file``, ``reason``) when a confirmation
         would refuse to write (:meth:`problem`), and :class:`~mnemon_ls.errors.StorageUnsafe` when the damaged
         file's copy would go through a linked ``quarantine/``; changes nothing."""
-        found = self.problem()
-        if found is not None and found[1]:
-            raise UnreadableStore(f"{self.path} {found[0]}; nothing was confirmed (`mnemon-ls doctor` explains)",
-                                  file=str(self.path), reason=found[0])
-        if found is not None:  # a copy goes to quarantine/ first: refuse a linked one before anything changes
+        _, problem, refuse = self._parse()
+        self._refuse(problem, refuse)
+
+    def _refuse(self, problem: str | None, refuse: bool) -> None:
+        """:meth:`check_writable` of what :meth:`_parse` found."""
+        if problem is not None and refuse:
+            raise UnreadableStore(f"{self.path} {problem}; nothing was confirmed (`mnemon-ls doctor` explains)",
+                                  file=str(self.path), reason=problem)
+        if problem is not None:  # a copy goes to quarantine/ first: refuse a linked one before anything changes
             fsio.checked_dir_exists(self.path.parent / "quarantine")
 
     def at(self, source: str, key: str) -> int | None:
@@ -142,13 +146,13 @@ class ReviewedFile:
         not write over (:meth:`check_writable`; nothing changed) and :class:`~mnemon_ls.errors.StorageError`
         when it cannot write."""
         with fsio.file_lock(self.path.with_name(".reviewed.lock")):
-            self.check_writable()
-            table, problem, _ = self._parse()
+            table, problem, refuse = self._parse()  # once, under the lock
+            self._refuse(problem, refuse)
             kept = None
             if problem is not None:
                 from datetime import datetime, timezone
 
-                raw = fsio.read_bytes_or_none(self.path) or b""
+                raw = fsio.read_bytes_or_none(self.path) or b""  # (damaged, not refused: it reads)
                 stamp = fsio.file_stamp(datetime.now(timezone.utc))
                 kept = str(fsio.copy_file_exclusive(self.path.parent / "quarantine", f"{stamp}-reviewed.json", raw))
             table = {s: dict(k) for s, k in table.items()}
