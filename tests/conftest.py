@@ -87,11 +87,11 @@ def disk_state(base: Path, *, pin: bool = False) -> dict[str, tuple[bytes, int, 
 def _private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test (and every process it starts) gets an empty ``HOME`` of its own and no ``MNEMON_*`` or
     ``DSH_HOME`` of the developer: the default scopes put USER.md and the global root under ``~``, and no
-    test may read or write the real one."""
+    test may read or write the real one. (Kept: where CI's test tools are, such as ``MNEMON_HINDSIGHT_API``.)"""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     for name in [k for k in os.environ if k.startswith("MNEMON_") and k not in ("MNEMON_MCP_INSPECTOR", "MNEMON_LSP_TEST_SERVER", "MNEMON_TEST_NO_ZYGOTE",
-                                                                               "MNEMON_SEMANTIC")] + [
+                                                                               "MNEMON_SEMANTIC", "MNEMON_HINDSIGHT_API")] + [
             "DSH_HOME", "XDG_CONFIG_HOME"]:
         monkeypatch.delenv(name, raising=False)
     return home

@@ -2,7 +2,8 @@
 real server: the picker lists every known provider with its state, a provider that is not installed offers
 nothing, and (when the Holographic provider package and its hermes-agent engine are installed, as .ci/run
 does before it runs this file again) configure with a plain field, enable, test, create a space in it and
-disable, and (with the Mem0 package) a secret field, each read back from ``state/memory-providers.json`` and the space registry.
+disable, and (with the Mem0 package) a secret field, each read back from ``state/memory-providers.json`` and the space registry;
+with the Hindsight package and a Hindsight server (``MNEMON_HINDSIGHT_API``), what it cannot do and a space in it.
 The user's picks go through the vim.ui.select / vim.ui.input stubs of test_neovim_manage.py, and
 inputsecret() through a stub that records its prompt."""
 
@@ -203,3 +204,59 @@ def test_the_picker_shows_a_configured_postgres_connected_then_unreachable(sessi
         assert server.password not in json.dumps([listed(session), session.notes(), session.lua("return T.shown")])
     finally:
         server.stop()
+
+
+def _hindsight_server():
+    """A real Hindsight server (providers/hindsight/tests/servers.py: ``MNEMON_HINDSIGHT_API``) with its loopback
+    embedding endpoint, or the reason there is none here."""
+    import sys
+
+    if "hindsight" not in plugins.installed():
+        pytest.skip("the Hindsight provider package (providers/hindsight) is not installed here")
+    repo = Path(__file__).resolve().parents[2]
+    sys.path.insert(0, str(repo / "tests" / "helpers"))
+    sys.path.insert(0, str(repo / "providers" / "hindsight" / "tests"))
+    from embedding_server import EmbeddingServer
+    from servers import HindsightServer, api_command
+
+    command = api_command()
+    if command is None:
+        pytest.skip("no Hindsight server here (MNEMON_HINDSIGHT_API: see providers/hindsight/README.md)")
+    embeddings = EmbeddingServer("nvim-key").start()
+    try:
+        return HindsightServer(command, embeddings, "nvim-key").start(), embeddings
+    except Exception:
+        embeddings.stop()
+        raise
+
+
+def test_hindsight_is_enabled_and_gated_by_its_capabilities_in_the_picker(session: Session, tmp_path: Path) -> None:
+    """A real Hindsight server: the picker says what it can and cannot do (no related walk, no links, no merge,
+    no graph), enables it on the endpoint typed in, and creates a space in it (a new bank on the server)."""
+    server, embeddings = _hindsight_server()
+    try:
+        ws = start(session, tmp_path)
+        root = ws / ".mnemon"
+        answer(session, "Hindsight", "Configure", "endpoint", server.endpoint)
+        run(session, "MnemonProviders", "Hindsight: endpoint saved")
+        prompts = session.lua("return T.prompts")
+        assert "can: recall, browse, forget (hard delete)" in prompts[1], prompts[1]
+        assert "cannot: entities, related, graph, link, merge" in prompts[1], prompts[1]
+        assert provider_file(root)["services"]["hindsight"]["endpoint"] == server.endpoint
+        answer(session, "Hindsight", "Enable")
+        run(session, "MnemonProviders", "mnemon: enabled Hindsight")
+        assert listed(session)["hindsight"]["enabled"] is True
+        bank = f"nvim {os.getpid()} {tmp_path.name}"
+        answer(session, "Hindsight", "Create space", bank, "Team decisions")
+        run(session, "MnemonProviders", f"space {bank} created in Hindsight")
+        session.lua("T.s = nil; require('mnemon').list_spaces({}, function(e, s) T.s = s end)")
+        session.wait("T.s ~= nil", "mnemon/spaces/list")
+        [space] = [s for s in session.lua("return T.s") if s["providerId"] == "hindsight"]
+        assert (space["name"], space["active"]) == (bank, True)
+        caps = space["capabilities"]
+        assert (caps["related"], caps["link"], caps["forget"], caps["write"]) == (False, False, True, "exact")
+        banks = {b["bank_id"] for b in server.call("GET", "/v1/default/banks?limit=1000")["banks"]}
+        assert space["location"]["externalId"] in banks, "the space is a bank on the server"
+    finally:
+        server.stop()
+        embeddings.stop()
