@@ -49,10 +49,15 @@ WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHin
 DESTRUCTIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False)
 
 
-def tool_error(error: Exception, rename: Mapping[str, str] | None = None) -> ToolError:
+def tool_error(error: Exception, rename: Mapping[str, str] | None = None,
+               fields: frozenset[str] = frozenset()) -> ToolError:
     """A domain error as an MCP tool error: ``<code>: <message>`` (the code the language server sends as
     ``data.code``), plus the field when the error names one, as the tool's argument (``rename``: field ->
-    argument name, for a tool that offers a field under another name)."""
+    argument name, for a tool that offers a field under another name). ``fields``: the operation's parameters as
+    the wire names them (camelCase); one the rule names is named as its argument too (``target_id: must differ
+    from source_id``, not ``... from sourceId``)."""
+    import re
+
     from ..ops.tools import argument_name
 
     def argument(name: str) -> str:
@@ -60,7 +65,9 @@ def tool_error(error: Exception, rename: Mapping[str, str] | None = None) -> Too
 
     if isinstance(error, InvalidInput):
         # The Sources name fields as the wire does (camelCase: spaceId, oldText); tool arguments are snake_case.
-        return ToolError(bounded_error(f"{error.code}: {argument(error.field)}: {error.rule}"))
+        rule = re.sub(r"\b[a-z]+(?:[A-Z][a-z0-9]*)+\b", lambda m: argument(m.group(0)) if m.group(0) in fields
+                      else m.group(0), error.rule) if fields else error.rule
+        return ToolError(bounded_error(f"{error.code}: {argument(error.field)}: {rule}"))
     if isinstance(error, MnemonError):
         field = error.data.get("field")
         if isinstance(field, str) and error.message.startswith(f"{field}: "):  # oldText -> old_text, as above
@@ -271,7 +278,7 @@ class MnemonMcp:
                 operation, raw, host_for, surface="mcp", session=self.session_id,
                 to_thread=lambda fn: anyio.to_thread.run_sync(fn, abandon_on_cancel=False))
         except MnemonError as exc:
-            raise tool_error(exc, operation.mcp.rename) from None
+            raise tool_error(exc, operation.mcp.rename, _wire_fields(operation)) from None
         return operation.text(data) if operation.text is not None else fmt.bounded(str(data))
 
     def _register_tools(self) -> None:
@@ -318,6 +325,12 @@ class MnemonMcp:
                             description="Where to look for memory, and what to save where.")
         def routing() -> str:
             return f"{guidance.ROUTING_GUIDANCE}\n\n{guidance.ADMISSION_RULES}"
+
+
+def _wire_fields(operation: Any) -> frozenset[str]:
+    """The parameters of ``operation`` as the wire names them (pydantic aliases, camelCase)."""
+    model = operation.params_for("mcp")
+    return frozenset((info.alias or name) for name, info in getattr(model, "model_fields", {}).items())
 
 
 def _projection_text(host: WorkspaceHost, *, target: str) -> str:

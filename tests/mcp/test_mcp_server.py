@@ -189,7 +189,8 @@ async def test_every_tool_error_names_the_code_and_changes_nothing(workspace: Pa
             ("mnemon_remember", {"content": ""}, "invalid-input: content"),
             ("mnemon_remember", {"content": "x", "space_id": "nope"}, "invalid-input: space_id: is not a registered space"),
             ("mnemon_related", {"space_id": "default", "id": "missing"}, "id"),
-            ("mnemon_link", {"space_id": "default", "source_id": "a", "target_id": "a"}, "invalid-input: target_id: must differ from"),
+            ("mnemon_link", {"space_id": "default", "source_id": "a", "target_id": "a"},
+             "invalid-input: target_id: must differ from source_id"),  # the rule names the argument too, as the tool spells it
             ("mnemon_forget", {"space_id": "default", "id": "missing"}, "no-match: id: "),  # a missing match (exit 3)
             ("mnemon_document_search", {"query": "x", "limit": 0}, "limit"),
             ("mnemon_document_create", {"title": "", "content": "x"}, "invalid-input: title"),
