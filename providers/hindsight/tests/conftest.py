@@ -50,24 +50,24 @@ def embeddings() -> Iterator[EmbeddingServer]:
         server.stop()
 
 
-@pytest.fixture(scope="session")
-def hindsight(embeddings: EmbeddingServer) -> Iterator[HindsightServer]:
-    """A Hindsight server shared by the session (tests use banks of their own: :func:`bank`)."""
+def _served(embeddings: EmbeddingServer) -> Iterator[HindsightServer]:
     server = HindsightServer(_command(), embeddings, KEY).start()
     try:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def hindsight(embeddings: EmbeddingServer) -> Iterator[HindsightServer]:
+    """A Hindsight server shared by the session (tests use banks of their own: :func:`bank`)."""
+    yield from _served(embeddings)
 
 
 @pytest.fixture
 def own_hindsight(embeddings: EmbeddingServer) -> Iterator[HindsightServer]:
     """A Hindsight server of this test alone (it may stop it)."""
-    server = HindsightServer(_command(), embeddings, KEY).start()
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from _served(embeddings)
 
 
 @pytest.fixture

@@ -134,3 +134,28 @@ def test_a_server_that_goes_away_is_isolated_in_federated_recall(tmp_path: Path,
     assert status[team]["status"] == "unavailable" and "cannot be reached" in status[team]["hint"]
     assert result["failed"] == [team]
     fresh.close()
+
+
+def test_a_server_that_never_answers_or_is_not_hindsight_is_named_and_nothing_is_enabled(tmp_path: Path,
+                                                                                         embeddings) -> None:
+    import socket
+
+    root = tmp_path / "root"
+    service = SpacesService(root, provider_timeout=60)
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(1)  # accepts the connection, never answers
+    try:
+        endpoint = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        with pytest.raises(ProviderUnavailable) as slow:
+            service.thirdparty.enable("hindsight", {"endpoint": endpoint, "timeoutSeconds": "1"})
+        assert slow.value.message == (f"provider hindsight: the server at {endpoint} gave no answer within 1 s "
+                                      "(timeoutSeconds)")
+    finally:
+        silent.close()
+    other = embeddings.endpoint.rsplit("/v1", 1)[0]  # an HTTP server that is not Hindsight
+    with pytest.raises(ProviderUnavailable) as wrong:
+        service.thirdparty.enable("hindsight", {"endpoint": other})
+    assert f"the server at {other} answered HTTP " in wrong.value.message and "/v1/version" in wrong.value.message
+    assert not (root / "state" / "memory-providers.json").exists()  # nothing enabled, nothing written
+    service.close()
