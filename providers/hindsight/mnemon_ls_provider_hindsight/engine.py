@@ -21,6 +21,8 @@ another error; the message names the endpoint and the HTTP status, never the key
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 import socket
@@ -45,6 +47,44 @@ _SLUG = re.compile(r"[^a-z0-9_.-]+")
 PAGE = 100
 #: The prefix of the document ids mnemon-ls writes (``mnemon-<32 hex>``).
 DOCUMENT_PREFIX = "mnemon-"
+#: The prefix of an item id that carries a document id mnemon-ls's item ids cannot hold (:func:`item_id`).
+ENCODED = "b64~"
+#: The prefix of an item id that names a document id too long to carry: by its SHA-256 (:func:`item_id`).
+HASHED = "h~"
+
+
+def _plain(text: str) -> bool:
+    from mnemon_ls.spaces.model import MAX_ITEM_ID_CHARS
+
+    return (text.strip() == text and 0 < len(text) <= MAX_ITEM_ID_CHARS and "/" not in text and ".." not in text
+            and "\x00" not in text and not any(c.isspace() for c in text) and not text.startswith((ENCODED, HASHED)))
+
+
+def item_id(document_id: str) -> str:
+    """The mnemon-ls item id of a Hindsight document: the document id itself when it is a valid item id
+    (:func:`mnemon_ls.spaces.model.validate_item_id`: no ``/``, ``..``, whitespace or NUL, at most 200
+    characters); else :data:`ENCODED` + its UTF-8 bytes in unpadded base64url when that fits (Hindsight's own
+    clients name documents by path: ``notes/alice.md`` -> ``b64~bm90ZXMvYWxpY2UubWQ``); else :data:`HASHED` + the
+    first 40 hex digits of its SHA-256. An id that begins with either prefix is encoded too, so
+    :func:`document_of` never misreads one."""
+    if _plain(document_id):
+        return document_id
+    encoded = ENCODED + base64.urlsafe_b64encode(document_id.encode("utf-8")).decode("ascii").rstrip("=")
+    return encoded if _plain(encoded[len(ENCODED):]) and len(encoded) <= 200 else \
+        HASHED + hashlib.sha256(document_id.encode("utf-8")).hexdigest()[:40]
+
+
+def document_of(item: str) -> str | None:
+    """The document id of a mnemon-ls item id (:func:`item_id` reversed); ``None`` for an encoded id that does
+    not decode; a :data:`HASHED` id is returned as it is (:meth:`HindsightSpace.forget` looks it up)."""
+    if not item.startswith(ENCODED):
+        return item
+    body = item[len(ENCODED):]
+    try:
+        document = base64.b64decode(body + "=" * (-len(body) % 4), altchars=b"-_", validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return document or None
 
 
 class HindsightEngine:
@@ -238,7 +278,7 @@ class HindsightSpace:
         keyword = scores.get("keyword")
         score = float(cosine) if isinstance(cosine, (int, float)) and not isinstance(cosine, bool) else None
         words = isinstance(keyword, (int, float)) and not isinstance(keyword, bool) and keyword > 0
-        return Item(str(row.get("document_id") or row.get("id")), str(row.get("text") or ""),
+        return Item(item_id(str(row.get("document_id") or row.get("id"))), str(row.get("text") or ""),
                     category=str(meta.get("category") or "general"), importance=_importance(meta.get("importance")),
                     tags=[str(t) for t in row.get("tags") or [] if isinstance(t, str)], entities=[],
                     source=meta.get("source") if isinstance(meta.get("source"), str) else None,
@@ -308,11 +348,14 @@ class HindsightSpace:
         raise SpaceRefused("Hindsight spaces cannot link items", spaceId=self.space_id, reason="link")
 
     def forget(self, item_id: str) -> dict[str, Any]:
-        """Delete the document ``item_id`` and every memory unit of it (hard). An id the bank does not hold is
-        ``InvalidInput`` naming ``id``."""
-        if not isinstance(item_id, str) or not item_id or "/" in item_id or len(item_id) > 256:
-            raise InvalidInput("id", "is not an item of this space", id=str(item_id)[:80], spaceId=self.space_id)
-        path = f"{self.base}/documents/{urllib.parse.quote(item_id, safe='')}"
+        """Delete the document of ``item_id`` (:func:`document_of`) and every memory unit of it (hard). An id the
+        bank does not hold is ``InvalidInput`` naming ``id``."""
+        document = document_of(item_id)
+        if document is not None and document.startswith(HASHED):
+            document = self._hashed(document)
+        if document is None:
+            raise InvalidInput("id", "is not an item of this space", id=item_id, spaceId=self.space_id)
+        path = f"{self.base}/documents/{urllib.parse.quote(document, safe='')}"
         answer = self.engine.request("DELETE", path, missing=True)
         if answer is None:
             raise InvalidInput("id", "is not an item of this space", id=item_id, spaceId=self.space_id)
@@ -320,6 +363,21 @@ class HindsightSpace:
         return {"id": item_id, "status": "deleted",
                 "message": f"deleted from Hindsight with its {units} memory unit(s)" if isinstance(units, int)
                 else "deleted from Hindsight"}
+
+    def _hashed(self, item: str) -> str | None:
+        """The document of the bank whose :func:`item_id` is the :data:`HASHED` ``item`` (its documents read a
+        page at a time), or ``None``."""
+        offset = 0
+        while True:
+            page = self.engine.request("GET", f"{self.base}/documents", query={"limit": PAGE, "offset": offset},
+                                       missing=True) or {}
+            rows = [r for r in page.get("items") or [] if isinstance(r, dict) and isinstance(r.get("id"), str)]
+            for row in rows:
+                if item_id(row["id"]) == item:
+                    return row["id"]
+            offset += len(rows)
+            if not rows:
+                return None
 
     def status(self) -> dict[str, Any]:
         """The CLI-like status object of this bank (Hindsight's stats)."""

@@ -48,7 +48,8 @@ def test_discovery_remember_recall_forget_and_gating(tmp_path: Path, hindsight, 
     # a bank Hindsight's own clients made and wrote
     hindsight.call("PUT", f"/v1/default/banks/{bank}", {"name": "Alice notes", "mission": "What Alice prefers"})
     hindsight.call("POST", f"/v1/default/banks/{bank}/memories",
-                   {"items": [{"content": "Alice prefers dark mode in every editor"}], "async": False})
+                   {"items": [{"content": "Alice prefers dark mode in every editor", "document_id": "notes/alice.md"}],
+                    "async": False})
     root = tmp_path / "root"
     service = SpacesService(root, provider_timeout=120)
     enabled = service.thirdparty.enable("hindsight", {"endpoint": hindsight.endpoint})
@@ -91,7 +92,17 @@ def test_discovery_remember_recall_forget_and_gating(tmp_path: Path, hindsight, 
     alice = [v.record.id for v in service.list_spaces() if v.record.external_id == bank][0]
     service.activate(alice)
     found = service.recall("which editor theme does Alice like", spaces=[alice]).to_dict()["results"]
-    assert found[0]["content"] == "Alice prefers dark mode in every editor"
+    # a document id with a slash (Hindsight's own clients name documents by path) is an item id in base64url
+    assert (found[0]["content"], found[0]["id"]) == ("Alice prefers dark mode in every editor", "b64~bm90ZXMvYWxpY2UubWQ")
+    assert service.forget(alice, found[0]["id"]).to_dict()["status"] == "committed"
+    assert hindsight.status(f"/v1/default/banks/{bank}/documents/notes/alice.md") == 404
+    long = "notes/" + "x" * 300  # too long for an item id: named by its hash, found among the bank's documents
+    hindsight.call("POST", f"/v1/default/banks/{bank}/memories",
+                   {"items": [{"content": "Bob reviews every database migration", "document_id": long}], "async": False})
+    found = service.recall("who reviews database migrations", spaces=[alice]).to_dict()["results"]
+    assert found[0]["id"].startswith("h~") and found[0]["content"] == "Bob reviews every database migration"
+    assert service.forget(alice, found[0]["id"]).to_dict()["status"] == "committed"
+    assert hindsight.status(f"/v1/default/banks/{bank}/documents/{long}") == 404
     service.close()
 
 
@@ -159,3 +170,18 @@ def test_a_server_that_never_answers_or_is_not_hindsight_is_named_and_nothing_is
     assert f"the server at {other} answered HTTP " in wrong.value.message and "/v1/version" in wrong.value.message
     assert not (root / "state" / "memory-providers.json").exists()  # nothing enabled, nothing written
     service.close()
+
+
+def test_document_ids_map_to_item_ids_and_back() -> None:
+    from mnemon_ls.spaces.model import validate_item_id
+    from mnemon_ls_provider_hindsight.engine import document_of, item_id
+
+    for document in ("mnemon-0123abcd", "notes/alice.md", "a..b", "with space", "b64~looks-encoded", "部署/窗口",
+                     "x" * 200, " lead", "h~abc"):
+        item = item_id(document)
+        assert validate_item_id(item) == item and document_of(item) == document, document
+    long = "notes/" + "x" * 300  # too long to carry: named by its hash, looked up when forgotten
+    assert validate_item_id(item_id(long)) == item_id(long) == document_of(item_id(long))
+    assert item_id("mnemon-0123abcd") == "mnemon-0123abcd"  # what mnemon-ls writes stays as it is
+    assert document_of("b64~%%%") is None
+    assert item_id("x" * 201).startswith("h~") and item_id("h~" + "0" * 40).startswith("b64~")
