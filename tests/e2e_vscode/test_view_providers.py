@@ -84,3 +84,51 @@ def test_the_providers_view_lists_providers_and_enables_tests_and_disables_one(c
     assert (state["configured"], state["enabled"]) == (True, False), state
     spaces = mnemon_cli(code_server, vscode.workspace, "space", "list")
     assert all(s["providerId"] != "holographic" for s in spaces), spaces
+
+
+def test_a_hindsight_provider_says_what_its_spaces_cannot_do(code_server, vscode) -> None:
+    """A real Hindsight server (providers/hindsight/tests/servers.py, ``MNEMON_HINDSIGHT_API``), enabled from the
+    CLI: the view lists it enabled and, under its row, what it can and cannot do (no related walk, links, graph,
+    merge or entities); its space shows in Memory Spaces. Disabled again at the end."""
+    import os
+    import sys
+    from pathlib import Path
+
+    if not providers(code_server, vscode.workspace)["hindsight"]["installed"] or not os.environ.get("MNEMON_HINDSIGHT_API"):
+        message = "mnemon-ls-provider-hindsight or a Hindsight server (MNEMON_HINDSIGHT_API) is missing (.ci/run has both)"
+        if REQUIRED and os.environ.get("MNEMON_HINDSIGHT_API"):
+            pytest.fail(message)
+        pytest.skip(message)
+    repo = Path(__file__).resolve().parents[2]
+    sys.path.insert(0, str(repo / "tests" / "helpers"))
+    sys.path.insert(0, str(repo / "providers" / "hindsight" / "tests"))
+    from embedding_server import EmbeddingServer
+    from servers import HindsightServer
+
+    embeddings = EmbeddingServer("e2e-key").start()
+    server = None
+    try:
+        server = HindsightServer(os.environ["MNEMON_HINDSIGHT_API"], embeddings, "e2e-key").start()
+        mnemon_cli(code_server, vscode.workspace, "provider", "enable", "hindsight", "--set", f"endpoint={server.endpoint}")
+        mnemon_cli(code_server, vscode.workspace, "space", "create", "--provider", "hindsight", "--name", "Hindsight team",
+                   "--description", "team decisions", "--active")
+        vscode.show_mnemon()
+        vscode.run_command("Mnemon: Refresh Views")
+        view = vscode.view(PROVIDERS)
+        row = vscode.row(view, "Hindsight")
+        expect(vscode.description(row)).to_contain_text("enabled", timeout=SERVER_MS)
+        row.click()  # expanded: its details
+        expect(vscode.description(vscode.row(view, "Cannot"))).to_have_text("entities, related, graph, link, merge",
+                                                                            timeout=UI_MS)
+        expect(vscode.description(vscode.row(view, "Can"))).to_contain_text("forget (hard delete)", timeout=UI_MS)
+        row.click()  # collapsed again
+        expect(vscode.description(vscode.row(vscode.view(SPACES), "Hindsight team"))).to_contain_text("Hindsight",
+                                                                                                       timeout=SERVER_MS)
+    finally:
+        try:
+            if providers(code_server, vscode.workspace)["hindsight"]["enabled"]:  # leave the window as it was
+                mnemon_cli(code_server, vscode.workspace, "provider", "disable", "hindsight")
+        finally:
+            if server is not None:
+                server.stop()
+            embeddings.stop()
