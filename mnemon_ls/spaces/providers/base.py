@@ -297,6 +297,43 @@ class SpaceProvider(Protocol):
 ENTRY_POINT_GROUP = "mnemon_ls.providers"
 
 
+class NoGraphNoMerge:
+    """The refusals of a provider space without a related walk, typed links or merge (mixin of a third-party
+    space class): :meth:`related` and :meth:`link` raise :class:`~mnemon_ls.errors.SpaceRefused` (``reason``
+    ``related`` / ``link``) naming :attr:`engine_label` ("Mem0 spaces have no related walk"), :meth:`export_items`
+    and :meth:`import_items` raise it with ``reason`` ``merge`` (merge is Mnemon-native only). The class sets
+    :attr:`engine_label` and each space its ``space_id``; a class that has one of them defines its own. The core
+    refuses these before a provider is reached when its capabilities say so; these answer a direct call."""
+
+    engine_label = "This provider's"
+    space_id: str
+
+    def related(self, item_id: str, *, depth: int = 2, edge_type: str | None = None, limit: int = 20) -> list[Item]:
+        """Refused (class doc)."""
+        from ...errors import SpaceRefused
+
+        raise SpaceRefused(f"{self.engine_label} spaces have no related walk", spaceId=self.space_id, reason="related")
+
+    def link(self, source_id: str, target_id: str, *, edge_type: str = "semantic", weight: float = 0.5,
+             metadata: dict[str, str] | None = None) -> dict[str, Any]:
+        """Refused (class doc)."""
+        from ...errors import SpaceRefused
+
+        raise SpaceRefused(f"{self.engine_label} spaces cannot link items", spaceId=self.space_id, reason="link")
+
+    def export_items(self) -> tuple[list[ExportItem], list[ExportEdge]]:
+        """Refused (class doc)."""
+        from ...errors import SpaceRefused
+
+        raise SpaceRefused("merge is Mnemon-native only", spaceId=self.space_id, reason="merge")
+
+    def import_items(self, items: Sequence[ExportItem], edges: Sequence[ExportEdge] = ()) -> dict[str, Any]:
+        """Refused (class doc)."""
+        from ...errors import SpaceRefused
+
+        raise SpaceRefused("merge is Mnemon-native only", spaceId=self.space_id, reason="merge")
+
+
 @dataclass(frozen=True, slots=True)
 class Namespace:
     """One of a provider's own namespaces (a Holographic bank, a Mem0 user/agent/run scope): it becomes a

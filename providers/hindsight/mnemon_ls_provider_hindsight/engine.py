@@ -32,11 +32,11 @@ import urllib.parse
 import urllib.request
 import uuid
 from datetime import datetime, timezone
-from typing import Any, Sequence
+from typing import Any
 
-from mnemon_ls.errors import InvalidInput, ProviderUnavailable, SpaceRefused
+from mnemon_ls.errors import InvalidInput, ProviderUnavailable
 from mnemon_ls.spaces.model import Item, parse_time, rfc3339
-from mnemon_ls.spaces.providers.base import Health, KeepFn, Namespace, SearchOutcome, sparse_hint
+from mnemon_ls.spaces.providers.base import Health, KeepFn, Namespace, NoGraphNoMerge, SearchOutcome, sparse_hint
 
 DEFAULT_TIMEOUT_SECONDS = 30.0
 BUDGETS = ("low", "mid", "high")
@@ -255,10 +255,11 @@ def _importance(value: Any) -> int | None:
     return number if 1 <= number <= 5 else None
 
 
-class HindsightSpace:
+class HindsightSpace(NoGraphNoMerge):
     """The SpaceProvider of one Hindsight bank (protocol: mnemon_ls.spaces.providers.base.SpaceProvider)."""
 
     provider_id = "hindsight"
+    engine_label = "Hindsight"  # in the refusals of NoGraphNoMerge
 
     def __init__(self, engine: HindsightEngine, bank: str, budget: str, space_id: str) -> None:
         from . import PLUGIN
@@ -338,15 +339,6 @@ class HindsightSpace:
         items = items[:limit]
         return SearchOutcome(items, sparse_hint(len(items), limit), len(rows), dropped)
 
-    def related(self, item_id: str, *, depth: int = 2, edge_type: str | None = None, limit: int = 20) -> list[Item]:
-        """Not offered: Hindsight's links are its own (graph retrieval inside ``recall``)."""
-        raise SpaceRefused("Hindsight spaces have no related walk", spaceId=self.space_id, reason="related")
-
-    def link(self, source_id: str, target_id: str, *, edge_type: str = "semantic", weight: float = 0.5,
-             metadata: dict[str, str] | None = None) -> dict[str, Any]:
-        """Not offered."""
-        raise SpaceRefused("Hindsight spaces cannot link items", spaceId=self.space_id, reason="link")
-
     def forget(self, item_id: str) -> dict[str, Any]:
         """Delete the document of ``item_id`` (:func:`document_of`) and every memory unit of it (hard). An id the
         bank does not hold is ``InvalidInput`` naming ``id``."""
@@ -392,14 +384,6 @@ class HindsightSpace:
         stats = self.engine.request("GET", f"{self.base}/stats", missing=True) or {}
         value = stats.get("total_documents")
         return value if isinstance(value, int) else 0
-
-    def export_items(self) -> tuple[list, list]:
-        """Not offered (merge is Mnemon-native only)."""
-        raise SpaceRefused("merge is Mnemon-native only", spaceId=self.space_id, reason="merge")
-
-    def import_items(self, items: Sequence[Any], edges: Sequence[Any] = ()) -> dict[str, Any]:
-        """Not offered (merge is Mnemon-native only)."""
-        raise SpaceRefused("merge is Mnemon-native only", spaceId=self.space_id, reason="merge")
 
     def close(self) -> None:
         """Nothing to release."""

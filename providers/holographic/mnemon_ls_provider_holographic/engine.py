@@ -26,11 +26,11 @@ import time
 import types
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
-from mnemon_ls.errors import InvalidInput, ProviderUnavailable, SpaceRefused
+from mnemon_ls.errors import InvalidInput, ProviderUnavailable
 from mnemon_ls.spaces.model import Item, parse_time, rfc3339
-from mnemon_ls.spaces.providers.base import Health, KeepFn, Namespace, SearchOutcome, sparse_hint
+from mnemon_ls.spaces.providers.base import Health, KeepFn, Namespace, NoGraphNoMerge, SearchOutcome, sparse_hint
 
 PACKAGE = "_mnemon_hermes_holographic"
 ENGINE_FILES = ("store.py", "retrieval.py", "holographic.py")
@@ -301,10 +301,11 @@ class HolographicEngine:
         self.store.close()
 
 
-class HolographicSpace:
+class HolographicSpace(NoGraphNoMerge):
     """The SpaceProvider of one bank (protocol: mnemon_ls.spaces.providers.base.SpaceProvider)."""
 
     provider_id = "holographic"
+    engine_label = "Holographic"  # in the refusals of NoGraphNoMerge
 
     def __init__(self, engine: HolographicEngine, bank: str, *, space_id: str, default_trust: float,
                  min_trust: float) -> None:
@@ -439,11 +440,6 @@ class HolographicSpace:
             out.append(item)
         return out
 
-    def link(self, source_id: str, target_id: str, *, edge_type: str = "semantic", weight: float = 0.5,
-             metadata: dict[str, str] | None = None) -> dict[str, Any]:
-        """Not supported: the engine has no typed edges."""
-        raise SpaceRefused("Holographic spaces cannot link items", spaceId=self.space_id, reason="link")
-
     def forget(self, item_id: str) -> dict[str, Any]:
         """``MemoryStore.remove_fact`` (a hard delete, as Hermes does)."""
         fact = self._fact(item_id)
@@ -471,14 +467,6 @@ class HolographicSpace:
         """Facts in this bank."""
         return int(self.engine._conn().execute("SELECT COUNT(*) FROM facts WHERE category = ?",
                                                (self.bank,)).fetchone()[0])
-
-    def export_items(self) -> tuple[list, list]:
-        """Not supported (merge is Mnemon-native only)."""
-        raise SpaceRefused("merge is Mnemon-native only", spaceId=self.space_id, reason="merge")
-
-    def import_items(self, items: Sequence[Any], edges: Sequence[Any] = ()) -> dict[str, Any]:
-        """Not supported (merge is Mnemon-native only)."""
-        raise SpaceRefused("merge is Mnemon-native only", spaceId=self.space_id, reason="merge")
 
     def close(self) -> None:
         """Nothing to release (the engine owns the connection)."""

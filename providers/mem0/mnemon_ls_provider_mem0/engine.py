@@ -28,11 +28,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, TypeVar
 
-from mnemon_ls.errors import InvalidInput, MnemonError, ProviderUnavailable, SpaceRefused
+from mnemon_ls.errors import InvalidInput, MnemonError, ProviderUnavailable
 from mnemon_ls.spaces.model import Item, parse_time, rfc3339
-from mnemon_ls.spaces.providers.base import Health, KeepFn, Namespace, SearchOutcome, sparse_hint
+from mnemon_ls.spaces.providers.base import Health, KeepFn, Namespace, NoGraphNoMerge, SearchOutcome, sparse_hint
 
 from .embedders import LOCAL_DIMS, EndpointEmbedding, LocalEmbedding
 from .stores import PgTarget, open_pg_pool, pg_target, probe_qdrant, vector_store_config
@@ -484,10 +484,11 @@ def _matched_via(row: dict[str, Any]) -> str:
     return "mem0-vector"
 
 
-class Mem0Space:
+class Mem0Space(NoGraphNoMerge):
     """The SpaceProvider of one Mem0 scope (protocol: mnemon_ls.spaces.providers.base.SpaceProvider)."""
 
     provider_id = "mem0"
+    engine_label = "Mem0"  # in the refusals of NoGraphNoMerge
 
     def __init__(self, engine: Mem0Engine, scope: dict[str, str], space_id: str) -> None:
         from . import PLUGIN
@@ -603,15 +604,6 @@ class Mem0Space:
         items = items[:limit]
         return SearchOutcome(items, sparse_hint(len(items), limit), fetched, dropped)
 
-    def related(self, item_id: str, *, depth: int = 2, edge_type: str | None = None, limit: int = 20) -> list[Item]:
-        """Not supported by Mem0's library mode."""
-        raise SpaceRefused("Mem0 spaces have no related walk", spaceId=self.space_id, reason="related")
-
-    def link(self, source_id: str, target_id: str, *, edge_type: str = "semantic", weight: float = 0.5,
-             metadata: dict[str, str] | None = None) -> dict[str, Any]:
-        """Not supported."""
-        raise SpaceRefused("Mem0 spaces cannot link items", spaceId=self.space_id, reason="link")
-
     def forget(self, item_id: str) -> dict[str, Any]:
         """``Memory.delete`` (hard)."""
         self._owned(item_id)
@@ -627,14 +619,6 @@ class Mem0Space:
     def count(self) -> int:
         """Memories in this scope."""
         return len(self.engine._points(self.scope))
-
-    def export_items(self) -> tuple[list, list]:
-        """Not supported (merge is Mnemon-native only)."""
-        raise SpaceRefused("merge is Mnemon-native only", spaceId=self.space_id, reason="merge")
-
-    def import_items(self, items: Sequence[Any], edges: Sequence[Any] = ()) -> dict[str, Any]:
-        """Not supported (merge is Mnemon-native only)."""
-        raise SpaceRefused("merge is Mnemon-native only", spaceId=self.space_id, reason="merge")
 
     def close(self) -> None:
         """Nothing to release (the engine owns the store)."""

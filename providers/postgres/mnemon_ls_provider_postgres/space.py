@@ -12,15 +12,16 @@ from typing import Any, Sequence
 
 from mnemon_ls.errors import InvalidInput, SpaceRefused
 from mnemon_ls.spaces.model import Item, branch_tags
-from mnemon_ls.spaces.providers.base import KeepFn, SearchOutcome
+from mnemon_ls.spaces.providers.base import KeepFn, NoGraphNoMerge, SearchOutcome
 
 from .rows import ITEM_COLUMNS, _time, content_hash, item_terms, row_item
 
 
-class PostgresSpace:
+class PostgresSpace(NoGraphNoMerge):
     """One space of a :class:`~.engine.PostgresEngine` (its row ``spaceKey`` in the ``spaces`` table)."""
 
     provider_id = "postgres"
+    engine_label = "PostgreSQL"  # in the refusals of NoGraphNoMerge
 
     def __init__(self, engine: Any, key: str, space_id: str) -> None:
         from . import PLUGIN
@@ -91,15 +92,6 @@ class PostgresSpace:
 
         return search(self, query, limit=limit, mode=mode, category=category, source=source, keep=keep)
 
-    def related(self, item_id: str, *, depth: int = 2, edge_type: str | None = None, limit: int = 20) -> list[Item]:
-        """Not supported (no graph)."""
-        raise SpaceRefused("PostgreSQL spaces have no related walk", spaceId=self.space_id, reason="related")
-
-    def link(self, source_id: str, target_id: str, *, edge_type: str = "semantic", weight: float = 0.5,
-             metadata: dict[str, str] | None = None) -> dict[str, Any]:
-        """Not supported (no graph)."""
-        raise SpaceRefused("PostgreSQL spaces cannot link items", spaceId=self.space_id, reason="link")
-
     def forget(self, item_id: str) -> dict[str, Any]:
         """Soft delete (``deleted_at`` = ``updated_at`` = now) of one active item of this space;
         :class:`InvalidInput` (``id``) when there is none."""
@@ -149,14 +141,6 @@ class PostgresSpace:
         return int(self._call(lambda conn: conn.execute(
             f"SELECT count(*) FROM {self.table} WHERE space_id = %s AND deleted_at IS NULL",
             (self.key,)).fetchone()[0]))
-
-    def export_items(self) -> tuple[list, list]:
-        """Not supported (merge is Mnemon-native only)."""
-        raise SpaceRefused("merge is Mnemon-native only", spaceId=self.space_id, reason="merge")
-
-    def import_items(self, items: Sequence[Any], edges: Sequence[Any] = ()) -> dict[str, Any]:
-        """Not supported (merge is Mnemon-native only)."""
-        raise SpaceRefused("merge is Mnemon-native only", spaceId=self.space_id, reason="merge")
 
     def close(self) -> None:
         """Nothing to release (the engine owns the connection)."""
