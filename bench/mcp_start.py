@@ -19,7 +19,9 @@ Cursor do), every server a fresh ``python`` process with bytecode cached in a te
    tools), interleaved (the order alternates); ratio of the medians and median of the per-pair ratios;
 2. calls over one session each, interleaved call by call: ``mnemon_wake`` and ``mnemon_recall`` (queries over
    the 10,000 items) against :data:`ECHO_SERVER`'s ``echo`` tool (an ``MCPServer`` whose one tool returns its
-   argument); ratio of the medians.
+   argument); ratio of the medians. Beside them, the same queries to :data:`FTS_SERVER`'s ``recall`` (a plain
+   FTS5 trigram query over the same texts on the same SDK): how far any keyword recall over this store is from
+   the echo, and ``mnemon_recall`` as a ratio to it.
 
 Aims (issue 27): start <= 1.05x the minimal server; ``mnemon_wake`` <= 1.5x and ``mnemon_recall`` at 10,000
 items <= 2x the echo tool. Results: merged by ``--label`` into ``<out>/mcp_start.json``, ``<out>/mcp_start.md``
@@ -72,9 +74,27 @@ items = [gen.item(i) for i in range(count)]
 for start in range(0, count, 1000):
     provider.import_items(items[start:start + 1000], batch=1000)
 host.close()
+if len(sys.argv) > 4:  # the FTS5 floor: a plain trigram table over the same texts
+    import sqlite3
+    db = sqlite3.connect(sys.argv[4])
+    db.execute("CREATE VIRTUAL TABLE t USING fts5(content, tokenize='trigram')")
+    db.executemany("INSERT INTO t (content) VALUES (?)", [(item.content,) for item in items])
+    db.commit()
+    db.close()
 print(json.dumps(gen.queries(60, [item.content for item in items[:2000]])))
 '''
+#: A floor for ``mnemon_recall``: an ``MCPServer`` whose one tool runs a plain FTS5 trigram query over the same
+#: 10,000 texts (the query's words of 3+ characters as quoted phrases joined by OR, ``ORDER BY rank LIMIT 8``, as
+#: bench/recall_100k.py's ``words`` floor) and answers the rows' texts, one a line: what any keyword recall over
+#: this store must at least do, on the same SDK.
+FTS_SERVER = ("import sqlite3, sys\nfrom mcp.server import MCPServer\ndb = sqlite3.connect(sys.argv[1], "
+              "check_same_thread=False)\napp = MCPServer('fts')\n\n@app.tool()\ndef recall(query: str) -> str:\n"
+              "    words = [w for w in query.split() if len(w) >= 3] or [query]\n"
+              "    match = ' OR '.join('\"' + w.replace('\"', '\"\"') + '\"' for w in words)\n"
+              "    rows = db.execute('SELECT rowid, content FROM t WHERE t MATCH ? ORDER BY rank LIMIT 8', (match,))"
+              ".fetchall()\n    return '\\n'.join(f'{r[0]}: {r[1]}' for r in rows)\n\napp.run('stdio')\n")
 OURS_MARKER, MINIMAL_MARKER, ECHO_MARKER = "mnemon_ls", "MCPServer('minimal')", "MCPServer('echo')"
+FTS_MARKER = "MCPServer('fts')"
 AIMS = {"start": 1.05, "mnemon_wake": 1.5, "mnemon_recall": 2.0}
 
 
@@ -134,29 +154,35 @@ async def time_start(server: StdioServerParameters, marker: str) -> tuple[float,
     return initialized, tools, len(listed.tools), None if cpu is None else cpu / 1e6
 
 
-async def time_calls(ours: StdioServerParameters, echo: StdioServerParameters, calls: int,
-                     items: int, queries: list[str]) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
-    """Wall ms per call, and server CPU ms per call (empty lists when Linux does not say), by tool."""
-    out: dict[str, list[float]] = {"mnemon_wake": [], "mnemon_recall": [], "echo": []}
-    cpu: dict[str, list[float]] = {"mnemon_wake": [], "mnemon_recall": [], "echo": []}
+async def time_calls(ours: StdioServerParameters, echo: StdioServerParameters, fts: StdioServerParameters,
+                     calls: int, items: int, queries: list[str]) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Wall ms per call, and server CPU ms per call (empty lists when Linux does not say), by tool (``fts``: the
+    :data:`FTS_SERVER` floor's ``recall``)."""
+    out: dict[str, list[float]] = {"mnemon_wake": [], "mnemon_recall": [], "echo": [], "fts": []}
+    cpu: dict[str, list[float]] = {"mnemon_wake": [], "mnemon_recall": [], "echo": [], "fts": []}
     async with stdio_client(ours) as (r1, w1), ClientSession(r1, w1) as mine, \
-            stdio_client(echo) as (r2, w2), ClientSession(r2, w2) as floor:
+            stdio_client(echo) as (r2, w2), ClientSession(r2, w2) as floor, \
+            stdio_client(fts) as (r3, w3), ClientSession(r3, w3) as plain:
         await mine.initialize()
         await floor.initialize()
-        pids = {"ours": _server_pid(OURS_MARKER), "echo": _server_pid(ECHO_MARKER)}
+        await plain.initialize()
+        pids = {"ours": _server_pid(OURS_MARKER), "echo": _server_pid(ECHO_MARKER), "fts": _server_pid(FTS_MARKER)}
         for _ in range(5):  # warm-up: the host, the store's connection, the side index
             await mine.call_tool("mnemon_wake", {})
             await mine.call_tool("mnemon_recall", {"query": queries[0]})
             await floor.call_tool("echo", {"text": "warm"})
+            await plain.call_tool("recall", {"query": queries[0]})
         for n in range(calls):
-            for name, session, arguments in (("echo", floor, {"text": f"echo {n}"}),
-                                             ("mnemon_wake", mine, {}),
-                                             ("echo", floor, {"text": f"echo {n}"}),
-                                             ("mnemon_recall", mine, {"query": queries[n % len(queries)]})):
-                pid = pids["echo" if name == "echo" else "ours"]
+            query = queries[n % len(queries)]
+            for name, session, tool, arguments in (("echo", floor, "echo", {"text": f"echo {n}"}),
+                                                   ("mnemon_wake", mine, "mnemon_wake", {}),
+                                                   ("echo", floor, "echo", {"text": f"echo {n}"}),
+                                                   ("mnemon_recall", mine, "mnemon_recall", {"query": query}),
+                                                   ("fts", plain, "recall", {"query": query})):
+                pid = pids[name if name in ("echo", "fts") else "ours"]
                 cpu_before = _cpu_ns(pid)
                 started = time.perf_counter()
-                result = await session.call_tool(name, arguments)
+                result = await session.call_tool(tool, arguments)
                 out[name].append((time.perf_counter() - started) * 1000)
                 cpu_after = _cpu_ns(pid)
                 if cpu_before is not None and cpu_after is not None:
@@ -186,12 +212,13 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         ws = base / "repo"
         env = child_env(base, repo, False)
         subprocess.run([sys.executable, "-c", FIXTURE, str(ws), "30", "0"], check=True, env=env, cwd=str(base))
-        made = subprocess.run([sys.executable, "-c", SPACE, str(ws), str(args.items), str(HERE)], check=True, env=env,
-                              cwd=str(base), capture_output=True, text=True)
+        made = subprocess.run([sys.executable, "-c", SPACE, str(ws), str(args.items), str(HERE), str(base / "floor.db")],
+                              check=True, env=env, cwd=str(base), capture_output=True, text=True)
         queries = json.loads(made.stdout.strip().splitlines()[-1])
         ours = params(["-m", "mnemon_ls", "mcp", "--workspace", str(ws)], env, ws)
         minimal = params(["-c", MINIMAL_SERVER], env, ws)
         echo = params(["-c", ECHO_SERVER], env, ws)
+        fts = params(["-c", FTS_SERVER, str(base / "floor.db")], env, ws)
         markers = {"ours": OURS_MARKER, "minimal": MINIMAL_MARKER}
         for server, marker in ((ours, OURS_MARKER), (minimal, MINIMAL_MARKER), (echo, ECHO_MARKER),
                                (ours, OURS_MARKER), (minimal, MINIMAL_MARKER)):  # warm-up: fills the bytecode cache
@@ -210,7 +237,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                 starts[name + "Tools"].append(listed)
                 if name == "ours":
                     tools = count
-        calls, calls_cpu = await time_calls(ours, echo, args.calls, args.items, queries)
+        calls, calls_cpu = await time_calls(ours, echo, fts, args.calls, args.items, queries)
         load_after = os.getloadavg()[0]
     finally:
         shutil.rmtree(base, ignore_errors=True)
@@ -226,8 +253,10 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                              "medianOfRatios": round(statistics.median(tool_pairs), 3), "toolsListed": tools},
         "calls": {name: summary(values) for name, values in calls.items()},
     }
-    for name in ("mnemon_wake", "mnemon_recall"):
+    for name in ("mnemon_wake", "mnemon_recall", "fts"):
         result["calls"][name]["ratioToEcho"] = round(statistics.median(calls[name]) / statistics.median(calls["echo"]), 3)
+    result["calls"]["mnemon_recall"]["ratioToFts"] = round(statistics.median(calls["mnemon_recall"])
+                                                           / statistics.median(calls["fts"]), 3)
     if starts["oursCpu"] and len(starts["oursCpu"]) == len(starts["minimalCpu"]):
         cpu_pairs = [a / b for a, b in zip(starts["oursCpu"], starts["minimalCpu"])]
         result["startCpu"] = {"ours": summary(starts["oursCpu"]), "minimal": summary(starts["minimalCpu"]),
@@ -236,9 +265,11 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                               "medianOfRatios": round(statistics.median(cpu_pairs), 3)}
     if all(calls_cpu.values()):
         result["callsCpu"] = {name: summary(values) for name, values in calls_cpu.items()}
-        for name in ("mnemon_wake", "mnemon_recall"):
+        for name in ("mnemon_wake", "mnemon_recall", "fts"):
             result["callsCpu"][name]["ratioToEcho"] = round(statistics.median(calls_cpu[name])
                                                             / statistics.median(calls_cpu["echo"]), 3)
+        result["callsCpu"]["mnemon_recall"]["ratioToFts"] = round(statistics.median(calls_cpu["mnemon_recall"])
+                                                                  / statistics.median(calls_cpu["fts"]), 3)
     commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--", "mnemon_ls"], capture_output=True,
@@ -292,6 +323,12 @@ def markdown(runs: dict[str, Any]) -> str:
                 row = r[key][name]
                 lines.append(f"| {what} {name} vs echo (n={row['n']}) | {row['medianMs']:.2f} / {row['p95Ms']:.2f} | "
                              f"{echo['medianMs']:.2f} / {echo['p95Ms']:.2f} | {_marked(row['ratioToEcho'], AIMS[name])} | |")
+            if "fts" in r[key]:
+                row, fts = r[key]["mnemon_recall"], r[key]["fts"]
+                lines.append(f"| {what} FTS5 floor vs echo (n={fts['n']}) | {fts['medianMs']:.2f} / {fts['p95Ms']:.2f} | "
+                             f"{echo['medianMs']:.2f} / {echo['p95Ms']:.2f} | {fts['ratioToEcho']:.3f}x | |")
+                lines.append(f"| {what} mnemon_recall vs the FTS5 floor (n={row['n']}) | {row['medianMs']:.2f} / "
+                             f"{row['p95Ms']:.2f} | {fts['medianMs']:.2f} / {fts['p95Ms']:.2f} | {row['ratioToFts']:.3f}x | |")
         lines.append("")
     return "\n".join(lines)
 
