@@ -53,6 +53,10 @@ SURNAMES = frozenset("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林�
 #: Items a held term may be held by before a match on it alone is *common* (:func:`weak_match`): the default
 #: number of recall results; a word more items share cannot tell them apart within one answer.
 COMMON_TERM_ITEMS = 10
+#: A match on one group of a query whose other groups, at least this many, no item of the space holds is weak
+#: (:func:`weak_match`): "history" of "history of the Byzantine empire" in a store that knows nothing Byzantine.
+#: One absent group alone may be a typo of a word the store holds, so it takes two.
+ABSENT_OTHERS = 2
 #: A weak match's keyword score is multiplied by this and kept under :data:`WEAK_MATCH_CAP`: *low* under the
 #: default low threshold (0.25), in the order it had.
 WEAK_MATCH_FACTOR = 0.4
@@ -141,12 +145,17 @@ def weak_match(held: Sequence[int], exact: bool, sense_of: QuerySense, frequency
     ``frequency`` the items holding each group's whole term. True when the query has a group the item lacks and
     either every group the item holds is a proper name (:attr:`QuerySense.names`, and the
     :attr:`QuerySense.maybe_names` at most :data:`COMMON_TERM_ITEMS` items hold), or it holds one group,
-    by a part of an identifier only or by a term more than :data:`COMMON_TERM_ITEMS` items hold."""
+    by a part of an identifier only, by a term more than :data:`COMMON_TERM_ITEMS` items hold, or while the
+    query's other groups (at least :data:`ABSENT_OTHERS`) are held by no item at all (``frequency`` 0 for each:
+    a group ``frequency`` does not count is not taken as absent)."""
     if not held or len(held) >= sense_of.groups:
         return False
     names = sense_of.names | {g for g in sense_of.maybe_names if frequency.get(g, 0) <= COMMON_TERM_ITEMS}
     if all(g in names for g in held) and any(g not in names for g in range(sense_of.groups)):
         return True
     if len(held) == 1:
+        others = [g for g in range(sense_of.groups) if g != held[0]]
+        if len(others) >= ABSENT_OTHERS and all(frequency.get(g, -1) == 0 for g in others):
+            return True  # the rest of the question names what no item holds: it is about something not stored
         return not exact or frequency.get(held[0], 0) > COMMON_TERM_ITEMS
     return False

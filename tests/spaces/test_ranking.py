@@ -171,6 +171,14 @@ def test_sense_drops_date_phrases_and_asking_words_and_finds_names() -> None:
     team = sense("Which team knits scarves?", TOKENIZER, None)
     assert weak_match([0], True, team, {0: COMMON_TERM_ITEMS + 1}) and not weak_match([0], True, team, {0: 2})
     assert weak_match([0], False, team, {0: 2})  # held by a part of an identifier only
+    # one group of a question whose other groups no item holds: about something not stored
+    byzantine = sense("history of the Byzantine empire", TOKENIZER, None)
+    assert byzantine.groups == 3
+    assert weak_match([0], True, byzantine, {0: 5, 1: 0, 2: 0})
+    assert not weak_match([0], True, byzantine, {0: 5, 1: 0, 2: 3})  # another group is held somewhere
+    assert not weak_match([0], True, byzantine, {0: 5})  # absent counts are not taken for zero
+    typo = sense("deploy the sevrice", TOKENIZER, None)  # one group no item holds: maybe a typo, not weak
+    assert typo.groups == 2 and not weak_match([0], True, typo, {0: 3, 1: 0})
 
 
 # --------------------------------------------------------------------------- one provider: by score (8b)
