@@ -43,6 +43,8 @@ BUDGETS = ("low", "mid", "high")
 #: A bank id mnemon-ls accepts: what Hindsight's URL paths carry without escaping surprises.
 BANK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 _SLUG = re.compile(r"[^a-z0-9_.-]+")
+#: A word character (Hindsight answers HTTP 422 to a query without one).
+_WORDY = re.compile(r"[^\W_]")
 #: Units read per page when counting or listing (Hindsight's list limit).
 PAGE = 100
 #: The prefix of the document ids mnemon-ls writes (``mnemon-<32 hex>``).
@@ -218,11 +220,12 @@ class HindsightEngine:
         return out
 
     def create_namespace(self, name: str, description: str) -> Namespace:
-        """A bank named after ``name`` (lower-case, runs of other characters to ``_``): made with ``name`` and
-        ``description`` as its mission when the server has no such bank, else the existing bank unchanged."""
+        """A bank named after ``name`` (lower-case ASCII, runs of other characters to ``_``; a name with no ASCII
+        letter or digit: ``space_`` + 12 hex of its SHA-256), made with ``name`` and ``description`` as its
+        mission when the server has no such bank, else the existing bank unchanged."""
         bank = _SLUG.sub("_", name.strip().lower()).strip("_.-")[:64]
-        if not bank or not BANK_ID.match(bank):
-            raise InvalidInput("name", "must contain letters or digits to name a Hindsight bank")
+        if not bank or not BANK_ID.match(bank):  # no ASCII letter or digit ("团队"): named by the name's hash
+            bank = "space_" + hashlib.sha256(name.strip().encode("utf-8")).hexdigest()[:12]
         if self.request("GET", f"/v1/default/banks/{bank}/config", missing=True) is None:  # 404: no such bank
             self.request("PUT", f"/v1/default/banks/{bank}", {"name": name, "mission": description})
         return Namespace(bank, name, description, {"bankId": bank})
@@ -318,7 +321,11 @@ class HindsightSpace(NoGraphNoMerge):
     def search(self, query: str, *, limit: int, mode: str = "smart", category: str | None = None,
                source: str | None = None, intent: str | None = None, keep: KeepFn | None = None) -> SearchOutcome:
         """The bank's ``recall`` (Hindsight's order; one item per document, its best unit); ``category`` and
-        ``source`` filter the metadata, ``keep(tags)`` false drops an item."""
+        ``source`` filter the metadata, ``keep(tags)`` false drops an item. A query without a word character
+        (``🚀``, ``???``) finds nothing and is not sent: Hindsight refuses it (HTTP 422), which is no failure of
+        the engine."""
+        if not _WORDY.search(query):
+            return SearchOutcome([], sparse_hint(0, limit), 0, 0)
         answer = self.engine.request("POST", f"{self.base}/memories/recall",
                                      {"query": query, "budget": self.budget, "max_tokens": 4096}) or {}
         rows = [r for r in answer.get("results") or [] if isinstance(r, dict)]

@@ -76,7 +76,17 @@ def test_discovery_remember_recall_forget_and_gating(tmp_path: Path, hindsight, 
     assert hit[0]["tier"] == "unknown" and 0 < hit[0]["score"] <= 1  # a cosine of a model this package does not know
     hit = service.recall("部署窗口", spaces=[space["id"]]).to_dict()["results"]
     assert hit[0]["id"] == chinese["id"] and hit[0]["content"] == "部署窗口是每周二晚上八点"
+    for wordless in ("🚀", "???", "___"):  # Hindsight answers HTTP 422 to these: nothing found, no failure
+        answer = service.recall(wordless, spaces=[space["id"]]).to_dict()
+        assert answer["results"] == [] and answer["failed"] == [], (wordless, answer)
     assert hindsight.call("GET", f"/v1/default/banks/{team_bank}/stats")["total_documents"] == 2
+    # a name with no ASCII letter or digit names its bank by its hash; the bank keeps the name
+    import hashlib
+
+    named = service.create_space("团队记忆", "中文名字的空间", provider="hindsight").to_dict()
+    made = "space_" + hashlib.sha256("团队记忆".encode()).hexdigest()[:12]
+    assert named["location"]["externalId"] == made
+    assert {b["bank_id"]: b["name"] for b in hindsight.call("GET", "/v1/default/banks?limit=1000")["banks"]}[made] == "团队记忆"
     with pytest.raises(SpaceRefused):
         service.related(space["id"], english["id"])
     with pytest.raises(SpaceRefused):
