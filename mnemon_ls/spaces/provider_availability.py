@@ -28,9 +28,9 @@ UNAVAILABLE: dict[str, str] = {
     "openviking": "installs from PyPI (openviking 0.5.2, about 1.3 GB with its dependencies) but has no mnemon-ls "
                   "package yet: its memories are written by its own language-model extraction (a session commit), "
                   "so a test needs its server, an embedding endpoint and a chat endpoint; not yet tried here",
-    "byterover": "installs from npm (byterover-cli 3.14.0, the 'brv' command, Node.js >= 20) but has no mnemon-ls "
-                 "package yet: 'brv search' is local BM25 over its context tree, while every write ('brv curate') "
-                 "runs its agent on a language model with tool calls; not yet tried here",
+    "byterover": "cannot run without its servers: byterover-cli 3.14.0 installs from npm (709 MB, Node.js >= 20), "
+                 "but every 'brv' command (search and curate too) goes through its daemon, which stops at start with "
+                 "'Network error: Unable to connect to ByteRover servers' when byterover.dev cannot be reached",
 }
 
 #: Why the built-in ``mnemon-cli`` provider finds no binary to test on this project's machines.
