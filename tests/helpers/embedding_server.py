@@ -28,15 +28,22 @@ class _EmbeddingHandler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        self.server.requests.append({"path": self.path, "authorization": self.headers.get("Authorization")})
-        if self.path != "/v1/embeddings":
+    def _admitted(self, route: str) -> bool:
+        """Whether the request is for ``route`` with the server's bearer key; else it is answered (404 or 401, in
+        OpenAI's error shape) and ``False``."""
+        if self.path != route:
             self._json(404, {"error": {"message": "unknown route", "type": "invalid_request_error"}})
-            return
+            return False
         if self.headers.get("Authorization") != f"Bearer {self.server.api_key}":
             self._json(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
                                        "code": "invalid_api_key"}})
+            return False
+        return True
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.server.requests.append({"path": self.path, "authorization": self.headers.get("Authorization")})
+        if not self._admitted("/v1/embeddings"):
             return
         request = json.loads(raw or b"{}")
         texts = [request["input"]] if isinstance(request.get("input"), str) else list(request.get("input") or [])

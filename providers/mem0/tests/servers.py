@@ -62,12 +62,7 @@ class _ExtractionHandler(_EmbeddingHandler):
         if self.server.mode == "silent":
             self.server.released.wait(60)
             return
-        if self.path != "/v1/chat/completions":
-            self._json(404, {"error": {"message": "unknown route", "type": "invalid_request_error"}})
-            return
-        if self.headers.get("Authorization") != f"Bearer {self.server.api_key}":
-            self._json(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
-                                       "code": "invalid_api_key"}})
+        if not self._admitted("/v1/chat/completions"):
             return
         if self.server.mode == "fail":
             self._json(500, {"error": {"message": "the model is overloaded", "type": "server_error"}})
