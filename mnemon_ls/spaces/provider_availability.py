@@ -25,9 +25,10 @@ UNAVAILABLE: dict[str, str] = {
     "retaindb": "no package in any registry: 'retaindb' and '@retaindb/sdk' are on neither PyPI nor npm; its "
                 "self-hosted server installs only from a git clone (pnpm) or a Docker image, and RetainDB Cloud "
                 "needs an account",
-    "openviking": "installs from PyPI (openviking 0.5.2, about 1.3 GB with its dependencies) but has no mnemon-ls "
-                  "package yet: its memories are written by its own language-model extraction (a session commit), "
-                  "so a test needs its server, an embedding endpoint and a chat endpoint; not yet tried here",
+    "openviking": "runs here but has no mnemon-ls package yet: openviking 0.5.2 installs from PyPI (1.3 GB) and "
+                  "its server (openviking-server) stores, finds and deletes memories with embeddings alone "
+                  "(an OpenAI-compatible endpoint, vectors_only writes); only turning a conversation into memories "
+                  "needs its chat model",
     "byterover": "cannot run without its servers: byterover-cli 3.14.0 installs from npm (709 MB, Node.js >= 20), "
                  "but every 'brv' command (search and curate too) goes through its daemon, which stops at start with "
                  "'Network error: Unable to connect to ByteRover servers' when byterover.dev cannot be reached",

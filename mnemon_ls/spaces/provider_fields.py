@@ -115,7 +115,8 @@ def validate_endpoint(value: Any, field_path: str) -> str:
     - no query parameter that carries a credential (:data:`CREDENTIAL_QUERY_NAMES`, any name ending in
       :data:`CREDENTIAL_QUERY_SUFFIXES`, compared without case, ``-``/``_``/``.`` and percent-encoding:
       ``?api_key=``, ``?API-Key=``, ``?api%5Fkey=``, ``?access_token=``);
-    - a port, when given, of ASCII digits 1..65535.
+    - a port, when given, of ASCII digits 1..65535;
+    - a host an HTTP client can read (``urllib.parse``): an IPv6 address closed by its bracket, ``[zz]`` refused.
 
     Every surface (``provider configure|enable`` on the CLI, ``mnemon/providers/configure|enable``) calls this
     through :func:`validate_service_fields`."""
@@ -135,12 +136,21 @@ def validate_endpoint(value: Any, field_path: str) -> str:
     if query and _credential_query_name(query) is not None:
         raise InvalidInput(field_path, "must not carry a credential in its query string (api_key=, key=, token=, "
                                        "password=, secret=, ...): put the key in apiKey")
+    if authority.startswith("[") and "]" not in authority:
+        raise InvalidInput(field_path, "must close an IPv6 host's bracket ([::1]:8080)")
     port = authority.rsplit("]", 1)[1] if authority.startswith("[") else authority
     if ":" in port:
         digits = port.rsplit(":", 1)[1]
         if not re.fullmatch(r"[0-9]{1,5}", digits) or not 1 <= int(digits) <= 65535:
             raise InvalidInput(field_path, "must have a port of ASCII digits between 1 and 65535 (or none: the "
                                            "scheme's default)")
+    try:  # what an HTTP client will parse: an IPv6 host it cannot read ([zz]) is refused here, not at open
+        from urllib.parse import urlsplit
+
+        urlsplit(value).port
+    except ValueError:
+        raise InvalidInput(field_path, "must name a host an HTTP client can read (a name, an IPv4 address or an "
+                                       "IPv6 address in brackets)") from None
     return value
 
 

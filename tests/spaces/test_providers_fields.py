@@ -101,6 +101,9 @@ SECRET_RULE = ("C0 and C1 controls (U+0000..U+001F, U+007F..U+009F), U+2028, U+2
                                            "scheme's default)"),
     ("endpoint", "http://[::1]:٨٠٨٠/v1", "must have a port of ASCII digits between 1 and 65535 (or none: the "
                                          "scheme's default)"),
+    ("endpoint", "http://[::1", "must close an IPv6 host's bracket ([::1]:8080)"),  # was an IndexError
+    ("endpoint", "http://[zz]:80/v1", "must name a host an HTTP client can read (a name, an IPv4 address or an "
+                                      "IPv6 address in brackets)"),
     ("dataPath", "~root/x.db", "must not start with ~name (another user's home): only ~ or ~/ (your own home) is "
                                "expanded; give an absolute path instead"),
 ])

@@ -19,7 +19,7 @@ are declared unscaled (tier ``unknown``; ``strict-v2`` sends an assistant at mos
 
 Service fields (``mnemon-ls provider configure hindsight --set KEY=VALUE``): ``endpoint`` (required: the
 server's base URL, e.g. ``http://127.0.0.1:8888``, no credentials in it), ``apiKey`` (sent as a bearer token
-only, for a server behind an authenticating proxy or Hindsight Cloud), ``timeoutSeconds`` (30: per request),
+only, for a server behind an authenticating proxy or Hindsight Cloud), ``timeoutSeconds`` (30: for connecting and for each wait on an answer),
 ``extracting`` (``false``).
 """
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import http.client
 import json
 import re
 import socket
@@ -47,6 +48,28 @@ _SLUG = re.compile(r"[^a-z0-9_.-]+")
 _WORDY = re.compile(r"[^\W_]")
 #: Units read per page when counting or listing (Hindsight's list limit).
 PAGE = 100
+#: The largest answer read from the server (bytes): a bigger one is refused, not held in memory.
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+#: A key shorter than this is not masked in messages (masking a 1-character key would mark its every
+#: occurrence and so show it).
+MIN_MASKED_KEY = 8
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Redirects are not followed: the bearer key would go to wherever the server points (an HTTP 3xx is then
+    an error naming the endpoint)."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
+def _dict(answer: Any) -> dict[str, Any]:
+    """``answer`` when the server answered a JSON object, else ``{}`` (a list or a string where an object belongs
+    is read as empty, never a crash)."""
+    return answer if isinstance(answer, dict) else {}
 #: The prefix of the document ids mnemon-ls writes (``mnemon-<32 hex>``).
 DOCUMENT_PREFIX = "mnemon-"
 #: The prefix of an item id that carries a document id mnemon-ls's item ids cannot hold (:func:`item_id`).
@@ -74,6 +97,9 @@ def item_id(document_id: str) -> str:
     encoded = ENCODED + base64.urlsafe_b64encode(document_id.encode("utf-8")).decode("ascii").rstrip("=")
     return encoded if _plain(encoded[len(ENCODED):]) and len(encoded) <= 200 else \
         HASHED + hashlib.sha256(document_id.encode("utf-8")).hexdigest()[:40]
+
+
+_item_id = item_id  # (HindsightSpace.forget's parameter has the same name)
 
 
 def document_of(item: str) -> str | None:
@@ -111,11 +137,16 @@ class HindsightEngine:
         if not endpoint:
             raise InvalidInput("services.endpoint", "is required: the Hindsight server's base URL, e.g. "
                                                     "http://127.0.0.1:8888")
+        if "?" in endpoint:
+            raise InvalidInput("services.endpoint", "must be the server's base URL without a query string "
+                                                    "(http://host:8888)")
+        key = service.get("apiKey") or None
+        if key is not None and not all(33 <= ord(c) <= 126 for c in str(key)):
+            raise InvalidInput("services.apiKey", "must be printable ASCII without spaces (an HTTP header carries it)")
         raw = service.get("timeoutSeconds")
         timeout = DEFAULT_TIMEOUT_SECONDS if raw in (None, "") else float(raw)
-        engine = cls(endpoint, service.get("apiKey") or None, timeout, extracting(service), "")
-        answer = engine.request("GET", "/v1/version")
-        version = answer.get("api_version") if isinstance(answer, dict) else None
+        engine = cls(endpoint, key, timeout, extracting(service), "")
+        version = _dict(engine.request("GET", "/v1/version")).get("api_version")
         if not isinstance(version, str):
             raise ProviderUnavailable(f"provider hindsight: {endpoint} answered /v1/version without an api_version: "
                                       "is it a Hindsight server?", provider="hindsight", reason="engine-failed",
@@ -138,12 +169,16 @@ class HindsightEngine:
             headers["Authorization"] = f"Bearer {self.key}"
         request = urllib.request.Request(url, data=data, method=method, headers=headers)
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310 (http(s) only: FieldRule url)
-                raw = response.read()
+            with _OPENER.open(request, timeout=self.timeout) as response:  # http(s) only: FieldRule url
+                raw = response.read(MAX_ANSWER_BYTES + 1)
+                if len(raw) <= MAX_ANSWER_BYTES and getattr(response, "length", None):  # fewer than it promised
+                    raise http.client.IncompleteRead(raw, response.length)
         except urllib.error.HTTPError as exc:
             if exc.code == 404 and missing:
                 return None
             raise self._refused(method, path, exc) from None
+        except http.client.HTTPException as exc:  # a connection cut mid-answer (IncompleteRead), a bad status line
+            raise self._down(f"broke off its answer to {method} {path.split('?')[0]}: {type(exc).__name__}") from None
         except (TimeoutError, socket.timeout):
             raise self._down(f"gave no answer within {self.timeout:g} s (timeoutSeconds)") from None
         except urllib.error.URLError as exc:
@@ -154,6 +189,8 @@ class HindsightEngine:
                 from None
         except OSError as exc:
             raise self._down("failed: " + " ".join(f"{type(exc).__name__}: {exc}".split())[:300]) from None
+        if len(raw) > MAX_ANSWER_BYTES:
+            raise self._down(f"answered {method} {path.split('?')[0]} with more than {MAX_ANSWER_BYTES} bytes")
         try:
             return json.loads(raw) if raw else None
         except ValueError:
@@ -170,6 +207,8 @@ class HindsightEngine:
             detail = None
         text = " ".join(str(detail or exc.reason or "").split())[:300]
         extra: dict[str, Any] = {}
+        if 300 <= exc.code < 400:
+            text = f"a redirect to {exc.headers.get('Location', '?')}, which is not followed (set endpoint to it)"
         if exc.code in (401, 403):
             extra["field"] = "services.apiKey"
             said = f"refused the key in apiKey (HTTP {exc.code}{': ' + text if text else ''})"
@@ -179,7 +218,7 @@ class HindsightEngine:
                                    provider="hindsight", reason="engine-failed", location=self.endpoint, **extra)
 
     def _scrub(self, text: str) -> str:
-        return text.replace(str(self.key), "***") if self.key else text
+        return text.replace(str(self.key), "***") if self.key and len(str(self.key)) >= MIN_MASKED_KEY else text
 
     # ------------------------------------------------------------------ protocol
 
@@ -187,7 +226,7 @@ class HindsightEngine:
         banks: list[dict[str, Any]] = []
         offset = 0
         while True:
-            page = self.request("GET", "/v1/default/banks", query={"limit": PAGE, "offset": offset}) or {}
+            page = _dict(self.request("GET", "/v1/default/banks", query={"limit": PAGE, "offset": offset}))
             rows = [b for b in page.get("banks") or [] if isinstance(b, dict) and isinstance(b.get("bank_id"), str)]
             banks.extend(rows)
             total = page.get("total")
@@ -198,13 +237,14 @@ class HindsightEngine:
     def health(self) -> Health:
         """The server's own health (database connected) and the memory units of every bank."""
         started = time.perf_counter()
-        state = self.request("GET", "/health") or {}
+        state = _dict(self.request("GET", "/health"))
         banks = self._banks()
         units = sum(b.get("fact_count") or 0 for b in banks if isinstance(b.get("fact_count"), int))
         ok = state.get("status") == "healthy"
         return Health(ok, f"Hindsight {self.version} (hindsight-api)", self.endpoint, units,
                       (time.perf_counter() - started) * 1000,
-                      f"{units} memory units in {len(banks)} bank(s)" + ("" if ok else f"; server says {state}"),
+                      f"{units} memory units in {len(banks)} bank(s)" + (
+                          "" if ok else f"; its /health did not answer healthy (status {state.get('status')!r})"),
                       {"banks": len(banks), "database": state.get("database"), "extracting": self.extracting})
 
     def discover(self) -> list[Namespace]:
@@ -222,12 +262,16 @@ class HindsightEngine:
     def create_namespace(self, name: str, description: str) -> Namespace:
         """A bank named after ``name`` (lower-case ASCII, runs of other characters to ``_``; a name with no ASCII
         letter or digit: ``space_`` + 12 hex of its SHA-256), made with ``name`` and ``description`` as its
-        mission when the server has no such bank, else the existing bank unchanged."""
+        mission. A bank the server already has is refused (``InvalidInput`` naming ``name``): a new space never takes
+        over another root's bank unseen; discovery is how one is shared."""
         bank = _SLUG.sub("_", name.strip().lower()).strip("_.-")[:64]
         if not bank or not BANK_ID.match(bank):  # no ASCII letter or digit ("团队"): named by the name's hash
             bank = "space_" + hashlib.sha256(name.strip().encode("utf-8")).hexdigest()[:12]
-        if self.request("GET", f"/v1/default/banks/{bank}/config", missing=True) is None:  # 404: no such bank
-            self.request("PUT", f"/v1/default/banks/{bank}", {"name": name, "mission": description})
+        if self.request("GET", f"/v1/default/banks/{bank}/config", missing=True) is not None:
+            raise InvalidInput("name", f"names the bank {bank}, which the Hindsight server at {self.endpoint} already "
+                                       "has (another root's, or one its own clients made): `mnemon-ls provider "
+                                       "discover hindsight` adds it as a space; choose another name for a new bank")
+        self.request("PUT", f"/v1/default/banks/{bank}", {"name": name, "mission": description})
         return Namespace(bank, name, description, {"bankId": bank})
 
     def space(self, connection: dict[str, Any], *, space_id: str) -> "HindsightSpace":
@@ -301,9 +345,9 @@ class HindsightSpace(NoGraphNoMerge):
         document = DOCUMENT_PREFIX + uuid.uuid4().hex
         metadata = {"category": category, "importance": str(importance), "source": source}
         now = datetime.now(timezone.utc).isoformat().replace("+00:00", "Z")
-        answer = self.engine.request("POST", f"{self.base}/memories", {
+        answer = _dict(self.engine.request("POST", f"{self.base}/memories", {
             "items": [{"content": text, "document_id": document, "metadata": metadata, "tags": list(tags),
-                       "timestamp": now}], "async": False}) or {}
+                       "timestamp": now}], "async": False}))
         if answer.get("success") is not True:
             raise ProviderUnavailable(f"provider hindsight: the server at {self.engine.endpoint} did not retain the "
                                       f"memory (answered success={answer.get('success')!r})", provider="hindsight",
@@ -312,8 +356,8 @@ class HindsightSpace(NoGraphNoMerge):
                "tags": list(tags), "entities": [], "edges_created": {}}
         if self.engine.extracting:
             # what the server's language model stored in place of the text: its memory units of the document
-            units = self.engine.request("GET", f"{self.base}/memories/list",
-                                        query={"document_id": document, "limit": PAGE}) or {}
+            units = _dict(self.engine.request("GET", f"{self.base}/memories/list",
+                                              query={"document_id": document, "limit": PAGE}))
             out["extracted"] = [{"id": str(u.get("id")), "content": str(u.get("text") or "")}
                                 for u in units.get("items") or [] if isinstance(u, dict) and u.get("id")]
         return out
@@ -323,12 +367,16 @@ class HindsightSpace(NoGraphNoMerge):
         """The bank's ``recall`` (Hindsight's order; one item per document, its best unit); ``category`` and
         ``source`` filter the metadata, ``keep(tags)`` false drops an item. A query without a word character
         (``🚀``, ``???``) finds nothing and is not sent: Hindsight refuses it (HTTP 422), which is no failure of
-        the engine."""
+        the engine. ``mode`` ``keyword`` or ``basic`` keeps the results Hindsight's keyword retrieval scored
+        (``scores.keyword`` > 0); ``smart`` all of them."""
         if not _WORDY.search(query):
             return SearchOutcome([], sparse_hint(0, limit), 0, 0)
-        answer = self.engine.request("POST", f"{self.base}/memories/recall",
-                                     {"query": query, "budget": self.budget, "max_tokens": 4096}) or {}
+        answer = _dict(self.engine.request("POST", f"{self.base}/memories/recall",
+                                           {"query": query, "budget": self.budget, "max_tokens": 4096}))
         rows = [r for r in answer.get("results") or [] if isinstance(r, dict)]
+        if mode in ("keyword", "basic"):  # words only: the units Hindsight's keyword retrieval scored
+            rows = [r for r in rows if isinstance(_dict(r.get("scores")).get("keyword"), (int, float))
+                    and _dict(r.get("scores"))["keyword"] > 0]
         items: list[Item] = []
         seen: set[str] = set()
         dropped = 0
@@ -349,9 +397,9 @@ class HindsightSpace(NoGraphNoMerge):
     def forget(self, item_id: str) -> dict[str, Any]:
         """Delete the document of ``item_id`` (:func:`document_of`) and every memory unit of it (hard). An id the
         bank does not hold is ``InvalidInput`` naming ``id``."""
-        document = document_of(item_id)
-        if document is not None and document.startswith(HASHED):
-            document = self._hashed(document)
+        document = self._hashed(item_id) if item_id.startswith(HASHED) else document_of(item_id)
+        if document is not None and _item_id(document) != item_id:
+            document = None  # another spelling of an id (a base64 form of a plain one): not an id recall gives
         if document is None:
             raise InvalidInput("id", "is not an item of this space", id=item_id, spaceId=self.space_id)
         path = f"{self.base}/documents/{urllib.parse.quote(document, safe='')}"
@@ -368,8 +416,8 @@ class HindsightSpace(NoGraphNoMerge):
         page at a time), or ``None``."""
         offset = 0
         while True:
-            page = self.engine.request("GET", f"{self.base}/documents", query={"limit": PAGE, "offset": offset},
-                                       missing=True) or {}
+            page = _dict(self.engine.request("GET", f"{self.base}/documents", query={"limit": PAGE, "offset": offset},
+                                             missing=True))
             rows = [r for r in page.get("items") or [] if isinstance(r, dict) and isinstance(r.get("id"), str)]
             for row in rows:
                 if item_id(row["id"]) == item:
@@ -380,7 +428,7 @@ class HindsightSpace(NoGraphNoMerge):
 
     def status(self) -> dict[str, Any]:
         """The CLI-like status object of this bank (Hindsight's stats)."""
-        stats = self.engine.request("GET", f"{self.base}/stats", missing=True) or {}
+        stats = _dict(self.engine.request("GET", f"{self.base}/stats", missing=True))
         return {"total_insights": self.count(), "deleted_insights": 0, "by_category": {},
                 "edge_count": stats.get("total_links") or 0, "top_entities": [], "oplog_count": 0,
                 "db_path": self.engine.endpoint, "db_size_bytes": 0, "bankId": self.bank,
@@ -388,7 +436,7 @@ class HindsightSpace(NoGraphNoMerge):
 
     def count(self) -> int:
         """Documents in this bank (each a mnemon-ls item); 0 for a bank the server does not have yet."""
-        stats = self.engine.request("GET", f"{self.base}/stats", missing=True) or {}
+        stats = _dict(self.engine.request("GET", f"{self.base}/stats", missing=True))
         value = stats.get("total_documents")
         return value if isinstance(value, int) else 0
 

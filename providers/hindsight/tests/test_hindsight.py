@@ -113,6 +113,17 @@ def test_discovery_remember_recall_forget_and_gating(tmp_path: Path, hindsight, 
     assert found[0]["id"].startswith("h~") and found[0]["content"] == "Bob reviews every database migration"
     assert service.forget(alice, found[0]["id"]).to_dict()["status"] == "committed"
     assert hindsight.status(f"/v1/default/banks/{bank}/documents/{long}") == 404
+    hindsight.call("POST", f"/v1/default/banks/{bank}/memories",  # a document id that looks like a hashed one
+                   {"items": [{"content": "Carol owns the release calendar", "document_id": "h~abc"}], "async": False})
+    found = service.recall("who owns the release calendar", spaces=[alice]).to_dict()["results"]
+    assert found[0]["id"] == "b64~aH5hYmM" and found[0]["content"] == "Carol owns the release calendar"
+    import base64
+
+    other_spelling = "b64~" + base64.urlsafe_b64encode(b"h~abc").decode().rstrip("=") + "="  # padded: not canonical
+    with pytest.raises(InvalidInput):
+        service.forget(alice, other_spelling)
+    assert service.forget(alice, found[0]["id"]).to_dict()["status"] == "committed"
+    assert hindsight.status(f"/v1/default/banks/{bank}/documents/h~abc") == 404
     service.close()
 
 
@@ -132,6 +143,13 @@ def test_an_extracting_server_is_declared_and_its_receipts_say_so(tmp_path: Path
     assert plain["capabilities"]["write"] == "exact"
     given = exact.remember("The release train leaves every second Thursday", space_id=plain["id"]).to_dict()
     assert "extracted" not in given and "its provider extracted" not in given["message"]
+    # a bank made on the server since this root last discovered is not taken over by a "create" here
+    hindsight.call("PUT", f"/v1/default/banks/z_{bank}", {"name": "made elsewhere", "mission": "another root's"})
+    with pytest.raises(InvalidInput) as taken:
+        exact.create_space(f"Z {bank}", "mine", provider="hindsight")
+    assert taken.value.data["field"] == "name" and f"z_{bank}" in taken.value.rule and "discover" in taken.value.rule
+    listed = {b["bank_id"]: b for b in hindsight.call("GET", "/v1/default/banks?limit=1000")["banks"]}
+    assert listed[f"z_{bank}"]["mission"] == "another root's"  # unchanged
     exact.close()
     service.close()
 
@@ -195,3 +213,105 @@ def test_document_ids_map_to_item_ids_and_back() -> None:
     assert item_id("mnemon-0123abcd") == "mnemon-0123abcd"  # what mnemon-ls writes stays as it is
     assert document_of("b64~%%%") is None
     assert item_id("x" * 201).startswith("h~") and item_id("h~" + "0" * 40).startswith("b64~")
+
+
+def _serve(handler_body) -> tuple[object, str]:
+    """A real HTTP server on 127.0.0.1 whose GET/POST/PUT/DELETE are ``handler_body(handler)``; ``(server, url)``."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args) -> None:  # quiet
+            pass
+
+        do_GET = do_POST = do_PUT = do_DELETE = handler_body
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def test_hostile_servers_never_get_the_key_nor_crash_mnemon_ls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A redirect is not followed (the bearer key would go where the server points); a broken-off answer, an answer
+    too big, and a JSON list where an object belongs are each a clear ``provider-unavailable`` or an empty read."""
+    import json
+
+    from mnemon_ls_provider_hindsight import engine as hindsight_engine
+
+    seen: list[str | None] = []
+
+    def collector(handler) -> None:
+        seen.append(handler.headers.get("Authorization"))
+        handler.send_response(200)
+        handler.end_headers()
+
+    collect, collect_url = _serve(collector)
+
+    def redirecting(handler) -> None:
+        handler.send_response(302)
+        handler.send_header("Location", collect_url + handler.path)
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+
+    def broken(handler) -> None:  # promises 100 bytes, sends one, hangs up
+        handler.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+        handler.wfile.flush()
+        handler.close_connection = True
+
+    def bulky(handler) -> None:
+        body = json.dumps({"api_version": "1.1.0", "pad": "x" * 5000}).encode()
+        handler.send_response(200)
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    def lists(handler) -> None:  # a version, then a JSON list for everything else
+        body = json.dumps({"api_version": "1.1.0"} if handler.path == "/v1/version" else []).encode()
+        handler.send_response(200)
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    servers = [collect]
+    try:
+        service = SpacesService(tmp_path / "root", provider_timeout=60)
+        redirect, url = _serve(redirecting)
+        servers.append(redirect)
+        with pytest.raises(ProviderUnavailable) as moved:
+            service.thirdparty.enable("hindsight", {"endpoint": url, "apiKey": "sk-live-SECRET-0042"})
+        assert "a redirect to" in moved.value.message and "not followed" in moved.value.message
+        assert seen == [] and "sk-live-SECRET-0042" not in str(moved.value.to_dict())
+        cut, url = _serve(broken)
+        servers.append(cut)
+        with pytest.raises(ProviderUnavailable) as broke:
+            service.thirdparty.enable("hindsight", {"endpoint": url})
+        assert f"the server at {url} broke off its answer to GET /v1/version" in broke.value.message
+        big, url = _serve(bulky)
+        servers.append(big)
+        monkeypatch.setattr(hindsight_engine, "MAX_ANSWER_BYTES", 1000)  # the cap, made small enough to cross
+        with pytest.raises(ProviderUnavailable) as huge:
+            service.thirdparty.enable("hindsight", {"endpoint": url})
+        assert "with more than 1000 bytes" in huge.value.message
+        monkeypatch.undo()
+        odd, url = _serve(lists)
+        servers.append(odd)
+        with pytest.raises(ProviderUnavailable) as sick:  # a list where an object belongs: read as empty, no crash
+            service.thirdparty.enable("hindsight", {"endpoint": url})
+        assert "its /health did not answer healthy (status None)" in sick.value.message
+        service.close()
+    finally:
+        for server in servers:
+            server.shutdown()
+            server.server_close()
+
+
+def test_a_key_that_is_not_printable_ascii_or_an_endpoint_with_a_query_is_refused_naming_it(tmp_path: Path) -> None:
+    service = SpacesService(tmp_path / "root", provider_timeout=60)
+    for fields, field in (({"endpoint": "http://127.0.0.1:9", "apiKey": "ключ"}, "services.apiKey"),
+                          ({"endpoint": "http://127.0.0.1:9/?region=eu"}, "services.endpoint")):
+        with pytest.raises(InvalidInput) as refused:
+            service.thirdparty.enable("hindsight", fields)
+        assert refused.value.data["field"] == field and "ключ" not in str(refused.value.to_dict())
+    assert not (tmp_path / "root" / "state" / "memory-providers.json").exists()
+    service.close()
