@@ -1,7 +1,8 @@
 """Hindsight behind mnemon-ls spaces (package doc for the mapping and the fields).
 
 The server is reached over its REST API (``/v1/default/banks/...``, Hindsight 1.1) with the standard
-library's ``urllib``: JSON in, JSON out, one request per call, ``timeoutSeconds`` each. (The official
+library's ``urllib``: JSON in, JSON out, one request per call; ``timeoutSeconds`` bounds the connect and each
+wait on the answer; redirects are not followed; an answer is read up to :data:`MAX_ANSWER_BYTES`. (The official
 ``hindsight-client`` is an aiohttp client whose synchronous wrapper covers retain and recall but not listing
 banks or deleting a document; its dependencies would add an event loop per call for five requests.)
 
@@ -117,7 +118,7 @@ def document_of(item: str) -> str | None:
 
 class HindsightEngine:
     """One Hindsight server (module doc): ``endpoint`` (its base URL, no trailing slash), ``key`` (bearer
-    token or ``None``), ``timeout`` (seconds per request), ``extracting`` (the server runs a language model),
+    token or ``None``), ``timeout`` (seconds: for connecting and for each wait on an answer), ``extracting`` (the server runs a language model),
     ``version`` (what ``/v1/version`` answered)."""
 
     def __init__(self, endpoint: str, key: str | None, timeout: float, extracting: bool, version: str) -> None:
