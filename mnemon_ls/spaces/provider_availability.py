@@ -29,9 +29,11 @@ UNAVAILABLE: dict[str, str] = {
                   "its server (openviking-server) stores, finds and deletes memories with embeddings alone "
                   "(an OpenAI-compatible endpoint, vectors_only writes); only turning a conversation into memories "
                   "needs its chat model",
-    "byterover": "cannot run without its servers: byterover-cli 3.14.0 installs from npm (709 MB, Node.js >= 20), "
-                 "but every 'brv' command (search and curate too) goes through its daemon, which stops at start with "
-                 "'Network error: Unable to connect to ByteRover servers' when byterover.dev cannot be reached",
+    "byterover": "runs here with a stand-in for its login service, but has no mnemon-ls package yet: "
+                 "byterover-cli 3.14.0 installs from npm (709 MB, Node.js >= 20); its daemon stops at start when "
+                 "byterover.dev cannot be reached, unless its BRV_*_BASE_URL variables name a local stand-in; then "
+                 "'brv search' is local BM25 over markdown files and 'brv curate' writes through any "
+                 "OpenAI-compatible model",
 }
 
 #: Why the built-in ``mnemon-cli`` provider finds no binary to test on this project's machines.
