@@ -116,6 +116,19 @@ def document_of(item: str) -> str | None:
     return document or None
 
 
+#: A recalled unit this long (characters) may be one chunk of a longer document (Hindsight cuts a retained text
+#: into chunks of about 3,000 characters): its document's whole text is read.
+CHUNK_HINT_CHARS = 2000
+
+
+def _partial(row: dict[str, Any]) -> bool:
+    """Whether a recalled unit may be part of a longer document: a chunk after the first (``chunk_id`` ending
+    ``_<n>``, n > 0) or a text of :data:`CHUNK_HINT_CHARS` or more."""
+    chunk = str(row.get("chunk_id") or "")
+    tail = chunk.rsplit("_", 1)[-1] if "_" in chunk else ""
+    return (tail.isdigit() and int(tail) > 0) or len(str(row.get("text") or "")) >= CHUNK_HINT_CHARS
+
+
 class HindsightEngine:
     """One Hindsight server (module doc): ``endpoint`` (its base URL, no trailing slash), ``key`` (bearer
     token or ``None``), ``timeout`` (seconds: for connecting and for each wait on an answer), ``extracting`` (the server runs a language model),
@@ -366,7 +379,8 @@ class HindsightSpace(NoGraphNoMerge):
     def search(self, query: str, *, limit: int, mode: str = "smart", category: str | None = None,
                source: str | None = None, intent: str | None = None, keep: KeepFn | None = None) -> SearchOutcome:
         """The bank's ``recall`` (Hindsight's order; one item per document, its best unit); ``category`` and
-        ``source`` filter the metadata, ``keep(tags)`` false drops an item. A query without a word character
+        ``source`` filter the metadata, ``keep(tags)`` false drops an item; an exact item found by one chunk of a
+        longer text comes back whole (:func:`_partial`: its document's ``original_text``). A query without a word character
         (``🚀``, ``???``) finds nothing and is not sent: Hindsight refuses it (HTTP 422), which is no failure of
         the engine. ``mode`` ``keyword`` or ``basic`` keeps the results Hindsight's keyword retrieval scored
         (``scores.keyword`` > 0); ``smart`` all of them."""
@@ -379,6 +393,7 @@ class HindsightSpace(NoGraphNoMerge):
             rows = [r for r in rows if isinstance(_dict(r.get("scores")).get("keyword"), (int, float))
                     and _dict(r.get("scores"))["keyword"] > 0]
         items: list[Item] = []
+        chunks: dict[str, dict[str, Any]] = {}  # item id -> the unit recall found it by
         seen: set[str] = set()
         dropped = 0
         for row in rows:
@@ -392,8 +407,24 @@ class HindsightSpace(NoGraphNoMerge):
                 dropped += 1
                 continue
             items.append(item)
+            chunks[item.id] = row
         items = items[:limit]
+        if not self.engine.extracting:  # an exact write comes back whole, not as the chunk that matched
+            for item in items:
+                if _partial(chunks[item.id]):
+                    item.content = self._whole(chunks[item.id], item.content)
         return SearchOutcome(items, sparse_hint(len(items), limit), len(rows), dropped)
+
+    def _whole(self, row: dict[str, Any], text: str) -> str:
+        """The whole text of the document a recalled chunk ``row`` belongs to (its ``original_text``), else
+        ``text``."""
+        document = row.get("document_id")
+        if not isinstance(document, str) or not document:
+            return text
+        found = _dict(self.engine.request("GET", f"{self.base}/documents/{urllib.parse.quote(document, safe='')}",
+                                          missing=True))
+        whole = found.get("original_text")
+        return whole if isinstance(whole, str) and whole.strip() else text
 
     def forget(self, item_id: str) -> dict[str, Any]:
         """Delete the document of ``item_id`` (:func:`document_of`) and every memory unit of it (hard). An id the

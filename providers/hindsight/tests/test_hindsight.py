@@ -76,10 +76,15 @@ def test_discovery_remember_recall_forget_and_gating(tmp_path: Path, hindsight, 
     assert hit[0]["tier"] == "unknown" and 0 < hit[0]["score"] <= 1  # a cosine of a model this package does not know
     hit = service.recall("部署窗口", spaces=[space["id"]]).to_dict()["results"]
     assert hit[0]["id"] == chinese["id"] and hit[0]["content"] == "部署窗口是每周二晚上八点"
+    long = " ".join(f"Step {i}: the release checklist item number {i} is reviewed by the on-call engineer." for i in range(90))
+    assert 7000 < len(long.encode()) < 8000  # under the 8,000-byte limit, over Hindsight's ~3,000-character chunks
+    whole = service.remember(long, space_id=space["id"]).to_dict()
+    found = service.recall("release checklist item number 75 reviewed", spaces=[space["id"]]).to_dict()["results"]
+    assert found[0]["id"] == whole["id"] and found[0]["content"] == long  # all of it, not the chunk that matched
     for wordless in ("🚀", "???", "___"):  # Hindsight answers HTTP 422 to these: nothing found, no failure
         answer = service.recall(wordless, spaces=[space["id"]]).to_dict()
         assert answer["results"] == [] and answer["failed"] == [], (wordless, answer)
-    assert hindsight.call("GET", f"/v1/default/banks/{team_bank}/stats")["total_documents"] == 2
+    assert hindsight.call("GET", f"/v1/default/banks/{team_bank}/stats")["total_documents"] == 3
     # a name with no ASCII letter or digit names its bank by its hash; the bank keeps the name
     import hashlib
 
