@@ -49,7 +49,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequence
 
 from ..model import Item
 
@@ -434,6 +434,23 @@ class ProviderPlugin(Protocol):
 def sparse_hint(count: int, limit: int) -> str | None:
     """The CLI's ``"sparse_results"`` hint: no results, or fewer than half the limit."""
     return "sparse_results" if count == 0 or count < limit / 2 else None
+
+
+def filtered(items: Iterable[Item], category: str | None, source: str | None,
+             keep: KeepFn | None) -> tuple[list[Item], int]:
+    """``(kept, dropped)`` of a third-party search's ``items`` (best first): those of another ``category`` or
+    ``source`` (when given) left out, those whose tags ``keep`` refuses left out and counted in ``dropped``
+    (:attr:`SearchOutcome.dropped`: the branch scope hid them)."""
+    kept: list[Item] = []
+    dropped = 0
+    for item in items:
+        if (category is not None and item.category != category) or (source is not None and item.source != source):
+            continue
+        if keep is not None and not keep(item.tags):
+            dropped += 1
+            continue
+        kept.append(item)
+    return kept, dropped
 
 
 def iter_chunks(seq: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:

@@ -38,7 +38,8 @@ from typing import Any
 
 from mnemon_ls.errors import InvalidInput, ProviderUnavailable
 from mnemon_ls.spaces.model import Item, parse_time, rfc3339
-from mnemon_ls.spaces.providers.base import Health, KeepFn, Namespace, NoGraphNoMerge, SearchOutcome, sparse_hint
+from mnemon_ls.spaces.providers.base import (filtered, Health, KeepFn, Namespace, NoGraphNoMerge, SearchOutcome,
+                                              sparse_hint)
 
 DEFAULT_TIMEOUT_SECONDS = 30.0
 BUDGETS = ("low", "mid", "high")
@@ -392,22 +393,14 @@ class HindsightSpace(NoGraphNoMerge):
         if mode in ("keyword", "basic"):  # words only: the units Hindsight's keyword retrieval scored
             rows = [r for r in rows if isinstance(_dict(r.get("scores")).get("keyword"), (int, float))
                     and _dict(r.get("scores"))["keyword"] > 0]
-        items: list[Item] = []
-        chunks: dict[str, dict[str, Any]] = {}  # item id -> the unit recall found it by
-        seen: set[str] = set()
-        dropped = 0
+        chunks: dict[str, dict[str, Any]] = {}  # item id -> the best unit recall found it by
+        firsts: list[Item] = []
         for row in rows:
             item = self._item(row)
-            if item.id in seen:
-                continue
-            seen.add(item.id)
-            if (category is not None and item.category != category) or (source is not None and item.source != source):
-                continue
-            if keep is not None and not keep(item.tags):
-                dropped += 1
-                continue
-            items.append(item)
-            chunks[item.id] = row
+            if item.id not in chunks:
+                chunks[item.id] = row
+                firsts.append(item)
+        items, dropped = filtered(firsts, category, source, keep)
         items = items[:limit]
         if not self.engine.extracting:  # an exact write comes back whole, not as the chunk that matched
             for item in items:

@@ -32,7 +32,8 @@ from typing import Any, Callable, TypeVar
 
 from mnemon_ls.errors import InvalidInput, MnemonError, ProviderUnavailable
 from mnemon_ls.spaces.model import Item, parse_time, rfc3339
-from mnemon_ls.spaces.providers.base import Health, KeepFn, Namespace, NoGraphNoMerge, SearchOutcome, sparse_hint
+from mnemon_ls.spaces.providers.base import (filtered, Health, KeepFn, Namespace, NoGraphNoMerge, SearchOutcome,
+                                              sparse_hint)
 
 from .embedders import LOCAL_DIMS, EndpointEmbedding, LocalEmbedding
 from .stores import PgTarget, open_pg_pool, pg_target, probe_qdrant, vector_store_config
@@ -591,15 +592,8 @@ class Mem0Space(NoGraphNoMerge):
         answer = self.engine.call(lambda: self.engine.memory.search(query, filters=dict(self.scope), top_k=want,
                                                                             explain=True))
         rows = answer.get("results") if isinstance(answer, dict) else answer
-        items, dropped = [], 0
-        for row in rows or []:
-            item = self._item(row, *self._judge(query, row))
-            if (category is not None and item.category != category) or (source is not None and item.source != source):
-                continue
-            if keep is not None and not keep(item.tags):
-                dropped += 1
-                continue
-            items.append(item)
+        items, dropped = filtered((self._item(row, *self._judge(query, row)) for row in rows or []), category,
+                                  source, keep)
         fetched = len(rows or [])
         items = items[:limit]
         return SearchOutcome(items, sparse_hint(len(items), limit), fetched, dropped)
