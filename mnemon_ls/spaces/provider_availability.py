@@ -25,10 +25,6 @@ UNAVAILABLE: dict[str, str] = {
     "retaindb": "no package in any registry: 'retaindb' and '@retaindb/sdk' are on neither PyPI nor npm; its "
                 "self-hosted server installs only from a git clone (pnpm) or a Docker image, and RetainDB Cloud "
                 "needs an account",
-    "openviking": "runs here but has no mnemon-ls package yet: openviking 0.5.2 installs from PyPI (1.3 GB) and "
-                  "its server (openviking-server) stores, finds and deletes memories with embeddings alone "
-                  "(an OpenAI-compatible endpoint, vectors_only writes); only turning a conversation into memories "
-                  "needs its chat model",
     "byterover": "runs here with a stand-in for its login service, but has no mnemon-ls package yet: "
                  "byterover-cli 3.14.0 installs from npm (709 MB, Node.js >= 20); its daemon stops at start when "
                  "byterover.dev cannot be reached, unless its BRV_*_BASE_URL variables name a local stand-in; then "

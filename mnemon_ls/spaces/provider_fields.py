@@ -7,7 +7,7 @@ by the fields an installed plugin declares; unknown keys are refused; strings at
 credentials and with a port 1..65535; no value holds a C0/C1 control or U+2028/U+2029, and a secret no
 format character either (:func:`forbidden_character`); a path field starts with ``/``,
 ``~`` or ``~/`` (``~name``, another user's home, is refused); OpenViking's ``targetUri`` must be a user
-memories root. Errors are
+memories root or a folder under it. Errors are
 :class:`~mnemon_ls.errors.InvalidInput` naming ``services.<field>`` / ``connection.<field>`` and never
 echoing a value.
 """
@@ -46,7 +46,8 @@ MAX_FIELD_CHARS = 2000
 MAX_SECRET_CHARS = 8000
 _NAME_KEYS = ("name", "title", "displayName", "workspace", "bankId", "project", "containerTag", "userId", "user",
               "workingDirectory", "targetUri")
-_VIKING = re.compile(r"^viking://user(?:/[^/\s]+)?/memories$")
+#: OpenViking's ``targetUri``: a user's memories root, or a folder under it (no ``.`` or ``..`` segment).
+_VIKING = re.compile(r"^viking://user(?:/[^/\s]+)?/memories(?:/(?!\.\.?(?:/|$))[^/\s]+)*$")
 
 
 def known_provider(value: Any) -> bool:
@@ -447,7 +448,7 @@ def _anchored(value: str) -> bool:
 
 def validate_memory_fields(fields: Mapping[str, Any], provider_id: str, field_path: str = "connection") -> dict[str, Any]:
     """Memory-scope fields of a provider space (module doc); OpenViking's ``targetUri`` must be a user
-    memories root (trailing slashes stripped)."""
+    memories root or a folder under it (trailing slashes stripped)."""
     if not isinstance(fields, Mapping):
         raise InvalidInput(field_path, "must be an object")
     extra = _plugins().declared_fields(provider_id)[1]
@@ -467,7 +468,8 @@ def validate_memory_fields(fields: Mapping[str, Any], provider_id: str, field_pa
                 raise InvalidInput(path, f"{exc} (got {quoted(value)})") from None
         if name == "targetUri" and provider_id == "openviking":
             if not isinstance(value, str) or not _VIKING.match(value.rstrip("/")):
-                raise InvalidInput(path, "must be a user memories root: viking://user[/<user>]/memories")
+                raise InvalidInput(path, "must be a user memories root or a folder under it: "
+                                         "viking://user[/<user>]/memories[/<folder>...], no '.' or '..' folder")
             value = value.rstrip("/")
         out[name] = value
     return out

@@ -54,7 +54,7 @@ Rules:
 - Third-party provider services: known provider ids (:data:`PROVIDER_LABELS`), service fields
   (:data:`SERVICE_FIELDS`) and memory fields (:data:`MEMORY_FIELDS`); unknown keys rejected; URLs http(s)
   without credentials; strings at most 2,000 chars (secrets 8,000); OpenViking ``targetUri`` must be a
-  user memories root ``viking://user[/<u>]/memories``. Disabling a provider removes its local projections
+  user memories root ``viking://user[/<u>]/memories`` or a folder under it. Disabling a provider removes its local projections
   (never provider data) and keeps its service config (and, in ``disabledSpaces``, the user's names and
   descriptions of its spaces, given back when re-enabling rediscovers the namespaces). Credentials (:data:`SECRET_FIELDS`) never leave this
   module: views list configured field names only.

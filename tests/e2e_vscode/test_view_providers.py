@@ -37,6 +37,8 @@ def test_the_providers_view_lists_providers_and_enables_tests_and_disables_one(c
         pytest.skip(message)
     assert not listed["holographic"]["configured"], listed["holographic"]
     vscode.show_mnemon()
+    for other in ("Runtime Memory", "Documents", SPACES):  # room for the providers' rows (a tree draws only the
+        vscode.collapse(other)                                # rows in sight)
     view = vscode.view(PROVIDERS)
     holographic = vscode.row(view, "Holographic")
     expect(vscode.description(holographic)).to_contain_text("installed, not configured", timeout=SERVER_MS)
@@ -86,48 +88,60 @@ def test_the_providers_view_lists_providers_and_enables_tests_and_disables_one(c
     assert all(s["providerId"] != "holographic" for s in spaces), spaces
 
 
-def test_a_hindsight_provider_says_what_its_spaces_cannot_do(code_server, vscode) -> None:
-    """A real Hindsight server (providers/hindsight/tests/servers.py, ``MNEMON_HINDSIGHT_API``), enabled from the
-    CLI: the view lists it enabled and, under its row, what it can and cannot do (no related walk, links, graph,
-    merge or entities); its space shows in Memory Spaces. Disabled again at the end."""
+#: The providers whose real server the view test runs: ``{id: (label, the variable naming its server command)}``.
+SERVED = {"hindsight": ("Hindsight", "MNEMON_HINDSIGHT_API"), "openviking": ("OpenViking", "MNEMON_OPENVIKING_SERVER")}
+
+
+@pytest.mark.parametrize("provider", sorted(SERVED))
+def test_a_served_provider_says_what_its_spaces_cannot_do(code_server, vscode, provider: str) -> None:
+    """A real Hindsight or OpenViking server (providers/<id>/tests/servers.py, its command in the variable of
+    :data:`SERVED`), enabled from the CLI: the view lists it enabled and, under its row, what it can and cannot do
+    (no related walk, links, graph, merge or entities); its space shows in Memory Spaces. Disabled again at the
+    end."""
+    import importlib.util
     import os
     import sys
     from pathlib import Path
 
-    if not providers(code_server, vscode.workspace)["hindsight"]["installed"] or not os.environ.get("MNEMON_HINDSIGHT_API"):
-        message = "mnemon-ls-provider-hindsight or a Hindsight server (MNEMON_HINDSIGHT_API) is missing (.ci/run has both)"
-        if REQUIRED and os.environ.get("MNEMON_HINDSIGHT_API"):
+    label, variable = SERVED[provider]
+    if not providers(code_server, vscode.workspace)[provider]["installed"] or not os.environ.get(variable):
+        message = f"mnemon-ls-provider-{provider} or its server ({variable}) is missing (.ci/run has both)"
+        if REQUIRED and os.environ.get(variable):
             pytest.fail(message)
         pytest.skip(message)
     repo = Path(__file__).resolve().parents[2]
     sys.path.insert(0, str(repo / "tests" / "helpers"))
-    sys.path.insert(0, str(repo / "providers" / "hindsight" / "tests"))
     from embedding_server import EmbeddingServer
-    from servers import HindsightServer
 
+    spec = importlib.util.spec_from_file_location(f"{provider}_servers", repo / "providers" / provider / "tests" / "servers.py")
+    servers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(servers)
+    made = servers.HindsightServer if provider == "hindsight" else servers.OpenVikingServer
     embeddings = EmbeddingServer("e2e-key").start()
     server = None
     try:
-        server = HindsightServer(os.environ["MNEMON_HINDSIGHT_API"], embeddings, "e2e-key").start()
-        mnemon_cli(code_server, vscode.workspace, "provider", "enable", "hindsight", "--set", f"endpoint={server.endpoint}")
-        mnemon_cli(code_server, vscode.workspace, "space", "create", "--provider", "hindsight", "--name", "Hindsight team",
+        server = made(os.environ[variable], embeddings, "e2e-key").start()
+        mnemon_cli(code_server, vscode.workspace, "provider", "enable", provider, "--set", f"endpoint={server.endpoint}")
+        mnemon_cli(code_server, vscode.workspace, "space", "create", "--provider", provider, "--name", f"{label} team",
                    "--description", "team decisions", "--active")
         vscode.show_mnemon()
         vscode.run_command("Mnemon: Refresh Views")
+        for other in ("Runtime Memory", "Documents", SPACES):  # room for the provider's details (a tree draws
+            vscode.collapse(other)                                # only the rows in sight)
         view = vscode.view(PROVIDERS)
-        row = vscode.row(view, "Hindsight")
+        row = vscode.row(view, label)
         expect(vscode.description(row)).to_contain_text("enabled", timeout=SERVER_MS)
         row.click()  # expanded: its details
         expect(vscode.description(vscode.row(view, "Cannot"))).to_have_text("entities, related, graph, link, merge",
                                                                             timeout=UI_MS)
         expect(vscode.description(vscode.row(view, "Can"))).to_contain_text("forget (hard delete)", timeout=UI_MS)
         row.click()  # collapsed again
-        expect(vscode.description(vscode.row(vscode.view(SPACES), "Hindsight team"))).to_contain_text("Hindsight",
-                                                                                                       timeout=SERVER_MS)
+        expect(vscode.description(vscode.row(vscode.view(SPACES), f"{label} team"))).to_contain_text(label,
+                                                                                                     timeout=SERVER_MS)
     finally:
         try:
-            if providers(code_server, vscode.workspace)["hindsight"]["enabled"]:  # leave the window as it was
-                mnemon_cli(code_server, vscode.workspace, "provider", "disable", "hindsight")
+            if providers(code_server, vscode.workspace)[provider]["enabled"]:  # leave the window as it was
+                mnemon_cli(code_server, vscode.workspace, "provider", "disable", provider)
         finally:
             if server is not None:
                 server.stop()

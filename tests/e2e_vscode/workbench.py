@@ -220,6 +220,15 @@ class Workbench:
         expect(header).to_have_attribute("aria-expanded", "true", timeout=UI_MS)
         return pane
 
+    def collapse(self, name: str) -> None:
+        """Collapse the pane of the view called ``name``, giving its height to the others (:meth:`view` expands
+        it again)."""
+        pane = self.page.locator(".pane").filter(has=self.page.locator(".pane-header h3.title").filter(has_text=exact(name)))
+        header = pane.locator(".pane-header")
+        if header.get_attribute("aria-expanded") == "true":
+            header.click()
+        expect(header).to_have_attribute("aria-expanded", "false", timeout=UI_MS)
+
     def row(self, view: Locator, label: str | re.Pattern[str]) -> Locator:
         """The tree rows of ``view`` whose label is ``label`` (text: exact)."""
         pattern = exact(label) if isinstance(label, str) else label

@@ -3,7 +3,8 @@ real server: the picker lists every known provider with its state, a provider th
 nothing, and (when the Holographic provider package and its hermes-agent engine are installed, as .ci/run
 does before it runs this file again) configure with a plain field, enable, test, create a space in it and
 disable, and (with the Mem0 package) a secret field, each read back from ``state/memory-providers.json`` and the space registry;
-with the Hindsight package and a Hindsight server (``MNEMON_HINDSIGHT_API``), what it cannot do and a space in it.
+with the Hindsight or OpenViking package and its server (``MNEMON_HINDSIGHT_API``, ``MNEMON_OPENVIKING_SERVER``),
+what it cannot do and a space in it.
 The user's picks go through the vim.ui.select / vim.ui.input stubs of test_neovim_manage.py, and
 inputsecret() through a stub that records its prompt."""
 
@@ -206,57 +207,74 @@ def test_the_picker_shows_a_configured_postgres_connected_then_unreachable(sessi
         server.stop()
 
 
-def _hindsight_server():
-    """A real Hindsight server (providers/hindsight/tests/servers.py: ``MNEMON_HINDSIGHT_API``) with its loopback
-    embedding endpoint, or the reason there is none here."""
+#: The providers whose real server the picker test runs: ``{id: (label, the variable naming its server command)}``.
+SERVED = {"hindsight": ("Hindsight", "MNEMON_HINDSIGHT_API"), "openviking": ("OpenViking", "MNEMON_OPENVIKING_SERVER")}
+
+
+def _provider_server(provider: str):
+    """A real server of ``provider`` (providers/<provider>/tests/servers.py: its command from the variable of
+    :data:`SERVED`) with its loopback embedding endpoint, or the reason there is none here."""
+    import importlib.util
     import sys
 
-    if "hindsight" not in plugins.installed():
-        pytest.skip("the Hindsight provider package (providers/hindsight) is not installed here")
+    label, variable = SERVED[provider]
+    if provider not in plugins.installed():
+        pytest.skip(f"the {label} provider package (providers/{provider}) is not installed here")
+    if not os.environ.get(variable):
+        pytest.skip(f"no {label} server here ({variable}: see providers/{provider}/README.md)")
     repo = Path(__file__).resolve().parents[2]
     sys.path.insert(0, str(repo / "tests" / "helpers"))
-    sys.path.insert(0, str(repo / "providers" / "hindsight" / "tests"))
     from embedding_server import EmbeddingServer
-    from servers import HindsightServer, api_command
 
-    command = api_command()
-    if command is None:
-        pytest.skip("no Hindsight server here (MNEMON_HINDSIGHT_API: see providers/hindsight/README.md)")
+    spec = importlib.util.spec_from_file_location(f"{provider}_servers", repo / "providers" / provider / "tests" / "servers.py")
+    servers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(servers)
+    made = servers.HindsightServer if provider == "hindsight" else servers.OpenVikingServer
     embeddings = EmbeddingServer("nvim-key").start()
     try:
-        return HindsightServer(command, embeddings, "nvim-key").start(), embeddings
+        return made(os.environ[variable], embeddings, "nvim-key").start(), embeddings
     except Exception:
         embeddings.stop()
         raise
 
 
-def test_hindsight_is_enabled_and_gated_by_its_capabilities_in_the_picker(session: Session, tmp_path: Path) -> None:
-    """A real Hindsight server: the picker says what it can and cannot do (no related walk, no links, no merge,
-    no graph), enables it on the endpoint typed in, and creates a space in it (a new bank on the server)."""
-    server, embeddings = _hindsight_server()
+def _on_server(provider: str, server, external_id: str) -> bool:
+    """Whether ``provider``'s server has the bank (Hindsight) or folder (OpenViking) ``external_id``."""
+    if provider == "hindsight":
+        return external_id in {b["bank_id"] for b in server.call("GET", "/v1/default/banks?limit=1000")["banks"]}
+    return server.call("GET", f"/api/v1/fs/stat?uri={external_id}")["status"] == "ok"
+
+
+@pytest.mark.parametrize("provider", sorted(SERVED))
+def test_a_served_provider_is_enabled_and_gated_by_its_capabilities_in_the_picker(session: Session, tmp_path: Path,
+                                                                                  provider: str) -> None:
+    """A real Hindsight or OpenViking server: the picker says what it can and cannot do (no related walk, no links,
+    no merge, no graph), enables it on the endpoint typed in, and creates a space in it (a new bank or memory
+    folder on the server)."""
+    label = SERVED[provider][0]
+    server, embeddings = _provider_server(provider)
     try:
         ws = start(session, tmp_path)
         root = ws / ".mnemon"
-        answer(session, "Hindsight", "Configure", "endpoint", server.endpoint)
-        run(session, "MnemonProviders", "Hindsight: endpoint saved")
+        answer(session, label, "Configure", "endpoint", server.endpoint)
+        run(session, "MnemonProviders", f"{label}: endpoint saved")
         prompts = session.lua("return T.prompts")
         assert "can: recall, browse, forget (hard delete)" in prompts[1], prompts[1]
         assert "cannot: entities, related, graph, link, merge" in prompts[1], prompts[1]
-        assert provider_file(root)["services"]["hindsight"]["endpoint"] == server.endpoint
-        answer(session, "Hindsight", "Enable")
-        run(session, "MnemonProviders", "mnemon: enabled Hindsight")
-        assert listed(session)["hindsight"]["enabled"] is True
-        bank = f"nvim {os.getpid()} {tmp_path.name}"
-        answer(session, "Hindsight", "Create space", bank, "Team decisions")
-        run(session, "MnemonProviders", f"space {bank} created in Hindsight")
+        assert provider_file(root)["services"][provider]["endpoint"] == server.endpoint
+        answer(session, label, "Enable")
+        run(session, "MnemonProviders", f"mnemon: enabled {label}")
+        assert listed(session)[provider]["enabled"] is True
+        name = f"nvim {os.getpid()} {tmp_path.name}"
+        answer(session, label, "Create space", name, "Team decisions")
+        run(session, "MnemonProviders", f"space {name} created in {label}")
         session.lua("T.s = nil; require('mnemon').list_spaces({}, function(e, s) T.s = s end)")
         session.wait("T.s ~= nil", "mnemon/spaces/list")
-        [space] = [s for s in session.lua("return T.s") if s["providerId"] == "hindsight"]
-        assert (space["name"], space["active"]) == (bank, True)
+        [space] = [s for s in session.lua("return T.s") if s["providerId"] == provider and s["name"] == name]
+        assert space["active"] is True
         caps = space["capabilities"]
         assert (caps["related"], caps["link"], caps["forget"], caps["write"]) == (False, False, True, "exact")
-        banks = {b["bank_id"] for b in server.call("GET", "/v1/default/banks?limit=1000")["banks"]}
-        assert space["location"]["externalId"] in banks, "the space is a bank on the server"
+        assert _on_server(provider, server, space["location"]["externalId"]), "the space is on the server"
     finally:
         server.stop()
         embeddings.stop()

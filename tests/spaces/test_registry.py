@@ -223,6 +223,9 @@ def test_metadata_batch_with_one_invalid_item_applies_nothing(root: Path, clock:
 @pytest.mark.parametrize("uri, ok", [
     ("viking://user/memories", True), ("viking://user/alice/memories/", True),
     ("viking://resources/x", False), ("viking://user/alice/notes", False), ("https://x/memories", False),
+    ("viking://user/alice/memories/team", True), ("viking://user/alice/memories/team/2026", True),
+    ("viking://user/alice/memories/../x", False), ("viking://user/alice/memories/./x", False),
+    ("viking://user/alice/memories/a b", False),
 ])
 def test_openviking_target_must_be_a_user_memories_root(root: Path, clock: FrozenClock, uri: str, ok: bool) -> None:
     registry = SpaceRegistry(root, clock=clock)

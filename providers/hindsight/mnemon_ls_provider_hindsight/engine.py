@@ -2,7 +2,8 @@
 
 The server is reached over its REST API (``/v1/default/banks/...``, Hindsight 1.1) with the standard
 library's ``urllib``: JSON in, JSON out, one request per call; ``timeoutSeconds`` bounds the connect and each
-wait on the answer; redirects are not followed; an answer is read up to :data:`MAX_ANSWER_BYTES`. (The official
+wait on the answer; redirects are not followed; an answer is read up to 64 MiB (all of it in
+:class:`mnemon_ls.spaces.providers.rest.JsonClient`). (The official
 ``hindsight-client`` is an aiohttp client whose synchronous wrapper covers retain and recall but not listing
 banks or deleting a document; its dependencies would add an event loop per call for five requests.)
 
@@ -22,16 +23,10 @@ another error; the message names the endpoint and the HTTP status, never the key
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import http.client
-import json
 import re
-import socket
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 import uuid
 from datetime import datetime, timezone
 from typing import Any
@@ -40,6 +35,8 @@ from mnemon_ls.errors import InvalidInput, ProviderUnavailable
 from mnemon_ls.spaces.model import Item, parse_time, rfc3339
 from mnemon_ls.spaces.providers.base import (filtered, Health, KeepFn, Namespace, NoGraphNoMerge, SearchOutcome,
                                               sparse_hint)
+from mnemon_ls.spaces.providers.carried_ids import carried, carry, HASHED
+from mnemon_ls.spaces.providers.rest import as_dict as _dict, endpoint_of, JsonClient, key_of
 
 DEFAULT_TIMEOUT_SECONDS = 30.0
 BUDGETS = ("low", "mid", "high")
@@ -50,71 +47,12 @@ _SLUG = re.compile(r"[^a-z0-9_.-]+")
 _WORDY = re.compile(r"[^\W_]")
 #: Units read per page when counting or listing (Hindsight's list limit).
 PAGE = 100
-#: The largest answer read from the server (bytes): a bigger one is refused, not held in memory.
-MAX_ANSWER_BYTES = 64 * 1024 * 1024
-#: A key shorter than this is not masked in messages (masking a 1-character key would mark its every
-#: occurrence and so show it).
-MIN_MASKED_KEY = 8
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """Redirects are not followed: the bearer key would go to wherever the server points (an HTTP 3xx is then
-    an error naming the endpoint)."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
-_OPENER = urllib.request.build_opener(_NoRedirect)
-
-
-def _dict(answer: Any) -> dict[str, Any]:
-    """``answer`` when the server answered a JSON object, else ``{}`` (a list or a string where an object belongs
-    is read as empty, never a crash)."""
-    return answer if isinstance(answer, dict) else {}
 #: The prefix of the document ids mnemon-ls writes (``mnemon-<32 hex>``).
 DOCUMENT_PREFIX = "mnemon-"
-#: The prefix of an item id that carries a document id mnemon-ls's item ids cannot hold (:func:`item_id`).
-ENCODED = "b64~"
-#: The prefix of an item id that names a document id too long to carry: by its SHA-256 (:func:`item_id`).
-HASHED = "h~"
-
-
-def _plain(text: str) -> bool:
-    from mnemon_ls.spaces.model import MAX_ITEM_ID_CHARS
-
-    return (text.strip() == text and 0 < len(text) <= MAX_ITEM_ID_CHARS and "/" not in text and ".." not in text
-            and "\x00" not in text and not any(c.isspace() for c in text) and not text.startswith((ENCODED, HASHED)))
-
-
-def item_id(document_id: str) -> str:
-    """The mnemon-ls item id of a Hindsight document: the document id itself when it is a valid item id
-    (:func:`mnemon_ls.spaces.model.validate_item_id`: no ``/``, ``..``, whitespace or NUL, at most 200
-    characters); else :data:`ENCODED` + its UTF-8 bytes in unpadded base64url when that fits (Hindsight's own
-    clients name documents by path: ``notes/alice.md`` -> ``b64~bm90ZXMvYWxpY2UubWQ``); else :data:`HASHED` + the
-    first 40 hex digits of its SHA-256. An id that begins with either prefix is encoded too, so
-    :func:`document_of` never misreads one."""
-    if _plain(document_id):
-        return document_id
-    encoded = ENCODED + base64.urlsafe_b64encode(document_id.encode("utf-8")).decode("ascii").rstrip("=")
-    return encoded if _plain(encoded[len(ENCODED):]) and len(encoded) <= 200 else \
-        HASHED + hashlib.sha256(document_id.encode("utf-8")).hexdigest()[:40]
-
-
+#: Item ids of documents Hindsight's own clients named (``notes/alice.md``): carried, or hashed and looked up.
+item_id = carry
+document_of = carried
 _item_id = item_id  # (HindsightSpace.forget's parameter has the same name)
-
-
-def document_of(item: str) -> str | None:
-    """The document id of a mnemon-ls item id (:func:`item_id` reversed); ``None`` for an encoded id that does
-    not decode; a :data:`HASHED` id is returned as it is (:meth:`HindsightSpace.forget` looks it up)."""
-    if not item.startswith(ENCODED):
-        return item
-    body = item[len(ENCODED):]
-    try:
-        document = base64.b64decode(body + "=" * (-len(body) % 4), altchars=b"-_", validate=True).decode("utf-8")
-    except (ValueError, UnicodeDecodeError):
-        return None
-    return document or None
 
 
 #: A recalled unit this long (characters) may be one chunk of a longer document (Hindsight cuts a retained text
@@ -141,6 +79,7 @@ class HindsightEngine:
         self.timeout = timeout
         self.extracting = extracting
         self.version = version
+        self.http = JsonClient("hindsight", endpoint, key, timeout)
 
     @classmethod
     def open(cls, service: dict[str, Any]) -> "HindsightEngine":
@@ -148,16 +87,8 @@ class HindsightEngine:
         errors). Writes nothing."""
         from . import extracting
 
-        endpoint = str(service.get("endpoint") or "").strip().rstrip("/")
-        if not endpoint:
-            raise InvalidInput("services.endpoint", "is required: the Hindsight server's base URL, e.g. "
-                                                    "http://127.0.0.1:8888")
-        if "?" in endpoint:
-            raise InvalidInput("services.endpoint", "must be the server's base URL without a query string "
-                                                    "(http://host:8888)")
-        key = service.get("apiKey") or None
-        if key is not None and not all(33 <= ord(c) <= 126 for c in str(key)):
-            raise InvalidInput("services.apiKey", "must be printable ASCII without spaces (an HTTP header carries it)")
+        endpoint = endpoint_of(service, "http://127.0.0.1:8888")
+        key = key_of(service)
         raw = service.get("timeoutSeconds")
         timeout = DEFAULT_TIMEOUT_SECONDS if raw in (None, "") else float(raw)
         engine = cls(endpoint, key, timeout, extracting(service), "")
@@ -173,67 +104,9 @@ class HindsightEngine:
 
     def request(self, method: str, path: str, body: Any = None, *, query: dict[str, Any] | None = None,
                 missing: bool = False) -> Any:
-        """The JSON answer of ``method path`` (``query`` as URL parameters, ``body`` as JSON). ``missing``:
-        an HTTP 404 answers ``None`` instead of raising. Raises :class:`ProviderUnavailable` (module doc)."""
-        url = self.endpoint + path + ("?" + urllib.parse.urlencode(query) if query else "")
-        data = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
-        headers = {"Accept": "application/json"}
-        if data is not None:
-            headers["Content-Type"] = "application/json"
-        if self.key:
-            headers["Authorization"] = f"Bearer {self.key}"
-        request = urllib.request.Request(url, data=data, method=method, headers=headers)
-        try:
-            with _OPENER.open(request, timeout=self.timeout) as response:  # http(s) only: FieldRule url
-                raw = response.read(MAX_ANSWER_BYTES + 1)
-                if len(raw) <= MAX_ANSWER_BYTES and getattr(response, "length", None):  # fewer than it promised
-                    raise http.client.IncompleteRead(raw, response.length)
-        except urllib.error.HTTPError as exc:
-            if exc.code == 404 and missing:
-                return None
-            raise self._refused(method, path, exc) from None
-        except http.client.HTTPException as exc:  # a connection cut mid-answer (IncompleteRead), a bad status line
-            raise self._down(f"broke off its answer to {method} {path.split('?')[0]}: {type(exc).__name__}") from None
-        except (TimeoutError, socket.timeout):
-            raise self._down(f"gave no answer within {self.timeout:g} s (timeoutSeconds)") from None
-        except urllib.error.URLError as exc:
-            reason = exc.reason
-            if isinstance(reason, (TimeoutError, socket.timeout)):
-                raise self._down(f"gave no answer within {self.timeout:g} s (timeoutSeconds)") from None
-            raise self._down("cannot be reached: " + " ".join(f"{type(reason).__name__}: {reason}".split())[:300]) \
-                from None
-        except OSError as exc:
-            raise self._down("failed: " + " ".join(f"{type(exc).__name__}: {exc}".split())[:300]) from None
-        if len(raw) > MAX_ANSWER_BYTES:
-            raise self._down(f"answered {method} {path.split('?')[0]} with more than {MAX_ANSWER_BYTES} bytes")
-        try:
-            return json.loads(raw) if raw else None
-        except ValueError:
-            raise self._down(f"answered {method} {path} with what is not JSON") from None
-
-    def _down(self, said: str) -> ProviderUnavailable:
-        return ProviderUnavailable(f"provider hindsight: the server at {self.endpoint} {self._scrub(said)}",
-                                   provider="hindsight", reason="engine-failed", location=self.endpoint)
-
-    def _refused(self, method: str, path: str, exc: urllib.error.HTTPError) -> ProviderUnavailable:
-        try:
-            detail = json.loads(exc.read() or b"{}").get("detail")
-        except (ValueError, AttributeError, OSError):
-            detail = None
-        text = " ".join(str(detail or exc.reason or "").split())[:300]
-        extra: dict[str, Any] = {}
-        if 300 <= exc.code < 400:
-            text = f"a redirect to {exc.headers.get('Location', '?')}, which is not followed (set endpoint to it)"
-        if exc.code in (401, 403):
-            extra["field"] = "services.apiKey"
-            said = f"refused the key in apiKey (HTTP {exc.code}{': ' + text if text else ''})"
-        else:
-            said = f"answered HTTP {exc.code} to {method} {path.split('?')[0]}{': ' + text if text else ''}"
-        return ProviderUnavailable(f"provider hindsight: the server at {self.endpoint} {self._scrub(said)}",
-                                   provider="hindsight", reason="engine-failed", location=self.endpoint, **extra)
-
-    def _scrub(self, text: str) -> str:
-        return text.replace(str(self.key), "***") if self.key and len(str(self.key)) >= MIN_MASKED_KEY else text
+        """The JSON answer of ``method path`` (:meth:`mnemon_ls.spaces.providers.rest.JsonClient.request`:
+        ``missing`` answers ``None`` to an HTTP 404). Raises :class:`ProviderUnavailable` (module doc)."""
+        return self.http.request(method, path, body, query=query, missing=missing)
 
     # ------------------------------------------------------------------ protocol
 

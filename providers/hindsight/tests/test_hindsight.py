@@ -242,7 +242,7 @@ def test_hostile_servers_never_get_the_key_nor_crash_mnemon_ls(tmp_path: Path, m
     too big, and a JSON list where an object belongs are each a clear ``provider-unavailable`` or an empty read."""
     import json
 
-    from mnemon_ls_provider_hindsight import engine as hindsight_engine
+    from mnemon_ls.spaces.providers import rest
 
     seen: list[str | None] = []
 
@@ -294,7 +294,7 @@ def test_hostile_servers_never_get_the_key_nor_crash_mnemon_ls(tmp_path: Path, m
         assert f"the server at {url} broke off its answer to GET /v1/version" in broke.value.message
         big, url = _serve(bulky)
         servers.append(big)
-        monkeypatch.setattr(hindsight_engine, "MAX_ANSWER_BYTES", 1000)  # the cap, made small enough to cross
+        monkeypatch.setattr(rest, "MAX_ANSWER_BYTES", 1000)  # the cap, made small enough to cross
         with pytest.raises(ProviderUnavailable) as huge:
             service.thirdparty.enable("hindsight", {"endpoint": url})
         assert "with more than 1000 bytes" in huge.value.message

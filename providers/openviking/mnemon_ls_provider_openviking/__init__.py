@@ -1,0 +1,56 @@
+"""mnemon-ls provider ``openviking``: Memory Spaces in the memory folders of an OpenViking server (``openviking``).
+
+Mapping (reference dsh-mnemon.md 6.7 "openviking"): OpenViking keeps each user's memories as files under
+``viking://user/<user>/memories``; a space is that root (what discovery finds, one per user) or a folder under it
+(what ``space create`` makes: ``viking://user/<user>/memories/<slug>``), in the memory field ``targetUri``; an item
+is one non-dot ``.md`` file under it, at any depth, its path relative to ``targetUri`` naming it (item id: the
+file name without ``.md`` for what mnemon-ls writes, ``mnemon-<32 hex>``; any other path carried by
+:func:`mnemon_ls.spaces.providers.carried_ids.carry`; OpenViking writes a space in a file name as ``_``). Remember writes a new file (``POST
+/api/v1/content/write``, ``processing_mode`` ``vectors_only``: the text as given, embedded, no language model
+called, so the write mode is ``exact``); recall is OpenViking's ``find`` (vector search over the folder's files,
+``level`` 2: files only); forget deletes the file and its vectors (``DELETE /api/v1/fs``, hard). Discovery lists
+the memories root of every user the server shows (OpenViking's own session commits write under it:
+``preferences/``, ``entities/``, ``events/``...). What it cannot do: ``related``, ``link``, ``graph``, ``merge``.
+
+Search tags: OpenViking keeps ``key=value`` tags (one value per key, lower-cased) and filters by them; category,
+importance and source are kept as ``category=``, ``importance=``, ``source=`` and mnemon-ls's tags as ``tags=`` +
+the hex of their UTF-8 JSON list (hex survives the lower-casing).
+
+Scores: ``find``'s score is the cosine of the server's embedding model, which this package does not know, so
+scores are declared unscaled (tier ``unknown``; ``strict-v2`` sends an assistant at most
+``maxUnknownResults``). ``find`` has no keyword retrieval: ``mode`` ``keyword`` searches by meaning too.
+
+Service fields (``mnemon-ls provider configure openviking --set KEY=VALUE``): ``endpoint`` (required: the
+server's base URL, e.g. ``http://127.0.0.1:1933``, no credentials in it), ``apiKey`` (sent as ``X-API-Key``: a
+user key of a server with ``root_api_key`` set; secret), ``user`` (the user whose memories a new space goes
+under, ``default``; a server in dev mode, without keys, is told it in ``X-OpenViking-User``; a key names its own
+user), ``timeoutSeconds`` (30: for connecting and for each wait on an answer).
+"""
+
+from __future__ import annotations
+
+from mnemon_ls.spaces.plugins import EnginePlugin
+from mnemon_ls.spaces.providers.base import Capabilities, FieldRule
+
+__all__ = ["PLUGIN"]
+
+#: A user id OpenViking accepts in a URI, and so mnemon-ls does (letters, digits, ``_``, ``-``, ``.``).
+USER_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
+
+#: The ``mnemon_ls.providers`` entry point ``openviking`` (protocol: mnemon_ls.spaces.providers.base; the engine
+#: module is imported only when the provider is opened).
+PLUGIN = EnginePlugin(
+    provider_id="openviking", label="OpenViking", kind="remote",
+    capabilities=Capabilities(search=True, browse=True, graph=False, entities=False, related=False, link=False,
+                              forget=True, merge=False, write="exact", delete="hard", normalized_scores=False,
+                              discover=True, create_namespace=True),
+    service_fields=("endpoint", "apiKey", "user", "timeoutSeconds"),
+    memory_fields=("targetUri",),
+    secret_fields=frozenset({"apiKey"}),
+    engine="mnemon_ls_provider_openviking.engine:OpenVikingEngine.open",
+    field_rules={
+        "endpoint": FieldRule("url"),
+        "user": FieldRule("string", pattern=USER_PATTERN,
+                          text="must be an OpenViking user id: 1..64 letters, digits, '_', '.' or '-', starting "
+                               "with a letter or digit"),
+        "timeoutSeconds": FieldRule("number", 0.1, 600, text="must be a number of seconds between 0.1 and 600")})
