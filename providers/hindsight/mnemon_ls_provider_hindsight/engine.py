@@ -206,6 +206,18 @@ class HindsightSpace(NoGraphNoMerge):
         self.space_id = space_id
         self.base = f"/v1/default/banks/{bank}"
 
+    def _on_bank(self, method: str, path: str, body: Any) -> dict[str, Any]:
+        """The answer of a request on this bank; a bank the server does not have (deleted outside mnemon-ls) raises
+        :class:`ProviderUnavailable` with reason ``namespace-missing``, saying so, not that the server is down."""
+        answer = self.engine.request(method, path, body, missing=True)
+        if answer is None:
+            raise ProviderUnavailable(
+                f"provider hindsight: the server at {self.engine.endpoint} has no bank {self.bank} (deleted outside "
+                f"mnemon-ls?): `mnemon-ls space deactivate {self.space_id}` stops reading it, `mnemon-ls provider "
+                "discover hindsight` lists the banks there", provider="hindsight", reason="namespace-missing",
+                location=self.engine.endpoint, spaceId=self.space_id)
+        return _dict(answer)
+
     def _item(self, row: dict[str, Any]) -> Item:
         """An item of one memory unit (recall or list row): the document's id, the unit's text."""
         meta = row.get("metadata") if isinstance(row.get("metadata"), dict) else {}
@@ -233,9 +245,9 @@ class HindsightSpace(NoGraphNoMerge):
         document = DOCUMENT_PREFIX + uuid.uuid4().hex
         metadata = {"category": category, "importance": str(importance), "source": source}
         now = datetime.now(timezone.utc).isoformat().replace("+00:00", "Z")
-        answer = _dict(self.engine.request("POST", f"{self.base}/memories", {
+        answer = self._on_bank("POST", f"{self.base}/memories", {
             "items": [{"content": text, "document_id": document, "metadata": metadata, "tags": list(tags),
-                       "timestamp": now}], "async": False}))
+                       "timestamp": now}], "async": False})
         if answer.get("success") is not True:
             raise ProviderUnavailable(f"provider hindsight: the server at {self.engine.endpoint} did not retain the "
                                       f"memory (answered success={answer.get('success')!r})", provider="hindsight",
@@ -260,8 +272,8 @@ class HindsightSpace(NoGraphNoMerge):
         (``scores.keyword`` > 0); ``smart`` all of them."""
         if not _WORDY.search(query):
             return SearchOutcome([], sparse_hint(0, limit), 0, 0)
-        answer = _dict(self.engine.request("POST", f"{self.base}/memories/recall",
-                                           {"query": query, "budget": self.budget, "max_tokens": 4096}))
+        answer = self._on_bank("POST", f"{self.base}/memories/recall",
+                               {"query": query, "budget": self.budget, "max_tokens": 4096})
         rows = [r for r in answer.get("results") or [] if isinstance(r, dict)]
         if mode in ("keyword", "basic"):  # words only: the units Hindsight's keyword retrieval scored
             rows = [r for r in rows if isinstance(_dict(r.get("scores")).get("keyword"), (int, float))

@@ -320,3 +320,20 @@ def test_a_key_that_is_not_printable_ascii_or_an_endpoint_with_a_query_is_refuse
         assert refused.value.data["field"] == field and "ключ" not in str(refused.value.to_dict())
     assert not (tmp_path / "root" / "state" / "memory-providers.json").exists()
     service.close()
+
+
+def test_a_bank_deleted_outside_mnemon_ls_is_named_not_taken_for_a_server_that_is_down(tmp_path: Path, hindsight,
+                                                                                       bank: str) -> None:
+    service = SpacesService(tmp_path / "root", provider_timeout=120)
+    service.thirdparty.enable("hindsight", {"endpoint": hindsight.endpoint})
+    team = service.create_space(f"Gone {bank}", "team", active=True, provider="hindsight").record.id
+    service.remember("The bank will be deleted by another client", space_id=team)
+    native = service.create_space("Native", "native", active=True).record.id
+    service.remember("The bank question has a native answer too", space_id=native)
+    hindsight.call("DELETE", f"/v1/default/banks/gone_{bank}")
+    result = service.recall("who deletes the bank").to_dict()
+    assert [r["spaceId"] for r in result["results"]] == [native] and result["failed"] == [team]
+    hint = {s["spaceId"]: s for s in result["sources"]}[team]["hint"]
+    assert f"has no bank gone_{bank} (deleted outside mnemon-ls?)" in hint and "cannot be reached" not in hint, hint
+    assert f"space deactivate {team}" in hint
+    service.close()
