@@ -26,7 +26,7 @@ query). Scores: ``brv search``'s score is BM25 squashed into 0..1 (``s / (1 + s)
 and access signals, not a calibrated relevance: declared unscaled (tier ``unknown``).
 
 Service fields (``mnemon-ls provider configure byterover --set KEY=VALUE``): ``command`` (``brv``: the
-``brv`` command, a name on ``PATH`` or an absolute path), ``timeoutSeconds`` (60: for each ``brv`` run; its
+``brv`` command, a name on ``PATH`` or an absolute path), ``timeoutSeconds`` (30: for each ``brv`` run; its
 first run on a machine also starts ByteRover's daemon), ``defaultDirectory`` (where ``space create --provider
 byterover`` makes new projects; unset: new spaces are refused, existing projects are discovered).
 """

@@ -47,7 +47,7 @@ from mnemon_ls.spaces.model import CATEGORIES, MAX_ITEM_ID_CHARS, Item, parse_ti
 from mnemon_ls.spaces.providers.base import (filtered, Health, KeepFn, Namespace, NoGraphNoMerge, SearchOutcome,
                                               sparse_hint)
 
-DEFAULT_TIMEOUT_SECONDS = 60.0
+DEFAULT_TIMEOUT_SECONDS = 30.0
 #: The context tree of a project directory.
 TREE = (".brv", "context-tree")
 #: The topic folder mnemon-ls writes its entries in, under the category's domain folder.
@@ -154,17 +154,18 @@ def render(content: str, *, category: str, importance: int, tags: list[str], sou
 def _split(text: str) -> tuple[dict[str, Any], str]:
     """``(front matter, body)`` of an entry's text (``{}`` and the whole text without front matter, or when it is
     not a YAML mapping)."""
-    text = text.replace("\r\n", "\n")
-    if not text.startswith("---\n"):
+    newline = "\r\n" if text.startswith("---\r\n") else "\n"
+    if not text.startswith("---" + newline):
         return {}, text
-    end = text.find("\n---\n", 3)
+    close = f"{newline}---{newline}"
+    end = text.find(close, 3)
     if end < 0:
         return {}, text
     try:
-        front = yaml.safe_load(text[4:end])
+        front = yaml.safe_load(text[3 + len(newline):end])
     except yaml.YAMLError:
         return {}, text
-    return (front if isinstance(front, dict) else {}), text[end + 5:]
+    return (front if isinstance(front, dict) else {}), text[end + len(close):]
 
 
 _REASON = re.compile(r"(?ms)^##\s*Reason\s*\n.*?(?=^##\s|\Z)")
@@ -202,7 +203,7 @@ def read_entry(tree: Path, path: str, *, score: float | None = None) -> Item | N
     try:
         if not full.resolve().is_relative_to(tree.resolve()) or not full.is_file():
             return None
-        text = full.read_text(encoding="utf-8", errors="replace")
+        text = full.read_bytes().decode("utf-8", errors="replace")
     except OSError:
         return None
     front, body = _split(text)

@@ -251,3 +251,25 @@ def test_item_ids_map_to_tree_paths_and_back() -> None:
     assert path_of("b64~%%%") is None
     padded = "b64~" + base64.urlsafe_b64encode(b"odd~name/x.md").decode()
     assert padded.endswith("=") and path_of(padded) is None  # another spelling of an id: not one recall gives
+
+
+def test_what_is_remembered_reads_back_exactly_and_in_byterovers_format(tmp_path: Path) -> None:
+    """The entry format, read back without the engine (its search is what the other tests drive): text that looks
+    like front matter or ByteRover's own headings, quotes, CJK, CRLF and a leading ``#`` come back as given."""
+    from mnemon_ls_provider_byterover.engine import ByteRoverEngine, ByteRoverSpace, read_entry, path_of
+
+    tree = tmp_path / "p" / ".brv" / "context-tree"
+    tree.mkdir(parents=True)
+    space = ByteRoverSpace(ByteRoverEngine("/nonexistent/brv", 1, None), tmp_path / "p", tree, "s")
+    for text in ("---\ntitle: fake\n---\nnot front matter", "## Reason\nmine\n\n## Narrative\n### Structure\nnested",
+                 "# Heading first\n\n- 'single' and \"double\" quotes: a: b", "中文：部署窗口。English too",
+                 "line one\r\nline two", "tags: [x]\n---"):
+        receipt = space.remember(text, category="insight", importance=2, tags=["a b", "中文"], entities=["e"],
+                                 source="agent:test")
+        item = read_entry(tree, path_of(receipt["id"]))
+        assert (item.content, item.category, item.importance, item.tags, item.source) == (
+            text, "insight", 2, ["a b", "中文"], "agent:test"), text
+        raw = (tree / path_of(receipt["id"])).read_bytes().decode()
+        assert raw.startswith("---\ntitle: ") and "\nrelated: []\nkeywords: []\ncreatedAt: '" in raw
+        assert raw.endswith(f"## Reason\nRemembered through mnemon-ls\n\n## Narrative\n### Structure\n{text}\n")
+    assert space.count() == 6 and not [p for p in tree.rglob("*") if p.name.endswith(".tmp")]
