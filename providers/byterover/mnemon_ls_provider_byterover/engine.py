@@ -431,6 +431,9 @@ class ByteRoverSpace(NoGraphNoMerge):
         made = [p for p in (self.tree / domain, folder) if not p.exists()]
         temp = None
         try:
+            if not folder.resolve().is_relative_to(self.tree.resolve()):  # (resolves the links that exist)
+                made = []
+                raise OSError(f"{folder} leads out of the context tree (a symbolic link)")
             folder.mkdir(parents=True, exist_ok=True)
             for _ in range(5):
                 name = f"{words}_{uuid.uuid4().hex[:12]}.md"

@@ -193,6 +193,13 @@ def test_bad_input_is_named_and_writes_nothing(tmp_path: Path, byterover, projec
     assert unwritable.value.data["reason"] == "engine-failed" and "cannot write the entry" in unwritable.value.message
     after = sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*") if ".git" not in p.parts)
     assert after == sorted([*before, "fact"])  # nothing else written, no temporary file left
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tree / "insight").symlink_to(elsewhere)  # a domain folder that leads out of the tree: nothing written there
+    with pytest.raises(ProviderUnavailable) as escaped:
+        space.remember("Insights go here", category="insight", importance=3, tags=[], entities=[], source="user")
+    assert "leads out of the context tree" in escaped.value.message
+    assert list(elsewhere.iterdir()) == []
     # a project whose tree went away: its space is refused naming the field, other spaces still answer
     service = SpacesService(tmp_path / "root", provider_timeout=120)
     service.thirdparty.enable("byterover", {"command": brv})
