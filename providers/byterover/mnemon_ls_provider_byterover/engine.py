@@ -232,6 +232,8 @@ class ByteRoverEngine:
         self.command = command
         self.timeout = timeout
         self.directory = directory
+        #: ``{project directory: time.monotonic() of this engine's last write there}`` (recall's notice).
+        self.written: dict[str, float] = {}
 
     @classmethod
     def open(cls, service: dict[str, Any]) -> "ByteRoverEngine":
@@ -421,7 +423,8 @@ class ByteRoverSpace(NoGraphNoMerge):
                  source: str) -> dict[str, Any]:
         """A new entry ``<category>/mnemon_ls/<first words>_<12 hex>.md`` holding ``content`` (package doc), written
         to a hidden temporary file of the same folder, synced, then linked to its name (never over an existing
-        file). ``entities`` are not kept (ByteRover has none). ``notice``: when recall finds it."""
+        file). ``entities`` are not kept (ByteRover has none). ``path``: the entry's path in the tree; ``notice``: when
+        recall finds it (one sentence)."""
         text = content.strip()
         words = _SLUG.sub("_", " ".join(text.lower().split()[:8])).strip("_")[:48].strip("_") or "memory"
         domain = _SLUG.sub("_", category.lower()).strip("_") or "general"
@@ -462,11 +465,11 @@ class ByteRoverSpace(NoGraphNoMerge):
                     pass
             raise self.engine._failed(f"cannot write the entry in {folder}: {exc.strerror or exc}") from None
         path = f"{domain}/{TOPIC}/{name}"
+        self.engine.written[str(self.project)] = time.monotonic()
         return {"id": item_id(path), "action": "added", "content": text, "category": category,
                 "importance": importance, "tags": list(tags), "entities": [], "created_at": rfc3339(parse_time(now)),
                 "edges_created": {}, "path": path,
-                "notice": f"written to {self.tree / path}; `brv search` finds it once its index cache "
-                          f"({INDEX_CACHE_SECONDS} s) expires"}
+                "notice": f"ByteRover's search may take up to {INDEX_CACHE_SECONDS} s (its index cache) to find it."}
 
     def search(self, query: str, *, limit: int, mode: str = "smart", category: str | None = None,
                source: str | None = None, intent: str | None = None, keep: KeepFn | None = None) -> SearchOutcome:
@@ -474,7 +477,8 @@ class ByteRoverSpace(NoGraphNoMerge):
         are entries of this project's own tree (no shared source, no folder summary) and still exist, each read
         from its file, in ByteRover's order; ``category`` and ``source`` filter, ``keep(tags)`` false drops one.
         ByteRover tokenises on spaces and punctuation and matches words by prefix (and small edit distance): a
-        Chinese query finds an entry when it begins a run of Chinese text there, not from the middle of one."""
+        Chinese query finds an entry when it begins a run of Chinese text there, not from the middle of one. Within
+        6 s of a write by this engine to the project, ``notices`` says that its index cache may not show it yet."""
         asked = max(1, min(MAX_SEARCH_LIMIT, max(limit * 2, limit + 10)))
         data = self.engine.run(["search", "--format", "json", "--limit", str(asked), "--", query], self.project)
         rows = [r for r in data.get("results") or [] if isinstance(r, dict)]
@@ -492,7 +496,11 @@ class ByteRoverSpace(NoGraphNoMerge):
                 found.append(item)
         items, dropped = filtered(found, category, source, keep)
         items = items[:limit]
-        return SearchOutcome(items, sparse_hint(len(items), limit), len(found), dropped)
+        notices = []
+        if time.monotonic() - self.engine.written.get(str(self.project), -1e9) < INDEX_CACHE_SECONDS + 1:
+            notices.append(f"ByteRover's search answers from an index it caches for {INDEX_CACHE_SECONDS} s: an entry "
+                           f"written to {self.project} in the last {INDEX_CACHE_SECONDS} s may be missing")
+        return SearchOutcome(items, sparse_hint(len(items), limit), len(found), dropped, notices)
 
     def _path(self, item: str) -> str | None:
         path = path_of(item)

@@ -90,6 +90,8 @@ def test_discovery_remember_recall_forget_and_gating(tmp_path: Path, byterover, 
                                tags=["release"], category="decision", importance=4).to_dict()
     chinese = service.remember("部署窗口是每周二晚上八点", space_id=space["id"]).to_dict()
     assert english["status"] == chinese["status"] == "committed" and english["id"] != chinese["id"]
+    said = service.recall("roll back", spaces=[space["id"]]).to_dict()["notices"]
+    assert any("index it caches for 5 s" in n for n in said), said  # right after a write: recall says so
     assert english["id"].startswith("decision~mnemon_ls~we_roll_back_when_the_error_rate_passes_")
     entry = team / ".brv" / "context-tree" / english["id"].replace("~", "/")
     front = entry.read_text().split("---\n")[1]
