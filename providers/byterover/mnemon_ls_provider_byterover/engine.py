@@ -1,0 +1,544 @@
+"""ByteRover behind mnemon-ls spaces (package doc for the mapping and the fields).
+
+The engine is the ``brv`` command of byterover-cli (3.14). Every ``brv`` command but ``--version`` talks to
+ByteRover's background daemon (one per user: ``$XDG_DATA_HOME/brv`` or ``~/.local/share/brv``), which the first
+command starts; at its start the daemon fetches the OpenID discovery document of ByteRover's login service
+(``BRV_IAM_BASE_URL``, byterover.dev by default) and stops when that cannot be reached, so ``brv`` then waits
+for a daemon that never comes: that is ``timeoutSeconds`` running out, named as such. Nothing here changes
+that environment: ``brv`` runs with mnemon-ls's own (plus ``BRV_DISABLE_AUTOUPDATE=1`` unless it is set: an
+update of byterover-cli is not started from inside mnemon-ls).
+
+Commands used: ``brv --version`` (health), ``brv locations --format json`` (discovery: projects of the daemon's
+registry; ByteRover also registers the directory a command runs in, so discovery runs in ``defaultDirectory``,
+else the user's home), ``brv vc init`` (a new project, in a directory this package makes), ``brv search
+--format json --limit N -- <query>`` (recall, in the project directory). Each runs in a process group of its
+own, killed when ``timeoutSeconds`` runs out. Entries are read, written and deleted as files of the context
+tree (:class:`ByteRoverSpace`).
+
+Errors: :class:`~mnemon_ls.errors.InvalidInput` naming the field for a ``command`` that names no executable
+(``services.command``), a ``projectPath`` that is not absolute or not an initialised project
+(``connection.projectPath``), a new space without ``defaultDirectory`` (``services.defaultDirectory``) or whose
+directory exists (``name``), an id that is not an entry of the space (``id``);
+:class:`~mnemon_ls.errors.ProviderUnavailable` (``engine-failed``) naming the ``brv`` command that failed, did
+not answer within ``timeoutSeconds`` or answered what is not its JSON, and a context tree that cannot be
+written. Nothing is written when an error is raised.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+import yaml
+
+from mnemon_ls.errors import InvalidInput, ProviderUnavailable
+from mnemon_ls.spaces.model import CATEGORIES, MAX_ITEM_ID_CHARS, Item, parse_time, rfc3339
+from mnemon_ls.spaces.providers.base import (filtered, Health, KeepFn, Namespace, NoGraphNoMerge, SearchOutcome,
+                                              sparse_hint)
+
+DEFAULT_TIMEOUT_SECONDS = 30.0
+#: The context tree of a project directory.
+TREE = (".brv", "context-tree")
+#: The topic folder mnemon-ls writes its entries in, under the category's domain folder.
+TOPIC = "mnemon_ls"
+#: The most results ``brv search`` gives (its ``--limit`` maximum).
+MAX_SEARCH_LIMIT = 50
+#: How long ``brv search`` may keep answering from its index cache after the tree changed (seconds;
+#: byterover-cli's ``DEFAULT_CACHE_TTL_MS``): a new entry may be missing from recall for that long.
+INDEX_CACHE_SECONDS = 5
+#: Files of the tree that are ByteRover's derived artifacts, not entries.
+_DERIVED = (".abstract.md", ".overview.md")
+_INDEX_FILES = ("_index.md", "context.md")
+_ARCHIVE_DIR = "_archived"
+#: The prefix of an item id carrying a tree path in base64url, and of one naming a path by its hash.
+ENCODED = "b64~"
+HASHED = "h~"
+_SLUG = re.compile(r"[^a-z0-9]+")
+_VERSION = re.compile(r"byterover-cli/(\S+)")
+_OUR_KEYS = ("mnemonCategory", "mnemonImportance", "mnemonSource")
+
+
+# ---------------------------------------------------------------------------------------------- item ids
+
+def _plain(text: str) -> bool:
+    return (0 < len(text) <= MAX_ITEM_ID_CHARS and "/" not in text and ".." not in text and "\x00" not in text
+            and not any(c.isspace() for c in text) and not text.startswith((ENCODED, HASHED)))
+
+
+def item_id(path: str) -> str:
+    """The mnemon-ls item id of the entry at ``path`` (relative to the context tree, ``/``-separated): the path
+    with ``/`` written ``~`` when that reads back (no ``~`` in the path, and a valid item id:
+    :func:`mnemon_ls.spaces.model.validate_item_id`); else :data:`ENCODED` + its UTF-8 bytes in unpadded
+    base64url when that fits in 200 characters; else :data:`HASHED` + 40 hex digits of its SHA-256."""
+    plain = path.replace("/", "~")
+    if "~" not in path and _plain(plain):
+        return plain
+    encoded = ENCODED + base64.urlsafe_b64encode(path.encode("utf-8")).decode("ascii").rstrip("=")
+    if len(encoded) <= MAX_ITEM_ID_CHARS:
+        return encoded
+    return HASHED + hashlib.sha256(path.encode("utf-8")).hexdigest()[:40]
+
+
+def path_of(item: str) -> str | None:
+    """The tree path of a mnemon-ls item id (:func:`item_id` reversed), or ``None`` when ``item`` is not one
+    :func:`item_id` gives (another spelling, a base64 that does not decode); a :data:`HASHED` id is returned as
+    it is (:meth:`ByteRoverSpace.forget` looks it up)."""
+    if item.startswith(HASHED):
+        return item
+    if item.startswith(ENCODED):
+        body = item[len(ENCODED):]
+        try:
+            path = base64.b64decode(body + "=" * (-len(body) % 4), altchars=b"-_", validate=True).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            return None
+    else:
+        path = item.replace("~", "/")
+    return path if path and item_id(path) == item else None
+
+
+def _is_entry(path: str) -> bool:
+    """Whether a tree path (``/``-separated) names an entry: a ``.md`` file, not a derived artifact
+    (``_index.md``, ``context.md``, ``*.abstract.md``, ``*.overview.md``), not archived, not hidden."""
+    parts = path.split("/")
+    name = parts[-1]
+    return (name.endswith(".md") and not name.endswith(_DERIVED) and name not in _INDEX_FILES
+            and _ARCHIVE_DIR not in parts and not any(p.startswith(".") or p in ("", "..") for p in parts))
+
+
+def _entries(tree: Path) -> Iterator[str]:
+    """The tree paths of every entry of ``tree`` (:func:`_is_entry`), hidden directories (``.git``) skipped."""
+    for folder, dirs, files in os.walk(tree):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != _ARCHIVE_DIR)
+        base = Path(folder).relative_to(tree).as_posix()
+        for name in sorted(files):
+            path = name if base == "." else f"{base}/{name}"
+            if _is_entry(path):
+                yield path
+
+
+# ---------------------------------------------------------------------------------------------- entries
+
+def _now() -> str:
+    """Now as JavaScript's ``toISOString`` writes it (what ByteRover puts in ``createdAt``)."""
+    moment = datetime.now(timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def _one_line(text: str, limit: int) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[:limit - 1].rstrip() + "…"
+
+
+def render(content: str, *, category: str, importance: int, tags: list[str], source: str, now: str) -> str:
+    """The markdown of a new entry holding ``content`` (package doc: ByteRover's curate format, three more
+    front-matter keys for what mnemon-ls keeps)."""
+    first = next((line for line in content.splitlines() if line.strip()), content)
+    front = {"title": _one_line(first, 100), "summary": _one_line(content, 200), "tags": list(tags), "related": [],
+             "keywords": [], "createdAt": now, "updatedAt": now, "mnemonCategory": category,
+             "mnemonImportance": importance, "mnemonSource": source}
+    block = yaml.safe_dump(front, sort_keys=False, allow_unicode=True, default_flow_style=None, width=1 << 30)
+    return f"---\n{block}---\n## Reason\nRemembered through mnemon-ls\n\n## Narrative\n### Structure\n{content}\n"
+
+
+def _split(text: str) -> tuple[dict[str, Any], str]:
+    """``(front matter, body)`` of an entry's text (``{}`` and the whole text without front matter, or when it is
+    not a YAML mapping)."""
+    newline = "\r\n" if text.startswith("---\r\n") else "\n"
+    if not text.startswith("---" + newline):
+        return {}, text
+    close = f"{newline}---{newline}"
+    end = text.find(close, 3)
+    if end < 0:
+        return {}, text
+    try:
+        front = yaml.safe_load(text[3 + len(newline):end])
+    except yaml.YAMLError:
+        return {}, text
+    return (front if isinstance(front, dict) else {}), text[end + len(close):]
+
+
+_REASON = re.compile(r"(?ms)^##\s*Reason\s*\n.*?(?=^##\s|\Z)")
+_ONLY_STRUCTURE = re.compile(r"(?s)^\s*##\s*Narrative\s*\n###\s*Structure\s*\n(.*)$")
+
+
+def _content(front: dict[str, Any], body: str) -> str:
+    """The text of an entry: what mnemon-ls wrote (everything after its ``### Structure`` line), else the body
+    without its ``## Reason`` section (only the structure's text when that is all the narrative holds), else its
+    title."""
+    if all(k in front for k in _OUR_KEYS):
+        at = body.find("### Structure\n")
+        if at >= 0:
+            return body[at + len("### Structure\n"):].rstrip("\n")
+    rest = _REASON.sub("", body).strip()
+    only = _ONLY_STRUCTURE.match(rest)
+    if only and not re.search(r"(?m)^#{1,3}\s", only.group(1)):
+        rest = only.group(1).strip()
+    return rest or str(front.get("title") or "")
+
+
+def _time(value: Any) -> str | None:
+    if isinstance(value, datetime):
+        return rfc3339(value if value.tzinfo else value.replace(tzinfo=timezone.utc))
+    moment = parse_time(value) if isinstance(value, str) else None
+    return rfc3339(moment) if moment else None
+
+
+def read_entry(tree: Path, path: str, *, score: float | None = None) -> Item | None:
+    """The item of the entry at tree path ``path``, read from its file; ``None`` when it is not an entry of
+    ``tree`` (any more) or does not resolve inside it."""
+    if not _is_entry(path):
+        return None
+    full = tree / path
+    try:
+        if not full.resolve().is_relative_to(tree.resolve()) or not full.is_file():
+            return None
+        text = full.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    front, body = _split(text)
+    ours = all(k in front for k in _OUR_KEYS)
+    domain = path.split("/")[0]
+    category = front.get("mnemonCategory") if ours else domain
+    importance = front.get("mnemonImportance") if ours else None
+    source = front.get("mnemonSource") if ours else None
+    return Item(item_id(path), _content(front, body),
+                category=category if category in CATEGORIES else "general",
+                importance=importance if isinstance(importance, int) and 1 <= importance <= 5 else None,
+                tags=[t for t in front.get("tags") or [] if isinstance(t, str)] if isinstance(front.get("tags"), list)
+                else [], entities=[],
+                source=source if isinstance(source, str) and source else f"byterover:{path}"[:100],
+                created_at=_time(front.get("createdAt")), score=score, matched_via="byterover-bm25",
+                updated_at=_time(front.get("updatedAt")))
+
+
+# ---------------------------------------------------------------------------------------------- the engine
+
+class ByteRoverEngine:
+    """byterover-cli behind mnemon-ls (module doc): ``command`` (the ``brv`` executable, resolved), ``timeout``
+    (seconds per ``brv`` run), ``directory`` (``defaultDirectory`` or ``None``)."""
+
+    def __init__(self, command: str, timeout: float, directory: Path | None) -> None:
+        self.command = command
+        self.timeout = timeout
+        self.directory = directory
+        #: ``{project directory: time.monotonic() of this engine's last write there}`` (recall's notice).
+        self.written: dict[str, float] = {}
+
+    @classmethod
+    def open(cls, service: dict[str, Any]) -> "ByteRoverEngine":
+        """Open from service fields: finds the ``brv`` command (``InvalidInput`` naming ``services.command`` when
+        there is none); runs nothing, writes nothing."""
+        name = str(service.get("command") or "brv").strip()
+        if "/" in name:
+            path = os.path.expanduser(name)
+            if not os.path.isabs(path):
+                raise InvalidInput("services.command", "must be a command name on PATH or an absolute path (got a "
+                                                       "relative path)")
+            found = path if os.path.isfile(path) and os.access(path, os.X_OK) else None
+        else:
+            found = shutil.which(name)
+        if found is None:
+            raise InvalidInput("services.command", f"names no executable ({name} was not found"
+                                                   f"{'' if '/' in name else ' on PATH'}): install byterover-cli "
+                                                   "(npm install -g byterover-cli@3.14.0) or set command to its brv")
+        raw = service.get("timeoutSeconds")
+        timeout = DEFAULT_TIMEOUT_SECONDS if raw in (None, "") else float(raw)
+        directory = service.get("defaultDirectory")
+        return cls(found, timeout, Path(os.path.expanduser(str(directory))) if directory else None)
+
+    # ------------------------------------------------------------------ running brv
+
+    def run(self, args: list[str], cwd: Path, *, json_answer: bool = True) -> Any:
+        """The ``data`` of ``brv <args> --format json`` run in ``cwd`` (``json_answer`` false: its stdout as
+        text). Raises :class:`ProviderUnavailable` (module doc): it did not start, did not answer within
+        ``timeoutSeconds`` (its process group is killed), exited non-zero, or answered no JSON of success."""
+        what = "brv " + " ".join(a for a in args if not a.startswith("--") and a not in ("json",))[:80]
+        env = dict(os.environ)
+        env.setdefault("BRV_DISABLE_AUTOUPDATE", "1")
+        try:
+            process = subprocess.Popen([self.command, *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        except OSError as exc:
+            raise self._failed(f"`{what}` could not start ({self.command}: {type(exc).__name__}: {exc})") from None
+        try:
+            out, err = process.communicate(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(process)
+            raise self._failed(f"`{what}` in {cwd} gave no answer within {self.timeout:g} s (timeoutSeconds); "
+                               "ByteRover's daemon may not be starting (its login service, BRV_IAM_BASE_URL, "
+                               "cannot be reached?)") from None
+        text = out.decode("utf-8", errors="replace")
+        said = " ".join(err.decode("utf-8", errors="replace").split())[-300:]
+        if process.returncode != 0:
+            raise self._failed(f"`{what}` in {cwd} exited with status {process.returncode}"
+                               + (f": {said}" if said else ""))
+        if not json_answer:
+            return text
+        answer = None
+        for line in reversed(text.strip().splitlines()):
+            if line.startswith("{"):
+                try:
+                    answer = json.loads(line)
+                except ValueError:
+                    continue
+                break
+        if not isinstance(answer, dict):
+            raise self._failed(f"`{what}` in {cwd} answered what is not its JSON: {' '.join(text.split())[:200]!r}")
+        data = answer.get("data") if isinstance(answer.get("data"), dict) else {}
+        if answer.get("success") is not True:
+            error = answer.get("error") or data.get("message") or data.get("error") or "no reason given"
+            raise self._failed(f"`{what}` in {cwd} failed: {' '.join(str(error).split())[:300]}")
+        return data
+
+    def _failed(self, said: str) -> ProviderUnavailable:
+        return ProviderUnavailable(f"provider byterover: {said}", provider="byterover", reason="engine-failed",
+                                   location=self.command)
+
+    # ------------------------------------------------------------------ protocol
+
+    def _locations(self) -> list[dict[str, Any]]:
+        cwd = self.directory if self.directory is not None and self.directory.is_dir() else Path.home()
+        data = self.run(["locations", "--format", "json"], cwd)
+        rows = data.get("locations")
+        return [r for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+
+    def health(self) -> Health:
+        """``brv --version`` and ``brv locations`` (its daemon answers): the engine's version, the initialised
+        projects and their entries."""
+        started = time.perf_counter()
+        version = _VERSION.search(self.run(["--version"], Path.home(), json_answer=False))
+        if version is None:
+            raise self._failed(f"{self.command} --version does not name byterover-cli: is it ByteRover's brv?")
+        found = self.discover()
+        entries = sum(n.items or 0 for n in found)
+        return Health(True, f"ByteRover {version.group(1)} (byterover-cli)", self.command, entries,
+                      (time.perf_counter() - started) * 1000,
+                      f"{entries} entries in {len(found)} initialised project(s)",
+                      {"projects": len(found), "defaultDirectory": str(self.directory) if self.directory else None})
+
+    def discover(self) -> list[Namespace]:
+        """Every initialised project ``brv locations`` lists (its directory's name; its entries as ``items``)."""
+        out: list[Namespace] = []
+        seen: set[str] = set()
+        for row in self._locations():
+            project = row.get("projectPath")
+            if not isinstance(project, str) or not os.path.isabs(project) or project in seen:
+                continue
+            tree = Path(project, *TREE)
+            if row.get("isInitialized") is not True or not tree.is_dir():
+                continue
+            seen.add(project)
+            out.append(Namespace(project, Path(project).name or project, f"ByteRover project {project}",
+                                 {"projectPath": project}, sum(1 for _ in _entries(tree))))
+        return out
+
+    def create_namespace(self, name: str, description: str) -> Namespace:
+        """A new project ``<defaultDirectory>/<name as lower-case ASCII words joined by _>`` (a name with no ASCII
+        letter or digit: ``space_`` + 12 hex of its SHA-256), made with ``brv vc init``. Refused, naming the field,
+        without ``defaultDirectory`` or when that directory exists (another project, or anything else: discovery
+        is how an existing project becomes a space). The directory is removed again when ``brv vc init`` fails."""
+        if self.directory is None:
+            raise InvalidInput("services.defaultDirectory", "is required to create a ByteRover project: the "
+                                                            "directory new projects are made in (mnemon-ls provider "
+                                                            "configure byterover --set defaultDirectory=/abs/dir); "
+                                                            "or run `brv vc init` in a project and discover it "
+                                                            "(mnemon-ls provider discover byterover)")
+        slug = _SLUG.sub("_", name.strip().lower()).strip("_")[:64]
+        if not slug:
+            slug = "space_" + hashlib.sha256(name.strip().encode("utf-8")).hexdigest()[:12]
+        project = self.directory / slug
+        if os.path.lexists(project):
+            raise InvalidInput("name", f"names the directory {project}, which already exists: `mnemon-ls provider "
+                                       "discover byterover` adds an initialised project as a space; choose another "
+                                       "name for a new project")
+        try:
+            project.mkdir(parents=True)
+        except OSError as exc:
+            raise self._failed(f"cannot make the project directory {project}: {exc.strerror or exc}") from None
+        try:
+            self.run(["vc", "init"], project, json_answer=False)
+            if not Path(project, *TREE).is_dir():
+                raise self._failed(f"`brv vc init` in {project} made no .brv/context-tree")
+        except BaseException:
+            shutil.rmtree(project, ignore_errors=True)
+            raise
+        return Namespace(str(project), name, description, {"projectPath": str(project)}, 0)
+
+    def space(self, connection: dict[str, Any], *, space_id: str) -> "ByteRoverSpace":
+        """The space of one project (``projectPath``: absolute, initialised)."""
+        project = connection.get("projectPath")
+        if not isinstance(project, str) or not project.strip():
+            raise InvalidInput("connection.projectPath", "is required: the absolute path of a ByteRover project "
+                                                         "directory", spaceId=space_id)
+        if not os.path.isabs(project) or ".." in Path(project).parts:
+            raise InvalidInput("connection.projectPath", "must be an absolute path without '..' (a ByteRover "
+                                                         "project directory)", spaceId=space_id)
+        tree = Path(project, *TREE)
+        if not tree.is_dir():
+            raise InvalidInput("connection.projectPath", f"is not an initialised ByteRover project ({project} has no "
+                                                         ".brv/context-tree): run `brv vc init` in it",
+                               spaceId=space_id)
+        return ByteRoverSpace(self, Path(project), tree, space_id)
+
+    def close(self) -> None:
+        """Nothing held between commands (ByteRover's daemon is its own: it stops itself when idle)."""
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """End ``process`` and every process of its group (a ``brv`` that hangs, and what it started)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    process.communicate()
+
+
+class ByteRoverSpace(NoGraphNoMerge):
+    """The SpaceProvider of one ByteRover project (protocol: mnemon_ls.spaces.providers.base.SpaceProvider)."""
+
+    provider_id = "byterover"
+    engine_label = "ByteRover"  # in the refusals of NoGraphNoMerge
+
+    def __init__(self, engine: ByteRoverEngine, project: Path, tree: Path, space_id: str) -> None:
+        from . import PLUGIN
+
+        self.capabilities = PLUGIN.capabilities
+        self.engine = engine
+        self.project = project
+        self.tree = tree
+        self.space_id = space_id
+
+    def remember(self, content: str, *, category: str, importance: int, tags: list[str], entities: list[str],
+                 source: str) -> dict[str, Any]:
+        """A new entry ``<category>/mnemon_ls/<first words>_<12 hex>.md`` holding ``content`` (package doc), written
+        to a hidden temporary file of the same folder, synced, then linked to its name (never over an existing
+        file). ``entities`` are not kept (ByteRover has none). ``path``: the entry's path in the tree; ``notice``: when
+        recall finds it (one sentence)."""
+        text = content.strip()
+        words = _SLUG.sub("_", " ".join(text.lower().split()[:8])).strip("_")[:48].strip("_") or "memory"
+        domain = _SLUG.sub("_", category.lower()).strip("_") or "general"
+        folder = self.tree / domain / TOPIC
+        now = _now()
+        data = render(text, category=category, importance=importance, tags=tags, source=source, now=now)
+        made = [p for p in (self.tree / domain, folder) if not p.exists()]
+        temp = None
+        try:
+            if not folder.resolve().is_relative_to(self.tree.resolve()):  # (resolves the links that exist)
+                made = []
+                raise OSError(f"{folder} leads out of the context tree (a symbolic link)")
+            folder.mkdir(parents=True, exist_ok=True)
+            for _ in range(5):
+                name = f"{words}_{uuid.uuid4().hex[:12]}.md"
+                temp = folder / f".{name}.{uuid.uuid4().hex[:8]}.tmp"
+                with open(temp, "xb") as handle:
+                    handle.write(data.encode("utf-8"))
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                try:
+                    os.link(temp, folder / name)
+                except FileExistsError:
+                    temp.unlink()
+                    continue
+                temp.unlink()
+                temp = None
+                break
+            else:
+                raise OSError("five new names in a row were taken")
+        except OSError as exc:
+            if temp is not None:
+                temp.unlink(missing_ok=True)
+            for path in reversed(made):
+                try:
+                    path.rmdir()
+                except OSError:
+                    pass
+            raise self.engine._failed(f"cannot write the entry in {folder}: {exc.strerror or exc}") from None
+        path = f"{domain}/{TOPIC}/{name}"
+        self.engine.written[str(self.project)] = time.monotonic()
+        return {"id": item_id(path), "action": "added", "content": text, "category": category,
+                "importance": importance, "tags": list(tags), "entities": [], "created_at": rfc3339(parse_time(now)),
+                "edges_created": {}, "path": path,
+                "notice": f"ByteRover's search may take up to {INDEX_CACHE_SECONDS} s (its index cache) to find it."}
+
+    def search(self, query: str, *, limit: int, mode: str = "smart", category: str | None = None,
+               source: str | None = None, intent: str | None = None, keep: KeepFn | None = None) -> SearchOutcome:
+        """``brv search`` in the project (ByteRover's BM25; every ``mode`` is that keyword search): its results that
+        are entries of this project's own tree (no shared source, no folder summary) and still exist, each read
+        from its file, in ByteRover's order; ``category`` and ``source`` filter, ``keep(tags)`` false drops one.
+        ByteRover tokenises on spaces and punctuation and matches words by prefix (and small edit distance): a
+        Chinese query finds an entry when it begins a run of Chinese text there, not from the middle of one. Within
+        6 s of a write by this engine to the project, ``notices`` says that its index cache may not show it yet."""
+        asked = max(1, min(MAX_SEARCH_LIMIT, max(limit * 2, limit + 10)))
+        data = self.engine.run(["search", "--format", "json", "--limit", str(asked), "--", query], self.project)
+        rows = [r for r in data.get("results") or [] if isinstance(r, dict)]
+        found: list[Item] = []
+        seen: set[str] = set()
+        for row in rows:
+            path = row.get("path")
+            if row.get("origin", "local") != "local" or not isinstance(path, str) or path in seen:
+                continue
+            score = row.get("score")
+            item = read_entry(self.tree, path, score=float(score) if isinstance(score, (int, float))
+                              and not isinstance(score, bool) else None)
+            if item is not None:
+                seen.add(path)
+                found.append(item)
+        items, dropped = filtered(found, category, source, keep)
+        items = items[:limit]
+        notices = []
+        if time.monotonic() - self.engine.written.get(str(self.project), -1e9) < INDEX_CACHE_SECONDS + 1:
+            notices.append(f"ByteRover's search answers from an index it caches for {INDEX_CACHE_SECONDS} s: an entry "
+                           f"written to {self.project} in the last {INDEX_CACHE_SECONDS} s may be missing")
+        return SearchOutcome(items, sparse_hint(len(items), limit), len(found), dropped, notices)
+
+    def _path(self, item: str) -> str | None:
+        path = path_of(item)
+        if path is not None and path.startswith(HASHED):
+            path = next((p for p in _entries(self.tree) if item_id(p) == item), None)
+        return path
+
+    def forget(self, item_id: str) -> dict[str, Any]:
+        """Delete the entry's file and its derived siblings (``.abstract.md``, ``.overview.md``), as ByteRover's
+        curate DELETE does (hard). An id that names no entry of this tree is ``InvalidInput`` naming ``id``."""
+        path = self._path(item_id)
+        full = self.tree / path if path is not None and _is_entry(path) else None
+        try:
+            inside = full is not None and full.resolve().is_relative_to(self.tree.resolve()) and full.is_file()
+        except OSError:
+            inside = False
+        if full is None or not inside:
+            raise InvalidInput("id", "is not an item of this space", id=item_id, spaceId=self.space_id)
+        try:
+            full.unlink()
+        except FileNotFoundError:
+            raise InvalidInput("id", "is not an item of this space", id=item_id, spaceId=self.space_id) from None
+        except OSError as exc:
+            raise self.engine._failed(f"cannot delete {full}: {exc.strerror or exc}") from None
+        for suffix in _DERIVED:
+            full.with_name(full.name[:-3] + suffix).unlink(missing_ok=True)
+        return {"id": item_id, "status": "deleted",
+                "message": f"deleted {path} from the ByteRover context tree of {self.project}"}
+
+    def status(self) -> dict[str, Any]:
+        """The CLI-like status object of this project."""
+        return {"total_insights": self.count(), "deleted_insights": 0, "by_category": {}, "edge_count": 0,
+                "top_entities": [], "oplog_count": 0, "db_path": str(self.tree), "db_size_bytes": 0,
+                "projectPath": str(self.project)}
+
+    def count(self) -> int:
+        """Entries in this project's context tree (each a mnemon-ls item)."""
+        return sum(1 for _ in _entries(self.tree))
+
+    def close(self) -> None:
+        """Nothing to release."""

@@ -1,0 +1,95 @@
+"""Fixtures of the ByteRover provider's tests: a private HOME per test; per session a stand-in of ByteRover's login
+service, a scripted model and one private ByteRover state (tests/servers.py) selected through the environment, so
+the mnemon-ls services of the tests and the CLI, language server and MCP server they start all run the real
+``brv`` on it; a state of its own for a test that takes the engine down. Every ByteRover process is ended at
+teardown."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from servers import ByteRoverHome, FakeModel, LoginStub, brv_command  # noqa: E402
+
+@pytest.fixture(autouse=True)
+def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("MNEMON_DATA_DIR", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+def _command() -> str:
+    command = brv_command()
+    if command is None:
+        if os.environ.get("MNEMON_REQUIRE_BYTEROVER") == "1":
+            pytest.fail("MNEMON_REQUIRE_BYTEROVER=1 but no brv command (MNEMON_BYTEROVER_BRV, or brv on PATH)")
+        pytest.skip("no ByteRover: npm install byterover-cli@3.14.0 and set MNEMON_BYTEROVER_BRV to its "
+                    "node_modules/.bin/brv (README.md)")
+    return command
+
+
+@pytest.fixture(scope="session")
+def brv() -> str:
+    """The ``brv`` command (skips or fails without one: module doc)."""
+    return _command()
+
+
+@pytest.fixture(scope="session")
+def stub() -> Iterator[LoginStub]:
+    server = LoginStub().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def model() -> Iterator[FakeModel]:
+    server = FakeModel().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def byterover(brv: str, stub: LoginStub) -> Iterator[ByteRoverHome]:
+    """The session's ByteRover state, selected in this process's environment (and so in every process the tests
+    start) for the whole session."""
+    home = ByteRoverHome(brv, stub)
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in home.env.items():
+            patch.setenv(name, value)
+        try:
+            yield home
+        finally:
+            home.stop()
+
+
+@pytest.fixture
+def own_byterover(brv: str, byterover: ByteRoverHome, monkeypatch: pytest.MonkeyPatch) -> Iterator[ByteRoverHome]:
+    """A ByteRover state of this test alone, with a login stand-in of its own (the test may stop both)."""
+    stub = LoginStub().start()
+    home = ByteRoverHome(brv, stub)
+    for name, value in home.env.items():
+        monkeypatch.setenv(name, value)
+    try:
+        yield home
+    finally:
+        home.stop()
+        stub.stop()
+
+
+@pytest.fixture
+def project(tmp_path: Path, byterover: ByteRoverHome) -> Callable[[str], Path]:
+    """``project(name)``: a new initialised ByteRover project ``tmp_path/name`` of the session's state."""
+    return lambda name: byterover.init_project(tmp_path / name)
