@@ -1,7 +1,7 @@
 """Recall latency through each provider at 1,000 and 10,000 items (median / p95 ms, ratio to native).
 
     python bench/providers_recall.py [--sizes 1000,10000] [--queries 30]
-                                     [--providers native,holographic,mem0,mem0-pgvector,hindsight,openviking]
+                                     [--providers native,holographic,mem0,mem0-pgvector,hindsight,openviking,byterover]
 
 Every recall is ``SpacesService.recall`` on one space (the path the CLI, the language server and MCP take).
 Populating (not timed): native through its bulk ``import_items``; Holographic by inserting rows into the
@@ -20,7 +20,11 @@ own ``retain`` (batches of 100 documents, every text embedded); printed with the
 environment (``du``) and its start time (spawn to ``/health`` answering, migrations included). ``openviking``: a
 real OpenViking server (``MNEMON_OPENVIKING_SERVER``) started once by providers/openviking/tests/servers.py (no chat
 model, embeddings from the same loopback endpoint), one fresh memory folder per size filled through OpenViking's own
-``content/batch-write`` (batches of 100 files, ``vectors_only``, every text embedded), printed the same way. Providers that are
+``content/batch-write`` (batches of 100 files, ``vectors_only``, every text embedded), printed the same way.
+``byterover``: the real ``brv`` (``MNEMON_BYTEROVER_BRV``) with providers/byterover/tests/servers.py's login
+stand-in and a private ByteRover state, one fresh project per size filled through the provider's own remember (one
+context-tree file each), timed once ByteRover's search sees the last write; its daemon is stopped before each
+``enable`` (a cold start, printed). ByteRover indexes at most 10,000 files of a tree. Providers that are
 not installed are skipped. Plain Python; nothing else needed. Results: bench/results/providers.md.
 """
 
@@ -246,15 +250,56 @@ def openviking(tmp: Path, texts: list[str]) -> tuple[SpacesService, str]:
     return service, space
 
 
+_BRV = None
+
+
+def _byterover_home():
+    """The run's ByteRover state: ``(brv command, login stand-in, ByteRoverHome)`` of
+    providers/byterover/tests/servers.py, its environment set in this process (None without
+    ``MNEMON_BYTEROVER_BRV``/``brv``)."""
+    global _BRV
+    if _BRV is None:
+        servers = _servers_of("byterover")
+        command = servers.brv_command()
+        if command is None:
+            return None
+        stub = servers.LoginStub().start()
+        home = servers.ByteRoverHome(command, stub)
+        os.environ.update(home.env)
+        _BRV = (command, stub, home, servers)
+        package = Path(os.path.realpath(command)).parents[1]  # node_modules/byterover-cli
+        size = sum(f.stat().st_size for f in package.parent.rglob("*") if f.is_file() and not f.is_symlink())
+        print(f"byterover: {package.parent} holds {size / 2**20:.0f} MiB", flush=True)
+    return _BRV
+
+
+def byterover(tmp: Path, texts: list[str]) -> tuple[SpacesService, str]:
+    command, _stub, home, servers = _byterover_home()
+    project = home.init_project(tmp / "rover")
+    service = SpacesService(tmp / "byterover-root", provider_timeout=300)
+    home.stop(remove=False)  # a cold start of its daemon: what enable costs on a machine where it is not running
+    started = time.perf_counter()
+    service.thirdparty.enable("byterover", {"cliPath": command, "timeoutSeconds": "300"})
+    print(f"byterover: enable with no daemon running took {time.perf_counter() - started:.1f} s", flush=True)
+    space = next(v.record.id for v in service.list_spaces() if v.record.external_id == str(project))
+    service.activate(space)
+    started = time.perf_counter()
+    for text in texts:  # the provider's own remember: one context-tree file each, written atomically
+        service.remember(text, space_id=space)
+    print(f"byterover: {len(texts)} entries written in {time.perf_counter() - started:.0f} s", flush=True)
+    servers.wait_for(lambda: service.recall(texts[-1], spaces=[space]).to_dict()["results"], "the last write", 300)
+    return service, space
+
+
 BUILDERS = {"native": native, "holographic": holographic, "mem0": mem0, "mem0-pgvector": mem0_pgvector,
-            "hindsight": hindsight, "openviking": openviking}
+            "hindsight": hindsight, "openviking": openviking, "byterover": byterover}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--queries", type=int, default=30)
-    parser.add_argument("--providers", default="native,holographic,mem0,mem0-pgvector,hindsight,openviking")
+    parser.add_argument("--providers", default="native,holographic,mem0,mem0-pgvector,hindsight,openviking,byterover")
     args = parser.parse_args()
     os.environ.setdefault("MEM0_TELEMETRY", "false")
     installed = set(plugins.installed())
@@ -268,6 +313,9 @@ def main() -> int:
     if "openviking" in chosen and _openviking_server() is None:
         print("openviking skipped: no OpenViking server command (MNEMON_OPENVIKING_SERVER)", file=sys.stderr)
         chosen.remove("openviking")
+    if "byterover" in chosen and _byterover_home() is None:
+        print("byterover skipped: no brv command (MNEMON_BYTEROVER_BRV)", file=sys.stderr)
+        chosen.remove("byterover")
     qs = queries(args.queries)
     try:
         return _run(args, chosen, qs)
@@ -278,6 +326,9 @@ def main() -> int:
             if server is not None:
                 server.stop()
                 server.embeddings.stop()
+        if _BRV is not None:
+            _BRV[2].stop()
+            _BRV[1].stop()
 
 
 def _run(args: argparse.Namespace, chosen: list[str], qs: list[str]) -> int:

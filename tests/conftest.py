@@ -92,7 +92,7 @@ def _private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.setenv("HOME", str(home))
     for name in [k for k in os.environ if k.startswith("MNEMON_") and k not in ("MNEMON_MCP_INSPECTOR", "MNEMON_LSP_TEST_SERVER", "MNEMON_TEST_NO_ZYGOTE",
                                                                                "MNEMON_SEMANTIC", "MNEMON_HINDSIGHT_API",
-                                                                               "MNEMON_OPENVIKING_SERVER")] + [
+                                                                               "MNEMON_OPENVIKING_SERVER", "MNEMON_BYTEROVER_BRV")] + [
             "DSH_HOME", "XDG_CONFIG_HOME"]:
         monkeypatch.delenv(name, raising=False)
     return home

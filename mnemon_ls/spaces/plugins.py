@@ -33,9 +33,9 @@ _REQUIRED = ("provider_id", "label", "kind", "capabilities", "service_fields", "
 
 #: The provider packages this project ships (``providers/<id>`` of a mnemon-ls checkout): the only ones an
 #: install hint may name. Any other id gets no hint built from it (it may be anything a person typed).
-PACKAGES = {"hindsight": "mnemon-ls-provider-hindsight", "holographic": "mnemon-ls-provider-holographic",
-            "mem0": "mnemon-ls-provider-mem0", "openviking": "mnemon-ls-provider-openviking",
-            "postgres": "mnemon-ls-provider-postgres"}
+PACKAGES = {"byterover": "mnemon-ls-provider-byterover", "hindsight": "mnemon-ls-provider-hindsight",
+            "holographic": "mnemon-ls-provider-holographic", "mem0": "mnemon-ls-provider-mem0",
+            "openviking": "mnemon-ls-provider-openviking", "postgres": "mnemon-ls-provider-postgres"}
 
 _lock = threading.Lock()
 _entry_points: dict[str, metadata.EntryPoint] | None = None

@@ -25,11 +25,6 @@ UNAVAILABLE: dict[str, str] = {
     "retaindb": "no package in any registry: 'retaindb' and '@retaindb/sdk' are on neither PyPI nor npm; its "
                 "self-hosted server installs only from a git clone (pnpm) or a Docker image, and RetainDB Cloud "
                 "needs an account",
-    "byterover": "runs here with a stand-in for its login service, but has no mnemon-ls package yet: "
-                 "byterover-cli 3.14.0 installs from npm (709 MB, Node.js >= 20); its daemon stops at start when "
-                 "byterover.dev cannot be reached, unless its BRV_*_BASE_URL variables name a local stand-in; then "
-                 "'brv search' is local BM25 over markdown files and 'brv curate' writes through any "
-                 "OpenAI-compatible model",
 }
 
 #: Why the built-in ``mnemon-cli`` provider finds no binary to test on this project's machines.

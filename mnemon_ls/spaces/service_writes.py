@@ -193,6 +193,10 @@ class SpacesWrites:
                 # credentials the provider's language model wrote into the facts, redacted before they were stored
                 detail["llmRedacted"] = raw["llmRedacted"]
                 message += f" {raw['llmRedacted']} credential(s) its language model wrote were redacted."
+        notice = raw.get("notice")
+        if status == "committed" and isinstance(notice, str) and notice.strip():
+            # what the provider says of a committed write (ByteRover: when its search will find it)
+            message += " " + " ".join(notice.split())[:200]
         return WriteReceipt(status, action or "added", record.id, record.name, raw.get("id"), message, detail, activated)
 
     def link(self, space_id: str, source_id: str, target_id: str, *, edge_type: str = "semantic",

@@ -56,14 +56,14 @@ def test_provider_list_separates_installed_providers_from_those_without_a_packag
     text = cli.ok("provider", "list")
     views = cli.ok_json("provider", "list")["providers"]
     no_package = [v["providerId"] for v in views if v["providerId"] not in plugins.PACKAGES and not v["installed"]]
-    assert no_package == ["honcho", "retaindb", "byterover", "supermemory"]
-    assert len(views) == 9  # --json stays complete: 5 provider packages, 4 engines no package provides
+    assert no_package == ["honcho", "retaindb", "supermemory"]
+    assert len(views) == 9  # --json stays complete: 6 provider packages, 3 engines no package provides
     lines = text.splitlines()
     usable = [v["providerId"] for v in views if v["installed"]]
     assert [line.split()[0] for line in lines[:len(usable)]] == usable or (not usable and lines[0] ==
                                                                            "no provider package is installed")
     heading = lines.index("not available (the reference's providers; no mnemon-ls package provides them):")
-    assert [line.split()[0] for line in lines[heading + 1:heading + 5]] == no_package  # each with its reason
+    assert [line.split()[0] for line in lines[heading + 1:heading + 4]] == no_package  # each with its reason
     assert lines[heading + 1].startswith("  honcho       its server is in no package registry")
     assert lines[-1].startswith("mnemon-cli   built in: ")
     for provider_id in plugins.PACKAGES:

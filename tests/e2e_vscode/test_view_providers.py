@@ -146,3 +146,57 @@ def test_a_served_provider_says_what_its_spaces_cannot_do(code_server, vscode, p
             if server is not None:
                 server.stop()
             embeddings.stop()
+
+
+def test_a_byterover_provider_says_what_its_spaces_cannot_do(code_server, vscode, tmp_path) -> None:
+    """The real ``brv`` (``MNEMON_BYTEROVER_BRV``) with providers/byterover/tests/servers.py's stand-in of its login
+    service and a private ByteRover state, enabled from the CLI: the view lists it enabled and, under its row, what
+    it can and cannot do (no browse, related walk, links, graph, merge or entities); its project space shows in
+    Memory Spaces. Disabled again at the end, and every ByteRover process ended."""
+    import importlib.util
+    import os
+    import sys
+    from pathlib import Path
+
+    if not providers(code_server, vscode.workspace)["byterover"]["installed"] or not os.environ.get("MNEMON_BYTEROVER_BRV"):
+        message = "mnemon-ls-provider-byterover or its brv (MNEMON_BYTEROVER_BRV) is missing (.ci/run has both)"
+        if REQUIRED and os.environ.get("MNEMON_BYTEROVER_BRV"):
+            pytest.fail(message)
+        pytest.skip(message)
+    repo = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("byterover_servers", repo / "providers" / "byterover" / "tests" / "servers.py")
+    servers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(servers)
+    stub = servers.LoginStub().start()
+    home = servers.ByteRoverHome(os.environ["MNEMON_BYTEROVER_BRV"], stub)
+    saved = dict(code_server.env)
+    code_server.env.update(home.env)  # the CLI runs brv with this state (the editor's server only reads the tree)
+    try:
+        projects = tmp_path / "rover-projects"
+        mnemon_cli(code_server, vscode.workspace, "provider", "enable", "byterover", "--set",
+                   f"cliPath={os.environ['MNEMON_BYTEROVER_BRV']}", "--set", f"defaultDirectory={projects}")
+        mnemon_cli(code_server, vscode.workspace, "space", "create", "--provider", "byterover", "--name", "Rover team",
+                   "--description", "team decisions", "--active")
+        vscode.show_mnemon()
+        for other in ("Runtime Memory", "Documents", SPACES):  # room for the provider's details (a tree draws
+            vscode.collapse(other)                                # only the rows in sight)
+        vscode.run_command("Mnemon: Refresh Views")
+        view = vscode.view(PROVIDERS)
+        row = vscode.row(view, "ByteRover")
+        expect(vscode.description(row)).to_contain_text("enabled", timeout=SERVER_MS)
+        row.click()  # expanded: its details
+        expect(vscode.description(vscode.row(view, "Cannot"))).to_have_text(
+            "browse, entities, related, graph, link, merge", timeout=UI_MS)
+        expect(vscode.description(vscode.row(view, "Can"))).to_contain_text("forget (hard delete)", timeout=UI_MS)
+        row.click()  # collapsed again
+        expect(vscode.description(vscode.row(vscode.view(SPACES), "Rover team"))).to_contain_text("ByteRover",
+                                                                                                  timeout=SERVER_MS)
+    finally:
+        try:
+            if providers(code_server, vscode.workspace)["byterover"]["enabled"]:  # leave the window as it was
+                mnemon_cli(code_server, vscode.workspace, "provider", "disable", "byterover")
+        finally:
+            code_server.env.clear()
+            code_server.env.update(saved)
+            home.stop()
+            stub.stop()

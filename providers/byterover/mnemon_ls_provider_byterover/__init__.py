@@ -1,7 +1,7 @@
 """mnemon-ls provider ``byterover``: Memory Spaces in ByteRover projects (``byterover-cli``, the ``brv`` command).
 
 Mapping (reference dsh-mnemon.md 6.7 "byterover"): a space is one ByteRover *project* (a directory with
-``.brv/context-tree``, made by ``brv vc init``; memory field ``projectPath``, its absolute path); an item is
+``.brv/context-tree``, made by ``brv vc init``; memory field ``workingDirectory``, its absolute path); an item is
 one *context-tree entry*, a markdown file ``<domain>/<topic>/<name>.md`` of the tree. Its item id is its path in
 the tree with ``/`` written ``~`` (``decision~mnemon_ls~we_deploy_on_tuesdays_0a1b2c3d4e5f.md``; a path that
 cannot be read back from that form is carried in base64url, ``b64~...``, or named by its hash, ``h~...``:
@@ -25,7 +25,7 @@ What it cannot do: ``related``, ``link``, ``graph``, ``merge``, and ``browse`` (
 query). Scores: ``brv search``'s score is BM25 squashed into 0..1 (``s / (1 + s)``) and mixed with its recency
 and access signals, not a calibrated relevance: declared unscaled (tier ``unknown``).
 
-Service fields (``mnemon-ls provider configure byterover --set KEY=VALUE``): ``command`` (``brv``: the
+Service fields (``mnemon-ls provider configure byterover --set KEY=VALUE``): ``cliPath`` (``brv``: the
 ``brv`` command, a name on ``PATH`` or an absolute path), ``timeoutSeconds`` (30: for each ``brv`` run; its
 first run on a machine also starts ByteRover's daemon), ``defaultDirectory`` (where ``space create --provider
 byterover`` makes new projects; unset: new spaces are refused, existing projects are discovered).
@@ -45,12 +45,12 @@ PLUGIN = EnginePlugin(
     capabilities=Capabilities(search=True, browse=False, graph=False, entities=False, related=False, link=False,
                               forget=True, merge=False, write="exact", delete="hard", normalized_scores=False,
                               discover=True, create_namespace=True),
-    service_fields=("command", "timeoutSeconds", "defaultDirectory"),
-    memory_fields=("projectPath",),
+    service_fields=("cliPath", "timeoutSeconds", "defaultDirectory"),
+    memory_fields=("workingDirectory",),
     secret_fields=frozenset(),
     engine="mnemon_ls_provider_byterover.engine:ByteRoverEngine.open",
     field_rules={
-        "command": FieldRule("string", pattern=r"[^\s'\"]+",
+        "cliPath": FieldRule("string", pattern=r"[^\s'\"]+",
                              text="must be the brv command: a name on PATH or an absolute path, without spaces"),
         "timeoutSeconds": FieldRule("number", 1, 600, text="must be a number of seconds between 1 and 600"),
         "defaultDirectory": FieldRule("path", target="directory")})

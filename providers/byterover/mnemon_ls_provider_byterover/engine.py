@@ -15,9 +15,9 @@ else the user's home), ``brv vc init`` (a new project, in a directory this packa
 own, killed when ``timeoutSeconds`` runs out. Entries are read, written and deleted as files of the context
 tree (:class:`ByteRoverSpace`).
 
-Errors: :class:`~mnemon_ls.errors.InvalidInput` naming the field for a ``command`` that names no executable
-(``services.command``), a ``projectPath`` that is not absolute or not an initialised project
-(``connection.projectPath``), a new space without ``defaultDirectory`` (``services.defaultDirectory``) or whose
+Errors: :class:`~mnemon_ls.errors.InvalidInput` naming the field for a ``cliPath`` that names no executable
+(``services.cliPath``), a ``workingDirectory`` that is not absolute or not an initialised project
+(``connection.workingDirectory``), a new space without ``defaultDirectory`` (``services.defaultDirectory``) or whose
 directory exists (``name``), an id that is not an entry of the space (``id``);
 :class:`~mnemon_ls.errors.ProviderUnavailable` (``engine-failed``) naming the ``brv`` command that failed, did
 not answer within ``timeoutSeconds`` or answered what is not its JSON, and a context tree that cannot be
@@ -237,21 +237,21 @@ class ByteRoverEngine:
 
     @classmethod
     def open(cls, service: dict[str, Any]) -> "ByteRoverEngine":
-        """Open from service fields: finds the ``brv`` command (``InvalidInput`` naming ``services.command`` when
+        """Open from service fields: finds the ``brv`` command (``InvalidInput`` naming ``services.cliPath`` when
         there is none); runs nothing, writes nothing."""
-        name = str(service.get("command") or "brv").strip()
+        name = str(service.get("cliPath") or "brv").strip()
         if "/" in name:
             path = os.path.expanduser(name)
             if not os.path.isabs(path):
-                raise InvalidInput("services.command", "must be a command name on PATH or an absolute path (got a "
+                raise InvalidInput("services.cliPath", "must be a command name on PATH or an absolute path (got a "
                                                        "relative path)")
             found = path if os.path.isfile(path) and os.access(path, os.X_OK) else None
         else:
             found = shutil.which(name)
         if found is None:
-            raise InvalidInput("services.command", f"names no executable ({name} was not found"
+            raise InvalidInput("services.cliPath", f"names no executable ({name} was not found"
                                                    f"{'' if '/' in name else ' on PATH'}): install byterover-cli "
-                                                   "(npm install -g byterover-cli@3.14.0) or set command to its brv")
+                                                   "(npm install -g byterover-cli@3.14.0) or set cliPath to its brv")
         raw = service.get("timeoutSeconds")
         timeout = DEFAULT_TIMEOUT_SECONDS if raw in (None, "") else float(raw)
         directory = service.get("defaultDirectory")
@@ -340,7 +340,7 @@ class ByteRoverEngine:
                 continue
             seen.add(project)
             out.append(Namespace(project, Path(project).name or project, f"ByteRover project {project}",
-                                 {"projectPath": project}, sum(1 for _ in _entries(tree))))
+                                 {"workingDirectory": project}, sum(1 for _ in _entries(tree))))
         return out
 
     def create_namespace(self, name: str, description: str) -> Namespace:
@@ -373,20 +373,20 @@ class ByteRoverEngine:
         except BaseException:
             shutil.rmtree(project, ignore_errors=True)
             raise
-        return Namespace(str(project), name, description, {"projectPath": str(project)}, 0)
+        return Namespace(str(project), name, description, {"workingDirectory": str(project)}, 0)
 
     def space(self, connection: dict[str, Any], *, space_id: str) -> "ByteRoverSpace":
-        """The space of one project (``projectPath``: absolute, initialised)."""
-        project = connection.get("projectPath")
+        """The space of one project (``workingDirectory``: absolute, initialised)."""
+        project = connection.get("workingDirectory")
         if not isinstance(project, str) or not project.strip():
-            raise InvalidInput("connection.projectPath", "is required: the absolute path of a ByteRover project "
+            raise InvalidInput("connection.workingDirectory", "is required: the absolute path of a ByteRover project "
                                                          "directory", spaceId=space_id)
         if not os.path.isabs(project) or ".." in Path(project).parts:
-            raise InvalidInput("connection.projectPath", "must be an absolute path without '..' (a ByteRover "
+            raise InvalidInput("connection.workingDirectory", "must be an absolute path without '..' (a ByteRover "
                                                          "project directory)", spaceId=space_id)
         tree = Path(project, *TREE)
         if not tree.is_dir():
-            raise InvalidInput("connection.projectPath", f"is not an initialised ByteRover project ({project} has no "
+            raise InvalidInput("connection.workingDirectory", f"is not an initialised ByteRover project ({project} has no "
                                                          ".brv/context-tree): run `brv vc init` in it",
                                spaceId=space_id)
         return ByteRoverSpace(self, Path(project), tree, space_id)
@@ -534,7 +534,7 @@ class ByteRoverSpace(NoGraphNoMerge):
         """The CLI-like status object of this project."""
         return {"total_insights": self.count(), "deleted_insights": 0, "by_category": {}, "edge_count": 0,
                 "top_entities": [], "oplog_count": 0, "db_path": str(self.tree), "db_size_bytes": 0,
-                "projectPath": str(self.project)}
+                "workingDirectory": str(self.project)}
 
     def count(self) -> int:
         """Entries in this project's context tree (each a mnemon-ls item)."""

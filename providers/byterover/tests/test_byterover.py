@@ -39,18 +39,18 @@ def test_not_configured_bad_fields_and_a_missing_command_change_nothing(tmp_path
     assert refused.value.data["reason"] == "not-configured"
     service.thirdparty.configure("byterover", {"timeoutSeconds": "30"})
     before = (root / "state" / "memory-providers.json").read_bytes()
-    for bad, field in (({"command": str(tmp_path / "no-such-brv")}, "services.command"),
-                       ({"command": "no-such-brv-command"}, "services.command"),
-                       ({"command": "bin/brv"}, "services.command"),
-                       ({"command": "brv --help"}, "services.command"),
+    for bad, field in (({"cliPath": str(tmp_path / "no-such-brv")}, "services.cliPath"),
+                       ({"cliPath": "no-such-brv-command"}, "services.cliPath"),
+                       ({"cliPath": "bin/brv"}, "services.cliPath"),
+                       ({"cliPath": "brv --help"}, "services.cliPath"),
                        ({"timeoutSeconds": "0"}, "services.timeoutSeconds"),
                        ({"defaultDirectory": "projects"}, "services.defaultDirectory"),
                        ({"endpoint": "http://127.0.0.1:9"}, "services.endpoint")):
         with pytest.raises(InvalidInput) as error:
-            service.thirdparty.enable("byterover", {"command": brv, **bad})
+            service.thirdparty.enable("byterover", {"cliPath": brv, **bad})
         assert error.value.data["field"] == field, (bad, error.value.to_dict())
     with pytest.raises(InvalidInput) as missing:
-        service.thirdparty.enable("byterover", {"command": str(tmp_path / "no-such-brv")})
+        service.thirdparty.enable("byterover", {"cliPath": str(tmp_path / "no-such-brv")})
     assert "names no executable" in missing.value.rule and "byterover-cli" in missing.value.rule
     assert (root / "state" / "memory-providers.json").read_bytes() == before
     service.close()
@@ -63,10 +63,10 @@ def test_discovery_remember_recall_forget_and_gating(tmp_path: Path, byterover, 
     (notes / ".brv" / "context-tree" / "infra" / "rate_limit" / "gateway.md").write_text(HAND_WRITTEN + "\n")
     root = tmp_path / "root"
     service = SpacesService(root, provider_timeout=120)
-    enabled = service.thirdparty.enable("byterover", {"command": brv})
+    enabled = service.thirdparty.enable("byterover", {"cliPath": brv})
     assert enabled["health"]["ok"] is True and enabled["health"]["engine"] == "ByteRover 3.14.0 (byterover-cli)"
     views = {v.record.external_id: v.to_dict() for v in service.list_spaces()}
-    assert views[str(notes)]["name"] == "notes" and views[str(notes)]["location"]["connectionFields"] == ["projectPath"]
+    assert views[str(notes)]["name"] == "notes" and views[str(notes)]["location"]["connectionFields"] == ["workingDirectory"]
     caps = views[str(notes)]["capabilities"]
     assert (caps["related"], caps["link"], caps["merge"], caps["browse"], caps["graph"], caps["delete"],
             caps["write"], caps["forget"], caps["normalizedScores"]) == \
@@ -90,6 +90,8 @@ def test_discovery_remember_recall_forget_and_gating(tmp_path: Path, byterover, 
                                tags=["release"], category="decision", importance=4).to_dict()
     chinese = service.remember("部署窗口是每周二晚上八点", space_id=space["id"]).to_dict()
     assert english["status"] == chinese["status"] == "committed" and english["id"] != chinese["id"]
+    assert english["message"] == (f"Remembered in {space['name']}. ByteRover's search may take up to 5 s (its index "
+                                  "cache) to find it."), english["message"]  # the receipt says when it shows
     said = service.recall("roll back", spaces=[space["id"]]).to_dict()["notices"]
     assert any("index it caches for 5 s" in n for n in said), said  # right after a write: recall says so
     assert english["id"].startswith("decision~mnemon_ls~we_roll_back_when_the_error_rate_passes_")
@@ -143,7 +145,7 @@ def test_an_entry_brv_curate_wrote_is_recalled_and_one_mnemon_ls_wrote_is_delete
     written = payments / ".brv" / "context-tree" / "payments" / "webhooks" / "stripe_retry_policy.md"
     assert written.is_file(), curated.stdout[-2000:]
     service = SpacesService(tmp_path / "root", provider_timeout=120)
-    service.thirdparty.enable("byterover", {"command": brv})
+    service.thirdparty.enable("byterover", {"cliPath": brv})
     space = space_of(service, payments)
     service.activate(space)
     counted = {v.record.external_id: v for v in service.list_spaces()}[str(payments)]
@@ -167,17 +169,17 @@ def test_an_entry_brv_curate_wrote_is_recalled_and_one_mnemon_ls_wrote_is_delete
 def test_bad_input_is_named_and_writes_nothing(tmp_path: Path, byterover, project, brv: str) -> None:
     from mnemon_ls_provider_byterover.engine import ByteRoverEngine
 
-    engine = ByteRoverEngine.open({"command": brv})
+    engine = ByteRoverEngine.open({"cliPath": brv})
     plain = tmp_path / "plain"
     plain.mkdir()
-    for connection, rule in (({}, "is required"), ({"projectPath": "relative/dir"}, "absolute"),
-                             ({"projectPath": str(tmp_path / "a" / ".." / "b")}, "absolute path without '..'"),
-                             ({"projectPath": str(plain)}, "not an initialised ByteRover project")):
+    for connection, rule in (({}, "is required"), ({"workingDirectory": "relative/dir"}, "absolute"),
+                             ({"workingDirectory": str(tmp_path / "a" / ".." / "b")}, "absolute path without '..'"),
+                             ({"workingDirectory": str(plain)}, "not an initialised ByteRover project")):
         with pytest.raises(InvalidInput) as refused:
             engine.space(connection, space_id="s")
-        assert refused.value.data["field"] == "connection.projectPath" and rule in refused.value.rule, connection
+        assert refused.value.data["field"] == "connection.workingDirectory" and rule in refused.value.rule, connection
     rover = project("rover")
-    space = engine.space({"projectPath": str(rover)}, space_id="s")
+    space = engine.space({"workingDirectory": str(rover)}, space_id="s")
     tree = rover / ".brv" / "context-tree"
     before = sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*") if ".git" not in p.parts)
     outside = tmp_path / "outside.md"
@@ -204,7 +206,7 @@ def test_bad_input_is_named_and_writes_nothing(tmp_path: Path, byterover, projec
     assert list(elsewhere.iterdir()) == []
     # a project whose tree went away: its space is refused naming the field, other spaces still answer
     service = SpacesService(tmp_path / "root", provider_timeout=120)
-    service.thirdparty.enable("byterover", {"command": brv})
+    service.thirdparty.enable("byterover", {"cliPath": brv})
     native = service.create_space("Native", "native", active=True).record.id
     service.remember("dark mode is the default theme of the docs site", space_id=native)
     gone = project("gone")
@@ -225,7 +227,7 @@ def test_an_engine_that_goes_down_is_isolated_in_federated_recall(tmp_path: Path
     team = own_byterover.init_project(tmp_path / "team")
     root = tmp_path / "root"
     service = SpacesService(root, provider_timeout=120)
-    service.thirdparty.enable("byterover", {"command": brv, "timeoutSeconds": "8"})
+    service.thirdparty.enable("byterover", {"cliPath": brv, "timeoutSeconds": "8"})
     space = space_of(service, team)
     service.activate(space)
     mine = service.remember("dark mode is what the team ships first", space_id=space).to_dict()["id"]

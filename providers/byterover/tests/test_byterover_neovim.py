@@ -43,8 +43,8 @@ def session(nvim_binary: NvimBinary, tmp_path: Path, byterover):
 def test_byterover_is_configured_enabled_and_gated_by_its_capabilities_in_the_picker(
         session: Session, tmp_path: Path, brv: str) -> None:
     ws = start(session, tmp_path)
-    answer(session, "ByteRover", "Configure", "command", brv)
-    run(session, "MnemonProviders", "ByteRover: command saved")
+    answer(session, "ByteRover", "Configure", "cliPath", brv)
+    run(session, "MnemonProviders", "ByteRover: cliPath saved")
     prompts = session.lua("return T.prompts")
     assert "can: recall, forget (hard delete)" in prompts[1], prompts[1]
     assert "cannot: browse, entities, related, graph, link, merge" in prompts[1], prompts[1]

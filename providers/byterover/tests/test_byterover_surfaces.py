@@ -31,7 +31,7 @@ def root(tmp_path: Path, project, brv: str) -> dict[str, str]:
     service = SpacesService(data, provider_timeout=120)
     service.create_space("Project", "project decisions", active=True)
     service.remember("We chose SQLite FTS5 for the side index")
-    service.thirdparty.enable("byterover", {"command": brv})
+    service.thirdparty.enable("byterover", {"cliPath": brv})
     team = next(v.record.id for v in service.list_spaces() if v.record.external_id == str(rover))
     service.activate(team)
     item = service.remember("We deploy on Tuesdays after review", space_id=team).to_dict()["id"]
