@@ -155,7 +155,6 @@ def test_a_byterover_provider_says_what_its_spaces_cannot_do(code_server, vscode
     Memory Spaces. Disabled again at the end, and every ByteRover process ended."""
     import importlib.util
     import os
-    import sys
     from pathlib import Path
 
     if not providers(code_server, vscode.workspace)["byterover"]["installed"] or not os.environ.get("MNEMON_BYTEROVER_BRV"):
