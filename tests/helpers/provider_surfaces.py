@@ -32,11 +32,17 @@ def make_root(data: Path, provider: str, service_fields: dict[str, str], space_n
     view = service.create_space(space_name, "team decisions", active=True, provider=provider)
     item = service.remember(content, space_id=view.record.id).to_dict()["id"]
     service.close()
+    return {"data": str(data), "team": view.record.id, "item": item, "externalId": view.record.external_id,
+            **root_env(data)}
+
+
+def root_env(data: Path) -> dict[str, str]:
+    """``{"env:<NAME>": value}``: the environment of the CLI and servers on the global root ``data`` (this
+    process's, without ``MNEMON_*``, plus ``--scope global``, ``MNEMON_DATA_DIR``, semantic recall off)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMON_")}
     env.update(HOME=os.environ["HOME"], MNEMON_DATA_DIR=str(data), MNEMON_STORAGE_SCOPE="global",
                MNEMON_SEMANTIC="off", PYTHONUNBUFFERED="1", MNEMON_PROVIDER_TIMEOUT_MS="300000")
-    return {"data": str(data), "team": view.record.id, "item": item, "externalId": view.record.external_id,
-            **{f"env:{k}": v for k, v in env.items()}}
+    return {f"env:{k}": v for k, v in env.items()}
 
 
 def env_of(root: dict[str, str]) -> dict[str, str]:
@@ -53,7 +59,8 @@ def cli(root: dict[str, str], *args: str) -> subprocess.CompletedProcess:
 def lsp_answers(root: dict[str, str], tmp_path: Path, query: str) -> tuple[list[Any], dict[str, dict]]:
     """The language server's answers on ``root`` (a workspace with ``notes.md`` open): ``spaces``
     (``mnemon/spaces/list``), ``recall`` (``query`` in the provider space), ``related``, ``other`` (a remember in
-    it), ``link`` (item to ``other``), ``actions`` (the code actions on the first line). Returns
+    it), ``link`` (item to ``other``), ``forget`` (of ``other``), ``actions`` (the code actions on the first line).
+    Returns
     ``(protocol errors, answers)``."""
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
@@ -86,6 +93,8 @@ def lsp_answers(root: dict[str, str], tmp_path: Path, query: str) -> tuple[list[
             answers["link"] = await server.call("mnemon/link", {
                 "spaceId": root["team"], "sourceId": root["item"], "targetId": answers["other"]["result"]["id"]},
                 timeout=180)
+            answers["forget"] = await server.call("mnemon/forget", {
+                "spaceId": root["team"], "id": answers["other"]["result"]["id"]}, timeout=180)
         finally:
             await server.close()
         return server, answers

@@ -14,6 +14,8 @@ from typing import Callable, Iterator
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+# the shared test helpers of the provider packages (tests/helpers of the repository)
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "helpers"))
 
 from servers import ByteRoverHome, FakeModel, LoginStub, brv_command  # noqa: E402
 

@@ -6,19 +6,14 @@ servers)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from mnemon_ls.spaces import SpacesService
+from provider_surfaces import cli, lsp_answers, mcp_answers, root_env
 from servers import wait_for
-
-REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
@@ -36,20 +31,7 @@ def root(tmp_path: Path, project, brv: str) -> dict[str, str]:
     service.activate(team)
     item = service.remember("We deploy on Tuesdays after review", space_id=team).to_dict()["id"]
     service.close()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMON_")}
-    env.update(HOME=os.environ["HOME"], MNEMON_DATA_DIR=str(data), MNEMON_STORAGE_SCOPE="global",
-               MNEMON_SEMANTIC="off", PYTHONUNBUFFERED="1", MNEMON_PROVIDER_TIMEOUT_MS="300000")
-    return {"data": str(data), "team": team, "item": item, "project": str(rover),
-            **{f"env:{k}": v for k, v in env.items()}}
-
-
-def env_of(root: dict[str, str]) -> dict[str, str]:
-    return {k[4:]: v for k, v in root.items() if k.startswith("env:")}
-
-
-def cli(root: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mnemon_ls", *args], capture_output=True, text=True,
-                          env=env_of(root), cwd=root["data"], timeout=300)
+    return {"data": str(data), "team": team, "item": item, "project": str(rover), **root_env(data)}
 
 
 def test_the_cli_says_what_byterover_cannot_do_refuses_it_and_recalls_and_forgets(root: dict[str, str]) -> None:
@@ -81,44 +63,8 @@ def test_the_cli_says_what_byterover_cannot_do_refuses_it_and_recalls_and_forget
 
 def test_the_language_server_gates_by_capability_and_offers_the_space_as_a_write_target(
         root: dict[str, str], tmp_path: Path) -> None:
-    sys.path.insert(0, str(REPO))
-    from tests.lsp.rawclient import RawServer  # the strict frame parser of the main suite
-
-    folder = tmp_path / "repo"
-    (folder / ".git").mkdir(parents=True)
-    source = folder / "notes.md"
-    source.write_text("Releases need two approvals\n", encoding="utf-8")
-    uri = source.as_uri()
-
-    async def session() -> tuple[RawServer, dict[str, dict]]:
-        server = RawServer()
-        await server.start(env_of(root), tmp_path)
-        answers: dict[str, dict] = {}
-        try:
-            await server.initialize([folder], {"mnemon": {"storageScope": "global", "providerTimeoutMs": 300000}})
-            server.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "markdown",
-                                                                     "version": 1, "text": source.read_text()}})
-            for name, method, params in (
-                    ("spaces", "mnemon/spaces/list", {}),
-                    ("recall", "mnemon/recall", {"query": "when do we deploy", "spaces": [root["team"]]}),
-                    ("related", "mnemon/related", {"spaceId": root["team"], "id": root["item"]}),
-                    ("other", "mnemon/remember", {"content": "Hotfixes need one approval", "spaceId": root["team"]}),
-                    ("actions", "textDocument/codeAction", {
-                        "textDocument": {"uri": uri},
-                        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 27}},
-                        "context": {"diagnostics": []}})):
-                answers[name] = await server.call(method, params, timeout=180)
-            answers["link"] = await server.call("mnemon/link", {
-                "spaceId": root["team"], "sourceId": root["item"], "targetId": answers["other"]["result"]["id"]},
-                timeout=180)
-            answers["forget"] = await server.call("mnemon/forget", {
-                "spaceId": root["team"], "id": answers["other"]["result"]["id"]}, timeout=180)
-        finally:
-            await server.close()
-        return server, answers
-
-    server, answers = asyncio.run(session())
-    assert server.protocol_errors == []
+    errors, answers = lsp_answers(root, tmp_path, "when do we deploy")
+    assert errors == []
     spaces = {s["id"]: s for s in answers["spaces"]["result"]["spaces"]}
     caps = spaces[root["team"]]["capabilities"]
     assert (caps["related"], caps["link"], caps["merge"], caps["browse"], caps["forget"], caps["write"]) == \
@@ -134,32 +80,7 @@ def test_the_language_server_gates_by_capability_and_offers_the_space_as_a_write
 
 def test_the_mcp_server_refuses_what_byterover_cannot_do_and_recalls_from_it(root: dict[str, str],
                                                                              tmp_path: Path) -> None:
-    calls = {2: ("mnemon_recall", {"query": "when do we deploy"}),
-             3: ("mnemon_related", {"space_id": root["team"], "id": root["item"]}),
-             4: ("mnemon_link", {"space_id": root["team"], "source_id": root["item"], "target_id": "other~x.md"})}
-    messages = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                 "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                            "clientInfo": {"name": "test", "version": "1"}}},
-                {"jsonrpc": "2.0", "method": "notifications/initialized"},
-                *({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": t, "arguments": a}}
-                  for n, (t, a) in calls.items())]
-    proc = subprocess.Popen([sys.executable, "-m", "mnemon_ls", "mcp", "--workspace", str(tmp_path)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env_of(root),
-                            cwd=tmp_path)
-    try:
-        for message in messages:
-            proc.stdin.write((json.dumps(message) + "\n").encode())
-            proc.stdin.flush()
-        answers: dict[int, dict] = {}
-        while len(answers) < 4:
-            line = proc.stdout.readline()
-            assert line, proc.stderr.read().decode()
-            message = json.loads(line)  # every line of stdout is one JSON-RPC message
-            if message.get("id") in (1, 2, 3, 4):
-                answers[message["id"]] = message
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=60)
+    answers = mcp_answers(root, tmp_path, "when do we deploy")
     recall = answers[2]["result"]
     assert not recall.get("isError") and "We deploy on Tuesdays after review" in recall["content"][0]["text"]
     for number, name in ((3, "related"), (4, "link")):

@@ -58,6 +58,7 @@ def test_the_language_server_gates_by_capability_and_offers_the_space_as_a_write
     for name in ("related", "link"):
         error = answers[name]["error"]
         assert error["data"]["code"] == "space-refused" and error["message"].endswith(f"does not support {name}"), error
+    assert answers["forget"]["result"]["status"] == "committed", answers["forget"]
     titles = [a["title"] for a in answers["actions"]["result"]]
     assert f"Remember selection in space {spaces[root['team']]['name']}" in titles, titles
 
