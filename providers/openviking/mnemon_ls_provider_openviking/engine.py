@@ -36,8 +36,11 @@ from mnemon_ls.spaces.providers.rest import as_dict, endpoint_of, JsonClient, ke
 from . import USER_PATTERN
 
 DEFAULT_TIMEOUT_SECONDS = 30.0
-#: One folder or file name in a space's URI: no ``/``, no control character, not ``.`` or ``..``.
-_SEGMENT = r"(?!\.\.?(?:/|$))[^/\x00-\x1f\x7f]{1,255}"
+#: One folder or file name in a space's URI: no ``/``, ``\\`` or control character, not ``.`` or ``..``, not
+#: drive-like (``c:...``): OpenViking refuses the last three with HTTP 403, which reads as a refused key.
+_SEGMENT = r"(?!\.\.?(?:/|$))(?![A-Za-z]:)[^/\\\x00-\x1f\x7f]{1,255}"
+#: A relative path OpenViking refuses (HTTP 403 PERMISSION_DENIED): a ``\\`` anywhere, a drive-like segment.
+_UNSAFE = re.compile(r"\\|(?:^|/)[A-Za-z]:")
 #: A space's ``targetUri``: one user's memories root or a folder under it (group 1 the user). (OpenViking 0.5
 #: refuses ``viking://user/memories``, which the reference's registries may hold: a user must be named.)
 SPACE_URI = re.compile(rf"^viking://user/({USER_PATTERN})/memories(?:/{_SEGMENT})*$")
@@ -150,7 +153,7 @@ class OpenVikingEngine:
         """The memories root of every user the server shows (``viking://user/<user>/memories``)."""
         users = self.listing("viking://user", recursive=False) or []
         roots = [f"{u}/memories" for u in users if isinstance(u, str)]
-        return [r for r in roots if SPACE_URI.match(r)]
+        return [r for r in roots if SPACE_URI.fullmatch(r)]
 
     def health(self) -> Health:
         """The server's own health and the memory folders it shows."""
@@ -192,7 +195,7 @@ class OpenVikingEngine:
     def space(self, connection: dict[str, Any], *, space_id: str) -> "OpenVikingSpace":
         """The space of one user's memories root or a folder under it (``targetUri``)."""
         uri = connection.get("targetUri")
-        if not isinstance(uri, str) or not SPACE_URI.match(uri):
+        if not isinstance(uri, str) or not SPACE_URI.fullmatch(uri):
             raise InvalidInput("connection.targetUri", "must name a user: viking://user/<user>/memories[/<folder>...] "
                                                        "(OpenViking 0.5 refuses viking://user/memories)",
                                spaceId=space_id)
@@ -242,7 +245,7 @@ class OpenVikingSpace(NoGraphNoMerge):
             return next((u for u in self._files() if self.item_id(u) == item_id), None)
         relative = carried(item_id)
         if relative is None or any(p in ("", ".", "..") for p in relative.split("/")) or \
-                any(ord(c) < 32 for c in relative):
+                any(ord(c) < 32 for c in relative) or _UNSAFE.search(relative):
             return None
         uri = f"{self.uri}/{relative}"
         return uri if self.item_id(uri) == item_id else None

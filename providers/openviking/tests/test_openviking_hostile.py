@@ -1,0 +1,63 @@
+"""Hostile input to OpenViking spaces on a real OpenViking server: item ids and hand-edited ``targetUri`` values
+that OpenViking refuses as unsafe paths (HTTP 403, which must not read as a refused key), and what a write
+keeps of its fields."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+
+from mnemon_ls.errors import InvalidInput
+from mnemon_ls.spaces import SpacesService
+
+
+def _b64(name: str) -> str:
+    return "b64~" + base64.urlsafe_b64encode(name.encode()).decode().rstrip("=")
+
+
+def test_ids_openviking_calls_unsafe_are_not_items_and_nothing_is_deleted(tmp_path: Path, openviking,
+                                                                          folder: str) -> None:
+    service = SpacesService(tmp_path / "root", provider_timeout=120)
+    service.thirdparty.enable("openviking", {"endpoint": openviking.endpoint})
+    space = service.create_space(f"Hostile {folder}", "attacks", provider="openviking").to_dict()["id"]
+    kept = service.remember("The staging database is refreshed every night", space_id=space).to_dict()["id"]
+    victim = f"viking://user/default/memories/victim_{folder}.md"
+    assert openviking.call("POST", "/api/v1/content/write", {"uri": victim, "content": "outside the space",
+                                                             "wait": True, "processing_mode": "vectors_only"}
+                           )["status"] == "ok"
+    # valid mnemon-ls item ids (no '/', no '..') that OpenViking refuses with HTTP 403 as paths
+    for junk in ("c:x.md", "C:victim.md", _b64("x\\..\\..\\victim.md"), _b64(f"..\\victim_{folder}.md"),
+                 _b64("sub/d:\\x.md")):
+        with pytest.raises(InvalidInput) as refused:
+            service.forget(space, junk)
+        assert refused.value.data["field"] == "id", (junk, refused.value.to_dict())
+        assert "apiKey" not in str(refused.value.to_dict())
+    assert openviking.call("GET", f"/api/v1/fs/stat?uri={victim}")["status"] == "ok"
+    assert service.space_status(space)["status"]["total_insights"] == 1
+    assert service.forget(space, kept).to_dict()["status"] == "committed"
+    service.close()
+
+
+def test_a_hand_edited_target_uri_openviking_calls_unsafe_is_refused_naming_the_field(tmp_path: Path, openviking,
+                                                                                      folder: str) -> None:
+    root = tmp_path / "root"
+    service = SpacesService(root, provider_timeout=120)
+    service.thirdparty.enable("openviking", {"endpoint": openviking.endpoint})
+    space = service.create_space(f"Edited {folder}", "hand edits", provider="openviking").to_dict()["id"]
+    service.close()
+    registry = root / "state" / "memory-providers.json"
+    for bad in (f"viking://user/default/memories/{folder}\\..\\..", "viking://user/default/memories/c:x",
+                "viking://user/default/memories\n"):
+        data = json.loads(registry.read_text())
+        for body in data["bodies"]:
+            if body["id"] == space:
+                body["connection"]["targetUri"] = body["externalId"] = bad
+        registry.write_text(json.dumps(data))
+        service = SpacesService(root, provider_timeout=120)
+        with pytest.raises(InvalidInput) as refused:
+            service.remember("Never written anywhere", space_id=space)
+        assert refused.value.data["field"].endswith("targetUri"), (bad, refused.value.to_dict())
+        service.close()
