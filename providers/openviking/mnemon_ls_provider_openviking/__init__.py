@@ -13,8 +13,9 @@ the memories root of every user the server shows (OpenViking's own session commi
 ``preferences/``, ``entities/``, ``events/``...). What it cannot do: ``related``, ``link``, ``graph``, ``merge``.
 
 Search tags: OpenViking keeps ``key=value`` tags (one value per key, lower-cased) and filters by them; category,
-importance and source are kept as ``category=``, ``importance=``, ``source=`` and mnemon-ls's tags as ``tags=`` +
-the hex of their UTF-8 JSON list (hex survives the lower-casing).
+importance and source are kept as ``category=``, ``importance=``, ``source=`` (a source with upper-case letters,
+``=``, spaces or other characters as ``source_hex=`` + the hex of its UTF-8 bytes) and mnemon-ls's tags as
+``tags=`` + the hex of their UTF-8 JSON list (hex survives the lower-casing).
 
 Scores: ``find``'s score is the cosine of the server's embedding model, which this package does not know, so
 scores are declared unscaled (tier ``unknown``; ``strict-v2`` sends an assistant at most

@@ -68,6 +68,24 @@ def _tags_of(value: str) -> list[str]:
     return [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
 
 
+#: A source kept as it is in a search tag (OpenViking lower-cases tags and drops one with a second ``=``); any
+#: other source is kept as ``source_hex=`` + the hex of its UTF-8 bytes.
+_PLAIN_SOURCE = re.compile(r"[a-z0-9_.:@+-]{1,100}")
+
+
+def _source_tag(source: str) -> str:
+    return f"source={source}" if _PLAIN_SOURCE.fullmatch(source) else f"source_hex={source.encode('utf-8').hex()}"
+
+
+def _source_of(marks: Mapping[str, str]) -> str | None:
+    if "source_hex" in marks:
+        try:
+            return bytes.fromhex(marks["source_hex"]).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            pass
+    return marks.get("source")
+
+
 def _search_tags(raw: Any) -> dict[str, str]:
     """OpenViking's ``key=value`` tags of a result as a map (anything else ignored)."""
     out: dict[str, str] = {}
@@ -265,7 +283,7 @@ class OpenVikingSpace(NoGraphNoMerge):
         tags as search tags (package doc)."""
         text = content.strip()
         item = FILE_PREFIX + uuid.uuid4().hex
-        search_tags = [f"category={category.lower()}", f"importance={importance}", f"source={source.lower()}"]
+        search_tags = [f"category={category.lower()}", f"importance={importance}", _source_tag(source)]
         if tags:
             search_tags.append(f"tags={_tags_value(list(tags))}")
         result = as_dict(self.engine.call("POST", "/content/write", {
@@ -284,7 +302,7 @@ class OpenVikingSpace(NoGraphNoMerge):
         return Item(item_id, str(row.get("abstract") or ""),
                     category=marks.get("category") or marks.get("memory_type") or "general",
                     importance=_importance(marks.get("importance")), tags=_tags_of(marks.get("tags", "")),
-                    entities=[], source=marks.get("source"), created_at=_time(row.get("created_at")), score=score,
+                    entities=[], source=_source_of(marks), created_at=_time(row.get("created_at")), score=score,
                     matched_via="openviking-vector",
                     similarity={"cosine": round(score, 4), "z": None} if score is not None else None,
                     updated_at=_time(row.get("updated_at")))

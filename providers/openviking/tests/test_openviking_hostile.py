@@ -61,3 +61,21 @@ def test_a_hand_edited_target_uri_openviking_calls_unsafe_is_refused_naming_the_
             service.remember("Never written anywhere", space_id=space)
         assert refused.value.data["field"].endswith("targetUri"), (bad, refused.value.to_dict())
         service.close()
+
+
+def test_a_source_comes_back_as_it_was_given(tmp_path: Path, openviking, folder: str) -> None:
+    service = SpacesService(tmp_path / "root", provider_timeout=120)
+    service.thirdparty.enable("openviking", {"endpoint": openviking.endpoint})
+    space = service.create_space(f"Sources {folder}", "sources", provider="openviking").to_dict()["id"]
+    texts = {"Claude Code": "The linter runs before every commit in this repository",
+             "ci=nightly,main": "Nightly builds publish the documentation site",
+             "助手": "数据库备份每天凌晨三点进行",
+             "agent": "The release branch is cut on the first Monday of the month"}
+    ids = {source: service.remember(text, space_id=space, source=source).to_dict()["id"]
+           for source, text in texts.items()}
+    for source, text in texts.items():
+        found = {r["id"]: r for r in service.recall(text, spaces=[space], limit=10).to_dict()["results"]}
+        assert found[ids[source]]["source"] == source, (source, found[ids[source]])
+    only = service.recall("release branch", spaces=[space], source="agent").to_dict()["results"]
+    assert [r["id"] for r in only] == [ids["agent"]]
+    service.close()
