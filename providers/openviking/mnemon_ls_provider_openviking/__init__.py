@@ -35,8 +35,13 @@ from mnemon_ls.spaces.providers.base import Capabilities, FieldRule
 
 __all__ = ["PLUGIN"]
 
-#: A user id OpenViking accepts in a URI, and so mnemon-ls does (letters, digits, ``_``, ``-``, ``.``).
-USER_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
+#: A user id OpenViking accepts in a URI, and so mnemon-ls does (OpenViking 0.5's ``validate_user_id``: 1..255
+#: letters, digits, ``_``, ``.``, ``@``, ``-``, at most one ``@``, not ``.`` or ``..``; e.g. ``alice@acme.com``).
+USER_PATTERN = (r"(?!\.\.?(?![A-Za-z0-9_.@-]))(?![A-Za-z0-9_.-]*@[A-Za-z0-9_.-]*@)"
+                r"[A-Za-z0-9_.@-]{1,255}")
+
+USER_RULE = ("must be an OpenViking user id: 1..255 letters, digits, '_', '.', '@' or '-', at most one '@', "
+             "not '.' or '..'")
 
 #: The ``mnemon_ls.providers`` entry point ``openviking`` (protocol: mnemon_ls.spaces.providers.base; the engine
 #: module is imported only when the provider is opened).
@@ -52,6 +57,5 @@ PLUGIN = EnginePlugin(
     field_rules={
         "endpoint": FieldRule("url"),
         "user": FieldRule("string", pattern=USER_PATTERN,
-                          text="must be an OpenViking user id: 1..64 letters, digits, '_', '.' or '-', starting "
-                               "with a letter or digit"),
+                          text=USER_RULE),
         "timeoutSeconds": FieldRule("number", 0.1, 600, text="must be a number of seconds between 0.1 and 600")})

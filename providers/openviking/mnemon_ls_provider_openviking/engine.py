@@ -33,7 +33,7 @@ from mnemon_ls.spaces.providers.base import (filtered, Health, KeepFn, Namespace
 from mnemon_ls.spaces.providers.carried_ids import carried, carry, HASHED
 from mnemon_ls.spaces.providers.rest import as_dict, endpoint_of, JsonClient, key_of
 
-from . import USER_PATTERN
+from . import USER_PATTERN, USER_RULE
 
 DEFAULT_TIMEOUT_SECONDS = 30.0
 #: One folder or file name in a space's URI: no ``/``, ``\\`` or control character, not ``.`` or ``..``, not
@@ -115,8 +115,7 @@ class OpenVikingEngine:
         key = key_of(service)
         user = str(service.get("user") or "default")
         if not re.fullmatch(USER_PATTERN, user):
-            raise InvalidInput("services.user", "must be an OpenViking user id: 1..64 letters, digits, '_', '.' or "
-                                                "'-', starting with a letter or digit")
+            raise InvalidInput("services.user", USER_RULE)
         raw = service.get("timeoutSeconds")
         timeout = DEFAULT_TIMEOUT_SECONDS if raw in (None, "") else float(raw)
         http = JsonClient("openviking", endpoint, key, timeout, key_header="X-API-Key", key_prefix="",

@@ -79,3 +79,27 @@ def test_a_source_comes_back_as_it_was_given(tmp_path: Path, openviking, folder:
     only = service.recall("release branch", spaces=[space], source="agent").to_dict()["results"]
     assert [r["id"] for r in only] == [ids["agent"]]
     service.close()
+
+
+def test_users_openviking_accepts_are_discovered_and_can_be_configured(tmp_path: Path, openviking,
+                                                                      folder: str) -> None:
+    users = (f"{folder}@acme.com", f"_{folder}", f".{folder}")
+    for user in users:
+        assert openviking.call("POST", "/api/v1/content/write", {
+            "uri": f"viking://user/{user}/memories/note.md", "content": f"Notes of {user} about the build",
+            "wait": True, "processing_mode": "vectors_only"}, user=user)["status"] == "ok"
+    service = SpacesService(tmp_path / "root", provider_timeout=120)
+    service.thirdparty.enable("openviking", {"endpoint": openviking.endpoint, "user": users[0]})
+    found = {v.record.external_id: v.record.id for v in service.list_spaces()}
+    for user in users:
+        assert f"viking://user/{user}/memories" in found, (user, sorted(found))
+    space = service.create_space(f"Mail {folder}", "a user named by mail", provider="openviking").to_dict()
+    assert space["location"]["externalId"] == f"viking://user/{users[0]}/memories/mail_{folder}"
+    mine = service.remember("The build cache lives on the shared volume", space_id=space["id"]).to_dict()["id"]
+    hit = service.recall("where is the build cache", spaces=[space["id"]]).to_dict()["results"]
+    assert hit[0]["id"] == mine
+    for bad in ("a@b@c", "..", "a b"):
+        with pytest.raises(InvalidInput) as refused:
+            service.thirdparty.configure("openviking", {"user": bad})
+        assert refused.value.data["field"] == "services.user"
+    service.close()
