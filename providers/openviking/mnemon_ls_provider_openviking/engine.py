@@ -50,6 +50,8 @@ FILE_PREFIX = "mnemon-"
 _OWN = re.compile(r"^mnemon-[0-9a-f]{32}$")
 #: Entries listed per page (``fs/ls``).
 PAGE = 500
+#: The most entries one listing takes (``fs/ls`` pages of :data:`PAGE`): a server paging past it is refused.
+MAX_LISTED = 200_000
 #: A result whose abstract is this long (characters) or empty has its file read whole (``content/read``).
 READ_WHOLE_CHARS = 2000
 #: What OpenViking writes in a folder beside the memories (``.abstract.md``, ``.overview.md``, ``.meta.json``...).
@@ -143,8 +145,11 @@ class OpenVikingEngine:
 
     def listing(self, uri: str, *, recursive: bool, simple: bool = True, missing: bool = False) -> list[Any] | None:
         """Every entry under ``uri`` (``fs/ls``, a page of :data:`PAGE` at a time): URIs when ``simple``, else
-        entry objects; ``None`` when ``missing`` and the folder does not exist."""
+        entry objects; ``None`` when ``missing`` and the folder does not exist. A server that says ``has_more`` with a
+        page of nothing new (it ignores ``offset``, or loops) is :class:`ProviderUnavailable`, never a request
+        loop without end."""
         out: list[Any] = []
+        seen: set[str] = set()
         offset = 0
         while True:
             query = {"uri": uri, "simple": str(simple).lower(), "recursive": str(recursive).lower(),
@@ -155,7 +160,15 @@ class OpenVikingEngine:
             if answer.get("status") != "ok":
                 raise self.http.down(f"answered fs/ls of {uri} with {as_dict(answer.get('error')).get('code')}")
             rows = answer.get("result") if isinstance(answer.get("result"), list) else []
+            keys = {json.dumps(r, sort_keys=True, default=str) for r in rows}
+            if offset and not keys - seen:
+                raise self.http.down(f"answered fs/ls of {uri} at offset {offset} with has_more and no entry it had "
+                                     "not listed already: its paging does not end")
+            seen |= keys
             out.extend(rows)
+            if len(out) > MAX_LISTED:
+                raise self.http.down(f"listed more than {MAX_LISTED} entries under {uri} (fs/ls) and still said "
+                                     "has_more")
             offset += len(rows)
             if not rows or answer.get("has_more") is not True:
                 return out

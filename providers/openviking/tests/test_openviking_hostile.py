@@ -103,3 +103,68 @@ def test_users_openviking_accepts_are_discovered_and_can_be_configured(tmp_path:
             service.thirdparty.configure("openviking", {"user": bad})
         assert refused.value.data["field"] == "services.user"
     service.close()
+
+
+def test_a_server_whose_paging_never_ends_is_named_not_looped_on(tmp_path: Path, openviking, folder: str) -> None:
+    """A proxy in front of the real server answers every ``fs/ls`` as if ``offset`` were 0 and more followed (a
+    server that ignores ``offset``): counting, a forget by a hashed id and discovery end with an error naming the
+    server instead of asking it for ever."""
+    import threading
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from mnemon_ls.errors import ProviderUnavailable
+
+    class Endless(BaseHTTPRequestHandler):
+        def _forward(self) -> None:
+            url = urllib.parse.urlsplit(self.path)
+            query = urllib.parse.parse_qsl(url.query)
+            endless = url.path == "/api/v1/fs/ls"
+            if endless:
+                query = [(k, v) for k, v in query if k != "offset"]
+            length = int(self.headers.get("Content-Length") or 0)
+            request = urllib.request.Request(
+                openviking.endpoint + url.path + ("?" + urllib.parse.urlencode(query) if query else ""),
+                data=self.rfile.read(length) if length else None, method=self.command,
+                headers={k: v for k, v in self.headers.items() if k.lower() not in ("host", "content-length")})
+            try:
+                with urllib.request.urlopen(request, timeout=120) as answer:
+                    status, body = answer.status, answer.read()
+            except urllib.error.HTTPError as exc:
+                status, body = exc.code, exc.read()
+            if endless and status == 200:
+                body = json.dumps({**json.loads(body), "has_more": True}).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_POST = do_DELETE = _forward
+
+        def log_message(self, *args) -> None:
+            pass
+
+    service = SpacesService(tmp_path / "root", provider_timeout=120)
+    service.thirdparty.enable("openviking", {"endpoint": openviking.endpoint})
+    space = service.create_space(f"Paging {folder}", "paging", provider="openviking").to_dict()["id"]
+    service.remember("The paging test item", space_id=space)
+    service.close()
+    registry = tmp_path / "root" / "state" / "memory-providers.json"
+    proxy = ThreadingHTTPServer(("127.0.0.1", 0), Endless)
+    threading.Thread(target=proxy.serve_forever, daemon=True).start()
+    try:
+        data = json.loads(registry.read_text())
+        data["services"]["openviking"]["endpoint"] = f"http://127.0.0.1:{proxy.server_address[1]}"
+        registry.write_text(json.dumps(data))
+        service = SpacesService(tmp_path / "root", provider_timeout=120)
+        for attempt in (lambda: service.space_status(space), lambda: service.forget(space, "h~" + "0" * 40)):
+            with pytest.raises(ProviderUnavailable) as endless:
+                attempt()
+            assert "paging does not end" in endless.value.message, endless.value.message
+        service.close()
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
