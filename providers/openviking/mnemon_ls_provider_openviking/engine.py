@@ -350,9 +350,11 @@ class OpenVikingSpace(NoGraphNoMerge):
 
     def forget(self, item_id: str) -> dict[str, Any]:
         """Delete the file of ``item_id`` and its vectors (hard; the server has indexed the delete when this
-        returns). An id that names no file of this folder is ``InvalidInput`` naming ``id``."""
+        returns). An id that names no file of this folder (nothing, or a folder whose name ends in ``.md``) is
+        ``InvalidInput`` naming ``id``."""
         uri = self.file_of(item_id)
-        if uri is None or not self.engine.exists(uri):
+        stat = None if uri is None else self.engine.call("GET", "/fs/stat", query={"uri": uri}, missing=True)
+        if stat is None or as_dict(stat).get("isDir") is not False:
             raise InvalidInput("id", "is not an item of this space", id=item_id, spaceId=self.space_id)
         self.engine.call("DELETE", "/fs", query={"uri": uri, "wait": "true"})
         return {"id": item_id, "status": "deleted", "message": f"deleted from OpenViking ({uri})"}

@@ -168,3 +168,19 @@ def test_a_server_whose_paging_never_ends_is_named_not_looped_on(tmp_path: Path,
     finally:
         proxy.shutdown()
         proxy.server_close()
+
+
+def test_a_folder_named_like_an_item_is_not_an_item_to_forget(tmp_path: Path, openviking, folder: str) -> None:
+    service = SpacesService(tmp_path / "root", provider_timeout=120)
+    service.thirdparty.enable("openviking", {"endpoint": openviking.endpoint})
+    space = service.create_space(f"Dirs {folder}", "folders", provider="openviking").to_dict()
+    base = space["location"]["externalId"]
+    assert openviking.call("POST", "/api/v1/fs/mkdir", {"uri": f"{base}/notes.md"})["status"] == "ok"
+    assert openviking.call("POST", "/api/v1/content/write", {
+        "uri": f"{base}/notes.md/inner.md", "content": "A memory inside a folder named notes.md", "wait": True,
+        "processing_mode": "vectors_only"})["status"] == "ok"
+    with pytest.raises(InvalidInput) as refused:
+        service.forget(space["id"], "notes.md")
+    assert refused.value.data["field"] == "id", refused.value.to_dict()
+    assert service.space_status(space["id"])["status"]["total_insights"] == 1
+    service.close()
