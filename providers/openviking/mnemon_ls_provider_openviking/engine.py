@@ -198,12 +198,26 @@ class OpenVikingEngine:
 
     def discover(self) -> list[Namespace]:
         """The memories root of every user the server shows (reference 6.7: an OpenViking space is a user's
-        memories), named after the user. Folders made by ``space create`` are spaces of their own."""
+        memories), named after the user; and each folder directly under a root that holds a file mnemon-ls wrote
+        (``mnemon-<32 hex>.md``: a space ``space create`` made, here or on another machine sharing the server),
+        named ``OpenViking <user>/<folder>``, so that a folder space removed with ``space delete`` (its data kept)
+        or made elsewhere can be added again (an empty folder is not found)."""
         out = []
         for root in self._roots():
             user = root[len("viking://user/"):-len("/memories")]
             out.append(Namespace(root, f"OpenViking {user}", f"OpenViking memories of user {user}.",
                                  {"targetUri": root}))
+            folders: set[str] = set()
+            for uri in self.listing(root, recursive=True, missing=True) or []:
+                parts = uri[len(root) + 1:].split("/") if isinstance(uri, str) and uri.startswith(root + "/") else []
+                if len(parts) == 2 and uri.endswith(".md") and _OWN.match(parts[1][:-3]):
+                    folders.add(parts[0])
+            for folder in sorted(folders):
+                uri = f"{root}/{folder}"
+                if SPACE_URI.fullmatch(uri):
+                    out.append(Namespace(uri, f"OpenViking {user}/{folder}",
+                                         f"OpenViking memories of user {user} in the folder {folder}.",
+                                         {"targetUri": uri}))
         return out
 
     def create_namespace(self, name: str, description: str) -> Namespace:
@@ -217,8 +231,8 @@ class OpenVikingEngine:
         uri = f"viking://user/{self.user}/memories/{folder}"
         if self.exists(uri):
             raise InvalidInput("name", f"names the folder {uri}, which the OpenViking server at {self.endpoint} "
-                                       "already has: `mnemon-ls provider discover openviking` adds it as a space; "
-                                       "choose another name for a new folder")
+                                       "already has: `mnemon-ls provider discover openviking` adds it as a space once it "
+                                       "holds a memory mnemon-ls wrote; choose another name for a new folder")
         self.call("POST", "/fs/mkdir", {"uri": uri, "description": description})
         return Namespace(uri, name, description, {"targetUri": uri})
 

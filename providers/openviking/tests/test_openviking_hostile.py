@@ -184,3 +184,29 @@ def test_a_folder_named_like_an_item_is_not_an_item_to_forget(tmp_path: Path, op
     assert refused.value.data["field"] == "id", refused.value.to_dict()
     assert service.space_status(space["id"])["status"]["total_insights"] == 1
     service.close()
+
+
+def test_a_deleted_folder_space_can_be_discovered_again_with_its_memories(tmp_path: Path, openviking,
+                                                                         folder: str) -> None:
+    """``space delete`` keeps the folder and its memories on the server; ``space create`` with the same name is
+    refused (the folder exists) and points at discovery, which must then find it."""
+    service = SpacesService(tmp_path / "root", provider_timeout=120)
+    service.thirdparty.enable("openviking", {"endpoint": openviking.endpoint})
+    space = service.create_space(f"Gone {folder}", "deleted later", provider="openviking").to_dict()
+    target = space["location"]["externalId"]
+    kept = service.remember("The on-call rotation changes every Friday at noon", space_id=space["id"]).to_dict()
+    service.delete_space(space["id"])
+    with pytest.raises(InvalidInput) as taken:
+        service.create_space(f"Gone {folder}", "again", provider="openviking")
+    assert "discover" in taken.value.rule
+    found = {r.external_id: r for r in service.thirdparty.discover("openviking")}
+    assert target in found, sorted(found)
+    assert found[target].name == f"OpenViking default/gone_{folder}"
+    assert sum(1 for v in service.list_spaces() if v.record.external_id == target) == 1
+    again = found[target].id
+    service.activate(again)
+    hit = service.recall("when does the on-call rotation change", spaces=[again]).to_dict()["results"]
+    assert hit[0]["id"] == kept["id"]
+    service.thirdparty.discover("openviking")  # a second discovery adds nothing twice
+    assert sum(1 for v in service.list_spaces() if v.record.external_id == target) == 1
+    service.close()
