@@ -9,7 +9,8 @@ file name without ``.md`` for what mnemon-ls writes, ``mnemon-<32 hex>``; any ot
 /api/v1/content/write``, ``processing_mode`` ``vectors_only``: the text as given, embedded, no language model
 called, so the write mode is ``exact``); recall is OpenViking's ``find`` (vector search over the folder's files,
 ``level`` 2: files only); forget deletes the file and its vectors (``DELETE /api/v1/fs``, hard). Discovery lists
-the memories root of every user the server shows (OpenViking's own session commits write under it:
+the memories root of every user the server shows, and each folder directly under one that holds a file mnemon-ls
+wrote (OpenViking's own session commits write under it:
 ``preferences/``, ``entities/``, ``events/``...). What it cannot do: ``related``, ``link``, ``graph``, ``merge``.
 
 Search tags: OpenViking keeps ``key=value`` tags (one value per key, lower-cased) and filters by them; category,
