@@ -312,14 +312,35 @@ class OpenVikingSpace(NoGraphNoMerge):
         search_tags = [f"category={category.lower()}", f"importance={importance}", _source_tag(source)]
         if tags:
             search_tags.append(f"tags={_tags_value(list(tags))}")
-        result = as_dict(self.engine.call("POST", "/content/write", {
-            "uri": f"{self.uri}/{item}.md", "content": text, "mode": "create", "wait": True,
-            "processing_mode": "vectors_only", "tags": search_tags, "tag_mode": "replace"}))
+        uri = f"{self.uri}/{item}.md"
+        try:
+            result = as_dict(self.engine.call("POST", "/content/write", {
+                "uri": uri, "content": text, "mode": "create", "wait": True,
+                "processing_mode": "vectors_only", "tags": search_tags, "tag_mode": "replace"}))
+        except ProviderUnavailable as lost:
+            raise self._unsure(item, uri, lost) from None
         if result.get("vector_status") not in ("complete", None):
             raise self.engine.http.down(f"stored {item} but did not index it (vector_status "
                                         f"{result.get('vector_status')!r}): forget it and remember again")
         return {"id": item, "action": "added", "content": text, "category": category, "importance": importance,
                 "tags": list(tags), "entities": [], "edges_created": {}}
+
+    def _unsure(self, item: str, uri: str, lost: ProviderUnavailable) -> ProviderUnavailable:
+        """The error of a write whose answer did not come (a timeout, a connection cut, an error answer): the
+        server may have stored the file all the same, so it is asked (``fs/stat``) and the error says so, naming
+        ``item`` (``data["id"]``), instead of leaving a copy the caller does not know of (remembering again would
+        make a second one). ``lost`` itself when the file is not there."""
+        said = lost.message.split(f"{self.engine.endpoint} ", 1)[-1]
+        try:
+            stored = self.engine.exists(uri)
+        except ProviderUnavailable:
+            return self.engine.http.down(f"may have stored {item} before its answer was lost (it {said}); "
+                                         f"recall or `space forget {item}` before remembering it again", id=item)
+        if not stored:
+            return lost
+        return self.engine.http.down(f"stored {item} but its answer was lost (it {said}); it is kept: "
+                                     f"`space forget {item}` removes it, remembering it again makes a second copy",
+                                     id=item)
 
     def _item(self, row: dict[str, Any], item_id: str) -> Item:
         marks = _search_tags(row.get("tags"))

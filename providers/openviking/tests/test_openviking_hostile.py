@@ -210,3 +210,62 @@ def test_a_deleted_folder_space_can_be_discovered_again_with_its_memories(tmp_pa
     service.thirdparty.discover("openviking")  # a second discovery adds nothing twice
     assert sum(1 for v in service.list_spaces() if v.record.external_id == target) == 1
     service.close()
+
+
+def test_a_write_whose_answer_is_lost_names_the_item_the_server_kept(tmp_path: Path, openviking,
+                                                                     folder: str) -> None:
+    """A proxy in front of the real server passes the write on and cuts the connection instead of answering
+    (as a timeout or a network cut after the server stored the file): the error names the id the server kept,
+    so that remembering again is not the only way out (it makes a second copy)."""
+    import threading
+    import urllib.error
+    import urllib.request
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from mnemon_ls.errors import ProviderUnavailable
+
+    class Cutting(BaseHTTPRequestHandler):
+        def _forward(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            request = urllib.request.Request(
+                openviking.endpoint + self.path, data=self.rfile.read(length) if length else None,
+                method=self.command,
+                headers={k: v for k, v in self.headers.items() if k.lower() not in ("host", "content-length")})
+            try:
+                with urllib.request.urlopen(request, timeout=120) as answer:
+                    status, body = answer.status, answer.read()
+            except urllib.error.HTTPError as exc:
+                status, body = exc.code, exc.read()
+            if self.path.startswith("/api/v1/content/write"):
+                self.close_connection = True  # the server has stored it; its answer never arrives
+                return
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_POST = do_DELETE = _forward
+
+        def log_message(self, *args) -> None:
+            pass
+
+    proxy = ThreadingHTTPServer(("127.0.0.1", 0), Cutting)
+    threading.Thread(target=proxy.serve_forever, daemon=True).start()
+    try:
+        service = SpacesService(tmp_path / "root", provider_timeout=120)
+        service.thirdparty.enable("openviking", {"endpoint": f"http://127.0.0.1:{proxy.server_address[1]}"})
+        space = service.create_space(f"Cut {folder}", "cut answers", provider="openviking").to_dict()
+        with pytest.raises(ProviderUnavailable) as lost:
+            service.remember("The cut-off write still lands on the server", space_id=space["id"])
+        item = lost.value.data.get("id")
+        assert item and f"stored {item}" in lost.value.message and "second copy" in lost.value.message, \
+            lost.value.to_dict()
+        assert openviking.call("GET", f"/api/v1/fs/stat?uri={space['location']['externalId']}/{item}.md")[
+            "status"] == "ok"
+        assert service.forget(space["id"], item).to_dict()["status"] == "committed"
+        assert service.space_status(space["id"])["status"]["total_insights"] == 0
+        service.close()
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
