@@ -321,7 +321,7 @@ class OpenVikingSpace(NoGraphNoMerge):
             raise self._unsure(item, uri, lost) from None
         if result.get("vector_status") not in ("complete", None):
             raise self.engine.http.down(f"stored {item} but did not index it (vector_status "
-                                        f"{result.get('vector_status')!r}): forget it and remember again")
+                                        f"{result.get('vector_status')!r}): forget it and remember again", id=item)
         return {"id": item, "action": "added", "content": text, "category": category, "importance": importance,
                 "tags": list(tags), "entities": [], "edges_created": {}}
 
@@ -330,6 +330,8 @@ class OpenVikingSpace(NoGraphNoMerge):
         server may have stored the file all the same, so it is asked (``fs/stat``) and the error says so, naming
         ``item`` (``data["id"]``), instead of leaving a copy the caller does not know of (remembering again would
         make a second one). ``lost`` itself when the file is not there."""
+        if lost.data.get("field") == "services.apiKey":
+            return lost  # the server answered: the key is refused, nothing was stored
         said = lost.message.split(f"{self.engine.endpoint} ", 1)[-1]
         try:
             stored = self.engine.exists(uri)
