@@ -52,6 +52,10 @@ _OWN = re.compile(r"^mnemon-[0-9a-f]{32}$")
 PAGE = 500
 #: The most entries one listing takes (``fs/ls`` pages of :data:`PAGE`): a server paging past it is refused.
 MAX_LISTED = 200_000
+#: The folders under a user's memories root where OpenViking's own memory extraction writes (and merges and
+#: rewrites files: OpenViking 0.5's builtin memory templates): never a folder ``space create`` makes.
+OPENVIKING_FOLDERS = frozenset({"cases", "entities", "events", "experiences", "preferences", "skills", "tools",
+                                "trajectories"})
 #: A result whose abstract is this long (characters) or empty has its file read whole (``content/read``).
 READ_WHOLE_CHARS = 2000
 #: What OpenViking writes in a folder beside the memories (``.abstract.md``, ``.overview.md``, ``.meta.json``...).
@@ -223,12 +227,16 @@ class OpenVikingEngine:
     def create_namespace(self, name: str, description: str) -> Namespace:
         """The folder ``viking://user/<user>/memories/<slug>`` (``name`` lower-case ASCII, runs of other characters
         to ``_``; a name with no ASCII letter or digit: ``space_`` + 12 hex of its SHA-256), made with
-        ``description``. A folder the server already has is refused (``InvalidInput`` naming ``name``): a new space
+        ``description``. A folder of OpenViking's own (:data:`OPENVIKING_FOLDERS`) or one the server already has is
+        refused (``InvalidInput`` naming ``name``): a new space
         never takes over memories it did not make unseen; discovery is how one is shared."""
         folder = _SLUG.sub("_", name.strip().lower()).strip("_.-")[:64]
         if not folder:
             folder = "space_" + hashlib.sha256(name.strip().encode("utf-8")).hexdigest()[:12]
         uri = f"viking://user/{self.user}/memories/{folder}"
+        if folder in OPENVIKING_FOLDERS:
+            raise InvalidInput("name", f"names the folder {uri}, where OpenViking's own memory extraction writes, "
+                                       "merges and rewrites its memories: choose another name")
         if self.exists(uri):
             raise InvalidInput("name", f"names the folder {uri}, which the OpenViking server at {self.endpoint} "
                                        "already has: `mnemon-ls provider discover openviking` adds it as a space once it "

@@ -269,3 +269,19 @@ def test_a_write_whose_answer_is_lost_names_the_item_the_server_kept(tmp_path: P
     finally:
         proxy.shutdown()
         proxy.server_close()
+
+
+def test_a_space_is_never_made_in_a_folder_openviking_writes_itself(tmp_path: Path, openviking, folder: str) -> None:
+    """OpenViking's memory extraction writes, merges and rewrites files in ``preferences/``, ``entities/``...
+    of a user's root: a new space there would mix its memories with OpenViking's (and see them rewritten)."""
+    service = SpacesService(tmp_path / "root", provider_timeout=120)
+    service.thirdparty.enable("openviking", {"endpoint": openviking.endpoint, "user": folder})
+    before = (tmp_path / "root" / "state" / "memory-providers.json").read_bytes()
+    for name in ("Preferences", "entities", "Events!"):
+        with pytest.raises(InvalidInput) as refused:
+            service.create_space(name, "clashes with OpenViking", provider="openviking")
+        assert refused.value.data["field"] == "name" and "OpenViking's own" in refused.value.rule
+    assert openviking.call("GET", f"/api/v1/fs/stat?uri=viking://user/{folder}/memories/preferences",
+                           user=folder)["status"] == "error"
+    assert (tmp_path / "root" / "state" / "memory-providers.json").read_bytes() == before
+    service.close()
