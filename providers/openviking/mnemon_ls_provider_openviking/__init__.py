@@ -26,7 +26,7 @@ Service fields (``mnemon-ls provider configure openviking --set KEY=VALUE``): ``
 server's base URL, e.g. ``http://127.0.0.1:1933``, no credentials in it), ``apiKey`` (sent as ``X-API-Key``: a
 user key of a server with ``root_api_key`` set; secret), ``user`` (the user whose memories a new space goes
 under, ``default``; a server in dev mode, without keys, is told it in ``X-OpenViking-User``; a key names its own
-user), ``timeoutSeconds`` (30: for connecting and for each wait on an answer).
+user, taken when ``user`` is empty, and another ``user`` is refused unless the key is the root key), ``timeoutSeconds`` (30: for connecting and for each wait on an answer).
 """
 
 from __future__ import annotations

@@ -131,6 +131,13 @@ class OpenVikingEngine:
             raise ProviderUnavailable(f"provider openviking: {endpoint} answered /health without a version: is it "
                                       "an OpenViking server?", provider="openviking", reason="engine-failed",
                                       location=endpoint)
+        who = health.get("user_id")  # the user the key names (OpenViking answers it with a key)
+        if key and isinstance(who, str) and re.fullmatch(USER_PATTERN, who) and health.get("role") != "root":
+            if not service.get("user"):
+                user = who
+            elif user != who:
+                raise InvalidInput("services.user", f"must be the user the key in apiKey names ({who}), or empty "
+                                                    f"(then it is that user): the key cannot write {user}'s memories")
         return cls(http, user, health["version"], str(health.get("auth_mode") or ""))
 
     def call(self, method: str, path: str, body: Any = None, *, query: Mapping[str, Any] | None = None,

@@ -285,3 +285,26 @@ def test_a_space_is_never_made_in_a_folder_openviking_writes_itself(tmp_path: Pa
                            user=folder)["status"] == "error"
     assert (tmp_path / "root" / "state" / "memory-providers.json").read_bytes() == before
     service.close()
+
+
+def test_a_key_names_its_user_when_user_is_not_set_and_a_clash_is_named(tmp_path: Path, keyed_openviking) -> None:
+    """With a key, ``user`` left at its default used to make ``space create`` go under ``default`` and fail as a
+    refused key (HTTP 403), though the key is right: the key's user is taken, and another ``user`` is refused
+    naming ``services.user``."""
+    server = keyed_openviking
+    made = server.call("POST", "/api/v1/admin/accounts", {"account_id": "acme", "admin_user_id": "alice"},
+                       key=server.root_key)["result"]
+    bob_key = server.call("POST", "/api/v1/admin/accounts/acme/users", {"user_id": "bob", "role": "user"},
+                          key=server.root_key)["result"]["user_key"]
+    alice = SpacesService(tmp_path / "alice", provider_timeout=120)
+    alice.thirdparty.enable("openviking", {"endpoint": server.endpoint, "apiKey": made["user_key"]})
+    space = alice.create_space("Notes", "alice's", provider="openviking").to_dict()
+    assert space["location"]["externalId"] == "viking://user/alice/memories/notes"
+    alice.close()
+    bob = SpacesService(tmp_path / "bob", provider_timeout=120)
+    with pytest.raises(InvalidInput) as clash:
+        bob.thirdparty.enable("openviking", {"endpoint": server.endpoint, "apiKey": bob_key, "user": "alice"})
+    assert clash.value.data["field"] == "services.user" and "(bob)" in clash.value.rule
+    assert bob_key not in str(clash.value.to_dict())
+    assert not (tmp_path / "bob" / "state" / "memory-providers.json").exists()
+    bob.close()
