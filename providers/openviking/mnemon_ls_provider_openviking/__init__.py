@@ -9,12 +9,14 @@ file name without ``.md`` for what mnemon-ls writes, ``mnemon-<32 hex>``; any ot
 /api/v1/content/write``, ``processing_mode`` ``vectors_only``: the text as given, embedded, no language model
 called, so the write mode is ``exact``); recall is OpenViking's ``find`` (vector search over the folder's files,
 ``level`` 2: files only); forget deletes the file and its vectors (``DELETE /api/v1/fs``, hard). Discovery lists
-the memories root of every user the server shows (OpenViking's own session commits write under it:
+the memories root of every user the server shows, and each folder directly under one that holds a file mnemon-ls
+wrote (OpenViking's own session commits write under it:
 ``preferences/``, ``entities/``, ``events/``...). What it cannot do: ``related``, ``link``, ``graph``, ``merge``.
 
 Search tags: OpenViking keeps ``key=value`` tags (one value per key, lower-cased) and filters by them; category,
-importance and source are kept as ``category=``, ``importance=``, ``source=`` and mnemon-ls's tags as ``tags=`` +
-the hex of their UTF-8 JSON list (hex survives the lower-casing).
+importance and source are kept as ``category=``, ``importance=``, ``source=`` (a source with upper-case letters,
+``=``, spaces or other characters as ``source_hex=`` + the hex of its UTF-8 bytes) and mnemon-ls's tags as
+``tags=`` + the hex of their UTF-8 JSON list (hex survives the lower-casing).
 
 Scores: ``find``'s score is the cosine of the server's embedding model, which this package does not know, so
 scores are declared unscaled (tier ``unknown``; ``strict-v2`` sends an assistant at most
@@ -24,7 +26,7 @@ Service fields (``mnemon-ls provider configure openviking --set KEY=VALUE``): ``
 server's base URL, e.g. ``http://127.0.0.1:1933``, no credentials in it), ``apiKey`` (sent as ``X-API-Key``: a
 user key of a server with ``root_api_key`` set; secret), ``user`` (the user whose memories a new space goes
 under, ``default``; a server in dev mode, without keys, is told it in ``X-OpenViking-User``; a key names its own
-user), ``timeoutSeconds`` (30: for connecting and for each wait on an answer).
+user, taken when ``user`` is empty, and another ``user`` is refused unless the key is the root key), ``timeoutSeconds`` (30: for connecting and for each wait on an answer).
 """
 
 from __future__ import annotations
@@ -34,8 +36,13 @@ from mnemon_ls.spaces.providers.base import Capabilities, FieldRule
 
 __all__ = ["PLUGIN"]
 
-#: A user id OpenViking accepts in a URI, and so mnemon-ls does (letters, digits, ``_``, ``-``, ``.``).
-USER_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
+#: A user id OpenViking accepts in a URI, and so mnemon-ls does (OpenViking 0.5's ``validate_user_id``: 1..255
+#: letters, digits, ``_``, ``.``, ``@``, ``-``, at most one ``@``, not ``.`` or ``..``; e.g. ``alice@acme.com``).
+USER_PATTERN = (r"(?!\.\.?(?![A-Za-z0-9_.@-]))(?![A-Za-z0-9_.-]*@[A-Za-z0-9_.-]*@)"
+                r"[A-Za-z0-9_.@-]{1,255}")
+
+USER_RULE = ("must be an OpenViking user id: 1..255 letters, digits, '_', '.', '@' or '-', at most one '@', "
+             "not '.' or '..'")
 
 #: The ``mnemon_ls.providers`` entry point ``openviking`` (protocol: mnemon_ls.spaces.providers.base; the engine
 #: module is imported only when the provider is opened).
@@ -51,6 +58,5 @@ PLUGIN = EnginePlugin(
     field_rules={
         "endpoint": FieldRule("url"),
         "user": FieldRule("string", pattern=USER_PATTERN,
-                          text="must be an OpenViking user id: 1..64 letters, digits, '_', '.' or '-', starting "
-                               "with a letter or digit"),
+                          text=USER_RULE),
         "timeoutSeconds": FieldRule("number", 0.1, 600, text="must be a number of seconds between 0.1 and 600")})

@@ -33,11 +33,14 @@ from mnemon_ls.spaces.providers.base import (filtered, Health, KeepFn, Namespace
 from mnemon_ls.spaces.providers.carried_ids import carried, carry, HASHED
 from mnemon_ls.spaces.providers.rest import as_dict, endpoint_of, JsonClient, key_of
 
-from . import USER_PATTERN
+from . import USER_PATTERN, USER_RULE
 
 DEFAULT_TIMEOUT_SECONDS = 30.0
-#: One folder or file name in a space's URI: no ``/``, no control character, not ``.`` or ``..``.
-_SEGMENT = r"(?!\.\.?(?:/|$))[^/\x00-\x1f\x7f]{1,255}"
+#: One folder or file name in a space's URI: no ``/``, ``\\`` or control character, not ``.`` or ``..``, not
+#: drive-like (``c:...``): OpenViking refuses the last three with HTTP 403, which reads as a refused key.
+_SEGMENT = r"(?!\.\.?(?:/|$))(?![A-Za-z]:)[^/\\\x00-\x1f\x7f]{1,255}"
+#: A relative path OpenViking refuses (HTTP 403 PERMISSION_DENIED): a ``\\`` anywhere, a drive-like segment.
+_UNSAFE = re.compile(r"\\|(?:^|/)[A-Za-z]:")
 #: A space's ``targetUri``: one user's memories root or a folder under it (group 1 the user). (OpenViking 0.5
 #: refuses ``viking://user/memories``, which the reference's registries may hold: a user must be named.)
 SPACE_URI = re.compile(rf"^viking://user/({USER_PATTERN})/memories(?:/{_SEGMENT})*$")
@@ -47,6 +50,12 @@ FILE_PREFIX = "mnemon-"
 _OWN = re.compile(r"^mnemon-[0-9a-f]{32}$")
 #: Entries listed per page (``fs/ls``).
 PAGE = 500
+#: The most entries one listing takes (``fs/ls`` pages of :data:`PAGE`): a server paging past it is refused.
+MAX_LISTED = 200_000
+#: The folders under a user's memories root where OpenViking's own memory extraction writes (and merges and
+#: rewrites files: OpenViking 0.5's builtin memory templates): never a folder ``space create`` makes.
+OPENVIKING_FOLDERS = frozenset({"cases", "entities", "events", "experiences", "preferences", "skills", "tools",
+                                "trajectories"})
 #: A result whose abstract is this long (characters) or empty has its file read whole (``content/read``).
 READ_WHOLE_CHARS = 2000
 #: What OpenViking writes in a folder beside the memories (``.abstract.md``, ``.overview.md``, ``.meta.json``...).
@@ -63,6 +72,24 @@ def _tags_of(value: str) -> list[str]:
     except (ValueError, UnicodeDecodeError):
         return []
     return [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
+
+
+#: A source kept as it is in a search tag (OpenViking lower-cases tags and drops one with a second ``=``); any
+#: other source is kept as ``source_hex=`` + the hex of its UTF-8 bytes.
+_PLAIN_SOURCE = re.compile(r"[a-z0-9_.:@+-]{1,100}")
+
+
+def _source_tag(source: str) -> str:
+    return f"source={source}" if _PLAIN_SOURCE.fullmatch(source) else f"source_hex={source.encode('utf-8').hex()}"
+
+
+def _source_of(marks: Mapping[str, str]) -> str | None:
+    if "source_hex" in marks:
+        try:
+            return bytes.fromhex(marks["source_hex"]).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            pass
+    return marks.get("source")
 
 
 def _search_tags(raw: Any) -> dict[str, str]:
@@ -94,8 +121,7 @@ class OpenVikingEngine:
         key = key_of(service)
         user = str(service.get("user") or "default")
         if not re.fullmatch(USER_PATTERN, user):
-            raise InvalidInput("services.user", "must be an OpenViking user id: 1..64 letters, digits, '_', '.' or "
-                                                "'-', starting with a letter or digit")
+            raise InvalidInput("services.user", USER_RULE)
         raw = service.get("timeoutSeconds")
         timeout = DEFAULT_TIMEOUT_SECONDS if raw in (None, "") else float(raw)
         http = JsonClient("openviking", endpoint, key, timeout, key_header="X-API-Key", key_prefix="",
@@ -105,6 +131,13 @@ class OpenVikingEngine:
             raise ProviderUnavailable(f"provider openviking: {endpoint} answered /health without a version: is it "
                                       "an OpenViking server?", provider="openviking", reason="engine-failed",
                                       location=endpoint)
+        who = health.get("user_id")  # the user the key names (OpenViking answers it with a key)
+        if key and isinstance(who, str) and re.fullmatch(USER_PATTERN, who) and health.get("role") != "root":
+            if not service.get("user"):
+                user = who
+            elif user != who:
+                raise InvalidInput("services.user", f"must be the user the key in apiKey names ({who}), or empty "
+                                                    f"(then it is that user): the key cannot write {user}'s memories")
         return cls(http, user, health["version"], str(health.get("auth_mode") or ""))
 
     def call(self, method: str, path: str, body: Any = None, *, query: Mapping[str, Any] | None = None,
@@ -123,8 +156,11 @@ class OpenVikingEngine:
 
     def listing(self, uri: str, *, recursive: bool, simple: bool = True, missing: bool = False) -> list[Any] | None:
         """Every entry under ``uri`` (``fs/ls``, a page of :data:`PAGE` at a time): URIs when ``simple``, else
-        entry objects; ``None`` when ``missing`` and the folder does not exist."""
+        entry objects; ``None`` when ``missing`` and the folder does not exist. A server that says ``has_more`` with a
+        page of nothing new (it ignores ``offset``, or loops) is :class:`ProviderUnavailable`, never a request
+        loop without end."""
         out: list[Any] = []
+        seen: set[str] = set()
         offset = 0
         while True:
             query = {"uri": uri, "simple": str(simple).lower(), "recursive": str(recursive).lower(),
@@ -135,7 +171,15 @@ class OpenVikingEngine:
             if answer.get("status") != "ok":
                 raise self.http.down(f"answered fs/ls of {uri} with {as_dict(answer.get('error')).get('code')}")
             rows = answer.get("result") if isinstance(answer.get("result"), list) else []
+            keys = {json.dumps(r, sort_keys=True, default=str) for r in rows}
+            if offset and not keys - seen:
+                raise self.http.down(f"answered fs/ls of {uri} at offset {offset} with has_more and no entry it had "
+                                     "not listed already: its paging does not end")
+            seen |= keys
             out.extend(rows)
+            if len(out) > MAX_LISTED:
+                raise self.http.down(f"listed more than {MAX_LISTED} entries under {uri} (fs/ls) and still said "
+                                     "has_more")
             offset += len(rows)
             if not rows or answer.get("has_more") is not True:
                 return out
@@ -150,7 +194,7 @@ class OpenVikingEngine:
         """The memories root of every user the server shows (``viking://user/<user>/memories``)."""
         users = self.listing("viking://user", recursive=False) or []
         roots = [f"{u}/memories" for u in users if isinstance(u, str)]
-        return [r for r in roots if SPACE_URI.match(r)]
+        return [r for r in roots if SPACE_URI.fullmatch(r)]
 
     def health(self) -> Health:
         """The server's own health and the memory folders it shows."""
@@ -165,34 +209,52 @@ class OpenVikingEngine:
 
     def discover(self) -> list[Namespace]:
         """The memories root of every user the server shows (reference 6.7: an OpenViking space is a user's
-        memories), named after the user. Folders made by ``space create`` are spaces of their own."""
+        memories), named after the user; and each folder directly under a root that holds a file mnemon-ls wrote
+        (``mnemon-<32 hex>.md``: a space ``space create`` made, here or on another machine sharing the server),
+        named ``OpenViking <user>/<folder>``, so that a folder space removed with ``space delete`` (its data kept)
+        or made elsewhere can be added again (an empty folder is not found)."""
         out = []
         for root in self._roots():
             user = root[len("viking://user/"):-len("/memories")]
             out.append(Namespace(root, f"OpenViking {user}", f"OpenViking memories of user {user}.",
                                  {"targetUri": root}))
+            folders: set[str] = set()
+            for uri in self.listing(root, recursive=True, missing=True) or []:
+                parts = uri[len(root) + 1:].split("/") if isinstance(uri, str) and uri.startswith(root + "/") else []
+                if len(parts) == 2 and uri.endswith(".md") and _OWN.match(parts[1][:-3]):
+                    folders.add(parts[0])
+            for folder in sorted(folders):
+                uri = f"{root}/{folder}"
+                if SPACE_URI.fullmatch(uri):
+                    out.append(Namespace(uri, f"OpenViking {user}/{folder}",
+                                         f"OpenViking memories of user {user} in the folder {folder}.",
+                                         {"targetUri": uri}))
         return out
 
     def create_namespace(self, name: str, description: str) -> Namespace:
         """The folder ``viking://user/<user>/memories/<slug>`` (``name`` lower-case ASCII, runs of other characters
         to ``_``; a name with no ASCII letter or digit: ``space_`` + 12 hex of its SHA-256), made with
-        ``description``. A folder the server already has is refused (``InvalidInput`` naming ``name``): a new space
+        ``description``. A folder of OpenViking's own (:data:`OPENVIKING_FOLDERS`) or one the server already has is
+        refused (``InvalidInput`` naming ``name``): a new space
         never takes over memories it did not make unseen; discovery is how one is shared."""
         folder = _SLUG.sub("_", name.strip().lower()).strip("_.-")[:64]
         if not folder:
             folder = "space_" + hashlib.sha256(name.strip().encode("utf-8")).hexdigest()[:12]
         uri = f"viking://user/{self.user}/memories/{folder}"
+        if folder in OPENVIKING_FOLDERS:
+            raise InvalidInput("name", f"names the folder {uri}, where OpenViking's own memory extraction writes, "
+                                       "merges and rewrites its memories: choose another name")
         if self.exists(uri):
             raise InvalidInput("name", f"names the folder {uri}, which the OpenViking server at {self.endpoint} "
-                                       "already has: `mnemon-ls provider discover openviking` adds it as a space; "
-                                       "choose another name for a new folder")
+                                       "already has: `mnemon-ls provider discover openviking` adds it as a space once it "
+                                       "holds a memory mnemon-ls wrote; choose another name for a new folder")
         self.call("POST", "/fs/mkdir", {"uri": uri, "description": description})
         return Namespace(uri, name, description, {"targetUri": uri})
 
     def space(self, connection: dict[str, Any], *, space_id: str) -> "OpenVikingSpace":
         """The space of one user's memories root or a folder under it (``targetUri``)."""
         uri = connection.get("targetUri")
-        if not isinstance(uri, str) or not SPACE_URI.match(uri):
+        if not isinstance(uri, str) or not SPACE_URI.fullmatch(uri):
             raise InvalidInput("connection.targetUri", "must name a user: viking://user/<user>/memories[/<folder>...] "
                                                        "(OpenViking 0.5 refuses viking://user/memories)",
                                spaceId=space_id)
@@ -242,7 +304,7 @@ class OpenVikingSpace(NoGraphNoMerge):
             return next((u for u in self._files() if self.item_id(u) == item_id), None)
         relative = carried(item_id)
         if relative is None or any(p in ("", ".", "..") for p in relative.split("/")) or \
-                any(ord(c) < 32 for c in relative):
+                any(ord(c) < 32 for c in relative) or _UNSAFE.search(relative):
             return None
         uri = f"{self.uri}/{relative}"
         return uri if self.item_id(uri) == item_id else None
@@ -262,17 +324,40 @@ class OpenVikingSpace(NoGraphNoMerge):
         tags as search tags (package doc)."""
         text = content.strip()
         item = FILE_PREFIX + uuid.uuid4().hex
-        search_tags = [f"category={category.lower()}", f"importance={importance}", f"source={source.lower()}"]
+        search_tags = [f"category={category.lower()}", f"importance={importance}", _source_tag(source)]
         if tags:
             search_tags.append(f"tags={_tags_value(list(tags))}")
-        result = as_dict(self.engine.call("POST", "/content/write", {
-            "uri": f"{self.uri}/{item}.md", "content": text, "mode": "create", "wait": True,
-            "processing_mode": "vectors_only", "tags": search_tags, "tag_mode": "replace"}))
+        uri = f"{self.uri}/{item}.md"
+        try:
+            result = as_dict(self.engine.call("POST", "/content/write", {
+                "uri": uri, "content": text, "mode": "create", "wait": True,
+                "processing_mode": "vectors_only", "tags": search_tags, "tag_mode": "replace"}))
+        except ProviderUnavailable as lost:
+            raise self._unsure(item, uri, lost) from None
         if result.get("vector_status") not in ("complete", None):
             raise self.engine.http.down(f"stored {item} but did not index it (vector_status "
-                                        f"{result.get('vector_status')!r}): forget it and remember again")
+                                        f"{result.get('vector_status')!r}): forget it and remember again", id=item)
         return {"id": item, "action": "added", "content": text, "category": category, "importance": importance,
                 "tags": list(tags), "entities": [], "edges_created": {}}
+
+    def _unsure(self, item: str, uri: str, lost: ProviderUnavailable) -> ProviderUnavailable:
+        """The error of a write whose answer did not come (a timeout, a connection cut, an error answer): the
+        server may have stored the file all the same, so it is asked (``fs/stat``) and the error says so, naming
+        ``item`` (``data["id"]``), instead of leaving a copy the caller does not know of (remembering again would
+        make a second one). ``lost`` itself when the file is not there."""
+        if lost.data.get("field") == "services.apiKey":
+            return lost  # the server answered: the key is refused, nothing was stored
+        said = lost.message.split(f"{self.engine.endpoint} ", 1)[-1]
+        try:
+            stored = self.engine.exists(uri)
+        except ProviderUnavailable:
+            return self.engine.http.down(f"may have stored {item} before its answer was lost (it {said}); "
+                                         f"recall or `space forget {item}` before remembering it again", id=item)
+        if not stored:
+            return lost
+        return self.engine.http.down(f"stored {item} but its answer was lost (it {said}); it is kept: "
+                                     f"`space forget {item}` removes it, remembering it again makes a second copy",
+                                     id=item)
 
     def _item(self, row: dict[str, Any], item_id: str) -> Item:
         marks = _search_tags(row.get("tags"))
@@ -281,7 +366,7 @@ class OpenVikingSpace(NoGraphNoMerge):
         return Item(item_id, str(row.get("abstract") or ""),
                     category=marks.get("category") or marks.get("memory_type") or "general",
                     importance=_importance(marks.get("importance")), tags=_tags_of(marks.get("tags", "")),
-                    entities=[], source=marks.get("source"), created_at=_time(row.get("created_at")), score=score,
+                    entities=[], source=_source_of(marks), created_at=_time(row.get("created_at")), score=score,
                     matched_via="openviking-vector",
                     similarity={"cosine": round(score, 4), "z": None} if score is not None else None,
                     updated_at=_time(row.get("updated_at")))
@@ -317,9 +402,11 @@ class OpenVikingSpace(NoGraphNoMerge):
 
     def forget(self, item_id: str) -> dict[str, Any]:
         """Delete the file of ``item_id`` and its vectors (hard; the server has indexed the delete when this
-        returns). An id that names no file of this folder is ``InvalidInput`` naming ``id``."""
+        returns). An id that names no file of this folder (nothing, or a folder whose name ends in ``.md``) is
+        ``InvalidInput`` naming ``id``."""
         uri = self.file_of(item_id)
-        if uri is None or not self.engine.exists(uri):
+        stat = None if uri is None else self.engine.call("GET", "/fs/stat", query={"uri": uri}, missing=True)
+        if stat is None or as_dict(stat).get("isDir") is not False:
             raise InvalidInput("id", "is not an item of this space", id=item_id, spaceId=self.space_id)
         self.engine.call("DELETE", "/fs", query={"uri": uri, "wait": "true"})
         return {"id": item_id, "status": "deleted", "message": f"deleted from OpenViking ({uri})"}
