@@ -117,9 +117,11 @@ def space_status_text(data: Mapping[str, Any]) -> str:
         categories = status.get("by_category") or {}
         if categories:
             lines.append("  categories: " + ", ".join(f"{k} {v}" for k, v in categories.items()))
-        if status.get("db_path"):
-            lines.append(f"  store: {status['db_path']} ({status.get('db_size_bytes', '?')} bytes"
-                         + (", read-only" if status.get("read_only") else "") + ")")
+        if status.get("db_path"):  # (a provider that does not know its store's size says 0 or nothing)
+            size = status.get("db_size_bytes")
+            said = [f"{size} bytes"] if isinstance(size, int) and size > 0 else []
+            said += ["read-only"] if status.get("read_only") else []
+            lines.append(f"  store: {status['db_path']}" + (f" ({', '.join(said)})" if said else ""))
         index = status.get("index") or {}
         if index.get("path"):
             lines.append(f"  index: {index['path']} ({_plural(index.get('items', 0), 'item')}, "

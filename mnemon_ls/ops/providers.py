@@ -246,7 +246,8 @@ def test_text(data: dict[str, Any], _call: Any = None, _p: Any = None) -> str:
     ``FAILED:``, the engine, where it is, its health message and latency, the namespaces; then the probe
     recall's line (or why it did not run)."""
     health, recall = data["health"], data.get("recall")
-    names = ", ".join(f"{n['name'] or n['externalId']} ({n['items']})" for n in data["namespaces"])
+    names = ", ".join(f"{n['name'] or n['externalId']}" + (f" ({n['items']})" if n.get("items") is not None else "")
+                      for n in data["namespaces"])  # (an engine that does not count cheaply gives no count)
     lines = [f"{'ok' if data['ok'] else 'FAILED'}: {health['engine']} at {health['location']}: "
              f"{health['message']} ({health['latencyMs']} ms){'; namespaces: ' + names if names else ''}"]
     if recall is None:

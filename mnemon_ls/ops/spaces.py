@@ -282,7 +282,7 @@ OPERATIONS = (
         lsp=LspMethod("mnemon/spaces/create"),
         mcp=McpTool(SPACES_TOOL, fields=("name", "description", "active", "workspace"), action="create",
                     defaults={"active": True}),
-        cli=CliCommand(("space", "create"), "create a native space (the first one gets id 'default')", (
+        cli=CliCommand(("space", "create"), "create a space: native (the first one gets id 'default'), or in a provider with --provider", (
             CliArg("name", flag="--name", required=True),
             CliArg("description", flag="--description", required=True),
             CliArg("active", flag="--active", kind="flag"), CliArg("provider", flag="--provider", metavar="NAME")),
@@ -440,6 +440,6 @@ OPERATIONS = (
             "mnemon_forget",
             "Forget one Memory Space item by exact id (a soft delete: it is no longer recalled). Use it only when "
             "the user asks, or when an item is proven wrong."),
-        cli=CliCommand(("space", "forget"), "soft-delete an item by exact id", (
+        cli=CliCommand(("space", "forget"), "forget an item by exact id (a native space soft-deletes it; a provider deletes it its own way)", (
             CliArg("id", metavar="ITEM_ID"), _SPACE_ARG), text=_space_text("forget"))),
 )

@@ -297,7 +297,8 @@ class SpacesRecall:
             "branch": {"name": scope.branch, "recall": branch_recall, "detachedHeadPolicy": detached_head_policy},
             "truncated": max(0, len(picked) - MAX_RESULTS),
             "hint": None if results else ("no active space" if not selected else WITHHELD_HINT if withheld
-                                          else _policy_hint(rows, selection, audience) if rows else "nothing matched"),
+                                          else _policy_hint(rows, selection, audience) if rows
+                                          else _failed_hint(sources)),
             "notices": notices,
             "audience": audience, "withheld": {"lowConfidence": len(withheld)},
             # an active space that could not answer (its engine failed, timed out, or is not installed) is named
@@ -418,6 +419,18 @@ def withheld_from_assistant(item: Item, decision: quality_policy.Decision) -> bo
 
 #: The hint of an assistant's recall whose every selected result was withheld.
 WITHHELD_HINT = "nothing matched with enough confidence"
+
+
+def _failed_hint(sources: list[dict[str, Any]]) -> str:
+    """The hint of a recall that found nothing: ``nothing matched``, unless spaces it asked could not answer
+    (their engine failed or timed out: the notices say why), which an empty answer must not hide."""
+    failed = sum(1 for s in sources if s["status"] in ("unavailable", "unsupported"))
+    if not failed:
+        return "nothing matched"
+    if failed == len(sources):
+        return ("no space could answer: the one asked failed" if failed == 1
+                else f"no space could answer: all {failed} asked failed") + " (the notes say why)"
+    return f"nothing matched in the spaces that answered; {failed} of {len(sources)} failed (the notes say why)"
 
 
 def _policy_hint(rows: list[tuple], selection: Any, audience: str = "person") -> str:

@@ -448,10 +448,14 @@ def _cli_in_process(argv: list[str], env: dict[str, str], cwd: Path, stdin: byte
     """``python -m mnemon_ls <argv>`` in this process: :func:`mnemon_ls.__main__.main` (the console script's
     entry point: ``serve`` has its own parser there) with ``sys.argv`` set."""
     from mnemon_ls.__main__ import main
+    from mnemon_ls.cli import hooks
 
-    saved_argv = sys.argv
+    saved_argv, saved_age = sys.argv, hooks.seconds_since_start
     with _process_state(env, cwd, stdin) as (out, err):
         sys.argv = ["mnemon-ls", *argv]
+        # a fresh process is 0 s old when its hook starts: the hook's deadline (7 s) is not shortened by the
+        # age of this test process (which, under 10 s old, a hook would take for its own start-up time)
+        hooks.seconds_since_start = lambda: 0.0
         try:
             code = main()
         except SystemExit as exc:  # argparse: --help, --version, usage errors
@@ -459,7 +463,7 @@ def _cli_in_process(argv: list[str], env: dict[str, str], cwd: Path, stdin: byte
             if exc.code is not None and not isinstance(exc.code, int):
                 print(exc.code, file=sys.stderr)
         finally:
-            sys.argv = saved_argv
+            sys.argv, hooks.seconds_since_start = saved_argv, saved_age
         sys.stdout.flush()
         sys.stderr.flush()
         return code, out.getvalue(), err.getvalue()

@@ -27,7 +27,7 @@ def test_an_unknown_provider_name_is_refused_without_an_install_hint_made_from_i
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("mnemon-ls: error: providerId: is not a known provider"), done.stderr
     assert "rm -rf" not in done.stderr and "foo" not in done.stderr and "pip install" not in done.stderr
-    assert "provider packages: hindsight, holographic, mem0" in done.stderr
+    assert "provider packages: byterover, hindsight, holographic, mem0, openviking, postgres" in done.stderr
     for name in plugins.installed():
         assert name in done.stderr.split("installed: ", 1)[1].split(";", 1)[0]
     assert not (tmp_path / "data").exists()
@@ -38,7 +38,7 @@ def test_a_reference_provider_without_a_package_names_none_to_install(tmp_path: 
     assert done.returncode == 3, done.stderr
     assert "no mnemon-ls package provides it" in done.stderr
     assert "mnemon-ls-provider-honcho" not in done.stderr and "pip install" not in done.stderr
-    assert "provider packages: hindsight, holographic, mem0" in done.stderr
+    assert "provider packages: byterover, hindsight, holographic, mem0, openviking, postgres" in done.stderr
     assert not (tmp_path / "data").exists()
 
 

@@ -74,6 +74,14 @@ def test_a_space_of_a_provider_that_is_not_installed_is_unsupported_in_recall(tm
     assert result["failed"] == [other.id]  # docs/providers.md: a provider that cannot answer is named (`failed`)
     assert any(n.startswith(f"space {other.name} ({other.id}) failed: ") for n in result["notices"])
     assert service.get_space(other.id).to_dict()["available"] is False
+    # an empty answer says when spaces it asked could not answer, not just "nothing matched"
+    assert service.recall("zebra crossing").to_dict()["hint"] == \
+        "nothing matched in the spaces that answered; 1 of 2 failed (the notes say why)"
+    assert service.recall("zebra crossing", spaces=[other.id]).to_dict()["hint"] == \
+        "no space could answer: the one asked failed (the notes say why)"
+    service.deactivate(native)
+    assert service.recall("native space answers").to_dict()["hint"] == \
+        "no space could answer: the one asked failed (the notes say why)"
     service.close()
 
 

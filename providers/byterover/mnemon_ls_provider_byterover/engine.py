@@ -26,6 +26,7 @@ written. Nothing is written when an error is raised.
 
 from __future__ import annotations
 
+import atexit
 import base64
 import hashlib
 import json
@@ -34,6 +35,7 @@ import re
 import shutil
 import signal
 import subprocess
+import threading
 import time
 import uuid
 from datetime import datetime, timezone
@@ -271,6 +273,8 @@ class ByteRoverEngine:
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         except OSError as exc:
             raise self._failed(f"`{what}` could not start ({self.command}: {type(exc).__name__}: {exc})") from None
+        with _RUNNING_LOCK:
+            _RUNNING.add(process)
         try:
             out, err = process.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
@@ -278,6 +282,9 @@ class ByteRoverEngine:
             raise self._failed(f"`{what}` in {cwd} gave no answer within {self.timeout:g} s (timeoutSeconds); "
                                "ByteRover's daemon may not be starting (its login service, BRV_IAM_BASE_URL, "
                                "cannot be reached?)") from None
+        finally:
+            with _RUNNING_LOCK:
+                _RUNNING.discard(process)
         text = out.decode("utf-8", errors="replace")
         said = " ".join(err.decode("utf-8", errors="replace").split())[-300:]
         if process.returncode != 0:
@@ -393,6 +400,24 @@ class ByteRoverEngine:
 
     def close(self) -> None:
         """Nothing held between commands (ByteRover's daemon is its own: it stops itself when idle)."""
+
+
+#: The ``brv`` processes running now (each the leader of its own group), ended when this process exits: a recall
+#: the caller gave up on (its provider timeout) must not leave a ``brv search`` behind it.
+_RUNNING: set[subprocess.Popen[bytes]] = set()
+_RUNNING_LOCK = threading.Lock()
+
+
+@atexit.register
+def _end_running() -> None:
+    """At exit: end the group of every ``brv`` still running (:data:`_RUNNING`)."""
+    with _RUNNING_LOCK:
+        left = list(_RUNNING)
+    for process in left:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

@@ -284,3 +284,46 @@ def test_what_is_remembered_reads_back_exactly_and_in_byterovers_format(tmp_path
         assert raw.startswith("---\ntitle: ") and "\nrelated: []\nkeywords: []\ncreatedAt: '" in raw
         assert raw.endswith(f"## Reason\nRemembered through mnemon-ls\n\n## Narrative\n### Structure\n{text}\n")
     assert space.count() == 6 and not [p for p in tree.rglob("*") if p.name.endswith(".tmp")]
+
+
+def test_a_brv_the_caller_gave_up_on_does_not_outlive_mnemon_ls(tmp_path: Path) -> None:
+    """A recall whose caller stopped waiting (the provider timeout of a federated recall) and then exited must not
+    leave its ``brv search`` running (seen: one alive two minutes after ``mnemon-ls recall`` had returned). A
+    stand-in ``brv`` that hangs, as one whose daemon cannot start does; the process that ran it exits while it
+    runs; it is gone then."""
+    import subprocess
+    import sys
+    import time
+
+    project = tmp_path / "proj"
+    (project / ".brv" / "context-tree").mkdir(parents=True)
+    pidfile = tmp_path / "brv.pid"
+    stub = tmp_path / "brv"
+    stub.write_text(f"#!/bin/sh\necho $$ > {pidfile}.tmp && mv {pidfile}.tmp {pidfile}\nexec sleep 600\n")
+    stub.chmod(0o755)
+    script = (
+        "import pathlib, sys, threading, time\n"
+        "from mnemon_ls_provider_byterover.engine import ByteRoverEngine\n"
+        f"engine = ByteRoverEngine.open({{'cliPath': {str(stub)!r}, 'timeoutSeconds': '600'}})\n"
+        f"space = engine.space({{'workingDirectory': {str(project)!r}}}, space_id='s')\n"
+        "threading.Thread(target=lambda: space.search('tuesdays', limit=5), daemon=True).start()\n"
+        f"started, deadline = pathlib.Path({str(pidfile)!r}), time.monotonic() + 60\n"
+        "while not started.exists():  # the event: the stand-in brv has started\n"
+        "    assert time.monotonic() < deadline\n"
+        "    time.sleep(0.05)\n"
+        "sys.exit(0)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    pid = int(pidfile.read_text())
+
+    def alive() -> bool:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return False
+        return state != "Z"
+
+    deadline = time.monotonic() + 30
+    while alive() and time.monotonic() < deadline:
+        time.sleep(0.05)  # polling for the process's end, the event itself
+    assert not alive(), f"the brv search {pid} outlived the process that ran it"

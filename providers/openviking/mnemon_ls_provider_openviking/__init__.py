@@ -1,17 +1,19 @@
 """mnemon-ls provider ``openviking``: Memory Spaces in the memory folders of an OpenViking server (``openviking``).
 
 Mapping (reference dsh-mnemon.md 6.7 "openviking"): OpenViking keeps each user's memories as files under
-``viking://user/<user>/memories``; a space is that root (what discovery finds, one per user) or a folder under it
-(what ``space create`` makes: ``viking://user/<user>/memories/<slug>``), in the memory field ``targetUri``; an item
-is one non-dot ``.md`` file under it, at any depth, its path relative to ``targetUri`` naming it (item id: the
-file name without ``.md`` for what mnemon-ls writes, ``mnemon-<32 hex>``; any other path carried by
-:func:`mnemon_ls.spaces.providers.carried_ids.carry`; OpenViking writes a space in a file name as ``_``). Remember writes a new file (``POST
-/api/v1/content/write``, ``processing_mode`` ``vectors_only``: the text as given, embedded, no language model
-called, so the write mode is ``exact``); recall is OpenViking's ``find`` (vector search over the folder's files,
-``level`` 2: files only); forget deletes the file and its vectors (``DELETE /api/v1/fs``, hard). Discovery lists
-the memories root of every user the server shows, and each folder directly under one that holds a file mnemon-ls
-wrote (OpenViking's own session commits write under it:
-``preferences/``, ``entities/``, ``events/``...). What it cannot do: ``related``, ``link``, ``graph``, ``merge``.
+``viking://user/<user>/memories``. A space is, in the memory field ``targetUri``, either that root, holding what
+OpenViking writes itself (the files directly in it, such as ``identity.md``, and its own folders
+``preferences/``, ``entities/``, ``events/``...), or another folder directly under it (what ``space create``
+makes, ``viking://user/<user>/memories/<slug>``, or a folder of OpenViking's clients), a space of its own: no
+file is in two spaces. Discovery lists both kinds for every user the server shows. An item is one non-dot ``.md``
+file of its space, its path relative to ``targetUri`` naming it (item id: the file name without ``.md`` for what
+mnemon-ls writes, ``mnemon-<32 hex>``; any other path carried by
+:func:`mnemon_ls.spaces.providers.carried_ids.carry`; OpenViking writes a space in a file name as ``_``).
+Remember writes a new file (``POST /api/v1/content/write``, ``processing_mode`` ``vectors_only``: the text as
+given, embedded, no language model called, so the write mode is ``exact``; a write that fails leaves no file);
+recall is OpenViking's ``find`` (vector search over the space's files, ``level`` 2: files only); forget deletes
+the file and its vectors (``DELETE /api/v1/fs``, hard). What it cannot do: ``related``, ``link``, ``graph``,
+``merge``.
 
 Search tags: OpenViking keeps ``key=value`` tags (one value per key, lower-cased) and filters by them; category,
 importance and source are kept as ``category=``, ``importance=``, ``source=`` (a source with upper-case letters,

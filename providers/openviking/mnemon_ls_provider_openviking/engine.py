@@ -20,6 +20,7 @@ naming the field for a missing ``endpoint``, a bad ``uri``, or an id that is not
 from __future__ import annotations
 
 import hashlib
+import math
 import json
 import re
 import time
@@ -208,27 +209,27 @@ class OpenVikingEngine:
                       {"users": len(roots), "user": self.user, "authMode": self.auth_mode})
 
     def discover(self) -> list[Namespace]:
-        """The memories root of every user the server shows (reference 6.7: an OpenViking space is a user's
-        memories), named after the user; and each folder directly under a root that holds a file mnemon-ls wrote
-        (``mnemon-<32 hex>.md``: a space ``space create`` made, here or on another machine sharing the server),
-        named ``OpenViking <user>/<folder>``, so that a folder space removed with ``space delete`` (its data kept)
-        or made elsewhere can be added again (an empty folder is not found)."""
+        """For every user the server shows: the memories root (reference 6.7: an OpenViking space is a user's
+        memories), named after the user, holding what OpenViking itself writes (the files directly in it and its
+        own folders, :data:`OPENVIKING_FOLDERS`); and each other folder directly under it, a space of its own
+        (what ``space create`` made, here or on another machine sharing the server, or a folder of OpenViking's
+        clients), named ``OpenViking <user>/<folder>``. No file is in two spaces."""
         out = []
         for root in self._roots():
             user = root[len("viking://user/"):-len("/memories")]
             out.append(Namespace(root, f"OpenViking {user}", f"OpenViking memories of user {user}.",
                                  {"targetUri": root}))
-            folders: set[str] = set()
-            for uri in self.listing(root, recursive=True, missing=True) or []:
-                parts = uri[len(root) + 1:].split("/") if isinstance(uri, str) and uri.startswith(root + "/") else []
-                if len(parts) == 2 and uri.endswith(".md") and _OWN.match(parts[1][:-3]):
-                    folders.add(parts[0])
-            for folder in sorted(folders):
-                uri = f"{root}/{folder}"
-                if SPACE_URI.fullmatch(uri):
-                    out.append(Namespace(uri, f"OpenViking {user}/{folder}",
-                                         f"OpenViking memories of user {user} in the folder {folder}.",
-                                         {"targetUri": uri}))
+            for entry in self.listing(root, recursive=False, simple=False, missing=True) or []:
+                entry = as_dict(entry)
+                uri, about = entry.get("uri"), entry.get("abstract")
+                if entry.get("isDir") is not True or not isinstance(uri, str) or not uri.startswith(root + "/"):
+                    continue
+                folder = uri[len(root) + 1:]
+                if folder in OPENVIKING_FOLDERS or folder.startswith(_HIDDEN) or not SPACE_URI.fullmatch(uri):
+                    continue
+                said = about if isinstance(about, str) and about.strip() and "abstract is not ready" not in about \
+                    else f"OpenViking memories of user {user} in the folder {folder}."
+                out.append(Namespace(uri, f"OpenViking {user}/{folder}", said, {"targetUri": uri}))
         return out
 
     def create_namespace(self, name: str, description: str) -> Namespace:
@@ -246,8 +247,8 @@ class OpenVikingEngine:
                                        "merges and rewrites its memories: choose another name")
         if self.exists(uri):
             raise InvalidInput("name", f"names the folder {uri}, which the OpenViking server at {self.endpoint} "
-                                       "already has: `mnemon-ls provider discover openviking` adds it as a space once it "
-                                       "holds a memory mnemon-ls wrote; choose another name for a new folder")
+                                       "already has: `mnemon-ls provider discover openviking` adds it as a space; choose "
+                                       "another name for a new folder")
         self.call("POST", "/fs/mkdir", {"uri": uri, "description": description})
         return Namespace(uri, name, description, {"targetUri": uri})
 
@@ -281,6 +282,8 @@ class OpenVikingSpace(NoGraphNoMerge):
         self.engine = engine
         self.uri = uri
         self.space_id = space_id
+        #: A user's memories root: its items are the files directly in it and in OpenViking's own folders.
+        self.root = uri.endswith("/memories") and uri.count("/") == 4
 
     # ------------------------------------------------------------------ ids
 
@@ -289,8 +292,11 @@ class OpenVikingSpace(NoGraphNoMerge):
         if not file_uri.startswith(self.uri + "/"):
             return None
         relative = file_uri[len(self.uri) + 1:]
-        if not relative.endswith(".md") or any(part.startswith(_HIDDEN) for part in relative.split("/")):
+        parts = relative.split("/")
+        if not relative.endswith(".md") or any(part.startswith(_HIDDEN) for part in parts):
             return None  # reference 6.7: only a non-dot .md file under the space is an item
+        if self.root and len(parts) > 1 and parts[0] not in OPENVIKING_FOLDERS:
+            return None  # a folder of its own under a user's root is a space of its own (discover)
         if relative.endswith(".md") and _OWN.match(relative[:-3]):
             return relative[:-3]
         return carry(relative)
@@ -341,10 +347,11 @@ class OpenVikingSpace(NoGraphNoMerge):
                 "tags": list(tags), "entities": [], "edges_created": {}}
 
     def _unsure(self, item: str, uri: str, lost: ProviderUnavailable) -> ProviderUnavailable:
-        """The error of a write whose answer did not come (a timeout, a connection cut, an error answer): the
-        server may have stored the file all the same, so it is asked (``fs/stat``) and the error says so, naming
-        ``item`` (``data["id"]``), instead of leaving a copy the caller does not know of (remembering again would
-        make a second one). ``lost`` itself when the file is not there."""
+        """The error of a write whose answer did not come (a timeout, a connection cut, an error answer such as an
+        embedding endpoint that is down): the server may have stored the file all the same, so it is asked
+        (``fs/stat``); a file it has is deleted, so a failed write leaves nothing (remembering again makes one copy).
+        When that cannot be done the error names ``item`` (``data["id"]``) as kept, instead of leaving a copy the
+        caller does not know of. ``lost`` itself when the file is not there."""
         if lost.data.get("field") == "services.apiKey":
             return lost  # the server answered: the key is refused, nothing was stored
         said = lost.message.split(f"{self.engine.endpoint} ", 1)[-1]
@@ -355,6 +362,13 @@ class OpenVikingSpace(NoGraphNoMerge):
                                          f"recall or `space forget {item}` before remembering it again", id=item)
         if not stored:
             return lost
+        try:  # a failed write leaves nothing: the file (perhaps without its vectors) is taken back
+            self.engine.call("DELETE", "/fs", query={"uri": uri, "wait": "true"})
+            if not self.engine.exists(uri):
+                return self.engine.http.down(f"failed to remember (it {said}); the file it had begun ({item}) was "
+                                             "removed, so nothing is stored: remember it again")
+        except ProviderUnavailable:
+            pass
         return self.engine.http.down(f"stored {item} but its answer was lost (it {said}); it is kept: "
                                      f"`space forget {item}` removes it, remembering it again makes a second copy",
                                      id=item)
@@ -363,6 +377,8 @@ class OpenVikingSpace(NoGraphNoMerge):
         marks = _search_tags(row.get("tags"))
         score = row.get("score")
         score = float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None
+        if score is not None and not (math.isfinite(score) and -1.0 <= score <= 1.0):
+            score = None  # not a cosine (a server answering 1e308, -5 or NaN): unscored, never ranked by it
         return Item(item_id, str(row.get("abstract") or ""),
                     category=marks.get("category") or marks.get("memory_type") or "general",
                     importance=_importance(marks.get("importance")), tags=_tags_of(marks.get("tags", "")),
@@ -379,7 +395,8 @@ class OpenVikingSpace(NoGraphNoMerge):
         server refuses one)."""
         if not query.strip():
             return SearchOutcome([], sparse_hint(0, limit), 0, 0)
-        wanted = min(max(limit * 3, limit + 10), 200)  # room for what the filters drop
+        # room for what the filters drop (a user's root: also the hits in folders that are spaces of their own)
+        wanted = 200 if self.root else min(max(limit * 3, limit + 10), 200)
         result = as_dict(self.engine.call("POST", "/search/find", {
             "query": query, "limit": wanted, "target_uri": self.uri, "level": 2}))
         rows = [r for r in result.get("memories") or [] if isinstance(r, dict) and isinstance(r.get("uri"), str)]

@@ -58,7 +58,8 @@ def test_discovery_remember_recall_forget_and_gating(tmp_path: Path, openviking,
     # memories OpenViking's own clients wrote for another user (``folder`` as the user id), one in a subfolder with
     # a space in its name
     theirs = f"viking://user/{folder}/memories"
-    _write(openviking, f"{theirs}/alice/editor theme.md", "Alice prefers dark mode in every editor", user=folder)
+    _write(openviking, f"{theirs}/preferences/alice/editor theme.md", "Alice prefers dark mode in every editor",
+           user=folder)  # where OpenViking's own memory extraction writes a preference
     root = tmp_path / "root"
     service = SpacesService(root, provider_timeout=120)
     enabled = service.thirdparty.enable("openviking", {"endpoint": openviking.endpoint})
@@ -122,9 +123,11 @@ def test_discovery_remember_recall_forget_and_gating(tmp_path: Path, openviking,
     service.activate(alice)
     found = service.recall("which editor theme does Alice like", spaces=[alice]).to_dict()["results"]
     assert found[0]["content"] == "Alice prefers dark mode in every editor"
-    assert found[0]["id"] == "b64~YWxpY2UvZWRpdG9yX3RoZW1lLm1k"  # alice/editor_theme.md (OpenViking's spelling)
+    from mnemon_ls.spaces.providers.carried_ids import carry
+
+    assert found[0]["id"] == carry("preferences/alice/editor_theme.md")  # OpenViking's spelling of the name
     assert service.forget(alice, found[0]["id"]).to_dict()["status"] == "committed"
-    assert openviking.call("GET", f"/api/v1/fs/stat?uri={theirs}/alice/editor_theme.md")["status"] == "error"
+    assert openviking.call("GET", f"/api/v1/fs/stat?uri={theirs}/preferences/alice/editor_theme.md")["status"] == "error"
     deep = "x" * 240 + ".md"  # too long to carry: named by its hash, found among the folder's files
     _write(openviking, f"{theirs}/{deep}", "Bob reviews every database migration", user=folder)
     found = service.recall("who reviews database migrations", spaces=[alice]).to_dict()["results"]
@@ -232,4 +235,31 @@ def test_a_server_that_never_answers_or_is_not_openviking_is_named_and_nothing_i
         lookalike.shutdown()
         lookalike.server_close()
     assert not (root / "state" / "memory-providers.json").exists()  # nothing enabled, nothing written
+    service.close()
+
+
+def test_a_users_root_and_the_folders_under_it_are_separate_spaces(tmp_path: Path, openviking, folder: str) -> None:
+    """A user's root holds what OpenViking writes itself (its own folders, files directly in it); each other
+    folder is a space of its own: a memory is in one space only, so a federated recall over both sends it once."""
+    user = "u" + folder
+    root_uri = f"viking://user/{user}/memories"
+    _write(openviking, f"{root_uri}/preferences/{user}/review style.md", "Reviews happen before lunch", user=user)
+    service = SpacesService(tmp_path / "root", provider_timeout=120)
+    service.thirdparty.enable("openviking", {"endpoint": openviking.endpoint, "user": user})
+    team = service.create_space(f"Team {folder}", "team", active=True, provider="openviking").record.id
+    ours = service.remember("Reviews of the billing code happen after lunch", space_id=team).to_dict()["id"]
+    root = next(v.record.id for v in service.list_spaces() if v.record.external_id == root_uri)
+    service.activate(root)
+    both = service.recall("when do reviews happen", spaces=[root, team]).to_dict()["results"]
+    assert sorted((r["spaceId"], r["content"]) for r in both) == sorted(
+        [(root, "Reviews happen before lunch"), (team, "Reviews of the billing code happen after lunch")]), both
+    assert service.space_status(root)["status"]["total_insights"] == 1
+    # the folder space, deleted here, is found again by discovery with its memory (an empty one would be too)
+    target = f"{root_uri}/team_{folder}"
+    service.delete_space(team)
+    found = {r.external_id: r for r in service.thirdparty.discover("openviking")}
+    assert found[target].name == f"OpenViking {user}/team_{folder}"
+    service.activate(found[target].id)
+    assert [r["id"] for r in service.recall("billing code reviews", spaces=[found[target].id]).to_dict()["results"]] \
+        == [ours]
     service.close()

@@ -212,11 +212,10 @@ def test_a_deleted_folder_space_can_be_discovered_again_with_its_memories(tmp_pa
     service.close()
 
 
-def test_a_write_whose_answer_is_lost_names_the_item_the_server_kept(tmp_path: Path, openviking,
-                                                                     folder: str) -> None:
+def test_a_write_whose_answer_is_lost_leaves_nothing_on_the_server(tmp_path: Path, openviking, folder: str) -> None:
     """A proxy in front of the real server passes the write on and cuts the connection instead of answering
-    (as a timeout or a network cut after the server stored the file): the error names the id the server kept,
-    so that remembering again is not the only way out (it makes a second copy)."""
+    (as a timeout or a network cut after the server stored the file): the file is taken back and the error says
+    nothing is stored, so remembering again makes one copy, not two."""
     import threading
     import urllib.error
     import urllib.request
@@ -258,12 +257,11 @@ def test_a_write_whose_answer_is_lost_names_the_item_the_server_kept(tmp_path: P
         space = service.create_space(f"Cut {folder}", "cut answers", provider="openviking").to_dict()
         with pytest.raises(ProviderUnavailable) as lost:
             service.remember("The cut-off write still lands on the server", space_id=space["id"])
-        item = lost.value.data.get("id")
-        assert item and f"stored {item}" in lost.value.message and "second copy" in lost.value.message, \
+        assert "the file it had begun (mnemon-" in lost.value.message and "nothing is stored" in lost.value.message, \
             lost.value.to_dict()
-        assert openviking.call("GET", f"/api/v1/fs/stat?uri={space['location']['externalId']}/{item}.md")[
-            "status"] == "ok"
-        assert service.forget(space["id"], item).to_dict()["status"] == "committed"
+        item = lost.value.message.split("(mnemon-", 1)[1].split(")", 1)[0]
+        assert openviking.call("GET", f"/api/v1/fs/stat?uri={space['location']['externalId']}/mnemon-{item}.md")[
+            "status"] == "error"  # the write that failed left nothing: remembering again makes one copy
         assert service.space_status(space["id"])["status"]["total_insights"] == 0
         service.close()
     finally:
@@ -308,3 +306,43 @@ def test_a_key_names_its_user_when_user_is_not_set_and_a_clash_is_named(tmp_path
     assert bob_key not in str(clash.value.to_dict())
     assert not (tmp_path / "bob" / "state" / "memory-providers.json").exists()
     bob.close()
+
+
+def test_a_write_the_server_could_not_embed_leaves_no_file(tmp_path: Path, folder: str) -> None:
+    """The server's embedding endpoint goes away: OpenViking stores the file, then answers HTTP 500 ("Failed to
+    generate embedding"). The file, which recall could never find, is taken back: the count is unchanged and
+    remembering again later makes one copy."""
+    from conftest import KEY, _command
+    from embedding_server import EmbeddingServer
+    from servers import OpenVikingServer
+
+    from mnemon_ls.errors import ProviderUnavailable
+
+    embeddings = EmbeddingServer(KEY).start()
+    server = OpenVikingServer(_command(), embeddings, KEY).start()
+    try:
+        service = SpacesService(tmp_path / "root", provider_timeout=120)
+        service.thirdparty.enable("openviking", {"endpoint": server.endpoint})
+        space = service.create_space(f"Embed {folder}", "embedding goes away", provider="openviking").to_dict()
+        service.remember("The first write is embedded", space_id=space["id"])
+        embeddings.stop()
+        with pytest.raises(ProviderUnavailable) as failed:
+            service.remember("The second write cannot be embedded", space_id=space["id"])
+        assert "nothing is stored" in failed.value.message, failed.value.to_dict()
+        assert service.space_status(space["id"])["status"]["total_insights"] == 1
+        service.close()
+    finally:
+        server.stop()
+        embeddings.stop()
+
+
+def test_a_score_that_is_not_a_cosine_is_not_taken_as_one() -> None:
+    """A server answering a score of 1e308, -5 or NaN: the item is unscored (never ranked or tiered by it); a
+    cosine in [-1, 1] is kept."""
+    from mnemon_ls_provider_openviking.engine import OpenVikingSpace
+
+    space = OpenVikingSpace.__new__(OpenVikingSpace)  # _item reads nothing of the space's server
+    for raw, kept in ((1e308, None), (-5, None), (float("nan"), None), (float("inf"), None), ("0.9", None),
+                      (True, None), (0.91, 0.91), (-0.2, -0.2)):
+        item = space._item({"uri": "viking://user/u/memories/x.md", "abstract": "text", "score": raw}, "x")
+        assert item.score == kept, (raw, item.score)
