@@ -123,7 +123,8 @@ def validate_endpoint(value: Any, field_path: str) -> str:
     through :func:`validate_service_fields`."""
     rule = "must be an http(s) URL without credentials (put the key in apiKey)"
     if not isinstance(value, str) or not re.match(r"^https?://", value):
-        raise InvalidInput(field_path, rule)
+        raise InvalidInput(field_path, "must be an http(s) URL: begin with http:// or https:// "
+                                       "(e.g. http://127.0.0.1:8888)")
     authority = re.split(r"[/?#]", value.split("://", 1)[1], maxsplit=1)[0]
     if "@" in authority:
         raise InvalidInput(field_path, "must not hold user information (user:password@ before the host): put the "

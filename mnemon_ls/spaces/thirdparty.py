@@ -77,7 +77,8 @@ def call_with_timeout(fn: Callable[[], T], timeout: float, *, provider: str, spa
         with _abandoned_lock:  # (finished ones are dropped, so a long-running server keeps only live ones)
             _abandoned.difference_update([t for t in _abandoned if not t.is_alive()])
             _abandoned.add(thread)
-        raise ProviderTimedOut(f"provider {provider} did not answer within {timeout * 1000:.0f} ms",
+        raise ProviderTimedOut(f"provider {provider} did not answer within {timeout * 1000:.0f} ms (the setting "
+                               f"providerTimeoutMs; `mnemon-ls provider test {provider}` says why it is slow or down)",
                                provider=provider, spaceId=space_id, timeoutMs=round(timeout * 1000)) from None
     if ok:
         return value

@@ -53,7 +53,8 @@ def test_credentials_come_only_from_standard_input_and_only_for_secret_fields(tm
     ("pgHost", "db.example.test:5432", "must be a host name, an IP address or a Unix socket directory (not a URL: "
                                        "the user goes in pgUser, the password in pgPassword) (got "
                                        "\"db.example.test:5432\")"),
-    ("vectorEndpoint", "qdrant.local:6333", "must be an http(s) URL without credentials (put the key in apiKey)"),
+    ("vectorEndpoint", "qdrant.local:6333", "must be an http(s) URL: begin with http:// or https:// "
+                                            "(e.g. http://127.0.0.1:8888)"),
     ("userId", "alice", "is not a Mem0 service field (dataPath, mode, endpoint, apiKey, collection, embeddingModel, "
                         "embeddingDims, vectorStore, vectorEndpoint, vectorApiKey, pgHost, pgPort, pgDatabase, pgUser, "
                         "pgPassword, pgSslMode, timeoutSeconds, infer, llmEndpoint, llmModel, llmApiKey)"),

@@ -31,4 +31,5 @@ def test_recall_after_a_provider_timeout_while_mem0_opens_exits_cleanly(tmp_path
     assert (done.returncode, done.stderr) == (0, ""), done.stderr
     lines = done.stdout.splitlines()
     assert "Project: We chose SQLite FTS5 for the side index" in lines[0], done.stdout
-    assert f"note: space Team ({team}) failed: provider mem0 did not answer within 1200 ms" in lines, done.stdout
+    assert f"note: space Team ({team}) failed: provider mem0 did not answer within 1200 ms (the setting " \
+           "providerTimeoutMs; `mnemon-ls provider test mem0` says why it is slow or down)" in lines, done.stdout
