@@ -135,3 +135,41 @@ def mcp_answers(root: dict[str, str], tmp_path: Path, query: str) -> dict[int, d
         proc.stdin.close()
         proc.wait(timeout=60)
     return answers
+
+
+#: What :func:`make_root` remembers in the provider space, and the question that finds it.
+CONTENT = "We deploy on Tuesdays after review"
+QUERY = "when do we deploy"
+
+
+def check_language_server(root: dict[str, str], tmp_path: Path, **capabilities: Any) -> None:
+    """The language server on ``root`` (:func:`lsp_answers`): no protocol error; the provider space's
+    capabilities (related, link, merge false, forget true, write exact, and ``capabilities``, e.g.
+    ``browse=False``); recall finds :data:`CONTENT`; related and link are ``space-refused``; forget commits; the
+    code actions offer the space as a write target. Raises AssertionError saying what differs."""
+    errors, answers = lsp_answers(root, tmp_path, QUERY)
+    assert errors == [], errors
+    spaces = {s["id"]: s for s in answers["spaces"]["result"]["spaces"]}
+    got = spaces[root["team"]]["capabilities"]
+    expected = {"related": False, "link": False, "merge": False, "forget": True, "write": "exact", **capabilities}
+    assert {k: got[k] for k in expected} == expected, got
+    assert [r["content"] for r in answers["recall"]["result"]["results"]] == [CONTENT], answers["recall"]
+    for name in ("related", "link"):
+        error = answers[name]["error"]
+        assert error["data"]["code"] == "space-refused" and error["message"].endswith(f"does not support {name}"), error
+    assert answers["forget"]["result"]["status"] == "committed", answers["forget"]
+    titles = [a["title"] for a in answers["actions"]["result"]]
+    assert f"Remember selection in space {spaces[root['team']]['name']}" in titles, titles
+
+
+def check_mcp(root: dict[str, str], tmp_path: Path) -> None:
+    """The MCP server on ``root`` (:func:`mcp_answers`): recall finds :data:`CONTENT`; related and link are tool
+    errors ending ``space-refused: space <id> does not support <name>``. Raises AssertionError saying what
+    differs."""
+    answers = mcp_answers(root, tmp_path, QUERY)
+    recall = answers[2]["result"]
+    assert not recall.get("isError") and CONTENT in recall["content"][0]["text"], recall
+    for number, name in ((3, "related"), (4, "link")):
+        result = answers[number]["result"]
+        assert result["isError"] is True, result
+        assert result["content"][0]["text"].endswith(f"space-refused: space {root['team']} does not support {name}"), result

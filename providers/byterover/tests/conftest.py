@@ -6,7 +6,6 @@ teardown."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Callable, Iterator
@@ -17,26 +16,16 @@ sys.path.insert(0, str(Path(__file__).parent))
 # the shared test helpers of the provider packages (tests/helpers of the repository)
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "helpers"))
 
+from provider_fixtures import engine_command, private_home  # noqa: E402
 from servers import ByteRoverHome, FakeModel, LoginStub, brv_command  # noqa: E402
 
-@pytest.fixture(autouse=True)
-def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    for name in ("MNEMON_DATA_DIR", "OPENAI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-    return home
+__all__ = ["private_home"]  # an autouse fixture: imported to be collected
 
 
 def _command() -> str:
-    command = brv_command()
-    if command is None:
-        if os.environ.get("MNEMON_REQUIRE_BYTEROVER") == "1":
-            pytest.fail("MNEMON_REQUIRE_BYTEROVER=1 but no brv command (MNEMON_BYTEROVER_BRV, or brv on PATH)")
-        pytest.skip("no ByteRover: npm install byterover-cli@3.14.0 and set MNEMON_BYTEROVER_BRV to its "
-                    "node_modules/.bin/brv (README.md)")
-    return command
+    return engine_command(brv_command(), "MNEMON_REQUIRE_BYTEROVER", "brv command (MNEMON_BYTEROVER_BRV, or brv on PATH)",
+                          "no ByteRover: npm install byterover-cli@3.14.0 and set MNEMON_BYTEROVER_BRV to its "
+                          "node_modules/.bin/brv (README.md)")
 
 
 @pytest.fixture(scope="session")

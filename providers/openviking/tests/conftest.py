@@ -3,7 +3,6 @@ server per test session (tests/servers.py), and a function-scoped server for tes
 
 from __future__ import annotations
 
-import os
 import sys
 import uuid
 from pathlib import Path
@@ -16,29 +15,18 @@ sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "helpers"))
 
 from embedding_server import EmbeddingServer  # noqa: E402
+from provider_fixtures import engine_command, private_home  # noqa: E402
 from servers import OpenVikingServer, server_command  # noqa: E402
+
+__all__ = ["private_home"]  # an autouse fixture: imported to be collected
 
 KEY = "sk-test-embedding-key"
 
 
-@pytest.fixture(autouse=True)
-def private_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    for name in ("MNEMON_DATA_DIR", "OPENAI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-    return home
-
-
 def _command() -> str:
-    command = server_command()
-    if command is None:
-        if os.environ.get("MNEMON_REQUIRE_OPENVIKING") == "1":
-            pytest.fail("MNEMON_REQUIRE_OPENVIKING=1 but no openviking-server command (MNEMON_OPENVIKING_SERVER)")
-        pytest.skip("no OpenViking server: install openviking==0.5.2 into an environment of its own and set "
-                    "MNEMON_OPENVIKING_SERVER to its openviking-server (README.md)")
-    return command
+    return engine_command(server_command(), "MNEMON_REQUIRE_OPENVIKING", "openviking-server command (MNEMON_OPENVIKING_SERVER)",
+                          "no OpenViking server: install openviking==0.5.2 into an environment of its own and set "
+                          "MNEMON_OPENVIKING_SERVER to its openviking-server (README.md)")
 
 
 @pytest.fixture(scope="session")

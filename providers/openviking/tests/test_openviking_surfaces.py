@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from provider_surfaces import cli, lsp_answers, make_root, mcp_answers
+from provider_surfaces import check_language_server, check_mcp, cli, make_root
 
 
 @pytest.fixture
@@ -48,26 +48,9 @@ def test_the_cli_says_what_openviking_cannot_do_refuses_it_and_recalls_and_forge
 
 def test_the_language_server_gates_by_capability_and_offers_the_space_as_a_write_target(
         root: dict[str, str], tmp_path: Path) -> None:
-    errors, answers = lsp_answers(root, tmp_path, "when do we deploy")
-    assert errors == []
-    spaces = {s["id"]: s for s in answers["spaces"]["result"]["spaces"]}
-    caps = spaces[root["team"]]["capabilities"]
-    assert (caps["related"], caps["link"], caps["merge"], caps["forget"], caps["write"]) == (False, False, False, True, "exact")
-    assert [r["content"] for r in answers["recall"]["result"]["results"]] == ["We deploy on Tuesdays after review"]
-    for name in ("related", "link"):
-        error = answers[name]["error"]
-        assert error["data"]["code"] == "space-refused" and error["message"].endswith(f"does not support {name}"), error
-    assert answers["forget"]["result"]["status"] == "committed", answers["forget"]
-    titles = [a["title"] for a in answers["actions"]["result"]]
-    assert f"Remember selection in space {spaces[root['team']]['name']}" in titles, titles
+    check_language_server(root, tmp_path)
 
 
 def test_the_mcp_server_refuses_what_openviking_cannot_do_and_recalls_from_it(root: dict[str, str],
                                                                               tmp_path: Path) -> None:
-    answers = mcp_answers(root, tmp_path, "when do we deploy")
-    recall = answers[2]["result"]
-    assert not recall.get("isError") and "We deploy on Tuesdays after review" in recall["content"][0]["text"]
-    for number, name in ((3, "related"), (4, "link")):
-        result = answers[number]["result"]
-        assert result["isError"] is True, result
-        assert result["content"][0]["text"].endswith(f"space-refused: space {root['team']} does not support {name}"), result
+    check_mcp(root, tmp_path)
