@@ -40,10 +40,11 @@ class Watcher:
     exist are replaced by their nearest existing ancestor (watched non-recursively) until they appear,
     then the watch is re-armed on the real path; a watched path that is deleted goes back to that wait.
 
-    When a path appears (and, with ``catch_up``, also when the watch is first armed), the callback is called
+    When a path appears, when the watch is armed again after it failed (the user's inotify instances ran out:
+    a loaded machine with many servers), and, with ``catch_up``, when it is first armed, the callback is called
     once with every watched path, *after* the new watch is armed: a change made while the watch was being
-    re-armed is then either seen by that call or arrives as a batch (nothing falls in between). Batches wait
-    for that call to finish, so the callback never runs twice at once.
+    re-armed (or was down) is then either seen by that call or arrives as a batch (nothing falls in between).
+    Batches wait for that call to finish, so the callback never runs twice at once.
     """
 
     def __init__(self, name: str, paths: list[Path], accept: Callable[[str], bool], callback: Callback,
@@ -91,13 +92,15 @@ class Watcher:
     async def _run(self) -> None:
         was_waiting = False
         first = True
+        failed = False  # the last watch failed (e.g. the user's inotify instances ran out): changes were not seen
         roots = {str(p) for p in self.paths}
         while not self._stop.is_set():
             existing = [p for p in self.paths if p.is_dir()]
             waiting = [_nearest_existing(p) for p in self.paths if not p.is_dir()]
-            look = not waiting and (was_waiting or (first and self.catch_up))
+            look = not waiting and (was_waiting or failed or (first and self.catch_up))
             first = False
             was_waiting = bool(waiting)
+            failed = False
             targets = list(dict.fromkeys([*existing, *waiting]))
             if not targets:
                 return
@@ -134,6 +137,7 @@ class Watcher:
                     if not self._stop.is_set():
                         await asyncio.sleep(0.2)  # the watched dir vanished; look again shortly
             except Exception:
+                failed = True  # what changed until the watch is armed again is announced then (the catch-up call)
                 log.warning("watcher %s: %s; retrying", self.name, "watch failed", exc_info=True)
                 try:
                     await asyncio.wait_for(self._stop.wait(), timeout=1.0)
