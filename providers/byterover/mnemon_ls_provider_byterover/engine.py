@@ -155,7 +155,7 @@ def render(content: str, *, category: str, importance: int, tags: list[str], sou
 
 def _split(text: str) -> tuple[dict[str, Any], str]:
     """``(front matter, body)`` of an entry's text (``{}`` and the whole text without front matter, or when it is
-    not a YAML mapping)."""
+    not a YAML mapping or cannot be read: invalid, or nested too deep for PyYAML)."""
     newline = "\r\n" if text.startswith("---\r\n") else "\n"
     if not text.startswith("---" + newline):
         return {}, text
@@ -165,7 +165,7 @@ def _split(text: str) -> tuple[dict[str, Any], str]:
         return {}, text
     try:
         front = yaml.safe_load(text[3 + len(newline):end])
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):  # (PyYAML recurses: front matter nested thousands deep)
         return {}, text
     return (front if isinstance(front, dict) else {}), text[end + len(close):]
 

@@ -327,3 +327,18 @@ def test_a_brv_the_caller_gave_up_on_does_not_outlive_mnemon_ls(tmp_path: Path) 
     while alive() and time.monotonic() < deadline:
         time.sleep(0.05)  # polling for the process's end, the event itself
     assert not alive(), f"the brv search {pid} outlived the process that ran it"
+
+
+def test_an_entry_whose_front_matter_nests_too_deep_is_read_as_text_not_a_failed_space(tmp_path: Path) -> None:
+    """A hand-written entry whose YAML front matter nests thousands of levels (PyYAML recurses: RecursionError)
+    made every recall of its space fail ("provider-failed: RecursionError"); it is read as an entry without front
+    matter, and the other entries still answer."""
+    from mnemon_ls_provider_byterover.engine import read_entry
+
+    tree = tmp_path / "p" / ".brv" / "context-tree"
+    (tree / "x").mkdir(parents=True)
+    text = "---\na: " + "[" * 3000 + "\n---\ndeploy on tuesday\n"
+    (tree / "x" / "deep.md").write_text(text)
+    item = read_entry(tree, "x/deep.md")
+    assert item is not None and item.content == text.strip() and item.tags == [] and item.category == "general"
+
