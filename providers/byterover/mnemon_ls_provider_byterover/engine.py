@@ -144,12 +144,15 @@ def _one_line(text: str, limit: int) -> str:
 
 def render(content: str, *, category: str, importance: int, tags: list[str], source: str, now: str) -> str:
     """The markdown of a new entry holding ``content`` (package doc: ByteRover's curate format, three more
-    front-matter keys for what mnemon-ls keeps)."""
+    front-matter keys for what mnemon-ls keeps). The front matter reads back as written: when PyYAML's Unicode
+    output would not (a U+0085 in a tag or the source), every non-ASCII character is written escaped."""
     first = next((line for line in content.splitlines() if line.strip()), content)
     front = {"title": _one_line(first, 100), "summary": _one_line(content, 200), "tags": list(tags), "related": [],
              "keywords": [], "createdAt": now, "updatedAt": now, "mnemonCategory": category,
              "mnemonImportance": importance, "mnemonSource": source}
     block = yaml.safe_dump(front, sort_keys=False, allow_unicode=True, default_flow_style=None, width=1 << 30)
+    if yaml.safe_load(block) != front:  # PyYAML writes U+0085 (NEL) raw in a quoted scalar and folds it on reading:
+        block = yaml.safe_dump(front, sort_keys=False, allow_unicode=False, default_flow_style=None, width=1 << 30)
     return f"---\n{block}---\n## Reason\nRemembered through mnemon-ls\n\n## Narrative\n### Structure\n{content}\n"
 
 

@@ -342,3 +342,17 @@ def test_an_entry_whose_front_matter_nests_too_deep_is_read_as_text_not_a_failed
     item = read_entry(tree, "x/deep.md")
     assert item is not None and item.content == text.strip() and item.tags == [] and item.category == "general"
 
+
+def test_tags_and_source_with_unicode_line_breaks_read_back_exactly(tmp_path: Path) -> None:
+    """PyYAML writes U+0085 (NEL) raw inside a quoted scalar and folds it into a space when reading: a tag
+    ``a\\x85b`` (which mnemon-ls accepts) read back as ``a b``. What is written must read back as given."""
+    from mnemon_ls_provider_byterover.engine import ByteRoverEngine, ByteRoverSpace, read_entry, path_of
+
+    tree = tmp_path / "p" / ".brv" / "context-tree"
+    tree.mkdir(parents=True)
+    space = ByteRoverSpace(ByteRoverEngine("/nonexistent/brv", 1, None), tmp_path / "p", tree, "s")
+    for tags, source in ((["a\x85b", "\x85---\x85"], "agent:x"), (["ok"], "agent:\x85y"),
+                         (["a\u2028b", "中文\u2029"], "s\r"), (["\x85"], "agent:z")):
+        receipt = space.remember("nel text", category="fact", importance=3, tags=tags, entities=[], source=source)
+        item = read_entry(tree, path_of(receipt["id"]))
+        assert (item.tags, item.source, item.category, item.importance) == (tags, source, "fact", 3), tags
