@@ -219,7 +219,8 @@ def read_entry(tree: Path, path: str, *, score: float | None = None) -> Item | N
     source = front.get("mnemonSource") if ours else None
     return Item(item_id(path), _content(front, body),
                 category=category if category in CATEGORIES else "general",
-                importance=importance if isinstance(importance, int) and 1 <= importance <= 5 else None,
+                importance=importance if isinstance(importance, int) and not isinstance(importance, bool)
+                and 1 <= importance <= 5 else None,
                 tags=[t for t in front.get("tags") or [] if isinstance(t, str)] if isinstance(front.get("tags"), list)
                 else [], entities=[],
                 source=source if isinstance(source, str) and source else f"byterover:{path}"[:100],

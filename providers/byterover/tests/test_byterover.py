@@ -356,3 +356,15 @@ def test_tags_and_source_with_unicode_line_breaks_read_back_exactly(tmp_path: Pa
         receipt = space.remember("nel text", category="fact", importance=3, tags=tags, entities=[], source=source)
         item = read_entry(tree, path_of(receipt["id"]))
         assert (item.tags, item.source, item.category, item.importance) == (tags, source, "fact", 3), tags
+
+
+def test_a_hand_written_boolean_importance_is_no_importance(tmp_path: Path) -> None:
+    """``mnemonImportance: true`` (YAML's boolean, an ``int`` to Python) was returned as importance ``true``."""
+    from mnemon_ls_provider_byterover.engine import read_entry
+
+    tree = tmp_path / "p" / ".brv" / "context-tree"
+    (tree / "x").mkdir(parents=True)
+    (tree / "x" / "b.md").write_text("---\nmnemonCategory: fact\nmnemonImportance: true\nmnemonSource: s\n---\n"
+                                     "## Narrative\n### Structure\nbody\n")
+    item = read_entry(tree, "x/b.md")
+    assert item.importance is None and item.to_dict()["importance"] is None and item.category == "fact"
