@@ -45,7 +45,7 @@ from typing import Any, Iterator
 import yaml
 
 from mnemon_ls.errors import InvalidInput, ProviderUnavailable
-from mnemon_ls.spaces.model import CATEGORIES, MAX_ITEM_ID_CHARS, Item, parse_time, rfc3339
+from mnemon_ls.spaces.model import CATEGORIES, MAX_ITEM_ID_CHARS, Item, parse_time, require_unicode, rfc3339
 from mnemon_ls.spaces.providers.base import (filtered, Health, KeepFn, Namespace, NoGraphNoMerge, SearchOutcome,
                                               sparse_hint)
 
@@ -452,9 +452,13 @@ class ByteRoverSpace(NoGraphNoMerge):
                  source: str) -> dict[str, Any]:
         """A new entry ``<category>/mnemon_ls/<first words>_<12 hex>.md`` holding ``content`` (package doc), written
         to a hidden temporary file of the same folder, synced, then linked to its name (never over an existing
-        file). ``entities`` are not kept (ByteRover has none). ``path``: the entry's path in the tree; ``notice``: when
+        file). ``entities`` are not kept (ByteRover has none). A lone surrogate in ``content``, ``tags`` or ``source``
+        is :class:`InvalidInput` naming that field, nothing made. ``path``: the entry's path in the tree; ``notice``: when
         recall finds it (one sentence)."""
-        text = content.strip()
+        text = require_unicode(content, "content").strip()  # (a lone surrogate: refused before anything is made)
+        for tag in tags:
+            require_unicode(tag, "tags")
+        require_unicode(source, "source")
         words = _SLUG.sub("_", " ".join(text.lower().split()[:8])).strip("_")[:48].strip("_") or "memory"
         domain = _SLUG.sub("_", category.lower()).strip("_") or "general"
         folder = self.tree / domain / TOPIC

@@ -368,3 +368,20 @@ def test_a_hand_written_boolean_importance_is_no_importance(tmp_path: Path) -> N
                                      "## Narrative\n### Structure\nbody\n")
     item = read_entry(tree, "x/b.md")
     assert item.importance is None and item.to_dict()["importance"] is None and item.category == "fact"
+
+
+def test_a_text_that_cannot_be_encoded_leaves_no_file_and_is_named(tmp_path: Path) -> None:
+    """The engine called directly with a lone surrogate (mnemon-ls's service refuses one first) raised a bare
+    UnicodeEncodeError and left its hidden temporary file and new folders in the tree."""
+    from mnemon_ls_provider_byterover.engine import ByteRoverEngine, ByteRoverSpace
+
+    tree = tmp_path / "p" / ".brv" / "context-tree"
+    tree.mkdir(parents=True)
+    space = ByteRoverSpace(ByteRoverEngine("/nonexistent/brv", 1, None), tmp_path / "p", tree, "s")
+    with pytest.raises(InvalidInput) as refused:
+        space.remember("bad \ud800 text", category="fact", importance=3, tags=[], entities=[], source="s")
+    assert refused.value.data["field"] == "content"
+    with pytest.raises(InvalidInput) as refused:
+        space.remember("ok", category="fact", importance=3, tags=["\udcff"], entities=[], source="s")
+    assert refused.value.data["field"] == "tags"
+    assert list(tree.rglob("*")) == []
