@@ -339,12 +339,16 @@ class ByteRoverEngine:
                       {"projects": len(found), "defaultDirectory": str(self.directory) if self.directory else None})
 
     def discover(self) -> list[Namespace]:
-        """Every initialised project ``brv locations`` lists (its directory's name; its entries as ``items``)."""
+        """Every initialised project ``brv locations`` lists (its directory's name; its entries as ``items``), once,
+        under its normal path (``/p/``, ``/p/.`` and ``//p`` are ``/p``; a path with ``..`` is skipped)."""
         out: list[Namespace] = []
         seen: set[str] = set()
         for row in self._locations():
             project = row.get("projectPath")
-            if not isinstance(project, str) or not os.path.isabs(project) or project in seen:
+            if not isinstance(project, str) or not os.path.isabs(project) or ".." in Path(project).parts:
+                continue
+            project = "/" + os.path.normpath(project).lstrip("/")  # (one project, however its path is spelled)
+            if project in seen:
                 continue
             tree = Path(project, *TREE)
             if row.get("isInitialized") is not True or not tree.is_dir():

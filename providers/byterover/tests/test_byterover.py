@@ -385,3 +385,19 @@ def test_a_text_that_cannot_be_encoded_leaves_no_file_and_is_named(tmp_path: Pat
         space.remember("ok", category="fact", importance=3, tags=["\udcff"], entities=[], source="s")
     assert refused.value.data["field"] == "tags"
     assert list(tree.rglob("*")) == []
+
+
+def test_discovery_lists_a_project_once_however_its_path_is_spelled(tmp_path: Path) -> None:
+    """``brv locations`` rows naming one project as ``/p``, ``/p/``, ``/p/.`` and ``/a//p`` (a hand-edited
+    registry) were four spaces of the same project; they are one, under its normal path."""
+    from mnemon_ls_provider_byterover.engine import ByteRoverEngine
+
+    project = tmp_path / "p"
+    (project / ".brv" / "context-tree").mkdir(parents=True)
+    rows = [{"projectPath": p, "isInitialized": True}
+            for p in (f"{project}/", str(project), f"{project}/.", f"{tmp_path}//p", f"{tmp_path}/x/../p")]
+    stand_in = tmp_path / "brv"
+    stand_in.write_text("#!/bin/sh\necho '" + json.dumps({"success": True, "data": {"locations": rows}}) + "'\n")
+    stand_in.chmod(0o755)
+    found = ByteRoverEngine.open({"cliPath": str(stand_in)}).discover()
+    assert [(n.external_id, n.connection) for n in found] == [(str(project), {"workingDirectory": str(project)})]
