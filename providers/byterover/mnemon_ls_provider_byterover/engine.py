@@ -547,7 +547,8 @@ class ByteRoverSpace(NoGraphNoMerge):
 
     def forget(self, item_id: str) -> dict[str, Any]:
         """Delete the entry's file and its derived siblings (``.abstract.md``, ``.overview.md``), as ByteRover's
-        curate DELETE does (hard). An id that names no entry of this tree is ``InvalidInput`` naming ``id``."""
+        curate DELETE does (hard); a sibling that cannot be deleted (a folder of that name) is left and named in the
+        message. An id that names no entry of this tree is ``InvalidInput`` naming ``id``."""
         path = self._path(item_id)
         full = self.tree / path if path is not None and _is_entry(path) else None
         try:
@@ -562,10 +563,16 @@ class ByteRoverSpace(NoGraphNoMerge):
             raise InvalidInput("id", "is not an item of this space", id=item_id, spaceId=self.space_id) from None
         except OSError as exc:
             raise self.engine._failed(f"cannot delete {full}: {exc.strerror or exc}") from None
+        left = []
         for suffix in _DERIVED:
-            full.with_name(full.name[:-3] + suffix).unlink(missing_ok=True)
+            sibling = full.with_name(full.name[:-3] + suffix)
+            try:
+                sibling.unlink(missing_ok=True)
+            except OSError:  # (a folder of that name, or not removable: the entry itself is gone)
+                left.append(sibling.name)
         return {"id": item_id, "status": "deleted",
-                "message": f"deleted {path} from the ByteRover context tree of {self.project}"}
+                "message": f"deleted {path} from the ByteRover context tree of {self.project}"
+                           + (f" (left {', '.join(left)}: not a file that could be deleted)" if left else "")}
 
     def status(self) -> dict[str, Any]:
         """The CLI-like status object of this project."""

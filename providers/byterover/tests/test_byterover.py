@@ -401,3 +401,20 @@ def test_discovery_lists_a_project_once_however_its_path_is_spelled(tmp_path: Pa
     stand_in.chmod(0o755)
     found = ByteRoverEngine.open({"cliPath": str(stand_in)}).discover()
     assert [(n.external_id, n.connection) for n in found] == [(str(project), {"workingDirectory": str(project)})]
+
+
+def test_forget_when_a_derived_sibling_is_a_directory_deletes_the_entry_and_says_so(tmp_path: Path) -> None:
+    """A folder named like a derived sibling (``real.abstract.md/``) made forget raise a bare IsADirectoryError
+    after the entry's file was already deleted; the entry is deleted, the folder is left, the receipt says so."""
+    from mnemon_ls_provider_byterover.engine import ByteRoverEngine, ByteRoverSpace
+
+    tree = tmp_path / "p" / ".brv" / "context-tree"
+    (tree / "y" / "real.abstract.md").mkdir(parents=True)
+    (tree / "y" / "real.abstract.md" / "keep.md").write_text("keep")
+    (tree / "y" / "real.md").write_text("x")
+    (tree / "y" / "real.overview.md").write_text("derived")
+    space = ByteRoverSpace(ByteRoverEngine("/nonexistent/brv", 1, None), tmp_path / "p", tree, "s")
+    receipt = space.forget("y~real.md")
+    assert receipt["status"] == "deleted" and "real.abstract.md" in receipt["message"]
+    assert not (tree / "y" / "real.md").exists() and not (tree / "y" / "real.overview.md").exists()
+    assert (tree / "y" / "real.abstract.md" / "keep.md").read_text() == "keep"
