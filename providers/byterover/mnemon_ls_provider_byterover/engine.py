@@ -514,9 +514,11 @@ class ByteRoverSpace(NoGraphNoMerge):
         are entries of this project's own tree (no shared source, no folder summary) and still exist, each read
         from its file, in ByteRover's order; ``category`` and ``source`` filter, ``keep(tags)`` false drops one.
         ByteRover tokenises on spaces and punctuation and matches words by prefix (and small edit distance): a
-        Chinese query finds an entry when it begins a run of Chinese text there, not from the middle of one. Within
+        Chinese query finds an entry when it begins a run of Chinese text there, not from the middle of one. A U+0000
+        in the query is searched as a space (no command argument can hold one). Within
         6 s of a write by this engine to the project, ``notices`` says that its index cache may not show it yet."""
         asked = max(1, min(MAX_SEARCH_LIMIT, max(limit * 2, limit + 10)))
+        query = query.replace("\x00", " ")  # (no command argument holds U+0000; ByteRover splits words on it anyway)
         data = self.engine.run(["search", "--format", "json", "--limit", str(asked), "--", query], self.project)
         rows = [r for r in data.get("results") or [] if isinstance(r, dict)]
         found: list[Item] = []

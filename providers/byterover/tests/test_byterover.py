@@ -418,3 +418,21 @@ def test_forget_when_a_derived_sibling_is_a_directory_deletes_the_entry_and_says
     assert receipt["status"] == "deleted" and "real.abstract.md" in receipt["message"]
     assert not (tree / "y" / "real.md").exists() and not (tree / "y" / "real.overview.md").exists()
     assert (tree / "y" / "real.abstract.md" / "keep.md").read_text() == "keep"
+
+
+def test_a_query_holding_nul_is_searched_not_a_failed_space(tmp_path: Path) -> None:
+    """A query holding U+0000 (which mnemon-ls's service lets through) made the space fail ("provider-failed:
+    ValueError: embedded null byte": no command argument can hold one); ByteRover splits words on it anyway, so it
+    is searched as a space. A stand-in ``brv`` records the query it is given."""
+    from mnemon_ls_provider_byterover.engine import ByteRoverEngine
+
+    project = tmp_path / "p"
+    (project / ".brv" / "context-tree").mkdir(parents=True)
+    said = tmp_path / "said"
+    stand_in = tmp_path / "brv"
+    stand_in.write_text(f"#!/bin/sh\nfor a; do last=$a; done\nprintf %s \"$last\" > {said}\n"
+                        "echo '{\"success\":true,\"data\":{\"results\":[]}}'\n")
+    stand_in.chmod(0o755)
+    space = ByteRoverEngine.open({"cliPath": str(stand_in)}).space({"workingDirectory": str(project)}, space_id="s")
+    assert space.search("deploy\x00tuesday", limit=3).items == []
+    assert said.read_text() == "deploy tuesday"
