@@ -400,7 +400,11 @@ class ByteRoverEngine:
             raise InvalidInput("connection.workingDirectory", "must be an absolute path without '..' (a ByteRover "
                                                          "project directory)", spaceId=space_id)
         tree = Path(project, *TREE)
-        if not tree.is_dir():
+        try:
+            initialised = tree.is_dir()
+        except OSError:  # (a path the system cannot name: too long)
+            initialised = False
+        if not initialised:
             raise InvalidInput("connection.workingDirectory", f"is not an initialised ByteRover project ({project} has no "
                                                          ".brv/context-tree): run `brv vc init` in it",
                                spaceId=space_id)

@@ -436,3 +436,15 @@ def test_a_query_holding_nul_is_searched_not_a_failed_space(tmp_path: Path) -> N
     space = ByteRoverEngine.open({"cliPath": str(stand_in)}).space({"workingDirectory": str(project)}, space_id="s")
     assert space.search("deploy\x00tuesday", limit=3).items == []
     assert said.read_text() == "deploy tuesday"
+
+
+def test_a_hand_edited_working_directory_too_long_for_the_system_is_named(tmp_path: Path) -> None:
+    """A ``workingDirectory`` longer than the system allows (a hand-edited registry) raised a bare OSError
+    (ENAMETOOLONG) instead of the error naming the field."""
+    from mnemon_ls_provider_byterover.engine import ByteRoverEngine
+
+    engine = ByteRoverEngine("/nonexistent/brv", 1, None)
+    for project in (f"{tmp_path}/{'a' * 5000}", f"{tmp_path}/{'b' * 300}/p"):
+        with pytest.raises(InvalidInput) as refused:
+            engine.space({"workingDirectory": project}, space_id="s")
+        assert refused.value.data["field"] == "connection.workingDirectory"
