@@ -45,7 +45,7 @@ from typing import Any, Iterator
 import yaml
 
 from mnemon_ls.errors import InvalidInput, ProviderUnavailable
-from mnemon_ls.spaces.model import CATEGORIES, MAX_ITEM_ID_CHARS, Item, parse_time, rfc3339
+from mnemon_ls.spaces.model import CATEGORIES, MAX_ITEM_ID_CHARS, Item, parse_time, require_unicode, rfc3339
 from mnemon_ls.spaces.providers.base import (filtered, Health, KeepFn, Namespace, NoGraphNoMerge, SearchOutcome,
                                               sparse_hint)
 
@@ -144,18 +144,21 @@ def _one_line(text: str, limit: int) -> str:
 
 def render(content: str, *, category: str, importance: int, tags: list[str], source: str, now: str) -> str:
     """The markdown of a new entry holding ``content`` (package doc: ByteRover's curate format, three more
-    front-matter keys for what mnemon-ls keeps)."""
+    front-matter keys for what mnemon-ls keeps). The front matter reads back as written: when PyYAML's Unicode
+    output would not (a U+0085 in a tag or the source), every non-ASCII character is written escaped."""
     first = next((line for line in content.splitlines() if line.strip()), content)
     front = {"title": _one_line(first, 100), "summary": _one_line(content, 200), "tags": list(tags), "related": [],
              "keywords": [], "createdAt": now, "updatedAt": now, "mnemonCategory": category,
              "mnemonImportance": importance, "mnemonSource": source}
     block = yaml.safe_dump(front, sort_keys=False, allow_unicode=True, default_flow_style=None, width=1 << 30)
+    if yaml.safe_load(block) != front:  # PyYAML writes U+0085 (NEL) raw in a quoted scalar and folds it on reading:
+        block = yaml.safe_dump(front, sort_keys=False, allow_unicode=False, default_flow_style=None, width=1 << 30)
     return f"---\n{block}---\n## Reason\nRemembered through mnemon-ls\n\n## Narrative\n### Structure\n{content}\n"
 
 
 def _split(text: str) -> tuple[dict[str, Any], str]:
     """``(front matter, body)`` of an entry's text (``{}`` and the whole text without front matter, or when it is
-    not a YAML mapping)."""
+    not a YAML mapping or cannot be read: invalid, or nested too deep for PyYAML)."""
     newline = "\r\n" if text.startswith("---\r\n") else "\n"
     if not text.startswith("---" + newline):
         return {}, text
@@ -165,7 +168,7 @@ def _split(text: str) -> tuple[dict[str, Any], str]:
         return {}, text
     try:
         front = yaml.safe_load(text[3 + len(newline):end])
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):  # (PyYAML recurses: front matter nested thousands deep)
         return {}, text
     return (front if isinstance(front, dict) else {}), text[end + len(close):]
 
@@ -216,7 +219,8 @@ def read_entry(tree: Path, path: str, *, score: float | None = None) -> Item | N
     source = front.get("mnemonSource") if ours else None
     return Item(item_id(path), _content(front, body),
                 category=category if category in CATEGORIES else "general",
-                importance=importance if isinstance(importance, int) and 1 <= importance <= 5 else None,
+                importance=importance if isinstance(importance, int) and not isinstance(importance, bool)
+                and 1 <= importance <= 5 else None,
                 tags=[t for t in front.get("tags") or [] if isinstance(t, str)] if isinstance(front.get("tags"), list)
                 else [], entities=[],
                 source=source if isinstance(source, str) and source else f"byterover:{path}"[:100],
@@ -335,12 +339,16 @@ class ByteRoverEngine:
                       {"projects": len(found), "defaultDirectory": str(self.directory) if self.directory else None})
 
     def discover(self) -> list[Namespace]:
-        """Every initialised project ``brv locations`` lists (its directory's name; its entries as ``items``)."""
+        """Every initialised project ``brv locations`` lists (its directory's name; its entries as ``items``), once,
+        under its normal path (``/p/``, ``/p/.`` and ``//p`` are ``/p``; a path with ``..`` is skipped)."""
         out: list[Namespace] = []
         seen: set[str] = set()
         for row in self._locations():
             project = row.get("projectPath")
-            if not isinstance(project, str) or not os.path.isabs(project) or project in seen:
+            if not isinstance(project, str) or not os.path.isabs(project) or ".." in Path(project).parts:
+                continue
+            project = "/" + os.path.normpath(project).lstrip("/")  # (one project, however its path is spelled)
+            if project in seen:
                 continue
             tree = Path(project, *TREE)
             if row.get("isInitialized") is not True or not tree.is_dir():
@@ -392,7 +400,11 @@ class ByteRoverEngine:
             raise InvalidInput("connection.workingDirectory", "must be an absolute path without '..' (a ByteRover "
                                                          "project directory)", spaceId=space_id)
         tree = Path(project, *TREE)
-        if not tree.is_dir():
+        try:
+            initialised = tree.is_dir()
+        except OSError:  # (a path the system cannot name: too long)
+            initialised = False
+        if not initialised:
             raise InvalidInput("connection.workingDirectory", f"is not an initialised ByteRover project ({project} has no "
                                                          ".brv/context-tree): run `brv vc init` in it",
                                spaceId=space_id)
@@ -448,9 +460,13 @@ class ByteRoverSpace(NoGraphNoMerge):
                  source: str) -> dict[str, Any]:
         """A new entry ``<category>/mnemon_ls/<first words>_<12 hex>.md`` holding ``content`` (package doc), written
         to a hidden temporary file of the same folder, synced, then linked to its name (never over an existing
-        file). ``entities`` are not kept (ByteRover has none). ``path``: the entry's path in the tree; ``notice``: when
+        file). ``entities`` are not kept (ByteRover has none). A lone surrogate in ``content``, ``tags`` or ``source``
+        is :class:`InvalidInput` naming that field, nothing made. ``path``: the entry's path in the tree; ``notice``: when
         recall finds it (one sentence)."""
-        text = content.strip()
+        text = require_unicode(content, "content").strip()  # (a lone surrogate: refused before anything is made)
+        for tag in tags:
+            require_unicode(tag, "tags")
+        require_unicode(source, "source")
         words = _SLUG.sub("_", " ".join(text.lower().split()[:8])).strip("_")[:48].strip("_") or "memory"
         domain = _SLUG.sub("_", category.lower()).strip("_") or "general"
         folder = self.tree / domain / TOPIC
@@ -502,9 +518,11 @@ class ByteRoverSpace(NoGraphNoMerge):
         are entries of this project's own tree (no shared source, no folder summary) and still exist, each read
         from its file, in ByteRover's order; ``category`` and ``source`` filter, ``keep(tags)`` false drops one.
         ByteRover tokenises on spaces and punctuation and matches words by prefix (and small edit distance): a
-        Chinese query finds an entry when it begins a run of Chinese text there, not from the middle of one. Within
+        Chinese query finds an entry when it begins a run of Chinese text there, not from the middle of one. A U+0000
+        in the query is searched as a space (no command argument can hold one). Within
         6 s of a write by this engine to the project, ``notices`` says that its index cache may not show it yet."""
         asked = max(1, min(MAX_SEARCH_LIMIT, max(limit * 2, limit + 10)))
+        query = query.replace("\x00", " ")  # (no command argument holds U+0000; ByteRover splits words on it anyway)
         data = self.engine.run(["search", "--format", "json", "--limit", str(asked), "--", query], self.project)
         rows = [r for r in data.get("results") or [] if isinstance(r, dict)]
         found: list[Item] = []
@@ -535,7 +553,8 @@ class ByteRoverSpace(NoGraphNoMerge):
 
     def forget(self, item_id: str) -> dict[str, Any]:
         """Delete the entry's file and its derived siblings (``.abstract.md``, ``.overview.md``), as ByteRover's
-        curate DELETE does (hard). An id that names no entry of this tree is ``InvalidInput`` naming ``id``."""
+        curate DELETE does (hard); a sibling that cannot be deleted (a folder of that name) is left and named in the
+        message. An id that names no entry of this tree is ``InvalidInput`` naming ``id``."""
         path = self._path(item_id)
         full = self.tree / path if path is not None and _is_entry(path) else None
         try:
@@ -550,10 +569,16 @@ class ByteRoverSpace(NoGraphNoMerge):
             raise InvalidInput("id", "is not an item of this space", id=item_id, spaceId=self.space_id) from None
         except OSError as exc:
             raise self.engine._failed(f"cannot delete {full}: {exc.strerror or exc}") from None
+        left = []
         for suffix in _DERIVED:
-            full.with_name(full.name[:-3] + suffix).unlink(missing_ok=True)
+            sibling = full.with_name(full.name[:-3] + suffix)
+            try:
+                sibling.unlink(missing_ok=True)
+            except OSError:  # (a folder of that name, or not removable: the entry itself is gone)
+                left.append(sibling.name)
         return {"id": item_id, "status": "deleted",
-                "message": f"deleted {path} from the ByteRover context tree of {self.project}"}
+                "message": f"deleted {path} from the ByteRover context tree of {self.project}"
+                           + (f" (left {', '.join(left)}: not a file that could be deleted)" if left else "")}
 
     def status(self) -> dict[str, Any]:
         """The CLI-like status object of this project."""

@@ -327,3 +327,124 @@ def test_a_brv_the_caller_gave_up_on_does_not_outlive_mnemon_ls(tmp_path: Path) 
     while alive() and time.monotonic() < deadline:
         time.sleep(0.05)  # polling for the process's end, the event itself
     assert not alive(), f"the brv search {pid} outlived the process that ran it"
+
+
+def test_an_entry_whose_front_matter_nests_too_deep_is_read_as_text_not_a_failed_space(tmp_path: Path) -> None:
+    """A hand-written entry whose YAML front matter nests thousands of levels (PyYAML recurses: RecursionError)
+    made every recall of its space fail ("provider-failed: RecursionError"); it is read as an entry without front
+    matter, and the other entries still answer."""
+    from mnemon_ls_provider_byterover.engine import read_entry
+
+    tree = tmp_path / "p" / ".brv" / "context-tree"
+    (tree / "x").mkdir(parents=True)
+    text = "---\na: " + "[" * 3000 + "\n---\ndeploy on tuesday\n"
+    (tree / "x" / "deep.md").write_text(text)
+    item = read_entry(tree, "x/deep.md")
+    assert item is not None and item.content == text.strip() and item.tags == [] and item.category == "general"
+
+
+def test_tags_and_source_with_unicode_line_breaks_read_back_exactly(tmp_path: Path) -> None:
+    """PyYAML writes U+0085 (NEL) raw inside a quoted scalar and folds it into a space when reading: a tag
+    ``a\\x85b`` (which mnemon-ls accepts) read back as ``a b``. What is written must read back as given."""
+    from mnemon_ls_provider_byterover.engine import ByteRoverEngine, ByteRoverSpace, read_entry, path_of
+
+    tree = tmp_path / "p" / ".brv" / "context-tree"
+    tree.mkdir(parents=True)
+    space = ByteRoverSpace(ByteRoverEngine("/nonexistent/brv", 1, None), tmp_path / "p", tree, "s")
+    for tags, source in ((["a\x85b", "\x85---\x85"], "agent:x"), (["ok"], "agent:\x85y"),
+                         (["a\u2028b", "中文\u2029"], "s\r"), (["\x85"], "agent:z")):
+        receipt = space.remember("nel text", category="fact", importance=3, tags=tags, entities=[], source=source)
+        item = read_entry(tree, path_of(receipt["id"]))
+        assert (item.tags, item.source, item.category, item.importance) == (tags, source, "fact", 3), tags
+
+
+def test_a_hand_written_boolean_importance_is_no_importance(tmp_path: Path) -> None:
+    """``mnemonImportance: true`` (YAML's boolean, an ``int`` to Python) was returned as importance ``true``."""
+    from mnemon_ls_provider_byterover.engine import read_entry
+
+    tree = tmp_path / "p" / ".brv" / "context-tree"
+    (tree / "x").mkdir(parents=True)
+    (tree / "x" / "b.md").write_text("---\nmnemonCategory: fact\nmnemonImportance: true\nmnemonSource: s\n---\n"
+                                     "## Narrative\n### Structure\nbody\n")
+    item = read_entry(tree, "x/b.md")
+    assert item.importance is None and item.to_dict()["importance"] is None and item.category == "fact"
+
+
+def test_a_text_that_cannot_be_encoded_leaves_no_file_and_is_named(tmp_path: Path) -> None:
+    """The engine called directly with a lone surrogate (mnemon-ls's service refuses one first) raised a bare
+    UnicodeEncodeError and left its hidden temporary file and new folders in the tree."""
+    from mnemon_ls_provider_byterover.engine import ByteRoverEngine, ByteRoverSpace
+
+    tree = tmp_path / "p" / ".brv" / "context-tree"
+    tree.mkdir(parents=True)
+    space = ByteRoverSpace(ByteRoverEngine("/nonexistent/brv", 1, None), tmp_path / "p", tree, "s")
+    with pytest.raises(InvalidInput) as refused:
+        space.remember("bad \ud800 text", category="fact", importance=3, tags=[], entities=[], source="s")
+    assert refused.value.data["field"] == "content"
+    with pytest.raises(InvalidInput) as refused:
+        space.remember("ok", category="fact", importance=3, tags=["\udcff"], entities=[], source="s")
+    assert refused.value.data["field"] == "tags"
+    assert list(tree.rglob("*")) == []
+
+
+def test_discovery_lists_a_project_once_however_its_path_is_spelled(tmp_path: Path) -> None:
+    """``brv locations`` rows naming one project as ``/p``, ``/p/``, ``/p/.`` and ``/a//p`` (a hand-edited
+    registry) were four spaces of the same project; they are one, under its normal path."""
+    from mnemon_ls_provider_byterover.engine import ByteRoverEngine
+
+    project = tmp_path / "p"
+    (project / ".brv" / "context-tree").mkdir(parents=True)
+    rows = [{"projectPath": p, "isInitialized": True}
+            for p in (f"{project}/", str(project), f"{project}/.", f"{tmp_path}//p", f"{tmp_path}/x/../p")]
+    stand_in = tmp_path / "brv"
+    stand_in.write_text("#!/bin/sh\necho '" + json.dumps({"success": True, "data": {"locations": rows}}) + "'\n")
+    stand_in.chmod(0o755)
+    found = ByteRoverEngine.open({"cliPath": str(stand_in)}).discover()
+    assert [(n.external_id, n.connection) for n in found] == [(str(project), {"workingDirectory": str(project)})]
+
+
+def test_forget_when_a_derived_sibling_is_a_directory_deletes_the_entry_and_says_so(tmp_path: Path) -> None:
+    """A folder named like a derived sibling (``real.abstract.md/``) made forget raise a bare IsADirectoryError
+    after the entry's file was already deleted; the entry is deleted, the folder is left, the receipt says so."""
+    from mnemon_ls_provider_byterover.engine import ByteRoverEngine, ByteRoverSpace
+
+    tree = tmp_path / "p" / ".brv" / "context-tree"
+    (tree / "y" / "real.abstract.md").mkdir(parents=True)
+    (tree / "y" / "real.abstract.md" / "keep.md").write_text("keep")
+    (tree / "y" / "real.md").write_text("x")
+    (tree / "y" / "real.overview.md").write_text("derived")
+    space = ByteRoverSpace(ByteRoverEngine("/nonexistent/brv", 1, None), tmp_path / "p", tree, "s")
+    receipt = space.forget("y~real.md")
+    assert receipt["status"] == "deleted" and "real.abstract.md" in receipt["message"]
+    assert not (tree / "y" / "real.md").exists() and not (tree / "y" / "real.overview.md").exists()
+    assert (tree / "y" / "real.abstract.md" / "keep.md").read_text() == "keep"
+
+
+def test_a_query_holding_nul_is_searched_not_a_failed_space(tmp_path: Path) -> None:
+    """A query holding U+0000 (which mnemon-ls's service lets through) made the space fail ("provider-failed:
+    ValueError: embedded null byte": no command argument can hold one); ByteRover splits words on it anyway, so it
+    is searched as a space. A stand-in ``brv`` records the query it is given."""
+    from mnemon_ls_provider_byterover.engine import ByteRoverEngine
+
+    project = tmp_path / "p"
+    (project / ".brv" / "context-tree").mkdir(parents=True)
+    said = tmp_path / "said"
+    stand_in = tmp_path / "brv"
+    stand_in.write_text(f"#!/bin/sh\nfor a; do last=$a; done\nprintf %s \"$last\" > {said}\n"
+                        "echo '{\"success\":true,\"data\":{\"results\":[]}}'\n")
+    stand_in.chmod(0o755)
+    space = ByteRoverEngine.open({"cliPath": str(stand_in)}).space({"workingDirectory": str(project)}, space_id="s")
+    assert space.search("deploy\x00tuesday", limit=3).items == []
+    assert said.read_text() == "deploy tuesday"
+
+
+def test_a_hand_edited_working_directory_too_long_for_the_system_is_named(tmp_path: Path) -> None:
+    """A ``workingDirectory`` longer than the system allows (a hand-edited registry) raised a bare OSError
+    (ENAMETOOLONG) instead of the error naming the field."""
+    from mnemon_ls_provider_byterover.engine import ByteRoverEngine
+
+    engine = ByteRoverEngine("/nonexistent/brv", 1, None)
+    for project in (f"{tmp_path}/{'a' * 5000}", f"{tmp_path}/{'b' * 300}/p"):
+        with pytest.raises(InvalidInput) as refused:
+            engine.space({"workingDirectory": project}, space_id="s")
+        assert refused.value.data["field"] == "connection.workingDirectory"
