@@ -66,11 +66,29 @@ asyncio.run(main())
                            "are its own)")
 def test_a_watch_that_failed_announces_what_changed_while_it_was_down() -> None:
     as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable]
-    repo = Path(__file__).resolve().parents[2]
     folder = Path(tempfile.mkdtemp(prefix="mnemon-watch-"))  # under /tmp, which nobody may enter (pytest's may not)
     try:
         folder.chmod(0o777)
-        env = {**os.environ, "PYTHONPATH": str(repo), "HOME": str(folder)}
+        # this Python run by another user may not read its own site-packages (a prefix under a private home, as
+        # CI's is, and its checkout may be too): the watcher and its libraries are copied where that user can read
+        # them
+        import importlib
+
+        packages = folder / "site"
+        for name in ("mnemon_ls", "watchfiles", "anyio", "idna", "typing_extensions"):
+            try:
+                module = importlib.import_module(name)
+            except ImportError:
+                continue
+            source = Path(module.__file__).resolve()
+            if source.name == "__init__.py":
+                shutil.copytree(source.parent, packages / name, ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                packages.mkdir(exist_ok=True)
+                shutil.copy2(source, packages / source.name)
+        for path in [packages, *packages.rglob("*")]:
+            path.chmod(0o755)
+        env = {**os.environ, "PYTHONPATH": str(packages), "HOME": str(folder)}
         probe = subprocess.run([*as_nobody, "-c", "import mnemon_ls.lsp.watch, watchfiles"], capture_output=True,
                                text=True, timeout=60, cwd=folder, env=env)
         if probe.returncode != 0:
