@@ -170,13 +170,15 @@ def browser_page(e2e_tools: Tools, code_server: CodeServer, e2e_repo: pygit2.Rep
 @pytest.fixture
 def vscode(browser_page: object, e2e_repo: pygit2.Repository) -> Iterator[object]:
     """The shared window as a :class:`~tests.e2e_vscode.workbench.Workbench`, with no toast and no quick
-    input left over from the previous test."""
+    input left over from the previous test; the panes a test collapsed to see one view whole
+    (:meth:`~tests.e2e_vscode.workbench.Workbench.only`) are expanded again after it."""
     from tests.e2e_vscode.workbench import Workbench
 
     bench = Workbench(browser_page, Path(e2e_repo.workdir))  # type: ignore[arg-type]
     browser_page.keyboard.press("Escape")  # type: ignore[attr-defined]
     bench.clear_notifications()
     yield bench
+    bench.restore_panes()
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -196,3 +198,4 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.sections.append(("VS Code end-to-end", f"screenshot: {shot}\nartifacts: {artifacts}"))
     except Exception as exc:  # the browser may be what failed
         report.sections.append(("VS Code end-to-end", f"no screenshot ({exc}); artifacts: {artifacts}"))
+

@@ -37,9 +37,7 @@ def test_the_providers_view_lists_providers_and_enables_tests_and_disables_one(c
         pytest.skip(message)
     assert not listed["holographic"]["configured"], listed["holographic"]
     vscode.show_mnemon()
-    for other in ("Runtime Memory", "Documents", SPACES):  # room for the providers' rows (a tree draws only the
-        vscode.collapse(other)                                # rows in sight)
-    view = vscode.view(PROVIDERS)
+    view = vscode.only(PROVIDERS)  # room for the providers' rows (a tree draws only the rows in sight)
     holographic = vscode.row(view, "Holographic")
     expect(vscode.description(holographic)).to_contain_text("installed, not configured", timeout=SERVER_MS)
     # A reference provider that is not installed is listed as such (under the one "Not installed" row), with no
@@ -126,9 +124,7 @@ def test_a_served_provider_says_what_its_spaces_cannot_do(code_server, vscode, p
                    "--description", "team decisions", "--active")
         vscode.show_mnemon()
         vscode.run_command("Mnemon: Refresh Views")
-        for other in ("Runtime Memory", "Documents", SPACES):  # room for the provider's details (a tree draws
-            vscode.collapse(other)                                # only the rows in sight)
-        view = vscode.view(PROVIDERS)
+        view = vscode.only(PROVIDERS)  # room for the provider's details (a tree draws only the rows in sight)
         row = vscode.row(view, label)
         expect(vscode.description(row)).to_contain_text("enabled", timeout=SERVER_MS)
         row.click()  # expanded: its details
@@ -177,10 +173,8 @@ def test_a_byterover_provider_says_what_its_spaces_cannot_do(code_server, vscode
         mnemon_cli(code_server, vscode.workspace, "space", "create", "--provider", "byterover", "--name", "Rover team",
                    "--description", "team decisions", "--active")
         vscode.show_mnemon()
-        for other in ("Runtime Memory", "Documents", SPACES):  # room for the provider's details (a tree draws
-            vscode.collapse(other)                                # only the rows in sight)
         vscode.run_command("Mnemon: Refresh Views")
-        view = vscode.view(PROVIDERS)
+        view = vscode.only(PROVIDERS)  # room for the provider's details (a tree draws only the rows in sight)
         row = vscode.row(view, "ByteRover")
         expect(vscode.description(row)).to_contain_text("enabled", timeout=SERVER_MS)
         row.click()  # expanded: its details

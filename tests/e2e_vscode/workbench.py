@@ -32,6 +32,7 @@ class Workbench:
     def __init__(self, page: Page, workspace: Path) -> None:
         self.page = page
         self.workspace = workspace
+        self.collapsed: list[str] = []  # the panes :meth:`only` collapsed, for :meth:`restore_panes`
 
     # ---------------------------------------------------------------------------------- screenshots
 
@@ -220,14 +221,25 @@ class Workbench:
         expect(header).to_have_attribute("aria-expanded", "true", timeout=UI_MS)
         return pane
 
-    def collapse(self, name: str) -> None:
-        """Collapse the pane of the view called ``name``, giving its height to the others (:meth:`view` expands
-        it again)."""
-        pane = self.page.locator(".pane").filter(has=self.page.locator(".pane-header h3.title").filter(has_text=exact(name)))
-        header = pane.locator(".pane-header")
-        if header.get_attribute("aria-expanded") == "true":
-            header.click()
-        expect(header).to_have_attribute("aria-expanded", "false", timeout=UI_MS)
+    def only(self, name: str) -> Locator:
+        """The pane of the view called ``name``, expanded, with every other pane of the Mnemon container collapsed:
+        its tree gets the container's height (a tree draws only the rows in sight). :meth:`restore_panes` expands
+        them again, so the next test finds the layout as it was."""
+        container = self.page.locator('[id="workbench.view.extension.mnemon"]')
+        headers = container.locator(".pane-header")
+        for index in range(headers.count()):
+            header = headers.nth(index)
+            title = header.locator("h3.title").inner_text().strip()
+            if title != name and header.get_attribute("aria-expanded") == "true":
+                header.click()
+                expect(header).to_have_attribute("aria-expanded", "false", timeout=UI_MS)
+                self.collapsed.append(title)
+        return self.view(name)
+
+    def restore_panes(self) -> None:
+        """Expand again the panes :meth:`only` collapsed."""
+        while self.collapsed:
+            self.view(self.collapsed.pop())
 
     def row(self, view: Locator, label: str | re.Pattern[str]) -> Locator:
         """The tree rows of ``view`` whose label is ``label`` (text: exact)."""
