@@ -156,8 +156,8 @@ def read_secrets(names: list[str], label: str) -> dict[str, str]:
 # ------------------------------------------------------------------ text for a person (CLI)
 
 #: what a provider without the capability cannot do, as a verb phrase (``caps`` keys: providers/base.py)
-_CAPABILITY_VERBS = {"related": "walk related items", "link": "link items", "merge": "merge spaces",
-                     "graph": "show a graph"}
+_CAPABILITY_VERBS = {"browse": "list items without a query", "related": "walk related items", "link": "link items",
+                     "merge": "merge spaces", "graph": "show a graph"}
 
 
 def _joined(phrases: list[str]) -> str:
@@ -170,7 +170,7 @@ def provider_line(view: dict[str, Any]) -> str:
     state = ("enabled" if view["enabled"] else "configured") if view.get("configured") else "not configured"
     installed = view.get("distribution") or ("installed" if view.get("installed") else _missing(view["providerId"]))
     caps = view.get("capabilities") or {}
-    cannot = [_CAPABILITY_VERBS[k] for k in _CAPABILITY_VERBS if caps and not caps.get(k)]
+    cannot = [_CAPABILITY_VERBS[k] for k in _CAPABILITY_VERBS if caps.get(k) is False]
     extra = f"; cannot {_joined(cannot)}" if cannot else ""
     fields = ", ".join([*view.get("configuredFields", []), *(f"{s} (secret)" for s in view.get("configuredSecrets", []))])
     count = view.get("spaces", 0)
