@@ -59,8 +59,8 @@ What is normalised (:class:`Normalizer`, applied to requests and answers before 
     ``<number>``;
   - the size of a pack (``bytes`` beside a ``fileName`` ending in ``.zip``, ``(N bytes)`` after a ``.zip``
     path in a text: ZIP compression of volatile values) becomes ``<number>``; on the LSP surface also a space's
-    ``oplog_count`` and ``db_size_bytes`` (:data:`LSP_VOLATILE_KEYS`: the server's 5-second background flush
-    of read bookkeeping);
+    ``oplog_count``, ``db_size_bytes`` and its side index's ``size_bytes`` (:data:`LSP_VOLATILE_KEYS`: the
+    server's 5-second background flush of read bookkeeping; seen under load: the index file 8 KiB larger);
   - the Python executable (``setup`` writes it into the clients' files) becomes ``<PYTHON>``;
   - the package version (``mnemon_ls.__version__``) becomes ``<version>``;
   - a string that holds line breaks is stored as ``{"$lines": [...]}`` (one element a line) so that a diff
@@ -216,7 +216,7 @@ VOLATILE_NUMBER_KEYS = re.compile(r"(?:At|Seconds|^seconds|^elapsed.*|^duration.
 #: Numbers the language server's background work changes: every 5 s it writes the batched read bookkeeping
 #: of Memory Spaces (``access_count`` and one oplog row per read), so a space's ``oplog_count`` and the size
 #: of its store depend on whether that flush ran before the request.
-LSP_VOLATILE_KEYS = frozenset({"oplog_count", "db_size_bytes"})
+LSP_VOLATILE_KEYS = frozenset({"oplog_count", "db_size_bytes", "size_bytes"})
 
 
 class Normalizer:
