@@ -156,6 +156,11 @@ def mem0_pgvector(tmp: Path, texts: list[str]) -> tuple[SpacesService, str]:
 _HS = None
 
 
+def _file_bytes(root: Path) -> int:
+    """The bytes of every regular file under ``root`` (symbolic links not followed): an engine's install size."""
+    return sum(f.stat().st_size for f in root.rglob("*") if f.is_file() and not f.is_symlink())
+
+
 def _hindsight_server():
     """The run's Hindsight server (started once; None without ``MNEMON_HINDSIGHT_API``/``hindsight-api``)."""
     global _HS
@@ -173,7 +178,7 @@ def _hindsight_server():
         started = time.perf_counter()
         _HS = HindsightServer(command, embeddings, "bench-key").start()
         env = Path(command).resolve().parent.parent
-        size = sum(f.stat().st_size for f in env.rglob("*") if f.is_file() and not f.is_symlink())
+        size = _file_bytes(env)
         print(f"hindsight: server started in {time.perf_counter() - started:.1f} s (PostgreSQL + migrations); its "
               f"environment {env} holds {size / 2**20:.0f} MiB", flush=True)
     return _HS
@@ -224,7 +229,7 @@ def _openviking_server():
         started = time.perf_counter()
         _OV = servers.OpenVikingServer(command, embeddings, "bench-key").start()
         env = Path(command).resolve().parent.parent
-        size = sum(f.stat().st_size for f in env.rglob("*") if f.is_file() and not f.is_symlink())
+        size = _file_bytes(env)
         print(f"openviking: server started in {time.perf_counter() - started:.1f} s; its environment {env} holds "
               f"{size / 2**20:.0f} MiB", flush=True)
     return _OV
@@ -268,7 +273,7 @@ def _byterover_home():
         os.environ.update(home.env)
         _BRV = (command, stub, home, servers)
         package = Path(os.path.realpath(command)).parents[1]  # node_modules/byterover-cli
-        size = sum(f.stat().st_size for f in package.parent.rglob("*") if f.is_file() and not f.is_symlink())
+        size = _file_bytes(package.parent)
         print(f"byterover: {package.parent} holds {size / 2**20:.0f} MiB", flush=True)
     return _BRV
 
