@@ -205,14 +205,11 @@ _OV = None
 
 
 def _servers_of(provider: str):
-    """The tests/servers.py module of ``providers/<provider>`` (loaded by path: each package has one)."""
-    here = Path(__file__).resolve().parent.parent
-    sys.path.insert(0, str(here / "tests" / "helpers"))
-    spec = importlib.util.spec_from_file_location(f"{provider}_servers",
-                                                  here / "providers" / provider / "tests" / "servers.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The tests/servers.py module of ``providers/<provider>`` (tests/helpers/provider_servers.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "helpers"))
+    from provider_servers import servers_of
+
+    return servers_of(provider)
 
 
 def _openviking_server():

@@ -214,7 +214,6 @@ SERVED = {"hindsight": ("Hindsight", "MNEMON_HINDSIGHT_API"), "openviking": ("Op
 def _provider_server(provider: str):
     """A real server of ``provider`` (providers/<provider>/tests/servers.py: its command from the variable of
     :data:`SERVED`) with its loopback embedding endpoint, or the reason there is none here."""
-    import importlib.util
     import sys
 
     label, variable = SERVED[provider]
@@ -222,20 +221,10 @@ def _provider_server(provider: str):
         pytest.skip(f"the {label} provider package (providers/{provider}) is not installed here")
     if not os.environ.get(variable):
         pytest.skip(f"no {label} server here ({variable}: see providers/{provider}/README.md)")
-    repo = Path(__file__).resolve().parents[2]
-    sys.path.insert(0, str(repo / "tests" / "helpers"))
-    from embedding_server import EmbeddingServer
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "helpers"))
+    from provider_servers import serve
 
-    spec = importlib.util.spec_from_file_location(f"{provider}_servers", repo / "providers" / provider / "tests" / "servers.py")
-    servers = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(servers)
-    made = servers.HindsightServer if provider == "hindsight" else servers.OpenVikingServer
-    embeddings = EmbeddingServer("nvim-key").start()
-    try:
-        return made(os.environ[variable], embeddings, "nvim-key").start(), embeddings
-    except Exception:
-        embeddings.stop()
-        raise
+    return serve(provider, os.environ[variable], "nvim-key")
 
 
 def _on_server(provider: str, server, external_id: str) -> bool:
