@@ -5,7 +5,11 @@ installed), and a served engine with its loopback embedding endpoint."""
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from types import ModuleType
 
@@ -43,3 +47,33 @@ def serve(provider: str, command: str, key: str):
     except BaseException:
         embeddings.stop()
         raise
+
+
+def wait_healthy(process: "subprocess.Popen[bytes]", endpoint: str, log: Path, name: str, seconds: float) -> None:
+    """Return once ``GET endpoint + "/health"`` answers 200, polling the server's own readiness answer every
+    0.2 s; raises ``RuntimeError`` naming ``name`` (with the end of ``log``, at most 2,000 characters) when
+    ``process`` exits first or ``seconds`` pass without it (the caller stops the server)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"{name} exited ({process.returncode}): {log.read_text(errors='replace')[-2000:]}")
+        try:
+            with urllib.request.urlopen(endpoint + "/health", timeout=2) as answer:
+                if answer.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{name} did not answer /health within {seconds} s")
+        time.sleep(0.2)  # polling the server's own readiness answer, not a guess at a duration
+
+
+def stop_process(process: "subprocess.Popen[bytes] | None") -> None:
+    """Terminate ``process`` when it still runs and reap it (killed after 60 s; ``None``: nothing to do)."""
+    if process is not None and process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(30)

@@ -23,13 +23,13 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
 from embedding_server import EmbeddingServer
+from provider_servers import stop_process, wait_healthy
 from postgres_server import PostgresServer, free_port
 
 #: How long the server may take to answer /health (seconds): migrations on a loaded 2-core machine.
@@ -81,22 +81,12 @@ class HindsightServer:
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen([self.command, "--log-level", "warning"], env=env, stdout=log,
                                             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        deadline = time.monotonic() + START_SECONDS
-        while True:
-            if self.process.poll() is not None:
-                self.stop()
-                raise RuntimeError(f"hindsight-api exited ({self.process.returncode}): "
-                                   f"{self.log.read_text(errors='replace')[-2000:]}")
-            try:
-                with urllib.request.urlopen(self.endpoint + "/health", timeout=2) as answer:
-                    if answer.status == 200:
-                        return self
-            except (urllib.error.URLError, OSError):
-                pass
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"hindsight-api did not answer /health within {START_SECONDS} s")
-            time.sleep(0.2)  # polling the server's own readiness answer, not a guess at a duration
+        try:
+            wait_healthy(self.process, self.endpoint, self.log, "hindsight-api", START_SECONDS)
+        except RuntimeError:
+            self.stop()
+            raise
+        return self
 
     def call(self, method: str, path: str, body: object = None) -> object:
         """The JSON answer of one request to the server (for tests writing as Hindsight's own clients do)."""
@@ -115,13 +105,7 @@ class HindsightServer:
             return exc.code
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(60)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(30)
+        stop_process(self.process)
         if self.pg is not None:
             self.pg.stop()
             self.pg = None

@@ -22,12 +22,12 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 from embedding_server import EmbeddingServer
+from provider_servers import stop_process, wait_healthy
 from postgres_server import free_port
 
 #: How long the server may take to answer /health (seconds), on a loaded 2-core machine.
@@ -72,22 +72,12 @@ class OpenVikingServer:
             self.process = subprocess.Popen([self.command, "--config", str(self.dir / "ov.conf")], env=env,
                                             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                             cwd=self.dir)
-        deadline = time.monotonic() + START_SECONDS
-        while True:
-            if self.process.poll() is not None:
-                code = self.process.returncode
-                self.stop()
-                raise RuntimeError(f"openviking-server exited ({code}): {self.log.read_text(errors='replace')[-2000:]}")
-            try:
-                with urllib.request.urlopen(self.endpoint + "/health", timeout=2) as answer:
-                    if answer.status == 200:
-                        return self
-            except (urllib.error.URLError, OSError):
-                pass
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"openviking-server did not answer /health within {START_SECONDS} s")
-            time.sleep(0.2)  # polling the server's own readiness answer, not a guess at a duration
+        try:
+            wait_healthy(self.process, self.endpoint, self.log, "openviking-server", START_SECONDS)
+        except RuntimeError:
+            self.stop()
+            raise
+        return self
 
     def call(self, method: str, path: str, body: object = None, *, user: str = "default",
              key: str | None = None) -> dict:
@@ -104,11 +94,5 @@ class OpenVikingServer:
             return json.loads(exc.read() or b"{}")
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(60)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(30)
+        stop_process(self.process)
         shutil.rmtree(self.dir, ignore_errors=True)
