@@ -11,6 +11,7 @@ import pytest
 
 from mnemon_ls.errors import InvalidInput, ProviderNotConfigured, ProviderUnavailable, SpaceRefused
 from mnemon_ls.spaces import SpacesService
+from provider_checks import check_isolated_when_gone, check_silent_server_named
 
 
 def test_not_configured_bad_fields_and_a_server_that_is_not_there_change_nothing(tmp_path: Path) -> None:
@@ -160,43 +161,14 @@ def test_an_extracting_server_is_declared_and_its_receipts_say_so(tmp_path: Path
 
 
 def test_a_server_that_goes_away_is_isolated_in_federated_recall(tmp_path: Path, own_hindsight, bank: str) -> None:
-    root = tmp_path / "root"
-    service = SpacesService(root, provider_timeout=120)
-    service.thirdparty.enable("hindsight", {"endpoint": own_hindsight.endpoint, "timeoutSeconds": "10"})
-    team = service.create_space(f"Team {bank}", "team", active=True, provider="hindsight").record.id
-    service.remember("dark mode is what the team ships first", space_id=team)
-    native = service.create_space("Native", "native", active=True).record.id
-    service.remember("dark mode is the default theme of the docs site", space_id=native)
-    both = {r["spaceId"] for r in service.recall("dark mode theme").to_dict()["results"]}
-    assert both == {team, native}
-    service.close()
-    own_hindsight.stop()
-    fresh = SpacesService(root, provider_timeout=120)
-    result = fresh.recall("dark mode theme").to_dict()
-    assert [r["spaceId"] for r in result["results"]] == [native]
-    status = {s["spaceId"]: s for s in result["sources"]}
-    assert status[team]["status"] == "unavailable" and "cannot be reached" in status[team]["hint"]
-    assert result["failed"] == [team]
-    fresh.close()
+    check_isolated_when_gone(tmp_path / "root", "hindsight", own_hindsight, f"Team {bank}")
 
 
 def test_a_server_that_never_answers_or_is_not_hindsight_is_named_and_nothing_is_enabled(tmp_path: Path,
                                                                                          embeddings) -> None:
-    import socket
-
     root = tmp_path / "root"
     service = SpacesService(root, provider_timeout=60)
-    silent = socket.socket()
-    silent.bind(("127.0.0.1", 0))
-    silent.listen(1)  # accepts the connection, never answers
-    try:
-        endpoint = f"http://127.0.0.1:{silent.getsockname()[1]}"
-        with pytest.raises(ProviderUnavailable) as slow:
-            service.thirdparty.enable("hindsight", {"endpoint": endpoint, "timeoutSeconds": "1"})
-        assert slow.value.message == (f"provider hindsight: the server at {endpoint} gave no answer within 1 s "
-                                      "(timeoutSeconds)")
-    finally:
-        silent.close()
+    check_silent_server_named(service, "hindsight")
     other = embeddings.endpoint.rsplit("/v1", 1)[0]  # an HTTP server that is not Hindsight
     with pytest.raises(ProviderUnavailable) as wrong:
         service.thirdparty.enable("hindsight", {"endpoint": other})

@@ -5,13 +5,13 @@ capability gating, keys and user isolation, and the isolation of a server that g
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import pytest
 
 from mnemon_ls.errors import InvalidInput, ProviderNotConfigured, ProviderUnavailable, SpaceRefused
 from mnemon_ls.spaces import SpacesService
+from provider_checks import check_isolated_when_gone, check_silent_server_named
 
 
 def _write(server, uri: str, text: str, **kw) -> None:
@@ -169,41 +169,14 @@ def test_a_server_with_keys_isolates_users_and_a_wrong_key_is_named(tmp_path: Pa
 
 
 def test_a_server_that_goes_away_is_isolated_in_federated_recall(tmp_path: Path, own_openviking, folder: str) -> None:
-    root = tmp_path / "root"
-    service = SpacesService(root, provider_timeout=120)
-    service.thirdparty.enable("openviking", {"endpoint": own_openviking.endpoint, "timeoutSeconds": "10"})
-    team = service.create_space(f"Team {folder}", "team", active=True, provider="openviking").record.id
-    service.remember("dark mode is what the team ships first", space_id=team)
-    native = service.create_space("Native", "native", active=True).record.id
-    service.remember("dark mode is the default theme of the docs site", space_id=native)
-    both = {r["spaceId"] for r in service.recall("dark mode theme").to_dict()["results"]}
-    assert both == {team, native}
-    service.close()
-    own_openviking.stop()
-    fresh = SpacesService(root, provider_timeout=120)
-    result = fresh.recall("dark mode theme").to_dict()
-    assert [r["spaceId"] for r in result["results"]] == [native]
-    status = {s["spaceId"]: s for s in result["sources"]}
-    assert status[team]["status"] == "unavailable" and "cannot be reached" in status[team]["hint"]
-    assert result["failed"] == [team]
-    fresh.close()
+    check_isolated_when_gone(tmp_path / "root", "openviking", own_openviking, f"Team {folder}")
 
 
 def test_a_server_that_never_answers_or_is_not_openviking_is_named_and_nothing_is_enabled(tmp_path: Path,
                                                                                          embeddings) -> None:
     root = tmp_path / "root"
     service = SpacesService(root, provider_timeout=60)
-    silent = socket.socket()
-    silent.bind(("127.0.0.1", 0))
-    silent.listen(1)  # accepts the connection, never answers
-    try:
-        endpoint = f"http://127.0.0.1:{silent.getsockname()[1]}"
-        with pytest.raises(ProviderUnavailable) as slow:
-            service.thirdparty.enable("openviking", {"endpoint": endpoint, "timeoutSeconds": "1"})
-        assert slow.value.message == (f"provider openviking: the server at {endpoint} gave no answer within 1 s "
-                                      "(timeoutSeconds)")
-    finally:
-        silent.close()
+    check_silent_server_named(service, "openviking")
     other = embeddings.endpoint.rsplit("/v1", 1)[0]  # an HTTP server that is not OpenViking
     with pytest.raises(ProviderUnavailable) as wrong:
         service.thirdparty.enable("openviking", {"endpoint": other})
