@@ -61,6 +61,12 @@ ABSENT_OTHERS = 2
 #: default low threshold (0.25), in the order it had.
 WEAK_MATCH_FACTOR = 0.4
 WEAK_MATCH_CAP = 0.24
+#: A query is answered on another branch when an item the branch filter drops holds at least this many more of
+#: its groups than any item it keeps (:func:`answered_elsewhere`).
+ELSEWHERE_MARGIN = 2
+#: What a recall says when :func:`answered_elsewhere` weakened its matches.
+ELSEWHERE_NOTICE = ("a memory of another branch holds more of the query than any memory of this branch: this "
+                    "branch's matches are scored low (branchRecall: label lists the other branches' memories)")
 
 _CJK_RUN = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+")
 _CJK_PAIR = regex.compile(r"^[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]{2}$")
@@ -159,3 +165,12 @@ def weak_match(held: Sequence[int], exact: bool, sense_of: QuerySense, frequency
             return True  # the rest of the question names what no item holds: it is about something not stored
         return not exact or frequency.get(held[0], 0) > COMMON_TERM_ITEMS
     return False
+
+
+def answered_elsewhere(elsewhere: int, here: int) -> bool:
+    """Whether a query is answered on another branch, so that every match the branch keeps is weak: ``elsewhere``
+    the most query groups held by one item the branch filter dropped, ``here`` by one item it kept, and the first
+    exceeds the second by at least :data:`ELSEWHERE_MARGIN` ("On which port does the search service call the
+    ranking sidecar?" on ``main``, when only a feature branch knows the sidecar: ``main`` holds the service and
+    nothing else of the question)."""
+    return elsewhere >= here + ELSEWHERE_MARGIN

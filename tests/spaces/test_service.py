@@ -262,6 +262,44 @@ def test_branch_filter_drops_other_branches(service: SpacesService, branchy: dic
     assert feature["branches"] == ["feature/x"] and "branch:feature/x" in feature["tags"]
 
 
+def test_a_question_answered_on_another_branch_sends_this_branchs_partial_matches_low(
+        service: SpacesService) -> None:
+    """Issue 27 item 7: on ``main``, "which port does the search service call the ranking sidecar on?" is answered
+    by a memory of a feature branch only; ``main``'s memories of the search service share two of the question's
+    five groups, and an assistant is sent none of them (a person sees them, ``low``, with the notice)."""
+    from mnemon_ls.spaces.querysense import ELSEWHERE_NOTICE
+
+    a = service.create_space("A", "a", active=True).record.id
+    service.remember("The search service calls the ranking sidecar on port 7971.", space_id=a, branch="feature/x")
+    listens = service.remember("The search service listens on port 8080.", space_id=a, branch="main").id
+    deploys = service.remember("Deploys of the search service happen on Tuesdays.", space_id=a).id
+    question = "On which port does the search service call the ranking sidecar?"
+    sent = service.recall(question, branch="main", audience="assistant").to_dict()
+    assert sent["results"] == [] and sent["hint"] == "no result passed the quality policy"
+    assert sent["hidden"]["otherBranch"] == 1 and ELSEWHERE_NOTICE in sent["notices"]
+    person = service.recall(question, branch="main", quality=RecallQuality(policy="exhaustive-v1")).to_dict()
+    assert {r["id"]: r["tier"] for r in person["results"]} == {listens: "low", deploys: "low"}
+    # on the feature branch the memory answers it, and on main a question main answers is unchanged
+    assert service.recall(question, branch="feature/x").results[0]["content"].endswith("port 7971.")
+    answered = service.recall("Which port does the search service listen on?", branch="main",
+                              audience="assistant").to_dict()
+    assert [r["id"] for r in answered["results"]][:1] == [listens] and ELSEWHERE_NOTICE not in answered["notices"]
+
+
+def test_a_memory_of_another_branch_one_group_ahead_weakens_nothing(service: SpacesService) -> None:
+    """The margin is two groups: a memory of another branch holding one more of the question's groups than
+    ``main``'s best leaves ``main``'s matches as they were."""
+    from mnemon_ls.spaces.querysense import ELSEWHERE_MARGIN, ELSEWHERE_NOTICE
+
+    assert ELSEWHERE_MARGIN == 2
+    a = service.create_space("A", "a", active=True).record.id
+    service.remember("The search service calls the ranking sidecar on port 7971.", space_id=a, branch="feature/x")
+    on_main = service.remember("The search service calls the ranking sidecar.", space_id=a, branch="main").id
+    sent = service.recall("On which port does the search service call the ranking sidecar?", branch="main",
+                          audience="assistant").to_dict()
+    assert [r["id"] for r in sent["results"]] == [on_main] and ELSEWHERE_NOTICE not in sent["notices"]
+
+
 def test_unknown_branch_follows_the_detached_head_policy(service: SpacesService, branchy: dict[str, str]) -> None:
     hidden = service.recall("deploy flag retry policy", branch=None)
     assert ids(hidden) == {branchy["none"]}

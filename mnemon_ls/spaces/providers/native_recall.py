@@ -21,7 +21,7 @@ from .. import accessflush
 from ..accessflush import PENDING_CAP
 from .native_schema import _BUSY_SLICE_MS, ACCESS_FLUSH_THRESHOLD, _json_list
 from ..keywordscore import OUTSIDE_RANGE_CAP, keyword_score
-from ..querysense import WEAK_MATCH_CAP, WEAK_MATCH_FACTOR, sense, weak_match
+from ..querysense import ELSEWHERE_NOTICE, WEAK_MATCH_CAP, WEAK_MATCH_FACTOR, answered_elsewhere, sense, weak_match
 from ...text import QueryTerm
 
 
@@ -37,6 +37,14 @@ def _frequencies(terms: Sequence[QueryTerm], candidates: Sequence[tuple]) -> dic
     for term, count in zip(terms, counts.split(",")):
         out.setdefault(term.group, int(count))
     return out
+
+
+def weakened(scored: list[tuple], weak: set[str]) -> list[tuple]:
+    """``scored`` (keyword rows ``(score, ...)``, the id at index 3) with every score weakened as a weak match's
+    (times :data:`~mnemon_ls.spaces.querysense.WEAK_MATCH_FACTOR`, at most ``WEAK_MATCH_CAP``: *low*, in the
+    order it had); every id is added to ``weak``."""
+    weak.update(entry[3] for entry in scored)
+    return [(min(entry[0] * WEAK_MATCH_FACTOR, WEAK_MATCH_CAP), *entry[1:]) for entry in scored]
 
 
 def _adjusted(scored: list[tuple], window: tuple[float, float] | None, groups: int, weak: set[str]) -> list[tuple]:
@@ -112,11 +120,15 @@ class NativeRecall:
         scored: list[tuple] = []
         dropped: set[str] = set()  # ids: an item refused by keyword and by vector is one hidden item
         weak: set[str] = set()  # ids of the matches on only a name or one common word
+        elsewhere = 0  # the most query groups held by an item the branch filter drops
+        here = 0  # by an item it keeps
         for ident, bm25, importance, created, branches, matched, exact, held, _counts in candidates:
             tags = _json_list(branches) if branches is not None else []  # its branch tags alone
             if tags and keep is not None and not keep(tags):
                 dropped.add(ident)
+                elsewhere = max(elsewhere, matched)
                 continue
+            here = max(here, matched)
             dated = window is not None and bool(created) and window[0] <= created < window[1]
             if matched + dated <= 0:
                 continue
@@ -134,6 +146,10 @@ class NativeRecall:
                 score = min(score * WEAK_MATCH_FACTOR, WEAK_MATCH_CAP)  # only a name or one common word: low
                 weak.add(ident)
             scored.append((min(1.0, score), imp, created, ident, tags, matched + dated == groups))
+        notices: list[str] = []
+        if scored and answered_elsewhere(elsewhere, here):  # what this branch holds only shares a part of the query
+            scored = weakened(scored, weak)
+            notices.append(ELSEWHERE_NOTICE)
         scored.sort(key=lambda s: (-s[0], -s[1], -s[2], s[3]))
         if hybrid:
             fused = hybrid_rank(self.semantic, self.index, query, scored, vector_pool(limit), keep, category,
@@ -154,7 +170,8 @@ class NativeRecall:
         items.sort(key=lambda it: (-(it.score or 0.0), -(it.importance or 0), -(epoch_seconds(it.created_at) or 0),
                                    it.id))
         items = items[:limit]
-        return SearchOutcome(items, sparse_hint(len(items), limit), fetched=fetched, dropped=len(dropped))
+        return SearchOutcome(items, sparse_hint(len(items), limit), fetched=fetched, dropped=len(dropped),
+                             notices=notices)
 
     def _expand(self, db: sqlite3.Connection, chosen: list, scores: dict[str, tuple[float, str]], limit: int,
                 keep: KeepFn | None, category: str | None, source: str | None) -> None:

@@ -36,7 +36,9 @@ import regex
 from mnemon_ls.spaces.index import TOKENIZER
 from mnemon_ls.spaces.keywordscore import OUTSIDE_RANGE_CAP, keyword_score
 from mnemon_ls.spaces.providers.base import KeepFn, SearchOutcome, sparse_hint
-from mnemon_ls.spaces.querysense import WEAK_MATCH_CAP, WEAK_MATCH_FACTOR, sense, weak_match
+from mnemon_ls.spaces.providers.native_recall import weakened
+from mnemon_ls.spaces.querysense import (ELSEWHERE_NOTICE, WEAK_MATCH_CAP, WEAK_MATCH_FACTOR, answered_elsewhere, sense,
+                                         weak_match)
 from mnemon_ls.text import grouped
 
 from .rows import ITEM_COLUMNS
@@ -95,12 +97,12 @@ def search(space: Any, query: str, *, limit: int, mode: str, category: str | Non
     firsts = [members[0] for members in grouped(terms)]
     hybrid = mode == "smart" and space.engine.semantic and bool(query.strip())
 
-    def read(conn: Any) -> tuple[list, int, dict[int, int]]:
+    def read(conn: Any) -> tuple[list, int, dict[int, int], int]:
         held_by = _held_by(conn, space, terms)
         frequency = {t.group: held_by[i] for i, t in enumerate(terms) if t in firsts}
         sources, cargs = _candidates(space, terms, held_by, when, pool)
         if not sources:
-            return [], 0, frequency
+            return [], 0, frequency, 0
         rank = "ts_rank(i.tsv, %s::tsquery)" if terms else "0::real"
         ok = scope[0] if scope is not None else "TRUE"
         oargs = scope[1] if scope is not None else []
@@ -110,20 +112,23 @@ def search(space: Any, query: str, *, limit: int, mode: str, category: str | Non
         # a category or source filter reads every candidate (the shortlist knows neither); LIMIT NULL: no cut
         cut = SHORTLIST * pool if category is None and source is None else None
         rows = conn.execute(
-            f"WITH {shortlist}, r AS (SELECT {columns}, {rank} AS r, ({ok}) AS ok FROM {space.table} i "
+            f"WITH {shortlist}, r AS (SELECT {columns}, {rank} AS r, ({ok}) AS ok, s.n AS n FROM {space.table} i "
             f"JOIN s ON i.id = s.item_id WHERE {' AND '.join(base)}) "
-            f"SELECT {ITEM_COLUMNS}, r, (SELECT count(*) FROM r WHERE NOT ok) FROM r WHERE ok "
+            f"SELECT {ITEM_COLUMNS}, r, (SELECT count(*) FROM r WHERE NOT ok), "
+            "(SELECT coalesce(max(n), 0) FROM r WHERE NOT ok) FROM r WHERE ok "
             "ORDER BY r DESC, created_at DESC, id LIMIT %s",
             [*cargs, cut, *([tsquery] if terms else []), *oargs, *bargs, pool]).fetchall()
-        hidden = int(rows[0][-1]) if rows else 0
+        hidden, elsewhere = (int(rows[0][-2]), int(rows[0][-1])) if rows else (0, 0)
         if not rows and ok != "TRUE":
-            hidden = conn.execute(f"WITH {shortlist} SELECT count(*) FROM {space.table} i JOIN s ON i.id = s.item_id "
-                                  f"WHERE {' AND '.join(base)} AND NOT ({ok})",
-                                  [*cargs, cut, *bargs, *oargs]).fetchone()[0]
-        return [row[:-1] for row in rows], hidden, frequency
+            hidden, elsewhere = conn.execute(
+                f"WITH {shortlist} SELECT count(*), coalesce(max(s.n), 0) FROM {space.table} i "
+                f"JOIN s ON i.id = s.item_id WHERE {' AND '.join(base)} AND NOT ({ok})",
+                [*cargs, cut, *bargs, *oargs]).fetchone()
+        return [row[:-2] for row in rows], int(hidden), frequency, int(elsewhere)
 
     columns = ", ".join("i." + c.strip() for c in ITEM_COLUMNS.split(","))
-    rows, hidden, frequency = space._call(read)
+    rows, hidden, frequency, elsewhere = space._call(read)  # elsewhere: the most groups an item of another
+    # branch holds (the shortlist's count of the query groups each item holds)
     groups = grouped(terms)
     count_groups = sensed.groups + (when is not None)
     best = max((float(r[-1] or 0.0) for r in rows), default=0.0) or 1.0
@@ -132,11 +137,10 @@ def search(space: Any, query: str, *, limit: int, mode: str, category: str | Non
     by_id: dict[str, tuple] = {}
     dropped = 0
     weak: set[str] = set()
+    here = 0  # the most query groups held by one item the branch filter keeps
     for row in rows:
         tags = list(row[4] or [])
-        if keep is not None and not keep(tags):
-            dropped += 1
-            continue
+        kept = keep is None or keep(tags)
         held_terms = set(row[9] or [])
         inside: list[str] | None = None  # the item's identifiers, read when a group needs them
         folded: str | None = None  # its text casefolded, read before them
@@ -156,6 +160,11 @@ def search(space: Any, query: str, *, limit: int, mode: str, category: str | Non
                 if any(not t.prefix and len(t.text) >= 3 and t.text in ident and t.text != ident
                        for t in members for ident in inside):
                     matched, held = matched + 1, held | 1 << whole.group
+        if not kept:
+            dropped += 1
+            elsewhere = max(elsewhere, matched)
+            continue
+        here = max(here, matched)
         created = row[7].timestamp() if row[7] is not None else 0.0
         dated = when is not None and when.start.timestamp() <= created < when.end.timestamp()
         if matched + dated <= 0:
@@ -174,6 +183,10 @@ def search(space: Any, query: str, *, limit: int, mode: str, category: str | Non
         ident = str(row[0])
         by_id[ident] = row[:-1]
         scored.append((min(1.0, score), importance, created, ident, tags, matched + dated == count_groups))
+    notices: list[str] = []
+    if scored and answered_elsewhere(elsewhere, here):  # what this branch holds only shares a part of the query
+        scored = weakened(scored, weak)
+        notices.append(ELSEWHERE_NOTICE)
     scored.sort(key=lambda s: (-s[0], -s[1], -s[2], s[3]))
     if hybrid:
         fused = _fused(space, query, scored, by_id, scoped, sargs, limit, keep)
@@ -191,7 +204,8 @@ def search(space: Any, query: str, *, limit: int, mode: str, category: str | Non
         item = space._item(by_id[s[3]], round(s[0], 4), s[6] if len(s) > 6 else "keyword")
         item.similarity = s[7] if len(s) > 7 else None
         items.append(item)
-    return SearchOutcome(items, sparse_hint(len(items), limit), fetched=len(rows), dropped=dropped + hidden)
+    return SearchOutcome(items, sparse_hint(len(items), limit), fetched=len(rows), dropped=dropped + hidden,
+                         notices=notices)
 
 
 #: Items a term may be held by and still be *rare*: when a query has rare terms, every item holding one is a

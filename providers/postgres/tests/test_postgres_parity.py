@@ -43,3 +43,36 @@ def test_keyword_ranking_matches_native(tmp_path: Path, service: dict[str, Any])
     finally:
         native.close()
         engine.close()
+
+
+def test_a_question_answered_on_another_branch_weakens_this_branchs_matches_as_native_does(
+        tmp_path: Path, service: dict[str, Any]) -> None:
+    """Issue 27 item 7 (mnemon_ls.spaces.querysense.answered_elsewhere): on ``main`` a memory of a feature branch
+    holds the whole question and ``main``'s memory only its subject, so both providers score ``main``'s memory
+    as a weak match (at most ``WEAK_MATCH_CAP``), count the other branch's memory as hidden and say why; on
+    the feature branch the same question is answered."""
+    from mnemon_ls.spaces.querysense import ELSEWHERE_NOTICE, WEAK_MATCH_CAP
+    from mnemon_ls.spaces.service_recall import _BranchScope
+
+    native = NativeProvider(tmp_path / "native" / "mnemon.db", create=True, track_access=False)
+    engine = PostgresEngine.open(service)
+    question = "On which port does the search service call the ranking sidecar?"
+    try:
+        shared = engine.space(engine.create_namespace("Team", "").connection, space_id="postgres-b")
+        for provider in (native, shared):
+            provider.remember("The search service calls the ranking sidecar on port 7971.", category="fact",
+                              importance=3, tags=["branch:feature/x"], entities=[], source="user")
+            provider.remember("The search service listens on port 8080.", category="fact", importance=3,
+                              tags=["branch:main"], entities=[], source="user")
+        for provider in (native, shared):
+            on_main = provider.search(question, limit=10, mode="keyword", keep=_BranchScope("main", "filter", "hide").keep)
+            assert [i.content for i in on_main.items] == ["The search service listens on port 8080."], provider
+            assert on_main.items[0].score <= WEAK_MATCH_CAP and on_main.dropped == 1, provider
+            assert on_main.notices == [ELSEWHERE_NOTICE], provider
+            on_feature = provider.search(question, limit=10, mode="keyword",
+                                         keep=_BranchScope("feature/x", "filter", "hide").keep)
+            assert on_feature.items[0].content.endswith("port 7971.") and on_feature.items[0].score > WEAK_MATCH_CAP
+            assert on_feature.notices == [], provider
+    finally:
+        native.close()
+        engine.close()
