@@ -48,7 +48,9 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from . import gitfiles, realdirs
+import threading
+
+from . import gitfiles, realdirs, statsig
 
 if TYPE_CHECKING:
     import pygit2
@@ -407,6 +409,9 @@ def probe_branch(path: str | os.PathLike[str] | None) -> BranchState:
         start = _start(path)
     except _Problem as problem:
         return BranchState(branch=None, detached=False, reason=problem.reason)
+    kept = _probes.get(start)
+    if kept is not None and statsig.signature(kept[1]) == kept[2]:
+        return kept[0]  # not one file the probe read has changed since
     files = gitfiles.find(start)
     if files is gitfiles.NOT_A_REPOSITORY:
         return BranchState(branch=None, detached=False, reason=REASON_NOT_A_REPO)
@@ -420,6 +425,7 @@ def probe_branch(path: str | os.PathLike[str] | None) -> BranchState:
     # other (`git rebase --abort` attaches HEAD, then removes rebase-merge/): a state is only kept when
     # HEAD read the same before and after it, so it held at the moment the other files were read.
     head_path = os.path.join(files.gitdir if files is not None else located.gitdir, "HEAD")  # type: ignore[union-attr]
+    memo = _memo_paths(start, files)  # (HEAD's bytes, the files a probe reads, their signature) or None
     for _attempt in range(_CONSISTENT_READS):
         before = _head_bytes(head_path)
         state = _probe_files(files, before) if files is not None else None
@@ -433,7 +439,49 @@ def probe_branch(path: str | os.PathLike[str] | None) -> BranchState:
             state = _probe_located(located)
         if _head_bytes(head_path) == before:
             break
+    if memo is not None and files is not None and memo[0] == before:
+        with _probes_lock:
+            if len(_probes) > 64:
+                _probes.clear()
+            _probes[start] = (state, memo[1], memo[2])
     return state
+
+
+#: A long-lived process's last probe of each start directory: ``(state, the files it read, their stat signature
+#: taken before reading them)`` (:mod:`mnemon_ls.statsig`); given again while the signature is the same.
+_probes: dict[str, tuple[BranchState, tuple[str, ...], "statsig.Signature"]] = {}
+_probes_lock = threading.Lock()
+
+
+def _memo_paths(start: str, files: gitfiles.Repository | None) -> tuple[bytes, tuple[str, ...], "statsig.Signature"] | None:
+    """``(HEAD's bytes, paths, signature)`` of every file and directory a probe of ``start`` by
+    :mod:`mnemon_ls.gitfiles` reads or looks at (``start`` and its ``.git``, the git dir and its ``HEAD``, the
+    common dir, its ``config``, ``objects``, ``refs``, ``packed-refs``, the branch's loose ref, the rebase and
+    bisect files), with their signature taken before the probe reads them; ``None`` when the probe is not kept
+    (the repository is not ``start``'s own ``.git``, libgit2 must read it, or a file changed moments ago)."""
+    if files is None or files.workdir != start:
+        return None
+    gitdir, common = files.gitdir, files.common
+    head = _head_bytes(os.path.join(gitdir, "HEAD"))
+    if head is None:
+        return None
+    # A file or directory created in or removed from a directory changes the directory's times: the git dir
+    # stands for a rebase or bisect starting or ending, the common dir for objects/, refs/ and packed-refs.
+    paths = [start, os.path.join(start, ".git"), gitdir, os.path.join(gitdir, "HEAD"),
+             os.path.join(gitdir, "commondir"), os.path.join(gitdir, "BISECT_START"), common,
+             os.path.join(common, "config"), os.path.join(common, "packed-refs")]
+    for name in ("rebase-merge", "rebase-apply"):
+        if os.path.isdir(os.path.join(gitdir, name)):
+            paths += [os.path.join(gitdir, name), os.path.join(gitdir, name, "head-name"),
+                      os.path.join(gitdir, name, "applying")]
+    text = head.decode("utf-8", "replace")
+    if text.startswith("ref: "):
+        refname = text[len("ref: "):].strip()
+        if not gitfiles._safe_ref(refname):
+            return None
+        paths.append(os.path.join(common, *refname.split("/")))
+    signature = statsig.signature(paths)
+    return None if signature is None else (head, tuple(paths), signature)
 
 
 #: Reads of one probe while HEAD keeps changing under it (git is still running: its watcher probes again).

@@ -66,11 +66,15 @@ def review_due(updated_at: Any, recalled_at: Any, now: Any, days: int, reviewed_
     due (unknown age is not old age). ``days`` 0 turns review off (always ``False``). Raises nothing."""
     if not days or days < 0:
         return False
-    latest = last_touched(updated_at, recalled_at, now, reviewed_at)
     moment = to_ms(now)
-    if latest is None or moment is None:
-        return False
-    return moment - latest >= days * DAY_MS
+    return moment is not None and due_since(last_touched(updated_at, recalled_at, moment, reviewed_at), moment, days)
+
+
+def due_since(latest: int | None, now_ms: int, days: int) -> bool:
+    """The rule of :func:`review_due` on times already read: ``latest`` (epoch ms, :func:`last_touched`; ``None``:
+    unknown, never due) at least ``days`` whole days (> 0) before ``now_ms``. For a caller that reads the same
+    kind of time for many memories at one ``now`` (the wake's marks)."""
+    return latest is not None and days > 0 and now_ms - latest >= days * DAY_MS
 
 
 def last_touched(updated_at: Any, recalled_at: Any, now: Any, reviewed_at: Any = None) -> int | None:

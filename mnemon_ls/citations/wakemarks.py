@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 
 from . import trust
 from .freshness import trusted
-from .review import review_due
+from .review import due_since, last_touched, to_ms
 from .reviewed import ReviewedFile, entry_key
 from .store import Citations, runtime_key
 
@@ -30,6 +30,8 @@ def runtime_table(citations: Citations) -> dict[str, Any]:
     path = citations.file("runtime").path
     try:
         info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return {}  # no side file: nothing cited (nothing is read, so no directory needs checking)
     except OSError:
         return citations.table("runtime")
     signature = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev)
@@ -125,7 +127,9 @@ def annotator(citations: Citations | None, review_days: int, root: Any = None) -
                     stale_entries += 1
                     notes.append(found[1])
                 reviewed = confirmed.get(entry_key(target, entry.content)) if confirmed else None
-                if review_due(entry.updated_at, None, now_ms, review_days, reviewed):
+                if review_days > 0 and due_since(to_ms(entry.updated_at) if reviewed is None else
+                                                 last_touched(entry.updated_at, None, now_ms, reviewed),
+                                                 now_ms, review_days):
                     due += 1
                     notes.append("review due")
                 if notes:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
@@ -210,8 +211,16 @@ def read_lineage(root: Path) -> LineageLog:
 def count_archived(root: Path) -> tuple[int, int]:
     """``(lines into Memory Spaces, lines into the local archive)`` of the root's lineage, counted from
     the raw bytes without parsing (the wake header reads it every turn; lines are written compactly by
-    :func:`append_lineage`). Missing file: ``(0, 0)``."""
-    data = fsio.read_bytes_or_none(lineage_path(root))
+    :func:`append_lineage`). Missing file: ``(0, 0)`` (one ``lstat``: nothing is read, so no directory needs
+    checking)."""
+    path = lineage_path(root)
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return 0, 0
+    except OSError:
+        pass  # the read says what is wrong
+    data = fsio.read_bytes_or_none(path)
     if not data:
         return 0, 0
     return data.count(b'"destination":{"layerId":"memory-spaces"'), data.count(b'"destination":{"layerId":"runtime-archive"')

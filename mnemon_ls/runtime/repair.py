@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Collection, Protocol, Sequence
 
-from .. import fsio
+from .. import fsio, statsig
 from ..settings import RuntimeMemorySettings
 from .model import PROJECTION_FILES, Entry, Target, projection_bytes
 from .state import StoreState
@@ -106,6 +106,9 @@ class ProjectionRepair:
     def __init__(self, store: RepairedStore, *, hand_edits: str = "import") -> None:
         self.store = store
         self.hand_edits = hand_edits
+        # (stat signature, state) of the last repair that found every projection as memories.json projects it
+        # and no temp file (:mod:`mnemon_ls.statsig`): the next one with the same signature finds the same.
+        self._quiet: tuple[Any, StoreState] | None = None
 
     def repair(self, *, rebuild_missing: bool = True) -> RepairReport:
         """Make USER.md / MEMORY.md agree with ``memories.json`` again: import hand edits, repair the rest.
@@ -132,6 +135,11 @@ class ProjectionRepair:
         """
         store = self.store
         report = RepairReport()
+        quiet = self._signature()
+        kept = self._quiet
+        if quiet is not None and kept is not None and kept[0] == quiet:
+            report.verified = kept[1]  # the same files as the last repair that found nothing to do
+            return report
         state = store.read()
         if state.problem:
             report.skipped = state.problem
@@ -139,6 +147,8 @@ class ProjectionRepair:
             return report
         if not state.exists or not (self._projections_differ(state.entries, rebuild_missing)
                                     or has_orphans(store.runtime_dir)):
+            if quiet is not None and state.exists and rebuild_missing:
+                self._quiet = (quiet, state)
             report.verified = state
             return report
         with store.locked():
@@ -220,6 +230,15 @@ class ProjectionRepair:
             "removed": list(plan.removed), "unchanged": plan.unchanged,
             "message": handedit.summary(name, plan)}
         return plan.entries if plan.changed else None
+
+    def _signature(self) -> Any:
+        """The stat signature (:func:`mnemon_ls.statsig.signature`) of what the cheap path of :meth:`repair` reads:
+        the runtime directory (a temp file added or removed changes it), ``memories.json`` and the kept
+        projections; ``None`` when it cannot be trusted. Checks the directories as a read does (raises
+        :class:`~mnemon_ls.errors.StorageUnsafe` for a linked one)."""
+        store = self.store
+        paths = [store.runtime_dir, store.memories_path, *(store.projection_path(t) for t in store.projects)]
+        return statsig.signature(paths, checked_dir=store.runtime_dir)
 
     def _newer_than_commit(self, path: Path) -> bool:
         """Whether ``path`` was modified after the last commit of ``memories.json`` (nanosecond mtimes)."""

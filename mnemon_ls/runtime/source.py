@@ -98,6 +98,15 @@ class RuntimeSource:
         return self._effective(user_state, memory_state)
 
     def _effective(self, user_state: StoreState, memory_state: StoreState) -> EffectiveState:
+        limits = self.settings.runtime_memory
+        kept = getattr(self, "_last_effective", None)  # the same two states (a kept read): the same answer
+        if kept is not None and kept[0] is user_state and kept[1] is memory_state and kept[2] is limits:
+            return kept[3]
+        effective = self._effective_of(user_state, memory_state)
+        self._last_effective = (user_state, memory_state, limits, effective)
+        return effective
+
+    def _effective_of(self, user_state: StoreState, memory_state: StoreState) -> EffectiveState:
         user, memory = user_state.of("user"), memory_state.of("memory")
         revision = user_state.revision if user_state is memory_state else revision_of((*user, *memory))
         problems = tuple(dict.fromkeys(p for p in (user_state.problem, memory_state.problem) if p))
