@@ -80,16 +80,17 @@ class Workbench:
         input box in the same widget and the same ``<input>``, so two boxes asked one after the other (a name,
         then a description) are told apart only by their prompt. Without it, a second call could type into the
         first box while it closes, and the second box, shown next, starts empty."""
-        message = self.quick_input.locator(".quick-input-message, .quick-input-description")
+        # (VS Code 1.139 puts the prompt in .quick-input-message; an empty .quick-input-description comes before it)
+        message = self.quick_input.locator(".quick-input-message, .quick-input-description").filter(has_text=prompt or "")
         if prompt is not None:
-            expect(message.first).to_contain_text(prompt, timeout=UI_MS)
+            expect(message.first).to_be_visible(timeout=UI_MS)
         box = self.quick_input.locator("input.input")
         expect(box).to_be_focused(timeout=UI_MS)
         box.fill(text)
         expect(box).to_have_value(text, timeout=UI_MS)
         box.press("Enter")
         if prompt is not None:
-            expect(message.filter(has_text=prompt)).to_have_count(0, timeout=SERVER_MS)
+            expect(message).to_have_count(0, timeout=SERVER_MS)
 
     def expect_save_dialog(self, proposed: "str | re.Pattern[str]") -> Locator:
         """Wait for a save dialog (in code-server VS Code's own simple file dialog: a quick input whose box
