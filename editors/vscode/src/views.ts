@@ -116,8 +116,10 @@ export class MnemonTree implements vscode.TreeDataProvider<Node>, vscode.Disposa
      */
     private shown: Node[] | undefined;
     /** Counts root listings and refreshes: only the latest of each applies. */
-    private listings = 0;
+    private listingsAsked = 0;
     private reloads = 0;
+    /** Root listings VS Code asked for that have not answered yet. */
+    private listingsPending = 0;
 
     constructor(
         private readonly server: MnemonServer,
@@ -150,6 +152,10 @@ export class MnemonTree implements vscode.TreeDataProvider<Node>, vscode.Disposa
         const fresh = await this.list();
         if (reload !== this.reloads) {
             return; // a newer refresh lists again
+        }
+        if (this.listingsPending > 0) {
+            this.emitter.fire(undefined); // VS Code is listing the roots, maybe from before the change: once more
+            return;
         }
         if (shown !== this.shown) {
             return this.reload(); // VS Code listed the roots meanwhile, maybe before the change: again, on those
@@ -188,12 +194,17 @@ export class MnemonTree implements vscode.TreeDataProvider<Node>, vscode.Disposa
         if (node) {
             return node.children ?? [];
         }
-        const listing = ++this.listings;
-        const nodes = await this.list();
-        if (listing === this.listings) {
-            this.shown = nodes; // what VS Code keeps (it keeps only its latest listing too)
+        const listing = ++this.listingsAsked;
+        this.listingsPending += 1;
+        try {
+            const nodes = await this.list();
+            if (listing === this.listingsAsked) {
+                this.shown = nodes; // what VS Code keeps (it keeps only its latest listing too)
+            }
+            return nodes;
+        } finally {
+            this.listingsPending -= 1;
         }
-        return nodes;
     }
 
     /** The root rows from the server: none while it is not running, one error row when it cannot list. */
