@@ -128,8 +128,9 @@ def test_recall_finds_what_was_remembered_in_a_space_created_from_the_view(code_
     vscode.show_mnemon()
     spaces = vscode.view(SPACES)
     vscode.view_action(spaces, "Create Memory Space")
-    vscode.input_text(name)
-    vscode.input_text(description)
+    # Two input boxes in a row, each waited for by its own prompt (src/providers.ts createSpaceIn).
+    vscode.input_text(name, prompt="Name (1 to 100 characters)")
+    vscode.input_text(description, prompt="What belongs in it")
     vscode.notification(f'created the Memory Space "{name}" (active)')
     space = vscode.row(spaces, name)
     expect(vscode.description(space)).to_contain_text("active", timeout=SERVER_MS)

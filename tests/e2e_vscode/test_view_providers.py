@@ -65,17 +65,19 @@ def test_the_providers_view_lists_providers_and_enables_tests_and_disables_one(c
         # Holographic can create namespaces: a space made from its row lives in it.
         name = "Holo notes"
         vscode.inline_action(holographic, "Create Space in Provider")
-        vscode.input_text(name)
-        vscode.input_text("Facts kept in the Holographic store")
+        # Two input boxes in a row, each waited for by its own prompt (src/providers.ts createSpaceIn).
+        vscode.input_text(name, prompt="Name (1 to 100 characters)")
+        vscode.input_text("Facts kept in the Holographic store", prompt="What belongs in it")
         vscode.notification(f'created the Memory Space "{name}" in Holographic')
         expect(vscode.description(vscode.row(vscode.view(SPACES), name))).to_contain_text("Holographic", timeout=SERVER_MS)
         spaces = [(s["name"], s["providerId"]) for s in mnemon_cli(code_server, vscode.workspace, "space", "list")]
         assert (name, "holographic") in spaces, spaces
+        holographic = vscode.row(vscode.view(PROVIDERS), "Holographic")
+        expect(vscode.description(holographic)).to_contain_text("enabled · 1 space", timeout=SERVER_MS)  # counts it
 
-        vscode.inline_action(vscode.row(vscode.view(PROVIDERS), "Holographic"), "Disable Provider")
+        vscode.inline_action(holographic, "Disable Provider")
         vscode.notification("disabled Holographic")
-        expect(vscode.description(vscode.row(vscode.view(PROVIDERS), "Holographic"))).to_contain_text("configured, disabled",
-                                                                                                      timeout=SERVER_MS)
+        expect(vscode.description(holographic)).to_contain_text("configured, disabled", timeout=SERVER_MS)
         expect(vscode.row(vscode.view(SPACES), name)).to_have_count(0, timeout=SERVER_MS)
     finally:
         if providers(code_server, vscode.workspace)["holographic"]["enabled"]:  # leave the window as it was

@@ -74,14 +74,23 @@ class Workbench:
         row.click()
 
     def input_text(self, text: str, *, prompt: str | re.Pattern[str] | None = None) -> None:
-        """Type ``text`` into the open input box (its prompt contains ``prompt``, if given) and press Enter."""
+        """Type ``text`` into the open input box (its prompt contains ``prompt``, if given) and press Enter.
+
+        With ``prompt``, this waits for that very box and, after Enter, until it is gone: VS Code shows every
+        input box in the same widget and the same ``<input>``, so two boxes asked one after the other (a name,
+        then a description) are told apart only by their prompt. Without it, a second call could type into the
+        first box while it closes, and the second box, shown next, starts empty."""
+        # (VS Code 1.139 puts the prompt in .quick-input-message; an empty .quick-input-description comes before it)
+        message = self.quick_input.locator(".quick-input-message, .quick-input-description").filter(has_text=prompt or "")
         if prompt is not None:
-            expect(self.quick_input.locator(".quick-input-message, .quick-input-description").first).to_contain_text(
-                prompt, timeout=UI_MS)
+            expect(message.first).to_be_visible(timeout=UI_MS)
         box = self.quick_input.locator("input.input")
         expect(box).to_be_focused(timeout=UI_MS)
         box.fill(text)
+        expect(box).to_have_value(text, timeout=UI_MS)
         box.press("Enter")
+        if prompt is not None:
+            expect(message).to_have_count(0, timeout=SERVER_MS)
 
     def expect_save_dialog(self, proposed: "str | re.Pattern[str]") -> Locator:
         """Wait for a save dialog (in code-server VS Code's own simple file dialog: a quick input whose box
@@ -264,9 +273,14 @@ class Workbench:
         view.locator(f'.pane-header .actions .action-label[aria-label^="{title}"]').click()
 
     def inline_action(self, row: Locator, title: str) -> None:
-        """Click the inline action ``title`` of a tree row (shown on hover)."""
+        """Click the inline action ``title`` of a tree row (shown on hover): hover the row, wait until the
+        action shows, click it. (The row's actions are redrawn when the extension refreshes the row; the click
+        finds the current button. A refresh listing the same rows keeps every row known to the extension, so
+        the click always reaches its command: editors/vscode/src/treeUpdate.ts.)"""
         row.hover()
-        row.locator(f'.actions .action-label[aria-label^="{title}"]').click()
+        action = row.locator(f'.actions .action-label[aria-label^="{title}"]')
+        expect(action).to_be_visible(timeout=UI_MS)
+        action.click()
 
     def context_menu(self, row: Locator, item: str) -> None:
         """Right-click a tree row and choose ``item`` from its context menu."""
