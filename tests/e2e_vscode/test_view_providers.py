@@ -98,7 +98,6 @@ def test_a_served_provider_says_what_its_spaces_cannot_do(code_server, vscode, p
     :data:`SERVED`), enabled from the CLI: the view lists it enabled and, under its row, what it can and cannot do
     (no related walk, links, graph, merge or entities); its space shows in Memory Spaces. Disabled again at the
     end."""
-    import importlib.util
     import os
     import sys
     from pathlib import Path
@@ -109,18 +108,11 @@ def test_a_served_provider_says_what_its_spaces_cannot_do(code_server, vscode, p
         if REQUIRED and os.environ.get(variable):
             pytest.fail(message)
         pytest.skip(message)
-    repo = Path(__file__).resolve().parents[2]
-    sys.path.insert(0, str(repo / "tests" / "helpers"))
-    from embedding_server import EmbeddingServer
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "helpers"))
+    from provider_servers import serve
 
-    spec = importlib.util.spec_from_file_location(f"{provider}_servers", repo / "providers" / provider / "tests" / "servers.py")
-    servers = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(servers)
-    made = servers.HindsightServer if provider == "hindsight" else servers.OpenVikingServer
-    embeddings = EmbeddingServer("e2e-key").start()
-    server = None
+    server, embeddings = serve(provider, os.environ[variable], "e2e-key")
     try:
-        server = made(os.environ[variable], embeddings, "e2e-key").start()
         mnemon_cli(code_server, vscode.workspace, "provider", "enable", provider, "--set", f"endpoint={server.endpoint}")
         mnemon_cli(code_server, vscode.workspace, "space", "create", "--provider", provider, "--name", f"{label} team",
                    "--description", "team decisions", "--active")
@@ -141,8 +133,7 @@ def test_a_served_provider_says_what_its_spaces_cannot_do(code_server, vscode, p
             if providers(code_server, vscode.workspace)[provider]["enabled"]:  # leave the window as it was
                 mnemon_cli(code_server, vscode.workspace, "provider", "disable", provider)
         finally:
-            if server is not None:
-                server.stop()
+            server.stop()
             embeddings.stop()
 
 
@@ -151,8 +142,8 @@ def test_a_byterover_provider_says_what_its_spaces_cannot_do(code_server, vscode
     service and a private ByteRover state, enabled from the CLI: the view lists it enabled and, under its row, what
     it can and cannot do (no browse, related walk, links, graph, merge or entities); its project space shows in
     Memory Spaces. Disabled again at the end, and every ByteRover process ended."""
-    import importlib.util
     import os
+    import sys
     from pathlib import Path
 
     if not providers(code_server, vscode.workspace)["byterover"]["installed"] or not os.environ.get("MNEMON_BYTEROVER_BRV"):
@@ -160,10 +151,10 @@ def test_a_byterover_provider_says_what_its_spaces_cannot_do(code_server, vscode
         if REQUIRED and os.environ.get("MNEMON_BYTEROVER_BRV"):
             pytest.fail(message)
         pytest.skip(message)
-    repo = Path(__file__).resolve().parents[2]
-    spec = importlib.util.spec_from_file_location("byterover_servers", repo / "providers" / "byterover" / "tests" / "servers.py")
-    servers = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(servers)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "helpers"))
+    from provider_servers import servers_of
+
+    servers = servers_of("byterover")
     stub = servers.LoginStub().start()
     home = servers.ByteRoverHome(os.environ["MNEMON_BYTEROVER_BRV"], stub)
     saved = dict(code_server.env)
