@@ -21,7 +21,8 @@ Cursor do), every server a fresh ``python`` process with bytecode cached in a te
    the 10,000 items) against :data:`ECHO_SERVER`'s ``echo`` tool (an ``MCPServer`` whose one tool returns its
    argument); ratio of the medians. Beside them, the same queries to :data:`FTS_SERVER`'s ``recall`` (a plain
    FTS5 trigram query over the same texts on the same SDK): how far any keyword recall over this store is from
-   the echo, and ``mnemon_recall`` as a ratio to it.
+   the echo, and ``mnemon_recall`` as a ratio to it; and the echo server's ``sized`` tool answering as many
+   characters as the wake's own text (``echo-sized``): what the SDK spends on an answer of that size alone.
 
 Aims (issue 27): start <= 1.05x the minimal server; ``mnemon_wake`` <= 1.5x and ``mnemon_recall`` at 10,000
 items <= 2x the echo tool. Results: merged by ``--label`` into ``<out>/mcp_start.json``, ``<out>/mcp_start.md``
@@ -57,7 +58,10 @@ from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
 MINIMAL_SERVER = "from mcp.server import MCPServer\nMCPServer('minimal').run('stdio')\n"
 ECHO_SERVER = ("from mcp.server import MCPServer\napp = MCPServer('echo')\n\n@app.tool()\ndef echo(text: str) -> str:\n"
-               "    return text\n\napp.run('stdio')\n")
+               "    return text\n\n@app.tool()\ndef sized(size: int) -> str:\n    return ('fact ' * size)[:size]\n\n"
+               "app.run('stdio')\n")
+#: The echo server's ``sized`` tool answers a text of ``size`` characters: the ``echo-sized`` floor answers as many
+#: characters as the wake's own text (what the SDK spends on the answer's size alone).
 #: Builds the space in a child running the measured code: ``<repo dir> <items> <bench dir>``; prints the queries.
 SPACE = r'''
 import json, sys
@@ -158,8 +162,8 @@ async def time_calls(ours: StdioServerParameters, echo: StdioServerParameters, f
                      calls: int, items: int, queries: list[str]) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     """Wall ms per call, and server CPU ms per call (empty lists when Linux does not say), by tool (``fts``: the
     :data:`FTS_SERVER` floor's ``recall``)."""
-    out: dict[str, list[float]] = {"mnemon_wake": [], "mnemon_recall": [], "echo": [], "fts": []}
-    cpu: dict[str, list[float]] = {"mnemon_wake": [], "mnemon_recall": [], "echo": [], "fts": []}
+    out: dict[str, list[float]] = {"mnemon_wake": [], "mnemon_recall": [], "echo": [], "fts": [], "echo-sized": []}
+    cpu: dict[str, list[float]] = {"mnemon_wake": [], "mnemon_recall": [], "echo": [], "fts": [], "echo-sized": []}
     async with stdio_client(ours) as (r1, w1), ClientSession(r1, w1) as mine, \
             stdio_client(echo) as (r2, w2), ClientSession(r2, w2) as floor, \
             stdio_client(fts) as (r3, w3), ClientSession(r3, w3) as plain:
@@ -167,8 +171,9 @@ async def time_calls(ours: StdioServerParameters, echo: StdioServerParameters, f
         await floor.initialize()
         await plain.initialize()
         pids = {"ours": _server_pid(OURS_MARKER), "echo": _server_pid(ECHO_MARKER), "fts": _server_pid(FTS_MARKER)}
+        size = 0  # characters of the wake's text
         for _ in range(5):  # warm-up: the host, the store's connection, the side index
-            await mine.call_tool("mnemon_wake", {})
+            size = len((await mine.call_tool("mnemon_wake", {})).content[0].text)
             await mine.call_tool("mnemon_recall", {"query": queries[0]})
             await floor.call_tool("echo", {"text": "warm"})
             await plain.call_tool("recall", {"query": queries[0]})
@@ -178,8 +183,9 @@ async def time_calls(ours: StdioServerParameters, echo: StdioServerParameters, f
                                                    ("mnemon_wake", mine, "mnemon_wake", {}),
                                                    ("echo", floor, "echo", {"text": f"echo {n}"}),
                                                    ("mnemon_recall", mine, "mnemon_recall", {"query": query}),
-                                                   ("fts", plain, "recall", {"query": query})):
-                pid = pids[name if name in ("echo", "fts") else "ours"]
+                                                   ("fts", plain, "recall", {"query": query}),
+                                                   ("echo-sized", floor, "sized", {"size": size})):
+                pid = pids["echo" if name == "echo-sized" else name if name in ("echo", "fts") else "ours"]
                 cpu_before = _cpu_ns(pid)
                 started = time.perf_counter()
                 result = await session.call_tool(tool, arguments)
@@ -257,6 +263,8 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         result["calls"][name]["ratioToEcho"] = round(statistics.median(calls[name]) / statistics.median(calls["echo"]), 3)
     result["calls"]["mnemon_recall"]["ratioToFts"] = round(statistics.median(calls["mnemon_recall"])
                                                            / statistics.median(calls["fts"]), 3)
+    result["calls"]["mnemon_wake"]["ratioToSized"] = round(statistics.median(calls["mnemon_wake"])
+                                                           / statistics.median(calls["echo-sized"]), 3)
     if starts["oursCpu"] and len(starts["oursCpu"]) == len(starts["minimalCpu"]):
         cpu_pairs = [a / b for a, b in zip(starts["oursCpu"], starts["minimalCpu"])]
         result["startCpu"] = {"ours": summary(starts["oursCpu"]), "minimal": summary(starts["minimalCpu"]),
@@ -270,6 +278,8 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                                                             / statistics.median(calls_cpu["echo"]), 3)
         result["callsCpu"]["mnemon_recall"]["ratioToFts"] = round(statistics.median(calls_cpu["mnemon_recall"])
                                                                   / statistics.median(calls_cpu["fts"]), 3)
+        result["callsCpu"]["mnemon_wake"]["ratioToSized"] = round(statistics.median(calls_cpu["mnemon_wake"])
+                                                                  / statistics.median(calls_cpu["echo-sized"]), 3)
     commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--", "mnemon_ls"], capture_output=True,
@@ -323,6 +333,11 @@ def markdown(runs: dict[str, Any]) -> str:
                 row = r[key][name]
                 lines.append(f"| {what} {name} vs echo (n={row['n']}) | {row['medianMs']:.2f} / {row['p95Ms']:.2f} | "
                              f"{echo['medianMs']:.2f} / {echo['p95Ms']:.2f} | {_marked(row['ratioToEcho'], AIMS[name])} | |")
+            if "echo-sized" in r[key]:
+                row, sized = r[key]["mnemon_wake"], r[key]["echo-sized"]
+                lines.append(f"| {what} mnemon_wake vs an echo of the wake's size (n={row['n']}) | {row['medianMs']:.2f} / "
+                             f"{row['p95Ms']:.2f} | {sized['medianMs']:.2f} / {sized['p95Ms']:.2f} | "
+                             f"{row['ratioToSized']:.3f}x | |")
             if "fts" in r[key]:
                 row, fts = r[key]["mnemon_recall"], r[key]["fts"]
                 lines.append(f"| {what} FTS5 floor vs echo (n={fts['n']}) | {fts['medianMs']:.2f} / {fts['p95Ms']:.2f} | "
