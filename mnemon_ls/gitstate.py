@@ -23,15 +23,24 @@ Sources of truth (all read, never written):
 * ``commondir`` in a linked worktree's git dir (``.git/worktrees/<name>``): path
   (relative to that git dir, or absolute) of the shared repository directory.
 
-Every call re-reads these files: there is no cache, so a checkout made by
-another process is visible on the very next call. Opening a repository with
-libgit2 costs a few tens of microseconds, far below the 1 ms budget, so caching
-``Repository`` objects was not worth its staleness risk.
+Every call re-reads these files, except that a probe of a common layout is kept
+(``_probes``) while the stat signature of every file and directory it read is
+unchanged (:mod:`mnemon_ls.statsig`), so a checkout made by another process is
+visible on the very next call. Opening a repository with libgit2 costs a few
+tens of microseconds, far below the 1 ms budget, so caching ``Repository``
+objects was not worth its staleness risk.
 
 Discovery walks upward from the given directory like git does (libgit2
 ``git_repository_open_ext`` search; it does not cross filesystem boundaries).
 ``GIT_DIR``, ``GIT_WORK_TREE`` and ``GIT_CEILING_DIRECTORIES`` are deliberately
 ignored: the workspace path is authoritative, not the server's environment.
+
+Where the parts live: this module holds :class:`BranchState`, :func:`probe_branch`
+and its memo, and the reading of HEAD, rebase and bisect state;
+:mod:`mnemon_ls.gitlocate` finds and opens (libgit2) the repository containing a
+directory; :mod:`mnemon_ls.gitworktree` answers the working-tree questions
+(:func:`main_worktree_root`, :func:`working_tree_containing`,
+:func:`tracked_files_under`, :func:`ignored_by_git`), re-exported here.
 
 Errors never escape :func:`probe_branch`: a missing path, a directory outside
 any repository, a broken repository or an unreadable one all come back as a
@@ -42,23 +51,32 @@ from __future__ import annotations
 
 import os
 import re
-import stat
-from dataclasses import dataclass
-from pathlib import Path
-
-from typing import TYPE_CHECKING
-
 import threading
+from dataclasses import dataclass
 
-from . import gitfiles, realdirs, statsig
-
-if TYPE_CHECKING:
-    import pygit2
+from . import gitfiles, statsig
+from .gitlocate import (
+    REASON_NO_PATH,
+    REASON_NOT_A_REPO,
+    _classify,
+    _common_dir,
+    _locate,
+    _Located,
+    _Problem,
+    _read_text,
+    _repo_errors,
+    _start,
+    _strip_sep,
+)
+from .gitworktree import ignored_by_git, main_worktree_root, tracked_files_under, working_tree_containing
 
 __all__ = [
     "BranchState",
     "probe_branch",
     "main_worktree_root",
+    "working_tree_containing",
+    "tracked_files_under",
+    "ignored_by_git",
     "REASON_UNBORN",
     "REASON_REBASE",
     "REASON_BISECT",
@@ -69,24 +87,10 @@ __all__ = [
 REASON_UNBORN = "unborn"
 REASON_REBASE = "rebase in progress"
 REASON_BISECT = "bisect in progress"
-REASON_NOT_A_REPO = "not a git repository"
-REASON_NO_PATH = "no workspace path"
-_CORRUPT = "corrupt repository: "
-_PERMISSION = "permission denied: "
 
 _HEADS = "refs/heads/"
-# pygit2's init_file_backend replaces libgit2's GIT_ENOTFOUND error with this.
-_NOT_FOUND_PREFIX = "Repository not found at "
 _SHORT = 7
 _HEX_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-
-
-def _repo_errors() -> tuple[type[BaseException], ...]:
-    """Exceptions pygit2/libgit2 and the file reads below raise for repository problems (GitError covers
-    NotFoundError and InvalidSpecError); imports pygit2."""
-    import pygit2
-
-    return (pygit2.GitError, OSError, KeyError, ValueError)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,216 +146,6 @@ class BranchState:
         if self.reason:
             return f"{self.branch} ({self.reason})"
         return self.branch
-
-
-class _Problem(Exception):
-    """Internal: carries a ready-made reason string out of helpers."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-def _message(exc: BaseException) -> str:
-    """An exception's message on one line (KeyError's str() adds quotes)."""
-    if exc.args and isinstance(exc.args[0], str):
-        text = exc.args[0]
-    else:
-        text = str(exc)
-    if isinstance(exc, OSError) and exc.strerror and exc.filename:
-        text = f"{exc.filename}: {exc.strerror}"
-    text = " ".join(text.split())
-    return text or type(exc).__name__
-
-
-def _classify(exc: BaseException) -> str:
-    """Map an exception from libgit2 or a file read to a reason string."""
-    text = _message(exc)
-    if isinstance(exc, PermissionError) or "Permission denied" in text or "not owned by current user" in text:
-        return _PERMISSION + text
-    return _CORRUPT + text
-
-
-def _strip_sep(path: str) -> str:
-    """libgit2 returns directories with a trailing slash; drop it."""
-    stripped = path.rstrip(os.sep)
-    return stripped or os.sep
-
-
-def _read_text(path: str) -> str | None:
-    """Small state file's content, or ``None`` when it does not exist.
-
-    PermissionError and other OSErrors propagate (they become reasons).
-    """
-    try:
-        data = gitfiles.read_small(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    return data.decode("utf-8", "replace")
-
-
-def _resolve_gitfile(dotgit: str) -> str:
-    """Target directory named by a ``.git`` file (``gitdir: <path>``)."""
-    content = _read_text(dotgit) or ""
-    first = content.splitlines()[0] if content else ""
-    if not first.startswith("gitdir: "):
-        raise _Problem(_CORRUPT + f"malformed .git file {dotgit}")
-    target = first[len("gitdir: ") :].strip()
-    return os.path.normpath(os.path.join(os.path.dirname(dotgit), target))
-
-
-def _check_git_dir(gitdir: str) -> str | None:
-    """Why ``gitdir`` is not a usable git dir, or ``None`` if it looks fine.
-
-    Mirrors libgit2's ``is_valid_repository_path``: a ``HEAD`` file plus
-    ``objects/`` and ``refs/`` directories (in the common dir for a linked
-    worktree's git dir).
-    """
-    try:
-        if not os.path.isdir(gitdir):
-            return _CORRUPT + f"git dir {gitdir} does not exist"
-        head = os.path.join(gitdir, "HEAD")
-        try:
-            st = os.stat(head)
-        except FileNotFoundError:
-            return _CORRUPT + f"{gitdir} has no HEAD"
-        if not stat.S_ISREG(st.st_mode):
-            return _CORRUPT + f"{head} is not a file"
-        common = _common_dir(gitdir)
-        for sub in ("objects", "refs"):
-            if not os.path.isdir(os.path.join(common, sub)):
-                return _CORRUPT + f"{common} has no {sub} directory"
-        # Readability: a HEAD we cannot open is a permission problem.
-        with open(head, "rb"):
-            pass
-    except PermissionError as exc:
-        return _PERMISSION + _message(exc)
-    except OSError as exc:
-        return _CORRUPT + _message(exc)
-    return None
-
-
-def _check_dotgit(dotgit: str) -> tuple[bool, str | None]:
-    """Inspect a ``.git`` entry found while walking up.
-
-    Returns ``(exists, problem)``: ``exists`` is False when there is no such
-    entry; ``problem`` is a reason string when it exists but is unusable.
-    """
-    try:
-        lst = os.lstat(dotgit)
-    except (FileNotFoundError, NotADirectoryError):
-        return False, None
-    except PermissionError as exc:
-        return True, _PERMISSION + _message(exc)
-    except OSError as exc:
-        return True, _CORRUPT + _message(exc)
-    try:
-        st = os.stat(dotgit) if stat.S_ISLNK(lst.st_mode) else lst
-    except FileNotFoundError:
-        return True, _CORRUPT + f"{dotgit} is a dangling symlink"
-    except OSError as exc:
-        return True, _classify(exc)
-    if stat.S_ISDIR(st.st_mode):
-        return True, _check_git_dir(dotgit)
-    if stat.S_ISREG(st.st_mode):
-        try:
-            target = _resolve_gitfile(dotgit)
-        except _Problem as problem:
-            return True, problem.reason
-        except OSError as exc:
-            return True, _classify(exc)
-        if not os.path.isdir(target):
-            return True, _CORRUPT + f"{dotgit} points to missing git dir {target}"
-        return True, _check_git_dir(target)
-    return True, _CORRUPT + f"{dotgit} is neither a directory nor a file"
-
-
-def _diagnose(start: str, stops: tuple[str, ...]) -> str | None:
-    """Walk up from ``start`` looking at ``.git`` entries libgit2 skipped.
-
-    libgit2 (like git for a broken ``.git`` directory) silently continues
-    upward past a ``.git`` it cannot use. That would attribute a workspace
-    whose own repository is broken to some enclosing repository, or report a
-    broken repository as "not a git repository". The walk stops at any of
-    ``stops`` (the discovered repository's top level / git dir), at the first
-    usable ``.git``, or at the filesystem root.
-    """
-    current = start
-    while True:
-        if current in stops:
-            return None
-        exists, problem = _check_dotgit(os.path.join(current, ".git"))
-        if problem is not None:
-            return problem
-        if exists:
-            return None
-        parent = os.path.dirname(current)
-        if parent == current:
-            return None
-        current = parent
-
-
-def _common_dir(gitdir: str) -> str:
-    """The common dir for ``gitdir``, read from its ``commondir`` file as git does."""
-    content = _read_text(os.path.join(gitdir, "commondir"))
-    if content is None or not content.strip():
-        return gitdir
-    return os.path.normpath(os.path.join(gitdir, content.strip()))
-
-
-@dataclass(slots=True)
-class _Located:
-    start: str
-    gitdir: str  # without trailing slash
-    repo: pygit2.Repository
-
-
-def _start(path: str | os.PathLike[str] | bytes | None) -> str:
-    """The real directory a probe of ``path`` starts from (a file's directory); raises ``_Problem``."""
-    if path is None:
-        raise _Problem(REASON_NO_PATH)
-    raw = os.fsdecode(os.fspath(path))
-    if raw == "":
-        raise _Problem(REASON_NO_PATH)
-    known = realdirs.real_directory(raw)  # a directory (every probe of a workspace): realpath in 3 system calls
-    if known is not None:
-        return known
-    try:
-        start = os.path.realpath(raw)
-        st = os.stat(start)
-    except (FileNotFoundError, NotADirectoryError):
-        raise _Problem(REASON_NOT_A_REPO) from None
-    except PermissionError as exc:
-        raise _Problem(_PERMISSION + _message(exc)) from None
-    except (OSError, ValueError):  # ELOOP, ENAMETOOLONG, embedded NUL ...
-        raise _Problem(REASON_NOT_A_REPO) from None
-    if not stat.S_ISDIR(st.st_mode):
-        start = os.path.dirname(start)
-    return start
-
-
-def _locate(start: str) -> _Located:
-    """Find and open with libgit2 the repository containing the real directory ``start``; raises ``_Problem``."""
-    import pygit2
-
-    # Not pygit2.discover_repository(): in pygit2 1.21 it returns None without
-    # taking a reference when nothing is found, so every miss decrements
-    # None's refcount and CPython 3.11 eventually aborts with "none_dealloc".
-    # Repository(path) searches upward the same way (git_repository_open_ext)
-    # and reports a miss as a GitError instead.
-    try:
-        repo = pygit2.Repository(start)
-    except _repo_errors() as exc:
-        if isinstance(exc, pygit2.GitError) and _message(exc).startswith(_NOT_FOUND_PREFIX):
-            raise _Problem(_diagnose(start, ()) or REASON_NOT_A_REPO) from None
-        raise _Problem(_classify(exc)) from None
-    gitdir = _strip_sep(repo.path)
-    stops = (gitdir,) if repo.workdir is None else (gitdir, _strip_sep(repo.workdir))
-    if start not in stops:
-        problem = _diagnose(start, stops)
-        if problem is not None:
-            raise _Problem(problem)
-    return _Located(start, gitdir, repo)
 
 
 def _branch_from_refname(refname: str) -> str | None:
@@ -574,111 +368,3 @@ def _with_operations(gitdir: str, common: str, workdir: str | None, detached: bo
                            workdir=workdir)
     return BranchState(branch=branch, detached=detached, reason=reason, head=short, git_dir=gitdir,
                        common_dir=common, workdir=workdir)
-
-
-def main_worktree_root(path: str | os.PathLike[str] | None) -> Path | None:
-    """Top level of the repository's main working tree.
-
-    For a path in a linked worktree this is the working tree of the main
-    repository (the one whose ``.git`` is the common dir); for a path in the
-    main working tree it is that working tree's own top level. ``None`` when
-    ``path`` is not in a usable repository, is in a bare repository, or is in a
-    linked worktree of a bare repository (there is no main working tree). The
-    main repository's ``core.worktree`` is honoured (through libgit2). Never
-    raises for repository problems and never writes.
-    """
-    try:
-        start = _start(path)
-    except _Problem:
-        return None
-    files = gitfiles.find(start)
-    if files is gitfiles.NOT_A_REPOSITORY:
-        return None
-    if files is not None:
-        if files.common == files.gitdir:
-            return Path(files.workdir)
-        if os.path.basename(files.common) == ".git":  # its config is plain (gitfiles): not bare, no core.worktree
-            return Path(os.path.dirname(files.common))
-    import pygit2
-    from pygit2.enums import RepositoryOpenFlag
-
-    try:
-        located = _locate(start)
-        common = _common_dir(located.gitdir)
-        if common == located.gitdir:
-            repo = located.repo
-        else:
-            repo = pygit2.Repository(common, RepositoryOpenFlag.NO_SEARCH)
-        if repo.is_bare or repo.workdir is None:
-            return None
-        return Path(_strip_sep(repo.workdir))
-    except (_Problem, *_repo_errors()):
-        return None
-
-
-def working_tree_containing(path: str | os.PathLike[str]) -> Path | None:
-    """Top level of the git working tree that contains ``path``, or ``None``.
-
-    ``path`` need not exist: the nearest existing ancestor is probed (a storage root about to be
-    created). ``None`` when there is no repository, the repository is bare, or ``path`` lies inside
-    the git dir rather than the working tree. Never raises for repository problems; never writes.
-    """
-    probe = os.path.realpath(os.fspath(path))
-    while not os.path.isdir(probe):
-        parent = os.path.dirname(probe)
-        if parent == probe:
-            return None
-        probe = parent
-    files = gitfiles.find(probe)
-    if files is gitfiles.NOT_A_REPOSITORY:
-        return None
-    if files is not None:
-        top, gitdir = files.workdir, files.gitdir
-    else:
-        try:
-            located = _locate(probe)
-        except _Problem:
-            return None
-        workdir = located.repo.workdir
-        if workdir is None:
-            return None
-        top, gitdir = _strip_sep(workdir), located.gitdir
-    target = os.path.realpath(os.fspath(path))
-    if not (target == top or target.startswith(top.rstrip(os.sep) + os.sep)):
-        return None
-    if target == gitdir or target.startswith(gitdir + os.sep):
-        return None
-    return Path(top)
-
-
-def tracked_files_under(path: str | os.PathLike[str]) -> list[str]:
-    """Paths (relative to the working tree top, ``/``-separated) of files in the git index that lie
-    under ``path``; ``[]`` when ``path`` is not inside a working tree. Reads the index only (pygit2);
-    never writes. Used by ``doctor`` to warn about a storage root that is committed."""
-    top = working_tree_containing(path)
-    if top is None:
-        return []
-    relative = os.path.relpath(os.path.realpath(os.fspath(path)), top).replace(os.sep, "/")
-    prefix = "" if relative == "." else relative.rstrip("/") + "/"
-    import pygit2
-
-    try:
-        index = pygit2.Repository(str(top)).index
-        return [entry.path for entry in index if entry.path.startswith(prefix)]
-    except _repo_errors():
-        return []
-
-
-def ignored_by_git(path: str | os.PathLike[str]) -> bool | None:
-    """Whether git ignores ``path`` (need not exist) by the ``.gitignore`` files and excludes of the
-    working tree containing it; ``None`` when ``path`` is not inside a working tree. Never writes."""
-    top = working_tree_containing(path)
-    if top is None:
-        return None
-    relative = os.path.relpath(os.path.realpath(os.fspath(path)), top).replace(os.sep, "/")
-    import pygit2
-
-    try:
-        return bool(pygit2.Repository(str(top)).path_is_ignored(relative))
-    except _repo_errors():
-        return None
