@@ -13,7 +13,7 @@ import type { CitedMemory } from "./citations";
 import { canEdit, editRequest, listReview, reanchor, reanchoredMessage, removeRequest, reviewTree } from "./review";
 import { MnemonServer } from "./server";
 import { Node, perFolder } from "./trees";
-import { MnemonTree } from "./views";
+import { MnemonTree } from "./mnemonTree";
 
 type ReviewRef = { workspace: string; memory: CitedMemory };
 

@@ -1,5 +1,5 @@
 /**
- * Refreshing a view without forgetting its rows (pure: no `vscode` import; src/views.ts `MnemonTree` uses it).
+ * Refreshing a view without forgetting its rows (pure: no `vscode` import; src/mnemonTree.ts `MnemonTree` uses it).
  *
  * Why: when a tree data provider fires a change of the whole tree, VS Code's extension host forgets every row
  * at once (`ExtHostTreeView._addAllToClear`) and learns them again only when the new listing has come back
