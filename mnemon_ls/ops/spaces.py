@@ -186,13 +186,14 @@ def _recall(call: Call, p: RecallParams) -> Any:
     results = data.get("results") if isinstance(data, dict) else None
     if results:
         views = citing.views_of(call, "spaces")
+        review = staleness.review_marker(call, "spaces") if times else None
         for item in results:
             key = f"{item.get('spaceId')}/{item.get('id')}"
             cites = views(key)
             if cites:
                 item["cites"] = cites
-            if key in times:  # the later of updated and last accessed before this recall
-                staleness.review_mark(call, item, *times[key], source="spaces", key=key)
+            if review is not None and key in times:  # the later of updated and last accessed before this recall
+                review(item, *times[key], key)
         data["results"] = staleness.rank(call, "spaces", results, lambda i: f"{i.get('spaceId')}/{i.get('id')}")
     return data
 

@@ -20,7 +20,7 @@ from typing import Any, Iterable, Sequence
 from ..citations.lineage import Lineage, overlapping
 from ..citations.ranking import order, worst
 from ..citations.review import mark
-from ..citations.reviewed import reviewed_at
+from ..citations.reviewed import ReviewedFile, reviewed_at
 from .surfaces import Call
 
 #: Longest ``preview`` of a possibly superseded memory, in characters.
@@ -62,6 +62,20 @@ def review_mark(call: Call, data: dict[str, Any], updated_at: Any, recalled_at: 
         return data
     reviewed = reviewed_at(call.host.root, source, key) if source is not None and key is not None else None
     return mark(data, updated_at, recalled_at, call.host.now(), days, reviewed)
+
+
+def review_marker(call: Call, source: str) -> Any:
+    """:func:`review_mark` for many memories of ``source`` in one answer: a function ``(data, updated_at,
+    recalled_at, key) -> data`` that reads the confirmations file (:mod:`mnemon_ls.citations.reviewed`) and the
+    clock once, not once per memory."""
+    days = call.host.settings.review_after_days
+    if not days:
+        return lambda data, _updated_at, _recalled_at, _key: data
+    root = call.host.root
+    confirmed = ReviewedFile(root).read().get(source, {}) if root is not None else {}
+    now = call.host.now()
+    return lambda data, updated_at, recalled_at, key: mark(data, updated_at, recalled_at, now, days,
+                                                          confirmed.get(key))
 
 
 def record_sources(call: Call, data: Any) -> Any:
