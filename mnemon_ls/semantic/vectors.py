@@ -58,7 +58,7 @@ from typing import Any, Iterable, Sequence
 
 from .. import fsio
 from ..roots import VECTOR_FILE
-from . import ivf as ivf_mod
+from . import ivf as ivf_mod, ivf_build
 
 log = logging.getLogger(__name__)
 
@@ -399,12 +399,12 @@ class VectorStore:
             if not build:
                 return False
             try:
-                index = ivf_mod.build(np, self.path, self.model, self.dim, id_hash)
+                index = ivf_build.build(np, self.path, self.model, self.dim, id_hash)
             except OSError as exc:  # the index file cannot be written (a full or read-only disk): held in memory
                 log.warning("vector index %s not written (%s): held in memory", self.path.parent / ivf_mod.IVF_FILE,
                             exc)
-                index = ivf_mod.build(np, self.path, self.model, self.dim, id_hash, to_file=False)
-            ivf_mod.release_freed_memory()
+                index = ivf_build.build(np, self.path, self.model, self.dim, id_hash, to_file=False)
+            ivf_build.release_freed_memory()
             if index is None:
                 return False
         self._adopt(db, index)
@@ -475,8 +475,8 @@ class VectorStore:
         if not self._building.acquire(blocking=False):
             return  # another thread of this process is building it
         try:
-            index = ivf_mod.build(self._np, self.path, self.model, self.dim, id_hash)
-            ivf_mod.release_freed_memory()
+            index = ivf_build.build(self._np, self.path, self.model, self.dim, id_hash)
+            ivf_build.release_freed_memory()
             with self._lock:
                 if index is not None:
                     self._adopt(self.connect(), index)

@@ -21,7 +21,7 @@ import pytest
 
 np = pytest.importorskip("numpy", reason="the semantic extra is not installed (pip install 'mnemon-ls[semantic]')")
 
-from mnemon_ls.semantic import ivf as ivf_mod  # noqa: E402
+from mnemon_ls.semantic import ivf as ivf_mod, ivf_build  # noqa: E402
 from mnemon_ls.semantic import vectors as vectors_mod  # noqa: E402
 from mnemon_ls.semantic.querycache import QueryCache  # noqa: E402
 from mnemon_ls.semantic.vectors import VECTOR_FILE, VectorStore  # noqa: E402
@@ -98,7 +98,7 @@ def test_the_index_finds_what_the_exact_scan_finds_on_real_embeddings(tmp_path: 
     texts = [f["text"] for f in FACTS] + _texts(600)
     matrix = np.concatenate([model.embed_passages(texts[i:i + 16]) for i in range(0, len(texts), 16)])
     monkeypatch.setattr(vectors_mod, "QUANTIZE_ABOVE", 0)
-    monkeypatch.setattr(ivf_mod, "CELL_ROWS", 16)
+    monkeypatch.setattr(ivf_build, "CELL_ROWS", 16)  # the build reads it there
     monkeypatch.setattr(ivf_mod, "PROBE_SHARE", 0.1)
     store = VectorStore(tmp_path / VECTOR_FILE, model.model_id, model.dim)
     store.put([(f"t{i}", "h", matrix[i]) for i in range(len(texts))])
