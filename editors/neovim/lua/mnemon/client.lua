@@ -47,7 +47,6 @@ local pending_repairs = M.pending_repairs
 
 --- The last notifications received from any mnemon client ({method, params, client_id}), newest last.
 M.events = {}
-local MAX_EVENTS = 50
 
 local levels = vim.log.levels
 

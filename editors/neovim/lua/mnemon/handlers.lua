@@ -14,6 +14,9 @@ local present = client.present
 local notify = client.notify
 local pending_commands = client.pending_commands
 local pending_repairs = client.pending_repairs
+
+--- client.events keeps the newest MAX_EVENTS notifications.
+local MAX_EVENTS = 50
 local function record(method, params, client_id)
   table.insert(client.events, { method = method, params = params, client_id = client_id })
   if #client.events > MAX_EVENTS then
