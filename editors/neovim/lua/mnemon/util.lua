@@ -2,10 +2,12 @@
 -- there is none), one-line text. One copy here instead of a prelude in each module.
 
 local client = require("mnemon.client")
+local compat = require("mnemon.compat")
 
 local M = {}
 
 local levels = vim.log.levels
+local present = client.present
 
 --- Run `callback(err, ...)` if given; a failing callback is reported, never raised.
 function M.done(callback, err, ...)
@@ -141,5 +143,62 @@ function M.error_code(err)
   end
   return nil
 end
+
+-- ------------------------------------------------------------------ workspace rows, receipts
+-- (moved from init.lua; used by init.lua and views.lua)
+
+local function same_uri(a, b)
+  if not present(a) or not present(b) then
+    return false
+  end
+  if a == b then
+    return true
+  end
+  local ok1, p1 = pcall(vim.uri_to_fname, a)
+  local ok2, p2 = pcall(vim.uri_to_fname, b)
+  return ok1 and ok2 and compat.normalize(p1) == compat.normalize(p2)
+end
+
+--- The status row of `root` in a mnemon/status result (the only row when there is one).
+local function workspace_row(result, root)
+  local rows = (type(result) == "table" and type(result.workspaces) == "table") and result.workspaces or {}
+  local uri = client.root_uri(root)
+  for _, row in ipairs(rows) do
+    if same_uri(row.uri, uri) then
+      return row
+    end
+  end
+  if #rows == 1 then
+    return rows[1]
+  end
+  return nil
+end
+
+local function workspace_label(uri)
+  if not present(uri) then
+    return "workspace"
+  end
+  local ok, path = pcall(vim.uri_to_fname, uri)
+  return vim.fn.fnamemodify(ok and path or tostring(uri), ":t")
+end
+
+local function usage_text(usage)
+  if type(usage) ~= "table" then
+    return "?"
+  end
+  return string.format("%s/%s bytes", tostring(usage.used), tostring(usage.limit))
+end
+
+--- "MEMORY.md now holds 2 entries (57/10240 bytes)"
+local function receipt_text(file, receipt)
+  local n = receipt.entryCount
+  local noun = n == 1 and "entry" or "entries"
+  return string.format("%s now holds %s %s (%s)", file, tostring(n), noun, usage_text(receipt.usage))
+end
+M.same_uri = same_uri
+M.workspace_row = workspace_row
+M.workspace_label = workspace_label
+M.usage_text = usage_text
+M.receipt_text = receipt_text
 
 return M
