@@ -186,7 +186,3 @@ def findings(root: Path) -> list[Any]:
                                f"(latest {kept[-1]})", "read them for confirmations to restore, then delete them"))
     return out
 
-
-def reviewed_at(root: Any, source: str, key: str) -> int | None:
-    """:meth:`ReviewedFile.at` of the storage root ``root`` (``None`` without a root)."""
-    return None if root is None else ReviewedFile(root).at(source, key)

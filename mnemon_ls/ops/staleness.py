@@ -20,7 +20,7 @@ from typing import Any, Iterable, Sequence
 from ..citations.lineage import Lineage, overlapping
 from ..citations.ranking import order, worst
 from ..citations.review import mark
-from ..citations.reviewed import ReviewedFile, reviewed_at
+from ..citations.reviewed import ReviewedFile
 from .surfaces import Call
 
 #: Longest ``preview`` of a possibly superseded memory, in characters.
@@ -57,11 +57,10 @@ def review_mark(call: Call, data: dict[str, Any], updated_at: Any, recalled_at: 
     """``data`` with ``review: "due"`` when the memory is due for review now (``reviewAfterDays``), counting from
     the latest of ``updated_at``, ``recalled_at`` and when a person last confirmed ``key`` of ``source`` still
     true (:mod:`mnemon_ls.citations.reviewed`)."""
-    days = call.host.settings.review_after_days
-    if not days:
-        return data
-    reviewed = reviewed_at(call.host.root, source, key) if source is not None and key is not None else None
-    return mark(data, updated_at, recalled_at, call.host.now(), days, reviewed)
+    if source is None or key is None:
+        days = call.host.settings.review_after_days
+        return mark(data, updated_at, recalled_at, call.host.now(), days) if days else data
+    return review_marker(call, source)(data, updated_at, recalled_at, key)
 
 
 def review_marker(call: Call, source: str) -> Any:
