@@ -61,6 +61,8 @@ class RuntimeSource:
         self.resolution = resolution
         self.settings = settings
         self.clock = clock
+        #: ``(user state, memory state, limits, effective state)`` of the last :meth:`_effective` answer.
+        self._last_effective: tuple[StoreState, StoreState, Any, EffectiveState] | None = None
         limits = settings.runtime_memory
         hand_edits = settings.hand_edits
         split = resolution.split_user
@@ -99,7 +101,7 @@ class RuntimeSource:
 
     def _effective(self, user_state: StoreState, memory_state: StoreState) -> EffectiveState:
         limits = self.settings.runtime_memory
-        kept = getattr(self, "_last_effective", None)  # the same two states (a kept read): the same answer
+        kept = self._last_effective  # the same two states (a kept read): the same answer
         if kept is not None and kept[0] is user_state and kept[1] is memory_state and kept[2] is limits:
             return kept[3]
         effective = self._effective_of(user_state, memory_state)
