@@ -6,6 +6,7 @@
 
 local compat = require("mnemon.compat")
 local client = require("mnemon.client")
+local workspace_label = require("mnemon.util").workspace_label
 
 local M = {}
 
@@ -22,14 +23,6 @@ local function record(method, params, client_id)
   if #client.events > MAX_EVENTS then
     table.remove(client.events, 1)
   end
-end
-
-local function workspace_label(uri)
-  if not present(uri) then
-    return "workspace"
-  end
-  local ok, path = pcall(vim.uri_to_fname, uri)
-  return vim.fn.fnamemodify(ok and path or uri, ":t")
 end
 
 local function on_branch_changed(_, params, ctx)
