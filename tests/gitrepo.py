@@ -158,6 +158,17 @@ def git_cli(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedPr
     return subprocess.run([git, *args], cwd=cwd, env=env, check=check, capture_output=True, text=True)
 
 
+def cli_repo(path: Path) -> Path:
+    """``path`` (created) as a repository the git CLI made: branch ``main`` and one commit of ``a.txt``
+    (``"one\n"``); returns ``path``."""
+    path.mkdir()
+    git_cli(path, "init", "-q", "-b", "main")
+    (path / "a.txt").write_text("one\n")
+    git_cli(path, "add", "a.txt")
+    git_cli(path, "commit", "-q", "-m", "first")
+    return path
+
+
 def snapshot(root: Path) -> dict[str, tuple[int, int, int, int]]:
     """Every entry below ``root`` (and ``root`` itself) -> (mode, size, mtime_ns, ctime_ns).
 

@@ -24,13 +24,7 @@ except ImportError:  # tests/ on sys.path (pytest "prepend" import mode)
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(statsig, "RACY_NS", 0)
     monkeypatch.setattr(gitstate, "_probes", {})
-    path = tmp_path / "work"
-    path.mkdir()
-    gitrepo.git_cli(path, "init", "-q", "-b", "main")
-    (path / "a.txt").write_text("one\n")
-    gitrepo.git_cli(path, "add", "a.txt")
-    gitrepo.git_cli(path, "commit", "-q", "-m", "first")
-    return path
+    return gitrepo.cli_repo(tmp_path / "work")
 
 
 def kept(path: Path, monkeypatch: pytest.MonkeyPatch) -> gitstate.BranchState:

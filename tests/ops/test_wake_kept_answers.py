@@ -28,12 +28,7 @@ except ImportError:  # tests/ on sys.path (pytest "prepend" import mode)
 def host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(statsig, "RACY_NS", 0)
     monkeypatch.setattr(gitstate, "_probes", {})
-    workspace = tmp_path / "repo"
-    workspace.mkdir()
-    gitrepo.git_cli(workspace, "init", "-q", "-b", "main")
-    (workspace / "a.txt").write_text("one\n")
-    gitrepo.git_cli(workspace, "add", "a.txt")
-    gitrepo.git_cli(workspace, "commit", "-q", "-m", "first")
+    workspace = gitrepo.cli_repo(tmp_path / "repo")
     settings = load_settings({"storageScope": "custom", "dataDir": str(tmp_path / "root")})
     made = WorkspaceHost(workspace, settings, env={"HOME": str(tmp_path / "home")})
     made.runtime.mutate(validate_request("add", "memory", "first fact"))
