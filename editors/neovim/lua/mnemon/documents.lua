@@ -191,8 +191,8 @@ end
 --- include_archived, open (default true). callback(err, result, items).
 function M.doc_search(query, opts, callback)
   opts = opts or {}
-  local c, root
-  c, root, query = query_prelude("MnemonDocSearch", query, opts, callback)
+  local c, root, bufnr
+  c, root, query, bufnr = query_prelude("MnemonDocSearch", query, opts, callback)
   if not c then
     return
   end

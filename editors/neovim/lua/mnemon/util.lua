@@ -38,7 +38,7 @@ function M.client_or_fail(bufnr, callback)
 end
 
 --- The common start of a query command: a non-empty `query` and the client serving `opts.bufnr`
---- (default: the current buffer). Returns client, root, trimmed query; or nil after telling the user.
+--- (default: the current buffer). Returns client, root, trimmed query, bufnr; or nil after telling the user.
 function M.query_prelude(command, query, opts, callback)
   local bufnr = (opts.bufnr == nil or opts.bufnr == 0) and vim.api.nvim_get_current_buf() or opts.bufnr
   if type(query) ~= "string" or vim.trim(query) == "" then
@@ -51,7 +51,7 @@ function M.query_prelude(command, query, opts, callback)
   if not c then
     return nil
   end
-  return c, root, vim.trim(query)
+  return c, root, vim.trim(query), bufnr
 end
 
 --- `text` on one line (whitespace runs become one space), cut to `limit` bytes with "..." when longer.

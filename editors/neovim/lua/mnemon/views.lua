@@ -139,8 +139,8 @@ end
 --- spaces (list of ids). callback(err, result, recall_bufnr) (recall_bufnr nil when nothing matched).
 function M.recall(query, opts, callback)
   opts = opts or {}
-  local c, root
-  c, root, query = query_prelude("MnemonRecall", query, opts, callback)
+  local c, root, bufnr
+  c, root, query, bufnr = query_prelude("MnemonRecall", query, opts, callback)
   if not c then
     return
   end
