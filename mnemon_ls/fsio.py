@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
-import json
 import os
 import random
 import re
@@ -377,38 +376,6 @@ def copy_file_exclusive(directory: Path, name: str, data: bytes) -> Path:
         return candidate
 
 
-def decode_leniently(data: bytes) -> str:
-    """Text of a possibly damaged file: UTF-16 when it has a BOM and decodes, else UTF-8 with U+FFFD
-    for bad bytes; a leading BOM is dropped. Never raises. Used to salvage damaged truth files."""
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        try:
-            return data.decode("utf-16")
-        except UnicodeDecodeError:
-            pass
-    return data.decode("utf-8", errors="replace").lstrip("\ufeff")
-
-
-def scan_json_objects(text: str, first_key: str) -> list[Any]:
-    """Every complete JSON object in ``text`` whose first key is ``first_key``, in order.
-
-    Salvages the records of a truncated or otherwise unparseable JSON file: a cut file keeps every
-    object written before the cut. Never raises.
-    """
-    decoder = json.JSONDecoder()
-    pattern = re.compile(r'\{\s*"' + re.escape(first_key) + r'"\s*:')
-    found: list[Any] = []
-    position = 0
-    while match := pattern.search(text, position):
-        try:
-            value, end = decoder.raw_decode(text, match.start())
-        except json.JSONDecodeError:
-            position = match.end()
-            continue
-        found.append(value)
-        position = end
-    return found
-
-
 @_storage_errors
 def read_bytes_or_none(path: Path, *, checked: bool = False) -> bytes | None:
     """The file's bytes, or ``None`` when it does not exist.
@@ -422,21 +389,49 @@ def read_bytes_or_none(path: Path, *, checked: bool = False) -> bytes | None:
     """
     if not checked:
         check_store_path(path, final=not O_NOFOLLOW)  # O_NOFOLLOW refuses a linked file itself (ELOOP)
+    fd = _open_for_read(path)
+    return None if fd is None else _read_and_close(fd, path)
+
+
+@_storage_errors
+def read_bytes_if_present(path: Path) -> bytes | None:
+    """:func:`read_bytes_or_none` for a side file that is usually missing (the citation, lineage and
+    confirmation files read on every recall): the open comes first, so a missing file costs one failed
+    ``open`` and no directory walk (nothing is read, so no link can have redirected the read: ``None``
+    even under a linked directory); a file that exists is checked as :func:`read_bytes_or_none` checks it
+    (:func:`check_store_path`) before its bytes are returned. Raises what :func:`read_bytes_or_none`
+    raises for a file that exists."""
+    fd = _open_for_read(path)
+    if fd is None:
+        return None
+    try:
+        check_store_path(path, final=False)  # the directories (O_NOFOLLOW refused a linked file itself)
+    except BaseException:
+        os.close(fd)
+        raise
+    return _read_and_close(fd, path)
+
+
+def _open_for_read(path: Path) -> int | None:
+    """A read-only ``O_NOFOLLOW`` descriptor of ``path``, ``None`` when it does not exist; a linked file
+    raises :func:`check_store_path`'s detailed refusal."""
     try:
         # O_NONBLOCK: a FIFO put in a store file's place would otherwise block the open (a wake hung on it);
         # it changes nothing for a regular file
-        fd = os.open(path, os.O_RDONLY | O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
+        return os.open(path, os.O_RDONLY | O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         return None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             check_store_path(path)  # raises the detailed refusal (what the link is and where it points)
         raise
+
+
+def _read_and_close(fd: int, path: Path) -> bytes:
+    """Every byte of the open regular file ``fd`` (``path`` names it in errors); closes ``fd``."""
     try:
         info = os.fstat(fd)
         if stat.S_ISFIFO(info.st_mode) or stat.S_ISSOCK(info.st_mode) or stat.S_ISCHR(info.st_mode):
-            from .errors import StorageUnreadable
-
             raise StorageUnreadable(str(path), None, "not a regular file: a pipe, socket or device is never read")
         size = info.st_size
         data = os.read(fd, size + 1 if size else 65536)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mnemon_ls import fsio, gitfiles
-from mnemon_ls.errors import InvalidInput, StorageUnreadable
+from mnemon_ls.errors import InvalidInput, StorageUnreadable, StorageUnsafe
 from mnemon_ls.records import paths
 
 SIZES = (0, 1, 4095, 4096, 4097, 65535, 65536, 65537, 300_001)
@@ -26,6 +26,8 @@ def test_a_store_file_reads_whole_at_every_size(tmp_path: Path, size: int) -> No
     path.write_bytes(data)
     assert fsio.read_bytes_or_none(path) == data
     assert fsio.read_bytes_or_none(tmp_path / "missing.json") is None
+    assert fsio.read_bytes_if_present(path) == data
+    assert fsio.read_bytes_if_present(tmp_path / "missing.json") is None
 
 
 def test_a_store_file_that_is_a_directory_is_unreadable_and_named(tmp_path: Path) -> None:
@@ -145,3 +147,27 @@ def test_a_fifo_in_a_store_file_s_place_is_refused_not_waited_on(tmp_path: Path)
     error = outcome.get("error")
     assert isinstance(error, StorageUnreadable) and str(fifo) in error.message and "not a regular file" in \
         error.message, outcome
+
+
+def test_a_side_file_under_a_linked_directory_is_refused_when_present_and_none_when_missing(tmp_path: Path) -> None:
+    """read_bytes_if_present (the citation, lineage and confirmation files of every recall) skips the directory
+    walk only for a missing file; a file that exists under a linked directory, or a linked file, is refused
+    with the same storage-unsafe error as read_bytes_or_none, its bytes never returned."""
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    (root / "state").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "lineage.json").write_bytes(b"secret")
+    (root / "state" / "citations").symlink_to(outside, target_is_directory=True)
+    (root / "state" / "reviewed.json").symlink_to(outside / "lineage.json")
+    fsio.confine(root)
+    link = root / "state" / "citations"
+    assert fsio.read_bytes_if_present(link / "missing.json") is None
+    for read in (fsio.read_bytes_if_present, fsio.read_bytes_or_none):
+        with pytest.raises(StorageUnsafe) as caught:
+            read(link / "lineage.json")
+        assert caught.value.data["file"] == str(link)
+        with pytest.raises(StorageUnsafe) as caught:
+            read(root / "state" / "reviewed.json")
+        assert caught.value.data["file"] == str(root / "state" / "reviewed.json")
+    with pytest.raises(StorageUnsafe):  # the walk-first read refuses even a missing file there
+        fsio.read_bytes_or_none(link / "missing.json")

@@ -64,7 +64,7 @@ class Lineage:
         """``(source, key)`` of a newer memory -> the ``(source, key)`` it supersedes; ``{}`` when missing or
         unreadable (entries that are not lineage are skipped)."""
         try:
-            raw = fsio.read_bytes_or_none(self.path)
+            raw = fsio.read_bytes_if_present(self.path)
             data = json.loads(raw.decode("utf-8")) if raw is not None else None
         except (OSError, StorageError, UnicodeDecodeError, ValueError):
             return {}

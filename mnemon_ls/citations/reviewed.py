@@ -79,7 +79,7 @@ class ReviewedFile:
         sentence); ``True`` when it must never be written over (a newer version, a link, a directory, an
         I/O error)."""
         try:
-            raw = fsio.read_bytes_or_none(self.path)
+            raw = fsio.read_bytes_if_present(self.path)
         except StorageError as exc:
             return {}, f"cannot be read ({exc.message})", True
         if raw is None:

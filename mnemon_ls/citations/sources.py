@@ -87,7 +87,7 @@ class SourceHashes:
     def read(self) -> dict[str, dict[str, str | None]]:
         """documentId -> {path: sha256 or None}; ``{}`` when missing or unreadable."""
         try:
-            raw = fsio.read_bytes_or_none(self.path)
+            raw = fsio.read_bytes_if_present(self.path)
             data = json.loads(raw.decode("utf-8")) if raw is not None else None
         except (OSError, StorageError, UnicodeDecodeError, ValueError):
             return {}

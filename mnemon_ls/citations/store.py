@@ -54,7 +54,7 @@ class CitationFile:
         """Every key's citations; ``{}`` when the file is missing or unreadable (entries that are not
         citations are skipped)."""
         try:
-            raw = fsio.read_bytes_or_none(self.path)
+            raw = fsio.read_bytes_if_present(self.path)
         except (OSError, StorageError):
             return {}
         if raw is None:

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from .. import fsio
+from .. import salvage
 from ..errors import InvalidInput, json_type_name
 from .model import (
     _HASH,
@@ -204,13 +204,13 @@ def salvage_index(data: bytes) -> tuple[list[DocumentRecord], int]:
     Decodes leniently; parses the whole document when it is JSON, else scans for complete record objects
     (a truncated file keeps every record written before the cut). Repeated ids keep the first. Never raises.
     """
-    text = fsio.decode_leniently(data)
+    text = salvage.decode_leniently(data)
     try:
         document = json.loads(text)
         raw = document.get("documents") if isinstance(document, dict) else None
         candidates = raw if isinstance(raw, list) else []
     except json.JSONDecodeError:
-        candidates = fsio.scan_json_objects(text, "id")
+        candidates = salvage.scan_json_objects(text, "id")
     records: list[DocumentRecord] = []
     seen: set[str] = set()
     damaged = 0

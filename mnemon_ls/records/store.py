@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from .. import fsio
+from .. import fsio, salvage
 from ..errors import InvalidInput, StoreTooLarge
 from .model import MemoryRecord, validate_record
 
@@ -87,7 +87,7 @@ def parse_lines(data: bytes, cache: dict[bytes, MemoryRecord] | None = None
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
-            corrupt.append(CorruptLine(number, fsio.decode_leniently(raw), "not UTF-8"))
+            corrupt.append(CorruptLine(number, salvage.decode_leniently(raw), "not UTF-8"))
             continue
         try:
             value = json.loads(text)

@@ -26,7 +26,7 @@ from json.encoder import encode_basestring as _encode_string
 from datetime import datetime, timezone
 from typing import Any, Iterable, Literal, Sequence
 
-from .. import fsio
+from .. import salvage
 from ..errors import InvalidInput, json_type_name
 
 Target = Literal["user", "memory"]
@@ -495,13 +495,13 @@ def salvage_store(data: bytes) -> tuple[list[Entry], int]:
     JSON, else scans for complete entry objects (a truncated file keeps every entry written before the
     cut). Never raises.
     """
-    text = fsio.decode_leniently(data)
+    text = salvage.decode_leniently(data)
     try:
         document = json.loads(text)
         raw_entries = document.get("entries") if isinstance(document, dict) else None
         candidates = raw_entries if isinstance(raw_entries, list) else []
     except json.JSONDecodeError:
-        candidates = fsio.scan_json_objects(text, "content")
+        candidates = salvage.scan_json_objects(text, "content")
     entries: list[Entry] = []
     damaged = 0
     for index, raw in enumerate(candidates):
