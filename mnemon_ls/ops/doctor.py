@@ -66,7 +66,7 @@ def diagnose(call: Call, p: DoctorParams) -> dict[str, Any]:
                                               host.spaces if (host.root / "data").is_dir() else None,
                                               third_party=p.providers))  # in MEMORY.md and archived
         findings.extend(host.spaces.thirdparty.diagnose(open_engines=p.providers))  # engines only when asked
-        from ..spaces.registry import quarantine_findings
+        from ..spaces.registry_repair import quarantine_findings
 
         findings.extend(quarantine_findings(host.root))  # registry files a repair rebuilt
         from ..citations.reviewed import findings as reviewed_findings

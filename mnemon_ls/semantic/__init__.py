@@ -8,7 +8,8 @@ says so once. Parts:
   the Mnemon CLI's when ``MNEMON_EMBED_*`` are set, whose vectors then also go to ``insights.embedding``).
 - :mod:`.vectors`: the per-space vector side index ``data/<space-id>/.mnemon-ls-vectors.db``, keyed by
   model id and dimension; above 20,000 vectors a search reads the inverted file of :mod:`.ivf`
-  (``.mnemon-ls-vectors.ivf`` beside it, derived from it) instead of scanning every vector.
+  (``.mnemon-ls-vectors.ivf`` beside it, derived from it) instead of scanning every vector; its file in
+  :mod:`.vectorfile`, its in-memory vectors in :mod:`.heldvectors`.
 - :mod:`.querycache`: the query vectors a backend remembers (a bounded least-recently-used map).
 - :mod:`.engine`: one engine per process and configuration; the bounded background queue and the resume.
 - :mod:`.fusion`: calibrated score fusion (or the CLI's weighted formula) with exact hits kept on top.

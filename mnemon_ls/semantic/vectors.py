@@ -27,9 +27,9 @@ query of a few dozen primary-key lookups per search). Two ids with the same 64-b
 among 100,000 ids) would share one row: the vector search would find only one of them (derived data; keyword
 recall still finds both).
 
-- **Exact form**, up to :data:`QUANTIZE_ABOVE` vectors: ``float32`` blocks of :data:`BLOCK_ROWS` rows in memory
-  (``4 * dim`` bytes per row; growing never copies them; deleted rows are reused by the next new id), and a
-  search scans every row.
+- **Exact form**, up to :data:`QUANTIZE_ABOVE` vectors: ``float32`` blocks of :data:`~.heldvectors.BLOCK_ROWS`
+  rows in memory (``4 * dim`` bytes per row; growing never copies them; deleted rows are reused by the next new
+  id), and a search scans every row.
 - **Indexed form**, above it (:attr:`VectorStore.quantized`): the rows are in the inverted file of
   :mod:`.ivf` (``data/<space-id>/.mnemon-ls-vectors.ivf``, derived from this file and rebuilt from it whenever
   it is missing, damaged, another model's or not the one this file's ``meta`` names: an old vector file simply
@@ -46,7 +46,8 @@ The query's spread of cosines (:meth:`VectorStore.spread`) comes, in both forms,
 row (``sum v``, ``sum v v^T``, float64), kept up to date through writes and deletes: one ``dim x dim`` product.
 
 The schema, the opening of the file, :func:`id_hash` and the store's reads of the file by SQL live in
-:mod:`.vectorfile` (importable from here as before); the inverted file in :mod:`.ivf` and :mod:`.ivf_build`.
+:mod:`.vectorfile` (importable from here as before); the in-memory vectors (blocks, sorted id hashes, moments,
+loading rows into them) in :mod:`.heldvectors`; the inverted file in :mod:`.ivf` and :mod:`.ivf_build`.
 """
 
 from __future__ import annotations
@@ -58,19 +59,16 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ..roots import VECTOR_FILE
-from . import ivf as ivf_mod, ivf_build
+from . import heldvectors, ivf as ivf_mod, ivf_build
+from .heldvectors import HeldVectors
 from .vectorfile import (CACHE_KIB, NEXT_SEQ, SCHEMA_VERSION, VectorFileReads, _keep_high_water, id_hash,
                          open_vector_file)
 
 log = logging.getLogger(__name__)
 
-__all__ = ["BLOCK_ROWS", "CACHE_KIB", "NEXT_SEQ", "SCHEMA_VERSION", "VECTOR_FILE", "VectorStore", "id_hash",
+__all__ = ["CACHE_KIB", "NEXT_SEQ", "SCHEMA_VERSION", "VECTOR_FILE", "VectorStore", "id_hash",
            "tail_limit"]
 
-#: Rows per block of the in-memory vectors (4096 x 384 float32 = 6 MiB).
-BLOCK_ROWS = 4096
-#: Rows read from SQLite per ``fetchmany`` while loading.
-READ_CHUNK = 256
 #: Above this many rows the store keeps its vectors in the indexed form (module doc); at or below, exact search.
 QUANTIZE_ABOVE = 20000
 #: Rows beyond ``limit`` (at least; ``limit // 8`` when larger) whose exact cosine is computed from the file.
@@ -88,7 +86,7 @@ def tail_limit(indexed: int) -> int:
     return max(TAIL_MIN, indexed // TAIL_SHARE)
 
 
-class VectorStore(VectorFileReads):
+class VectorStore(HeldVectors, VectorFileReads):
     """The vector file at ``path`` (module doc) and the in-memory vectors of model ``model`` / ``dim``.
 
     Thread-safe (one lock; one connection shared by the embedding worker and readers). Raises
@@ -185,146 +183,7 @@ class VectorStore(VectorFileReads):
             db.executemany("DELETE FROM vectors WHERE id = ?", [(k,) for k in keys])
             self._forget(keys)
 
-    def _forget(self, keys: list[str]) -> None:
-        """Drop the in-memory vectors of ``keys`` (the file is not touched): a block row is reused, an indexed
-        row stays dead until the next build."""
-        np = self._np
-        with self._lock:
-            hashes = np.fromiter((id_hash(k) for k in keys), dtype=np.uint64, count=len(keys))
-            pos, found = self._find(hashes)
-            pos = np.unique(pos[found])
-            if not len(pos):
-                return
-            rows = self._krow[pos]
-            self._moments(rows, -1)
-            for row in rows.tolist():
-                self._seqs[row] = -1
-                if row >= self._base:
-                    block, at = self._block_of(row)
-                    self._blocks[block][at] = 0.0
-                    self._free.append(row)
-            self._keys = np.delete(self._keys, pos)
-            self._krow = np.delete(self._krow, pos)
-
-    # ------------------------------------------------------------------ memory
-
-    def _find(self, hashes: Any) -> tuple[Any, Any]:
-        """``(positions in the sorted hash array, found mask)`` of ``hashes`` (uint64 array)."""
-        np = self._np
-        pos = np.searchsorted(self._keys, hashes)
-        inside = pos < len(self._keys)
-        found = np.zeros(len(hashes), dtype=bool)
-        found[inside] = self._keys[pos[inside]] == hashes[inside]
-        return pos, found
-
-    def _block_of(self, row: int) -> tuple[int, int]:
-        """``(block, row within it)`` of a block row (``row >= _base``)."""
-        return divmod(row - self._base, BLOCK_ROWS)
-
-    def _new_row(self) -> int:
-        """A free block row (a reused one first), growing the store by one block when full (and the per-row
-        array by doubling)."""
-        np = self._np
-        if self._free:
-            return self._free.pop()
-        row = self._rows
-        if row - self._base >= len(self._blocks) * BLOCK_ROWS:
-            self._blocks.append(np.zeros((BLOCK_ROWS, self.dim), dtype=np.float32))
-        if row >= len(self._seqs):
-            grown = np.full(max(BLOCK_ROWS, 2 * len(self._seqs)), -1, dtype=np.int64)
-            grown[: len(self._seqs)] = self._seqs
-            self._seqs = grown
-        self._rows += 1
-        return row
-
-    def _vectors_of(self, rows: Any) -> Any:
-        """``(len(rows), dim)`` float32 of live ``rows``: the blocks' vectors, the index's decoded codes."""
-        np = self._np
-        out = np.empty((len(rows), self.dim), dtype=np.float32)
-        indexed = rows < self._base
-        if indexed.any():
-            out[indexed] = self._ivf.decode(rows[indexed])
-        at = (~indexed).nonzero()[0]
-        blocks, inner = np.divmod(rows[at] - self._base, BLOCK_ROWS)
-        for number in np.unique(blocks).tolist():
-            pick = blocks == number
-            out[at[pick]] = self._blocks[number][inner[pick]]
-        return out
-
-    def _moments(self, rows: Any, sign: int) -> None:
-        """Add (``sign`` 1) or take away (-1) the vectors of live ``rows`` from the moments (:meth:`spread`)."""
-        if not len(rows):
-            return
-        np = self._np
-        matrix = self._vectors_of(np.asarray(rows, dtype=np.int64)).astype(np.float64)
-        self._s1 += sign * matrix.sum(axis=0)
-        self._s2 += sign * (matrix.T @ matrix)
-
-    def _load(self, db: sqlite3.Connection, sql: str, params: tuple) -> int:
-        """Load the rows ``(seq, id, vec)`` of ``sql`` (in ``seq`` order), streamed in chunks of
-        :data:`READ_CHUNK` rows, into block rows: an id held already in a block row is overwritten in place
-        (an indexed row of it dies), a new one takes a free row. Malformed rows are skipped, forgotten and
-        deleted (module doc). Returns the largest ``seq`` read (0: none)."""
-        np = self._np
-        cursor = db.execute(sql, params)
-        width = 4 * self.dim
-        largest = 0
-        new_keys: list[int] = []
-        new_rows: list[int] = []
-        bad: list[tuple[int, str]] = []  # (seq, id) of malformed rows (module doc)
-        while True:
-            chunk = cursor.fetchmany(READ_CHUNK)
-            if not chunk:
-                break
-            largest = max(largest, chunk[-1][0])
-            sized = [r for r in chunk if isinstance(r[2], bytes) and len(r[2]) == width]
-            matrix = np.frombuffer(b"".join(r[2] for r in sized), dtype="<f4").reshape(len(sized), self.dim)
-            finite = np.isfinite(matrix).all(axis=1)
-            if len(sized) < len(chunk) or not finite.all():
-                good = {id(r) for r, ok in zip(sized, finite.tolist()) if ok}
-                bad.extend((r[0], r[1]) for r in chunk if id(r) not in good)
-                sized = [r for r, ok in zip(sized, finite.tolist()) if ok]
-                matrix = matrix[finite]
-            chunk = sized
-            if not chunk:
-                continue
-            hashes = np.fromiter((id_hash(r[1]) for r in chunk), dtype=np.uint64, count=len(chunk))
-            pos, found = self._find(hashes)
-            held = self._krow[pos[found]]
-            self._moments(held, -1)  # the vectors they replace
-            held_rows = iter(held.tolist())
-            rows = []
-            for index, (seq, _key, _blob) in enumerate(chunk):
-                if found[index]:
-                    row = next(held_rows)
-                    if row < self._base:  # an indexed row: it dies, its id moves to a block row
-                        self._seqs[row] = -1
-                        row = self._new_row()
-                        self._krow[pos[index]] = row
-                else:
-                    row = self._new_row()
-                    new_keys.append(int(hashes[index]))
-                    new_rows.append(row)
-                self._seqs[row] = seq
-                rows.append(row)
-            for index, row in enumerate(rows):
-                block, at = self._block_of(row)
-                self._blocks[block][at] = matrix[index]
-            wide = matrix.astype(np.float64)
-            self._s1 += wide.sum(axis=0)
-            self._s2 += wide.T @ wide
-        if new_keys:  # merge into the sorted hash array (no sort of the whole array)
-            keys = np.asarray(new_keys, dtype=np.uint64)
-            order = np.argsort(keys, kind="stable")
-            keys, rows_sorted = keys[order], np.asarray(new_rows, dtype=np.int64)[order]
-            at = np.searchsorted(self._keys, keys)
-            self._keys = np.insert(self._keys, at, keys)
-            self._krow = np.insert(self._krow, at, rows_sorted)
-        if bad:  # never scored; deleted so the next embedding pass embeds these items again
-            self._forget([key for _seq, key in bad if isinstance(key, str)])
-            _keep_high_water(db)
-            db.executemany("DELETE FROM vectors WHERE seq = ?", [(seq,) for seq, _key in bad])
-        return largest
+    # ------------------------------------------------------------------ loading
 
     def _refresh(self, db: sqlite3.Connection) -> None:
         """Load rows with a larger ``seq`` (:meth:`_load`); on the first load of a file holding more than
@@ -380,7 +239,7 @@ class VectorStore(VectorFileReads):
             self._ivf.close()
         self._ivf, self._base = index, index.rows
         self._blocks, self._free, self._rows = [], [], index.rows
-        self._seqs = np.full(index.rows + BLOCK_ROWS, -1, dtype=np.int64)
+        self._seqs = np.full(index.rows + heldvectors.BLOCK_ROWS, -1, dtype=np.int64)
         self._buffers, self._broken = {}, None
         by_seq = np.argsort(index.seqs, kind="stable")
         ordered = index.seqs[by_seq]
@@ -519,10 +378,10 @@ class VectorStore(VectorFileReads):
                 return self._exact_from_file(q, limit)
             scores = np.full(n - self._base, -np.inf, dtype=np.float32)
             for number, block in enumerate(self._blocks):
-                start = number * BLOCK_ROWS
+                start = number * heldvectors.BLOCK_ROWS
                 if start >= n - self._base:
                     break
-                stop = min(n - self._base, start + BLOCK_ROWS)
+                stop = min(n - self._base, start + heldvectors.BLOCK_ROWS)
                 np.matmul(block[: stop - start], q, out=scores[start:stop])
             if self._free:
                 scores[self._seqs[self._base:n] < 0] = -np.inf

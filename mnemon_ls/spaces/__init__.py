@@ -7,7 +7,8 @@ Modules:
 - :mod:`.policy` recall-quality policies ``strict-v2`` / ``strict-v1`` / ``balanced-v1`` / ``exhaustive-v1`` (pure);
 - :mod:`.querysense` what a recall query says beyond its words: its time range, asking words, names (pure);
 - :mod:`.registry` ``data/.dsh-memory-bodies.json`` + ``state/memory-providers.json`` (locked, repaired), with
-  its file model :mod:`.registry_model` and provider plane :mod:`.registry_providers`;
+  its file model :mod:`.registry_model`, provider plane :mod:`.registry_providers` and the repair of a damaged
+  file :mod:`.registry_repair`;
 - :mod:`.index` the side search index ``data/<id>/.mnemon-ls-index.db`` (derived, FTS5) and the spaces'
   configuration of the shared tokenizer :mod:`mnemon_ls.text` (``TOKENIZER``);
 - :mod:`.providers.native` the embedded provider on ``data/<id>/mnemon.db`` (the Mnemon CLI's schema);

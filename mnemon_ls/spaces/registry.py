@@ -59,8 +59,9 @@ Rules:
   descriptions of its spaces, given back when re-enabling rediscovers the namespaces). Credentials (:data:`SECRET_FIELDS`) never leave this
   module: views list configured field names only.
 
-Layout: this module holds :class:`SpaceRegistry` (reading, repair, discovery of stores on disk, native
-mutations, writing); the file model (records, parsing, migration, salvage) is :mod:`.registry_model` and the
+Layout: this module holds :class:`SpaceRegistry` (reading, discovery of stores on disk, native mutations,
+writing); the file model (records, parsing, migration, salvage) is :mod:`.registry_model`, the repair of a
+damaged file and the doctor's findings about the copies it quarantined are :mod:`.registry_repair`, and the
 provider plane (service configuration, namespace sync) is :class:`~.registry_providers.ProviderPlane`, a part
 each registry owns (``registry.provider_plane``).
 """
@@ -104,9 +105,7 @@ from .registry_model import (
     _Damaged,
     _TooNew,
     _dump,
-    _native_record,
     _replace_body,
-    _salvage_providers,
     parse_disabled_spaces,
     parse_native,
     parse_providers,
@@ -114,7 +113,6 @@ from .registry_model import (
 )
 from .naming import require_free_name
 from .registry_providers import ProviderPlane
-from .salvage import _json_objects
 
 
 class SpaceRegistry:
@@ -174,7 +172,7 @@ class SpaceRegistry:
         if self.discoverable(state):
             with self.locked():
                 state = self.read_locked()
-                added = self._discovered(state)
+                added = self.discovered(state)
                 if added:
                     state = replace(state, bodies=(*state.bodies, *added))
                     self.write_locked(state)
@@ -187,7 +185,7 @@ class SpaceRegistry:
             return self._cache[1]
         try:
             bodies = self._parse_native(fsio.read_bytes_or_none(self.native_path))
-            (services, enabled, provider_bodies), refused = self._parse_providers_file()
+            (services, enabled, provider_bodies), refused = self.parse_providers_file()
         except _Damaged:
             return None
         enabled_bodies = tuple(b for b in provider_bodies if enabled.get(b.provider_id))
@@ -195,7 +193,7 @@ class SpaceRegistry:
         self._cache = (sig, state)
         return state
 
-    def _parse_providers_file(self, data: bytes | None | bool = False) -> tuple[tuple, Any]:
+    def parse_providers_file(self, data: bytes | None | bool = False) -> tuple[tuple, Any]:
         """``(parse_providers(bytes), None)``, or for a file written by a newer version (module doc: read-only,
         never repaired) ``(({}, {}, ()), FormatTooNew)`` with a notice (once). ``data``: the file's bytes
         (default: read now). Raises :class:`_Damaged`."""
@@ -217,59 +215,11 @@ class SpaceRegistry:
     _parse_native = staticmethod(parse_native)
     _parse_providers = staticmethod(parse_providers)
 
-    # ------------------------------------------------------------------ repair
-
-    def _repair_locked(self) -> RegistryState:
-        """Quarantine whichever file is damaged, salvage, rewrite; record a :class:`Problem` per file."""
-        stamp = self._stamp()
-        native_data = fsio.read_bytes_or_none(self.native_path)
-        providers_data = fsio.read_bytes_or_none(self.providers_path)
-        try:
-            bodies = self._parse_native(native_data)
-        except _Damaged as damage:
-            bodies = self._salvage_native(native_data or b"")
-            kept = fsio.copy_file_exclusive(self.data_dir / ".quarantine", f"{stamp}-{NATIVE_FILE}", native_data or b"")
-            on_disk = {b.id for b in bodies}
-            extra = [b for b in self._last_good() if b.id not in on_disk and self._store_exists(b.id)]
-            bodies = (*bodies, *extra)
-            self.notices.append(Problem(str(self.native_path), damage.reason, str(kept), len(bodies)))
-        providers_damaged, refused = False, None
-        try:
-            (services, enabled, provider_bodies), refused = self._parse_providers_file(providers_data)
-        except _Damaged as damage:
-            providers_damaged = True
-            services, enabled, provider_bodies = _salvage_providers(providers_data or b"")
-            kept = fsio.copy_file_exclusive(self.state_dir / "quarantine", f"{stamp}-{PROVIDERS_FILE}",
-                                            providers_data or b"")
-            self.notices.append(Problem(str(self.providers_path), damage.reason, str(kept), len(provider_bodies)))
-        enabled_bodies = tuple(b for b in provider_bodies if enabled.get(b.provider_id))
-        state = RegistryState(tuple(bodies), services, enabled, enabled_bodies, providers_refused=refused)
-        discovered = self._discovered(state)
-        state = replace(state, bodies=(*state.bodies, *discovered))
-        # a repaired provider file stays (with what was salvaged): its credentials never live only in quarantine
-        self.write_locked(state, all_provider_bodies=provider_bodies, keep_providers_file=providers_damaged)
-        return state
-
-    def _salvage_native(self, data: bytes) -> tuple[SpaceRecord, ...]:
-        out: list[SpaceRecord] = []
-        for raw in _json_objects(data.decode("utf-8", "replace")):
-            record = _native_record(raw, lenient=True, clock=self.clock)
-            if record is not None and not any(r.id == record.id for r in out):
-                out.append(record)
-        return tuple(out)
-
-    def _last_good(self) -> tuple[SpaceRecord, ...]:
-        try:
-            return self._parse_native(fsio.read_bytes_or_none(self.last_good_path))
-        except _Damaged:
-            return ()
+    # ------------------------------------------------------------------ stores on disk
 
     def store_path(self, space_id: str) -> Path:
         """``data/<space_id>/mnemon.db``: where a native space's store is."""
         return self.data_dir / space_id / "mnemon.db"
-
-    def _store_exists(self, space_id: str) -> bool:
-        return self.store_path(space_id).is_file()
 
     # ------------------------------------------------------------------ discovery
 
@@ -308,7 +258,9 @@ class SpaceRegistry:
             return False
         return any(self._holds_store(name) for name in names if name not in known)
 
-    def _discovered(self, state: RegistryState) -> list[SpaceRecord]:
+    def discovered(self, state: RegistryState) -> list[SpaceRecord]:
+        """The records discovery adds to ``state`` (module doc): one per non-empty store on disk not registered
+        yet, active when ``state`` has no native space yet (the first only) or it is the effective store."""
         known = {b.id for b in state.all}
         effective = self.effective_store
         added: list[SpaceRecord] = []
@@ -501,10 +453,12 @@ class SpaceRegistry:
     def read_locked(self) -> RegistryState:
         """The registry as on disk for a mutation (call with :meth:`locked` held): a damaged file is repaired
         first (quarantined, salvaged, rewritten; module doc); no discovery."""
-        return self._read_quiet() or self._repair_locked()
+        state = self._read_quiet()
+        if state is not None:
+            return state
+        from .registry_repair import repair_locked  # imported on use: a sound registry (every wake) needs none
 
-    def _stamp(self) -> str:
-        return fsio.file_stamp(self.clock())
+        return repair_locked(self)
 
     def write_locked(self, state: RegistryState, *, all_provider_bodies: tuple[SpaceRecord, ...] | None = None,
                       keep_providers_file: bool = False,
@@ -555,55 +509,3 @@ class SpaceRegistry:
                     pass
         finally:
             self._cache = None
-
-
-
-def quarantine_findings(root: Path) -> list[Any]:
-    """Doctor findings (:class:`~mnemon_ls.findings.Finding`, level ``warning``) for each damaged registry
-    file a repair moved aside under ``root`` (``state/quarantine/<stamp>-memory-providers.json``,
-    ``data/.quarantine/<stamp>-.dsh-memory-bodies.json``): the rebuilt file holds only what could be
-    salvaged, so what was lost (services, enabled flags, names) may be only in that copy. The message names
-    why the copy was damaged (the JSON path and the rule, :func:`damage_reason`, e.g. ``services.holographic.
-    minTrust: must be a JSON number, not true/false (...)``). Reads the directory listings and each copy (at
-    most :data:`MAX_REASON_BYTES` bytes of it); writes nothing."""
-    from ..findings import Finding
-
-    out = []
-    for folder, name in ((root / "state" / "quarantine", PROVIDERS_FILE), (root / "data" / ".quarantine", NATIVE_FILE)):
-        try:
-            kept = sorted(p for p in folder.iterdir() if p.name.endswith(f"-{name}"))
-        except OSError:
-            continue
-        for path in kept:
-            reason = damage_reason(path, providers=name == PROVIDERS_FILE)
-            out.append(Finding("warning", f"spaces {name}",
-                               f"a damaged {name}{f' ({reason})' if reason else ''} was rebuilt from what could be "
-                               f"salvaged; the damaged copy is kept at {path}",
-                               "compare it with the rebuilt file, restore by hand what is missing (provider "
-                               "services, enabled flags, space names), then delete the copy"))
-    return out
-
-
-#: The most of a quarantined copy :func:`damage_reason` reads (bytes); a larger copy gets no reason.
-MAX_REASON_BYTES = 4 * 1024 * 1024
-
-
-def damage_reason(path: Path, *, providers: bool) -> str | None:
-    """Why the quarantined registry copy ``path`` is damaged, as its parser says it (``<json path>: <rule>``;
-    ``providers``: a ``memory-providers.json`` copy, else a ``.dsh-memory-bodies.json`` one), or ``None``
-    when it cannot be read, is larger than :data:`MAX_REASON_BYTES`, parses now (e.g. the provider package
-    that declared a field's type is no longer installed) or was written by a newer version."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_REASON_BYTES + 1)
-    except OSError:
-        return None
-    if len(data) > MAX_REASON_BYTES:
-        return None
-    try:
-        (parse_providers if providers else parse_native)(data)
-    except _Damaged as damage:
-        return damage.reason
-    except _TooNew:
-        return None
-    return None

@@ -1,7 +1,8 @@
 """The space registry's file model: the records of ``data/.dsh-memory-bodies.json`` and
 ``state/memory-providers.json``, their JSON forms, parsing (with the version 1-3 -> 4 migration of the
 provider file) and the lenient salvage of a damaged file. Pure: no file is read or written here
-(:mod:`.registry` owns the IO, locks and repair; formats and rules in its module doc)."""
+(:mod:`.registry` owns the IO and locks, :mod:`.registry_repair` the repair; formats and rules in :mod:`.registry`'s
+module doc)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Lenient JSON salvage for damaged registry files (pure text helpers of :mod:`.registry`)."""
+"""Lenient JSON salvage for damaged registry files (pure text helpers of :mod:`.registry_model` and
+:mod:`.registry_repair`)."""
 
 from __future__ import annotations
 

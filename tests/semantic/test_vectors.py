@@ -10,7 +10,7 @@ import pytest
 
 np = pytest.importorskip("numpy", reason="the semantic extra is not installed (pip install 'mnemon-ls[semantic]')")
 
-from mnemon_ls.semantic import ivf as ivf_mod  # noqa: E402
+from mnemon_ls.semantic import heldvectors as held_mod, ivf as ivf_mod  # noqa: E402
 from mnemon_ls.semantic import vectors as vectors_mod  # noqa: E402
 from mnemon_ls.semantic.vectors import VECTOR_FILE, VectorStore  # noqa: E402
 
@@ -30,8 +30,8 @@ def _reference(truth: dict[str, "np.ndarray"], query, limit: int) -> list[str]:
 
 
 def test_search_matches_brute_force_through_updates_deletes_and_block_growth(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(vectors_mod, "BLOCK_ROWS", 8)  # many blocks, so rows cross block edges
-    monkeypatch.setattr(vectors_mod, "READ_CHUNK", 5)
+    monkeypatch.setattr(held_mod, "BLOCK_ROWS", 8)  # many blocks, so rows cross block edges
+    monkeypatch.setattr(held_mod, "READ_CHUNK", 5)
     rng = np.random.default_rng(3)
     store = VectorStore(tmp_path / VECTOR_FILE, "m", DIM)
     truth: dict[str, np.ndarray] = {}
@@ -146,8 +146,8 @@ def test_the_vector_candidates_filter_reads_docs_by_id_not_every_active_row(tmp_
 def test_the_indexed_form_finds_the_exact_top_results_through_updates_and_deletes(tmp_path: Path,
                                                                                      monkeypatch) -> None:
     monkeypatch.setattr(vectors_mod, "QUANTIZE_ABOVE", 60)
-    monkeypatch.setattr(vectors_mod, "BLOCK_ROWS", 32)
-    monkeypatch.setattr(vectors_mod, "READ_CHUNK", 7)
+    monkeypatch.setattr(held_mod, "BLOCK_ROWS", 32)
+    monkeypatch.setattr(held_mod, "READ_CHUNK", 7)
     monkeypatch.setattr(ivf_mod, "PROBE_SHARE", 0.2)  # most rows are never read
     rng = np.random.default_rng(11)
     dim = 64
@@ -359,7 +359,7 @@ def test_the_spread_is_that_of_every_live_row_through_rewrites_forgets_and_other
     rows). The indexed form's rows count as their codes decode (what the search scores)."""
     if quantized:
         monkeypatch.setattr(vectors_mod, "QUANTIZE_ABOVE", 50)
-    monkeypatch.setattr(vectors_mod, "BLOCK_ROWS", 64)  # the rows cross blocks
+    monkeypatch.setattr(held_mod, "BLOCK_ROWS", 64)  # the rows cross blocks
     rng = np.random.default_rng(21)
     store = VectorStore(tmp_path / VECTOR_FILE, "m", DIM)
     data = _unit(rng, 300)

