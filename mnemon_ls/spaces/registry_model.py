@@ -15,7 +15,7 @@ from ..errors import InvalidInput
 from .model import SPACE_ID_RE, Clock, iso_ms, utc_now
 from .provider_fields import (MEMORY_FIELDS, SERVICE_FIELDS, known_provider, stored_field_problem,
                               stored_fields_problem)
-from .salvage import _complete_members, _json_objects
+from ..salvage import complete_members, json_objects
 
 
 def _plugins() -> Any:
@@ -377,7 +377,7 @@ def _salvage_providers(data: bytes) -> tuple[dict, dict, tuple[SpaceRecord, ...]
         match = re.search(rf'"{key}"\s*:\s*\{{', text)
         if not match:
             continue
-        for provider, fields in _complete_members(text, match.end() - 1):
+        for provider, fields in complete_members(text, match.end() - 1):
             if not known_provider(provider):
                 continue
             if key == "services" and isinstance(fields, dict):
@@ -388,7 +388,7 @@ def _salvage_providers(data: bytes) -> tuple[dict, dict, tuple[SpaceRecord, ...]
             elif key == "enabled" and isinstance(fields, bool):
                 target[provider] = fields
     bodies: list[SpaceRecord] = []
-    for raw in _json_objects(text):
+    for raw in json_objects(text):
         record = _provider_record(raw) if check_body(raw) else None
         if record is not None and stored_fields_problem(record.provider_id, raw.get("connection") or {}, "connection",
                                                         scope="connection") is not None:

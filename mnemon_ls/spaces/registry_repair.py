@@ -30,7 +30,7 @@ from .registry_model import (
     parse_native,
     parse_providers,
 )
-from .salvage import _json_objects
+from ..salvage import json_objects
 
 
 class RepairedRegistry(Protocol):
@@ -99,7 +99,7 @@ def salvage_native(data: bytes, clock: Callable[[], datetime]) -> tuple[SpaceRec
     replaced): each JSON object that makes a valid record, the first of each id. ``clock`` stamps a record
     that lacks its times."""
     out: list[SpaceRecord] = []
-    for raw in _json_objects(data.decode("utf-8", "replace")):
+    for raw in json_objects(data.decode("utf-8", "replace")):
         record = _native_record(raw, lenient=True, clock=clock)
         if record is not None and not any(r.id == record.id for r in out):
             out.append(record)
