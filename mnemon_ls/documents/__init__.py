@@ -60,9 +60,10 @@ Wiring notes: the file watcher should call ``store.freshness.refresh()`` for cha
 and ``.access.*`` are derived/soft state and should be excluded from pack exports.
 """
 
+from .changes import CapacityPlan
 from .doctor import Finding, diagnose
 from .errors import DocumentCapacityError, DocumentStatusError
-from .model import DEFAULT_ACTIVE_LIMIT_BYTES, DEFAULT_MAX_BODY_BYTES, CapacityPlan, DocumentRecord
+from .model import DEFAULT_ACTIVE_LIMIT_BYTES, DEFAULT_MAX_BODY_BYTES, DocumentRecord
 from .store import DocumentStore
 from .views import (
     Catalog,

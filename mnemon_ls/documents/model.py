@@ -41,8 +41,9 @@ tool can open a root the other wrote:
 "chars" are JavaScript string lengths (UTF-16 code units, an astral character counts 2); "bytes" are
 UTF-8 bytes; timestamps are ``Date.toISOString()`` strings (``YYYY-MM-DDTHH:MM:SS.mmmZ``, UTC).
 
-The ``index.json`` codec (parse, salvage, serialize, revision) is :mod:`.indexformat` (it imports this
-module; this module never imports it).
+The ``index.json`` codec (parse, salvage, serialize, revision) is :mod:`.indexformat`, and what a change
+makes of a record (requests, the record after a create, update, archive or restore, the capacity plan) is
+:mod:`.changes`; both import this module, which never imports them.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ import unicodedata
 import uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, Iterable, Literal, Mapping, Sequence
+from typing import Any, Literal, Sequence
 
 from ..errors import InvalidInput, json_type_name
 
@@ -487,139 +488,3 @@ def suggest_title(text: str, filename: str) -> str:
     while js_length(title) > MAX_TITLE_CHARS:
         title = title[:-1]
     return title.rstrip() or "Document"
-
-
-# ---------------------------------------------------------------------------------- requests and plans
-
-
-@dataclass(frozen=True, slots=True)
-class CreateRequest:
-    """A validated create: normalized ``title``/``description``/``content``, resolved ``source_paths``
-    (workspace-relative, ``/``-separated), ``session_ids``."""
-
-    title: str
-    description: str
-    content: str
-    source_paths: tuple[str, ...]
-    session_ids: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class UpdateRequest:
-    """A validated update of ``id``; ``None`` fields keep the current value. ``session_ids`` are merged
-    (:func:`merge_session_ids`); ``document_revision`` fences the document's own revision."""
-
-    id: str
-    title: str | None = None
-    description: str | None = None
-    content: str | None = None
-    source_paths: tuple[str, ...] | None = None
-    session_ids: tuple[str, ...] | None = None
-    document_revision: int | None = None
-
-
-def validate_revision(value: Any, field_name: str = "documentRevision") -> int | None:
-    """An optional document revision: ``None`` or an integer >= 1."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidInput(field_name, f"must be an integer >= 1 (got {value!r})")
-    return value
-
-
-def new_record(request: CreateRequest, document_id: str, now: str) -> DocumentRecord:
-    """The record of a create (revision 1, timestamps ``now``, ``sizeBytes`` of the rendered file)."""
-    filename = filename_for(request.title, document_id)
-    record = DocumentRecord(
-        id=document_id, title=request.title, description=request.description, status="active",
-        filename=filename, relative_path=relative_path("active", filename), source_paths=request.source_paths,
-        session_ids=request.session_ids, created_at=now, updated_at=now, last_accessed_at=now, revision=1,
-        content_hash=sha256_hex(request.content), size_bytes=0,
-    )
-    return replace(record, size_bytes=rendered_size(record, request.content))
-
-
-def updated_record(current: DocumentRecord, request: UpdateRequest, body: str, now: str) -> DocumentRecord:
-    """``current`` after ``request`` with ``body`` (the new or kept body): revision + 1, updatedAt =
-    lastAccessedAt = ``now``, new hash and size. The filename never changes."""
-    record = replace(
-        current,
-        title=current.title if request.title is None else request.title,
-        description=current.description if request.description is None else request.description,
-        source_paths=current.source_paths if request.source_paths is None else request.source_paths,
-        session_ids=(current.session_ids if request.session_ids is None
-                     else merge_session_ids(current.session_ids, request.session_ids)),
-        updated_at=now, last_accessed_at=now, revision=current.revision + 1, content_hash=sha256_hex(body),
-    )
-    return replace(record, size_bytes=rendered_size(record, body))
-
-
-def archived_record(current: DocumentRecord, body: str, summary: str, memory_body_ids: Sequence[str],
-                    now: str) -> DocumentRecord:
-    """``current`` archived (reference 5.4): status archived, path under ``archived/``, revision + 1,
-    updatedAt = lastAccessedAt = archivedAt = ``now``, summary and memory-body ids, new size."""
-    record = replace(
-        current, status="archived", relative_path=relative_path("archived", current.filename), updated_at=now,
-        last_accessed_at=now, revision=current.revision + 1, archived_at=now, archive_summary=summary,
-        memory_body_ids=tuple(memory_body_ids),
-    )
-    return replace(record, size_bytes=rendered_size(record, body))
-
-
-def restored_record(current: DocumentRecord, body: str, now: str) -> DocumentRecord:
-    """``current`` (archived) back to active as a new revision: path under ``active/``, revision + 1,
-    updatedAt = lastAccessedAt = ``now``; archivedAt and archiveSummary removed; memoryBodyIds kept
-    (they name the cold references that still exist)."""
-    record = replace(
-        current, status="active", relative_path=relative_path("active", current.filename), updated_at=now,
-        last_accessed_at=now, revision=current.revision + 1, archived_at=None, archive_summary=None,
-    )
-    return replace(record, size_bytes=rendered_size(record, body))
-
-
-@dataclass(frozen=True, slots=True)
-class CapacityPlan:
-    """Reference 5.6: ``projected`` active bytes after the change, ``limit``, ``used`` (now), ``fits`` and
-    the ``candidates`` (other active records, least recently accessed first)."""
-
-    projected: int
-    limit: int
-    used: int
-    fits: bool
-    candidates: tuple[DocumentRecord, ...]
-
-    def to_dict(self, last_accessed: Mapping[str, str] | None = None) -> dict[str, Any]:
-        """``{projected, limit, used, fits, candidates: [candidate_summary...]}``."""
-        return {"projected": self.projected, "limit": self.limit, "used": self.used, "fits": self.fits,
-                "candidates": [candidate_summary(r, last_accessed) for r in self.candidates]}
-
-
-def candidate_summary(record: DocumentRecord, last_accessed: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """``{id, title, relativePath, sizeBytes, lastAccessedAt, updatedAt, revision}`` of a capacity candidate."""
-    accessed = (last_accessed or {}).get(record.id, record.last_accessed_at)
-    return {"id": record.id, "title": record.title, "relativePath": record.relative_path,
-            "sizeBytes": record.size_bytes, "lastAccessedAt": accessed, "updatedAt": record.updated_at,
-            "revision": record.revision}
-
-
-def lru_order(records: Iterable[DocumentRecord], last_accessed: Mapping[str, str] | None = None) -> list[DocumentRecord]:
-    """Records ordered least recently accessed first: effective lastAccessedAt, then updatedAt, ascending
-    (unreadable timestamps sort oldest; ties keep index order)."""
-    accessed = last_accessed or {}
-    return sorted(records, key=lambda r: (time_key(accessed.get(r.id, r.last_accessed_at)), time_key(r.updated_at)))
-
-
-def plan_capacity(records: Sequence[DocumentRecord], new_size: int, limit: int, *, replacing: str | None = None,
-                  last_accessed: Mapping[str, str] | None = None, always_candidates: bool = True) -> CapacityPlan:
-    """Pure capacity plan: ``projected = active total - size of `replacing` (if active) + new_size``.
-
-    ``always_candidates=False`` leaves ``candidates`` empty when the change fits (the commit path only
-    needs them for the error).
-    """
-    active = [r for r in records if r.status == "active"]
-    used = sum(r.size_bytes for r in active)
-    projected = used + new_size - sum(r.size_bytes for r in active if r.id == replacing)
-    fits = projected <= limit
-    candidates = () if fits and not always_candidates else \
-        tuple(lru_order((r for r in active if r.id != replacing), last_accessed))
-    return CapacityPlan(projected, limit, used, fits, candidates)

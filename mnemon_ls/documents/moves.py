@@ -22,7 +22,7 @@ from typing import Any, Protocol, Sequence
 
 from .. import fsio
 from ..errors import InvalidInput
-from . import model
+from . import changes, model
 from .capacity import Capacity
 from .files import ManagedFiles, opposite_status, read_managed_or_none, unlink_quietly
 from ..redact import Scrubber
@@ -82,7 +82,7 @@ class Moves:
         """
         store = self.store
         doc_id = model.validate_id(document_id)
-        revision = model.validate_revision(document_revision, "documentRevision")
+        revision = changes.validate_revision(document_revision, "documentRevision")
         scrub = Scrubber(store.secrets)
         summary_text = model.validate_summary(scrub.text("summary", summary))
         body_ids = model.validate_id_list(memory_body_ids, "memoryBodyIds", model.MAX_MEMORY_BODY_IDS)
@@ -95,7 +95,7 @@ class Moves:
             check_status(current, "active", "archive")
             check_document_revision(current, revision)
             body = store.files.committed_body(current)
-            record = model.archived_record(current, body, summary_text, body_ids, store.now())
+            record = changes.archived_record(current, body, summary_text, body_ids, store.now())
             if lineage is not None:
                 record = replace(record, extra=(*((k, v) for k, v in record.extra if k != "lineage"),
                                                 ("lineage", list(lineage))))
@@ -110,7 +110,7 @@ class Moves:
         checked as for a create. Returns ``action="restored"``."""
         store = self.store
         doc_id = model.validate_id(document_id)
-        revision = model.validate_revision(document_revision, "documentRevision")
+        revision = changes.validate_revision(document_revision, "documentRevision")
         expected = validate_expected(expected_revision)
         with store.mutex, store.locked():
             view = store.index.begin(expected)
@@ -118,7 +118,7 @@ class Moves:
             check_status(current, "archived", "restore")
             check_document_revision(current, revision)
             body = store.files.committed_body(current)
-            record = model.restored_record(current, body, store.now())
+            record = changes.restored_record(current, body, store.now())
             plan = store.capacity.fit(view, record.size_bytes)
             if not plan.fits:
                 raise store.capacity.refusal(plan, view, f"restoring {current.filename} ({record.size_bytes} bytes)")

@@ -66,7 +66,7 @@ from typing import Any, Callable, Iterable, Sequence
 from .. import fsio
 from ..redact import Scrubber
 from ..errors import AmbiguousMatch, InvalidInput, NotFound
-from . import model
+from . import changes, model
 from .access import AccessLog
 from .capacity import Capacity
 from .cover import DocumentsCover, render_cover
@@ -201,9 +201,9 @@ class DocumentStore:
         return resolve_source_paths(value, self.workspace, self.documents_dir)
 
     def validate_create(self, title: Any, content: Any, *, description: Any = None, source_paths: Any = None,
-                        session_ids: Any = None) -> model.CreateRequest:
+                        session_ids: Any = None) -> changes.CreateRequest:
         """Apply the field rules of a create (reads the filesystem only to resolve ``sourcePaths``)."""
-        return model.CreateRequest(
+        return changes.CreateRequest(
             title=model.validate_title(title),
             description=model.validate_description(description),
             content=model.validate_content(content, self.max_body_bytes),
@@ -213,9 +213,9 @@ class DocumentStore:
 
     def validate_update(self, document_id: Any, *, title: Any = None, description: Any = None, content: Any = None,
                         source_paths: Any = None, session_ids: Any = None,
-                        document_revision: Any = None) -> model.UpdateRequest:
+                        document_revision: Any = None) -> changes.UpdateRequest:
         """Apply the field rules of an update; ``None`` keeps a field."""
-        return model.UpdateRequest(
+        return changes.UpdateRequest(
             id=model.validate_id(document_id),
             title=None if title is None else model.validate_title(title),
             description=None if description is None else model.validate_description(description),
@@ -223,7 +223,7 @@ class DocumentStore:
             source_paths=self._source_paths(source_paths),
             session_ids=(None if session_ids is None
                          else model.validate_id_list(session_ids, "sessionIds", model.MAX_SESSION_IDS)),
-            document_revision=model.validate_revision(document_revision),
+            document_revision=changes.validate_revision(document_revision),
         )
 
     def create(self, title: Any, content: Any, *, description: Any = None, source_paths: Any = None,
@@ -348,7 +348,7 @@ class DocumentStore:
         return self.update(candidates[0].id, content=text, document_revision=document_revision,
                            expected_revision=expected_revision)
 
-    def _new_record(self, view: IndexView, request: model.CreateRequest) -> DocumentRecord:
+    def _new_record(self, view: IndexView, request: changes.CreateRequest) -> DocumentRecord:
         names = view.cache.get("filenames")
         if names is None:
             names = view.cache["filenames"] = {r.filename for r in view.records}
@@ -359,7 +359,7 @@ class DocumentStore:
             if (document_id in view.by_id or filename in names or (self.files.dir_for("active") / filename).exists()
                     or (self.files.dir_for("archived") / filename).exists()):
                 continue
-            return model.new_record(request, document_id, now)
+            return changes.new_record(request, document_id, now)
         raise RuntimeError("could not find a free document id")  # pragma: no cover - 64 UUID collisions
 
     def update(self, document_id: Any, *, title: Any = None, description: Any = None, content: Any = None,
@@ -397,7 +397,7 @@ class DocumentStore:
                 except UnicodeDecodeError:
                     old_body = None  # replaced by the new content; the old bytes are saved first (below)
             body = request.content if request.content is not None else old_body
-            record = model.updated_record(current, request, body, self.now())
+            record = changes.updated_record(current, request, body, self.now())
             plan = self.capacity.fit(view, record.size_bytes, current.id)
             if not plan.fits:
                 raise self.capacity.refusal(plan, view, f"updating {current.filename} to {record.size_bytes} bytes")

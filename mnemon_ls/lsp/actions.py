@@ -15,7 +15,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from ..errors import MnemonError
-from ..host import FolderState
+from ..folders import FolderState
 from ..ops.command_ids import REMEMBER_SELECTION, SHOW_WAKE_SNAPSHOT
 from . import fileactions as file_actions
 from . import protocol as P

@@ -35,7 +35,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path
 
 from ..errors import InvalidInput, MnemonError
-from ..host import FolderState, uri_to_path
+from ..folders import FolderState, uri_to_path
 from ..ops.command_ids import COMMANDS
 from ..ops.errors import as_error
 from .fileactions import refuse_storage_file

@@ -26,7 +26,7 @@ from pygls.uris import from_fs_path
 from ..packgate import run_held
 from .. import __version__
 from ..errors import InvalidInput, MnemonError, storage_error
-from ..host import FolderState, HostRegistry, uri_to_path
+from ..folders import FolderState, HostRegistry, uri_to_path
 from ..view import ViewRegistry
 from . import framing
 from . import protocol as P

@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from lsprotocol import types
 
-from ..host import FolderState, uri_to_path
+from ..folders import FolderState, uri_to_path
 from ..ops.command_ids import CREATE_DOCUMENT_FROM_FILE, UPDATE_DOCUMENT_FROM_FILE
 
 log = logging.getLogger("mnemon_ls.lsp")

@@ -29,7 +29,7 @@ from ..packgate import run_held
 from .progress import Progress
 
 if TYPE_CHECKING:
-    from ..host import FolderState
+    from ..folders import FolderState
     from .core import MnemonLanguageServer
 
 log = logging.getLogger("mnemon_ls.lsp.maintenance")

@@ -15,7 +15,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..host import FolderState
+    from ..folders import FolderState
     from .core import MnemonLanguageServer
 
 IMPORTED = "mnemon/packImported"

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from ..errors import MnemonError
-from ..host import FolderState, uri_to_path
+from ..folders import FolderState, uri_to_path
 from . import protocol as P
 
 if TYPE_CHECKING:
@@ -395,7 +395,7 @@ def register(server: "MnemonLanguageServer") -> None:
         ask the client for its code lenses again (:func:`.lensrefresh.refresh_lenses`)."""
         from ..citations import freshness
         from ..errors import InvalidInput
-        from ..host import uri_to_path
+        from ..folders import uri_to_path
         from .lensrefresh import refresh_lenses
 
         for uri in uris:

@@ -5,7 +5,7 @@
 ``mnemon/turn/begin``, ``mnemon/turn/end``, ``mnemon/status``) in a worker thread with one of these as
 ``call.client``. What touches the server's event loop (branch probes and their announcements, repair
 announcements, the review timers) runs there, and the worker waits for it; the Views
-(:class:`~mnemon_ls.view.ViewRegistry`) and the folders (:class:`~mnemon_ls.host.HostRegistry` reads a snapshot)
+(:class:`~mnemon_ls.view.ViewRegistry`) and the folders (:class:`~mnemon_ls.folders.HostRegistry` reads a snapshot)
 are safe from any thread, and a folder's records status is read in the worker.
 
 No pydantic at import time (the server imports this module before answering ``initialize``).
@@ -18,7 +18,7 @@ import inspect
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
-    from ..host import FolderState
+    from ..folders import FolderState
     from .core import MnemonLanguageServer
 
 
@@ -51,7 +51,7 @@ class LspSession:
         return asyncio.run_coroutine_threadsafe(run(), self.loop).result()
 
     def folder(self, workspace: str | None) -> "FolderState":
-        """The folder of ``workspace`` (:meth:`~mnemon_ls.host.HostRegistry.resolve`, safe from this thread)."""
+        """The folder of ``workspace`` (:meth:`~mnemon_ls.folders.HostRegistry.resolve`, safe from this thread)."""
         return self.ls.registry.resolve(workspace)
 
     def folders(self) -> list["FolderState"]:

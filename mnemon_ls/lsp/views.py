@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import MnemonError
-from ..host import FolderState
+from ..folders import FolderState
 
 if TYPE_CHECKING:
     from .core import MnemonLanguageServer

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Awaitable, Callable, Mapping
 
 from ..errors import InvalidInput, NotInWorkspace
-from ..host import WorkspaceHost, uri_to_path
+from ..folders import uri_to_path
+from ..host import WorkspaceHost
 from ..roots import canonical_workspace_path, find_workspace
 from ..settings import Settings
 

@@ -25,7 +25,7 @@ PROTOCOL_VERSION = 1
 
 class ClientSession(Protocol):
     """The language server's session as an operation sees it (module doc). A *folder* is the server's
-    :class:`~mnemon_ls.host.FolderState` (``uri``, ``name``, ``path``, ``settings``, ``host``, ``branch``: the
+    :class:`~mnemon_ls.folders.FolderState` (``uri``, ``name``, ``path``, ``settings``, ``host``, ``branch``: the
     branch the server last announced).
 
     - ``views``: the session's turn Views (:class:`~mnemon_ls.view.ViewRegistry`, safe from any thread);

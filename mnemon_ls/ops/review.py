@@ -149,7 +149,7 @@ def _relative(call: Call, raw: str) -> str:
     naming ``path`` for a file outside the workspace."""
     import os
 
-    from ..host import uri_to_path
+    from ..folders import uri_to_path
 
     workspace = call.host.citations.workspace
     if workspace is None:

@@ -45,7 +45,9 @@ Commit protocol (nothing changes until the swap; a failure at any point leaves t
    is the one at the lock path (released normally, never another process's). Hand edits of USER.md,
    MEMORY.md and documents are taken in first (as every command does), and each component directory read
    is stamped (:func:`.swap.tree_stamp`): changed before the swap, the import is refused
-   (``changed-meanwhile``) and the change kept. Steps 3-5 are :mod:`.swap`.
+   (``changed-meanwhile``) and the change kept. Runtime is staged here, documents by :mod:`.stagedocs`,
+   memory spaces by :mod:`.stagespaces`, each with the shared steps of :mod:`.staging`. Steps 3-5 are
+   :mod:`.swap`.
 3. Decide: the swap journal ``<root>/.dsh-pack-swap.json`` (``{"version": 1, "pairs": [{staged, target,
    backup}], "dirs": [...]}``, absolute paths) is written durably. From here the import is committed.
 4. Swap: for each pair, ``target`` -> ``backup`` (when it exists), ``staged`` -> ``target``, directory
@@ -70,23 +72,19 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from .. import fsio
-from ..documents import model as dmodel
-from ..documents.indexformat import managed_relative, parse_index, serialize_index
-from ..errors import DocumentCapacityError, InvalidInput, RuntimeCapacityError, UnreadableStore
+from ..errors import InvalidInput, RuntimeCapacityError, UnreadableStore
 from ..redact import Scrubber
 from ..runtime.model import PROJECTION_FILES, Entry, match_key, normalize_text, used_bytes
 from ..spaces.registry_model import LOCK_FILE
 from . import format as fmt
 from .. import packgate as gate
-from .swap import (JOURNAL, PACK_LOCK, STAGE_PREFIX, changed_meanwhile_error, clean, recover, step, swap,
-                   transient, tree_stamp)
+from .swap import JOURNAL, PACK_LOCK, clean, recover, step, swap, transient
 from .plan import ImportPlan, repair_results
-from .stores import any_secret
+from .staging import copy_tree, read_steady, stage_for
 from .validate import Pack, read_pack
 
 if TYPE_CHECKING:
@@ -120,38 +118,7 @@ def validate_components(value: Any, pack: Pack) -> tuple[str, ...]:
     return tuple(c for c in fmt.COMPONENTS if c in value)
 
 
-# ------------------------------------------------------------------------------------------ journal
-
-
-def _copy_tree(source: Path, target: Path, skip: Callable[[str], bool]) -> None:
-    """Copy the regular files under ``source`` into ``target`` (directories 0700, files 0600); names for
-    which ``skip(relative path)`` is true, links and special files are left out."""
-    fsio.ensure_dir(target)
-    if not source.is_dir():
-        return
-    for entry in os.scandir(source):
-        if skip(entry.name) or entry.is_symlink():
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            _copy_tree(Path(entry.path), target / entry.name, lambda name: False)
-        elif entry.is_file(follow_symlinks=False):
-            fsio.create_file_durably(target / entry.name, Path(entry.path).read_bytes())
-
-
-def _read_steady(directory: Path, read: Callable[[], Any], plan: "ImportPlan") -> Any:
-    """``read()`` (which may first take hand edits in) until ``directory``'s :func:`tree_stamp` is the same
-    before and after it, so what was read is what the stamp describes; the stamp goes into
-    ``plan.watched`` (checked again before the swap). Three tries, then :class:`PackRefused`
-    ``changed-meanwhile`` (the directory keeps changing). A dry run reads once and watches nothing."""
-    if plan.dry_run:
-        return read()
-    for _attempt in range(3):
-        before = tree_stamp(directory)
-        result = read()
-        if tree_stamp(directory) == before:
-            plan.watched.append((directory, before))
-            return result
-    raise changed_meanwhile_error(directory)
+# ------------------------------------------------------------------------------------------ runtime
 
 
 def user_profile_replaced(host: "Host", pack: Pack, mode: str, replace_user_profile: bool) -> bool:
@@ -189,7 +156,7 @@ def _stage_runtime(host: "Host", pack: Pack, mode: str, plan: ImportPlan, stages
                 hand_edits.extend(repair_results(store, store.projections.repair(rebuild_missing=False)))
             return store.read()
 
-        state = _read_steady(store.runtime_dir, take_in_and_read, plan)
+        state = read_steady(store.runtime_dir, take_in_and_read, plan)
         if state.problem:
             raise UnreadableStore(f"{state.problem}; nothing was imported. Run `mnemon-ls runtime recover` first",
                                   file=str(store.memories_path), reason=state.problem)
@@ -238,9 +205,9 @@ def _stage_runtime(host: "Host", pack: Pack, mode: str, plan: ImportPlan, stages
                     f"runtimeMemory.{target}LimitBytes", target=target, used=before, projected=after, limit=limit)
         if mode == "merge" and not any(counts[t]["added"] for t in owned):
             continue  # nothing comes in: the store is left exactly as it is (no copy, no swap)
-        stage = _stage_for(store.root, plan, stages)
+        stage = stage_for(store.root, plan, stages)
         staged_root = stage / "runtime-root"
-        _copy_tree(store.runtime_dir, staged_root / "runtime",
+        copy_tree(store.runtime_dir, staged_root / "runtime",
                    lambda name: transient(name) or name in ("memories.json", ".memories.last-good.json",
                                                              "USER.md", "MEMORY.md"))
         staged = RuntimeStore(staged_root, limits, projects=owned, secrets="allow")
@@ -269,171 +236,6 @@ def _stage_runtime(host: "Host", pack: Pack, mode: str, plan: ImportPlan, stages
     }
     plan.receipt["runtime"] = report
     plan.backup_user_profile = profile_replaced
-
-
-def _stage_for(root: Path, plan: ImportPlan, stages: dict[Path, Path]) -> Path:
-    """The staging directory inside ``root`` (renames stay on one file system)."""
-    key = Path(os.path.realpath(root))
-    if key not in stages:
-        if plan.dry_run:  # nothing under the root: not even a directory that is removed again
-            import tempfile
-
-            stage = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX))
-        else:
-            stage = root / f"{STAGE_PREFIX}{uuid.uuid4()}"
-            fsio.ensure_dir(stage)
-        stages[key] = stage
-        plan.dirs.append(stage)
-    return stages[key]
-
-
-def _renamed_filename(filename: str, old_id: str, new_id: str) -> str:
-    base = filename[:-3] if filename.endswith(".md") else filename
-    suffix = f"-{old_id[:8]}"
-    if base.endswith(suffix):
-        base = base[: -len(suffix)]
-    return f"{base[:80] or 'document'}-{new_id[:8]}.md"
-
-
-def _stage_documents(host: "Host", pack: Pack, mode: str, plan: ImportPlan, stage: Path) -> None:
-    root = host.root
-    docs_dir = root / "documents"
-    index_path = docs_dir / "index.json"
-    def take_in_and_read() -> Any:
-        if not index_path.is_file():
-            return None
-        if not plan.dry_run:
-            # a document changed by hand counts (adopted as a new revision, as the file watcher and every
-            # read do) before the import reads the index: the merge keeps it, a replace's backup carries it
-            host.documents.freshness.refresh()
-        try:
-            return parse_index(fsio.read_bytes_or_none(index_path) or b"")
-        except InvalidInput as exc:
-            raise UnreadableStore(f"{index_path} is damaged: {exc.message}; nothing was imported. Run "
-                                  "`mnemon-ls doc recover` first", file=str(index_path), reason=exc.message) from None
-
-    current: tuple[dmodel.DocumentRecord, ...] = ()
-    extra: tuple[tuple[str, Any], ...] = ()
-    parsed = _read_steady(docs_dir, take_in_and_read, plan)
-    if parsed is not None:
-        current, extra = parsed.records, parsed.extra
-    pending = [str(root / managed_relative(r.relative_path)) for r in current
-               if plan.dry_run and _changed_by_hand(root, r)]
-    staged_docs = stage / "documents"
-    report: dict[str, Any] = {"added": 0, "skipped": 0, "renamed": [], "removed": 0}
-    records: list[dmodel.DocumentRecord] = []
-    files: dict[str, bytes] = {}
-    here = {(r.id, r.content_hash) for r in current}
-    if mode == "merge":
-        records = list(current)
-        _copy_tree(docs_dir, staged_docs, lambda name: transient(name) or name == "index.json")
-    else:
-        carried = {(doc.record.id, doc.record.content_hash) for doc in pack.documents or ()}
-        report["removed"] = sum(1 for r in current if (r.id, r.content_hash) not in carried)
-        _copy_tree(docs_dir, staged_docs, lambda name: name not in ("edits", "quarantine", "orphans"))
-        extra = ()
-        _keep_frontmatter_edits(root, current, staged_docs / "edits")
-    by_id = {r.id: r for r in records}
-    taken = {managed_relative(r.relative_path) for r in records}
-    for doc in pack.documents or ():
-        record, data = doc.record, doc.data
-        existing = by_id.get(record.id)
-        if existing is not None and existing.content_hash == record.content_hash:
-            report["skipped"] += 1
-            continue
-        renamed_here = False
-        if existing is not None or record.relative_path in taken:
-            new_id = dmodel.new_id()
-            filename = _renamed_filename(record.filename, record.id, new_id)
-            renamed = record.with_changes(id=new_id, filename=filename,
-                                          relative_path=dmodel.relative_path(record.status, filename))
-            text = dmodel.render_markdown(renamed, doc.body)
-            data = text.encode("utf-8")
-            report["renamed"].append({"from": record.id, "to": new_id})
-            record = renamed.with_changes(size_bytes=len(data))
-            renamed_here = True
-        records.append(record)
-        by_id[record.id] = record
-        taken.add(record.relative_path)
-        files[record.relative_path] = data
-        if renamed_here:
-            pass  # one outcome: under a new id (``renamed``), not also ``added``
-        elif mode == "replace" and (record.id, record.content_hash) in here:
-            report["skipped"] += 1  # the same document is here already: it stays
-        else:
-            report["added"] += 1
-    active = sum(r.size_bytes for r in records if r.status == "active")
-    limit = host.settings.documents.active_limit_bytes
-    if active > limit:
-        before = sum(r.size_bytes for r in current if r.status == "active")
-        raise DocumentCapacityError(
-            f"active documents would take {active} of {limit} bytes after the import (now {before}); nothing was "
-            "imported. Archive documents, import with --replace, or raise documents.activeLimitBytes",
-            projected=active, limit=limit, used=before, candidates=[])
-    if mode == "merge" and not files:
-        # nothing comes in: documents/ is left exactly as it is
-        plan.receipt["documents"] = report | {"pendingHandEdits": pending}
-        return
-    for status in dmodel.STATUSES:
-        fsio.ensure_dir(staged_docs / status)
-    for relative, data in files.items():
-        target = stage / relative
-        if target.exists():  # a stray file (no record) of the same name in the copied folder
-            os.unlink(target)
-        fsio.create_file_durably(target, data)
-    fsio.create_file_durably(staged_docs / "index.json", serialize_index(records, extra))
-    added = [r for r in records if r.relative_path in files]
-    texts = [t for r in added for t in (r.title, r.description, r.archive_summary or "")]
-    texts += [doc.body for doc in pack.documents or () if any(r.content_hash == doc.record.content_hash for r in added)]
-    _redact_documents(host, stage, texts)
-    lock = docs_dir / ".index.lock"
-    plan.links.append((lock, staged_docs / ".index.lock"))
-    plan.pairs.append((staged_docs, docs_dir))
-    plan.receipt["documents"] = report | {"pendingHandEdits": pending}
-
-
-def _keep_frontmatter_edits(root: Path, records: Sequence[dmodel.DocumentRecord], edits: Path) -> None:
-    """A replace removes the documents here: a file whose frontmatter alone was changed by hand (never taken
-    in, :func:`.export.frontmatter_only_edit`) is saved as it is into the new ``documents/edits/`` first."""
-    from datetime import datetime, timezone
-
-    from .export import frontmatter_only_edit
-
-    stamp = fsio.file_stamp(datetime.now(timezone.utc))
-    for record in records:
-        data = fsio.read_bytes_or_none(root / managed_relative(record.relative_path))
-        if data is not None and len(data) != record.size_bytes and frontmatter_only_edit(record, data) is not None:
-            fsio.create_file_durably(edits / f"{stamp}-{record.filename}", data)
-
-
-def _changed_by_hand(root: Path, record: dmodel.DocumentRecord) -> bool:
-    """Whether ``record``'s managed file differs from what the index says (size, or body hash)."""
-    data = fsio.read_bytes_or_none(root / managed_relative(record.relative_path))
-    if data is None:
-        return False
-    # (a change of the frontmatter alone is not taken in: the index's title and description hold)
-    return dmodel.body_hash(data) != record.content_hash
-
-
-def _redact_documents(host: "Host", stage: Path, texts: Sequence[str]) -> None:
-    """The Documents redaction pass on the staged ``documents/`` when the imported ``texts`` (titles,
-    descriptions, summaries, bodies of the documents added) hold a credential."""
-    from ..documents import DocumentStore
-    from ..documents import redaction
-    from .stagespaces import secrets_pass
-
-    mode = host.settings.secrets
-    if mode == "allow" or not any_secret(texts):
-        return
-    store = DocumentStore(stage, None, search_index=False, secrets=mode,
-                          active_limit_bytes=dmodel.MAX_LIMIT_BYTES, max_body_bytes=dmodel.MAX_LIMIT_BYTES)
-    try:
-        secrets_pass(redaction, store, mode)
-    finally:
-        store.close()
-    for name in (".access.json", ".access.lock", ".index.lock"):
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(stage / "documents" / name)
 
 
 # ------------------------------------------------------------------------------------------ import
@@ -560,12 +362,14 @@ def _import_locked(host: "Host", pack: Pack, mode: str, chosen: Sequence[str], r
     plan = ImportPlan(stage=root, dry_run=dry_run, other_roots=[Path(r) for r in other_roots])
     backup: "backups.Saved | None" = None
     try:
-        stage = _stage_for(root, plan, stages)
+        stage = stage_for(root, plan, stages)
         plan.stage = stage
         if "runtime" in chosen:
             _stage_runtime(host, pack, mode, plan, stages, replace_user_profile)
         if "documents" in chosen:
-            _stage_documents(host, pack, mode, plan, stage)
+            from .stagedocs import stage_documents
+
+            stage_documents(host, pack, mode, plan, stage)
         if "memory-spaces" in chosen:
             from .stagespaces import stage_spaces
 

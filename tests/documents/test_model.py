@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mnemon_ls.documents import indexformat
+from mnemon_ls.documents import changes, indexformat
 from mnemon_ls.documents import model
 from mnemon_ls.documents.cover import render_cover
 from mnemon_ls.documents.indexformat import IndexCodec, IndexProblem
@@ -143,7 +143,7 @@ def test_session_ids_merge_keeps_the_latest_twenty():
 @pytest.mark.parametrize("value", [0, -1, True, 1.0, "2"])
 def test_document_revision_must_be_a_positive_integer(value):
     with pytest.raises(InvalidInput) as info:
-        model.validate_revision(value)
+        changes.validate_revision(value)
     assert info.value.field == "documentRevision"
 
 
@@ -434,12 +434,12 @@ def test_capacity_plan_orders_candidates_least_recently_accessed_first():
     b = record(id="b", size_bytes=200, last_accessed_at="2026-09-01T00:00:00.000Z", updated_at="2026-09-02T00:00:00.000Z")
     c = record(id="c", size_bytes=300, last_accessed_at="2026-08-01T00:00:00.000Z")
     d = record(id="d", size_bytes=999, status="archived")
-    plan = model.plan_capacity([a, b, c, d], 500, 1000)
+    plan = changes.plan_capacity([a, b, c, d], 500, 1000)
     assert (plan.used, plan.projected, plan.fits) == (600, 1100, False)
     assert [r.id for r in plan.candidates] == ["c", "b", "a"]
     later = {"c": "2026-09-10T00:00:00.000Z"}
-    assert [r.id for r in model.plan_capacity([a, b, c, d], 500, 1000, last_accessed=later).candidates] == ["b", "a", "c"]
-    replace = model.plan_capacity([a, b, c, d], 150, 1000, replacing="b")
+    assert [r.id for r in changes.plan_capacity([a, b, c, d], 500, 1000, last_accessed=later).candidates] == ["b", "a", "c"]
+    replace = changes.plan_capacity([a, b, c, d], 150, 1000, replacing="b")
     assert (replace.projected, replace.fits, [r.id for r in replace.candidates]) == (550, True, ["c", "a"])
 
 

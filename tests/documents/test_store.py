@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemon_ls.documents import indexformat
+from mnemon_ls.documents import changes, indexformat
 from mnemon_ls.documents import DocumentCapacityError, DocumentStatusError, DocumentStore, diagnose, model
 from mnemon_ls.errors import InvalidInput, NotFound, RevisionConflict, UnreadableStore
 
@@ -579,8 +579,8 @@ def test_a_hand_edited_frontmatter_is_saved_before_it_is_rewritten(env):
 def test_an_interrupted_update_is_completed_from_its_consistent_frontmatter(env):
     store, root, workspace, clock = env
     rec = store.create("Runbook", "v1").document.record
-    request = model.UpdateRequest(id=rec.id, title="Runbook two", content="v2")
-    pending = model.updated_record(rec, request, "v2", "2026-09-15T09:00:00.000Z")
+    request = changes.UpdateRequest(id=rec.id, title="Runbook two", content="v2")
+    pending = changes.updated_record(rec, request, "v2", "2026-09-15T09:00:00.000Z")
     (root / rec.relative_path).write_text(model.render_markdown(pending, "v2"))  # file written, index not
     report = store.freshness.refresh()
     assert report.adopted == [rec.id] and report.preserved == {}
@@ -697,7 +697,7 @@ def test_recover_on_a_valid_index_only_adds_orphans(env):
     before = index_bytes(root)
     assert store.recovery.recover()["recovered"] is False
     assert index_bytes(root) == before
-    orphan = model.new_record(model.CreateRequest("Orphan", "", "orphan body", (), ()),
+    orphan = changes.new_record(changes.CreateRequest("Orphan", "", "orphan body", (), ()),
                               "0badc0de-0000-4000-8000-000000000000", "2026-09-01T00:00:00.000Z")
     (root / orphan.relative_path).write_text(model.render_markdown(orphan, "orphan body"))
     assert any(orphan.relative_path in f.message for f in diagnose(store))  # doctor names it (and writes nothing)
