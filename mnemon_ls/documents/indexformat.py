@@ -15,7 +15,6 @@ import json
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from .. import salvage
 from ..errors import InvalidInput, json_type_name
 from .model import (
     _HASH,
@@ -204,6 +203,8 @@ def salvage_index(data: bytes) -> tuple[list[DocumentRecord], int]:
     Decodes leniently; parses the whole document when it is JSON, else scans for complete record objects
     (a truncated file keeps every record written before the cut). Repeated ids keep the first. Never raises.
     """
+    from .. import salvage  # only a damaged file gets here: not imported by every reader
+
     text = salvage.decode_leniently(data)
     try:
         document = json.loads(text)

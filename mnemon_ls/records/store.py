@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from .. import fsio, salvage
+from .. import fsio
 from ..errors import InvalidInput, StoreTooLarge
 from .model import MemoryRecord, validate_record
 
@@ -87,6 +87,8 @@ def parse_lines(data: bytes, cache: dict[bytes, MemoryRecord] | None = None
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
+            from .. import salvage  # only a damaged line gets here
+
             corrupt.append(CorruptLine(number, salvage.decode_leniently(raw), "not UTF-8"))
             continue
         try:

@@ -26,7 +26,6 @@ from json.encoder import encode_basestring as _encode_string
 from datetime import datetime, timezone
 from typing import Any, Iterable, Literal, Sequence
 
-from .. import salvage
 from ..errors import InvalidInput, json_type_name
 
 Target = Literal["user", "memory"]
@@ -495,6 +494,8 @@ def salvage_store(data: bytes) -> tuple[list[Entry], int]:
     JSON, else scans for complete entry objects (a truncated file keeps every entry written before the
     cut). Never raises.
     """
+    from .. import salvage  # only a damaged file gets here: not imported by every reader
+
     text = salvage.decode_leniently(data)
     try:
         document = json.loads(text)

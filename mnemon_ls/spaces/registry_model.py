@@ -15,7 +15,6 @@ from ..errors import InvalidInput
 from .model import SPACE_ID_RE, Clock, iso_ms, utc_now
 from .provider_fields import (MEMORY_FIELDS, SERVICE_FIELDS, known_provider, stored_field_problem,
                               stored_fields_problem)
-from ..salvage import complete_members, json_objects
 
 
 def _plugins() -> Any:
@@ -368,6 +367,7 @@ def _salvage_providers(data: bytes) -> tuple[dict, dict, tuple[SpaceRecord, ...]
     a field whose value breaks that shape or the installed provider's declared type
     (:func:`~.provider_fields.stored_field_problem`) is left out and the other fields are kept; a space whose
     connection holds such a field is left out."""
+    from ..salvage import complete_members, json_objects
     from .registry_schema import check_body, check_service
 
     text = data.decode("utf-8", "replace")

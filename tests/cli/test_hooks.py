@@ -22,7 +22,8 @@ from tests.helpers.procs import child_env
 #: Never imported by the commands assistants wait on (unless the command uses them: none of these here).
 FORBIDDEN = ("pydantic", "pygit2", "mnemon_ls.semantic", "mnemon_ls.packs", "mnemon_ls.spaces.providers",
              "mnemon_ls.spaces.service", "mnemon_ls.ops.registry", "mnemon_ls.cli.full", "mnemon_ls.records.service",
-             "mnemon_ls.runtime.handedit", "mnemon_ls.redact", "mnemon_ls.mcp", "mnemon_ls.clients")
+             "mnemon_ls.runtime.handedit", "mnemon_ls.redact", "mnemon_ls.mcp", "mnemon_ls.clients",
+             "mnemon_ls.salvage")  # (salvage: the readers of a damaged file; these stores are whole)
 #: Not even these for ``hook prompt``: it prints one line from the settings.
 PROMPT_FORBIDDEN = FORBIDDEN + ("argparse", "typing", "mnemon_ls.host", "mnemon_ls.roots", "mnemon_ls.runtime",
                                 "mnemon_ls.fsio", "threading", "sqlite3")
