@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Sequence
+from typing import Callable, Sequence
 
 import regex
 
@@ -165,6 +165,22 @@ def weak_match(held: Sequence[int], exact: bool, sense_of: QuerySense, frequency
             return True  # the rest of the question names what no item holds: it is about something not stored
         return not exact or frequency.get(held[0], 0) > COMMON_TERM_ITEMS
     return False
+
+
+def weak_matcher(sense_of: QuerySense, frequency: dict[int, int]) -> Callable[[int, bool], bool]:
+    """:func:`weak_match` of one query as a function ``(held, exact) -> bool`` of a candidate's bitmask of held
+    query groups (bit ``g``: group ``g``) and whether it holds them by their whole terms, answered once per
+    distinct pair (a query's candidates share a handful of them), for every candidate a provider scores."""
+    known: dict[tuple[int, bool], bool] = {}
+
+    def is_weak(held: int, exact: bool) -> bool:
+        found = known.get((held, exact))
+        if found is None:
+            found = known[(held, exact)] = weak_match([g for g in range(sense_of.groups) if held >> g & 1], exact,
+                                                      sense_of, frequency)
+        return found
+
+    return is_weak
 
 
 def answered_elsewhere(elsewhere: int, here: int) -> bool:

@@ -10,7 +10,7 @@ The score formula (0..1) is in :mod:`.native`'s module doc.
 from __future__ import annotations
 
 import sqlite3
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from ...errors import InvalidInput
 from ..index import TOKENIZER
@@ -21,8 +21,7 @@ from .. import accessflush
 from ..accessflush import PENDING_CAP
 from .native_schema import _BUSY_SLICE_MS, ACCESS_FLUSH_THRESHOLD, _json_list
 from ..keywordscore import OUTSIDE_RANGE_CAP, keyword_score
-from ..querysense import (ELSEWHERE_NOTICE, WEAK_MATCH_CAP, WEAK_MATCH_FACTOR, QuerySense, answered_elsewhere, sense,
-                         weak_match)
+from ..querysense import ELSEWHERE_NOTICE, WEAK_MATCH_CAP, WEAK_MATCH_FACTOR, answered_elsewhere, sense, weak_matcher
 from ...text import QueryTerm
 
 
@@ -38,22 +37,6 @@ def _frequencies(terms: Sequence[QueryTerm], candidates: Sequence[tuple]) -> dic
     for term, count in zip(terms, counts.split(",")):
         out.setdefault(term.group, int(count))
     return out
-
-
-def _weak_memo(sensed: QuerySense, frequency: dict[int, int]) -> Callable[[int, bool], bool]:
-    """:func:`~mnemon_ls.spaces.querysense.weak_match` of one query as a function ``(held, exact) -> bool`` of a
-    candidate's bitmask of held query groups (bit ``g``: group ``g``) and whether it holds them by their whole
-    terms, answered once per distinct pair (a query's candidates share a handful of them)."""
-    known: dict[tuple[int, bool], bool] = {}
-
-    def is_weak(held: int, exact: bool) -> bool:
-        found = known.get((held, exact))
-        if found is None:
-            found = known[(held, exact)] = weak_match([g for g in range(sensed.groups) if held >> g & 1], exact,
-                                                      sensed, frequency)
-        return found
-
-    return is_weak
 
 
 def weakened(scored: list[tuple], weak: set[str]) -> list[tuple]:
@@ -133,7 +116,7 @@ class NativeRecall:
         best = max((c[1] or 0.0 for c in candidates), default=0.0) or 1.0
         groups = sensed.groups + (window is not None)  # the range is one more thing the query asks for
         frequency = _frequencies(terms, candidates)
-        is_weak = _weak_memo(sensed, frequency)
+        is_weak = weak_matcher(sensed, frequency)
         now = self.clock().timestamp()
         scored: list[tuple] = []
         dropped: set[str] = set()  # ids: an item refused by keyword and by vector is one hidden item

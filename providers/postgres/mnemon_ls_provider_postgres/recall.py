@@ -38,7 +38,7 @@ from mnemon_ls.spaces.keywordscore import OUTSIDE_RANGE_CAP, keyword_score
 from mnemon_ls.spaces.providers.base import KeepFn, SearchOutcome, sparse_hint
 from mnemon_ls.spaces.providers.native_recall import weakened
 from mnemon_ls.spaces.querysense import (ELSEWHERE_NOTICE, WEAK_MATCH_CAP, WEAK_MATCH_FACTOR, answered_elsewhere, sense,
-                                         weak_match)
+                                         weak_matcher)
 from mnemon_ls.text import grouped
 
 from .rows import ITEM_COLUMNS
@@ -137,6 +137,7 @@ def search(space: Any, query: str, *, limit: int, mode: str, category: str | Non
     by_id: dict[str, tuple] = {}
     dropped = 0
     weak: set[str] = set()
+    is_weak = weak_matcher(sensed, frequency)
     here = 0  # the most query groups held by one item the branch filter keeps
     for row in rows:
         tags = list(row[4] or [])
@@ -176,8 +177,7 @@ def search(space: Any, query: str, *, limit: int, mode: str, category: str | Non
         score = keyword_score(cover, exactness, float(row[-1] or 0.0) / best, importance, age_days)
         if when is not None and not dated:
             score = min(score, OUTSIDE_RANGE_CAP)
-        if not dated and weak_match([g for g in range(sensed.groups) if held >> g & 1], exact == matched, sensed,
-                                    frequency):
+        if not dated and is_weak(held, exact == matched):
             score = min(score * WEAK_MATCH_FACTOR, WEAK_MATCH_CAP)
             weak.add(str(row[0]))
         ident = str(row[0])
