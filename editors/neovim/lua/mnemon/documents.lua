@@ -229,13 +229,8 @@ function M.doc_search(query, opts, callback)
   end
 
   client.request(c, "mnemon/documents/search", params, function(err, result)
-    if err then
-      notify("mnemon: document search failed: " .. client.format_error(err), levels.ERROR)
-      return done(callback, err)
-    end
-    if type(result) ~= "table" then
-      notify("mnemon: document search failed: unexpected reply from mnemon-ls", levels.ERROR)
-      return done(callback, { message = "unexpected reply" })
+    if not util.reply_ok("document search", err, result, callback) then
+      return
     end
     show(result, type(result.results) == "table" and result.results or {})
   end, { bufnr = bufnr })

@@ -19,6 +19,23 @@ function M.done(callback, err, ...)
   end
 end
 
+--- Whether a request's answer can be used: an error ("mnemon: <what> failed: <the error>") or an answer that is
+--- not a table ("mnemon: <what> failed: unexpected reply from mnemon-ls") is notified at ERROR and ends
+--- `callback` with the error ({ message = "unexpected reply" } for the second); false then, else true.
+function M.reply_ok(what, err, result, callback)
+  if err then
+    client.notify("mnemon: " .. what .. " failed: " .. client.format_error(err), levels.ERROR)
+    M.done(callback, err)
+    return false
+  end
+  if type(result) ~= "table" then
+    client.notify("mnemon: " .. what .. " failed: unexpected reply from mnemon-ls", levels.ERROR)
+    M.done(callback, { message = "unexpected reply" })
+    return false
+  end
+  return true
+end
+
 --- The buffer number `bufnr` stands for (nil or 0: the current buffer).
 function M.buf(bufnr)
   return (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr

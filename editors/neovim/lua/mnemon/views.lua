@@ -155,13 +155,8 @@ function M.recall(query, opts, callback)
     params.spaces = opts.spaces
   end
   client.request(c, "mnemon/recall", params, function(err, result)
-    if err then
-      notify("mnemon: recall failed: " .. client.format_error(err), levels.ERROR)
-      return done(callback, err)
-    end
-    if type(result) ~= "table" then
-      notify("mnemon: recall failed: unexpected reply from mnemon-ls", levels.ERROR)
-      return done(callback, { message = "unexpected reply" })
+    if not util.reply_ok("recall", err, result, callback) then
+      return
     end
     local results = type(result.results) == "table" and result.results or {}
     if #results == 0 then
@@ -236,13 +231,8 @@ function M.status(opts, callback)
   end
   for _, each in ipairs(clients) do
     client.request(each, "mnemon/status", vim.empty_dict(), function(err, result)
-      if err then
-        notify("mnemon: status failed: " .. client.format_error(err), levels.ERROR)
-        return done(callback, err)
-      end
-      if type(result) ~= "table" then
-        notify("mnemon: status failed: unexpected reply from mnemon-ls", levels.ERROR)
-        return done(callback, { message = "unexpected reply" })
+      if not util.reply_ok("status", err, result, callback) then
+        return
       end
       local lines, warning = M.format_status(result)
       notify(table.concat(lines, "\n"), levels.INFO)
