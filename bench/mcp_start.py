@@ -57,11 +57,13 @@ from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
 MINIMAL_SERVER = "from mcp.server import MCPServer\nMCPServer('minimal').run('stdio')\n"
+#: An ``echo`` tool returning its argument, and a ``sized`` tool answering a text of ``size`` characters (the
+#: ``echo-sized`` floor asks for as many characters as the wake's own text: what the SDK spends on that size alone).
 ECHO_SERVER = ("from mcp.server import MCPServer\napp = MCPServer('echo')\n\n@app.tool()\ndef echo(text: str) -> str:\n"
                "    return text\n\n@app.tool()\ndef sized(size: int) -> str:\n    return ('fact ' * size)[:size]\n\n"
                "app.run('stdio')\n")
-#: The echo server's ``sized`` tool answers a text of ``size`` characters: the ``echo-sized`` floor answers as many
-#: characters as the wake's own text (what the SDK spends on the answer's size alone).
+#: The server answering each timed call, by the call's name in the results (``pids`` of :func:`time_calls`).
+SERVER_OF = {"mnemon_wake": "ours", "mnemon_recall": "ours", "echo": "echo", "fts": "fts", "echo-sized": "echo"}
 #: Builds the space in a child running the measured code: ``<repo dir> <items> <bench dir>``; prints the queries.
 SPACE = r'''
 import json, sys
@@ -162,8 +164,8 @@ async def time_calls(ours: StdioServerParameters, echo: StdioServerParameters, f
                      calls: int, items: int, queries: list[str]) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     """Wall ms per call, and server CPU ms per call (empty lists when Linux does not say), by tool (``fts``: the
     :data:`FTS_SERVER` floor's ``recall``)."""
-    out: dict[str, list[float]] = {"mnemon_wake": [], "mnemon_recall": [], "echo": [], "fts": [], "echo-sized": []}
-    cpu: dict[str, list[float]] = {"mnemon_wake": [], "mnemon_recall": [], "echo": [], "fts": [], "echo-sized": []}
+    out: dict[str, list[float]] = {name: [] for name in SERVER_OF}
+    cpu: dict[str, list[float]] = {name: [] for name in SERVER_OF}
     async with stdio_client(ours) as (r1, w1), ClientSession(r1, w1) as mine, \
             stdio_client(echo) as (r2, w2), ClientSession(r2, w2) as floor, \
             stdio_client(fts) as (r3, w3), ClientSession(r3, w3) as plain:
@@ -185,7 +187,7 @@ async def time_calls(ours: StdioServerParameters, echo: StdioServerParameters, f
                                                    ("mnemon_recall", mine, "mnemon_recall", {"query": query}),
                                                    ("fts", plain, "recall", {"query": query}),
                                                    ("echo-sized", floor, "sized", {"size": size})):
-                pid = pids["echo" if name == "echo-sized" else name if name in ("echo", "fts") else "ours"]
+                pid = pids[SERVER_OF[name]]
                 cpu_before = _cpu_ns(pid)
                 started = time.perf_counter()
                 result = await session.call_tool(tool, arguments)
