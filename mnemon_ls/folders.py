@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
 from .errors import InvalidInput
-from .host import WorkspaceHost
 
 if TYPE_CHECKING:
+    from .host import WorkspaceHost
     from .runtime.store import Clock
     from .settings import Settings
 
@@ -63,6 +63,8 @@ class HostRegistry:
     def add_folder(self, uri: str, path: Path, name: str = "", settings: Settings | None = None) -> FolderState:
         """Register (or replace) a folder; raises the errors of :func:`mnemon_ls.roots.resolve_root` for a bad
         root."""
+        from .host import WorkspaceHost  # here: the MCP server reads URIs with this module before it needs a host
+
         settings = settings or self.default_settings
         host = WorkspaceHost(path, settings, env=self.env, clock=self.clock)
         state = FolderState(uri, Path(path), name or Path(path).name, settings, host)

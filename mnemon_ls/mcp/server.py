@@ -18,7 +18,7 @@ import inspect
 import logging
 import secrets
 import warnings
-from typing import Any, Callable, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 
 import anyio
 from mcp.server import MCPServer
@@ -29,13 +29,13 @@ from mcp.types import ToolAnnotations
 
 from .. import __version__, guidance
 from ..errors import InvalidInput, MnemonError, NotFound
-from ..host import WorkspaceHost
-from ..runtime.model import PROJECTION_FILES
 from ..settings import Settings
 from ..ops import modeltext as fmt
 from .arguments import StrictArguments, bounded_error, make_strict
-from ..packgate import run_held
 from .workspaces import McpWorkspaces
+
+if TYPE_CHECKING:  # the host is imported on the first call (mnemon_ls.mcp.workspaces), not before `initialize`
+    from ..host import WorkspaceHost
 
 log = logging.getLogger("mnemon_ls.mcp")
 
@@ -214,6 +214,8 @@ class MnemonMcp:
         engine = host.semantic
         if engine is not None:
             engine.warm_up()  # load the model off the event loop, so remembers are embedded in the background
+        from ..packgate import run_held
+
         try:
             return await anyio.to_thread.run_sync(run_held, host, operation, host, abandon_on_cancel=False)
         except ToolError:
@@ -294,6 +296,8 @@ class MnemonMcp:
         async def wake_resource() -> str:
             snapshot = await self._call(None, None, lambda h: h.wake(surface="tool")[0])
             return snapshot.text
+
+        from ..runtime.model import PROJECTION_FILES
 
         for target, file_name in PROJECTION_FILES.items():
             self._projection_resource(target, file_name)

@@ -12,13 +12,15 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
 
 from ..errors import InvalidInput, NotInWorkspace
 from ..folders import uri_to_path
-from ..host import WorkspaceHost
 from ..roots import canonical_workspace_path, find_workspace
 from ..settings import Settings
+
+if TYPE_CHECKING:
+    from ..host import WorkspaceHost
 
 #: Fetches the client's roots as URIs; ``None`` when the client has no roots capability.
 RootsFetcher = Callable[[], Awaitable["list[str] | None"]]
@@ -93,6 +95,8 @@ class McpWorkspaces:
                              field="workspace", uri=workspace)
 
     def _host_for(self, path: Path | None) -> WorkspaceHost:
+        from ..host import WorkspaceHost  # on the first call: nothing of the host is loaded before `initialize`
+
         with self._lock:
             host = self._hosts.get(path)
             if host is None:

@@ -1,6 +1,7 @@
 """``mnemon-ls mcp`` answers ``initialize`` before it builds its tools (issue 27 item 2: no timing here; the
 figures are bench/mcp_start.py's): the command is parsed without the operation registry, the tools, resources
-and prompts are registered at the first request after ``initialize``, and a client sees the same capabilities,
+and prompts are registered at the first request after ``initialize`` (nor is the workspace host's code imported
+before it), and a client sees the same capabilities,
 tools, resources and prompts as from a server that registered them at once."""
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from mnemon_ls.mcp.server import MnemonMcp
 from mnemon_ls.mcp.workspaces import McpWorkspaces
 from mnemon_ls.settings import load_settings
 app = MnemonMcp(McpWorkspaces(load_settings({}), sys.argv[1]), defer=True)
-before = {"registry": "mnemon_ls.ops.registry" in sys.modules, "tools": len(app.server._tool_manager.list_tools())}
+before = {"registry": "mnemon_ls.ops.registry" in sys.modules, "tools": len(app.server._tool_manager.list_tools()),
+          "host": sorted({"mnemon_ls.host", "mnemon_ls.runtime.model", "mnemon_ls.packgate"} & set(sys.modules))}
 app.register()
 app.register()  # once
 after = {"registry": "mnemon_ls.ops.registry" in sys.modules, "tools": len(app.server._tool_manager.list_tools())}
@@ -34,7 +36,7 @@ def test_a_deferred_server_builds_nothing_until_asked(workspace: Path) -> None:
                          env=server_env()).stdout
     before, after = json.loads(out)
     eager = MnemonMcp(McpWorkspaces(load_settings({}), str(workspace)))
-    assert before == {"registry": False, "tools": 0}
+    assert before == {"registry": False, "tools": 0, "host": []}  # the host is built at the first call
     assert after == {"registry": True, "tools": len(eager.server._tool_manager.list_tools())}
 
 
