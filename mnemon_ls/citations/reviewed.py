@@ -49,7 +49,7 @@ class ReviewedFile:
     """``state/citations/reviewed.json`` of the storage root ``root`` (module doc)."""
 
     def __init__(self, root: Path) -> None:
-        self.path = Path(root) / "state" / "citations" / "reviewed.json"
+        self.path = Path(os.path.join(root, "state", "citations", "reviewed.json"))  # one Path built: every wake
 
     def read(self) -> dict[str, dict[str, int]]:
         """``{source: {key: epoch ms}}``; ``{}`` when missing or unreadable. Kept in memory while the file's size,

@@ -103,12 +103,16 @@ class Citations:
     def __init__(self, root: Path, workspace: Path | None) -> None:
         self.root = root
         self.workspace = workspace
+        self._files: dict[str, CitationFile] = {}  # a CitationFile is its path alone: one per source is kept
 
     def file(self, source: str) -> CitationFile:
         """The side file of ``source`` (one of :data:`SOURCES`)."""
-        if source not in SOURCES:
-            raise ValueError(f"unknown citing source {source!r}")
-        return CitationFile(self.root / "state" / "citations" / f"{source}.json")
+        found = self._files.get(source)
+        if found is None:
+            if source not in SOURCES:
+                raise ValueError(f"unknown citing source {source!r}")
+            found = self._files[source] = CitationFile(self.root / "state" / "citations" / f"{source}.json")
+        return found
 
     def archived(self) -> CitationFile:
         """``state/citations/archived.json``: the citations of MEMORY.md entries that left hot memory into the
