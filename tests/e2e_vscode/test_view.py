@@ -1,4 +1,4 @@
-"""The Mnemon view container in a real VS Code (code-server in Chromium): the Runtime Memory, Memory
+"""The Mnemon view container in a real VS Code (code-server in Chromium): the Runtime Memory, Documents, Memory
 Spaces and Recall Results tree views, their inline and context-menu actions, and the capacity actions.
 Every change made in the view is read back from the store with the CLI; every change made outside (git)
 must show in the view."""
@@ -24,7 +24,7 @@ from tests.gitrepo import switch  # noqa: E402
 
 pytestmark = pytest.mark.e2e_vscode
 
-RUNTIME, SPACES, RECALL = "Runtime Memory", "Memory Spaces", "Recall Results"
+RUNTIME, DOCUMENTS, SPACES, RECALL = "Runtime Memory", "Documents", "Memory Spaces", "Recall Results"
 #: The MEMORY.md limit the capacity test sets through "Raise limit" (default 10240 bytes).
 RAISED_LIMIT = 32768
 
@@ -101,6 +101,43 @@ def test_remove_an_entry_from_the_view_takes_it_out_of_the_store(code_server, vs
     assert content not in after and len(after) == len(before) - 1, after
     expect(vscode.description(vscode.row(runtime, "MEMORY.md"))).to_contain_text(entries_label(len(after)), timeout=SERVER_MS)
 
+
+
+def document_statuses(code_server, workspace) -> dict[str, str]:
+    """Each document's status ("active", "archived") by title, as the store has it."""
+    return {d["title"]: d["status"] for d in mnemon_cli(code_server, workspace, "doc", "list")["documents"]}
+
+
+def test_archive_and_restore_from_the_documents_view_change_the_document_in_the_store(code_server, vscode) -> None:
+    """The row's inline actions send the request they are named after: Archive Document leaves the document
+    archived in the store, Restore Document active again; each says so in the status bar."""
+    title = "Archive drill: the view archives, then restores, this document"
+    if title not in document_statuses(code_server, vscode.workspace):
+        mnemon_cli(code_server, vscode.workspace, "doc", "create", "--title", title, "--content",
+                   "Archived, then restored, from the Documents view.")
+    assert document_statuses(code_server, vscode.workspace)[title] == "active"
+    vscode.show_mnemon()
+    documents = vscode.only(DOCUMENTS)  # room for both groups' rows (a tree draws only the rows in sight)
+    archived_group = vscode.row(documents, "Archived")
+    statusbar = vscode.page.locator(".statusbar-item")
+
+    vscode.inline_action(vscode.row(documents, title), "Archive Document")
+    expect(statusbar.filter(has_text=f'Mnemon: archived "{title}"')).to_be_visible(timeout=SERVER_MS)
+    statuses = document_statuses(code_server, vscode.workspace)
+    assert statuses[title] == "archived", statuses
+    archived = sum(status == "archived" for status in statuses.values())
+    expect(vscode.description(archived_group)).to_have_text(str(archived), timeout=SERVER_MS)
+
+    if archived_group.get_attribute("aria-expanded") != "true":
+        archived_group.click()  # (the Archived group starts collapsed)
+    expect(archived_group).to_have_attribute("aria-expanded", "true", timeout=UI_MS)
+    vscode.inline_action(vscode.row(documents, title), "Restore Document")
+    expect(statusbar.filter(has_text=f'Mnemon: restored "{title}"')).to_be_visible(timeout=SERVER_MS)
+    statuses = document_statuses(code_server, vscode.workspace)
+    assert statuses[title] == "active", statuses
+    expect(vscode.description(archived_group)).to_have_text(str(archived - 1), timeout=SERVER_MS)
+    archived_group.click()  # collapsed again, as the view opens
+    expect(archived_group).to_have_attribute("aria-expanded", "false", timeout=UI_MS)
 
 def test_a_branch_switch_outside_the_editor_changes_the_view_and_the_status_bar(code_server, vscode,
                                                                                  e2e_repo: pygit2.Repository) -> None:

@@ -131,7 +131,13 @@ def test_remember_wake_forget_status(session: Session, tmp_path: Path) -> None:
     session.nv.command("wincmd p")
     assert session.nv.current.buffer.name == str(notes)
 
-    # Forget by substring; a text that matches nothing is an error message, never a Lua error.
+    # Forget by substring; a text that matches nothing is an error message, never a Lua error, and a text that
+    # matches several entries says how many.
+    mark = session.mark()
+    session.nv.command("MnemonForget in")  # ("in this repo", "lives in vault")
+    note = session.wait_note("not forgotten", mark)
+    assert note["level"] == ERROR and note["msg"].endswith("(2 entries match; use a longer text)"), note
+    assert len(entries_of(runtime)) == 2
     mark = session.mark()
     session.nv.command("MnemonForget pnpm, not npm")
     note = session.wait_note("Entry removed.", mark)

@@ -63,8 +63,8 @@ export class DocumentsView extends ViewPart {
             vscode.commands.registerCommand("mnemon.openDocument", (arg?: unknown) => this.openDocument(arg, true)),
             vscode.commands.registerCommand("mnemon.openDocumentReadOnly", (arg?: unknown) => this.openDocument(arg, false)),
             vscode.commands.registerCommand("mnemon.documents.updateFromSource", (node?: unknown) => this.updateFromSource(refOf(node, "document"))),
-            vscode.commands.registerCommand("mnemon.documents.archive", (node?: unknown) => this.archive(refOf(node, "document"))),
-            vscode.commands.registerCommand("mnemon.documents.restore", (node?: unknown) => this.restore(refOf(node, "document"))),
+            vscode.commands.registerCommand("mnemon.documents.archive", (node?: unknown) => this.setStatus(refOf(node, "document"), archiveDocument, "archived")),
+            vscode.commands.registerCommand("mnemon.documents.restore", (node?: unknown) => this.setStatus(refOf(node, "document"), restoreDocument, "restored")),
         ];
     }
 
@@ -119,29 +119,20 @@ export class DocumentsView extends ViewPart {
         await showMutationError(this.ctx, prefix, error);
     }
 
-    private async archive(r: Extract<NodeRef, { kind: "document" }> | undefined): Promise<void> {
+    /**
+     * Archive or restore the document of `r` at the revision the view shows: `request` is `archiveDocument` or
+     * `restoreDocument`, `done` the word for it ("archived", "restored") in the status bar message
+     * (`Mnemon: archived "<title>"`) and in the error (`"<title>" not archived`).
+     */
+    private async setStatus(r: Extract<NodeRef, { kind: "document" }> | undefined, request: typeof archiveDocument, done: string): Promise<void> {
         if (!r) {
             return;
         }
         try {
-            await archiveDocument(await this.client(), { workspace: r.workspace, id: r.document.id, documentRevision: r.document.revision });
-            void vscode.window.setStatusBarMessage(`Mnemon: archived "${r.document.title}"`, 5000);
+            await request(await this.client(), { workspace: r.workspace, id: r.document.id, documentRevision: r.document.revision });
+            void vscode.window.setStatusBarMessage(`Mnemon: ${done} "${r.document.title}"`, 5000);
         } catch (error) {
-            await this.documentError(`"${r.document.title}" not archived`, error);
-        } finally {
-            this.after(this.tree);
-        }
-    }
-
-    private async restore(r: Extract<NodeRef, { kind: "document" }> | undefined): Promise<void> {
-        if (!r) {
-            return;
-        }
-        try {
-            await restoreDocument(await this.client(), { workspace: r.workspace, id: r.document.id, documentRevision: r.document.revision });
-            void vscode.window.setStatusBarMessage(`Mnemon: restored "${r.document.title}"`, 5000);
-        } catch (error) {
-            await this.documentError(`"${r.document.title}" not restored`, error);
+            await this.documentError(`"${r.document.title}" not ${done}`, error);
         } finally {
             this.after(this.tree);
         }

@@ -230,15 +230,8 @@ function M.remember(opts, callback)
       argument.branches = { branch }
     end
     client.execute_remember(c, argument, function(err, result)
-      if err then
-        local msg = "mnemon: not remembered: " .. client.format_error(err)
-        notify(msg, levels.ERROR)
-        return done(callback, err)
-      end
-      if type(result) ~= "table" then
-        local msg = "mnemon: not remembered: unexpected reply from mnemon-ls"
-        notify(msg, levels.ERROR)
-        return done(callback, { message = msg })
+      if not util.reply_ok("remember", err, result, callback, { failed = "not remembered", whole = true }) then
+        return
       end
       if result.success == false then
         local e = type(result.error) == "table" and result.error or {}
@@ -360,6 +353,14 @@ end
 
 -- ------------------------------------------------------------------ forget
 
+--- The hint of a remove whose text matches several entries (the error's data.matches), or nil.
+local function matches_hint(err)
+  local data = type(err) == "table" and err.data
+  if type(data) == "table" and present(data.matches) then
+    return string.format("(%s entries match; use a longer text)", tostring(data.matches))
+  end
+end
+
 --- Remove the MEMORY.md entry matching `text` (mnemon/runtime/mutate action=remove). opts: bufnr, target.
 function M.forget(text, opts, callback)
   opts = opts or {}
@@ -376,18 +377,8 @@ function M.forget(text, opts, callback)
   local target = opts.target or "memory"
   local params = { workspace = client.root_uri(root), action = "remove", target = target, oldText = text }
   client.request(c, "mnemon/runtime/mutate", params, function(err, result)
-    if err then
-      local msg = "mnemon: not forgotten: " .. client.format_error(err)
-      local data = type(err) == "table" and err.data
-      if type(data) == "table" and present(data.matches) then
-        msg = msg .. string.format(" (%s entries match; use a longer text)", tostring(data.matches))
-      end
-      notify(msg, levels.ERROR)
-      return done(callback, err)
-    end
-    if type(result) ~= "table" then
-      notify("mnemon: not forgotten: unexpected reply from mnemon-ls", levels.ERROR)
-      return done(callback, { message = "unexpected reply" })
+    if not util.reply_ok("forget", err, result, callback, { failed = "not forgotten", hint = matches_hint }) then
+      return
     end
     local file = target == "user" and "USER.md" or "MEMORY.md"
     local msg = string.format("mnemon: %s %s", tostring(result.message), receipt_text(file, result))

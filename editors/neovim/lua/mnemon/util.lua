@@ -22,15 +22,25 @@ end
 --- Whether a request's answer can be used: an error ("mnemon: <what> failed: <the error>") or an answer that is
 --- not a table ("mnemon: <what> failed: unexpected reply from mnemon-ls") is notified at ERROR and ends
 --- `callback` with the error ({ message = "unexpected reply" } for the second); false then, else true.
-function M.reply_ok(what, err, result, callback)
+--- opts (optional table), for the commands that word it their own way:
+---   failed: the words after "mnemon: " instead of "<what> failed" ("not remembered");
+---   hint: function(err) returning a text added after the error, or nil ("(3 entries match; use a longer text)");
+---   field: a key whose value must be a string too, else the answer is unexpected (wake's "text");
+---   whole: true to end `callback` with the notified message itself for an unexpected answer
+---          ({ message = "mnemon: not remembered: unexpected reply from mnemon-ls" }).
+function M.reply_ok(what, err, result, callback, opts)
+  opts = opts or {}
+  local head = "mnemon: " .. (opts.failed or (what .. " failed")) .. ": "
   if err then
-    client.notify("mnemon: " .. what .. " failed: " .. client.format_error(err), levels.ERROR)
+    local hint = opts.hint and opts.hint(err)
+    client.notify(head .. client.format_error(err) .. (hint and (" " .. hint) or ""), levels.ERROR)
     M.done(callback, err)
     return false
   end
-  if type(result) ~= "table" then
-    client.notify("mnemon: " .. what .. " failed: unexpected reply from mnemon-ls", levels.ERROR)
-    M.done(callback, { message = "unexpected reply" })
+  if type(result) ~= "table" or (opts.field and type(result[opts.field]) ~= "string") then
+    local msg = head .. "unexpected reply from mnemon-ls"
+    client.notify(msg, levels.ERROR)
+    M.done(callback, { message = opts.whole and msg or "unexpected reply" })
     return false
   end
   return true

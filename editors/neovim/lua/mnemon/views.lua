@@ -54,13 +54,8 @@ function M.wake(opts, callback)
     params.branch = opts.branch
   end
   client.request(c, "mnemon/wake", params, function(err, result)
-    if err then
-      notify("mnemon: wake failed: " .. client.format_error(err), levels.ERROR)
-      return done(callback, err)
-    end
-    if type(result) ~= "table" or type(result.text) ~= "string" then
-      notify("mnemon: wake failed: unexpected reply from mnemon-ls", levels.ERROR)
-      return done(callback, { message = "unexpected reply" })
+    if not util.reply_ok("wake", err, result, callback, { field = "text" }) then
+      return
     end
     local ok, shown = pcall(show_scratch, root, result.text)
     if not ok then
