@@ -513,7 +513,8 @@ describe("contract with the real mnemon-ls server", () => {
         for (const query of ["手順書", "デプロイ", "ロールバック"]) {
             const result = await withTimeout(searchDocuments(connection, { workspace: folderUri, query, limit: 20 }), `search ${query}`);
             assert.equal(result.workspace, folderUri);
-            assert.deepEqual(result.notices, []);
+            // a server without the [semantic] extra says once that search is keyword-only: not what this checks
+            assert.deepEqual(result.notices.filter((notice) => !notice.startsWith("semantic recall is off")), []);
             assert.ok(result.total >= 1, `${query}: ${JSON.stringify(result)}`);
             const hit = result.results[0];
             assert.equal(hit.id, cjkDoc.id, query);
