@@ -81,12 +81,16 @@ def last_touched(updated_at: Any, recalled_at: Any, now: Any, reviewed_at: Any =
     """The latest of ``updated_at``, ``recalled_at`` and ``reviewed_at`` (epoch ms, :func:`to_ms`), or ``None``
     when none is readable. A confirmation later than ``now`` (a hand edit, a clock set wrong) is ignored: it
     would hide the memory from review until then."""
-    moment = to_ms(now)
     confirmed = to_ms(reviewed_at)
-    if confirmed is not None and (moment is None or confirmed > moment):
-        confirmed = None
-    times = [t for t in (to_ms(updated_at), to_ms(recalled_at), confirmed) if t is not None]
-    return max(times) if times else None
+    if confirmed is not None:  # ``now`` matters only to a confirmation (a wake asks this of every entry)
+        moment = to_ms(now)
+        if moment is None or confirmed > moment:
+            confirmed = None
+    latest = to_ms(updated_at)
+    for other in (to_ms(recalled_at), confirmed):
+        if other is not None and (latest is None or other > latest):
+            latest = other
+    return latest
 
 
 def mark(data: dict[str, Any], updated_at: Any, recalled_at: Any, now: Any, days: int,

@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 
 from . import trust
 from .freshness import trusted
-from .review import due_since, last_touched, to_ms
+from .review import due_since, last_touched
 from .reviewed import ReviewedFile, entry_key
 from .store import Citations, runtime_key
 
@@ -127,10 +127,7 @@ def annotator(citations: Citations | None, review_days: int, root: Any = None) -
                     stale_entries += 1
                     notes.append(found[1])
                 reviewed = confirmed.get(entry_key(target, entry.content)) if confirmed else None
-                # last_touched of the entry's time alone is that time (epoch ms)
-                latest = to_ms(entry.updated_at) if reviewed is None else last_touched(entry.updated_at, None,
-                                                                                         now_ms, reviewed)
-                if review_days and due_since(latest, now_ms, review_days):
+                if due_since(last_touched(entry.updated_at, None, now_ms, reviewed), now_ms, review_days):
                     due += 1
                     notes.append("review due")
                 if notes:
