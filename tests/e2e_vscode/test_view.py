@@ -102,7 +102,6 @@ def test_remove_an_entry_from_the_view_takes_it_out_of_the_store(code_server, vs
     expect(vscode.description(vscode.row(runtime, "MEMORY.md"))).to_contain_text(entries_label(len(after)), timeout=SERVER_MS)
 
 
-
 def document_statuses(code_server, workspace) -> dict[str, str]:
     """Each document's status ("active", "archived") by title, as the store has it."""
     return {d["title"]: d["status"] for d in mnemon_cli(code_server, workspace, "doc", "list")["documents"]}
@@ -138,6 +137,7 @@ def test_archive_and_restore_from_the_documents_view_change_the_document_in_the_
     expect(vscode.description(archived_group)).to_have_text(str(archived - 1), timeout=SERVER_MS)
     archived_group.click()  # collapsed again, as the view opens
     expect(archived_group).to_have_attribute("aria-expanded", "false", timeout=UI_MS)
+
 
 def test_a_branch_switch_outside_the_editor_changes_the_view_and_the_status_bar(code_server, vscode,
                                                                                  e2e_repo: pygit2.Repository) -> None:
