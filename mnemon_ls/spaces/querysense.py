@@ -17,13 +17,17 @@ about), and the proper names in it. Used by the native provider's ranking (:mod:
   ("parse_message_v3 是干什么的？"). When nothing would be left, the terms are kept as they were.
 - ``names``: the query groups that are proper names: an English word written with a capital first letter and
   lower-case letters after it (``Priya``, ``Kubernetes``), not the first word of a sentence unless the next word
-  is capitalised too (``Priya Raman owns ...``).
+  is capitalised too (``Priya Raman owns ...``); a weekday or a month (``Friday``, ``Saturdays``, ``April``) is not
+  a name.
+- ``people``: the groups of ``names`` that are part of a person's full name: two or more names in a row
+  (``Priya Raman``, ``Kenji Watanabe's``); a product is one word (``Kubernetes``).
 - ``maybe_names``: Chinese pairs that may be a person's name (nothing marks one): the first two pairs of a
   run, or of what follows a question character or pair, whose first character is a common surname
   (:data:`SURNAMES`: "王磊的生日" -> 王磊, 磊的 is dropped anyway). :func:`weak_match` counts one as a name when
   at most :data:`COMMON_TERM_ITEMS` items hold it (a name is rare; 周末 "weekend" or 程序 "program" are not).
 
-The ranking uses ``names`` for the label rule of issue 27 item 8c (:func:`weak_match`).
+The ranking uses ``names``, ``people`` and ``maybe_names`` for the label rule of issue 27 item 8c
+(:func:`weak_match`).
 """
 
 from __future__ import annotations
@@ -57,6 +61,11 @@ COMMON_TERM_ITEMS = 10
 #: (:func:`weak_match`): "history" of "history of the Byzantine empire" in a store that knows nothing Byzantine.
 #: One absent group alone may be a typo of a word the store holds, so it takes two.
 ABSENT_OTHERS = 2
+#: Words written capitalised in English that are not names: weekdays and months (also in the plural, ``Fridays``).
+CALENDAR_WORDS = frozenset("""
+monday tuesday wednesday thursday friday saturday sunday
+january february march april may june july august september october november december
+""".split())
 #: A weak match's keyword score is multiplied by this and kept under :data:`WEAK_MATCH_CAP`: *low* under the
 #: default low threshold (0.25), in the order it had.
 WEAK_MATCH_FACTOR = 0.4
@@ -79,14 +88,16 @@ _SENTENCE_END = regex.compile(r"[.!?。！？]\s*$")
 class QuerySense:
     """What :func:`sense` found: ``terms`` (keyword terms, their groups numbered ``0 .. groups - 1`` in order, as
     :func:`mnemon_ls.text.grouped` lists them), ``names`` (groups of ``terms`` that are proper names), ``when``
-    (the time range named, or ``None``), ``groups`` (the number of term groups) and ``maybe_names`` (groups of
-    ``terms`` that may be a Chinese name: module doc)."""
+    (the time range named, or ``None``), ``groups`` (the number of term groups), ``maybe_names`` (groups of
+    ``terms`` that may be a Chinese name) and ``people`` (the groups of ``names`` in a person's full name): module
+    doc."""
 
     terms: list[QueryTerm]
     names: frozenset[int]
     when: TimeRange | None
     groups: int
     maybe_names: frozenset[int] = frozenset()
+    people: frozenset[int] = frozenset()
 
 
 def _asking(term: QueryTerm) -> bool:
@@ -95,21 +106,38 @@ def _asking(term: QueryTerm) -> bool:
     return bool(_CJK_PAIR.match(term.text)) and any(ch in ASKING_CHARS for ch in term.text)
 
 
-def _names(text: str) -> set[str]:
-    """The folded proper names of ``text`` (module doc)."""
+def _names(text: str) -> tuple[set[str], set[str]]:
+    """The folded proper names of ``text`` and those of them in a person's full name (module doc: ``names``,
+    ``people``)."""
     words = list(_WORD.finditer(text))
     found: set[str] = set()
+    people: set[str] = set()
+    previous = -2  # the index of the last name found, and whether it ended a person's name
     for index, match in enumerate(words):
-        word = match.group(0).split("'")[0].split("’")[0]
-        if not _NAME.fullmatch(word):
+        word = _bare(match.group(0))
+        if not _is_name(word):
             continue
         start = index == 0 or bool(_SENTENCE_END.search(text[:match.start()]))
-        if start:
-            following = words[index + 1].group(0) if index + 1 < len(words) else ""
-            if not _NAME.fullmatch(following.split("'")[0].split("’")[0]):
-                continue
+        if start and not _is_name(_bare(words[index + 1].group(0)) if index + 1 < len(words) else ""):
+            continue
         found.add(normalize(word))
-    return found
+        if previous == index - 1 and text[words[previous].end():match.start()].isspace():
+            people.update((normalize(_bare(words[previous].group(0))), normalize(word)))
+        previous = index
+    return found, people
+
+
+def _bare(word: str) -> str:
+    """``word`` without an English possessive or contraction (``Watanabe's`` -> ``Watanabe``)."""
+    return word.split("'")[0].split("’")[0]
+
+
+def _is_name(word: str) -> bool:
+    """Whether ``word`` is written as a proper name (a capital, then lower case) and is no weekday or month."""
+    if not _NAME.fullmatch(word):
+        return False
+    folded = normalize(word)
+    return folded not in CALENDAR_WORDS and not (folded.endswith("s") and folded[:-1] in CALENDAR_WORDS)
 
 
 def _chinese_names(text: str) -> set[str]:
@@ -133,7 +161,7 @@ def sense(query: str, tokenizer: Tokenizer, now: datetime | None) -> QuerySense:
     kept = [t for t in terms if not _asking(t)]
     if kept:
         terms = kept
-    names = _names(text)
+    names, people = _names(text)
     number: dict[int, int] = {}  # groups renumbered 0, 1, ... in order (some were dropped)
     terms = [QueryTerm(t.text, t.prefix, number.setdefault(t.group, len(number))) for t in terms]
     firsts: dict[int, QueryTerm] = {}
@@ -142,7 +170,8 @@ def sense(query: str, tokenizer: Tokenizer, now: datetime | None) -> QuerySense:
     named = frozenset(g for g, first in firsts.items() if first.text in names and not first.prefix)
     chinese = _chinese_names(text)
     maybe = frozenset(g for g, first in firsts.items() if first.text in chinese and not first.prefix)
-    return QuerySense(terms, named, when, len(firsts), maybe)
+    persons = frozenset(g for g in named if firsts[g].text in people)
+    return QuerySense(terms, named, when, len(firsts), maybe, persons)
 
 
 def weak_match(held: Sequence[int], exact: bool, sense_of: QuerySense, frequency: dict[int, int]) -> bool:
@@ -152,12 +181,24 @@ def weak_match(held: Sequence[int], exact: bool, sense_of: QuerySense, frequency
     either every group the item holds is a proper name (:attr:`QuerySense.names`, and the
     :attr:`QuerySense.maybe_names` at most :data:`COMMON_TERM_ITEMS` items hold), or it holds one group,
     by a part of an identifier only, by a term more than :data:`COMMON_TERM_ITEMS` items hold, or while the
-    query's other groups (at least :data:`ABSENT_OTHERS`) are held by no item at all (``frequency`` 0 for each:
-    a group ``frequency`` does not count is not taken as absent)."""
+    query's other groups (at least :data:`ABSENT_OTHERS`) are held by no item at all, or while the query names a
+    person (:attr:`QuerySense.people`, a rare :attr:`QuerySense.maybe_names`) and that group is none of the person's
+    names ("Where does Priya Raman live?" and "the go-live checklist"). Also true when the item lacks at least
+    :data:`ABSENT_OTHERS` groups and one of them is a proper name no item holds: the question is about something
+    this space does not know ("预发环境的 Kubernetes Ingress 怎么配置？" when no item names Kubernetes); an item that
+    lacks only that name is not weak (the name may be a typo). ``frequency`` 0 is "held by no item"; a group
+    ``frequency`` does not count is not taken as absent."""
     if not held or len(held) >= sense_of.groups:
         return False
-    names = sense_of.names | {g for g in sense_of.maybe_names if frequency.get(g, 0) <= COMMON_TERM_ITEMS}
+    rare = {g for g in sense_of.maybe_names if frequency.get(g, 0) <= COMMON_TERM_ITEMS}
+    names = sense_of.names | rare
     if all(g in names for g in held) and any(g not in names for g in range(sense_of.groups)):
+        return True
+    lacked = [g for g in range(sense_of.groups) if g not in held]
+    if len(lacked) >= ABSENT_OTHERS and any(g in sense_of.names and frequency.get(g, -1) == 0 for g in lacked):
+        return True
+    persons = sense_of.people | rare
+    if len(held) == 1 and persons and held[0] not in persons:
         return True
     if len(held) == 1:
         others = [g for g in range(sense_of.groups) if g != held[0]]

@@ -116,6 +116,37 @@ def test_a_match_on_only_a_name_is_low(service: SpacesService, clock: FrozenCloc
     assert service.recall("吴昊", quality=EXHAUSTIVE).to_dict()["results"][0]["tier"] == "high"
 
 
+def test_a_match_that_misses_the_person_asked_about_is_low(service: SpacesService, clock: FrozenClock) -> None:
+    remember(service, clock, ["Priya Raman owns the release train for the mobile apps.",
+                              "Status of the warehouse move: the go-live checklist has four open items.",
+                              "移动端后台的告警发到值班手机。"])
+    # "live" of the question is held by the go-live note, which says nothing of Priya Raman
+    [go_live] = service.recall("Where does Priya Raman live?", quality=EXHAUSTIVE).to_dict()["results"][1:]
+    assert go_live["content"].startswith("Status of the warehouse move") and go_live["tier"] == "low"
+    assert service.recall("Where does Priya Raman live?").to_dict()["results"] == []  # her note is name-only too
+    assert service.recall("黄涛的手机号是多少？").to_dict()["results"] == []  # 手机 alone, 黄涛 is no item's
+    [phone] = service.recall("黄涛的手机号是多少？", quality=EXHAUSTIVE).to_dict()["results"]
+    assert phone["tier"] == "low"
+    # one capitalised word is not a person: the same go-live match keeps its label
+    remember(service, clock, ["Android builds are signed on the release machine."])
+    results = service.recall("Where does Android live?", quality=EXHAUSTIVE).to_dict()["results"]
+    [go_live] = [r for r in results if r["content"].startswith("Status of the warehouse move")]
+    assert go_live["tier"] == "medium"
+
+
+def test_a_question_about_a_name_no_item_holds_is_low_unless_only_the_name_is_missing(
+        service: SpacesService, clock: FrozenClock) -> None:
+    remember(service, clock, ["预发环境的访问权限要向安全组提工单申请", "Ingress 的证书由平台组统一配置",
+                              "Configure the ingress with the nginx controller and one TLS secret per host."])
+    # no item names Kubernetes: what the staging items hold is not an answer
+    staging = service.recall("预发环境的 Kubernetes Ingress 怎么配置？", quality=EXHAUSTIVE).to_dict()["results"]
+    assert any(r["content"].startswith("预发环境") for r in staging)
+    assert {r["tier"] for r in staging if r["content"].startswith("预发环境")} == {"low"}
+    # an item that lacks only the unknown name (it may be a typo) is not weakened
+    [first, *_] = service.recall("How do I configure Kuberntes ingress?", quality=EXHAUSTIVE).to_dict()["results"]
+    assert first["content"].startswith("Configure the ingress") and first["tier"] != "low"
+
+
 def test_a_match_on_one_common_word_is_low_and_on_one_rare_word_is_not(service: SpacesService,
                                                                         clock: FrozenClock) -> None:
     teams = [f"The service number {n} is owned by the team of floor {n}." for n in range(COMMON_TERM_ITEMS + 1)]
@@ -175,10 +206,25 @@ def test_sense_drops_date_phrases_and_asking_words_and_finds_names() -> None:
     byzantine = sense("history of the Byzantine empire", TOKENIZER, None)
     assert byzantine.groups == 3
     assert weak_match([0], True, byzantine, {0: 5, 1: 0, 2: 0})
-    assert not weak_match([0], True, byzantine, {0: 5, 1: 0, 2: 3})  # another group is held somewhere
+    eastern = sense("history of the eastern empire", TOKENIZER, None)  # no name in it
+    assert not weak_match([0], True, eastern, {0: 5, 1: 0, 2: 3})  # another group is held somewhere
+    assert weak_match([0], True, byzantine, {0: 5, 1: 0, 2: 3})  # ... but Byzantine is a name no item holds
     assert not weak_match([0], True, byzantine, {0: 5})  # absent counts are not taken for zero
     typo = sense("deploy the sevrice", TOKENIZER, None)  # one group no item holds: maybe a typo, not weak
     assert typo.groups == 2 and not weak_match([0], True, typo, {0: 3, 1: 0})
+    # a person's full name is two names in a row; weekdays and months are no names
+    priya = sense("Where does Priya Raman live?", TOKENIZER, None)
+    assert [t.text for t in priya.terms] == ["priya", "raman", "live"] and priya.people == {0, 1}
+    assert weak_match([2], True, priya, {0: 1, 1: 1, 2: 4}) and not weak_match([0, 2], True, priya, {0: 1, 1: 1, 2: 4})
+    product = sense("How do we configure Kubernetes?", TOKENIZER, None)
+    assert product.names and not product.people and not weak_match([0], True, product, {0: 4, 1: 3})
+    assert not sense("Does the stamper run on Saturdays in April?", TOKENIZER, None).names
+    # a name no item holds, with another group the item lacks: weak; lacking only that name: not weak
+    unknown = sense("configure Kubernetes ingress", TOKENIZER, None)
+    assert unknown.names == {1}
+    assert weak_match([2], True, unknown, {0: 3, 1: 0, 2: 2})
+    assert not weak_match([0, 2], True, unknown, {0: 3, 1: 0, 2: 2})
+    assert not weak_match([2], True, unknown, {0: 3, 2: 2})  # a count not given is not taken for zero
 
 
 # --------------------------------------------------------------------------- one provider: by score (8b)
