@@ -21,12 +21,14 @@ about), and the proper names in it. Used by the native provider's ranking (:mod:
   a name.
 - ``people``: the groups of ``names`` that are part of a person's full name: two or more names in a row
   (``Priya Raman``, ``Kenji Watanabe's``); a product is one word (``Kubernetes``).
+- ``acronyms``: the query groups written in capitals, two letters or more (``VPN``, ``CDN``): names of things,
+  for the rule on a name no item holds (:func:`weak_match`).
 - ``maybe_names``: Chinese pairs that may be a person's name (nothing marks one): the first two pairs of a
   run, or of what follows a question character or pair, whose first character is a common surname
   (:data:`SURNAMES`: "王磊的生日" -> 王磊, 磊的 is dropped anyway). :func:`weak_match` counts one as a name when
   at most :data:`COMMON_TERM_ITEMS` items hold it (a name is rare; 周末 "weekend" or 程序 "program" are not).
 
-The ranking uses ``names``, ``people`` and ``maybe_names`` for the label rule of issue 27 item 8c
+The ranking uses ``names``, ``people``, ``acronyms`` and ``maybe_names`` for the label rule of issue 27 item 8c
 (:func:`weak_match`).
 """
 
@@ -81,6 +83,7 @@ _CJK_RUN = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]+")
 _CJK_PAIR = regex.compile(r"^[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]{2}$")
 _WORD = regex.compile(r"[\p{L}\p{N}_]+(?:['’][\p{L}]+)?")
 _NAME = regex.compile(r"\p{Lu}\p{Ll}+")
+_ACRONYM = regex.compile(r"\p{Lu}{2,}")
 _SENTENCE_END = regex.compile(r"[.!?。！？]\s*$")
 
 
@@ -89,8 +92,8 @@ class QuerySense:
     """What :func:`sense` found: ``terms`` (keyword terms, their groups numbered ``0 .. groups - 1`` in order, as
     :func:`mnemon_ls.text.grouped` lists them), ``names`` (groups of ``terms`` that are proper names), ``when``
     (the time range named, or ``None``), ``groups`` (the number of term groups), ``maybe_names`` (groups of
-    ``terms`` that may be a Chinese name) and ``people`` (the groups of ``names`` in a person's full name): module
-    doc."""
+    ``terms`` that may be a Chinese name), ``people`` (the groups of ``names`` in a person's full name) and
+    ``acronyms`` (groups written in capitals): module doc."""
 
     terms: list[QueryTerm]
     names: frozenset[int]
@@ -98,6 +101,7 @@ class QuerySense:
     groups: int
     maybe_names: frozenset[int] = frozenset()
     people: frozenset[int] = frozenset()
+    acronyms: frozenset[int] = frozenset()
 
 
 def _asking(term: QueryTerm) -> bool:
@@ -171,7 +175,9 @@ def sense(query: str, tokenizer: Tokenizer, now: datetime | None) -> QuerySense:
     chinese = _chinese_names(text)
     maybe = frozenset(g for g, first in firsts.items() if first.text in chinese and not first.prefix)
     persons = frozenset(g for g in named if firsts[g].text in people)
-    return QuerySense(terms, named, when, len(firsts), maybe, persons)
+    capitals = {normalize(w) for w in _WORD.findall(text) if _ACRONYM.fullmatch(w)}
+    acronyms = frozenset(g for g, first in firsts.items() if first.text in capitals and not first.prefix)
+    return QuerySense(terms, named, when, len(firsts), maybe, persons, acronyms)
 
 
 def weak_match(held: Sequence[int], exact: bool, sense_of: QuerySense, frequency: dict[int, int]) -> bool:
@@ -184,10 +190,11 @@ def weak_match(held: Sequence[int], exact: bool, sense_of: QuerySense, frequency
     query's other groups (at least :data:`ABSENT_OTHERS`) are held by no item at all, or while the query names a
     person (:attr:`QuerySense.people`, a rare :attr:`QuerySense.maybe_names`) and that group is none of the person's
     names ("Where does Priya Raman live?" and "the go-live checklist"). Also true when the item lacks at least
-    :data:`ABSENT_OTHERS` groups and one of them is a proper name no item holds: the question is about something
-    this space does not know ("预发环境的 Kubernetes Ingress 怎么配置？" when no item names Kubernetes); an item that
-    lacks only that name is not weak (the name may be a typo). ``frequency`` 0 is "held by no item"; a group
-    ``frequency`` does not count is not taken as absent."""
+    :data:`ABSENT_OTHERS` groups and one of them is a proper name or an acronym no item holds: the question is
+    about something this space does not know ("预发环境的 Kubernetes Ingress 怎么配置？" when no item names
+    Kubernetes, "VPN 密码多久轮换一次？" when none names a VPN); an item that lacks only that name is not weak (the
+    name may be a typo). ``frequency`` 0 is "held by no item"; a group ``frequency`` does not count is not taken
+    as absent."""
     if not held or len(held) >= sense_of.groups:
         return False
     rare = {g for g in sense_of.maybe_names if frequency.get(g, 0) <= COMMON_TERM_ITEMS}
@@ -195,7 +202,8 @@ def weak_match(held: Sequence[int], exact: bool, sense_of: QuerySense, frequency
     if all(g in names for g in held) and any(g not in names for g in range(sense_of.groups)):
         return True
     lacked = [g for g in range(sense_of.groups) if g not in held]
-    if len(lacked) >= ABSENT_OTHERS and any(g in sense_of.names and frequency.get(g, -1) == 0 for g in lacked):
+    unknown = sense_of.names | sense_of.acronyms
+    if len(lacked) >= ABSENT_OTHERS and any(g in unknown and frequency.get(g, -1) == 0 for g in lacked):
         return True
     persons = sense_of.people | rare
     if len(held) == 1 and persons and held[0] not in persons:

@@ -137,7 +137,11 @@ def test_a_match_that_misses_the_person_asked_about_is_low(service: SpacesServic
 def test_a_question_about_a_name_no_item_holds_is_low_unless_only_the_name_is_missing(
         service: SpacesService, clock: FrozenClock) -> None:
     remember(service, clock, ["预发环境的访问权限要向安全组提工单申请", "Ingress 的证书由平台组统一配置",
-                              "Configure the ingress with the nginx controller and one TLS secret per host."])
+                              "Configure the ingress with the nginx controller and one TLS secret per host.",
+                              "密钥每季度由定时流水线轮换一次"])
+    # an acronym is a name too: no item names a VPN, so "rotated once" is no answer to its password
+    [rotation] = service.recall("VPN 密码多久轮换一次？", quality=EXHAUSTIVE).to_dict()["results"]
+    assert rotation["tier"] == "low" and service.recall("VPN 密码多久轮换一次？").to_dict()["results"] == []
     # no item names Kubernetes: what the staging items hold is not an answer
     staging = service.recall("预发环境的 Kubernetes Ingress 怎么配置？", quality=EXHAUSTIVE).to_dict()["results"]
     assert any(r["content"].startswith("预发环境") for r in staging)
@@ -225,6 +229,8 @@ def test_sense_drops_date_phrases_and_asking_words_and_finds_names() -> None:
     assert weak_match([2], True, unknown, {0: 3, 1: 0, 2: 2})
     assert not weak_match([0, 2], True, unknown, {0: 3, 1: 0, 2: 2})
     assert not weak_match([2], True, unknown, {0: 3, 2: 2})  # a count not given is not taken for zero
+    vpn = sense("rotate the VPN password", TOKENIZER, None)
+    assert vpn.acronyms == {1} and not vpn.names and weak_match([0], True, vpn, {0: 2, 1: 0, 2: 1})
 
 
 # --------------------------------------------------------------------------- one provider: by score (8b)
