@@ -456,10 +456,12 @@ class MnemonLanguageServer(LanguageServer):
             async def wrapper(ls: MnemonLanguageServer, params: Any) -> Any:
                 """Wait for the initial configuration, run the handler, map every error to a JSON-RPC error."""
                 try:
-                    try:  # never serve with settings the client is about to override (bounded wait)
-                        await asyncio.wait_for(ls.ready().wait(), timeout=10)
-                    except asyncio.TimeoutError:
-                        pass
+                    ready = ls.ready()
+                    if not ready.is_set():  # never serve with settings the client is about to override
+                        try:  # (bounded wait; once set, no task or timer per request)
+                            await asyncio.wait_for(ready.wait(), timeout=10)
+                        except asyncio.TimeoutError:
+                            pass
                     return await fn(ls, params)
                 except JsonRpcException:
                     raise

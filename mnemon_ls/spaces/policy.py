@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol, Sequence
 
 from ..errors import InvalidInput
@@ -138,8 +138,8 @@ def mark_head(decisions: Sequence[Decision]) -> list[Decision]:
     if top.tier == "low" or not top.normalized:
         return list(decisions)
     bar = HEAD_RATIO * top.normalized
-    return [replace(d, head=True) if d.valid and d.normalized is not None and d.normalized >= bar else d
-            for d in decisions]
+    return [Decision(d.tier, d.reason, d.normalized, True, True)  # valid (the test); cheaper than replace()
+            if d.valid and d.normalized is not None and d.normalized >= bar else d for d in decisions]
 
 
 class Policy(Protocol):

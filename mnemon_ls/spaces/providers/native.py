@@ -511,8 +511,14 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus):
                         rows.append(self._index_row(r))
                         found.add(r[1])
                 removed = [key for key in wanted if key not in found]
+                if not rows and not removed and _counts(stored) == _counts(fp):
+                    # nothing to re-index (only oplog rows that change no item: e.g. our own access counters):
+                    # the index still holds what the stored fingerprint counted, no write and no count
+                    # (two scans of the index, ~4 ms each at 100,000 items) is needed to say so
+                    index.apply([], fingerprint=fp)
+                    return
                 index.apply(rows, removed=removed)
-                if index.counts() == (fp["active"], fp["total"]):
+                if index.counts() == _counts(fp):
                     index.apply([], fingerprint=fp)
                     return
         self._reconcile(db, fp)
@@ -565,6 +571,11 @@ def is_sqlite_file(path: Path) -> bool:
     except OSError:
         return False
     return head in (b"", SQLITE_HEADER)
+
+
+def _counts(fp: dict) -> tuple[int, int]:
+    """``(active, total)`` rows of a fingerprint (a stored one may lack them: ``-1``, which no index count is)."""
+    return fp.get("active", -1), fp.get("total", -1)
 
 
 def _oplog_gap(db: sqlite3.Connection, fp: dict, since: dict) -> bool:
