@@ -252,6 +252,11 @@ def _rules() -> list[tuple[re.Pattern[str], Rule]]:
 
 
 _RULES = _rules()
+#: Something every rule of :data:`_RULES` needs in the text (case ignored as they ignore it): a digit, one of the
+#: English unit words (``day`` also in ``today``, ``yesterday``), a month's name, or a Chinese character of a day,
+#: week, month, year or quarter (天 日 周 期 拜 月 年 季). A text without any names no time (most queries): the
+#: ~50 rules are not tried on it.
+_ANY_RULE = re.compile(r"\d|day|week|month|quarter|year|" + _MONTH + r"|[天日周期拜月年季]", re.IGNORECASE)
 
 
 def _found(text: str, span: _Span) -> Iterator[tuple[int, int, date, date]]:
@@ -268,6 +273,8 @@ def parse_range(text: str, now: datetime) -> TimeRange | None:
     smallest range holding them all. Raises ``ValueError`` when ``now`` is naive."""
     if now.tzinfo is None:
         raise ValueError("now must be an aware datetime")
+    if _ANY_RULE.search(text) is None:
+        return None
     span = _Span(now.date())
     chosen: list[tuple[int, int, date, date]] = []
     for found in sorted(_found(text, span), key=lambda f: (-(f[1] - f[0]), f[0])):
