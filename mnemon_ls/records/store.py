@@ -12,7 +12,8 @@ line per id.
   first, so the next line is never glued to a damaged one.
 - Lines that are not valid JSON or not valid records are *moved* to ``<file>.corrupt`` (one JSON
   object per line: ``{"line": <1-based line number>, "text": <the line>, "reason": ..., "quarantinedAt":
-  <epoch ms>}``, appended and fsynced first), then the file is rewritten without them; never dropped.
+  <epoch ms>}``, appended and fsynced first), then the file is rewritten without them; never dropped. A
+  line that is not UTF-8 also gets ``"base64"``: its exact bytes (``text`` is only a lenient reading).
 - Compaction writes ``<file>.bak`` (the whole current file, atomically) and then replaces the file
   atomically, so at every instant the file and the ``.bak`` together hold every record.
 - A file over :data:`MAX_FILE_BYTES` (8 MiB) is read-only: reads work, writes raise
@@ -22,6 +23,7 @@ Directories are created 0700 and files 0600.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import time
@@ -39,15 +41,25 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 
 @dataclass
 class CorruptLine:
-    """A line that could not be used: ``line`` (1-based), ``text`` (decoded leniently), ``reason``."""
+    """A line that could not be used: ``line`` (1-based), ``text`` (decoded leniently), ``reason``; ``raw``
+    the line's bytes when ``text`` cannot give them back (not UTF-8), else ``None``."""
 
     line: int
     text: str
     reason: str
+    raw: bytes | None = None
 
     def to_dict(self) -> dict[str, object]:
         """``{line, text, reason}``."""
         return {"line": self.line, "text": self.text, "reason": self.reason}
+
+    def quarantine_line(self, now: int) -> bytes:
+        """The line of ``<file>.corrupt`` for this line, moved at ``now`` (epoch ms): ``{line, text, reason,
+        quarantinedAt}`` plus ``base64`` (the exact bytes) for a line that is not UTF-8."""
+        entry: dict[str, object] = {**self.to_dict(), "quarantinedAt": now}
+        if self.raw is not None:
+            entry["base64"] = base64.b64encode(self.raw).decode("ascii")
+        return (json.dumps(entry, ensure_ascii=False) + "\n").encode()
 
 
 @dataclass
@@ -89,7 +101,7 @@ def parse_lines(data: bytes, cache: dict[bytes, MemoryRecord] | None = None
         except UnicodeDecodeError:
             from .. import salvage  # only a damaged line gets here
 
-            corrupt.append(CorruptLine(number, salvage.decode_leniently(raw), "not UTF-8"))
+            corrupt.append(CorruptLine(number, salvage.decode_leniently(raw), "not UTF-8", raw))
             continue
         try:
             value = json.loads(text)
@@ -156,8 +168,7 @@ class JsonlStore:
         corrupt = snap.corrupt
         if corrupt and not snap.read_only:
             now = self._clock()
-            moved = b"".join((json.dumps({**c.to_dict(), "quarantinedAt": now}, ensure_ascii=False) + "\n").encode()
-                             for c in corrupt)
+            moved = b"".join(c.quarantine_line(now) for c in corrupt)
             self._append_bytes(self.corrupt_path, moved)  # durable before the lines leave the file
             bad = {c.line for c in corrupt}
             kept = [raw for number, raw in enumerate(data.split(b"\n"), start=1)

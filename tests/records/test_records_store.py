@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import random
@@ -84,6 +85,22 @@ def test_corrupt_line_in_the_middle_is_moved_with_its_line_number(source):
     assert "not JSON" in moved[0]["reason"]
     assert b"broken" not in path.read_bytes()
     assert path.with_name(path.name + ".corrupt").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_line_that_is_not_utf8_is_moved_byte_for_byte(source):
+    """A record another tool wrote in GBK (or any non-UTF-8 bytes) leaves the file only with its exact
+    bytes in ``.corrupt`` (``base64``); the lenient ``text`` alone (U+FFFD, or a UTF-16 reading of a line
+    starting 0xff 0xfe) would lose them."""
+    source.create("project", "fact", "a", "first")
+    path = source.location("project").path
+    gbk = '{"schemaVersion":1,"title":"\u4e2d\u6587"}'.encode("gbk")
+    bom_like = b"\xff\xfe garbage \xc3\x28"
+    path.write_bytes(path.read_bytes() + gbk + b"\n" + bom_like + b"\n")
+    assert [r.content for r in source.read("project").values()] == ["first"]
+    moved = [json.loads(line) for line in path.with_name(path.name + ".corrupt").read_text().splitlines()]
+    assert [(m["line"], m["reason"]) for m in moved] == [(2, "not UTF-8"), (3, "not UTF-8")]
+    assert [base64.b64decode(m["base64"]) for m in moved] == [gbk, bom_like]
+    assert gbk not in path.read_bytes() and bom_like not in path.read_bytes()
 
 
 def test_cut_last_line_gets_a_newline_before_the_next_append(source):
