@@ -52,8 +52,10 @@ def diagnose(call: Call, p: DoctorParams) -> dict[str, Any]:
         findings.extend(survey(host))
         if (host.root / "data").is_dir():
             from ..spaces.naming import diagnose_names
+            from ..spaces.storecheck import store_findings
 
             findings.extend(diagnose_names(host.spaces.state().all))
+            findings.extend(store_findings(host.spaces.state().all, host.spaces.registry.store_path))
         from ..maintenance import verify_lineage
 
         findings.extend(verify_lineage(host.runtime.memory_store.root,

@@ -253,3 +253,28 @@ def test_doctor_names_entries_a_killed_archival_left_in_memory_md_and_finish_rem
     again = ws_cli(tmp_path, "runtime", "archived", "--finish")
     assert again.stdout.startswith("Kept 1 entry in MEMORY.md: the copy could not be verified:")
     assert memory_entries(tmp_path) == left
+
+
+# ------------------------------------------------------------------------------ damaged stores
+
+
+def test_doctor_names_a_memory_space_store_that_is_not_a_database_or_cut_short(tmp_path: Path) -> None:
+    """A ``mnemon.db`` overwritten with other bytes, or cut in half, makes every recall and remember of its
+    space fail; doctor must say so (it said "no problems found"), and reading changes nothing."""
+    root = workspace(tmp_path)
+    assert cli(tmp_path, "space", "create", "--name", "main", "--description", "facts").returncode == 0
+    assert cli(tmp_path, "remember", "the build uses uv", "--space", "main").returncode == 0
+    db = root / "data" / "default" / "mnemon.db"
+    assert cli(tmp_path, "space", "status", "main").returncode == 0  # checkpointed: mnemon.db holds it all
+    assert doctor(tmp_path).get(str(db), {"level": "ok"})["level"] == "ok"
+    good = db.read_bytes()
+    for damaged, why in ((b"not a database " * 100, "not a SQLite database"),
+                         (good[:len(good) // 2], "cut short")):
+        for leftover in db.parent.glob("mnemon.db-*"):
+            leftover.unlink()
+        db.write_bytes(damaged)
+        result = cli(tmp_path, "doctor", "--json")
+        finding = {f["subject"]: f for f in json.loads(result.stdout)["findings"]}[str(db)]
+        assert finding["level"] == "problem" and why in finding["message"], finding
+        assert "main" in finding["message"] and finding["advice"], finding
+        assert result.returncode == 1 and db.read_bytes() == damaged
