@@ -246,6 +246,7 @@ def _mutation_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
 
 def _list_text(catalog: dict[str, Any], _call: Call, _p: Any) -> str:
     lines = [f"{d['id'][:8]}  r{d['revision']}  {d['status']:8}  {d['title']}" for d in catalog["documents"]]
+    lines.extend(f"note: {n}" for n in catalog.get("notices", []))  # a damaged index, a missing file
     lines.append(f"{catalog['activeCount']} active ({catalog['activeBytes']}/{catalog['limitBytes']} bytes), "
                  f"{catalog['archivedCount']} archived")
     return "\n".join(lines)

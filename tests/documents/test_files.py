@@ -312,6 +312,28 @@ def test_cli_get_search_list_doctor_leave_a_gbk_file_unchanged(tmp_path):
     assert path.read_bytes() == data
 
 
+def test_cli_list_of_a_damaged_index_says_so_and_changes_nothing(tmp_path):
+    """``doc list`` of an unreadable ``index.json`` printed only "0 active ..., 0 archived", as if every document
+    were gone; like ``doc search`` it names the damage and the command that rebuilds the index."""
+    import subprocess
+
+    from tests.documents.test_support import child_env
+
+    root = tmp_path / "root"
+    store = DocumentStore(root, None)
+    store.create("Kept", "a body that is still on disk")
+    store.close()
+    index = root / "documents" / "index.json"
+    index.write_bytes(b"{not json")
+    before = tree(root)
+    env = child_env() | {"HOME": str(tmp_path), "MNEMON_DATA_DIR": str(tmp_path / "global")}
+    result = subprocess.run(mnemon_command("doc", "list", "--data-dir", str(root)), capture_output=True, text=True,
+                            env=env, cwd=tmp_path, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "index.json" in result.stdout and "mnemon-ls doc recover" in result.stdout, result.stdout
+    assert tree(root) == before
+
+
 def test_a_symbolic_link_in_place_of_a_managed_file_is_never_read_through(tmp_path: Path) -> None:
     """Invariant 10: a managed file that is a link (a repository could commit one) is refused unread."""
     from mnemon_ls.documents.files import SpecialFile, read_managed_or_none
