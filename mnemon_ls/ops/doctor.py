@@ -74,6 +74,7 @@ def diagnose(call: Call, p: DoctorParams) -> dict[str, Any]:
         from ..citations.reviewed import findings as reviewed_findings
 
         findings.extend(reviewed_findings(host.root))  # "still true" confirmations
+        findings.extend(host.records.quarantine_findings())  # damaged records lines a read moved aside
         from ..packs.swap import displaced_findings
 
         for root in dict.fromkeys((host.root, host.resolution.user_root)):

@@ -39,6 +39,7 @@ from .model import (SCOPE_RETENTION, SCOPES, STATUSES, TYPES, VERIFICATIONS, Mem
 from .store import JsonlStore
 
 if TYPE_CHECKING:
+    from ..findings import Finding
     from .project import Project
 
 #: ``.gitignore`` written into a new ``<workspace>/.dsh/`` inside a git working tree: everything is
@@ -125,6 +126,27 @@ class RecordsSource:
         from .project import Project
 
         return Project(self.workspace)
+
+    def quarantine_findings(self) -> list["Finding"]:
+        """Doctor's ``warning`` for each reachable scope whose ``<file>.corrupt`` holds lines a read moved
+        out of the file (:meth:`JsonlStore.quarantined_lines`); reads only, raises nothing."""
+        from ..findings import Finding
+
+        findings = []
+        for scope in self.available_scopes():
+            try:
+                store = JsonlStore(self._located(scope).path)
+            except InvalidInput:  # a scope this workspace cannot place: nothing to look at
+                continue
+            count = store.quarantined_lines()
+            if count:
+                findings.append(Finding(
+                    "warning", str(store.corrupt_path),
+                    f"{count} damaged lines were moved here out of {store.path} ({scope} records): they are "
+                    "not records any more, and are kept as they were",
+                    "read them (`text`, or `base64` for a line that was not UTF-8); recreate what you need with "
+                    "`mnemon-ls records create`, then delete the file"))
+        return findings
 
     def store(self, scope: str) -> JsonlStore:
         """The :class:`JsonlStore` of ``scope``."""

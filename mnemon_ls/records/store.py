@@ -151,6 +151,14 @@ class JsonlStore:
                 return self._load_locked()
         return snap
 
+    def quarantined_lines(self) -> int:
+        """How many lines ``<file>.corrupt`` holds (0 when it is missing or unreadable); reads only."""
+        try:
+            data = fsio.read_bytes_or_none(self.corrupt_path)
+        except OSError:  # StorageError too: a linked or unreadable file (doctor's other findings name it)
+            return 0
+        return sum(1 for line in (data or b"").split(b"\n") if line.strip())
+
     def _parse(self) -> tuple[Snapshot, bytes]:
         """``(snapshot, bytes)`` of the file as it is now (no lock, no quarantine; a missing file is empty);
         the parse cache is reused and refreshed."""

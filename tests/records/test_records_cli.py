@@ -100,3 +100,21 @@ def test_export_import_compact_round_trip(cli, tmp_path):
     compacted = other.json("compact")
     assert compacted["linesAfter"] == 2
     assert Path(compacted["file"] + ".bak").exists()
+
+
+def test_doctor_names_the_damaged_lines_a_read_moved_out_of_a_records_file(cli):
+    """A read moves damaged lines to ``<file>.corrupt`` and said nothing anywhere; doctor now names the file
+    and how many lines it holds (and reading it writes nothing)."""
+    cli.ok("create", "--title", "Kept", "--content", "a record that stays")
+    path = cli.ws / ".dsh" / "workspace-memory" / "records.jsonl"
+    path.write_bytes(path.read_bytes() + b'{"schemaVersion":1,"id":cut\n' + "中文".encode("gbk") + b"\n")
+    assert "Kept" in cli.ok("list")
+    corrupt = path.with_name("records.jsonl.corrupt")
+    held = corrupt.read_bytes()
+    doctor = subprocess.run([*MNEMON_LS, "doctor", "--json"], cwd=cli.ws, env=cli.env, capture_output=True,
+                            text=True, timeout=procs.WAIT_SECONDS)
+    findings = {f["subject"]: f for f in json.loads(doctor.stdout)["findings"]}
+    finding = findings[str(corrupt)]
+    assert finding["level"] == "warning" and "2 damaged lines" in finding["message"], finding
+    assert str(path) in finding["message"] and finding["advice"], finding
+    assert corrupt.read_bytes() == held
