@@ -80,7 +80,7 @@ class RememberParams(WorkspaceParams):
     source?, scopeToBranch?, branch?, cites?}``; ``scopeToBranch`` tags the item with the workspace's current branch,
     ``branch`` with the one it names (the editor's "Remember selection" for a branch)."""
 
-    content: str = Field(description="one durable fact or decision, self-contained (at most 8192 characters)")
+    content: str = Field(description="one durable fact or decision, self-contained (at most 8000 UTF-8 bytes)")
     space_id: str | None = Field(None, alias="spaceId", description="space id (required unless exactly one "
                                                                     "space is active)")
     category: str | None = Field(None, description="preference, decision, fact, insight, context or general")

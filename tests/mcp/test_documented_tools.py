@@ -38,3 +38,23 @@ async def test_the_assistants_guide_lists_exactly_the_registered_tools(tmp_path:
     assert sorted(every) == sorted(registered)
     assert sorted(reads) == sorted(registered_reads)
     assert (count, read_count) == (len(registered), len(registered_reads))
+
+
+async def test_the_remember_tool_states_the_content_limit_it_enforces(tmp_path: Path) -> None:
+    """``mnemon_remember``'s schema said "at most 8192 characters" while the rule is 8,000 UTF-8 bytes: an
+    assistant writing 8,100 characters by the schema was refused. The schema states the limit enforced, and
+    content at exactly that limit is taken while one byte more is refused with the rule."""
+    args = ["--workspace", str(tmp_path), "--scope", "custom", "--data-dir", str(tmp_path / "root")]
+    async with mcp_session(args) as session:
+        tool = next(t for t in (await session.list_tools()).tools if t.name == "mnemon_remember")
+        said = tool.input_schema["properties"]["content"]["description"]
+        found = re.search(r"at most ([\d,]+) UTF-8 bytes", said)
+        assert found, said
+        limit = int(found.group(1).replace(",", ""))
+        made = await session.call_tool("mnemon_memory_spaces", {"action": "create", "name": "facts",
+                                                                "description": "facts", "active": True})
+        assert not made.is_error, made.content
+        over = await session.call_tool("mnemon_remember", {"content": "é" * (limit // 2) + "x"})
+        assert over.is_error and f"at most {limit} UTF-8 bytes" in over.content[0].text, over.content
+        kept = await session.call_tool("mnemon_remember", {"content": "é" * (limit // 2)})
+        assert not kept.is_error, kept.content
