@@ -288,7 +288,11 @@ def _replace_body(state: RegistryState, record: SpaceRecord) -> RegistryState:
                    provider_bodies=tuple(record if b.id == record.id else b for b in state.provider_bodies))
 
 
-def _native_record(raw: Any, *, lenient: bool = False, clock: Clock = utc_now) -> SpaceRecord | None:
+def _native_record(raw: Any, *, lenient: bool = False, clock: Clock = utc_now,
+                   fallback: SpaceRecord | None = None) -> SpaceRecord | None:
+    """A catalog entry as a record, or ``None``. Strict: every field valid. ``lenient`` (salvage of a damaged
+    catalog): a field that is missing or invalid comes from ``fallback`` (the same space in the last-good copy)
+    when given, else a default (the id as name, the discovery description, inactive, ``clock``'s now)."""
     if not isinstance(raw, dict):
         return None
     ident = raw.get("id")
@@ -307,11 +311,14 @@ def _native_record(raw: Any, *, lenient: bool = False, clock: Clock = utc_now) -
     if "name" not in raw and "active" not in raw and "description" not in raw:
         return None
     now = iso_ms(clock())
-    return SpaceRecord(ident, name.strip() if isinstance(name, str) and name.strip() else ident,
-                       description if isinstance(description, str) and description.strip() else DISCOVERED_DESCRIPTION,
-                       active if isinstance(active, bool) else False,
-                       created if isinstance(created, str) else now, updated if isinstance(updated, str) else now,
-                       placement=placement)
+    was = fallback if fallback is not None and fallback.id == ident else None
+    return SpaceRecord(ident, name.strip() if isinstance(name, str) and name.strip() else was.name if was else ident,
+                       description if isinstance(description, str) and description.strip()
+                       else was.description if was else DISCOVERED_DESCRIPTION,
+                       active if isinstance(active, bool) else was.active if was else False,
+                       created if isinstance(created, str) else was.created_at if was else now,
+                       updated if isinstance(updated, str) else was.updated_at if was else now,
+                       placement=placement if placement is not None or was is None else was.placement)
 
 
 def _provider_record(raw: Any) -> SpaceRecord | None:

@@ -3,8 +3,8 @@ quarantines it, salvages every readable space and rewrites it (:func:`repair_loc
 about the copies a repair kept (:func:`quarantine_findings`, :func:`damage_reason`).
 
 A damaged catalog (``data/.dsh-memory-bodies.json``) is copied to ``data/.quarantine/<stamp>-<name>`` and its
-spaces are salvaged from a lenient scan of the damaged text, then from the last-good copy (those whose store is
-still on disk); a damaged provider file (``state/memory-providers.json``) to ``state/quarantine/<stamp>-<name>``,
+spaces are salvaged from a lenient scan of the damaged text (a field the damage broke taken from the same space in
+the last-good copy), then from the last-good copy (those whose store is still on disk); a damaged provider file (``state/memory-providers.json``) to ``state/quarantine/<stamp>-<name>``,
 keeping every complete service entry and enabled flag before the damage. :func:`repair_locked` reaches the
 registry only through :class:`RepairedRegistry`.
 """
@@ -67,12 +67,12 @@ def repair_locked(registry: RepairedRegistry) -> RegistryState:
     try:
         bodies = parse_native(native_data)
     except _Damaged as damage:
-        bodies = salvage_native(native_data or b"", registry.clock)
+        last_good = _last_good(registry.last_good_path)
+        bodies = salvage_native(native_data or b"", registry.clock, last_good)
         kept = fsio.copy_file_exclusive(registry.data_dir / ".quarantine", f"{stamp}-{NATIVE_FILE}",
                                         native_data or b"")
         on_disk = {b.id for b in bodies}
-        extra = [b for b in _last_good(registry.last_good_path)
-                 if b.id not in on_disk and registry.store_path(b.id).is_file()]
+        extra = [b for b in last_good if b.id not in on_disk and registry.store_path(b.id).is_file()]
         bodies = (*bodies, *extra)
         registry.notices.append(Problem(str(registry.native_path), damage.reason, str(kept), len(bodies)))
     providers_damaged, refused = False, None
@@ -94,13 +94,18 @@ def repair_locked(registry: RepairedRegistry) -> RegistryState:
     return state
 
 
-def salvage_native(data: bytes, clock: Callable[[], datetime]) -> tuple[SpaceRecord, ...]:
+def salvage_native(data: bytes, clock: Callable[[], datetime],
+                   last_good: tuple[SpaceRecord, ...] = ()) -> tuple[SpaceRecord, ...]:
     """The spaces a lenient scan finds in the damaged catalog text ``data`` (UTF-8, undecodable bytes
-    replaced): each JSON object that makes a valid record, the first of each id. ``clock`` stamps a record
-    that lacks its times."""
+    replaced): each JSON object that makes a valid record, the first of each id. A field the damage broke
+    comes from the same space in ``last_good`` (the last-good copy's spaces) when it is there; ``clock``
+    stamps a record that lacks its times otherwise."""
+    before = {r.id: r for r in last_good}
     out: list[SpaceRecord] = []
     for raw in json_objects(data.decode("utf-8", "replace")):
-        record = _native_record(raw, lenient=True, clock=clock)
+        ident = raw.get("id") if isinstance(raw, dict) else None
+        record = _native_record(raw, lenient=True, clock=clock,
+                                fallback=before.get(ident.strip()) if isinstance(ident, str) else None)
         if record is not None and not any(r.id == record.id for r in out):
             out.append(record)
     return tuple(out)

@@ -135,6 +135,28 @@ def test_last_good_copy_restores_spaces_the_damage_hid(root: Path, clock: Frozen
     assert (record.name, record.description) == ("Carefully named", "Kept through damage")
 
 
+def test_a_damaged_entry_of_a_space_takes_what_it_lost_from_the_last_good_copy(root: Path, clock: FrozenClock) -> None:
+    """A catalog entry that keeps its id but lost a field (a hand edit gave the name a number) was salvaged
+    with the defaults: the space came back named after its id, "Existing Mnemon Store discovered on disk."
+    and inactive, and the rewrite replaced the last-good copy, so its name, routing description and active
+    flag were gone for good. The fields the damage broke come from the last-good copy; those it kept stay."""
+    make_store(root, "named")
+    service = SpacesService(root, clock=clock)
+    service.list_spaces()
+    service.update_space("named", name="Carefully named", description="Kept through damage")
+    service.activate("named")
+    path = root / "data" / ".dsh-memory-bodies.json"
+    doc = json.loads(path.read_text())
+    doc["bodies"][0]["name"] = 5
+    doc["bodies"][0]["description"] = "Edited by hand just before"
+    path.write_text(json.dumps(doc))
+    fresh = SpacesService(root, clock=clock)
+    [record] = [v.record for v in fresh.list_spaces()]
+    assert (record.name, record.description, record.active) == ("Carefully named", "Edited by hand just before", True)
+    [problem] = fresh.notices()
+    assert json.loads(Path(problem["quarantined"]).read_text())["bodies"][0]["name"] == 5
+
+
 def test_providers_file_is_0600_and_never_echoes_credentials(root: Path, clock: FrozenClock,
                                                               caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
