@@ -5,8 +5,8 @@ so ``mnemon-ls doctor`` names it. Reads the first 100 bytes of each file and its
 
 The header fields used are those of the SQLite file format: the page size (offset 16, big-endian 16-bit;
 1 means 65536) and the database size in pages (offset 28, big-endian 32-bit), valid only when the change
-counter (offset 24) equals the version-valid-for number (offset 92). A store with a ``-wal`` file beside
-it is only checked for its header: its size may lag until the next checkpoint.
+counter (offset 24) equals the version-valid-for number (offset 92). A store with a ``-wal`` or ``-journal``
+file beside it is only checked for its header: its size may lag until the next checkpoint or rollback.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def damage(path: Path) -> str | None:
         return None
     if not header.startswith(SQLITE_HEADER) or len(header) < _HEADER_BYTES:
         return "not a SQLite database (its first bytes are not a SQLite header)"
-    if os.path.exists(f"{path}-wal") or header[24:28] != header[92:96]:
+    if any(os.path.exists(f"{path}-{log}") for log in ("wal", "journal")) or header[24:28] != header[92:96]:
         return None  # the size in the header is not to be trusted
     page_size = int.from_bytes(header[16:18], "big")
     page_size = 65536 if page_size == 1 else page_size
