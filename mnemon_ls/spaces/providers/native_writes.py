@@ -244,18 +244,19 @@ class NativeWrites:
     def forget(self, item_id: str) -> dict[str, Any]:
         """Soft-delete one active item by exact id (``deleted_at`` = ``updated_at`` = now) and delete its
         edges, in one transaction; oplog ``forget``. Raises :class:`InvalidInput` (``id``) when no active
-        item has the id. Returns ``{"id", "status": "deleted", "message"}``."""
+        item has the id, before the side index is opened (a refused forget creates no file). Returns
+        ``{"id", "status": "deleted", "message"}``."""
         with self._lock:
             def body(db: sqlite3.Connection) -> dict[str, Any]:
+                active = db.execute("SELECT 1 FROM insights WHERE id = ? AND deleted_at IS NULL", (item_id,))
+                if active.fetchone() is None:
+                    raise InvalidInput("id", "no active item with this id in the space (unknown or already forgotten)",
+                                       id=item_id, spaceId=self.space_id)
                 fp = self._sync(db)
                 now = self._now()
                 sets = "deleted_at = ?" + (", updated_at = ?" if "updated_at" in self._columns else "")
                 args = [now, now] if "updated_at" in self._columns else [now]
-                changed = db.execute(f"UPDATE insights SET {sets} WHERE id = ? AND deleted_at IS NULL",
-                                     (*args, item_id)).rowcount
-                if not changed:
-                    raise InvalidInput("id", "no active item with this id in the space (unknown or already forgotten)",
-                                       id=item_id, spaceId=self.space_id)
+                db.execute(f"UPDATE insights SET {sets} WHERE id = ? AND deleted_at IS NULL", (*args, item_id))
                 db.execute("DELETE FROM edges WHERE source_id = ? OR target_id = ?", (item_id, item_id))
                 self._oplog(db, "forget", item_id, "", now)
                 self._pending_fp = self._bump(fp, db, new_rows=0, deleted=1)
