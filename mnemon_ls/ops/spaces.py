@@ -86,7 +86,8 @@ class RememberParams(WorkspaceParams):
     category: str | None = Field(None, description="preference, decision, fact, insight, context or general")
     importance: int | None = Field(None, strict=True, description="1..5 (default 3)")
     tags: list[str] | None = Field(None, description="at most 20 tags")
-    entities: list[str] | None = Field(None, description="names this fact is about (at most 50, no commas)")
+    entities: list[str] | None = Field(None, description="names this fact is about, one per entry (at most 50, "
+                                                       "each at most 200 bytes; a comma is part of the name)")
     source: str | None = None
     scope_to_branch: StrictBool = Field(False, alias="scopeToBranch", description="recall it only on the current git "
                                                                             "branch")

@@ -100,6 +100,16 @@ def test_tags_with_commas_go_through_an_import_draft(service: SpacesService, fak
     assert drafts[-1]["draft"]["insights"][0]["tags"] == ["a,b"] and drafts[-1]["mode"] == "0o600"
 
 
+def test_entities_with_commas_go_through_an_import_draft(service: SpacesService, fake) -> None:
+    """``--entities`` is comma-separated: an entity holding a comma is one array element of a draft instead."""
+    service.create_space("Project", "p", active=True)
+    receipt = service.remember("Licences come from Acme", entities=["Acme, Inc.", "uv"])
+    assert receipt.status == "committed"
+    drafts = [c for c in calls(fake["log"]) if isinstance(c, dict)]
+    assert drafts[-1]["draft"]["insights"][0]["entities"] == ["Acme, Inc.", "uv"]
+    assert not any("--entities" in argv for argv in argvs(fake["log"]))
+
+
 def test_case_65_candidate_limit_and_tiers_through_the_cli(service: SpacesService, tmp_path: Path, fake,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     service.create_space("Project", "p", active=True)
