@@ -189,9 +189,9 @@ def weak_match(held: Sequence[int], exact: bool, sense_of: QuerySense, frequency
     by a part of an identifier only, by a term more than :data:`COMMON_TERM_ITEMS` items hold, or while the
     query's other groups (at least :data:`ABSENT_OTHERS`) are held by no item at all, or while the query names a
     person (:attr:`QuerySense.people`, a rare :attr:`QuerySense.maybe_names`) and that group is none of the person's
-    names ("Where does Priya Raman live?" and "the go-live checklist"). Also true when the item lacks at least
-    :data:`ABSENT_OTHERS` groups and one of them is a proper name or an acronym no item holds: the question is
-    about something this space does not know ("预发环境的 Kubernetes Ingress 怎么配置？" when no item names
+    names ("Where does Priya Raman live?" and "the go-live checklist"). Also true when the item holds at most half
+    of the query's groups, lacks at least :data:`ABSENT_OTHERS` and one of them is a proper name or an acronym no
+    item holds: the question is about something this space does not know ("预发环境的 Kubernetes Ingress 怎么配置？" when no item names
     Kubernetes, "VPN 密码多久轮换一次？" when none names a VPN); an item that lacks only that name is not weak (the
     name may be a typo). ``frequency`` 0 is "held by no item"; a group ``frequency`` does not count is not taken
     as absent."""
@@ -203,7 +203,8 @@ def weak_match(held: Sequence[int], exact: bool, sense_of: QuerySense, frequency
         return True
     lacked = [g for g in range(sense_of.groups) if g not in held]
     unknown = sense_of.names | sense_of.acronyms
-    if len(lacked) >= ABSENT_OTHERS and any(g in unknown and frequency.get(g, -1) == 0 for g in lacked):
+    if (len(lacked) >= ABSENT_OTHERS and 2 * len(held) <= sense_of.groups
+            and any(g in unknown and frequency.get(g, -1) == 0 for g in lacked)):
         return True
     persons = sense_of.people | rare
     if len(held) == 1 and persons and held[0] not in persons:

@@ -146,6 +146,10 @@ def test_a_question_about_a_name_no_item_holds_is_low_unless_only_the_name_is_mi
     staging = service.recall("预发环境的 Kubernetes Ingress 怎么配置？", quality=EXHAUSTIVE).to_dict()["results"]
     assert any(r["content"].startswith("预发环境") for r in staging)
     assert {r["tier"] for r in staging if r["content"].startswith("预发环境")} == {"low"}
+    # an item that holds most of the question keeps its label, an unknown qualifier or not
+    remember(service, clock, ["The staging database password is rotated every 30 days by the platform team."])
+    [staging_db] = service.recall("Who rotates the SSO staging database password?").to_dict()["results"]
+    assert staging_db["content"].startswith("The staging database password") and staging_db["tier"] != "low"
     # an item that lacks only the unknown name (it may be a typo) is not weakened
     [first, *_] = service.recall("How do I configure Kuberntes ingress?", quality=EXHAUSTIVE).to_dict()["results"]
     assert first["content"].startswith("Configure the ingress") and first["tier"] != "low"
@@ -231,6 +235,9 @@ def test_sense_drops_date_phrases_and_asking_words_and_finds_names() -> None:
     assert not weak_match([2], True, unknown, {0: 3, 2: 2})  # a count not given is not taken for zero
     vpn = sense("rotate the VPN password", TOKENIZER, None)
     assert vpn.acronyms == {1} and not vpn.names and weak_match([0], True, vpn, {0: 2, 1: 0, 2: 1})
+    sso = sense("who rotates the SSO staging database password", TOKENIZER, None)  # 5 groups, 3 held
+    assert sso.groups == 5 and not weak_match([2, 3, 4], True, sso, {0: 0, 1: 0, 2: 3, 3: 3, 4: 3})
+    assert weak_match([2, 3], True, sso, {0: 0, 1: 0, 2: 3, 3: 3, 4: 3})  # 2 of 5 held: weak
 
 
 # --------------------------------------------------------------------------- one provider: by score (8b)
