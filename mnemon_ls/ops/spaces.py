@@ -394,8 +394,11 @@ OPERATIONS = (
             CliArg("query"),
             CliArg("spaces", flag="--space", repeat=True, metavar="SPACE",
                    help="restrict to these spaces (ids or names; repeatable)", names_errors=True),
-            CliArg("limit", flag="--limit", help="1..50 (at most 12 are returned)"),
-            CliArg("mode", flag="--mode", default="smart")),
+            CliArg("limit", flag="--limit", help="1..50, default 10 (at most 12 are returned)"),
+            CliArg("mode", flag="--mode", default="smart",
+                   help="smart (default: ranked by words, and by meaning when semantic recall is on), keyword (ranked "
+                        "by words only) or basic (items holding the query text as written, most important and newest "
+                        "first)")),
             text=_recall_text,
             extra={"--embed-seconds": {"type": float, "default": 3.0, "metavar": "S", "help": (
                 "semantic recall: embed missing vectors of each space for at most S seconds first "
