@@ -110,14 +110,17 @@ def _asking(term: QueryTerm) -> bool:
     return bool(_CJK_PAIR.match(term.text)) and any(ch in ASKING_CHARS for ch in term.text)
 
 
-def _names(text: str) -> tuple[set[str], set[str]]:
-    """The folded proper names of ``text`` and those of them in a person's full name (module doc: ``names``,
-    ``people``)."""
+def _names(text: str) -> tuple[set[str], set[str], set[str]]:
+    """The folded proper names of ``text``, those of them in a person's full name, and its acronyms (module doc:
+    ``names``, ``people``, ``acronyms``), in one pass over its words."""
     words = list(_WORD.finditer(text))
     found: set[str] = set()
     people: set[str] = set()
-    previous = -2  # the index of the last name found, and whether it ended a person's name
+    capitals: set[str] = set()
+    previous = -2  # the index of the last name found
     for index, match in enumerate(words):
+        if _ACRONYM.fullmatch(match.group(0)):
+            capitals.add(normalize(match.group(0)))
         word = _bare(match.group(0))
         if not _is_name(word):
             continue
@@ -128,7 +131,7 @@ def _names(text: str) -> tuple[set[str], set[str]]:
         if previous == index - 1 and text[words[previous].end():match.start()].isspace():
             people.update((normalize(_bare(words[previous].group(0))), normalize(word)))
         previous = index
-    return found, people
+    return found, people, capitals
 
 
 def _bare(word: str) -> str:
@@ -165,7 +168,7 @@ def sense(query: str, tokenizer: Tokenizer, now: datetime | None) -> QuerySense:
     kept = [t for t in terms if not _asking(t)]
     if kept:
         terms = kept
-    names, people = _names(text)
+    names, people, capitals = _names(text)
     number: dict[int, int] = {}  # groups renumbered 0, 1, ... in order (some were dropped)
     terms = [QueryTerm(t.text, t.prefix, number.setdefault(t.group, len(number))) for t in terms]
     firsts: dict[int, QueryTerm] = {}
@@ -175,7 +178,6 @@ def sense(query: str, tokenizer: Tokenizer, now: datetime | None) -> QuerySense:
     chinese = _chinese_names(text)
     maybe = frozenset(g for g, first in firsts.items() if first.text in chinese and not first.prefix)
     persons = frozenset(g for g in named if firsts[g].text in people)
-    capitals = {normalize(w) for w in _WORD.findall(text) if _ACRONYM.fullmatch(w)}
     acronyms = frozenset(g for g, first in firsts.items() if first.text in capitals and not first.prefix)
     return QuerySense(terms, named, when, len(firsts), maybe, persons, acronyms)
 
@@ -191,10 +193,10 @@ def weak_match(held: Sequence[int], exact: bool, sense_of: QuerySense, frequency
     person (:attr:`QuerySense.people`, a rare :attr:`QuerySense.maybe_names`) and that group is none of the person's
     names ("Where does Priya Raman live?" and "the go-live checklist"). Also true when the item holds at most half
     of the query's groups, lacks at least :data:`ABSENT_OTHERS` and one of them is a proper name or an acronym no
-    item holds: the question is about something this space does not know ("预发环境的 Kubernetes Ingress 怎么配置？" when no item names
-    Kubernetes, "VPN 密码多久轮换一次？" when none names a VPN); an item that lacks only that name is not weak (the
-    name may be a typo). ``frequency`` 0 is "held by no item"; a group ``frequency`` does not count is not taken
-    as absent."""
+    item holds: the question is about something this space does not know ("预发环境的 Kubernetes Ingress
+    怎么配置？" when no item names Kubernetes, "VPN 密码多久轮换一次？" when none names a VPN); an item that lacks
+    only that name is not weak (the name may be a typo). ``frequency`` 0 is "held by no item"; a group
+    ``frequency`` does not count is not taken as absent."""
     if not held or len(held) >= sense_of.groups:
         return False
     rare = {g for g in sense_of.maybe_names if frequency.get(g, 0) <= COMMON_TERM_ITEMS}
@@ -209,9 +211,8 @@ def weak_match(held: Sequence[int], exact: bool, sense_of: QuerySense, frequency
     persons = sense_of.people | rare
     if len(held) == 1 and persons and held[0] not in persons:
         return True
-    if len(held) == 1:
-        others = [g for g in range(sense_of.groups) if g != held[0]]
-        if len(others) >= ABSENT_OTHERS and all(frequency.get(g, -1) == 0 for g in others):
+    if len(held) == 1:  # the other groups are the lacked ones
+        if len(lacked) >= ABSENT_OTHERS and all(frequency.get(g, -1) == 0 for g in lacked):
             return True  # the rest of the question names what no item holds: it is about something not stored
         return not exact or frequency.get(held[0], 0) > COMMON_TERM_ITEMS
     return False

@@ -41,7 +41,8 @@ Rules:
 - A damaged registry (not JSON, wrong version or shape, or a space that breaks a rule) is never discarded
   silently: the file is copied to ``data/.quarantine/`` (native) or ``state/quarantine/`` (providers),
   every readable space is salvaged (lenient scan of the damaged text, a broken field of a space taken from
-  the last-good copy; then the last-good copy's other spaces, then the stores on disk), the registry is rewritten, and a notice is kept in :attr:`SpaceRegistry.notices`. Of a
+  the last-good copy; then the last-good copy's other spaces, then the stores on disk), the registry is
+  rewritten, and a notice is kept in :attr:`SpaceRegistry.notices`. Of a
   damaged provider file every complete service entry (credentials included) and enabled flag before the
   damage is kept, and the live file is rewritten with them (never deleted: credentials must not survive
   only in quarantine).

@@ -3,9 +3,10 @@ quarantines it, salvages every readable space and rewrites it (:func:`repair_loc
 about the copies a repair kept (:func:`quarantine_findings`, :func:`damage_reason`).
 
 A damaged catalog (``data/.dsh-memory-bodies.json``) is copied to ``data/.quarantine/<stamp>-<name>`` and its
-spaces are salvaged from a lenient scan of the damaged text (a field the damage broke taken from the same space in
-the last-good copy), then from the last-good copy (those whose store is still on disk); a damaged provider file (``state/memory-providers.json``) to ``state/quarantine/<stamp>-<name>``,
-keeping every complete service entry and enabled flag before the damage. :func:`repair_locked` reaches the
+spaces are salvaged from a lenient scan of the damaged text (a field the damage broke taken from the same space
+in the last-good copy), then from the last-good copy (those whose store is still on disk); a damaged provider
+file (``state/memory-providers.json``) to ``state/quarantine/<stamp>-<name>``, keeping every complete service
+entry and enabled flag before the damage. :func:`repair_locked` reaches the
 registry only through :class:`RepairedRegistry`.
 """
 
