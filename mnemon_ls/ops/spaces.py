@@ -15,6 +15,7 @@ from pydantic import Field, StrictBool
 
 from ..errors import InvalidInput
 from ..runtime.model import normalize_text, validate_branches
+from ..spaces.model import MAX_CONTENT_BYTES, MAX_ENTITIES, MAX_ENTITY_BYTES, MAX_TAGS
 from . import citing, command_ids, humantext, modeltext, staleness
 from .audience import AUDIENCE_HELP, Audience, audience_of
 from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
@@ -80,14 +81,16 @@ class RememberParams(WorkspaceParams):
     source?, scopeToBranch?, branch?, cites?}``; ``scopeToBranch`` tags the item with the workspace's current branch,
     ``branch`` with the one it names (the editor's "Remember selection" for a branch)."""
 
-    content: str = Field(description="one durable fact or decision, self-contained (at most 8000 UTF-8 bytes)")
+    content: str = Field(description=f"one durable fact or decision, self-contained (at most {MAX_CONTENT_BYTES} "
+                                     "UTF-8 bytes)")
     space_id: str | None = Field(None, alias="spaceId", description="space id (required unless exactly one "
                                                                     "space is active)")
     category: str | None = Field(None, description="preference, decision, fact, insight, context or general")
     importance: int | None = Field(None, strict=True, description="1..5 (default 3)")
-    tags: list[str] | None = Field(None, description="at most 20 tags")
-    entities: list[str] | None = Field(None, description="names this fact is about, one per entry (at most 50, "
-                                                       "each at most 200 bytes; a comma is part of the name)")
+    tags: list[str] | None = Field(None, description=f"at most {MAX_TAGS} tags")
+    entities: list[str] | None = Field(None, description=f"names this fact is about, one per entry (at most "
+                                                       f"{MAX_ENTITIES}, each at most {MAX_ENTITY_BYTES} bytes; a "
+                                                       "comma is part of the name)")
     source: str | None = None
     scope_to_branch: StrictBool = Field(False, alias="scopeToBranch", description="recall it only on the current git "
                                                                             "branch")
