@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 
 from . import trust
 from .freshness import trusted
-from .review import due_since, last_touched
+from .review import DAY_MS, due_since, last_touched, to_ms
 from .reviewed import ReviewedFile, entry_key
 from .store import Citations, runtime_key
 
@@ -110,33 +110,91 @@ def annotator(citations: Citations | None, review_days: int, root: Any = None) -
     """``annotate(user_entries, memory_entries, now_ms)`` -> ``(marks, header lines)``: marks keyed by
     ``(target, content)``; entries are the runtime Source's (``content``, ``updated_at``). ``citations``
     ``None``: no citation marks; ``review_days`` 0: no review marks. ``root``: the storage root, whose
-    ``state/citations/reviewed.json`` (:mod:`.reviewed`) says when a person last confirmed an entry still true."""
+    ``state/citations/reviewed.json`` (:mod:`.reviewed`) says when a person last confirmed an entry still true.
+
+    The marks of a root are kept (:class:`_KeptMarks`) and given again while the entries, the side files' tables,
+    ``review_days`` and every entry's review state at ``now_ms`` are the same; the caller must not change them."""
 
     def annotate(user: Sequence[Any], memory: Sequence[Any], now_ms: int) -> tuple[dict[tuple[str, str], str], list[str]]:
-        marks: dict[tuple[str, str], list[str]] = {}
-        stale = stale_entries = due = 0
         table = runtime_table(citations) if citations is not None else {}
         bad = stale_marks(citations, table) if table and citations is not None else {}
         confirmed = ReviewedFile(root).read().get("runtime", {}) if root is not None and review_days else {}
-        for target, entries in (("user", user), ("memory", memory)):
-            for entry in entries:
-                notes: list[str] = []
-                found = bad.get(runtime_key(entry.content)) if bad and target == "memory" else None
-                if found is not None:
-                    stale += found[0]
-                    stale_entries += 1
-                    notes.append(found[1])
-                reviewed = confirmed.get(entry_key(target, entry.content)) if confirmed else None
-                if due_since(last_touched(entry.updated_at, None, now_ms, reviewed), now_ms, review_days):
-                    due += 1
-                    notes.append("review due")
-                if notes:
-                    marks[(target, entry.content)] = notes
-        lines = []
-        if stale:
-            lines.append(citations_line(stale, stale_entries))
-        if due:
-            lines.append(review_line(due, review_days))
-        return {k: "; ".join(v) for k, v in marks.items()}, lines
+        entries = (tuple((e.content, e.updated_at) for e in user), tuple((e.content, e.updated_at) for e in memory))
+        where = (None if root is None else os.fspath(root), citations is None)
+        with _marks_lock:
+            kept = _marks.get(where)
+        if kept is not None and kept.holds(table, bad, confirmed, review_days, entries, now_ms):
+            return kept.marks, list(kept.lines)
+        marks, lines, until = _annotate(entries, bad, confirmed, review_days, now_ms)
+        with _marks_lock:
+            if len(_marks) > 64:
+                _marks.clear()
+            _marks[where] = _KeptMarks(table, bad, confirmed, review_days, entries, now_ms, until, marks, lines)
+        return marks, list(lines)
 
     return annotate
+
+
+class _KeptMarks:
+    """The last marks :func:`annotator` computed for one storage root, with what they were computed from and
+    the span of time ``[since, until)`` (epoch ms) over which the same inputs give the same marks."""
+
+    __slots__ = ("table", "bad", "confirmed", "days", "entries", "since", "until", "marks", "lines")
+
+    def __init__(self, table: Any, bad: Any, confirmed: Any, days: int, entries: Any, since: int, until: float,
+                 marks: dict[tuple[str, str], str], lines: tuple[str, ...]) -> None:
+        self.table, self.bad, self.confirmed, self.days, self.entries = table, bad, confirmed, days, entries
+        self.since, self.until, self.marks, self.lines = since, until, marks, lines
+
+    def holds(self, table: Any, bad: Any, confirmed: Any, days: int, entries: Any, now_ms: int) -> bool:
+        """Whether these marks are the answer for these inputs at ``now_ms`` (the tables compared by identity
+        first: the side files' readers keep one object per file state)."""
+        return (self.since <= now_ms < self.until and days == self.days and entries == self.entries
+                and (table is self.table or table == self.table) and (bad is self.bad or bad == self.bad)
+                and (confirmed is self.confirmed or confirmed == self.confirmed))
+
+
+#: Storage root (and whether citations are checked) -> the last marks (:class:`_KeptMarks`): an agent asks for
+#: the wake every turn, and the marks of 30 entries cost more than the rest of the Runtime render.
+_marks: dict[tuple[str | None, bool], _KeptMarks] = {}
+_marks_lock = threading.Lock()
+
+
+def _annotate(entries: tuple[tuple[tuple[str, Any], ...], tuple[tuple[str, Any], ...]],
+              bad: dict[str, tuple[int, str]], confirmed: dict[str, int], review_days: int,
+              now_ms: int) -> tuple[dict[tuple[str, str], str], tuple[str, ...], float]:
+    """The marks of ``entries`` (``(user, memory)``, each ``(content, updated_at)`` pairs) at ``now_ms``:
+    ``(marks, header lines, until)``; ``until`` (epoch ms, or infinity) is the first moment after ``now_ms`` at
+    which an entry's review mark could change (an age reaching ``review_days``, or a confirmation stamped in the
+    future, ignored until then, starting to count)."""
+    notes_of: dict[tuple[str, str], list[str]] = {}
+    stale = stale_entries = due = 0
+    until = float("inf")
+    span = review_days * DAY_MS
+    for target, pairs in zip(("user", "memory"), entries):
+        for content, updated_at in pairs:
+            notes: list[str] = []
+            found = bad.get(runtime_key(content)) if bad and target == "memory" else None
+            if found is not None:
+                stale += found[0]
+                stale_entries += 1
+                notes.append(found[1])
+            if review_days > 0:
+                reviewed = confirmed.get(entry_key(target, content)) if confirmed else None
+                latest = last_touched(updated_at, None, now_ms, reviewed)
+                if due_since(latest, now_ms, review_days):
+                    due += 1
+                    notes.append("review due")
+                elif latest is not None:
+                    until = min(until, latest + span)
+                moment = to_ms(reviewed)
+                if moment is not None and moment > now_ms:
+                    until = min(until, moment)
+            if notes:
+                notes_of[(target, content)] = notes
+    lines = []
+    if stale:
+        lines.append(citations_line(stale, stale_entries))
+    if due:
+        lines.append(review_line(due, review_days))
+    return {k: "; ".join(v) for k, v in notes_of.items()}, tuple(lines), until
