@@ -143,6 +143,11 @@ class WorkspaceHost:
         """The selected storage root."""
         return self.resolution.root
 
+    @functools.cached_property
+    def _root_str(self) -> str:
+        """:attr:`root` as a string (the wake joins paths under it every turn; the resolution never changes)."""
+        return os.fspath(self.resolution.root)
+
     def _confine(self) -> None:
         """Register the roots with :func:`mnemon_ls.fsio.confine` from their trusted anchors, so that no
         read of a store file and no write follows a link a repository could commit (invariant 10)."""
@@ -422,11 +427,13 @@ class WorkspaceHost:
         is full, read-only or denied (it may refresh a derived index) is left out and a notice appended
         to ``notices``; :class:`~mnemon_ls.errors.StorageUnsafe` and other errors propagate."""
         covers = []
-        tiers = (("Documents", (self.root / "documents" / "index.json").exists,
+        root = self._root_str
+        tiers = (("Documents", os.path.exists, os.path.join(root, "documents", "index.json"),
                   lambda: self.documents.cover(budget_chars).text),
-                 ("Memory Spaces", (self.root / "data").is_dir, lambda: self._spaces_cover(budget_chars, recall).text))
-        for name, present, render in tiers:
-            if not present():
+                 ("Memory Spaces", os.path.isdir, os.path.join(root, "data"),
+                  lambda: self._spaces_cover(budget_chars, recall).text))
+        for name, present, path, render in tiers:
+            if not present(path):
                 continue
             try:
                 text = render()

@@ -19,6 +19,7 @@ reports each (:func:`findings`).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -40,6 +41,12 @@ _kept: dict[str, tuple[tuple[int, int, int, int], dict[str, dict[str, int]]]] = 
 _kept_lock = threading.Lock()
 
 
+@functools.lru_cache(maxsize=64)
+def _path_of(root: Path | str) -> Path:
+    """``<root>/state/citations/reviewed.json`` (built once per root: every wake asks)."""
+    return Path(os.path.join(root, "state", "citations", "reviewed.json"))
+
+
 def entry_key(target: str, content: str) -> str:
     """The key of a runtime entry: ``memory:<sha256 of content>`` (as its citations' key) or ``user:<sha256>``."""
     return f"{'user' if target == 'user' else 'memory'}:" + hashlib.sha256(content.encode("utf-8")).hexdigest()
@@ -49,7 +56,7 @@ class ReviewedFile:
     """``state/citations/reviewed.json`` of the storage root ``root`` (module doc)."""
 
     def __init__(self, root: Path) -> None:
-        self.path = Path(os.path.join(root, "state", "citations", "reviewed.json"))  # one Path built: every wake
+        self.path = _path_of(root)
 
     def read(self) -> dict[str, dict[str, int]]:
         """``{source: {key: epoch ms}}``; ``{}`` when missing or unreadable. Kept in memory while the file's size,

@@ -212,18 +212,33 @@ def count_archived(root: Path) -> tuple[int, int]:
     """``(lines into Memory Spaces, lines into the local archive)`` of the root's lineage, counted from
     the raw bytes without parsing (the wake header reads it every turn; lines are written compactly by
     :func:`append_lineage`). Missing file: ``(0, 0)`` (one ``lstat``: nothing is read, so no directory needs
-    checking)."""
-    path = lineage_path(root)
+    checking). The counts of a file read before are given again while its stat signature
+    (:mod:`mnemon_ls.statsig`) is the same."""
+    path = os.path.join(root, *LINEAGE_PATH)
     try:
         os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
         return 0, 0
     except OSError:
         pass  # the read says what is wrong
+    from .. import statsig
+
+    signature = statsig.signature((path,), checked_dir=os.path.dirname(path))
+    kept = _counted.get(path)
+    if signature is not None and kept is not None and kept[0] == signature:
+        return kept[1]
     data = fsio.read_bytes_or_none(path)
-    if not data:
-        return 0, 0
-    return data.count(b'"destination":{"layerId":"memory-spaces"'), data.count(b'"destination":{"layerId":"runtime-archive"')
+    counts = (0, 0) if not data else (data.count(b'"destination":{"layerId":"memory-spaces"'),
+                                      data.count(b'"destination":{"layerId":"runtime-archive"'))
+    if signature is not None:
+        if len(_counted) > 64:
+            _counted.clear()
+        _counted[path] = (signature, counts)
+    return counts
+
+
+#: Lineage path -> (stat signature, counts) of :func:`count_archived`'s last read.
+_counted: dict[str, tuple[Any, tuple[int, int]]] = {}
 
 
 def local_archive_digests(root: Path) -> set[str]:
