@@ -109,6 +109,7 @@ class ProjectionRepair:
         # (stat signature, state) of the last repair that found every projection as memories.json projects it
         # and no temp file (:mod:`mnemon_ls.statsig`): the next one with the same signature finds the same.
         self._quiet: tuple[Any, StoreState] | None = None
+        self._signed: tuple[str, ...] | None = None  # the paths :meth:`_signature` signs
 
     def repair(self, *, rebuild_missing: bool = True) -> RepairReport:
         """Make USER.md / MEMORY.md agree with ``memories.json`` again: import hand edits, repair the rest.
@@ -236,9 +237,12 @@ class ProjectionRepair:
         the runtime directory (a temp file added or removed changes it), ``memories.json`` and the kept
         projections; ``None`` when it cannot be trusted. Checks the directories as a read does (raises
         :class:`~mnemon_ls.errors.StorageUnsafe` for a linked one)."""
-        store = self.store
-        paths = [store.runtime_dir, store.memories_path, *(store.projection_path(t) for t in store.projects)]
-        return statsig.signature(paths, checked_dir=store.runtime_dir)
+        paths = self._signed
+        if paths is None:  # the store's paths never change: built once, as strings (a wake signs them every turn)
+            store = self.store
+            paths = self._signed = tuple(os.fspath(p) for p in (
+                store.runtime_dir, store.memories_path, *(store.projection_path(t) for t in store.projects)))
+        return statsig.signature(paths, checked_dir=paths[0])
 
     def _newer_than_commit(self, path: Path) -> bool:
         """Whether ``path`` was modified after the last commit of ``memories.json`` (nanosecond mtimes)."""
