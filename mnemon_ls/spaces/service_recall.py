@@ -5,6 +5,10 @@ unknown, then low, from each row's score), then reciprocal-rank fusion ``1/(60 +
 scope; the recall-quality policy) and the wake ``cover`` block, with their result shapes :class:`RecallResult`
 and :class:`SpacesCover`.
 
+A provider with partial answers (the native one's ``search_partial``) ranks its candidates without their rows; only
+the results sent are completed (:attr:`~.providers.base.SearchOutcome.complete`, one statement per space), so the
+candidates the policy leaves out are never read from the store (issue 27 item 5).
+
 :class:`SpacesRecall` is a mixin of :class:`~mnemon_ls.spaces.service.SpacesService`: its methods use the
 service's registry and providers and are only meant to be called on a ``SpacesService``. The rules are in
 :mod:`.service`'s module doc; every name here is re-exported by :mod:`.service`.
@@ -13,7 +17,7 @@ service's registry and providers and are only meant to be called on a ``SpacesSe
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..errors import InvalidInput, MnemonError
 from . import policy as quality_policy
@@ -192,13 +196,16 @@ class SpacesRecall:
         sources: list[dict[str, Any]] = []
         notices: list[str] = [p.message for p in self.registry.notices]
         hidden = {"otherBranch": 0, "detachedHead": 0}
+        completers: dict[int, Callable[[Sequence[Item]], list[Item]]] = {}  # space order -> its outcome.complete
         for order, record in enumerate(selected):
             entry: dict[str, Any] = {"spaceId": record.id, "spaceName": record.name,
                                      "providerId": self._provider_id(record), "status": "ready"}
             def ask(record: SpaceRecord = record) -> tuple[SpaceProvider, SearchOutcome]:
                 found = self.provider(record)
-                return found, found.search(text, limit=chosen.candidate_limit, mode=mode, category=category,
-                                           source=source, intent=intent.upper() if intent else None, keep=keep)
+                # partial items where the provider has them: only the rows sent are loaded (_complete)
+                search = getattr(found, "search_partial", None) or found.search
+                return found, search(text, limit=chosen.candidate_limit, mode=mode, category=category,
+                                     source=source, intent=intent.upper() if intent else None, keep=keep)
 
             try:
                 if record.native:
@@ -228,6 +235,8 @@ class SpacesRecall:
             notices.extend(n for n in outcome.notices if n)
             hidden["detachedHead" if scope.branch is None else "otherBranch"] += outcome.dropped
             semantics = provider.capabilities.normalized_scores
+            if outcome.complete is not None:
+                completers[order] = outcome.complete
             for rank, item in enumerate(outcome.items, start=1):
                 rows.append((record, rank, order, item, semantics, entry["providerId"]))
             entry["hint"] = outcome.hint
@@ -260,7 +269,8 @@ class SpacesRecall:
                                     fallback_from=narrowed.fallback_from, retains=narrowed.retains)
         results = []
         times: dict[str, tuple[str | None, str | None]] = {}
-        for index in picked[:MAX_RESULTS]:
+        shown = _complete(rows, picked[:MAX_RESULTS], completers)
+        for index in shown:
             record, rank, _order, item, _sem, provider_id = rows[index]
             decision = selection.decisions[index]
             results.append(self._result(record, item, decision, provider_id, scope,
@@ -444,6 +454,20 @@ def _policy_hint(rows: list[tuple], selection: Any, audience: str = "person") ->
         return "no result passed the quality policy"
     return (f"no result passed the quality policy ({weak} found by meaning alone with a weak similarity, "
             "scored low: recall policy balanced-v1 lists them)")
+
+
+def _complete(rows: list[tuple], indexes: list[int],
+              completers: dict[int, Callable[[Sequence[Item]], list[Item]]]) -> list[int]:
+    """``indexes`` (rows to send) with the partial items among them completed (:attr:`SearchOutcome.complete` of
+    their space, one call per space, in place); a row whose item is gone since its search is left out."""
+    wanted: dict[int, list[Item]] = {}
+    for index in indexes:
+        if rows[index][2] in completers:
+            wanted.setdefault(rows[index][2], []).append(rows[index][3])
+    if not wanted:
+        return indexes
+    done = {id(item) for order, items in wanted.items() for item in completers[order](items)}
+    return [i for i in indexes if rows[i][2] not in completers or id(rows[i][3]) in done]
 
 
 def _finite(value: float) -> bool:

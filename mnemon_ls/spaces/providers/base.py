@@ -236,6 +236,10 @@ class SearchOutcome:
     fetched: int = 0
     dropped: int = 0
     notices: list[str] = field(default_factory=list)
+    #: Set when the items are partial (only ``id``, ``score``, ``matched_via``, ``importance``, ``similarity``):
+    #: ``complete(items)`` -> those of ``items`` with every field loaded, in their order, leaving out any gone
+    #: since (:mod:`mnemon_ls.spaces.providers.native_load`). ``None``: the items are complete.
+    complete: Callable[[Sequence[Item]], list[Item]] | None = None
 
 
 @dataclass(frozen=True, slots=True)

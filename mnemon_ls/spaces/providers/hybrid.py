@@ -46,13 +46,15 @@ def semantic_side(engine: "SemanticEngine", space_id: str, db_path: Path, index_
 
 def hybrid_rank(semantic: "SpaceSemantic", index: Any, query: str, scored: Sequence[tuple], pool: int,
                 keep: Callable[[list[str]], bool] | None, category: str | None,
-                source: str | None) -> tuple[list[tuple], set[str]] | None:
+                source: str | None, read: dict[str, tuple] | None = None) -> tuple[list[tuple], set[str]] | None:
     """``(fused candidates best first, ids of the vector candidates dropped by keep)`` or ``None`` (keyword
-    ranking stands)."""
+    ranking stands). ``read``, when given, gets the side-index values ``(importance, created, branches)`` of the
+    vector candidates, by id (the raw importance: ``None`` stays ``None`` there)."""
     from ...semantic.fusion import KeywordHit
 
     keyword = [KeywordHit(s[3], s[0], bool(s[5])) for s in scored]
-    read: dict[str, tuple] = {}  # the side-index rows of the vector candidates, read by candidates()
+    if read is None:
+        read = {}  # the side-index rows of the vector candidates, read by candidates()
     fused, dropped = semantic.candidates(query, keyword, pool, index.connect(), keep, category, source, rows=read)
     if fused is None:
         return None

@@ -4,21 +4,24 @@ access bookkeeping (``flush_access``) and ``related`` (graph walk).
 
 :class:`NativeRecall` is a mixin of :class:`~mnemon_ls.spaces.providers.native.NativeProvider`: its methods
 use the provider's connection, lock and side index and are only meant to be called on a ``NativeProvider``.
-The score formula (0..1) is in :mod:`.native`'s module doc.
+The score formula (0..1) is in :mod:`.native`'s module doc. :meth:`NativeRecall.search_partial` answers the same
+items with only what the ranking read from the side index, and reads the rows of those the caller completes
+(:mod:`.native_load`: the federated recall completes the ones it sends).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ...errors import InvalidInput
 from ..index import TOKENIZER
 from ..model import WALK_EDGE_TYPES, Item, epoch_seconds
-from .base import KeepFn, SearchOutcome, iter_chunks, sparse_hint
+from .base import KeepFn, SearchOutcome, sparse_hint
 from .hybrid import hybrid_rank, vector_pool
 from .. import accessflush
 from ..accessflush import PENDING_CAP
+from .native_load import Completer, item_from_row, item_importance, load_items, partial_order
 from .native_schema import _BUSY_SLICE_MS, ACCESS_FLUSH_THRESHOLD, _json_list
 from ..keywordscore import OUTSIDE_RANGE_CAP, keyword_score
 from ..querysense import ELSEWHERE_NOTICE, WEAK_MATCH_CAP, WEAK_MATCH_FACTOR, answered_elsewhere, sense, weak_matcher
@@ -76,13 +79,27 @@ class NativeRecall:
                source: str | None = None, intent: str | None = None, keep: KeepFn | None = None) -> SearchOutcome:
         """Ranked items for ``query`` (see module doc), at most ``limit``; ``keep(tags)`` false drops an item
         before the cut. ``intent`` is accepted for CLI parity and does not change the embedded ranking."""
+        return self._search(query, limit, mode, category, source, keep, False)
+
+    def search_partial(self, query: str, *, limit: int, mode: str = "smart", category: str | None = None,
+                       source: str | None = None, intent: str | None = None,
+                       keep: KeepFn | None = None) -> SearchOutcome:
+        """:meth:`search`'s answer with *partial* items (:mod:`.native_load`): the same items in the same order with
+        the same ``score``, ``matched_via``, ``importance`` and ``similarity``, their other fields empty until the
+        caller completes those it sends with ``outcome.complete`` (the rows of the others are never read from
+        ``mnemon.db``). A ``basic`` recall's items are complete (its scan reads them anyway)."""
+        return self._search(query, limit, mode, category, source, keep, True)
+
+    def _search(self, query: str, limit: int, mode: str, category: str | None, source: str | None,
+                keep: KeepFn | None, partial: bool) -> SearchOutcome:
         if mode == "smart" and self.semantic is not None:
             self.semantic.prefetch(query)  # the query embedding runs while the keyword part does
         with self._lock:
             if mode == "basic":
                 outcome = self._read(lambda db: self._basic(db, query, limit, category, source, keep))
             else:
-                outcome = self._read(lambda db: self._ranked(db, query, limit, mode, category, source, keep))
+                outcome = self._read(lambda db: self._ranked(db, query, limit, mode, category, source, keep,
+                                                             partial))
             if mode == "smart" and self.semantic is not None:
                 said = self.semantic.notice()  # once per process: the extra is missing or the model failed
                 if said:
@@ -95,7 +112,7 @@ class NativeRecall:
             return outcome
 
     def _ranked(self, db: sqlite3.Connection, query: str, limit: int, mode: str, category: str | None,
-                source: str | None, keep: KeepFn | None) -> SearchOutcome:
+                source: str | None, keep: KeepFn | None, partial: bool = False) -> SearchOutcome:
         self._sync(db)
         sensed = sense(query, TOKENIZER, self.clock())  # the terms, the names, the time range it names
         terms, when = sensed.terms, sensed.when
@@ -168,9 +185,10 @@ class NativeRecall:
             scored = weakened(scored, weak)
             notices.append(ELSEWHERE_NOTICE)
         scored.sort(key=lambda s: (-s[0], -s[1], -s[2], s[3]))
+        read: dict[str, tuple] = {}  # the side-index rows of the vector candidates: (importance, created, ...)
         if hybrid:
             fused = hybrid_rank(self.semantic, self.index, query, scored, vector_pool(limit), keep, category,
-                                source)
+                                source, read)
             if fused is not None:
                 scored, extra_dropped = fused
                 dropped |= extra_dropped
@@ -178,21 +196,44 @@ class NativeRecall:
                     scored = _adjusted(scored, window, sensed.groups, weak)
         chosen = scored[:limit]
         scores = {s[3]: (round(s[0], 4), s[6] if len(s) > 6 else "keyword") for s in chosen}
+        facts: dict[str, tuple[int | None, float]] = {}  # id -> (importance, created) of the final order
         if mode == "smart" and chosen:
-            self._expand(db, chosen, scores, limit, keep, category, source)
-        items = self._load(db, scores)
+            self._expand(db, chosen, scores, limit, keep, category, source, facts)
         similar = {s[3]: s[7] for s in chosen if len(s) > 7 and s[7] is not None}
-        for item in items:
-            item.similarity = similar.get(item.id)
-        items.sort(key=lambda it: (-(it.score or 0.0), -(it.importance or 0), -(epoch_seconds(it.created_at) or 0),
-                                   it.id))
-        items = items[:limit]
+        complete = None
+        if partial:  # ordered on the side index's values; the rows are read for the items the caller sends
+            known = {c[0]: c for c in candidates}
+            for key in scores:
+                if key not in facts:
+                    row = known.get(key)
+                    facts[key] = (row[2], row[3]) if row is not None else read.get(key, (None, 0.0))[:2]
+            items = partial_order(scores, facts, similar, limit)
+            complete = Completer(self._locked_read, self._known_columns).complete
+        else:
+            items = load_items(db, self._columns, scores)
+            for item in items:
+                item.similarity = similar.get(item.id)
+            items.sort(key=lambda it: (-(it.score or 0.0), -(it.importance or 0),
+                                       -(epoch_seconds(it.created_at) or 0), it.id))
+            items = items[:limit]
         return SearchOutcome(items, sparse_hint(len(items), limit), fetched=fetched, dropped=len(dropped),
-                             notices=notices)
+                             notices=notices, complete=complete)
+
+    def _locked_read(self, action: Callable[[sqlite3.Connection], Any]) -> Any:
+        """``action(db)`` on the connection under the provider's lock, outside a transaction (one statement is
+        its own snapshot), retried while the store is busy (:meth:`_retry`)."""
+        with self._lock:
+            return self._retry(lambda: action(self._conn()))
+
+    def _known_columns(self) -> set[str]:
+        """The ``insights`` columns of the open store."""
+        return self._columns
 
     def _expand(self, db: sqlite3.Connection, chosen: list, scores: dict[str, tuple[float, str]], limit: int,
-                keep: KeepFn | None, category: str | None, source: str | None) -> None:
-        """Smart mode: neighbours of strong hits over causal/semantic edges (module doc)."""
+                keep: KeepFn | None, category: str | None, source: str | None,
+                facts: dict[str, tuple[int | None, float]]) -> None:
+        """Smart mode: neighbours of strong hits over causal/semantic edges (module doc), added to ``scores``;
+        ``facts`` gets the importance and created epoch seconds (or 0) of each one added."""
         extra: dict[str, tuple[float, str]] = {}
         for score, _imp, _created, ident, *_rest in chosen[:5]:
             if score < 0.6:
@@ -211,8 +252,8 @@ class NativeRecall:
         ranked = sorted(extra.items(), key=lambda kv: (-kv[1][0], kv[0]))[: max(1, limit // 2) * 3]
         marks = ",".join("?" * len(ranked))
         rows = {r[0]: r[1:] for r in db.execute(
-            f"SELECT id, tags, category, source FROM insights WHERE +deleted_at IS NULL AND id IN ({marks})",
-            [key for key, _ in ranked])}
+            f"SELECT id, tags, category, source, importance, created_at FROM insights WHERE +deleted_at IS NULL "
+            f"AND id IN ({marks})", [key for key, _ in ranked])}
         room = max(1, limit // 2)
         for key, value in ranked:  # the best allowed ones; a row past them is not decoded
             if not room:
@@ -220,37 +261,23 @@ class NativeRecall:
             row = rows.get(key)
             if row is None:
                 continue
-            tags_json, cat, src = row
+            tags_json, cat, src, importance, created_at = row
             if (category is not None and cat != category) or (source is not None and src != source):
                 continue
             if keep is not None and not keep(_json_list(tags_json)):
                 continue
             scores[key] = value
+            facts[key] = (item_importance(importance), epoch_seconds(created_at) or 0.0)
             room -= 1
 
-    def _load(self, db: sqlite3.Connection, scores: dict[str, tuple[float | None, str]]) -> list[Item]:
-        if not scores:
-            return []
-        items: list[Item] = []
-        keys = list(scores)
-        times = "".join(f", {c}" if c in self._columns else ", NULL" for c in ("updated_at", "last_accessed_at"))
-        for chunk in iter_chunks(keys, 500):
-            marks = ",".join("?" * len(chunk))
-            for r in db.execute("SELECT id, content, category, importance, tags, entities, source, created_at"
-                                f"{times} FROM insights WHERE +deleted_at IS NULL AND id IN ({marks})", list(chunk)):
-                score, via = scores[r[0]]
-                item = self._item(r, score, via)
-                item.updated_at = r[8] if isinstance(r[8], str) else None
-                item.accessed_at = r[9] if isinstance(r[9], str) else None
-                items.append(item)
-        return items
+    def _load(self, db: sqlite3.Connection, scores: dict[str, tuple[float | None, str | None]]) -> list[Item]:
+        """:func:`.native_load.load_items` on this store."""
+        return load_items(db, self._columns, scores)
 
     @staticmethod
     def _item(r: Sequence[Any], score: float | None, via: str | None) -> Item:
-        importance = r[3] if isinstance(r[3], int) and not isinstance(r[3], bool) else None
-        return Item(id=r[0], content=r[1] or "", category=r[2] if isinstance(r[2], str) else "general",
-                    importance=importance, tags=_json_list(r[4]), entities=_json_list(r[5]),
-                    source=r[6] if isinstance(r[6], str) else None, created_at=r[7], score=score, matched_via=via)
+        """:func:`.native_load.item_from_row`."""
+        return item_from_row(r, score, via)
 
     def _basic(self, db: sqlite3.Connection, query: str, limit: int, category: str | None, source: str | None,
                keep: KeepFn | None) -> SearchOutcome:

@@ -1,0 +1,105 @@
+"""A recall loads from ``mnemon.db`` only the items it sends (issue 27 item 5): the native provider's partial answer
+(:mod:`mnemon_ls.spaces.providers.native_load`) is ordered on the side index, and the federated recall completes
+the rows its policy selects. Watched through SQLite's own trace callback on the provider's connection (the
+statements with their bound ids), and checked against the full load of :meth:`NativeProvider.search`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from mnemon_ls.spaces import SpacesService
+from mnemon_ls.spaces.providers.native import NativeProvider
+
+from tests.conftest import FrozenClock
+
+#: A statement that reads items' text from ``mnemon.db`` (the load of results; the expansion reads no content).
+_LOAD = re.compile(r"SELECT id, content\b.* FROM insights .*\bid IN \(([^)]*)\)")
+
+
+def loaded_ids(statements: list[str]) -> list[str]:
+    """The ids every item-loading statement among ``statements`` names (a repeat counted again)."""
+    out: list[str] = []
+    for statement in statements:
+        found = _LOAD.search(statement)
+        if found:
+            out += [part.strip().strip("'") for part in found.group(1).split(",")]
+    return out
+
+
+@pytest.fixture
+def filled(root: Path, clock: FrozenClock) -> tuple[SpacesService, NativeProvider]:
+    """One active native space of 60 items that all match ``retry`` (more than a recall's 30 candidates) with
+    varied importance, times, tags and entities, plus some that do not."""
+    service = SpacesService(root, clock=clock)
+    service.create_space("Project", "retry facts", active=True)
+    for n in range(60):
+        clock.advance(hours=n % 7 + 1)
+        service.remember(f"retry policy note {n}: backoff step {n % 5} for worker {n % 3}",
+                         importance=n % 5 + 1, tags=[f"t{n % 4}"], entities=[f"Worker{n % 3}"])
+    for n in range(6):  # causal edges to earlier retry notes: the smart recall's neighbours
+        service.remember(f"retry storms happened because backoff step {n} was too short for worker {n % 3}",
+                         importance=5)
+    for n in range(10):
+        service.remember(f"unrelated cache fact {n}")
+    record = [r for r in service.state().all if r.active][0]
+    provider = service.provider(record)
+    yield service, provider
+    service.close()
+
+
+def test_recall_loads_the_rows_of_the_items_it_sends_only(filled: tuple[SpacesService, NativeProvider]) -> None:
+    service, provider = filled
+    service.recall("retry backoff")  # opens the store and the side index
+    statements: list[str] = []
+    vias: set[str] = set()
+    provider._conn().set_trace_callback(statements.append)
+    try:
+        for query, limit in (("retry backoff", 10), ("retry worker", 3), ("backoff step", 1), ("retry", 50),
+                             ("retry storms", 10)):
+            statements.clear()
+            found = service.recall(query, limit=limit)
+            sent = [r["id"] for r in found.results]
+            fetched = found.to_dict()["sources"][0]["stats"]["fetched"]
+            assert sent and fetched > len(sent) or limit == 50  # candidates the policy did not send
+            loaded = loaded_ids(statements)
+            assert sorted(loaded) == sorted(sent), query  # each sent item once, no other one
+            assert all(r["content"] and r["createdAt"] for r in found.results)
+            vias.update(r["matchedVia"] for r in found.results)
+        assert vias == {"keyword", "causal"}  # a neighbour of the expansion is loaded (and sent) too
+    finally:
+        provider._conn().set_trace_callback(None)
+
+
+def test_a_partial_answer_completed_equals_the_full_load(filled: tuple[SpacesService, NativeProvider]) -> None:
+    _service, provider = filled
+    provider.track_access = False  # both reads see the same access counters
+
+    def shown(items):
+        return [(i.to_dict(), i.updated_at, i.accessed_at) for i in items]
+
+    for query in ("retry backoff", "worker", "Worker1", "step 3 retry", "retry", "nothing-like-this", "cache",
+                  "retry storms"):
+        for mode in ("smart", "keyword"):
+            for limit in (1, 5, 30, 50):
+                full = provider.search(query, limit=limit, mode=mode)
+                part = provider.search_partial(query, limit=limit, mode=mode)
+                assert full.complete is None and part.complete is not None
+                assert [(i.id, i.score, i.matched_via, i.importance) for i in part.items] == \
+                       [(i.id, i.score, i.matched_via, i.importance) for i in full.items]
+                assert all(i.content == "" for i in part.items)  # nothing read before it is completed
+                assert shown(part.complete(part.items)) == shown(full.items), (query, mode, limit)
+                assert (part.fetched, part.dropped, part.hint, part.notices) == \
+                       (full.fetched, full.dropped, full.hint, full.notices)
+
+
+def test_an_item_forgotten_before_it_is_completed_is_not_sent(filled: tuple[SpacesService, NativeProvider]) -> None:
+    service, provider = filled
+    part = provider.search_partial("retry backoff", limit=5, mode="keyword")
+    gone = part.items[0].id
+    service.forget(service.state().all[0].id, gone)
+    done = part.complete(part.items)
+    assert [i.id for i in done] == [i.id for i in part.items[1:]]
+    assert all(i.content for i in done)
