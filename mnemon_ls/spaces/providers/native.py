@@ -60,10 +60,10 @@ Format source: shared/reference/mnemon-cli.md (sections 4-9, 14, 16). What this 
   turns it off). In a long-lived server (``access_flusher``) the read that makes them due does not write them:
   a thread of the server does, on a connection of its own (:mod:`mnemon_ls.spaces.accessflush`).
 
-Layout: this module holds :class:`NativeProvider`'s opening, schema inspection, transactions and side-index
-sync; its other methods come from mixins in sibling modules: :mod:`.native_writes` (remember, link, forget,
-import), :mod:`.native_recall` (search, access bookkeeping, related), :mod:`.native_status` (count, status,
-get, export). Constants and the fresh schema live in :mod:`.native_schema` and are re-exported here.
+Layout: this module holds :class:`NativeProvider`'s opening, schema inspection, transactions and side-index sync;
+its other methods come from mixins in sibling modules: :mod:`.native_writes` (remember, link, forget, import),
+:mod:`.native_recall` (search, access bookkeeping, related; rows loaded by :mod:`.native_load`, a recall's only for
+the items sent), :mod:`.native_status` (count, status, get, export). Constants, fresh schema: :mod:`.native_schema`.
 """
 
 from __future__ import annotations
