@@ -96,7 +96,7 @@ SEVEN = ["The badge stamper writes its output as gzipped CSV files.",
 
 def test_a_strict_recall_sends_every_fact_tied_with_the_best(service: SpacesService, clock: FrozenClock) -> None:
     remember(service, clock, SEVEN)
-    question = "How often does the badge stamper fire?"  # the answer is one of seven tied facts
+    question = "Why does the badge stamper fire twice?"  # seven facts tie on half of its words ("how often": 2 of 3)
     assert sorted(contents(service.recall(question))) == sorted(SEVEN)  # the default, strict-v2
     assert len(contents(service.recall(question, quality=STRICT_V1))) == 4  # the cap of four medium rows
 
@@ -204,6 +204,13 @@ def test_sense_drops_date_phrases_and_asking_words_and_finds_names() -> None:
     assert got.when is not None and got.when.start.month == 4
     assert [t.text for t in sense("parse_message_v3 是干什么的？", TOKENIZER, None).terms][0] == "parse_message_v3"
     assert sense("是什么", TOKENIZER, None).terms  # nothing else left: the terms are kept as they were
+    # "how often", "how long", "how much" ask for a kind of answer: their second word is not a term
+    for asked, rest in (("How often does the cache refresh?", ["cache", "refresh"]),
+                        ("how LONG is the session timeout", ["session", "timeout"]), ("how much memory", ["memory"])):
+        assert [t.text for t in sense(asked, TOKENIZER, None).terms] == rest, asked
+    kept = ["long", "run", "often", "fails"]  # not after "how"
+    assert [t.text for t in sense("the long run often fails", TOKENIZER, None).terms] == kept
+    assert [t.text for t in sense("how often", TOKENIZER, None).terms] == ["often"]  # nothing else: kept
     # weak_match: only names with something else asked; one common term; one rare term by its whole word
     kenji = sense("When is Kenji Watanabe's birthday?", TOKENIZER, None)
     assert weak_match([0, 1], True, kenji, {}) and not weak_match([0, 1, 2], True, kenji, {})
