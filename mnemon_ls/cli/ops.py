@@ -349,35 +349,45 @@ def _snake(name: str) -> str:
 
 
 def message(error: MnemonError, args: argparse.Namespace) -> str:
-    """``error.message`` in the command line's words: a field the command takes through an option of another
-    name is named as that option (``spaceId`` -> ``--space``, ``spaces[1]`` -> ``--space NAME``,
-    ``scopeToBranch`` -> ``--for-branch``). ``--json``'s ``error.data`` keeps the operation's field names."""
+    """``error.message`` in the command line's words: the field an error names (an :class:`InvalidInput`, or
+    another error whose ``data.field`` starts its message: ``id: document "x" does not exist``) is named as the
+    option the person typed (``documentRevision`` -> ``--revision``, ``spaceId`` -> ``--space``, ``spaces[1]``
+    -> ``--space NAME``, ``cites[0].startLine`` -> ``--cite f.py:0 (startLine)``). ``--json``'s ``error.data``
+    keeps the operation's field names."""
     command = getattr(args, "command_spec", None)
     if command is not None and command.error_text is not None:
         said = command.error_text(error)
         if said is not None:
             return said
-    if not isinstance(error, InvalidInput) or command is None:
+    if command is None:
         return error.message
-    member = _member_words(command, args, error.field)
+    if isinstance(error, InvalidInput):
+        field_name, rule = error.field, error.rule
+    else:
+        field_name = error.data.get("field")
+        if not isinstance(field_name, str) or not error.message.startswith(f"{field_name}: "):
+            return error.message
+        rule = error.message[len(field_name) + 2:]
+    member = _member_words(command, args, field_name)
     if member is not None:
-        return f"{member}: {error.rule}"
-    match = re.fullmatch(r"([A-Za-z_]+)(?:\[(\d+)\])?", error.field)
+        return f"{member}: {rule}"
+    match = re.fullmatch(r"([A-Za-z_]+)(?:\[(\d+)\])?((?:\.[A-Za-z_]+)*)", field_name)
     if match is None:
         return error.message
     name = _snake(match.group(1))
-    flag = command.flag_of(name)
+    flag = command.flag_of(name, lambda arg: _given(arg, args))
     if flag is None:
         return error.message
+    inside = f" ({match.group(3)[1:]})" if match.group(3) else ""  # a field of the value: --cite f.py:0 (startLine)
     if match.group(2) is None:
-        return f"{flag}: {error.rule}"
+        return f"{flag}{inside}: {rule}"
     given = getattr(args, name, None) or []
-    if isinstance(given, str):  # one option holding a list (--drop 1,5)
-        return f"{flag} {given}: {error.rule}"
+    if isinstance(given, str):  # one option holding a list (--drop 1,5), or JSON (--entries FILE: the place in it)
+        return f"{flag} ({field_name}): {rule}" if inside else f"{flag} {given}: {rule}"
     index = int(match.group(2))
     if "kind" in error.data:  # a refused credential: named by its place, never echoed
-        return f"{flag} (the {_ordinal(index + 1)} one): {error.rule}"
-    return f"{flag} {given[index]}: {error.rule}" if index < len(given) else f"{flag}: {error.rule}"
+        return f"{flag} (the {_ordinal(index + 1)} one){inside}: {rule}"
+    return f"{flag} {given[index]}{inside}: {rule}" if index < len(given) else f"{flag}{inside}: {rule}"
 
 
 def _member_words(command: Any, args: argparse.Namespace, field_name: str) -> str | None:

@@ -61,11 +61,11 @@ class IndexView:
         return times
 
     def require(self, document_id: str) -> DocumentRecord:
-        """The record ``document_id``; raises :class:`~mnemon_ls.errors.NotFound` (field ``id``) when
-        this reading has none."""
+        """The record ``document_id``; raises :class:`~mnemon_ls.errors.NotFound` naming the field ``id``
+        (``id: document "x" does not exist``, ``data.field``) when this reading has none."""
         record = self.by_id.get(document_id)
         if record is None:
-            raise NotFound(f"document {document_id} does not exist", id=document_id, field="id")
+            raise NotFound(f'id: document "{document_id}" does not exist', id=document_id, field="id")
         return record
 
 
@@ -92,12 +92,14 @@ def check_status(record: DocumentRecord, required: Status, action: str) -> None:
 
 
 def check_document_revision(record: DocumentRecord, expected: int | None) -> None:
-    """Raise :class:`~mnemon_ls.errors.RevisionConflict` (``data.id``, ``expected``, ``actual``) when
-    ``expected`` (a document's own integer revision; ``None`` skips the check) is not ``record``'s."""
+    """Raise :class:`~mnemon_ls.errors.RevisionConflict` naming the field (``documentRevision: expected revision
+    3, the document is at 4 ...``; ``data.field``, ``id``, ``expected``, ``actual``) when ``expected`` (a
+    document's own integer revision; ``None`` skips the check) is not ``record``'s."""
     if expected is not None and expected != record.revision:
         raise RevisionConflict(
-            f"document {record.id} is at revision {record.revision}, not {expected}; it changed meanwhile "
-            "(the stored copy was kept as it is)", id=record.id, expected=expected, actual=record.revision)
+            f"documentRevision: expected revision {expected}, the document is at {record.revision} (document "
+            f"{record.id}: re-read it and retry; the stored copy was kept as it is)", field="documentRevision",
+            id=record.id, expected=expected, actual=record.revision)
 
 
 class IndexFile:
@@ -188,8 +190,9 @@ class IndexFile:
             raise self.unreadable(view)
         if expected is not None and expected != view.revision:
             raise RevisionConflict(
-                f"documents/index.json changed since revision {expected[:12]} (now {view.revision[:12]}); "
-                "re-read and retry", expected=expected, actual=view.revision)
+                f"expectedRevision: documents/index.json changed since revision {expected[:12]} (now "
+                f"{view.revision[:12]}); re-read and retry", field="expectedRevision", expected=expected,
+                actual=view.revision)
         return view
 
     def last_accessed(self, view: IndexView) -> dict[str, str]:

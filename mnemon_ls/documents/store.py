@@ -338,10 +338,11 @@ class DocumentStore:
             doc_id = model.validate_id(document_id)
             candidates = [r for r in candidates if r.id == doc_id]
             if not candidates:
-                raise NotFound(f"document {doc_id} is not an active document made from {file}", id=doc_id,
+                raise NotFound(f'id: document "{doc_id}" is not an active document made from {file}', id=doc_id,
                                field="id")
         if not candidates:
-            raise NotFound(f"no active document names {file} in its sourcePaths; create one instead", field="path")
+            raise NotFound(f"path: no active document names {file} in its sourcePaths; create one instead",
+                           field="path")
         if len(candidates) > 1:
             raise AmbiguousMatch(f"{len(candidates)} active documents name {file}; give the document id",
                                  field="id", matches=len(candidates), ids=[r.id for r in candidates])

@@ -34,18 +34,12 @@ from mcp.types import CallToolResult, TextContent
 from mcp_types import INVALID_PARAMS
 from pydantic import ValidationError
 
+from ..ops.base import validation_problems
+
 #: Longest tool error text, characters (a rejected 10 MB value is never echoed back whole).
 ERROR_TEXT_LIMIT = 2000
 #: Most problems listed in one argument error.
 MAX_PROBLEMS = 8
-
-#: JSON names of Python values as they arrive from a JSON-RPC message.
-_JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), (list, "array"),
-               (dict, "object"), (type(None), "null"))
-
-#: pydantic's rule words that name a Python type, and the JSON words a client knows.
-_JSON_WORDS = (("a valid dictionary", "an object"), ("a valid list", "an array"))
-
 
 def bounded_error(text: str) -> str:
     """``text`` cut to :data:`ERROR_TEXT_LIMIT` characters, saying how much was cut."""
@@ -54,50 +48,16 @@ def bounded_error(text: str) -> str:
     return f"{text[:ERROR_TEXT_LIMIT]}... ({len(text) - ERROR_TEXT_LIMIT} characters cut)"
 
 
-def json_type(value: Any) -> str:
-    """The JSON type name of a decoded JSON value (``boolean``, ``integer``, ``string``, ...)."""
-    for kind, name in _JSON_TYPES:
-        if isinstance(value, kind):
-            return name
-    return type(value).__name__
-
-
-def _field_path(loc: Iterable[Any]) -> str:
-    field = ""
-    for part in loc:
-        field += f"[{part}]" if isinstance(part, int) else (f".{part}" if field else str(part))
-    return field
-
-
 def argument_problems(error: ValidationError) -> list[tuple[str, str]]:
-    """``[(field, rule)]`` of a pydantic ``ValidationError`` of tool arguments, in field order: the field
-    as a dotted path (``tags[2]``, ``source_refs[0].kind``), the rule in words without the rejected value
-    (it may be huge), followed by the JSON type that was sent when the type is wrong
-    (``input should be a valid integer, not a string``)."""
-    problems: list[tuple[str, str]] = []
-    for item in error.errors():
-        field = _field_path(item.get("loc", ())) or "arguments"
-        kind = str(item.get("type", ""))
-        if kind == "missing":
-            problems.append((field, "is required"))
-            continue
-        message = str(item.get("msg", "is invalid")).removeprefix("Value error, ")
-        rule = message[:1].lower() + message[1:]
-        for python, wire in _JSON_WORDS:  # pydantic's Python words for JSON's
-            rule = rule.replace(python, wire)
-        if kind.endswith("_type") or kind in ("literal_error", "enum"):
-            rule += f", not {_article(json_type(item.get('input')))}"
-        problems.append((field, rule))
-    return problems
+    """``[(field, rule)]`` of a pydantic ``ValidationError`` of tool arguments, in the wording of every surface
+    (:func:`mnemon_ls.ops.base.validation_problems`): ``tags[2]: input should be a valid string, not an
+    integer``; the empty location is ``arguments``."""
+    return validation_problems(error, whole="arguments")
 
 
 def argument_problem(error: ValidationError) -> tuple[str, str]:
     """The first ``(field, rule)`` of :func:`argument_problems`."""
     return argument_problems(error)[0]
-
-
-def _article(name: str) -> str:
-    return name if name == "null" else (f"an {name}" if name[0] in "aeiou" else f"a {name}")
 
 
 def problems_text(problems: list[tuple[str, str]]) -> str:

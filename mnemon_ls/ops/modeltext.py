@@ -137,8 +137,11 @@ def recall(data: Mapping[str, Any], cap: int) -> str:
     lines.extend(f"note: {n}" for n in data.get("notices", []))
     if not results:
         hint = data.get("hint")
-        lines.append("No memory matched." + (f" {hint}" if hint and hint not in ("nothing matched", WITHHELD_HINT)
-                                             else ""))
+        if hint == WITHHELD_HINT:  # every match was weak (labelled low): the withheld line counts them
+            lines.append("No memory matched with enough confidence: ask again with more of the words a stored fact "
+                         "would use (a name or one common word alone is a weak match).")
+        else:
+            lines.append("No memory matched." + (f" {hint}" if hint and hint != "nothing matched" else ""))
     return bounded("\n".join(lines))
 
 

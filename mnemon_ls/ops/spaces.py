@@ -278,7 +278,8 @@ OPERATIONS = (
         text=modeltext.spaces,
         lsp=LspMethod("mnemon/spaces/list", list_key="spaces"),
         mcp=McpTool(SPACES_TOOL, SPACES_TOOL_TEXT, fields=("workspace",), action="list", default_action=True),
-        cli=CliCommand(("space", "list"), "list spaces", text=lambda d, _c, _p: humantext.space_list_text(d))),
+        cli=CliCommand(("space", "list"), "list spaces", text=lambda d, _c, _p: humantext.space_list_text(d),
+                       warnings=lambda _d, c: c.host.spaces.registry.notice_lines(), warning_prefix="note: ")),
     Operation(
         "spaces.create", SpaceCreateParams,
         lambda c, p: _data(c.host.spaces.create_space(p.name, p.description, active=p.active, provider=p.provider)),

@@ -219,13 +219,18 @@ class CliCommand:
     error_text: Callable[[Any], str | None] | None = None
     host: bool = True
 
-    def flag_of(self, field_name: str) -> str | None:
-        """The option an error about ``field_name`` names (``"--space"``; :attr:`CliArg.names_errors`), or
-        ``None`` (the error names the field)."""
-        for arg in self.args:
-            if arg.field == field_name and arg.names_errors:
-                return arg.flag or arg.dest or arg.field
-        return None
+    def flag_of(self, field_name: str, given: Callable[[CliArg], bool] | None = None) -> str | None:
+        """The option an error about ``field_name`` names, as the person typed it: of the options of that field
+        (``--revision`` for ``documentRevision``; not those that fill a member of an object, which
+        :func:`mnemon_ls.cli.ops.message` names itself) the one the invocation gave (``given(arg)``), else the
+        one with :attr:`CliArg.names_errors`, else the first; a positional only with ``names_errors`` (its
+        ``dest``). ``None``: no option takes the field (the error names the field)."""
+        named = [a for a in self.args if a.field == field_name and a.member is None]
+        chosen = next((a for a in named if given is not None and given(a)), None) or next(
+            (a for a in named if a.names_errors or (given is None and a.flag)), None)
+        if chosen is None or not (chosen.flag or chosen.names_errors):  # a positional the person typed: its field
+            return None
+        return chosen.flag or chosen.dest or chosen.field
 
 
 @dataclass

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..sqliteindex import open_reader
-from .backends import DEFAULT_MODEL, INSTALL_HINT, Embedder, SemanticUnavailable, load_embedder
+from .backends import DEFAULT_MODEL, Embedder, SemanticUnavailable, load_embedder
 
 log = logging.getLogger(__name__)
 
@@ -245,12 +245,13 @@ class SemanticEngine:
         return "ready" if self._embedder is not None else "not-loaded"
 
     def keyword_notice(self) -> str | None:
-        """The one-time notice when semantic recall was wanted but is unavailable (then ``None``)."""
-        if self.notice_given or self.config.enabled is False:
+        """The one-time notice (per process) when the semantic recall this process set out to use failed (the
+        model or the endpoint did not load), else ``None``. Semantic recall that is off, by setting or because
+        the extra is not installed (``auto``), is no notice: keyword-only recall is a supported way to run, and a
+        recall or search that repeated it would nag; ``mnemon-ls doctor`` says it (a warning with
+        :data:`~.backends.INSTALL_HINT`) and ``space status`` shows ``semantic: off`` (docs/semantic.md)."""
+        if self.notice_given or not self.enabled:
             return None
-        if self.config.enabled == "auto" and not self.enabled:
-            self.notice_given = True
-            return f"semantic recall is off: install it with {INSTALL_HINT} (recall is keyword-only)"
         if self._failed:
             self.notice_given = True
             return f"semantic recall is off: {self.last_error} (recall is keyword-only)"

@@ -140,6 +140,18 @@ class SpaceRegistry:
         #: Provider services and the spaces mapped from their namespaces (``state/memory-providers.json``).
         self.provider_plane = ProviderPlane(self)
 
+    def notice_lines(self) -> list[str]:
+        """What a read of the spaces says about the registry's damage, once each: the repairs this registry
+        made (:attr:`notices`), then every damaged copy an earlier repair kept that none of them names
+        (:func:`~.registry_repair.quarantined_copies`, :func:`~.registry_repair.repair_notice`), until the copy
+        is deleted. Reads two directory listings; writes nothing."""
+        from .registry_repair import quarantined_copies, repair_notice
+
+        lines = [p.message for p in self.notices]
+        named = {p.quarantined for p in self.notices}
+        return lines + [repair_notice(copy, name) for copy, name in quarantined_copies(self.root)
+                        if str(copy) not in named]
+
     # ------------------------------------------------------------------ reading
 
     @property

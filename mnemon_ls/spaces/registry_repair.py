@@ -131,19 +131,34 @@ def quarantine_findings(root: Path) -> list[Any]:
     from ..findings import Finding
 
     out = []
+    for path, name in quarantined_copies(root):
+        reason = damage_reason(path, providers=name == PROVIDERS_FILE)
+        out.append(Finding("warning", f"spaces {name}",
+                           f"a damaged {name}{f' ({reason})' if reason else ''} was rebuilt from what could be "
+                           f"salvaged; the damaged copy is kept at {path}",
+                           "compare it with the rebuilt file, restore by hand what is missing (provider "
+                           "services, enabled flags, space names), then delete the copy"))
+    return out
+
+
+def quarantined_copies(root: Path) -> list[tuple[Path, str]]:
+    """``[(copy, registry file name)]``: the damaged registry files a repair moved aside under ``root`` and that
+    are still there (``state/quarantine/<stamp>-memory-providers.json``, ``data/.quarantine/<stamp>-.dsh-memory-
+    bodies.json``), oldest first per file. Reads two directory listings; writes nothing."""
+    found = []
     for folder, name in ((root / "state" / "quarantine", PROVIDERS_FILE), (root / "data" / ".quarantine", NATIVE_FILE)):
         try:
-            kept = sorted(p for p in folder.iterdir() if p.name.endswith(f"-{name}"))
+            found.extend((p, name) for p in sorted(p for p in folder.iterdir() if p.name.endswith(f"-{name}")))
         except OSError:
             continue
-        for path in kept:
-            reason = damage_reason(path, providers=name == PROVIDERS_FILE)
-            out.append(Finding("warning", f"spaces {name}",
-                               f"a damaged {name}{f' ({reason})' if reason else ''} was rebuilt from what could be "
-                               f"salvaged; the damaged copy is kept at {path}",
-                               "compare it with the rebuilt file, restore by hand what is missing (provider "
-                               "services, enabled flags, space names), then delete the copy"))
-    return out
+    return found
+
+
+def repair_notice(copy: Path, name: str) -> str:
+    """The one line a read (``space list``, ``recall``) shows while ``copy``, a damaged ``name`` a repair moved
+    aside, is kept: what happened and where to look (``mnemon-ls doctor`` names why it was damaged)."""
+    return (f"a damaged {name} was rebuilt from what could be salvaged; the damaged copy is kept at {copy} "
+            "(`mnemon-ls doctor` says more; delete the copy once the rebuilt file has what you need)")
 
 
 #: The most of a quarantined copy :func:`damage_reason` reads (bytes); a larger copy gets no reason.

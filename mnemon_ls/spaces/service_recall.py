@@ -194,7 +194,7 @@ class SpacesRecall:
         keep = scope.keep if scope.filters else None
         rows: list[tuple[SpaceRecord, int, int, Item, bool, str]] = []
         sources: list[dict[str, Any]] = []
-        notices: list[str] = [p.message for p in self.registry.notices]
+        notices: list[str] = self.registry.notice_lines()  # a repair now, or a damaged copy kept by one before
         hidden = {"otherBranch": 0, "detachedHead": 0}
         completers: dict[int, Callable[[Sequence[Item]], list[Item]]] = {}  # space order -> its outcome.complete
         for order, record in enumerate(selected):
@@ -267,6 +267,10 @@ class SpacesRecall:
                 picked = [kept[j] for j in narrowed.indexes]
                 selection = replace(selection, indexes=picked, policy_id=narrowed.policy_id,
                                     fallback_from=narrowed.fallback_from, retains=narrowed.retains)
+        if audience == "assistant":  # what a policy that drops low rows left out is not sent either: say so too
+            withheld_count = len(withheld) + _dropped_low(selection, [*picked, *withheld], count)
+        else:
+            withheld_count = len(withheld)
         results = []
         times: dict[str, tuple[str | None, str | None]] = {}
         shown = _complete(rows, picked[:MAX_RESULTS], completers)
@@ -306,11 +310,11 @@ class SpacesRecall:
             "results": results, "sources": sources, "hidden": hidden,
             "branch": {"name": scope.branch, "recall": branch_recall, "detachedHeadPolicy": detached_head_policy},
             "truncated": max(0, len(picked) - MAX_RESULTS),
-            "hint": None if results else ("no active space" if not selected else WITHHELD_HINT if withheld
+            "hint": None if results else ("no active space" if not selected else WITHHELD_HINT if withheld_count
                                           else _policy_hint(rows, selection, audience) if rows
                                           else _failed_hint(sources)),
             "notices": notices,
-            "audience": audience, "withheld": {"lowConfidence": len(withheld)},
+            "audience": audience, "withheld": {"lowConfidence": withheld_count},
             # an active space that could not answer (its engine failed, timed out, or is not installed) is named
             "failed": [s["spaceId"] for s in sources if s["status"] in ("unavailable", "unsupported")],
         }
@@ -443,17 +447,35 @@ def _failed_hint(sources: list[dict[str, Any]]) -> str:
     return f"nothing matched in the spaces that answered; {failed} of {len(sources)} failed (the notes say why)"
 
 
+#: The policies that leave ``low`` rows out (outside the head); ``balanced-v1`` and ``exhaustive-v1`` list them.
+DROPPING_LOW = ("strict-v1", "strict-v2")
+
+
+def _dropped_low(selection: Any, picked: list[int], count: int) -> int:
+    """How many ``low`` rows (scored low: a weak similarity, a name or one common word alone) a policy of
+    :data:`DROPPING_LOW` left out, at most as many as the answer had room for (``count`` less the rows
+    ``picked``: those sent and those already withheld): the ones an assistant is told were withheld
+    (``withheld.lowConfidence``), as ``balanced-v1`` tells the low rows it would have listed. ``0`` under any
+    other policy."""
+    if selection.policy_id not in DROPPING_LOW:
+        return 0
+    chosen = set(picked)
+    dropped = sum(1 for index, decision in enumerate(selection.decisions)
+                  if index not in chosen and decision.valid and decision.reason == "low-score")
+    return max(0, min(dropped, count - len(picked)))
+
+
 def _policy_hint(rows: list[tuple], selection: Any, audience: str = "person") -> str:
-    """The hint of a recall whose every row the policy left out; it says how many were found by meaning
-    alone and scored low (a weak similarity), and how to list them (not to an assistant, who is not sent
-    them under any policy)."""
-    weak = sum(1 for index, row in enumerate(rows) if meaning_only(row[3])
-               and selection.decisions[index].reason == "low-score" and selection.decisions[index].valid)
-    if not weak or selection.policy_id not in ("strict-v1", "strict-v2") or audience == "assistant":
+    """The hint of a recall whose every row the policy left out; to a person it says how many scored low (weak
+    matches: found by meaning alone with a weak similarity, or by a name or one common word alone) and how to
+    list them (an assistant is told how many were withheld instead: :func:`_dropped_low`)."""
+    weak = sum(1 for decision in selection.decisions if decision.reason == "low-score" and decision.valid)
+    if not weak or selection.policy_id not in DROPPING_LOW or audience == "assistant":
         # balanced-v1 lists every low row
         return "no result passed the quality policy"
-    return (f"no result passed the quality policy ({weak} found by meaning alone with a weak similarity, "
-            "scored low: recall policy balanced-v1 lists them)")
+    words = f"{weak} weak match{'es' if weak != 1 else ''}"
+    return (f"no result passed the quality policy ({words}, labelled low: recallPolicy balanced-v1 lists them, "
+            "MNEMON_RECALL_POLICY=balanced-v1 for one command)")
 
 
 def _complete(rows: list[tuple], indexes: list[int],

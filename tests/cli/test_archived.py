@@ -50,10 +50,10 @@ def test_bad_routes_json_is_refused_naming_the_flag(tmp_path: Path) -> None:
     workspace = tmp_path / "repo"
     make_repo(workspace)
     result = run(workspace, "runtime", "add", "--content", "x", "--routes", "[{")
-    assert result.returncode == 2 and result.stderr.startswith("mnemon-ls: error: routes: must be JSON like")
+    assert result.returncode == 2 and result.stderr.startswith("mnemon-ls: error: --routes: must be JSON like")
     result = run(workspace, "runtime", "add", "--content", "x", "--routes", '{"sourceIndexes": [1]}')
     assert (result.returncode, result.stderr) == (
-        2, "mnemon-ls: error: routes: must be a non-empty list of {sourceIndexes, spaceId} objects\n")
+        2, "mnemon-ls: error: --routes: must be a non-empty list of {sourceIndexes, spaceId} objects\n")
     assert not (workspace / ".mnemon").exists() or not (workspace / ".mnemon" / "runtime" / "memories.json").exists()
 
 

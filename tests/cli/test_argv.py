@@ -24,7 +24,7 @@ def raw(data: bytes) -> str:
 
 
 @pytest.mark.parametrize("args, message", [
-    (["runtime", "add", "--content", raw(b"ab\xffc")], "content: must be valid UTF-8 (byte 0xff at position 2)"),
+    (["runtime", "add", "--content", raw(b"ab\xffc")], "--content: must be valid UTF-8 (byte 0xff at position 2)"),
     (["runtime", "add", "--content", "ok", "--branch", "main", "--branch", raw(b"b\xed\xa0\x80")],
      "branch[1]: must be valid UTF-8 (byte 0xed at position 1)"),  # an encoded surrogate is not UTF-8 either
     (["runtime", "remove", "--old-text", raw(b"\xc3")], "old-text: must be valid UTF-8 (byte 0xc3 at position 0)"),
@@ -55,5 +55,5 @@ def test_standard_input_that_is_not_utf8_names_the_byte(cli: Cli) -> None:
     result = subprocess.run([MNEMON_LS, "runtime", "add", "--content", "-", *Cli.SCOPE], input=b"ok \x80 no",
                             cwd=cli.ws, env=cli.env, capture_output=True, timeout=procs.WAIT_SECONDS)
     assert (result.returncode, result.stderr.decode()) == (
-        2, "mnemon-ls: error: content: standard input must be valid UTF-8 (byte 0x80 at position 3)\n")
+        2, "mnemon-ls: error: --content: standard input must be valid UTF-8 (byte 0x80 at position 3)\n")
     assert not cli.memories.exists()

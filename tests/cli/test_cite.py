@@ -106,7 +106,7 @@ def test_replace_with_cite_replaces_the_citations_and_user_entries_cannot_cite(r
     assert [(c["startLine"], c["endLine"]) for c in replaced["cites"]] == [(5, 6), (1, 1)]
     before = tree_snapshot(workspace.parent / "root")
     user = run(workspace, "runtime", "add", "--target", "user", "--content", "likes tea", "--cite", "src/lib.py")
-    assert (user.returncode, user.stderr) == (2, "mnemon-ls: error: cites: only MEMORY.md entries (target memory) "
+    assert (user.returncode, user.stderr) == (2, "mnemon-ls: error: --cite: only MEMORY.md entries (target memory) "
                                                  "cite code; USER.md is about the person\n")
     assert tree_snapshot(workspace.parent / "root") == before
 
@@ -201,7 +201,8 @@ def test_every_bad_citation_is_refused_naming_the_field_and_the_rule_and_nothing
     home = tree_snapshot(workspace.parent / "home")
     for value, error in _bad_cases(workspace):
         result = run(workspace, *command, "--cite", "src/lib.py:1", "--cite", value, scope=scope)
-        expected = error.replace("cites[0]", "cites[1]")
+        field, rule = error.split(": ", 1)  # cites[0].path: named by the option as typed (--cite VALUE (path))
+        expected = f"--cite {value} ({field.split('.')[1]}): {rule}"
         assert (result.returncode, result.stderr) == (2, f"mnemon-ls: error: {expected}\n"), value
     assert tree_snapshot(workspace) == before  # the root (inside the workspace), the records, the side files
     assert tree_snapshot(workspace.parent / "home") == home

@@ -297,7 +297,7 @@ def test_content_dash_reads_standard_input(cli):
     assert (cli.runtime / "MEMORY.md").read_bytes() == "café ☕\n".encode()
     result = cli.run("runtime", "add", "--content", "-", stdin=" \n\t\n")
     assert (result.returncode, result.stdout, result.stderr) == (
-        2, "", "mnemon-ls: error: content: is required (empty or only whitespace)\n")
+        2, "", "mnemon-ls: error: --content: is required (empty or only whitespace)\n")
 
 
 # ------------------------------------------------------------------------------------------ failures
@@ -305,29 +305,29 @@ def test_content_dash_reads_standard_input(cli):
 # (args, env overrides, exit code, stderr line). Placeholders: {tmp} (realpath of tmp_path), {data}.
 FAILURES = {
     "content-with-section-sign": (["runtime", "add", "--content", "a\u00a7b"], {}, 2,
-                                  "content: must not contain '\u00a7' (U+00A7), the reserved entry delimiter"),
-    "empty-content": (["runtime", "add", "--content", ""], {}, 2, "content: is required (empty or only whitespace)"),
+                                  "--content: must not contain '\u00a7' (U+00A7), the reserved entry delimiter"),
+    "empty-content": (["runtime", "add", "--content", ""], {}, 2, "--content: is required (empty or only whitespace)"),
     "blank-content": (["runtime", "add", "--content", " \n\t "], {}, 2,
-                      "content: is required (empty or only whitespace)"),
+                      "--content: is required (empty or only whitespace)"),
     "content-over-8-KiB": (["runtime", "add", "--content", "é" * 4097], {}, 2,
-                           "content: is 8194 UTF-8 bytes; an entry is at most 8192 bytes"),
+                           "--content: is 8194 UTF-8 bytes; an entry is at most 8192 bytes"),
     "branch-with-target-user": (["runtime", "add", "--target", "user", "--content", "x", "--branch", "main"], {}, 2,
-                                "branches: applies to target=memory only"),
+                                "--branch: applies to target=memory only"),
     "branch-dash-x": (["runtime", "add", "--content", "x", "--branch=-x"], {}, 2,
-                      "branches[0]: must not start with '/' or '-' (got '-x')"),
+                      "--branch -x: must not start with '/' or '-' (got '-x')"),
     "branch-dot-dot": (["runtime", "add", "--content", "x", "--branch", "a..b"], {}, 2,
-                       "branches[0]: must not contain '..' (got 'a..b')"),
+                       "--branch a..b: must not contain '..' (got 'a..b')"),
     "branch-repeated": (["runtime", "add", "--content", "x", "--branch", "main", "--branch", "main"], {}, 2,
-                        "branches[1]: repeats the branch name 'main'"),
+                        "--branch main: repeats the branch name 'main'"),
     "no-branches-with-branch": (["runtime", "replace", "--old-text", "alpha one", "--content", "y",
                                  "--no-branches", "--branch", "main"], {}, 2,
-                                "branches: --no-branches cannot be combined with --branch"),
+                                "--branch: --no-branches cannot be combined with --branch"),
     "replace-into-duplicate": (["runtime", "replace", "--old-text", "alpha one", "--content", "alpha  two"], {}, 2,
-                               "content: duplicates another memory entry; remove one of them instead"),
+                               "--content: duplicates another memory entry; remove one of them instead"),
     "old-text-with-section-sign": (["runtime", "remove", "--old-text", "alpha\u00a7"], {}, 2,
-                                   "oldText: must not contain '\u00a7' (U+00A7), the reserved entry delimiter"),
+                                   "--old-text: must not contain '\u00a7' (U+00A7), the reserved entry delimiter"),
     "empty-old-text": (["runtime", "remove", "--old-text", "  "], {}, 2,
-                       "oldText: is required (empty or only whitespace)"),
+                       "--old-text: is required (empty or only whitespace)"),
     "memory-limit-zero": (["runtime", "add", "--content", "x", "--memory-limit-bytes", "0"], {}, 2,
                           "runtimeMemory.memoryLimitBytes: must be an integer in 1..1048576 (got 0)"),
     "user-limit-too-big": (["runtime", "add", "--content", "x", "--user-limit-bytes", "1048577"], {}, 2,
@@ -349,16 +349,16 @@ FAILURES = {
                                "MNEMON_DATA_DIR: {tmp}/afile is a file, but the storage root must be a directory"),
     "wake-budget-10": (["wake", "--budget", "10"], {}, 2,
                        "budget: must be an integer in 1024..4194304 characters (got 10)"),
-    "wake-branch-dash-x": (["wake", "--branch=-x"], {}, 2, "branch: must not start with '/' or '-' (got '-x')"),
-    "wake-branch-dot-dot": (["wake", "--branch", "a..b"], {}, 2, "branch: must not contain '..' (got 'a..b')"),
-    "wake-branch-empty": (["wake", "--branch", ""], {}, 2, "branch: must not be empty (got '')"),
-    "no-match": (["runtime", "remove", "--old-text", "zzz"], {}, 3, "oldText: no memory entry contains 'zzz'"),
+    "wake-branch-dash-x": (["wake", "--branch=-x"], {}, 2, "--branch: must not start with '/' or '-' (got '-x')"),
+    "wake-branch-dot-dot": (["wake", "--branch", "a..b"], {}, 2, "--branch: must not contain '..' (got 'a..b')"),
+    "wake-branch-empty": (["wake", "--branch", ""], {}, 2, "--branch: must not be empty (got '')"),
+    "no-match": (["runtime", "remove", "--old-text", "zzz"], {}, 3, "--old-text: no memory entry contains 'zzz'"),
     "no-match-other-target": (["runtime", "remove", "--target", "user", "--old-text", "alpha"], {}, 3,
-                              "oldText: no user entry contains 'alpha'"),
+                              "--old-text: no user entry contains 'alpha'"),
     "replace-no-match": (["runtime", "replace", "--old-text", "zzz", "--content", "q"], {}, 3,
-                         "oldText: no memory entry contains 'zzz'"),
+                         "--old-text: no memory entry contains 'zzz'"),
     "ambiguous-match": (["runtime", "remove", "--old-text", "alpha"], {}, 3,
-                        "oldText: 2 memory entries contain 'alpha' ('alpha one', 'alpha two'); use a unique substring"),
+                        "--old-text: 2 memory entries contain 'alpha' ('alpha one', 'alpha two'); use a unique substring"),
     "memory-capacity": (["runtime", "add", "--content", "0123456789", "--memory-limit-bytes", "25",
                          "--memory-maintenance", "reject"], {}, 3,
                         "memory is over capacity: 36 of 25 UTF-8 bytes after this change (now 22); remove or "
@@ -402,7 +402,7 @@ def test_json_failure_prints_the_error_object_too(seeded):
     result = seeded.run("runtime", "remove", "--old-text", "alpha", "--json")
     assert result.returncode == 3
     message = "oldText: 2 memory entries contain 'alpha' ('alpha one', 'alpha two'); use a unique substring"
-    assert result.stderr == f"mnemon-ls: error: {message}\n"
+    assert result.stderr == f"mnemon-ls: error: --old-text: {message.removeprefix('oldText: ')}\n"  # the option typed
     assert json.loads(result.stdout) == {"error": {
         "code": "ambiguous-match", "message": message, "field": "oldText",
         "target": "memory", "oldText": "alpha", "matches": 2, "candidates": ["alpha one", "alpha two"]}}
@@ -422,7 +422,7 @@ def test_two_identical_entries_are_ambiguous_for_an_exact_selector(cli):
     before = procs.tree_snapshot(cli.tmp)
     result = cli.run("runtime", "remove", "--old-text", "dup")
     assert (result.returncode, result.stdout, result.stderr) == (
-        3, "", "mnemon-ls: error: oldText: 2 memory entries are identical to 'dup' ('dup', 'dup'); use a unique substring\n")
+        3, "", "mnemon-ls: error: --old-text: 2 memory entries are identical to 'dup' ('dup', 'dup'); use a unique substring\n")
     assert procs.tree_snapshot(cli.tmp) == before
 
 
@@ -547,7 +547,7 @@ def test_old_text_from_standard_input(cli):
     assert "Entry removed." in result.stdout
     both = cli.run("runtime", "replace", "--old-text", "-", "--content", "-", stdin="x")
     assert both.returncode == 2
-    assert both.stderr.startswith("mnemon-ls: error: oldText: only one of --old-text and --content")
+    assert both.stderr.startswith("mnemon-ls: error: --old-text: only one of --old-text and --content")
 
 
 # ================================================================= the defaults (workspaces + runtimeUserScope global)

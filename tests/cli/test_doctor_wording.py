@@ -116,7 +116,7 @@ def test_an_ambiguous_old_text_lists_the_entries_it_matched(tmp_path: Path) -> N
     result = cli(tmp_path, "runtime", "remove", "--old-text", "Fact 1", "--json")
     assert result.returncode == 3
     assert result.stderr == (
-        "mnemon-ls: error: oldText: 6 memory entries contain 'Fact 1' ('Fact 1: the cache of target 1', "
+        "mnemon-ls: error: --old-text: 6 memory entries contain 'Fact 1' ('Fact 1: the cache of target 1', "
         "'Fact 10: the cache of target 10', 'Fact 11: the cache of target 11', 'Fact 12: the cache of target 12', "
         "'Fact 13: the cache of target 13' and 1 more); use a unique substring\n")
     error = json.loads(result.stdout)["error"]

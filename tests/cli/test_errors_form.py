@@ -31,7 +31,7 @@ def test_an_importance_out_of_range_names_the_value_given_and_writes_nothing(tmp
     before = procs.tree_snapshot(tmp_path)
     done = cli(tmp_path, "remember", "x", "--importance", "9")
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == "mnemon-ls: error: importance: must be an integer 1..5 (got 9)\n"
+    assert done.stderr == "mnemon-ls: error: --importance: must be an integer 1..5 (got 9)\n"
     assert procs.tree_snapshot(tmp_path) == before
 
 
@@ -84,10 +84,10 @@ def test_space_names_that_look_alike_and_ids_in_another_case_through_the_cli(tmp
     before = procs.tree_snapshot(tmp_path)
     twin = cli(tmp_path, "space", "create", "--name", "ＰＲＯＪＥＣＴ", "--description", "a fullwidth twin")
     assert (twin.returncode, twin.stdout) == (2, "")
-    assert twin.stderr.startswith("mnemon-ls: error: name: is already the name of space Project (default)")
+    assert twin.stderr.startswith("mnemon-ls: error: --name: is already the name of space Project (default)")
     hidden = cli(tmp_path, "space", "create", "--name", "Pro\u200bject", "--description", "a zero-width twin")
     assert (hidden.returncode, hidden.stdout) == (2, "")
-    assert hidden.stderr == ("mnemon-ls: error: name: must not contain invisible format characters such as "
+    assert hidden.stderr == ("mnemon-ls: error: --name: must not contain invisible format characters such as "
                              "zero-width spaces (found U+200B ZERO WIDTH SPACE, Unicode category Cf): a space name "
                              "is compared as it is seen\n")
     renamed = cli(tmp_path, "space", "update", notes.upper(), "--name", "No\ufefftes")

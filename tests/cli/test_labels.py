@@ -116,14 +116,18 @@ def test_space_status_says_the_semantic_coverage_and_an_unusable_vector_file_is_
 
 def test_a_registry_file_a_repair_rebuilt_is_a_doctor_finding_naming_the_kept_copy(cli: Cli) -> None:
     """A damaged state/memory-providers.json is moved to state/quarantine/ and rebuilt from what could be
-    salvaged by whichever command reads it first, silently (attack pass): doctor names the kept copy."""
+    salvaged by whichever command reads it first (attack pass): doctor names the kept copy, and the command that
+    repaired it says so on stderr (tests/cli/test_registry_notice.py: every later one too)."""
     cli.ok("space", "create", "--name", "Work", "--description", "decisions", "--active")
     providers = cli.data / "state" / "memory-providers.json"
     providers.parent.mkdir(parents=True, exist_ok=True)
     providers.write_text("garbage{", encoding="utf-8")
-    cli.ok("space", "list")
+    listed = cli.run("space", "list")
     kept = sorted((cli.data / "state" / "quarantine").iterdir())
     assert [p.read_text(encoding="utf-8") for p in kept] == ["garbage{"]
+    assert listed.returncode == 0 and listed.stderr == (
+        f"mnemon-ls: note: {providers} was damaged (not valid JSON: Expecting value: line 1 column 1 (char 0)); "
+        f"rebuilt with 0 recoverable spaces; the damaged file is kept at {kept[0]}\n")
     doctor = cli.run("doctor", "--json")
     found = [f for f in json.loads(doctor.stdout)["findings"] if f["subject"] == "spaces memory-providers.json"]
     assert len(found) == 1 and found[0]["level"] == "warning" and str(kept[0]) in found[0]["message"]

@@ -75,8 +75,8 @@ def test_bad_compaction_exits_2_names_the_entry_and_changes_nothing(cli):
     done = cli.run("runtime", "compact", "--entries", "-", "--revision", plan["revision"], "--pending",
                    json.dumps(plan["pending"]), *LIMIT, stdin=json.dumps(entries))
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == ("mnemon-ls: error: entries[0].importance: lowers importance: source index 2 is critical, "
-                           "this entry normal\n")
+    assert done.stderr == ("mnemon-ls: error: --entries (entries[0].importance): lowers importance: source index 2 is "
+                           "critical, this entry normal\n")
     assert procs.tree_snapshot(cli.tmp) == before
 
 

@@ -30,7 +30,7 @@ REFUSED = [
     (["space", "status", "nosuch"], 2, "spaceId"),
     (["space", "reindex", "nosuch"], 2, "spaceId"),
     (["space", "merge", "nosuch", "--into", "notes"], 2, "sourceIds[0]"),
-    (["space", "merge", "notes", "--into", "nosuch"], 2, "targetId"),
+    (["space", "merge", "notes", "--into", "nosuch"], 2, "--into"),
 ]
 
 

@@ -193,7 +193,7 @@ def test_case_50_archive_with_a_stale_revision_conflicts_and_changes_nothing(env
     before = frozen(docs_dir(root))
     with pytest.raises(RevisionConflict) as info:
         store.moves.archive(rec.id, 1)
-    assert info.value.data == {"id": rec.id, "expected": 1, "actual": 2}
+    assert info.value.data == {"field": "documentRevision", "id": rec.id, "expected": 1, "actual": 2}
     assert_unchanged(root, before)
     assert store.get(rec.id).content == "version two"
 

@@ -57,12 +57,12 @@ async def test_update_from_file_is_one_operation_for_the_request_and_the_command
 
     missing = await server.call_error("mnemon/documents/updateFromFile", {"documentRevision": 3})
     assert (missing.data["code"], missing.data["field"], missing.message) == ("invalid-input", "file",
-                                                                              "file: Field required")
+                                                                              "file: is required")
     notes = repo_dir / "notes.txt"
     notes.write_text("loose notes\n", encoding="utf-8")
     nobody = await server.call_error("mnemon/documents/updateFromFile", {"file": str(notes)})
     assert (nobody.data["code"], nobody.data["field"]) == ("not-found", "path")
-    assert nobody.message == f"no active document names {notes} in its sourcePaths; create one instead"
+    assert nobody.message == f"path: no active document names {notes} in its sourcePaths; create one instead"
 
 
 async def test_remember_names_a_branch_and_the_space_command_uses_it(server: MnemonClient, repo_dir: Path):

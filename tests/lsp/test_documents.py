@@ -198,7 +198,9 @@ async def test_documents_round_trip(client: MnemonClient, repo_dir: Path):
     # archive with a stale documentRevision: revision-conflict, nothing changes on disk.
     before = tree_state(root / "documents")
     stale = await client.call_error("mnemon/documents/archive", {"id": doc_id, "documentRevision": 1})
-    assert (stale.code, stale.data) == (-32011, {"code": "revision-conflict", "id": doc_id, "expected": 1, "actual": 2})
+    assert (stale.code, stale.data) == (-32011, {"code": "revision-conflict", "field": "documentRevision", "id": doc_id,
+                                                 "expected": 1, "actual": 2})
+    assert stale.message.startswith("documentRevision: expected revision 1, the document is at 2 ")
     assert _index(root) == [_record(updated["document"])]
     assert {k: v for k, v in tree_state(root / "documents").items() if not k.startswith(".")} == {
         k: v for k, v in before.items() if not k.startswith(".")}

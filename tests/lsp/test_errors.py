@@ -16,9 +16,9 @@ MUTATE = "mnemon/runtime/mutate"
 
 # (method, params, field, rule)
 INVALID_INPUT = [
-    (MUTATE, {"action": "frobnicate", "content": "x"}, "action", "Input should be 'add', 'replace' or 'remove'"),
+    (MUTATE, {"action": "frobnicate", "content": "x"}, "action", "input should be 'add', 'replace' or 'remove'"),
     (MUTATE, {"action": "add"}, "content", "is required"),
-    (MUTATE, {"content": "x"}, "action", "Field required"),
+    (MUTATE, {"content": "x"}, "action", "is required"),
     (MUTATE, {"action": "add", "content": "a \u00a7 b"}, "content",
      "must not contain '\u00a7' (U+00A7), the reserved entry delimiter"),
     (MUTATE, {"action": "add", "content": " \n\t "}, "content", "is required (empty or only whitespace)"),
@@ -30,19 +30,19 @@ INVALID_INPUT = [
      "must not contain '..' (got 'bad..name')"),
     (MUTATE, {"action": "add", "content": "x", "branches": ["main", "-x"]}, "branches[1]",
      "must not start with '/' or '-' (got '-x')"),
-    (MUTATE, {"action": "add", "content": "x", "target": "project"}, "target", "Input should be 'user' or 'memory'"),
+    (MUTATE, {"action": "add", "content": "x", "target": "project"}, "target", "input should be 'user' or 'memory'"),
     (MUTATE, {"action": "add", "content": "x", "color": "red"}, "color", "is not a known field"),
     (MUTATE, [{"action": "add", "content": "x"}], "params", "must be an object"),
     (MUTATE, "add x", "params", "must be an object"),
-    ("mnemon/wake", {"budgetChars": 10}, "budgetChars", "Input should be greater than or equal to 1024"),
-    ("mnemon/wake", {"budgetChars": "2048"}, "budgetChars", "Input should be a valid integer"),
+    ("mnemon/wake", {"budgetChars": 10}, "budgetChars", "input should be greater than or equal to 1024"),
+    ("mnemon/wake", {"budgetChars": "2048"}, "budgetChars", "input should be a valid integer, not a string"),
     ("mnemon/wake", {"branch": "bad..x"}, "branch", "must not contain '..' (got 'bad..x')"),
     ("mnemon/wake", {"branch": "has space"}, "branch", "may contain only A-Z a-z 0-9 . _ / - (got 'has space')"),
     ("mnemon/wake", {"verbose": True}, "verbose", "is not a known field"),
     ("mnemon/wake", [1, 2], "params", "must be an object"),
     ("mnemon/status", {"x": 1}, "x", "is not a known field"),
-    ("mnemon/turn/end", {}, "viewId", "Field required"),
-    ("mnemon/turn/begin", {"parentViewId": 7}, "parentViewId", "Input should be a valid string"),
+    ("mnemon/turn/end", {}, "viewId", "is required"),
+    ("mnemon/turn/begin", {"parentViewId": 7}, "parentViewId", "input should be a valid string, not an integer"),
 ]
 
 

@@ -70,7 +70,7 @@ async def test_a_file_with_a_document_offers_update(editor: MnemonClient, repo_d
     editor.messages.clear()
     stale = await editor.command(UPDATE, actions[-1][2])
     assert stale["success"] is False and stale["error"]["code"] == "revision-conflict"
-    assert "is at revision 2, not 1" in stale["error"]["message"]
+    assert "documentRevision: expected revision 1, the document is at 2 " in stale["error"]["message"]
     assert tree_state(root) == before
     assert [m.type for m in editor.messages] == [types.MessageType.Error]
     assert editor.messages[0].message.startswith("mnemon: document not updated: ")

@@ -173,7 +173,7 @@ async def test_bad_input_is_refused_by_field_and_rule_and_writes_nothing(lsp: La
     await refused({"fingerprint": "abc", "ids": [one]}, "invalid-input", "fingerprint", "should match pattern")
     await refused({"fingerprint": "0" * 64, "ids": [one]}, "invalid-input", "fingerprint",
                   "is not the fingerprint of the files as they are now, nor of a recent scan")
-    await refused({"ids": [one]}, "invalid-input", "fingerprint", "Field required")
+    await refused({"ids": [one]}, "invalid-input", "fingerprint", "is required")
 
     # A file changed, added or gone between the scan and the apply: the scan's digests name it.
     user_md.write_text(HERMES_USER + "§\nI review on Mondays.\n", encoding="utf-8")

@@ -64,7 +64,7 @@ async def test_a_bad_tool_call_names_what_is_wrong_and_changes_nothing(lsp: Laun
     missing = await client.call_error("mnemon/tool", {"name": "mnemon_memory_spaces", "arguments": {"action": "create"}})
     assert missing.message == "name: is required for action=create"
     absent = await client.call_error("mnemon/tool", {"name": "mnemon_document_manage", "arguments": {"action": "get"}})
-    assert absent.message == "arguments.id: Field required"
+    assert absent.message == "arguments.id: is required"
     field = await client.call_error("mnemon/tool", {"name": "mnemon_tool", "nope": 1})
     assert field.message.startswith("nope: is not a known field")
     assert not (tmp_path / "root" / "runtime").exists()  # nothing was written by the refused calls

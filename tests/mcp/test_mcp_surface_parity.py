@@ -64,4 +64,4 @@ async def test_records_search_query_is_bounded_like_recall_on_every_surface(work
 
     cli = _cli(workspace, data_dir, "records", "list", "--text", long_query)
     assert (cli.returncode, cli.stdout) == (2, "")
-    assert cli.stderr == f"mnemon-ls: error: text: {rule}\n"
+    assert cli.stderr == f"mnemon-ls: error: --text: {rule}\n"  # the option typed

@@ -77,7 +77,7 @@ def test_bad_input_exit_codes_and_nothing_written(cli):
     result = cli.run("propose", "--title", "x", "--content", "y")
     assert result.returncode == 2 and "governance.sourceRefs" in result.stderr
     result = cli.run("create", "--title", "x", "--content", "y", "--source-ref", "nocolon")
-    assert result.returncode == 2 and "sourceRefs[0]" in result.stderr
+    assert result.returncode == 2 and "--source-ref nocolon: " in result.stderr
     assert not (cli.ws / ".dsh").exists()
     result = cli.run("verify", "memory:none")
     assert result.returncode == 2 and "no record memory:none" in result.stderr

@@ -77,5 +77,5 @@ def test_cli_runtime_add_branch_head_exits_2_and_names_the_rule(tmp_path):
     proc = subprocess.run([*mnemon_command(), "runtime", "add", "--content", "x", "--branch", "HEAD",
                            "--scope", "custom", "--data-dir", str(root)], capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
-    assert "branches[0]" in proc.stderr and "HEAD" in proc.stderr
+    assert "--branch HEAD: " in proc.stderr and "must not be HEAD" in proc.stderr
     assert not (root / "runtime").exists()

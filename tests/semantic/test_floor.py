@@ -52,7 +52,7 @@ def space(tmp_path_factory):
 def test_a_query_about_nothing_in_the_space_gets_no_medium_vector_hit(space, query) -> None:
     strict = space.recall(query, limit=5).to_dict()
     assert strict["results"] == []  # no keyword hit, and no vector-only hit dressed as medium
-    assert "found by meaning alone with a weak similarity" in strict["hint"] and "balanced-v1" in strict["hint"]
+    assert " weak match" in strict["hint"] and "labelled low: recallPolicy balanced-v1 lists them" in strict["hint"]
     every = space.recall(query, limit=10, quality=EXHAUSTIVE).to_dict()["results"]
     assert every, "the vector matches are still there, labelled low"
     assert {r["matchedVia"] for r in every} == {"vector"}
@@ -225,8 +225,8 @@ def test_the_empty_recall_hint_counts_only_low_score_meaning_only_rows_and_names
     chosen = quality_policy.plan(5, strict)
     hint = _policy_hint(rows, quality_policy.select(scores, 5, strict, chosen))
     # one low-score row (0.1); the non-positive one is left out by balanced-v1 too, so it is not counted
-    assert hint == ("no result passed the quality policy (1 found by meaning alone with a weak similarity, "
-                    "scored low: recall policy balanced-v1 lists them)")
+    assert hint == ("no result passed the quality policy (1 weak match, labelled low: recallPolicy balanced-v1 lists "
+                    "them, MNEMON_RECALL_POLICY=balanced-v1 for one command)")
     only_zero = rows[1:]
     assert _policy_hint(only_zero, quality_policy.select([(0.0, True)], 5, strict, chosen)) == \
         "no result passed the quality policy"

@@ -48,10 +48,10 @@ def test_cli_refuses_a_confusable_name_naming_the_space_and_changes_no_byte(tmp_
     for other, what in LOOK_ALIKES[:3]:
         created = cli(tmp_path, "space", "create", "--name", other, "--description", "a twin")
         assert created.returncode == 2, (what, created.stdout)
-        assert created.stderr == f"mnemon-ls: error: name: {rule}\n", what
+        assert created.stderr == f"mnemon-ls: error: --name: {rule}\n", what
         renamed = cli(tmp_path, "space", "update", notes_id, "--name", other)
         assert renamed.returncode == 2, (what, renamed.stdout)
-        assert renamed.stderr == f"mnemon-ls: error: name: {rule}\n", what
+        assert renamed.stderr == f"mnemon-ls: error: --name: {rule}\n", what
     assert procs.tree_snapshot(root) == before
     # a name wholly in another script is a name of its own
     for free in ("\u0395\u03bb\u03bb\u03b7\u03bd\u03b9\u03ba\u03ac", "\u9879\u76ee\u7b14\u8bb0"):

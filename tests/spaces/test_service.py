@@ -275,7 +275,8 @@ def test_a_question_answered_on_another_branch_sends_this_branchs_partial_matche
     deploys = service.remember("Deploys of the search service happen on Tuesdays.", space_id=a).id
     question = "On which port does the search service call the ranking sidecar?"
     sent = service.recall(question, branch="main", audience="assistant").to_dict()
-    assert sent["results"] == [] and sent["hint"] == "no result passed the quality policy"
+    assert sent["results"] == [] and sent["hint"] == "nothing matched with enough confidence"
+    assert sent["withheld"] == {"lowConfidence": 2}  # the two partial matches, low: not sent, and counted
     assert sent["hidden"]["otherBranch"] == 1 and ELSEWHERE_NOTICE in sent["notices"]
     person = service.recall(question, branch="main", quality=RecallQuality(policy="exhaustive-v1")).to_dict()
     assert {r["id"]: r["tier"] for r in person["results"]} == {listens: "low", deploys: "low"}

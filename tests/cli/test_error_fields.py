@@ -1,0 +1,71 @@
+"""Errors of bad input name the field and the rule in one wording on every surface, and on the command line the
+field is the option the person typed (real CLI subprocesses): a pydantic rule reads as MCP's does
+(``input should be ...``, tests/mcp/test_mcp_error_fields.py), a document that does not exist names ``id``, a
+stale document revision ``--revision``, a stale index revision ``--index-revision``; exit codes as docs/cli.md
+gives them (2 invalid input or not found, 3 rejected)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from tests.gitrepo import commit_files, make_repo
+from tests.helpers import procs
+from tests.helpers.zygote import mnemon_command
+
+
+def cli(ws: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ) | {"HOME": str(tmp_path / "home"), "MNEMON_SEMANTIC": "off"}
+    return subprocess.run([*mnemon_command(), *args, "--scope", "custom", "--data-dir", str(tmp_path / "root")],
+                          capture_output=True, text=True, env=env, cwd=ws, timeout=60)
+
+
+def workspace(tmp_path: Path) -> Path:
+    repo = make_repo(tmp_path / "ws")
+    commit_files(repo, {"src/lib.py": "def parse(text):\n    return text.split()\n"}, "lib")
+    return Path(repo.workdir)
+
+
+def test_a_rule_of_the_params_model_names_the_option_in_mcp_words(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    assert cli(ws, tmp_path, "runtime", "add", "--content", "first").returncode == 0
+    before = procs.tree_snapshot(tmp_path)
+    done = cli(ws, tmp_path, "runtime", "add", "--content", "parse splits", "--cite", "src/lib.py:0")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("mnemon-ls: error: --cite src/lib.py:0 (startLine): input should be greater than or "
+                           "equal to 1\n")
+    scripted = cli(ws, tmp_path, "runtime", "add", "--content", "parse splits", "--cite", "src/lib.py:0", "--json")
+    error = json.loads(scripted.stdout)["error"]  # the operation's field names, the rule as every surface words it
+    assert (error["field"], error["rule"]) == ("cites[0].startLine", "input should be greater than or equal to 1")
+    reversed_lines = cli(ws, tmp_path, "runtime", "add", "--content", "x", "--cite", "src/lib.py:2-1")
+    assert reversed_lines.stderr == ("mnemon-ls: error: --cite src/lib.py:2-1 (endLine): must not be before startLine "
+                                     "(1 < 2)\n")
+    restore = cli(ws, tmp_path, "doc", "restore", "0123456789abcdef", "--revision", "-1")
+    assert (restore.returncode, restore.stderr) == (2, "mnemon-ls: error: --revision: must be an integer >= 1 "
+                                                       "(got -1)\n")
+    assert procs.tree_snapshot(tmp_path) == before
+
+
+def test_document_errors_name_the_field_and_the_option(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    made = cli(ws, tmp_path, "doc", "create", "--title", "Deploy", "--content", "blue-green", "--json")
+    assert made.returncode == 0, made.stderr
+    doc = json.loads(made.stdout)["document"]["id"]
+    missing = cli(ws, tmp_path, "doc", "get", "nope")
+    assert (missing.returncode, missing.stderr) == (2, 'mnemon-ls: error: id: document "nope" does not exist\n')
+    before = procs.tree_snapshot(tmp_path)
+    stale = cli(ws, tmp_path, "doc", "update", doc, "--content", "canary", "--revision", "4")
+    assert (stale.returncode, stale.stdout) == (3, "")
+    assert stale.stderr == (f"mnemon-ls: error: --revision: expected revision 4, the document is at 1 (document {doc}: "
+                            "re-read it and retry; the stored copy was kept as it is)\n")
+    scripted = json.loads(cli(ws, tmp_path, "doc", "update", doc, "--content", "canary", "--revision", "4",
+                              "--json").stdout)["error"]
+    assert (scripted["code"], scripted["field"], scripted["expected"], scripted["actual"]) == (
+        "revision-conflict", "documentRevision", 4, 1)
+    index = cli(ws, tmp_path, "doc", "update", doc, "--content", "canary", "--index-revision", "a" * 64)
+    assert index.returncode == 3
+    assert index.stderr.startswith("mnemon-ls: error: --index-revision: documents/index.json changed since revision "
+                                   "aaaaaaaaaaaa (now "), index.stderr
+    assert procs.tree_snapshot(tmp_path) == before

@@ -1,0 +1,36 @@
+"""A real ``mnemon-ls mcp`` (the SDK's stdio client) words bad input as the command line does
+(tests/cli/test_error_fields.py): the field, then the rule; a pydantic rule in the same words
+(``input should be ...``), a document that does not exist names ``id``, a stale document revision the tool's
+``revision`` argument; the error codes are unchanged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.gitrepo import commit_files, make_repo
+from tests.helpers.procs import tree_snapshot
+from tests.mcp.conftest import answer, mcp_session, text
+
+
+async def test_document_and_citation_errors_name_the_argument(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    commit_files(repo, {"src/lib.py": "def parse(text):\n    return text.split()\n"}, "lib")
+    workspace, data_dir = Path(repo.workdir), tmp_path / "root"
+    args = ["--workspace", str(workspace), "--scope", "custom", "--data-dir", str(data_dir)]
+    async with mcp_session(args) as session:
+        made = await answer(session, "mnemon_document_create", {"title": "Deploy", "content": "blue-green"})
+        doc = made.split("(id: ", 1)[1].split(")", 1)[0]  # "Document created: Deploy (id: <id>), revision 1, ..."
+        before = tree_snapshot(data_dir)
+        cited = await session.call_tool("mnemon_runtime_memory", {"action": "add", "content": "parse splits",
+                                                                  "cites": [{"path": "src/lib.py", "startLine": 0}]})
+        assert cited.is_error and text(cited) == ("Error executing tool mnemon_runtime_memory: invalid-input: "
+                                                  "cites[0].startLine: input should be greater than or equal to 1")
+        missing = await session.call_tool("mnemon_document_manage", {"action": "get", "id": "nope"})
+        assert missing.is_error and text(missing) == ('Error executing tool mnemon_document_manage: not-found: '
+                                                      'id: document "nope" does not exist')
+        stale = await session.call_tool("mnemon_document_manage", {"action": "update", "id": doc, "content": "canary",
+                                                                   "revision": 4})
+        assert stale.is_error and text(stale) == (
+            f"Error executing tool mnemon_document_manage: revision-conflict: revision: expected revision 4, the "
+            f"document is at 1 (document {doc}: re-read it and retry; the stored copy was kept as it is)")
+        assert tree_snapshot(data_dir) == before
