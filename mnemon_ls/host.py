@@ -79,11 +79,17 @@ class WorkspaceHost:
         """Finish a pack import a killed process left decided (``.dsh-pack-swap.json`` in this root, or its
         copy in the user root when another workspace's import was replacing the shared USER.md there), so no
         Source ever reads or writes a half-swapped root (:func:`mnemon_ls.packs.recover`). Writes only then."""
-        for root in self._swap_roots():
-            if os.path.lexists(root / ".dsh-pack-swap.json"):
+        for root, journal in self._swap_journals:
+            if os.path.lexists(journal):
                 from .packs import recover
 
                 recover(root)
+
+    @functools.cached_property
+    def _swap_journals(self) -> tuple[tuple[Path, str], ...]:
+        """``(root, its swap journal's path)`` of each :meth:`_swap_roots` root (built once: every long-lived
+        host's operation looks for them)."""
+        return tuple((root, os.path.join(root, ".dsh-pack-swap.json")) for root in self._swap_roots())
 
     def hold_pack_gate(self) -> None:
         """Hold the pack gate of this host's root(s) shared until :meth:`close` (:mod:`mnemon_ls.packgate`):
