@@ -540,7 +540,8 @@ def _read_contents(db_path: Path, ids: list[str]) -> list[tuple[str, str]]:
     db = open_reader(db_path, timeout=10)
     try:
         marks = ",".join("?" * len(ids))
-        return [(r[0], r[1] or "") for r in db.execute(
+        # content that is not text (a BLOB another tool wrote) is embedded as no text, as the side index holds it
+        return [(r[0], r[1] if isinstance(r[1], str) else "") for r in db.execute(
             f"SELECT id, content FROM insights WHERE deleted_at IS NULL AND id IN ({marks})", ids)]
     finally:
         db.close()

@@ -288,3 +288,16 @@ def test_cli_doc_search_labels_a_document_found_by_meaning_alone_in_text(cli: Cl
     label = f"(low, by meaning alone: cosine {cosine:.3f})" if hit["matched"] == "semantic-low" \
         else f"(by meaning alone: cosine {cosine:.3f})"
     assert text[0] == f"{hit['score']:.3f}  {hit['id'][:8]}  发布流程 {label}"
+
+
+def test_an_item_whose_content_is_a_blob_does_not_crash_recall(cli: Cli) -> None:
+    # another tool wrote one item's content as a BLOB (damaged row): the inline embedding of missing vectors
+    # treats it as the side index does (no text), the recall answers from the others without a stack trace
+    ids = cli.seed(["retry policy: back off 2 s then 4 s", "deploys need the release checklist"])
+    db = sqlite3.connect(cli.root / "data" / "default" / "mnemon.db")
+    db.execute("UPDATE insights SET content = CAST(content AS BLOB) WHERE id = ?", (ids[1],))
+    db.commit()
+    db.close()
+    found = cli.json("recall", "how long to back off on retry")
+    assert ids[0] in [r["id"] for r in found["results"]]
+    assert all(isinstance(r["content"], str) for r in found["results"])
