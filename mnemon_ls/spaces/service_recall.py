@@ -273,7 +273,10 @@ class SpacesRecall:
             withheld_count = len(withheld)
         results = []
         times: dict[str, tuple[str | None, str | None]] = {}
-        shown = _complete(rows, picked[:MAX_RESULTS], completers)
+        shown, lost = _complete(rows, picked[:MAX_RESULTS], completers)
+        for order, exc in lost.items():  # its store went away (or stayed busy) after its search: it failed
+            sources[order].update(status="unavailable", hint=exc.message, stats=None)
+            sources[order].pop("branchHidden", None)
         for index in shown:
             record, rank, _order, item, _sem, provider_id = rows[index]
             decision = selection.decisions[index]
@@ -478,18 +481,27 @@ def _policy_hint(rows: list[tuple], selection: Any, audience: str = "person") ->
             "MNEMON_RECALL_POLICY=balanced-v1 for one command)")
 
 
-def _complete(rows: list[tuple], indexes: list[int],
-              completers: dict[int, Callable[[Sequence[Item]], list[Item]]]) -> list[int]:
-    """``indexes`` (rows to send) with the partial items among them completed (:attr:`SearchOutcome.complete` of
-    their space, one call per space, in place); a row whose item is gone since its search is left out."""
+def _complete(rows: list[tuple], indexes: list[int], completers: dict[int, Callable[[Sequence[Item]], list[Item]]]
+              ) -> tuple[list[int], dict[int, MnemonError]]:
+    """``(sent, failed)``: ``indexes`` (rows to send) with the partial items among them completed
+    (:attr:`SearchOutcome.complete` of their space, one call per space, in place), a row whose item is gone since
+    its search left out; ``failed``: ``{space order: error}`` of the spaces whose completion raised a
+    :class:`MnemonError` (the store deleted, replaced by an unreadable file or kept busy since the search), whose
+    rows are left out as a space that could not answer is."""
     wanted: dict[int, list[Item]] = {}
     for index in indexes:
         if rows[index][2] in completers:
             wanted.setdefault(rows[index][2], []).append(rows[index][3])
     if not wanted:
-        return indexes
-    done = {id(item) for order, items in wanted.items() for item in completers[order](items)}
-    return [i for i in indexes if rows[i][2] not in completers or id(rows[i][3]) in done]
+        return indexes, {}
+    done: set[int] = set()
+    failed: dict[int, MnemonError] = {}
+    for order, items in wanted.items():
+        try:
+            done.update(id(item) for item in completers[order](items))
+        except MnemonError as exc:
+            failed[order] = exc
+    return [i for i in indexes if rows[i][2] not in completers or id(rows[i][3]) in done], failed
 
 
 def _finite(value: float) -> bool:

@@ -103,3 +103,43 @@ def test_an_item_forgotten_before_it_is_completed_is_not_sent(filled: tuple[Spac
     done = part.complete(part.items)
     assert [i.id for i in done] == [i.id for i in part.items[1:]]
     assert all(i.content for i in done)
+
+
+def test_a_store_deleted_between_its_search_and_its_load_fails_that_space_alone(root: Path) -> None:
+    # two active spaces: the first is searched, then (while the second is searched) another process deletes the
+    # first with the real CLI; the recall answers from the second and names the first as failed
+    import os
+    import subprocess
+
+    from tests.helpers.zygote import mnemon_command
+
+    service = SpacesService(root)
+    first = service.create_space("First", "retry facts", active=True).to_dict()["id"]
+    second = service.create_space("Second", "more retry facts", active=True).to_dict()["id"]
+    for space in (first, second):
+        for n in range(4):
+            service.remember(f"retry backoff note {n} of {space}", space_id=space)
+    records = {r.id: r for r in service.state().all}
+    assert [r.id for r in service.state().all if r.active] == [first, second]  # searched in this order
+    later = service.provider(records[second])
+    service.recall("retry backoff")  # both stores and side indexes open
+    deleted: list[subprocess.CompletedProcess[str]] = []
+
+    def delete_first(_statement: str) -> None:
+        if not deleted:
+            env = dict(os.environ) | {"MNEMON_SEMANTIC": "off"}
+            deleted.append(subprocess.run([*mnemon_command(), "space", "delete", first, "--data-dir", str(root),
+                                           "--json"], capture_output=True, text=True, env=env, timeout=60))
+
+    later._conn().set_trace_callback(delete_first)
+    try:
+        found = service.recall("retry backoff").to_dict()
+    finally:
+        later._conn().set_trace_callback(None)
+    assert deleted and deleted[0].returncode == 0, deleted[0].stderr
+    assert found["results"] and {r["spaceId"] for r in found["results"]} == {second}
+    assert found["failed"] == [first]
+    source = {s["spaceId"]: s for s in found["sources"]}
+    assert source[first]["status"] == "unavailable" and "does not exist" in source[first]["hint"]
+    assert source[second]["status"] == "ready"
+    service.close()
