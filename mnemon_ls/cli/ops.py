@@ -383,11 +383,11 @@ def message(error: MnemonError, args: argparse.Namespace) -> str:
         return f"{flag}{inside}: {rule}"
     given = getattr(args, name, None) or []
     if isinstance(given, str):  # one option holding a list (--drop 1,5), or JSON (--entries FILE: the place in it)
-        return f"{flag} ({field_name}): {rule}" if inside else f"{flag} {given}: {rule}"
+        return f"{flag} ({field_name}): {rule}" if inside else f"{flag} {_echo(given)}: {rule}"
     index = int(match.group(2))
     if "kind" in error.data:  # a refused credential: named by its place, never echoed
         return f"{flag} (the {_ordinal(index + 1)} one){inside}: {rule}"
-    return f"{flag} {given[index]}{inside}: {rule}" if index < len(given) else f"{flag}{inside}: {rule}"
+    return f"{flag} {_echo(given[index])}{inside}: {rule}" if index < len(given) else f"{flag}{inside}: {rule}"
 
 
 def _member_words(command: Any, args: argparse.Namespace, field_name: str) -> str | None:
@@ -402,9 +402,21 @@ def _member_words(command: Any, args: argparse.Namespace, field_name: str) -> st
     if not parts or not isinstance(objects, list) or int(match.group(2)) >= len(objects):
         return None
     lead, obj = parts[0], objects[int(match.group(2))]
-    typed = f"{lead.flag} {obj.get(lead.member, '')}"
+    typed = f"{lead.flag} {_echo(obj.get(lead.member, ''))}"
     part = next((a for a in parts if a.member == match.group(3)), lead)
     return typed if part is lead else f"{part.flag} of {typed}"
+
+
+#: How many characters of a value the person typed an error repeats (then ``...``).
+ECHO_LIMIT = 60
+
+
+def _echo(value: Any) -> str:
+    """A value the person typed as an error repeats it: on one line (a control character such as a newline shown
+    escaped, ``\\n``) and at most :data:`ECHO_LIMIT` characters, then ``...`` (a 100 KB ``--tag`` is not
+    printed back whole)."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(value))
+    return text if len(text) <= ECHO_LIMIT else text[:ECHO_LIMIT] + "..."
 
 
 def _ordinal(n: int) -> str:
