@@ -407,8 +407,8 @@ def _member_words(command: Any, args: argparse.Namespace, field_name: str) -> st
     return typed if part is lead else f"{part.flag} of {typed}"
 
 
-#: How many characters of a value the person typed an error repeats (then ``...``).
-ECHO_LIMIT = 60
+#: How many characters of a value the person typed an error repeats (then ``...``): a long path is given whole.
+ECHO_LIMIT = 256
 
 
 def _echo(value: Any) -> str:

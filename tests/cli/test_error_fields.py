@@ -72,17 +72,17 @@ def test_document_errors_name_the_field_and_the_option(tmp_path: Path) -> None:
 
 
 def test_a_long_or_multiline_value_is_not_printed_back_whole(tmp_path: Path) -> None:
-    # the option is named with the value typed, clipped to 60 characters and on one line; --json keeps the data
+    # the option is named with the value typed, clipped to 256 characters and on one line; --json keeps the data
     ws = workspace(tmp_path)
     assert cli(ws, tmp_path, "space", "create", "--name", "Project", "--description", "facts",
                "--active").returncode == 0
     before = procs.tree_snapshot(tmp_path)
     long_tag = cli(ws, tmp_path, "remember", "retry facts", "--tag", "t" * 5000)
     assert (long_tag.returncode, long_tag.stderr) == (
-        2, f"mnemon-ls: error: --tag {'t' * 60}...: must be at most 100 UTF-8 bytes\n")
+        2, f"mnemon-ls: error: --tag {'t' * 256}...: must be at most 100 UTF-8 bytes\n")
     long_space = cli(ws, tmp_path, "recall", "retry", "--space", "Project", "--space", "ü" * 5000)
     assert (long_space.returncode, long_space.stderr) == (
-        2, f"mnemon-ls: error: --space {'ü' * 60}...: is not a registered space id or name\n")
+        2, f"mnemon-ls: error: --space {'ü' * 256}...: is not a registered space id or name\n")
     two_lines = cli(ws, tmp_path, "recall", "retry", "--space", "Project", "--space", "no\nsuch\x1b[31m")
     assert (two_lines.returncode, two_lines.stderr) == (
         2, "mnemon-ls: error: --space no\\nsuch\\x1b[31m: is not a registered space id or name\n")
