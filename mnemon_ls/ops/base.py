@@ -22,6 +22,7 @@ above :mod:`mnemon_ls.errors`.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -55,6 +56,10 @@ class WorkspaceParams(Params):
 
 #: pydantic's rule words that name a Python type, and the JSON words a client knows.
 _JSON_WORDS = (("a valid dictionary", "an object"), ("a valid list", "an array"))
+
+
+#: pydantic's words naming the Python class a field's model is (``or instance of CiteParam``).
+_CLASS_WORDS = re.compile(r" or instance of [A-Za-z_][A-Za-z0-9_.]*")
 
 
 def _article(name: str) -> str:
@@ -92,6 +97,7 @@ def validation_problems(error: ValidationError, prefix: str = "", whole: str | N
         rule = message[:1].lower() + message[1:]
         for python, wire in _JSON_WORDS:
             rule = rule.replace(python, wire)
+        rule = _CLASS_WORDS.sub("", rule)  # "an object or instance of CiteParam": a Python class, not a JSON type
         sent = item.get("input")
         if kind.endswith("_type") or (kind in ("literal_error", "enum") and not isinstance(sent, str)):
             rule += f", not {_article(json_type_name(sent))}"  # a string not among the choices: the choices say it

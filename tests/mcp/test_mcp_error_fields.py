@@ -34,3 +34,19 @@ async def test_document_and_citation_errors_name_the_argument(tmp_path: Path) ->
             f"Error executing tool mnemon_document_manage: revision-conflict: revision: expected revision 4, the "
             f"document is at 1 (document {doc}: re-read it and retry; the stored copy was kept as it is)")
         assert tree_snapshot(data_dir) == before
+
+
+async def test_a_citation_that_is_not_an_object_is_named_in_json_words(tmp_path: Path) -> None:
+    # pydantic's "a valid dictionary or instance of CiteParam" names a Python class: the rule says "an object"
+    repo = make_repo(tmp_path / "repo")
+    commit_files(repo, {"src/lib.py": "def parse(text):\n    return text.split()\n"}, "lib")
+    workspace, data_dir = Path(repo.workdir), tmp_path / "root"
+    args = ["--workspace", str(workspace), "--scope", "custom", "--data-dir", str(data_dir)]
+    async with mcp_session(args) as session:
+        await answer(session, "mnemon_runtime_memory", {"action": "add", "content": "deploys go through staging"})
+        before = tree_snapshot(data_dir)
+        cited = await session.call_tool("mnemon_runtime_memory", {"action": "add", "content": "parse splits",
+                                                                  "cites": [["src/lib.py", 1]]})
+        assert cited.is_error and text(cited) == ("Error executing tool mnemon_runtime_memory: invalid-input: "
+                                                  "cites[0]: input should be an object, not an array")
+        assert tree_snapshot(data_dir) == before
