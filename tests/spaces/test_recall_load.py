@@ -143,3 +143,25 @@ def test_a_store_deleted_between_its_search_and_its_load_fails_that_space_alone(
     assert source[first]["status"] == "unavailable" and "does not exist" in source[first]["hint"]
     assert source[second]["status"] == "ready"
     service.close()
+
+
+def access_counts(provider: NativeProvider) -> dict[str, int]:
+    provider.flush_access()
+    return {row[0]: row[1] for row in provider._conn().execute(
+        "SELECT id, access_count FROM insights WHERE deleted_at IS NULL")}
+
+
+@pytest.mark.parametrize("mode", ["smart", "keyword", "basic"])
+def test_a_recall_counts_an_access_on_the_items_it_sends_only(filled: tuple[SpacesService, NativeProvider],
+                                                              mode: str) -> None:
+    # the Mnemon CLI counts an access on each returned id (reference mnemon-cli.md §5), not on every candidate
+    service, provider = filled
+    before = access_counts(provider)
+    found = service.recall("retry", limit=3, mode=mode)
+    sent = {r["id"] for r in found.results}
+    assert sent and found.to_dict()["sources"][0]["stats"]["fetched"] > len(sent)  # candidates not sent
+    after = access_counts(provider)
+    assert {i for i in after if after[i] != before.get(i)} == sent
+    assert all(after[i] == before[i] + 1 for i in sent)
+    logged = provider._conn().execute("SELECT detail FROM oplog ORDER BY rowid DESC LIMIT 1").fetchone()[0]
+    assert logged.endswith(f"q=retry hits={len(sent)}")

@@ -107,9 +107,26 @@ class NativeRecall:
             if self.read_only_reason is not None:
                 outcome.notices.append(self.notice or "")
             elif self.track_access and outcome.items:
-                self._touch([item.id for item in outcome.items], "search" if mode == "keyword" else
-                            ("recall:basic" if mode == "basic" else "recall"), query)
+                operation = "search" if mode == "keyword" else ("recall:basic" if mode == "basic" else "recall")
+                if partial:  # the caller sends some of the candidates: those are the reads (access on returned ids)
+                    outcome.complete = self._touching(outcome.complete, operation, query)
+                else:
+                    self._touch([item.id for item in outcome.items], operation, query)
             return outcome
+
+    def _touching(self, complete: Callable[[Sequence[Item]], list[Item]] | None, operation: str,
+                  query: str) -> Callable[[Sequence[Item]], list[Item]]:
+        """``outcome.complete`` of a partial answer that also records the access of the items it completes (the
+        ones the caller sends; the Mnemon CLI counts an access on each returned id, reference ``mnemon-cli.md``
+        §5): ``complete`` ``None`` means the items are already complete (a ``basic`` recall)."""
+        def sent(items: Sequence[Item]) -> list[Item]:
+            done = complete(items) if complete is not None else list(items)
+            if done:
+                with self._lock:
+                    if self.read_only_reason is None:
+                        self._touch([item.id for item in done], operation, query)
+            return done
+        return sent
 
     def _ranked(self, db: sqlite3.Connection, query: str, limit: int, mode: str, category: str | None,
                 source: str | None, keep: KeepFn | None, partial: bool = False) -> SearchOutcome:
