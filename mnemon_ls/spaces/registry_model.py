@@ -140,7 +140,8 @@ class Problem:
                     "and read-only here: third-party spaces are not shown and provider settings cannot change "
                     "until mnemon-ls is upgraded")
         kept = f"; the damaged file is kept at {self.quarantined}" if self.quarantined else ""
-        return f"{self.file} was damaged ({self.reason}); rebuilt with {self.recovered} recoverable spaces{kept}"
+        return (f"{self.file} was damaged ({self.reason}); rebuilt with {self.recovered} recoverable "
+                f"space{'' if self.recovered == 1 else 's'}{kept}")
 
 
 class _Damaged(Exception):

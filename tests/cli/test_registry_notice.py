@@ -34,6 +34,7 @@ def test_space_list_and_recall_name_the_repair_once_until_the_copy_is_deleted(tm
     note = (f"a damaged .dsh-memory-bodies.json was rebuilt from what could be salvaged; the damaged copy is kept at "
             f"{copy} (`mnemon-ls doctor` says more; delete the copy once the rebuilt file has what you need)")
     assert listed.stderr.count(str(copy)) == 1, listed.stderr
+    assert "; rebuilt with 1 recoverable space;" in listed.stderr, listed.stderr  # one space, not "1 ... spaces"
     later = cli(tmp_path, "space", "list")
     assert later.stderr == f"mnemon-ls: note: {note}\n"
     scripted = cli(tmp_path, "space", "list", "--json")
