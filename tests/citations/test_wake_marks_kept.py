@@ -27,12 +27,18 @@ def stored_time(host: WorkspaceHost) -> datetime:
     return datetime.fromisoformat(entry.updated_at.replace("Z", "+00:00"))
 
 
-def test_a_kept_review_mark_appears_at_the_moment_the_age_reaches_review_after_days(tmp_path: Path):
+def host_with_one_entry(tmp_path: Path) -> tuple[WorkspaceHost, list[datetime], datetime]:
+    """A host on a real repository whose clock is ``now[0]``, reviewing after 3 days, with one MEMORY.md entry;
+    ``(host, now, the entry's updated time)``."""
     workspace = Path(make_repo(tmp_path / "ws").workdir)
     now = [datetime.now(timezone.utc)]
     host = WorkspaceHost(workspace, load_settings(SETTINGS | {"reviewAfterDays": 3}), clock=lambda: now[0])
     run(host, "runtime.mutate", action="add", target="memory", content="deploys go through staging")
-    updated = stored_time(host)
+    return host, now, stored_time(host)
+
+
+def test_a_kept_review_mark_appears_at_the_moment_the_age_reaches_review_after_days(tmp_path: Path):
+    host, now, updated = host_with_one_entry(tmp_path)
     due_at = updated + 3 * DAY
 
     answers = []
@@ -46,11 +52,7 @@ def test_a_kept_review_mark_appears_at_the_moment_the_age_reaches_review_after_d
 
 
 def test_a_confirmation_stamped_in_the_future_counts_from_its_moment_on(tmp_path: Path):
-    workspace = Path(make_repo(tmp_path / "ws").workdir)
-    now = [datetime.now(timezone.utc)]
-    host = WorkspaceHost(workspace, load_settings(SETTINGS | {"reviewAfterDays": 3}), clock=lambda: now[0])
-    run(host, "runtime.mutate", action="add", target="memory", content="deploys go through staging")
-    updated = stored_time(host)
+    host, now, updated = host_with_one_entry(tmp_path)
     confirmed = updated + 10 * DAY
     reviewed = host.root / "state" / "citations" / "reviewed.json"
     reviewed.parent.mkdir(parents=True, exist_ok=True)

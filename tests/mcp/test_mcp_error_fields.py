@@ -12,11 +12,16 @@ from tests.helpers.procs import tree_snapshot
 from tests.mcp.conftest import answer, mcp_session, text
 
 
-async def test_document_and_citation_errors_name_the_argument(tmp_path: Path) -> None:
+def server_args(tmp_path: Path) -> tuple[list[str], Path]:
+    """``(mnemon-ls mcp arguments, the storage root)`` for a real repository with one committed file."""
     repo = make_repo(tmp_path / "repo")
     commit_files(repo, {"src/lib.py": "def parse(text):\n    return text.split()\n"}, "lib")
-    workspace, data_dir = Path(repo.workdir), tmp_path / "root"
-    args = ["--workspace", str(workspace), "--scope", "custom", "--data-dir", str(data_dir)]
+    data_dir = tmp_path / "root"
+    return ["--workspace", str(Path(repo.workdir)), "--scope", "custom", "--data-dir", str(data_dir)], data_dir
+
+
+async def test_document_and_citation_errors_name_the_argument(tmp_path: Path) -> None:
+    args, data_dir = server_args(tmp_path)
     async with mcp_session(args) as session:
         made = await answer(session, "mnemon_document_create", {"title": "Deploy", "content": "blue-green"})
         doc = made.split("(id: ", 1)[1].split(")", 1)[0]  # "Document created: Deploy (id: <id>), revision 1, ..."
@@ -38,10 +43,7 @@ async def test_document_and_citation_errors_name_the_argument(tmp_path: Path) ->
 
 async def test_a_citation_that_is_not_an_object_is_named_in_json_words(tmp_path: Path) -> None:
     # pydantic's "a valid dictionary or instance of CiteParam" names a Python class: the rule says "an object"
-    repo = make_repo(tmp_path / "repo")
-    commit_files(repo, {"src/lib.py": "def parse(text):\n    return text.split()\n"}, "lib")
-    workspace, data_dir = Path(repo.workdir), tmp_path / "root"
-    args = ["--workspace", str(workspace), "--scope", "custom", "--data-dir", str(data_dir)]
+    args, data_dir = server_args(tmp_path)
     async with mcp_session(args) as session:
         await answer(session, "mnemon_runtime_memory", {"action": "add", "content": "deploys go through staging"})
         before = tree_snapshot(data_dir)
