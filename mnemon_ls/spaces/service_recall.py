@@ -68,7 +68,9 @@ class RecallResult:
 
     ``withheld.lowConfidence``: results an ``assistant`` audience was not sent (tier ``low`` and outside the
     ranking's head: :func:`withheld_from_assistant`), counted among those the policy would have sent; each
-    source's ``stats.withheld`` counts its own. Always 0 for a ``person``.
+    source's ``stats.withheld`` counts its own. Always 0 for a ``person``. ``stats.selected``: the results of
+    that space in ``results`` (what was sent: after the cap of 12, without an item forgotten between its search
+    and the load of the results); ``fetched`` and ``retained`` count the candidates its search ranked.
     """
 
     data: dict[str, Any]
@@ -293,7 +295,8 @@ class SpacesRecall:
                 "policyId": selection.policy_id, "fallbackFrom": selection.fallback_from,
                 "fetched": len(mine),
                 "retained": sum(1 for i in mine if selection.retains(decisions[i])),
-                "selected": sum(1 for i in picked if rows[i][0].id == entry["spaceId"]),
+                # what was sent: an item forgotten since its search (left out by _complete) is not counted
+                "selected": sum(1 for i in shown if rows[i][0].id == entry["spaceId"]),
                 "droppedLowScore": sum(1 for i in mine if decisions[i].reason == "low-score"
                                        and not selection.retains(decisions[i])),
                 "droppedNonPositiveScore": sum(1 for i in mine if decisions[i].reason == "non-positive-score"

@@ -165,3 +165,45 @@ def test_a_recall_counts_an_access_on_the_items_it_sends_only(filled: tuple[Spac
     assert all(after[i] == before[i] + 1 for i in sent)
     logged = provider._conn().execute("SELECT detail FROM oplog ORDER BY rowid DESC LIMIT 1").fetchone()[0]
     assert logged.endswith(f"q=retry hits={len(sent)}")
+
+
+def test_the_stats_count_what_was_sent_when_an_item_is_forgotten_before_its_load(root: Path) -> None:
+    # two active spaces: the first is searched (a partial answer), then (while the second is searched) another
+    # process forgets the first's best item with the real CLI; the load leaves it out, and the first space's
+    # ``stats.selected`` counts the results it sent, not the rows its search had ranked
+    import os
+    import subprocess
+
+    from tests.helpers.zygote import mnemon_command
+
+    service = SpacesService(root)
+    first = service.create_space("First", "retry facts", active=True).to_dict()["id"]
+    second = service.create_space("Second", "more retry facts", active=True).to_dict()["id"]
+    for space in (first, second):
+        for n in range(3):
+            service.remember(f"retry backoff note {n} of {space}", space_id=space)
+    later = service.provider({r.id: r for r in service.state().all}[second])
+    before = service.recall("retry backoff").to_dict()
+    mine = [r["id"] for r in before["results"] if r["spaceId"] == first]
+    assert len(mine) == 3 and {s["spaceId"]: s["stats"]["selected"] for s in before["sources"]} == {first: 3, second: 3}
+    forgotten: list[subprocess.CompletedProcess[str]] = []
+
+    def forget_first(_statement: str) -> None:
+        if not forgotten:
+            env = dict(os.environ) | {"MNEMON_SEMANTIC": "off"}
+            forgotten.append(subprocess.run([*mnemon_command(), "space", "forget", mine[0], "--space", first,
+                                             "--data-dir", str(root), "--json"],
+                                            capture_output=True, text=True, env=env, timeout=60))
+
+    later._conn().set_trace_callback(forget_first)
+    try:
+        found = service.recall("retry backoff").to_dict()
+    finally:
+        later._conn().set_trace_callback(None)
+    assert forgotten and forgotten[0].returncode == 0, forgotten[0].stderr
+    sent = [r["id"] for r in found["results"] if r["spaceId"] == first]
+    assert mine[0] not in sent and len(sent) == 2
+    stats = {s["spaceId"]: s["stats"] for s in found["sources"]}
+    assert stats[first]["selected"] == 2 and stats[second]["selected"] == 3
+    assert sum(s["selected"] for s in stats.values()) == len(found["results"])
+    service.close()
