@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from . import fsio
 from .errors import (
     DocumentCapacityError,
+    FormatTooNew,
     InvalidInput,
     MigrationUnverified,
     MnemonError,
@@ -243,6 +244,13 @@ class _Snapshot:
         service = SpacesService(self.dir)
         self._host_spaces = service
         state = service.state()
+        refused = state.native_refused or state.providers_refused
+        if refused is not None:  # written by a newer version: not damaged, and not readable here
+            where = self._source_path(refused.data["file"])
+            raise FormatTooNew(
+                f"the source's Memory Spaces registry {where} was written by a newer version of mnemon-ls "
+                f"({refused.data['reason']}); nothing was copied. Upgrade mnemon-ls to migrate it",
+                **(refused.data | {"file": where}))
         if service.registry.notices:
             problem = service.registry.notices[0]
             raise UnreadableStore(

@@ -149,6 +149,10 @@ DAMAGE = {
     "document-file": (None, None, "the source's document 'ADR 7' ({data}/documents/active/"),
     "space-registry": ("data/.dsh-memory-bodies.json", lambda p: p.write_bytes(b"[garbage"),
                        "the source's Memory Spaces registry {data}/data/.dsh-memory-bodies.json is damaged: "),
+    "space-registry-newer": ("data/.dsh-memory-bodies.json", lambda p: p.write_bytes(
+        p.read_bytes().replace(b'"version": 1', b'"version": 2', 1)),
+        "the source's Memory Spaces registry {data}/data/.dsh-memory-bodies.json was written by a newer version of "
+        "mnemon-ls (format version 2; this version reads 1); nothing was copied. Upgrade mnemon-ls to migrate it"),
     "space-store": ("data/default/mnemon.db", lambda p: p.write_bytes(b"not a database at all" * 10),
                     "the source's {data}/data/default/mnemon.db is not a SQLite database; nothing was copied"),
 }

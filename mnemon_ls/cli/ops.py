@@ -306,7 +306,7 @@ def run(args: argparse.Namespace, host_for: Callable[[argparse.Namespace], Any],
             absorb_hand_edits(host)
         identity = {"session": getattr(args, "session_id", None), "user": getattr(args, "user_id", None)}
         data = call(operation, host, params, surface="cli", gate_held=True, **identity)
-        return present(args, command, data, invocation_of(args, command, host), params, emit)
+        return present(args, command, data, invocation_of(args, command, host), params, emit, operation)
     finally:
         if host is not None:
             host.close()
@@ -324,13 +324,17 @@ def invocation_of(args: argparse.Namespace, command: Any, host: Any) -> Any:
 
 
 def present(args: argparse.Namespace, command: Any, data: Any, invocation: Any, params: Any,
-            emit: Callable[[argparse.Namespace, Any, str], None]) -> int:
-    """Print an operation's result as ``command`` shows it: its warnings on stderr, then its ``text`` (or the
-    data with ``--json``; or the text into ``--output FILE``); returns the command's exit code."""
+            emit: Callable[[argparse.Namespace, Any, str], None], operation: Any = None) -> int:
+    """Print an operation's result as ``command`` shows it: the ``operation``'s notes
+    (:func:`mnemon_ls.ops.execute.notes`) and the command's warnings on stderr, then its ``text`` (or the data
+    with ``--json``; or the text into ``--output FILE``); returns the command's exit code."""
     import sys
 
+    from ..ops.execute import notes
     from ..ops.humantext import plain
 
+    for line in notes(operation, data, invocation) if operation is not None else ():
+        print(f"mnemon-ls: note: {line}", file=sys.stderr)
     if command.warnings is not None:
         for line in command.warnings(data, invocation):
             print(f"mnemon-ls: {command.warning_prefix}{line}", file=sys.stderr)

@@ -103,8 +103,8 @@ async def tool_call(ls: Any, params: Any) -> dict[str, Any]:
     runs it, answered with the operation's model-facing text. The client asks the person before a write
     (the request does not). Errors name the tool's arguments (``arguments.limit``, ``content``)."""
     from ..errors import InvalidInput
-    from ..ops.execute import parse
-    from ..ops.modeltext import bounded
+    from ..ops.execute import model_text, parse
+    from ..ops.surfaces import Call
     from ..ops.tools import argument_name, tools
 
     if not isinstance(params, dict):
@@ -125,7 +125,7 @@ async def tool_call(ls: Any, params: Any) -> dict[str, Any]:
     except InvalidInput as exc:  # named as the tool's argument, as the MCP server names it
         raise InvalidInput(argument_name(exc.field, operation.mcp.rename), exc.rule, **{
             k: v for k, v in exc.data.items() if k not in ("field", "rule", "code")}) from None
-    text = operation.text(data) if operation.text is not None else bounded(str(data))
+    text = await asyncio.to_thread(model_text, operation, data, Call(state.host, "tool"))  # notes may read disk
     return {"text": text, "workspace": state.uri}
 
 

@@ -267,7 +267,8 @@ class MnemonMcp:
     async def _run_operation(self, ctx: Context | None, operation: Any, raw: dict[str, Any]) -> str:
         """Run one operation for a tool call (:func:`mnemon_ls.ops.execute.execute_async`) and answer its
         model-facing text; a domain error is a tool error."""
-        from ..ops.execute import execute_async
+        from ..ops.execute import execute_async, model_text
+        from ..ops.surfaces import Call
 
         async def host_for(workspace: str | None) -> WorkspaceHost:
             host = await self._resolve(ctx, workspace)
@@ -276,12 +277,13 @@ class MnemonMcp:
             return host
 
         try:
-            _host, data = await execute_async(
+            host, data = await execute_async(
                 operation, raw, host_for, surface="mcp", session=self.session_id,
                 to_thread=lambda fn: anyio.to_thread.run_sync(fn, abandon_on_cancel=False))
+            invocation = Call(host, "mcp", session=self.session_id)
+            return await anyio.to_thread.run_sync(model_text, operation, data, invocation)  # notes may read disk
         except MnemonError as exc:
             raise tool_error(exc, operation.mcp.rename, _wire_fields(operation)) from None
-        return operation.text(data) if operation.text is not None else fmt.bounded(str(data))
 
     def _register_tools(self) -> None:
         self._bind_operations()  # every tool comes from the operation layer (mnemon_ls/ops/tools.py)

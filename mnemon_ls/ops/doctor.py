@@ -54,7 +54,11 @@ def diagnose(call: Call, p: DoctorParams) -> dict[str, Any]:
             from ..spaces.naming import diagnose_names
             from ..spaces.storecheck import store_findings
 
-            findings.extend(diagnose_names(host.spaces.state().all))
+            state = host.spaces.state()
+            if state.native_refused is not None:  # a newer version's catalog: read-only, its spaces not shown
+                findings.append(Finding("warning", "spaces", state.native_refused.message,
+                                        "upgrade mnemon-ls; the file is left as it is"))
+            findings.extend(diagnose_names(state.all))
             findings.extend(store_findings(host.spaces.state().all, host.spaces.registry.store_path))
         from ..maintenance import verify_lineage
 

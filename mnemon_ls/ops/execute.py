@@ -67,6 +67,22 @@ def call(operation: Operation, host: Any, params: Any, *, surface: Surface, sess
         return operation.run(invocation, params)
 
 
+def notes(operation: Operation, data: Any, invocation: Call) -> list[str]:
+    """The lines about ``data`` (a result of ``operation`` run as ``invocation``) that every surface shows beside
+    it (:attr:`~.surfaces.Operation.notes`); ``[]`` for an operation that declares none."""
+    return list(operation.notes(data, invocation)) if operation.notes is not None else []
+
+
+def model_text(operation: Operation, data: Any, invocation: Call) -> str:
+    """What an assistant tool answers for ``data``: ``operation.text(data)`` (else the data as bounded text),
+    followed by one ``note: <line>`` per :func:`notes` line. The MCP server and ``mnemon/tool`` answer it."""
+    from .modeltext import bounded
+
+    text = operation.text(data) if operation.text is not None else bounded(str(data))
+    lines = notes(operation, data, invocation)
+    return "\n".join([text, *(f"note: {line}" for line in lines)]) if lines else text
+
+
 async def execute_async(operation: Operation, raw: Any, host_for: Callable[[str | None], Awaitable[Any]], *,
                         surface: Surface, session: str | None = None,
                         to_thread: Callable[..., Awaitable[Any]]) -> tuple[Any, Any]:

@@ -271,15 +271,21 @@ def _space_cmd(action: str, help_text: str) -> CliCommand:
 _SPACE_ARG = CliArg("space_id", flag="--space", required=True, help=SPACE_HELP, names_errors=True)
 
 
+def registry_notes(_data: Any, call: Call) -> list[str]:
+    """What the space registry says of itself (:meth:`~mnemon_ls.spaces.registry.SpaceRegistry.notice_lines`: a
+    damaged file rebuilt, the damaged copy a repair kept until it is deleted, a file of a newer version): the
+    notes of ``spaces.list`` and ``workspace.status`` on every surface (:attr:`~.surfaces.Operation.notes`)."""
+    return call.host.spaces.registry.notice_lines()
+
+
 OPERATIONS = (
     Operation(
         "spaces.list", SpacesListParams, lambda c, p: _data(c.host.spaces.list_spaces(active_only=p.active_only)),
         "List the Memory Spaces.",
-        text=modeltext.spaces,
+        text=modeltext.spaces, notes=registry_notes,
         lsp=LspMethod("mnemon/spaces/list", list_key="spaces"),
         mcp=McpTool(SPACES_TOOL, SPACES_TOOL_TEXT, fields=("workspace",), action="list", default_action=True),
-        cli=CliCommand(("space", "list"), "list spaces", text=lambda d, _c, _p: humantext.space_list_text(d),
-                       warnings=lambda _d, c: c.host.spaces.registry.notice_lines(), warning_prefix="note: ")),
+        cli=CliCommand(("space", "list"), "list spaces", text=lambda d, _c, _p: humantext.space_list_text(d))),
     Operation(
         "spaces.create", SpaceCreateParams,
         lambda c, p: _data(c.host.spaces.create_space(p.name, p.description, active=p.active, provider=p.provider)),

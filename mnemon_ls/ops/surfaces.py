@@ -271,6 +271,11 @@ class Operation:
     cli: CliCommand | tuple[CliCommand, ...] | None = None
     #: Run under the root's pack gate (every operation but the pack commands, which take it themselves).
     gated: bool = True
+    #: ``notes(data, call)``: lines about the result that every surface shows beside it, from this one function
+    #: (:func:`mnemon_ls.ops.execute.notes`): the command line prints each on stderr as ``mnemon-ls: note: <line>``
+    #: (so ``--json`` prints the data as it is), the assistant tools (MCP, ``mnemon/tool``) add each to the text as
+    #: ``note: <line>`` (:func:`mnemon_ls.ops.execute.model_text`). ``None``: none.
+    notes: Callable[[Any, "Call"], list[str]] | None = None
     #: Title of the progress a surface shows while it runs (the LSP request then also takes
     #: ``workDoneToken``); ``None``: the operation reports none. ``{name}`` in it is the params' attribute
     #: ``name`` (``"Compacting {file}"``: :meth:`progress_title`).

@@ -19,6 +19,7 @@ from pydantic import Field
 from . import command_ids, modeltext, wake
 from .base import Call, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
 from .command_args import ShowWakeArgs
+from .spaces import registry_notes
 
 
 class WakeParams(WorkspaceParams):
@@ -79,7 +80,7 @@ OPERATIONS = (
         "workspace.status", StatusParams, _status,
         "Where this workspace's memory lives, its branch, Runtime usage, Documents and Memory Spaces counts, and "
         "any problem found.",
-        text=modeltext.status,
+        text=modeltext.status, notes=registry_notes,
         mcp=McpTool(
             "mnemon_status",
             "Where this workspace's memory lives, its branch, how full Runtime memory is, Documents and Memory Spaces "

@@ -272,6 +272,7 @@ def _spaces(host: "Host", held: bool = False) -> tuple[dict[str, bytes], int, in
         service = host.spaces
         state = service.state()
         service.close()  # our own connections: pending counters written, nothing of ours holds the WAL
+    state.require_native()  # a newer version's catalog: its spaces cannot be read here, so none is left out silently
     out = {REGISTRY_FILE: _catalog([b.to_native_json() for b in state.bodies])}
     for record in state.bodies:
         db_path = root / "data" / record.id / "mnemon.db"

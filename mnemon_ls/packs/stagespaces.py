@@ -45,7 +45,7 @@ def stage_spaces(host: "Host", pack: Pack, mode: str, plan: "ImportPlan", stage:
     data_dir = root / "data"
     registry = SpaceRegistry(root)
     if data_dir.is_dir():
-        state = registry.read()
+        state = registry.read().require_native()  # a newer version's catalog is never replaced (FormatTooNew)
         native, provider_ids = list(state.bodies), {b.id for b in state.provider_bodies}
         providers = list(state.provider_bodies)
         store_dirs = registry.store_dirs()

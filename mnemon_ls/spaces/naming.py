@@ -286,6 +286,7 @@ def resolve(state: RegistryState, reference: Any, field_name: str = "spaceId") -
         "(`mnemon-ls space update ID --name NEW`)"))
     if found is not None:
         return found
+    state.require_native()  # perhaps a native space of a catalog written by a newer version (FormatTooNew)
     close = suggestions(state.all, text)
     if not close:
         raise InvalidInput(field_name, "is not a registered space id or name", spaceId=_clip(text))

@@ -50,6 +50,12 @@ Rules:
   quarantined, rewritten, moved or deleted (not even by native writes). Native spaces keep working; its
   third-party spaces are not shown; every provider-plane operation fails with
   :class:`~mnemon_ls.errors.FormatTooNew` (:meth:`RegistryState.require_providers`), and a notice says so.
+- A catalog whose ``version`` is above 1 was written by a newer version too, and is handled the same way: never
+  quarantined, rewritten, moved or deleted (nor is its last-good copy rewritten; provider-plane writes leave both
+  as they are). Its native spaces are not shown and no store on disk is discovered (that would register them
+  again); third-party spaces keep working; every native operation (create, update, activate, remove, remember,
+  forget, a space reference that matches no readable space) fails with :class:`~mnemon_ls.errors.FormatTooNew`
+  naming the file and its version (:meth:`RegistryState.require_native`), and a notice says so.
 - A provider file that parses but holds a value of the wrong type (``"enabled": {"x": "yes"}``) breaks the
   strict model of :mod:`.registry_schema` and is damaged (above): never interpreted.
 - Third-party provider services: known provider ids (:data:`PROVIDER_LABELS`), service fields
@@ -71,6 +77,7 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -136,21 +143,36 @@ class SpaceRegistry:
         self.lock_path = self.data_dir / LOCK_FILE
         self.last_good_path = self.state_dir / LAST_GOOD_FILE
         self.notices: list[Problem] = []
+        self._told: set[str] = set()  # the damage lines recall_notice_lines already gave
+        self._told_lock = threading.Lock()
         self._cache: tuple[tuple, RegistryState] | None = None
         #: Provider services and the spaces mapped from their namespaces (``state/memory-providers.json``).
         self.provider_plane = ProviderPlane(self)
 
     def notice_lines(self) -> list[str]:
         """What a read of the spaces says about the registry's damage, once each: the repairs this registry
-        made (:attr:`notices`), then every damaged copy an earlier repair kept that none of them names
-        (:func:`~.registry_repair.quarantined_copies`, :func:`~.registry_repair.repair_notice`), until the copy
-        is deleted. Reads two directory listings; writes nothing."""
+        made (:attr:`notices`) and the files of a newer version it found, then every damaged copy an earlier repair
+        kept that none of them names (:func:`~.registry_repair.quarantined_copies`,
+        :func:`~.registry_repair.repair_notice`); a repair's line only until its copy is deleted (a long-lived
+        server stops saying it then too). Reads two directory listings; writes nothing."""
         from .registry_repair import quarantined_copies, repair_notice
 
-        lines = [p.message for p in self.notices]
+        copies = quarantined_copies(self.root)
+        kept = {str(copy) for copy, _name in copies}
+        lines = [p.message for p in self.notices if p.quarantined is None or p.quarantined in kept]
         named = {p.quarantined for p in self.notices}
-        return lines + [repair_notice(copy, name) for copy, name in quarantined_copies(self.root)
-                        if str(copy) not in named]
+        return lines + [repair_notice(copy, name) for copy, name in copies if str(copy) not in named]
+
+    def recall_notice_lines(self) -> list[str]:
+        """:meth:`notice_lines` as a recall says them: each line about damage (a repair, a kept copy) once per
+        registry, i.e. once per process for a long-lived server's workspace (MCP, the language server), and
+        again for a new repair or another kept copy (another line); a file of a newer version every time (it
+        is why the recall lacks those spaces). A command-line recall opens a new registry: it says them all."""
+        newer = {p.message for p in self.notices if p.kind == "newer"}
+        with self._told_lock:
+            lines = [line for line in self.notice_lines() if line in newer or line not in self._told]
+            self._told.update(line for line in lines if line not in newer)
+        return lines
 
     # ------------------------------------------------------------------ reading
 
@@ -182,7 +204,7 @@ class SpaceRegistry:
         if state is None:
             with self.locked():
                 state = self.read_locked()
-        if self.discoverable(state):
+        if self.discoverable(state):  # never while the catalog is a newer version's (read-only)
             with self.locked():
                 state = self.read_locked()
                 added = self.discovered(state)
@@ -197,12 +219,13 @@ class SpaceRegistry:
         if self._cache is not None and self._cache[0] == sig:
             return self._cache[1]
         try:
-            bodies = self._parse_native(fsio.read_bytes_or_none(self.native_path))
+            bodies, native_refused = self.parse_native_file()
             (services, enabled, provider_bodies), refused = self.parse_providers_file()
         except _Damaged:
             return None
         enabled_bodies = tuple(b for b in provider_bodies if enabled.get(b.provider_id))
-        state = RegistryState(bodies, services, enabled, enabled_bodies, providers_refused=refused)
+        state = RegistryState(bodies, services, enabled, enabled_bodies, providers_refused=refused,
+                              native_refused=native_refused)
         self._cache = (sig, state)
         return state
 
@@ -210,19 +233,33 @@ class SpaceRegistry:
         """``(parse_providers(bytes), None)``, or for a file written by a newer version (module doc: read-only,
         never repaired) ``(({}, {}, ()), FormatTooNew)`` with a notice (once). ``data``: the file's bytes
         (default: read now). Raises :class:`_Damaged`."""
+        return self._parse_or_refuse(self.providers_path, self._parse_providers, PROVIDERS_VERSION, ({}, {}, ()),
+                                     data)
+
+    def parse_native_file(self, data: bytes | None | bool = False) -> tuple[tuple[SpaceRecord, ...], Any]:
+        """``(parse_native(bytes), None)``, or for a catalog written by a newer version (module doc: read-only,
+        never repaired) ``((), FormatTooNew)`` with a notice (once). ``data``: the file's bytes (default: read
+        now). Raises :class:`_Damaged`."""
+        return self._parse_or_refuse(self.native_path, self._parse_native, NATIVE_VERSION, (), data)
+
+    def _parse_or_refuse(self, path: Path, parse: Any, supported: int, empty: Any,
+                         data: bytes | None | bool) -> tuple[Any, Any]:
+        """``(parse(data), None)``; for a file of a version above ``supported`` ``(empty, FormatTooNew)`` (naming
+        ``path``, its version and the versions read here) and a ``newer`` notice, once."""
         from ..errors import FormatTooNew
 
         if data is False:
-            data = fsio.read_bytes_or_none(self.providers_path)
+            data = fsio.read_bytes_or_none(path)
         try:
-            return self._parse_providers(data), None
+            return parse(data), None
         except _TooNew as newer:
-            reason = f"format version {newer.version}; this version reads 1..{PROVIDERS_VERSION}"
-            problem = Problem(str(self.providers_path), reason, None, 0, kind="newer")
+            reads = f"1..{supported}" if supported > 1 else "1"
+            reason = f"format version {newer.version}; this version reads {reads}"
+            problem = Problem(str(path), reason, None, 0, kind="newer")
             if problem not in self.notices:
                 self.notices.append(problem)
-            return ({}, {}, ()), FormatTooNew(problem.message, file=str(self.providers_path), reason=reason,
-                                             version=newer.version, supported=f"1..{PROVIDERS_VERSION}")
+            return empty, FormatTooNew(problem.message, file=str(path), reason=reason, version=newer.version,
+                                       supported=reads)
 
     #: The file parsers (:func:`.registry_model.parse_native` / :func:`~.registry_model.parse_providers`).
     _parse_native = staticmethod(parse_native)
@@ -263,7 +300,9 @@ class SpaceRegistry:
 
     def discoverable(self, state: RegistryState) -> bool:
         """True when some store on disk is not registered yet (every read asks: the registered ones are not
-        looked at)."""
+        looked at); never while the catalog is a newer version's (:attr:`RegistryState.native_refused`)."""
+        if state.native_refused is not None:
+            return False
         known = {b.id for b in state.all}
         try:
             names = os.listdir(self.data_dir)
@@ -273,7 +312,10 @@ class SpaceRegistry:
 
     def discovered(self, state: RegistryState) -> list[SpaceRecord]:
         """The records discovery adds to ``state`` (module doc): one per non-empty store on disk not registered
-        yet, active when ``state`` has no native space yet (the first only) or it is the effective store."""
+        yet, active when ``state`` has no native space yet (the first only) or it is the effective store. None
+        while the catalog is a newer version's."""
+        if state.native_refused is not None:
+            return []
         known = {b.id for b in state.all}
         effective = self.effective_store
         added: list[SpaceRecord] = []
@@ -320,7 +362,7 @@ class SpaceRegistry:
         for a bad ``name``/``description`` before touching anything."""
         name, description = validate_name(name), validate_description(description)
         with self.locked():
-            state = self.read_locked()
+            state = self.read_locked().require_native()
             require_free_name(state.all, name)  # checked under the lock: two creates cannot both take a name
             self._sweep_staging(keep=staged)
             space_id = self.new_native_id(state)
@@ -335,7 +377,7 @@ class SpaceRegistry:
                 try:
                     committed = any(b.id == space_id for b in self._parse_native(
                         fsio.read_bytes_or_none(self.native_path)))
-                except _Damaged:
+                except (_Damaged, _TooNew):
                     committed = False
                 if not committed:
                     os.rename(target, staged)
@@ -365,7 +407,7 @@ class SpaceRegistry:
                    placement: dict | None = None) -> SpaceRecord:
         """Register a native space whose store already exists at ``data/<space_id>/mnemon.db``."""
         with self.locked():
-            state = self.read_locked()
+            state = self.read_locked().require_native()
             if state.find(space_id) is not None:
                 raise InvalidInput("spaceId", "is already registered", spaceId=space_id)
             require_free_name(state.all, name)
@@ -386,6 +428,7 @@ class SpaceRegistry:
             state = self.read_locked()
             current = state.find(space_id)
             if current is None:
+                state.require_native()  # perhaps a native space of a catalog this version cannot read
                 raise InvalidInput("spaceId", "is not a registered space", spaceId=space_id)
             changes: dict[str, Any] = {}
             if new_name is not None and new_name != current.name:
@@ -413,6 +456,7 @@ class SpaceRegistry:
             state = self.read_locked()
             current = state.find(space_id)
             if current is None:
+                state.require_native()  # perhaps a native space of a catalog this version cannot read
                 raise InvalidInput("spaceId", "is not a registered space", spaceId=space_id)
             self.write_locked(replace(state, bodies=tuple(b for b in state.bodies if b.id != space_id),
                                        provider_bodies=tuple(b for b in state.provider_bodies if b.id != space_id)))
@@ -446,6 +490,7 @@ class SpaceRegistry:
             for index, (space_id, title, description) in enumerate(checked):
                 current = state.find(space_id)
                 if current is None:
+                    state.require_native()
                     raise InvalidInput(f"items[{index}].id", "is not a registered space", spaceId=space_id)
                 updated.append(replace(current, name=title, description=description,
                                        metadata_source=None if current.native else "ai",
@@ -478,7 +523,8 @@ class SpaceRegistry:
                       disabled_spaces: "tuple[dict[str, Any], ...] | None" = None) -> None:
         """Write both files for ``state`` (call under the lock). Order: the provider file (only when its bytes
         change), then the catalog (its rename commits a native change), then the last-good copy (best effort:
-        a backup that the next write refreshes; a failure there never un-commits the catalog). The provider
+        a backup that the next write refreshes; a failure there never un-commits the catalog). A file of a newer
+        version (module doc) is left exactly as it is (the catalog and the last-good copy, or the provider file). The provider
         file is deleted when it holds no provider space and no service, unless ``keep_providers_file``
         (a repair keeps a live file so credentials never survive only in quarantine). ``disabled_spaces``
         replaces the file's ``disabledSpaces`` (``None``: kept as on disk). Raises :class:`OSError`
@@ -488,8 +534,9 @@ class SpaceRegistry:
             if all_provider_bodies is None:
                 all_provider_bodies = state.provider_bodies  # bodies of disabled providers are dropped (6.1)
             current = fsio.read_bytes_or_none(self.providers_path)
-            # a provider file of a newer version is never written, moved or deleted (module doc)
+            # a registry file of a newer version is never written, moved or deleted (module doc)
             frozen = newer_version(current) is not None
+            native_frozen = newer_version(fsio.read_bytes_or_none(self.native_path), NATIVE_VERSION) is not None
             if disabled_spaces is None:
                 disabled_spaces = parse_disabled_spaces(current)
             providers: bytes | None = None
@@ -507,10 +554,10 @@ class SpaceRegistry:
                 fsio.ensure_dir(self.state_dir)
                 fsio.write_file_atomically(self.providers_path, providers)
                 os.chmod(self.providers_path, fsio.FILE_MODE)
-            if fsio.read_bytes_or_none(self.native_path) != native:
+            if not native_frozen and fsio.read_bytes_or_none(self.native_path) != native:
                 fsio.write_file_atomically(self.native_path, native)
             try:
-                if fsio.read_bytes_or_none(self.last_good_path) != native:
+                if not native_frozen and fsio.read_bytes_or_none(self.last_good_path) != native:
                     fsio.ensure_dir(self.state_dir)
                     fsio.write_file_atomically(self.last_good_path, native)
             except OSError:

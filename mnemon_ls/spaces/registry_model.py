@@ -98,11 +98,20 @@ class RegistryState:
     #: The :class:`~mnemon_ls.errors.FormatTooNew` of a provider file written by a newer version (then
     #: ``services``, ``enabled`` and ``provider_bodies`` are empty and the file is never written).
     providers_refused: Any = None
+    #: The same for a native catalog written by a newer version (then ``bodies`` is empty, no store on disk is
+    #: discovered, and neither the catalog nor its last-good copy is written).
+    native_refused: Any = None
 
     def require_providers(self) -> "RegistryState":
         """``self``, or the :attr:`providers_refused` error when the provider plane cannot be read here."""
         if self.providers_refused is not None:
             raise self.providers_refused
+        return self
+
+    def require_native(self) -> "RegistryState":
+        """``self``, or the :attr:`native_refused` error when the native catalog cannot be read here."""
+        if self.native_refused is not None:
+            raise self.native_refused
         return self
 
     @property
@@ -136,9 +145,11 @@ class Problem:
     def message(self) -> str:
         """One line for people."""
         if self.kind == "newer":
+            what = ("the native Memory Spaces are not shown and cannot be created, changed or written to"
+                    if self.file.endswith(NATIVE_FILE) else
+                    "third-party spaces are not shown and provider settings cannot change")
             return (f"{self.file} was written by a newer version of mnemon-ls ({self.reason}); it is left unchanged "
-                    "and read-only here: third-party spaces are not shown and provider settings cannot change "
-                    "until mnemon-ls is upgraded")
+                    f"and read-only here: {what} until mnemon-ls is upgraded")
         kept = f"; the damaged file is kept at {self.quarantined}" if self.quarantined else ""
         return (f"{self.file} was damaged ({self.reason}); rebuilt with {self.recovered} recoverable "
                 f"space{'' if self.recovered == 1 else 's'}{kept}")
@@ -151,13 +162,18 @@ class _Damaged(Exception):
 
 
 def parse_native(data: bytes | None) -> tuple[SpaceRecord, ...]:
-    """The catalog's spaces from its bytes (``None``: no file); :class:`_Damaged` when it breaks a rule."""
+    """The catalog's spaces from its bytes (``None``: no file); :class:`_Damaged` when it breaks a rule,
+    :class:`_TooNew` when its version is above :data:`NATIVE_VERSION` (written by a newer version: read-only,
+    never repaired)."""
     if data is None:
         return ()
     try:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise _Damaged(f"not valid JSON: {exc}") from None
+    version = _version_above(doc, NATIVE_VERSION)
+    if version is not None:
+        raise _TooNew(version)
     if not isinstance(doc, dict) or doc.get("version") != NATIVE_VERSION or not isinstance(doc.get("bodies"), list):
         raise _Damaged(f"expected {{\"version\": {NATIVE_VERSION}, \"bodies\": [...]}}")
     out: list[SpaceRecord] = []
@@ -182,9 +198,9 @@ def parse_providers(data: bytes | None) -> tuple[dict, dict, tuple[SpaceRecord, 
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise _Damaged(f"not valid JSON: {exc}") from None
+    if _version_above(doc, PROVIDERS_VERSION) is not None:
+        raise _TooNew(doc["version"])
     version = doc.get("version") if isinstance(doc, dict) else None
-    if isinstance(version, int) and not isinstance(version, bool) and version > PROVIDERS_VERSION:
-        raise _TooNew(version)
     if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= PROVIDERS_VERSION:
         raise _Damaged("expected a JSON object with version 1..4")
     doc = _migrate_providers(doc)
@@ -217,22 +233,29 @@ def parse_providers(data: bytes | None) -> tuple[dict, dict, tuple[SpaceRecord, 
 
 
 class _TooNew(Exception):
-    """The provider file's ``version`` is above :data:`PROVIDERS_VERSION`."""
+    """A registry file's ``version`` is above the one this version writes (:data:`PROVIDERS_VERSION`,
+    :data:`NATIVE_VERSION`)."""
 
     def __init__(self, version: int) -> None:
         super().__init__(version)
         self.version = version
 
 
-def newer_version(data: bytes | None) -> int | None:
-    """The provider file's ``version`` when it is above :data:`PROVIDERS_VERSION` (a newer writer), else
-    ``None`` (no file, bytes that do not parse, an older or the current version)."""
+def newer_version(data: bytes | None, known: int = PROVIDERS_VERSION) -> int | None:
+    """A registry file's ``version`` when it is above ``known`` (the newest this version reads:
+    :data:`PROVIDERS_VERSION` for the provider file, :data:`NATIVE_VERSION` for the catalog), else ``None``
+    (no file, bytes that do not parse, an older or the current version)."""
     try:
         doc = json.loads(data.decode("utf-8")) if data is not None else None
     except (UnicodeDecodeError, ValueError):
         return None
+    return _version_above(doc, known)
+
+
+def _version_above(doc: Any, known: int) -> int | None:
+    """The parsed document's integer ``version`` when it is above ``known``, else ``None``."""
     version = doc.get("version") if isinstance(doc, dict) else None
-    if isinstance(version, int) and not isinstance(version, bool) and version > PROVIDERS_VERSION:
+    if isinstance(version, int) and not isinstance(version, bool) and version > known:
         return version
     return None
 

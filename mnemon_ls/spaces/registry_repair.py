@@ -51,6 +51,8 @@ class RepairedRegistry(Protocol):
 
     def parse_providers_file(self, data: bytes | None | bool = False) -> tuple[tuple, Any]: ...
 
+    def parse_native_file(self, data: bytes | None | bool = False) -> tuple[tuple[SpaceRecord, ...], Any]: ...
+
     def discovered(self, state: RegistryState) -> list[SpaceRecord]: ...
 
     def write_locked(self, state: RegistryState, *, all_provider_bodies: tuple[SpaceRecord, ...] | None = None,
@@ -65,8 +67,9 @@ def repair_locked(registry: RepairedRegistry) -> RegistryState:
     stamp = fsio.file_stamp(registry.clock())
     native_data = fsio.read_bytes_or_none(registry.native_path)
     providers_data = fsio.read_bytes_or_none(registry.providers_path)
-    try:
-        bodies = parse_native(native_data)
+    native_refused = None
+    try:  # a catalog of a newer version is read-only: never quarantined, rebuilt or rewritten (write_locked)
+        bodies, native_refused = registry.parse_native_file(native_data)
     except _Damaged as damage:
         last_good = _last_good(registry.last_good_path)
         bodies = salvage_native(native_data or b"", registry.clock, last_good)
@@ -87,7 +90,8 @@ def repair_locked(registry: RepairedRegistry) -> RegistryState:
         registry.notices.append(Problem(str(registry.providers_path), damage.reason, str(kept),
                                         len(provider_bodies)))
     enabled_bodies = tuple(b for b in provider_bodies if enabled.get(b.provider_id))
-    state = RegistryState(tuple(bodies), services, enabled, enabled_bodies, providers_refused=refused)
+    state = RegistryState(tuple(bodies), services, enabled, enabled_bodies, providers_refused=refused,
+                          native_refused=native_refused)
     discovered = registry.discovered(state)
     state = replace(state, bodies=(*state.bodies, *discovered))
     # a repaired provider file stays (with what was salvaged): its credentials never live only in quarantine
@@ -113,10 +117,11 @@ def salvage_native(data: bytes, clock: Callable[[], datetime],
 
 
 def _last_good(path: Path) -> tuple[SpaceRecord, ...]:
-    """The spaces of the last-good catalog copy at ``path``; none when it is missing or damaged."""
+    """The spaces of the last-good catalog copy at ``path``; none when it is missing, damaged or of a newer
+    version."""
     try:
         return parse_native(fsio.read_bytes_or_none(path))
-    except _Damaged:
+    except (_Damaged, _TooNew):
         return ()
 
 

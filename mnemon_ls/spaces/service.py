@@ -295,6 +295,7 @@ class SpacesService(SpacesWrites, SpacesRecall):
         require_free_name(self.state().all, name)  # again under the registry lock for native spaces
         if provider is not None and provider != NATIVE_PROVIDER:
             return self._view(self.thirdparty.create_space(provider, name, description, active=bool(active)))
+        self.state().require_native()  # before a store is made: a newer version's catalog is read-only here
         if self.native_driver == "cli":
             space_id = self.registry.new_native_id(self.state())
             try:

@@ -196,7 +196,8 @@ class SpacesRecall:
         keep = scope.keep if scope.filters else None
         rows: list[tuple[SpaceRecord, int, int, Item, bool, str]] = []
         sources: list[dict[str, Any]] = []
-        notices: list[str] = self.registry.notice_lines()  # a repair now, or a damaged copy kept by one before
+        # a repair now, or a damaged copy kept by one before (once per registry), a file of a newer version
+        notices: list[str] = self.registry.recall_notice_lines()
         hidden = {"otherBranch": 0, "detachedHead": 0}
         completers: dict[int, Callable[[Sequence[Item]], list[Item]]] = {}  # space order -> its outcome.complete
         for order, record in enumerate(selected):

@@ -63,6 +63,7 @@ class SpacesWrites:
         if space_id is None:
             active = [b for b in state.all if b.active]
             if not active:
+                state.require_native()  # the native spaces of a newer version's catalog are not readable here
                 raise InvalidInput("spaceId", "is required: 0 spaces are active, and a write without a target needs "
                                               "exactly one: create a space (or activate one), or name one",
                                    active=0)

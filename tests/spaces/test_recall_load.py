@@ -105,38 +105,52 @@ def test_an_item_forgotten_before_it_is_completed_is_not_sent(filled: tuple[Spac
     assert all(i.content for i in done)
 
 
-def test_a_store_deleted_between_its_search_and_its_load_fails_that_space_alone(root: Path) -> None:
-    # two active spaces: the first is searched, then (while the second is searched) another process deletes the
-    # first with the real CLI; the recall answers from the second and names the first as failed
+def two_spaces(root: Path, notes: int) -> tuple[SpacesService, str, str, NativeProvider]:
+    """``(service, first, second, the second's provider)``: two active spaces of ``notes`` items matching
+    ``retry backoff`` each, searched in that order by a recall (both stores and side indexes open)."""
+    service = SpacesService(root)
+    first = service.create_space("First", "retry facts", active=True).to_dict()["id"]
+    second = service.create_space("Second", "more retry facts", active=True).to_dict()["id"]
+    for space in (first, second):
+        for n in range(notes):
+            service.remember(f"retry backoff note {n} of {space}", space_id=space)
+    assert [r.id for r in service.state().all if r.active] == [first, second]  # searched in this order
+    later = service.provider({r.id: r for r in service.state().all}[second])
+    service.recall("retry backoff")
+    return service, first, second, later
+
+
+def recall_while(service: SpacesService, searched: NativeProvider, root: Path, *command: str) -> dict:
+    """``service.recall("retry backoff")`` during which, when ``searched``'s store is first read (after the
+    spaces before it were searched, before any result is loaded), another process runs ``mnemon-ls <command>``
+    on ``root`` (the real CLI, which must succeed). Returns the recall's answer."""
     import os
     import subprocess
 
     from tests.helpers.zygote import mnemon_command
 
-    service = SpacesService(root)
-    first = service.create_space("First", "retry facts", active=True).to_dict()["id"]
-    second = service.create_space("Second", "more retry facts", active=True).to_dict()["id"]
-    for space in (first, second):
-        for n in range(4):
-            service.remember(f"retry backoff note {n} of {space}", space_id=space)
-    records = {r.id: r for r in service.state().all}
-    assert [r.id for r in service.state().all if r.active] == [first, second]  # searched in this order
-    later = service.provider(records[second])
-    service.recall("retry backoff")  # both stores and side indexes open
-    deleted: list[subprocess.CompletedProcess[str]] = []
+    ran: list[subprocess.CompletedProcess[str]] = []
 
-    def delete_first(_statement: str) -> None:
-        if not deleted:
+    def run(_statement: str) -> None:
+        if not ran:
             env = dict(os.environ) | {"MNEMON_SEMANTIC": "off"}
-            deleted.append(subprocess.run([*mnemon_command(), "space", "delete", first, "--data-dir", str(root),
-                                           "--json"], capture_output=True, text=True, env=env, timeout=60))
+            ran.append(subprocess.run([*mnemon_command(), *command, "--data-dir", str(root), "--json"],
+                                      capture_output=True, text=True, env=env, timeout=60))
 
-    later._conn().set_trace_callback(delete_first)
+    searched._conn().set_trace_callback(run)
     try:
         found = service.recall("retry backoff").to_dict()
     finally:
-        later._conn().set_trace_callback(None)
-    assert deleted and deleted[0].returncode == 0, deleted[0].stderr
+        searched._conn().set_trace_callback(None)
+    assert ran and ran[0].returncode == 0, ran[0].stderr
+    return found
+
+
+def test_a_store_deleted_between_its_search_and_its_load_fails_that_space_alone(root: Path) -> None:
+    # two active spaces: the first is searched, then (while the second is searched) another process deletes the
+    # first with the real CLI; the recall answers from the second and names the first as failed
+    service, first, second, later = two_spaces(root, 4)
+    found = recall_while(service, later, root, "space", "delete", first)
     assert found["results"] and {r["spaceId"] for r in found["results"]} == {second}
     assert found["failed"] == [first]
     source = {s["spaceId"]: s for s in found["sources"]}
@@ -171,36 +185,11 @@ def test_the_stats_count_what_was_sent_when_an_item_is_forgotten_before_its_load
     # two active spaces: the first is searched (a partial answer), then (while the second is searched) another
     # process forgets the first's best item with the real CLI; the load leaves it out, and the first space's
     # ``stats.selected`` counts the results it sent, not the rows its search had ranked
-    import os
-    import subprocess
-
-    from tests.helpers.zygote import mnemon_command
-
-    service = SpacesService(root)
-    first = service.create_space("First", "retry facts", active=True).to_dict()["id"]
-    second = service.create_space("Second", "more retry facts", active=True).to_dict()["id"]
-    for space in (first, second):
-        for n in range(3):
-            service.remember(f"retry backoff note {n} of {space}", space_id=space)
-    later = service.provider({r.id: r for r in service.state().all}[second])
+    service, first, second, later = two_spaces(root, 3)
     before = service.recall("retry backoff").to_dict()
     mine = [r["id"] for r in before["results"] if r["spaceId"] == first]
     assert len(mine) == 3 and {s["spaceId"]: s["stats"]["selected"] for s in before["sources"]} == {first: 3, second: 3}
-    forgotten: list[subprocess.CompletedProcess[str]] = []
-
-    def forget_first(_statement: str) -> None:
-        if not forgotten:
-            env = dict(os.environ) | {"MNEMON_SEMANTIC": "off"}
-            forgotten.append(subprocess.run([*mnemon_command(), "space", "forget", mine[0], "--space", first,
-                                             "--data-dir", str(root), "--json"],
-                                            capture_output=True, text=True, env=env, timeout=60))
-
-    later._conn().set_trace_callback(forget_first)
-    try:
-        found = service.recall("retry backoff").to_dict()
-    finally:
-        later._conn().set_trace_callback(None)
-    assert forgotten and forgotten[0].returncode == 0, forgotten[0].stderr
+    found = recall_while(service, later, root, "space", "forget", mine[0], "--space", first)
     sent = [r["id"] for r in found["results"] if r["spaceId"] == first]
     assert mine[0] not in sent and len(sent) == 2
     stats = {s["spaceId"]: s["stats"] for s in found["sources"]}

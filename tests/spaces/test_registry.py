@@ -101,7 +101,7 @@ def test_updated_at_is_strictly_monotonic(root: Path, clock: FrozenClock) -> Non
 @pytest.mark.parametrize("damage", [
     b'{"version": 1, "bodies": [{"id": "keep", "name": "Kept", "description": "d", "active": true, '
     b'"createdAt": "2026-01-01T00:00:00.000Z", "updatedAt": "2026-01-01T00:00:00.000Z"}, {"id": "trunc',
-    b'{"version": 7, "bodies": [{"id": "keep", "name": "Kept", "description": "d", "active": true, '
+    b'{"version": 0, "bodies": [{"id": "keep", "name": "Kept", "description": "d", "active": true, '
     b'"createdAt": "2026-01-01T00:00:00.000Z", "updatedAt": "2026-01-01T00:00:00.000Z"}]}',
     b'{"version": 1, "bodies": [{"id": "keep", "name": "Kept", "description": "d", "active": true, '
     b'"createdAt": "2026-01-01T00:00:00.000Z", "updatedAt": "2026-01-01T00:00:00.000Z"}, {"id": "../bad"}]}',
