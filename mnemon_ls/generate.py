@@ -124,6 +124,9 @@ def protocol_page() -> str:
                 lines += ["A request of the session: the result is the operation's data as it is.", ""]
             if operation.progress:
                 lines += [f"Reports `$/progress` (\"{operation.progress}\"); takes `workDoneToken`.", ""]
+            if operation.notes is not None:
+                lines += ["The answer also holds `notes` (lines to show beside the result, as the CLI prints them "
+                          "on stderr) when there is something to say.", ""]
             lines += _fields_table(operation.params_for("lsp").model_json_schema(by_alias=True)) + [""]
         else:
             doc = inspect.getdoc(features[method]) or ""

@@ -73,7 +73,8 @@ async def run_operation(ls: Any, operation: Any, parsed: Any, token: Any = None)
 
 
 def _handler(operation: Any) -> Callable[..., Any]:
-    from ..ops.execute import parse
+    from ..ops.execute import notes, parse
+    from ..ops.surfaces import Call
 
     async def handle(ls: Any, params: Any) -> Any:
         token = None
@@ -83,9 +84,11 @@ def _handler(operation: Any) -> Callable[..., Any]:
         state, data = await run_operation(ls, operation, parse(operation, params, "lsp"), token)
         if state is None:  # a session operation: the data as it is
             return data
-        if isinstance(data, list):
-            return {operation.lsp.list_key: data, "workspace": state.uri}
-        return data | {"workspace": state.uri}
+        answer = {operation.lsp.list_key: data} if isinstance(data, list) else dict(data)
+        said = await asyncio.to_thread(notes, operation, data, Call(state.host, "lsp")) if operation.notes else []
+        if said:  # what every surface says beside the result (a rebuilt space registry, ...)
+            answer["notes"] = said
+        return answer | {"workspace": state.uri}
 
     handle.__name__ = handle.__qualname__ = operation.name.replace(".", "_")
     handle.__doc__ = f"``{operation.lsp.method}``: {operation.summary}"

@@ -23,7 +23,8 @@ Surface = Literal["lsp", "mcp", "cli", "tool"]
 @dataclass(frozen=True)
 class LspMethod:
     """How the language server exposes an operation: the ``mnemon/*`` request ``method``; a list result is
-    answered as ``{list_key: [...], workspace}``, a dict result as the dict plus ``workspace``.
+    answered as ``{list_key: [...], workspace}``, a dict result as the dict plus ``workspace``, either with
+    ``notes`` (a list of lines) when the operation's :attr:`Operation.notes` say something.
 
     ``params``: the params model of the request when its wire takes more than the operation's model (a
     subclass of it, declared beside the operation: ``mnemon/wake`` also takes ``viewId`` and ``surface``);
@@ -274,7 +275,8 @@ class Operation:
     #: ``notes(data, call)``: lines about the result that every surface shows beside it, from this one function
     #: (:func:`mnemon_ls.ops.execute.notes`): the command line prints each on stderr as ``mnemon-ls: note: <line>``
     #: (so ``--json`` prints the data as it is), the assistant tools (MCP, ``mnemon/tool``) add each to the text as
-    #: ``note: <line>`` (:func:`mnemon_ls.ops.execute.model_text`). ``None``: none.
+    #: ``note: <line>`` (:func:`mnemon_ls.ops.execute.model_text`), a ``mnemon/*`` request answers them as
+    #: ``notes`` (when there are any). ``None``: none.
     notes: Callable[[Any, "Call"], list[str]] | None = None
     #: Title of the progress a surface shows while it runs (the LSP request then also takes
     #: ``workDoneToken``); ``None``: the operation reports none. ``{name}`` in it is the params' attribute

@@ -384,3 +384,18 @@ async def test_remember_selection_in_space_bad_branch_names_the_argument(lsp: La
                                                "spaceId": "default"})
     assert (in_space["success"], in_space["error"]["code"], in_space["error"]["field"]) == (
         False, "invalid-input", "branches[0]")
+
+
+async def test_space_list_names_a_rebuilt_registry_until_the_copy_is_deleted(client: MnemonClient, repo_dir: Path):
+    # the operation's notes, as `space list` prints them on stderr and the MCP tool adds them to its text
+    ws = uri(repo_dir)
+    await _space(client)
+    (repo_dir / ".mnemon" / "data" / ".dsh-memory-bodies.json").write_text('{"broken')
+    listed = await client.call("mnemon/spaces/list", {})
+    [copy] = sorted((repo_dir / ".mnemon" / "data" / ".quarantine").iterdir())
+    assert [s["id"] for s in listed["spaces"]] == ["default"] and listed["workspace"] == ws
+    [note] = listed["notes"]
+    assert "was damaged (not valid JSON" in note and str(copy) in note
+    assert (await client.call("mnemon/spaces/list", {}))["notes"] == [note]
+    copy.unlink()
+    assert set(await client.call("mnemon/spaces/list", {})) == {"spaces", "workspace"}
