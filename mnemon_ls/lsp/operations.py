@@ -128,7 +128,9 @@ async def tool_call(ls: Any, params: Any) -> dict[str, Any]:
     except InvalidInput as exc:  # named as the tool's argument, as the MCP server names it
         raise InvalidInput(argument_name(exc.field, operation.mcp.rename), exc.rule, **{
             k: v for k, v in exc.data.items() if k not in ("field", "rule", "code")}) from None
-    text = await asyncio.to_thread(model_text, operation, data, Call(state.host, "tool"))  # notes may read disk
+    invocation = Call(state.host, "tool")
+    text = (model_text(operation, data, invocation) if operation.notes is None  # the text alone reads no file
+            else await asyncio.to_thread(model_text, operation, data, invocation))  # notes may read disk
     return {"text": text, "workspace": state.uri}
 
 

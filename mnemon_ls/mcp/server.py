@@ -281,6 +281,8 @@ class MnemonMcp:
                 operation, raw, host_for, surface="mcp", session=self.session_id,
                 to_thread=lambda fn: anyio.to_thread.run_sync(fn, abandon_on_cancel=False))
             invocation = Call(host, "mcp", session=self.session_id)
+            if operation.notes is None:  # the text alone reads no file: no second hop to a worker thread
+                return model_text(operation, data, invocation)
             return await anyio.to_thread.run_sync(model_text, operation, data, invocation)  # notes may read disk
         except MnemonError as exc:
             raise tool_error(exc, operation.mcp.rename, _wire_fields(operation)) from None
