@@ -23,6 +23,23 @@ def json_type_name(value: Any) -> str:
     return type(value).__name__
 
 
+def range_rule(kind: str, bounds: dict[str, Any], sent: Any = None) -> str:
+    """The one wording of a number out of its range, on every surface: ``kind`` ``integer`` or ``number``;
+    ``bounds`` any of ``ge``/``gt``/``le``/``lt``; ``sent`` the value given, echoed when it is a number (at
+    most 32 characters): ``must be an integer in 1..50 (got 0)``, ``must be a number in 0..1 (got 1.5)``,
+    ``must be an integer >= 1 (got -1)``, ``must be an integer in 1..50`` (``sent`` not a number)."""
+    if "ge" in bounds and "le" in bounds:
+        span = f"in {bounds['ge']}..{bounds['le']}"
+    else:
+        words = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}
+        span = " and ".join(f"{words[key]} {bounds[key]}" for key in ("ge", "gt", "le", "lt") if key in bounds)
+    rule = f"must be {'an integer' if kind == 'integer' else 'a number'} {span}"
+    if isinstance(sent, (int, float)) and not isinstance(sent, bool):
+        text = repr(sent)
+        rule += f" (got {text if len(text) <= 32 else text[:32] + '...'})"
+    return rule
+
+
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_INVALID = 2

@@ -24,15 +24,10 @@ PATH_METAVARS = frozenset({"DIR", "FILE", "global|workspace|DIR"})
 
 def _chosen_actions(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Iterator[argparse.Action]:
     """The actions of ``parser`` and of each sub-command parser ``args`` went through."""
-    current: argparse.ArgumentParser | None = parser
-    while current is not None:
-        following = None
-        for action in current._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                following = action.choices.get(getattr(args, action.dest, None) or "")
-            else:
-                yield action
-        current = following
+    from .parser import chosen_parsers
+
+    for current in chosen_parsers(parser, args):
+        yield from (action for action in current._actions if not isinstance(action, argparse._SubParsersAction))
 
 
 def utf8_problem(value: str) -> str | None:

@@ -356,7 +356,8 @@ def message(error: MnemonError, args: argparse.Namespace) -> str:
     """``error.message`` in the command line's words: the field an error names (an :class:`InvalidInput`, or
     another error whose ``data.field`` starts its message: ``id: document "x" does not exist``) is named as the
     option the person typed (``documentRevision`` -> ``--revision``, ``spaceId`` -> ``--space``, ``spaces[1]``
-    -> ``--space NAME``, ``cites[0].startLine`` -> ``--cite f.py:0 (startLine)``). ``--json``'s ``error.data``
+    -> ``--space NAME``, ``cites[0].startLine`` -> ``--cite f.py:0 (startLine)``), a positional argument as
+    ``--help`` shows it (``spaceId`` -> ``SPACE``, ``sourceIds[1]`` -> ``SOURCE NAME``). ``--json``'s ``error.data``
     keeps the operation's field names."""
     command = getattr(args, "command_spec", None)
     if command is not None and command.error_text is not None:
@@ -385,7 +386,8 @@ def message(error: MnemonError, args: argparse.Namespace) -> str:
     inside = f" ({match.group(3)[1:]})" if match.group(3) else ""  # a field of the value: --cite f.py:0 (startLine)
     if match.group(2) is None:
         return f"{flag}{inside}: {rule}"
-    given = getattr(args, name, None) or []
+    given = next((getattr(args, _dest(a)) for a in command.args if a.field == name and a.member is None
+                  and a.kind == "value" and _given(a, args)), None) or []  # under its dest (SOURCE: sources)
     if isinstance(given, str):  # one option holding a list (--drop 1,5), or JSON (--entries FILE: the place in it)
         return f"{flag} ({field_name}): {rule}" if inside else f"{flag} {_echo(given)}: {rule}"
     index = int(match.group(2))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import Any, Iterator
 
 from ..errors import EXIT_INVALID
 
@@ -43,8 +43,31 @@ def settings_parent() -> argparse.ArgumentParser:
     return parent
 
 
+def chosen_parsers(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Iterator[argparse.ArgumentParser]:
+    """``parser``, then each sub-command parser ``args`` went through (``mnemon-ls``, ``mnemon-ls space``,
+    ``mnemon-ls space list``)."""
+    current: argparse.ArgumentParser | None = parser
+    while current is not None:
+        yield current
+        following = None
+        for action in current._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                following = action.choices.get(getattr(args, action.dest, None) or "")
+        current = following
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line usage errors (``mnemon-ls: error: <message>``, exit 2), like every other error."""
+    """argparse with one-line usage errors (``mnemon-ls: error: <message>``, exit 2), like every other error;
+    each points at the ``--help`` of the command it is about (an unrecognized argument of ``mnemon-ls space list``
+    at ``mnemon-ls space list --help``)."""
+
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        """argparse's, but arguments no parser took are refused by the command they were given to."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            *_, chosen = chosen_parsers(self, parsed)
+            chosen.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
 
     def error(self, message: str) -> None:  # type: ignore[override]
         """Print one line and exit 2 (argparse's own usage block is not printed)."""

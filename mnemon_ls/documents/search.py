@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Iterable, Protocol, Sequence
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, range_rule
 from .files import ManagedFiles
 from .index import IndexFile, IndexView
 from .model import DocumentRecord, collapse_space, js_trim, sha256_hex, time_key
@@ -118,7 +118,7 @@ class Search:
         text = js_trim(query)
         check_query_length(text, "query")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_SEARCH_LIMIT:
-            raise InvalidInput("limit", f"must be an integer in 1..{MAX_SEARCH_LIMIT} (got {limit!r})")
+            raise InvalidInput("limit", range_rule("integer", {"ge": 1, "le": MAX_SEARCH_LIMIT}, limit))
         if not isinstance(include_archived, bool):
             raise InvalidInput("includeArchived", "must be true or false")
         store = self.store

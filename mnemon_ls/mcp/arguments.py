@@ -48,16 +48,17 @@ def bounded_error(text: str) -> str:
     return f"{text[:ERROR_TEXT_LIMIT]}... ({len(text) - ERROR_TEXT_LIMIT} characters cut)"
 
 
-def argument_problems(error: ValidationError) -> list[tuple[str, str]]:
+def argument_problems(error: ValidationError, model: Any = None) -> list[tuple[str, str]]:
     """``[(field, rule)]`` of a pydantic ``ValidationError`` of tool arguments, in the wording of every surface
-    (:func:`mnemon_ls.ops.base.validation_problems`): ``tags[2]: input should be a valid string, not an
-    integer``; the empty location is ``arguments``."""
-    return validation_problems(error, whole="arguments")
+    (:func:`mnemon_ls.ops.base.validation_problems`; ``model`` the arguments model, for a range's both
+    bounds): ``tags[2]: input should be a valid string, not an integer``, ``limit: must be an integer in 1..12
+    (got 0)``; the empty location is ``arguments``."""
+    return validation_problems(error, whole="arguments", model=model)
 
 
-def argument_problem(error: ValidationError) -> tuple[str, str]:
+def argument_problem(error: ValidationError, model: Any = None) -> tuple[str, str]:
     """The first ``(field, rule)`` of :func:`argument_problems`."""
-    return argument_problems(error)[0]
+    return argument_problems(error, model)[0]
 
 
 def problems_text(problems: list[tuple[str, str]]) -> str:
@@ -154,7 +155,7 @@ class StrictArguments:
         try:
             model.model_validate({} if params is None else dict(params), by_name=False)
         except ValidationError as exc:
-            raise invalid_params(argument_problems(exc)) from None
+            raise invalid_params(argument_problems(exc, model)) from None
 
     def _check_call(self, name: str, arguments: Mapping[str, Any] | None) -> CallToolResult | None:
         names = self.allowed.get(name)
@@ -170,7 +171,8 @@ class StrictArguments:
         try:
             tool.fn_metadata.validate_arguments(arguments)
         except ValidationError as exc:
-            return self._error(name, f"invalid-input: {problems_text(argument_problems(exc))}")
+            problems = argument_problems(exc, tool.fn_metadata.arg_model)
+            return self._error(name, f"invalid-input: {problems_text(problems)}")
         return None
 
     @staticmethod

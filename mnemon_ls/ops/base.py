@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import InvalidInput, json_type_name
+from ..errors import InvalidInput, json_type_name, range_rule
 from .surfaces import Call, CliArg, CliCommand, Effect, LspCommand, LspMethod, McpTool, Operation, Surface
 
 __all__ = ["Call", "CliArg", "CliCommand", "Effect", "LspCommand", "LspMethod", "McpTool", "Operation", "Params",
@@ -66,6 +66,54 @@ def _article(name: str) -> str:
     return name if name == "null" else (f"an {name}" if name[0] in "aeiou" else f"a {name}")
 
 
+#: pydantic's error types of a number out of its bounds, and the bound each names in its ``ctx``.
+_BOUND_KINDS = {"greater_than_equal": "ge", "greater_than": "gt", "less_than_equal": "le", "less_than": "lt"}
+
+
+def _bound_rule(item: Any, model: Any) -> str:
+    """:func:`~mnemon_ls.errors.range_rule` of one pydantic bound error: both bounds from the field's constraints in ``model``
+    (found by the error's location), else the one bound the error names."""
+    ctx = item.get("ctx") or {}
+    info = _field_info(model, item.get("loc", ()))
+    bounds = {key: getattr(meta, key) for meta in (info.metadata if info is not None else ())
+              for key in ("ge", "gt", "le", "lt") if getattr(meta, key, None) is not None}
+    if not bounds:
+        key = _BOUND_KINDS[str(item.get("type"))]
+        bounds = {key: ctx.get(key)}
+    sent = item.get("input")
+    floats = isinstance(sent, float) or (info is not None and float in _leaves(info.annotation))
+    return range_rule("number" if floats else "integer", bounds, sent)
+
+
+def _leaves(annotation: Any) -> list[Any]:
+    """The types an annotation holds: ``int | None`` -> ``[int, NoneType]``; ``list[Cite] | None`` ->
+    ``[Cite, NoneType]``; ``Annotated[...]`` unwrapped."""
+    import typing
+
+    args = typing.get_args(annotation)
+    if not args:
+        return [annotation]
+    if typing.get_origin(annotation) is typing.Annotated:
+        return _leaves(args[0])
+    return [leaf for arg in args for leaf in _leaves(arg)]
+
+
+def _field_info(model: Any, loc: Any) -> Any:
+    """The pydantic ``FieldInfo`` an error location names in ``model`` (by field name or alias, through nested
+    models and lists), or ``None``."""
+    info = None
+    current = [model]
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        models = [m for m in current if isinstance(m, type) and issubclass(m, BaseModel)]
+        info = next((f for m in models for name, f in m.model_fields.items() if part in (name, f.alias)), None)
+        if info is None:
+            return None
+        current = _leaves(info.annotation)
+    return info
+
+
 def field_path(loc: Any, prefix: str = "") -> str:
     """A pydantic error location as the project names a field: ``cites[0].startLine``, ``tags[2]``
     (``prefix`` before it, e.g. ``arguments.``); ``""`` for an empty location."""
@@ -75,14 +123,19 @@ def field_path(loc: Any, prefix: str = "") -> str:
     return prefix + path if path else ""
 
 
-def validation_problems(error: ValidationError, prefix: str = "", whole: str | None = None) -> list[tuple[str, str]]:
+def validation_problems(error: ValidationError, prefix: str = "", whole: str | None = None,
+                        model: Any = None) -> list[tuple[str, str]]:
     """``[(field, rule)]`` of a pydantic ``ValidationError``, in field order: the one wording of every surface
     (the command line, the language server, MCP). The field is a path (:func:`field_path`:
     ``cites[0].startLine``, ``prefix`` before it; the empty location is ``whole``, else ``prefix`` without its
     dot, or ``params``); the rule is in words that start lower-case, never echo the rejected value (it may be
     megabytes), name JSON's types (``an object``, ``an array``) and, when the type is wrong, the JSON type that
     was sent (``input should be a valid integer, not a string``; ``input should be 'user' or 'memory'`` for a
-    string that is none of them); an unknown field ``is not a known field``, a missing one ``is required``."""
+    string that is none of them); an unknown field ``is not a known field``, a missing one ``is required``.
+    A number out of its range is worded as every range check of the project words it, with the number sent
+    (short; :func:`mnemon_ls.errors.range_rule`): ``must be an integer in 1..50 (got 0)``, both bounds from the field's
+    constraints when ``model`` (the pydantic model validated) is given, else the bound it broke
+    (``must be an integer >= 1 (got 0)``)."""
     problems: list[tuple[str, str]] = []
     for item in error.errors():
         field = field_path(item.get("loc", ()), prefix) or whole or prefix.rstrip(".") or "params"
@@ -92,6 +145,9 @@ def validation_problems(error: ValidationError, prefix: str = "", whole: str | N
             continue
         if kind == "extra_forbidden":
             problems.append((field, "is not a known field"))
+            continue
+        if kind in _BOUND_KINDS:
+            problems.append((field, _bound_rule(item, model)))
             continue
         message = str(item.get("msg", "is invalid")).removeprefix("Value error, ")
         rule = message[:1].lower() + message[1:]
@@ -105,10 +161,11 @@ def validation_problems(error: ValidationError, prefix: str = "", whole: str | N
     return problems
 
 
-def invalid_input_from(error: ValidationError, prefix: str = "") -> InvalidInput:
-    """The first problem of a pydantic ``ValidationError`` (:func:`validation_problems`) as
-    :class:`InvalidInput`: ``cites[0].startLine: input should be greater than or equal to 1``."""
-    return InvalidInput(*validation_problems(error, prefix)[0])
+def invalid_input_from(error: ValidationError, prefix: str = "", model: Any = None) -> InvalidInput:
+    """The first problem of a pydantic ``ValidationError`` (:func:`validation_problems`; ``model`` the model
+    validated, for a range's both bounds) as :class:`InvalidInput`: ``cites[0].startLine: must be an integer
+    >= 1 (got 0)``."""
+    return InvalidInput(*validation_problems(error, prefix, model=model)[0])
 
 
 def parse_params(model: type[BaseModel], params: Any) -> Any:
@@ -120,4 +177,4 @@ def parse_params(model: type[BaseModel], params: Any) -> Any:
     try:
         return model.model_validate(params)
     except ValidationError as exc:
-        raise invalid_input_from(exc) from None
+        raise invalid_input_from(exc, model=model) from None

@@ -22,12 +22,13 @@ what was merged into what, what was dropped and the bytes before and after. The 
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime, timezone
 from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, model_validator
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, RevisionConflict
 from ..runtime.model import IMPORTANCES, PROJECTION_FILES, TARGETS, parse_timestamp_ms
 from . import command_ids, humantext, modeltext
 from . import citing, staleness
@@ -106,12 +107,17 @@ class RuntimeRecoverParams(WorkspaceParams):
 _ENTRIES_SCHEMA = {"type": "array", "items": {"type": "object"}}
 
 
+#: What a Runtime revision is: sha256 hex (:func:`mnemon_ls.runtime.model.revision_of`).
+_REVISION = re.compile(r"[0-9a-f]{64}")
+
+
 class RuntimeCompactParams(WorkspaceParams):
     """``mnemon/runtime/compact``: ``{workspace?, target? (user), revision?, entries? | merge?/drop?, pending?}``.
 
     Either ``entries``, an assistant's rewrite of the numbered plan (``revision`` required: the plan's), or a
     person's changes, ``merge`` and/or ``drop`` (entry numbers as ``runtime list`` prints them; ``revision``
-    optional: the current one, fenced). Shapes are checked here (:func:`mnemon_ls.runtime.compaction.person_form`);
+    optional: the current one, fenced); a ``revision`` that is not sha256 hex is ``invalid-input``, a stale one
+    ``revision-conflict`` naming ``revision`` (:func:`_compact`). Shapes are checked here (:func:`mnemon_ls.runtime.compaction.person_form`);
     the rules over the plan under the store's lock.
     """
 
@@ -145,6 +151,9 @@ class RuntimeCompactParams(WorkspaceParams):
                                           "merge and/or drop (entry numbers, as `mnemon-ls runtime list` prints them)")
         if self.entries is not None and self.revision is None:
             raise InvalidInput("revision", "is required with entries (the plan's revision: data.maintenance.revision)")
+        if self.revision is not None and not _REVISION.fullmatch(self.revision):
+            raise InvalidInput("revision", "must be a revision: 64 lowercase hex digits (sha256), as the plan "
+                                           "(data.maintenance.revision) or the runtime listing gives it")
         if person:
             self._form = compaction.person_form(self.merge, self.drop)  # raises InvalidInput naming merge[i]/drop[k]
         return self
@@ -261,7 +270,12 @@ def _compact(call: Call, p: RuntimeCompactParams) -> dict[str, Any]:
     from .citemoves import cited_hot, follow
 
     before = cited_hot(call) if p.target == "memory" else {}
-    data = runtime.compact(revision, p.target, p.entries, p.pending, form=p.form).to_dict()
+    try:
+        data = runtime.compact(revision, p.target, p.entries, p.pending, form=p.form).to_dict()
+    except RevisionConflict as exc:
+        if p.revision is None or "field" in exc.data:  # the current revision, read here: no argument to name
+            raise
+        raise RevisionConflict(f"revision: {exc.message}", field="revision", **exc.data) from None
     follow(call, before, data, carry_replaced=True)
     return data
 

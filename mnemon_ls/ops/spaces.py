@@ -443,7 +443,7 @@ OPERATIONS = (
             "exact ids mnemon_recall returned.",
             narrow={"edge_type": EdgeType, "weight": Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]}),
         cli=CliCommand(("space", "link"), "link two items", (
-            CliArg("source_id"), CliArg("target_id"), _SPACE_ARG,
+            CliArg("source_id", metavar="SOURCE_ID"), CliArg("target_id", metavar="TARGET_ID"), _SPACE_ARG,
             CliArg("edge_type", flag="--type", default="semantic", choices=("temporal", "semantic", "causal", "entity"))),
             text=_space_text("link"))),
     Operation(

@@ -147,11 +147,13 @@ class CliArg:
     ``"clear"`` for an option that sets a list field to ``[]`` (``--no-branches``; refused together with
     another option of the same field), else the value type is the field's (``int``/``float``/``str``);
     ``dest`` is the name argparse keeps the value under (default the field name): a positional is known by
-    it in errors, and two options of one field need their own (``--plan`` and ``--entries``, refused
+    it in errors when it has no ``metavar``, and two options of one field need their own (``--plan`` and ``--entries``, refused
     together); ``path`` makes a relative path absolute against the current directory (a file the command
     names); ``convert`` turns the typed text into the field's value (``--routes`` JSON) and raises
-    :class:`~mnemon_ls.errors.InvalidInput` naming the field; ``names_errors`` makes an error about the
-    field name the option instead (``--space: ...`` for ``spaceId``; a positional: its ``dest``); ``aliases``
+    :class:`~mnemon_ls.errors.InvalidInput` naming the field; an error about the field names the argument as
+    ``--help`` shows it (``--space: ...`` for ``spaceId``; ``SPACE: ...`` for a positional of ``metavar``
+    ``SPACE``, else its ``dest``) when the invocation gave it; ``names_errors`` makes the option name it
+    also when the invocation did not give it (``--space: ...`` for a ``spaceId`` chosen by default); ``aliases``
     are more option strings of the same option (``-o`` for ``--output``).
 
     ``spread`` names the fields an option's converted value (an object) holds (``--plan FILE``: revision,
@@ -221,17 +223,19 @@ class CliCommand:
     host: bool = True
 
     def flag_of(self, field_name: str, given: Callable[[CliArg], bool] | None = None) -> str | None:
-        """The option an error about ``field_name`` names, as the person typed it: of the options of that field
-        (``--revision`` for ``documentRevision``; not those that fill a member of an object, which
-        :func:`mnemon_ls.cli.ops.message` names itself) the one the invocation gave (``given(arg)``), else the
-        one with :attr:`CliArg.names_errors`, else the first; a positional only with ``names_errors`` (its
-        ``dest``). ``None``: no option takes the field (the error names the field)."""
+        """The option an error about ``field_name`` names, as the person typed it and ``--help`` shows it: of
+        the arguments of that field (``--revision`` for ``documentRevision``; not those that fill a member of an
+        object, which :func:`mnemon_ls.cli.ops.message` names itself) the one the invocation gave
+        (``given(arg)``: a positional always is), else the one with :attr:`CliArg.names_errors`, else (no
+        ``given``) the first option. A positional is named as the usage line shows it: its ``metavar`` (``SPACE``
+        for ``spaceId``), else its ``dest`` (argparse's name for it). ``None``: no argument the invocation gave
+        takes the field (the error names the field: ``branches``, not ``--branch``, for a rule of the field)."""
         named = [a for a in self.args if a.field == field_name and a.member is None]
         chosen = next((a for a in named if given is not None and given(a)), None) or next(
             (a for a in named if a.names_errors or (given is None and a.flag)), None)
-        if chosen is None or not (chosen.flag or chosen.names_errors):  # a positional the person typed: its field
+        if chosen is None:
             return None
-        return chosen.flag or chosen.dest or chosen.field
+        return chosen.flag or chosen.metavar or chosen.dest or chosen.field
 
 
 @dataclass

@@ -181,7 +181,7 @@ class Tool:
         try:
             checked = self.arguments_model.model_validate(arguments)
         except ValidationError as exc:
-            raise invalid_input_from(exc, "arguments.") from None
+            raise invalid_input_from(exc, "arguments.", model=self.arguments_model) from None
         return {name: getattr(checked, name) for name in arguments}
 
     def resolve(self, arguments: Mapping[str, Any], *, write_enabled: bool = True) -> tuple[Operation, dict[str, Any]]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable, Literal
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, ItemNotFound, range_rule
 
 Clock = Callable[[], datetime]
 
@@ -156,6 +156,18 @@ def validate_item_id(value: Any, field_name: str = "id") -> str:
     return text
 
 
+def item_not_found(exc: InvalidInput, ids: dict[str, str]) -> InvalidInput:
+    """``exc``, a provider's refusal of an item id, as :class:`~mnemon_ls.errors.ItemNotFound` (code
+    ``no-match``, exit 3) when it says that a well-formed id of ``ids`` (field -> the id sent: ``{"id": key}``,
+    ``{"sourceId": src, "targetId": tgt}``) names no active item (every provider's rule starts ``no active
+    item`` or ``is not an item``); the rule then ends ``(got <id>)``. Any other error is returned as it is."""
+    if isinstance(exc, ItemNotFound) or exc.field not in ids or not exc.rule.startswith(("no active item",
+                                                                                          "is not an item")):
+        return exc
+    return ItemNotFound(exc.field, f"{exc.rule} (got {ids[exc.field]})",
+                        **{k: v for k, v in exc.data.items() if k not in ("field", "rule")})
+
+
 def validate_query(value: Any, field_name: str = "query") -> str:
     """A trimmed query of 1..2,000 characters (code points, :func:`mnemon_ls.text.check_query_length`) or
     :class:`InvalidInput`."""
@@ -175,13 +187,14 @@ def validate_query(value: Any, field_name: str = "query") -> str:
 
 def validate_limit(value: Any, field_name: str = "limit", *, default: int = DEFAULT_LIMIT,
                    maximum: int = MAX_LIMIT) -> int:
-    """An integer 1..``maximum`` (``None`` -> ``default``) or :class:`InvalidInput`."""
+    """An integer 1..``maximum`` (``None`` -> ``default``) or :class:`InvalidInput` worded as every range
+    (:func:`~mnemon_ls.errors.range_rule`: ``must be an integer in 1..50 (got 0)``)."""
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidInput(field_name, f"must be an integer {MIN_LIMIT}..{maximum}")
+        raise InvalidInput(field_name, range_rule("integer", {"ge": MIN_LIMIT, "le": maximum}))
     if not MIN_LIMIT <= value <= maximum:
-        raise InvalidInput(field_name, f"must be an integer {MIN_LIMIT}..{maximum}", value=value)
+        raise InvalidInput(field_name, range_rule("integer", {"ge": MIN_LIMIT, "le": maximum}, value), value=value)
     return value
 
 
@@ -215,7 +228,9 @@ def validate_importance(value: Any, field_name: str = "importance") -> int:
     if value is None:
         return 3
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 5:
-        raise InvalidInput(field_name, f"must be an integer 1..5 (got {value!r})")
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        raise InvalidInput(field_name, range_rule("integer", {"ge": 1, "le": 5}, value) + (
+            "" if number else f" (got {value!r})"))
     return value
 
 

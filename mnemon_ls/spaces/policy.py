@@ -45,7 +45,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Sequence
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, range_rule
 from .model import MAX_LIMIT
 
 POLICY_ID_RE = re.compile(r"^[a-z][a-z0-9-]{0,63}$")
@@ -73,14 +73,14 @@ class RecallQuality:
         for name, value in (("lowScoreThreshold", self.low_score_threshold),
                             ("highScoreThreshold", self.high_score_threshold)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-                raise InvalidInput(prefix + name, "must be a number 0..1")
+                raise InvalidInput(prefix + name, range_rule("number", {"ge": 0, "le": 1}, value))
         if not self.low_score_threshold < self.high_score_threshold:
             raise InvalidInput(prefix + "lowScoreThreshold", "must be below highScoreThreshold")
         for name, value, low, high in (("candidateMultiplier", self.candidate_multiplier, 1, 5),
                                        ("maxMediumResults", self.max_medium_results, 0, 50),
                                        ("maxUnknownResults", self.max_unknown_results, 0, 50)):
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-                raise InvalidInput(prefix + name, f"must be an integer {low}..{high}")
+                raise InvalidInput(prefix + name, range_rule("integer", {"ge": low, "le": high}, value))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> "RecallQuality":

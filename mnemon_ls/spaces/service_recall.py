@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
-from ..errors import InvalidInput, MnemonError
+from ..errors import InvalidInput, MnemonError, range_rule
 from . import policy as quality_policy
 from .errors import ProviderUnavailable
 from .model import (
@@ -31,6 +31,7 @@ from .model import (
     SOURCES,
     Item,
     branch_tags,
+    item_not_found,
     validate_item_id,
     validate_limit,
     validate_query,
@@ -133,16 +134,20 @@ class SpacesRecall:
     def related(self, space_id: str, item_id: str, *, depth: int = 2, edge_type: str | None = None,
                 limit: int = 20) -> dict[str, Any]:
         """Walk the graph from one item of an active space: ``{"spaceId", "spaceName", "id", "items":
-        [Item + depth, edgeType]}``."""
+        [Item + depth, edgeType]}``. Raises :class:`InvalidInput` for a malformed argument and
+        :class:`~mnemon_ls.errors.ItemNotFound` (``id``, exit 3) when no active item has the id."""
         record = self._readable(space_id, "spaceId")
         key = validate_item_id(item_id, "id")
         if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= 5:
-            raise InvalidInput("depth", "must be an integer 1..5")
+            raise InvalidInput("depth", range_rule("integer", {"ge": 1, "le": 5}, depth))
         if edge_type is not None and edge_type not in EDGE_TYPES:
             raise InvalidInput("edgeType", "must be one of " + ", ".join(EDGE_TYPES))
         count = validate_limit(limit, default=20)
         self._capable(record, "related")
-        items = self.provider(record).related(key, depth=depth, edge_type=edge_type, limit=count)
+        try:
+            items = self.provider(record).related(key, depth=depth, edge_type=edge_type, limit=count)
+        except InvalidInput as exc:  # every provider names a well-formed id it does not hold with field "id"
+            raise item_not_found(exc, {"id": key}) from None
         return {"spaceId": record.id, "spaceName": record.name, "id": key, "items": [i.to_dict() for i in items]}
 
     def recall(self, query: str, *, spaces: Sequence[str] | None = None, limit: int | None = None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..errors import InvalidInput, ItemNotFound
+from ..errors import InvalidInput, range_rule
 from ..redact import Scrubber
 from .errors import SpaceRefused
 from .model import (
@@ -24,6 +24,7 @@ from .model import (
     validate_category,
     validate_content,
     validate_entities,
+    item_not_found,
     validate_importance,
     validate_item_id,
     validate_source,
@@ -202,8 +203,9 @@ class SpacesWrites:
 
     def link(self, space_id: str, source_id: str, target_id: str, *, edge_type: str = "semantic",
              weight: float = 0.5, metadata: dict[str, str] | None = None) -> WriteReceipt:
-        """Link two items of one space. Raises :class:`InvalidInput` naming ``sourceId``/``targetId`` when an
-        end is missing or forgotten, ``edgeType``/``weight``/``metadata`` when malformed."""
+        """Link two items of one space. Raises :class:`InvalidInput` naming ``sourceId``/``targetId``/
+        ``edgeType``/``weight``/``metadata`` when malformed, :class:`~mnemon_ls.errors.ItemNotFound` (exit 3)
+        naming ``sourceId``/``targetId`` when an end is missing or forgotten (:func:`.model.item_not_found`)."""
         record = resolve(self.state(), space_id)
         src, tgt = validate_item_id(source_id, "sourceId"), validate_item_id(target_id, "targetId")
         if src == tgt:
@@ -211,13 +213,16 @@ class SpacesWrites:
         if edge_type not in EDGE_TYPES:
             raise InvalidInput("edgeType", "must be one of " + ", ".join(EDGE_TYPES))
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight <= 1:
-            raise InvalidInput("weight", "must be a number 0..1")
+            raise InvalidInput("weight", range_rule("number", {"ge": 0, "le": 1}, weight))
         scrub = Scrubber(self.secrets)
         if isinstance(metadata, dict):
             metadata = {k: scrub.text(f"metadata.{k}", v) for k, v in metadata.items()}
         meta = _validate_metadata(metadata)
         self._capable(record, "link")
-        raw = self.provider(record).link(src, tgt, edge_type=edge_type, weight=float(weight), metadata=meta)
+        try:
+            raw = self.provider(record).link(src, tgt, edge_type=edge_type, weight=float(weight), metadata=meta)
+        except InvalidInput as exc:
+            raise item_not_found(exc, {"sourceId": src, "targetId": tgt}) from None
         return WriteReceipt(receipt_status(raw), "linked", record.id, record.name, src,
                             f"Linked {src} -> {tgt} ({edge_type}).",
                             {"sourceId": src, "targetId": tgt, "edgeType": edge_type, "weight": float(weight),
@@ -232,11 +237,7 @@ class SpacesWrites:
         try:
             raw = self.provider(record).forget(key)
         except InvalidInput as exc:  # every provider names a well-formed id it does not hold with field "id"
-            if exc.field != "id" or isinstance(exc, ItemNotFound) or not exc.rule.startswith(("no active item",
-                                                                                            "is not an item")):
-                raise
-            raise ItemNotFound("id", f"{exc.rule} (got {key})", **{k: v for k, v in exc.data.items()
-                                                                  if k not in ("field", "rule")}) from None
+            raise item_not_found(exc, {"id": key}) from None
         status = receipt_status(raw)
         caps = self._capabilities(record)
         kind = caps.delete if caps is not None and caps.delete in ("soft", "hard") else "soft"

@@ -107,7 +107,7 @@ def test_a_revision_from_runtime_list_fences_the_compaction_with_user_md_in_the_
     before = procs.tree_snapshot(cli.tmp)
     stale = cli.run("runtime", "compact", "--drop", "1", "--revision", listed["revision"], *LIMIT, *split)
     assert (stale.returncode, stale.stdout) == (3, "")
-    assert stale.stderr.startswith("mnemon-ls: error: runtime memory changed since revision ")
+    assert stale.stderr.startswith("mnemon-ls: error: --revision: runtime memory changed since revision ")
     assert procs.tree_snapshot(cli.tmp) == before
 
 

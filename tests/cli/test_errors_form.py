@@ -31,7 +31,7 @@ def test_an_importance_out_of_range_names_the_value_given_and_writes_nothing(tmp
     before = procs.tree_snapshot(tmp_path)
     done = cli(tmp_path, "remember", "x", "--importance", "9")
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == "mnemon-ls: error: --importance: must be an integer 1..5 (got 9)\n"
+    assert done.stderr == "mnemon-ls: error: --importance: must be an integer in 1..5 (got 9)\n"
     assert procs.tree_snapshot(tmp_path) == before
 
 
@@ -44,7 +44,7 @@ def test_forgetting_an_item_twice_is_a_missing_match_exit_3(tmp_path: Path) -> N
     before = procs.tree_snapshot(tmp_path)
     again = cli(tmp_path, "space", "forget", item, "--space", "default")
     assert (again.returncode, again.stdout) == (3, "")  # docs/memory.md, docs/storage.md: a missing match exits 3
-    assert again.stderr.startswith("mnemon-ls: error: id: no active item with this id in the space"), again.stderr
+    assert again.stderr.startswith("mnemon-ls: error: ITEM_ID: no active item with this id in the space"), again.stderr
     assert again.stderr.endswith(f"(got {item})\n"), again.stderr
     malformed = cli(tmp_path, "space", "forget", "", "--space", "default")
     assert malformed.returncode == 2, malformed.stderr  # an id that cannot be one stays invalid input

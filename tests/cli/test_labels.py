@@ -47,7 +47,7 @@ def test_read_only_commands_leave_the_store_directories_as_they_found_them(cli: 
     # A near miss of a space name is answered with the space it probably meant (the same on every surface).
     wrong = cli.run("space", "status", "Wrok", "--json")
     assert wrong.returncode == 2
-    assert wrong.stderr == "mnemon-ls: error: spaceId: is not a registered space id or name; did you mean Work " \
+    assert wrong.stderr == "mnemon-ls: error: SPACE: is not a registered space id or name; did you mean Work " \
                            "(default)?\n"
     assert json.loads(wrong.stdout)["error"]["suggestions"] == ["default"]
 

@@ -69,10 +69,10 @@ def test_cited_review_and_reanchor_across_every_source(repo) -> None:
     before = tree_snapshot(root)
     for args, line in (
             (("reanchor", "runtime", "memory:nope"),
-             "key: names no memory of runtime ('memory:nope'; `review` lists the keys)"),
+             "KEY: names no memory of runtime ('memory:nope'; `review` lists the keys)"),
             (("reanchor", "notes", "x"), "argument SOURCE: invalid choice: 'notes' (choose from 'runtime', 'spaces', "
                                          "'documents', 'records') (see `mnemon-ls reanchor --help`)"),
-            (("cited", "/etc/passwd"), f"path: must be a file inside the workspace {workspace} (got '/etc/passwd')")):
+            (("cited", "/etc/passwd"), f"FILE: must be a file inside the workspace {workspace} (got '/etc/passwd')")):
         result = run(workspace, *args)
         assert result.returncode != 0 and result.stderr.splitlines()[-1].endswith(line), result.stderr
     assert tree_snapshot(root) == before
@@ -112,7 +112,7 @@ def test_a_memory_no_longer_there_is_left_out_and_cannot_be_reanchored(repo) -> 
     before = tree_snapshot(root)
     result = run(workspace, "reanchor", "records", f"project/{record['id']}")
     assert result.returncode == 2 and result.stderr.splitlines()[-1] == (
-        f"mnemon-ls: error: key: names no memory of records ('project/{record['id']}'; `review` lists the keys)")
+        f"mnemon-ls: error: KEY: names no memory of records ('project/{record['id']}'; `review` lists the keys)")
     assert tree_snapshot(root) == before
 
 

@@ -17,19 +17,19 @@ from tests.conftest import disk_state
 
 #: (argv, exit code, field the error names) of commands naming an unknown space or item; ``<item>`` is a real item.
 REFUSED = [
-    (["space", "forget", "0b6c1a9e-0000-4000-8000-000000000000", "--space", "notes"], 3, "id"),
-    (["space", "forget", "no-such-item", "--space", "notes"], 3, "id"),
+    (["space", "forget", "0b6c1a9e-0000-4000-8000-000000000000", "--space", "notes"], 3, "ITEM_ID"),
+    (["space", "forget", "no-such-item", "--space", "notes"], 3, "ITEM_ID"),
     (["space", "forget", "<item>", "--space", "nosuch"], 2, "--space"),
-    (["space", "related", "no-such-item", "--space", "notes"], 2, "id"),
+    (["space", "related", "no-such-item", "--space", "notes"], 3, "ITEM_ID"),
     (["space", "related", "<item>", "--space", "nosuch"], 2, "--space"),
-    (["space", "link", "no-such-item", "<item>", "--space", "notes"], 2, "sourceId"),
-    (["space", "link", "<item>", "no-such-item", "--space", "notes"], 2, "targetId"),
+    (["space", "link", "no-such-item", "<item>", "--space", "notes"], 3, "SOURCE_ID"),
+    (["space", "link", "<item>", "no-such-item", "--space", "notes"], 3, "TARGET_ID"),
     (["space", "link", "<item>", "<item>", "--space", "nosuch"], 2, "--space"),
     (["remember", "Builds take four minutes", "--space", "nosuch"], 2, "--space"),
     (["recall", "deploy", "--space", "nosuch"], 2, "--space nosuch"),
-    (["space", "status", "nosuch"], 2, "spaceId"),
-    (["space", "reindex", "nosuch"], 2, "spaceId"),
-    (["space", "merge", "nosuch", "--into", "notes"], 2, "sourceIds[0]"),
+    (["space", "status", "nosuch"], 2, "SPACE"),
+    (["space", "reindex", "nosuch"], 2, "SPACE"),
+    (["space", "merge", "nosuch", "--into", "notes"], 2, "SOURCE nosuch"),
     (["space", "merge", "notes", "--into", "nosuch"], 2, "--into"),
 ]
 
@@ -50,8 +50,8 @@ def test_refused_space_operations_create_no_side_index_and_change_nothing(cli: C
         assert not (store / ".mnemon-ls-index.db").exists()
         for argv, code, field in REFUSED:
             argv = [item if arg == "<item>" else arg for arg in argv]
-            if stage == "fresh" and argv[:2] == ["space", "link"] and field == "targetId":
-                field = "sourceId"  # no item yet: the first end is unknown already
+            if stage == "fresh" and argv[:2] == ["space", "link"] and field == "TARGET_ID":
+                field = "SOURCE_ID"  # no item yet: the first end is unknown already
             result = cli.run(*argv)
             assert (result.returncode, result.stdout) == (code, ""), (stage, argv, result)
             assert result.stderr.startswith(f"mnemon-ls: error: {field}: "), (stage, argv, result.stderr)

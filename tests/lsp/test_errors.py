@@ -34,7 +34,7 @@ INVALID_INPUT = [
     (MUTATE, {"action": "add", "content": "x", "color": "red"}, "color", "is not a known field"),
     (MUTATE, [{"action": "add", "content": "x"}], "params", "must be an object"),
     (MUTATE, "add x", "params", "must be an object"),
-    ("mnemon/wake", {"budgetChars": 10}, "budgetChars", "input should be greater than or equal to 1024"),
+    ("mnemon/wake", {"budgetChars": 10}, "budgetChars", "must be an integer in 1024..4194304 (got 10)"),
     ("mnemon/wake", {"budgetChars": "2048"}, "budgetChars", "input should be a valid integer, not a string"),
     ("mnemon/wake", {"branch": "bad..x"}, "branch", "must not contain '..' (got 'bad..x')"),
     ("mnemon/wake", {"branch": "has space"}, "branch", "may contain only A-Z a-z 0-9 . _ / - (got 'has space')"),

@@ -292,7 +292,7 @@ async def test_invalid_input(lsp: Launcher, repo, repo_dir: Path):
         "code": "invalid-input", "field": "query", "rule": "is required (an empty query is not allowed)"}
     await _invalid(client, "mnemon/recall", {"query": "   "}, "query")
     assert await _invalid(client, "mnemon/recall", {"query": "stored", "limit": 51}, "limit") == {
-        "code": "invalid-input", "field": "limit", "rule": "must be an integer 1..50", "value": 51}
+        "code": "invalid-input", "field": "limit", "rule": "must be an integer in 1..50 (got 51)", "value": 51}
     await _invalid(client, "mnemon/recall", {"query": "stored", "limit": 0}, "limit")
     assert len((await client.call("mnemon/recall", {"query": "stored", "limit": 50}))["results"]) == 1
     assert await _invalid(client, "mnemon/recall", {"query": "stored", "spaces": ["nope"]}, "spaces[0]") == {
@@ -328,7 +328,7 @@ async def test_invalid_input(lsp: Launcher, repo, repo_dir: Path):
     await client.call("mnemon/spaces/deactivate", {"spaceId": notes["id"]})
 
     assert await _invalid(client, "mnemon/remember", {"content": "x", "importance": 6}, "importance") == {
-        "code": "invalid-input", "field": "importance", "rule": "must be an integer 1..5 (got 6)"}
+        "code": "invalid-input", "field": "importance", "rule": "must be an integer in 1..5 (got 6)"}
     await _invalid(client, "mnemon/remember", {"content": "x", "importance": 0}, "importance")
     await _invalid(client, "mnemon/remember", {"content": "x", "importance": "high"}, "importance")
     assert await _invalid(client, "mnemon/remember", {"content": "a" * 8001}, "content") == {

@@ -67,4 +67,4 @@ def test_mcp_help_and_usage_errors_come_from_the_full_parser(workspace: Path) ->
     bad = subprocess.run([sys.executable, "-m", "mnemon_ls", "mcp", "--read-onyl"], capture_output=True, text=True,
                          cwd=str(workspace), env=server_env(), timeout=60)
     assert bad.returncode == 2
-    assert bad.stderr == ("mnemon-ls: error: unrecognized arguments: --read-onyl (see `mnemon-ls --help`)\n")
+    assert bad.stderr == ("mnemon-ls: error: unrecognized arguments: --read-onyl (see `mnemon-ls mcp --help`)\n")

@@ -25,7 +25,7 @@ def test_an_unknown_provider_name_is_refused_without_an_install_hint_made_from_i
     typed = "foo; rm -rf ~"
     done = cli(tmp_path, "provider", action, typed)
     assert done.returncode == 2, done.stderr
-    assert done.stderr.startswith("mnemon-ls: error: providerId: is not a known provider"), done.stderr
+    assert done.stderr.startswith("mnemon-ls: error: NAME: is not a known provider"), done.stderr
     assert "rm -rf" not in done.stderr and "foo" not in done.stderr and "pip install" not in done.stderr
     assert "provider packages: byterover, hindsight, holographic, mem0, openviking, postgres" in done.stderr
     for name in plugins.installed():

@@ -57,7 +57,7 @@ def test_the_cli_says_what_byterover_cannot_do_refuses_it_and_recalls_and_forget
     assert forget.returncode == 0, forget.stderr
     assert not (Path(root["project"]) / ".brv" / "context-tree" / root["item"].replace("~", "/")).exists()
     again = cli(root, "space", "forget", root["item"], "--space", root["team"])
-    assert again.returncode != 0 and "id: is not an item of this space" in again.stderr, again.stderr
+    assert again.returncode != 0 and "ITEM_ID: is not an item of this space" in again.stderr, again.stderr
     gone = cli(root, "recall", "when do we deploy", "--space", root["team"])
     assert gone.returncode == 0 and "We deploy on Tuesdays after review" not in gone.stdout
 

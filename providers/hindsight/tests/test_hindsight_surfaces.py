@@ -44,7 +44,7 @@ def test_the_cli_says_what_hindsight_cannot_do_refuses_it_and_recalls_and_forget
     assert forget.returncode == 0, forget.stderr
     assert hindsight.status(f"/v1/default/banks/{root['bank']}/documents/{root['item']}") == 404
     again = cli(root, "space", "forget", root["item"], "--space", root["team"])
-    assert again.returncode != 0 and "id: is not an item of this space" in again.stderr, again.stderr
+    assert again.returncode != 0 and "ITEM_ID: is not an item of this space" in again.stderr, again.stderr
 
 
 def test_the_language_server_gates_by_capability_and_offers_the_space_as_a_write_target(

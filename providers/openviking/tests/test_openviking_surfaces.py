@@ -43,7 +43,7 @@ def test_the_cli_says_what_openviking_cannot_do_refuses_it_and_recalls_and_forge
     stat = openviking.call("GET", f"/api/v1/fs/stat?uri={root['externalId']}/{root['item']}.md")
     assert stat["error"]["code"] == "NOT_FOUND", stat
     again = cli(root, "space", "forget", root["item"], "--space", root["team"])
-    assert again.returncode != 0 and "id: is not an item of this space" in again.stderr, again.stderr
+    assert again.returncode != 0 and "ITEM_ID: is not an item of this space" in again.stderr, again.stderr
 
 
 def test_the_language_server_gates_by_capability_and_offers_the_space_as_a_write_target(
