@@ -17,6 +17,7 @@ from pydantic import Field
 
 from .base import Call, LspMethod, Operation, Params, WorkspaceParams
 from .client import PROTOCOL_VERSION
+from .spaces import registry_notes
 from .wake import session_wake
 
 
@@ -44,12 +45,20 @@ class TurnEndParams(Params):
 
 def _status(call: Call, _p: Any) -> dict[str, Any]:
     """``{version, protocolVersion, workspaces: [{uri, name, <the Host's status on the branch the server last
-    announced>, path, records}]}``, one row per open folder."""
+    announced>, path, records, notes?}]}``, one row per open folder; ``notes`` (lines) when the folder's space
+    registry says something of itself (:func:`~.spaces.registry_notes`, as ``workspace.status`` says it on the
+    other surfaces: a damaged file rebuilt, a kept copy, a file of a newer version)."""
     from .. import __version__
 
     client = call.client
-    rows = [{"uri": folder.uri, "name": folder.name, **folder.host.status(folder.branch), "path": str(folder.path),
-             **client.status(folder)} for folder in client.folders()]
+    rows = []
+    for folder in client.folders():
+        row = {"uri": folder.uri, "name": folder.name, **folder.host.status(folder.branch), "path": str(folder.path),
+               **client.status(folder)}
+        said = registry_notes(None, Call(folder.host, "lsp"))
+        if said:
+            row["notes"] = said
+        rows.append(row)
     return {"version": __version__, "protocolVersion": PROTOCOL_VERSION, "workspaces": rows}
 
 
@@ -85,7 +94,8 @@ OPERATIONS = (
     Operation(
         "session.status", SessionStatusParams, _status,
         "The server's version and protocol version, and every open folder's status: where its memory lives, the "
-        "branch last announced, Runtime usage, Documents, problems and the records of this session.",
+        "branch last announced, Runtime usage, Documents, problems, the records of this session and, as notes, what "
+        "its Memory Space registry says of itself (a damaged file rebuilt, a file of a newer version).",
         lsp=LspMethod("mnemon/status", session=True)),
     Operation(
         "session.turnBegin", TurnBeginParams, _turn_begin,

@@ -274,8 +274,15 @@ _SPACE_ARG = CliArg("space_id", flag="--space", required=True, help=SPACE_HELP, 
 def registry_notes(_data: Any, call: Call) -> list[str]:
     """What the space registry says of itself (:meth:`~mnemon_ls.spaces.registry.SpaceRegistry.notice_lines`: a
     damaged file rebuilt, the damaged copy a repair kept until it is deleted, a file of a newer version): the
-    notes of ``spaces.list`` and ``workspace.status`` on every surface (:attr:`~.surfaces.Operation.notes`)."""
-    return call.host.spaces.registry.notice_lines()
+    notes of ``spaces.list`` and ``workspace.status`` on every surface (:attr:`~.surfaces.Operation.notes`).
+    ``[]`` when the registry cannot be looked at (a storage error: the status reports it as a problem, and a
+    listing has failed with it already): a note never turns an answer into an error."""
+    from ..errors import MnemonError
+
+    try:
+        return call.host.spaces.registry.notice_lines()
+    except (MnemonError, OSError):
+        return []
 
 
 OPERATIONS = (

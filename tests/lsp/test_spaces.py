@@ -397,5 +397,8 @@ async def test_space_list_names_a_rebuilt_registry_until_the_copy_is_deleted(cli
     [note] = listed["notes"]
     assert "was damaged (not valid JSON" in note and str(copy) in note
     assert (await client.call("mnemon/spaces/list", {}))["notes"] == [note]
+    [row] = (await client.call("mnemon/status", {}))["workspaces"]
+    assert row["notes"] == [note]  # the folder's status says it too, as MCP mnemon_status does
     copy.unlink()
     assert set(await client.call("mnemon/spaces/list", {})) == {"spaces", "workspace"}
+    assert "notes" not in (await client.call("mnemon/status", {}))["workspaces"][0]

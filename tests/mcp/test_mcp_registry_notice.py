@@ -55,3 +55,16 @@ async def test_status_and_space_list_name_the_kept_copy_and_recall_says_it_once(
         newer.unlink()  # checked and deleted: nothing more to say
         assert "note:" not in await answer(session, "mnemon_memory_spaces", {})
         assert "note:" not in await answer(session, "mnemon_status", {})
+
+
+async def test_status_of_a_linked_storage_root_answers_its_problem_without_a_note(workspace: Path,
+                                                                                 tmp_path: Path) -> None:
+    # the notes look at the registry; a root they may not read is the status's problem to report, not an error
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (workspace / ".mnemon").symlink_to(outside, target_is_directory=True)
+    args = ["--workspace", str(workspace), "--scope", "workspace"]
+    async with mcp_session(args) as session:
+        status = await answer(session, "mnemon_status", {})
+    assert "must not be a symbolic link" in status and "note:" not in status
+    assert os.listdir(outside) == []
