@@ -109,6 +109,8 @@ _ENTRIES_SCHEMA = {"type": "array", "items": {"type": "object"}}
 
 #: What a Runtime revision is: sha256 hex (:func:`mnemon_ls.runtime.model.revision_of`).
 _REVISION = re.compile(r"[0-9a-f]{64}")
+#: What a person may give for it: its first 12 hex digits or more (as ``runtime add`` and a conflict print it).
+_REVISION_PREFIX = re.compile(r"[0-9a-f]{12,64}")
 
 
 class RuntimeCompactParams(WorkspaceParams):
@@ -151,7 +153,11 @@ class RuntimeCompactParams(WorkspaceParams):
                                           "merge and/or drop (entry numbers, as `mnemon-ls runtime list` prints them)")
         if self.entries is not None and self.revision is None:
             raise InvalidInput("revision", "is required with entries (the plan's revision: data.maintenance.revision)")
-        if self.revision is not None and not _REVISION.fullmatch(self.revision):
+        if self.revision is not None and person and not _REVISION_PREFIX.fullmatch(self.revision):
+            raise InvalidInput("revision", "must be a revision: 12 to 64 lowercase hex digits (the first 12, as "
+                                           "`mnemon-ls runtime add` prints it, or the whole sha256 of the runtime "
+                                           "listing's --json)")
+        if self.revision is not None and not person and not _REVISION.fullmatch(self.revision):
             raise InvalidInput("revision", "must be a revision: 64 lowercase hex digits (sha256), as the plan "
                                            "(data.maintenance.revision) or the runtime listing gives it")
         if person:
@@ -431,7 +437,8 @@ _COMPACT_ARGS = (
            help="JSON list [{content, importance, sourceIndexes}] ('-' reads standard input); needs --revision"),
     CliArg("revision", flag="--revision", names_errors=True,
            help="the revision the numbers refer to: the plan's (data.maintenance.revision) with --entries; with "
-                "--merge/--drop optional (`runtime list --json` prints it; default: the current one)"),
+                "--merge/--drop optional: its first 12 hex digits as `runtime add` prints them, or the whole one "
+                "`runtime list --json` prints (default: the current one)"),
     CliArg("pending", flag="--pending", metavar="JSON", convert=_pending_json,
            help="the plan's pending mutation as JSON {action, content?, oldText?, importance?}"),
 )

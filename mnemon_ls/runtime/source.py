@@ -193,15 +193,17 @@ class RuntimeSource:
         ``given`` is ``None``; the owning store's revision of the same read when ``given`` is the effective
         revision of :meth:`read` (what ``mnemon-ls runtime list --json`` and ``mnemon/runtime/snapshot``
         print; it differs from the store's under ``runtimeUserScope=global``); else ``given`` (a stale one
-        is ``revision-conflict`` at the commit). Reads only."""
+        is ``revision-conflict`` at the commit). ``given`` may be the first 12 or more hex digits of either (as
+        ``runtime add`` prints it): it stands for the revision it begins. Reads only."""
         store = self.store_for(target)
         if self.user_store is self.memory_store:
-            return store.read().revision if given is None else given
+            current = store.read().revision
+            return current if given is None or current.startswith(given) else given
         user_state, memory_state = self.user_store.read(), self.memory_store.read()
         own = user_state if target == "user" else memory_state
-        if given is None or given == self._effective(user_state, memory_state).revision:
+        if given is None or self._effective(user_state, memory_state).revision.startswith(given):
             return own.revision
-        return given
+        return own.revision if own.revision.startswith(given) else given
 
     def scrub(self, request: ops.MutationRequest) -> tuple[ops.MutationRequest, Scrubber]:
         """The redaction pass of ``settings.secrets`` over a validated request (:mod:`mnemon_ls.redact`):

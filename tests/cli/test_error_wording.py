@@ -8,6 +8,7 @@ command takes points at that command's ``--help``. Nothing refused changes a byt
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from tests.cli.test_error_fields import cli, workspace
@@ -75,12 +76,19 @@ def test_an_item_id_that_names_no_item_is_a_missing_match_for_every_command(tmp_
 def test_a_stale_or_malformed_runtime_revision_names_the_option(tmp_path: Path) -> None:
     ws = workspace(tmp_path)
     for content in ("deploys go through staging", "tests run in CI"):
-        assert cli(ws, tmp_path, "runtime", "add", "--target", "user", "--content", content).returncode == 0
+        added = cli(ws, tmp_path, "runtime", "add", "--target", "user", "--content", content)
+        assert added.returncode == 0, added.stderr
+    [printed] = re.findall(r"revision ([0-9a-f]{12})\b", added.stdout)  # what a person is shown
     before = procs.tree_snapshot(tmp_path)
-    malformed = cli(ws, tmp_path, "runtime", "compact", "--drop", "1", "--revision", "abc")
-    assert (malformed.returncode, malformed.stdout) == (2, "")
-    assert malformed.stderr.startswith("mnemon-ls: error: --revision: must be a revision: 64 lowercase hex "
-                                       "digits"), malformed.stderr
+    for malformed_value in ("abc", printed[:11], printed.upper()):
+        malformed = cli(ws, tmp_path, "runtime", "compact", "--drop", "1", "--revision", malformed_value)
+        assert (malformed.returncode, malformed.stdout) == (2, "")
+        assert malformed.stderr.startswith("mnemon-ls: error: --revision: must be a revision: 12 to 64 lowercase "
+                                           "hex digits"), malformed.stderr
+    short_stale = cli(ws, tmp_path, "runtime", "compact", "--drop", "1", "--revision", "0" * 12)
+    assert (short_stale.returncode, short_stale.stderr) == (3, "mnemon-ls: error: --revision: runtime memory "
+                                                               "changed since revision 000000000000; re-read and "
+                                                               "retry\n")
     stale = cli(ws, tmp_path, "runtime", "compact", "--drop", "1", "--revision", "0" * 64)
     assert (stale.returncode, stale.stderr) == (3, "mnemon-ls: error: --revision: runtime memory changed since "
                                                    "revision 000000000000; re-read and retry\n")
@@ -88,6 +96,11 @@ def test_a_stale_or_malformed_runtime_revision_names_the_option(tmp_path: Path) 
                            "--json").stdout)["error"]
     assert (error["code"], error["field"], error["expected"]) == ("revision-conflict", "revision", "0" * 64)
     assert procs.tree_snapshot(tmp_path) == before
+    # the 12 digits `runtime add` printed stand for the revision they begin: the compaction is fenced by it
+    dropped = cli(ws, tmp_path, "runtime", "compact", "--target", "user", "--drop", "1", "--revision", printed)
+    assert dropped.returncode == 0, dropped.stderr
+    listed = json.loads(cli(ws, tmp_path, "runtime", "list", "--json").stdout)
+    assert [e["content"] for e in listed["entries"] if e["target"] == "user"] == ["tests run in CI"]
 
 
 def test_an_unrecognized_argument_points_at_the_help_of_its_command(tmp_path: Path) -> None:

@@ -88,6 +88,6 @@ async def test_ranges_unknown_items_and_revisions_read_as_on_the_command_line(tm
             assert result.is_error and text(result) == f"Error executing tool {tool}: {said}", text(result)
         malformed = await session.call_tool("mnemon_runtime_compact", {"drop": [1], "revision": "abc"})
         assert malformed.is_error and text(malformed).startswith(
-            "Error executing tool mnemon_runtime_compact: invalid-input: revision: must be a revision: 64 lowercase "
-            "hex digits"), text(malformed)
+            "Error executing tool mnemon_runtime_compact: invalid-input: revision: must be a revision: 12 to 64 "
+            "lowercase hex digits"), text(malformed)
         assert stored(tree_snapshot(data_dir)) == stored(before)
