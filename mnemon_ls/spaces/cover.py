@@ -39,13 +39,28 @@ class SpacesCover:
 
 
 def render(records: Sequence[Any], notices: list[str], count: Callable[[Any], int | None], budget_chars: int = 1200,
-           recall_hint: str = "mnemon/recall") -> SpacesCover:
+           recall_hint: str = "mnemon/recall", unreadable: str | None = None) -> SpacesCover:
     """The block for the registered spaces ``records`` (:attr:`RegistryState.all`): the active spaces' names,
     ids, item counts (native spaces, ``count(record)``: ``None`` when it failed; a third-party space shows its
     provider's label instead) and descriptions, telling the assistant to recall before assuming. Empty text when
     no space is registered; at most ``budget_chars`` characters (spaces that do not fit are counted in
     ``hidden``). ``recall_hint`` names the route the reader recalls through
-    (:data:`mnemon_ls.guidance.RECALL_HINTS`)."""
+    (:data:`mnemon_ls.guidance.RECALL_HINTS`). ``unreadable``: why the native spaces are not among ``records``
+    (a catalog of a newer version: :attr:`RegistryState.native_refused`), said as the block's last line so
+    an assistant is not left to think there are none."""
+    cover = _render(records, notices, count, budget_chars, recall_hint)
+    if unreadable is None:
+        return cover
+    line = f"{unreadable}\n"
+    text = cover.text or "MNEMON MEMORY SPACES\n"
+    if len(text) + len(line) <= budget_chars:
+        cover.text = text + line
+    return cover
+
+
+def _render(records: Sequence[Any], notices: list[str], count: Callable[[Any], int | None], budget_chars: int,
+            recall_hint: str) -> SpacesCover:
+    """:func:`render` without ``unreadable``."""
     from .provider_fields import provider_label
 
     if not records:
@@ -122,4 +137,12 @@ def cover(root: Path, budget_chars: int = 1200, recall_hint: str = "mnemon/recal
     registry = SpaceRegistry(root) if clock is None else SpaceRegistry(root, clock=clock)
     state = registry.read()
     return render(state.all, [p.message for p in registry.notices],
-                  lambda record: native_count(registry.store_path(record.id)), budget_chars, recall_hint)
+                  lambda record: native_count(registry.store_path(record.id)), budget_chars, recall_hint,
+                  unreadable_reason(state))
+
+
+def unreadable_reason(state: Any) -> str | None:
+    """Why ``state`` (a :class:`~mnemon_ls.spaces.registry_model.RegistryState`) holds no native space although
+    the catalog exists: the message of its :attr:`native_refused` (a catalog of a newer version), else ``None``."""
+    refused = state.native_refused
+    return None if refused is None else refused.message

@@ -39,7 +39,7 @@ from .model import (
 from .policy import RecallQuality
 from .providers.base import SearchOutcome, SpaceProvider
 from .naming import resolve
-from .cover import SpacesCover, render as render_cover
+from .cover import SpacesCover, render as render_cover, unreadable_reason
 from .registry_model import NATIVE_PROVIDER, SpaceRecord
 from .thirdparty import call_with_timeout
 
@@ -380,7 +380,7 @@ class SpacesRecall:
             except MnemonError:
                 return None
 
-        return render_cover(state.all, notices, count, budget_chars, recall_hint)
+        return render_cover(state.all, notices, count, budget_chars, recall_hint, unreadable_reason(state))
 
 
 class _BranchScope:

@@ -66,6 +66,8 @@ def test_a_newer_catalog_is_read_only_and_never_quarantined(root: Path, clock: F
     found = service.recall("build make").to_dict()  # the tier says why it has nothing
     assert found["results"] == [] and found["notices"] == [notice["message"]]
     assert notice["message"] in service.cover(2000).notices
+    # the wake's block says it too (a long-lived host's cover): the spaces are unreadable, not absent
+    assert service.cover(2000).text == f"MNEMON MEMORY SPACES\n{notice['message']}\n"
     calls = [lambda: service.create_space("Other", "more notes", active=True),
              lambda: service.remember("The tests use pytest"),
              lambda: service.remember("The tests use pytest", space_id=space),
@@ -114,6 +116,8 @@ def test_a_newer_catalog_over_the_command_line(tmp_path: Path) -> None:
     assert listed.returncode == 0 and why in listed.stderr
     recalled = cli("recall", "deploy nightly")
     assert recalled.returncode == 0 and why in recalled.stdout
+    woke = cli("wake")  # a one-command process's cover (spaces/cover.py), as the session-start hook renders it
+    assert woke.returncode == 0 and f"MNEMON MEMORY SPACES\n{why}" in woke.stdout, woke.stdout
     for args in (("space", "create", "--name", "Other", "--description", "more"),
                  ("remember", "the tests use pytest"), ("space", "update", "default", "--name", "Renamed"),
                  ("pack", "export", "-o", str(tmp_path / "after.zip")), ("pack", "import", str(pack)),
