@@ -251,15 +251,21 @@ class SpaceRegistry:
         if data is False:
             data = fsio.read_bytes_or_none(path)
         try:
-            return parse(data), None
+            parsed = parse(data)
         except _TooNew as newer:
             reads = f"1..{supported}" if supported > 1 else "1"
-            reason = f"format version {newer.version}; this version reads {reads}"
+            version: Any = newer.version
+            if len(str(version)) > 32:  # said short, as every echoed number (errors.range_rule)
+                version = str(version)[:32] + "..."
+            reason = f"format version {version}; this version reads {reads}"
             problem = Problem(str(path), reason, None, 0, kind="newer")
             if problem not in self.notices:
                 self.notices.append(problem)
-            return empty, FormatTooNew(problem.message, file=str(path), reason=reason, version=newer.version,
+            return empty, FormatTooNew(problem.message, file=str(path), reason=reason, version=version,
                                        supported=reads)
+        # readable again (put back, rebuilt, or replaced by this version's): a long-lived server stops saying it
+        self.notices[:] = [p for p in self.notices if not (p.kind == "newer" and p.file == str(path))]
+        return parsed, None
 
     #: The file parsers (:func:`.registry_model.parse_native` / :func:`~.registry_model.parse_providers`).
     _parse_native = staticmethod(parse_native)
@@ -537,6 +543,10 @@ class SpaceRegistry:
             # a registry file of a newer version is never written, moved or deleted (module doc)
             frozen = newer_version(current) is not None
             native_frozen = newer_version(fsio.read_bytes_or_none(self.native_path), NATIVE_VERSION) is not None
+            # a last-good copy a newer version wrote is its backup, not ours to replace (a damaged catalog beside it
+            # is rebuilt, but that copy stays as it is)
+            last_good_frozen = native_frozen or newer_version(fsio.read_bytes_or_none(self.last_good_path),
+                                                              NATIVE_VERSION) is not None
             if disabled_spaces is None:
                 disabled_spaces = parse_disabled_spaces(current)
             providers: bytes | None = None
@@ -557,7 +567,7 @@ class SpaceRegistry:
             if not native_frozen and fsio.read_bytes_or_none(self.native_path) != native:
                 fsio.write_file_atomically(self.native_path, native)
             try:
-                if not native_frozen and fsio.read_bytes_or_none(self.last_good_path) != native:
+                if not last_good_frozen and fsio.read_bytes_or_none(self.last_good_path) != native:
                     fsio.ensure_dir(self.state_dir)
                     fsio.write_file_atomically(self.last_good_path, native)
             except OSError:

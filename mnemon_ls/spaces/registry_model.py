@@ -174,7 +174,8 @@ def parse_native(data: bytes | None) -> tuple[SpaceRecord, ...]:
     version = _version_above(doc, NATIVE_VERSION)
     if version is not None:
         raise _TooNew(version)
-    if not isinstance(doc, dict) or doc.get("version") != NATIVE_VERSION or not isinstance(doc.get("bodies"), list):
+    if (not isinstance(doc, dict) or type(doc.get("version")) is not int or doc.get("version") != NATIVE_VERSION
+            or not isinstance(doc.get("bodies"), list)):  # `true` and `1.0` are not the version 1 (== in Python)
         raise _Damaged(f"expected {{\"version\": {NATIVE_VERSION}, \"bodies\": [...]}}")
     out: list[SpaceRecord] = []
     for index, raw in enumerate(doc["bodies"]):

@@ -131,3 +131,64 @@ def test_a_newer_catalog_over_the_command_line(tmp_path: Path) -> None:
     doctor = json.loads(cli("doctor", "--json").stdout)
     assert any(f["level"] == "warning" and why in f["message"] for f in doctor["findings"])
     assert _files(root) == before and not (root / "data" / ".quarantine").exists()
+
+
+def test_a_long_lived_registry_stops_saying_newer_once_the_catalog_reads_again(root: Path, clock: FrozenClock) -> None:
+    # an MCP or language server keeps one registry: the note about a newer catalog holds while it is newer
+    service = SpacesService(root, clock=clock)
+    space = service.create_space("Main", "native notes", active=True).record.id
+    current = (root / "data" / ".dsh-memory-bodies.json").read_bytes()
+    path = _newer_catalog(root)
+    assert service.list_spaces() == [] and [p.kind for p in service.registry.notices] == ["newer"]
+    assert service.registry.recall_notice_lines() == [service.notices()[0]["message"]]
+    path.write_bytes(current)  # put back (the newer version was uninstalled, a backup restored)
+    assert [s.record.id for s in service.list_spaces()] == [space]
+    assert service.notices() == [] and service.registry.recall_notice_lines() == []
+    assert "newer version" not in service.cover(2000).text
+    service.close()
+
+
+def test_a_newer_last_good_copy_is_kept_when_the_catalog_beside_it_is_rebuilt(root: Path, clock: FrozenClock) -> None:
+    service = SpacesService(root, clock=clock)
+    service.create_space("Main", "native notes", active=True)
+    service.close()
+    last_good = root / "state" / ".dsh-memory-bodies.last-good.json"
+    last_good.write_text(json.dumps(NEWER) + "\n")
+    kept = last_good.read_bytes()
+    (root / "data" / ".dsh-memory-bodies.json").write_text('{"broken')
+    rebuilt = SpacesService(root, clock=clock)
+    assert [s.record.id for s in rebuilt.list_spaces()] == ["default"]  # the store on disk, found again
+    assert last_good.read_bytes() == kept  # a newer version's backup: not ours to replace
+    rebuilt.close()
+
+
+@pytest.mark.parametrize("version", [True, 1.0, "1"])
+def test_a_catalog_version_that_is_not_the_integer_1_is_damage(root: Path, clock: FrozenClock, version) -> None:
+    service = SpacesService(root, clock=clock)
+    service.create_space("Main", "native notes", active=True)
+    service.close()
+    path = root / "data" / ".dsh-memory-bodies.json"
+    doc = json.loads(path.read_text())
+    path.write_text(json.dumps(doc | {"version": version}))
+    again = SpacesService(root, clock=clock)
+    assert [s.record.id for s in again.list_spaces()] == ["default"]
+    [notice] = again.registry.notices
+    assert notice.kind != "newer" and notice.quarantined is not None
+    assert json.loads(path.read_text())["version"] == 1
+    again.close()
+
+
+def test_a_huge_version_is_said_short(root: Path, clock: FrozenClock) -> None:
+    service = SpacesService(root, clock=clock)
+    service.create_space("Main", "native notes", active=True)
+    service.close()
+    path = root / "data" / ".dsh-memory-bodies.json"
+    path.write_text('{"version": ' + "9" * 4000 + ', "bodies": []}')
+    again = SpacesService(root, clock=clock)
+    assert again.list_spaces() == []
+    [notice] = again.notices()
+    assert f"format version {'9' * 32}...; this version reads 1" in notice["message"] and len(notice["message"]) < 600
+    with pytest.raises(FormatTooNew) as refused:
+        again.create_space("Other", "more notes")
+    assert refused.value.data["version"] == "9" * 32 + "..."
+    again.close()
