@@ -40,6 +40,18 @@ def range_rule(kind: str, bounds: dict[str, Any], sent: Any = None) -> str:
     return rule
 
 
+#: How many characters of a value someone typed an error repeats (then ``...``).
+ECHO_LIMIT = 256
+
+
+def echo_value(value: Any, limit: int = ECHO_LIMIT) -> str:
+    """A value someone sent as an error repeats it: on one line, each control or formatting character (a
+    newline, a terminal escape, a right-to-left override) shown escaped (``\\n``, ``\\x1b``, ``\\u202e``), and at
+    most ``limit`` characters, then ``...``."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(value))
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_INVALID = 2

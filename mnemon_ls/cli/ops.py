@@ -413,16 +413,12 @@ def _member_words(command: Any, args: argparse.Namespace, field_name: str) -> st
     return typed if part is lead else f"{part.flag} of {typed}"
 
 
-#: How many characters of a value the person typed an error repeats (then ``...``): a long path is given whole.
-ECHO_LIMIT = 256
-
-
 def _echo(value: Any) -> str:
-    """A value the person typed as an error repeats it: on one line (a control character such as a newline shown
-    escaped, ``\\n``) and at most :data:`ECHO_LIMIT` characters, then ``...`` (a 100 KB ``--tag`` is not
-    printed back whole)."""
-    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(value))
-    return text if len(text) <= ECHO_LIMIT else text[:ECHO_LIMIT] + "..."
+    """A value the person typed as an error repeats it (:func:`mnemon_ls.errors.echo_value`: one line, at most 256
+    characters; a 100 KB ``--tag`` is not printed back whole)."""
+    from ..errors import echo_value
+
+    return echo_value(value)
 
 
 def _ordinal(n: int) -> str:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable, Literal
 
-from ..errors import InvalidInput, ItemNotFound, range_rule
+from ..errors import InvalidInput, ItemNotFound, echo_value, range_rule
 
 Clock = Callable[[], datetime]
 
@@ -164,7 +164,7 @@ def item_not_found(exc: InvalidInput, ids: dict[str, str]) -> InvalidInput:
     if isinstance(exc, ItemNotFound) or exc.field not in ids or not exc.rule.startswith(("no active item",
                                                                                           "is not an item")):
         return exc
-    return ItemNotFound(exc.field, f"{exc.rule} (got {ids[exc.field]})",
+    return ItemNotFound(exc.field, f"{exc.rule} (got {echo_value(ids[exc.field])})",
                         **{k: v for k, v in exc.data.items() if k not in ("field", "rule")})
 
 

@@ -70,6 +70,11 @@ def test_an_item_id_that_names_no_item_is_a_missing_match_for_every_command(tmp_
         assert (done.returncode, done.stderr) == (3, f"mnemon-ls: error: {line}\n"), args
         error = json.loads(cli(ws, tmp_path, *args, "--json").stdout)["error"]
         assert error["code"] == "no-match", args
+    # an id holding a terminal escape, a bell and a right-to-left override is repeated escaped, on one line
+    hostile = "bad\x1b[2J\x07id\u202e"
+    done = cli(ws, tmp_path, "space", "forget", hostile, "--space", "Project")
+    assert (done.returncode, done.stderr) == (3, "mnemon-ls: error: ITEM_ID: no active item with this id in the space "
+                                                 "(unknown or already forgotten) (got bad\\x1b[2J\\x07id\\u202e)\n")
     assert procs.tree_snapshot(tmp_path) == before
 
 
