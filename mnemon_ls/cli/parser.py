@@ -70,7 +70,11 @@ class Parser(argparse.ArgumentParser):
         return parsed
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        """Print one line and exit 2 (argparse's own usage block is not printed)."""
+        """Print one line and exit 2 (argparse's own usage block is not printed); what was typed is repeated
+        escaped and the message cut at 512 characters (:func:`mnemon_ls.errors.echo_value`)."""
+        from ..errors import echo_value
+
+        message = echo_value(message, 512)
         print(f"mnemon-ls: error: {message} (see `{self.prog} --help`)", file=sys.stderr)
         if "--json" in sys.argv[1:]:
             sys.stdout.write(json.dumps({"error": {"code": "invalid-input", "message": message}}) + "\n")

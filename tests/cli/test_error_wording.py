@@ -117,3 +117,13 @@ def test_an_unrecognized_argument_points_at_the_help_of_its_command(tmp_path: Pa
         assert done.returncode == 2, args
         assert done.stderr.endswith(f"(see `{command} --help`)\n"), done.stderr
         assert "unrecognized arguments: --bogus" in done.stderr
+
+
+def test_what_argparse_refuses_is_repeated_escaped_and_short(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    stray = cli(ws, tmp_path, "recall", "build", "a\x1b[2Jb\nline2")
+    assert stray.returncode == 2 and stray.stderr.count("\n") == 1 and "\x1b" not in stray.stderr
+    assert "unrecognized arguments: a\\x1b[2Jb\\nline2 (see `mnemon-ls recall --help`)" in stray.stderr
+    huge = cli(ws, tmp_path, "recall", "build", "--limit", "9" * 100_000, "--json")
+    assert huge.returncode == 2 and len(huge.stderr) < 700 and len(huge.stdout) < 700
+    assert json.loads(huge.stdout)["error"]["code"] == "invalid-input"
