@@ -413,6 +413,10 @@ def _plan_spaces(host: "WorkspaceHost", spaces: list[dict[str, Any]], plan: _Pla
     from .spaces.naming import name_key, name_keys, unique_name
 
     state = host.spaces.state()
+    refused = state.native_refused
+    if refused is not None and any(space["items"] for space in spaces):  # planned, so a dry run says it too
+        raise FormatTooNew(f"the destination's Memory Spaces registry cannot take the source's spaces: "
+                           f"{refused.message}; nothing was copied", **refused.data)
     by_name = {name_key(r.name): r for r in reversed(state.all) if r.native}  # the first of a duplicated name
     # a new space's name may not equal, nor look like (confusable skeleton), one in use: it gets " (2)"
     taken: set[str] = set()

@@ -177,6 +177,26 @@ def test_migrate_from_a_damaged_source_names_it_and_changes_nothing(cli, case):
     assert "nothing was copied" in line
 
 
+def test_migrate_into_a_root_whose_catalog_is_a_newer_versions_changes_nothing(cli):
+    # the destination's catalog is read-only here: found when the copy is planned, so before any tier is written
+    seed_global(cli)
+    made = cli.run("space", "create", "--name", "Here", "--description", "the workspace's own", "--active",
+                   scoped=False)
+    assert made.returncode == 0, made.stderr
+    catalog = default_root(cli.data, cli.ws) / "data" / ".dsh-memory-bodies.json"
+    catalog.write_bytes(catalog.read_bytes().replace(b'"version": 1', b'"version": 2', 1))
+    before = procs.tree_snapshot(cli.tmp)
+    for extra in ((), ("--dry-run",)):
+        result = cli.run("migrate", "--from", "global", *extra, scoped=False)
+        assert (result.returncode, result.stdout) == (1, ""), extra
+        assert result.stderr == (
+            f"mnemon-ls: error: the destination's Memory Spaces registry cannot take the source's spaces: {catalog} "
+            "was written by a newer version of mnemon-ls (format version 2; this version reads 1); it is left "
+            "unchanged and read-only here: the native Memory Spaces are not shown and cannot be created, changed or "
+            "written to until mnemon-ls is upgraded; nothing was copied\n"), extra
+        assert procs.tree_snapshot(cli.tmp) == before, extra
+
+
 def test_migrate_refuses_what_does_not_fit_and_bad_sources(cli):
     seed_global(cli)
     before = procs.tree_snapshot(cli.tmp)
