@@ -148,14 +148,20 @@ def test_a_long_lived_registry_stops_saying_newer_once_the_catalog_reads_again(r
     service.close()
 
 
-def test_a_newer_last_good_copy_is_kept_when_the_catalog_beside_it_is_rebuilt(root: Path, clock: FrozenClock) -> None:
+def _one_space(root: Path, clock: FrozenClock) -> Path:
+    """Make one native space, ``Main`` (active), in ``root``; returns the catalog's path."""
     service = SpacesService(root, clock=clock)
     service.create_space("Main", "native notes", active=True)
     service.close()
+    return root / "data" / ".dsh-memory-bodies.json"
+
+
+def test_a_newer_last_good_copy_is_kept_when_the_catalog_beside_it_is_rebuilt(root: Path, clock: FrozenClock) -> None:
+    catalog = _one_space(root, clock)
     last_good = root / "state" / ".dsh-memory-bodies.last-good.json"
     last_good.write_text(json.dumps(NEWER) + "\n")
     kept = last_good.read_bytes()
-    (root / "data" / ".dsh-memory-bodies.json").write_text('{"broken')
+    catalog.write_text('{"broken')
     rebuilt = SpacesService(root, clock=clock)
     assert [s.record.id for s in rebuilt.list_spaces()] == ["default"]  # the store on disk, found again
     assert last_good.read_bytes() == kept  # a newer version's backup: not ours to replace
@@ -164,10 +170,7 @@ def test_a_newer_last_good_copy_is_kept_when_the_catalog_beside_it_is_rebuilt(ro
 
 @pytest.mark.parametrize("version", [True, 1.0, "1"])
 def test_a_catalog_version_that_is_not_the_integer_1_is_damage(root: Path, clock: FrozenClock, version) -> None:
-    service = SpacesService(root, clock=clock)
-    service.create_space("Main", "native notes", active=True)
-    service.close()
-    path = root / "data" / ".dsh-memory-bodies.json"
+    path = _one_space(root, clock)
     doc = json.loads(path.read_text())
     path.write_text(json.dumps(doc | {"version": version}))
     again = SpacesService(root, clock=clock)
@@ -179,10 +182,7 @@ def test_a_catalog_version_that_is_not_the_integer_1_is_damage(root: Path, clock
 
 
 def test_a_huge_version_is_said_short(root: Path, clock: FrozenClock) -> None:
-    service = SpacesService(root, clock=clock)
-    service.create_space("Main", "native notes", active=True)
-    service.close()
-    path = root / "data" / ".dsh-memory-bodies.json"
+    path = _one_space(root, clock)
     path.write_text('{"version": ' + "9" * 4000 + ', "bodies": []}')
     again = SpacesService(root, clock=clock)
     assert again.list_spaces() == []
