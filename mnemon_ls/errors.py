@@ -35,8 +35,7 @@ def range_rule(kind: str, bounds: dict[str, Any], sent: Any = None) -> str:
         span = " and ".join(f"{words[key]} {bounds[key]}" for key in ("ge", "gt", "le", "lt") if key in bounds)
     rule = f"must be {'an integer' if kind == 'integer' else 'a number'} {span}"
     if isinstance(sent, (int, float)) and not isinstance(sent, bool):
-        text = repr(sent)
-        rule += f" (got {text if len(text) <= 32 else text[:32] + '...'})"
+        rule += f" (got {echo_value(repr(sent), 32)})"
     return rule
 
 

@@ -16,7 +16,7 @@ import types
 import typing
 from typing import Any, Callable, Literal
 
-from ..errors import InvalidInput, MnemonError
+from ..errors import InvalidInput, MnemonError, echo_value
 
 #: Help of a command group (the first word of a path with two words), by word.
 GROUP_HELP = {
@@ -389,11 +389,11 @@ def message(error: MnemonError, args: argparse.Namespace) -> str:
     given = next((getattr(args, _dest(a)) for a in command.args if a.field == name and a.member is None
                   and a.kind == "value" and _given(a, args)), None) or []  # under its dest (SOURCE: sources)
     if isinstance(given, str):  # one option holding a list (--drop 1,5), or JSON (--entries FILE: the place in it)
-        return f"{flag} ({field_name}): {rule}" if inside else f"{flag} {_echo(given)}: {rule}"
+        return f"{flag} ({field_name}): {rule}" if inside else f"{flag} {echo_value(given)}: {rule}"
     index = int(match.group(2))
     if "kind" in error.data:  # a refused credential: named by its place, never echoed
         return f"{flag} (the {_ordinal(index + 1)} one){inside}: {rule}"
-    return f"{flag} {_echo(given[index])}{inside}: {rule}" if index < len(given) else f"{flag}{inside}: {rule}"
+    return f"{flag} {echo_value(given[index])}{inside}: {rule}" if index < len(given) else f"{flag}{inside}: {rule}"
 
 
 def _member_words(command: Any, args: argparse.Namespace, field_name: str) -> str | None:
@@ -408,17 +408,9 @@ def _member_words(command: Any, args: argparse.Namespace, field_name: str) -> st
     if not parts or not isinstance(objects, list) or int(match.group(2)) >= len(objects):
         return None
     lead, obj = parts[0], objects[int(match.group(2))]
-    typed = f"{lead.flag} {_echo(obj.get(lead.member, ''))}"
+    typed = f"{lead.flag} {echo_value(obj.get(lead.member, ''))}"
     part = next((a for a in parts if a.member == match.group(3)), lead)
     return typed if part is lead else f"{part.flag} of {typed}"
-
-
-def _echo(value: Any) -> str:
-    """A value the person typed as an error repeats it (:func:`mnemon_ls.errors.echo_value`: one line, at most 256
-    characters; a 100 KB ``--tag`` is not printed back whole)."""
-    from ..errors import echo_value
-
-    return echo_value(value)
 
 
 def _ordinal(n: int) -> str:

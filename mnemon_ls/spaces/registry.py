@@ -84,7 +84,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from .. import fsio
-from ..errors import InvalidInput
+from ..errors import InvalidInput, echo_value
 from .model import (
     SPACE_ID_RE,
     Clock,
@@ -254,9 +254,8 @@ class SpaceRegistry:
             parsed = parse(data)
         except _TooNew as newer:
             reads = f"1..{supported}" if supported > 1 else "1"
-            version: Any = newer.version
-            if len(str(version)) > 32:  # said short, as every echoed number (errors.range_rule)
-                version = str(version)[:32] + "..."
+            shown = echo_value(newer.version, 32)  # said short, as every echoed number (errors.range_rule)
+            version: Any = newer.version if shown == str(newer.version) else shown
             reason = f"format version {version}; this version reads {reads}"
             problem = Problem(str(path), reason, None, 0, kind="newer")
             if problem not in self.notices:
