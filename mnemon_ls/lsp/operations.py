@@ -106,7 +106,7 @@ async def tool_call(ls: Any, params: Any) -> dict[str, Any]:
     runs it, answered with the operation's model-facing text. The client asks the person before a write
     (the request does not). Errors name the tool's arguments (``arguments.limit``, ``content``)."""
     from ..errors import InvalidInput
-    from ..ops.execute import model_text, parse
+    from ..ops.execute import model_text_async, parse
     from ..ops.surfaces import Call
     from ..ops.tools import argument_name, tools
 
@@ -128,9 +128,7 @@ async def tool_call(ls: Any, params: Any) -> dict[str, Any]:
     except InvalidInput as exc:  # named as the tool's argument, as the MCP server names it
         raise InvalidInput(argument_name(exc.field, operation.mcp.rename), exc.rule, **{
             k: v for k, v in exc.data.items() if k not in ("field", "rule", "code")}) from None
-    invocation = Call(state.host, "tool")
-    text = (model_text(operation, data, invocation) if operation.notes is None  # the text alone reads no file
-            else await asyncio.to_thread(model_text, operation, data, invocation))  # notes may read disk
+    text = await model_text_async(operation, data, Call(state.host, "tool"), to_thread=asyncio.to_thread)
     return {"text": text, "workspace": state.uri}
 
 

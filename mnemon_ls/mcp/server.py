@@ -267,7 +267,7 @@ class MnemonMcp:
     async def _run_operation(self, ctx: Context | None, operation: Any, raw: dict[str, Any]) -> str:
         """Run one operation for a tool call (:func:`mnemon_ls.ops.execute.execute_async`) and answer its
         model-facing text; a domain error is a tool error."""
-        from ..ops.execute import execute_async, model_text
+        from ..ops.execute import execute_async, model_text_async
         from ..ops.surfaces import Call
 
         async def host_for(workspace: str | None) -> WorkspaceHost:
@@ -276,14 +276,14 @@ class MnemonMcp:
                 host.semantic.warm_up()  # load the model off the event loop (remembers embed in the background)
             return host
 
+        def to_thread(fn: Callable[[], Any]) -> Any:
+            return anyio.to_thread.run_sync(fn, abandon_on_cancel=False)
+
         try:
-            host, data = await execute_async(
-                operation, raw, host_for, surface="mcp", session=self.session_id,
-                to_thread=lambda fn: anyio.to_thread.run_sync(fn, abandon_on_cancel=False))
-            invocation = Call(host, "mcp", session=self.session_id)
-            if operation.notes is None:  # the text alone reads no file: no second hop to a worker thread
-                return model_text(operation, data, invocation)
-            return await anyio.to_thread.run_sync(model_text, operation, data, invocation)  # notes may read disk
+            host, data = await execute_async(operation, raw, host_for, surface="mcp", session=self.session_id,
+                                             to_thread=to_thread)
+            return await model_text_async(operation, data, Call(host, "mcp", session=self.session_id),
+                                          to_thread=to_thread)
         except MnemonError as exc:
             raise tool_error(exc, operation.mcp.rename, _wire_fields(operation)) from None
 

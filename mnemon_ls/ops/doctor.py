@@ -59,7 +59,7 @@ def diagnose(call: Call, p: DoctorParams) -> dict[str, Any]:
                 findings.append(Finding("warning", "spaces", state.native_refused.message,
                                         "upgrade mnemon-ls; the file is left as it is"))
             findings.extend(diagnose_names(state.all))
-            findings.extend(store_findings(host.spaces.state().all, host.spaces.registry.store_path))
+            findings.extend(store_findings(state.all, host.spaces.registry.store_path))
         from ..maintenance import verify_lineage
 
         findings.extend(verify_lineage(host.runtime.memory_store.root,

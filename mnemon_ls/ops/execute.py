@@ -83,6 +83,16 @@ def model_text(operation: Operation, data: Any, invocation: Call) -> str:
     return "\n".join([text, *(f"note: {line}" for line in lines)]) if lines else text
 
 
+async def model_text_async(operation: Operation, data: Any, invocation: Call, *,
+                           to_thread: Callable[..., Awaitable[Any]]) -> str:
+    """:func:`model_text` for an event loop: on the loop when ``operation`` declares no notes (its text reads no
+    file), else through ``to_thread(fn)`` (the server's worker-thread runner, as :func:`execute_async` takes it:
+    the notes may read the disk)."""
+    if operation.notes is None:
+        return model_text(operation, data, invocation)
+    return await to_thread(lambda: model_text(operation, data, invocation))
+
+
 async def execute_async(operation: Operation, raw: Any, host_for: Callable[[str | None], Awaitable[Any]], *,
                         surface: Surface, session: str | None = None,
                         to_thread: Callable[..., Awaitable[Any]]) -> tuple[Any, Any]:
