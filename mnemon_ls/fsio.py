@@ -41,7 +41,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from . import markerlock
+from . import markerlock, nowait
 from .errors import StorageError, StorageUnreadable, StorageUnsafe, storage_error
 
 FILE_MODE = 0o600
@@ -305,6 +305,7 @@ def write_files_atomically(
     the last-good copy): after a power loss they may hold old or no bytes, never a SIGKILL's partial state
     (the rename order still holds for a crashed process). The directory is fsynced in every case.
     """
+    nowait.check(writes[0][0] if writes else "a write")  # a durable write: not on an event loop
     if not writes:
         return
     directory = writes[0][0].parent
@@ -362,6 +363,7 @@ def copy_file_exclusive(directory: Path, name: str, data: bytes) -> Path:
     Used to preserve hand edits and quarantined files. Returns the path written. Creates ``directory``
     (0700) when missing.
     """
+    nowait.check(directory)
     ensure_dir(directory)
     stem, dot, ext = name.rpartition(".")
     candidate, n = directory / name, 1
@@ -470,6 +472,7 @@ def create_file_durably(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
 def _write_durably(path: Path, data: bytes, flags: int, mode: int) -> None:
     """Open ``path`` for writing (``O_CREAT | O_NOFOLLOW | O_CLOEXEC`` plus ``flags``), write all of
     ``data`` (``os.write`` may write less than asked) and fsync before closing."""
+    nowait.check(path)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | flags | O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), mode)
     try:
         view = memoryview(data)
@@ -530,6 +533,7 @@ def file_lock(path: Path, timeout: float = LOCK_TIMEOUT_SECONDS, *, checked: boo
     left to filelock (waiting, breaking, the timeout), and both write the same marker.
     """
     key = str(path)
+    nowait.check(path)  # a lock is taken to write: an operation run on an event loop goes to a thread
     hold = markerlock.held(key)
     if hold is not None:  # this thread holds it already
         hold.count += 1

@@ -81,7 +81,10 @@ class WorkspaceHost:
         Source ever reads or writes a half-swapped root (:func:`mnemon_ls.packs.recover`). Writes only then."""
         for root, journal in self._swap_journals:
             if os.path.lexists(journal):
+                from . import nowait
                 from .packs import recover
+
+                nowait.check(journal)  # recovery writes: not on an event loop (mnemon_ls.nowait)
 
                 recover(root)
 

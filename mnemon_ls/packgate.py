@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, ContextManager, Iterable, Iterator, Protocol, TypeVar
 
-from . import fsio, realdirs
+from . import fsio, nowait, realdirs
 from .errors import StoreBusy
 
 
@@ -80,6 +80,7 @@ def _acquire(fd: int, root: str, exclusive: bool, timeout: float) -> None:
             fcntl.flock(fd, operation)
             return
         except BlockingIOError:
+            nowait.check(root)  # an import holds it: an operation run on an event loop goes to a thread
             if time.monotonic() >= deadline:
                 what = ("other commands are using it" if exclusive else "a pack import is replacing its memory")
                 raise StoreBusy(f"{root}: {what} (waited {timeout:g} s); nothing was changed. Retry when it has "

@@ -16,7 +16,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from . import fsio
+from . import fsio, nowait
 
 #: Milliseconds a statement waits for another connection's write lock.
 BUSY_MS = 5000
@@ -66,6 +66,7 @@ class DerivedIndex:
                 self.close()
         if self._db is not None:
             return self._db
+        nowait.check(self.path or "an index")  # opening ensures the schema (writes): not on an event loop
         try:
             return self._open_writable()
         except (sqlite3.Error, OSError) as exc:

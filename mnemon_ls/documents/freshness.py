@@ -21,7 +21,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
-from .. import fsio
+from .. import fsio, nowait
 from ..errors import InvalidInput, MnemonError, StoreBusy
 from ..redact import Scrubber
 from . import model
@@ -84,6 +84,7 @@ class Freshness:
         first); the report is dropped (its notices reach reads through ``store.files.missing``). Raises
         what :meth:`refresh` raises."""
         if time.monotonic() - self._last_scan >= self.store.freshness_seconds:
+            nowait.check("a scan of documents/")  # reads every managed file: not on an event loop
             self._refresh()
 
     def refresh(self) -> RefreshReport:

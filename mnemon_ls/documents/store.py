@@ -56,14 +56,13 @@ This module holds the constructor, create / update, the plain reads and the writ
 from __future__ import annotations
 
 import os
-import threading
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from contextlib import AbstractContextManager
 from typing import Any, Callable, Iterable, Sequence
 
-from .. import fsio
+from .. import fsio, nowait
 from ..redact import Scrubber
 from ..errors import AmbiguousMatch, InvalidInput, NotFound
 from . import changes, model
@@ -157,7 +156,7 @@ class DocumentStore:
         self.quarantine_dir = self.documents_dir / "quarantine"
         self.orphans_dir = self.documents_dir / "orphans"
         #: Re-entrant; held around every read and mutation (here and in the parts), so a store is thread-safe.
-        self.mutex = threading.RLock()
+        self.mutex = nowait.Lock("documents")  # an RLock that no-wait mode never waits for (mnemon_ls.nowait)
         self._access = AccessLog(self.access_path, self.documents_dir / ".access.lock", access_flush_seconds)
         #: The managed files: paths, reads, saved copies, and what is known of each file.
         self.files = ManagedFiles(self.documents_dir, self.edits_dir, clock)

@@ -25,6 +25,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Any, Awaitable, Callable, Iterator
 
+from .. import nowait
 from .errors import as_error
 from .surfaces import Call, Operation, Surface
 
@@ -90,6 +91,12 @@ async def model_text_async(operation: Operation, data: Any, invocation: Call, *,
     the notes may read the disk)."""
     if operation.notes is None:
         return model_text(operation, data, invocation)
+    if operation.inline:
+        try:
+            with nowait.no_wait():
+                return model_text(operation, data, invocation)
+        except nowait.WouldWait:
+            pass
     return await to_thread(lambda: model_text(operation, data, invocation))
 
 
@@ -104,5 +111,11 @@ async def execute_async(operation: Operation, raw: Any, host_for: Callable[[str 
     params = parse(operation, raw)
     with vocabulary():
         host = await host_for(getattr(params, "workspace", None))
+    if operation.inline:
+        try:
+            with nowait.no_wait():
+                return host, call(operation, host, params, surface=surface, session=session)
+        except nowait.WouldWait:
+            pass  # it would wait or write: run it again, whole, in a worker thread
     data = await to_thread(lambda: call(operation, host, params, surface=surface, session=session))
     return host, data

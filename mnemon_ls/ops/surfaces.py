@@ -282,6 +282,10 @@ class Operation:
     #: ``note: <line>`` (:func:`mnemon_ls.ops.execute.model_text`), a ``mnemon/*`` request answers them as
     #: ``notes`` (when there are any). ``None``: none.
     notes: Callable[[Any, "Call"], list[str]] | None = None
+    #: A read that an event loop may run itself (:func:`mnemon_ls.ops.execute.execute_async`): tried on the loop
+    #: in no-wait mode (:mod:`mnemon_ls.nowait`: a lock to wait for, a write or a rebuild sends it to a worker
+    #: thread, run again from the start); ``False``: always a worker thread.
+    inline: bool = False
     #: Title of the progress a surface shows while it runs (the LSP request then also takes
     #: ``workDoneToken``); ``None``: the operation reports none. ``{name}`` in it is the params' attribute
     #: ``name`` (``"Compacting {file}"``: :meth:`progress_title`).

@@ -64,6 +64,7 @@ OPERATIONS = (
         "The wake snapshot: USER.md, MEMORY.md for the current git branch, and covers of Documents and Memory "
         "Spaces (projections repaired first).",
         text=lambda d: modeltext.bounded(d["text"]),
+        inline=True,
         mcp=McpTool(
             "mnemon_wake",
             "The wake snapshot: USER.md, MEMORY.md (filtered to the current git branch) and short covers of Documents "

@@ -75,7 +75,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ... import fsio
+from ... import fsio, nowait
 from ...errors import StorageError, StorageFull, StorageReadOnly, StoreBusy, UnreadableStore
 from ...sqliteindex import open_snapshot
 from ..errors import SpaceReadOnly
@@ -141,7 +141,7 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus):
         #: Hybrid recall (``None``: keyword only); see :mod:`mnemon_ls.semantic.spaces`.
         self.semantic = (semantic_side(semantic, self.space_id, self.db_path, self.db_path.parent / INDEX_FILE)
                          if semantic is not None else None)
-        self._lock = threading.RLock()
+        self._lock = nowait.Lock(f"space {self.space_id}")
         self._db: sqlite3.Connection | None = None
         #: ``(st_dev, st_ino)`` of the file ``_db`` opened: a replaced ``mnemon.db`` is reopened (:meth:`_replaced`).
         self._identity: tuple[int, int] | None = None
@@ -183,6 +183,7 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus):
         if self._db is not None and not self._db.in_transaction and self._replaced():
             self._reopen_replaced()
         if self._db is None:
+            nowait.check(self.db_path)  # opening may migrate or build: not on an event loop (mnemon_ls.nowait)
             self._db = self._open()
             self._identity = self._file_identity()
             self._opened += 1
@@ -371,6 +372,7 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus):
             except sqlite3.OperationalError as exc:
                 if not _is_busy(exc):
                     raise
+                nowait.check(self.db_path)  # busy: an operation run on an event loop goes to a thread
                 if time.monotonic() >= deadline:
                     raise StoreBusy(
                         f"{self.db_path}: another process kept the store busy for more than "
@@ -381,6 +383,7 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus):
 
     def _write(self, body: Callable[[sqlite3.Connection], Any]) -> Any:
         """Run ``body(db)`` in ``BEGIN IMMEDIATE`` ... ``COMMIT`` (retried while busy, see :meth:`_retry`)."""
+        nowait.check(self.db_path)
         self._conn()
         if self._degraded is not None:
             raise self._degraded  # storage-full / storage-readonly, naming mnemon.db
@@ -497,6 +500,7 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus):
         stored = index.fingerprint()
         if not full and stored == fp:
             return
+        nowait.check(self.index.path or "the side index")  # the side index catches up (writes, scales with the change)
         if not full and stored is not None and fp["rowid"] >= stored["rowid"] and fp["oplog"] >= stored["oplog"]:
             if not _oplog_gap(db, fp, stored):
                 rows = [self._index_row(r) for r in
