@@ -14,7 +14,7 @@ about), and the proper names in it. Used by the native provider's ranking (:mod:
   what kind of answer is wanted, not what about), and
   in Chinese every character pair holding one of :data:`ASKING_CHARS` (的 了 吗 呢 吧 啊 么 什 哪 谁 是 怎 于: "是干什么的",
   "有什么", "是多少" give only such pairs, and a pair across a name and 的, "王磊的" -> "磊的", says nothing) or
-  being one of :data:`ASKING_PAIRS` (多少, 如何, 关于, 知道, 说说, 注意, ...). A Chinese question otherwise keeps every
+  being one of :data:`ASKING_PAIRS` (多少, 多久, 如何, 关于, 知道, 说说, 注意, ...). A Chinese question otherwise keeps every
   pair as a group and an item that names exactly what was asked covers a fifth of them
   ("parse_message_v3 是干什么的？"). When nothing would be left, the terms are kept as they were.
 - ``names``: the query groups that are proper names: an English word written with a capital first letter and
@@ -29,8 +29,13 @@ about), and the proper names in it. Used by the native provider's ranking (:mod:
   run, or of what follows a question character or pair, whose first character is a common surname
   (:data:`SURNAMES`: "王磊的生日" -> 王磊, 磊的 is dropped anyway). :func:`weak_match` counts one as a name when
   at most :data:`COMMON_TERM_ITEMS` items hold it (a name is rare; 周末 "weekend" or 程序 "program" are not).
+- ``phrases``: the Chinese phrases of the query, each the groups of a run of its consecutive pairs, cut where a
+  pair was dropped as asking ("代码镜像多久同步一次" -> 代码 码镜 镜像 像多 | 久同 同步 步一 一次; "持续集成里怎么跑安卓模拟器"
+  -> 持续 续集 集成 成里 | 跑安 安卓 卓模 模拟 拟器): Chinese writes no spaces, so a phrase stands for the words of an
+  English question. :func:`weak_match` takes a phrase no item holds any pair of for a word the space does not
+  know (as a name no item holds in English), and the phrase the query opens with for its topic.
 
-The ranking uses ``names``, ``people``, ``acronyms`` and ``maybe_names`` for the label rule of issue 27 item 8c
+The ranking uses ``names``, ``people``, ``acronyms``, ``maybe_names`` and ``phrases`` for the label rule of issue 27 item 8c
 (:func:`weak_match`).
 """
 
@@ -59,7 +64,8 @@ ASKING_PHRASES = regex.compile(r"\bhow\s+(?:often|long|much)\b", regex.IGNORECAS
 #: one says what is asked, not what about.
 ASKING_CHARS = frozenset("的了吗呢吧啊么什哪谁是怎于")
 #: Chinese pairs that only ask.
-ASKING_PAIRS = frozenset("多少 几个 如何 关于 知道 要知 说说 请问 一下 有没 为何 干啥 注意 要注".split())
+#: 多久 ("how long", "how often") is the Chinese of :data:`ASKING_PHRASES`.
+ASKING_PAIRS = frozenset("多少 几个 多久 如何 关于 知道 要知 说说 请问 一下 有没 为何 干啥 注意 要注".split())
 #: Common Chinese surnames (one character): the first character of a pair :attr:`QuerySense.maybe_names` holds.
 SURNAMES = frozenset("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈"
                      "姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤")
@@ -99,8 +105,9 @@ class QuerySense:
     """What :func:`sense` found: ``terms`` (keyword terms, their groups numbered ``0 .. groups - 1`` in order, as
     :func:`mnemon_ls.text.grouped` lists them), ``names`` (groups of ``terms`` that are proper names), ``when``
     (the time range named, or ``None``), ``groups`` (the number of term groups), ``maybe_names`` (groups of
-    ``terms`` that may be a Chinese name), ``people`` (the groups of ``names`` in a person's full name) and
-    ``acronyms`` (groups written in capitals): module doc."""
+    ``terms`` that may be a Chinese name), ``people`` (the groups of ``names`` in a person's full name),
+    ``acronyms`` (groups written in capitals) and ``phrases`` (the groups of each Chinese phrase, in order):
+    module doc."""
 
     terms: list[QueryTerm]
     names: frozenset[int]
@@ -109,6 +116,7 @@ class QuerySense:
     maybe_names: frozenset[int] = frozenset()
     people: frozenset[int] = frozenset()
     acronyms: frozenset[int] = frozenset()
+    phrases: tuple[tuple[int, ...], ...] = ()
 
 
 def _asking(term: QueryTerm) -> bool:
@@ -166,6 +174,27 @@ def _chinese_names(text: str) -> set[str]:
     return found
 
 
+def _phrases(text: str, terms: Sequence[QueryTerm]) -> tuple[tuple[int, ...], ...]:
+    """The Chinese phrases of ``text`` as groups of ``terms`` (module doc: ``phrases``), in the order written."""
+    group: dict[str, int] = {}
+    for term in terms:
+        if not term.prefix:
+            group.setdefault(term.text, term.group)
+    found: list[tuple[int, ...]] = []
+    for run in _CJK_RUN.findall(normalize(text)):
+        phrase: list[int] = []
+        for i in range(len(run) - 1):
+            g = group.get(run[i:i + 2])
+            if g is None and phrase:
+                found.append(tuple(phrase))
+                phrase = []
+            elif g is not None:
+                phrase.append(g)
+        if phrase:
+            found.append(tuple(phrase))
+    return tuple(found)
+
+
 def sense(query: str, tokenizer: Tokenizer, now: datetime | None) -> QuerySense:
     """What ``query`` says (module doc), with ``tokenizer`` the space's and ``now`` the recall's clock (``None``:
     no time range is read). Never raises for any string."""
@@ -187,7 +216,7 @@ def sense(query: str, tokenizer: Tokenizer, now: datetime | None) -> QuerySense:
     maybe = frozenset(g for g, first in firsts.items() if first.text in chinese and not first.prefix)
     persons = frozenset(g for g in named if firsts[g].text in people)
     acronyms = frozenset(g for g, first in firsts.items() if first.text in capitals and not first.prefix)
-    return QuerySense(terms, named, when, len(firsts), maybe, persons, acronyms)
+    return QuerySense(terms, named, when, len(firsts), maybe, persons, acronyms, _phrases(text, terms))
 
 
 def weak_match(held: Sequence[int], exact: bool, sense_of: QuerySense, frequency: dict[int, int]) -> bool:
@@ -204,7 +233,13 @@ def weak_match(held: Sequence[int], exact: bool, sense_of: QuerySense, frequency
     item holds: the question is about something this space does not know ("预发环境的 Kubernetes Ingress
     怎么配置？" when no item names Kubernetes, "VPN 密码多久轮换一次？" when none names a VPN); an item that lacks
     only that name is not weak (the name may be a typo). ``frequency`` 0 is "held by no item"; a group
-    ``frequency`` does not count is not taken as absent."""
+    ``frequency`` does not count is not taken as absent. In Chinese the same holds, on the same two conditions (at
+    most half held, at least :data:`ABSENT_OTHERS` lacked), when the item holds nothing of a
+    :attr:`QuerySense.phrases` of at least :data:`ABSENT_OTHERS` pairs that no item holds any pair of ("持续集成里怎么跑
+    安卓模拟器？": 安卓模拟器 is written nowhere, an item on 持续集成 alone is weak) or of the phrase the query opens with
+    (its topic) when a pair of it is held by no item ("代码镜像多久同步一次？": no item writes 代码镜像, 码镜 is held by
+    none, and an item on 同步一次 alone is weak; "搜索模块的单行长度上限是多少？" answered by an item on 搜索模块 that
+    words the limit otherwise is not)."""
     if not held or len(held) >= sense_of.groups:
         return False
     rare = {g for g in sense_of.maybe_names if frequency.get(g, 0) <= COMMON_TERM_ITEMS}
@@ -213,9 +248,11 @@ def weak_match(held: Sequence[int], exact: bool, sense_of: QuerySense, frequency
         return True
     lacked = [g for g in range(sense_of.groups) if g not in held]
     unknown = sense_of.names | sense_of.acronyms
-    if (len(lacked) >= ABSENT_OTHERS and 2 * len(held) <= sense_of.groups
-            and any(g in unknown and frequency.get(g, -1) == 0 for g in lacked)):
-        return True
+    if len(lacked) >= ABSENT_OTHERS and 2 * len(held) <= sense_of.groups:
+        if any(g in unknown and frequency.get(g, -1) == 0 for g in lacked):
+            return True
+        if _unknown_phrase(set(held), sense_of, frequency):
+            return True
     persons = sense_of.people | rare
     if len(held) == 1 and persons and held[0] not in persons:
         return True
@@ -223,6 +260,20 @@ def weak_match(held: Sequence[int], exact: bool, sense_of: QuerySense, frequency
         if len(lacked) >= ABSENT_OTHERS and all(frequency.get(g, -1) == 0 for g in lacked):
             return True  # the rest of the question names what no item holds: it is about something not stored
         return not exact or frequency.get(held[0], 0) > COMMON_TERM_ITEMS
+    return False
+
+
+def _unknown_phrase(held: set[int], sense_of: QuerySense, frequency: dict[int, int]) -> bool:
+    """Whether the item (``held``: the query groups it holds) holds nothing of a Chinese phrase of the query of at
+    least :data:`ABSENT_OTHERS` pairs that names what the space does not know: every pair of it is held by no item
+    (a word no item writes, "安卓模拟器"), or it opens the query (its topic) and a pair of it is held by no item
+    (the topic as a whole is written nowhere, "代码镜像": 码镜)."""
+    for index, phrase in enumerate(sense_of.phrases):
+        if len(phrase) < ABSENT_OTHERS or held.intersection(phrase):
+            continue
+        absent = [frequency.get(g, -1) == 0 for g in phrase]
+        if all(absent) or (index == 0 and phrase[0] == 0 and any(absent)):
+            return True
     return False
 
 

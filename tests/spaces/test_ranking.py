@@ -247,6 +247,30 @@ def test_sense_drops_date_phrases_and_asking_words_and_finds_names() -> None:
     assert weak_match([2, 3], True, sso, {0: 0, 1: 0, 2: 3, 3: 3, 4: 3})  # 2 of 5 held: weak
 
 
+def test_weak_match_on_a_chinese_phrase_the_space_does_not_know() -> None:
+    # the phrases: runs of the query's pairs, cut where a question character or pair was dropped (多久 asks)
+    mirror = sense("代码镜像多久同步一次？", TOKENIZER, None)
+    assert [t.text for t in mirror.terms] == ["代码", "码镜", "镜像", "像多", "久同", "同步", "步一", "一次"]
+    assert mirror.phrases == ((0, 1, 2, 3), (4, 5, 6, 7))
+    emulator = sense("持续集成里怎么跑安卓模拟器？", TOKENIZER, None)
+    assert emulator.phrases == ((0, 1, 2, 3), (4, 5, 6, 7, 8))
+    assert sense("Grafana 看板的命名规则是什么？", TOKENIZER, None).phrases == ((1,), (2, 3, 4))
+    # a phrase no item holds a pair of is a word the space does not know: an item holding the rest is weak
+    ci = {0: 10, 1: 10, 2: 15, 3: 0, 4: 0, 5: 0, 6: 0, 7: 0, 8: 0}
+    assert weak_match([0, 1, 2], True, emulator, ci)
+    assert not weak_match([0, 1, 2], True, emulator, {**ci, 7: 1})  # a pair of it is held: the words are known
+    assert not weak_match([0, 1, 2], True, emulator, {0: 10, 1: 10, 2: 15})  # counts not given are not zero
+    # the topic (the phrase the question opens with) written nowhere whole, and the item holds none of it
+    sync = {0: 17, 1: 0, 2: 10, 3: 0, 4: 0, 5: 26, 6: 1, 7: 39}
+    assert weak_match([5, 6, 7], True, mirror, sync)
+    assert not weak_match([0, 2, 5, 6, 7], True, mirror, sync)  # more than half of the query held
+    assert not weak_match([5, 6, 7], True, mirror, {**sync, 1: 2, 3: 1})  # the topic is written somewhere
+    # a later phrase written nowhere whole is not the topic: the item holding the topic is not weak
+    width = sense("搜索模块的单行长度上限是多少？", TOKENIZER, None)
+    assert width.phrases == ((0, 1, 2), (3, 4, 5, 6, 7))
+    assert not weak_match([0, 1, 2], True, width, {0: 53, 1: 15, 2: 31, 3: 0, 4: 0, 5: 0, 6: 0, 7: 1})
+
+
 # --------------------------------------------------------------------------- one provider: by score (8b)
 
 
