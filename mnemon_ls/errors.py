@@ -11,7 +11,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (every command imports this module)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Callable
 
 def json_type_name(value: Any) -> str:
     """The JSON word for a decoded value's type (``null``, ``boolean``, ``integer``, ``number``, ``string``,
@@ -49,6 +49,15 @@ def echo_value(value: Any, limit: int = ECHO_LIMIT) -> str:
     most ``limit`` characters, then ``...``."""
     text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(value))
     return text if len(text) <= limit else text[:limit] + "..."
+
+
+def rename_fields(rule: str, name_of: Callable[[str], str | None]) -> str:
+    """``rule`` with each field name it mentions in camelCase (``must differ from sourceId``) as a surface names
+    that field: ``name_of(name)`` (``SOURCE_ID`` on the command line, ``source_id`` for an MCP tool), or the name
+    kept when it returns ``None`` (a word that names no field of the request)."""
+    import re  # on use: every command imports this module
+
+    return re.sub(r"\b[a-z]+(?:[A-Z][a-z0-9]*)+\b", lambda m: name_of(m.group(0)) or m.group(0), rule)
 
 
 EXIT_OK = 0

@@ -31,6 +31,9 @@ from ..errors import InvalidInput
 MAX_FILE_BYTES = 2 * 1024 * 1024
 #: Most citations one memory may carry.
 MAX_CITES = 32
+#: Highest line number a request may name (a cited line, ``cited --line``): far past any file that may be
+#: cited (at most :data:`MAX_FILE_BYTES` bytes, so at most that many lines plus one), and short to repeat.
+MAX_LINE = 10**9
 #: Longest ``path`` and ``symbol``, in characters.
 MAX_PATH_CHARS = 4096
 MAX_SYMBOL_CHARS = 200

@@ -14,7 +14,7 @@ import json
 import os
 import sys
 
-from ..errors import EXIT_FAILURE, InvalidInput, MnemonError, storage_error
+from ..errors import EXIT_FAILURE, InvalidInput, MnemonError, range_rule, storage_error
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -27,6 +27,14 @@ if TYPE_CHECKING:
 SETTINGS_DESTS = ("workspace", "scope", "data_dir", "runtime_user_scope", "user_limit_bytes", "memory_limit_bytes",
                   "memory_maintenance", "detached_head_policy", "worktree_sharing", "recall_mode", "writeback_mode",
                   "secrets", "hand_edits")
+
+#: The setting (``Settings.with_overrides`` key) each settings flag's dest sets; ``--scope`` apart (``--data-dir``
+#: alone implies ``custom``). The option is its dest in dashes: an invalid value is named so (``--user-limit-bytes``).
+SETTING_DESTS = {"dataDir": "data_dir", "runtimeUserScope": "runtime_user_scope", "userLimitBytes": "user_limit_bytes",
+                 "memoryLimitBytes": "memory_limit_bytes", "runtimeMaintenance": "memory_maintenance",
+                 "detachedHeadPolicy": "detached_head_policy", "worktreeSharing": "worktree_sharing",
+                 "recallMode": "recall_mode", "writebackMode": "writeback_mode", "secrets": "secrets",
+                 "handEdits": "hand_edits"}
 
 
 def settings_from(args: argparse.Namespace) -> Any:
@@ -44,20 +52,14 @@ def settings_from(args: argparse.Namespace) -> Any:
         if not named:
             raise
         raise InvalidInput(f"{named[0]} ({exc.field})", exc.rule) from None
-    return base.with_overrides(
-        storageScope=scope,
-        dataDir=args.data_dir,
-        runtimeUserScope=args.runtime_user_scope,
-        userLimitBytes=args.user_limit_bytes,
-        memoryLimitBytes=args.memory_limit_bytes,
-        runtimeMaintenance=getattr(args, "memory_maintenance", None),
-        detachedHeadPolicy=args.detached_head_policy,
-        worktreeSharing=args.worktree_sharing,
-        recallMode=args.recall_mode,
-        writebackMode=args.writeback_mode,
-        secrets=getattr(args, "secrets", None),
-        handEdits=args.hand_edits,
-    )
+    flags = {key: getattr(args, dest, None) for key, dest in SETTING_DESTS.items()}
+    try:
+        return base.with_overrides(**flags, storageScope=scope)
+    except InvalidInput as exc:  # name the option the person typed (--user-limit-bytes), not the setting
+        key = "runtimeMaintenance" if exc.field == "runtimeMemory.maintenance" else exc.field.rsplit(".", 1)[-1]
+        if flags.get(key) is None:
+            raise
+        raise InvalidInput("--" + SETTING_DESTS[key].replace("_", "-"), exc.rule) from None
 
 
 def workspace_of(args: argparse.Namespace) -> Any:
@@ -109,7 +111,7 @@ def one_shot_semantic(host: Any, seconds: float = 3.0) -> None:
     from ..semantic import one_shot
 
     if not (seconds >= 0 and seconds <= 86400):  # also refuses NaN
-        raise InvalidInput("embed-seconds", "must be a number of seconds 0..86400")
+        raise InvalidInput("--embed-seconds", range_rule("number", {"ge": 0, "le": 86400}, seconds))
     one_shot(host.semantic, lambda line: print(f"mnemon-ls: {line}", file=sys.stderr, flush=True), seconds)
 
 

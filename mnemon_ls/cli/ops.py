@@ -16,7 +16,7 @@ import types
 import typing
 from typing import Any, Callable, Literal
 
-from ..errors import InvalidInput, MnemonError, echo_value
+from ..errors import InvalidInput, MnemonError, echo_value, rename_fields
 
 #: Help of a command group (the first word of a path with two words), by word.
 GROUP_HELP = {
@@ -357,7 +357,8 @@ def message(error: MnemonError, args: argparse.Namespace) -> str:
     another error whose ``data.field`` starts its message: ``id: document "x" does not exist``) is named as the
     option the person typed (``documentRevision`` -> ``--revision``, ``spaceId`` -> ``--space``, ``spaces[1]``
     -> ``--space NAME``, ``cites[0].startLine`` -> ``--cite f.py:0 (startLine)``), a positional argument as
-    ``--help`` shows it (``spaceId`` -> ``SPACE``, ``sourceIds[1]`` -> ``SOURCE NAME``). ``--json``'s ``error.data``
+    ``--help`` shows it (``spaceId`` -> ``SPACE``, ``sourceIds[1]`` -> ``SOURCE NAME``), and so is a field the
+    rule names (``TARGET_ID: must differ from SOURCE_ID``). ``--json``'s ``error.data``
     keeps the operation's field names."""
     command = getattr(args, "command_spec", None)
     if command is not None and command.error_text is not None:
@@ -373,6 +374,7 @@ def message(error: MnemonError, args: argparse.Namespace) -> str:
         if not isinstance(field_name, str) or not error.message.startswith(f"{field_name}: "):
             return error.message
         rule = error.message[len(field_name) + 2:]
+    rule = rename_fields(rule, lambda name: command.flag_of(_snake(name), lambda arg: _given(arg, args)))
     member = _member_words(command, args, field_name)
     if member is not None:
         return f"{member}: {rule}"

@@ -28,7 +28,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import ToolAnnotations
 
 from .. import __version__, guidance
-from ..errors import InvalidInput, MnemonError, NotFound
+from ..errors import InvalidInput, MnemonError, NotFound, rename_fields
 from ..settings import Settings
 from ..ops import modeltext as fmt
 from .arguments import StrictArguments, bounded_error, make_strict
@@ -56,8 +56,6 @@ def tool_error(error: Exception, rename: Mapping[str, str] | None = None,
     argument name, for a tool that offers a field under another name). ``fields``: the operation's parameters as
     the wire names them (camelCase); one the rule names is named as its argument too (``target_id: must differ
     from source_id``, not ``... from sourceId``)."""
-    import re
-
     from ..ops.tools import argument_name
 
     def argument(name: str) -> str:
@@ -65,8 +63,7 @@ def tool_error(error: Exception, rename: Mapping[str, str] | None = None,
 
     if isinstance(error, InvalidInput):
         # The Sources name fields as the wire does (camelCase: spaceId, oldText); tool arguments are snake_case.
-        rule = re.sub(r"\b[a-z]+(?:[A-Z][a-z0-9]*)+\b", lambda m: argument(m.group(0)) if m.group(0) in fields
-                      else m.group(0), error.rule) if fields else error.rule
+        rule = rename_fields(error.rule, lambda name: argument(name) if name in fields else None)
         return ToolError(bounded_error(f"{error.code}: {argument(error.field)}: {rule}"))
     if isinstance(error, MnemonError):
         field = error.data.get("field")

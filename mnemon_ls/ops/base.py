@@ -75,14 +75,29 @@ def _bound_rule(item: Any, model: Any) -> str:
     (found by the error's location), else the one bound the error names."""
     ctx = item.get("ctx") or {}
     info = _field_info(model, item.get("loc", ()))
-    bounds = {key: getattr(meta, key) for meta in (info.metadata if info is not None else ())
-              for key in ("ge", "gt", "le", "lt") if getattr(meta, key, None) is not None}
+    bounds = _bounds(info)
     if not bounds:
         key = _BOUND_KINDS[str(item.get("type"))]
         bounds = {key: ctx.get(key)}
     sent = item.get("input")
     floats = isinstance(sent, float) or (info is not None and float in _leaves(info.annotation))
     return range_rule("number" if floats else "integer", bounds, sent)
+
+
+def _bounds(info: Any) -> dict[str, Any]:
+    """The ``ge``/``gt``/``le``/``lt`` constraints of a pydantic ``FieldInfo`` (``{}`` for ``None`` or none)."""
+    return {key: getattr(meta, key) for meta in (info.metadata if info is not None else ())
+            for key in ("ge", "gt", "le", "lt") if getattr(meta, key, None) is not None}
+
+
+def _huge_number_rule(item: Any, model: Any) -> str:
+    """A JSON integer too large for a number field (``10**400`` has no float): the field's range
+    (:func:`~mnemon_ls.errors.range_rule`), else the range a float holds."""
+    import sys
+
+    limit = f"{sys.float_info.max:.4g}"
+    bounds = _bounds(_field_info(model, item.get("loc", ()))) or {"ge": f"-{limit}", "le": limit}
+    return range_rule("number", bounds, item.get("input"))
 
 
 def _leaves(annotation: Any) -> list[Any]:
@@ -135,7 +150,8 @@ def validation_problems(error: ValidationError, prefix: str = "", whole: str | N
     A number out of its range is worded as every range check of the project words it, with the number sent
     (short; :func:`mnemon_ls.errors.range_rule`): ``must be an integer in 1..50 (got 0)``, both bounds from the field's
     constraints when ``model`` (the pydantic model validated) is given, else the bound it broke
-    (``must be an integer >= 1 (got 0)``)."""
+    (``must be an integer >= 1 (got 0)``); so is an integer too large for a number field (``10**400`` for a
+    weight: ``must be a number in 0..1 (got 1000...)``)."""
     problems: list[tuple[str, str]] = []
     for item in error.errors():
         field = field_path(item.get("loc", ()), prefix) or whole or prefix.rstrip(".") or "params"
@@ -149,12 +165,15 @@ def validation_problems(error: ValidationError, prefix: str = "", whole: str | N
         if kind in _BOUND_KINDS:
             problems.append((field, _bound_rule(item, model)))
             continue
+        sent = item.get("input")
+        if kind == "float_type" and isinstance(sent, int) and not isinstance(sent, bool):  # past a float's range
+            problems.append((field, _huge_number_rule(item, model)))
+            continue
         message = str(item.get("msg", "is invalid")).removeprefix("Value error, ")
         rule = message[:1].lower() + message[1:]
         for python, wire in _JSON_WORDS:
             rule = rule.replace(python, wire)
         rule = _CLASS_WORDS.sub("", rule)  # "an object or instance of CiteParam": a Python class, not a JSON type
-        sent = item.get("input")
         if kind.endswith("_type") or (kind in ("literal_error", "enum") and not isinstance(sent, str)):
             rule += f", not {_article(json_type_name(sent))}"  # a string not among the choices: the choices say it
         problems.append((field, rule))

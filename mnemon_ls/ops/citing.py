@@ -15,7 +15,7 @@ from typing import Annotated, Any, Sequence
 
 from pydantic import AfterValidator, Field
 
-from ..citations.model import MAX_CITES, check_range, parse_cite
+from ..citations.model import MAX_CITES, MAX_LINE, check_range, parse_cite
 from .base import Call, CliArg, Params
 
 
@@ -23,9 +23,9 @@ class CiteParam(Params):
     """A citation asked for: a workspace file and, optionally, its lines and a name for what they hold."""
 
     path: str = Field(description="the cited file, relative to the workspace (POSIX separators)")
-    start_line: int | None = Field(None, alias="startLine", ge=1, strict=True,
+    start_line: int | None = Field(None, alias="startLine", ge=1, le=MAX_LINE, strict=True,
                                    description="first cited line, 1-based (default: the whole file)")
-    end_line: int | None = Field(None, alias="endLine", ge=1, strict=True,
+    end_line: int | None = Field(None, alias="endLine", ge=1, le=MAX_LINE, strict=True,
                                  description="last cited line, inclusive (default: startLine)")
     symbol: str | None = Field(None, description="a name for what is cited (a function, a setting), optional")
 

@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from ..citations.model import MAX_LINE
 from ..errors import InvalidInput, MnemonError
 from . import command_ids
 from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, Params, WorkspaceParams
@@ -42,7 +43,7 @@ class CitedFileParams(WorkspaceParams):
     """``mnemon/citations/file``: ``{workspace?, path, line?}``."""
 
     path: str = Field(description="the file: relative to the workspace, absolute, or a file: URI")
-    line: int | None = Field(None, ge=1, strict=True, description="only the ranges holding this line (1-based)")
+    line: int | None = Field(None, ge=1, le=MAX_LINE, strict=True, description="only the ranges holding this line (1-based)")
 
 
 class ReviewParams(WorkspaceParams):
@@ -61,7 +62,7 @@ class CitingArgs(Params):
     """Argument object of ``mnemon.server.showCitingMemories``: ``{uri, line?}`` (what a code lens runs)."""
 
     uri: str = Field(description="the cited workspace file (a file URI)")
-    line: int | None = Field(None, ge=1, strict=True, description="only the memories citing this line (1-based)")
+    line: int | None = Field(None, ge=1, le=MAX_LINE, strict=True, description="only the memories citing this line (1-based)")
 
 
 # ------------------------------------------------------------------ the memories behind the keys

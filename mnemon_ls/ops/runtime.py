@@ -148,18 +148,20 @@ class RuntimeCompactParams(WorkspaceParams):
         if self.entries is not None and person:
             raise InvalidInput("merge" if self.merge is not None else "drop", "cannot be combined with entries "
                                "(entries rewrites the whole plan; merge and drop name only the changes)")
+        # a malformed revision is refused before anything decides there is nothing to do: without entries it
+        # is read as with merge/drop (12 to 64 digits), with entries it is the plan's (all 64)
+        if self.revision is not None and self.entries is None and not _REVISION_PREFIX.fullmatch(self.revision):
+            raise InvalidInput("revision", "must be a revision: 12 to 64 lowercase hex digits (the first 12, as "
+                                           "`mnemon-ls runtime add` prints it, or the whole sha256 of the runtime "
+                                           "listing's --json)")
+        if self.revision is not None and self.entries is not None and not _REVISION.fullmatch(self.revision):
+            raise InvalidInput("revision", "must be a revision: 64 lowercase hex digits (sha256), as the plan "
+                                           "(data.maintenance.revision) or the runtime listing gives it")
         if self.entries is None and not person:
             raise InvalidInput("entries", "is required: give entries (an assistant's rewrite of the numbered plan) or "
                                           "merge and/or drop (entry numbers, as `mnemon-ls runtime list` prints them)")
         if self.entries is not None and self.revision is None:
             raise InvalidInput("revision", "is required with entries (the plan's revision: data.maintenance.revision)")
-        if self.revision is not None and person and not _REVISION_PREFIX.fullmatch(self.revision):
-            raise InvalidInput("revision", "must be a revision: 12 to 64 lowercase hex digits (the first 12, as "
-                                           "`mnemon-ls runtime add` prints it, or the whole sha256 of the runtime "
-                                           "listing's --json)")
-        if self.revision is not None and not person and not _REVISION.fullmatch(self.revision):
-            raise InvalidInput("revision", "must be a revision: 64 lowercase hex digits (sha256), as the plan "
-                                           "(data.maintenance.revision) or the runtime listing gives it")
         if person:
             self._form = compaction.person_form(self.merge, self.drop)  # raises InvalidInput naming merge[i]/drop[k]
         return self

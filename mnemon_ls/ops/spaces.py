@@ -131,7 +131,7 @@ class LinkParams(WorkspaceParams):
     source_id: str = Field(alias="sourceId", description="the exact item id the edge starts from")
     target_id: str = Field(alias="targetId", description="the exact item id the edge points to")
     edge_type: str = Field("semantic", alias="edgeType", description="temporal, semantic, causal or entity")
-    weight: float = Field(0.5, description="0..1", strict=True)
+    weight: float = Field(0.5, ge=0, le=1, description="0..1", strict=True)
 
 
 class ForgetParams(WorkspaceParams):

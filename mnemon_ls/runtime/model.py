@@ -26,7 +26,7 @@ from json.encoder import encode_basestring as _encode_string
 from datetime import datetime, timezone
 from typing import Any, Iterable, Literal, Sequence
 
-from ..errors import InvalidInput, json_type_name
+from ..errors import InvalidInput, echo_value, json_type_name
 
 Target = Literal["user", "memory"]
 Importance = Literal["critical", "normal", "low"]
@@ -119,9 +119,10 @@ def validate_target(value: Any, field_name: str = "target") -> Target:
 
 
 def validate_importance(value: Any, field_name: str = "importance") -> Importance:
-    """Return ``value`` if it is ``critical``, ``normal`` or ``low``, else raise :class:`InvalidInput`."""
+    """Return ``value`` if it is ``critical``, ``normal`` or ``low``, else raise :class:`InvalidInput` repeating
+    the value given escaped and clipped (:func:`~mnemon_ls.errors.echo_value`)."""
     if value not in IMPORTANCES:
-        raise InvalidInput(field_name, f"must be one of critical, normal, low (got {value!r})")
+        raise InvalidInput(field_name, f"must be one of critical, normal, low (got {echo_value(repr(value))})")
     return value
 
 

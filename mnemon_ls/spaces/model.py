@@ -224,13 +224,14 @@ def validate_category(value: Any, field_name: str = "category", *, default: str 
 
 
 def validate_importance(value: Any, field_name: str = "importance") -> int:
-    """An integer 1..5 (``None`` -> 3) or :class:`InvalidInput` whose rule quotes the value given."""
+    """An integer 1..5 (``None`` -> 3) or :class:`InvalidInput` whose rule quotes the value given, escaped and
+    clipped (:func:`~mnemon_ls.errors.range_rule`, :func:`~mnemon_ls.errors.echo_value`)."""
     if value is None:
         return 3
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 5:
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
         raise InvalidInput(field_name, range_rule("integer", {"ge": 1, "le": 5}, value) + (
-            "" if number else f" (got {value!r})"))
+            "" if number else f" (got {echo_value(repr(value))})"))
     return value
 
 

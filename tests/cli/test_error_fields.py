@@ -34,10 +34,10 @@ def test_a_rule_of_the_params_model_names_the_option_in_mcp_words(tmp_path: Path
     before = procs.tree_snapshot(tmp_path)
     done = cli(ws, tmp_path, "runtime", "add", "--content", "parse splits", "--cite", "src/lib.py:0")
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == "mnemon-ls: error: --cite src/lib.py:0 (startLine): must be an integer >= 1 (got 0)\n"
+    assert done.stderr == "mnemon-ls: error: --cite src/lib.py:0 (startLine): must be an integer in 1..1000000000 (got 0)\n"
     scripted = cli(ws, tmp_path, "runtime", "add", "--content", "parse splits", "--cite", "src/lib.py:0", "--json")
     error = json.loads(scripted.stdout)["error"]  # the operation's field names, the rule as every surface words it
-    assert (error["field"], error["rule"]) == ("cites[0].startLine", "must be an integer >= 1 (got 0)")
+    assert (error["field"], error["rule"]) == ("cites[0].startLine", "must be an integer in 1..1000000000 (got 0)")
     reversed_lines = cli(ws, tmp_path, "runtime", "add", "--content", "x", "--cite", "src/lib.py:2-1")
     assert reversed_lines.stderr == ("mnemon-ls: error: --cite src/lib.py:2-1 (endLine): must not be before startLine "
                                      "(1 < 2)\n")

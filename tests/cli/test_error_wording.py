@@ -46,7 +46,7 @@ def test_a_number_out_of_range_reads_the_same_whoever_checks_it(tmp_path: Path) 
             (("space", "related", "0123", "--space", "Project", "--depth", "6"),
              "--depth: must be an integer in 1..5 (got 6)"),
             (("runtime", "add", "--content", "parse splits", "--cite", "src/lib.py:0"),
-             "--cite src/lib.py:0 (startLine): must be an integer >= 1 (got 0)")):
+             "--cite src/lib.py:0 (startLine): must be an integer in 1..1000000000 (got 0)")):
         done = cli(ws, tmp_path, *args)
         assert (done.returncode, done.stderr) == (2, f"mnemon-ls: error: {line}\n"), args
     assert procs.tree_snapshot(tmp_path) == before

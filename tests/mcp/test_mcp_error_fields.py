@@ -29,7 +29,7 @@ async def test_document_and_citation_errors_name_the_argument(tmp_path: Path) ->
         cited = await session.call_tool("mnemon_runtime_memory", {"action": "add", "content": "parse splits",
                                                                   "cites": [{"path": "src/lib.py", "startLine": 0}]})
         assert cited.is_error and text(cited) == ("Error executing tool mnemon_runtime_memory: invalid-input: "
-                                                  "cites[0].startLine: must be an integer >= 1 (got 0)")
+                                                  "cites[0].startLine: must be an integer in 1..1000000000 (got 0)")
         missing = await session.call_tool("mnemon_document_manage", {"action": "get", "id": "nope"})
         assert missing.is_error and text(missing) == ('Error executing tool mnemon_document_manage: not-found: '
                                                       'id: document "nope" does not exist')
