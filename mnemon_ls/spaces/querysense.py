@@ -33,7 +33,10 @@ about), and the proper names in it. Used by the native provider's ranking (:mod:
   pair was dropped as asking ("代码镜像多久同步一次" -> 代码 码镜 镜像 像多 | 久同 同步 步一 一次; "持续集成里怎么跑安卓模拟器"
   -> 持续 续集 集成 成里 | 跑安 安卓 卓模 模拟 拟器): Chinese writes no spaces, so a phrase stands for the words of an
   English question. :func:`weak_match` takes a phrase no item holds any pair of for a word the space does not
-  know (as a name no item holds in English), and the phrase the query opens with for its topic.
+  know (as a name no item holds in English), and the phrase the query opens with for its topic, for an item that
+  holds less than half of the query: a phrase of two pairs may be one word and what a question word left of
+  itself ("数据库是哪个版本？": 哪个 asks, 个版 版本 is 版本, "version"), and "数据库使用 PostgreSQL 15", holding the
+  other half, answers it (as "database" answers "Which version is the database?" in English).
 
 The ranking uses ``names``, ``people``, ``acronyms``, ``maybe_names`` and ``phrases`` for the label rule of issue 27 item 8c
 (:func:`weak_match`).
@@ -233,8 +236,8 @@ def weak_match(held: Sequence[int], exact: bool, sense_of: QuerySense, frequency
     item holds: the question is about something this space does not know ("预发环境的 Kubernetes Ingress
     怎么配置？" when no item names Kubernetes, "VPN 密码多久轮换一次？" when none names a VPN); an item that lacks
     only that name is not weak (the name may be a typo). ``frequency`` 0 is "held by no item"; a group
-    ``frequency`` does not count is not taken as absent. In Chinese the same holds, on the same two conditions (at
-    most half held, at least :data:`ABSENT_OTHERS` lacked), when the item holds nothing of a
+    ``frequency`` does not count is not taken as absent. In Chinese the same holds, on the same two conditions but
+    with less than half held (at least :data:`ABSENT_OTHERS` lacked), when the item holds nothing of a
     :attr:`QuerySense.phrases` of at least :data:`ABSENT_OTHERS` pairs that no item holds any pair of ("持续集成里怎么跑
     安卓模拟器？": 安卓模拟器 is written nowhere, an item on 持续集成 alone is weak) or of the phrase the query opens with
     (its topic) when a pair of it is held by no item ("代码镜像多久同步一次？": no item writes 代码镜像, 码镜 is held by
@@ -251,8 +254,8 @@ def weak_match(held: Sequence[int], exact: bool, sense_of: QuerySense, frequency
     if len(lacked) >= ABSENT_OTHERS and 2 * len(held) <= sense_of.groups:
         if any(g in unknown and frequency.get(g, -1) == 0 for g in lacked):
             return True
-        if _unknown_phrase(set(held), sense_of, frequency):
-            return True
+        if 2 * len(held) < sense_of.groups and _unknown_phrase(set(held), sense_of, frequency):
+            return True  # less than half: an item holding half may answer ("数据库是哪个版本？", module doc)
     persons = sense_of.people | rare
     if len(held) == 1 and persons and held[0] not in persons:
         return True

@@ -269,6 +269,10 @@ def test_weak_match_on_a_chinese_phrase_the_space_does_not_know() -> None:
     width = sense("搜索模块的单行长度上限是多少？", TOKENIZER, None)
     assert width.phrases == ((0, 1, 2), (3, 4, 5, 6, 7))
     assert not weak_match([0, 1, 2], True, width, {0: 53, 1: 15, 2: 31, 3: 0, 4: 0, 5: 0, 6: 0, 7: 1})
+    # a phrase of two pairs may be one word and the question word's last character: not taken as unknown
+    version = sense("数据库是哪个版本？", TOKENIZER, None)
+    assert [t.text for t in version.terms] == ["数据", "据库", "个版", "版本"] and version.phrases == ((0, 1), (2, 3))
+    assert not weak_match([0, 1], True, version, {0: 3, 1: 3, 2: 0, 3: 0})
 
 
 # --------------------------------------------------------------------------- one provider: by score (8b)
