@@ -23,6 +23,9 @@ from .command_args import CreateDocumentArgs, UpdateDocumentArgs
 
 #: The MCP tool that reads, updates or archives one document (its ``action`` picks the operation).
 MANAGE_TOOL = "mnemon_document_manage"
+#: Highest document revision a request may expect: the largest integer JSON carries exactly (2**53 - 1); a
+#: revision counts updates, so no document reaches it, and an error repeats it in 16 digits at most.
+MAX_REVISION = 2**53 - 1
 INDEX_REVISION_HELP = "expected index revision (sha256 hex); the command is refused when the index changed"
 
 
@@ -54,7 +57,7 @@ class DocumentUpdateParams(WorkspaceParams):
     content: str | None = Field(None, description="the new Markdown body")
     description: str | None = None
     source_paths: list[str] | None = Field(None, alias="sourcePaths")
-    document_revision: int | None = Field(None, alias="documentRevision", strict=True,
+    document_revision: int | None = Field(None, alias="documentRevision", strict=True, le=MAX_REVISION,
                                           description="expected document revision")
     expected_revision: str | None = Field(None, alias="expectedRevision", description=INDEX_REVISION_HELP)
 
@@ -65,7 +68,7 @@ class DocumentUpdateFromFileParams(WorkspaceParams):
 
     file: str = Field(description="the workspace file (absolute path) the document was made from")
     id: str | None = Field(None, description="the document, when several name the file")
-    document_revision: int | None = Field(None, alias="documentRevision", strict=True,
+    document_revision: int | None = Field(None, alias="documentRevision", strict=True, le=MAX_REVISION,
                                           description="expected document revision")
 
 
@@ -96,7 +99,8 @@ class DocumentArchiveParams(WorkspaceParams):
     """``mnemon/documents/archive``: ``{workspace?, id, documentRevision, summary?, expectedRevision?}``."""
 
     id: str = Field(description="document id")
-    document_revision: int = Field(alias="documentRevision", strict=True, description="expected document revision")
+    document_revision: int = Field(alias="documentRevision", strict=True, le=MAX_REVISION,
+                                   description="expected document revision")
     summary: str | None = None
     expected_revision: str | None = Field(None, alias="expectedRevision", description=INDEX_REVISION_HELP)
 
@@ -105,7 +109,7 @@ class DocumentRestoreParams(WorkspaceParams):
     """``mnemon/documents/restore``: ``{workspace?, id, documentRevision?, expectedRevision?}``."""
 
     id: str = Field(description="document id")
-    document_revision: int | None = Field(None, alias="documentRevision", strict=True,
+    document_revision: int | None = Field(None, alias="documentRevision", strict=True, le=MAX_REVISION,
                                           description="expected document revision")
     expected_revision: str | None = Field(None, alias="expectedRevision", description=INDEX_REVISION_HELP)
 

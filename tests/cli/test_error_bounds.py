@@ -113,3 +113,16 @@ def test_link_with_equal_ids_names_both_as_the_usage_line_does(tmp_path: Path) -
     error = json.loads(cli(ws, tmp_path, "space", "link", item, item, "--space", "Project", "--json").stdout)["error"]
     assert (error["field"], error["rule"]) == ("targetId", "must differ from sourceId")  # --json: the operation's
     assert procs.tree_snapshot(tmp_path) == before
+
+
+def test_an_expected_document_revision_has_a_range(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    made = cli(ws, tmp_path, "doc", "create", "--title", "Release plan", "--content", "ship on Friday", "--json")
+    assert made.returncode == 0, made.stderr
+    doc_id = json.loads(made.stdout)["document"]["id"]
+    before = procs.tree_snapshot(tmp_path)
+    done = cli(ws, tmp_path, "doc", "update", doc_id, "--revision", "9" * 4000, "--content", "ship on Monday")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("mnemon-ls: error: --revision: must be an integer <= 9007199254740991 "
+                           "(got 99999999999999999999999999999999...)\n"), done.stderr
+    assert procs.tree_snapshot(tmp_path) == before
