@@ -91,12 +91,6 @@ async def model_text_async(operation: Operation, data: Any, invocation: Call, *,
     the notes may read the disk)."""
     if operation.notes is None:
         return model_text(operation, data, invocation)
-    if operation.inline:
-        try:
-            with nowait.no_wait():
-                return model_text(operation, data, invocation)
-        except nowait.WouldWait:
-            pass
     return await to_thread(lambda: model_text(operation, data, invocation))
 
 
