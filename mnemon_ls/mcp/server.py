@@ -13,6 +13,7 @@ request or an unknown tool is a JSON-RPC ``-32602`` error (:mod:`.arguments`). L
 from __future__ import annotations
 
 import errno
+import gc
 import functools
 import inspect
 import logging
@@ -93,6 +94,7 @@ class MnemonMcp:
         self._arguments: dict[str, frozenset[str]] = {}
         self.cited_watch: Any = None  # the cited-file watch, from the first workspace served (_watch_citations)
         self._registered = False
+        self._settled: set[int] = set()  # ids of the hosts made so far (settle() after each new one)
         self.server = MCPServer("mnemon-ls", version=__version__, instructions=guidance.instructions(),
                                 title="mnemon-ls memory", log_level="WARNING",
                                 middleware=[StrictArguments(self._arguments, self._find_tool, self._params_type,
@@ -110,6 +112,7 @@ class MnemonMcp:
         self._register_tools()
         self._register_resources()
         self._register_prompts()
+        settle()
 
     def _find_tool(self, name: Any) -> Any:
         """The SDK's registered tool ``name`` (``None`` for an unknown one)."""
@@ -152,6 +155,9 @@ class MnemonMcp:
     async def _host(self, ctx: Context | None, workspace: str | None) -> WorkspaceHost:
         host = await self.workspaces.host(workspace, self._roots_fetcher(ctx))
         self._watch_citations()
+        if id(host) not in self._settled:
+            self._settled.add(id(host))
+            settle()
         return host
 
     def _roots_fetcher(self, ctx: Context | None) -> Callable[[], Any] | None:
@@ -342,6 +348,14 @@ def _projection_text(host: WorkspaceHost, *, target: str) -> str:
     """The ``USER.md`` / ``MEMORY.md`` text of the current store (entries joined by ``§`` lines)."""
     state = host.runtime.read()
     return "\n§\n".join(entry.content for entry in state.of(target))
+
+
+def settle() -> None:
+    """Move every object alive now out of the cyclic garbage collector's reach (``gc.freeze``): what the
+    server has built by now (modules, tool schemas, a workspace host) lives as long as the process, and each
+    collection would otherwise walk all of it again (~100,000 objects, ~18 us of CPU per ``mnemon_wake``).
+    Objects made later are collected as usual; frozen ones are still freed by reference counting."""
+    gc.freeze()
 
 
 def run(workspace: str | None, settings: Settings, *, write_enabled: bool = True) -> int:
