@@ -22,6 +22,12 @@ replace and remove (each timed step undone untimed, so every sample sees the sam
   last ``mnemon-ls`` sample of that step wrote (MEMORY.md, ``.memories.last-good.json``, ``memories.json``:
   same sizes, same content but the timestamps), each to a temp file, the ``memories.json`` temp fsynced, three
   renames, the directory fsynced; no lock, no read, no check;
+- ``bare read-modify-write``: what any durable read-modify-write of this store must do at least, by plain
+  ``os`` and ``json`` calls: take an exclusive ``flock`` on a lock file (open, lock, and unlock, close after),
+  read ``memories.json`` and parse it, serialise the parsed document again (compact: the C encoder), then the
+  bare commit above (of the same payload); no check, no projection rendered. Reported as ``wall vs bare
+  read-modify-write`` beside the aim's ratio, for the proposal that the aim be measured against it (issue 27
+  item 4);
 - ``TypeScript reference``: the npm package ``dsh-mnemon-source-runtime``'s own ``RuntimeMemoryController.mutate``
   under node (``bench/ts_runtime_driver.mjs``; it never fsyncs; installed into ``--tsref`` when missing).
 
@@ -61,8 +67,9 @@ from runtime_common import FsyncCounter, TsDriver, content, ensure_reference, fi
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 AIM_BARE, AIM_CPU, AIM_FSYNCS = 1.2, 1.0, 2
-IMPLS = ("mnemon", "nofsync", "bare", "ts")
+IMPLS = ("mnemon", "nofsync", "bare", "rmw", "ts")
 NAMES = {"mnemon": "mnemon-ls durable", "nofsync": "mnemon-ls, os.fsync no-op", "bare": "bare durable commit",
+         "rmw": "bare read-modify-write",
          "ts": "TypeScript reference (no fsync)"}
 STAT_CALLS = ("newfstatat", "fstatat64", "statx", "stat", "lstat", "fstat", "stat64", "lstat64", "fstat64")
 
@@ -101,13 +108,30 @@ def bare_commit(directory: Path, files: list[tuple[str, bytes]]) -> None:
         os.close(fd)
 
 
+def bare_read_modify_write(directory: Path, files: list[tuple[str, bytes]]) -> None:
+    """The floor of a durable read-modify-write of ``directory`` (module doc): an exclusive ``flock`` on
+    ``.bare.lock``, ``memories.json`` read, parsed and serialised again, then :func:`bare_commit` of ``files``."""
+    import fcntl
+
+    fd = os.open(os.path.join(directory, ".bare.lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with open(os.path.join(directory, "memories.json"), "rb") as handle:
+            document = json.loads(handle.read())
+        json.dumps(document, ensure_ascii=False).encode("utf-8")  # the C encoder: the least a serialisation costs
+        bare_commit(directory, files)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
 # --------------------------------------------------------------------------- the interleaved run
 
 
 def measure(tmp: Path, modules: Path | None, rounds: int, warmup: int) -> dict[str, Any]:
     roots = {impl: tmp / impl for impl in IMPLS}
     seed = full_store(roots["mnemon"])
-    for impl in ("nofsync", "bare", "ts"):
+    for impl in ("nofsync", "bare", "rmw", "ts"):
         shutil.copytree(roots["mnemon"] / "runtime", roots[impl] / "runtime",
                         ignore=shutil.ignore_patterns(".memories.lock*"))
     from mnemon_ls.runtime.store import RuntimeStore
@@ -121,6 +145,7 @@ def measure(tmp: Path, modules: Path | None, rounds: int, warmup: int) -> dict[s
     noop = lambda fd: None  # noqa: E731
     runtime_dir = roots["mnemon"] / "runtime"
     bare_dir = roots["bare"] / "runtime"
+    rmw_dir = roots["rmw"] / "runtime"
     # (op, step) -> the files the last mnemon-ls sample of that step wrote (the bare commit's payload)
     payload: dict[tuple[str, int], list[tuple[str, bytes]]] = {}
     before_files = {name: (runtime_dir / name).read_bytes() for name in ("USER.md", "MEMORY.md")}
@@ -166,6 +191,11 @@ def measure(tmp: Path, modules: Path | None, rounds: int, warmup: int) -> dict[s
                             cpu, wall = time.process_time_ns(), time.perf_counter_ns()
                             bare_commit(bare_dir, files)
                             wall, cpu = time.perf_counter_ns() - wall, time.process_time_ns() - cpu
+                        elif impl == "rmw":
+                            files = payload[(op, index)]
+                            cpu, wall = time.process_time_ns(), time.perf_counter_ns()
+                            bare_read_modify_write(rmw_dir, files)
+                            wall, cpu = time.perf_counter_ns() - wall, time.process_time_ns() - cpu
                         else:
                             wall, cpu = run_ours(impl, request)
                             if impl == "mnemon":
@@ -190,6 +220,7 @@ def measure(tmp: Path, modules: Path | None, rounds: int, warmup: int) -> dict[s
         row: dict[str, Any] = {impl: {"wallMs": ms(cells[impl]["wall"]), "cpuMs": ms(cells[impl]["cpu"]),
                                       "n": len(cells[impl]["wall"])} for impl in impls}
         row["vsBare"] = round(row["mnemon"]["wallMs"] / row["bare"]["wallMs"], 3)
+        row["vsRmw"] = round(row["mnemon"]["wallMs"] / row["rmw"]["wallMs"], 3)
         if "ts" in row:
             row["cpuVsTs"] = round(row["mnemon"]["cpuMs"] / row["ts"]["cpuMs"], 3)
             row["nofsyncCpuVsTs"] = round(row["nofsync"]["cpuMs"] / row["ts"]["cpuMs"], 3)
@@ -363,8 +394,8 @@ def markdown(runs: dict[str, list[dict[str, Any]]]) -> str:
              "and the TypeScript reference's `RuntimeMemoryController.mutate` (no fsync). Medians in ms. "
              f"Aims (issue 27 item 4): wall <= {AIM_BARE}x the bare commit, CPU <= {AIM_CPU}x the reference's, "
              f"<= {AIM_FSYNCS} fsyncs per commit. CPU = process user + system time around the call.", ""]
-    lines += ["| label | runs | load | wall vs bare (all ops) | CPU vs reference | no-fsync CPU vs reference | "
-              "openat / stat / fsync per mutation |", "|---|---:|---|---|---|---|---|"]
+    lines += ["| label | runs | load | wall vs bare (all ops) | wall vs bare read-modify-write | CPU vs reference | "
+              "no-fsync CPU vs reference | openat / stat / fsync per mutation |", "|---|---:|---|---|---|---|---|---|"]
     for label, label_runs in runs.items():
         span = lambda key: "-".join(f"{v:.2f}x" for v in sorted({min(r["rows"]["all"].get(key, 0) for r in label_runs),  # noqa: E731
                                                                   max(r["rows"]["all"].get(key, 0) for r in label_runs)}))
@@ -372,24 +403,28 @@ def markdown(runs: dict[str, list[dict[str, Any]]]) -> str:
         traced = [r["syscalls"]["mnemon"] for r in label_runs if r.get("syscalls")]
         calls = (f"{traced[-1].get('openat', 0):g} / {traced[-1].get('(stat family)', 0):g} / "
                  f"{traced[-1].get('(fsync family)', 0):g}") if traced else ""
-        lines.append(f"| {label} | {len(label_runs)} | {min(loads):g}-{max(loads):g} | {span('vsBare')} | "
+        rmw = span("vsRmw") if all("vsRmw" in r["rows"]["all"] for r in label_runs) else ""
+        lines.append(f"| {label} | {len(label_runs)} | {min(loads):g}-{max(loads):g} | {span('vsBare')} | {rmw} | "
                      f"{span('cpuVsTs')} | {span('nofsyncCpuVsTs')} | {calls} |")
     lines.append("")
     for label, label_runs in runs.items():
         lines += [f"## {label}", "",
                   "| run | commit | load before -> after | fsyncs/commit | op | mnemon-ls wall | bare wall | "
-                  "**wall vs bare** | mnemon-ls CPU | bare CPU | reference CPU | **CPU vs reference** | "
+                  "**wall vs bare** | bare read-modify-write wall | wall vs it | mnemon-ls CPU | bare CPU | "
+                  "reference CPU | **CPU vs reference** | "
                   "no-fsync CPU | no-fsync CPU vs reference | no-fsync wall | reference wall | no-fsync wall vs "
                   "reference wall |",
-                  "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                  "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         nan = float("nan")
         for number, run in enumerate(label_runs, 1):
             for op, row in run["rows"].items():
                 ts = row.get("ts") or {"cpuMs": nan, "wallMs": nan}
+                rmw = row.get("rmw") or {"wallMs": nan}
                 lines.append(
                     f"| {number} | {run['commit']} | {run['loadBefore']} -> {run['loadAfter']} | "
                     f"{run['fsyncsPerCommit']:g} | {op} | {row['mnemon']['wallMs']:.3f} | {row['bare']['wallMs']:.3f} | "
-                    f"**{row['vsBare']:.2f}x** | {row['mnemon']['cpuMs']:.3f} | {row['bare']['cpuMs']:.3f} | "
+                    f"**{row['vsBare']:.2f}x** | {rmw['wallMs']:.3f} | {row.get('vsRmw', nan):.2f}x | "
+                    f"{row['mnemon']['cpuMs']:.3f} | {row['bare']['cpuMs']:.3f} | "
                     f"{ts['cpuMs']:.3f} | **{row.get('cpuVsTs', nan):.2f}x** | {row['nofsync']['cpuMs']:.3f} | "
                     f"{row.get('nofsyncCpuVsTs', nan):.2f}x | {row['nofsync']['wallMs']:.3f} | {ts['wallMs']:.3f} | "
                     f"{row.get('nofsyncWallVsTsWall', nan):.2f}x |")
