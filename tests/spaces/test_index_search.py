@@ -324,3 +324,29 @@ def test_rows_keep_their_branch_tags_alone(tmp_path: Path) -> None:
         assert index.connect().execute("SELECT terms FROM docs WHERE id = 'a'").fetchone() == (indexed_terms(row),)
     finally:
         index.close()
+
+
+# --------------------------------------------------------------------------- one segment after bulk writes
+
+
+def segments(index: SideIndex) -> int:
+    """The FTS5 segments of the index (its ``fts_idx`` table has one row per segment and leaf page range)."""
+    return index.connect().execute("SELECT count(DISTINCT segid) FROM fts_idx").fetchone()[0]
+
+
+def test_a_bulk_import_and_a_rebuild_leave_one_segment_and_the_same_answers(store: NativeProvider) -> None:
+    from mnemon_ls.spaces.index import BULK_ROWS
+    from mnemon_ls.spaces.providers.base import ExportItem
+
+    items = [ExportItem(f"s{i}", f"service {i} keeps retry_backoff_ms at {i} on runner{i % 7}", "fact", 3, [], [],
+                        "user", "2026-01-01T00:00:00Z") for i in range(BULK_ROWS + 100)]
+    store.remember("a note written before the import")  # a segment of its own
+    store.import_items(items, batch=BULK_ROWS // 2)  # three transactions: three more segments before the merge
+    assert segments(store.index) == 1
+    answers = [[i.id for i in store.search(q, limit=10, mode="keyword").items]
+               for q in ("retry_backoff_ms runner3", "service 42", "runner5")]
+    assert all(answers)
+    store.reindex()
+    assert segments(store.index) == 1
+    assert [[i.id for i in store.search(q, limit=10, mode="keyword").items]
+            for q in ("retry_backoff_ms runner3", "service 42", "runner5")] == answers

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from .. import graph
 from ...errors import InvalidInput
-from ..index import TOKENIZER, IndexRow
+from ..index import BULK_ROWS, TOKENIZER, IndexRow
 from ..model import EDGE_TYPES, epoch_seconds, parse_time, rfc3339
 from .base import ExportEdge, ExportItem
 from .native_schema import _ROW_COLUMNS, BULK_CACHE_KIB, CACHE_KIB, _json_dump
@@ -271,15 +271,24 @@ class NativeWrites:
     def import_items(self, items: Sequence[ExportItem], edges: Sequence[ExportEdge] = (),
                      batch: int = 500) -> dict[str, Any]:
         """Import items; see :meth:`_import_items`. The ``mnemon.db`` page cache is :data:`BULK_CACHE_KIB`
-        while it runs and :data:`CACHE_KIB` again afterwards (pages beyond it are freed)."""
+        while it runs and :data:`CACHE_KIB` again afterwards (pages beyond it are freed). When at least
+        :data:`~mnemon_ls.spaces.index.BULK_ROWS` items were imported, the side index is merged into one segment
+        afterwards (:meth:`~mnemon_ls.spaces.index.SideIndex.optimize`; best effort: derived data, a failure
+        leaves it as fast as before)."""
         with self._lock:
             db = self._conn()
             db.execute(f"PRAGMA cache_size={-BULK_CACHE_KIB}")
             try:
-                return self._import_items(items, edges, batch)
+                result = self._import_items(items, edges, batch)
             finally:
                 if self._db is not None:
                     self._db.execute(f"PRAGMA cache_size={-CACHE_KIB}")
+            if result["imported"] >= BULK_ROWS:
+                try:
+                    self.index.optimize()
+                except sqlite3.Error:
+                    pass  # the index still answers; the next rebuild merges it
+            return result
 
     def _import_items(self, items: Sequence[ExportItem], edges: Sequence[ExportEdge] = (),
                       batch: int = 500) -> dict[str, Any]:
