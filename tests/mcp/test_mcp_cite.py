@@ -121,3 +121,18 @@ async def test_a_path_past_the_one_path_rule_is_refused_by_the_file_action_and_n
         outside = await session.call_tool("mnemon_citations", {"action": "file", "path": "/" + "b" * 4000})
         assert outside.is_error and "must be a file inside the workspace" in text(outside)
         assert len(text(outside)) < 600, len(text(outside))
+
+
+async def test_a_uri_that_names_no_workspace_file_is_repeated_short(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    workspace, data_dir = Path(repo.workdir), tmp_path / "root"
+    args = ["--workspace", str(workspace), "--scope", "custom", "--data-dir", str(data_dir)]
+    async with mcp_session(args, env=at_once()) as session:
+        for name, arguments, rule in (
+                ("mnemon_citations", {"action": "file", "path": "file://elsewhere/" + "c" * 4000},
+                 "path: remote file URIs are not supported (got 'file://elsewhere/ccc"),
+                ("mnemon_status", {"workspace": "vscode-vfs://" + "d" * 40_000},
+                 "workspace: only file: URIs are supported (got 'vscode-vfs://ddd")):
+            result = await session.call_tool(name, arguments)
+            assert result.is_error and rule in text(result), text(result)[:300]
+            assert len(text(result)) < 600, len(text(result))
