@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
-from .errors import InvalidInput
+from .errors import InvalidInput, echo_value
 
 if TYPE_CHECKING:
     from .host import WorkspaceHost
@@ -121,28 +121,30 @@ def uri_to_path(uri_or_path: str, field: str = "workspace") -> Path:
 
     Raises :class:`InvalidInput` naming ``field`` for a value that is not a string, contains NUL (also
     percent-encoded as ``%00``), has another URI scheme or a remote host, or names no absolute path
-    (``""``, ``file:``, ``file://``, ``file:relative``): none of them ever means the working directory.
+    (``""``, ``file:``, ``file://``, ``file:relative``): none of them ever means the working directory. The
+    value is repeated at most :data:`~mnemon_ls.errors.ECHO_LIMIT` characters long.
     """
     from urllib.parse import unquote, urlparse
 
     if not isinstance(uri_or_path, str):
         raise InvalidInput(field, f"must be a file: URI or an absolute path (got {type(uri_or_path).__name__})")
+    shown = echo_value(repr(uri_or_path))  # an error repeats it short: it may be megabytes
     if "\x00" in uri_or_path:
-        raise InvalidInput(field, f"must not contain NUL (U+0000) (got {uri_or_path!r})")
+        raise InvalidInput(field, f"must not contain NUL (U+0000) (got {shown})")
     if uri_or_path.startswith("file:"):
         parsed = urlparse(uri_or_path)
         if parsed.netloc not in ("", "localhost"):
-            raise InvalidInput(field, f"remote file URIs are not supported (got {uri_or_path!r})")
+            raise InvalidInput(field, f"remote file URIs are not supported (got {shown})")
         path = unquote(parsed.path)
         if os.name == "nt" and len(path) >= 3 and path[0] == "/" and path[2] == ":":
             path = path[1:]
         if "\x00" in path:
-            raise InvalidInput(field, f"must not contain NUL (U+0000), also not as %00 (got {uri_or_path!r})")
+            raise InvalidInput(field, f"must not contain NUL (U+0000), also not as %00 (got {shown})")
         if not os.path.isabs(path):
-            raise InvalidInput(field, f"a file: URI must name an absolute path (got {uri_or_path!r})")
+            raise InvalidInput(field, f"a file: URI must name an absolute path (got {shown})")
         return Path(path)
     if "://" in uri_or_path or uri_or_path.startswith(("untitled:", "vscode")):
-        raise InvalidInput(field, f"only file: URIs are supported (got {uri_or_path!r})")
+        raise InvalidInput(field, f"only file: URIs are supported (got {shown})")
     if not os.path.isabs(uri_or_path):
-        raise InvalidInput(field, f"must be a file: URI or an absolute path (got {uri_or_path!r})")
+        raise InvalidInput(field, f"must be a file: URI or an absolute path (got {shown})")
     return Path(uri_or_path)

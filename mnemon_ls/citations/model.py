@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, echo_value
 
 #: Largest file that may be cited, in bytes (2 MiB).
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -149,6 +149,16 @@ def _fields(cite: Any) -> tuple[int | None, int | None, str | None]:
     return cite.start_line, cite.end_line, cite.symbol
 
 
+def check_path(raw: str, field: str) -> str:
+    """``raw``, a path a request names (a cited file, the file whose citing memories are listed), when it holds at
+    most :data:`MAX_PATH_CHARS` characters and no NUL: the one rule of every surface (``--cite``, ``cites``,
+    ``cited FILE``, ``citations.file``). Raises :class:`InvalidInput` naming ``field`` otherwise (the path is
+    not repeated: it may be megabytes)."""
+    if len(raw) > MAX_PATH_CHARS or "\x00" in raw:
+        raise InvalidInput(field, f"must be a path of at most {MAX_PATH_CHARS} characters without NUL")
+    return raw
+
+
 def _path_of(cite: Any) -> Any:
     return cite.get("path") if isinstance(cite, Mapping) else cite.path
 
@@ -180,24 +190,23 @@ def _resolve_one(workspace: Path, storage_root: Path | None, cite: Any, name: st
     start, end, symbol = _fields(cite)
     if not isinstance(raw, str) or not raw.strip():
         raise InvalidInput(f"{name}.path", "must be a non-empty path relative to the workspace")
-    if len(raw) > MAX_PATH_CHARS or "\x00" in raw:
-        raise InvalidInput(f"{name}.path", f"must be a path of at most {MAX_PATH_CHARS} characters without NUL")
+    check_path(raw, f"{name}.path")
     if symbol is not None and (len(symbol) > MAX_SYMBOL_CHARS or not symbol.strip() or "\n" in symbol):
         raise InvalidInput(f"{name}.symbol", f"must be one line of 1..{MAX_SYMBOL_CHARS} characters")
     base = os.path.abspath(workspace)
     full = os.path.normpath(raw if os.path.isabs(raw) else os.path.join(base, raw))
     if not _inside(full, base) or full == base:
-        raise InvalidInput(f"{name}.path", f"must be a file inside the workspace {base} (got {raw!r})")
+        raise InvalidInput(f"{name}.path", f"must be a file inside the workspace {base} (got {echo_value(repr(raw))})")
     relative = os.path.relpath(full, base)
     parts = relative.split(os.sep)
     if ".git" in parts:
-        raise InvalidInput(f"{name}.path", f"must not be inside a .git directory (got {raw!r})")
+        raise InvalidInput(f"{name}.path", f"must not be inside a .git directory (got {echo_value(repr(raw))})")
     roots = []
     if storage_root is not None:
         roots = [os.path.abspath(storage_root), os.path.realpath(storage_root)]
         if any(_inside(full, root) for root in roots):
             raise InvalidInput(f"{name}.path", f"must not be inside the storage root {roots[0]}: memory is not a "
-                                               f"source (got {raw!r})")
+                                               f"source (got {echo_value(repr(raw))})")
     try:
         info = os.lstat(full)
     except (FileNotFoundError, NotADirectoryError):

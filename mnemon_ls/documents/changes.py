@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
-from ..errors import InvalidInput
 from .model import (DocumentRecord, filename_for, merge_session_ids, relative_path, rendered_size, sha256_hex,
                     time_key)
 
@@ -42,15 +41,6 @@ class UpdateRequest:
     source_paths: tuple[str, ...] | None = None
     session_ids: tuple[str, ...] | None = None
     document_revision: int | None = None
-
-
-def validate_revision(value: Any, field_name: str = "documentRevision") -> int | None:
-    """An optional document revision: ``None`` or an integer >= 1."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidInput(field_name, f"must be an integer >= 1 (got {value!r})")
-    return value
 
 
 def new_record(request: CreateRequest, document_id: str, now: str) -> DocumentRecord:

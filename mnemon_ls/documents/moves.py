@@ -82,7 +82,6 @@ class Moves:
         """
         store = self.store
         doc_id = model.validate_id(document_id)
-        revision = changes.validate_revision(document_revision, "documentRevision")
         scrub = Scrubber(store.secrets)
         summary_text = model.validate_summary(scrub.text("summary", summary))
         body_ids = model.validate_id_list(memory_body_ids, "memoryBodyIds", model.MAX_MEMORY_BODY_IDS)
@@ -93,7 +92,7 @@ class Moves:
             view = store.index.begin(expected)
             current = view.require(doc_id)
             check_status(current, "active", "archive")
-            check_document_revision(current, revision)
+            check_document_revision(current, document_revision)
             body = store.files.committed_body(current)
             record = changes.archived_record(current, body, summary_text, body_ids, store.now())
             if lineage is not None:
@@ -110,13 +109,12 @@ class Moves:
         checked as for a create. Returns ``action="restored"``."""
         store = self.store
         doc_id = model.validate_id(document_id)
-        revision = changes.validate_revision(document_revision, "documentRevision")
         expected = validate_expected(expected_revision)
         with store.mutex, store.locked():
             view = store.index.begin(expected)
             current = view.require(doc_id)
             check_status(current, "archived", "restore")
-            check_document_revision(current, revision)
+            check_document_revision(current, document_revision)
             body = store.files.committed_body(current)
             record = changes.restored_record(current, body, store.now())
             plan = store.capacity.fit(view, record.size_bytes)

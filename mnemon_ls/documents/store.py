@@ -212,8 +212,10 @@ class DocumentStore:
 
     def validate_update(self, document_id: Any, *, title: Any = None, description: Any = None, content: Any = None,
                         source_paths: Any = None, session_ids: Any = None,
-                        document_revision: Any = None) -> changes.UpdateRequest:
-        """Apply the field rules of an update; ``None`` keeps a field."""
+                        document_revision: int | None = None) -> changes.UpdateRequest:
+        """Apply the field rules of an update; ``None`` keeps a field. ``document_revision`` is taken as it is
+        (its range is the operation layer's one rule of an expected revision); one that is not the document's
+        revision is a ``revision-conflict`` when the update runs."""
         return changes.UpdateRequest(
             id=model.validate_id(document_id),
             title=None if title is None else model.validate_title(title),
@@ -222,7 +224,7 @@ class DocumentStore:
             source_paths=self._source_paths(source_paths),
             session_ids=(None if session_ids is None
                          else model.validate_id_list(session_ids, "sessionIds", model.MAX_SESSION_IDS)),
-            document_revision=changes.validate_revision(document_revision),
+            document_revision=document_revision,
         )
 
     def create(self, title: Any, content: Any, *, description: Any = None, source_paths: Any = None,

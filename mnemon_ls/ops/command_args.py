@@ -7,11 +7,24 @@ Field names are camelCase on the wire; unknown fields are refused and flags are 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, StrictBool
 
 from .base import Params
+
+#: Highest document revision a request may expect: the largest integer JSON carries exactly (2**53 - 1); a
+#: revision counts updates, so no document reaches it, and an error repeats it in 16 digits at most.
+MAX_REVISION = 2**53 - 1
+
+
+def document_revision_field(default: Any = None) -> Any:
+    """The ``documentRevision`` field of a params model or a command's arguments (``default`` ``...``: required):
+    the one rule of an expected document revision on every surface, a JSON integer in 1..:data:`MAX_REVISION`
+    (refused ``must be an integer in 1..9007199254740991 (got 0)``; a revision that is not the document's is a
+    ``revision-conflict``)."""
+    return Field(default, alias="documentRevision", strict=True, ge=1, le=MAX_REVISION,
+                 description="expected document revision")
 
 
 class LspPosition(Params):
@@ -77,5 +90,4 @@ class UpdateDocumentArgs(Params):
 
     uri: str = Field(description="the workspace file (a file URI) the document was made from")
     id: str | None = Field(None, description="the document, when several name the file")
-    document_revision: int | None = Field(None, alias="documentRevision", strict=True,
-                                          description="expected document revision")
+    document_revision: int | None = document_revision_field()

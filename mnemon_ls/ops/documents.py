@@ -19,13 +19,10 @@ from ..errors import InvalidInput
 from . import citing, command_ids, humantext, modeltext, staleness
 from .audience import AUDIENCE_HELP, Audience, audience_of
 from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
-from .command_args import CreateDocumentArgs, UpdateDocumentArgs
+from .command_args import CreateDocumentArgs, UpdateDocumentArgs, document_revision_field
 
 #: The MCP tool that reads, updates or archives one document (its ``action`` picks the operation).
 MANAGE_TOOL = "mnemon_document_manage"
-#: Highest document revision a request may expect: the largest integer JSON carries exactly (2**53 - 1); a
-#: revision counts updates, so no document reaches it, and an error repeats it in 16 digits at most.
-MAX_REVISION = 2**53 - 1
 INDEX_REVISION_HELP = "expected index revision (sha256 hex); the command is refused when the index changed"
 
 
@@ -57,8 +54,7 @@ class DocumentUpdateParams(WorkspaceParams):
     content: str | None = Field(None, description="the new Markdown body")
     description: str | None = None
     source_paths: list[str] | None = Field(None, alias="sourcePaths")
-    document_revision: int | None = Field(None, alias="documentRevision", strict=True, le=MAX_REVISION,
-                                          description="expected document revision")
+    document_revision: int | None = document_revision_field()
     expected_revision: str | None = Field(None, alias="expectedRevision", description=INDEX_REVISION_HELP)
 
 
@@ -68,8 +64,7 @@ class DocumentUpdateFromFileParams(WorkspaceParams):
 
     file: str = Field(description="the workspace file (absolute path) the document was made from")
     id: str | None = Field(None, description="the document, when several name the file")
-    document_revision: int | None = Field(None, alias="documentRevision", strict=True, le=MAX_REVISION,
-                                          description="expected document revision")
+    document_revision: int | None = document_revision_field()
 
 
 class DocumentIdParams(WorkspaceParams):
@@ -99,8 +94,7 @@ class DocumentArchiveParams(WorkspaceParams):
     """``mnemon/documents/archive``: ``{workspace?, id, documentRevision, summary?, expectedRevision?}``."""
 
     id: str = Field(description="document id")
-    document_revision: int = Field(alias="documentRevision", strict=True, le=MAX_REVISION,
-                                   description="expected document revision")
+    document_revision: int = document_revision_field(...)
     summary: str | None = None
     expected_revision: str | None = Field(None, alias="expectedRevision", description=INDEX_REVISION_HELP)
 
@@ -109,8 +103,7 @@ class DocumentRestoreParams(WorkspaceParams):
     """``mnemon/documents/restore``: ``{workspace?, id, documentRevision?, expectedRevision?}``."""
 
     id: str = Field(description="document id")
-    document_revision: int | None = Field(None, alias="documentRevision", strict=True, le=MAX_REVISION,
-                                          description="expected document revision")
+    document_revision: int | None = document_revision_field()
     expected_revision: str | None = Field(None, alias="expectedRevision", description=INDEX_REVISION_HELP)
 
 

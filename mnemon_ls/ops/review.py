@@ -24,7 +24,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ..citations.model import MAX_LINE
-from ..errors import InvalidInput, MnemonError
+from ..errors import InvalidInput, MnemonError, echo_value
 from . import command_ids
 from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, Params, WorkspaceParams
 
@@ -147,11 +147,14 @@ def _tables(call: Call) -> dict[str, dict[str, list[Any]]]:
 
 def _relative(call: Call, raw: str) -> str:
     """The workspace-relative POSIX path of ``raw`` (relative, absolute or a file URI); :class:`InvalidInput`
-    naming ``path`` for a file outside the workspace."""
+    naming ``path`` for a path past the one rule of a path (:func:`~mnemon_ls.citations.model.check_path`) or a
+    file outside the workspace."""
     import os
 
+    from ..citations.model import check_path
     from ..folders import uri_to_path
 
+    check_path(raw, "path")
     workspace = call.host.citations.workspace
     if workspace is None:
         raise InvalidInput("path", "needs a workspace folder: citations are relative to the workspace")
@@ -163,7 +166,7 @@ def _relative(call: Call, raw: str) -> str:
         for candidate in (full, os.path.realpath(full)):
             if candidate.startswith(base.rstrip(os.sep) + os.sep):
                 return Path(os.path.relpath(candidate, base)).as_posix()
-    raise InvalidInput("path", f"must be a file inside the workspace {workspace} (got {raw!r})")
+    raise InvalidInput("path", f"must be a file inside the workspace {workspace} (got {echo_value(repr(raw))})")
 
 
 # ------------------------------------------------------------------ runs

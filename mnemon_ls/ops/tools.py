@@ -32,9 +32,11 @@ def tool_signature(model: type[BaseModel], only: Sequence[str] | None = None, *,
                    narrow: Mapping[str, Any] | None = None,
                    defaults: Mapping[str, Any] | None = None) -> inspect.Signature:
     """Keyword parameters for the fields ``only`` (default: every field, in model order) of ``model``, each
-    ``Annotated[type, Field(description=...)]`` with the model's default (or the tool's own, from
-    ``defaults``); a narrowed annotation (``narrow``) keeps its own description. Raises ``KeyError`` for an
-    unknown field name."""
+    ``Annotated[type, *constraints, Field(description=...)]`` with the model's default (or the tool's own, from
+    ``defaults``): the field's own constraints (bounds, lengths, pattern, strictness; :func:`_constraints`) go
+    with it, so the tool's JSON schema publishes them and its arguments model checks them; a narrowed
+    annotation (``narrow``) takes the field's place whole, with its own constraints and description. Raises
+    ``KeyError`` for an unknown field name."""
     names = list(only) if only is not None else list(model.model_fields)
     narrow = dict(narrow or {})
     parameters = []
@@ -44,14 +46,24 @@ def tool_signature(model: type[BaseModel], only: Sequence[str] | None = None, *,
         annotation = narrow.pop(name, field.annotation)
         own = narrowed and any(getattr(m, "description", None) for m in typing.get_args(annotation)[1:])
         info = Field(description=field.description) if field.description and not own else Field()
+        constraints = () if narrowed else _constraints(field.metadata)
         default = inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True)
         if defaults and name in defaults:
             default = defaults[name]
         parameters.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
-                                            annotation=Annotated[annotation, info]))
+                                            annotation=Annotated[annotation, *constraints, info]))
     if narrow:
         raise KeyError(f"narrowed fields not offered: {sorted(narrow)}")
     return inspect.Signature(parameters, return_annotation=str)
+
+
+def _constraints(metadata: Sequence[Any]) -> tuple[Any, ...]:
+    """The declarative constraints of a field's pydantic ``metadata`` (bounds, lengths, pattern, strictness:
+    each an ``annotated_types`` constraint), which a JSON schema states; its validators (functions that may
+    raise the project's own errors) are left to the operation's params model."""
+    from annotated_types import BaseMetadata
+
+    return tuple(item for item in metadata if isinstance(item, BaseMetadata))
 
 
 def _required(annotation: Any) -> Any:

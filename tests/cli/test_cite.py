@@ -232,3 +232,20 @@ def test_a_record_edit_and_a_document_update_re_anchor_their_moved_citations(rep
     assert updated["cites"] == [anchored | {"freshness": "fresh"}]
     assert json.loads((root / "state" / "citations" / "documents.json").read_text())["citations"] == {
         document["document"]["id"]: [anchored]}
+
+
+def test_a_path_past_the_one_path_rule_is_refused_alike_by_cited_and_cite_and_never_repeated(repo) -> None:
+    workspace = Path(repo.workdir)
+    long = "a" * 40_000
+    rule = "must be a path of at most 4096 characters without NUL"
+    before = tree_snapshot(workspace.parent / "root")
+    for args in (("cited", long), ("cited", "/" + long), ("cited", "src/" + "x" * 4093)):
+        refused = run(workspace, *args)
+        assert refused.returncode == 2 and refused.stderr == f"mnemon-ls: error: FILE: {rule}\n", refused.stderr[:300]
+    cite = run(workspace, "runtime", "add", "--content", "c", "--cite", long)
+    assert cite.returncode == 2 and cite.stderr.endswith(f"(path): {rule}\n") and len(cite.stderr) < 400
+    outside = run(workspace, "cited", "/" + "b" * 4000)  # within the rule, outside the workspace: repeated short
+    assert outside.returncode == 2 and "must be a file inside the workspace" in outside.stderr
+    assert len(outside.stderr) < 600, len(outside.stderr)
+    assert "No memory cites this file." in ok(workspace, "cited", "src/" + "x" * 4092)  # 4096 characters: taken
+    assert tree_snapshot(workspace.parent / "root") == before

@@ -115,14 +115,19 @@ def test_link_with_equal_ids_names_both_as_the_usage_line_does(tmp_path: Path) -
     assert procs.tree_snapshot(tmp_path) == before
 
 
-def test_an_expected_document_revision_has_a_range(tmp_path: Path) -> None:
+def test_an_expected_document_revision_has_one_rule_for_update_archive_and_restore(tmp_path: Path) -> None:
     ws = workspace(tmp_path)
     made = cli(ws, tmp_path, "doc", "create", "--title", "Release plan", "--content", "ship on Friday", "--json")
     assert made.returncode == 0, made.stderr
     doc_id = json.loads(made.stdout)["document"]["id"]
     before = procs.tree_snapshot(tmp_path)
-    done = cli(ws, tmp_path, "doc", "update", doc_id, "--revision", "9" * 4000, "--content", "ship on Monday")
-    assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == ("mnemon-ls: error: --revision: must be an integer <= 9007199254740991 "
-                           "(got 99999999999999999999999999999999...)\n"), done.stderr
+    for revision, shown in (("0", "0"), ("-1", "-1"), (str(2**53), str(2**53)),
+                            ("9" * 4000, "99999999999999999999999999999999...")):  # repeated short
+        for command in (("doc", "update", doc_id, "--content", "ship on Monday"), ("doc", "archive", doc_id),
+                        ("doc", "restore", doc_id)):
+            done = cli(ws, tmp_path, *command, "--revision", revision)
+            rule = f"must be an integer in 1..9007199254740991 (got {shown})"
+            assert (done.returncode, done.stdout, done.stderr) == (2, "", f"mnemon-ls: error: --revision: {rule}\n"), command
+            error = json.loads(cli(ws, tmp_path, *command, "--revision", revision, "--json").stdout)["error"]
+            assert (error["code"], error["rule"]) == ("invalid-input", rule), command
     assert procs.tree_snapshot(tmp_path) == before

@@ -42,8 +42,8 @@ def test_a_rule_of_the_params_model_names_the_option_in_mcp_words(tmp_path: Path
     assert reversed_lines.stderr == ("mnemon-ls: error: --cite src/lib.py:2-1 (endLine): must not be before startLine "
                                      "(1 < 2)\n")
     restore = cli(ws, tmp_path, "doc", "restore", "0123456789abcdef", "--revision", "-1")
-    assert (restore.returncode, restore.stderr) == (2, "mnemon-ls: error: --revision: must be an integer >= 1 "
-                                                       "(got -1)\n")
+    assert (restore.returncode, restore.stderr) == (2, "mnemon-ls: error: --revision: must be an integer in "
+                                                       "1..9007199254740991 (got -1)\n")
     assert procs.tree_snapshot(tmp_path) == before
 
 

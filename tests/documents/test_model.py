@@ -140,13 +140,6 @@ def test_session_ids_merge_keeps_the_latest_twenty():
     assert model.merge_session_ids(("a",), ("b",)) == ("a", "b")
 
 
-@pytest.mark.parametrize("value", [0, -1, True, 1.0, "2"])
-def test_document_revision_must_be_a_positive_integer(value):
-    with pytest.raises(InvalidInput) as info:
-        changes.validate_revision(value)
-    assert info.value.field == "documentRevision"
-
-
 # ------------------------------------------------------------------------------------------ filenames
 
 

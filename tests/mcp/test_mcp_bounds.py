@@ -35,3 +35,19 @@ async def test_numbers_past_their_range_are_refused_in_the_range_wording(workspa
         assert files(snapshot(data_dir)) == before
         highest = await session.call_tool("mnemon_citations", {"action": "file", "path": "f.py", "line": 10**9})
     assert not highest.is_error and "No memory cites line 1000000000." in text(highest), text(highest)
+
+
+async def test_an_expected_document_revision_has_one_rule(workspace: Path, data_dir: Path) -> None:
+    async with mcp_session(args_for(workspace, data_dir)) as session:
+        made = await session.call_tool("mnemon_document_create", {"title": "Plan", "content": "ship on Friday"})
+        assert not made.is_error, text(made)
+        doc_id = [d for d in (data_dir / "documents" / "active").iterdir()][0].stem.rsplit("-", 1)[-1]
+        before = files(snapshot(data_dir))
+        for revision in (0, -1, 2**53):
+            for action in ("update", "archive"):
+                result = await session.call_tool("mnemon_document_manage", {"action": action, "id": doc_id,
+                                                                            "revision": revision})
+                assert result.is_error and text(result) == (
+                    "Error executing tool mnemon_document_manage: invalid-input: revision: must be an integer in "
+                    f"1..9007199254740991 (got {revision})"), (action, text(result))
+        assert files(snapshot(data_dir)) == before

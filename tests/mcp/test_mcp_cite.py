@@ -103,3 +103,36 @@ async def test_a_bad_citation_is_a_tool_error_and_changes_nothing(tmp_path: Path
         assert result.is_error and text(result).endswith("invalid-input: cites: only MEMORY.md entries (target "
                                                          "memory) cite code; USER.md is about the person")
         assert tree_snapshot(data_dir) == before and tree_snapshot(workspace) == tree
+
+
+async def test_a_path_past_the_one_path_rule_is_refused_by_the_file_action_and_never_repeated(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    workspace, data_dir = Path(repo.workdir), tmp_path / "root"
+    rule = "must be a path of at most 4096 characters without NUL"
+    long = "a" * 40_000
+    args = ["--workspace", str(workspace), "--scope", "custom", "--data-dir", str(data_dir)]
+    async with mcp_session(args, env=at_once()) as session:
+        for path in (long, "/" + long, workspace.as_uri() + "/" + long):
+            result = await session.call_tool("mnemon_citations", {"action": "file", "path": path})
+            assert result.is_error, text(result)[:300]
+            assert text(result) == f"Error executing tool mnemon_citations: invalid-input: path: {rule}"
+        cited = await session.call_tool("mnemon_remember", {"content": "c", "cites": [{"path": long}]})
+        assert cited.is_error and text(cited).endswith(f"cites[0].path: {rule}"), text(cited)[:300]
+        outside = await session.call_tool("mnemon_citations", {"action": "file", "path": "/" + "b" * 4000})
+        assert outside.is_error and "must be a file inside the workspace" in text(outside)
+        assert len(text(outside)) < 600, len(text(outside))
+
+
+async def test_a_uri_that_names_no_workspace_file_is_repeated_short(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    workspace, data_dir = Path(repo.workdir), tmp_path / "root"
+    args = ["--workspace", str(workspace), "--scope", "custom", "--data-dir", str(data_dir)]
+    async with mcp_session(args, env=at_once()) as session:
+        for name, arguments, rule in (
+                ("mnemon_citations", {"action": "file", "path": "file://elsewhere/" + "c" * 4000},
+                 "path: remote file URIs are not supported (got 'file://elsewhere/ccc"),
+                ("mnemon_status", {"workspace": "vscode-vfs://" + "d" * 40_000},
+                 "workspace: only file: URIs are supported (got 'vscode-vfs://ddd")):
+            result = await session.call_tool(name, arguments)
+            assert result.is_error and rule in text(result), text(result)[:300]
+            assert len(text(result)) < 600, len(text(result))
