@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
-from .errors import InvalidInput
+from .errors import InvalidInput, echo_value
 
 if TYPE_CHECKING:
     from .host import WorkspaceHost
@@ -128,21 +128,22 @@ def uri_to_path(uri_or_path: str, field: str = "workspace") -> Path:
     if not isinstance(uri_or_path, str):
         raise InvalidInput(field, f"must be a file: URI or an absolute path (got {type(uri_or_path).__name__})")
     if "\x00" in uri_or_path:
-        raise InvalidInput(field, f"must not contain NUL (U+0000) (got {uri_or_path!r})")
+        raise InvalidInput(field, f"must not contain NUL (U+0000) (got {echo_value(repr(uri_or_path))})")
     if uri_or_path.startswith("file:"):
         parsed = urlparse(uri_or_path)
         if parsed.netloc not in ("", "localhost"):
-            raise InvalidInput(field, f"remote file URIs are not supported (got {uri_or_path!r})")
+            raise InvalidInput(field, f"remote file URIs are not supported (got {echo_value(repr(uri_or_path))})")
         path = unquote(parsed.path)
         if os.name == "nt" and len(path) >= 3 and path[0] == "/" and path[2] == ":":
             path = path[1:]
         if "\x00" in path:
-            raise InvalidInput(field, f"must not contain NUL (U+0000), also not as %00 (got {uri_or_path!r})")
+            raise InvalidInput(field, "must not contain NUL (U+0000), also not as %00 (got "
+                                      f"{echo_value(repr(uri_or_path))})")
         if not os.path.isabs(path):
-            raise InvalidInput(field, f"a file: URI must name an absolute path (got {uri_or_path!r})")
+            raise InvalidInput(field, f"a file: URI must name an absolute path (got {echo_value(repr(uri_or_path))})")
         return Path(path)
     if "://" in uri_or_path or uri_or_path.startswith(("untitled:", "vscode")):
-        raise InvalidInput(field, f"only file: URIs are supported (got {uri_or_path!r})")
+        raise InvalidInput(field, f"only file: URIs are supported (got {echo_value(repr(uri_or_path))})")
     if not os.path.isabs(uri_or_path):
-        raise InvalidInput(field, f"must be a file: URI or an absolute path (got {uri_or_path!r})")
+        raise InvalidInput(field, f"must be a file: URI or an absolute path (got {echo_value(repr(uri_or_path))})")
     return Path(uri_or_path)

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
 from . import fsio
-from .errors import InvalidInput, NotFound, StorageUnsafe
+from .errors import InvalidInput, NotFound, StorageUnsafe, echo_value
 from .settings import Settings
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ def canonical_workspace_path(path: str | os.PathLike[str]) -> Path:
         raise InvalidInput("workspace", "must not contain NUL")
     text = os.path.expanduser(text)
     if not os.path.isabs(text):
-        raise InvalidInput("workspace", f"must be an absolute path (got {text!r})")
+        raise InvalidInput("workspace", f"must be an absolute path (got {echo_value(repr(text))})")
     normalized = os.path.normpath(text)
     head, rest = normalized, []
     while True:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, echo_value
 
 #: Largest file that may be cited, in bytes (2 MiB).
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -122,7 +122,8 @@ def parse_cite(value: str) -> dict[str, Any]:
         start = int(match.group(1))
         end = int(match.group(2)) if match.group(2) is not None else start
     if not path:
-        raise InvalidInput("cites", f"must be PATH[:START[-END]], e.g. src/app.py:10-24 (got {value!r})")
+        raise InvalidInput("cites", "must be PATH[:START[-END]], e.g. src/app.py:10-24 (got "
+                                    f"{echo_value(repr(value))})")
     cite: dict[str, Any] = {"path": path}
     if start is not None:
         cite["startLine"], cite["endLine"] = start, end
@@ -187,17 +188,17 @@ def _resolve_one(workspace: Path, storage_root: Path | None, cite: Any, name: st
     base = os.path.abspath(workspace)
     full = os.path.normpath(raw if os.path.isabs(raw) else os.path.join(base, raw))
     if not _inside(full, base) or full == base:
-        raise InvalidInput(f"{name}.path", f"must be a file inside the workspace {base} (got {raw!r})")
+        raise InvalidInput(f"{name}.path", f"must be a file inside the workspace {base} (got {echo_value(repr(raw))})")
     relative = os.path.relpath(full, base)
     parts = relative.split(os.sep)
     if ".git" in parts:
-        raise InvalidInput(f"{name}.path", f"must not be inside a .git directory (got {raw!r})")
+        raise InvalidInput(f"{name}.path", f"must not be inside a .git directory (got {echo_value(repr(raw))})")
     roots = []
     if storage_root is not None:
         roots = [os.path.abspath(storage_root), os.path.realpath(storage_root)]
         if any(_inside(full, root) for root in roots):
             raise InvalidInput(f"{name}.path", f"must not be inside the storage root {roots[0]}: memory is not a "
-                                               f"source (got {raw!r})")
+                                               f"source (got {echo_value(repr(raw))})")
     try:
         info = os.lstat(full)
     except (FileNotFoundError, NotADirectoryError):

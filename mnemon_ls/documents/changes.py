@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, echo_value
 from .model import (DocumentRecord, filename_for, merge_session_ids, relative_path, rendered_size, sha256_hex,
                     time_key)
 
@@ -49,7 +49,7 @@ def validate_revision(value: Any, field_name: str = "documentRevision") -> int |
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidInput(field_name, f"must be an integer >= 1 (got {value!r})")
+        raise InvalidInput(field_name, f"must be an integer >= 1 (got {echo_value(repr(value))})")
     return value
 
 
