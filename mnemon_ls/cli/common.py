@@ -251,5 +251,5 @@ def run_mcp(args: argparse.Namespace) -> int:
     else the current directory) until the client closes; the exit code."""
     from ..mcp.server import run  # imported here: the other commands never load the MCP SDK
 
-    workspace = os.path.abspath(os.path.expanduser(args.workspace)) if args.workspace else None
-    return run(workspace, settings_from(args), write_enabled=not args.read_only)
+    workspace = None if args.workspace is None else workspace_of(args)  # an empty --workspace is refused
+    return root_flags_named(args, lambda: run(workspace, settings_from(args), write_enabled=not args.read_only))

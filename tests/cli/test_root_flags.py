@@ -26,7 +26,7 @@ def cli(ws: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str
     env = dict(os.environ) | {"HOME": str(tmp_path / "home"), "MNEMON_SEMANTIC": "off"}
     env.pop("MNEMON_DATA_DIR", None)
     return subprocess.run([*mnemon_command(), *args], capture_output=True, text=True, env=env, cwd=ws,
-                          timeout=procs.WAIT_SECONDS)
+                          stdin=subprocess.DEVNULL, timeout=procs.WAIT_SECONDS)
 
 
 @pytest.mark.parametrize("args, line", [
@@ -49,6 +49,21 @@ def test_a_root_flag_that_is_refused_is_named_and_repeated_short(tmp_path: Path,
         assert len(done.stderr) < 500 and done.stderr.count("\n") == 1, (command, done.stderr[:300])
     error = json.loads(cli(ws, tmp_path, "runtime", "list", *args, "--json").stdout)["error"]
     assert error["field"] == args[0] and error["message"].startswith(line) and len(error["message"]) < 400
+    assert procs.tree_snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("args, line", [
+    (("--workspace", "/dev/null/x"), "--workspace: /dev/null is not a directory, so /dev/null/x cannot exist under it"),
+    (("--workspace", ""), "--workspace: must not be empty (got '')"),
+    (("--data-dir", ""), "--data-dir: must not be empty (got '')"),
+    (("--workspace", LONG), "--workspace: must be a path the file system can hold (File name too long; got '/tmp/ddd"),
+])
+def test_the_mcp_server_refuses_a_root_flag_the_same_way(tmp_path: Path, args: tuple[str, str], line: str) -> None:
+    ws = workspace(tmp_path)
+    before = procs.tree_snapshot(tmp_path)
+    done = cli(ws, tmp_path, "mcp", *args)  # standard input is empty: a server that started would end at once, 0
+    assert (done.returncode, done.stdout) == (2, ""), done.stderr[:300]
+    assert done.stderr.startswith("mnemon-ls: error: " + line) and len(done.stderr) < 500, done.stderr[:300]
     assert procs.tree_snapshot(tmp_path) == before
 
 
