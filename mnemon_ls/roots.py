@@ -28,6 +28,7 @@ A root inside a git working tree gets a ``.gitignore`` of ``*`` when a write fir
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
 from . import fsio
-from .errors import InvalidInput, NotFound, StorageUnsafe
+from .errors import InvalidInput, NotFound, StorageUnsafe, echo_value
 from .settings import Settings
 
 if TYPE_CHECKING:
@@ -71,15 +72,17 @@ def canonical_workspace_path(path: str | os.PathLike[str]) -> Path:
 
     The path must be absolute and free of NUL. The longest existing prefix is resolved with
     ``realpath`` (symlinks followed) and the not-yet-existing rest re-appended unchanged. Nothing is
-    created. Raises :class:`InvalidInput` (field ``workspace``) for a relative path, a NUL, or an
-    existing prefix that is not a directory while more segments follow (ENOTDIR).
+    created. Raises :class:`InvalidInput` (field ``workspace``) for a relative path, a NUL, a path
+    too long for the file system, or an existing prefix that is not a directory while more segments follow
+    (ENOTDIR).
     """
     text = os.fspath(path)
     if "\x00" in text:
         raise InvalidInput("workspace", "must not contain NUL")
     text = os.path.expanduser(text)
     if not os.path.isabs(text):
-        raise InvalidInput("workspace", f"must be an absolute path (got {text!r})")
+        raise InvalidInput("workspace", f"must be an absolute path (got {echo_value(repr(text))})")
+    refuse_too_long(text, "workspace")
     normalized = os.path.normpath(text)
     head, rest = normalized, []
     while True:
@@ -176,8 +179,22 @@ def resolve_root(
     return RootResolution(root=root, user_root=user_root, scope=scope, workspace=canonical, shared_from=shared_from)
 
 
+def refuse_too_long(path: str | os.PathLike[str], field: str) -> None:
+    """Raise :class:`InvalidInput` naming ``field`` when the file system refuses ``path`` as too long
+    (``ENAMETOOLONG``: a name over its NAME_MAX bytes or the whole over PATH_MAX), the path repeated clipped
+    (:func:`~mnemon_ls.errors.echo_value`); any other answer (the path exists or not) passes. Reads only."""
+    try:
+        os.lstat(path)
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            raise InvalidInput(field, f"must be a path the file system can hold ({exc.strerror}; got "
+                                      f"{echo_value(repr(os.fspath(path)))})") from None
+
+
 def _check_root_path(root: Path, field: str) -> None:
-    """Reject a root that is, or lies under, something other than a directory (read-only checks)."""
+    """Reject a root that is, or lies under, something other than a directory, or a path too long for the file
+    system (:func:`refuse_too_long`); read-only checks."""
+    refuse_too_long(root, field)
     probe = root
     while True:
         if os.path.lexists(probe):

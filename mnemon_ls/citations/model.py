@@ -122,7 +122,8 @@ def parse_cite(value: str) -> dict[str, Any]:
         start = int(match.group(1))
         end = int(match.group(2)) if match.group(2) is not None else start
     if not path:
-        raise InvalidInput("cites", f"must be PATH[:START[-END]], e.g. src/app.py:10-24 (got {value!r})")
+        raise InvalidInput("cites", "must be PATH[:START[-END]], e.g. src/app.py:10-24 (got "
+                                    f"{echo_value(repr(value))})")
     cite: dict[str, Any] = {"path": path}
     if start is not None:
         cite["startLine"], cite["endLine"] = start, end

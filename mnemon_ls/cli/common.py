@@ -14,7 +14,7 @@ import json
 import os
 import sys
 
-from ..errors import EXIT_FAILURE, InvalidInput, MnemonError, range_rule, storage_error
+from ..errors import EXIT_FAILURE, InvalidInput, MnemonError, echo_value, range_rule, storage_error
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -43,6 +43,8 @@ def settings_from(args: argparse.Namespace) -> Any:
     from ..errors import InvalidInput
     from ..settings import ENVIRONMENT_SETTINGS, load_settings, settings_from_environment
 
+    if args.data_dir is not None and not args.data_dir.strip():  # a setting left blank is unset; a flag is typed
+        raise InvalidInput("--data-dir", f"must not be empty (got {echo_value(repr(args.data_dir))})")
     scope = args.scope or ("custom" if args.data_dir else None)  # --data-dir alone means that root
     try:
         base = load_settings({}).with_overrides(**settings_from_environment(os.environ))
@@ -70,7 +72,7 @@ def workspace_of(args: argparse.Namespace) -> Any:
 
         return default_workspace()
     if not args.workspace.strip():
-        raise InvalidInput("workspace", "must not be empty")
+        raise InvalidInput("--workspace", f"must not be empty (got {echo_value(repr(args.workspace))})")
     return os.path.abspath(os.path.expanduser(args.workspace))
 
 
@@ -95,7 +97,7 @@ def open_host(args: argparse.Namespace) -> Any:
     from ..host import WorkspaceHost
 
     settings = settings_from(args)
-    host = WorkspaceHost(workspace_of(args), settings, one_shot=True)
+    host = root_flags_named(args, lambda: WorkspaceHost(workspace_of(args), settings, one_shot=True))
     OPENED.append(host)  # closed by run_released() after the command, whatever the command did with it
     if args.command not in WITHOUT_SEMANTIC:
         one_shot_semantic(host, getattr(args, "embed_seconds", 3.0))  # every command here is one process
@@ -103,6 +105,31 @@ def open_host(args: argparse.Namespace) -> Any:
         host.hold_pack_gate()
         GATED.append(host)  # released when the command returns, also by a handler that never closes its host
     return host
+
+
+#: The setting a root error names (``dataDir: /dev/null is a file...``) and the flag's dest that gave it.
+_ROOT_FLAGS = {"dataDir": "data_dir", "workspace": "workspace"}
+
+
+def root_flags_named(args: argparse.Namespace, resolve: Callable[[], Any]) -> Any:
+    """``resolve()`` (what resolves the storage root, :func:`mnemon_ls.roots.resolve_root`), but an
+    :class:`InvalidInput` or :class:`~mnemon_ls.errors.NotFound` it raises about ``dataDir`` or ``workspace``
+    names the option typed instead (``--data-dir: /dev/null is a file, but ...``) when that flag was given;
+    other errors pass unchanged."""
+    try:
+        return resolve()
+    except MnemonError as exc:
+        field = exc.data.get("field")
+        dest = _ROOT_FLAGS.get(field) if isinstance(field, str) else None
+        if dest is None or getattr(args, dest, None) is None or not exc.message.startswith(f"{field}: "):
+            raise
+        flag = "--" + dest.replace("_", "-")
+        exc.message = flag + exc.message[len(field):]
+        exc.args = (exc.message,)
+        exc.data["field"] = flag
+        if isinstance(exc, InvalidInput):
+            exc.field = flag
+        raise
 
 
 def one_shot_semantic(host: Any, seconds: float = 3.0) -> None:
@@ -181,7 +208,7 @@ def guarded(args: argparse.Namespace, run: Callable[[], int],
             print(f"mnemon-ls: error: {mapped.message}", file=sys.stderr)
             _error_json(args, mapped.to_dict())
             return mapped.exit_code
-        where = f" {exc.filename}" if exc.filename else ""
+        where = f" {echo_value(exc.filename)}" if exc.filename else ""
         print(f"mnemon-ls: error:{where}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_FAILURE
     except RecursionError:  # JSON input (--plan, --entries, --routes, --pending, a pack manifest) nested absurdly
@@ -224,5 +251,5 @@ def run_mcp(args: argparse.Namespace) -> int:
     else the current directory) until the client closes; the exit code."""
     from ..mcp.server import run  # imported here: the other commands never load the MCP SDK
 
-    workspace = os.path.abspath(os.path.expanduser(args.workspace)) if args.workspace else None
-    return run(workspace, settings_from(args), write_enabled=not args.read_only)
+    workspace = None if args.workspace is None else workspace_of(args)  # an empty --workspace is refused
+    return root_flags_named(args, lambda: run(workspace, settings_from(args), write_enabled=not args.read_only))

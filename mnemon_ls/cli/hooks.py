@@ -136,12 +136,13 @@ def session_start(args: argparse.Namespace, budget: int) -> str:
     :func:`partial_text`. Raises what resolving the settings and the storage root raises."""
     import threading
 
-    from .common import settings_from, workspace_of
+    from .common import root_flags_named, settings_from, workspace_of
     from ..roots import confine_roots, resolve_root
 
     settings = settings_from(args)
     workspace = workspace_of(args)
-    resolution = resolve_root(workspace, settings)  # read-only and quick: the fallback needs its paths
+    # read-only and quick: the fallback needs its paths
+    resolution = root_flags_named(args, lambda: resolve_root(workspace, settings))
     done = threading.Event()
     result: dict[str, Any] = {}
 

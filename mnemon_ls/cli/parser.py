@@ -56,10 +56,47 @@ def chosen_parsers(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
         current = following
 
 
+#: How argparse begins the error of a required argument not given.
+_REQUIRED = "the following arguments are required: "
+
+
+class _Refused(Exception):
+    """An error met while :class:`Parser` looks for unrecognized arguments behind a missing required one."""
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors (``mnemon-ls: error: <message>``, exit 2), like every other error;
     each points at the ``--help`` of the command it is about (an unrecognized argument of ``mnemon-ls space list``
-    at ``mnemon-ls space list --help``)."""
+    at ``mnemon-ls space list --help``). A mistyped option is named before a required one it left missing
+    (``runtime add --contnet y``: ``unrecognized arguments: --contnet y; the following arguments are required:
+    --content``), where argparse reports only the missing one."""
+
+    #: While true, :meth:`error` raises :class:`_Refused` instead of printing (:meth:`_unrecognized`).
+    _probing = False
+    #: The arguments this parser was last given (:meth:`parse_known_args`), for :meth:`_unrecognized`.
+    _given: list[str] | None = None
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        """argparse's, remembering ``args`` in case a required argument turns out missing (:meth:`error`)."""
+        self._given = sys.argv[1:] if args is None else list(args)
+        return super().parse_known_args(self._given, namespace)
+
+    def _unrecognized(self) -> list[str]:
+        """The arguments no parser takes among those this parser was given, found by parsing them again with no
+        argument required; ``[]`` when none looks like an option or that parse meets another error."""
+        given, required = list(self._given or ()), [a for a in self._actions if a.required]
+        Parser._probing = True
+        for action in required:
+            action.required = False
+        try:
+            _parsed, extras = super().parse_known_args(given, argparse.Namespace())
+        except _Refused:
+            extras = []
+        finally:
+            Parser._probing = False
+            for action in required:
+                action.required = True
+        return extras if any(e.startswith("-") and e != "-" for e in extras) else []
 
     def parse_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
         """argparse's, but arguments no parser took are refused by the command they were given to."""
@@ -74,6 +111,12 @@ class Parser(argparse.ArgumentParser):
         escaped and the message cut at 512 characters (:func:`mnemon_ls.errors.echo_value`)."""
         from ..errors import echo_value
 
+        if Parser._probing:
+            raise _Refused(message)
+        if message.startswith(_REQUIRED):
+            extras = self._unrecognized()
+            if extras:
+                message = f"unrecognized arguments: {' '.join(extras)}; {message}"
         message = echo_value(message, 512)
         print(f"mnemon-ls: error: {message} (see `{self.prog} --help`)", file=sys.stderr)
         if "--json" in sys.argv[1:]:

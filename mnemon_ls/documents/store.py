@@ -64,7 +64,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from .. import fsio, nowait
 from ..redact import Scrubber
-from ..errors import AmbiguousMatch, InvalidInput, NotFound
+from ..errors import AmbiguousMatch, InvalidInput, NotFound, echo_value
 from . import changes, model
 from .access import AccessLog
 from .capacity import Capacity
@@ -89,7 +89,8 @@ def _utc_now() -> datetime:
 
 def _validate_limit_bytes(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= model.MAX_LIMIT_BYTES:
-        raise InvalidInput(name, f"must be an integer in 1..{model.MAX_LIMIT_BYTES} bytes (got {value!r})")
+        raise InvalidInput(name, f"must be an integer in 1..{model.MAX_LIMIT_BYTES} bytes (got "
+                                 f"{echo_value(repr(value))})")
     return value
 
 
@@ -445,7 +446,7 @@ class DocumentStore:
         """Every document in index order (``status`` ``active`` / ``archived`` filters), with health
         (file present) and, when ``excerpts``, the first 220 characters of each body. Not an access."""
         if status is not None and status not in model.STATUSES:
-            raise InvalidInput("status", f"must be active or archived (got {status!r})")
+            raise InvalidInput("status", f"must be active or archived (got {echo_value(repr(status))})")
         with self.mutex:
             self.freshness.refresh_if_due()
             view = self.index.view()
@@ -519,7 +520,7 @@ class DocumentStore:
         writes (except a due freshness refresh).
         """
         if isinstance(budget_chars, bool) or not isinstance(budget_chars, int) or budget_chars < 0:
-            raise InvalidInput("budget", f"must be an integer >= 0 characters (got {budget_chars!r})")
+            raise InvalidInput("budget", f"must be an integer >= 0 characters (got {echo_value(repr(budget_chars))})")
         with self.mutex:
             self.freshness.refresh_if_due()
             view = self.index.view()

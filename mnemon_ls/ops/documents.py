@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, echo_value
 from . import citing, command_ids, humantext, modeltext, staleness
 from .audience import AUDIENCE_HELP, Audience, audience_of
 from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
@@ -124,7 +124,8 @@ def full_id(store: Any, given: Any) -> Any:
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
-        raise InvalidInput("id", f"{given!r} is the start of {len(matches)} document ids; give more characters")
+        raise InvalidInput("id", f"{echo_value(repr(given))} is the start of {len(matches)} document ids; give more "
+                                 "characters")
     return given
 
 

@@ -316,7 +316,7 @@ def _reanchor(call: Call, p: ReanchorParams) -> dict[str, Any]:
     citing = call.host.citations
     cites = citing.of(p.source, p.key)
     if _Memories(call).describe(p.source, p.key) is None:
-        raise InvalidInput("key", f"names no memory of {p.source} ({p.key!r}; `review` lists the keys)")
+        raise InvalidInput("key", f"names no memory of {p.source} ({echo_value(repr(p.key))}; `review` lists the keys)")
     reviewed = ReviewedFile(call.host.root)
     reviewed.check_writable()  # before any citation moves: a refused confirmation changes nothing
     anchored, left, count = [], [], 0

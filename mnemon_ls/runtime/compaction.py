@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, echo_value
 from . import ops
 from .model import (IMPORTANCES, PROJECTION_FILES, Entry, Target, joined_bytes, match_key, validate_branches,
                     validate_content, validate_importance)
@@ -244,7 +244,7 @@ def _source_indexes(problems: list[Problem], raw: Any, where: str, count: int, u
     for k, index in enumerate(raw):
         field = f"{where}[{k}]"
         if isinstance(index, bool) or not isinstance(index, int):
-            problems.append(Problem(field, f"must be an integer in 1..{count} (got {index!r})"))
+            problems.append(Problem(field, f"must be an integer in 1..{count} (got {echo_value(repr(index))})"))
         elif not 1 <= index <= count:
             problems.append(Problem(field, f"index {index} is out of range 1..{count}"))
         elif index in used_by:
@@ -303,7 +303,8 @@ def _numbers(raw: Any, where: str, what: str) -> tuple[int, ...]:
     seen: list[int] = []
     for k, index in enumerate(raw):
         if isinstance(index, bool) or not isinstance(index, int) or index < 1:
-            raise InvalidInput(f"{where}[{k}]", f"must be an entry number (an integer >= 1, got {index!r})")
+            raise InvalidInput(f"{where}[{k}]", "must be an entry number (an integer >= 1, got "
+                                                f"{echo_value(repr(index))})")
         if index in seen:
             raise InvalidInput(f"{where}[{k}]", f"entry {index} is named twice")
         seen.append(index)
@@ -483,7 +484,8 @@ def parse_pending(raw: Any, target: Target) -> ops.MutationRequest | None:
     if unknown:
         raise InvalidInput(f"pending.{unknown[0]}", "is not a known field")
     if raw.get("target", target) != target:
-        raise InvalidInput("pending.target", f"must be the compacted target {target} (got {raw.get('target')!r})")
+        raise InvalidInput("pending.target", f"must be the compacted target {target} (got "
+                                             f"{echo_value(repr(raw.get('target')))})")
     try:
         return ops.validate_request(raw.get("action"), target, raw.get("content"), raw.get("oldText"),
                                     raw.get("importance"), raw.get("branches"))

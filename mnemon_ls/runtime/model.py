@@ -114,7 +114,7 @@ def validate_content(value: Any, field_name: str = "content") -> str:
 def validate_target(value: Any, field_name: str = "target") -> Target:
     """Return ``value`` if it is ``"user"`` or ``"memory"``, else raise :class:`InvalidInput`."""
     if value not in TARGETS:
-        raise InvalidInput(field_name, f"must be one of user, memory (got {value!r})")
+        raise InvalidInput(field_name, f"must be one of user, memory (got {echo_value(repr(value))})")
     return value
 
 
@@ -181,9 +181,9 @@ def validate_branches(value: Any, target: Target, field_name: str = "branches") 
         name = raw.strip() if isinstance(raw, str) else raw
         problem = branch_name_problem(name)
         if problem:
-            raise InvalidInput(f"{field_name}[{index}]", f"{problem} (got {raw!r})")
+            raise InvalidInput(f"{field_name}[{index}]", f"{problem} (got {echo_value(repr(raw))})")
         if name in names:
-            raise InvalidInput(f"{field_name}[{index}]", f"repeats the branch name {name!r}")
+            raise InvalidInput(f"{field_name}[{index}]", f"repeats the branch name {echo_value(repr(name))}")
         names.append(name)
     return tuple(names)
 
@@ -481,7 +481,7 @@ def parse_store(data: bytes) -> list[Entry]:
     if not isinstance(document, dict):
         raise InvalidInput("memories.json", "must hold a JSON object")
     if document.get("version") != FORMAT_VERSION or isinstance(document.get("version"), bool):
-        raise InvalidInput("version", f"must be 1 (got {document.get('version')!r})")
+        raise InvalidInput("version", f"must be 1 (got {echo_value(repr(document.get('version')))})")
     raw_entries = document.get("entries")
     if not isinstance(raw_entries, list):
         raise InvalidInput("entries", "must be an array")

@@ -333,13 +333,14 @@ FAILURES = {
     "user-limit-too-big": (["runtime", "add", "--content", "x", "--user-limit-bytes", "1048577"], {}, 2,
                            "--user-limit-bytes: must be an integer in 1..1048576 (got 1048577)"),
     "missing-workspace": (["runtime", "add", "--content", "x", "--workspace", "{tmp}/nope"], {}, 2,
-                          "workspace: {tmp}/nope does not exist"),
-    "empty-workspace": (["runtime", "add", "--content", "x", "--workspace", ""], {}, 2, "workspace: must not be empty"),
+                          "--workspace: {tmp}/nope does not exist"),
+    "empty-workspace": (["runtime", "add", "--content", "x", "--workspace", ""], {}, 2,
+                        "--workspace: must not be empty (got '')"),
     "data-dir-is-a-file": (["runtime", "add", "--content", "x", "--scope", "custom", "--data-dir", "{tmp}/afile"], {},
-                           2, "dataDir: {tmp}/afile is a file, but the storage root must be a directory"),
+                           2, "--data-dir: {tmp}/afile is a file, but the storage root must be a directory"),
     "data-dir-under-a-file": (["runtime", "add", "--content", "x", "--scope", "custom", "--data-dir",
                                "{tmp}/afile/sub"], {}, 2,
-                              "dataDir: {tmp}/afile is a file, but a parent of the storage root {tmp}/afile/sub "
+                              "--data-dir: {tmp}/afile is a file, but a parent of the storage root {tmp}/afile/sub "
                               "must be a directory"),
     "data-dir-relative": (["runtime", "add", "--content", "x", "--scope", "custom", "--data-dir", "rel"], {}, 2,
                           "--data-dir: must be an absolute path or start with ~/ (got 'rel')"),
