@@ -179,6 +179,15 @@ def resolve_root(
     return RootResolution(root=root, user_root=user_root, scope=scope, workspace=canonical, shared_from=shared_from)
 
 
+def check_data_dir(settings: Settings) -> None:
+    """Refuse a ``dataDir`` setting that cannot hold a storage root (a file, or under one; a path too long for the
+    file system) before anything is served: the checks :func:`resolve_root` makes of every root under it, made
+    once at the start of a server whose every request would otherwise fail with them. Raises
+    :class:`InvalidInput` naming ``dataDir``; nothing when ``dataDir`` is not set. Reads only."""
+    if settings.data_dir:
+        _check_root_path(Path(settings.data_dir), "dataDir")
+
+
 def refuse_too_long(path: str | os.PathLike[str], field: str) -> None:
     """Raise :class:`InvalidInput` naming ``field`` when the file system refuses ``path`` as too long
     (``ENAMETOOLONG``: a name over its NAME_MAX bytes or the whole over PATH_MAX), the path repeated clipped

@@ -251,5 +251,9 @@ def run_mcp(args: argparse.Namespace) -> int:
     else the current directory) until the client closes; the exit code."""
     from ..mcp.server import run  # imported here: the other commands never load the MCP SDK
 
+    from ..roots import check_data_dir
+
     workspace = None if args.workspace is None else workspace_of(args)  # an empty --workspace is refused
-    return root_flags_named(args, lambda: run(workspace, settings_from(args), write_enabled=not args.read_only))
+    settings = settings_from(args)
+    root_flags_named(args, lambda: check_data_dir(settings))  # refused at start, not by every request
+    return root_flags_named(args, lambda: run(workspace, settings, write_enabled=not args.read_only))

@@ -57,6 +57,9 @@ def test_a_root_flag_that_is_refused_is_named_and_repeated_short(tmp_path: Path,
     (("--workspace", ""), "--workspace: must not be empty (got '')"),
     (("--data-dir", ""), "--data-dir: must not be empty (got '')"),
     (("--workspace", LONG), "--workspace: must be a path the file system can hold (File name too long; got '/tmp/ddd"),
+    (("--data-dir", "/dev/null/x"),
+     "--data-dir: /dev/null is a file, but a parent of the storage root /dev/null/x must be a directory"),
+    (("--data-dir", LONG), "--data-dir: must be a path the file system can hold (File name too long; got '/tmp/ddd"),
 ])
 def test_the_mcp_server_refuses_a_root_flag_the_same_way(tmp_path: Path, args: tuple[str, str], line: str) -> None:
     ws = workspace(tmp_path)
