@@ -308,6 +308,11 @@ class WorkspaceHost:
         budget = budget_chars or self.settings.wake_budget_chars
         notices: list[str] = []
         covers = self._cover_texts(budget // 20, notices, recall_hint(surface))
+        wide: list[str] | None = None  # covers at the default budget's share, tried first below it (see below)
+        if budget // 20 < DEFAULT_COVER_CHARS:
+            wide = self._cover_texts(DEFAULT_COVER_CHARS, [], recall_hint(surface))
+            if wide == covers:
+                wide = None  # no cover was cut: one render
         used = sum(len(text) + 2 for text in covers)
         try:
             repairs = self.runtime.repair()
@@ -325,9 +330,21 @@ class WorkspaceHost:
         except StorageError as exc:  # a wake is a read: it renders without the count
             archived = (0, 0)
             notices.append(f"the archive lineage could not be read: {exc.message}")
+        marks = self._wake_marks()
+        if wide is not None:
+            # A budget below the default cuts each cover to 1/20 of it, which protects Runtime memory, the wake's
+            # first tier; when the whole snapshot with the covers uncut still fits and omits no entry, it is
+            # the answer (a budget at or above a snapshot's size prints all of it).
+            roomy = sum(len(text) + 2 for text in wide)
+            if roomy < budget:
+                whole, _ = self.runtime.wake(name, reason, budget_chars=budget - roomy, repair=False,
+                                             notices=list(notices), archived=archived, guidance=WAKE_GUIDANCE_LINE,
+                                             covers=wide, repaired=repairs, annotate=marks)
+                if whole.omitted == 0 and whole.chars <= budget:
+                    return whole, repairs
         snapshot, _ = self.runtime.wake(name, reason, budget_chars=budget - used, repair=False, notices=notices,
                                         archived=archived, guidance=WAKE_GUIDANCE_LINE, covers=covers,
-                                        repaired=repairs, annotate=self._wake_marks())
+                                        repaired=repairs, annotate=marks)
         return snapshot, repairs
 
     def now(self) -> "Any":
@@ -483,6 +500,11 @@ class WorkspaceHost:
             return self.records.pending_proposals()
         except (MnemonError, OSError):
             return 0
+
+
+#: What each cover of the wake (Documents, Memory Spaces, records) may take at the default budget
+#: (``wakeBudgetChars`` 65,536 / 20), characters: a smaller budget keeps it when the whole snapshot still fits.
+DEFAULT_COVER_CHARS = 65_536 // 20
 
 
 def _best_effort(error: StorageError) -> bool:
