@@ -272,6 +272,12 @@ def ensure_dir(path: Path, mode: int = DIR_MODE) -> None:
             os.mkdir(directory, mode)
         except FileExistsError:
             continue
+        except FileNotFoundError as exc:
+            if not os.path.isdir(directory.parent):
+                raise  # the parent went away meanwhile: what is missing is named as it is
+            # the parent is there and refuses a new directory (/proc, /sys and other virtual file systems)
+            raise StorageError(str(directory), exc.errno, "this file system does not allow creating a directory "
+                                                           "here") from exc
         os.chmod(directory, mode)  # umask may have narrowed or widened nothing, but be exact
         _fsync_dir(directory.parent)
         hook = _CREATION_HOOKS.get(directory)

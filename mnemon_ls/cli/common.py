@@ -10,6 +10,7 @@ json and :mod:`mnemon_ls.errors` (not even argparse or typing: ``hook prompt`` r
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sys
@@ -193,8 +194,8 @@ def _error_json(args: argparse.Namespace, error: dict[str, Any]) -> None:
 def guarded(args: argparse.Namespace, run: Callable[[], int],
             message: Callable[[MnemonError, argparse.Namespace], str] = lambda exc, _args: exc.message) -> int:
     """``run()``'s exit code, or an error's: a :class:`MnemonError` (its line ``message(exc, args)``), an
-    ``OSError`` (the storage code of :func:`~mnemon_ls.errors.storage_error`, else exit 1), JSON nested too
-    deeply (``invalid-input``), Ctrl-C (130). The line goes to stderr; with ``--json`` the error object is also
+    ``OSError`` (the storage code of :func:`~mnemon_ls.errors.storage_error`, else ``internal-error`` and exit
+    1), JSON nested too deeply (``invalid-input``), Ctrl-C (130). The line goes to stderr; with ``--json`` the error object is also
     printed to stdout as ``{"error": {...}}``."""
     try:
         return run()
@@ -210,6 +211,9 @@ def guarded(args: argparse.Namespace, run: Callable[[], int],
             return mapped.exit_code
         where = f" {echo_value(exc.filename)}" if exc.filename else ""
         print(f"mnemon-ls: error:{where}: {exc.strerror or exc}", file=sys.stderr)
+        _error_json(args, {"code": "internal-error", "message": f"{where.strip()}: {exc.strerror or exc}".lstrip(": "),
+                           "file": echo_value(exc.filename) if exc.filename else None,
+                           "errno": errno.errorcode.get(exc.errno or 0)})
         return EXIT_FAILURE
     except RecursionError:  # JSON input (--plan, --entries, --routes, --pending, a pack manifest) nested absurdly
         error = InvalidInput("input", "is nested too deeply (JSON arrays or objects inside each other)")

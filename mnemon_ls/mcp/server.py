@@ -17,6 +17,7 @@ import gc
 import functools
 import inspect
 import logging
+import os
 import secrets
 import warnings
 from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
@@ -73,6 +74,21 @@ def tool_error(error: Exception, rename: Mapping[str, str] | None = None,
         plan = fmt.plan_text(error)  # a full USER.md: the numbered plan for mnemon_runtime_compact
         return ToolError(f"{error.code}: {error.message}\n{plan}" if plan else bounded_error(f"{error.code}: {error.message}"))
     return ToolError(bounded_error(f"internal-error: {type(error).__name__}: {error}"))
+
+
+def os_tool_error(exc: OSError) -> ToolError:
+    """An :class:`OSError` no layer below mapped, as an MCP tool error: a storage failure with its code
+    (:func:`~mnemon_ls.errors.storage_error`), a path too long as ``invalid-input`` naming ``path``, else
+    ``internal-error: <file>: <reason>`` (the file clipped)."""
+    from ..errors import echo_value, storage_error
+
+    mapped = storage_error(exc)
+    if mapped is not None:
+        return tool_error(mapped)
+    if exc.errno == errno.ENAMETOOLONG:
+        return tool_error(InvalidInput("path", f"is longer than the system allows: {exc.strerror}"))
+    where = f" {echo_value(os.fsdecode(exc.filename))}" if exc.filename else ""
+    return ToolError(bounded_error(f"internal-error:{where}: {exc.strerror or exc}"))
 
 
 class MnemonMcp:
@@ -226,10 +242,7 @@ class MnemonMcp:
         except MnemonError as exc:
             raise tool_error(exc) from None
         except OSError as exc:
-            if exc.errno == errno.ENAMETOOLONG:
-                raise tool_error(InvalidInput("path", f"is longer than the system allows: {exc.strerror}")) from None
-            where = f" {exc.filename}" if exc.filename else ""
-            raise ToolError(bounded_error(f"internal-error:{where}: {exc.strerror or exc}")) from None
+            raise os_tool_error(exc) from None
 
     # ------------------------------------------------------------------ tools
 
@@ -289,6 +302,8 @@ class MnemonMcp:
                                           to_thread=to_thread)
         except MnemonError as exc:
             raise tool_error(exc, operation.mcp.rename, _wire_fields(operation)) from None
+        except OSError as exc:  # the SDK would answer only "Error executing tool <name>"
+            raise os_tool_error(exc) from None
 
     def _register_tools(self) -> None:
         self._bind_operations()  # every tool comes from the operation layer (mnemon_ls/ops/tools.py)

@@ -84,3 +84,16 @@ def test_a_tilde_data_dir_is_the_home_directory_as_in_the_settings(tmp_path: Pat
     assert not (ws / "~").exists()
     monkeypatch.setenv("HOME", str(home))
     assert load_settings({"dataDir": given}).data_dir == str(root)  # what an editor's or MCP client's dataDir gives
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /proc (Linux)")
+def test_a_root_the_file_system_will_not_create_is_a_storage_error_with_its_code(tmp_path: Path) -> None:
+    # /proc exists but refuses a new directory (mkdir answers ENOENT): this was "error: /proc/nosuch: No such
+    # file or directory", exit 1, and nothing on stdout with --json
+    ws = workspace(tmp_path)
+    done = cli(ws, tmp_path, "runtime", "add", "--content", "x", "--data-dir", "/proc/nosuch", "--json")
+    assert done.returncode == 4, done.stderr
+    error = json.loads(done.stdout)["error"]
+    assert (error["code"], error["file"], error["errno"]) == ("storage-error", "/proc/nosuch", "ENOENT"), error
+    assert done.stderr == ("mnemon-ls: error: /proc/nosuch: the file system refused the operation (this file "
+                           "system does not allow creating a directory here)\n")
