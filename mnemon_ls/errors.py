@@ -43,6 +43,20 @@ def range_rule(kind: str, bounds: dict[str, Any], sent: Any = None) -> str:
 ECHO_LIMIT = 256
 
 
+def json_problem(exc: ValueError, *, line: bool = True) -> str:
+    """What is wrong with text ``json.loads`` refused: ``<msg> at line L column C`` (``line`` ``False``: ``at
+    column C``) for a syntax error; for an integer of more digits than Python converts
+    (``sys.get_int_max_str_digits()``, 4,300 by default), which ``json`` raises as a plain ``ValueError``,
+    ``a number has more than 4300 digits``. Every reader of a JSON file catches ``ValueError`` and words it with
+    this, so such a number is a damaged file, never a crash."""
+    import json
+    import sys
+
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at line {exc.lineno} column {exc.colno}" if line else f"{exc.msg} at column {exc.colno}"
+    return f"a number has more than {sys.get_int_max_str_digits()} digits"
+
+
 def echo_value(value: Any, limit: int = ECHO_LIMIT) -> str:
     """A value someone sent as an error repeats it: on one line, each control or formatting character (a
     newline, a terminal escape, a right-to-left override) shown escaped (``\\n``, ``\\x1b``, ``\\u202e``), and at

@@ -36,7 +36,7 @@ def scan_json_objects(text: str, first_key: str) -> list[Any]:
     while match := pattern.search(text, position):
         try:
             value, end = decoder.raw_decode(text, match.start())
-        except json.JSONDecodeError:
+        except ValueError:  # a JSONDecodeError, or a number past Python's digit limit
             position = match.end()
             continue
         found.append(value)

@@ -42,7 +42,9 @@ FRESHNESS = ("fresh", "moved", "changed", "gone", "unknown")
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
-_RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
+#: Digits of a line number ``parse_cite`` converts (Python converts at most 4,300: ``sys.get_int_max_str_digits``).
+_MAX_DIGITS = 4000
+_RANGE = re.compile(r"^([0-9]+)(?:-([0-9]+))?$")  # ASCII digits: "١" (Arabic-Indic one) is not a line
 
 
 class BinaryFile(ValueError):
@@ -112,13 +114,18 @@ def hash_lines(lines: Sequence[str]) -> str:
 
 def parse_cite(value: str) -> dict[str, Any]:
     """A command line's ``PATH[:START[-END]]`` as ``{path, startLine?, endLine?}`` (``PATH:12`` is line 12 alone,
-    ``PATH`` the whole file). A path that itself holds ``:`` keeps it unless the tail is a line range. Raises
-    :class:`InvalidInput` naming ``cites`` for an empty path."""
+    ``PATH`` the whole file). A path that itself holds ``:`` keeps it unless the tail is a line range (ASCII
+    digits). Raises :class:`InvalidInput` naming ``cites`` for an empty path or a line of more than
+    :data:`_MAX_DIGITS` digits (a line past :data:`MAX_LINE` is refused by the line rule, in its range wording)."""
     path, sep, tail = value.rpartition(":")
     match = _RANGE.match(tail) if sep else None
     if match is None:
         path, start, end = value, None, None
     else:
+        if any(len(part) > _MAX_DIGITS for part in match.groups() if part is not None):
+            # int() of over 4,300 digits raises a plain ValueError; shorter ones get the line rule's range wording
+            raise InvalidInput("cites", f"must be PATH[:START[-END]] with lines in 1..{MAX_LINE} (got "
+                                        f"{echo_value(repr(value))})")
         start = int(match.group(1))
         end = int(match.group(2)) if match.group(2) is not None else start
     if not path:
@@ -211,7 +218,7 @@ def _resolve_one(workspace: Path, storage_root: Path | None, cite: Any, name: st
     try:
         info = os.lstat(full)
     except (FileNotFoundError, NotADirectoryError):
-        raise InvalidInput(f"{name}.path", f"does not exist in the workspace ({relative})") from None
+        raise InvalidInput(f"{name}.path", f"does not exist in the workspace ({echo_value(relative)})") from None
     except OSError as exc:
         raise InvalidInput(f"{name}.path", f"cannot be read ({exc.strerror or exc})") from None
     real = os.path.realpath(full)

@@ -85,7 +85,7 @@ def cmd_hook(args: argparse.Namespace) -> int:
 
     try:
         payload = json.loads(sys.stdin.read() or "{}") if not sys.stdin.isatty() else {}
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except ValueError:  # not JSON (or a number past Python's digit limit), not UTF-8: fail open
         payload = {}
     cwd = payload.get("cwd") if isinstance(payload, dict) and isinstance(payload.get("cwd"), str) else None
     if args.workspace is None:

@@ -179,7 +179,7 @@ def _parse(data: bytes) -> dict[str, tuple[int, str]]:
     """The side file's ``id -> (ms, iso)``; anything unreadable is ignored (the file is not the truth)."""
     try:
         document = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except ValueError:  # not UTF-8, not JSON (or a number past Python's digit limit)
         return {}
     if not isinstance(document, dict) or document.get("version") != ACCESS_VERSION:
         return {}

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..errors import InvalidInput, echo_value, json_type_name
+from ..errors import InvalidInput, echo_value, json_problem, json_type_name
 from .model import (
     _HASH,
     _SURROGATE,
@@ -164,10 +164,9 @@ def parse_index(data: bytes) -> ParsedIndex:
         text = text[1:]
     try:
         document = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
         cut = " (the file looks truncated)" if not text.rstrip().endswith("}") else ""
-        raise IndexProblem("index.json", f"is not valid JSON{cut}: {exc.msg} at line {exc.lineno} "
-                                         f"column {exc.colno}") from None
+        raise IndexProblem("index.json", f"is not valid JSON{cut}: {json_problem(exc)}") from None
     if not isinstance(document, dict):
         raise IndexProblem("index.json", "must hold a JSON object")
     version = document.get("version")
@@ -213,7 +212,7 @@ def salvage_index(data: bytes) -> tuple[list[DocumentRecord], int]:
         document = json.loads(text)
         raw = document.get("documents") if isinstance(document, dict) else None
         candidates = raw if isinstance(raw, list) else []
-    except json.JSONDecodeError:
+    except ValueError:  # a JSONDecodeError, or a number past Python's digit limit
         candidates = salvage.scan_json_objects(text, "id")
     records: list[DocumentRecord] = []
     seen: set[str] = set()

@@ -464,7 +464,7 @@ def _scalar(text: str) -> str:
             value = json.loads(text)
             if isinstance(value, str):
                 return value
-        except json.JSONDecodeError:
+        except ValueError:  # a JSONDecodeError, or a number past Python's digit limit
             pass
     return text
 

@@ -289,14 +289,14 @@ class DocumentStore:
         try:
             data = read_regular_file(file, self.max_body_bytes + len(_BOM))
         except FileNotFoundError:
-            raise InvalidInput("path", f"{file} does not exist") from None
+            raise InvalidInput("path", f"{echo_value(str(file))} does not exist") from None
         except SpecialFile as exc:
             if exc.strerror.startswith("is a directory"):
-                raise InvalidInput("path", f"{file} is a directory, not a file") from None
-            raise InvalidInput("path", f"{file} {exc.strerror}; only regular files are read") from None
+                raise InvalidInput("path", f"{echo_value(str(file))} is a directory, not a file") from None
+            raise InvalidInput("path", f"{echo_value(str(file))} {exc.strerror}; only regular files are read") from None
         except FileTooLarge as exc:
             size = f"is {exc.size} bytes" if exc.size is not None else f"holds more than {exc.limit} bytes"
-            raise InvalidInput("path", f"{file} {size}; a document body is at most {self.max_body_bytes} bytes",
+            raise InvalidInput("path", f"{echo_value(str(file))} {size}; a document body is at most {self.max_body_bytes} bytes",
                                bytes=exc.size, limit=self.max_body_bytes) from None
         except OSError as exc:
             raise InvalidInput("path", f"{file} cannot be read ({exc.strerror or exc})") from None

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool
 
-from ..errors import InvalidInput, echo_value
+from ..errors import InvalidInput, echo_value, json_problem
 from ..records.model import STATUSES, TYPES, VERIFICATIONS
 from . import citing, humantext, modeltext, staleness
 from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
@@ -294,8 +294,8 @@ def _bundle(name: str) -> Any:
             raise InvalidInput("file", f"{name} is not UTF-8") from None
     try:
         return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise InvalidInput("file", f"is not JSON ({exc.msg} at line {exc.lineno})") from None
+    except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
+        raise InvalidInput("file", f"is not JSON ({json_problem(exc)})") from None
 
 
 # ------------------------------------------------------------------ the command line's arguments

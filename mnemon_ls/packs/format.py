@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from ..errors import PackInvalid, echo_value
+from ..errors import PackInvalid, echo_value, json_problem
 
 FORMAT = "mnemonpack"
 VERSION = 1
@@ -256,8 +256,8 @@ def _parse_json(data: bytes, name: str) -> Any:
         raise PackInvalid(name, f"is not UTF-8 (byte {exc.start})") from None
     try:
         return json.loads(text.lstrip("\ufeff"))
-    except json.JSONDecodeError as exc:
-        raise PackInvalid(name, f"is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
+        raise PackInvalid(name, f"is not valid JSON: {json_problem(exc)}") from None
     except RecursionError:
         raise PackInvalid(name, NESTED) from None
 

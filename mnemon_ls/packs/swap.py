@@ -119,8 +119,8 @@ def _read_journal(path: Path) -> dict[str, Any] | None:
         return None
     try:
         journal = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return None  # written atomically: a damaged one was never complete
+    except ValueError:  # not UTF-8, not JSON: written atomically, a damaged one was never complete
+        return None
     return journal if isinstance(journal, dict) and isinstance(journal.get("pairs"), list) else None
 
 

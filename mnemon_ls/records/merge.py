@@ -41,7 +41,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, json_problem
 from .model import MAX_ID_CHARS, MemoryRecord, validate_record
 from .store import encode
 
@@ -105,8 +105,8 @@ def parse(data: bytes) -> list[Line]:
         except UnicodeDecodeError:
             lines.append(Line(raw, None, "not UTF-8"))
             continue
-        except json.JSONDecodeError as exc:
-            lines.append(Line(raw, None, f"not JSON: {exc.msg} at column {exc.colno}"))
+        except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
+            lines.append(Line(raw, None, f"not JSON: {json_problem(exc, line=False)}"))
             continue
         try:
             lines.append(Line(raw, validate_record(value)))

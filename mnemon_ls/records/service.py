@@ -276,12 +276,12 @@ class RecordsSource:
         def apply(current: dict[str, MemoryRecord]) -> list[MemoryRecord]:
             record = self._records(where, current).get(record_id)
             if record is None:
-                raise NotFound(f"id: no record {record_id} in {where}", field="id", id=record_id)
+                raise NotFound(f"id: no record {echo_value(record_id)} in {where}", field="id", id=echo_value(record_id))
             if record.status == "forgotten":
                 if verb == "forgotten":
                     receipt.append(RecordReceipt("skipped", record, f"{record_id} was already forgotten"))
                     return []
-                raise InvalidInput("id", f"{record_id} is forgotten; a forgotten record cannot be {verb}")
+                raise InvalidInput("id", f"{echo_value(record_id)} is forgotten; a forgotten record cannot be {verb}")
             now = max(self._clock(), record.updated_at)
             data = record.to_json()
             delta = changes(record, now)
@@ -310,9 +310,10 @@ class RecordsSource:
         scopes = [scope] if scope else self.available_scopes()
         found = [s for s in scopes if record_id in self.read(s)]
         if not found:
-            raise NotFound(f"id: no record {record_id} in {', '.join(scopes)}", field="id", id=record_id)
+            raise NotFound(f"id: no record {echo_value(record_id)} in {', '.join(scopes)}", field="id",
+                           id=echo_value(record_id))
         if len(found) > 1:
-            raise AmbiguousMatch(f"id: {record_id} exists in {', '.join(found)}; give the record scope",
+            raise AmbiguousMatch(f"id: {echo_value(record_id)} exists in {', '.join(found)}; give the record scope",
                                  field="id", matches=len(found))
         return found[0]
 

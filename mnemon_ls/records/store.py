@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from .. import fsio
-from ..errors import InvalidInput, StoreTooLarge
+from ..errors import InvalidInput, StoreTooLarge, json_problem
 from .model import MemoryRecord, validate_record
 
 #: Safety limit of one records file, in bytes (seed 002 section 2: 8 MiB; over it the file is read-only).
@@ -105,8 +105,8 @@ def parse_lines(data: bytes, cache: dict[bytes, MemoryRecord] | None = None
             continue
         try:
             value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            corrupt.append(CorruptLine(number, text, f"not JSON: {exc.msg} at column {exc.colno}"))
+        except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
+            corrupt.append(CorruptLine(number, text, f"not JSON: {json_problem(exc, line=False)}"))
             continue
         try:
             record = validate_record(value)

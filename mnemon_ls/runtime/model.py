@@ -26,7 +26,7 @@ from json.encoder import encode_basestring as _encode_string
 from datetime import datetime, timezone
 from typing import Any, Iterable, Literal, Sequence
 
-from ..errors import InvalidInput, echo_value, json_type_name
+from ..errors import InvalidInput, echo_value, json_problem, json_type_name
 
 Target = Literal["user", "memory"]
 Importance = Literal["critical", "normal", "low"]
@@ -476,8 +476,8 @@ def parse_store(data: bytes) -> list[Entry]:
         text = text[1:]
     try:
         document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidInput("memories.json", f"is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
+        raise InvalidInput("memories.json", f"is not valid JSON: {json_problem(exc)}") from None
     if not isinstance(document, dict):
         raise InvalidInput("memories.json", "must hold a JSON object")
     if document.get("version") != FORMAT_VERSION or isinstance(document.get("version"), bool):
@@ -502,7 +502,7 @@ def salvage_store(data: bytes) -> tuple[list[Entry], int]:
         document = json.loads(text)
         raw_entries = document.get("entries") if isinstance(document, dict) else None
         candidates = raw_entries if isinstance(raw_entries, list) else []
-    except json.JSONDecodeError:
+    except ValueError:  # a JSONDecodeError, or a number past Python's digit limit
         candidates = salvage.scan_json_objects(text, "content")
     entries: list[Entry] = []
     damaged = 0
