@@ -140,12 +140,7 @@ def resolve_root(
     canonical: Path | None = None
     shared_from: Path | None = None
     if workspace is not None:
-        canonical = canonical_workspace_path(workspace)
-        if require_workspace:
-            if not canonical.exists():
-                raise NotFound(f"workspace: {canonical} does not exist", field="workspace", path=str(canonical))
-            if not canonical.is_dir():
-                raise InvalidInput("workspace", f"{canonical} is not a directory")
+        canonical = check_workspace(workspace) if require_workspace else canonical_workspace_path(workspace)
         # Only the workspace-derived scopes depend on the path, so only they pay for the git probe.
         if settings.worktree_sharing == "shared" and settings.storage_scope in ("workspace", "workspaces"):
             mapped = _main_worktree_equivalent(canonical)
@@ -177,6 +172,18 @@ def resolve_root(
         user_root = global_root(env)
         _check_root_path(user_root, "MNEMON_DATA_DIR")
     return RootResolution(root=root, user_root=user_root, scope=scope, workspace=canonical, shared_from=shared_from)
+
+
+def check_workspace(workspace: str | os.PathLike[str]) -> Path:
+    """The canonical path of ``workspace`` (:func:`canonical_workspace_path`) when it is an existing directory.
+    Raises :class:`NotFound` (field ``workspace``) for a missing one and :class:`InvalidInput` for a file, and what
+    :func:`canonical_workspace_path` raises. Reads only."""
+    canonical = canonical_workspace_path(workspace)
+    if not canonical.exists():
+        raise NotFound(f"workspace: {canonical} does not exist", field="workspace", path=str(canonical))
+    if not canonical.is_dir():
+        raise InvalidInput("workspace", f"{canonical} is not a directory")
+    return canonical
 
 
 def check_data_dir(settings: Settings) -> None:

@@ -255,9 +255,15 @@ def run_mcp(args: argparse.Namespace) -> int:
     else the current directory) until the client closes; the exit code."""
     from ..mcp.server import run  # imported here: the other commands never load the MCP SDK
 
-    from ..roots import check_data_dir
+    from ..roots import check_data_dir, check_workspace
 
     workspace = None if args.workspace is None else workspace_of(args)  # an empty --workspace is refused
     settings = settings_from(args)
-    root_flags_named(args, lambda: check_data_dir(settings))  # refused at start, not by every request
+
+    def check() -> None:  # refused at start, as every other command does, not by every request
+        if workspace is not None:
+            check_workspace(workspace)
+        check_data_dir(settings)
+
+    root_flags_named(args, check)
     return root_flags_named(args, lambda: run(workspace, settings, write_enabled=not args.read_only))

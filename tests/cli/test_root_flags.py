@@ -60,6 +60,8 @@ def test_a_root_flag_that_is_refused_is_named_and_repeated_short(tmp_path: Path,
     (("--data-dir", "/dev/null/x"),
      "--data-dir: /dev/null is a file, but a parent of the storage root /dev/null/x must be a directory"),
     (("--data-dir", LONG), "--data-dir: must be a path the file system can hold (File name too long; got '/tmp/ddd"),
+    (("--workspace", "/dev/null"), "--workspace: /dev/null is not a directory"),
+    (("--workspace", "/nonexistent-mnemon-test/x"), "--workspace: /nonexistent-mnemon-test/x does not exist"),
 ])
 def test_the_mcp_server_refuses_a_root_flag_the_same_way(tmp_path: Path, args: tuple[str, str], line: str) -> None:
     ws = workspace(tmp_path)
