@@ -25,3 +25,12 @@ def test_records_cover_agrees_with_its_count(cli: Cli) -> None:
     cli.ok("records", "propose", "--title", "Port", "--content", "8080", "--source-ref", "session:s-1")
     assert ("Workspace memory records: 2 proposals wait for a person to verify or reject "
             "(mnemon-ls records list --proposals).") in cli.ok("wake").splitlines()
+
+
+def test_an_empty_repeated_option_is_named_without_a_stray_space(cli: Cli) -> None:
+    for given in (("--branch", ""), ("--branch", "main", "--branch", " ")):
+        result = cli.run("runtime", "add", "--target", "memory", "--content", "x", *given)
+        assert result.returncode == 2
+        rule = "must not be empty (got '')" if given[-1] == "" else "must not be empty (got ' ')"
+        assert result.stderr == f"mnemon-ls: error: --branch: {rule}\n", result.stderr
+    assert not cli.memories.exists()
