@@ -34,3 +34,18 @@ def test_an_empty_repeated_option_is_named_without_a_stray_space(cli: Cli) -> No
         rule = "must not be empty (got '')" if given[-1] == "" else "must not be empty (got ' ')"
         assert result.stderr == f"mnemon-ls: error: --branch: {rule}\n", result.stderr
     assert not cli.memories.exists()
+
+
+def test_spaces_cover_counts_one_hidden_space_in_the_singular(cli: Cli) -> None:
+    for name in ("One", "Two", "Three"):
+        cli.ok("space", "create", "--name", name, "--description", "d" * 300, "--active")
+    full = cli.ok("wake", "--budget", "100000")
+    block = full[full.index("MNEMON MEMORY SPACES"):].split("\n\n")[0]
+    lines = block.strip("\n").split("\n")
+    assert [line.split(" (id ")[0] for line in lines[2:]] == ["- One", "- Two", "- Three"], block
+    # the wake's covers get a twentieth of its budget: room for the first two spaces and the closing line
+    # ("(1 more active space not shown)"), not for the third even without its description
+    cover = len("\n".join(lines[:4])) + 1 + len("(1 more active space not shown)\n") + 5
+    tight = cli.ok("wake", "--budget", str(20 * cover))
+    assert "(1 more active space not shown)" in tight.splitlines(), tight
+    assert "more active spaces not shown" not in tight
