@@ -6,6 +6,7 @@ scope hid."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,19 @@ def test_spaces_cover_counts_one_hidden_space_in_the_singular(cli: Cli) -> None:
     tight = cli.ok("wake", "--budget", str(20 * cover))
     assert "(1 more active space not shown)" in tight.splitlines(), tight
     assert "more active spaces not shown" not in tight
+
+
+def test_an_id_prefix_shorter_than_the_minimum_says_the_rule(cli: Cli) -> None:
+    made = cli.ok_json("doc", "create", "--title", "Cache", "--content", "The cache keeps 128 entries.")
+    full = made.get("id") or made["document"]["id"]
+    assert cli.ok("doc", "get", full[:8]).startswith("The cache keeps 128 entries.")
+    for given in (full[:7], "a3b9de5"):
+        result = cli.run("doc", "get", given)
+        assert result.returncode == 2
+        assert result.stderr == (f'mnemon-ls: error: id: document "{given}" does not exist (an id prefix needs at '
+                                 'least 8 characters)\n'), result.stderr
+    data = json.loads(cli.run("doc", "get", "a3b9de5", "--json").stdout)["error"]
+    assert (data["code"], data["field"]) == ("not-found", "id")
+    # a full id that names no document keeps the plain message
+    result = cli.run("doc", "get", "00000000-0000-4000-8000-000000000000")
+    assert result.stderr.endswith('does not exist\n') and "prefix" not in result.stderr
