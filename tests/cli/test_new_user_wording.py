@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pygit2
 import pytest
 
 from tests.cli.test_cli import Cli
@@ -66,3 +67,18 @@ def test_an_id_prefix_shorter_than_the_minimum_says_the_rule(cli: Cli) -> None:
     # a full id that names no document keeps the plain message
     result = cli.run("doc", "get", "00000000-0000-4000-8000-000000000000")
     assert result.stderr.endswith('does not exist\n') and "prefix" not in result.stderr
+
+
+def test_a_recall_whose_only_match_branch_scope_hid_says_so(cli: Cli) -> None:
+    cli.ok("space", "create", "--name", "Project", "--description", "Decisions", "--active")
+    cli.ok("remember", "The staging cluster runs on Fridays", "--for-branch")
+    repo = pygit2.Repository(str(cli.ws))
+    repo.branches.local.create("other", repo.head.peel(pygit2.Commit))
+    repo.checkout("refs/heads/other")
+    out = cli.ok("recall", "staging cluster").splitlines()
+    assert out == ["hidden: 1 item scoped to another git branch",
+                   "0 result(s); its only match is scoped to another git branch (branchRecall: label lists it)"]
+    data = cli.ok_json("recall", "staging cluster")
+    assert data["hidden"] == {"otherBranch": 1, "detachedHead": 0} and "quality" not in data["hint"]
+    # nothing hidden, nothing found: the plain hint
+    assert cli.ok("recall", "kubernetes helm chart").splitlines() == ["0 result(s); nothing matched"]
