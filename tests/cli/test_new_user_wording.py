@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pygit2
 import pytest
 
 from tests.cli.test_cli import Cli
+from tests.cli.test_text import remember_on_main_then_leave
 
 
 @pytest.fixture
@@ -70,11 +70,7 @@ def test_an_id_prefix_shorter_than_the_minimum_says_the_rule(cli: Cli) -> None:
 
 
 def test_a_recall_whose_only_match_branch_scope_hid_says_so(cli: Cli) -> None:
-    cli.ok("space", "create", "--name", "Project", "--description", "Decisions", "--active")
-    cli.ok("remember", "The staging cluster runs on Fridays", "--for-branch")
-    repo = pygit2.Repository(str(cli.ws))
-    repo.branches.local.create("other", repo.head.peel(pygit2.Commit))
-    repo.checkout("refs/heads/other")
+    remember_on_main_then_leave(cli)
     out = cli.ok("recall", "staging cluster").splitlines()
     assert out == ["hidden: 1 item scoped to another git branch",
                    "0 result(s); its only match is scoped to another git branch (branchRecall: label lists it)"]
