@@ -233,8 +233,9 @@ def mcp_page() -> str:
     tools, resources, templates, prompts = _mcp_listing()
     lines = [PAGE_HEADER + "# MCP tools, resources and prompts", "",
              "What `mnemon-ls mcp` offers an assistant (stdio). `--read-only` keeps the tools that only read "
-             "(and the read actions of a tool with several). A failed call is a tool error whose text starts "
-             "with the stable code (`invalid-input: <argument>: <rule>`).", ""]
+             "(and the read actions of a tool with several). A failed call is a tool error whose text is the MCP "
+             "SDK's `Error executing tool <name>: ` followed by the stable code "
+             "(`Error executing tool mnemon_recall: invalid-input: limit: must be an integer in 1..12 (got 0)`).", ""]
     for tool in tools:
         hints = tool.annotations
         kind = "read-only" if hints and hints.read_only_hint else "destructive" if hints and hints.destructive_hint \

@@ -474,7 +474,7 @@ class WorkspaceHost:
                 covers.append(text.strip("\n"))
         pending = self.pending_proposals()
         if pending:
-            covers.append(f"Workspace memory records: {pending} proposal{'s' if pending != 1 else ''} wait for a "
+            covers.append(f"Workspace memory records: {pending} proposal{'s wait' if pending != 1 else ' waits'} for a "
                           "person to verify or reject (mnemon-ls records list --proposals)."[:budget_chars])
         return covers
 

@@ -99,22 +99,31 @@ def canonical_workspace_path(path: str | os.PathLike[str]) -> Path:
     return Path(real, *reversed(rest)) if rest else Path(real)
 
 
-def home_directory(variable: str, default_name: str, env: Mapping[str, str] | None = None) -> Path:
+def home_directory(variable: str, default_name: str, env: Mapping[str, str] | None = None, *,
+                   absolute: bool = False) -> Path:
     """``$<variable>`` (trimmed, ``~`` expanded, made absolute) or ``~/<default_name>``: the form of every
-    data directory a tool on this machine shares (``MNEMON_DATA_DIR``, ``DSH_HOME``). Raises
-    :class:`InvalidInput` naming the variable when it holds a NUL."""
+    data directory a tool on this machine shares (``MNEMON_DATA_DIR``, ``DSH_HOME``). With ``absolute`` the
+    value must be an absolute path or start with ``~/`` (as the ``dataDir`` setting and ``--data-dir``): a
+    relative one would move with the working directory. Raises :class:`InvalidInput` naming the variable when
+    it holds a NUL, or (``absolute``) a relative path."""
     env = os.environ if env is None else env
     configured = (env.get(variable) or "").strip()
     if configured:
         if "\x00" in configured:
             raise InvalidInput(variable, "must not contain NUL")
-        return Path(os.path.abspath(os.path.expanduser(configured)))
+        expanded = os.path.expanduser(configured)
+        if absolute and not os.path.isabs(expanded):
+            raise InvalidInput(variable, f"must be an absolute path or start with ~/ (got "
+                                         f"{echo_value(repr(configured))})")
+        return Path(os.path.abspath(expanded))
     return Path(os.path.expanduser("~")) / default_name
 
 
 def global_root(env: Mapping[str, str] | None = None) -> Path:
-    """The global storage root: ``$MNEMON_DATA_DIR`` (trimmed, ``~`` expanded, made absolute) or ``~/.mnemon``."""
-    return home_directory("MNEMON_DATA_DIR", ".mnemon", env)
+    """The global storage root: ``$MNEMON_DATA_DIR`` (trimmed, ``~`` expanded, made absolute) or ``~/.mnemon``.
+    Raises :class:`InvalidInput` naming ``MNEMON_DATA_DIR`` when it holds a NUL or a relative path
+    (:func:`home_directory`)."""
+    return home_directory("MNEMON_DATA_DIR", ".mnemon", env, absolute=True)
 
 
 def workspace_hash(canonical: Path) -> str:

@@ -255,7 +255,7 @@ def run_mcp(args: argparse.Namespace) -> int:
     else the current directory) until the client closes; the exit code."""
     from ..mcp.server import run  # imported here: the other commands never load the MCP SDK
 
-    from ..roots import check_data_dir, check_workspace
+    from ..roots import check_data_dir, check_workspace, global_root
 
     workspace = None if args.workspace is None else workspace_of(args)  # an empty --workspace is refused
     settings = settings_from(args)
@@ -266,4 +266,5 @@ def run_mcp(args: argparse.Namespace) -> int:
         check_data_dir(settings)
 
     root_flags_named(args, check)
+    global_root()  # so is a relative (or NUL-holding) MNEMON_DATA_DIR, named as the variable
     return root_flags_named(args, lambda: run(workspace, settings, write_enabled=not args.read_only))

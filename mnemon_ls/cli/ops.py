@@ -391,11 +391,17 @@ def message(error: MnemonError, args: argparse.Namespace) -> str:
     given = next((getattr(args, _dest(a)) for a in command.args if a.field == name and a.member is None
                   and a.kind == "value" and _given(a, args)), None) or []  # under its dest (SOURCE: sources)
     if isinstance(given, str):  # one option holding a list (--drop 1,5), or JSON (--entries FILE: the place in it)
-        return f"{flag} ({field_name}): {rule}" if inside else f"{flag} {echo_value(given)}: {rule}"
+        return f"{flag} ({field_name}): {rule}" if inside else f"{_typed(flag, given)}: {rule}"
     index = int(match.group(2))
     if "kind" in error.data:  # a refused credential: named by its place, never echoed
         return f"{flag} (the {_ordinal(index + 1)} one){inside}: {rule}"
-    return f"{flag} {echo_value(given[index])}{inside}: {rule}" if index < len(given) else f"{flag}{inside}: {rule}"
+    return f"{_typed(flag, given[index])}{inside}: {rule}" if index < len(given) else f"{flag}{inside}: {rule}"
+
+
+def _typed(flag: str, value: Any) -> str:
+    """An option as the person typed it (``--branch a..b``); a blank value (``--branch ""``) as the option
+    alone, whose rule says what it got (``--branch: must not be empty (got '')``, not ``--branch : ...``)."""
+    return f"{flag} {echo_value(value)}" if str(value).strip() else flag
 
 
 def _member_words(command: Any, args: argparse.Namespace, field_name: str) -> str | None:
@@ -410,7 +416,7 @@ def _member_words(command: Any, args: argparse.Namespace, field_name: str) -> st
     if not parts or not isinstance(objects, list) or int(match.group(2)) >= len(objects):
         return None
     lead, obj = parts[0], objects[int(match.group(2))]
-    typed = f"{lead.flag} {echo_value(obj.get(lead.member, ''))}"
+    typed = _typed(lead.flag, obj.get(lead.member, ''))
     part = next((a for a in parts if a.member == match.group(3)), lead)
     return typed if part is lead else f"{part.flag} of {typed}"
 

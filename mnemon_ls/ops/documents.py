@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool
 
-from ..errors import InvalidInput, echo_value
+from ..errors import InvalidInput, NotFound, echo_value
 from . import citing, command_ids, humantext, modeltext, staleness
 from .audience import AUDIENCE_HELP, Audience, audience_of
 from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
@@ -114,11 +114,21 @@ class DocumentRecoverParams(WorkspaceParams):
 # ------------------------------------------------------------------ runs
 
 
+#: The fewest characters of a document id that name it (``doc list`` prints 8; docs/memory.md).
+MIN_ID_PREFIX = 8
+
+
 def full_id(store: Any, given: Any) -> Any:
-    """A document id from a unique prefix of at least 8 characters (as ``doc list`` prints them); anything
-    else is returned as given (the Source checks it). Raises :class:`InvalidInput` (``id``) for a prefix of
-    several ids."""
-    if not isinstance(given, str) or len(given) < 8 or len(given) >= 36:
+    """A document id from a unique prefix of at least :data:`MIN_ID_PREFIX` (8) characters (as ``doc list``
+    prints them); anything else is returned as given (the Source checks it). Raises :class:`InvalidInput`
+    (``id``) for a prefix of several ids, :class:`NotFound` (``id``) for a shorter value that is no document's
+    id, whose message says the rule (``id: document "a3b9de5" does not exist (an id prefix needs at least 8
+    characters)``)."""
+    if isinstance(given, str) and 0 < len(given) < MIN_ID_PREFIX \
+            and all(r.id != given for r in store.read().records):
+        raise NotFound(f'id: document "{echo_value(given)}" does not exist (an id prefix needs at least '
+                       f'{MIN_ID_PREFIX} characters)', id=given, field="id")
+    if not isinstance(given, str) or len(given) < MIN_ID_PREFIX or len(given) >= 36:
         return given
     matches = [r.id for r in store.read().records if r.id.startswith(given)]
     if len(matches) == 1:

@@ -15,7 +15,7 @@ from pydantic import Field, StrictBool
 
 from ..errors import InvalidInput
 from ..runtime.model import normalize_text, validate_branches
-from ..spaces.model import MAX_CONTENT_BYTES, MAX_ENTITIES, MAX_ENTITY_BYTES, MAX_TAGS
+from ..spaces.model import MAX_CONTENT_BYTES, MAX_ENTITIES, MAX_ENTITY_BYTES, MAX_LIMIT, MAX_TAGS, MIN_LIMIT
 from . import citing, command_ids, humantext, modeltext, staleness
 from .audience import AUDIENCE_HELP, Audience, audience_of
 from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
@@ -106,7 +106,9 @@ class RecallParams(WorkspaceParams):
 
     query: str = Field(description="what you want to know, in natural language or identifiers")
     spaces: list[str] | None = Field(None, description="restrict to these space ids (default: every active space)")
-    limit: int | None = Field(None, strict=True, description="number of results")
+    # the range is checked by SpacesService.recall (its error carries the value); the schema shows it
+    limit: int | None = Field(None, strict=True, description="number of results", json_schema_extra={
+        "anyOf": [{"type": "integer", "minimum": MIN_LIMIT, "maximum": MAX_LIMIT}, {"type": "null"}]})
     mode: Literal["smart", "keyword", "basic"] = "smart"
     category: str | None = None
     source: str | None = None

@@ -39,12 +39,13 @@ def records_home(env: Mapping[str, str] | None = None) -> Path:
     """The directory whose ``workspace-memory/`` holds the ``user`` and ``session`` scopes: ``$DSH_HOME``
     when set (trimmed, ``~`` expanded, made absolute), else ``$MNEMON_DATA_DIR`` when set (the same form;
     then nothing of the records lands under ``~``), else ``~/.dsh``. ``env`` defaults to ``os.environ``.
-    Raises :class:`InvalidInput` naming the variable that holds a NUL. Never writes."""
+    Raises :class:`InvalidInput` naming the variable that holds a NUL (``MNEMON_DATA_DIR`` also a relative
+    path: :func:`~mnemon_ls.roots.global_root`). Never writes."""
     env = os.environ if env is None else env
     if (env.get("DSH_HOME") or "").strip():
         return home_directory("DSH_HOME", ".dsh", env)
     if (env.get("MNEMON_DATA_DIR") or "").strip():
-        return home_directory("MNEMON_DATA_DIR", ".mnemon", env)
+        return home_directory("MNEMON_DATA_DIR", ".mnemon", env, absolute=True)
     return home_directory("DSH_HOME", ".dsh", env)
 
 

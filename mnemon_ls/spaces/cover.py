@@ -88,9 +88,9 @@ def _render(records: Sequence[Any], notices: list[str], count: Callable[[Any], i
         description = " ".join(record.description.split())
         line = f"- {record.name} (id {record.id}, {count_text}): {description}\n"
         remaining = len(active) - index - 1
-        tail = len(f"({remaining} more active spaces not shown)\n") if remaining else 0
+        tail = len(_more_line(remaining)) if remaining else 0
         if used + len(line) + tail > budget_chars:
-            room = budget_chars - used - len(f"({len(active) - index} more active spaces not shown)\n")
+            room = budget_chars - used - len(_more_line(len(active) - index))
             short = f"- {record.name} (id {record.id}, {count_text})\n"
             if len(short) <= room and not remaining:
                 lines.append(short)
@@ -102,8 +102,14 @@ def _render(records: Sequence[Any], notices: list[str], count: Callable[[Any], i
         used += len(line)
         shown.append({"id": record.id, "name": record.name, "items": items})
     hidden = len(active) - len(shown)
-    text = header + "".join(lines) + (f"({hidden} more active spaces not shown)\n" if hidden else "")
+    text = header + "".join(lines) + (_more_line(hidden) if hidden else "")
     return SpacesCover(text, shown, hidden, len(active), notices)
+
+
+def _more_line(hidden: int) -> str:
+    """The cover's last line when ``hidden`` (>= 1) active spaces did not fit: ``(1 more active space not
+    shown)``, ``(3 more active spaces not shown)``."""
+    return f"({hidden} more active space{'' if hidden == 1 else 's'} not shown)\n"
 
 
 def native_count(path: Path) -> int | None:

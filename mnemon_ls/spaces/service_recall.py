@@ -323,6 +323,7 @@ class SpacesRecall:
             "branch": {"name": scope.branch, "recall": branch_recall, "detachedHeadPolicy": detached_head_policy},
             "truncated": max(0, len(picked) - MAX_RESULTS),
             "hint": None if results else ("no active space" if not selected else WITHHELD_HINT if withheld_count
+                                          else _branch_hint(hidden) if _branch_hid_all(rows, picked, hidden)
                                           else _policy_hint(rows, selection, audience) if rows
                                           else _failed_hint(sources)),
             "notices": notices,
@@ -457,6 +458,23 @@ def _failed_hint(sources: list[dict[str, Any]]) -> str:
         return ("no space could answer: the one asked failed" if failed == 1
                 else f"no space could answer: all {failed} asked failed") + " (the notes say why)"
     return f"nothing matched in the spaces that answered; {failed} of {len(sources)} failed (the notes say why)"
+
+
+def _branch_hid_all(rows: list[tuple], picked: list[int], hidden: dict[str, int]) -> bool:
+    """Whether a recall with no result owes it to branch scope alone: it hid some items (``hidden``, the
+    counts of the answer) and the quality policy left nothing out (no row found, or every row ``picked``:
+    those a space lost since its search)."""
+    return bool(hidden["otherBranch"] or hidden["detachedHead"]) and len(picked) >= len(rows)
+
+
+def _branch_hint(hidden: dict[str, int]) -> str:
+    """The hint of a recall whose only matches branch scope hid (:func:`_branch_hid_all`): the branch reason,
+    not the quality policy's (``its only match is scoped to another git branch``)."""
+    count = hidden["otherBranch"] or hidden["detachedHead"]
+    matches = "its only match is" if count == 1 else "its only matches are"
+    if hidden["otherBranch"]:
+        return f"{matches} scoped to another git branch (branchRecall: label lists {'it' if count == 1 else 'them'})"
+    return f"{matches} scoped to a git branch, and there is no current branch"
 
 
 #: The policies that leave ``low`` rows out (outside the head); ``balanced-v1`` and ``exhaustive-v1`` list them.

@@ -53,12 +53,18 @@ def test_space_status_reindex_and_merge_print_text(cli: Cli) -> None:
                                    "  default: 1 item imported, 0 already there, of 1; committed (deactivated)"]
 
 
-def test_recall_says_what_branch_scope_hid(cli: Cli) -> None:
+def remember_on_main_then_leave(cli: Cli) -> None:
+    """A space with one fact scoped to ``main`` (``The staging cluster runs on Fridays``), then a checkout of a
+    new branch ``other``, where branch scope hides it."""
     cli.ok("space", "create", "--name", "Project", "--description", "Decisions", "--active")
     cli.ok("remember", "The staging cluster runs on Fridays", "--for-branch")
     repo = pygit2.Repository(str(cli.ws))
     repo.branches.local.create("other", repo.head.peel(pygit2.Commit))
     repo.checkout("refs/heads/other")
+
+
+def test_recall_says_what_branch_scope_hid(cli: Cli) -> None:
+    remember_on_main_then_leave(cli)
     out = cli.ok("recall", "staging cluster")
     no_data_syntax(out)
     assert "hidden: 1 item scoped to another git branch" in out.splitlines()
