@@ -120,7 +120,7 @@ def locate(entries: Sequence[Entry], target: Target, old_text: str) -> int:
     candidates = exact or [i for i, e in enumerate(entries) if e.target == target and key in match_key(e.content)]
     if not candidates:
         raise NoMatch(f"oldText: no {target} entry contains {_quote(old_text)}", field="oldText", target=target,
-                      oldText=old_text)
+                      oldText=echo_value(old_text))  # what was sent, clipped: it may be megabytes
     if len(candidates) > 1:
         kind = "are identical to" if exact else "contain"
         shown = ", ".join(_quote(entries[i].content, 60) for i in candidates[:AMBIGUOUS_SHOWN])

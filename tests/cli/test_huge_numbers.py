@@ -73,3 +73,13 @@ def test_a_record_id_is_repeated_short(tmp_path: Path) -> None:
     done = cli(ws, tmp_path, "records", "show", "A" * 100_000, "--json")
     assert done.returncode in (2, 3) and len(done.stderr) < 1000 and len(done.stdout) < 2000, (
         done.returncode, len(done.stderr), len(done.stdout))
+
+
+def test_an_old_text_that_matches_nothing_is_repeated_short_in_the_error_data(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    assert cli(ws, tmp_path, "runtime", "add", "--content", "first entry", "--target", "memory").returncode == 0
+    done = cli(ws, tmp_path, "runtime", "remove", "--old-text", "Q" * 100_000, "--target", "memory", "--json")
+    assert done.returncode == 3, done.stderr[-300:]
+    error = json.loads(done.stdout)["error"]
+    assert error["code"] == "no-match" and len(done.stdout) < 1500 and error["oldText"].startswith("QQQ"), (
+        len(done.stdout), error.get("code"))
