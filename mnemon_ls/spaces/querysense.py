@@ -225,7 +225,9 @@ def sense(query: str, tokenizer: Tokenizer, now: datetime | None) -> QuerySense:
 def weak_match(held: Sequence[int], exact: bool, sense_of: QuerySense, frequency: dict[int, int]) -> bool:
     """Whether an item's match is only a name or one common term (issue 27 item 8c), so it is labelled *low*:
     ``held`` the query groups the item holds, ``exact`` whether it holds them by their whole terms,
-    ``frequency`` the items holding each group's whole term. True when the query has a group the item lacks and
+    ``frequency`` the items holding each group's whole term. True for a query of one identifier (``OPS-105``,
+    ``retry_backoff``) an item holds by a part only (``OPS-100``, ``retry_backoff_ms``) while some item holds it
+    whole: a near miss of what is stored. Otherwise true when the query has a group the item lacks and
     either every group the item holds is a proper name (:attr:`QuerySense.names`, and the
     :attr:`QuerySense.maybe_names` at most :data:`COMMON_TERM_ITEMS` items hold), or it holds one group,
     by a part of an identifier only, by a term more than :data:`COMMON_TERM_ITEMS` items hold, or while the
@@ -243,8 +245,10 @@ def weak_match(held: Sequence[int], exact: bool, sense_of: QuerySense, frequency
     (its topic) when a pair of it is held by no item ("代码镜像多久同步一次？": no item writes 代码镜像, 码镜 is held by
     none, and an item on 同步一次 alone is weak; "搜索模块的单行长度上限是多少？" answered by an item on 搜索模块 that
     words the limit otherwise is not)."""
-    if not held or len(held) >= sense_of.groups:
+    if not held:
         return False
+    if len(held) >= sense_of.groups:  # all of the query: weak only as a near miss of a stored identifier
+        return sense_of.groups == 1 and not exact and frequency.get(held[0], 0) > 0
     rare = {g for g in sense_of.maybe_names if frequency.get(g, 0) <= COMMON_TERM_ITEMS}
     names = sense_of.names | rare
     if all(g in names for g in held) and any(g not in names for g in range(sense_of.groups)):

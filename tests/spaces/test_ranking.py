@@ -166,6 +166,18 @@ def test_a_match_on_one_common_word_is_low_and_on_one_rare_word_is_not(service: 
     assert rare["tier"] == "medium"  # one word of two, but a word only this item holds
 
 
+def test_a_near_miss_of_a_stored_identifier_is_low(service: SpacesService, clock: FrozenClock) -> None:
+    # the new user: "OPS-105" labelled nine other tickets "0.78 high" (they share only OPS) and sent them on
+    remember(service, clock, [f"Ticket OPS-{n}: service {n} needs a restart after deploys." for n in range(100, 115)])
+    found = service.recall("OPS-105", limit=12, quality=EXHAUSTIVE).to_dict()["results"]
+    assert found[0]["content"].startswith("Ticket OPS-105:") and found[0]["tier"] == "high"
+    assert len(found) > 1 and {r["tier"] for r in found[1:]} == {"low"}
+    assert contents(service.recall("OPS-105")) == ["Ticket OPS-105: service 105 needs a restart after deploys."]
+    # no ticket is OPS-999: what holds a part of it is all there is, and is not pushed down
+    missing = service.recall("OPS-999", limit=12, quality=EXHAUSTIVE).to_dict()["results"]
+    assert missing and "low" not in {r["tier"] for r in missing}
+
+
 def test_chinese_question_words_do_not_dilute_what_the_question_names(service: SpacesService,
                                                                          clock: FrozenClock) -> None:
     remember(service, clock, ["parse_message_v3 是接口处理函数实际调用的版本。", "parse_message_v2 只在迁移脚本里使用。"])
