@@ -192,7 +192,7 @@ def read_archive(data: bytes) -> Archive:
             name = info.filename
             # zipfile cuts a name at NUL; the name as stored is orig_filename (named whole, NUL as \x00)
             stored = getattr(info, "orig_filename", name)
-            field = "entry:" + stored.replace("\x00", "\\x00")
+            field = "entry:" + echo_value(stored)  # escaped (NUL as \x00, control characters) and clipped
             problem = path_problem(stored) or path_problem(name)
             if problem:
                 raise PackInvalid(field, f"unsafe path: {problem}")
@@ -285,7 +285,7 @@ def parse_manifest(data: bytes) -> dict[str, Any]:
     if len(set(components)) != len(components) or set(components) != set(SCOPES[scope]):
         raise PackInvalid("manifest.components", f"must be exactly {list(SCOPES[scope])} for scope "
                                                  f"{echo_value(repr(scope))} "
-                                                 f"(got {components})")
+                                                 f"(got {echo_value(repr(components))})")
     if not isinstance(doc.get("exportedAt"), str):
         raise PackInvalid("manifest.exportedAt", "must be a string (ISO time)")
     source = doc.get("source")

@@ -83,3 +83,15 @@ def test_an_old_text_that_matches_nothing_is_repeated_short_in_the_error_data(tm
     error = json.loads(done.stdout)["error"]
     assert error["code"] == "no-match" and len(done.stdout) < 1500 and error["oldText"].startswith("QQQ"), (
         len(done.stdout), error.get("code"))
+
+
+def test_a_pack_entry_name_and_components_are_repeated_short_and_escaped(tmp_path: Path) -> None:
+    import zipfile
+
+    ws = workspace(tmp_path)
+    pack = tmp_path / "bad.zip"
+    with zipfile.ZipFile(pack, "w") as archive:
+        archive.writestr("a" * 60_000 + "\x1b[2J/../x", "x")
+    done = cli(ws, tmp_path, "pack", "inspect", str(pack))
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert len(done.stderr) < 1000 and "\x1b" not in done.stderr and "entry:aaa" in done.stderr, done.stderr[:300]
