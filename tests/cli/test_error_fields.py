@@ -52,8 +52,9 @@ def test_document_errors_name_the_field_and_the_option(tmp_path: Path) -> None:
     made = cli(ws, tmp_path, "doc", "create", "--title", "Deploy", "--content", "blue-green", "--json")
     assert made.returncode == 0, made.stderr
     doc = json.loads(made.stdout)["document"]["id"]
-    missing = cli(ws, tmp_path, "doc", "get", "nope")
-    assert (missing.returncode, missing.stderr) == (2, 'mnemon-ls: error: id: document "nope" does not exist\n')
+    missing = cli(ws, tmp_path, "doc", "get", "nosuchdocument")
+    assert (missing.returncode, missing.stderr) == (2, 'mnemon-ls: error: id: document "nosuchdocument" does not '
+                                                       'exist\n')
     before = procs.tree_snapshot(tmp_path)
     stale = cli(ws, tmp_path, "doc", "update", doc, "--content", "canary", "--revision", "4")
     assert (stale.returncode, stale.stdout) == (3, "")

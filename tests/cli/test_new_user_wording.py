@@ -40,7 +40,12 @@ def test_an_empty_repeated_option_is_named_without_a_stray_space(cli: Cli) -> No
 
 def test_spaces_cover_counts_one_hidden_space_in_the_singular(cli: Cli) -> None:
     for name in ("One", "Two", "Three"):
-        cli.ok("space", "create", "--name", name, "--description", "d" * 300, "--active")
+        cli.ok("space", "create", "--name", name, "--description", "d" * 100, "--active")
+    # Runtime memory near its limits: a budget that the whole snapshot does not fit in cuts the covers
+    # (a budget the whole snapshot fits in prints it all: tests/cli/test_wake_budget_covers.py)
+    cli.ok("runtime", "add", "--target", "user", "--content", "The user prefers terse answers. " * 110)
+    for n in range(2):
+        cli.ok("runtime", "add", "--target", "memory", "--content", f"Fact {n}: the deploy runs nightly. " * 130)
     full = cli.ok("wake", "--budget", "100000")
     block = full[full.index("MNEMON MEMORY SPACES"):].split("\n\n")[0]
     lines = block.strip("\n").split("\n")
@@ -48,6 +53,7 @@ def test_spaces_cover_counts_one_hidden_space_in_the_singular(cli: Cli) -> None:
     # the wake's covers get a twentieth of its budget: room for the first two spaces and the closing line
     # ("(1 more active space not shown)"), not for the third even without its description
     cover = len("\n".join(lines[:4])) + 1 + len("(1 more active space not shown)\n") + 5
+    assert len(full) > 20 * cover  # the whole snapshot does not fit: the covers are cut to a twentieth
     tight = cli.ok("wake", "--budget", str(20 * cover))
     assert "(1 more active space not shown)" in tight.splitlines(), tight
     assert "more active spaces not shown" not in tight

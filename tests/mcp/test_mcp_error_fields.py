@@ -30,9 +30,9 @@ async def test_document_and_citation_errors_name_the_argument(tmp_path: Path) ->
                                                                   "cites": [{"path": "src/lib.py", "startLine": 0}]})
         assert cited.is_error and text(cited) == ("Error executing tool mnemon_runtime_memory: invalid-input: "
                                                   "cites[0].startLine: must be an integer in 1..1000000000 (got 0)")
-        missing = await session.call_tool("mnemon_document_manage", {"action": "get", "id": "nope"})
+        missing = await session.call_tool("mnemon_document_manage", {"action": "get", "id": "nosuchdocument"})
         assert missing.is_error and text(missing) == ('Error executing tool mnemon_document_manage: not-found: '
-                                                      'id: document "nope" does not exist')
+                                                      'id: document "nosuchdocument" does not exist')
         stale = await session.call_tool("mnemon_document_manage", {"action": "update", "id": doc, "content": "canary",
                                                                    "revision": 4})
         assert stale.is_error and text(stale) == (
