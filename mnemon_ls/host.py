@@ -307,13 +307,11 @@ class WorkspaceHost:
             name, reason = state.branch, state.reason
         budget = budget_chars or self.settings.wake_budget_chars
         notices: list[str] = []
-        covers = self._cover_texts(budget // 20, notices, recall_hint(surface))
-        wide: list[str] | None = None  # covers at the default budget's share, tried first below it (see below)
-        if budget // 20 < DEFAULT_COVER_CHARS:
-            wide = self._cover_texts(DEFAULT_COVER_CHARS, [], recall_hint(surface))
-            if wide == covers:
-                wide = None  # no cover was cut: one render
-        used = sum(len(text) + 2 for text in covers)
+        share = budget // 20  # what each cover may take: Runtime memory, the wake's first tier, keeps the rest
+        # Below the default budget the covers are first rendered at the default budget's share, and kept when the
+        # whole snapshot still fits and omits no entry (a budget at or above a snapshot's size prints all of it);
+        # else they are rendered again, cut to the share.
+        covers = self._cover_texts(max(share, DEFAULT_COVER_CHARS), notices, recall_hint(surface))
         try:
             repairs = self.runtime.repair()
         except StorageError as exc:
@@ -331,21 +329,20 @@ class WorkspaceHost:
             archived = (0, 0)
             notices.append(f"the archive lineage could not be read: {exc.message}")
         marks = self._wake_marks()
-        if wide is not None:
-            # A budget below the default cuts each cover to 1/20 of it, which protects Runtime memory, the wake's
-            # first tier; when the whole snapshot with the covers uncut still fits and omits no entry, it is
-            # the answer (a budget at or above a snapshot's size prints all of it).
-            roomy = sum(len(text) + 2 for text in wide)
-            if roomy < budget:
-                whole, _ = self.runtime.wake(name, reason, budget_chars=budget - roomy, repair=False,
-                                             notices=list(notices), archived=archived, guidance=WAKE_GUIDANCE_LINE,
-                                             covers=wide, repaired=repairs, annotate=marks)
+
+        def render(covers: list[str]) -> WakeSnapshot:
+            used = sum(len(text) + 2 for text in covers)
+            return self.runtime.wake(name, reason, budget_chars=budget - used, repair=False, notices=notices,
+                                     archived=archived, guidance=WAKE_GUIDANCE_LINE, covers=covers,
+                                     repaired=repairs, annotate=marks)[0]
+
+        if share < DEFAULT_COVER_CHARS:
+            if sum(len(text) + 2 for text in covers) < budget:
+                whole = render(covers)
                 if whole.omitted == 0 and whole.chars <= budget:
                     return whole, repairs
-        snapshot, _ = self.runtime.wake(name, reason, budget_chars=budget - used, repair=False, notices=notices,
-                                        archived=archived, guidance=WAKE_GUIDANCE_LINE, covers=covers,
-                                        repaired=repairs, annotate=marks)
-        return snapshot, repairs
+            covers = self._cover_texts(share, [], recall_hint(surface))  # its notices are those said above
+        return render(covers), repairs
 
     def now(self) -> "Any":
         """The current time (a timezone-aware UTC datetime) by this host's clock."""
