@@ -195,8 +195,8 @@ def guarded(args: argparse.Namespace, run: Callable[[], int],
             message: Callable[[MnemonError, argparse.Namespace], str] = lambda exc, _args: exc.message) -> int:
     """``run()``'s exit code, or an error's: a :class:`MnemonError` (its line ``message(exc, args)``), an
     ``OSError`` (the storage code of :func:`~mnemon_ls.errors.storage_error`, else ``internal-error`` and exit
-    1), JSON nested too deeply (``invalid-input``), Ctrl-C (130). The line goes to stderr; with ``--json`` the error object is also
-    printed to stdout as ``{"error": {...}}``."""
+    1), JSON nested too deeply (``invalid-input``), Ctrl-C (130). The line goes to stderr; with ``--json`` the
+    error object is also printed to stdout as ``{"error": {...}}``."""
     try:
         return run()
     except MnemonError as exc:
@@ -209,10 +209,11 @@ def guarded(args: argparse.Namespace, run: Callable[[], int],
             print(f"mnemon-ls: error: {mapped.message}", file=sys.stderr)
             _error_json(args, mapped.to_dict())
             return mapped.exit_code
-        where = f" {echo_value(exc.filename)}" if exc.filename else ""
-        print(f"mnemon-ls: error:{where}: {exc.strerror or exc}", file=sys.stderr)
-        _error_json(args, {"code": "internal-error", "message": f"{where.strip()}: {exc.strerror or exc}".lstrip(": "),
-                           "file": echo_value(exc.filename) if exc.filename else None,
+        shown = echo_value(exc.filename) if exc.filename else None
+        reason = exc.strerror or exc
+        message = f"{shown}: {reason}" if shown else f"{reason}"
+        print(f"mnemon-ls: error:{' ' + shown if shown else ''}: {reason}", file=sys.stderr)
+        _error_json(args, {"code": "internal-error", "message": message, "file": shown,
                            "errno": errno.errorcode.get(exc.errno or 0)})
         return EXIT_FAILURE
     except RecursionError:  # JSON input (--plan, --entries, --routes, --pending, a pack manifest) nested absurdly

@@ -296,7 +296,8 @@ class DocumentStore:
             raise InvalidInput("path", f"{echo_value(str(file))} {exc.strerror}; only regular files are read") from None
         except FileTooLarge as exc:
             size = f"is {exc.size} bytes" if exc.size is not None else f"holds more than {exc.limit} bytes"
-            raise InvalidInput("path", f"{echo_value(str(file))} {size}; a document body is at most {self.max_body_bytes} bytes",
+            raise InvalidInput("path", f"{echo_value(str(file))} {size}; a document body is at most "
+                                       f"{self.max_body_bytes} bytes",
                                bytes=exc.size, limit=self.max_body_bytes) from None
         except OSError as exc:
             raise InvalidInput("path", f"{file} cannot be read ({exc.strerror or exc})") from None

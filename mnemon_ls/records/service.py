@@ -276,7 +276,8 @@ class RecordsSource:
         def apply(current: dict[str, MemoryRecord]) -> list[MemoryRecord]:
             record = self._records(where, current).get(record_id)
             if record is None:
-                raise NotFound(f"id: no record {echo_value(record_id)} in {where}", field="id", id=echo_value(record_id))
+                raise NotFound(f"id: no record {echo_value(record_id)} in {where}", field="id",
+                               id=echo_value(record_id))
             if record.status == "forgotten":
                 if verb == "forgotten":
                     receipt.append(RecordReceipt("skipped", record, f"{record_id} was already forgotten"))

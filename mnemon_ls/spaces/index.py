@@ -187,9 +187,10 @@ class SideIndex(DerivedIndex):
         or a rebuild every query term is looked up in each of several segments. Measured on a 2-core machine
         (the search statement alone, CPU, median of 5 passes): over ``bench/recall_100k.py``'s 100,000 items and
         200 queries 1.73 -> 1.50 ms per query (7 segments -> 1), over ``bench/mcp_start.py``'s 10,000 items and 60
-        queries 0.73 -> 0.64 ms (6 -> 1); the merge itself took 0.77 s at 100,000 items. Called after a rebuild (:meth:`apply` with ``replace_all``) and by an import of at least
-        :data:`BULK_ROWS` items (:meth:`~mnemon_ls.spaces.providers.native.NativeProvider.import_items`); the
-        index answers the same rows in the same order before and after. Raises :class:`sqlite3.Error` as
+        queries 0.73 -> 0.64 ms (6 -> 1); the merge itself took 0.77 s at 100,000 items. Called after a rebuild
+        (:meth:`apply` with ``replace_all``) and by an import of at least :data:`BULK_ROWS` items
+        (:meth:`~mnemon_ls.spaces.providers.native.NativeProvider.import_items`); the index answers the same rows
+        in the same order before and after. Raises :class:`sqlite3.Error` as
         SQLite does."""
         self.connect().execute("INSERT INTO fts(fts) VALUES('optimize')")
 
