@@ -20,6 +20,7 @@ import logging
 import os
 import secrets
 import warnings
+import weakref
 from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 
 import anyio
@@ -110,7 +111,9 @@ class MnemonMcp:
         self._arguments: dict[str, frozenset[str]] = {}
         self.cited_watch: Any = None  # the cited-file watch, from the first workspace served (_watch_citations)
         self._registered = False
-        self._settled: set[int] = set()  # ids of the hosts made so far (settle() after each new one)
+        # the hosts made so far (settle() after each new one); weak, so that a dropped host's id, which a new
+        # host may reuse, is not taken for it
+        self._settled: weakref.WeakSet[WorkspaceHost] = weakref.WeakSet()
         self.server = MCPServer("mnemon-ls", version=__version__, instructions=guidance.instructions(),
                                 title="mnemon-ls memory", log_level="WARNING",
                                 middleware=[StrictArguments(self._arguments, self._find_tool, self._params_type,
@@ -171,8 +174,8 @@ class MnemonMcp:
     async def _host(self, ctx: Context | None, workspace: str | None) -> WorkspaceHost:
         host = await self.workspaces.host(workspace, self._roots_fetcher(ctx))
         self._watch_citations()
-        if id(host) not in self._settled:
-            self._settled.add(id(host))
+        if host not in self._settled:
+            self._settled.add(host)
             settle()
         return host
 

@@ -154,3 +154,22 @@ def test_would_wait_passes_through_except_exception_and_only_in_no_wait_mode() -
             except Exception:  # a cover that degrades to a notice must not swallow it
                 pytest.fail("WouldWait was caught as an Exception")
     assert not nowait.active()
+
+
+async def test_the_server_keeps_no_dropped_host_as_settled(workspace: Path, data_dir: Path) -> None:
+    """The server settles (``gc.freeze``) after each new host, and tells new from known by the host itself, held
+    weakly: a host dropped (its workspace's roots changed) is forgotten, so a new host given the same ``id()``
+    is still settled. By ``id()``, the dropped host's number stayed and a new host reusing it was skipped."""
+    import gc
+
+    app = _server(workspace, data_dir)
+    host = await app._host(None, None)
+    assert list(app._settled) == [host]
+    assert await app._host(None, None) is host and len(app._settled) == 1
+    app.workspaces.close()
+    del host
+    gc.unfreeze()  # the frozen generation is never collected; its cycles are what a dropped host leaves
+    gc.collect()
+    assert len(app._settled) == 0
+    again = await app._host(None, None)
+    assert list(app._settled) == [again]
