@@ -343,8 +343,9 @@ OPERATIONS = (
         text=modeltext.document,
         lsp=LspMethod("mnemon/documents/get"),
         mcp=McpTool(MANAGE_TOOL,
-                    "Read (get), update or archive one Document by id. Follow a cold reference's document id with get. "
-                    "Archive only what is finished; archived documents stay searchable.",
+                    "Read (get), update, archive or restore one Document by id. Follow a cold reference's document id "
+                    "with get. Archive only what is finished; archived documents stay searchable, and restore brings "
+                    "one back as a new revision.",
                     fields=("id", "workspace"), action="get"),
         cli=CliCommand(("doc", "get"), "print a document's body (and metadata with --json)", (_ID,),
                        text=lambda d, _c, _p: d.get("content", ""))),
@@ -385,6 +386,8 @@ OPERATIONS = (
         "Restore an archived Document as a new revision.", effect="write",
         text=modeltext.document_result,
         lsp=LspMethod("mnemon/documents/restore"),
+        mcp=McpTool(MANAGE_TOOL, fields=("id", "document_revision", "workspace"), action="restore",
+                    rename={"document_revision": "revision"}),
         cli=CliCommand(("doc", "restore"), "restore an archived document as a new revision", (
             _ID, _REVISION, _INDEX_REVISION), text=_mutation_text)),
     Operation(
