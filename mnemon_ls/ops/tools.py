@@ -46,8 +46,12 @@ def tool_signature(model: type[BaseModel], only: Sequence[str] | None = None, *,
         narrowed = name in narrow
         annotation = narrow.pop(name, field.annotation)
         own = narrowed and any(getattr(m, "description", None) for m in typing.get_args(annotation)[1:])
-        info = Field(description=field.description if field.description and not own else None,
-                     json_schema_extra=None if narrowed else field.json_schema_extra)
+        given: dict[str, Any] = {}  # only what is set: a Field(description=None) would hide a narrowed one's own
+        if field.description and not own:
+            given["description"] = field.description
+        if not narrowed and field.json_schema_extra is not None:
+            given["json_schema_extra"] = field.json_schema_extra
+        info = Field(**given)
         constraints = () if narrowed else _constraints(field.metadata)
         default = inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True)
         if defaults and name in defaults:

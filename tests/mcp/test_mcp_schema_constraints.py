@@ -119,6 +119,9 @@ async def test_the_validators_limits_are_published(workspace: Path, data_dir: Pa
             assert constraints(published[name]["properties"][argument]) == wanted, (name, argument)
     for (name, argument), words in BYTE_LIMITS.items():
         assert words in published[name]["properties"][argument]["description"], (name, argument)
+    # a narrowed argument keeps its own description (the published limits do not replace it)
+    assert published["mnemon_records_search"]["properties"]["record_scope"]["description"] == \
+        "one scope; default every scope of this workspace"
     cite = published["mnemon_remember"]["$defs"]["CiteParam"]["properties"]
     assert constraints(cite["path"]) == {"maxLength": 4096}
     assert constraints(cite["symbol"]) == {"maxLength": 200}
