@@ -21,9 +21,13 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+from lsprotocol import types
 from lsprotocol.types import ResponseError
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcMethodNotFound
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
+
+from ..errors import echo_value
 
 from ..ops.client import PROTOCOL_VERSION as _PROTOCOL_VERSION
 from ..ops.errors import ERROR_CODES, PROTOCOL_ERROR_CODES, as_error, rpc_code
@@ -68,6 +72,22 @@ class MnemonProtocol(LanguageServerProtocol):
         if method in self.bound_requests:
             return RawRequest
         return super().get_message_type(method)
+
+    def _get_handler(self, feature_name: str) -> Any:
+        """pygls' handler lookup, whose ``Method Not Found`` error names an unknown method clipped
+        (:func:`~mnemon_ls.errors.echo_value`: a 100 KB method name is not sent back whole)."""
+        try:
+            return super()._get_handler(feature_name)
+        except JsonRpcMethodNotFound:
+            raise JsonRpcMethodNotFound(f"{JsonRpcMethodNotFound.MESSAGE}: {echo_value(feature_name)}") from None
+
+    @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
+    def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams) -> Any:
+        """pygls' ``workspace/executeCommand``, whose refusal of an unknown command names it clipped
+        (``-32602 Invalid Params: Command name 'mnemon.nope' is not defined``, :func:`~mnemon_ls.errors.echo_value`)."""
+        if params.command not in self.fm.commands:
+            raise JsonRpcInvalidParams.of(f"Command name {echo_value(repr(params.command))} is not defined")
+        return (yield from super().lsp_workspace__execute_command(params))
 
     def _send_response(self, msg_id: Any, result: Any = None, error: ResponseError | None = None) -> None:
         """pygls' response writer, with every error given a stable ``data.code`` (:func:`stable_error`).

@@ -13,7 +13,9 @@ Two layers, following the MCP specification (2025-11-25, "Tools / Error Handling
   the call, never the rejected value (it may be megabytes).
 
 Arguments are checked *strictly*, as JSON: no string becomes a number (``"5"`` for ``limit``), no boolean a
-number (``true`` is not ``1``), no number a boolean, no float an integer (``3.0``), and no string is
+number (``true`` is not ``1``), no number a boolean, no fraction an integer (``3.0`` is ``3``, as JSON
+means it; ``3.5`` is refused: ``must be an integer (got 3.5)``), no ``null`` where the published type does
+not take it (``must be a string, not null``: an optional argument is left out), and no string is
 parsed as JSON (the SDK's ``pre_parse_json`` turned the text ``[1, 2]`` or ``null`` into a list or
 ``None``, so such a Runtime entry or Document text was refused or lost). An argument the tool does not
 take is refused naming it. Nothing reaches a tool function, so a refused call changes nothing on disk.
@@ -34,7 +36,9 @@ from mcp.types import CallToolResult, TextContent
 from mcp_types import INVALID_PARAMS
 from pydantic import ValidationError
 
+from ..errors import InvalidInput
 from ..ops.base import validation_problems
+from ..ops.jsonargs import read_arguments
 
 #: Longest tool error text, characters (a rejected 10 MB value is never echoed back whole).
 ERROR_TEXT_LIMIT = 2000
@@ -70,13 +74,21 @@ def problems_text(problems: list[tuple[str, str]]) -> str:
 
 class StrictMetadata(FuncMetadata):
     """A tool's ``fn_metadata`` that validates arguments strictly as JSON (module docstring): no
-    ``pre_parse_json`` (a string argument stays the string sent) and pydantic ``strict`` mode."""
+    ``pre_parse_json`` (a string argument stays the string sent) and pydantic ``strict`` mode, after the
+    arguments are read as the ``published`` input schema says (:func:`mnemon_ls.ops.jsonargs.read_arguments`:
+    ``1.0`` for an integer is ``1``; ``1.5`` and a ``null`` the schema's type does not take raise
+    :class:`~mnemon_ls.errors.InvalidInput` naming the argument)."""
+
+    published: dict[str, Any] | None = None
 
     def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:  # noqa: D102 - SDK hook
         return dict(data)
 
     def validate_arguments(self, arguments_to_validate: dict[str, Any]) -> dict[str, Any]:  # noqa: D102
-        model = self.arg_model.model_validate(dict(arguments_to_validate), strict=True)
+        arguments = dict(arguments_to_validate)
+        if self.published is not None:
+            arguments = read_arguments(arguments, self.published)
+        model = self.arg_model.model_validate(arguments, strict=True)
         return model.model_dump_one_level()
 
 
@@ -84,16 +96,17 @@ def make_strict(tool: Any) -> None:
     """Give the SDK ``Tool`` strict argument validation (:class:`StrictMetadata`) and an input schema that
     says so (``additionalProperties: false``: an unknown argument is refused)."""
     metadata = tool.fn_metadata
-    tool.fn_metadata = StrictMetadata(arg_model=metadata.arg_model, output_schema=metadata.output_schema,
-                                      output_model=metadata.output_model, wrap_output=metadata.wrap_output)
     schema = {**tool.parameters, "additionalProperties": False}
     schema["properties"] = {name: plain_optional(prop) for name, prop in schema.get("properties", {}).items()}
     tool.parameters = schema
+    tool.fn_metadata = StrictMetadata(arg_model=metadata.arg_model, output_schema=metadata.output_schema,
+                                      output_model=metadata.output_model, wrap_output=metadata.wrap_output,
+                                      published=schema)
 
 
 def plain_optional(schema: dict[str, Any]) -> dict[str, Any]:
     """An optional argument's schema ``{"anyOf": [<one typed schema>, {"type": "null"}], ...}`` as the typed
-    schema itself (the argument may still be left out; an explicit ``null`` is still taken). Clients that
+    schema itself (the argument may still be left out; an explicit ``null`` is refused, :class:`StrictMetadata`). Clients that
     convert typed text by the schema's top-level ``type`` (the MCP Inspector's ``--tool-arg limit=3``, which
     sent the string ``"3"`` for an ``anyOf``) then send a number, a boolean or JSON. Other schemas unchanged."""
     variants = schema.get("anyOf")
@@ -170,6 +183,8 @@ class StrictArguments:
                                      f"(it takes {', '.join(sorted(names))})")
         try:
             tool.fn_metadata.validate_arguments(arguments)
+        except InvalidInput as exc:
+            return self._error(name, f"invalid-input: {exc.field}: {exc.rule}")
         except ValidationError as exc:
             problems = argument_problems(exc, tool.fn_metadata.arg_model)
             return self._error(name, f"invalid-input: {problems_text(problems)}")

@@ -29,9 +29,10 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 from mcp.types import ToolAnnotations
+from mcp_types import INVALID_PARAMS
 
 from .. import __version__, guidance
-from ..errors import InvalidInput, MnemonError, NotFound, rename_fields
+from ..errors import InvalidInput, MnemonError, NotFound, echo_value, rename_fields
 from ..settings import Settings
 from ..ops import modeltext as fmt
 from .arguments import StrictArguments, bounded_error, make_strict
@@ -327,14 +328,20 @@ class MnemonMcp:
         for target, file_name in PROJECTION_FILES.items():
             self._projection_resource(target, file_name)
 
+        from ..ops.documents import MIN_ID_PREFIX, full_id
+
         @server.resource("mnemon://documents/{id}", name="document", title="Document", mime_type="text/markdown",
-                         description="One Document's body by id.")
+                         description="One Document's body by id, or by a unique prefix of at least "
+                                     f"{MIN_ID_PREFIX} characters of it (as `mnemon-ls doc get` takes it).")
         async def document_resource(id: str) -> str:
             def read(host: WorkspaceHost) -> str | None:
-                try:
-                    return host.documents.get(id).to_dict().get("content", "")
+                try:  # the id rule of doc get and every document operation (ops.documents.full_id)
+                    return host.documents.get(full_id(host.documents, id)).to_dict().get("content", "")
                 except NotFound:
                     return None
+                except InvalidInput as exc:  # a prefix of several ids
+                    raise MCPError(INVALID_PARAMS, bounded_error(f"Invalid params: {exc.message}"),
+                                   {"uri": f"mnemon://documents/{echo_value(id)}"}) from None
 
             content = await self._call(None, None, read)
             if content is None:  # MCP spec (resources, error handling): -32002 Resource not found

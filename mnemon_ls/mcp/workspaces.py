@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
 
 from ..errors import InvalidInput, NotInWorkspace
 from ..folders import uri_to_path
-from ..roots import canonical_workspace_path, find_workspace
+from ..roots import canonical_workspace_path, check_workspace, find_workspace
 from ..settings import Settings
 
 if TYPE_CHECKING:
@@ -72,7 +72,9 @@ class McpWorkspaces:
     async def host(self, workspace: str | None, fetch_roots: RootsFetcher | None) -> WorkspaceHost:
         """The host for a tool's ``workspace`` argument (a path or ``file:`` URI; ``None`` picks the only
         candidate). Raises :class:`InvalidInput` (several candidates and none given; empty or relative
-        value) and :class:`NotInWorkspace` (outside every candidate)."""
+        value; a file, not a directory), :class:`~mnemon_ls.errors.NotFound` (no such directory: the rule of
+        ``--workspace`` at start, :func:`mnemon_ls.roots.check_workspace`) and :class:`NotInWorkspace` (outside
+        every candidate)."""
         candidates = await self.candidates(fetch_roots)
         if workspace is None:
             if not candidates:
@@ -86,7 +88,7 @@ class McpWorkspaces:
         path = uri_to_path(workspace, "workspace")
         if "\x00" in str(path):
             raise InvalidInput("workspace", "must not contain NUL")
-        target = canonical_workspace_path(path) if path.is_dir() else Path(os.path.realpath(path))
+        target = check_workspace(path)  # the rule of `mnemon-ls mcp --workspace` at start: an existing directory
         for base in candidates:
             if target == base or base in target.parents:
                 return self._host_for(base)

@@ -15,19 +15,22 @@ from typing import Annotated, Any, Sequence
 
 from pydantic import AfterValidator, Field
 
-from ..citations.model import MAX_CITES, MAX_LINE, check_range, parse_cite
+from ..citations.model import MAX_CITES, MAX_LINE, MAX_PATH_CHARS, MAX_SYMBOL_CHARS, check_range, parse_cite
 from .base import Call, CliArg, Params
+from .published import limits
 
 
 class CiteParam(Params):
     """A citation asked for: a workspace file and, optionally, its lines and a name for what they hold."""
 
-    path: str = Field(description="the cited file, relative to the workspace (POSIX separators)")
+    path: str = Field(description="the cited file, relative to the workspace (POSIX separators)",
+                      json_schema_extra=limits(maxLength=MAX_PATH_CHARS))
     start_line: int | None = Field(None, alias="startLine", ge=1, le=MAX_LINE, strict=True,
                                    description="first cited line, 1-based (default: the whole file)")
     end_line: int | None = Field(None, alias="endLine", ge=1, le=MAX_LINE, strict=True,
                                  description="last cited line, inclusive (default: startLine)")
-    symbol: str | None = Field(None, description="a name for what is cited (a function, a setting), optional")
+    symbol: str | None = Field(None, description="a name for what is cited (a function, a setting), optional",
+                               json_schema_extra=limits(maxLength=MAX_SYMBOL_CHARS))
 
 
 def _checked(cites: list[CiteParam] | None) -> list[CiteParam] | None:
@@ -39,7 +42,8 @@ CITES_HELP = (f"code this memory rests on: [{{path, startLine?, endLine?, symbol
               "to the workspace; lines 1-based, inclusive); only the place and a hash of the lines are stored")
 
 #: The ``cites`` field of a citing write's params model.
-Cites = Annotated[list[CiteParam] | None, AfterValidator(_checked), Field(description=CITES_HELP)]
+Cites = Annotated[list[CiteParam] | None, AfterValidator(_checked), Field(description=CITES_HELP,
+                                                                            json_schema_extra=limits(maxItems=MAX_CITES))]
 
 #: The command line's ``--cite`` (repeatable) for a params model with :data:`Cites`.
 CITE_ARG = CliArg("cites", flag="--cite", repeat=True, metavar="PATH[:START[-END]]", convert=parse_cite,

@@ -19,11 +19,17 @@ from ..errors import InvalidInput, NotFound, echo_value
 from . import citing, command_ids, humantext, modeltext, staleness
 from .audience import AUDIENCE_HELP, Audience, audience_of
 from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
+from ..documents.model import MAX_DESCRIPTION_CHARS, MAX_ID_CHARS, MAX_TITLE_CHARS
+from ..text import MAX_QUERY_CHARS
 from .command_args import CreateDocumentArgs, UpdateDocumentArgs, document_revision_field
+from .published import limits
 
 #: The MCP tool that reads, updates or archives one document (its ``action`` picks the operation).
 MANAGE_TOOL = "mnemon_document_manage"
 INDEX_REVISION_HELP = "expected index revision (sha256 hex); the command is refused when the index changed"
+#: The limits the Documents Source's validators enforce (after trimming), published in the schemas.
+_TITLE, _DESCRIPTION = limits(maxLength=MAX_TITLE_CHARS), limits(maxLength=MAX_DESCRIPTION_CHARS)
+_ID = limits(maxLength=MAX_ID_CHARS)
 
 
 # ------------------------------------------------------------------ params
@@ -35,9 +41,10 @@ class DocumentCreateParams(WorkspaceParams):
     or ``{workspace?, file, title?, description?, expectedRevision?}`` to create from a workspace file (absolute
     path; it becomes the source path; the title defaults to its first Markdown heading, else its name)."""
 
-    title: str | None = Field(None, description="a short title")
+    title: str | None = Field(None, description="a short title", json_schema_extra=_TITLE)
     content: str | None = Field(None, description="Markdown body")
-    description: str | None = Field(None, description="one sentence on what the document is for")
+    description: str | None = Field(None, description="one sentence on what the document is for",
+                                    json_schema_extra=_DESCRIPTION)
     source_paths: list[str] | None = Field(None, alias="sourcePaths", description="workspace files the document "
                                                                                  "is about")
     expected_revision: str | None = Field(None, alias="expectedRevision", description=INDEX_REVISION_HELP)
@@ -49,10 +56,10 @@ class DocumentUpdateParams(WorkspaceParams):
     """``mnemon/documents/update``: ``{workspace?, id, title?, content?, description?, sourcePaths?,
     documentRevision?, expectedRevision?}`` (active documents only)."""
 
-    id: str = Field(description="document id")
-    title: str | None = None
+    id: str = Field(description="document id", json_schema_extra=_ID)
+    title: str | None = Field(None, json_schema_extra=_TITLE)
     content: str | None = Field(None, description="the new Markdown body")
-    description: str | None = None
+    description: str | None = Field(None, json_schema_extra=_DESCRIPTION)
     source_paths: list[str] | None = Field(None, alias="sourcePaths")
     document_revision: int | None = document_revision_field()
     expected_revision: str | None = Field(None, alias="expectedRevision", description=INDEX_REVISION_HELP)
@@ -70,7 +77,7 @@ class DocumentUpdateFromFileParams(WorkspaceParams):
 class DocumentIdParams(WorkspaceParams):
     """``mnemon/documents/get``: ``{workspace?, id}``."""
 
-    id: str = Field(description="document id")
+    id: str = Field(description="document id", json_schema_extra=_ID)
 
 
 class DocumentListParams(WorkspaceParams):
@@ -83,7 +90,8 @@ class DocumentSearchParams(WorkspaceParams):
     """``mnemon/documents/search``: ``{workspace?, query, includeArchived?, limit? (1..50), includeContent?,
     audience? person|assistant}`` (``audience``: :mod:`.audience`, taken from the language server's clients)."""
 
-    query: str = Field(description="words, phrases or identifiers to find in titles, descriptions and bodies")
+    query: str = Field(description="words, phrases or identifiers to find in titles, descriptions and bodies",
+                       json_schema_extra=limits(maxLength=MAX_QUERY_CHARS))
     include_archived: StrictBool = Field(False, alias="includeArchived", description="also search archived documents")
     limit: int = Field(20, strict=True, description="1..50 hits")
     include_content: StrictBool = Field(False, alias="includeContent")
@@ -93,7 +101,7 @@ class DocumentSearchParams(WorkspaceParams):
 class DocumentArchiveParams(WorkspaceParams):
     """``mnemon/documents/archive``: ``{workspace?, id, documentRevision, summary?, expectedRevision?}``."""
 
-    id: str = Field(description="document id")
+    id: str = Field(description="document id", json_schema_extra=_ID)
     document_revision: int = document_revision_field(...)
     summary: str | None = None
     expected_revision: str | None = Field(None, alias="expectedRevision", description=INDEX_REVISION_HELP)
@@ -102,7 +110,7 @@ class DocumentArchiveParams(WorkspaceParams):
 class DocumentRestoreParams(WorkspaceParams):
     """``mnemon/documents/restore``: ``{workspace?, id, documentRevision?, expectedRevision?}``."""
 
-    id: str = Field(description="document id")
+    id: str = Field(description="document id", json_schema_extra=_ID)
     document_revision: int | None = document_revision_field()
     expected_revision: str | None = Field(None, alias="expectedRevision", description=INDEX_REVISION_HELP)
 
@@ -335,8 +343,9 @@ OPERATIONS = (
         text=modeltext.document,
         lsp=LspMethod("mnemon/documents/get"),
         mcp=McpTool(MANAGE_TOOL,
-                    "Read (get), update or archive one Document by id. Follow a cold reference's document id with get. "
-                    "Archive only what is finished; archived documents stay searchable.",
+                    "Read (get), update, archive or restore one Document by id. Follow a cold reference's document id "
+                    "with get. Archive only what is finished; archived documents stay searchable, and restore brings "
+                    "one back as a new revision.",
                     fields=("id", "workspace"), action="get"),
         cli=CliCommand(("doc", "get"), "print a document's body (and metadata with --json)", (_ID,),
                        text=lambda d, _c, _p: d.get("content", ""))),
@@ -377,6 +386,8 @@ OPERATIONS = (
         "Restore an archived Document as a new revision.", effect="write",
         text=modeltext.document_result,
         lsp=LspMethod("mnemon/documents/restore"),
+        mcp=McpTool(MANAGE_TOOL, fields=("id", "document_revision", "workspace"), action="restore",
+                    rename={"document_revision": "revision"}),
         cli=CliCommand(("doc", "restore"), "restore an archived document as a new revision", (
             _ID, _REVISION, _INDEX_REVISION), text=_mutation_text)),
     Operation(

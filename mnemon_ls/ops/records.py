@@ -21,9 +21,11 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StrictBool
 
 from ..errors import InvalidInput, echo_value, json_problem
-from ..records.model import STATUSES, TYPES, VERIFICATIONS
+from ..records.model import MAX_CONTENT_CHARS, MAX_TAG_CHARS, MAX_TAGS, MAX_TITLE_CHARS, STATUSES, TYPES, VERIFICATIONS
+from ..text import MAX_QUERY_CHARS
 from . import citing, humantext, modeltext, staleness
 from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
+from .published import limits
 
 RecordScope = Literal["session", "project", "shared-project", "user"]
 # type, status and verification are checked by the Source (its rule names the value given); the command line
@@ -33,6 +35,11 @@ _VERIFICATION = Literal[VERIFICATIONS]  # type: ignore[valid-type]
 
 
 # ------------------------------------------------------------------ params
+
+
+#: The limits the Records validators enforce, published in the schemas.
+_TITLE, _CONTENT = limits(maxLength=MAX_TITLE_CHARS), limits(maxLength=MAX_CONTENT_CHARS)
+_TAGS = limits(maxItems=MAX_TAGS, items={"maxLength": MAX_TAG_CHARS})
 
 
 class RecordsListParams(WorkspaceParams):
@@ -47,7 +54,8 @@ class RecordsListParams(WorkspaceParams):
     verification: str | None = Field(None, description="unverified, verified, rejected or stale")
     tag: str | None = None
     text: str | None = Field(None, description="words that must all occur in the title, content or tags "
-                                               "(case-insensitive; at most 2000 characters); omit to list")
+                                               f"(case-insensitive; at most {MAX_QUERY_CHARS} characters); omit to "
+                                               "list", json_schema_extra=limits(maxLength=MAX_QUERY_CHARS))
     proposals: StrictBool = Field(False, description="only assistants' proposals waiting for review")
     limit: int | None = Field(None, strict=True)
 
@@ -73,9 +81,9 @@ class RecordCreateParams(WorkspaceParams):
     record_scope: RecordScope = Field("project", alias="recordScope", description="record scope: project (this "
                                       "workspace, default), shared-project, user (follows the person) or session")
     type: str = Field("fact", description="decision, preference, convention or fact (default fact)")
-    title: str = Field(description="short title, at most 200 characters")
-    content: str = Field(description="the fact, decision, preference or convention itself")
-    tags: list[str] = Field(default_factory=list)
+    title: str = Field(description=f"short title, at most {MAX_TITLE_CHARS} characters", json_schema_extra=_TITLE)
+    content: str = Field(description="the fact, decision, preference or convention itself", json_schema_extra=_CONTENT)
+    tags: list[str] = Field(default_factory=list, json_schema_extra=_TAGS)
     source_refs: list[dict[str, str]] = Field(default_factory=list, alias="sourceRefs",
                                               description="what it comes from: [{kind: file|url|issue|session, id}]")
     confirm: StrictBool = Field(False, description="confirm a write to shared-project")
@@ -92,9 +100,9 @@ class RecordProposeParams(RecordCreateParams):
 class RecordEditParams(RecordChangeParams):
     """``mnemon/records/edit``: ``{workspace?, id, recordScope?, title?, content?, tags?, type?, confirm?}``."""
 
-    title: str | None = None
-    content: str | None = None
-    tags: list[str] | None = Field(None, description="replace the tags")
+    title: str | None = Field(None, json_schema_extra=_TITLE)
+    content: str | None = Field(None, json_schema_extra=_CONTENT)
+    tags: list[str] | None = Field(None, description="replace the tags", json_schema_extra=_TAGS)
     type: str | None = Field(None, description="decision, preference, convention or fact")
 
 

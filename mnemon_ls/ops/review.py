@@ -23,10 +23,11 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from ..citations.model import MAX_LINE
+from ..citations.model import MAX_LINE, MAX_PATH_CHARS
 from ..errors import InvalidInput, MnemonError, echo_value
 from . import command_ids
 from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, Params, WorkspaceParams
+from .published import limits
 
 #: Longest ``preview`` of a memory, in characters.
 PREVIEW_CHARS = 160
@@ -42,7 +43,8 @@ Source = Literal["runtime", "spaces", "documents", "records"]
 class CitedFileParams(WorkspaceParams):
     """``mnemon/citations/file``: ``{workspace?, path, line?}``."""
 
-    path: str = Field(description="the file: relative to the workspace, absolute, or a file: URI")
+    path: str = Field(description="the file: relative to the workspace, absolute, or a file: URI",
+                      json_schema_extra=limits(maxLength=MAX_PATH_CHARS))
     line: int | None = Field(None, ge=1, le=MAX_LINE, strict=True, description="only the ranges holding this line (1-based)")
 
 

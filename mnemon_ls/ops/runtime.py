@@ -29,11 +29,13 @@ from typing import Any, Literal
 from pydantic import Field, PrivateAttr, model_validator
 
 from ..errors import InvalidInput, RevisionConflict, echo_value, json_problem
-from ..runtime.model import IMPORTANCES, PROJECTION_FILES, TARGETS, parse_timestamp_ms
+from ..runtime.model import (BRANCH_PATTERN, IMPORTANCES, MAX_BRANCH_CHARS, MAX_BRANCHES, MAX_ENTRY_BYTES,
+                             PROJECTION_FILES, TARGETS, parse_timestamp_ms)
 from . import command_ids, humantext, modeltext
 from . import citing, staleness
 from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
 from .command_args import RememberArgs
+from .published import limits
 
 
 def routes_from_json(raw: str) -> Any:
@@ -58,12 +60,15 @@ class RuntimeMutateParams(WorkspaceParams):
         description="add a new entry, replace or remove the one old_text selects")
     target: Literal["user", "memory"] = Field(
         "memory", description="memory = MEMORY.md (this workspace); user = USER.md (the person)")
-    content: str | None = Field(None, description="the entry text (add, replace); one fact, no '§' lines")
+    content: str | None = Field(None, description="the entry text (add, replace); one fact, no '§' lines, at "
+                                                  f"most {MAX_ENTRY_BYTES} UTF-8 bytes")
     old_text: str | None = Field(None, alias="oldText", description="selects one entry (replace, remove): exact "
                                                                     "content first, else a unique substring")
     importance: Literal["critical", "normal", "low"] | None = Field(None, description="default normal")
     branches: list[str] | None = Field(None, description="show the entry only on these git branches (target "
-                                                         "memory); [] removes the scope on replace")
+                                                         "memory); [] removes the scope on replace",
+                                        json_schema_extra=limits(maxItems=MAX_BRANCHES, items={
+                                            "maxLength": MAX_BRANCH_CHARS, "pattern": BRANCH_PATTERN}))
     routes: Any = Field(  # shape checked by mnemon_ls.maintenance.parse_routes, in its words
         None, description="when MEMORY.md overflows: which Memory Space takes which entries, [{sourceIndexes: "
                           "[1-based entry numbers], spaceId}] covering every entry once (default: routed by topic)")

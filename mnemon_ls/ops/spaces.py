@@ -15,11 +15,14 @@ from pydantic import Field, StrictBool
 
 from ..errors import InvalidInput
 from ..runtime.model import normalize_text, validate_branches
-from ..spaces.model import MAX_CONTENT_BYTES, MAX_ENTITIES, MAX_ENTITY_BYTES, MAX_LIMIT, MAX_TAGS, MIN_LIMIT
+from ..spaces.model import (MAX_CONTENT_BYTES, MAX_DESCRIPTION_CHARS, MAX_ENTITIES, MAX_ENTITY_BYTES, MAX_ITEM_ID_CHARS,
+                            MAX_LIMIT, MAX_NAME_CHARS, MAX_SPACE_ID_CHARS, MAX_TAG_BYTES, MAX_TAGS, MIN_LIMIT)
+from ..text import MAX_QUERY_CHARS
 from . import citing, command_ids, humantext, modeltext, staleness
 from .audience import AUDIENCE_HELP, Audience, audience_of
 from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
 from .command_args import RememberArgs
+from .published import limits
 
 #: Most recall results a model is sent (seed 001: the Host caps results at 12), and how many when the call
 #: does not say. The language server and the CLI take ``limit`` 1..50 and are sent at most 12 too.
@@ -33,6 +36,9 @@ SPACE_HELP = "the space's id or name (`mnemon-ls space list` shows both)"
 SPACES_TOOL = "mnemon_memory_spaces"
 SPACES_TOOL_TEXT = ("List the Memory Spaces (id, name, description, active), or create, update, activate or deactivate "
                     "one. Create a space only for a recurring, distinct domain; most facts fit an existing one.")
+#: The limits the Memory Spaces Source's validators enforce (after trimming), published in the schemas.
+_SPACE_ID, _ITEM_ID = limits(maxLength=MAX_SPACE_ID_CHARS), limits(maxLength=MAX_ITEM_ID_CHARS)
+_NAME, _DESCRIPTION = limits(maxLength=MAX_NAME_CHARS), limits(maxLength=MAX_DESCRIPTION_CHARS)
 
 
 # ------------------------------------------------------------------ params
@@ -47,8 +53,10 @@ class SpacesListParams(WorkspaceParams):
 class SpaceCreateParams(WorkspaceParams):
     """``mnemon/spaces/create``: ``{workspace?, name, description, active?, provider?}``."""
 
-    name: str = Field(description="unique in the root, ignoring case; commands take it or the id")
-    description: str = Field(description="routing boundary: what belongs here and when to recall it")
+    name: str = Field(description="unique in the root, ignoring case; commands take it or the id",
+                      json_schema_extra=_NAME)
+    description: str = Field(description="routing boundary: what belongs here and when to recall it",
+                             json_schema_extra=_DESCRIPTION)
     active: StrictBool = Field(False, description="make it active for reading")
     #: A third-party provider id (``mnemon/providers/enable`` first); ``None``: a native space.
     provider: str | None = Field(None, description="make the namespace in this enabled third-party provider")
@@ -57,15 +65,16 @@ class SpaceCreateParams(WorkspaceParams):
 class SpaceUpdateParams(WorkspaceParams):
     """``mnemon/spaces/update``: ``{workspace?, spaceId, name?, description?}``."""
 
-    space_id: str = Field(alias="spaceId")
-    name: str | None = Field(None, description="the new name (unique in the root, ignoring case)")
-    description: str | None = None
+    space_id: str = Field(alias="spaceId", json_schema_extra=_SPACE_ID)
+    name: str | None = Field(None, description="the new name (unique in the root, ignoring case)",
+                             json_schema_extra=_NAME)
+    description: str | None = Field(None, json_schema_extra=_DESCRIPTION)
 
 
 class SpaceIdParams(WorkspaceParams):
     """``mnemon/spaces/activate|deactivate|delete|status``: ``{workspace?, spaceId}``."""
 
-    space_id: str = Field(alias="spaceId", description=SPACE_HELP)
+    space_id: str = Field(alias="spaceId", description=SPACE_HELP, json_schema_extra=_SPACE_ID)
 
 
 class SpaceMergeParams(WorkspaceParams):
@@ -84,13 +93,15 @@ class RememberParams(WorkspaceParams):
     content: str = Field(description=f"one durable fact or decision, self-contained (at most {MAX_CONTENT_BYTES} "
                                      "UTF-8 bytes)")
     space_id: str | None = Field(None, alias="spaceId", description="space id (required unless exactly one "
-                                                                    "space is active)")
+                                                                    "space is active)", json_schema_extra=_SPACE_ID)
     category: str | None = Field(None, description="preference, decision, fact, insight, context or general")
     importance: int | None = Field(None, strict=True, description="1..5 (default 3)")
-    tags: list[str] | None = Field(None, description=f"at most {MAX_TAGS} tags")
+    tags: list[str] | None = Field(None, description=f"at most {MAX_TAGS} tags, each at most {MAX_TAG_BYTES} UTF-8 "
+                                                      "bytes", json_schema_extra=limits(maxItems=MAX_TAGS))
     entities: list[str] | None = Field(None, description=f"names this fact is about, one per entry (at most "
                                                        f"{MAX_ENTITIES}, each at most {MAX_ENTITY_BYTES} bytes; a "
-                                                       "comma is part of the name)")
+                                                       "comma is part of the name)",
+                                     json_schema_extra=limits(maxItems=MAX_ENTITIES))
     source: str | None = None
     scope_to_branch: StrictBool = Field(False, alias="scopeToBranch", description="recall it only on the current git "
                                                                             "branch")
@@ -104,8 +115,10 @@ class RecallParams(WorkspaceParams):
     source?, intent?, audience? person|assistant}``; the workspace's branch scope (``branchRecall``) is
     applied by the server; ``audience`` (:mod:`.audience`) is taken from the language server's clients only."""
 
-    query: str = Field(description="what you want to know, in natural language or identifiers")
-    spaces: list[str] | None = Field(None, description="restrict to these space ids (default: every active space)")
+    query: str = Field(description="what you want to know, in natural language or identifiers",
+                       json_schema_extra=limits(maxLength=MAX_QUERY_CHARS))
+    spaces: list[str] | None = Field(None, description="restrict to these space ids (default: every active space)",
+                                     json_schema_extra=limits(items={"maxLength": MAX_SPACE_ID_CHARS}))
     # the range is checked by SpacesService.recall (its error carries the value); the schema shows it
     limit: int | None = Field(None, strict=True, description="number of results", json_schema_extra={
         "anyOf": [{"type": "integer", "minimum": MIN_LIMIT, "maximum": MAX_LIMIT}, {"type": "null"}]})
@@ -119,8 +132,8 @@ class RecallParams(WorkspaceParams):
 class RelatedParams(WorkspaceParams):
     """``mnemon/related``: ``{workspace?, spaceId, id, depth?, edgeType?, limit?}``."""
 
-    space_id: str = Field(alias="spaceId", description="the space id a recall result gave")
-    id: str = Field(description="the item id a recall result gave")
+    space_id: str = Field(alias="spaceId", description="the space id a recall result gave", json_schema_extra=_SPACE_ID)
+    id: str = Field(description="the item id a recall result gave", json_schema_extra=_ITEM_ID)
     depth: int = Field(2, strict=True, description="1..5 hops")
     edge_type: str | None = Field(None, alias="edgeType", description="only this kind of edge")
     limit: int = Field(20, strict=True)
@@ -129,9 +142,11 @@ class RelatedParams(WorkspaceParams):
 class LinkParams(WorkspaceParams):
     """``mnemon/link``: ``{workspace?, spaceId, sourceId, targetId, edgeType?, weight?}``."""
 
-    space_id: str = Field(alias="spaceId", description="the space both items are in")
-    source_id: str = Field(alias="sourceId", description="the exact item id the edge starts from")
-    target_id: str = Field(alias="targetId", description="the exact item id the edge points to")
+    space_id: str = Field(alias="spaceId", description="the space both items are in", json_schema_extra=_SPACE_ID)
+    source_id: str = Field(alias="sourceId", description="the exact item id the edge starts from",
+                           json_schema_extra=_ITEM_ID)
+    target_id: str = Field(alias="targetId", description="the exact item id the edge points to",
+                           json_schema_extra=_ITEM_ID)
     edge_type: str = Field("semantic", alias="edgeType", description="temporal, semantic, causal or entity")
     weight: float = Field(0.5, ge=0, le=1, description="0..1", strict=True)
 
@@ -139,8 +154,8 @@ class LinkParams(WorkspaceParams):
 class ForgetParams(WorkspaceParams):
     """``mnemon/forget``: ``{workspace?, spaceId, id}`` (soft delete by exact id)."""
 
-    space_id: str = Field(alias="spaceId", description="the space the item is in")
-    id: str = Field(description="the exact item id")
+    space_id: str = Field(alias="spaceId", description="the space the item is in", json_schema_extra=_SPACE_ID)
+    id: str = Field(description="the exact item id", json_schema_extra=_ITEM_ID)
 
 
 # ------------------------------------------------------------------ runs

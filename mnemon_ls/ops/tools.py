@@ -35,8 +35,9 @@ def tool_signature(model: type[BaseModel], only: Sequence[str] | None = None, *,
     ``Annotated[type, *constraints, Field(description=...)]`` with the model's default (or the tool's own, from
     ``defaults``): the field's own constraints (bounds, lengths, pattern, strictness; :func:`_constraints`) go
     with it, so the tool's JSON schema publishes them and its arguments model checks them; a narrowed
-    annotation (``narrow``) takes the field's place whole, with its own constraints and description. Raises
-    ``KeyError`` for an unknown field name."""
+    annotation (``narrow``) takes the field's place whole, with its own constraints and description. The limits
+    a field publishes for its validator (its ``json_schema_extra``, :func:`mnemon_ls.ops.published.limits`) go
+    with it into the schema only. Raises ``KeyError`` for an unknown field name."""
     names = list(only) if only is not None else list(model.model_fields)
     narrow = dict(narrow or {})
     parameters = []
@@ -45,7 +46,12 @@ def tool_signature(model: type[BaseModel], only: Sequence[str] | None = None, *,
         narrowed = name in narrow
         annotation = narrow.pop(name, field.annotation)
         own = narrowed and any(getattr(m, "description", None) for m in typing.get_args(annotation)[1:])
-        info = Field(description=field.description) if field.description and not own else Field()
+        given: dict[str, Any] = {}  # only what is set: a Field(description=None) would hide a narrowed one's own
+        if field.description and not own:
+            given["description"] = field.description
+        if not narrowed and field.json_schema_extra is not None:
+            given["json_schema_extra"] = field.json_schema_extra
+        info = Field(**given)
         constraints = () if narrowed else _constraints(field.metadata)
         default = inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True)
         if defaults and name in defaults:

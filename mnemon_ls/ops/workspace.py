@@ -17,15 +17,18 @@ from typing import Any, Literal
 from pydantic import Field
 
 from . import command_ids, modeltext, wake
+from ..runtime.model import BRANCH_PATTERN, MAX_BRANCH_CHARS
 from .base import Call, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
 from .command_args import ShowWakeArgs
+from .published import limits
 from .spaces import registry_notes
 
 
 class WakeParams(WorkspaceParams):
     """``wake``: ``{workspace?, branch?, budgetChars? (1024..4194304 characters)}``."""
 
-    branch: str | None = Field(None, description="render as if on this branch (default: the checked-out one)")
+    branch: str | None = Field(None, description="render as if on this branch (default: the checked-out one)",
+                               json_schema_extra=limits(maxLength=MAX_BRANCH_CHARS, pattern=BRANCH_PATTERN))
     budget_chars: int | None = Field(None, alias="budgetChars", strict=True,  # bounds: the Host's (names "budget")
                                      description="largest snapshot in characters (1024..4194304)")
 

@@ -296,17 +296,32 @@ class PersonForm:
                           self.drop)
 
 
+#: How an entry is numbered, said in a refusal of a number that is none.
+_NUMBERING = "entries are numbered from 1, as the compaction plan and `mnemon-ls runtime list` number them"
+
+
+def _ordinal(n: int) -> str:
+    """``1`` -> ``first``, ``2`` -> ``second``, ``3`` -> ``third``, then ``4th``, ``11th``, ``21st``, ``22nd``."""
+    if n <= 3:
+        return ("first", "second", "third")[n - 1]
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def _numbers(raw: Any, where: str, what: str) -> tuple[int, ...]:
-    """A list of distinct entry numbers (integers >= 1) or :class:`InvalidInput` naming ``where[k]``."""
+    """A list of distinct entry numbers (integers >= 1) or :class:`InvalidInput` naming ``where[k]`` and saying
+    in plain words which number of the list is wrong and why (``drop[0]``: ``the first number in drop is 0, not
+    an entry number: entries are numbered from 1, ...``; a position in the list is not an entry number)."""
     if isinstance(raw, (str, bytes)) or not isinstance(raw, Sequence):
         raise InvalidInput(where, f"must be a list of entry numbers ({what}, e.g. [2, 3])")
     seen: list[int] = []
     for k, index in enumerate(raw):
+        given = f"the {_ordinal(k + 1)} number in {where}"
         if isinstance(index, bool) or not isinstance(index, int) or index < 1:
-            raise InvalidInput(f"{where}[{k}]", "must be an entry number (an integer >= 1, got "
-                                                f"{echo_value(repr(index))})")
+            raise InvalidInput(f"{where}[{k}]", f"{given} is {echo_value(repr(index))}, not an entry number: "
+                                                f"{_NUMBERING}")
         if index in seen:
-            raise InvalidInput(f"{where}[{k}]", f"entry {index} is named twice")
+            raise InvalidInput(f"{where}[{k}]", f"{given} names entry {index} again; name each entry once")
         seen.append(index)
     return tuple(seen)
 

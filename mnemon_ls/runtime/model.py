@@ -48,7 +48,9 @@ PROJECTION_FILES: dict[Target, str] = {"user": "USER.md", "memory": "MEMORY.md"}
 # normalization so that matching and byte counts agree with the TypeScript plugin exactly.
 _JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 _SPACE_RUN = re.compile(f"[{_JS_SPACE}]+")
-_BRANCH_CHARSET = re.compile(r"[A-Za-z0-9._/-]+")
+#: The characters of a branch name (:func:`branch_name_problem`), as a JSON schema ``pattern`` publishes them.
+BRANCH_PATTERN = "^[A-Za-z0-9._/-]+$"
+_BRANCH_CHARSET = re.compile(BRANCH_PATTERN)
 # C0/C1 controls and DEL (JS whitespace among them is already collapsed by normalize_text).
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 

@@ -19,7 +19,7 @@ from tests.mcp.test_mcp_server import INIT, args_for, files
 WRONG_TYPES = [
     ("mnemon_recall", {"query": "x", "limit": "5"}, "limit: input should be a valid integer, not a string"),
     ("mnemon_recall", {"query": "x", "limit": True}, "limit: input should be a valid integer, not a boolean"),
-    ("mnemon_recall", {"query": "x", "limit": 5.0}, "limit: input should be a valid integer, not a number"),
+    ("mnemon_recall", {"query": "x", "limit": 5.5}, "limit: must be an integer (got 5.5)"),
     ("mnemon_recall", {"query": {"text": ["x"]}}, "query: input should be a valid string, not an object"),
     ("mnemon_recall", {"query": "x", "spaces": "default"}, "spaces: input should be an array, not a string"),
     ("mnemon_remember", {"content": "x", "importance": "3"}, "importance: input should be a valid integer, not a string"),

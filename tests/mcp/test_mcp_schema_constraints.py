@@ -75,3 +75,53 @@ async def test_every_published_argument_carries_its_fields_constraints(workspace
     for result, line in zip(refused, (0, MAX_LINE + 1)):
         assert result.is_error and text(result) == ("Error executing tool mnemon_citations: invalid-input: line: "
                                                      f"must be an integer in 1..{MAX_LINE} (got {line})"), text(result)
+
+
+#: The limits the validators enforce, as the real server publishes them (tool -> argument -> constraints).
+VALIDATOR_LIMITS = {
+    "mnemon_document_create": {"title": {"maxLength": 160}, "description": {"maxLength": 600},
+                               "cites": {"maxItems": 32, "items": {}}},
+    "mnemon_document_manage": {"id": {"maxLength": 300}, "title": {"maxLength": 160},
+                               "description": {"maxLength": 600}},
+    "mnemon_document_search": {"query": {"maxLength": 2000}},
+    "mnemon_records_search": {"query": {"maxLength": 2000}},
+    "mnemon_records_propose": {"title": {"maxLength": 200}, "content": {"maxLength": 65536},
+                               "tags": {"maxItems": 32, "items": {"maxLength": 64}}},
+    "mnemon_citations": {"path": {"maxLength": 4096}},
+    "mnemon_runtime_memory": {"branches": {"maxItems": 16,
+                                           "items": {"maxLength": 128, "pattern": "^[A-Za-z0-9._/-]+$"}}},
+    "mnemon_memory_spaces": {"name": {"maxLength": 100}, "description": {"maxLength": 1000},
+                             "space_id": {"maxLength": 128}},
+    "mnemon_remember": {"space_id": {"maxLength": 128}, "tags": {"maxItems": 20, "items": {}},
+                        "entities": {"maxItems": 50, "items": {}}},
+    "mnemon_recall": {"query": {"maxLength": 2000}, "spaces": {"items": {"maxLength": 128}}},
+    "mnemon_related": {"space_id": {"maxLength": 128}, "id": {"maxLength": 200}},
+    "mnemon_link": {"space_id": {"maxLength": 128}, "source_id": {"maxLength": 200}, "target_id": {"maxLength": 200}},
+    "mnemon_forget": {"space_id": {"maxLength": 128}, "id": {"maxLength": 200}},
+    "mnemon_wake": {"branch": {"maxLength": 128, "pattern": "^[A-Za-z0-9._/-]+$"}},
+}
+
+#: Limits in UTF-8 bytes (JSON schema has no keyword for them): the argument's description says them.
+BYTE_LIMITS = {("mnemon_remember", "content"): "at most 8000 UTF-8 bytes",
+               ("mnemon_remember", "tags"): "at most 20 tags, each at most 100 UTF-8 bytes",
+               ("mnemon_remember", "entities"): "each at most 200 bytes",
+               ("mnemon_runtime_memory", "content"): "at most 8192 UTF-8 bytes"}
+
+
+async def test_the_validators_limits_are_published(workspace: Path, data_dir: Path) -> None:
+    """Each limit a Source's validator enforces (title 160 characters, query 2,000, tags 20, cites 32, branch
+    128 and its characters, ids 200/300, ...) is in the schema the real server lists; a limit in bytes is in the
+    argument's description; a cite's path and symbol carry theirs in the cite object's schema."""
+    async with mcp_session(args_for(workspace, data_dir)) as session:
+        published = {t.name: t.input_schema for t in (await session.list_tools()).tools}
+    for name, arguments in VALIDATOR_LIMITS.items():
+        for argument, wanted in arguments.items():
+            assert constraints(published[name]["properties"][argument]) == wanted, (name, argument)
+    for (name, argument), words in BYTE_LIMITS.items():
+        assert words in published[name]["properties"][argument]["description"], (name, argument)
+    # a narrowed argument keeps its own description (the published limits do not replace it)
+    assert published["mnemon_records_search"]["properties"]["record_scope"]["description"] == \
+        "one scope; default every scope of this workspace"
+    cite = published["mnemon_remember"]["$defs"]["CiteParam"]["properties"]
+    assert constraints(cite["path"]) == {"maxLength": 4096}
+    assert constraints(cite["symbol"]) == {"maxLength": 200}

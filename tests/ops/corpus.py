@@ -1199,7 +1199,7 @@ def mcp_cases() -> list[Case]:
     tool("remember: inactive space", RB, {"content": "Builds take four minutes.", "space_id": "<<space2>>"})
     tool("remember: unknown space", RB, {"content": "x", "space_id": "nope"})
     tool("remember: importance 0", RB, {"content": "x", "space_id": "default", "importance": 0})
-    tool("remember: importance float", RB, {"content": "x", "space_id": "default", "importance": 3.0})
+    tool("remember: importance fraction", RB, {"content": "x", "space_id": "default", "importance": 3.5})
     tool("remember: unknown category", RB, {"content": "x", "space_id": "default", "category": "gossip"})
     tool("remember: too many tags", RB, {"content": "x", "space_id": "default",
                                          "tags": [f"t{i}" for i in range(21)]})

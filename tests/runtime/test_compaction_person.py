@@ -116,6 +116,8 @@ def test_a_broken_rule_names_the_persons_field_and_changes_nothing(tmp_path, clo
     assert disk.state(tmp_path) == before
 
 
+NUMBERING = "entries are numbered from 1, as the compaction plan and `mnemon-ls runtime list` number them"
+
 SHAPES = {
     "nothing": ((None, []), "drop", "names no change: give at least one merge or one entry to drop"),
     "empty merge": (([], None), "merge", "names no change: give at least one merge or one entry to drop"),
@@ -125,10 +127,11 @@ SHAPES = {
     "no entry named": (([{"sourceIndexes": [], "content": "x"}], None), "merge[0].sourceIndexes",
                        "must name at least one entry"),
     "a string number": (([{"sourceIndexes": [1, "2"], "content": "x"}], None), "merge[0].sourceIndexes[1]",
-                        "must be an entry number (an integer >= 1, got '2')"),
-    "a boolean number": ((None, [True]), "drop[0]", "must be an entry number (an integer >= 1, got True)"),
+                        "the second number in merge[0].sourceIndexes is '2', not an entry number: " + NUMBERING),
+    "a boolean number": ((None, [True]), "drop[0]", "the first number in drop is True, not an entry number: " + NUMBERING),
+    "entry zero": ((None, [2, 0]), "drop[1]", "the second number in drop is 0, not an entry number: " + NUMBERING),
     "twice in one merge": (([{"sourceIndexes": [2, 2], "content": "x"}], None), "merge[0].sourceIndexes[1]",
-                           "entry 2 is named twice"),
+                           "the second number in merge[0].sourceIndexes names entry 2 again; name each entry once"),
     "section sign": (([{"sourceIndexes": [1], "content": "a\n\u00a7\nb"}], None), "merge[0].content",
                      "must not contain '\u00a7' (U+00A7), the reserved entry delimiter"),
     "unknown member": (([{"sourceIndexes": [1], "content": "x", "weight": 1}], None), "merge[0].weight",
