@@ -1,8 +1,9 @@
 """Tool arguments read as their published JSON schema says: an integral float where the schema says
 ``integer`` is that integer (JSON clients send ``1.0`` for ``1``), any other float there is refused as not an
-integer, and ``null`` is refused where the schema's type does not take it (an optional argument is left out,
-not sent as ``null``). A refusal names the argument, or the path inside it (``cites[0].startLine``), and the
-rule, never the whole value.
+integer, and ``null`` where the schema's type does not take it is an optional argument left out (its default:
+clients that fill every argument send ``null`` for the ones they do not mean) and is refused anywhere else: a
+required argument, an item of an array, a field of an object. A refusal names the argument, or the path inside
+it (``cites[0].startLine``), and the rule, never the whole value.
 
 Pure JSON: no pydantic, no SDK; the MCP server runs it before its strict pydantic check.
 """
@@ -20,18 +21,22 @@ _TYPE_WORDS = {"string": "a string", "integer": "an integer", "number": "a numbe
 
 def read_arguments(arguments: Mapping[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
     """``arguments`` (a tool call's, an object) as the tool's input ``schema`` (an object schema with
-    ``properties`` and optional ``$defs``) reads them (module doc): a copy, integral floats made integers.
-    Arguments the schema does not name are left as they are (the strict check refuses them). Raises
-    :class:`InvalidInput` naming the argument path: ``must be an integer (got 1.5)``, ``must be a string, not
-    null (leave the argument out for its default)``."""
+    ``properties`` and optional ``$defs``) reads them (module doc): a copy, integral floats made integers, an
+    optional argument sent as ``null`` that its type does not take left out. Arguments the schema does not name
+    are left as they are (the strict check refuses them). Raises :class:`InvalidInput` naming the argument
+    path: ``must be an integer (got 1.5)``, ``must be a string, not null``."""
     defs = schema.get("$defs") or {}
     properties = schema.get("properties") or {}
     required = set(schema.get("required") or ())
     out: dict[str, Any] = {}
     for name, value in arguments.items():
         prop = properties.get(name)
-        out[name] = value if not isinstance(prop, Mapping) else _read(value, prop, defs, str(name),
-                                                                      optional=name not in required)
+        if not isinstance(prop, Mapping):
+            out[name] = value
+        elif value is None and name not in required and "null" not in (_types(_resolved(prop, defs)) or {"null"}):
+            continue  # an optional argument sent as null: left out, its default
+        else:
+            out[name] = _read(value, prop, defs, str(name))
     return out
 
 
@@ -75,18 +80,15 @@ def _variant(schema: Mapping[str, Any], defs: Mapping[str, Any], kind: str) -> M
     return schema
 
 
-def _read(value: Any, schema: Mapping[str, Any], defs: Mapping[str, Any], path: str, *,
-          optional: bool = False) -> Any:
-    """``value`` at ``path`` as ``schema`` reads it (:func:`read_arguments`); ``optional``: a tool argument
-    that may be left out (its refusal of ``null`` says so)."""
+def _read(value: Any, schema: Mapping[str, Any], defs: Mapping[str, Any], path: str) -> Any:
+    """``value`` at ``path`` as ``schema`` reads it (:func:`read_arguments`)."""
     schema = _resolved(schema, defs)
     types = _types(schema)
     if value is None:
         if types is None or "null" in types:
             return None
         words = " or ".join(_TYPE_WORDS.get(t, t) for t in sorted(types))
-        raise InvalidInput(path, f"must be {words}, not null" + (" (leave the argument out for its default)"
-                                                                 if optional else ""))
+        raise InvalidInput(path, f"must be {words}, not null")
     if types is None:
         return value
     if isinstance(value, float) and "integer" in types and "number" not in types:
