@@ -35,11 +35,11 @@ def range_rule(kind: str, bounds: dict[str, Any], sent: Any = None) -> str:
         span = " and ".join(f"{words[key]} {bounds[key]}" for key in ("ge", "gt", "le", "lt") if key in bounds)
     rule = f"must be {'an integer' if kind == 'integer' else 'a number'} {span}"
     if isinstance(sent, (int, float)) and not isinstance(sent, bool):
-        rule += f" (got {echo_value(repr(sent), 32)})"
+        rule += f" (got {echo_repr(sent, 32)})"
     return rule
 
 
-#: How many characters of a value someone typed an error repeats (then ``...``).
+#: How many UTF-8 bytes of a value someone typed an error repeats (then ``...``); :func:`echo_value`.
 ECHO_LIMIT = 256
 
 
@@ -60,9 +60,25 @@ def json_problem(exc: ValueError, *, line: bool = True) -> str:
 def echo_value(value: Any, limit: int = ECHO_LIMIT) -> str:
     """A value someone sent as an error repeats it: on one line, each control or formatting character (a
     newline, a terminal escape, a right-to-left override) shown escaped (``\\n``, ``\\x1b``, ``\\u202e``), and at
-    most ``limit`` characters, then ``...``."""
-    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(value))
-    return text if len(text) <= limit else text[:limit] + "..."
+    most ``limit`` UTF-8 bytes of that escaped text, then ``...``. Whole characters only: the character that
+    would cross the limit (an escaped one counted as its escape, e.g. 4 bytes for ``\\x1b``) is left out with
+    the rest. Bytes, not characters, so a value of four-byte characters (emoji) is repeated no longer than one
+    of ASCII letters."""
+    pieces: list[str] = []
+    used = 0
+    for c in str(value):
+        piece = c if c.isprintable() else repr(c)[1:-1]
+        used += len(piece.encode("utf-8"))  # no lone surrogate is left: each is escaped
+        if used > limit:
+            return "".join(pieces) + "..."
+        pieces.append(piece)
+    return "".join(pieces)
+
+
+def echo_repr(value: Any, limit: int = ECHO_LIMIT) -> str:
+    """``repr(value)`` as :func:`echo_value` repeats it (escaped, at most ``limit`` UTF-8 bytes, then ``...``):
+    the form of a value an error quotes (``'abc'``, ``12``, ``None``)."""
+    return echo_value(repr(value), limit)
 
 
 def rename_fields(rule: str, name_of: Callable[[str], str | None]) -> str:

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
 from . import fsio
-from .errors import InvalidInput, NotFound, StorageUnsafe, echo_value
+from .errors import InvalidInput, NotFound, StorageUnsafe, echo_repr
 from .settings import Settings
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def canonical_workspace_path(path: str | os.PathLike[str]) -> Path:
         raise InvalidInput("workspace", "must not contain NUL")
     text = os.path.expanduser(text)
     if not os.path.isabs(text):
-        raise InvalidInput("workspace", f"must be an absolute path (got {echo_value(repr(text))})")
+        raise InvalidInput("workspace", f"must be an absolute path (got {echo_repr(text)})")
     refuse_too_long(text, "workspace")
     normalized = os.path.normpath(text)
     head, rest = normalized, []
@@ -114,7 +114,7 @@ def home_directory(variable: str, default_name: str, env: Mapping[str, str] | No
         expanded = os.path.expanduser(configured)
         if absolute and not os.path.isabs(expanded):
             raise InvalidInput(variable, f"must be an absolute path or start with ~/ (got "
-                                         f"{echo_value(repr(configured))})")
+                                         f"{echo_repr(configured)})")
         return Path(os.path.abspath(expanded))
     return Path(os.path.expanduser("~")) / default_name
 
@@ -213,7 +213,7 @@ def refuse_too_long(path: str | os.PathLike[str], field: str) -> None:
     except OSError as exc:
         if exc.errno == errno.ENAMETOOLONG:
             raise InvalidInput(field, f"must be a path the file system can hold ({exc.strerror}; got "
-                                      f"{echo_value(repr(os.fspath(path)))})") from None
+                                      f"{echo_repr(os.fspath(path))})") from None
 
 
 def _check_root_path(root: Path, field: str) -> None:

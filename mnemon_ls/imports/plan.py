@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from .. import fsio
-from ..errors import InvalidInput, MnemonError, RevisionConflict, echo_value
+from ..errors import InvalidInput, MnemonError, RevisionConflict, echo_repr
 from ..records.model import content_hash
 from ..redact import redact_text
 from ..runtime.model import DELIMITER_BYTES, PROJECTION_FILES, match_key, normalize_text, utf8_len
@@ -62,7 +62,7 @@ def _space_target(host: "WorkspaceHost", space_id: str | None) -> tuple[str | No
         for s in state.all:
             if s.id == space_id or s.name == space_id:
                 return s.id, None
-        raise InvalidInput("spaceId", f"no Memory Space {echo_value(repr(space_id))} (see `mnemon-ls space list`)")
+        raise InvalidInput("spaceId", f"no Memory Space {echo_repr(space_id)} (see `mnemon-ls space list`)")
     active = [s for s in state.all if s.active]
     if len(active) == 1:
         return active[0].id, None
@@ -103,7 +103,7 @@ def find(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
 
     if source not in sources.SOURCE_NAMES:
         raise InvalidInput("source", f"must be one of {', '.join(sources.SOURCE_NAMES)} (got "
-                                     f"{echo_value(repr(source))})")
+                                     f"{echo_repr(source)})")
     fmt = sources.get(source)
     env = dict(os.environ if env is None else env)
     if from_path is not None:

@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 from pydantic import Field, StrictBool
 
-from ..errors import InvalidInput, echo_value
+from ..errors import InvalidInput, echo_repr
 from ..packs.backups import KEEP as KEEP_BACKUPS
 from ..packs.format import MAX_ARCHIVE_BYTES as MAX_PACK_BYTES
 from ..packs.format import describe_source
@@ -89,7 +89,7 @@ class PackImportParams(PackSourceParams):
 
 def _absolute(path: str, field: str = "path") -> Path:
     if "\x00" in path or not os.path.isabs(os.path.expanduser(path)):
-        raise InvalidInput(field, f"must be an absolute file path (got {echo_value(repr(path))})")
+        raise InvalidInput(field, f"must be an absolute file path (got {echo_repr(path)})")
     return Path(os.path.expanduser(path))
 
 

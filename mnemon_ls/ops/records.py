@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool
 
-from ..errors import InvalidInput, echo_value, json_problem
+from ..errors import InvalidInput, echo_repr, json_problem
 from ..records.model import STATUSES, TYPES, VERIFICATIONS
 from . import citing, humantext, modeltext, staleness
 from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
@@ -275,7 +275,7 @@ def _source_ref(value: str) -> dict[str, str]:
     """``KIND:ID`` (``file:src/app.py``) as ``{kind, id}``; raises :class:`InvalidInput` (``sourceRefs``)."""
     kind, sep, ident = value.partition(":")
     if not sep or not kind.strip() or not ident.strip():
-        raise InvalidInput("sourceRefs", f"must be KIND:ID, e.g. file:src/app.py (got {echo_value(repr(value))})")
+        raise InvalidInput("sourceRefs", f"must be KIND:ID, e.g. file:src/app.py (got {echo_repr(value)})")
     return {"kind": kind.strip(), "id": ident.strip()}
 
 

@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, model_validator
 
-from ..errors import InvalidInput, RevisionConflict, echo_value, json_problem
+from ..errors import InvalidInput, RevisionConflict, echo_repr, json_problem
 from ..runtime.model import IMPORTANCES, PROJECTION_FILES, TARGETS, parse_timestamp_ms
 from . import command_ids, humantext, modeltext
 from . import citing, staleness
@@ -418,7 +418,7 @@ def _entry_numbers(flag: str) -> Any:
         parts = [part.strip() for part in value.split(",")]
         if not parts or not all(part.isdigit() for part in parts):
             raise InvalidInput(flag, f"must be entry numbers like 2,3 (as `mnemon-ls runtime list` prints them; got "
-                                     f"{echo_value(repr(value))})")
+                                     f"{echo_repr(value)})")
         return [int(part) for part in parts]
     return convert
 

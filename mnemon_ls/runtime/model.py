@@ -26,7 +26,7 @@ from json.encoder import encode_basestring as _encode_string
 from datetime import datetime, timezone
 from typing import Any, Iterable, Literal, Sequence
 
-from ..errors import InvalidInput, echo_value, json_problem, json_type_name
+from ..errors import InvalidInput, echo_repr, json_problem, json_type_name
 
 Target = Literal["user", "memory"]
 Importance = Literal["critical", "normal", "low"]
@@ -114,7 +114,7 @@ def validate_content(value: Any, field_name: str = "content") -> str:
 def validate_target(value: Any, field_name: str = "target") -> Target:
     """Return ``value`` if it is ``"user"`` or ``"memory"``, else raise :class:`InvalidInput`."""
     if value not in TARGETS:
-        raise InvalidInput(field_name, f"must be one of user, memory (got {echo_value(repr(value))})")
+        raise InvalidInput(field_name, f"must be one of user, memory (got {echo_repr(value)})")
     return value
 
 
@@ -122,7 +122,7 @@ def validate_importance(value: Any, field_name: str = "importance") -> Importanc
     """Return ``value`` if it is ``critical``, ``normal`` or ``low``, else raise :class:`InvalidInput` repeating
     the value given escaped and clipped (:func:`~mnemon_ls.errors.echo_value`)."""
     if value not in IMPORTANCES:
-        raise InvalidInput(field_name, f"must be one of critical, normal, low (got {echo_value(repr(value))})")
+        raise InvalidInput(field_name, f"must be one of critical, normal, low (got {echo_repr(value)})")
     return value
 
 
@@ -181,9 +181,9 @@ def validate_branches(value: Any, target: Target, field_name: str = "branches") 
         name = raw.strip() if isinstance(raw, str) else raw
         problem = branch_name_problem(name)
         if problem:
-            raise InvalidInput(f"{field_name}[{index}]", f"{problem} (got {echo_value(repr(raw))})")
+            raise InvalidInput(f"{field_name}[{index}]", f"{problem} (got {echo_repr(raw)})")
         if name in names:
-            raise InvalidInput(f"{field_name}[{index}]", f"repeats the branch name {echo_value(repr(name))}")
+            raise InvalidInput(f"{field_name}[{index}]", f"repeats the branch name {echo_repr(name)}")
         names.append(name)
     return tuple(names)
 
@@ -481,7 +481,7 @@ def parse_store(data: bytes) -> list[Entry]:
     if not isinstance(document, dict):
         raise InvalidInput("memories.json", "must hold a JSON object")
     if document.get("version") != FORMAT_VERSION or isinstance(document.get("version"), bool):
-        raise InvalidInput("version", f"must be 1 (got {echo_value(repr(document.get('version')))})")
+        raise InvalidInput("version", f"must be 1 (got {echo_repr(document.get('version'))})")
     raw_entries = document.get("entries")
     if not isinstance(raw_entries, list):
         raise InvalidInput("entries", "must be an array")

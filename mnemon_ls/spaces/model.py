@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable, Literal
 
-from ..errors import InvalidInput, ItemNotFound, echo_value, range_rule
+from ..errors import InvalidInput, ItemNotFound, echo_repr, echo_value, range_rule
 
 Clock = Callable[[], datetime]
 
@@ -231,7 +231,7 @@ def validate_importance(value: Any, field_name: str = "importance") -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 5:
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
         raise InvalidInput(field_name, range_rule("integer", {"ge": 1, "le": 5}, value) + (
-            "" if number else f" (got {echo_value(repr(value))})"))
+            "" if number else f" (got {echo_repr(value)})"))
     return value
 
 
