@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..errors import InvalidInput, echo_repr, json_problem, json_type_name
+from ..errors import InvalidInput, JsonUnreadable, echo_repr, json_loads, json_type_name
 from .model import (
     _HASH,
     _SURROGATE,
@@ -163,10 +163,10 @@ def parse_index(data: bytes) -> ParsedIndex:
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
-        document = json.loads(text)
-    except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
+        document = json_loads(text)
+    except JsonUnreadable as exc:
         cut = " (the file looks truncated)" if not text.rstrip().endswith("}") else ""
-        raise IndexProblem("index.json", f"is not valid JSON{cut}: {json_problem(exc)}") from None
+        raise IndexProblem("index.json", f"is not valid JSON{cut}: {exc}") from None
     if not isinstance(document, dict):
         raise IndexProblem("index.json", "must hold a JSON object")
     version = document.get("version")

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool
 
-from ..errors import InvalidInput, echo_repr, json_problem
+from ..errors import InvalidInput, JsonUnreadable, echo_repr, json_loads
 from ..records.model import STATUSES, TYPES, VERIFICATIONS
 from . import citing, humantext, modeltext, staleness
 from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
@@ -293,9 +293,9 @@ def _bundle(name: str) -> Any:
         except UnicodeDecodeError:
             raise InvalidInput("file", f"{name} is not UTF-8") from None
     try:
-        return json.loads(raw)
-    except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
-        raise InvalidInput("file", f"is not JSON ({json_problem(exc)})") from None
+        return json_loads(raw)
+    except JsonUnreadable as exc:
+        raise InvalidInput("file", f"is not JSON ({exc})") from None
 
 
 # ------------------------------------------------------------------ the command line's arguments

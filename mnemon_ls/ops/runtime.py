@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, model_validator
 
-from ..errors import InvalidInput, RevisionConflict, echo_repr, json_problem
+from ..errors import InvalidInput, JsonUnreadable, RevisionConflict, echo_repr, json_loads
 from ..runtime.model import IMPORTANCES, PROJECTION_FILES, TARGETS, parse_timestamp_ms
 from . import command_ids, humantext, modeltext
 from . import citing, staleness
@@ -384,11 +384,11 @@ def _json_file(value: str, field: str) -> Any:
     except OSError as exc:
         raise InvalidInput(field, f"{value} cannot be read ({exc.strerror or exc})") from None
     try:
-        return json.loads(raw.decode("utf-8"))
+        return json_loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise InvalidInput(field, f"is not UTF-8 JSON ({exc})") from None
-    except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
-        raise InvalidInput(field, f"is not UTF-8 JSON ({json_problem(exc)})") from None
+    except JsonUnreadable as exc:
+        raise InvalidInput(field, f"is not UTF-8 JSON ({exc})") from None
 
 
 _PLAN_KEYS = ("revision", "target", "entries", "pending")
@@ -407,9 +407,9 @@ def _plan_file(value: str) -> dict[str, Any]:
 
 def _pending_json(value: str) -> Any:
     try:
-        return json.loads(value)
-    except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
-        raise InvalidInput("pending", f"is not JSON ({json_problem(exc)})") from None
+        return json_loads(value)
+    except JsonUnreadable as exc:
+        raise InvalidInput("pending", f"is not JSON ({exc})") from None
 
 
 def _entry_numbers(flag: str) -> Any:

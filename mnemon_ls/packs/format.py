@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from ..errors import PackInvalid, echo_repr, echo_value, json_problem
+from ..errors import JsonUnreadable, PackInvalid, echo_repr, echo_value, json_loads
 
 FORMAT = "mnemonpack"
 VERSION = 1
@@ -255,9 +255,9 @@ def _parse_json(data: bytes, name: str) -> Any:
     except UnicodeDecodeError as exc:
         raise PackInvalid(name, f"is not UTF-8 (byte {exc.start})") from None
     try:
-        return json.loads(text.lstrip("\ufeff"))
-    except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
-        raise PackInvalid(name, f"is not valid JSON: {json_problem(exc)}") from None
+        return json_loads(text.lstrip("\ufeff"))
+    except JsonUnreadable as exc:
+        raise PackInvalid(name, f"is not valid JSON: {exc}") from None
     except RecursionError:
         raise PackInvalid(name, NESTED) from None
 

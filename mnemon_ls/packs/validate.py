@@ -23,7 +23,6 @@ writes.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,7 +30,7 @@ from typing import Any
 from ..documents import model as dmodel
 from ..documents.indexformat import parse_index
 from ..documents.model import DocumentRecord
-from ..errors import InvalidInput, PackInvalid, echo_repr, json_problem
+from ..errors import InvalidInput, JsonUnreadable, PackInvalid, echo_repr, json_loads
 from ..runtime.model import PROJECTION_FILES, TARGETS, Entry, parse_store, used_bytes
 from ..spaces.model import MAX_DESCRIPTION_CHARS, js_length, validate_name, validate_space_id
 from ..spaces.registry_model import NATIVE_FILE, SpaceRecord
@@ -204,11 +203,11 @@ def _documents(payload: dict[str, bytes]) -> list[PackDocument]:
 def _spaces(payload: dict[str, bytes]) -> list[PackSpace]:
     data = _required(payload, REGISTRY_FILE, "memory-spaces")
     try:
-        doc = json.loads(data.decode("utf-8").lstrip("\ufeff"))
+        doc = json_loads(data.decode("utf-8").lstrip("\ufeff"))
     except UnicodeDecodeError as exc:
         raise PackInvalid(REGISTRY_FILE, f"is not valid UTF-8 JSON ({exc})") from None
-    except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
-        raise PackInvalid(REGISTRY_FILE, f"is not valid UTF-8 JSON ({json_problem(exc)})") from None
+    except JsonUnreadable as exc:
+        raise PackInvalid(REGISTRY_FILE, f"is not valid UTF-8 JSON ({exc})") from None
     except RecursionError:
         raise PackInvalid(REGISTRY_FILE, NESTED) from None
     if not isinstance(doc, dict) or isinstance(doc.get("version"), bool) or doc.get("version") != 1:

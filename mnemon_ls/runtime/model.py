@@ -26,7 +26,7 @@ from json.encoder import encode_basestring as _encode_string
 from datetime import datetime, timezone
 from typing import Any, Iterable, Literal, Sequence
 
-from ..errors import InvalidInput, echo_repr, json_problem, json_type_name
+from ..errors import InvalidInput, JsonUnreadable, echo_repr, json_loads, json_type_name
 
 Target = Literal["user", "memory"]
 Importance = Literal["critical", "normal", "low"]
@@ -475,9 +475,9 @@ def parse_store(data: bytes) -> list[Entry]:
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
-        document = json.loads(text)
-    except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
-        raise InvalidInput("memories.json", f"is not valid JSON: {json_problem(exc)}") from None
+        document = json_loads(text)
+    except JsonUnreadable as exc:
+        raise InvalidInput("memories.json", f"is not valid JSON: {exc}") from None
     if not isinstance(document, dict):
         raise InvalidInput("memories.json", "must hold a JSON object")
     if document.get("version") != FORMAT_VERSION or isinstance(document.get("version"), bool):
