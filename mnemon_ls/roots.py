@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Mapping
 
 from . import fsio
 from .errors import InvalidInput, NotFound, StorageUnsafe, echo_repr
-from .settings import Settings
+from .settings import Settings, expand_own_home
 
 if TYPE_CHECKING:
     from .findings import Finding
@@ -101,17 +101,21 @@ def canonical_workspace_path(path: str | os.PathLike[str]) -> Path:
 
 def home_directory(variable: str, default_name: str, env: Mapping[str, str] | None = None, *,
                    absolute: bool = False) -> Path:
-    """``$<variable>`` (trimmed, ``~`` expanded, made absolute) or ``~/<default_name>``: the form of every
+    """``$<variable>`` (trimmed, ``~`` or ``~/`` expanded, made absolute) or ``~/<default_name>``: the form of every
     data directory a tool on this machine shares (``MNEMON_DATA_DIR``, ``DSH_HOME``). With ``absolute`` the
     value must be an absolute path or start with ``~/`` (as the ``dataDir`` setting and ``--data-dir``): a
     relative one would move with the working directory. Raises :class:`InvalidInput` naming the variable when
-    it holds a NUL, or (``absolute``) a relative path."""
+    it holds a NUL, starts with ``~name`` (another user's home: :func:`mnemon_ls.settings.expand_own_home`), or
+    (``absolute``) is a relative path."""
     env = os.environ if env is None else env
     configured = (env.get(variable) or "").strip()
     if configured:
         if "\x00" in configured:
             raise InvalidInput(variable, "must not contain NUL")
-        expanded = os.path.expanduser(configured)
+        try:
+            expanded = expand_own_home(configured)
+        except ValueError as exc:
+            raise InvalidInput(variable, f"{exc} (got {echo_repr(configured)})") from None
         if absolute and not os.path.isabs(expanded):
             raise InvalidInput(variable, f"must be an absolute path or start with ~/ (got "
                                          f"{echo_repr(configured)})")

