@@ -31,6 +31,7 @@ import contextlib
 import errno
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
@@ -216,25 +217,46 @@ def refuse_too_long(path: str | os.PathLike[str], field: str) -> None:
         os.lstat(path)
     except OSError as exc:
         if exc.errno == errno.ENAMETOOLONG:
-            raise InvalidInput(field, f"must be a path the file system can hold ({exc.strerror}; got "
-                                      f"{echo_repr(os.fspath(path))})") from None
+            raise too_long(path, field, exc) from None
+
+
+def too_long(path: str | os.PathLike[str], field: str, exc: OSError) -> InvalidInput:
+    """The :class:`InvalidInput` naming ``field`` for ``path`` the file system refused with ``exc``
+    (``ENAMETOOLONG``): ``must be a path the file system can hold (File name too long; got '/tmp/aaa...')``, the
+    path clipped (:func:`~mnemon_ls.errors.echo_repr`)."""
+    return InvalidInput(field, f"must be a path the file system can hold ({exc.strerror}; got "
+                               f"{echo_repr(os.fspath(path))})")
 
 
 def _check_root_path(root: Path, field: str) -> None:
-    """Reject a root that is, or lies under, something other than a directory, or a path too long for the file
-    system (:func:`refuse_too_long`); read-only checks."""
-    refuse_too_long(root, field)
+    """Reject a root that is, or lies under, something other than a directory (a file, a dangling link, a
+    symbolic link loop), or a path too long for the file system (the rule of :func:`refuse_too_long`); read-only
+    checks, one ``lstat`` for a root that exists or whose parent does (a link costs one ``stat`` more)."""
     probe = root
     while True:
-        if os.path.lexists(probe):
-            if not os.path.isdir(probe):
-                what = "the storage root" if probe == root else f"a parent of the storage root {root}"
-                raise InvalidInput(field, f"{probe} is a file, but {what} must be a directory")
-            return
-        parent = probe.parent
-        if parent == probe:
-            return
-        probe = parent
+        try:
+            mode = os.lstat(probe).st_mode
+        except OSError as exc:
+            if exc.errno == errno.ENAMETOOLONG:
+                raise too_long(root, field, exc) from None
+            parent = probe.parent  # missing, under a file (ENOTDIR) or a loop (ELOOP): its parent says which
+            if parent == probe:
+                return
+            probe = parent
+            continue
+        problem = None
+        if stat.S_ISLNK(mode):
+            try:
+                mode = os.stat(probe).st_mode
+            except OSError as exc:
+                problem = ("is a symbolic link loop (ELOOP)" if exc.errno == errno.ELOOP
+                           else "is a file")  # a dangling link, as before
+        if problem is None and not stat.S_ISDIR(mode):
+            problem = "is a file"
+        if problem is not None:
+            what = "the storage root" if probe == root else f"a parent of the storage root {root}"
+            raise InvalidInput(field, f"{probe} {problem}, but {what} must be a directory")
+        return
 
 
 def _main_worktree_equivalent(canonical: Path) -> Path | None:

@@ -17,6 +17,7 @@ then writes each item through the Sources' own paths (:meth:`~mnemon_ls.host.Wor
 from __future__ import annotations
 
 import hashlib
+import errno
 import json
 import re
 from dataclasses import dataclass
@@ -25,9 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from .. import fsio
-from ..errors import InvalidInput, MnemonError, RevisionConflict, echo_repr
+from ..errors import InvalidInput, MnemonError, RevisionConflict, echo_repr, echo_value
 from ..records.model import content_hash
 from ..redact import redact_text
+from ..roots import too_long
 from ..runtime.model import DELIMITER_BYTES, PROJECTION_FILES, match_key, normalize_text, utf8_len
 from ..runtime.ops import similarity_key
 from . import classify, formats, ledger, sources
@@ -110,8 +112,14 @@ def find(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
         path = Path(os.path.expanduser(from_path))
         if not path.is_absolute():
             path = (host.workspace or Path.cwd()) / path
-        if not path.exists() and not path.is_symlink():
-            raise InvalidInput("from", f"{path} does not exist")
+        try:
+            os.lstat(path)
+        except FileNotFoundError:
+            raise InvalidInput("from", f"{echo_value(str(path))} does not exist") from None
+        except OSError as exc:
+            if exc.errno == errno.ENAMETOOLONG:
+                raise too_long(path, "from", exc) from None
+            raise
         located = formats.locate_from(fmt, path)
     else:
         if host.workspace is None:

@@ -26,16 +26,18 @@ from __future__ import annotations
 
 import base64
 import binascii
+import errno
 import os
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, StrictBool
 
-from ..errors import InvalidInput, echo_repr
+from ..errors import InvalidInput, echo_repr, echo_value
 from ..packs.backups import KEEP as KEEP_BACKUPS
 from ..packs.format import MAX_ARCHIVE_BYTES as MAX_PACK_BYTES
 from ..packs.format import describe_source
+from ..roots import too_long
 from .base import Call, CliArg, CliCommand, LspMethod, Operation, WorkspaceParams
 
 #: The pack components (:data:`mnemon_ls.packs.format.COMPONENTS`).
@@ -106,14 +108,19 @@ def pack_bytes(path: str | None, encoded: str | None) -> bytes:
         except (binascii.Error, ValueError):
             raise InvalidInput("base64", "is not base64") from None
     file = _absolute(path or "")
+    shown = echo_value(str(file))  # a path someone typed: control characters escaped, clipped
     try:
         size = file.stat().st_size
     except FileNotFoundError:
-        raise InvalidInput("path", f"{file} does not exist") from None
+        raise InvalidInput("path", f"{shown} does not exist") from None
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            raise too_long(file, "path", exc) from None
+        raise
     if not file.is_file():
-        raise InvalidInput("path", f"{file} is not a file")
+        raise InvalidInput("path", f"{shown} is not a file")
     if size > MAX_PACK_BYTES:
-        raise InvalidInput("path", f"{file} is {size} bytes; a pack holds at most {MAX_PACK_BYTES} bytes (48 MiB)")
+        raise InvalidInput("path", f"{shown} is {size} bytes; a pack holds at most {MAX_PACK_BYTES} bytes (48 MiB)")
     return file.read_bytes()
 
 

@@ -12,6 +12,7 @@ partition of the ``user`` scope (:attr:`~mnemon_ls.ops.base.Call.user`). Writes 
 
 from __future__ import annotations
 
+import errno
 import json
 import sys
 from datetime import datetime, timezone
@@ -20,8 +21,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool
 
-from ..errors import InvalidInput, JsonUnreadable, echo_repr, json_loads
+from ..errors import InvalidInput, JsonUnreadable, echo_repr, echo_value, json_loads
 from ..records.model import STATUSES, TYPES, VERIFICATIONS
+from ..roots import too_long
 from . import citing, humantext, modeltext, staleness
 from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
 
@@ -280,18 +282,25 @@ def _source_ref(value: str) -> dict[str, str]:
 
 
 def _bundle(name: str) -> Any:
-    """The JSON bundle in file ``name`` (``-``: standard input); raises :class:`InvalidInput` (``file``)."""
+    """The JSON bundle in file ``name`` (``-``: standard input); raises :class:`InvalidInput` (``file``: missing,
+    a directory, a name too long for the file system, not UTF-8, not JSON), the name repeated escaped and clipped
+    (:func:`~mnemon_ls.errors.echo_value`)."""
     if name == "-":
         raw = sys.stdin.read()
     else:
+        shown = echo_value(name)
         try:
             raw = Path(name).read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise InvalidInput("file", f"{name} does not exist") from None
+            raise InvalidInput("file", f"{shown} does not exist") from None
         except IsADirectoryError:
-            raise InvalidInput("file", f"{name} is a directory") from None
+            raise InvalidInput("file", f"{shown} is a directory") from None
         except UnicodeDecodeError:
-            raise InvalidInput("file", f"{name} is not UTF-8") from None
+            raise InvalidInput("file", f"{shown} is not UTF-8") from None
+        except OSError as exc:
+            if exc.errno == errno.ENAMETOOLONG:
+                raise too_long(name, "file", exc) from None
+            raise
     try:
         return json_loads(raw)
     except JsonUnreadable as exc:

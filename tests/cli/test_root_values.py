@@ -52,3 +52,42 @@ def test_the_data_dir_setting_has_the_same_rule_and_tilde_slash_expands(tmp_path
     done = run(ws, tmp_path, "runtime", "add", "--content", "parse splits", "--data-dir", "~/store")
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "home" / "store" / "runtime" / "memories.json").is_file()
+
+
+def test_a_symbolic_link_loop_as_data_dir_is_named_a_loop(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    (tmp_path / "loop1").symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(tmp_path / "loop1")
+    before = procs.tree_snapshot(tmp_path / "home")
+    done = run(ws, tmp_path, "recall", "parse", "--data-dir", str(tmp_path / "loop1"))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (f"mnemon-ls: error: --data-dir: {tmp_path / 'loop1'} is a symbolic link loop (ELOOP), "
+                           "but the storage root must be a directory\n")
+    done = run(ws, tmp_path, "recall", "parse", "--data-dir", str(tmp_path / "loop1" / "sub"))
+    assert done.stderr == (f"mnemon-ls: error: --data-dir: {tmp_path / 'loop1'} is a symbolic link loop (ELOOP), "
+                           f"but a parent of the storage root {tmp_path / 'loop1' / 'sub'} must be a directory\n")
+    assert procs.tree_snapshot(tmp_path / "home") == before and not (tmp_path / "root").exists()
+
+
+@pytest.mark.parametrize("args, field", [
+    (("records", "import"), "file"), (("pack", "import"), "file"), (("import", "agents-md", "--from"), "from")])
+def test_an_input_file_name_too_long_is_bad_input_naming_the_argument(tmp_path: Path, args: tuple[str, ...],
+                                                                      field: str) -> None:
+    ws = workspace(tmp_path)
+    name = str(tmp_path / ("a" * 300))
+    done = run(ws, tmp_path, *args, name, "--data-dir", str(tmp_path / "root"))
+    shown = "'" + name + "'"
+    shown = shown if len(shown) <= 256 else shown[:256] + "..."
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (f"mnemon-ls: error: {field}: must be a path the file system can hold (File name too long; "
+                           f"got {shown})\n")
+
+
+@pytest.mark.parametrize("args, field", [
+    (("records", "import"), "file"), (("pack", "import"), "file"), (("import", "agents-md", "--from"), "from")])
+def test_a_control_character_in_an_input_file_name_is_echoed_escaped(tmp_path: Path, args: tuple[str, ...],
+                                                                      field: str) -> None:
+    ws = workspace(tmp_path)
+    done = run(ws, tmp_path, *args, str(tmp_path / "gone\x1b[2Jx"), "--data-dir", str(tmp_path / "root"))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"mnemon-ls: error: {field}: {tmp_path}/gone\\x1b[2Jx does not exist\n"
