@@ -341,8 +341,9 @@ class DocumentStore:
             doc_id = model.validate_id(document_id)
             candidates = [r for r in candidates if r.id == doc_id]
             if not candidates:
-                raise NotFound(f'id: document "{doc_id}" is not an active document made from {file}', id=doc_id,
-                               field="id")
+                shown = echo_value(doc_id)  # as typed: control characters escaped, clipped
+                raise NotFound(f'id: document "{shown}" is not an active document made from '
+                               f'{echo_value(str(file))}', id=shown, field="id")
         if not candidates:
             raise NotFound(f"path: no active document names {file} in its sourcePaths; create one instead",
                            field="path")

@@ -26,7 +26,7 @@ from json.encoder import encode_basestring as _encode_string
 from datetime import datetime, timezone
 from typing import Any, Iterable, Literal, Sequence
 
-from ..errors import InvalidInput, JsonUnreadable, echo_repr, json_loads, json_type_name
+from ..errors import InvalidInput, JsonUnreadable, control_rule, echo_repr, json_loads, json_type_name
 
 Target = Literal["user", "memory"]
 Importance = Literal["critical", "normal", "low"]
@@ -49,8 +49,6 @@ PROJECTION_FILES: dict[Target, str] = {"user": "USER.md", "memory": "MEMORY.md"}
 _JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 _SPACE_RUN = re.compile(f"[{_JS_SPACE}]+")
 _BRANCH_CHARSET = re.compile(r"[A-Za-z0-9._/-]+")
-# C0/C1 controls and DEL (JS whitespace among them is already collapsed by normalize_text).
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 def normalize_text(text: str) -> str:
@@ -96,10 +94,10 @@ def validate_content(value: Any, field_name: str = "content") -> str:
         raise InvalidInput(field_name, "is required (empty or only whitespace)")
     if DELIMITER_CHAR in text:
         raise InvalidInput(field_name, "must not contain '\u00a7' (U+00A7), the reserved entry delimiter")
-    found = _CONTROL.search(text)
-    if found is not None:
-        raise InvalidInput(field_name, f"must not contain control characters (found U+{ord(found.group()):04X}); "
-                                       "they would be written raw into USER.md / MEMORY.md and the wake snapshot")
+    rule = control_rule(text)  # the one rule of stored text (whitespace runs are already one space)
+    if rule is not None:
+        raise InvalidInput(field_name, f"{rule}; they would be written raw into USER.md / MEMORY.md and the wake "
+                                       "snapshot")
     try:
         size = utf8_len(text)
     except UnicodeEncodeError:
