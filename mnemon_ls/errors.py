@@ -142,6 +142,13 @@ def shown_controls(text: str, keep: str = "\n\t") -> str:
     return "".join(repr(c)[1:-1] if _is_control(c) and c not in keep else c for c in text)
 
 
+def echo_path(path: Any) -> str:
+    """A file path someone named (an input file, ``--from``, ``--output``) as a line of output shows it: each control
+    character escaped as :func:`echo_value` escapes it, clipped only past 4,096 UTF-8 bytes (PATH_MAX), so a
+    path is shown whole but a terminal escape in it never reaches the terminal."""
+    return echo_value(path, 4096)
+
+
 def rename_fields(rule: str, name_of: Callable[[str], str | None]) -> str:
     """``rule`` with each field name it mentions in camelCase (``must differ from sourceId``) as a surface names
     that field: ``name_of(name)`` (``SOURCE_ID`` on the command line, ``source_id`` for an MCP tool), or the name

@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from pydantic import Field, StrictBool
 
-from ..errors import InvalidInput, echo_repr, echo_value
+from ..errors import InvalidInput, echo_path, echo_repr, echo_value
 from ..packs.backups import KEEP as KEEP_BACKUPS
 from ..packs.format import MAX_ARCHIVE_BYTES as MAX_PACK_BYTES
 from ..packs.format import describe_source
@@ -159,7 +159,7 @@ def _import(call: Call, p: PackImportParams) -> dict[str, Any]:
 
 def _export_text(data: dict[str, Any], call: Call, _p: Any) -> str:
     contents = {"summary": data["summary"], **data["contents"]}
-    lines = [f"exported {data['scope']} pack of {call.host.root} to {data['path']} ({data['bytes']} bytes)",
+    lines = [f"exported {data['scope']} pack of {call.host.root} to {echo_path(data['path'])} ({data['bytes']} bytes)",
              *hand_edit_lines(data["handEdits"]), *summary_lines(contents)]
     if data["userProfile"]["leftOut"]:
         lines.append(f"  USER.md: {_plural(data['userProfile']['leftOut'], 'entry', 'entries')} about you left out "
@@ -175,7 +175,7 @@ def _export_text(data: dict[str, Any], call: Call, _p: Any) -> str:
 
 def _inspect_text(data: dict[str, Any], _call: Call, p: PackSourceParams) -> str:
     # source.plugin is always the format's (the TypeScript plugin's name): the writer says who wrote it
-    lines = [f"{p.path}: a valid {data['scope']} pack exported {data['exportedAt']} (format mnemonpack "
+    lines = [f"{echo_path(p.path)}: a valid {data['scope']} pack exported {data['exportedAt']} (format mnemonpack "
              f"{data.get('version', 1)}, {describe_source(data['source'])})",
              *summary_lines(data)]
     if data["userProfile"]:
@@ -191,7 +191,7 @@ def _inspect_text(data: dict[str, Any], _call: Call, p: PackSourceParams) -> str
 
 
 def _import_text(data: dict[str, Any], call: Call, p: PackImportParams) -> str:
-    return "\n".join(receipt_lines(data, p.path or "the pack", call.host.root))
+    return "\n".join(receipt_lines(data, echo_path(p.path) if p.path else "the pack", call.host.root))
 
 
 def _plural(count: int, word: str, words: str | None = None) -> str:

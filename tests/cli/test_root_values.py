@@ -91,3 +91,17 @@ def test_a_control_character_in_an_input_file_name_is_echoed_escaped(tmp_path: P
     done = run(ws, tmp_path, *args, str(tmp_path / "gone\x1b[2Jx"), "--data-dir", str(tmp_path / "root"))
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == f"mnemon-ls: error: {field}: {tmp_path}/gone\\x1b[2Jx does not exist\n"
+
+
+def test_an_import_plan_shows_a_control_character_of_its_paths_escaped(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    source = tmp_path / "src\x1b[2Jd"
+    source.mkdir()
+    (source / "AGENTS.md").write_text("Run the tests with make check.\n", encoding="utf-8")
+    done = run(ws, tmp_path, "import", "agents-md", "--from", str(source), "--dry-run", "--data-dir",
+               str(tmp_path / "root"))
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stdout
+    shown = f"{tmp_path}/src\\x1b[2Jd"
+    assert f"     from {shown}/AGENTS.md (AGENTS.md): " in done.stdout
+    assert f"Run `mnemon-ls import agents-md --from {shown}` to import" in done.stdout
