@@ -228,6 +228,13 @@ def too_long(path: str | os.PathLike[str], field: str, exc: OSError) -> InvalidI
                                f"{echo_repr(os.fspath(path))})")
 
 
+def path_error(exc: OSError, path: str | os.PathLike[str], field: str) -> Exception:
+    """``exc``, an ``OSError`` of ``path`` someone named, as its reader raises it: :func:`too_long` naming ``field``
+    for ``ENAMETOOLONG`` (bad input, exit 2), else ``exc`` itself (``raise path_error(exc, name, "file") from
+    None``)."""
+    return too_long(path, field, exc) if exc.errno == errno.ENAMETOOLONG else exc
+
+
 def _check_root_path(root: Path, field: str) -> None:
     """Reject a root that is, or lies under, something other than a directory (a file, a dangling link, a
     symbolic link loop), or a path too long for the file system (the rule of :func:`refuse_too_long`); read-only

@@ -17,7 +17,6 @@ then writes each item through the Sources' own paths (:meth:`~mnemon_ls.host.Wor
 from __future__ import annotations
 
 import hashlib
-import errno
 import json
 import re
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ from .. import fsio
 from ..errors import InvalidInput, MnemonError, RevisionConflict, echo_repr, echo_value
 from ..records.model import content_hash
 from ..redact import redact_text
-from ..roots import too_long
+from ..roots import path_error
 from ..runtime.model import DELIMITER_BYTES, PROJECTION_FILES, match_key, normalize_text, utf8_len
 from ..runtime.ops import similarity_key
 from . import classify, formats, ledger, sources
@@ -117,9 +116,7 @@ def find(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
         except FileNotFoundError:
             raise InvalidInput("from", f"{echo_value(str(path))} does not exist") from None
         except OSError as exc:
-            if exc.errno == errno.ENAMETOOLONG:
-                raise too_long(path, "from", exc) from None
-            raise
+            raise path_error(exc, path, "from") from None
         located = formats.locate_from(fmt, path)
     else:
         if host.workspace is None:

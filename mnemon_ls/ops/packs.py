@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import errno
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -37,7 +36,7 @@ from ..errors import InvalidInput, echo_path, echo_repr, echo_value
 from ..packs.backups import KEEP as KEEP_BACKUPS
 from ..packs.format import MAX_ARCHIVE_BYTES as MAX_PACK_BYTES
 from ..packs.format import describe_source
-from ..roots import too_long
+from ..roots import path_error
 from .base import Call, CliArg, CliCommand, LspMethod, Operation, WorkspaceParams
 
 #: The pack components (:data:`mnemon_ls.packs.format.COMPONENTS`).
@@ -114,9 +113,7 @@ def pack_bytes(path: str | None, encoded: str | None) -> bytes:
     except FileNotFoundError:
         raise InvalidInput("path", f"{shown} does not exist") from None
     except OSError as exc:
-        if exc.errno == errno.ENAMETOOLONG:
-            raise too_long(file, "path", exc) from None
-        raise
+        raise path_error(exc, file, "path") from None
     if not file.is_file():
         raise InvalidInput("path", f"{shown} is not a file")
     if size > MAX_PACK_BYTES:

@@ -12,7 +12,6 @@ partition of the ``user`` scope (:attr:`~mnemon_ls.ops.base.Call.user`). Writes 
 
 from __future__ import annotations
 
-import errno
 import json
 import sys
 from datetime import datetime, timezone
@@ -23,7 +22,7 @@ from pydantic import Field, StrictBool
 
 from ..errors import InvalidInput, JsonUnreadable, echo_repr, echo_value, json_loads
 from ..records.model import STATUSES, TYPES, VERIFICATIONS
-from ..roots import too_long
+from ..roots import path_error
 from . import citing, humantext, modeltext, staleness
 from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
 
@@ -298,9 +297,7 @@ def _bundle(name: str) -> Any:
         except UnicodeDecodeError:
             raise InvalidInput("file", f"{shown} is not UTF-8") from None
         except OSError as exc:
-            if exc.errno == errno.ENAMETOOLONG:
-                raise too_long(name, "file", exc) from None
-            raise
+            raise path_error(exc, name, "file") from None
     try:
         return json_loads(raw)
     except JsonUnreadable as exc:
