@@ -121,8 +121,8 @@ def control_rule(text: str, allowed: str = "") -> str | None:
     ``None`` when ``text`` holds no control character (Unicode category Cc: U+0000..U+001F, DEL,
     U+0080..U+009F) but those in ``allowed``; else the rule naming the first one, ``must not contain control
     characters (found U+001B)``, or with ``allowed`` ``"\\n\\t"`` ``must not contain control characters other
-    than newline and tab (found U+000D)``. A terminal escape or a carriage return stored would reach the
-    terminal of whoever reads it."""
+    than newline and tab (found U+000D)``. A terminal escape or a carriage return stored would reach whatever
+    reads it (a terminal gets content stored earlier escaped: :data:`mnemon_ls.output.TERMINAL_ESCAPES`)."""
     if text.isprintable():  # the common case, at C speed: no control character at all
         return None
     found = next((c for c in text if _is_control(c) and c not in allowed), None)
@@ -131,15 +131,6 @@ def control_rule(text: str, allowed: str = "") -> str | None:
     names = {"\n": "newline", "\t": "tab", "\r": "carriage return"}
     other = " other than " + " and ".join(names.get(c, f"U+{ord(c):04X}") for c in allowed) if allowed else ""
     return f"must not contain control characters{other} (found U+{ord(found):04X})"
-
-
-def shown_controls(text: str, keep: str = "\n\t") -> str:
-    """``text`` stored earlier, as printed to a terminal: each control character (Unicode category Cc) but
-    those in ``keep`` shown escaped as :func:`echo_value` shows it (``\\x1b``, ``\\r``), so a terminal escape
-    stored before :func:`control_rule` refused it (old data) never reaches the terminal. Not clipped."""
-    if text.isprintable():
-        return text
-    return "".join(repr(c)[1:-1] if _is_control(c) and c not in keep else c for c in text)
 
 
 def echo_path(path: Any) -> str:

@@ -122,7 +122,7 @@ def uri_to_path(uri_or_path: str, field: str = "workspace") -> Path:
     Raises :class:`InvalidInput` naming ``field`` for a value that is not a string, contains NUL (also
     percent-encoded as ``%00``), has another URI scheme or a remote host, or names no absolute path
     (``""``, ``file:``, ``file://``, ``file:relative``): none of them ever means the working directory. The
-    value is repeated at most :data:`~mnemon_ls.errors.ECHO_LIMIT` characters long.
+    value is repeated at most :data:`~mnemon_ls.errors.ECHO_LIMIT` UTF-8 bytes long.
     """
     from urllib.parse import unquote, urlparse
 

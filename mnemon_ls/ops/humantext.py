@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..errors import shown_controls
-
 
 def _plural(n: Any, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else (many or one + 's')}"
@@ -157,7 +155,7 @@ def related_text(data: Mapping[str, Any]) -> str:
     lines = [f"related to {data.get('id')} in {data.get('spaceName') or data.get('spaceId')}: "
              f"{_plural(len(items), 'item')}"]
     for item in items:
-        content = shown_controls(" ".join(str(item.get("content", "")).split()))  # old data: escaped
+        content = " ".join(str(item.get("content", "")).split())
         lines.append(f"  depth {item.get('depth')} {item.get('edgeType') or '-'}  {item.get('id')}: {content}")
     return "\n".join(lines)
 

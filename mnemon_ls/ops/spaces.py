@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool
 
-from ..errors import InvalidInput, shown_controls
+from ..errors import InvalidInput
 from ..runtime.model import normalize_text, validate_branches
 from ..spaces.model import MAX_CONTENT_BYTES, MAX_ENTITIES, MAX_ENTITY_BYTES, MAX_LIMIT, MAX_TAGS, MIN_LIMIT
 from . import citing, command_ids, humantext, modeltext, staleness
@@ -250,8 +250,7 @@ def _recall_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
         label += humantext.recall_match_label(item)
         score = item.get("score")  # none in --mode basic (unranked, newest first)
         score_text = f"{score:.2f}" if isinstance(score, (int, float)) else "   -"
-        content = shown_controls(item["content"])  # stored before control characters were refused: escaped
-        lines.append(f"{score_text} {item.get('tier') or '-':<7} {item['spaceName']}: {content}{label}"
+        lines.append(f"{score_text} {item.get('tier') or '-':<7} {item['spaceName']}: {item['content']}{label}"
                      f"{humantext.state_label(item)}")
         lines.extend(f"      cites {humantext.citation_text(c)}" for c in item.get("cites") or ())
     lines.extend(humantext.recall_hidden_lines(data.get("hidden") or {}))
