@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Callable, Collection, Mapping
 
 from . import jsonedit
-from .errors import InvalidInput, echo_value, json_problem
+from .errors import InvalidInput, JsonUnreadable, echo_repr, json_loads
 from .fsio import write_file_atomically
 from .hookspec import HOOK_TIMEOUT_SECONDS
 from .setupfiles import Change, read_text as _read_text
@@ -101,13 +101,13 @@ def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
     if not text.strip():
         return text, {}
     try:
-        data = json.loads(text, object_pairs_hook=_unique_keys)
+        data = json_loads(text, object_pairs_hook=_unique_keys)
     except _DuplicateKey as exc:
-        raise InvalidInput(str(path), f"has the key {echo_value(repr(exc.args[0]))} twice in one object (JSON readers "
+        raise InvalidInput(str(path), f"has the key {echo_repr(exc.args[0])} twice in one object (JSON readers "
                                       "disagree on which one counts); fix or move it, then run setup again (nothing "
                                       "was written)") from None
-    except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
-        raise InvalidInput(str(path), f"is not valid JSON ({json_problem(exc)}); fix or move it, "
+    except JsonUnreadable as exc:
+        raise InvalidInput(str(path), f"is not valid JSON ({exc}); fix or move it, "
                                       "then run setup again (nothing was written)") from None
     if not isinstance(data, dict):
         raise InvalidInput(str(path), "must hold a JSON object; nothing was written")

@@ -35,11 +35,11 @@ def range_rule(kind: str, bounds: dict[str, Any], sent: Any = None) -> str:
         span = " and ".join(f"{words[key]} {bounds[key]}" for key in ("ge", "gt", "le", "lt") if key in bounds)
     rule = f"must be {'an integer' if kind == 'integer' else 'a number'} {span}"
     if isinstance(sent, (int, float)) and not isinstance(sent, bool):
-        rule += f" (got {echo_value(repr(sent), 32)})"
+        rule += f" (got {echo_repr(sent, 32)})"
     return rule
 
 
-#: How many characters of a value someone typed an error repeats (then ``...``).
+#: How many UTF-8 bytes of a value someone typed an error repeats (then ``...``); :func:`echo_value`.
 ECHO_LIMIT = 256
 
 
@@ -47,8 +47,8 @@ def json_problem(exc: ValueError, *, line: bool = True) -> str:
     """What is wrong with text ``json.loads`` refused: ``<msg> at line L column C`` (``line`` ``False``: ``at
     column C``) for a syntax error; for an integer of more digits than Python converts
     (``sys.get_int_max_str_digits()``, 4,300 by default), which ``json`` raises as a plain ``ValueError``,
-    ``a number has more than 4300 digits``. Every reader of a JSON file catches ``ValueError`` and words it with
-    this, so such a number is a damaged file, never a crash."""
+    ``a number has more than 4300 digits``. The wording of :class:`JsonUnreadable`, which every reader of a
+    JSON file gets from :func:`json_loads`, so such a number is a damaged file, never a crash."""
     import json
     import sys
 
@@ -57,12 +57,87 @@ def json_problem(exc: ValueError, *, line: bool = True) -> str:
     return f"a number has more than {sys.get_int_max_str_digits()} digits"
 
 
+class JsonUnreadable(ValueError):
+    """Text :func:`json_loads` refused. ``str()`` and ``problem`` are :func:`json_problem`'s wording
+    (``Expecting value at line 1 column 1``, ``a number has more than 4300 digits``), ``in_line`` the same
+    without the line (``Expecting value at column 1``: a file read one JSON value per line). Also a
+    ``ValueError``, so code that handles one still does."""
+
+    def __init__(self, cause: ValueError) -> None:
+        self.problem = json_problem(cause)
+        self.in_line = json_problem(cause, line=False)
+        super().__init__(self.problem)
+
+
+def json_loads(text: str | bytes, **hooks: Any) -> Any:
+    """``json.loads(text, **hooks)`` for a reader of JSON someone wrote (a file, an option, stdin), every
+    refusal of the text raised as :class:`JsonUnreadable` (a syntax error, or an integer of more digits than
+    Python converts, which ``json`` raises as a plain ``ValueError``), so no reader words it on its own or
+    forgets the second case. An exception a hook raises (its own ``ValueError`` subclass), a
+    ``UnicodeDecodeError`` of ``bytes`` and a ``RecursionError`` (nesting too deep) pass unchanged."""
+    import json
+
+    try:
+        return json.loads(text, **hooks)
+    except json.JSONDecodeError as exc:
+        raise JsonUnreadable(exc) from exc
+    except ValueError as exc:
+        if type(exc) is not ValueError:
+            raise
+        raise JsonUnreadable(exc) from exc
+
+
 def echo_value(value: Any, limit: int = ECHO_LIMIT) -> str:
     """A value someone sent as an error repeats it: on one line, each control or formatting character (a
     newline, a terminal escape, a right-to-left override) shown escaped (``\\n``, ``\\x1b``, ``\\u202e``), and at
-    most ``limit`` characters, then ``...``."""
-    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(value))
-    return text if len(text) <= limit else text[:limit] + "..."
+    most ``limit`` UTF-8 bytes of that escaped text, then ``...``. Whole characters only: the character that
+    would cross the limit (an escaped one counted as its escape, e.g. 4 bytes for ``\\x1b``) is left out with
+    the rest. Bytes, not characters, so a value of four-byte characters (emoji) is repeated no longer than one
+    of ASCII letters."""
+    pieces: list[str] = []
+    used = 0
+    for c in str(value):
+        piece = c if c.isprintable() else repr(c)[1:-1]
+        used += len(piece.encode("utf-8"))  # no lone surrogate is left: each is escaped
+        if used > limit:
+            return "".join(pieces) + "..."
+        pieces.append(piece)
+    return "".join(pieces)
+
+
+def echo_repr(value: Any, limit: int = ECHO_LIMIT) -> str:
+    """``repr(value)`` as :func:`echo_value` repeats it (escaped, at most ``limit`` UTF-8 bytes, then ``...``):
+    the form of a value an error quotes (``'abc'``, ``12``, ``None``)."""
+    return echo_value(repr(value), limit)
+
+
+def _is_control(c: str) -> bool:
+    """A C0 control (U+0000..U+001F), DEL or a C1 control (U+0080..U+009F): Unicode category Cc."""
+    return c < " " or "\x7f" <= c <= "\x9f"
+
+
+def control_rule(text: str, allowed: str = "") -> str | None:
+    """The one rule of a text that is stored and shown later (a Runtime entry, a Memory Space item's content):
+    ``None`` when ``text`` holds no control character (Unicode category Cc: U+0000..U+001F, DEL,
+    U+0080..U+009F) but those in ``allowed``; else the rule naming the first one, ``must not contain control
+    characters (found U+001B)``, or with ``allowed`` ``"\\n\\t"`` ``must not contain control characters other
+    than newline and tab (found U+000D)``. A terminal escape or a carriage return stored would reach whatever
+    reads it (a terminal gets content stored earlier escaped: :data:`mnemon_ls.output.TERMINAL_ESCAPES`)."""
+    if text.isprintable():  # the common case, at C speed: no control character at all
+        return None
+    found = next((c for c in text if _is_control(c) and c not in allowed), None)
+    if found is None:
+        return None
+    names = {"\n": "newline", "\t": "tab", "\r": "carriage return"}
+    other = " other than " + " and ".join(names.get(c, f"U+{ord(c):04X}") for c in allowed) if allowed else ""
+    return f"must not contain control characters{other} (found U+{ord(found):04X})"
+
+
+def echo_path(path: Any) -> str:
+    """A file path someone named (an input file, ``--from``, ``--output``) as a line of output shows it: each control
+    character escaped as :func:`echo_value` escapes it, clipped only past 4,096 UTF-8 bytes (PATH_MAX), so a
+    path is shown whole but a terminal escape in it never reaches the terminal."""
+    return echo_value(path, 4096)
 
 
 def rename_fields(rule: str, name_of: Callable[[str], str | None]) -> str:

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
-from .errors import InvalidInput, echo_value
+from .errors import InvalidInput, echo_repr
 
 if TYPE_CHECKING:
     from .host import WorkspaceHost
@@ -122,13 +122,13 @@ def uri_to_path(uri_or_path: str, field: str = "workspace") -> Path:
     Raises :class:`InvalidInput` naming ``field`` for a value that is not a string, contains NUL (also
     percent-encoded as ``%00``), has another URI scheme or a remote host, or names no absolute path
     (``""``, ``file:``, ``file://``, ``file:relative``): none of them ever means the working directory. The
-    value is repeated at most :data:`~mnemon_ls.errors.ECHO_LIMIT` characters long.
+    value is repeated at most :data:`~mnemon_ls.errors.ECHO_LIMIT` UTF-8 bytes long.
     """
     from urllib.parse import unquote, urlparse
 
     if not isinstance(uri_or_path, str):
         raise InvalidInput(field, f"must be a file: URI or an absolute path (got {type(uri_or_path).__name__})")
-    shown = echo_value(repr(uri_or_path))  # an error repeats it short: it may be megabytes
+    shown = echo_repr(uri_or_path)  # an error repeats it short: it may be megabytes
     if "\x00" in uri_or_path:
         raise InvalidInput(field, f"must not contain NUL (U+0000) (got {shown})")
     if uri_or_path.startswith("file:"):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from .errors import (InvalidInput, StorageDenied, StorageError, StorageFull, StorageReadOnly,
-                     echo_value, storage_error)
+                     echo_repr, storage_error)
 
 if TYPE_CHECKING:
     from . import gitstate
@@ -293,14 +293,14 @@ class WorkspaceHost:
         if budget_chars is not None and (isinstance(budget_chars, bool) or not isinstance(budget_chars, int)
                                          or not 1024 <= budget_chars <= 4_194_304):
             raise InvalidInput("budget", "must be an integer in 1024..4194304 characters (got "
-                                         f"{echo_value(repr(budget_chars))})")
+                                         f"{echo_repr(budget_chars)})")
         if branch is not None:
             from .runtime.model import branch_name_problem
 
             name = branch.strip()
             problem = branch_name_problem(name)
             if problem:
-                raise InvalidInput("branch", f"{problem} (got {echo_value(repr(branch))})")
+                raise InvalidInput("branch", f"{problem} (got {echo_repr(branch)})")
             reason: str | None = "given"
         else:
             state = probed if probed is not None else self.branch_state()

@@ -55,7 +55,7 @@ from .errors import (
     NotFound,
     RuntimeCapacityError,
     UnreadableStore,
-    echo_value,
+    echo_repr,
 )
 from .findings import Finding
 from .roots import global_root
@@ -88,7 +88,7 @@ def resolve_source(host: "WorkspaceHost", value: str, env: Mapping[str, str] | N
     else:
         expanded = os.path.expanduser(text)
         if not os.path.isabs(expanded):
-            raise InvalidInput("from", f"must be global, workspace or an absolute path (got {echo_value(repr(text))})")
+            raise InvalidInput("from", f"must be global, workspace or an absolute path (got {echo_repr(text)})")
         source = Path(os.path.normpath(expanded))
     if not source.is_dir():
         raise NotFound(f"from: {source} does not exist or is not a directory; nothing to migrate",

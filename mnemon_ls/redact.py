@@ -61,7 +61,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Literal, TypeVar
 
-from .errors import InvalidInput, echo_value
+from .errors import InvalidInput, echo_repr
 from .redact_bare import BARE_VALUE_MIN_CHARS, random_value
 from .redact_find import (
     find_label_secrets,
@@ -82,7 +82,7 @@ MODES: tuple[Mode, ...] = ("redact", "reject", "allow")
 def validate_mode(value: Any, field_name: str = "secrets") -> Mode:
     """``value`` if it is ``redact``, ``reject`` or ``allow``, else :class:`InvalidInput`."""
     if value not in MODES:
-        raise InvalidInput(field_name, f"must be one of redact, reject, allow (got {echo_value(repr(value))})")
+        raise InvalidInput(field_name, f"must be one of redact, reject, allow (got {echo_repr(value)})")
     return value
 
 

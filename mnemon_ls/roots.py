@@ -31,13 +31,14 @@ import contextlib
 import errno
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
 from . import fsio
-from .errors import InvalidInput, NotFound, StorageUnsafe, echo_value
-from .settings import Settings
+from .errors import InvalidInput, NotFound, StorageUnsafe, echo_repr
+from .settings import Settings, expand_own_home
 
 if TYPE_CHECKING:
     from .findings import Finding
@@ -81,7 +82,7 @@ def canonical_workspace_path(path: str | os.PathLike[str]) -> Path:
         raise InvalidInput("workspace", "must not contain NUL")
     text = os.path.expanduser(text)
     if not os.path.isabs(text):
-        raise InvalidInput("workspace", f"must be an absolute path (got {echo_value(repr(text))})")
+        raise InvalidInput("workspace", f"must be an absolute path (got {echo_repr(text)})")
     refuse_too_long(text, "workspace")
     normalized = os.path.normpath(text)
     head, rest = normalized, []
@@ -101,20 +102,24 @@ def canonical_workspace_path(path: str | os.PathLike[str]) -> Path:
 
 def home_directory(variable: str, default_name: str, env: Mapping[str, str] | None = None, *,
                    absolute: bool = False) -> Path:
-    """``$<variable>`` (trimmed, ``~`` expanded, made absolute) or ``~/<default_name>``: the form of every
+    """``$<variable>`` (trimmed, ``~`` or ``~/`` expanded, made absolute) or ``~/<default_name>``: the form of every
     data directory a tool on this machine shares (``MNEMON_DATA_DIR``, ``DSH_HOME``). With ``absolute`` the
     value must be an absolute path or start with ``~/`` (as the ``dataDir`` setting and ``--data-dir``): a
     relative one would move with the working directory. Raises :class:`InvalidInput` naming the variable when
-    it holds a NUL, or (``absolute``) a relative path."""
+    it holds a NUL, starts with ``~name`` (another user's home: :func:`mnemon_ls.settings.expand_own_home`), or
+    (``absolute``) is a relative path."""
     env = os.environ if env is None else env
     configured = (env.get(variable) or "").strip()
     if configured:
         if "\x00" in configured:
             raise InvalidInput(variable, "must not contain NUL")
-        expanded = os.path.expanduser(configured)
+        try:
+            expanded = expand_own_home(configured)
+        except ValueError as exc:
+            raise InvalidInput(variable, f"{exc} (got {echo_repr(configured)})") from None
         if absolute and not os.path.isabs(expanded):
             raise InvalidInput(variable, f"must be an absolute path or start with ~/ (got "
-                                         f"{echo_value(repr(configured))})")
+                                         f"{echo_repr(configured)})")
         return Path(os.path.abspath(expanded))
     return Path(os.path.expanduser("~")) / default_name
 
@@ -212,25 +217,53 @@ def refuse_too_long(path: str | os.PathLike[str], field: str) -> None:
         os.lstat(path)
     except OSError as exc:
         if exc.errno == errno.ENAMETOOLONG:
-            raise InvalidInput(field, f"must be a path the file system can hold ({exc.strerror}; got "
-                                      f"{echo_value(repr(os.fspath(path)))})") from None
+            raise too_long(path, field, exc) from None
+
+
+def too_long(path: str | os.PathLike[str], field: str, exc: OSError) -> InvalidInput:
+    """The :class:`InvalidInput` naming ``field`` for ``path`` the file system refused with ``exc``
+    (``ENAMETOOLONG``): ``must be a path the file system can hold (File name too long; got '/tmp/aaa...')``, the
+    path clipped (:func:`~mnemon_ls.errors.echo_repr`)."""
+    return InvalidInput(field, f"must be a path the file system can hold ({exc.strerror}; got "
+                               f"{echo_repr(os.fspath(path))})")
+
+
+def path_error(exc: OSError, path: str | os.PathLike[str], field: str) -> Exception:
+    """``exc``, an ``OSError`` of ``path`` someone named, as its reader raises it: :func:`too_long` naming ``field``
+    for ``ENAMETOOLONG`` (bad input, exit 2), else ``exc`` itself (``raise path_error(exc, name, "file") from
+    None``)."""
+    return too_long(path, field, exc) if exc.errno == errno.ENAMETOOLONG else exc
 
 
 def _check_root_path(root: Path, field: str) -> None:
-    """Reject a root that is, or lies under, something other than a directory, or a path too long for the file
-    system (:func:`refuse_too_long`); read-only checks."""
-    refuse_too_long(root, field)
+    """Reject a root that is, or lies under, something other than a directory (a file, a dangling link, a
+    symbolic link loop), or a path too long for the file system (the rule of :func:`refuse_too_long`); read-only
+    checks, one ``lstat`` for a root that exists or whose parent does (a link costs one ``stat`` more)."""
     probe = root
     while True:
-        if os.path.lexists(probe):
-            if not os.path.isdir(probe):
-                what = "the storage root" if probe == root else f"a parent of the storage root {root}"
-                raise InvalidInput(field, f"{probe} is a file, but {what} must be a directory")
-            return
-        parent = probe.parent
-        if parent == probe:
-            return
-        probe = parent
+        try:
+            mode = os.lstat(probe).st_mode
+        except OSError as exc:
+            if exc.errno == errno.ENAMETOOLONG:
+                raise too_long(root, field, exc) from None
+            parent = probe.parent  # missing, under a file (ENOTDIR) or a loop (ELOOP): its parent says which
+            if parent == probe:
+                return
+            probe = parent
+            continue
+        problem = None
+        if stat.S_ISLNK(mode):
+            try:
+                mode = os.stat(probe).st_mode
+            except OSError as exc:
+                problem = ("is a symbolic link loop (ELOOP)" if exc.errno == errno.ELOOP
+                           else "is a file")  # a dangling link, as before
+        if problem is None and not stat.S_ISDIR(mode):
+            problem = "is a file"
+        if problem is not None:
+            what = "the storage root" if probe == root else f"a parent of the storage root {root}"
+            raise InvalidInput(field, f"{probe} {problem}, but {what} must be a directory")
+        return
 
 
 def _main_worktree_equivalent(canonical: Path) -> Path | None:

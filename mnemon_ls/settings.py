@@ -97,6 +97,23 @@ def group(name: str, alias: str, cls: "type[_Group]") -> Setting:
     return Setting(name, alias, None, "must be an object", check, {"$ref": f"#/$defs/{cls.__name__}"}, cls)
 
 
+#: The rule of a path (a setting, ``--data-dir``, ``MNEMON_DATA_DIR``) that starts with ``~name``.
+OWN_HOME_RULE = ("must not start with ~name (another user's home): only ~ or ~/ (your own home) is expanded; "
+                 "give an absolute path instead")
+
+
+def expand_own_home(value: str) -> str:
+    """``value`` with a leading ``~`` or ``~/`` replaced by the current user's home (``$HOME``, as
+    ``os.path.expanduser``); anything else unchanged. The one rule of every path someone configures: ``~name``
+    (another user's home, which ``os.path.expanduser`` would look up in the password database) raises
+    ``ValueError`` worded :data:`OWN_HOME_RULE`, for the caller to name its field with."""
+    if not value.startswith("~"):
+        return value
+    if value != "~" and not value.startswith("~/"):
+        raise ValueError(OWN_HOME_RULE)
+    return os.path.expanduser(value)
+
+
 def _data_dir(value: Any) -> str | None:
     if value is None:
         return None
@@ -107,7 +124,7 @@ def _data_dir(value: Any) -> str | None:
         return None
     if "\x00" in value:
         raise ValueError("must not contain NUL")
-    expanded = os.path.expanduser(value)
+    expanded = expand_own_home(value)
     if not os.path.isabs(expanded):
         raise ValueError("must be an absolute path or start with ~/")
     return os.path.normpath(expanded)

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .errors import NotFound, echo_value
+from .errors import NotFound, echo_repr
 
 #: Most Views kept (live and ended); the oldest ended ones are evicted first.
 MAX_VIEWS = 512
@@ -82,7 +82,7 @@ class ViewRegistry:
     def _get(self, view_id: str, field_name: str) -> View:
         view = self._views.get(view_id) if isinstance(view_id, str) else None
         if view is None:
-            raise NotFound(f"{field_name}: no view {echo_value(repr(view_id))} (unknown or evicted)", field=field_name)
+            raise NotFound(f"{field_name}: no view {echo_repr(view_id)} (unknown or evicted)", field=field_name)
         return view
 
     def _new_id(self) -> str:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..errors import InvalidInput, echo_value
+from ..errors import InvalidInput, echo_repr, echo_value
 
 #: Largest file that may be cited, in bytes (2 MiB).
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -125,12 +125,12 @@ def parse_cite(value: str) -> dict[str, Any]:
         if any(len(part) > _MAX_DIGITS for part in match.groups() if part is not None):
             # int() of over 4,300 digits raises a plain ValueError; shorter ones get the line rule's range wording
             raise InvalidInput("cites", f"must be PATH[:START[-END]] with lines in 1..{MAX_LINE} (got "
-                                        f"{echo_value(repr(value))})")
+                                        f"{echo_repr(value)})")
         start = int(match.group(1))
         end = int(match.group(2)) if match.group(2) is not None else start
     if not path:
         raise InvalidInput("cites", "must be PATH[:START[-END]], e.g. src/app.py:10-24 (got "
-                                    f"{echo_value(repr(value))})")
+                                    f"{echo_repr(value)})")
     cite: dict[str, Any] = {"path": path}
     if start is not None:
         cite["startLine"], cite["endLine"] = start, end
@@ -204,17 +204,17 @@ def _resolve_one(workspace: Path, storage_root: Path | None, cite: Any, name: st
     base = os.path.abspath(workspace)
     full = os.path.normpath(raw if os.path.isabs(raw) else os.path.join(base, raw))
     if not _inside(full, base) or full == base:
-        raise InvalidInput(f"{name}.path", f"must be a file inside the workspace {base} (got {echo_value(repr(raw))})")
+        raise InvalidInput(f"{name}.path", f"must be a file inside the workspace {base} (got {echo_repr(raw)})")
     relative = os.path.relpath(full, base)
     parts = relative.split(os.sep)
     if ".git" in parts:
-        raise InvalidInput(f"{name}.path", f"must not be inside a .git directory (got {echo_value(repr(raw))})")
+        raise InvalidInput(f"{name}.path", f"must not be inside a .git directory (got {echo_repr(raw)})")
     roots = []
     if storage_root is not None:
         roots = [os.path.abspath(storage_root), os.path.realpath(storage_root)]
         if any(_inside(full, root) for root in roots):
             raise InvalidInput(f"{name}.path", f"must not be inside the storage root {roots[0]}: memory is not a "
-                                               f"source (got {echo_value(repr(raw))})")
+                                               f"source (got {echo_repr(raw)})")
     try:
         info = os.lstat(full)
     except (FileNotFoundError, NotADirectoryError):

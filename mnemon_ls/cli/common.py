@@ -15,7 +15,7 @@ import json
 import os
 import sys
 
-from ..errors import EXIT_FAILURE, InvalidInput, MnemonError, echo_value, range_rule, storage_error
+from ..errors import EXIT_FAILURE, InvalidInput, MnemonError, echo_repr, echo_value, range_rule, storage_error
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -41,11 +41,11 @@ SETTING_DESTS = {"dataDir": "data_dir", "runtimeUserScope": "runtime_user_scope"
 def settings_from(args: argparse.Namespace) -> Any:
     """Defaults, then the ``MNEMON_*`` environment (:data:`mnemon_ls.settings.ENVIRONMENT_SETTINGS`), then
     the flags (the same for every command, the MCP server included)."""
-    from ..errors import InvalidInput
+    from ..errors import InvalidInput, echo_repr
     from ..settings import ENVIRONMENT_SETTINGS, load_settings, settings_from_environment
 
     if args.data_dir is not None and not args.data_dir.strip():  # a setting left blank is unset; a flag is typed
-        raise InvalidInput("--data-dir", f"must not be empty (got {echo_value(repr(args.data_dir))})")
+        raise InvalidInput("--data-dir", f"must not be empty (got {echo_repr(args.data_dir)})")
     scope = args.scope or ("custom" if args.data_dir else None)  # --data-dir alone means that root
     try:
         base = load_settings({}).with_overrides(**settings_from_environment(os.environ))
@@ -73,7 +73,7 @@ def workspace_of(args: argparse.Namespace) -> Any:
 
         return default_workspace()
     if not args.workspace.strip():
-        raise InvalidInput("--workspace", f"must not be empty (got {echo_value(repr(args.workspace))})")
+        raise InvalidInput("--workspace", f"must not be empty (got {echo_repr(args.workspace)})")
     return os.path.abspath(os.path.expanduser(args.workspace))
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .. import fsio
-from ..errors import InvalidInput, NotFound, RevisionConflict, UnreadableStore
+from ..errors import InvalidInput, NotFound, RevisionConflict, UnreadableStore, echo_value
 from .access import AccessLog
 from .errors import DocumentStatusError
 from .files import ManagedFiles, stat_signature
@@ -65,7 +65,8 @@ class IndexView:
         (``id: document "x" does not exist``, ``data.field``) when this reading has none."""
         record = self.by_id.get(document_id)
         if record is None:
-            raise NotFound(f'id: document "{document_id}" does not exist', id=document_id, field="id")
+            shown = echo_value(document_id)  # as typed: control characters escaped, clipped
+            raise NotFound(f'id: document "{shown}" does not exist', id=shown, field="id")
         return record
 
 

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..errors import InvalidInput, echo_value, json_problem, json_type_name
+from ..errors import InvalidInput, JsonUnreadable, echo_repr, json_loads, json_type_name
 from .model import (
     _HASH,
     _SURROGATE,
@@ -78,15 +78,15 @@ def record_from_json(raw: Any, index: int, *, surrogates: bool = True) -> tuple[
             raise InvalidInput(f"{where}.{key}", "is missing")
     status = raw.get("status")
     if status not in STATUSES:
-        raise InvalidInput(f"{where}.status", f"must be active or archived (got {echo_value(repr(status))})")
+        raise InvalidInput(f"{where}.status", f"must be active or archived (got {echo_repr(status)})")
     revision = _integer(raw.get("revision"))
     if revision is None or revision < 1:
         raise InvalidInput(f"{where}.revision", "must be an integer >= 1 (got "
-                                                f"{echo_value(repr(raw.get('revision')))})")
+                                                f"{echo_repr(raw.get('revision'))})")
     size = _integer(raw.get("sizeBytes"))
     if size is None or size < 0:
         raise InvalidInput(f"{where}.sizeBytes", "must be an integer >= 0 (got "
-                                                 f"{echo_value(repr(raw.get('sizeBytes')))})")
+                                                 f"{echo_repr(raw.get('sizeBytes'))})")
     if not raw["id"] or raw["id"] != js_trim(raw["id"]):
         raise InvalidInput(f"{where}.id", "must be a non-empty string without surrounding whitespace")
     if not _HASH.fullmatch(raw["contentHash"]):
@@ -94,10 +94,10 @@ def record_from_json(raw: Any, index: int, *, surrogates: bool = True) -> tuple[
     filename = raw["filename"]
     if (not filename or filename in (".", "..") or "/" in filename or "\\" in filename
             or "\x00" in filename or filename.startswith(".")):
-        raise InvalidInput(f"{where}.filename", f"must be a plain file name (got {echo_value(repr(filename))})")
+        raise InvalidInput(f"{where}.filename", f"must be a plain file name (got {echo_repr(filename)})")
     if managed_relative(raw["relativePath"]) != relative_path(status, filename):
         raise InvalidInput(f"{where}.relativePath",
-                           f"must be documents/{status}/{filename} (got {echo_value(repr(raw['relativePath']))})")
+                           f"must be documents/{status}/{filename} (got {echo_repr(raw['relativePath'])})")
     dropped = 0
     arrays: dict[str, tuple[str, ...]] = {}
     for key in _ARRAYS:
@@ -163,15 +163,15 @@ def parse_index(data: bytes) -> ParsedIndex:
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
-        document = json.loads(text)
-    except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
+        document = json_loads(text)
+    except JsonUnreadable as exc:
         cut = " (the file looks truncated)" if not text.rstrip().endswith("}") else ""
-        raise IndexProblem("index.json", f"is not valid JSON{cut}: {json_problem(exc)}") from None
+        raise IndexProblem("index.json", f"is not valid JSON{cut}: {exc}") from None
     if not isinstance(document, dict):
         raise IndexProblem("index.json", "must hold a JSON object")
     version = document.get("version")
     if isinstance(version, bool) or version != FORMAT_VERSION:
-        raise IndexProblem("version", f"must be 1 (got {echo_value(repr(version))})")
+        raise IndexProblem("version", f"must be 1 (got {echo_repr(version)})")
     raw_records = document.get("documents")
     if not isinstance(raw_records, list):
         raise IndexProblem("documents", "must be an array")
@@ -186,11 +186,11 @@ def parse_index(data: bytes) -> ParsedIndex:
         except InvalidInput as exc:
             raise IndexProblem(exc.field, exc.rule, index) from None
         if record.id in ids:
-            raise IndexProblem(f"documents[{index}].id", f"repeats the id {echo_value(repr(record.id))}", index)
+            raise IndexProblem(f"documents[{index}].id", f"repeats the id {echo_repr(record.id)}", index)
         path = managed_relative(record.relative_path)
         if path in paths:
             raise IndexProblem(f"documents[{index}].relativePath", "repeats the managed path "
-                                                                   f"{echo_value(repr(path))}", index)
+                                                                   f"{echo_repr(path)}", index)
         ids.add(record.id)
         paths.add(path)
         records.append(record)

@@ -29,7 +29,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInput, echo_value, json_type_name
+from ..errors import InvalidInput, echo_repr, json_type_name
 from .model import MAX_SOURCE_PATHS, js_trim
 
 _WINDOWS = re.compile(r"^[A-Za-z]:")
@@ -83,15 +83,15 @@ def _resolve_one(text: str, base: str, managed: str, where: str) -> str:
         raise InvalidInput(where, "must not contain NUL")
     if "\\" in text or _WINDOWS.match(text):
         raise InvalidInput(where, "must be a workspace path with '/' separators, not a Windows path (got "
-                                  f"{echo_value(repr(text))})")
+                                  f"{echo_repr(text)})")
     joined = text if os.path.isabs(text) else os.path.join(base, text)
     resolved = os.path.realpath(joined)
     if not _inside(resolved, base):
-        raise InvalidInput(where, f"must stay inside the workspace {base} (got {echo_value(repr(text))}, which "
+        raise InvalidInput(where, f"must stay inside the workspace {base} (got {echo_repr(text)}, which "
                                   f"resolves to {resolved})")
     if _inside(resolved, managed):
         raise InvalidInput(where, f"points into the managed documents/ directory ({managed}); give the original "
-                                  f"workspace file instead (got {echo_value(repr(text))})")
+                                  f"workspace file instead (got {echo_repr(text)})")
     lexical = os.path.normpath(joined)
     lexical_rel = os.path.relpath(lexical, base)
     if lexical_rel == ".." or lexical_rel.startswith(".." + os.sep) or os.path.realpath(lexical) != resolved:

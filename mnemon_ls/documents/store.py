@@ -64,7 +64,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from .. import fsio, nowait
 from ..redact import Scrubber
-from ..errors import AmbiguousMatch, InvalidInput, NotFound, echo_value
+from ..errors import AmbiguousMatch, InvalidInput, NotFound, echo_repr, echo_value
 from . import changes, model
 from .access import AccessLog
 from .capacity import Capacity
@@ -90,7 +90,7 @@ def _utc_now() -> datetime:
 def _validate_limit_bytes(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= model.MAX_LIMIT_BYTES:
         raise InvalidInput(name, f"must be an integer in 1..{model.MAX_LIMIT_BYTES} bytes (got "
-                                 f"{echo_value(repr(value))})")
+                                 f"{echo_repr(value)})")
     return value
 
 
@@ -341,8 +341,9 @@ class DocumentStore:
             doc_id = model.validate_id(document_id)
             candidates = [r for r in candidates if r.id == doc_id]
             if not candidates:
-                raise NotFound(f'id: document "{doc_id}" is not an active document made from {file}', id=doc_id,
-                               field="id")
+                shown = echo_value(doc_id)  # as typed: control characters escaped, clipped
+                raise NotFound(f'id: document "{shown}" is not an active document made from '
+                               f'{echo_value(str(file))}', id=shown, field="id")
         if not candidates:
             raise NotFound(f"path: no active document names {file} in its sourcePaths; create one instead",
                            field="path")
@@ -447,7 +448,7 @@ class DocumentStore:
         """Every document in index order (``status`` ``active`` / ``archived`` filters), with health
         (file present) and, when ``excerpts``, the first 220 characters of each body. Not an access."""
         if status is not None and status not in model.STATUSES:
-            raise InvalidInput("status", f"must be active or archived (got {echo_value(repr(status))})")
+            raise InvalidInput("status", f"must be active or archived (got {echo_repr(status)})")
         with self.mutex:
             self.freshness.refresh_if_due()
             view = self.index.view()
@@ -521,7 +522,7 @@ class DocumentStore:
         writes (except a due freshness refresh).
         """
         if isinstance(budget_chars, bool) or not isinstance(budget_chars, int) or budget_chars < 0:
-            raise InvalidInput("budget", f"must be an integer >= 0 characters (got {echo_value(repr(budget_chars))})")
+            raise InvalidInput("budget", f"must be an integer >= 0 characters (got {echo_repr(budget_chars)})")
         with self.mutex:
             self.freshness.refresh_if_due()
             view = self.index.view()

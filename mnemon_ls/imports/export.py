@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import fsio
-from ..errors import InvalidInput, echo_value
+from ..errors import InvalidInput, echo_repr
 from ..redact import redact_text
 from .reading import BLOCK_BEGIN, BLOCK_END, Refusal, read_source
 
@@ -67,7 +67,7 @@ def export_block(host: "WorkspaceHost", target: str, *, remove: bool = False) ->
     """Write (or with ``remove`` take out) the block (module doc). Returns ``{file, action: created | updated
     | unchanged | removed | absent | deleted, facts}``."""
     if target not in FILES:
-        raise InvalidInput("target", f"must be one of {', '.join(FILES)} (got {echo_value(repr(target))})")
+        raise InvalidInput("target", f"must be one of {', '.join(FILES)} (got {echo_repr(target)})")
     if host.workspace is None:
         raise InvalidInput("workspace", "is required: the block is written into the workspace's file")
     path = host.workspace / FILES[target]

@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from .. import fsio
-from ..errors import InvalidInput, MnemonError, RevisionConflict, echo_value
+from ..errors import InvalidInput, MnemonError, RevisionConflict, echo_repr, echo_value
 from ..records.model import content_hash
 from ..redact import redact_text
+from ..roots import path_error
 from ..runtime.model import DELIMITER_BYTES, PROJECTION_FILES, match_key, normalize_text, utf8_len
 from ..runtime.ops import similarity_key
 from . import classify, formats, ledger, sources
@@ -62,7 +63,7 @@ def _space_target(host: "WorkspaceHost", space_id: str | None) -> tuple[str | No
         for s in state.all:
             if s.id == space_id or s.name == space_id:
                 return s.id, None
-        raise InvalidInput("spaceId", f"no Memory Space {echo_value(repr(space_id))} (see `mnemon-ls space list`)")
+        raise InvalidInput("spaceId", f"no Memory Space {echo_repr(space_id)} (see `mnemon-ls space list`)")
     active = [s for s in state.all if s.active]
     if len(active) == 1:
         return active[0].id, None
@@ -103,15 +104,19 @@ def find(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
 
     if source not in sources.SOURCE_NAMES:
         raise InvalidInput("source", f"must be one of {', '.join(sources.SOURCE_NAMES)} (got "
-                                     f"{echo_value(repr(source))})")
+                                     f"{echo_repr(source)})")
     fmt = sources.get(source)
     env = dict(os.environ if env is None else env)
     if from_path is not None:
         path = Path(os.path.expanduser(from_path))
         if not path.is_absolute():
             path = (host.workspace or Path.cwd()) / path
-        if not path.exists() and not path.is_symlink():
-            raise InvalidInput("from", f"{path} does not exist")
+        try:
+            os.lstat(path)
+        except FileNotFoundError:
+            raise InvalidInput("from", f"{echo_value(str(path))} does not exist") from None
+        except OSError as exc:
+            raise path_error(exc, path, "from") from None
         located = formats.locate_from(fmt, path)
     else:
         if host.workspace is None:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from .. import fsio
-from ..errors import InvalidInput, RevisionConflict, echo_value
+from ..errors import InvalidInput, RevisionConflict, echo_repr
 from ..runtime.model import utf8_len
 from . import classify, ledger, plan, sources
 from .reading import Item
@@ -152,7 +152,7 @@ def apply(host: "WorkspaceHost", ids: list[str], fingerprint: str, *, space_id: 
         first: dict[str, int] = {}
         for i, item_id in enumerate(ids):
             if item_id not in known:
-                raise InvalidInput(f"ids[{i}]", f"is not an item of the scan ({echo_value(repr(item_id))}); nothing "
+                raise InvalidInput(f"ids[{i}]", f"is not an item of the scan ({echo_repr(item_id)}); nothing "
                                                 f"was imported: {_AGAIN}")
             if item_id in first:
                 raise InvalidInput(f"ids[{i}]", f"names the same item as ids[{first[item_id]}]; nothing was imported")

@@ -27,7 +27,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcMeth
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
-from ..errors import echo_value
+from ..errors import echo_repr, echo_value
 
 from ..ops.client import PROTOCOL_VERSION as _PROTOCOL_VERSION
 from ..ops.errors import ERROR_CODES, PROTOCOL_ERROR_CODES, as_error, rpc_code
@@ -84,9 +84,9 @@ class MnemonProtocol(LanguageServerProtocol):
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams) -> Any:
         """pygls' ``workspace/executeCommand``, whose refusal of an unknown command names it clipped
-        (``-32602 Invalid Params: Command name 'mnemon.nope' is not defined``, :func:`~mnemon_ls.errors.echo_value`)."""
+        (``-32602 Invalid Params: Command name 'mnemon.nope' is not defined``, :func:`~mnemon_ls.errors.echo_repr`)."""
         if params.command not in self.fm.commands:
-            raise JsonRpcInvalidParams.of(f"Command name {echo_value(repr(params.command))} is not defined")
+            raise JsonRpcInvalidParams.of(f"Command name {echo_repr(params.command)} is not defined")
         return (yield from super().lsp_workspace__execute_command(params))
 
     def _send_response(self, msg_id: Any, result: Any = None, error: ResponseError | None = None) -> None:

@@ -164,12 +164,12 @@ def run(tcp: str | None = None, log_file: str | None = None, verbose: int = 0) -
     logging.getLogger("watchfiles").setLevel(logging.WARNING)
     if tcp:
         from .. import output
-        from ..errors import echo_value
+        from ..errors import echo_repr
 
         output.install(level)
         host, _, port = tcp.rpartition(":")
         if not host or not port.isdigit():
-            print(f"mnemon-ls: error: --tcp: expected HOST:PORT (got {echo_value(repr(tcp))})", file=sys.stderr)
+            print(f"mnemon-ls: error: --tcp: expected HOST:PORT (got {echo_repr(tcp)})", file=sys.stderr)
             return 2
         return server.start_tcp(host, int(port))
     from .. import output  # stdout is the JSON-RPC wire alone; third-party output goes to the log (debug)

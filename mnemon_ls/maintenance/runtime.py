@@ -41,7 +41,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from ..errors import InvalidInput, MaintenanceFailed, MnemonError, RevisionConflict, RuntimeCapacityError, echo_value
+from ..errors import InvalidInput, MaintenanceFailed, MnemonError, RevisionConflict, RuntimeCapacityError, echo_repr
 from ..runtime import ops
 from ..runtime.model import Entry, match_key, now_iso, used_bytes, utf8_len
 from . import lineage as lineage_mod
@@ -98,7 +98,7 @@ def parse_routes(raw: Any, field: str = "routes") -> list[Route]:
         for j, index in enumerate(indexes):
             if isinstance(index, bool) or not isinstance(index, int) or index < 1:
                 raise InvalidInput(f"{where}.sourceIndexes[{j}]", "must be an integer >= 1 (got "
-                                                                  f"{echo_value(repr(index))})")
+                                                                  f"{echo_repr(index)})")
             if index in seen:
                 raise InvalidInput(f"{where}.sourceIndexes[{j}]",
                                    f"entry {index} is already routed by {field}[{seen[index]}]; use each index once")
@@ -122,7 +122,7 @@ def validate_routes(raw: Any, entry_count: int, eligible_ids: Sequence[str], fie
             rule = ("is not an eligible Memory Space (active and writable): "
                     + (", ".join(eligible) if eligible else "no space is eligible; leave routes out to use the "
                        "local archive"))
-            raise InvalidInput(f"{field}[{i}].spaceId", f"{rule} (got {echo_value(repr(route.space_id))})")
+            raise InvalidInput(f"{field}[{i}].spaceId", f"{rule} (got {echo_repr(route.space_id)})")
         for j, index in enumerate(route.source_indexes):
             if index > entry_count:
                 raise InvalidInput(f"{field}[{i}].sourceIndexes[{j}]",

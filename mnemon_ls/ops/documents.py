@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool
 
-from ..errors import InvalidInput, NotFound, echo_value
+from ..errors import InvalidInput, NotFound, echo_repr, echo_value
 from . import citing, command_ids, humantext, modeltext, staleness
 from .audience import AUDIENCE_HELP, Audience, audience_of
 from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
@@ -142,7 +142,7 @@ def full_id(store: Any, given: Any) -> Any:
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
-        raise InvalidInput("id", f"{echo_value(repr(given))} is the start of {len(matches)} document ids; give more "
+        raise InvalidInput("id", f"{echo_repr(given)} is the start of {len(matches)} document ids; give more "
                                  "characters")
     return given
 

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import Field, StrictBool
 
-from ..errors import EXIT_OK, EXIT_REJECTED
+from ..errors import EXIT_OK, EXIT_REJECTED, echo_path
 from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
 
 Source = Literal["claude-code", "agents-md", "cursor", "copilot", "cline", "hermes"]
@@ -100,22 +100,22 @@ def import_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
     lines = [f"{'Dry run: nothing was imported. ' if dry else ''}Import from {data['source']}: "
              f"{len(data['files'])} file(s) read, {len(data['refused'])} refused."]
     for f in data["refused"]:
-        lines.append(f"  refused {f['path']}: {f['reason']}")
+        lines.append(f"  refused {echo_path(f['path'])}: {f['reason']}")
     for i, item in enumerate(data["items"], 1):
         preview = item["text"].replace("\n", " ")
         preview = preview if len(preview) <= 72 else preview[:71] + "…"
         red = f" [redacted: {', '.join(item['redacted'])}]" if item["redacted"] else ""
         lines.append(f"  {i}. {'would go' if dry else 'went'} to {_PLACES[item['destination']]}: {preview!r}{red}")
-        lines.append(f"     from {item['path']} ({item['title']}): {item['reason']}")
+        lines.append(f"     from {echo_path(item['path'])} ({item['title']}): {item['reason']}")
     for s in data["skipped"]:
-        lines.append(f"  skipped ({s['why']} of {s['of']}): {s['path']} ({s['title']})")
+        lines.append(f"  skipped ({s['why']} of {s['of']}): {echo_path(s['path'])} ({s['title']})")
     lines.append(f"{'Would write' if dry else 'Wrote'}: {c['user']} to USER.md, {c['memory']} to MEMORY.md, "
                  f"{c['document']} Document(s), {c['space']} to the Memory Space; skipped {c['alreadyImported']} "
                  f"already imported, {c['rejected']} rejected in review, {c['exactDuplicates']} exact and {c['nearDuplicates']} near duplicate(s).")
     if c["space"] and data.get("spaceProblem"):
         lines.append(f"Cannot import yet: {data['spaceProblem']}.")
     if dry and data["items"]:
-        lines.append(f"Run `mnemon-ls import {data['source']}{' --from ' + data['from'] if data['from'] else ''}` "
+        lines.append(f"Run `mnemon-ls import {data['source']}{' --from ' + echo_path(data['from']) if data['from'] else ''}` "
                      "to import; it is refused if a file changes before then.")
     return "\n".join(lines)
 

@@ -32,10 +32,11 @@ from typing import Any, Literal
 
 from pydantic import Field, StrictBool
 
-from ..errors import InvalidInput, echo_value
+from ..errors import InvalidInput, echo_path, echo_repr, echo_value
 from ..packs.backups import KEEP as KEEP_BACKUPS
 from ..packs.format import MAX_ARCHIVE_BYTES as MAX_PACK_BYTES
 from ..packs.format import describe_source
+from ..roots import path_error
 from .base import Call, CliArg, CliCommand, LspMethod, Operation, WorkspaceParams
 
 #: The pack components (:data:`mnemon_ls.packs.format.COMPONENTS`).
@@ -89,7 +90,7 @@ class PackImportParams(PackSourceParams):
 
 def _absolute(path: str, field: str = "path") -> Path:
     if "\x00" in path or not os.path.isabs(os.path.expanduser(path)):
-        raise InvalidInput(field, f"must be an absolute file path (got {echo_value(repr(path))})")
+        raise InvalidInput(field, f"must be an absolute file path (got {echo_repr(path)})")
     return Path(os.path.expanduser(path))
 
 
@@ -106,14 +107,17 @@ def pack_bytes(path: str | None, encoded: str | None) -> bytes:
         except (binascii.Error, ValueError):
             raise InvalidInput("base64", "is not base64") from None
     file = _absolute(path or "")
+    shown = echo_value(str(file))  # a path someone typed: control characters escaped, clipped
     try:
         size = file.stat().st_size
     except FileNotFoundError:
-        raise InvalidInput("path", f"{file} does not exist") from None
+        raise InvalidInput("path", f"{shown} does not exist") from None
+    except OSError as exc:
+        raise path_error(exc, file, "path") from None
     if not file.is_file():
-        raise InvalidInput("path", f"{file} is not a file")
+        raise InvalidInput("path", f"{shown} is not a file")
     if size > MAX_PACK_BYTES:
-        raise InvalidInput("path", f"{file} is {size} bytes; a pack holds at most {MAX_PACK_BYTES} bytes (48 MiB)")
+        raise InvalidInput("path", f"{shown} is {size} bytes; a pack holds at most {MAX_PACK_BYTES} bytes (48 MiB)")
     return file.read_bytes()
 
 
@@ -152,7 +156,7 @@ def _import(call: Call, p: PackImportParams) -> dict[str, Any]:
 
 def _export_text(data: dict[str, Any], call: Call, _p: Any) -> str:
     contents = {"summary": data["summary"], **data["contents"]}
-    lines = [f"exported {data['scope']} pack of {call.host.root} to {data['path']} ({data['bytes']} bytes)",
+    lines = [f"exported {data['scope']} pack of {call.host.root} to {echo_path(data['path'])} ({data['bytes']} bytes)",
              *hand_edit_lines(data["handEdits"]), *summary_lines(contents)]
     if data["userProfile"]["leftOut"]:
         lines.append(f"  USER.md: {_plural(data['userProfile']['leftOut'], 'entry', 'entries')} about you left out "
@@ -168,7 +172,7 @@ def _export_text(data: dict[str, Any], call: Call, _p: Any) -> str:
 
 def _inspect_text(data: dict[str, Any], _call: Call, p: PackSourceParams) -> str:
     # source.plugin is always the format's (the TypeScript plugin's name): the writer says who wrote it
-    lines = [f"{p.path}: a valid {data['scope']} pack exported {data['exportedAt']} (format mnemonpack "
+    lines = [f"{echo_path(p.path)}: a valid {data['scope']} pack exported {data['exportedAt']} (format mnemonpack "
              f"{data.get('version', 1)}, {describe_source(data['source'])})",
              *summary_lines(data)]
     if data["userProfile"]:
@@ -184,7 +188,7 @@ def _inspect_text(data: dict[str, Any], _call: Call, p: PackSourceParams) -> str
 
 
 def _import_text(data: dict[str, Any], call: Call, p: PackImportParams) -> str:
-    return "\n".join(receipt_lines(data, p.path or "the pack", call.host.root))
+    return "\n".join(receipt_lines(data, echo_path(p.path) if p.path else "the pack", call.host.root))
 
 
 def _plural(count: int, word: str, words: str | None = None) -> str:

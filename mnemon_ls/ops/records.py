@@ -20,8 +20,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool
 
-from ..errors import InvalidInput, echo_value, json_problem
+from ..errors import InvalidInput, JsonUnreadable, echo_repr, echo_value, json_loads
 from ..records.model import MAX_CONTENT_CHARS, MAX_TAG_CHARS, MAX_TAGS, MAX_TITLE_CHARS, STATUSES, TYPES, VERIFICATIONS
+from ..roots import path_error
 from ..text import MAX_QUERY_CHARS
 from . import citing, humantext, modeltext, staleness
 from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
@@ -283,27 +284,32 @@ def _source_ref(value: str) -> dict[str, str]:
     """``KIND:ID`` (``file:src/app.py``) as ``{kind, id}``; raises :class:`InvalidInput` (``sourceRefs``)."""
     kind, sep, ident = value.partition(":")
     if not sep or not kind.strip() or not ident.strip():
-        raise InvalidInput("sourceRefs", f"must be KIND:ID, e.g. file:src/app.py (got {echo_value(repr(value))})")
+        raise InvalidInput("sourceRefs", f"must be KIND:ID, e.g. file:src/app.py (got {echo_repr(value)})")
     return {"kind": kind.strip(), "id": ident.strip()}
 
 
 def _bundle(name: str) -> Any:
-    """The JSON bundle in file ``name`` (``-``: standard input); raises :class:`InvalidInput` (``file``)."""
+    """The JSON bundle in file ``name`` (``-``: standard input); raises :class:`InvalidInput` (``file``: missing,
+    a directory, a name too long for the file system, not UTF-8, not JSON), the name repeated escaped and clipped
+    (:func:`~mnemon_ls.errors.echo_value`)."""
     if name == "-":
         raw = sys.stdin.read()
     else:
+        shown = echo_value(name)
         try:
             raw = Path(name).read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise InvalidInput("file", f"{name} does not exist") from None
+            raise InvalidInput("file", f"{shown} does not exist") from None
         except IsADirectoryError:
-            raise InvalidInput("file", f"{name} is a directory") from None
+            raise InvalidInput("file", f"{shown} is a directory") from None
         except UnicodeDecodeError:
-            raise InvalidInput("file", f"{name} is not UTF-8") from None
+            raise InvalidInput("file", f"{shown} is not UTF-8") from None
+        except OSError as exc:
+            raise path_error(exc, name, "file") from None
     try:
-        return json.loads(raw)
-    except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
-        raise InvalidInput("file", f"is not JSON ({json_problem(exc)})") from None
+        return json_loads(raw)
+    except JsonUnreadable as exc:
+        raise InvalidInput("file", f"is not JSON ({exc})") from None
 
 
 # ------------------------------------------------------------------ the command line's arguments

@@ -24,7 +24,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ..citations.model import MAX_LINE, MAX_PATH_CHARS
-from ..errors import InvalidInput, MnemonError, echo_value
+from ..errors import InvalidInput, MnemonError, echo_repr
 from . import command_ids
 from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, Params, WorkspaceParams
 from .published import limits
@@ -168,7 +168,7 @@ def _relative(call: Call, raw: str) -> str:
         for candidate in (full, os.path.realpath(full)):
             if candidate.startswith(base.rstrip(os.sep) + os.sep):
                 return Path(os.path.relpath(candidate, base)).as_posix()
-    raise InvalidInput("path", f"must be a file inside the workspace {workspace} (got {echo_value(repr(raw))})")
+    raise InvalidInput("path", f"must be a file inside the workspace {workspace} (got {echo_repr(raw)})")
 
 
 # ------------------------------------------------------------------ runs
@@ -318,7 +318,7 @@ def _reanchor(call: Call, p: ReanchorParams) -> dict[str, Any]:
     citing = call.host.citations
     cites = citing.of(p.source, p.key)
     if _Memories(call).describe(p.source, p.key) is None:
-        raise InvalidInput("key", f"names no memory of {p.source} ({echo_value(repr(p.key))}; `review` lists the keys)")
+        raise InvalidInput("key", f"names no memory of {p.source} ({echo_repr(p.key)}; `review` lists the keys)")
     reviewed = ReviewedFile(call.host.root)
     reviewed.check_writable()  # before any citation moves: a refused confirmation changes nothing
     anchored, left, count = [], [], 0

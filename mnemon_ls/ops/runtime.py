@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, model_validator
 
-from ..errors import InvalidInput, RevisionConflict, echo_value, json_problem
+from ..errors import InvalidInput, JsonUnreadable, RevisionConflict, echo_repr, json_loads
 from ..runtime.model import (BRANCH_PATTERN, IMPORTANCES, MAX_BRANCH_CHARS, MAX_BRANCHES, MAX_ENTRY_BYTES,
                              PROJECTION_FILES, TARGETS, parse_timestamp_ms)
 from . import command_ids, humantext, modeltext
@@ -389,11 +389,11 @@ def _json_file(value: str, field: str) -> Any:
     except OSError as exc:
         raise InvalidInput(field, f"{value} cannot be read ({exc.strerror or exc})") from None
     try:
-        return json.loads(raw.decode("utf-8"))
+        return json_loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise InvalidInput(field, f"is not UTF-8 JSON ({exc})") from None
-    except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
-        raise InvalidInput(field, f"is not UTF-8 JSON ({json_problem(exc)})") from None
+    except JsonUnreadable as exc:
+        raise InvalidInput(field, f"is not UTF-8 JSON ({exc})") from None
 
 
 _PLAN_KEYS = ("revision", "target", "entries", "pending")
@@ -412,9 +412,9 @@ def _plan_file(value: str) -> dict[str, Any]:
 
 def _pending_json(value: str) -> Any:
     try:
-        return json.loads(value)
-    except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
-        raise InvalidInput("pending", f"is not JSON ({json_problem(exc)})") from None
+        return json_loads(value)
+    except JsonUnreadable as exc:
+        raise InvalidInput("pending", f"is not JSON ({exc})") from None
 
 
 def _entry_numbers(flag: str) -> Any:
@@ -423,7 +423,7 @@ def _entry_numbers(flag: str) -> Any:
         parts = [part.strip() for part in value.split(",")]
         if not parts or not all(part.isdigit() for part in parts):
             raise InvalidInput(flag, f"must be entry numbers like 2,3 (as `mnemon-ls runtime list` prints them; got "
-                                     f"{echo_value(repr(value))})")
+                                     f"{echo_repr(value)})")
         return [int(part) for part in parts]
     return convert
 

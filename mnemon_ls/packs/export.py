@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 from .. import __version__, fsio
 from ..documents.indexformat import managed_relative, parse_index, serialize_index
 from ..documents.model import body_hash, relative_path
-from ..errors import InvalidInput, PackRefused, UnreadableStore, echo_value
+from ..errors import InvalidInput, PackRefused, UnreadableStore, echo_repr
 from ..runtime.model import projection_bytes, serialize_store
 from ..sqliteindex import open_existing
 from . import format as fmt
@@ -83,7 +83,7 @@ def validate_scope(value: Any, field: str = "packScope") -> str:
     if value is None:
         return "full"
     if value not in fmt.SCOPES:
-        raise InvalidInput(field, f"must be one of {', '.join(fmt.SCOPES)} (got {echo_value(repr(value))})")
+        raise InvalidInput(field, f"must be one of {', '.join(fmt.SCOPES)} (got {echo_repr(value)})")
     return value
 
 

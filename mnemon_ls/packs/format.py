@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
-from ..errors import PackInvalid, echo_value, json_problem
+from ..errors import JsonUnreadable, PackInvalid, echo_repr, echo_value, json_loads
 
 FORMAT = "mnemonpack"
 VERSION = 1
@@ -245,7 +245,7 @@ def read_archive(data: bytes) -> Archive:
         component = component_of(path)
         if component not in wanted:
             raise PackInvalid(f"entry:{path}", f"belongs to the {component} component, which the manifest's scope "
-                                               f"{echo_value(repr(manifest['scope']))} does not include")
+                                               f"{echo_repr(manifest['scope'])} does not include")
     return Archive(manifest, files)
 
 
@@ -255,9 +255,9 @@ def _parse_json(data: bytes, name: str) -> Any:
     except UnicodeDecodeError as exc:
         raise PackInvalid(name, f"is not UTF-8 (byte {exc.start})") from None
     try:
-        return json.loads(text.lstrip("\ufeff"))
-    except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
-        raise PackInvalid(name, f"is not valid JSON: {json_problem(exc)}") from None
+        return json_loads(text.lstrip("\ufeff"))
+    except JsonUnreadable as exc:
+        raise PackInvalid(name, f"is not valid JSON: {exc}") from None
     except RecursionError:
         raise PackInvalid(name, NESTED) from None
 
@@ -269,23 +269,23 @@ def parse_manifest(data: bytes) -> dict[str, Any]:
     if not isinstance(doc, dict):
         raise PackInvalid("manifest.json", "must hold a JSON object")
     if doc.get("format") != FORMAT:
-        raise PackInvalid("manifest.format", f"must be {FORMAT!r} (got {echo_value(repr(doc.get('format')))})")
+        raise PackInvalid("manifest.format", f"must be {FORMAT!r} (got {echo_repr(doc.get('format'))})")
     version = doc.get("version")
     if isinstance(version, bool) or not isinstance(version, int):
-        raise PackInvalid("manifest.version", f"must be the integer {VERSION} (got {echo_value(repr(version))})")
+        raise PackInvalid("manifest.version", f"must be the integer {VERSION} (got {echo_repr(version)})")
     if version != VERSION:
         newer = " (a newer format than this mnemon-ls reads)" if version > VERSION else ""
         raise PackInvalid("manifest.version", f"must be {VERSION} (got {version}){newer}")
     scope = doc.get("scope")
     if scope not in SCOPES:
-        raise PackInvalid("manifest.scope", f"must be one of {', '.join(SCOPES)} (got {echo_value(repr(scope))})")
+        raise PackInvalid("manifest.scope", f"must be one of {', '.join(SCOPES)} (got {echo_repr(scope)})")
     components = doc.get("components")
     if not isinstance(components, list) or not all(isinstance(c, str) for c in components):
         raise PackInvalid("manifest.components", "must be an array of component names")
     if len(set(components)) != len(components) or set(components) != set(SCOPES[scope]):
         raise PackInvalid("manifest.components", f"must be exactly {list(SCOPES[scope])} for scope "
-                                                 f"{echo_value(repr(scope))} "
-                                                 f"(got {echo_value(repr(components))})")
+                                                 f"{echo_repr(scope)} "
+                                                 f"(got {echo_repr(components)})")
     if not isinstance(doc.get("exportedAt"), str):
         raise PackInvalid("manifest.exportedAt", "must be a string (ISO time)")
     source = doc.get("source")
@@ -312,7 +312,7 @@ def _check_checksums(doc: Any, payload: Mapping[str, bytes]) -> None:
     if not isinstance(doc, dict):
         raise PackInvalid("checksums.json", "must hold a JSON object")
     if doc.get("algorithm") != "sha256":
-        raise PackInvalid("checksums.algorithm", f"must be 'sha256' (got {echo_value(repr(doc.get('algorithm')))})")
+        raise PackInvalid("checksums.algorithm", f"must be 'sha256' (got {echo_repr(doc.get('algorithm'))})")
     listed = doc.get("files")
     if not isinstance(listed, dict):
         raise PackInvalid("checksums.files", "must be an object of payload path -> sha256 hex")

@@ -76,7 +76,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from .. import fsio
-from ..errors import InvalidInput, RuntimeCapacityError, UnreadableStore, echo_value
+from ..errors import InvalidInput, RuntimeCapacityError, UnreadableStore, echo_repr
 from ..redact import Scrubber
 from ..runtime.model import PROJECTION_FILES, Entry, match_key, normalize_text, used_bytes
 from ..spaces.registry_model import LOCK_FILE
@@ -98,7 +98,7 @@ def validate_mode(value: Any) -> str:
     if value is None:
         return "merge"
     if value not in MODES:
-        raise InvalidInput("mode", f"must be merge or replace (got {echo_value(repr(value))})")
+        raise InvalidInput("mode", f"must be merge or replace (got {echo_repr(value)})")
     return value
 
 
@@ -111,10 +111,10 @@ def validate_components(value: Any, pack: Pack) -> tuple[str, ...]:
         raise InvalidInput("components", "must be a list of component names")
     for name in value:
         if name not in fmt.COMPONENTS:
-            raise InvalidInput("components", f"{echo_value(repr(name))} is not a component "
+            raise InvalidInput("components", f"{echo_repr(name)} is not a component "
                                              f"({', '.join(fmt.COMPONENTS)})")
         if name not in pack.archive.components:
-            raise InvalidInput("components", f"the pack does not carry {echo_value(repr(name))} (it has "
+            raise InvalidInput("components", f"the pack does not carry {echo_repr(name)} (it has "
                                              f"{', '.join(pack.archive.components)})")
     return tuple(c for c in fmt.COMPONENTS if c in value)
 
@@ -256,7 +256,7 @@ def validate_flag(value: Any, field: str) -> bool:
     if value is None:
         return False
     if not isinstance(value, bool):
-        raise InvalidInput(field, f"must be true or false (got {echo_value(repr(value))})")
+        raise InvalidInput(field, f"must be true or false (got {echo_repr(value)})")
     return value
 
 

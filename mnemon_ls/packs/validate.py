@@ -23,7 +23,6 @@ writes.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,7 +30,7 @@ from typing import Any
 from ..documents import model as dmodel
 from ..documents.indexformat import parse_index
 from ..documents.model import DocumentRecord
-from ..errors import InvalidInput, PackInvalid, echo_value, json_problem
+from ..errors import InvalidInput, JsonUnreadable, PackInvalid, echo_repr, json_loads
 from ..runtime.model import PROJECTION_FILES, TARGETS, Entry, parse_store, used_bytes
 from ..spaces.model import MAX_DESCRIPTION_CHARS, js_length, validate_name, validate_space_id
 from ..spaces.registry_model import NATIVE_FILE, SpaceRecord
@@ -173,7 +172,7 @@ def _documents(payload: dict[str, bytes]) -> list[PackDocument]:
         where = f"{INDEX_FILE}:documents[{index}]"
         if not _FILENAME.fullmatch(record.filename):
             raise PackInvalid(f"{where}.filename", "must match [a-zA-Z0-9._-]+.md (got "
-                                                   f"{echo_value(repr(record.filename))})")
+                                                   f"{echo_repr(record.filename)})")
         record = record.with_changes(relative_path=dmodel.relative_path(record.status, record.filename))
         path = f"payload/{record.relative_path}"
         listed.add(path)
@@ -190,8 +189,8 @@ def _documents(payload: dict[str, bytes]) -> list[PackDocument]:
         front, body = dmodel.split_markdown(text)
         front_id = dmodel.parse_frontmatter(front).get("id") if front is not None else None
         if front_id != record.id:
-            raise PackInvalid(f"entry:{path}", f"its frontmatter id {echo_value(repr(front_id))} differs from the "
-                                               f"index id {echo_value(repr(record.id))}")
+            raise PackInvalid(f"entry:{path}", f"its frontmatter id {echo_repr(front_id)} differs from the "
+                                               f"index id {echo_repr(record.id)}")
         if dmodel.sha256_hex(body) != record.content_hash:
             raise PackInvalid(f"entry:{path}", "its body's sha256 differs from the index contentHash")
         out.append(PackDocument(record, body_bytes, body))
@@ -204,11 +203,11 @@ def _documents(payload: dict[str, bytes]) -> list[PackDocument]:
 def _spaces(payload: dict[str, bytes]) -> list[PackSpace]:
     data = _required(payload, REGISTRY_FILE, "memory-spaces")
     try:
-        doc = json.loads(data.decode("utf-8").lstrip("\ufeff"))
+        doc = json_loads(data.decode("utf-8").lstrip("\ufeff"))
     except UnicodeDecodeError as exc:
         raise PackInvalid(REGISTRY_FILE, f"is not valid UTF-8 JSON ({exc})") from None
-    except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
-        raise PackInvalid(REGISTRY_FILE, f"is not valid UTF-8 JSON ({json_problem(exc)})") from None
+    except JsonUnreadable as exc:
+        raise PackInvalid(REGISTRY_FILE, f"is not valid UTF-8 JSON ({exc})") from None
     except RecursionError:
         raise PackInvalid(REGISTRY_FILE, NESTED) from None
     if not isinstance(doc, dict) or isinstance(doc.get("version"), bool) or doc.get("version") != 1:
@@ -231,7 +230,7 @@ def _spaces(payload: dict[str, bytes]) -> list[PackSpace]:
         except InvalidInput as exc:
             raise PackInvalid(f"{where}.{exc.field}", exc.rule) from None
         if space_id in seen:
-            raise PackInvalid(f"{where}.id", f"repeats the id {echo_value(repr(space_id))}")
+            raise PackInvalid(f"{where}.id", f"repeats the id {echo_repr(space_id)}")
         seen.add(space_id)
         description = raw.get("description", "")
         if not isinstance(description, str) or js_length(description) > MAX_DESCRIPTION_CHARS:

@@ -37,11 +37,10 @@ Valid inputs always give valid JSONL.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InvalidInput, json_problem
+from ..errors import InvalidInput, JsonUnreadable, json_loads
 from .model import MAX_ID_CHARS, MemoryRecord, validate_record
 from .store import encode
 
@@ -101,12 +100,12 @@ def parse(data: bytes) -> list[Line]:
         if not raw.strip():
             continue
         try:
-            value = json.loads(raw.decode("utf-8"))
+            value = json_loads(raw.decode("utf-8"))
         except UnicodeDecodeError:
             lines.append(Line(raw, None, "not UTF-8"))
             continue
-        except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
-            lines.append(Line(raw, None, f"not JSON: {json_problem(exc, line=False)}"))
+        except JsonUnreadable as exc:
+            lines.append(Line(raw, None, f"not JSON: {exc.in_line}"))
             continue
         try:
             lines.append(Line(raw, validate_record(value)))

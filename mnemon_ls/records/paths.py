@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from ..errors import InvalidInput, echo_value
+from ..errors import InvalidInput, echo_repr
 from ..roots import home_directory, workspace_hash
 
 MEMORY_DIR = "workspace-memory"
@@ -122,7 +122,7 @@ def locate(scope: str, *, workspace: Path | None, session_id: str | None, user_i
     if scope == "shared-project":
         return ScopeLocation(scope, project_dir(workspace) / MEMORY_DIR / "shared.jsonl", root_id(workspace))  # type: ignore[arg-type]
     raise InvalidInput("recordScope", "must be one of session, project, shared-project, user (got "
-                                      f"{echo_value(repr(scope))})")
+                                      f"{echo_repr(scope)})")
 
 
 def reachable_scopes(workspace: Path | None, session_id: str | None) -> list[str]:

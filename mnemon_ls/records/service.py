@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from .. import fsio
-from ..errors import AmbiguousMatch, ConfirmationRequired, InvalidInput, NotFound, echo_value
+from ..errors import AmbiguousMatch, ConfirmationRequired, InvalidInput, NotFound, echo_repr, echo_value
 from ..redact import Scrubber
 from ..text import check_query_length
 from ..roots import write_root_gitignore
@@ -343,7 +343,7 @@ class RecordsSource:
             if value is not None:
                 _check_choice(name, value, choices)
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 10_000):
-            raise InvalidInput("limit", f"must be an integer in 1..10000 (got {echo_value(repr(limit))})")
+            raise InvalidInput("limit", f"must be an integer in 1..10000 (got {echo_repr(limit)})")
         chosen = list(scopes) if scopes else self.available_scopes()
         for s in chosen:
             _check_choice("recordScope", s, SCOPES)
@@ -455,7 +455,7 @@ def _validate_bundle(bundle: Any) -> list[MemoryRecord]:
         raise InvalidInput("bundle", "must be a JSON object {schemaVersion, exportedAt, records}")
     version = bundle.get("schemaVersion")
     if version != 1 or isinstance(version, bool):
-        raise InvalidInput("schemaVersion", f"must be 1 (got {echo_value(repr(version))}); this version reads schema "
+        raise InvalidInput("schemaVersion", f"must be 1 (got {echo_repr(version)}); this version reads schema "
                                             "1 bundles")
     items = bundle.get("records")
     if not isinstance(items, list):
@@ -501,7 +501,7 @@ _NUL = re.compile("\x00")
 def _check_choice(field: str, value: Any, choices: Iterable[str]) -> None:
     choices = tuple(choices)
     if value not in choices:
-        raise InvalidInput(field, f"must be one of {', '.join(choices)} (got {echo_value(repr(value))})")
+        raise InvalidInput(field, f"must be one of {', '.join(choices)} (got {echo_repr(value)})")
 
 
 def _tags(tags: Any, scrub: Scrubber) -> list[str]:

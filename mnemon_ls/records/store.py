@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from .. import fsio
-from ..errors import InvalidInput, StoreTooLarge, json_problem
+from ..errors import InvalidInput, JsonUnreadable, StoreTooLarge, json_loads
 from .model import MemoryRecord, validate_record
 
 #: Safety limit of one records file, in bytes (seed 002 section 2: 8 MiB; over it the file is read-only).
@@ -104,9 +104,9 @@ def parse_lines(data: bytes, cache: dict[bytes, MemoryRecord] | None = None
             corrupt.append(CorruptLine(number, salvage.decode_leniently(raw), "not UTF-8", raw))
             continue
         try:
-            value = json.loads(text)
-        except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
-            corrupt.append(CorruptLine(number, text, f"not JSON: {json_problem(exc, line=False)}"))
+            value = json_loads(text)
+        except JsonUnreadable as exc:
+            corrupt.append(CorruptLine(number, text, f"not JSON: {exc.in_line}"))
             continue
         try:
             record = validate_record(value)

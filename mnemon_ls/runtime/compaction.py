@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..errors import InvalidInput, echo_value
+from ..errors import InvalidInput, echo_repr
 from . import ops
 from .model import (IMPORTANCES, PROJECTION_FILES, Entry, Target, joined_bytes, match_key, validate_branches,
                     validate_content, validate_importance)
@@ -244,7 +244,7 @@ def _source_indexes(problems: list[Problem], raw: Any, where: str, count: int, u
     for k, index in enumerate(raw):
         field = f"{where}[{k}]"
         if isinstance(index, bool) or not isinstance(index, int):
-            problems.append(Problem(field, f"must be an integer in 1..{count} (got {echo_value(repr(index))})"))
+            problems.append(Problem(field, f"must be an integer in 1..{count} (got {echo_repr(index)})"))
         elif not 1 <= index <= count:
             problems.append(Problem(field, f"index {index} is out of range 1..{count}"))
         elif index in used_by:
@@ -318,7 +318,7 @@ def _numbers(raw: Any, where: str, what: str) -> tuple[int, ...]:
     for k, index in enumerate(raw):
         given = f"the {_ordinal(k + 1)} number in {where}"
         if isinstance(index, bool) or not isinstance(index, int) or index < 1:
-            raise InvalidInput(f"{where}[{k}]", f"{given} is {echo_value(repr(index))}, not an entry number: "
+            raise InvalidInput(f"{where}[{k}]", f"{given} is {echo_repr(index)}, not an entry number: "
                                                 f"{_NUMBERING}")
         if index in seen:
             raise InvalidInput(f"{where}[{k}]", f"{given} names entry {index} again; name each entry once")
@@ -500,7 +500,7 @@ def parse_pending(raw: Any, target: Target) -> ops.MutationRequest | None:
         raise InvalidInput(f"pending.{unknown[0]}", "is not a known field")
     if raw.get("target", target) != target:
         raise InvalidInput("pending.target", f"must be the compacted target {target} (got "
-                                             f"{echo_value(repr(raw.get('target')))})")
+                                             f"{echo_repr(raw.get('target'))})")
     try:
         return ops.validate_request(raw.get("action"), target, raw.get("content"), raw.get("oldText"),
                                     raw.get("importance"), raw.get("branches"))

@@ -26,7 +26,7 @@ from json.encoder import encode_basestring as _encode_string
 from datetime import datetime, timezone
 from typing import Any, Iterable, Literal, Sequence
 
-from ..errors import InvalidInput, echo_value, json_problem, json_type_name
+from ..errors import InvalidInput, JsonUnreadable, control_rule, echo_repr, json_loads, json_type_name
 
 Target = Literal["user", "memory"]
 Importance = Literal["critical", "normal", "low"]
@@ -51,8 +51,6 @@ _SPACE_RUN = re.compile(f"[{_JS_SPACE}]+")
 #: The characters of a branch name (:func:`branch_name_problem`), as a JSON schema ``pattern`` publishes them.
 BRANCH_PATTERN = "^[A-Za-z0-9._/-]+$"
 _BRANCH_CHARSET = re.compile(BRANCH_PATTERN)
-# C0/C1 controls and DEL (JS whitespace among them is already collapsed by normalize_text).
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 def normalize_text(text: str) -> str:
@@ -98,10 +96,10 @@ def validate_content(value: Any, field_name: str = "content") -> str:
         raise InvalidInput(field_name, "is required (empty or only whitespace)")
     if DELIMITER_CHAR in text:
         raise InvalidInput(field_name, "must not contain '\u00a7' (U+00A7), the reserved entry delimiter")
-    found = _CONTROL.search(text)
-    if found is not None:
-        raise InvalidInput(field_name, f"must not contain control characters (found U+{ord(found.group()):04X}); "
-                                       "they would be written raw into USER.md / MEMORY.md and the wake snapshot")
+    rule = control_rule(text)  # the one rule of stored text (whitespace runs are already one space)
+    if rule is not None:
+        raise InvalidInput(field_name, f"{rule}; they would be written raw into USER.md / MEMORY.md and the wake "
+                                       "snapshot")
     try:
         size = utf8_len(text)
     except UnicodeEncodeError:
@@ -116,7 +114,7 @@ def validate_content(value: Any, field_name: str = "content") -> str:
 def validate_target(value: Any, field_name: str = "target") -> Target:
     """Return ``value`` if it is ``"user"`` or ``"memory"``, else raise :class:`InvalidInput`."""
     if value not in TARGETS:
-        raise InvalidInput(field_name, f"must be one of user, memory (got {echo_value(repr(value))})")
+        raise InvalidInput(field_name, f"must be one of user, memory (got {echo_repr(value)})")
     return value
 
 
@@ -124,7 +122,7 @@ def validate_importance(value: Any, field_name: str = "importance") -> Importanc
     """Return ``value`` if it is ``critical``, ``normal`` or ``low``, else raise :class:`InvalidInput` repeating
     the value given escaped and clipped (:func:`~mnemon_ls.errors.echo_value`)."""
     if value not in IMPORTANCES:
-        raise InvalidInput(field_name, f"must be one of critical, normal, low (got {echo_value(repr(value))})")
+        raise InvalidInput(field_name, f"must be one of critical, normal, low (got {echo_repr(value)})")
     return value
 
 
@@ -183,9 +181,9 @@ def validate_branches(value: Any, target: Target, field_name: str = "branches") 
         name = raw.strip() if isinstance(raw, str) else raw
         problem = branch_name_problem(name)
         if problem:
-            raise InvalidInput(f"{field_name}[{index}]", f"{problem} (got {echo_value(repr(raw))})")
+            raise InvalidInput(f"{field_name}[{index}]", f"{problem} (got {echo_repr(raw)})")
         if name in names:
-            raise InvalidInput(f"{field_name}[{index}]", f"repeats the branch name {echo_value(repr(name))}")
+            raise InvalidInput(f"{field_name}[{index}]", f"repeats the branch name {echo_repr(name)}")
         names.append(name)
     return tuple(names)
 
@@ -477,13 +475,13 @@ def parse_store(data: bytes) -> list[Entry]:
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
-        document = json.loads(text)
-    except ValueError as exc:  # a JSONDecodeError, or a number past Python's digit limit
-        raise InvalidInput("memories.json", f"is not valid JSON: {json_problem(exc)}") from None
+        document = json_loads(text)
+    except JsonUnreadable as exc:
+        raise InvalidInput("memories.json", f"is not valid JSON: {exc}") from None
     if not isinstance(document, dict):
         raise InvalidInput("memories.json", "must hold a JSON object")
     if document.get("version") != FORMAT_VERSION or isinstance(document.get("version"), bool):
-        raise InvalidInput("version", f"must be 1 (got {echo_value(repr(document.get('version')))})")
+        raise InvalidInput("version", f"must be 1 (got {echo_repr(document.get('version'))})")
     raw_entries = document.get("entries")
     if not isinstance(raw_entries, list):
         raise InvalidInput("entries", "must be an array")

@@ -13,7 +13,8 @@ import unicodedata
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Sequence
 
-from ..errors import AmbiguousMatch, DuplicateContent, InvalidInput, NoMatch, RuntimeCapacityError, echo_value
+from ..errors import (AmbiguousMatch, DuplicateContent, InvalidInput, NoMatch, RuntimeCapacityError, echo_repr,
+                      echo_value)
 from .model import (
     IMPORTANCES,
     DELIMITER_CHAR,
@@ -70,7 +71,7 @@ def validate_request(
     """
     target = validate_target(target)
     if action not in ACTIONS:
-        raise InvalidInput("action", f"must be one of add, replace, remove (got {echo_value(repr(action))})")
+        raise InvalidInput("action", f"must be one of add, replace, remove (got {echo_repr(action)})")
     if importance is not None:
         importance = validate_importance(importance)
     if branches is not None:
@@ -346,7 +347,7 @@ def validate_budget(max_bytes: Any, limit: int) -> int:
         return limit
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or not 0 <= max_bytes <= limit:
         raise InvalidInput("maxBytes", f"budget is invalid: must be an integer in 0..{limit} (got "
-                                       f"{echo_value(repr(max_bytes))})")
+                                       f"{echo_repr(max_bytes)})")
     return max_bytes
 
 

@@ -36,7 +36,7 @@ from typing import Any, Iterator, Protocol, Sequence
 
 import regex
 
-from ..errors import echo_value
+from ..errors import echo_repr
 from .querycache import QUERY_CACHE, QueryCache  # QUERY_CACHE: the bound, in query vectors (its doc)
 
 #: Characters of a text that are embedded (its head).
@@ -316,7 +316,7 @@ class LocalE5:
 
     def __init__(self, model_id: str = DEFAULT_MODEL, threads: int = 1) -> None:
         if model_id not in _LOCAL_VARIANTS:
-            raise SemanticUnavailable(f"unknown semantic.model {echo_value(repr(model_id))} (local models: "
+            raise SemanticUnavailable(f"unknown semantic.model {echo_repr(model_id)} (local models: "
                                       f"{', '.join(LOCAL_MODELS)}; "
                                       "or set semantic.endpoint)")
         np = _numpy()
@@ -407,7 +407,7 @@ class EndpointEmbedder:
         self.protocol = (protocol or ("openai" if self.endpoint.endswith("/v1") else "ollama")).lower()
         if self.protocol not in ("ollama", "openai"):
             raise SemanticUnavailable("MNEMON_EMBED_PROTOCOL must be ollama or openai (got "
-                                      f"{echo_value(repr(protocol))})")
+                                      f"{echo_repr(protocol)})")
         self.model_name = model
         self.api_key = api_key
         self.dimensions = dimensions

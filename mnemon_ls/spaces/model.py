@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable, Literal
 
-from ..errors import InvalidInput, ItemNotFound, echo_value, range_rule
+from ..errors import InvalidInput, ItemNotFound, control_rule, echo_repr, echo_value, range_rule
 
 Clock = Callable[[], datetime]
 
@@ -199,7 +199,8 @@ def validate_limit(value: Any, field_name: str = "limit", *, default: int = DEFA
 
 
 def validate_content(value: Any, field_name: str = "content") -> str:
-    """Non-blank content of at most 8,000 UTF-8 bytes (stored trimmed) or :class:`InvalidInput`."""
+    """Non-blank content of at most 8,000 UTF-8 bytes (stored trimmed), with no NUL and no other control character
+    than newline and tab (:func:`~mnemon_ls.errors.control_rule`), or :class:`InvalidInput`."""
     if not isinstance(value, str):
         raise InvalidInput(field_name, "must be a string")
     text = value.strip()
@@ -211,6 +212,9 @@ def validate_content(value: Any, field_name: str = "content") -> str:
         raise InvalidInput(field_name, f"must be at most {MAX_CONTENT_BYTES} UTF-8 bytes", bytes=size)
     if "\x00" in text:
         raise InvalidInput(field_name, "must not contain NUL characters")
+    rule = control_rule(text, "\n\t")  # the rule of Runtime entries, which keep no newline at all
+    if rule is not None:
+        raise InvalidInput(field_name, f"{rule}; they would reach the terminal raw when recalled")
     return text
 
 
@@ -231,7 +235,7 @@ def validate_importance(value: Any, field_name: str = "importance") -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 5:
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
         raise InvalidInput(field_name, range_rule("integer", {"ge": 1, "le": 5}, value) + (
-            "" if number else f" (got {echo_value(repr(value))})"))
+            "" if number else f" (got {echo_repr(value)})"))
     return value
 
 

@@ -430,15 +430,15 @@ def looks_like_storage_root(folder: "Any") -> bool:
 
 def expand_home(value: str, field_path: str) -> str:
     """``value`` with a leading ``~`` or ``~/`` replaced by the current user's home (``$HOME``); anything else
-    unchanged. ``~name`` (another user's home, which ``os.path.expanduser`` would look up) is
+    unchanged (:func:`mnemon_ls.settings.expand_own_home`). ``~name`` (another user's home) is
     :class:`InvalidInput` naming ``field_path``: a provider's store belongs under this user's home or an
     absolute path."""
-    import os
+    from ..settings import expand_own_home
 
-    if value.startswith("~") and not (value == "~" or value.startswith("~/")):
-        raise InvalidInput(field_path, "must not start with ~name (another user's home): only ~ or ~/ (your own "
-                                       "home) is expanded; give an absolute path instead")
-    return os.path.expanduser(value) if value.startswith("~") else value
+    try:
+        return expand_own_home(value)
+    except ValueError as exc:
+        raise InvalidInput(field_path, str(exc)) from None
 
 
 def _anchored(value: str) -> bool:

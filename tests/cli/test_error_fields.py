@@ -72,7 +72,7 @@ def test_document_errors_name_the_field_and_the_option(tmp_path: Path) -> None:
 
 
 def test_a_long_or_multiline_value_is_not_printed_back_whole(tmp_path: Path) -> None:
-    # the option is named with the value typed, clipped to 256 characters and on one line; --json keeps the data
+    # the option is named with the value typed, clipped to 256 UTF-8 bytes and on one line; --json keeps the data
     ws = workspace(tmp_path)
     assert cli(ws, tmp_path, "space", "create", "--name", "Project", "--description", "facts",
                "--active").returncode == 0
@@ -82,7 +82,7 @@ def test_a_long_or_multiline_value_is_not_printed_back_whole(tmp_path: Path) -> 
         2, f"mnemon-ls: error: --tag {'t' * 256}...: must be at most 100 UTF-8 bytes\n")
     long_space = cli(ws, tmp_path, "recall", "retry", "--space", "Project", "--space", "ü" * 5000)
     assert (long_space.returncode, long_space.stderr) == (
-        2, f"mnemon-ls: error: --space {'ü' * 256}...: is not a registered space id or name\n")
+        2, f"mnemon-ls: error: --space {'ü' * 128}...: is not a registered space id or name\n")  # 256 UTF-8 bytes
     two_lines = cli(ws, tmp_path, "recall", "retry", "--space", "Project", "--space", "no\nsuch\x1b[31m")
     assert (two_lines.returncode, two_lines.stderr) == (
         2, "mnemon-ls: error: --space no\\nsuch\\x1b[31m: is not a registered space id or name\n")

@@ -80,18 +80,23 @@ def test_doctor_outside_a_workspace_says_none(cli: Cli, tmp_path: Path) -> None:
 
 def test_a_terminal_gets_stored_control_characters_as_escapes(cli: Cli) -> None:
     """The attack pass stored ``ESC[31m`` and a right-to-left override through MCP; ``recall`` printed them raw
-    into the terminal. On a terminal (a real pseudo-terminal here) they are printed as their escapes; a pipe
-    gets the stored text unchanged."""
+    into the terminal. ``remember`` now refuses control characters (``errors.control_rule``), so the content is
+    stored as older versions let it be (written into the space's database). On a terminal (a real
+    pseudo-terminal here) it is printed with its escapes; a pipe gets the stored text unchanged."""
     import os
     import pty
+    import sqlite3
     import subprocess
 
     from tests.cli.test_cli import MNEMON_LS
 
-    stored = "\x1b[31mred alert\x1b[0m \u202e reversed"
+    stored = "\x1b[31mred alert\x1b[0m \u202e reversed\rover"
     cli.ok("space", "create", "--name", "Project", "--description", "Decisions", "--active")
-    cli.ok("remember", stored)
-    assert stored in cli.ok("recall", "red alert")  # a pipe: unchanged (scripts read what was stored)
+    cli.ok("remember", "red alert reversed")
+    with sqlite3.connect(next(cli.data.glob("data/*/mnemon.db"))) as connection:  # old data
+        connection.execute("UPDATE insights SET content = ?", (stored,))
+    piped = cli.ok("recall", "red alert")  # a pipe: unchanged (scripts read what was stored; text mode: CR as LF)
+    assert stored.replace("\r", "\n") in piped
     master, slave = pty.openpty()
     try:
         child = subprocess.Popen([MNEMON_LS, "recall", "red alert", *Cli.SCOPE], cwd=cli.ws, env=cli.env,
@@ -113,8 +118,8 @@ def test_a_terminal_gets_stored_control_characters_as_escapes(cli: Cli) -> None:
         if slave != -1:
             os.close(slave)
     shown = b"".join(chunks).decode("utf-8")
-    assert "\\x1b[31mred alert\\x1b[0m \\u202e reversed" in shown
-    assert "\x1b" not in shown and "\u202e" not in shown
+    assert "\\x1b[31mred alert\\x1b[0m \\u202e reversed\\x0dover" in shown
+    assert "\x1b" not in shown and "\u202e" not in shown and "\r" not in shown.replace("\r\n", "")
 
 
 def test_generated_counts_and_capability_lists_read_as_english() -> None:
