@@ -179,8 +179,12 @@ def document_hits(data: Mapping[str, Any]) -> str:
 def document_result(data: Mapping[str, Any]) -> str:
     """A Documents mutation result: action, title, id, revision, managed path."""
     document = data.get("document", {})
-    text = (f"Document {data.get('action')}: {document.get('title')} (id: {document.get('id')}), "
-            f"revision {document.get('revision')}, {document.get('relativePath')}")
+    if data.get("action") == "unchanged":  # a no-op update: the notice names the revision kept
+        text = (f"Document unchanged: {document.get('title')} (id: {document.get('id')}): "
+                f"{'; '.join(data.get('notices') or ())}")
+    else:
+        text = (f"Document {data.get('action')}: {document.get('title')} (id: {document.get('id')}), "
+                f"revision {document.get('revision')}, {document.get('relativePath')}")
     if isinstance(data.get("maintenance"), Mapping):  # cold archival ran first (issue 9)
         text += f"\n{data['maintenance'].get('summary', '')}"
     return "\n".join([text, *cites_lines(data)])
