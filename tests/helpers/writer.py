@@ -28,6 +28,11 @@ Commands::
         ``HELD <pid>``, block until a line arrives on stdin (or stdin closes), release it and print
         ``RELEASED``. Killing it while it holds leaves the marker of a dead owner.
 
+    writer.py gate ROOT [ROOT...]
+        Hold the pack gate of the ROOTs shared (:func:`mnemon_ls.packgate.hold`, as every command holds its
+        storage root and the global root for its whole run), print ``HELD <pid>``, block until a line
+        arrives on stdin (or stdin closes), release it and print ``RELEASED``: a long command of one root.
+
     writer.py identity
         Print the lock-owner record filelock's SoftFileLock writes for this process
         (``<pid>\\n<host>\\n[<start token>\\n]``) as one JSON string, then exit 0.
@@ -174,6 +179,16 @@ def _hold(argv: list[str]) -> int:
     return 0
 
 
+def _gate(argv: list[str]) -> int:
+    from mnemon_ls import packgate
+
+    with packgate.hold([Path(a) for a in argv], exclusive=False):
+        _say(f"HELD {os.getpid()}")
+        sys.stdin.readline()
+    _say("RELEASED")
+    return 0
+
+
 def _identity() -> int:
     from filelock._identity import host_name, process_start_token
 
@@ -193,6 +208,8 @@ def main(argv: list[str]) -> int:
         return _archive(args)
     if command == "hold":
         return _hold(args)
+    if command == "gate":
+        return _gate(args)
     if command == "identity":
         return _identity()
     raise SystemExit(f"unknown command {command}")
