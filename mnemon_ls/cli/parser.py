@@ -23,8 +23,7 @@ def settings_parent() -> argparse.ArgumentParser:
                        help="storageScope (default workspaces: <$MNEMON_DATA_DIR or ~/.mnemon>/workspaces/"
                             "<sha256 of the workspace path>; global: $MNEMON_DATA_DIR or ~/.mnemon)")
     group.add_argument("--data-dir", metavar="DIR",
-                       help="dataDir: the root (implies --scope custom; with --scope global the global root, "
-                            "USER.md's too), or the base for --scope workspaces")
+                       help="dataDir: the root (implies --scope custom), or the base for --scope workspaces")
     group.add_argument("--runtime-user-scope", choices=("storage", "global"),
                        help="runtimeUserScope (default global: USER.md from the global root; storage: from the selected root)")
     group.add_argument("--user-limit-bytes", type=int, metavar="N", help="runtimeMemory.userLimitBytes (1..1048576)")
