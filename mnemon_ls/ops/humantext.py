@@ -65,10 +65,13 @@ def space_line(view: Mapping[str, Any]) -> str:
     return f"{view.get('id')}  {view.get('name')}  ({state}, {provider_text(view)})"
 
 
-def space_list_text(views: list[Mapping[str, Any]]) -> str:
+def space_list_text(views: list[Mapping[str, Any]], *, creatable: bool = True) -> str:
     """``space list``: ``* <id>  <name>  (<provider id>)`` (``*`` marks an active space), the description
-    below, and a count line."""
+    below, and a count line. None: an invitation to ``space create``, unless not ``creatable`` (a catalog of a
+    newer version: the note on stderr says why no space is shown)."""
     if not views:
+        if not creatable:
+            return "no Memory Space can be shown here (see the note above)"
         return "no Memory Space yet (`mnemon-ls space create`)"
     lines = [f"{'*' if v.get('active') else ' '} {v.get('id')}  {v.get('name')}  ({provider_text(v)})"
              f"\n      {v.get('description', '')}" for v in views]

@@ -203,13 +203,16 @@ def document(data: Mapping[str, Any]) -> str:
     return bounded(f"{head}\n\n{data.get('content', '')}")
 
 
-def spaces(views: Sequence[Mapping[str, Any]]) -> str:
+def spaces(views: Sequence[Mapping[str, Any]], *, creatable: bool = True) -> str:
     """Memory Spaces: active mark, id, name, provider, description. The provider is named as every CLI
     text names it (:func:`mnemon_ls.ops.humantext.provider_text`: ``mnemon-native``, ``mnemon-cli`` or the
-    third-party provider id), the word ``provider list`` and ``--provider`` take."""
+    third-party provider id), the word ``provider list`` and ``--provider`` take. None: an invitation to create
+    one, unless not ``creatable`` (a catalog of a newer version: the note beside it says why none is shown)."""
     from .humantext import provider_text
 
     if not views:
+        if not creatable:
+            return "No Memory Space can be shown here (see the note)."
         return "No Memory Space yet. Create one with mnemon_memory_spaces action=create (name, description)."
     lines = []
     for view in views:
