@@ -284,8 +284,11 @@ def remembered_in_space(data: Mapping[str, Any], _params: Any = None) -> str:
 
 def document_updated(data: Mapping[str, Any], _params: Any = None) -> str:
     """The message of "Update document from file" (``documents.updateFromFile``): the document's title and
-    new revision."""
+    new revision; for a file that already is the document's body, ``document unchanged: <title>: no change;
+    revision N kept``."""
     document = data["document"]
+    if data.get("action") == "unchanged":
+        return f"document unchanged: {document['title']}: {'; '.join(data.get('notices') or ())}"
     return f"document updated: {document['title']} (revision {document['revision']})"
 
 
