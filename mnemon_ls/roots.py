@@ -146,7 +146,9 @@ def resolve_root(
     """Resolve the storage root of ``workspace`` under ``settings``; never writes to disk.
 
     ``workspace`` may be ``None`` for the ``global``, ``custom`` and ``workspaces`` scopes (``workspaces``
-    without a workspace resolves to the global root, reported as scope ``global``). With
+    without a workspace resolves to the global root, reported as scope ``global``). A ``dataDir`` with the
+    ``global`` scope is the global root of this resolution (the root, and USER.md's under ``runtimeUserScope``
+    ``global``). With
     ``require_workspace`` (default) an existing directory is required. Raises :class:`NotFound`
     (workspace missing), :class:`InvalidInput` (field ``workspace``, ``dataDir`` or ``MNEMON_DATA_DIR``:
     not absolute, not a directory, or a file in the way of the root).
@@ -163,9 +165,9 @@ def resolve_root(
     scope = settings.storage_scope
     if scope == "workspaces" and canonical is None:
         scope = "global"  # no workspace: the global root, as with the TypeScript plugin's default
-    if scope == "global":
-        root = global_root(env)
-        field = "MNEMON_DATA_DIR"
+    if scope == "global":  # the global root; a dataDir given with this scope is that root (not ignored)
+        root = Path(settings.data_dir) if settings.data_dir else global_root(env)
+        field = "dataDir" if settings.data_dir else "MNEMON_DATA_DIR"
     elif scope == "custom":
         assert settings.data_dir is not None  # enforced by load_settings
         root = Path(settings.data_dir)
@@ -182,7 +184,7 @@ def resolve_root(
             field = "dataDir" if settings.data_dir else "MNEMON_DATA_DIR"
     _check_root_path(root, field)
     user_root = root
-    if settings.runtime_user_scope == "global":
+    if settings.runtime_user_scope == "global" and not (scope == "global" and settings.data_dir):
         user_root = global_root(env)
         _check_root_path(user_root, "MNEMON_DATA_DIR")
     return RootResolution(root=root, user_root=user_root, scope=scope, workspace=canonical, shared_from=shared_from)

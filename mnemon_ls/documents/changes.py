@@ -70,6 +70,18 @@ def updated_record(current: DocumentRecord, request: UpdateRequest, body: str, n
     return replace(record, size_bytes=rendered_size(record, body))
 
 
+def unchanged(current: DocumentRecord, updated: DocumentRecord) -> bool:
+    """Whether ``updated`` (from :func:`updated_record`) differs from ``current`` only by the bookkeeping an
+    update always changes (revision, updatedAt, lastAccessedAt): then the update is a no-op."""
+    return replace(updated, revision=current.revision, updated_at=current.updated_at,
+                   last_accessed_at=current.last_accessed_at) == current
+
+
+def unchanged_note(current: DocumentRecord) -> str:
+    """The notice of a no-op update of ``current``: ``no change; revision N kept``."""
+    return f"no change; revision {current.revision} kept"
+
+
 def archived_record(current: DocumentRecord, body: str, summary: str, memory_body_ids: Sequence[str],
                     now: str) -> DocumentRecord:
     """``current`` archived (reference 5.4): status archived, path under ``archived/``, revision + 1,

@@ -374,7 +374,8 @@ class DocumentStore:
         merged, keeping the latest 20); an omitted ``content`` keeps the body. Revision + 1, updatedAt =
         lastAccessedAt = now. ``document_revision`` (optional) must equal the document's revision.
         Archived documents are immutable (:class:`~mnemon_ls.errors.DocumentStatusError`; restore them first).
-        Returns ``action="updated"``."""
+        Returns ``action="updated"``, or ``action="unchanged"`` (nothing written, the revision kept, the notice
+        ``no change; revision N kept``) when every field and the body on disk already are what was asked."""
         scrub = Scrubber(self.secrets)
         title, content = scrub.text("title", title), scrub.text("content", content)
         description = scrub.text("description", description)
@@ -403,6 +404,11 @@ class DocumentStore:
                     old_body = None  # replaced by the new content; the old bytes are saved first (below)
             body = request.content if request.content is not None else old_body
             record = changes.updated_record(current, request, body, self.now())
+            if old is not None and changes.unchanged(current, record) and render_markdown(current, body).encode(
+                    "utf-8") == old:  # nothing would change: no new revision, the file and index stay as they are
+                return replace(self.mutation_result("unchanged", view, current, body,
+                                                    notices=[changes.unchanged_note(current)]),
+                               redacted=scrub.summary())
             plan = self.capacity.fit(view, record.size_bytes, current.id)
             if not plan.fits:
                 raise self.capacity.refusal(plan, view, f"updating {current.filename} to {record.size_bytes} bytes")

@@ -56,7 +56,8 @@ class Usage:
 class MutationResult:
     """A committed create / update / archive / restore.
 
-    ``action`` is ``created``, ``updated``, ``archived`` or ``restored``; ``document`` the new version
+    ``action`` is ``created``, ``updated``, ``unchanged`` (an update that asked for what already was: nothing
+    written, ``notices`` says ``no change; revision N kept``), ``archived`` or ``restored``; ``document`` the new version
     with its body; ``revision`` the index revision after the commit (the next ``expectedRevision``);
     ``usage`` the active capacity after it; ``preserved`` maps what was saved before being overwritten
     (e.g. an un-adopted hand edit) to the saved copy's path; ``notices`` anything the caller should show;

@@ -256,6 +256,8 @@ def _mutation_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
     maintenance = f"\n{data['maintenance']['summary']}" if data.get("maintenance") else ""
     cites = "".join(f"\ncites {humantext.citation_text(c)}" for c in data.get("cites") or ())
     cites += "".join(f"\n{line}" for line in humantext.superseding_lines(data))
+    if data["action"] == "unchanged":  # a no-op update: the notice says which revision was kept
+        return f"Document unchanged: {document['title']} ({document['id']}): {'; '.join(data['notices'])}{cites}"
     return (f"Document {data['action']}: {document['title']} ({document['id']}), revision {document['revision']}, "
             f"{document['relativePath']}{maintenance}{cites}")
 

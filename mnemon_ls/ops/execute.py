@@ -75,11 +75,15 @@ def notes(operation: Operation, data: Any, invocation: Call) -> list[str]:
 
 
 def model_text(operation: Operation, data: Any, invocation: Call) -> str:
-    """What an assistant tool answers for ``data``: ``operation.text(data)`` (else the data as bounded text),
+    """What an assistant tool answers for ``data``: ``operation.text(data)`` (``(data, invocation)`` when it
+    :attr:`~.surfaces.Operation.text_takes_call`; else the data as bounded text),
     followed by one ``note: <line>`` per :func:`notes` line. The MCP server and ``mnemon/tool`` answer it."""
     from .modeltext import bounded
 
-    text = operation.text(data) if operation.text is not None else bounded(str(data))
+    if operation.text is None:
+        text = bounded(str(data))
+    else:
+        text = operation.text(data, invocation) if operation.text_takes_call else operation.text(data)
     lines = notes(operation, data, invocation)
     return "\n".join([text, *(f"note: {line}" for line in lines)]) if lines else text
 

@@ -65,10 +65,13 @@ def space_line(view: Mapping[str, Any]) -> str:
     return f"{view.get('id')}  {view.get('name')}  ({state}, {provider_text(view)})"
 
 
-def space_list_text(views: list[Mapping[str, Any]]) -> str:
+def space_list_text(views: list[Mapping[str, Any]], *, creatable: bool = True) -> str:
     """``space list``: ``* <id>  <name>  (<provider id>)`` (``*`` marks an active space), the description
-    below, and a count line."""
+    below, and a count line. None: an invitation to ``space create``, unless not ``creatable`` (a catalog of a
+    newer version: the note on stderr says why no space is shown)."""
     if not views:
+        if not creatable:
+            return "no Memory Space can be shown here (see the note above)"
         return "no Memory Space yet (`mnemon-ls space create`)"
     lines = [f"{'*' if v.get('active') else ' '} {v.get('id')}  {v.get('name')}  ({provider_text(v)})"
              f"\n      {v.get('description', '')}" for v in views]
@@ -281,8 +284,11 @@ def remembered_in_space(data: Mapping[str, Any], _params: Any = None) -> str:
 
 def document_updated(data: Mapping[str, Any], _params: Any = None) -> str:
     """The message of "Update document from file" (``documents.updateFromFile``): the document's title and
-    new revision."""
+    new revision; for a file that already is the document's body, ``document unchanged: <title>: no change;
+    revision N kept``."""
     document = data["document"]
+    if data.get("action") == "unchanged":
+        return f"document unchanged: {document['title']}: {'; '.join(data.get('notices') or ())}"
     return f"document updated: {document['title']} (revision {document['revision']})"
 
 

@@ -179,8 +179,12 @@ def document_hits(data: Mapping[str, Any]) -> str:
 def document_result(data: Mapping[str, Any]) -> str:
     """A Documents mutation result: action, title, id, revision, managed path."""
     document = data.get("document", {})
-    text = (f"Document {data.get('action')}: {document.get('title')} (id: {document.get('id')}), "
-            f"revision {document.get('revision')}, {document.get('relativePath')}")
+    if data.get("action") == "unchanged":  # a no-op update: the notice names the revision kept
+        text = (f"Document unchanged: {document.get('title')} (id: {document.get('id')}): "
+                f"{'; '.join(data.get('notices') or ())}")
+    else:
+        text = (f"Document {data.get('action')}: {document.get('title')} (id: {document.get('id')}), "
+                f"revision {document.get('revision')}, {document.get('relativePath')}")
     if isinstance(data.get("maintenance"), Mapping):  # cold archival ran first (issue 9)
         text += f"\n{data['maintenance'].get('summary', '')}"
     return "\n".join([text, *cites_lines(data)])
@@ -199,13 +203,16 @@ def document(data: Mapping[str, Any]) -> str:
     return bounded(f"{head}\n\n{data.get('content', '')}")
 
 
-def spaces(views: Sequence[Mapping[str, Any]]) -> str:
+def spaces(views: Sequence[Mapping[str, Any]], *, creatable: bool = True) -> str:
     """Memory Spaces: active mark, id, name, provider, description. The provider is named as every CLI
     text names it (:func:`mnemon_ls.ops.humantext.provider_text`: ``mnemon-native``, ``mnemon-cli`` or the
-    third-party provider id), the word ``provider list`` and ``--provider`` take."""
+    third-party provider id), the word ``provider list`` and ``--provider`` take. None: an invitation to create
+    one, unless not ``creatable`` (a catalog of a newer version: the note beside it says why none is shown)."""
     from .humantext import provider_text
 
     if not views:
+        if not creatable:
+            return "No Memory Space can be shown here (see the note)."
         return "No Memory Space yet. Create one with mnemon_memory_spaces action=create (name, description)."
     lines = []
     for view in views:

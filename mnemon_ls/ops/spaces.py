@@ -302,14 +302,28 @@ def registry_notes(_data: Any, call: Call) -> list[str]:
         return []
 
 
+def catalog_too_new(call: Call) -> bool:
+    """Whether the native catalog was written by a newer version (read-only here: its spaces are not shown and
+    none can be created, :attr:`~mnemon_ls.spaces.registry_model.RegistryState.native_refused`); ``False`` when the
+    registry cannot be looked at. An empty list then says so instead of inviting ``space create``."""
+    from ..errors import MnemonError
+
+    try:
+        return call.host.spaces.state().native_refused is not None
+    except (MnemonError, OSError):
+        return False
+
+
 OPERATIONS = (
     Operation(
         "spaces.list", SpacesListParams, lambda c, p: _data(c.host.spaces.list_spaces(active_only=p.active_only)),
         "List the Memory Spaces.",
-        text=modeltext.spaces, notes=registry_notes,
+        text=lambda d, c: modeltext.spaces(d, creatable=bool(d) or not catalog_too_new(c)), text_takes_call=True,
+        notes=registry_notes,
         lsp=LspMethod("mnemon/spaces/list", list_key="spaces"),
         mcp=McpTool(SPACES_TOOL, SPACES_TOOL_TEXT, fields=("workspace",), action="list", default_action=True),
-        cli=CliCommand(("space", "list"), "list spaces", text=lambda d, _c, _p: humantext.space_list_text(d))),
+        cli=CliCommand(("space", "list"), "list spaces",
+                       text=lambda d, c, _p: humantext.space_list_text(d, creatable=bool(d) or not catalog_too_new(c)))),
     Operation(
         "spaces.create", SpaceCreateParams,
         lambda c, p: _data(c.host.spaces.create_space(p.name, p.description, active=p.active, provider=p.provider)),

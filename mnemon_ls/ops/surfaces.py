@@ -268,7 +268,10 @@ class Operation:
     run: Callable[[Call, Any], Any]
     summary: str
     effect: Effect = "read"
-    text: Callable[[Any], str] | None = None
+    text: Callable[..., str] | None = None
+    #: ``text`` takes ``(data, call)``, not ``(data)``: what it says depends on more than the data (an empty
+    #: space list under a catalog of a newer version invites no ``create``).
+    text_takes_call: bool = False
     lsp: LspMethod | None = None
     #: The editor commands that run it (:class:`LspCommand`; a tuple when several).
     lsp_command: LspCommand | tuple[LspCommand, ...] | None = None

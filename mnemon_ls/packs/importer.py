@@ -32,9 +32,11 @@ Rules (reference section 9), per component chosen (all of the pack's by default)
 
 Commit protocol (nothing changes until the swap; a failure at any point leaves the old root):
 
-1. ``<root>/.dsh-pack.lock`` (and the global root's, when its ``runtime/`` is involved), then the pack
-   gate of those roots exclusive (:mod:`.gate`: every command using them has finished and the next waits
-   until the swap is done, so none sees a mix of the two roots), then the component locks (``runtime/.memories.lock``, ``documents/.index.lock``,
+1. ``<root>/.dsh-pack.lock`` (and the global root's, when the import may write its ``runtime/``: the pack
+   carries USER.md entries), then the pack gate of those roots exclusive (:mod:`.gate`: every command using
+   them has finished and the next waits until the swap is done, so none sees a mix of the two roots); a
+   global root the import only reads (a pack without USER.md entries) is gated shared, as every command
+   gates it, so a long command of another workspace does not hold the import up; then the component locks (``runtime/.memories.lock``, ``documents/.index.lock``,
    ``data/.dsh-memory-bodies.lock``) for the whole import.
 2. Stage: each new component directory (or, for merged spaces, each new store directory and the new
    catalog) is built in ``<root>/.dsh-pack-stage-<uuid>/`` through the Sources' formats: Runtime via
@@ -204,8 +206,8 @@ def _stage_runtime(host: "Host", pack: Pack, mode: str, plan: ImportPlan, stages
                     f"{PROJECTION_FILES[target]} would hold {after} of {limit} UTF-8 bytes after the import (now "
                     f"{before}); nothing was imported. Remove entries, import with --replace, or raise "
                     f"runtimeMemory.{target}LimitBytes", target=target, used=before, projected=after, limit=limit)
-        if mode == "merge" and not any(counts[t]["added"] for t in owned):
-            continue  # nothing comes in: the store is left exactly as it is (no copy, no swap)
+        if not replaced and not any(counts[t]["added"] for t in owned):
+            continue  # nothing comes in, nothing is replaced: the store is left exactly as it is (no copy, no swap)
         stage = stage_for(store.root, plan, stages)
         staged_root = stage / "runtime-root"
         copy_tree(store.runtime_dir, staged_root / "runtime",
@@ -310,18 +312,21 @@ def import_pack(host: "Host", data: bytes, *, mode: str | None = None,
             raise InvalidInput("replaceUserProfile", "the pack carries no user profile (USER.md entries) to "
                                                      "replace yours with; nothing was imported")
     root = host.root
-    roots = [root]
+    roots, read_only = [root], []  # the roots the import may write (gated exclusive), those it only reads
     if "runtime" in chosen:
-        roots += [s.root for s in host.runtime.stores if os.path.realpath(s.root) != os.path.realpath(root)]
+        others = [s.root for s in host.runtime.stores if os.path.realpath(s.root) != os.path.realpath(root)]
+        # the global root's runtime/ (USER.md) is written only for USER.md entries the pack carries
+        # (_stage_runtime leaves a store no entry of its targets comes into as it is)
+        (roots if pack.user_profile_entries() else read_only).extend(others)
     if dry_run:
         release_sources(host)
-        with gate.hold(roots, exclusive=False):
+        with gate.hold(roots + read_only, exclusive=False):
             plan = _import_locked(host, pack, mode, chosen, root, dry_run=True,
                                   replace_user_profile=replace_user_profile)
         release_sources(host)
         return {"status": "dry-run", "dryRun": True, "mode": mode, "components": list(chosen),
                 "scope": pack.archive.scope, **plan.receipt}
-    for extra in roots:
+    for extra in roots + read_only:
         recover(extra)
     pack_locks = [r / PACK_LOCK for r in roots]
     lock_paths: list[Path] = []
@@ -337,7 +342,8 @@ def import_pack(host: "Host", data: bytes, *, mode: str | None = None,
     absent = [p.parent for p in lock_paths if not p.parent.exists()]
     try:
         # order: pack markers, the gate (every other command of these roots has finished), component locks
-        with _locks(pack_locks), gate.hold(roots, exclusive=True), _locks(lock_paths):
+        with _locks(pack_locks), gate.hold(roots, exclusive=True), gate.hold(read_only, exclusive=False), \
+                _locks(lock_paths):
             plan = _import_locked(host, pack, mode, chosen, root, replace_user_profile=replace_user_profile,
                                   other_roots=roots[1:])
     except BaseException:

@@ -130,6 +130,7 @@ class CapacityMaintenance:
         *,
         archive_locally: bool = True,
         before_commit: Callable[[Sequence[Entry], str], None] | None = None,
+        describe: Callable[[int], str] | None = None,
     ) -> Receipt:
         """Compact ``request.target`` to the candidates and apply ``request`` in one commit (reference 4.3).
 
@@ -186,7 +187,10 @@ class CapacityMaintenance:
                                  for c, e in zip(candidates, raw)]
             return candidates, budget
 
-        receipt = self._compact(expected_revision, target, (), None, request, derive=derive)
+        def describe(remaining: int) -> str:
+            return compaction.plan_message(chosen["plan"], chosen["entries"], chosen["dropped"], remaining)
+
+        receipt = self._compact(expected_revision, target, (), None, request, derive=derive, describe=describe)
         maintenance = compaction.receipt_data(chosen["plan"], chosen["entries"], receipt.revision, receipt.used,
                                               receipt.limit, str(self.store.archive_dir / "memories.jsonl"),
                                               chosen["dropped"])
@@ -203,6 +207,7 @@ class CapacityMaintenance:
         *,
         archive_locally: bool = True,
         before_commit: Callable[[Sequence[Entry], str], None] | None = None,
+        describe: Callable[[int], str] | None = None,
     ) -> Receipt:
         store = self.store
         target = validate_target(target)
@@ -257,7 +262,8 @@ class CapacityMaintenance:
         detail["kept"] = [e.content for e in kept]
         detail["dropped"] = [c.content for c in dropped]
         detail["archived"] = len(evicted) + len(extra)
-        message = (outcome.message + " " if outcome else "") + f"Compacted {target}: kept {len(kept)} of {len(candidates)}."
+        told = describe(len(kept)) if describe is not None else f"Compacted {target}: kept {len(kept)} of {len(candidates)}."
+        message = (outcome.message + " " if outcome else "") + told
         return store.receipt(message, target, new_entries, revision, True, detail, preserved)
 
     def _archive_locally(self, entries: Sequence[Entry], revision: str) -> None:

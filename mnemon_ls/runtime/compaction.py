@@ -488,6 +488,26 @@ def receipt_data(plan: "MaintenancePlan", entries: list[dict[str, Any]], revisio
             "memoryBodyIds": []}
 
 
+def plan_message(plan: "MaintenancePlan", entries: list[dict[str, Any]], dropped: Sequence[int], remaining: int) -> str:
+    """The receipt line of a committed compaction of ``plan`` into ``entries`` (``sourceIndexes`` as numbered in
+    the plan) with the plan numbers ``dropped``: what was merged, rewritten and dropped, then how many entries
+    of the target remain, e.g. ``Compacted memory: merged 1, 2 into one entry; 2 entries remain (were 3).``
+    (``remaining`` counts the compacted entries committed; a pending change's new entry is told by its own message)."""
+    parts = []
+    for entry in entries:
+        sources = list(entry["sourceIndexes"])
+        if len(sources) > 1:
+            parts.append(f"merged {', '.join(map(str, sources))} into one entry")
+        elif sources and match_key(entry["content"]) != match_key(plan.entries[sources[0] - 1].content):
+            parts.append(f"rewrote {sources[0]}")
+    if dropped:
+        parts.append(f"dropped {', '.join(map(str, sorted(dropped)))}")
+    before = len(plan.entries)
+    counts = (f"{remaining} entr{'y' if remaining == 1 else 'ies'} remain{'s' if remaining == 1 else ''} "
+              f"(were {before})")
+    return f"Compacted {plan.target}: {'; '.join([*parts, counts])}."
+
+
 def parse_pending(raw: Any, target: Target) -> ops.MutationRequest | None:
     """The ``pending`` member of a compact request (``{action, content?, oldText?, importance?, branches?}``
     or ``None``) as a validated mutation of ``target``; :class:`InvalidInput` names ``pending.<field>``."""
@@ -508,5 +528,5 @@ def parse_pending(raw: Any, target: Target) -> ops.MutationRequest | None:
         raise InvalidInput(f"pending.{exc.field}", exc.rule) from None
 
 
-__all__ = ["KIND", "METHOD", "Merge", "PersonForm", "Problem", "budget_of", "derive_candidates", "parse_pending",
+__all__ = ["KIND", "METHOD", "Merge", "PersonForm", "Problem", "budget_of", "derive_candidates", "parse_pending", "plan_message",
            "pending_request", "person_entries", "person_form", "plan_data", "receipt_data", "renamed"]

@@ -62,7 +62,8 @@ def test_merge_and_drop_make_room_and_the_receipt_says_what_changed(cli):
     assert done.returncode == 0, done.stderr
     archive = cli.runtime / "archived"
     assert done.stdout.splitlines() == [
-        f"Compacted user: kept 2 of 2. USER.md: 2 entries, 64/160 UTF-8 bytes; revision "
+        f"Compacted user: merged 1, 2 into one entry; dropped 3; 2 entries remain (were 4). USER.md: 2 entries, "
+        f"64/160 UTF-8 bytes; revision "
         f"{json.loads(cli.run('runtime', 'list', '--json', *LIMIT).stdout)['revision'][:12]}; 3 replaced or dropped "
         f"entries kept in {archive}",
         "  merged 1, 2 into: Go tabs; never force-push main",

@@ -50,7 +50,8 @@ def test_plan_then_compact_with_a_plan_file(cli, tmp_path):
     (tmp_path / "plan.json").write_text(json.dumps(request))
     done = cli.run("runtime", "compact", "--plan", str(tmp_path / "plan.json"), *LIMIT)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("Entry added. Compacted user: kept 2 of 2. USER.md: 3 entries, ")
+    assert done.stdout.startswith("Entry added. Compacted user: merged 1, 2 into one entry; rewrote 3; 2 entries remain "
+                                  "(were 3). USER.md: 3 entries, ")
     assert (cli.runtime / "USER.md").read_text() == SEP.join(
         ["Go: tabs; never force-push main", "short commit subjects", "works in UTC+2 hours"]) + "\n"
 

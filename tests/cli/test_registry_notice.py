@@ -47,3 +47,26 @@ def test_space_list_and_recall_name_the_repair_once_until_the_copy_is_deleted(tm
     copy.unlink()  # checked and deleted: nothing more to say
     assert cli(tmp_path, "space", "list").stderr == ""
     assert "note:" not in cli(tmp_path, "recall", "deploy nightly").stdout
+
+
+async def test_an_empty_list_under_a_newer_catalog_does_not_invite_space_create(tmp_path: Path) -> None:
+    """A catalog written by a newer version is read-only here (no space shown, none can be created): the empty
+    list says so beside the note, on the command line and in the MCP tool, instead of inviting ``space create``."""
+    from tests.mcp.conftest import answer, mcp_session, server_env
+
+    make_repo(tmp_path / "ws")
+    assert cli(tmp_path, "space", "list").stdout == "no Memory Space yet (`mnemon-ls space create`)\n"
+    catalog = tmp_path / "root" / "data" / ".dsh-memory-bodies.json"
+    catalog.parent.mkdir(parents=True, exist_ok=True)
+    catalog.write_text('{"version": 9, "bodies": []}')
+    note = (f"{catalog} was written by a newer version of mnemon-ls (format version 9; this version reads 1); it is "
+            "left unchanged and read-only here: the native Memory Spaces are not shown and cannot be created, "
+            "changed or written to until mnemon-ls is upgraded")
+    listed = cli(tmp_path, "space", "list")
+    assert (listed.stdout, listed.stderr) == ("no Memory Space can be shown here (see the note above)\n",
+                                              f"mnemon-ls: note: {note}\n")
+    args = ["--workspace", str(tmp_path / "ws"), "--scope", "custom", "--data-dir", str(tmp_path / "root")]
+    async with mcp_session(args, env=server_env()) as session:
+        said = await answer(session, "mnemon_memory_spaces", {"action": "list"})
+    assert said == f"No Memory Space can be shown here (see the note).\nnote: {note}"
+    assert catalog.read_text() == '{"version": 9, "bodies": []}'

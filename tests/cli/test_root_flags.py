@@ -99,3 +99,19 @@ def test_a_root_the_file_system_will_not_create_is_a_storage_error_with_its_code
     assert (error["code"], error["file"], error["errno"]) == ("storage-error", "/proc/nosuch", "ENOENT"), error
     assert done.stderr == ("mnemon-ls: error: /proc/nosuch: the file system refused the operation (this file "
                            "system does not allow creating a directory here)\n")
+
+
+def test_scope_global_with_a_data_dir_is_the_global_root_under_that_directory(tmp_path: Path) -> None:
+    """``--scope global --data-dir X`` was ``~/.mnemon`` (the data dir silently ignored): X is the global root,
+    USER.md's too (docs/storage.md), and nothing is written under the home directory."""
+    ws, data = workspace(tmp_path), tmp_path / "g"
+    (tmp_path / "home").mkdir()
+    scope = ("--scope", "global", "--data-dir", str(data))
+    added = cli(ws, tmp_path, "runtime", "add", "--target", "user", "--content", "prefers short answers", *scope)
+    assert added.returncode == 0, added.stderr
+    assert (data / "runtime" / "USER.md").read_text() == "prefers short answers\n"
+    doctor = json.loads(cli(ws, tmp_path, "doctor", "--json", *scope).stdout)
+    assert (doctor["root"], doctor["userRoot"], doctor["scope"]) == (str(data), str(data), "global")
+    wake = cli(ws, tmp_path, "wake", *scope).stdout
+    assert "[importance=normal; created=0d; updated=0d]\nprefers short answers\n" in wake
+    assert os.listdir(tmp_path / "home") == []

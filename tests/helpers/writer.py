@@ -28,6 +28,17 @@ Commands::
         ``HELD <pid>``, block until a line arrives on stdin (or stdin closes), release it and print
         ``RELEASED``. Killing it while it holds leaves the marker of a dead owner.
 
+    writer.py import-space DB COUNT BATCH [--pause-at NAME:N]
+        Open a native Memory Space store at DB (``NativeProvider``), remember one note (so the side index
+        exists), print ``READY <pid>`` and import COUNT items
+        ``service <i> ...`` in batches of BATCH (``import_items``); print ``DONE``. ``--pause-at`` as for ``add``
+        (e.g. ``optimize:1``: stopped right before the side index's merge, to be killed there).
+
+    writer.py gate ROOT [ROOT...]
+        Hold the pack gate of the ROOTs shared (:func:`mnemon_ls.packgate.hold`, as every command holds its
+        storage root and the global root for its whole run), print ``HELD <pid>``, block until a line
+        arrives on stdin (or stdin closes), release it and print ``RELEASED``: a long command of one root.
+
     writer.py identity
         Print the lock-owner record filelock's SoftFileLock writes for this process
         (``<pid>\\n<host>\\n[<start token>\\n]``) as one JSON string, then exit 0.
@@ -174,6 +185,36 @@ def _hold(argv: list[str]) -> int:
     return 0
 
 
+def _import_space(argv: list[str]) -> int:
+    from mnemon_ls.spaces.providers.base import ExportItem
+    from mnemon_ls.spaces.providers.native import NativeProvider
+
+    db, count, batch = Path(argv[0]), int(argv[1]), int(argv[2])
+    pause = argv[4].rsplit(":", 1) if argv[3:4] == ["--pause-at"] else None
+    provider = NativeProvider(db)
+    provider.remember("a note written before the import")  # the side index exists: no rebuild inside the import
+    items = [ExportItem(f"s{i}", f"service {i} keeps retry_backoff_ms at {i} on runner{i % 7}", "fact", 3, [], [],
+                        "user", "2026-01-01T00:00:00Z") for i in range(count)]
+    _say(f"READY {os.getpid()}")
+    if pause is not None:
+        sys.setprofile(_breakpoint(pause[0], int(pause[1])))
+    provider.import_items(items, batch=batch)
+    sys.setprofile(None)
+    provider.close()
+    _say("DONE")
+    return 0
+
+
+def _gate(argv: list[str]) -> int:
+    from mnemon_ls import packgate
+
+    with packgate.hold([Path(a) for a in argv], exclusive=False):
+        _say(f"HELD {os.getpid()}")
+        sys.stdin.readline()
+    _say("RELEASED")
+    return 0
+
+
 def _identity() -> int:
     from filelock._identity import host_name, process_start_token
 
@@ -193,6 +234,10 @@ def main(argv: list[str]) -> int:
         return _archive(args)
     if command == "hold":
         return _hold(args)
+    if command == "import-space":
+        return _import_space(args)
+    if command == "gate":
+        return _gate(args)
     if command == "identity":
         return _identity()
     raise SystemExit(f"unknown command {command}")

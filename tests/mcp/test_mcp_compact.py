@@ -39,7 +39,9 @@ async def test_full_user_md_plan_and_compact(workspace: Path, data_dir: Path) ->
             {"content": "short commit subjects", "importance": "low", "sourceIndexes": [3]}],
             "pending": {"action": "add", "content": "works in UTC+2 hours"}})
         assert not done.is_error, text(done)
-        assert text(done).startswith("Entry added. Compacted user: kept 2 of 2. USER.md: 3 entries, 79/120 UTF-8 bytes")
+        assert text(done).startswith((
+            "Entry added. Compacted user: merged 1, 2 into one entry; rewrote 3; 2 entries remain (were 3). USER.md: "
+            "3 entries, 79/120 UTF-8 bytes"))
     assert (data_dir / "runtime" / "USER.md").read_text() == \
         "Go tabs; never force-push main\n\u00a7\nshort commit subjects\n\u00a7\nworks in UTC+2 hours\n"
 
@@ -70,7 +72,8 @@ async def test_merge_and_drop_name_only_the_changes(workspace: Path, data_dir: P
             "merge": [{"sourceIndexes": [2, 1], "content": "Go tabs; never force-push main"}], "drop": [3]})
         assert not done.is_error, text(done)
         lines = text(done).splitlines()
-        assert re.fullmatch(r"Compacted user: kept 1 of 1\. USER\.md: 1 entry, 30/120 UTF-8 bytes; revision [0-9a-f]{12}",
+        assert re.fullmatch(r"Compacted user: merged 2, 1 into one entry; dropped 3; 1 entry remains \(were 3\)\. USER\.md: "
+                            r"1 entry, 30/120 UTF-8 bytes; revision [0-9a-f]{12}",
                             lines[0])
         assert lines[1:5] == [
             "maintenance (local-compaction): Compacted USER.md: 1 entry replace 2, 1 dropped (30/120 bytes); the "

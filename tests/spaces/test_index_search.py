@@ -350,3 +350,44 @@ def test_a_bulk_import_and_a_rebuild_leave_one_segment_and_the_same_answers(stor
     assert segments(store.index) == 1
     assert [[i.id for i in store.search(q, limit=10, mode="keyword").items]
             for q in ("retry_backoff_ms runner3", "service 42", "runner5")] == answers
+
+
+def test_an_import_killed_before_its_merge_is_merged_at_the_next_write(tmp_path: Path, clock: FrozenClock) -> None:
+    """A bulk import marks the side index due for a merge before its batches: killed (a real process, SIGKILL)
+    right before the merge, the index keeps its segments only until the next write of another process, which
+    merges it into one; the answers are the same. An index with more than MAX_SEGMENTS segments is merged at
+    the first write of a connection too."""
+    from mnemon_ls.spaces import index as side
+    from tests.helpers import procs
+
+    path = tmp_path / "data" / "default" / "mnemon.db"
+    path.parent.mkdir(parents=True)
+    with procs.writer("import-space", str(path), str(side.BULK_ROWS + 100), "100", "--pause-at", "optimize:1") as w:
+        assert w.reader.readline() == "PAUSED optimize 1"
+        assert w.kill() == -9
+    store = NativeProvider(path, clock=clock)
+    try:
+        store.search("service", limit=1, mode="keyword")  # a read merges nothing
+        before = segments(store.index)
+        assert before > 1
+        answers = [i.id for i in store.search("retry_backoff_ms runner3", limit=10, mode="keyword").items]
+        store.remember("a note written after the killed import")
+        assert segments(store.index) == 1
+        assert [i.id for i in store.search("retry_backoff_ms runner3", limit=10, mode="keyword").items] == answers
+    finally:
+        store.close()
+    index = side.SideIndex(path.parent / side.INDEX_FILE)  # a connection of its own
+    try:
+        index.connect().execute("INSERT INTO fts(fts, rank) VALUES('automerge', 0)")  # FTS5 merges nothing
+        for n in range(side.MAX_SEGMENTS + 2):  # each write its own transaction: a segment each
+            index.apply([side.IndexRow(f"n{n}", f"note {n} about the runner", None, 3, [], [], None, 1.0, True)])
+        index.connect().execute("INSERT INTO fts(fts, rank) VALUES('automerge', 4)")  # FTS5's default again
+        assert segments(index) == 1 + side.MAX_SEGMENTS + 2  # the merged one; counted at its first write only
+    finally:
+        index.close()
+    reopened = side.SideIndex(path.parent / side.INDEX_FILE)
+    try:
+        reopened.apply([side.IndexRow("last", "the last note", None, 3, [], [], None, 1.0, True)])
+        assert segments(reopened) == 1
+    finally:
+        reopened.close()

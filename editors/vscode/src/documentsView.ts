@@ -100,7 +100,9 @@ export class DocumentsView extends ViewPart {
             const bytes = await vscode.workspace.fs.readFile(file);
             const content = Buffer.from(bytes).toString("utf8");
             const result = await updateDocument(await this.client(), { workspace: r.workspace, id: doc.id, content, documentRevision: doc.revision });
-            void vscode.window.showInformationMessage(`Mnemon: updated "${doc.title}" from ${source} (revision ${result.document.revision}).`);
+            void vscode.window.showInformationMessage(result.action === "unchanged"
+                ? `Mnemon: "${doc.title}" already matches ${source}: no change; revision ${result.document.revision} kept.`
+                : `Mnemon: updated "${doc.title}" from ${source} (revision ${result.document.revision}).`);
         } catch (error) {
             await this.documentError(`"${doc.title}" not updated from ${source}`, error);
         } finally {

@@ -71,7 +71,7 @@ export interface DocumentUsage {
 /** Result of `mnemon/documents/{create,update,archive,restore}`. */
 export interface DocumentMutation {
     success: true;
-    action: "created" | "updated" | "archived" | "restored";
+    action: "created" | "updated" | "unchanged" | "archived" | "restored";
     document: DocumentView;
     /** Index revision after the commit: the next `expectedRevision`. */
     revision: string;

@@ -274,9 +274,15 @@ class NativeWrites:
         while it runs and :data:`CACHE_KIB` again afterwards (pages beyond it are freed). When at least
         :data:`~mnemon_ls.spaces.index.BULK_ROWS` items were imported, the side index is merged into one segment
         afterwards (:meth:`~mnemon_ls.spaces.index.SideIndex.optimize`; best effort: derived data, a failure
-        leaves it as fast as before)."""
+        leaves it as fast as before); marked due first (:meth:`~mnemon_ls.spaces.index.SideIndex.merge_pending`),
+        so an import killed before the merge leaves it to the next write."""
         with self._lock:
             db = self._conn()
+            if len(items) >= BULK_ROWS:
+                try:
+                    self.index.merge_pending()  # killed before the merge below: the next write merges
+                except sqlite3.Error:
+                    pass
             db.execute(f"PRAGMA cache_size={-BULK_CACHE_KIB}")
             try:
                 result = self._import_items(items, edges, batch)

@@ -372,7 +372,8 @@ function M.doc_update_from_file(doc, path, opts, callback)
     return
   end
   client.execute_command(c, client.CMD_UPDATE_DOCUMENT, { uri = vim.uri_from_fname(path), id = doc.id,
-    documentRevision = doc.revision }, { "^mnemon: document updated", "^mnemon: document not updated" },
+    documentRevision = doc.revision }, { "^mnemon: document updated", "^mnemon: document unchanged",
+    "^mnemon: document not updated" },
     function(err, result)
       if err or type(result) ~= "table" or result.success == false then
         local e = err or (type(result) == "table" and result.error) or {}
@@ -383,8 +384,9 @@ function M.doc_update_from_file(doc, path, opts, callback)
         notify(msg, levels.ERROR)
         return done(callback, { message = msg, data = e })
       end
-      notify(string.format("mnemon: document updated: %s (revision %s)", tostring(result.document.title),
-        tostring(result.document.revision)), levels.INFO)
+      local said = result.action == "unchanged" and "mnemon: document unchanged: %s: no change; revision %s kept"
+        or "mnemon: document updated: %s (revision %s)"
+      notify(string.format(said, tostring(result.document.title), tostring(result.document.revision)), levels.INFO)
       done(callback, nil, result)
     end, { bufnr = bufnr })
 end
