@@ -17,6 +17,7 @@ import typing
 from typing import Any, Callable, Literal
 
 from ..errors import InvalidInput, MnemonError, echo_value, rename_fields
+from .parser import integer_type
 
 #: Help of a command group (the first word of a path with two words), by word.
 GROUP_HELP = {
@@ -102,7 +103,9 @@ def add_parser(commands: Any, groups: dict[str, Any], common: argparse.ArgumentP
         if arg.kind == "clear":
             parser.add_argument(arg.flag, dest=_clear_dest(arg), action="store_true", **options)
             continue
-        if kind is not str and arg.convert is None:
+        if kind is int and arg.convert is None:  # ASCII digits only, refused in the field's range words
+            options["type"] = integer_type(_bounds(info))
+        elif kind is not str and arg.convert is None:
             options["type"] = kind
         if arg.choices or choices:
             options["choices"] = arg.choices or choices
@@ -128,6 +131,16 @@ def add_parser(commands: Any, groups: dict[str, Any], common: argparse.ArgumentP
         parser.add_argument("--output", metavar="FILE", dest="output_file",
                             help="write it to FILE (mode 0600) instead of standard output")
     parser.set_defaults(operation=operation, command_spec=command)
+
+
+def _bounds(info: Any) -> dict[str, Any]:
+    """The range of a params field (``{"ge": 1, "le": 50}``) from its constraints; ``{}`` when it has none."""
+    bounds = {}
+    for item in getattr(info, "metadata", None) or ():
+        for key in ("ge", "gt", "le", "lt"):
+            if isinstance(getattr(item, key, None), int):
+                bounds[key] = getattr(item, key)
+    return bounds
 
 
 def _extra_dest(flag: str, spec: Any) -> str:
