@@ -60,7 +60,7 @@ def settings_from(args: argparse.Namespace) -> Any:
         return base.with_overrides(**flags, storageScope=scope)
     except InvalidInput as exc:  # name the option the person typed (--user-limit-bytes), not the setting
         key = "runtimeMaintenance" if exc.field == "runtimeMemory.maintenance" else exc.field.rsplit(".", 1)[-1]
-        if exc.field == "dataDir" and args.scope == "custom":  # --scope custom without the root it needs
+        if exc.field == "dataDir" and args.scope == "custom" and args.data_dir is None:  # no root given for it
             raise InvalidInput("--data-dir", "is required with --scope custom (the root to use)") from None
         if flags.get(key) is None:
             raise

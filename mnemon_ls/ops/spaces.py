@@ -15,7 +15,8 @@ from pydantic import Field, StrictBool
 
 from ..errors import InvalidInput
 from ..runtime.model import normalize_text, validate_branches
-from ..spaces.model import MAX_CONTENT_BYTES, MAX_ENTITIES, MAX_ENTITY_BYTES, MAX_LIMIT, MAX_TAGS, MIN_LIMIT
+from ..spaces.model import (DEFAULT_LIMIT, MAX_CONTENT_BYTES, MAX_ENTITIES, MAX_ENTITY_BYTES, MAX_LIMIT, MAX_RESULTS,
+                            MAX_TAGS, MIN_LIMIT)
 from . import citing, command_ids, humantext, modeltext, staleness
 from .audience import AUDIENCE_HELP, Audience, audience_of
 from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
@@ -413,7 +414,9 @@ OPERATIONS = (
             CliArg("query"),
             CliArg("spaces", flag="--space", repeat=True, metavar="SPACE",
                    help="restrict to these spaces (ids or names; repeatable)", names_errors=True),
-            CliArg("limit", flag="--limit", help="1..50, default 10 (at most 12 are returned)"),
+            CliArg("limit", flag="--limit", help=f"results wanted, {MIN_LIMIT}..{MAX_LIMIT} (default {DEFAULT_LIMIT}); "
+                   f"at most {MAX_RESULTS} are returned whatever the limit (the recall cap): a larger limit "
+                   "only has more candidates searched and ranked"),
             CliArg("mode", flag="--mode", default="smart",
                    help="smart (default: ranked by words, and by meaning when semantic recall is on), keyword (ranked "
                         "by words only) or basic (items holding the query text as written, most important and newest "
