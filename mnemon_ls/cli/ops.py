@@ -381,7 +381,8 @@ def explain(error: MnemonError, args: argparse.Namespace) -> tuple[str, dict[str
     :attr:`~mnemon_ls.ops.surfaces.CliArg.also` (``pack`` -> ``FILE``) or the option of that word given
     (:func:`typed_options`: ``budget`` -> ``--budget``, ``dataDir`` -> ``--data-dir``). A required field missing
     reads as argparse says it (``the following arguments are required: --title``). The error object (``--json``)
-    has that message and ``field`` the option alone (``--revision``, ``--cite``, ``FILE``); ``param`` keeps the
+    has that message (the option alone where the line repeats a value typed: ``--tag: ...``) and ``field`` the
+    option alone (``--revision``, ``--cite``, ``FILE``); ``param`` keeps the
     operation's field when it differs (``cites[0].startLine``: the name the language server and MCP use). The
     command's ``error_text`` may say the line in a person's words; the object keeps the message."""
     data = error.to_dict()
@@ -391,7 +392,8 @@ def explain(error: MnemonError, args: argparse.Namespace) -> tuple[str, dict[str
     else:
         label, option, rule = named
         text = f"the following arguments are required: {option}" if rule in _MISSING else f"{label}: {rule}"
-        data.update(message=text, field=option)
+        typed = label != option and not label.startswith(f"{option} (")  # it repeats a value: data holds values
+        data.update(message=f"{option}: {rule}" if typed else text, field=option)
         if isinstance(error, InvalidInput):
             data["rule"] = rule
         if option != error.data.get("field"):
