@@ -487,7 +487,7 @@ def _named(error: MnemonError, args: argparse.Namespace) -> tuple[str, str, str]
         return (f"{flag} ({field_name})" if inside else _typed(flag, values)), flag, rule
     index = int(match.group(2))
     if "kind" in error.data:  # a refused credential: named by its place, never echoed
-        return f"{flag} (the {_ordinal(index + 1)} one){inside}", flag, rule
+        return f"{flag} (the {ordinal(index + 1)} one){inside}", flag, rule
     return (f"{_typed(flag, values[index])}{inside}" if index < len(values) else f"{flag}{inside}"), flag, rule
 
 
@@ -514,5 +514,6 @@ def _member_words(command: Any, args: argparse.Namespace, field_name: str) -> tu
     return (typed, lead.flag) if part is lead else (f"{part.flag} of {typed}", part.flag)
 
 
-def _ordinal(n: int) -> str:
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``11th``... of ``n`` (a positive integer)."""
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
