@@ -123,3 +123,21 @@ def test_recall_limit_help_says_the_cap(tmp_path: Path) -> None:
     shown = " ".join(run(ws, tmp_path, "recall", "--help", root=False).stdout.split())
     assert ("--limit LIMIT results wanted, 1..50 (default 10); at most 12 are returned whatever the limit (the recall "
             "cap): a larger limit only has more candidates searched and ranked") in shown
+
+
+def test_entry_numbers_and_integer_settings_are_ascii_digits_too(tmp_path: Path) -> None:
+    from mnemon_ls.errors import InvalidInput
+    from mnemon_ls.settings import settings_from_environment
+
+    ws = workspace(tmp_path)
+    code, line, error = refused(ws, tmp_path, "runtime", "compact", "--drop", "\u0662", "--revision", "a" * 12)
+    assert (code, error["field"]) == (2, "--drop")
+    assert line == "--drop: must be entry numbers like 2,3 (as `mnemon-ls runtime list` prints them; got '\u0662')"
+    for typed in ("1_0", "\u0661\u0660"):
+        try:
+            settings_from_environment({"MNEMON_USER_LIMIT_BYTES": typed})
+        except InvalidInput as exc:
+            assert exc.message == f"MNEMON_USER_LIMIT_BYTES: must be an integer (got {typed!r})"
+        else:
+            raise AssertionError(typed)
+    assert settings_from_environment({"MNEMON_USER_LIMIT_BYTES": "2048"}) == {"userLimitBytes": 2048}
