@@ -134,12 +134,19 @@ def add_parser(commands: Any, groups: dict[str, Any], common: argparse.ArgumentP
 
 
 def _bounds(info: Any) -> dict[str, Any]:
-    """The range of a params field (``{"ge": 1, "le": 50}``) from its constraints; ``{}`` when it has none."""
+    """The range of a params field (``{"ge": 1, "le": 50}``) from its constraints, else from the integer its JSON
+    schema shows (``minimum``/``maximum``: a range the service checks, ``recall``'s ``limit``); ``{}`` when it
+    has none."""
     bounds = {}
     for item in getattr(info, "metadata", None) or ():
         for key in ("ge", "gt", "le", "lt"):
             if isinstance(getattr(item, key, None), int):
                 bounds[key] = getattr(item, key)
+    extra = getattr(info, "json_schema_extra", None)
+    for schema in (extra.get("anyOf") or [extra]) if isinstance(extra, dict) and not bounds else ():
+        if isinstance(schema, dict) and schema.get("type") == "integer":
+            bounds.update({key: schema[word] for key, word in (("ge", "minimum"), ("le", "maximum"))
+                           if isinstance(schema.get(word), int)})
     return bounds
 
 

@@ -114,6 +114,8 @@ def test_usage_errors_name_their_argument_and_read_as_rules(tmp_path: Path) -> N
         assert (error["field"], error["message"]) == ("--revision", f"--revision: {rule}")
     code, line, error = refused(ws, tmp_path, "cited", "src/lib.py", "--line", "\u0661")
     assert (code, error["field"]) == (2, "--line") and line.startswith("--line: must be an integer"), line
+    code, line, error = refused(ws, tmp_path, "recall", "retry", "--limit", "ten")
+    assert (code, line) == (2, "--limit: must be an integer in 1..50 (got 'ten') (see `mnemon-ls recall --help`)")
     code, line, error = refused(ws, tmp_path, "wake", "--user-limit-bytes", "1_0")
     assert line == "--user-limit-bytes: must be an integer in 1..1048576 (got '1_0') (see `mnemon-ls wake --help`)"
 
