@@ -434,11 +434,12 @@ def _python_name(args: argparse.Namespace, name: str) -> str:
     return next((python for python, info in fields.items() if getattr(info, "alias", None) == name), _snake(name))
 
 
-def typed_options(args: argparse.Namespace) -> dict[str, str]:
+def typed_options(args: argparse.Namespace, every: bool = False) -> dict[str, str]:
     """The options of the command's parsers (``args.cli_parser``, :func:`mnemon_ls.cli.parser.chosen_parsers`)
-    the invocation gave, as ``--help`` shows them, by each word an error may name them by: the ``dest``
-    (``data_dir``), its option's word in snake_case (``budget`` for ``--budget``, ``from`` for ``--from``). One
-    table from argparse's own actions: a new option is found without being listed anywhere."""
+    the invocation gave (``every``: also those it did not), as ``--help`` shows them, by each word an error may
+    name them by: the ``dest`` (``data_dir``), its option's word in snake_case (``budget`` for ``--budget``,
+    ``from`` for ``--from``). One table from argparse's own actions: a new option is found without being listed
+    anywhere."""
     from .parser import chosen_parsers
 
     parser = getattr(args, "cli_parser", None)
@@ -450,7 +451,7 @@ def typed_options(args: argparse.Namespace) -> dict[str, str]:
             if isinstance(action, (argparse._SubParsersAction, argparse._HelpAction)) or not action.option_strings:
                 continue
             value = getattr(args, action.dest, None)
-            if value is None or value is False or value == action.default:
+            if not every and (value is None or value is False or value == action.default):
                 continue
             shown = max(action.option_strings, key=len)
             for word in (action.dest, *(o.lstrip("-").replace("-", "_") for o in action.option_strings)):
@@ -476,14 +477,15 @@ def _named(error: MnemonError, args: argparse.Namespace) -> tuple[str, str, str]
     if match is None:
         return None
     name = _python_name(args, match.group(1))
-    flag = command.flag_of(name, given) or (command.flag_of(name) if rule in _MISSING else None)
+    needed = rule.startswith(_MISSING)  # about an option not given: named all the same (sessionId -> --session-id)
+    flag = command.flag_of(name, given) or (command.flag_of(name) if needed else None)
     if flag is None and match.group(3) and match.group(2) is None:  # governance.sourceRefs: the option of the leaf
         leaf = _python_name(args, match.group(3).rsplit(".", 1)[-1])
         flag = command.flag_of(leaf, given) or command.flag_of(leaf)  # the option that would fill it
         if flag is not None:
             return flag, flag, rule
     if flag is None:
-        flag = typed_options(args).get(name)
+        flag = typed_options(args, every=needed).get(name)
         return (flag, flag, rule) if flag is not None and not match.group(2) and not match.group(3) else None
     inside = f" ({match.group(3)[1:]})" if match.group(3) else ""  # a field of the value: --cite f.py:0 (startLine)
     if match.group(2) is None:

@@ -50,6 +50,10 @@ def test_operation_errors_name_the_option_typed(tmp_path: Path) -> None:
     code, line, error = refused(ws, tmp_path, "records", "propose", "--title", "t", "--content", "c")
     assert (code, line) == (2, "--source-ref: a model-suggested record needs at least one source reference")
     assert (error["field"], error["param"]) == ("--source-ref", "governance.sourceRefs")
+    code, line, error = refused(ws, tmp_path, "records", "create", "--title", "t", "--content", "c",
+                                "--record-scope", "session")  # an option not given, named for what it lacks
+    assert (code, line) == (2, "--session-id: is required for the session scope (a session is one server lifetime)")
+    assert (error["field"], error["param"]) == ("--session-id", "sessionId")
     code, line, error = refused(ws, tmp_path, "doc", "update", "0123456789abcdef", "--content", "x", "--revision", "0")
     assert (code, line) == (2, "--revision: must be an integer in 1..9007199254740991 (got 0)")
     assert (error["field"], error["rule"]) == ("--revision", "must be an integer in 1..9007199254740991 (got 0)")
