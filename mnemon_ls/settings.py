@@ -510,10 +510,12 @@ def settings_from_environment(env: "Mapping[str, str]") -> dict[str, Any]:
         if not value:
             continue
         if key in _INTEGER_SETTINGS:
-            try:
-                out[key] = int(value, 10)
-            except ValueError:
-                raise InvalidInput(variable, f"must be an integer (got {_printable(value)})") from None
+            from .digits import ascii_int
+
+            number = ascii_int(value)  # ASCII digits only: 1_0 and ١ are slips, not numbers
+            if number is None:
+                raise InvalidInput(variable, f"must be an integer (got {_printable(value)})")
+            out[key] = number
         else:
             out[key] = value
     return out

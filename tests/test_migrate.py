@@ -207,10 +207,10 @@ def test_migrate_refuses_what_does_not_fit_and_bad_sources(cli):
         "(now 0); nothing was copied. Remove or shorten entries on either side, or raise "
         "runtimeMemory.memoryLimitBytes\n")
     for args, code, error in (
-        (["--from", "relative/dir"], 2, "from: must be global, workspace or an absolute path (got 'relative/dir')"),
-        (["--from", str(cli.tmp / "missing")], 2, f"from: {cli.tmp / 'missing'} does not exist or is not a directory; "
-                                                  "nothing to migrate"),
-        (["--from", "global", "--scope", "global"], 2, f"from: {cli.data} is this workspace's own storage root; "
+        (["--from", "relative/dir"], 2, "--from: must be global, workspace or an absolute path (got 'relative/dir')"),
+        (["--from", str(cli.tmp / "missing")], 2, f"--from: {cli.tmp / 'missing'} does not exist or is not a "
+                                                  "directory; nothing to migrate"),
+        (["--from", "global", "--scope", "global"], 2, f"--from: {cli.data} is this workspace's own storage root; "
                                                         "nothing to copy"),
     ):
         result = cli.run("migrate", *args, scoped=False)

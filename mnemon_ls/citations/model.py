@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from ..digits import DIGITS, MAX_DIGITS
 from ..errors import InvalidInput, echo_repr, echo_value
 
 #: Largest file that may be cited, in bytes (2 MiB).
@@ -43,8 +44,8 @@ FRESHNESS = ("fresh", "moved", "changed", "gone", "unknown")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 #: Digits of a line number ``parse_cite`` converts (Python converts at most 4,300: ``sys.get_int_max_str_digits``).
-_MAX_DIGITS = 4000
-_RANGE = re.compile(r"^([0-9]+)(?:-([0-9]+))?$")  # ASCII digits: "١" (Arabic-Indic one) is not a line
+_MAX_DIGITS = MAX_DIGITS
+_RANGE = re.compile(rf"({DIGITS})(?:-({DIGITS}))?")  # ASCII digits: "١" (Arabic-Indic one) is not a line
 
 
 class BinaryFile(ValueError):
@@ -118,7 +119,7 @@ def parse_cite(value: str) -> dict[str, Any]:
     digits). Raises :class:`InvalidInput` naming ``cites`` for an empty path or a line of more than
     :data:`_MAX_DIGITS` digits (a line past :data:`MAX_LINE` is refused by the line rule, in its range wording)."""
     path, sep, tail = value.rpartition(":")
-    match = _RANGE.match(tail) if sep else None
+    match = _RANGE.fullmatch(tail) if sep else None
     if match is None:
         path, start, end = value, None, None
     else:

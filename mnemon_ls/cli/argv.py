@@ -48,17 +48,21 @@ def utf8_problem(value: str) -> str | None:
 
 def check_text_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Raise :class:`InvalidInput` for the first text argument in ``args`` that is not valid UTF-8, named
-    as it is typed (``content``, ``--old-text``'s ``old-text``, ``branch[1]`` for the second ``--branch``).
-    Path arguments (:data:`PATH_METAVARS`) are not checked."""
+    as it is typed: the option (``--old-text``), a positional as the usage line shows it (``QUERY``, else its
+    dest: ``content``); which of a repeated option's values is the rule's (``--branch: must be valid UTF-8 (byte
+    0xed at position 1 of the 2nd one)``). Path arguments (:data:`PATH_METAVARS`) are not checked."""
+    from .ops import ordinal
+
     for action in _chosen_actions(parser, args):
         if action.metavar in PATH_METAVARS:
             continue
         value: Any = getattr(args, action.dest, None)
-        name = action.option_strings[-1].lstrip("-") if action.option_strings else action.dest
-        values = [(name, value)] if isinstance(value, str) else (
-            [(f"{name}[{i}]", v) for i, v in enumerate(value)] if isinstance(value, list) else [])
-        for field, text in values:
-            if isinstance(text, str):
-                problem = utf8_problem(text)
-                if problem is not None:
-                    raise InvalidInput(field, problem)
+        name = max(action.option_strings, key=len) if action.option_strings else (
+            action.metavar if isinstance(action.metavar, str) else action.dest)
+        values = [(None, value)] if isinstance(value, str) else list(enumerate(value)) if isinstance(value, list) else []
+        for index, text in values:
+            problem = utf8_problem(text) if isinstance(text, str) else None
+            if problem is not None:
+                if index is not None and len(values) > 1:
+                    problem = f"{problem[:-1]} of the {ordinal(index + 1)} one)" if problem.endswith(")") else problem
+                raise InvalidInput(name, problem)

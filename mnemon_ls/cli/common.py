@@ -60,6 +60,8 @@ def settings_from(args: argparse.Namespace) -> Any:
         return base.with_overrides(**flags, storageScope=scope)
     except InvalidInput as exc:  # name the option the person typed (--user-limit-bytes), not the setting
         key = "runtimeMaintenance" if exc.field == "runtimeMemory.maintenance" else exc.field.rsplit(".", 1)[-1]
+        if exc.field == "dataDir" and args.scope == "custom" and args.data_dir is None:  # no root given for it
+            raise InvalidInput("--data-dir", "is required with --scope custom (the root to use)") from None
         if flags.get(key) is None:
             raise
         raise InvalidInput("--" + SETTING_DESTS[key].replace("_", "-"), exc.rule) from None
@@ -192,16 +194,19 @@ def _error_json(args: argparse.Namespace, error: dict[str, Any]) -> None:
 
 
 def guarded(args: argparse.Namespace, run: Callable[[], int],
-            message: Callable[[MnemonError, argparse.Namespace], str] = lambda exc, _args: exc.message) -> int:
-    """``run()``'s exit code, or an error's: a :class:`MnemonError` (its line ``message(exc, args)``), an
-    ``OSError`` (the storage code of :func:`~mnemon_ls.errors.storage_error`, else ``internal-error`` and exit
-    1), JSON nested too deeply (``invalid-input``), Ctrl-C (130). The line goes to stderr; with ``--json`` the
-    error object is also printed to stdout as ``{"error": {...}}``."""
+            explain: Callable[[MnemonError, argparse.Namespace], tuple[str, dict[str, Any]]] =
+            lambda exc, _args: (exc.message, exc.to_dict())) -> int:
+    """``run()``'s exit code, or an error's: a :class:`MnemonError` (its line and error object
+    ``explain(exc, args)``: :func:`mnemon_ls.cli.ops.explain` names the options typed), an ``OSError`` (the
+    storage code of :func:`~mnemon_ls.errors.storage_error`, else ``internal-error`` and exit 1), JSON nested
+    too deeply (``invalid-input``), Ctrl-C (130). The line goes to stderr; with ``--json`` the error object is
+    also printed to stdout as ``{"error": {...}}``."""
     try:
         return run()
     except MnemonError as exc:
-        print(f"mnemon-ls: error: {message(exc, args)}", file=sys.stderr)
-        _error_json(args, exc.to_dict())
+        line, error = explain(exc, args)
+        print(f"mnemon-ls: error: {line}", file=sys.stderr)
+        _error_json(args, error)
         return exc.exit_code
     except OSError as exc:
         mapped = storage_error(exc)  # ENOSPC, EROFS, EISDIR...: the stable code and exit code 4

@@ -77,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     :func:`mnemon_ls.cli.main`, the console script, hands it what the light path does not run."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.cli_parser = parser  # the options an error may name (mnemon_ls.cli.ops.typed_options)
     if args.command not in ("serve", "mcp"):  # the servers install it with their own log level
         output.install()  # what provider engines print, warn or log stays out of our output (mnemon_ls.output)
     handlers = {"serve": cmd_serve, "mcp": cmd_mcp, "hook": cmd_hook}
@@ -89,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_text_arguments(parser, args)  # bytes that are not UTF-8 in a text argument (mnemon_ls.cli.argv)
         return run_released(handler, args)
 
-    return guarded(args, run, cli_ops.message)
+    return guarded(args, run, cli_ops.explain)
 
 
 def cmd_hook(args: argparse.Namespace) -> int:

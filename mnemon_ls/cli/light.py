@@ -97,10 +97,12 @@ def main(argv: Sequence[str]) -> int | None:
         return None
     args = as_written(argv)
     if args is None:
+        parser = build_parser(argv[0])
         try:
-            args = build_parser(argv[0]).parse_args(argv)
+            args = parser.parse_args(argv)
         except _Delegate:
             return None
+        args.cli_parser = parser  # the options an error may name (mnemon_ls.cli.ops.typed_options)
     from .common import guarded, run_released
 
     # No mnemon_ls.output.install(): neither command opens a provider engine, whose output it reroutes (and a
@@ -109,14 +111,14 @@ def main(argv: Sequence[str]) -> int | None:
         from .hooks import cmd_hook
 
         return guarded(args, lambda: run_released(cmd_hook, args))
-    from .ops import message
+    from .ops import explain
 
     if args.command == "mcp":
         from .common import run_mcp
 
-        return guarded(args, lambda: run_released(run_mcp, args), message)
+        return guarded(args, lambda: run_released(run_mcp, args), explain)
 
-    return guarded(args, lambda: run_released(run_wake, args), message)
+    return guarded(args, lambda: run_released(run_wake, args), explain)
 
 
 def _not_text(argument: str) -> bool:

@@ -17,6 +17,7 @@ import typing
 from typing import Any, Callable, Literal
 
 from ..errors import InvalidInput, MnemonError, echo_value, rename_fields
+from .parser import integer_type
 
 #: Help of a command group (the first word of a path with two words), by word.
 GROUP_HELP = {
@@ -102,7 +103,9 @@ def add_parser(commands: Any, groups: dict[str, Any], common: argparse.ArgumentP
         if arg.kind == "clear":
             parser.add_argument(arg.flag, dest=_clear_dest(arg), action="store_true", **options)
             continue
-        if kind is not str and arg.convert is None:
+        if kind is int and arg.convert is None:  # ASCII digits only, refused in the field's range words
+            options["type"] = integer_type(_bounds(info))
+        elif kind is not str and arg.convert is None:
             options["type"] = kind
         if arg.choices or choices:
             options["choices"] = arg.choices or choices
@@ -128,6 +131,23 @@ def add_parser(commands: Any, groups: dict[str, Any], common: argparse.ArgumentP
         parser.add_argument("--output", metavar="FILE", dest="output_file",
                             help="write it to FILE (mode 0600) instead of standard output")
     parser.set_defaults(operation=operation, command_spec=command)
+
+
+def _bounds(info: Any) -> dict[str, Any]:
+    """The range of a params field (``{"ge": 1, "le": 50}``) from its constraints, else from the integer its JSON
+    schema shows (``minimum``/``maximum``: a range the service checks, ``recall``'s ``limit``); ``{}`` when it
+    has none."""
+    bounds = {}
+    for item in getattr(info, "metadata", None) or ():
+        for key in ("ge", "gt", "le", "lt"):
+            if isinstance(getattr(item, key, None), int):
+                bounds[key] = getattr(item, key)
+    extra = getattr(info, "json_schema_extra", None)
+    for schema in (extra.get("anyOf") or [extra]) if isinstance(extra, dict) and not bounds else ():
+        if isinstance(schema, dict) and schema.get("type") == "integer":
+            bounds.update({key: schema[word] for key, word in (("ge", "minimum"), ("le", "maximum"))
+                           if isinstance(schema.get(word), int)})
+    return bounds
 
 
 def _extra_dest(flag: str, spec: Any) -> str:
@@ -353,49 +373,131 @@ def _snake(name: str) -> str:
 
 
 def message(error: MnemonError, args: argparse.Namespace) -> str:
-    """``error.message`` in the command line's words: the field an error names (an :class:`InvalidInput`, or
-    another error whose ``data.field`` starts its message: ``id: document "x" does not exist``) is named as the
-    option the person typed (``documentRevision`` -> ``--revision``, ``spaceId`` -> ``--space``, ``spaces[1]``
-    -> ``--space NAME``, ``cites[0].startLine`` -> ``--cite f.py:0 (startLine)``), a positional argument as
-    ``--help`` shows it (``spaceId`` -> ``SPACE``, ``sourceIds[1]`` -> ``SOURCE NAME``), and so is a field the
-    rule names (``TARGET_ID: must differ from SOURCE_ID``). ``--json``'s ``error.data``
-    keeps the operation's field names."""
-    command = getattr(args, "command_spec", None)
-    if command is not None and command.error_text is not None:
-        said = command.error_text(error)
-        if said is not None:
-            return said
-    if command is None:
-        return error.message
-    if isinstance(error, InvalidInput):
-        field_name, rule = error.field, error.rule
+    """The line of ``error`` (:func:`explain`)."""
+    return explain(error, args)[0]
+
+
+def explain(error: MnemonError, args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
+    """``(line, error object)`` of ``error`` in the command line's words: the field an error names (an
+    :class:`InvalidInput`, or another error whose ``data.field`` starts its message: ``id: document "x" does not
+    exist``) is named as the option the person typed (``documentRevision`` -> ``--revision``, ``spaceId`` ->
+    ``--space``, ``spaces[1]`` -> ``--space NAME``, ``cites[0].startLine`` -> ``--cite f.py:0 (startLine)``), a
+    positional argument as ``--help`` shows it (``spaceId`` -> ``SPACE``, ``sourceIds[1]`` -> ``SOURCE NAME``),
+    and so is a field the rule names (``TARGET_ID: must differ from SOURCE_ID``); a field the layer below names
+    otherwise is found through the params' aliases (``from`` -> ``--from``), the argument's
+    :attr:`~mnemon_ls.ops.surfaces.CliArg.also` (``pack`` -> ``FILE``) or the option of that word given
+    (:func:`typed_options`: ``budget`` -> ``--budget``, ``dataDir`` -> ``--data-dir``). A required field missing
+    reads as argparse says it (``the following arguments are required: --title``). The error object (``--json``)
+    has that message (the option alone where the line repeats a value typed: ``--tag: ...``) and ``field`` the
+    option alone (``--revision``, ``--cite``, ``FILE``); ``param`` keeps the
+    operation's field when it differs (``cites[0].startLine``: the name the language server and MCP use). The
+    command's ``error_text`` may say the line in a person's words; the object keeps the message."""
+    data = error.to_dict()
+    named = _named(error, args)
+    if named is None:
+        text = error.message
     else:
-        field_name = error.data.get("field")
-        if not isinstance(field_name, str) or not error.message.startswith(f"{field_name}: "):
-            return error.message
-        rule = error.message[len(field_name) + 2:]
-    rule = rename_fields(rule, lambda name: command.flag_of(_snake(name), lambda arg: _given(arg, args)))
+        label, option, rule = named
+        text = f"the following arguments are required: {option}" if rule in _MISSING else f"{label}: {rule}"
+        typed = label != option and not label.startswith(f"{option} (")  # it repeats a value: data holds values
+        data.update(message=f"{option}: {rule}" if typed else text, field=option)
+        if isinstance(error, InvalidInput):
+            data["rule"] = rule
+        if option != error.data.get("field"):
+            data["param"] = error.data.get("field")
+    command = getattr(args, "command_spec", None)
+    said = command.error_text(error) if command is not None and command.error_text is not None else None
+    return (said if said is not None else text), data
+
+
+#: Rules of a required field left out: pydantic's (``is required``, :func:`mnemon_ls.ops.base.validation_problems`).
+_MISSING = ("is required",)
+
+
+def _field_and_rule(error: MnemonError) -> tuple[str, str] | None:
+    """The field an error names and its rule, or ``None`` (an error about no field, or one whose message does
+    not start with its field)."""
+    if isinstance(error, InvalidInput):
+        return error.field, error.rule
+    field_name = error.data.get("field")
+    if not isinstance(field_name, str) or not error.message.startswith(f"{field_name}: "):
+        return None
+    return field_name, error.message[len(field_name) + 2:]
+
+
+def _python_name(args: argparse.Namespace, name: str) -> str:
+    """The params field (Python name) an error's field ``name`` is: itself, the field of that alias (``from``
+    is ``source`` for ``migrate``), else ``name`` in snake_case (``documentRevision``)."""
+    fields = getattr(getattr(getattr(args, "operation", None), "params", None), "model_fields", None) or {}
+    if name in fields:
+        return name
+    return next((python for python, info in fields.items() if getattr(info, "alias", None) == name), _snake(name))
+
+
+def typed_options(args: argparse.Namespace, every: bool = False) -> dict[str, str]:
+    """The options of the command's parsers (``args.cli_parser``, :func:`mnemon_ls.cli.parser.chosen_parsers`)
+    the invocation gave (``every``: also those it did not), as ``--help`` shows them, by each word an error may
+    name them by: the ``dest`` (``data_dir``), its option's word in snake_case (``budget`` for ``--budget``,
+    ``from`` for ``--from``). One table from argparse's own actions: a new option is found without being listed
+    anywhere."""
+    from .parser import chosen_parsers
+
+    parser = getattr(args, "cli_parser", None)
+    table: dict[str, str] = {}
+    if parser is None:
+        return table
+    for current in chosen_parsers(parser, args):
+        for action in current._actions:
+            if isinstance(action, (argparse._SubParsersAction, argparse._HelpAction)) or not action.option_strings:
+                continue
+            value = getattr(args, action.dest, None)
+            if not every and (value is None or value is False or value == action.default):
+                continue
+            shown = max(action.option_strings, key=len)
+            for word in (action.dest, *(o.lstrip("-").replace("-", "_") for o in action.option_strings)):
+                table.setdefault(word, shown)
+    return table
+
+
+def _named(error: MnemonError, args: argparse.Namespace) -> tuple[str, str, str] | None:
+    """``(label, option, rule)`` of an error about a field an argument of the command gives (:func:`explain`):
+    the label as the line names it (``--tag ttt``, ``--as of --merge 4,5``), the option alone, the rule with the
+    fields it mentions renamed; ``None``: the field names no argument (it is left as it is)."""
+    command = getattr(args, "command_spec", None)
+    found = _field_and_rule(error)
+    if command is None or found is None:
+        return None
+    field_name, rule = found
+    given = lambda arg: _given(arg, args)  # noqa: E731
+    rule = rename_fields(rule, lambda name: command.flag_of(_python_name(args, name), given))
     member = _member_words(command, args, field_name)
     if member is not None:
-        return f"{member}: {rule}"
+        return member[0], member[1], rule
     match = re.fullmatch(r"([A-Za-z_]+)(?:\[(\d+)\])?((?:\.[A-Za-z_]+)*)", field_name)
     if match is None:
-        return error.message
-    name = _snake(match.group(1))
-    flag = command.flag_of(name, lambda arg: _given(arg, args))
+        return None
+    name = _python_name(args, match.group(1))
+    needed = rule.startswith(_MISSING)  # about an option not given: named all the same (sessionId -> --session-id)
+    flag = command.flag_of(name, given) or (command.flag_of(name) if needed else None)
+    if flag is None and match.group(3) and match.group(2) is None:  # governance.sourceRefs: the option of the leaf
+        leaf = _python_name(args, match.group(3).rsplit(".", 1)[-1])
+        flag = command.flag_of(leaf, given) or command.flag_of(leaf)  # the option that would fill it
+        if flag is not None:
+            return flag, flag, rule
     if flag is None:
-        return error.message
+        flag = typed_options(args, every=needed).get(name)
+        return (flag, flag, rule) if flag is not None and not match.group(2) and not match.group(3) else None
     inside = f" ({match.group(3)[1:]})" if match.group(3) else ""  # a field of the value: --cite f.py:0 (startLine)
     if match.group(2) is None:
-        return f"{flag}{inside}: {rule}"
-    given = next((getattr(args, _dest(a)) for a in command.args if a.field == name and a.member is None
-                  and a.kind == "value" and _given(a, args)), None) or []  # under its dest (SOURCE: sources)
-    if isinstance(given, str):  # one option holding a list (--drop 1,5), or JSON (--entries FILE: the place in it)
-        return f"{flag} ({field_name}): {rule}" if inside else f"{_typed(flag, given)}: {rule}"
+        return f"{flag}{inside}", flag, rule
+    values = next((getattr(args, _dest(a)) for a in command.args if a.field == name and a.member is None
+                   and a.kind == "value" and _given(a, args)), None) or []  # under its dest (SOURCE: sources)
+    if isinstance(values, str):  # one option holding a list (--drop 1,5), or JSON (--entries FILE: the place in it)
+        return (f"{flag} ({field_name})" if inside else _typed(flag, values)), flag, rule
     index = int(match.group(2))
     if "kind" in error.data:  # a refused credential: named by its place, never echoed
-        return f"{flag} (the {_ordinal(index + 1)} one){inside}: {rule}"
-    return f"{_typed(flag, given[index])}{inside}: {rule}" if index < len(given) else f"{flag}{inside}: {rule}"
+        return f"{flag} (the {ordinal(index + 1)} one){inside}", flag, rule
+    return (f"{_typed(flag, values[index])}{inside}" if index < len(values) else f"{flag}{inside}"), flag, rule
 
 
 def _typed(flag: str, value: Any) -> str:
@@ -404,9 +506,9 @@ def _typed(flag: str, value: Any) -> str:
     return f"{flag} {echo_value(value)}" if str(value).strip() else flag
 
 
-def _member_words(command: Any, args: argparse.Namespace, field_name: str) -> str | None:
+def _member_words(command: Any, args: argparse.Namespace, field_name: str) -> tuple[str, str] | None:
     """An error's field inside an object of options (``merge[1].content``) as the person typed it
-    (``--as of --merge 4,5``), or ``None``."""
+    (``--as of --merge 4,5``) and the option alone (``--as``), or ``None``."""
     match = re.match(r"([A-Za-z_]+)\[(\d+)\](?:\.([A-Za-z]+))?", field_name)
     if match is None:
         return None
@@ -418,8 +520,9 @@ def _member_words(command: Any, args: argparse.Namespace, field_name: str) -> st
     lead, obj = parts[0], objects[int(match.group(2))]
     typed = _typed(lead.flag, obj.get(lead.member, ''))
     part = next((a for a in parts if a.member == match.group(3)), lead)
-    return typed if part is lead else f"{part.flag} of {typed}"
+    return (typed, lead.flag) if part is lead else (f"{part.flag} of {typed}", part.flag)
 
 
-def _ordinal(n: int) -> str:
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``11th``... of ``n`` (a positive integer)."""
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"

@@ -6,15 +6,36 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from ..errors import EXIT_INVALID
 
 
+def integer_type(bounds: dict[str, Any] | None = None) -> Callable[[str], int]:
+    """An argparse ``type`` reading an integer as typed: ASCII digits after an optional ``-``
+    (:func:`mnemon_ls.digits.ascii_int`; ``1_0`` and ``١`` are refused). Anything else is refused in the words
+    every range check uses, with the field's ``bounds`` (``ge``/``le``...) when known: ``--limit: must be an
+    integer in 1..50 (got 'x')`` (:meth:`Parser.error` words argparse's ``argument --limit: ...`` so). The range
+    itself is the operation's to check (one wording on every surface)."""
+    from ..digits import ascii_int
+    from ..errors import echo_repr, range_rule
+
+    def integer(text: str) -> int:
+        value = ascii_int(text)
+        if value is None:
+            rule = range_rule("integer", bounds) if bounds else "must be an integer"
+            raise argparse.ArgumentTypeError(f"{rule} (got {echo_repr(text, 32)})")
+        return value
+
+    integer.__name__ = "int"
+    return integer
+
+
 def settings_parent() -> argparse.ArgumentParser:
     """The parent parser of every command: ``--workspace``, the settings flags and ``--json``."""
-    parent = argparse.ArgumentParser(add_help=False)
+    parent = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     group = parent.add_argument_group("workspace and settings")
     group.add_argument("--workspace", metavar="DIR",
                        help="workspace directory (default: the nearest directory from the current one upward "
@@ -26,8 +47,11 @@ def settings_parent() -> argparse.ArgumentParser:
                        help="dataDir: the root (implies --scope custom), or the base for --scope workspaces")
     group.add_argument("--runtime-user-scope", choices=("storage", "global"),
                        help="runtimeUserScope (default global: USER.md from the global root; storage: from the selected root)")
-    group.add_argument("--user-limit-bytes", type=int, metavar="N", help="runtimeMemory.userLimitBytes (1..1048576)")
-    group.add_argument("--memory-limit-bytes", type=int, metavar="N", help="runtimeMemory.memoryLimitBytes (1..1048576)")
+    limit_bytes = integer_type({"ge": 1, "le": 1048576})
+    group.add_argument("--user-limit-bytes", type=limit_bytes, metavar="N",
+                       help="runtimeMemory.userLimitBytes (1..1048576)")
+    group.add_argument("--memory-limit-bytes", type=limit_bytes, metavar="N",
+                       help="runtimeMemory.memoryLimitBytes (1..1048576)")
     group.add_argument("--memory-maintenance", choices=("archive", "reject"),
                        help="runtimeMemory.maintenance: a full MEMORY.md archives what does not fit into Memory Spaces "
                             "or the local archive (default archive), or refuses the change (reject)")
@@ -64,12 +88,40 @@ class _Refused(Exception):
     """An error met while :class:`Parser` looks for unrecognized arguments behind a missing required one."""
 
 
+#: argparse's error about one argument: ``argument --revision: <rule>`` (its option strings joined by ``/``).
+_ABOUT = re.compile(r"argument (\S+): (.*)", re.S)
+
+
+def error_field(message: str) -> str | None:
+    """The argument a usage error of :class:`Parser` is about, as typed or as the usage line shows it (the
+    ``--json`` error's ``field``): the first unrecognized option (``--frob``), the first required argument
+    missing (``--content``, ``FILE``), the argument a value was refused for (``--revision``, ``COMMAND``);
+    ``None`` when the message names none."""
+    for lead in ("unrecognized arguments: ", _REQUIRED):
+        if message.startswith(lead):
+            words = message[len(lead):].split(";")[0].replace(",", " ").split()
+            return next((w for w in words if w.startswith("-")), words[0] if words else None)
+    about = _ABOUT.fullmatch(message)
+    if about is not None:
+        return max(about.group(1).split("/"), key=len)
+    first = message.split(" ", 1)[0].removesuffix(":")
+    return first if first.startswith("--") else None
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors (``mnemon-ls: error: <message>``, exit 2), like every other error;
     each points at the ``--help`` of the command it is about (an unrecognized argument of ``mnemon-ls space list``
     at ``mnemon-ls space list --help``). A mistyped option is named before a required one it left missing
     (``runtime add --contnet y``: ``unrecognized arguments: --contnet y; the following arguments are required:
-    --content``), where argparse reports only the missing one."""
+    --content``), where argparse reports only the missing one. An option is never read from a prefix of it
+    (``--conten`` is not ``--content``: ``allow_abbrev`` is off, also for every sub-command's parser, which
+    argparse makes of this class). A value refused by the argument's type reads as every rule does
+    (``--limit: must be an integer in 1..50 (got 'x')``, :func:`integer_type`); with ``--json`` the error object
+    names the argument in ``field`` (:func:`error_field`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     #: While true, :meth:`error` raises :class:`_Refused` instead of printing (:meth:`_unrecognized`).
     _probing = False
@@ -117,10 +169,17 @@ class Parser(argparse.ArgumentParser):
             extras = self._unrecognized()
             if extras:
                 message = f"unrecognized arguments: {' '.join(extras)}; {message}"
+        about = _ABOUT.fullmatch(message)
+        if about is not None and about.group(2).startswith("must "):  # integer_type's rule, as every rule reads
+            message = f"{max(about.group(1).split('/'), key=len)}: {about.group(2)}"
+        field = error_field(message)
         message = echo_value(message, 512)
         print(f"mnemon-ls: error: {message} (see `{self.prog} --help`)", file=sys.stderr)
         if "--json" in sys.argv[1:]:
-            sys.stdout.write(json.dumps({"error": {"code": "invalid-input", "message": message}}) + "\n")
+            error = {"code": "invalid-input", "message": message}
+            if field is not None:
+                error["field"] = echo_value(field, 256)
+            sys.stdout.write(json.dumps({"error": error}) + "\n")
         raise SystemExit(EXIT_INVALID)
 
 

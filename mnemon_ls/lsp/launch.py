@@ -20,7 +20,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str]) -> int:
     """Run ``mnemon-ls serve`` with ``argv`` (the arguments after ``serve``); returns the exit code."""
-    parser = argparse.ArgumentParser(prog="mnemon-ls serve", description="run the language server (stdio by default)")
+    parser = argparse.ArgumentParser(prog="mnemon-ls serve", description="run the language server (stdio by default)",
+                                     allow_abbrev=False)
     add_serve_arguments(parser)
     args = parser.parse_args(list(argv))
     from .server import run

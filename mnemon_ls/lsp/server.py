@@ -168,10 +168,13 @@ def run(tcp: str | None = None, log_file: str | None = None, verbose: int = 0) -
 
         output.install(level)
         host, _, port = tcp.rpartition(":")
-        if not host or not port.isdigit():
+        from ..digits import ascii_int
+
+        number = ascii_int(port, signed=False)
+        if not host or number is None:
             print(f"mnemon-ls: error: --tcp: expected HOST:PORT (got {echo_repr(tcp)})", file=sys.stderr)
             return 2
-        return server.start_tcp(host, int(port))
+        return server.start_tcp(host, number)
     from .. import output  # stdout is the JSON-RPC wire alone; third-party output goes to the log (debug)
 
     output.install(level)

@@ -164,7 +164,7 @@ def _create(call: Call, p: DocumentCreateParams) -> Any:
     else:
         for name in ("title", "content"):
             if getattr(p, name) is None:
-                raise InvalidInput(name, "Field required")
+                raise InvalidInput(name, "is required")  # pydantic's words for a field left out
     citations = citing.resolve(call, p.cites)  # before the write: a bad citation writes nothing
     if p.file is not None:
         data = cold.create_document_from_file(call.host, p.file, title=p.title, description=p.description,
@@ -310,7 +310,7 @@ OPERATIONS = (
             CliArg("title", flag="--title",
                    help="title (default with --file: the first Markdown heading, else the file name)"),
             CliArg("content", flag="--content", stdin=True, help="body text ('-' reads standard input)"),
-            CliArg("file", flag="--file", metavar="PATH", path=True),
+            CliArg("file", flag="--file", metavar="PATH", path=True, also=("source_paths", "path")),
             CliArg("description", flag="--description"),
             CliArg("source_paths", flag="--source", repeat=True, metavar="PATH", help="source path (repeatable)"),
             citing.CITE_ARG, _INDEX_REVISION), text=_mutation_text)),

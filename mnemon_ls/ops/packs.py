@@ -310,7 +310,7 @@ def _profile_lines(profile: dict[str, Any], replace: bool, opt_in: str) -> list[
 
 # ------------------------------------------------------------------ declarations
 
-_FILE = CliArg("path", dest="file", path=True, names_errors=True, help="")
+_FILE = CliArg("path", dest="file", metavar="FILE", path=True, names_errors=True, also=("pack",), help="")
 
 OPERATIONS = (
     Operation(

@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, model_validator
 
+from ..digits import ascii_int
 from ..errors import InvalidInput, JsonUnreadable, RevisionConflict, echo_repr, json_loads
 from ..runtime.model import (BRANCH_PATTERN, IMPORTANCES, MAX_BRANCH_CHARS, MAX_BRANCHES, MAX_ENTRY_BYTES,
                              PROJECTION_FILES, TARGETS, parse_timestamp_ms)
@@ -420,11 +421,11 @@ def _pending_json(value: str) -> Any:
 def _entry_numbers(flag: str) -> Any:
     """``2,3`` as ``[2, 3]`` (the numbers ``runtime list`` prints); :class:`InvalidInput` naming ``flag``."""
     def convert(value: str) -> list[int]:
-        parts = [part.strip() for part in value.split(",")]
-        if not parts or not all(part.isdigit() for part in parts):
+        numbers = [ascii_int(part.strip(), signed=False) for part in value.split(",")]  # ASCII digits only
+        if any(number is None for number in numbers):
             raise InvalidInput(flag, f"must be entry numbers like 2,3 (as `mnemon-ls runtime list` prints them; got "
                                      f"{echo_repr(value)})")
-        return [int(part) for part in parts]
+        return numbers
     return convert
 
 

@@ -15,8 +15,9 @@ from pydantic import Field, StrictBool
 
 from ..errors import InvalidInput
 from ..runtime.model import normalize_text, validate_branches
-from ..spaces.model import (MAX_CONTENT_BYTES, MAX_DESCRIPTION_CHARS, MAX_ENTITIES, MAX_ENTITY_BYTES, MAX_ITEM_ID_CHARS,
-                            MAX_LIMIT, MAX_NAME_CHARS, MAX_SPACE_ID_CHARS, MAX_TAG_BYTES, MAX_TAGS, MIN_LIMIT)
+from ..spaces.model import (DEFAULT_LIMIT, MAX_CONTENT_BYTES, MAX_DESCRIPTION_CHARS, MAX_ENTITIES, MAX_ENTITY_BYTES,
+                            MAX_ITEM_ID_CHARS, MAX_LIMIT, MAX_NAME_CHARS, MAX_RESULTS, MAX_SPACE_ID_CHARS, MAX_TAG_BYTES,
+                            MAX_TAGS, MIN_LIMIT)
 from ..text import MAX_QUERY_CHARS
 from . import citing, command_ids, humantext, modeltext, staleness
 from .audience import AUDIENCE_HELP, Audience, audience_of
@@ -442,7 +443,9 @@ OPERATIONS = (
             CliArg("query"),
             CliArg("spaces", flag="--space", repeat=True, metavar="SPACE",
                    help="restrict to these spaces (ids or names; repeatable)", names_errors=True),
-            CliArg("limit", flag="--limit", help="1..50, default 10 (at most 12 are returned)"),
+            CliArg("limit", flag="--limit", help=f"results wanted, {MIN_LIMIT}..{MAX_LIMIT} (default {DEFAULT_LIMIT}); "
+                   f"at most {MAX_RESULTS} are returned whatever the limit (the recall cap): a larger limit "
+                   "only has more candidates searched and ranked"),
             CliArg("mode", flag="--mode", default="smart",
                    help="smart (default: ranked by words, and by meaning when semantic recall is on), keyword (ranked "
                         "by words only) or basic (items holding the query text as written, most important and newest "

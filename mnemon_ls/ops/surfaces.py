@@ -154,7 +154,8 @@ class CliArg:
     ``--help`` shows it (``--space: ...`` for ``spaceId``; ``SPACE: ...`` for a positional of ``metavar``
     ``SPACE``, else its ``dest``) when the invocation gave it; ``names_errors`` makes the option name it
     also when the invocation did not give it (``--space: ...`` for a ``spaceId`` chosen by default); ``aliases``
-    are more option strings of the same option (``-o`` for ``--output``).
+    are more option strings of the same option (``-o`` for ``--output``); ``also`` are more names an error about
+    the field may carry, the words of the layer below (``pack`` for a pack file's ``path``).
 
     ``spread`` names the fields an option's converted value (an object) holds (``--plan FILE``: revision,
     target, entries, pending): each member it has sets its field, and another option of any of them is
@@ -181,6 +182,7 @@ class CliArg:
     aliases: tuple[str, ...] = ()
     spread: tuple[str, ...] = ()
     member: str | None = None
+    also: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -230,7 +232,7 @@ class CliCommand:
         ``given``) the first option. A positional is named as the usage line shows it: its ``metavar`` (``SPACE``
         for ``spaceId``), else its ``dest`` (argparse's name for it). ``None``: no argument the invocation gave
         takes the field (the error names the field: ``branches``, not ``--branch``, for a rule of the field)."""
-        named = [a for a in self.args if a.field == field_name and a.member is None]
+        named = [a for a in self.args if (a.field == field_name or field_name in a.also) and a.member is None]
         chosen = next((a for a in named if given is not None and given(a)), None) or next(
             (a for a in named if a.names_errors or (given is None and a.flag)), None)
         if chosen is None:

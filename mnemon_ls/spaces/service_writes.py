@@ -261,7 +261,8 @@ class SpacesWrites:
         sources = [resolve(state, s, f"sourceIds[{i}]") for i, s in enumerate(source_ids)]
         for index, record in enumerate(sources):
             if record.id == target.id:
-                raise SpaceRefused("a space cannot be merged into itself", spaceId=record.id, reason="same space")
+                raise InvalidInput("targetId", "must differ from every source space (a space cannot be merged into "
+                                               "itself)", spaceId=record.id)
             if any(earlier.id == record.id for earlier in sources[:index]):
                 raise InvalidInput(f"sourceIds[{index}]", "is repeated")
         for record in (*sources, target):

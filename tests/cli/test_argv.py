@@ -26,12 +26,12 @@ def raw(data: bytes) -> str:
 @pytest.mark.parametrize("args, message", [
     (["runtime", "add", "--content", raw(b"ab\xffc")], "--content: must be valid UTF-8 (byte 0xff at position 2)"),
     (["runtime", "add", "--content", "ok", "--branch", "main", "--branch", raw(b"b\xed\xa0\x80")],
-     "branch[1]: must be valid UTF-8 (byte 0xed at position 1)"),  # an encoded surrogate is not UTF-8 either
-    (["runtime", "remove", "--old-text", raw(b"\xc3")], "old-text: must be valid UTF-8 (byte 0xc3 at position 0)"),
+     "--branch: must be valid UTF-8 (byte 0xed at position 1 of the 2nd one)"),  # an encoded surrogate is not UTF-8 either
+    (["runtime", "remove", "--old-text", raw(b"\xc3")], "--old-text: must be valid UTF-8 (byte 0xc3 at position 0)"),
     (["remember", raw("数据".encode() + b"\xfe")], "content: must be valid UTF-8 (byte 0xfe at position 6)"),
     (["recall", raw(b"q\xfe")], "query: must be valid UTF-8 (byte 0xfe at position 1)"),
     (["doc", "create", "--title", "t", "--content", "x", "--source", raw(b"f\xff.md")],
-     "source[0]: must be valid UTF-8 (byte 0xff at position 1)"),  # a stored source path is text
+     "--source: must be valid UTF-8 (byte 0xff at position 1)"),  # a stored source path is text
 ])
 def test_text_arguments_that_are_not_utf8_name_the_argument_and_the_byte(cli: Cli, args: list[str],
                                                                       message: str) -> None:

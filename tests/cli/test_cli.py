@@ -345,11 +345,11 @@ FAILURES = {
     "data-dir-relative": (["runtime", "add", "--content", "x", "--scope", "custom", "--data-dir", "rel"], {}, 2,
                           "--data-dir: must be an absolute path or start with ~/ (got 'rel')"),
     "custom-without-data-dir": (["runtime", "add", "--content", "x", "--scope", "custom"], {}, 2,
-                                "dataDir: is required when storageScope is custom"),
+                                "--data-dir: is required with --scope custom (the root to use)"),
     "env-data-dir-is-a-file": (["runtime", "add", "--content", "x"], {"MNEMON_DATA_DIR": "{tmp}/afile"}, 2,
                                "MNEMON_DATA_DIR: {tmp}/afile is a file, but the storage root must be a directory"),
     "wake-budget-10": (["wake", "--budget", "10"], {}, 2,
-                       "budget: must be an integer in 1024..4194304 characters (got 10)"),
+                       "--budget: must be an integer in 1024..4194304 characters (got 10)"),
     "wake-branch-dash-x": (["wake", "--branch=-x"], {}, 2, "--branch: must not start with '/' or '-' (got '-x')"),
     "wake-branch-dot-dot": (["wake", "--branch", "a..b"], {}, 2, "--branch: must not contain '..' (got 'a..b')"),
     "wake-branch-empty": (["wake", "--branch", ""], {}, 2, "--branch: must not be empty (got '')"),
@@ -402,16 +402,17 @@ def test_json_failure_prints_the_error_object_too(seeded):
     before = procs.tree_snapshot(seeded.tmp)
     result = seeded.run("runtime", "remove", "--old-text", "alpha", "--json")
     assert result.returncode == 3
-    message = "oldText: 2 memory entries contain 'alpha' ('alpha one', 'alpha two'); use a unique substring"
-    assert result.stderr == f"mnemon-ls: error: --old-text: {message.removeprefix('oldText: ')}\n"  # the option typed
+    message = "--old-text: 2 memory entries contain 'alpha' ('alpha one', 'alpha two'); use a unique substring"
+    assert result.stderr == f"mnemon-ls: error: {message}\n"  # the option typed, on the line and in --json
     assert json.loads(result.stdout) == {"error": {
-        "code": "ambiguous-match", "message": message, "field": "oldText",
+        "code": "ambiguous-match", "message": message, "field": "--old-text", "param": "oldText",
         "target": "memory", "oldText": "alpha", "matches": 2, "candidates": ["alpha one", "alpha two"]}}
     result = seeded.run("runtime", "add", "--content", "a\u00a7", "--json")
     assert result.returncode == 2
     assert json.loads(result.stdout) == {"error": {
-        "code": "invalid-input", "message": "content: must not contain '\u00a7' (U+00A7), the reserved entry delimiter",
-        "field": "content", "rule": "must not contain '\u00a7' (U+00A7), the reserved entry delimiter"}}
+        "code": "invalid-input", "message": "--content: must not contain '\u00a7' (U+00A7), the reserved entry delimiter",
+        "field": "--content", "rule": "must not contain '\u00a7' (U+00A7), the reserved entry delimiter",
+        "param": "content"}}
     assert procs.tree_snapshot(seeded.tmp) == before
 
 
@@ -599,4 +600,4 @@ def test_no_workspace_uses_the_global_root(cli):
     # --scope workspace cannot do without a folder
     refused = cli.run("runtime", "add", "--content", "x", "--scope", "workspace", cwd=plain)
     assert (refused.returncode, refused.stderr) == (
-        2, "mnemon-ls: error: workspace: is required when storageScope is workspace\n")
+        2, "mnemon-ls: error: --workspace: is required when storageScope is workspace\n")

@@ -17,12 +17,12 @@ HUGE = "y" * 20_000
 
 
 @pytest.mark.parametrize("args, field, start", [
-    (("cited", "/elsewhere/" + HUGE[:4000]), "path", "FILE: must be a file inside the workspace"),  # within 4096
-    (("runtime", "add", "--content", "x", "--target", "memory", "--branch", "a.." + HUGE), "branches[0]",
+    (("cited", "/elsewhere/" + HUGE[:4000]), "FILE", "FILE: must be a file inside the workspace"),  # within 4096
+    (("runtime", "add", "--content", "x", "--target", "memory", "--branch", "a.." + HUGE), "--branch",
      "--branch a.."),
-    (("records", "create", "--title", "t", "--content", "c", "--source-ref", HUGE), "sourceRefs[0]",
+    (("records", "create", "--title", "t", "--content", "c", "--source-ref", HUGE), "--source-ref",
      "--source-ref yyy"),
-    (("migrate", "--from", HUGE), "from", "from: must be global, workspace or an absolute path (got 'yyy"),
+    (("migrate", "--from", HUGE), "--from", "--from: must be global, workspace or an absolute path (got 'yyy"),
 ])
 def test_the_cli_repeats_a_huge_value_short(tmp_path: Path, args: tuple[str, ...], field: str, start: str) -> None:
     ws = workspace(tmp_path)

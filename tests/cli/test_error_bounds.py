@@ -80,7 +80,7 @@ def test_a_malformed_revision_alone_is_refused_as_malformed(tmp_path: Path) -> N
         assert (alone.returncode, alone.stdout, alone.stderr) == (2, "", with_drop.stderr), value
         assert alone.stderr.startswith(malformed), alone.stderr
         error = json.loads(cli(ws, tmp_path, "runtime", "compact", "--revision", value, "--json").stdout)["error"]
-        assert (error["code"], error["field"]) == ("invalid-input", "revision")
+        assert (error["code"], error["field"], error["param"]) == ("invalid-input", "--revision", "revision")
     # a well-formed revision alone still has nothing to compact
     nothing = cli(ws, tmp_path, "runtime", "compact", "--revision", printed)
     assert nothing.returncode == 2 and nothing.stderr.startswith("mnemon-ls: error: nothing to compact"), nothing.stderr
@@ -111,7 +111,8 @@ def test_link_with_equal_ids_names_both_as_the_usage_line_does(tmp_path: Path) -
     done = cli(ws, tmp_path, "space", "link", item, item, "--space", "Project")
     assert (done.returncode, done.stderr) == (2, "mnemon-ls: error: TARGET_ID: must differ from SOURCE_ID\n")
     error = json.loads(cli(ws, tmp_path, "space", "link", item, item, "--space", "Project", "--json").stdout)["error"]
-    assert (error["field"], error["rule"]) == ("targetId", "must differ from sourceId")  # --json: the operation's
+    assert (error["field"], error["rule"], error["param"]) == (  # --json: the words of the line; param: the operation's
+        "TARGET_ID", "must differ from SOURCE_ID", "targetId")
     assert procs.tree_snapshot(tmp_path) == before
 
 

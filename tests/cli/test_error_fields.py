@@ -1,5 +1,5 @@
 """Errors of bad input name the field and the rule in one wording on every surface, and on the command line the
-field is the option the person typed (real CLI subprocesses): a pydantic rule reads as MCP's does
+field is the option the person typed, on the line and as --json's field (real CLI subprocesses): a pydantic rule reads as MCP's does
 (``input should be ...``, tests/mcp/test_mcp_error_fields.py), a document that does not exist names ``id``, a
 stale document revision ``--revision``, a stale index revision ``--index-revision``; exit codes as docs/cli.md
 gives them (2 invalid input or not found, 3 rejected)."""
@@ -36,8 +36,9 @@ def test_a_rule_of_the_params_model_names_the_option_in_mcp_words(tmp_path: Path
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == "mnemon-ls: error: --cite src/lib.py:0 (startLine): must be an integer in 1..1000000000 (got 0)\n"
     scripted = cli(ws, tmp_path, "runtime", "add", "--content", "parse splits", "--cite", "src/lib.py:0", "--json")
-    error = json.loads(scripted.stdout)["error"]  # the operation's field names, the rule as every surface words it
-    assert (error["field"], error["rule"]) == ("cites[0].startLine", "must be an integer in 1..1000000000 (got 0)")
+    error = json.loads(scripted.stdout)["error"]  # the option; param: the operation's field; the rule as everywhere
+    assert (error["field"], error["param"], error["rule"]) == (
+        "--cite", "cites[0].startLine", "must be an integer in 1..1000000000 (got 0)")
     reversed_lines = cli(ws, tmp_path, "runtime", "add", "--content", "x", "--cite", "src/lib.py:2-1")
     assert reversed_lines.stderr == ("mnemon-ls: error: --cite src/lib.py:2-1 (endLine): must not be before startLine "
                                      "(1 < 2)\n")
@@ -62,8 +63,8 @@ def test_document_errors_name_the_field_and_the_option(tmp_path: Path) -> None:
                             "re-read it and retry; the stored copy was kept as it is)\n")
     scripted = json.loads(cli(ws, tmp_path, "doc", "update", doc, "--content", "canary", "--revision", "4",
                               "--json").stdout)["error"]
-    assert (scripted["code"], scripted["field"], scripted["expected"], scripted["actual"]) == (
-        "revision-conflict", "documentRevision", 4, 1)
+    assert (scripted["code"], scripted["field"], scripted["param"], scripted["expected"], scripted["actual"]) == (
+        "revision-conflict", "--revision", "documentRevision", 4, 1)
     index = cli(ws, tmp_path, "doc", "update", doc, "--content", "canary", "--index-revision", "a" * 64)
     assert index.returncode == 3
     assert index.stderr.startswith("mnemon-ls: error: --index-revision: documents/index.json changed since revision "
@@ -87,5 +88,6 @@ def test_a_long_or_multiline_value_is_not_printed_back_whole(tmp_path: Path) -> 
     assert (two_lines.returncode, two_lines.stderr) == (
         2, "mnemon-ls: error: --space no\\nsuch\\x1b[31m: is not a registered space id or name\n")
     scripted = json.loads(cli(ws, tmp_path, "remember", "retry facts", "--tag", "t" * 5000, "--json").stdout)
-    assert (scripted["error"]["field"], scripted["error"]["rule"]) == ("tags[0]", "must be at most 100 UTF-8 bytes")
+    assert (scripted["error"]["field"], scripted["error"]["param"], scripted["error"]["rule"]) == (
+        "--tag", "tags[0]", "must be at most 100 UTF-8 bytes")
     assert procs.tree_snapshot(tmp_path) == before

@@ -30,7 +30,7 @@ def test_a_positional_argument_is_named_as_the_help_shows_it(tmp_path: Path) -> 
     update = cli(ws, tmp_path, "space", "update", "nosuch", "--name", "x")
     assert (update.returncode, update.stderr) == (2, "mnemon-ls: error: SPACE: is not a registered space id or name\n")
     scripted = json.loads(cli(ws, tmp_path, "space", "update", "nosuch", "--name", "x", "--json").stdout)["error"]
-    assert scripted["field"] == "spaceId"  # --json keeps the operation's field names
+    assert (scripted["field"], scripted["param"]) == ("SPACE", "spaceId")  # param: the operation's field name
     merge = cli(ws, tmp_path, "space", "merge", "elsewhere", "--into", "Project")
     assert merge.stderr == "mnemon-ls: error: SOURCE elsewhere: is not a registered space id or name\n", merge.stderr
     assert procs.tree_snapshot(tmp_path) == before
@@ -99,7 +99,8 @@ def test_a_stale_or_malformed_runtime_revision_names_the_option(tmp_path: Path) 
                                                    "revision 000000000000; re-read and retry\n")
     error = json.loads(cli(ws, tmp_path, "runtime", "compact", "--drop", "1", "--revision", "0" * 64,
                            "--json").stdout)["error"]
-    assert (error["code"], error["field"], error["expected"]) == ("revision-conflict", "revision", "0" * 64)
+    assert (error["code"], error["field"], error["param"], error["expected"]) == (
+        "revision-conflict", "--revision", "revision", "0" * 64)
     assert procs.tree_snapshot(tmp_path) == before
     # the 12 digits `runtime add` printed stand for the revision they begin: the compaction is fenced by it
     dropped = cli(ws, tmp_path, "runtime", "compact", "--target", "user", "--drop", "1", "--revision", printed)

@@ -108,8 +108,8 @@ def test_a_write_with_no_or_two_active_spaces_names_the_space_option_and_the_spa
     assert two.returncode == 2
     assert two.stderr == ("mnemon-ls: error: --space: is required: 2 spaces are active (Project, Team), and a write "
                           "without a target needs exactly one: name the space, or deactivate the others\n")
-    error = json.loads(two.stdout)["error"]  # the protocol's field name stays in the JSON
-    assert (error["field"], error["active"]) == ("spaceId", 2)
+    error = json.loads(two.stdout)["error"]  # the option in the JSON too; the protocol's field name in param
+    assert (error["field"], error["param"], error["active"]) == ("--space", "spaceId", 2)
     assert procs.tree_snapshot(tmp_path) == before
 
 

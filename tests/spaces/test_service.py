@@ -390,7 +390,7 @@ def test_merge_accounts_for_every_item_then_deactivates(service: SpacesService) 
     walked = service.related(target, merged_a, edge_type="causal")["items"]
     assert [i["content"] for i in walked] == ["only the source knows B"]
     assert shared in {h["id"] for h in service.recall("both spaces know", spaces=[target]).results}
-    with pytest.raises(SpaceRefused):
+    with pytest.raises(InvalidInput, match="^targetId: must differ from every source space"):  # bad input, not refused
         service.merge([target], target)
 
 
