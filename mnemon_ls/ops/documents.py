@@ -160,7 +160,10 @@ def _create(call: Call, p: DocumentCreateParams) -> Any:
 
     if p.file is not None:
         if p.content is not None:
-            raise InvalidInput("content", "is not allowed with file (the file is the body)")
+            raise InvalidInput("content", "is not allowed together with a file to read (the file is the body)")
+        if p.source_paths:  # the file is recorded as the source; others given with it were dropped silently
+            raise InvalidInput("sourcePaths", "is not allowed together with a file to read (the file is the "
+                                              "document's source path)")
     else:
         for name in ("title", "content"):
             if getattr(p, name) is None:

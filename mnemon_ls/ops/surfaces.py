@@ -231,8 +231,11 @@ class CliCommand:
         (``given(arg)``: a positional always is), else the one with :attr:`CliArg.names_errors`, else (no
         ``given``) the first option. A positional is named as the usage line shows it: its ``metavar`` (``SPACE``
         for ``spaceId``), else its ``dest`` (argparse's name for it). ``None``: no argument the invocation gave
-        takes the field (the error names the field: ``branches``, not ``--branch``, for a rule of the field)."""
-        named = [a for a in self.args if (a.field == field_name or field_name in a.also) and a.member is None]
+        takes the field (the error names the field: ``branches``, not ``--branch``, for a rule of the field). An
+        argument of the field itself goes before one that only :attr:`CliArg.also` fills it."""
+        # the arguments of the field itself first, then those that also fill it (``--file`` for ``sourcePaths``)
+        named = sorted((a for a in self.args if (a.field == field_name or field_name in a.also) and a.member is None),
+                       key=lambda a: a.field != field_name)
         chosen = next((a for a in named if given is not None and given(a)), None) or next(
             (a for a in named if a.names_errors or (given is None and a.flag)), None)
         if chosen is None:
