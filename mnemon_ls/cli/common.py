@@ -40,12 +40,17 @@ SETTING_DESTS = {"dataDir": "data_dir", "runtimeUserScope": "runtime_user_scope"
 
 def settings_from(args: argparse.Namespace) -> Any:
     """Defaults, then the ``MNEMON_*`` environment (:data:`mnemon_ls.settings.ENVIRONMENT_SETTINGS`), then
-    the flags (the same for every command, the MCP server included)."""
+    the flags (the same for every command, the MCP server included). Raises :class:`InvalidInput` naming the
+    option for a bad flag: an empty ``--data-dir``, ``--data-dir`` with ``--scope workspace`` (whose root it would
+    not be), ``--scope custom`` without ``--data-dir``."""
     from ..errors import InvalidInput, echo_repr
     from ..settings import ENVIRONMENT_SETTINGS, load_settings, settings_from_environment
 
     if args.data_dir is not None and not args.data_dir.strip():  # a setting left blank is unset; a flag is typed
         raise InvalidInput("--data-dir", f"must not be empty (got {echo_repr(args.data_dir)})")
+    if args.scope == "workspace" and args.data_dir is not None:  # it would be ignored: the root is in the repository
+        raise InvalidInput("--data-dir", "is not used with --scope workspace (its storage root is the workspace's "
+                                         ".mnemon/); leave one of them out, or give --scope custom for this root")
     scope = args.scope or ("custom" if args.data_dir else None)  # --data-dir alone means that root
     try:
         base = load_settings({}).with_overrides(**settings_from_environment(os.environ))

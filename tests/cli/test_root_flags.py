@@ -115,3 +115,21 @@ def test_scope_global_with_a_data_dir_is_the_global_root_under_that_directory(tm
     wake = cli(ws, tmp_path, "wake", *scope).stdout
     assert "[importance=normal; created=0d; updated=0d]\nprefers short answers\n" in wake
     assert os.listdir(tmp_path / "home") == []
+
+
+def test_data_dir_with_scope_workspace_is_refused_not_ignored(tmp_path: Path) -> None:
+    """``--scope workspace`` keeps its root in the workspace's ``.mnemon/``: a ``--data-dir`` typed with it was
+    ignored silently; it is refused naming the option, and nothing is written anywhere."""
+    import subprocess
+
+    from tests.cli.test_error_fields import workspace
+    from tests.cli.test_root_values import run
+
+    ws = workspace(tmp_path)
+    done = run(ws, tmp_path, "runtime", "add", "--content", "x", "--scope", "workspace", "--data-dir",
+               str(tmp_path / "x"))
+    assert isinstance(done, subprocess.CompletedProcess)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("mnemon-ls: error: --data-dir: is not used with --scope workspace (its storage root is "
+                           "the workspace's .mnemon/); leave one of them out, or give --scope custom for this root\n")
+    assert not (tmp_path / "x").exists() and not (ws / ".mnemon").exists()
