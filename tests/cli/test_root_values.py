@@ -41,6 +41,18 @@ def test_data_dir_of_another_users_home_is_refused(tmp_path: Path, value: str) -
     assert procs.tree_snapshot(tmp_path) == before
 
 
+@pytest.mark.parametrize("command", [("recall", "parse"), ("wake",)])
+def test_workspace_of_another_users_home_is_refused(tmp_path: Path, command: tuple[str, ...]) -> None:
+    """``--workspace ~root/x`` was looked up in the password database (``os.path.expanduser``): another user's
+    home became the workspace. Only ``~`` and ``~/`` expand, as for every configured path."""
+    ws = workspace(tmp_path)
+    before = procs.tree_snapshot(tmp_path)
+    done = run(ws, tmp_path, *command, "--workspace", "~root/x", "--data-dir", str(tmp_path / "root"))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"mnemon-ls: error: --workspace: {OWN_HOME} (got '~root/x')\n"
+    assert procs.tree_snapshot(tmp_path) == before
+
+
 def test_the_data_dir_setting_has_the_same_rule_and_tilde_slash_expands(tmp_path: Path) -> None:
     from mnemon_ls.errors import InvalidInput
     from mnemon_ls.settings import load_settings
