@@ -67,6 +67,27 @@ def settings_parent() -> argparse.ArgumentParser:
     return parent
 
 
+def misplaced_settings(argv: list[str], parser: argparse.ArgumentParser) -> str | None:
+    """The usage error of settings flags typed before the command (``mnemon-ls --scope global runtime list``), which
+    argparse answers with a misleading ``invalid choice: 'global'`` for ``COMMAND`` or ``unrecognized arguments:
+    --json`` pointing at a ``--help`` that lists ``--json``: the first such flag, then the same command with the
+    flags moved behind it (``--scope: goes after the command: mnemon-ls runtime list --scope global``). ``None``
+    when ``argv`` (without the program name) starts with no flag of :func:`settings_parent`, or the words after
+    them are not a command of ``parser`` that takes the flags (``serve`` takes none)."""
+    import shlex
+
+    flags = {name: action for action in settings_parent()._actions for name in action.option_strings}
+    commands = next((a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction)), {})
+    index = 0
+    while index < len(argv) and argv[index].split("=", 1)[0] in flags:
+        takes_value = flags[argv[index].split("=", 1)[0]].nargs != 0 and "=" not in argv[index]
+        index += 2 if takes_value else 1
+    if index == 0 or index >= len(argv) or argv[index] not in commands or argv[index] == "serve":
+        return None
+    moved = [*argv[index:], *argv[:index]]
+    return f"{argv[0].split('=', 1)[0]}: goes after the command: {shlex.join(['mnemon-ls', *moved])}"
+
+
 def chosen_parsers(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Iterator[argparse.ArgumentParser]:
     """``parser``, then each sub-command parser ``args`` went through (``mnemon-ls``, ``mnemon-ls space``,
     ``mnemon-ls space list``)."""
@@ -151,7 +172,11 @@ class Parser(argparse.ArgumentParser):
         return extras if any(e.startswith("-") and e != "-" for e in extras) else []
 
     def parse_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
-        """argparse's, but arguments no parser took are refused by the command they were given to."""
+        """argparse's, but arguments no parser took are refused by the command they were given to, and settings
+        flags typed before the command are named as such (:func:`misplaced_settings`)."""
+        misplaced = misplaced_settings(sys.argv[1:] if args is None else list(args), self)
+        if misplaced is not None:
+            self.error(misplaced)
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:
             *_, chosen = chosen_parsers(self, parsed)
