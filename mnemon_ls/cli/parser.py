@@ -115,18 +115,37 @@ _ABOUT = re.compile(r"argument (\S+): (.*)", re.S)
 
 def error_field(message: str) -> str | None:
     """The argument a usage error of :class:`Parser` is about, as typed or as the usage line shows it (the
-    ``--json`` error's ``field``): the first unrecognized option (``--frob``), the first required argument
+    ``--json`` error's ``field``): the first unrecognized option without a value it was typed with (``--frob``, ``--frob=1``: ``--frob``), the first required argument
     missing (``--content``, ``FILE``), the argument a value was refused for (``--revision``, ``COMMAND``);
     ``None`` when the message names none."""
     for lead in ("unrecognized arguments: ", _REQUIRED):
         if message.startswith(lead):
             words = message[len(lead):].split(";")[0].replace(",", " ").split()
-            return next((w for w in words if w.startswith("-")), words[0] if words else None)
+            return next((w.split("=", 1)[0] for w in words if w.startswith("-")), words[0] if words else None)
     about = _ABOUT.fullmatch(message)
     if about is not None:
         return max(about.group(1).split("/"), key=len)
     first = message.split(" ", 1)[0].removesuffix(":")
     return first if first.startswith("--") else None
+
+
+def abbreviation_hint(message: str, parser: argparse.ArgumentParser) -> str:
+    """``message`` (a usage error of ``parser``) with, when it begins ``unrecognized arguments: `` and the first
+    unrecognized option is the start of options of ``parser``, those options named after that list (at most
+    three): ``unrecognized arguments: --rev 2; did you mean --revision? (an option is never abbreviated)``.
+    Otherwise ``message`` unchanged."""
+    lead = "unrecognized arguments: "
+    if not message.startswith(lead):
+        return message
+    listed, semicolon, rest = message[len(lead):].partition(";")
+    typed = next((w.split("=", 1)[0] for w in listed.split() if w.startswith("--") and len(w) > 2), None)
+    if typed is None:
+        return message
+    names = sorted(o for o in parser._option_string_actions if o.startswith(typed) and o != typed)
+    if not names:
+        return message
+    hint = f"; did you mean {' or '.join(names[:3])}? (an option is never abbreviated)"
+    return f"{lead}{listed}{hint}{semicolon}{rest}"
 
 
 class Parser(argparse.ArgumentParser):
@@ -194,6 +213,7 @@ class Parser(argparse.ArgumentParser):
             extras = self._unrecognized()
             if extras:
                 message = f"unrecognized arguments: {' '.join(extras)}; {message}"
+        message = abbreviation_hint(message, self)
         about = _ABOUT.fullmatch(message)
         if about is not None and about.group(2).startswith("must "):  # integer_type's rule, as every rule reads
             message = f"{max(about.group(1).split('/'), key=len)}: {about.group(2)}"

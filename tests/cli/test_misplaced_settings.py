@@ -53,3 +53,27 @@ def test_a_settings_flag_before_the_command_is_named_with_the_command_it_belongs
 def test_other_flags_before_the_command_keep_their_error(tmp_path: Path, args: tuple[str, ...], line: str) -> None:
     done = run(tmp_path, *args)
     assert (done.returncode, done.stderr) == (2, f"mnemon-ls: error: {line}\n")
+
+
+@pytest.mark.parametrize("args, line, field", [
+    (("doc", "update", "0123abcd", "--rev", "2"),
+     "unrecognized arguments: --rev 2; did you mean --revision? (an option is never abbreviated) "
+     "(see `mnemon-ls doc update --help`)", "--rev"),
+    (("wake", "--bud", "5000"),
+     "unrecognized arguments: --bud 5000; did you mean --budget? (an option is never abbreviated) "
+     "(see `mnemon-ls wake --help`)", "--bud"),
+    (("doc", "search", "x", "--lim=3"),  # the field is the option without the value typed with it
+     "unrecognized arguments: --lim=3; did you mean --limit? (an option is never abbreviated) "
+     "(see `mnemon-ls doc search --help`)", "--lim"),
+    (("runtime", "add", "--conten", "x"),
+     "unrecognized arguments: --conten x; did you mean --content? (an option is never abbreviated); "
+     "the following arguments are required: --content (see `mnemon-ls runtime add --help`)", "--conten"),
+    (("wake", "--frob"), "unrecognized arguments: --frob (see `mnemon-ls wake --help`)", "--frob"),  # no such start
+])
+def test_a_refused_abbreviation_names_the_options_it_starts(tmp_path: Path, args: tuple[str, ...], line: str,
+                                                            field: str) -> None:
+    done = run(tmp_path, *args)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"mnemon-ls: error: {line}\n")
+    scripted = run(tmp_path, *args, "--json")
+    assert json.loads(scripted.stdout) == {"error": {"code": "invalid-input", "field": field,
+                                                     "message": line.rsplit(" (see ", 1)[0]}}
