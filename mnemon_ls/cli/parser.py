@@ -67,6 +67,27 @@ def settings_parent() -> argparse.ArgumentParser:
     return parent
 
 
+def misplaced_settings(argv: list[str], parser: argparse.ArgumentParser) -> str | None:
+    """The usage error of settings flags typed before the command (``mnemon-ls --scope global runtime list``), which
+    argparse answers with a misleading ``invalid choice: 'global'`` for ``COMMAND`` or ``unrecognized arguments:
+    --json`` pointing at a ``--help`` that lists ``--json``: the first such flag, then the same command with the
+    flags moved behind it (``--scope: goes after the command: mnemon-ls runtime list --scope global``). ``None``
+    when ``argv`` (without the program name) starts with no flag of :func:`settings_parent`, or the words after
+    them are not a command of ``parser`` that takes the flags (``serve`` takes none)."""
+    import shlex
+
+    flags = {name: action for action in settings_parent()._actions for name in action.option_strings}
+    commands = next((a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction)), {})
+    index = 0
+    while index < len(argv) and argv[index].split("=", 1)[0] in flags:
+        takes_value = flags[argv[index].split("=", 1)[0]].nargs != 0 and "=" not in argv[index]
+        index += 2 if takes_value else 1
+    if index == 0 or index >= len(argv) or argv[index] not in commands or argv[index] == "serve":
+        return None
+    moved = [*argv[index:], *argv[:index]]
+    return f"{argv[0].split('=', 1)[0]}: goes after the command: {shlex.join(['mnemon-ls', *moved])}"
+
+
 def chosen_parsers(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Iterator[argparse.ArgumentParser]:
     """``parser``, then each sub-command parser ``args`` went through (``mnemon-ls``, ``mnemon-ls space``,
     ``mnemon-ls space list``)."""
@@ -94,18 +115,37 @@ _ABOUT = re.compile(r"argument (\S+): (.*)", re.S)
 
 def error_field(message: str) -> str | None:
     """The argument a usage error of :class:`Parser` is about, as typed or as the usage line shows it (the
-    ``--json`` error's ``field``): the first unrecognized option (``--frob``), the first required argument
+    ``--json`` error's ``field``): the first unrecognized option without a value it was typed with (``--frob``, ``--frob=1``: ``--frob``), the first required argument
     missing (``--content``, ``FILE``), the argument a value was refused for (``--revision``, ``COMMAND``);
     ``None`` when the message names none."""
     for lead in ("unrecognized arguments: ", _REQUIRED):
         if message.startswith(lead):
             words = message[len(lead):].split(";")[0].replace(",", " ").split()
-            return next((w for w in words if w.startswith("-")), words[0] if words else None)
+            return next((w.split("=", 1)[0] for w in words if w.startswith("-")), words[0] if words else None)
     about = _ABOUT.fullmatch(message)
     if about is not None:
         return max(about.group(1).split("/"), key=len)
     first = message.split(" ", 1)[0].removesuffix(":")
     return first if first.startswith("--") else None
+
+
+def abbreviation_hint(message: str, parser: argparse.ArgumentParser) -> str:
+    """``message`` (a usage error of ``parser``) with, when it begins ``unrecognized arguments: `` and the first
+    unrecognized option is the start of options of ``parser``, those options named after that list (at most
+    three): ``unrecognized arguments: --rev 2; did you mean --revision? (an option is never abbreviated)``.
+    Otherwise ``message`` unchanged."""
+    lead = "unrecognized arguments: "
+    if not message.startswith(lead):
+        return message
+    listed, semicolon, rest = message[len(lead):].partition(";")
+    typed = next((w.split("=", 1)[0] for w in listed.split() if w.startswith("--") and len(w) > 2), None)
+    if typed is None:
+        return message
+    names = sorted(o for o in parser._option_string_actions if o.startswith(typed) and o != typed)
+    if not names:
+        return message
+    hint = f"; did you mean {' or '.join(names[:3])}? (an option is never abbreviated)"
+    return f"{lead}{listed}{hint}{semicolon}{rest}"
 
 
 class Parser(argparse.ArgumentParser):
@@ -151,7 +191,11 @@ class Parser(argparse.ArgumentParser):
         return extras if any(e.startswith("-") and e != "-" for e in extras) else []
 
     def parse_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
-        """argparse's, but arguments no parser took are refused by the command they were given to."""
+        """argparse's, but arguments no parser took are refused by the command they were given to, and settings
+        flags typed before the command are named as such (:func:`misplaced_settings`)."""
+        misplaced = misplaced_settings(sys.argv[1:] if args is None else list(args), self)
+        if misplaced is not None:
+            self.error(misplaced)
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:
             *_, chosen = chosen_parsers(self, parsed)
@@ -169,6 +213,7 @@ class Parser(argparse.ArgumentParser):
             extras = self._unrecognized()
             if extras:
                 message = f"unrecognized arguments: {' '.join(extras)}; {message}"
+        message = abbreviation_hint(message, self)
         about = _ABOUT.fullmatch(message)
         if about is not None and about.group(2).startswith("must "):  # integer_type's rule, as every rule reads
             message = f"{max(about.group(1).split('/'), key=len)}: {about.group(2)}"

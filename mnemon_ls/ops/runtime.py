@@ -369,9 +369,10 @@ def _compact_cli_text(data: dict[str, Any], call: Call, _p: Any) -> str:
     maintenance = data["maintenance"]
     count = data["entryCount"]
     what = "replaced or dropped" if maintenance.get("dropped") else "replaced"
+    kept = len(maintenance["archived"])
     lines = [f"{data['message']} {PROJECTION_FILES[data['target']]}: {count} {'entry' if count == 1 else 'entries'}, "
              f"{data['usage']['used']}/{data['usage']['limit']} UTF-8 bytes; revision {data['revision'][:12]}; "
-             f"{len(maintenance['archived'])} {what} entries kept in "
+             f"{kept} {what} {'entry' if kept == 1 else 'entries'} kept in "
              f"{call.host.runtime.store_for(data['target']).archive_dir}"]
     lines += [f"  {line}" for line in modeltext.compaction_lines(maintenance, data["usage"]["limit"])]
     return "\n".join(lines)

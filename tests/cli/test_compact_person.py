@@ -81,6 +81,16 @@ def test_merge_and_drop_make_room_and_the_receipt_says_what_changed(cli):
     assert cli.run("runtime", "add", "--target", "user", "--content", NEW, *LIMIT).returncode == 0
 
 
+def test_the_receipt_counts_one_kept_entry_in_the_singular(cli):
+    fill(cli)
+    done = cli.run("runtime", "compact", "--drop", "3", *LIMIT)
+    assert done.returncode == 0, done.stderr
+    revision = json.loads(cli.run("runtime", "list", "--json", *LIMIT).stdout)["revision"][:12]
+    assert done.stdout.splitlines()[0] == (
+        f"Compacted user: dropped 3; 3 entries remain (were 4). USER.md: 3 entries, 98/160 UTF-8 bytes; revision "
+        f"{revision}; 1 replaced or dropped entry kept in {cli.runtime / 'archived'}")
+
+
 def test_the_receipt_as_json_carries_the_changes(cli):
     fill(cli)
     done = cli.run("runtime", "compact", "--merge", "2,4", "--as", "no force-push; diffs first", "--importance",
