@@ -19,7 +19,7 @@ def test_an_emoji_value_is_clipped_by_bytes_through_the_cli(tmp_path: Path) -> N
     # the quote (1 byte) and 63 emoji (252 bytes) fit in 256 bytes; the 64th would cross the limit
     shown = "'" + EMOJI * 63 + "..."
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == f"mnemon-ls: error: from: must be global, workspace or an absolute path (got {shown})\n"
+    assert done.stderr == f"mnemon-ls: error: --from: must be global, workspace or an absolute path (got {shown})\n"
     scripted = cli(ws, tmp_path, "migrate", "--from", EMOJI * 2000, "--json")
     error = json.loads(scripted.stdout)["error"]
     assert error["rule"] == f"must be global, workspace or an absolute path (got {shown})"
