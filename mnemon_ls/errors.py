@@ -105,10 +105,22 @@ def echo_value(value: Any, limit: int = ECHO_LIMIT) -> str:
     return "".join(pieces)
 
 
+#: In ``repr`` of a text: an escaped backslash, or the escape of a byte the command line could not read as
+#: UTF-8 (Python keeps byte 0xff of ``sys.argv`` as the lone surrogate U+DCFF).
+_ARGV_BYTE = r"\\\\|\\udc([89a-f][0-9a-f])"
+
+
 def echo_repr(value: Any, limit: int = ECHO_LIMIT) -> str:
     """``repr(value)`` as :func:`echo_value` repeats it (escaped, at most ``limit`` UTF-8 bytes, then ``...``):
-    the form of a value an error quotes (``'abc'``, ``12``, ``None``)."""
-    return echo_value(repr(value), limit)
+    the form of a value an error quotes (``'abc'``, ``12``, ``None``). A byte of the command line that is not
+    UTF-8 reads as the byte typed (``'\\xff'``), not as Python's stand-in for it (``'\\udcff'``)."""
+    text = repr(value)
+    if isinstance(value, str) and "\\udc" in text:
+        import re  # rare: only a value holding such a byte
+
+        text = re.sub(_ARGV_BYTE, lambda m: m.group(0) if m.group(1) is None else f"\\x{m.group(1)}",
+                      text)
+    return echo_value(text, limit)
 
 
 def _is_control(c: str) -> bool:

@@ -345,7 +345,7 @@ class MnemonMcp:
 
             content = await self._call(None, None, read)
             if content is None:  # MCP spec (resources, error handling): -32002 Resource not found
-                uri = f"mnemon://documents/{id}"
+                uri = f"mnemon://documents/{echo_value(id)}"  # escaped: %1b in the URI is a raw ESC here
                 raise MCPError(RESOURCE_NOT_FOUND, bounded_error(f"Resource not found: {uri}"), {"uri": uri})
             return content
 

@@ -20,9 +20,10 @@ from . import citing, command_ids, humantext, modeltext, staleness
 from .audience import AUDIENCE_HELP, Audience, audience_of
 from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
 from ..documents.model import MAX_DESCRIPTION_CHARS, MAX_ID_CHARS, MAX_TITLE_CHARS
+from ..documents.search import MAX_SEARCH_LIMIT
 from ..text import MAX_QUERY_CHARS
 from .command_args import CreateDocumentArgs, UpdateDocumentArgs, document_revision_field
-from .published import limits
+from .published import integer_range, limits
 
 #: The MCP tool that reads, updates or archives one document (its ``action`` picks the operation).
 MANAGE_TOOL = "mnemon_document_manage"
@@ -93,7 +94,8 @@ class DocumentSearchParams(WorkspaceParams):
     query: str = Field(description="words, phrases or identifiers to find in titles, descriptions and bodies",
                        json_schema_extra=limits(maxLength=MAX_QUERY_CHARS))
     include_archived: StrictBool = Field(False, alias="includeArchived", description="also search archived documents")
-    limit: int = Field(20, strict=True, description="1..50 hits")
+    limit: int = Field(20, strict=True, description="1..50 hits",
+                       json_schema_extra=integer_range(1, MAX_SEARCH_LIMIT))
     include_content: StrictBool = Field(False, alias="includeContent")
     audience: Audience | None = Field(None, description=AUDIENCE_HELP)
 

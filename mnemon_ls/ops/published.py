@@ -25,3 +25,12 @@ def limits(items: dict[str, Any] | None = None, **keywords: Any) -> Callable[[di
             typed["items"] = {**typed.get("items", {}), **items}
 
     return publish
+
+
+def integer_range(low: int, high: int, *, optional: bool = False) -> dict[str, Any]:
+    """A ``json_schema_extra`` stating the range ``low..high`` of an integer field whose service checks it
+    (its error carries the value): ``{"type": "integer", "minimum": low, "maximum": high}``, inside
+    ``anyOf`` with ``null`` when ``optional``. The command line reads it too (``--limit: must be an integer in
+    1..50 (got 'x')`` for a value that is not digits, :func:`mnemon_ls.cli.parser.integer_type`)."""
+    typed = {"type": "integer", "minimum": low, "maximum": high}
+    return {"anyOf": [typed, {"type": "null"}]} if optional else typed

@@ -21,12 +21,13 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StrictBool
 
 from ..errors import InvalidInput, JsonUnreadable, echo_repr, echo_value, json_loads
-from ..records.model import MAX_CONTENT_CHARS, MAX_TAG_CHARS, MAX_TAGS, MAX_TITLE_CHARS, STATUSES, TYPES, VERIFICATIONS
+from ..records.model import (MAX_CONTENT_CHARS, MAX_LIST_LIMIT, MAX_TAG_CHARS, MAX_TAGS, MAX_TITLE_CHARS, STATUSES, TYPES,
+                             VERIFICATIONS)
 from ..roots import path_error
 from ..text import MAX_QUERY_CHARS
 from . import citing, humantext, modeltext, staleness
 from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
-from .published import limits
+from .published import integer_range, limits
 
 RecordScope = Literal["session", "project", "shared-project", "user"]
 # type, status and verification are checked by the Source (its rule names the value given); the command line
@@ -58,7 +59,7 @@ class RecordsListParams(WorkspaceParams):
                                                f"(case-insensitive; at most {MAX_QUERY_CHARS} characters); omit to "
                                                "list", json_schema_extra=limits(maxLength=MAX_QUERY_CHARS))
     proposals: StrictBool = Field(False, description="only assistants' proposals waiting for review")
-    limit: int | None = Field(None, strict=True)
+    limit: int | None = Field(None, strict=True, json_schema_extra=integer_range(1, MAX_LIST_LIMIT, optional=True))
 
 
 class RecordIdParams(WorkspaceParams):

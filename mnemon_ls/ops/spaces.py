@@ -23,7 +23,7 @@ from . import citing, command_ids, humantext, modeltext, staleness
 from .audience import AUDIENCE_HELP, Audience, audience_of
 from .base import Call, CliArg, CliCommand, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
 from .command_args import RememberArgs
-from .published import limits
+from .published import integer_range, limits
 
 #: Most recall results a model is sent (seed 001: the Host caps results at 12), and how many when the call
 #: does not say. The language server and the CLI take ``limit`` 1..50 and are sent at most 12 too.
@@ -96,7 +96,8 @@ class RememberParams(WorkspaceParams):
     space_id: str | None = Field(None, alias="spaceId", description="space id (required unless exactly one "
                                                                     "space is active)", json_schema_extra=_SPACE_ID)
     category: str | None = Field(None, description="preference, decision, fact, insight, context or general")
-    importance: int | None = Field(None, strict=True, description="1..5 (default 3)")
+    importance: int | None = Field(None, strict=True, description="1..5 (default 3)",
+                                    json_schema_extra=integer_range(1, 5, optional=True))
     tags: list[str] | None = Field(None, description=f"at most {MAX_TAGS} tags, each at most {MAX_TAG_BYTES} UTF-8 "
                                                       "bytes", json_schema_extra=limits(maxItems=MAX_TAGS))
     entities: list[str] | None = Field(None, description=f"names this fact is about, one per entry (at most "
@@ -121,8 +122,7 @@ class RecallParams(WorkspaceParams):
     spaces: list[str] | None = Field(None, description="restrict to these space ids (default: every active space)",
                                      json_schema_extra=limits(items={"maxLength": MAX_SPACE_ID_CHARS}))
     # the range is checked by SpacesService.recall (its error carries the value); the schema shows it
-    limit: int | None = Field(None, strict=True, description="number of results", json_schema_extra={
-        "anyOf": [{"type": "integer", "minimum": MIN_LIMIT, "maximum": MAX_LIMIT}, {"type": "null"}]})
+    limit: int | None = Field(None, strict=True, description="number of results", json_schema_extra=integer_range(MIN_LIMIT, MAX_LIMIT, optional=True))
     mode: Literal["smart", "keyword", "basic"] = "smart"
     category: str | None = None
     source: str | None = None
@@ -135,9 +135,9 @@ class RelatedParams(WorkspaceParams):
 
     space_id: str = Field(alias="spaceId", description="the space id a recall result gave", json_schema_extra=_SPACE_ID)
     id: str = Field(description="the item id a recall result gave", json_schema_extra=_ITEM_ID)
-    depth: int = Field(2, strict=True, description="1..5 hops")
+    depth: int = Field(2, strict=True, description="1..5 hops", json_schema_extra=integer_range(1, 5))
     edge_type: str | None = Field(None, alias="edgeType", description="only this kind of edge")
-    limit: int = Field(20, strict=True)
+    limit: int = Field(20, strict=True, json_schema_extra=integer_range(MIN_LIMIT, MAX_LIMIT))
 
 
 class LinkParams(WorkspaceParams):

@@ -20,7 +20,7 @@ from . import command_ids, modeltext, wake
 from ..runtime.model import BRANCH_PATTERN, MAX_BRANCH_CHARS
 from .base import Call, LspCommand, LspMethod, McpTool, Operation, WorkspaceParams
 from .command_args import ShowWakeArgs
-from .published import limits
+from .published import integer_range, limits
 from .spaces import registry_notes
 
 
@@ -30,7 +30,8 @@ class WakeParams(WorkspaceParams):
     branch: str | None = Field(None, description="render as if on this branch (default: the checked-out one)",
                                json_schema_extra=limits(maxLength=MAX_BRANCH_CHARS, pattern=BRANCH_PATTERN))
     budget_chars: int | None = Field(None, alias="budgetChars", strict=True,  # bounds: the Host's (names "budget")
-                                     description="largest snapshot in characters (1024..4194304)")
+                                     description="largest snapshot in characters (1024..4194304)",
+                                     json_schema_extra=integer_range(1024, 4_194_304, optional=True))
 
 
 class LspWakeParams(WakeParams):

@@ -51,6 +51,8 @@ SCOPE_RETENTION: dict[str, str] = {"session": "session-end", "project": "project
 MAX_TITLE_CHARS = 200
 MAX_CONTENT_CHARS = 64 * 1024
 MAX_TAGS = 32
+#: Most records one listing returns (``limit``: 1..this).
+MAX_LIST_LIMIT = 10_000
 MAX_TAG_CHARS = 64
 MAX_ID_CHARS = 256
 _HASH = re.compile(r"^sha256:[0-9a-f]{64}$")

@@ -34,7 +34,7 @@ from ..redact import Scrubber
 from ..text import check_query_length
 from ..roots import write_root_gitignore
 from . import paths
-from .model import (SCOPE_RETENTION, SCOPES, STATUSES, TYPES, VERIFICATIONS, MemoryRecord, content_hash,
+from .model import (MAX_LIST_LIMIT, SCOPE_RETENTION, SCOPES, STATUSES, TYPES, VERIFICATIONS, MemoryRecord, content_hash,
                     validate_record)
 from .store import JsonlStore
 
@@ -342,8 +342,8 @@ class RecordsSource:
                                      ("verification", verification, VERIFICATIONS)):
             if value is not None:
                 _check_choice(name, value, choices)
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 10_000):
-            raise InvalidInput("limit", f"must be an integer in 1..10000 (got {echo_repr(limit)})")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIST_LIMIT):
+            raise InvalidInput("limit", f"must be an integer in 1..{MAX_LIST_LIMIT} (got {echo_repr(limit)})")
         chosen = list(scopes) if scopes else self.available_scopes()
         for s in chosen:
             _check_choice("recordScope", s, SCOPES)

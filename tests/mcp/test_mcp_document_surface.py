@@ -70,3 +70,14 @@ async def test_a_file_as_workspace_is_refused_as_at_start(workspace: Path, data_
     assert missing_error and missing.endswith(f"workspace: {real / 'gone'} does not exist"), missing
     assert after == before
     assert not ok_error, ok
+
+
+async def test_a_missing_document_resource_is_named_escaped(workspace: Path, data_dir: Path) -> None:
+    """``%1b`` in the resource URI is a raw ESC in the id: the not-found message repeats it escaped, so a client
+    printing the error does not clear the screen (the id was echoed raw)."""
+    async with mcp_session(args_for(workspace, data_dir)) as session:
+        with pytest.raises(MCPError) as missing:
+            await session.read_resource("mnemon://documents/abcdefgh%1b%5b2J")
+    assert (missing.value.error.code, missing.value.error.message) == (
+        -32002, "Resource not found: mnemon://documents/abcdefgh\\x1b[2J")
+    assert missing.value.error.data == {"uri": "mnemon://documents/abcdefgh\\x1b[2J"}
