@@ -151,7 +151,8 @@ def resolve_root(
     ``global``). With
     ``require_workspace`` (default) an existing directory is required. Raises :class:`NotFound`
     (workspace missing), :class:`InvalidInput` (field ``workspace``, ``dataDir`` or ``MNEMON_DATA_DIR``:
-    not absolute, not a directory, or a file in the way of the root).
+    not absolute, not a directory, or a file in the way of the root; a ``dataDir`` root that is the workspace
+    itself or lies in its ``.git``).
     """
     canonical: Path | None = None
     shared_from: Path | None = None
@@ -183,6 +184,8 @@ def resolve_root(
             root = base / "workspaces" / workspace_hash(canonical)
             field = "dataDir" if settings.data_dir else "MNEMON_DATA_DIR"
     _check_root_path(root, field)
+    if canonical is not None and scope in ("global", "custom"):
+        _refuse_root_in_repository(root, canonical, field)
     user_root = root
     if settings.runtime_user_scope == "global" and not (scope == "global" and settings.data_dir):
         user_root = global_root(env)
@@ -268,6 +271,22 @@ def _check_root_path(root: Path, field: str) -> None:
         return
 
 
+def _refuse_root_in_repository(root: Path, workspace: Path, field: str) -> None:
+    """Raise :class:`InvalidInput` naming ``field`` when the storage ``root`` (a ``dataDir``) is the ``workspace``
+    itself or lies in its ``.git``: memory written there would be mixed with the repository's own files (its
+    ``data/``, ``state/``...) and committed with them, or kept where git keeps its objects. A new directory
+    inside the workspace is fine (its ``.gitignore`` is written with it), and so is an existing one (each area
+    created in it gets one: :func:`arm_root_creation`). Reads only (``realpath``)."""
+    real = Path(os.path.realpath(root))
+    if real == workspace:
+        raise InvalidInput(field, f"{root} is the workspace itself: memory stored there would be mixed with the "
+                                  "repository's files and committed with them; give a directory outside the "
+                                  "repository, or a new one inside it (it is kept out of git)")
+    if real == workspace / ".git" or workspace / ".git" in real.parents:
+        raise InvalidInput(field, f"{root} is inside the workspace's .git directory, which belongs to git; give a "
+                                  "directory outside the repository, or a new one inside it (it is kept out of git)")
+
+
 def _main_worktree_equivalent(canonical: Path) -> Path | None:
     """For a path inside a linked worktree, the same relative path inside the main working tree."""
     from . import gitstate  # local import: roots must stay importable without a repository
@@ -338,10 +357,26 @@ def arm_root_creation(resolution: RootResolution) -> None:
     """Make the first write that creates one of ``resolution``'s roots also write its ``.gitignore``.
 
     Registers :func:`write_root_gitignore` with :func:`mnemon_ls.fsio.on_directory_created` for
-    ``root`` and ``user_root``; nothing is written now (invariant 7).
+    ``root`` and ``user_root``, and for each of their :data:`ROOT_AREAS` the same unless the root's own
+    ``.gitignore`` (ours) already covers it; nothing is written now (invariant 7).
     """
     for root in {resolution.root, resolution.user_root}:
         fsio.on_directory_created(root, write_root_gitignore)
+        for area in ROOT_AREAS:  # a root that already existed (a folder of the repository) was not ignored
+            fsio.on_directory_created(root / area, _write_area_gitignore)
+
+
+def _write_area_gitignore(area: Path) -> bool:
+    """:func:`write_root_gitignore` for an area (``runtime/``, ``data/``...) just created in a root that has no
+    ``.gitignore`` of ours: a root that existed before (a folder of the repository given as ``dataDir``) is not
+    ignored as a whole, so each area mnemon-ls creates in it is. ``True`` when it wrote the file."""
+    try:
+        with open(area.parent / ".gitignore", "rb") as ours:
+            if ours.read(len(ROOT_GITIGNORE) + 1) == ROOT_GITIGNORE:
+                return False  # the root is ignored as a whole
+    except OSError:
+        pass
+    return write_root_gitignore(area)
 
 
 def confine_roots(resolution: RootResolution) -> None:
