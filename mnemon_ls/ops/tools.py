@@ -204,8 +204,9 @@ class Tool:
 
     def resolve(self, arguments: Mapping[str, Any], *, write_enabled: bool = True) -> tuple[Operation, dict[str, Any]]:
         """The operation a call runs and its raw params. ``arguments`` are the tool's (already type-checked);
-        ``None`` values of an action tool count as not given. Raises :class:`InvalidInput` (``action`` disabled
-        in read-only mode; an argument the chosen action requires is missing)."""
+        ``None`` values of an action tool count as not given, and so do values equal to a parameter's declared
+        default (the SDK fills those in). Raises :class:`InvalidInput` (``action`` disabled in read-only mode; an
+        argument the chosen action requires is missing; one that only another action takes is given)."""
         if None in self.by_action:
             operation = self.by_action[None]
             return operation, _raw(operation, arguments)
@@ -219,6 +220,12 @@ class Tool:
         spec = operation.mcp
         offered = {spec.argument(name) for name in spec.offered(operation.params)}
         given = {k: v for k, v in arguments.items() if k in offered and v is not None}
+        defaults = {p.name: p.default for p in self.parameters}
+        ignored = sorted(k for k, v in arguments.items() if k not in offered and v is not None
+                         and not (k in defaults and v == defaults[k]))  # the SDK fills in declared defaults
+        if ignored:  # another action's argument would be dropped silently (action=get with a revision)
+            raise InvalidInput(ignored[0], f"is not an argument of action={action} (it takes "
+                                           f"{', '.join(['action', *sorted(offered)])})")
         for field_name, info in operation.params.model_fields.items():
             name = spec.argument(field_name)
             if (info.is_required() or field_name in spec.required) and name in offered and name not in given:

@@ -38,6 +38,13 @@ WRONG_TYPES = [
     ("mnemon_runtime_compact", {"revision": "r", "entries": "[]"}, "entries: input should be an array, not a string"),
     ("mnemon_forget", {"id": 5}, "space_id: is required; id: input should be a valid string, not an integer"),
     ("mnemon_status", {"bogus": 1, "other": 2}, "bogus, other: are not arguments of mnemon_status (it takes workspace)"),
+    # another action's argument was dropped silently: a get with a revision answered the current one
+    ("mnemon_document_manage", {"action": "get", "id": "d", "revision": 5},
+     "revision: is not an argument of action=get (it takes action, id, workspace)"),
+    ("mnemon_document_manage", {"action": "archive", "id": "d", "title": "t"},
+     "title: is not an argument of action=archive (it takes action, id, revision, workspace)"),
+    ("mnemon_memory_spaces", {"action": "list", "name": "x"},
+     "name: is not an argument of action=list (it takes action, workspace)"),
 ]
 
 
