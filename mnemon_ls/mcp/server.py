@@ -346,7 +346,8 @@ class MnemonMcp:
             content = await self._call(None, None, read)
             if content is None:  # MCP spec (resources, error handling): -32002 Resource not found
                 uri = f"mnemon://documents/{echo_value(id)}"  # escaped: %1b in the URI is a raw ESC here
-                raise MCPError(RESOURCE_NOT_FOUND, bounded_error(f"Resource not found: {uri}"), {"uri": uri})
+                hint = f" (an id prefix needs at least {MIN_ID_PREFIX} characters)" if len(id) < MIN_ID_PREFIX else ""
+                raise MCPError(RESOURCE_NOT_FOUND, bounded_error(f"Resource not found: {uri}{hint}"), {"uri": uri})
             return content
 
     def _projection_resource(self, target: str, file_name: str) -> None:

@@ -29,7 +29,7 @@ async def test_the_document_resource_takes_the_id_prefix_doc_get_takes(workspace
     assert whole.contents[0].text == prefix.contents[0].text == "Ship on Friday."
     assert not error and got.endswith("Ship on Friday.")
     assert (short.value.error.code, short.value.error.message) == (
-        -32002, f"Resource not found: mnemon://documents/{doc_id[:7]}")
+        -32002, f"Resource not found: mnemon://documents/{doc_id[:7]} (an id prefix needs at least 8 characters)")
 
 
 async def test_the_document_tool_restores_an_archived_document(workspace: Path, data_dir: Path) -> None:
