@@ -316,7 +316,7 @@ def _numbers(raw: Any, where: str, what: str) -> tuple[int, ...]:
         raise InvalidInput(where, f"must be a list of entry numbers ({what}, e.g. [2, 3])")
     seen: list[int] = []
     for k, index in enumerate(raw):
-        given = f"the {_ordinal(k + 1)} number in {where}"
+        given = f"the {_ordinal(k + 1)} number"  # the field ({where}[{k}]) says of what
         if isinstance(index, bool) or not isinstance(index, int) or index < 1:
             raise InvalidInput(f"{where}[{k}]", f"{given} is {echo_repr(index)}, not an entry number: "
                                                 f"{_NUMBERING}")

@@ -61,12 +61,12 @@ async def test_merge_and_drop_name_only_the_changes(workspace: Path, data_dir: P
                                               "1..3")
         zero = await session.call_tool("mnemon_runtime_compact", {"drop": [0]})
         assert zero.is_error and text(zero) == (
-            "Error executing tool mnemon_runtime_compact: invalid-input: drop[0]: the first number in drop is 0, not an "
+            "Error executing tool mnemon_runtime_compact: invalid-input: drop[0]: the first number is 0, not an "
             "entry number: entries are numbered from 1, as the compaction plan and `mnemon-ls runtime list` number "
             "them")
         twice = await session.call_tool("mnemon_runtime_compact", {"drop": [3, 3.0]})
         assert twice.is_error and text(twice) == (
-            "Error executing tool mnemon_runtime_compact: invalid-input: drop[1]: the second number in drop names "
+            "Error executing tool mnemon_runtime_compact: invalid-input: drop[1]: the second number names "
             "entry 3 again; name each entry once")
         done = await session.call_tool("mnemon_runtime_compact", {
             "merge": [{"sourceIndexes": [2, 1], "content": "Go tabs; never force-push main"}], "drop": [3]})
