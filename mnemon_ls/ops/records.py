@@ -290,7 +290,7 @@ def _source_ref(value: str) -> dict[str, str]:
 
 
 def _bundle(name: str) -> Any:
-    """The JSON bundle in file ``name`` (``-``: standard input); raises :class:`InvalidInput` (``file``: missing,
+    """The JSON bundle in file ``name`` (``-``: standard input); raises :class:`InvalidInput` (``bundle``, which the command line names ``FILE``: missing,
     a directory, a name too long for the file system, not UTF-8, not JSON), the name repeated escaped and clipped
     (:func:`~mnemon_ls.errors.echo_value`)."""
     if name == "-":
@@ -300,17 +300,17 @@ def _bundle(name: str) -> Any:
         try:
             raw = Path(name).read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise InvalidInput("file", f"{shown} does not exist") from None
+            raise InvalidInput("bundle", f"{shown} does not exist") from None
         except IsADirectoryError:
-            raise InvalidInput("file", f"{shown} is a directory") from None
+            raise InvalidInput("bundle", f"{shown} is a directory") from None
         except UnicodeDecodeError:
-            raise InvalidInput("file", f"{shown} is not UTF-8") from None
+            raise InvalidInput("bundle", f"{shown} is not UTF-8") from None
         except OSError as exc:
-            raise path_error(exc, name, "file") from None
+            raise path_error(exc, name, "bundle") from None
     try:
         return json_loads(raw)
     except JsonUnreadable as exc:
-        raise InvalidInput("file", f"is not JSON ({exc})") from None
+        raise InvalidInput("bundle", f"is not JSON ({exc})") from None
 
 
 # ------------------------------------------------------------------ the command line's arguments
@@ -422,7 +422,7 @@ OPERATIONS = (
         "Restore a bundle as unverified review items.", effect="write",
         lsp=LspMethod("mnemon/records/import"),
         cli=_command("import", "restore a bundle as unverified review items", (
-            CliArg("bundle", dest="file", convert=_bundle, help="bundle file ('-' reads standard input)"),
+            CliArg("bundle", dest="file", metavar="FILE", convert=_bundle, help="bundle file ('-' reads standard input)"),
             CliArg("record_scope", flag="--record-scope", help=_SCOPE_HELP + " (default project)"), _CONFIRM),
             _import_text)),
     Operation(

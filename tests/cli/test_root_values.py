@@ -82,7 +82,7 @@ def test_a_symbolic_link_loop_as_data_dir_is_named_a_loop(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize("args, field", [
-    (("records", "import"), "file"), (("pack", "import"), "FILE"), (("import", "agents-md", "--from"), "--from")])
+    (("records", "import"), "FILE"), (("pack", "import"), "FILE"), (("import", "agents-md", "--from"), "--from")])
 def test_an_input_file_name_too_long_is_bad_input_naming_the_argument(tmp_path: Path, args: tuple[str, ...],
                                                                       field: str) -> None:
     ws = workspace(tmp_path)
@@ -96,7 +96,7 @@ def test_an_input_file_name_too_long_is_bad_input_naming_the_argument(tmp_path: 
 
 
 @pytest.mark.parametrize("args, field", [
-    (("records", "import"), "file"), (("pack", "import"), "FILE"), (("import", "agents-md", "--from"), "--from")])
+    (("records", "import"), "FILE"), (("pack", "import"), "FILE"), (("import", "agents-md", "--from"), "--from")])
 def test_a_control_character_in_an_input_file_name_is_echoed_escaped(tmp_path: Path, args: tuple[str, ...],
                                                                       field: str) -> None:
     ws = workspace(tmp_path)
