@@ -224,6 +224,8 @@ class Parser(argparse.ArgumentParser):
             error = {"code": "invalid-input", "message": message}
             if field is not None:
                 error["field"] = echo_value(field, 256)
+                if message.startswith(f"{field}: "):  # a rule of the argument, as a range error has it
+                    error["rule"] = message[len(field) + 2:]
             sys.stdout.write(json.dumps({"error": error}) + "\n")
         raise SystemExit(EXIT_INVALID)
 

@@ -38,7 +38,9 @@ def test_a_settings_flag_before_the_command_is_named_with_the_command_it_belongs
     done = run(tmp_path, *args)
     assert (done.returncode, done.stderr) == (2, f"mnemon-ls: error: {line} (see `mnemon-ls --help`)\n")
     if "--json" in args:
-        assert json.loads(done.stdout) == {"error": {"code": "invalid-input", "message": line, "field": args[0].split("=")[0]}}
+        field = args[0].split("=")[0]
+        assert json.loads(done.stdout) == {"error": {"code": "invalid-input", "message": line, "field": field,
+                                                     "rule": line.removeprefix(f"{field}: ")}}
     else:
         assert done.stdout == ""
     assert procs.tree_snapshot(tmp_path) == before

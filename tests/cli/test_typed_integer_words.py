@@ -35,7 +35,8 @@ def test_a_typed_integer_that_is_not_digits_names_the_range(tmp_path: Path, word
         done.stderr
     scripted = cli(ws, tmp_path, *words, "x", "--json")
     error = json.loads(scripted.stdout)["error"]
-    assert (error["field"], error["message"]) == (option, f"{option}: must be an integer in {span} (got 'x')")
+    assert (error["field"], error["message"], error["rule"]) == (
+        option, f"{option}: must be an integer in {span} (got 'x')", f"must be an integer in {span} (got 'x')")
     assert procs.tree_snapshot(tmp_path) == before
 
 
