@@ -164,7 +164,8 @@ def test_control_characters_non_finite_numbers_and_missing_resources(raw: RawCli
         assert answer["result"]["isError"] is True, answer
         assert answer["result"]["content"][0]["text"] == f"Error executing tool {name}: invalid-input: {problem}"
     raw.send('{"jsonrpc":"2.0","id":80,"method":"resources/read","params":{"uri":"mnemon://documents/nope"}}')
-    assert raw.answer()["error"] == {"code": -32002, "message": "Resource not found: mnemon://documents/nope",
+    assert raw.answer()["error"] == {"code": -32002, "message": "Resource not found: mnemon://documents/nope (an id "
+                                                                "prefix needs at least 8 characters)",
                                      "data": {"uri": "mnemon://documents/nope"}}
     assert (files(snapshot(workspace)), files(snapshot(data_dir)) if data_dir.exists() else {}) == before
     raw.send('{"jsonrpc":"2.0","id":81,"method":"tools/call","params":{"name":"mnemon_records_propose",'

@@ -61,7 +61,9 @@ def test_the_mcp_inspector_lists_reads_adds_remembers_and_recalls_in_a_real_repo
 def test_every_kind_of_tool_argument_is_usable_from_the_inspector_cli(tmp_path: Path) -> None:
     """``--tool-arg limit=3`` was refused ("input should be a valid integer, not a string"): the Inspector
     converts a typed text by the schema's top-level ``type``, which an optional argument's ``anyOf`` hid.
-    Integers, booleans and arrays are usable now; a value of the wrong kind is still refused."""
+    Integers, booleans and arrays are usable now; a value of the wrong kind is still refused. (The Inspector turns
+    a number it cannot read, ``depth=many``, into ``null``: an optional argument's default, as any client's
+    ``null`` is; a text that is not a JSON array reaches the server as text.)"""
     repo_dir, data_dir = tmp_path / "repo", tmp_path / "root"
     make_repo(repo_dir)
     tool(repo_dir, data_dir, "mnemon_memory_spaces", action="create", name="Project", description="decisions")
@@ -71,6 +73,6 @@ def test_every_kind_of_tool_argument_is_usable_from_the_inspector_cli(tmp_path: 
     recalled = tool(repo_dir, data_dir, "mnemon_recall", query="heron fact", limit="2")
     assert [line[:3] for line in recalled.splitlines() if line[:1].isdigit()] == ["1. ", "2. "]
     tool(repo_dir, data_dir, "mnemon_document_search", query="heron", include_archived="true", limit="3")  # not refused
-    refused = inspector(repo_dir, data_dir, "--method", "tools/call", "--tool-name", "mnemon_related",
-                        "--tool-arg=space_id=default", "--tool-arg=id=x", "--tool-arg=depth=many")
-    assert refused["isError"] is True and "depth: input should be a valid integer" in refused["content"][0]["text"]
+    refused = inspector(repo_dir, data_dir, "--method", "tools/call", "--tool-name", "mnemon_remember",
+                        "--tool-arg=content=Heron fact", "--tool-arg=tags=birds, heron")
+    assert refused["isError"] is True and "tags: input should be an array, not a string" in refused["content"][0]["text"]
