@@ -152,6 +152,12 @@ class Tool:
         return write_enabled or any(not op.writes for op in self.by_action.values())
 
     @functools.cached_property
+    def _declared_defaults(self) -> dict[str, Any]:
+        """Each parameter's declared default by name (``inspect.Parameter.empty`` for a required one): built once,
+        read by every :meth:`resolve`."""
+        return {p.name: p.default for p in self.parameters}
+
+    @functools.cached_property
     def parameters(self) -> tuple[inspect.Parameter, ...]:
         """The tool's keyword parameters (module doc); ``workspace`` last."""
         if None in self.by_action:
@@ -220,7 +226,7 @@ class Tool:
         spec = operation.mcp
         offered = {spec.argument(name) for name in spec.offered(operation.params)}
         given = {k: v for k, v in arguments.items() if k in offered and v is not None}
-        defaults = {p.name: p.default for p in self.parameters}
+        defaults = self._declared_defaults
         ignored = sorted(k for k, v in arguments.items() if k not in offered and v is not None
                          and not (k in defaults and v == defaults[k]))  # the SDK fills in declared defaults
         if ignored:  # another action's argument would be dropped silently (action=get with a revision)
