@@ -106,7 +106,8 @@ def make_strict(tool: Any) -> None:
 
 def plain_optional(schema: dict[str, Any]) -> dict[str, Any]:
     """An optional argument's schema ``{"anyOf": [<one typed schema>, {"type": "null"}], ...}`` as the typed
-    schema itself (the argument may still be left out; an explicit ``null`` is refused, :class:`StrictMetadata`). Clients that
+    schema itself (the argument may still be left out, and an explicit ``null`` counts as left out:
+    :class:`StrictMetadata`). Clients that
     convert typed text by the schema's top-level ``type`` (the MCP Inspector's ``--tool-arg limit=3``, which
     sent the string ``"3"`` for an ``anyOf``) then send a number, a boolean or JSON. Other schemas unchanged."""
     variants = schema.get("anyOf")
