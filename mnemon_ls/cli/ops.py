@@ -372,11 +372,6 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "_" + m.group(1).lower(), name)
 
 
-def message(error: MnemonError, args: argparse.Namespace) -> str:
-    """The line of ``error`` (:func:`explain`)."""
-    return explain(error, args)[0]
-
-
 def explain(error: MnemonError, args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
     """``(line, error object)`` of ``error`` in the command line's words: the field an error names (an
     :class:`InvalidInput`, or another error whose ``data.field`` starts its message: ``id: document "x" does not

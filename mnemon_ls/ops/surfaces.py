@@ -227,7 +227,7 @@ class CliCommand:
     def flag_of(self, field_name: str, given: Callable[[CliArg], bool] | None = None) -> str | None:
         """The option an error about ``field_name`` names, as the person typed it and ``--help`` shows it: of
         the arguments of that field (``--revision`` for ``documentRevision``; not those that fill a member of an
-        object, which :func:`mnemon_ls.cli.ops.message` names itself) the one the invocation gave
+        object, which :func:`mnemon_ls.cli.ops.explain` names itself) the one the invocation gave
         (``given(arg)``: a positional always is), else the one with :attr:`CliArg.names_errors`, else (no
         ``given``) the first option. A positional is named as the usage line shows it: its ``metavar`` (``SPACE``
         for ``spaceId``), else its ``dest`` (argparse's name for it). ``None``: no argument the invocation gave

@@ -131,8 +131,11 @@ def test_the_command_line_is_built_from_the_declarations() -> None:
 
 
 def test_cli_errors_name_the_option_a_field_is_given_by() -> None:
-    from mnemon_ls.cli.ops import message
+    from mnemon_ls.cli.ops import explain
     from mnemon_ls.errors import InvalidInput
+
+    def message(error: InvalidInput, args: argparse.Namespace) -> str:
+        return explain(error, args)[0]  # the line; explain also gives the --json object
 
     def spec(*path: str) -> object:
         return next(c for c in registry.by_cli_path()[path].commands if c.path == path)
