@@ -32,7 +32,7 @@ Schema (:data:`SCHEMA_VERSION`; the tokenizer version is stored too, and a misma
   ``detail=none`` FTS5 re-read and re-tokenized the text of every row it scored (a few thousand per query
   at 100,000 items, most of a recall's time), for the same values.
 - One statement per search (:mod:`.index_query`): document frequencies come from an ``fts5vocab`` view
-  inside it; terms held by more than ``max(1000, 2 %)`` of the items only count toward coverage, and a
+  inside it; terms held by more than ``max(500, 2 %)`` of the items only count toward coverage, and a
   query made of such terms only takes the newest items holding them; it answers each candidate's coverage
   counts too (see :meth:`SideIndex.search`).
 - Schema 2 (``detail=none``, the terms in FTS5's own content table, no ``branches``, a statement per query
@@ -304,7 +304,7 @@ class SideIndex(DerivedIndex):
         the same), ``held`` the bit mask of the groups it holds and ``counts`` how many items hold each term
         (``"n0,n1,..."``, at most the common cap + 1).
 
-        Terms held by more than ``max(1000, 2 % of total)`` items (``total``: active items) are *common*:
+        Terms held by more than ``max(500, 2 % of total)`` items (``total``: active items) are *common*:
         ranking them with BM25 would score most of the space, so when the query has rarer terms only those
         are matched (BM25, ``rank``) and common terms count in coverage only; a query of common terms only
         takes the newest items holding all of them, then the newest holding any (no BM25). Raises

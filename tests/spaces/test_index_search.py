@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from mnemon_ls.spaces.index_query import common_cap
 from mnemon_ls.spaces.index import INDEX_FILE, SCHEMA_VERSION, TOKENIZER, IndexRow, SideIndex, indexed_terms
 from mnemon_ls.spaces.providers.native import NativeProvider
 from mnemon_ls.text import QueryTerm, fts_match, grouped
@@ -43,7 +44,7 @@ def reference_search(db: sqlite3.Connection, terms: list[QueryTerm], limit: int,
     present = [(t, n) for t, n in ((t, frequency(t)) for t in terms) if n > 0]
     if not present:
         return []
-    cap = max(1000, int(total * 0.02))
+    cap = common_cap(total)
     selective = [t for t, n in present if n <= cap]
     where, extra = "", []
     if category is not None:
@@ -162,7 +163,7 @@ def test_one_statement_finds_what_schema_2_found(big_index: SideIndex, query: st
     assert len(top_level(seen)) == 1, top_level(seen)
     assert [(row[0], row[1]) for row in found] == [(row[0], row[1]) for row in expected]  # ids, order, BM25 exactly
     assert [row[5:8] for row in found] == [counts(terms, row[2]) for row in expected]
-    assert {row[8] for row in found} <= {frequencies(db, terms, max(1000, int(total * 0.02)))}
+    assert {row[8] for row in found} <= {frequencies(db, terms, common_cap(total))}
     if query in ("usual often", "usual"):
         assert len(found) == limit and all(row[1] is None for row in found)  # the newest-items strategy ran
 
