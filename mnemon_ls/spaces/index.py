@@ -312,7 +312,7 @@ class SideIndex(DerivedIndex):
         if not terms:
             return []
         sql, params = index_query.statement(terms, pool=limit, total=total, category=category, source=source)
-        return self.connect().execute(sql, params).fetchall()
+        return index_query.held(terms, self.connect().execute(sql, params).fetchall())
 
     def created_between(self, start: float, end: float, limit: int, *, category: str | None = None,
                         source: str | None = None) -> list[tuple]:
