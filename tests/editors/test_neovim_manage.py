@@ -206,6 +206,26 @@ def test_spaces_without_git(session: Session, tmp_path: Path) -> None:
     assert session.nv.vvars["errmsg"] == ""
 
 
+def test_an_empty_space_list_under_a_newer_catalog_says_the_note(session: Session, tmp_path: Path) -> None:
+    """A native catalog written by a newer version is read-only (no space shown, none can be created): the
+    :MnemonSpaces picker then says the server's note, not :MnemonSpaceCreate; without it, the usual hint."""
+    ws = start(session, tmp_path, git=False)
+    mark = session.mark()
+    session.nv.command("MnemonSpaces")
+    note = session.wait_note("Memory Space", mark)
+    assert note["msg"] == "mnemon: no Memory Space yet (:MnemonSpaceCreate {name})", note
+    catalog = ws / ".mnemon" / "data" / ".dsh-memory-bodies.json"
+    catalog.parent.mkdir(parents=True, exist_ok=True)
+    catalog.write_text('{"version": 9, "bodies": []}', encoding="utf-8")
+    mark = session.mark()
+    session.nv.command("MnemonSpaces")
+    note = session.wait_note("Memory Space", mark)
+    assert note["msg"].startswith(f"mnemon: no Memory Space can be shown here: {catalog} was written by a newer "
+                                  "version of mnemon-ls (format version 9"), note
+    assert "MnemonSpaceCreate" not in note["msg"] and note["level"] == INFO, note
+    assert catalog.read_text(encoding="utf-8") == '{"version": 9, "bodies": []}'
+
+
 def test_documents_update_offer_archive_restore(session: Session, tmp_path: Path) -> None:
     ws = start(session, tmp_path)
     index = ws / ".mnemon" / "documents" / "index.json"

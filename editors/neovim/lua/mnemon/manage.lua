@@ -215,7 +215,8 @@ function M.format_space(space)
     one_line(space.description, 80))
 end
 
---- `callback(err, spaces)`: every Memory Space of the workspace (mnemon/spaces/list).
+--- `callback(err, spaces, notes)`: every Memory Space of the workspace (mnemon/spaces/list) and what the space
+--- registry says of itself (`notes`: a rebuilt file, a catalog of a newer version; {} when nothing).
 function M.list_spaces(opts, callback)
   opts = opts or {}
   local c, root, bufnr = with_client(opts, callback)
@@ -227,7 +228,8 @@ function M.list_spaces(opts, callback)
       util.fail("spaces not listed: ", err)
       return done(callback, err)
     end
-    done(callback, nil, type(result) == "table" and type(result.spaces) == "table" and result.spaces or {})
+    local notes = type(result) == "table" and type(result.notes) == "table" and result.notes or {}
+    done(callback, nil, type(result) == "table" and type(result.spaces) == "table" and result.spaces or {}, notes)
   end)
 end
 
@@ -268,12 +270,18 @@ end
 --- Pick a space, then Activate or Deactivate it (or Recall from it: a query prompt, then the picker).
 function M.spaces(opts, callback)
   opts = opts or {}
-  M.list_spaces(opts, function(err, spaces)
+  M.list_spaces(opts, function(err, spaces, notes)
     if err then
       return done(callback, err)
     end
+    -- An empty list beside the registry's notes (a catalog of a newer version: none can be created) says them
+    -- instead of inviting :MnemonSpaceCreate.
+    local empty = "mnemon: no Memory Space yet (:MnemonSpaceCreate {name})"
+    if notes and #notes > 0 then
+      empty = "mnemon: no Memory Space can be shown here: " .. table.concat(notes, "; ")
+    end
     util.pick(spaces, { noun = { "Memory Space", "Memory Spaces" }, format_item = M.format_space, kind = "mnemon.space",
-      empty = "mnemon: no Memory Space yet (:MnemonSpaceCreate {name})" }, function(space)
+      empty = empty }, function(space)
       M.space_menu(space, opts, callback)
     end, callback)
   end)
