@@ -129,6 +129,17 @@ def global_root(env: Mapping[str, str] | None = None) -> Path:
     return home_directory("MNEMON_DATA_DIR", ".mnemon", env, absolute=True)
 
 
+def global_env(settings: Settings, env: Mapping[str, str] | None = None) -> Mapping[str, str] | None:
+    """``env`` as what the global scope owns reads it: with ``storageScope=global`` and a ``dataDir`` (that
+    directory is the global root, :func:`resolve_root`) a copy of ``env`` (default ``os.environ``) whose
+    ``MNEMON_DATA_DIR`` is the ``dataDir``, so the places found from the global root (the ``pack export`` folder,
+    the ``user`` and ``session`` records unless ``DSH_HOME`` names theirs) lie under it too, not under the home
+    directory; else ``env`` itself. Pure: reads nothing."""
+    if settings.storage_scope == "global" and settings.data_dir:
+        return {**(os.environ if env is None else env), "MNEMON_DATA_DIR": settings.data_dir}
+    return env
+
+
 def workspace_hash(canonical: Path) -> str:
     """The 64-character sha256 hex of the canonical workspace path's UTF-8 bytes (``workspaces`` scope id)."""
     return hashlib.sha256(os.fsencode(canonical)).hexdigest()
