@@ -78,6 +78,17 @@ def session_file(records: Path, ws: Path, session: str = "s1") -> Path:
     return records / "sessions" / f"{hashlib.sha256(key.encode()).hexdigest()}.jsonl"
 
 
+def assert_written_under(cli: Cli, data: Path, root: Path) -> None:
+    """What :meth:`Cli.write_everything` wrote is where ``doctor`` says: the user and session records and the
+    pack export under the global root ``data``, MEMORY.md in the storage ``root``, USER.md in ``data``."""
+    records = data / "workspace-memory"
+    assert json.loads((records / "user.jsonl").read_text())["title"] == "user"
+    assert json.loads(session_file(records, cli.ws).read_text())["title"] == "session"
+    assert (cli.ws / ".dsh" / "workspace-memory" / "shared.jsonl").is_file()
+    assert len(list((data / "state" / "pack-exports").iterdir())) == 1
+    assert (root / "runtime" / "MEMORY.md").is_file() and (data / "runtime" / "USER.md").is_file()
+
+
 def test_with_mnemon_data_dir_nothing_lands_under_home_and_doctor_lists_every_place(tmp_path: Path) -> None:
     data = Path(os.path.realpath(tmp_path)) / "data"
     cli = Cli(tmp_path, MNEMON_DATA_DIR=str(data))
@@ -97,12 +108,7 @@ def test_with_mnemon_data_dir_nothing_lands_under_home_and_doctor_lists_every_pl
         "records: user and session scopes": records,
         "temporary files": Path(places["temporary files"]),
     }
-    # the records really are where doctor says
-    assert json.loads((records / "user.jsonl").read_text())["title"] == "user"
-    assert json.loads(session_file(records, cli.ws).read_text())["title"] == "session"
-    assert (cli.ws / ".dsh" / "workspace-memory" / "shared.jsonl").is_file()
-    assert len(list((data / "state" / "pack-exports").iterdir())) == 1
-    assert (root / "runtime" / "MEMORY.md").is_file() and (data / "runtime" / "USER.md").is_file()
+    assert_written_under(cli, data, root)
 
     # every file written is under a listed place (a directory may also be a parent a place needed)
     listed = set(places.values())
@@ -135,11 +141,7 @@ def test_with_scope_global_and_a_data_dir_nothing_lands_under_home(tmp_path: Pat
         "records: user and session scopes": records,
         "temporary files": Path(places["temporary files"]),
     }
-    assert json.loads((records / "user.jsonl").read_text())["title"] == "user"
-    assert json.loads(session_file(records, cli.ws).read_text())["title"] == "session"
-    assert len(list((data / "state" / "pack-exports").iterdir())) == 1
-    assert (data / "runtime" / "MEMORY.md").is_file() and (data / "runtime" / "USER.md").is_file()
-    assert sorted(every_path(cli.home)) == []
+    assert_written_under(cli, data, data)
 
 
 @pytest.mark.parametrize("data_dir", [True, False], ids=["with-data-dir", "default-data-dir"])
