@@ -117,11 +117,13 @@ class HostRegistry:
 
 def uri_to_path(uri_or_path: str, field: str = "workspace") -> Path:
     """A ``file:`` URI (percent-decoded; ``file:///c%3A/x`` is ``c:/x`` on Windows) or a plain absolute
-    path -> :class:`Path`.
+    path -> :class:`Path`; a plain path may start with ``~`` or ``~/`` (your own home,
+    :func:`mnemon_ls.settings.own_home_path`).
 
     Raises :class:`InvalidInput` naming ``field`` for a value that is not a string, contains NUL (also
-    percent-encoded as ``%00``), has another URI scheme or a remote host, or names no absolute path
-    (``""``, ``file:``, ``file://``, ``file:relative``): none of them ever means the working directory. The
+    percent-encoded as ``%00``), starts with ``~name`` (another user's home), has another URI scheme or a remote
+    host, or names no absolute path (``""``, ``file:``, ``file://``, ``file:relative``): none of them ever means
+    the working directory. The
     value is repeated at most :data:`~mnemon_ls.errors.ECHO_LIMIT` UTF-8 bytes long.
     """
     from urllib.parse import unquote, urlparse
@@ -145,6 +147,9 @@ def uri_to_path(uri_or_path: str, field: str = "workspace") -> Path:
         return Path(path)
     if "://" in uri_or_path or uri_or_path.startswith(("untitled:", "vscode")):
         raise InvalidInput(field, f"only file: URIs are supported (got {shown})")
-    if not os.path.isabs(uri_or_path):
+    from .settings import own_home_path
+
+    path = own_home_path(uri_or_path, field)  # a plain ~ or ~/x is in your home; ~name is refused
+    if not os.path.isabs(path):
         raise InvalidInput(field, f"must be a file: URI or an absolute path (got {shown})")
-    return Path(uri_or_path)
+    return Path(path)

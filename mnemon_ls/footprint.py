@@ -51,7 +51,7 @@ def written_places(host: Any) -> list[Place]:
     from .roots import ROOT_AREAS
 
     resolution = host.resolution
-    env = getattr(host, "_env", None)
+    env = host.global_env  # with --scope global --data-dir X the records home is under X
     places = [Place("storage root", resolution.root, ", ".join(f"{area}/" for area in ROOT_AREAS))]
     if resolution.split_user:
         places.append(Place("USER.md root (runtimeUserScope=global)", resolution.user_root,

@@ -50,7 +50,7 @@ class WorkspaceHost:
         clock: Clock | None = None,
         one_shot: bool = False,
     ) -> None:
-        from .roots import arm_root_creation, resolve_root
+        from .roots import arm_root_creation, global_env, resolve_root
         from .runtime.source import RuntimeSource
         from .runtime.store import _utc_now
 
@@ -66,6 +66,9 @@ class WorkspaceHost:
         )
         self._clock = clock
         self._env = env
+        #: ``env`` as the global scope's places read it (:func:`mnemon_ls.roots.global_env`): with
+        #: ``--scope global --data-dir X`` the pack exports and the user and session records live under X.
+        self.global_env = global_env(settings, env)
         self.one_shot = one_shot
         self.runtime = RuntimeSource(self.resolution, settings, clock=clock)
         self._finish_pack_swap()
@@ -235,7 +238,7 @@ class WorkspaceHost:
         """A Records Source for ``session_id`` (the language server: one per server lifetime and folder)."""
         from .records import RecordsSource
 
-        return RecordsSource(self.workspace, session_id=session_id, env=self._env, secrets=self.settings.secrets)
+        return RecordsSource(self.workspace, session_id=session_id, env=self.global_env, secrets=self.settings.secrets)
 
     def recall(self, query: str, **options: "Any") -> "Any":
         """Federated recall with this workspace's branch scope applied (``branchRecall``,
@@ -492,7 +495,7 @@ class WorkspaceHost:
         from .records import paths
 
         try:
-            if "records" not in self.__dict__ and not paths.any_file(self.workspace, env=self._env):
+            if "records" not in self.__dict__ and not paths.any_file(self.workspace, env=self.global_env):
                 return 0  # no records file: the records source (and its pydantic model) is not needed
             return self.records.pending_proposals()
         except (MnemonError, OSError):

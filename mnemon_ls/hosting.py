@@ -7,7 +7,7 @@ and imports them (no upward import, no circle). Types only: nothing here runs.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ContextManager, Protocol
+from typing import Any, ContextManager, Mapping, Protocol
 
 
 class Host(Protocol):
@@ -17,6 +17,8 @@ class Host(Protocol):
 
     settings: Any
     resolution: Any
+    #: The environment the global scope's places are found from (:func:`mnemon_ls.roots.global_env`).
+    global_env: Mapping[str, str] | None
     workspace: Path | None
     runtime: Any
     documents: Any

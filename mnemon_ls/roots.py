@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Mapping
 
 from . import fsio
 from .errors import InvalidInput, NotFound, StorageUnsafe, echo_repr
-from .settings import Settings, expand_own_home
+from .settings import Settings, own_home_path
 
 if TYPE_CHECKING:
     from .findings import Finding
@@ -71,16 +71,17 @@ class RootResolution:
 def canonical_workspace_path(path: str | os.PathLike[str]) -> Path:
     """The canonical form of a workspace path (reference section 2.1).
 
-    The path must be absolute and free of NUL. The longest existing prefix is resolved with
-    ``realpath`` (symlinks followed) and the not-yet-existing rest re-appended unchanged. Nothing is
-    created. Raises :class:`InvalidInput` (field ``workspace``) for a relative path, a NUL, a path
+    The path must be absolute (or start with ``~`` / ``~/``: your own home) and free of NUL. The longest
+    existing prefix is resolved with ``realpath`` (symlinks followed) and the not-yet-existing rest re-appended
+    unchanged. Nothing is created. Raises :class:`InvalidInput` (field ``workspace``) for a relative path, a NUL, ``~name`` (another
+    user's home, :func:`mnemon_ls.settings.own_home_path`: every surface's workspace comes through here), a path
     too long for the file system, or an existing prefix that is not a directory while more segments follow
     (ENOTDIR).
     """
     text = os.fspath(path)
     if "\x00" in text:
         raise InvalidInput("workspace", "must not contain NUL")
-    text = os.path.expanduser(text)
+    text = own_home_path(text, "workspace")  # ~ and ~/ only: ~name would read another user's home
     if not os.path.isabs(text):
         raise InvalidInput("workspace", f"must be an absolute path (got {echo_repr(text)})")
     refuse_too_long(text, "workspace")
@@ -106,17 +107,14 @@ def home_directory(variable: str, default_name: str, env: Mapping[str, str] | No
     data directory a tool on this machine shares (``MNEMON_DATA_DIR``, ``DSH_HOME``). With ``absolute`` the
     value must be an absolute path or start with ``~/`` (as the ``dataDir`` setting and ``--data-dir``): a
     relative one would move with the working directory. Raises :class:`InvalidInput` naming the variable when
-    it holds a NUL, starts with ``~name`` (another user's home: :func:`mnemon_ls.settings.expand_own_home`), or
+    it holds a NUL, starts with ``~name`` (another user's home: :func:`mnemon_ls.settings.own_home_path`), or
     (``absolute``) is a relative path."""
     env = os.environ if env is None else env
     configured = (env.get(variable) or "").strip()
     if configured:
         if "\x00" in configured:
             raise InvalidInput(variable, "must not contain NUL")
-        try:
-            expanded = expand_own_home(configured)
-        except ValueError as exc:
-            raise InvalidInput(variable, f"{exc} (got {echo_repr(configured)})") from None
+        expanded = own_home_path(configured, variable)
         if absolute and not os.path.isabs(expanded):
             raise InvalidInput(variable, f"must be an absolute path or start with ~/ (got "
                                          f"{echo_repr(configured)})")
@@ -129,6 +127,17 @@ def global_root(env: Mapping[str, str] | None = None) -> Path:
     Raises :class:`InvalidInput` naming ``MNEMON_DATA_DIR`` when it holds a NUL or a relative path
     (:func:`home_directory`)."""
     return home_directory("MNEMON_DATA_DIR", ".mnemon", env, absolute=True)
+
+
+def global_env(settings: Settings, env: Mapping[str, str] | None = None) -> Mapping[str, str] | None:
+    """``env`` as what the global scope owns reads it: with ``storageScope=global`` and a ``dataDir`` (that
+    directory is the global root, :func:`resolve_root`) a copy of ``env`` (default ``os.environ``) whose
+    ``MNEMON_DATA_DIR`` is the ``dataDir``, so the places found from the global root (the ``pack export`` folder,
+    the ``user`` and ``session`` records unless ``DSH_HOME`` names theirs) lie under it too, not under the home
+    directory; else ``env`` itself. Pure: reads nothing."""
+    if settings.storage_scope == "global" and settings.data_dir:
+        return {**(os.environ if env is None else env), "MNEMON_DATA_DIR": settings.data_dir}
+    return env
 
 
 def workspace_hash(canonical: Path) -> str:

@@ -24,7 +24,7 @@ import os
 import re
 from collections.abc import Mapping
 
-from .errors import InvalidInput
+from .errors import InvalidInput, echo_repr
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (``hook prompt`` loads the settings)
 if TYPE_CHECKING:
@@ -112,6 +112,17 @@ def expand_own_home(value: str) -> str:
     if value != "~" and not value.startswith("~/"):
         raise ValueError(OWN_HOME_RULE)
     return os.path.expanduser(value)
+
+
+def own_home_path(value: str, field: str) -> str:
+    """:func:`expand_own_home` of ``value`` for a path someone gave as ``field`` (``workspace``, ``--workspace``,
+    ``MNEMON_DATA_DIR``): ``~`` and ``~/...`` expand to your home, anything else is returned unchanged. Raises
+    :class:`InvalidInput` naming ``field`` for ``~name`` (another user's home), the rule and the value (clipped,
+    :func:`~mnemon_ls.errors.echo_repr`) in its message."""
+    try:
+        return expand_own_home(value)
+    except ValueError as exc:
+        raise InvalidInput(field, f"{exc} (got {echo_repr(value)})") from None
 
 
 def _data_dir(value: Any) -> str | None:

@@ -75,22 +75,16 @@ def settings_from(args: argparse.Namespace) -> Any:
 def workspace_of(args: argparse.Namespace) -> Any:
     """The command's workspace: ``--workspace`` made absolute, else :func:`mnemon_ls.host.default_workspace`
     (``None``: no workspace); ``~`` and ``~/`` expand to your home. Raises :class:`InvalidInput` for an empty
-    ``--workspace`` or one that starts with ``~name`` (another user's home: :func:`mnemon_ls.settings.expand_own_home`)."""
+    ``--workspace`` or one that starts with ``~name`` (another user's home: :func:`mnemon_ls.settings.own_home_path`)."""
     if args.workspace is None:
         from ..host import default_workspace
 
         return default_workspace()
     if not args.workspace.strip():
         raise InvalidInput("--workspace", f"must not be empty (got {echo_repr(args.workspace)})")
-    value = args.workspace
-    if value.startswith("~"):  # only ~ and ~/ (your own home), as every configured path
-        from ..settings import expand_own_home
+    from ..settings import own_home_path  # only ~ and ~/ (your own home), as every configured path
 
-        try:
-            value = expand_own_home(value)
-        except ValueError as exc:
-            raise InvalidInput("--workspace", f"{exc} (got {echo_repr(args.workspace)})") from None
-    return os.path.abspath(value)
+    return os.path.abspath(own_home_path(args.workspace, "--workspace"))
 
 
 #: Commands whose host never embeds nor recalls: no semantic engine is set up for them (it is the

@@ -383,51 +383,77 @@ class DocumentStore:
                                        source_paths=source_paths, session_ids=session_ids,
                                        document_revision=document_revision)
         expected = validate_expected(expected_revision)
-        preserved: dict[str, str] = {}
-        with self.mutex, self.locked():
+        with self.mutex:
+            # Refusals and no-ops are answered from a reading without the lock: they write nothing, so
+            # they must not create (and remove) the lock marker either (documents/ stays as it was).
             view = self.index.begin(expected)
-            current = view.require(request.id)
-            check_status(current, "active", "update")
-            check_document_revision(current, request.document_revision)
-            path = self.files.path_for(current)
-            old = self.files.read_managed(current)
-            if old is None and request.content is None:
-                raise NotFound(f"{current.relative_path}: the managed file of document {current.id} is missing; "
-                               "give content to write it again", id=current.id, file=str(path))
-            old_body = None
-            if old is not None and request.content is None:
-                old_body = self.files.body_of(current, old)  # not UTF-8: refused, the file stays as it is
-            elif old is not None:
-                try:
-                    old_body = split_markdown(old.decode("utf-8"))[1]
-                except UnicodeDecodeError:
-                    old_body = None  # replaced by the new content; the old bytes are saved first (below)
-            body = request.content if request.content is not None else old_body
-            record = changes.updated_record(current, request, body, self.now())
-            if old is not None and changes.unchanged(current, record) and render_markdown(current, body).encode(
-                    "utf-8") == old:  # nothing would change: no new revision, the file and index stay as they are
-                return replace(self.mutation_result("unchanged", view, current, body,
-                                                    notices=[changes.unchanged_note(current)]),
-                               redacted=scrub.summary())
-            plan = self.capacity.fit(view, record.size_bytes, current.id)
-            if not plan.fits:
-                raise self.capacity.refusal(plan, view, f"updating {current.filename} to {record.size_bytes} bytes")
-            if old is not None and request.content is not None and (
-                    old_body is None or sha256_hex(old_body) != current.content_hash):
-                preserved[current.relative_path] = self.files.preserve(current.filename, old)
-            fsio.write_file_atomically(path, render_markdown(record, body).encode("utf-8"))
+            current, old, old_body, body, record = self._planned_update(view, request)
+            if old is None or not self._unchanged(current, record, body, old):
+                with self.locked():
+                    return replace(self._update_locked(request, expected), redacted=scrub.summary())
+        return replace(self.mutation_result("unchanged", view, current, body,
+                                            notices=[changes.unchanged_note(current)]), redacted=scrub.summary())
+
+    def _planned_update(self, view: IndexView, request: changes.UpdateRequest) -> tuple[
+            DocumentRecord, bytes | None, str | None, str, DocumentRecord]:
+        """What ``request`` makes of its document in ``view`` (reads only): ``(current, old, old_body, body,
+        record)``: the current record, the managed file's bytes (``None``: missing), its body (``None``: missing
+        or, when content replaces it, not UTF-8), the new body and the new record. Raises what refuses the update:
+        :class:`NotFound` (no such document; its file missing and no content given),
+        :class:`~mnemon_ls.errors.DocumentStatusError` (archived), ``revision-conflict`` (``documentRevision``)
+        and :class:`InvalidInput` (the kept body is not UTF-8)."""
+        current = view.require(request.id)
+        check_status(current, "active", "update")
+        check_document_revision(current, request.document_revision)
+        old = self.files.read_managed(current)
+        if old is None and request.content is None:
+            raise NotFound(f"{current.relative_path}: the managed file of document {current.id} is missing; "
+                           "give content to write it again", id=current.id, file=str(self.files.path_for(current)))
+        old_body = None
+        if old is not None and request.content is None:
+            old_body = self.files.body_of(current, old)  # not UTF-8: refused, the file stays as it is
+        elif old is not None:
             try:
-                self.step("update:file-written")
-                view = self.index.commit(view, [record if r.id == record.id else r for r in view.records])
-            except BaseException:
-                if old is None:
-                    unlink_quietly(path)
-                else:
-                    fsio.write_file_atomically(path, old)
-                raise
-            record = view.by_id[record.id]
-            self.files.note_file(record)
-        return replace(self.mutation_result("updated", view, record, body, preserved), redacted=scrub.summary())
+                old_body = split_markdown(old.decode("utf-8"))[1]
+            except UnicodeDecodeError:
+                old_body = None  # replaced by the new content; the old bytes are saved first (below)
+        body = request.content if request.content is not None else old_body
+        return current, old, old_body, body, changes.updated_record(current, request, body, self.now())
+
+    @staticmethod
+    def _unchanged(current: DocumentRecord, record: DocumentRecord, body: str, old: bytes) -> bool:
+        """Whether the update to ``record`` would change nothing: every field as it is and the file on disk
+        (``old``) already the rendering of ``current`` with ``body``."""
+        return changes.unchanged(current, record) and render_markdown(current, body).encode("utf-8") == old
+
+    def _update_locked(self, request: changes.UpdateRequest, expected: str | None) -> MutationResult:
+        """The write of :meth:`update`, under :meth:`locked`: the index re-read and the update planned again (a
+        writer may have committed since the unlocked reading), then the file and the index written."""
+        view = self.index.begin(expected)
+        current, old, old_body, body, record = self._planned_update(view, request)
+        path = self.files.path_for(current)
+        if old is not None and self._unchanged(current, record, body, old):  # changed meanwhile to what was asked
+            return self.mutation_result("unchanged", view, current, body, notices=[changes.unchanged_note(current)])
+        plan = self.capacity.fit(view, record.size_bytes, current.id)
+        if not plan.fits:
+            raise self.capacity.refusal(plan, view, f"updating {current.filename} to {record.size_bytes} bytes")
+        preserved: dict[str, str] = {}
+        if old is not None and request.content is not None and (
+                old_body is None or sha256_hex(old_body) != current.content_hash):
+            preserved[current.relative_path] = self.files.preserve(current.filename, old)
+        fsio.write_file_atomically(path, render_markdown(record, body).encode("utf-8"))
+        try:
+            self.step("update:file-written")
+            view = self.index.commit(view, [record if r.id == record.id else r for r in view.records])
+        except BaseException:
+            if old is None:
+                unlink_quietly(path)
+            else:
+                fsio.write_file_atomically(path, old)
+            raise
+        record = view.by_id[record.id]
+        self.files.note_file(record)
+        return self.mutation_result("updated", view, record, body, preserved)
 
     def get(self, document_id: Any) -> DocumentView:
         """The document ``document_id`` with its body (as on disk). Counts as an access.

@@ -65,7 +65,7 @@ class FolderRecords:
         self.source: RecordsSource = state.host.open_records(session_id)
         ignored = [state.host.root, state.host.resolution.user_root, project_dir(state.path)]
         try:
-            ignored.append(records_home())  # $DSH_HOME, the data directory or ~/.dsh: never session work
+            ignored.append(records_home(state.host.global_env))  # $DSH_HOME, the data directory or ~/.dsh: never session work
         except MnemonError:
             pass
         self.files = SessionFiles(state.path, ignored)

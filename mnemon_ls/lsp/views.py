@@ -73,7 +73,7 @@ class ViewsFeature:
         dirs += [("documents", root / "documents"), ("spaces", root / "data"), ("spaces", root / "state"),
                  ("records", project_dir(state.path) / "workspace-memory")]
         try:
-            dirs.append(("records", records_home_dir()))
+            dirs.append(("records", records_home_dir(state.host.global_env)))
         except MnemonError:
             pass
         unique: list[tuple[str, Path]] = []

@@ -34,12 +34,15 @@ class SetupParams(WorkspaceParams):
 
 def _setup(_call: Call, p: SetupParams) -> dict[str, Any]:
     """Plan the client's changes, write them unless ``dry_run``; the report (:func:`mnemon_ls.clients.report`).
-    Raises ``invalid-input`` naming a file it cannot parse or that leads outside the workspace (nothing written)."""
+    Raises ``invalid-input`` naming a file it cannot parse or that leads outside the workspace, or ``workspace``
+    when it starts with ``~name`` (another user's home; nothing written)."""
     from .. import clients
     from ..host import default_workspace
 
     # Project files go to the workspace's top (the repository), else the current directory.
-    workspace = (Path(os.path.abspath(os.path.expanduser(p.workspace))) if p.workspace
+    from ..settings import own_home_path
+
+    workspace = (Path(os.path.abspath(own_home_path(p.workspace, "workspace"))) if p.workspace
                  else default_workspace() or Path(os.getcwd()))
     changes = clients.plan(p.client, workspace=workspace, project=p.project, remove=p.remove)
     written = [] if p.dry_run else clients.apply(changes)

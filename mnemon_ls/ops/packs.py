@@ -321,7 +321,8 @@ OPERATIONS = (
                                                               kind="flag"),
             CliArg("path", flag="--output", aliases=("-o",), metavar="FILE", path=True, names_errors=True,
                    help="pack file (default: <global root>/state/pack-exports/mnemon-backup-<time>.zip, "
-                        "~/.mnemon/state/pack-exports unless MNEMON_DATA_DIR is set; never the current "
+                        "~/.mnemon/state/pack-exports unless MNEMON_DATA_DIR or --scope global --data-dir DIR says "
+                        "otherwise; never the current "
                         "directory, where `git add .` would commit your memory)")),
             text=_export_text, fixed={"save": True})),
     Operation(

@@ -13,7 +13,8 @@ import replaces it. Restoring is one command (``restore`` in the receipt):
 ``mnemon-ls pack import <backup> --replace --component ... [--replace-user-profile]``.
 
 Exports: ``mnemon-ls pack export`` without ``-o`` writes to :func:`export_dir`, ``<global root>/state/
-pack-exports/`` (``~/.mnemon/state/pack-exports`` unless ``MNEMON_DATA_DIR`` says otherwise; 0700), never
+pack-exports/`` (``~/.mnemon/state/pack-exports`` unless ``MNEMON_DATA_DIR``, or ``--data-dir`` with ``--scope global``,
+says otherwise; 0700), never
 into the current directory, which is usually a git work tree where ``git add .`` would commit the memory.
 """
 
@@ -47,10 +48,11 @@ def backup_dir(root: Path) -> Path:
 
 
 def export_dir(host: "Host") -> Path:
-    """``<global root>/state/pack-exports``: the default folder of ``pack export`` (module doc)."""
+    """``<global root>/state/pack-exports``: the default folder of ``pack export`` (module doc); the global root
+    is the ``dataDir`` with ``storageScope=global`` (``host.global_env``, :func:`mnemon_ls.roots.global_env`)."""
     from ..roots import global_root
 
-    return global_root(getattr(host, "_env", None)).joinpath(*EXPORT_DIR)
+    return global_root(host.global_env).joinpath(*EXPORT_DIR)
 
 
 def default_export_path(host: "Host", file_name: str | None = None) -> Path:

@@ -11,7 +11,8 @@ scope              file                                                         
 
 ``<home>`` is :func:`records_home`: ``$DSH_HOME`` when set (seed 002's layout, so the DSH tools on one
 machine read the same files); else ``$MNEMON_DATA_DIR`` when set (a person who moved mnemon-ls's data out
-of ``~`` gets nothing written under ``~``); else ``~/.dsh``. ``rootId`` is the first 16 hex of the sha256 of the canonical workspace path (the same hash
+of ``~`` gets nothing written under ``~``; a host with ``--scope global --data-dir X`` passes ``X`` as it,
+:func:`mnemon_ls.roots.global_env`); else ``~/.dsh``. ``rootId`` is the first 16 hex of the sha256 of the canonical workspace path (the same hash
 the ``workspaces`` storage scope uses). The ``user`` file holds every user's records; each record's
 ``scopeKey`` is its ``userId`` and reads only return the caller's. The shared-project file is committed and
 travels with the code: its key names the project, the same in every clone (``git:<root commit>``,

@@ -218,41 +218,15 @@ class CapacityMaintenance:
             raise RevisionConflict(
                 f"runtime memory changed since revision {expected_revision[:12]}; re-read and retry",
                 expected=expected_revision, actual=revision_of(()))
+        plan = _CompactionPlan(store, target, limit, expected_revision, request, candidates, budget, derive)
+        # A refusal (a stale revision, an entry that does not exist, a compaction that does not fit) is found on a
+        # reading without the lock: it writes nothing, so it creates (and removes) no lock marker either. Under the
+        # lock the store is read and the compaction planned again: a writer may have committed in between.
+        plan.make(store.read_valid())
         with store.locked():
             state = store.read_valid()
-            if state.revision != expected_revision:
-                raise RevisionConflict(
-                    f"runtime memory changed since revision {expected_revision[:12]}; re-read and retry",
-                    expected=expected_revision,
-                    actual=state.revision,
-                )
-            now = store.now()
-            outcome = ops.apply_mutation(state.entries, request, now) if request else None
-            if derive is not None:
-                candidates, budget = derive(state, outcome)
-            elif outcome is not None:
-                for index, candidate in enumerate(candidates):
-                    key = match_key(candidate.content)
-                    if outcome.pending is not None and key == match_key(outcome.pending.content):
-                        raise InvalidInput(f"candidates[{index}].content", "duplicates the pending mutation")
-                    if outcome.excluded is not None and key == match_key(outcome.excluded.content):
-                        raise InvalidInput(f"candidates[{index}].content",
-                                           f"reintroduces the entry being {request.action}d")
-            kept_indexes = ops.pack(candidates, budget)
-            kept = ops.materialize([candidates[i] for i in kept_indexes], state.entries, target, now)
-            tail = [outcome.pending] if outcome is not None and outcome.pending is not None else []
-            others = [e for e in state.entries if e.target != target or e.problem is not None]
-            new_entries = (*others, *kept, *tail)
-            ops.check_capacity(state.entries, new_entries, target, limit)
-            survivors = {match_key(e.content) for e in new_entries if e.target == target}
-            if outcome is not None and outcome.excluded is not None:
-                survivors.add(match_key(outcome.excluded.content))  # a removed entry is the user's choice
-            evicted = [e for e in state.entries if e.target == target and e.problem is None
-                       and match_key(e.content) not in survivors]
-            dropped = [candidates[i] for i in range(len(candidates)) if i not in set(kept_indexes)]
-            evicted_keys = {match_key(e.content) for e in evicted}
-            extra = ops.materialize([c for c in dropped if match_key(c.content) not in evicted_keys],
-                                    state.entries, target, now)
+            outcome, candidates, kept_indexes, kept, new_entries = plan.make(state)
+            evicted, dropped, extra = plan.leaving(state, outcome, candidates, kept_indexes, new_entries)
             if archive_locally:
                 self._archive_locally([*evicted, *extra], state.revision)
             if before_commit is not None:
@@ -288,6 +262,69 @@ class CapacityMaintenance:
             path = self.store.archive_dir / name
             prefix = b"\xc2\xa7\n" if path.exists() and path.stat().st_size else b""
             _append_durably(path, prefix + "\n\u00a7\n".join(contents).encode("utf-8") + b"\n")
+
+
+class _CompactionPlan:
+    """What one compaction of ``target`` makes of a reading of the store (pure: nothing is written), so that
+    :meth:`Capacity._compact` can find a refusal before it takes the lock and plan again under it."""
+
+    def __init__(self, store: MaintainedStore, target: Target, limit: int, expected_revision: str,
+                 request: ops.MutationRequest | None, candidates: list[ops.Candidate], budget: int,
+                 derive: Callable[[StoreState, ops.MutationOutcome | None], tuple[list[ops.Candidate], int]] | None
+                 ) -> None:
+        self.store, self.target, self.limit, self.expected = store, target, limit, expected_revision
+        self.request, self.candidates, self.budget, self.derive = request, candidates, budget, derive
+        self.now = ""
+
+    def make(self, state: StoreState) -> tuple[ops.MutationOutcome | None, list[ops.Candidate], list[int],
+                                               list[Entry], tuple[Entry, ...]]:
+        """``(outcome, candidates, kept_indexes, kept, new_entries)`` of the compaction over ``state``: the
+        pending request's outcome (``None``: none), the candidates, the indexes of those kept, the kept entries
+        and the store's entries after the commit. Raises :class:`RevisionConflict` (``state`` is not at the
+        expected revision), :class:`InvalidInput` (a candidate, a person's form) and
+        :class:`RuntimeCapacityError` (the result does not fit)."""
+        if state.revision != self.expected:
+            raise RevisionConflict(
+                f"runtime memory changed since revision {self.expected[:12]}; re-read and retry",
+                expected=self.expected,
+                actual=state.revision,
+            )
+        request, candidates, budget = self.request, self.candidates, self.budget
+        self.now = now = self.store.now()
+        outcome = ops.apply_mutation(state.entries, request, now) if request else None
+        if self.derive is not None:
+            candidates, budget = self.derive(state, outcome)
+        elif outcome is not None:
+            for index, candidate in enumerate(candidates):
+                key = match_key(candidate.content)
+                if outcome.pending is not None and key == match_key(outcome.pending.content):
+                    raise InvalidInput(f"candidates[{index}].content", "duplicates the pending mutation")
+                if outcome.excluded is not None and key == match_key(outcome.excluded.content):
+                    raise InvalidInput(f"candidates[{index}].content",
+                                       f"reintroduces the entry being {request.action}d")
+        kept_indexes = ops.pack(candidates, budget)
+        kept = ops.materialize([candidates[i] for i in kept_indexes], state.entries, self.target, now)
+        tail = [outcome.pending] if outcome is not None and outcome.pending is not None else []
+        others = [e for e in state.entries if e.target != self.target or e.problem is not None]
+        new_entries = (*others, *kept, *tail)
+        ops.check_capacity(state.entries, new_entries, self.target, self.limit)
+        return outcome, candidates, kept_indexes, kept, new_entries
+
+    def leaving(self, state: StoreState, outcome: ops.MutationOutcome | None, candidates: list[ops.Candidate],
+                kept_indexes: list[int], new_entries: Sequence[Entry]) -> tuple[list[Entry], list[ops.Candidate],
+                                                                                list[Entry]]:
+        """``(evicted, dropped, extra)`` of the :meth:`make` result: the entries of ``state`` that leave hot
+        memory, the candidates not kept, and those of them not already evicted as entries (to archive too)."""
+        survivors = {match_key(e.content) for e in new_entries if e.target == self.target}
+        if outcome is not None and outcome.excluded is not None:
+            survivors.add(match_key(outcome.excluded.content))  # a removed entry is the user's choice
+        evicted = [e for e in state.entries if e.target == self.target and e.problem is None
+                   and match_key(e.content) not in survivors]
+        dropped = [candidates[i] for i in range(len(candidates)) if i not in set(kept_indexes)]
+        evicted_keys = {match_key(e.content) for e in evicted}
+        extra = ops.materialize([c for c in dropped if match_key(c.content) not in evicted_keys],
+                                state.entries, self.target, self.now)
+        return evicted, dropped, extra
 
 
 def _append_durably(path: Path, data: bytes) -> None:

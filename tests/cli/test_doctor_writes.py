@@ -42,9 +42,11 @@ class Cli:
         make_repo(self.ws)
         self.env = {k: v for k, v in procs.child_env(HOME=str(self.home), MNEMON_SEMANTIC="off", **env).items()
                     if not k.startswith(("XDG_", "DSH_")) or k in env}
+        #: Appended to every command (storage flags).
+        self.flags: tuple[str, ...] = ()
 
     def run(self, *args: str) -> str:
-        result = subprocess.run([*mnemon_command(), *args], cwd=self.ws, env=self.env,
+        result = subprocess.run([*mnemon_command(), *args, *self.flags], cwd=self.ws, env=self.env,
                                 capture_output=True, text=True, timeout=procs.WAIT_SECONDS)
         assert result.returncode == 0, (args, result.stderr)
         return result.stdout
@@ -76,6 +78,17 @@ def session_file(records: Path, ws: Path, session: str = "s1") -> Path:
     return records / "sessions" / f"{hashlib.sha256(key.encode()).hexdigest()}.jsonl"
 
 
+def assert_written_under(cli: Cli, data: Path, root: Path) -> None:
+    """What :meth:`Cli.write_everything` wrote is where ``doctor`` says: the user and session records and the
+    pack export under the global root ``data``, MEMORY.md in the storage ``root``, USER.md in ``data``."""
+    records = data / "workspace-memory"
+    assert json.loads((records / "user.jsonl").read_text())["title"] == "user"
+    assert json.loads(session_file(records, cli.ws).read_text())["title"] == "session"
+    assert (cli.ws / ".dsh" / "workspace-memory" / "shared.jsonl").is_file()
+    assert len(list((data / "state" / "pack-exports").iterdir())) == 1
+    assert (root / "runtime" / "MEMORY.md").is_file() and (data / "runtime" / "USER.md").is_file()
+
+
 def test_with_mnemon_data_dir_nothing_lands_under_home_and_doctor_lists_every_place(tmp_path: Path) -> None:
     data = Path(os.path.realpath(tmp_path)) / "data"
     cli = Cli(tmp_path, MNEMON_DATA_DIR=str(data))
@@ -95,12 +108,7 @@ def test_with_mnemon_data_dir_nothing_lands_under_home_and_doctor_lists_every_pl
         "records: user and session scopes": records,
         "temporary files": Path(places["temporary files"]),
     }
-    # the records really are where doctor says
-    assert json.loads((records / "user.jsonl").read_text())["title"] == "user"
-    assert json.loads(session_file(records, cli.ws).read_text())["title"] == "session"
-    assert (cli.ws / ".dsh" / "workspace-memory" / "shared.jsonl").is_file()
-    assert len(list((data / "state" / "pack-exports").iterdir())) == 1
-    assert (root / "runtime" / "MEMORY.md").is_file() and (data / "runtime" / "USER.md").is_file()
+    assert_written_under(cli, data, root)
 
     # every file written is under a listed place (a directory may also be a parent a place needed)
     listed = set(places.values())
@@ -112,6 +120,28 @@ def test_with_mnemon_data_dir_nothing_lands_under_home_and_doctor_lists_every_pl
     start = text.index("writes to:")
     assert text[start + 1:start + 1 + len(writes)] == [f"  {w['what']}: {w['path']} ({w['holds']})" for w in writes]
     assert text[start + 1 + len(writes)].startswith("  only where you name it: `setup`")
+
+
+def test_with_scope_global_and_a_data_dir_nothing_lands_under_home(tmp_path: Path) -> None:
+    """``--scope global --data-dir X`` makes X the global root: the pack exports' default folder and the user and
+    session records are under X too (they were under ``~/.mnemon`` and ``~/.dsh``), as with ``MNEMON_DATA_DIR``."""
+    data = Path(os.path.realpath(tmp_path)) / "data"
+    cli = Cli(tmp_path)
+    assert "MNEMON_DATA_DIR" not in cli.env
+    cli.flags = ("--scope", "global", "--data-dir", str(data))
+    cli.write_everything()
+
+    assert sorted(every_path(cli.home)) == []  # not one file or directory under ~
+    places, _, _ = cli.doctor()
+    records = data / "workspace-memory"
+    assert places == {
+        "storage root": data,
+        "pack exports": data / "state" / "pack-exports",
+        "records: project and shared-project scopes": cli.ws / ".dsh",
+        "records: user and session scopes": records,
+        "temporary files": Path(places["temporary files"]),
+    }
+    assert_written_under(cli, data, data)
 
 
 @pytest.mark.parametrize("data_dir", [True, False], ids=["with-data-dir", "default-data-dir"])

@@ -117,3 +117,18 @@ def test_an_import_plan_shows_a_control_character_of_its_paths_escaped(tmp_path:
     shown = f"{tmp_path}/src\\x1b[2Jd"
     assert f"     from {shown}/AGENTS.md (AGENTS.md): " in done.stdout
     assert f"Run `mnemon-ls import agents-md --from {shown}` to import" in done.stdout
+
+
+def test_setup_workspace_of_another_users_home_is_refused(tmp_path: Path) -> None:
+    """``setup --project --workspace ~root/x`` planned ``/root/x/.mcp.json`` (its own ``os.path.expanduser``);
+    the setup workspace has the rule of every workspace: ``~/`` is your home, ``~name`` is refused."""
+    ws = workspace(tmp_path)
+    (tmp_path / "home" / "proj").mkdir(parents=True)
+    before = procs.tree_snapshot(tmp_path)
+    done = run(ws, tmp_path, "setup", "claude-code", "--project", "--dry-run", "--workspace", "~root/x")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"mnemon-ls: error: --workspace: {OWN_HOME} (got '~root/x')\n"
+    done = run(ws, tmp_path, "setup", "claude-code", "--project", "--dry-run", "--workspace", "~/proj")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"{tmp_path / 'home' / 'proj' / '.mcp.json'}: would be created\n")
+    assert procs.tree_snapshot(tmp_path) == before
