@@ -70,11 +70,20 @@ def updated_record(current: DocumentRecord, request: UpdateRequest, body: str, n
     return replace(record, size_bytes=rendered_size(record, body))
 
 
-def unchanged(current: DocumentRecord, updated: DocumentRecord) -> bool:
+def unchanged(current: DocumentRecord, updated: DocumentRecord, *, body_on_disk: bool = False) -> bool:
     """Whether ``updated`` (from :func:`updated_record`) differs from ``current`` only by the bookkeeping an
-    update always changes (revision, updatedAt, lastAccessedAt): then the update is a no-op."""
+    update always changes (revision, updatedAt, lastAccessedAt): then the update is a no-op. With
+    ``body_on_disk`` (the managed file already holds ``updated``'s body under ``current``'s frontmatter) the
+    body's hash and the size are bookkeeping too: a body edited by hand that is the text asked for differs
+    from ``current`` only by the hash the index has not adopted yet."""
+    kept = {"content_hash": current.content_hash, "size_bytes": current.size_bytes} if body_on_disk else {}
     return replace(updated, revision=current.revision, updated_at=current.updated_at,
-                   last_accessed_at=current.last_accessed_at) == current
+                   last_accessed_at=current.last_accessed_at, **kept) == current
+
+
+#: The second notice of a no-op update whose body is a hand edit on disk not adopted yet.
+HAND_EDIT_KEPT = ("the body on disk, edited outside mnemon-ls, already is the text sent; it stays as it is "
+                  "and the next refresh adopts it as a new revision")
 
 
 def unchanged_note(current: DocumentRecord) -> str:

@@ -375,7 +375,10 @@ class DocumentStore:
         lastAccessedAt = now. ``document_revision`` (optional) must equal the document's revision.
         Archived documents are immutable (:class:`~mnemon_ls.errors.DocumentStatusError`; restore them first).
         Returns ``action="updated"``, or ``action="unchanged"`` (nothing written, the revision kept, the notice
-        ``no change; revision N kept``) when every field and the body on disk already are what was asked."""
+        ``no change; revision N kept``) when every field and the body on disk already are what was asked: also
+        when that body was edited by hand and not adopted yet (then a second notice says the edit stays for
+        the next refresh to adopt; nothing is saved under ``edits/``, as nothing would be lost). A hand edit
+        the update replaces is saved under ``edits/`` first (``preserved``)."""
         scrub = Scrubber(self.secrets)
         title, content = scrub.text("title", title), scrub.text("content", content)
         description = scrub.text("description", description)
@@ -404,15 +407,20 @@ class DocumentStore:
                     old_body = None  # replaced by the new content; the old bytes are saved first (below)
             body = request.content if request.content is not None else old_body
             record = changes.updated_record(current, request, body, self.now())
-            if old is not None and changes.unchanged(current, record) and render_markdown(current, body).encode(
-                    "utf-8") == old:  # nothing would change: no new revision, the file and index stay as they are
-                return replace(self.mutation_result("unchanged", view, current, body,
-                                                    notices=[changes.unchanged_note(current)]),
+            # the file on disk is exactly this body under the current frontmatter: either unedited, or a body
+            # edited by hand that is the very text asked for (its index hash not adopted yet); nothing to lose
+            on_disk = old is not None and render_markdown(current, body).encode("utf-8") == old
+            if on_disk and changes.unchanged(current, record, body_on_disk=True):
+                # nothing would change: no new revision, the file and index stay as they are
+                notices = [changes.unchanged_note(current)]
+                if record.content_hash != current.content_hash:
+                    notices.append(changes.HAND_EDIT_KEPT)
+                return replace(self.mutation_result("unchanged", view, current, body, notices=notices),
                                redacted=scrub.summary())
             plan = self.capacity.fit(view, record.size_bytes, current.id)
             if not plan.fits:
                 raise self.capacity.refusal(plan, view, f"updating {current.filename} to {record.size_bytes} bytes")
-            if old is not None and request.content is not None and (
+            if old is not None and request.content is not None and not on_disk and (
                     old_body is None or sha256_hex(old_body) != current.content_hash):
                 preserved[current.relative_path] = self.files.preserve(current.filename, old)
             fsio.write_file_atomically(path, render_markdown(record, body).encode("utf-8"))
