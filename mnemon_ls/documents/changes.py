@@ -81,6 +81,11 @@ def unchanged(current: DocumentRecord, updated: DocumentRecord, *, body_on_disk:
                    last_accessed_at=current.last_accessed_at, **kept) == current
 
 
+#: The notice of a no-op update whose content differed from the body only by whitespace around it
+#: (:func:`~.model.validate_content`: leading blank lines and trailing whitespace are not kept).
+WHITESPACE_NOT_KEPT = ("a document body is stored without its leading and trailing whitespace, so the "
+                       "whitespace sent around it changes nothing")
+
 #: The second notice of a no-op update whose body is a hand edit on disk not adopted yet.
 HAND_EDIT_KEPT = ("the body on disk, edited outside mnemon-ls, already is the text sent; it stays as it is "
                   "and the next refresh adopts it as a new revision")

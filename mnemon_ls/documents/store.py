@@ -415,6 +415,9 @@ class DocumentStore:
                 notices = [changes.unchanged_note(current)]
                 if record.content_hash != current.content_hash:
                     notices.append(changes.HAND_EDIT_KEPT)
+                if isinstance(content, str) and content.replace("\x00", "") != request.content:
+                    notices.append(changes.WHITESPACE_NOT_KEPT)  # it sent whitespace around the body: say why
+                    # it changed nothing (model.validate_content), not just "no change"
                 return replace(self.mutation_result("unchanged", view, current, body, notices=notices),
                                redacted=scrub.summary())
             plan = self.capacity.fit(view, record.size_bytes, current.id)
