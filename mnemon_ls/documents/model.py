@@ -107,6 +107,13 @@ def js_trim(text: str) -> str:
     return text.strip(_JS_SPACE_CHARS)
 
 
+def trim_drops_text(text: str) -> bool:
+    """Whether :func:`js_trim` drops more of ``text`` than the line breaks at its end (a file's final newline):
+    whitespace before it, or spaces/tabs after it (the body is kept without them)."""
+    tail = text[len(text.rstrip(_JS_SPACE_CHARS)):]
+    return (bool(text) and text[0] in _JS_SPACE_CHARS) or bool(tail.strip("\r\n"))
+
+
 def collapse_space(text: str) -> str:
     """Trim and collapse every whitespace run (newlines and tabs included) to one space."""
     return _SPACE_RUN.sub(" ", text).strip(" ")

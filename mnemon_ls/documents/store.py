@@ -415,7 +415,7 @@ class DocumentStore:
                 notices = [changes.unchanged_note(current)]
                 if record.content_hash != current.content_hash:
                     notices.append(changes.HAND_EDIT_KEPT)
-                if isinstance(content, str) and content.replace("\x00", "") != request.content:
+                if isinstance(content, str) and model.trim_drops_text(content.replace("\x00", "")):
                     notices.append(changes.WHITESPACE_NOT_KEPT)  # it sent whitespace around the body: say why
                     # it changed nothing (model.validate_content), not just "no change"
                 return replace(self.mutation_result("unchanged", view, current, body, notices=notices),
