@@ -7,45 +7,37 @@ the request's id, writes nothing, and the session goes on."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import pytest
-
 from tests.gitrepo import snapshot
-from tests.mcp.test_mcp_hostile import INITIALIZED, RawClient
-from tests.mcp.test_mcp_server import INIT, files
+from tests.mcp.test_mcp_arguments import raw  # noqa: F401 - the fixture: an initialized raw session
+from tests.mcp.test_mcp_hostile import RawClient
+from tests.mcp.test_mcp_server import files
 
 LINK = '{"space_id": "s", "source_id": "a", "target_id": "b", "weight": %s}'
 RECALL = '{"query": "x", "limit": %s}'
 
+
+def not_json(where: str, literal: str) -> dict:
+    """The ``-32700`` error of a non-JSON constant at ``where``."""
+    return {"code": -32700, "message": f"Parse error: params.arguments.{where}: {literal} is not JSON (JSON numbers "
+                                       "are finite; send a number, or null)"}
+
+
+def out_of_range(where: str, literal: str) -> dict:
+    """The ``-32602`` error of a number beyond a double at ``where``, repeated as sent."""
+    return {"code": -32602, "message": f"Invalid params: params.arguments.{where}: the number {literal} is out of "
+                                       "range (a JSON number here is within ±1.8e308)"}
+
+
 # (tool, arguments JSON, the error object answered)
 REFUSED = [
-    ("mnemon_link", LINK % "NaN", {"code": -32700, "message": "Parse error: params.arguments.weight: NaN is not JSON "
-                                                               "(JSON numbers are finite; send a number, or null)"}),
-    ("mnemon_link", LINK % "Infinity", {"code": -32700, "message": "Parse error: params.arguments.weight: Infinity is "
-                                                                    "not JSON (JSON numbers are finite; send a number, "
-                                                                    "or null)"}),
-    ("mnemon_recall", RECALL % "-Infinity", {"code": -32700, "message": "Parse error: params.arguments.limit: "
-                                                                         "-Infinity is not JSON (JSON numbers are "
-                                                                         "finite; send a number, or null)"}),
-    ("mnemon_recall", RECALL % "1e400", {"code": -32602, "message": "Invalid params: params.arguments.limit: the "
-                                                                     "number 1e400 is out of range (a JSON number "
-                                                                     "here is within ±1.8e308)"}),
-    ("mnemon_link", LINK % "-1.5E+999", {"code": -32602, "message": "Invalid params: params.arguments.weight: the "
-                                                                     "number -1.5E+999 is out of range (a JSON number "
-                                                                     "here is within ±1.8e308)"}),
+    ("mnemon_link", LINK % "NaN", not_json("weight", "NaN")),
+    ("mnemon_link", LINK % "Infinity", not_json("weight", "Infinity")),
+    ("mnemon_recall", RECALL % "-Infinity", not_json("limit", "-Infinity")),
+    ("mnemon_recall", RECALL % "1e400", out_of_range("limit", "1e400")),
+    ("mnemon_link", LINK % "-1.5E+999", out_of_range("weight", "-1.5E+999")),
 ]
-
-
-@pytest.fixture
-def raw(workspace: Path, data_dir: Path):
-    client = RawClient(workspace, data_dir)
-    client.send(json.dumps(INIT))
-    assert "result" in client.answer()
-    client.send(json.dumps(INITIALIZED))
-    yield client
-    client.close()
 
 
 def test_non_json_constants_and_out_of_range_numbers_are_refused_as_json(raw: RawClient, workspace: Path,
