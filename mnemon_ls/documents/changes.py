@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
-from .model import (DocumentRecord, filename_for, merge_session_ids, relative_path, rendered_size, sha256_hex,
-                    time_key)
+from .model import (DocumentRecord, filename_for, merge_session_ids, relative_path, render_markdown, rendered_size,
+                    sha256_hex, time_key, trim_drops_text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,11 +70,50 @@ def updated_record(current: DocumentRecord, request: UpdateRequest, body: str, n
     return replace(record, size_bytes=rendered_size(record, body))
 
 
-def unchanged(current: DocumentRecord, updated: DocumentRecord) -> bool:
+def unchanged(current: DocumentRecord, updated: DocumentRecord, *, body_on_disk: bool = False) -> bool:
     """Whether ``updated`` (from :func:`updated_record`) differs from ``current`` only by the bookkeeping an
-    update always changes (revision, updatedAt, lastAccessedAt): then the update is a no-op."""
+    update always changes (revision, updatedAt, lastAccessedAt): then the update is a no-op. With
+    ``body_on_disk`` (the managed file already holds ``updated``'s body under ``current``'s frontmatter) the
+    body's hash and the size are bookkeeping too: a body edited by hand that is the text asked for differs
+    from ``current`` only by the hash the index has not adopted yet."""
+    kept = {"content_hash": current.content_hash, "size_bytes": current.size_bytes} if body_on_disk else {}
     return replace(updated, revision=current.revision, updated_at=current.updated_at,
-                   last_accessed_at=current.last_accessed_at) == current
+                   last_accessed_at=current.last_accessed_at, **kept) == current
+
+
+#: The notice of a no-op update whose content differed from the body only by whitespace around it
+#: (:func:`~.model.validate_content`: leading blank lines and trailing whitespace are not kept).
+WHITESPACE_NOT_KEPT = ("a document body is stored without its leading and trailing whitespace, so the "
+                       "whitespace sent around it changes nothing")
+
+#: The second notice of a no-op update whose body is a hand edit on disk not adopted yet.
+HAND_EDIT_KEPT = ("the body on disk, edited outside mnemon-ls, already is the text sent; it stays as it is "
+                  "and the next refresh adopts it as a new revision")
+
+
+def on_disk(current: DocumentRecord, body: str, old: bytes | None) -> bool:
+    """Whether the managed file's bytes ``old`` (``None``: missing) already are ``body`` under ``current``'s
+    frontmatter: unedited, or a body edited by hand that is the very text asked for (its hash not adopted by the
+    index yet)."""
+    return old is not None and render_markdown(current, body).encode("utf-8") == old
+
+
+def unchanged_on_disk(current: DocumentRecord, updated: DocumentRecord, body: str, old: bytes | None) -> bool:
+    """Whether an update to ``updated`` would change nothing: the file already ``body`` (:func:`on_disk`) and every
+    field as it is (:func:`unchanged` with the body's hash and size as bookkeeping)."""
+    return on_disk(current, body, old) and unchanged(current, updated, body_on_disk=True)
+
+
+def unchanged_notes(current: DocumentRecord, updated: DocumentRecord, content: Any) -> list[str]:
+    """The notices of a no-op update: :func:`unchanged_note`, then :data:`HAND_EDIT_KEPT` when the body on disk is a
+    hand edit, then :data:`WHITESPACE_NOT_KEPT` when ``content`` (as sent) had whitespace around the body that the
+    format does not keep (:func:`~.model.validate_content`)."""
+    notices = [unchanged_note(current)]
+    if updated.content_hash != current.content_hash:
+        notices.append(HAND_EDIT_KEPT)
+    if isinstance(content, str) and trim_drops_text(content.replace("\x00", "")):
+        notices.append(WHITESPACE_NOT_KEPT)
+    return notices
 
 
 def unchanged_note(current: DocumentRecord) -> str:

@@ -107,6 +107,13 @@ def js_trim(text: str) -> str:
     return text.strip(_JS_SPACE_CHARS)
 
 
+def trim_drops_text(text: str) -> bool:
+    """Whether :func:`js_trim` drops more of ``text`` than the line breaks at its end (a file's final newline):
+    whitespace before it, or spaces/tabs after it (the body is kept without them)."""
+    tail = text[len(text.rstrip(_JS_SPACE_CHARS)):]
+    return (bool(text) and text[0] in _JS_SPACE_CHARS) or bool(tail.strip("\r\n"))
+
+
 def collapse_space(text: str) -> str:
     """Trim and collapse every whitespace run (newlines and tabs included) to one space."""
     return _SPACE_RUN.sub(" ", text).strip(" ")
@@ -233,17 +240,54 @@ def validate_summary(value: Any) -> str:
 def validate_content(value: Any, max_bytes: int, field_name: str = "content") -> str:
     """Body rule: NUL characters removed, trimmed; required; at most ``max_bytes`` UTF-8 bytes.
 
-    Raises :class:`InvalidInput` for a non-string, an empty (or whitespace/NUL-only) body, a lone
-    surrogate or an oversized body (``data.bytes``, ``data.limit``).
+    The trim is the document format's (reference dsh-mnemon.md 5.2-5.3: the body is read back trimmed and
+    ``contentHash`` is the hash of that body, so the TypeScript plugin and a body kept untrimmed would
+    disagree on every such file). It drops leading blank lines, trailing whitespace and up to 3 columns of
+    indentation of the first line with text, which carry nothing in Markdown (CommonMark); but 4 columns or
+    more (a tab counts to the next multiple of 4) make that line an indented code block, whose indentation is
+    content, and dropping it would lose what was written: such a body is refused, saying why, rather than
+    stored changed (``data.indent``: the number of whitespace characters it starts with).
+
+    Raises :class:`InvalidInput` for a non-string, an empty (or whitespace/NUL-only) body, a body whose first
+    line with text is indented, a lone surrogate or an oversized body (``data.bytes``, ``data.limit``).
     """
-    text = js_trim(_check_text(value, field_name).replace("\x00", ""))
+    raw = _check_text(value, field_name).replace("\x00", "")
+    text = js_trim(raw)
     if not text:
         raise InvalidInput(field_name, "is required (empty, only whitespace or only NUL characters)")
+    indent = raw[:len(raw) - len(raw.lstrip(_JS_SPACE_CHARS))].rsplit("\n", 1)[-1].rsplit("\r", 1)[-1]
+    indent = indent.replace("\ufeff", "")  # a byte order mark is no indentation (a file saved with one)
+    if _columns(indent) >= CODE_INDENT:
+        raise InvalidInput(field_name, f"starts with an indented line ({_whitespace_words(indent)}), which a "
+                                       "document body cannot keep: a body is stored without its leading and "
+                                       "trailing whitespace (the document format's rule); start it with a line "
+                                       "that is not indented, e.g. a heading, or fence the code block with ```",
+                           indent=len(indent))
     size = utf8_len(text)
     if size > max_bytes:
         raise InvalidInput(field_name, f"is {size} UTF-8 bytes; a document body is at most {max_bytes} bytes",
                            bytes=size, limit=max_bytes)
     return text
+
+
+#: Columns of indentation that make a Markdown line an indented code block (CommonMark 4.4).
+CODE_INDENT = 4
+
+
+def _columns(indent: str) -> int:
+    """The columns ``indent`` (whitespace) spans: a tab to the next multiple of 4, any other character 1."""
+    width = 0
+    for char in indent:
+        width = (width // 4 + 1) * 4 if char == "\t" else width + 1
+    return width
+
+
+def _whitespace_words(indent: str) -> str:
+    """``4 spaces``, ``1 tab``, ``3 whitespace characters``: the words of a run of indentation."""
+    for char, word in ((" ", "space"), ("\t", "tab")):
+        if indent == char * len(indent):
+            return f"{len(indent)} {word}" + ("" if len(indent) == 1 else "s")
+    return f"{len(indent)} whitespace character" + ("" if len(indent) == 1 else "s")
 
 
 def validate_id(value: Any, field_name: str = "id") -> str:

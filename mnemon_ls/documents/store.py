@@ -375,7 +375,10 @@ class DocumentStore:
         lastAccessedAt = now. ``document_revision`` (optional) must equal the document's revision.
         Archived documents are immutable (:class:`~mnemon_ls.errors.DocumentStatusError`; restore them first).
         Returns ``action="updated"``, or ``action="unchanged"`` (nothing written, the revision kept, the notice
-        ``no change; revision N kept``) when every field and the body on disk already are what was asked."""
+        ``no change; revision N kept``) when every field and the body on disk already are what was asked: also
+        when that body was edited by hand and not adopted yet (then a second notice says the edit stays for
+        the next refresh to adopt; nothing is saved under ``edits/``, as nothing would be lost). A hand edit
+        the update replaces is saved under ``edits/`` first (``preserved``)."""
         scrub = Scrubber(self.secrets)
         title, content = scrub.text("title", title), scrub.text("content", content)
         description = scrub.text("description", description)
@@ -390,9 +393,10 @@ class DocumentStore:
             current, old, old_body, body, record = self._planned_update(view, request)
             if old is None or not self._unchanged(current, record, body, old):
                 with self.locked():
-                    return replace(self._update_locked(request, expected), redacted=scrub.summary())
+                    return replace(self._update_locked(request, expected, content), redacted=scrub.summary())
         return replace(self.mutation_result("unchanged", view, current, body,
-                                            notices=[changes.unchanged_note(current)]), redacted=scrub.summary())
+                                            notices=changes.unchanged_notes(current, record, content)),
+                       redacted=scrub.summary())
 
     def _planned_update(self, view: IndexView, request: changes.UpdateRequest) -> tuple[
             DocumentRecord, bytes | None, str | None, str, DocumentRecord]:
@@ -421,24 +425,25 @@ class DocumentStore:
         return current, old, old_body, body, changes.updated_record(current, request, body, self.now())
 
     @staticmethod
-    def _unchanged(current: DocumentRecord, record: DocumentRecord, body: str, old: bytes) -> bool:
-        """Whether the update to ``record`` would change nothing: every field as it is and the file on disk
-        (``old``) already the rendering of ``current`` with ``body``."""
-        return changes.unchanged(current, record) and render_markdown(current, body).encode("utf-8") == old
+    def _unchanged(current: DocumentRecord, record: DocumentRecord, body: str, old: bytes | None) -> bool:
+        """Whether the update to ``record`` would change nothing (:func:`.changes.unchanged_on_disk`)."""
+        return changes.unchanged_on_disk(current, record, body, old)
 
-    def _update_locked(self, request: changes.UpdateRequest, expected: str | None) -> MutationResult:
+    def _update_locked(self, request: changes.UpdateRequest, expected: str | None, content: Any) -> MutationResult:
         """The write of :meth:`update`, under :meth:`locked`: the index re-read and the update planned again (a
-        writer may have committed since the unlocked reading), then the file and the index written."""
+        writer may have committed since the unlocked reading), then the file and the index written. ``content``:
+        the content as sent (for the notices of a no-op)."""
         view = self.index.begin(expected)
         current, old, old_body, body, record = self._planned_update(view, request)
         path = self.files.path_for(current)
-        if old is not None and self._unchanged(current, record, body, old):  # changed meanwhile to what was asked
-            return self.mutation_result("unchanged", view, current, body, notices=[changes.unchanged_note(current)])
+        if self._unchanged(current, record, body, old):  # changed meanwhile to what was asked
+            return self.mutation_result("unchanged", view, current, body,
+                                        notices=changes.unchanged_notes(current, record, content))
         plan = self.capacity.fit(view, record.size_bytes, current.id)
         if not plan.fits:
             raise self.capacity.refusal(plan, view, f"updating {current.filename} to {record.size_bytes} bytes")
         preserved: dict[str, str] = {}
-        if old is not None and request.content is not None and (
+        if old is not None and request.content is not None and not changes.on_disk(current, body, old) and (
                 old_body is None or sha256_hex(old_body) != current.content_hash):
             preserved[current.relative_path] = self.files.preserve(current.filename, old)
         fsio.write_file_atomically(path, render_markdown(record, body).encode("utf-8"))

@@ -11,6 +11,12 @@ UTF-16 surrogate escape such as ``"\\ud800"``, which is not Unicode) waits forev
 - JSON, but holding an integer longer than Python converts (``sys.get_int_max_str_digits()``, 4,300 digits
   by default): ``-32602`` Invalid params with the request's ``id`` (the message names where the number is
   and how many digits it has); when the ``id`` itself is such a number, ``-32600`` with ``id: null``;
+- JSON's non-literals ``NaN``, ``Infinity`` and ``-Infinity`` (which the SDK's parser and Python's ``json``
+  read as floats): ``-32700`` Parse error naming the literal and where it is, with the request's ``id`` when
+  it has one (as the language server's framing answers them); as a notification, logged and dropped;
+- a number too large for a double (``1e400``, which parsers read as infinity): ``-32602`` Invalid params
+  naming where it is and repeating the number as sent (``params.arguments.limit: the number 1e400 is out of
+  range``), with the request's ``id``;
 - a request whose ``params`` is not an object (a string, a number, or a by-position array, which JSON-RPC
   allows but MCP does not): ``-32602`` Invalid params with the request's ``id``;
 - JSON, but not a JSON-RPC message (an array, a number, a request whose ``method`` is not a string, ...):
@@ -30,6 +36,8 @@ from __future__ import annotations
 
 import json
 import logging
+import math
+import re
 import sys
 from contextlib import asynccontextmanager
 from io import TextIOWrapper
@@ -56,6 +64,10 @@ def answer_for(line: str) -> types.JSONRPCError | None:
     line is a message (then the SDK handles it) or an invalid notification (never answered)."""
     if not line.strip():
         return None
+    if _NUMBER_SUSPECT.search(line):
+        problem = _number_problem(line)
+        if problem is not None:
+            return problem
     try:
         message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except RecursionError:
@@ -107,6 +119,58 @@ def answer_for(line: str) -> types.JSONRPCError | None:
                                                f"or response (the line starts {_quote(line)})")
 
 
+#: What a line holding a non-JSON constant or an out-of-range number must contain (a cheap test before
+#: :func:`_number_problem` parses it again): the constants' names, an exponent of 3+ digits, or 309+ digits.
+_NUMBER_SUSPECT = re.compile(r"NaN|Infinity|[eE][+-]?[0-9]{3}|[0-9]{309}")
+
+
+class _Constant:
+    """Stands in, in a parsed line, for ``NaN``/``Infinity``/``-Infinity`` (not JSON; ``name`` as sent)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class _HugeNumber:
+    """Stands in, in a parsed line, for a number literal beyond a double's range (``literal`` as sent)."""
+
+    def __init__(self, literal: str) -> None:
+        self.literal = literal
+
+
+def _parse_float(literal: str) -> float | _HugeNumber:
+    """``json.loads``'s ``parse_float``: the float, or a :class:`_HugeNumber` when it is not finite."""
+    number = float(literal)
+    return number if math.isfinite(number) else _HugeNumber(literal)
+
+
+def _number_problem(line: str) -> types.JSONRPCError | None:
+    """The answer for a ``line`` holding ``NaN``/``Infinity`` (``-32700``) or a number out of a double's range
+    (``-32602``), both naming where it is (module doc); ``None`` when it holds neither (or is not JSON at all:
+    :func:`answer_for` words that) and for a notification (logged and dropped)."""
+    try:
+        value = json.loads(line, parse_constant=_Constant, parse_float=_parse_float, parse_int=_parse_int)
+    except (ValueError, RecursionError):
+        return None
+    found = _marker_path(value, "", (_Constant, _HugeNumber))
+    if found is None:
+        return None
+    where, marker = found
+    if isinstance(value, dict) and "id" not in value:
+        log.warning("dropped a notification holding %s", _quote(line))
+        return None
+    request_id = _request_id(value)
+    if isinstance(marker, _Constant):
+        return _error(request_id, PARSE_ERROR, f"Parse error: {where or 'the message'}: {marker.name} is not JSON "
+                                               "(JSON numbers are finite; send a number, or null)")
+    return _error(request_id, INVALID_PARAMS, f"Invalid params: {where or 'the message'}: the number "
+                                              f"{_clip(marker.literal)} is out of range (a JSON number here is within ±1.8e308)")
+
+
+def _clip(literal: str) -> str:
+    return literal if len(literal) <= QUOTE_LIMIT else literal[:QUOTE_LIMIT] + f"... ({len(literal)} characters)"
+
+
 class _LongInteger:
     """Stands in, in a parsed line, for an integer literal too long for ``int()`` (its ``digits`` count)."""
 
@@ -129,12 +193,17 @@ def _parse_int(literal: str) -> int | _LongInteger:
 
 def _long_integer_path(value: Any, path: str) -> tuple[str, _LongInteger] | None:
     """The dotted path of the first too-long integer in ``value`` and its stand-in, else ``None``."""
-    if isinstance(value, _LongInteger):
+    return _marker_path(value, path, (_LongInteger,))
+
+
+def _marker_path(value: Any, path: str, kinds: tuple[type, ...]) -> tuple[str, Any] | None:
+    """The dotted path of the first stand-in of one of ``kinds`` in ``value`` and the stand-in, else ``None``."""
+    if isinstance(value, kinds):
         return path, value
     children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for key, item in children:
-        found = _long_integer_path(item, f"{path}[{key}]" if isinstance(key, int) else
-                                   (f"{path}.{key}" if path else str(key)))
+        found = _marker_path(item, f"{path}[{key}]" if isinstance(key, int) else
+                             (f"{path}.{key}" if path else str(key)), kinds)
         if found is not None:
             return found
     return None

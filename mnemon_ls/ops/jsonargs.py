@@ -10,6 +10,7 @@ Pure JSON: no pydantic, no SDK; the MCP server runs it before its strict pydanti
 
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping
 
 from ..errors import InvalidInput
@@ -24,7 +25,9 @@ def read_arguments(arguments: Mapping[str, Any], schema: Mapping[str, Any]) -> d
     ``properties`` and optional ``$defs``) reads them (module doc): a copy, integral floats made integers, an
     optional argument sent as ``null`` that its type does not take left out. Arguments the schema does not name
     are left as they are (the strict check refuses them). Raises :class:`InvalidInput` naming the argument
-    path: ``must be an integer (got 1.5)``, ``must be a string, not null``."""
+    path: ``must be an integer (got 1.5)``, ``must be a string, not null``, ``must be an integer (got a number
+    out of range)`` (a float that is not finite: JSON ``1e400`` read as infinity). Each argument's schema is
+    resolved once (its ``$ref``)."""
     defs = schema.get("$defs") or {}
     properties = schema.get("properties") or {}
     required = set(schema.get("required") or ())
@@ -33,10 +36,11 @@ def read_arguments(arguments: Mapping[str, Any], schema: Mapping[str, Any]) -> d
         prop = properties.get(name)
         if not isinstance(prop, Mapping):
             out[name] = value
-        elif value is None and name not in required and "null" not in (_types(_resolved(prop, defs)) or {"null"}):
+            continue
+        resolved = _resolved(prop, defs)
+        if value is None and name not in required and "null" not in (_types(resolved) or {"null"}):
             continue  # an optional argument sent as null: left out, its default
-        else:
-            out[name] = _read(value, prop, defs, str(name))
+        out[name] = _read_resolved(value, resolved, defs, str(name))
     return out
 
 
@@ -82,7 +86,11 @@ def _variant(schema: Mapping[str, Any], defs: Mapping[str, Any], kind: str) -> M
 
 def _read(value: Any, schema: Mapping[str, Any], defs: Mapping[str, Any], path: str) -> Any:
     """``value`` at ``path`` as ``schema`` reads it (:func:`read_arguments`)."""
-    schema = _resolved(schema, defs)
+    return _read_resolved(value, _resolved(schema, defs), defs, path)
+
+
+def _read_resolved(value: Any, schema: Mapping[str, Any], defs: Mapping[str, Any], path: str) -> Any:
+    """:func:`_read` of a ``schema`` already resolved (:func:`_resolved`)."""
     types = _types(schema)
     if value is None:
         if types is None or "null" in types:
@@ -92,6 +100,8 @@ def _read(value: Any, schema: Mapping[str, Any], defs: Mapping[str, Any], path: 
     if types is None:
         return value
     if isinstance(value, float) and "integer" in types and "number" not in types:
+        if not math.isfinite(value):
+            raise InvalidInput(path, "must be an integer (got a number out of range)")
         if value.is_integer():
             return int(value)
         raise InvalidInput(path, f"must be an integer (got {value!r})")

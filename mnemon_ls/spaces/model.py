@@ -482,7 +482,7 @@ def receipt_status(raw: Any) -> ReceiptStatus:
 class WriteReceipt:
     """What a space mutation returns.
 
-    ``status``: ``committed`` (durably written), ``skipped`` (nothing written: exact duplicate, ``id`` names
+    ``status``: ``committed`` (durably written), ``skipped`` (no new item stored: an exact duplicate, ``id`` names
     the existing item), ``accepted``/``candidate``/``partial``/``failed``/``unknown`` (provider mapping of
     reference 6.9). ``action`` is the verb (``added``, ``skipped``, ``linked``, ``deleted``, ``merged``);
     ``detail`` operation-specific data (``edgesCreated``, ``duplicateOf``, ...); ``activated`` true when

@@ -9,15 +9,17 @@ are in :mod:`.service`'s module doc; receipts are :class:`~mnemon_ls.spaces.mode
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Sequence
 
-from ..errors import InvalidInput, range_rule
+from ..errors import InvalidInput, MnemonError, range_rule
 from ..redact import Scrubber
 from .errors import SpaceRefused
 from .model import (
     BRANCH_TAG_PREFIX,
     EDGE_TYPES,
     WriteReceipt,
+    branch_tags,
     receipt_status,
     require_unicode,
     validate_branch,
@@ -45,6 +47,16 @@ def _scrub_tags(scrub: Scrubber, field: str, tags: Any) -> Any:
         return tags
     return type(tags)(scrub.identifier(f"{field}[{i}]", tag) if isinstance(tag, str) and tag.startswith(BRANCH_TAG_PREFIX)
                       else scrub.label(f"{field}[{i}]", tag) for i, tag in enumerate(tags))
+
+
+#: What a duplicate ``remember`` stores: no item (the native store still logs a ``diff-skip`` oplog row, as
+#: the Mnemon CLI does, mnemon-cli.md 7.1 step 4, so "nothing was written" would not be true).
+NO_NEW_ITEM = "no new item was stored"
+
+
+def _names(branches: Sequence[str]) -> str:
+    """``branch main`` / ``branches a, b``: the words of a branch list in a receipt."""
+    return ("branch " if len(branches) == 1 else "branches ") + ", ".join(branches)
 
 
 class SpacesWrites:
@@ -85,7 +97,8 @@ class SpacesWrites:
         """Remember one item (module doc). ``branch`` adds a ``branch:<name>`` tag. Returns a
         :class:`WriteReceipt`: ``status`` ``committed`` with ``detail`` ``{"action": "added", "edgesCreated",
         "entities", "tags", "createdAt"[, "extracted"][, "redacted"]}`` or ``skipped`` with ``duplicateOf``
-        (the existing id, also in ``id``), or, from an extracting provider that kept nothing, ``reason``
+        (the existing id, also in ``id``; with ``branchScope`` and a message saying so when the stored item is
+        scoped to other branches than asked: :meth:`_duplicate_scope`), or, from an extracting provider that kept nothing, ``reason``
         ``nothing-extracted`` and ``id`` ``None``. A committed write into an inactive space activates it:
         ``activated`` is true and ``detail["activeSpaces"]`` (``[{id, name}]``, registry order) lists the
         spaces active after it, so a receipt can say whether a write without ``space_id`` still has exactly
@@ -116,6 +129,8 @@ class SpacesWrites:
             record = self.registry.update(record.id, active=True)  # a committed write activates (reference)
             activated = True
         receipt = self._write_receipt(record, raw, {"entities": entity_list, "tags": tag_list}, scrub, activated)
+        if receipt.detail.get("duplicateOf") is not None:
+            receipt = self._duplicate_scope(record, receipt, branch_tags(tag_list))
         if activated:  # what the activation changed: a later write without a target needs exactly one active
             receipt.detail["activeSpaces"] = [{"id": b.id, "name": b.name} for b in self.state().all if b.active]
         return receipt
@@ -162,6 +177,37 @@ class SpacesWrites:
             raise
         return receipts
 
+    def _duplicate_scope(self, record: SpaceRecord, receipt: WriteReceipt, asked: list[str]) -> WriteReceipt:
+        """``receipt`` (skipped: a duplicate of ``receipt.id``) saying the branch scope the fact already has,
+        when it is not the one ``asked`` (the branch names of the write's ``branch:<name>`` tags, ``[]`` for
+        every branch). A provider's duplicate check is by content alone, so a write scoped otherwise than the
+        stored item stores nothing: already on every branch (no branch scope) is all a branch asked for needs;
+        scoped to other branches, recall filters it out where it was asked, and the message says so and how
+        to change it. ``detail["branchScope"]``: the stored item's branches (``[]``: every branch) when known.
+        The stored item is read best-effort: unreadable, the receipt is returned as it is."""
+        try:
+            item = self.get_item(record.id, str(receipt.id))
+        except MnemonError:
+            return receipt
+        if item is None:
+            return receipt
+        stored = branch_tags(item.tags)
+        if sorted(stored) == sorted(asked):
+            return receipt
+        head = f"Already remembered in {record.name} as {receipt.id}"
+        if not stored:
+            scope = f"{head} for every branch (it has no branch scope, so {_names(asked)} recalls it too)"
+        elif not asked:
+            scope = (f"{head}, scoped to {_names(stored)} only: it was not stored for every branch (recall on "
+                     f"other branches filters it out; forget {receipt.id} and remember it again to widen it)")
+        else:
+            missing = [b for b in asked if b not in stored]
+            scope = (f"{head}, scoped to {_names(stored)}" + (
+                f": it was not stored for {_names(missing)} (recall there filters it out; forget {receipt.id} "
+                "and remember it again to change its scope)" if missing else ""))
+        message = f"{scope}; {NO_NEW_ITEM}."
+        return replace(receipt, message=message, detail={**receipt.detail, "branchScope": stored})
+
     @staticmethod
     def _write_receipt(record: SpaceRecord, raw: dict[str, Any], item: dict[str, Any], scrub: Scrubber,
                        activated: bool = False) -> WriteReceipt:
@@ -177,7 +223,7 @@ class SpacesWrites:
         if action == "skipped":
             existing = raw.get("replaced_id") or raw.get("id")
             return WriteReceipt("skipped", "skipped", record.id, record.name, existing,
-                                f"Already remembered in {record.name} as {existing}; nothing was written.",
+                                f"Already remembered in {record.name} as {existing}; {NO_NEW_ITEM}.",
                                 {"duplicateOf": existing, **_redacted(scrub)})
         status = receipt_status(raw)
         detail = {"edgesCreated": raw.get("edges_created") or {}, "entities": raw.get("entities") or item["entities"],

@@ -372,7 +372,8 @@ def test_render_and_index_match_javascript_json_stringify(tmp_path):
                                     timeout=60).stdout)
     records = list(indexformat.parse_index(out["files"]["documents/index.json"].encode()).records)
     for rec, doc in zip(records, docs):
-        body = model.validate_content(doc["content"], 10_000)
+        # the plugin's body (trimmed); validate_content gives the same or refuses a top line indented 4+ columns
+        body = model.js_trim(doc["content"].replace("\x00", ""))
         assert model.render_markdown(rec, body) == out["files"][rec.relative_path]
         assert model.sha256_hex(body) == rec.content_hash
     assert IndexCodec().encode(records)[0] == out["files"]["documents/index.json"].encode()
@@ -469,3 +470,18 @@ def test_cover_lists_recent_documents_within_the_budget():
     empty = render_cover([], {}, limit_bytes=1000, budget_chars=1000, revision="r")
     assert empty.text == ("MNEMON PROJECT DOCUMENTS\nActive: 0 documents, 0 of 1000 UTF-8 bytes; archived: 0\n"
                           + cover.text.splitlines()[2] + "\n")
+
+
+@pytest.mark.parametrize("value, indent", [("    code", 4), ("\n\n\tcode\nmore", 1), ("  \tcode", 3), ("\n \n     x", 5)])
+def test_content_starting_with_an_indented_code_block_is_refused_not_trimmed(value, indent):
+    """The trim is the format's (reference 5.3), but 4 columns of indentation at the top are a Markdown code
+    block: trimming them lost what was written, so the body is refused, saying why."""
+    with pytest.raises(InvalidInput) as info:
+        model.validate_content(value, 100)
+    assert info.value.field == "content" and info.value.rule.startswith("starts with an indented line (")
+    assert info.value.data["indent"] == indent
+
+
+@pytest.mark.parametrize("value", ["   # Head", "\ufeff# Head", "\n\n  # Head\n    code"])
+def test_indentation_that_carries_nothing_is_trimmed_as_the_format_says(value):
+    assert model.validate_content(value, 100).lstrip("#") in (" Head", " Head\n    code")

@@ -81,7 +81,7 @@ async def test_create_space_and_remember(client: MnemonClient, repo_dir: Path):
     again = await client.call("mnemon/remember", {"content": "We use   成语接龙 as the team game", "spaceId": "default"})
     assert (again["status"], again["action"], again["id"], again["duplicateOf"]) == (
         "skipped", "skipped", receipt["id"], receipt["id"])
-    assert again["message"] == f"Already remembered in Project as {receipt['id']}; nothing was written."
+    assert again["message"] == f"Already remembered in Project as {receipt['id']}; no new item was stored."
     [hit] = (await client.call("mnemon/recall", {"query": "成语接龙"}))["results"]
     assert (hit["id"], hit["content"], hit["category"], hit["importance"]) == (
         receipt["id"], "We use   成语接龙 as the team game", "preference", 4)
@@ -223,6 +223,11 @@ async def test_branch_tag_filter_follows_checkout(lsp: Launcher, repo: pygit2.Re
     assert scoped["tags"] == ["branch:main"]
     shared = await _remember(client, "Deploy logs go to the ops channel")
     query = {"query": "deploy"}
+    # the shared fact, remembered again for this branch: already recalled on every branch, and it says so
+    again = await client.call("mnemon/remember", {"content": "Deploy logs go to the ops channel", "scopeToBranch": True})
+    assert (again["status"], again["id"], again["branchScope"]) == ("skipped", shared["id"], [])
+    assert again["message"] == (f"Already remembered in Project as {shared['id']} for every branch (it has no "
+                                "branch scope, so branch main recalls it too); no new item was stored.")
 
     on_main = await client.call("mnemon/recall", query)
     assert sorted(_hits(on_main)) == sorted([(scoped["id"], "Deploy the staging cluster from this branch"),

@@ -135,6 +135,11 @@ async def test_branch_scope_hides_a_branch_only_fact_on_another_branch(workspace
         error, message = await call(session, "mnemon_remember",
                                     {"content": "The release train leaves from main on Fridays", "scope_to_branch": True})
         assert not error and message.startswith("committed: Remembered in Project.")
+        # the same fact for every branch is not stored again, and the answer says its branch scope was kept
+        error, again = await call(session, "mnemon_remember", {"content": "The release train leaves from main on Fridays"})
+        assert not error and again.startswith("skipped: Already remembered in Project as ")
+        assert ", scoped to branch main only: it was not stored for every branch" in again
+        assert again.splitlines()[0].endswith("; no new item was stored.")
         assert "Main-only: deploy from main" in (await call(session, "mnemon_wake", {}))[1]
         assert "memory spaces: 1 (1 active)" in (await call(session, "mnemon_status", {}))[1]
         _, found = await call(session, "mnemon_recall", {"query": "release train"})

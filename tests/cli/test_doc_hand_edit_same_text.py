@@ -1,0 +1,46 @@
+"""``doc update`` of a document whose managed file was edited by hand, with the very text on disk (real
+subprocesses, a real git repository): it made a new revision and saved the identical text under
+``documents/edits/``. It is now the no-op it is for an unedited document (``no change; revision N kept``,
+no byte written), and says the hand edit stays for the next refresh to adopt; a title change with that same
+text saves no copy either (nothing would be lost), while an update that replaces a real hand edit still saves
+it first."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli.test_doc_unchanged import cli
+from tests.gitrepo import make_repo
+
+
+def tree(path: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*"))
+            if p.is_file() and not p.name.startswith(".")}
+
+
+def test_an_update_with_the_hand_edited_text_is_a_no_op_and_a_real_hand_edit_is_still_kept(tmp_path: Path) -> None:
+    workspace, data_dir = Path(make_repo(tmp_path / "repo").workdir), tmp_path / "root"
+    created = json.loads(cli(workspace, data_dir, "doc", "create", "--title", "Release plan", "--content",
+                             "Tag, build.", "--json"))["document"]
+    doc_id, path = created["id"], Path(created["path"])
+    path.write_bytes(path.read_bytes().replace(b"Tag, build.", b"Tag, build, sign."))  # a hand edit
+    documents = data_dir / "documents"
+    before = tree(documents)
+    said = cli(workspace, data_dir, "doc", "update", doc_id, "--content", "Tag, build, sign.")
+    assert said.splitlines() == [
+        f"Document unchanged: Release plan ({doc_id}): no change; revision 1 kept; the body on disk, edited outside "
+        "mnemon-ls, already is the text sent; it stays as it is and the next refresh adopts it as a new revision"]
+    assert tree(documents) == before and not (documents / "edits").exists()
+
+    retitled = json.loads(cli(workspace, data_dir, "doc", "update", doc_id, "--content", "Tag, build, sign.",
+                              "--title", "Release steps", "--json"))
+    assert (retitled["action"], retitled["document"]["revision"]) == ("updated", 2)
+    assert not (documents / "edits").exists()  # the hand-edited body is the new body: nothing to save
+    assert path.read_text().endswith("\nTag, build, sign.\n")
+
+    path.write_bytes(path.read_bytes().replace(b"Tag, build, sign.", b"Tag, build, sign, ship."))
+    replaced = json.loads(cli(workspace, data_dir, "doc", "update", doc_id, "--content", "Tag.", "--json"))
+    assert replaced["action"] == "updated"
+    [saved] = (documents / "edits").iterdir()
+    assert saved.read_text().endswith("\nTag, build, sign, ship.\n")  # never lost

@@ -1,0 +1,58 @@
+"""Numbers JSON cannot hold, sent to the real ``mnemon-ls mcp`` as raw JSON-RPC lines. ``NaN``, ``Infinity``
+and ``-Infinity`` are not JSON, but the SDK's parser (and Python's ``json``) read them as floats, and the
+tool then refused them naming the field ("input should be a finite number"); they are now a parse error, as
+the language server's framing answers them. ``1e400`` (valid JSON, beyond a double) was read as infinity and
+echoed as ``(got inf)``; it is now out of range, repeated as sent. Every refusal names the argument, keeps
+the request's id, writes nothing, and the session goes on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.gitrepo import snapshot
+from tests.mcp.test_mcp_arguments import raw  # noqa: F401 - the fixture: an initialized raw session
+from tests.mcp.test_mcp_hostile import RawClient
+from tests.mcp.test_mcp_server import files
+
+LINK = '{"space_id": "s", "source_id": "a", "target_id": "b", "weight": %s}'
+RECALL = '{"query": "x", "limit": %s}'
+
+
+def not_json(where: str, literal: str) -> dict:
+    """The ``-32700`` error of a non-JSON constant at ``where``."""
+    return {"code": -32700, "message": f"Parse error: params.arguments.{where}: {literal} is not JSON (JSON numbers "
+                                       "are finite; send a number, or null)"}
+
+
+def out_of_range(where: str, literal: str) -> dict:
+    """The ``-32602`` error of a number beyond a double at ``where``, repeated as sent."""
+    return {"code": -32602, "message": f"Invalid params: params.arguments.{where}: the number {literal} is out of "
+                                       "range (a JSON number here is within ±1.8e308)"}
+
+
+# (tool, arguments JSON, the error object answered)
+REFUSED = [
+    ("mnemon_link", LINK % "NaN", not_json("weight", "NaN")),
+    ("mnemon_link", LINK % "Infinity", not_json("weight", "Infinity")),
+    ("mnemon_recall", RECALL % "-Infinity", not_json("limit", "-Infinity")),
+    ("mnemon_recall", RECALL % "1e400", out_of_range("limit", "1e400")),
+    ("mnemon_link", LINK % "-1.5E+999", out_of_range("weight", "-1.5E+999")),
+]
+
+
+def test_non_json_constants_and_out_of_range_numbers_are_refused_as_json(raw: RawClient, workspace: Path,
+                                                                          data_dir: Path) -> None:
+    before = (files(snapshot(workspace)), files(snapshot(data_dir)) if data_dir.exists() else {})
+    for request_id, (name, arguments, error) in enumerate(REFUSED, start=90):
+        raw.send('{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"%s","arguments":%s}}'
+                 % (request_id, name, arguments))
+        answer = raw.answer()
+        assert answer == {"jsonrpc": "2.0", "id": request_id, "error": error}, answer
+    # a notification holding one is dropped unanswered (JSON-RPC never answers notifications)
+    raw.send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":NaN}}')
+    # the words inside a string are text, and a large finite number is a number: both reach the tool
+    raw.send('{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"mnemon_recall",'
+             '"arguments":{"query":"NaN Infinity e400","limit":1e2}}}')
+    answer = raw.answer()
+    assert answer["id"] == 99 and "error" not in answer, answer
+    assert (files(snapshot(workspace)), files(snapshot(data_dir)) if data_dir.exists() else {}) == before
