@@ -232,12 +232,14 @@ class Parser(argparse.ArgumentParser):
     def dash_hint(self, options: list[str]) -> str:
         """The hint of an option (one of ``options``) left without its value because the word after it starts with
         ``-`` and so reads as an option: ``; to give a value that starts with -, write --title=-x`` (the word
-        after it as typed, quoted for a shell when it needs it); ``""`` when no such word follows the option."""
+        after it as typed, quoted for a shell when it needs it); ``""`` when no such word follows the option, or
+        the word is an option of this command (``--title --content x``: the title was left out)."""
         import shlex
 
         given = self._given or []
         for word, following in zip(given, given[1:]):
-            if word in options and following.startswith("-"):
+            known = following.split("=", 1)[0] in self._option_string_actions
+            if word in options and following.startswith("-") and not known:
                 return f"; to give a value that starts with -, write {shlex.quote(f'{word}={following}')}"
         return ""
 
