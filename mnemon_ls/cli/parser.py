@@ -70,8 +70,8 @@ def settings_parent() -> argparse.ArgumentParser:
 
 def misplaced_settings(argv: list[str], parser: argparse.ArgumentParser) -> str | None:
     """The usage error of settings flags typed before the command (``mnemon-ls --scope global runtime list``), which
-    argparse answers with a misleading ``invalid choice: 'global'`` for ``COMMAND`` or ``unrecognized arguments:
-    --json`` pointing at a ``--help`` that lists ``--json``: the first such flag, then the same command with the
+    argparse answers with a misleading refusal of ``global`` as ``COMMAND`` (``must be one of ...``) or
+    ``unrecognized arguments: --json`` pointing at a ``--help`` that lists ``--json``: the first such flag, then the same command with the
     flags moved behind it (``--scope: goes after the command: mnemon-ls runtime list --scope global``). ``None``
     when ``argv`` (without the program name) starts with no flag of :func:`settings_parent`, or the words after
     them are not a command of ``parser`` that takes the flags (``serve`` takes none)."""
