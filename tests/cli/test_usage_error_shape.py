@@ -9,28 +9,10 @@ field is named by its camelCase name however it was given."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
-from tests.gitrepo import commit_files, make_repo
+from tests.cli.test_option_names import run, workspace
 from tests.helpers import procs
-from tests.helpers.zygote import mnemon_command
-
-
-def run(cwd: Path, tmp_path: Path, *args: str, root: bool = True) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ) | {"HOME": str(tmp_path / "home"), "MNEMON_SEMANTIC": "off"}
-    for name in ("MNEMON_DATA_DIR", "MNEMON_STORAGE_SCOPE"):
-        env.pop(name, None)
-    tail = ("--data-dir", str(tmp_path / "root")) if root else ()
-    return subprocess.run([*mnemon_command(), *args, *tail], capture_output=True, text=True, env=env, cwd=cwd,
-                          timeout=60)
-
-
-def workspace(tmp_path: Path) -> Path:
-    repo = make_repo(tmp_path / "ws")
-    commit_files(repo, {"src/lib.py": "def parse(text):\n    return text.split()\n"}, "lib")
-    return Path(repo.workdir)
 
 
 def refused(cwd: Path, tmp_path: Path, *args: str, root: bool = True) -> tuple[int, str, dict]:
