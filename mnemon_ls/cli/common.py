@@ -125,12 +125,16 @@ _ROOT_FLAGS = {"dataDir": "data_dir", "workspace": "workspace"}
 def root_flags_named(args: argparse.Namespace, resolve: Callable[[], Any]) -> Any:
     """``resolve()`` (what resolves the storage root, :func:`mnemon_ls.roots.resolve_root`), but an
     :class:`InvalidInput` or :class:`~mnemon_ls.errors.NotFound` it raises about ``dataDir`` or ``workspace``
-    names the option typed instead (``--data-dir: /dev/null is a file, but ...``) when that flag was given;
-    other errors pass unchanged."""
+    names the option typed instead (``--data-dir: /dev/null is a file, but ...``) when that flag was given; a
+    workspace scope with no workspace found (no ``--workspace``, none from the current directory upward) is said
+    in the command line's words (:func:`no_workspace`); other errors pass unchanged."""
     try:
         return resolve()
     except MnemonError as exc:
         field = exc.data.get("field")
+        if field == "workspace" and args.workspace is None and str(exc.data.get("rule")).startswith(
+                "is required when storageScope is "):
+            raise no_workspace(args) from None
         dest = _ROOT_FLAGS.get(field) if isinstance(field, str) else None
         if dest is None or getattr(args, dest, None) is None or not exc.message.startswith(f"{field}: "):
             raise
@@ -141,6 +145,16 @@ def root_flags_named(args: argparse.Namespace, resolve: Callable[[], Any]) -> An
         if isinstance(exc, InvalidInput):
             exc.field = flag
         raise
+
+
+def no_workspace(args: argparse.Namespace) -> InvalidInput:
+    """The error of a storage scope kept in the workspace (``--scope workspace``, or ``MNEMON_STORAGE_SCOPE``) when
+    the command has none: no ``--workspace`` and no directory from the current one upward holds ``.git`` or
+    ``.mnemon`` (:func:`mnemon_ls.host.default_workspace`). Names what the person set and what to do, where the
+    layer below names the setting (``workspace: is required when storageScope is workspace``)."""
+    chosen = "--scope workspace" if args.scope == "workspace" else "MNEMON_STORAGE_SCOPE=workspace"
+    return InvalidInput("--workspace", f"{chosen} needs a workspace, and no directory from here upward holds .git "
+                                       "or .mnemon: pass --workspace DIR, or run inside a git repository")
 
 
 def one_shot_semantic(host: Any, seconds: float = 3.0) -> None:

@@ -90,8 +90,10 @@ def add_parser(commands: Any, groups: dict[str, Any], common: argparse.ArgumentP
         options: dict[str, Any] = {"help": help_text or None}
         if arg.member is not None:
             lead = _lead(cli, arg.field)
-            parser.add_argument(arg.flag, dest=_dest(arg), action=_Member, member=arg.member, lead=lead.flag,
-                                starts=arg is lead, metavar=arg.metavar, choices=arg.choices, **options)
+            action = parser.add_argument(arg.flag, dest=_dest(arg), action=_Member, member=arg.member,
+                                         lead=lead.flag, starts=arg is lead, metavar=arg.metavar, choices=arg.choices,
+                                         **options)
+            action.param = _param(info, arg.field)  # type: ignore[attr-defined]
             continue
         if arg.kind == "flag":
             if arg.default is None or isinstance(arg.default, bool):
@@ -118,19 +120,27 @@ def add_parser(commands: Any, groups: dict[str, Any], common: argparse.ArgumentP
         if arg.flag is None:
             if arg.repeat:
                 options["nargs"] = "+"
-            parser.add_argument(_dest(arg), **options)
+            parser.add_argument(_dest(arg), **options).param = _param(info, arg.field)  # type: ignore[attr-defined]
             continue
         if arg.repeat:
             options["action"] = "append"
         if arg.required:
             options["required"] = True
-        parser.add_argument(*arg.aliases, arg.flag, dest=_dest(arg), **options)
+        action = parser.add_argument(*arg.aliases, arg.flag, dest=_dest(arg), **options)
+        action.param = _param(info, arg.field)  # type: ignore[attr-defined]
     for flag, options in cli.extra.items():
         parser.add_argument(flag, **options)
     if cli.to_file is not None:
         parser.add_argument("--output", metavar="FILE", dest="output_file",
                             help="write it to FILE (mode 0600) instead of standard output")
     parser.set_defaults(operation=operation, command_spec=command)
+
+
+def _param(info: Any, field_name: str) -> str:
+    """The operation's name of params field ``field_name`` (``info`` its field): its alias (``documentRevision``), else
+    the name (``limit``). The ``param`` of a usage error about the argument (:class:`mnemon_ls.cli.parser.Parser`),
+    as an error of the operation names it."""
+    return getattr(info, "alias", None) or field_name
 
 
 def _bounds(info: Any) -> dict[str, Any]:

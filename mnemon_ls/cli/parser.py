@@ -34,8 +34,9 @@ def integer_type(bounds: dict[str, Any] | None = None) -> Callable[[str], int]:
 
 
 def settings_parent() -> argparse.ArgumentParser:
-    """The parent parser of every command: ``--workspace``, the settings flags and ``--json``."""
-    parent = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    """The parent parser of every command: ``--workspace``, the settings flags and ``--json`` (a :class:`Parser`, so
+    a settings flag given twice is refused like every option of one value)."""
+    parent = Parser(add_help=False)
     group = parent.add_argument_group("workspace and settings")
     group.add_argument("--workspace", metavar="DIR",
                        help="workspace directory (default: the nearest directory from the current one upward "
@@ -69,8 +70,8 @@ def settings_parent() -> argparse.ArgumentParser:
 
 def misplaced_settings(argv: list[str], parser: argparse.ArgumentParser) -> str | None:
     """The usage error of settings flags typed before the command (``mnemon-ls --scope global runtime list``), which
-    argparse answers with a misleading ``invalid choice: 'global'`` for ``COMMAND`` or ``unrecognized arguments:
-    --json`` pointing at a ``--help`` that lists ``--json``: the first such flag, then the same command with the
+    argparse answers with a misleading refusal of ``global`` as ``COMMAND`` (``must be one of ...``) or
+    ``unrecognized arguments: --json`` pointing at a ``--help`` that lists ``--json``: the first such flag, then the same command with the
     flags moved behind it (``--scope: goes after the command: mnemon-ls runtime list --scope global``). ``None``
     when ``argv`` (without the program name) starts with no flag of :func:`settings_parent`, or the words after
     them are not a command of ``parser`` that takes the flags (``serve`` takes none)."""
@@ -148,6 +149,31 @@ def abbreviation_hint(message: str, parser: argparse.ArgumentParser) -> str:
     return f"{lead}{listed}{hint}{semicolon}{rest}"
 
 
+#: Where :class:`_StoreOnce` notes, in the namespace being filled, the options already given (removed by
+#: :meth:`Parser.parse_known_args`, as argparse removes its own note of unrecognized arguments).
+_GIVEN = "_mnemon_given_options"
+
+
+class _StoreOnce(argparse._StoreAction):
+    """argparse's ``store`` (the action of an option that takes one value), but an option given a second time is
+    refused (``--limit: given twice; give it once``) instead of the last value silently winning. Options meant to
+    repeat use ``append`` (``--tag``, ``--cite``) and are not this action."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        if self.option_strings:
+            given = vars(namespace).setdefault(_GIVEN, set())
+            if id(self) in given:
+                parser.error(f"{max(self.option_strings, key=len)}: given twice; give it once")
+            given.add(id(self))
+        super().__call__(parser, namespace, values, option_string)
+
+
+#: argparse's rule of an option left without its value (``expected one argument``, ``expected at least one
+#: argument``): a value starting with ``-`` is read as an option (:meth:`Parser.dash_hint`).
+_EXPECTED = re.compile(r"expected (?:one|at least one) argument")
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors (``mnemon-ls: error: <message>``, exit 2), like every other error;
     each points at the ``--help`` of the command it is about (an unrecognized argument of ``mnemon-ls space list``
@@ -155,23 +181,67 @@ class Parser(argparse.ArgumentParser):
     (``runtime add --contnet y``: ``unrecognized arguments: --contnet y; the following arguments are required:
     --content``), where argparse reports only the missing one. An option is never read from a prefix of it
     (``--conten`` is not ``--content``: ``allow_abbrev`` is off, also for every sub-command's parser, which
-    argparse makes of this class). A value refused by the argument's type reads as every rule does
-    (``--limit: must be an integer in 1..50 (got 'x')``, :func:`integer_type`); with ``--json`` the error object
-    names the argument in ``field`` (:func:`error_field`)."""
+    argparse makes of this class). An option of one value given twice is refused (:class:`_StoreOnce`). A value
+    refused by the argument's type or choices reads as every rule does (``--limit: must be an integer in 1..50
+    (got 'x')``, :func:`integer_type`; ``--secrets: must be one of redact, reject, allow (got 'x')``); an option
+    left without its value because the value starts with ``-`` is told to write ``--title=-x``
+    (:meth:`dash_hint`). With ``--json`` the error object names the argument in ``field`` (:func:`error_field`),
+    its ``rule``, and for a refused value the ``value`` typed (escaped, :func:`mnemon_ls.errors.echo_value`) and
+    ``param``, the operation's field the argument gives (an action's ``param``, set by
+    :func:`mnemon_ls.cli.ops.add_parser`), as an error of the operation has them."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
 
     #: While true, :meth:`error` raises :class:`_Refused` instead of printing (:meth:`_unrecognized`).
     _probing = False
     #: The arguments this parser was last given (:meth:`parse_known_args`), for :meth:`_unrecognized`.
     _given: list[str] | None = None
+    #: ``(action, value as typed)`` of the value the last parse refused (its type or choices), for :meth:`error`.
+    _refused: tuple[argparse.Action, Any] | None = None
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
         """argparse's, remembering ``args`` in case a required argument turns out missing (:meth:`error`)."""
         self._given = sys.argv[1:] if args is None else list(args)
-        return super().parse_known_args(self._given, namespace)
+        self._refused = None
+        parsed, extras = super().parse_known_args(self._given, namespace)
+        vars(parsed).pop(_GIVEN, None)
+        return parsed, extras
+
+    def _get_value(self, action: argparse.Action, arg_string: str) -> Any:
+        """argparse's, noting the text a type refused (the ``value`` of the ``--json`` error)."""
+        try:
+            return super()._get_value(action, arg_string)
+        except argparse.ArgumentError:
+            self._refused = (action, arg_string)
+            raise
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        """A value not among ``action``'s choices, refused in the project's words: ``must be one of a, b, c (got
+        'x')`` (argparse's own: ``invalid choice: 'x' (choose from 'a', 'b', 'c')``)."""
+        if action.choices is not None and value not in action.choices:
+            from ..errors import echo_repr
+
+            self._refused = (action, value)
+            choices = ", ".join(map(str, action.choices))
+            raise argparse.ArgumentError(action, f"must be one of {choices} (got {echo_repr(value)})")
+
+    def dash_hint(self, options: list[str]) -> str:
+        """The hint of an option (one of ``options``) left without its value because the word after it starts with
+        ``-`` and so reads as an option: ``; to give a value that starts with -, write --title=-x`` (the word
+        after it as typed, quoted for a shell when it needs it); ``""`` when no such word follows the option, or
+        the word is an option of this command (``--title --content x``: the title was left out)."""
+        import shlex
+
+        given = self._given or []
+        for word, following in zip(given, given[1:]):
+            known = following.split("=", 1)[0] in self._option_string_actions
+            if word in options and following.startswith("-") and not known:
+                return f"; to give a value that starts with -, write {shlex.quote(f'{word}={following}')}"
+        return ""
 
     def _unrecognized(self) -> list[str]:
         """The arguments no parser takes among those this parser was given, found by parsing them again with no
@@ -202,6 +272,27 @@ class Parser(argparse.ArgumentParser):
             chosen.error(f"unrecognized arguments: {' '.join(extras)}")
         return parsed
 
+    def _worded(self, message: str) -> tuple[str, dict[str, Any]]:
+        """argparse's ``argument --limit: <rule>`` of a value refused or missing, as every rule reads (``--limit:
+        <rule>``; a missing value with :meth:`dash_hint`), with the ``value`` and ``param`` of the ``--json``
+        error (:class:`Parser`); any other message unchanged, with ``{}``."""
+        from ..errors import echo_value
+
+        refused, self._refused = self._refused, None
+        about = _ABOUT.fullmatch(message)
+        if about is None or not about.group(2).startswith(("must ", "expected ")):
+            return message, {}
+        options, rule = about.group(1).split("/"), about.group(2)
+        if _EXPECTED.fullmatch(rule):
+            rule += self.dash_hint(options)
+        extra: dict[str, Any] = {}
+        if refused is not None:
+            extra["value"] = echo_value(refused[1])
+        action = refused[0] if refused is not None else self._option_string_actions.get(options[0])
+        if isinstance(getattr(action, "param", None), str):
+            extra["param"] = action.param  # type: ignore[union-attr]
+        return f"{max(options, key=len)}: {rule}", extra
+
     def error(self, message: str) -> None:  # type: ignore[override]
         """Print one line and exit 2 (argparse's own usage block is not printed); what was typed is repeated
         escaped and the message cut at 512 characters (:func:`mnemon_ls.errors.echo_value`)."""
@@ -214,10 +305,8 @@ class Parser(argparse.ArgumentParser):
             if extras:
                 message = f"unrecognized arguments: {' '.join(extras)}; {message}"
         message = abbreviation_hint(message, self)
-        about = _ABOUT.fullmatch(message)
-        if about is not None and about.group(2).startswith("must "):  # integer_type's rule, as every rule reads
-            message = f"{max(about.group(1).split('/'), key=len)}: {about.group(2)}"
         field = error_field(message)
+        message, extra = self._worded(message)
         message = echo_value(message, 512)
         print(f"mnemon-ls: error: {message} (see `{self.prog} --help`)", file=sys.stderr)
         if "--json" in sys.argv[1:]:
@@ -226,6 +315,7 @@ class Parser(argparse.ArgumentParser):
                 error["field"] = echo_value(field, 256)
                 if message.startswith(f"{field}: "):  # a rule of the argument, as a range error has it
                     error["rule"] = message[len(field) + 2:]
+                    error.update(extra)
             sys.stdout.write(json.dumps({"error": error}) + "\n")
         raise SystemExit(EXIT_INVALID)
 

@@ -305,7 +305,7 @@ class MnemonMcp:
             return await model_text_async(operation, data, Call(host, "mcp", session=self.session_id),
                                           to_thread=to_thread)
         except MnemonError as exc:
-            raise tool_error(exc, operation.mcp.rename, _wire_fields(operation)) from None
+            raise tool_error(exc, _error_rename(operation), _wire_fields(operation)) from None
         except OSError as exc:  # the SDK would answer only "Error executing tool <name>"
             raise os_tool_error(exc) from None
 
@@ -362,6 +362,20 @@ class MnemonMcp:
                             description="Where to look for memory, and what to save where.")
         def routing() -> str:
             return f"{guidance.ROUTING_GUIDANCE}\n\n{guidance.ADMISSION_RULES}"
+
+
+def _error_rename(operation: Any) -> dict[str, str]:
+    """The tool's ``rename`` (field -> argument) of ``operation``, also by each field's alias that is another word
+    (``from`` of ``from_path``, offered as ``path``): an error names a field as the wire does."""
+    from ..ops.tools import argument_name
+
+    rename = dict(operation.mcp.rename or {})
+    model = operation.params_for("mcp")
+    for name, info in getattr(model, "model_fields", {}).items():
+        alias = getattr(info, "alias", None)
+        if alias and argument_name(alias) != name:
+            rename.setdefault(argument_name(alias), rename.get(name, name))
+    return rename
 
 
 def _wire_fields(operation: Any) -> frozenset[str]:

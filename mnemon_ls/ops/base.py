@@ -129,6 +129,28 @@ def _field_info(model: Any, loc: Any) -> Any:
     return info
 
 
+def _wire_loc(model: Any, loc: Any) -> tuple[Any, ...]:
+    """A pydantic error location with each field named as the wire names it (its alias: ``documentRevision``), as
+    the error names it however the params were populated (the command line and MCP give Python names,
+    ``document_revision``, and pydantic's location repeats the key given). Parts ``model`` (a pydantic model; nested
+    models and lists followed) does not know are kept; ``model`` ``None``: ``loc`` unchanged."""
+    if model is None:
+        return tuple(loc)
+    named: list[Any] = []
+    current = [model]
+    for part in loc:
+        models = [m for m in current if isinstance(m, type) and issubclass(m, BaseModel)]
+        found = None if isinstance(part, int) else next(
+            ((name, f) for m in models for name, f in m.model_fields.items() if part in (name, f.alias)), None)
+        if found is not None:
+            named.append(found[1].alias or found[0])
+            current = _leaves(found[1].annotation)
+        else:
+            named.append(part)
+            current = current if isinstance(part, int) else []
+    return tuple(named)
+
+
 def field_path(loc: Any, prefix: str = "") -> str:
     """A pydantic error location as the project names a field: ``cites[0].startLine``, ``tags[2]``
     (``prefix`` before it, e.g. ``arguments.``); ``""`` for an empty location."""
@@ -147,14 +169,16 @@ def validation_problems(error: ValidationError, prefix: str = "", whole: str | N
     megabytes), name JSON's types (``an object``, ``an array``) and, when the type is wrong, the JSON type that
     was sent (``input should be a valid integer, not a string``; ``input should be 'user' or 'memory'`` for a
     string that is none of them); an unknown field ``is not a known field``, a missing one ``is required``.
-    A number out of its range is worded as every range check of the project words it, with the number sent
+    With ``model`` a field is named by its alias however the params were populated (:func:`_wire_loc`:
+    ``documentRevision``, not ``document_revision``). A number out of its range is worded as every range check
+    of the project words it, with the number sent
     (short; :func:`mnemon_ls.errors.range_rule`): ``must be an integer in 1..50 (got 0)``, both bounds from the field's
     constraints when ``model`` (the pydantic model validated) is given, else the bound it broke
     (``must be an integer >= 1 (got 0)``); so is an integer too large for a number field (``10**400`` for a
     weight: ``must be a number in 0..1 (got 1000...)``)."""
     problems: list[tuple[str, str]] = []
     for item in error.errors():
-        field = field_path(item.get("loc", ()), prefix) or whole or prefix.rstrip(".") or "params"
+        field = field_path(_wire_loc(model, item.get("loc", ())), prefix) or whole or prefix.rstrip(".") or "params"
         kind = str(item.get("type", ""))
         if kind == "missing":
             problems.append((field, "is required"))
@@ -183,8 +207,15 @@ def validation_problems(error: ValidationError, prefix: str = "", whole: str | N
 def invalid_input_from(error: ValidationError, prefix: str = "", model: Any = None) -> InvalidInput:
     """The first problem of a pydantic ``ValidationError`` (:func:`validation_problems`; ``model`` the model
     validated, for a range's both bounds) as :class:`InvalidInput`: ``cites[0].startLine: must be an integer
-    >= 1 (got 0)``."""
-    return InvalidInput(*validation_problems(error, prefix, model=model)[0])
+    >= 1 (got 0)``; a number out of its range also carries it as ``value`` (``data.value``: ``0``), as every range
+    check of a number does, when JSON holds it exactly (an integer within 2**53, a finite float)."""
+    import math
+
+    first = error.errors()[0]
+    sent = first.get("input")
+    number = str(first.get("type")) in _BOUND_KINDS and not isinstance(sent, bool) and (
+        (isinstance(sent, int) and abs(sent) <= 2**53) or (isinstance(sent, float) and math.isfinite(sent)))
+    return InvalidInput(*validation_problems(error, prefix, model=model)[0], **({"value": sent} if number else {}))
 
 
 def parse_params(model: type[BaseModel], params: Any) -> Any:

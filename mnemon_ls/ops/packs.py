@@ -121,6 +121,24 @@ def pack_bytes(path: str | None, encoded: str | None) -> bytes:
     return file.read_bytes()
 
 
+def _from_source(path: str | None, encoded: str | None, read: Any) -> Any:
+    """``read(pack bytes)`` of the pack a request names (:func:`pack_bytes`), but an error about the pack as a
+    whole that ``read`` raises (:class:`~mnemon_ls.errors.PackInvalid` naming ``pack``: not a ZIP archive, too
+    many entries...) names the file it was read from (``pack: /home/me/x.zip is not a ZIP archive (...)``,
+    the path escaped, :func:`~mnemon_ls.errors.echo_path`), as a file that does not exist is named; a pack
+    sent as ``base64`` has no name (``pack: is not a ZIP archive (...)``)."""
+    from ..errors import PackInvalid
+
+    data = pack_bytes(path, encoded)
+    try:
+        return read(data)
+    except PackInvalid as exc:
+        if path is None or exc.field != "pack":
+            raise
+        rest = {key: value for key, value in exc.data.items() if key not in ("field", "rule")}
+        raise PackInvalid("pack", f"{echo_path(os.path.expanduser(path))} {exc.rule}", **rest) from None
+
+
 def _export(call: Call, p: PackExportParams) -> dict[str, Any]:
     from ..packs.backups import default_export_path, write_export
 
@@ -147,8 +165,8 @@ def _export_folder(call: Call, _p: Any) -> dict[str, Any]:
 
 
 def _import(call: Call, p: PackImportParams) -> dict[str, Any]:
-    return call.host.import_pack(pack_bytes(p.path, p.base64), p.mode, p.components, dry_run=p.dry_run,
-                                 replace_user_profile=p.replace_user_profile)
+    return _from_source(p.path, p.base64, lambda data: call.host.import_pack(
+        data, p.mode, p.components, dry_run=p.dry_run, replace_user_profile=p.replace_user_profile))
 
 
 # ------------------------------------------------------------------ text for a person (CLI)
@@ -330,7 +348,7 @@ OPERATIONS = (
         "The file an export into the exports folder would write ({folder, path}).", gated=False,
         lsp=LspMethod("mnemon/pack/exportFolder")),
     Operation(
-        "packs.inspect", PackSourceParams, lambda c, p: c.host.inspect_pack(pack_bytes(p.path, p.base64)),
+        "packs.inspect", PackSourceParams, lambda c, p: _from_source(p.path, p.base64, c.host.inspect_pack),
         "Validate a pack and say what it holds (never writes).", gated=False,
         lsp=LspMethod("mnemon/pack/inspect"),
         cli=CliCommand(("pack", "inspect"), "validate a pack and list what it holds", (_FILE,), text=_inspect_text)),

@@ -600,4 +600,5 @@ def test_no_workspace_uses_the_global_root(cli):
     # --scope workspace cannot do without a folder
     refused = cli.run("runtime", "add", "--content", "x", "--scope", "workspace", cwd=plain)
     assert (refused.returncode, refused.stderr) == (
-        2, "mnemon-ls: error: --workspace: is required when storageScope is workspace\n")
+        2, "mnemon-ls: error: --workspace: --scope workspace needs a workspace, and no directory from here upward "
+           "holds .git or .mnemon: pass --workspace DIR, or run inside a git repository\n")

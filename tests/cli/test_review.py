@@ -70,8 +70,8 @@ def test_cited_review_and_reanchor_across_every_source(repo) -> None:
     for args, line in (
             (("reanchor", "runtime", "memory:nope"),
              "KEY: names no memory of runtime ('memory:nope'; `review` lists the keys)"),
-            (("reanchor", "notes", "x"), "argument SOURCE: invalid choice: 'notes' (choose from 'runtime', 'spaces', "
-                                         "'documents', 'records') (see `mnemon-ls reanchor --help`)"),
+            (("reanchor", "notes", "x"), "SOURCE: must be one of runtime, spaces, documents, records (got 'notes') "
+                                         "(see `mnemon-ls reanchor --help`)"),
             (("cited", "/etc/passwd"), f"FILE: must be a file inside the workspace {workspace} (got '/etc/passwd')")):
         result = run(workspace, *args)
         assert result.returncode != 0 and result.stderr.splitlines()[-1].endswith(line), result.stderr

@@ -256,4 +256,4 @@ def test_the_dry_run_text_says_per_item_where_and_why_and_bad_arguments_are_name
     missing = cli.run("import", "hermes", "--from", str(cli.tmp / "nowhere"))
     assert missing.returncode == 2 and f"from: {cli.tmp / 'nowhere'} does not exist" in missing.stderr
     unknown = cli.run("import", "emacs")
-    assert unknown.returncode == 2 and "invalid choice: 'emacs'" in unknown.stderr
+    assert unknown.returncode == 2 and "(got 'emacs')" in unknown.stderr

@@ -41,7 +41,7 @@ async def test_an_expected_document_revision_has_one_rule_for_every_request(lsp:
                                ("mnemon/documents/restore", {"id": doc_id})):
             error = await client.call_error(method, params | {"documentRevision": revision})
             assert (error.code, error.data) == (-32602, {"code": "invalid-input", "field": "documentRevision",
-                                                         "rule": rule}), method
+                                                         "rule": rule, "value": revision}), method
         updated = await client.command("mnemon.server.updateDocumentFromFile",
                                        {"uri": source.as_uri(), "documentRevision": revision})
         assert updated["success"] is False and updated["error"]["code"] == "invalid-input", updated

@@ -323,7 +323,7 @@ def test_cli_pack_export_inspect_import(tmp_path):
     bad.write_bytes(b"not a zip")
     result = run("pack", "import", str(bad), "--data-dir", str(tmp_path / "b"), "--json")
     assert result.returncode == 2 and json.loads(result.stdout)["error"]["code"] == "pack-invalid"
-    assert "error: FILE: is not a ZIP archive" in result.stderr  # the positional as the usage line shows it
+    assert f"error: FILE: {bad} is not a ZIP archive" in result.stderr  # the positional as the usage line shows it
     assert contents(tmp_path / "b") == contents(tmp_path / "a")
 
 
