@@ -12,6 +12,7 @@ registry only through :class:`RepairedRegistry`.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -151,11 +152,12 @@ def quarantined_copies(root: Path) -> list[tuple[Path, str]]:
     are still there (``state/quarantine/<stamp>-memory-providers.json``, ``data/.quarantine/<stamp>-.dsh-memory-
     bodies.json``), oldest first per file. Reads two directory listings; writes nothing."""
     found = []
-    for folder, name in ((root / "state" / "quarantine", PROVIDERS_FILE), (root / "data" / ".quarantine", NATIVE_FILE)):
-        try:
-            found.extend((p, name) for p in sorted(p for p in folder.iterdir() if p.name.endswith(f"-{name}")))
+    for folder, name in (("state/quarantine", PROVIDERS_FILE), ("data/.quarantine", NATIVE_FILE)):
+        try:  # every recall asks: one listdir of a folder that usually does not exist, no Path per entry first
+            names = os.listdir(os.path.join(root, folder))
         except OSError:
             continue
+        found.extend((root / folder / entry, name) for entry in sorted(names) if entry.endswith(f"-{name}"))
     return found
 
 
