@@ -1,8 +1,9 @@
 """Tool arguments read as their published JSON schema says: an integral float where the schema says
 ``integer`` is that integer (JSON clients send ``1.0`` for ``1``) up to 2**53 (past it a double holds no exact
-integer, and its digits were never sent), any other float there is refused as not an integer, and ``null`` where the schema's type does not take it is an optional argument left out (its default:
-clients that fill every argument send ``null`` for the ones they do not mean) and is refused anywhere else: a
-required argument, an item of an array, a field of an object. A refusal names the argument, or the path inside
+integer, and its digits were never sent), any other float there is refused as not an integer, and ``null``
+where the schema's type does not take it is an optional argument left out (its default: clients that fill every
+argument send ``null`` for the ones they do not mean) and is refused anywhere else: a required argument, an
+item of an array, a field of an object. A refusal names the argument, or the path inside
 it (``cites[0].startLine``), and the rule, never the whole value.
 
 Pure JSON: no pydantic, no SDK; the MCP server runs it before its strict pydantic check.
