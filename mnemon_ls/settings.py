@@ -24,7 +24,7 @@ import os
 import re
 from collections.abc import Mapping
 
-from .errors import InvalidInput, echo_repr
+from .errors import InvalidInput, echo_repr, echo_value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (``hook prompt`` loads the settings)
 if TYPE_CHECKING:
@@ -118,11 +118,11 @@ def own_home_path(value: str, field: str) -> str:
     """:func:`expand_own_home` of ``value`` for a path someone gave as ``field`` (``workspace``, ``--workspace``,
     ``MNEMON_DATA_DIR``): ``~`` and ``~/...`` expand to your home, anything else is returned unchanged. Raises
     :class:`InvalidInput` naming ``field`` for ``~name`` (another user's home), the rule and the value (clipped,
-    :func:`~mnemon_ls.errors.echo_repr`) in its message."""
+    :func:`~mnemon_ls.errors.echo_repr`) in its message and the value (``data.value``, escaped)."""
     try:
         return expand_own_home(value)
     except ValueError as exc:
-        raise InvalidInput(field, f"{exc} (got {echo_repr(value)})") from None
+        raise InvalidInput(field, f"{exc} (got {echo_repr(value)})", value=echo_value(value)) from None
 
 
 def _data_dir(value: Any) -> str | None:

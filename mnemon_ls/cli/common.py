@@ -69,7 +69,9 @@ def settings_from(args: argparse.Namespace) -> Any:
             raise InvalidInput("--data-dir", "is required with --scope custom (the root to use)") from None
         if flags.get(key) is None:
             raise
-        raise InvalidInput("--" + SETTING_DESTS[key].replace("_", "-"), exc.rule) from None
+        typed = flags[key]  # the value refused and the setting it gives, as a refused --limit has them
+        raise InvalidInput("--" + SETTING_DESTS[key].replace("_", "-"), exc.rule, param=exc.field,
+                           value=typed if isinstance(typed, int) else echo_value(str(typed))) from None
 
 
 def workspace_of(args: argparse.Namespace) -> Any:

@@ -406,8 +406,7 @@ def explain(error: MnemonError, args: argparse.Namespace) -> tuple[str, dict[str
         text = f"the following arguments are required: {option}" if rule in _MISSING else f"{label}: {rule}"
         typed = label != option and not label.startswith(f"{option} (")  # it repeats a value: data holds values
         data.update(message=f"{option}: {rule}" if typed else text, field=option)
-        if isinstance(error, InvalidInput):
-            data["rule"] = rule
+        data["rule"] = rule  # every error about a field has its rule (not-found, revision-conflict too)
         if option != error.data.get("field"):
             data["param"] = error.data.get("field")
     command = getattr(args, "command_spec", None)

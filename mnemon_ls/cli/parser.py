@@ -316,6 +316,10 @@ class Parser(argparse.ArgumentParser):
                 if message.startswith(f"{field}: "):  # a rule of the argument, as a range error has it
                     error["rule"] = message[len(field) + 2:]
                     error.update(extra)
+                elif message.startswith(_REQUIRED):
+                    error["rule"] = "is required"
+                elif message.startswith("unrecognized arguments: "):
+                    error["rule"] = f"is not an argument of `{self.prog}`"
             sys.stdout.write(json.dumps({"error": error}) + "\n")
         raise SystemExit(EXIT_INVALID)
 

@@ -146,8 +146,8 @@ def _parse_float(literal: str) -> float | _HugeNumber:
 
 def _number_problem(line: str) -> types.JSONRPCError | None:
     """The answer for a ``line`` holding ``NaN``/``Infinity`` (``-32700``) or a number out of a double's range
-    (``-32602``), both naming where it is (module doc); ``None`` when it holds neither (or is not JSON at all:
-    :func:`answer_for` words that) and for a notification (logged and dropped)."""
+    (``-32602``; ``-32600`` when it is the id), both naming where it is (module doc); ``None`` when it holds
+    neither (or is not JSON at all: :func:`answer_for` words that) and for a notification (logged and dropped)."""
     try:
         value = json.loads(line, parse_constant=_Constant, parse_float=_parse_float, parse_int=_parse_int)
     except (ValueError, RecursionError):
@@ -163,6 +163,10 @@ def _number_problem(line: str) -> types.JSONRPCError | None:
     if isinstance(marker, _Constant):
         return _error(request_id, PARSE_ERROR, f"Parse error: {where or 'the message'}: {marker.name} is not JSON "
                                                "(JSON numbers are finite; send a number, or null)")
+    if where == "id":  # no parameter: the request itself is invalid (as an id too long for int())
+        return _error(None, INVALID_REQUEST, f"Invalid Request: id: the number {_clip(marker.literal)} is out of "
+                                             "range (a JSON number here is within ±1.8e308); an id is a string or "
+                                             "an integer")
     return _error(request_id, INVALID_PARAMS, f"Invalid params: {where or 'the message'}: the number "
                                               f"{_clip(marker.literal)} is out of range (a JSON number here is within ±1.8e308)")
 

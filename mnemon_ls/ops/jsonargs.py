@@ -1,8 +1,9 @@
 """Tool arguments read as their published JSON schema says: an integral float where the schema says
-``integer`` is that integer (JSON clients send ``1.0`` for ``1``), any other float there is refused as not an
-integer, and ``null`` where the schema's type does not take it is an optional argument left out (its default:
-clients that fill every argument send ``null`` for the ones they do not mean) and is refused anywhere else: a
-required argument, an item of an array, a field of an object. A refusal names the argument, or the path inside
+``integer`` is that integer (JSON clients send ``1.0`` for ``1``) up to 2**53 (past it a double holds no exact
+integer, and its digits were never sent), any other float there is refused as not an integer, and ``null``
+where the schema's type does not take it is an optional argument left out (its default: clients that fill every
+argument send ``null`` for the ones they do not mean) and is refused anywhere else: a required argument, an
+item of an array, a field of an object. A refusal names the argument, or the path inside
 it (``cites[0].startLine``), and the rule, never the whole value.
 
 Pure JSON: no pydantic, no SDK; the MCP server runs it before its strict pydantic check.
@@ -18,6 +19,10 @@ from ..errors import InvalidInput
 #: JSON schema type -> the words of a rule (``must be an integer``).
 _TYPE_WORDS = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "a boolean",
                "array": "an array", "object": "an object"}
+
+
+#: The largest magnitude up to which every integer is a double exactly (2**53).
+_EXACT = 2 ** 53
 
 
 def read_arguments(arguments: Mapping[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -102,8 +107,11 @@ def _read_resolved(value: Any, schema: Mapping[str, Any], defs: Mapping[str, Any
     if isinstance(value, float) and "integer" in types and "number" not in types:
         if not math.isfinite(value):
             raise InvalidInput(path, "must be an integer (got a number out of range)")
-        if value.is_integer():
+        if value.is_integer() and abs(value) <= _EXACT:
             return int(value)
+        if value.is_integer():  # int(value) would show digits never sent (1.2345678901234568e+29 -> ...7056)
+            raise InvalidInput(path, f"must be an integer (got {value!r}: a number with a decimal point or an "
+                                     "exponent is an exact integer only up to 2**53; send the integer's digits)")
         raise InvalidInput(path, f"must be an integer (got {value!r})")
     if isinstance(value, list) and "array" in types:
         items = _variant(schema, defs, "array").get("items")

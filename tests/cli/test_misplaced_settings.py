@@ -77,5 +77,7 @@ def test_a_refused_abbreviation_names_the_options_it_starts(tmp_path: Path, args
     done = run(tmp_path, *args)
     assert (done.returncode, done.stdout, done.stderr) == (2, "", f"mnemon-ls: error: {line}\n")
     scripted = run(tmp_path, *args, "--json")
+    prog = line.rsplit(" (see `", 1)[1].removesuffix(" --help`)")
     assert json.loads(scripted.stdout) == {"error": {"code": "invalid-input", "field": field,
-                                                     "message": line.rsplit(" (see ", 1)[0]}}
+                                                     "message": line.rsplit(" (see ", 1)[0],
+                                                     "rule": f"is not an argument of `{prog}`"}}

@@ -62,7 +62,8 @@ def test_operation_errors_name_the_option_typed(tmp_path: Path) -> None:
 def test_a_missing_document_field_is_named_as_argparse_names_a_required_option(tmp_path: Path) -> None:
     ws = workspace(tmp_path)
     code, line, error = refused(ws, tmp_path, "doc", "create")
-    assert (code, line, error["field"]) == (2, "the following arguments are required: --title", "--title")
+    assert (code, line, error["field"], error["rule"]) == (2, "the following arguments are required: --title",
+                                                           "--title", "is required")
     code, line, error = refused(ws, tmp_path, "doc", "create", "--title", "Deploy")
     assert (code, line, error["field"]) == (2, "the following arguments are required: --content", "--content")
     assert (error["code"], error["message"], error["param"]) == ("invalid-input", line, "content")
@@ -105,7 +106,8 @@ def test_usage_errors_name_their_argument_and_read_as_rules(tmp_path: Path) -> N
     ws = workspace(tmp_path)
     code, line, error = refused(ws, tmp_path, "doc", "create", "--title", "t", "--frob")
     assert (code, line) == (2, "unrecognized arguments: --frob (see `mnemon-ls doc create --help`)")
-    assert error == {"code": "invalid-input", "message": "unrecognized arguments: --frob", "field": "--frob"}
+    assert error == {"code": "invalid-input", "message": "unrecognized arguments: --frob", "field": "--frob",
+                     "rule": "is not an argument of `mnemon-ls doc create`"}  # every error has its rule
     code, line, error = refused(ws, tmp_path, "doc", "create", "--title", "t", "--conten", "x")  # no prefixes
     assert (code, error["field"]) == (2, "--conten") and line.startswith("unrecognized arguments: --conten x")
     code, line, error = refused(ws, tmp_path, "wake", "--budg", "5000")

@@ -53,6 +53,27 @@ def test_workspace_of_another_users_home_is_refused(tmp_path: Path, command: tup
     assert procs.tree_snapshot(tmp_path) == before
 
 
+@pytest.mark.parametrize("option", ["--workspace", "--data-dir"])
+def test_another_users_home_is_a_value_error_with_the_value_typed(tmp_path: Path, option: str) -> None:
+    """An attack pass: the ``--json`` error of ``--workspace ~root/x`` had field and rule but not the value
+    refused, which every other refused value carries (``--limit abc``: ``"value": "abc"``)."""
+    ws = workspace(tmp_path)
+    done = run(ws, tmp_path, "recall", "parse", option, "~root/x", "--json")
+    scripted = json.loads(done.stdout)["error"]
+    assert (scripted["field"], scripted["rule"], scripted["value"]) == (option, f"{OWN_HOME} (got '~root/x')",
+                                                                        "~root/x")
+
+
+def test_a_settings_flag_refused_has_the_value_and_the_setting(tmp_path: Path) -> None:
+    """An attack pass: ``--user-limit-bytes 0 --json`` had field and rule but neither the value nor the setting
+    (``param``) a refused ``--limit 0`` has."""
+    ws = workspace(tmp_path)
+    done = run(ws, tmp_path, "recall", "parse", "--user-limit-bytes", "0", "--json")
+    scripted = json.loads(done.stdout)["error"]
+    assert (scripted["field"], scripted["value"], scripted["param"]) == (
+        "--user-limit-bytes", 0, "runtimeMemory.userLimitBytes")
+
+
 def test_the_data_dir_setting_has_the_same_rule_and_tilde_slash_expands(tmp_path: Path) -> None:
     from mnemon_ls.errors import InvalidInput
     from mnemon_ls.settings import load_settings

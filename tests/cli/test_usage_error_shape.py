@@ -113,3 +113,12 @@ def test_scope_workspace_without_a_workspace_says_what_to_do(tmp_path: Path) -> 
             "--workspace DIR, or run inside a git repository")
     assert (code, line) == (2, f"--workspace: {rule}")
     assert (error["field"], error["rule"]) == ("--workspace", rule) and "storageScope" not in line
+
+
+def test_an_error_of_the_operation_about_a_field_has_its_rule(tmp_path: Path) -> None:
+    """An attack pass: a not-found (and a revision conflict) named the field but had no ``rule``; only an
+    invalid-input error had one."""
+    ws = workspace(tmp_path)
+    code, line, error = refused(ws, tmp_path, "doc", "update", "nosuchdoc", "--content", "x")
+    assert (code, error["code"], error["field"]) == (2, "not-found", "id")
+    assert error["rule"] == line.removeprefix("id: ") and error["rule"].startswith('document "nosuchdoc" does not')

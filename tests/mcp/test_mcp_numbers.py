@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mnemon_ls.mcp.stdio import answer_for
 from tests.gitrepo import snapshot
 from tests.mcp.test_mcp_arguments import raw  # noqa: F401 - the fixture: an initialized raw session
 from tests.mcp.test_mcp_hostile import RawClient
@@ -56,3 +57,14 @@ def test_non_json_constants_and_out_of_range_numbers_are_refused_as_json(raw: Ra
     answer = raw.answer()
     assert answer["id"] == 99 and "error" not in answer, answer
     assert (files(snapshot(workspace)), files(snapshot(data_dir)) if data_dir.exists() else {}) == before
+
+
+def test_an_id_beyond_a_double_is_an_invalid_request_not_invalid_params() -> None:
+    """An attack pass: ``"id": 1e400`` was answered ``-32602 Invalid params: id: ...``; the id is no parameter,
+    and an id too long for ``int()`` is already ``-32600 Invalid Request: id: ...``."""
+    answer = answer_for('{"jsonrpc":"2.0","id":1e400,"method":"ping"}')
+    assert answer is not None
+    assert answer.model_dump(exclude_none=True)["error"] == {
+        "code": -32600, "message": "Invalid Request: id: the number 1e400 is out of range (a JSON number here is "
+                                   "within ±1.8e308); an id is a string or an integer"}
+    assert answer.id is None

@@ -49,3 +49,17 @@ def test_a_number_that_is_not_finite_is_out_of_range_not_inf(number: float) -> N
     with pytest.raises(InvalidInput) as refused:
         read_arguments({"limit": number}, schema)
     assert (refused.value.field, refused.value.rule) == ("limit", "must be an integer (got a number out of range)")
+
+
+def test_an_integral_float_beyond_exact_integers_is_not_echoed_as_other_digits() -> None:
+    """An attack pass: ``"importance": 123456789012345678901234567890.0`` became the integer
+    123456789012345677877719597056 and the range error said ``(got 123456789012345677877719597056)``, digits
+    never sent. Past 2**53 a double holds no exact integer: it is refused as one, repeated as the float read."""
+    schema = {"type": "object", "properties": {"importance": {"type": "integer"}}}
+    with pytest.raises(InvalidInput) as info:
+        read_arguments({"importance": 123456789012345678901234567890.0}, schema)
+    assert (info.value.field, info.value.rule) == (
+        "importance", "must be an integer (got 1.2345678901234568e+29: a number with a decimal point or an exponent "
+                      "is an exact integer only up to 2**53; send the integer's digits)")
+    assert read_arguments({"importance": 9007199254740992.0}, schema) == {"importance": 2 ** 53}
+    assert read_arguments({"importance": -3.0}, schema) == {"importance": -3}
