@@ -272,7 +272,7 @@ def validate_content(value: Any, max_bytes: int, field_name: str = "content") ->
 CODE_INDENT = 4
 
 #: Why a body's leading indentation cannot be kept (the words of a refusal).
-TRIM_RULE = ("a body is stored without its leading and trailing whitespace (the document format's rule)")
+TRIM_RULE = "a body is stored without its leading and trailing whitespace (the document format's rule)"
 
 
 def code_indent(raw: str) -> str:
