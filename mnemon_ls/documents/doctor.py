@@ -102,7 +102,7 @@ def diagnose(store: DocumentStore) -> list[Finding]:
                                     "check the file's owner and permissions"))
             continue
         try:
-            body = model.split_markdown(data.decode("utf-8"))[1]
+            raw = model.split_markdown_raw(data.decode("utf-8"))[1]
         except UnicodeDecodeError as exc:
             findings.append(Finding(
                 "problem", str(path), f"is not UTF-8 text (invalid byte at offset {exc.start}; re-saved in another "
@@ -111,9 +111,14 @@ def diagnose(store: DocumentStore) -> list[Finding]:
                 f"re-save it as UTF-8 (for GBK: iconv -f GBK -t UTF-8), or `mnemon-ls doc update {record.id} "
                 "--content ...` (the current file is saved under documents/edits/ first)"))
             continue
+        body, indented = model.js_trim(raw), model.indented_start(raw)
         if model.sha256_hex(body) != record.content_hash:
             advice = ("the next refresh takes the new body into the index as a new revision"
                       if record.status == "active" else "archived documents are immutable: restore it to edit it")
+            if record.status == "active" and body and indented is not None:
+                advice = (f"the body's first line is indented ({indented}), which a document body cannot keep "
+                          "(it is stored trimmed), so refreshes leave the file as it is and do not adopt it: start "
+                          "the body with a line that is not indented, e.g. a heading, or fence the code with ```")
             findings.append(Finding("warning", str(path), "its body differs from contentHash (changed outside "
                                     "mnemon-ls)", advice))
         if record.filename in listing[opposite_status(record.status)]:

@@ -5,7 +5,9 @@ whose index hash is not yet verified); :meth:`Freshness.refresh` (also the serve
 checks every file, runs a repair when an interrupted move or a temp file is visible, reports missing,
 unreadable and orphan files, and adopts an active document's body changed outside mnemon-ls as a new
 revision (its frontmatter too when consistent with the body; a hand-edited frontmatter that would be
-lost is saved under ``edits/`` first). Archived documents are immutable: a change is only reported.
+lost is saved under ``edits/`` first). Archived documents are immutable: a change is only reported. A body
+that cannot be adopted without losing what was typed (emptied, a credential under ``secrets: reject``, or a
+first line indented as a code block) is left as it is on disk and reported (:meth:`Freshness.refresh`).
 
 :class:`Freshness` is a part a :class:`~.store.DocumentStore` owns (``store.freshness``); it reaches the store
 only through :class:`RefreshedStore`: its settings, the mutex and file lock, the index, the managed files
@@ -98,7 +100,17 @@ class Freshness:
         title, description, sourcePaths and sessionIds; a hand-edited frontmatter that would be lost is
         saved under ``edits/`` first). Archived documents are immutable: a changed archived file is only
         reported (and searched as it is on disk). A file that is not UTF-8, or not a regular file, is
-        never adopted nor rewritten: it is reported in ``missing`` (unreadable) until it changes. The
+        never adopted nor rewritten: it is reported in ``missing`` (unreadable) until it changes.
+
+        A body whose first line with text is indented 4 columns or more (a Markdown code block,
+        :func:`~.model.indented_start`) is not adopted either, and the file is not touched: adopting rewrites
+        the file in the document format, whose body is trimmed (reference 5.2-5.3), so that indentation would
+        be lost. Not adopting is chosen over adopting with a copy saved under ``edits/``: the file keeps every
+        byte as typed where the person typed it, while a refresh often runs inside a read that shows no notice
+        (:meth:`refresh_if_due`), so a rewritten file could change under the person without their knowing.
+        The notice (:func:`not_adopted_indented`) names the file, the rule and the fix (start with a line that
+        is not indented, or fence the code); ``mnemon-ls doctor`` reports the file until it changes, and an
+        update that replaces the body saves the edited file under ``edits/`` first. The
         repair also removes dead processes' lock staging files and adopts or sets aside orphan managed
         files (:class:`~.views.RepairReport`).
         """
@@ -282,15 +294,20 @@ class Freshness:
                 if data is None:
                     continue
                 try:
-                    front, body = split_markdown(data.decode("utf-8"))
+                    front, raw = model.split_markdown_raw(data.decode("utf-8"))
                 except UnicodeDecodeError:
                     continue  # not UTF-8 (re-saved in another encoding): kept as it is and reported, never adopted
+                body = model.js_trim(raw)
                 digest = sha256_hex(body)
                 if digest == record.content_hash:
                     continue
                 if not body:
                     report.notices.append(f"{record.relative_path}: the body was emptied outside mnemon-ls; not "
                                           "adopted (a document needs content): restore the text or update it")
+                    continue
+                indented = model.indented_start(raw)
+                if indented is not None:  # adopting would rewrite the file trimmed: the indentation lost
+                    report.notices.append(not_adopted_indented(record.relative_path, indented))
                     continue
                 # the secrets setting holds for a body typed by hand as for one written through mnemon-ls:
                 # redact stores placeholders (the file is rewritten), reject leaves it unadopted and says so
@@ -340,6 +357,14 @@ class Freshness:
             if usage.active_bytes > store.active_limit_bytes:
                 report.notices.append(f"active documents use {usage.active_bytes} of {store.active_limit_bytes} bytes "
                                       "after adopting outside edits; archive some before creating more")
+
+
+def not_adopted_indented(where: str, indentation: str) -> str:
+    """The notice of a body edited outside mnemon-ls (the managed file ``where``) that is not adopted because its
+    first line with text is indented by ``indentation`` (words, :func:`~.model.indented_start`)."""
+    return (f"{where}: the body's first line is indented ({indentation}), a Markdown code block whose indentation "
+            f"a document body cannot keep: {model.TRIM_RULE}; not adopted, the file stays as it is: start the body "
+            "with a line that is not indented, e.g. a heading, or fence the code block with ```")
 
 
 def redact_typed(mode: str, where: str, data: bytes, body: str) -> tuple[bytes, str]:

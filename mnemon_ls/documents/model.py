@@ -255,13 +255,11 @@ def validate_content(value: Any, max_bytes: int, field_name: str = "content") ->
     text = js_trim(raw)
     if not text:
         raise InvalidInput(field_name, "is required (empty, only whitespace or only NUL characters)")
-    indent = raw[:len(raw) - len(raw.lstrip(_JS_SPACE_CHARS))].rsplit("\n", 1)[-1].rsplit("\r", 1)[-1]
-    indent = indent.replace("\ufeff", "")  # a byte order mark is no indentation (a file saved with one)
-    if _columns(indent) >= CODE_INDENT:
+    indent = code_indent(raw)
+    if indent:
         raise InvalidInput(field_name, f"starts with an indented line ({_whitespace_words(indent)}), which a "
-                                       "document body cannot keep: a body is stored without its leading and "
-                                       "trailing whitespace (the document format's rule); start it with a line "
-                                       "that is not indented, e.g. a heading, or fence the code block with ```",
+                                       f"document body cannot keep: {TRIM_RULE}; start it with a line that is not "
+                                       "indented, e.g. a heading, or fence the code block with ```",
                            indent=len(indent))
     size = utf8_len(text)
     if size > max_bytes:
@@ -272,6 +270,25 @@ def validate_content(value: Any, max_bytes: int, field_name: str = "content") ->
 
 #: Columns of indentation that make a Markdown line an indented code block (CommonMark 4.4).
 CODE_INDENT = 4
+
+#: Why a body's leading indentation cannot be kept (the words of a refusal).
+TRIM_RULE = "a body is stored without its leading and trailing whitespace (the document format's rule)"
+
+
+def code_indent(raw: str) -> str:
+    """The indentation (whitespace characters) of the first line with text of ``raw`` (a body as written,
+    untrimmed) when it spans :data:`CODE_INDENT` columns or more, so the line is an indented code block whose
+    indentation the trim of a body would drop; ``""`` otherwise. A byte order mark is no indentation."""
+    indent = raw[:len(raw) - len(raw.lstrip(_JS_SPACE_CHARS))].rsplit("\n", 1)[-1].rsplit("\r", 1)[-1]
+    indent = indent.replace("\ufeff", "")  # a byte order mark is no indentation (a file saved with one)
+    return indent if _columns(indent) >= CODE_INDENT else ""
+
+
+def indented_start(raw: str) -> str | None:
+    """Of a body as written (untrimmed): ``None`` when trimming it loses no indentation, else the words of the
+    indentation of its first line with text (``4 spaces``, ``1 tab``; :func:`code_indent`)."""
+    indent = code_indent(raw)
+    return _whitespace_words(indent) if indent else None
 
 
 def _columns(indent: str) -> int:
@@ -449,12 +466,18 @@ def decode_markdown(data: bytes) -> str:
 
 def split_markdown(text: str) -> tuple[str | None, str]:
     """``(frontmatter text or None, body)`` with the plugin's body rule (module doc)."""
+    front, raw = split_markdown_raw(text)
+    return front, js_trim(raw)
+
+
+def split_markdown_raw(text: str) -> tuple[str | None, str]:
+    """:func:`split_markdown` without the trim: ``(frontmatter text or None, the body as written)``."""
     if not text.startswith("---\n"):
-        return None, js_trim(text)
+        return None, text
     end = text.find("\n---\n", 4)
     if end < 0:
-        return None, js_trim(text)
-    return text[4:end], js_trim(text[end + 5:])
+        return None, text
+    return text[4:end], text[end + 5:]
 
 
 def document_body(text: str) -> str:

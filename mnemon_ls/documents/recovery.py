@@ -138,7 +138,8 @@ class Recovery:
         every such file is a leftover. Content is never deleted: a readable UTF-8 file with a body that
         no record already holds becomes a record as :meth:`recover` would make it (its frontmatter id
         when free, else a new one; revision 1; status from its directory) and the index is committed;
-        any other (not UTF-8, not a regular file, no body, or the body of a document the index already
+        any other (not UTF-8, not a regular file, no body, a body whose first line is indented as a code block,
+        which the rewrite in the managed form would trim away, or the body of a document the index already
         has, e.g. a create retried after the crash) is renamed unchanged into ``documents/orphans/``.
         Both are recorded in ``report`` (``adopted``, ``set_aside``). Raises the :class:`OSError` of a
         write or rename (what was done before it stays consistent: an adoption is committed at the end).
@@ -171,14 +172,18 @@ class Recovery:
                 data, reason = b"", f"cannot be read ({exc.strerror or exc})"
             if reason is None:
                 try:
-                    front, body = split_markdown(data.decode("utf-8"))
+                    front, raw = model.split_markdown_raw(data.decode("utf-8"))
                 except UnicodeDecodeError as exc:
                     reason = f"is not UTF-8 text (invalid byte at offset {exc.start})"
                 else:
+                    body, indented = js_trim(raw), model.indented_start(raw)
                     fm = model.parse_frontmatter(front) if front is not None else {}
                     holder = holders.get(sha256_hex(body))
                     if not body:
                         reason = "has no body"
+                    elif indented is not None:  # adopting rewrites it trimmed: the indentation would be lost
+                        reason = (f"starts its body with a line indented as a code block ({indented}), which a "
+                                  f"document body cannot keep ({model.TRIM_RULE})")
                     elif any(r.filename == name for r in fresh):
                         reason = "has the file name of another orphan just adopted (one name, one document)"
                     elif holder is not None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..documents import model as dmodel
 from ..gitfiles import read_fd
 
 #: Largest instruction file read, in bytes. Instruction and memory files are meant to be read whole by a
@@ -126,6 +127,7 @@ def file_digest(path: Path) -> str | None:
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")  # the blank lines at the start of a text
 _BULLET = re.compile(r"^(\s*)([-*+]|\d+[.)])\s+(.*)$")
 _TABLE = re.compile(r"^\s*\|.*\|\s*$")
 
@@ -190,11 +192,20 @@ def markdown_items(text: str, path: str, file_title: str, hint: str | None = Non
             why = (f"a headed section of {size} bytes (over {DOCUMENT_MIN_BYTES})" if size > DOCUMENT_MIN_BYTES
                    else "a headed section holding a code block or a table")
             leaf = heading.split(" > ")[-1]
-            items.append(Item(f"# {leaf}\n\n{content.strip()}\n", heading, path, "section", hint, why))
+            items.append(Item(f"# {leaf}\n\n{_section_body(content)}\n", heading, path, "section", hint, why))
             continue
         for text_ in _pieces(lines):
             items.append(Item(text_, heading or file_title, path, "entry", hint))
     return items
+
+
+def _section_body(content: str) -> str:
+    """A section's body for its document: trimmed, except that a first line indented as a Markdown code block
+    (:func:`~mnemon_ls.documents.model.code_indent`) keeps its indentation (only the blank lines before it and
+    the whitespace at the end go): the document puts its heading first, so that line stays a code block."""
+    if not dmodel.code_indent(content):
+        return content.strip()
+    return _BLANK_LINES.sub("", content).rstrip()
 
 
 def _pieces(lines: list[str]) -> list[str]:

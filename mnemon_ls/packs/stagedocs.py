@@ -2,7 +2,8 @@
 
 ``merge``: a pack document with the id and ``contentHash`` of one here is already here (``skipped``); one
 whose id is taken by another content, or whose file name is, comes in under a new UUID id (``renamed``: file
-name ``<base (at most 80)>-<id[:8]>.md``, frontmatter id rewritten); the rest is ``added``. ``replace``: the
+name ``<base (at most 80)>-<id[:8]>.md``, frontmatter id rewritten, a body whose first line is indented as a
+code block kept as packed); the rest is ``added``. ``replace``: the
 pack's documents only; the saved hand edits, ``quarantine`` and ``orphans`` folders are kept, and a file here
 whose frontmatter alone was changed by hand is saved into the new ``edits/`` first. Either way the active
 total must stay within ``documents.activeLimitBytes``. A document changed by hand is taken in before the
@@ -37,6 +38,19 @@ def _renamed_filename(filename: str, old_id: str, new_id: str) -> str:
     if base.endswith(suffix):
         base = base[: -len(suffix)]
     return f"{base[:80] or 'document'}-{new_id[:8]}.md"
+
+
+def _renamed_file(renamed: dmodel.DocumentRecord, doc: Any) -> bytes:
+    """The managed file of the pack document ``doc`` (a :class:`~.validate.PackDocument`) coming in as
+    ``renamed`` (a new id and file name): rendered anew, except that a body as packed whose first line is
+    indented as a code block (:func:`~mnemon_ls.documents.model.indented_start`) is kept byte for byte after
+    the new frontmatter, since rendering trims the body and that indentation would be lost."""
+    raw = dmodel.split_markdown_raw(doc.data.decode("utf-8"))[1]
+    rendered = dmodel.render_markdown(renamed, doc.body)
+    if dmodel.indented_start(raw) is None:
+        return rendered.encode("utf-8")
+    front = rendered[:rendered.index("\n---\n") + 5]
+    return (front + raw).encode("utf-8")
 
 
 def stage_documents(host: "Host", pack: Pack, mode: str, plan: "ImportPlan", stage: Path) -> None:
@@ -95,8 +109,7 @@ def stage_documents(host: "Host", pack: Pack, mode: str, plan: "ImportPlan", sta
             filename = _renamed_filename(record.filename, record.id, new_id)
             renamed = record.with_changes(id=new_id, filename=filename,
                                           relative_path=dmodel.relative_path(record.status, filename))
-            text = dmodel.render_markdown(renamed, doc.body)
-            data = text.encode("utf-8")
+            data = _renamed_file(renamed, doc)
             report["renamed"].append({"from": record.id, "to": new_id})
             record = renamed.with_changes(size_bytes=len(data))
             renamed_here = True
