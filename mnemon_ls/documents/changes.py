@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
-from .model import (DocumentRecord, filename_for, merge_session_ids, relative_path, render_markdown, rendered_size,
-                    sha256_hex, time_key, trim_drops_text)
+from .model import (DocumentRecord, code_indent, filename_for, merge_session_ids, relative_path, render_markdown,
+                    rendered_size, sha256_hex, split_markdown_raw, time_key, trim_drops_text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +96,16 @@ def on_disk(current: DocumentRecord, body: str, old: bytes | None) -> bool:
     frontmatter: unedited, or a body edited by hand that is the very text asked for (its hash not adopted by the
     index yet)."""
     return old is not None and render_markdown(current, body).encode("utf-8") == old
+
+
+def indented_on_disk(old: bytes) -> bool:
+    """Whether the managed file's bytes ``old`` hold a body whose first line with text is indented as a code block
+    (:func:`~.model.code_indent`): a hand edit the body's hash does not see (the trim drops it), which rewriting
+    the file would lose, so an update saves the file under ``edits/`` first. ``False`` for bytes not UTF-8."""
+    try:
+        return bool(code_indent(split_markdown_raw(old.decode("utf-8"))[1]))
+    except UnicodeDecodeError:
+        return False
 
 
 def unchanged_on_disk(current: DocumentRecord, updated: DocumentRecord, body: str, old: bytes | None) -> bool:

@@ -134,6 +134,9 @@ class Moves:
         if existing is not None and split_markdown(decode_markdown(existing))[1] != body:
             preserved[model.relative_path(record.status, record.filename)] = files.preserve(
                 f"{record.status}-{record.filename}", existing)
+        moved = read_managed_or_none(source)
+        if moved is not None and changes.indented_on_disk(moved):  # a hand edit the trim would drop: kept first
+            preserved[current.relative_path] = files.preserve(current.filename, moved)
         store.step(f"{action}:start")
         fsio.write_file_atomically(target, render_markdown(record, body).encode("utf-8"))
         try:

@@ -443,8 +443,9 @@ class DocumentStore:
         if not plan.fits:
             raise self.capacity.refusal(plan, view, f"updating {current.filename} to {record.size_bytes} bytes")
         preserved: dict[str, str] = {}
-        if old is not None and request.content is not None and not changes.on_disk(current, body, old) and (
-                old_body is None or sha256_hex(old_body) != current.content_hash):
+        if old is not None and not changes.on_disk(current, body, old) and (
+                (request.content is not None and (old_body is None or sha256_hex(old_body) != current.content_hash))
+                or changes.indented_on_disk(old)):
             preserved[current.relative_path] = self.files.preserve(current.filename, old)
         fsio.write_file_atomically(path, render_markdown(record, body).encode("utf-8"))
         try:

@@ -96,3 +96,43 @@ def test_a_file_dropped_in_by_hand_with_an_indented_body_is_set_aside_unchanged(
     assert "starts its body with a line indented as a code block (4 spaces)" in aside["reason"]
     assert Path(aside["to"]).read_bytes() == b"    def main():\n        pass\n" and not dropped.exists()
     assert [d.record.title for d in store.list().documents] == ["Existing"]
+
+
+def test_an_update_of_the_title_saves_an_indentation_only_hand_edit_first(tmp_path: Path) -> None:
+    """A hand edit that only indents the body's first line changes no hash (the trim drops it), so no refresh
+    adopts it and the file stays as typed; an update that rewrites the file for another field (the title) saves
+    those bytes under ``edits/`` first instead of trimming them away."""
+    store, root, _workspace, clock = make_store(tmp_path)
+    created = store.create("Snippet", "def main():\n    pass")
+    doc_id, path = created.document.record.id, Path(created.document.path)
+    rel = created.document.record.relative_path
+    clock.tick()
+    edited = hand_edit(path, "    def main():\n    pass\n")
+    assert store.freshness.refresh().adopted == []
+    assert path.read_bytes() == edited
+
+    updated = store.update(doc_id, title="Entry point")
+    saved = Path(updated.preserved[rel])
+    assert saved.parent == root / "documents" / "edits" and saved.read_bytes() == edited
+    assert updated.document.record.title == "Entry point" and updated.document.record.revision == 2
+    # an ordinary title update (nothing edited by hand) saves nothing
+    again = store.update(doc_id, title="Entry")
+    assert again.preserved == {} and sorted(p.name for p in saved.parent.iterdir()) == [saved.name]
+
+
+def test_archiving_keeps_an_indentation_only_hand_edit_under_edits(tmp_path: Path) -> None:
+    """Archiving moves a document by writing it under ``archived/`` (its body trimmed, as the format keeps it)
+    and removing the active file: a hand edit there that only the trim drops (a code-block indentation) is saved
+    under ``edits/`` first, byte for byte; an ordinary archive saves nothing."""
+    store, root, _workspace, clock = make_store(tmp_path)
+    plain = store.create("Plain", "Nothing edited.").document.record.id
+    created = store.create("Snippet", "def main():\n    pass")
+    doc_id, path = created.document.record.id, Path(created.document.path)
+    rel = created.document.record.relative_path
+    clock.tick()
+    edited = hand_edit(path, "    def main():\n    pass\n")
+    archived = store.moves.archive(doc_id, None, summary="kept for reference")
+    saved = Path(archived.preserved[rel])
+    assert saved.parent == root / "documents" / "edits" and saved.read_bytes() == edited
+    assert not path.exists()
+    assert store.moves.archive(plain, None, summary="done").preserved == {}
