@@ -406,7 +406,8 @@ def test_json_failure_prints_the_error_object_too(seeded):
     assert result.stderr == f"mnemon-ls: error: {message}\n"  # the option typed, on the line and in --json
     assert json.loads(result.stdout) == {"error": {
         "code": "ambiguous-match", "message": message, "field": "--old-text", "param": "oldText",
-        "target": "memory", "oldText": "alpha", "matches": 2, "candidates": ["alpha one", "alpha two"]}}
+        "rule": message.split(": ", 1)[1], "target": "memory", "oldText": "alpha", "matches": 2,
+        "candidates": ["alpha one", "alpha two"]}}
     result = seeded.run("runtime", "add", "--content", "a\u00a7", "--json")
     assert result.returncode == 2
     assert json.loads(result.stdout) == {"error": {
