@@ -24,7 +24,7 @@ from .. import fsio
 from ..errors import InvalidInput
 from . import changes, model
 from .capacity import Capacity
-from .files import ManagedFiles, opposite_status, read_managed_or_none, unlink_quietly
+from .files import ManagedFiles, opposite_status, read_managed_or_none
 from ..redact import Scrubber
 from .index import IndexFile, IndexView, check_document_revision, check_status, validate_expected
 from .model import DocumentRecord, body_hash, decode_markdown, render_markdown, split_markdown
@@ -56,6 +56,9 @@ class MovingStore(Protocol):
     def now(self) -> str: ...
 
     def step(self, name: str) -> None: ...
+
+    def write_and_commit(self, view: IndexView, record: DocumentRecord, path: Path, data: bytes,
+                         previous: bytes | None, step: str) -> IndexView: ...
 
     def mutation_result(self, action: str, view: IndexView, record: DocumentRecord, body: str,
                         preserved: dict[str, str] | None = None, notices: Sequence[str] = ()) -> MutationResult: ...
@@ -138,16 +141,8 @@ class Moves:
         if moved is not None and changes.indented_on_disk(moved):  # a hand edit the trim would drop: kept first
             preserved[current.relative_path] = files.preserve(current.filename, moved)
         store.step(f"{action}:start")
-        fsio.write_file_atomically(target, render_markdown(record, body).encode("utf-8"))
-        try:
-            store.step(f"{action}:copied")
-            view = store.index.commit(view, [record if r.id == record.id else r for r in view.records])
-        except BaseException:
-            if existing is None:
-                unlink_quietly(target)
-            else:
-                fsio.write_file_atomically(target, existing)
-            raise
+        view = store.write_and_commit(view, record, target, render_markdown(record, body).encode("utf-8"), existing,
+                                      f"{action}:copied")
         store.step(f"{action}:committed")
         try:
             os.unlink(source)

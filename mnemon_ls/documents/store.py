@@ -182,6 +182,25 @@ class DocumentStore:
         if self._step_hook is not None:
             self._step_hook(name)
 
+    def write_and_commit(self, view: IndexView, record: DocumentRecord, path: Path, data: bytes,
+                         previous: bytes | None, step: str) -> IndexView:
+        """Write ``data`` durably to ``path`` (``record``'s managed file), then commit ``record`` into ``view`` in
+        place of its old version (added when ``view`` has none); the committed view. ``step``: the test seam's
+        step between the two. When the commit fails, ``path`` is put back (``previous``: its former bytes;
+        ``None``: it did not exist, so it is removed) and the error raised. Lock must be held."""
+        records = ([record if r.id == record.id else r for r in view.records] if record.id in view.by_id
+                   else [*view.records, record])
+        fsio.write_file_atomically(path, data)
+        try:
+            self.step(step)
+            return self.index.commit(view, records)
+        except BaseException:
+            if previous is None:
+                unlink_quietly(path)
+            else:
+                fsio.write_file_atomically(path, previous)
+            raise
+
     def now(self) -> str:
         """The clock's current time as the index writes it (ISO-8601 UTC, milliseconds, ``Z``)."""
         return now_iso(self.clock())
@@ -247,14 +266,9 @@ class DocumentStore:
             plan = self.capacity.fit(view, record.size_bytes)
             if not plan.fits:
                 raise self.capacity.refusal(plan, view, f"creating {record.filename} ({record.size_bytes} bytes)")
-            path = self.files.path_for(record)
-            fsio.write_file_atomically(path, render_markdown(record, request.content).encode("utf-8"))
-            try:
-                self.step("create:file-written")
-                view = self.index.commit(view, (*view.records, record))
-            except BaseException:
-                unlink_quietly(path)
-                raise
+            view = self.write_and_commit(view, record, self.files.path_for(record),
+                                         render_markdown(record, request.content).encode("utf-8"), None,
+                                         "create:file-written")
             self.step("create:committed")
             record = view.by_id[record.id]
             self.files.note_file(record)
@@ -391,7 +405,7 @@ class DocumentStore:
             # they must not create (and remove) the lock marker either (documents/ stays as it was).
             view = self.index.begin(expected)
             current, old, old_body, body, record = self._planned_update(view, request)
-            if old is None or not self._unchanged(current, record, body, old):
+            if not changes.unchanged_on_disk(current, record, body, old):
                 with self.locked():
                     return replace(self._update_locked(request, expected, content), redacted=scrub.summary())
         return replace(self.mutation_result("unchanged", view, current, body,
@@ -424,11 +438,6 @@ class DocumentStore:
         body = request.content if request.content is not None else old_body
         return current, old, old_body, body, changes.updated_record(current, request, body, self.now())
 
-    @staticmethod
-    def _unchanged(current: DocumentRecord, record: DocumentRecord, body: str, old: bytes | None) -> bool:
-        """Whether the update to ``record`` would change nothing (:func:`.changes.unchanged_on_disk`)."""
-        return changes.unchanged_on_disk(current, record, body, old)
-
     def _update_locked(self, request: changes.UpdateRequest, expected: str | None, content: Any) -> MutationResult:
         """The write of :meth:`update`, under :meth:`locked`: the index re-read and the update planned again (a
         writer may have committed since the unlocked reading), then the file and the index written. ``content``:
@@ -436,7 +445,7 @@ class DocumentStore:
         view = self.index.begin(expected)
         current, old, old_body, body, record = self._planned_update(view, request)
         path = self.files.path_for(current)
-        if self._unchanged(current, record, body, old):  # changed meanwhile to what was asked
+        if changes.unchanged_on_disk(current, record, body, old):  # changed meanwhile to what was asked
             return self.mutation_result("unchanged", view, current, body,
                                         notices=changes.unchanged_notes(current, record, content))
         plan = self.capacity.fit(view, record.size_bytes, current.id)
@@ -447,16 +456,8 @@ class DocumentStore:
                 (request.content is not None and (old_body is None or sha256_hex(old_body) != current.content_hash))
                 or changes.indented_on_disk(old)):
             preserved[current.relative_path] = self.files.preserve(current.filename, old)
-        fsio.write_file_atomically(path, render_markdown(record, body).encode("utf-8"))
-        try:
-            self.step("update:file-written")
-            view = self.index.commit(view, [record if r.id == record.id else r for r in view.records])
-        except BaseException:
-            if old is None:
-                unlink_quietly(path)
-            else:
-                fsio.write_file_atomically(path, old)
-            raise
+        view = self.write_and_commit(view, record, path, render_markdown(record, body).encode("utf-8"), old,
+                                     "update:file-written")
         record = view.by_id[record.id]
         self.files.note_file(record)
         return self.mutation_result("updated", view, record, body, preserved)
