@@ -296,6 +296,12 @@ class ManagedFiles:
     def committed_body(self, record: DocumentRecord) -> str:
         """The body of ``record``'s file, which must exist, be UTF-8 and match the index (else a clear
         error: :class:`NotFound`, :class:`UnreadableStore`, :class:`RevisionConflict`)."""
+        return self.committed(record)[1]
+
+    def committed(self, record: DocumentRecord) -> tuple[bytes, str]:
+        """``(data, body)``: the bytes of ``record``'s file, read once, and the body in them, which must match the
+        index (the errors of :meth:`committed_body`). For a caller that also looks at the bytes (an archive:
+        :func:`~.changes.indented_on_disk`) without reading the file a second time."""
         path = self.path_for(record)
         data = self.read_managed(record)
         if data is None:
@@ -307,7 +313,7 @@ class ManagedFiles:
                 f"{record.relative_path} changed on disk after revision {record.revision} (an edit not yet "
                 "taken into the index); refresh and retry", id=record.id, expected=record.content_hash,
                 actual=sha256_hex(body))
-        return body
+        return data, body
 
     def temp_files(self, listing: dict[str, set[str]] | None = None) -> list[Path]:
         """Temp files and lock staging files (:data:`LOCK_STAGING`) that a writer which has exited (or
