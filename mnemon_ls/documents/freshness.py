@@ -271,6 +271,16 @@ class Freshness:
         except (sqlite3.Error, OSError):
             pass
 
+    def adopt_edit(self, record: DocumentRecord) -> tuple[IndexView, DocumentRecord | None]:
+        """Adopt the hand edit of ``record``'s managed file now, as :meth:`refresh` does (the same adoption, under
+        the lock): ``(view, adopted)``, the committed view and the adopted record, or ``None`` when the edit was
+        not adopted (then the refresh's notice says why, and ``view`` is the reading it was tried on). For an
+        update whose content already is that edit (``store.update``). Raises :class:`StoreBusy`."""
+        report = RefreshReport()
+        self._adopt([record.id], report)
+        view = self.store.index.view()
+        return view, (view.by_id[record.id] if record.id in report.adopted else None)
+
     def _adopt(self, ids: Sequence[str], report: RefreshReport) -> None:
         """Take bodies changed outside mnemon-ls into the index (see :meth:`refresh`)."""
         store = self.store
