@@ -115,6 +115,24 @@ def unchanged_on_disk(current: DocumentRecord, updated: DocumentRecord, body: st
     return on_disk(current, body, old) and unchanged(current, updated, body_on_disk=True)
 
 
+def credential_kept(secrets: str, body: str) -> str:
+    """What to add to the notice (refresh) or advice (doctor) of a body edited by hand and not adopted when, under
+    the ``secrets`` setting (``redact`` or ``reject``), it holds what looks like a credential: ``"; it holds what
+    looks like <kinds> ..."`` naming the kinds (:data:`mnemon_ls.redact_rules.KINDS`), never the value, and that
+    the file keeps it until the person fixes the file (search keeps a placeholder in its place:
+    :func:`~.files.searchable`). ``""`` when none is found or ``secrets`` is ``allow``."""
+    if secrets == "allow":
+        return ""
+    from ..redact import redact_text
+    from ..redact_rules import KINDS
+
+    kinds = sorted({KINDS.get(m.kind, m.kind) for m in redact_text(body)[1]})
+    if not kinds:
+        return ""
+    return (f"; it holds what looks like {', '.join(kinds)}: the file keeps it as typed until the file is fixed "
+            "(search keeps a placeholder in its place)")
+
+
 def unchanged_notes(current: DocumentRecord, content: Any, adopted: DocumentRecord | None = None) -> list[str]:
     """The notices of a no-op update of ``current``: :func:`unchanged_note`, or :data:`HAND_EDIT_ADOPTED` when the
     body on disk was a hand edit the update ``adopted`` (the record adopted), then :data:`WHITESPACE_NOT_KEPT` when

@@ -133,6 +133,17 @@ def read_managed_or_none(path: Path | str) -> bytes | None:
         return None
 
 
+def searchable(record: DocumentRecord, body: str, secrets: str) -> str:
+    """``body`` (read from ``record``'s file) as search may keep it (:meth:`ManagedFiles.searchable_body`): as it
+    is when it is the adopted body (its hash ``record``'s) or ``secrets`` is ``allow``, else with every credential
+    replaced by a placeholder (:func:`mnemon_ls.redact.redact_text`)."""
+    if secrets == "allow" or sha256_hex(body) == record.content_hash:
+        return body
+    from ..redact import redact_text  # on use: most reads never need it
+
+    return redact_text(body)[0]
+
+
 def not_utf8_reason(exc: UnicodeDecodeError) -> str:
     """Why a managed file is left alone: it is not UTF-8 (``exc`` from decoding its bytes)."""
     return (f"the managed file is not UTF-8 text (invalid byte at offset {exc.start}), perhaps re-saved in "
@@ -265,6 +276,15 @@ class ManagedFiles:
         except UnicodeDecodeError as exc:
             self.missing[record.id] = not_utf8_reason(exc)
             return None
+
+    def searchable_body(self, record: DocumentRecord, secrets: str) -> str | None:
+        """:meth:`read_body` for what search keeps and shows (the derived index, the vectors, excerpts): a body
+        the index has not adopted (a hand edit a refresh left as it is: its first line indented, or a credential
+        under ``secrets: reject``) is taken with every credential replaced by a placeholder unless ``secrets``
+        (the setting) is ``allow``, so nothing search derives holds a value adoption would keep out. The file
+        itself is left as it is. ``None`` as :meth:`read_body`."""
+        body = self.read_body(record)
+        return None if body is None else searchable(record, body, secrets)
 
     def body_of(self, record: DocumentRecord, data: bytes) -> str:
         """The body in ``data`` (the bytes of ``record``'s managed file), decoded strictly.

@@ -28,6 +28,7 @@ from ..errors import InvalidInput, MnemonError, StoreBusy
 from ..redact import Scrubber
 from . import model
 from .capacity import Capacity
+from .changes import credential_kept as changes_credential
 from .files import ManagedFiles, file_signature, not_utf8_reason, read_managed_or_none, read_regular_file
 from .index import IndexFile, IndexView
 from .model import DocumentRecord, render_markdown, sha256_hex, split_markdown
@@ -317,7 +318,8 @@ class Freshness:
                     continue
                 indented = model.indented_start(raw)
                 if indented is not None:  # adopting would rewrite the file trimmed: the indentation lost
-                    report.notices.append(not_adopted_indented(record.relative_path, indented))
+                    report.notices.append(not_adopted_indented(record.relative_path, indented)
+                                          + changes_credential(store.secrets, body))
                     continue
                 # the secrets setting holds for a body typed by hand as for one written through mnemon-ls:
                 # redact stores placeholders (the file is rewritten), reject leaves it unadopted and says so
@@ -325,7 +327,8 @@ class Freshness:
                 try:
                     data, scrubbed = redact_typed(store.secrets, record.relative_path, data, body)
                 except MnemonError as exc:
-                    report.notices.append(f"{exc.message}; not adopted (secrets is reject)")
+                    report.notices.append(f"{exc.message}; not adopted (secrets is reject): the file keeps it as "
+                                          "typed until the file is fixed (search keeps a placeholder in its place)")
                     continue
                 if scrubbed != body:
                     body, digest = scrubbed, sha256_hex(scrubbed)
