@@ -86,9 +86,10 @@ def unchanged(current: DocumentRecord, updated: DocumentRecord, *, body_on_disk:
 WHITESPACE_NOT_KEPT = ("a document body is stored without its leading and trailing whitespace, so the "
                        "whitespace sent around it changes nothing")
 
-#: The second notice of a no-op update whose body is a hand edit on disk not adopted yet.
-HAND_EDIT_KEPT = ("the body on disk, edited outside mnemon-ls, already is the text sent; it stays as it is "
-                  "and the next refresh adopts it as a new revision")
+#: The notice of a no-op update whose body is a hand edit on disk that was not adopted yet: the update adopts it
+#: (as a refresh does) and answers the adopted record; ``{revision}`` is its revision.
+HAND_EDIT_ADOPTED = ("no change to the text sent; the body on disk, edited outside mnemon-ls, already is that text "
+                     "and was adopted as revision {revision}")
 
 
 def on_disk(current: DocumentRecord, body: str, old: bytes | None) -> bool:
@@ -114,13 +115,30 @@ def unchanged_on_disk(current: DocumentRecord, updated: DocumentRecord, body: st
     return on_disk(current, body, old) and unchanged(current, updated, body_on_disk=True)
 
 
-def unchanged_notes(current: DocumentRecord, updated: DocumentRecord, content: Any) -> list[str]:
-    """The notices of a no-op update: :func:`unchanged_note`, then :data:`HAND_EDIT_KEPT` when the body on disk is a
-    hand edit, then :data:`WHITESPACE_NOT_KEPT` when ``content`` (as sent) had whitespace around the body that the
-    format does not keep (:func:`~.model.validate_content`)."""
-    notices = [unchanged_note(current)]
-    if updated.content_hash != current.content_hash:
-        notices.append(HAND_EDIT_KEPT)
+def credential_kept(secrets: str, body: str) -> str:
+    """What to add to the notice (refresh) or advice (doctor) of a body edited by hand and not adopted when, under
+    the ``secrets`` setting (``redact`` or ``reject``), it holds what looks like a credential: ``"; it holds what
+    looks like <kinds> ..."`` naming the kinds (:data:`mnemon_ls.redact_rules.KINDS`), never the value, and that
+    the file keeps it until the person fixes the file (search keeps a placeholder in its place:
+    :func:`~.files.searchable`). ``""`` when none is found or ``secrets`` is ``allow``."""
+    if secrets == "allow":
+        return ""
+    from ..redact import redact_text
+    from ..redact_rules import KINDS
+
+    kinds = sorted({KINDS.get(m.kind, m.kind) for m in redact_text(body)[1]})
+    if not kinds:
+        return ""
+    return (f"; it holds what looks like {', '.join(kinds)}: the file keeps it as typed until the file is fixed "
+            "(search keeps a placeholder in its place)")
+
+
+def unchanged_notes(current: DocumentRecord, content: Any, adopted: DocumentRecord | None = None) -> list[str]:
+    """The notices of a no-op update of ``current``: :func:`unchanged_note`, or :data:`HAND_EDIT_ADOPTED` when the
+    body on disk was a hand edit the update ``adopted`` (the record adopted), then :data:`WHITESPACE_NOT_KEPT` when
+    ``content`` (as sent) had whitespace around the body that the format does not keep
+    (:func:`~.model.validate_content`)."""
+    notices = [unchanged_note(current) if adopted is None else HAND_EDIT_ADOPTED.format(revision=adopted.revision)]
     if isinstance(content, str) and trim_drops_text(content.replace("\x00", "")):
         notices.append(WHITESPACE_NOT_KEPT)
     return notices

@@ -18,7 +18,7 @@ import os
 from typing import Any
 
 from .. import fsio
-from . import indexformat, model
+from . import changes, indexformat, model
 from .files import LOCK_STAGING, TEMP_OURS, TEMP_PLUGIN, SpecialFile, opposite_status, read_regular_file
 from .store import DocumentStore
 
@@ -115,10 +115,14 @@ def diagnose(store: DocumentStore) -> list[Finding]:
         if model.sha256_hex(body) != record.content_hash:
             advice = ("the next refresh takes the new body into the index as a new revision"
                       if record.status == "active" else "archived documents are immutable: restore it to edit it")
+            kept = changes.credential_kept(store.secrets, body) if record.status == "active" else ""
             if record.status == "active" and body and indented is not None:
                 advice = (f"the body's first line is indented ({indented}), which a document body cannot keep "
                           "(it is stored trimmed), so refreshes leave the file as it is and do not adopt it: start "
-                          "the body with a line that is not indented, e.g. a heading, or fence the code with ```")
+                          "the body with a line that is not indented, e.g. a heading, or fence the code with ```"
+                          + kept)
+            elif kept and store.secrets == "reject":
+                advice = "refreshes do not adopt a body holding a credential under secrets: reject" + kept
             findings.append(Finding("warning", str(path), "its body differs from contentHash (changed outside "
                                     "mnemon-ls)", advice))
         if record.filename in listing[opposite_status(record.status)]:

@@ -133,6 +133,17 @@ def read_managed_or_none(path: Path | str) -> bytes | None:
         return None
 
 
+def searchable(record: DocumentRecord, body: str, secrets: str) -> str:
+    """``body`` (read from ``record``'s file) as search may keep it (:meth:`ManagedFiles.searchable_body`): as it
+    is when it is the adopted body (its hash ``record``'s) or ``secrets`` is ``allow``, else with every credential
+    replaced by a placeholder (:func:`mnemon_ls.redact.redact_text`)."""
+    if secrets == "allow" or sha256_hex(body) == record.content_hash:
+        return body
+    from ..redact import redact_text  # on use: most reads never need it
+
+    return redact_text(body)[0]
+
+
 def not_utf8_reason(exc: UnicodeDecodeError) -> str:
     """Why a managed file is left alone: it is not UTF-8 (``exc`` from decoding its bytes)."""
     return (f"the managed file is not UTF-8 text (invalid byte at offset {exc.start}), perhaps re-saved in "
@@ -266,6 +277,15 @@ class ManagedFiles:
             self.missing[record.id] = not_utf8_reason(exc)
             return None
 
+    def searchable_body(self, record: DocumentRecord, secrets: str) -> str | None:
+        """:meth:`read_body` for what search keeps and shows (the derived index, the vectors, excerpts): a body
+        the index has not adopted (a hand edit a refresh left as it is: its first line indented, or a credential
+        under ``secrets: reject``) is taken with every credential replaced by a placeholder unless ``secrets``
+        (the setting) is ``allow``, so nothing search derives holds a value adoption would keep out. The file
+        itself is left as it is. ``None`` as :meth:`read_body`."""
+        body = self.read_body(record)
+        return None if body is None else searchable(record, body, secrets)
+
     def body_of(self, record: DocumentRecord, data: bytes) -> str:
         """The body in ``data`` (the bytes of ``record``'s managed file), decoded strictly.
 
@@ -296,6 +316,12 @@ class ManagedFiles:
     def committed_body(self, record: DocumentRecord) -> str:
         """The body of ``record``'s file, which must exist, be UTF-8 and match the index (else a clear
         error: :class:`NotFound`, :class:`UnreadableStore`, :class:`RevisionConflict`)."""
+        return self.committed(record)[1]
+
+    def committed(self, record: DocumentRecord) -> tuple[bytes, str]:
+        """``(data, body)``: the bytes of ``record``'s file, read once, and the body in them, which must match the
+        index (the errors of :meth:`committed_body`). For a caller that also looks at the bytes (an archive:
+        :func:`~.changes.indented_on_disk`) without reading the file a second time."""
         path = self.path_for(record)
         data = self.read_managed(record)
         if data is None:
@@ -307,7 +333,7 @@ class ManagedFiles:
                 f"{record.relative_path} changed on disk after revision {record.revision} (an edit not yet "
                 "taken into the index); refresh and retry", id=record.id, expected=record.content_hash,
                 actual=sha256_hex(body))
-        return body
+        return data, body
 
     def temp_files(self, listing: dict[str, set[str]] | None = None) -> list[Path]:
         """Temp files and lock staging files (:data:`LOCK_STAGING`) that a writer which has exited (or

@@ -28,6 +28,7 @@ from ..errors import InvalidInput, MnemonError, StoreBusy
 from ..redact import Scrubber
 from . import model
 from .capacity import Capacity
+from .changes import credential_kept as changes_credential
 from .files import ManagedFiles, file_signature, not_utf8_reason, read_managed_or_none, read_regular_file
 from .index import IndexFile, IndexView
 from .model import DocumentRecord, render_markdown, sha256_hex, split_markdown
@@ -271,6 +272,16 @@ class Freshness:
         except (sqlite3.Error, OSError):
             pass
 
+    def adopt_edit(self, record: DocumentRecord) -> tuple[IndexView, DocumentRecord | None]:
+        """Adopt the hand edit of ``record``'s managed file now, as :meth:`refresh` does (the same adoption, under
+        the lock): ``(view, adopted)``, the committed view and the adopted record, or ``None`` when the edit was
+        not adopted (then the refresh's notice says why, and ``view`` is the reading it was tried on). For an
+        update whose content already is that edit (``store.update``). Raises :class:`StoreBusy`."""
+        report = RefreshReport()
+        self._adopt([record.id], report)
+        view = self.store.index.view()
+        return view, (view.by_id[record.id] if record.id in report.adopted else None)
+
     def _adopt(self, ids: Sequence[str], report: RefreshReport) -> None:
         """Take bodies changed outside mnemon-ls into the index (see :meth:`refresh`)."""
         store = self.store
@@ -307,7 +318,8 @@ class Freshness:
                     continue
                 indented = model.indented_start(raw)
                 if indented is not None:  # adopting would rewrite the file trimmed: the indentation lost
-                    report.notices.append(not_adopted_indented(record.relative_path, indented))
+                    report.notices.append(not_adopted_indented(record.relative_path, indented)
+                                          + changes_credential(store.secrets, body))
                     continue
                 # the secrets setting holds for a body typed by hand as for one written through mnemon-ls:
                 # redact stores placeholders (the file is rewritten), reject leaves it unadopted and says so
@@ -315,7 +327,8 @@ class Freshness:
                 try:
                     data, scrubbed = redact_typed(store.secrets, record.relative_path, data, body)
                 except MnemonError as exc:
-                    report.notices.append(f"{exc.message}; not adopted (secrets is reject)")
+                    report.notices.append(f"{exc.message}; not adopted (secrets is reject): the file keeps it as "
+                                          "typed until the file is fixed (search keeps a placeholder in its place)")
                     continue
                 if scrubbed != body:
                     body, digest = scrubbed, sha256_hex(scrubbed)

@@ -96,12 +96,12 @@ class Moves:
             current = view.require(doc_id)
             check_status(current, "active", "archive")
             check_document_revision(current, document_revision)
-            body = store.files.committed_body(current)
+            data, body = store.files.committed(current)  # read once: _move looks at these bytes too
             record = changes.archived_record(current, body, summary_text, body_ids, store.now())
             if lineage is not None:
                 record = replace(record, extra=(*((k, v) for k, v in record.extra if k != "lineage"),
                                                 ("lineage", list(lineage))))
-            view, preserved = self._move(view, current, record, body, "archive")
+            view, preserved = self._move(view, current, record, body, "archive", data)
         return replace(store.mutation_result("archived", view, view.by_id[record.id], body, preserved),
                        redacted=scrub.summary())
 
@@ -118,17 +118,18 @@ class Moves:
             current = view.require(doc_id)
             check_status(current, "archived", "restore")
             check_document_revision(current, document_revision)
-            body = store.files.committed_body(current)
+            data, body = store.files.committed(current)
             record = changes.restored_record(current, body, store.now())
             plan = store.capacity.fit(view, record.size_bytes)
             if not plan.fits:
                 raise store.capacity.refusal(plan, view, f"restoring {current.filename} ({record.size_bytes} bytes)")
-            view, preserved = self._move(view, current, record, body, "restore")
+            view, preserved = self._move(view, current, record, body, "restore", data)
         return store.mutation_result("restored", view, view.by_id[record.id], body, preserved)
 
     def _move(self, view: IndexView, current: DocumentRecord, record: DocumentRecord, body: str,
-              action: str) -> tuple[IndexView, dict[str, str]]:
-        """The three-step move of archive / restore (module doc). Lock must be held."""
+              action: str, moved: bytes) -> tuple[IndexView, dict[str, str]]:
+        """The three-step move of archive / restore (module doc): ``moved`` are the source file's bytes as read
+        for ``body`` (:meth:`~.files.ManagedFiles.committed`), not read again. Lock must be held."""
         store = self.store
         files = store.files
         source, target = files.path_for(current), files.path_for(record)
@@ -137,8 +138,7 @@ class Moves:
         if existing is not None and split_markdown(decode_markdown(existing))[1] != body:
             preserved[model.relative_path(record.status, record.filename)] = files.preserve(
                 f"{record.status}-{record.filename}", existing)
-        moved = read_managed_or_none(source)
-        if moved is not None and changes.indented_on_disk(moved):  # a hand edit the trim would drop: kept first
+        if changes.indented_on_disk(moved):  # a hand edit the trim would drop: kept first
             preserved[current.relative_path] = files.preserve(current.filename, moved)
         store.step(f"{action}:start")
         view = store.write_and_commit(view, record, target, render_markdown(record, body).encode("utf-8"), existing,

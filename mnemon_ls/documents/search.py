@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Iterable, Protocol, Sequence
 
 from ..errors import InvalidInput, range_rule
-from .files import ManagedFiles
+from .files import ManagedFiles, searchable
 from .index import IndexFile, IndexView
 from .model import DocumentRecord, collapse_space, js_trim, sha256_hex, time_key
 from ..text import check_query_length, normalize, required_matches
@@ -44,10 +44,12 @@ class FreshnessChecks(Protocol):
 class SearchedStore(Protocol):
     """What search uses of its :class:`~.store.DocumentStore`: the mutex, ``documents/`` (where the semantic
     side finds its vector file: :func:`mnemon_ls.semantic.documents.semantic_rank` is given the store), the
-    index, the managed files, the freshness checks, the clock, the access log and the notices of a reading
-    (see the store's members of these names)."""
+    index, the managed files, the freshness checks, the clock, the access log, the notices of a reading and the
+    ``secrets`` setting (what search may keep of a body not adopted: :func:`~.files.searchable`; see the store's
+    members of these names)."""
 
     mutex: AbstractContextManager[Any]
+    secrets: str
     documents_dir: Path
     index: IndexFile
     files: ManagedFiles
@@ -163,7 +165,7 @@ class Search:
                     continue
                 if record.id in files.missing:
                     continue
-                body = files.read_body(record)
+                body = files.searchable_body(record, store.secrets)
                 if body is None:
                     if store.index.view(force=True).by_id.get(record.id) != record:
                         files.missing.pop(record.id, None)  # another process moved or changed it meanwhile
@@ -290,7 +292,7 @@ class Search:
             body = files.read_body(record)
             if body is None or sha256_hex(body) != expected[doc_id]:
                 return None
-            return body
+            return searchable(record, body, self.store.secrets)  # an unadopted edit: no credential kept
 
         self._index.sync(wanted, load)
         self._synced = (view.revision, files.generation, self._index.generation())

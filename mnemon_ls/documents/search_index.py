@@ -51,7 +51,9 @@ from typing import Callable, Iterable, Sequence
 from ..sqliteindex import DerivedIndex
 from ..text import QueryTerm, Tokenizer
 
-SCHEMA_VERSION = 2
+#: Version 3: a body not adopted (a hand edit a refresh left as it is) is indexed with its credentials replaced
+#: by placeholders (:func:`~.files.searchable`); an index of version 2 may hold such a credential, so it is rebuilt.
+SCHEMA_VERSION = 3
 #: The Documents tokenizer (:mod:`mnemon_ls.text`): no camelCase splitting, no stopwords, at most 64 query
 #: terms. Version 2: an identifier's parts are indexed once each (``a-a`` -> ``a-a a``) and a single-part
 #: identifier also as its part (``_private`` -> ``_private private``), the Memory Spaces rule.

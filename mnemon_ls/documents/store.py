@@ -389,10 +389,10 @@ class DocumentStore:
         lastAccessedAt = now. ``document_revision`` (optional) must equal the document's revision.
         Archived documents are immutable (:class:`~mnemon_ls.errors.DocumentStatusError`; restore them first).
         Returns ``action="updated"``, or ``action="unchanged"`` (nothing written, the revision kept, the notice
-        ``no change; revision N kept``) when every field and the body on disk already are what was asked: also
-        when that body was edited by hand and not adopted yet (then a second notice says the edit stays for
-        the next refresh to adopt; nothing is saved under ``edits/``, as nothing would be lost). A hand edit
-        the update replaces is saved under ``edits/`` first (``preserved``)."""
+        ``no change; revision N kept``) when every field and the body on disk already are what was asked; when
+        that body is a hand edit not adopted yet, it is adopted under the lock as a refresh does and the adopted
+        record answered (its revision and contentHash those of the body; notice :data:`~.changes.HAND_EDIT_ADOPTED`).
+        A hand edit the update replaces is saved under ``edits/`` first (``preserved``)."""
         scrub = Scrubber(self.secrets)
         title, content = scrub.text("title", title), scrub.text("content", content)
         description = scrub.text("description", description)
@@ -405,11 +405,11 @@ class DocumentStore:
             # they must not create (and remove) the lock marker either (documents/ stays as it was).
             view = self.index.begin(expected)
             current, old, old_body, body, record = self._planned_update(view, request)
-            if not changes.unchanged_on_disk(current, record, body, old):
-                with self.locked():
+            if not (changes.on_disk(current, body, old) and changes.unchanged(current, record)):
+                with self.locked():  # a write, or a hand edit that is the text sent (adopted)
                     return replace(self._update_locked(request, expected, content), redacted=scrub.summary())
-        return replace(self.mutation_result("unchanged", view, current, body,
-                                            notices=changes.unchanged_notes(current, record, content)),
+        notices = changes.unchanged_notes(current, content)
+        return replace(self.mutation_result("unchanged", view, current, body, notices=notices),
                        redacted=scrub.summary())
 
     def _planned_update(self, view: IndexView, request: changes.UpdateRequest) -> tuple[
@@ -445,9 +445,11 @@ class DocumentStore:
         view = self.index.begin(expected)
         current, old, old_body, body, record = self._planned_update(view, request)
         path = self.files.path_for(current)
-        if changes.unchanged_on_disk(current, record, body, old):  # changed meanwhile to what was asked
-            return self.mutation_result("unchanged", view, current, body,
-                                        notices=changes.unchanged_notes(current, record, content))
+        if changes.unchanged_on_disk(current, record, body, old):  # a hand edit that is the text sent: adopted
+            view, adopted = self.freshness.adopt_edit(current) if record.content_hash != current.content_hash else (
+                view, None)
+            return self.mutation_result("unchanged", view, adopted or current, body,
+                                        notices=changes.unchanged_notes(current, content, adopted))
         plan = self.capacity.fit(view, record.size_bytes, current.id)
         if not plan.fits:
             raise self.capacity.refusal(plan, view, f"updating {current.filename} to {record.size_bytes} bytes")

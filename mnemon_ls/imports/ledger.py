@@ -5,7 +5,10 @@ item's write is committed::
      "title": "...", "destination": "user|memory|document|space", "ref": "...", "importedAt": "<ISO 8601>"}
 
 ``key`` is :func:`item_key` of the (redacted) text: a second import of the same text, from the same file or
-another, adds nothing. ``ref`` says where the item went (the runtime entry's lineage: ``runtime:<target>:<sha256
+another, adds nothing. An item a Source refused (a Document over ``documents.maxBodyBytes``, the active Documents
+full, ...) is recorded with ``"origin": "refused"``, ``code``, ``field``, ``rule`` and ``refusedAt`` instead of
+``ref`` and ``importedAt``: it does not count as imported (a later import tries it again), and that import says
+it was refused before (:func:`read_refused`). ``ref`` says where the item went (the runtime entry's lineage: ``runtime:<target>:<sha256
 of the entry>``; ``document:<id>``; ``memory-space:<space id>/item:<item id>``). A torn last line is skipped.
 """
 
@@ -31,18 +34,27 @@ def item_key(text: str) -> str:
     return hashlib.sha256(("import\0" + similarity_key(text)).encode("utf-8")).hexdigest()[:32]
 
 
-def read_keys(root: Path) -> set[str]:
-    """The keys of every item imported into ``root`` (empty when nothing was)."""
-    data = fsio.read_bytes_or_none(ledger_path(root))
-    keys: set[str] = set()
-    for line in (data or b"").splitlines():
+def _rows(root: Path) -> list[dict[str, Any]]:
+    """The ledger's rows with a ``key`` (a torn or foreign line skipped)."""
+    rows = []
+    for line in (fsio.read_bytes_or_none(ledger_path(root)) or b"").splitlines():
         try:
             row = json.loads(line)
         except ValueError:
             continue
         if isinstance(row, dict) and isinstance(row.get("key"), str):
-            keys.add(row["key"])
-    return keys
+            rows.append(row)
+    return rows
+
+
+def read_keys(root: Path) -> set[str]:
+    """The keys of every item imported into ``root`` (empty when nothing was); a refused item is not one."""
+    return {row["key"] for row in _rows(root) if row.get("origin") != "refused"}
+
+
+def read_refused(root: Path) -> dict[str, str]:
+    """Item key -> when (ISO 8601, the last time) an import into ``root`` recorded that item as refused."""
+    return {row["key"]: str(row.get("refusedAt") or "") for row in _rows(root) if row.get("origin") == "refused"}
 
 
 def append(root: Path, rows: Iterable[dict[str, Any]]) -> None:

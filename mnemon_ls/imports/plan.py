@@ -11,7 +11,11 @@ A dry run saves the plan's file digests as ``state/import-plans/<source>-<16 hex
 dry run writes). :func:`apply` refuses (:class:`~mnemon_ls.errors.RevisionConflict` naming the file, nothing
 written) when a file changed, appeared or went away since that dry run, or since the plan it just built;
 then writes each item through the Sources' own paths (:meth:`~mnemon_ls.host.WorkspaceHost.mutate_runtime`,
-``documents.create``, ``spaces.remember``), appending each to the ledger after its write.
+``documents.create``, ``spaces.remember``), appending each to the ledger after its write. An item a Source
+refuses (its rule broken: a Document over ``documents.maxBodyBytes``, the active Documents full, ...) is listed
+in ``refusedItems`` with the field and the rule, recorded in the ledger as refused, and the import goes on with
+the rest (``status`` ``partly-imported``); a later import tries it again and says it was refused before. The
+dry run marks an item whose refusal is certain up front (``refusal``).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from .. import fsio
-from ..errors import InvalidInput, MnemonError, RevisionConflict, echo_repr, echo_value
+from ..errors import EXIT_INVALID, EXIT_REJECTED, InvalidInput, MnemonError, RevisionConflict, echo_repr, echo_value
 from ..records.model import content_hash
 from ..redact import redact_text
 from ..roots import path_error
@@ -148,7 +152,9 @@ def clean(raw: Item) -> tuple[str, list[str]] | None:
 @dataclass(frozen=True)
 class Decision:
     """What becomes of one item: its redacted ``text``, ledger ``key``, the ``redacted`` kinds, and either
-    ``destination`` and ``reason`` (imported; ``size`` its UTF-8 bytes) or ``skip`` (``{why, of}``)."""
+    ``destination`` and ``reason`` (imported; ``size`` its UTF-8 bytes) or ``skip`` (``{why, of}``). ``refusal``
+    (``{code, field, rule}``): the destination's Source will refuse it, known up front (:func:`refusal_of`);
+    ``refused_before``: when an earlier import recorded it as refused (ISO 8601)."""
 
     text: str
     key: str
@@ -157,6 +163,8 @@ class Decision:
     reason: str = ""
     size: int = 0
     skip: dict[str, str] | None = None
+    refusal: dict[str, str] | None = None
+    refused_before: str | None = None
 
 
 class Router:
@@ -177,11 +185,14 @@ class Router:
         self.known_near.update({_words_key(e.content): PROJECTION_FILES[t] for t in ("user", "memory")
                                 for e in state.of(t)})
         self.known_near.pop("", None)
+        self.host = host
         self.imported = ledger.read_keys(host.root)
+        self.refused_before = ledger.read_refused(host.root)
+        self._document_room: int | None = None  # bytes left for active Documents, at least (read on first use)
         self.rejected = _rejected(host)
         self.space_id, self.space_problem = _space_target(host, space_id)
         self.counts = {"user": 0, "memory": 0, "document": 0, "space": 0, "alreadyImported": 0,
-                       "exactDuplicates": 0, "nearDuplicates": 0, "rejected": 0}
+                       "exactDuplicates": 0, "nearDuplicates": 0, "rejected": 0, "refusedItems": 0}
 
     def decide(self, raw: Item, cleaned: tuple[str, list[str]] | None = None) -> Decision | None:
         """The :class:`Decision` of ``raw`` (``cleaned``: its :func:`clean` when the caller has it; None when
@@ -224,8 +235,33 @@ class Router:
             else:
                 self.used[destination] += add
                 self.count[destination] += 1
-        self.counts[destination] += 1
-        return Decision(text, key, redacted, destination, reason, size)
+        refusal = self._document_refusal(text) if destination == "document" else None
+        self.counts["refusedItems" if refusal else destination] += 1
+        return Decision(text, key, redacted, destination, reason, size, refusal=refusal,
+                        refused_before=self.refused_before.get(key))
+
+    def _document_refusal(self, text: str) -> dict[str, str] | None:
+        """The refusal a ``documents.create`` of the body ``text`` is certain to meet, or None: the body rule
+        (:func:`~mnemon_ls.documents.model.validate_content`, ``documents.maxBodyBytes``), or the active Documents
+        already too full for the body alone (its bytes are a lower bound of the rendered file's). Reads
+        ``documents/index.json`` once (writes nothing); the items routed before count as written."""
+        from ..documents.model import validate_content
+
+        store = self.host.documents
+        try:
+            validate_content(text, store.max_body_bytes)
+        except InvalidInput as exc:
+            return {"code": exc.code, "field": exc.field, "rule": exc.rule}
+        if self._document_room is None:
+            self._document_room = store.active_limit_bytes - store.capacity.usage(store.index.view()).active_bytes
+        size = utf8_len(text)
+        if size > self._document_room:
+            return {"code": "document-capacity", "field": "documents.activeLimitBytes",
+                    "rule": f"the active documents have {max(0, self._document_room)} of "
+                            f"{store.active_limit_bytes} bytes left and this body alone is {size} bytes: archive "
+                            "some (`mnemon-ls doc list`, `mnemon-ls doc archive ID`) and import again"}
+        self._document_room -= size
+        return None
 
 
 def build_plan(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
@@ -233,10 +269,11 @@ def build_plan(host: "WorkspaceHost", source: str, from_path: str | None = None,
     """The plan of importing ``source`` into ``host``'s workspace (module doc).
 
     Returns ``{source, from, files: [{path, sha256, bytes}], refused: [{path, reason}], items: [{path, title,
-    destination: user|memory|document|space, reason, bytes, text, redacted: [kind]}], skipped: [{path, title,
+    destination: user|memory|document|space, reason, bytes, text, redacted: [kind], refusal: {code, field, rule}
+    or null (the item would be refused), refusedBefore: ISO 8601 or null}], skipped: [{path, title,
     why: already-imported|rejected-in-review|exact-duplicate|near-duplicate, of}], counts: {user, memory,
-    document, space, alreadyImported, rejected, exactDuplicates, nearDuplicates, refusedFiles}, spaceId,
-    spaceProblem}``.
+    document, space, alreadyImported, rejected, exactDuplicates, nearDuplicates, refusedItems (would be refused),
+    refusedFiles}, spaceId, spaceProblem}``.
     Raises :class:`InvalidInput` naming ``source`` (unknown), ``from`` (missing, or every file refused) or
     ``spaceId`` (no such space)."""
     found = find(host, source, from_path, env=env)
@@ -255,7 +292,8 @@ def build_plan(host: "WorkspaceHost", source: str, from_path: str | None = None,
             skipped.append({**row, **decided.skip})
             continue
         items.append({**row, "destination": decided.destination, "reason": decided.reason, "bytes": decided.size,
-                      "text": decided.text, "key": decided.key, "redacted": decided.redacted})
+                      "text": decided.text, "key": decided.key, "redacted": decided.redacted,
+                      "refusal": decided.refusal, "refusedBefore": decided.refused_before})
     counts = {**router.counts, "refusedFiles": len(refused)}
     return {"source": source, "from": from_path, "files": files, "refused": refused, "items": items,
             "skipped": skipped, "counts": counts, "spaceId": router.space_id,
@@ -298,10 +336,14 @@ def imports_lock(host: "WorkspaceHost") -> Any:
 
 def apply(host: "WorkspaceHost", source: str, from_path: str | None = None, *, space_id: str | None = None,
           env: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """Import ``source`` (module doc). Returns the plan with ``applied: [{path, title, destination, ref}]``
-    and ``counts.written``; raises :class:`RevisionConflict` (a file changed since the dry run),
-    :class:`InvalidInput` (``spaceId`` when items need a space and there is none), and the Sources' errors
-    of a write (items before it stay written and are in the ledger, so a second import resumes)."""
+    """Import ``source`` (module doc). Returns the plan with ``applied: [{path, title, destination, ref}]``,
+    ``refusedItems: [{path, title, destination, code, field, rule, refusedBefore}]`` (the items a Source refused:
+    recorded in the ledger as refused, tried again by a later import), ``status`` (``imported``;
+    ``partly-imported``: some items refused, the others written; ``refused``: every item to write refused) and
+    ``counts`` of what was written (``user``, ``memory``, ``document``, ``space``, ``written``, ``refusedItems``).
+    Raises :class:`RevisionConflict` (a file changed since the dry run), :class:`InvalidInput` (``spaceId`` when
+    items need a space and there is none), and the errors of a write that are not an item's refusal (a storage
+    failure: items before it stay written and are in the ledger, so a second import resumes)."""
     saved_path = plan_path(host.root, source, from_path)
     again = f"run the dry run again (`mnemon-ls import {source} --dry-run`)"
     with imports_lock(host):
@@ -318,17 +360,59 @@ def apply(host: "WorkspaceHost", source: str, from_path: str | None = None, *, s
         if plan["counts"]["space"] and plan["spaceId"] is None:
             raise InvalidInput("spaceId", f"{plan['counts']['space']} item(s) go to a Memory Space, but "
                                f"{plan['spaceProblem']}; nothing was imported")
-        applied = []
+        applied, refused = [], []
         digests = {f["path"]: f["sha256"] for f in plan["files"]}
         for item in plan["items"]:
-            ref = write_item(host, source, plan["spaceId"], item, digests.get(item["path"]))
-            applied.append({"path": item["path"], "title": item["title"], "destination": item["destination"],
-                            "ref": ref})
+            row = {"path": item["path"], "title": item["title"], "destination": item["destination"]}
+            ref, refusal = write_or_refuse(host, source, plan["spaceId"], item, digests.get(item["path"]))
+            if refusal is not None:
+                refused.append({**row, **refusal, "refusedBefore": item.get("refusedBefore")})
+            else:
+                applied.append({**row, "ref": ref})
         if saved is not None:
             saved_path.unlink(missing_ok=True)
-    plan["applied"] = applied
-    plan["counts"]["written"] = len(applied)
+    plan["applied"], plan["refusedItems"], plan["status"] = applied, refused, import_status(applied, refused)
+    plan["counts"].update({t: sum(a["destination"] == t for a in applied) for t in ("user", "memory", "document",
+                                                                                     "space")})
+    plan["counts"].update(written=len(applied), refusedItems=len(refused))
     return plan
+
+
+def import_status(applied: list[Any], refused: list[Any]) -> str:
+    """``imported`` (nothing refused), ``partly-imported`` (some items refused, some written) or ``refused``
+    (every item to write refused)."""
+    return "imported" if not refused else "partly-imported" if applied else "refused"
+
+
+def refusal_of(exc: MnemonError) -> dict[str, str] | None:
+    """``{code, field, rule}`` of ``exc`` when it is a Source's refusal of one item (a broken rule: exit code 2 or
+    3, e.g. ``invalid-input`` naming ``content``, ``document-capacity``), else None (a failure of the store, which
+    stops the import). ``field``: the field named (a capacity refusal names ``documents.activeLimitBytes``)."""
+    if exc.exit_code not in (EXIT_INVALID, EXIT_REJECTED):
+        return None
+    if isinstance(exc, InvalidInput):
+        return {"code": exc.code, "field": exc.field, "rule": exc.rule}
+    field = exc.data.get("field") or ("documents.activeLimitBytes" if exc.code == "document-capacity" else "item")
+    return {"code": exc.code, "field": str(field), "rule": exc.message}
+
+
+def write_or_refuse(host: "WorkspaceHost", source: str, space_id: str | None, item: dict[str, Any],
+                    sha256: str | None) -> tuple[str | None, dict[str, str] | None]:
+    """:func:`write_item`, or the item's refusal: ``(ref, None)`` when written, ``(None, {code, field, rule})``
+    when its Source refused it (:func:`refusal_of`; nothing of it written), then recorded in the ledger as
+    refused (``origin`` ``refused``: not imported, so a later import tries it again). Raises the other errors of
+    the write."""
+    try:
+        return write_item(host, source, space_id, item, sha256), None
+    except MnemonError as exc:
+        refusal = refusal_of(exc)
+        if refusal is None:
+            raise
+    now = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    ledger.append(host.root, [{"key": item["key"], "origin": "refused", "source": source, "path": item["path"],
+                               "sha256": sha256, "title": item["title"][:200], "destination": item["destination"],
+                               **refusal, "refusedAt": now}])
+    return None, refusal
 
 
 def write_item(host: "WorkspaceHost", source: str, space_id: str | None, item: dict[str, Any],

@@ -91,8 +91,10 @@ class _Scanned:
 def scan(host: "WorkspaceHost", *, space_id: str | None = None, env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Scan every source (module doc). Returns ``{fingerprint, sources: [{source, title, files: [{path, sha256,
     bytes}], refused: [{path, reason}], items: [{id, path, title, destination: user|memory|document|space,
-    reason, bytes, text, preview, redacted: [kind], skip: {why, of} | null}]}], counts: {user, memory,
-    document, space, alreadyImported, exactDuplicates, nearDuplicates, rejected, refusedFiles, items}, spaceId,
+    reason, bytes, text, preview, redacted: [kind], skip: {why, of} | null, refusal: {code, field, rule} | null
+    (known up front to be refused: :class:`~.plan.Decision`), refusedBefore: ISO 8601 | null}]}], counts: {user,
+    memory, document, space, alreadyImported, exactDuplicates, nearDuplicates, rejected, refusedItems,
+    refusedFiles, items}, spaceId,
     spaceProblem}`` (``counts``: what importing every item not skipped would write). Raises
     :class:`InvalidInput` naming ``workspace`` (none) or ``spaceId`` (no such space)."""
     with plan.imports_lock(host):
@@ -105,7 +107,8 @@ def scan(host: "WorkspaceHost", *, space_id: str | None = None, env: Mapping[str
             by_source[name].append({"id": item_id, "path": raw.path, "title": raw.title, "destination": destination,
                                     "reason": reason, "bytes": utf8_len(decided.text), "text": decided.text,
                                     "preview": preview(decided.text), "redacted": decided.redacted,
-                                    "skip": decided.skip})
+                                    "skip": decided.skip, "refusal": decided.refusal,
+                                    "refusedBefore": decided.refused_before})
         _keep(host, scanned)
     refused = sum(len(found.refused) for _, found in scanned.found)
     counts = {**router.counts, "refusedFiles": refused, "items": len(scanned.items)}
@@ -139,8 +142,10 @@ def _saved(host: "WorkspaceHost") -> list[dict[str, Any]]:
 def apply(host: "WorkspaceHost", ids: list[str], fingerprint: str, *, space_id: str | None = None,
           env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Import the picked items (module doc). Returns ``{applied: [{id, source, path, title, destination, ref}],
-    skipped: [{id, source, path, title, why, of}], counts: {written, user, memory, document, space, skipped},
-    spaceId}``. Raises :class:`RevisionConflict` (a file changed since the scan), :class:`InvalidInput` naming
+    skipped: [{id, source, path, title, why, of}], refusedItems: [{id, source, path, title, destination, code,
+    field, rule}] (refused by their Source, recorded as refused: :func:`~.plan.write_or_refuse`; the others are
+    still written), status: imported|partly-imported|refused, counts: {written, user, memory, document, space,
+    skipped, refusedItems}, spaceId}``. Raises :class:`RevisionConflict` (a file changed since the scan), :class:`InvalidInput` naming
     ``fingerprint``, ``ids[i]`` or ``spaceId``, and the Sources' errors of a write (the items before it stay
     written and are in the ledger: a second import skips them)."""
     with plan.imports_lock(host):
@@ -171,13 +176,18 @@ def apply(host: "WorkspaceHost", ids: list[str], fingerprint: str, *, space_id: 
             raise InvalidInput("spaceId", f"{router.counts['space']} picked item(s) go to a Memory Space, but "
                                f"{router.space_problem}; nothing was imported")
         digests = {f["path"]: f["sha256"] for f in scanned.files}
-        applied = []
+        applied, refused = [], []
         for row, item in planned:
-            ref = plan.write_item(host, row["source"], router.space_id, item, digests.get(item["path"]))
-            applied.append({**row, "destination": item["destination"], "ref": ref})
+            ref, refusal = plan.write_or_refuse(host, row["source"], router.space_id, item, digests.get(item["path"]))
+            if refusal is not None:
+                refused.append({**row, "destination": item["destination"], **refusal})
+            else:
+                applied.append({**row, "destination": item["destination"], "ref": ref})
     counts = {"written": len(applied), **{t: sum(a["destination"] == t for a in applied)
-                                          for t in ("user", "memory", "document", "space")}, "skipped": len(skipped)}
-    return {"applied": applied, "skipped": skipped, "counts": counts, "spaceId": router.space_id}
+                                          for t in ("user", "memory", "document", "space")}, "skipped": len(skipped),
+              "refusedItems": len(refused)}
+    return {"applied": applied, "skipped": skipped, "refusedItems": refused,
+            "status": plan.import_status(applied, refused), "counts": counts, "spaceId": router.space_id}
 
 
 def _refuse_changed(host: "WorkspaceHost", scanned: _Scanned, fingerprint: str) -> None:

@@ -86,7 +86,7 @@ def _run(call: Call, p: ImportParams) -> dict[str, Any]:
     if p.dry_run:
         data = plan.build_plan(call.host, p.source, p.from_path, space_id=p.space_id)
         plan.save_plan(call.host, data)
-        return {**data, "dryRun": True}
+        return {**data, "dryRun": True, "status": "planned"}
     return {**plan.apply(call.host, p.source, p.from_path, space_id=p.space_id), "dryRun": False}
 
 
@@ -101,17 +101,28 @@ def import_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
              f"{len(data['files'])} file(s) read, {len(data['refused'])} refused."]
     for f in data["refused"]:
         lines.append(f"  refused {echo_path(f['path'])}: {f['reason']}")
+    refused = {(r["path"], r["title"]): r for r in data.get("refusedItems", ())}
     for i, item in enumerate(data["items"], 1):
         preview = item["text"].replace("\n", " ")
         preview = preview if len(preview) <= 72 else preview[:71] + "…"
         red = f" [redacted: {', '.join(item['redacted'])}]" if item["redacted"] else ""
-        lines.append(f"  {i}. {'would go' if dry else 'went'} to {_PLACES[item['destination']]}: {preview!r}{red}")
+        refusal = item.get("refusal") if dry else refused.get((item["path"], item["title"]))
+        went = ("would be refused" if dry else "refused") if refusal else "would go" if dry else "went"
+        lines.append(f"  {i}. {went} to {_PLACES[item['destination']]}: {preview!r}{red}")
         lines.append(f"     from {echo_path(item['path'])} ({item['title']}): {item['reason']}")
+        if refusal:
+            before = f" (refused before, {item['refusedBefore']})" if item.get("refusedBefore") else ""
+            lines.append(f"     refused{before}: {refusal['field']}: {refusal['rule']}")
     for s in data["skipped"]:
         lines.append(f"  skipped ({s['why']} of {s['of']}): {echo_path(s['path'])} ({s['title']})")
     lines.append(f"{'Would write' if dry else 'Wrote'}: {c['user']} to USER.md, {c['memory']} to MEMORY.md, "
                  f"{c['document']} Document(s), {c['space']} to the Memory Space; skipped {c['alreadyImported']} "
-                 f"already imported, {c['rejected']} rejected in review, {c['exactDuplicates']} exact and {c['nearDuplicates']} near duplicate(s).")
+                 f"already imported, {c['rejected']} rejected in review, {c['exactDuplicates']} exact and {c['nearDuplicates']} near duplicate(s)"
+                 + (f"; {c['refusedItems']} item(s) {'would be ' if dry else ''}refused." if c.get("refusedItems") else "."))
+    if data.get("status") in ("partly-imported", "refused"):
+        lines.append(f"{'Partly imported' if data['status'] == 'partly-imported' else 'Nothing imported'}: "
+                     f"{c['refusedItems']} item(s) refused (named above, with the rule), recorded as refused; "
+                     "the import tries them again when run again.")
     if c["space"] and data.get("spaceProblem"):
         lines.append(f"Cannot import yet: {data['spaceProblem']}.")
     if dry and data["items"]:
@@ -204,8 +215,8 @@ OPERATIONS = (
                         CliArg("dry_run", flag="--dry-run", kind="flag"),
                         CliArg("space_id", flag="--space", metavar="ID", names_errors=True)),
                        text=import_text,
-                       exit_code=lambda data: EXIT_REJECTED if data["counts"]["space"] and data.get("spaceProblem")
-                       else EXIT_OK)),
+                       exit_code=lambda data: EXIT_REJECTED if (data["counts"]["space"] and data.get("spaceProblem"))
+                       or data.get("status") in ("partly-imported", "refused") else EXIT_OK)),
     Operation(
         "imports.propose", ImportProposeParams, _propose,
         "Propose another assistant's memory for import as workspace record proposals a person reviews; "

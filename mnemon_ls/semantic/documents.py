@@ -272,7 +272,7 @@ def _search_chunks(store: Any, view: Any, eligible: Sequence[Any], query: str,
             docs.append((record.id, record.title, known[1]))
 
     def load(doc_id: str) -> str | None:
-        return store.files.read_body(view.by_id[doc_id])
+        return store.files.searchable_body(view.by_id[doc_id], store.secrets)
 
     left = vectors.ensure(docs, load)
     found, spread = vectors.search(embedder.embed_query(query), {d[0] for d in docs})

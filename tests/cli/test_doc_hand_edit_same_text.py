@@ -1,9 +1,8 @@
 """``doc update`` of a document whose managed file was edited by hand, with the very text on disk (real
 subprocesses, a real git repository): it made a new revision and saved the identical text under
-``documents/edits/``. It is now the no-op it is for an unedited document (``no change; revision N kept``,
-no byte written), and says the hand edit stays for the next refresh to adopt; a title change with that same
-text saves no copy either (nothing would be lost), while an update that replaces a real hand edit still saves
-it first."""
+``documents/edits/``. It is now a no-op of the update (no copy saved, nothing of the edit lost) that adopts
+the hand edit as a refresh would and answers the adopted revision; a title change with that same text saves no
+copy either (nothing would be lost), while an update that replaces a real hand edit still saves it first."""
 
 from __future__ import annotations
 
@@ -29,13 +28,14 @@ def test_an_update_with_the_hand_edited_text_is_a_no_op_and_a_real_hand_edit_is_
     before = tree(documents)
     said = cli(workspace, data_dir, "doc", "update", doc_id, "--content", "Tag, build, sign.")
     assert said.splitlines() == [
-        f"Document unchanged: Release plan ({doc_id}): no change; revision 1 kept; the body on disk, edited outside "
-        "mnemon-ls, already is the text sent; it stays as it is and the next refresh adopts it as a new revision"]
-    assert tree(documents) == before and not (documents / "edits").exists()
+        f"Document unchanged: Release plan ({doc_id}): no change to the text sent; the body on disk, edited outside "
+        "mnemon-ls, already is that text and was adopted as revision 2"]
+    assert not (documents / "edits").exists()
+    assert path.read_text().endswith("\nTag, build, sign.\n") and tree(documents).keys() == before.keys()
 
     retitled = json.loads(cli(workspace, data_dir, "doc", "update", doc_id, "--content", "Tag, build, sign.",
                               "--title", "Release steps", "--json"))
-    assert (retitled["action"], retitled["document"]["revision"]) == ("updated", 2)
+    assert (retitled["action"], retitled["document"]["revision"]) == ("updated", 3)
     assert not (documents / "edits").exists()  # the hand-edited body is the new body: nothing to save
     assert path.read_text().endswith("\nTag, build, sign.\n")
 

@@ -136,3 +136,31 @@ def test_archiving_keeps_an_indentation_only_hand_edit_under_edits(tmp_path: Pat
     assert saved.parent == root / "documents" / "edits" and saved.read_bytes() == edited
     assert not path.exists()
     assert store.moves.archive(plain, None, summary="done").preserved == {}
+
+
+def test_an_archive_and_a_restore_read_the_moved_file_once(tmp_path: Path, monkeypatch) -> None:
+    """The body and the indented-hand-edit check of an archive come from one reading of the active file (it was
+    read twice: ``files.committed_body``, then again in ``moves._move``); a restore reads the archived file once.
+    The real reads run; a wrapper only counts them per path."""
+    from mnemon_ls.documents import files as files_module
+
+    store, _, _, clock = make_store(tmp_path)
+    created = store.create("Snippet", "def main():\n    pass")
+    doc_id, active = created.document.record.id, Path(created.document.path)
+    clock.tick()
+    edited = hand_edit(active, "    def main():\n    pass\n")  # the indentation-only hand edit is still saved
+    reads: list[str] = []
+    real = files_module.read_regular_file
+
+    def counting(path, *args, **kwargs):
+        reads.append(str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(files_module, "read_regular_file", counting)
+    archived = store.moves.archive(doc_id, None, summary="kept")
+    assert reads.count(str(active)) == 1
+    assert Path(archived.preserved[created.document.record.relative_path]).read_bytes() == edited
+    reads.clear()
+    restored = store.moves.restore(doc_id)
+    assert reads.count(archived.document.path) == 1
+    assert restored.document.record.status == "active" and restored.preserved == {}

@@ -124,7 +124,8 @@ async def test_apply_imports_exactly_the_picked_items(lsp: Launcher, ws: Path):
     agents_build = next(i["id"] for i in scan["sources"][1]["items"] if i["text"].startswith("Build everything"))
     receipt = await client.call("mnemon/import/apply", {"workspace": uri(ws), "fingerprint": scan["fingerprint"],
                                                         "ids": [items[t]["id"] for t in picked] + [agents_build]})
-    assert receipt["counts"] == {"written": 3, "user": 1, "memory": 2, "document": 0, "space": 0, "skipped": 1}
+    assert receipt["counts"] == {"written": 3, "user": 1, "memory": 2, "document": 0, "space": 0, "skipped": 1,
+                                 "refusedItems": 0}
     assert [(a["source"], a["title"], a["destination"]) for a in receipt["applied"]] == [
         ("claude-code", "Project", "memory"), ("cursor", "Style rules", "memory"), ("hermes", "USER.md", "user")]
     assert [(s["source"], s["why"], s["of"]) for s in receipt["skipped"]] == [
