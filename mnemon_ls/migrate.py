@@ -59,6 +59,7 @@ from .errors import (
 )
 from .findings import Finding
 from .roots import global_root
+from .settings import own_home_path
 from .runtime import ops
 from .runtime.model import PROJECTION_FILES, TARGETS, Entry, match_key, used_bytes
 from .runtime.store import RuntimeStore
@@ -86,7 +87,7 @@ def resolve_source(host: "WorkspaceHost", value: str, env: Mapping[str, str] | N
             raise InvalidInput("from", "workspace needs a workspace (give --workspace DIR)")
         source = host.resolution.workspace / ".mnemon"
     else:
-        expanded = os.path.expanduser(text)
+        expanded = own_home_path(text, "from")  # ~name (another user's home) is refused
         if not os.path.isabs(expanded):
             raise InvalidInput("from", f"must be global, workspace or an absolute path (got {echo_repr(text)})")
         source = Path(os.path.normpath(expanded))

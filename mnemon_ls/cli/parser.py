@@ -65,7 +65,22 @@ def settings_parent() -> argparse.ArgumentParser:
     group.add_argument("--hand-edits", choices=("import", "restore"),
                        help="handEdits: import hand edits of USER.md/MEMORY.md (default) or restore the files")
     group.add_argument("--json", action="store_true", help="print JSON for scripts")
+    for action in group._group_actions:  # a refused value names the setting it gives, as a range error does
+        setting = SETTING_PARAMS.get(action.dest)
+        if setting is not None:
+            action.param = setting  # type: ignore[attr-defined]
     return parent
+
+
+#: The setting (its dotted field, as :class:`mnemon_ls.settings.Settings` names it in an error) each settings
+#: flag's dest gives: the ``param`` of a ``--json`` error of a value the flag's type or choices refused
+#: (``--secrets maybe``: ``"param": "secrets"``), as a value the setting's rule refuses has it.
+SETTING_PARAMS = {"scope": "storageScope", "data_dir": "dataDir",
+                  "runtime_user_scope": "runtimeUserScope", "user_limit_bytes": "runtimeMemory.userLimitBytes",
+                  "memory_limit_bytes": "runtimeMemory.memoryLimitBytes",
+                  "memory_maintenance": "runtimeMemory.maintenance", "detached_head_policy": "detachedHeadPolicy",
+                  "worktree_sharing": "worktreeSharing", "recall_mode": "recallMode", "writeback_mode": "writebackMode",
+                  "secrets": "secrets", "hand_edits": "handEdits"}
 
 
 def misplaced_settings(argv: list[str], parser: argparse.ArgumentParser) -> str | None:
@@ -157,14 +172,20 @@ _GIVEN = "_mnemon_given_options"
 class _StoreOnce(argparse._StoreAction):
     """argparse's ``store`` (the action of an option that takes one value), but an option given a second time is
     refused (``--limit: given twice; give it once``) instead of the last value silently winning. Options meant to
-    repeat use ``append`` (``--tag``, ``--cite``) and are not this action."""
+    repeat use ``append`` (``--tag``, ``--cite``) and are not this action. An option whose one value is a list
+    joined by commas (its metavar has one: ``--drop N,M``) is told how to give several: ``--drop: given twice;
+    give it once (several as one list: --drop 1,2)``, the values typed joined."""
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
                  option_string: str | None = None) -> None:
         if self.option_strings:
             given = vars(namespace).setdefault(_GIVEN, set())
             if id(self) in given:
-                parser.error(f"{max(self.option_strings, key=len)}: given twice; give it once")
+                flag, hint = max(self.option_strings, key=len), ""
+                if isinstance(self.metavar, str) and "," in self.metavar:
+                    before = getattr(namespace, self.dest, None)
+                    hint = f" (several as one list: {flag} {before},{values})"
+                parser.error(f"{flag}: given twice; give it once{hint}")
             given.add(id(self))
         super().__call__(parser, namespace, values, option_string)
 

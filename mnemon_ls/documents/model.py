@@ -58,7 +58,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Literal, Sequence
 
-from ..errors import InvalidInput, json_type_name
+from ..errors import InvalidInput, echo_value, json_type_name
 
 Status = Literal["active", "archived"]
 STATUSES: tuple[Status, ...] = ("active", "archived")
@@ -215,7 +215,7 @@ def normalize_line(value: Any, field_name: str, maximum: int, required: bool) ->
         raise InvalidInput(field_name, "must not contain control characters (U+0000-U+001F other than "
                                        "whitespace, U+007F)")
     if required and not text:
-        raise InvalidInput(field_name, "is required (empty or only whitespace)")
+        raise InvalidInput(field_name, "is required (empty or only whitespace)", value=echo_value(value))
     length = js_length(text)
     if length > maximum:
         raise InvalidInput(field_name, f"is {length} characters; at most {maximum}", chars=length, limit=maximum)
@@ -254,13 +254,14 @@ def validate_content(value: Any, max_bytes: int, field_name: str = "content") ->
     raw = _check_text(value, field_name).replace("\x00", "")
     text = js_trim(raw)
     if not text:
-        raise InvalidInput(field_name, "is required (empty, only whitespace or only NUL characters)")
+        raise InvalidInput(field_name, "is required (empty, only whitespace or only NUL characters)",
+                           value=echo_value(value))
     indent = code_indent(raw)
     if indent:
         raise InvalidInput(field_name, f"starts with an indented line ({_whitespace_words(indent)}), which a "
                                        f"document body cannot keep: {TRIM_RULE}; start it with a line that is not "
                                        "indented, e.g. a heading, or fence the code block with ```",
-                           indent=len(indent))
+                           indent=len(indent), value=echo_value(value))
     size = utf8_len(text)
     if size > max_bytes:
         raise InvalidInput(field_name, f"is {size} UTF-8 bytes; a document body is at most {max_bytes} bytes",

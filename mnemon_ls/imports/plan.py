@@ -35,6 +35,7 @@ from ..redact import redact_text
 from ..roots import path_error
 from ..runtime.model import DELIMITER_BYTES, PROJECTION_FILES, match_key, normalize_text, utf8_len
 from ..runtime.ops import similarity_key
+from ..settings import own_home_path
 from . import classify, formats, ledger, sources
 from .reading import Item, Refusal, file_digest, read_source
 
@@ -112,7 +113,7 @@ def find(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
     fmt = sources.get(source)
     env = dict(os.environ if env is None else env)
     if from_path is not None:
-        path = Path(os.path.expanduser(from_path))
+        path = Path(own_home_path(from_path, "from"))  # ~name (another user's home) is refused
         if not path.is_absolute():
             path = (host.workspace or Path.cwd()) / path
         try:

@@ -17,6 +17,10 @@ UTF-16 surrogate escape such as ``"\\ud800"``, which is not Unicode) waits forev
 - a number too large for a double (``1e400``, which parsers read as infinity): ``-32602`` Invalid params
   naming where it is and repeating the number as sent (``params.arguments.limit: the number 1e400 is out of
   range``), with the request's ``id``;
+- a nonzero number too small for a double (``1e-400``, which parsers read as 0, so a tool would see 0 and
+  echo ``(got 0)``): ``-32602`` Invalid params naming where it is and repeating the number as sent
+  (``params.arguments.threshold: the number 1e-400 is too small ...``), with the request's ``id``; no
+  parameter takes a number at that precision, and 0 in its place would be silently wrong;
 - a request whose ``params`` is not an object (a string, a number, or a by-position array, which JSON-RPC
   allows but MCP does not): ``-32602`` Invalid params with the request's ``id``;
 - JSON, but not a JSON-RPC message (an array, a number, a request whose ``method`` is not a string, ...):
@@ -120,8 +124,9 @@ def answer_for(line: str) -> types.JSONRPCError | None:
 
 
 #: What a line holding a non-JSON constant or an out-of-range number must contain (a cheap test before
-#: :func:`_number_problem` parses it again): the constants' names, an exponent of 3+ digits, or 309+ digits.
-_NUMBER_SUSPECT = re.compile(r"NaN|Infinity|[eE][+-]?[0-9]{3}|[0-9]{309}")
+#: :func:`_number_problem` parses it again): the constants' names, an exponent of 3+ digits, or 200+ digits (a
+#: number past a double's range needs 309, one that underflows to 0 with a 2-digit exponent 226 or more).
+_NUMBER_SUSPECT = re.compile(r"NaN|Infinity|[eE][+-]?[0-9]{3}|[0-9]{200}")
 
 
 class _Constant:
@@ -138,16 +143,30 @@ class _HugeNumber:
         self.literal = literal
 
 
+class _TinyNumber(_HugeNumber):
+    """Stands in, in a parsed line, for a nonzero number literal a double reads as 0 (``literal`` as sent)."""
+
+
+#: The significand of a JSON number literal (before its exponent).
+_SIGNIFICAND = re.compile(r"[^eE]*")
+
+
 def _parse_float(literal: str) -> float | _HugeNumber:
-    """``json.loads``'s ``parse_float``: the float, or a :class:`_HugeNumber` when it is not finite."""
+    """``json.loads``'s ``parse_float``: the float, or a :class:`_HugeNumber` when it is not finite, or a
+    :class:`_TinyNumber` when it is 0 but the literal is not (``1e-400``: an underflow)."""
     number = float(literal)
-    return number if math.isfinite(number) else _HugeNumber(literal)
+    if not math.isfinite(number):
+        return _HugeNumber(literal)
+    if number == 0 and any(c in "123456789" for c in _SIGNIFICAND.match(literal).group(0)):  # type: ignore[union-attr]
+        return _TinyNumber(literal)
+    return number
 
 
 def _number_problem(line: str) -> types.JSONRPCError | None:
     """The answer for a ``line`` holding ``NaN``/``Infinity`` (``-32700``) or a number out of a double's range
-    (``-32602``; ``-32600`` when it is the id), both naming where it is (module doc); ``None`` when it holds
-    neither (or is not JSON at all: :func:`answer_for` words that) and for a notification (logged and dropped)."""
+    or underflowing to 0 (``-32602``; ``-32600`` when it is the id), each naming where it is (module doc);
+    ``None`` when it holds neither (or is not JSON at all: :func:`answer_for` words that) and for a notification
+    (logged and dropped)."""
     try:
         value = json.loads(line, parse_constant=_Constant, parse_float=_parse_float, parse_int=_parse_int)
     except (ValueError, RecursionError):
@@ -163,12 +182,12 @@ def _number_problem(line: str) -> types.JSONRPCError | None:
     if isinstance(marker, _Constant):
         return _error(request_id, PARSE_ERROR, f"Parse error: {where or 'the message'}: {marker.name} is not JSON "
                                                "(JSON numbers are finite; send a number, or null)")
+    rule = (f"the number {_clip(marker.literal)} is too small (a double reads it as 0; a nonzero JSON number here "
+            "is at least ±4.9e-324 in size: send 0 or a larger number)" if isinstance(marker, _TinyNumber) else
+            f"the number {_clip(marker.literal)} is out of range (a JSON number here is within ±1.8e308)")
     if where == "id":  # no parameter: the request itself is invalid (as an id too long for int())
-        return _error(None, INVALID_REQUEST, f"Invalid Request: id: the number {_clip(marker.literal)} is out of "
-                                             "range (a JSON number here is within ±1.8e308); an id is a string or "
-                                             "an integer")
-    return _error(request_id, INVALID_PARAMS, f"Invalid params: {where or 'the message'}: the number "
-                                              f"{_clip(marker.literal)} is out of range (a JSON number here is within ±1.8e308)")
+        return _error(None, INVALID_REQUEST, f"Invalid Request: id: {rule}; an id is a string or an integer")
+    return _error(request_id, INVALID_PARAMS, f"Invalid params: {where or 'the message'}: {rule}")
 
 
 def _clip(literal: str) -> str:

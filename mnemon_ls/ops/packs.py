@@ -37,6 +37,7 @@ from ..packs.backups import KEEP as KEEP_BACKUPS
 from ..packs.format import MAX_ARCHIVE_BYTES as MAX_PACK_BYTES
 from ..packs.format import describe_source
 from ..roots import path_error
+from ..settings import own_home_path
 from .base import Call, CliArg, CliCommand, LspMethod, Operation, WorkspaceParams
 
 #: The pack components (:data:`mnemon_ls.packs.format.COMPONENTS`).
@@ -89,9 +90,13 @@ class PackImportParams(PackSourceParams):
 
 
 def _absolute(path: str, field: str = "path") -> Path:
-    if "\x00" in path or not os.path.isabs(os.path.expanduser(path)):
+    """``path`` as a :class:`Path`, ``~`` and ``~/`` expanded to your home; :class:`InvalidInput` naming ``field``
+    for a relative path, one holding NUL or one that starts with ``~name`` (another user's home:
+    :func:`~mnemon_ls.settings.own_home_path`)."""
+    expanded = own_home_path(path, field)
+    if "\x00" in path or not os.path.isabs(expanded):
         raise InvalidInput(field, f"must be an absolute file path (got {echo_repr(path)})")
-    return Path(os.path.expanduser(path))
+    return Path(expanded)
 
 
 def pack_bytes(path: str | None, encoded: str | None) -> bytes:
@@ -124,19 +129,22 @@ def pack_bytes(path: str | None, encoded: str | None) -> bytes:
 def _from_source(path: str | None, encoded: str | None, read: Any) -> Any:
     """``read(pack bytes)`` of the pack a request names (:func:`pack_bytes`), but an error about the pack as a
     whole that ``read`` raises (:class:`~mnemon_ls.errors.PackInvalid` naming ``pack``: not a ZIP archive, too
-    many entries...) names the file it was read from (``pack: /home/me/x.zip is not a ZIP archive (...)``,
-    the path escaped, :func:`~mnemon_ls.errors.echo_path`), as a file that does not exist is named; a pack
-    sent as ``base64`` has no name (``pack: is not a ZIP archive (...)``)."""
+    many entries...) names the parameter the pack came in, as every other refusal of it does: ``path`` with the
+    file it was read from (``path: /home/me/x.zip is not a ZIP archive (...)``, the path escaped,
+    :func:`~mnemon_ls.errors.echo_path`), as a file that does not exist is named; ``base64`` for a pack sent so
+    (``base64: is not a ZIP archive (...)``). The CLI shows ``path`` as its ``FILE`` argument."""
     from ..errors import PackInvalid
 
     data = pack_bytes(path, encoded)
     try:
         return read(data)
     except PackInvalid as exc:
-        if path is None or exc.field != "pack":
+        if exc.field != "pack":
             raise
         rest = {key: value for key, value in exc.data.items() if key not in ("field", "rule")}
-        raise PackInvalid("pack", f"{echo_path(os.path.expanduser(path))} {exc.rule}", **rest) from None
+        if path is None:  # named by the parameter that sent it, as a bad base64 is
+            raise PackInvalid("base64", exc.rule, **rest) from None
+        raise PackInvalid("path", f"{echo_path(str(_absolute(path)))} {exc.rule}", **rest) from None
 
 
 def _export(call: Call, p: PackExportParams) -> dict[str, Any]:

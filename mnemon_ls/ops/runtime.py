@@ -29,7 +29,7 @@ from typing import Any, Literal
 from pydantic import Field, PrivateAttr, model_validator
 
 from ..digits import ascii_int
-from ..errors import InvalidInput, JsonUnreadable, RevisionConflict, echo_repr, json_loads
+from ..errors import InvalidInput, JsonUnreadable, RevisionConflict, echo_repr, echo_value, json_loads
 from ..runtime.model import (BRANCH_PATTERN, IMPORTANCES, MAX_BRANCH_CHARS, MAX_BRANCHES, MAX_ENTRY_BYTES,
                              PROJECTION_FILES, TARGETS, parse_timestamp_ms)
 from . import command_ids, humantext, modeltext
@@ -425,7 +425,7 @@ def _entry_numbers(flag: str) -> Any:
         numbers = [ascii_int(part.strip(), signed=False) for part in value.split(",")]  # ASCII digits only
         if any(number is None for number in numbers):
             raise InvalidInput(flag, f"must be entry numbers like 2,3 (as `mnemon-ls runtime list` prints them; got "
-                                     f"{echo_repr(value)})")
+                                     f"{echo_repr(value)})", param=flag.removeprefix("--"), value=echo_value(value))
         return numbers
     return convert
 

@@ -10,7 +10,8 @@ Format source: ``shared/reference/dsh-mnemon.md`` section 9 (the TypeScript plug
   of the reference an entry over 1 MiB may not expand more than :data:`MAX_RATIO` times its
   compressed size (a zip bomb), and decompression is counted as it runs, so a lying header gains nothing.
 - Paths: relative, ``/``-separated, <= 512 characters, no ``\\``, NUL, drive letter, empty, ``.`` or
-  ``..`` segment; the payload only from :data:`PAYLOAD_PATTERNS`.
+  ``..`` segment; the payload only from :data:`PAYLOAD_PATTERNS`. A directory entry (a name ending ``/``, no
+  data) of a folder of that layout (:data:`PAYLOAD_FOLDERS`) is skipped; any other is refused.
 - ``manifest.json``: ``{format: "mnemonpack", version: 1, scope, exportedAt, source: {plugin,
   pluginVersion}, components, summary: [{component, files, bytes, items}]}``; ``components`` exactly the
   scope's (:data:`SCOPES`). ``source.plugin`` is always ``dsh-mnemon`` (the plugin refuses any other), so
@@ -66,6 +67,9 @@ PAYLOAD_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("memory-spaces", re.compile(r"payload/data/\.dsh-memory-bodies\.json")),
     ("memory-spaces", re.compile(rf"payload/data/{_ID}/mnemon\.db")),
 )
+#: The folders of the payload layout (each ending ``/``): a ZIP entry naming one of them is a directory entry many
+#: zip tools write before the files inside it; it carries no data and is skipped.
+PAYLOAD_FOLDERS = re.compile(rf"payload/(?:runtime/|documents/(?:(?:active|archived)/)?|data/(?:{_ID}/)?)?")
 _DRIVE = re.compile(r"^[A-Za-z]:")
 #: The rule a JSON file of a pack breaks when Python's parser gives up on its depth.
 NESTED = "is nested too deeply (JSON arrays or objects inside each other)"
@@ -168,10 +172,32 @@ class Archive:
         return tuple(self.manifest["components"])
 
 
+def _folder_entry(info: Any, stored: str, field: str, mode: int) -> None:
+    """Check a directory entry (``info``, a ``zipfile.ZipInfo`` whose name ``stored`` ends with ``/``): it is
+    skipped when it names a folder of the payload layout (:data:`PAYLOAD_FOLDERS`: ``payload/``,
+    ``payload/runtime/``, ``payload/documents/active/``, ``payload/data/<space>/``...) and carries no data.
+    Raises :class:`~mnemon_ls.errors.PackInvalid` naming ``field`` (the entry) otherwise: an unsafe path (the
+    path rules of a file, its one trailing ``/`` apart), a folder outside the layout, one with data, or one whose
+    mode says it is not a directory (a symbolic link named ``x/``)."""
+    problem = path_problem(stored[:-1])
+    if problem:
+        raise PackInvalid(field, f"unsafe path: {problem}")
+    if mode and stat.S_IFMT(mode) and not stat.S_ISDIR(mode):
+        raise PackInvalid(field, "ends with / but is not a directory; a pack holds regular files and the folders "
+                                 "of its layout only")
+    if not PAYLOAD_FOLDERS.fullmatch(stored):
+        raise PackInvalid(field, "is a directory entry outside the pack layout (a pack's folders are payload/, "
+                                 "payload/runtime/, payload/documents/active/ or archived/, payload/data/ and "
+                                 "payload/data/<space>/)")
+    if info.file_size:
+        raise PackInvalid(field, f"is a directory entry that holds {info.file_size} bytes; a folder holds none")
+
+
 def read_archive(data: bytes) -> Archive:
-    """Open and check a pack container (module doc: size limits, path rules, allow-list, no links or
-    directories, manifest, checksums). Raises :class:`~mnemon_ls.errors.PackInvalid` naming the entry or
-    field and the rule; never writes anything."""
+    """Open and check a pack container (module doc: size limits, path rules, allow-list, no links, manifest,
+    checksums); a directory entry of a folder of the layout (``payload/runtime/``, which zip tools write) is
+    skipped, any other refused (:func:`_folder_entry`). Raises :class:`~mnemon_ls.errors.PackInvalid` naming the
+    entry or field and the rule; never writes anything."""
     import zipfile
 
     if not isinstance(data, (bytes, bytearray)):
@@ -193,13 +219,19 @@ def read_archive(data: bytes) -> Archive:
             # zipfile cuts a name at NUL; the name as stored is orig_filename (named whole, NUL as \x00)
             stored = getattr(info, "orig_filename", name)
             field = "entry:" + echo_value(stored)  # escaped (NUL as \x00, control characters) and clipped
+            mode = info.external_attr >> 16
+            if name.endswith("/") and stored.endswith("/"):  # a directory entry (dir/): checked, then skipped
+                _folder_entry(info, stored, field, mode)
+                if name in names:
+                    raise PackInvalid(field, "appears twice in the archive")
+                names.add(name)
+                continue
             problem = path_problem(stored) or path_problem(name)
             if problem:
                 raise PackInvalid(field, f"unsafe path: {problem}")
             if name in names:
                 raise PackInvalid(field, "appears twice in the archive")
             names.add(name)
-            mode = info.external_attr >> 16
             if info.is_dir() or (mode and stat.S_ISDIR(mode)):
                 raise PackInvalid(field, "is a directory entry; a pack holds regular files only")
             if mode and stat.S_ISLNK(mode):
@@ -220,6 +252,8 @@ def read_archive(data: bytes) -> Archive:
         files: dict[str, bytes] = {}
         total = 0
         for info in infos:
+            if info.filename.endswith("/"):  # a folder of the layout, checked above: no data
+                continue
             limit = min(MAX_FILE_BYTES, max(info.file_size, 0))
             try:
                 with archive.open(info) as handle:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..errors import InvalidInput, echo_repr
+from ..errors import InvalidInput, echo_repr, echo_value
 from . import ops
 from .model import (IMPORTANCES, PROJECTION_FILES, Entry, Target, joined_bytes, match_key, validate_branches,
                     validate_content, validate_importance)
@@ -113,14 +113,16 @@ def plan_data(plan: "MaintenancePlan", request: ops.MutationRequest | None) -> d
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """One broken rule: ``field`` (dotted path, e.g. ``entries[2].sourceIndexes[0]``) and ``rule``."""
+    """One broken rule: ``field`` (dotted path, e.g. ``entries[2].sourceIndexes[0]``) and ``rule``; ``value``
+    the value sent there when the rule is about it (an entry number that does not exist), else ``None``."""
 
     field: str
     rule: str
+    value: Any = None
 
-    def to_dict(self) -> dict[str, str]:
-        """``{"field", "rule"}``."""
-        return {"field": self.field, "rule": self.rule}
+    def to_dict(self) -> dict[str, Any]:
+        """``{"field", "rule"}``, with ``"value"`` when there is one."""
+        return {"field": self.field, "rule": self.rule} | ({} if self.value is None else {"value": self.value})
 
 
 def derive_candidates(raw_entries: Any, plan: "MaintenancePlan", dropped: Sequence[int] = (),
@@ -319,9 +321,11 @@ def _numbers(raw: Any, where: str, what: str) -> tuple[int, ...]:
         given = f"the {_ordinal(k + 1)} number"  # the field ({where}[{k}]) says of what
         if isinstance(index, bool) or not isinstance(index, int) or index < 1:
             raise InvalidInput(f"{where}[{k}]", f"{given} is {echo_repr(index)}, not an entry number: "
-                                                f"{_NUMBERING}")
+                                                f"{_NUMBERING}", value=index if isinstance(index, int) else
+                               echo_value(index))
         if index in seen:
-            raise InvalidInput(f"{where}[{k}]", f"{given} names entry {index} again; name each entry once")
+            raise InvalidInput(f"{where}[{k}]", f"{given} names entry {index} again; name each entry once",
+                               value=index)
         seen.append(index)
     return tuple(seen)
 
@@ -382,10 +386,10 @@ def person_entries(form: PersonForm, plan: "MaintenancePlan") -> tuple[list[dict
 
     def claim(index: int, field: str, how: str) -> None:
         if not 1 <= index <= count:
-            problems.append(Problem(field, f"entry {index} does not exist: {name} has entries 1..{count}"))
+            problems.append(Problem(field, f"entry {index} does not exist: {name} has entries 1..{count}", index))
         elif index in owner:
             both = "in two merges" if owner[index] == how else "both merged and dropped"
-            problems.append(Problem(field, f"entry {index} is {both}; each entry is merged or dropped once"))
+            problems.append(Problem(field, f"entry {index} is {both}; each entry is merged or dropped once", index))
         else:
             owner[index] = how
 
@@ -415,7 +419,8 @@ def person_entries(form: PersonForm, plan: "MaintenancePlan") -> tuple[list[dict
     if problems:
         first = problems[0]
         more = f" ({len(problems) - 1} more problems in data.problems)" if len(problems) > 1 else ""
-        raise InvalidInput(first.field, first.rule + more, problems=[p.to_dict() for p in problems])
+        value = {} if first.value is None else {"value": first.value}
+        raise InvalidInput(first.field, first.rule + more, problems=[p.to_dict() for p in problems], **value)
     starts = {min(m.sources): i for i, m in enumerate(form.merges)}
     entries: list[dict[str, Any]] = []
     names: list[str] = []

@@ -26,7 +26,7 @@ from json.encoder import encode_basestring as _encode_string
 from datetime import datetime, timezone
 from typing import Any, Iterable, Literal, Sequence
 
-from ..errors import InvalidInput, JsonUnreadable, control_rule, echo_repr, json_loads, json_type_name
+from ..errors import InvalidInput, JsonUnreadable, control_rule, echo_repr, echo_value, json_loads, json_type_name
 
 Target = Literal["user", "memory"]
 Importance = Literal["critical", "normal", "low"]
@@ -93,7 +93,7 @@ def validate_content(value: Any, field_name: str = "content") -> str:
                            f"must be a string (got {json_type_name(value)})")
     text = normalize_text(value)
     if not text:
-        raise InvalidInput(field_name, "is required (empty or only whitespace)")
+        raise InvalidInput(field_name, "is required (empty or only whitespace)", value=echo_value(value))
     if DELIMITER_CHAR in text:
         raise InvalidInput(field_name, "must not contain '\u00a7' (U+00A7), the reserved entry delimiter")
     rule = control_rule(text)  # the one rule of stored text (whitespace runs are already one space)

@@ -99,7 +99,7 @@ def validate_selector(value: Any, field_name: str = "oldText") -> str:
         raise InvalidInput(field_name, "is required for replace and remove (a string)")
     text = normalize_text(value)
     if not text:
-        raise InvalidInput(field_name, "is required (empty or only whitespace)")
+        raise InvalidInput(field_name, "is required (empty or only whitespace)", value=echo_value(value))
     if DELIMITER_CHAR in text:
         raise InvalidInput(field_name, "must not contain '\u00a7' (U+00A7), the reserved entry delimiter")
     try:

@@ -175,11 +175,11 @@ def validate_query(value: Any, field_name: str = "query") -> str:
         raise InvalidInput(field_name, "must be a string")
     text = value.strip()
     if not text:
-        raise InvalidInput(field_name, "is required (an empty query is not allowed)")
+        raise InvalidInput(field_name, "is required (an empty query is not allowed)", value=echo_value(value))
     require_unicode(text, field_name)
     if not any(unicodedata.category(ch)[0] not in "CZ" for ch in text):  # only controls, format and spaces
         raise InvalidInput(field_name, "is required (a query of only invisible or control characters, such as "
-                                       "zero-width spaces or NUL, is empty)")
+                                       "zero-width spaces or NUL, is empty)", value=echo_value(value))
     from ..text import check_query_length  # the one query-length rule (code points); regex: imported on use
 
     return check_query_length(text, field_name)
@@ -205,7 +205,7 @@ def validate_content(value: Any, field_name: str = "content") -> str:
         raise InvalidInput(field_name, "must be a string")
     text = value.strip()
     if not text:
-        raise InvalidInput(field_name, "is required (blank content is not allowed)")
+        raise InvalidInput(field_name, "is required (blank content is not allowed)", value=echo_value(value))
     require_unicode(text, field_name)
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_CONTENT_BYTES:

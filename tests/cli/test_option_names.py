@@ -82,7 +82,7 @@ def test_file_errors_name_the_option_that_carried_the_file(tmp_path: Path) -> No
     junk.write_bytes(b"not a zip")
     code, line, error = refused(ws, tmp_path, "pack", "inspect", str(junk))
     assert (code, line) == (2, f"FILE: {junk} is not a ZIP archive (File is not a zip file)")
-    assert (error["code"], error["field"], error["param"]) == ("pack-invalid", "FILE", "pack")
+    assert (error["code"], error["field"], error["param"]) == ("pack-invalid", "FILE", "path")
     code, line, error = refused(ws, tmp_path, "pack", "inspect", str(tmp_path / "none.zip"))
     assert (code, line, error["field"]) == (2, f"FILE: {tmp_path / 'none.zip'} does not exist", "FILE")
 

@@ -55,7 +55,7 @@ def test_a_value_not_among_the_choices_reads_as_every_rule(tmp_path: Path) -> No
                      "param": "importance"}
     code, line, error = refused(ws, tmp_path, "runtime", "list", "--secrets", "maybe")
     assert (code, line) == (2, "--secrets: must be one of redact, reject, allow (got 'maybe')")
-    assert (error["field"], error["value"]) == ("--secrets", "maybe") and "param" not in error  # a setting
+    assert (error["field"], error["value"], error["param"]) == ("--secrets", "maybe", "secrets")  # the setting
     code, line, error = refused(ws, tmp_path, "reanchor", "notes", "x")
     assert (code, line) == (2, "SOURCE: must be one of runtime, spaces, documents, records (got 'notes')")
     assert (error["field"], error["rule"], error["param"]) == (
@@ -102,7 +102,7 @@ def test_a_file_that_is_not_a_pack_is_named(tmp_path: Path) -> None:
         code, line, error = refused(ws, tmp_path, "pack", action, str(junk))
         shown = str(junk).replace("\x1b", "\\x1b")
         assert (code, line) == (2, f"FILE: {shown} is not a ZIP archive (File is not a zip file)")
-        assert (error["code"], error["field"], error["param"]) == ("pack-invalid", "FILE", "pack")
+        assert (error["code"], error["field"], error["param"]) == ("pack-invalid", "FILE", "path")
 
 
 def test_scope_workspace_without_a_workspace_says_what_to_do(tmp_path: Path) -> None:

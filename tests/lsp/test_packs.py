@@ -65,9 +65,13 @@ async def test_pack_errors_carry_stable_codes_and_change_nothing(lsp: Launcher, 
     assert error.data["code"] == "invalid-input" and error.data["field"] == "base64"
     error = await client.call_error("mnemon/pack/import", {"workspace": uri(two),
                                                            "base64": base64.b64encode(b"PK\x03\x04").decode()})
-    assert error.data["code"] == "pack-invalid" and error.data["field"] == "pack"
+    assert error.data["code"] == "pack-invalid" and error.data["field"] == "base64"  # the param it came in
     error = await client.call_error("mnemon/pack/import", {"workspace": uri(two), "path": "relative.zip"})
     assert error.data["code"] == "invalid-input" and error.data["field"] == "path"
+    # another user's home is refused, never looked up (it read /root/x.zip)
+    error = await client.call_error("mnemon/pack/import", {"workspace": uri(two), "path": "~root/x.zip"})
+    assert (error.data["field"], error.data["value"]) == ("path", "~root/x.zip")
+    assert error.data["rule"].startswith("must not start with ~name (another user's home)")
     error = await client.call_error("mnemon/pack/export", {"workspace": uri(one), "packScope": "everything"})
     assert error.data["code"] == "invalid-input" and error.data["field"] == "packScope"
     exported = await client.call("mnemon/pack/export", {"workspace": uri(one), "packScope": "documents"})

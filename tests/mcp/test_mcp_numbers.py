@@ -17,6 +17,8 @@ from tests.mcp.test_mcp_server import files
 
 LINK = '{"space_id": "s", "source_id": "a", "target_id": "b", "weight": %s}'
 RECALL = '{"query": "x", "limit": %s}'
+#: 1e-330 written without a 3-digit exponent: underflows all the same (quoted clipped to 80 characters)
+UNDERFLOW = "0." + "0" * 230 + "1e-99"
 
 
 def not_json(where: str, literal: str) -> dict:
@@ -31,6 +33,13 @@ def out_of_range(where: str, literal: str) -> dict:
                                        "range (a JSON number here is within ±1.8e308)"}
 
 
+def too_small(where: str, literal: str) -> dict:
+    """The ``-32602`` error of a nonzero number a double reads as 0 at ``where``, repeated as sent."""
+    return {"code": -32602, "message": f"Invalid params: params.arguments.{where}: the number {literal} is too small "
+                                       "(a double reads it as 0; a nonzero JSON number here is at least ±4.9e-324 in "
+                                       "size: send 0 or a larger number)"}
+
+
 # (tool, arguments JSON, the error object answered)
 REFUSED = [
     ("mnemon_link", LINK % "NaN", not_json("weight", "NaN")),
@@ -38,6 +47,10 @@ REFUSED = [
     ("mnemon_recall", RECALL % "-Infinity", not_json("limit", "-Infinity")),
     ("mnemon_recall", RECALL % "1e400", out_of_range("limit", "1e400")),
     ("mnemon_link", LINK % "-1.5E+999", out_of_range("weight", "-1.5E+999")),
+    # an attack pass: 1e-400 underflowed to 0 before any check and was answered "(got 0)"
+    ("mnemon_recall", RECALL % "1e-400", too_small("limit", "1e-400")),
+    ("mnemon_link", LINK % "-2.5E-9999", too_small("weight", "-2.5E-9999")),
+    ("mnemon_link", LINK % UNDERFLOW, too_small("weight", f"{UNDERFLOW[:80]}... ({len(UNDERFLOW)} characters)")),
 ]
 
 
@@ -68,3 +81,11 @@ def test_an_id_beyond_a_double_is_an_invalid_request_not_invalid_params() -> Non
         "code": -32600, "message": "Invalid Request: id: the number 1e400 is out of range (a JSON number here is "
                                    "within ±1.8e308); an id is a string or an integer"}
     assert answer.id is None
+
+
+def test_a_zero_in_any_form_and_a_subnormal_number_reach_the_tool() -> None:
+    """Only a nonzero literal that a double reads as 0 is refused: ``0e-400`` is 0 as sent, and ``1e-320`` (a
+    subnormal double) is kept."""
+    for literal in ("0e-400", "0.000e-999", "-0.0", "1e-320", "0." + "0" * 250):
+        assert answer_for('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"mnemon_link",'
+                          f'"arguments":{LINK % literal}}}}}') is None, literal

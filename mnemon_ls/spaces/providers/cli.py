@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ...errors import InvalidInput
+from ...settings import expand_own_home, own_home_path
 from ..errors import ProviderFailed, ProviderUnavailable
 from ..model import Item, normalize_row
 from .base import Capabilities, ExportEdge, ExportItem, KeepFn, SearchOutcome, sparse_hint
@@ -62,7 +63,7 @@ def find_binary(cli_path: str | None = None, env: dict[str, str] | None = None) 
     """The ``mnemon`` executable to run (module doc order); :class:`ProviderUnavailable` when none."""
     env = dict(os.environ if env is None else env)
     if cli_path:
-        path = os.path.expanduser(cli_path)
+        path = own_home_path(cli_path, "cliPath")  # ~name (another user's home) is refused
         if os.path.isfile(path) and os.access(path, os.X_OK):
             return path
         raise ProviderUnavailable(f"mnemon CLI not found at the configured path {path}",
@@ -74,7 +75,7 @@ def find_binary(cli_path: str | None = None, env: dict[str, str] | None = None) 
     if found:
         return found
     for directory in FALLBACK_DIRS:
-        candidate = os.path.join(os.path.expanduser(directory), "mnemon")
+        candidate = os.path.join(expand_own_home(directory), "mnemon")
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
     raise ProviderUnavailable("mnemon CLI not found (set the CLI path, $MNEMON_CLI_PATH, or install mnemon on PATH)",
