@@ -285,7 +285,8 @@ def run_mcp(args: argparse.Namespace) -> int:
     else the current directory) until the client closes; the exit code."""
     from ..mcp.server import run  # imported here: the other commands never load the MCP SDK
 
-    from ..roots import check_data_dir, check_workspace, global_root
+    from ..roots import check_workspace, global_root
+    from ..roots_checks import check_data_dir
 
     workspace = None if args.workspace is None else workspace_of(args)  # an empty --workspace is refused
     settings = settings_from(args)

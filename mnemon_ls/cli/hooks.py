@@ -137,7 +137,8 @@ def session_start(args: argparse.Namespace, budget: int) -> str:
     import threading
 
     from .common import root_flags_named, settings_from, workspace_of
-    from ..roots import confine_roots, resolve_root
+    from ..roots import resolve_root
+    from ..roots_safety import confine_roots
 
     settings = settings_from(args)
     workspace = workspace_of(args)

@@ -23,7 +23,7 @@ from pydantic import Field, StrictBool
 from ..errors import InvalidInput, JsonUnreadable, echo_repr, echo_value, json_loads
 from ..records.model import (MAX_CONTENT_CHARS, MAX_LIST_LIMIT, MAX_TAG_CHARS, MAX_TAGS, MAX_TITLE_CHARS, STATUSES, TYPES,
                              VERIFICATIONS)
-from ..roots import path_error
+from ..roots_checks import path_error
 from ..text import MAX_QUERY_CHARS
 from . import citing, humantext, modeltext, staleness
 from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams

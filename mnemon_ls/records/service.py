@@ -32,7 +32,7 @@ from .. import fsio
 from ..errors import AmbiguousMatch, ConfirmationRequired, InvalidInput, NotFound, echo_repr, echo_value
 from ..redact import Scrubber
 from ..text import check_query_length
-from ..roots import write_root_gitignore
+from ..roots_gitignore import write_root_gitignore
 from . import paths
 from .model import (MAX_LIST_LIMIT, SCOPE_RETENTION, SCOPES, STATUSES, TYPES, VERIFICATIONS, MemoryRecord, content_hash,
                     validate_record)

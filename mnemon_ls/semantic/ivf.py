@@ -71,7 +71,7 @@ log = logging.getLogger(__name__)
 #: ``os.preadv`` where the platform has it (Linux, the BSDs), else ``None`` (a seek and a read instead).
 _PREADV = getattr(os, "preadv", None)
 
-#: The index file's name, beside :data:`~mnemon_ls.roots.VECTOR_FILE`.
+#: The index file's name, beside :data:`~mnemon_ls.roots_safety.VECTOR_FILE`.
 IVF_FILE = ".mnemon-ls-vectors.ivf"
 MAGIC = b"MNMIVF\x00\x00"
 VERSION = 2
