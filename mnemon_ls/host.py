@@ -204,7 +204,8 @@ class WorkspaceHost:
 
         policy = self.settings.recall_policy
         service = SpacesService(self.root, clock=self._clock, secrets=self.settings.secrets,
-                                quality=RecallQuality.from_dict({"policy": DEFAULT_POLICY if policy == "auto" else policy}),
+                                quality=RecallQuality.from_dict({"policy": DEFAULT_POLICY
+                                                                 if policy == "auto" else policy}),
                                 quality_auto=policy == "auto",
                                 provider_timeout=self.settings.provider_timeout_ms / 1000,
                                 semantic=self.semantic, background_access=not self.one_shot,

@@ -195,8 +195,8 @@ def _inspect_text(data: dict[str, Any], _call: Call, p: PackSourceParams) -> str
              *summary_lines(data)]
     if data["userProfile"]:
         lines.append(f"  USER.md: carries {_plural(data['userProfile'], 'entry', 'entries')} about a person "
-                     "(a user profile); importing it adds them to your USER.md (a --replace with --replace-user-profile "
-                     "replaces your USER.md with them)")
+                     "(a user profile); importing it adds them to your USER.md (a --replace with "
+                     "--replace-user-profile replaces your USER.md with them)")
     for doc in data["documents"] or ():
         lines.append(f"  document {doc['id']} [{doc['status']}] {doc['title']}")
     for space in data["spaces"] or ():

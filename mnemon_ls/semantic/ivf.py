@@ -1,4 +1,5 @@
-"""The approximate index of a large space's vectors: an inverted file of int8 codes, ``data/<space-id>/.mnemon-ls-vectors.ivf``.
+"""The approximate index of a large space's vectors: an inverted file of int8 codes,
+``data/<space-id>/.mnemon-ls-vectors.ivf``.
 
 Derived from the vector file (:mod:`.vectors`, whose ``vectors`` table stays the truth) and ours alone: deleting it
 costs one rebuild. :class:`~.vectors.VectorStore` uses it above :data:`~.vectors.QUANTIZE_ABOVE` vectors.
