@@ -119,10 +119,10 @@ def locate(scope: str, *, workspace: Path | None, session_id: str | None, user_i
         key = f"{session_id}|{root_id(workspace)}"  # type: ignore[arg-type]
         return ScopeLocation(scope, home / "sessions" / f"{scope_key_hash(key)}.jsonl", key)
     if scope == "project":
-        path = project_dir(workspace) / MEMORY_DIR / "records.jsonl"
+        path = project_dir(workspace) / MEMORY_DIR / "records.jsonl"  # type: ignore[arg-type]
         return ScopeLocation(scope, path, root_id(workspace))  # type: ignore[arg-type]
     if scope == "shared-project":
-        path = project_dir(workspace) / MEMORY_DIR / "shared.jsonl"
+        path = project_dir(workspace) / MEMORY_DIR / "shared.jsonl"  # type: ignore[arg-type]
         return ScopeLocation(scope, path, root_id(workspace))  # type: ignore[arg-type]
     raise InvalidInput("recordScope", "must be one of session, project, shared-project, user (got "
                                       f"{echo_repr(scope)})")
