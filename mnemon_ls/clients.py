@@ -3,12 +3,18 @@ where the client has lifecycle hooks, hooks that put the wake snapshot into the 
 
 Clients and files (user scope by default; ``--project`` writes into the workspace):
 
-| client | MCP entry | hooks |
-|---|---|---|
-| ``claude-code`` | ``~/.claude.json`` ``mcpServers`` / ``<ws>/.mcp.json`` | ``~/.claude/settings.json`` / ``<ws>/.claude/settings.json`` |
-| ``codex`` | ``~/.codex/config.toml`` ``[mcp_servers.mnemon-ls]`` / ``<ws>/.codex/config.toml`` | ``~/.codex/hooks.json`` / ``<ws>/.codex/hooks.json`` |
-| ``cursor`` | ``~/.cursor/mcp.json`` / ``<ws>/.cursor/mcp.json`` ``mcpServers`` | none |
-| ``vscode`` | ``<user config>/Code/User/mcp.json`` / ``<ws>/.vscode/mcp.json`` ``servers`` | none |
+| client | MCP entry |
+|---|---|
+| ``claude-code`` | ``~/.claude.json`` ``mcpServers`` / ``<ws>/.mcp.json`` |
+| ``codex`` | ``~/.codex/config.toml`` ``[mcp_servers.mnemon-ls]`` / ``<ws>/.codex/config.toml`` |
+| ``cursor`` | ``~/.cursor/mcp.json`` / ``<ws>/.cursor/mcp.json`` ``mcpServers`` |
+| ``vscode`` | ``<user config>/Code/User/mcp.json`` / ``<ws>/.vscode/mcp.json`` ``servers`` |
+
+| client | hooks |
+|---|---|
+| ``claude-code`` | ``~/.claude/settings.json`` / ``<ws>/.claude/settings.json`` |
+| ``codex`` | ``~/.codex/hooks.json`` / ``<ws>/.codex/hooks.json`` |
+| ``cursor``, ``vscode`` | none |
 
 Claude Code hooks: ``SessionStart`` (matchers startup, resume, clear and compact, so the wake comes back
 after a compaction) runs ``mnemon-ls hook session-start``, which prints the bounded wake snapshot;
@@ -207,7 +213,8 @@ def _our_hooks(groups: list[Any]) -> list[tuple[int, int | None]]:
 
 
 def _hook_file(path: Path, launcher: list[str], remove: bool, base: Path,
-               events: Mapping[str, tuple[str | None, str]] = CLAUDE_HOOK_EVENTS, flags: tuple[str, ...] = ()) -> Change:
+               events: Mapping[str, tuple[str | None, str]] = CLAUDE_HOOK_EVENTS,
+               flags: tuple[str, ...] = ()) -> Change:
     """Our hooks in a ``{"hooks": {EVENT: [{matcher?, hooks: [{type, command, timeout}]}]}}`` file (Claude
     Code's ``settings.json``, Codex's ``hooks.json``): one group per event running ``mnemon-ls hook VERB
     FLAGS``; other groups and other hooks of a shared group are kept byte for byte."""

@@ -72,7 +72,8 @@ def written_places(host: Any) -> list[Place]:
     except MnemonError:
         pass
     places.append(Place("temporary files", Path(tempfile.gettempdir()),
-                        "removed after use: the copy migrate reads, a pack import's dry run, drafts for the Mnemon CLI"))
+                        "removed after use: the copy migrate reads, a pack import's dry run, drafts for the Mnemon "
+                        "CLI"))
     seen: set[tuple[str, Path]] = set()
     unique = []
     for place in places:

@@ -72,7 +72,7 @@ _CREATION_HOOKS: dict[Path, Callable[[Path], None]] = {}
 def on_directory_created(path: Path, hook: Callable[[Path], None]) -> None:
     """Run ``hook(path)`` whenever :func:`ensure_dir` creates the directory ``path`` (absolute).
 
-    :mod:`mnemon_ls.roots` arms this for storage roots, so the ``.gitignore`` of a root inside a git
+    :mod:`mnemon_ls.roots_gitignore` arms this for storage roots, so the ``.gitignore`` of a root inside a git
     working tree is written by the first write that creates the root, never by resolving it (DESIGN.md
     invariant 7). A hook that raises fails the write that created the directory.
     """
@@ -89,7 +89,7 @@ def confine(root: Path | str, anchor: Path | str | None = None) -> None:
 
     ``anchor`` is the deepest directory that may be a symbolic link: the root itself (default: a root
     given explicitly), or a directory above it (the workspace for ``<workspace>/.mnemon``, the data
-    directory for ``workspaces/<hash>``, see :func:`mnemon_ls.roots.trusted_anchor`), so the root and
+    directory for ``workspaces/<hash>``, see :func:`mnemon_ls.roots_safety.trusted_anchor`), so the root and
     everything between are checked too. It must be ``root`` or contain it. A root registered twice keeps
     the anchor nearer the file system root (the stricter check). In memory only; never touches the disk.
     """

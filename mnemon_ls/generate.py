@@ -312,7 +312,8 @@ def settings_page() -> str:
         contributed = json.loads(package.read_text(encoding="utf-8"))["contributes"]["configuration"]
         for group in contributed if isinstance(contributed, list) else [contributed]:
             for key, value in group["properties"].items():
-                described[key.removeprefix("mnemon.")] = value.get("markdownDescription") or value.get("description", "")
+                described[key.removeprefix("mnemon.")] = (value.get("markdownDescription")
+                                                          or value.get("description", ""))
     variables = {key: variable for variable, key in ENVIRONMENT_SETTINGS.items()}
     rows = ["| setting | type | default | environment | description |", "|---|---|---|---|---|"]
 

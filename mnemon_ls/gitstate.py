@@ -247,7 +247,8 @@ _probes: dict[str, tuple[BranchState, tuple[str, ...], "statsig.Signature"]] = {
 _probes_lock = threading.Lock()
 
 
-def _memo_paths(start: str, files: gitfiles.Repository | None) -> tuple[bytes, tuple[str, ...], "statsig.Signature"] | None:
+def _memo_paths(start: str,
+                files: gitfiles.Repository | None) -> tuple[bytes, tuple[str, ...], "statsig.Signature"] | None:
     """``(HEAD's bytes, paths, signature)`` of every file and directory a probe of ``start`` by
     :mod:`mnemon_ls.gitfiles` reads or looks at (``start`` and its ``.git``, the git dir and its ``HEAD``, the
     common dir, its ``config``, ``objects``, ``refs``, ``packed-refs``, the branch's loose ref, the rebase and

@@ -50,7 +50,8 @@ class WorkspaceHost:
         clock: Clock | None = None,
         one_shot: bool = False,
     ) -> None:
-        from .roots import arm_root_creation, global_env, resolve_root
+        from .roots import global_env, resolve_root
+        from .roots_gitignore import arm_root_creation
         from .runtime.source import RuntimeSource
         from .runtime.store import _utc_now
 
@@ -163,16 +164,16 @@ class WorkspaceHost:
     def _confine(self) -> None:
         """Register the roots with :func:`mnemon_ls.fsio.confine` from their trusted anchors, so that no
         read of a store file and no write follows a link a repository could commit (invariant 10)."""
-        from .roots import confine_roots
+        from .roots_safety import confine_roots
 
         confine_roots(self.resolution)
 
     def check_storage(self) -> None:
         """Raise :class:`~mnemon_ls.errors.StorageUnsafe` (naming the link) when the storage root, a
         directory on the way to it that a repository controls, or anything in its layout is a symbolic
-        link (:func:`mnemon_ls.roots.storage_root_problems`; read-only). Documents and Memory Spaces
+        link (:func:`mnemon_ls.roots_safety.storage_root_problems`; read-only). Documents and Memory Spaces
         run it before first use; Runtime reads and every write are checked file by file in :mod:`.fsio`."""
-        from .roots import check_storage_root
+        from .roots_safety import check_storage_root
 
         check_storage_root(self.resolution)
 
@@ -203,7 +204,8 @@ class WorkspaceHost:
 
         policy = self.settings.recall_policy
         service = SpacesService(self.root, clock=self._clock, secrets=self.settings.secrets,
-                                quality=RecallQuality.from_dict({"policy": DEFAULT_POLICY if policy == "auto" else policy}),
+                                quality=RecallQuality.from_dict({"policy": DEFAULT_POLICY
+                                                                 if policy == "auto" else policy}),
                                 quality_auto=policy == "auto",
                                 provider_timeout=self.settings.provider_timeout_ms / 1000,
                                 semantic=self.semantic, background_access=not self.one_shot,

@@ -3,7 +3,7 @@
 Why: the default storage scope became ``workspaces`` (DESIGN.md section 4), so memory written under the
 old default (``global``: ``$MNEMON_DATA_DIR`` or ``~/.mnemon``) or with ``storageScope=workspace``
 (``<workspace>/.mnemon``) is no longer what a workspace reads. It is never moved silently: ``doctor``
-says where it is (:func:`survey`) and ``migrate`` copies it on request (:func:`migrate`).
+says where it is (:func:`mnemon_ls.migrate_survey.survey`) and ``migrate`` copies it on request (:func:`migrate`).
 
 What is copied, each tier through its Source's own public operations, so locks, revisions, formats,
 capacity rules and side indexes hold exactly as for any other write:
@@ -32,32 +32,30 @@ clear error naming the file and the rule, and nothing changes. After the writes 
 read back from the destination and compared; a difference raises :class:`MigrationUnverified`.
 Migrating again is safe: what was copied is skipped as a duplicate. The citations of what is copied go with
 it, keys remapped to the new ids (:mod:`mnemon_ls.migrate_citations`).
+
+This module owns the planning, the writes and the read-back; reading the source into its private snapshot is
+:mod:`mnemon_ls.migrate_snapshot`, and ``doctor``'s look for memory not yet copied :mod:`mnemon_ls.migrate_survey`.
 """
+
 
 from __future__ import annotations
 
-import contextlib
 import os
-import shutil
-import sqlite3
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from . import fsio
 from .errors import (
     DocumentCapacityError,
     FormatTooNew,
     InvalidInput,
     MigrationUnverified,
-    MnemonError,
     NotFound,
     RuntimeCapacityError,
     UnreadableStore,
     echo_repr,
 )
-from .findings import Finding
+from .migrate_snapshot import Snapshot
 from .roots import global_root
 from .settings import own_home_path
 from .runtime import ops
@@ -69,7 +67,6 @@ if TYPE_CHECKING:
 
 #: ``--from`` names that are not paths.
 SOURCE_NAMES = ("global", "workspace")
-_SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 def resolve_source(host: "WorkspaceHost", value: str, env: Mapping[str, str] | None = None) -> Path:
@@ -133,7 +130,7 @@ def migrate(host: "WorkspaceHost", source: Path, *, dry_run: bool = False) -> di
             f"the source's Runtime memory is damaged: {runtime_state.problem}; nothing was copied. "
             f"Repair it with `mnemon-ls runtime recover --data-dir {source}`",
             file=str(source_runtime.memories_path), reason=runtime_state.problem)
-    with _Snapshot(source) as snapshot:
+    with Snapshot(source) as snapshot:
         documents = snapshot.documents()
         spaces, not_copied = snapshot.spaces()
         plan = _plan(host, source, runtime_state.entries, documents, spaces)
@@ -148,175 +145,6 @@ def migrate(host: "WorkspaceHost", source: Path, *, dry_run: bool = False) -> di
     _verify(host, plan, receipt)
     receipt["verified"] = True
     return receipt
-
-
-# ---------------------------------------------------------------------------------------------- reading
-
-
-class _Snapshot:
-    """A private read-only copy of the source's Documents and Memory Spaces files (module doc)."""
-
-    def __init__(self, source: Path) -> None:
-        self.source = source
-        self.dir: Path | None = None
-        self._host_spaces: Any = None
-        self._documents: Any = None
-
-    def __enter__(self) -> "_Snapshot":
-        self.dir = Path(tempfile.mkdtemp(prefix="mnemon-migrate-"))
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for store in (self._documents, self._host_spaces):
-            if store is not None:
-                with contextlib.suppress(Exception):
-                    store.close()
-        if self.dir is not None:
-            shutil.rmtree(self.dir, ignore_errors=True)
-
-    def _source_path(self, path: str | os.PathLike[str]) -> str:
-        """A path inside the snapshot, spelled as the source file it was copied from."""
-        assert self.dir is not None
-        text = os.fspath(path)
-        prefix = str(self.dir)
-        return str(self.source) + text[len(prefix):] if text.startswith(prefix) else text
-
-    def _damaged(self, exc: MnemonError, what: str) -> UnreadableStore:
-        file = self._source_path(exc.data.get("file") or "")
-        reason = str(exc.data.get("reason") or exc.message)
-        message = self._source_path(exc.message).replace(str(self.dir), str(self.source))
-        return UnreadableStore(f"the source's {what} is damaged: {message}; nothing was copied",
-                               file=file or str(self.source), reason=reason)
-
-    def documents(self) -> list[tuple[Any, str]]:
-        """``[(record, body)]`` of every source document, in index order."""
-        from .documents import DocumentStore
-
-        assert self.dir is not None
-        index = self.source / "documents" / "index.json"
-        if not index.is_file():
-            return []
-        for relative in ("documents/index.json",):
-            _copy_file(self.source / relative, self.dir / relative)
-        for status in ("active", "archived"):
-            folder = self.source / "documents" / status
-            if folder.is_dir():
-                for entry in os.scandir(folder):
-                    if entry.is_file(follow_symlinks=False):
-                        _copy_file(Path(entry.path), self.dir / "documents" / status / entry.name)
-        store = DocumentStore(self.dir, None)
-        self._documents = store
-        state = store.read()
-        if state.problem:
-            raise UnreadableStore(
-                f"the source's Documents index is damaged: {self._source_path(state.problem)}; nothing was "
-                f"copied. Repair it with `mnemon-ls doc recover --data-dir {self.source}`",
-                file=str(index), reason=state.problem)
-        out = []
-        catalog = store.list()
-        for entry in catalog.documents:
-            if not entry.healthy:
-                raise UnreadableStore(
-                    f"the source's document {entry.record.title!r} ({self.source / entry.record.relative_path}) "
-                    f"is damaged: {self._source_path(entry.problem or 'unreadable')}; nothing was copied",
-                    file=str(self.source / entry.record.relative_path), reason=entry.problem or "unreadable")
-            try:
-                view = store.get(entry.record.id)
-            except MnemonError as exc:
-                raise self._damaged(exc, f"document {entry.record.title!r}") from None
-            out.append((entry.record, view.content))
-        return out
-
-    def spaces(self) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
-        """``([{record, items, edges}], [not copied: {id, name, reason}])`` of the source's spaces."""
-        from .spaces import SpacesService
-        from .spaces.registry_model import LAST_GOOD_FILE, NATIVE_FILE
-
-        assert self.dir is not None
-        data = self.source / "data"
-        if not data.is_dir():
-            return [], []
-        for relative in (f"data/{NATIVE_FILE}", f"state/{LAST_GOOD_FILE}", "active"):
-            if (self.source / relative).is_file():
-                _copy_file(self.source / relative, self.dir / relative)
-        for entry in sorted(os.scandir(data), key=lambda e: e.name):
-            db = Path(entry.path) / "mnemon.db"
-            if entry.is_dir(follow_symlinks=False) and db.is_file():
-                _copy_sqlite(db, self.dir / "data" / entry.name / "mnemon.db")
-        service = SpacesService(self.dir)
-        self._host_spaces = service
-        state = service.state()
-        refused = state.native_refused or state.providers_refused
-        if refused is not None:  # written by a newer version: not damaged, and not readable here
-            where = self._source_path(refused.data["file"])
-            raise FormatTooNew(
-                f"the source's Memory Spaces registry {where} was written by a newer version of mnemon-ls "
-                f"({refused.data['reason']}); nothing was copied. Upgrade mnemon-ls to migrate it",
-                **(refused.data | {"file": where}))
-        if service.registry.notices:
-            problem = service.registry.notices[0]
-            raise UnreadableStore(
-                f"the source's Memory Spaces registry {self._source_path(problem.file)} is damaged: {problem.reason}; "
-                "nothing was copied. Open the source once with mnemon-ls (e.g. `mnemon-ls space list --data-dir "
-                f"{self.source}`) to repair it, then migrate again",
-                file=self._source_path(problem.file), reason=problem.reason)
-        spaces, not_copied = [], []
-        for record in state.all:
-            if not record.native:
-                not_copied.append({"id": record.id, "name": record.name,
-                                   "reason": f"a {record.provider_id} space: its data lives with that provider"})
-                continue
-            try:
-                items, edges = service.provider(record).export_items()
-            except MnemonError as exc:
-                raise self._damaged(exc, f"Memory Space {record.id}") from None
-            except sqlite3.DatabaseError as exc:
-                raise UnreadableStore(f"the source's Memory Space {record.id} is damaged: {exc}; nothing was copied",
-                                      file=str(data / record.id / "mnemon.db"), reason=str(exc)) from None
-            spaces.append({"record": record, "items": items, "edges": edges})
-        return spaces, not_copied
-
-
-def _copy_file(source: Path, target: Path) -> None:
-    fsio.ensure_dir(target.parent)  # 0700 each (mkdir(parents=True) gives the parents the umask's mode)
-    with open(source, "rb") as handle:
-        data = handle.read()
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
-
-
-def _copy_sqlite(source: Path, target: Path) -> None:
-    """A consistent copy of the SQLite database ``source`` (backup API), never writing beside it.
-
-    Without a ``-wal`` file the main file holds every committed page, so it is opened ``immutable``
-    (no lock files, no journal); with one, read-only through the existing WAL."""
-    with open(source, "rb") as handle:
-        header = handle.read(len(_SQLITE_HEADER))
-    if header != _SQLITE_HEADER:
-        raise UnreadableStore(f"the source's {source} is not a SQLite database; nothing was copied",
-                              file=str(source), reason="not a SQLite database")
-    fsio.ensure_dir(target.parent)
-    # 0600 before SQLite opens it (it would create 0644 under umask 022; its journal takes this mode)
-    os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | fsio.O_NOFOLLOW, fsio.FILE_MODE))
-    quoted = source.as_posix().replace("?", "%3f").replace("#", "%23")
-    wal = source.with_name(source.name + "-wal")
-    uri = f"file:{quoted}?mode=ro" if wal.exists() else f"file:{quoted}?immutable=1"
-    try:
-        reader = sqlite3.connect(uri, uri=True)
-        try:
-            writer = sqlite3.connect(str(target))
-            try:
-                reader.backup(writer)
-            finally:
-                writer.close()
-        finally:
-            reader.close()
-    except sqlite3.DatabaseError as exc:
-        raise UnreadableStore(f"the source's {source} cannot be read: {exc}; nothing was copied",
-                              file=str(source), reason=str(exc)) from None
 
 
 # ---------------------------------------------------------------------------------------------- planning
@@ -535,67 +363,3 @@ def _verify(host: "WorkspaceHost", plan: _Plan, receipt: dict[str, Any]) -> None
             f"the copy into {host.root} did not read back as written: {problems[0]}"
             + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
             + "; the source is unchanged; run `mnemon-ls doctor` and migrate again", problems=problems)
-
-
-# ---------------------------------------------------------------------------------------------- doctor
-
-
-def survey(host: "WorkspaceHost", env: Mapping[str, str] | None = None) -> list[Finding]:
-    """``doctor`` findings naming memory this workspace does not read (read-only; cheap).
-
-    Looks at the global root (when this workspace uses another root) and at ``<workspace>/.mnemon``
-    (when that is not this workspace's root): Runtime entries and documents not in this root are
-    counted by content (the same rule ``migrate`` uses), Memory Space stores by number. A warning with
-    the ``mnemon-ls migrate --from ...`` line when something is not here yet; ``ok`` when everything is.
-    """
-    from .documents import DocumentStore
-
-    findings: list[Finding] = []
-    candidates: list[tuple[str, Path]] = []
-    with contextlib.suppress(InvalidInput):
-        candidates.append(("global", global_root(env)))
-    if host.resolution.workspace is not None:
-        candidates.append(("workspace", host.resolution.workspace / ".mnemon"))
-    own = os.path.realpath(host.root)
-    for name, root in candidates:
-        if not root.is_dir() or os.path.realpath(root) == own:
-            continue
-        state = RuntimeStore(root).read()
-        missing = 0
-        shared: list[str] = []  # targets this workspace reads from that root itself
-        for target in TARGETS:
-            store = host.runtime.store_for(target)
-            if os.path.realpath(store.root) == os.path.realpath(root):
-                shared.append(f"{target.upper()}.md")
-                continue  # already read from there (runtimeUserScope=global)
-            here = {match_key(e.content) for e in store.read().of(target)}
-            missing += sum(1 for e in state.of(target) if match_key(e.content) not in here)
-        documents = 0
-        if (root / "documents" / "index.json").is_file():
-            theirs = DocumentStore(root, None).read().records
-            ours = ({(r.title, r.content_hash) for r in host.documents.read().records}
-                    if (host.root / "documents" / "index.json").is_file() else set())
-            documents = sum(1 for r in theirs if (r.title, r.content_hash) not in ours)
-        data = root / "data"
-        stores = sorted(e.name for e in os.scandir(data) if (Path(e.path) / "mnemon.db").is_file()) if data.is_dir() else []
-        ours_spaces = (host.root / "data").is_dir()
-        if not (missing or documents or (stores and not ours_spaces)):
-            if missing == 0 and (state.entries or documents or stores):
-                read_there = (f"this workspace reads its {' and '.join(shared)} from there (the user profile is "
-                              "global); everything else in it is in this workspace's storage root too") if shared else (
-                              "everything in it is in this workspace's storage root too")
-                findings.append(Finding("ok", str(root), f"the {name} storage root: {read_there}"))
-            continue
-        parts = []
-        if missing:
-            parts.append(f"{missing} Runtime entr{'y' if missing == 1 else 'ies'}")
-        if documents:
-            parts.append(f"{documents} document{'' if documents == 1 else 's'}")
-        if stores:
-            parts.append(f"{len(stores)} Memory Space store{'' if len(stores) == 1 else 's'} ({', '.join(stores)})")
-        findings.append(Finding(
-            "warning", str(root),
-            f"the {name} storage root holds memory this workspace does not read: {', '.join(parts)}",
-            f"`mnemon-ls migrate --from {name}` copies it into {host.root} (verified; the source stays as it is; "
-            "`--dry-run` shows what would be copied)"))
-    return findings

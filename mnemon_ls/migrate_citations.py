@@ -34,7 +34,8 @@ def _join(have: list[Citation], more: list[Citation]) -> list[Citation]:
     return list(dict.fromkeys([*have, *more]))[:MAX_CITES]
 
 
-def carry(host: "WorkspaceHost", source: Path, documents: list[dict[str, Any]], spaces: list[dict[str, Any]]) -> dict[str, int]:
+def carry(host: "WorkspaceHost", source: Path, documents: list[dict[str, Any]],
+          spaces: list[dict[str, Any]]) -> dict[str, int]:
     """Copy the citations of the copied memory from ``source`` into ``host``'s root (module doc).
     ``documents``: the migration plan's documents (``record`` the source record, ``id`` the new id,
     ``sourcePaths`` the paths copied); ``spaces``: the receipt's rows (``fromId``, ``intoId``, ``ids``).

@@ -167,8 +167,8 @@ def install(level: int = logging.WARNING) -> None:
 
 def reserve_stdout() -> BinaryIO:
     """The transport's stdout for a stdio server (module doc): a binary buffered file (whole writes; the
-    transport flushes each message) on a private duplicate of fd 1; afterwards fd 1 is stderr and ``sys.stdout`` is ``sys.stderr``. Raises
-    :class:`OSError` when the descriptors cannot be duplicated (then nothing was changed)."""
+    transport flushes each message) on a private duplicate of fd 1; afterwards fd 1 is stderr and ``sys.stdout`` is
+    ``sys.stderr``. Raises :class:`OSError` when the descriptors cannot be duplicated (then nothing was changed)."""
     sys.stdout.flush()
     private = os.dup(1)
     try:

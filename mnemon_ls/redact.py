@@ -125,7 +125,8 @@ class Scrubber:
     def texts(self, field: str, values: T) -> T:
         """:meth:`text` on each string of a list/tuple (fields ``field[i]``); other values unchanged."""
         if isinstance(values, (list, tuple)):
-            return type(values)(self.text(f"{field}[{i}]", v) for i, v in enumerate(values))  # type: ignore[return-value]
+            scrubbed = (self.text(f"{field}[{i}]", v) for i, v in enumerate(values))
+            return type(values)(scrubbed)  # type: ignore[return-value]
         return values
 
     def label(self, field: str, value: T) -> T:
@@ -136,7 +137,8 @@ class Scrubber:
     def labels(self, field: str, values: T) -> T:
         """:meth:`label` on each string of a list/tuple (fields ``field[i]``); other values unchanged."""
         if isinstance(values, (list, tuple)):
-            return type(values)(self.label(f"{field}[{i}]", v) for i, v in enumerate(values))  # type: ignore[return-value]
+            labelled = (self.label(f"{field}[{i}]", v) for i, v in enumerate(values))
+            return type(values)(labelled)  # type: ignore[return-value]
         return values
 
     def selector(self, field: str, value: T) -> T:

@@ -135,7 +135,7 @@ def test_the_command_line_creates_only_private_files(tmp_path: Path, umask_022: 
 
 
 def test_migrate_copies_stores_into_private_files(tmp_path: Path, umask_022: None) -> None:
-    from mnemon_ls import migrate
+    from mnemon_ls import migrate_snapshot
 
     source = tmp_path / "source"
     spaces = SpacesService(source)
@@ -146,7 +146,7 @@ def test_migrate_copies_stores_into_private_files(tmp_path: Path, umask_022: Non
         spaces.close()
     snapshot = tmp_path / "snapshot"
     snapshot.mkdir(mode=0o700)
-    migrate._copy_sqlite(source / "data" / "default" / "mnemon.db", snapshot / "data" / "default" / "mnemon.db")
+    migrate_snapshot.copy_sqlite(source / "data" / "default" / "mnemon.db", snapshot / "data" / "default" / "mnemon.db")
     assert wrong_modes(snapshot) == []  # the private snapshot migrate reads from (a temporary directory)
 
     ws, target = tmp_path / "ws", tmp_path / "target"

@@ -20,7 +20,8 @@ from mnemon_ls import fsio
 from mnemon_ls.documents import DocumentStore
 from mnemon_ls.errors import StorageUnsafe
 from mnemon_ls.host import WorkspaceHost
-from mnemon_ls.roots import resolve_root, storage_findings, storage_root_problems, trusted_anchor
+from mnemon_ls.roots import resolve_root
+from mnemon_ls.roots_safety import storage_findings, storage_root_problems, trusted_anchor
 from mnemon_ls.runtime import ops
 from mnemon_ls.runtime.store import RuntimeStore
 from mnemon_ls.settings import load_settings

@@ -340,7 +340,7 @@ def _add(host, content="a fact"):
 
 def test_gitignore_is_written_when_a_write_creates_a_root_inside_a_working_tree(tmp_path):
     from mnemon_ls.host import WorkspaceHost
-    from mnemon_ls.roots import ROOT_GITIGNORE
+    from mnemon_ls.roots_gitignore import ROOT_GITIGNORE
 
     repo = gitrepo.make_repo(tmp_path / "repo")
     ws = (tmp_path / "repo").resolve()
@@ -369,7 +369,7 @@ def test_gitignore_is_written_when_a_write_creates_a_root_inside_a_working_tree(
 
 def test_gitignore_is_written_once_and_never_overwritten(tmp_path):
     from mnemon_ls.host import WorkspaceHost
-    from mnemon_ls.roots import write_root_gitignore
+    from mnemon_ls.roots_gitignore import write_root_gitignore
 
     gitrepo.make_repo(tmp_path / "repo")
     ws = (tmp_path / "repo").resolve()
@@ -392,7 +392,7 @@ def test_gitignore_is_written_once_and_never_overwritten(tmp_path):
 
 def test_doctor_git_findings_for_tracked_and_unignored_roots(tmp_path):
     from mnemon_ls.host import WorkspaceHost
-    from mnemon_ls.roots import diagnose_git
+    from mnemon_ls.roots_gitignore import diagnose_git
 
     repo = gitrepo.make_repo(tmp_path / "repo")
     ws = (tmp_path / "repo").resolve()

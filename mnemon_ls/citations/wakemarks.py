@@ -115,7 +115,8 @@ def annotator(citations: Citations | None, review_days: int, root: Any = None) -
     The marks of a root are kept (:class:`_KeptMarks`) and given again while the entries, the side files' tables,
     ``review_days`` and every entry's review state at ``now_ms`` are the same; the caller must not change them."""
 
-    def annotate(user: Sequence[Any], memory: Sequence[Any], now_ms: int) -> tuple[dict[tuple[str, str], str], list[str]]:
+    def annotate(user: Sequence[Any], memory: Sequence[Any],
+                 now_ms: int) -> tuple[dict[tuple[str, str], str], list[str]]:
         table = runtime_table(citations) if citations is not None else {}
         bad = stale_marks(citations, table) if table and citations is not None else {}
         confirmed = ReviewedFile(root).read().get("runtime", {}) if root is not None and review_days else {}

@@ -194,7 +194,8 @@ class CitedWatch:
                         self._report(set(missed), True)  # (stale_in dropped their views and cache)
 
             loop = asyncio.get_running_loop()
-            replacing, arming, auditing = loop.create_task(replace()), loop.create_task(arm()), loop.create_task(audit())
+            replacing, arming = loop.create_task(replace()), loop.create_task(arm())
+            auditing = loop.create_task(audit())
             try:
                 # nothing skipped (ignore_permission_denied off): a directory the watch cannot hold (no
                 # permission, the inotify limits) fails the whole watch, and nothing is trusted until one stands

@@ -59,7 +59,8 @@ def check_text_arguments(parser: argparse.ArgumentParser, args: argparse.Namespa
         value: Any = getattr(args, action.dest, None)
         name = max(action.option_strings, key=len) if action.option_strings else (
             action.metavar if isinstance(action.metavar, str) else action.dest)
-        values = [(None, value)] if isinstance(value, str) else list(enumerate(value)) if isinstance(value, list) else []
+        values = ([(None, value)] if isinstance(value, str)
+                  else list(enumerate(value)) if isinstance(value, list) else [])
         for index, text in values:
             problem = utf8_problem(text) if isinstance(text, str) else None
             if problem is not None:

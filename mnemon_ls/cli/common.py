@@ -1,11 +1,11 @@
 """What every ``mnemon-ls`` command shares, light enough for the commands assistants wait on.
 
 How the settings flags (:func:`mnemon_ls.cli.parser.settings_parent`) become
-:class:`~mnemon_ls.settings.Settings` (:func:`settings_from`), the command's one host (:func:`open_host`, closed and its pack gate released by
-:func:`run_released`), printing a result (:func:`emit`) and the one mapping of an error to its line and exit
-code (:func:`guarded`). :mod:`mnemon_ls.cli.full` (every command) and :mod:`mnemon_ls.cli.light` (``hook`` and
-``wake`` before the operation registry and pydantic are imported) both use them. Imports nothing heavy:
-json and :mod:`mnemon_ls.errors` (not even argparse or typing: ``hook prompt`` runs at every prompt).
+:class:`~mnemon_ls.settings.Settings` (:func:`settings_from`), the command's one host (:func:`open_host`, closed and its
+pack gate released by :func:`run_released`), printing a result (:func:`emit`) and the one mapping of an error to its
+line and exit code (:func:`guarded`). :mod:`mnemon_ls.cli.full` (every command) and :mod:`mnemon_ls.cli.light` (``hook``
+and ``wake`` before the operation registry and pydantic are imported) both use them. Imports nothing heavy: json and
+:mod:`mnemon_ls.errors` (not even argparse or typing: ``hook prompt`` runs at every prompt).
 """
 
 from __future__ import annotations
@@ -77,7 +77,8 @@ def settings_from(args: argparse.Namespace) -> Any:
 def workspace_of(args: argparse.Namespace) -> Any:
     """The command's workspace: ``--workspace`` made absolute, else :func:`mnemon_ls.host.default_workspace`
     (``None``: no workspace); ``~`` and ``~/`` expand to your home. Raises :class:`InvalidInput` for an empty
-    ``--workspace`` or one that starts with ``~name`` (another user's home: :func:`mnemon_ls.settings.own_home_path`)."""
+    ``--workspace`` or one that starts with ``~name`` (another user's home:
+    :func:`mnemon_ls.settings.own_home_path`)."""
     if args.workspace is None:
         from ..host import default_workspace
 
@@ -267,7 +268,8 @@ def repair_lines(repairs: Sequence[Any]) -> list[str]:
                                   f"{result['savedAs']})")
                 continue
             saved = report.preserved.get(name)
-            lines.append(f"repaired {store.runtime_dir / name}" + (f" (your edit is saved at {saved})" if saved else ""))
+            lines.append(f"repaired {store.runtime_dir / name}"
+                         + (f" (your edit is saved at {saved})" if saved else ""))
     return lines
 
 
@@ -285,7 +287,8 @@ def run_mcp(args: argparse.Namespace) -> int:
     else the current directory) until the client closes; the exit code."""
     from ..mcp.server import run  # imported here: the other commands never load the MCP SDK
 
-    from ..roots import check_data_dir, check_workspace, global_root
+    from ..roots import check_workspace, global_root
+    from ..roots_checks import check_data_dir
 
     workspace = None if args.workspace is None else workspace_of(args)  # an empty --workspace is refused
     settings = settings_from(args)

@@ -2,8 +2,8 @@
 
 Commands: ``wake``, ``runtime add|replace|remove|list|recover|archived``, ``doctor``, ``migrate``, ``redact [--apply]``,
 ``doc``, ``space``, ``remember``, ``recall``, ``mcp``, ``setup``, ``hook`` (``serve`` starts the
-language server). Every command takes ``--workspace`` (default: see :func:`mnemon_ls.roots.find_workspace`), ``--scope``,
-``--data-dir`` and the other settings as flags, and ``--json`` for scripts.
+language server). Every command takes ``--workspace`` (default: see :func:`mnemon_ls.roots.find_workspace`),
+``--scope``, ``--data-dir`` and the other settings as flags, and ``--json`` for scripts.
 
 Exit codes: 0 success; 2 invalid input (the error names the field and the rule); 3 rejected by the
 store (capacity, revision conflict, ambiguous or missing match); 1 anything else (unreadable store, lock

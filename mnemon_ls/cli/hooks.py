@@ -4,13 +4,13 @@
 recall/writeback cue (:func:`recall_cue`); ``--json`` wraps either in the hook JSON Claude Code and Codex read
 (:func:`hook_output`). Hooks never fail the assistant's turn: an error is one line on stderr and exit 0.
 
-The client stops a hook after :data:`~mnemon_ls.hookspec.HOOK_TIMEOUT_SECONDS` (``mnemon-ls setup`` writes that timeout), and a
-session that starts without its memory tells nobody. So ``session-start`` gives the wake a deadline measured
-from the process's start (:data:`HOOK_BUDGET_MS` milliseconds, ``MNEMON_HOOK_BUDGET_MS`` to change it): the
-wake runs in a worker thread, and when it is not done by then the hook prints what is ready without it,
-USER.md and MEMORY.md as they are on disk (read without a lock, as any reader of the projections does), with
-a line saying what was left out (:func:`partial_text`), and a line on stderr; the worker is abandoned (a daemon
-thread: the process ends when the hook has answered; every write it might be doing is atomic).
+The client stops a hook after :data:`~mnemon_ls.hookspec.HOOK_TIMEOUT_SECONDS` (``mnemon-ls setup`` writes that
+timeout), and a session that starts without its memory tells nobody. So ``session-start`` gives the wake a deadline
+measured from the process's start (:data:`HOOK_BUDGET_MS` milliseconds, ``MNEMON_HOOK_BUDGET_MS`` to change it): the
+wake runs in a worker thread, and when it is not done by then the hook prints what is ready without it, USER.md and
+MEMORY.md as they are on disk (read without a lock, as any reader of the projections does), with a line saying what was
+left out (:func:`partial_text`), and a line on stderr; the worker is abandoned (a daemon thread: the process ends when
+the hook has answered; every write it might be doing is atomic).
 
 Light: the hook runs at every prompt a person types, so this module and what ``prompt`` needs import no
 pydantic, no operation registry, no pygit2 and no Source (``tests/cli/test_hooks.py`` checks it).
@@ -44,11 +44,12 @@ HOOK_EVENT_NAMES = {"session-start": "SessionStart", "prompt": "UserPromptSubmit
 
 def add_hook_parser(commands: Any, common: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Add the ``hook`` command to the ``commands`` subparsers (``common``: the settings flags)."""
-    hook = commands.add_parser("hook", parents=[common], help="run an assistant lifecycle hook (reads the hook's JSON on stdin)",
+    hook = commands.add_parser("hook", parents=[common],
+                               help="run an assistant lifecycle hook (reads the hook's JSON on stdin)",
                                description="Print what an assistant's lifecycle hook adds to the model's context: "
                                            "session-start the wake snapshot, prompt a one-line recall/writeback cue. "
-                                           "--json prints it as hook JSON ({\"hookSpecificOutput\": {\"hookEventName\", "
-                                           "\"additionalContext\"}}), which Codex needs.")
+                                           "--json prints it as hook JSON ({\"hookSpecificOutput\": "
+                                           "{\"hookEventName\", \"additionalContext\"}}), which Codex needs.")
     hook.add_argument("event", choices=("session-start", "prompt"))
     return hook
 
@@ -137,7 +138,8 @@ def session_start(args: argparse.Namespace, budget: int) -> str:
     import threading
 
     from .common import root_flags_named, settings_from, workspace_of
-    from ..roots import confine_roots, resolve_root
+    from ..roots import resolve_root
+    from ..roots_safety import confine_roots
 
     settings = settings_from(args)
     workspace = workspace_of(args)

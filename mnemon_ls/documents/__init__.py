@@ -55,9 +55,9 @@ Errors: ``invalid-input`` (``data.field`` names the field, e.g. ``sourcePaths[2]
 ``used``, ``candidates``), ``unreadable-store`` (``data.file``, ``reason``, ``record``), ``store-busy``.
 
 Wiring notes: the file watcher should call ``store.freshness.refresh()`` for changes under
-``<root>/documents/`` except the side files (``.index.lock``, ``.access.*``, ``.search.sqlite3*``); the server should call
-``flush_access()`` every few seconds while idle and ``close()`` at shutdown; ``documents/.search.sqlite3*``
-and ``.access.*`` are derived/soft state and should be excluded from pack exports.
+``<root>/documents/`` except the side files (``.index.lock``, ``.access.*``, ``.search.sqlite3*``); the server should
+call ``flush_access()`` every few seconds while idle and ``close()`` at shutdown; ``documents/.search.sqlite3*`` and
+``.access.*`` are derived/soft state and should be excluded from pack exports.
 """
 
 from .changes import CapacityPlan

@@ -41,7 +41,8 @@ def diagnose(store: DocumentStore) -> list[Finding]:
     try:
         data = fsio.read_bytes_or_none(store.index_path)
     except OSError as exc:
-        return [Finding("problem", index, f"cannot be read: {exc.strerror or exc}", "check the file's owner and permissions")]
+        return [Finding("problem", index, f"cannot be read: {exc.strerror or exc}",
+                        "check the file's owner and permissions")]
     records: tuple[model.DocumentRecord, ...] = ()
     if data is None:
         if file_count:
@@ -87,7 +88,8 @@ def diagnose(store: DocumentStore) -> list[Finding]:
             else:
                 findings.append(Finding("problem", str(path), f"missing: document {record.id} ({record.title!r}) has "
                                         "no managed file; search leaves it out",
-                                        "restore the file (e.g. from a backup) or update the document with its content"))
+                                        "restore the file (e.g. from a backup) or update the document with its "
+                                        "content"))
             continue
         try:
             data = read_regular_file(path)
@@ -132,8 +134,8 @@ def diagnose(store: DocumentStore) -> list[Finding]:
     if orphans and data is not None:
         findings.append(Finding("warning", str(documents), f"{len(orphans)} managed file(s) no record names: "
                                 + ", ".join(orphans[:5]) + (" ..." if len(orphans) > 5 else ""),
-                                "the next refresh (any read) adopts them into the index, or moves those it cannot adopt "
-                                "unchanged to documents/orphans/; `mnemon-ls doc recover` adopts them too"))
+                                "the next refresh (any read) adopts them into the index, or moves those it cannot "
+                                "adopt unchanged to documents/orphans/; `mnemon-ls doc recover` adopts them too"))
     temps = []
     for directory in (documents, store.files.dir_for("active"), store.files.dir_for("archived")):
         try:
@@ -149,7 +151,8 @@ def diagnose(store: DocumentStore) -> list[Finding]:
     if lock is not None:
         findings.append(lock)
     checks: list[tuple[Any, int]] = [(documents, fsio.DIR_MODE), (store.files.dir_for("active"), fsio.DIR_MODE),
-                                     (store.files.dir_for("archived"), fsio.DIR_MODE), (store.index_path, fsio.FILE_MODE)]
+                                     (store.files.dir_for("archived"), fsio.DIR_MODE),
+                                     (store.index_path, fsio.FILE_MODE)]
     checks += [(store.files.dir_for(s) / n, fsio.FILE_MODE) for s, names in managed.items() for n in names]
     wide = []
     for path, expected in checks:

@@ -141,8 +141,8 @@ class Freshness:
             listing = files.listing()
             if report.repair is not None:
                 report.notices.extend(
-                    f"{a['file']}: a managed file no index record named (an interrupted create, or a file put there by hand) was "
-                    f"adopted as document {a['id']}" for a in report.repair.adopted)
+                    f"{a['file']}: a managed file no index record named (an interrupted create, or a file put there by "
+                    f"hand) was adopted as document {a['id']}" for a in report.repair.adopted)
                 report.notices.extend(
                     f"{s['file']}: a managed file no index record named {s['reason']}; it was moved unchanged to "
                     f"{s['to']}" for s in report.repair.set_aside)

@@ -33,7 +33,8 @@ from ..errors import InvalidInput, echo_repr, json_type_name
 from .model import MAX_SOURCE_PATHS, js_trim
 
 _WINDOWS = re.compile(r"^[A-Za-z]:")
-_MANAGED_FORM = re.compile(r"^(?:\.mnemon/documents(?:/|$)|documents/(?:active|archived)(?:/|$)|documents/index\.json$)")
+_MANAGED_FORM = re.compile(r"^(?:\.mnemon/documents(?:/|$)|documents/(?:active|archived)(?:/|$)"
+                           r"|documents/index\.json$)")
 
 
 def _inside(path: str, base: str) -> bool:

@@ -234,7 +234,8 @@ class Recovery:
         fsio._fsync_dir(path.parent)
         return str(target)
 
-    def _rebuild(self, base: Sequence[DocumentRecord], listing: dict[str, list[str]]) -> tuple[list[DocumentRecord], int]:
+    def _rebuild(self, base: Sequence[DocumentRecord],
+                 listing: dict[str, list[str]]) -> tuple[list[DocumentRecord], int]:
         files: dict[str, list[tuple[Status, str, bytes, dict[str, Any], str]]] = {}
         anonymous: list[tuple[Status, str, bytes, dict[str, Any], str]] = []
         for status in model.STATUSES:

@@ -99,19 +99,17 @@ class Search:
              include_content: bool = False, semantic: bool | None = None, audience: str = "person") -> SearchResult:
         """Ranked lexical search over title, description and body (:mod:`mnemon_ls.text`, :mod:`.search_index`).
 
-        ``query`` at most 2000 characters (code points: :func:`mnemon_ls.text.check_query_length`; an empty query lists every eligible document, newest
-        ``updatedAt`` first, score 1); ``include_archived`` adds archived documents; ``limit`` 1..50.
-        Order: documents whose title holds the whole query as a phrase, then those whose description
-        does, then by BM25F score, then newest ``updatedAt``. A document must contain enough distinct
-        query terms (:func:`mnemon_ls.text.required_matches`). Returned documents count as accessed (side
-        file, not the index). A missing or unreadable managed file leaves that document out with a
-        notice. ``include_content`` adds each body. ``semantic`` (default: on when the host gave an engine)
-        also ranks document chunks by vector similarity and fuses both orders
-        (:mod:`mnemon_ls.semantic.documents`): title/description phrase hits stay first; documents found only
-        that way have ``matched`` ``semantic``. ``audience`` ``person`` | ``assistant``: an assistant is not
-        sent the ``semantic-low`` documents (found by meaning alone with low confidence); the result counts
-        them in ``withheld`` (:mod:`mnemon_ls.ops.audience`). Raises :class:`InvalidInput` naming the field
-        for a bad value.
+        ``query`` at most 2000 characters (code points: :func:`mnemon_ls.text.check_query_length`; an empty query lists
+        every eligible document, newest ``updatedAt`` first, score 1); ``include_archived`` adds archived documents;
+        ``limit`` 1..50. Order: documents whose title holds the whole query as a phrase, then those whose description
+        does, then by BM25F score, then newest ``updatedAt``. A document must contain enough distinct query terms
+        (:func:`mnemon_ls.text.required_matches`). Returned documents count as accessed (side file, not the index). A
+        missing or unreadable managed file leaves that document out with a notice. ``include_content`` adds each body.
+        ``semantic`` (default: on when the host gave an engine) also ranks document chunks by vector similarity and
+        fuses both orders (:mod:`mnemon_ls.semantic.documents`): title/description phrase hits stay first; documents
+        found only that way have ``matched`` ``semantic``. ``audience`` ``person`` | ``assistant``: an assistant is not
+        sent the ``semantic-low`` documents (found by meaning alone with low confidence); the result counts them in
+        ``withheld`` (:mod:`mnemon_ls.ops.audience`). Raises :class:`InvalidInput` naming the field for a bad value.
         """
         if audience not in ("person", "assistant"):
             raise InvalidInput("audience", "must be one of person, assistant")
@@ -265,10 +263,12 @@ class Search:
             if position is None or doc_id not in eligible_ids or doc_id in missing:
                 continue
             record = view.records[position]
-            ranked.append((tiers.get(doc_id, 0), scores.get(doc_id, 0.0), time_key(record.updated_at), -position, record))
+            ranked.append((tiers.get(doc_id, 0), scores.get(doc_id, 0.0), time_key(record.updated_at), -position,
+                           record))
         ranked.sort(reverse=True)
         names = ("terms", "description", "title")
-        return [(record, score, names[tier]) for tier, score, _, _, record in ranked], max(matches, len(ranked)), problem
+        found = [(record, score, names[tier]) for tier, score, _, _, record in ranked]
+        return found, max(matches, len(ranked)), problem
 
     def sync(self, view: IndexView) -> None:
         """Bring the derived index up to date with ``view`` and the managed files as last checked

@@ -228,7 +228,8 @@ class SearchIndex(DerivedIndex):
                     row = db.execute("SELECT doc, terms FROM docs WHERE id = ?", (key,)).fetchone()
                     if row is None:
                         continue
-                    db.executemany("DELETE FROM postings WHERE term = ? AND doc = ?", ((t, row[0]) for t in _unpack(row[1])))
+                    db.executemany("DELETE FROM postings WHERE term = ? AND doc = ?",
+                                   ((t, row[0]) for t in _unpack(row[1])))
                     db.execute("DELETE FROM docs WHERE doc = ?", (row[0],))
                 db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
                 db.execute("COMMIT")

@@ -57,11 +57,11 @@ class MutationResult:
     """A committed create / update / archive / restore.
 
     ``action`` is ``created``, ``updated``, ``unchanged`` (an update that asked for what already was: nothing
-    written, ``notices`` says ``no change; revision N kept``), ``archived`` or ``restored``; ``document`` the new version
-    with its body; ``revision`` the index revision after the commit (the next ``expectedRevision``);
-    ``usage`` the active capacity after it; ``preserved`` maps what was saved before being overwritten
-    (e.g. an un-adopted hand edit) to the saved copy's path; ``notices`` anything the caller should show;
-    ``redacted`` what the redaction pass replaced (:meth:`mnemon_ls.redact.Scrubber.summary`) or ``None``.
+    written, ``notices`` says ``no change; revision N kept``), ``archived`` or ``restored``; ``document`` the new
+    version with its body; ``revision`` the index revision after the commit (the next ``expectedRevision``); ``usage``
+    the active capacity after it; ``preserved`` maps what was saved before being overwritten (e.g. an un-adopted hand
+    edit) to the saved copy's path; ``notices`` anything the caller should show; ``redacted`` what the redaction pass
+    replaced (:meth:`mnemon_ls.redact.Scrubber.summary`) or ``None``.
     """
 
     action: str
@@ -216,11 +216,10 @@ class RepairReport:
 @dataclass(slots=True)
 class RefreshReport:
     """What ``store.freshness.refresh()`` (:meth:`~.freshness.Freshness.refresh`) found: ``adopted`` ids (a
-    managed file changed outside mnemon-ls and its body became a new revision), ``missing`` (id -> reason: file missing or
-    unreadable), ``changed_archived`` (archived files whose body no longer matches the index; they are
-    immutable, so not adopted), ``orphans`` (managed files no record names: ``recover`` adds them),
-    ``preserved``, ``repair`` (the repair it ran, if any), ``problem`` (damaged index) and ``notices``
-    (human-readable lines for all of the above)."""
+    managed file changed outside mnemon-ls and its body became a new revision), ``missing`` (id -> reason: file missing
+    or unreadable), ``changed_archived`` (archived files whose body no longer matches the index; they are immutable, so
+    not adopted), ``orphans`` (managed files no record names: ``recover`` adds them), ``preserved``, ``repair`` (the
+    repair it ran, if any), ``problem`` (damaged index) and ``notices`` (human-readable lines for all of the above)."""
 
     adopted: list[str] = field(default_factory=list)
     missing: dict[str, str] = field(default_factory=dict)

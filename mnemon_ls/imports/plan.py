@@ -32,7 +32,7 @@ from .. import fsio
 from ..errors import EXIT_INVALID, EXIT_REJECTED, InvalidInput, MnemonError, RevisionConflict, echo_repr, echo_value
 from ..records.model import content_hash
 from ..redact import redact_text
-from ..roots import path_error
+from ..roots_checks import path_error
 from ..runtime.model import DELIMITER_BYTES, PROJECTION_FILES, match_key, normalize_text, utf8_len
 from ..runtime.ops import similarity_key
 from ..settings import own_home_path

@@ -31,7 +31,8 @@ feature = Feature()
 @feature.feature(types.TEXT_DOCUMENT_CODE_ACTION,
                 types.CodeActionOptions(code_action_kinds=[P.CODE_ACTION_KIND]))
 def code_action(ls: LanguageServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-    """``textDocument/codeAction``: Remember selection (MEMORY.md, for the branch, in an active space), Show wake snapshot, Create document from file; none on automatic triggers."""
+    """``textDocument/codeAction``: Remember selection (MEMORY.md, for the branch, in an active space), Show wake
+    snapshot, Create document from file; none on automatic triggers."""
     from ..runtime.model import normalize_text
 
     only = params.context.only

@@ -6,9 +6,9 @@ freshness). Both run the ``citations.file`` operation (:mod:`mnemon_ls.ops.revie
 disk; a file of no folder, or a failure, answers nothing (a lens or hover never shows an error).
 
 The lenses change when the code or the memory does, which the client cannot tell: the server asks it to
-request them again (``workspace/codeLens/refresh``, when the client supports it; :func:`.lensrefresh.refresh_lenses`) after
-a file it reports saved or changed, a Source's truth changed on disk (``mnemon/memoryChanged``), a branch
-change, and every write operation this server ran (an observer: a re-anchor writes only the side file).
+request them again (``workspace/codeLens/refresh``, when the client supports it; :func:`.lensrefresh.refresh_lenses`)
+after a file it reports saved or changed, a Source's truth changed on disk (``mnemon/memoryChanged``), a branch change,
+and every write operation this server ran (an observer: a re-anchor writes only the side file).
 """
 
 from __future__ import annotations

@@ -138,7 +138,8 @@ class MnemonLanguageServer(LanguageServer):
         return self.configured
 
     def supports(self, path: str) -> bool:
-        """Whether the client declared capability ``path`` (dotted snake_case, e.g. ``window.show_document.support``)."""
+        """Whether the client declared capability ``path`` (dotted snake_case, e.g.
+        ``window.show_document.support``)."""
         return bool(get_capability(self.client_capabilities, path, False))
 
     def report_server_error(self, error: Exception, source: Any) -> None:  # noqa: D102 - pygls hook
@@ -369,14 +370,15 @@ class MnemonLanguageServer(LanguageServer):
         file, then tell the person: ``window/showMessage``, or for an edit that was not applied a
         ``window/showMessageRequest`` whose "Open edit" action opens the saved edit
         (``window/showDocument``). ``handEdit`` is the store's result
-        (:meth:`~mnemon_ls.runtime.repair.ProjectionRepair.repair`): ``{status: imported|rejected|leftover|format|conflict, message, savedAs?, added?, replaced?,
-        removed?, problems?}``. A file that differed only in line endings or a BOM is announced without
-        a message."""
+        (:meth:`~mnemon_ls.runtime.repair.ProjectionRepair.repair`): ``{status:
+        imported|rejected|leftover|format|conflict, message, savedAs?, added?, replaced?, removed?, problems?}``. A file
+        that differed only in line endings or a BOM is announced without a message."""
         for store, report in repairs:
             for name in report.repaired:
                 preserved = report.preserved.get(name)
                 result = report.hand_edits.get(name)
-                params: dict[str, Any] = {"workspace": uri, "file": str(store.runtime_dir / name), "preservedAs": preserved}
+                params: dict[str, Any] = {"workspace": uri, "file": str(store.runtime_dir / name),
+                                          "preservedAs": preserved}
                 if result is not None:
                     params["handEdit"] = result
                 self.protocol.notify(P.PROJECTION_REPAIRED, params)
@@ -390,7 +392,8 @@ class MnemonLanguageServer(LanguageServer):
                         continue
                     kind = types.MessageType.Info
                 elif preserved:
-                    text = f"mnemon: {name} was edited outside mnemon; it was rebuilt from memories.json and your edit saved at {preserved}"
+                    text = (f"mnemon: {name} was edited outside mnemon; it was rebuilt from memories.json and your "
+                            f"edit saved at {preserved}")
                     kind = types.MessageType.Warning
                 else:
                     text = f"mnemon: {name} was missing or empty; rebuilt from memories.json"

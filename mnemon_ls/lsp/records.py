@@ -65,7 +65,8 @@ class FolderRecords:
         self.source: RecordsSource = state.host.open_records(session_id)
         ignored = [state.host.root, state.host.resolution.user_root, project_dir(state.path)]
         try:
-            ignored.append(records_home(state.host.global_env))  # $DSH_HOME, the data directory or ~/.dsh: never session work
+            # $DSH_HOME, the data directory or ~/.dsh: never session work
+            ignored.append(records_home(state.host.global_env))
         except MnemonError:
             pass
         self.files = SessionFiles(state.path, ignored)
@@ -277,8 +278,8 @@ class RecordsFeature:
     async def turn_ended(self, uri: str, raw_activity: Any) -> dict[str, Any]:
         """Accumulate one turn's activity and arm the idle review timer when eligible and admitted.
 
-        ``raw_activity`` was validated (:func:`~mnemon_ls.records.activity.parse_turn_activity`) first. Returns ``{enabled, score,
-        eligible, admitted, reasons, armed, idleReviewMs}`` (``{enabled: false}`` when lifecycle or
+        ``raw_activity`` was validated (:func:`~mnemon_ls.records.activity.parse_turn_activity`) first. Returns
+        ``{enabled, score, eligible, admitted, reasons, armed, idleReviewMs}`` (``{enabled: false}`` when lifecycle or
         writeback is off)."""
         from ..records.activity import parse_turn_activity
 

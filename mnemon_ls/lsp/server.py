@@ -66,7 +66,8 @@ def on_initialize(ls: MnemonLanguageServer, params: types.InitializeParams) -> N
 
 @server.feature(types.INITIALIZED)
 async def on_initialized(ls: MnemonLanguageServer, _params: types.InitializedParams) -> None:
-    """``initialized``: pull per-folder ``workspace/configuration``, start watchers, announce branches; then serve ``mnemon/*``."""
+    """``initialized``: pull per-folder ``workspace/configuration``, start watchers, announce branches; then serve
+    ``mnemon/*``."""
     try:
         await ls.pull_configuration()
     finally:
@@ -92,7 +93,8 @@ async def on_initialized(ls: MnemonLanguageServer, _params: types.InitializedPar
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
 async def on_folders_changed(ls: MnemonLanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
-    """``workspace/didChangeWorkspaceFolders``: removed folders stop being served at once; added ones get roots and watchers."""
+    """``workspace/didChangeWorkspaceFolders``: removed folders stop being served at once; added ones get roots and
+    watchers."""
     for folder in params.event.removed:
         removed = ls.registry.remove_folder(folder.uri)  # first: no request may be served for it now
         ls.folder_settings.pop(folder.uri, None)

@@ -12,10 +12,10 @@ server or the TypeScript plugin, sends ``mnemon/memoryChanged`` with ``source`` 
 (``runtime/memories.json`` of the folder's MEMORY.md or USER.md store), ``documents``
 (``documents/index.json``), ``spaces`` (``data/.dsh-memory-bodies.json`` or
 ``state/memory-providers.json``) or ``records`` (a records ``*.jsonl`` file of the folder or of
-:func:`~mnemon_ls.records.paths.records_home_dir`). A burst of writes arrives as one notification per source and batch (the watcher's
-debounce, :data:`mnemon_ls.lsp.watch.DEBOUNCE_MS`). Projections (USER.md, MEMORY.md, managed Markdown)
-are not truth: their hand edits are imported (``mnemon/projectionRepaired``) and the import changes
-``memories.json``, which is then announced here.
+:func:`~mnemon_ls.records.paths.records_home_dir`). A burst of writes arrives as one notification per source and batch
+(the watcher's debounce, :data:`mnemon_ls.lsp.watch.DEBOUNCE_MS`). Projections (USER.md, MEMORY.md, managed Markdown)
+are not truth: their hand edits are imported (``mnemon/projectionRepaired``) and the import changes ``memories.json``,
+which is then announced here.
 """
 
 from __future__ import annotations

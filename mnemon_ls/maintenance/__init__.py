@@ -37,7 +37,8 @@ _EXPORTS = {
 __all__ = [
     "KIND_DOCUMENT_COLD_ARCHIVE", "KIND_LOCAL_ARCHIVE", "KIND_LOCAL_COMPACTION", "KIND_SPACE_ARCHIVE",
     "ArchivedFact", "Destination", "LineageEnd", "LineageLog", "LineageRecord", "MaintenanceReceipt", "Route",
-    "append_lineage", "archive_and_mutate", "archived_listing", "parse_routes", "entry_digest", "lineage_path", "mutate_runtime", "read_lineage",
+    "append_lineage", "archive_and_mutate", "archived_listing", "parse_routes", "entry_digest", "lineage_path",
+    "mutate_runtime", "read_lineage",
     "space_reference", "validate_routes", "verify_lineage",
 ]
 

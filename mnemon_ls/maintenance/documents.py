@@ -409,5 +409,6 @@ def update_document(host: "Host", document_id: Any, *, title: Any = None, descri
     return _maintained(host, attempt, f"updating document {document_id}", expected_revision, progress)
 
 
-__all__ = ["COLD_PREFIX", "MaintainedResult", "cold_directory", "cold_path", "create_document", "create_document_from_file",
+__all__ = ["COLD_PREFIX", "MaintainedResult", "cold_directory", "cold_path", "create_document",
+           "create_document_from_file",
            "eligible_spaces", "reference_text", "summary_of", "update_document"]

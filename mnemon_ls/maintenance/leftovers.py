@@ -113,11 +113,13 @@ def find_leftovers(root: Path, entries: Sequence[Entry], spaces: "SpacesService 
         return []
     by_digest: dict[str, list[Entry]] = {}
     for entry in hot:
-        by_digest.setdefault(lineage_mod.entry_digest(entry.content, entry.importance, entry.branches), []).append(entry)
+        by_digest.setdefault(lineage_mod.entry_digest(entry.content, entry.importance, entry.branches),
+                             []).append(entry)
     matched: dict[int, Leftover] = {}
     local: dict[str, set[str]] = {}
     for record in reversed(log.records):
-        if record.source.layer_id != "runtime" or record.destination.layer_id not in ("memory-spaces", "runtime-archive"):
+        if (record.source.layer_id != "runtime"
+                or record.destination.layer_id not in ("memory-spaces", "runtime-archive")):
             continue
         for entry in by_digest.get(record.source.digest, ()):
             if id(entry) in matched or not _before(entry.created_at, record.archived_at):

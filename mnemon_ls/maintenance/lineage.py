@@ -157,7 +157,9 @@ class LineageRecord:
     @property
     def space_item(self) -> tuple[str, str] | None:
         """``(space id, item id)`` when the destination is a Memory Space item."""
-        return parse_space_reference(self.destination.reference) if self.destination.layer_id == "memory-spaces" else None
+        if self.destination.layer_id != "memory-spaces":
+            return None
+        return parse_space_reference(self.destination.reference)
 
 
 @dataclass(slots=True)
@@ -281,7 +283,8 @@ def verify_lineage(root: Path, spaces: "SpacesService | None", *, third_party: b
             if local is None:
                 local = local_archive_digests(root)
             if dest.digest not in local:
-                missing.append(f"{record.source.reference} -> {dest.reference} (no entry with sha256 {dest.digest[:12]})")
+                missing.append(f"{record.source.reference} -> {dest.reference} (no entry with sha256 "
+                               f"{dest.digest[:12]})")
             continue
         target = record.space_item
         if target is None:
@@ -311,8 +314,9 @@ def verify_lineage(root: Path, spaces: "SpacesService | None", *, third_party: b
                                 "restore the space from a pack, or re-add the fact (`mnemon-ls runtime archived` "
                                 "shows it)"))
     if unverifiable:
-        findings.append(Finding("warning", subject, f"{_facts(len(unverifiable))} {'is' if len(unverifiable) == 1 else 'are'} in spaces whose "
-                                "provider cannot look an item up by id, so they were not verified (e.g. "
+        findings.append(Finding("warning", subject,
+                                f"{_facts(len(unverifiable))} {'is' if len(unverifiable) == 1 else 'are'} in spaces "
+                                "whose provider cannot look an item up by id, so they were not verified (e.g. "
                                 f"{unverifiable[0]})", "recall them to check (`mnemon-ls runtime archived` "
                                 "shows each)"))
     if len(missing) > 20:
@@ -322,8 +326,10 @@ def verify_lineage(root: Path, spaces: "SpacesService | None", *, third_party: b
                                 f"{', '.join(map(str, log.damaged[:5]))}); they are skipped",
                                 "a crash during an append leaves a torn last line; it is harmless"))
     if unchecked:
-        findings.append(Finding("ok", subject, f"{_facts(unchecked)} {'is' if unchecked == 1 else 'are'} in third-party spaces and were not "
-                                "checked (their engines are not opened)", "`mnemon-ls doctor --providers` checks them"))
+        findings.append(Finding("ok", subject,
+                                f"{_facts(unchecked)} {'is' if unchecked == 1 else 'are'} in third-party spaces and "
+                                "were not checked (their engines are not opened)",
+                                "`mnemon-ls doctor --providers` checks them"))
     if not missing and not unverifiable:
         checked = len(log.records) - unchecked
         findings.append(Finding("ok", subject, f"{_facts(checked)}, every destination found"))

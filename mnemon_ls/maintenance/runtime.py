@@ -114,7 +114,8 @@ def validate_routes(raw: Any, entry_count: int, eligible_ids: Sequence[str], fie
     """Validate explicit routes against a plan of ``entry_count`` entries (reference 4.2 step 2 rules):
     the shape of :func:`parse_routes`, every index in 1..N, no index twice, all N covered, every space
     id eligible. Raises :class:`InvalidInput` naming the field and the rule; changes nothing."""
-    routes = raw if isinstance(raw, list) and all(isinstance(r, Route) for r in raw) and raw else parse_routes(raw, field)
+    routes = (raw if isinstance(raw, list) and all(isinstance(r, Route) for r in raw) and raw
+              else parse_routes(raw, field))
     eligible = list(eligible_ids)
     seen: dict[int, int] = {}
     for i, route in enumerate(routes):
@@ -189,7 +190,8 @@ def route_entries(contents: Sequence[str], spaces: Sequence["SpaceView"]) -> lis
     for content in contents:
         scores = _bm25_scores(content, documents)
         best = max(scores)
-        tied = [s.record.id for s, score in zip(spaces, scores) if math.isclose(score, best, rel_tol=1e-12, abs_tol=1e-12)]
+        tied = [s.record.id for s, score in zip(spaces, scores) if math.isclose(score, best,
+                                                                                rel_tol=1e-12, abs_tol=1e-12)]
         out.append("default" if "default" in tied else tied[0])
     return out
 
@@ -380,7 +382,8 @@ class _Run:
             Destination("memory-space", reference, space_id=space_id, item_id=item_id))
         self.stored_digests[key] = lineage_mod.sha256_hex(stored_content)
 
-    def _exact_duplicate(self, service: "SpacesService", space_id: str, content: str, duplicate_of: str | None) -> str | None:
+    def _exact_duplicate(self, service: "SpacesService", space_id: str, content: str,
+                         duplicate_of: str | None) -> str | None:
         """The id of an item of ``space_id`` whose content equals ``content``: the duplicate the provider
         named, else one a keyword recall finds (reference 4.2 step 5)."""
         if duplicate_of:
@@ -443,7 +446,8 @@ class _Run:
         return replace(receipt, message=f"{mutation_message} {summary}",
                        detail={**receipt.detail, "maintenance": maintenance.to_dict()})
 
-    def _failure(self, message: str, reason: str, *, cause: BaseException | None = None, **data: Any) -> MaintenanceFailed:
+    def _failure(self, message: str, reason: str, *, cause: BaseException | None = None,
+                 **data: Any) -> MaintenanceFailed:
         extra = dict(data)
         if isinstance(cause, MnemonError):
             extra["cause"] = {"code": cause.code, "message": cause.message}

@@ -7,7 +7,8 @@ Tools (``mnemon_`` prefix, reference/dsh-mnemon.md 7.1), resources (``mnemon://w
 thread (the same operations, locks and revision fences as the CLI and the language server) and formats
 text for the model. Errors are tool errors (``isError``) whose text is ``<code>: <message>`` with the
 language server's stable ``data.code``; arguments are checked strictly before any tool runs, and a malformed
-request or an unknown tool is a JSON-RPC ``-32602`` error (:mod:`.arguments`). Logs go to stderr only: stdout carries the protocol.
+request or an unknown tool is a JSON-RPC ``-32602`` error (:mod:`.arguments`). Logs go to stderr only: stdout carries
+the protocol.
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ def tool_error(error: Exception, rename: Mapping[str, str] | None = None,
         if isinstance(field, str) and error.message.startswith(f"{field}: "):  # oldText -> old_text, as above
             error = type(error)(f"{argument(field)}: {error.message[len(field) + 2:]}", **error.data)
         plan = fmt.plan_text(error)  # a full USER.md: the numbered plan for mnemon_runtime_compact
-        return ToolError(f"{error.code}: {error.message}\n{plan}" if plan else bounded_error(f"{error.code}: {error.message}"))
+        return ToolError(f"{error.code}: {error.message}\n{plan}" if plan
+                         else bounded_error(f"{error.code}: {error.message}"))
     return ToolError(bounded_error(f"internal-error: {type(error).__name__}: {error}"))
 
 

@@ -3,8 +3,9 @@
 Order (issue 14 item 2): ``--workspace DIR`` given to ``mnemon-ls mcp``; else the MCP client's roots
 (``roots/list``, re-read after ``notifications/roots/list_changed``); else the workspace of the server's
 working directory, found as the CLI finds it (:func:`mnemon_ls.roots.find_workspace`: the nearest
-directory upward holding ``.git`` or ``.mnemon``; none: no workspace, the global root). A tool's optional ``workspace`` argument picks one of those; a directory outside all of them is
-refused (``not-in-workspace``). Nothing here imports ``mcp``: the adapter passes a roots fetcher in.
+directory upward holding ``.git`` or ``.mnemon``; none: no workspace, the global root). A tool's optional ``workspace``
+argument picks one of those; a directory outside all of them is refused (``not-in-workspace``). Nothing here imports
+``mcp``: the adapter passes a roots fetcher in.
 """
 
 from __future__ import annotations

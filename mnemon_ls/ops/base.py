@@ -14,10 +14,10 @@ It is declared once, in the ops module of its tier (``mnemon_ls/ops/spaces.py`` 
 - ``lsp`` / ``lsp_command`` / ``mcp`` / ``cli``: which surfaces expose it and how (:class:`LspMethod`,
   :class:`LspCommand`, :class:`McpTool`, :class:`CliCommand`).
 
-:mod:`mnemon_ls.ops.execute` runs every operation for every surface (``parse``, ``call``, ``execute_async``); the surfaces
-(``lsp/``, ``mcp/``, ``cli``) bind :data:`mnemon_ls.ops.registry` in a loop and declare no handler,
-params model or error mapping of their own. This module imports pydantic and nothing of the project
-above :mod:`mnemon_ls.errors`.
+:mod:`mnemon_ls.ops.execute` runs every operation for every surface (``parse``, ``call``, ``execute_async``); the
+surfaces (``lsp/``, ``mcp/``, ``cli``) bind :data:`mnemon_ls.ops.registry` in a loop and declare no handler, params
+model or error mapping of their own. This module imports pydantic and nothing of the project above
+:mod:`mnemon_ls.errors`.
 """
 
 from __future__ import annotations
@@ -71,8 +71,8 @@ _BOUND_KINDS = {"greater_than_equal": "ge", "greater_than": "gt", "less_than_equ
 
 
 def _bound_rule(item: Any, model: Any) -> str:
-    """:func:`~mnemon_ls.errors.range_rule` of one pydantic bound error: both bounds from the field's constraints in ``model``
-    (found by the error's location), else the one bound the error names."""
+    """:func:`~mnemon_ls.errors.range_rule` of one pydantic bound error: both bounds from the field's constraints in
+    ``model`` (found by the error's location), else the one bound the error names."""
     ctx = item.get("ctx") or {}
     info = _field_info(model, item.get("loc", ()))
     bounds = _bounds(info)

@@ -13,11 +13,11 @@ runtime side-file citations of each entry that left:
   ``runtime archived`` reads beside the archived entry.
 
 ``runtime archived --finish`` (an interrupted archival completed) moves them the same way
-(:func:`leftovers_moved`). An entry that left is found by its content: the entries of MEMORY.md read before the write (``before``), and
-each archived fact's ``summary`` (the content whole when it is short). A cited entry that left and matches no
-fact, or more than one, goes to the archive side file: citations are never dropped silently. The moves are side
-data: a side file that cannot be written never fails the write that already happened (the citations stay where
-they were). ``state/citations/lineage.json`` calls a memory that moved by its new key.
+(:func:`leftovers_moved`). An entry that left is found by its content: the entries of MEMORY.md read before the write
+(``before``), and each archived fact's ``summary`` (the content whole when it is short). A cited entry that left and
+matches no fact, or more than one, goes to the archive side file: citations are never dropped silently. The moves are
+side data: a side file that cannot be written never fails the write that already happened (the citations stay where they
+were). ``state/citations/lineage.json`` calls a memory that moved by its new key.
 """
 
 from __future__ import annotations

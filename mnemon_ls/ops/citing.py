@@ -38,12 +38,12 @@ def _checked(cites: list[CiteParam] | None) -> list[CiteParam] | None:
     return cites
 
 
-CITES_HELP = (f"code this memory rests on: [{{path, startLine?, endLine?, symbol?}}] (at most {MAX_CITES}; path relative "
-              "to the workspace; lines 1-based, inclusive); only the place and a hash of the lines are stored")
+CITES_HELP = (f"code this memory rests on: [{{path, startLine?, endLine?, symbol?}}] (at most {MAX_CITES}; path "
+              "relative to the workspace; lines 1-based, inclusive); only the place and a hash of the lines are stored")
 
 #: The ``cites`` field of a citing write's params model.
-Cites = Annotated[list[CiteParam] | None, AfterValidator(_checked), Field(description=CITES_HELP,
-                                                                            json_schema_extra=limits(maxItems=MAX_CITES))]
+Cites = Annotated[list[CiteParam] | None, AfterValidator(_checked),
+                  Field(description=CITES_HELP, json_schema_extra=limits(maxItems=MAX_CITES))]
 
 #: The command line's ``--cite`` (repeatable) for a params model with :data:`Cites`.
 CITE_ARG = CliArg("cites", flag="--cite", repeat=True, metavar="PATH[:START[-END]]", convert=parse_cite,

@@ -6,7 +6,7 @@ providers, registry repairs, semantic recall, documents, stored credentials) and
 The result (``--json``): ``{version, workspace, root, userRoot, scope, branch, branchReason, writes: [{what,
 path, holds}], findings: [{level, subject, message, advice}], secrets: [{location, kind, position}]}``; the
 command exits 1 when a finding is a problem (a warning never changes the exit code). Reads only: a storage
-root that leads elsewhere through a link (a ``problem`` of :func:`mnemon_ls.roots.storage_findings`) is not
+root that leads elsewhere through a link (a ``problem`` of :func:`mnemon_ls.roots_safety.storage_findings`) is not
 read further.
 """
 
@@ -34,7 +34,7 @@ def diagnose(call: Call, p: DoctorParams) -> dict[str, Any]:
     """The doctor's result for ``call.host`` (module doc); opens third-party engines only with ``providers``."""
     from ..findings import Finding
     from ..footprint import written_places
-    from ..roots import storage_findings
+    from ..roots_safety import storage_findings
     from ..runtime.store import diagnose as diagnose_runtime
 
     host = call.host
@@ -44,8 +44,8 @@ def diagnose(call: Call, p: DoctorParams) -> dict[str, Any]:
     unsafe = any(f.level == "problem" for f in findings)  # then the Sources would read through the links
     if not unsafe:
         findings.extend(f for store in host.runtime.stores for f in diagnose_runtime(store))
-        from ..migrate import survey
-        from ..roots import diagnose_git
+        from ..migrate_survey import survey
+        from ..roots_gitignore import diagnose_git
 
         for root in dict.fromkeys((host.root, host.resolution.user_root)):
             findings.extend(diagnose_git(root))

@@ -117,8 +117,10 @@ def import_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
         lines.append(f"  skipped ({s['why']} of {s['of']}): {echo_path(s['path'])} ({s['title']})")
     lines.append(f"{'Would write' if dry else 'Wrote'}: {c['user']} to USER.md, {c['memory']} to MEMORY.md, "
                  f"{c['document']} Document(s), {c['space']} to the Memory Space; skipped {c['alreadyImported']} "
-                 f"already imported, {c['rejected']} rejected in review, {c['exactDuplicates']} exact and {c['nearDuplicates']} near duplicate(s)"
-                 + (f"; {c['refusedItems']} item(s) {'would be ' if dry else ''}refused." if c.get("refusedItems") else "."))
+                 f"already imported, {c['rejected']} rejected in review, {c['exactDuplicates']} exact and "
+                 f"{c['nearDuplicates']} near duplicate(s)"
+                 + (f"; {c['refusedItems']} item(s) {'would be ' if dry else ''}refused."
+                    if c.get("refusedItems") else "."))
     if data.get("status") in ("partly-imported", "refused"):
         lines.append(f"{'Partly imported' if data['status'] == 'partly-imported' else 'Nothing imported'}: "
                      f"{c['refusedItems']} item(s) refused (named above, with the rule), recorded as refused; "
@@ -126,8 +128,9 @@ def import_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
     if c["space"] and data.get("spaceProblem"):
         lines.append(f"Cannot import yet: {data['spaceProblem']}.")
     if dry and data["items"]:
-        lines.append(f"Run `mnemon-ls import {data['source']}{' --from ' + echo_path(data['from']) if data['from'] else ''}` "
-                     "to import; it is refused if a file changes before then.")
+        lines.append("Run `mnemon-ls import "
+                     f"{data['source']}{' --from ' + echo_path(data['from']) if data['from'] else ''}` to import; it "
+                     "is refused if a file changes before then.")
     return "\n".join(lines)
 
 
@@ -153,7 +156,8 @@ def _propose(call: Call, p: ImportProposeParams) -> dict[str, Any]:
         receipt = records.propose("project", kinds[item["destination"]], title, item["text"][:64 * 1024],
                                   tags=["import", f"import-{p.source}", f"to-{item['destination']}"],
                                   source_refs=[{"kind": "file", "id": item["path"][:1024]}],
-                                  note=f"import {p.source}: to {_PLACES[item['destination']]} ({item['reason']})"[:1000])
+                                  note=(f"import {p.source}: to {_PLACES[item['destination']]} "
+                                        f"({item['reason']})")[:1000])
         proposed.append({"id": receipt.record.id, "title": title, "destination": item["destination"],
                          "path": item["path"]})
     left = len(data["items"]) - len(proposed) - already
@@ -170,7 +174,8 @@ def propose_text(data: dict[str, Any]) -> str:
     for f in data["refused"]:
         lines.append(f"refused {f['path']}: {f['reason']}")
     lines.append("Nothing was written to memory. A person reviews them (`mnemon-ls records list --proposals`) and "
-                 f"imports with `mnemon-ls import {data['source']} --dry-run`, then `mnemon-ls import {data['source']}`.")
+                 f"imports with `mnemon-ls import {data['source']} --dry-run`, then `mnemon-ls import "
+                 f"{data['source']}`.")
     return "\n".join(lines)
 
 

@@ -93,7 +93,8 @@ def receipt(data: Mapping[str, Any]) -> str:
         parts.append(f"id: {data['id']}")
     from .humantext import activation_note
 
-    note = activation_note(data, plain_write="mnemon_remember without space_id", name_it=f"space_id={data.get('spaceId')}",
+    note = activation_note(data, plain_write="mnemon_remember without space_id",
+                           name_it=f"space_id={data.get('spaceId')}",
                            deactivate=f"mnemon_memory_spaces action=deactivate space_id={data.get('spaceId')}")
     if note:
         parts.append(note)
@@ -127,7 +128,8 @@ def recall(data: Mapping[str, Any], cap: int) -> str:
         score_text = f"{score:.2f}" if isinstance(score, (int, float)) else "-"
         lines.append(f"{n}. {_clip(str(item.get('content', '')))}{label}")
         lines.append(f"   space: {item.get('spaceId')} ({item.get('spaceName')}) · id: {item.get('id')} · "
-                     f"tier: {item.get('tier')} · score: {score_text}{recall_match_label(item)}{state_label(dict(item))}")
+                     f"tier: {item.get('tier')} · score: "
+                     f"{score_text}{recall_match_label(item)}{state_label(dict(item))}")
         if item.get("cites"):
             lines.append("   cites: " + "; ".join(citation_text(c) for c in item["cites"]))
     withheld = withheld_line(data, why="with low confidence")
@@ -225,7 +227,8 @@ def spaces(views: Sequence[Mapping[str, Any]], *, creatable: bool = True) -> str
 
 def status(data: Mapping[str, Any]) -> str:
     """``WorkspaceHost.status()`` as lines: workspace, root, branch, usage per target, counts, problems."""
-    lines = [f"workspace: {data.get('path') or 'none (the global root is used)'}", f"storage root: {data.get('root')} (scope {data.get('scope')})",
+    lines = [f"workspace: {data.get('path') or 'none (the global root is used)'}",
+             f"storage root: {data.get('root')} (scope {data.get('scope')})",
              f"git branch: {data.get('branch') or '(none: ' + str(data.get('branchReason')) + ')'}"]
     for target, usage in (data.get("usage") or {}).items():
         count = (data.get("entries") or {}).get(target)

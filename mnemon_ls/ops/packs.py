@@ -36,7 +36,7 @@ from ..errors import InvalidInput, echo_path, echo_repr, echo_value
 from ..packs.backups import KEEP as KEEP_BACKUPS
 from ..packs.format import MAX_ARCHIVE_BYTES as MAX_PACK_BYTES
 from ..packs.format import describe_source
-from ..roots import path_error
+from ..roots_checks import path_error
 from ..settings import own_home_path
 from .base import Call, CliArg, CliCommand, LspMethod, Operation, WorkspaceParams
 
@@ -203,8 +203,8 @@ def _inspect_text(data: dict[str, Any], _call: Call, p: PackSourceParams) -> str
              *summary_lines(data)]
     if data["userProfile"]:
         lines.append(f"  USER.md: carries {_plural(data['userProfile'], 'entry', 'entries')} about a person "
-                     "(a user profile); importing it adds them to your USER.md (a --replace with --replace-user-profile "
-                     "replaces your USER.md with them)")
+                     "(a user profile); importing it adds them to your USER.md (a --replace with "
+                     "--replace-user-profile replaces your USER.md with them)")
     for doc in data["documents"] or ():
         lines.append(f"  document {doc['id']} [{doc['status']}] {doc['title']}")
     for space in data["spaces"] or ():

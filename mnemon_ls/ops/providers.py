@@ -132,7 +132,8 @@ def read_secrets(names: list[str], label: str) -> dict[str, str]:
         raw = sys.stdin.read(cap + 1) if sys.stdin is not None else ""
         if len(raw) > cap:  # never read without end; the host would refuse each value over its limit anyway
             raise InvalidInput(f"services.{names[0]}", f"must be at most {MAX_SECRET_CHARS} characters (standard "
-                                                       f"input held more than {cap} for {len(names)} --secret field(s))")
+                                                       f"input held more than {cap} for {len(names)} --secret "
+                                                       "field(s))")
         data = _one_line_ending(raw)
         values = data.split("\n") if len(names) > 1 else [data]
         values = [v[:-1] if v.endswith("\r") and len(names) > 1 else v for v in values]
@@ -172,7 +173,8 @@ def provider_line(view: dict[str, Any]) -> str:
     caps = view.get("capabilities") or {}
     cannot = [_CAPABILITY_VERBS[k] for k in _CAPABILITY_VERBS if caps.get(k) is False]
     extra = f"; cannot {_joined(cannot)}" if cannot else ""
-    fields = ", ".join([*view.get("configuredFields", []), *(f"{s} (secret)" for s in view.get("configuredSecrets", []))])
+    fields = ", ".join([*view.get("configuredFields", []),
+                        *(f"{s} (secret)" for s in view.get("configuredSecrets", []))])
     count = view.get("spaces", 0)
     return (f"{view['providerId']:<12} {state:<15} {installed}; {count} space{'' if count == 1 else 's'}"
             f"{'; fields: ' + fields if fields else ''}{extra}")
@@ -225,7 +227,9 @@ def list_text(views: list[dict[str, Any]], *, show_all: bool = False, mnemon_cli
             lines.append(f"  {provider_line(view)}\n    {why}" if show_all else f"  {view['providerId']:<12} {why}")
     if mnemon_cli is not None:
         lines.append("")
-        lines.append(f"mnemon-cli   built in: {'the Mnemon CLI at ' + mnemon_cli['path'] if mnemon_cli.get('available') else 'not available: ' + mnemon_cli.get('reason', '')}")
+        built_in = (f"the Mnemon CLI at {mnemon_cli['path']}" if mnemon_cli.get("available")
+                    else f"not available: {mnemon_cli.get('reason', '')}")
+        lines.append(f"mnemon-cli   built in: {built_in}")
     return "\n".join(lines)
 
 

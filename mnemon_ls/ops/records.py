@@ -21,9 +21,9 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StrictBool
 
 from ..errors import InvalidInput, JsonUnreadable, echo_repr, echo_value, json_loads
-from ..records.model import (MAX_CONTENT_CHARS, MAX_LIST_LIMIT, MAX_TAG_CHARS, MAX_TAGS, MAX_TITLE_CHARS, STATUSES, TYPES,
-                             VERIFICATIONS)
-from ..roots import path_error
+from ..records.model import (MAX_CONTENT_CHARS, MAX_LIST_LIMIT, MAX_TAG_CHARS, MAX_TAGS, MAX_TITLE_CHARS, STATUSES,
+                             TYPES, VERIFICATIONS)
+from ..roots_checks import path_error
 from ..text import MAX_QUERY_CHARS
 from . import citing, humantext, modeltext, staleness
 from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
@@ -237,7 +237,8 @@ def _details(data: dict[str, Any], _call: Call, _p: Any) -> str:
         f"   revision: {gov['revision']}   retention: {gov['retention']}",
         f"  sources: {refs}", f"  created {_when(record['createdAt'])}, updated {_when(record['updatedAt'])}",
         *(f"  cites {humantext.citation_text(c)}" for c in data.get("cites") or ()),
-        *(["  review due (not updated, recalled or confirmed for reviewAfterDays)"] if data.get("review") == "due" else []),
+        *(["  review due (not updated, recalled or confirmed for reviewAfterDays)"] if data.get("review") == "due"
+          else []),
         "", record["content"]])
 
 
@@ -290,9 +291,9 @@ def _source_ref(value: str) -> dict[str, str]:
 
 
 def _bundle(name: str) -> Any:
-    """The JSON bundle in file ``name`` (``-``: standard input); raises :class:`InvalidInput` (``bundle``, which the command line names ``FILE``: missing,
-    a directory, a name too long for the file system, not UTF-8, not JSON), the name repeated escaped and clipped
-    (:func:`~mnemon_ls.errors.echo_value`)."""
+    """The JSON bundle in file ``name`` (``-``: standard input); raises :class:`InvalidInput` (``bundle``, which the
+    command line names ``FILE``: missing, a directory, a name too long for the file system, not UTF-8, not JSON), the
+    name repeated escaped and clipped (:func:`~mnemon_ls.errors.echo_value`)."""
     if name == "-":
         raw = sys.stdin.read()
     else:
@@ -422,7 +423,8 @@ OPERATIONS = (
         "Restore a bundle as unverified review items.", effect="write",
         lsp=LspMethod("mnemon/records/import"),
         cli=_command("import", "restore a bundle as unverified review items", (
-            CliArg("bundle", dest="file", metavar="FILE", convert=_bundle, help="bundle file ('-' reads standard input)"),
+            CliArg("bundle", dest="file", metavar="FILE", convert=_bundle,
+                   help="bundle file ('-' reads standard input)"),
             CliArg("record_scope", flag="--record-scope", help=_SCOPE_HELP + " (default project)"), _CONFIRM),
             _import_text)),
     Operation(

@@ -6,13 +6,13 @@ which also restarts the memory's review clock). Edit and Remove are each Source'
 ``records.edit``/``forget``, ``documents.update``/``archive``, ``spaces.forget``).
 
 A memory is named by its Source and its side-file key (:mod:`mnemon_ls.citations.store`): ``runtime``
-``memory:<sha256 of the entry>`` (a USER.md entry, listed only when due for review: ``user:<sha256>``), ``spaces`` ``<spaceId>/<itemId>``, ``documents`` ``<documentId>``,
-``records`` ``<scope>/<recordId>``. Each memory shown is ``{source, key, id, label, title?, content, preview,
-updatedAt, age}`` (``content``: the whole text of a MEMORY.md entry, which its Edit and Remove select by, of a
-record or an item; a document's description; ``title``: a record's or a document's; ``preview``: title and
-content on one line, at most :data:`PREVIEW_CHARS`; ``age``: whole days, ``"3d"``) plus the Source's ids
-(``spaceId``, ``scope``; a runtime entry's ``target``); a key whose memory is no longer there (an entry edited by hand, a forgotten item) is
-left out.
+``memory:<sha256 of the entry>`` (a USER.md entry, listed only when due for review: ``user:<sha256>``), ``spaces``
+``<spaceId>/<itemId>``, ``documents`` ``<documentId>``, ``records`` ``<scope>/<recordId>``. Each memory shown is
+``{source, key, id, label, title?, content, preview, updatedAt, age}`` (``content``: the whole text of a MEMORY.md
+entry, which its Edit and Remove select by, of a record or an item; a document's description; ``title``: a record's or a
+document's; ``preview``: title and content on one line, at most :data:`PREVIEW_CHARS`; ``age``: whole days, ``"3d"``)
+plus the Source's ids (``spaceId``, ``scope``; a runtime entry's ``target``); a key whose memory is no longer there (an
+entry edited by hand, a forgotten item) is left out.
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ class CitedFileParams(WorkspaceParams):
 
     path: str = Field(description="the file: relative to the workspace, absolute, or a file: URI",
                       json_schema_extra=limits(maxLength=MAX_PATH_CHARS))
-    line: int | None = Field(None, ge=1, le=MAX_LINE, strict=True, description="only the ranges holding this line (1-based)")
+    line: int | None = Field(None, ge=1, le=MAX_LINE, strict=True,
+                             description="only the ranges holding this line (1-based)")
 
 
 class ReviewParams(WorkspaceParams):
@@ -64,7 +65,8 @@ class CitingArgs(Params):
     """Argument object of ``mnemon.server.showCitingMemories``: ``{uri, line?}`` (what a code lens runs)."""
 
     uri: str = Field(description="the cited workspace file (a file URI)")
-    line: int | None = Field(None, ge=1, le=MAX_LINE, strict=True, description="only the memories citing this line (1-based)")
+    line: int | None = Field(None, ge=1, le=MAX_LINE, strict=True,
+                             description="only the memories citing this line (1-based)")
 
 
 # ------------------------------------------------------------------ the memories behind the keys
@@ -243,14 +245,14 @@ def _review(call: Call, _p: ReviewParams) -> dict[str, Any]:
 def _due(call: Call, confirmed: dict[str, dict[str, int]],
          space_items: dict[str, Any] | None = None) -> list[tuple[str, str, int]]:
     """``(source, key, since)`` (``since``: when it became due, epoch ms) of each runtime entry (USER.md and
-    MEMORY.md), active Document and workspace record (not a pending proposal, not forgotten) due for review now (:func:`mnemon_ls.citations.review.review_due` of its
-    updated time and its confirmation), and of the Memory Space items due (the later of updated and last
-    accessed, and the confirmation) among at most :data:`SPACE_ITEMS_PER_SPACE` (plus the space's confirmed
-    items) per active native space: one SQL query on the store's time columns per space, the longest untouched
-    first (:meth:`~mnemon_ls.spaces.service_recall.SpacesRecall.review_candidates`; a space may hold 100,000
-    items, so a call never scans them all; third-party spaces are not scanned, their recall results still carry
-    ``review: "due"``). The due space items go into ``space_items`` (key -> item) when given, so that they are not
-    read again. ``[]`` when ``reviewAfterDays`` is 0."""
+    MEMORY.md), active Document and workspace record (not a pending proposal, not forgotten) due for review now
+    (:func:`mnemon_ls.citations.review.review_due` of its updated time and its confirmation), and of the Memory Space
+    items due (the later of updated and last accessed, and the confirmation) among at most :data:`SPACE_ITEMS_PER_SPACE`
+    (plus the space's confirmed items) per active native space: one SQL query on the store's time columns per space, the
+    longest untouched first (:meth:`~mnemon_ls.spaces.service_recall.SpacesRecall.review_candidates`; a space may hold
+    100,000 items, so a call never scans them all; third-party spaces are not scanned, their recall results still carry
+    ``review: "due"``). The due space items go into ``space_items`` (key -> item) when given, so that they are not read
+    again. ``[]`` when ``reviewAfterDays`` is 0."""
     from ..citations.review import DAY_MS, last_touched, review_due
     from ..citations.reviewed import entry_key
     from .records import source as records_source
@@ -459,7 +461,8 @@ OPERATIONS = (
         "lines as they are now) and restart its review clock.", effect="write", text=_reanchor_text,
         lsp=LspMethod("mnemon/citations/reanchor"),
         mcp=McpTool(_TOOL, fields=("source", "key", "workspace"), action="reanchor", required=("source", "key")),
-        cli=CliCommand(("reanchor",), "still true: re-anchor a memory's citations to the current code, restart its review clock", (
+        cli=CliCommand(("reanchor",),
+                       "still true: re-anchor a memory's citations to the current code, restart its review clock", (
             CliArg("source", dest="source_name", metavar="SOURCE"), CliArg("key", metavar="KEY")),
             text=_reanchor_text)),
 )

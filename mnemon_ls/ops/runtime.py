@@ -125,8 +125,8 @@ class RuntimeCompactParams(WorkspaceParams):
     Either ``entries``, an assistant's rewrite of the numbered plan (``revision`` required: the plan's), or a
     person's changes, ``merge`` and/or ``drop`` (entry numbers as ``runtime list`` prints them; ``revision``
     optional: the current one, fenced); a ``revision`` that is not sha256 hex is ``invalid-input``, a stale one
-    ``revision-conflict`` naming ``revision`` (:func:`_compact`). Shapes are checked here (:func:`mnemon_ls.runtime.compaction.person_form`);
-    the rules over the plan under the store's lock.
+    ``revision-conflict`` naming ``revision`` (:func:`_compact`). Shapes are checked here
+    (:func:`mnemon_ls.runtime.compaction.person_form`); the rules over the plan under the store's lock.
     """
 
     target: Literal["user", "memory"] = Field("user", description="the target to compact: user = USER.md "
@@ -249,7 +249,8 @@ def _with_cites(call: Call, entries: Any) -> list[dict[str, Any]]:
         cites = views(runtime_key(entry.content)) if entry.target == "memory" else []
         if cites:
             data["cites"] = cites
-        staleness.review_mark(call, data, entry.updated_at, source="runtime", key=entry_key(entry.target, entry.content))
+        staleness.review_mark(call, data, entry.updated_at, source="runtime",
+                              key=entry_key(entry.target, entry.content))
         found.append(data)
     return found
 
@@ -351,8 +352,8 @@ def capacity_text(error: Any) -> str | None:
             f"{data['used']}). Make room, then run this command again: `mnemon-ls runtime list --target {target}` "
             f"numbers its {count} entr{'y' if count == 1 else 'ies'}; `mnemon-ls runtime compact --target {target} "
             f"{example}` {said} (the entries left may use at most {plan['budgetBytes']} UTF-8 bytes for this "
-            "change to fit; what leaves is kept word for word in runtime/archived/). Or remove an entry (`mnemon-ls runtime "
-            f"remove --target {target} --old-text TEXT`) or raise the limit (--{target}-limit-bytes, setting "
+            "change to fit; what leaves is kept word for word in runtime/archived/). Or remove an entry (`mnemon-ls "
+            f"runtime remove --target {target} --old-text TEXT`) or raise the limit (--{target}-limit-bytes, setting "
             f"runtimeMemory.{target}LimitBytes).")
 
 

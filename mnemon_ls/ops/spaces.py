@@ -16,7 +16,8 @@ from pydantic import Field, StrictBool
 from ..errors import InvalidInput
 from ..runtime.model import normalize_text, validate_branches
 from ..spaces.model import (DEFAULT_LIMIT, MAX_CONTENT_BYTES, MAX_DESCRIPTION_CHARS, MAX_ENTITIES, MAX_ENTITY_BYTES,
-                            MAX_ITEM_ID_CHARS, MAX_LIMIT, MAX_NAME_CHARS, MAX_RESULTS, MAX_SPACE_ID_CHARS, MAX_TAG_BYTES,
+                            MAX_ITEM_ID_CHARS, MAX_LIMIT, MAX_NAME_CHARS, MAX_RESULTS, MAX_SPACE_ID_CHARS,
+                            MAX_TAG_BYTES,
                             MAX_TAGS, MIN_LIMIT)
 from ..text import MAX_QUERY_CHARS
 from . import citing, command_ids, humantext, modeltext, staleness
@@ -122,7 +123,8 @@ class RecallParams(WorkspaceParams):
     spaces: list[str] | None = Field(None, description="restrict to these space ids (default: every active space)",
                                      json_schema_extra=limits(items={"maxLength": MAX_SPACE_ID_CHARS}))
     # the range is checked by SpacesService.recall (its error carries the value); the schema shows it
-    limit: int | None = Field(None, strict=True, description="number of results", json_schema_extra=integer_range(MIN_LIMIT, MAX_LIMIT, optional=True))
+    limit: int | None = Field(None, strict=True, description="number of results",
+                              json_schema_extra=integer_range(MIN_LIMIT, MAX_LIMIT, optional=True))
     mode: Literal["smart", "keyword", "basic"] = "smart"
     category: str | None = None
     source: str | None = None
@@ -324,7 +326,8 @@ OPERATIONS = (
         lsp=LspMethod("mnemon/spaces/list", list_key="spaces"),
         mcp=McpTool(SPACES_TOOL, SPACES_TOOL_TEXT, fields=("workspace",), action="list", default_action=True),
         cli=CliCommand(("space", "list"), "list spaces",
-                       text=lambda d, c, _p: humantext.space_list_text(d, creatable=bool(d) or not catalog_too_new(c)))),
+                       text=lambda d, c, _p: humantext.space_list_text(
+                           d, creatable=bool(d) or not catalog_too_new(c)))),
     Operation(
         "spaces.create", SpaceCreateParams,
         lambda c, p: _data(c.host.spaces.create_space(p.name, p.description, active=p.active, provider=p.provider)),
@@ -333,7 +336,8 @@ OPERATIONS = (
         lsp=LspMethod("mnemon/spaces/create"),
         mcp=McpTool(SPACES_TOOL, fields=("name", "description", "active", "workspace"), action="create",
                     defaults={"active": True}),
-        cli=CliCommand(("space", "create"), "create a space: native (the first one gets id 'default'), or in a provider with --provider", (
+        cli=CliCommand(("space", "create"),
+                       "create a space: native (the first one gets id 'default'), or in a provider with --provider", (
             CliArg("name", flag="--name", required=True),
             CliArg("description", flag="--description", required=True),
             CliArg("active", flag="--active", kind="flag"), CliArg("provider", flag="--provider", metavar="NAME")),
@@ -353,13 +357,15 @@ OPERATIONS = (
         "Make a Memory Space active (recall reads the active spaces).", effect="write",
         text=lambda d: modeltext.spaces([d]),
         lsp=LspMethod("mnemon/spaces/activate"),
-        mcp=McpTool(SPACES_TOOL, fields=("space_id", "workspace"), action="activate"), cli=_space_cmd("activate", "read from this space")),
+        mcp=McpTool(SPACES_TOOL, fields=("space_id", "workspace"), action="activate"),
+        cli=_space_cmd("activate", "read from this space")),
     Operation(
         "spaces.deactivate", SpaceIdParams, lambda c, p: _data(c.host.spaces.deactivate(p.space_id)),
         "Stop reading from a Memory Space.", effect="write",
         text=lambda d: modeltext.spaces([d]),
         lsp=LspMethod("mnemon/spaces/deactivate"),
-        mcp=McpTool(SPACES_TOOL, fields=("space_id", "workspace"), action="deactivate"), cli=_space_cmd("deactivate", "stop reading from this space")),
+        mcp=McpTool(SPACES_TOOL, fields=("space_id", "workspace"), action="deactivate"),
+        cli=_space_cmd("deactivate", "stop reading from this space")),
     Operation(
         "spaces.delete", SpaceIdParams, lambda c, p: c.host.spaces.delete_space(p.space_id),
         "Unregister and remove a Memory Space (never the last native store).", effect="destroy",
@@ -485,7 +491,8 @@ OPERATIONS = (
             narrow={"edge_type": EdgeType, "weight": Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]}),
         cli=CliCommand(("space", "link"), "link two items", (
             CliArg("source_id", metavar="SOURCE_ID"), CliArg("target_id", metavar="TARGET_ID"), _SPACE_ARG,
-            CliArg("edge_type", flag="--type", default="semantic", choices=("temporal", "semantic", "causal", "entity"))),
+            CliArg("edge_type", flag="--type", default="semantic",
+                   choices=("temporal", "semantic", "causal", "entity"))),
             text=_space_text("link"))),
     Operation(
         "spaces.forget", ForgetParams, _forget,
@@ -496,6 +503,8 @@ OPERATIONS = (
             "mnemon_forget",
             "Forget one Memory Space item by exact id (a soft delete: it is no longer recalled). Use it only when "
             "the user asks, or when an item is proven wrong."),
-        cli=CliCommand(("space", "forget"), "forget an item by exact id (a native space soft-deletes it; a provider deletes it its own way)", (
+        cli=CliCommand(("space", "forget"),
+                       "forget an item by exact id (a native space soft-deletes it; a provider deletes it its own "
+                       "way)", (
             CliArg("id", metavar="ITEM_ID"), _SPACE_ARG), text=_space_text("forget"))),
 )

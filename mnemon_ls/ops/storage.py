@@ -48,7 +48,8 @@ def migrate_text(receipt: dict[str, Any], _call: Call, p: MigrateParams) -> str:
         line = f"  {PROJECTION_FILES[target]}: {verb} {row['added']}, skipped {row['skipped']} already here"
         lines.append(line + (f" ({row['note']})" if row.get("note") else ""))
     docs = receipt["documents"]
-    lines.append(f"  documents: {verb} {docs['added']} ({docs['archived']} archived), skipped {docs['skipped']} already here")
+    lines.append(f"  documents: {verb} {docs['added']} ({docs['archived']} archived), skipped {docs['skipped']} "
+                 "already here")
     for dropped in docs["sourcePathsNotCopied"]:
         lines.append(f"    source path {dropped['path']!r} of {dropped['title']!r} not carried over: {dropped['rule']}")
     for row in receipt["spaces"]:

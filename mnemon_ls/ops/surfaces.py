@@ -147,9 +147,9 @@ class CliArg:
     ``"clear"`` for an option that sets a list field to ``[]`` (``--no-branches``; refused together with
     another option of the same field), else the value type is the field's (``int``/``float``/``str``);
     ``dest`` is the name argparse keeps the value under (default the field name): a positional is known by
-    it in errors when it has no ``metavar``, and two options of one field need their own (``--plan`` and ``--entries``, refused
-    together); ``path`` makes a relative path absolute against the current directory (a file the command
-    names); ``convert`` turns the typed text into the field's value (``--routes`` JSON) and raises
+    it in errors when it has no ``metavar``, and two options of one field need their own (``--plan`` and ``--entries``,
+    refused together); ``path`` makes a relative path absolute against the current directory (a file the command names);
+    ``convert`` turns the typed text into the field's value (``--routes`` JSON) and raises
     :class:`~mnemon_ls.errors.InvalidInput` naming the field; an error about the field names the argument as
     ``--help`` shows it (``--space: ...`` for ``spaceId``; ``SPACE: ...`` for a positional of ``metavar``
     ``SPACE``, else its ``dest``) when the invocation gave it; ``names_errors`` makes the option name it

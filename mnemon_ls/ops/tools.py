@@ -176,7 +176,8 @@ class Tool:
                 seen.add(parameter.name)
                 optional = parameter if parameter.default is not inspect.Parameter.empty or parameter.name in always \
                     else parameter.replace(
-                    default=None, annotation=Annotated[_optional(parameter.annotation), *_metadata(parameter.annotation)])
+                    default=None,
+                    annotation=Annotated[_optional(parameter.annotation), *_metadata(parameter.annotation)])
                 found.append(optional)
         found.sort(key=lambda parameter: parameter.name == "workspace")  # the workspace last, as every tool has it
         return tuple(found)

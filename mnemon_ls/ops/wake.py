@@ -90,5 +90,6 @@ def repair_lines(repairs: list[dict[str, Any]]) -> list[str]:
 COMMAND = CliCommand(
     ("wake",), "print the wake snapshot an assistant gets", (
         CliArg("branch", flag="--branch", metavar="NAME", help="render as if on this branch"),
-        CliArg("budget_chars", flag="--budget", metavar="CHARS", help="largest snapshot in characters (1024..4194304)")),
+        CliArg("budget_chars", flag="--budget", metavar="CHARS",
+               help="largest snapshot in characters (1024..4194304)")),
     text=lambda d, _c, _p: d["text"], warnings=lambda d, _c: repair_lines(d["repairs"]), warning_prefix="")

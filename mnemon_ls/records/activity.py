@@ -37,8 +37,8 @@ MAX_COUNT = 10_000_000
 MAX_TOOL_NAMES = 256
 
 REMEMBER_CUE = re.compile(
-    r"\b(remember (this|that|it)|remember:|save (this|that|it)? ?(to|in|into) (the )?memory|keep (this|that|it) in mind|"
-    r"memori[sz]e (this|that|it)|note (this|that) down)\b|记住|记下|记一下|保存到记忆|存到记忆|写入记忆|存进记忆",
+    r"\b(remember (this|that|it)|remember:|save (this|that|it)? ?(to|in|into) (the )?memory|keep (this|that|it) in "
+    r"mind|memori[sz]e (this|that|it)|note (this|that) down)\b|记住|记下|记一下|保存到记忆|存到记忆|写入记忆|存进记忆",
     re.IGNORECASE)
 DONT_REMEMBER = re.compile(
     r"\b(don'?t|do not|never|no need to) (remember|save|store|memori[sz]e|record)\b|\bforget (this|that|it)\b|"

@@ -12,9 +12,9 @@ scope              file                                                         
 ``<home>`` is :func:`records_home`: ``$DSH_HOME`` when set (seed 002's layout, so the DSH tools on one
 machine read the same files); else ``$MNEMON_DATA_DIR`` when set (a person who moved mnemon-ls's data out
 of ``~`` gets nothing written under ``~``; a host with ``--scope global --data-dir X`` passes ``X`` as it,
-:func:`mnemon_ls.roots.global_env`); else ``~/.dsh``. ``rootId`` is the first 16 hex of the sha256 of the canonical workspace path (the same hash
-the ``workspaces`` storage scope uses). The ``user`` file holds every user's records; each record's
-``scopeKey`` is its ``userId`` and reads only return the caller's. The shared-project file is committed and
+:func:`mnemon_ls.roots.global_env`); else ``~/.dsh``. ``rootId`` is the first 16 hex of the sha256 of the canonical
+workspace path (the same hash the ``workspaces`` storage scope uses). The ``user`` file holds every user's records; each
+record's ``scopeKey`` is its ``userId`` and reads only return the caller's. The shared-project file is committed and
 travels with the code: its key names the project, the same in every clone (``git:<root commit>``,
 :mod:`.project`); :func:`locate` gives it this clone's ``rootId`` (what keys were before, still accepted) and
 the Records Source the project's. Resolving a path never writes.
@@ -119,9 +119,11 @@ def locate(scope: str, *, workspace: Path | None, session_id: str | None, user_i
         key = f"{session_id}|{root_id(workspace)}"  # type: ignore[arg-type]
         return ScopeLocation(scope, home / "sessions" / f"{scope_key_hash(key)}.jsonl", key)
     if scope == "project":
-        return ScopeLocation(scope, project_dir(workspace) / MEMORY_DIR / "records.jsonl", root_id(workspace))  # type: ignore[arg-type]
+        path = project_dir(workspace) / MEMORY_DIR / "records.jsonl"  # type: ignore[arg-type]
+        return ScopeLocation(scope, path, root_id(workspace))  # type: ignore[arg-type]
     if scope == "shared-project":
-        return ScopeLocation(scope, project_dir(workspace) / MEMORY_DIR / "shared.jsonl", root_id(workspace))  # type: ignore[arg-type]
+        path = project_dir(workspace) / MEMORY_DIR / "shared.jsonl"  # type: ignore[arg-type]
+        return ScopeLocation(scope, path, root_id(workspace))  # type: ignore[arg-type]
     raise InvalidInput("recordScope", "must be one of session, project, shared-project, user (got "
                                       f"{echo_repr(scope)})")
 
@@ -146,7 +148,8 @@ def any_file(workspace: Path | None, session_id: str | None = None, user_id: str
     homes = tuple(source.get(name) for name in _HOME_VARIABLES)
     uid = os.getuid() if hasattr(os, "getuid") else None
     # a relative home is made absolute from the working directory: then that is part of what the paths depend on
-    cwd = os.getcwd() if any(value and not os.path.isabs(os.path.expanduser(value.strip())) for value in homes) else None
+    cwd = os.getcwd() if any(value and not os.path.isabs(os.path.expanduser(value.strip()))
+                             for value in homes) else None
     return any(map(os.path.exists, _scope_files(workspace, session_id, user, homes, os.environ.get("HOME"), uid,
                                                 cwd)))
 

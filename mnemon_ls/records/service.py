@@ -32,7 +32,7 @@ from .. import fsio
 from ..errors import AmbiguousMatch, ConfirmationRequired, InvalidInput, NotFound, echo_repr, echo_value
 from ..redact import Scrubber
 from ..text import check_query_length
-from ..roots import write_root_gitignore
+from ..roots_gitignore import write_root_gitignore
 from . import paths
 from .model import (MAX_LIST_LIMIT, SCOPE_RETENTION, SCOPES, STATUSES, TYPES, VERIFICATIONS, MemoryRecord, content_hash,
                     validate_record)
@@ -205,8 +205,10 @@ class RecordsSource:
         content = self._redact("content", content if isinstance(content, str) else "")
         record = validate_record({
             "schemaVersion": 1, "id": f"memory:{id_kind}:{type}:{secrets.token_hex(12)}", "scope": scope,
-            "scopeKey": location.scope_key, "type": type, "title": self._redact("title", title.strip()) if isinstance(title, str) else title,
-            "content": content, "tags": _tags(tags, Scrubber(self.secrets)), "provenance": provenance, "createdAt": now, "updatedAt": now,
+            "scopeKey": location.scope_key, "type": type,
+            "title": self._redact("title", title.strip()) if isinstance(title, str) else title,
+            "content": content, "tags": _tags(tags, Scrubber(self.secrets)), "provenance": provenance, "createdAt": now,
+            "updatedAt": now,
             "useCount": 0, "contentHash": content_hash(content), "status": "active",
             "governance": {"origin": origin, "sourceRefs": [dict(r) for r in source_refs],
                            "verification": "unverified", "revision": 1, "retention": SCOPE_RETENTION[scope]}})
@@ -342,7 +344,8 @@ class RecordsSource:
                                      ("verification", verification, VERIFICATIONS)):
             if value is not None:
                 _check_choice(name, value, choices)
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIST_LIMIT):
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                                  or not 1 <= limit <= MAX_LIST_LIMIT):
             raise InvalidInput("limit", f"must be an integer in 1..{MAX_LIST_LIMIT} (got {echo_repr(limit)})")
         chosen = list(scopes) if scopes else self.available_scopes()
         for s in chosen:

@@ -236,7 +236,8 @@ class CapacityMaintenance:
         detail["kept"] = [e.content for e in kept]
         detail["dropped"] = [c.content for c in dropped]
         detail["archived"] = len(evicted) + len(extra)
-        told = describe(len(kept)) if describe is not None else f"Compacted {target}: kept {len(kept)} of {len(candidates)}."
+        told = (describe(len(kept)) if describe is not None
+                else f"Compacted {target}: kept {len(kept)} of {len(candidates)}.")
         message = (outcome.message + " " if outcome else "") + told
         return store.receipt(message, target, new_entries, revision, True, detail, preserved)
 

@@ -487,7 +487,8 @@ def receipt_data(plan: "MaintenancePlan", entries: list[dict[str, Any]], revisio
 
     return {"kind": KIND, "runId": uuid.uuid4().hex, "target": plan.target, "planRevision": plan.revision,
             "revision": revision, "archived": archived,
-            "destinations": [{"kind": "local-archive", "path": archive_path, "count": len(archived)}] if archived else [],
+            "destinations": [{"kind": "local-archive", "path": archive_path,
+                              "count": len(archived)}] if archived else [],
             "bytesFreed": max(0, plan.projected - used), "kept": len(entries), "summary": summary,
             "entries": entries, "dropped": sorted(dropped), "bytesBefore": plan.used, "bytesAfter": used,
             "memoryBodyIds": []}
@@ -533,5 +534,6 @@ def parse_pending(raw: Any, target: Target) -> ops.MutationRequest | None:
         raise InvalidInput(f"pending.{exc.field}", exc.rule) from None
 
 
-__all__ = ["KIND", "METHOD", "Merge", "PersonForm", "Problem", "budget_of", "derive_candidates", "parse_pending", "plan_message",
+__all__ = ["KIND", "METHOD", "Merge", "PersonForm", "Problem", "budget_of", "derive_candidates", "parse_pending",
+           "plan_message",
            "pending_request", "person_entries", "person_form", "plan_data", "receipt_data", "renamed"]

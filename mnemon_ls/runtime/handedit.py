@@ -124,7 +124,8 @@ def classify(current: bytes | None, expected: bytes, *, known: Mapping[str, str]
     if state is not None:
         return "leftover", f"equals the projection of {state}"
     if not newer:
-        return "leftover", "is not newer than the last commit of memories.json (a write interrupted by a crash or a power loss)"
+        return "leftover", ("is not newer than the last commit of memories.json (a write interrupted by a crash or a "
+                            "power loss)")
     return "edit", "was edited"
 
 
@@ -447,7 +448,8 @@ def record_history(path: Path, before: Sequence[Entry] | None, after: Sequence[E
     try:
         data = os.pread(fd, 4 * HISTORY_BYTES, 0)
         last = _WRITTEN.get(str(path))
-        history = {t: list(v) for t, v in last[1].items()} if last is not None and last[0] == data else _history_of(data)
+        history = ({t: list(v) for t, v in last[1].items()} if last is not None and last[0] == data
+                   else _history_of(data))
         changed = False
         for target in TARGETS:
             values = history.get(target, [])

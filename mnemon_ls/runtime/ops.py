@@ -286,7 +286,8 @@ def validate_candidates(raw: Sequence[Any], target: Target) -> list[Candidate]:
     for index, item in enumerate(raw):
         where = f"candidates[{index}]"
         if isinstance(item, Candidate):
-            item = item.to_dict() if item.branches is not None else {"content": item.content, "importance": item.importance}
+            item = item.to_dict() if item.branches is not None else {"content": item.content,
+                                                                     "importance": item.importance}
         if not isinstance(item, dict):
             raise InvalidInput(where, "must be an object with content and importance")
         content = validate_content(item.get("content"), f"{where}.content")

@@ -114,7 +114,8 @@ class WakeSnapshot:
     archived: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON shape: ``{text, revision, storeRevision, branch, branchReason, hidden, omitted, chars, notices, archived}``."""
+        """JSON shape: ``{text, revision, storeRevision, branch, branchReason, hidden, omitted, chars, notices,
+        archived}``."""
         return {
             "text": self.text,
             "revision": self.revision,
@@ -258,7 +259,8 @@ def render_wake(
             body = DELIMITER.join(rendered[id(e)] for e in kept[target]) or "(empty)"
             lines += [
                 "",
-                f"Contents of {name} ({title}; entries: {len(visible[target])}; UTF-8 bytes: {used[target]}/{limits[target]})",
+                f"Contents of {name} ({title}; entries: {len(visible[target])}; UTF-8 bytes: "
+                f"{used[target]}/{limits[target]})",
                 f'<runtime-memory-file name="{name}">',
                 body,
                 "</runtime-memory-file>",
@@ -323,7 +325,8 @@ def render_wake(
     if covers:
         text = "\n\n".join([text, *covers])
     text, shown = stamp_view_revision(text)
-    return WakeSnapshot(text, shown, branch, branch_reason, hidden, sum(map(len, omitted.values())), len(text), tuple(notices),
+    return WakeSnapshot(text, shown, branch, branch_reason, hidden, sum(map(len, omitted.values())), len(text),
+                        tuple(notices),
                         store_revision=revision, archived=sum(archived))
 
 

@@ -115,7 +115,8 @@ class RuntimeSource:
         used: dict[Target, int] = {"user": used_bytes(user, "user"), "memory": used_bytes(memory, "memory")}
         entry_problems = tuple(
             invalid_entry_line(store, index, entry)
-            for store, state, target in ((self.user_store, user_state, "user"), (self.memory_store, memory_state, "memory"))
+            for store, state, target in ((self.user_store, user_state, "user"),
+                                         (self.memory_store, memory_state, "memory"))
             for index, entry in state.invalid(target))
         limits = self.settings.runtime_memory
         capacity_problems = tuple(over_limit_line(target, used[target], limits.limit_for(target))
@@ -135,8 +136,8 @@ class RuntimeSource:
     def compact_target(self, expected_revision: str, target: Target, candidates: Sequence[Any],
                        max_bytes: int | None = None, *, archive_locally: bool = True,
                        before_commit: Callable[[Sequence[Entry], str], None] | None = None) -> Receipt:
-        """See :meth:`~mnemon_ls.runtime.capacity.CapacityMaintenance.compact_target` (fenced by the owning store's revision; ``archive_locally``
-        and ``before_commit`` too)."""
+        """See :meth:`~mnemon_ls.runtime.capacity.CapacityMaintenance.compact_target` (fenced by the owning store's
+        revision; ``archive_locally`` and ``before_commit`` too)."""
         from ..redact import Scrubber  # imported on use: a wake never redacts
 
         scrub = Scrubber(self.settings.secrets)
@@ -166,9 +167,9 @@ class RuntimeSource:
         (:class:`~mnemon_ls.runtime.compaction.PersonForm`); ``pending`` that error's pending mutation
         (``{action, content?, oldText?, importance?, branches?}`` or ``None``), ``expected_revision`` the
         plan's revision (the owning store's; :meth:`compaction_revision`). Contents pass the redaction pass
-        first (field ``entries[i].content`` / ``merge[i].content``). See :meth:`~mnemon_ls.runtime.capacity.CapacityMaintenance.compact_plan` for
-        the rules and the receipt; raises :class:`~mnemon_ls.errors.InvalidInput` (``data.problems``) or
-        ``revision-conflict``."""
+        first (field ``entries[i].content`` / ``merge[i].content``). See
+        :meth:`~mnemon_ls.runtime.capacity.CapacityMaintenance.compact_plan` for the rules and the receipt; raises
+        :class:`~mnemon_ls.errors.InvalidInput` (``data.problems``) or ``revision-conflict``."""
         from .compaction import parse_pending
         from .model import validate_target
 
@@ -224,7 +225,8 @@ class RuntimeSource:
 
     def repair(self, *, rebuild_missing: bool = True) -> list[tuple[RuntimeStore, RepairReport]]:
         """Import hand edits of (``handEdits=import``) and repair the projections of every store, removing
-        temp files killed writers left (:meth:`~mnemon_ls.runtime.repair.ProjectionRepair.repair`); returns ``(store, report)`` pairs."""
+        temp files killed writers left (:meth:`~mnemon_ls.runtime.repair.ProjectionRepair.repair`); returns ``(store,
+        report)`` pairs."""
         return [(store, store.projections.repair(rebuild_missing=rebuild_missing)) for store in self.stores]
 
     def wake(
@@ -297,7 +299,8 @@ class RuntimeSource:
         equal and every entry's age reads the same now (:func:`~.snapshot.ages_valid_until`): rendering is a pure
         function of both, and an agent asks for the wake every turn. Compared by value (the entries too), so a
         changed store, branch, cover or setting renders anew."""
-        key = tuple((name, tuple(value.items()) if isinstance(value, dict) else value) for name, value in inputs.items())
+        key = tuple((name, tuple(value.items()) if isinstance(value, dict) else value)
+                    for name, value in inputs.items())
         kept = self._last_wake
         if kept is not None and kept[0] == key and kept[1] <= now_ms < kept[2]:
             return kept[3]

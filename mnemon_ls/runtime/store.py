@@ -227,7 +227,8 @@ class RuntimeStore:
             state = self.read_valid()
             outcome = ops.apply_mutation(state.entries, request, self.now())
             if not outcome.changed:
-                return self.receipt(outcome.message, request.target, state.entries, state.revision, False, outcome.detail)
+                return self.receipt(outcome.message, request.target, state.entries, state.revision, False,
+                                    outcome.detail)
             try:
                 ops.check_capacity(state.entries, outcome.entries, request.target, limit)
             except RuntimeCapacityError as exc:
@@ -494,13 +495,15 @@ def diagnose(store: RuntimeStore) -> list[Finding]:
             if current != projection_bytes(state.entries, target):
                 what = "missing" if current is None else "differs from memories.json (hand edit or interrupted write)"
                 findings.append(Finding("warning", str(path), what,
-                                        "the next wake, runtime command or running server imports a hand edit (handEdits=import) "
-                                        "or rebuilds the file; it is first copied to runtime/edits/"))
+                                        "the next wake, runtime command or running server imports a hand edit "
+                                        "(handEdits=import) or rebuilds the file; it is first copied to "
+                                        "runtime/edits/"))
     lock = lock_finding(store.lock_path)
     if lock is not None:
         findings.append(lock)
     for path, expected in ((store.runtime_dir, fsio.DIR_MODE), (store.memories_path, fsio.FILE_MODE),
-                           (store.projection_path("user"), fsio.FILE_MODE), (store.projection_path("memory"), fsio.FILE_MODE)):
+                           (store.projection_path("user"), fsio.FILE_MODE),
+                           (store.projection_path("memory"), fsio.FILE_MODE)):
         try:
             mode = path.stat().st_mode & 0o777
         except OSError:

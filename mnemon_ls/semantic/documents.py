@@ -117,7 +117,8 @@ class DocumentVectors:
                 vectors = e.embed_passages([c.embed for c in chunks])
                 db.execute("BEGIN IMMEDIATE")
                 try:
-                    db.execute("DELETE FROM chunks WHERE model = ? AND dim = ? AND doc = ?", (e.model_id, e.dim, doc_id))
+                    db.execute("DELETE FROM chunks WHERE model = ? AND dim = ? AND doc = ?",
+                               (e.model_id, e.dim, doc_id))
                     db.executemany("INSERT INTO chunks(model, dim, doc, body_hash, n, heading, text, vec) "
                                    "VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
                                    [(e.model_id, e.dim, doc_id, body_hash, n, c.heading, c.text,
@@ -149,7 +150,8 @@ class DocumentVectors:
         scores = matrix @ np.asarray(query_vec, dtype=np.float32)
         mask = np.fromiter((doc in allowed for doc, _t in keys), dtype=bool, count=len(keys))
         chosen = scores[mask]
-        spread = Spread(int(len(chosen)), float(chosen.mean()), float(chosen.std())) if len(chosen) else Spread(0, 0.0, 0.0)
+        spread = Spread(int(len(chosen)), float(chosen.mean()),
+                        float(chosen.std())) if len(chosen) else Spread(0, 0.0, 0.0)
         best: dict[str, tuple[float, str]] = {}
         for index in np.argsort(-scores):
             doc, text = keys[index]
@@ -165,9 +167,9 @@ def fuse_documents(lexical: Sequence[tuple[Any, float, str]], vector: Sequence[t
     """``(ranked (record, score, matched) best first, {doc id: excerpt} and {doc id: {"cosine", "z"}} for
     vector-only documents)`` (module doc: their score is their relevance, a ``semantic-low`` one's below
     every lexical score). ``lexical`` is the lexical ranking ``(record, score, matched)`` best first, as
-    :meth:`~mnemon_ls.documents.search.Search.find` ranks it; ``vector`` and ``spread`` the output of :meth:`DocumentVectors.search`; ``scale`` the embedder's
-    :class:`~.backends.ScoreScale` (candidates at or below its ``floor`` are ignored); ``query`` the query
-    text (its script picks the absolute floor)."""
+    :meth:`~mnemon_ls.documents.search.Search.find` ranks it; ``vector`` and ``spread`` the output of
+    :meth:`DocumentVectors.search`; ``scale`` the embedder's :class:`~.backends.ScoreScale` (candidates at or below its
+    ``floor`` are ignored); ``query`` the query text (its script picks the absolute floor)."""
     floor = scale.floor
     query_floor = scale.medium_floor(query)
     pinned = [row for row in lexical if row[2] in ("title", "description")]

@@ -58,8 +58,8 @@ candidate, found by words, by meaning or by both, is ranked by it, not by what f
 
   Without this, an item sharing one word of three with the query ("before" in "what did I eat before
   lunch") that is also the query's nearest vector got 0.7 * 0.55 + 0.3 = 0.685, ``high`` (with reciprocal rank
-  fusion), and "use" lifted "Use pnpm instead of npm" to medium above the real answer. Keyword-only recall (no vectors) keeps its
-  keyword score. A cosine from ``keyword_cosines`` does not enter the vector ranks.
+  fusion), and "use" lifted "Use pnpm instead of npm" to medium above the real answer. Keyword-only recall (no vectors)
+  keeps its keyword score. A cosine from ``keyword_cosines`` does not enter the vector ranks.
 - Evidence (``via``): ``keyword``, ``vector`` or ``keyword+vector``.
 """
 
@@ -133,7 +133,8 @@ def _clamp(value: float) -> float:
     return max(0.0, min(1.0, value))
 
 
-def vector_only_score(cosine: float, floor: float, spread: Spread | None, scale: ScoreScale) -> tuple[float, float | None]:
+def vector_only_score(cosine: float, floor: float, spread: Spread | None,
+                      scale: ScoreScale) -> tuple[float, float | None]:
     """``(score 0..scale.cap, z or None)`` of a candidate found by meaning alone (module doc): ``floor`` is
     the absolute cosine floor for its script, ``spread`` the query's distribution over the space."""
     z = None

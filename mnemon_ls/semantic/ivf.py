@@ -1,4 +1,5 @@
-"""The approximate index of a large space's vectors: an inverted file of int8 codes, ``data/<space-id>/.mnemon-ls-vectors.ivf``.
+"""The approximate index of a large space's vectors: an inverted file of int8 codes,
+``data/<space-id>/.mnemon-ls-vectors.ivf``.
 
 Derived from the vector file (:mod:`.vectors`, whose ``vectors`` table stays the truth) and ours alone: deleting it
 costs one rebuild. :class:`~.vectors.VectorStore` uses it above :data:`~.vectors.QUANTIZE_ABOVE` vectors.
@@ -71,7 +72,7 @@ log = logging.getLogger(__name__)
 #: ``os.preadv`` where the platform has it (Linux, the BSDs), else ``None`` (a seek and a read instead).
 _PREADV = getattr(os, "preadv", None)
 
-#: The index file's name, beside :data:`~mnemon_ls.roots.VECTOR_FILE`.
+#: The index file's name, beside :data:`~mnemon_ls.roots_safety.VECTOR_FILE`.
 IVF_FILE = ".mnemon-ls-vectors.ivf"
 MAGIC = b"MNMIVF\x00\x00"
 VERSION = 2

@@ -355,7 +355,8 @@ def _publish(np: Any, vector_path: Path, model: str, dim: int, index: IvfIndex, 
                     os.unlink(tmp_name)
                     return newer
             os.replace(tmp_name, path)
-            db.execute("INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            db.execute("INSERT INTO meta(key, value) VALUES(?, ?) "
+                       "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                        (meta_key(model, dim), json.dumps({"token": index.token, "rows": index.rows,
                                                           "seq": index.seq_high})))
             db.execute("COMMIT")

@@ -265,7 +265,8 @@ class SpaceSemantic:
             how = (f"`mnemon-ls space embed {self.space_id}` embeds the rest now" if engine.inline is not None else
                    f"embedding continues in the background; `mnemon-ls space embed {self.space_id}` finishes it now")
             self._notes.append(f"semantic recall of space {self.space_id} covers {total - left} of {total} items "
-                               f"({'the other one is' if left == 1 else f'the other {left} are'} found by keyword only): {how}")
+                               f"({'the other one is' if left == 1 else f'the other {left} are'} found by keyword "
+                               f"only): {how}")
 
     def status(self) -> dict[str, Any]:
         """The ``semantic`` block of ``space status`` (module doc)."""

@@ -177,8 +177,8 @@ class VectorFileReads:
         usable vector of this model for their current content (the resume after a restart or a model
         change; a blob of the wrong length counts as missing, non-finite ones are deleted on load)."""
         return self._scan(index_path,
-                          "SELECT d.id FROM idx.docs d LEFT JOIN vectors v ON v.model = ? AND v.dim = ? AND v.id = d.id "
-                          "WHERE d.active = 1 AND (v.id IS NULL OR v.chash != d.chash OR typeof(v.vec) != 'blob' "
+                          "SELECT d.id FROM idx.docs d LEFT JOIN vectors v ON v.model = ? AND v.dim = ? AND v.id = "
+                          "d.id WHERE d.active = 1 AND (v.id IS NULL OR v.chash != d.chash OR typeof(v.vec) != 'blob' "
                           "OR length(v.vec) != 4 * v.dim) LIMIT ?",
                           (self.model, self.dim, limit))
 

@@ -58,7 +58,7 @@ import threading
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ..roots import VECTOR_FILE
+from ..roots_safety import VECTOR_FILE
 from . import heldvectors, ivf as ivf_mod, ivf_build
 from .heldvectors import HeldVectors
 from .vectorfile import (CACHE_KIB, NEXT_SEQ, SCHEMA_VERSION, VectorFileReads, _keep_high_water, id_hash,

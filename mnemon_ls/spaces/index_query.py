@@ -87,7 +87,8 @@ def statement(terms: Sequence[QueryTerm], *, pool: int, total: int, category: st
     columns = ("d.id AS id, {bm} AS bm, d.importance AS importance, d.created AS created, d.branches AS branches, "
                "d.terms AS terms FROM fts JOIN docs d ON d.doc = fts.rowid WHERE fts MATCH (SELECT {match} FROM m)")
     rare = columns.format(bm="-rank", match=f"coalesce(rare, '{NOTHING}')")  # rank: bm25(fts), computed once
-    every = columns.format(bm="NULL", match=f"CASE WHEN rare IS NULL THEN coalesce(allof, '{NOTHING}') ELSE '{NOTHING}' END")
+    every = columns.format(bm="NULL",
+                           match=f"CASE WHEN rare IS NULL THEN coalesce(allof, '{NOTHING}') ELSE '{NOTHING}' END")
     some = columns.format(bm="NULL", match=f"CASE WHEN rare IS NULL AND anyof <> allof THEN "
                                            f"'(' || anyof || ') NOT (' || allof || ')' ELSE '{NOTHING}' END")
     for _ in range(3):

@@ -344,7 +344,8 @@ def validate_branch(value: Any, field_name: str = "branch") -> str | None:
 
 def branch_tags(tags: Iterable[str]) -> list[str]:
     """The branch names of the ``branch:<name>`` tags in ``tags`` (in order)."""
-    return [t[len(BRANCH_TAG_PREFIX):] for t in tags if t.startswith(BRANCH_TAG_PREFIX) and len(t) > len(BRANCH_TAG_PREFIX)]
+    return [t[len(BRANCH_TAG_PREFIX):] for t in tags if t.startswith(BRANCH_TAG_PREFIX)
+            and len(t) > len(BRANCH_TAG_PREFIX)]
 
 
 def _clip(text: str, limit: int = 80) -> str:

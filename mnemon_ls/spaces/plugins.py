@@ -158,7 +158,8 @@ def load(provider_id: str) -> ProviderPlugin:
         plugin = obj() if isinstance(obj, type) else obj
     except Exception as exc:  # a broken plugin must not take the server down
         raise ProviderUnavailable(f"provider {provider_id}: its package {ep.value} cannot be loaded: "
-                                  f"{type(exc).__name__}: {exc}", provider=provider_id, reason="plugin-failed") from None
+                                  f"{type(exc).__name__}: {exc}", provider=provider_id,
+                                  reason="plugin-failed") from None
     missing = [name for name in _REQUIRED if not hasattr(plugin, name)]
     if missing or not isinstance(getattr(plugin, "capabilities", None), Capabilities) \
             or getattr(plugin, "provider_id", None) != provider_id:

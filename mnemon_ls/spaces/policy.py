@@ -220,7 +220,8 @@ class BalancedV1:
 
     def select(self, decisions: Sequence[Decision], limit: int, quality: RecallQuality) -> list[int]:
         kept = [i for i, d in enumerate(decisions) if self.retains(d)]
-        return [*[i for i in kept if decisions[i].tier != "low"], *[i for i in kept if decisions[i].tier == "low"]][:limit]
+        return [*[i for i in kept if decisions[i].tier != "low"],
+                *[i for i in kept if decisions[i].tier == "low"]][:limit]
 
 
 class ExhaustiveV1:

@@ -5,8 +5,8 @@ why).
 A provider that talks to a server declares a quick, read-only check (``check_connection`` of its plugin,
 :class:`~.providers.base.Connection`; the PostgreSQL provider connects and reads the server version, its role
 and the schema version). It runs with the stored service fields, under :func:`mnemon_ls.output.third_party`,
-bounded by the host's provider timeout (the caller's timed runner, :func:`~.thirdparty.call_with_timeout`). Whatever it says is passed
-through a scrubber that replaces every stored credential of the provider (its secret fields' values) by
+bounded by the host's provider timeout (the caller's timed runner, :func:`~.thirdparty.call_with_timeout`). Whatever it
+says is passed through a scrubber that replaces every stored credential of the provider (its secret fields' values) by
 ``***``, so a checker that let one slip into an error message cannot show it.
 """
 

@@ -356,7 +356,8 @@ def _check_target(value: str, field_path: str, target: str | None) -> None:
         raise InvalidInput(field_path, "must name a directory, not a file (empty: the provider's default)")
 
 
-def merge_service(stored: Mapping[str, Any], clean: Mapping[str, Any], provider_id: str | None = None) -> dict[str, Any]:
+def merge_service(stored: Mapping[str, Any], clean: Mapping[str, Any],
+                  provider_id: str | None = None) -> dict[str, Any]:
     """``stored`` service fields with ``clean`` (from :func:`validate_service_fields`) over them; a ``None``
     clears its field. With ``provider_id``, the installed plugin's cross-field ``check_service`` runs on the
     result (:class:`InvalidInput` naming the field and the rule)."""
@@ -447,7 +448,8 @@ def _anchored(value: str) -> bool:
     return os.path.isabs(value) or value == "~" or value.startswith("~/")
 
 
-def validate_memory_fields(fields: Mapping[str, Any], provider_id: str, field_path: str = "connection") -> dict[str, Any]:
+def validate_memory_fields(fields: Mapping[str, Any], provider_id: str,
+                           field_path: str = "connection") -> dict[str, Any]:
     """Memory-scope fields of a provider space (module doc); OpenViking's ``targetUri`` must be a user
     memories root or a folder under it (trailing slashes stripped)."""
     if not isinstance(fields, Mapping):

@@ -38,8 +38,8 @@ about), and the proper names in it. Used by the native provider's ranking (:mod:
   itself ("数据库是哪个版本？": 哪个 asks, 个版 版本 is 版本, "version"), and "数据库使用 PostgreSQL 15", holding the
   other half, answers it (as "database" answers "Which version is the database?" in English).
 
-The ranking uses ``names``, ``people``, ``acronyms``, ``maybe_names`` and ``phrases`` for the label rule of issue 27 item 8c
-(:func:`weak_match`).
+The ranking uses ``names``, ``people``, ``acronyms``, ``maybe_names`` and ``phrases`` for the label rule of issue 27
+item 8c (:func:`weak_match`).
 """
 
 from __future__ import annotations

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import fsio
-from ..redact import SecretMatch, find_label_secrets, find_secrets, redact_file_bytes, redact_json_value, redact_label, redact_text
+from ..redact import (SecretMatch, find_label_secrets, find_secrets, redact_file_bytes, redact_json_value, redact_label,
+                      redact_text)
 from ..sqliteindex import open_existing, open_reader
 from .index import INDEX_FILE
 from .model import BRANCH_TAG_PREFIX
@@ -122,8 +123,8 @@ def _tables(db: sqlite3.Connection) -> dict[str, set[str]]:
 
 def scan(svc: SpacesService) -> list[dict[str, Any]]:
     """Findings ``{"location", "kind", "position"}`` (never the value). Read-only (databases are opened with
-    :func:`mnemon_ls.sqliteindex.open_reader`: nothing written, no ``-wal``/``-shm`` left behind); a value found only in the raw bytes of a database file (free pages, the WAL, the side
-    index) is reported against that file."""
+    :func:`mnemon_ls.sqliteindex.open_reader`: nothing written, no ``-wal``/``-shm`` left behind); a value found only in
+    the raw bytes of a database file (free pages, the WAL, the side index) is reported against that file."""
     found: list[dict[str, Any]] = []
     root = svc.root
     for path in _catalog_files(svc):

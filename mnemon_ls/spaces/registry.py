@@ -61,10 +61,10 @@ Rules:
 - Third-party provider services: known provider ids (:data:`PROVIDER_LABELS`), service fields
   (:data:`SERVICE_FIELDS`) and memory fields (:data:`MEMORY_FIELDS`); unknown keys rejected; URLs http(s)
   without credentials; strings at most 2,000 chars (secrets 8,000); OpenViking ``targetUri`` must be a
-  user memories root ``viking://user[/<u>]/memories`` or a folder under it. Disabling a provider removes its local projections
-  (never provider data) and keeps its service config (and, in ``disabledSpaces``, the user's names and
-  descriptions of its spaces, given back when re-enabling rediscovers the namespaces). Credentials (:data:`SECRET_FIELDS`) never leave this
-  module: views list configured field names only.
+  user memories root ``viking://user[/<u>]/memories`` or a folder under it. Disabling a provider removes its local
+  projections (never provider data) and keeps its service config (and, in ``disabledSpaces``, the user's names and
+  descriptions of its spaces, given back when re-enabling rediscovers the namespaces). Credentials
+  (:data:`SECRET_FIELDS`) never leave this module: views list configured field names only.
 
 Layout: this module holds :class:`SpaceRegistry` (reading, discovery of stores on disk, native mutations,
 writing); the file model (records, parsing, migration, salvage) is :mod:`.registry_model`, the repair of a
@@ -529,11 +529,11 @@ class SpaceRegistry:
         """Write both files for ``state`` (call under the lock). Order: the provider file (only when its bytes
         change), then the catalog (its rename commits a native change), then the last-good copy (best effort:
         a backup that the next write refreshes; a failure there never un-commits the catalog). A file of a newer
-        version (module doc) is left exactly as it is (the catalog and the last-good copy, or the provider file). The provider
-        file is deleted when it holds no provider space and no service, unless ``keep_providers_file``
-        (a repair keeps a live file so credentials never survive only in quarantine). ``disabled_spaces``
-        replaces the file's ``disabledSpaces`` (``None``: kept as on disk). Raises :class:`OSError`
-        (nothing committed when it comes before the catalog's rename)."""
+        version (module doc) is left exactly as it is (the catalog and the last-good copy, or the provider file). The
+        provider file is deleted when it holds no provider space and no service, unless ``keep_providers_file`` (a
+        repair keeps a live file so credentials never survive only in quarantine). ``disabled_spaces`` replaces the
+        file's ``disabledSpaces`` (``None``: kept as on disk). Raises :class:`OSError` (nothing committed when it comes
+        before the catalog's rename)."""
         try:
             native = _dump({"version": NATIVE_VERSION, "bodies": [b.to_native_json() for b in state.bodies]})
             if all_provider_bodies is None:

@@ -312,7 +312,8 @@ class ProviderPlane:
         with registry.locked():
             state = registry.read_locked().require_providers()
             if not state.enabled.get(provider_id):
-                raise InvalidInput("provider", f"{provider_id} is not enabled (mnemon-ls provider enable {provider_id})")
+                raise InvalidInput("provider",
+                                   f"{provider_id} is not enabled (mnemon-ls provider enable {provider_id})")
             all_bodies = self._all_provider_bodies()
             if any(b.provider_id == provider_id and b.external_id == external_id for b in all_bodies):
                 raise InvalidInput("name", f"names a {provider_label(provider_id)} namespace that is already a space",

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, TypeAdapter, ValidationError
+from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, TypeAdapter,
+                      ValidationError)
 
 #: A stored field value: a string, a number or a boolean (reference 6.1; never null, a list or an object).
 FieldValue = Union[StrictBool, StrictInt, StrictFloat, StrictStr]
@@ -60,7 +61,8 @@ class ProvidersDocument(_Strict):
 
 
 _RULES = {"bool_type": "must be true or false", "string_type": "must be a string", "dict_type": "must be an object",
-          "list_type": "must be an array", "missing": "is required", "literal_error": "must be one of the listed values"}
+          "list_type": "must be an array", "missing": "is required",
+          "literal_error": "must be one of the listed values"}
 
 
 def _reason(error: ValidationError) -> str:

@@ -408,4 +408,5 @@ class SpacesService(SpacesWrites, SpacesRecall):
                            enabled: bool | None = None, clear_secrets: Sequence[str] = ()) -> dict[str, Any]:
         """Save a provider service (see :meth:`~.registry_providers.ProviderPlane.configure_service`); returns its
         view."""
-        return self.registry.provider_plane.configure_service(provider_id, fields, enabled=enabled, clear_secrets=clear_secrets)
+        return self.registry.provider_plane.configure_service(provider_id, fields,
+                                                              enabled=enabled, clear_secrets=clear_secrets)

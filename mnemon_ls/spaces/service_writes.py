@@ -45,7 +45,8 @@ def _scrub_tags(scrub: Scrubber, field: str, tags: Any) -> Any:
     not a list of strings is returned for :func:`validate_tags` to name."""
     if not isinstance(tags, (list, tuple)):
         return tags
-    return type(tags)(scrub.identifier(f"{field}[{i}]", tag) if isinstance(tag, str) and tag.startswith(BRANCH_TAG_PREFIX)
+    return type(tags)(scrub.identifier(f"{field}[{i}]", tag)
+                      if isinstance(tag, str) and tag.startswith(BRANCH_TAG_PREFIX)
                       else scrub.label(f"{field}[{i}]", tag) for i, tag in enumerate(tags))
 
 
@@ -98,14 +99,13 @@ class SpacesWrites:
         :class:`WriteReceipt`: ``status`` ``committed`` with ``detail`` ``{"action": "added", "edgesCreated",
         "entities", "tags", "createdAt"[, "extracted"][, "redacted"]}`` or ``skipped`` with ``duplicateOf``
         (the existing id, also in ``id``; with ``branchScope`` and a message saying so when the stored item is
-        scoped to other branches than asked: :meth:`_duplicate_scope`), or, from an extracting provider that kept nothing, ``reason``
-        ``nothing-extracted`` and ``id`` ``None``. A committed write into an inactive space activates it:
-        ``activated`` is true and ``detail["activeSpaces"]`` (``[{id, name}]``, registry order) lists the
-        spaces active after it, so a receipt can say whether a write without ``space_id`` still has exactly
-        one target. ``extracted`` (``[{id, content}]``): the facts an
-        extracting provider (Mem0 with ``infer``) stored in place of the text. Content, tags and entities pass
-        :mod:`mnemon_ls.redact` first (tags and entities as labels: a random-looking word of 20+ characters
-        counts as a credential too, :meth:`~mnemon_ls.redact.Scrubber.label`)."""
+        scoped to other branches than asked: :meth:`_duplicate_scope`), or, from an extracting provider that kept
+        nothing, ``reason`` ``nothing-extracted`` and ``id`` ``None``. A committed write into an inactive space
+        activates it: ``activated`` is true and ``detail["activeSpaces"]`` (``[{id, name}]``, registry order) lists the
+        spaces active after it, so a receipt can say whether a write without ``space_id`` still has exactly one target.
+        ``extracted`` (``[{id, content}]``): the facts an extracting provider (Mem0 with ``infer``) stored in place of
+        the text. Content, tags and entities pass :mod:`mnemon_ls.redact` first (tags and entities as labels: a
+        random-looking word of 20+ characters counts as a credential too, :meth:`~mnemon_ls.redact.Scrubber.label`)."""
         scrub = Scrubber(self.secrets)
         content, branch = scrub.text("content", content), scrub.identifier("branch", branch)
         tags, entities = _scrub_tags(scrub, "tags", tags), scrub.labels("entities", entities)
@@ -245,7 +245,8 @@ class SpacesWrites:
         if status == "committed" and isinstance(notice, str) and notice.strip():
             # what the provider says of a committed write (ByteRover: when its search will find it)
             message += " " + " ".join(notice.split())[:200]
-        return WriteReceipt(status, action or "added", record.id, record.name, raw.get("id"), message, detail, activated)
+        return WriteReceipt(status, action or "added", record.id, record.name, raw.get("id"), message, detail,
+                            activated)
 
     def link(self, space_id: str, source_id: str, target_id: str, *, edge_type: str = "semantic",
              weight: float = 0.5, metadata: dict[str, str] | None = None) -> WriteReceipt:

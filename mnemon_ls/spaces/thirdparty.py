@@ -41,7 +41,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, TypeVar
 
 from .. import output
-from ..errors import ConfirmationRequired, InvalidInput, MnemonError, ProviderNotConfigured, ProviderTimedOut, ProviderUnavailable
+from ..errors import (ConfirmationRequired, InvalidInput, MnemonError, ProviderNotConfigured, ProviderTimedOut,
+                      ProviderUnavailable)
 from ..findings import Finding
 from . import plugins
 from .providers.base import Capabilities, Health, ProviderEngine, ProviderPlugin, SpaceProvider
@@ -300,12 +301,12 @@ class ProviderHost:
                   clear_secrets: tuple[str, ...] | list[str] = (), force: bool = False) -> dict[str, Any]:
         """Save service fields (checked against the provider's schema first,
         :func:`.provider_fields.validate_service_fields`; merged over the stored ones; ``None`` or a blank
-        value clears a field; the plugin must be installed so its fields are known). An enabled provider is re-opened and re-discovered with the new fields first: when that
-        fails nothing is written. Changing a path field (``dataPath``...) of an enabled provider that has
-        mapped spaces points those spaces at another store: refused with
-        :class:`~mnemon_ls.errors.ConfirmationRequired` (``field``, ``warnings``; nothing written) unless
-        ``force``; with ``force`` the view carries ``warnings``: ``"space NAME now reads NEW; its N items
-        stay in OLD"`` per mapped space. Returns :meth:`view` (plus ``warnings`` when there are any)."""
+        value clears a field; the plugin must be installed so its fields are known). An enabled provider is re-opened
+        and re-discovered with the new fields first: when that fails nothing is written. Changing a path field
+        (``dataPath``...) of an enabled provider that has mapped spaces points those spaces at another store: refused
+        with :class:`~mnemon_ls.errors.ConfirmationRequired` (``field``, ``warnings``; nothing written) unless
+        ``force``; with ``force`` the view carries ``warnings``: ``"space NAME now reads NEW; its N items stay in OLD"``
+        per mapped space. Returns :meth:`view` (plus ``warnings`` when there are any)."""
         from .provider_fields import merge_service, validate_service_fields
 
         self.plugin(provider_id)
@@ -395,7 +396,8 @@ class ProviderHost:
         self.forget_engine(provider_id)
         self.registry.provider_plane.configure_service(provider_id, clean, enabled=True)
         renamed: list[dict[str, Any]] = []
-        spaces = self.registry.provider_plane.sync_namespaces(provider_id, [n.to_sync() for n in found], renamed=renamed)
+        spaces = self.registry.provider_plane.sync_namespaces(provider_id,
+                                                              [n.to_sync() for n in found], renamed=renamed)
         with self._guard:
             self._engines[provider_id] = engine
         return self.view(provider_id) | {"health": health.to_dict(), "discovered": [s.id for s in spaces],
@@ -535,8 +537,8 @@ class ProviderHost:
                                     f"{health['message'] or ('healthy' if health['ok'] else 'not healthy')}; "
                                     + (f"{tested['recall']['message']}; " if tested["recall"] and
                                        not tested["recall"]["ok"] else "") +
-                                    f"{len(tested['namespaces'])} namespace{'' if len(tested['namespaces']) == 1 else 's'}"
-                                    " (opened and checked in "
+                                    f"{len(tested['namespaces'])} "
+                                    f"namespace{'' if len(tested['namespaces']) == 1 else 's'} (opened and checked in "
                                     f"{(time.perf_counter() - started) * 1000:.0f} ms)"))
         return findings
 

@@ -25,7 +25,8 @@ FORBIDDEN = ("pydantic", "pygit2", "mnemon_ls.semantic", "mnemon_ls.packs", "mne
              "mnemon_ls.runtime.handedit", "mnemon_ls.redact", "mnemon_ls.mcp", "mnemon_ls.clients",
              "mnemon_ls.salvage")  # (salvage: the readers of a damaged file; these stores are whole)
 #: Not even these for ``hook prompt``: it prints one line from the settings.
-PROMPT_FORBIDDEN = FORBIDDEN + ("argparse", "typing", "mnemon_ls.host", "mnemon_ls.roots", "mnemon_ls.runtime",
+PROMPT_FORBIDDEN = FORBIDDEN + ("argparse", "typing", "mnemon_ls.host", "mnemon_ls.roots", "mnemon_ls.roots_checks",
+                                "mnemon_ls.roots_gitignore", "mnemon_ls.roots_safety", "mnemon_ls.runtime",
                                 "mnemon_ls.fsio", "threading", "sqlite3")
 
 #: ``python -m mnemon_ls <argv>`` in a fresh interpreter, then every module it imported written to ``report``.

@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 DEFERRED = ("pydantic", "pygit2", "watchfiles", "sqlite3", "mnemon_ls.settings", "mnemon_ls.roots",
+            "mnemon_ls.roots_checks", "mnemon_ls.roots_gitignore", "mnemon_ls.roots_safety",
             "mnemon_ls.runtime.store", "mnemon_ls.runtime.model", "mnemon_ls.ops.command_args",
             "mnemon_ls.ops.registry", "mnemon_ls.cli.full", "mnemon_ls.documents", "mnemon_ls.spaces")
 

@@ -105,10 +105,10 @@ class FieldRule:
     (``true|false|1|0|yes|no``), ``choice`` (one of ``choices``), ``path`` (a file or directory on this
     machine: absolute or ``~/``, outside every mnemon-ls storage root; ``target`` ``file`` or ``directory``
     refuses an existing entry of the other type) or ``url`` (http(s) without credentials). Numbers given
-    as text take ASCII digits only. ``text`` is the rule people read (``"must be a number between 0 and 1"``), generated from
-    the other fields when empty. Every field is optional: an empty value clears it back to the provider's
-    default. :meth:`normalise` gives the value stored in ``state/memory-providers.json`` (a float, an int, a
-    bool or the text) or raises :class:`ValueError`."""
+    as text take ASCII digits only. ``text`` is the rule people read (``"must be a number between 0 and 1"``), generated
+    from the other fields when empty. Every field is optional: an empty value clears it back to the provider's default.
+    :meth:`normalise` gives the value stored in ``state/memory-providers.json`` (a float, an int, a bool or the text) or
+    raises :class:`ValueError`."""
 
     kind: str = "string"
     minimum: float | None = None

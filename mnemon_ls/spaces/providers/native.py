@@ -43,7 +43,8 @@ Format source: shared/reference/mnemon-cli.md (sections 4-9, 14, 16). What this 
   held by the items created in it (those the words did not find are candidates too), and an item outside it
   scores at most 0.55 (medium); words that only ask are not query terms; a match on only a name or on one
   word more than ten items hold scores ``min(0.4 * score, 0.24)`` (low), whatever the vectors add. ``smart``
-  mode adds causal/semantic neighbours of strong hits (entities are already indexed terms) (score = 0.45 * hit score * edge weight); ``basic`` is the CLI's ``LIKE`` scan (no score).
+  mode adds causal/semantic neighbours of strong hits (entities are already indexed terms) (score = 0.45 * hit score *
+  edge weight); ``basic`` is the CLI's ``LIKE`` scan (no score).
 - **Memory**: resident memory of an open space is bounded, not growing with the number of reads: SQLite's
   page caches are capped at :data:`CACHE_KIB` (8 MiB, ``mnemon.db``) plus
   :data:`~mnemon_ls.spaces.index.INDEX_CACHE_KIB` (16 MiB, the side index), ``mnemon.db`` is not
@@ -318,7 +319,8 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus, NativeSync):
             edge_cols = [row[1] for row in db.execute("PRAGMA table_info(edges)")]
             if set(edge_cols) - set(EDGE_COLUMNS) and reason is None:
                 reason = "edges has columns this mnemon-ls does not know (newer schema)"
-            sql = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'edges'").fetchone()[0] or ""
+            sql = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'edges'"
+                             ).fetchone()[0] or ""
             self._supersedes = "supersedes" in sql or "CHECK" not in sql.upper()
         if not writable and reason is None:
             reason = "the file is not writable"

@@ -37,8 +37,9 @@ def item_importance(value: Any) -> int | None:
 
 def fill(item: Item, r: Sequence[Any]) -> Item:
     """``item`` with the fields of the ``insights`` row ``r`` (:data:`ITEM_COLUMNS`, then optionally
-    ``updated_at``, ``last_accessed_at``): content (``""`` when not text, as the side index reads it), category (``general`` when not text), importance, tags,
-    entities, source, created at (and the two times when ``r`` has them). Returns ``item``."""
+    ``updated_at``, ``last_accessed_at``): content (``""`` when not text, as the side index reads it), category
+    (``general`` when not text), importance, tags, entities, source, created at (and the two times when ``r`` has them).
+    Returns ``item``."""
     item.content = r[1] if isinstance(r[1], str) else ""
     item.category = r[2] if isinstance(r[2], str) else "general"
     item.importance = item_importance(r[3])

@@ -73,9 +73,10 @@ class NativeStatus:
         text: the store's own ``updated_at`` and ``last_accessed_at``, or ``created_at`` where a store has no
         ``updated_at``), the longest untouched first, each with ``updated_at``/``accessed_at`` set; one bounded
         SQL query (no access bookkeeping): a scan of the table (``+deleted_at``: through the ``deleted_at`` index it
-        would look up every active row one by one, about 10x slower at 100,000 items). The review rule (:func:`mnemon_ls.citations.review.review_due`) checks
-        each answer again exactly: comparing texts may let through an item a few hours short of due (another
-        offset, the legacy ``YYYY-MM-DD HH:MM:SS`` form), never hold back one that is due."""
+        would look up every active row one by one, about 10x slower at 100,000 items). The review rule
+        (:func:`mnemon_ls.citations.review.review_due`) checks each answer again exactly: comparing texts may let
+        through an item a few hours short of due (another offset, the legacy ``YYYY-MM-DD HH:MM:SS`` form), never hold
+        back one that is due."""
         updated = "updated_at" if "updated_at" in self._columns else "created_at"
         accessed = "last_accessed_at" if "last_accessed_at" in self._columns else "NULL"
         sql = ("SELECT id, content, category, importance, tags, entities, source, created_at, "
@@ -104,7 +105,8 @@ class NativeStatus:
                                 f"FROM insights WHERE deleted_at IS NULL ORDER BY {order}"):
                 importance = r[3] if isinstance(r[3], int) and 1 <= r[3] <= 5 else 3
                 created = parse_time(r[7])
-                items.append(ExportItem(id=r[0], content=r[1] or "", category=r[2] if isinstance(r[2], str) else "general",
+                items.append(ExportItem(id=r[0], content=r[1] or "",
+                                        category=r[2] if isinstance(r[2], str) else "general",
                                         importance=importance, tags=_json_list(r[4]), entities=_json_list(r[5]),
                                         source=r[6] if isinstance(r[6], str) and r[6] else "user",
                                         created_at=rfc3339(created) if created else self._now()))

@@ -120,7 +120,8 @@ class NativeWrites:
 
     def _duplicate_of(self, db: sqlite3.Connection, content: str) -> str | None:
         for candidate in self.index.duplicates(content):
-            row = db.execute("SELECT content FROM insights WHERE id = ? AND +deleted_at IS NULL", (candidate,)).fetchone()
+            row = db.execute("SELECT content FROM insights WHERE id = ? AND +deleted_at IS NULL",
+                             (candidate,)).fetchone()
             if row is not None and row[0] == content:
                 return candidate
         return None
@@ -144,7 +145,8 @@ class NativeWrites:
             return 0
         try:
             db.execute("INSERT OR REPLACE INTO edges(source_id, target_id, edge_type, weight, metadata, created_at) "
-                       "VALUES(?, ?, ?, ?, ?, ?)", (source, target, edge_type, float(weight), _json_dump(metadata), now))
+                       "VALUES(?, ?, ?, ?, ?, ?)",
+                       (source, target, edge_type, float(weight), _json_dump(metadata), now))
         except sqlite3.IntegrityError:
             return 0
         return 1
@@ -221,8 +223,10 @@ class NativeWrites:
         with self._lock:
             def body(db: sqlite3.Connection) -> dict[str, Any]:
                 for field_name, key in (("sourceId", source_id), ("targetId", target_id)):
-                    if db.execute("SELECT 1 FROM insights WHERE id = ? AND +deleted_at IS NULL", (key,)).fetchone() is None:
-                        raise InvalidInput(field_name, "no active item with this id in the space (missing or forgotten)",
+                    if db.execute("SELECT 1 FROM insights WHERE id = ? AND +deleted_at IS NULL",
+                                  (key,)).fetchone() is None:
+                        raise InvalidInput(field_name,
+                                           "no active item with this id in the space (missing or forgotten)",
                                            id=key, spaceId=self.space_id)
                 if edge_type == "supersedes" and not self._supersedes:
                     raise InvalidInput("edgeType", "this store's schema predates supersedes edges; "
@@ -364,7 +368,8 @@ class NativeWrites:
                 self._after_write(added_rows, self._pending_fp)
                 results.extend(out)
             for row in results:
-                key = "imported" if row["action"] == "added" else ("skipped" if row["action"] == "skipped" else "errors")
+                key = ("imported" if row["action"] == "added"
+                       else "skipped" if row["action"] == "skipped" else "errors")
                 totals[key] += 1
             copy = [e for e in edges if e.edge_type != "temporal" and e.source_id in mapping and e.target_id in mapping
                     and mapping[e.source_id] != mapping[e.target_id]]
