@@ -47,7 +47,8 @@ def settings_parent() -> argparse.ArgumentParser:
     group.add_argument("--data-dir", metavar="DIR",
                        help="dataDir: the root (implies --scope custom), or the base for --scope workspaces")
     group.add_argument("--runtime-user-scope", choices=("storage", "global"),
-                       help="runtimeUserScope (default global: USER.md from the global root; storage: from the selected root)")
+                       help="runtimeUserScope (default global: USER.md from the global root; "
+                            "storage: from the selected root)")
     limit_bytes = integer_type({"ge": 1, "le": 1048576})
     group.add_argument("--user-limit-bytes", type=limit_bytes, metavar="N",
                        help="runtimeMemory.userLimitBytes (1..1048576)")
@@ -59,7 +60,8 @@ def settings_parent() -> argparse.ArgumentParser:
     group.add_argument("--detached-head-policy", choices=("hide", "show"), help="detachedHeadPolicy")
     group.add_argument("--worktree-sharing", choices=("shared", "separate"), help="worktreeSharing")
     group.add_argument("--recall-mode", choices=("guided", "off"), help="recallMode (assistant hooks' recall cue)")
-    group.add_argument("--writeback-mode", choices=("guided", "off"), help="writebackMode (assistant hooks' writeback cue)")
+    group.add_argument("--writeback-mode", choices=("guided", "off"),
+                       help="writebackMode (assistant hooks' writeback cue)")
     group.add_argument("--secrets", choices=("redact", "reject", "allow"),
                        help="secrets: what a write does with a value that looks like a credential (default redact)")
     group.add_argument("--hand-edits", choices=("import", "restore"),
@@ -86,8 +88,9 @@ SETTING_PARAMS = {"scope": "storageScope", "data_dir": "dataDir",
 def misplaced_settings(argv: list[str], parser: argparse.ArgumentParser) -> str | None:
     """The usage error of settings flags typed before the command (``mnemon-ls --scope global runtime list``), which
     argparse answers with a misleading refusal of ``global`` as ``COMMAND`` (``must be one of ...``) or
-    ``unrecognized arguments: --json`` pointing at a ``--help`` that lists ``--json``: the first such flag, then the same command with the
-    flags moved behind it (``--scope: goes after the command: mnemon-ls runtime list --scope global``). ``None``
+    ``unrecognized arguments: --json`` pointing at a ``--help`` that lists ``--json``: the first such flag, then
+    the same command with the flags moved behind it (``--scope: goes after the command: mnemon-ls runtime list
+    --scope global``). ``None``
     when ``argv`` (without the program name) starts with no flag of :func:`settings_parent`, or the words after
     them are not a command of ``parser`` that takes the flags (``serve`` takes none)."""
     import shlex
@@ -131,8 +134,9 @@ _ABOUT = re.compile(r"argument (\S+): (.*)", re.S)
 
 def error_field(message: str) -> str | None:
     """The argument a usage error of :class:`Parser` is about, as typed or as the usage line shows it (the
-    ``--json`` error's ``field``): the first unrecognized option without a value it was typed with (``--frob``, ``--frob=1``: ``--frob``), the first required argument
-    missing (``--content``, ``FILE``), the argument a value was refused for (``--revision``, ``COMMAND``);
+    ``--json`` error's ``field``): the first unrecognized option without a value it was typed with (``--frob``,
+    ``--frob=1``: ``--frob``), the first required argument missing (``--content``, ``FILE``), the argument a value
+    was refused for (``--revision``, ``COMMAND``);
     ``None`` when the message names none."""
     for lead in ("unrecognized arguments: ", _REQUIRED):
         if message.startswith(lead):
@@ -347,7 +351,8 @@ class Parser(argparse.ArgumentParser):
 
 def add_mcp_parser(commands: Any, common: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Add the ``mcp`` command to the ``commands`` subparsers (``common``: the settings flags)."""
-    mcp = commands.add_parser("mcp", parents=[common], help="run the MCP server (stdio) for assistants outside the editor")
+    mcp = commands.add_parser("mcp", parents=[common],
+                              help="run the MCP server (stdio) for assistants outside the editor")
     mcp.add_argument("--read-only", action="store_true", help="offer only the read tools (writeEnabled=false)")
     return mcp
 

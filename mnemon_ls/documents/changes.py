@@ -197,7 +197,8 @@ def candidate_summary(record: DocumentRecord, last_accessed: Mapping[str, str] |
             "revision": record.revision}
 
 
-def lru_order(records: Iterable[DocumentRecord], last_accessed: Mapping[str, str] | None = None) -> list[DocumentRecord]:
+def lru_order(records: Iterable[DocumentRecord],
+              last_accessed: Mapping[str, str] | None = None) -> list[DocumentRecord]:
     """Records ordered least recently accessed first: effective lastAccessedAt, then updatedAt, ascending
     (unreadable timestamps sort oldest; ties keep index order)."""
     accessed = last_accessed or {}

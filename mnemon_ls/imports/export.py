@@ -36,7 +36,8 @@ def render_block(host: "WorkspaceHost", target: str) -> tuple[str, int]:
     lines = [_BEGIN_LINE.format(target=target), "## Workspace memory (mnemon-ls)", ""]
     for e in entries:
         text, _ = redact_text(e.content)
-        scope = f" _(only on branch{'es' if len(e.branches) > 1 else ''} {', '.join(e.branches)})_" if e.branches else ""
+        plural = "es" if len(e.branches) > 1 else ""
+        scope = f" _(only on branch{plural} {', '.join(e.branches)})_" if e.branches else ""
         lines.append(f"- {text}{scope}")
     if not entries:
         lines.append("_(no workspace facts yet)_")

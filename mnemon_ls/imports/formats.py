@@ -51,7 +51,8 @@ def existing(candidates: list[Located]) -> list[Located]:
     return out
 
 
-def glob(directory: Path, pattern: str, base: Path, hint: str | None = None, *, recursive: bool = False) -> list[Located]:
+def glob(directory: Path, pattern: str, base: Path, hint: str | None = None, *,
+         recursive: bool = False) -> list[Located]:
     """Files of ``directory`` matching ``pattern`` (sorted; ``recursive`` walks subdirectories but
     :data:`SKIPPED_DIRS`), as :class:`Located` under ``base``."""
     if not directory.is_dir():

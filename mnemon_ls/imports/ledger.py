@@ -1,15 +1,17 @@
 """What was imported: ``state/imports.jsonl``, one JSON line per imported item, appended durably after the
 item's write is committed::
 
-    {"key": "<32 hex>", "origin": "imported", "source": "cursor", "path": "/abs/.cursor/rules/style.mdc", "sha256": "<file digest>",
-     "title": "...", "destination": "user|memory|document|space", "ref": "...", "importedAt": "<ISO 8601>"}
+    {"key": "<32 hex>", "origin": "imported", "source": "cursor", "path": "/abs/.cursor/rules/style.mdc",
+     "sha256": "<file digest>", "title": "...", "destination": "user|memory|document|space", "ref": "...",
+     "importedAt": "<ISO 8601>"}
 
 ``key`` is :func:`item_key` of the (redacted) text: a second import of the same text, from the same file or
 another, adds nothing. An item a Source refused (a Document over ``documents.maxBodyBytes``, the active Documents
 full, ...) is recorded with ``"origin": "refused"``, ``code``, ``field``, ``rule`` and ``refusedAt`` instead of
 ``ref`` and ``importedAt``: it does not count as imported (a later import tries it again), and that import says
-it was refused before (:func:`read_refused`). ``ref`` says where the item went (the runtime entry's lineage: ``runtime:<target>:<sha256
-of the entry>``; ``document:<id>``; ``memory-space:<space id>/item:<item id>``). A torn last line is skipped.
+it was refused before (:func:`read_refused`). ``ref`` says where the item went (the runtime entry's lineage:
+``runtime:<target>:<sha256 of the entry>``; ``document:<id>``; ``memory-space:<space id>/item:<item id>``). A torn
+last line is skipped.
 """
 
 from __future__ import annotations

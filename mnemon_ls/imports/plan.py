@@ -3,7 +3,8 @@
 :func:`build_plan` reads the source files (:mod:`.reading`: refusals are listed, never fatal), splits them
 into items (the format module), redacts each item's text (:func:`mnemon_ls.redact.redact_text`), skips what
 was imported before (:mod:`.ledger`), what a person rejected as an import proposal (``mnemon_import_propose``)
-and exact or near duplicates (of runtime memory or of an earlier item; near: equal :func:`~mnemon_ls.runtime.ops.similarity_key`, or the same set of words), routes the rest
+and exact or near duplicates (of runtime memory or of an earlier item; near: equal
+:func:`~mnemon_ls.runtime.ops.similarity_key`, or the same set of words), routes the rest
 (:func:`.classify.route`) and applies the runtime budget: an entry that would take USER.md or MEMORY.md past
 its limit goes to the active Memory Space instead. The plan carries the sha256 of every file it read.
 
@@ -59,7 +60,8 @@ def plan_path(root: Path, source: str, from_path: str | None) -> Path:
 def _space_target(host: "WorkspaceHost", space_id: str | None) -> tuple[str | None, str | None]:
     """``(space id, None)`` of the space that takes overflow, or ``(None, why not)``."""
     if not (host.root / "data").is_dir() and space_id is None:
-        return None, "there is no Memory Space yet: create one (`mnemon-ls space create --name NAME --description TEXT --active`) or name one with --space"
+        return None, ("there is no Memory Space yet: create one (`mnemon-ls space create --name NAME --description TEXT"
+                      " --active`) or name one with --space")
     try:
         state = host.spaces.state()
     except Exception as exc:  # noqa: BLE001 - the reason is shown; nothing is written

@@ -136,7 +136,9 @@ def _saved(host: "WorkspaceHost") -> list[dict[str, Any]]:
         scans = json.loads(fsio.read_bytes_or_none(scans_path(host)) or b"{}").get("scans")
     except (ValueError, AttributeError):
         return []
-    return [s for s in scans if isinstance(s, dict) and isinstance(s.get("files"), list)] if isinstance(scans, list) else []
+    if not isinstance(scans, list):
+        return []
+    return [s for s in scans if isinstance(s, dict) and isinstance(s.get("files"), list)]
 
 
 def apply(host: "WorkspaceHost", ids: list[str], fingerprint: str, *, space_id: str | None = None,
@@ -145,8 +147,9 @@ def apply(host: "WorkspaceHost", ids: list[str], fingerprint: str, *, space_id: 
     skipped: [{id, source, path, title, why, of}], refusedItems: [{id, source, path, title, destination, code,
     field, rule}] (refused by their Source, recorded as refused: :func:`~.plan.write_or_refuse`; the others are
     still written), status: imported|partly-imported|refused, counts: {written, user, memory, document, space,
-    skipped, refusedItems}, spaceId}``. Raises :class:`RevisionConflict` (a file changed since the scan), :class:`InvalidInput` naming
-    ``fingerprint``, ``ids[i]`` or ``spaceId``, and the Sources' errors of a write (the items before it stay
+    skipped, refusedItems}, spaceId}``. Raises :class:`RevisionConflict` (a file changed since the scan),
+    :class:`InvalidInput` naming ``fingerprint``, ``ids[i]`` or ``spaceId``, and the Sources' errors of a write (the
+    items before it stay
     written and are in the ledger: a second import skips them)."""
     with plan.imports_lock(host):
         scanned = _Scanned(host, env)

@@ -79,7 +79,8 @@ def _parse(raw: Any) -> dict[str, list[Citation]]:
     return out
 
 
-def carry(host: "Host", manifest: Mapping[str, Any], receipt: Mapping[str, Any], chosen: Sequence[str]) -> dict[str, int]:
+def carry(host: "Host", manifest: Mapping[str, Any], receipt: Mapping[str, Any],
+          chosen: Sequence[str]) -> dict[str, int]:
     """Store the citations of the pack whose manifest is ``manifest`` for the imported components ``chosen``
     (module doc), the ids remapped by ``receipt`` (the import's). Returns how many keys each side file took."""
     doc = manifest.get(MANIFEST_KEY)

@@ -94,8 +94,9 @@ def export_pack(host: "Host", scope: str = "full", *, include_user_profile: bool
     projection of no entries and :attr:`ExportedPack.user_profile_left_out` counts what was left out.
     Never writes under the root except what SQLite's checkpoint folds back into ``mnemon.db`` and, with the
     runtime component, a hand edit of USER.md / MEMORY.md imported first (``handEdits``, as every runtime
-    command does: :meth:`~mnemon_ls.runtime.source.RuntimeSource.repair`), so the pack holds what the files show. Raises :class:`InvalidInput` (scope),
-    :class:`UnreadableStore` (a damaged store file), :class:`PackRefused` (a WAL that cannot be
+    command does: :meth:`~mnemon_ls.runtime.source.RuntimeSource.repair`), so the pack holds what the files show.
+    Raises :class:`InvalidInput` (scope), :class:`UnreadableStore` (a damaged store file), :class:`PackRefused` (a
+    WAL that cannot be
     checkpointed) and :class:`~mnemon_ls.errors.PackInvalid` (the root holds something a pack cannot
     carry, e.g. a document file that differs from its index record)."""
     scope = validate_scope(scope)

@@ -36,8 +36,8 @@ Commit protocol (nothing changes until the swap; a failure at any point leaves t
    carries USER.md entries), then the pack gate of those roots exclusive (:mod:`.gate`: every command using
    them has finished and the next waits until the swap is done, so none sees a mix of the two roots); a
    global root the import only reads (a pack without USER.md entries) is gated shared, as every command
-   gates it, so a long command of another workspace does not hold the import up; then the component locks (``runtime/.memories.lock``, ``documents/.index.lock``,
-   ``data/.dsh-memory-bodies.lock``) for the whole import.
+   gates it, so a long command of another workspace does not hold the import up; then the component locks
+   (``runtime/.memories.lock``, ``documents/.index.lock``, ``data/.dsh-memory-bodies.lock``) for the whole import.
 2. Stage: each new component directory (or, for merged spaces, each new store directory and the new
    catalog) is built in ``<root>/.dsh-pack-stage-<uuid>/`` through the Sources' formats: Runtime via
    :meth:`RuntimeStore.commit_entries` on the staging copy, Documents via
@@ -143,7 +143,8 @@ def _stage_runtime(host: "Host", pack: Pack, mode: str, plan: ImportPlan, stages
     incoming: list[Entry] = []
     for index, entry in enumerate(pack.runtime or ()):
         content = scrub.text(f"payload/runtime/memories.json:entries[{index}].content", entry.content)
-        incoming.append(entry if content == entry.content else dataclasses.replace(entry, content=normalize_text(content)))
+        incoming.append(entry if content == entry.content
+                        else dataclasses.replace(entry, content=normalize_text(content)))
     profile_replaced = user_profile_replaced(host, pack, mode, replace_user_profile)
     shared = host.resolution.split_user
     targets: dict[str, dict[str, int]] = {}
@@ -288,8 +289,9 @@ def import_pack(host: "Host", data: bytes, *, mode: str | None = None,
     :meth:`~mnemon_ls.runtime.repair.ProjectionRepair.repair`; none in a dry run, which writes nothing).
 
     ``dry_run`` (the runtime and documents parts then carry ``pendingHandEdits``: files changed by hand that
-    the real import takes in first, which can change its counts): validate and stage everything as a real import does, in a temporary directory outside
-    every root, without taking a lock file or writing anything under a root (the pack gate is held shared
+    the real import takes in first, which can change its counts): validate and stage everything as a real import
+    does, in a temporary directory outside every root, without taking a lock file or writing anything under a root
+    (the pack gate is held shared
     for a consistent read), and return the receipt the import would give (``status`` ``dry-run``).
 
     Raises :class:`~mnemon_ls.errors.PackInvalid` (the pack breaks a rule), :class:`InvalidInput` (``mode``,

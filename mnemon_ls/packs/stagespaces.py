@@ -234,7 +234,8 @@ def _check_and_redact_spaces(host: "Host", staged_root: Path,
             provider.count()
         except (MnemonError, Exception) as exc:
             message = exc.message if isinstance(exc, MnemonError) else str(exc)
-            raise PackInvalid(f"entry:payload/data/{record.id}/mnemon.db", f"is not a Mnemon store ({message})") from None
+            raise PackInvalid(f"entry:payload/data/{record.id}/mnemon.db",
+                              f"is not a Mnemon store ({message})") from None
         finally:
             provider.close()
     mode = host.settings.secrets
