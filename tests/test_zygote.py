@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.procs import child_env
+from tests.helpers.zygote import SAME_AT_STARTUP
 from tests.helpers.zygote import mnemon_command
 
 PLAIN = [sys.executable, "-m", "mnemon_ls"]
@@ -69,7 +70,13 @@ def test_a_pythonpath_makes_the_launch_a_plain_interpreter(tmp_path):
     assert forked.stdout == plain.stdout
 
 
+#: A ``PYTHON*`` start-up variable of the suite's own environment (``PYTHONPATH`` of a second checkout) that every
+#: child inherits: then every launch is a plain interpreter (tests/helpers/zygote.py), no fork reports its pid.
+_PLAIN_LAUNCHES = sorted(k for k in os.environ if k.startswith("PYTHON") and k not in SAME_AT_STARTUP)
+
+
 @pytest.mark.skipif(os.environ.get("MNEMON_TEST_NO_ZYGOTE") == "1", reason="MNEMON_TEST_NO_ZYGOTE=1: no launcher")
+@pytest.mark.skipif(bool(_PLAIN_LAUNCHES), reason=f"{_PLAIN_LAUNCHES} set: every launch is a plain interpreter")
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
 def test_the_server_dies_with_the_process_the_test_started(how, tmp_path):
     pidfile = tmp_path / "server.pid"
