@@ -14,7 +14,7 @@ from tests.gitrepo import make_repo
 
 from . import test_neovim
 from .nvim_helpers import Session
-from .test_neovim import ERROR, INFO
+from .test_neovim import ERROR, INFO, WARN
 from .test_neovim_manage import UI, answer
 
 #: The fixtures of tests/editors/test_neovim.py: each Neovim binary, one session per test.
@@ -103,3 +103,31 @@ def test_import_picks_per_source_and_refuses_a_changed_file(session: Session, tm
         f"[ ] {BUILD} -> MEMORY.md: skipped: already imported (.cursor/rules/x.mdc)"]
     assert entries(ws) == [("memory", BUILD), ("user", TERSE), ("memory", TABS)]
     assert session.lua("return vim.fn.maparg('<Plug>(mnemon-import)', 'n')") == "<Cmd>MnemonImport<CR>"
+
+
+POLICY = " ".join(f"Fixture {i} is rebuilt from the recorded session before every release." for i in range(30))
+
+
+def test_an_item_its_source_refuses_is_named_and_the_rest_imported(session: Session, tmp_path: Path) -> None:
+    """A section long enough for a Document, with the active Documents' limit (1,500 bytes) too small for it: the
+    import writes the bullets, refuses that one item, and the notice (a warning) names it, where it was going, the
+    setting and the rule. It was an info notice of the written count alone."""
+    ws = tmp_path / "repo"
+    make_repo(ws, "main")
+    (ws / "CLAUDE.md").write_text(f"# Ibis notes\n\n- {BUILD}\n\n## Fixture policy\n\n{POLICY}\n", encoding="utf-8")
+    session.setup({"storageScope": "workspace", "runtimeUserScope": "storage",
+                   "documents": {"activeLimitBytes": 1500}})
+    session.lua(UI)
+    session.nv.command("cd " + session.nv.funcs.fnameescape(str(ws)))
+    session.open(ws / "CLAUDE.md")
+    session.wait_attached()
+    answer(session, "Import the")
+    mark = session.mark()
+    session.nv.command("MnemonImport")
+    note = session.wait_note("mnemon: imported", mark)
+    assert note["level"] == WARN
+    assert note["msg"].startswith("mnemon: imported 1 item (1 to MEMORY.md); refused 1 (Fixture policy -> Document: "
+                                  "documents.activeLimitBytes: "), note["msg"]
+    assert note["msg"].endswith("): importing again tries it again"), note["msg"]
+    assert entries(ws) == [("memory", BUILD)]
+    assert not any((ws / ".mnemon" / "documents" / "active").glob("*.md"))

@@ -8,7 +8,7 @@
  */
 
 import * as vscode from "vscode";
-import { applyImports, importReceiptMessage, importRows, nothingFoundMessage, refusedLines, scanImports } from "./imports";
+import { applyImports, importReceiptMessage, importRows, nothingFoundMessage, refusalText, refusedLines, scanImports } from "./imports";
 import { MnemonServer } from "./server";
 
 type Row = vscode.QuickPickItem & { id?: string };
@@ -47,6 +47,14 @@ export async function importMemory(server: MnemonServer, folder: vscode.Workspac
     const receipt = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Window, title: `Mnemon: importing ${ids.length} item${ids.length === 1 ? "" : "s"}` },
         () => applyImports(client, workspace, scan.fingerprint, ids));
-    void vscode.window.showInformationMessage(importReceiptMessage(receipt));
+    const message = importReceiptMessage(receipt);
+    if ((receipt.refusedItems ?? []).length > 0) {  // partly imported, or nothing: a warning, not news
+        for (const refusal of receipt.refusedItems ?? []) {
+            server.log.warn(`import: refused ${relative(refusal.path)}: ${refusalText(refusal)}`);
+        }
+        void vscode.window.showWarningMessage(message);
+    } else {
+        void vscode.window.showInformationMessage(message);
+    }
     return receipt.counts.written > 0;
 }

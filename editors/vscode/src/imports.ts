@@ -54,11 +54,28 @@ export interface ImportScan {
     workspace: string;
 }
 
-/** The answer of `mnemon/import/apply`. */
+/** An item its Source refused (nothing of it written; the import went on): which, where to, and the rule. */
+export interface ImportRefusal {
+    id: string;
+    source: string;
+    path: string;
+    title: string;
+    destination: ImportDestination;
+    code: string;
+    field: string | null;
+    rule: string;
+    refusedBefore?: string | null;
+}
+
+/** The answer of `mnemon/import/apply`: `status` is `imported`, `partly-imported` (some items refused, the rest
+ * written) or `refused` (every picked item refused, nothing written). */
 export interface ImportReceipt {
     applied: { id: string; source: string; path: string; title: string; destination: ImportDestination; ref: string }[];
     skipped: { id: string; source: string; path: string; title: string; why: string; of: string }[];
-    counts: { written: number; user: number; memory: number; document: number; space: number; skipped: number };
+    refusedItems?: ImportRefusal[];
+    status?: "imported" | "partly-imported" | "refused";
+    counts: { written: number; user: number; memory: number; document: number; space: number; skipped: number;
+        refusedItems?: number };
     spaceId: string | null;
     workspace: string;
 }
@@ -153,16 +170,29 @@ export function nothingFoundMessage(folderName: string, scan: ImportScan): strin
     return `Mnemon: no memory of other assistants found for ${folderName}${files}: looked for CLAUDE.md, AGENTS.md, Cursor rules, Copilot instructions, a Cline/Roo memory bank and Hermes memories.`;
 }
 
-/** The receipt in one message: what was imported where, and how many were skipped (and why). */
+/** One refused item in words: "Fixture policy -> Document: documents.activeLimitBytes: <rule>". */
+export function refusalText(refusal: ImportRefusal): string {
+    const title = refusal.title.split(" > ").pop() ?? refusal.title;
+    const field = refusal.field ? `${refusal.field}: ` : "";
+    return `${title} -> ${DESTINATION_LABELS[refusal.destination] ?? refusal.destination}: ${field}${refusal.rule}`;
+}
+
+/** The receipt in one message: what was imported where, how many were skipped (and why), and the items their
+ * Source refused (each with its rule; the import went on past them and tries them again when run again). */
 export function importReceiptMessage(receipt: ImportReceipt): string {
     const c = receipt.counts;
     const where = (["memory", "user", "document", "space"] as const)
         .filter((t) => c[t] > 0)
         .map((t) => `${c[t]} to ${DESTINATION_LABELS[t]}`);
     const added = `imported ${c.written} item${c.written === 1 ? "" : "s"}${where.length > 0 ? ` (${where.join(", ")})` : ""}`;
-    if (c.skipped === 0) {
-        return `Mnemon: ${added}.`;
+    const parts = [added];
+    if (c.skipped > 0) {
+        const reasons = [...new Set(receipt.skipped.map((s) => skipText(s)))];
+        parts.push(`skipped ${c.skipped} (${reasons.join("; ")})`);
     }
-    const reasons = [...new Set(receipt.skipped.map((s) => skipText(s)))];
-    return `Mnemon: ${added}; skipped ${c.skipped} (${reasons.join("; ")}).`;
+    const refused = receipt.refusedItems ?? [];
+    if (refused.length > 0) {
+        parts.push(`refused ${refused.length} (${refused.map(refusalText).join("; ")}): importing again tries ${refused.length === 1 ? "it" : "them"} again`);
+    }
+    return `Mnemon: ${parts.join("; ")}.`;
 }

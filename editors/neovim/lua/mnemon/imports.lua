@@ -145,7 +145,27 @@ function M.receipt_text(receipt)
     end
     text = text .. string.format("; skipped %d (%s)", c.skipped, table.concat(reasons, "; "))
   end
+  local refused = receipt.refusedItems or {}
+  if #refused > 0 then
+    local parts = {}
+    for _, r in ipairs(refused) do
+      table.insert(parts, M.refusal_text(r))
+    end
+    text = text .. string.format("; refused %d (%s): importing again tries %s again", #refused,
+      table.concat(parts, "; "), #refused == 1 and "it" or "them")
+  end
   return text
+end
+
+--- One item its Source refused, in words: "Fixture policy -> Document: documents.activeLimitBytes: <rule>" (the
+--- last part of its title; the field, when the refusal names one).
+function M.refusal_text(refusal)
+  local title = tostring(refusal.title)
+  local last = title:match("([^>]*)$"):gsub("^%s+", "")
+  title = last ~= "" and last or title
+  local field = (type(refusal.field) == "string" and refusal.field ~= "") and (refusal.field .. ": ") or ""
+  return string.format("%s -> %s: %s%s", title, M.destinations[refusal.destination] or tostring(refusal.destination),
+    field, tostring(refusal.rule))
 end
 
 local function label_of(entry)
@@ -189,7 +209,8 @@ function M.import(opts, callback)
             util.fail("nothing imported: ", err2)
             return done(callback, err2)
           end
-          notify(M.receipt_text(receipt), levels.INFO)
+          -- items refused by their Source (the rest imported, or nothing): a warning, not news
+          notify(M.receipt_text(receipt), #(receipt.refusedItems or {}) > 0 and levels.WARN or levels.INFO)
           done(callback, nil, receipt)
         end, { bufnr = bufnr })
     end

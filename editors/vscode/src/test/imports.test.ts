@@ -68,6 +68,19 @@ describe("import from other assistants", () => {
             "Mnemon: imported 1 item (1 to Document).");
     });
 
+    it("the receipt of a partial import names each refused item, where it was going and the rule", () => {
+        const receipt: ImportReceipt = {
+            workspace: "file:///ws", spaceId: null, status: "partly-imported",
+            applied: [], skipped: [],
+            refusedItems: [{ id: "p", source: "agents-md", path: "/ws/AGENTS.md", title: "Project > Fixture policy", destination: "document",
+                code: "document-capacity", field: "documents.activeLimitBytes", rule: "the active documents would pass their limit 10485760" }],
+            counts: { written: 2, user: 0, memory: 2, document: 0, space: 0, skipped: 0, refusedItems: 1 },
+        };
+        assert.equal(importReceiptMessage(receipt), "Mnemon: imported 2 items (2 to MEMORY.md); refused 1 (Fixture policy -> Document: "
+            + "documents.activeLimitBytes: the active documents would pass their limit 10485760): importing again tries it again.");
+        assert.equal(importReceiptMessage({ ...receipt, refusedItems: [] }), "Mnemon: imported 2 items (2 to MEMORY.md).");
+    });
+
     it("nothing found names what was looked for, and the refused files", () => {
         assert.match(nothingFoundMessage("repo", { ...SCAN, sources: [] }), /^Mnemon: no memory of other assistants found for repo: looked for CLAUDE\.md, AGENTS\.md/);
         assert.match(nothingFoundMessage("repo", SCAN), /for repo \(1 file refused: see the log\)/);
