@@ -213,7 +213,7 @@ def normalize_line(value: Any, field_name: str, maximum: int, required: bool) ->
     text = collapse_space(_check_text(value, field_name))
     if _CONTROL.search(text):
         raise InvalidInput(field_name, "must not contain control characters (U+0000-U+001F other than "
-                                       "whitespace, U+007F)")
+                                       "whitespace, U+007F)", value=echo_value(value))
     if required and not text:
         raise InvalidInput(field_name, "is required (empty or only whitespace)", value=echo_value(value))
     length = js_length(text)
@@ -329,7 +329,7 @@ def validate_id_list(value: Any, field_name: str, maximum: int) -> tuple[str, ..
     for index, raw in enumerate(value):
         text = js_trim(_check_text(raw, f"{field_name}[{index}]"))
         if _CONTROL.search(text):
-            raise InvalidInput(f"{field_name}[{index}]", "must not contain control characters")
+            raise InvalidInput(f"{field_name}[{index}]", "must not contain control characters", value=echo_value(raw))
         if text and text not in out:
             out.append(text)
     if len(out) > maximum:

@@ -95,11 +95,12 @@ def validate_content(value: Any, field_name: str = "content") -> str:
     if not text:
         raise InvalidInput(field_name, "is required (empty or only whitespace)", value=echo_value(value))
     if DELIMITER_CHAR in text:
-        raise InvalidInput(field_name, "must not contain '\u00a7' (U+00A7), the reserved entry delimiter")
+        raise InvalidInput(field_name, "must not contain '\u00a7' (U+00A7), the reserved entry delimiter",
+                           value=echo_value(value))
     rule = control_rule(text)  # the one rule of stored text (whitespace runs are already one space)
     if rule is not None:
         raise InvalidInput(field_name, f"{rule}; they would be written raw into USER.md / MEMORY.md and the wake "
-                                       "snapshot")
+                                       "snapshot", value=echo_value(value))
     try:
         size = utf8_len(text)
     except UnicodeEncodeError:

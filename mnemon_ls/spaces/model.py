@@ -211,10 +211,11 @@ def validate_content(value: Any, field_name: str = "content") -> str:
     if size > MAX_CONTENT_BYTES:
         raise InvalidInput(field_name, f"must be at most {MAX_CONTENT_BYTES} UTF-8 bytes", bytes=size)
     if "\x00" in text:
-        raise InvalidInput(field_name, "must not contain NUL characters")
+        raise InvalidInput(field_name, "must not contain NUL characters", value=echo_value(text))
     rule = control_rule(text, "\n\t")  # the rule of Runtime entries, which keep no newline at all
     if rule is not None:
-        raise InvalidInput(field_name, f"{rule}; they would reach the terminal raw when recalled")
+        raise InvalidInput(field_name, f"{rule}; they would reach the terminal raw when recalled",
+                           value=echo_value(text))
     return text
 
 
@@ -305,7 +306,8 @@ def validate_name(value: Any, field_name: str = "name") -> str:
     if bad is not None:
         category = unicodedata.category(bad)
         if category == "Cc":
-            raise InvalidInput(field_name, f"must not contain control characters (found U+{ord(bad):04X})")
+            raise InvalidInput(field_name, f"must not contain control characters (found U+{ord(bad):04X})",
+                               value=echo_value(value))
         what = "invisible format characters such as zero-width spaces" if category == "Cf" else "line separators"
         raise InvalidInput(field_name, f"must not contain {what} (found U+{ord(bad):04X} "
                                        f"{unicodedata.name(bad, 'unnamed')}, Unicode category {category}): "

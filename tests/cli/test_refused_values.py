@@ -35,6 +35,22 @@ def test_a_value_refused_as_empty_or_indented_is_echoed(tmp_path: Path, args: tu
     assert error["rule"].startswith(("is required", "starts with an indented line"))
 
 
+@pytest.mark.parametrize("args, field, param, value", [
+    (("remember", "a\x01b"), "content", None, "a\\x01b"),
+    (("runtime", "add", "--content", "a\x1b[31mb"), "--content", "content", "a\\x1b[31mb"),
+    (("runtime", "add", "--content", "a \u00a7 b"), "--content", "content", "a \u00a7 b"),
+    (("doc", "create", "--title", "T\x07", "--content", "x"), "--title", "title", "T\\x07"),
+    (("space", "create", "--name", "a\x01b", "--description", "d"), "--name", "name", "a\\x01b"),
+])
+def test_a_value_refused_for_a_character_is_echoed_escaped(tmp_path: Path, args: tuple[str, ...], field: str,
+                                                           param: str | None, value: str) -> None:
+    """The helper of the pass above: a value refused for a control character (or the runtime delimiter) had no
+    ``value``; it is repeated now with the character escaped (never raw: it would reach the terminal)."""
+    ws = workspace(tmp_path)
+    _code, _line, error = refused(ws, tmp_path, *args)
+    assert (error["field"], error.get("param"), error["value"]) == (field, param, value), error
+
+
 def test_compact_drop_refusals_have_the_param_and_the_value(tmp_path: Path) -> None:
     """An attack pass: ``--drop 9`` (no entry 9) had ``param`` but no ``value``, ``--drop -1`` neither; ``--drop 1
     --drop 2`` was refused as given twice without saying how to give two."""
