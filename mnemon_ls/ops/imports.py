@@ -111,6 +111,11 @@ def import_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
              f"{len(data['files'])} file(s) read, {len(data['refused'])} refused."]
     for f in data["refused"]:
         lines.append(f"  refused {echo_path(f['path'])}: {f['reason']}")
+    if not data["files"] and not data["refused"]:
+        from ..imports import sources
+
+        lines.append(f"  found no file to read: looked in {echo_path(data['from'])}" if data["from"] else
+                     "  found no file to read: looked for " + ", ".join(sources.get(data["source"]).defaults))
     refused = {(r["path"], r["title"]): r for r in data.get("refusedItems", ())}
     for i, item in enumerate(data["items"], 1):
         preview = _preview(item["text"])

@@ -276,3 +276,15 @@ def test_the_text_names_each_skipped_item_by_its_text_and_why(cli):
     run_import(cli, "claude-code")
     again = cli.run("import", "claude-code", "--dry-run").stdout.splitlines()
     assert again[again.index("  skipped: 'Deploy on Fridays.'") + 1] == f"     from {path} (Notes): imported before"
+
+
+def test_the_text_says_where_it_looked_when_it_found_no_file(cli, tmp_path):
+    """A source with no file in its default places (or an empty --from directory) says where it looked, instead
+    of a bare '0 file(s) read' that leaves a user guessing whether the right place was searched."""
+    lines = cli.run("import", "copilot", "--dry-run").stdout.splitlines()
+    assert lines[1] == ("  found no file to read: looked for .github/copilot-instructions.md, "
+                        ".github/instructions/*.instructions.md")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    lines = cli.run("import", "cline", "--from", str(empty), "--dry-run").stdout.splitlines()
+    assert lines[1] == f"  found no file to read: looked in {empty}"
