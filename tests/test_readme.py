@@ -116,3 +116,16 @@ def test_pages_for_readers_name_nothing_an_outsider_cannot_resolve(page: Path) -
     for pattern in UNRESOLVABLE:
         found = re.search(pattern, text)
         assert found is None, f"{page.name} names {found.group(0)!r}, which a reader cannot look up"
+
+
+POSTGRES_TRY_PAGES = [README, REPO / "docs" / "providers.md", REPO / "providers" / "postgres" / "README.md"]
+
+
+@pytest.mark.parametrize("page", POSTGRES_TRY_PAGES, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_paragraph_that_runs_the_postgres_try_names_its_extra(page: Path) -> None:
+    """``mnemon-ls-postgres try`` needs the ``[try]`` extra (the pgserver wheel); without it the command only says
+    to install it. The README told a newcomer ``pip install . ./providers/postgres`` and then ``try``."""
+    paragraphs = [p for p in page.read_text(encoding="utf-8").split("\n\n") if "mnemon-ls-postgres try" in p]
+    assert paragraphs, f"{page.name} no longer shows `mnemon-ls-postgres try`: drop it from this test"
+    for paragraph in paragraphs:
+        assert "providers/postgres[try]" in paragraph, paragraph

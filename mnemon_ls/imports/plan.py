@@ -274,9 +274,9 @@ def build_plan(host: "WorkspaceHost", source: str, from_path: str | None = None,
     Returns ``{source, from, files: [{path, sha256, bytes}], refused: [{path, reason}], items: [{path, title,
     destination: user|memory|document|space, reason, bytes, text, redacted: [kind], refusal: {code, field, rule}
     or null (the item would be refused), refusedBefore: ISO 8601 or null}], skipped: [{path, title,
-    why: already-imported|rejected-in-review|exact-duplicate|near-duplicate, of}], counts: {user, memory,
-    document, space, alreadyImported, rejected, exactDuplicates, nearDuplicates, refusedItems (would be refused),
-    refusedFiles}, spaceId, spaceProblem}``.
+    text (redacted, as an item's), why: already-imported|rejected-in-review|exact-duplicate|near-duplicate, of}],
+    counts: {user, memory, document, space, alreadyImported, rejected, exactDuplicates, nearDuplicates,
+    refusedItems (would be refused), refusedFiles}, spaceId, spaceProblem}``.
     Raises :class:`InvalidInput` naming ``source`` (unknown), ``from`` (missing, or every file refused) or
     ``spaceId`` (no such space)."""
     found = find(host, source, from_path, env=env)
@@ -292,7 +292,7 @@ def build_plan(host: "WorkspaceHost", source: str, from_path: str | None = None,
             continue
         row = {"path": raw.path, "title": raw.title}
         if decided.skip is not None:
-            skipped.append({**row, **decided.skip})
+            skipped.append({**row, "text": decided.text, **decided.skip})
             continue
         items.append({**row, "destination": decided.destination, "reason": decided.reason, "bytes": decided.size,
                       "text": decided.text, "key": decided.key, "redacted": decided.redacted,

@@ -93,6 +93,16 @@ def _run(call: Call, p: ImportParams) -> dict[str, Any]:
 _PLACES = {"user": "USER.md", "memory": "MEMORY.md", "document": "a Document", "space": "the Memory Space"}
 
 
+_SKIPPED = {"already-imported": "imported before", "rejected-in-review": "a person rejected its import proposal",
+            "exact-duplicate": "an exact duplicate of {of}", "near-duplicate": "a near duplicate of {of}"}
+
+
+def _preview(text: str) -> str:
+    """``text`` on one line, cut to 72 characters (an ellipsis ends a cut one)."""
+    line = text.replace("\n", " ")
+    return line if len(line) <= 72 else line[:71] + "…"
+
+
 def import_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
     """Per item where it goes (or went) and why, what was skipped and why, refused files, then the counts."""
     c = data["counts"]
@@ -101,10 +111,14 @@ def import_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
              f"{len(data['files'])} file(s) read, {len(data['refused'])} refused."]
     for f in data["refused"]:
         lines.append(f"  refused {echo_path(f['path'])}: {f['reason']}")
+    if not data["files"] and not data["refused"]:
+        from ..imports import sources
+
+        lines.append(f"  found no file to read: looked in {echo_path(data['from'])}" if data["from"] else
+                     "  found no file to read: looked for " + ", ".join(sources.get(data["source"]).defaults))
     refused = {(r["path"], r["title"]): r for r in data.get("refusedItems", ())}
     for i, item in enumerate(data["items"], 1):
-        preview = item["text"].replace("\n", " ")
-        preview = preview if len(preview) <= 72 else preview[:71] + "…"
+        preview = _preview(item["text"])
         red = f" [redacted: {', '.join(item['redacted'])}]" if item["redacted"] else ""
         refusal = item.get("refusal") if dry else refused.get((item["path"], item["title"]))
         went = ("would be refused" if dry else "refused") if refusal else "would go" if dry else "went"
@@ -114,7 +128,8 @@ def import_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
             before = f" (refused before, {item['refusedBefore']})" if item.get("refusedBefore") else ""
             lines.append(f"     refused{before}: {refusal['field']}: {refusal['rule']}")
     for s in data["skipped"]:
-        lines.append(f"  skipped ({s['why']} of {s['of']}): {echo_path(s['path'])} ({s['title']})")
+        lines.append(f"  skipped: {_preview(s['text'])!r}")
+        lines.append(f"     from {echo_path(s['path'])} ({s['title']}): {_SKIPPED[s['why']].format(of=s['of'])}")
     lines.append(f"{'Would write' if dry else 'Wrote'}: {c['user']} to USER.md, {c['memory']} to MEMORY.md, "
                  f"{c['document']} Document(s), {c['space']} to the Memory Space; skipped {c['alreadyImported']} "
                  f"already imported, {c['rejected']} rejected in review, {c['exactDuplicates']} exact and "

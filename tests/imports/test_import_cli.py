@@ -257,3 +257,34 @@ def test_the_dry_run_text_says_per_item_where_and_why_and_bad_arguments_are_name
     assert missing.returncode == 2 and f"from: {cli.tmp / 'nowhere'} does not exist" in missing.stderr
     unknown = cli.run("import", "emacs")
     assert unknown.returncode == 2 and "(got 'emacs')" in unknown.stderr
+
+
+def test_the_text_names_each_skipped_item_by_its_text_and_why(cli):
+    """Each skipped item is shown by its (redacted) text and the reason, not only by its file and heading: a
+    section skipping three items printed three identical lines before."""
+    (cli.ws / "CLAUDE.md").write_text("# Notes\n\n- Use tabs in Makefiles.\n- use TABS in makefiles!\n"
+                                      "- Use tabs in Makefiles.\n- Deploy on Fridays.\n", "utf-8")
+    plan = run_import(cli, "claude-code", "--dry-run")
+    assert [(s["text"], s["why"]) for s in plan["skipped"]] == [
+        ("use TABS in makefiles!", "near-duplicate"), ("Use tabs in Makefiles.", "exact-duplicate")]
+    lines = cli.run("import", "claude-code", "--dry-run").stdout.splitlines()
+    path = cli.ws / "CLAUDE.md"
+    assert lines[lines.index("  skipped: 'use TABS in makefiles!'") + 1] == (
+        f"     from {path} (Notes): a near duplicate of CLAUDE.md: Notes")
+    assert lines[lines.index("  skipped: 'Use tabs in Makefiles.'") + 1] == (
+        f"     from {path} (Notes): an exact duplicate of CLAUDE.md: Notes")
+    run_import(cli, "claude-code")
+    again = cli.run("import", "claude-code", "--dry-run").stdout.splitlines()
+    assert again[again.index("  skipped: 'Deploy on Fridays.'") + 1] == f"     from {path} (Notes): imported before"
+
+
+def test_the_text_says_where_it_looked_when_it_found_no_file(cli, tmp_path):
+    """A source with no file in its default places (or an empty --from directory) says where it looked, instead
+    of a bare '0 file(s) read' that leaves a user guessing whether the right place was searched."""
+    lines = cli.run("import", "copilot", "--dry-run").stdout.splitlines()
+    assert lines[1] == ("  found no file to read: looked for .github/copilot-instructions.md, "
+                        ".github/instructions/*.instructions.md")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    lines = cli.run("import", "cline", "--from", str(empty), "--dry-run").stdout.splitlines()
+    assert lines[1] == f"  found no file to read: looked in {empty}"
