@@ -223,8 +223,7 @@ def derive_candidates(raw_entries: Any, plan: "MaintenancePlan", dropped: Sequen
                                            "shortens entries)"))
     if problems:
         first = problems[0]
-        more = f" ({len(problems) - 1} more problems in data.problems)" if len(problems) > 1 else ""
-        raise InvalidInput(first.field, first.rule + more, problems=[p.to_dict() for p in problems])
+        raise InvalidInput(first.field, first.rule + _more(problems), problems=[p.to_dict() for p in problems])
     return candidates, budget
 
 
@@ -418,9 +417,9 @@ def person_entries(form: PersonForm, plan: "MaintenancePlan") -> tuple[list[dict
         merged.setdefault(key, i)
     if problems:
         first = problems[0]
-        more = f" ({len(problems) - 1} more problems in data.problems)" if len(problems) > 1 else ""
         value = {} if first.value is None else {"value": first.value}
-        raise InvalidInput(first.field, first.rule + more, problems=[p.to_dict() for p in problems], **value)
+        raise InvalidInput(first.field, first.rule + _more(problems), problems=[p.to_dict() for p in problems],
+                           **value)
     starts = {min(m.sources): i for i, m in enumerate(form.merges)}
     entries: list[dict[str, Any]] = []
     names: list[str] = []
@@ -537,3 +536,14 @@ def parse_pending(raw: Any, target: Target) -> ops.MutationRequest | None:
 __all__ = ["KIND", "METHOD", "Merge", "PersonForm", "Problem", "budget_of", "derive_candidates", "parse_pending",
            "plan_message",
            "pending_request", "person_entries", "person_form", "plan_data", "receipt_data", "renamed"]
+
+
+def _more(problems: list[Problem]) -> str:
+    """What a refusal's message says after its first problem: ``""`` for one; else every other problem,
+    ``"; 2 more: drop[0]: entry 5 does not exist ...; merge[1].content: repeats ..."`` (each field as the wire
+    names it). The message is all a command line without ``--json`` or an MCP tool error shows, so the others
+    are in it, not only in the error's ``problems`` (the language server's ``data.problems``)."""
+    rest = problems[1:]
+    if not rest:
+        return ""
+    return f"; {len(rest)} more: " + "; ".join(f"{p.field}: {p.rule}" for p in rest)

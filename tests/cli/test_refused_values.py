@@ -136,3 +136,19 @@ def test_a_path_of_your_own_home_expands(tmp_path: Path) -> None:
     assert zipfile.is_zipfile(tmp_path / "home" / "backup.zip")
     looked = run(ws, tmp_path, "pack", "inspect", "~/backup.zip", "--json")
     assert looked.returncode == 0, looked.stderr
+
+
+def test_a_compaction_refused_for_several_problems_names_each_in_the_text(tmp_path: Path) -> None:
+    """A new user's pass: ``runtime compact --merge 2,3 --as ... --drop 5`` of a USER.md with one entry said the
+    first problem and "(2 more problems in data.problems)": the language server's field, which a command line
+    without ``--json`` never shows. Each problem is in the line now; ``--json`` still lists them apart."""
+    ws = workspace(tmp_path)
+    assert run(ws, tmp_path, "runtime", "add", "--target", "user", "--content", "likes tea").returncode == 0
+    before = procs.tree_snapshot(tmp_path)
+    _code, line, error = refused(ws, tmp_path, "runtime", "compact", "--target", "user", "--merge", "2,3", "--as",
+                                 "one shorter text", "--drop", "5")
+    assert "data.problems" not in line
+    assert line.startswith("--merge 2,3: entry 2 does not exist: USER.md has entries 1..1; 2 more: "), line
+    assert "entry 3 does not exist" in line and "entry 5 does not exist" in line, line
+    assert len(error["problems"]) == 3
+    assert procs.tree_snapshot(tmp_path) == before

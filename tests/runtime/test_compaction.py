@@ -163,7 +163,7 @@ def test_every_bad_compaction_names_the_entry_and_the_rule_and_changes_nothing(t
     before = disk.freeze(tmp_path)
     with pytest.raises(InvalidInput) as info:
         store.maintenance.compact_plan(plan["revision"], "user", entries, validate_request("add", "user", PENDING))
-    assert (info.value.field, info.value.rule.split(" (1 more")[0].split(" (2 more")[0]) == (field, rule)
+    assert (info.value.field, info.value.rule.split("; 1 more: ")[0].split("; 2 more: ")[0]) == (field, rule)
     assert info.value.data["problems"][0] == {"field": field, "rule": rule}
     assert disk.state(tmp_path) == before
 
@@ -181,7 +181,9 @@ def test_every_problem_is_listed(tmp_path, clock):
         {"field": "entries", "rule": "does not cover source index 1, 3 (every index 1..3 must be in exactly one "
                                      "entry's sourceIndexes)"},
     ]
-    assert info.value.message.endswith("(2 more problems in data.problems)")
+    assert info.value.message.endswith(  # every problem in the message: a CLI without --json shows only that
+        "; 2 more: entries[0].importance: lowers importance: source index 2 is critical, this entry low; entries: "
+        "does not cover source index 1, 3 (every index 1..3 must be in exactly one entry's sourceIndexes)")
 
 
 def test_reintroducing_the_removed_entry_is_refused(tmp_path, clock, disk):
