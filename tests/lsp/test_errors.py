@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from mnemon_ls.errors import echo_value
+
 from tests.lsp.conftest import CLIENTS, Launcher, MnemonClient, tree_state, uri
 
 MUTATE = "mnemon/runtime/mutate"
@@ -56,6 +58,8 @@ async def test_invalid_input(client: MnemonClient, repo_dir: Path):
         data = {"code": "invalid-input", "field": field, "rule": rule}
         if rule.startswith("must be an integer in "):  # a number out of its range: the number sent, as data.value
             data["value"] = params[field]
+        if field == "content" and rule.startswith(("must not contain", "is required (")):  # echoed
+            data["value"] = echo_value(params[field])
         want = (-32602, f"{field}: {rule}", data)
         if got != want:
             problems.append(f"{method} {params!r}:\n  got  {got!r}\n  want {want!r}")

@@ -294,7 +294,7 @@ async def test_invalid_input(lsp: Launcher, repo, repo_dir: Path):
     kept = await _remember(client, "The only stored item")
 
     assert await _invalid(client, "mnemon/recall", {"query": ""}, "query") == {
-        "code": "invalid-input", "field": "query", "rule": "is required (an empty query is not allowed)"}
+        "code": "invalid-input", "field": "query", "rule": "is required (an empty query is not allowed)", "value": ""}
     await _invalid(client, "mnemon/recall", {"query": "   "}, "query")
     assert await _invalid(client, "mnemon/recall", {"query": "stored", "limit": 51}, "limit") == {
         "code": "invalid-input", "field": "limit", "rule": "must be an integer in 1..50 (got 51)", "value": 51}
