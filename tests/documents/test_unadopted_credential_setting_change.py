@@ -70,3 +70,10 @@ def test_the_chunk_vectors_forget_the_credential_when_secrets_becomes_redact(tmp
     texts = _chunk_texts(chunks, doc_id)
     assert texts and not any(TOKEN in t for t in texts)
     assert any("[redacted:github-token]" in t for t in texts)
+
+
+def test_the_catalog_excerpt_of_an_unadopted_edit_has_the_placeholder(tmp_path: Path) -> None:
+    """``store.list(excerpts=True)`` read the body as on disk: the excerpt held the credential search keeps out."""
+    store, _, doc_id = _edited(tmp_path, "redact")
+    entry = {e.record.id: e for e in store.list(excerpts=True).documents}[doc_id]
+    assert TOKEN not in entry.excerpt and "[redacted:github-token]" in entry.excerpt and "zebraword" in entry.excerpt
