@@ -133,11 +133,18 @@ def read_managed_or_none(path: Path | str) -> bytes | None:
         return None
 
 
+def redacted_for_search(record: DocumentRecord, body_hash: str, secrets: str) -> bool:
+    """Whether search takes the body whose sha256 hex is ``body_hash`` (``record``'s file) with placeholders
+    (:func:`searchable`): it is not the adopted body and ``secrets`` is not ``allow``. What search derives from a
+    body (the index's terms, the chunk vectors) is keyed by this too, so a change of the setting re-derives it."""
+    return secrets != "allow" and body_hash != record.content_hash
+
+
 def searchable(record: DocumentRecord, body: str, secrets: str) -> str:
     """``body`` (read from ``record``'s file) as search may keep it (:meth:`ManagedFiles.searchable_body`): as it
     is when it is the adopted body (its hash ``record``'s) or ``secrets`` is ``allow``, else with every credential
     replaced by a placeholder (:func:`mnemon_ls.redact.redact_text`)."""
-    if secrets == "allow" or sha256_hex(body) == record.content_hash:
+    if not redacted_for_search(record, sha256_hex(body), secrets):
         return body
     from ..redact import redact_text  # on use: most reads never need it
 
@@ -276,6 +283,11 @@ class ManagedFiles:
         except UnicodeDecodeError as exc:
             self.missing[record.id] = not_utf8_reason(exc)
             return None
+
+    @staticmethod
+    def redacted_for_search(record: DocumentRecord, body_hash: str, secrets: str) -> bool:
+        """:func:`redacted_for_search` (for the semantic side, which reaches the files through the store)."""
+        return redacted_for_search(record, body_hash, secrets)
 
     def searchable_body(self, record: DocumentRecord, secrets: str) -> str | None:
         """:meth:`read_body` for what search keeps and shows (the derived index, the vectors, excerpts): a body

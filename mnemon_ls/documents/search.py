@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Iterable, Protocol, Sequence
 
 from ..errors import InvalidInput, range_rule
-from .files import ManagedFiles, searchable
+from .files import ManagedFiles, redacted_for_search, searchable
 from .index import IndexFile, IndexView
 from .model import DocumentRecord, collapse_space, js_trim, sha256_hex, time_key
 from ..text import check_query_length, normalize, required_matches
@@ -284,7 +284,8 @@ class Search:
             known = files.signatures.get(record.id)
             if record.id in files.missing or known is None:
                 continue
-            wanted.append(IndexedDoc(record.id, record.title, record.description, known[1], known[0], record.status))
+            wanted.append(IndexedDoc(record.id, record.title, record.description, known[1], known[0], record.status,
+                                     redacted_for_search(record, known[1], self.store.secrets)))
         expected = {doc.id: doc.body_hash for doc in wanted}
 
         def load(doc_id: str) -> str | None:

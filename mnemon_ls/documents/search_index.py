@@ -75,8 +75,9 @@ BULK_CACHE_KIB = 65536
 @dataclass(frozen=True, slots=True)
 class IndexedDoc:
     """What the store wants indexed for one document: ``id``, ``title``, ``description`` (raw),
-    ``body_hash`` (sha256 of the body on disk), ``file_sig`` (the managed file's signature) and
-    ``status``."""
+    ``body_hash`` (sha256 of the body on disk), ``file_sig`` (the managed file's signature), ``status`` and
+    ``redacted`` (the body is indexed with placeholders for its credentials:
+    :func:`~mnemon_ls.documents.files.redacted_for_search`)."""
 
     id: str
     title: str
@@ -84,11 +85,19 @@ class IndexedDoc:
     body_hash: str
     file_sig: str
     status: str = "active"
+    redacted: bool = False
+
+    @property
+    def meta(self) -> str:
+        """:func:`meta_hash` of this document (its title, description and ``redacted``)."""
+        return meta_hash(self.title, self.description, self.redacted)
 
 
-def meta_hash(title: str, description: str) -> str:
-    """A short hash of the indexed metadata (title + description)."""
-    return hashlib.sha256(f"{title}\x00{description}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
+def meta_hash(title: str, description: str, redacted: bool = False) -> str:
+    """A short hash of the indexed metadata (title + description, and whether the body was taken with
+    placeholders: a row indexed under another ``secrets`` setting is stale)."""
+    mark = "\x00redacted" if redacted else ""  # absent when not redacted: the rows of before stay valid
+    return hashlib.sha256(f"{title}\x00{description}{mark}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 class SearchIndex(DerivedIndex):
@@ -156,7 +165,7 @@ class SearchIndex(DerivedIndex):
             small: list[tuple[str, str, str]] = []
             for doc in wanted:
                 row = rows.get(doc.id)
-                if row is None or row[1] != doc.body_hash or row[2] != meta_hash(doc.title, doc.description):
+                if row is None or row[1] != doc.body_hash or row[2] != doc.meta:
                     stale.append(doc)
                 elif row[3] != doc.file_sig or row[4] != doc.status:
                     small.append((doc.file_sig, doc.status, doc.id))
@@ -185,14 +194,12 @@ class SearchIndex(DerivedIndex):
                         db.executemany("DELETE FROM postings WHERE term = ? AND doc = ?",
                                        ((t, docno) for t in _unpack(old[1])))
                         db.execute("UPDATE docs SET status = ?, body_hash = ?, meta_hash = ?, file_sig = ?, dl = ?,"
-                                   " terms = ? WHERE doc = ?", (doc.status, doc.body_hash,
-                                                                meta_hash(doc.title, doc.description), doc.file_sig,
-                                                                dl, packed, docno))
+                                   " terms = ? WHERE doc = ?",
+                                   (doc.status, doc.body_hash, doc.meta, doc.file_sig, dl, packed, docno))
                     else:
                         cursor = db.execute("INSERT INTO docs(id, status, body_hash, meta_hash, file_sig, dl, terms) "
                                             "VALUES(?, ?, ?, ?, ?, ?, ?)",
-                                            (doc.id, doc.status, doc.body_hash, meta_hash(doc.title, doc.description),
-                                             doc.file_sig, dl, packed))
+                                            (doc.id, doc.status, doc.body_hash, doc.meta, doc.file_sig, dl, packed))
                         docno = cursor.lastrowid
                     norm = K1 * (1 - B + B * dl / reference)
                     db.executemany("INSERT OR REPLACE INTO postings(term, doc, tf, w) VALUES(?, ?, ?, ?)",

@@ -487,7 +487,9 @@ class DocumentStore:
 
     def list(self, status: str | None = None, *, excerpts: bool = False) -> Catalog:
         """Every document in index order (``status`` ``active`` / ``archived`` filters), with health
-        (file present) and, when ``excerpts``, the first 220 characters of each body. Not an access."""
+        (file present) and, when ``excerpts``, the first 220 characters of each body (as search keeps it: a hand
+        edit not adopted with placeholders for its credentials, :meth:`ManagedFiles.searchable_body`). Not an
+        access."""
         if status is not None and status not in model.STATUSES:
             raise InvalidInput("status", f"must be active or archived (got {echo_repr(status)})")
         with self.mutex:
@@ -501,7 +503,7 @@ class DocumentStore:
                 problem = self.files.missing.get(record.id)
                 excerpt = None
                 if excerpts and problem is None:
-                    body = self.files.read_body(record)
+                    body = self.files.searchable_body(record, self.secrets)  # an unadopted edit: no credential
                     excerpt = make_excerpt(body or "", "", ()) if body is not None else None
                 entries.append(CatalogEntry(record, later.get(record.id, record.last_accessed_at),
                                             problem is None, problem, excerpt))

@@ -60,8 +60,13 @@ def read_refused(root: Path) -> dict[str, str]:
 
 
 def append(root: Path, rows: Iterable[dict[str, Any]]) -> None:
-    """Append ``rows`` durably (fsync) to the ledger."""
+    """Append ``rows`` durably (fsync) to the ledger; a torn last line (a killed append: no final newline) is
+    closed first, so the first new row is not glued onto it and lost."""
     data = b"".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n" for r in rows)
     if data:
-        fsio.ensure_dir(ledger_path(root).parent)
-        fsio.append_file_durably(ledger_path(root), data)
+        path = ledger_path(root)
+        fsio.ensure_dir(path.parent)
+        current = fsio.read_bytes_or_none(path)
+        if current and not current.endswith(b"\n"):
+            data = b"\n" + data
+        fsio.append_file_durably(path, data)

@@ -271,7 +271,9 @@ def _search_chunks(store: Any, view: Any, eligible: Sequence[Any], query: str,
     for record in eligible:
         known = store.files.signatures.get(record.id)
         if known is not None and record.id not in store.files.missing:
-            docs.append((record.id, record.title, known[1]))
+            # a body taken with placeholders is keyed apart: under another secrets setting it is embedded again
+            redacted = store.files.redacted_for_search(record, known[1], store.secrets)
+            docs.append((record.id, record.title, known[1] + ("+redacted" if redacted else "")))
 
     def load(doc_id: str) -> str | None:
         return store.files.searchable_body(view.by_id[doc_id], store.secrets)
