@@ -487,9 +487,8 @@ class DocumentStore:
 
     def list(self, status: str | None = None, *, excerpts: bool = False) -> Catalog:
         """Every document in index order (``status`` ``active`` / ``archived`` filters), with health
-        (file present) and, when ``excerpts``, the first 220 characters of each body (as search keeps it: a hand
-        edit not adopted with placeholders for its credentials, :meth:`ManagedFiles.searchable_body`). Not an
-        access."""
+        (file present) and, when ``excerpts``, the first 220 characters of each body as search keeps it
+        (:meth:`ManagedFiles.searchable_body`: an unadopted hand edit's credentials as placeholders). Not an access."""
         if status is not None and status not in model.STATUSES:
             raise InvalidInput("status", f"must be active or archived (got {echo_repr(status)})")
         with self.mutex:
@@ -504,7 +503,7 @@ class DocumentStore:
                 excerpt = None
                 if excerpts and problem is None:
                     body = self.files.searchable_body(record, self.secrets)  # an unadopted edit: no credential
-                    excerpt = make_excerpt(body or "", "", ()) if body is not None else None
+                    excerpt = None if body is None else make_excerpt(body, "", ())
                 entries.append(CatalogEntry(record, later.get(record.id, record.last_accessed_at),
                                             problem is None, problem, excerpt))
             return Catalog(tuple(entries), view.revision, self.now(), self.capacity.usage(view), view.problem,
