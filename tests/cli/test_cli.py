@@ -413,7 +413,7 @@ def test_json_failure_prints_the_error_object_too(seeded):
     assert json.loads(result.stdout) == {"error": {
         "code": "invalid-input", "message": "--content: must not contain '\u00a7' (U+00A7), the reserved entry delimiter",
         "field": "--content", "rule": "must not contain '\u00a7' (U+00A7), the reserved entry delimiter",
-        "param": "content"}}
+        "param": "content", "value": "a\u00a7"}}
     assert procs.tree_snapshot(seeded.tmp) == before
 
 
