@@ -40,7 +40,15 @@ def serve(provider: str, command: str, key: str):
     (``server.stop()``, ``embeddings.stop()``). The endpoint is stopped again when the server fails to start."""
     from embedding_server import EmbeddingServer
 
-    made = getattr(servers_of(provider), SERVER_CLASS[provider])
+    module = servers_of(provider)
+    made = getattr(module, SERVER_CLASS[provider])
+    refusal = getattr(module, "cpu_refusal", None)  # a machine whose CPU cannot run the engine's binaries
+    if refusal is not None:
+        reason = refusal(module.pg_bin_of(command))
+        if reason is not None:
+            import pytest
+
+            pytest.skip(reason)
     embeddings = EmbeddingServer(key).start()
     try:
         return made(command, embeddings, key).start(), embeddings

