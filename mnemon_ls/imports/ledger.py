@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .. import fsio
+from ..linefile import after_torn_line
 from ..runtime.ops import similarity_key
 
 
@@ -66,7 +67,4 @@ def append(root: Path, rows: Iterable[dict[str, Any]]) -> None:
     if data:
         path = ledger_path(root)
         fsio.ensure_dir(path.parent)
-        current = fsio.read_bytes_or_none(path)
-        if current and not current.endswith(b"\n"):
-            data = b"\n" + data
-        fsio.append_file_durably(path, data)
+        fsio.append_file_durably(path, after_torn_line(path, data))

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from .. import fsio
+from ..linefile import after_torn_line
 from ..findings import Finding
 
 if TYPE_CHECKING:
@@ -186,11 +187,7 @@ def append_lineage(root: Path, records: Iterable[LineageRecord]) -> None:
         return
     path = lineage_path(root)
     fsio.ensure_dir(path.parent)
-    prefix = ""
-    current = fsio.read_bytes_or_none(path)
-    if current and not current.endswith(b"\n"):
-        prefix = "\n"
-    fsio.append_file_durably(path, (prefix + lines).encode("utf-8"))
+    fsio.append_file_durably(path, after_torn_line(path, lines.encode("utf-8")))
 
 
 def read_lineage(root: Path) -> LineageLog:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Collection, Protocol, Sequence
 
 from .. import fsio
+from ..linefile import after_torn_line
 from ..errors import InvalidInput, RevisionConflict, RuntimeCapacityError
 from ..settings import RuntimeMemorySettings
 from . import compaction, ops
@@ -252,10 +253,7 @@ class CapacityMaintenance:
             for e in entries
         ).encode("utf-8")
         jsonl = self.store.archive_dir / "memories.jsonl"
-        current = fsio.read_bytes_or_none(jsonl)
-        if current and not current.endswith(b"\n"):
-            lines = b"\n" + lines  # close a line a killed append tore, so this one parses
-        _append_durably(jsonl, lines)
+        _append_durably(jsonl, after_torn_line(jsonl, lines))  # a line a killed append tore is closed
         by_target: dict[str, list[str]] = {}
         for e in entries:
             by_target.setdefault(PROJECTION_FILES[e.target], []).append(e.content)
