@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 _state = threading.local()
 
@@ -39,12 +39,33 @@ def active() -> bool:
 
 @contextlib.contextmanager
 def no_wait() -> Iterator[None]:
-    """Run the body in no-wait mode on this thread (module doc): :func:`check` raises :class:`WouldWait`."""
-    _state.depth = getattr(_state, "depth", 0) + 1
+    """Run the body in no-wait mode on this thread (module doc): :func:`check` raises :class:`WouldWait`. The
+    actions :func:`after` put off run when the outermost body returns (in order), and are dropped when it
+    raises (the operation is run again, whole, in a worker thread)."""
+    depth = getattr(_state, "depth", 0)
+    if depth == 0:
+        _state.deferred = []
+    _state.depth = depth + 1
+    ok = False
     try:
         yield
+        ok = True
     finally:
         _state.depth -= 1
+        if _state.depth == 0:
+            deferred, _state.deferred = _state.deferred, []
+            if ok:
+                for action in deferred:
+                    action()
+
+
+def after(action: Callable[[], None]) -> None:
+    """Run ``action()`` now, or in no-wait mode when the body succeeds (:func:`no_wait`): for an in-memory
+    side effect of a read (a recall's access counts) that a run given back to a thread must not do twice."""
+    if getattr(_state, "depth", 0) > 0:
+        _state.deferred.append(action)
+    else:
+        action()
 
 
 def check(what: Any) -> None:

@@ -435,6 +435,7 @@ OPERATIONS = (
         "spaces.recall", RecallParams, _recall,
         "Recall from the active Memory Spaces with the workspace's branch scope.",
         text=lambda d: modeltext.recall(d, TOOL_RECALL_MAX),
+        inline=True,  # a read: on the MCP server's event loop unless it would wait (mnemon_ls.nowait)
         lsp=LspMethod("mnemon/recall"),
         mcp=McpTool(
             "mnemon_recall",

@@ -19,6 +19,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import os
 
+from .. import nowait
 from .backends import SemanticUnavailable
 from .engine import INLINE_REMEMBER_CHARS, SemanticEngine, VectorIndexUnusable
 from .fusion import Fused, KeywordHit, Spread, fuse
@@ -194,6 +195,7 @@ class SpaceSemantic:
             self._notes.append(self._unusable_note())
         if vectors is None or embedder is None or not query.strip():
             return None, set()
+        nowait.check(f"semantic recall of space {self.space_id}")  # embedding the query: not on an event loop
         try:
             self._cover(vectors, index_db)
             vectors.store.prepare()  # while the query thread embeds the query (prefetch)

@@ -61,6 +61,11 @@ class AccessFlusher:
         self._closed = False
         self._thread: threading.Thread | None = None
 
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called (:meth:`due` then returns False and the caller writes inline)."""
+        return self._closed
+
     def due(self, provider: Any) -> bool:
         """Ask for ``provider.flush_access_aside(due=True)`` in the flusher's thread (once, however often asked
         before it runs). Returns False when the flusher is closed (the caller then writes inline)."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
+from .. import nowait
 from ..errors import InvalidInput, MnemonError, range_rule
 from . import policy as quality_policy
 from .errors import ProviderUnavailable
@@ -202,7 +203,7 @@ class SpacesRecall:
         rows: list[tuple[SpaceRecord, int, int, Item, bool, str]] = []
         sources: list[dict[str, Any]] = []
         # a repair now, or a damaged copy kept by one before (once per registry), a file of a newer version
-        notices: list[str] = self.registry.recall_notice_lines()
+        notices: list[str] = []  # the registry's lines lead them, taken last (below: each is said once)
         hidden = {"otherBranch": 0, "detachedHead": 0}
         completers: dict[int, Callable[[Sequence[Item]], list[Item]]] = {}  # space order -> its outcome.complete
         for order, record in enumerate(selected):
@@ -219,6 +220,7 @@ class SpacesRecall:
                 if record.native:
                     provider, outcome = ask()
                 else:  # a slow or hung third-party engine must not hold the other spaces' evidence back
+                    nowait.check(f"provider {record.provider_id}")  # it may wait on the network: not on a loop
                     provider, outcome = call_with_timeout(ask, self.thirdparty.timeout, provider=record.provider_id,
                                                           space_id=record.id)
             except ProviderUnavailable as exc:
@@ -315,6 +317,9 @@ class SpacesRecall:
             }
             entry["stats"] = stats
             entry["status"] = "ready" if stats["retained"] else "empty"
+        # a repair now, or a damaged copy kept by one before (once per registry), a file of a newer version: taken
+        # after every step that may hand the recall to a worker thread on an event loop (mnemon_ls.nowait)
+        notices[:0] = self.registry.recall_notice_lines()
         data = {
             "query": text, "mode": mode, "limit": count, "candidateLimit": chosen.candidate_limit,
             "policy": {"id": selection.policy_id, "fallbackFrom": selection.fallback_from,

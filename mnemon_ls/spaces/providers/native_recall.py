@@ -14,6 +14,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any, Callable, Sequence
 
+from ... import nowait
 from ...errors import InvalidInput
 from ..index import TOKENIZER
 from ..model import WALK_EDGE_TYPES, Item, epoch_seconds
@@ -111,7 +112,9 @@ class NativeRecall:
                 if partial:  # the caller sends some of the candidates: those are the reads (access on returned ids)
                     outcome.complete = self._touching(outcome.complete, operation, query)
                 else:
-                    self._touch([item.id for item in outcome.items], operation, query)
+                    ids = [item.id for item in outcome.items]
+                    self._touch_ready(len(ids))
+                    nowait.after(lambda: self._touch_locked(ids, operation, query))
             return outcome
 
     def _touching(self, complete: Callable[[Sequence[Item]], list[Item]] | None, operation: str,
@@ -122,9 +125,9 @@ class NativeRecall:
         def sent(items: Sequence[Item]) -> list[Item]:
             done = complete(items) if complete is not None else list(items)
             if done:
-                with self._lock:
-                    if self.read_only_reason is None:
-                        self._touch([item.id for item in done], operation, query)
+                ids = [item.id for item in done]
+                self._touch_ready(len(ids))
+                nowait.after(lambda: self._touch_locked(ids, operation, query))  # on a loop: once the read has run
             return done
         return sent
 
@@ -321,6 +324,21 @@ class NativeRecall:
             if len(items) >= limit:
                 break
         return SearchOutcome(items, sparse_hint(len(items), limit), fetched=fetched, dropped=dropped)
+
+    def _touch_ready(self, hits: int) -> None:
+        """In no-wait mode (:mod:`mnemon_ls.nowait`), raise :class:`~mnemon_ls.nowait.WouldWait` when recording
+        ``hits`` more accesses would write them inline (no flusher to hand them to, or :data:`PENDING_CAP`
+        reached): that write is not for an event loop."""
+        if nowait.active() and "access_count" in self._columns:
+            pending, flusher = self._pending_touches + hits, self.access_flusher
+            if pending >= ACCESS_FLUSH_THRESHOLD and (flusher is None or pending >= PENDING_CAP or flusher.closed):
+                nowait.check(self.db_path)
+
+    def _touch_locked(self, ids: list[str], operation: str, query: str) -> None:
+        """:meth:`_touch` under the provider's lock, unless the store became read-only."""
+        with self._lock:
+            if self.read_only_reason is None:
+                self._touch(ids, operation, query)
 
     def _touch(self, ids: list[str], operation: str, query: str) -> None:
         """Record the access bookkeeping of a read; written by :meth:`flush_access` (module doc)."""
