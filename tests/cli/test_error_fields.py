@@ -91,3 +91,17 @@ def test_a_long_or_multiline_value_is_not_printed_back_whole(tmp_path: Path) -> 
     assert (scripted["error"]["field"], scripted["error"]["param"], scripted["error"]["rule"]) == (
         "--tag", "tags[0]", "must be at most 100 UTF-8 bytes")
     assert procs.tree_snapshot(tmp_path) == before
+
+
+def test_a_value_of_the_wrong_type_is_named_with_its_type_and_start(tmp_path: Path) -> None:
+    # "records: must be a list of records" said neither what came nor its type (errors.not_sent, every surface)
+    ws = workspace(tmp_path)
+    bundle = tmp_path / "bundle.json"
+    bundle.write_text(json.dumps({"schemaVersion": 1, "records": "decisions" * 40}), encoding="utf-8")
+    before = procs.tree_snapshot(tmp_path)
+    rule = "must be a list of records, not a string (got 'decisionsdecisionsdecisionsdecisionsdec...)"
+    done = cli(ws, tmp_path, "records", "import", str(bundle))
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"mnemon-ls: error: records: {rule}\n")
+    error = json.loads(cli(ws, tmp_path, "records", "import", str(bundle), "--json").stdout)["error"]
+    assert (error["code"], error["field"], error["rule"]) == ("invalid-input", "records", rule)
+    assert procs.tree_snapshot(tmp_path) == before
