@@ -52,6 +52,8 @@ import mcp_types as types
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
+from ..errors import type_rule
+
 log = logging.getLogger("mnemon_ls.mcp")
 
 PARSE_ERROR = -32700
@@ -117,8 +119,9 @@ def answer_for(line: str) -> types.JSONRPCError | None:
     if (request_id is not None and isinstance(value, dict) and value.get("jsonrpc") == "2.0"
             and isinstance(value.get("method"), str) and value.get("params") is not None
             and not isinstance(value.get("params"), dict)):
-        return _error(request_id, INVALID_PARAMS, "Invalid params: params: must be an object (MCP requests take "
-                                                  "named parameters)")
+        rule = type_rule("an object", value["params"])
+        return _error(request_id, INVALID_PARAMS, f"Invalid params: params: {rule} (MCP requests take named "
+                                                  "parameters)")
     return _error(request_id, INVALID_REQUEST, f"Invalid Request: not a JSON-RPC 2.0 request, notification "
                                                f"or response (the line starts {_quote(line)})")
 
