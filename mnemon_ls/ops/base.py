@@ -165,9 +165,9 @@ def validation_problems(error: ValidationError, prefix: str = "", whole: str | N
     be megabytes), name JSON's types (``an object``, ``an array``) and, when the type is wrong, the JSON type and
     the start of the value that was sent (:func:`mnemon_ls.errors.not_sent`: ``input should be a valid integer,
     not a string (got 'ten')``; ``input should be 'user' or 'memory'`` for a string that is none of them); an
-    unknown field ``is not a known field``, a missing one ``is required``. With ``model`` a field is named by its alias however the params were populated (:func:`_wire_loc`:
-    ``documentRevision``, not ``document_revision``). A number out of its range is worded as every range check
-    of the project words it, with the number sent
+    unknown field ``is not a known field``, a missing one ``is required``. With ``model`` a field is named by its
+    alias however the params were populated (:func:`_wire_loc`: ``documentRevision``, not ``document_revision``).
+    A number out of its range is worded as every range check of the project words it, with the number sent
     (short; :func:`mnemon_ls.errors.range_rule`): ``must be an integer in 1..50 (got 0)``, both bounds from the field's
     constraints when ``model`` (the pydantic model validated) is given, else the bound it broke
     (``must be an integer >= 1 (got 0)``); so is an integer too large for a number field (``10**400`` for a
