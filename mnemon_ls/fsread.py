@@ -187,7 +187,7 @@ def storage_errors(fn: _F) -> _F:
     (:func:`~mnemon_ls.errors.storage_error`: ``ENOSPC``, ``EROFS``, ``EACCES``, ``EISDIR``, ``ELOOP``...) leaves
     as that :class:`~mnemon_ls.errors.StorageError` subclass (still an :class:`OSError`, chained to the original)
     naming the exception's file, a temp file's name (:func:`mnemon_ls.fsio.temp_name`) mapped back to the file it
-    was replacing. Other ``OSError``\ s (``ENOENT``...) and every other exception pass unchanged."""
+    was replacing. Any other ``OSError`` (``ENOENT``...) and every other exception passes unchanged."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
