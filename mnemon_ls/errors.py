@@ -123,6 +123,38 @@ def echo_repr(value: Any, limit: int = ECHO_LIMIT) -> str:
     return echo_value(text, limit)
 
 
+def not_sent(sent: Any, limit: int = 40) -> str:
+    """The end of every rule refusing a value of the wrong type, on every surface: the JSON type received
+    (:func:`json_type_name`) and at most ``limit`` UTF-8 bytes of the value (then ``...``; an array or object
+    cut short by ``reprlib``, so a megabyte one costs what its first items cost), escaped as :func:`echo_value`
+    escapes, a string as :func:`echo_repr` shows it, ``null``/``true``/``false`` as JSON writes them:
+    ``, not an integer (got 5)``, ``, not a string (got 'abc')``, ``, not an array (got ['a', 'b'])``,
+    ``, not null``. :func:`type_rule` and the pydantic rules (:mod:`mnemon_ls.ops.base`) end with it."""
+    import reprlib  # on use: every command imports this module
+
+    class Short(reprlib.Repr):
+        def repr_NoneType(self, _value: None, _level: int) -> str:
+            return "null"
+
+        def repr_bool(self, value: bool, _level: int) -> str:
+            return "true" if value else "false"
+
+    if sent is None:
+        return ", not null"
+    try:
+        shown = echo_repr(sent[:limit + 1], limit) if isinstance(sent, str) else Short().repr(sent)
+    except ValueError:  # an integer of more digits than Python writes out
+        shown = "a number too long to show"
+    kind = json_type_name(sent)
+    return f", not {'an' if kind[0] in 'aeiou' else 'a'} {kind} (got {echo_value(shown, limit)})"
+
+
+def type_rule(expected: str, sent: Any) -> str:
+    """The rule of a value of the wrong type: ``must be`` ``expected`` (``a string``, ``an integer``, ``a list
+    of strings``) then what was received (:func:`not_sent`): ``must be a string, not an integer (got 5)``."""
+    return f"must be {expected}{not_sent(sent)}"
+
+
 def _is_control(c: str) -> bool:
     """A C0 control (U+0000..U+001F), DEL or a C1 control (U+0080..U+009F): Unicode category Cc."""
     return c < " " or "\x7f" <= c <= "\x9f"

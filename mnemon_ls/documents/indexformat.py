@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..errors import InvalidInput, JsonUnreadable, echo_repr, json_loads, json_type_name
+from ..errors import InvalidInput, JsonUnreadable, echo_repr, json_loads, type_rule
 from .model import (
     _HASH,
     _SURROGATE,
@@ -69,7 +69,7 @@ def record_from_json(raw: Any, index: int, *, surrogates: bool = True) -> tuple[
     for key in _REQUIRED_STRINGS:
         value = raw.get(key)
         if not isinstance(value, str):
-            what = "is missing" if key not in raw else f"must be a string (got {json_type_name(value)})"
+            what = "is missing" if key not in raw else type_rule("a string", value)
             raise InvalidInput(f"{where}.{key}", what)
         if surrogates and _SURROGATE.search(value):
             raise InvalidInput(f"{where}.{key}", "holds a lone surrogate (not valid Unicode)")
@@ -103,7 +103,7 @@ def record_from_json(raw: Any, index: int, *, surrogates: bool = True) -> tuple[
     for key in _ARRAYS:
         value = raw.get(key)
         if not isinstance(value, list):
-            what = "is missing" if key not in raw else "must be an array"
+            what = "is missing" if key not in raw else type_rule("an array", value)
             raise InvalidInput(f"{where}.{key}", what)
         kept = [v for v in value if isinstance(v, str)]
         if surrogates and any(_SURROGATE.search(v) for v in kept):

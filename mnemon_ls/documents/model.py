@@ -58,7 +58,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Literal, Sequence
 
-from ..errors import InvalidInput, echo_value, json_type_name
+from ..errors import InvalidInput, echo_value, type_rule
 
 Status = Literal["active", "archived"]
 STATUSES: tuple[Status, ...] = ("active", "archived")
@@ -201,7 +201,7 @@ def relative_path(status: Status, filename: str) -> str:
 def _check_text(value: Any, field_name: str) -> str:
     if not isinstance(value, str):
         raise InvalidInput(field_name, "is required" if value is None else
-                           f"must be a string (got {json_type_name(value)})")
+                           type_rule("a string", value))
     if _SURROGATE.search(value):
         raise InvalidInput(field_name, "must be valid Unicode (it holds a lone surrogate)")
     return value
@@ -324,7 +324,7 @@ def validate_id_list(value: Any, field_name: str, maximum: int) -> tuple[str, ..
     if value is None:
         return ()
     if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-        raise InvalidInput(field_name, "must be a list of strings")
+        raise InvalidInput(field_name, type_rule("a list of strings", value))
     out: list[str] = []
     for index, raw in enumerate(value):
         text = js_trim(_check_text(raw, f"{field_name}[{index}]"))

@@ -29,7 +29,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInput, echo_repr, json_type_name
+from ..errors import InvalidInput, echo_repr, type_rule
 from .model import MAX_SOURCE_PATHS, js_trim
 
 _WINDOWS = re.compile(r"^[A-Za-z]:")
@@ -52,12 +52,12 @@ def resolve_source_paths(value: Any, workspace: Path | None, managed_dir: Path,
     if value is None:
         return ()
     if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-        raise InvalidInput(field_name, "must be a list of workspace-relative paths")
+        raise InvalidInput(field_name, type_rule("a list of workspace-relative paths", value))
     items: list[tuple[int, str]] = []
     seen: set[str] = set()
     for index, raw in enumerate(value):
         if not isinstance(raw, str):
-            raise InvalidInput(f"{field_name}[{index}]", f"must be a string (got {json_type_name(raw)})")
+            raise InvalidInput(f"{field_name}[{index}]", type_rule("a string", raw))
         text = js_trim(raw)
         if text and text not in seen:
             seen.add(text)

@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Iterable, Protocol, Sequence
 
-from ..errors import InvalidInput, range_rule
+from ..errors import InvalidInput, range_rule, type_rule
 from .files import ManagedFiles, redacted_for_search, searchable
 from .index import IndexFile, IndexView
 from .model import DocumentRecord, collapse_space, js_trim, sha256_hex, time_key
@@ -114,13 +114,13 @@ class Search:
         if audience not in ("person", "assistant"):
             raise InvalidInput("audience", "must be one of person, assistant")
         if not isinstance(query, str):
-            raise InvalidInput("query", f"must be a string (got {type(query).__name__})")
+            raise InvalidInput("query", type_rule("a string", query))
         text = js_trim(query)
         check_query_length(text, "query")
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_SEARCH_LIMIT:
             raise InvalidInput("limit", range_rule("integer", {"ge": 1, "le": MAX_SEARCH_LIMIT}, limit))
         if not isinstance(include_archived, bool):
-            raise InvalidInput("includeArchived", "must be true or false")
+            raise InvalidInput("includeArchived", type_rule("true or false", include_archived))
         store = self.store
         files = store.files
         with store.mutex:

@@ -34,7 +34,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path
 
-from ..errors import InvalidInput, MnemonError
+from ..errors import InvalidInput, MnemonError, type_rule
 from ..folders import FolderState, uri_to_path
 from ..ops.command_ids import COMMANDS
 from ..ops.errors import as_error
@@ -56,7 +56,7 @@ def command_argument(model: type, arguments: tuple[Any, ...]) -> Any:
     if len(arguments) != 1:
         raise InvalidInput("arguments", f"must hold exactly one argument object (got {len(arguments)})")
     if not isinstance(arguments[0], dict):
-        raise InvalidInput("arguments[0]", "must be an object")
+        raise InvalidInput("arguments[0]", type_rule("an object", arguments[0]))
     return parse_params(model, arguments[0])
 
 

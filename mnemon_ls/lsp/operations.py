@@ -105,13 +105,13 @@ async def tool_call(ls: Any, params: Any) -> dict[str, Any]:
     (an MCP tool of :func:`mnemon_ls.ops.tools.tools`, the same names and arguments) run as the MCP server
     runs it, answered with the operation's model-facing text. The client asks the person before a write
     (the request does not). Errors name the tool's arguments (``arguments.limit``, ``content``)."""
-    from ..errors import InvalidInput
+    from ..errors import InvalidInput, type_rule
     from ..ops.execute import model_text_async, parse
     from ..ops.surfaces import Call
     from ..ops.tools import argument_name, tools
 
     if not isinstance(params, dict):
-        raise InvalidInput("params", "must be an object")
+        raise InvalidInput("params", type_rule("an object", params))
     unknown = sorted(set(params) - _TOOL_KEYS)
     if unknown:
         raise InvalidInput(unknown[0], "is not a known field (workspace, name, arguments)")

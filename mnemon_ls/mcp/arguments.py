@@ -36,7 +36,7 @@ from mcp.types import CallToolResult, TextContent
 from mcp_types import INVALID_PARAMS
 from pydantic import ValidationError
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, type_rule
 from ..ops.base import validation_problems
 from ..ops.jsonargs import read_arguments
 
@@ -165,7 +165,7 @@ class StrictArguments:
         if model is None:
             return
         if params is not None and not isinstance(params, Mapping):
-            raise invalid_params([("params", "must be an object")])
+            raise invalid_params([("params", type_rule("an object", params))])
         try:
             model.model_validate({} if params is None else dict(params), by_name=False)
         except ValidationError as exc:

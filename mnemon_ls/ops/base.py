@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import InvalidInput, json_type_name, range_rule
+from ..errors import InvalidInput, not_sent, range_rule, type_rule
 from .surfaces import Call, CliArg, CliCommand, Effect, LspCommand, LspMethod, McpTool, Operation, Surface
 
 __all__ = ["Call", "CliArg", "CliCommand", "Effect", "LspCommand", "LspMethod", "McpTool", "Operation", "Params",
@@ -60,10 +60,6 @@ _JSON_WORDS = (("a valid dictionary", "an object"), ("a valid list", "an array")
 
 #: pydantic's words naming the Python class a field's model is (``or instance of CiteParam``).
 _CLASS_WORDS = re.compile(r" or instance of [A-Za-z_][A-Za-z0-9_.]*")
-
-
-def _article(name: str) -> str:
-    return name if name == "null" else (f"an {name}" if name[0] in "aeiou" else f"a {name}")
 
 
 #: pydantic's error types of a number out of its bounds, and the bound each names in its ``ctx``.
@@ -165,13 +161,13 @@ def validation_problems(error: ValidationError, prefix: str = "", whole: str | N
     """``[(field, rule)]`` of a pydantic ``ValidationError``, in field order: the one wording of every surface
     (the command line, the language server, MCP). The field is a path (:func:`field_path`:
     ``cites[0].startLine``, ``prefix`` before it; the empty location is ``whole``, else ``prefix`` without its
-    dot, or ``params``); the rule is in words that start lower-case, never echo the rejected value (it may be
-    megabytes), name JSON's types (``an object``, ``an array``) and, when the type is wrong, the JSON type that
-    was sent (``input should be a valid integer, not a string``; ``input should be 'user' or 'memory'`` for a
-    string that is none of them); an unknown field ``is not a known field``, a missing one ``is required``.
-    With ``model`` a field is named by its alias however the params were populated (:func:`_wire_loc`:
-    ``documentRevision``, not ``document_revision``). A number out of its range is worded as every range check
-    of the project words it, with the number sent
+    dot, or ``params``); the rule is in words that start lower-case, never echo the whole rejected value (it may
+    be megabytes), name JSON's types (``an object``, ``an array``) and, when the type is wrong, the JSON type and
+    the start of the value that was sent (:func:`mnemon_ls.errors.not_sent`: ``input should be a valid integer,
+    not a string (got 'ten')``; ``input should be 'user' or 'memory'`` for a string that is none of them); an
+    unknown field ``is not a known field``, a missing one ``is required``. With ``model`` a field is named by its
+    alias however the params were populated (:func:`_wire_loc`: ``documentRevision``, not ``document_revision``).
+    A number out of its range is worded as every range check of the project words it, with the number sent
     (short; :func:`mnemon_ls.errors.range_rule`): ``must be an integer in 1..50 (got 0)``, both bounds from the field's
     constraints when ``model`` (the pydantic model validated) is given, else the bound it broke
     (``must be an integer >= 1 (got 0)``); so is an integer too large for a number field (``10**400`` for a
@@ -199,7 +195,7 @@ def validation_problems(error: ValidationError, prefix: str = "", whole: str | N
             rule = rule.replace(python, wire)
         rule = _CLASS_WORDS.sub("", rule)  # "an object or instance of CiteParam": a Python class, not a JSON type
         if kind.endswith("_type") or (kind in ("literal_error", "enum") and not isinstance(sent, str)):
-            rule += f", not {_article(json_type_name(sent))}"  # a string not among the choices: the choices say it
+            rule += not_sent(sent)  # a string not among the choices: the choices say it
         problems.append((field, rule))
     return problems
 
@@ -223,7 +219,7 @@ def parse_params(model: type[BaseModel], params: Any) -> Any:
     if params is None:
         params = {}
     if not isinstance(params, dict):
-        raise InvalidInput("params", "must be an object")
+        raise InvalidInput("params", type_rule("an object", params))
     try:
         return model.model_validate(params)
     except ValidationError as exc:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, type_rule
 
 #: JSON schema type -> the words of a rule (``must be an integer``).
 _TYPE_WORDS = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "a boolean",
@@ -101,7 +101,7 @@ def _read_resolved(value: Any, schema: Mapping[str, Any], defs: Mapping[str, Any
         if types is None or "null" in types:
             return None
         words = " or ".join(_TYPE_WORDS.get(t, t) for t in sorted(types))
-        raise InvalidInput(path, f"must be {words}, not null")
+        raise InvalidInput(path, type_rule(words, None))
     if types is None:
         return value
     if isinstance(value, float) and "integer" in types and "number" not in types:

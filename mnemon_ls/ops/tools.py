@@ -24,7 +24,7 @@ from typing import Annotated, Any, Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, type_rule
 from .base import Operation
 
 
@@ -202,7 +202,7 @@ class Tool:
         if arguments is None:
             arguments = {}
         if not isinstance(arguments, dict):
-            raise InvalidInput("arguments", "must be an object")
+            raise InvalidInput("arguments", type_rule("an object", arguments))
         try:
             checked = self.arguments_model.model_validate(arguments)
         except ValidationError as exc:

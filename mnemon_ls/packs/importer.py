@@ -78,7 +78,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from .. import fsio
-from ..errors import InvalidInput, RuntimeCapacityError, UnreadableStore, echo_repr
+from ..errors import InvalidInput, RuntimeCapacityError, UnreadableStore, echo_repr, type_rule
 from ..redact import Scrubber
 from ..runtime.model import PROJECTION_FILES, Entry, match_key, normalize_text, used_bytes
 from ..spaces.registry_model import LOCK_FILE
@@ -106,11 +106,14 @@ def validate_mode(value: Any) -> str:
 
 def validate_components(value: Any, pack: Pack) -> tuple[str, ...]:
     """The chosen components (default: all the pack has), each one the pack carries; else
-    :class:`InvalidInput` naming ``components``."""
+    :class:`InvalidInput` naming ``components`` (``components[i]``: an item that is not a string)."""
     if value is None or value == [] or value == ():
         return pack.archive.components
-    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise InvalidInput("components", "must be a list of component names")
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise InvalidInput("components", type_rule("a list of component names", value))
+    for index, name in enumerate(value):
+        if not isinstance(name, str):
+            raise InvalidInput(f"components[{index}]", type_rule("a string (a component name)", name))
     for name in value:
         if name not in fmt.COMPONENTS:
             raise InvalidInput("components", f"{echo_repr(name)} is not a component "

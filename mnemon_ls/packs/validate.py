@@ -30,7 +30,7 @@ from typing import Any
 from ..documents import model as dmodel
 from ..documents.indexformat import parse_index
 from ..documents.model import DocumentRecord
-from ..errors import InvalidInput, JsonUnreadable, PackInvalid, echo_repr, json_loads
+from ..errors import InvalidInput, JsonUnreadable, PackInvalid, echo_repr, json_loads, type_rule
 from ..runtime.model import PROJECTION_FILES, TARGETS, Entry, parse_store, used_bytes
 from ..spaces.model import MAX_DESCRIPTION_CHARS, js_length, validate_name, validate_space_id
 from ..spaces.registry_model import NATIVE_FILE, SpaceRecord
@@ -223,7 +223,7 @@ def _spaces(payload: dict[str, bytes]) -> list[PackSpace]:
             raise PackInvalid(where, "must be an object")
         for key in ("id", "name"):
             if not isinstance(raw.get(key), str):
-                raise PackInvalid(f"{where}.{key}", f"must be a string (got {type(raw.get(key)).__name__})")
+                raise PackInvalid(f"{where}.{key}", type_rule("a string", raw.get(key)))
         try:
             space_id = validate_space_id(raw.get("id"), "id")
             name = validate_name(raw.get("name"), "name")

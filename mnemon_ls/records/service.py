@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from .. import fsio
-from ..errors import AmbiguousMatch, ConfirmationRequired, InvalidInput, NotFound, echo_repr, echo_value
+from ..errors import AmbiguousMatch, ConfirmationRequired, InvalidInput, NotFound, echo_repr, echo_value, type_rule
 from ..redact import Scrubber
 from ..text import check_query_length
 from ..roots_gitignore import write_root_gitignore
@@ -338,7 +338,7 @@ class RecordsSource:
         and ``mnemon/records/list``, ``query`` for the MCP tool)."""
         if text is not None:
             if not isinstance(text, str):
-                raise InvalidInput(text_field, f"must be a string (got {type(text).__name__})")
+                raise InvalidInput(text_field, type_rule("a string", text))
             check_query_length(text, text_field)
         for name, value, choices in (("type", type, TYPES), ("status", status, STATUSES),
                                      ("verification", verification, VERIFICATIONS)):
@@ -462,7 +462,7 @@ def _validate_bundle(bundle: Any) -> list[MemoryRecord]:
                                             "1 bundles")
     items = bundle.get("records")
     if not isinstance(items, list):
-        raise InvalidInput("records", "must be a list of records")
+        raise InvalidInput("records", type_rule("a list of records", items))
     if len(items) > MAX_BUNDLE_RECORDS:
         raise InvalidInput("records", f"at most {MAX_BUNDLE_RECORDS} records per bundle (got {len(items)})")
     seen: set[str] = set()
@@ -512,11 +512,11 @@ def _tags(tags: Any, scrub: Scrubber) -> list[str]:
     through ``scrub`` as a label (:meth:`~mnemon_ls.redact.Scrubber.label`: ``reject`` raises naming
     ``tags[i]``)."""
     if isinstance(tags, str) or not isinstance(tags, (list, tuple)):
-        raise InvalidInput("tags", "must be a list of strings")
+        raise InvalidInput("tags", type_rule("a list of strings", tags))
     out: list[str] = []
     for i, tag in enumerate(tags):
         if not isinstance(tag, str):
-            raise InvalidInput(f"tags[{i}]", "must be a string")
+            raise InvalidInput(f"tags[{i}]", type_rule("a string", tag))
         tag = scrub.label(f"tags[{i}]", re.sub(r"\s+", " ", tag).strip())
         if tag and tag not in out:
             out.append(tag)

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..errors import InvalidInput, echo_repr, echo_value
+from ..errors import InvalidInput, echo_repr, echo_value, type_rule
 from . import ops
 from .model import (IMPORTANCES, PROJECTION_FILES, Entry, Target, joined_bytes, match_key, validate_branches,
                     validate_content, validate_importance)
@@ -152,8 +152,7 @@ def derive_candidates(raw_entries: Any, plan: "MaintenancePlan", dropped: Sequen
     count = len(plan.entries)
     budget = budget_of(plan)
     if isinstance(raw_entries, (str, bytes)) or not isinstance(raw_entries, Sequence):
-        raise InvalidInput("entries", f"must be a list of {{content, importance, sourceIndexes}} (got "
-                                      f"{type(raw_entries).__name__})")
+        raise InvalidInput("entries", type_rule("a list of {content, importance, sourceIndexes}", raw_entries))
     if count == 0:
         raise InvalidInput("entries", f"there is nothing to compact: {PROJECTION_FILES[target]} has no entries "
                                       "besides the pending change")
@@ -314,7 +313,7 @@ def _numbers(raw: Any, where: str, what: str) -> tuple[int, ...]:
     in plain words which number of the list is wrong and why (``drop[0]``: ``the first number in drop is 0, not
     an entry number: entries are numbered from 1, ...``; a position in the list is not an entry number)."""
     if isinstance(raw, (str, bytes)) or not isinstance(raw, Sequence):
-        raise InvalidInput(where, f"must be a list of entry numbers ({what}, e.g. [2, 3])")
+        raise InvalidInput(where, type_rule(f"a list of entry numbers ({what}, e.g. [2, 3])", raw))
     seen: list[int] = []
     for k, index in enumerate(raw):
         given = f"the {_ordinal(k + 1)} number"  # the field ({where}[{k}]) says of what
@@ -338,7 +337,7 @@ def person_form(merge: Any, drop: Any) -> PersonForm:
     merges: list[Merge] = []
     if merge is not None:
         if isinstance(merge, (str, bytes)) or not isinstance(merge, Sequence):
-            raise InvalidInput("merge", "must be a list of {sourceIndexes, content, importance?}")
+            raise InvalidInput("merge", type_rule("a list of {sourceIndexes, content, importance?}", merge))
         for i, item in enumerate(merge):
             where = f"merge[{i}]"
             if not isinstance(item, dict):

@@ -26,7 +26,7 @@ from json.encoder import encode_basestring as _encode_string
 from datetime import datetime, timezone
 from typing import Any, Iterable, Literal, Sequence
 
-from ..errors import InvalidInput, JsonUnreadable, control_rule, echo_repr, echo_value, json_loads, json_type_name
+from ..errors import InvalidInput, JsonUnreadable, control_rule, echo_repr, echo_value, json_loads, type_rule
 
 Target = Literal["user", "memory"]
 Importance = Literal["critical", "normal", "low"]
@@ -90,7 +90,7 @@ def validate_content(value: Any, field_name: str = "content") -> str:
     """
     if not isinstance(value, str):
         raise InvalidInput(field_name, "is required" if value is None else
-                           f"must be a string (got {json_type_name(value)})")
+                           type_rule("a string", value))
     text = normalize_text(value)
     if not text:
         raise InvalidInput(field_name, "is required (empty or only whitespace)", value=echo_value(value))
@@ -138,7 +138,7 @@ def branch_name_problem(name: Any) -> str | None:
     :data:`MAX_BRANCH_CHARS` characters.
     """
     if not isinstance(name, str):
-        return f"must be a string (got {type(name).__name__})"
+        return type_rule("a string", name)
     if not name:
         return "must not be empty"
     if len(name) > MAX_BRANCH_CHARS:
@@ -172,7 +172,7 @@ def validate_branches(value: Any, target: Target, field_name: str = "branches") 
     if value is None:
         return ()
     if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-        raise InvalidInput(field_name, "must be a list of branch names")
+        raise InvalidInput(field_name, type_rule("a list of branch names", value))
     if target == "user" and value:
         raise InvalidInput(field_name, "applies to target=memory only")
     if len(value) > MAX_BRANCHES:
@@ -279,15 +279,15 @@ def entry_from_json(raw: Any, index: int) -> Entry:
     """Validate one stored entry (reference section 3.1); raises :class:`InvalidInput` naming ``entries[i].field``."""
     where = f"entries[{index}]"
     if not isinstance(raw, dict):
-        raise InvalidInput(where, "must be an object")
+        raise InvalidInput(where, type_rule("an object", raw))
     target = validate_target(raw.get("target"), f"{where}.target")
     importance = validate_importance(raw.get("importance"), f"{where}.importance")
     for key in ("created_at", "updated_at"):
         if not isinstance(raw.get(key), str):
-            raise InvalidInput(f"{where}.{key}", "must be a string")
+            raise InvalidInput(f"{where}.{key}", type_rule("a string", raw.get(key)))
     content = raw.get("content")
     if not isinstance(content, str):
-        raise InvalidInput(f"{where}.content", "must be a string")
+        raise InvalidInput(f"{where}.content", type_rule("a string", content))
     normalized = normalize_text(content)
     if not normalized:
         raise InvalidInput(f"{where}.content", "is empty")
@@ -303,7 +303,7 @@ def entry_from_json(raw: Any, index: int) -> Entry:
             raise InvalidInput(f"{where}.branches", "applies to target=memory only")
         value = raw["branches"]
         if not isinstance(value, list):
-            raise InvalidInput(f"{where}.branches", "must be an array of branch names")
+            raise InvalidInput(f"{where}.branches", type_rule("an array of branch names", value))
         for position, name in enumerate(value):
             # Loading uses the plugin's looser load rule (reference 3.1), not the mutation rule, so a
             # store the plugin reads is readable here too.
@@ -485,7 +485,7 @@ def parse_store(data: bytes) -> list[Entry]:
         raise InvalidInput("version", f"must be 1 (got {echo_repr(document.get('version'))})")
     raw_entries = document.get("entries")
     if not isinstance(raw_entries, list):
-        raise InvalidInput("entries", "must be an array")
+        raise InvalidInput("entries", type_rule("an array", raw_entries))
     return [entry_from_json(raw, index) for index, raw in enumerate(raw_entries)]
 
 

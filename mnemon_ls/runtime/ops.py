@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Sequence
 
 from ..errors import (AmbiguousMatch, DuplicateContent, InvalidInput, NoMatch, RuntimeCapacityError, echo_repr,
-                      echo_value)
+                      echo_value, type_rule)
 from .model import (
     IMPORTANCES,
     DELIMITER_CHAR,
@@ -280,7 +280,7 @@ def validate_candidates(raw: Sequence[Any], target: Target) -> list[Candidate]:
     Raises :class:`InvalidInput` naming ``candidates[i].content`` etc., or :class:`DuplicateContent`.
     """
     if isinstance(raw, (str, bytes)) or not isinstance(raw, Sequence):
-        raise InvalidInput("candidates", "must be a list")
+        raise InvalidInput("candidates", type_rule("a list", raw))
     result: list[Candidate] = []
     seen: set[str] = set()
     for index, item in enumerate(raw):

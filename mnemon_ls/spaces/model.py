@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable, Literal
 
-from ..errors import InvalidInput, ItemNotFound, control_rule, echo_repr, echo_value, range_rule
+from ..errors import InvalidInput, ItemNotFound, control_rule, echo_repr, echo_value, range_rule, type_rule
 
 Clock = Callable[[], datetime]
 
@@ -131,7 +131,7 @@ def require_unicode(text: str, field_name: str) -> str:
 def validate_space_id(value: Any, field_name: str = "spaceId") -> str:
     """A trimmed space id (module doc) or :class:`InvalidInput`."""
     if not isinstance(value, str):
-        raise InvalidInput(field_name, "must be a string")
+        raise InvalidInput(field_name, type_rule("a string", value))
     text = value.strip()
     if not text:
         raise InvalidInput(field_name, "is required")
@@ -144,7 +144,7 @@ def validate_space_id(value: Any, field_name: str = "spaceId") -> str:
 def validate_item_id(value: Any, field_name: str = "id") -> str:
     """A trimmed item id (module doc) or :class:`InvalidInput`."""
     if not isinstance(value, str):
-        raise InvalidInput(field_name, "must be a string")
+        raise InvalidInput(field_name, type_rule("a string", value))
     text = value.strip()
     if not text:
         raise InvalidInput(field_name, "is required")
@@ -172,7 +172,7 @@ def validate_query(value: Any, field_name: str = "query") -> str:
     """A trimmed query of 1..2,000 characters (code points, :func:`mnemon_ls.text.check_query_length`) or
     :class:`InvalidInput`."""
     if not isinstance(value, str):
-        raise InvalidInput(field_name, "must be a string")
+        raise InvalidInput(field_name, type_rule("a string", value))
     text = value.strip()
     if not text:
         raise InvalidInput(field_name, "is required (an empty query is not allowed)", value=echo_value(value))
@@ -202,7 +202,7 @@ def validate_content(value: Any, field_name: str = "content") -> str:
     """Non-blank content of at most 8,000 UTF-8 bytes (stored trimmed), with no NUL and no other control character
     than newline and tab (:func:`~mnemon_ls.errors.control_rule`), or :class:`InvalidInput`."""
     if not isinstance(value, str):
-        raise InvalidInput(field_name, "must be a string")
+        raise InvalidInput(field_name, type_rule("a string", value))
     text = value.strip()
     if not text:
         raise InvalidInput(field_name, "is required (blank content is not allowed)", value=echo_value(value))
@@ -244,11 +244,11 @@ def _string_list(value: Any, field_name: str, max_items: int, max_bytes: int) ->
     if value is None:
         return []
     if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-        raise InvalidInput(field_name, "must be a list of strings")
+        raise InvalidInput(field_name, type_rule("a list of strings", value))
     out: list[str] = []
     for index, item in enumerate(value):
         if not isinstance(item, str):
-            raise InvalidInput(f"{field_name}[{index}]", "must be a string")
+            raise InvalidInput(f"{field_name}[{index}]", type_rule("a string", item))
         text = item.strip()
         if not text:
             continue

@@ -31,7 +31,7 @@ import threading
 import unicodedata
 from typing import Any, Callable, Iterable
 
-from ..errors import AmbiguousMatch, InvalidInput
+from ..errors import AmbiguousMatch, InvalidInput, type_rule
 from ..findings import Finding
 from .registry_model import RegistryState, SpaceRecord
 
@@ -266,7 +266,7 @@ def resolve(state: RegistryState, reference: Any, field_name: str = "spaceId") -
     any) or :class:`AmbiguousMatch` (``data.field``, ``data.spaceIds``) when two or more spaces have that id
     ignoring case, or that name."""
     if not isinstance(reference, str):
-        raise InvalidInput(field_name, "must be a string (a space id or name)")
+        raise InvalidInput(field_name, type_rule("a string (a space id or name)", reference))
     text = reference.strip()
     if not text:
         raise InvalidInput(field_name, "is required")

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from .. import nowait
-from ..errors import InvalidInput, MnemonError, range_rule
+from ..errors import InvalidInput, MnemonError, range_rule, type_rule
 from . import policy as quality_policy
 from .errors import ProviderUnavailable
 from .model import (
@@ -187,7 +187,7 @@ class SpacesRecall:
             selected = [r for r in state.all if r.active]
         else:
             if isinstance(spaces, str) or not isinstance(spaces, (list, tuple)):
-                raise InvalidInput("spaces", "must be a list of space ids")
+                raise InvalidInput("spaces", type_rule("a list of space ids", spaces))
             selected = []
             for index, space in enumerate(spaces):
                 record = resolve(state, space, f"spaces[{index}]")

@@ -91,3 +91,34 @@ def test_a_long_or_multiline_value_is_not_printed_back_whole(tmp_path: Path) -> 
     assert (scripted["error"]["field"], scripted["error"]["param"], scripted["error"]["rule"]) == (
         "--tag", "tags[0]", "must be at most 100 UTF-8 bytes")
     assert procs.tree_snapshot(tmp_path) == before
+
+
+def test_a_value_of_the_wrong_type_is_named_with_its_type_and_start(tmp_path: Path) -> None:
+    # "records: must be a list of records" said neither what came nor its type (errors.not_sent, every surface)
+    ws = workspace(tmp_path)
+    bundle = tmp_path / "bundle.json"
+    bundle.write_text(json.dumps({"schemaVersion": 1, "records": "decisions" * 40}), encoding="utf-8")
+    before = procs.tree_snapshot(tmp_path)
+    rule = "must be a list of records, not a string (got 'decisionsdecisionsdecisionsdecisionsdec...)"
+    done = cli(ws, tmp_path, "records", "import", str(bundle))
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"mnemon-ls: error: records: {rule}\n")
+    error = json.loads(cli(ws, tmp_path, "records", "import", str(bundle), "--json").stdout)["error"]
+    assert (error["code"], error["field"], error["rule"]) == ("invalid-input", "records", rule)
+    assert procs.tree_snapshot(tmp_path) == before
+
+
+def test_a_bad_or_missing_name_of_hook_setup_and_a_required_id_names_the_field(tmp_path: Path) -> None:
+    # hook EVENT and setup CLIENT name their field and list the accepted values; a required id names itself
+    ws = workspace(tmp_path)
+    for argv, field, rule, value in (
+            (("hook", "session-end"), "event", "must be one of session-start, prompt (got 'session-end')",
+             "session-end"),
+            (("setup", "emacs"), "client", "must be one of claude-code, codex, cursor, vscode, git (got 'emacs')",
+             "emacs"),
+            (("doc", "get"), "id", "is required", None)):
+        done = cli(ws, tmp_path, *argv, "--json")
+        error = json.loads(done.stdout)["error"]
+        assert (done.returncode, error["code"], error["field"], error["rule"], error.get("value")) == (
+            2, "invalid-input", field, rule, value), done.stdout
+        said = "the following arguments are required: id" if field == "id" else f"{field}: {rule}"
+        assert done.stderr.startswith(f"mnemon-ls: error: {said} (see `mnemon-ls "), done.stderr

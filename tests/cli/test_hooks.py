@@ -27,7 +27,7 @@ FORBIDDEN = ("pydantic", "pygit2", "mnemon_ls.semantic", "mnemon_ls.packs", "mne
 #: Not even these for ``hook prompt``: it prints one line from the settings.
 PROMPT_FORBIDDEN = FORBIDDEN + ("argparse", "typing", "mnemon_ls.host", "mnemon_ls.roots", "mnemon_ls.roots_checks",
                                 "mnemon_ls.roots_gitignore", "mnemon_ls.roots_safety", "mnemon_ls.runtime",
-                                "mnemon_ls.fsio", "threading", "sqlite3")
+                                "mnemon_ls.fsio", "mnemon_ls.fsread", "threading", "sqlite3")
 
 #: ``python -m mnemon_ls <argv>`` in a fresh interpreter, then every module it imported written to ``report``.
 RUN = """

@@ -69,7 +69,7 @@ def test_title_length_counts_javascript_characters():
     ("a\x00b", "must not contain control characters (U+0000-U+001F other than whitespace, U+007F)"),
     ("a\x7fb", "must not contain control characters (U+0000-U+001F other than whitespace, U+007F)"),
     ("a\ud800", "must be valid Unicode (it holds a lone surrogate)"),
-    (5, "must be a string (got integer)"),
+    (5, "must be a string, not an integer (got 5)"),
 ])
 def test_title_rejects_control_characters_surrogates_and_non_strings(value, rule):
     with pytest.raises(InvalidInput) as info:
@@ -131,7 +131,7 @@ def test_id_lists_trim_dedupe_and_refuse_more_than_twenty():
     assert info.value.field == "memoryBodyIds[1]"
     with pytest.raises(InvalidInput) as info:
         model.validate_id_list("abc", "sessionIds", 20)
-    assert info.value.rule == "must be a list of strings"
+    assert info.value.rule == "must be a list of strings, not a string (got 'abc')"
 
 
 def test_session_ids_merge_keeps_the_latest_twenty():
@@ -272,8 +272,8 @@ def test_a_record_missing_a_required_field_makes_the_index_invalid(key):
                                                    "(got 'documents/active/../../x.md')"),
     ("relativePath", "documents/archived/release-runbook-v2-3f1c2a9e.md",
      "must be documents/active/release-runbook-v2-3f1c2a9e.md (got 'documents/archived/release-runbook-v2-3f1c2a9e.md')"),
-    ("title", 5, "must be a string (got integer)"),
-    ("sourcePaths", "a", "must be an array"),
+    ("title", 5, "must be a string, not an integer (got 5)"),
+    ("sourcePaths", "a", "must be an array, not a string (got 'a')"),
 ])
 def test_bad_record_values_name_the_record_and_field(key, value, rule):
     document = json.loads(TS_FILES["documents/index.json"])

@@ -317,8 +317,9 @@ BAD_CREATES = [
      "names a managed document path (documents/active/x.md); give the original workspace file instead"),
     (dict(source_paths=[f"f{i}.md" for i in range(51)]), "sourcePaths",
      "has 51 paths; at most 50 (nothing was stored; keep the paths that matter most)"),
-    (dict(source_paths="a.md"), "sourcePaths", "must be a list of workspace-relative paths"),
-    (dict(source_paths=[3]), "sourcePaths[0]", "must be a string (got integer)"),
+    (dict(source_paths="a.md"), "sourcePaths",
+     "must be a list of workspace-relative paths, not a string (got 'a.md')"),
+    (dict(source_paths=[3]), "sourcePaths[0]", "must be a string, not an integer (got 3)"),
     (dict(expected_revision="abc"), "expectedRevision", "must be an index revision (64 lowercase hex characters)"),
 ]
 

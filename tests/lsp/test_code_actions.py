@@ -229,8 +229,9 @@ async def test_command_argument_errors(client: MnemonClient, repo_dir: Path, tmp
     assert result["success"] is False and result["error"]["code"] == "invalid-input"
     assert result["error"]["field"] == "content"
     result = await client.command(REMEMBER, ["not", "an", "object"])
-    assert result == {"success": False, "error": {"code": "invalid-input", "message": "arguments[0]: must be an object",
-                                                  "field": "arguments[0]", "rule": "must be an object"}}
+    rule = "must be an object, not an array (got ['not', 'an', 'object'])"
+    assert result == {"success": False, "error": {"code": "invalid-input", "message": f"arguments[0]: {rule}",
+                                                  "field": "arguments[0]", "rule": rule}}
     assert [m.type for m in client.messages] == [types.MessageType.Error] * 3
     assert not (repo_dir / ".mnemon").exists()
 

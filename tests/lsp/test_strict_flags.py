@@ -14,7 +14,7 @@ import pygit2
 
 from tests.lsp.conftest import Launcher, tree_state
 
-RULE = "input should be a valid boolean, not {}"  # the JSON type that was sent: every surface words it so
+RULE = "input should be a valid boolean, not {}"  # the JSON type and the value sent: every surface words it so
 
 # (method, params without the flag, flag field)
 FLAGS = [
@@ -50,7 +50,8 @@ async def test_flags_take_only_json_booleans_and_a_wrong_one_changes_nothing(lsp
         for value in NOT_BOOLEANS:
             error = await client.call_error(method, {**params, field: value})
             got = (error.code, error.message, error.data)
-            rule = RULE.format({str: "a string", int: "an integer", type(None): "null"}[type(value)])
+            rule = RULE.format({str: f"a string (got {value!r})", int: f"an integer (got {value})",
+                                type(None): "null"}[type(value)])
             want = (-32602, f"{field}: {rule}", {"code": "invalid-input", "field": field, "rule": rule})
             if got != want:
                 problems.append(f"{method} {field}={value!r}:\n  got  {got!r}\n  want {want!r}")

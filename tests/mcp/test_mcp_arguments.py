@@ -17,26 +17,28 @@ from tests.mcp.test_mcp_server import INIT, args_for, files
 
 # (tool, arguments, the exact problem text after "invalid-input: ")
 WRONG_TYPES = [
-    ("mnemon_recall", {"query": "x", "limit": "5"}, "limit: input should be a valid integer, not a string"),
-    ("mnemon_recall", {"query": "x", "limit": True}, "limit: input should be a valid integer, not a boolean"),
+    ("mnemon_recall", {"query": "x", "limit": "5"}, "limit: input should be a valid integer, not a string (got '5')"),
+    ("mnemon_recall", {"query": "x", "limit": True}, "limit: input should be a valid integer, not a boolean (got true)"),
     ("mnemon_recall", {"query": "x", "limit": 5.5}, "limit: must be an integer (got 5.5)"),
-    ("mnemon_recall", {"query": {"text": ["x"]}}, "query: input should be a valid string, not an object"),
-    ("mnemon_recall", {"query": "x", "spaces": "default"}, "spaces: input should be an array, not a string"),
-    ("mnemon_remember", {"content": "x", "importance": "3"}, "importance: input should be a valid integer, not a string"),
-    ("mnemon_remember", {"content": "x", "tags": '["a"]'}, "tags: input should be an array, not a string"),
-    ("mnemon_remember", {"content": "x", "scope_to_branch": 1}, "scope_to_branch: input should be a valid boolean, not an integer"),
-    ("mnemon_related", {"space_id": "s", "id": "i", "depth": "2"}, "depth: input should be a valid integer, not a string"),
+    ("mnemon_recall", {"query": {"text": ["x"]}}, "query: input should be a valid string, not an object (got {'text': ['x']})"),
+    ("mnemon_recall", {"query": "x", "spaces": "default"}, "spaces: input should be an array, not a string (got 'default')"),
+    ("mnemon_remember", {"content": "x", "importance": "3"}, "importance: input should be a valid integer, not a string (got '3')"),
+    ("mnemon_remember", {"content": "x", "tags": '["a"]'}, "tags: input should be an array, not a string (got '[\"a\"]')"),
+    ("mnemon_remember", {"content": "x", "scope_to_branch": 1}, "scope_to_branch: input should be a valid boolean, not an integer "
+     "(got 1)"),
+    ("mnemon_related", {"space_id": "s", "id": "i", "depth": "2"}, "depth: input should be a valid integer, not a string (got '2')"),
     ("mnemon_document_search", {"query": "x", "include_archived": "yes"},
-     "include_archived: input should be a valid boolean, not a string"),
+     "include_archived: input should be a valid boolean, not a string (got 'yes')"),
     ("mnemon_document_manage", {"action": "get", "id": "d", "revision": "3"},
-     "revision: input should be a valid integer, not a string"),
-    ("mnemon_memory_spaces", {"active": 1}, "active: input should be a valid boolean, not an integer"),
-    ("mnemon_records_search", {"limit": "3"}, "limit: input should be a valid integer, not a string"),
-    ("mnemon_records_search", {"proposals_only": "true"}, "proposals_only: input should be a valid boolean, not a string"),
+     "revision: input should be a valid integer, not a string (got '3')"),
+    ("mnemon_memory_spaces", {"active": 1}, "active: input should be a valid boolean, not an integer (got 1)"),
+    ("mnemon_records_search", {"limit": "3"}, "limit: input should be a valid integer, not a string (got '3')"),
+    ("mnemon_records_search", {"proposals_only": "true"},
+     "proposals_only: input should be a valid boolean, not a string (got 'true')"),
     ("mnemon_records_propose", {"title": "t", "content": "c", "source_refs": [{"kind": 5}]},
-     "source_refs[0].kind: input should be a valid string, not an integer"),
-    ("mnemon_runtime_compact", {"revision": "r", "entries": "[]"}, "entries: input should be an array, not a string"),
-    ("mnemon_forget", {"id": 5}, "space_id: is required; id: input should be a valid string, not an integer"),
+     "source_refs[0].kind: input should be a valid string, not an integer (got 5)"),
+    ("mnemon_runtime_compact", {"revision": "r", "entries": "[]"}, "entries: input should be an array, not a string (got '[]')"),
+    ("mnemon_forget", {"id": 5}, "space_id: is required; id: input should be a valid string, not an integer (got 5)"),
     ("mnemon_status", {"bogus": 1, "other": 2}, "bogus, other: are not arguments of mnemon_status (it takes workspace)"),
     # another action's argument was dropped silently: a get with a revision answered the current one
     ("mnemon_document_manage", {"action": "get", "id": "d", "revision": 5},
@@ -98,13 +100,15 @@ def raw(workspace: Path, data_dir: Path):
 
 
 MALFORMED_CALLS = [
-    ('"x"', "Invalid params: params: must be an object (MCP requests take named parameters)"),
-    ('["mnemon_status", {}]', "Invalid params: params: must be an object (MCP requests take named parameters)"),
-    ('{"name": 5, "arguments": {}}', "Invalid params: name: input should be a valid string, not an integer"),
-    ('{"name": ["mnemon_status"]}', "Invalid params: name: input should be a valid string, not an array"),
+    ('"x"', "Invalid params: params: must be an object, not a string (got 'x') (MCP requests take named parameters)"),
+    ('["mnemon_status", {}]', "Invalid params: params: must be an object, not an array (got ['mnemon_status', {}]) "
+                              "(MCP requests take named parameters)"),
+    ('{"name": 5, "arguments": {}}', "Invalid params: name: input should be a valid string, not an integer (got 5)"),
+    ('{"name": ["mnemon_status"]}', "Invalid params: name: input should be a valid string, not an array "
+                                   "(got ['mnemon_status'])"),
     ('{"arguments": {}}', "Invalid params: name: is required"),
     ('{"name": "mnemon_recall", "arguments": "query=x"}',
-     "Invalid params: arguments: input should be an object, not a string"),
+     "Invalid params: arguments: input should be an object, not a string (got 'query=x')"),
     ('{"name": "mnemon_no_such_tool", "arguments": {}}', "Unknown tool: mnemon_no_such_tool"),
 ]
 
@@ -121,7 +125,8 @@ def test_a_malformed_tools_call_is_invalid_params_naming_the_field(raw: RawClien
 def test_other_methods_name_the_bad_field_and_an_unknown_prompt_is_invalid_params(raw: RawClient) -> None:
     raw.send('{"jsonrpc":"2.0","id":51,"method":"tools/list","params":{"cursor":5}}')
     assert raw.answer()["error"] == {"code": -32602,
-                                     "message": "Invalid params: cursor: input should be a valid string, not an integer"}
+                                     "message": "Invalid params: cursor: input should be a valid string, not an integer "
+                                                "(got 5)"}
     raw.send('{"jsonrpc":"2.0","id":52,"method":"prompts/get","params":{"name":"no-such-prompt"}}')
     assert raw.answer()["error"] == {"code": -32602, "message": "Unknown prompt: no-such-prompt"}
     raw.send('{"jsonrpc":"2.0","id":53,"method":"prompts/get","params":{"name":"mnemon-routing"}}')

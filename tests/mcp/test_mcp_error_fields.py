@@ -50,7 +50,8 @@ async def test_a_citation_that_is_not_an_object_is_named_in_json_words(tmp_path:
         cited = await session.call_tool("mnemon_runtime_memory", {"action": "add", "content": "parse splits",
                                                                   "cites": [["src/lib.py", 1]]})
         assert cited.is_error and text(cited) == ("Error executing tool mnemon_runtime_memory: invalid-input: "
-                                                  "cites[0]: input should be an object, not an array")
+                                                  "cites[0]: input should be an object, not an array "
+                                                  "(got ['src/lib.py', 1])")
         assert tree_snapshot(data_dir) == before
 
 

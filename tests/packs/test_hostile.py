@@ -95,7 +95,9 @@ def test_json_nested_past_the_parser_names_the_pack_file(good, target, name):
     assert (error.field, error.rule) == (name, "is nested too deeply (JSON arrays or objects inside each other)")
 
 
-@pytest.mark.parametrize("key, value, kind", [("name", 7, "int"), ("id", ["default"], "list"), ("name", None, "NoneType")])
+@pytest.mark.parametrize("key, value, kind", [("name", 7, ", not an integer (got 7)"),
+                                              ("id", ["default"], ", not an array (got ['default'])"),
+                                              ("name", None, ", not null")])
 def test_a_space_field_of_the_wrong_type_names_the_type(good, target, key, value, kind):
     files = dict(good[0])
     catalog = json.loads(files["payload/data/.dsh-memory-bodies.json"])
@@ -103,4 +105,4 @@ def test_a_space_field_of_the_wrong_type_names_the_type(good, target, key, value
     files["payload/data/.dsh-memory-bodies.json"] = json.dumps(catalog).encode()
     error = refused(target, repack(files))
     assert (error.field, error.rule) == (f"payload/data/.dsh-memory-bodies.json:bodies[0].{key}",
-                                         f"must be a string (got {kind})")
+                                         f"must be a string{kind}")

@@ -121,7 +121,8 @@ NUMBERING = "entries are numbered from 1, as the compaction plan and `mnemon-ls 
 SHAPES = {
     "nothing": ((None, []), "drop", "names no change: give at least one merge or one entry to drop"),
     "empty merge": (([], None), "merge", "names no change: give at least one merge or one entry to drop"),
-    "not a list": (("2,3", None), "merge", "must be a list of {sourceIndexes, content, importance?}"),
+    "not a list": (("2,3", None), "merge",
+                   "must be a list of {sourceIndexes, content, importance?}, not a string (got '2,3')"),
     "no numbers": (([{"content": "x"}], None), "merge[0].sourceIndexes",
                    "is required: the numbers of the entries to merge"),
     "no entry named": (([{"sourceIndexes": [], "content": "x"}], None), "merge[0].sourceIndexes",

@@ -128,8 +128,8 @@ class HindsightServer:
 
     def start(self) -> "HindsightServer":
         self.pg = PostgresServer(pg_bin_of(self.command)).start()
-        url = (f"postgresql://{urllib.parse.quote(self.pg.user, safe='')}:{urllib.parse.quote(self.pg.password, safe='')}"
-               f"@127.0.0.1:{self.pg.port}/postgres")
+        user, password = (urllib.parse.quote(part, safe="") for part in (self.pg.user, self.pg.password))
+        url = f"postgresql://{user}:{password}@127.0.0.1:{self.pg.port}/postgres"
         env = {k: v for k, v in os.environ.items() if not k.startswith(("HINDSIGHT_", "MNEMON_"))}
         env.update(HINDSIGHT_API_DATABASE_URL=url, HINDSIGHT_API_LLM_PROVIDER="none",
                    HINDSIGHT_API_EMBEDDINGS_PROVIDER="openai",
