@@ -118,11 +118,11 @@ def test_a_provider_failing_half_way_keeps_hot_memory_and_lists_the_safe_duplica
 
 
 def test_a_provider_timeout_keeps_hot_memory(repo_dir: Path, fake_exe: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    host = cli_host(repo_dir, fake_exe, timeout=0.5)
+    host = cli_host(repo_dir, fake_exe, timeout=5.0)  # every call before the sleeping one must fit in it, under load
     host.spaces.create_space("Project", "Build facts", active=True)
     n = fill(host)
     before = disk_state(host.root / "runtime")
-    monkeypatch.setenv("FAKE_MNEMON_SLEEP", "3")
+    monkeypatch.setenv("FAKE_MNEMON_SLEEP", "120")  # far past the timeout: the provider gives up at 5 s
     with pytest.raises(MaintenanceFailed) as error:
         add(host, fact(n))
     assert error.value.data["reason"] == "provider-failed" and error.value.data["safeDuplicates"] == []
