@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -312,8 +313,9 @@ def settings_page() -> str:
         contributed = json.loads(package.read_text(encoding="utf-8"))["contributes"]["configuration"]
         for group in contributed if isinstance(contributed, list) else [contributed]:
             for key, value in group["properties"].items():
-                described[key.removeprefix("mnemon.")] = (value.get("markdownDescription")
-                                                          or value.get("description", ""))
+                # VS Code links `#mnemon.storageScope#`; this page names a setting as its rows do: `storageScope`.
+                described[key.removeprefix("mnemon.")] = re.sub(
+                    r"#mnemon\.([\w.]+)#", r"\1", value.get("markdownDescription") or value.get("description", ""))
     variables = {key: variable for variable, key in ENVIRONMENT_SETTINGS.items()}
     rows = ["| setting | type | default | environment | description |", "|---|---|---|---|---|"]
 

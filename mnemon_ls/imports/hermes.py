@@ -14,13 +14,16 @@ _DELIMITER = re.compile(r"^\s*§\s*$", re.M)
 
 
 def _layout(base: Path) -> list[Located]:
-    return [Located(base / "USER.md", base, "user"), Located(base / "MEMORY.md", base, "memory")]
+    """The files of a Hermes home ``base``: ``memories/USER.md`` and ``memories/MEMORY.md`` (so ``--from`` a
+    copy of ``~/.hermes`` reads them; ``--from`` its ``memories/`` reads the files directly in it)."""
+    memories = base / "memories"
+    return [Located(memories / "USER.md", memories, "user"), Located(memories / "MEMORY.md", memories, "memory")]
 
 
 def locate(workspace: Path, env: Mapping[str, str]) -> list[Located]:
     """``$HERMES_HOME/memories/{USER,MEMORY}.md`` (``HERMES_HOME`` default ``~/.hermes``)."""
     root = Path(env["HERMES_HOME"]) if env.get("HERMES_HOME") else home(env) / ".hermes"
-    return existing(_layout(root / "memories"))
+    return existing(_layout(root))
 
 
 def items(source: SourceFile, located: Located) -> list[Item]:

@@ -58,10 +58,12 @@ class DocumentUpdateParams(WorkspaceParams):
     documentRevision?, expectedRevision?}`` (active documents only)."""
 
     id: str = Field(description="document id", json_schema_extra=_ID)
-    title: str | None = Field(None, json_schema_extra=_TITLE)
+    title: str | None = Field(None, description="the new title (kept when omitted)", json_schema_extra=_TITLE)
     content: str | None = Field(None, description="the new Markdown body")
-    description: str | None = Field(None, json_schema_extra=_DESCRIPTION)
-    source_paths: list[str] | None = Field(None, alias="sourcePaths")
+    description: str | None = Field(None, description="the new one-sentence description (kept when omitted)",
+                                    json_schema_extra=_DESCRIPTION)
+    source_paths: list[str] | None = Field(None, alias="sourcePaths", description=(
+        "the workspace files the document is about: the ones given replace its list (kept when omitted)"))
     document_revision: int | None = document_revision_field()
     expected_revision: str | None = Field(None, alias="expectedRevision", description=INDEX_REVISION_HELP)
 
@@ -330,7 +332,9 @@ OPERATIONS = (
             _ID, CliArg("title", flag="--title"),
             CliArg("content", flag="--content", stdin=True, help="new body ('-' reads standard input)"),
             CliArg("description", flag="--description"),
-            CliArg("source_paths", flag="--source", repeat=True, metavar="PATH", help=""),
+            CliArg("source_paths", flag="--source", repeat=True, metavar="PATH",
+                   help="a workspace file the document is about (repeatable): the ones given replace its list (kept "
+                        "when omitted)"),
             _REVISION, _INDEX_REVISION), text=_mutation_text)),
     Operation(
         "documents.updateFromFile", DocumentUpdateFromFileParams, _update_from_file,

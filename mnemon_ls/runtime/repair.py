@@ -166,6 +166,9 @@ class ProjectionRepair:
                 current = fsio.read_bytes_or_none(path)
                 if current == expected or (current is None and not rebuild_missing):
                     continue
+                if current is None and not expected:
+                    writes.append((path, expected))  # no entries, no file yet (the global root of a USER.md
+                    continue  # used from workspaces): created, not repaired, so not reported
                 current = settled_bytes(path, store.settle_seconds)
                 if current == expected or (current is None and not rebuild_missing):
                     continue

@@ -492,7 +492,8 @@ def diagnose(store: RuntimeStore) -> list[Finding]:
                     findings.append(Finding("ok", str(path), f"not used: {PROJECTION_FILES[target]} of this "
                                             "workspace lives in another root (runtimeUserScope)"))
                 continue
-            if current != projection_bytes(state.entries, target):
+            expected = projection_bytes(state.entries, target)
+            if current != expected and (current is not None or expected):  # no entries, no file yet: created later
                 what = "missing" if current is None else "differs from memories.json (hand edit or interrupted write)"
                 findings.append(Finding("warning", str(path), what,
                                         "the next wake, runtime command or running server imports a hand edit "

@@ -603,3 +603,27 @@ def test_no_workspace_uses_the_global_root(cli):
     assert (refused.returncode, refused.stderr) == (
         2, "mnemon-ls: error: --workspace: --scope workspace needs a workspace, and no directory from here upward "
            "holds .git or .mnemon: pass --workspace DIR, or run inside a git repository\n")
+
+
+def test_the_first_wake_outside_a_repository_reports_no_repair(tmp_path):
+    """USER.md lives in the global root (runtimeUserScope global), so using mnemon-ls in a repository writes that
+    root's USER.md and never its MEMORY.md. The first `wake` outside any repository (the global root is then the
+    storage root) printed `mnemon-ls: repaired <root>/runtime/MEMORY.md`, as if something had been damaged: a
+    projection of a target with no entries that was never written is created, not repaired."""
+    cli = Cli(tmp_path)
+    added = cli.run("runtime", "add", "--target", "user", "--content", "I like tea", scoped=False)
+    assert (added.returncode, added.stderr) == (0, ""), added.stderr
+    assert not (cli.runtime / "MEMORY.md").exists()
+    elsewhere = cli.tmp / "elsewhere"
+    elsewhere.mkdir()
+    checked = cli.run("doctor", scoped=False, cwd=elsewhere)  # warned "MEMORY.md: missing" before
+    assert checked.returncode == 0 and "warning" not in checked.stdout, checked.stdout
+    woke = cli.run("wake", scoped=False, cwd=elsewhere)
+    assert (woke.returncode, woke.stderr) == (0, "")
+    assert "I like tea" in woke.stdout
+    assert (cli.runtime / "MEMORY.md").read_bytes() == b""
+    hand_deleted = cli.run("runtime", "add", "--content", "a global fact", scoped=False, cwd=elsewhere)
+    assert hand_deleted.returncode == 0, hand_deleted.stderr
+    (cli.runtime / "MEMORY.md").unlink()  # a projection with entries that is gone is still a repair, and said
+    woke = cli.run("wake", scoped=False, cwd=elsewhere)
+    assert woke.stderr == f"mnemon-ls: repaired {cli.runtime / 'MEMORY.md'}\n"

@@ -133,6 +133,18 @@ def test_recall_limit_help_says_the_cap(tmp_path: Path) -> None:
             "cap): a larger limit only has more candidates searched and ranked") in shown
 
 
+def test_doc_update_help_says_what_each_field_changes(tmp_path: Path) -> None:
+    """``doc update --help`` listed ``--title TITLE``, ``--description DESCRIPTION`` and ``--source PATH`` with no
+    words: nothing said that an omitted one is kept, or that ``--source`` replaces the document's source paths
+    rather than adding one (the MCP tool and the protocol page showed the same blanks)."""
+    ws = workspace(tmp_path)
+    shown = " ".join(run(ws, tmp_path, "doc", "update", "--help", root=False).stdout.split())
+    assert "--title TITLE the new title (kept when omitted)" in shown
+    assert "--description DESCRIPTION the new one-sentence description (kept when omitted)" in shown
+    assert ("--source PATH a workspace file the document is about (repeatable): the ones given replace its list "
+            "(kept when omitted)") in shown
+
+
 def test_entry_numbers_and_integer_settings_are_ascii_digits_too(tmp_path: Path) -> None:
     from mnemon_ls.errors import InvalidInput
     from mnemon_ls.settings import settings_from_environment

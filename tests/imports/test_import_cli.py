@@ -123,6 +123,19 @@ def test_from_points_at_a_file_elsewhere(cli, tmp_path):
     assert plan["files"][0]["path"] == str(elsewhere / "MEMORY.md")
 
 
+def test_hermes_from_takes_a_hermes_home_or_its_memories_directory(cli):
+    """``--from`` a directory reads the format's layout under it, as the Sources table gives it: for Hermes,
+    ``$HERMES_HOME/memories/{USER,MEMORY}.md``. A copy of a Hermes home (``~/.hermes`` from another machine)
+    found no file before ("looked in ..."): only its ``memories/`` directory was read."""
+    hermes_home = cli.tmp / "old-machine" / "hermes"
+    shutil.copytree(FIXTURES / "hermes", hermes_home / "memories")
+    for path in (hermes_home, hermes_home / "memories"):
+        plan = run_import(cli, "hermes", "--from", str(path), "--dry-run")
+        assert [f["path"] for f in plan["files"]] == [str(hermes_home / "memories" / "USER.md"),
+                                                      str(hermes_home / "memories" / "MEMORY.md")], path
+        assert [i["destination"] for i in plan["items"]] == ["user", "user", "memory", "memory"], path
+
+
 def test_bad_files_are_refused_by_name_and_the_good_ones_imported(cli):
     rules = cli.ws / ".cursor" / "rules"
     rules.mkdir(parents=True)
