@@ -248,6 +248,9 @@ def test_export_then_import_into_a_fresh_root(source, tmp_path):
     (lambda b: b["records"][1].update(contentHash="sha256:" + "0" * 64), "records[1].contentHash"),
     (lambda b: b["records"][0]["governance"].update(verification="verified", verifiedAt=None), "records[0].governance.verifiedAt"),
     (lambda b: b.update(records="x"), "records"),
+    # an id or a tag is kept and listed as given: a terminal escape in one reached the screen of `records list`
+    (lambda b: b["records"][1].update(id="memory:x\x1b]0;title\x07\x1b[2J"), "records[1].id"),
+    (lambda b: b["records"][0].update(tags=["ok", "a\nb"]), "records[0].tags[1]"),
 ])
 def test_bad_bundle_is_refused_whole(source, mutate, field):
     source.create("project", "fact", "a", "one")
