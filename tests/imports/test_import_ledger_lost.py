@@ -37,7 +37,8 @@ def test_a_lost_ledger_does_not_import_a_document_twice(tmp_path: Path) -> None:
         assert of == {"Project": "MEMORY.md", "Fixture policy": f"Document {doc['id']} (Fixture policy)"}
         again = json.loads(cli.run("import", "agents-md", "--json").stdout)
         assert again["applied"] == [] and [d["id"] for d in documents(cli)] == [doc["id"]]
-    cli.ok("doc", "archive", doc["id"], "--revision", str(doc["revision"]))  # an archived Document holds the body too: not brought back as a new one
+    # an archived Document holds the body too: it is not brought back as a new one
+    cli.ok("doc", "archive", doc["id"], "--revision", str(doc["revision"]))
     ledger.write_bytes(b"")
     assert json.loads(cli.run("import", "agents-md", "--json").stdout)["applied"] == []
     assert [(d["id"], d["status"]) for d in documents(cli)] == [(doc["id"], "archived")]
