@@ -192,6 +192,7 @@ class Router:
         self.imported = ledger.read_keys(host.root)
         self.refused_before = ledger.read_refused(host.root)
         self._document_room: int | None = None  # bytes left for active Documents, at least (read on first use)
+        self._document_hashes: dict[str, str] | None = None  # contentHash -> the Document (read on first use)
         self.rejected = _rejected(host)
         self.space_id, self.space_problem = _space_target(host, space_id)
         self.counts = {"user": 0, "memory": 0, "document": 0, "space": 0, "alreadyImported": 0,
@@ -226,6 +227,12 @@ class Router:
         if words:
             self.known_near[words] = here
         destination, reason = classify.route(raw)
+        if destination == "document":
+            same = self._same_document(text)
+            if same is not None:
+                skip = {"why": "exact-duplicate", "of": same}
+                self.counts[SKIP_COUNTS["exact-duplicate"]] += 1
+                return Decision(text, key, redacted, skip=skip)
         size = utf8_len(text)
         if destination in ("user", "memory"):
             add = size + (DELIMITER_BYTES if self.count[destination] else 0)
@@ -242,6 +249,23 @@ class Router:
         self.counts["refusedItems" if refusal else destination] += 1
         return Decision(text, key, redacted, destination, reason, size, refusal=refusal,
                         refused_before=self.refused_before.get(key))
+
+    def _same_document(self, text: str) -> str | None:
+        """``"Document <id> (<title>)"`` when a Document, active or archived, already has the body ``text`` would
+        be stored as (its ``contentHash``), else None. The ledger alone kept a section from being imported twice:
+        with it emptied or cut short (a hand edit, a restore), every import made one more copy of each Document,
+        while runtime entries stayed exact duplicates. Reads ``documents/index.json`` once (writes nothing)."""
+        from ..documents.model import sha256_hex, validate_content
+
+        if self._document_hashes is None:
+            self._document_hashes = {}
+            for record in self.host.documents.index.view().records:
+                self._document_hashes.setdefault(record.content_hash, f"Document {record.id} ({record.title})")
+        try:
+            body = validate_content(text, self.host.documents.max_body_bytes)
+        except InvalidInput:
+            return None  # refused as it is (_document_refusal)
+        return self._document_hashes.get(sha256_hex(body))
 
     def _document_refusal(self, text: str) -> dict[str, str] | None:
         """The refusal a ``documents.create`` of the body ``text`` is certain to meet, or None: the body rule

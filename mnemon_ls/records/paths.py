@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from ..errors import InvalidInput, echo_repr
+from ..errors import InvalidInput, control_rule, echo_repr
 from ..roots import home_directory, workspace_hash
 
 MEMORY_DIR = "workspace-memory"
@@ -104,18 +104,38 @@ def project_dir(workspace: Path) -> Path:
     return workspace / ".dsh"
 
 
+#: The longest ``scopeKey`` (:class:`~mnemon_ls.records.model.Record`); a session's key adds ``|`` and 16 hex.
+MAX_SCOPE_KEY = 1024
+_ROOT_ID_SUFFIX = 17
+
+
+def check_identity(field: str, value: str, longest: int) -> str:
+    """``value`` (a ``sessionId`` or ``userId``, which becomes a record's scopeKey) when it has no control
+    character and at most ``longest`` characters; else :class:`InvalidInput` naming ``field`` and the rule (it
+    was refused only when a write built the record, as ``scopeKey: string should have at most 1024
+    characters``, and a newline was stored in every record's key)."""
+    rule = control_rule(value)
+    if rule is None and len(value) > longest:
+        rule = f"must be at most {longest} characters (got {len(value)})"
+    if rule is not None:
+        raise InvalidInput(field, rule)
+    return value
+
+
 def locate(scope: str, *, workspace: Path | None, session_id: str | None, user_id: str,
            env: Mapping[str, str] | None = None) -> ScopeLocation:
     """The file and scopeKey of ``scope``. Raises :class:`InvalidInput` (field ``recordScope``) for an
-    unknown scope, a project scope without a workspace, or the session scope without a session id."""
+    unknown scope, a project scope without a workspace, or the session scope without a session id; naming
+    ``sessionId``/``userId`` for one the scope uses that breaks :func:`check_identity`."""
     home = records_home_dir(env)
     if scope == "user":
-        return ScopeLocation(scope, home / "user.jsonl", user_id)
+        return ScopeLocation(scope, home / "user.jsonl", check_identity("userId", user_id, MAX_SCOPE_KEY))
     if scope in ("project", "shared-project", "session") and workspace is None:
         raise InvalidInput("recordScope", f"{scope} needs a workspace (none is open)")
     if scope == "session":
         if not session_id:
             raise InvalidInput("sessionId", "is required for the session scope (a session is one server lifetime)")
+        check_identity("sessionId", session_id, MAX_SCOPE_KEY - _ROOT_ID_SUFFIX)
         key = f"{session_id}|{root_id(workspace)}"  # type: ignore[arg-type]
         return ScopeLocation(scope, home / "sessions" / f"{scope_key_hash(key)}.jsonl", key)
     if scope == "project":

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from .. import fsio
-from ..errors import AmbiguousMatch, ConfirmationRequired, InvalidInput, NotFound, echo_repr, echo_value, type_rule
+from ..errors import (AmbiguousMatch, ConfirmationRequired, InvalidInput, NotFound, control_rule, echo_repr,
+                      echo_value, type_rule)
 from ..redact import Scrubber
 from ..text import check_query_length
 from ..roots_gitignore import write_root_gitignore
@@ -391,7 +392,8 @@ class RecordsSource:
         the same contentHash is skipped; with another content it gets a new id (renamed).
 
         The whole bundle is validated first (``schemaVersion`` 1, every record by :func:`validate_record`,
-        no duplicate ids, no forgotten records, at most :data:`MAX_BUNDLE_RECORDS`); any problem raises
+        no control character in an id or a tag, no duplicate ids, no forgotten records, at most
+        :data:`MAX_BUNDLE_RECORDS`); any problem raises
         :class:`InvalidInput` (field ``records[i]...``) and nothing is written. Returns ``{scope, total,
         imported, skipped, renamed, ids}``.
         """
@@ -472,8 +474,12 @@ def _validate_bundle(bundle: Any) -> list[MemoryRecord]:
             record = validate_record(item)
         except InvalidInput as exc:
             raise InvalidInput(f"records[{i}].{exc.field}", exc.rule) from None
+        for field, text in (("id", record.id), *((f"tags[{j}]", tag) for j, tag in enumerate(record.tags))):
+            rule = control_rule(text)  # kept as given, and shown as given: a terminal escape would reach the screen
+            if rule is not None:
+                raise InvalidInput(f"records[{i}].{field}", rule)
         if record.id in seen:
-            raise InvalidInput(f"records[{i}].id", f"duplicate id {record.id} in the bundle")
+            raise InvalidInput(f"records[{i}].id", f"duplicate id {echo_repr(record.id)} in the bundle")
         if record.status == "forgotten":
             raise InvalidInput(f"records[{i}].status", "a bundle must not contain forgotten records")
         seen.add(record.id)

@@ -199,7 +199,7 @@ def plan_import(entries: Sequence[Entry], target: Target, text: str, now: str, l
     for number, raw in split_items(text):
         if scrub is not None:
             try:
-                raw = scrub.text(f"{name} item {number}", raw)
+                raw = scrub.text("content", raw)  # described as "<name> item <n>: content: ..."
             except MnemonError as exc:
                 problems.append(_problem(number, exc, ""))  # never quote the credential back
                 continue

@@ -1,7 +1,8 @@
 """Doctor's read-only look at the native stores (``data/<id>/mnemon.db``) of a root: a store that is not
-a SQLite database, or is shorter than its own header says, fails every recall and remember of its space,
-so ``mnemon-ls doctor`` names it. Reads the first 100 bytes of each file and its size; never opens SQLite
-(an open may write: a WAL file, a journal), never changes a byte.
+a SQLite database, is shorter than its own header says, or has a page SQLite cannot read (``quick_check``)
+fails every recall and remember of its space, so ``mnemon-ls doctor`` names it. Reads the first 100 bytes of
+each file and its size; opens SQLite only immutable and read-only (an ordinary open may write: a WAL file, a
+journal), never changes a byte.
 
 The header fields used are those of the SQLite file format: the page size (offset 16, big-endian 16-bit;
 1 means 65536) and the database size in pages (offset 28, big-endian 32-bit), valid only when the change
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ..findings import Finding
+from ..sqliteindex import open_snapshot
 from .providers.native_schema import SQLITE_HEADER
 from .registry_model import SpaceRecord
 
@@ -45,7 +47,27 @@ def damage(path: Path) -> str | None:
     pages = int.from_bytes(header[28:32], "big")
     if pages and size < pages * page_size:
         return f"cut short: {size} bytes, its header says {pages * page_size}"
-    return None
+    return _page_damage(path)
+
+
+def _page_damage(path: Path) -> str | None:
+    """``"damaged: ..."`` when SQLite's ``quick_check`` finds a page of ``path`` that does not read (bytes
+    overwritten inside the file: the header and the size look whole, every query reading that page fails),
+    else ``None``. The file is opened ``mode=ro&immutable=1`` (:func:`~mnemon_ls.sqliteindex.open_snapshot`):
+    no lock, no ``-wal``/``-shm`` created; called only when no ``-wal``/``-journal`` lies beside it."""
+    import sqlite3
+
+    try:
+        db = open_snapshot(path)
+    except sqlite3.Error:
+        return None
+    try:
+        found = db.execute("PRAGMA quick_check(1)").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        found = str(exc)
+    finally:
+        db.close()
+    return None if found == "ok" else f"damaged: SQLite's quick_check says {' '.join(str(found).split())!r}"
 
 
 def store_findings(records: Iterable[SpaceRecord], store_path: Callable[[str], Path]) -> list[Finding]:

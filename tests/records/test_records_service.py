@@ -177,6 +177,27 @@ def test_project_scope_without_workspace_is_refused(dsh_home):
     assert source.available_scopes() == ["user"]
 
 
+@pytest.mark.parametrize("scope, session_id, user_id, field, rule", [
+    ("session", "s\n1", "ana", "sessionId", "must not contain control characters (found U+000A)"),
+    ("session", "s" * 1008, "ana", "sessionId", "must be at most 1007 characters (got 1008)"),
+    ("user", "s1", "ana\x1b[2J", "userId", "must not contain control characters (found U+001B)"),
+    ("user", "s1", "a" * 1025, "userId", "must be at most 1024 characters (got 1025)"),
+])
+def test_a_session_or_user_id_that_cannot_be_a_scope_key_is_refused_by_its_name(dsh_home, workspace, scope,
+                                                                                   session_id, user_id, field, rule):
+    """The session and user ids become every record's ``scopeKey``: a newline or an escape was stored in it, and
+    a long one was refused only as ``scopeKey: string should have at most 1024 characters``, a field nobody gave."""
+    source = RecordsSource(workspace, session_id=session_id, user_id=user_id, env={"DSH_HOME": str(dsh_home)},
+                           clock=Clock())
+    with pytest.raises(InvalidInput) as caught:
+        source.create(scope, "fact", "t", "c")
+    assert (caught.value.field, caught.value.data["rule"]) == (field, rule)
+    assert not dsh_home.exists()
+    longest = RecordsSource(workspace, session_id="s" * 1007, user_id="a" * 1024, env={"DSH_HOME": str(dsh_home)},
+                            clock=Clock())
+    assert longest.create(scope, "fact", "t", "c").to_dict()["scope"] == scope
+
+
 def test_same_id_in_two_scopes_is_ambiguous(source):
     rid = source.create("project", "fact", "t", "c").record.id
     bundle = source.export(["project"])
@@ -227,6 +248,9 @@ def test_export_then_import_into_a_fresh_root(source, tmp_path):
     (lambda b: b["records"][1].update(contentHash="sha256:" + "0" * 64), "records[1].contentHash"),
     (lambda b: b["records"][0]["governance"].update(verification="verified", verifiedAt=None), "records[0].governance.verifiedAt"),
     (lambda b: b.update(records="x"), "records"),
+    # an id or a tag is kept and listed as given: a terminal escape in one reached the screen of `records list`
+    (lambda b: b["records"][1].update(id="memory:x\x1b]0;title\x07\x1b[2J"), "records[1].id"),
+    (lambda b: b["records"][0].update(tags=["ok", "a\nb"]), "records[0].tags[1]"),
 ])
 def test_bad_bundle_is_refused_whole(source, mutate, field):
     source.create("project", "fact", "a", "one")

@@ -42,6 +42,9 @@ def test_reject_mode_rejects_the_item_and_still_saves_a_redacted_copy(root: Path
     result = report.hand_edits["MEMORY.md"]
     assert result["status"] == "rejected"
     assert result["problems"][0]["item"] == 4 and "looks like a GitHub token" in result["problems"][0]["rule"]
+    assert result["problems"][0]["field"] == "content"
+    # the item was named twice ("MEMORY.md item 4: MEMORY.md item 4: holds ..."): the field was the place again
+    assert "MEMORY.md item 4: content: holds what looks like a GitHub token" in result["message"], result["message"]
     assert GITHUB_PAT not in result["message"]
     assert store.memories_path.read_bytes() == before
     assert GITHUB_PAT.encode() not in every_byte_under(root)

@@ -404,7 +404,28 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus, NativeSync):
                 if db.in_transaction:
                     db.execute("ROLLBACK")
                 raise
-        return self._retry(attempt)
+        return self._refusing(attempt)
+
+    def _refusing(self, attempt: Callable[[], Any]) -> Any:
+        """``self._retry(attempt)``, with a SQLite error that is not the store being busy raised as a stable
+        error naming ``mnemon.db``: a damaged file (``SQLITE_CORRUPT``, ``SQLITE_NOTADB``: a page that no
+        longer reads, found by the query that reads it) as :class:`UnreadableStore` (``reason``: SQLite's
+        words), a full or read-only disk or an I/O error as the :class:`StorageError` of
+        :func:`~mnemon_ls.fsio.sqlite_storage_error`. Any other error is raised as it is."""
+        try:
+            return self._retry(attempt)
+        except sqlite3.DatabaseError as exc:
+            if _is_busy(exc):
+                raise
+            if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF in (11, 26):  # SQLITE_CORRUPT, SQLITE_NOTADB
+                raise UnreadableStore(
+                    f"{self.db_path} is damaged ({exc}); nothing was changed. Restore it from a pack or a "
+                    "backup, or move it aside and recreate the space (`mnemon-ls doctor` explains)",
+                    file=str(self.db_path), reason=str(exc)) from None
+            refused = fsio.sqlite_storage_error(exc, self.db_path)
+            if refused is None:
+                raise
+            raise refused from None
 
     def _read(self, body: Callable[[sqlite3.Connection], Any]) -> Any:
         """Run ``body(db)`` in one read transaction (a consistent snapshot), retried while busy."""
@@ -416,7 +437,7 @@ class NativeProvider(NativeWrites, NativeRecall, NativeStatus, NativeSync):
             finally:
                 if db.in_transaction:
                     db.execute("COMMIT")
-        return self._retry(attempt)
+        return self._refusing(attempt)
 
     def _now(self) -> str:
         return rfc3339(self.clock())
