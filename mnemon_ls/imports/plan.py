@@ -140,6 +140,19 @@ def find(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
     return Found(files, refused, raw_items)
 
 
+def readable(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
+             env: Mapping[str, str] | None = None) -> Found:
+    """:func:`find`, refused when files were found but none could be read. Reads only: :func:`apply` calls it
+    before it takes the imports lock (whose marker is written under ``state/``), so bad input changes nothing on
+    disk. Raises :class:`InvalidInput` naming ``source``, ``from`` (missing, ``~name``, or every file refused:
+    ``data.refused``) or ``workspace``."""
+    found = find(host, source, from_path, env=env)
+    if found.refused and not found.files:
+        first = found.refused[0]
+        raise InvalidInput("from", f"no file could be read: {first['path']} {first['reason']}", refused=found.refused)
+    return found
+
+
 #: The count of each reason to skip an item (``counts`` of a plan).
 SKIP_COUNTS = {"already-imported": "alreadyImported", "rejected-in-review": "rejected",
                "exact-duplicate": "exactDuplicates", "near-duplicate": "nearDuplicates"}
@@ -279,11 +292,8 @@ def build_plan(host: "WorkspaceHost", source: str, from_path: str | None = None,
     refusedItems (would be refused), refusedFiles}, spaceId, spaceProblem}``.
     Raises :class:`InvalidInput` naming ``source`` (unknown), ``from`` (missing, or every file refused) or
     ``spaceId`` (no such space)."""
-    found = find(host, source, from_path, env=env)
+    found = readable(host, source, from_path, env=env)
     files, refused = found.files, found.refused
-    if refused and not files:
-        raise InvalidInput("from", f"no file could be read: {refused[0]['path']} {refused[0]['reason']}",
-                           refused=refused)
     router = Router(host, space_id)
     items, skipped = [], []
     for raw in found.items:
@@ -349,6 +359,7 @@ def apply(host: "WorkspaceHost", source: str, from_path: str | None = None, *, s
     failure: items before it stay written and are in the ledger, so a second import resumes)."""
     saved_path = plan_path(host.root, source, from_path)
     again = f"run the dry run again (`mnemon-ls import {source} --dry-run`)"
+    readable(host, source, from_path, env=env)  # bad input is refused before the lock writes its marker
     with imports_lock(host):
         plan = build_plan(host, source, from_path, space_id=space_id, env=env)
         saved = fsio.read_bytes_or_none(saved_path)
