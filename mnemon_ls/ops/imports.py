@@ -116,11 +116,10 @@ def import_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
 
         lines.append(f"  found no file to read: looked in {echo_path(data['from'])}" if data["from"] else
                      "  found no file to read: looked for " + ", ".join(sources.get(data["source"]).defaults))
-    refused = {(r["path"], r["title"]): r for r in data.get("refusedItems", ())}
     for i, item in enumerate(data["items"], 1):
         preview = _preview(item["text"])
         red = f" [redacted: {', '.join(item['redacted'])}]" if item["redacted"] else ""
-        refusal = item.get("refusal") if dry else refused.get((item["path"], item["title"]))
+        refusal = item.get("refusal")  # the dry run's prediction, or what the import's write met
         went = ("would be refused" if dry else "refused") if refusal else "would go" if dry else "went"
         lines.append(f"  {i}. {went} to {_PLACES[item['destination']]}: {preview!r}{red}")
         lines.append(f"     from {echo_path(item['path'])} ({item['title']}): {item['reason']}")
