@@ -40,7 +40,7 @@ from ..runtime.model import DELIMITER_BYTES, PROJECTION_FILES, match_key, normal
 from ..runtime.ops import similarity_key
 from ..settings import own_home_path
 from . import classify, formats, ledger, sources
-from .reading import Item, Refusal, file_digest, read_source
+from .reading import Item, Refusal, file_digest, item_name, read_source
 
 if TYPE_CHECKING:
     from ..host import WorkspaceHost
@@ -323,9 +323,10 @@ def build_plan(host: "WorkspaceHost", source: str, from_path: str | None = None,
     """The plan of importing ``source`` into ``host``'s workspace (module doc).
 
     Returns ``{source, from, files: [{path, sha256, bytes}], refused: [{path, reason}], items: [{path, title,
-    destination: user|memory|document|space, reason, bytes, text, redacted: [kind], refusal: {code, field, rule}
-    or null (the item would be refused), refusedBefore: ISO 8601 or null}], skipped: [{path, title,
-    text (redacted, as an item's), why: already-imported|rejected-in-review|exact-duplicate|near-duplicate, of}],
+    name (what the item is called on its own: :func:`~.reading.item_name`), destination: user|memory|document|space,
+    reason, bytes, text, redacted: [kind], refusal: {code, field, rule} or null (the item would be refused),
+    refusedBefore: ISO 8601 or null}], skipped: [{path, title, name, text (redacted, as an item's),
+    why: already-imported|rejected-in-review|exact-duplicate|near-duplicate, of}],
     counts: {user, memory, document, space, alreadyImported, rejected, exactDuplicates, nearDuplicates,
     refusedItems (would be refused), refusedFiles}, spaceId, spaceProblem}``.
     Raises :class:`InvalidInput` naming ``source`` (unknown), ``from`` (missing, or every file refused) or
@@ -338,7 +339,7 @@ def build_plan(host: "WorkspaceHost", source: str, from_path: str | None = None,
         decided = router.decide(raw, source=source)
         if decided is None:
             continue
-        row = {"path": raw.path, "title": raw.title}
+        row = {"path": raw.path, "title": raw.title, "name": item_name(raw.title, raw.headed, decided.text)}
         if decided.skip is not None:
             skipped.append({**row, "text": decided.text, **decided.skip})
             continue

@@ -166,7 +166,7 @@ def _propose(call: Call, p: ImportProposeParams) -> dict[str, Any]:
             continue
         if len(proposed) >= MAX_PROPOSALS:
             continue
-        title = item["title"].split(" > ")[-1][:200] or item["path"].rsplit("/", 1)[-1]
+        title = item["name"][:200] or item["path"].rsplit("/", 1)[-1]
         receipt = records.propose("project", kinds[item["destination"]], title, item["text"][:64 * 1024],
                                   tags=["import", f"import-{p.source}", f"to-{item['destination']}"],
                                   source_refs=[{"kind": "file", "id": item["path"][:1024]}],
