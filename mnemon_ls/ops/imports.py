@@ -21,12 +21,11 @@ from typing import Any, Literal
 from pydantic import Field, StrictBool
 
 from ..errors import EXIT_OK, EXIT_REJECTED, echo_path
+from ..imports.sources import places_help
 from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
 
-Source = Literal["claude-code", "agents-md", "cursor", "copilot", "cline", "hermes"]
-_SOURCE_HELP = ("claude-code (CLAUDE.md, CLAUDE.local.md, .claude/rules/, the auto memory), agents-md (AGENTS.md), "
-                "cursor (.cursor/rules/*.mdc, .cursorrules), copilot (.github/copilot-instructions.md, "
-                ".github/instructions/), cline (memory-bank/*.md, also Roo's) or hermes (~/.hermes/memories/)")
+Source = Literal["claude-code", "agents-md", "cursor", "copilot", "cline", "hermes"]  # imports.sources.SOURCE_NAMES
+_SOURCE_HELP = places_help()  # the places the formats read (imports.sources.PLACES), as the docs show them
 #: Most proposals one call files (the rest are counted; call again after the review).
 MAX_PROPOSALS = 50
 

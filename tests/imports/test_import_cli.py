@@ -284,7 +284,7 @@ def test_the_text_says_where_it_looked_when_it_found_no_file(cli, tmp_path):
     of a bare '0 file(s) read' that leaves a user guessing whether the right place was searched."""
     lines = cli.run("import", "copilot", "--dry-run").stdout.splitlines()
     assert lines[1] == ("  found no file to read: looked for .github/copilot-instructions.md, "
-                        ".github/instructions/*.instructions.md")
+                        ".github/instructions/**/*.instructions.md")
     empty = tmp_path / "empty"
     empty.mkdir()
     lines = cli.run("import", "cline", "--from", str(empty), "--dry-run").stdout.splitlines()
