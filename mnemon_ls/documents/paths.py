@@ -11,6 +11,8 @@ Rules, applied to each list item ``sourcePaths[i]`` (the error names that index)
 2. more than :data:`~mnemon_ls.documents.model.MAX_SOURCE_PATHS` distinct paths is rejected (the plugin
    silently kept the first 50; we never drop a reference silently);
 3. no NUL, no backslash and no Windows drive (``C:\\x``, ``C:x``, ``\\\\server``): use ``/``;
+   a leading ``~`` or ``~/`` is your home (:func:`~mnemon_ls.settings.own_home_path`, as every path argument:
+   ``~/proj/a.md`` is ``a.md`` of the workspace ``~/proj``), and ``~name`` (another user's home) is refused;
 4. resolved against the workspace with ``realpath`` (symlinks followed as far as they exist, ``..``
    applied after them, missing parts kept lexically) it must stay inside the workspace's real path;
    absolute paths are accepted only when they resolve inside it;
@@ -30,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput, echo_repr, type_rule
+from ..settings import own_home_path
 from .model import MAX_SOURCE_PATHS, js_trim
 
 _WINDOWS = re.compile(r"^[A-Za-z]:")
@@ -82,17 +85,18 @@ def resolve_source_paths(value: Any, workspace: Path | None, managed_dir: Path,
 def _resolve_one(text: str, base: str, managed: str, where: str) -> str:
     if "\x00" in text:
         raise InvalidInput(where, "must not contain NUL")
+    typed, text = text, own_home_path(text, where)  # ~ and ~/x: your home (then rule 4); ~name: refused
     if "\\" in text or _WINDOWS.match(text):
         raise InvalidInput(where, "must be a workspace path with '/' separators, not a Windows path (got "
                                   f"{echo_repr(text)})")
     joined = text if os.path.isabs(text) else os.path.join(base, text)
     resolved = os.path.realpath(joined)
     if not _inside(resolved, base):
-        raise InvalidInput(where, f"must stay inside the workspace {base} (got {echo_repr(text)}, which "
+        raise InvalidInput(where, f"must stay inside the workspace {base} (got {echo_repr(typed)}, which "
                                   f"resolves to {resolved})")
     if _inside(resolved, managed):
         raise InvalidInput(where, f"points into the managed documents/ directory ({managed}); give the original "
-                                  f"workspace file instead (got {echo_repr(text)})")
+                                  f"workspace file instead (got {echo_repr(typed)})")
     lexical = os.path.normpath(joined)
     lexical_rel = os.path.relpath(lexical, base)
     if lexical_rel == ".." or lexical_rel.startswith(".." + os.sep) or os.path.realpath(lexical) != resolved:

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Mapping
 
 from .formats import Format, Located, existing, markdown
+from .sources import PLACES
 
 
 def _layout(base: Path) -> list[Located]:
@@ -17,4 +18,4 @@ def locate(workspace: Path, env: Mapping[str, str]) -> list[Located]:
     return existing(_layout(workspace))
 
 
-FORMAT = Format("agents-md", ("AGENTS.md",), locate, markdown, ("AGENTS.md", "*.md"), _layout)
+FORMAT = Format("agents-md", PLACES["agents-md"], locate, markdown, ("AGENTS.md", "*.md"), _layout)

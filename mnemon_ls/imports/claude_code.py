@@ -16,6 +16,7 @@ from typing import Mapping
 
 from .formats import Format, Located, existing, glob, home, markdown
 from .reading import Item, SourceFile, front_matter, markdown_items
+from .sources import PLACES
 
 _LINK_LINE = re.compile(r"^\s*[-*+]\s*\[[^\]]*\]\(([^)]+\.md)\)")
 #: Topic types about the person (their profile, and the feedback they gave on how to work).
@@ -57,5 +58,4 @@ def items(source: SourceFile, located: Located) -> list[Item]:
     return markdown(source, located)
 
 
-FORMAT = Format("claude-code", ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md", ".claude/rules/*.md",
-                                "~/.claude/projects/<project>/memory/*.md"), locate, items, ("*.md",), _layout)
+FORMAT = Format("claude-code", PLACES["claude-code"], locate, items, ("*.md",), _layout)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Mapping
 
 from .formats import Format, Located, existing, glob, markdown
+from .sources import PLACES
 
 
 def _layout(base: Path) -> list[Located]:
@@ -19,4 +20,4 @@ def locate(workspace: Path, env: Mapping[str, str]) -> list[Located]:
     return existing(_layout(workspace))
 
 
-FORMAT = Format("cline", ("memory-bank/*.md",), locate, markdown, ("*.md",), _layout)
+FORMAT = Format("cline", PLACES["cline"], locate, markdown, ("*.md",), _layout)

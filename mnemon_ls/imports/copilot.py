@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Mapping
 
 from .formats import Format, Located, existing, glob, markdown
+from .sources import PLACES
 
 
 def _layout(base: Path) -> list[Located]:
@@ -20,5 +21,4 @@ def locate(workspace: Path, env: Mapping[str, str]) -> list[Located]:
     return existing(_layout(workspace))
 
 
-FORMAT = Format("copilot", (".github/copilot-instructions.md", ".github/instructions/*.instructions.md"), locate,
-                markdown, ("*.md",), _layout)
+FORMAT = Format("copilot", PLACES["copilot"], locate, markdown, ("*.md",), _layout)

@@ -8,6 +8,7 @@ from typing import Mapping
 
 from .formats import Format, Located, existing, glob
 from .reading import Item, SourceFile, front_matter, markdown_items
+from .sources import PLACES
 
 
 def _layout(base: Path) -> list[Located]:
@@ -26,5 +27,4 @@ def items(source: SourceFile, located: Located) -> list[Item]:
     return markdown_items(source.text, str(source.path), title, located.hint)
 
 
-FORMAT = Format("cursor", (".cursor/rules/*.mdc", ".cursorrules"), locate, items, ("*.mdc", ".cursorrules", "*.md"),
-                _layout)
+FORMAT = Format("cursor", PLACES["cursor"], locate, items, ("*.mdc", ".cursorrules", "*.md"), _layout)

@@ -9,6 +9,7 @@ from typing import Mapping
 
 from .formats import Format, Located, existing, home
 from .reading import Item, SourceFile
+from .sources import PLACES
 
 _DELIMITER = re.compile(r"^\s*§\s*$", re.M)
 
@@ -33,5 +34,4 @@ def items(source: SourceFile, located: Located) -> list[Item]:
             for part in _DELIMITER.split(source.text) if part.strip()]
 
 
-FORMAT = Format("hermes", ("~/.hermes/memories/USER.md", "~/.hermes/memories/MEMORY.md"), locate, items,
-                ("USER.md", "MEMORY.md"), _layout)
+FORMAT = Format("hermes", PLACES["hermes"], locate, items, ("USER.md", "MEMORY.md"), _layout)

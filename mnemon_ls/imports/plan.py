@@ -3,8 +3,9 @@
 :func:`build_plan` reads the source files (:mod:`.reading`: refusals are listed, never fatal), splits them
 into items (the format module), redacts each item's text (:func:`mnemon_ls.redact.redact_text`), skips what
 was imported before (:mod:`.ledger`), what a person rejected as an import proposal (``mnemon_import_propose``)
-and exact or near duplicates (of runtime memory or of an earlier item; near: equal
-:func:`~mnemon_ls.runtime.ops.similarity_key`, or the same set of words), routes the rest
+and exact or near duplicates (near: equal :func:`~mnemon_ls.runtime.ops.similarity_key`, or the same set of words)
+of runtime memory or of an earlier item of the same run (asked first: a second copy is named a duplicate of the
+first, even when its text was imported before), routes the rest
 (:func:`.classify.route`) and applies the runtime budget: an entry that would take USER.md or MEMORY.md past
 its limit goes to the active Memory Space instead. The plan carries the sha256 of every file it read.
 
@@ -16,8 +17,9 @@ then writes each item through the Sources' own paths (:meth:`~mnemon_ls.host.Wor
 refuses (its rule broken: a Document over ``documents.maxBodyBytes``, the active Documents full, ...) is listed
 in ``refusedItems`` with the field and the rule, recorded in the ledger as refused, and the import goes on with
 the rest (``status`` ``partly-imported``); a later import tries it again and says it was refused before. The
-dry run marks an item whose refusal is certain up front (``refusal``).
-"""
+plan marks an item whose refusal is certain up front (``refusal``): it runs the checks of the item's write without
+writing (:meth:`Router.refusal`), so the dry run names the items the import will refuse, with the same field and
+rule (a capacity refusal worded by :func:`capacity_rule` in both)."""
 
 from __future__ import annotations
 
@@ -38,7 +40,7 @@ from ..runtime.model import DELIMITER_BYTES, PROJECTION_FILES, match_key, normal
 from ..runtime.ops import similarity_key
 from ..settings import own_home_path
 from . import classify, formats, ledger, sources
-from .reading import Item, Refusal, file_digest, read_source
+from .reading import Item, Refusal, file_digest, item_name, read_source
 
 if TYPE_CHECKING:
     from ..host import WorkspaceHost
@@ -140,6 +142,19 @@ def find(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
     return Found(files, refused, raw_items)
 
 
+def readable(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
+             env: Mapping[str, str] | None = None) -> Found:
+    """:func:`find`, refused when files were found but none could be read. Reads only: :func:`apply` calls it
+    before it takes the imports lock (whose marker is written under ``state/``), so bad input changes nothing on
+    disk. Raises :class:`InvalidInput` naming ``source``, ``from`` (missing, ``~name``, or every file refused:
+    ``data.refused``) or ``workspace``."""
+    found = find(host, source, from_path, env=env)
+    if found.refused and not found.files:
+        first = found.refused[0]
+        raise InvalidInput("from", f"no file could be read: {first['path']} {first['reason']}", refused=found.refused)
+    return found
+
+
 #: The count of each reason to skip an item (``counts`` of a plan).
 SKIP_COUNTS = {"already-imported": "alreadyImported", "rejected-in-review": "rejected",
                "exact-duplicate": "exactDuplicates", "near-duplicate": "nearDuplicates"}
@@ -191,17 +206,19 @@ class Router:
         self.host = host
         self.imported = ledger.read_keys(host.root)
         self.refused_before = ledger.read_refused(host.root)
-        self._document_room: int | None = None  # bytes left for active Documents, at least (read on first use)
         self._document_hashes: dict[str, str] | None = None  # contentHash -> the Document (read on first use)
+        self._documents_planned = 0  # bytes of the documents this plan writes before the next one
+        self.run_exact: dict[str, str] = {}  # the items of this run: key -> "<file name>: <title>"
+        self.run_near: dict[str, str] = {}
         self.rejected = _rejected(host)
         self.space_id, self.space_problem = _space_target(host, space_id)
         self.counts = {"user": 0, "memory": 0, "document": 0, "space": 0, "alreadyImported": 0,
                        "exactDuplicates": 0, "nearDuplicates": 0, "rejected": 0, "refusedItems": 0}
 
-    def decide(self, raw: Item, cleaned: tuple[str, list[str]] | None = None) -> Decision | None:
-        """The :class:`Decision` of ``raw`` (``cleaned``: its :func:`clean` when the caller has it; None when
-        nothing is left of its text after redaction); an imported item takes its bytes from the budget and is
-        known to the items after it."""
+    def decide(self, raw: Item, cleaned: tuple[str, list[str]] | None = None, *, source: str) -> Decision | None:
+        """The :class:`Decision` of ``raw``, an item of ``source`` (``cleaned``: its :func:`clean` when the caller
+        has it; None when nothing is left of its text after redaction); an item to write takes its bytes from the
+        budget unless it is refused (:meth:`refusal`), and every item is known to the items after it."""
         cleaned = cleaned or clean(raw)
         if cleaned is None:
             return None
@@ -209,23 +226,23 @@ class Router:
         key = ledger.item_key(text)
         exact, near = match_key(text), similarity_key(text)
         words = _words_key(text)
-        skip = None
-        if key in self.imported:
+        # An item of this run first: the second copy is a duplicate of the first (named), even when the text was
+        # also imported before; then the ledger, the rejected proposals and runtime memory.
+        skip = self._duplicate(self.run_exact, self.run_near, exact, near, words)
+        if skip is None and key in self.imported:
             skip = {"why": "already-imported", "of": "an earlier import"}
-        elif self.rejected and content_hash(text) in self.rejected:
+        elif skip is None and self.rejected and content_hash(text) in self.rejected:
             skip = {"why": "rejected-in-review", "of": "an import proposal a person rejected"}
-        elif exact in self.known_exact:
-            skip = {"why": "exact-duplicate", "of": self.known_exact[exact]}
-        elif near in self.known_near or (words and words in self.known_near):
-            skip = {"why": "near-duplicate", "of": self.known_near.get(near) or self.known_near[words]}
+        elif skip is None:
+            skip = self._duplicate(self.known_exact, self.known_near, exact, near, words)
+        here = f"{Path(raw.path).name}: {raw.title}"
+        self.run_exact.setdefault(exact, here)
+        self.run_near.setdefault(near, here)
+        if words:
+            self.run_near.setdefault(words, here)
         if skip is not None:
             self.counts[SKIP_COUNTS[skip["why"]]] += 1
             return Decision(text, key, redacted, skip=skip)
-        here = f"{Path(raw.path).name}: {raw.title}"
-        self.known_exact[exact] = here
-        self.known_near[near] = here
-        if words:
-            self.known_near[words] = here
         destination, reason = classify.route(raw)
         if destination == "document":
             same = self._same_document(text)
@@ -234,6 +251,7 @@ class Router:
                 self.counts[SKIP_COUNTS["exact-duplicate"]] += 1
                 return Decision(text, key, redacted, skip=skip)
         size = utf8_len(text)
+        refusal = None
         if destination in ("user", "memory"):
             add = size + (DELIMITER_BYTES if self.count[destination] else 0)
             limit = self.limits.limit_for(destination)
@@ -243,9 +261,12 @@ class Router:
                           "to the active Memory Space")
                 destination = "space"
             else:
-                self.used[destination] += add
-                self.count[destination] += 1
-        refusal = self._document_refusal(text) if destination == "document" else None
+                refusal = self.refusal(destination, text, raw.path, raw.title, source)
+                if refusal is None:  # a refused entry is not written: it takes nothing from the budget
+                    self.used[destination] += add
+                    self.count[destination] += 1
+        if destination in ("document", "space"):
+            refusal = self.refusal(destination, text, raw.path, raw.title, source)
         self.counts["refusedItems" if refusal else destination] += 1
         return Decision(text, key, redacted, destination, reason, size, refusal=refusal,
                         refused_before=self.refused_before.get(key))
@@ -267,27 +288,57 @@ class Router:
             return None  # refused as it is (_document_refusal)
         return self._document_hashes.get(sha256_hex(body))
 
-    def _document_refusal(self, text: str) -> dict[str, str] | None:
-        """The refusal a ``documents.create`` of the body ``text`` is certain to meet, or None: the body rule
-        (:func:`~mnemon_ls.documents.model.validate_content`, ``documents.maxBodyBytes``), or the active Documents
-        already too full for the body alone (its bytes are a lower bound of the rendered file's). Reads
-        ``documents/index.json`` once (writes nothing); the items routed before count as written."""
-        from ..documents.model import validate_content
+    @staticmethod
+    def _duplicate(exacts: dict[str, str], nears: dict[str, str], exact: str, near: str,
+                   words: str) -> dict[str, str] | None:
+        """``{why, of}`` when the keys of an item are among ``exacts`` / ``nears`` (key -> what holds it)."""
+        if exact in exacts:
+            return {"why": "exact-duplicate", "of": exacts[exact]}
+        if near in nears or (words and words in nears):
+            return {"why": "near-duplicate", "of": nears.get(near) or nears[words]}
+        return None
+
+    def refusal(self, destination: str, text: str, path: str, title: str, source: str) -> dict[str, str] | None:
+        """The refusal (``{code, field, rule}``, :func:`refusal_of`) the write of an item (``text``, from the file
+        ``path`` under ``title``, of ``source``) to ``destination`` is certain to meet, or None. It runs the
+        checks the write runs (:func:`write_item`), without writing: a runtime entry's
+        (:func:`~mnemon_ls.runtime.ops.validate_request`, then the ``secrets`` pass of
+        :meth:`~mnemon_ls.runtime.source.RuntimeSource.scrub`), a Document's (its fields, :func:`document_fields`,
+        through the ``secrets`` pass and ``validate_create``, then the capacity plan: the documents routed before
+        count as written) and a Memory Space item's content rule. A check that fails otherwise (a damaged store) is
+        left to the write, which says so."""
+        try:
+            if destination in ("user", "memory"):
+                from ..runtime import ops
+
+                self.host.runtime.scrub(ops.validate_request("add", destination, text, None, "normal", None))
+            elif destination == "document":
+                return self._document_refusal(text, document_fields(self.host, source, path, title))
+            else:
+                from ..spaces.model import validate_content
+
+                validate_content(text)
+        except MnemonError as exc:
+            return refusal_of(exc)
+        return None
+
+    def _document_refusal(self, text: str, fields: dict[str, Any]) -> dict[str, str] | None:
+        """The refusal of ``documents.create`` of the body ``text`` with ``fields`` (module doc of
+        :meth:`refusal`): the ``secrets`` pass and the field rules, then the active Documents' capacity (the
+        rendered file's bytes, as the store counts them, plus those of the documents routed before)."""
+        from ..redact import Scrubber
 
         store = self.host.documents
-        try:
-            validate_content(text, store.max_body_bytes)
-        except InvalidInput as exc:
-            return {"code": exc.code, "field": exc.field, "rule": exc.rule}
-        if self._document_room is None:
-            self._document_room = store.active_limit_bytes - store.capacity.usage(store.index.view()).active_bytes
-        size = utf8_len(text)
-        if size > self._document_room:
+        scrub = Scrubber(store.secrets)
+        title, text = scrub.text("title", fields["title"]), scrub.text("content", text)
+        description = scrub.text("description", fields["description"])
+        plan = store.capacity.plan(title=title, content=text, description=description,
+                                   source_paths=fields["source_paths"])
+        projected = plan.projected + self._documents_planned
+        if projected > plan.limit:
             return {"code": "document-capacity", "field": "documents.activeLimitBytes",
-                    "rule": f"the active documents have {max(0, self._document_room)} of "
-                            f"{store.active_limit_bytes} bytes left and this body alone is {size} bytes: archive "
-                            "some (`mnemon-ls doc list`, `mnemon-ls doc archive ID`) and import again"}
-        self._document_room -= size
+                    "rule": capacity_rule(projected, plan.limit)}
+        self._documents_planned += plan.projected - plan.used  # this document's bytes
         return None
 
 
@@ -296,25 +347,23 @@ def build_plan(host: "WorkspaceHost", source: str, from_path: str | None = None,
     """The plan of importing ``source`` into ``host``'s workspace (module doc).
 
     Returns ``{source, from, files: [{path, sha256, bytes}], refused: [{path, reason}], items: [{path, title,
-    destination: user|memory|document|space, reason, bytes, text, redacted: [kind], refusal: {code, field, rule}
-    or null (the item would be refused), refusedBefore: ISO 8601 or null}], skipped: [{path, title,
-    text (redacted, as an item's), why: already-imported|rejected-in-review|exact-duplicate|near-duplicate, of}],
+    name (what the item is called on its own: :func:`~.reading.item_name`), destination: user|memory|document|space,
+    reason, bytes, text, redacted: [kind], refusal: {code, field, rule} or null (the item would be refused),
+    refusedBefore: ISO 8601 or null}], skipped: [{path, title, name, text (redacted, as an item's),
+    why: already-imported|rejected-in-review|exact-duplicate|near-duplicate, of}],
     counts: {user, memory, document, space, alreadyImported, rejected, exactDuplicates, nearDuplicates,
     refusedItems (would be refused), refusedFiles}, spaceId, spaceProblem}``.
     Raises :class:`InvalidInput` naming ``source`` (unknown), ``from`` (missing, or every file refused) or
     ``spaceId`` (no such space)."""
-    found = find(host, source, from_path, env=env)
+    found = readable(host, source, from_path, env=env)
     files, refused = found.files, found.refused
-    if refused and not files:
-        raise InvalidInput("from", f"no file could be read: {refused[0]['path']} {refused[0]['reason']}",
-                           refused=refused)
     router = Router(host, space_id)
     items, skipped = [], []
     for raw in found.items:
-        decided = router.decide(raw)
+        decided = router.decide(raw, source=source)
         if decided is None:
             continue
-        row = {"path": raw.path, "title": raw.title}
+        row = {"path": raw.path, "title": raw.title, "name": item_name(raw.title, raw.headed, decided.text)}
         if decided.skip is not None:
             skipped.append({**row, "text": decided.text, **decided.skip})
             continue
@@ -363,7 +412,8 @@ def imports_lock(host: "WorkspaceHost") -> Any:
 
 def apply(host: "WorkspaceHost", source: str, from_path: str | None = None, *, space_id: str | None = None,
           env: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """Import ``source`` (module doc). Returns the plan with ``applied: [{path, title, destination, ref}]``,
+    """Import ``source`` (module doc). Returns the plan (each item's ``refusal`` now the one its write met, or
+    null when written) with ``applied: [{path, title, destination, ref}]``,
     ``refusedItems: [{path, title, destination, code, field, rule, refusedBefore}]`` (the items a Source refused:
     recorded in the ledger as refused, tried again by a later import), ``status`` (``imported``;
     ``partly-imported``: some items refused, the others written; ``refused``: every item to write refused) and
@@ -373,6 +423,7 @@ def apply(host: "WorkspaceHost", source: str, from_path: str | None = None, *, s
     failure: items before it stay written and are in the ledger, so a second import resumes)."""
     saved_path = plan_path(host.root, source, from_path)
     again = f"run the dry run again (`mnemon-ls import {source} --dry-run`)"
+    readable(host, source, from_path, env=env)  # bad input is refused before the lock writes its marker
     with imports_lock(host):
         plan = build_plan(host, source, from_path, space_id=space_id, env=env)
         saved = fsio.read_bytes_or_none(saved_path)
@@ -392,6 +443,7 @@ def apply(host: "WorkspaceHost", source: str, from_path: str | None = None, *, s
         for item in plan["items"]:
             row = {"path": item["path"], "title": item["title"], "destination": item["destination"]}
             ref, refusal = write_or_refuse(host, source, plan["spaceId"], item, digests.get(item["path"]))
+            item["refusal"] = refusal  # what the write met, in place of the plan's prediction
             if refusal is not None:
                 refused.append({**row, **refusal, "refusedBefore": item.get("refusedBefore")})
             else:
@@ -419,8 +471,19 @@ def refusal_of(exc: MnemonError) -> dict[str, str] | None:
         return None
     if isinstance(exc, InvalidInput):
         return {"code": exc.code, "field": exc.field, "rule": exc.rule}
-    field = exc.data.get("field") or ("documents.activeLimitBytes" if exc.code == "document-capacity" else "item")
-    return {"code": exc.code, "field": str(field), "rule": exc.message}
+    if exc.code == "document-capacity" and isinstance(exc.data.get("projected"), int) \
+            and isinstance(exc.data.get("limit"), int):
+        return {"code": exc.code, "field": "documents.activeLimitBytes",
+                "rule": capacity_rule(exc.data["projected"], exc.data["limit"])}
+    return {"code": exc.code, "field": str(exc.data.get("field") or "item"), "rule": exc.message}
+
+
+def capacity_rule(projected: int, limit: int) -> str:
+    """The rule of a Document an import cannot write because the active Documents would be ``projected`` bytes,
+    over their ``limit`` (``documents.activeLimitBytes``): the one wording of the dry run's prediction
+    (:meth:`Router.refusal`) and of the import's refusal (:func:`refusal_of`)."""
+    return (f"the active documents would be {projected} bytes with this one (limit {limit}): archive some "
+            "(`mnemon-ls doc list`, `mnemon-ls doc archive ID`) and import again")
 
 
 def write_or_refuse(host: "WorkspaceHost", source: str, space_id: str | None, item: dict[str, Any],
@@ -470,16 +533,25 @@ def _write(host: "WorkspaceHost", source: str, space_id: str | None, item: dict[
             pass  # already there (written by someone else meanwhile): the ledger still records it
         return f"runtime:{destination}:{sha256_hex(text)}"
     if destination == "document":
-        inside = None
-        if host.workspace is not None:
-            try:
-                inside = str(Path(item["path"]).resolve().relative_to(host.workspace.resolve()))
-            except ValueError:
-                inside = None
-        title = item["title"].split(" > ")[-1][:200] or Path(item["path"]).name
-        result = host.documents.create(title, text, description=f"Imported from {item['path']} ({source})"[:500],
-                                       source_paths=[inside] if inside else None)
+        fields = document_fields(host, source, item["path"], item["title"])
+        result = host.documents.create(fields["title"], text, description=fields["description"],
+                                       source_paths=fields["source_paths"])
         return f"document:{result.document.record.id}"
     receipt = host.spaces.remember(text, space_id=space_id, source=f"import:{source}",
                                    tags=["import", f"import-{source}"])
     return f"memory-space:{space_id}/item:{receipt.id}"
+
+
+def document_fields(host: "WorkspaceHost", source: str, path: str, title: str) -> dict[str, Any]:
+    """``{title, description, source_paths}`` of the Document an item of ``source`` (from the file ``path``, under
+    the heading path ``title``) becomes: its last heading (else the file name), "Imported from <path> (<source>)",
+    and the file when it is inside the workspace (else None). What :func:`write_item` writes and
+    :meth:`Router.refusal` checks."""
+    inside = None
+    if host.workspace is not None:
+        try:
+            inside = str(Path(path).resolve().relative_to(host.workspace.resolve()))
+        except ValueError:
+            inside = None
+    return {"title": title.split(" > ")[-1][:200] or Path(path).name,
+            "description": f"Imported from {path} ({source})"[:500], "source_paths": [inside] if inside else None}

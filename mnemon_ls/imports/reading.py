@@ -59,8 +59,8 @@ class SourceFile:
 class Item:
     """One thing to import: ``text`` (a bullet, a paragraph, or a whole section for ``kind`` ``section``),
     ``title`` (its heading path, or the file name), ``path`` (the source file), ``kind`` (``entry`` or
-    ``section``), ``hint`` (``user``/``memory`` when the format says where it belongs) and ``reason`` (why a
-    section is kept whole)."""
+    ``section``), ``hint`` (``user``/``memory`` when the format says where it belongs), ``reason`` (why a
+    section is kept whole) and ``headed`` (``title`` is a heading path, not the file's name)."""
 
     text: str
     title: str
@@ -69,6 +69,28 @@ class Item:
     hint: str | None = None
     reason: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    headed: bool = False
+
+
+#: The longest :func:`item_name`, in characters.
+NAME_CHARS = 90
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+
+
+def item_name(title: str, headed: bool, text: str) -> str:
+    """What one item is called on its own (an import proposal's title): its last heading when ``headed`` (the
+    heading path ``title``), else the first sentence of its ``text`` (up to ``.``, ``!`` or ``?`` and a space, on
+    its first line), cut at a word to :data:`NAME_CHARS` characters (an ellipsis ends a cut one); ``title`` when
+    ``text`` has no word."""
+    if headed:
+        return title.split(" > ")[-1]
+    line = next((ln.strip().lstrip("#").strip() for ln in text.split("\n") if ln.strip()), "")
+    end = _SENTENCE_END.search(line)
+    sentence = line[:end.end()] if end else line
+    if len(sentence) > NAME_CHARS:
+        cut = sentence[:NAME_CHARS - 1]
+        sentence = (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" ,;:") + "\u2026"
+    return sentence or title
 
 
 def digest(data: bytes) -> str:
@@ -192,10 +214,11 @@ def markdown_items(text: str, path: str, file_title: str, hint: str | None = Non
             why = (f"a headed section of {size} bytes (over {DOCUMENT_MIN_BYTES})" if size > DOCUMENT_MIN_BYTES
                    else "a headed section holding a code block or a table")
             leaf = heading.split(" > ")[-1]
-            items.append(Item(f"# {leaf}\n\n{_section_body(content)}\n", heading, path, "section", hint, why))
+            items.append(Item(f"# {leaf}\n\n{_section_body(content)}\n", heading, path, "section", hint, why,
+                              headed=True))
             continue
         for text_ in _pieces(lines):
-            items.append(Item(text_, heading or file_title, path, "entry", hint))
+            items.append(Item(text_, heading or file_title, path, "entry", hint, headed=bool(heading)))
     return items
 
 

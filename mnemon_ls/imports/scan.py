@@ -102,7 +102,7 @@ def scan(host: "WorkspaceHost", *, space_id: str | None = None, env: Mapping[str
         router = plan.Router(host, space_id)
         by_source: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in scanned.found}
         for name, raw, item_id, cleaned in scanned.items:
-            decided = router.decide(raw, cleaned)
+            decided = router.decide(raw, cleaned, source=name)
             destination, reason = (decided.destination, decided.reason) if decided.skip is None else classify.route(raw)
             by_source[name].append({"id": item_id, "path": raw.path, "title": raw.title, "destination": destination,
                                     "reason": reason, "bytes": utf8_len(decided.text), "text": decided.text,
@@ -168,7 +168,7 @@ def apply(host: "WorkspaceHost", ids: list[str], fingerprint: str, *, space_id: 
         router = plan.Router(host, space_id)
         planned, skipped = [], []
         for name, raw, item_id, cleaned in (scanned.items[i] for i in sorted(known[x] for x in ids)):
-            decided = router.decide(raw, cleaned)
+            decided = router.decide(raw, cleaned, source=name)
             row = {"id": item_id, "source": name, "path": raw.path, "title": raw.title}
             if decided.skip is not None:
                 skipped.append({**row, **decided.skip})

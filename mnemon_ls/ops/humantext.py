@@ -235,6 +235,24 @@ def withheld_line(data: Mapping[str, Any], noun: str = "result",
     return f"withheld: {_plural(count, noun)} {why} (not sent)"
 
 
+def remember_line(data: Mapping[str, Any]) -> str:
+    """The first line a person reads of a remember (``data``: a ``WriteReceipt.to_dict()``): the receipt's message
+    (``Remembered in Team.``, ``Already remembered in Team as ID; no new item was stored.``; its status when it has
+    none), then the space and the item's id in parentheses when the message does not name them: ``Remembered in
+    Team (id 3f2a...).``. The status is not put before the message (``committed: Remembered in ...`` said it
+    twice); ``--json`` carries it."""
+    message = " ".join(str(data.get("message") or data.get("status") or "").split())
+    extra = []
+    space = data.get("spaceName") or data.get("spaceId")
+    if space and str(space) not in message:
+        extra.append(f"space {space}")
+    if data.get("id") and str(data["id"]) not in message:
+        extra.append(f"id {data['id']}")
+    if not extra:
+        return message
+    return f"{message.rstrip('.')} ({', '.join(extra)})."
+
+
 def activation_note(data: Mapping[str, Any], *, plain_write: str, name_it: str, deactivate: str) -> str | None:
     """What a remember that activated its space changed (seed 000: a write activates an inactive target;
     without a target exactly one space must be active), or ``None`` when it activated nothing. ``data`` is

@@ -21,12 +21,11 @@ from typing import Any, Literal
 from pydantic import Field, StrictBool
 
 from ..errors import EXIT_OK, EXIT_REJECTED, echo_path
+from ..imports.sources import places_help
 from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
 
-Source = Literal["claude-code", "agents-md", "cursor", "copilot", "cline", "hermes"]
-_SOURCE_HELP = ("claude-code (CLAUDE.md, CLAUDE.local.md, .claude/rules/, the auto memory), agents-md (AGENTS.md), "
-                "cursor (.cursor/rules/*.mdc, .cursorrules), copilot (.github/copilot-instructions.md, "
-                ".github/instructions/), cline (memory-bank/*.md, also Roo's) or hermes (~/.hermes/memories/)")
+Source = Literal["claude-code", "agents-md", "cursor", "copilot", "cline", "hermes"]  # imports.sources.SOURCE_NAMES
+_SOURCE_HELP = places_help()  # the places the formats read (imports.sources.PLACES), as the docs show them
 #: Most proposals one call files (the rest are counted; call again after the review).
 MAX_PROPOSALS = 50
 
@@ -116,11 +115,10 @@ def import_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
 
         lines.append(f"  found no file to read: looked in {echo_path(data['from'])}" if data["from"] else
                      "  found no file to read: looked for " + ", ".join(sources.get(data["source"]).defaults))
-    refused = {(r["path"], r["title"]): r for r in data.get("refusedItems", ())}
     for i, item in enumerate(data["items"], 1):
         preview = _preview(item["text"])
         red = f" [redacted: {', '.join(item['redacted'])}]" if item["redacted"] else ""
-        refusal = item.get("refusal") if dry else refused.get((item["path"], item["title"]))
+        refusal = item.get("refusal")  # the dry run's prediction, or what the import's write met
         went = ("would be refused" if dry else "refused") if refusal else "would go" if dry else "went"
         lines.append(f"  {i}. {went} to {_PLACES[item['destination']]}: {preview!r}{red}")
         lines.append(f"     from {echo_path(item['path'])} ({item['title']}): {item['reason']}")
@@ -167,7 +165,7 @@ def _propose(call: Call, p: ImportProposeParams) -> dict[str, Any]:
             continue
         if len(proposed) >= MAX_PROPOSALS:
             continue
-        title = item["title"].split(" > ")[-1][:200] or item["path"].rsplit("/", 1)[-1]
+        title = item["name"][:200] or item["path"].rsplit("/", 1)[-1]
         receipt = records.propose("project", kinds[item["destination"]], title, item["text"][:64 * 1024],
                                   tags=["import", f"import-{p.source}", f"to-{item['destination']}"],
                                   source_refs=[{"kind": "file", "id": item["path"][:1024]}],

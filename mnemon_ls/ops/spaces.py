@@ -247,8 +247,7 @@ def _embed(call: Call, p: SpaceIdParams) -> Any:
 
 
 def _remember_text(data: dict[str, Any], call: Call, _p: Any) -> str:
-    text = (f"{data['status']}: {data.get('message', '')} "
-            f"(space {data.get('spaceName') or data.get('spaceId')}, id {data.get('id')})")
+    text = humantext.remember_line(data)
     name = shlex.quote(str(data.get("spaceName") or data.get("spaceId")))
     note = humantext.activation_note(data, plain_write="`mnemon-ls remember` without --space",
                                      name_it=f"--space {name}", deactivate=f"`mnemon-ls space deactivate {name}`")

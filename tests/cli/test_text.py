@@ -152,7 +152,8 @@ def test_a_remember_that_activates_its_space_says_what_that_changed_and_how_to_u
     cli.ok("space", "create", "--name", "Default", "--description", "General facts", "--active")
     cli.ok("space", "create", "--name", "Team", "--description", "What the team agreed")
     out = cli.ok("remember", "--space", "Team", "We deploy on Fridays").splitlines()
-    assert out[0].startswith("committed: Remembered in Team. (space Team, id ")
+    # one verb: the status is not put before the message ("committed: Remembered in Team." said it twice)
+    assert re.fullmatch(r"Remembered in Team \(id [0-9a-f-]{36}\)\.", out[0]), out[0]
     assert out[1:] == [
         "Team was inactive: this write made it active. 2 spaces are active now (Default, Team), so `mnemon-ls "
         "remember` without --space is refused until only one is: name the space (--space Team), or make Team "
@@ -162,7 +163,9 @@ def test_a_remember_that_activates_its_space_says_what_that_changed_and_how_to_u
     assert refused.returncode == 2 and "2 spaces are active (Default, Team)" in refused.stderr, refused.stderr
     # ... and the command it named makes it work again, into the one active space.
     cli.ok("space", "deactivate", "Team")
-    assert cli.ok("remember", "A plain fact").startswith("committed: Remembered in Default.")
+    assert cli.ok("remember", "A plain fact").startswith("Remembered in Default (id ")
+    again = cli.ok("remember", "A plain fact").strip()
+    assert re.fullmatch(r"Already remembered in Default as [0-9a-f-]{36}; no new item was stored\.", again), again
     # A name with a space is quoted for the shell; the only active space is said to take plain writes.
     cli.ok("space", "deactivate", "Default")
     cli.ok("space", "create", "--name", "Ops notes", "--description", "Runbooks")

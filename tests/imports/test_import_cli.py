@@ -87,7 +87,8 @@ def test_claude_code_routes_each_item_and_a_second_import_adds_nothing(cli):
     assert all(row["origin"] == "imported" and row["source"] == "claude-code" and Path(row["path"]).is_absolute() and row["ref"] for row in ledger)
     assert before != procs.tree_snapshot(root)
     again = run_import(cli, "claude-code")
-    assert again["counts"]["written"] == 0 and again["counts"]["alreadyImported"] == len(plan["items"]) + 1
+    assert again["counts"]["written"] == 0 and again["counts"]["alreadyImported"] == len(plan["items"])
+    assert again["counts"]["exactDuplicates"] == 1  # the repeated bullet: a duplicate of its first copy, named
     # the instruction files are never modified (bytes and mtime)
     assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in sources} == sources
 
@@ -296,7 +297,7 @@ def test_the_text_says_where_it_looked_when_it_found_no_file(cli, tmp_path):
     of a bare '0 file(s) read' that leaves a user guessing whether the right place was searched."""
     lines = cli.run("import", "copilot", "--dry-run").stdout.splitlines()
     assert lines[1] == ("  found no file to read: looked for .github/copilot-instructions.md, "
-                        ".github/instructions/*.instructions.md")
+                        ".github/instructions/**/*.instructions.md")
     empty = tmp_path / "empty"
     empty.mkdir()
     lines = cli.run("import", "cline", "--from", str(empty), "--dry-run").stdout.splitlines()

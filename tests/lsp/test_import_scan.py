@@ -139,8 +139,14 @@ async def test_apply_imports_exactly_the_picked_items(lsp: Launcher, ws: Path):
         ("claude-code", "memory", "imported"), ("cursor", "memory", "imported"), ("hermes", "user", "imported")]
 
     # The next scan skips what was imported, and picking an imported item again writes nothing.
-    after = by_text(await client.call("mnemon/import/scan", {"workspace": uri(ws)}))
+    second = await client.call("mnemon/import/scan", {"workspace": uri(ws)})
+    after = by_text(second)
     assert after["Call me Sam."]["skip"] == {"why": "already-imported", "of": "an earlier import"}
+    # AGENTS.md's copy of the imported build bullet is a duplicate of CLAUDE.md's in this scan, and says so
+    builds = [(s["source"], i["skip"]) for s in second["sources"] for i in s["items"]
+              if i["text"] == "Build everything with `just build`."]
+    assert builds == [("claude-code", {"why": "already-imported", "of": "an earlier import"}),
+                      ("agents-md", {"why": "exact-duplicate", "of": "CLAUDE.md: Project"})]
     assert after["My time zone is Europe/Oslo."]["skip"] is None
     again = await client.call("mnemon/import/apply", {"workspace": uri(ws), "fingerprint": scan["fingerprint"],
                                                       "ids": [items["Call me Sam."]["id"]]})
