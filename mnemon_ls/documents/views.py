@@ -23,17 +23,22 @@ def record_dict(record: DocumentRecord, last_accessed: str | None = None) -> dic
 
 @dataclass(frozen=True, slots=True)
 class DocumentView:
-    """A document with its body: ``record``, ``content`` (the body as on disk), ``last_accessed_at``
-    (effective), ``path`` (absolute path of the managed file)."""
+    """A document with its body: ``record``, ``content`` (the body as on disk; as a read answers it, an edit not
+    adopted has its credentials as placeholders: :func:`~.files.as_read`), ``last_accessed_at`` (effective),
+    ``path`` (absolute path of the managed file), ``notices`` (what the reader should know: such a credential)."""
 
     record: DocumentRecord
     content: str
     last_accessed_at: str
     path: str
+    notices: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """Record fields + ``content`` + ``path``."""
-        return {**record_dict(self.record, self.last_accessed_at), "content": self.content, "path": self.path}
+        """Record fields + ``content`` + ``path`` [+ ``notices`` when there are any]."""
+        data = {**record_dict(self.record, self.last_accessed_at), "content": self.content, "path": self.path}
+        if self.notices:
+            data["notices"] = list(self.notices)
+        return data
 
 
 @dataclass(frozen=True, slots=True)

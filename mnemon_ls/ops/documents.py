@@ -347,7 +347,7 @@ OPERATIONS = (
         "documents.get", DocumentIdParams,
         lambda c, p: _with_cites(c, c.host.documents.get(full_id(c.host.documents, p.id)).to_dict()),
         "Read one Document (record, body, absolute path).",
-        text=modeltext.document,
+        text=modeltext.document, notes=lambda d, _c: list(d.get("notices") or ()),  # a credential kept in the file
         lsp=LspMethod("mnemon/documents/get"),
         mcp=McpTool(MANAGE_TOOL,
                     "Read (get), update, archive or restore one Document by id. Follow a cold reference's document id "
