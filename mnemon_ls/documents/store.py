@@ -388,8 +388,8 @@ class DocumentStore:
         Archived documents are immutable (:class:`~mnemon_ls.errors.DocumentStatusError`; restore them first).
         Returns ``action="updated"``, or ``action="unchanged"`` (nothing written, the revision kept, the notice
         ``no change; revision N kept``) when every field and the body on disk already are what was asked; when
-        that body is a hand edit not adopted yet, it is adopted under the lock as a refresh does and the adopted
-        record answered (its revision and contentHash those of the body; notice :data:`~.changes.HAND_EDIT_ADOPTED`).
+        that body is a hand edit not adopted yet, it is adopted under the lock as a refresh does: ``"adopted"``
+        and the adopted record (a new revision, the body's contentHash; notice :data:`~.changes.HAND_EDIT_ADOPTED`).
         A hand edit the update replaces is saved under ``edits/`` first (``preserved``)."""
         scrub = Scrubber(self.secrets)
         title, content = scrub.text("title", title), scrub.text("content", content)
@@ -446,7 +446,7 @@ class DocumentStore:
         if changes.unchanged_on_disk(current, record, body, old):  # a hand edit that is the text sent: adopted
             view, adopted = self.freshness.adopt_edit(current) if record.content_hash != current.content_hash else (
                 view, None)
-            return self.mutation_result("unchanged", view, adopted or current, body,
+            return self.mutation_result("adopted" if adopted else "unchanged", view, adopted or current, body,
                                         notices=changes.unchanged_notes(current, content, adopted))
         plan = self.capacity.fit(view, record.size_bytes, current.id)
         if not plan.fits:

@@ -62,7 +62,9 @@ class MutationResult:
     """A committed create / update / archive / restore.
 
     ``action`` is ``created``, ``updated``, ``unchanged`` (an update that asked for what already was: nothing
-    written, ``notices`` says ``no change; revision N kept``), ``archived`` or ``restored``; ``document`` the new
+    written, ``notices`` says ``no change; revision N kept``), ``adopted`` (an update whose text a hand edit on
+    disk already held: the edit taken into the index as a new revision, nothing else written; ``notices`` says
+    so), ``archived`` or ``restored``; ``document`` the new
     version with its body; ``revision`` the index revision after the commit (the next ``expectedRevision``); ``usage``
     the active capacity after it; ``preserved`` maps what was saved before being overwritten (e.g. an un-adopted hand
     edit) to the saved copy's path; ``notices`` anything the caller should show; ``redacted`` what the redaction pass

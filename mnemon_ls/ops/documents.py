@@ -263,8 +263,9 @@ def _mutation_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
     cites += "".join(f"\n{line}" for line in humantext.superseding_lines(data))
     if data["action"] == "unchanged":  # a no-op update: the notice says which revision was kept
         return f"Document unchanged: {document['title']} ({document['id']}): {'; '.join(data['notices'])}{cites}"
+    said = f": {'; '.join(data['notices'])}" if data["action"] == "adopted" else ""  # the hand edit taken in
     return (f"Document {data['action']}: {document['title']} ({document['id']}), revision {document['revision']}, "
-            f"{document['relativePath']}{maintenance}{cites}")
+            f"{document['relativePath']}{said}{maintenance}{cites}")
 
 
 def _list_text(catalog: dict[str, Any], _call: Call, _p: Any) -> str:
