@@ -145,6 +145,9 @@ class DerivedIndex:
                 if self._meta_current(db):  # another connection rebuilt it while we waited
                     db.execute("COMMIT")
                     return
+                marks = ", ".join("?" for _ in self.TABLES)
+                old = db.execute(f"SELECT count(*) FROM sqlite_master WHERE name IN ({marks})",
+                                 self.TABLES).fetchone()[0]
                 for table in self.TABLES:
                     db.execute(f"DROP TABLE IF EXISTS {table}")
                 self.create_tables(db)
@@ -155,7 +158,8 @@ class DerivedIndex:
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
-            self._compact(db)
+            if old:  # a rebuild, not the first creation: rewrite the file without the dropped pages
+                self._compact(db)
         finally:
             db.execute(f"PRAGMA secure_delete={'FAST' if secure == 2 else int(secure)}")  # as it was
 
