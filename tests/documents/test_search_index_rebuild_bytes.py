@@ -2,9 +2,12 @@
 
 ``SCHEMA_VERSION`` went to 3 so that an index of version 2, which may hold the credential of a hand edit not
 adopted (it was indexed as typed), is rebuilt. The rebuild dropped and recreated the tables inside the file, so
-the old rows stayed in the file's free pages (and the WAL) until SQLite happened to reuse them: the token could
-still be read from ``documents/.search.sqlite3``. The rebuild now leaves no byte of the old index behind: freed
-pages are zeroed (``secure_delete``), the file is rewritten (``VACUUM``) and the WAL emptied."""
+the old rows stayed in ``documents/.search.sqlite3``: in its free pages with a SQLite built without
+``SECURE_DELETE``, and with one built with it (this Python's) until a checkpoint wrote the zeroed pages back from
+the WAL (the language server keeps its connection open: until 1,000 pages were written or it closed). The token
+could be read from the file after the rebuild. The rebuild now leaves no byte of the old index behind: freed pages
+are zeroed (``secure_delete`` set, whatever the build's default), the WAL written back, the file rewritten
+(``VACUUM``) and the WAL emptied, before the index is used."""
 
 from __future__ import annotations
 
