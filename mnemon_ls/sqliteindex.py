@@ -4,7 +4,8 @@ Both the Documents search index (``documents/.search.sqlite3``) and a Memory Spa
 (``data/<id>/.mnemon-ls-index.db``) are *derived* state: never the truth, safe to delete, rebuilt
 from the truth files. This base class owns what they share: opening (WAL, busy timeout, file 0600),
 noticing a replaced or deleted file by its inode, a ``meta`` table whose ``schema``/``tokenizer``
-versions decide when the tables are dropped and recreated, and ``reset()`` after corruption.
+versions decide when the tables are dropped and recreated (leaving no byte of the old rows in the file or its
+WAL: :meth:`DerivedIndex._ensure_schema`), and ``reset()`` after corruption.
 Subclasses name their tables (:attr:`TABLES`), create them (:meth:`create_tables`) and may add
 per-connection setup (:meth:`after_open`).
 """
@@ -127,24 +128,55 @@ class DerivedIndex:
         """Per-connection setup after the schema is ensured (pragmas, temp tables). Default: none."""
 
     def _ensure_schema(self, db: sqlite3.Connection) -> None:
+        """Create the tables, or drop and recreate :attr:`TABLES` when the stored versions are not the wanted ones.
+
+        A rebuild leaves no byte of the old rows in the file: the dropped pages are zeroed (``secure_delete``, so
+        a term an old version indexed, e.g. a credential, is not left in the free list), then the file is
+        rewritten without its free pages (``VACUUM``) and the WAL emptied (:meth:`_compact`). Raises the
+        :class:`sqlite3.Error` of the rebuild (nothing of it committed)."""
         db.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)")
         if self._meta_current(db):
             return
-        db.execute("BEGIN IMMEDIATE")
+        secure = db.execute("PRAGMA secure_delete").fetchone()[0]
+        db.execute("PRAGMA secure_delete=ON")
         try:
-            if self._meta_current(db):  # another connection rebuilt it while we waited
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                if self._meta_current(db):  # another connection rebuilt it while we waited
+                    db.execute("COMMIT")
+                    return
+                marks = ", ".join("?" for _ in self.TABLES)
+                old = db.execute(f"SELECT count(*) FROM sqlite_master WHERE name IN ({marks})",
+                                 self.TABLES).fetchone()[0]
+                for table in self.TABLES:
+                    db.execute(f"DROP TABLE IF EXISTS {table}")
+                self.create_tables(db)
+                db.execute("DELETE FROM meta")
+                db.executemany("INSERT INTO meta(key, value) VALUES(?, ?)",
+                               [*self._wanted.items(), *self.INITIAL_META.items()])
                 db.execute("COMMIT")
-                return
-            for table in self.TABLES:
-                db.execute(f"DROP TABLE IF EXISTS {table}")
-            self.create_tables(db)
-            db.execute("DELETE FROM meta")
-            db.executemany("INSERT INTO meta(key, value) VALUES(?, ?)",
-                           [*self._wanted.items(), *self.INITIAL_META.items()])
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            if old:  # a rebuild, not the first creation: rewrite the file without the dropped pages
+                self._compact(db)
+        finally:
+            db.execute(f"PRAGMA secure_delete={'FAST' if secure == 2 else int(secure)}")  # as it was
+
+    def _compact(self, db: sqlite3.Connection) -> None:
+        """After a rebuild: write the WAL back, rewrite the file without its free pages (``VACUUM``) and empty
+        the WAL (``wal_checkpoint(TRUNCATE)``), so neither file keeps a page of the old rows. Another process
+        still reading the old rows can hold a checkpoint back (a busy or locked answer): the zeroed pages then
+        reach the file at the next checkpoint, and the WAL is removed when the last connection closes."""
+        if self.path is None:
+            return
+        try:
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            db.execute("VACUUM")
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
 
     def _meta_current(self, db: sqlite3.Connection) -> bool:
         found = dict(db.execute("SELECT key, value FROM meta").fetchall())

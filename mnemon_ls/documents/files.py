@@ -151,6 +151,26 @@ def searchable(record: DocumentRecord, body: str, secrets: str) -> str:
     return redact_text(body)[0]
 
 
+def as_read(record: DocumentRecord, body: str, secrets: str) -> tuple[str, tuple[str, ...]]:
+    """``(body as a read answers it, notices)`` for ``body`` read from ``record``'s file: :func:`searchable` (an
+    edit not adopted holds its credentials as placeholders, as search keeps it; the adopted body, or any body
+    under ``secrets: allow``, as it is), and, when a placeholder took a value's place, one notice naming the file
+    and the kinds of credential (:data:`mnemon_ls.redact_rules.KINDS`), never the value, saying the file keeps it
+    until the file is fixed. ``(body, ())`` when nothing was replaced."""
+    if not redacted_for_search(record, sha256_hex(body), secrets):
+        return body, ()
+    from ..redact import redact_text  # on use: most reads never need it
+    from ..redact_rules import KINDS
+
+    shown, found = redact_text(body)
+    if not found:
+        return body, ()
+    kinds = ", ".join(sorted({KINDS.get(m.kind, m.kind) for m in found}))
+    return shown, (f"{record.relative_path}: the file holds what looks like {kinds} in an edit made outside "
+                   "mnemon-ls and not adopted; shown here (as search shows it) with a placeholder in its place; "
+                   "the file on disk keeps it as typed until the file is fixed",)
+
+
 def not_utf8_reason(exc: UnicodeDecodeError) -> str:
     """Why a managed file is left alone: it is not UTF-8 (``exc`` from decoding its bytes)."""
     return (f"the managed file is not UTF-8 text (invalid byte at offset {exc.start}), perhaps re-saved in "

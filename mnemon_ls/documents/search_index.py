@@ -52,7 +52,8 @@ from ..sqliteindex import DerivedIndex
 from ..text import QueryTerm, Tokenizer
 
 #: Version 3: a body not adopted (a hand edit a refresh left as it is) is indexed with its credentials replaced
-#: by placeholders (:func:`~.files.searchable`); an index of version 2 may hold such a credential, so it is rebuilt.
+#: by placeholders (:func:`~.files.searchable`); an index of version 2 may hold such a credential, so it is rebuilt
+#: (no byte of its old rows left in the file: :meth:`mnemon_ls.sqliteindex.DerivedIndex._ensure_schema`).
 SCHEMA_VERSION = 3
 #: The Documents tokenizer (:mod:`mnemon_ls.text`): no camelCase splitting, no stopwords, at most 64 query
 #: terms. Version 2: an identifier's parts are indexed once each (``a-a`` -> ``a-a a``) and a single-part

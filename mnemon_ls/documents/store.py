@@ -69,7 +69,7 @@ from . import changes, model
 from .access import AccessLog
 from .capacity import Capacity
 from .cover import DocumentsCover, render_cover
-from .files import FileTooLarge, ManagedFiles, SpecialFile, read_regular_file, unlink_quietly
+from .files import FileTooLarge, ManagedFiles, SpecialFile, as_read, read_regular_file, unlink_quietly
 from .freshness import Freshness
 from .index import IndexFile, IndexView, check_document_revision, check_status, validate_expected
 from .model import DocumentRecord, now_iso, render_markdown, sha256_hex, split_markdown
@@ -92,8 +92,6 @@ def _validate_limit_bytes(value: Any, name: str) -> int:
         raise InvalidInput(name, f"must be an integer in 1..{model.MAX_LIMIT_BYTES} bytes (got "
                                  f"{echo_repr(value)})")
     return value
-
-
 
 
 class DocumentStore:
@@ -390,8 +388,8 @@ class DocumentStore:
         Archived documents are immutable (:class:`~mnemon_ls.errors.DocumentStatusError`; restore them first).
         Returns ``action="updated"``, or ``action="unchanged"`` (nothing written, the revision kept, the notice
         ``no change; revision N kept``) when every field and the body on disk already are what was asked; when
-        that body is a hand edit not adopted yet, it is adopted under the lock as a refresh does and the adopted
-        record answered (its revision and contentHash those of the body; notice :data:`~.changes.HAND_EDIT_ADOPTED`).
+        that body is a hand edit not adopted yet, it is adopted under the lock as a refresh does: ``"adopted"``
+        and the adopted record (a new revision, the body's contentHash; notice :data:`~.changes.HAND_EDIT_ADOPTED`).
         A hand edit the update replaces is saved under ``edits/`` first (``preserved``)."""
         scrub = Scrubber(self.secrets)
         title, content = scrub.text("title", title), scrub.text("content", content)
@@ -448,7 +446,7 @@ class DocumentStore:
         if changes.unchanged_on_disk(current, record, body, old):  # a hand edit that is the text sent: adopted
             view, adopted = self.freshness.adopt_edit(current) if record.content_hash != current.content_hash else (
                 view, None)
-            return self.mutation_result("unchanged", view, adopted or current, body,
+            return self.mutation_result("adopted" if adopted else "unchanged", view, adopted or current, body,
                                         notices=changes.unchanged_notes(current, content, adopted))
         plan = self.capacity.fit(view, record.size_bytes, current.id)
         if not plan.fits:
@@ -465,7 +463,8 @@ class DocumentStore:
         return self.mutation_result("updated", view, record, body, preserved)
 
     def get(self, document_id: Any) -> DocumentView:
-        """The document ``document_id`` with its body (as on disk). Counts as an access.
+        """The document ``document_id`` with its body (as on disk; an edit not adopted with its credentials as
+        placeholders and a notice saying so: :func:`~.files.as_read`). Counts as an access.
 
         Raises :class:`~mnemon_ls.errors.NotFound` for an unknown id or a missing managed file, and
         :class:`~mnemon_ls.errors.UnreadableStore` (``data.reason`` ``not-utf-8`` with ``offset``, or
@@ -481,9 +480,9 @@ class DocumentStore:
             if data is None:
                 raise NotFound(f"{record.relative_path}: the managed file of document {record.id} is missing",
                                id=record.id, file=str(path))
-            body = self.files.body_of(record, data)
+            body, notices = as_read(record, self.files.body_of(record, data), self.secrets)
             self.touch([record.id], view)
-            return DocumentView(record, body, self.index.accessed(record), str(path))
+            return DocumentView(record, body, self.index.accessed(record), str(path), notices)
 
     def list(self, status: str | None = None, *, excerpts: bool = False) -> Catalog:
         """Every document in index order (``status`` ``active`` / ``archived`` filters), with health

@@ -23,17 +23,22 @@ def record_dict(record: DocumentRecord, last_accessed: str | None = None) -> dic
 
 @dataclass(frozen=True, slots=True)
 class DocumentView:
-    """A document with its body: ``record``, ``content`` (the body as on disk), ``last_accessed_at``
-    (effective), ``path`` (absolute path of the managed file)."""
+    """A document with its body: ``record``, ``content`` (the body as on disk; as a read answers it, an edit not
+    adopted has its credentials as placeholders: :func:`~.files.as_read`), ``last_accessed_at`` (effective),
+    ``path`` (absolute path of the managed file), ``notices`` (what the reader should know: such a credential)."""
 
     record: DocumentRecord
     content: str
     last_accessed_at: str
     path: str
+    notices: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """Record fields + ``content`` + ``path``."""
-        return {**record_dict(self.record, self.last_accessed_at), "content": self.content, "path": self.path}
+        """Record fields + ``content`` + ``path`` [+ ``notices`` when there are any]."""
+        data = {**record_dict(self.record, self.last_accessed_at), "content": self.content, "path": self.path}
+        if self.notices:
+            data["notices"] = list(self.notices)
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +62,9 @@ class MutationResult:
     """A committed create / update / archive / restore.
 
     ``action`` is ``created``, ``updated``, ``unchanged`` (an update that asked for what already was: nothing
-    written, ``notices`` says ``no change; revision N kept``), ``archived`` or ``restored``; ``document`` the new
+    written, ``notices`` says ``no change; revision N kept``), ``adopted`` (an update whose text a hand edit on
+    disk already held: the edit taken into the index as a new revision, nothing else written; ``notices`` says
+    so), ``archived`` or ``restored``; ``document`` the new
     version with its body; ``revision`` the index revision after the commit (the next ``expectedRevision``); ``usage``
     the active capacity after it; ``preserved`` maps what was saved before being overwritten (e.g. an un-adopted hand
     edit) to the saved copy's path; ``notices`` anything the caller should show; ``redacted`` what the redaction pass

@@ -265,8 +265,9 @@ def _mutation_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
     cites += "".join(f"\n{line}" for line in humantext.superseding_lines(data))
     if data["action"] == "unchanged":  # a no-op update: the notice says which revision was kept
         return f"Document unchanged: {document['title']} ({document['id']}): {'; '.join(data['notices'])}{cites}"
+    said = f": {'; '.join(data['notices'])}" if data["action"] == "adopted" else ""  # the hand edit taken in
     return (f"Document {data['action']}: {document['title']} ({document['id']}), revision {document['revision']}, "
-            f"{document['relativePath']}{maintenance}{cites}")
+            f"{document['relativePath']}{said}{maintenance}{cites}")
 
 
 def _list_text(catalog: dict[str, Any], _call: Call, _p: Any) -> str:
@@ -351,7 +352,7 @@ OPERATIONS = (
         "documents.get", DocumentIdParams,
         lambda c, p: _with_cites(c, c.host.documents.get(full_id(c.host.documents, p.id)).to_dict()),
         "Read one Document (record, body, absolute path).",
-        text=modeltext.document,
+        text=modeltext.document, notes=lambda d, _c: list(d.get("notices") or ()),  # a credential kept in the file
         lsp=LspMethod("mnemon/documents/get"),
         mcp=McpTool(MANAGE_TOOL,
                     "Read (get), update, archive or restore one Document by id. Follow a cold reference's document id "

@@ -303,10 +303,14 @@ def remembered_in_space(data: Mapping[str, Any], _params: Any = None) -> str:
 def document_updated(data: Mapping[str, Any], _params: Any = None) -> str:
     """The message of "Update document from file" (``documents.updateFromFile``): the document's title and
     new revision; for a file that already is the document's body, ``document unchanged: <title>: no change;
-    revision N kept``."""
+    revision N kept``; for a file whose text a hand edit of the managed file already held, ``document adopted:
+    <title> (revision N): <notice>``."""
     document = data["document"]
     if data.get("action") == "unchanged":
         return f"document unchanged: {document['title']}: {'; '.join(data.get('notices') or ())}"
+    if data.get("action") == "adopted":
+        return (f"document adopted: {document['title']} (revision {document['revision']}): "
+                f"{'; '.join(data.get('notices') or ())}")
     return f"document updated: {document['title']} (revision {document['revision']})"
 
 

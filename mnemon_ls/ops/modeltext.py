@@ -179,7 +179,8 @@ def document_hits(data: Mapping[str, Any]) -> str:
 
 
 def document_result(data: Mapping[str, Any]) -> str:
-    """A Documents mutation result: action, title, id, revision, managed path."""
+    """A Documents mutation result: action, title, id, revision, managed path (a no-op update, or one that adopted
+    a hand edit: the notices too)."""
     document = data.get("document", {})
     if data.get("action") == "unchanged":  # a no-op update: the notice names the revision kept
         text = (f"Document unchanged: {document.get('title')} (id: {document.get('id')}): "
@@ -187,6 +188,8 @@ def document_result(data: Mapping[str, Any]) -> str:
     else:
         text = (f"Document {data.get('action')}: {document.get('title')} (id: {document.get('id')}), "
                 f"revision {document.get('revision')}, {document.get('relativePath')}")
+        if data.get("action") == "adopted":  # an update whose text a hand edit on disk held: the notice says so
+            text += f": {'; '.join(data.get('notices') or ())}"
     if isinstance(data.get("maintenance"), Mapping):  # cold archival ran first (issue 9)
         text += f"\n{data['maintenance'].get('summary', '')}"
     return "\n".join([text, *cites_lines(data)])

@@ -202,12 +202,18 @@ def _recall(call: Call, p: RecallParams) -> Any:
     """``spaces.recall``; a result item with citations also carries them as ``cites`` (each with freshness) and
     their worst as ``freshness``, ranked by :func:`.staleness.rank` (fresh above changed/gone within a tier, a
     superseded item below its successor); an item neither updated nor accessed for ``reviewAfterDays`` before
-    this recall carries ``review: "due"`` (a native space's item: its provider gives both times)."""
+    this recall carries ``review: "due"`` (a native space's item: its provider gives both times). An answer with
+    no result says when Runtime memory holds entries with most of the query's words (``runtimeMatches`` and a
+    notice: :func:`.recall_elsewhere.note_runtime_matches`)."""
     found = call.host.recall(p.query, spaces=p.spaces, limit=p.limit, mode=p.mode, category=p.category,
                              source=p.source, intent=p.intent, audience=audience_of(call, p))
     times = getattr(found, "times", None) or {}
     data = _data(found)
     results = data.get("results") if isinstance(data, dict) else None
+    if isinstance(data, dict) and not results:
+        from .recall_elsewhere import note_runtime_matches  # on use: only an answer with no result reads it
+
+        note_runtime_matches(call, p.query, data)
     if results:
         views = citing.views_of(call, "spaces")
         review = staleness.review_marker(call, "spaces") if times else None

@@ -27,9 +27,10 @@ def test_an_update_with_the_hand_edited_text_is_a_no_op_and_a_real_hand_edit_is_
     documents = data_dir / "documents"
     before = tree(documents)
     said = cli(workspace, data_dir, "doc", "update", doc_id, "--content", "Tag, build, sign.")
-    assert said.splitlines() == [
-        f"Document unchanged: Release plan ({doc_id}): no change to the text sent; the body on disk, edited outside "
-        "mnemon-ls, already is that text and was adopted as revision 2"]
+    assert said.splitlines() == [  # the action says what the revision says: the edit was taken in (not "unchanged")
+        f"Document adopted: Release plan ({doc_id}), revision 2, documents/active/release-plan-{doc_id[:8]}.md: "
+        "no change to the text sent; the body on disk, edited outside mnemon-ls, already is that text and was "
+        "adopted as revision 2"]
     assert not (documents / "edits").exists()
     assert path.read_text().endswith("\nTag, build, sign.\n") and tree(documents).keys() == before.keys()
 
@@ -44,3 +45,28 @@ def test_an_update_with_the_hand_edited_text_is_a_no_op_and_a_real_hand_edit_is_
     assert replaced["action"] == "updated"
     [saved] = (documents / "edits").iterdir()
     assert saved.read_text().endswith("\nTag, build, sign, ship.\n")  # never lost
+
+
+async def test_the_mcp_tool_and_the_editor_command_say_the_hand_edit_was_adopted(tmp_path: Path) -> None:
+    """The MCP tool answers the same action as the command line (one operation): ``adopted`` and the new revision;
+    the editor command's message (:func:`mnemon_ls.ops.humantext.document_updated`) says so too."""
+    from mnemon_ls.ops.humantext import document_updated
+    from tests.mcp.conftest import answer, mcp_session, server_env
+
+    workspace, data_dir = Path(make_repo(tmp_path / "repo").workdir), tmp_path / "root"
+    created = json.loads(cli(workspace, data_dir, "doc", "create", "--title", "Release plan", "--content",
+                             "Tag, build.", "--json"))["document"]
+    doc_id, path = created["id"], Path(created["path"])
+    path.write_bytes(path.read_bytes().replace(b"Tag, build.", b"Tag, build, sign."))  # a hand edit
+    args = ["--workspace", str(workspace), "--scope", "custom", "--data-dir", str(data_dir)]
+    async with mcp_session(args, env=server_env()) as session:
+        said = await answer(session, "mnemon_document_manage", {"action": "update", "id": doc_id,
+                                                                "content": "Tag, build, sign."})
+    notice = ("no change to the text sent; the body on disk, edited outside mnemon-ls, already is that text and was "
+              "adopted as revision 2")
+    assert said == (f"Document adopted: Release plan (id: {doc_id}), revision 2, "
+                    f"documents/active/release-plan-{doc_id[:8]}.md: {notice}")
+    shown = json.loads(cli(workspace, data_dir, "doc", "get", doc_id, "--json"))
+    assert shown["revision"] == 2 and "notices" not in shown
+    assert document_updated({"action": "adopted", "document": {"title": "Release plan", "revision": 2},
+                             "notices": [notice]}) == f"document adopted: Release plan (revision 2): {notice}"

@@ -71,7 +71,8 @@ export interface DocumentUsage {
 /** Result of `mnemon/documents/{create,update,archive,restore}`. */
 export interface DocumentMutation {
     success: true;
-    action: "created" | "updated" | "unchanged" | "archived" | "restored";
+    /** `adopted`: an update whose text a hand edit of the managed file already held (a new revision, `notices`). */
+    action: "created" | "updated" | "unchanged" | "adopted" | "archived" | "restored";
     document: DocumentView;
     /** Index revision after the commit: the next `expectedRevision`. */
     revision: string;

@@ -59,13 +59,19 @@ local specs = {
     end,
   },
   [M.CMD_UPDATE_DOCUMENT] = {
-    swallow = { "^mnemon: document updated", "^mnemon: document unchanged", "^mnemon: document not updated" },
+    swallow = { "^mnemon: document updated", "^mnemon: document unchanged", "^mnemon: document adopted",
+      "^mnemon: document not updated" },
     failed = "mnemon: document not updated: ",
     success = function(result)
       local doc = type(result.document) == "table" and result.document or {}
       if result.action == "unchanged" then
         notify(string.format("mnemon: document unchanged: %s: no change; revision %s kept", tostring(doc.title),
           tostring(doc.revision)), levels.INFO)
+        return
+      end
+      if result.action == "adopted" then -- the file's text was already the managed file's (a hand edit): taken in
+        notify(string.format("mnemon: document adopted: %s (revision %s): the hand edit already was that text",
+          tostring(doc.title), tostring(doc.revision)), levels.INFO)
         return
       end
       notify(string.format("mnemon: document updated: %s (revision %s)", tostring(doc.title), tostring(doc.revision)),

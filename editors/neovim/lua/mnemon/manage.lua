@@ -393,6 +393,8 @@ function M.doc_update_from_file(doc, path, opts, callback)
         return done(callback, { message = msg, data = e })
       end
       local said = result.action == "unchanged" and "mnemon: document unchanged: %s: no change; revision %s kept"
+        or result.action == "adopted"
+          and "mnemon: document adopted: %s (revision %s): the hand edit already was that text"
         or "mnemon: document updated: %s (revision %s)"
       notify(string.format(said, tostring(result.document.title), tostring(result.document.revision)), levels.INFO)
       done(callback, nil, result)
