@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Mapping
 
 from .formats import Format, Located, existing, markdown
-from .sources import PLACES
+from .places import PLACES
 
 
 def _layout(base: Path) -> list[Located]:

@@ -16,7 +16,7 @@ from typing import Mapping
 
 from .formats import Format, Located, existing, glob, home, markdown
 from .reading import Item, SourceFile, front_matter, markdown_items
-from .sources import PLACES
+from .places import PLACES
 
 _LINK_LINE = re.compile(r"^\s*[-*+]\s*\[[^\]]*\]\(([^)]+\.md)\)")
 #: Topic types about the person (their profile, and the feedback they gave on how to work).

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Mapping
 
 from .formats import Format, Located, existing, glob, markdown
-from .sources import PLACES
+from .places import PLACES
 
 
 def _layout(base: Path) -> list[Located]:

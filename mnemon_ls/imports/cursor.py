@@ -8,7 +8,7 @@ from typing import Mapping
 
 from .formats import Format, Located, existing, glob
 from .reading import Item, SourceFile, front_matter, markdown_items
-from .sources import PLACES
+from .places import PLACES
 
 
 def _layout(base: Path) -> list[Located]:

@@ -9,7 +9,7 @@ from typing import Mapping
 
 from .formats import Format, Located, existing, home
 from .reading import Item, SourceFile
-from .sources import PLACES
+from .places import PLACES
 
 _DELIMITER = re.compile(r"^\s*§\s*$", re.M)
 

@@ -21,11 +21,11 @@ from typing import Any, Literal
 from pydantic import Field, StrictBool
 
 from ..errors import EXIT_OK, EXIT_REJECTED, echo_path
-from ..imports.sources import places_help
+from ..imports.places import places_help
 from .base import Call, CliArg, CliCommand, LspMethod, McpTool, Operation, WorkspaceParams
 
-Source = Literal["claude-code", "agents-md", "cursor", "copilot", "cline", "hermes"]  # imports.sources.SOURCE_NAMES
-_SOURCE_HELP = places_help()  # the places the formats read (imports.sources.PLACES), as the docs show them
+Source = Literal["claude-code", "agents-md", "cursor", "copilot", "cline", "hermes"]  # imports.places.SOURCE_NAMES
+_SOURCE_HELP = places_help()  # the places the formats read (imports.places.PLACES), as the docs show them
 #: Most proposals one call files (the rest are counted; call again after the review).
 MAX_PROPOSALS = 50
 
