@@ -100,7 +100,8 @@ def test_import_picks_per_source_and_refuses_a_changed_file(session: Session, tm
     assert shown[1] == [
         "Done with Cursor (0 of 2 picked)", "Pick all", "Pick none",
         f"[ ] {TABS} -> MEMORY.md: skipped: already imported (.cursor/rules/x.mdc)",
-        f"[ ] {BUILD} -> MEMORY.md: skipped: already imported (.cursor/rules/x.mdc)"]
+        # BUILD is in CLAUDE.md too, scanned first in the same run: named as a duplicate of that item (h-import48)
+        f"[ ] {BUILD} -> MEMORY.md: skipped: duplicate of CLAUDE.md: Ibis notes (.cursor/rules/x.mdc)"]
     assert entries(ws) == [("memory", BUILD), ("user", TERSE), ("memory", TABS)]
     assert session.lua("return vim.fn.maparg('<Plug>(mnemon-import)', 'n')") == "<Cmd>MnemonImport<CR>"
 
