@@ -151,20 +151,9 @@ def apply(host: "WorkspaceHost", ids: list[str], fingerprint: str, *, space_id: 
     :class:`InvalidInput` naming ``fingerprint``, ``ids[i]`` or ``spaceId``, and the Sources' errors of a write (the
     items before it stay
     written and are in the ledger: a second import skips them)."""
+    _checked(host, ids, fingerprint, env)  # bad input is refused before the lock writes its marker under state/
     with plan.imports_lock(host):
-        scanned = _Scanned(host, env)
-        if scanned.fingerprint != fingerprint:
-            _refuse_changed(host, scanned, fingerprint)
-        plan.check_unchanged(scanned.files, scanned.files, "it was read", _AGAIN)
-        known = {item_id: i for i, (_, _, item_id, _) in enumerate(scanned.items)}
-        first: dict[str, int] = {}
-        for i, item_id in enumerate(ids):
-            if item_id not in known:
-                raise InvalidInput(f"ids[{i}]", f"is not an item of the scan ({echo_repr(item_id)}); nothing "
-                                                f"was imported: {_AGAIN}")
-            if item_id in first:
-                raise InvalidInput(f"ids[{i}]", f"names the same item as ids[{first[item_id]}]; nothing was imported")
-            first[item_id] = i
+        scanned, known = _checked(host, ids, fingerprint, env)  # again: a file may have changed meanwhile
         router = plan.Router(host, space_id)
         planned, skipped = [], []
         for name, raw, item_id, cleaned in (scanned.items[i] for i in sorted(known[x] for x in ids)):
@@ -191,6 +180,27 @@ def apply(host: "WorkspaceHost", ids: list[str], fingerprint: str, *, space_id: 
               "refusedItems": len(refused)}
     return {"applied": applied, "skipped": skipped, "refusedItems": refused,
             "status": plan.import_status(applied, refused), "counts": counts, "spaceId": router.space_id}
+
+
+def _checked(host: "WorkspaceHost", ids: list[str], fingerprint: str,
+             env: Mapping[str, str] | None) -> tuple[_Scanned, dict[str, int]]:
+    """The scan of the files as they are now and ``{item id: its index in scanned.items}``, after the checks of
+    :func:`apply`'s request (reads only): ``fingerprint`` is the files' (:func:`_refuse_changed` otherwise), no file
+    changed while read, each of ``ids`` is an item of the scan, named once. Raises as :func:`apply` documents."""
+    scanned = _Scanned(host, env)
+    if scanned.fingerprint != fingerprint:
+        _refuse_changed(host, scanned, fingerprint)
+    plan.check_unchanged(scanned.files, scanned.files, "it was read", _AGAIN)
+    known = {item_id: i for i, (_, _, item_id, _) in enumerate(scanned.items)}
+    first: dict[str, int] = {}
+    for i, item_id in enumerate(ids):
+        if item_id not in known:
+            raise InvalidInput(f"ids[{i}]", f"is not an item of the scan ({echo_repr(item_id)}); nothing "
+                                            f"was imported: {_AGAIN}")
+        if item_id in first:
+            raise InvalidInput(f"ids[{i}]", f"names the same item as ids[{first[item_id]}]; nothing was imported")
+        first[item_id] = i
+    return scanned, known
 
 
 def _refuse_changed(host: "WorkspaceHost", scanned: _Scanned, fingerprint: str) -> None:
