@@ -31,8 +31,10 @@ def _server(workspace: Path, data_dir: Path) -> MnemonMcp:
                                    str(workspace)))
 
 
-async def _wake(app: MnemonMcp, before_thread: Callable[[], None] = lambda: None) -> tuple[dict[str, Any], list[str]]:
-    """The wake's data and the names of the threads the operation ran on (``["thread"]`` once per hop)."""
+async def run_counting_hops(app: MnemonMcp, operation: Any, raw: dict[str, Any],
+                            before_thread: Callable[[], None] = lambda: None) -> tuple[Any, list[str]]:
+    """Run ``operation`` with ``raw`` as the server does (:func:`execute_async`): its data and one ``"thread"``
+    per hop to a worker thread (``before_thread()`` is called at each hop, before the thread runs)."""
     hops: list[str] = []
 
     async def host_for(workspace: str | None) -> Any:
@@ -43,8 +45,13 @@ async def _wake(app: MnemonMcp, before_thread: Callable[[], None] = lambda: None
         before_thread()
         return await anyio.to_thread.run_sync(fn, abandon_on_cancel=False)
 
-    _host, data = await execute_async(WAKE, {}, host_for, surface="mcp", to_thread=to_thread)
+    _host, data = await execute_async(operation, raw, host_for, surface="mcp", to_thread=to_thread)
     return data, hops
+
+
+async def _wake(app: MnemonMcp, before_thread: Callable[[], None] = lambda: None) -> tuple[dict[str, Any], list[str]]:
+    """The wake's data and the names of the threads the operation ran on (``["thread"]`` once per hop)."""
+    return await run_counting_hops(app, WAKE, {}, before_thread)
 
 
 async def test_a_warm_wake_runs_on_the_event_loop(workspace: Path, data_dir: Path) -> None:

@@ -12,16 +12,15 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-import anyio
 import pytest
 
 from mnemon_ls import nowait
 from mnemon_ls.mcp.server import MnemonMcp
 from mnemon_ls.mcp.workspaces import McpWorkspaces
-from mnemon_ls.ops.execute import execute_async
 from mnemon_ls.ops.registry import operations
 from mnemon_ls.settings import load_settings
 from mnemon_ls.spaces.providers.native_schema import ACCESS_FLUSH_THRESHOLD
+from tests.mcp.test_mcp_nowait import run_counting_hops
 
 RECALL = operations()["spaces.recall"]
 
@@ -34,18 +33,7 @@ def _server(workspace: Path, data_dir: Path) -> MnemonMcp:
 async def _recall(app: MnemonMcp, query: str,
                   before_thread: Callable[[], None] = lambda: None) -> tuple[dict[str, Any], list[str]]:
     """The recall's data and one ``"thread"`` per hop to a worker thread."""
-    hops: list[str] = []
-
-    async def host_for(workspace: str | None) -> Any:
-        return await app._resolve(None, workspace)
-
-    async def to_thread(fn: Callable[[], Any]) -> Any:
-        hops.append("thread")
-        before_thread()
-        return await anyio.to_thread.run_sync(fn, abandon_on_cancel=False)
-
-    _host, data = await execute_async(RECALL, {"query": query}, host_for, surface="mcp", to_thread=to_thread)
-    return data, hops
+    return await run_counting_hops(app, RECALL, {"query": query}, before_thread)
 
 
 def _access_counts(db_path: Path) -> dict[str, int]:
