@@ -155,7 +155,7 @@ def test_infer_without_a_model_is_refused_and_the_cli_shows_the_facts(tmp_path: 
     assert cli(tmp_path, "space", "create", "--name", "Ops", "--description", "ops", "--provider", "mem0", "--active").returncode == 0
     said = cli(tmp_path, "remember", "Deploys stop at 16:00 on Fridays. OK.", "--space", "Ops")
     assert said.returncode == 0, said.stderr
-    assert "Remembered in Ops as 1 fact its provider extracted." in said.stdout
+    assert said.stdout.startswith("Remembered in Ops as 1 fact its provider extracted (id "), said.stdout
     recalled = cli(tmp_path, "recall", "when do deploys stop", "--space", "Ops")
     assert "Deploys stop at 16:00 on Fridays." in recalled.stdout and "OK." not in recalled.stdout
 
