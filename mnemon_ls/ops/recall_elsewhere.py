@@ -19,12 +19,10 @@ from typing import Any
 
 from ..errors import MnemonError
 from ..runtime.model import PROJECTION_FILES
-from ..text import ENGLISH_STOPWORDS, Tokenizer, grouped, match_scores
+from ..spaces.index import TOKENIZER  # a Memory Space's words: a hint counts the words a recall would have matched
+from ..text import grouped, match_scores
 from .surfaces import Call
 
-#: The words of a query and of an entry as a Memory Space's index takes them (:mod:`mnemon_ls.spaces.index`:
-#: camelCase parts, English stopwords left out), so a hint counts the words a recall would have matched.
-TOKENIZER = Tokenizer(version=1, max_query_terms=32, camel_case=True, stopwords=ENGLISH_STOPWORDS)
 #: How each surface reads the wake snapshot (the command line also lists the entries).
 WHERE = {"cli": "`mnemon-ls wake`; `mnemon-ls runtime list` lists every entry", "lsp": "mnemon/wake",
          "mcp": "mnemon_wake", "tool": "mnemon_wake"}
