@@ -329,10 +329,18 @@ class NativeRecall:
         """In no-wait mode (:mod:`mnemon_ls.nowait`), raise :class:`~mnemon_ls.nowait.WouldWait` when recording
         ``hits`` more accesses would write them inline (no flusher to hand them to, or :data:`PENDING_CAP`
         reached): that write is not for an event loop."""
-        if nowait.active() and "access_count" in self._columns:
-            pending, flusher = self._pending_touches + hits, self.access_flusher
-            if pending >= ACCESS_FLUSH_THRESHOLD and (flusher is None or pending >= PENDING_CAP or flusher.closed):
-                nowait.check(self.db_path)
+        if nowait.active() and "access_count" in self._columns and self._writes_inline(self._pending_touches + hits):
+            nowait.check(self.db_path)
+
+    def _writes_inline(self, pending: int) -> bool:
+        """Whether ``pending`` accesses (a count) are written by the reading thread rather than handed to the
+        flusher: the threshold is reached and there is no open flusher, or :data:`PENDING_CAP` is reached (the
+        background write cannot keep up). Without side effects; :meth:`_touch` also writes inline when the
+        flusher declines the batch (``due``)."""
+        if pending < ACCESS_FLUSH_THRESHOLD:
+            return False
+        flusher = self.access_flusher
+        return flusher is None or pending >= PENDING_CAP or flusher.closed
 
     def _touch_locked(self, ids: list[str], operation: str, query: str) -> None:
         """:meth:`_touch` under the provider's lock, unless the store became read-only."""
@@ -350,8 +358,7 @@ class NativeRecall:
         self._pending_oplog.append((operation, f"q={query} hits={len(ids)}", now))
         self._pending_touches += len(ids)
         if self._pending_touches >= ACCESS_FLUSH_THRESHOLD:
-            flusher = self.access_flusher
-            if flusher is None or self._pending_touches >= PENDING_CAP or not flusher.due(self):
+            if self._writes_inline(self._pending_touches) or not self.access_flusher.due(self):
                 self.flush_access()  # a process of one command, or the background write cannot keep up
 
     def flush_access_aside(self, *, due: bool = False) -> bool:
