@@ -38,7 +38,7 @@ from ..redact import redact_text
 from ..roots_checks import path_error
 from ..runtime.model import DELIMITER_BYTES, PROJECTION_FILES, match_key, normalize_text, utf8_len
 from ..runtime.ops import similarity_key
-from ..settings import own_home_path
+from ..settings import INSTEAD_WORKSPACE, own_home_path
 from . import classify, formats, ledger, places, sources
 from .reading import Item, Refusal, file_digest, item_name, read_source
 
@@ -117,7 +117,7 @@ def find(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
     fmt = sources.get(source)
     env = dict(os.environ if env is None else env)
     if from_path is not None:
-        path = Path(own_home_path(from_path, "from"))  # ~name (another user's home) is refused
+        path = Path(own_home_path(from_path, "from", INSTEAD_WORKSPACE))  # ~name (another user's home) is refused
         if not path.is_absolute():
             path = (host.workspace or Path.cwd()) / path
         try:
