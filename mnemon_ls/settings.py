@@ -97,30 +97,49 @@ def group(name: str, alias: str, cls: "type[_Group]") -> Setting:
     return Setting(name, alias, None, "must be an object", check, {"$ref": f"#/$defs/{cls.__name__}"}, cls)
 
 
-#: The rule of a path (a setting, ``--data-dir``, ``MNEMON_DATA_DIR``) that starts with ``~name``.
-OWN_HOME_RULE = ("must not start with ~name (another user's home): only ~ or ~/ (your own home) is expanded; "
-                 "give an absolute path instead")
+#: What the ``~name`` rule (:func:`own_home_rule`) advises instead, by what the field takes: an absolute path (a
+#: setting, ``--data-dir``, ``MNEMON_DATA_DIR``, a tool's ``workspace``), ...
+INSTEAD_ABSOLUTE = "an absolute path"
+#: ... a path the CLI reads relative to the current directory (``--workspace``, ``--output``, a FILE argument), ...
+INSTEAD_CWD = "a path relative to the current directory, or an absolute one"
+#: ... a path read relative to the workspace (``import --from``), ...
+INSTEAD_WORKSPACE = "a path relative to the workspace, or an absolute one"
+#: ... or a workspace file (a Document's source path).
+INSTEAD_WORKSPACE_FILE = "a path relative to the workspace (or an absolute one inside it)"
 
 
-def expand_own_home(value: str) -> str:
+def own_home_rule(instead: str = INSTEAD_ABSOLUTE) -> str:
+    """The one rule of a path that starts with ``~name`` (another user's home), ending with the path to give
+    ``instead`` (:data:`INSTEAD_ABSOLUTE`, :data:`INSTEAD_CWD`, :data:`INSTEAD_WORKSPACE`,
+    :data:`INSTEAD_WORKSPACE_FILE`: what the field takes)."""
+    return ("must not start with ~name (another user's home): only ~ or ~/ (your own home) is expanded; "
+            f"give {instead} instead")
+
+
+#: The rule of a path that must be absolute (a setting, ``--data-dir``, ``MNEMON_DATA_DIR``) and starts ``~name``.
+OWN_HOME_RULE = own_home_rule()
+
+
+def expand_own_home(value: str, instead: str = INSTEAD_ABSOLUTE) -> str:
     """``value`` with a leading ``~`` or ``~/`` replaced by the current user's home (``$HOME``, as
     ``os.path.expanduser``); anything else unchanged. The one rule of every path someone configures: ``~name``
     (another user's home, which ``os.path.expanduser`` would look up in the password database) raises
-    ``ValueError`` worded :data:`OWN_HOME_RULE`, for the caller to name its field with."""
+    ``ValueError`` worded :func:`own_home_rule` of ``instead``, for the caller to name its field with."""
     if not value.startswith("~"):
         return value
     if value != "~" and not value.startswith("~/"):
-        raise ValueError(OWN_HOME_RULE)
+        raise ValueError(own_home_rule(instead))
     return os.path.expanduser(value)
 
 
-def own_home_path(value: str, field: str) -> str:
+def own_home_path(value: str, field: str, instead: str = INSTEAD_ABSOLUTE) -> str:
     """:func:`expand_own_home` of ``value`` for a path someone gave as ``field`` (``workspace``, ``--workspace``,
     ``MNEMON_DATA_DIR``): ``~`` and ``~/...`` expand to your home, anything else is returned unchanged. Raises
-    :class:`InvalidInput` naming ``field`` for ``~name`` (another user's home), the rule and the value (clipped,
-    :func:`~mnemon_ls.errors.echo_repr`) in its message and the value (``data.value``, escaped)."""
+    :class:`InvalidInput` naming ``field`` for ``~name`` (another user's home), the rule (advising ``instead``:
+    :func:`own_home_rule`) and the value (clipped, :func:`~mnemon_ls.errors.echo_repr`) in its message and the
+    value (``data.value``, escaped)."""
     try:
-        return expand_own_home(value)
+        return expand_own_home(value, instead)
     except ValueError as exc:
         raise InvalidInput(field, f"{exc} (got {echo_repr(value)})", value=echo_value(value)) from None
 

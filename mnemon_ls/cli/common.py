@@ -85,9 +85,9 @@ def workspace_of(args: argparse.Namespace) -> Any:
         return default_workspace()
     if not args.workspace.strip():
         raise InvalidInput("--workspace", f"must not be empty (got {echo_repr(args.workspace)})")
-    from ..settings import own_home_path  # only ~ and ~/ (your own home), as every configured path
+    from ..settings import INSTEAD_CWD, own_home_path  # only ~ and ~/ (your own home), as every configured path
 
-    return os.path.abspath(own_home_path(args.workspace, "--workspace"))
+    return os.path.abspath(own_home_path(args.workspace, "--workspace", INSTEAD_CWD))
 
 
 #: Commands whose host never embeds nor recalls: no semantic engine is set up for them (it is the

@@ -17,7 +17,7 @@ import typing
 from typing import Any, Callable, Literal
 
 from ..errors import InvalidInput, MnemonError, echo_value, rename_fields
-from ..settings import own_home_path
+from ..settings import INSTEAD_CWD, own_home_path
 from .parser import integer_type
 
 #: Help of a command group (the first word of a path with two words), by word.
@@ -251,7 +251,7 @@ def params_from(command: Any, args: argparse.Namespace, read_content: Callable[[
             value = read_content(value)
         if arg.path and isinstance(value, str):
             alias = params_model.model_fields[arg.field].alias if params_model is not None else None
-            value = os.path.abspath(own_home_path(value, alias or arg.field))  # ~name: another user's home
+            value = os.path.abspath(own_home_path(value, alias or arg.field, INSTEAD_CWD))  # ~name: another user's home
         if arg.convert is not None and isinstance(value, str):
             value = arg.convert(value)
         elif arg.convert is not None and isinstance(value, list):
@@ -306,7 +306,7 @@ def _write_output(name: str, text: str) -> dict[str, Any]:
 
     from ..fsio import write_file_atomically
 
-    path = Path(os.path.abspath(own_home_path(name, "--output")))  # ~name (another user's home) is refused
+    path = Path(os.path.abspath(own_home_path(name, "--output", INSTEAD_CWD)))  # ~name: refused
     if path.is_dir():
         raise InvalidInput("--output", f"{path} is a directory")
     if not path.parent.is_dir():

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput, echo_repr, type_rule
-from ..settings import own_home_path
+from ..settings import INSTEAD_WORKSPACE_FILE, own_home_path
 from .model import MAX_SOURCE_PATHS, js_trim
 
 _WINDOWS = re.compile(r"^[A-Za-z]:")
@@ -85,7 +85,7 @@ def resolve_source_paths(value: Any, workspace: Path | None, managed_dir: Path,
 def _resolve_one(text: str, base: str, managed: str, where: str) -> str:
     if "\x00" in text:
         raise InvalidInput(where, "must not contain NUL")
-    typed, text = text, own_home_path(text, where)  # ~ and ~/x: your home (then rule 4); ~name: refused
+    typed, text = text, own_home_path(text, where, INSTEAD_WORKSPACE_FILE)  # ~/x: your home (rule 4); ~name: refused
     if "\\" in text or _WINDOWS.match(text):
         raise InvalidInput(where, "must be a workspace path with '/' separators, not a Windows path (got "
                                   f"{echo_repr(text)})")

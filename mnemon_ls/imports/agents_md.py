@@ -18,4 +18,4 @@ def locate(workspace: Path, env: Mapping[str, str]) -> list[Located]:
     return existing(_layout(workspace))
 
 
-FORMAT = Format("agents-md", PLACES["agents-md"], locate, markdown, ("AGENTS.md", "*.md"), _layout)
+FORMAT = Format("agents-md", PLACES["agents-md"], locate, markdown, _layout)

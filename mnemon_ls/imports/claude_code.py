@@ -58,4 +58,4 @@ def items(source: SourceFile, located: Located) -> list[Item]:
     return markdown(source, located)
 
 
-FORMAT = Format("claude-code", PLACES["claude-code"], locate, items, ("*.md",), _layout)
+FORMAT = Format("claude-code", PLACES["claude-code"], locate, items, _layout)

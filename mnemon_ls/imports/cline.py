@@ -20,4 +20,4 @@ def locate(workspace: Path, env: Mapping[str, str]) -> list[Located]:
     return existing(_layout(workspace))
 
 
-FORMAT = Format("cline", PLACES["cline"], locate, markdown, ("*.md",), _layout)
+FORMAT = Format("cline", PLACES["cline"], locate, markdown, _layout)

@@ -21,4 +21,4 @@ def locate(workspace: Path, env: Mapping[str, str]) -> list[Located]:
     return existing(_layout(workspace))
 
 
-FORMAT = Format("copilot", PLACES["copilot"], locate, markdown, ("*.md",), _layout)
+FORMAT = Format("copilot", PLACES["copilot"], locate, markdown, _layout)

@@ -27,4 +27,4 @@ def items(source: SourceFile, located: Located) -> list[Item]:
     return markdown_items(source.text, str(source.path), title, located.hint)
 
 
-FORMAT = Format("cursor", PLACES["cursor"], locate, items, ("*.mdc", ".cursorrules", "*.md"), _layout)
+FORMAT = Format("cursor", PLACES["cursor"], locate, items, _layout)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from .places import direct_names
 from .reading import Item, SourceFile, markdown_items
 
 #: Directories a scan never enters.
@@ -30,13 +31,13 @@ class Located:
 @dataclass(frozen=True)
 class Format:
     """One source format: its ``name``, ``defaults`` (shown paths), ``locate`` and ``items`` (module doc),
-    and ``patterns``: the file names a ``--from`` directory is searched for when none of the layout is there."""
+    and ``layout``: the files a ``--from`` directory is searched for first (the names a ``--from`` directory is
+    searched for directly when none of the layout is there are :func:`.places.direct_names`)."""
 
     name: str
     defaults: tuple[str, ...]
     locate: Callable[[Path, Mapping[str, str]], list[Located]]
     items: Callable[[SourceFile, Located], list[Item]]
-    patterns: tuple[str, ...] = ("*.md",)
     layout: Callable[[Path], list[Located]] | None = None
 
 
@@ -69,14 +70,16 @@ def markdown(source: SourceFile, located: Located) -> list[Item]:
 
 def locate_from(fmt: Format, path: Path) -> list[Located]:
     """The files ``--from PATH`` names: the file itself, or in a directory the format's layout under it
-    (``fmt.layout``) and, when none of it is there, every file matching ``fmt.patterns`` directly in it."""
+    (``fmt.layout``) and, when none of it is there, the files directly in it matching the names of the format's
+    places (:func:`.places.direct_names`: ``AGENTS.md`` for ``agents-md``, ``*.md`` for a ``cline`` memory bank),
+    without repeats. ``[]`` when the directory holds none of them."""
     if not path.is_dir():
         return [Located(path, path.parent)]
     found = existing(fmt.layout(path)) if fmt.layout else []
     if not found:
-        for pattern in fmt.patterns:
+        for pattern in direct_names(fmt.name):
             found += glob(path, pattern, path)
-    return found
+    return existing(found)
 
 
 def home(env: Mapping[str, str]) -> Path:

@@ -34,4 +34,4 @@ def items(source: SourceFile, located: Located) -> list[Item]:
             for part in _DELIMITER.split(source.text) if part.strip()]
 
 
-FORMAT = Format("hermes", PLACES["hermes"], locate, items, ("USER.md", "MEMORY.md"), _layout)
+FORMAT = Format("hermes", PLACES["hermes"], locate, items, _layout)

@@ -21,6 +21,29 @@ PLACES: dict[str, tuple[str, ...]] = {
 }
 
 
+#: What ``--from DIR`` reads under ``DIR`` first: the places relative to a workspace (or, for Hermes, to a Hermes
+#: home such as a copy of ``~/.hermes``), as each format's ``layout`` gives them.
+FROM_LAYOUT: dict[str, tuple[str, ...]] = {
+    **{name: tuple(p for p in places if not p.startswith("~")) for name, places in PLACES.items()},
+    "hermes": ("memories/USER.md", "memories/MEMORY.md"),
+}
+
+
+def direct_names(source: str) -> tuple[str, ...]:
+    """The file names (glob patterns) ``--from DIR`` reads directly in ``DIR`` when none of
+    :data:`FROM_LAYOUT` is there: the last part of each of the ``source``'s :data:`PLACES`, without repeats, so a
+    ``DIR`` that is one of the places' directories (a copy of ``memory-bank/``, ``.cursor/rules/``, a Hermes
+    ``memories/``) is read as such, and a ``DIR`` holding none of the source's files reads nothing (``agents-md``
+    reads ``AGENTS.md`` only, never every ``*.md``). Raises :class:`KeyError` for an unknown ``source``."""
+    return tuple(dict.fromkeys(place.rsplit("/", 1)[-1] for place in PLACES[source]))
+
+
+def looked_for(source: str) -> tuple[str, ...]:
+    """What ``--from DIR`` looks for in ``DIR``, shown relative to it: :data:`FROM_LAYOUT` then
+    :func:`direct_names`, without repeats (``("AGENTS.md",)`` for ``agents-md``)."""
+    return tuple(dict.fromkeys((*FROM_LAYOUT[source], *direct_names(source))))
+
+
 def places_help() -> str:
     """Every source with its default places (:data:`PLACES`), for the help of ``SOURCE``: ``claude-code
     (CLAUDE.md, ...), agents-md (AGENTS.md), ... or hermes (...)``."""

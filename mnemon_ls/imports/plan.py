@@ -38,8 +38,8 @@ from ..redact import redact_text
 from ..roots_checks import path_error
 from ..runtime.model import DELIMITER_BYTES, PROJECTION_FILES, match_key, normalize_text, utf8_len
 from ..runtime.ops import similarity_key
-from ..settings import own_home_path
-from . import classify, formats, ledger, sources
+from ..settings import INSTEAD_WORKSPACE, own_home_path
+from . import classify, formats, ledger, places, sources
 from .reading import Item, Refusal, file_digest, item_name, read_source
 
 if TYPE_CHECKING:
@@ -107,8 +107,8 @@ def find(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
          env: Mapping[str, str] | None = None) -> Found:
     """Read the files of ``source`` (from ``from_path``, or its default places in ``host``'s workspace and the
     home directory of ``env``, default ``os.environ``) and split them into items; a refused file is listed, never
-    fatal. Raises :class:`InvalidInput` naming ``source`` (unknown), ``from`` (missing) or ``workspace`` (none, and
-    no ``from_path``)."""
+    fatal. Raises :class:`InvalidInput` naming ``source`` (unknown), ``from`` (missing, or a directory holding none
+    of the source's files: :func:`.places.looked_for`) or ``workspace`` (none, and no ``from_path``)."""
     import os
 
     if source not in sources.SOURCE_NAMES:
@@ -117,7 +117,7 @@ def find(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
     fmt = sources.get(source)
     env = dict(os.environ if env is None else env)
     if from_path is not None:
-        path = Path(own_home_path(from_path, "from"))  # ~name (another user's home) is refused
+        path = Path(own_home_path(from_path, "from", INSTEAD_WORKSPACE))  # ~name (another user's home) is refused
         if not path.is_absolute():
             path = (host.workspace or Path.cwd()) / path
         try:
@@ -127,6 +127,9 @@ def find(host: "WorkspaceHost", source: str, from_path: str | None = None, *,
         except OSError as exc:
             raise path_error(exc, path, "from") from None
         located = formats.locate_from(fmt, path)
+        if not located:  # a directory holding none of the source's files: say where it looked
+            raise InvalidInput("from", f"{echo_value(str(path))} holds no file {source} reads: looked for "
+                                       f"{', '.join(places.looked_for(source))} in it")
     else:
         if host.workspace is None:
             raise InvalidInput("workspace", "is required: the default places are in a workspace")

@@ -113,8 +113,7 @@ def import_text(data: dict[str, Any], _call: Call, _p: Any) -> str:
     if not data["files"] and not data["refused"]:
         from ..imports import sources
 
-        lines.append(f"  found no file to read: looked in {echo_path(data['from'])}" if data["from"] else
-                     "  found no file to read: looked for " + ", ".join(sources.get(data["source"]).defaults))
+        lines.append("  found no file to read: looked for " + ", ".join(sources.get(data["source"]).defaults))
     for i, item in enumerate(data["items"], 1):
         preview = _preview(item["text"])
         red = f" [redacted: {', '.join(item['redacted'])}]" if item["redacted"] else ""

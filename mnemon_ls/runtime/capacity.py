@@ -23,7 +23,8 @@ from ..linefile import after_torn_line
 from ..errors import InvalidInput, RevisionConflict, RuntimeCapacityError
 from ..settings import RuntimeMemorySettings
 from . import compaction, ops
-from .model import PROJECTION_FILES, Entry, Target, match_key, revision_of, used_bytes, validate_target
+from .model import (PROJECTION_FILES, Entry, Target, match_key, revision_of, used_bytes, utf8_len,
+                    validate_target)
 from .state import MaintenancePlan, Receipt, StoreState
 
 
@@ -51,15 +52,35 @@ class MaintainedStore(Protocol):
 def with_plan(exc: RuntimeCapacityError, plan: MaintenancePlan, request: ops.MutationRequest) -> RuntimeCapacityError:
     """``exc`` with ``data.maintenance`` (:func:`~mnemon_ls.runtime.compaction.plan_data`) for a
     ``target=user`` overflow with entries to compact (USER.md is compacted by the client's assistant,
-    never archived off the machine); other overflows are returned unchanged."""
+    never archived off the machine); other overflows are returned unchanged, and so is one whose compaction
+    budget is 0 bytes (:func:`~mnemon_ls.runtime.compaction.budget_of`: the limit is too small for this change
+    and any entry beside it, so no merge makes room), with a message saying so and what would."""
     if plan.target != "user" or not plan.entries:
         return exc
+    if compaction.budget_of(plan) == 0:
+        return RuntimeCapacityError(_no_room(exc.message, plan), **exc.data)
     data = compaction.plan_data(plan, request)
     count = len(plan.entries)
     message = (f"{exc.message}; or compact USER.md: data.maintenance holds the plan ({count} numbered "
                f"entr{'y' if count == 1 else 'ies'}, budget {data['budgetBytes']} bytes) for {compaction.METHOD} "
                "(CLI: `mnemon-ls runtime compact`; `--json` prints the plan)")
     return RuntimeCapacityError(message, **exc.data, maintenance=data)
+
+
+def _no_room(message: str, plan: MaintenancePlan) -> str:
+    """The capacity error's ``message`` for a ``plan`` whose compaction budget is 0 bytes: the change's entry
+    leaves no byte of the 70% of the limit a compaction keeps (reference 4.1) to any other entry, so the message
+    says that merging cannot make room and what would (remove entries, shorten this one, or the limit that keeps
+    them all). ``message`` unchanged when the entry alone passes the limit (it says so already:
+    :func:`~mnemon_ls.runtime.ops.check_capacity`)."""
+    alone = utf8_len(plan.pending.content) if plan.pending is not None else 0
+    if not alone or alone > plan.limit:
+        return message
+    return (f"{plan.target} is over capacity: {plan.projected} of {plan.limit} UTF-8 bytes after this change (now "
+            f"{plan.used}); merging entries cannot make room: a compaction keeps {PROJECTION_FILES[plan.target]} "
+            f"within 70% of its limit ({plan.limit * 7 // 10} UTF-8 bytes), and this entry alone ({alone} bytes) "
+            f"leaves none of it to another entry. Remove entries or shorten this one, or raise "
+            f"runtimeMemory.{plan.target}LimitBytes to at least {plan.projected} to keep them all")
 
 
 def plan_of(state: StoreState, outcome: ops.MutationOutcome, request: ops.MutationRequest,

@@ -243,14 +243,25 @@ def apply_mutation(entries: Sequence[Entry], request: MutationRequest, now: str)
     return MutationOutcome(tuple(result), True, "Entry replaced.", detail, excluded=old, pending=new)
 
 
-def check_capacity(before: Sequence[Entry], after: Sequence[Entry], target: Target, limit: int) -> None:
-    """Raise :class:`RuntimeCapacityError` when ``after`` uses more than ``limit`` bytes of ``target``."""
+def check_capacity(before: Sequence[Entry], after: Sequence[Entry], target: Target, limit: int,
+                   pending: str | None = None) -> None:
+    """Raise :class:`RuntimeCapacityError` when ``after`` uses more than ``limit`` bytes of ``target``. When the
+    ``pending`` entry (the content added or written by the change) alone is larger than ``limit``, the message
+    says so: no removal or compaction makes room, only a shorter entry or a limit of at least its size."""
     projected = used_bytes(after, target)
     if projected > limit:
         used = used_bytes(before, target)
+        setting = f"runtimeMemory.{target}LimitBytes"
+        alone = utf8_len(pending) if pending else 0
+        if alone > limit:
+            keep = f" ({projected} to keep the entries there now)" if projected > alone else ""
+            advice = (f"the limit is smaller than this one entry ({alone} UTF-8 bytes), so no removal or compaction "
+                      f"makes room: shorten it, or raise {setting} to at least {alone}{keep}")
+        else:
+            advice = f"remove or shorten entries, or raise {setting}"
         raise RuntimeCapacityError(
             f"{target} is over capacity: {projected} of {limit} UTF-8 bytes after this change "
-            f"(now {used}); remove or shorten entries, or raise runtimeMemory.{target}LimitBytes",
+            f"(now {used}); {advice}",
             target=target,
             used=used,
             projected=projected,

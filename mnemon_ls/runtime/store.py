@@ -222,7 +222,7 @@ class RuntimeStore:
             # Invariant 4: a rejected operation creates nothing, not even runtime/. With no directory
             # the store is empty, so a dry run decides exactly whether the real one would fail.
             dry = ops.apply_mutation((), request, self.now())
-            ops.check_capacity((), dry.entries, request.target, limit)
+            ops.check_capacity((), dry.entries, request.target, limit, _content(dry))
         with self._locked(exists):
             state = self.read_valid()
             outcome = ops.apply_mutation(state.entries, request, self.now())
@@ -230,7 +230,7 @@ class RuntimeStore:
                 return self.receipt(outcome.message, request.target, state.entries, state.revision, False,
                                     outcome.detail)
             try:
-                ops.check_capacity(state.entries, outcome.entries, request.target, limit)
+                ops.check_capacity(state.entries, outcome.entries, request.target, limit, _content(outcome))
             except RuntimeCapacityError as exc:
                 raise with_plan(exc, plan_of(state, outcome, request, self.limits), request) from None
             preserved, revision = self.commit(state.entries, outcome.entries)
@@ -425,6 +425,11 @@ class RuntimeStore:
         )
 
 
+
+
+def _content(outcome: ops.MutationOutcome) -> str | None:
+    """The content ``outcome`` adds or writes (its pending entry's), for the capacity rule; ``None`` for none."""
+    return outcome.pending.content if outcome.pending is not None else None
 
 
 def _excerpt(entry: Entry) -> str:

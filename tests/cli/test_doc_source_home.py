@@ -12,6 +12,9 @@ from pathlib import Path
 from tests.cli.test_cli import Cli
 from tests.helpers import procs
 
+SOURCE_RULE = ("must not start with ~name (another user's home): only ~ or ~/ (your own home) is expanded; give a "
+               "path relative to the workspace (or an absolute one inside it) instead (got '~nosuchuser/x')")
+
 
 def test_a_source_path_of_another_users_home_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
     cli = Cli(tmp_path)
@@ -22,9 +25,24 @@ def test_a_source_path_of_another_users_home_is_refused_and_nothing_is_written(t
     assert result.returncode == 2
     error = json.loads(result.stdout)["error"]
     assert (error["field"], error["param"], error["value"]) == ("--source", "sourcePaths[0]", "~nosuchuser/x")
-    assert error["rule"].startswith("must not start with ~name (another user's home): only ~ or ~/")
+    assert error["rule"] == SOURCE_RULE
     assert procs.tree_snapshot(cli.data) == before
     assert [d["title"] for d in cli.ok_json("doc", "list")["documents"]] == ["Notes"]
+
+
+def test_the_refusal_of_another_users_home_says_what_a_source_path_may_be(tmp_path: Path) -> None:
+    """The ``~name`` rule ended "give an absolute path instead", odd for a source path, which is a workspace path
+    (relative, or absolute inside the workspace); it now names those (``settings.own_home_rule``), on create and
+    update alike, with nothing written."""
+    cli = Cli(tmp_path)
+    made = cli.ok_json("doc", "create", "--title", "Notes", "--content", "A first document.")
+    doc_id = (made.get("document") or made)["id"]
+    before = procs.tree_snapshot(cli.data)
+    for command in (("create", "--title", "Deploy", "--content", "Deploy notes."), ("update", doc_id)):
+        result = cli.run("doc", *command, "--source", "~nosuchuser/x")
+        assert result.returncode == 2, result.stdout
+        assert result.stderr == f"mnemon-ls: error: --source ~nosuchuser/x: {SOURCE_RULE}\n", command
+    assert procs.tree_snapshot(cli.data) == before
 
 
 def test_a_source_path_under_your_home_is_the_workspace_file_it_names(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_option_names import run, workspace
-from tests.cli.test_root_values import OWN_HOME
+from tests.cli.test_root_values import OWN_HOME, OWN_HOME_CWD
 from tests.cli.test_usage_error_shape import refused
 from tests.helpers import procs
 
@@ -105,25 +105,25 @@ def test_the_pack_file_is_named_path_whatever_is_wrong_with_it(tmp_path: Path) -
             assert (error["code"], error["field"], error["param"]) == (code, "FILE", "path"), (name, action)
 
 
-@pytest.mark.parametrize("args, field, param", [
-    (("pack", "export", "--output", "~nosuchuser/x.zip"), "--output", "path"),  # no test writes into ~root
-    (("pack", "import", "~root/x.zip"), "FILE", "path"),
-    (("pack", "inspect", "~nosuchuser/x.zip"), "FILE", "path"),
-    (("import", "claude-code", "--from", "~root/x", "--dry-run"), "--from", "from"),
-    (("migrate", "--from", "~root/x", "--dry-run"), "--from", "from"),
-    (("records", "export", "--output", "~nosuchuser/x.json"), "--output", None),
+@pytest.mark.parametrize("args, field, param, rule", [
+    (("pack", "export", "--output", "~nosuchuser/x.zip"), "--output", "path", OWN_HOME_CWD),  # none writes in ~root
+    (("pack", "import", "~root/x.zip"), "FILE", "path", OWN_HOME_CWD),
+    (("pack", "inspect", "~nosuchuser/x.zip"), "FILE", "path", OWN_HOME_CWD),
+    (("import", "claude-code", "--from", "~root/x", "--dry-run"), "--from", "from", OWN_HOME_CWD),
+    (("migrate", "--from", "~root/x", "--dry-run"), "--from", "from", OWN_HOME),  # global, workspace or absolute
+    (("records", "export", "--output", "~nosuchuser/x.json"), "--output", None, OWN_HOME_CWD),
 ])
 def test_a_path_of_another_users_home_is_refused(tmp_path: Path, args: tuple[str, ...], field: str,
-                                                 param: str | None) -> None:
+                                                 param: str | None, rule: str) -> None:
     """An attack pass: these path arguments went through ``os.path.expanduser``, so ``~root/x`` read (or wrote
     into) another user's home; the one rule is ``settings.own_home_path``: refused naming the argument."""
     ws = workspace(tmp_path)
     typed = next(a for a in args if a.startswith("~"))
     before = procs.tree_snapshot(tmp_path)
     code, line, error = refused(ws, tmp_path, *args)
-    assert (code, line) == (2, f"{field}: {OWN_HOME} (got '{typed}')")
+    assert (code, line) == (2, f"{field}: {rule} (got '{typed}')")
     assert (error["field"], error.get("param"), error["rule"], error["value"]) == (
-        field, param, f"{OWN_HOME} (got '{typed}')", typed)
+        field, param, f"{rule} (got '{typed}')", typed)
     assert procs.tree_snapshot(tmp_path) == before
 
 

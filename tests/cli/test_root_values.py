@@ -18,6 +18,8 @@ from tests.helpers.zygote import mnemon_command
 
 OWN_HOME = ("must not start with ~name (another user's home): only ~ or ~/ (your own home) is expanded; "
             "give an absolute path instead")
+#: The rule for a path the CLI reads relative to the current directory (``--workspace``, ``--output``, FILE).
+OWN_HOME_CWD = OWN_HOME.replace("an absolute path", "a path relative to the current directory, or an absolute one")
 
 
 def run(ws: Path, tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -49,7 +51,7 @@ def test_workspace_of_another_users_home_is_refused(tmp_path: Path, command: tup
     before = procs.tree_snapshot(tmp_path)
     done = run(ws, tmp_path, *command, "--workspace", "~root/x", "--data-dir", str(tmp_path / "root"))
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == f"mnemon-ls: error: --workspace: {OWN_HOME} (got '~root/x')\n"
+    assert done.stderr == f"mnemon-ls: error: --workspace: {OWN_HOME_CWD} (got '~root/x')\n"
     assert procs.tree_snapshot(tmp_path) == before
 
 
@@ -60,8 +62,8 @@ def test_another_users_home_is_a_value_error_with_the_value_typed(tmp_path: Path
     ws = workspace(tmp_path)
     done = run(ws, tmp_path, "recall", "parse", option, "~root/x", "--json")
     scripted = json.loads(done.stdout)["error"]
-    assert (scripted["field"], scripted["rule"], scripted["value"]) == (option, f"{OWN_HOME} (got '~root/x')",
-                                                                        "~root/x")
+    rule = OWN_HOME_CWD if option == "--workspace" else OWN_HOME
+    assert (scripted["field"], scripted["rule"], scripted["value"]) == (option, f"{rule} (got '~root/x')", "~root/x")
 
 
 def test_a_settings_flag_refused_has_the_value_and_the_setting(tmp_path: Path) -> None:
@@ -148,6 +150,7 @@ def test_setup_workspace_of_another_users_home_is_refused(tmp_path: Path) -> Non
     before = procs.tree_snapshot(tmp_path)
     done = run(ws, tmp_path, "setup", "claude-code", "--project", "--dry-run", "--workspace", "~root/x")
     assert (done.returncode, done.stdout) == (2, "")
+    # setup's workspace is the setup operation's own field (an absolute path on every surface)
     assert done.stderr == f"mnemon-ls: error: --workspace: {OWN_HOME} (got '~root/x')\n"
     done = run(ws, tmp_path, "setup", "claude-code", "--project", "--dry-run", "--workspace", "~/proj")
     assert done.returncode == 0, done.stderr

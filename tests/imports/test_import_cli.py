@@ -300,5 +300,6 @@ def test_the_text_says_where_it_looked_when_it_found_no_file(cli, tmp_path):
                         ".github/instructions/**/*.instructions.md")
     empty = tmp_path / "empty"
     empty.mkdir()
-    lines = cli.run("import", "cline", "--from", str(empty), "--dry-run").stdout.splitlines()
-    assert lines[1] == f"  found no file to read: looked in {empty}"
+    refused = cli.run("import", "cline", "--from", str(empty), "--dry-run")  # --from names a place: refused
+    assert refused.returncode == 2
+    assert f"--from: {empty} holds no file cline reads: looked for memory-bank/*.md, *.md in it" in refused.stderr

@@ -9,7 +9,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { showMutationError, ViewsContext } from "./capacity";
 import { DocumentContents, showPreview } from "./documents";
-import { frontmatterId } from "./format";
+import { frontmatterId, updatedFromFileMessage } from "./format";
 import { MnemonTree } from "./mnemonTree";
 import { archiveDocument, asMnemonError, CatalogEntry, getDocument, listDocuments, restoreDocument, status, updateDocument } from "./requests";
 import { documentsTree, Node, NodeRef, perFolder } from "./trees";
@@ -100,9 +100,7 @@ export class DocumentsView extends ViewPart {
             const bytes = await vscode.workspace.fs.readFile(file);
             const content = Buffer.from(bytes).toString("utf8");
             const result = await updateDocument(await this.client(), { workspace: r.workspace, id: doc.id, content, documentRevision: doc.revision });
-            void vscode.window.showInformationMessage(result.action === "unchanged"
-                ? `Mnemon: "${doc.title}" already matches ${source}: no change; revision ${result.document.revision} kept.`
-                : `Mnemon: updated "${doc.title}" from ${source} (revision ${result.document.revision}).`);
+            void vscode.window.showInformationMessage(updatedFromFileMessage(doc.title, source, result));
         } catch (error) {
             await this.documentError(`"${doc.title}" not updated from ${source}`, error);
         } finally {

@@ -3,6 +3,7 @@
  */
 
 import type {
+    DocumentMutation,
     DocumentSearchResult,
     DocumentView,
     MnemonError,
@@ -156,6 +157,26 @@ export function noticesMessage(notices: string[]): string {
 export function createdMessage(document: Pick<DocumentView, "title" | "relativePath" | "sourcePaths">): string {
     const from = document.sourcePaths.length > 0 ? ` from ${document.sourcePaths.join(", ")}` : "";
     return `Mnemon: created document “${document.title}” (${document.relativePath})${from}.`;
+}
+
+/**
+ * Info message after "Update from Source File": what the server's answer (`action`) says happened to `title`
+ * given the text of `source`. `adopted`: the managed file, edited by hand, already held that text, and the
+ * update took that hand edit in as a new revision (not a change made from `source`).
+ */
+export function updatedFromFileMessage(title: string, source: string, result: Pick<DocumentMutation, "action"> & {
+    document: Pick<DocumentView, "revision">;
+}): string {
+    const revision = result.document.revision;
+    switch (result.action) {
+        case "unchanged":
+            return `Mnemon: "${title}" already matches ${source}: no change; revision ${revision} kept.`;
+        case "adopted":
+            return `Mnemon: "${title}" already held the text of ${source} through a hand edit of its managed file; `
+                + `adopted that hand edit as revision ${revision}.`;
+        default:
+            return `Mnemon: updated "${title}" from ${source} (revision ${revision}).`;
+    }
 }
 
 // ------------------------------------------------------------------------------------------ memory spaces

@@ -22,6 +22,7 @@ import {
     statusBarText,
     statusReport,
     statusTooltip,
+    updatedFromFileMessage,
 } from "../format";
 import { formatBytes, formatUsage } from "../units";
 import { noProposalsMessage, proposalPickItem, VERDICT_ITEMS, verdictMessage } from "../proposals";
@@ -313,6 +314,18 @@ describe("format", () => {
             createdMessage({ title: "Cache design", relativePath: "documents/active/cache-design-1a2b3c4d.md", sourcePaths: ["notes/cache.md"] }),
             "Mnemon: created document “Cache design” (documents/active/cache-design-1a2b3c4d.md) from notes/cache.md.",
         );
+    });
+
+    it("update-from-file message says what the server did: updated, unchanged, or a hand edit adopted", () => {
+        const answer = (action: "updated" | "unchanged" | "adopted") => ({ action, document: { revision: 3 } });
+        assert.equal(updatedFromFileMessage("Design", "notes/design.md", answer("updated")),
+            'Mnemon: updated "Design" from notes/design.md (revision 3).');
+        assert.equal(updatedFromFileMessage("Design", "notes/design.md", answer("unchanged")),
+            'Mnemon: "Design" already matches notes/design.md: no change; revision 3 kept.');
+        // adopted: the managed file, edited by hand, already held the file's text; it was not "updated from" it
+        assert.equal(updatedFromFileMessage("Design", "notes/design.md", answer("adopted")),
+            'Mnemon: "Design" already held the text of notes/design.md through a hand edit of its managed file; '
+            + "adopted that hand edit as revision 3.");
     });
 
     it("recall hits as QuickPick items: first line clipped, space · score · tier, category/tags/created/branch", () => {
