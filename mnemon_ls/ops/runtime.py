@@ -258,19 +258,31 @@ def _with_cites(call: Call, entries: Any) -> list[dict[str, Any]]:
 def _snapshot(call: Call, _p: Any) -> dict[str, Any]:
     effective = call.host.runtime.read()
     limits = call.host.settings.runtime_memory
+    entries = _with_cites(call, (*effective.user, *effective.memory))
+    # a credential another program wrote is shown redacted, with where it is (mnemon_ls/runtime/foreign.py)
+    notices = call.host.runtime.redact_listed(entries)
     return {
         "revision": effective.revision,
-        "entries": _with_cites(call, (*effective.user, *effective.memory)),
+        "entries": entries,
         "usage": {t: {"used": effective.used[t], "limit": limits.limit_for(t)} for t in ("user", "memory")},
-        "problems": list(effective.all_problems),
+        "problems": [*effective.all_problems, *notices],
     }
 
 
 def _list(call: Call, p: RuntimeListParams) -> dict[str, Any]:
     state = call.host.runtime.read()
     targets = (p.target,) if p.target else TARGETS
-    return {"revision": state.revision, "entries": _with_cites(call, [e for t in targets for e in state.of(t)]),
-            "problems": list(state.all_problems)}
+    entries = _with_cites(call, [e for t in targets for e in state.of(t)])
+    notices = call.host.runtime.redact_listed(entries)  # mnemon_ls/runtime/foreign.py
+    return {"revision": state.revision, "entries": entries, "problems": [*state.all_problems, *notices]}
+
+
+def _shown_contents(call: Call, state: Any, targets: Any) -> tuple[list[str], list[str]]:
+    """``(the content of each entry of ``targets`` as it is shown, notices)``: redacted when another program wrote
+    a credential (:meth:`~mnemon_ls.runtime.source.RuntimeSource.redact_listed`)."""
+    shown = [{"target": e.target, "content": e.content} for t in targets for e in state.of(t)]
+    notices = call.host.runtime.redact_listed(shown)
+    return [e["content"] for e in shown], notices
 
 
 def _recover(call: Call, _p: Any) -> list[dict[str, Any]]:
@@ -314,8 +326,10 @@ def _list_text(_data: dict[str, Any], call: Call, p: RuntimeListParams) -> str:
     views = citing.views_of(call, "runtime")
     now_ms = parse_timestamp_ms(datetime.now(timezone.utc).isoformat()) or 0
     state = call.host.runtime.read()
+    targets = (p.target,) if p.target else TARGETS
+    contents = iter(_shown_contents(call, state, targets)[0])
     lines = []
-    for target in ((p.target,) if p.target else TARGETS):
+    for target in targets:
         entries = state.of(target)
         limit = call.host.settings.runtime_memory.limit_for(target)
         count = f"{len(entries)} {'entry' if len(entries) == 1 else 'entries'}"
@@ -323,7 +337,7 @@ def _list_text(_data: dict[str, Any], call: Call, p: RuntimeListParams) -> str:
         for index, entry in enumerate(entries, 1):
             scope = f"; branches={','.join(entry.branches)}" if entry.branches else ""
             lines.append(f"  {index}. [{entry.importance}; created={age_label(entry.created_at, now_ms)}; "
-                         f"updated={age_label(entry.updated_at, now_ms)}{scope}] {entry.content}")
+                         f"updated={age_label(entry.updated_at, now_ms)}{scope}] {next(contents)}")
             if target == "memory":
                 lines += [f"     cites {humantext.citation_text(c)}" for c in views(runtime_key(entry.content))]
     return "\n".join(lines)
@@ -332,7 +346,7 @@ def _list_text(_data: dict[str, Any], call: Call, p: RuntimeListParams) -> str:
 def _list_warnings(_data: dict[str, Any], call: Call) -> list[str]:
     state = call.host.runtime.read()
     return [f"{problem}; run `mnemon-ls runtime recover`" for problem in state.problems] + [
-        *state.entry_problems, *state.capacity_problems]
+        *state.entry_problems, *state.capacity_problems, *_shown_contents(call, state, TARGETS)[1]]
 
 
 def capacity_text(error: Any) -> str | None:

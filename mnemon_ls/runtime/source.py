@@ -275,9 +275,12 @@ class RuntimeSource:
             show_all = branch is None and self.settings.detached_head_policy == "show"
             marks, mark_lines = annotate(state.user, [e for e in state.memory if show_all or e.visible_on(branch)],
                                          now_ms)
+        user_entries, memory_entries = state.user, state.memory
+        if self.redacts_on_read():
+            user_entries, memory_entries, marks = self._redacted(state, marks, notices)
         snapshot = self._render(now_ms, dict(
-            user_entries=state.user,
-            memory_entries=state.memory,
+            user_entries=user_entries,
+            memory_entries=memory_entries,
             revision=state.revision,
             used=state.used,
             limits={"user": limits.user_limit_bytes, "memory": limits.memory_limit_bytes},
@@ -293,6 +296,37 @@ class RuntimeSource:
             mark_lines=tuple(mark_lines),
         ))
         return snapshot, repairs
+
+    def redacts_on_read(self) -> bool:
+        """Whether what the last :meth:`read` saw is shown redacted (:mod:`.foreign`): ``secrets`` is ``redact``
+        and a store's ``memories.json`` may hold a value another program wrote
+        (:meth:`~.store.RuntimeStore.written_elsewhere`). Cheap: no parse, nothing imported."""
+        return self.settings.secrets == "redact" and any(store.written_elsewhere() for store in self.stores)
+
+    def redact_listed(self, entries: list[dict[str, Any]]) -> list[str]:
+        """Redact the ``content`` of listed entries (``Entry.to_json()`` shapes, USER.md ones first) in place when
+        :meth:`redacts_on_read`; returns one notice per entry changed (:func:`.foreign.redact_listed`)."""
+        if not self.redacts_on_read():
+            return []
+        from .foreign import redact_listed
+
+        return redact_listed(entries, {t: self.store_for(t).memories_path for t in TARGETS})
+
+    def _redacted(self, state: EffectiveState, marks: dict[tuple[str, str], str], notices: list[str]
+                  ) -> tuple[tuple[Entry, ...], tuple[Entry, ...], dict[tuple[str, str], str]]:
+        """``(user entries, memory entries, marks)`` of ``state`` with the credentials another program wrote
+        replaced by their placeholders (:mod:`.foreign`; the files are not touched), ``marks`` keyed by the
+        redacted content; a notice per redacted entry is appended to ``notices``."""
+        from .foreign import redacted_entries  # imported on use: only when another program wrote memories.json
+
+        user, user_notices = redacted_entries(state.user, self.user_store.memories_path)
+        memory, memory_notices = redacted_entries(state.memory, self.memory_store.memories_path)
+        notices.extend((*user_notices, *memory_notices))
+        if marks:
+            shown = {(old.target, old.content): new.content for olds, news in ((state.user, user),
+                     (state.memory, memory)) for old, new in zip(olds, news) if old is not new}
+            marks = {(target, shown.get((target, content), content)): mark for (target, content), mark in marks.items()}
+        return user, memory, marks
 
     def _render(self, now_ms: int, inputs: dict[str, Any]) -> WakeSnapshot:
         """:func:`render_wake` of ``inputs`` at ``now_ms``, or the snapshot of the last wake when its inputs were

@@ -38,6 +38,7 @@ paths: ``store.maintenance`` (:class:`~.capacity.CapacityMaintenance`: plans, co
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 
 from ..findings import Finding
@@ -120,6 +121,8 @@ class RuntimeStore:
         self.runtime_dir = self.root / "runtime"
         self.memories_path = self.runtime_dir / "memories.json"
         self.last_good_path = self.runtime_dir / ".memories.last-good.json"
+        #: The marker of a ``memories.json`` holding a credential another program wrote (:mod:`.foreign`).
+        self.unscrubbed_path = self.runtime_dir / ".memories.unscrubbed"
         self.lock_path = self.runtime_dir / ".memories.lock"
         self.history_path = self.runtime_dir / ".projections-history.json"
         self.edits_dir = self.runtime_dir / "edits"
@@ -129,6 +132,8 @@ class RuntimeStore:
         # The last valid memories.json seen: (its exact bytes, its state). A hit needs the same bytes, so
         # it can never be stale; it saves the parse and the revision hash on every read and wake.
         self._cache: tuple[bytes, StoreState] | None = None
+        # The bytes of memories.json the last read saw (None: missing), for written_elsewhere().
+        self._last_read: bytes | None = None
         # This thread's depth of locked() blocks (> 0: the directories were checked in this operation).
         self._held = threading.local()
         #: Capacity maintenance: plans, compaction, the local archive.
@@ -154,7 +159,18 @@ class RuntimeStore:
         directories again inside :meth:`locked`, which checked them for the operation."""
         return fsio.read_bytes_or_none(path, checked=getattr(self._held, "depth", 0) > 0)
 
+    def written_elsewhere(self) -> bool:
+        """Whether the ``memories.json`` this store last read may hold a value no redaction pass of ours saw
+        (:mod:`.foreign`): its bytes differ from ``.memories.last-good.json`` (every commit writes both alike, so
+        another program wrote it since), or the marker ``.memories.unscrubbed`` says a commit carried one forward.
+        One read of the last-good copy and one ``lstat``; no parse, nothing imported."""
+        if os.path.lexists(self.unscrubbed_path):
+            return True
+        data = self._last_read
+        return data is not None and data != self._read_file(self.last_good_path)
+
     def _state_from(self, data: bytes | None) -> StoreState:
+        self._last_read = data
         cached = self._cache
         if cached is not None and data is not None and cached[0] == data:
             return cached[1]
@@ -387,6 +403,11 @@ class RuntimeStore:
         if getattr(self._held, "contended", True):  # see locked(): a killed writer's temp files may be here
             sweep_orphans(self.runtime_dir)
         body, revision = serialized_with_revision(after)
+        unscrubbed = self._unscrubbed_after(after)
+        if unscrubbed:  # before memories.json: a commit cut short leaves the marker, never a value unmarked
+            from .foreign import MARKER_TEXT
+
+            writes.insert(0, (self.unscrubbed_path, MARKER_TEXT))
         writes.append((self.last_good_path, body))
         writes.append((self.memories_path, body))
         # Two fsyncs per commit: memories.json and the directory. The projections are rebuilt from the
@@ -396,9 +417,26 @@ class RuntimeStore:
         from . import handedit  # imported on use: a wake that changes nothing never needs it
 
         handedit.record_history(self.history_path, before, after, projected=(old_projections, new_projections))
+        if unscrubbed is False:
+            try:
+                os.unlink(self.unscrubbed_path)
+            except FileNotFoundError:
+                pass
         state = StoreState(tuple(after), revision, True)
         self._cache = (body, state)
         return preserved, state.revision
+
+    def _unscrubbed_after(self, after: Sequence[Entry]) -> bool | None:
+        """Whether the marker ``.memories.unscrubbed`` must exist once ``after`` is committed (:mod:`.foreign`):
+        ``None`` (leave it: absent) when no marker exists and ``memories.json`` is ours (the same bytes as the
+        last-good copy; every entry passed our redaction pass), else whether ``after`` holds a value that looks
+        like a credential (the redaction pass is imported only then). Call with the lock held."""
+        if not os.path.lexists(self.unscrubbed_path) and \
+                self._read_file(self.memories_path) == self._read_file(self.last_good_path):
+            return None
+        from .foreign import holds_secrets  # imported on use: only after another program wrote memories.json
+
+        return holds_secrets(after)
 
     def receipt(
         self,

@@ -294,6 +294,10 @@ class SpacesRecall:
                                         1 / (RRF_K + rank) if federated else None))
             if item.updated_at is not None or item.accessed_at is not None:
                 times[f"{record.id}/{item.id}"] = (item.updated_at, item.accessed_at)
+        if results and getattr(self, "secrets", None) == "redact":  # what another program stored (.foreign)
+            from .foreign import redact_results  # the pass itself is loaded already (.service's Scrubber)
+
+            notices.extend(redact_results(results))
         for entry in sources:
             if entry.get("stats", 0) is None:
                 continue

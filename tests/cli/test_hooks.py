@@ -23,7 +23,8 @@ from tests.helpers.procs import child_env
 FORBIDDEN = ("pydantic", "pygit2", "mnemon_ls.semantic", "mnemon_ls.packs", "mnemon_ls.spaces.providers",
              "mnemon_ls.spaces.service", "mnemon_ls.ops.registry", "mnemon_ls.cli.full", "mnemon_ls.records.service",
              "mnemon_ls.runtime.handedit", "mnemon_ls.redact", "mnemon_ls.mcp", "mnemon_ls.clients",
-             "mnemon_ls.salvage")  # (salvage: the readers of a damaged file; these stores are whole)
+             "mnemon_ls.salvage",  # (salvage: the readers of a damaged file; these stores are whole)
+             "mnemon_ls.runtime.foreign")  # (a memories.json only mnemon-ls wrote is not scanned again on read)
 #: Not even these for ``hook prompt``: it prints one line from the settings.
 PROMPT_FORBIDDEN = FORBIDDEN + ("argparse", "typing", "mnemon_ls.host", "mnemon_ls.roots", "mnemon_ls.roots_checks",
                                 "mnemon_ls.roots_gitignore", "mnemon_ls.roots_safety", "mnemon_ls.runtime",

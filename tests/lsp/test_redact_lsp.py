@@ -55,3 +55,22 @@ async def test_reject_setting_refuses_and_writes_nothing(lsp: Launcher, repo: py
     error = await client.call_error("mnemon/documents/create", {"title": f"T {AWS_ID}", "content": "body"})
     assert error.data["field"] == "title" and error.data["kind"] == "aws-access-key-id"
     assert tree_state(root) == before
+
+
+async def test_wake_shows_a_credential_another_program_wrote_redacted(lsp: Launcher, repo: pygit2.Repository,
+                                                                        repo_dir: Path):
+    """``mnemon/wake`` of the long-lived server: an entry another program wrote into ``memories.json`` holding a
+    credential is shown redacted with where it is, the file is left as it is (mnemon_ls/runtime/foreign.py)."""
+    from tests.cli.test_foreign_secrets import write_by_hand
+
+    client = await lsp.start("visual-studio-code", [repo_dir], {"mnemon": {"storageScope": "workspace"}})
+    await client.call("mnemon/runtime/mutate", {"action": "add", "content": "the suite runs with pytest -n 2"})
+    first = await client.call("mnemon/wake", {})
+    assert "another program wrote" not in first["text"]
+    written = write_by_hand(repo_dir / ".mnemon", f"deploy with {GITHUB['ghp']}")
+    wake = await client.call("mnemon/wake", {})
+    assert GITHUB["ghp"] not in str(wake)
+    assert "deploy with [redacted:github-token]" in wake["text"]
+    assert "MEMORY.md entry 2 holds what looks like a credential (github-token) that another program wrote" in \
+        wake["text"]
+    assert (repo_dir / ".mnemon" / "runtime" / "memories.json").read_bytes() == written

@@ -1,0 +1,59 @@
+"""Recall results holding a credential another program stored: sent redacted, the store left as it is.
+
+Every write of mnemon-ls into a Memory Space passes :mod:`mnemon_ls.redact` first (DESIGN.md invariant 9), but a
+native space's ``mnemon.db`` has another writer, the Mnemon CLI (shared/reference/mnemon-cli.md: same file format,
+no redaction), and a third-party engine stores what its own clients gave it. Nothing in a row says who wrote it
+(``source`` is a free string both writers fill with ``user``/``agent``), so under ``secrets: redact`` the results a
+recall sends (at most :data:`~mnemon_ls.spaces.model.MAX_RESULTS`) are passed through the redaction pass
+(:func:`redact_results`): their content with :func:`~mnemon_ls.redact.find_secrets`, their tags and entities as
+labels, as the write path judges them (a ``branch:<name>`` tag like a branch name). The pass is already imported by
+:mod:`.service` (the write path's :class:`~mnemon_ls.redact.Scrubber`) and costs ~0.2 ms per 10 KiB of prose
+(``bench/results/redact.md``), so a recall pays for the few results it sends only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..redact import redact_label, redact_text
+from .model import BRANCH_TAG_PREFIX
+
+
+def _label(value: Any, tag: bool) -> tuple[Any, list[str]]:
+    if not isinstance(value, str):
+        return value, []
+    redact = redact_text if tag and value.startswith(BRANCH_TAG_PREFIX) else redact_label
+    new, matches = redact(value)
+    return new, [m.kind for m in matches]
+
+
+def redact_results(results: list[dict[str, Any]]) -> list[str]:
+    """Redact each recall result of ``results`` in place (``content`` as text; ``tags``, ``entities`` and
+    ``branches`` element by element) and return one notice per result changed, naming its space and item id and
+    the kinds found (never the value). Results without a credential are left as they are."""
+    notices: list[str] = []
+    for result in results:
+        kinds: list[str] = []
+        content = result.get("content")
+        if isinstance(content, str):
+            result["content"], matches = redact_text(content)
+            kinds.extend(m.kind for m in matches)
+        for key, tag in (("tags", True), ("entities", False), ("branches", False)):
+            values = result.get(key)
+            if not isinstance(values, list):
+                continue
+            redacted = []
+            for value in values:
+                if key == "branches" and isinstance(value, str):
+                    new, matches = redact_text(value)
+                    found = [m.kind for m in matches]
+                else:
+                    new, found = _label(value, tag)
+                kinds.extend(found)
+                redacted.append(new)
+            result[key] = redacted
+        if kinds:
+            notices.append(f"space {result.get('spaceName')} ({result.get('spaceId')}) item {result.get('id')} holds "
+                           f"what looks like a credential ({', '.join(sorted(set(kinds)))}) that another program "
+                           "stored; sent redacted, the store is unchanged: `mnemon-ls redact --apply` replaces it")
+    return notices
